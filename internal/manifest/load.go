@@ -1,0 +1,474 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Limits bound what one input may cost, so hostile or broken input fails
+// fast instead of hanging or exhausting memory.
+type Limits struct {
+	MaxFileBytes  int64 // per file or stdin; 0 means DefaultMaxFileBytes
+	MaxDepth      int   // nesting of mappings and sequences; 0 means DefaultMaxDepth
+	MaxAliasNodes int   // nodes reachable through aliases per document; 0 means DefaultMaxAliasNodes
+}
+
+// Defaults for Limits.
+const (
+	DefaultMaxFileBytes  = 64 << 20
+	DefaultMaxDepth      = 64
+	DefaultMaxAliasNodes = 100_000
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxFileBytes <= 0 {
+		l.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxAliasNodes <= 0 {
+		l.MaxAliasNodes = DefaultMaxAliasNodes
+	}
+	return l
+}
+
+// Options control Load.
+type Options struct {
+	Limits Limits
+	Stdin  io.Reader // read for the path "-"
+}
+
+// Set is everything read from the inputs, in input order: files sorted by
+// path within each directory, documents in file order.
+type Set struct {
+	Objects []*Object
+}
+
+// StdinName is how stdin appears in positions.
+const StdinName = "<stdin>"
+
+// inputExts are the file endings read when walking a directory.
+var inputExts = []string{".yaml", ".yml", ".json"}
+
+// Load reads every path (file, directory walked recursively, or "-" for
+// stdin). It fails on the first unreadable or unparseable input, naming the
+// file, line and column: a half-read manifest set would give wrong answers.
+func Load(paths []string, opt Options) (*Set, error) {
+	opt.Limits = opt.Limits.withDefaults()
+	files, err := expand(paths)
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		objs []*Object
+		err  error
+	}
+	results := make([]result, len(files))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		data, err := readInput(f, opt)
+		if err != nil {
+			results[i].err = err
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			objs, err := Parse(displayName(f), data, opt.Limits)
+			results[i] = result{objs, err}
+		}()
+	}
+	wg.Wait()
+	set := &Set{}
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		set.Objects = append(set.Objects, r.objs...)
+	}
+	for i, o := range set.Objects {
+		o.Seq = i
+	}
+	return set, nil
+}
+
+func displayName(path string) string {
+	if path == "-" {
+		return StdinName
+	}
+	return path
+}
+
+func readInput(path string, opt Options) ([]byte, error) {
+	var r io.Reader
+	if path == "-" {
+		if opt.Stdin == nil {
+			return nil, diag.Errorf(diag.Invalid, "%s: no standard input to read", StdinName)
+		}
+		r = opt.Stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", path, unwrapPathErr(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	max := opt.Limits.MaxFileBytes
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", displayName(path), unwrapPathErr(err))
+	}
+	if int64(len(data)) > max {
+		return nil, diag.Errorf(diag.Invalid, "%s: larger than %d bytes; raise the limit with --max-file-size if this is intended", displayName(path), max)
+	}
+	return data, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// expand turns the user's paths into a list of files. Directories are walked
+// recursively for inputExts, following symlinks but never entering a
+// directory twice, so a symlink loop ends instead of hanging.
+func expand(paths []string) ([]string, error) {
+	var files []string
+	seenFile := map[string]bool{}
+	add := func(p string) {
+		if p != "-" {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p2, _ := filepath.Abs(real)
+				if seenFile[p2] {
+					return
+				}
+				seenFile[p2] = true
+			}
+		}
+		files = append(files, p)
+	}
+	for _, p := range paths {
+		if p == "-" {
+			add(p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
+		}
+		if !st.IsDir() {
+			add(p)
+			continue
+		}
+		found, err := walkDir(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			add(f)
+		}
+	}
+	return files, nil
+}
+
+func walkDir(root string) ([]string, error) {
+	var files []string
+	visited := map[string]bool{}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return diag.Errorf(diag.Invalid, "%s: cannot read: %v", dir, unwrapPathErr(err))
+		}
+		if visited[real] {
+			return nil // a symlink back into the tree: already read
+		}
+		visited[real] = true
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return diag.Errorf(diag.Invalid, "%s: cannot read: %v", dir, unwrapPathErr(err))
+		}
+		for _, e := range entries { // ReadDir sorts by name
+			p := filepath.Join(dir, e.Name())
+			st, err := os.Stat(p) // follows symlinks
+			if err != nil {
+				if e.Type()&fs.ModeSymlink != 0 {
+					continue // dangling symlink: nothing to read
+				}
+				return diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
+			}
+			switch {
+			case st.IsDir():
+				if strings.HasPrefix(e.Name(), ".") {
+					continue // .git and friends
+				}
+				if err := walk(p); err != nil {
+					return err
+				}
+			case slices.Contains(inputExts, strings.ToLower(filepath.Ext(p))):
+				files = append(files, p)
+			}
+		}
+		return nil
+	}
+	return files, walk(root)
+}
+
+var docSep = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?\r?$`)
+
+// Parse splits one file's bytes into objects. Large streams are cut at
+// document separators and parsed in parallel; positions stay those of the
+// whole file.
+func Parse(file string, data []byte, lim Limits) ([]*Object, error) {
+	lim = lim.withDefaults()
+	chunks := splitDocs(data)
+	out := make([][]*Object, len(chunks))
+	errs := make([]error, len(chunks))
+	if len(chunks) == 1 {
+		out[0], errs[0] = parseChunk(file, chunks[0], lim)
+	} else {
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		var wg sync.WaitGroup
+		for i, c := range chunks {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				out[i], errs[i] = parseChunk(file, c, lim)
+			}()
+		}
+		wg.Wait()
+	}
+	var objs []*Object
+	for i := range chunks {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		objs = append(objs, out[i]...)
+	}
+	return objs, nil
+}
+
+type chunk struct {
+	data      []byte
+	firstLine int // 0-based line offset of data within the file
+}
+
+// splitDocs cuts a stream at top-level "---" lines into groups of documents
+// for parallel parsing. A chunk is only cut where the separator starts a
+// line, which YAML requires; directives (%YAML) keep the stream whole.
+func splitDocs(data []byte) []chunk {
+	const minChunk = 256 << 10
+	if len(data) < 2*minChunk || bytes.HasPrefix(data, []byte("%")) || bytes.Contains(data, []byte("\n%")) {
+		return []chunk{{data: data}}
+	}
+	var chunks []chunk
+	start, startLine := 0, 0
+	for _, loc := range docSep.FindAllIndex(data, -1) {
+		if loc[0]-start < minChunk {
+			continue
+		}
+		chunks = append(chunks, chunk{data: data[start:loc[0]], firstLine: startLine})
+		startLine += bytes.Count(data[start:loc[0]], []byte("\n"))
+		start = loc[0]
+	}
+	return append(chunks, chunk{data: data[start:], firstLine: startLine})
+}
+
+var yamlLineErr = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(c.data))
+	var objs []*Object
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return objs, nil
+		}
+		if err != nil {
+			return nil, parseError(file, c, err)
+		}
+		if c.firstLine > 0 {
+			shiftLines(&doc, c.firstLine)
+		}
+		got, err := objectsOf(file, &doc, lim)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, got...)
+	}
+}
+
+func parseError(file string, c chunk, err error) error {
+	msg := err.Error()
+	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		line := n + c.firstLine
+		col := firstCol(c.data, n)
+		return diag.Errorf(diag.Invalid, "%s:%d:%d: invalid YAML: %s", file, line, col, m[2])
+	}
+	return diag.Errorf(diag.Invalid, "%s:%d:1: invalid YAML: %s", file, c.firstLine+1, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// firstCol is the column of the first non-blank character of a 1-based line,
+// the best column the parser's line-only errors allow.
+func firstCol(data []byte, line int) int {
+	for i := 1; i < line; i++ {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return 1
+		}
+		data = data[nl+1:]
+	}
+	for i, b := range data {
+		if b != ' ' && b != '\t' {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+func shiftLines(n *yaml.Node, by int) {
+	seen := map[*yaml.Node]bool{}
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		n.Line += by
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+}
+
+// objectsOf turns one document into objects: a single object, every item of
+// a `kind: List`, or nothing for an empty document.
+func objectsOf(file string, doc *yaml.Node, lim Limits) ([]*Object, error) {
+	root := doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil, nil
+		}
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
+		return nil, nil
+	}
+	if err := checkShape(file, root, lim); err != nil {
+		return nil, err
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: a document must be a Kubernetes object (a mapping with apiVersion and kind), found a %s", file, root.Line, root.Column, kindName(root))
+	}
+	obj, err := newObject(file, root)
+	if err != nil {
+		return nil, err
+	}
+	if !isList(obj) {
+		return []*Object{obj}, nil
+	}
+	items := lookup(root, "items")
+	if items == nil || items.Kind == yaml.ScalarNode && items.ShortTag() == "!!null" {
+		return nil, nil
+	}
+	items = resolve(items)
+	if items.Kind != yaml.SequenceNode {
+		return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: items: a List's items must be a sequence", file, items.Line, items.Column)
+	}
+	var objs []*Object
+	for _, it := range items.Content {
+		it = resolve(it)
+		if it.Kind != yaml.MappingNode {
+			return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: items: each item of a List must be an object", file, it.Line, it.Column)
+		}
+		o, err := newObject(file, it)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, o)
+	}
+	return objs, nil
+}
+
+func isList(o *Object) bool {
+	return o.Kind == "List" && (o.APIVersion == "v1" || o.APIVersion == "")
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "sequence"
+	case yaml.ScalarNode:
+		return "scalar " + strconv.Quote(n.Value)
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "mapping"
+}
+
+// checkShape enforces the depth and alias-expansion bounds before anything
+// walks the tree: a billion-laughs document fails here in microseconds.
+func checkShape(file string, root *yaml.Node, lim Limits) error {
+	budget := lim.MaxAliasNodes
+	type frame struct {
+		n     *yaml.Node
+		depth int
+		alias bool
+	}
+	stack := []frame{{root, 0, false}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if f.depth > lim.MaxDepth {
+			return diag.Errorf(diag.Invalid, "%s:%d:%d: nesting deeper than %d levels; this is not a Kubernetes object", file, f.n.Line, f.n.Column, lim.MaxDepth)
+		}
+		n, alias := f.n, f.alias
+		if n.Kind == yaml.AliasNode {
+			if n.Alias == nil {
+				return diag.Errorf(diag.Invalid, "%s:%d:%d: alias %q has no anchor", file, n.Line, n.Column, n.Value)
+			}
+			n, alias = n.Alias, true
+		}
+		if alias {
+			budget--
+			if budget < 0 {
+				return diag.Errorf(diag.Invalid, "%s:%d:%d: aliases expand to more than %d nodes (a \"billion laughs\" document?); refusing to expand", file, f.n.Line, f.n.Column, lim.MaxAliasNodes)
+			}
+		}
+		for _, c := range n.Content {
+			stack = append(stack, frame{c, f.depth + 1, alias})
+		}
+	}
+	return nil
+}
+
+// Errorf formats an input error at a position, the way every decode error
+// in gwpol reads: FILE:LINE:COL: message.
+func Errorf(pos diag.Position, format string, args ...any) error {
+	return diag.Errorf(diag.Invalid, "%s: %s", pos, fmt.Sprintf(format, args...))
+}

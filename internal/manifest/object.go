@@ -1,0 +1,421 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Object is one Kubernetes object as read, with its source position and its
+// YAML node tree for field positions.
+type Object struct {
+	APIVersion string
+	Group      string // "" for core
+	Version    string
+	Kind       string
+	Name       string
+	Namespace  string // as written; "" when absent
+	Labels     map[string]string
+	Annotations map[string]string
+
+	File string
+	Pos  diag.Position // where the object's mapping starts
+	Seq  int           // position in the whole input, for stable tie-breaks in tests only
+
+	node *yaml.Node
+}
+
+func newObject(file string, n *yaml.Node) (*Object, error) {
+	o := &Object{File: file, Pos: diag.Position{File: file, Line: n.Line, Col: n.Column}, node: n}
+	str := func(path string) (string, error) {
+		v := o.Lookup(path)
+		if v == nil || v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+			return "", nil
+		}
+		if v.Kind != yaml.ScalarNode {
+			return "", Errorf(o.posOf(v), "%s must be a string", path)
+		}
+		return v.Value, nil
+	}
+	var err error
+	if o.APIVersion, err = str("apiVersion"); err != nil {
+		return nil, err
+	}
+	if o.Kind, err = str("kind"); err != nil {
+		return nil, err
+	}
+	if o.Name, err = str("metadata.name"); err != nil {
+		return nil, err
+	}
+	if o.Namespace, err = str("metadata.namespace"); err != nil {
+		return nil, err
+	}
+	if o.Kind == "" {
+		return nil, Errorf(o.Pos, "object has no kind; every document must set apiVersion and kind")
+	}
+	if o.APIVersion == "" {
+		return nil, Errorf(o.Pos, "%s object has no apiVersion", o.Kind)
+	}
+	if g, v, ok := strings.Cut(o.APIVersion, "/"); ok {
+		o.Group, o.Version = g, v
+	} else {
+		o.Version = o.APIVersion
+	}
+	if o.Labels, err = o.stringMap("metadata.labels"); err != nil {
+		return nil, err
+	}
+	if o.Annotations, err = o.stringMap("metadata.annotations"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *Object) stringMap(path string) (map[string]string, error) {
+	n := o.Lookup(path)
+	if n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, Errorf(o.posOf(n), "%s must be a map of strings", path)
+	}
+	m := make(map[string]string, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		if v.Kind != yaml.ScalarNode {
+			return nil, Errorf(o.posOf(v), "%s.%s must be a string", path, k.Value)
+		}
+		m[k.Value] = v.Value
+	}
+	return m, nil
+}
+
+// Ref is the object's reference for findings.
+func (o *Object) Ref() diag.ObjectRef {
+	return diag.ObjectRef{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+}
+
+// String is FILE:LINE Kind/ns/name, for messages.
+func (o *Object) String() string { return o.Pos.String() + " " + o.Ref().String() }
+
+func (o *Object) posOf(n *yaml.Node) diag.Position {
+	return diag.Position{File: o.File, Line: n.Line, Col: n.Column}
+}
+
+// Has reports whether a field path is present.
+func (o *Object) Has(path string) bool { return o.Lookup(path) != nil }
+
+// Lookup returns the node at a field path such as
+// "spec.rules[0].filters[1].type", or nil when any step is missing.
+func (o *Object) Lookup(path string) *yaml.Node {
+	n, rest := o.walk(path)
+	if rest != "" {
+		return nil
+	}
+	return n
+}
+
+// FieldPos is the position of a field path; when the path runs out early it
+// is the position of the deepest part that exists, so a finding about a
+// missing field points at its parent rather than at line 1.
+func (o *Object) FieldPos(path string) diag.Position {
+	n, _ := o.walk(path)
+	return o.posOf(n)
+}
+
+// KeyPos is like FieldPos but for a mapping entry points at its key, which
+// is where editors and SARIF viewers expect an "unknown field" marker.
+func (o *Object) KeyPos(path string) diag.Position {
+	parent, last := splitLast(path)
+	p := o.Lookup(parent)
+	if parent == "" {
+		p = o.node
+	}
+	if p != nil && p.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(p.Content); i += 2 {
+			if p.Content[i].Value == last {
+				return o.posOf(p.Content[i])
+			}
+		}
+	}
+	return o.FieldPos(path)
+}
+
+func splitLast(path string) (string, string) {
+	i := strings.LastIndexByte(path, '.')
+	if i < 0 {
+		return "", path
+	}
+	return path[:i], path[i+1:]
+}
+
+// walk follows path as far as it goes and returns the last node reached with
+// the part of the path that could not be followed.
+func (o *Object) walk(path string) (*yaml.Node, string) {
+	n := o.node
+	rest := path
+	for rest != "" {
+		seg := rest
+		next := ""
+		if i := strings.IndexAny(rest[1:], ".["); i >= 0 {
+			seg, next = rest[:i+1], rest[i+1:]
+		}
+		next = strings.TrimPrefix(next, ".")
+		var child *yaml.Node
+		if strings.HasPrefix(seg, "[") {
+			idx, err := strconv.Atoi(strings.TrimSuffix(seg[1:], "]"))
+			if s := resolve(n); err == nil && s.Kind == yaml.SequenceNode && idx >= 0 && idx < len(s.Content) {
+				child = s.Content[idx]
+			}
+		} else {
+			child = lookup(n, strings.TrimPrefix(seg, "."))
+		}
+		if child == nil {
+			return n, rest
+		}
+		n, rest = child, next
+	}
+	return n, ""
+}
+
+// lookup finds key in a mapping node (following aliases).
+func lookup(n *yaml.Node, key string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// JSON renders the object as JSON, the form typed decoders take.
+func (o *Object) JSON() ([]byte, error) { return o.FieldJSON("") }
+
+// FieldJSON renders one field (path as in Lookup) as JSON.
+func (o *Object) FieldJSON(path string) ([]byte, error) {
+	n := o.node
+	if path != "" {
+		n = o.Lookup(path)
+		if n == nil {
+			return []byte("null"), nil
+		}
+	}
+	var b bytes.Buffer
+	b.Grow(512)
+	if err := writeJSON(&b, n, o); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Decode decodes the whole object into v (a pointer to a typed Kubernetes
+// object) through its JSON form. Errors name the file and line of the field
+// that did not fit.
+func (o *Object) Decode(v any) error { return o.DecodeField("", v) }
+
+// DecodeField decodes one field into v.
+func (o *Object) DecodeField(path string, v any) error {
+	data, err := o.FieldJSON(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return o.decodeError(path, err)
+	}
+	return nil
+}
+
+func (o *Object) decodeError(base string, err error) error {
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+		p := te.Field
+		if base != "" {
+			p = base + "." + p
+		}
+		return Errorf(o.FieldPos(p), "%s %s: %s must be %s, not %s", o.Kind, o.Name, p, jsonTypeName(te.Type.String()), te.Value)
+	}
+	return Errorf(o.FieldPos(base), "%s %s: %v", o.Kind, o.Name, err)
+}
+
+func jsonTypeName(goType string) string {
+	switch {
+	case strings.Contains(goType, "int"), strings.Contains(goType, "float"):
+		return "a number"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case strings.HasPrefix(goType, "map"):
+		return "a map"
+	}
+	return "an object (" + goType + ")"
+}
+
+// writeJSON renders a YAML node as JSON. Tags decide scalar types the way
+// sigs.k8s.io/yaml would, so "80" stays a string and 80 a number.
+func writeJSON(b *bytes.Buffer, n *yaml.Node, o *Object) error {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			b.WriteString("null")
+			return nil
+		}
+		return writeJSON(b, n.Content[0], o)
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		first := true
+		var werr error
+		eachPair(n, func(k, v *yaml.Node) {
+			if werr != nil {
+				return
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			writeString(b, resolve(k).Value)
+			b.WriteByte(':')
+			werr = writeJSON(b, v, o)
+		})
+		b.WriteByte('}')
+		return werr
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, c, o); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	case yaml.ScalarNode:
+		return writeScalar(b, n, o)
+	}
+	return Errorf(o.posOf(n), "unsupported YAML node")
+}
+
+// eachPair visits a mapping's pairs, applying YAML merge keys (<<) the way
+// Kubernetes tooling does: explicit keys win over merged ones.
+func eachPair(n *yaml.Node, f func(k, v *yaml.Node)) {
+	var merged []*yaml.Node
+	own := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value == "<<" && k.ShortTag() == "!!merge" {
+			merged = append(merged, n.Content[i+1])
+			continue
+		}
+		own[n.Content[i].Value] = true
+		f(n.Content[i], n.Content[i+1])
+	}
+	for _, m := range merged {
+		m = resolve(m)
+		srcs := []*yaml.Node{m}
+		if m.Kind == yaml.SequenceNode {
+			srcs = m.Content
+		}
+		for _, s := range srcs {
+			s = resolve(s)
+			if s.Kind != yaml.MappingNode {
+				continue
+			}
+			eachPair(s, func(k, v *yaml.Node) {
+				if !own[k.Value] {
+					own[k.Value] = true
+					f(k, v)
+				}
+			})
+		}
+	}
+}
+
+func writeScalar(b *bytes.Buffer, n *yaml.Node, o *Object) error {
+	switch n.ShortTag() {
+	case "!!null":
+		b.WriteString("null")
+	case "!!bool":
+		v, err := strconv.ParseBool(strings.ToLower(n.Value))
+		if err != nil {
+			return Errorf(o.posOf(n), "invalid boolean %q", n.Value)
+		}
+		b.WriteString(strconv.FormatBool(v))
+	case "!!int", "!!float":
+		if json.Valid([]byte(n.Value)) {
+			b.WriteString(n.Value)
+			return nil
+		}
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return Errorf(o.posOf(n), "invalid number %q", n.Value)
+		}
+		enc, err := json.Marshal(v)
+		if err != nil {
+			// .inf and .nan have no JSON form; keep the text.
+			writeString(b, n.Value)
+			return nil
+		}
+		b.Write(enc)
+	case "!!binary", "!!timestamp", "!!str":
+		writeString(b, n.Value)
+	default:
+		writeString(b, n.Value)
+	}
+	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+func writeString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+			continue
+		}
+		b.WriteString(s[start:i])
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			b.WriteString(`\u00`)
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}
+
+// Sprintf-free helper for messages about values.
+func describe(n *yaml.Node) string { return fmt.Sprintf("%s at line %d", kindName(n), n.Line) }

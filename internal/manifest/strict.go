@@ -1,0 +1,137 @@
+package manifest
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// UnknownField is a key in the input that the typed object has no field for.
+type UnknownField struct {
+	Path string // e.g. spec.rules[0].matchs
+	Pos  diag.Position
+}
+
+// UnknownFields walks the object's YAML alongside the JSON shape of typ (a
+// Go struct type, usually the typed Kubernetes object) and returns every key
+// the type does not know, with the key's position. Unlike a strict JSON
+// decoder it reports all of them, not just the first, and where they are.
+func (o *Object) UnknownFields(typ reflect.Type) []UnknownField {
+	var out []UnknownField
+	o.unknown(o.node, typ, "", &out)
+	return out
+}
+
+// UnknownFieldsAt is UnknownFields for one field path of the object.
+func (o *Object) UnknownFieldsAt(path string, typ reflect.Type) []UnknownField {
+	n := o.Lookup(path)
+	if n == nil {
+		return nil
+	}
+	var out []UnknownField
+	o.unknown(n, typ, path, &out)
+	return out
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+func (o *Object) unknown(n *yaml.Node, t reflect.Type, path string, out *[]UnknownField) {
+	n = resolve(n)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	// Types that decode themselves (times, quantities, IntOrString, raw JSON)
+	// accept their own shapes; nothing to check inside.
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		fields := jsonFields(t)
+		eachPair(n, func(k, v *yaml.Node) {
+			key := resolve(k).Value
+			p := joinPath(path, key)
+			ft, ok := fields[key]
+			if !ok {
+				*out = append(*out, UnknownField{Path: p, Pos: o.posOf(k)})
+				return
+			}
+			o.unknown(v, ft, p, out)
+		})
+	case reflect.Slice, reflect.Array:
+		if n.Kind != yaml.SequenceNode || t.Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i, c := range n.Content {
+			o.unknown(c, t.Elem(), path+"["+strconv.Itoa(i)+"]", out)
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		eachPair(n, func(k, v *yaml.Node) {
+			o.unknown(v, t.Elem(), joinPath(path, resolve(k).Value), out)
+		})
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+
+// jsonFields maps a struct's JSON keys to their types, flattening embedded
+// and `,inline` structs the way encoding/json and Kubernetes do.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if (f.Anonymous && name == "") || strings.Contains(","+opts+",", ",inline,") {
+			if ft.Kind() == reflect.Struct {
+				for k, v := range jsonFields(ft) {
+					if _, dup := m[k]; !dup {
+						m[k] = v
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	fieldCache.Store(t, m)
+	return m
+}

@@ -1,0 +1,397 @@
+package model
+
+import (
+	"cmp"
+	"reflect"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Group names used throughout gwpol.
+const (
+	GatewayGroup = "gateway.networking.k8s.io"
+	CoreGroup    = ""
+)
+
+// GroupKind identifies a kind independent of version.
+type GroupKind struct{ Group, Kind string }
+
+func (gk GroupKind) String() string {
+	if gk.Group == "" {
+		return gk.Kind
+	}
+	return gk.Group + "/" + gk.Kind
+}
+
+// Key identifies one object.
+type Key struct {
+	Group, Kind, Namespace, Name string
+}
+
+// GK is the key's GroupKind.
+func (k Key) GK() GroupKind { return GroupKind{k.Group, k.Kind} }
+
+// Compare orders keys by kind, namespace, name.
+func (k Key) Compare(o Key) int {
+	return cmp.Or(cmp.Compare(k.Kind, o.Kind), cmp.Compare(k.Group, o.Group),
+		cmp.Compare(k.Namespace, o.Namespace), cmp.Compare(k.Name, o.Name))
+}
+
+// Ref is the key as a diag reference.
+func (k Key) Ref() diag.ObjectRef {
+	return diag.ObjectRef{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
+}
+
+// KeyOf is the key of a manifest object after namespace defaulting.
+func KeyOf(o *manifest.Object) Key {
+	return Key{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+}
+
+// Options for Build.
+type Options struct {
+	// DefaultNamespace is given to namespaced objects that have none.
+	DefaultNamespace string
+	// Extra are kinds registered by policy packages: kept, indexed and
+	// checked for duplicates, but decoded by their packages.
+	Extra map[GroupKind]bool
+}
+
+// Model is the typed, indexed input.
+type Model struct {
+	GatewayClasses  []*GatewayClass
+	Gateways        []*Gateway
+	ListenerSets    []*ListenerSet
+	Routes          []*Route // HTTPRoutes and GRPCRoutes
+	ReferenceGrants []*ReferenceGrant
+	Services        []*Service
+	Namespaces      []*Namespace
+	Secrets         []*Opaque
+	ConfigMaps      []*Opaque
+
+	// Diagnostics found while decoding: duplicates, unknown fields,
+	// deprecated versions, values that do not fit.
+	Diagnostics []diag.Diagnostic
+
+	objects map[Key]*manifest.Object
+	byGK    map[GroupKind][]*manifest.Object
+	typed   map[Key]any
+
+	grantOnce  sync.Once
+	grantsByNS map[string][]*ReferenceGrant
+}
+
+// Object returns the manifest object with this key.
+func (m *Model) Object(k Key) (*manifest.Object, bool) {
+	o, ok := m.objects[k]
+	return o, ok
+}
+
+// Typed returns the typed object for a key (*Gateway, *Route, *Service…).
+func (m *Model) Typed(k Key) (any, bool) {
+	t, ok := m.typed[k]
+	return t, ok
+}
+
+// OfKind lists the objects of one kind, sorted by namespace and name.
+func (m *Model) OfKind(gk GroupKind) []*manifest.Object { return m.byGK[gk] }
+
+// Gateway returns a Gateway by namespace/name.
+func (m *Model) Gateway(ns, name string) *Gateway {
+	g, _ := m.typed[GatewayAPIKey("Gateway", ns, name)].(*Gateway)
+	return g
+}
+
+// Route returns an HTTPRoute or GRPCRoute.
+func (m *Model) Route(kind, ns, name string) *Route {
+	r, _ := m.typed[GatewayAPIKey(kind, ns, name)].(*Route)
+	return r
+}
+
+// Service returns a Service.
+func (m *Model) Service(ns, name string) *Service {
+	s, _ := m.typed[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].(*Service)
+	return s
+}
+
+// Secret returns a Secret's metadata view.
+func (m *Model) Secret(ns, name string) *Opaque {
+	s, _ := m.typed[Key{Group: CoreGroup, Kind: "Secret", Namespace: ns, Name: name}].(*Opaque)
+	return s
+}
+
+// ConfigMap returns a ConfigMap's metadata view.
+func (m *Model) ConfigMap(ns, name string) *Opaque {
+	s, _ := m.typed[Key{Group: CoreGroup, Kind: "ConfigMap", Namespace: ns, Name: name}].(*Opaque)
+	return s
+}
+
+// NamespaceLabels returns the labels of a Namespace object; namespaces not
+// in the input have none.
+func (m *Model) NamespaceLabels(ns string) labels.Set {
+	if n, ok := m.typed[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].(*Namespace); ok {
+		return n.Labels
+	}
+	return nil
+}
+
+// Select returns objects of a kind in a namespace ("" = all namespaces)
+// whose labels match, sorted by namespace and name.
+func (m *Model) Select(gk GroupKind, ns string, sel labels.Selector) []*manifest.Object {
+	var out []*manifest.Object
+	for _, o := range m.byGK[gk] {
+		if (ns == "" || o.Namespace == ns) && sel.Matches(labels.Set(o.Labels)) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Build decodes and indexes a manifest set. It never fails on one bad
+// object: decoding problems become diagnostics and the object is left out
+// of the typed views (but still counted, so nothing vanishes silently).
+func Build(set *manifest.Set, opt Options) *Model {
+	if opt.DefaultNamespace == "" {
+		opt.DefaultNamespace = "default"
+	}
+	m := &Model{objects: map[Key]*manifest.Object{}, byGK: map[GroupKind][]*manifest.Object{}, typed: map[Key]any{}}
+	var keep []*manifest.Object
+	for _, o := range set.Objects {
+		gk := GroupKind{o.Group, o.Kind}
+		kd, known := kinds[gk]
+		if !known && !opt.Extra[gk] {
+			continue // kinds gwpol does not read are skipped, as documented
+		}
+		if o.Namespace == "" && (!known || kd.namespaced) {
+			o.Namespace = opt.DefaultNamespace
+		}
+		k := KeyOf(o)
+		if prev, dup := m.objects[k]; dup {
+			first, second := prev, o
+			if o.Pos.Compare(prev.Pos) < 0 {
+				first, second = o, prev
+				m.objects[k] = o
+			}
+			m.Diagnostics = append(m.Diagnostics, diag.Diagnostic{
+				Code: "GWP103", Severity: diag.Error, Object: k.Ref(), Field: "metadata.name", Pos: second.FieldPos("metadata.name"),
+				Message: "duplicate " + k.Ref().String() + ", first defined at " + first.Pos.String() + "; only the first is used, rename or remove one",
+			})
+			continue
+		}
+		m.objects[k] = o
+		keep = append(keep, o)
+	}
+	// Rebuild keep from the winners so duplicates resolve by position, not
+	// by input order.
+	keep = keep[:0]
+	for _, o := range m.objects {
+		keep = append(keep, o)
+	}
+	slices.SortFunc(keep, func(a, b *manifest.Object) int { return KeyOf(a).Compare(KeyOf(b)) })
+	for _, o := range keep {
+		gk := GroupKind{o.Group, o.Kind}
+		m.byGK[gk] = append(m.byGK[gk], o)
+	}
+	m.decodeAll(keep)
+	return m
+}
+
+type decoded struct {
+	typed any
+	diags []diag.Diagnostic
+}
+
+// decodeAll decodes the known kinds in parallel; results are gathered in
+// key order so output does not depend on scheduling.
+func (m *Model) decodeAll(objs []*manifest.Object) {
+	res := make([]decoded, len(objs))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				o := objs[i]
+				if kd, ok := kinds[GroupKind{o.Group, o.Kind}]; ok {
+					res[i].typed, res[i].diags = decodeKind(o, kd)
+				}
+			}
+		}()
+	}
+	for i := range objs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for i, o := range objs {
+		m.Diagnostics = append(m.Diagnostics, res[i].diags...)
+		if res[i].typed == nil {
+			continue
+		}
+		m.typed[KeyOf(o)] = res[i].typed
+		m.add(res[i].typed)
+	}
+}
+
+func (m *Model) add(t any) {
+	switch v := t.(type) {
+	case *GatewayClass:
+		m.GatewayClasses = append(m.GatewayClasses, v)
+	case *Gateway:
+		m.Gateways = append(m.Gateways, v)
+	case *ListenerSet:
+		m.ListenerSets = append(m.ListenerSets, v)
+	case *Route:
+		m.Routes = append(m.Routes, v)
+	case *ReferenceGrant:
+		m.ReferenceGrants = append(m.ReferenceGrants, v)
+	case *Service:
+		m.Services = append(m.Services, v)
+	case *Namespace:
+		m.Namespaces = append(m.Namespaces, v)
+	case *Opaque:
+		if v.Kind == "Secret" {
+			m.Secrets = append(m.Secrets, v)
+		} else {
+			m.ConfigMaps = append(m.ConfigMaps, v)
+		}
+	}
+}
+
+// kindDef says how to read one known kind.
+type kindDef struct {
+	namespaced bool
+	versions   map[string]bool // served versions; false = deprecated
+	newObj     func() any      // the type decoded into
+	wrap       func(o *manifest.Object, v any) any
+	// strict: report unknown fields (not for core kinds, where gwpol reads
+	// only metadata and does not carry the full schema).
+	strict bool
+}
+
+var (
+	current    = map[string]bool{"v1": true}
+	oldAndNew  = map[string]bool{"v1": true, "v1beta1": false}
+	grpcSeries = map[string]bool{"v1": true, "v1alpha2": false}
+)
+
+var kinds = map[GroupKind]kindDef{
+	{GatewayGroup, "GatewayClass"}: {false, oldAndNew, func() any { return &gwv1.GatewayClass{} },
+		func(o *manifest.Object, v any) any { return &GatewayClass{GatewayClass: v.(*gwv1.GatewayClass), Src: o} }, true},
+	{GatewayGroup, "Gateway"}: {true, oldAndNew, func() any { return &gwv1.Gateway{} },
+		func(o *manifest.Object, v any) any { return &Gateway{Gateway: v.(*gwv1.Gateway), Src: o} }, true},
+	{GatewayGroup, "ListenerSet"}: {true, current, func() any { return &gwv1.ListenerSet{} },
+		func(o *manifest.Object, v any) any { return &ListenerSet{ListenerSet: v.(*gwv1.ListenerSet), Src: o} }, true},
+	{GatewayGroup, "HTTPRoute"}: {true, oldAndNew, func() any { return &gwv1.HTTPRoute{} },
+		func(o *manifest.Object, v any) any { return newHTTPRoute(o, v.(*gwv1.HTTPRoute)) }, true},
+	{GatewayGroup, "GRPCRoute"}: {true, grpcSeries, func() any { return &gwv1.GRPCRoute{} },
+		func(o *manifest.Object, v any) any { return newGRPCRoute(o, v.(*gwv1.GRPCRoute)) }, true},
+	{GatewayGroup, "ReferenceGrant"}: {true, map[string]bool{"v1": true, "v1beta1": false, "v1alpha2": false}, func() any { return &gwv1.ReferenceGrant{} },
+		func(o *manifest.Object, v any) any { return &ReferenceGrant{ReferenceGrant: v.(*gwv1.ReferenceGrant), Src: o} }, true},
+	{CoreGroup, "Service"}: {true, current, func() any { return &ServiceObject{} },
+		func(o *manifest.Object, v any) any { return &Service{ServiceObject: v.(*ServiceObject), Src: o} }, false},
+	{CoreGroup, "Namespace"}: {false, current, func() any { return &metaOnly{} },
+		func(o *manifest.Object, v any) any {
+			return &Namespace{Name: o.Name, Labels: labels.Set(o.Labels), Src: o}
+		}, false},
+	{CoreGroup, "Secret"}: {true, current, func() any { return &metaOnly{} },
+		func(o *manifest.Object, v any) any { return newOpaque(o, v.(*metaOnly)) }, false},
+	{CoreGroup, "ConfigMap"}: {true, current, func() any { return &metaOnly{} },
+		func(o *manifest.Object, v any) any { return newOpaque(o, v.(*metaOnly)) }, false},
+}
+
+// metaOnly is what gwpol reads of Secrets and ConfigMaps: never their data.
+type metaOnly struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Immutable         *bool `json:"immutable,omitempty"`
+}
+
+func decodeKind(o *manifest.Object, kd kindDef) (any, []diag.Diagnostic) {
+	var diags []diag.Diagnostic
+	current, served := kd.versions[o.Version]
+	if !served {
+		return nil, []diag.Diagnostic{{Code: "GWP104", Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
+			Message: o.Kind + " " + o.APIVersion + " is not a version gwpol reads; use " + o.Group + "/v1"}}
+	}
+	if !current {
+		diags = append(diags, diag.Diagnostic{Code: "GWP104", Severity: diag.Warning, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
+			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + o.Group + "/v1"})
+	}
+	v := kd.newObj()
+	if err := o.Decode(v); err != nil {
+		return nil, append(diags, decodeDiag(o, err))
+	}
+	if kd.strict {
+		for _, u := range o.UnknownFields(reflect.TypeOf(v).Elem()) {
+			if u.Path == "status" || len(u.Path) > 7 && u.Path[:7] == "status." {
+				continue
+			}
+			diags = append(diags, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
+				Message: "unknown field " + u.Path + " in " + o.Kind + "; check its spelling against the " + o.APIVersion + " API (it is ignored)"})
+		}
+	}
+	if acc, ok := v.(metav1.ObjectMetaAccessor); ok {
+		acc.GetObjectMeta().SetNamespace(o.Namespace) // defaulted like kubectl does
+	}
+	return kd.wrap(o, v), diags
+}
+
+func decodeDiag(o *manifest.Object, err error) diag.Diagnostic {
+	return diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Pos: o.Pos, Message: err.Error()}
+}
+
+// ObjectRefTo names the target of a reference check.
+type ObjectRefTo struct {
+	Group, Kind, Namespace, Name string
+}
+
+// GrantAllows reports whether a ReferenceGrant in the target's namespace
+// lets objects of fromGroup/fromKind in fromNS refer to the target. Same
+// namespace references need no grant.
+func (m *Model) GrantAllows(fromGroup, fromKind, fromNS string, to ObjectRefTo) bool {
+	if fromNS == to.Namespace {
+		return true
+	}
+	for _, g := range m.grantsIn(to.Namespace) {
+		from, toOK := false, false
+		for _, f := range g.Spec.From {
+			if string(f.Group) == fromGroup && string(f.Kind) == fromKind && string(f.Namespace) == fromNS {
+				from = true
+				break
+			}
+		}
+		for _, t := range g.Spec.To {
+			if string(t.Group) == to.Group && string(t.Kind) == to.Kind && (t.Name == nil || *t.Name == "" || string(*t.Name) == to.Name) {
+				toOK = true
+				break
+			}
+		}
+		if from && toOK {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) grantsIn(ns string) []*ReferenceGrant {
+	m.grantOnce.Do(func() {
+		m.grantsByNS = map[string][]*ReferenceGrant{}
+		for _, g := range m.ReferenceGrants {
+			m.grantsByNS[g.Namespace] = append(m.grantsByNS[g.Namespace], g)
+		}
+	})
+	return m.grantsByNS[ns]
+}
+
+// GatewayAPIKey is the key of a gateway.networking.k8s.io object.
+func GatewayAPIKey(kind, ns, name string) Key {
+	return Key{Group: GatewayGroup, Kind: kind, Namespace: ns, Name: name}
+}

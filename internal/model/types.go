@@ -1,0 +1,224 @@
+package model
+
+import (
+	"strconv"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// GatewayClass with its source.
+type GatewayClass struct {
+	*gwv1.GatewayClass
+	Src *manifest.Object
+}
+
+// Gateway with its source.
+type Gateway struct {
+	*gwv1.Gateway
+	Src *manifest.Object
+}
+
+// Key of the Gateway.
+func (g *Gateway) Key() Key { return GatewayAPIKey("Gateway", g.Namespace, g.Name) }
+
+// ListenerSet with its source.
+type ListenerSet struct {
+	*gwv1.ListenerSet
+	Src *manifest.Object
+}
+
+// Key of the ListenerSet.
+func (l *ListenerSet) Key() Key { return GatewayAPIKey("ListenerSet", l.Namespace, l.Name) }
+
+// ReferenceGrant with its source.
+type ReferenceGrant struct {
+	*gwv1.ReferenceGrant
+	Src *manifest.Object
+}
+
+// ServiceObject is the part of a core Service gwpol reads.
+type ServiceObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              ServiceSpec `json:"spec"`
+}
+
+// ServiceSpec is the part of a Service spec gwpol reads.
+type ServiceSpec struct {
+	Type         string        `json:"type,omitempty"`
+	ExternalName string        `json:"externalName,omitempty"`
+	Ports        []ServicePort `json:"ports,omitempty"`
+}
+
+// ServicePort is one port of a Service.
+type ServicePort struct {
+	Name        string             `json:"name,omitempty"`
+	Protocol    string             `json:"protocol,omitempty"`
+	AppProtocol *string            `json:"appProtocol,omitempty"`
+	Port        int32              `json:"port"`
+	TargetPort  intstr.IntOrString `json:"targetPort,omitempty"`
+}
+
+// Service with its source.
+type Service struct {
+	*ServiceObject
+	Src *manifest.Object
+}
+
+// HasPort reports whether the Service exposes port.
+func (s *Service) HasPort(port int32) bool {
+	for _, p := range s.Spec.Ports {
+		if p.Port == port {
+			return true
+		}
+	}
+	return false
+}
+
+// Namespace is a Namespace's name and labels.
+type Namespace struct {
+	Name   string
+	Labels labels.Set
+	Src    *manifest.Object
+}
+
+// Opaque is the metadata view of a Secret or ConfigMap. Data is never read.
+type Opaque struct {
+	Kind      string
+	Namespace string
+	Name      string
+	Labels    map[string]string
+	Immutable bool
+	// Keys are the names of the data entries (data and stringData, or
+	// binaryData), never their values.
+	Keys []string
+	Src  *manifest.Object
+}
+
+func newOpaque(o *manifest.Object, m *metaOnly) *Opaque {
+	op := &Opaque{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: o.Labels, Src: o}
+	if m.Immutable != nil {
+		op.Immutable = *m.Immutable
+	}
+	for _, field := range []string{"data", "stringData", "binaryData"} {
+		if n := o.Lookup(field); n != nil {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				op.Keys = append(op.Keys, n.Content[i].Value)
+			}
+		}
+	}
+	return op
+}
+
+// Route is an HTTPRoute or a GRPCRoute seen through what they share:
+// parents, hostnames, rules with backends and filters. The typed object
+// stays reachable for what differs (matches).
+type Route struct {
+	Kind       string // HTTPRoute or GRPCRoute
+	Meta       *metav1.ObjectMeta
+	ParentRefs []gwv1.ParentReference
+	Hostnames  []gwv1.Hostname
+	Rules      []*Rule
+	HTTP       *gwv1.HTTPRoute
+	GRPC       *gwv1.GRPCRoute
+	Src        *manifest.Object
+}
+
+// Key of the route.
+func (r *Route) Key() Key { return GatewayAPIKey(r.Kind, r.Meta.Namespace, r.Meta.Name) }
+
+// Rule is one route rule.
+type Rule struct {
+	Index       int
+	Name        string // the rule's `name`, "" when unnamed
+	Path        string // field path, e.g. spec.rules[2]
+	BackendRefs []BackendRef
+	Filters     []Filter
+	HTTP        *gwv1.HTTPRouteRule
+	GRPC        *gwv1.GRPCRouteRule
+}
+
+// Section is how a policy's sectionName or explain's RULE names the rule:
+// its name, or "#N" when it has none.
+func (r *Rule) Section() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return "#" + strconv.Itoa(r.Index)
+}
+
+// BackendRef is one backendRef of a rule.
+type BackendRef struct {
+	gwv1.BackendObjectReference
+	Weight  int32
+	Filters []Filter
+	Path    string // field path
+}
+
+// Filter is a route filter, reduced to what attachment needs.
+type Filter struct {
+	Type         string
+	ExtensionRef *gwv1.LocalObjectReference
+	Path         string
+}
+
+func newHTTPRoute(o *manifest.Object, r *gwv1.HTTPRoute) *Route {
+	rt := &Route{Kind: "HTTPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, HTTP: r, Src: o}
+	for i := range r.Spec.Rules {
+		rule := &r.Spec.Rules[i]
+		path := "spec.rules[" + strconv.Itoa(i) + "]"
+		ru := &Rule{Index: i, Path: path, HTTP: rule}
+		if rule.Name != nil {
+			ru.Name = string(*rule.Name)
+		}
+		for j, f := range rule.Filters {
+			ru.Filters = append(ru.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: path + ".filters[" + strconv.Itoa(j) + "]"})
+		}
+		for j, b := range rule.BackendRefs {
+			bp := path + ".backendRefs[" + strconv.Itoa(j) + "]"
+			br := BackendRef{BackendObjectReference: b.BackendObjectReference, Weight: weight(b.Weight), Path: bp}
+			for k, f := range b.Filters {
+				br.Filters = append(br.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: bp + ".filters[" + strconv.Itoa(k) + "]"})
+			}
+			ru.BackendRefs = append(ru.BackendRefs, br)
+		}
+		rt.Rules = append(rt.Rules, ru)
+	}
+	return rt
+}
+
+func newGRPCRoute(o *manifest.Object, r *gwv1.GRPCRoute) *Route {
+	rt := &Route{Kind: "GRPCRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, GRPC: r, Src: o}
+	for i := range r.Spec.Rules {
+		rule := &r.Spec.Rules[i]
+		path := "spec.rules[" + strconv.Itoa(i) + "]"
+		ru := &Rule{Index: i, Path: path, GRPC: rule}
+		if rule.Name != nil {
+			ru.Name = string(*rule.Name)
+		}
+		for j, f := range rule.Filters {
+			ru.Filters = append(ru.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: path + ".filters[" + strconv.Itoa(j) + "]"})
+		}
+		for j, b := range rule.BackendRefs {
+			bp := path + ".backendRefs[" + strconv.Itoa(j) + "]"
+			br := BackendRef{BackendObjectReference: b.BackendObjectReference, Weight: weight(b.Weight), Path: bp}
+			for k, f := range b.Filters {
+				br.Filters = append(br.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: bp + ".filters[" + strconv.Itoa(k) + "]"})
+			}
+			ru.BackendRefs = append(ru.BackendRefs, br)
+		}
+		rt.Rules = append(rt.Rules, ru)
+	}
+	return rt
+}
+
+func weight(w *int32) int32 {
+	if w == nil {
+		return 1
+	}
+	return *w
+}

@@ -1,0 +1,76 @@
+package topology
+
+import (
+	"fmt"
+
+	"github.com/gwpol/gwpol/internal/model"
+)
+
+// resolveBackends resolves every backendRef of every rule: the object must
+// exist (and for a Service, expose the port), and a reference into another
+// namespace needs a ReferenceGrant there.
+func (g *Graph) resolveBackends(r *Route, opt Options) {
+	for _, mr := range r.Route.Rules {
+		rule := &Rule{Rule: mr}
+		for _, br := range mr.BackendRefs {
+			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
+		}
+		r.Rules = append(r.Rules, rule)
+	}
+}
+
+func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Backend {
+	b := &Backend{BackendRef: br, Kind: "Service", Namespace: r.Meta.Namespace, Name: string(br.Name)}
+	if br.Group != nil {
+		b.Group = string(*br.Group)
+	}
+	if br.Kind != nil && *br.Kind != "" {
+		b.Kind = string(*br.Kind)
+	}
+	if br.Namespace != nil && *br.Namespace != "" {
+		b.Namespace = string(*br.Namespace)
+	}
+	if br.Port != nil {
+		b.Port = int32(*br.Port)
+	}
+	gk := model.GroupKind{Group: b.Group, Kind: b.Kind}
+	target := model.ObjectRefTo{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+	switch {
+	case gk == model.GroupKind{Group: "", Kind: "Service"}:
+		b.Service = g.Model.Service(b.Namespace, b.Name)
+		switch {
+		case b.Service == nil:
+			b.fail("BackendNotFound", fmt.Sprintf("Service %s/%s not found", b.Namespace, b.Name))
+			return b
+		case br.Port == nil:
+			b.fail("UnsupportedValue", fmt.Sprintf("backendRef to Service %s/%s needs a port", b.Namespace, b.Name))
+			return b
+		case !b.Service.HasPort(b.Port) && b.Service.Spec.Type != "ExternalName":
+			b.fail("BackendNotFound", fmt.Sprintf("Service %s/%s has no port %d", b.Namespace, b.Name, b.Port))
+			return b
+		}
+	case gk == model.GroupKind{Group: model.GatewayGroup, Kind: "HTTPRoute"}:
+		// Route delegation: the child route is resolved by the delegation
+		// stage; here it only has to exist.
+		if g.Model.Route("HTTPRoute", b.Namespace, b.Name) == nil && b.Name != "" {
+			b.fail("BackendNotFound", fmt.Sprintf("HTTPRoute %s/%s not found", b.Namespace, b.Name))
+			return b
+		}
+	case opt.BackendKinds[gk]:
+		if _, ok := g.Model.Object(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}); !ok {
+			b.fail("BackendNotFound", fmt.Sprintf("%s %s/%s not found", b.Kind, b.Namespace, b.Name))
+			return b
+		}
+	default:
+		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
+		return b
+	}
+	if !g.Model.GrantAllows(model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
+		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
+		return b
+	}
+	b.Resolved = true
+	return b
+}
+
+func (b *Backend) fail(reason, msg string) { b.Reason, b.Message = reason, msg }

@@ -1,0 +1,117 @@
+package topology
+
+import (
+	"fmt"
+
+	"github.com/gwpol/gwpol/internal/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+func cond(typ string, ok bool, reason, msg string) metav1.Condition {
+	st := metav1.ConditionTrue
+	if !ok {
+		st = metav1.ConditionFalse
+	}
+	return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg}
+}
+
+// listenerConditions are the conditions a controller writes for a
+// listener: Accepted, Conflicted, Programmed and ResolvedRefs.
+func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
+	accepted := cond("Accepted", true, "Accepted", "Listener is accepted")
+	switch l.Protocol {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
+	default:
+		accepted = cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; gwpol renders HTTP and HTTPS listeners", l.Protocol))
+	}
+	conflicted := cond("Conflicted", false, "NoConflicts", "No conflicts")
+	if l.Conflicted {
+		conflicted = cond("Conflicted", true, "ProtocolConflict", fmt.Sprintf("another listener uses port %d with a different protocol or the same hostname", l.Port))
+		accepted = cond("Accepted", false, "ProtocolConflict", conflicted.Message)
+	}
+	refs := cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved")
+	if ok, reason, msg := g.certificatesResolve(l); !ok {
+		refs = cond("ResolvedRefs", false, reason, msg)
+	}
+	programmed := cond("Programmed", accepted.Status == metav1.ConditionTrue && refs.Status == metav1.ConditionTrue, "Programmed", "Listener is programmed")
+	if programmed.Status == metav1.ConditionFalse {
+		programmed.Reason, programmed.Message = "Invalid", "Listener is not accepted or has unresolved references"
+	}
+	return []metav1.Condition{accepted, conflicted, programmed, refs}
+}
+
+// certificatesResolve checks an HTTPS listener's certificateRefs: each
+// Secret must exist, and one in another namespace needs a ReferenceGrant.
+func (g *Graph) certificatesResolve(l *Listener) (bool, string, string) {
+	if l.Protocol != gwv1.HTTPSProtocolType {
+		return true, "", ""
+	}
+	if l.TLS == nil || len(l.TLS.CertificateRefs) == 0 {
+		return false, "InvalidCertificateRef", "HTTPS listener has no tls.certificateRefs"
+	}
+	owner := l.Gateway.Namespace
+	fromKind := "Gateway"
+	if l.Set != nil {
+		owner, fromKind = l.Set.Namespace, "ListenerSet"
+	}
+	for _, ref := range l.TLS.CertificateRefs {
+		ns := owner
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			ns = string(*ref.Namespace)
+		}
+		if ref.Kind != nil && *ref.Kind != "Secret" {
+			return false, "InvalidCertificateRef", fmt.Sprintf("certificateRef kind %s is not supported; use a Secret", *ref.Kind)
+		}
+		if g.Model.Secret(ns, string(ref.Name)) == nil {
+			return false, "InvalidCertificateRef", fmt.Sprintf("Secret %s/%s not found", ns, ref.Name)
+		}
+		if !g.Model.GrantAllows(model.GatewayGroup, fromKind, owner, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: string(ref.Name)}) {
+			return false, "RefNotPermitted", fmt.Sprintf("Secret %s/%s is in another namespace and no ReferenceGrant allows it", ns, ref.Name)
+		}
+	}
+	return true, "", ""
+}
+
+// RouteParentConditions are the conditions for one parentRef of a route:
+// Accepted and ResolvedRefs.
+func RouteParentConditions(r *Route, p *Parent) []metav1.Condition {
+	accepted := cond("Accepted", true, "Accepted", "Route is accepted")
+	if !p.Accepted {
+		accepted = cond("Accepted", false, p.Reason, p.Message)
+	}
+	refs := cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved")
+	for _, rule := range r.Rules {
+		for _, b := range rule.Backends {
+			if !b.Resolved {
+				refs = cond("ResolvedRefs", false, b.Reason, b.Message)
+				return []metav1.Condition{accepted, refs}
+			}
+		}
+	}
+	return []metav1.Condition{accepted, refs}
+}
+
+// GatewayConditions are the Gateway-level conditions.
+func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
+	accepted := cond("Accepted", true, "Accepted", "Gateway is accepted")
+	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc == nil {
+		accepted = cond("Accepted", true, "Accepted", fmt.Sprintf("Gateway is accepted (GatewayClass %s is not in the input; assumed to be served)", gw.Spec.GatewayClassName))
+	}
+	programmed := cond("Programmed", true, "Programmed", "Gateway is programmed")
+	for _, l := range gw.Listeners {
+		if l.Set == nil && len(l.Conditions) > 0 && l.Conditions[0].Status == metav1.ConditionFalse {
+			return []metav1.Condition{cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid"), programmed}
+		}
+	}
+	return []metav1.Condition{accepted, programmed}
+}
+
+func (g *Graph) gatewayClass(name string) *model.GatewayClass {
+	for _, c := range g.Model.GatewayClasses {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}

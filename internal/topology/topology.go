@@ -1,0 +1,495 @@
+package topology
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Options for Build.
+type Options struct {
+	// BackendKinds are backendRef kinds other than Service that a policy
+	// package registered (e.g. kgateway's Backend); a ref to one resolves
+	// when the object exists.
+	BackendKinds map[model.GroupKind]bool
+}
+
+// Graph is the resolved topology.
+type Graph struct {
+	Model    *model.Model
+	Gateways []*Gateway // sorted by namespace/name
+	Routes   []*Route   // sorted by kind/namespace/name
+
+	Diagnostics []diag.Diagnostic
+
+	gateways map[model.Key]*Gateway
+	routes   map[model.Key]*Route
+	sets     map[model.Key]*ListenerSet
+}
+
+// Gateway is a Gateway with its listeners (its own, then those of the
+// ListenerSets attached to it).
+type Gateway struct {
+	*model.Gateway
+	Listeners []*Listener
+	Sets      []*ListenerSet
+}
+
+// ListenerSet is a ListenerSet resolved to its parent Gateway.
+type ListenerSet struct {
+	*model.ListenerSet
+	Parent   *Gateway // nil when the parent does not exist or refuses it
+	Accepted bool
+	Reason   string
+	Message  string
+}
+
+// Listener is one listener of a Gateway or of a ListenerSet attached to it.
+type Listener struct {
+	Gateway *Gateway
+	Set     *ListenerSet // nil for the Gateway's own listeners
+	Index   int          // index in its owner's spec.listeners
+	gwv1.Listener
+	Routes     []*Attachment // routes attached, sorted
+	Conditions []metav1.Condition
+	// Conflicted reports a port/protocol/hostname clash with another
+	// listener of the same Gateway.
+	Conflicted bool
+}
+
+// Ancestor is the object a policy on this listener reports status against:
+// the ListenerSet for its listeners, otherwise the Gateway.
+func (l *Listener) Ancestor() model.Key {
+	if l.Set != nil {
+		return l.Set.Key()
+	}
+	return l.Gateway.Key()
+}
+
+// ID names a listener for messages: ns/gateway/listener.
+func (l *Listener) ID() string {
+	if l.Set != nil {
+		return l.Set.Namespace + "/" + l.Set.Name + "/" + string(l.Name)
+	}
+	return l.Gateway.Namespace + "/" + l.Gateway.Name + "/" + string(l.Name)
+}
+
+// Route is a route with what its parentRefs and backendRefs resolved to.
+type Route struct {
+	*model.Route
+	Parents []*Parent
+	Rules   []*Rule
+}
+
+// Attached reports whether any parentRef was accepted.
+func (r *Route) Attached() bool {
+	for _, p := range r.Parents {
+		if p.Accepted {
+			return true
+		}
+	}
+	return false
+}
+
+// Parent is one parentRef of a route and its outcome.
+type Parent struct {
+	Index     int
+	Ref       gwv1.ParentReference // with group, kind and namespace defaulted
+	Gateway   *Gateway             // nil when the parent does not exist
+	Listeners []*Listener          // the listeners it attached to
+	// Hostnames is, per attached listener (same index), the hostnames the
+	// route serves there: the intersection of both; nil means "any".
+	Hostnames  [][]string
+	Accepted   bool
+	Reason     string // Gateway API reason when not accepted
+	Message    string
+	Conditions []metav1.Condition
+}
+
+// Rule is a route rule with its backends resolved.
+type Rule struct {
+	*model.Rule
+	Backends []*Backend
+}
+
+// Backend is one resolved backendRef.
+type Backend struct {
+	model.BackendRef
+	Group, Kind, Namespace, Name string
+	Port                         int32
+	Service                      *model.Service // for kind Service
+	Resolved                     bool
+	Reason                       string // BackendNotFound, RefNotPermitted, InvalidKind
+	Message                      string
+}
+
+// Attachment is a route attached to a listener through one parentRef.
+type Attachment struct {
+	Route     *Route
+	Parent    *Parent
+	Hostnames []string // nil: any host
+}
+
+// Gateway returns a Gateway node.
+func (g *Graph) Gateway(ns, name string) *Gateway { return g.gateways[model.GatewayAPIKey("Gateway", ns, name)] }
+
+// Route returns a route node.
+func (g *Graph) Route(kind, ns, name string) *Route { return g.routes[model.GatewayAPIKey(kind, ns, name)] }
+
+// ListenerSet returns a ListenerSet node.
+func (g *Graph) ListenerSet(ns, name string) *ListenerSet {
+	return g.sets[model.GatewayAPIKey("ListenerSet", ns, name)]
+}
+
+// Listener finds a Gateway's own listener by name.
+func (gw *Gateway) Listener(name string) *Listener {
+	for _, l := range gw.Listeners {
+		if l.Set == nil && string(l.Name) == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// Listener finds a ListenerSet's listener by name.
+func (s *ListenerSet) Listener(name string) *Listener {
+	if s.Parent == nil {
+		return nil
+	}
+	for _, l := range s.Parent.Listeners {
+		if l.Set == s && string(l.Name) == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// Build resolves the topology of a model.
+func Build(m *model.Model, opt Options) *Graph {
+	g := &Graph{Model: m, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	for _, mg := range m.Gateways {
+		gw := &Gateway{Gateway: mg}
+		for i, l := range mg.Spec.Listeners {
+			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l})
+		}
+		g.Gateways = append(g.Gateways, gw)
+		g.gateways[mg.Key()] = gw
+	}
+	g.attachListenerSets()
+	for _, gw := range g.Gateways {
+		markConflicts(gw)
+	}
+	for _, mr := range m.Routes {
+		r := &Route{Route: mr}
+		g.Routes = append(g.Routes, r)
+		g.routes[mr.Key()] = r
+	}
+	for _, r := range g.Routes {
+		g.resolveParents(r)
+		g.resolveBackends(r, opt)
+	}
+	for _, gw := range g.Gateways {
+		for _, l := range gw.Listeners {
+			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
+			l.Conditions = listenerConditions(g, l)
+		}
+	}
+	return g
+}
+
+// attachListenerSets resolves each ListenerSet's parentRef. A Gateway takes
+// ListenerSets only when its allowedListeners admits their namespace.
+func (g *Graph) attachListenerSets() {
+	for _, ms := range g.Model.ListenerSets {
+		s := &ListenerSet{ListenerSet: ms}
+		g.sets[ms.Key()] = s
+		ref := ms.Spec.ParentRef
+		ns := ms.Namespace
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			ns = string(*ref.Namespace)
+		}
+		gw := g.gateways[model.GatewayAPIKey("Gateway", ns, string(ref.Name))]
+		switch {
+		case gw == nil:
+			s.Reason, s.Message = "NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, ref.Name)
+		case !allowsListenerSet(g.Model, gw, ms):
+			s.Reason, s.Message = "NotAllowed", fmt.Sprintf("Gateway %s/%s does not allow ListenerSets from namespace %s (spec.allowedListeners)", ns, ref.Name, ms.Namespace)
+		default:
+			s.Parent, s.Accepted = gw, true
+			gw.Sets = append(gw.Sets, s)
+			for i, le := range ms.Spec.Listeners {
+				gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Set: s, Index: i, Listener: gwv1.Listener{
+					Name: le.Name, Hostname: le.Hostname, Port: le.Port, Protocol: le.Protocol, TLS: le.TLS, AllowedRoutes: le.AllowedRoutes,
+				}})
+			}
+		}
+	}
+}
+
+// allowsListenerSet applies spec.allowedListeners. gwpol follows the
+// experimental default kgateway's cases rely on: without the field, a
+// Gateway accepts ListenerSets from its own namespace.
+func allowsListenerSet(m *model.Model, gw *Gateway, s *model.ListenerSet) bool {
+	al := gw.Spec.AllowedListeners
+	if al == nil || al.Namespaces == nil || al.Namespaces.From == nil {
+		return s.Namespace == gw.Namespace
+	}
+	switch *al.Namespaces.From {
+	case gwv1.NamespacesFromAll:
+		return true
+	case gwv1.NamespacesFromSame:
+		return s.Namespace == gw.Namespace
+	case gwv1.NamespacesFromSelector:
+		if al.Namespaces.Selector == nil {
+			return false
+		}
+		sel, err := metav1.LabelSelectorAsSelector(al.Namespaces.Selector)
+		return err == nil && sel.Matches(m.NamespaceLabels(s.Namespace))
+	}
+	return false
+}
+
+// markConflicts flags listeners that share a port with a different protocol
+// or share port and hostname, as the spec's Conflicted condition does.
+func markConflicts(gw *Gateway) {
+	type key struct {
+		port int32
+		host string
+	}
+	byPort := map[int32]gwv1.ProtocolType{}
+	seen := map[key]*Listener{}
+	for _, l := range gw.Listeners {
+		if p, ok := byPort[int32(l.Port)]; ok && !compatible(p, l.Protocol) {
+			l.Conflicted = true
+		} else if !ok {
+			byPort[int32(l.Port)] = l.Protocol
+		}
+		k := key{int32(l.Port), hostOf(l.Hostname)}
+		if prev, ok := seen[k]; ok && prev.Set == nil && l.Set == nil {
+			l.Conflicted = true
+		} else if !ok {
+			seen[k] = l
+		}
+	}
+}
+
+func compatible(a, b gwv1.ProtocolType) bool {
+	return a == b || (a == gwv1.HTTPSProtocolType && b == gwv1.TLSProtocolType) || (a == gwv1.TLSProtocolType && b == gwv1.HTTPSProtocolType)
+}
+
+func hostOf(h *gwv1.Hostname) string {
+	if h == nil {
+		return ""
+	}
+	return string(*h)
+}
+
+func (g *Graph) resolveParents(r *Route) {
+	for i, ref := range r.ParentRefs {
+		p := &Parent{Index: i, Ref: defaultParentRef(ref, r.Meta.Namespace)}
+		r.Parents = append(r.Parents, p)
+		g.resolveParent(r, p)
+	}
+}
+
+func defaultParentRef(ref gwv1.ParentReference, ns string) gwv1.ParentReference {
+	out := ref
+	grp := gwv1.Group(model.GatewayGroup)
+	kind := gwv1.Kind("Gateway")
+	nsv := gwv1.Namespace(ns)
+	if ref.Group == nil || *ref.Group == "" {
+		out.Group = &grp
+	}
+	if ref.Kind == nil || *ref.Kind == "" {
+		out.Kind = &kind
+	}
+	if ref.Namespace == nil || *ref.Namespace == "" {
+		out.Namespace = &nsv
+	}
+	return out
+}
+
+func (g *Graph) resolveParent(r *Route, p *Parent) {
+	ref := p.Ref
+	ns, name := string(*ref.Namespace), string(ref.Name)
+	var candidates []*Listener
+	switch {
+	case string(*ref.Group) == model.GatewayGroup && string(*ref.Kind) == "Gateway":
+		gw := g.gateways[model.GatewayAPIKey("Gateway", ns, name)]
+		if gw == nil {
+			p.reject("NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, name))
+			return
+		}
+		p.Gateway = gw
+		for _, l := range gw.Listeners {
+			if l.Set == nil {
+				candidates = append(candidates, l)
+			}
+		}
+	case string(*ref.Group) == model.GatewayGroup && string(*ref.Kind) == "ListenerSet":
+		s := g.sets[model.GatewayAPIKey("ListenerSet", ns, name)]
+		if s == nil || s.Parent == nil {
+			msg := fmt.Sprintf("ListenerSet %s/%s not found", ns, name)
+			if s != nil {
+				msg = fmt.Sprintf("ListenerSet %s/%s is not attached to a Gateway: %s", ns, name, s.Message)
+			}
+			p.reject("NoMatchingParent", msg)
+			return
+		}
+		p.Gateway = s.Parent
+		for _, l := range s.Parent.Listeners {
+			if l.Set == s {
+				candidates = append(candidates, l)
+			}
+		}
+	default:
+		p.reject("NoMatchingParent", fmt.Sprintf("parentRef kind %s/%s is not a Gateway or ListenerSet", *ref.Group, *ref.Kind))
+		return
+	}
+	if ref.SectionName != nil && *ref.SectionName != "" {
+		candidates = slices.DeleteFunc(candidates, func(l *Listener) bool { return l.Name != *ref.SectionName })
+		if len(candidates) == 0 {
+			p.reject("NoMatchingParent", fmt.Sprintf("no listener named %q on %s/%s", *ref.SectionName, ns, name))
+			return
+		}
+	}
+	if ref.Port != nil && *ref.Port != 0 {
+		candidates = slices.DeleteFunc(candidates, func(l *Listener) bool { return l.Port != *ref.Port })
+		if len(candidates) == 0 {
+			p.reject("NoMatchingParent", fmt.Sprintf("no listener on port %d of %s/%s", *ref.Port, ns, name))
+			return
+		}
+	}
+	reason, msg := "", ""
+	for _, l := range candidates {
+		if why := g.admits(l, r); why != "" {
+			if reason == "" {
+				reason, msg = "NotAllowedByListeners", why
+			}
+			continue
+		}
+		hosts, ok := intersect(l.Hostname, r.Hostnames)
+		if !ok {
+			if reason != "NoMatchingListenerHostname" {
+				reason, msg = "NoMatchingListenerHostname", fmt.Sprintf("no hostname of the route matches listener %s (%s)", l.Name, hostOf(l.Hostname))
+			}
+			continue
+		}
+		p.Listeners = append(p.Listeners, l)
+		p.Hostnames = append(p.Hostnames, hosts)
+		l.Routes = append(l.Routes, &Attachment{Route: r, Parent: p, Hostnames: hosts})
+	}
+	if len(p.Listeners) == 0 {
+		p.reject(reason, msg)
+		return
+	}
+	p.Accepted = true
+}
+
+func (p *Parent) reject(reason, msg string) { p.Reason, p.Message = reason, msg }
+
+// admits returns why a listener refuses a route, or "".
+func (g *Graph) admits(l *Listener, r *Route) string {
+	if l.Conflicted {
+		return fmt.Sprintf("listener %s conflicts with another listener on port %d", l.Name, l.Port)
+	}
+	if !kindAllowed(l, r.Kind) {
+		return fmt.Sprintf("listener %s (%s) does not allow %s", l.Name, l.Protocol, r.Kind)
+	}
+	owner := l.Gateway.Namespace
+	if l.Set != nil {
+		owner = l.Set.Namespace
+	}
+	from := gwv1.NamespacesFromSame
+	var sel *metav1.LabelSelector
+	if ar := l.AllowedRoutes; ar != nil && ar.Namespaces != nil {
+		if ar.Namespaces.From != nil {
+			from = *ar.Namespaces.From
+		}
+		sel = ar.Namespaces.Selector
+	}
+	ns := r.Meta.Namespace
+	switch from {
+	case gwv1.NamespacesFromAll:
+		return ""
+	case gwv1.NamespacesFromSame:
+		if ns == owner {
+			return ""
+		}
+		return fmt.Sprintf("listener %s only allows routes from namespace %s", l.Name, owner)
+	case gwv1.NamespacesFromSelector:
+		if sel != nil {
+			s, err := metav1.LabelSelectorAsSelector(sel)
+			if err == nil && s.Matches(labels.Set(g.Model.NamespaceLabels(ns))) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("listener %s does not select namespace %s (allowedRoutes.namespaces.selector)", l.Name, ns)
+	}
+	return fmt.Sprintf("listener %s allows routes from no namespace", l.Name)
+}
+
+// kindAllowed applies the listener protocol and allowedRoutes.kinds.
+func kindAllowed(l *Listener, kind string) bool {
+	if ar := l.AllowedRoutes; ar != nil && len(ar.Kinds) > 0 {
+		for _, k := range ar.Kinds {
+			grp := model.GatewayGroup
+			if k.Group != nil {
+				grp = string(*k.Group)
+			}
+			if grp == model.GatewayGroup && string(k.Kind) == kind {
+				return true
+			}
+		}
+		return false
+	}
+	switch l.Protocol {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
+		return kind == "HTTPRoute" || kind == "GRPCRoute"
+	}
+	return false
+}
+
+// intersect computes the hostnames a route serves on a listener. nil with
+// ok means any host.
+func intersect(listener *gwv1.Hostname, route []gwv1.Hostname) ([]string, bool) {
+	lh := hostOf(listener)
+	if len(route) == 0 {
+		if lh == "" {
+			return nil, true
+		}
+		return []string{lh}, true
+	}
+	var out []string
+	for _, h := range route {
+		rh := string(h)
+		switch {
+		case lh == "":
+			out = append(out, rh)
+		case hostMatches(lh, rh):
+			out = append(out, rh)
+		case hostMatches(rh, lh):
+			out = append(out, lh)
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return out, len(out) > 0
+}
+
+// hostMatches reports whether pattern (possibly *.suffix) covers host.
+func hostMatches(pattern, host string) bool {
+	if pattern == host {
+		return true
+	}
+	if suffix, ok := strings.CutPrefix(pattern, "*"); ok {
+		return strings.HasSuffix(host, suffix) && len(host) > len(suffix) && !strings.HasPrefix(host, "*"+suffix)
+	}
+	return false
+}
