@@ -161,3 +161,25 @@ spec:
 		}
 	}
 }
+
+// TestUnknownFieldsRejected makes sure strict decoding sees through the
+// inline embeds, so misspelled fields are reported rather than dropped.
+func TestUnknownFieldsRejected(t *testing.T) {
+	for _, doc := range []string{
+		`{"spec":{"bogus":1}}`,
+		`{"spec":{"cors":{"allowOrigin":["x"]}}}`,
+		`{"spec":{"targetRefs":[{"group":"g","kind":"k","name":"n","section":"s"}]}}`,
+		`{"spec":{"extAuth":{"disable":{"now":true}}}}`,
+	} {
+		dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&TrafficPolicy{}); err == nil {
+			t.Errorf("%s: decoded without error", doc)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(`{"spec":{"default":{"httpSettings":{"accessLog":[{"grpcService":{"logName":"l","backendRef":{"name":"s"},"bogus":1}}]}}}}`)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ListenerPolicy{}); err == nil {
+		t.Error("ListenerPolicy: unknown field inside inlined gRPC service accepted")
+	}
+}

@@ -1,0 +1,327 @@
+package attach
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Via is how a policy reached a target.
+type Via string
+
+// The ways a policy attaches.
+const (
+	ViaExtensionRef Via = "ExtensionRef"
+	ViaSection      Via = "SectionName"
+	ViaTargetRef    Via = "TargetRef"
+)
+
+// Attachment is one policy attached to one target.
+type Attachment struct {
+	Policy *policy.Policy
+	Via    Via
+	// Path is the field that made the attachment: a targetRef in the
+	// policy, or the filter in the route.
+	Path string
+}
+
+// Result indexes attachments by target. Lists are in precedence order
+// within each way of attaching.
+type Result struct {
+	Gateway     map[*topology.Gateway][]*Attachment
+	ListenerSet map[*topology.ListenerSet][]*Attachment
+	Listener    map[*topology.Listener][]*Attachment // sectionName on a Gateway or ListenerSet
+	Route       map[*topology.Route][]*Attachment
+	Rule        map[*topology.Rule][]*Attachment // ExtensionRef first, then sectionName
+	// Unresolved lists, per policy, the targetRefs that found nothing.
+	Unresolved map[*policy.Policy][]string
+	// Resolved counts, per policy, the targets found.
+	Resolved map[*policy.Policy]int
+	// ExtensionRefs: per rule, the filters referencing a policy kind, in
+	// filter order (for OnePerRule kinds and fail-closed rendering).
+	Broken map[*topology.Rule][]Broken
+
+	Diagnostics []diag.Diagnostic
+}
+
+// Broken is a rule made unusable by its policy references (a missing
+// policy, two filters where one is allowed, a filter on a backendRef).
+type Broken struct {
+	Kind   policy.Kind
+	Code   string
+	Reason string
+}
+
+// Attach resolves every policy of set against the graph.
+func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy.Config) *Result {
+	r := &Result{
+		Gateway: map[*topology.Gateway][]*Attachment{}, ListenerSet: map[*topology.ListenerSet][]*Attachment{},
+		Listener: map[*topology.Listener][]*Attachment{}, Route: map[*topology.Route][]*Attachment{},
+		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
+		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{},
+	}
+	idx := newSelectorIndex(g)
+	for _, p := range set.Policies {
+		for _, t := range p.Targets {
+			r.attachTarget(g, idx, p, t, cfg)
+		}
+	}
+	for _, rt := range g.Routes {
+		for _, rule := range rt.Rules {
+			r.attachExtensionRefs(reg, set, rt, rule)
+		}
+	}
+	r.sortAll()
+	return r
+}
+
+func (r *Result) notFound(p *policy.Policy, path, code, msg string) {
+	r.Unresolved[p] = append(r.Unresolved[p], msg)
+	r.Diagnostics = append(r.Diagnostics, p.Diag(code, diag.Error, path, "%s", msg))
+}
+
+func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef, cfg policy.Config) {
+	ns := p.Obj.Namespace
+	if !slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) || t.Group != model.GatewayGroup {
+		r.notFound(p, t.Path, "GWP201", fmt.Sprintf("%s cannot target %s/%s; it attaches to %v", p.Kind.GroupKind().Kind, t.Group, t.Kind, p.Kind.Spec().TargetKinds))
+		return
+	}
+	if t.Selector != nil {
+		selNS := ns
+		if cfg.GlobalPolicyNamespace != "" && ns == cfg.GlobalPolicyNamespace {
+			selNS = "" // the global policy namespace selects across namespaces
+		}
+		matched := idx.match(t.Kind, selNS, labels.SelectorFromSet(t.Selector))
+		for _, k := range matched {
+			r.attachTo(g, p, policy.TargetRef{Group: t.Group, Kind: t.Kind, Name: k.Name, Section: t.Section, Path: t.Path}, k.Namespace, true)
+		}
+		return
+	}
+	r.attachTo(g, p, t, ns, false)
+}
+
+// attachTo attaches p to the named target in namespace ns. Selector
+// matches do not report a missing sectionName: a selector is a query, and
+// an object without that section simply does not match.
+func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRef, ns string, selected bool) {
+	missing := func(what string) {
+		if !selected {
+			r.notFound(p, t.Path, "GWP201", fmt.Sprintf("target %s %s/%s not found; check the name and the policy's namespace (targetRefs are namespace-local)", what, ns, t.Name))
+		}
+	}
+	noSection := func(what string) {
+		if !selected {
+			r.notFound(p, t.Path+".sectionName", "GWP202", fmt.Sprintf("%s %s/%s has no section %q", what, ns, t.Name, t.Section))
+		}
+	}
+	switch policy.TargetKind(t.Kind) {
+	case policy.TargetGateway:
+		gw := g.Gateway(ns, t.Name)
+		if gw == nil {
+			missing("Gateway")
+			return
+		}
+		if t.Section == "" {
+			appendTo(r, r.Gateway, gw, p, ViaTargetRef, t.Path)
+			return
+		}
+		l := gw.Listener(t.Section)
+		if l == nil {
+			noSection("Gateway")
+			return
+		}
+		appendTo(r, r.Listener, l, p, ViaSection, t.Path)
+	case policy.TargetListenerSet:
+		s := g.ListenerSet(ns, t.Name)
+		if s == nil {
+			missing("ListenerSet")
+			return
+		}
+		if t.Section == "" {
+			appendTo(r, r.ListenerSet, s, p, ViaTargetRef, t.Path)
+			return
+		}
+		l := s.Listener(t.Section)
+		if l == nil {
+			noSection("ListenerSet")
+			return
+		}
+		appendTo(r, r.Listener, l, p, ViaSection, t.Path)
+	case policy.TargetHTTPRoute, policy.TargetGRPCRoute:
+		rt := g.Route(t.Kind, ns, t.Name)
+		if rt == nil {
+			missing(t.Kind)
+			return
+		}
+		if t.Section == "" {
+			appendTo(r, r.Route, rt, p, ViaTargetRef, t.Path)
+			return
+		}
+		for _, rule := range rt.Rules {
+			if rule.Name == t.Section {
+				appendTo(r, r.Rule, rule, p, ViaSection, t.Path)
+				return
+			}
+		}
+		noSection(t.Kind)
+	}
+}
+
+func appendTo[K comparable](r *Result, m map[K][]*Attachment, k K, p *policy.Policy, via Via, path string) {
+	m[k] = append(m[k], &Attachment{Policy: p, Via: via, Path: path})
+	r.Resolved[p]++
+}
+
+// attachExtensionRefs attaches the policies a rule's filters reference.
+// Per the Gateway API, a filter that cannot be resolved must not be skipped:
+// the rule is marked broken and renders as an error response.
+func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *topology.Route, rule *topology.Rule) {
+	perKind := map[policy.Kind]int{}
+	for _, f := range rule.Filters {
+		if f.Type != "ExtensionRef" || f.ExtensionRef == nil {
+			continue
+		}
+		ref := f.ExtensionRef
+		gk := model.GroupKind{Group: string(ref.Group), Kind: string(ref.Kind)}
+		k, ok := reg.Lookup(gk)
+		if !ok || !k.Spec().ExtensionRef {
+			r.broken(rt, rule, nil, "GWP205", f.Path+".extensionRef",
+				fmt.Sprintf("ExtensionRef to %s is not a policy kind gwpol supports here; the rule would answer with an error", gk))
+			continue
+		}
+		perKind[k]++
+		if k.Spec().OnePerRule && perKind[k] > 1 {
+			r.broken(rt, rule, k, "GWP206", f.Path,
+				fmt.Sprintf("more than one %s filter on %s rule %s; %s allows one per rule, so the rule fails closed", gk.Kind, rt.Kind, rule.Section(), gk.Kind))
+			continue
+		}
+		p := set.Get(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: rt.Meta.Namespace, Name: string(ref.Name)})
+		if p == nil {
+			r.broken(rt, rule, k, "GWP205", f.Path+".extensionRef.name",
+				fmt.Sprintf("ExtensionRef to %s %s/%s, which does not exist; create it or fix the name (the rule answers with an error until then)", gk.Kind, rt.Meta.Namespace, ref.Name))
+			continue
+		}
+		appendTo(r, r.Rule, rule, p, ViaExtensionRef, f.Path)
+	}
+	for _, b := range rule.Backends {
+		for _, f := range b.Filters {
+			if f.Type != "ExtensionRef" || f.ExtensionRef == nil {
+				continue
+			}
+			gk := model.GroupKind{Group: string(f.ExtensionRef.Group), Kind: string(f.ExtensionRef.Kind)}
+			if k, ok := reg.Lookup(gk); ok && k.Spec().OnePerRule {
+				r.broken(rt, rule, k, "GWP207", f.Path,
+					fmt.Sprintf("%s filter on a backendRef; %s attaches only to rules, so the rule fails closed — move the filter to the rule's filters", gk.Kind, gk.Kind))
+			}
+		}
+	}
+}
+
+func (r *Result) broken(rt *topology.Route, rule *topology.Rule, k policy.Kind, code, path, msg string) {
+	r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: code, Reason: msg})
+	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: code, Severity: diag.Error, Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path), Message: msg})
+}
+
+var viaRank = map[Via]int{ViaExtensionRef: 0, ViaSection: 1, ViaTargetRef: 2}
+
+// sortAll puts every list in precedence order: by way of attaching, then
+// weight, age and name. A policy reaching one target twice (two targetRefs,
+// or a targetRef and a selector) counts once, at its strongest way.
+func (r *Result) sortAll() {
+	sortList := func(l []*Attachment) []*Attachment {
+		slices.SortStableFunc(l, func(a, b *Attachment) int {
+			if d := viaRank[a.Via] - viaRank[b.Via]; d != 0 {
+				return d
+			}
+			return policy.ComparePrecedence(a.Policy, b.Policy)
+		})
+		seen := map[*policy.Policy]bool{}
+		return slices.DeleteFunc(l, func(a *Attachment) bool {
+			dup := seen[a.Policy]
+			seen[a.Policy] = true
+			return dup
+		})
+	}
+	for k, l := range r.Gateway {
+		r.Gateway[k] = sortList(l)
+	}
+	for k, l := range r.ListenerSet {
+		r.ListenerSet[k] = sortList(l)
+	}
+	for k, l := range r.Listener {
+		r.Listener[k] = sortList(l)
+	}
+	for k, l := range r.Route {
+		r.Route[k] = sortList(l)
+	}
+	for k, l := range r.Rule {
+		r.Rule[k] = sortList(l)
+	}
+	r.Diagnostics = diag.Sort(r.Diagnostics)
+}
+
+// selectorIndex finds targets by label without scanning every object: an
+// inverted index from kind and label key=value to objects.
+type selectorIndex struct {
+	byLabel map[string]map[string][]model.Key // kind → "k=v" → keys
+	labels  map[model.Key]map[string]string
+}
+
+func newSelectorIndex(g *topology.Graph) *selectorIndex {
+	idx := &selectorIndex{byLabel: map[string]map[string][]model.Key{}, labels: map[model.Key]map[string]string{}}
+	add := func(kind string, k model.Key, ls map[string]string) {
+		if idx.byLabel[kind] == nil {
+			idx.byLabel[kind] = map[string][]model.Key{}
+		}
+		idx.labels[k] = ls
+		for lk, lv := range ls {
+			idx.byLabel[kind][lk+"="+lv] = append(idx.byLabel[kind][lk+"="+lv], k)
+		}
+	}
+	for _, gw := range g.Gateways {
+		add("Gateway", gw.Key(), gw.Labels)
+		for _, s := range gw.Sets {
+			add("ListenerSet", s.Key(), s.Labels)
+		}
+	}
+	for _, rt := range g.Routes {
+		add(rt.Kind, rt.Key(), rt.Meta.Labels)
+	}
+	for _, m := range idx.byLabel {
+		for _, ks := range m {
+			slices.SortFunc(ks, model.Key.Compare)
+		}
+	}
+	return idx
+}
+
+// match returns the keys of kind in ns ("" = any) whose labels satisfy sel.
+func (idx *selectorIndex) match(kind, ns string, sel labels.Selector) []model.Key {
+	reqs, _ := sel.Requirements()
+	if len(reqs) == 0 {
+		return nil // an empty selector selects nothing, not everything
+	}
+	var best []model.Key
+	for i, req := range reqs {
+		vals := req.Values().List()
+		if len(vals) != 1 {
+			continue
+		}
+		cand := idx.byLabel[kind][req.Key()+"="+vals[0]]
+		if i == 0 || len(cand) < len(best) {
+			best = cand
+		}
+	}
+	var out []model.Key
+	for _, k := range best {
+		if (ns == "" || k.Namespace == ns) && sel.Matches(labels.Set(idx.labels[k])) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/spf13/viper"
+)
+
+// DefaultConfigFile is read from the working directory when present.
+const DefaultConfigFile = ".gwpol.yaml"
+
+// Config is the content of .gwpol.yaml (every key may also come from a
+// GWPOL_* environment variable, e.g. GWPOL_CONTROLLERNAME).
+type Config struct {
+	Namespace             string                       `mapstructure:"namespace"`
+	ControllerName        string                       `mapstructure:"controllerName"`
+	GlobalPolicyNamespace string                       `mapstructure:"globalPolicyNamespace"`
+	ReferenceGrantMode    string                       `mapstructure:"referenceGrantMode"`
+	ValidationMode        string                       `mapstructure:"validationMode"`
+	PolicyMerge           map[string]map[string]string `mapstructure:"policyMerge"`
+	MaxFileSize           int64                        `mapstructure:"maxFileSize"`
+	PolicyDefinitions     string                       `mapstructure:"policyDefinitions"`
+	EngineManifest        string                       `mapstructure:"engineManifest"`
+	Lint                  LintConfig                   `mapstructure:"lint"`
+	WSO2                  map[string]any               `mapstructure:"wso2"`
+}
+
+// LintConfig is the lint: section.
+type LintConfig struct {
+	FailOn   string            `mapstructure:"failOn"`
+	Ignore   []IgnoreRule      `mapstructure:"ignore"`
+	Severity map[string]string `mapstructure:"severity"`
+}
+
+// IgnoreRule suppresses a code, optionally only for matching objects
+// ("Kind/namespace/name", with * globs).
+type IgnoreRule struct {
+	Code   string `mapstructure:"code"`
+	Object string `mapstructure:"object"`
+}
+
+// loadConfig reads the config file (explicit path, or .gwpol.yaml when it
+// exists) and GWPOL_* variables.
+func loadConfig(path string) (*Config, *viper.Viper, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	v.SetEnvPrefix("GWPOL")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	v.SetDefault("namespace", "default")
+	v.SetDefault("controllerName", "kgateway.dev/kgateway")
+	v.SetDefault("referenceGrantMode", "Strict")
+	v.SetDefault("validationMode", "Standard")
+	v.SetDefault("maxFileSize", 64<<20)
+	v.SetDefault("lint.failOn", "error")
+	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {
+		v.SetDefault(k, "")
+	}
+	explicit := path != ""
+	if !explicit {
+		if _, err := os.Stat(DefaultConfigFile); err == nil {
+			path = DefaultConfigFile
+		}
+	}
+	if path != "" {
+		v.SetConfigFile(path)
+		if err := v.ReadInConfig(); err != nil {
+			var nf viper.ConfigFileNotFoundError
+			if errors.As(err, &nf) || os.IsNotExist(errors.Unwrap(err)) {
+				return nil, nil, diag.Errorf(diag.Usage, "config file %s not found", path)
+			}
+			return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
+		}
+	}
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
+	}
+	if err := c.validate(); err != nil {
+		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
+	}
+	return &c, v, nil
+}
+
+func orEnv(path string) string {
+	if path == "" {
+		return "(environment)"
+	}
+	return path
+}
+
+func (c *Config) validate() error {
+	switch strings.ToLower(c.ReferenceGrantMode) {
+	case "strict", "permissive":
+	default:
+		return fmt.Errorf("referenceGrantMode must be Strict or Permissive, not %q", c.ReferenceGrantMode)
+	}
+	switch strings.ToLower(c.ValidationMode) {
+	case "standard", "strict":
+	default:
+		return fmt.Errorf("validationMode must be Standard or Strict, not %q", c.ValidationMode)
+	}
+	for kind, fields := range c.PolicyMerge {
+		for f, s := range fields {
+			if s != "DeepMerge" && s != "ShallowMerge" {
+				return fmt.Errorf("policyMerge.%s.%s must be DeepMerge or ShallowMerge, not %q", kind, f, s)
+			}
+		}
+	}
+	if _, err := diag.ParseSeverity(c.Lint.FailOn); err != nil {
+		return fmt.Errorf("lint.failOn: %v", err)
+	}
+	for code, s := range c.Lint.Severity {
+		if _, err := diag.ParseSeverity(s); err != nil {
+			return fmt.Errorf("lint.severity.%s: %v", code, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// IOStreams are the streams a command reads and writes. Data goes to Out,
+// diagnostics and progress to ErrOut.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// IsTerminal: Out is a terminal (colour and tables may be used).
+	IsTerminal bool
+	// NoColor: NO_COLOR is set or --no-color was given.
+	NoColor bool
+}
+
+// Color reports whether output may be coloured.
+func (s *IOStreams) Color() bool { return s.IsTerminal && !s.NoColor }
+
+// System returns the process's streams.
+func System() *IOStreams {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		IsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		NoColor:    noColor,
+	}
+}
+
+// Test returns in-memory streams for tests.
+func Test(in string, terminal bool) (*IOStreams, *bytes.Buffer, *bytes.Buffer) {
+	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: bytes.NewBufferString(in), Out: out, ErrOut: errOut, IsTerminal: terminal}, out, errOut
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/spf13/cobra"
+)
+
+// Build information, set with -ldflags "-X github.com/gwpol/gwpol/internal/cli.version=…".
+var (
+	version = "dev"
+	commit  = "none"
+	date    = "unknown"
+)
+
+// globalOptions are the persistent flags every command shares.
+type globalOptions struct {
+	IO         *IOStreams
+	Files      []string
+	Namespace  string
+	ConfigPath string
+	NoColor    bool
+
+	config *Config
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	g := &globalOptions{IO: ios}
+	root := &cobra.Command{
+		Use:   "gwpol",
+		Short: "Offline compiler and diagnostician for Gateway API policies",
+		Long: `gwpol reads Gateway API manifests (Gateways, routes, Services, Secrets) and
+the policies attached to them (kgateway TrafficPolicy, HAProxy
+HAProxyRoutePolicy, WSO2 API Platform policies), computes which policy
+attaches where and which one wins each field, and renders, explains and
+lints the result. It needs no cluster and never sends anything anywhere.`,
+		Example: `  gwpol status -f manifests/
+  gwpol explain httproute/shop/orders -f manifests/
+  gwpol lint -f manifests/ -o sarif > gwpol.sarif
+  gwpol render -f manifests/ --gateway infra/public`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return g.init(cmd)
+		},
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%v", err) })
+	pf := root.PersistentFlags()
+	pf.StringArrayVarP(&g.Files, "filename", "f", nil, "manifest file, directory (read recursively) or - for stdin; repeatable")
+	pf.StringVarP(&g.Namespace, "namespace", "n", "", `namespace for objects that set none (default "default", or config "namespace")`)
+	pf.StringVar(&g.ConfigPath, "config", "", "config file (default: .gwpol.yaml in the working directory, when present)")
+	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
+	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
+	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
+
+	root.AddCommand(
+		newVersionCmd(g, nil),
+		newStatusCmd(g, nil),
+		newRenderCmd(g, nil),
+		newExplainCmd(g, nil),
+		newLintCmd(g, nil),
+		newGenDocsCmd(),
+	)
+	return root
+}
+
+func (g *globalOptions) init(cmd *cobra.Command) error {
+	if g.NoColor {
+		g.IO.NoColor = true
+	}
+	c, _, err := loadConfig(g.ConfigPath)
+	if err != nil {
+		return err
+	}
+	if g.Namespace != "" {
+		c.Namespace = g.Namespace
+	}
+	g.config = c
+	return nil
+}
+
+// requireFiles is for commands that read manifests.
+func (g *globalOptions) requireFiles() error {
+	if len(g.Files) == 0 {
+		return usageError("no input: give manifests with -f FILE|DIR (or -f - for stdin)")
+	}
+	return nil
+}
+
+// Main runs gwpol with args and returns the process exit code.
+func Main(args []string, ios *IOStreams) int {
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return ExitOK
+	}
+	if !errors.Is(err, errFindings) {
+		if diag.KindOf(err) == diag.Internal && isCobraUsage(err) {
+			err = usageError("%v", err)
+		}
+		fmt.Fprintln(ios.ErrOut, errorText(err))
+		if diag.KindOf(err) == diag.Usage {
+			fmt.Fprintln(ios.ErrOut, "Run 'gwpol --help' for usage.")
+		}
+	}
+	return exitCode(err)
+}
+
+// isCobraUsage recognises cobra's own argument errors, which carry no kind.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument", "flag needs"} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, " "+p) {
+			return true
+		}
+	}
+	return false
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}

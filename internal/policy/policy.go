@@ -1,0 +1,298 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+)
+
+// Kind is one supported policy kind.
+type Kind interface {
+	// GroupKind of the policy objects.
+	GroupKind() model.GroupKind
+	// Spec describes attachment, fields and status behaviour.
+	Spec() KindSpec
+	// Decode reads and validates one policy object. It never fails: a
+	// policy that cannot be used is returned with Invalid diagnostics.
+	Decode(obj *manifest.Object, env *Env) *Policy
+}
+
+// Env is what decoding may consult.
+type Env struct {
+	Model  *model.Model
+	Config Config
+}
+
+// Config are the settings policy kinds read (from .gwpol.yaml).
+type Config struct {
+	// PolicyMerge maps kind-specific field keys to DeepMerge/ShallowMerge
+	// for same-level merging (kgateway's KGW_POLICY_MERGE).
+	PolicyMerge map[string]string
+	// GlobalPolicyNamespace may select targets across namespaces.
+	GlobalPolicyNamespace string
+	// ReferenceGrantMode is Strict (default) or Permissive.
+	ReferenceGrantMode string
+	// ValidationMode is Standard (default) or Strict.
+	ValidationMode string
+	// Values holds kind-specific settings by key (e.g. "wso2.systemPolicies").
+	Values map[string]any
+}
+
+// StrictGrants reports whether cross-namespace references need a grant.
+func (c Config) StrictGrants() bool { return !strings.EqualFold(c.ReferenceGrantMode, "Permissive") }
+
+// Strategy is how one field merges among the policies at a target.
+type Strategy string
+
+// The strategies, with kgateway's names.
+const (
+	AugmentedShallow   Strategy = "AugmentedShallow"
+	OverridableShallow Strategy = "OverridableShallow"
+	AugmentedDeep      Strategy = "AugmentedDeep"
+	OverridableDeep    Strategy = "OverridableDeep"
+	// Additive concatenates every contributor, parent first, and never
+	// overrides (chains of versioned policies).
+	Additive Strategy = "Additive"
+	// Exclusive: at most one policy may attach; nothing to merge.
+	Exclusive Strategy = "Exclusive"
+)
+
+// FieldSpec describes one mergeable field of a kind.
+type FieldSpec struct {
+	Key      string   // MergeOrigins key, e.g. rateLimit.local
+	SpecPath string   // where it is in the object, e.g. spec.rateLimit.local
+	Deep     bool     // may deep-merge (lists concatenated) when configured
+	Default  Strategy // strategy within one level when not configured
+}
+
+// TargetKind is a kind of attachment point.
+type TargetKind string
+
+// Attachment points.
+const (
+	TargetGateway     TargetKind = "Gateway"
+	TargetListenerSet TargetKind = "ListenerSet"
+	TargetHTTPRoute   TargetKind = "HTTPRoute"
+	TargetGRPCRoute   TargetKind = "GRPCRoute"
+)
+
+// KindSpec is the static description of a kind.
+type KindSpec struct {
+	Fields []FieldSpec
+	// TargetKinds are the kinds targetRefs/selectors may name.
+	TargetKinds []TargetKind
+	// ExtensionRef: a rule filter may reference the policy.
+	ExtensionRef bool
+	// OnePerRule: at most one such filter per rule (GWP206), and none in
+	// backendRefs[].filters (GWP207). Violations fail the rule closed.
+	OnePerRule bool
+	// FailClosed: a rule whose policy is invalid or unresolved must not
+	// forward traffic (render emits a 503 direct response).
+	FailClosed bool
+	// Attached: the kind reports the Attached condition (kgateway-style).
+	Attached bool
+	// MaxAncestors caps the ancestors in status (kgateway: 16).
+	MaxAncestors int
+	// Precedence: order policies by weight, creation time, then name.
+	Precedence bool
+}
+
+// TargetRef is one targetRef or targetSelector of a policy.
+type TargetRef struct {
+	Group, Kind, Name string
+	Section          string
+	// Selector: when set, this is a targetSelector (Name is empty).
+	Selector map[string]string
+	Path     string // field path in the policy, for positions
+}
+
+// Policy is one decoded policy object.
+type Policy struct {
+	Kind   Kind
+	Obj    *manifest.Object
+	Weight int32
+	// Created is metadata.creationTimestamp; zero when absent.
+	Created time.Time
+	Targets []TargetRef
+	// Values holds the typed value of each set field by key.
+	Values map[string]any
+	// Invalid are errors that make the policy unusable (Accepted=False,
+	// reason Invalid). Warnings make it PartiallyValid.
+	Invalid  []diag.Diagnostic
+	Warnings []diag.Diagnostic
+	// Findings are other diagnostics (unknown fields, deprecations).
+	Findings []diag.Diagnostic
+	// Data is kind-private decoded state (e.g. the typed spec).
+	Data any
+}
+
+// ID is the policy ID used in MergeOrigins: group/kind/namespace/name.
+func (p *Policy) ID() string {
+	gk := p.Kind.GroupKind()
+	return gk.Group + "/" + gk.Kind + "/" + p.Obj.Namespace + "/" + p.Obj.Name
+}
+
+// Key is the policy's object key.
+func (p *Policy) Key() model.Key { return model.KeyOf(p.Obj) }
+
+// Ref for findings.
+func (p *Policy) Ref() diag.ObjectRef { return p.Obj.Ref() }
+
+// IsValid reports whether the policy may take effect.
+func (p *Policy) IsValid() bool { return len(p.Invalid) == 0 }
+
+// SetFields lists the keys of the fields the policy sets, in the kind's order.
+func (p *Policy) SetFields() []string {
+	var out []string
+	for _, f := range p.Kind.Spec().Fields {
+		if _, ok := p.Values[f.Key]; ok {
+			out = append(out, f.Key)
+		}
+	}
+	return out
+}
+
+// FieldPath is the spec path of a field key, for positions.
+func (p *Policy) FieldPath(key string) string {
+	for _, f := range p.Kind.Spec().Fields {
+		if f.Key == key {
+			return f.SpecPath
+		}
+	}
+	return "spec"
+}
+
+// Precedes orders two policies at one target: higher weight first, then
+// older creationTimestamp, then namespace/name. byName reports that only
+// the name decided, which lint flags (GWP303).
+func Precedes(a, b *Policy) (before bool, byName bool) {
+	if a.Weight != b.Weight {
+		return a.Weight > b.Weight, false
+	}
+	if !a.Created.Equal(b.Created) {
+		if a.Created.IsZero() != b.Created.IsZero() {
+			return !a.Created.IsZero(), false // a dated policy is older than an undated one
+		}
+		return a.Created.Before(b.Created), false
+	}
+	ka, kb := a.Obj.Namespace+"/"+a.Obj.Name, b.Obj.Namespace+"/"+b.Obj.Name
+	return ka < kb, true
+}
+
+// ComparePrecedence is Precedes as a sort function.
+func ComparePrecedence(a, b *Policy) int {
+	if a == b {
+		return 0
+	}
+	if before, _ := Precedes(a, b); before {
+		return -1
+	}
+	return 1
+}
+
+// Registry holds the supported kinds.
+type Registry struct {
+	kinds []Kind
+	byGK  map[model.GroupKind]Kind
+}
+
+// NewRegistry builds a registry from kinds; the order is kept for output.
+func NewRegistry(kinds ...Kind) *Registry {
+	r := &Registry{byGK: map[model.GroupKind]Kind{}}
+	for _, k := range kinds {
+		r.kinds = append(r.kinds, k)
+		r.byGK[k.GroupKind()] = k
+	}
+	return r
+}
+
+// Kinds lists the registered kinds.
+func (r *Registry) Kinds() []Kind { return r.kinds }
+
+// Lookup finds a kind.
+func (r *Registry) Lookup(gk model.GroupKind) (Kind, bool) {
+	k, ok := r.byGK[gk]
+	return k, ok
+}
+
+// GroupKinds are the registered kinds plus the auxiliary kinds they read,
+// for model.Options.Extra.
+func (r *Registry) GroupKinds() map[model.GroupKind]bool {
+	out := map[model.GroupKind]bool{}
+	for _, k := range r.kinds {
+		out[k.GroupKind()] = true
+		if a, ok := k.(Auxiliary); ok {
+			for _, gk := range a.AuxiliaryKinds() {
+				out[gk] = true
+			}
+		}
+	}
+	return out
+}
+
+// BackendKinds are backendRef kinds the registered kinds provide.
+func (r *Registry) BackendKinds() map[model.GroupKind]bool {
+	out := map[model.GroupKind]bool{}
+	for _, k := range r.kinds {
+		if b, ok := k.(BackendProvider); ok {
+			for _, gk := range b.BackendKinds() {
+				out[gk] = true
+			}
+		}
+	}
+	return out
+}
+
+// Auxiliary is implemented by kinds that read other objects of their API
+// group (kgateway's GatewayExtension, WSO2's RestApi…).
+type Auxiliary interface {
+	AuxiliaryKinds() []model.GroupKind
+}
+
+// BackendProvider is implemented by kinds whose API group defines backendRef
+// kinds (kgateway's Backend).
+type BackendProvider interface {
+	BackendKinds() []model.GroupKind
+}
+
+// Set is every decoded policy, sorted by kind, namespace, name.
+type Set struct {
+	Policies []*Policy
+	byKey    map[model.Key]*Policy
+}
+
+// Get finds a policy by key.
+func (s *Set) Get(k model.Key) *Policy { return s.byKey[k] }
+
+// Decode decodes every object of every registered kind.
+func (r *Registry) Decode(env *Env) *Set {
+	s := &Set{byKey: map[model.Key]*Policy{}}
+	for _, k := range r.kinds {
+		for _, o := range env.Model.OfKind(k.GroupKind()) {
+			p := k.Decode(o, env)
+			s.Policies = append(s.Policies, p)
+			s.byKey[model.KeyOf(o)] = p
+		}
+	}
+	slices.SortFunc(s.Policies, func(a, b *Policy) int { return model.KeyOf(a.Obj).Compare(model.KeyOf(b.Obj)) })
+	return s
+}
+
+// Diag builds a diagnostic about a field of the policy.
+func (p *Policy) Diag(code string, sev diag.Severity, path, format string, args ...any) diag.Diagnostic {
+	return diag.Diagnostic{Code: code, Severity: sev, Object: p.Ref(), Field: path, Pos: p.Obj.FieldPos(path), Message: fmt.Sprintf(format, args...)}
+}
+
+// SortIDs sorts policy IDs, the order MergeOrigins lists use.
+func SortIDs(ids []string) []string {
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+var _ = cmp.Compare[int]

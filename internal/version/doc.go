@@ -1,0 +1,34 @@
+// Package version is the WSO2 API Platform version stage of gwpol: it reads
+// the policy definitions the gateway-controller loads (--policy-definitions
+// DIR) and the policy engine's build lock (--engine-manifest
+// build-manifest.yaml), and answers the questions a versioned policy
+// reference raises, exactly the way the WSO2 code answers them:
+//
+//   - Resolve: a reference's version must be major-only (`^v\d+$`, after
+//     trimming spaces); it resolves to the single loaded definition of that
+//     name whose version is `vMAJOR.MINOR.PATCH` and starts with `vN.`. The
+//     identity shared by controller and engine is `name:vN`.
+//   - EngineManifest.Check: the engine registry is keyed `name:vN` with no
+//     fallback; a missing name or major is "policy not found" at runtime, a
+//     different minor/patch than the controller's definition is drift that is
+//     compatible under major identity.
+//   - Definition.ValidateParams: a reference's params against the
+//     definition's `parameters` JSON Schema (draft-7 unless the schema says
+//     otherwise), after the same string-to-number/boolean coercion the
+//     gateway-controller applies to template-rendered params.
+//
+// Results are plain structs carrying a stable lint code (GWP501–GWP507), a
+// severity, a message and a fix hint. This package does not know where a
+// reference sits in the user's manifests: the policy and lint packages turn a
+// Problem into a diag.Diagnostic at the reference's position (see
+// Problem.Diagnostic). Problems found in the definition and engine files
+// themselves (a definition version that is not semver, a duplicate major in
+// the engine build) come back from the loaders as diagnostics positioned in
+// those files.
+//
+// Imports: the standard library, internal/diag, go.yaml.in/yaml/v3 (the
+// definition and build-manifest files have no apiVersion/kind, so
+// internal/manifest cannot read them), Masterminds/semver and
+// santhosh-tekuri/jsonschema. Nothing here imports the policy, lint, render
+// or cli packages; they import this one.
+package version
