@@ -296,7 +296,27 @@ func splitDocs(data []byte) []chunk {
 	return append(chunks, chunk{data: data[start:], firstLine: startLine})
 }
 
-var yamlLineErr = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var (
+	yamlLineErr   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	yamlAnchorErr = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
+
+// yamlParserProblems are the problems go.yaml.in/yaml/v3 reports from its
+// parser (as opposed to its scanner). It prints their line 0-based and
+// leaves "line N:" out when that is 0; scanner problems it prints 1-based.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
 
 func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(c.data))
@@ -325,10 +345,20 @@ func parseError(file string, c chunk, err error) error {
 	msg := err.Error()
 	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		line := n + c.firstLine
-		col := firstCol(c.data, n)
-		return diag.Errorf(diag.Invalid, "%s:%d:%d: invalid YAML: %s", file, line, col, m[2])
+		if yamlParserProblems[m[2]] {
+			n++ // 0-based in the parser's messages
+		}
+		return diag.Errorf(diag.Invalid, "%s:%d:%d: invalid YAML: %s", file, n+c.firstLine, firstCol(c.data, n), m[2])
 	}
+	if m := yamlAnchorErr.FindStringSubmatch(msg); m != nil {
+		// The parser names the alias but not where it is: find its first use.
+		if i := bytes.Index(c.data, []byte("*"+m[1])); i >= 0 {
+			line := bytes.Count(c.data[:i], []byte("\n")) + 1
+			col := i - bytes.LastIndexByte(c.data[:i], '\n')
+			return diag.Errorf(diag.Invalid, "%s:%d:%d: invalid YAML: unknown anchor %q referenced", file, line+c.firstLine, col, m[1])
+		}
+	}
+	// No line in the message: the parser's line 0, the chunk's first line.
 	return diag.Errorf(diag.Invalid, "%s:%d:1: invalid YAML: %s", file, c.firstLine+1, strings.TrimPrefix(msg, "yaml: "))
 }
 
@@ -460,9 +490,52 @@ func checkShape(file string, root *yaml.Node, lim Limits) error {
 				return diag.Errorf(diag.Invalid, "%s:%d:%d: aliases expand to more than %d nodes (a \"billion laughs\" document?); refusing to expand", file, f.n.Line, f.n.Column, lim.MaxAliasNodes)
 			}
 		}
+		if n.Kind == yaml.MappingNode && !alias {
+			if err := checkKeys(file, n); err != nil {
+				return err
+			}
+		}
 		for _, c := range n.Content {
 			stack = append(stack, frame{c, f.depth + 1, alias})
 		}
+	}
+	return nil
+}
+
+// checkKeys rejects a mapping that sets one key twice. YAML forbids it, and
+// the field lookups here (first wins) and JSON decoding (last wins) would
+// otherwise disagree about the object's name or namespace.
+func checkKeys(file string, n *yaml.Node) error {
+	dup := func(k, prev *yaml.Node) error {
+		return diag.Errorf(diag.Invalid, "%s:%d:%d: mapping key %q already defined at line %d", file, k.Line, k.Column, k.Value, prev.Line)
+	}
+	scalarKey := func(k *yaml.Node) bool {
+		return k.Kind == yaml.ScalarNode && !(k.Value == "<<" && k.ShortTag() == "!!merge")
+	}
+	if len(n.Content) <= 32 { // small mappings: no allocation
+		for i := 2; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if !scalarKey(k) {
+				continue
+			}
+			for j := 0; j < i; j += 2 {
+				if p := n.Content[j]; scalarKey(p) && p.Value == k.Value {
+					return dup(k, p)
+				}
+			}
+		}
+		return nil
+	}
+	seen := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if !scalarKey(k) {
+			continue
+		}
+		if p, ok := seen[k.Value]; ok {
+			return dup(k, p)
+		}
+		seen[k.Value] = k
 	}
 	return nil
 }

@@ -14,13 +14,13 @@ import (
 // Object is one Kubernetes object as read, with its source position and its
 // YAML node tree for field positions.
 type Object struct {
-	APIVersion string
-	Group      string // "" for core
-	Version    string
-	Kind       string
-	Name       string
-	Namespace  string // as written; "" when absent
-	Labels     map[string]string
+	APIVersion  string
+	Group       string // "" for core
+	Version     string
+	Kind        string
+	Name        string
+	Namespace   string // as written; "" when absent
+	Labels      map[string]string
 	Annotations map[string]string
 
 	File string
@@ -84,12 +84,15 @@ func (o *Object) stringMap(path string) (map[string]string, error) {
 		return nil, Errorf(o.posOf(n), "%s must be a map of strings", path)
 	}
 	m := make(map[string]string, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
-		if v.Kind != yaml.ScalarNode {
-			return nil, Errorf(o.posOf(v), "%s.%s must be a string", path, k.Value)
+	var err error
+	eachPair(n, func(k, v *yaml.Node) { // merge keys (<<) apply, as in JSON
+		if v = resolve(v); err == nil && v.Kind != yaml.ScalarNode {
+			err = Errorf(o.posOf(v), "%s.%s must be a string", path, k.Value)
 		}
-		m[k.Value] = v.Value
+		m[resolve(k).Value] = v.Value
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -110,13 +113,14 @@ func (o *Object) posOf(n *yaml.Node) diag.Position {
 func (o *Object) Has(path string) bool { return o.Lookup(path) != nil }
 
 // Lookup returns the node at a field path such as
-// "spec.rules[0].filters[1].type", or nil when any step is missing.
+// "spec.rules[0].filters[1].type", or nil when any step is missing. An alias
+// is returned as the node it stands for.
 func (o *Object) Lookup(path string) *yaml.Node {
 	n, rest := o.walk(path)
 	if rest != "" {
 		return nil
 	}
-	return n
+	return resolve(n)
 }
 
 // FieldPos is the position of a field path; when the path runs out early it
@@ -182,22 +186,48 @@ func (o *Object) walk(path string) (*yaml.Node, string) {
 	return n, ""
 }
 
-// lookup finds key in a mapping node (following aliases).
+// lookup finds key in a mapping node, following aliases and merge keys
+// (<<) with the precedence eachPair gives them, so that field lookups agree
+// with the JSON form: an explicit key wins, then the merged maps in order.
 func lookup(n *yaml.Node, key string) *yaml.Node {
-	if n == nil {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
+	merges := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if isMergeKey(k) {
+			merges = true
+		} else if resolve(k).Value == key {
+			return n.Content[i+1]
+		}
+	}
+	if !merges {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
+		if !isMergeKey(n.Content[i]) {
+			continue
+		}
+		m := resolve(n.Content[i+1])
+		if m == nil {
+			continue
+		}
+		srcs := []*yaml.Node{m}
+		if m.Kind == yaml.SequenceNode {
+			srcs = m.Content
+		}
+		for _, src := range srcs {
+			if v := lookup(src, key); v != nil {
+				return v
+			}
 		}
 	}
 	return nil
 }
+
+func isMergeKey(k *yaml.Node) bool { return k.Value == "<<" && k.ShortTag() == "!!merge" }
 
 func resolve(n *yaml.Node) *yaml.Node {
 	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
@@ -249,9 +279,63 @@ func (o *Object) decodeError(base string, err error) error {
 		if base != "" {
 			p = base + "." + p
 		}
-		return Errorf(o.FieldPos(p), "%s %s: %s must be %s, not %s", o.Kind, o.Name, p, jsonTypeName(te.Type.String()), te.Value)
+		pos := o.FieldPos(p)
+		// encoding/json names the field without list indexes
+		// (spec.ports.port): find the element that holds the bad value.
+		start := o.node
+		if base != "" {
+			start = o.Lookup(base)
+		}
+		kind, _, _ := strings.Cut(te.Value, " ")
+		if n := findOfKind(start, strings.Split(te.Field, "."), kind); n != nil {
+			pos = o.posOf(n)
+		}
+		return Errorf(pos, "%s %s: %s must be %s, not %s", o.Kind, o.Name, p, jsonTypeName(te.Type.String()), te.Value)
 	}
 	return Errorf(o.FieldPos(base), "%s %s: %v", o.Kind, o.Name, err)
+}
+
+// findOfKind follows keys from n, trying every element of the lists on the
+// way, and returns the first node found whose JSON kind (string, number,
+// bool, null, object, array) is kind.
+func findOfKind(n *yaml.Node, keys []string, kind string) *yaml.Node {
+	r := resolve(n)
+	if r == nil {
+		return nil
+	}
+	if r.Kind == yaml.SequenceNode {
+		for _, c := range r.Content {
+			if f := findOfKind(c, keys, kind); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	if len(keys) == 0 {
+		if jsonKind(r) == kind {
+			return n
+		}
+		return nil
+	}
+	return findOfKind(lookup(r, keys[0]), keys[1:], kind)
+}
+
+func jsonKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "object"
+	case yaml.SequenceNode:
+		return "array"
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return "null"
+	case "!!bool":
+		return "bool"
+	case "!!int", "!!float":
+		return "number"
+	}
+	return "string"
 }
 
 func jsonTypeName(goType string) string {

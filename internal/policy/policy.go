@@ -69,6 +69,16 @@ type FieldSpec struct {
 	SpecPath string   // where it is in the object, e.g. spec.rateLimit.local
 	Deep     bool     // may deep-merge (lists concatenated) when configured
 	Default  Strategy // strategy within one level when not configured
+	// ConfigName is the field's name in policyMerge settings when it
+	// differs from Key (kgateway: "acl" for httpACL).
+	ConfigName string
+}
+
+// DeepConflicter is implemented by kinds whose deep merge of a field can
+// conflict (kgateway ACLs with different default actions); on conflict the
+// field falls back to shallow merging.
+type DeepConflicter interface {
+	DeepConflict(key string, a, b any) bool
 }
 
 // TargetKind is a kind of attachment point.
@@ -84,7 +94,12 @@ const (
 
 // KindSpec is the static description of a kind.
 type KindSpec struct {
-	Fields []FieldSpec
+	// ConfigKey names the kind in configuration (policyMerge.<ConfigKey>).
+	ConfigKey string
+	// MetadataKey is the filter_metadata key written by render; the
+	// kgateway-compatible form is MetadataKeyCompat.
+	MetadataKey, MetadataKeyCompat string
+	Fields                         []FieldSpec
 	// TargetKinds are the kinds targetRefs/selectors may name.
 	TargetKinds []TargetKind
 	// ExtensionRef: a rule filter may reference the policy.

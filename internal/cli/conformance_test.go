@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/status"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// conformanceDir holds kgateway's golden cases, beside the repository.
+const conformanceDir = "../../../shared/conformance/kgateway/cases"
+
+type caseSettings struct {
+	Gateway  string `json:"gateway"`
+	Settings struct {
+		PolicyMerge           map[string]map[string]string `json:"PolicyMerge"`
+		GlobalPolicyNamespace string                       `json:"GlobalPolicyNamespace"`
+		ReferenceGrantMode    string                       `json:"ReferenceGrantMode"`
+		ValidationMode        string                       `json:"ValidationMode"`
+	} `json:"settings"`
+}
+
+type expectedAncestor struct {
+	Ancestor   string   `json:"ancestor"`
+	Controller string   `json:"controller"`
+	Accepted   []string `json:"Accepted"`
+	Attached   []string `json:"Attached"`
+}
+
+type expectedCase struct {
+	Policies     map[string][]expectedAncestor              `json:"policies"`
+	Routes       map[string]map[string]map[string][]string `json:"routes"`
+	VirtualHosts map[string]map[string]map[string][]string `json:"virtualHosts"`
+	RouteConfigs map[string]map[string]map[string][]string `json:"routeConfigs"`
+	Listeners    map[string]map[string]map[string][]string `json:"listeners"`
+}
+
+// loadCase reads a case the way kgateway's harness does: every object's
+// creationTimestamp is replaced by 0001-01-01T00:00:00Z + N seconds in
+// document order, so "older wins" means "earlier in the file wins".
+func loadCase(t *testing.T, dir string) (*manifest.Set, *Config, caseSettings, expectedCase) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	var out bytes.Buffer
+	n := 0
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		n++
+		stamp := time.Time{}.Add(time.Duration(n) * time.Second).UTC().Format(time.RFC3339)
+		setTimestamp(doc.Content[0], stamp)
+		b, err := yaml.Marshal(&doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString("---\n")
+		out.Write(b)
+	}
+	objs, err := manifest.Parse(filepath.Join(dir, "input.yaml"), out.Bytes(), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs caseSettings
+	readJSON(t, filepath.Join(dir, "case.json"), &cs)
+	var exp expectedCase
+	readJSON(t, filepath.Join(dir, "expected.json"), &exp)
+	cfg := &Config{Namespace: "default", ControllerName: "kgateway.dev/kgateway", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
+		PolicyMerge: cs.Settings.PolicyMerge, GlobalPolicyNamespace: cs.Settings.GlobalPolicyNamespace}
+	if cs.Settings.ReferenceGrantMode != "" {
+		cfg.ReferenceGrantMode = cs.Settings.ReferenceGrantMode
+	}
+	if cs.Settings.ValidationMode != "" {
+		cfg.ValidationMode = cs.Settings.ValidationMode
+	}
+	return &manifest.Set{Objects: objs}, cfg, cs, exp
+}
+
+func setTimestamp(obj *yaml.Node, stamp string) {
+	for i := 0; i+1 < len(obj.Content); i += 2 {
+		if obj.Content[i].Value != "metadata" {
+			continue
+		}
+		md := obj.Content[i+1]
+		for j := 0; j+1 < len(md.Content); j += 2 {
+			if md.Content[j].Value == "creationTimestamp" {
+				md.Content[j+1].Value, md.Content[j+1].Tag = stamp, "!!str"
+				return
+			}
+		}
+		md.Content = append(md.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "creationTimestamp"}, &yaml.Node{Kind: yaml.ScalarNode, Value: stamp, Tag: "!!str"})
+		return
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// divergences reads testdata/conformance-divergences.txt: "case: reason".
+func divergences(t *testing.T) map[string]string {
+	out := map[string]string{}
+	f, err := os.Open("../../testdata/conformance-divergences.txt")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, _ := strings.Cut(line, ":")
+		out[strings.TrimSpace(name)] = strings.TrimSpace(reason)
+	}
+	return out
+}
+
+// policyStatuses flattens gwpol's status report into expected.json's shape.
+func policyStatuses(rep *status.Report) map[string][]expectedAncestor {
+	out := map[string][]expectedAncestor{}
+	for _, p := range rep.Policies {
+		key := p.Kind + "/" + p.Namespace + "/" + p.Name
+		for _, a := range p.Ancestors {
+			ea := expectedAncestor{Ancestor: a.AncestorRef.String(), Controller: a.ControllerName}
+			for _, c := range a.Conditions {
+				switch c.Type {
+				case "Accepted":
+					ea.Accepted = []string{c.Status, c.Reason}
+				case "Attached":
+					ea.Attached = []string{c.Status, c.Reason}
+				}
+			}
+			out[key] = append(out[key], ea)
+		}
+	}
+	return out
+}
+
+func TestConformanceKgateway(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(conformanceDir, "*"))
+	if len(dirs) == 0 {
+		t.Skipf("conformance cases not found at %s (they live in ../shared beside the repository); skipping", conformanceDir)
+	}
+	div := divergences(t)
+	agree, total := 0, 0
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		total++
+		ok := t.Run(name, func(t *testing.T) {
+			if reason, listed := div[name]; listed {
+				t.Skipf("listed in testdata/conformance-divergences.txt: %s", reason)
+			}
+			set, cfg, _, exp := loadCase(t, dir)
+			c := Compile(set, cfg)
+			rep := status.Compute(c.Result, status.Options{ControllerName: cfg.ControllerName})
+			got := policyStatuses(rep)
+			for key, want := range exp.Policies {
+				if diff := cmp.Diff(want, got[key]); diff != "" {
+					t.Errorf("policy %s status (-kgateway +gwpol):\n%s", key, diff)
+				}
+			}
+			checkOrigins(t, c, exp)
+		})
+		if ok && !slices.Contains(keys(div), name) {
+			agree++
+		}
+	}
+	t.Logf("conformance: %d/%d cases agree", agree, total)
+	fmt.Printf("conformance: %d/%d cases agree\n", agree, total)
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

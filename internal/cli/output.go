@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"sigs.k8s.io/yaml"
+)
+
+func checkFormat(got string, allowed ...string) error {
+	if !slices.Contains(allowed, got) {
+		return usageError("-o must be one of %v, not %q", allowed, got)
+	}
+	return nil
+}
+
+// encode renders v as indented JSON or as YAML (through JSON, so field
+// names and order are the same in both).
+func encode(format string, v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	if format == "json" {
+		return b.Bytes(), nil
+	}
+	return yaml.JSONToYAML(b.Bytes())
+}
+
+// writeData encodes v and writes it to stdout or, atomically, to path.
+func writeData(g *globalOptions, path, format string, v any) error {
+	data, err := encode(format, v)
+	if err != nil {
+		return err
+	}
+	return writeOut(g, path, data)
+}
+
+// writeOut writes data to stdout, or to path through a temporary file and a
+// rename, so a failed run never leaves a truncated file.
+func writeOut(g *globalOptions, path string, data []byte) error {
+	if path == "" || path == "-" {
+		_, err := g.IO.Out.Write(data)
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+	}
+	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", path)
+	return nil
+}

@@ -1,0 +1,11 @@
+// Package merge computes gwpol's intermediate representation: for every
+// merge point (a Gateway as a whole, a listener, a route rule) and every
+// policy kind, the ordered candidate policies and, per field, the owner,
+// the contributors, the policies that lost and the strategy that decided.
+// It also derives the effective view of a rule (own fields plus those
+// inherited from listener and Gateway, with what shadows what).
+//
+// status, render, explain and lint only read this IR; none of them
+// recomputes precedence. merge imports attach, topology, policy, model,
+// manifest and diag.
+package merge

@@ -1,0 +1,72 @@
+package merge
+
+import (
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// EffectiveField is one field in effect on a target once the levels are
+// combined the way Envoy combines them: the most specific configuration of
+// a filter wins.
+type EffectiveField struct {
+	Kind  policy.Kind
+	Key   string
+	Field *Field // the result at the level that decides
+	// Inherited: the field comes from a less specific level than the
+	// target asked about (listener or Gateway for a rule).
+	Inherited bool
+	// Shadowed are results for the same field at less specific levels that
+	// this one hides.
+	Shadowed []*Field
+}
+
+// Level is the level the deciding owner attached at.
+func (e EffectiveField) Level() Level { return e.Field.Owner.Level }
+
+// levels lists a target's points from most to least specific.
+func (r *Result) levels(rule *topology.Rule, l *topology.Listener) []Points {
+	var out []Points
+	if rule != nil {
+		if rp := r.rules[rule]; rp != nil {
+			out = append(out, rp.Own)
+		}
+	}
+	if l != nil {
+		lp := r.listeners[l]
+		if lp != nil {
+			out = append(out, lp.Own)
+		}
+		if gp := r.gateways[l.Gateway]; gp != nil && (lp == nil || !lp.IncludesGateway) {
+			out = append(out, gp.Whole)
+		}
+	}
+	return out
+}
+
+// Effective combines the levels for a rule served on a listener (l may be
+// nil for a route attached nowhere). With rule nil it is the listener's own
+// effective view.
+func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []EffectiveField {
+	lv := r.levels(rule, l)
+	var out []EffectiveField
+	for _, k := range r.Registry.Kinds() {
+		for _, fs := range k.Spec().Fields {
+			var e *EffectiveField
+			for i, pts := range lv {
+				f := pts.Of(k).Field(fs.Key)
+				if f == nil {
+					continue
+				}
+				if e == nil {
+					e = &EffectiveField{Kind: k, Key: fs.Key, Field: f, Inherited: i > 0 || (rule == nil && f.Owner.Level == LevelGateway)}
+					continue
+				}
+				e.Shadowed = append(e.Shadowed, f)
+			}
+			if e != nil {
+				out = append(out, *e)
+			}
+		}
+	}
+	return out
+}

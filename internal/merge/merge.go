@@ -1,0 +1,238 @@
+package merge
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// Level is where in the hierarchy a policy attached.
+type Level string
+
+// Levels, most specific first.
+const (
+	LevelRule        Level = "rule"
+	LevelRoute       Level = "route"
+	LevelListener    Level = "listener"
+	LevelListenerSet Level = "listenerset"
+	LevelGateway     Level = "gateway"
+)
+
+// Candidate is a policy at a merge point.
+type Candidate struct {
+	Policy *policy.Policy
+	Via    attach.Via
+	Level  Level
+	Path   string // the targetRef or filter that attached it
+}
+
+// Field is the outcome for one field at one merge point.
+type Field struct {
+	Key      string
+	Strategy policy.Strategy
+	// Owner is the candidate whose value is in effect (the first
+	// contributor under deep merge).
+	Owner *Candidate
+	// Contributors are every candidate whose value is in the result, in
+	// merge order; for shallow strategies just the owner.
+	Contributors []*Candidate
+	// Losers set the field but are not in the result.
+	Losers []*Candidate
+	// Values are the contributors' values, in merge order.
+	Values []any
+}
+
+// Tie is a pair of adjacent candidates whose order only their names decided,
+// while both set a common field.
+type Tie struct {
+	First, Second *Candidate
+	Fields        []string
+}
+
+// Point is the merge of one kind's policies at one target.
+type Point struct {
+	Kind       policy.Kind
+	Candidates []*Candidate // valid policies, in precedence order
+	// Invalid are attached policies that are not accepted; they take no
+	// part in the merge, but their targets may be replaced (ValidationMode).
+	Invalid []*Candidate
+	Fields  []*Field // in the kind's field order
+	Ties    []Tie
+}
+
+// Field returns the result for a key, or nil.
+func (p *Point) Field(key string) *Field {
+	if p == nil {
+		return nil
+	}
+	for _, f := range p.Fields {
+		if f.Key == key {
+			return f
+		}
+	}
+	return nil
+}
+
+// Origins is the MergeOrigins map: field → sorted IDs of the policies in
+// the result. Empty when nothing merged.
+func (p *Point) Origins() map[string][]string {
+	if p == nil || len(p.Fields) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(p.Fields))
+	for _, f := range p.Fields {
+		ids := make([]string, 0, len(f.Contributors))
+		for _, c := range f.Contributors {
+			ids = append(ids, c.Policy.ID())
+		}
+		out[f.Key] = policy.SortIDs(ids)
+	}
+	return out
+}
+
+// Has reports whether the policy is a candidate here.
+func (p *Point) Has(pol *policy.Policy) bool {
+	if p == nil {
+		return false
+	}
+	for _, c := range p.Candidates {
+		if c.Policy == pol {
+			return true
+		}
+	}
+	return false
+}
+
+// strategyFor picks a field's strategy at one level: the kind's default,
+// or deep merge when the field allows it and the configuration asks.
+func strategyFor(k policy.Kind, f policy.FieldSpec, cfg policy.Config) policy.Strategy {
+	s := f.Default
+	if s == "" {
+		s = policy.AugmentedShallow
+	}
+	name := f.ConfigName
+	if name == "" {
+		name = f.Key
+	}
+	if !f.Deep {
+		return s
+	}
+	if v, ok := lookupFold(cfg.PolicyMerge, k.Spec().ConfigKey+"."+name); ok {
+		switch {
+		case strings.EqualFold(v, "DeepMerge"):
+			return policy.AugmentedDeep
+		case strings.EqualFold(v, "ShallowMerge"):
+			return policy.AugmentedShallow
+		}
+	}
+	return s
+}
+
+func lookupFold(m map[string]string, key string) (string, bool) {
+	for k, v := range m {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// mergeLevel merges candidates in precedence order with per-field
+// strategies, the way kgateway merges policies of one hierarchy level.
+func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
+	pt := &Point{Kind: k}
+	for _, c := range atts {
+		if c.Policy.IsValid() {
+			pt.Candidates = append(pt.Candidates, c)
+		} else {
+			pt.Invalid = append(pt.Invalid, c)
+		}
+	}
+	for _, fs := range k.Spec().Fields {
+		var setters []*Candidate
+		for _, c := range pt.Candidates {
+			if _, ok := c.Policy.Values[fs.Key]; ok {
+				setters = append(setters, c)
+			}
+		}
+		if len(setters) == 0 {
+			continue
+		}
+		st := strategyFor(k, fs, cfg)
+		if st == policy.AugmentedDeep && conflicts(k, fs.Key, setters) {
+			st = policy.AugmentedShallow
+		}
+		pt.Fields = append(pt.Fields, combine(fs.Key, st, setters))
+	}
+	pt.Ties = ties(pt)
+	return pt
+}
+
+// combine applies one strategy to the setters of a field (in precedence
+// order, highest first).
+func combine(key string, s policy.Strategy, setters []*Candidate) *Field {
+	f := &Field{Key: key, Strategy: s}
+	switch s {
+	case policy.AugmentedDeep, policy.Additive:
+		f.Contributors = setters
+	case policy.OverridableDeep:
+		f.Contributors = slices.Clone(setters)
+		slices.Reverse(f.Contributors)
+	case policy.OverridableShallow:
+		f.Contributors = setters[len(setters)-1:]
+		f.Losers = setters[:len(setters)-1]
+	default: // AugmentedShallow, Exclusive
+		f.Contributors = setters[:1]
+		f.Losers = setters[1:]
+	}
+	f.Owner = f.Contributors[0]
+	for _, c := range f.Contributors {
+		f.Values = append(f.Values, c.Policy.Values[key])
+	}
+	return f
+}
+
+// ties finds adjacent candidates ordered only by name that compete for a
+// field, which kgateway leaves undefined.
+func ties(pt *Point) []Tie {
+	var out []Tie
+	for i := 0; i+1 < len(pt.Candidates); i++ {
+		a, b := pt.Candidates[i], pt.Candidates[i+1]
+		if a.Via != b.Via {
+			continue
+		}
+		if _, byName := policy.Precedes(a.Policy, b.Policy); !byName {
+			continue
+		}
+		var common []string
+		for _, f := range pt.Fields {
+			if _, ok := a.Policy.Values[f.Key]; !ok {
+				continue
+			}
+			if _, ok := b.Policy.Values[f.Key]; ok && f.Strategy != policy.AugmentedDeep && f.Strategy != policy.Additive {
+				common = append(common, f.Key)
+			}
+		}
+		if len(common) > 0 {
+			out = append(out, Tie{First: a, Second: b, Fields: common})
+		}
+	}
+	return out
+}
+
+// conflicts reports whether a deep merge of the setters' values would
+// conflict, so the field must fall back to shallow merging.
+func conflicts(k policy.Kind, key string, setters []*Candidate) bool {
+	dc, ok := k.(policy.DeepConflicter)
+	if !ok {
+		return false
+	}
+	for _, c := range setters[1:] {
+		if dc.DeepConflict(key, setters[0].Policy.Values[key], c.Policy.Values[key]) {
+			return true
+		}
+	}
+	return false
+}

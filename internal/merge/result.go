@@ -1,0 +1,163 @@
+package merge
+
+import (
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Result is gwpol's IR: every merge point of every kind.
+type Result struct {
+	Graph    *topology.Graph
+	Registry *policy.Registry
+	Policies *policy.Set
+	Attach   *attach.Result
+
+	Gateways []*GatewayPoints // in graph order
+	Routes   []*RoutePoints   // in graph order
+
+	gateways  map[*topology.Gateway]*GatewayPoints
+	listeners map[*topology.Listener]*ListenerPoints
+	rules     map[*topology.Rule]*RulePoints
+}
+
+// Points are one target's merge results, one per kind that attached there
+// (in registry order).
+type Points []*Point
+
+// Of returns the point for a kind, or nil.
+func (ps Points) Of(k policy.Kind) *Point {
+	for _, p := range ps {
+		if p.Kind == k {
+			return p
+		}
+	}
+	return nil
+}
+
+// GatewayPoints are the merges of one Gateway.
+type GatewayPoints struct {
+	Gateway *topology.Gateway
+	// Whole: policies targeting the Gateway without sectionName; they
+	// configure every Listener and RouteConfiguration of the Gateway.
+	Whole     Points
+	Listeners []*ListenerPoints
+}
+
+// ListenerPoints are the merges of one listener.
+//
+// kgateway merges per Envoy resource: an HTTP listener's own policies
+// (sectionName on its Gateway or ListenerSet, and its whole ListenerSet)
+// configure its virtual hosts, while every HTTP listener on a port shares
+// one RouteConfiguration configured by the whole-Gateway policies. An HTTPS
+// listener has a RouteConfiguration of its own, where its policies and the
+// whole-Gateway ones merge as one group (listener first), so a listener
+// policy can override a Gateway policy there.
+type ListenerPoints struct {
+	Listener *topology.Listener
+	// Own is the merge for the listener's resource: its virtual hosts
+	// (HTTP) or its RouteConfiguration (HTTPS, IncludesGateway).
+	Own             Points
+	IncludesGateway bool
+}
+
+// RoutePoints are the merges of one route's rules.
+type RoutePoints struct {
+	Route *topology.Route
+	Rules []*RulePoints
+}
+
+// RulePoints are the merges of one rule: ExtensionRef, sectionName and
+// whole-route policies form one group.
+type RulePoints struct {
+	Route *topology.Route
+	Rule  *topology.Rule
+	Own   Points
+}
+
+// Gateway returns a Gateway's points.
+func (r *Result) Gateway(g *topology.Gateway) *GatewayPoints { return r.gateways[g] }
+
+// Listener returns a listener's points.
+func (r *Result) Listener(l *topology.Listener) *ListenerPoints { return r.listeners[l] }
+
+// Rule returns a rule's points.
+func (r *Result) Rule(rule *topology.Rule) *RulePoints { return r.rules[rule] }
+
+// Compute builds the IR.
+func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *attach.Result, cfg policy.Config) *Result {
+	r := &Result{Graph: g, Registry: reg, Policies: set, Attach: att,
+		gateways: map[*topology.Gateway]*GatewayPoints{}, listeners: map[*topology.Listener]*ListenerPoints{}, rules: map[*topology.Rule]*RulePoints{}}
+	for _, gw := range g.Gateways {
+		gp := &GatewayPoints{Gateway: gw, Whole: r.merge(leveled(att.Gateway[gw], LevelGateway), cfg)}
+		for _, l := range gw.Listeners {
+			lp := &ListenerPoints{Listener: l, IncludesGateway: l.Protocol == "HTTPS"}
+			group := leveled(att.Listener[l], LevelListener)
+			if l.Set != nil {
+				group = append(group, leveled(att.ListenerSet[l.Set], LevelListenerSet)...)
+			}
+			if lp.IncludesGateway {
+				group = append(group, leveled(att.Gateway[gw], LevelGateway)...)
+			}
+			lp.Own = r.merge(group, cfg)
+			gp.Listeners = append(gp.Listeners, lp)
+			r.listeners[l] = lp
+		}
+		r.Gateways = append(r.Gateways, gp)
+		r.gateways[gw] = gp
+	}
+	for _, rt := range g.Routes {
+		rp := &RoutePoints{Route: rt}
+		for _, rule := range rt.Rules {
+			cands := append(append([]*attach.Attachment(nil), att.Rule[rule]...), att.Route[rt]...)
+			rrp := &RulePoints{Route: rt, Rule: rule, Own: r.rulePoints(cands, cfg)}
+			rp.Rules = append(rp.Rules, rrp)
+			r.rules[rule] = rrp
+		}
+		r.Routes = append(r.Routes, rp)
+	}
+	return r
+}
+
+// leveled turns attachments into candidates of one level.
+func leveled(atts []*attach.Attachment, lvl Level) []*Candidate {
+	out := make([]*Candidate, 0, len(atts))
+	for _, a := range atts {
+		out = append(out, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path})
+	}
+	return out
+}
+
+// merge merges one group of candidates (already in group order), per kind.
+// A policy reaching the group twice counts once, at its first place.
+func (r *Result) merge(group []*Candidate, cfg policy.Config) Points {
+	var out Points
+	for _, k := range r.Registry.Kinds() {
+		var cands []*Candidate
+		seen := map[*policy.Policy]bool{}
+		for _, c := range group {
+			if c.Policy.Kind == k && !seen[c.Policy] {
+				seen[c.Policy] = true
+				cands = append(cands, c)
+			}
+		}
+		if len(cands) > 0 {
+			out = append(out, mergeLevel(k, cands, cfg))
+		}
+	}
+	return out
+}
+
+// rulePoints merges a rule's group: its ExtensionRef and sectionName
+// policies (rule level), then whole-route policies (route level).
+func (r *Result) rulePoints(atts []*attach.Attachment, cfg policy.Config) Points {
+	var group []*Candidate
+	for _, a := range atts {
+		lvl := LevelRule
+		if a.Via == attach.ViaTargetRef {
+			lvl = LevelRoute
+		}
+		group = append(group, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path})
+	}
+	return r.merge(group, cfg)
+}

@@ -1,0 +1,163 @@
+package trafficpolicy
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// validator checks a TrafficPolicy the way kgateway's translator does
+// before using it: references must resolve (GatewayExtensions, Secrets,
+// ConfigMaps; across namespaces only with a ReferenceGrant in Strict mode)
+// and values must parse. Every problem names the field.
+type validator struct {
+	p    *policy.Policy
+	env  *policy.Env
+	spec *TrafficPolicySpec
+}
+
+func (v *validator) invalid(path, format string, args ...any) {
+	v.p.Invalid = append(v.p.Invalid, v.p.Diag("GWP401", diag.Error, path, format, args...))
+}
+
+func (v *validator) validate() {
+	s := v.spec
+	if s.ExtAuth != nil && s.ExtAuth.ExtensionRef != nil {
+		v.extension("spec.extAuth.extensionRef", s.ExtAuth.ExtensionRef, "extAuth")
+	}
+	if s.ExtProc != nil && s.ExtProc.ExtensionRef != nil {
+		v.extension("spec.extProc.extensionRef", s.ExtProc.ExtensionRef, "extProc")
+	}
+	if s.RateLimit != nil && s.RateLimit.Global != nil {
+		v.extension("spec.rateLimit.global.extensionRef", &s.RateLimit.Global.ExtensionRef, "rateLimit")
+	}
+	if s.RateLimit != nil && s.RateLimit.Local != nil && s.RateLimit.Local.TokenBucket != nil {
+		tb := s.RateLimit.Local.TokenBucket
+		v.duration("spec.rateLimit.local.tokenBucket.fillInterval", &tb.FillInterval)
+		if tb.MaxTokens < 1 {
+			v.invalid("spec.rateLimit.local.tokenBucket.maxTokens", "maxTokens must be at least 1")
+		}
+	}
+	if s.JWTAuth != nil && s.JWTAuth.ExtensionRef != nil {
+		v.extension("spec.jwtAuth.extensionRef", s.JWTAuth.ExtensionRef, "jwt")
+	}
+	if s.OAuth2 != nil {
+		v.extension("spec.oauth2.extensionRef", &s.OAuth2.ExtensionRef, "oauth2")
+	}
+	if s.Timeouts != nil {
+		v.duration("spec.timeouts.request", s.Timeouts.Request)
+		v.duration("spec.timeouts.streamIdle", s.Timeouts.StreamIdle)
+	}
+	if s.Retry != nil {
+		v.duration("spec.retry.perTryTimeout", s.Retry.PerTryTimeout)
+		v.duration("spec.retry.backoffBaseInterval", s.Retry.BackoffBaseInterval)
+	}
+	if s.BasicAuth != nil && s.BasicAuth.SecretRef != nil {
+		v.secret("spec.basicAuth.secretRef", s.BasicAuth.SecretRef.Name, s.BasicAuth.SecretRef.Namespace)
+	}
+	if a := s.APIKeyAuth; a != nil {
+		if a.SecretRef != nil {
+			var ns *string
+			if a.SecretRef.Namespace != nil {
+				n := string(*a.SecretRef.Namespace)
+				ns = &n
+			}
+			v.secret("spec.apiKeyAuth.secretRef", string(a.SecretRef.Name), ns)
+		}
+		if a.SecretSelector != nil {
+			v.secretSelector("spec.apiKeyAuth.secretSelector", a.SecretSelector.MatchLabels)
+		}
+	}
+	if h := s.HeaderModifiers; h != nil {
+		v.headerSecrets("spec.headerModifiers.request", h.Request)
+		v.headerSecrets("spec.headerModifiers.response", h.Response)
+	}
+}
+
+func (v *validator) ns(ref *string) string {
+	if ref != nil && *ref != "" {
+		return *ref
+	}
+	return v.p.Obj.Namespace
+}
+
+// extension checks a GatewayExtension reference: it must exist, be reachable
+// from the policy's namespace and provide what the field needs.
+func (v *validator) extension(path string, ref *NamespacedObjectReference, provider string) {
+	ns := v.ns(ref.Namespace)
+	key := model.Key{Group: Group, Kind: KindGatewayExtension, Namespace: ns, Name: ref.Name}
+	o, ok := v.env.Model.Object(key)
+	if !ok {
+		v.invalid(path, "GatewayExtension %s/%s not found; create it or fix %s.name", ns, ref.Name, path)
+		return
+	}
+	if !v.granted(KindGatewayExtension, ns, ref.Name) {
+		v.invalid(path, "GatewayExtension %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to use it", ns, ref.Name, ns, v.p.Obj.Namespace)
+		return
+	}
+	if !o.Has("spec." + provider) {
+		v.invalid(path, "GatewayExtension %s/%s does not configure %s (spec.%s is missing)", ns, ref.Name, provider, provider)
+	}
+}
+
+func (v *validator) granted(kind, ns, name string) bool {
+	if ns == v.p.Obj.Namespace || !v.env.Config.StrictGrants() {
+		return true
+	}
+	group := ""
+	if kind == KindGatewayExtension || kind == KindBackend {
+		group = Group
+	}
+	return v.env.Model.GrantAllows(Group, KindTrafficPolicy, v.p.Obj.Namespace, model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name})
+}
+
+func (v *validator) secret(path, name string, nsRef *string) {
+	ns := v.ns(nsRef)
+	if v.env.Model.Secret(ns, name) == nil {
+		v.invalid(path, "Secret %s/%s not found", ns, name)
+		return
+	}
+	if !v.granted("Secret", ns, name) {
+		v.invalid(path, "Secret %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to read it", ns, name, ns, v.p.Obj.Namespace)
+	}
+}
+
+func (v *validator) secretSelector(path string, match map[string]string) {
+	sel := labels.SelectorFromSet(match)
+	for _, s := range v.env.Model.Secrets {
+		if s.Namespace == v.p.Obj.Namespace && sel.Matches(labels.Set(s.Labels)) {
+			return
+		}
+	}
+	v.invalid(path, "no Secret in namespace %s matches %s", v.p.Obj.Namespace, sel.String())
+}
+
+func (v *validator) headerSecrets(path string, f *HTTPHeaderFilter) {
+	if f == nil {
+		return
+	}
+	for _, list := range []struct {
+		name string
+		hs   []HTTPHeader
+	}{{"set", f.Set}, {"add", f.Add}} {
+		for i, h := range list.hs {
+			if h.SecretRef != nil {
+				v.secret(fmt.Sprintf("%s.%s[%d].secretRef", path, list.name, i), h.SecretRef.Name, h.SecretRef.Namespace)
+			}
+		}
+	}
+}
+
+func (v *validator) duration(path string, s *string) {
+	if s == nil {
+		return
+	}
+	if _, err := time.ParseDuration(*s); err != nil {
+		v.invalid(path, "%q is not a duration (use forms like 100ms, 5s, 1m): %v", *s, strings.TrimPrefix(err.Error(), "time: "))
+	}
+}

@@ -1,0 +1,395 @@
+package status
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition is a status condition as printed (no timestamps, so output is
+// reproducible).
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Report is the whole status output.
+type Report struct {
+	Gateways []Gateway `json:"gateways"`
+	Routes   []Route   `json:"routes"`
+	Policies []Policy  `json:"policies"`
+}
+
+// Gateway status.
+type Gateway struct {
+	Namespace  string      `json:"namespace"`
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions"`
+	Listeners  []Listener  `json:"listeners"`
+}
+
+// Listener status.
+type Listener struct {
+	Name           string      `json:"name"`
+	ListenerSet    string      `json:"listenerSet,omitempty"` // ns/name when from a ListenerSet
+	AttachedRoutes int         `json:"attachedRoutes"`
+	Conditions     []Condition `json:"conditions"`
+}
+
+// Route status.
+type Route struct {
+	Kind      string        `json:"kind"`
+	Namespace string        `json:"namespace"`
+	Name      string        `json:"name"`
+	Parents   []RouteParent `json:"parents"`
+}
+
+// ParentRef as printed.
+type ParentRef struct {
+	Group       string `json:"group"`
+	Kind        string `json:"kind"`
+	Namespace   string `json:"namespace"`
+	Name        string `json:"name"`
+	SectionName string `json:"sectionName,omitempty"`
+	Port        int32  `json:"port,omitempty"`
+}
+
+// RouteParent is one parentRef's status.
+type RouteParent struct {
+	ParentRef      ParentRef   `json:"parentRef"`
+	ControllerName string      `json:"controllerName"`
+	Conditions     []Condition `json:"conditions"`
+}
+
+// Policy status.
+type Policy struct {
+	Group     string     `json:"group"`
+	Kind      string     `json:"kind"`
+	Namespace string     `json:"namespace"`
+	Name      string     `json:"name"`
+	Ancestors []Ancestor `json:"ancestors"`
+}
+
+// AncestorRef names an ancestor.
+type AncestorRef struct {
+	Group       string `json:"group"`
+	Kind        string `json:"kind"`
+	Namespace   string `json:"namespace,omitempty"`
+	Name        string `json:"name"`
+	SectionName string `json:"sectionName,omitempty"`
+}
+
+// String is Kind/ns/name[#section].
+func (a AncestorRef) String() string {
+	s := a.Kind + "/" + a.Name
+	if a.Namespace != "" {
+		s = a.Kind + "/" + a.Namespace + "/" + a.Name
+	}
+	if a.SectionName != "" {
+		s += "#" + a.SectionName
+	}
+	return s
+}
+
+// Ancestor is one ancestor's policy status.
+type Ancestor struct {
+	AncestorRef    AncestorRef `json:"ancestorRef"`
+	ControllerName string      `json:"controllerName"`
+	Conditions     []Condition `json:"conditions"`
+}
+
+// Options for Compute.
+type Options struct {
+	ControllerName string
+}
+
+// StatusSummary is the synthetic ancestor of policies that attach nowhere.
+var StatusSummary = AncestorRef{Group: "gateway.kgateway.dev", Kind: "StatusSummary", Name: "StatusSummary"}
+
+func conv(cs []metav1.Condition) []Condition {
+	out := make([]Condition, len(cs))
+	for i, c := range cs {
+		out[i] = Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+	}
+	return out
+}
+
+// Compute builds the report.
+func Compute(r *merge.Result, opt Options) *Report {
+	if opt.ControllerName == "" {
+		opt.ControllerName = "kgateway.dev/kgateway"
+	}
+	rep := &Report{Gateways: []Gateway{}, Routes: []Route{}, Policies: []Policy{}}
+	g := r.Graph
+	for _, gw := range g.Gateways {
+		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(topology.GatewayConditions(g, gw)), Listeners: []Listener{}}
+		for _, l := range gw.Listeners {
+			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(l.Conditions)}
+			if l.Set != nil {
+				ls.ListenerSet = l.Set.Namespace + "/" + l.Set.Name
+			}
+			out.Listeners = append(out.Listeners, ls)
+		}
+		rep.Gateways = append(rep.Gateways, out)
+	}
+	for _, rt := range g.Routes {
+		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
+		for _, p := range rt.Parents {
+			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
+			if p.Ref.SectionName != nil {
+				ref.SectionName = string(*p.Ref.SectionName)
+			}
+			if p.Ref.Port != nil {
+				ref.Port = int32(*p.Ref.Port)
+			}
+			conds := topology.RouteParentConditions(rt, p)
+			conds = append(conds, ruleConditions(r, rt)...)
+			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: opt.ControllerName, Conditions: conv(mergeConds(conds))})
+		}
+		rep.Routes = append(rep.Routes, out)
+	}
+	for _, p := range r.Policies.Policies {
+		rep.Policies = append(rep.Policies, policyStatus(r, p, opt))
+	}
+	return rep
+}
+
+// mergeConds keeps one condition per type, the later one winning (rule
+// conditions refine the topology's).
+func mergeConds(cs []metav1.Condition) []metav1.Condition {
+	var out []metav1.Condition
+	for _, c := range cs {
+		if i := slices.IndexFunc(out, func(o metav1.Condition) bool { return o.Type == c.Type }); i >= 0 {
+			if c.Status == metav1.ConditionFalse || out[i].Status == metav1.ConditionTrue {
+				out[i] = c
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// ruleConditions reports rules broken by their policy references: some
+// broken → PartiallyInvalid, all → Accepted False.
+func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
+	broken := 0
+	var msgs []string
+	for _, rule := range rt.Rules {
+		if b := r.Attach.Broken[rule]; len(b) > 0 {
+			broken++
+			msgs = append(msgs, fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason))
+		}
+	}
+	if broken == 0 {
+		return nil
+	}
+	msg := strings.Join(msgs, "; ")
+	refs := metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: "InvalidKind", Message: msg}
+	if broken == len(rt.Rules) {
+		return []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "UnsupportedValue", Message: msg}, refs}
+	}
+	return []metav1.Condition{{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: "UnsupportedValue", Message: msg}, refs}
+}
+
+// usage is how a policy fared at one merge point under one ancestor.
+type usage int
+
+const (
+	usedAttached usage = iota
+	usedMerged
+	usedOverridden
+)
+
+// refCount classifies a policy at one point like kgateway's GetRefCount:
+// listed under every field of the merged result → Attached, some → Merged,
+// none → Overridden. No origins at all → Attached.
+func refCount(pt *merge.Point, p *policy.Policy) usage {
+	if len(pt.Fields) == 0 {
+		return usedAttached
+	}
+	n := 0
+	for _, f := range pt.Fields {
+		for _, c := range f.Contributors {
+			if c.Policy == p {
+				n++
+				break
+			}
+		}
+	}
+	switch {
+	case n == len(pt.Fields):
+		return usedAttached
+	case n > 0:
+		return usedMerged
+	}
+	return usedOverridden
+}
+
+// policyStatus builds one policy's ancestors and conditions.
+func policyStatus(r *merge.Result, p *policy.Policy, opt Options) Policy {
+	gk := p.Kind.GroupKind()
+	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
+	worst := map[AncestorRef]usage{}
+	for _, u := range uses(r, p) {
+		if cur, ok := worst[u.anc]; !ok || u.use > cur {
+			worst[u.anc] = u.use
+		}
+	}
+	if len(worst) == 0 {
+		if r.Attach.Resolved[p] > 0 || len(r.Attach.Unresolved[p]) == 0 {
+			return out // attached to targets with no ancestor, or not referenced at all
+		}
+		msg := strings.Join(r.Attach.Unresolved[p], "; ")
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: StatusSummary, ControllerName: opt.ControllerName, Conditions: []Condition{
+			{Type: "Accepted", Status: "False", Reason: "TargetNotFound", Message: msg},
+			{Type: "Attached", Status: "False", Reason: "TargetNotFound", Message: msg},
+		}})
+		return out
+	}
+	accepted := acceptedCondition(p)
+	for anc, u := range worst {
+		conds := []Condition{accepted}
+		if p.Kind.Spec().Attached {
+			conds = append(conds, attachedCondition(p, u))
+		}
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: conds})
+	}
+	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
+	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
+		out.Ancestors = out.Ancestors[:max]
+	}
+	return out
+}
+
+func acceptedCondition(p *policy.Policy) Condition {
+	switch {
+	case !p.IsValid():
+		return Condition{Type: "Accepted", Status: "False", Reason: "Invalid", Message: messages(p.Invalid)}
+	case len(p.Warnings) > 0:
+		return Condition{Type: "Accepted", Status: "True", Reason: "PartiallyValid", Message: messages(p.Warnings)}
+	}
+	return Condition{Type: "Accepted", Status: "True", Reason: "Valid", Message: "Policy accepted"}
+}
+
+func attachedCondition(p *policy.Policy, u usage) Condition {
+	switch {
+	case !p.IsValid():
+		return Condition{Type: "Attached", Status: "False", Reason: "Pending", Message: "Policy is not attached: it is not accepted"}
+	case u == usedOverridden:
+		return Condition{Type: "Attached", Status: "False", Reason: "Overridden", Message: "Overridden due to conflict with higher priority policy in target(s)"}
+	case u == usedMerged:
+		return Condition{Type: "Attached", Status: "True", Reason: "Merged", Message: "Merged with other policies in target(s) and attached"}
+	}
+	return Condition{Type: "Attached", Status: "True", Reason: "Attached", Message: "Attached to all targets"}
+}
+
+func messages(ds []diag.Diagnostic) string {
+	var ms []string
+	for _, d := range ds {
+		ms = append(ms, d.Message)
+	}
+	return strings.Join(ms, "; ")
+}
+
+// use is one (ancestor, usage) pair for a policy.
+type use struct {
+	anc AncestorRef
+	use usage
+}
+
+func ancestorOf(k model.Key) AncestorRef {
+	return AncestorRef{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
+}
+
+// uses lists every merge point that holds p (valid or not), with the
+// ancestors status is reported against: the owner of the listener through
+// which each Envoy resource is reached, as kgateway reports it.
+func uses(r *merge.Result, p *policy.Policy) []use {
+	var out []use
+	has := func(pt *merge.Point) (usage, bool) {
+		if pt == nil {
+			return 0, false
+		}
+		for _, c := range pt.Invalid {
+			if c.Policy == p {
+				return usedAttached, true
+			}
+		}
+		if !pt.Has(p) {
+			return 0, false
+		}
+		return refCount(pt, p), true
+	}
+	for _, gp := range r.Gateways {
+		if u, ok := has(gp.Whole.Of(p.Kind)); ok {
+			for _, a := range gatewayAncestors(gp.Gateway) {
+				out = append(out, use{a, u})
+			}
+		}
+		for _, lp := range gp.Listeners {
+			if u, ok := has(lp.Own.Of(p.Kind)); ok {
+				out = append(out, use{ancestorOf(lp.Listener.Ancestor()), u})
+			}
+		}
+	}
+	for _, rp := range r.Routes {
+		for _, rule := range rp.Rules {
+			u, ok := has(rule.Own.Of(p.Kind))
+			if !ok {
+				continue
+			}
+			for _, a := range RouteAncestors(rp.Route) {
+				out = append(out, use{a, u})
+			}
+		}
+	}
+	return out
+}
+
+// gatewayAncestors: a whole-Gateway policy configures the Gateway's own
+// listeners and those of every ListenerSet attached to it, and reports
+// against each owner.
+func gatewayAncestors(gw *topology.Gateway) []AncestorRef {
+	var out []AncestorRef
+	own := false
+	for _, l := range gw.Listeners {
+		a := ancestorOf(l.Ancestor())
+		own = own || l.Set == nil
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	if !own {
+		out = append([]AncestorRef{ancestorOf(gw.Key())}, out...)
+	}
+	return out
+}
+
+// RouteAncestors are the Gateways (or ListenerSets) a route is attached
+// through; a parentRef's sectionName is kept, as kgateway reports it.
+func RouteAncestors(rt *topology.Route) []AncestorRef {
+	var out []AncestorRef
+	for _, p := range rt.Parents {
+		for _, l := range p.Listeners {
+			a := ancestorOf(l.Ancestor())
+			if p.Ref.SectionName != nil {
+				a.SectionName = string(*p.Ref.SectionName)
+			}
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,341 @@
+package version
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// ParamError is one way a reference's params fail the definition's
+// parameters schema.
+type ParamError struct {
+	// Path is the JSON pointer of the failing value inside params, e.g.
+	// "/header" or "/limits/0/requests"; "" is params itself (a missing
+	// required property is reported at the object that lacks it).
+	Path    string
+	Message string
+}
+
+// Field renders Path the way gwpol's field paths read, relative to params:
+// "/limits/0/requests" becomes "limits[0].requests"; "" stays "".
+func (e ParamError) Field() string {
+	if e.Path == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, tok := range strings.Split(e.Path[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// Problem is the GWP506 finding for this error in a reference resolved to
+// def.
+func (e ParamError) Problem(def *Definition) Problem {
+	at := "params"
+	if f := e.Field(); f != "" {
+		at = "params." + f
+	}
+	return Problem{
+		Code:     CodeParams,
+		Severity: diag.Error,
+		Message:  fmt.Sprintf("%s of %s fail the parameters schema of %s: %s", at, def.Identity(), def, e.Message),
+		Hint:     "make the params match the definition's parameters schema",
+	}
+}
+
+// SchemaProblem reports a parameters schema that does not compile, as a
+// GWP506 problem of the definition (params referencing it cannot be
+// checked); nil when the schema compiles or there is none. The schema is
+// compiled once, on first use, and cached.
+func (d *Definition) SchemaProblem() *Problem {
+	d.compile()
+	return d.schemaProb
+}
+
+// refuseLoader keeps $ref inside the definition: a policy definition may
+// not make gwpol read files or the network.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("gwpol does not load external schemas (%s); only references inside the definition's parameters work", url)
+}
+
+const schemaURL = "mem:///parameters.json"
+
+func (d *Definition) compile() {
+	d.once.Do(func() {
+		if len(d.Parameters) == 0 {
+			return
+		}
+		fail := func(err error) {
+			msg, at := schemaErrorText(err)
+			d.schemaPath = at
+			d.schemaProb = &Problem{
+				Code:     CodeParams,
+				Severity: diag.Error,
+				Message:  fmt.Sprintf("the parameters schema of policy definition %s is not valid JSON Schema (%s); params of references to it cannot be checked", d, msg),
+				Hint:     "fix the parameters schema (JSON Schema draft-7)",
+			}
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.Parameters))
+		if err != nil {
+			fail(err)
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft7)
+		c.UseLoader(refuseLoader{})
+		if err := c.AddResource(schemaURL, doc); err != nil {
+			fail(err)
+			return
+		}
+		sch, err := c.Compile(schemaURL)
+		if err != nil {
+			fail(err)
+			return
+		}
+		d.schema, d.schemaDoc = sch, doc
+	})
+}
+
+// ValidateParams checks a reference's params against the definition's
+// parameters schema the way the gateway-controller does: absent params
+// are validated as an empty object (so required properties are enforced),
+// and string values are first coerced to the number or boolean their
+// property's schema declares ("10" for an integer, "true" for a boolean),
+// as the controller does for template-rendered params.
+//
+// params may be any JSON-encodable value (map[string]any from YAML,
+// json.RawMessage, []byte of JSON, a struct). A definition without a schema,
+// or whose schema does not compile (see SchemaProblem), reports nothing.
+// Errors are sorted by path.
+func (d *Definition) ValidateParams(params any) []ParamError {
+	d.compile()
+	if d.schema == nil {
+		return nil
+	}
+	inst, err := instance(params)
+	if err != nil {
+		return []ParamError{{Message: "params cannot be read as JSON: " + err.Error()}}
+	}
+	if m, ok := inst.(map[string]any); ok {
+		if s, ok := d.schemaDoc.(map[string]any); ok {
+			coerce(m, s)
+		}
+	}
+	err = d.schema.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return []ParamError{{Message: err.Error()}}
+	}
+	var out []ParamError
+	collect(ve, &out)
+	slices.SortFunc(out, func(a, b ParamError) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Message, b.Message))
+	})
+	return slices.Compact(out)
+}
+
+// instance turns params into the JSON value model the validator expects
+// (map[string]any, []any, json.Number, string, bool, nil), on a copy, so
+// coercion never touches the caller's value. Absent params are {}.
+func instance(params any) (any, error) {
+	var raw []byte
+	switch p := params.(type) {
+	case nil:
+		return map[string]any{}, nil
+	case json.RawMessage:
+		raw = p
+	case []byte:
+		raw = p
+	default:
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return map[string]any{}, nil
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return map[string]any{}, nil
+	}
+	return v, nil
+}
+
+// coerce mirrors the gateway-controller's coerceParamsBySchema: through
+// properties (nested objects) and items (arrays), a string where the schema
+// declares integer, number or boolean becomes that type when it parses.
+func coerce(params, schema map[string]any) {
+	props, ok := schema["properties"].(map[string]any)
+	if !ok {
+		return
+	}
+	for key, val := range params {
+		ps, ok := props[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, _ := ps["type"].(string)
+		switch typ {
+		case "object":
+			if nested, ok := val.(map[string]any); ok {
+				coerce(nested, ps)
+			}
+		case "array":
+			items, ok1 := ps["items"].(map[string]any)
+			arr, ok2 := val.([]any)
+			if !ok1 || !ok2 {
+				continue
+			}
+			itemType, _ := items["type"].(string)
+			for i, it := range arr {
+				if itemType == "object" {
+					if m, ok := it.(map[string]any); ok {
+						coerce(m, items)
+					}
+				} else {
+					arr[i] = coerceScalar(it, itemType)
+				}
+			}
+		default:
+			params[key] = coerceScalar(val, typ)
+		}
+	}
+}
+
+func coerceScalar(v any, typ string) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	switch typ {
+	case "integer", "number":
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+	case "boolean":
+		switch s {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+	}
+	return v
+}
+
+// collect flattens a validation error tree into the failures a user can act
+// on: the leaves, except that a failed anyOf/oneOf is one error (its
+// branches' failures are alternatives, not separate problems) and
+// additionalProperties is one error per unexpected property, at that
+// property's path.
+func collect(e *jsonschema.ValidationError, out *[]ParamError) {
+	path := pointer(e.InstanceLocation)
+	switch k := e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		if len(e.Causes) > 0 {
+			var alts []ParamError
+			for _, c := range e.Causes {
+				collect(c, &alts)
+			}
+			parts := make([]string, 0, len(alts))
+			for _, a := range alts {
+				if a.Path != path {
+					parts = append(parts, a.Path+": "+a.Message)
+				} else {
+					parts = append(parts, a.Message)
+				}
+			}
+			*out = append(*out, ParamError{Path: path, Message: kindText(e) + " (" + strings.Join(slices.Compact(parts), "; ") + ")"})
+			return
+		}
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			*out = append(*out, ParamError{
+				Path:    pointer(append(slices.Clone(e.InstanceLocation), p)),
+				Message: fmt.Sprintf("property %q is not allowed by the schema (additionalProperties is false)", p),
+			})
+		}
+		return
+	}
+	if len(e.Causes) == 0 {
+		*out = append(*out, ParamError{Path: path, Message: kindText(e)})
+		return
+	}
+	for _, c := range e.Causes {
+		collect(c, out)
+	}
+}
+
+// kindText is the validator's English message for one error, without the
+// causes below it.
+func kindText(e *jsonschema.ValidationError) string {
+	leaf := *e
+	leaf.Causes = nil
+	if out := leaf.BasicOutput(); out != nil && out.Error != nil {
+		return out.Error.String()
+	}
+	return "validation failed"
+}
+
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// schemaErrorText is a compile error on one line: a schema that fails the
+// metaschema lists each failing keyword with its path inside parameters.
+// at is the path of the first failure ("" when unknown).
+func schemaErrorText(err error) (msg, at string) {
+	var sve *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
+		var errs []ParamError
+		collect(ve, &errs)
+		parts := make([]string, 0, len(errs))
+		for _, e := range errs {
+			p := e.Path
+			if p == "" {
+				p = "/"
+			}
+			parts = append(parts, "at "+p+": "+e.Message)
+		}
+		if len(parts) > 0 {
+			return strings.Join(slices.Compact(parts), "; "), errs[0].Path
+		}
+	}
+	msg = strings.ReplaceAll(err.Error(), schemaURL, "parameters")
+	return strings.Join(strings.Fields(msg), " "), ""
+}
