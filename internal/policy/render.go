@@ -1,0 +1,62 @@
+package policy
+
+// Scope is the Envoy resource a merged field configures.
+type Scope string
+
+// Scopes, from the most specific.
+const (
+	ScopeRoute       Scope = "route"       // an Envoy Route (route and rule policies)
+	ScopeVirtualHost Scope = "virtualhost" // HTTP listener policies
+	ScopeRouteConfig Scope = "routeconfig" // whole-Gateway policies, HTTPS listener policies
+	ScopeListener    Scope = "listener"    // listener-level settings (ListenerPolicy)
+)
+
+// FieldInput is one merged field handed to a kind's renderer: the values
+// of its contributors in merge order (one value for shallow strategies).
+type FieldInput struct {
+	Key          string
+	Strategy     Strategy
+	Values       []any
+	Contributors []string // policy IDs, same order as Values
+	Scope        Scope
+	// Namespace of the owning policy (references in values are relative to it).
+	Namespaces []string
+}
+
+// Fragment is Envoy configuration in neutral, protojson-shaped form, so
+// that policy kinds describe what they need without importing
+// go-control-plane; internal/render/envoy turns fragments into typed
+// resources and validates them. Maps carry "@type" where protojson needs it.
+type Fragment struct {
+	// Capability the target must have (e.g. local_ratelimit, waf).
+	Capability string
+	// Filter is an HTTP filter for the HCM chain. It is added once per
+	// chain (by Name), disabled by default, and enabled where a
+	// PerFilterConfig names it.
+	Filter *HTTPFilter
+	// PerFilterConfig entries go into typed_per_filter_config of the
+	// scoped resource, keyed by filter name.
+	PerFilterConfig map[string]map[string]any
+	// RouteAction, Route and VirtualHost are merged (protojson) into the
+	// scoped resource's fields.
+	RouteAction map[string]any
+	Route       map[string]any
+	VirtualHost map[string]any
+	// Clusters the configuration refers to (e.g. an auth service).
+	Clusters []map[string]any
+}
+
+// HTTPFilter is one entry of the HCM http_filters chain.
+type HTTPFilter struct {
+	Name   string
+	Config map[string]any // typed_config, with "@type"
+	// Order sorts filters in the chain (lower first); ties by name.
+	Order int
+}
+
+// Renderer is implemented by kinds that render to Envoy.
+type Renderer interface {
+	// RenderField returns the fragments for one merged field, or an error
+	// when the value cannot be expressed (the resource then fails closed).
+	RenderField(in FieldInput, env *Env) ([]Fragment, error)
+}
