@@ -53,7 +53,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	v.AutomaticEnv()
 	v.SetDefault("namespace", "default")
 	v.SetDefault("controllerName", "kgateway.dev/kgateway")
-	v.SetDefault("referenceGrantMode", "Strict")
+	v.SetDefault("referenceGrantMode", "Permissive") // kgateway's default
 	v.SetDefault("validationMode", "Standard")
 	v.SetDefault("maxFileSize", 64<<20)
 	v.SetDefault("lint.failOn", "error")

@@ -2,10 +2,12 @@ package trafficpolicy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"k8s.io/apimachinery/pkg/labels"
@@ -73,6 +75,12 @@ func (v *validator) validate() {
 			v.secretSelector("spec.apiKeyAuth.secretSelector", a.SecretSelector.MatchLabels)
 		}
 	}
+	if t := s.Transformation; t != nil && strings.EqualFold(v.env.Config.ValidationMode, "Strict") {
+		// Strict mode validates generated config the way Envoy would: a
+		// malformed template is rejected there, so the policy is invalid.
+		v.templates("spec.transformation.request", t.Request)
+		v.templates("spec.transformation.response", t.Response)
+	}
 	if h := s.HeaderModifiers; h != nil {
 		v.headerSecrets("spec.headerModifiers.request", h.Request)
 		v.headerSecrets("spec.headerModifiers.response", h.Response)
@@ -96,17 +104,77 @@ func (v *validator) extension(path string, ref *NamespacedObjectReference, provi
 		v.invalid(path, "GatewayExtension %s/%s not found; create it or fix %s.name", ns, ref.Name, path)
 		return
 	}
-	if !v.granted(KindGatewayExtension, ns, ref.Name) {
-		v.invalid(path, "GatewayExtension %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to use it", ns, ref.Name, ns, v.p.Obj.Namespace)
+	// kgateway checks this hop only in Strict ReferenceGrant mode.
+	if v.env.Config.StrictGrants() && !v.granted(KindGatewayExtension, ns, ref.Name) {
+		v.invalid(path, "%s: GatewayExtension %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to use it (missing reference grant)", provider, ns, ref.Name, ns, v.p.Obj.Namespace)
 		return
 	}
 	if !o.Has("spec." + provider) {
 		v.invalid(path, "GatewayExtension %s/%s does not configure %s (spec.%s is missing)", ns, ref.Name, provider, provider)
+		return
+	}
+	v.extensionBackends(path, o, provider)
+}
+
+// extensionBackends checks the services a GatewayExtension sends traffic
+// to: they must exist, and one in another namespace needs a ReferenceGrant
+// from GatewayExtensions of the extension's namespace, whatever the mode.
+func (v *validator) extensionBackends(path string, ext *manifest.Object, provider string) {
+	var spec map[string]any
+	if err := ext.DecodeField("spec."+provider, &spec); err != nil {
+		v.invalid(path, "GatewayExtension %s/%s: %v", ext.Namespace, ext.Name, err)
+		return
+	}
+	for _, ref := range backendRefs(spec) {
+		ns := ext.Namespace
+		if ref.namespace != "" {
+			ns = ref.namespace
+		}
+		if ref.kind != "" && ref.kind != "Service" {
+			continue
+		}
+		if v.env.Model.Service(ns, ref.name) == nil {
+			v.invalid(path, "%s: GatewayExtension %s/%s: backend Service %s/%s not found", provider, ext.Namespace, ext.Name, ns, ref.name)
+			continue
+		}
+		if !v.env.Model.GrantAllows(Group, KindGatewayExtension, ext.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: ref.name}) {
+			v.invalid(path, "%s: GatewayExtension %s/%s: backend Service %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", provider, ext.Namespace, ext.Name, ns, ref.name)
+		}
 	}
 }
 
+type backendRef struct{ kind, namespace, name string }
+
+// backendRefs finds every backendRef-like object (backendRef,
+// jwksBackendRef) in a provider's spec.
+func backendRefs(v any) []backendRef {
+	var out []backendRef
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			if m, ok := c.(map[string]any); ok && (k == "backendRef" || k == "jwksBackendRef") {
+				r := backendRef{}
+				r.kind, _ = m["kind"].(string)
+				r.namespace, _ = m["namespace"].(string)
+				r.name, _ = m["name"].(string)
+				if r.name != "" {
+					out = append(out, r)
+				}
+				continue
+			}
+			out = append(out, backendRefs(c)...)
+		}
+	case []any:
+		for _, c := range t {
+			out = append(out, backendRefs(c)...)
+		}
+	}
+	slices.SortFunc(out, func(a, b backendRef) int { return strings.Compare(a.namespace+"/"+a.name, b.namespace+"/"+b.name) })
+	return out
+}
+
 func (v *validator) granted(kind, ns, name string) bool {
-	if ns == v.p.Obj.Namespace || !v.env.Config.StrictGrants() {
+	if ns == v.p.Obj.Namespace {
 		return true
 	}
 	group := ""
@@ -127,14 +195,26 @@ func (v *validator) secret(path, name string, nsRef *string) {
 	}
 }
 
+// secretSelector: kgateway selects Secrets in every namespace; those in
+// another namespace need a ReferenceGrant.
 func (v *validator) secretSelector(path string, match map[string]string) {
 	sel := labels.SelectorFromSet(match)
+	found, usable := 0, 0
 	for _, s := range v.env.Model.Secrets {
-		if s.Namespace == v.p.Obj.Namespace && sel.Matches(labels.Set(s.Labels)) {
-			return
+		if !sel.Matches(labels.Set(s.Labels)) {
+			continue
+		}
+		found++
+		if v.granted("Secret", s.Namespace, s.Name) {
+			usable++
 		}
 	}
-	v.invalid(path, "no Secret in namespace %s matches %s", v.p.Obj.Namespace, sel.String())
+	switch {
+	case found == 0:
+		v.invalid(path, "no Secret matches %s", sel.String())
+	case usable < found:
+		v.invalid(path, "failed to get secrets by selector: a matching Secret is in another namespace without a ReferenceGrant (missing reference grant)")
+	}
 }
 
 func (v *validator) headerSecrets(path string, f *HTTPHeaderFilter) {
@@ -159,5 +239,45 @@ func (v *validator) duration(path string, s *string) {
 	}
 	if _, err := time.ParseDuration(*s); err != nil {
 		v.invalid(path, "%q is not a duration (use forms like 100ms, 5s, 1m): %v", *s, strings.TrimPrefix(err.Error(), "time: "))
+	}
+}
+
+func (v *validator) templates(path string, t *Transform) {
+	if t == nil {
+		return
+	}
+	if t.Body != nil && t.Body.Value != nil && !balancedTemplate(*t.Body.Value) {
+		v.invalid(path+".body.value", "invalid xds configuration: template %q is malformed (unbalanced {{ }})", *t.Body.Value)
+	}
+	for _, list := range []struct {
+		name string
+		hs   []HeaderTransformation
+	}{{"set", t.Set}, {"add", t.Add}} {
+		for i, h := range list.hs {
+			if !balancedTemplate(h.Value) {
+				v.invalid(fmt.Sprintf("%s.%s[%d].value", path, list.name, i), "invalid xds configuration: template %q is malformed (unbalanced {{ }})", h.Value)
+			}
+		}
+	}
+}
+
+// balancedTemplate reports whether every "{{" is closed by "}}" before the
+// next one opens.
+func balancedTemplate(s string) bool {
+	for {
+		open := strings.Index(s, "{{")
+		close := strings.Index(s, "}}")
+		switch {
+		case open < 0:
+			return close < 0
+		case close < open:
+			return false
+		}
+		rest := s[open+2:]
+		end := strings.Index(rest, "}}")
+		if end < 0 || strings.Contains(rest[:end], "{{") {
+			return false
+		}
+		s = rest[end+2:]
 	}
 }
