@@ -5,9 +5,3 @@ import "github.com/spf13/cobra"
 func newRenderCmd(g *globalOptions, run func(any) error) *cobra.Command {
 	return &cobra.Command{Use: "render", Short: "Render Envoy xDS config"}
 }
-func newExplainCmd(g *globalOptions, run func(any) error) *cobra.Command {
-	return &cobra.Command{Use: "explain", Short: "Explain field ownership"}
-}
-func newLintCmd(g *globalOptions, run func(any) error) *cobra.Command {
-	return &cobra.Command{Use: "lint", Short: "Lint"}
-}

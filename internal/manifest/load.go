@@ -541,7 +541,17 @@ func checkKeys(file string, n *yaml.Node) error {
 }
 
 // Errorf formats an input error at a position, the way every decode error
-// in gwpol reads: FILE:LINE:COL: message.
+// in gwpol reads: FILE:LINE:COL: message. The error is of kind Invalid and
+// wraps a *PosError, so callers that report diagnostics can take the
+// position and the message apart.
 func Errorf(pos diag.Position, format string, args ...any) error {
-	return diag.Errorf(diag.Invalid, "%s: %s", pos, fmt.Sprintf(format, args...))
+	return &diag.KindError{Kind: diag.Invalid, Err: &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)}}
 }
+
+// PosError is an input error at a known position.
+type PosError struct {
+	Pos diag.Position
+	Msg string // without the position
+}
+
+func (e *PosError) Error() string { return e.Pos.String() + ": " + e.Msg }

@@ -161,3 +161,28 @@ func (r *Result) rulePoints(atts []*attach.Attachment, cfg policy.Config) Points
 	}
 	return r.merge(group, cfg)
 }
+
+// Target describes a merge point for messages.
+type Target struct {
+	Desc string // e.g. "HTTPRoute shop/orders rule #0"
+	// Route and Rule are set for rule points.
+	Route *topology.Route
+	Rule  *topology.Rule
+}
+
+// EachPoint visits every merge point with a description of its target, in
+// a stable order: Gateways, their listeners, then routes and rules.
+func (r *Result) EachPoint(f func(Target, Points)) {
+	for _, gp := range r.Gateways {
+		gw := gp.Gateway
+		f(Target{Desc: "Gateway " + gw.Namespace + "/" + gw.Name}, gp.Whole)
+		for _, lp := range gp.Listeners {
+			f(Target{Desc: "listener " + lp.Listener.ID()}, lp.Own)
+		}
+	}
+	for _, rp := range r.Routes {
+		for _, rule := range rp.Rules {
+			f(Target{Desc: rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section(), Route: rp.Route, Rule: rule.Rule}, rule.Own)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"errors"
 	"reflect"
 	"runtime"
 	"slices"
@@ -132,13 +133,23 @@ func (m *Model) ConfigMap(ns, name string) *Opaque {
 	return s
 }
 
-// NamespaceLabels returns the labels of a Namespace object; namespaces not
-// in the input have none.
+// NamespaceNameLabel is the label the API server puts on every Namespace,
+// with the namespace's name as value; selectors commonly use it.
+const NamespaceNameLabel = "kubernetes.io/metadata.name"
+
+// NamespaceLabels returns the labels of a namespace as a cluster would have
+// them: those of its Namespace object (if in the input) plus
+// kubernetes.io/metadata.name, which the API server always sets.
 func (m *Model) NamespaceLabels(ns string) labels.Set {
+	out := labels.Set{NamespaceNameLabel: ns}
 	if n, ok := m.typed[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].(*Namespace); ok {
-		return n.Labels
+		for k, v := range n.Labels {
+			if k != NamespaceNameLabel {
+				out[k] = v
+			}
+		}
 	}
-	return nil
+	return out
 }
 
 // Select returns objects of a kind in a namespace ("" = all namespaces)
@@ -284,7 +295,9 @@ var (
 
 var kinds = map[GroupKind]kindDef{
 	{GatewayGroup, "GatewayClass"}: {false, oldAndNew, func() any { return &gwv1.GatewayClass{} },
-		func(o *manifest.Object, v any) any { return &GatewayClass{GatewayClass: v.(*gwv1.GatewayClass), Src: o} }, true},
+		func(o *manifest.Object, v any) any {
+			return &GatewayClass{GatewayClass: v.(*gwv1.GatewayClass), Src: o}
+		}, true},
 	{GatewayGroup, "Gateway"}: {true, oldAndNew, func() any { return &gwv1.Gateway{} },
 		func(o *manifest.Object, v any) any { return &Gateway{Gateway: v.(*gwv1.Gateway), Src: o} }, true},
 	{GatewayGroup, "ListenerSet"}: {true, current, func() any { return &gwv1.ListenerSet{} },
@@ -294,7 +307,9 @@ var kinds = map[GroupKind]kindDef{
 	{GatewayGroup, "GRPCRoute"}: {true, grpcSeries, func() any { return &gwv1.GRPCRoute{} },
 		func(o *manifest.Object, v any) any { return newGRPCRoute(o, v.(*gwv1.GRPCRoute)) }, true},
 	{GatewayGroup, "ReferenceGrant"}: {true, map[string]bool{"v1": true, "v1beta1": false, "v1alpha2": false}, func() any { return &gwv1.ReferenceGrant{} },
-		func(o *manifest.Object, v any) any { return &ReferenceGrant{ReferenceGrant: v.(*gwv1.ReferenceGrant), Src: o} }, true},
+		func(o *manifest.Object, v any) any {
+			return &ReferenceGrant{ReferenceGrant: v.(*gwv1.ReferenceGrant), Src: o}
+		}, true},
 	{CoreGroup, "Service"}: {true, current, func() any { return &ServiceObject{} },
 		func(o *manifest.Object, v any) any { return &Service{ServiceObject: v.(*ServiceObject), Src: o} }, false},
 	{CoreGroup, "Namespace"}: {false, current, func() any { return &metaOnly{} },
@@ -319,11 +334,11 @@ func decodeKind(o *manifest.Object, kd kindDef) (any, []diag.Diagnostic) {
 	current, served := kd.versions[o.Version]
 	if !served {
 		return nil, []diag.Diagnostic{{Code: "GWP104", Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
-			Message: o.Kind + " " + o.APIVersion + " is not a version gwpol reads; use " + o.Group + "/v1"}}
+			Message: o.Kind + " " + o.APIVersion + " is not a version gwpol reads; use " + groupVersion(o.Group, "v1")}}
 	}
 	if !current {
 		diags = append(diags, diag.Diagnostic{Code: "GWP104", Severity: diag.Warning, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
-			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + o.Group + "/v1"})
+			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + groupVersion(o.Group, "v1")})
 	}
 	v := kd.newObj()
 	if err := o.Decode(v); err != nil {
@@ -344,8 +359,21 @@ func decodeKind(o *manifest.Object, kd kindDef) (any, []diag.Diagnostic) {
 	return kd.wrap(o, v), diags
 }
 
+func groupVersion(group, version string) string {
+	if group == "" {
+		return version
+	}
+	return group + "/" + version
+}
+
 func decodeDiag(o *manifest.Object, err error) diag.Diagnostic {
-	return diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Pos: o.Pos, Message: err.Error()}
+	d := diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Pos: o.Pos, Message: err.Error()}
+	// Point at the field that did not fit, not at the object.
+	var pe *manifest.PosError
+	if errors.As(err, &pe) && pe.Pos.Line > 0 {
+		d.Pos, d.Message = pe.Pos, pe.Msg
+	}
+	return d
 }
 
 // ObjectRefTo names the target of a reference check.

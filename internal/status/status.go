@@ -393,3 +393,13 @@ func RouteAncestors(rt *topology.Route) []AncestorRef {
 	}
 	return out
 }
+
+// AncestorCount is the number of distinct ancestors a policy reaches,
+// before the kind's cap.
+func AncestorCount(r *merge.Result, p *policy.Policy) int {
+	seen := map[AncestorRef]bool{}
+	for _, u := range uses(r, p) {
+		seen[u.anc] = true
+	}
+	return len(seen)
+}

@@ -27,8 +27,12 @@ func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
 	}
 	conflicted := cond("Conflicted", false, "NoConflicts", "No conflicts")
 	if l.Conflicted {
-		conflicted = cond("Conflicted", true, "ProtocolConflict", fmt.Sprintf("another listener uses port %d with a different protocol or the same hostname", l.Port))
-		accepted = cond("Accepted", false, "ProtocolConflict", conflicted.Message)
+		msg := fmt.Sprintf("another listener uses port %d with a protocol that cannot share it", l.Port)
+		if l.ConflictReason == "HostnameConflict" {
+			msg = fmt.Sprintf("another listener uses port %d with the same hostname %q", l.Port, hostOf(l.Hostname))
+		}
+		conflicted = cond("Conflicted", true, l.ConflictReason, msg)
+		accepted = cond("Accepted", false, l.ConflictReason, msg)
 	}
 	refs := cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved")
 	if ok, reason, msg := g.certificatesResolve(l); !ok {

@@ -59,8 +59,10 @@ type Listener struct {
 	Routes     []*Attachment // routes attached, sorted
 	Conditions []metav1.Condition
 	// Conflicted reports a port/protocol/hostname clash with another
-	// listener of the same Gateway.
-	Conflicted bool
+	// listener of the same Gateway; ConflictReason is the spec's reason
+	// for it, ProtocolConflict or HostnameConflict.
+	Conflicted     bool
+	ConflictReason string
 }
 
 // Ancestor is the object a policy on this listener reports status against:
@@ -137,10 +139,14 @@ type Attachment struct {
 }
 
 // Gateway returns a Gateway node.
-func (g *Graph) Gateway(ns, name string) *Gateway { return g.gateways[model.GatewayAPIKey("Gateway", ns, name)] }
+func (g *Graph) Gateway(ns, name string) *Gateway {
+	return g.gateways[model.GatewayAPIKey("Gateway", ns, name)]
+}
 
 // Route returns a route node.
-func (g *Graph) Route(kind, ns, name string) *Route { return g.routes[model.GatewayAPIKey(kind, ns, name)] }
+func (g *Graph) Route(kind, ns, name string) *Route {
+	return g.routes[model.GatewayAPIKey(kind, ns, name)]
+}
 
 // ListenerSet returns a ListenerSet node.
 func (g *Graph) ListenerSet(ns, name string) *ListenerSet {
@@ -232,13 +238,13 @@ func (g *Graph) attachListenerSets() {
 	}
 }
 
-// allowsListenerSet applies spec.allowedListeners. gwpol follows the
-// experimental default kgateway's cases rely on: without the field, a
-// Gateway accepts ListenerSets from its own namespace.
+// allowsListenerSet applies spec.allowedListeners. Without it (or with
+// from: None) a Gateway takes no ListenerSets: the spec's default is None,
+// and attachment is opt-in.
 func allowsListenerSet(m *model.Model, gw *Gateway, s *model.ListenerSet) bool {
 	al := gw.Spec.AllowedListeners
 	if al == nil || al.Namespaces == nil || al.Namespaces.From == nil {
-		return s.Namespace == gw.Namespace
+		return false
 	}
 	switch *al.Namespaces.From {
 	case gwv1.NamespacesFromAll:
@@ -255,32 +261,69 @@ func allowsListenerSet(m *model.Model, gw *Gateway, s *model.ListenerSet) bool {
 	return false
 }
 
-// markConflicts flags listeners that share a port with a different protocol
-// or share port and hostname, as the spec's Conflicted condition does.
+// markConflicts applies the spec's rules for indistinct listeners to the
+// merged listener list (the Gateway's own, then each ListenerSet's, in
+// precedence order). Listeners sharing a port must use compatible protocols
+// (ProtocolConflict) and differ in hostname (HostnameConflict).
+//
+// Within one resource no conflicting listener wins: all of them are
+// Conflicted (Gateway spec, "Handling indistinct Listeners"). Across
+// resources the listener earlier in precedence keeps its place and only the
+// later one is Conflicted (GEP-1713, "Listener and ListenerSet conflicts").
 func markConflicts(gw *Gateway) {
-	type key struct {
-		port int32
+	type hostKey struct {
+		port gwv1.PortNumber
 		host string
 	}
-	byPort := map[int32]gwv1.ProtocolType{}
-	seen := map[key]*Listener{}
-	for _, l := range gw.Listeners {
-		if p, ok := byPort[int32(l.Port)]; ok && !compatible(p, l.Protocol) {
-			l.Conflicted = true
-		} else if !ok {
-			byPort[int32(l.Port)] = l.Protocol
+	// protocol classes per port: the one class seen, or "*" for several.
+	addClass := func(m map[gwv1.PortNumber]string, l *Listener) {
+		c := protocolClass(l.Protocol)
+		if prev, ok := m[l.Port]; !ok {
+			m[l.Port] = c
+		} else if prev != c {
+			m[l.Port] = "*"
 		}
-		k := key{int32(l.Port), hostOf(l.Hostname)}
-		if prev, ok := seen[k]; ok && prev.Set == nil && l.Set == nil {
-			l.Conflicted = true
-		} else if !ok {
-			seen[k] = l
+	}
+	priorClass := map[gwv1.PortNumber]string{}
+	priorHost := map[hostKey]bool{}
+	ls := gw.Listeners
+	for start := 0; start < len(ls); {
+		end := start + 1
+		for end < len(ls) && ls[end].Set == ls[start].Set {
+			end++
 		}
+		own := ls[start:end] // the listeners of one Gateway or ListenerSet
+		ownClass := map[gwv1.PortNumber]string{}
+		ownHost := map[hostKey]int{}
+		for _, l := range own {
+			addClass(ownClass, l)
+			ownHost[hostKey{l.Port, hostOf(l.Hostname)}]++
+		}
+		for _, l := range own {
+			k := hostKey{l.Port, hostOf(l.Hostname)}
+			pc, prior := priorClass[l.Port]
+			switch {
+			case ownClass[l.Port] == "*", prior && (pc == "*" || pc != protocolClass(l.Protocol)):
+				l.Conflicted, l.ConflictReason = true, "ProtocolConflict"
+			case ownHost[k] > 1, priorHost[k]:
+				l.Conflicted, l.ConflictReason = true, "HostnameConflict"
+			}
+		}
+		for _, l := range own {
+			addClass(priorClass, l)
+			priorHost[hostKey{l.Port, hostOf(l.Hostname)}] = true
+		}
+		start = end
 	}
 }
 
-func compatible(a, b gwv1.ProtocolType) bool {
-	return a == b || (a == gwv1.HTTPSProtocolType && b == gwv1.TLSProtocolType) || (a == gwv1.TLSProtocolType && b == gwv1.HTTPSProtocolType)
+// protocolClass groups protocols that may share a port: HTTPS and TLS
+// (both SNI-routed) may; every other protocol needs a port of its own.
+func protocolClass(p gwv1.ProtocolType) string {
+	if p == gwv1.TLSProtocolType {
+		return string(gwv1.HTTPSProtocolType)
+	}
+	return string(p)
 }
 
 func hostOf(h *gwv1.Hostname) string {
@@ -386,6 +429,9 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 		l.Routes = append(l.Routes, &Attachment{Route: r, Parent: p, Hostnames: hosts})
 	}
 	if len(p.Listeners) == 0 {
+		if reason == "" { // the parent has no listeners at all
+			reason, msg = "NoMatchingParent", fmt.Sprintf("%s %s/%s has no listeners", *ref.Kind, ns, name)
+		}
 		p.reject(reason, msg)
 		return
 	}

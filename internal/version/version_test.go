@@ -221,7 +221,7 @@ func TestResolve(t *testing.T) {
 			msg: []string{"has no version"}, hint: "set version: v2"},
 
 		{name: "no such major lists the existing ones", policy: "set-headers", ref: "v3", code: CodeNoDefinition, identity: "set-headers:v3",
-			msg: []string{"no policy definition of set-headers at v3", "definitions exist for v1, v2", "major version 'v3' not found in loaded policy definitions"},
+			msg:  []string{"no policy definition of set-headers at v3", "definitions exist for v1, v2", "major version 'v3' not found in loaded policy definitions"},
 			hint: "use one of v1, v2, or add a definition of set-headers v3.x.y"},
 		{name: "no such major, one other", policy: "api-key-auth", ref: "v1", code: CodeNoDefinition,
 			msg: []string{"definitions exist for v0"}, hint: "use version: v0"},
@@ -236,7 +236,7 @@ func TestResolve(t *testing.T) {
 		{name: "nil definitions", defs: (*Definitions)(nil), policy: "cors", ref: "v1", code: CodeNoDefinition},
 
 		{name: "two definitions for one major", policy: "jwt-auth", ref: "v1", code: CodeAmbiguous, identity: "jwt-auth:v1",
-			msg: []string{"several policy definitions of jwt-auth match v1", "jwt-auth v1.0.0 (", "jwt-auth v1.1.0 (", "jwt-auth-v1.1.yaml:3:10", "cannot resolve the reference uniquely"},
+			msg:  []string{"several policy definitions of jwt-auth match v1", "jwt-auth v1.0.0 (", "jwt-auth v1.1.0 (", "jwt-auth-v1.1.yaml:3:10", "cannot resolve the reference uniquely"},
 			hint: "keep exactly one definition of jwt-auth per major in the policy definitions"},
 	}
 	for _, tt := range tests {

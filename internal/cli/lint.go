@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/lint"
+	"github.com/owenrumney/go-sarif/v2/sarif"
+	"github.com/spf13/cobra"
+)
+
+type lintOptions struct {
+	*globalOptions
+	Output    string
+	FailOn    string
+	ListRules bool
+	Target    string
+	Out       string
+}
+
+func newLintCmd(g *globalOptions, run func(*lintOptions) error) *cobra.Command {
+	o := &lintOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "lint",
+		Short: "Report problems with stable codes, positions and a CI-grade exit code",
+		Long: `lint reports every problem gwpol finds, each with a stable code (GWPnnn),
+a severity, the object and field, and FILE:LINE:COL of that field.
+
+The exit code is the same in every format: 0 when no finding reaches
+--fail-on, 1 when one does, 2 for usage errors, 3 for unreadable input.
+Suppress findings with lint.ignore in .gwpol.yaml or the annotation
+gwpol.dev/ignore: "GWP301,GWP303" on an object; suppressed findings are
+counted in the summary.`,
+		Example: `  gwpol lint -f manifests/
+  gwpol lint -f manifests/ -o sarif > gwpol.sarif
+  gwpol lint -f manifests/ -o github --fail-on warning
+  gwpol lint --list-rules`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(o.Output, "text", "json", "sarif", "github"); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("fail-on") {
+				o.FailOn = o.config.Lint.FailOn
+			}
+			if _, err := diag.ParseSeverity(o.FailOn); err != nil {
+				return usageError("--fail-on: %v", err)
+			}
+			if run != nil {
+				return run(o)
+			}
+			return runLint(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, sarif or github")
+	f.StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or none")
+	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (text or json) and exit")
+	f.StringVar(&o.Target, "target", "envoy", "render target whose capabilities GWP404 checks: envoy or kgateway")
+	f.StringVar(&o.Out, "out", "", "write the report to this file (atomically) instead of stdout")
+	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json", "sarif", "github"))
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletions("error", "warning", "info", "none"))
+	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions("envoy", "kgateway"))
+	return cmd
+}
+
+func runLint(o *lintOptions) error {
+	if o.ListRules {
+		return listRules(o)
+	}
+	c, err := o.compile()
+	if err != nil {
+		return err
+	}
+	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics()}
+	extra, err := lintExtra(c, o.Target)
+	if err != nil {
+		return err
+	}
+	in.Extra = extra
+	rep := lint.Run(in, lintConfig(c.Config))
+	var b bytes.Buffer
+	switch o.Output {
+	case "json":
+		err = writeLintJSON(&b, rep)
+	case "sarif":
+		err = writeSARIF(&b, rep)
+	case "github":
+		writeGitHub(&b, rep)
+	default:
+		writeLintText(&b, rep, o.IO.Color())
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeOut(o.globalOptions, o.Out, b.Bytes()); err != nil {
+		return err
+	}
+	threshold, _ := diag.ParseSeverity(o.FailOn)
+	if threshold != diag.None && rep.AtLeast(threshold) {
+		return errFindings
+	}
+	return nil
+}
+
+func lintConfig(c *Config) lint.Config {
+	lc := lint.Config{Severity: map[string]diag.Severity{}}
+	for _, ig := range c.Lint.Ignore {
+		lc.Ignore = append(lc.Ignore, lint.Ignore{Code: strings.ToUpper(ig.Code), Object: ig.Object})
+	}
+	for code, s := range c.Lint.Severity {
+		sev, _ := diag.ParseSeverity(s)
+		lc.Severity[strings.ToUpper(code)] = sev
+	}
+	return lc
+}
+
+// jsonDiagnostic is the documented, stable JSON shape of a finding.
+type jsonDiagnostic struct {
+	Code     string         `json:"code"`
+	Severity string         `json:"severity"`
+	Message  string         `json:"message"`
+	Object   diag.ObjectRef `json:"object"`
+	Field    string         `json:"field"`
+	File     string         `json:"file"`
+	Line     int            `json:"line"`
+	Column   int            `json:"column"`
+}
+
+type jsonReport struct {
+	Diagnostics []jsonDiagnostic `json:"diagnostics"`
+	Summary     map[string]int   `json:"summary"`
+	Skipped     []string         `json:"skipped,omitempty"`
+}
+
+func writeLintJSON(w io.Writer, rep *lint.Report) error {
+	out := jsonReport{Diagnostics: []jsonDiagnostic{}, Skipped: rep.Skipped, Summary: map[string]int{
+		"error": rep.Count(diag.Error), "warning": rep.Count(diag.Warning), "info": rep.Count(diag.Info), "suppressed": rep.Suppressed,
+	}}
+	for _, d := range rep.Diagnostics {
+		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Code: d.Code, Severity: d.Severity.String(), Message: d.Message,
+			Object: d.Object, Field: d.Field, File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func writeSARIF(w io.Writer, rep *lint.Report) error {
+	report, err := sarif.New(sarif.Version210)
+	if err != nil {
+		return err
+	}
+	run := sarif.NewRunWithInformationURI("gwpol", "https://github.com/gwpol/gwpol")
+	used := map[string]bool{}
+	for _, d := range rep.Diagnostics {
+		used[d.Code] = true
+	}
+	for _, r := range lint.Rules() {
+		if !used[r.Code] {
+			continue
+		}
+		run.AddRule(r.Code).WithName(r.Name).WithShortDescription(sarif.NewMultiformatMessageString(r.Title)).
+			WithFullDescription(sarif.NewMultiformatMessageString(r.Doc)).WithHelp(sarif.NewMultiformatMessageString(r.Doc)).
+			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevel(r.Severity)))
+	}
+	for _, d := range rep.Diagnostics {
+		region := sarif.NewRegion().WithStartLine(max(d.Pos.Line, 1)).WithStartColumn(max(d.Pos.Col, 1))
+		loc := sarif.NewPhysicalLocation().WithArtifactLocation(sarif.NewSimpleArtifactLocation(filepath.ToSlash(d.Pos.File))).WithRegion(region)
+		run.CreateResultForRule(d.Code).WithLevel(sarifLevel(d.Severity)).WithMessage(sarif.NewTextMessage(d.Message)).
+			AddLocation(sarif.NewLocationWithPhysicalLocation(loc))
+	}
+	report.AddRun(run)
+	return report.PrettyWrite(w)
+}
+
+func sarifLevel(s diag.Severity) string {
+	switch s {
+	case diag.Error:
+		return "error"
+	case diag.Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+func writeGitHub(w io.Writer, rep *lint.Report) {
+	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+	for _, d := range rep.Diagnostics {
+		level := map[diag.Severity]string{diag.Error: "error", diag.Warning: "warning", diag.Info: "notice"}[d.Severity]
+		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, prop.Replace(d.Pos.File), d.Pos.Line, d.Pos.Col, d.Code, esc.Replace(d.Message))
+	}
+}
+
+func writeLintText(w io.Writer, rep *lint.Report, color bool) {
+	style := func(c string) lipgloss.Style {
+		s := lipgloss.NewStyle()
+		if color {
+			s = s.Foreground(lipgloss.Color(c)).Bold(true)
+		}
+		return s
+	}
+	sev := map[diag.Severity]lipgloss.Style{diag.Error: style("9"), diag.Warning: style("11"), diag.Info: style("12")}
+	file := ""
+	for _, d := range rep.Diagnostics {
+		if d.Pos.File != file {
+			file = d.Pos.File
+			fmt.Fprintln(w, style("15").Render(file))
+		}
+		fmt.Fprintf(w, "  %d:%d  %s  %s  %s\n", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, d.Message)
+	}
+	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info, %d suppressed\n", rep.Count(diag.Error), rep.Count(diag.Warning), rep.Count(diag.Info), rep.Suppressed)
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "skipped: %s\n", s)
+	}
+}
+
+func listRules(o *lintOptions) error {
+	rules := lint.Rules()
+	if o.Output == "json" {
+		type jr struct {
+			Code     string `json:"code"`
+			Name     string `json:"name"`
+			Severity string `json:"severity"`
+			Title    string `json:"title"`
+			Doc      string `json:"doc"`
+		}
+		var out []jr
+		for _, r := range rules {
+			out = append(out, jr{r.Code, r.Name, r.Severity.String(), r.Title, r.Doc})
+		}
+		return writeData(o.globalOptions, o.Out, "json", out)
+	}
+	_, err := io.WriteString(o.IO.Out, RulesTable())
+	return err
+}
+
+// RulesTable is the rule list in Markdown, as the README carries it.
+func RulesTable() string {
+	var b strings.Builder
+	b.WriteString("| code | severity | name | finding |\n|---|---|---|---|\n")
+	for _, r := range lint.Rules() {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Code, r.Severity, r.Name, r.Title)
+	}
+	return b.String()
+}
+
+var _ = slices.Contains[[]string]

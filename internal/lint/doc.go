@@ -1,0 +1,7 @@
+// Package lint turns gwpol's IR and the stages' findings into diagnostics
+// with stable codes. Rules are values in an explicit registry (Rules): code,
+// name, title, documentation, default severity and a run function; one file
+// per rule family. Codes are never reused.
+//
+// lint imports merge and the stages before it; the CLI formats its report.
+package lint

@@ -1,0 +1,17 @@
+package lint
+
+import "github.com/gwpol/gwpol/internal/diag"
+
+// inputRules: GWP1xx, problems with the documents themselves.
+func inputRules() []Rule {
+	return []Rule{
+		stageRule("GWP101", "invalid-document", "document is not valid YAML/JSON or does not fit its kind",
+			"A document could not be decoded into its kind (a field has the wrong type). Unparseable files stop gwpol with exit code 3 instead.", diag.Error),
+		stageRule("GWP102", "unknown-field", "known kind with an unknown field",
+			"A field the kind's API does not define; controllers ignore it, which usually hides a typo.", diag.Warning),
+		stageRule("GWP103", "duplicate-object", "two objects with the same kind/namespace/name",
+			"The second object would overwrite the first when applied; gwpol uses the first and reports the second.", diag.Error),
+		stageRule("GWP104", "deprecated-version", "deprecated apiVersion",
+			"The object uses an API version that is deprecated or no longer served; move to the v1 API.", diag.Warning),
+	}
+}

@@ -1,0 +1,132 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// mergeRules: GWP3xx, precedence and merging.
+func mergeRules() []Rule {
+	return []Rule{
+		{Code: "GWP301", Name: "policy-overridden", Title: "policy Overridden: it sets fields, none of which take effect on some target",
+			Doc: "At a target the policy attaches to, every field it sets is won by a higher-priority policy, so it has no effect there (status Attached=False/Overridden).", Severity: diag.Warning, Run: overridden},
+		{Code: "GWP302", Name: "policy-merged", Title: "policy Merged: some of its fields lose on some target (names them)",
+			Doc: "Some of the policy's fields are won by other policies at a target; the rest take effect (status Merged).", Severity: diag.Info, Run: merged},
+		{Code: "GWP303", Name: "precedence-by-name", Title: "precedence between two policies decided only by name",
+			Doc: "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name.", Severity: diag.Warning, Run: tiesByName},
+		{Code: "GWP304", Name: "gateway-field-shadowed", Title: "a gateway-level field is shadowed on these routes by a route-level policy",
+			Doc: "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins).", Severity: diag.Info, Run: shadowed},
+	}
+}
+
+// losses describes, for one policy at one point, the fields it lost and to whom.
+func losses(pt *merge.Point, p *policy.Policy) (lost []string, won int) {
+	for _, f := range pt.Fields {
+		if _, sets := p.Values[f.Key]; !sets {
+			continue
+		}
+		if slices.ContainsFunc(f.Contributors, func(c *merge.Candidate) bool { return c.Policy == p }) {
+			won++
+			continue
+		}
+		lost = append(lost, fmt.Sprintf("%s (won by %s)", f.Key, f.Owner.Policy.ID()))
+	}
+	return lost, won
+}
+
+func overridden(in *Input) []diag.Diagnostic { return lossFindings(in, false) }
+func merged(in *Input) []diag.Diagnostic     { return lossFindings(in, true) }
+
+func lossFindings(in *Input, partial bool) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
+		for _, pt := range pts {
+			for _, c := range pt.Candidates {
+				lost, won := losses(pt, c.Policy)
+				if len(lost) == 0 || (won > 0) != partial {
+					continue
+				}
+				verb := "is overridden at"
+				if partial {
+					verb = "is merged at"
+				}
+				d := c.Policy.Diag("", 0, c.Policy.FieldPath(firstKey(lost)), "%s %s %s: %s; raise its %s annotation or narrow the other policy if it should win",
+					c.Policy.ID(), verb, t.Desc, strings.Join(lost, ", "), "kgateway.dev/policy-weight")
+				out = append(out, d)
+			}
+		}
+	})
+	return out
+}
+
+func firstKey(lost []string) string {
+	k, _, _ := strings.Cut(lost[0], " ")
+	return k
+}
+
+func tiesByName(in *Input) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	seen := map[[2]*policy.Policy]bool{}
+	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
+		for _, pt := range pts {
+			for _, tie := range pt.Ties {
+				k := [2]*policy.Policy{tie.First.Policy, tie.Second.Policy}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				d := tie.Second.Policy.Diag("", 0, "metadata", "%s and %s both set %s at %s with the same weight and age; only their names order them (%s wins). Add creationTimestamp or the kgateway.dev/policy-weight annotation to decide it",
+					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID())
+				out = append(out, d)
+			}
+		}
+	})
+	return out
+}
+
+func shadowed(in *Input) []diag.Diagnostic {
+	type key struct {
+		p     *policy.Policy
+		field string
+	}
+	routes := map[key][]string{}
+	var order []key
+	for _, rp := range in.Result.Routes {
+		for _, parent := range rp.Route.Parents {
+			for _, l := range parent.Listeners {
+				for _, rule := range rp.Rules {
+					for _, e := range in.Result.Effective(rule.Rule, l) {
+						if e.Inherited {
+							continue
+						}
+						for _, s := range e.Shadowed {
+							for _, c := range s.Contributors {
+								k := key{c.Policy, e.Key}
+								desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+								if _, ok := routes[k]; !ok {
+									order = append(order, k)
+								}
+								if !slices.Contains(routes[k], desc) {
+									routes[k] = append(routes[k], desc)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	var out []diag.Diagnostic
+	for _, k := range order {
+		rs := routes[k]
+		slices.Sort(rs)
+		out = append(out, k.p.Diag("", 0, k.p.FieldPath(k.field), "%s of %s is shadowed by a route-level policy on %d route rule(s): %s",
+			k.field, k.p.ID(), len(rs), strings.Join(rs, ", ")))
+	}
+	return out
+}

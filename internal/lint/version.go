@@ -1,0 +1,23 @@
+package lint
+
+import "github.com/gwpol/gwpol/internal/diag"
+
+// versionRules: GWP5xx, versioned policies (name + major version).
+func versionRules() []Rule {
+	return []Rule{
+		stageRule("GWP501", "version-not-major", "policy reference uses full semver where `vN` is required",
+			"References must name a major version only (v1); the controller rejects full versions.", diag.Error),
+		stageRule("GWP502", "no-definition-for-major", "no policy definition for name at that major",
+			"No loaded policy definition has that name and major; the controller cannot resolve the reference.", diag.Error),
+		stageRule("GWP503", "ambiguous-major", "several definitions for one name and major",
+			"Two definitions share a name and major; resolution is ambiguous and the engine rejects duplicates.", diag.Error),
+		stageRule("GWP504", "engine-drift", "engine build and controller definitions differ in minor/patch",
+			"Compatible under major identity, but the engine runs a different minor/patch than the controller validated against.", diag.Warning),
+		stageRule("GWP505", "engine-missing-major", "engine build lacks the referenced major",
+			"The policy engine was built without that name:major; at runtime the lookup answers \"policy not found\".", diag.Error),
+		stageRule("GWP506", "params-schema", "params fail the definition's JSON Schema",
+			"The reference's params do not validate against the definition's parameters schema.", diag.Error),
+		stageRule("GWP507", "definition-not-semver", "definition version is not semver",
+			"A policy definition's version is not a semantic version, so no major can be derived from it.", diag.Error),
+	}
+}

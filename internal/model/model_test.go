@@ -1,0 +1,583 @@
+package model_test
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// set parses files (name → YAML), in the order given.
+func set(t *testing.T, files ...string) *manifest.Set {
+	t.Helper()
+	if len(files)%2 != 0 {
+		t.Fatal("set wants name, content pairs")
+	}
+	s := &manifest.Set{}
+	for i := 0; i < len(files); i += 2 {
+		objs, err := manifest.Parse(files[i], []byte(files[i+1]), manifest.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Objects = append(s.Objects, objs...)
+	}
+	for i, o := range s.Objects {
+		o.Seq = i
+	}
+	return s
+}
+
+func build(t *testing.T, yaml string) *model.Model {
+	t.Helper()
+	return model.Build(set(t, "in.yaml", yaml), model.Options{})
+}
+
+func codes(ds []diag.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Code)
+	}
+	return out
+}
+
+func TestNamespaceDefaulting(t *testing.T) {
+	src := `apiVersion: v1
+kind: Service
+metadata: {name: plain}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: placed, namespace: apps}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: cls}
+spec: {controllerName: example.com/gw}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: apps, labels: {team: a}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: cls
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: tp}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dep}
+`
+	tests := []struct {
+		name    string
+		opt     model.Options
+		ns      string // where unplaced namespaced objects go
+		extraOK bool
+	}{
+		{"default namespace", model.Options{}, "default", false},
+		{"--namespace", model.Options{DefaultNamespace: "team"}, "team", false},
+		{"extra kind registered", model.Options{Extra: map[model.GroupKind]bool{{Group: "gateway.kgateway.dev", Kind: "TrafficPolicy"}: true}}, "default", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := model.Build(set(t, "in.yaml", src), tt.opt)
+			if len(m.Diagnostics) != 0 {
+				t.Fatalf("diagnostics: %+v", m.Diagnostics)
+			}
+			if s := m.Service(tt.ns, "plain"); s == nil || s.Namespace != tt.ns || s.Src.Namespace != tt.ns {
+				t.Errorf("Service plain not in %s: %+v", tt.ns, s)
+			}
+			if m.Service("apps", "placed") == nil {
+				t.Error("Service apps/placed missing")
+			}
+			gw := m.Gateway(tt.ns, "gw")
+			if gw == nil {
+				t.Fatalf("Gateway %s/gw missing", tt.ns)
+			}
+			if gw.Namespace != tt.ns || gw.Key() != model.GatewayAPIKey("Gateway", tt.ns, "gw") {
+				t.Errorf("typed Gateway namespace %q, key %+v", gw.Namespace, gw.Key())
+			}
+			// Cluster-scoped kinds get no namespace.
+			if len(m.GatewayClasses) != 1 || m.GatewayClasses[0].Namespace != "" {
+				t.Errorf("GatewayClasses = %+v", m.GatewayClasses)
+			}
+			if _, ok := m.Object(model.Key{Kind: "Namespace", Name: "apps"}); !ok {
+				t.Error("Namespace apps not indexed without a namespace")
+			}
+			// Kinds gwpol does not read are skipped silently.
+			if objs := m.OfKind(model.GroupKind{Group: "apps", Kind: "Deployment"}); len(objs) != 0 {
+				t.Errorf("Deployment indexed: %v", objs)
+			}
+			tp := model.GroupKind{Group: "gateway.kgateway.dev", Kind: "TrafficPolicy"}
+			_, ok := m.Object(model.Key{Group: tp.Group, Kind: tp.Kind, Namespace: tt.ns, Name: "tp"})
+			if ok != tt.extraOK || (len(m.OfKind(tp)) == 1) != tt.extraOK {
+				t.Errorf("extra kind kept = %v, want %v", ok, tt.extraOK)
+			}
+			if _, typed := m.Typed(model.Key{Group: tp.Group, Kind: tp.Kind, Namespace: tt.ns, Name: "tp"}); typed {
+				t.Error("extra kind decoded by model; its package decodes it")
+			}
+		})
+	}
+}
+
+const svcA = `apiVersion: v1
+kind: Service
+metadata:
+  name: dup
+  namespace: ns
+spec:
+  ports: [{port: 80}]
+`
+
+const svcB = `apiVersion: v1
+kind: Service
+metadata:
+  namespace: ns
+  name: dup
+spec:
+  ports: [{port: 9090}]
+`
+
+func TestDuplicates(t *testing.T) {
+	oneFile := svcA + "---\n" + svcB
+	tests := []struct {
+		name      string
+		files     []string
+		reverse   bool
+		wantPort  int32
+		wantPos   diag.Position
+		firstAt   string
+		objsAfter int
+	}{
+		{"same file", []string{"a.yaml", oneFile}, false, 80, diag.Position{File: "a.yaml", Line: 13, Col: 9}, "a.yaml:1:1", 1},
+		{"same file, reversed input order", []string{"a.yaml", oneFile}, true, 80, diag.Position{File: "a.yaml", Line: 13, Col: 9}, "a.yaml:1:1", 1},
+		{"two files", []string{"a.yaml", svcA, "b.yaml", svcB}, false, 80, diag.Position{File: "b.yaml", Line: 5, Col: 9}, "a.yaml:1:1", 1},
+		{"two files, reversed", []string{"a.yaml", svcA, "b.yaml", svcB}, true, 80, diag.Position{File: "b.yaml", Line: 5, Col: 9}, "a.yaml:1:1", 1},
+		{"b first by file name", []string{"b.yaml", svcA, "a.yaml", svcB}, false, 9090, diag.Position{File: "b.yaml", Line: 4, Col: 9}, "a.yaml:1:1", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := set(t, tt.files...)
+			if tt.reverse {
+				slices.Reverse(s.Objects)
+			}
+			m := model.Build(s, model.Options{})
+			if got := codes(m.Diagnostics); !slices.Equal(got, []string{"GWP103"}) {
+				t.Fatalf("diagnostics = %+v, want one GWP103", m.Diagnostics)
+			}
+			d := m.Diagnostics[0]
+			if d.Pos != tt.wantPos || d.Field != "metadata.name" || d.Severity != diag.Error {
+				t.Errorf("GWP103 at %v field %q severity %v, want %v metadata.name error", d.Pos, d.Field, d.Severity, tt.wantPos)
+			}
+			if want := (diag.ObjectRef{Kind: "Service", Namespace: "ns", Name: "dup"}); d.Object != want {
+				t.Errorf("Object = %+v", d.Object)
+			}
+			if !strings.Contains(d.Message, tt.firstAt) {
+				t.Errorf("message %q does not name the first definition %s", d.Message, tt.firstAt)
+			}
+			svc := m.Service("ns", "dup")
+			if svc == nil || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != tt.wantPort {
+				t.Errorf("winner = %+v, want the earlier object (port %d)", svc, tt.wantPort)
+			}
+			if len(m.Services) != tt.objsAfter || len(m.OfKind(model.GroupKind{Kind: "Service"})) != tt.objsAfter {
+				t.Errorf("Services = %d, OfKind = %d", len(m.Services), len(m.OfKind(model.GroupKind{Kind: "Service"})))
+			}
+		})
+	}
+}
+
+func TestDuplicateAfterDefaulting(t *testing.T) {
+	m := build(t, `apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c, namespace: default}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c, namespace: other}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: c}
+`)
+	if got := codes(m.Diagnostics); !slices.Equal(got, []string{"GWP103"}) {
+		t.Fatalf("diagnostics = %+v, want one GWP103", m.Diagnostics)
+	}
+	if d := m.Diagnostics[0]; d.Pos.Line != 7 {
+		t.Errorf("GWP103 at %v, want line 7", d.Pos)
+	}
+	if len(m.ConfigMaps) != 2 || len(m.Secrets) != 1 {
+		t.Errorf("ConfigMaps %d Secrets %d", len(m.ConfigMaps), len(m.Secrets))
+	}
+}
+
+func TestUnknownFieldDiagnostics(t *testing.T) {
+	m := build(t, `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: r
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - backendRefs:
+    - name: svc
+      port: 80
+      wieght: 2
+status:
+  whatever: true
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc}
+spec:
+  ports: [{port: 80}]
+  selector: {app: web}
+  sessionAffinity: None
+`)
+	if got := codes(m.Diagnostics); !slices.Equal(got, []string{"GWP102"}) {
+		t.Fatalf("diagnostics = %+v, want one GWP102", m.Diagnostics)
+	}
+	d := m.Diagnostics[0]
+	want := diag.Diagnostic{
+		Code: "GWP102", Severity: diag.Warning, Field: "spec.rules[0].backendRefs[0].wieght",
+		Object: diag.ObjectRef{Group: model.GatewayGroup, Kind: "HTTPRoute", Namespace: "default", Name: "r"},
+		Pos:    diag.Position{File: "in.yaml", Line: 11, Col: 7},
+	}
+	d.Message = ""
+	if d != want {
+		t.Errorf("GWP102 = %+v\nwant %+v", d, want)
+	}
+	// The route is still decoded: an unknown field is only a warning.
+	if m.Route("HTTPRoute", "default", "r") == nil {
+		t.Error("route with an unknown field was dropped")
+	}
+}
+
+func TestDeprecatedVersions(t *testing.T) {
+	tests := []struct {
+		name, apiVersion, kind string
+		spec                   string
+		severity               diag.Severity
+		decoded                bool
+	}{
+		{"Gateway v1beta1", "gateway.networking.k8s.io/v1beta1", "Gateway", "{gatewayClassName: c, listeners: [{name: h, port: 80, protocol: HTTP}]}", diag.Warning, true},
+		{"HTTPRoute v1beta1", "gateway.networking.k8s.io/v1beta1", "HTTPRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},
+		{"GRPCRoute v1alpha2", "gateway.networking.k8s.io/v1alpha2", "GRPCRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},
+		{"ReferenceGrant v1beta1", "gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "{from: [], to: []}", diag.Warning, true},
+		{"HTTPRoute v2 unserved", "gateway.networking.k8s.io/v2", "HTTPRoute", "{}", diag.Error, false},
+		{"GRPCRoute v1beta1 never served", "gateway.networking.k8s.io/v1beta1", "GRPCRoute", "{}", diag.Error, false},
+		{"Service v2", "v2", "Service", "{}", diag.Error, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata: {name: x}\nspec: %s\n", tt.apiVersion, tt.kind, tt.spec)
+			m := build(t, src)
+			if got := codes(m.Diagnostics); !slices.Equal(got, []string{"GWP104"}) {
+				t.Fatalf("diagnostics = %+v, want one GWP104", m.Diagnostics)
+			}
+			d := m.Diagnostics[0]
+			if d.Severity != tt.severity || d.Field != "apiVersion" || d.Pos != (diag.Position{File: "in.yaml", Line: 1, Col: 13}) {
+				t.Errorf("GWP104 = %+v", d)
+			}
+			if strings.Contains(d.Message, " /v1") {
+				t.Errorf("message %q suggests an empty group", d.Message)
+			}
+			group, _, found := strings.Cut(tt.apiVersion, "/")
+			if !found {
+				group = ""
+			}
+			_, ok := m.Typed(model.Key{Group: group, Kind: tt.kind, Namespace: "default", Name: "x"})
+			if ok != tt.decoded {
+				t.Errorf("decoded = %v, want %v", ok, tt.decoded)
+			}
+		})
+	}
+	// The current version carries no finding.
+	if m := build(t, "apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g}\nspec: {}\n"); len(m.Diagnostics) != 0 {
+		t.Errorf("v1 GRPCRoute: %+v", m.Diagnostics)
+	}
+}
+
+func TestDecodeFailure(t *testing.T) {
+	m := build(t, `apiVersion: v1
+kind: Service
+metadata: {name: ok}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: bad}
+spec:
+  gatewayClassName: c
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+  - name: https
+    port: "443"
+    protocol: HTTPS
+`)
+	if got := codes(m.Diagnostics); !slices.Equal(got, []string{"GWP101"}) {
+		t.Fatalf("diagnostics = %+v, want one GWP101", m.Diagnostics)
+	}
+	d := m.Diagnostics[0]
+	if d.Pos != (diag.Position{File: "in.yaml", Line: 16, Col: 11}) {
+		t.Errorf("GWP101 at %v, want the offending field in.yaml:16:11", d.Pos)
+	}
+	if strings.HasPrefix(d.Message, "in.yaml") || !strings.Contains(d.Message, "must be a number") {
+		t.Errorf("message %q: want the problem without the position", d.Message)
+	}
+	if m.Gateway("default", "bad") != nil || len(m.Gateways) != 0 {
+		t.Error("undecodable Gateway in the typed views")
+	}
+	if _, ok := m.Object(model.GatewayAPIKey("Gateway", "default", "bad")); !ok {
+		t.Error("undecodable Gateway vanished from the index")
+	}
+	if m.Service("default", "ok") == nil {
+		t.Error("one bad object hid a good one")
+	}
+}
+
+func TestSecretDataNeverRetained(t *testing.T) {
+	m := build(t, `apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+  labels: {team: a}
+type: Opaque
+immutable: true
+data:
+  api-key: c3VwZXItc2VjcmV0
+  other: dG9wLXNlY3JldA==
+stringData:
+  password: hunter2
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+data:
+  policies.yaml: "waf: on"
+binaryData:
+  blob: AAEC
+`)
+	if len(m.Diagnostics) != 0 {
+		t.Fatalf("diagnostics: %+v", m.Diagnostics)
+	}
+	s := m.Secret("default", "creds")
+	if s == nil {
+		t.Fatal("Secret missing")
+	}
+	if want := []string{"api-key", "other", "password"}; !slices.Equal(s.Keys, want) {
+		t.Errorf("Keys = %v, want %v", s.Keys, want)
+	}
+	if !s.Immutable || s.Kind != "Secret" || s.Name != "creds" || s.Namespace != "default" || s.Labels["team"] != "a" {
+		t.Errorf("Secret view = %+v", s)
+	}
+	secrets := []string{"c3VwZXItc2VjcmV0", "dG9wLXNlY3JldA==", "hunter2", "super-secret", "top-secret"}
+	view := *s
+	view.Src = nil // the source object is the input itself, not a copy of it
+	if dump := fmt.Sprintf("%#v", view); containsAny(dump, secrets) {
+		t.Errorf("Secret view holds a value: %s", dump)
+	}
+	if len(m.Secrets) != 1 || m.Secrets[0] != s {
+		t.Errorf("Secrets = %v", m.Secrets)
+	}
+
+	c := m.ConfigMap("default", "cfg")
+	if c == nil {
+		t.Fatal("ConfigMap missing")
+	}
+	if want := []string{"policies.yaml", "blob"}; !slices.Equal(c.Keys, want) || c.Immutable {
+		t.Errorf("ConfigMap view = %+v", c)
+	}
+	cv := *c
+	cv.Src = nil
+	if dump := fmt.Sprintf("%#v", cv); containsAny(dump, []string{"waf: on", "AAEC"}) {
+		t.Errorf("ConfigMap view holds a value: %s", dump)
+	}
+	if len(m.ConfigMaps) != 1 || m.ConfigMaps[0] != c {
+		t.Errorf("ConfigMaps = %v", m.ConfigMaps)
+	}
+	// The Opaque type has no field a value could hide in.
+	for i, typ := 0, reflect.TypeFor[model.Opaque](); i < typ.NumField(); i++ {
+		switch f := typ.Field(i); f.Name {
+		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Src":
+		default:
+			t.Errorf("Opaque has a field %s; check it cannot carry data", f.Name)
+		}
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestGrantAllows(t *testing.T) {
+	m := build(t, `apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: routes-to-backends, namespace: backends}
+spec:
+  from:
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: apps}
+  to:
+  - {group: "", kind: Service}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: one-secret, namespace: certs}
+spec:
+  from:
+  - {group: gateway.networking.k8s.io, kind: Gateway, namespace: infra}
+  - {group: gateway.networking.k8s.io, kind: ListenerSet, namespace: teams}
+  to:
+  - {group: "", kind: Secret, name: wildcard-cert}
+`)
+	svc := func(ns, name string) model.ObjectRefTo { return model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: name} }
+	secret := func(ns, name string) model.ObjectRefTo { return model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: name} }
+	tests := []struct {
+		name                string
+		group, kind, fromNS string
+		to                  model.ObjectRefTo
+		want                bool
+	}{
+		{"same namespace needs no grant", model.GatewayGroup, "HTTPRoute", "apps", svc("apps", "web"), true},
+		{"granted: any Service", model.GatewayGroup, "HTTPRoute", "apps", svc("backends", "web"), true},
+		{"granted: another Service", model.GatewayGroup, "HTTPRoute", "apps", svc("backends", "api"), true},
+		{"other source namespace", model.GatewayGroup, "HTTPRoute", "other", svc("backends", "web"), false},
+		{"other source kind", model.GatewayGroup, "GRPCRoute", "apps", svc("backends", "web"), false},
+		{"other source group", "example.com", "HTTPRoute", "apps", svc("backends", "web"), false},
+		{"grant lives in the target namespace only", model.GatewayGroup, "HTTPRoute", "apps", svc("elsewhere", "web"), false},
+		{"grant is for Services, not Secrets", model.GatewayGroup, "HTTPRoute", "apps", secret("backends", "web"), false},
+		{"named target", model.GatewayGroup, "Gateway", "infra", secret("certs", "wildcard-cert"), true},
+		{"named target, other name", model.GatewayGroup, "Gateway", "infra", secret("certs", "other-cert"), false},
+		{"second from entry", model.GatewayGroup, "ListenerSet", "teams", secret("certs", "wildcard-cert"), true},
+		{"no grant at all", model.GatewayGroup, "Gateway", "infra", secret("nowhere", "x"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := m.GrantAllows(tt.group, tt.kind, tt.fromNS, tt.to); got != tt.want {
+				t.Errorf("GrantAllows = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// The v1beta1 grant is read (with a deprecation warning).
+	if got := codes(m.Diagnostics); !slices.Equal(got, []string{"GWP104"}) {
+		t.Errorf("diagnostics = %+v", m.Diagnostics)
+	}
+}
+
+func TestIndexAndRoutes(t *testing.T) {
+	m := build(t, `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: b, namespace: z, labels: {tier: web}}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - name: first
+    backendRefs:
+    - {name: svc, port: 80}
+    - {name: svc2, port: 81, weight: 0, filters: [{type: ExtensionRef, extensionRef: {group: g.io, kind: P, name: p}}]}
+    filters:
+    - {type: ExtensionRef, extensionRef: {group: gateway.kgateway.dev, kind: TrafficPolicy, name: tp}}
+  - backendRefs: [{name: svc, port: 80, weight: 3}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: a, namespace: z, labels: {tier: api}}
+spec: {}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: g, namespace: a}
+spec:
+  hostnames: [grpc.example.com]
+  rules:
+  - backendRefs: [{name: grpc, port: 9000}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: z, labels: {env: prod}}
+`)
+	if len(m.Diagnostics) != 0 {
+		t.Fatalf("diagnostics: %+v", m.Diagnostics)
+	}
+	var keys []string
+	for _, r := range m.Routes {
+		keys = append(keys, r.Key().Kind+"/"+r.Key().Namespace+"/"+r.Key().Name)
+	}
+	if want := []string{"GRPCRoute/a/g", "HTTPRoute/z/a", "HTTPRoute/z/b"}; !slices.Equal(keys, want) {
+		t.Errorf("Routes = %v, want %v", keys, want)
+	}
+	r := m.Route("HTTPRoute", "z", "b")
+	if r == nil || r.HTTP == nil || r.GRPC != nil || len(r.Rules) != 2 {
+		t.Fatalf("route = %+v", r)
+	}
+	r0, r1 := r.Rules[0], r.Rules[1]
+	if r0.Section() != "first" || r1.Section() != "#1" || r1.Path != "spec.rules[1]" {
+		t.Errorf("sections %q %q path %q", r0.Section(), r1.Section(), r1.Path)
+	}
+	if w := []int32{r0.BackendRefs[0].Weight, r0.BackendRefs[1].Weight, r1.BackendRefs[0].Weight}; !slices.Equal(w, []int32{1, 0, 3}) {
+		t.Errorf("weights = %v, want [1 0 3] (unset is 1)", w)
+	}
+	if p := r0.BackendRefs[1].Path; p != "spec.rules[0].backendRefs[1]" {
+		t.Errorf("backendRef path %q", p)
+	}
+	if f := r0.BackendRefs[1].Filters; len(f) != 1 || f[0].Path != "spec.rules[0].backendRefs[1].filters[0]" || f[0].ExtensionRef.Name != "p" {
+		t.Errorf("backendRef filters %+v", f)
+	}
+	if f := r0.Filters; len(f) != 1 || f[0].Type != "ExtensionRef" || f[0].Path != "spec.rules[0].filters[0]" || f[0].ExtensionRef.Name != "tp" {
+		t.Errorf("rule filters %+v", f)
+	}
+	if pos := r.Src.FieldPos(r0.BackendRefs[1].Path); pos.Line != 10 {
+		t.Errorf("backendRef at %v", pos)
+	}
+	g := m.Route("GRPCRoute", "a", "g")
+	if g == nil || g.GRPC == nil || len(g.Hostnames) != 1 || g.Rules[0].BackendRefs[0].Name != "grpc" {
+		t.Errorf("GRPCRoute = %+v", g)
+	}
+	sel := labels.SelectorFromSet(labels.Set{"tier": "web"})
+	if got := m.Select(model.GroupKind{Group: model.GatewayGroup, Kind: "HTTPRoute"}, "z", sel); len(got) != 1 || got[0].Name != "b" {
+		t.Errorf("Select = %v", got)
+	}
+	if got := m.Select(model.GroupKind{Group: model.GatewayGroup, Kind: "HTTPRoute"}, "", labels.Everything()); len(got) != 2 || got[0].Name != "a" {
+		t.Errorf("Select(all) = %v", got)
+	}
+	if got := m.Select(model.GroupKind{Group: model.GatewayGroup, Kind: "HTTPRoute"}, "a", labels.Everything()); len(got) != 0 {
+		t.Errorf("Select(ns a) = %v", got)
+	}
+}
+
+func TestNamespaceLabels(t *testing.T) {
+	m := build(t, `apiVersion: v1
+kind: Namespace
+metadata:
+  name: prod
+  labels: {env: prod}
+`)
+	if got, want := m.NamespaceLabels("prod"), (labels.Set{"env": "prod", model.NamespaceNameLabel: "prod"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("NamespaceLabels(prod) = %v, want %v", got, want)
+	}
+	// A namespace not in the input still has the label the API server sets.
+	if got, want := m.NamespaceLabels("dev"), (labels.Set{model.NamespaceNameLabel: "dev"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("NamespaceLabels(dev) = %v, want %v", got, want)
+	}
+}
