@@ -39,7 +39,7 @@ type expectedAncestor struct {
 }
 
 type expectedCase struct {
-	Policies     map[string][]expectedAncestor              `json:"policies"`
+	Policies     map[string][]expectedAncestor             `json:"policies"`
 	Routes       map[string]map[string]map[string][]string `json:"routes"`
 	VirtualHosts map[string]map[string]map[string][]string `json:"virtualHosts"`
 	RouteConfigs map[string]map[string]map[string][]string `json:"routeConfigs"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,6 +39,9 @@ func GenerateDocs(root *cobra.Command, dir string) error {
 			}
 		}
 	}
+	if err := updateReadme(filepath.Join(dir, "README.md")); err != nil {
+		return err
+	}
 	for name, data := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -63,6 +67,10 @@ func mustRel(base, p string) string {
 // with the committed files.
 func RenderDocs(root *cobra.Command) (map[string][]byte, error) {
 	root.DisableAutoGenTag = true
+	// cobra adds these lazily on Execute; add them now so the pages are
+	// the same whether generated from the binary or from a test.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
 	out := map[string][]byte{}
 	gens := map[string]func(*bytes.Buffer) error{
 		"completions/gwpol.bash": func(b *bytes.Buffer) error { return root.GenBashCompletionV2(b, true) },
@@ -109,4 +117,20 @@ func joinDash(path string) string {
 		}
 	}
 	return string(b)
+}
+
+// updateReadme writes the rule table between the README's markers.
+func updateReadme(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	const start, end = "<!-- rules:start -->\n", "<!-- rules:end -->"
+	s := string(data)
+	i, j := strings.Index(s, start), strings.Index(s, end)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: rule table markers not found", path)
+	}
+	s = s[:i+len(start)] + RulesTable() + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
 }

@@ -42,8 +42,16 @@ func losses(pt *merge.Point, p *policy.Policy) (lost []string, won int) {
 func overridden(in *Input) []diag.Diagnostic { return lossFindings(in, false) }
 func merged(in *Input) []diag.Diagnostic     { return lossFindings(in, true) }
 
+// lossFindings reports, once per policy, the targets where it lost all
+// (GWP301) or some (GWP302) of its fields, naming the fields and winners.
 func lossFindings(in *Input, partial bool) []diag.Diagnostic {
-	var out []diag.Diagnostic
+	type entry struct {
+		p      *policy.Policy
+		places []string
+		first  string
+	}
+	var order []*entry
+	byPolicy := map[*policy.Policy]*entry{}
 	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
 		for _, pt := range pts {
 			for _, c := range pt.Candidates {
@@ -51,16 +59,25 @@ func lossFindings(in *Input, partial bool) []diag.Diagnostic {
 				if len(lost) == 0 || (won > 0) != partial {
 					continue
 				}
-				verb := "is overridden at"
-				if partial {
-					verb = "is merged at"
+				e := byPolicy[c.Policy]
+				if e == nil {
+					e = &entry{p: c.Policy, first: firstKey(lost)}
+					byPolicy[c.Policy] = e
+					order = append(order, e)
 				}
-				d := c.Policy.Diag("", 0, c.Policy.FieldPath(firstKey(lost)), "%s %s %s: %s; raise its %s annotation or narrow the other policy if it should win",
-					c.Policy.ID(), verb, t.Desc, strings.Join(lost, ", "), "kgateway.dev/policy-weight")
-				out = append(out, d)
+				e.places = append(e.places, t.Desc+": "+strings.Join(lost, ", "))
 			}
 		}
 	})
+	var out []diag.Diagnostic
+	for _, e := range order {
+		verb := "is overridden (none of its fields take effect) at"
+		hint := "raise its kgateway.dev/policy-weight annotation if it should win, or remove it"
+		if partial {
+			verb, hint = "is merged (some fields lose) at", "fields listed lose to the named policies"
+		}
+		out = append(out, e.p.Diag("", 0, e.p.FieldPath(e.first), "%s %s %s; %s", e.p.ID(), verb, strings.Join(e.places, "; "), hint))
+	}
 	return out
 }
 

@@ -121,7 +121,7 @@ type KindSpec struct {
 // TargetRef is one targetRef or targetSelector of a policy.
 type TargetRef struct {
 	Group, Kind, Name string
-	Section          string
+	Section           string
 	// Selector: when set, this is a targetSelector (Name is empty).
 	Selector map[string]string
 	Path     string // field path in the policy, for positions

@@ -94,7 +94,9 @@ var _ policy.Kind = Kind{}
 func New() Kind { return Kind{} }
 
 // GroupKind implements policy.Kind.
-func (Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: KindTrafficPolicy} }
+func (Kind) GroupKind() model.GroupKind {
+	return model.GroupKind{Group: Group, Kind: KindTrafficPolicy}
+}
 
 var spec = func() policy.KindSpec {
 	s := policy.KindSpec{
