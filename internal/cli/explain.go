@@ -80,7 +80,8 @@ func parseTarget(s, defaultNS string) (targetSpec, error) {
 	switch {
 	case len(parts) == 2:
 		t.Namespace, t.Name = defaultNS, parts[1]
-	case len(parts) == 3 && defaultNS != "" && (strings.HasPrefix(parts[2], "#") || isSectionForm(parts)):
+	case len(parts) == 3 && defaultNS != "":
+		// With -n the target is KIND/NAME/SECTION, as kubectl users type it.
 		t.Namespace, t.Name, t.Section = defaultNS, parts[1], parts[2]
 	case len(parts) == 3:
 		t.Namespace, t.Name = parts[1], parts[2]
@@ -94,8 +95,6 @@ func parseTarget(s, defaultNS string) (targetSpec, error) {
 	}
 	return t, nil
 }
-
-func isSectionForm([]string) bool { return false }
 
 func runExplain(o *explainOptions) error {
 	c, err := o.compile()
@@ -316,26 +315,30 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
 			fmt.Fprintln(w, "  no policy fields in effect")
 			continue
 		}
-		tb := table.New().Border(lipgloss.NormalBorder()).Headers("FIELD", "OWNER", "LEVEL", "STRATEGY", "LOST / SHADOWED")
+		// Two columns, details stacked, so a rule reads well at 80 columns.
+		tb := table.New().Border(lipgloss.NormalBorder()).Headers("FIELD", "OWNER AND HOW IT WON")
 		if !color {
 			tb = tb.BorderStyle(lipgloss.NewStyle())
 		}
 		for _, f := range t.Fields {
 			level := f.Level
 			if f.Inherited {
-				level += " (inherited)"
+				level += ", inherited"
 			}
-			owner := shortIDs(f.Contributors)
-			lost := shortIDs(f.Overridden)
+			lines := []string{fmt.Sprintf("%s (%s)", shortID(f.Owner), level), "strategy: " + f.Strategy}
+			if len(f.Contributors) > 1 {
+				lines = append(lines, "contributors: "+strings.ReplaceAll(shortIDs(f.Contributors), "\n", ", "))
+			}
+			if len(f.Overridden) > 0 {
+				lines = append(lines, "lost: "+strings.ReplaceAll(shortIDs(f.Overridden), "\n", ", "))
+			}
 			if len(f.Shadowed) > 0 {
-				lost = strings.TrimPrefix(strings.TrimPrefix(lost, "-"), "\n") + "\nshadows: " + shortIDs(f.Shadowed)
-				lost = strings.TrimPrefix(lost, "\n")
+				lines = append(lines, "shadows: "+strings.ReplaceAll(shortIDs(f.Shadowed), "\n", ", "))
 			}
-			row := []string{f.Field, owner, level, f.Strategy, lost}
-			tb = tb.Row(row...)
 			if len(f.Value) > 0 {
-				tb = tb.Row("", "value: "+truncate(string(f.Value), 60), "", "", "")
+				lines = append(lines, "value: "+truncate(string(f.Value), 56))
 			}
+			tb = tb.Row(f.Field, strings.Join(lines, "\n"))
 		}
 		fmt.Fprintln(w, tb.Render())
 	}

@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// gwpolBin is built once for the end-to-end tests.
+var gwpolBin string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "gwpol-e2e")
+	if err != nil {
+		panic(err)
+	}
+	gwpolBin = filepath.Join(dir, "gwpol")
+	if runtime.GOOS == "windows" {
+		gwpolBin += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", gwpolBin, "../../cmd/gwpol")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building gwpol: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run executes the built binary in the repository root.
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(gwpolBin, args...)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("../../testdata/golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs from golden (-want +got; -update rewrites):\n%s", name, diff)
+	}
+}
+
+// TestGoldenE2E runs the binary on the example platform and compares every
+// output with its golden file, including the exit code.
+func TestGoldenE2E(t *testing.T) {
+	ex := "testdata/examples"
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"status.json", []string{"status", "-f", ex, "-o", "json"}, 0},
+		{"status.yaml", []string{"status", "-f", ex}, 0},
+		{"lint.txt", []string{"lint", "-f", ex}, 1},
+		{"lint.json", []string{"lint", "-f", ex, "-o", "json"}, 1},
+		{"lint.sarif", []string{"lint", "-f", ex, "-o", "sarif"}, 1},
+		{"lint.github", []string{"lint", "-f", ex, "-o", "github"}, 1},
+		{"lint-failon-none.json", []string{"lint", "-f", ex, "-o", "json", "--fail-on", "none"}, 0},
+		{"explain-orders.txt", []string{"explain", "httproute/shop/orders", "-f", ex}, 0},
+		{"explain-orders.json", []string{"explain", "httproute/shop/orders", "-f", ex, "-o", "json", "--show-values"}, 0},
+		{"explain-storefront-assets.txt", []string{"explain", "-n", "shop", "httproute/storefront/assets", "-f", ex}, 0},
+		{"explain-gateway-https.json", []string{"explain", "gateway/infra/public/https", "-f", ex, "-o", "json"}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := run(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit code %d, want %d; stderr: %s", code, c.code, errOut)
+			}
+			golden(t, c.name, out)
+		})
+	}
+}
+
+// TestExitCodesSameInEveryFormat: lint's exit code never depends on -o.
+func TestExitCodesSameInEveryFormat(t *testing.T) {
+	for _, failOn := range []string{"error", "warning", "info", "none"} {
+		var codes []int
+		for _, format := range []string{"text", "json", "sarif", "github"} {
+			_, _, code := run(t, "lint", "-f", "testdata/examples", "-o", format, "--fail-on", failOn)
+			codes = append(codes, code)
+		}
+		for _, c := range codes[1:] {
+			if c != codes[0] {
+				t.Errorf("--fail-on %s: exit codes differ across formats: %v", failOn, codes)
+			}
+		}
+	}
+}
+
+var fileLineCol = regexp.MustCompile(`testdata/bad/malformed\.yaml:\d+:\d+: `)
+
+func TestBadInput(t *testing.T) {
+	_, errOut, code := run(t, "status", "-f", "testdata/bad/malformed.yaml")
+	if code != ExitInput || !fileLineCol.MatchString(errOut) {
+		t.Errorf("malformed: exit %d, stderr %q; want 3 and FILE:LINE:COL", code, errOut)
+	}
+	start := time.Now()
+	_, errOut, code = run(t, "status", "-f", "testdata/bad/billion-laughs.yaml")
+	if code != ExitInput || !strings.Contains(errOut, "alias") {
+		t.Errorf("billion laughs: exit %d, stderr %q", code, errOut)
+	}
+	t.Logf("billion laughs rejected in %v", time.Since(start))
+	_, errOut, code = run(t, "status", "-f", "testdata/does-not-exist")
+	if code != ExitInput || !strings.Contains(errOut, "testdata/does-not-exist") {
+		t.Errorf("missing path: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "explain", "httproute/shop/order", "-f", "testdata/examples")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "shop/orders"`) {
+		t.Errorf("unknown target: exit %d, stderr %q", code, errOut)
+	}
+	_, _, code = run(t, "lint", "--fail-on", "sometimes", "-f", "testdata/examples")
+	if code != ExitUsage {
+		t.Errorf("bad flag value: exit %d, want 2", code)
+	}
+	_, _, code = run(t, "status")
+	if code != ExitUsage {
+		t.Errorf("no input: exit %d, want 2", code)
+	}
+}
+
+// TestShuffleDeterminism: the same objects in any order give the same bytes.
+func TestShuffleDeterminism(t *testing.T) {
+	var docs []string
+	files, _ := filepath.Glob("../../testdata/examples/*.yaml")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(b), -1) {
+			if strings.TrimSpace(d) != "" {
+				docs = append(docs, d)
+			}
+		}
+	}
+	var first map[string]string
+	for i := 0; i < 20; i++ {
+		perm := shuffled(len(docs), int64(i))
+		var b strings.Builder
+		for _, j := range perm {
+			b.WriteString("---\n" + docs[j] + "\n")
+		}
+		outs := map[string]string{}
+		for _, args := range [][]string{{"status", "-o", "json"}, {"lint", "-o", "json", "--fail-on", "none"}, {"explain", "httproute/shop/orders", "-o", "json"}} {
+			ios, out, _ := Test(b.String(), false)
+			Main(append(args, "-f", "-"), ios)
+			outs[strings.Join(args, " ")] = withoutPositions(out.String())
+		}
+		if first == nil {
+			first = outs
+			continue
+		}
+		for k, v := range outs {
+			if v != first[k] {
+				t.Fatalf("shuffle %d changed the output of %s", i, k)
+			}
+		}
+	}
+}
+
+func shuffled(n int, seed int64) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	x := uint64(seed)*6364136223846793005 + 1442695040888963407
+	for i := n - 1; i > 0; i-- {
+		x = x*6364136223846793005 + 1442695040888963407
+		j := int(x>>33) % (i + 1)
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+var positionFields = regexp.MustCompile(`(?m)^\s*"(file|line|column)": .*\n`)
+
+// withoutPositions drops file/line/column lines, which legitimately move
+// when documents are reordered, and sorts what is left.
+func withoutPositions(s string) string {
+	lines := strings.Split(positionFields.ReplaceAllString(s, ""), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// stageOrder is the pipeline; a package may import only stages before it.
+var stageOrder = []string{
+	"internal/diag", "internal/manifest", "internal/model", "internal/version", "internal/topology",
+	"internal/policy", "internal/attach", "internal/merge", "internal/status",
+	"internal/render/envoy", "internal/explain", "internal/lint", "internal/cli",
+}
+
+func stageOf(pkg string) int {
+	best, idx := -1, -1
+	for i, s := range stageOrder {
+		if (strings.HasSuffix(pkg, "/"+s) || strings.Contains(pkg, "/"+s+"/")) && len(s) > best {
+			best, idx = len(s), i
+		}
+	}
+	return idx
+}
+
+// TestImportsFollowPipeline keeps STYLE rule 1 true: imports go down the
+// pipeline only; go-control-plane only in render/envoy; cobra, viper and
+// lipgloss only in cli.
+func TestImportsFollowPipeline(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		from := stageOf(p.ImportPath)
+		views := map[string]bool{"internal/render/envoy": true, "internal/explain": true, "internal/lint": true}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, "github.com/gwpol/gwpol/internal/") && from >= 0 {
+				to := stageOf(imp)
+				sameKindPkg := strings.Contains(p.ImportPath, "/internal/policy/") && strings.HasSuffix(imp, "/internal/policy")
+				if to > from || (to == from && !sameKindPkg && imp != p.ImportPath && stageOrder[to] != "internal/policy") ||
+					(views[stageOrder[max(from, 0)]] && views[stageOrder[max(to, 0)]] && to != from) {
+					t.Errorf("%s imports %s: against the pipeline", p.ImportPath, imp)
+				}
+			}
+			if strings.HasPrefix(imp, "github.com/envoyproxy/go-control-plane") && !strings.Contains(p.ImportPath, "/internal/render/envoy") {
+				t.Errorf("%s imports %s: only internal/render/envoy may", p.ImportPath, imp)
+			}
+			for _, ui := range []string{"github.com/spf13/cobra", "github.com/spf13/viper", "github.com/charmbracelet/lipgloss"} {
+				if strings.HasPrefix(imp, ui) && !strings.Contains(p.ImportPath, "/internal/cli") {
+					t.Errorf("%s imports %s: only internal/cli may", p.ImportPath, imp)
+				}
+			}
+		}
+	}
+}
