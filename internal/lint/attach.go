@@ -79,12 +79,13 @@ func unattachedRoutes(in *Input) []diag.Diagnostic {
 
 func tooManyAncestors(in *Input) []diag.Diagnostic {
 	var out []diag.Diagnostic
+	counts := status.AncestorCounts(in.Result)
 	for _, p := range in.Result.Policies.Policies {
 		max := p.Kind.Spec().MaxAncestors
 		if max == 0 {
 			continue
 		}
-		n := status.AncestorCount(in.Result, p)
+		n := counts[p]
 		if n > max {
 			out = append(out, p.Diag("", 0, "spec", "%s reaches %d ancestors; status reports only %d, so the state under the others is invisible on the cluster", p.ID(), n, max))
 		}

@@ -158,8 +158,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		rep.Routes = append(rep.Routes, out)
 	}
+	idx := usesIndex(r)
 	for _, p := range r.Policies.Policies {
-		rep.Policies = append(rep.Policies, policyStatus(r, p, opt))
+		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	return rep
 }
@@ -237,11 +238,11 @@ func refCount(pt *merge.Point, p *policy.Policy) usage {
 }
 
 // policyStatus builds one policy's ancestors and conditions.
-func policyStatus(r *merge.Result, p *policy.Policy, opt Options) Policy {
+func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Policy {
 	gk := p.Kind.GroupKind()
 	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
 	worst := map[AncestorRef]usage{}
-	for _, u := range uses(r, p) {
+	for _, u := range us {
 		if cur, ok := worst[u.anc]; !ok || u.use > cur {
 			worst[u.anc] = u.use
 		}
@@ -312,49 +313,40 @@ func ancestorOf(k model.Key) AncestorRef {
 	return AncestorRef{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
 }
 
-// uses lists every merge point that holds p (valid or not), with the
-// ancestors status is reported against: the owner of the listener through
-// which each Envoy resource is reached, as kgateway reports it.
-func uses(r *merge.Result, p *policy.Policy) []use {
-	var out []use
-	has := func(pt *merge.Point) (usage, bool) {
-		if pt == nil {
-			return 0, false
-		}
-		for _, c := range pt.Invalid {
-			if c.Policy == p {
-				return usedAttached, true
+// usesIndex lists, for every policy, each merge point that holds it (valid
+// or not) with the ancestors status is reported against: the owner of the
+// listener through which each Envoy resource is reached, as kgateway
+// reports it. One pass over all points; no per-policy scans.
+func usesIndex(r *merge.Result) map[*policy.Policy][]use {
+	idx := map[*policy.Policy][]use{}
+	record := func(pts merge.Points, ancestors []AncestorRef) {
+		for _, pt := range pts {
+			for _, c := range pt.Invalid {
+				for _, a := range ancestors {
+					idx[c.Policy] = append(idx[c.Policy], use{a, usedAttached})
+				}
+			}
+			for _, c := range pt.Candidates {
+				u := refCount(pt, c.Policy)
+				for _, a := range ancestors {
+					idx[c.Policy] = append(idx[c.Policy], use{a, u})
+				}
 			}
 		}
-		if !pt.Has(p) {
-			return 0, false
-		}
-		return refCount(pt, p), true
 	}
 	for _, gp := range r.Gateways {
-		if u, ok := has(gp.Whole.Of(p.Kind)); ok {
-			for _, a := range gatewayAncestors(gp.Gateway) {
-				out = append(out, use{a, u})
-			}
-		}
+		record(gp.Whole, gatewayAncestors(gp.Gateway))
 		for _, lp := range gp.Listeners {
-			if u, ok := has(lp.Own.Of(p.Kind)); ok {
-				out = append(out, use{ancestorOf(lp.Listener.Ancestor()), u})
-			}
+			record(lp.Own, []AncestorRef{ancestorOf(lp.Listener.Ancestor())})
 		}
 	}
 	for _, rp := range r.Routes {
+		anc := RouteAncestors(rp.Route)
 		for _, rule := range rp.Rules {
-			u, ok := has(rule.Own.Of(p.Kind))
-			if !ok {
-				continue
-			}
-			for _, a := range RouteAncestors(rp.Route) {
-				out = append(out, use{a, u})
-			}
+			record(rule.Own, anc)
 		}
 	}
-	return out
+	return idx
 }
 
 // gatewayAncestors: a whole-Gateway policy configures the Gateway's own
@@ -394,12 +386,16 @@ func RouteAncestors(rt *topology.Route) []AncestorRef {
 	return out
 }
 
-// AncestorCount is the number of distinct ancestors a policy reaches,
-// before the kind's cap.
-func AncestorCount(r *merge.Result, p *policy.Policy) int {
-	seen := map[AncestorRef]bool{}
-	for _, u := range uses(r, p) {
-		seen[u.anc] = true
+// AncestorCounts is, per policy, the number of distinct ancestors it
+// reaches before the kind's cap.
+func AncestorCounts(r *merge.Result) map[*policy.Policy]int {
+	out := map[*policy.Policy]int{}
+	for p, us := range usesIndex(r) {
+		seen := map[AncestorRef]bool{}
+		for _, u := range us {
+			seen[u.anc] = true
+		}
+		out[p] = len(seen)
 	}
-	return len(seen)
+	return out
 }

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// genPlatform writes n HTTPRoutes (3 rules each, 2 Services per route) on
+// one Gateway, a TrafficPolicy per route and ten per Gateway.
+func genPlatform(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+`)
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: gw-%d, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  timeouts: {request: %ds}
+`, i, i+1)
+	}
+	for i := 0; i < n; i++ {
+		ns := fmt.Sprintf("team-%d", i%50)
+		fmt.Fprintf(&b, `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r%d, namespace: %s, labels: {app: r%d}}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [r%d.example.com]
+  rules:
+  - name: a
+    matches: [{path: {type: PathPrefix, value: /a}}]
+    backendRefs: [{name: s%d-a, port: 80}]
+  - matches: [{path: {type: PathPrefix, value: /b}}]
+    backendRefs: [{name: s%d-b, port: 80}]
+  - backendRefs: [{name: s%d-a, port: 80, weight: 50}, {name: s%d-b, port: 80, weight: 50}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: s%d-a, namespace: %s}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: s%d-b, namespace: %s}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: p%d, namespace: %s}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r%d, sectionName: a}]
+  rateLimit: {local: {tokenBucket: {maxTokens: 10, fillInterval: 1s}}}
+`, i, ns, i, i, i, i, i, i, i, ns, i, ns, i, ns, i)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkCompile measures attach + merge + status (after decoding), the
+// part of the pipeline that must stay nearly free.
+func BenchmarkCompile(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		data := genPlatform(n)
+		objs, err := manifest.Parse("bench.yaml", data, manifest.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c := Compile(&manifest.Set{Objects: objs}, cfg)
+				status.Compute(c.Result, status.Options{})
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
+		})
+	}
+}
+
+// BenchmarkDecodeFloor is the floor everything else is compared with:
+// decoding the same input into position-carrying YAML nodes.
+func BenchmarkDecodeFloor(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		data := genPlatform(n)
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := manifest.Parse("bench.yaml", data, manifest.Limits{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
+		})
+	}
+}
