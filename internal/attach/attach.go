@@ -206,6 +206,7 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 				fmt.Sprintf("ExtensionRef to %s %s/%s, which does not exist; create it or fix the name (the rule answers with an error until then)", gk.Kind, rt.Meta.Namespace, ref.Name))
 			continue
 		}
+		r.checkRule(rt, rule, k, p)
 		appendTo(r, r.Rule, rule, p, ViaExtensionRef, f.Path)
 	}
 	for _, b := range rule.Backends {
@@ -222,6 +223,26 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 	}
 }
 
+// checkRule breaks a rule whose policy cannot serve it: an invalid policy
+// of a FailClosed kind (its own findings say why), or one the kind rejects
+// for this route kind (policy.RuleChecker, e.g. cache on a GRPCRoute). The
+// policy still attaches, so its status names the rule's Gateways.
+func (r *Result) checkRule(rt *topology.Route, rule *topology.Rule, k policy.Kind, p *policy.Policy) {
+	if k.Spec().FailClosed && !p.IsValid() {
+		r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: p.Invalid[0].Code,
+			Reason: fmt.Sprintf("%s %s/%s is not valid: %s", k.GroupKind().Kind, p.Obj.Namespace, p.Obj.Name, p.Invalid[0].Message)})
+	}
+	rc, ok := k.(policy.RuleChecker)
+	if !ok {
+		return
+	}
+	for _, d := range rc.CheckRule(p, rt.Kind) {
+		d.Message += fmt.Sprintf(" (used by %s %s/%s rule %s)", rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Section())
+		r.Diagnostics = append(r.Diagnostics, d)
+		r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: d.Code, Reason: d.Message})
+	}
+}
+
 func (r *Result) broken(rt *topology.Route, rule *topology.Rule, k policy.Kind, code, path, msg string) {
 	r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: code, Reason: msg})
 	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: code, Severity: diag.Error, Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path), Message: msg})
@@ -230,15 +251,28 @@ func (r *Result) broken(rt *topology.Route, rule *topology.Rule, k policy.Kind, 
 var viaRank = map[Via]int{ViaExtensionRef: 0, ViaSection: 1, ViaTargetRef: 2}
 
 // sortAll puts every list in precedence order: by way of attaching, then
-// weight, age and name. A policy reaching one target twice (two targetRefs,
-// or a targetRef and a selector) counts once, at its strongest way.
+// (for kinds with KindSpec.Precedence) weight, age and name. A policy
+// reaching one target twice (two targetRefs, or a targetRef and a
+// selector) counts once, at its strongest way.
 func (r *Result) sortAll() {
 	sortList := func(l []*Attachment) []*Attachment {
 		slices.SortStableFunc(l, func(a, b *Attachment) int {
 			if d := viaRank[a.Via] - viaRank[b.Via]; d != 0 {
 				return d
 			}
-			return policy.ComparePrecedence(a.Policy, b.Policy)
+			// Kinds without precedence (chains, one-per-rule kinds) keep
+			// the order they attached in: rule filter order, then policy
+			// key order.
+			pa, pb := a.Policy.Kind.Spec().Precedence, b.Policy.Kind.Spec().Precedence
+			switch {
+			case pa && pb:
+				return policy.ComparePrecedence(a.Policy, b.Policy)
+			case pa != pb && pa:
+				return -1
+			case pa != pb:
+				return 1
+			}
+			return 0
 		})
 		seen := map[*policy.Policy]bool{}
 		return slices.DeleteFunc(l, func(a *Attachment) bool {

@@ -104,7 +104,11 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			continue
 		}
 		gk := e.Kind.GroupKind()
-		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.ID(), Level: string(e.Level()),
+		level := string(e.Level())
+		if e.Field.Owner.Parent != "" {
+			level += " " + e.Field.Owner.Parent
+		}
+		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.ID(), Level: level,
 			Strategy: string(e.Field.Strategy), Contributors: ids(e.Field.Contributors), Overridden: ids(e.Field.Losers), Inherited: e.Inherited}
 		for _, s := range e.Shadowed {
 			for _, id := range ids(s.Contributors) {

@@ -24,6 +24,10 @@ func attachRules() []Rule {
 			"Kinds that allow one policy per rule (HAProxyRoutePolicy) fail the rule closed when it has several.", diag.Error),
 		stageRule("GWP207", "policy-filter-on-backend", "policy filter on a backendRef where the kind forbids it",
 			"Kinds that attach only to rules reject filters under backendRefs[].filters; the rule fails closed.", diag.Error),
+		stageRule("GWP209", "delegated-route-outside-parent", "delegated child route attached to no parent or matching outside it",
+			"A child HTTPRoute rule's match falls outside the delegating parent's path prefix (that rule is not served), or its parent is attached nowhere.", diag.Warning),
+		stageRule("GWP210", "delegation-cycle", "route delegation cycle",
+			"HTTPRoutes delegate to each other in a loop; the delegation that closes the loop is ignored.", diag.Error),
 		{Code: "GWP208", Name: "too-many-ancestors", Title: "more than 16 ancestors",
 			Doc: "Policy status holds at most 16 ancestors; the rest are not reported by the controller.", Severity: diag.Warning, Run: tooManyAncestors},
 	}

@@ -97,7 +97,7 @@ func tiesByName(in *Input) []diag.Diagnostic {
 					continue
 				}
 				seen[k] = true
-				d := tie.Second.Policy.Diag("", 0, "metadata", "%s and %s both set %s at %s with the same weight and age; only their names order them (%s wins). Add creationTimestamp or the kgateway.dev/policy-weight annotation to decide it",
+				d := tie.Second.Policy.Diag("", 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them (%s wins). Add creationTimestamp or the kgateway.dev/policy-weight annotation to decide it",
 					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID())
 				out = append(out, d)
 			}

@@ -577,6 +577,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"missing file", []string{missing}, Options{}, []string{missing, "cannot read", "no such file"}},
 		{"missing among good", []string{filepath.Join(dir, "ok.yaml"), missing}, Options{}, []string{missing}},
+		{"path through a file", []string{filepath.Join(dir, "ok.yaml", "x.yaml")}, Options{}, []string{filepath.Join(dir, "ok.yaml", "x.yaml"), "not a directory"}},
 		{"file over MaxFileBytes", []string{filepath.Join(dir, "big.yaml")}, Options{Limits: Limits{MaxFileBytes: 100}},
 			[]string{filepath.Join(dir, "big.yaml"), "larger than 100 bytes"}},
 		{"stdin over MaxFileBytes", []string{"-"}, Options{Limits: Limits{MaxFileBytes: 10}, Stdin: strings.NewReader(svc("x"))},
@@ -938,6 +939,7 @@ func TestJSONConversion(t *testing.T) {
 		{"!!str 80", `"80"`},
 		{"!!int \"80\"", "80"},
 		{"!!float 1", "1"},
+		{"!!int -7", "-7"},
 		{"2024-01-01T00:00:00Z", `"2024-01-01T00:00:00Z"`},
 		{"2024-01-01", `"2024-01-01"`},
 		{"10s", `"10s"`},
@@ -970,6 +972,17 @@ func TestJSONConversion(t *testing.T) {
 				t.Errorf("JSON() = %s, %v", whole, err)
 			}
 		})
+	}
+	// An explicit number tag on a string that is some other JSON value does
+	// not inject that value.
+	for _, v := range []string{`!!int "[1]"`, `!!float "{}"`, `!!int '"x"'`, `!!int "true"`} {
+		objs, err := Parse("v.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nv: "+v+"\n"), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := objs[0].FieldJSON("v"); err == nil {
+			t.Errorf("%s: FieldJSON = %s, want an error", v, got)
+		}
 	}
 	// A missing field is null.
 	objs, _ := Parse("v.yaml", []byte("apiVersion: v1\nkind: ConfigMap\n"), Limits{})

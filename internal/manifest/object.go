@@ -446,7 +446,7 @@ func writeScalar(b *bytes.Buffer, n *yaml.Node, o *Object) error {
 		}
 		b.WriteString(strconv.FormatBool(v))
 	case "!!int", "!!float":
-		if json.Valid([]byte(n.Value)) {
+		if isJSONNumber(n.Value) {
 			b.WriteString(n.Value)
 			return nil
 		}
@@ -467,6 +467,12 @@ func writeScalar(b *bytes.Buffer, n *yaml.Node, o *Object) error {
 		writeString(b, n.Value)
 	}
 	return nil
+}
+
+// isJSONNumber reports whether s can be copied into JSON as a number. An
+// explicit tag (`!!int "[1]"`) must not smuggle other JSON values in.
+func isJSONNumber(s string) bool {
+	return s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && json.Valid([]byte(s))
 }
 
 const hexDigits = "0123456789abcdef"

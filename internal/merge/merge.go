@@ -18,7 +18,13 @@ const (
 	LevelListener    Level = "listener"
 	LevelListenerSet Level = "listenerset"
 	LevelGateway     Level = "gateway"
+	// LevelParentRoute: a delegating parent route's rule or whole route,
+	// inherited by a child route (Candidate.Parent names it).
+	LevelParentRoute Level = "parent-route"
 )
+
+// specificity ranks levels from the least specific (0) up.
+var specificity = map[Level]int{LevelGateway: 0, LevelListenerSet: 1, LevelListener: 2, LevelParentRoute: 3, LevelRoute: 4, LevelRule: 5}
 
 // Candidate is a policy at a merge point.
 type Candidate struct {
@@ -26,6 +32,9 @@ type Candidate struct {
 	Via    attach.Via
 	Level  Level
 	Path   string // the targetRef or filter that attached it
+	// Parent names the delegating parent ("NS/NAME rule R") for
+	// candidates inherited through route delegation.
+	Parent string
 }
 
 // Field is the outcome for one field at one merge point.
@@ -175,8 +184,14 @@ func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 func combine(key string, s policy.Strategy, setters []*Candidate) *Field {
 	f := &Field{Key: key, Strategy: s}
 	switch s {
-	case policy.AugmentedDeep, policy.Additive:
+	case policy.AugmentedDeep:
 		f.Contributors = setters
+	case policy.Additive:
+		// Parent first: less specific levels before more specific ones
+		// (a route's policies before its rule's), each level in its own
+		// order; nothing is overridden.
+		f.Contributors = slices.Clone(setters)
+		slices.SortStableFunc(f.Contributors, func(a, b *Candidate) int { return specificity[a.Level] - specificity[b.Level] })
 	case policy.OverridableDeep:
 		f.Contributors = slices.Clone(setters)
 		slices.Reverse(f.Contributors)

@@ -73,6 +73,9 @@ type RulePoints struct {
 	Route *topology.Route
 	Rule  *topology.Rule
 	Own   Points
+	// Delegating: the rule hands its traffic to child routes and produces
+	// no Envoy route (nor a status target) of its own.
+	Delegating bool
 }
 
 // Gateway returns a Gateway's points.
@@ -110,7 +113,8 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 		rp := &RoutePoints{Route: rt}
 		for _, rule := range rt.Rules {
 			cands := append(append([]*attach.Attachment(nil), att.Rule[rule]...), att.Route[rt]...)
-			rrp := &RulePoints{Route: rt, Rule: rule, Own: r.rulePoints(cands, cfg)}
+			rrp := &RulePoints{Route: rt, Rule: rule, Own: r.rulePoints(cands, cfg), Delegating: rule.IsDelegating()}
+			rrp.Own = r.inherit(rt, rrp.Own, cfg, map[*topology.Route]bool{rt: true})
 			rp.Rules = append(rp.Rules, rrp)
 			r.rules[rule] = rrp
 		}
@@ -182,6 +186,9 @@ func (r *Result) EachPoint(f func(Target, Points)) {
 	}
 	for _, rp := range r.Routes {
 		for _, rule := range rp.Rules {
+			if rule.Delegating {
+				continue
+			}
 			f(Target{Desc: rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section(), Route: rp.Route, Rule: rule.Rule}, rule.Own)
 		}
 	}

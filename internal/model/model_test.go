@@ -451,8 +451,12 @@ spec:
   to:
   - {group: "", kind: Secret, name: wildcard-cert}
 `)
-	svc := func(ns, name string) model.ObjectRefTo { return model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: name} }
-	secret := func(ns, name string) model.ObjectRefTo { return model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: name} }
+	svc := func(ns, name string) model.ObjectRefTo {
+		return model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: name}
+	}
+	secret := func(ns, name string) model.ObjectRefTo {
+		return model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: name}
+	}
 	tests := []struct {
 		name                string
 		group, kind, fromNS string

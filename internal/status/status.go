@@ -252,10 +252,11 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 			return out // attached to targets with no ancestor, or not referenced at all
 		}
 		msg := strings.Join(r.Attach.Unresolved[p], "; ")
-		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: StatusSummary, ControllerName: opt.ControllerName, Conditions: []Condition{
-			{Type: "Accepted", Status: "False", Reason: "TargetNotFound", Message: msg},
-			{Type: "Attached", Status: "False", Reason: "TargetNotFound", Message: msg},
-		}})
+		conds := []Condition{{Type: "Accepted", Status: "False", Reason: "TargetNotFound", Message: msg}}
+		if p.Kind.Spec().Attached {
+			conds = append(conds, Condition{Type: "Attached", Status: "False", Reason: "TargetNotFound", Message: msg})
+		}
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: StatusSummary, ControllerName: opt.ControllerName, Conditions: conds})
 		return out
 	}
 	accepted := acceptedCondition(p)
@@ -343,7 +344,9 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	for _, rp := range r.Routes {
 		anc := RouteAncestors(rp.Route)
 		for _, rule := range rp.Rules {
-			record(rule.Own, anc)
+			if !rule.Delegating { // a delegating rule is no Envoy resource
+				record(rule.Own, anc)
+			}
 		}
 	}
 	return idx

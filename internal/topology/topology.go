@@ -87,6 +87,8 @@ type Route struct {
 	*model.Route
 	Parents []*Parent
 	Rules   []*Rule
+	// DelegatedBy are the parent rules that delegate to this route.
+	DelegatedBy []*Delegation
 }
 
 // Attached reports whether any parentRef was accepted.
@@ -109,6 +111,8 @@ type Parent struct {
 	// route serves there: the intersection of both; nil means "any".
 	Hostnames  [][]string
 	Accepted   bool
+	// Delegation is set when the parent is a delegating HTTPRoute.
+	Delegation *Delegation
 	Reason     string // Gateway API reason when not accepted
 	Message    string
 	Conditions []metav1.Condition
@@ -118,6 +122,8 @@ type Parent struct {
 type Rule struct {
 	*model.Rule
 	Backends []*Backend
+	// Children are the delegations this rule makes.
+	Children []*Delegation
 }
 
 // Backend is one resolved backendRef.
@@ -200,6 +206,7 @@ func Build(m *model.Model, opt Options) *Graph {
 		g.resolveParents(r)
 		g.resolveBackends(r, opt)
 	}
+	g.resolveDelegation()
 	for _, gw := range g.Gateways {
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })

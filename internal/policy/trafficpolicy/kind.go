@@ -210,3 +210,18 @@ func (Kind) DeepConflict(key string, a, b any) bool {
 	}
 	return !reflect.DeepEqual(x.DefaultAction, y.DefaultAction) || !reflect.DeepEqual(x.DenyResponse, y.DenyResponse)
 }
+
+// InheritStrategy implements policy.Inheritor: the parent route's
+// kgateway.dev/inherited-policy-priority annotation decides how its
+// policies fold into a delegated child's (default: the child wins).
+func (Kind) InheritStrategy(annotations map[string]string) policy.Strategy {
+	switch annotations[AnnotationInheritedPriority] {
+	case "ShallowMergePreferParent":
+		return policy.OverridableShallow
+	case "DeepMergePreferChild":
+		return policy.AugmentedDeep
+	case "DeepMergePreferParent":
+		return policy.OverridableDeep
+	}
+	return policy.AugmentedShallow
+}

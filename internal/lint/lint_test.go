@@ -1,0 +1,109 @@
+package lint_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/cli"
+	"github.com/gwpol/gwpol/internal/lint"
+	"github.com/gwpol/gwpol/internal/manifest"
+)
+
+var want = regexp.MustCompile(`#\s*want\s+((?:"GWP\d+"\s*)+)`)
+
+// wants reads `# want "GWPnnn"` comments: file:line → codes, the way
+// analysistest reads `// want`.
+func wants(t *testing.T, path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i, line := range strings.Split(string(data), "\n") {
+		m := want.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, c := range regexp.MustCompile(`GWP\d+`).FindAllString(m[1], -1) {
+			out = append(out, fmt.Sprintf("%s:%d %s", filepath.Base(path), i+1, c))
+		}
+	}
+	return out
+}
+
+// TestRules checks every fixture in testdata/lint: each `# want` must be
+// found on its line, and nothing else may be reported in that file (extra
+// and missing findings both fail). ok.yaml is the negative fixture.
+func TestRules(t *testing.T) {
+	dir := "../../testdata/lint"
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	covered := map[string]bool{}
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "_") {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			set, err := manifest.Load([]string{filepath.Join(dir, "_base.yaml"), f}, manifest.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cli.Compile(set, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
+			var got []string
+			for _, d := range rep.Diagnostics {
+				if d.Pos.File == f {
+					got = append(got, fmt.Sprintf("%s:%d %s", filepath.Base(f), d.Pos.Line, d.Code))
+					covered[d.Code] = true
+				}
+			}
+			slices.Sort(got)
+			got = slices.Compact(got)
+			w := wants(t, f)
+			slices.Sort(w)
+			if diff := cmp.Diff(w, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, code := range []string{"GWP101", "GWP102", "GWP103", "GWP104", "GWP201", "GWP202", "GWP203", "GWP204", "GWP205", "GWP301", "GWP302", "GWP303", "GWP304", "GWP401"} {
+		if !covered[code] {
+			t.Errorf("no fixture makes %s fire", code)
+		}
+	}
+}
+
+// TestRegistry: codes are unique, sorted, documented.
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range lint.Rules() {
+		if seen[r.Code] || r.Name == "" || r.Title == "" || r.Doc == "" || r.Severity == 0 || r.Run == nil {
+			t.Errorf("rule %s: duplicate or incomplete", r.Code)
+		}
+		seen[r.Code] = true
+	}
+}
+
+// TestSuppression: config ignores and the object annotation both suppress,
+// and suppressed findings are counted.
+func TestSuppression(t *testing.T) {
+	set, err := manifest.Load([]string{"../../testdata/lint/_base.yaml", "../../testdata/lint/GWP201.yaml"}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(set, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics()}
+	rep := lint.Run(in, lint.Config{Ignore: []lint.Ignore{{Code: "GWP201", Object: "TrafficPolicy/app/*"}}})
+	if len(rep.Diagnostics) != 0 || rep.Suppressed != 1 {
+		t.Errorf("ignore by glob: %d findings, %d suppressed", len(rep.Diagnostics), rep.Suppressed)
+	}
+	rep = lint.Run(in, lint.Config{Ignore: []lint.Ignore{{Code: "GWP201", Object: "TrafficPolicy/other/*"}}})
+	if rep.Suppressed != 0 || len(rep.Diagnostics) != 1 {
+		t.Errorf("non-matching glob suppressed something: %d findings, %d suppressed", len(rep.Diagnostics), rep.Suppressed)
+	}
+}

@@ -1,0 +1,110 @@
+package merge
+
+import (
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// inherit folds the policies of a child route's delegating parents into the
+// child rule's points, level by level (parent, then grandparent), each with
+// the strategy its parent route asks for (kgateway's
+// inherited-policy-priority, read by the kind). A child delegated by several
+// parents takes the first delegation in key order.
+func (r *Result) inherit(rt *topology.Route, own Points, cfg policy.Config, seen map[*topology.Route]bool) Points {
+	if len(rt.DelegatedBy) == 0 {
+		return own
+	}
+	d := rt.DelegatedBy[0]
+	for _, x := range rt.DelegatedBy[1:] {
+		if x.Parent.Key().Compare(d.Parent.Key()) < 0 {
+			d = x
+		}
+	}
+	if seen[d.Parent] {
+		return own // a cycle, reported by topology
+	}
+	seen[d.Parent] = true
+	atts := append(append([]*attach.Attachment(nil), r.Attach.Rule[d.Rule]...), r.Attach.Route[d.Parent]...)
+	parent := r.rulePoints(atts, cfg)
+	desc := d.Parent.Meta.Namespace + "/" + d.Parent.Meta.Name + " rule " + d.Rule.Section()
+	for _, pt := range parent {
+		for _, c := range slices.Concat(pt.Candidates, pt.Invalid) {
+			c.Level, c.Parent = LevelParentRoute, desc
+		}
+	}
+	var out Points
+	for _, k := range r.Registry.Kinds() {
+		c, p := own.Of(k), parent.Of(k)
+		switch {
+		case c == nil && p == nil:
+			continue
+		case p == nil:
+			out = append(out, c)
+		case c == nil:
+			out = append(out, p)
+		default:
+			out = append(out, fold(k, c, p, inheritStrategy(k, d.Parent)))
+		}
+	}
+	return r.inherit(d.Parent, out, cfg, seen)
+}
+
+// inheritStrategy asks the kind how a parent route's policies combine with
+// its children's; kinds without an opinion let the child win.
+func inheritStrategy(k policy.Kind, parent *topology.Route) policy.Strategy {
+	if in, ok := k.(policy.Inheritor); ok {
+		return in.InheritStrategy(parent.Meta.Annotations)
+	}
+	return policy.AugmentedShallow
+}
+
+// fold merges a parent level into a child's result for one kind.
+func fold(k policy.Kind, child, parent *Point, s policy.Strategy) *Point {
+	out := &Point{Kind: k, Candidates: slices.Concat(child.Candidates, parent.Candidates), Invalid: slices.Concat(child.Invalid, parent.Invalid),
+		Ties: slices.Concat(child.Ties, parent.Ties)}
+	for _, fs := range k.Spec().Fields {
+		cf, pf := child.Field(fs.Key), parent.Field(fs.Key)
+		switch {
+		case cf == nil && pf == nil:
+			continue
+		case pf == nil:
+			out.Fields = append(out.Fields, cf)
+			continue
+		case cf == nil:
+			out.Fields = append(out.Fields, pf)
+			continue
+		}
+		st := s
+		if !fs.Deep {
+			st = map[policy.Strategy]policy.Strategy{policy.AugmentedDeep: policy.AugmentedShallow, policy.OverridableDeep: policy.OverridableShallow}[s]
+			if st == "" {
+				st = s
+			}
+		}
+		out.Fields = append(out.Fields, foldField(cf, pf, st))
+	}
+	return out
+}
+
+func foldField(c, p *Field, s policy.Strategy) *Field {
+	f := &Field{Key: c.Key, Strategy: s}
+	switch s {
+	case policy.OverridableShallow:
+		f.Contributors, f.Values = p.Contributors, p.Values
+		f.Losers = slices.Concat(p.Losers, c.Contributors, c.Losers)
+	case policy.AugmentedDeep:
+		f.Contributors, f.Values = slices.Concat(c.Contributors, p.Contributors), slices.Concat(c.Values, p.Values)
+		f.Losers = slices.Concat(c.Losers, p.Losers)
+	case policy.OverridableDeep:
+		f.Contributors, f.Values = slices.Concat(p.Contributors, c.Contributors), slices.Concat(p.Values, c.Values)
+		f.Losers = slices.Concat(p.Losers, c.Losers)
+	default: // AugmentedShallow: the child keeps what it set
+		f.Contributors, f.Values = c.Contributors, c.Values
+		f.Losers = slices.Concat(c.Losers, p.Contributors, p.Losers)
+	}
+	f.Owner = f.Contributors[0]
+	return f
+}

@@ -1,0 +1,188 @@
+package merge
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// testKind is a policy kind with two shallow fields, one deep-capable
+// field and one that deep-merges by default but conflicts on "deny".
+type testKind struct{}
+
+func (testKind) GroupKind() model.GroupKind { return model.GroupKind{Group: "test.gwpol.dev", Kind: "TestPolicy"} }
+func (testKind) Spec() policy.KindSpec {
+	return policy.KindSpec{ConfigKey: "testPolicy", Fields: []policy.FieldSpec{
+		{Key: "a", Default: policy.AugmentedShallow},
+		{Key: "b", Default: policy.AugmentedShallow},
+		{Key: "list", Deep: true, Default: policy.AugmentedShallow},
+		{Key: "acl", Deep: true, Default: policy.AugmentedDeep},
+	}}
+}
+func (testKind) Decode(*manifest.Object, *policy.Env) *policy.Policy { return nil }
+func (testKind) DeepConflict(key string, a, b any) bool {
+	return key == "acl" && (a == "deny" || b == "deny")
+}
+
+func pol(name string, weight int32, age int, values map[string]any) *policy.Policy {
+	p := &policy.Policy{Kind: testKind{}, Obj: &manifest.Object{Namespace: "ns", Name: name}, Weight: weight, Values: values}
+	if age > 0 {
+		p.Created = time.Unix(int64(age), 0)
+	}
+	return p
+}
+
+func cands(ps ...*policy.Policy) []*Candidate {
+	var out []*Candidate
+	for _, p := range ps {
+		out = append(out, &Candidate{Policy: p, Via: attach.ViaTargetRef, Level: LevelRoute})
+	}
+	return out
+}
+
+func names(cs []*Candidate) []string {
+	out := []string{}
+	for _, c := range cs {
+		out = append(out, c.Policy.Obj.Name)
+	}
+	return out
+}
+
+type fieldWant struct {
+	Strategy     policy.Strategy
+	Contributors []string
+	Losers       []string
+}
+
+func TestMergeLevel(t *testing.T) {
+	p1 := pol("p1", 0, 1, map[string]any{"a": 1, "list": "x1", "acl": "allow"})
+	p2 := pol("p2", 0, 2, map[string]any{"a": 2, "b": 2, "list": "x2", "acl": "allow"})
+	p3 := pol("p3", 0, 3, map[string]any{"acl": "deny"})
+	tests := []struct {
+		name string
+		in   []*Candidate
+		cfg  policy.Config
+		want map[string]fieldWant
+	}{
+		{"first setter wins shallow fields, later ones fill the rest",
+			cands(p1, p2), policy.Config{},
+			map[string]fieldWant{
+				"a":    {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+				"b":    {policy.AugmentedShallow, []string{"p2"}, []string{}},
+				"list": {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+				"acl":  {policy.AugmentedDeep, []string{"p1", "p2"}, []string{}},
+			}},
+		{"configured deep merge concatenates, higher priority first",
+			cands(p1, p2), policy.Config{PolicyMerge: map[string]string{"testpolicy.list": "DeepMerge"}},
+			map[string]fieldWant{
+				"a":    {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+				"b":    {policy.AugmentedShallow, []string{"p2"}, []string{}},
+				"list": {policy.AugmentedDeep, []string{"p1", "p2"}, []string{}},
+				"acl":  {policy.AugmentedDeep, []string{"p1", "p2"}, []string{}},
+			}},
+		{"ShallowMerge turns off a default deep merge",
+			cands(p1, p2), policy.Config{PolicyMerge: map[string]string{"testPolicy.acl": "ShallowMerge"}},
+			map[string]fieldWant{
+				"a":    {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+				"b":    {policy.AugmentedShallow, []string{"p2"}, []string{}},
+				"list": {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+				"acl":  {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+			}},
+		{"a deep-merge conflict falls back to shallow",
+			cands(p3, p1), policy.Config{},
+			map[string]fieldWant{
+				"a":    {policy.AugmentedShallow, []string{"p1"}, []string{}},
+				"list": {policy.AugmentedShallow, []string{"p1"}, []string{}},
+				"acl":  {policy.AugmentedShallow, []string{"p3"}, []string{"p1"}},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pt := mergeLevel(testKind{}, tt.in, tt.cfg)
+			got := map[string]fieldWant{}
+			for _, f := range pt.Fields {
+				got[f.Key] = fieldWant{f.Strategy, names(f.Contributors), names(f.Losers)}
+				if f.Owner != f.Contributors[0] || len(f.Values) != len(f.Contributors) {
+					t.Errorf("%s: owner/values inconsistent with contributors", f.Key)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCombineStrategies(t *testing.T) {
+	hi, mid, lo := pol("hi", 0, 0, map[string]any{"a": 1}), pol("mid", 0, 0, map[string]any{"a": 2}), pol("lo", 0, 0, map[string]any{"a": 3})
+	tests := []struct {
+		s                    policy.Strategy
+		contributors, losers []string
+	}{
+		{policy.AugmentedShallow, []string{"hi"}, []string{"mid", "lo"}},
+		{policy.OverridableShallow, []string{"lo"}, []string{"hi", "mid"}},
+		{policy.AugmentedDeep, []string{"hi", "mid", "lo"}, []string{}},
+		{policy.OverridableDeep, []string{"lo", "mid", "hi"}, []string{}},
+	}
+	for _, tt := range tests {
+		f := combine("a", tt.s, cands(hi, mid, lo))
+		if diff := cmp.Diff([]any{tt.contributors, tt.losers}, []any{names(f.Contributors), names(f.Losers)}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.s, diff)
+		}
+	}
+}
+
+func TestTiesOnlyWhenNameDecides(t *testing.T) {
+	a, b := pol("a", 0, 0, map[string]any{"a": 1}), pol("b", 0, 0, map[string]any{"a": 2})
+	if pt := mergeLevel(testKind{}, cands(a, b), policy.Config{}); len(pt.Ties) != 1 || pt.Ties[0].Fields[0] != "a" {
+		t.Errorf("undated equal-weight policies sharing a field: ties = %+v, want one on field a", pt.Ties)
+	}
+	older := pol("b", 0, 1, map[string]any{"a": 2})
+	if pt := mergeLevel(testKind{}, cands(older, a), policy.Config{}); len(pt.Ties) != 0 {
+		t.Errorf("a dated policy orders before an undated one; no tie expected, got %+v", pt.Ties)
+	}
+	heavy := pol("z", 5, 0, map[string]any{"a": 2})
+	if pt := mergeLevel(testKind{}, cands(heavy, a), policy.Config{}); len(pt.Ties) != 0 {
+		t.Errorf("weight decides; no tie expected, got %+v", pt.Ties)
+	}
+}
+
+func TestFoldAcrossDelegation(t *testing.T) {
+	child := mergeLevel(testKind{}, cands(pol("child", 0, 0, map[string]any{"a": 1, "list": "c"})), policy.Config{})
+	parent := mergeLevel(testKind{}, cands(pol("parent", 0, 0, map[string]any{"a": 2, "b": 2, "list": "p"})), policy.Config{})
+	tests := []struct {
+		s    policy.Strategy
+		want map[string]fieldWant
+	}{
+		{policy.AugmentedShallow, map[string]fieldWant{ // ShallowMergePreferChild
+			"a": {policy.AugmentedShallow, []string{"child"}, []string{"parent"}}, "b": {policy.AugmentedShallow, []string{"parent"}, []string{}},
+			"list": {policy.AugmentedShallow, []string{"child"}, []string{"parent"}}}},
+		{policy.OverridableShallow, map[string]fieldWant{ // ShallowMergePreferParent
+			"a": {policy.OverridableShallow, []string{"parent"}, []string{"child"}}, "b": {policy.AugmentedShallow, []string{"parent"}, []string{}},
+			"list": {policy.OverridableShallow, []string{"parent"}, []string{"child"}}}},
+		{policy.AugmentedDeep, map[string]fieldWant{ // DeepMergePreferChild
+			"a": {policy.AugmentedShallow, []string{"child"}, []string{"parent"}}, "b": {policy.AugmentedShallow, []string{"parent"}, []string{}},
+			"list": {policy.AugmentedDeep, []string{"child", "parent"}, []string{}}}},
+		{policy.OverridableDeep, map[string]fieldWant{ // DeepMergePreferParent
+			"a": {policy.OverridableShallow, []string{"parent"}, []string{"child"}}, "b": {policy.AugmentedShallow, []string{"parent"}, []string{}},
+			"list": {policy.OverridableDeep, []string{"parent", "child"}, []string{}}}},
+	}
+	for _, tt := range tests {
+		pt := fold(testKind{}, child, parent, tt.s)
+		got := map[string]fieldWant{}
+		for _, f := range pt.Fields {
+			got[f.Key] = fieldWant{f.Strategy, names(f.Contributors), names(f.Losers)}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.s, diff)
+		}
+		if len(pt.Candidates) != 2 {
+			t.Errorf("%s: candidates from both levels expected, got %d", tt.s, len(pt.Candidates))
+		}
+	}
+}

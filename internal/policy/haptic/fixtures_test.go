@@ -1,0 +1,267 @@
+package haptic_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
+	"github.com/gwpol/gwpol/internal/status"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/haptic")
+
+// fixturesDir holds one directory per case: input.yaml (with `# want`
+// comments and a `# broken:` line) and status.json, the golden status.
+const fixturesDir = "../../../testdata/haptic"
+
+// compiled is the pipeline up to status, run the way the CLI runs it but
+// with only this kind registered.
+type compiled struct {
+	model  *model.Model
+	graph  *topology.Graph
+	set    *policy.Set
+	result *merge.Result
+}
+
+func compile(t *testing.T, file string) *compiled {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifest.Parse(filepath.ToSlash(file), data, manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := policy.NewRegistry(haptic.New())
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+	set := reg.Decode(&policy.Env{Model: m})
+	att := attach.Attach(g, reg, set, policy.Config{})
+	res := merge.Compute(g, reg, set, att, policy.Config{})
+	return &compiled{model: m, graph: g, set: set, result: res}
+}
+
+func (c *compiled) diagnostics() []diag.Diagnostic {
+	var ds []diag.Diagnostic
+	ds = append(ds, c.model.Diagnostics...)
+	ds = append(ds, c.graph.Diagnostics...)
+	for _, p := range c.set.Policies {
+		ds = append(ds, p.Invalid...)
+		ds = append(ds, p.Warnings...)
+		ds = append(ds, p.Findings...)
+	}
+	ds = append(ds, c.result.Attach.Diagnostics...)
+	return diag.Sort(ds)
+}
+
+// brokenRules are the runtime identities of the rules that fail closed.
+func (c *compiled) brokenRules() []string {
+	var out []string
+	for _, rt := range c.graph.Routes {
+		for _, rule := range rt.Rules {
+			if len(c.result.Attach.Broken[rule]) > 0 {
+				out = append(out, haptic.RuleIdentity(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Index))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var (
+	wantRE   = regexp.MustCompile(`#\s*want((?:\s+"GWP[0-9]+")+)`)
+	codeRE   = regexp.MustCompile(`"(GWP[0-9]+)"`)
+	brokenRE = regexp.MustCompile(`(?m)^#\s*broken:(.*)$`)
+)
+
+// wants reads `# want "GWPnnn"…` comments: line → codes.
+func wants(data []byte) (map[int][]string, []string) {
+	out := map[int][]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		if m := wantRE.FindStringSubmatch(line); m != nil {
+			for _, c := range codeRE.FindAllStringSubmatch(m[1], -1) {
+				out[i+1] = append(out[i+1], c[1])
+			}
+		}
+	}
+	var broken []string
+	if m := brokenRE.FindSubmatch(data); m != nil {
+		broken = strings.Fields(string(m[1]))
+	}
+	slices.Sort(broken)
+	return out, broken
+}
+
+// TestFixtures checks every case like analysistest: each finding must be
+// announced by a `# want` comment on its line and each comment must be met;
+// the rules failing closed must be exactly those on the `# broken:` line;
+// and status must match status.json.
+func TestFixtures(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "*", "input.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, in := range dirs {
+		dir := filepath.Dir(in)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantBroken := wants(data)
+			c := compile(t, in)
+			got := map[int][]string{}
+			for _, d := range c.diagnostics() {
+				if d.Pos.File != filepath.ToSlash(in) {
+					t.Errorf("finding outside the input: %s %s %s", d.Pos, d.Code, d.Message)
+					continue
+				}
+				got[d.Pos.Line] = append(got[d.Pos.Line], d.Code)
+				if !slices.Contains(want[d.Pos.Line], d.Code) {
+					t.Errorf("unexpected %s at line %d: %s", d.Code, d.Pos.Line, d.Message)
+				}
+			}
+			for line, codes := range want {
+				for _, code := range codes {
+					if !slices.Contains(got[line], code) {
+						t.Errorf("line %d: want %s, got %v", line, code, got[line])
+					}
+				}
+			}
+			if gotBroken := c.brokenRules(); !slices.Equal(gotBroken, wantBroken) {
+				t.Errorf("rules failing closed = %v, want %v", gotBroken, wantBroken)
+			}
+			golden(t, filepath.Join(dir, "status.json"), statusJSON(t, c))
+		})
+	}
+}
+
+func statusJSON(t *testing.T, c *compiled) []byte {
+	t.Helper()
+	rep := status.Compute(c.result, status.Options{ControllerName: "haproxy-haptic.org/controller"})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run go test -update and review the diff):\n%s", path, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff lists the first lines that differ.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for i := 0; i < max(len(al), len(bl)) && len(out) < 20; i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			out = append(out, fmt.Sprintf("%d:\n  - %s\n  + %s", i+1, x, y))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestStatus spells out what the status goldens must say, so that an
+// -update cannot quietly change it: policy Accepted with its reason on the
+// Gateways of the routes that use it (no Attached condition for this
+// kind), and route conditions for rules that fail closed.
+func TestStatus(t *testing.T) {
+	type cond struct{ typ, status, reason string }
+	conds := func(cs []status.Condition) []cond {
+		var out []cond
+		for _, c := range cs {
+			out = append(out, cond{c.Type, c.Status, c.Reason})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		fixture, policy string
+		policyConds     []cond // on ancestor Gateway infra/public; nil: no ancestors
+		route           string
+		routeConds      []cond
+	}{
+		{"working", "orders-access", []cond{{"Accepted", "True", "Valid"}},
+			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}}},
+		{"targetrefs", "targeted", []cond{{"Accepted", "False", "Invalid"}},
+			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "InvalidKind"}}},
+		{"secret-missing", "orders-access", []cond{{"Accepted", "False", "Invalid"}},
+			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "InvalidKind"}}},
+		{"missing-policy", "orders-access", []cond{{"Accepted", "True", "Valid"}},
+			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "InvalidKind"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+		{"grpc", "cached", []cond{{"Accepted", "True", "Valid"}},
+			"rpc", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "InvalidKind"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+		{"empty", "nothing", nil, "", nil},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			c := compile(t, filepath.Join(fixturesDir, tc.fixture, "input.yaml"))
+			rep := status.Compute(c.result, status.Options{})
+			for _, p := range rep.Policies {
+				if p.Name != tc.policy {
+					continue
+				}
+				if tc.policyConds == nil {
+					if len(p.Ancestors) != 0 {
+						t.Errorf("policy %s: ancestors %v, want none", p.Name, p.Ancestors)
+					}
+					continue
+				}
+				if len(p.Ancestors) != 1 || p.Ancestors[0].AncestorRef.String() != "Gateway/infra/public" {
+					t.Fatalf("policy %s: ancestors %+v, want Gateway/infra/public", p.Name, p.Ancestors)
+				}
+				if got := conds(p.Ancestors[0].Conditions); !slices.Equal(got, tc.policyConds) {
+					t.Errorf("policy %s: conditions %v, want %v", p.Name, got, tc.policyConds)
+				}
+			}
+			for _, r := range rep.Routes {
+				if r.Name != tc.route {
+					continue
+				}
+				if got := conds(r.Parents[0].Conditions); !slices.Equal(got, tc.routeConds) {
+					t.Errorf("route %s: conditions %v, want %v", r.Name, got, tc.routeConds)
+				}
+			}
+		})
+	}
+}

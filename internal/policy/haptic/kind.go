@@ -1,0 +1,192 @@
+package haptic
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// Field keys: one per section, as MergeOrigins and explain name them.
+const (
+	FieldJWT       = "authentication.jwt"
+	FieldAPIKey    = "authentication.apiKey"
+	FieldRateLimit = "rateLimit"
+	FieldWAF       = "waf"
+	FieldCache     = "cache"
+)
+
+// Kind is HAPTIC's HAProxyRoutePolicy: attached only by a rule's
+// ExtensionRef filter, one per rule, nothing merged, and anything wrong
+// with it closes the rule.
+type Kind struct {
+	// catalogs caches parsed WAF catalogs across the policies of one
+	// run; nil (the zero Kind) parses each time.
+	catalogs *catalogCache
+}
+
+var (
+	_ policy.Kind        = Kind{}
+	_ policy.Renderer    = Kind{}
+	_ policy.RuleChecker = Kind{}
+	_ policy.Identifier  = Kind{}
+)
+
+// New returns the HAProxyRoutePolicy kind. Use one per pipeline run: it
+// caches the WAF catalogs it parses.
+func New() Kind { return Kind{catalogs: &catalogCache{m: map[catalogKey]parsedCatalog{}}} }
+
+// GroupKind implements policy.Kind.
+func (Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: KindName} }
+
+var spec = policy.KindSpec{
+	ConfigKey:         "haproxyRoutePolicy",
+	MetadataKey:       "merge." + Group + "/" + KindName,
+	MetadataKeyCompat: "merge." + KindName + "." + Group,
+	Fields: []policy.FieldSpec{
+		{Key: FieldJWT, SpecPath: "spec.authentication.jwt", Default: policy.Exclusive},
+		{Key: FieldAPIKey, SpecPath: "spec.authentication.apiKey", Default: policy.Exclusive},
+		{Key: FieldRateLimit, SpecPath: "spec.rateLimit", Default: policy.Exclusive},
+		{Key: FieldWAF, SpecPath: "spec.waf", Default: policy.Exclusive},
+		{Key: FieldCache, SpecPath: "spec.cache", Default: policy.Exclusive},
+	},
+	ExtensionRef: true,
+	OnePerRule:   true,
+	FailClosed:   true,
+	// Gateway API policy status holds at most 16 ancestors.
+	MaxAncestors: 16,
+}
+
+// Spec implements policy.Kind.
+func (Kind) Spec() policy.KindSpec { return spec }
+
+// Decode implements policy.Kind: it reads the spec, applies defaults,
+// checks bounds (GWP401) and the Secrets and catalog the policy depends
+// on (GWP402). It never fails; problems land in p.Invalid.
+func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
+	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
+	var hp HAProxyRoutePolicy
+	if err := o.Decode(&hp); err != nil {
+		d := diag.Diagnostic{Code: codeInvalid, Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.KeyPos("spec"), Message: err.Error()}
+		// Point at the value that did not fit, not at spec.
+		var pe *manifest.PosError
+		if errors.As(err, &pe) && pe.Pos.Line > 0 {
+			d.Pos, d.Message = pe.Pos, pe.Msg
+		}
+		p.Invalid = append(p.Invalid, d)
+		return p
+	}
+	p.Data = &hp.Spec
+	p.Findings = append(p.Findings, unknownFields(o, reflect.TypeOf(hp))...)
+	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs}
+	v.validate()
+	s := &hp.Spec
+	if s.Authentication != nil && s.Authentication.JWT != nil {
+		p.Values[FieldJWT] = s.Authentication.JWT
+	}
+	if s.Authentication != nil && s.Authentication.APIKey != nil {
+		p.Values[FieldAPIKey] = s.Authentication.APIKey
+	}
+	if s.RateLimit != nil {
+		p.Values[FieldRateLimit] = s.RateLimit
+	}
+	if s.WAF != nil {
+		p.Values[FieldWAF] = s.WAF
+	}
+	if s.Cache != nil {
+		p.Values[FieldCache] = s.Cache
+	}
+	return p
+}
+
+// attachmentFields are the policy-attachment fields other kinds use; this
+// kind attaches only through ExtensionRef, so they make the policy invalid
+// rather than being ignored as unknown.
+var attachmentFields = []string{"targetRefs", "targetRef", "targetSelectors"}
+
+func unknownFields(o *manifest.Object, t reflect.Type) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, u := range o.UnknownFields(t) {
+		if u.Path == "status" || strings.HasPrefix(u.Path, "status.") {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(u.Path, "spec."); ok && isAttachmentField(rest) {
+			continue // reported as GWP401 by the validator
+		}
+		out = append(out, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
+			Message: fmt.Sprintf("unknown field %s in %s; check its spelling against the %s API (it is ignored)", u.Path, o.Kind, o.APIVersion)})
+	}
+	return out
+}
+
+func isAttachmentField(path string) bool {
+	head, _, _ := strings.Cut(path, ".")
+	head, _, _ = strings.Cut(head, "[")
+	for _, f := range attachmentFields {
+		if head == f {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckRule implements policy.RuleChecker: a GRPCRoute cannot cache
+// responses, and cannot use a WAF policy that buffers request bodies
+// (GWP403). The diagnostics point at the policy's offending field.
+func (Kind) CheckRule(p *policy.Policy, routeKind string) []diag.Diagnostic {
+	if routeKind != "GRPCRoute" {
+		return nil
+	}
+	s, ok := p.Data.(*Spec)
+	if !ok || s == nil {
+		return nil
+	}
+	var out []diag.Diagnostic
+	if s.Cache != nil {
+		out = append(out, fieldDiag(p, codeGRPC, "spec.cache",
+			"%s %s/%s sets cache, which a GRPCRoute cannot use (gRPC responses are streams); the rule fails closed — drop cache or use a policy without it for gRPC", KindName, p.Obj.Namespace, p.Obj.Name))
+	}
+	switch w := s.WAF; {
+	case w == nil || !w.catalogRead || w.requestBody == "none":
+		// No WAF, or a catalog problem already reported as GWP402.
+	case w.requestBody != "":
+		out = append(out, fieldDiag(p, codeGRPC, "spec.waf.policy",
+			"WAF policy %q buffers request bodies (its catalog entry sets requestBody.mode other than none), which a GRPCRoute cannot do; the rule fails closed — use a WAF policy with requestBody.mode none", w.Policy))
+	default:
+		out = append(out, fieldDiag(p, codeGRPC, "spec.waf.policy",
+			"WAF policy %q does not declare requestBody.mode in its catalog, so it may buffer request bodies, which a GRPCRoute cannot do; the rule fails closed — set requestBody.mode: none in the catalog entry", w.Policy))
+	}
+	return out
+}
+
+// RuleIdentity is the runtime identity of a route rule: route kind (h for
+// HTTPRoute, g for GRPCRoute), namespace, name and rule index, e.g.
+// h_shop_orders_0. Namespaces and names cannot contain "_", so the parts
+// never run together.
+func RuleIdentity(kind, ns, name string, idx int) string {
+	prefix := "h"
+	if kind == "GRPCRoute" {
+		prefix = "g"
+	}
+	return prefix + "_" + ns + "_" + name + "_" + strconv.Itoa(idx)
+}
+
+// PolicyIdentity is the runtime identity of a policy, which keys what all
+// its rules share (the rate-limit budget): p_<namespace>_<name>.
+func PolicyIdentity(ns, name string) string { return "p_" + ns + "_" + name }
+
+// RuleIdentity implements policy.Identifier.
+func (Kind) RuleIdentity(routeKind, ns, name string, rule int) string {
+	return RuleIdentity(routeKind, ns, name, rule)
+}
+
+// PolicyIdentity implements policy.Identifier.
+func (Kind) PolicyIdentity(p *policy.Policy) string {
+	return PolicyIdentity(p.Obj.Namespace, p.Obj.Name)
+}

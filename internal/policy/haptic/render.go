@@ -1,0 +1,301 @@
+package haptic
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// Capabilities the fields need from a render target. waf has no upstream
+// Envoy filter, so a target without it reports unsupported and the rule
+// fails closed.
+const (
+	CapJWT       = "jwt_authn"
+	CapAPIKey    = "api_key_auth"
+	CapRateLimit = "local_ratelimit"
+	CapCache     = "response_cache"
+	CapWAF       = "waf"
+	// CapRBAC checks the claims a verified token must carry
+	// (jwt.requiredClaims), which jwt_authn alone does not.
+	CapRBAC = "rbac"
+)
+
+// Filter order in the HCM chain: authentication, then the rate limit (so
+// a per-consumer limit sees the authenticated consumer), then WAF, then the
+// cache (so a cached response is served only to requests that passed
+// everything before it).
+const (
+	OrderJWT       = 1100
+	OrderClaims    = 1110
+	OrderAPIKey    = 1120
+	OrderRateLimit = 1200
+	OrderWAF       = 1300
+	OrderCache     = 1400
+)
+
+// maxDynamicDescriptors bounds the per-client buckets of a per-ip or
+// per-consumer rate limit (Envoy's default of 20 would evict clients
+// almost at once).
+const maxDynamicDescriptors = 100000
+
+// minFillInterval is Envoy's smallest token bucket refill interval.
+const minFillInterval = 50 * time.Millisecond
+
+const (
+	typeFilterConfig = "type.googleapis.com/envoy.config.route.v3.FilterConfig"
+	jwtAuthnMetadata = "envoy.filters.http.jwt_authn"
+)
+
+// filterName names a per-policy HTTP filter: Envoy keeps one filter
+// instance per name, so what a policy shares across its rules (a rate-limit
+// budget, its JWT provider) lives in a filter of its own, enabled on each
+// of its routes.
+func filterName(extension, ns, name string) string {
+	return extension + "/haproxyroutepolicy/" + ns + "/" + name
+}
+
+// enable is the per-route entry that turns on a filter disabled in the
+// chain, using the filter's own configuration (an empty config).
+func enable() map[string]any {
+	return map[string]any{"@type": typeFilterConfig, "config": map[string]any{}}
+}
+
+// RenderField implements policy.Renderer. Every field renders per Route:
+// a filter per policy in the chain (disabled by default) and a
+// typed_per_filter_config entry that enables it on the rule's routes.
+func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
+	if len(in.Values) != 1 || len(in.Contributors) != 1 {
+		return nil, fmt.Errorf("%s %s: want exactly one policy, got %d", KindName, in.Key, len(in.Values))
+	}
+	ns, name, err := policyName(in.Contributors[0])
+	if err != nil {
+		return nil, err
+	}
+	switch v := in.Values[0].(type) {
+	case *JWT:
+		return renderJWT(v, ns, name), nil
+	case *APIKey:
+		return renderAPIKey(v, ns, name), nil
+	case *RateLimit:
+		return renderRateLimit(v, ns, name)
+	case *WAF:
+		// No upstream Envoy filter: the target must have the capability or
+		// the rule fails closed.
+		return []policy.Fragment{{Capability: CapWAF}}, nil
+	case *Cache:
+		return renderCache(v, ns, name), nil
+	}
+	return nil, fmt.Errorf("%s %s: unexpected value %T", KindName, in.Key, in.Values[0])
+}
+
+// policyName splits a policy ID group/kind/namespace/name.
+func policyName(id string) (string, string, error) {
+	parts := strings.Split(id, "/")
+	if len(parts) != 4 || parts[0] != Group || parts[1] != KindName {
+		return "", "", fmt.Errorf("%q is not a %s ID", id, KindName)
+	}
+	return parts[2], parts[3], nil
+}
+
+func renderJWT(j *JWT, ns, name string) []policy.Fragment {
+	id := PolicyIdentity(ns, name)
+	provider := map[string]any{
+		// The key is the Secret's pubkey.pem as mounted on the data plane
+		// (render's shared convention), never inlined.
+		"local_jwks": map[string]any{"filename": policy.SecretFile(ns, j.SecretRef.Name, JWTSecretKey)},
+	}
+	if j.Issuer != "" {
+		provider["issuer"] = j.Issuer
+	}
+	if j.Audience != "" {
+		provider["audiences"] = []any{j.Audience}
+	}
+	var claims []any
+	for _, f := range j.ForwardClaims {
+		claims = append(claims, map[string]any{"header_name": f.Header, "claim_name": f.Claim})
+	}
+	if j.consumerHeader != "" {
+		claims = append(claims, map[string]any{"header_name": j.consumerHeader, "claim_name": "sub"})
+	}
+	if len(claims) > 0 {
+		provider["claim_to_headers"] = claims
+	}
+	if len(j.RequiredClaims) > 0 {
+		provider["payload_in_metadata"] = id
+	}
+	jwtName := filterName("envoy.filters.http.jwt_authn", ns, name)
+	out := []policy.Fragment{{
+		Capability: CapJWT,
+		Filter: &policy.HTTPFilter{Name: jwtName, Order: OrderJWT, Config: map[string]any{
+			"@type":           "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication",
+			"providers":       map[string]any{id: provider},
+			"requirement_map": map[string]any{id: map[string]any{"provider_name": id}},
+		}},
+		PerFilterConfig: map[string]map[string]any{jwtName: {
+			"@type":            "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig",
+			"requirement_name": id,
+		}},
+	}}
+	if len(j.RequiredClaims) == 0 {
+		return out
+	}
+	// jwt_authn verifies tokens but not which claims they carry: an RBAC
+	// filter right after it requires each claim in the verified payload.
+	var ids []any
+	for _, c := range j.RequiredClaims {
+		path := []any{map[string]any{"key": id}}
+		for _, k := range strings.Split(c, ".") {
+			path = append(path, map[string]any{"key": k})
+		}
+		ids = append(ids, map[string]any{"metadata": map[string]any{
+			"filter": jwtAuthnMetadata, "path": path, "value": map[string]any{"present_match": true},
+		}})
+	}
+	rbacName := filterName("envoy.filters.http.rbac", ns, name)
+	return append(out, policy.Fragment{
+		Capability: CapRBAC,
+		Filter: &policy.HTTPFilter{Name: rbacName, Order: OrderClaims, Config: map[string]any{
+			"@type": "type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC",
+		}},
+		PerFilterConfig: map[string]map[string]any{rbacName: {
+			"@type": "type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute",
+			"rbac": map[string]any{"rules": map[string]any{
+				"action": "ALLOW",
+				"policies": map[string]any{"required-claims": map[string]any{
+					"permissions": []any{map[string]any{"any": true}},
+					"principals":  []any{map[string]any{"and_ids": map[string]any{"ids": ids}}},
+				}},
+			}},
+		}},
+	})
+}
+
+// renderAPIKey configures where the key is read and where its consumer
+// goes. The keys themselves stay in their Secret: Envoy's api_key_auth has
+// no secret discovery, and gwpol never inlines credentials, so until the
+// deployment supplies them the filter rejects every request (closed, not
+// open).
+func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
+	n := filterName("envoy.filters.http.api_key_auth", ns, name)
+	cfg := map[string]any{
+		"@type":       "type.googleapis.com/envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth",
+		"key_sources": []any{map[string]any{"header": a.Header}},
+	}
+	if a.forwardHeader != "" {
+		cfg["forwarding"] = map[string]any{"header": a.forwardHeader}
+	}
+	return []policy.Fragment{{
+		Capability:      CapAPIKey,
+		Filter:          &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Config: cfg},
+		PerFilterConfig: map[string]map[string]any{n: enable()},
+	}}
+}
+
+// renderRateLimit is one local_ratelimit filter per policy, so that every
+// rule using the policy draws from one budget (a per-route configuration
+// would give each route a bucket of its own). Buckets are per client
+// address or per consumer, through wildcard descriptors. token-bucket and
+// gcra allow the same traffic (GCRA is a token bucket scheduled by
+// emission time), so both render as Envoy's token bucket.
+func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
+	if r.Burst == nil || r.Requests < 1 || r.periodNanos <= 0 {
+		return nil, fmt.Errorf("rateLimit of %s %s/%s is not valid", KindName, ns, name)
+	}
+	tokens, every := refill(r.Requests, r.periodNanos)
+	if tokens > *r.Burst {
+		return nil, fmt.Errorf("rateLimit of %s %s/%s: Envoy refills at most every %s, adding %d tokens, more than burst %d holds; raise burst to at least %d",
+			KindName, ns, name, minFillInterval, tokens, *r.Burst, tokens)
+	}
+	bucket := map[string]any{"max_tokens": *r.Burst, "tokens_per_fill": tokens, "fill_interval": protoDuration(every)}
+	var action map[string]any
+	var key string
+	if r.Key == "consumer" {
+		key = "consumer"
+		action = map[string]any{"request_headers": map[string]any{"header_name": r.consumerHeader, "descriptor_key": key}}
+	} else {
+		key = "remote_address"
+		action = map[string]any{"remote_address": map[string]any{}}
+	}
+	always := func() map[string]any {
+		return map[string]any{"default_value": map[string]any{"numerator": 100, "denominator": "HUNDRED"}}
+	}
+	n := filterName("envoy.filters.http.local_ratelimit", ns, name)
+	return []policy.Fragment{{
+		Capability: CapRateLimit,
+		Filter: &policy.HTTPFilter{Name: n, Order: OrderRateLimit, Config: map[string]any{
+			"@type":                               "type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit",
+			"stat_prefix":                         PolicyIdentity(ns, name),
+			"token_bucket":                        bucket,
+			"filter_enabled":                      always(),
+			"filter_enforced":                     always(),
+			"rate_limits":                         []any{map[string]any{"actions": []any{action}}},
+			"descriptors":                         []any{map[string]any{"entries": []any{map[string]any{"key": key}}, "token_bucket": bucket}},
+			"always_consume_default_token_bucket": false,
+			"max_dynamic_descriptors":             maxDynamicDescriptors,
+		}},
+		PerFilterConfig: map[string]map[string]any{n: enable()},
+	}}, nil
+}
+
+// refill turns requests per period into the smallest steady refill Envoy
+// accepts: tokens every interval, with interval ≥ 50ms.
+func refill(requests, periodNanos int64) (int64, time.Duration) {
+	g := gcd(requests, periodNanos)
+	tokens, every := requests/g, periodNanos/g
+	if every < int64(minFillInterval) {
+		k := (int64(minFillInterval) + every - 1) / every
+		tokens, every = tokens*k, every*k
+	}
+	return tokens, time.Duration(every)
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// protoDuration formats a duration the way protojson does: seconds with
+// 0, 3, 6 or 9 fractional digits.
+func protoDuration(d time.Duration) string {
+	s, ns := int64(d/time.Second), int64(d%time.Second)
+	switch {
+	case ns == 0:
+		return fmt.Sprintf("%ds", s)
+	case ns%1e6 == 0:
+		return fmt.Sprintf("%d.%03ds", s, ns/1e6)
+	case ns%1e3 == 0:
+		return fmt.Sprintf("%d.%06ds", s, ns/1e3)
+	}
+	return fmt.Sprintf("%d.%09ds", s, ns)
+}
+
+// renderCache is Envoy's cache filter with the in-memory store, one per
+// policy (its limits are filter-wide). Envoy takes freshness from the
+// response's Cache-Control; ttlSeconds is HAPTIC's upper bound on it and
+// has no Envoy equivalent, so it is not rendered.
+func renderCache(c *Cache, ns, name string) []policy.Fragment {
+	n := filterName("envoy.filters.http.cache", ns, name)
+	cfg := map[string]any{
+		"@type":        "type.googleapis.com/envoy.extensions.filters.http.cache.v3.CacheConfig",
+		"typed_config": map[string]any{"@type": "type.googleapis.com/envoy.extensions.http.cache.simple_http_cache.v3.SimpleHttpCacheConfig"},
+	}
+	if c.MaxObjectSizeBytes != nil {
+		cfg["max_body_bytes"] = *c.MaxObjectSizeBytes
+	}
+	if len(c.VaryHeaders) > 0 {
+		var vary []any
+		for _, h := range c.VaryHeaders {
+			vary = append(vary, map[string]any{"exact": strings.ToLower(h), "ignore_case": true})
+		}
+		cfg["allowed_vary_headers"] = vary
+	}
+	return []policy.Fragment{{
+		Capability:      CapCache,
+		Filter:          &policy.HTTPFilter{Name: n, Order: OrderCache, Config: cfg},
+		PerFilterConfig: map[string]map[string]any{n: enable()},
+	}}
+}

@@ -1,0 +1,187 @@
+package haptic
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// full is a policy setting every section, valid on an HTTPRoute.
+const full = `spec:
+  authentication:
+    jwt:
+      secretRef: {name: jwt-key}
+      algorithm: ES256
+      issuer: https://auth.example.com
+      audience: orders
+      requiredClaims: [sub, org.id]
+      forwardClaims: [{claim: sub, header: X-User}]
+    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}
+  rateLimit: {requests: 50, period: 1s, burst: 100, algorithm: gcra, key: consumer}
+  waf: {policy: strict-json, catalogRef: {name: waf}}
+  cache: {ttlSeconds: 60, maxObjectSizeBytes: 1024, varyHeaders: [Accept-Encoding]}`
+
+// renderAll renders every set field of p the way render/envoy calls a
+// kind: one FieldInput per field, with the single owner.
+func renderAll(t *testing.T, p *policy.Policy) map[string][]policy.Fragment {
+	t.Helper()
+	out := map[string][]policy.Fragment{}
+	for _, key := range p.SetFields() {
+		frags, err := Kind{}.RenderField(policy.FieldInput{Key: key, Strategy: policy.Exclusive, Values: []any{p.Values[key]},
+			Contributors: []string{p.ID()}, Scope: policy.ScopeRoute, Namespaces: []string{p.Obj.Namespace}}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		out[key] = frags
+	}
+	return out
+}
+
+func TestRenderFields(t *testing.T) {
+	p := decode(t, full)
+	if !p.IsValid() {
+		t.Fatalf("invalid: %v", p.Invalid)
+	}
+	got := renderAll(t, p)
+	caps := map[string][]string{}
+	var order []int
+	for key, frags := range got {
+		for _, f := range frags {
+			caps[key] = append(caps[key], f.Capability)
+			if f.Filter == nil {
+				continue
+			}
+			order = append(order, f.Filter.Order)
+			if !strings.HasSuffix(f.Filter.Name, "/haproxyroutepolicy/shop/p") {
+				t.Errorf("%s: filter name %q is not per policy", key, f.Filter.Name)
+			}
+			if _, ok := f.PerFilterConfig[f.Filter.Name]; !ok {
+				t.Errorf("%s: filter %s is not enabled on the route", key, f.Filter.Name)
+			}
+			if f.Filter.Config["@type"] == nil {
+				t.Errorf("%s: filter config has no @type", key)
+			}
+		}
+	}
+	want := map[string][]string{FieldJWT: {CapJWT, CapRBAC}, FieldAPIKey: {CapAPIKey}, FieldRateLimit: {CapRateLimit}, FieldWAF: {CapWAF}, FieldCache: {CapCache}}
+	for k, w := range want {
+		if !slices.Equal(caps[k], w) {
+			t.Errorf("%s capabilities = %v, want %v", k, caps[k], w)
+		}
+	}
+	// WAF has nothing but its capability: no partial configuration.
+	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.Route != nil || w.RouteAction != nil {
+		t.Errorf("waf fragment carries configuration: %+v", w)
+	}
+	// auth → rate limit → WAF → cache.
+	for _, pair := range [][2]int{{OrderJWT, OrderRateLimit}, {OrderClaims, OrderRateLimit}, {OrderAPIKey, OrderRateLimit}, {OrderRateLimit, OrderWAF}, {OrderWAF, OrderCache}, {OrderJWT, OrderClaims}} {
+		if pair[0] >= pair[1] {
+			t.Errorf("order %d must come before %d", pair[0], pair[1])
+		}
+	}
+	if len(order) != 5 {
+		t.Errorf("filters = %d, want 5 (jwt, claims, api key, rate limit, cache)", len(order))
+	}
+
+	// The JWT key is a file reference to the Secret, never its content.
+	js, _ := json.Marshal(got[FieldJWT])
+	if !strings.Contains(string(js), `"filename":"/etc/envoy/secrets/shop/jwt-key/pubkey.pem"`) || strings.Contains(string(js), "PUBLICKEYMATERIAL") || strings.Contains(string(js), "inline") {
+		t.Errorf("jwt provider must reference the Secret by file: %s", js)
+	}
+	// Required claims become an RBAC check on the verified payload.
+	if !strings.Contains(string(js), `"present_match":true`) || !strings.Contains(string(js), `{"key":"org"},{"key":"id"}`) {
+		t.Errorf("required claims not checked: %s", js)
+	}
+	// Per-consumer rate limit reads the API key's consumer header.
+	rl, _ := json.Marshal(got[FieldRateLimit])
+	// 50 per second is 1 token per 20ms, scaled to Envoy's 50ms minimum.
+	for _, s := range []string{`"header_name":"x-consumer"`, `"stat_prefix":"p_shop_p"`, `"max_tokens":100`, `"tokens_per_fill":3`, `"fill_interval":"0.060s"`} {
+		if !strings.Contains(string(rl), s) {
+			t.Errorf("rate limit lacks %s: %s", s, rl)
+		}
+	}
+	ak, _ := json.Marshal(got[FieldAPIKey])
+	if strings.Contains(string(ak), "credentials") || strings.Contains(string(ak), "k-123") {
+		t.Errorf("api key credentials inlined: %s", ak)
+	}
+}
+
+func TestRenderConsumerFromJWT(t *testing.T) {
+	p := decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5, key: consumer}")
+	got := renderAll(t, p)
+	j, _ := json.Marshal(got[FieldJWT])
+	r, _ := json.Marshal(got[FieldRateLimit])
+	if !strings.Contains(string(j), `{"claim_name":"sub","header_name":"x-haptic-consumer"}`) || !strings.Contains(string(r), `"header_name":"x-haptic-consumer"`) {
+		t.Errorf("consumer not carried from jwt sub to the rate limit:\n%s\n%s", j, r)
+	}
+	// Without key consumer the token's subject is not copied anywhere.
+	p = decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5}")
+	j, _ = json.Marshal(renderAll(t, p)[FieldJWT])
+	if strings.Contains(string(j), "claim_to_headers") {
+		t.Errorf("unexpected claim_to_headers: %s", j)
+	}
+}
+
+func TestRefill(t *testing.T) {
+	for _, tc := range []struct {
+		requests int64
+		period   time.Duration
+		tokens   int64
+		every    time.Duration
+	}{
+		{50, time.Second, 3, 60 * time.Millisecond},
+		{1, time.Second, 1, time.Second},
+		{10, time.Second, 1, 100 * time.Millisecond},
+		{100, time.Second, 5, 50 * time.Millisecond},
+		{1000, time.Minute, 1, 60 * time.Millisecond},
+		{7, time.Second, 7, time.Second},
+		{1, 10 * time.Millisecond, 5, 50 * time.Millisecond},
+		{24, 24 * time.Hour, 1, time.Hour},
+	} {
+		tokens, every := refill(tc.requests, int64(tc.period))
+		if tokens != tc.tokens || every != tc.every {
+			t.Errorf("refill(%d/%s) = %d per %s, want %d per %s", tc.requests, tc.period, tokens, every, tc.tokens, tc.every)
+		}
+		// The rate is kept exactly.
+		if tokens*int64(tc.period) != tc.requests*int64(every) {
+			t.Errorf("refill(%d/%s) changes the rate", tc.requests, tc.period)
+		}
+	}
+	for d, want := range map[time.Duration]string{time.Second: "1s", 60 * time.Millisecond: "0.060s", 1500 * time.Microsecond: "0.001500s", time.Hour: "3600s", 1: "0.000000001s"} {
+		if got := protoDuration(d); got != want {
+			t.Errorf("protoDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// A burst smaller than what Envoy must add per refill cannot be expressed:
+// the field is an error (the rule fails closed), never a looser limit.
+func TestRenderBurstTooSmall(t *testing.T) {
+	p := decode(t, "spec:\n  rateLimit: {requests: 100, period: 1s, burst: 2}")
+	if !p.IsValid() {
+		t.Fatalf("invalid: %v", p.Invalid)
+	}
+	_, err := Kind{}.RenderField(policy.FieldInput{Key: FieldRateLimit, Values: []any{p.Values[FieldRateLimit]}, Contributors: []string{p.ID()}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "raise burst to at least 5") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRenderFieldErrors(t *testing.T) {
+	p := decode(t, okRate)
+	for name, in := range map[string]policy.FieldInput{
+		"no value":       {Key: FieldRateLimit},
+		"two values":     {Key: FieldRateLimit, Values: []any{p.Values[FieldRateLimit], p.Values[FieldRateLimit]}, Contributors: []string{p.ID(), p.ID()}},
+		"foreign ID":     {Key: FieldRateLimit, Values: []any{p.Values[FieldRateLimit]}, Contributors: []string{"gateway.kgateway.dev/TrafficPolicy/shop/p"}},
+		"foreign value":  {Key: FieldRateLimit, Values: []any{"x"}, Contributors: []string{p.ID()}},
+		"unparsed value": {Key: FieldRateLimit, Values: []any{&RateLimit{Requests: 1}}, Contributors: []string{p.ID()}},
+	} {
+		if _, err := (Kind{}).RenderField(in, nil); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}

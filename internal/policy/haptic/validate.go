@@ -1,0 +1,366 @@
+package haptic
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// Codes this kind reports.
+const (
+	codeInvalid    = "GWP401"
+	codeDependency = "GWP402"
+	codeGRPC       = "GWP403"
+)
+
+// Algorithms accepted for authentication.jwt.algorithm.
+var jwtAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"}
+
+// maxPeriod bounds rateLimit.period; longer periods are not useful and
+// would overflow in the bound check's units.
+const maxPeriod = 365 * 24 * time.Hour
+
+// validator applies defaults and checks one policy. Bounds and shapes are
+// GWP401; the Secrets and catalog it depends on are GWP402. Every finding
+// names the field.
+type validator struct {
+	p    *policy.Policy
+	env  *policy.Env
+	spec *Spec
+	ns   string
+
+	catalogs *catalogCache
+}
+
+func (v *validator) invalid(path, format string, args ...any) {
+	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, codeInvalid, path, format, args...))
+}
+
+func (v *validator) dependency(path, format string, args ...any) {
+	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, codeDependency, path, format, args...))
+}
+
+// fieldDiag is an error about a field of the policy, positioned at the
+// field's key (for a map or list value, FieldPos would be the line after).
+func fieldDiag(p *policy.Policy, code, path, format string, args ...any) diag.Diagnostic {
+	d := p.Diag(code, diag.Error, path, format, args...)
+	d.Pos = p.Obj.KeyPos(path)
+	return d
+}
+
+func (v *validator) validate() {
+	for _, f := range attachmentFields {
+		if v.p.Obj.Has("spec." + f) {
+			v.invalid("spec."+f, "%s does not support spec.%s: it attaches only through a rule filter of type ExtensionRef (group %s, kind %s) in the route's namespace; remove spec.%s and reference the policy from the rule",
+				KindName, f, Group, KindName, f)
+		}
+	}
+	s := v.spec
+	if s.Authentication == nil && s.RateLimit == nil && s.WAF == nil && s.Cache == nil {
+		v.invalid("spec", "%s sets none of authentication, rateLimit, waf and cache; set at least one", KindName)
+	}
+	if a := s.Authentication; a != nil {
+		if a.JWT == nil && a.APIKey == nil {
+			v.invalid("spec.authentication", "authentication sets neither jwt nor apiKey; set one or both, or remove authentication")
+		}
+		if a.JWT != nil {
+			v.jwt(a.JWT)
+		}
+		if a.APIKey != nil {
+			v.apiKey(a.APIKey)
+		}
+	}
+	if s.RateLimit != nil {
+		v.rateLimit(s.RateLimit)
+	}
+	if s.WAF != nil {
+		v.waf(s.WAF)
+	}
+	if s.Cache != nil {
+		v.cache(s.Cache)
+	}
+}
+
+func (v *validator) jwt(j *JWT) {
+	const base = "spec.authentication.jwt"
+	if j.Algorithm == "" {
+		j.Algorithm = DefaultAlgorithm
+	} else if !slices.Contains(jwtAlgorithms, j.Algorithm) {
+		v.invalid(base+".algorithm", "algorithm %q is not supported; use one of %s (default %s)", j.Algorithm, strings.Join(jwtAlgorithms, ", "), DefaultAlgorithm)
+	}
+	for i, c := range j.RequiredClaims {
+		if strings.TrimSpace(c) == "" {
+			v.invalid(fmt.Sprintf("%s.requiredClaims[%d]", base, i), "requiredClaims[%d] is empty; name a claim", i)
+		}
+	}
+	for i, f := range j.ForwardClaims {
+		p := fmt.Sprintf("%s.forwardClaims[%d]", base, i)
+		if strings.TrimSpace(f.Claim) == "" {
+			v.invalid(p+".claim", "forwardClaims[%d].claim is empty; name the claim to forward", i)
+		}
+		v.headerName(p+".header", "forwardClaims header", f.Header)
+	}
+	j.secretNamespace = v.ns
+	if v.secretRef(base+".secretRef", j.SecretRef) {
+		v.secret(base+".secretRef", j.SecretRef, JWTSecretKey)
+	}
+}
+
+func (v *validator) apiKey(a *APIKey) {
+	const base = "spec.authentication.apiKey"
+	if a.Header == "" {
+		a.Header = DefaultAPIKeyHeader
+	} else {
+		v.headerName(base+".header", "header", a.Header)
+	}
+	if a.ConsumerHeader != "" {
+		v.headerName(base+".consumerHeader", "consumerHeader", a.ConsumerHeader)
+	}
+	a.forwardHeader = a.ConsumerHeader
+	a.secretNamespace = v.ns
+	if v.secretRef(base+".secretRef", a.SecretRef) {
+		if sec := v.secret(base+".secretRef", a.SecretRef, APIKeySecretKey); sec != nil {
+			v.keyLines(base+".secretRef", sec)
+		}
+	}
+}
+
+func (v *validator) rateLimit(r *RateLimit) {
+	const base = "spec.rateLimit"
+	ok := true
+	if r.Requests < 1 || r.Requests > math.MaxUint32 {
+		v.invalid(base+".requests", "requests must be between 1 and %d, not %d", uint32(math.MaxUint32), r.Requests)
+		ok = false
+	}
+	if r.Period == "" {
+		r.Period = DefaultPeriod
+	}
+	d, err := parsePeriod(r.Period)
+	if err != nil {
+		v.invalid(base+".period", "period %q: %v", r.Period, err)
+		ok = false
+	}
+	r.periodNanos = int64(d)
+	if r.Burst == nil {
+		b := r.Requests
+		r.Burst = &b
+	} else if *r.Burst < 1 || *r.Burst > math.MaxUint32 {
+		v.invalid(base+".burst", "burst must be between 1 and %d, not %d", uint32(math.MaxUint32), *r.Burst)
+		ok = false
+	}
+	switch r.Algorithm {
+	case "":
+		r.Algorithm = DefaultRateAlgorithm
+	case "token-bucket", "gcra":
+	default:
+		v.invalid(base+".algorithm", "algorithm %q is not supported; use token-bucket (default) or gcra", r.Algorithm)
+	}
+	switch r.Key {
+	case "":
+		r.Key = DefaultRateKey
+	case "ip":
+	case "consumer":
+		v.consumerSource(r)
+	default:
+		v.invalid(base+".key", "key %q is not supported; use ip (default) or consumer", r.Key)
+	}
+	if ok {
+		// burst×period÷requests is how long an empty bucket takes to fill.
+		refill := new(big.Rat).SetFrac(new(big.Int).Mul(big.NewInt(*r.Burst), big.NewInt(r.periodNanos)), big.NewInt(r.Requests))
+		if refill.Cmp(new(big.Rat).SetInt64(MaxRefillSeconds*int64(time.Second))) > 0 {
+			secs := new(big.Rat).Quo(refill, new(big.Rat).SetInt64(int64(time.Second)))
+			v.invalid(base, "burst×period÷requests is %ss (burst %d, period %s, requests %d), more than %ds: the bucket would take over an hour to refill; raise requests or lower burst or period",
+				strings.TrimSuffix(strings.TrimRight(secs.FloatString(3), "0"), "."), *r.Burst, r.Period, r.Requests, MaxRefillSeconds)
+		}
+	}
+}
+
+// consumerSource decides where a per-consumer rate limit reads the
+// consumer: the API key's consumer (preferred), else the token's subject.
+func (v *validator) consumerSource(r *RateLimit) {
+	a := v.spec.Authentication
+	switch {
+	case a != nil && a.APIKey != nil:
+		if a.APIKey.ConsumerHeader == "" {
+			a.APIKey.forwardHeader = internalConsumerHeader
+		}
+		r.consumerHeader = strings.ToLower(a.APIKey.forwardHeader)
+	case a != nil && a.JWT != nil:
+		a.JWT.consumerHeader = internalConsumerHeader
+		r.consumerHeader = internalConsumerHeader
+	default:
+		v.invalid("spec.rateLimit.key", "key consumer needs authentication (apiKey names the consumer of each key, jwt its subject); add authentication or use key ip")
+	}
+}
+
+var periodRE = regexp.MustCompile(`^([0-9]+)(ms|s|m|h|d)$`)
+
+// parsePeriod reads a whole number with a unit: ms, s, m, h or d.
+func parsePeriod(s string) (time.Duration, error) {
+	m := periodRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("want a whole number with a unit ms, s, m, h or d, e.g. 1s or 500ms")
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("must be greater than zero")
+	}
+	unit := map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour}[m[2]]
+	if n > int64(maxPeriod/unit) {
+		return 0, fmt.Errorf("longer than 365d")
+	}
+	return time.Duration(n) * unit, nil
+}
+
+func (v *validator) waf(w *WAF) {
+	const base = "spec.waf"
+	if strings.TrimSpace(w.Policy) == "" {
+		v.invalid(base+".policy", "waf.policy is empty; name a policy of the WAF catalog")
+	}
+	if w.CatalogRef.Key == "" {
+		w.CatalogRef.Key = DefaultCatalogKey
+	}
+	ref := SecretRef{Name: w.CatalogRef.Name, Namespace: w.CatalogRef.Namespace}
+	if !v.refShape(base+".catalogRef", "catalog ConfigMap", ref) || strings.TrimSpace(w.Policy) == "" {
+		return
+	}
+	v.catalog(base, w)
+}
+
+func (v *validator) cache(c *Cache) {
+	const base = "spec.cache"
+	if c.TTLSeconds < 1 {
+		v.invalid(base+".ttlSeconds", "ttlSeconds must be at least 1, not %d", c.TTLSeconds)
+	}
+	if m := c.MaxObjectSizeBytes; m != nil && (*m < 1 || *m > math.MaxUint32) {
+		v.invalid(base+".maxObjectSizeBytes", "maxObjectSizeBytes must be between 1 and %d, not %d", uint32(math.MaxUint32), *m)
+	}
+	for i, h := range c.VaryHeaders {
+		p := fmt.Sprintf("%s.varyHeaders[%d]", base, i)
+		if !v.headerName(p, "varyHeaders entry", h) {
+			continue
+		}
+		if strings.HasPrefix(strings.ToLower(h), reservedHeaderPrefix) {
+			v.invalid(p, "varyHeaders may not name %s: X-Haptic-* headers are HAPTIC's own and never vary per client", h)
+		}
+	}
+}
+
+// headerName checks an HTTP header name (an RFC 9110 token).
+func (v *validator) headerName(path, what, h string) bool {
+	if h == "" {
+		v.invalid(path, "%s is empty; name an HTTP header", what)
+		return false
+	}
+	for _, c := range []byte(h) {
+		if !isTokenChar(c) {
+			v.invalid(path, "%s %q is not a valid HTTP header name", what, h)
+			return false
+		}
+	}
+	return true
+}
+
+func isTokenChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// secretRef checks the shape of a Secret reference; false when it cannot
+// be looked up.
+func (v *validator) secretRef(path string, ref SecretRef) bool {
+	return v.refShape(path, "credential Secret", ref)
+}
+
+func (v *validator) refShape(path, what string, ref SecretRef) bool {
+	if strings.TrimSpace(ref.Name) == "" {
+		v.invalid(path+".name", "%s.name is empty; name the %s (in namespace %s)", path[strings.LastIndexByte(path, '.')+1:], what, v.ns)
+		return false
+	}
+	if ref.Namespace != "" && ref.Namespace != v.ns {
+		v.dependency(path+".namespace", "the %s must be in the policy's namespace %s, not %s; copy it there and drop the namespace", what, v.ns, ref.Namespace)
+		return false
+	}
+	return true
+}
+
+func (v *validator) model() *model.Model {
+	if v.env == nil {
+		return nil
+	}
+	return v.env.Model
+}
+
+// secret checks that the Secret exists, is immutable and has the key the
+// credential is read from. It reads names only, never values.
+func (v *validator) secret(path string, ref SecretRef, key string) *model.Opaque {
+	var sec *model.Opaque
+	if m := v.model(); m != nil {
+		sec = m.Secret(v.ns, ref.Name)
+	}
+	switch {
+	case sec == nil:
+		v.dependency(path+".name", "credential Secret %s/%s not found; create it (immutable: true, with key %s) or fix the name — the rule fails closed until then", v.ns, ref.Name, key)
+		return nil
+	case !sec.Immutable:
+		v.dependency(path+".name", "credential Secret %s/%s is mutable; set immutable: true (and publish a new Secret name to rotate) — the rule fails closed until then", v.ns, ref.Name)
+		return nil
+	case !slices.Contains(sec.Keys, key):
+		v.dependency(path+".name", "credential Secret %s/%s has no key %s; the rule fails closed until it does", v.ns, ref.Name, key)
+		return nil
+	}
+	return sec
+}
+
+// keyLines checks the shape of an API key Secret's `keys` entry when it is
+// given as stringData: every non-empty line key:consumer, no key twice.
+// Values stay in memory; findings name line numbers only.
+func (v *validator) keyLines(path string, sec *model.Opaque) {
+	if sec.Src == nil {
+		return
+	}
+	n := mapValue(sec.Src.Lookup("stringData"), APIKeySecretKey)
+	if n == nil {
+		return // given base64-encoded in data: not inspected
+	}
+	where := fmt.Sprintf("Secret %s/%s key %s", v.ns, sec.Name, APIKeySecretKey)
+	if n.Kind != scalarKind {
+		v.dependency(path+".name", "%s must be a string of key:consumer lines; the rule fails closed until it is", where)
+		return
+	}
+	seen := map[string]int{}
+	lines := 0
+	for i, line := range strings.Split(n.Value, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		lines++
+		k, c, ok := strings.Cut(line, ":")
+		k, c = strings.TrimSpace(k), strings.TrimSpace(c)
+		if !ok || k == "" || c == "" {
+			v.dependency(path+".name", "%s: line %d is not key:consumer; the rule fails closed until it is", where, i+1)
+			return
+		}
+		if prev, dup := seen[k]; dup {
+			v.dependency(path+".name", "%s: line %d repeats the key of line %d; each key names one consumer", where, i+1, prev)
+			return
+		}
+		seen[k] = i + 1
+	}
+	if lines == 0 {
+		v.dependency(path+".name", "%s holds no key:consumer line; the rule fails closed until it does", where)
+	}
+}

@@ -1,0 +1,348 @@
+package haptic
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// deps are the Secrets and catalog a policy in namespace shop may use.
+const deps = `
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-key, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: "-----BEGIN PUBLIC KEY-----\nPUBLICKEYMATERIAL\n-----END PUBLIC KEY-----\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: api-keys, namespace: shop}
+immutable: true
+stringData:
+  keys: "k-123:mobile-app\nk-456:partner-a\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: api-keys-b64, namespace: shop}
+immutable: true
+data:
+  keys: azEyMzptb2JpbGUtYXBw
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: mutable-key, namespace: shop}
+stringData:
+  pubkey.pem: "x"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: wrong-key, namespace: shop}
+immutable: true
+stringData:
+  tls.crt: "x"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bad-lines, namespace: shop}
+immutable: true
+stringData:
+  keys: "k-123:mobile-app\nSECRETVALUEWITHOUTCOLON\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: dup-lines, namespace: shop}
+immutable: true
+stringData:
+  keys: "k-123:mobile-app\nk-123:partner-a\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: empty-lines, namespace: shop}
+immutable: true
+stringData:
+  keys: "\n\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-key, namespace: other}
+immutable: true
+stringData:
+  pubkey.pem: "x"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: waf, namespace: shop}
+immutable: true
+data:
+  policies.yaml: |
+    strict-json:
+      requestBody: {mode: none}
+    buffered:
+      requestBody: {mode: buffer}
+    silent: {}
+  other.yaml: |
+    strict-json:
+      requestBody: {mode: none}
+  broken.yaml: "strict-json: [unclosed"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: waf-mutable, namespace: shop}
+data:
+  policies.yaml: "strict-json: {}"
+`
+
+// decode decodes one HAProxyRoutePolicy (given as its spec, indented two
+// spaces) in namespace shop, next to deps.
+func decode(t *testing.T, specYAML string) *policy.Policy {
+	t.Helper()
+	doc := "apiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: p, namespace: shop}\n" + specYAML + "\n---\n" + deps
+	objs, err := manifest.Parse("policy.yaml", []byte(doc), manifest.Limits{})
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
+	reg := policy.NewRegistry(New())
+	set := reg.Decode(&policy.Env{Model: m})
+	for _, p := range set.Policies {
+		if p.Obj.Name == "p" {
+			return p
+		}
+	}
+	t.Fatal("policy not decoded")
+	return nil
+}
+
+func codes(ds []diag.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Code+" "+d.Field)
+	}
+	slices.Sort(out)
+	return out
+}
+
+const okRate = "spec:\n  rateLimit: {requests: 10}"
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec string
+		// want lists "CODE field" of every Invalid diagnostic; empty means valid.
+		want []string
+	}{
+		// At least one section.
+		{"empty spec", "spec: {}", []string{"GWP401 spec"}},
+		{"no spec", "", []string{"GWP401 spec"}},
+		{"rate limit only", okRate, nil},
+		{"empty authentication", "spec:\n  authentication: {}", []string{"GWP401 spec.authentication"}},
+		{"targetRefs", "spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetRefs"}},
+		{"targetSelectors", "spec:\n  targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {a: b}}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetSelectors"}},
+		{"wrong type", "spec:\n  rateLimit: {requests: ten}", []string{"GWP401 spec"}},
+
+		// jwt.
+		{"jwt ok", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: ES256, issuer: i, audience: a, requiredClaims: [sub], forwardClaims: [{claim: sub, header: X-User}]}", nil},
+		{"jwt default algorithm", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}", nil},
+		{"jwt PS512", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: PS512}", nil},
+		{"jwt bad algorithm", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: HS256}", []string{"GWP401 spec.authentication.jwt.algorithm"}},
+		{"jwt lower-case algorithm", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: rs256}", []string{"GWP401 spec.authentication.jwt.algorithm"}},
+		{"jwt no secret name", "spec:\n  authentication:\n    jwt: {algorithm: RS256}", []string{"GWP401 spec.authentication.jwt.secretRef.name"}},
+		{"jwt empty required claim", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, requiredClaims: ['']}", []string{"GWP401 spec.authentication.jwt.requiredClaims[0]"}},
+		{"jwt forward claim without header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},
+		{"jwt forward claim bad header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: 'X User'}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},
+		{"jwt forward claim without claim", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{header: X-User}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].claim"}},
+		{"jwt secret missing", "spec:\n  authentication:\n    jwt: {secretRef: {name: nope}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt secret mutable", "spec:\n  authentication:\n    jwt: {secretRef: {name: mutable-key}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt secret without pubkey.pem", "spec:\n  authentication:\n    jwt: {secretRef: {name: wrong-key}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt secret in other namespace", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key, namespace: other}}", []string{"GWP402 spec.authentication.jwt.secretRef.namespace"}},
+		{"jwt secret namespace same", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key, namespace: shop}}", nil},
+
+		// apiKey.
+		{"apiKey ok", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}, header: X-Key, consumerHeader: X-Consumer}", nil},
+		{"apiKey base64 keys not inspected", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys-b64}}", nil},
+		{"apiKey bad header", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}, header: 'X:Key'}", []string{"GWP401 spec.authentication.apiKey.header"}},
+		{"apiKey bad consumer header", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}, consumerHeader: 'a b'}", []string{"GWP401 spec.authentication.apiKey.consumerHeader"}},
+		{"apiKey secret missing", "spec:\n  authentication:\n    apiKey: {secretRef: {name: nope}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		{"apiKey secret without keys", "spec:\n  authentication:\n    apiKey: {secretRef: {name: jwt-key}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		{"apiKey malformed line", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-lines}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		{"apiKey duplicate key", "spec:\n  authentication:\n    apiKey: {secretRef: {name: dup-lines}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		{"apiKey no lines", "spec:\n  authentication:\n    apiKey: {secretRef: {name: empty-lines}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		{"both auth", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n    apiKey: {secretRef: {name: api-keys}}", nil},
+
+		// rateLimit.
+		{"rate full", "spec:\n  rateLimit: {requests: 50, period: 1s, burst: 100, algorithm: gcra, key: ip}", nil},
+		{"rate zero requests", "spec:\n  rateLimit: {requests: 0}", []string{"GWP401 spec.rateLimit.requests"}},
+		{"rate negative requests", "spec:\n  rateLimit: {requests: -1}", []string{"GWP401 spec.rateLimit.requests"}},
+		{"rate huge requests", "spec:\n  rateLimit: {requests: 4294967296}", []string{"GWP401 spec.rateLimit.requests"}},
+		{"rate period ms", "spec:\n  rateLimit: {requests: 1, period: 500ms}", nil},
+		{"rate period m", "spec:\n  rateLimit: {requests: 100, period: 1m}", nil},
+		{"rate period h", "spec:\n  rateLimit: {requests: 1000, period: 1h}", nil},
+		{"rate period d", "spec:\n  rateLimit: {requests: 100000, period: 1d, burst: 4000}", nil},
+		{"rate period no unit", "spec:\n  rateLimit: {requests: 1, period: '10'}", []string{"GWP401 spec.rateLimit.period"}},
+		{"rate period bad unit", "spec:\n  rateLimit: {requests: 1, period: 1w}", []string{"GWP401 spec.rateLimit.period"}},
+		{"rate period fraction", "spec:\n  rateLimit: {requests: 1, period: 1.5s}", []string{"GWP401 spec.rateLimit.period"}},
+		{"rate period zero", "spec:\n  rateLimit: {requests: 1, period: 0s}", []string{"GWP401 spec.rateLimit.period"}},
+		{"rate period too long", "spec:\n  rateLimit: {requests: 100000000, period: 366d}", []string{"GWP401 spec.rateLimit.period"}},
+		{"rate burst zero", "spec:\n  rateLimit: {requests: 1, burst: 0}", []string{"GWP401 spec.rateLimit.burst"}},
+		{"rate algorithm", "spec:\n  rateLimit: {requests: 1, algorithm: leaky-bucket}", []string{"GWP401 spec.rateLimit.algorithm"}},
+		{"rate token-bucket", "spec:\n  rateLimit: {requests: 1, algorithm: token-bucket}", nil},
+		{"rate key", "spec:\n  rateLimit: {requests: 1, key: header}", []string{"GWP401 spec.rateLimit.key"}},
+		{"rate key consumer without auth", "spec:\n  rateLimit: {requests: 1, key: consumer}", []string{"GWP401 spec.rateLimit.key"}},
+		{"rate key consumer with apiKey", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}}\n  rateLimit: {requests: 1, key: consumer}", nil},
+		{"rate key consumer with jwt", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 1, key: consumer}", nil},
+		// burst×period÷requests ≤ 3600s, at the edge and past it.
+		{"rate bound edge", "spec:\n  rateLimit: {requests: 1, period: 1h, burst: 1}", nil},
+		{"rate bound edge burst", "spec:\n  rateLimit: {requests: 1, period: 1s, burst: 3600}", nil},
+		{"rate bound over burst", "spec:\n  rateLimit: {requests: 1, period: 1s, burst: 3601}", []string{"GWP401 spec.rateLimit"}},
+		{"rate bound over period", "spec:\n  rateLimit: {requests: 1, period: 2h}", []string{"GWP401 spec.rateLimit"}},
+		{"rate bound over day", "spec:\n  rateLimit: {requests: 23, period: 1d, burst: 1}", []string{"GWP401 spec.rateLimit"}},
+		{"rate bound default burst", "spec:\n  rateLimit: {requests: 1000000, period: 1d}", []string{"GWP401 spec.rateLimit"}},
+		{"rate bound day ok", "spec:\n  rateLimit: {requests: 24, period: 1d, burst: 1}", nil},
+
+		// waf.
+		{"waf ok", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", nil},
+		{"waf other key", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", nil},
+		{"waf no policy", "spec:\n  waf: {catalogRef: {name: waf}}", []string{"GWP401 spec.waf.policy"}},
+		{"waf no catalog name", "spec:\n  waf: {policy: strict-json, catalogRef: {}}", []string{"GWP401 spec.waf.catalogRef.name"}},
+		{"waf catalog missing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: nope}}", []string{"GWP402 spec.waf.catalogRef.name"}},
+		{"waf catalog mutable", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-mutable}}", []string{"GWP402 spec.waf.catalogRef.name"}},
+		{"waf catalog other namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", []string{"GWP402 spec.waf.catalogRef.namespace"}},
+		{"waf catalog key missing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: nope.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"waf catalog malformed", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: broken.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"waf policy not in catalog", "spec:\n  waf: {policy: lenient, catalogRef: {name: waf}}", []string{"GWP402 spec.waf.policy"}},
+
+		// cache.
+		{"cache ok", "spec:\n  cache: {ttlSeconds: 60, maxObjectSizeBytes: 1048576, varyHeaders: [Accept-Encoding]}", nil},
+		{"cache zero ttl", "spec:\n  cache: {ttlSeconds: 0}", []string{"GWP401 spec.cache.ttlSeconds"}},
+		{"cache no ttl", "spec:\n  cache: {varyHeaders: [Accept]}", []string{"GWP401 spec.cache.ttlSeconds"}},
+		{"cache size zero", "spec:\n  cache: {ttlSeconds: 1, maxObjectSizeBytes: 0}", []string{"GWP401 spec.cache.maxObjectSizeBytes"}},
+		{"cache size huge", "spec:\n  cache: {ttlSeconds: 1, maxObjectSizeBytes: 4294967296}", []string{"GWP401 spec.cache.maxObjectSizeBytes"}},
+		{"cache haptic vary", "spec:\n  cache: {ttlSeconds: 1, varyHeaders: [Accept, x-haptic-consumer]}", []string{"GWP401 spec.cache.varyHeaders[1]"}},
+		{"cache haptic vary upper", "spec:\n  cache: {ttlSeconds: 1, varyHeaders: [X-Haptic-Anything]}", []string{"GWP401 spec.cache.varyHeaders[0]"}},
+		{"cache haptic-like vary ok", "spec:\n  cache: {ttlSeconds: 1, varyHeaders: [X-Hapticness]}", nil},
+		{"cache bad vary", "spec:\n  cache: {ttlSeconds: 1, varyHeaders: ['']}", []string{"GWP401 spec.cache.varyHeaders[0]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decode(t, tc.spec)
+			if got := codes(p.Invalid); !slices.Equal(got, tc.want) {
+				t.Errorf("invalid = %q, want %q", got, tc.want)
+				for _, d := range p.Invalid {
+					t.Logf("  %s: %s", d.Pos, d.Message)
+				}
+			}
+			for _, d := range p.Invalid {
+				if d.Pos.Line == 0 {
+					t.Errorf("%s has no position", d.Code)
+				}
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	p := decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n    apiKey: {secretRef: {name: api-keys}}\n  rateLimit: {requests: 50}\n  waf: {policy: strict-json, catalogRef: {name: waf}}\n  cache: {ttlSeconds: 5}")
+	if !p.IsValid() {
+		t.Fatalf("invalid: %v", p.Invalid)
+	}
+	if got := p.SetFields(); !slices.Equal(got, []string{FieldJWT, FieldAPIKey, FieldRateLimit, FieldWAF, FieldCache}) {
+		t.Errorf("fields = %v", got)
+	}
+	j := p.Values[FieldJWT].(*JWT)
+	a := p.Values[FieldAPIKey].(*APIKey)
+	r := p.Values[FieldRateLimit].(*RateLimit)
+	w := p.Values[FieldWAF].(*WAF)
+	if j.Algorithm != "RS256" || a.Header != "X-API-Key" || r.Period != "1s" || *r.Burst != 50 || r.Algorithm != "token-bucket" || r.Key != "ip" || w.CatalogRef.Key != "policies.yaml" {
+		t.Errorf("defaults not applied: jwt %q header %q period %q burst %d algorithm %q key %q catalog key %q",
+			j.Algorithm, a.Header, r.Period, *r.Burst, r.Algorithm, r.Key, w.CatalogRef.Key)
+	}
+	if !w.catalogRead || w.requestBody != "none" {
+		t.Errorf("catalog entry: read %v mode %q", w.catalogRead, w.requestBody)
+	}
+}
+
+// TestSecretValuesNeverPrinted: findings about credential Secrets name the
+// Secret and line numbers, never what the Secret holds.
+func TestSecretValuesNeverPrinted(t *testing.T) {
+	for _, spec := range []string{
+		"spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-lines}}",
+		"spec:\n  authentication:\n    apiKey: {secretRef: {name: dup-lines}}",
+		"spec:\n  authentication:\n    jwt: {secretRef: {name: mutable-key}}",
+		"spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}}\n  rateLimit: {requests: 1, burst: 100000}",
+	} {
+		p := decode(t, spec)
+		all := append(append(append([]diag.Diagnostic(nil), p.Invalid...), p.Warnings...), p.Findings...)
+		if len(all) == 0 {
+			t.Fatalf("%s: want findings", spec)
+		}
+		for _, d := range all {
+			for _, secret := range []string{"SECRETVALUE", "k-123", "mobile-app", "partner-a", "PUBLICKEYMATERIAL"} {
+				if strings.Contains(d.Message, secret) {
+					t.Errorf("message prints Secret data %q: %s", secret, d.Message)
+				}
+			}
+		}
+	}
+}
+
+func TestUnknownFields(t *testing.T) {
+	p := decode(t, "spec:\n  rateLimit: {requests: 1, bursts: 2}\n  cach: {}\nstatus: {ancestors: []}")
+	if got := codes(p.Findings); !slices.Equal(got, []string{"GWP102 spec.cach", "GWP102 spec.rateLimit.bursts"}) {
+		t.Errorf("findings = %q", got)
+	}
+	// targetRefs is a GWP401, not also an unknown field.
+	p = decode(t, "spec:\n  targetRefs: []\n  rateLimit: {requests: 1}")
+	if len(p.Findings) != 0 || len(p.Invalid) != 1 {
+		t.Errorf("targetRefs: findings %q invalid %q", codes(p.Findings), codes(p.Invalid))
+	}
+}
+
+func TestCheckRule(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec, route string
+		want              []string
+	}{
+		{"http cache", "spec:\n  cache: {ttlSeconds: 1}", "HTTPRoute", nil},
+		{"grpc cache", "spec:\n  cache: {ttlSeconds: 1}", "GRPCRoute", []string{"GWP403 spec.cache"}},
+		{"grpc rate limit", okRate, "GRPCRoute", nil},
+		{"grpc waf none", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", "GRPCRoute", nil},
+		{"grpc waf buffered", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
+		{"grpc waf silent", "spec:\n  waf: {policy: silent, catalogRef: {name: waf}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
+		{"http waf buffered", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", "HTTPRoute", nil},
+		// A catalog problem is GWP402 on the policy, not GWP403 again.
+		{"grpc waf missing catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: nope}}", "GRPCRoute", nil},
+		{"grpc cache and buffered waf", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}\n  cache: {ttlSeconds: 1}", "GRPCRoute", []string{"GWP403 spec.cache", "GWP403 spec.waf.policy"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decode(t, tc.spec)
+			if got := codes(Kind{}.CheckRule(p, tc.route)); !slices.Equal(got, tc.want) {
+				t.Errorf("CheckRule = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		kind, ns, name string
+		idx            int
+		want           string
+	}{
+		{"HTTPRoute", "default", "route-0", 0, "h_default_route-0_0"},
+		{"HTTPRoute", "shop", "orders", 3, "h_shop_orders_3"},
+		{"GRPCRoute", "shop", "orders.v1", 1, "g_shop_orders.v1_1"},
+	} {
+		if got := (Kind{}).RuleIdentity(tc.kind, tc.ns, tc.name, tc.idx); got != tc.want {
+			t.Errorf("RuleIdentity(%s %s/%s %d) = %q, want %q", tc.kind, tc.ns, tc.name, tc.idx, got, tc.want)
+		}
+	}
+	p := decode(t, okRate)
+	if got := (Kind{}).PolicyIdentity(p); got != "p_shop_p" {
+		t.Errorf("PolicyIdentity = %q", got)
+	}
+}

@@ -1,0 +1,151 @@
+package status_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/cli"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+const base = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: x
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r1, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - {name: one, backendRefs: [{name: svc, port: 80}]}
+  - {name: two, backendRefs: [{name: svc, port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r2, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - {backendRefs: [{name: svc, port: 80}]}
+`
+
+func policyDoc(name, target, section, fields string, created int) string {
+	sec := ""
+	if section != "" {
+		sec = ", sectionName: " + section
+	}
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
+		string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: " + target + sec + "}]\n" + fields
+}
+
+func compile(t *testing.T, docs string) *status.Report {
+	t.Helper()
+	objs, err := manifest.Parse("test.yaml", []byte(docs), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	return status.Compute(c.Result, status.Options{})
+}
+
+// attached returns "status/reason" of each policy's Attached condition.
+func attached(rep *status.Report) map[string]string {
+	out := map[string]string{}
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			for _, c := range a.Conditions {
+				if c.Type == "Attached" {
+					out[p.Name] += c.Status + "/" + c.Reason
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestAttachedAggregation(t *testing.T) {
+	tests := []struct {
+		name string
+		docs string
+		want map[string]string
+	}{
+		{"alone on every target: Attached",
+			policyDoc("a", "r1", "", "  timeouts: {request: 1s}\n", 1),
+			map[string]string{"a": "True/Attached"}},
+		{"different fields on one target: both Merged",
+			policyDoc("a", "r2", "", "  timeouts: {request: 1s}\n", 1) + policyDoc("b", "r2", "", "  retry: {attempts: 2}\n", 2),
+			map[string]string{"a": "True/Merged", "b": "True/Merged"}},
+		{"same field, older wins: the newer is Overridden",
+			policyDoc("a", "r2", "", "  timeouts: {request: 1s}\n", 1) + policyDoc("b", "r2", "", "  timeouts: {request: 2s}\n", 2),
+			map[string]string{"a": "True/Attached", "b": "False/Overridden"}},
+		{"Attached on one rule, Overridden on another under the same Gateway: Overridden wins",
+			policyDoc("whole", "r1", "", "  timeouts: {request: 1s}\n", 2) + policyDoc("rule", "r1", "one", "  timeouts: {request: 2s}\n", 1),
+			map[string]string{"whole": "False/Overridden", "rule": "True/Attached"}},
+		{"Merged on one rule, Attached on another: Merged wins",
+			policyDoc("whole", "r1", "", "  timeouts: {request: 1s}\n  retry: {attempts: 1}\n", 2) + policyDoc("rule", "r1", "one", "  timeouts: {request: 2s}\n", 1),
+			map[string]string{"whole": "True/Merged", "rule": "True/Merged"}},
+		{"invalid policy stays Pending",
+			policyDoc("bad", "r1", "", "  timeouts: {request: soon}\n", 1),
+			map[string]string{"bad": "False/Pending"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, attached(compile(t, base+tt.docs))); diff != "" {
+				t.Errorf("Attached (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTargetNotFound(t *testing.T) {
+	rep := compile(t, base+policyDoc("lost", "nope", "", "  timeouts: {request: 1s}\n", 1)+policyDoc("nosection", "r1", "three", "  timeouts: {request: 1s}\n", 2))
+	for _, p := range rep.Policies {
+		if len(p.Ancestors) != 1 || p.Ancestors[0].AncestorRef != status.StatusSummary {
+			t.Fatalf("%s: ancestors %+v, want the StatusSummary ancestor", p.Name, p.Ancestors)
+		}
+		for _, c := range p.Ancestors[0].Conditions {
+			if c.Status != "False" || c.Reason != "TargetNotFound" || !strings.Contains(c.Message, "not found") && !strings.Contains(c.Message, "no section") {
+				t.Errorf("%s: condition %+v", p.Name, c)
+			}
+		}
+	}
+}
+
+func TestRouteParentReasons(t *testing.T) {
+	rep := compile(t, base+`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: lost, namespace: infra}
+spec:
+  parentRefs: [{name: nogw}, {name: gw, sectionName: https}]
+  rules: [{backendRefs: [{name: missing, port: 80}]}]
+`)
+	for _, r := range rep.Routes {
+		if r.Name != "lost" {
+			continue
+		}
+		got := []string{}
+		for _, p := range r.Parents {
+			for _, c := range p.Conditions {
+				got = append(got, c.Type+"="+c.Status+"/"+c.Reason)
+			}
+		}
+		want := []string{"Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound", "Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("conditions (-want +got):\n%s", diff)
+		}
+	}
+}
