@@ -15,7 +15,9 @@ import (
 // field and one that deep-merges by default but conflicts on "deny".
 type testKind struct{}
 
-func (testKind) GroupKind() model.GroupKind { return model.GroupKind{Group: "test.gwpol.dev", Kind: "TestPolicy"} }
+func (testKind) GroupKind() model.GroupKind {
+	return model.GroupKind{Group: "test.gwpol.dev", Kind: "TestPolicy"}
+}
 func (testKind) Spec() policy.KindSpec {
 	return policy.KindSpec{ConfigKey: "testPolicy", Fields: []policy.FieldSpec{
 		{Key: "a", Default: policy.AugmentedShallow},

@@ -109,8 +109,8 @@ type Parent struct {
 	Listeners []*Listener          // the listeners it attached to
 	// Hostnames is, per attached listener (same index), the hostnames the
 	// route serves there: the intersection of both; nil means "any".
-	Hostnames  [][]string
-	Accepted   bool
+	Hostnames [][]string
+	Accepted  bool
 	// Delegation is set when the parent is a delegating HTTPRoute.
 	Delegation *Delegation
 	Reason     string // Gateway API reason when not accepted
