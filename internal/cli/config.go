@@ -27,6 +27,9 @@ type Config struct {
 	EngineManifest        string                       `mapstructure:"engineManifest"`
 	Lint                  LintConfig                   `mapstructure:"lint"`
 	WSO2                  map[string]any               `mapstructure:"wso2"`
+
+	// File is the config file read, "" when none.
+	File string `mapstructure:"-"`
 }
 
 // LintConfig is the lint: section.
@@ -78,6 +81,10 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
+		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
+	}
+	c.File = v.ConfigFileUsed()
+	if err := c.readWSO2(); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
 	}
 	if err := c.validate(); err != nil {

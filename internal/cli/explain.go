@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	"github.com/spf13/cobra"
 )
@@ -129,13 +130,37 @@ func runExplain(o *explainOptions) error {
 	return err
 }
 
-// explainRouteNames and explainNotes are filled in by the render and
-// policy-kind integrations.
-var (
-	explainRouteNames  = func(*Compiled) func(*topology.Rule, *topology.Listener) []string { return nil }
-	explainNotes       = func(*Compiled) func(*topology.Route, *topology.Rule) []string { return nil }
-	explainRestAPIHook func(*explainOptions, *Compiled) error
-)
+var explainRestAPIHook = runExplainRestAPI
+
+// explainNotes gathers kind-specific notes for a rule: runtime identities
+// of one-policy-per-rule kinds (and the budget two rules share through one
+// policy) and versioned-policy chains.
+func explainNotes(c *Compiled) func(*topology.Route, *topology.Rule) []string {
+	wso2Notes := explainWSO2Notes(c)
+	users := map[*policy.Policy][]string{}
+	for _, rp := range c.Result.Routes {
+		for _, rule := range rp.Rules {
+			for _, a := range c.Result.Attach.Rule[rule.Rule] {
+				users[a.Policy] = append(users[a.Policy], rp.Route.Kind+" "+rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Rule.Section())
+			}
+		}
+	}
+	return func(rt *topology.Route, rule *topology.Rule) []string {
+		var notes []string
+		for _, a := range c.Result.Attach.Rule[rule] {
+			id, ok := a.Policy.Kind.(policy.Identifier)
+			if !ok {
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("runtime identity of this rule: %s; policy %s has identity %s",
+				id.RuleIdentity(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Index), a.Policy.ID(), id.PolicyIdentity(a.Policy)))
+			if others := users[a.Policy]; len(others) > 1 {
+				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share one rate-limit budget", a.Policy.ID(), len(others), strings.Join(others, ", ")))
+			}
+		}
+		return append(notes, wso2Notes(rt, rule)...)
+	}
+}
 
 func explainTarget(c *Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {
 	g := c.Graph

@@ -79,7 +79,7 @@ func runLint(o *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics()}
+	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped()}
 	extra, err := lintExtra(c, o.Target)
 	if err != nil {
 		return err

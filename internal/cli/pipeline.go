@@ -9,15 +9,29 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
+	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// Registry is the explicit list of supported policy kinds.
-func Registry() *policy.Registry {
+// Registry is the explicit list of supported policy kinds, with the WSO2
+// kinds resolving against no policy definitions or engine build.
+func Registry() *policy.Registry { return RegistryWith(nil) }
+
+// RegistryWith is Registry with the WSO2 kinds ws, which carry the policy
+// definitions and engine build their references resolve against (nil:
+// none loaded).
+func RegistryWith(ws *wso2.Kinds) *policy.Registry {
+	if ws == nil {
+		ws = wso2.New(nil, nil)
+	}
 	return policy.NewRegistry(
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
+		haptic.New(),
+		ws.APIPolicy(),
+		ws.RestAPI(),
 	)
 }
 
@@ -29,6 +43,14 @@ type Compiled struct {
 	Graph    *topology.Graph
 	Policies *policy.Set
 	Result   *merge.Result
+
+	// Versions are the WSO2 policy definitions and engine build loaded
+	// (never nil; its fields are nil when not given) and WSO2 the kinds
+	// resolving against them.
+	Versions *Versions
+	WSO2     *wso2.Kinds
+	// systemDiags are the findings about config wso2.systemPolicies.
+	systemDiags []diag.Diagnostic
 }
 
 // Diagnostics collects every stage's findings, sorted.
@@ -42,6 +64,10 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 		ds = append(ds, p.Findings...)
 	}
 	ds = append(ds, c.Result.Attach.Diagnostics...)
+	if c.Versions != nil {
+		ds = append(ds, c.Versions.Diagnostics...)
+	}
+	ds = append(ds, c.systemDiags...)
 	return diag.Sort(ds)
 }
 
@@ -65,16 +91,26 @@ func (c *Config) PolicyConfig() policy.Config {
 	return pc
 }
 
-// Compile runs the pipeline on already loaded objects.
-func Compile(set *manifest.Set, cfg *Config) *Compiled {
-	reg := Registry()
+// Compile runs the pipeline on already loaded objects, without WSO2 policy
+// definitions or engine build.
+func Compile(set *manifest.Set, cfg *Config) *Compiled { return CompileWith(set, cfg, nil) }
+
+// CompileWith runs the pipeline with the WSO2 policy definitions and
+// engine build in v (nil: none).
+func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
+	if v == nil {
+		v = &Versions{}
+	}
+	ws := wso2.New(v.Definitions, v.Engine)
+	reg := RegistryWith(ws)
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
-	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res}
+	_, sys := ws.System(pc, v.configPos(cfg))
+	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys}
 }
 
 // load reads the inputs named by the global flags and compiles them.
@@ -86,5 +122,9 @@ func (g *globalOptions) compile() (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Compile(set, g.config), nil
+	v, err := loadVersions(g.config)
+	if err != nil {
+		return nil, err
+	}
+	return CompileWith(set, g.config, v), nil
 }

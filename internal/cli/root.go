@@ -24,6 +24,10 @@ type globalOptions struct {
 	Namespace  string
 	ConfigPath string
 	NoColor    bool
+	// PolicyDefinitions and EngineManifest override the config keys
+	// policyDefinitions and engineManifest (WSO2 policy versions).
+	PolicyDefinitions string
+	EngineManifest    string
 
 	config *Config
 }
@@ -58,8 +62,12 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.StringVarP(&g.Namespace, "namespace", "n", "", `namespace for objects that set none (default "default", or config "namespace")`)
 	pf.StringVar(&g.ConfigPath, "config", "", "config file (default: .gwpol.yaml in the working directory, when present)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
+	pf.StringVar(&g.PolicyDefinitions, "policy-definitions", "", "directory of WSO2 policy definitions (policy-definition.yaml) that policy versions resolve against (config policyDefinitions)")
+	pf.StringVar(&g.EngineManifest, "engine-manifest", "", "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest)")
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
+	_ = root.MarkPersistentFlagDirname("policy-definitions")
+	_ = root.MarkPersistentFlagFilename("engine-manifest", "yaml", "yml")
 
 	root.AddCommand(
 		newVersionCmd(g, nil),
@@ -82,6 +90,15 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	}
 	if g.Namespace != "" {
 		c.Namespace = g.Namespace
+	}
+	// Paths in the config file are relative to it; flags to the working
+	// directory.
+	c.PolicyDefinitions, c.EngineManifest = c.relative(c.PolicyDefinitions), c.relative(c.EngineManifest)
+	if g.PolicyDefinitions != "" {
+		c.PolicyDefinitions = g.PolicyDefinitions
+	}
+	if g.EngineManifest != "" {
+		c.EngineManifest = g.EngineManifest
 	}
 	g.config = c
 	return nil

@@ -1,5 +1,7 @@
 package policy
 
+import "strconv"
+
 // Scope is the Envoy resource a merged field configures.
 type Scope string
 
@@ -59,4 +61,35 @@ type Renderer interface {
 	// RenderField returns the fragments for one merged field, or an error
 	// when the value cannot be expressed (the resource then fails closed).
 	RenderField(in FieldInput, env *Env) ([]Fragment, error)
+}
+
+// ServiceCluster is the name of the Envoy cluster for a Service port,
+// kube_<namespace>_<name>_<port> (kgateway's naming). A fragment that needs
+// a Service may list {"name": ServiceCluster(…)} in Clusters, with any
+// extra cluster options; the renderer completes its discovery settings.
+func ServiceCluster(ns, name string, port int32) string {
+	return "kube_" + ns + "_" + name + "_" + strconv.Itoa(int(port))
+}
+
+// SecretSDSName is the SDS name under which the renderer references a
+// Secret (gwpol never reads Secret data, so nothing secret is inlined).
+func SecretSDSName(ns, name string) string { return "secret/" + ns + "/" + name }
+
+// SecretFile is where a key of a Secret is expected to be mounted when an
+// Envoy field can only read a file (basic-auth users, JWKS from ConfigMaps
+// use ConfigMapFile).
+func SecretFile(ns, name, key string) string {
+	return "/etc/envoy/secrets/" + ns + "/" + name + "/" + key
+}
+
+// ConfigMapFile is where a key of a ConfigMap is expected to be mounted.
+func ConfigMapFile(ns, name, key string) string {
+	return "/etc/envoy/configmaps/" + ns + "/" + name + "/" + key
+}
+
+// SecretPlaceholder stands for a Secret value in fields Envoy can only take
+// inline (header values, API keys): the value is never read offline, so
+// the rendered config names where it comes from instead.
+func SecretPlaceholder(ns, name, key string) string {
+	return "${secret:" + ns + "/" + name + "#" + key + "}"
 }

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy/wso2"
+	pversion "github.com/gwpol/gwpol/internal/version"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Versions are the WSO2 policy definitions (--policy-definitions DIR,
+// config policyDefinitions) and the policy engine's build manifest
+// (--engine-manifest FILE, config engineManifest) that policy references
+// resolve against. A nil Definitions or Engine was not given.
+type Versions struct {
+	DefinitionsDir string
+	EngineFile     string
+	Definitions    *pversion.Definitions
+	Engine         *pversion.EngineManifest
+	// Diagnostics are the problems found inside those files (GWP503,
+	// GWP506, GWP507), positioned there.
+	Diagnostics []diag.Diagnostic
+}
+
+// loadVersions reads what the config (after flags) names. An unreadable
+// or unparseable file is an input error (exit 3) naming FILE:LINE:COL: a
+// half-read definitions set would give wrong answers. A malformed
+// wso2.systemPolicies setting is one too.
+func loadVersions(cfg *Config) (*Versions, error) {
+	v := &Versions{DefinitionsDir: cfg.PolicyDefinitions, EngineFile: cfg.EngineManifest}
+	if _, err := wso2.SystemPolicies(cfg.PolicyConfig()); err != nil {
+		return nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(cfg.File), err)
+	}
+	if v.DefinitionsDir != "" {
+		defs, ds, err := pversion.LoadDefinitions(v.DefinitionsDir)
+		if err != nil {
+			return nil, err
+		}
+		v.Definitions = defs
+		v.Diagnostics = append(v.Diagnostics, ds...)
+	}
+	if v.EngineFile != "" {
+		m, ds, err := pversion.LoadEngineManifest(v.EngineFile)
+		if err != nil {
+			return nil, err
+		}
+		v.Engine = m
+		v.Diagnostics = append(v.Diagnostics, ds...)
+	}
+	v.Diagnostics = diag.Sort(v.Diagnostics)
+	return v, nil
+}
+
+// readWSO2 re-reads the wso2: section of the config file keeping the case
+// of its keys: viper lower-cases every key, which would turn the params
+// of system policies (allowedOrigins) into something their schema does
+// not know.
+func (c *Config) readWSO2() error {
+	if c.File == "" || c.WSO2 == nil {
+		return nil
+	}
+	data, err := os.ReadFile(c.File)
+	if err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	for k, v := range doc {
+		if m, ok := v.(map[string]any); ok && strings.EqualFold(k, "wso2") {
+			c.WSO2 = m
+		}
+	}
+	return nil
+}
+
+// relative resolves a path from the config file against the file's
+// directory.
+func (c *Config) relative(path string) string {
+	if path == "" || c.File == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.Dir(c.File), path)
+}
+
+// usesWSO2 reports whether the input has WSO2 policy references at all
+// (an APIPolicy, a RestApi, or configured system policies).
+func (c *Compiled) usesWSO2() bool {
+	if sps, _ := wso2.SystemPolicies(c.Config.PolicyConfig()); len(sps) > 0 {
+		return true
+	}
+	for _, p := range c.Policies.Policies {
+		if c.WSO2.Owns(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Skipped names the WSO2 version checks that could not run for lack of
+// policy definitions or an engine manifest, for lint's summary; nil when
+// the input has no WSO2 policy references.
+func (c *Compiled) Skipped() []string {
+	if c.Versions == nil || c.WSO2 == nil || !c.usesWSO2() {
+		return nil
+	}
+	var out []string
+	if c.Versions.Definitions == nil {
+		codes := "GWP502, GWP503, GWP506"
+		if c.Versions.Engine != nil {
+			codes += ", GWP504"
+		}
+		out = append(out, codes+": no policy definitions (--policy-definitions DIR or config policyDefinitions); only the form of policy versions was checked")
+	}
+	if c.Versions.Engine == nil {
+		out = append(out, "GWP504, GWP505: no engine build manifest (--engine-manifest FILE or config engineManifest)")
+	}
+	return out
+}
+
+// configPos places findings about config settings (wso2.systemPolicies)
+// at their line in the config file; without a file, nowhere.
+func (v *Versions) configPos(cfg *Config) func(string) diag.Position {
+	if v == nil || cfg == nil || cfg.File == "" {
+		return nil
+	}
+	var root *yaml.Node
+	return func(path string) diag.Position {
+		if root == nil {
+			data, err := os.ReadFile(cfg.File)
+			if err != nil {
+				return diag.Position{File: cfg.File}
+			}
+			var doc yaml.Node
+			if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+				return diag.Position{File: cfg.File}
+			}
+			root = doc.Content[0]
+		}
+		return nodePos(cfg.File, root, path)
+	}
+}
+
+// nodePos follows a field path such as wso2.systemPolicies[0].version
+// (keys matched case-insensitively, as viper reads them) as far as it goes.
+func nodePos(file string, n *yaml.Node, path string) diag.Position {
+	at := n
+	for _, seg := range strings.Split(strings.ReplaceAll(path, "[", ".["), ".") {
+		if seg == "" {
+			continue
+		}
+		var next *yaml.Node
+		if strings.HasPrefix(seg, "[") {
+			i, err := strconv.Atoi(strings.Trim(seg, "[]"))
+			if err == nil && at.Kind == yaml.SequenceNode && i >= 0 && i < len(at.Content) {
+				next = at.Content[i]
+			}
+		} else if at.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(at.Content); j += 2 {
+				if strings.EqualFold(at.Content[j].Value, seg) {
+					next = at.Content[j+1]
+					break
+				}
+			}
+		}
+		if next == nil {
+			break
+		}
+		at = next
+	}
+	return diag.Position{File: file, Line: at.Line, Col: at.Column}
+}

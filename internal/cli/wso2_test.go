@@ -1,0 +1,390 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/wso2"
+)
+
+// wso2Dir holds the WSO2 fixtures: shared policy definitions (defs/) and
+// engine build (build-manifest.yaml), one lint case per code (lint/), and
+// a Gateway API platform with APIPolicies (platform/).
+const wso2Dir = "../../testdata/wso2"
+
+func wso2Path(p string) string { return filepath.Join(wso2Dir, p) }
+
+// mainWSO2 runs the CLI in memory.
+func mainWSO2(args ...string) (stdout, stderr string, code int) {
+	ios, out, errOut := Test("", false)
+	code = Main(args, ios)
+	return out.String(), errOut.String(), code
+}
+
+var wantComment = regexp.MustCompile(`#\s*want((?:\s+"GWP\d{3}")+)`)
+var wantCode = regexp.MustCompile(`GWP\d{3}`)
+
+// wants reads the `# want "GWPnnn"` comments of files: FILE:LINE CODE, one
+// per expected finding, like analysistest's // want.
+func wants(t *testing.T, files ...string) []string {
+	t.Helper()
+	var out []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		for line := 1; sc.Scan(); line++ {
+			if m := wantComment.FindStringSubmatch(sc.Text()); m != nil {
+				for _, code := range wantCode.FindAllString(m[1], -1) {
+					out = append(out, fmt.Sprintf("%s:%d %s", filepath.Clean(f), line, code))
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+type lintJSON struct {
+	Diagnostics []struct {
+		Code     string `json:"code"`
+		Severity string `json:"severity"`
+		Message  string `json:"message"`
+		Field    string `json:"field"`
+		File     string `json:"file"`
+		Line     int    `json:"line"`
+		Column   int    `json:"column"`
+	} `json:"diagnostics"`
+	Summary map[string]int `json:"summary"`
+	Skipped []string       `json:"skipped"`
+}
+
+func lintWSO2(t *testing.T, args ...string) (lintJSON, int) {
+	t.Helper()
+	out, errOut, code := mainWSO2(append([]string{"lint", "-o", "json"}, args...)...)
+	var rep lintJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("lint %v: exit %d, %v\nstdout: %s\nstderr: %s", args, code, err, out, errOut)
+	}
+	return rep, code
+}
+
+// TestWSO2LintWants runs lint on each case and checks that it finds
+// exactly the findings the fixtures' `# want` comments name, at those
+// lines: extra findings and missing ones both fail.
+func TestWSO2LintWants(t *testing.T) {
+	defs, engine := wso2Path("defs"), wso2Path("build-manifest.yaml")
+	type tc struct {
+		name   string
+		args   []string
+		scan   []string // files whose # want comments are the expectation
+		failOn string
+	}
+	var cases []tc
+	lintCases, _ := filepath.Glob(wso2Path("lint/*.yaml"))
+	if len(lintCases) < 6 {
+		t.Fatalf("expected the GWP501–GWP506 cases in %s, found %v", wso2Path("lint"), lintCases)
+	}
+	for _, f := range lintCases {
+		cases = append(cases, tc{name: filepath.Base(f), args: []string{"-f", f, "--policy-definitions", defs, "--engine-manifest", engine}, scan: []string{f}})
+	}
+	notSemver := wso2Path("defs-notsemver")
+	cases = append(cases,
+		tc{name: "507-definition-version", args: []string{"-f", wso2Path("defs-notsemver/apis.yaml"), "--policy-definitions", notSemver, "--engine-manifest", engine},
+			scan: []string{wso2Path("defs-notsemver/apis.yaml"), wso2Path("defs-notsemver/rewrite/policy-definition.yaml"),
+				wso2Path("defs-notsemver/host-rewrite/policy-definition.yaml"), wso2Path("defs-notsemver/set-headers/policy-definition.yaml")}},
+		tc{name: "system-policies", args: []string{"-f", wso2Path("system/apis.yaml"), "--config", wso2Path("system/gwpol.yaml"), "--policy-definitions", defs, "--engine-manifest", engine},
+			scan: []string{wso2Path("system/apis.yaml"), wso2Path("system/gwpol.yaml")}},
+		tc{name: "503-engine-duplicate-major", args: []string{"-f", wso2Path("engine-dup/apis.yaml"), "--policy-definitions", defs, "--engine-manifest", wso2Path("engine-dup/build-manifest.yaml")},
+			scan: []string{wso2Path("engine-dup/apis.yaml"), wso2Path("engine-dup/build-manifest.yaml")}},
+	)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep, code := lintWSO2(t, append(c.args, "--fail-on", "none")...)
+			if code != ExitOK {
+				t.Errorf("exit %d with --fail-on none", code)
+			}
+			var got []string
+			for _, d := range rep.Diagnostics {
+				got = append(got, fmt.Sprintf("%s:%d %s", filepath.Clean(d.File), d.Line, d.Code))
+				if d.Line == 0 || d.Column == 0 {
+					t.Errorf("%s %s has no line:column", d.Code, d.Message)
+				}
+				if strings.HasPrefix(d.Code, "GWP50") && d.Code != "GWP507" && !strings.Contains(d.Message, "; fix: ") {
+					t.Errorf("%s at %s:%d has no fix hint: %s", d.Code, d.File, d.Line, d.Message)
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(wants(t, c.scan...), got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			if len(rep.Skipped) > 0 {
+				t.Errorf("nothing should be skipped with definitions and an engine manifest: %v", rep.Skipped)
+			}
+		})
+	}
+}
+
+// TestWSO2LintExitCodes: drift is a warning (exit 0 at --fail-on error), a
+// missing major in the engine an error (exit 1), definition files that do
+// not parse an input error (exit 3) naming FILE:LINE:COL.
+func TestWSO2LintExitCodes(t *testing.T) {
+	defs, engine := []string{"--policy-definitions", wso2Path("defs")}, []string{"--engine-manifest", wso2Path("build-manifest.yaml")}
+	lintFile := func(name string) []string { return []string{"lint", "-f", wso2Path("lint/" + name)} }
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   []string
+		stderr   string
+		noStdout []string
+	}{
+		{"drift is a warning", slices.Concat(lintFile("504-drift.yaml"), defs, engine, []string{"--fail-on", "error"}), ExitOK,
+			[]string{"GWP504", "v0.1.3", "v0.1.2", "compatible under major identity api-key-auth:v0"}, "", nil},
+		{"drift fails at warning", slices.Concat(lintFile("504-drift.yaml"), defs, engine, []string{"--fail-on", "warning"}), ExitFindings, []string{"GWP504"}, "", nil},
+		{"engine missing a major", slices.Concat(lintFile("505-engine-missing.yaml"), defs, engine), ExitFindings,
+			[]string{"GWP505", `"policy not found" for cors:v2`}, "", nil},
+		{"duplicate major", slices.Concat(lintFile("503-duplicate-major.yaml"), defs, engine), ExitFindings, []string{"GWP503", "jwt-auth v1.0.0", "jwt-auth v1.1.0"}, "", nil},
+		{"params fail the schema", slices.Concat(lintFile("506-params.yaml"), defs, engine), ExitFindings, []string{"GWP506", "params.limits[0].requests"}, "", nil},
+		{"full semver", slices.Concat(lintFile("501-major-only.yaml"), defs), ExitFindings, []string{"GWP501", "fix: use version: v1"}, "", nil},
+		{"github format", slices.Concat(lintFile("505-engine-missing.yaml"), defs, engine, []string{"-o", "github"}), ExitFindings,
+			[]string{"::error file=../../testdata/wso2/lint/505-engine-missing.yaml,line=19,col=20,title=GWP505::"}, "", nil},
+		{"without engine manifest 504 and 505 are skipped", slices.Concat(lintFile("505-engine-missing.yaml"), defs), ExitOK,
+			[]string{"skipped: GWP504, GWP505: no engine build manifest"}, "", []string{"GWP505  "}},
+		{"without definitions only the form is checked", lintFile("502-no-definition.yaml"), ExitOK,
+			[]string{"skipped: GWP502, GWP503, GWP506: no policy definitions", "skipped: GWP504, GWP505"}, "", []string{"GWP502  "}},
+		{"config names definitions and engine", slices.Concat(lintFile("504-drift.yaml"), []string{"--config", wso2Path("gwpol-versions.yaml")}), ExitOK,
+			[]string{"GWP504"}, "", []string{"skipped"}},
+		{"no WSO2 input, nothing skipped", []string{"lint", "-f", wso2Path("platform/gateway.yaml")}, ExitOK, nil, "", []string{"skipped"}},
+		{"unparseable definition", slices.Concat(lintFile("504-drift.yaml"), []string{"--policy-definitions", wso2Path("defs-broken")}), ExitInput,
+			nil, "defs-broken/policy-definition.yaml:6:5: invalid YAML", nil},
+		{"missing definitions dir", slices.Concat(lintFile("504-drift.yaml"), []string{"--policy-definitions", wso2Path("no-such-dir")}), ExitInput,
+			nil, "no-such-dir: cannot read policy definitions", nil},
+		{"engine manifest that is not one", slices.Concat(lintFile("504-drift.yaml"), []string{"--engine-manifest", wso2Path("defs/cors/v1/policy-definition.yaml")}), ExitInput,
+			nil, "policy-definition.yaml:1:1: not an engine build manifest", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := mainWSO2(c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, out, errOut)
+			}
+			for _, s := range c.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range c.noStdout {
+				if strings.Contains(out, s) {
+					t.Errorf("stdout has %q:\n%s", s, out)
+				}
+			}
+			if !strings.Contains(errOut, c.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", c.stderr, errOut)
+			}
+		})
+	}
+}
+
+// compileWSO2 compiles the platform fixture with definitions, engine build
+// and the system policies of testdata/wso2/gwpol.yaml.
+func compileWSO2(t *testing.T) *Compiled {
+	t.Helper()
+	cfg, _, err := loadConfig(wso2Path("gwpol.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PolicyDefinitions, cfg.EngineManifest = wso2Path("defs"), wso2Path("build-manifest.yaml")
+	v, err := loadVersions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := manifest.Load([]string{wso2Path("platform")}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return CompileWith(set, cfg, v)
+}
+
+func identities(es []wso2.Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Identity+"@"+string(e.Level)+"="+e.Definition+"/"+e.Engine)
+	}
+	return out
+}
+
+// TestWSO2RuleChains: system policies, then API level (APIPolicy with
+// targetRef), then rule level (ExtensionRefs in filter order, not name
+// order); an invalid APIPolicy contributes nothing.
+func TestWSO2RuleChains(t *testing.T) {
+	c := compileWSO2(t)
+	rt := c.Graph.Route("HTTPRoute", "demo", "hello")
+	if rt == nil {
+		t.Fatal("HTTPRoute demo/hello not in the graph")
+	}
+	system := "wso2_apip_sys_analytics:v1@system=v1.0.0/v1.0.0"
+	api := []string{"api-key-auth:v0@api=v0.1.3/v0.1.2", "set-headers:v1@api=v1.0.0/v1.0.0"}
+	want := map[string][]string{
+		"limited": slices.Concat([]string{system}, api, []string{"basic-ratelimit:v1@rule=v1.1.1/v1.1.1", "cors:v1@rule=v1.0.2/v1.0.2"}),
+		"plain":   slices.Concat([]string{system}, api),
+	}
+	for _, rule := range rt.Rules {
+		if diff := cmp.Diff(want[rule.Name], identities(wso2RuleChain(c, rule))); diff != "" {
+			t.Errorf("rule %s chain (-want +got):\n%s", rule.Name, diff)
+		}
+	}
+	// The merged field lists its contributors parent first, too.
+	f := c.Result.Rule(rt.Rules[0]).Own.Of(c.WSO2.APIPolicy()).Field(wso2.FieldChain)
+	var ids []string
+	for _, ct := range f.Contributors {
+		ids = append(ids, ct.Policy.Obj.Name)
+	}
+	if diff := cmp.Diff([]string{"hello-api-level", "hello-ratelimit", "hello-cors"}, ids); diff != "" {
+		t.Errorf("contributors (-want +got):\n%s", diff)
+	}
+	notes := explainWSO2Notes(c)(rt, rt.Rules[0])
+	if len(notes) != 6 || !strings.Contains(notes[2], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
+		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
+	}
+}
+
+// TestWSO2Render: a rule's chain renders as the policy engine's ext_proc
+// filter, enabled on the route, with the resolved chain in its metadata.
+func TestWSO2Render(t *testing.T) {
+	c := compileWSO2(t)
+	rt := c.Graph.Route("HTTPRoute", "demo", "hello")
+	f := c.Result.Rule(rt.Rules[0]).Own.Of(c.WSO2.APIPolicy()).Field(wso2.FieldChain)
+	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Scope: policy.ScopeRoute}
+	for _, ct := range f.Contributors {
+		in.Contributors = append(in.Contributors, ct.Policy.ID())
+	}
+	var r policy.Renderer = c.WSO2.APIPolicy()
+	frags, err := r.RenderField(in, &policy.Env{Model: c.Model, Config: c.Config.PolicyConfig()})
+	if err != nil || len(frags) != 1 {
+		t.Fatalf("RenderField: %v, %d fragments", err, len(frags))
+	}
+	fr := frags[0]
+	if fr.Capability != "ext_proc" || fr.Filter == nil || fr.Filter.Name != wso2.FilterName {
+		t.Errorf("fragment: %+v", fr)
+	}
+	grpc := fr.Filter.Config["grpc_service"].(map[string]any)["envoy_grpc"].(map[string]any)
+	if grpc["cluster_name"] != "wso2-policy-engine" || fr.Clusters[0]["name"] != "wso2-policy-engine" {
+		t.Errorf("cluster: %v / %v", grpc, fr.Clusters[0]["name"])
+	}
+	if _, ok := fr.PerFilterConfig[wso2.FilterName]; !ok {
+		t.Errorf("the route does not enable the filter: %v", fr.PerFilterConfig)
+	}
+	md := fr.Route["metadata"].(map[string]any)["filter_metadata"].(map[string]any)["merge.gateway.api-platform.wso2.com/APIPolicy"]
+	got, _ := json.Marshal(md)
+	want := `{"chain":["wso2_apip_sys_analytics:v1","api-key-auth:v0","set-headers:v1","basic-ratelimit:v1","cors:v1"],` +
+		`"engine":{"api-key-auth:v0":"v0.1.2","basic-ratelimit:v1":"v1.1.1","cors:v1":"v1.0.2","set-headers:v1":"v1.0.0","wso2_apip_sys_analytics:v1":"v1.0.0"},` +
+		`"policies":["gateway.api-platform.wso2.com/APIPolicy/demo/hello-api-level","gateway.api-platform.wso2.com/APIPolicy/demo/hello-cors","gateway.api-platform.wso2.com/APIPolicy/demo/hello-ratelimit"],` +
+		`"resolved":{"api-key-auth:v0":"v0.1.3","basic-ratelimit:v1":"v1.1.1","cors:v1":"v1.0.2","set-headers:v1":"v1.0.0","wso2_apip_sys_analytics:v1":"v1.0.0"}}`
+	if string(got) != want {
+		t.Errorf("metadata:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestWSO2Status: APIPolicy Accepted is Valid, Invalid (a reference the
+// controller rejects) or TargetNotFound, through the generic status stage.
+func TestWSO2Status(t *testing.T) {
+	out, errOut, code := mainWSO2("status", "-o", "json", "-f", wso2Path("platform"), "--policy-definitions", wso2Path("defs"))
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Policies []struct {
+			Kind, Name string
+			Ancestors  []struct {
+				AncestorRef struct{ Kind, Name string } `json:"ancestorRef"`
+				Conditions  []struct{ Type, Status, Reason string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range rep.Policies {
+		if p.Kind != "APIPolicy" {
+			continue
+		}
+		for _, a := range p.Ancestors {
+			var cs []string
+			for _, c := range a.Conditions {
+				cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+			}
+			got[p.Name] = a.AncestorRef.Kind + "/" + a.AncestorRef.Name + " " + strings.Join(cs, ",")
+		}
+	}
+	want := map[string]string{
+		"hello-api-level":   "Gateway/platform-gw Accepted=True/Valid",
+		"hello-ratelimit":   "Gateway/platform-gw Accepted=True/Valid",
+		"hello-cors":        "Gateway/platform-gw Accepted=True/Valid",
+		"hello-invalid":     "Gateway/platform-gw Accepted=False/Invalid",
+		"goodbye-api-level": "StatusSummary/StatusSummary Accepted=False/TargetNotFound",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("APIPolicy status (-want +got):\n%s", diff)
+	}
+}
+
+// TestExplainRestAPI compares explain's RestApi view with its goldens
+// (rewrite them with -update).
+func TestExplainRestAPI(t *testing.T) {
+	c := compileWSO2(t)
+	for _, format := range []string{"text", "json"} {
+		var b bytes.Buffer
+		if err := explainRestAPI(c, "demo", "petstore-v1.0", &b, format); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.ReplaceAll(b.String(), filepath.ToSlash(wso2Dir)+"/", "testdata/wso2/")
+		goldenWSO2(t, "explain-restapi."+map[string]string{"text": "txt", "json": "json"}[format], got)
+	}
+	err := explainRestAPI(c, "demo", "petstore-v1", &bytes.Buffer{}, "text")
+	if diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), `did you mean "demo/petstore-v1.0"?`) {
+		t.Errorf("unknown RestApi: %v", err)
+	}
+	var b bytes.Buffer
+	o := &explainOptions{globalOptions: &globalOptions{IO: &IOStreams{Out: &b}}, Target: "restapi/demo/petstore-v1.0", Output: "text"}
+	if err := runExplainRestAPI(o, c); err != nil || !strings.Contains(b.String(), "GET /pet/{petId}") {
+		t.Errorf("runExplainRestAPI: %v\n%s", err, b.String())
+	}
+}
+
+func goldenWSO2(t *testing.T, name, got string) {
+	t.Helper()
+	path := wso2Path("golden/" + name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s is stale (-want +got):\n%s", path, diff)
+	}
+}

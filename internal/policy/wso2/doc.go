@@ -1,0 +1,23 @@
+// Package wso2 is the policy kind of the WSO2 API Platform gateway
+// (gateway.api-platform.wso2.com): APIPolicy, attached to an HTTPRoute by
+// spec.targetRef (API level) or referenced from a rule's ExtensionRef filter
+// (rule level), and RestApi, which carries its own chains (spec.policies at
+// API level, spec.operations[].policies at operation level).
+//
+// A policy reference is {name, version: vN, params, executionCondition}.
+// References resolve through internal/version the way the WSO2
+// gateway-controller and policy engine resolve them: by the major-only
+// identity name:vN against the loaded policy definitions and the engine's
+// build manifest. Problems become the GWP501–GWP506 diagnostics at the
+// reference's version line (GWP506 at the failing params path); GWP507 and
+// problems inside the definition and manifest files come from the loaders.
+//
+// Chains are additive, never overriding: system policies (config
+// wso2.systemPolicies), then API level, then operation/rule level. The kind
+// has one mergeable field, "chain" (policy.Additive), and renders it as an
+// ext_proc filter to the policy engine with the resolved chain in route
+// metadata.
+//
+// Imports: policy, model, manifest, diag and version; never attach, merge or
+// anything later in the pipeline.
+package wso2

@@ -1,0 +1,212 @@
+package wso2
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/version"
+)
+
+// empty stands in for missing definitions: references still get the
+// version-form check (GWP501), and the "no definition" answer is dropped.
+var empty = version.NewDefinitions()
+
+// check resolves one reference and returns the findings about it, placed
+// with pos (a field path → position function for the object or file the
+// reference is in). invalid are what make the gateway-controller reject
+// the object (GWP501, GWP502, GWP503, GWP506); findings are what it
+// accepts but the runtime or an operator should hear about (GWP504 drift,
+// GWP505 missing from the engine, which fails at runtime).
+func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.Position) (invalid, findings []diag.Diagnostic) {
+	at := func(p version.Problem, field string) diag.Diagnostic {
+		r.Problems = append(r.Problems, p.Code)
+		return p.Diagnostic(obj, field, pos(field))
+	}
+	verField := r.Path + ".version"
+	if strings.TrimSpace(r.Name) == "" {
+		invalid = append(invalid, diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: obj, Field: r.Path + ".name", Pos: pos(r.Path + ".name"),
+			Message: "a policy reference needs a name (the policy definition's name, e.g. api-key-auth)"})
+		r.Problems = append(r.Problems, "GWP401")
+		return invalid, nil
+	}
+	defs := ks.Definitions
+	r.DefinitionsLoaded = defs != nil
+	if defs == nil {
+		defs = empty
+	}
+	r.Resolution = defs.Resolve(r.Name, r.Version)
+	if p := r.Resolution.Problem; p != nil && (r.DefinitionsLoaded || p.Code == version.CodeNotMajorOnly) {
+		invalid = append(invalid, at(*p, verField))
+	}
+	// The engine only ever sees what the controller accepted: with
+	// definitions loaded, a reference they do not resolve is rejected
+	// before the engine could miss it.
+	if r.Resolution.Major != "" && (!r.DefinitionsLoaded || r.Resolution.OK()) {
+		r.Engine = ks.Engine.Check(r.Name, r.Resolution.Major, r.Resolution.Definition)
+		if p := r.Engine.Problem; p != nil {
+			findings = append(findings, at(*p, verField))
+		}
+	}
+	if def := r.Resolution.Definition; def != nil && def.SchemaProblem() == nil {
+		for _, e := range def.ValidateParams(r.Params) {
+			field := r.Path + ".params"
+			if f := e.Field(); f != "" {
+				field += "." + f
+			}
+			invalid = append(invalid, at(e.Problem(def), field))
+		}
+	}
+	r.Problems = slices.Compact(r.Problems)
+	return invalid, findings
+}
+
+// reference builds and checks one reference of a policy object, adding
+// its findings to the policy.
+func (ks *Kinds) reference(p *policy.Policy, path string, pr PolicyRef) *Reference {
+	r := &Reference{Name: pr.Name, Version: string(pr.Version), ExecutionCondition: pr.ExecutionCondition, Path: path}
+	if len(pr.Params) > 0 && string(pr.Params) != "null" {
+		r.Params = pr.Params
+	}
+	r.Pos = p.Obj.FieldPos(path + ".version")
+	invalid, findings := ks.check(r, p.Ref(), p.Obj.FieldPos)
+	p.Invalid = append(p.Invalid, invalid...)
+	p.Findings = append(p.Findings, findings...)
+	return r
+}
+
+// ConfigKeySystemPolicies is the config key (under wso2:) of the system
+// policies every chain starts with.
+const ConfigKeySystemPolicies = "systemPolicies"
+
+// configValue looks a wso2.<key> setting up case-insensitively (viper
+// lower-cases keys).
+func configValue(cfg policy.Config, key string) (any, bool) {
+	want := "wso2." + key
+	for k, v := range cfg.Values {
+		if strings.EqualFold(k, want) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// SystemPolicy is one configured system policy.
+type SystemPolicy struct {
+	Name, Version string
+	Params        json.RawMessage
+}
+
+// SystemPolicies reads config wso2.systemPolicies: a list of {name,
+// version, params}. The error names the entry that does not fit.
+func SystemPolicies(cfg policy.Config) ([]SystemPolicy, error) {
+	v, ok := configValue(cfg, ConfigKeySystemPolicies)
+	if !ok || v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("wso2.%s must be a list of {name, version, params}", ConfigKeySystemPolicies)
+	}
+	var out []SystemPolicy
+	for i, it := range list {
+		m, ok := stringMap(it)
+		if !ok {
+			return nil, fmt.Errorf("wso2.%s[%d] must be a mapping {name, version, params}", ConfigKeySystemPolicies, i)
+		}
+		sp := SystemPolicy{}
+		for k, v := range m {
+			switch strings.ToLower(k) {
+			case "name":
+				s, ok := v.(string)
+				if !ok {
+					return nil, fmt.Errorf("wso2.%s[%d].name must be a string", ConfigKeySystemPolicies, i)
+				}
+				sp.Name = s
+			case "version":
+				if v != nil {
+					sp.Version = fmt.Sprint(v)
+				}
+			case "params":
+				b, err := json.Marshal(jsonable(v))
+				if err != nil {
+					return nil, fmt.Errorf("wso2.%s[%d].params: %v", ConfigKeySystemPolicies, i, err)
+				}
+				sp.Params = b
+			default:
+				return nil, fmt.Errorf("wso2.%s[%d]: unknown key %q (want name, version, params)", ConfigKeySystemPolicies, i, k)
+			}
+		}
+		if sp.Name == "" {
+			return nil, fmt.Errorf("wso2.%s[%d] needs a name", ConfigKeySystemPolicies, i)
+		}
+		out = append(out, sp)
+	}
+	return out, nil
+}
+
+func stringMap(v any) (map[string]any, bool) {
+	switch m := v.(type) {
+	case map[string]any:
+		return m, true
+	case map[any]any:
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			out[fmt.Sprint(k)] = e
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// jsonable turns map[any]any (from some YAML decoders) into map[string]any.
+func jsonable(v any) any {
+	switch t := v.(type) {
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[fmt.Sprint(k)] = jsonable(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = jsonable(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = jsonable(e)
+		}
+		return out
+	}
+	return v
+}
+
+// System resolves the configured system policies, the start of every
+// chain. pos places findings (the config file's field paths, e.g.
+// wso2.systemPolicies[0].version); nil places them nowhere. A malformed
+// setting is reported by SystemPolicies; here it yields no chain.
+func (ks *Kinds) System(cfg policy.Config, pos func(string) diag.Position) (*Chain, []diag.Diagnostic) {
+	sps, err := SystemPolicies(cfg)
+	if err != nil || len(sps) == 0 {
+		return nil, nil
+	}
+	if pos == nil {
+		pos = func(string) diag.Position { return diag.Position{} }
+	}
+	ch := &Chain{Level: LevelSystem, Source: SourceConfig}
+	var diags []diag.Diagnostic
+	for i, sp := range sps {
+		r := &Reference{Name: sp.Name, Version: sp.Version, Params: sp.Params, Path: fmt.Sprintf("wso2.%s[%d]", ConfigKeySystemPolicies, i)}
+		r.Pos = pos(r.Path + ".version")
+		invalid, findings := ks.check(r, diag.ObjectRef{}, pos)
+		diags = append(append(diags, invalid...), findings...)
+		ch.Refs = append(ch.Refs, r)
+	}
+	return ch, diag.Sort(diags)
+}

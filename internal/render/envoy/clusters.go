@@ -1,0 +1,124 @@
+package envoy
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
+
+// backendCluster returns the cluster name of a resolved backend and
+// records the cluster.
+func (gb *gatewayBuild) backendCluster(b *topology.Backend, grpc bool) string {
+	if b.Group == "" && b.Kind == "Service" {
+		name := policy.ServiceCluster(b.Namespace, b.Name, b.Port)
+		c := gb.cluster(name)
+		if grpc || servicePortHTTP2(b.Service, b.Port) {
+			setHTTP2(c)
+		}
+		return name
+	}
+	name := strings.ToLower(b.Kind) + "_" + b.Namespace + "_" + b.Name + "_" + strconv.Itoa(int(b.Port))
+	gb.cluster(name)
+	return name
+}
+
+// mirrorCluster resolves a RequestMirror backend (a Service port, with a
+// ReferenceGrant across namespaces); "" when it does not resolve.
+func (gb *gatewayBuild) mirrorCluster(rt *topology.Route, f *gwv1.HTTPRequestMirrorFilter) string {
+	ref := f.BackendRef
+	if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil {
+		return ""
+	}
+	ns := rt.Meta.Namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	m := gb.res.Graph.Model
+	svc := m.Service(ns, string(ref.Name))
+	if svc == nil || !m.GrantAllows(gwv1.GroupName, rt.Kind, rt.Meta.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: string(ref.Name)}) {
+		return ""
+	}
+	name := policy.ServiceCluster(ns, string(ref.Name), int32(*ref.Port))
+	gb.cluster(name)
+	return name
+}
+
+func servicePortHTTP2(s *model.Service, port int32) bool {
+	if s == nil {
+		return false
+	}
+	for _, p := range s.Spec.Ports {
+		if p.Port == port && p.AppProtocol != nil {
+			switch *p.AppProtocol {
+			case "kubernetes.io/h2c", "grpc", "http2", "h2c":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cluster returns the gateway's cluster of that name, creating it.
+func (gb *gatewayBuild) cluster(name string) *clusterv3.Cluster {
+	if c, ok := gb.clusters[name]; ok {
+		return c
+	}
+	c := baseCluster(name)
+	gb.clusters[name] = c
+	return c
+}
+
+// baseCluster is an EDS cluster fed over ADS, as kgateway programs
+// Service and Backend clusters.
+func baseCluster(name string) *clusterv3.Cluster {
+	return &clusterv3.Cluster{
+		Name:                 name,
+		ConnectTimeout:       durationpb.New(5 * time.Second),
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
+		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: adsSource()},
+	}
+}
+
+func setHTTP2(c *clusterv3.Cluster) {
+	if c.TypedExtensionProtocolOptions == nil {
+		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
+	}
+	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = http2Options
+}
+
+var http2Options = mustAny(&upstreamhttpv3.HttpProtocolOptions{
+	UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+		ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}},
+	}},
+})
+
+// addClusters records clusters policy fragments refer to: the fragment's
+// settings are merged into the cluster of that name (created with the
+// default discovery settings when it is new).
+func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
+	for _, c := range cs {
+		existing, ok := gb.clusters[c.Name]
+		if !ok {
+			existing = baseCluster(c.Name)
+			if c.ClusterDiscoveryType != nil {
+				existing = &clusterv3.Cluster{Name: c.Name, ConnectTimeout: durationpb.New(5 * time.Second)}
+			}
+			gb.clusters[c.Name] = existing
+		}
+		proto.Merge(existing, c)
+	}
+}

@@ -1,0 +1,64 @@
+// Package envoy is the render stage: it turns gwpol's IR (internal/merge)
+// into Envoy xDS resources built as go-control-plane v3 types — Listeners,
+// RouteConfigurations and Clusters per Gateway, or one static Bootstrap per
+// Gateway — validated with ValidateAll and serialised through protojson.
+//
+// It is the only package that imports go-control-plane. It imports merge,
+// attach, topology, policy, model and diag, and reaches policy kinds only
+// through policy.Renderer: a kind describes its Envoy configuration as
+// neutral fragments and this package types, places and validates them.
+//
+// # Structure and names
+//
+// The structure and names follow kgateway's translator so that output can
+// be diffed against a live config_dump:
+//
+//   - one Listener per port, `listener~<port>`, bound to [::]:<port>;
+//   - HTTP listeners on a port share one filter chain and one
+//     RouteConfiguration, both named `listener~<port>`;
+//   - each HTTPS listener has its own filter chain and RouteConfiguration,
+//     named after the listener (`<listenerSetNamespace>/<listenerSetName>/<listener>`
+//     for ListenerSet listeners), matched by SNI when the listener has a
+//     hostname (a tls_inspector listener filter is added then);
+//   - VirtualHosts are `<routeConfiguration>~<hostname with "." → "_">`,
+//     one per distinct hostname; on a shared port the most specific
+//     listener owns a hostname;
+//   - Routes are `<virtualHost>-route-<i>-<kind>-<name>-<namespace>-<rule>-<match>[-<ruleName>]-matcher-<match>`,
+//     i being the position in Gateway API precedence order.
+//
+// # Clusters
+//
+// A Service backend port is the cluster `kube_<namespace>_<service>_<port>`;
+// any other backend kind (kgateway's Backend) is
+// `<kind lower-cased>_<namespace>_<name>_<port or 0>`, e.g.
+// `backend_default_oauth-provider_0`. In xDS output clusters are EDS
+// (endpoints come from the control plane over ADS). In a bootstrap, where
+// nothing serves EDS, Service clusters are STRICT_DNS to
+// `<service>.<namespace>.svc.cluster.local:<port>` and other kinds are
+// STATIC with no endpoints (Envoy answers 503 until they are filled in).
+// Fragments may ask for clusters by name only (plus options such as HTTP/2);
+// a `kube_…` name is completed here with the discovery settings above.
+//
+// # Secrets
+//
+// gwpol never reads Secret data, so nothing secret is inlined. TLS
+// certificates of HTTPS listeners are referenced through SDS by the name
+// `secret/<namespace>/<name>` — over ADS in xDS output, and in a bootstrap
+// from the file /etc/envoy/sds/<namespace>/<name>.yaml, which the operator
+// provides (a DiscoveryResponse holding one tls_certificate Secret). Policy
+// renderers use the same conventions for values that live in Secrets.
+//
+// # Failing closed
+//
+// A rule whose backends do not resolve answers 500 (direct_response), as
+// gateways do. A rule made unusable by its policy references
+// (attach.Result.Broken) answers 500, or 503 when the broken kind fails
+// closed. An invalid policy replaces the resource it merges into: a Route
+// keeps its name and match and answers 500 with kgateway's body; a
+// VirtualHost keeps its name and domains with one catch-all 500 route; a
+// RouteConfiguration gets one `default` VirtualHost for `*` answering 500.
+// A policy field the render target cannot express (a capability the
+// target lacks) is reported as GWP404 and the resources it applies to
+// answer 503 with a body naming the policy and field. Replaced resources
+// carry no metadata and no typed_per_filter_config: nothing is half-applied.
+package envoy

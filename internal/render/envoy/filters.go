@@ -1,0 +1,158 @@
+package envoy
+
+import (
+	"strings"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/topology"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// ruleFilter is a Gateway API route filter, common to HTTPRoute and
+// GRPCRoute.
+type ruleFilter struct {
+	reqHeaders, respHeaders *gwv1.HTTPHeaderFilter
+	redirect                *gwv1.HTTPRequestRedirectFilter
+	rewrite                 *gwv1.HTTPURLRewriteFilter
+	mirror                  *gwv1.HTTPRequestMirrorFilter
+}
+
+func ruleFilters(rule *topology.Rule) []ruleFilter {
+	var out []ruleFilter
+	switch {
+	case rule.HTTP != nil:
+		for _, f := range rule.HTTP.Filters {
+			out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier,
+				redirect: f.RequestRedirect, rewrite: f.URLRewrite, mirror: f.RequestMirror})
+		}
+	case rule.GRPC != nil:
+		for _, f := range rule.GRPC.Filters {
+			out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, mirror: f.RequestMirror})
+		}
+	}
+	return out
+}
+
+// applyHeaderFilters applies RequestHeaderModifier and
+// ResponseHeaderModifier: set overwrites, add appends, remove removes.
+func applyHeaderFilters(r *routev3.Route, fs []ruleFilter) {
+	for _, f := range fs {
+		if h := f.reqHeaders; h != nil {
+			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, headerOptions(h)...)
+			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, h.Remove...)
+		}
+		if h := f.respHeaders; h != nil {
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, headerOptions(h)...)
+			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, h.Remove...)
+		}
+	}
+}
+
+func headerOptions(h *gwv1.HTTPHeaderFilter) []*corev3.HeaderValueOption {
+	var out []*corev3.HeaderValueOption
+	for _, s := range h.Set {
+		out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value},
+			AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+	}
+	for _, a := range h.Add {
+		out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value},
+			AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
+	}
+	return out
+}
+
+var redirectCodes = map[int]routev3.RedirectAction_RedirectResponseCode{
+	301: routev3.RedirectAction_MOVED_PERMANENTLY,
+	302: routev3.RedirectAction_FOUND,
+	303: routev3.RedirectAction_SEE_OTHER,
+	307: routev3.RedirectAction_TEMPORARY_REDIRECT,
+	308: routev3.RedirectAction_PERMANENT_REDIRECT,
+}
+
+// redirectAction translates RequestRedirect.
+func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry) *routev3.RedirectAction {
+	ra := &routev3.RedirectAction{}
+	if f.Scheme != nil {
+		ra.SchemeRewriteSpecifier = &routev3.RedirectAction_SchemeRedirect{SchemeRedirect: *f.Scheme}
+	}
+	if f.Hostname != nil {
+		ra.HostRedirect = string(*f.Hostname)
+	}
+	if f.Port != nil {
+		ra.PortRedirect = uint32(*f.Port)
+	}
+	if f.StatusCode != nil {
+		ra.ResponseCode = redirectCodes[*f.StatusCode]
+	}
+	if p := f.Path; p != nil {
+		switch {
+		case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
+			ra.PathRewriteSpecifier = &routev3.RedirectAction_PathRedirect{PathRedirect: *p.ReplaceFullPath}
+		case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
+			ra.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: prefixReplacement(*p.ReplacePrefixMatch, e)}
+		}
+	}
+	return ra
+}
+
+// prefixReplacement keeps the path separator between the replaced prefix
+// and the rest of the path.
+func prefixReplacement(repl string, e entry) string {
+	if e.path.kind == 2 && strings.TrimRight(e.path.value, "/") == "" && !strings.HasSuffix(repl, "/") {
+		return repl + "/"
+	}
+	return repl
+}
+
+// applyRewrite translates URLRewrite.
+func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entry) {
+	if f.Hostname != nil {
+		act.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: string(*f.Hostname)}
+	}
+	p := f.Path
+	if p == nil {
+		return
+	}
+	switch {
+	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
+		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
+			Pattern: &matcherv3.RegexMatcher{Regex: "^/.*$"}, Substitution: *p.ReplaceFullPath,
+		}
+	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
+		act.PrefixRewrite = prefixReplacement(*p.ReplacePrefixMatch, e)
+	}
+}
+
+// mirrorPolicy translates RequestMirror (percent or fraction → runtime
+// fraction).
+func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter) *routev3.RouteAction_RequestMirrorPolicy {
+	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster}
+	switch {
+	case f.Percent != nil:
+		p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
+			Numerator: uint32(max(*f.Percent, 0)), Denominator: typev3.FractionalPercent_HUNDRED}}
+	case f.Fraction != nil:
+		den := int32(100)
+		if f.Fraction.Denominator != nil {
+			den = *f.Fraction.Denominator
+		}
+		num := f.Fraction.Numerator
+		if den > 0 {
+			// Express as a millionth so any denominator fits.
+			p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
+				Numerator: uint32(int64(max(num, 0)) * 1_000_000 / int64(den)), Denominator: typev3.FractionalPercent_MILLION}}
+		}
+	}
+	return p
+}
+
+func inlineString(s string) *corev3.DataSource {
+	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: s}}
+}
+
+func wrapUint32(v uint32) *wrapperspb.UInt32Value { return wrapperspb.UInt32(v) }

@@ -1,0 +1,453 @@
+package envoy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gwpol/gwpol/internal/diag"
+)
+
+// ResourceType selects what Marshal writes.
+type ResourceType string
+
+// Resource types for --type.
+const (
+	TypeAll      ResourceType = "all"
+	TypeListener ResourceType = "listener"
+	TypeRoute    ResourceType = "route"
+	TypeCluster  ResourceType = "cluster"
+)
+
+var marshalOpts = protojson.MarshalOptions{UseProtoNames: true}
+
+// writeProto appends m as compact JSON with proto field names. protojson
+// randomises insignificant whitespace on purpose; compacting removes it,
+// so the bytes depend on the message only.
+func writeProto(buf *bytes.Buffer, m proto.Message) error {
+	raw, err := marshalOpts.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return json.Compact(buf, raw)
+}
+
+// jsonUnit is one message marshalled on its own, indented for its depth
+// in the document (or compact). Units are marshalled in parallel and then
+// concatenated, so output cost is spread over the cores even when one
+// RouteConfiguration holds most of the config.
+type jsonUnit struct {
+	msg   proto.Message
+	depth int
+	out   bytes.Buffer
+	err   error
+}
+
+func (u *jsonUnit) run(indent bool) {
+	raw, err := marshalOpts.Marshal(u.msg)
+	if err != nil {
+		u.err = err
+		return
+	}
+	if indent {
+		u.err = json.Indent(&u.out, raw, pad(u.depth), "  ")
+	} else {
+		u.err = json.Compact(&u.out, raw)
+	}
+}
+
+func runUnits(units []*jsonUnit, indent bool) error {
+	work := make(chan *jsonUnit)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range work {
+				u.run(indent)
+			}
+		}()
+	}
+	for _, u := range units {
+		work <- u
+	}
+	close(work)
+	wg.Wait()
+	for _, u := range units {
+		if u.err != nil {
+			return u.err
+		}
+	}
+	return nil
+}
+
+func pad(depth int) string { return strings.Repeat("  ", depth) }
+
+// docWriter writes the JSON skeleton around the units.
+type docWriter struct {
+	buf    *bytes.Buffer
+	indent bool
+}
+
+func (w *docWriter) nl(depth int) {
+	if w.indent {
+		w.buf.WriteByte('\n')
+		w.buf.WriteString(pad(depth))
+	}
+}
+
+func (w *docWriter) key(depth int, k string, first bool) {
+	if !first {
+		w.buf.WriteByte(',')
+	}
+	w.nl(depth)
+	w.buf.WriteString(strconv.Quote(k))
+	w.buf.WriteByte(':')
+	if w.indent {
+		w.buf.WriteByte(' ')
+	}
+}
+
+// list writes [units…] whose elements sit at depth.
+func (w *docWriter) list(depth int, units []*jsonUnit, each func(*jsonUnit)) {
+	w.buf.WriteByte('[')
+	for i, u := range units {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		w.nl(depth)
+		each(u)
+	}
+	if len(units) > 0 {
+		w.nl(depth - 1)
+	}
+	w.buf.WriteByte(']')
+}
+
+// rcUnits is a RouteConfiguration marshalled as its shell (everything but
+// the virtual hosts) and one unit per virtual host.
+type rcUnits struct {
+	shell *jsonUnit
+	vhs   []*jsonUnit
+}
+
+// spliceVHosts writes the RouteConfiguration: its shell with
+// "virtual_hosts" inserted after "name" (field 1 and 2, protojson's
+// order).
+func (w *docWriter) spliceVHosts(rc rcUnits, depth int) error {
+	shell := rc.shell.out.Bytes()
+	at := nameEnd(shell)
+	if at < 0 {
+		return fmt.Errorf("route configuration without a name")
+	}
+	w.buf.Write(shell[:at])
+	if len(rc.vhs) > 0 {
+		w.key(depth+1, "virtual_hosts", false)
+		w.list(depth+2, rc.vhs, func(u *jsonUnit) { w.buf.Write(u.out.Bytes()) })
+	}
+	w.buf.Write(shell[at:])
+	return nil
+}
+
+// nameEnd is the offset just after the value of the leading "name" key.
+func nameEnd(js []byte) int {
+	i := bytes.Index(js, []byte(`"name":`))
+	if i < 0 {
+		return -1
+	}
+	i = bytes.IndexByte(js[i+len(`"name":`):], '"') + i + len(`"name":`)
+	for j := i + 1; j < len(js); j++ {
+		switch js[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// Marshal writes the output as
+// {"gateways":[{"gateway":{"namespace","name"},"listeners":[…],"routeConfigurations":[…],"clusters":[…]}]},
+// as indented JSON (format "json") or YAML ("yaml").
+func (o *Output) Marshal(format string, t ResourceType) ([]byte, error) {
+	indent := format != "yaml"
+	want := func(rt ResourceType) bool { return t == TypeAll || t == "" || t == rt }
+	type gwUnits struct {
+		listeners, clusters []*jsonUnit
+		rcs                 []rcUnits
+	}
+	var all []*jsonUnit
+	gws := make([]gwUnits, len(o.Gateways))
+	for i, g := range o.Gateways {
+		if want(TypeListener) {
+			for _, l := range g.Listeners {
+				u := &jsonUnit{msg: l, depth: 4}
+				gws[i].listeners = append(gws[i].listeners, u)
+				all = append(all, u)
+			}
+		}
+		if want(TypeRoute) {
+			for _, rc := range g.RouteConfigurations {
+				shell := proto.Clone(rc).(*routev3.RouteConfiguration)
+				shell.VirtualHosts = nil
+				ru := rcUnits{shell: &jsonUnit{msg: shell, depth: 4}}
+				all = append(all, ru.shell)
+				for _, vh := range rc.VirtualHosts {
+					u := &jsonUnit{msg: vh, depth: 6}
+					ru.vhs = append(ru.vhs, u)
+					all = append(all, u)
+				}
+				gws[i].rcs = append(gws[i].rcs, ru)
+			}
+		}
+		if want(TypeCluster) {
+			for _, c := range g.Clusters {
+				u := &jsonUnit{msg: c, depth: 4}
+				gws[i].clusters = append(gws[i].clusters, u)
+				all = append(all, u)
+			}
+		}
+	}
+	if err := runUnits(all, indent); err != nil {
+		return nil, diag.Errorf(diag.Internal, "marshal: %v", err)
+	}
+	w := &docWriter{buf: &bytes.Buffer{}, indent: indent}
+	w.buf.Grow(sizeOf(all) + 64*len(all))
+	w.buf.WriteByte('{')
+	w.key(1, "gateways", true)
+	gwRefs := make([]*jsonUnit, len(o.Gateways))
+	for i := range gwRefs {
+		gwRefs[i] = &jsonUnit{}
+	}
+	var err error
+	w.list(2, gwRefs, func(u *jsonUnit) {
+		i := slices.Index(gwRefs, u)
+		g, gu := o.Gateways[i], gws[i]
+		w.buf.WriteByte('{')
+		w.key(3, "gateway", true)
+		ref, _ := json.Marshal(struct {
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+		}{g.Namespace, g.Name})
+		if indent {
+			var b bytes.Buffer
+			_ = json.Indent(&b, ref, pad(3), "  ")
+			ref = b.Bytes()
+		}
+		w.buf.Write(ref)
+		write := func(u *jsonUnit) { w.buf.Write(u.out.Bytes()) }
+		if want(TypeListener) {
+			w.key(3, "listeners", false)
+			w.list(4, gu.listeners, write)
+		}
+		if want(TypeRoute) {
+			w.key(3, "routeConfigurations", false)
+			shells := make([]*jsonUnit, len(gu.rcs))
+			for j := range gu.rcs {
+				shells[j] = gu.rcs[j].shell
+			}
+			w.list(4, shells, func(u *jsonUnit) {
+				if e := w.spliceVHosts(gu.rcs[slices.Index(shells, u)], 4); e != nil && err == nil {
+					err = e
+				}
+			})
+		}
+		if want(TypeCluster) {
+			w.key(3, "clusters", false)
+			w.list(4, gu.clusters, write)
+		}
+		w.nl(2)
+		w.buf.WriteByte('}')
+	})
+	if err != nil {
+		return nil, diag.Errorf(diag.Internal, "marshal: %v", err)
+	}
+	w.nl(0)
+	w.buf.WriteByte('}')
+	if !indent {
+		out, err := yaml.JSONToYAML(w.buf.Bytes())
+		if err != nil {
+			return nil, diag.Errorf(diag.Internal, "yaml: %v", err)
+		}
+		return out, nil
+	}
+	w.buf.WriteByte('\n')
+	return w.buf.Bytes(), nil
+}
+
+func sizeOf(us []*jsonUnit) int {
+	n := 0
+	for _, u := range us {
+		n += u.out.Len()
+	}
+	return n
+}
+
+// format1 indents JSON, or converts it to YAML.
+func format1(format string, compact []byte) ([]byte, error) {
+	if format == "yaml" {
+		out, err := yaml.JSONToYAML(compact)
+		if err != nil {
+			return nil, diag.Errorf(diag.Internal, "yaml: %v", err)
+		}
+		return out, nil
+	}
+	var out bytes.Buffer
+	out.Grow(len(compact) * 2)
+	if err := json.Indent(&out, compact, "", "  "); err != nil {
+		return nil, diag.Errorf(diag.Internal, "json: %v", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// MarshalBootstraps writes one Bootstrap per Gateway: YAML documents
+// separated by "---", or a stream of indented JSON objects. With one
+// Gateway the output is a file `envoy -c` accepts as is.
+func (o *Output) MarshalBootstraps(format string) ([]byte, error) {
+	var out bytes.Buffer
+	for i, g := range o.Gateways {
+		bs, err := g.Bootstrap()
+		if err != nil {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		if err := writeProto(&buf, bs); err != nil {
+			return nil, diag.Errorf(diag.Internal, "marshal bootstrap of Gateway %s/%s: %v", g.Namespace, g.Name, err)
+		}
+		doc, err := format1(format, buf.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		if format == "yaml" && i > 0 {
+			out.WriteString("---\n")
+		}
+		out.Write(doc)
+	}
+	return out.Bytes(), nil
+}
+
+// AdminAddress is where a rendered bootstrap's admin interface listens.
+const (
+	AdminAddress = "127.0.0.1"
+	AdminPort    = 19000
+)
+
+// SDSFile is where a bootstrap reads the SDS secret of that name (written
+// secret/<namespace>/<name>) from: a file the operator provides.
+func SDSFile(name string) string {
+	return "/etc/envoy/sds/" + strings.TrimPrefix(name, "secret/") + ".yaml"
+}
+
+// Bootstrap is a complete static Envoy bootstrap for the Gateway: its
+// listeners with their RouteConfigurations inlined, its clusters resolved
+// through cluster DNS (nothing serves EDS), TLS certificates read through
+// SDS from files, and the admin interface on 127.0.0.1:19000.
+func (g *Gateway) Bootstrap() (*bootstrapv3.Bootstrap, error) {
+	rcs := map[string]*routev3.RouteConfiguration{}
+	for _, rc := range g.RouteConfigurations {
+		rcs[rc.Name] = rc
+	}
+	bs := &bootstrapv3.Bootstrap{
+		Node: &corev3.Node{Id: g.Namespace + "/" + g.Name, Cluster: g.Namespace + "/" + g.Name},
+		Admin: &bootstrapv3.Admin{Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
+			Address: AdminAddress, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: AdminPort},
+		}}}},
+		StaticResources: &bootstrapv3.Bootstrap_StaticResources{},
+	}
+	for _, l := range g.Listeners {
+		sl, err := staticListener(l, rcs)
+		if err != nil {
+			return nil, diag.Errorf(diag.Internal, "bootstrap of Gateway %s/%s: listener %s: %v", g.Namespace, g.Name, l.Name, err)
+		}
+		bs.StaticResources.Listeners = append(bs.StaticResources.Listeners, sl)
+	}
+	for _, c := range g.Clusters {
+		bs.StaticResources.Clusters = append(bs.StaticResources.Clusters, staticCluster(c))
+	}
+	if err := validateDeep(bs); err != nil {
+		return nil, diag.Errorf(diag.Internal, "bootstrap of Gateway %s/%s is not valid Envoy config: %v", g.Namespace, g.Name, err)
+	}
+	return bs, nil
+}
+
+func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfiguration) (*listenerv3.Listener, error) {
+	sl := proto.Clone(l).(*listenerv3.Listener)
+	for _, fc := range sl.FilterChains {
+		for _, f := range fc.Filters {
+			tc := f.GetTypedConfig()
+			if tc == nil {
+				continue
+			}
+			m := &hcmv3.HttpConnectionManager{}
+			if err := tc.UnmarshalTo(m); err != nil {
+				continue // not an HCM
+			}
+			if rds := m.GetRds(); rds != nil {
+				rc, ok := rcs[rds.RouteConfigName]
+				if !ok {
+					return nil, fmt.Errorf("route configuration %s missing", rds.RouteConfigName)
+				}
+				m.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: rc}
+			}
+			f.ConfigType = &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(m)}
+		}
+		if ts := fc.TransportSocket; ts != nil && ts.GetTypedConfig() != nil {
+			tls := &tlsv3.DownstreamTlsContext{}
+			if err := ts.GetTypedConfig().UnmarshalTo(tls); err == nil {
+				for _, s := range tls.GetCommonTlsContext().GetTlsCertificateSdsSecretConfigs() {
+					s.SdsConfig = &corev3.ConfigSource{ResourceApiVersion: corev3.ApiVersion_V3, ConfigSourceSpecifier: &corev3.ConfigSource_PathConfigSource{
+						PathConfigSource: &corev3.PathConfigSource{Path: SDSFile(s.Name)},
+					}}
+				}
+				ts.ConfigType = &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)}
+			}
+		}
+	}
+	return sl, nil
+}
+
+// staticCluster turns an EDS cluster into one a standalone Envoy can use:
+// a Service cluster resolves <service>.<namespace>.svc.cluster.local, any
+// other is STATIC without endpoints.
+func staticCluster(c *clusterv3.Cluster) *clusterv3.Cluster {
+	sc := proto.Clone(c).(*clusterv3.Cluster)
+	if sc.GetType() != clusterv3.Cluster_EDS {
+		return sc
+	}
+	sc.EdsClusterConfig = nil
+	sc.LoadAssignment = &endpointv3.ClusterLoadAssignment{ClusterName: sc.Name}
+	parts := strings.Split(sc.Name, "_")
+	port, err := strconv.Atoi(parts[len(parts)-1])
+	if len(parts) == 4 && parts[0] == "kube" && err == nil {
+		sc.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STRICT_DNS}
+		sc.LoadAssignment.Endpoints = []*endpointv3.LocalityLbEndpoints{{LbEndpoints: []*endpointv3.LbEndpoint{{
+			HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{Address: &corev3.Address{
+				Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
+					Address: parts[2] + "." + parts[1] + ".svc.cluster.local", PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
+				}},
+			}}},
+		}}}}
+		return sc
+	}
+	sc.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC}
+	return sc
+}

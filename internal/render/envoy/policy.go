@@ -1,0 +1,295 @@
+package envoy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// scoped is the rendered merge of one Envoy resource (a Route, a
+// VirtualHost or a RouteConfiguration): its metadata, each field's
+// configuration, and whether the resource must be replaced.
+type scoped struct {
+	metadata *corev3.Metadata
+	fields   []*rendered
+	// invalid: an invalid policy merges here (replaced: 500, kgateway's body).
+	invalid bool
+	// failBody: a field could not be expressed (replaced: 503, this body).
+	failBody string
+
+	tpfc     map[string]*anypb.Any
+	tpfcDone bool
+}
+
+func (s *scoped) replaced() bool { return s != nil && (s.invalid || s.failBody != "") }
+
+func (s *scoped) replaceStatus() uint32 {
+	if s.invalid {
+		return 500
+	}
+	return 503
+}
+
+func (s *scoped) replaceBody() string {
+	if s.invalid {
+		return InvalidBody
+	}
+	return s.failBody
+}
+
+// filterDef is an HTTP filter of the HCM chain.
+type filterDef struct {
+	name   string
+	order  int
+	config *anypb.Any
+}
+
+// rendered is one merged field turned into typed Envoy configuration.
+type rendered struct {
+	kindKey     string // group/kind#field, for most-specific-wins
+	filters     []filterDef
+	perFilter   map[string]*anypb.Any
+	routeAction *routev3.RouteAction
+	route       *routev3.Route
+	vhost       *routev3.VirtualHost
+	clusters    []*clusterv3.Cluster
+	failBody    string
+}
+
+// scope renders the merge points of one resource.
+func (b *builder) scope(pts merge.Points, sc policy.Scope) *scoped {
+	s := &scoped{}
+	var md map[string]*structpb.Struct
+	for _, p := range pts {
+		if len(p.Invalid) > 0 {
+			s.invalid = true
+		}
+		if origins := p.Origins(); len(origins) > 0 {
+			if md == nil {
+				md = map[string]*structpb.Struct{}
+			}
+			md[b.metadataKey(p.Kind)] = originsStruct(origins)
+		}
+		r, ok := p.Kind.(policy.Renderer)
+		if !ok {
+			continue // kinds without a renderer contribute metadata only
+		}
+		for _, f := range p.Fields {
+			rf := b.renderField(p.Kind, r, f, sc)
+			if rf.failBody != "" && s.failBody == "" {
+				s.failBody = rf.failBody
+			}
+			s.fields = append(s.fields, rf)
+		}
+	}
+	if md != nil {
+		s.metadata = &corev3.Metadata{FilterMetadata: md}
+	}
+	return s
+}
+
+func (b *builder) metadataKey(k policy.Kind) string {
+	spec := k.Spec()
+	if b.opt.MergeKeyKgateway && spec.MetadataKeyCompat != "" {
+		return spec.MetadataKeyCompat
+	}
+	if spec.MetadataKey != "" {
+		return spec.MetadataKey
+	}
+	gk := k.GroupKind()
+	return "merge." + gk.Group + "/" + gk.Kind
+}
+
+// originsStruct is MergeOrigins as a Struct: field → sorted policy IDs.
+func originsStruct(origins map[string][]string) *structpb.Struct {
+	fields := make(map[string]*structpb.Value, len(origins))
+	for k, ids := range origins {
+		vals := make([]*structpb.Value, len(ids))
+		for i, id := range ids {
+			vals[i] = structpb.NewStringValue(id)
+		}
+		fields[k] = structpb.NewListValue(&structpb.ListValue{Values: vals})
+	}
+	return &structpb.Struct{Fields: fields}
+}
+
+// renderField renders one merged field through its kind, once per
+// distinct (field, contributors, scope): the same policies reaching many
+// routes render once.
+func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope) *rendered {
+	gk := k.GroupKind()
+	ids := make([]string, len(f.Contributors))
+	nss := make([]string, len(f.Contributors))
+	for i, c := range f.Contributors {
+		ids[i] = c.Policy.ID()
+		nss[i] = c.Policy.Obj.Namespace
+	}
+	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(ids, ",")
+	b.mu.Lock()
+	rf, ok := b.rendered[cacheKey]
+	b.mu.Unlock()
+	if ok {
+		return rf
+	}
+	rf = b.renderNew(gk, r, f, sc, ids, nss)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if prev, ok := b.rendered[cacheKey]; ok {
+		return prev // rendered concurrently; keep one
+	}
+	b.rendered[cacheKey] = rf
+	return rf
+}
+
+// renderNew renders a field through its kind and types the fragments.
+func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string) *rendered {
+	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
+	owner := f.Owner.Policy
+	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss}
+	frags, err := r.RenderField(in, b.env)
+	if err != nil {
+		b.report(owner, f.Key, "GWP401", fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
+		rf.failBody = fmt.Sprintf("gwpol: %s %s/%s field %s cannot be rendered: %v", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)
+		return rf
+	}
+	for _, fr := range frags {
+		if fr.Capability != "" && !b.target.Has(fr.Capability) {
+			for _, c := range f.Contributors {
+				b.report(c.Policy, f.Key, "GWP404", fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s; the routes it applies to fail closed (503)",
+					fr.Capability, b.target.Name, gk.Kind, f.Key))
+			}
+			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported(required_capability: %s) by render target %s",
+				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, fr.Capability, b.target.Name)}
+			return rf
+		}
+	}
+	for _, fr := range frags {
+		if err := rf.add(fr); err != nil {
+			b.report(owner, f.Key, "GWP401", fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
+			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s renders to invalid Envoy config: %v",
+				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)}
+			return rf
+		}
+	}
+	return rf
+}
+
+// report adds a diagnostic once per policy, field and code.
+func (b *builder) report(p *policy.Policy, key, code, msg string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := code + "|" + p.ID() + "|" + key
+	if b.reported[id] {
+		return
+	}
+	b.reported[id] = true
+	b.diags = append(b.diags, p.Diag(code, diag.Error, p.FieldPath(key), "%s", msg))
+}
+
+// add types one fragment.
+func (rf *rendered) add(fr policy.Fragment) error {
+	if f := fr.Filter; f != nil {
+		a, err := toAny(f.Config)
+		if err != nil {
+			return fmt.Errorf("filter %s: %w", f.Name, err)
+		}
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, config: a})
+	}
+	for name, cfg := range fr.PerFilterConfig {
+		a, err := toAny(cfg)
+		if err != nil {
+			return fmt.Errorf("typed_per_filter_config %s: %w", name, err)
+		}
+		if rf.perFilter == nil {
+			rf.perFilter = map[string]*anypb.Any{}
+		}
+		rf.perFilter[name] = a
+	}
+	if fr.RouteAction != nil {
+		m := &routev3.RouteAction{}
+		if err := fromMap(fr.RouteAction, m); err != nil {
+			return fmt.Errorf("route action: %w", err)
+		}
+		rf.routeAction = mergeInto(rf.routeAction, m)
+	}
+	if fr.Route != nil {
+		m := &routev3.Route{}
+		if err := fromMap(fr.Route, m); err != nil {
+			return fmt.Errorf("route: %w", err)
+		}
+		rf.route = mergeInto(rf.route, m)
+	}
+	if fr.VirtualHost != nil {
+		m := &routev3.VirtualHost{}
+		if err := fromMap(fr.VirtualHost, m); err != nil {
+			return fmt.Errorf("virtual host: %w", err)
+		}
+		rf.vhost = mergeInto(rf.vhost, m)
+	}
+	for _, cm := range fr.Clusters {
+		c := &clusterv3.Cluster{}
+		if err := fromMap(cm, c); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		if c.Name == "" {
+			return fmt.Errorf("cluster without a name")
+		}
+		rf.clusters = append(rf.clusters, c)
+	}
+	return nil
+}
+
+func mergeInto[M proto.Message](dst, src M) M {
+	if any(dst) == nil || proto.Equal(dst, zeroOf(dst)) {
+		return src
+	}
+	proto.Merge(dst, src)
+	return dst
+}
+
+func zeroOf[M proto.Message](m M) proto.Message {
+	if any(m) == nil {
+		return nil
+	}
+	return m.ProtoReflect().Type().Zero().Interface()
+}
+
+var unmarshalOpts = protojson.UnmarshalOptions{}
+
+// fromMap decodes a protojson-shaped map into m.
+func fromMap(v map[string]any, m proto.Message) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return unmarshalOpts.Unmarshal(raw, m)
+}
+
+// toAny decodes a map with "@type" into an Any, checking the message
+// against Envoy's validation rules.
+func toAny(v map[string]any) (*anypb.Any, error) {
+	if v == nil {
+		return nil, fmt.Errorf("missing config")
+	}
+	a := &anypb.Any{}
+	if err := fromMap(v, a); err != nil {
+		return nil, err
+	}
+	if err := validateAny(a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

@@ -1,0 +1,339 @@
+package envoy
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	tlsinspectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Options for Render.
+type Options struct {
+	// Target is the render target: "envoy" (default) or "kgateway".
+	Target string
+	// MergeKeyKgateway writes merge metadata under the kind's
+	// kgateway-compatible key (merge.TrafficPolicy.gateway.kgateway.dev)
+	// instead of merge.<group>/<kind>.
+	MergeKeyKgateway bool
+	// Gateways restricts output to these Gateways (namespace/name); empty
+	// means every Gateway.
+	Gateways []string
+	// Config is handed to policy renderers (through policy.Env).
+	Config policy.Config
+}
+
+// Output is the rendered configuration.
+type Output struct {
+	Target   string
+	Gateways []*Gateway // sorted by namespace/name
+	// Diagnostics found while rendering (GWP404 unsupported capabilities,
+	// fields that could not be rendered), sorted.
+	Diagnostics []diag.Diagnostic
+
+	routeNames map[routeKey][]string
+}
+
+type routeKey struct {
+	rule     *topology.Rule
+	listener *topology.Listener
+}
+
+// RouteNames are the Envoy routes a rule produced through a listener (the
+// listener owning the virtual host), in output order.
+func (o *Output) RouteNames(rule *topology.Rule, l *topology.Listener) []string {
+	return o.routeNames[routeKey{rule, l}]
+}
+
+// Gateway is the xDS configuration of one Gateway. Every list is sorted by
+// resource name.
+type Gateway struct {
+	Namespace, Name     string
+	Listeners           []*listenerv3.Listener
+	RouteConfigurations []*routev3.RouteConfiguration
+	Clusters            []*clusterv3.Cluster
+}
+
+// Render builds the xDS resources of the selected Gateways. It fails only
+// on a bad option (unknown target or Gateway) or an internal error (a
+// resource that does not pass ValidateAll).
+func Render(res *merge.Result, opt Options) (*Output, error) {
+	t, ok := LookupTarget(opt.Target)
+	if !ok {
+		return nil, diag.Errorf(diag.Usage, "unknown render target %q (want one of %s)", opt.Target, strings.Join(TargetNames(), ", "))
+	}
+	want := map[string]bool{}
+	for _, g := range opt.Gateways {
+		if res.Graph.Gateway(splitNN(g)) == nil {
+			return nil, diag.Errorf(diag.NotFound, "Gateway %s not found in the input", g)
+		}
+		want[g] = true
+	}
+	b := &builder{
+		res: res, opt: opt, target: t,
+		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config},
+		rendered: map[string]*rendered{},
+		rules:    map[*topology.Rule]*scoped{},
+		reported: map[string]bool{},
+		names:    map[routeKey][]string{},
+	}
+	out := &Output{Target: t.Name, routeNames: b.names}
+	for _, gp := range res.Gateways {
+		gw := gp.Gateway
+		if len(want) > 0 && !want[gw.Namespace+"/"+gw.Name] {
+			continue
+		}
+		g, err := b.gateway(gp)
+		if err != nil {
+			return nil, err
+		}
+		out.Gateways = append(out.Gateways, g)
+	}
+	slices.SortFunc(out.Gateways, func(a, b *Gateway) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	out.Diagnostics = diag.Sort(b.diags)
+	return out, nil
+}
+
+func splitNN(s string) (string, string) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok {
+		return "default", s
+	}
+	return ns, name
+}
+
+// builder holds what is shared while rendering: caches of rendered policy
+// fields (one policy set renders once however many routes it reaches) and
+// the diagnostics.
+type builder struct {
+	res    *merge.Result
+	opt    Options
+	target Target
+	env    *policy.Env
+
+	mu       sync.Mutex // guards rendered, rules, reported and diags
+	rendered map[string]*rendered
+	rules    map[*topology.Rule]*scoped
+	reported map[string]bool
+	diags    []diag.Diagnostic
+	names    map[routeKey][]string // written by the (sequential) route assembly
+}
+
+// gatewayBuild collects one Gateway's resources.
+type gatewayBuild struct {
+	*builder
+	gw       *topology.Gateway
+	clusters map[string]*clusterv3.Cluster
+	whole    *scoped
+}
+
+func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
+	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}}
+	gb.whole = b.scope(gp.Whole, policy.ScopeRouteConfig)
+	gb.precomputeRules()
+	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name}
+
+	byPort := map[int32][]*topology.Listener{}
+	for _, l := range gp.Gateway.Listeners {
+		if l.Conflicted || (l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType) {
+			continue // TLS passthrough and TCP listeners carry no HTTP policy; conflicted ones are not programmed
+		}
+		byPort[int32(l.Port)] = append(byPort[int32(l.Port)], l)
+	}
+	for _, port := range slices.Sorted(mapKeys(byPort)) {
+		ls := byPort[port]
+		name := "listener~" + strconv.Itoa(int(port))
+		el := &listenerv3.Listener{
+			Name: name,
+			Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
+				Address: "::", Ipv4Compat: true, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
+			}}},
+			Metadata: gb.whole.metadata,
+		}
+		var http []*topology.Listener
+		sni := false
+		for _, l := range ls {
+			if l.Protocol == gwv1.HTTPProtocolType {
+				http = append(http, l)
+			}
+		}
+		if len(http) > 0 {
+			rc := gb.routeConfig(name, http, gb.whole, false)
+			chain, err := gb.filterChain(name, rc, nil)
+			if err != nil {
+				return nil, err
+			}
+			el.FilterChains = append(el.FilterChains, chain)
+			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
+		}
+		for _, l := range ls {
+			if l.Protocol != gwv1.HTTPSProtocolType {
+				continue
+			}
+			cname := chainName(l)
+			own := b.scope(b.res.Listener(l).Own, policy.ScopeRouteConfig)
+			rc := gb.routeConfig(cname, []*topology.Listener{l}, own, true)
+			chain, err := gb.filterChain(cname, rc, l)
+			if err != nil {
+				return nil, err
+			}
+			if chain.FilterChainMatch != nil {
+				sni = true
+			}
+			el.FilterChains = append(el.FilterChains, chain)
+			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
+		}
+		if sni {
+			el.ListenerFilters = []*listenerv3.ListenerFilter{{
+				Name:       "envoy.filters.listener.tls_inspector",
+				ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{})},
+			}}
+		}
+		out.Listeners = append(out.Listeners, el)
+	}
+	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
+		out.Clusters = append(out.Clusters, gb.clusters[name])
+	}
+	slices.SortFunc(out.Listeners, func(a, b *listenerv3.Listener) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(out.RouteConfigurations, func(a, b *routev3.RouteConfiguration) int { return cmp.Compare(a.Name, b.Name) })
+	return out, out.validate()
+}
+
+// precomputeRules renders the merges of every rule served by the
+// Gateway in parallel (policy rendering is most of the build); routes are
+// then assembled in order from the results.
+func (gb *gatewayBuild) precomputeRules() {
+	var rules []*topology.Rule
+	seen := map[*topology.Rule]bool{}
+	for _, l := range gb.gw.Listeners {
+		for _, a := range l.Routes {
+			for _, rule := range a.Route.Rules {
+				if !seen[rule] {
+					seen[rule] = true
+					rules = append(rules, rule)
+				}
+			}
+		}
+	}
+	work := make(chan *topology.Rule)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rule := range work {
+				gb.ruleScope(rule)
+			}
+		}()
+	}
+	for _, r := range rules {
+		work <- r
+	}
+	close(work)
+	wg.Wait()
+}
+
+// chainName is kgateway's name for an HTTPS listener's filter chain and
+// RouteConfiguration.
+func chainName(l *topology.Listener) string {
+	if l.Set != nil {
+		return l.Set.Namespace + "/" + l.Set.Name + "/" + string(l.Name)
+	}
+	return string(l.Name)
+}
+
+// filterChain builds a filter chain with its HTTP connection manager; l is
+// the HTTPS listener (nil for the shared HTTP chain).
+func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listener) (*listenerv3.FilterChain, error) {
+	m := &hcmv3.HttpConnectionManager{
+		StatPrefix:       "http",
+		UseRemoteAddress: wrapperspb.Bool(true),
+		NormalizePath:    wrapperspb.Bool(true),
+		MergeSlashes:     true,
+		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
+			ConfigSource:    adsSource(),
+			RouteConfigName: rc.rc.Name,
+		}},
+		HttpFilters: rc.httpFilters(),
+	}
+	chain := &listenerv3.FilterChain{
+		Name: name,
+		Filters: []*listenerv3.Filter{{
+			Name:       "envoy.filters.network.http_connection_manager",
+			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(m)},
+		}},
+	}
+	if l == nil {
+		return chain, nil
+	}
+	if l.Hostname != nil && *l.Hostname != "" {
+		chain.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{string(*l.Hostname)}}
+	}
+	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: []string{"h2", "http/1.1"}}}
+	if l.TLS != nil {
+		for _, ref := range l.TLS.CertificateRefs {
+			ns := l.Gateway.Namespace
+			if l.Set != nil {
+				ns = l.Set.Namespace
+			}
+			if ref.Namespace != nil && *ref.Namespace != "" {
+				ns = string(*ref.Namespace)
+			}
+			tls.CommonTlsContext.TlsCertificateSdsSecretConfigs = append(tls.CommonTlsContext.TlsCertificateSdsSecretConfigs,
+				&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, string(ref.Name)), SdsConfig: adsSource()})
+		}
+	}
+	chain.TransportSocket = &corev3.TransportSocket{
+		Name:       "envoy.transport_sockets.tls",
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
+	}
+	return chain, nil
+}
+
+func adsSource() *corev3.ConfigSource {
+	return &corev3.ConfigSource{
+		ResourceApiVersion:    corev3.ApiVersion_V3,
+		ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
+	}
+}
+
+// mustAny packs a message built here; packing a known message type cannot
+// fail.
+func mustAny(m proto.Message) *anypb.Any {
+	a, err := anypb.New(m)
+	if err != nil {
+		panic(fmt.Sprintf("envoy: packing %T: %v", m, err))
+	}
+	return a
+}
+
+func mapKeys[K cmp.Ordered, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

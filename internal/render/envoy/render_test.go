@@ -1,0 +1,380 @@
+package envoy_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/render (and remove orphans)")
+
+const (
+	renderDir   = "../../../testdata/render"
+	examplesDir = "../../../testdata/examples"
+)
+
+// compile runs the pipeline up to the IR, with the TrafficPolicy kinds.
+func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result {
+	tb.Helper()
+	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy())
+	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
+	att := attach.Attach(g, reg, pols, cfg)
+	return merge.Compute(g, reg, pols, att, cfg)
+}
+
+func load(tb testing.TB, paths ...string) *manifest.Set {
+	tb.Helper()
+	set, err := manifest.Load(paths, manifest.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return set
+}
+
+func render(tb testing.TB, res *merge.Result, opt envoy.Options) *envoy.Output {
+	tb.Helper()
+	out, err := envoy.Render(res, opt)
+	if err != nil {
+		tb.Fatalf("render: %v", err)
+	}
+	return out
+}
+
+func marshal(tb testing.TB, out *envoy.Output, format string) []byte {
+	tb.Helper()
+	b, err := out.Marshal(format, envoy.TypeAll)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func diagText(ds []diag.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		pos := strings.TrimPrefix(d.Pos.String(), "../../../")
+		fmt.Fprintf(&b, "%s: %s %s: %s\n", pos, d.Severity, d.Code, d.Message)
+	}
+	return b.String()
+}
+
+// goldenCases are the directories under testdata/render, plus the example
+// platform.
+func goldenCases(t *testing.T) map[string][]string {
+	cases := map[string][]string{"examples": {examplesDir}}
+	dirs, _ := filepath.Glob(filepath.Join(renderDir, "*"))
+	for _, d := range dirs {
+		if in := filepath.Join(d, "input.yaml"); fileExists(in) {
+			cases[filepath.Base(d)] = []string{in}
+		}
+	}
+	return cases
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// goldenOutputs renders a case in every mode the goldens cover.
+func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
+	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	out := map[string][]byte{}
+	for _, target := range envoy.TargetNames() {
+		o := render(t, res, envoy.Options{Target: target, MergeKeyKgateway: target == "kgateway"})
+		out[target+".yaml"] = marshal(t, o, "yaml")
+		if d := diagText(o.Diagnostics); d != "" {
+			out[target+"-diagnostics.txt"] = []byte(d)
+		}
+	}
+	bs, err := render(t, res, envoy.Options{Target: "kgateway"}).MarshalBootstraps("yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["bootstrap-kgateway.yaml"] = bs
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	for name, inputs := range goldenCases(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(renderDir, name)
+			got := goldenOutputs(t, inputs)
+			if *update {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				existing, _ := filepath.Glob(filepath.Join(dir, "*"))
+				for _, f := range existing {
+					if base := filepath.Base(f); base != "input.yaml" && got[base] == nil {
+						os.Remove(f) // orphan
+					}
+				}
+				for f, b := range got {
+					if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			existing, _ := filepath.Glob(filepath.Join(dir, "*"))
+			for _, f := range existing {
+				if base := filepath.Base(f); base != "input.yaml" && got[base] == nil {
+					t.Errorf("%s: golden no longer produced (run go test -update)", f)
+				}
+			}
+			for f, b := range got {
+				want, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Errorf("%s: %v (run go test ./internal/render/envoy -update)", f, err)
+					continue
+				}
+				if !bytes.Equal(want, b) {
+					t.Errorf("%s differs from the golden (run go test ./internal/render/envoy -update to accept):\n%s", f, firstDiff(want, b))
+				}
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+// TestGoldensValidate reads every golden back: each resource must decode
+// into its go-control-plane type, pass ValidateAll (including the
+// configuration packed in Any fields) and marshal back to the same JSON.
+func TestGoldensValidate(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(renderDir, "*", "*.yaml"))
+	n := 0
+	for _, f := range files {
+		base := filepath.Base(f)
+		if base == "input.yaml" {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(base, "bootstrap") {
+			for i, doc := range strings.Split(string(raw), "\n---\n") {
+				n += roundTrip(t, fmt.Sprintf("%s doc %d", f, i), []byte(doc), func() proto.Message { return &bootstrapv3.Bootstrap{} })
+			}
+			continue
+		}
+		js, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var doc struct {
+			Gateways []struct {
+				Listeners           []json.RawMessage `json:"listeners"`
+				RouteConfigurations []json.RawMessage `json:"routeConfigurations"`
+				Clusters            []json.RawMessage `json:"clusters"`
+			} `json:"gateways"`
+		}
+		if err := json.Unmarshal(js, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, g := range doc.Gateways {
+			for _, r := range g.Listeners {
+				n += roundTripJSON(t, f, r, func() proto.Message { return &listenerv3.Listener{} })
+			}
+			for _, r := range g.RouteConfigurations {
+				n += roundTripJSON(t, f, r, func() proto.Message { return &routev3.RouteConfiguration{} })
+			}
+			for _, r := range g.Clusters {
+				n += roundTripJSON(t, f, r, func() proto.Message { return &clusterv3.Cluster{} })
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no golden resources found; run go test -update")
+	}
+	t.Logf("%d resources validated and round-tripped", n)
+}
+
+func roundTrip(t *testing.T, what string, yml []byte, newMsg func() proto.Message) int {
+	js, err := yaml.YAMLToJSON(yml)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return roundTripJSON(t, what, js, newMsg)
+}
+
+func roundTripJSON(t *testing.T, what string, js []byte, newMsg func() proto.Message) int {
+	t.Helper()
+	m := newMsg()
+	if err := protojson.Unmarshal(js, m); err != nil {
+		t.Errorf("%s: decode %T: %v", what, m, err)
+		return 0
+	}
+	if err := validateDeep(m); err != nil {
+		t.Errorf("%s: %T fails validation: %v", what, m, err)
+	}
+	back, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	_ = json.Unmarshal(js, &a)
+	_ = json.Unmarshal(back, &b)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("%s: %T does not round-trip through protojson:\n%s", what, m, firstDiff(ja, jb))
+	}
+	return 1
+}
+
+// validateDeep is ValidateAll on m and on every message packed in an Any.
+func validateDeep(m proto.Message) error {
+	if v, ok := m.(interface{ ValidateAll() error }); ok {
+		if err := v.ValidateAll(); err != nil {
+			return err
+		}
+	}
+	var err error
+	var walk func(protoreflect.Message)
+	walk = func(pm protoreflect.Message) {
+		if a, ok := pm.Interface().(*anypb.Any); ok {
+			if a.GetTypeUrl() == "" {
+				return
+			}
+			inner, uerr := a.UnmarshalNew()
+			if uerr != nil {
+				err = uerr
+				return
+			}
+			if verr := validateDeep(inner); verr != nil {
+				err = fmt.Errorf("%s: %w", a.GetTypeUrl(), verr)
+			}
+			return
+		}
+		pm.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsMap():
+				if fd.MapValue().Kind() == protoreflect.MessageKind {
+					v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool { walk(mv.Message()); return err == nil })
+				}
+			case fd.Kind() != protoreflect.MessageKind:
+			case fd.IsList():
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message())
+				}
+			default:
+				walk(v.Message())
+			}
+			return err == nil
+		})
+	}
+	walk(m.ProtoReflect())
+	return err
+}
+
+// TestDeterminism renders the example platform from 20 shuffles of its
+// documents: the bytes must not change.
+func TestDeterminism(t *testing.T) {
+	set := load(t, examplesDir)
+	cfg := policy.Config{ReferenceGrantMode: "Strict"}
+	want := marshal(t, render(t, compile(t, set, cfg), envoy.Options{Target: "kgateway"}), "json")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 20 {
+		objs := slices.Clone(set.Objects)
+		rng.Shuffle(len(objs), func(a, b int) { objs[a], objs[b] = objs[b], objs[a] })
+		// Parse again so no state from an earlier run is shared.
+		var buf bytes.Buffer
+		for _, o := range objs {
+			js, err := o.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf.WriteString("---\n")
+			buf.Write(js)
+			buf.WriteString("\n")
+		}
+		parsed, err := manifest.Parse("shuffled.yaml", buf.Bytes(), manifest.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := marshal(t, render(t, compile(t, &manifest.Set{Objects: parsed}, cfg), envoy.Options{Target: "kgateway"}), "json")
+		if !bytes.Equal(want, got) {
+			t.Fatalf("shuffle %d changed the output:\n%s", i, firstDiff(want, got))
+		}
+	}
+}
+
+func TestRenderOptions(t *testing.T) {
+	res := compile(t, load(t, examplesDir), policy.Config{})
+	if _, err := envoy.Render(res, envoy.Options{Target: "nginx"}); diag.KindOf(err) != diag.Usage {
+		t.Errorf("unknown target: got %v, want a usage error", err)
+	}
+	if _, err := envoy.Render(res, envoy.Options{Gateways: []string{"infra/nope"}}); diag.KindOf(err) != diag.NotFound {
+		t.Errorf("unknown gateway: got %v, want not_found", err)
+	}
+	out := render(t, res, envoy.Options{Gateways: []string{"infra/public"}})
+	if len(out.Gateways) != 1 || out.Gateways[0].Name != "public" {
+		t.Fatalf("--gateway infra/public rendered %d gateways", len(out.Gateways))
+	}
+	b, err := out.Marshal("json", envoy.TypeCluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string][]map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	g := doc["gateways"][0]
+	if _, ok := g["clusters"]; !ok || g["listeners"] != nil || g["routeConfigurations"] != nil {
+		t.Errorf("--type cluster wrote keys %v", slices.Sorted(mapKeys(g)))
+	}
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,701 @@
+package envoy
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// InvalidBody is kgateway's body for resources replaced because a policy
+// merged into them is invalid.
+const InvalidBody = "invalid route configuration detected and replaced with a direct response."
+
+// rcBuild is one RouteConfiguration under construction, with the HTTP
+// filters its resources need.
+type rcBuild struct {
+	rc      *routev3.RouteConfiguration
+	filters map[string]filterDef
+}
+
+func (rb *rcBuild) use(s *scoped) {
+	if s == nil {
+		return
+	}
+	for _, r := range s.fields {
+		for _, f := range r.filters {
+			if _, ok := rb.filters[f.name]; !ok {
+				rb.filters[f.name] = f
+			}
+		}
+	}
+}
+
+// httpFilters is the HCM chain: every filter used below this
+// RouteConfiguration, disabled by default (enabled per resource by its
+// typed_per_filter_config), sorted by order then name, router last.
+func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
+	defs := slices.Collect(mapValues(rb.filters))
+	slices.SortFunc(defs, func(a, b filterDef) int { return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.name, b.name)) })
+	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
+	for _, d := range defs {
+		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: true, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
+	}
+	return append(out, &hcmv3.HttpFilter{
+		Name:       "envoy.filters.http.router",
+		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: routerAny},
+	})
+}
+
+var routerAny = mustAny(&routerv3.Router{})
+
+func mapValues[K comparable, V any](m map[K]V) func(func(V) bool) {
+	return func(yield func(V) bool) {
+		for _, v := range m {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// vhostPlan is one virtual host: a hostname, the listener that owns it and
+// the route attachments through that listener.
+type vhostPlan struct {
+	host  string
+	owner *topology.Listener
+	atts  []*topology.Attachment
+}
+
+// routeConfig builds a RouteConfiguration for listeners sharing it (the
+// HTTP listeners of a port, or one HTTPS listener). rcScope is the merge
+// configuring the whole RouteConfiguration; vhost-level merges are the
+// HTTP listeners' own (HTTPS listeners merge into their RouteConfiguration).
+func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScope *scoped, https bool) *rcBuild {
+	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, filters: map[string]filterDef{}}
+	if rcScope.replaced() {
+		rb.rc.VirtualHosts = []*routev3.VirtualHost{fallbackVHost("default", []string{"*"}, rcScope.replaceStatus(), rcScope.replaceBody())}
+		return rb
+	}
+	rb.rc.Metadata = rcScope.metadata
+	rb.rc.TypedPerFilterConfig = rcScope.perFilter()
+	rb.use(rcScope)
+	for _, plan := range planVHosts(ls) {
+		var vhScope *scoped
+		if !https {
+			vhScope = gb.scope(gb.res.Listener(plan.owner).Own, policy.ScopeVirtualHost)
+		}
+		vh := gb.vhost(rb, name, plan, vhScope, rcScope, https)
+		if vh != nil {
+			rb.rc.VirtualHosts = append(rb.rc.VirtualHosts, vh)
+		}
+	}
+	slices.SortFunc(rb.rc.VirtualHosts, func(a, b *routev3.VirtualHost) int { return cmp.Compare(a.Name, b.Name) })
+	return rb
+}
+
+// planVHosts assigns every hostname served through these listeners to the
+// most specific listener that covers it; routes reaching the hostname
+// through a less specific listener are not programmed there (kgateway).
+func planVHosts(ls []*topology.Listener) []*vhostPlan {
+	byHost := map[string]*vhostPlan{}
+	for _, l := range ls {
+		for _, a := range l.Routes {
+			hosts := a.Hostnames
+			if len(hosts) == 0 {
+				hosts = []string{"*"}
+			}
+			for _, h := range hosts {
+				p := byHost[h]
+				if p == nil {
+					p = &vhostPlan{host: h, owner: ownerOf(ls, h)}
+					byHost[h] = p
+				}
+				if p.owner == l {
+					p.atts = append(p.atts, a)
+				}
+			}
+		}
+	}
+	out := make([]*vhostPlan, 0, len(byHost))
+	for _, h := range slices.Sorted(mapKeys(byHost)) {
+		if p := byHost[h]; len(p.atts) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ownerOf picks the listener that owns a hostname: an exact listener
+// hostname beats a wildcard, which beats none; ties go to the first
+// listener (the Gateway's own before its ListenerSets').
+func ownerOf(ls []*topology.Listener, host string) *topology.Listener {
+	var best *topology.Listener
+	bestRank := -1
+	for _, l := range ls {
+		rank := -1
+		switch lh := hostOf(l.Hostname); {
+		case lh == "":
+			rank = 0
+		case lh == host:
+			rank = 2
+		case strings.HasPrefix(lh, "*") && strings.HasSuffix(host, lh[1:]):
+			rank = 1
+		}
+		if rank > bestRank {
+			best, bestRank = l, rank
+		}
+	}
+	return best
+}
+
+func hostOf(h *gwv1.Hostname) string {
+	if h == nil {
+		return ""
+	}
+	return string(*h)
+}
+
+// vhostName is kgateway's virtual host name.
+func vhostName(rc, host string) string { return rc + "~" + strings.ReplaceAll(host, ".", "_") }
+
+// vhost builds one virtual host and its routes.
+func (gb *gatewayBuild) vhost(rb *rcBuild, rcName string, plan *vhostPlan, vhScope, rcScope *scoped, https bool) *routev3.VirtualHost {
+	name := vhostName(rcName, plan.host)
+	vh := &routev3.VirtualHost{Name: name, Domains: []string{plan.host}}
+	if https {
+		vh.RequireTls = routev3.VirtualHost_ALL
+	}
+	if vhScope.replaced() {
+		return fallbackVHost(name, vh.Domains, vhScope.replaceStatus(), vhScope.replaceBody())
+	}
+	if vhScope != nil {
+		vh.Metadata = vhScope.metadata
+		vh.TypedPerFilterConfig = vhScope.perFilter()
+		rb.use(vhScope)
+	}
+	applyVHostMaps(vh, vhScope, rcScope)
+	entries := routeEntries(plan.atts)
+	for i, e := range entries {
+		if e.delegates {
+			continue // a delegating rule emits no route but keeps its index (kgateway)
+		}
+		r := gb.route(rb, name, i, e, vhScope, rcScope)
+		k := routeKey{e.rule, plan.owner}
+		gb.names[k] = append(gb.names[k], r.Name)
+		vh.Routes = append(vh.Routes, r)
+	}
+	return vh
+}
+
+// fallbackVHost is a replaced virtual host: one unnamed catch-all route
+// answering status.
+func fallbackVHost(name string, domains []string, status uint32, body string) *routev3.VirtualHost {
+	return &routev3.VirtualHost{Name: name, Domains: domains, Routes: []*routev3.Route{{
+		Match:  &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}},
+		Action: directResponse(status, body),
+	}}}
+}
+
+func directResponse(status uint32, body string) *routev3.Route_DirectResponse {
+	dr := &routev3.DirectResponseAction{Status: status}
+	if body != "" {
+		dr.Body = inlineString(body)
+	}
+	return &routev3.Route_DirectResponse{DirectResponse: dr}
+}
+
+// entry is one rule × match of a route served in a virtual host.
+type entry struct {
+	att       *topology.Attachment
+	rule      *topology.Rule
+	match     int
+	path      pathMatch
+	method    bool
+	headers   int
+	queries   int
+	delegates bool // the rule delegates to child HTTPRoutes
+	created   time.Time
+}
+
+// pathMatch is a match's path in Envoy terms.
+type pathMatch struct {
+	kind  int // 0 exact, 1 regex, 2 prefix
+	value string
+}
+
+// routeEntries lists every rule × match of the attachments in Gateway API
+// precedence order: exact path, then regex, then prefix, longer paths
+// first; then method, more headers, more query params; then the older
+// route, then namespace/name, then rule and match order.
+func routeEntries(atts []*topology.Attachment) []entry {
+	var out []entry
+	for _, a := range atts {
+		rt := a.Route
+		for _, rule := range rt.Rules {
+			n := matchCount(rule)
+			for m := range n {
+				e := entry{att: a, rule: rule, match: m, created: rt.Meta.CreationTimestamp.Time, delegates: delegates(rule)}
+				e.path, e.method, e.headers, e.queries = describeMatch(rule, m)
+				out = append(out, e)
+			}
+		}
+	}
+	slices.SortStableFunc(out, compareEntries)
+	return out
+}
+
+func compareEntries(a, b entry) int {
+	if c := cmp.Compare(a.path.kind, b.path.kind); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 {
+		return c
+	}
+	if a.method != b.method {
+		if a.method {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Or(cmp.Compare(b.headers, a.headers), cmp.Compare(b.queries, a.queries)); c != 0 {
+		return c
+	}
+	if !a.created.Equal(b.created) {
+		switch {
+		case a.created.IsZero():
+			return 1
+		case b.created.IsZero():
+			return -1
+		}
+		return a.created.Compare(b.created)
+	}
+	ra, rb := a.att.Route, b.att.Route
+	return cmp.Or(cmp.Compare(ra.Meta.Namespace, rb.Meta.Namespace), cmp.Compare(ra.Meta.Name, rb.Meta.Name),
+		cmp.Compare(ra.Kind, rb.Kind), cmp.Compare(a.rule.Index, b.rule.Index), cmp.Compare(a.match, b.match))
+}
+
+func matchCount(rule *topology.Rule) int {
+	n := 0
+	switch {
+	case rule.HTTP != nil:
+		n = len(rule.HTTP.Matches)
+	case rule.GRPC != nil:
+		n = len(rule.GRPC.Matches)
+	}
+	return max(n, 1)
+}
+
+func delegates(rule *topology.Rule) bool {
+	for _, b := range rule.Backends {
+		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
+			return true
+		}
+	}
+	return false
+}
+
+// describeMatch returns what precedence looks at.
+func describeMatch(rule *topology.Rule, m int) (pathMatch, bool, int, int) {
+	switch {
+	case rule.HTTP != nil && m < len(rule.HTTP.Matches):
+		hm := rule.HTTP.Matches[m]
+		return httpPath(hm.Path), hm.Method != nil, len(hm.Headers), len(hm.QueryParams)
+	case rule.GRPC != nil && m < len(rule.GRPC.Matches):
+		gm := rule.GRPC.Matches[m]
+		return grpcPath(gm.Method), false, len(gm.Headers), 0
+	}
+	return pathMatch{kind: 2, value: "/"}, false, 0, 0
+}
+
+func httpPath(p *gwv1.HTTPPathMatch) pathMatch {
+	if p == nil {
+		return pathMatch{kind: 2, value: "/"}
+	}
+	v := "/"
+	if p.Value != nil {
+		v = *p.Value
+	}
+	switch {
+	case p.Type != nil && *p.Type == gwv1.PathMatchExact:
+		return pathMatch{kind: 0, value: v}
+	case p.Type != nil && *p.Type == gwv1.PathMatchRegularExpression:
+		return pathMatch{kind: 1, value: v}
+	}
+	return pathMatch{kind: 2, value: v}
+}
+
+// grpcPath translates a gRPC method match: service and method → exact
+// path, method only → regex /.+/method, service only → prefix /service/.
+func grpcPath(m *gwv1.GRPCMethodMatch) pathMatch {
+	if m == nil || (m.Service == nil && m.Method == nil) {
+		return pathMatch{kind: 2, value: "/"}
+	}
+	svc, meth := deref(m.Service), deref(m.Method)
+	if m.Type != nil && *m.Type == gwv1.GRPCMethodMatchRegularExpression {
+		return pathMatch{kind: 1, value: "/" + orAny(svc) + "/" + orAny(meth)}
+	}
+	switch {
+	case svc != "" && meth != "":
+		return pathMatch{kind: 0, value: "/" + svc + "/" + meth}
+	case meth != "":
+		return pathMatch{kind: 1, value: "/.+/" + meth}
+	}
+	return pathMatch{kind: 2, value: "/" + svc + "/"}
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return ".+"
+	}
+	return s
+}
+
+func deref[T ~string](p *T) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
+}
+
+// routeName is kgateway's route name.
+func routeName(vh string, i int, e entry) string {
+	rt := e.att.Route
+	var b strings.Builder
+	b.Grow(len(vh) + 64)
+	b.WriteString(vh)
+	b.WriteString("-route-")
+	b.WriteString(strconv.Itoa(i))
+	b.WriteByte('-')
+	b.WriteString(strings.ToLower(rt.Kind))
+	b.WriteByte('-')
+	b.WriteString(rt.Meta.Name)
+	b.WriteByte('-')
+	b.WriteString(rt.Meta.Namespace)
+	b.WriteByte('-')
+	b.WriteString(strconv.Itoa(e.rule.Index))
+	b.WriteByte('-')
+	b.WriteString(strconv.Itoa(e.match))
+	if e.rule.Name != "" {
+		b.WriteByte('-')
+		b.WriteString(e.rule.Name)
+	}
+	b.WriteString("-matcher-")
+	b.WriteString(strconv.Itoa(e.match))
+	return b.String()
+}
+
+// routeMatch translates a rule match.
+func routeMatch(e entry) *routev3.RouteMatch {
+	m := &routev3.RouteMatch{}
+	switch e.path.kind {
+	case 0:
+		m.PathSpecifier = &routev3.RouteMatch_Path{Path: e.path.value}
+	case 1:
+		m.PathSpecifier = &routev3.RouteMatch_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: e.path.value}}
+	default:
+		// Gateway API prefixes match whole path segments; "/x/" and "/x"
+		// are the same prefix, and "/" matches everything.
+		v := e.path.value
+		if p := strings.TrimRight(v, "/"); e.att.Route.Kind == "HTTPRoute" && p != "" {
+			m.PathSpecifier = &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: p}
+		} else {
+			m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: v}
+		}
+	}
+	rule := e.rule
+	switch {
+	case rule.HTTP != nil && e.match < len(rule.HTTP.Matches):
+		hm := rule.HTTP.Matches[e.match]
+		for _, h := range hm.Headers {
+			regex := h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression
+			m.Headers = append(m.Headers, headerMatcher(string(h.Name), h.Value, regex))
+		}
+		if hm.Method != nil {
+			m.Headers = append(m.Headers, headerMatcher(":method", string(*hm.Method), false))
+		}
+		for _, q := range hm.QueryParams {
+			sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: q.Value}}
+			if q.Type != nil && *q.Type == gwv1.QueryParamMatchRegularExpression {
+				sm.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: q.Value}}
+			}
+			m.QueryParameters = append(m.QueryParameters, &routev3.QueryParameterMatcher{
+				Name: string(q.Name), QueryParameterMatchSpecifier: &routev3.QueryParameterMatcher_StringMatch{StringMatch: sm},
+			})
+		}
+	case rule.GRPC != nil && e.match < len(rule.GRPC.Matches):
+		for _, h := range rule.GRPC.Matches[e.match].Headers {
+			regex := h.Type != nil && *h.Type == gwv1.GRPCHeaderMatchRegularExpression
+			m.Headers = append(m.Headers, headerMatcher(string(h.Name), h.Value, regex))
+		}
+	}
+	return m
+}
+
+func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
+	sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: value}}
+	if regex {
+		sm.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: value}}
+	}
+	return &routev3.HeaderMatcher{Name: name, HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{StringMatch: sm}}
+}
+
+// route builds one Envoy route for a rule × match in a virtual host.
+func (gb *gatewayBuild) route(rb *rcBuild, vh string, i int, e entry, vhScope, rcScope *scoped) *routev3.Route {
+	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
+	if status, body, broken := gb.brokenRule(e.rule); broken {
+		r.Action = directResponse(status, body)
+		return r
+	}
+	rs := gb.ruleScope(e.rule)
+	if rs.replaced() {
+		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
+		return r
+	}
+	if !gb.forward(r, e) {
+		return r
+	}
+	r.Metadata = rs.metadata
+	r.TypedPerFilterConfig = rs.perFilter()
+	rb.use(rs)
+	applyRouteMaps(r, rs, vhScope, rcScope)
+	gb.builtinTimeouts(r, e.rule)
+	for _, f := range rs.fields {
+		gb.addClusters(f.clusters)
+	}
+	if vhScope != nil {
+		for _, f := range vhScope.fields {
+			gb.addClusters(f.clusters)
+		}
+	}
+	for _, f := range rcScope.fields {
+		gb.addClusters(f.clusters)
+	}
+	return r
+}
+
+// brokenRule reports a rule attach marked unusable: 503 when the broken
+// kind fails closed, else 500 with kgateway's body.
+func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
+	bs := gb.res.Attach.Broken[rule]
+	if len(bs) == 0 {
+		return 0, "", false
+	}
+	for _, b := range bs {
+		if b.Kind != nil && b.Kind.Spec().FailClosed {
+			return 503, "gwpol: rule fails closed: " + b.Reason, true
+		}
+	}
+	return 500, InvalidBody, true
+}
+
+// forward sets the route's action from the rule's backends and Gateway API
+// filters. It reports false when the route became a direct response.
+func (gb *gatewayBuild) forward(r *routev3.Route, e entry) bool {
+	filters := ruleFilters(e.rule)
+	for _, f := range filters {
+		if f.redirect != nil {
+			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e)}
+			applyHeaderFilters(r, filters)
+			return true
+		}
+	}
+	act := &routev3.RouteAction{ClusterNotFoundResponseCode: routev3.RouteAction_INTERNAL_SERVER_ERROR}
+	var wcs []*routev3.WeightedCluster_ClusterWeight
+	total := uint32(0)
+	for _, b := range e.rule.Backends {
+		if !b.Resolved || (b.Group == gwv1.GroupName && b.Kind == "HTTPRoute") {
+			continue
+		}
+		name := gb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
+		w := uint32(max(b.Weight, 0))
+		total += w
+		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w)})
+	}
+	switch {
+	case len(wcs) == 0 || total == 0:
+		r.Action = directResponse(500, "")
+		return false
+	case len(wcs) == 1:
+		act.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: wcs[0].Name}
+	default:
+		act.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
+	}
+	for _, f := range filters {
+		switch {
+		case f.rewrite != nil:
+			applyRewrite(act, f.rewrite, e)
+		case f.mirror != nil:
+			if c := gb.mirrorCluster(e.att.Route, f.mirror); c != "" {
+				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror))
+			}
+		}
+	}
+	r.Action = &routev3.Route_Route{Route: act}
+	applyHeaderFilters(r, filters)
+	return true
+}
+
+// builtinTimeouts applies an HTTPRoute rule's own timeouts and retry,
+// which take precedence over policies (kgateway).
+func (gb *gatewayBuild) builtinTimeouts(r *routev3.Route, rule *topology.Rule) {
+	ra, ok := r.Action.(*routev3.Route_Route)
+	if !ok || rule.HTTP == nil {
+		return
+	}
+	act := ra.Route
+	if t := rule.HTTP.Timeouts; t != nil {
+		if d, ok := parseDuration(t.Request); ok {
+			act.Timeout = d
+		}
+		if d, ok := parseDuration(t.BackendRequest); ok {
+			if act.RetryPolicy == nil {
+				act.RetryPolicy = &routev3.RetryPolicy{}
+			}
+			act.RetryPolicy.PerTryTimeout = d
+		}
+	}
+	if rt := rule.HTTP.Retry; rt != nil {
+		if act.RetryPolicy == nil {
+			act.RetryPolicy = &routev3.RetryPolicy{}
+		}
+		p := act.RetryPolicy
+		p.RetryOn = "connect-failure,refused-stream,unavailable,cancelled,reset"
+		if rt.Attempts != nil {
+			p.NumRetries = wrapUint32(uint32(max(*rt.Attempts, 0)))
+		}
+		p.RetriableStatusCodes = nil
+		for _, c := range rt.Codes {
+			p.RetriableStatusCodes = append(p.RetriableStatusCodes, uint32(c))
+		}
+		if len(rt.Codes) > 0 {
+			p.RetryOn += ",retriable-status-codes"
+		}
+		if d, ok := parseDuration(rt.Backoff); ok {
+			p.RetryBackOff = &routev3.RetryPolicy_RetryBackOff{BaseInterval: d}
+		}
+	}
+}
+
+func parseDuration(d *gwv1.Duration) (*durationpb.Duration, bool) {
+	if d == nil {
+		return nil, false
+	}
+	v, err := time.ParseDuration(string(*d))
+	if err != nil {
+		return nil, false
+	}
+	return durationpb.New(v), true
+}
+
+// applyRouteMaps merges the policy fields that configure a route directly
+// (RouteAction and Route fields): per field, the most specific level that
+// sets it wins — the rule's own, then the listener's, then the Gateway's —
+// as Envoy's most-specific-wins does for per-filter config.
+func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
+	seen := map[string]bool{}
+	for _, s := range levels {
+		if s == nil {
+			continue
+		}
+		for _, f := range s.fields {
+			if f.routeAction == nil && f.route == nil {
+				continue
+			}
+			id := f.kindKey
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if f.route != nil {
+				proto.Merge(r, f.route)
+			}
+			if ra, ok := r.Action.(*routev3.Route_Route); ok && f.routeAction != nil {
+				proto.Merge(ra.Route, f.routeAction)
+			}
+		}
+	}
+}
+
+// applyVHostMaps merges VirtualHost fields from the listener level, else
+// the RouteConfiguration level.
+func applyVHostMaps(vh *routev3.VirtualHost, levels ...*scoped) {
+	seen := map[string]bool{}
+	for _, s := range levels {
+		if s == nil {
+			continue
+		}
+		for _, f := range s.fields {
+			if f.vhost == nil || seen[f.kindKey] {
+				continue
+			}
+			seen[f.kindKey] = true
+			proto.Merge(vh, f.vhost)
+		}
+	}
+}
+
+// ruleScope renders a rule's own merge once, whatever the number of
+// virtual hosts and matches it appears in.
+func (gb *gatewayBuild) ruleScope(rule *topology.Rule) *scoped {
+	gb.mu.Lock()
+	s, ok := gb.rules[rule]
+	gb.mu.Unlock()
+	if ok {
+		return s
+	}
+	var pts merge.Points
+	if rp := gb.res.Rule(rule); rp != nil {
+		pts = rp.Own
+	}
+	s = gb.scope(pts, policy.ScopeRoute)
+	gb.mu.Lock()
+	defer gb.mu.Unlock()
+	if prev, ok := gb.rules[rule]; ok {
+		return prev
+	}
+	gb.rules[rule] = s
+	return s
+}
+
+// perFilter is a scope's typed_per_filter_config. It is computed once and
+// shared by every resource the scope configures (nothing modifies it
+// afterwards), which also lets output marshal it once.
+func (s *scoped) perFilter() map[string]*anypb.Any {
+	if s == nil || len(s.fields) == 0 {
+		return nil
+	}
+	if !s.tpfcDone {
+		s.tpfc, s.tpfcDone = s.buildPerFilter(), true
+	}
+	return s.tpfc
+}
+
+func (s *scoped) buildPerFilter() map[string]*anypb.Any {
+	var out map[string]*anypb.Any
+	for _, f := range s.fields {
+		for k, v := range f.perFilter {
+			if out == nil {
+				out = map[string]*anypb.Any{}
+			}
+			if _, ok := out[k]; !ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package envoy
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Target is a render target: an Envoy build and the closed set of
+// capabilities (HTTP filters and route features) it provides. Capabilities
+// do not imply each other.
+type Target struct {
+	Name         string
+	Capabilities map[string]bool
+}
+
+// Has reports whether the target provides a capability.
+func (t Target) Has(c string) bool { return t.Capabilities[c] }
+
+// List returns the capabilities, sorted.
+func (t Target) List() []string { return slices.Sorted(maps.Keys(t.Capabilities)) }
+
+// Capabilities of upstream Envoy that policy fragments may require.
+var upstream = []string{
+	"route",           // RouteAction / Route / VirtualHost fields (timeouts, retries, rewrites…)
+	"tracing",         // per-route tracing overrides
+	"local_ratelimit", // envoy.filters.http.local_ratelimit
+	"ratelimit",       // envoy.filters.http.ratelimit (global, rate limit service)
+	"cors",            // envoy.filters.http.cors
+	"csrf",            // envoy.filters.http.csrf
+	"header_mutation", // envoy.filters.http.header_mutation
+	"buffer",          // envoy.filters.http.buffer
+	"fault",           // envoy.filters.http.fault
+	"jwt_authn",       // envoy.filters.http.jwt_authn
+	"ext_authz",       // envoy.filters.http.ext_authz
+	"ext_proc",        // envoy.filters.http.ext_proc
+	"rbac",            // envoy.filters.http.rbac
+	"basic_auth",      // envoy.filters.http.basic_auth
+	"api_key_auth",    // envoy.filters.http.api_key_auth
+	"oauth2",          // envoy.filters.http.oauth2
+	"compressor",      // envoy.filters.http.compressor
+	"decompressor",    // envoy.filters.http.decompressor
+}
+
+func capSet(extra ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range upstream {
+		m[c] = true
+	}
+	for _, c := range extra {
+		m[c] = true
+	}
+	return m
+}
+
+// Targets are the supported render targets by name: upstream Envoy, and
+// kgateway's Envoy build, which adds its dynamic-module filters
+// (transformation, http-acl).
+var Targets = map[string]Target{
+	"envoy":    {Name: "envoy", Capabilities: capSet()},
+	"kgateway": {Name: "kgateway", Capabilities: capSet("transformation", "acl")},
+}
+
+// TargetNames lists the targets, sorted.
+func TargetNames() []string { return slices.Sorted(maps.Keys(Targets)) }
+
+// LookupTarget finds a target by name (case-insensitive); "" is envoy.
+func LookupTarget(name string) (Target, bool) {
+	if name == "" {
+		name = "envoy"
+	}
+	t, ok := Targets[strings.ToLower(name)]
+	return t, ok
+}
