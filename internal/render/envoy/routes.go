@@ -245,17 +245,38 @@ type pathMatch struct {
 func routeEntries(atts []*topology.Attachment) []entry {
 	var out []entry
 	for _, a := range atts {
-		rt := a.Route
-		for _, rule := range rt.Rules {
-			n := matchCount(rule)
-			for m := range n {
-				e := entry{att: a, rule: rule, match: m, created: rt.Meta.CreationTimestamp.Time, delegates: delegates(rule)}
-				e.path, e.method, e.headers, e.queries = describeMatch(rule, m)
-				out = append(out, e)
-			}
-		}
+		out = appendEntries(out, a, map[*topology.Route]bool{})
 	}
 	slices.SortStableFunc(out, compareEntries)
+	return out
+}
+
+// appendEntries adds a route's rule × match entries. A delegating rule
+// keeps its own (route-less) entry, which consumes an index as in kgateway,
+// and brings in its child routes' served rules, level by level, in the
+// parent's virtual host.
+func appendEntries(out []entry, a *topology.Attachment, seen map[*topology.Route]bool) []entry {
+	rt := a.Route
+	if seen[rt] {
+		return out // a delegation cycle, reported by topology
+	}
+	seen[rt] = true
+	defer delete(seen, rt)
+	for _, rule := range rt.Rules {
+		if !rt.Served(rule) {
+			continue
+		}
+		n := matchCount(rule)
+		for m := range n {
+			e := entry{att: a, rule: rule, match: m, created: rt.Meta.CreationTimestamp.Time, delegates: rule.IsDelegating()}
+			e.path, e.method, e.headers, e.queries = describeMatch(rule, m)
+			out = append(out, e)
+		}
+		for _, d := range rule.Children {
+			child := &topology.Attachment{Route: d.Child, Parent: a.Parent, Hostnames: a.Hostnames}
+			out = appendEntries(out, child, seen)
+		}
+	}
 	return out
 }
 
@@ -298,15 +319,6 @@ func matchCount(rule *topology.Rule) int {
 		n = len(rule.GRPC.Matches)
 	}
 	return max(n, 1)
-}
-
-func delegates(rule *topology.Rule) bool {
-	for _, b := range rule.Backends {
-		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
-			return true
-		}
-	}
-	return false
 }
 
 // describeMatch returns what precedence looks at.
