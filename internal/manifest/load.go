@@ -9,13 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/parallel"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -79,23 +78,14 @@ func Load(paths []string, opt Options) (*Set, error) {
 		err  error
 	}
 	results := make([]result, len(files))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, f := range files {
-		data, err := readInput(f, opt)
+	parallel.Each(len(files), func(i int) {
+		data, err := readInput(files[i], opt)
 		if err != nil {
 			results[i].err = err
-			continue
+			return
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			objs, err := Parse(displayName(f), data, opt.Limits)
-			results[i] = result{objs, err}
-		}()
-	}
-	wg.Wait()
+		results[i].objs, results[i].err = Parse(displayName(files[i]), data, opt.Limits)
+	})
 	set := &Set{}
 	for _, r := range results {
 		if r.err != nil {
@@ -245,21 +235,7 @@ func Parse(file string, data []byte, lim Limits) ([]*Object, error) {
 	chunks := splitDocs(data)
 	out := make([][]*Object, len(chunks))
 	errs := make([]error, len(chunks))
-	if len(chunks) == 1 {
-		out[0], errs[0] = parseChunk(file, chunks[0], lim)
-	} else {
-		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-		var wg sync.WaitGroup
-		for i, c := range chunks {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				out[i], errs[i] = parseChunk(file, c, lim)
-			}()
-		}
-		wg.Wait()
-	}
+	parallel.Each(len(chunks), func(i int) { out[i], errs[i] = parseChunk(file, chunks[i], lim) })
 	var objs []*Object
 	for i := range chunks {
 		if errs[i] != nil {
@@ -319,26 +295,62 @@ var yamlParserProblems = map[string]bool{
 }
 
 func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(c.data))
 	var objs []*Object
+	err := eachDocument(file, c, func(doc *yaml.Node) error {
+		got, err := objectsOf(file, doc, lim)
+		objs = append(objs, got...)
+		return err
+	})
+	return objs, err
+}
+
+// eachDocument decodes a chunk's documents into nodes, with positions in
+// the whole file, and turns parser errors into FILE:LINE:COL errors.
+func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
+	dec := yaml.NewDecoder(bytes.NewReader(c.data))
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
-			return objs, nil
+			return nil
 		}
 		if err != nil {
-			return nil, parseError(file, c, err)
+			return parseError(file, c, err)
 		}
 		if c.firstLine > 0 {
 			shiftLines(&doc, c.firstLine)
 		}
-		got, err := objectsOf(file, &doc, lim)
-		if err != nil {
-			return nil, err
+		if err := f(&doc); err != nil {
+			return err
 		}
-		objs = append(objs, got...)
 	}
+}
+
+// ParseNodes decodes a YAML stream that is not made of Kubernetes objects
+// (policy definitions, build manifests) into the root node of each
+// non-empty document, with the same error positions and the same depth
+// and alias bounds as Parse.
+func ParseNodes(file string, data []byte, lim Limits) ([]*yaml.Node, error) {
+	lim = lim.withDefaults()
+	var roots []*yaml.Node
+	err := eachDocument(file, chunk{data: data}, func(doc *yaml.Node) error {
+		root := doc
+		if root.Kind == yaml.DocumentNode {
+			if len(root.Content) == 0 {
+				return nil
+			}
+			root = root.Content[0]
+		}
+		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
+			return nil
+		}
+		if err := checkShape(file, root, lim); err != nil {
+			return err
+		}
+		roots = append(roots, root)
+		return nil
+	})
+	return roots, err
 }
 
 func parseError(file string, c chunk, err error) error {

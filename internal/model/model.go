@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"reflect"
-	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/parallel"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -172,7 +172,6 @@ func Build(set *manifest.Set, opt Options) *Model {
 		opt.DefaultNamespace = "default"
 	}
 	m := &Model{objects: map[Key]*manifest.Object{}, byGK: map[GroupKind][]*manifest.Object{}, typed: map[Key]any{}}
-	var keep []*manifest.Object
 	for _, o := range set.Objects {
 		gk := GroupKind{o.Group, o.Kind}
 		kd, known := kinds[gk]
@@ -196,11 +195,10 @@ func Build(set *manifest.Set, opt Options) *Model {
 			continue
 		}
 		m.objects[k] = o
-		keep = append(keep, o)
 	}
-	// Rebuild keep from the winners so duplicates resolve by position, not
-	// by input order.
-	keep = keep[:0]
+	// The winners, in key order: duplicates resolve by position, never by
+	// input order.
+	keep := make([]*manifest.Object, 0, len(m.objects))
 	for _, o := range m.objects {
 		keep = append(keep, o)
 	}
@@ -222,25 +220,12 @@ type decoded struct {
 // key order so output does not depend on scheduling.
 func (m *Model) decodeAll(objs []*manifest.Object) {
 	res := make([]decoded, len(objs))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				o := objs[i]
-				if kd, ok := kinds[GroupKind{o.Group, o.Kind}]; ok {
-					res[i].typed, res[i].diags = decodeKind(o, kd)
-				}
-			}
-		}()
-	}
-	for i := range objs {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	parallel.Each(len(objs), func(i int) {
+		o := objs[i]
+		if kd, ok := kinds[GroupKind{o.Group, o.Kind}]; ok {
+			res[i].typed, res[i].diags = decodeKind(o, kd)
+		}
+	})
 	for i, o := range objs {
 		m.Diagnostics = append(m.Diagnostics, res[i].diags...)
 		if res[i].typed == nil {

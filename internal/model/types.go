@@ -170,21 +170,11 @@ func newHTTPRoute(o *manifest.Object, r *gwv1.HTTPRoute) *Route {
 	rt := &Route{Kind: "HTTPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, HTTP: r, Src: o}
 	for i := range r.Spec.Rules {
 		rule := &r.Spec.Rules[i]
-		path := "spec.rules[" + strconv.Itoa(i) + "]"
-		ru := &Rule{Index: i, Path: path, HTTP: rule}
-		if rule.Name != nil {
-			ru.Name = string(*rule.Name)
-		}
-		for j, f := range rule.Filters {
-			ru.Filters = append(ru.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: path + ".filters[" + strconv.Itoa(j) + "]"})
-		}
+		ru := newRule(i, rule.Name)
+		ru.HTTP = rule
+		ru.Filters = filters(rule.Filters, ru.Path, httpFilter)
 		for j, b := range rule.BackendRefs {
-			bp := path + ".backendRefs[" + strconv.Itoa(j) + "]"
-			br := BackendRef{BackendObjectReference: b.BackendObjectReference, Weight: weight(b.Weight), Path: bp}
-			for k, f := range b.Filters {
-				br.Filters = append(br.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: bp + ".filters[" + strconv.Itoa(k) + "]"})
-			}
-			ru.BackendRefs = append(ru.BackendRefs, br)
+			ru.addBackend(j, b.BackendRef, filters(b.Filters, backendPath(ru.Path, j), httpFilter))
 		}
 		rt.Rules = append(rt.Rules, ru)
 	}
@@ -195,25 +185,49 @@ func newGRPCRoute(o *manifest.Object, r *gwv1.GRPCRoute) *Route {
 	rt := &Route{Kind: "GRPCRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, GRPC: r, Src: o}
 	for i := range r.Spec.Rules {
 		rule := &r.Spec.Rules[i]
-		path := "spec.rules[" + strconv.Itoa(i) + "]"
-		ru := &Rule{Index: i, Path: path, GRPC: rule}
-		if rule.Name != nil {
-			ru.Name = string(*rule.Name)
-		}
-		for j, f := range rule.Filters {
-			ru.Filters = append(ru.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: path + ".filters[" + strconv.Itoa(j) + "]"})
-		}
+		ru := newRule(i, rule.Name)
+		ru.GRPC = rule
+		ru.Filters = filters(rule.Filters, ru.Path, grpcFilter)
 		for j, b := range rule.BackendRefs {
-			bp := path + ".backendRefs[" + strconv.Itoa(j) + "]"
-			br := BackendRef{BackendObjectReference: b.BackendObjectReference, Weight: weight(b.Weight), Path: bp}
-			for k, f := range b.Filters {
-				br.Filters = append(br.Filters, Filter{Type: string(f.Type), ExtensionRef: f.ExtensionRef, Path: bp + ".filters[" + strconv.Itoa(k) + "]"})
-			}
-			ru.BackendRefs = append(ru.BackendRefs, br)
+			ru.addBackend(j, b.BackendRef, filters(b.Filters, backendPath(ru.Path, j), grpcFilter))
 		}
 		rt.Rules = append(rt.Rules, ru)
 	}
 	return rt
+}
+
+func newRule(i int, name *gwv1.SectionName) *Rule {
+	ru := &Rule{Index: i, Path: "spec.rules[" + strconv.Itoa(i) + "]"}
+	if name != nil {
+		ru.Name = string(*name)
+	}
+	return ru
+}
+
+func backendPath(rulePath string, j int) string {
+	return rulePath + ".backendRefs[" + strconv.Itoa(j) + "]"
+}
+
+func (ru *Rule) addBackend(j int, b gwv1.BackendRef, fs []Filter) {
+	ru.BackendRefs = append(ru.BackendRefs, BackendRef{BackendObjectReference: b.BackendObjectReference, Weight: weight(b.Weight), Filters: fs, Path: backendPath(ru.Path, j)})
+}
+
+func httpFilter(f gwv1.HTTPRouteFilter) (string, *gwv1.LocalObjectReference) {
+	return string(f.Type), f.ExtensionRef
+}
+
+func grpcFilter(f gwv1.GRPCRouteFilter) (string, *gwv1.LocalObjectReference) {
+	return string(f.Type), f.ExtensionRef
+}
+
+// filters reduces HTTP or gRPC route filters to what attachment needs.
+func filters[F any](fs []F, path string, get func(F) (string, *gwv1.LocalObjectReference)) []Filter {
+	var out []Filter
+	for j, f := range fs {
+		typ, ref := get(f)
+		out = append(out, Filter{Type: typ, ExtensionRef: ref, Path: path + ".filters[" + strconv.Itoa(j) + "]"})
+	}
+	return out
 }
 
 func weight(w *int32) int32 {

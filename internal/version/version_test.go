@@ -173,7 +173,7 @@ func TestYAMLErrorLines(t *testing.T) {
 		{"parser error, block mapping", "a: 1\nb: 2\n- x\n", "f.yaml:3:1:"},
 		{"scanner error", "a: 1\nb: 2\nc: d: e\n", "f.yaml:3:1:"},
 		{"scanner error, indented", "a: 1\nb: 2\n  c: 3\n", "f.yaml:3:3:"},
-		{"no line", "a: *nope\n", "f.yaml:1:1:"},
+		{"unknown anchor, located at its use", "a: *nope\n", "f.yaml:1:4:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

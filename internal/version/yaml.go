@@ -1,7 +1,6 @@
 package version
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,18 +8,16 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	yaml "go.yaml.in/yaml/v3"
 )
 
 // Bounds on what one definition or manifest file may cost.
 const (
 	maxFileBytes = 16 << 20
-	maxDepth     = 64
 )
 
 // readFile reads a file whole, refusing anything absurdly large.
@@ -48,111 +45,13 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-var yamlLineErr = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// parserProblems are yaml.v3's parser (not scanner) errors. yaml.v3 reports
-// their line 0-based (scanner errors 1-based), the line where the construct
-// that failed began.
-var parserProblems = map[string]bool{
-	"did not find expected <stream-start>":   true,
-	"did not find expected <document start>": true,
-	"did not find expected node content":     true,
-	"did not find expected key":              true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"found duplicate %TAG directive":         true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found undefined tag handle":             true,
-}
-
-// parseDocs decodes every document of a YAML stream into nodes, turning
-// parser errors into FILE:LINE:COL errors. Empty documents are dropped.
+// parseDocs decodes every document of a YAML stream into root nodes, with
+// manifest's FILE:LINE:COL errors and nesting bounds. Empty documents are
+// dropped.
 func parseDocs(file string, data []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var docs []*yaml.Node
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			msg := err.Error()
-			if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
-				line, _ := strconv.Atoi(m[1])
-				if parserProblems[m[2]] {
-					line++ // yaml.v3 reports parser errors with 0-based lines
-				}
-				return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: invalid YAML: %s", file, line, firstCol(data, line), m[2])
-			}
-			return nil, diag.Errorf(diag.Invalid, "%s:1:1: invalid YAML: %s", file, trimYAMLPrefix(msg))
-		}
-		root := &doc
-		if root.Kind == yaml.DocumentNode {
-			if len(root.Content) == 0 {
-				continue
-			}
-			root = root.Content[0]
-		}
-		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
-			continue
-		}
-		if err := checkDepth(file, root); err != nil {
-			return nil, err
-		}
-		docs = append(docs, root)
-	}
+	return manifest.ParseNodes(file, data, manifest.Limits{})
 }
 
-func trimYAMLPrefix(s string) string {
-	if len(s) > 6 && s[:6] == "yaml: " {
-		return s[6:]
-	}
-	return s
-}
-
-// firstCol is the column of the first non-blank character of a 1-based
-// line, the best column the parser's line-only errors allow.
-func firstCol(data []byte, line int) int {
-	for i := 1; i < line; i++ {
-		nl := bytes.IndexByte(data, '\n')
-		if nl < 0 {
-			return 1
-		}
-		data = data[nl+1:]
-	}
-	for i, b := range data {
-		if b != ' ' && b != '\t' {
-			return i + 1
-		}
-	}
-	return 1
-}
-
-// checkDepth bounds nesting before anything recurses over the tree. Aliases
-// are not followed here; yaml.v3 itself refuses alias-expansion bombs.
-func checkDepth(file string, root *yaml.Node) error {
-	type frame struct {
-		n     *yaml.Node
-		depth int
-	}
-	stack := []frame{{root, 0}}
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if f.depth > maxDepth {
-			return diag.Errorf(diag.Invalid, "%s:%d:%d: nesting deeper than %d levels", file, f.n.Line, f.n.Column, maxDepth)
-		}
-		for _, c := range f.n.Content {
-			stack = append(stack, frame{c, f.depth + 1})
-		}
-	}
-	return nil
-}
-
-// resolveAlias follows an alias to its anchor.
 func resolveAlias(n *yaml.Node) *yaml.Node {
 	for n != nil && n.Kind == yaml.AliasNode {
 		n = n.Alias

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -23,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/parallel"
 )
 
 // ResourceType selects what Marshal writes.
@@ -74,22 +73,7 @@ func (u *jsonUnit) run(indent bool) {
 }
 
 func runUnits(units []*jsonUnit, indent bool) error {
-	work := make(chan *jsonUnit)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for u := range work {
-				u.run(indent)
-			}
-		}()
-	}
-	for _, u := range units {
-		work <- u
-	}
-	close(work)
-	wg.Wait()
+	parallel.Each(len(units), func(i int) { units[i].run(indent) })
 	for _, u := range units {
 		if u.err != nil {
 			return u.err

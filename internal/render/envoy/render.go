@@ -3,7 +3,6 @@ package envoy
 import (
 	"cmp"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -236,22 +236,7 @@ func (gb *gatewayBuild) precomputeRules() {
 			}
 		}
 	}
-	work := make(chan *topology.Rule)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rule := range work {
-				gb.ruleScope(rule)
-			}
-		}()
-	}
-	for _, r := range rules {
-		work <- r
-	}
-	close(work)
-	wg.Wait()
+	parallel.Each(len(rules), func(i int) { gb.ruleScope(rules[i]) })
 }
 
 // chainName is kgateway's name for an HTTPS listener's filter chain and
