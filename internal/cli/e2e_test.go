@@ -99,6 +99,11 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-orders.json", []string{"explain", "httproute/shop/orders", "-f", ex, "-o", "json", "--show-values"}, 0},
 		{"explain-storefront-assets.txt", []string{"explain", "-n", "shop", "httproute/storefront/assets", "-f", ex}, 0},
 		{"explain-gateway-https.json", []string{"explain", "gateway/infra/public/https", "-f", ex, "-o", "json"}, 0},
+		{"explain-deep-merge.txt", []string{"explain", "httproute/app/api", "-f", "testdata/explain/deep-merge.yaml"}, 0},
+		{"explain-delegated-child.txt", []string{"explain", "httproute/docs/docs-v1", "-f", ex}, 0},
+		{"explain-delegated-child.json", []string{"explain", "httproute/docs/docs-v1/v1", "-f", ex, "-o", "json"}, 0},
+		{"explain-haproxy-rule.txt", []string{"explain", "httproute/api/accounts/profile", "-f", ex}, 0},
+		{"render-public-routes.yaml", []string{"render", "-f", ex, "--gateway", "infra/public", "--type", "route"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -78,7 +78,10 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	} else {
 		t.Notes = append(t.Notes, "the route is attached to no listener; only its own policies are shown")
 	}
-	if b := r.Attach.Broken[rule]; len(b) > 0 {
+	if !rt.Served(rule) {
+		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
+	}
+		if b := r.Attach.Broken[rule]; len(b) > 0 {
 		for _, x := range b {
 			t.Notes = append(t.Notes, "fails closed: "+x.Reason)
 		}
