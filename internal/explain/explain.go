@@ -81,7 +81,7 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
-		if b := r.Attach.Broken[rule]; len(b) > 0 {
+	if b := r.Attach.Broken[rule]; len(b) > 0 {
 		for _, x := range b {
 			t.Notes = append(t.Notes, "fails closed: "+x.Reason)
 		}
