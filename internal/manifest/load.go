@@ -225,8 +225,6 @@ func walkDir(root string) ([]string, error) {
 	return files, walk(root)
 }
 
-var docSep = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?\r?$`)
-
 // Parse splits one file's bytes into objects. Large streams are cut at
 // document separators and parsed in parallel; positions stay those of the
 // whole file.
@@ -261,16 +259,41 @@ func splitDocs(data []byte) []chunk {
 	}
 	var chunks []chunk
 	start, startLine := 0, 0
-	for _, loc := range docSep.FindAllIndex(data, -1) {
-		if loc[0]-start < minChunk {
-			continue
+	for {
+		cut := nextSeparator(data, start+minChunk)
+		if cut < 0 || len(data)-cut < minChunk/2 {
+			break
 		}
-		chunks = append(chunks, chunk{data: data[start:loc[0]], firstLine: startLine})
-		startLine += bytes.Count(data[start:loc[0]], []byte("\n"))
-		start = loc[0]
+		chunks = append(chunks, chunk{data: data[start:cut], firstLine: startLine})
+		startLine += bytes.Count(data[start:cut], []byte("\n"))
+		start = cut
 	}
 	return append(chunks, chunk{data: data[start:], firstLine: startLine})
 }
+
+// nextSeparator finds the first line at or after from that is a document
+// separator ("---", optionally followed by blanks or a comment), and
+// returns the offset of its start, or -1. Scanning only from the wanted
+// cut point keeps splitting a large stream nearly free.
+func nextSeparator(data []byte, from int) int {
+	for from < len(data) {
+		i := bytes.Index(data[from:], []byte("\n---"))
+		if i < 0 {
+			return -1
+		}
+		at := from + i + 1
+		rest := data[at+3:]
+		if end := bytes.IndexByte(rest, '\n'); end >= 0 {
+			rest = rest[:end]
+		}
+		if line := bytes.TrimRight(rest, " \t\r"); len(line) == 0 || line[0] == '#' || line[0] == ' ' || line[0] == '\t' {
+			return at
+		}
+		from = at + 3
+	}
+	return -1
+}
+
 
 var (
 	yamlLineErr   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

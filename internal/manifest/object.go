@@ -404,10 +404,17 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, o *Object) error {
 // eachPair visits a mapping's pairs, applying YAML merge keys (<<) the way
 // Kubernetes tooling does: explicit keys win over merged ones.
 func eachPair(n *yaml.Node, f func(k, v *yaml.Node)) {
+	if !hasMergeKey(n) {
+		// The common case: no merge keys, nothing to remember.
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			f(n.Content[i], n.Content[i+1])
+		}
+		return
+	}
 	var merged []*yaml.Node
 	own := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Value == "<<" && k.ShortTag() == "!!merge" {
+		if k := n.Content[i]; isMergeKey(k) {
 			merged = append(merged, n.Content[i+1])
 			continue
 		}
@@ -433,6 +440,15 @@ func eachPair(n *yaml.Node, f func(k, v *yaml.Node)) {
 			})
 		}
 	}
+}
+
+func hasMergeKey(n *yaml.Node) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if isMergeKey(n.Content[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func writeScalar(b *bytes.Buffer, n *yaml.Node, o *Object) error {
