@@ -294,7 +294,6 @@ func nextSeparator(data []byte, from int) int {
 	return -1
 }
 
-
 var (
 	yamlLineErr   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 	yamlAnchorErr = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
