@@ -107,3 +107,37 @@ func TestSuppression(t *testing.T) {
 		t.Errorf("non-matching glob suppressed something: %d findings, %d suppressed", len(rep.Diagnostics), rep.Suppressed)
 	}
 }
+
+// TestTooManyAncestors: a route policy reaching 17 Gateways (GWP208).
+func TestTooManyAncestors(t *testing.T) {
+	var b strings.Builder
+	var parents []string
+	for i := range 17 {
+		fmt.Fprintf(&b, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw%d, namespace: app}\nspec:\n  gatewayClassName: x\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n", i)
+		parents = append(parents, fmt.Sprintf("{name: gw%d}", i))
+	}
+	fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{port: 80}]}\n")
+	fmt.Fprintf(&b, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [%s]\n  rules: [{backendRefs: [{name: svc, port: 80}]}]\n", strings.Join(parents, ", "))
+	fmt.Fprintf(&b, "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  timeouts: {request: 1s}\n")
+	objs, err := manifest.Parse("gen.yaml", []byte(b.String()), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
+	var codes []string
+	for _, d := range rep.Diagnostics {
+		codes = append(codes, d.Code)
+	}
+	if !slices.Contains(codes, "GWP208") {
+		t.Errorf("GWP208 not reported; got %v", codes)
+	}
+	// With 16 it must not fire.
+	c = cli.Compile(&manifest.Set{Objects: objs[1:]}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rep = lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
+	for _, d := range rep.Diagnostics {
+		if d.Code == "GWP208" {
+			t.Errorf("GWP208 with 16 ancestors: %s", d.Message)
+		}
+	}
+}
