@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"reflect"
@@ -183,14 +184,14 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 		k := KeyOf(o)
 		if prev, dup := m.objects[k]; dup {
-			first, second := prev, o
-			if o.Pos.Compare(prev.Pos) < 0 {
-				first, second = o, prev
+			kept, dropped := prev, o
+			if prefer(o, prev) {
+				kept, dropped = o, prev
 				m.objects[k] = o
 			}
 			m.Diagnostics = append(m.Diagnostics, diag.Diagnostic{
-				Code: "GWP103", Severity: diag.Error, Object: k.Ref(), Field: "metadata.name", Pos: second.FieldPos("metadata.name"),
-				Message: "duplicate " + k.Ref().String() + ", first defined at " + first.Pos.String() + "; only the first is used, rename or remove one",
+				Code: "GWP103", Severity: diag.Error, Object: k.Ref(), Field: "metadata.name", Pos: dropped.FieldPos("metadata.name"),
+				Message: "duplicate " + k.Ref().String() + ", also defined at " + kept.Pos.String() + ", which gwpol uses; applied to a cluster, one would overwrite the other — rename or remove one",
 			})
 			continue
 		}
@@ -407,4 +408,19 @@ func (m *Model) grantsIn(ns string) []*ReferenceGrant {
 // GatewayAPIKey is the key of a gateway.networking.k8s.io object.
 func GatewayAPIKey(kind, ns, name string) Key {
 	return Key{Group: GatewayGroup, Kind: kind, Namespace: ns, Name: name}
+}
+
+// prefer decides which of two objects with one key is used. It looks at
+// their content, never at where they were read, so the same objects in any
+// order give the same result.
+func prefer(a, b *manifest.Object) bool {
+	ja, errA := a.JSON()
+	jb, errB := b.JSON()
+	if errA != nil || errB != nil {
+		return errB != nil && errA == nil
+	}
+	if c := bytes.Compare(ja, jb); c != 0 {
+		return c < 0
+	}
+	return a.Pos.Compare(b.Pos) < 0 // identical content: either will do
 }
