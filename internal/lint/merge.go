@@ -72,7 +72,10 @@ func lossFindings(in *Input, partial bool) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, e := range order {
 		verb := "is overridden (none of its fields take effect) at"
-		hint := "raise its kgateway.dev/policy-weight annotation if it should win, or remove it"
+		hint := "remove it, or raise its priority if it should win"
+		if w := e.p.Kind.Spec().WeightAnnotation; w != "" {
+			hint = "raise its " + w + " annotation if it should win, or remove it"
+		}
 		if partial {
 			verb, hint = "is merged (some fields lose) at", "fields listed lose to the named policies"
 		}
@@ -97,8 +100,12 @@ func tiesByName(in *Input) []diag.Diagnostic {
 					continue
 				}
 				seen[k] = true
-				d := tie.Second.Policy.Diag("", 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them (%s wins). Add creationTimestamp or the kgateway.dev/policy-weight annotation to decide it",
-					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID())
+				decide := "creationTimestamp"
+				if w := tie.Second.Policy.Kind.Spec().WeightAnnotation; w != "" {
+					decide += " or the " + w + " annotation"
+				}
+				d := tie.Second.Policy.Diag("", 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them (%s wins). Add %s to decide it",
+					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID(), decide)
 				out = append(out, d)
 			}
 		}

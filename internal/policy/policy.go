@@ -116,6 +116,9 @@ type KindSpec struct {
 	MaxAncestors int
 	// Precedence: order policies by weight, creation time, then name.
 	Precedence bool
+	// WeightAnnotation is the annotation that sets a policy's weight, named
+	// in fix hints.
+	WeightAnnotation string
 }
 
 // TargetRef is one targetRef or targetSelector of a policy.

@@ -108,6 +108,7 @@ var spec = func() policy.KindSpec {
 		Attached:          true,
 		MaxAncestors:      16,
 		Precedence:        true,
+		WeightAnnotation:  AnnotationWeight,
 	}
 	for _, f := range fields {
 		fs := policy.FieldSpec{Key: f.key, SpecPath: f.path, Deep: f.deep, Default: policy.AugmentedShallow}
