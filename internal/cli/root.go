@@ -120,8 +120,16 @@ func (g *globalOptions) requireFiles() error {
 // without slowing small inputs.
 const defaultMemoryLimit = 768 << 20
 
-// Main runs gwpol with args and returns the process exit code.
-func Main(args []string, ios *IOStreams) int {
+// Main runs gwpol with args and returns the process exit code. A panic is
+// a bug: it is reported as an internal error with exit code 4, never as
+// Go's exit code 2, which means a usage error here.
+func Main(args []string, ios *IOStreams) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(ios.ErrOut, "gwpol: internal error: %v (please report this, with the input if you can)\n%s", r, debug.Stack())
+			code = ExitInternal
+		}
+	}()
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
