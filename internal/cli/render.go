@@ -150,11 +150,19 @@ func lintExtra(c *Compiled, target string) ([]diag.Diagnostic, error) {
 	return out.Diagnostics, nil
 }
 
-// explainRouteNames gives explain the Envoy route names of each rule.
+// explainRouteNames gives explain the Envoy route names of each rule,
+// rendering only the Gateways explain asks about, each once.
 func explainRouteNames(c *Compiled) func(*topology.Rule, *topology.Listener) []string {
-	out, err := renderCompiled(c, "envoy", false)
-	if err != nil {
-		return nil
+	rendered := map[*topology.Gateway]*envoy.Output{}
+	return func(rule *topology.Rule, l *topology.Listener) []string {
+		out, ok := rendered[l.Gateway]
+		if !ok {
+			out, _ = renderCompiled(c, "envoy", false, l.Gateway.Namespace+"/"+l.Gateway.Name)
+			rendered[l.Gateway] = out
+		}
+		if out == nil {
+			return nil
+		}
+		return out.RouteNames(rule, l)
 	}
-	return out.RouteNames
 }
