@@ -77,6 +77,7 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 		newRenderCmd(g, nil),
 		newExplainCmd(g, nil),
 		newLintCmd(g, nil),
+		newDiffCmd(g, nil),
 		newGenDocsCmd(),
 	)
 	return root

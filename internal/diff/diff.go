@@ -1,0 +1,140 @@
+// Package diff compares the effective policy of two compiled manifest sets
+// — for every listener and route rule, which policy owns each field, at
+// which level, with which value — and the policies' status, for code
+// review of a change. It is a view: it reads the merge IR (through
+// explain's effective view) and recomputes nothing.
+//
+// diff imports explain, status, merge and the stages before them.
+package diff
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// Side is one side of a changed field.
+type Side struct {
+	Owner string          `json:"owner"`
+	Level string          `json:"level"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Change is one difference.
+type Change struct {
+	Target string `json:"target"` // e.g. httproute/shop/orders/create@infra/public/http
+	Field  string `json:"field"`  // policy field, or "status" for policy conditions
+	Kind   string `json:"change"` // added, removed, changed
+	Old    *Side  `json:"old,omitempty"`
+	New    *Side  `json:"new,omitempty"`
+}
+
+// Report lists the changes, sorted by target and field.
+type Report struct {
+	Changes []Change `json:"changes"`
+}
+
+// Compare computes the changes from old to new.
+func Compare(old, new *merge.Result) *Report {
+	a, b := fields(old), fields(new)
+	rep := &Report{Changes: []Change{}}
+	for k, s := range a {
+		n, ok := b[k]
+		switch {
+		case !ok:
+			rep.Changes = append(rep.Changes, Change{Target: k.target, Field: k.field, Kind: "removed", Old: s})
+		case s.Owner != n.Owner || s.Level != n.Level || !bytes.Equal(s.Value, n.Value):
+			rep.Changes = append(rep.Changes, Change{Target: k.target, Field: k.field, Kind: "changed", Old: s, New: n})
+		}
+	}
+	for k, n := range b {
+		if _, ok := a[k]; !ok {
+			rep.Changes = append(rep.Changes, Change{Target: k.target, Field: k.field, Kind: "added", New: n})
+		}
+	}
+	rep.Changes = append(rep.Changes, statusChanges(old, new)...)
+	slices.SortFunc(rep.Changes, func(x, y Change) int {
+		return cmp.Or(cmp.Compare(x.Target, y.Target), cmp.Compare(x.Field, y.Field), cmp.Compare(x.Kind, y.Kind))
+	})
+	return rep
+}
+
+type key struct{ target, field string }
+
+// fields flattens the effective view of every listener and served rule.
+func fields(r *merge.Result) map[key]*Side {
+	out := map[key]*Side{}
+	add := func(t explain.Target) {
+		name := targetName(t)
+		for _, f := range t.Fields {
+			out[key{name, f.PolicyKind + ":" + f.Field}] = &Side{Owner: f.Owner, Level: f.Level, Value: f.Value}
+		}
+	}
+	opt := explain.Options{ShowValues: true}
+	for _, gw := range r.Graph.Gateways {
+		for _, l := range gw.Listeners {
+			add(explain.Listener(r, l, opt))
+		}
+	}
+	for _, rt := range r.Graph.Routes {
+		for _, rule := range rt.Rules {
+			for _, p := range rt.Parents {
+				for _, l := range p.Listeners {
+					add(explain.Rule(r, rt, rule, l, opt))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func targetName(t explain.Target) string {
+	s := t.Target.Kind + "/" + t.Target.Namespace + "/" + t.Target.Name
+	if t.Target.Section != "" {
+		s += "/" + t.Target.Section
+	}
+	if t.Listener != "" {
+		s += "@" + t.Listener
+	}
+	return s
+}
+
+// statusChanges compares each policy's conditions per ancestor.
+func statusChanges(old, new *merge.Result) []Change {
+	conds := func(r *merge.Result) map[key]*Side {
+		out := map[key]*Side{}
+		for _, p := range status.Compute(r, status.Options{}).Policies {
+			for _, a := range p.Ancestors {
+				var v []string
+				for _, c := range a.Conditions {
+					v = append(v, c.Type+"="+c.Status+"/"+c.Reason)
+				}
+				b, _ := json.Marshal(v)
+				out[key{p.Kind + "/" + p.Namespace + "/" + p.Name + "@" + a.AncestorRef.String(), "status"}] = &Side{Value: b}
+			}
+		}
+		return out
+	}
+	a, b := conds(old), conds(new)
+	var out []Change
+	for k, s := range a {
+		n, ok := b[k]
+		switch {
+		case !ok:
+			out = append(out, Change{Target: k.target, Field: k.field, Kind: "removed", Old: s})
+		case !bytes.Equal(s.Value, n.Value):
+			out = append(out, Change{Target: k.target, Field: k.field, Kind: "changed", Old: s, New: n})
+		}
+	}
+	for k, n := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, Change{Target: k.target, Field: k.field, Kind: "added", New: n})
+		}
+	}
+	return out
+}
