@@ -106,6 +106,8 @@ func TestGoldenE2E(t *testing.T) {
 		{"diff.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml"}, 0},
 		{"diff.json", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml", "-o", "json", "--exit-code"}, 1},
 		{"diff-none.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/old.yaml", "--exit-code"}, 0},
+		{"graph.dot", []string{"graph", "-f", "testdata/diff/new.yaml"}, 0},
+		{"graph.mmd", []string{"graph", "-f", "testdata/diff/new.yaml", "-o", "mermaid"}, 0},
 		{"render-public-routes.yaml", []string{"render", "-f", ex, "--gateway", "infra/public", "--type", "route"}, 0},
 	}
 	for _, c := range cases {

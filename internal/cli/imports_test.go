@@ -11,7 +11,7 @@ import (
 var stageOrder = []string{
 	"internal/diag", "internal/manifest", "internal/model", "internal/version", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status",
-	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/cli",
+	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph", "internal/cli",
 }
 
 func stageOf(pkg string) int {

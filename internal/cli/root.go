@@ -78,6 +78,7 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 		newExplainCmd(g, nil),
 		newLintCmd(g, nil),
 		newDiffCmd(g, nil),
+		newGraphCmd(g, nil),
 		newGenDocsCmd(),
 	)
 	return root
