@@ -1,0 +1,57 @@
+package policy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+)
+
+type fakeKind struct{}
+
+func (fakeKind) GroupKind() model.GroupKind            { return model.GroupKind{Group: "g", Kind: "K"} }
+func (fakeKind) Spec() KindSpec                        { return KindSpec{} }
+func (fakeKind) Decode(*manifest.Object, *Env) *Policy { return nil }
+
+func p(ns, name string, weight int32, created int64) *Policy {
+	pol := &Policy{Kind: fakeKind{}, Obj: &manifest.Object{Namespace: ns, Name: name}, Weight: weight}
+	if created > 0 {
+		pol.Created = time.Unix(created, 0)
+	}
+	return pol
+}
+
+func TestPrecedes(t *testing.T) {
+	tests := []struct {
+		name           string
+		a, b           *Policy
+		before, byName bool
+	}{
+		{"higher weight first", p("x", "z", 5, 0), p("a", "a", 0, 0), true, false},
+		{"lower weight after", p("a", "a", -1, 0), p("x", "z", 0, 0), false, false},
+		{"older first", p("x", "z", 0, 10), p("a", "a", 0, 20), true, false},
+		{"a dated policy before an undated one", p("x", "z", 0, 10), p("a", "a", 0, 0), true, false},
+		{"then namespace/name, flagged", p("a", "b", 0, 0), p("b", "a", 0, 0), true, true},
+		{"same age, name decides, flagged", p("ns", "b", 0, 5), p("ns", "a", 0, 5), false, true},
+	}
+	for _, tt := range tests {
+		before, byName := Precedes(tt.a, tt.b)
+		if before != tt.before || byName != tt.byName {
+			t.Errorf("%s: Precedes = %v, %v; want %v, %v", tt.name, before, byName, tt.before, tt.byName)
+		}
+		if back, _ := Precedes(tt.b, tt.a); back == before {
+			t.Errorf("%s: order is not antisymmetric", tt.name)
+		}
+	}
+}
+
+func TestIDAndSortIDs(t *testing.T) {
+	if id := p("infra", "rl", 0, 0).ID(); id != "g/K/infra/rl" {
+		t.Errorf("ID = %q", id)
+	}
+	got := SortIDs([]string{"b", "a", "b"})
+	if len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("SortIDs = %v", got)
+	}
+}
