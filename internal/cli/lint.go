@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -253,5 +252,3 @@ func RulesTable() string {
 	}
 	return b.String()
 }
-
-var _ = slices.Contains[[]string]

@@ -3,7 +3,6 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -522,6 +521,3 @@ func writeString(b *bytes.Buffer, s string) {
 	b.WriteString(s[start:])
 	b.WriteByte('"')
 }
-
-// Sprintf-free helper for messages about values.
-func describe(n *yaml.Node) string { return fmt.Sprintf("%s at line %d", kindName(n), n.Line) }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -312,5 +311,3 @@ func SortIDs(ids []string) []string {
 	slices.Sort(ids)
 	return slices.Compact(ids)
 }
-
-var _ = cmp.Compare[int]
