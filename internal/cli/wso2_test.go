@@ -93,7 +93,6 @@ func TestWSO2LintWants(t *testing.T) {
 		name   string
 		args   []string
 		scan   []string // files whose # want comments are the expectation
-		failOn string
 	}
 	var cases []tc
 	lintCases, _ := filepath.Glob(wso2Path("lint/*.yaml"))

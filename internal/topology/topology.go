@@ -237,9 +237,7 @@ func (g *Graph) attachListenerSets() {
 			s.Parent, s.Accepted = gw, true
 			gw.Sets = append(gw.Sets, s)
 			for i, le := range ms.Spec.Listeners {
-				gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Set: s, Index: i, Listener: gwv1.Listener{
-					Name: le.Name, Hostname: le.Hostname, Port: le.Port, Protocol: le.Protocol, TLS: le.TLS, AllowedRoutes: le.AllowedRoutes,
-				}})
+				gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Set: s, Index: i, Listener: gwv1.Listener(le)})
 			}
 		}
 	}
