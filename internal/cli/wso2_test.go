@@ -90,9 +90,9 @@ func lintWSO2(t *testing.T, args ...string) (lintJSON, int) {
 func TestWSO2LintWants(t *testing.T) {
 	defs, engine := wso2Path("defs"), wso2Path("build-manifest.yaml")
 	type tc struct {
-		name   string
-		args   []string
-		scan   []string // files whose # want comments are the expectation
+		name string
+		args []string
+		scan []string // files whose # want comments are the expectation
 	}
 	var cases []tc
 	lintCases, _ := filepath.Glob(wso2Path("lint/*.yaml"))
