@@ -232,3 +232,25 @@ func withoutPositions(s string) string {
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
+
+// TestOutFileAtomic: --out writes a complete, ordinary file, and a failed
+// run leaves no file and no temporary behind.
+func TestOutFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "status.json")
+	if _, errOut, code := run(t, "status", "-f", "testdata/examples", "-o", "json", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := os.Stat(out)
+	if err != nil || st.Mode().Perm() != 0o644 || st.Size() == 0 {
+		t.Fatalf("output file: %v, %v", st, err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if _, _, code := run(t, "status", "-f", "testdata/bad/malformed.yaml", "--out", bad); code != ExitInput {
+		t.Fatalf("malformed input: exit %d", code)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("a failed run left files behind: %v", entries)
+	}
+}

@@ -57,6 +57,11 @@ func writeOut(g *globalOptions, path string, data []byte) error {
 		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
 	}
 	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file private; an output file is an ordinary one.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
