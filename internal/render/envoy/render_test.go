@@ -28,6 +28,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -43,7 +44,7 @@ const (
 // compile runs the pipeline up to the IR, with the TrafficPolicy kinds.
 func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result {
 	tb.Helper()
-	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy())
+	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New())
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})

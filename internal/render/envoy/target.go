@@ -40,6 +40,7 @@ var upstream = []string{
 	"oauth2",          // envoy.filters.http.oauth2
 	"compressor",      // envoy.filters.http.compressor
 	"decompressor",    // envoy.filters.http.decompressor
+	"response_cache",  // envoy.filters.http.cache
 }
 
 func capSet(extra ...string) map[string]bool {

@@ -91,32 +91,46 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app, sectionName: guarded}]
 `
 
-// capabilityFixture is one TrafficPolicy field that needs one capability.
+// capabilityFixture is one policy field that needs one capability: a
+// TrafficPolicy field (spec, appended to the base's policy), or with docs
+// another kind's policy named fixture that the route's rule references.
 type capabilityFixture struct {
 	capability, field, spec string
+	docs                    string
+}
+
+// source is the fixture's input: the base, the TrafficPolicy's fields, and
+// for another kind its documents with the rule referencing them.
+func (f capabilityFixture) source() string {
+	src := capabilityBase + f.spec
+	if f.docs != "" {
+		src = strings.Replace(src, "  - name: guarded\n", "  - name: guarded\n    filters: [{type: ExtensionRef, extensionRef: {group: haproxy-haptic.org, kind: HAProxyRoutePolicy, name: fixture}}]\n", 1) + f.docs
+	}
+	return src
 }
 
 var capabilityFixtures = []capabilityFixture{
-	{"route", "timeouts", "  timeouts: {request: 5s}\n"},
-	{"tracing", "tracing", "  tracing: {randomSampling: 50}\n"},
-	{"local_ratelimit", "rateLimit.local", "  rateLimit: {local: {tokenBucket: {maxTokens: 5, fillInterval: 1s}}}\n"},
-	{"ratelimit", "rateLimit.global", "  rateLimit: {global: {extensionRef: {name: rl}, descriptors: [{entries: [{type: RemoteAddress}]}]}}\n"},
-	{"cors", "cors", "  cors: {allowOrigins: [https://a.example.com]}\n"},
-	{"csrf", "csrf", "  csrf: {percentageEnabled: 100}\n"},
-	{"header_mutation", "headerModifiers", "  headerModifiers: {request: {set: [{name: x-a, value: b}]}}\n"},
-	{"buffer", "buffer", "  buffer: {maxRequestSize: 1Mi}\n"},
-	{"fault", "faultInjection", "  faultInjection: {abort: {httpStatus: 503, percentage: 10}}\n"},
-	{"jwt_authn", "jwt", "  jwtAuth: {extensionRef: {name: jwt}}\n"},
-	{"ext_authz", "extAuth", "  extAuth: {extensionRef: {name: ext}}\n"},
-	{"ext_proc", "extProc", "  extProc: {extensionRef: {name: proc}}\n"},
-	{"rbac", "rbac", "  rbac: {policy: {allowedCIDRs: [10.0.0.0/8]}}\n"},
-	{"basic_auth", "basicAuth", "  basicAuth: {users: [\"u:{SHA}x\"]}\n"},
-	{"api_key_auth", "apiKeyAuth", "  apiKeyAuth: {secretRef: {name: keys}}\n"},
-	{"oauth2", "oidc", "  oauth2: {extensionRef: {name: sso}}\n"},
-	{"compressor", "compression", "  compression: {responseCompression: {libraries: [Gzip]}}\n"},
-	{"decompressor", "decompression", "  compression: {requestDecompression: {libraries: [Gzip]}}\n"},
-	{"transformation", "transformation", "  transformation: {response: {set: [{name: x-a, value: b}]}}\n"},
-	{"acl", "httpACL", "  acl: {defaultAction: deny, rules: [{cidrs: [10.0.0.0/8], action: allow}]}\n"},
+	{"route", "timeouts", "  timeouts: {request: 5s}\n", ""},
+	{"tracing", "tracing", "  tracing: {randomSampling: 50}\n", ""},
+	{"local_ratelimit", "rateLimit.local", "  rateLimit: {local: {tokenBucket: {maxTokens: 5, fillInterval: 1s}}}\n", ""},
+	{"ratelimit", "rateLimit.global", "  rateLimit: {global: {extensionRef: {name: rl}, descriptors: [{entries: [{type: RemoteAddress}]}]}}\n", ""},
+	{"cors", "cors", "  cors: {allowOrigins: [https://a.example.com]}\n", ""},
+	{"csrf", "csrf", "  csrf: {percentageEnabled: 100}\n", ""},
+	{"header_mutation", "headerModifiers", "  headerModifiers: {request: {set: [{name: x-a, value: b}]}}\n", ""},
+	{"buffer", "buffer", "  buffer: {maxRequestSize: 1Mi}\n", ""},
+	{"fault", "faultInjection", "  faultInjection: {abort: {httpStatus: 503, percentage: 10}}\n", ""},
+	{"jwt_authn", "jwt", "  jwtAuth: {extensionRef: {name: jwt}}\n", ""},
+	{"ext_authz", "extAuth", "  extAuth: {extensionRef: {name: ext}}\n", ""},
+	{"ext_proc", "extProc", "  extProc: {extensionRef: {name: proc}}\n", ""},
+	{"rbac", "rbac", "  rbac: {policy: {allowedCIDRs: [10.0.0.0/8]}}\n", ""},
+	{"basic_auth", "basicAuth", "  basicAuth: {users: [\"u:{SHA}x\"]}\n", ""},
+	{"api_key_auth", "apiKeyAuth", "  apiKeyAuth: {secretRef: {name: keys}}\n", ""},
+	{"oauth2", "oidc", "  oauth2: {extensionRef: {name: sso}}\n", ""},
+	{"compressor", "compression", "  compression: {responseCompression: {libraries: [Gzip]}}\n", ""},
+	{"decompressor", "decompression", "  compression: {requestDecompression: {libraries: [Gzip]}}\n", ""},
+	{"transformation", "transformation", "  transformation: {response: {set: [{name: x-a, value: b}]}}\n", ""},
+	{"acl", "httpACL", "  acl: {defaultAction: deny, rules: [{cidrs: [10.0.0.0/8], action: allow}]}\n", ""},
+	{"response_cache", "cache", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  cache: {ttlSeconds: 30}\n"},
 }
 
 // TestTargetConformance runs every render target through the same
@@ -138,7 +152,7 @@ func TestTargetConformance(t *testing.T) {
 		}
 	}
 	for _, f := range capabilityFixtures {
-		objs, err := manifest.Parse("fixture.yaml", []byte(capabilityBase+f.spec), manifest.Limits{})
+		objs, err := manifest.Parse("fixture.yaml", []byte(f.source()), manifest.Limits{})
 		if err != nil {
 			t.Fatalf("%s: %v", f.capability, err)
 		}
