@@ -2,6 +2,7 @@ package haptic_test
 
 import (
 	"encoding/json"
+	"github.com/gwpol/gwpol/internal/cli"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -62,7 +63,7 @@ func TestBrokenPolicyNeverForwards(t *testing.T) {
 	for _, in := range dirs {
 		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) {
 			c := compile(t, in)
-			out, err := envoy.Render(c.result, envoy.Options{})
+			out, err := envoy.Render(c.Result, envoy.Options{})
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}
@@ -92,15 +93,15 @@ func TestBrokenPolicyNeverForwards(t *testing.T) {
 					}
 				}
 			}
-			for _, rt := range c.graph.Routes {
+			for _, rt := range c.Graph.Routes {
 				for _, rule := range rt.Rules {
 					p := hapticPolicy(c, rt, rule)
-					broken := len(c.result.Attach.Broken[rule]) > 0
+					broken := len(c.Result.Attach.Broken[rule]) > 0
 					// A rule broken by a fail-closed kind answers 503; one
 					// broken by a kind gwpol does not know answers 500, as
 					// the Gateway API asks for unresolvable filters.
 					wantStatus := 500
-					for _, b := range c.result.Attach.Broken[rule] {
+					for _, b := range c.Result.Attach.Broken[rule] {
 						if b.Kind != nil && b.Kind.Spec().FailClosed {
 							wantStatus = 503
 						}
@@ -151,10 +152,10 @@ func TestBrokenPolicyNeverForwards(t *testing.T) {
 
 // hapticPolicy is the HAProxyRoutePolicy a rule's filters reference, if
 // it exists.
-func hapticPolicy(c *compiled, rt *topology.Route, rule *topology.Rule) *policy.Policy {
+func hapticPolicy(c *cli.Compiled, rt *topology.Route, rule *topology.Rule) *policy.Policy {
 	for _, f := range rule.Filters {
 		if f.ExtensionRef != nil && string(f.ExtensionRef.Group) == haptic.Group && string(f.ExtensionRef.Kind) == haptic.KindName {
-			if p := c.set.Get(model.Key{Group: haptic.Group, Kind: haptic.KindName, Namespace: rt.Meta.Namespace, Name: string(f.ExtensionRef.Name)}); p != nil {
+			if p := c.Policies.Get(model.Key{Group: haptic.Group, Kind: haptic.KindName, Namespace: rt.Meta.Namespace, Name: string(f.ExtensionRef.Name)}); p != nil {
 				return p
 			}
 		}

@@ -12,15 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/attach"
-	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/merge"
-	"github.com/gwpol/gwpol/internal/model"
-	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/status"
-	"github.com/gwpol/gwpol/internal/topology"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/haptic")
@@ -29,16 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // comments and a `# broken:` line) and status.json, the golden status.
 const fixturesDir = "../../../testdata/haptic"
 
-// compiled is the pipeline up to status, run the way the CLI runs it but
-// with only this kind registered.
-type compiled struct {
-	model  *model.Model
-	graph  *topology.Graph
-	set    *policy.Set
-	result *merge.Result
-}
-
-func compile(t *testing.T, file string) *compiled {
+// compile runs the pipeline up to status the way the CLI runs it.
+func compile(t *testing.T, file string) *cli.Compiled {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -48,34 +35,15 @@ func compile(t *testing.T, file string) *compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := policy.NewRegistry(haptic.New())
-	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
-	set := reg.Decode(&policy.Env{Model: m})
-	att := attach.Attach(g, reg, set, policy.Config{})
-	res := merge.Compute(g, reg, set, att, policy.Config{})
-	return &compiled{model: m, graph: g, set: set, result: res}
-}
-
-func (c *compiled) diagnostics() []diag.Diagnostic {
-	var ds []diag.Diagnostic
-	ds = append(ds, c.model.Diagnostics...)
-	ds = append(ds, c.graph.Diagnostics...)
-	for _, p := range c.set.Policies {
-		ds = append(ds, p.Invalid...)
-		ds = append(ds, p.Warnings...)
-		ds = append(ds, p.Findings...)
-	}
-	ds = append(ds, c.result.Attach.Diagnostics...)
-	return diag.Sort(ds)
+	return cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 }
 
 // brokenRules are the runtime identities of the rules that fail closed.
-func (c *compiled) brokenRules() []string {
+func brokenRules(c *cli.Compiled) []string {
 	var out []string
-	for _, rt := range c.graph.Routes {
+	for _, rt := range c.Graph.Routes {
 		for _, rule := range rt.Rules {
-			if len(c.result.Attach.Broken[rule]) > 0 {
+			if len(c.Result.Attach.Broken[rule]) > 0 {
 				out = append(out, haptic.RuleIdentity(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Index))
 			}
 		}
@@ -130,7 +98,7 @@ func TestFixtures(t *testing.T) {
 			want, wantBroken := wants(data)
 			c := compile(t, in)
 			got := map[int][]string{}
-			for _, d := range c.diagnostics() {
+			for _, d := range c.Diagnostics() {
 				if d.Pos.File != filepath.ToSlash(in) {
 					t.Errorf("finding outside the input: %s %s %s", d.Pos, d.Code, d.Message)
 					continue
@@ -147,7 +115,7 @@ func TestFixtures(t *testing.T) {
 					}
 				}
 			}
-			if gotBroken := c.brokenRules(); !slices.Equal(gotBroken, wantBroken) {
+			if gotBroken := brokenRules(c); !slices.Equal(gotBroken, wantBroken) {
 				t.Errorf("rules failing closed = %v, want %v", gotBroken, wantBroken)
 			}
 			golden(t, filepath.Join(dir, "status.json"), statusJSON(t, c))
@@ -155,9 +123,9 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-func statusJSON(t *testing.T, c *compiled) []byte {
+func statusJSON(t *testing.T, c *cli.Compiled) []byte {
 	t.Helper()
-	rep := status.Compute(c.result, status.Options{ControllerName: "haproxy-haptic.org/controller"})
+	rep := status.Compute(c.Result, status.Options{ControllerName: "haproxy-haptic.org/controller"})
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
@@ -236,7 +204,7 @@ func TestStatus(t *testing.T) {
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			c := compile(t, filepath.Join(fixturesDir, tc.fixture, "input.yaml"))
-			rep := status.Compute(c.result, status.Options{})
+			rep := status.Compute(c.Result, status.Options{})
 			for _, p := range rep.Policies {
 				if p.Name != tc.policy {
 					continue
