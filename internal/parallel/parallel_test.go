@@ -23,3 +23,22 @@ func TestEachCallsEveryIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestChunksCoverEveryIndexOnce(t *testing.T) {
+	for _, tc := range []struct{ n, size int }{{0, 4}, {1, 4}, {7, 3}, {100, 1}, {100, 0}, {5, 100}} {
+		seen := make([]int32, tc.n)
+		Chunks(tc.n, tc.size, func(lo, hi int) {
+			if hi-lo > max(tc.size, 1) || lo >= hi {
+				t.Errorf("n=%d size=%d: range [%d,%d)", tc.n, tc.size, lo, hi)
+			}
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&seen[i], 1)
+			}
+		})
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n=%d size=%d: index %d called %d times", tc.n, tc.size, i, c)
+			}
+		}
+	}
+}
