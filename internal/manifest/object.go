@@ -255,102 +255,30 @@ func (o *Object) FieldJSON(path string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Decode decodes the whole object into v (a pointer to a typed Kubernetes
-// object) through its JSON form. Errors name the file and line of the field
-// that did not fit.
-func (o *Object) Decode(v any) error { return o.DecodeField("", v) }
-
-// DecodeField decodes one field into v.
-func (o *Object) DecodeField(path string, v any) error {
-	data, err := o.FieldJSON(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return o.decodeError(path, err)
-	}
-	return nil
-}
-
-func (o *Object) decodeError(base string, err error) error {
-	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
-		p := te.Field
-		if base != "" {
-			p = base + "." + p
-		}
-		pos := o.FieldPos(p)
-		// encoding/json names the field without list indexes
-		// (spec.ports.port): find the element that holds the bad value.
-		start := o.node
-		if base != "" {
-			start = o.Lookup(base)
-		}
-		kind, _, _ := strings.Cut(te.Value, " ")
-		if n := findOfKind(start, strings.Split(te.Field, "."), kind); n != nil {
-			pos = o.posOf(n)
-		}
-		return Errorf(pos, "%s %s: %s must be %s, not %s", o.Kind, o.Name, p, jsonTypeName(te.Type.String()), te.Value)
-	}
-	return Errorf(o.FieldPos(base), "%s %s: %v", o.Kind, o.Name, err)
-}
-
 // findOfKind follows keys from n, trying every element of the lists on the
-// way, and returns the first node found whose JSON kind (string, number,
-// bool, null, object, array) is kind.
-func findOfKind(n *yaml.Node, keys []string, kind string) *yaml.Node {
+// way, and returns the first node found whose JSON type is kind (as
+// jsonType.String names it). It places errors that encoding/json reports
+// by field names only.
+func (o *Object) findOfKind(n *yaml.Node, keys []string, kind string) *yaml.Node {
 	r := resolve(n)
 	if r == nil {
 		return nil
 	}
 	if r.Kind == yaml.SequenceNode {
 		for _, c := range r.Content {
-			if f := findOfKind(c, keys, kind); f != nil {
+			if f := o.findOfKind(c, keys, kind); f != nil {
 				return f
 			}
 		}
 		return nil
 	}
 	if len(keys) == 0 {
-		if jsonKind(r) == kind {
+		if t, _, err := nodeJSON(r, o); err == nil && t.String() == kind {
 			return n
 		}
 		return nil
 	}
-	return findOfKind(lookup(r, keys[0]), keys[1:], kind)
-}
-
-func jsonKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "object"
-	case yaml.SequenceNode:
-		return "array"
-	}
-	switch n.ShortTag() {
-	case "!!null":
-		return "null"
-	case "!!bool":
-		return "bool"
-	case "!!int", "!!float":
-		return "number"
-	}
-	return "string"
-}
-
-func jsonTypeName(goType string) string {
-	switch {
-	case strings.Contains(goType, "int"), strings.Contains(goType, "float"):
-		return "a number"
-	case goType == "string":
-		return "a string"
-	case goType == "bool":
-		return "true or false"
-	case strings.HasPrefix(goType, "[]"):
-		return "a list"
-	case strings.HasPrefix(goType, "map"):
-		return "a map"
-	}
-	return "an object (" + goType + ")"
+	return o.findOfKind(lookup(r, keys[0]), keys[1:], kind)
 }
 
 // writeJSON renders a YAML node as JSON. Tags decide scalar types the way
@@ -410,33 +338,35 @@ func eachPair(n *yaml.Node, f func(k, v *yaml.Node)) {
 		}
 		return
 	}
-	var merged []*yaml.Node
-	own := map[string]bool{}
+	mergePairs(n, map[string]bool{}, false, f)
+}
+
+// mergePairs visits n's own pairs, then those of the maps it merges whose
+// keys are not yet in seen. merged says n is itself a merged map, whose own
+// keys are filtered too. f is passed down rather than wrapped so that it
+// does not escape: the decoder calls eachPair for every mapping.
+func mergePairs(n *yaml.Node, seen map[string]bool, merged bool, f func(k, v *yaml.Node)) {
+	var srcs []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; isMergeKey(k) {
-			merged = append(merged, n.Content[i+1])
+		k := n.Content[i]
+		if isMergeKey(k) {
+			m := resolve(n.Content[i+1])
+			if m.Kind == yaml.SequenceNode {
+				srcs = append(srcs, m.Content...)
+			} else {
+				srcs = append(srcs, m)
+			}
 			continue
 		}
-		own[n.Content[i].Value] = true
-		f(n.Content[i], n.Content[i+1])
-	}
-	for _, m := range merged {
-		m = resolve(m)
-		srcs := []*yaml.Node{m}
-		if m.Kind == yaml.SequenceNode {
-			srcs = m.Content
+		if merged && seen[k.Value] {
+			continue
 		}
-		for _, s := range srcs {
-			s = resolve(s)
-			if s.Kind != yaml.MappingNode {
-				continue
-			}
-			eachPair(s, func(k, v *yaml.Node) {
-				if !own[k.Value] {
-					own[k.Value] = true
-					f(k, v)
-				}
-			})
+		seen[k.Value] = true
+		f(k, n.Content[i+1])
+	}
+	for _, s := range srcs {
+		if s = resolve(s); s.Kind == yaml.MappingNode {
+			mergePairs(s, seen, true, f)
 		}
 	}
 }
@@ -451,37 +381,80 @@ func hasMergeKey(n *yaml.Node) bool {
 }
 
 func writeScalar(b *bytes.Buffer, n *yaml.Node, o *Object) error {
+	typ, text, err := scalarJSON(n, o)
+	if err != nil {
+		return err
+	}
+	if typ == jsonString {
+		writeString(b, text)
+	} else {
+		b.WriteString(text)
+	}
+	return nil
+}
+
+// A jsonType is the JSON type a YAML node reads as.
+type jsonType uint8
+
+const (
+	jsonNull jsonType = iota
+	jsonBool
+	jsonNumber
+	jsonString
+	jsonArray
+	jsonObject
+)
+
+func (t jsonType) String() string {
+	return [...]string{"null", "bool", "number", "string", "array", "object"}[t]
+}
+
+// scalarJSON reads a YAML scalar as JSON. Tags decide its type the way
+// sigs.k8s.io/yaml would, so "80" stays a string and 80 a number. text is
+// the JSON literal of nulls, bools and numbers and the value of strings.
+// writeJSON and the decoder both read scalars through here so that they
+// cannot disagree.
+func scalarJSON(n *yaml.Node, o *Object) (jsonType, string, error) {
 	switch n.ShortTag() {
 	case "!!null":
-		b.WriteString("null")
+		return jsonNull, "null", nil
 	case "!!bool":
 		v, err := strconv.ParseBool(strings.ToLower(n.Value))
 		if err != nil {
-			return Errorf(o.posOf(n), "invalid boolean %q", n.Value)
+			return 0, "", Errorf(o.posOf(n), "invalid boolean %q", n.Value)
 		}
-		b.WriteString(strconv.FormatBool(v))
+		return jsonBool, strconv.FormatBool(v), nil
 	case "!!int", "!!float":
 		if isJSONNumber(n.Value) {
-			b.WriteString(n.Value)
-			return nil
+			return jsonNumber, n.Value, nil
 		}
 		var v any
 		if err := n.Decode(&v); err != nil {
-			return Errorf(o.posOf(n), "invalid number %q", n.Value)
+			return 0, "", Errorf(o.posOf(n), "invalid number %q", n.Value)
 		}
 		enc, err := json.Marshal(v)
 		if err != nil {
 			// .inf and .nan have no JSON form; keep the text.
-			writeString(b, n.Value)
-			return nil
+			return jsonString, n.Value, nil
 		}
-		b.Write(enc)
-	case "!!binary", "!!timestamp", "!!str":
-		writeString(b, n.Value)
-	default:
-		writeString(b, n.Value)
+		return jsonNumber, string(enc), nil
 	}
-	return nil
+	// !!str, !!binary, !!timestamp and unknown tags.
+	return jsonString, n.Value, nil
+}
+
+// nodeJSON is the JSON type of any node, and for scalars their text as in
+// scalarJSON. An empty document is null.
+func nodeJSON(n *yaml.Node, o *Object) (jsonType, string, error) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return jsonObject, "", nil
+	case yaml.SequenceNode:
+		return jsonArray, "", nil
+	case yaml.DocumentNode:
+		return jsonNull, "null", nil
+	}
+	return scalarJSON(n, o)
 }
 
 // isJSONNumber reports whether s can be copied into JSON as a number. An

@@ -63,12 +63,12 @@ func (o *Object) unknown(n *yaml.Node, t reflect.Type, path string, out *[]Unkno
 		eachPair(n, func(k, v *yaml.Node) {
 			key := resolve(k).Value
 			p := joinPath(path, key)
-			ft, ok := fields[key]
+			f, ok := fields[key]
 			if !ok {
 				*out = append(*out, UnknownField{Path: p, Pos: o.posOf(k)})
 				return
 			}
-			o.unknown(v, ft, p, out)
+			o.unknown(v, f.typ, p, out)
 		})
 	case reflect.Slice, reflect.Array:
 		if n.Kind != yaml.SequenceNode || t.Elem().Kind() == reflect.Uint8 {
@@ -94,15 +94,24 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
-var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+// A jsonField is a struct field as JSON keys see it.
+type jsonField struct {
+	index  []int // through the flattened structs, outermost first
+	typ    reflect.Type
+	quoted bool // the ,string option applies
+}
 
-// jsonFields maps a struct's JSON keys to their types, flattening embedded
-// and `,inline` structs the way encoding/json and Kubernetes do.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+var fieldCache sync.Map // reflect.Type → map[string]jsonField
+
+// jsonFields maps a struct's JSON keys to its fields, flattening embedded
+// and `,inline` structs the way encoding/json and Kubernetes do. Keys are
+// matched exactly, as Kubernetes' decoder does and encoding/json (which
+// also takes case-folded keys) does not.
+func jsonFields(t reflect.Type) map[string]jsonField {
 	if m, ok := fieldCache.Load(t); ok {
-		return m.(map[string]reflect.Type)
+		return m.(map[string]jsonField)
 	}
-	m := map[string]reflect.Type{}
+	m := map[string]jsonField{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -114,11 +123,12 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if (f.Anonymous && name == "") || strings.Contains(","+opts+",", ",inline,") {
+		if (f.Anonymous && name == "") || hasOption(opts, "inline") {
 			if ft.Kind() == reflect.Struct {
-				for k, v := range jsonFields(ft) {
+				for k, sub := range jsonFields(ft) {
 					if _, dup := m[k]; !dup {
-						m[k] = v
+						sub.index = append([]int{i}, sub.index...)
+						m[k] = sub
 					}
 				}
 				continue
@@ -130,8 +140,27 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		if name == "" {
 			name = f.Name
 		}
-		m[name] = f.Type
+		m[name] = jsonField{index: []int{i}, typ: f.Type, quoted: hasOption(opts, "string") && quotable(f.Type)}
 	}
 	fieldCache.Store(t, m)
 	return m
+}
+
+func hasOption(opts, opt string) bool {
+	return strings.Contains(","+opts+",", ","+opt+",")
+}
+
+// quotable reports whether encoding/json honours the ,string option on a
+// field of type t: scalars, or an unnamed pointer to one.
+func quotable(t reflect.Type) bool {
+	if t.Name() == "" && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
 }

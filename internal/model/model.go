@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
-	"reflect"
 	"slices"
 	"sync"
 
@@ -327,17 +326,22 @@ func decodeKind(o *manifest.Object, kd kindDef) (any, []diag.Diagnostic) {
 			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + groupVersion(o.Group, "v1")})
 	}
 	v := kd.newObj()
-	if err := o.Decode(v); err != nil {
+	var unknown []manifest.UnknownField
+	var err error
+	if kd.strict {
+		unknown, err = o.DecodeStrict(v)
+	} else {
+		err = o.Decode(v)
+	}
+	if err != nil {
 		return nil, append(diags, decodeDiag(o, err))
 	}
-	if kd.strict {
-		for _, u := range o.UnknownFields(reflect.TypeOf(v).Elem()) {
-			if u.Path == "status" || len(u.Path) > 7 && u.Path[:7] == "status." {
-				continue
-			}
-			diags = append(diags, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
-				Message: "unknown field " + u.Path + " in " + o.Kind + "; check its spelling against the " + o.APIVersion + " API (it is ignored)"})
+	for _, u := range unknown {
+		if u.Path == "status" || len(u.Path) > 7 && u.Path[:7] == "status." {
+			continue
 		}
+		diags = append(diags, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
+			Message: "unknown field " + u.Path + " in " + o.Kind + "; check its spelling against the " + o.APIVersion + " API (it is ignored)"})
 	}
 	if acc, ok := v.(metav1.ObjectMetaAccessor); ok {
 		acc.GetObjectMeta().SetNamespace(o.Namespace) // defaulted like kubectl does

@@ -3,7 +3,6 @@ package haptic
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -72,7 +71,8 @@ func (Kind) Spec() policy.KindSpec { return spec }
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var hp HAProxyRoutePolicy
-	if err := o.Decode(&hp); err != nil {
+	unknown, err := o.DecodeStrict(&hp)
+	if err != nil {
 		d := diag.Diagnostic{Code: codeInvalid, Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.KeyPos("spec"), Message: err.Error()}
 		// Point at the value that did not fit, not at spec.
 		var pe *manifest.PosError
@@ -83,7 +83,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		return p
 	}
 	p.Data = &hp.Spec
-	p.Findings = append(p.Findings, unknownFields(o, reflect.TypeOf(hp))...)
+	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
 	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs}
 	v.validate()
 	s := &hp.Spec
@@ -110,9 +110,9 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 // rather than being ignored as unknown.
 var attachmentFields = []string{"targetRefs", "targetRef", "targetSelectors"}
 
-func unknownFields(o *manifest.Object, t reflect.Type) []diag.Diagnostic {
+func unknownFields(o *manifest.Object, unknown []manifest.UnknownField) []diag.Diagnostic {
 	var out []diag.Diagnostic
-	for _, u := range o.UnknownFields(t) {
+	for _, u := range unknown {
 		if u.Path == "status" || strings.HasPrefix(u.Path, "status.") {
 			continue
 		}

@@ -140,12 +140,13 @@ func (Kind) BackendKinds() []model.GroupKind {
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var tp TrafficPolicy
-	if err := o.Decode(&tp); err != nil {
+	unknown, err := o.DecodeStrict(&tp)
+	if err != nil {
 		p.Invalid = append(p.Invalid, diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec"), Message: err.Error()})
 		return p
 	}
 	p.Data = &tp
-	p.Findings = append(p.Findings, unknownFields(o, reflect.TypeOf(tp))...)
+	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
 	p.Weight, p.Created = weightAndAge(p, tp.Annotations, tp.CreationTimestamp.Time)
 	p.Targets = targets(tp.Spec.TargetRefs, tp.Spec.TargetSelectors)
 	for _, f := range fields {
@@ -158,9 +159,9 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	return p
 }
 
-func unknownFields(o *manifest.Object, t reflect.Type) []diag.Diagnostic {
+func unknownFields(o *manifest.Object, unknown []manifest.UnknownField) []diag.Diagnostic {
 	var out []diag.Diagnostic
-	for _, u := range o.UnknownFields(t) {
+	for _, u := range unknown {
 		out = append(out, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
 			Message: fmt.Sprintf("unknown field %s in %s; check its spelling against the %s API (it is ignored)", u.Path, o.Kind, o.APIVersion)})
 	}

@@ -146,13 +146,14 @@ func (k *APIPolicyKind) Decode(o *manifest.Object, env *policy.Env) *policy.Poli
 		return p
 	}
 	var ap APIPolicy
-	if err := o.Decode(&ap); err != nil {
+	unknown, err := o.DecodeStrict(&ap)
+	if err != nil {
 		decodeError(p, err)
 		return p
 	}
 	p.Data = &ap
 	p.Created = ap.CreationTimestamp.Time
-	unknownFields(p, o.UnknownFields(reflect.TypeOf(ap)))
+	unknownFields(p, unknown)
 	level := LevelRule
 	if t := ap.Spec.TargetRef; t != nil {
 		level = LevelAPI
