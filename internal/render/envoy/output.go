@@ -1,12 +1,15 @@
 package envoy
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -16,8 +19,8 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -35,45 +38,70 @@ const (
 	TypeCluster  ResourceType = "cluster"
 )
 
-var marshalOpts = protojson.MarshalOptions{UseProtoNames: true}
-
-// writeProto appends m as compact JSON with proto field names. protojson
-// randomises insignificant whitespace on purpose; compacting removes it,
-// so the bytes depend on the message only.
+// writeProto appends m as compact JSON with proto field names.
 func writeProto(buf *bytes.Buffer, m proto.Message) error {
-	raw, err := marshalOpts.Marshal(m)
-	if err != nil {
+	w := jsonWriter{buf: buf.AvailableBuffer()}
+	if err := w.message(m.ProtoReflect()); err != nil {
 		return err
 	}
-	return json.Compact(buf, raw)
+	buf.Write(w.buf)
+	return nil
 }
 
-// jsonUnit is one message marshalled on its own, indented for its depth
-// in the document (or compact). Units are marshalled in parallel and then
+// jsonUnit is one message written on its own, indented for its depth in
+// the document (or compact). Units are written in parallel and then
 // concatenated, so output cost is spread over the cores even when one
 // RouteConfiguration holds most of the config.
 type jsonUnit struct {
 	msg   proto.Message
 	depth int
-	out   bytes.Buffer
-	err   error
+	// skip is a field written elsewhere; hole and holeAt say where it
+	// goes (see jsonWriter).
+	skip         protoreflect.FieldDescriptor
+	hole, holeAt int
+	out          []byte
+	err          error
 }
 
-func (u *jsonUnit) run(indent bool) {
-	raw, err := marshalOpts.Marshal(u.msg)
-	if err != nil {
-		u.err = err
-		return
-	}
-	if indent {
-		u.err = json.Indent(&u.out, raw, pad(u.depth), "  ")
-	} else {
-		u.err = json.Compact(&u.out, raw)
-	}
-}
+// unitsPerChunk is how many units one worker writes into one buffer: few
+// enough to balance the cores, many enough that buffers grow rarely.
+const unitsPerChunk = 64
 
+// runUnits writes every unit. Each chunk of units is written by one
+// writer (with its cache of expanded Anys and its scratch buffer), which
+// later chunks reuse.
 func runUnits(units []*jsonUnit, indent bool) error {
-	parallel.Each(len(units), func(i int) { units[i].run(indent) })
+	var mu sync.Mutex
+	var idle []*jsonWriter
+	parallel.Chunks(len(units), unitsPerChunk, func(lo, hi int) {
+		mu.Lock()
+		w := &jsonWriter{}
+		if k := len(idle); k > 0 {
+			w, idle = idle[k-1], idle[:k-1]
+		}
+		mu.Unlock()
+		w.indent, w.buf = indent, w.buf[:0]
+		ends := make([]int, hi-lo)
+		for i, u := range units[lo:hi] {
+			w.depth, w.skip, w.holeAt = u.depth, u.skip, -1
+			u.err = w.message(u.msg.ProtoReflect())
+			u.hole, u.holeAt = w.hole, w.holeAt
+			ends[i] = len(w.buf)
+		}
+		// The writer's buffer is scratch reused by the next chunk; the
+		// chunk's bytes are kept in one exact-size copy.
+		buf, start := slices.Clone(w.buf), 0
+		for i, u := range units[lo:hi] {
+			u.out = buf[start:ends[i]:ends[i]]
+			if u.holeAt >= 0 {
+				u.holeAt -= start
+			}
+			start = ends[i]
+		}
+		mu.Lock()
+		idle = append(idle, w)
+		mu.Unlock()
+	})
 	for _, u := range units {
 		if u.err != nil {
 			return u.err
@@ -86,8 +114,14 @@ func pad(depth int) string { return strings.Repeat("  ", depth) }
 
 // docWriter writes the JSON skeleton around the units.
 type docWriter struct {
-	buf    *bytes.Buffer
+	buf    sink
 	indent bool
+}
+
+type sink interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
 }
 
 func (w *docWriter) nl(depth int) {
@@ -133,46 +167,74 @@ type rcUnits struct {
 }
 
 // spliceVHosts writes the RouteConfiguration: its shell with
-// "virtual_hosts" inserted after "name" (field 1 and 2, protojson's
-// order).
+// "virtual_hosts" in the hole left for it.
 func (w *docWriter) spliceVHosts(rc rcUnits, depth int) error {
-	shell := rc.shell.out.Bytes()
-	at := nameEnd(shell)
-	if at < 0 {
+	shell := rc.shell.out
+	if len(rc.vhs) == 0 {
+		w.buf.Write(shell)
+		return nil
+	}
+	at := rc.shell.holeAt
+	if at < 0 || rc.shell.hole == 0 {
 		return fmt.Errorf("route configuration without a name")
 	}
 	w.buf.Write(shell[:at])
-	if len(rc.vhs) > 0 {
-		w.key(depth+1, "virtual_hosts", false)
-		w.list(depth+2, rc.vhs, func(u *jsonUnit) { w.buf.Write(u.out.Bytes()) })
-	}
+	w.key(depth+1, "virtual_hosts", false)
+	w.list(depth+2, rc.vhs, func(u *jsonUnit) { w.buf.Write(u.out) })
 	w.buf.Write(shell[at:])
 	return nil
 }
 
-// nameEnd is the offset just after the value of the leading "name" key.
-func nameEnd(js []byte) int {
-	i := bytes.Index(js, []byte(`"name":`))
-	if i < 0 {
-		return -1
-	}
-	i = bytes.IndexByte(js[i+len(`"name":`):], '"') + i + len(`"name":`)
-	for j := i + 1; j < len(js); j++ {
-		switch js[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
+// vhostsField is RouteConfiguration.virtual_hosts.
+var vhostsField = (&routev3.RouteConfiguration{}).ProtoReflect().Descriptor().Fields().ByName("virtual_hosts")
 
 // Marshal writes the output as
 // {"gateways":[{"gateway":{"namespace","name"},"listeners":[…],"routeConfigurations":[…],"clusters":[…]}]},
 // as indented JSON (format "json") or YAML ("yaml").
 func (o *Output) Marshal(format string, t ResourceType) ([]byte, error) {
-	indent := format != "yaml"
+	var buf bytes.Buffer
+	if format != "yaml" {
+		if err := o.WriteJSON(&buf, t); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	if err := o.write(&buf, false, t); err != nil {
+		return nil, err
+	}
+	out, err := yaml.JSONToYAML(buf.Bytes())
+	if err != nil {
+		return nil, diag.Errorf(diag.Internal, "yaml: %v", err)
+	}
+	return out, nil
+}
+
+// WriteJSON writes what Marshal(“json”, t) returns to dst, without
+// holding the whole document in memory a second time.
+func (o *Output) WriteJSON(dst io.Writer, t ResourceType) error {
+	var b sink
+	bw, buffered := dst.(*bytes.Buffer)
+	if buffered {
+		b = bw
+	} else {
+		w := bufio.NewWriterSize(dst, 1<<16)
+		defer w.Flush()
+		b = w
+	}
+	if err := o.write(b, true, t); err != nil {
+		return err
+	}
+	if _, err := b.WriteString("\n"); err != nil {
+		return err
+	}
+	if w, ok := b.(*bufio.Writer); ok {
+		return w.Flush()
+	}
+	return nil
+}
+
+// write writes the document, indented or compact, to dst.
+func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 	want := func(rt ResourceType) bool { return t == TypeAll || t == "" || t == rt }
 	type gwUnits struct {
 		listeners, clusters []*jsonUnit
@@ -190,9 +252,7 @@ func (o *Output) Marshal(format string, t ResourceType) ([]byte, error) {
 		}
 		if want(TypeRoute) {
 			for _, rc := range g.RouteConfigurations {
-				shell := proto.Clone(rc).(*routev3.RouteConfiguration)
-				shell.VirtualHosts = nil
-				ru := rcUnits{shell: &jsonUnit{msg: shell, depth: 4}}
+				ru := rcUnits{shell: &jsonUnit{msg: rc, depth: 4, skip: vhostsField}}
 				all = append(all, ru.shell)
 				for _, vh := range rc.VirtualHosts {
 					u := &jsonUnit{msg: vh, depth: 6}
@@ -211,10 +271,12 @@ func (o *Output) Marshal(format string, t ResourceType) ([]byte, error) {
 		}
 	}
 	if err := runUnits(all, indent); err != nil {
-		return nil, diag.Errorf(diag.Internal, "marshal: %v", err)
+		return diag.Errorf(diag.Internal, "marshal: %v", err)
 	}
-	w := &docWriter{buf: &bytes.Buffer{}, indent: indent}
-	w.buf.Grow(sizeOf(all) + 64*len(all))
+	if bb, ok := dst.(*bytes.Buffer); ok {
+		bb.Grow(sizeOf(all) + 64*len(all))
+	}
+	w := &docWriter{buf: dst, indent: indent}
 	w.buf.WriteByte('{')
 	w.key(1, "gateways", true)
 	gwRefs := make([]*jsonUnit, len(o.Gateways))
@@ -237,7 +299,7 @@ func (o *Output) Marshal(format string, t ResourceType) ([]byte, error) {
 			ref = b.Bytes()
 		}
 		w.buf.Write(ref)
-		write := func(u *jsonUnit) { w.buf.Write(u.out.Bytes()) }
+		write := func(u *jsonUnit) { w.buf.Write(u.out) }
 		if want(TypeListener) {
 			w.key(3, "listeners", false)
 			w.list(4, gu.listeners, write)
@@ -262,25 +324,19 @@ func (o *Output) Marshal(format string, t ResourceType) ([]byte, error) {
 		w.buf.WriteByte('}')
 	})
 	if err != nil {
-		return nil, diag.Errorf(diag.Internal, "marshal: %v", err)
+		return diag.Errorf(diag.Internal, "marshal: %v", err)
 	}
 	w.nl(0)
-	w.buf.WriteByte('}')
-	if !indent {
-		out, err := yaml.JSONToYAML(w.buf.Bytes())
-		if err != nil {
-			return nil, diag.Errorf(diag.Internal, "yaml: %v", err)
-		}
-		return out, nil
-	}
-	w.buf.WriteByte('\n')
-	return w.buf.Bytes(), nil
+	// The sink's write errors are sticky (bufio) or impossible
+	// (bytes.Buffer): the last write reports them.
+	_, err = w.buf.Write([]byte{'}'})
+	return err
 }
 
 func sizeOf(us []*jsonUnit) int {
 	n := 0
 	for _, u := range us {
-		n += u.out.Len()
+		n += len(u.out)
 	}
 	return n
 }
