@@ -22,23 +22,46 @@ const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 
 // backendCluster returns the cluster name of a resolved backend and
 // records the cluster.
-func (gb *gatewayBuild) backendCluster(b *topology.Backend, grpc bool) string {
+func (vb *vhostBuild) backendCluster(b *topology.Backend, grpc bool) string {
 	if b.Group == "" && b.Kind == "Service" {
 		name := policy.ServiceCluster(b.Namespace, b.Name, b.Port)
-		c := gb.cluster(name)
-		if grpc || servicePortHTTP2(b.Service, b.Port) {
-			setHTTP2(c)
-		}
+		vb.clusters = append(vb.clusters, clusterOp{name: name, http2: grpc || servicePortHTTP2(b.Service, b.Port)})
 		return name
 	}
 	name := strings.ToLower(b.Kind) + "_" + b.Namespace + "_" + b.Name + "_" + strconv.Itoa(int(b.Port))
-	gb.cluster(name)
+	vb.clusters = append(vb.clusters, clusterOp{name: name})
 	return name
+}
+
+// clusterOp is a cluster a virtual host needs: a backend's (name, and
+// whether it speaks HTTP/2) or the clusters a policy fragment brings.
+type clusterOp struct {
+	name      string
+	http2     bool
+	fragments []*clusterv3.Cluster
+}
+
+func (gb *gatewayBuild) applyCluster(op clusterOp) {
+	if op.fragments != nil {
+		gb.addClusters(op.fragments)
+		return
+	}
+	c := gb.cluster(op.name)
+	if op.http2 {
+		setHTTP2(c)
+	}
+}
+
+// addClusters records the clusters of policy fragments.
+func (vb *vhostBuild) addClusters(cs []*clusterv3.Cluster) {
+	if len(cs) > 0 {
+		vb.clusters = append(vb.clusters, clusterOp{fragments: cs})
+	}
 }
 
 // mirrorCluster resolves a RequestMirror backend (a Service port, with a
 // ReferenceGrant across namespaces); "" when it does not resolve.
-func (gb *gatewayBuild) mirrorCluster(rt *topology.Route, f *gwv1.HTTPRequestMirrorFilter) string {
+func (vb *vhostBuild) mirrorCluster(rt *topology.Route, f *gwv1.HTTPRequestMirrorFilter) string {
 	ref := f.BackendRef
 	if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil {
 		return ""
@@ -47,13 +70,13 @@ func (gb *gatewayBuild) mirrorCluster(rt *topology.Route, f *gwv1.HTTPRequestMir
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
-	m := gb.res.Graph.Model
+	m := vb.res.Graph.Model
 	svc := m.Service(ns, string(ref.Name))
 	if svc == nil || !m.GrantAllows(gwv1.GroupName, rt.Kind, rt.Meta.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: string(ref.Name)}) {
 		return ""
 	}
 	name := policy.ServiceCluster(ns, string(ref.Name), int32(*ref.Port))
-	gb.cluster(name)
+	vb.clusters = append(vb.clusters, clusterOp{name: name})
 	return name
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -30,8 +31,7 @@ type scoped struct {
 	// failBody: a field could not be expressed (replaced: 503, this body).
 	failBody string
 
-	tpfc     map[string]*anypb.Any
-	tpfcDone bool
+	tpfc map[string]*anypb.Any // see perFilter
 }
 
 func (s *scoped) replaced() bool { return s != nil && (s.invalid || s.failBody != "") }
@@ -98,6 +98,7 @@ func (b *builder) scope(pts merge.Points, sc policy.Scope) *scoped {
 	if md != nil {
 		s.metadata = &corev3.Metadata{FilterMetadata: md}
 	}
+	s.tpfc = s.buildPerFilter()
 	return s
 }
 
@@ -177,7 +178,7 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 		}
 	}
 	for _, fr := range frags {
-		if err := rf.add(fr); err != nil {
+		if err := rf.add(fr, &b.anys); err != nil {
 			b.report(owner, f.Key, "GWP401", fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
 			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s renders to invalid Envoy config: %v",
 				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)}
@@ -200,16 +201,16 @@ func (b *builder) report(p *policy.Policy, key, code, msg string) {
 }
 
 // add types one fragment.
-func (rf *rendered) add(fr policy.Fragment) error {
+func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 	if f := fr.Filter; f != nil {
-		a, err := toAny(f.Config)
+		a, err := anys.toAny(f.Config)
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
 		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
-		a, err := toAny(cfg)
+		a, err := anys.toAny(cfg)
 		if err != nil {
 			return fmt.Errorf("typed_per_filter_config %s: %w", name, err)
 		}
@@ -278,18 +279,43 @@ func fromMap(v map[string]any, m proto.Message) error {
 	return unmarshalOpts.Unmarshal(raw, m)
 }
 
+// anyCache types each distinct filter config once: policies written
+// alike (the same rate limit, the same retry) render to the same
+// configuration, and decoding and validating it again for each would be
+// most of the build. Cached Anys are shared and never modified.
+type anyCache struct {
+	mu sync.Mutex
+	m  map[string]*anypb.Any // by the config's JSON
+}
+
 // toAny decodes a map with "@type" into an Any, checking the message
 // against Envoy's validation rules.
-func toAny(v map[string]any) (*anypb.Any, error) {
+func (c *anyCache) toAny(v map[string]any) (*anypb.Any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("missing config")
 	}
-	a := &anypb.Any{}
-	if err := fromMap(v, a); err != nil {
+	raw, err := json.Marshal(v) // map keys sorted: equal configs, equal text
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	a, ok := c.m[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return a, nil
+	}
+	a = &anypb.Any{}
+	if err := unmarshalOpts.Unmarshal(raw, a); err != nil {
 		return nil, err
 	}
 	if err := validateAny(a); err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*anypb.Any{}
+	}
+	c.m[string(raw)] = a
 	return a, nil
 }

@@ -58,6 +58,14 @@ type routeKey struct {
 	listener *topology.Listener
 }
 
+// Resources is the output without its index into the compiled input
+// (RouteNames): holding only xDS and diagnostics, it lets a caller about
+// to marshal a large render have the manifests, model and topology
+// collected first.
+func (o *Output) Resources() *Output {
+	return &Output{Target: o.Target, Gateways: o.Gateways, Diagnostics: o.Diagnostics}
+}
+
 // RouteNames are the Envoy routes a rule produced through a listener (the
 // listener owning the virtual host), in output order.
 func (o *Output) RouteNames(rule *topology.Rule, l *topology.Listener) []string {
@@ -138,6 +146,7 @@ type builder struct {
 	reported map[string]bool
 	diags    []diag.Diagnostic
 	names    map[routeKey][]string // written by the (sequential) route assembly
+	anys     anyCache
 }
 
 // gatewayBuild collects one Gateway's resources.

@@ -2,11 +2,13 @@ package envoy
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
@@ -16,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -94,15 +97,20 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 	rb.rc.Metadata = rcScope.metadata
 	rb.rc.TypedPerFilterConfig = rcScope.perFilter()
 	rb.use(rcScope)
-	for _, plan := range planVHosts(ls) {
+	plans := planVHosts(ls)
+	vbs := make([]*vhostBuild, len(plans))
+	parallel.Each(len(plans), func(i int) {
+		vb := &vhostBuild{gatewayBuild: gb}
 		var vhScope *scoped
 		if !https {
-			vhScope = gb.scope(gb.res.Listener(plan.owner).Own, policy.ScopeVirtualHost)
+			vhScope = gb.scope(gb.res.Listener(plans[i].owner).Own, policy.ScopeVirtualHost)
 		}
-		vh := gb.vhost(rb, name, plan, vhScope, rcScope, https)
-		if vh != nil {
-			rb.rc.VirtualHosts = append(rb.rc.VirtualHosts, vh)
-		}
+		vb.vh = vb.vhost(name, plans[i], vhScope, rcScope, https)
+		vbs[i] = vb
+	})
+	for _, vb := range vbs {
+		gb.apply(vb, rb)
+		rb.rc.VirtualHosts = append(rb.rc.VirtualHosts, vb.vh)
 	}
 	slices.SortFunc(rb.rc.VirtualHosts, func(a, b *routev3.VirtualHost) int { return cmp.Compare(a.Name, b.Name) })
 	return rb
@@ -173,8 +181,39 @@ func hostOf(h *gwv1.Hostname) string {
 // vhostName is kgateway's virtual host name.
 func vhostName(rc, host string) string { return rc + "~" + strings.ReplaceAll(host, ".", "_") }
 
+// vhostBuild builds one virtual host. Virtual hosts are built in parallel;
+// what one adds to its Gateway and RouteConfiguration (clusters, HTTP
+// filters, route names) is recorded and applied afterwards in virtual
+// host order, so the output never depends on scheduling.
+type vhostBuild struct {
+	*gatewayBuild
+	vh       *routev3.VirtualHost
+	used     []*scoped // scopes whose HTTP filters the chain needs
+	names    []namedRoute
+	clusters []clusterOp
+}
+
+type namedRoute struct {
+	key  routeKey
+	name string
+}
+
+// apply adds what a virtual host recorded to its Gateway and
+// RouteConfiguration.
+func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
+	for _, s := range vb.used {
+		rb.use(s)
+	}
+	for _, n := range vb.names {
+		gb.names[n.key] = append(gb.names[n.key], n.name)
+	}
+	for _, op := range vb.clusters {
+		gb.applyCluster(op)
+	}
+}
+
 // vhost builds one virtual host and its routes.
-func (gb *gatewayBuild) vhost(rb *rcBuild, rcName string, plan *vhostPlan, vhScope, rcScope *scoped, https bool) *routev3.VirtualHost {
+func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *scoped, https bool) *routev3.VirtualHost {
 	name := vhostName(rcName, plan.host)
 	vh := &routev3.VirtualHost{Name: name, Domains: []string{plan.host}}
 	if https {
@@ -186,7 +225,7 @@ func (gb *gatewayBuild) vhost(rb *rcBuild, rcName string, plan *vhostPlan, vhSco
 	if vhScope != nil {
 		vh.Metadata = vhScope.metadata
 		vh.TypedPerFilterConfig = vhScope.perFilter()
-		rb.use(vhScope)
+		vb.used = append(vb.used, vhScope)
 	}
 	applyVHostMaps(vh, vhScope, rcScope)
 	entries := routeEntries(plan.atts)
@@ -194,9 +233,8 @@ func (gb *gatewayBuild) vhost(rb *rcBuild, rcName string, plan *vhostPlan, vhSco
 		if e.delegates {
 			continue // a delegating rule emits no route but keeps its index (kgateway)
 		}
-		r := gb.route(rb, name, i, e, vhScope, rcScope)
-		k := routeKey{e.rule, plan.owner}
-		gb.names[k] = append(gb.names[k], r.Name)
+		r := vb.route(name, i, e, vhScope, rcScope)
+		vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner}, r.Name})
 		vh.Routes = append(vh.Routes, r)
 	}
 	return vh
@@ -467,37 +505,63 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 }
 
 // route builds one Envoy route for a rule × match in a virtual host.
-func (gb *gatewayBuild) route(rb *rcBuild, vh string, i int, e entry, vhScope, rcScope *scoped) *routev3.Route {
+func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped) *routev3.Route {
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
-	if status, body, broken := gb.brokenRule(e.rule); broken {
+	if status, body, broken := vb.brokenRule(e.rule); broken {
 		r.Action = directResponse(status, body)
 		return r
 	}
-	rs := gb.ruleScope(e.rule)
+	rs := vb.ruleScope(e.rule)
 	if rs.replaced() {
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
 		return r
 	}
-	if !gb.forward(r, e) {
+	if !vb.forward(r, e) {
 		return r
 	}
-	r.Metadata = rs.metadata
-	r.TypedPerFilterConfig = rs.perFilter()
-	rb.use(rs)
-	applyRouteMaps(r, rs, vhScope, rcScope)
-	gb.builtinTimeouts(r, e.rule)
-	for _, f := range rs.fields {
-		gb.addClusters(f.clusters)
-	}
-	if vhScope != nil {
-		for _, f := range vhScope.fields {
-			gb.addClusters(f.clusters)
+	levels := []*scoped{rs, vhScope, rcScope}
+	applyRouteMaps(r, levels...)
+	r.Metadata = withMetadata(rs.metadata, r.Metadata)
+	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
+	vb.used = append(vb.used, rs)
+	vb.builtinTimeouts(r, e.rule)
+	for _, s := range levels {
+		if s == nil {
+			continue
+		}
+		for _, f := range s.fields {
+			vb.addClusters(f.clusters)
 		}
 	}
-	for _, f := range rcScope.fields {
-		gb.addClusters(f.clusters)
-	}
 	return r
+}
+
+// withPerFilter is withMetadata for typed_per_filter_config.
+func withPerFilter(shared, own map[string]*anypb.Any) map[string]*anypb.Any {
+	if own == nil {
+		return shared
+	}
+	out := maps.Clone(shared)
+	if out == nil {
+		out = map[string]*anypb.Any{}
+	}
+	maps.Copy(out, own)
+	return out
+}
+
+// withMetadata is a route's metadata: its rule's merge metadata, shared by
+// every route of the rule, with what policy fragments set on the route
+// merged over a copy of it.
+func withMetadata(shared, own *corev3.Metadata) *corev3.Metadata {
+	if own == nil {
+		return shared
+	}
+	if shared == nil {
+		return own
+	}
+	md := proto.Clone(shared).(*corev3.Metadata)
+	proto.Merge(md, own)
+	return md
 }
 
 // brokenRule reports a rule attach marked unusable: 503 when the broken
@@ -517,7 +581,7 @@ func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 
 // forward sets the route's action from the rule's backends and Gateway API
 // filters. It reports false when the route became a direct response.
-func (gb *gatewayBuild) forward(r *routev3.Route, e entry) bool {
+func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	filters := ruleFilters(e.rule)
 	for _, f := range filters {
 		if f.redirect != nil {
@@ -533,7 +597,7 @@ func (gb *gatewayBuild) forward(r *routev3.Route, e entry) bool {
 		if !b.Resolved || (b.Group == gwv1.GroupName && b.Kind == "HTTPRoute") {
 			continue
 		}
-		name := gb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
+		name := vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
 		w := uint32(max(b.Weight, 0))
 		total += w
 		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w)})
@@ -552,7 +616,7 @@ func (gb *gatewayBuild) forward(r *routev3.Route, e entry) bool {
 		case f.rewrite != nil:
 			applyRewrite(act, f.rewrite, e)
 		case f.mirror != nil:
-			if c := gb.mirrorCluster(e.att.Route, f.mirror); c != "" {
+			if c := vb.mirrorCluster(e.att.Route, f.mirror); c != "" {
 				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror))
 			}
 		}
@@ -684,15 +748,12 @@ func (gb *gatewayBuild) ruleScope(rule *topology.Rule) *scoped {
 	return s
 }
 
-// perFilter is a scope's typed_per_filter_config. It is computed once and
-// shared by every resource the scope configures (nothing modifies it
-// afterwards), which also lets output marshal it once.
+// perFilter is a scope's typed_per_filter_config, computed when the
+// scope was and shared by every resource the scope configures (nothing
+// modifies it afterwards, and output expands each Any once).
 func (s *scoped) perFilter() map[string]*anypb.Any {
-	if s == nil || len(s.fields) == 0 {
+	if s == nil {
 		return nil
-	}
-	if !s.tpfcDone {
-		s.tpfc, s.tpfcDone = s.buildPerFilter(), true
 	}
 	return s.tpfc
 }

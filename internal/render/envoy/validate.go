@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/parallel"
 )
 
 type validator interface{ ValidateAll() error }
@@ -82,37 +83,53 @@ func visit(m protoreflect.Message, f func(*anypb.Any) error) error {
 }
 
 // validate runs the Envoy validation rules on every resource, including
-// the configuration packed in typed_config and typed_per_filter_config.
-// RouteConfigurations are checked with ValidateAll alone: the only Anys in
-// them are typed_per_filter_config values, each validated once when its
-// fragment was typed (toAny), which keeps this linear in routes.
+// the configuration packed in typed_config and typed_per_filter_config,
+// in parallel; the error reported is the first in resource order.
+// Virtual hosts are checked one by one and their RouteConfiguration
+// without them, with ValidateAll alone: the only Anys in them are
+// typed_per_filter_config values, each validated once when its fragment
+// was typed (toAny), which keeps this linear in routes.
 func (g *Gateway) validate() error {
-	check := func(kind, name string, m proto.Message) error {
-		var err error
-		if rc, ok := m.(*routev3.RouteConfiguration); ok {
-			err = rc.ValidateAll()
-		} else {
-			err = validateDeep(m)
-		}
-		if err != nil {
-			return diag.Errorf(diag.Internal, "rendered %s %s of Gateway %s/%s is not valid Envoy config: %v", kind, name, g.Namespace, g.Name, err)
-		}
-		return nil
+	type check struct {
+		kind, name string
+		run        func() error
 	}
+	var checks []check
 	for _, l := range g.Listeners {
-		if err := check("Listener", l.Name, l); err != nil {
-			return err
-		}
+		checks = append(checks, check{"Listener", l.Name, func() error { return validateDeep(l) }})
 	}
 	for _, rc := range g.RouteConfigurations {
-		if err := check("RouteConfiguration", rc.Name, rc); err != nil {
-			return err
+		checks = append(checks, check{"RouteConfiguration", rc.Name, func() error { return validateShell(rc) }})
+		for _, vh := range rc.VirtualHosts {
+			checks = append(checks, check{"RouteConfiguration", rc.Name, vh.ValidateAll})
 		}
 	}
 	for _, c := range g.Clusters {
-		if err := check("Cluster", c.Name, c); err != nil {
-			return err
+		checks = append(checks, check{"Cluster", c.Name, func() error { return validateDeep(c) }})
+	}
+	errs := make([]error, len(checks))
+	parallel.Chunks(len(checks), 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			errs[i] = checks[i].run()
+		}
+	})
+	for i, err := range errs {
+		if err != nil {
+			c := checks[i]
+			return diag.Errorf(diag.Internal, "rendered %s %s of Gateway %s/%s is not valid Envoy config: %v", c.kind, c.name, g.Namespace, g.Name, err)
 		}
 	}
 	return nil
+}
+
+// validateShell is ValidateAll of a RouteConfiguration without its
+// virtual hosts (checked on their own).
+func validateShell(rc *routev3.RouteConfiguration) error {
+	shell := &routev3.RouteConfiguration{}
+	for fd, v := range rc.ProtoReflect().Range {
+		if fd != vhostsField {
+			shell.ProtoReflect().Set(fd, v)
+		}
+	}
+	return shell.ValidateAll()
 }
