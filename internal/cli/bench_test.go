@@ -2,10 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/status"
@@ -129,4 +133,52 @@ func BenchmarkDecodeFloor(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
 		})
 	}
+}
+
+// BenchmarkRenderCommand is issue #4's budget as users meet it: `gwpol
+// render -o json -f FILE` on the generated platform, in process, with the
+// runtime settings of the binary, output discarded. Compare with
+// BenchmarkLoadFloor at the same size, run alongside: the budget is 2×.
+func BenchmarkRenderCommand(b *testing.B) {
+	for _, n := range []int{1000, 5000, 10000} {
+		path := benchInput(b, n)
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			tuneRuntime()
+			b.ReportAllocs()
+			for b.Loop() {
+				ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+				if code := Main([]string{"render", "-f", path, "-o", "json", "--target", "kgateway"}, ios); code != ExitOK {
+					b.Fatalf("exit code %d", code)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
+		})
+	}
+}
+
+// BenchmarkLoadFloor is the floor of BenchmarkRenderCommand: reading the
+// same file into position-carrying YAML nodes, nothing else.
+func BenchmarkLoadFloor(b *testing.B) {
+	for _, n := range []int{1000, 5000, 10000} {
+		path := benchInput(b, n)
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			tuneRuntime()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := manifest.Load([]string{path}, manifest.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
+		})
+	}
+}
+
+func benchInput(b *testing.B, n int) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "platform.yaml")
+	if err := os.WriteFile(path, benchgen.Platform(n), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }

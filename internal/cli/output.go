@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,9 +49,16 @@ func writeData(g *globalOptions, path, format string, v any) error {
 // writeOut writes data to stdout, or to path through a temporary file and a
 // rename, so a failed run never leaves a truncated file.
 func writeOut(g *globalOptions, path string, data []byte) error {
-	if path == "" || path == "-" {
-		_, err := g.IO.Out.Write(data)
+	return writeOutWith(g, path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
+	})
+}
+
+// writeOutWith is writeOut for output written as it is produced.
+func writeOutWith(g *globalOptions, path string, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(g.IO.Out)
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -62,8 +71,11 @@ func writeOut(g *globalOptions, path string, data []byte) error {
 		tmp.Close()
 		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
+		if _, produced := errors.AsType[*diag.KindError](err); produced {
+			return err // the output could not be produced, not written
+		}
 		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -113,8 +114,17 @@ func runRender(o *renderOptions) error {
 	if err != nil {
 		return err
 	}
+	// From here on only the xDS is needed: dropping the route index lets
+	// the collector reclaim the parsed input (most of the heap) while the
+	// output, the other large allocation, is written.
+	out = out.Resources()
 	for _, d := range out.Diagnostics {
 		o.IO.ErrOut.Write([]byte(formatDiagLine(d) + "\n"))
+	}
+	if o.Output == "json" && !o.Bootstrap {
+		return writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
+			return out.WriteJSON(w, envoy.ResourceType(o.Type))
+		})
 	}
 	var data []byte
 	if o.Bootstrap {

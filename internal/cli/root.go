@@ -122,6 +122,13 @@ func (g *globalOptions) requireFiles() error {
 // without slowing small inputs.
 const defaultMemoryLimit = 768 << 20
 
+// tuneRuntime applies the process-wide runtime settings gwpol runs with.
+func tuneRuntime() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
+}
+
 // Main runs gwpol with args and returns the process exit code. A panic is
 // a bug: it is reported as an internal error with exit code 4, never as
 // Go's exit code 2, which means a usage error here.
@@ -132,9 +139,7 @@ func Main(args []string, ios *IOStreams) (code int) {
 			code = ExitInternal
 		}
 	}()
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(defaultMemoryLimit)
-	}
+	tuneRuntime()
 	root := NewRootCmd(ios)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())

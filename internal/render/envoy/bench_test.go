@@ -2,89 +2,21 @@ package envoy_test
 
 import (
 	"fmt"
-	"strings"
+	"io"
 	"testing"
+	"time"
 
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
+	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
-
-// genRoutes writes n HTTPRoutes (3 rules each, 2 Services per route) on
-// one Gateway's HTTP listener, a TrafficPolicy on every fourth route (and
-// on a rule of another route), a Gateway policy and a listener policy.
-func genRoutes(n int) []byte {
-	var b strings.Builder
-	b.Grow(n * 1600)
-	b.WriteString(`apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: kgateway
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
----
-apiVersion: gateway.kgateway.dev/v1alpha1
-kind: TrafficPolicy
-metadata: {name: gateway-defaults, namespace: infra}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
-  timeouts: {request: 30s}
-  cors: {allowOrigins: [https://example.com]}
----
-apiVersion: gateway.kgateway.dev/v1alpha1
-kind: TrafficPolicy
-metadata: {name: http-listener, namespace: infra}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}]
-  rateLimit: {local: {tokenBucket: {maxTokens: 100, fillInterval: 1s}}}
-`)
-	for i := range n {
-		ns := fmt.Sprintf("team-%d", i%50)
-		fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Service
-metadata: {name: svc-%[1]d-a, namespace: %[2]s}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc-%[1]d-b, namespace: %[2]s}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: route-%[1]d, namespace: %[2]s}
-spec:
-  parentRefs: [{name: gw, namespace: infra}]
-  hostnames: [r%[1]d.example.com]
-  rules:
-  - name: api
-    matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-tenant, value: t%[1]d}]}]
-    backendRefs: [{name: svc-%[1]d-a, port: 8080}]
-  - name: static
-    matches: [{path: {type: Exact, value: /index.html}}]
-    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: cache-control, value: max-age=60}]}}]
-    backendRefs: [{name: svc-%[1]d-b, port: 8080}]
-  - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
-`, i, ns)
-		if i%4 == 0 {
-			fmt.Fprintf(&b, `---
-apiVersion: gateway.kgateway.dev/v1alpha1
-kind: TrafficPolicy
-metadata: {name: policy-%[1]d, namespace: %[2]s}
-spec:
-  targetRefs:
-  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route-%[1]d}
-  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route-%[3]d, sectionName: api}
-  retry: {attempts: 3, retryOn: [5xx]}
-  rateLimit: {local: {tokenBucket: {maxTokens: 10, fillInterval: 1s}}}
-  headerModifiers: {request: {set: [{name: x-route, value: r%[1]d}]}}
-`, i, ns, i+50)
-		}
-	}
-	return []byte(b.String())
-}
 
 var benchSizes = []int{1000, 5000, 10000}
 
@@ -93,7 +25,7 @@ var benchSizes = []int{1000, 5000, 10000}
 // and JSON output. Compare with BenchmarkDecodeFloor at the same size.
 func BenchmarkRender(b *testing.B) {
 	for _, n := range benchSizes {
-		data := genRoutes(n)
+		data := benchgen.Platform(n)
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
@@ -117,7 +49,7 @@ func BenchmarkRender(b *testing.B) {
 // YAML nodes: the floor render is measured against.
 func BenchmarkDecodeFloor(b *testing.B) {
 	for _, n := range benchSizes {
-		data := genRoutes(n)
+		data := benchgen.Platform(n)
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
@@ -133,4 +65,84 @@ func BenchmarkDecodeFloor(b *testing.B) {
 
 func reportPerRoute(b *testing.B, n int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
+}
+
+// BenchmarkMarshal is only the JSON output of an already rendered
+// platform.
+func BenchmarkMarshal(b *testing.B) {
+	for _, n := range benchSizes {
+		objs, err := manifest.Parse("bench.yaml", benchgen.Platform(n), manifest.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := render(b, compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"}), envoy.Options{Target: "kgateway"})
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := out.Marshal("json", envoy.TypeAll); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportPerRoute(b, n)
+		})
+	}
+}
+
+// BenchmarkBuild is only the xDS build (with validation) of an already
+// compiled platform.
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range benchSizes {
+		objs, err := manifest.Parse("bench.yaml", benchgen.Platform(n), manifest.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				render(b, res, envoy.Options{Target: "kgateway"})
+			}
+			reportPerRoute(b, n)
+		})
+	}
+}
+
+// BenchmarkStages splits BenchmarkRender by stage, reported as ms/op
+// metrics per stage, to show where the time after decoding goes.
+func BenchmarkStages(b *testing.B) {
+	for _, n := range benchSizes {
+		data := benchgen.Platform(n)
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			stages := map[string]time.Duration{}
+			for b.Loop() {
+				t0 := time.Now()
+				lap := func(stage string) {
+					stages[stage] += time.Since(t0)
+					t0 = time.Now()
+				}
+				objs, err := manifest.Parse("bench.yaml", data, manifest.Limits{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				lap("parse")
+				cfg := policy.Config{ReferenceGrantMode: "Strict"}
+				reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New())
+				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
+				lap("model")
+				g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+				pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
+				res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
+				lap("topology-to-merge")
+				out := render(b, res, envoy.Options{Target: "kgateway"})
+				lap("build")
+				if err := out.WriteJSON(io.Discard, envoy.TypeAll); err != nil {
+					b.Fatal(err)
+				}
+				lap("json")
+			}
+			for stage, d := range stages {
+				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), stage+"-ms/op")
+			}
+		})
+	}
 }

@@ -1,0 +1,84 @@
+// Package benchgen generates the platform the benchmarks measure: the
+// shape issue #4's budget is stated for. Only tests import it.
+package benchgen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Platform writes n HTTPRoutes (3 rules each, 2 Services per route) on
+// one Gateway's HTTP listener, a TrafficPolicy on every fourth route (and
+// on a rule of another route), a Gateway policy and a listener policy.
+func Platform(n int) []byte {
+	var b strings.Builder
+	b.Grow(n * 1600)
+	b.WriteString(`apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: gateway-defaults, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  timeouts: {request: 30s}
+  cors: {allowOrigins: [https://example.com]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: http-listener, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}]
+  rateLimit: {local: {tokenBucket: {maxTokens: 100, fillInterval: 1s}}}
+`)
+	for i := range n {
+		ns := fmt.Sprintf("team-%d", i%50)
+		fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Service
+metadata: {name: svc-%[1]d-a, namespace: %[2]s}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc-%[1]d-b, namespace: %[2]s}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route-%[1]d, namespace: %[2]s}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [r%[1]d.example.com]
+  rules:
+  - name: api
+    matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-tenant, value: t%[1]d}]}]
+    backendRefs: [{name: svc-%[1]d-a, port: 8080}]
+  - name: static
+    matches: [{path: {type: Exact, value: /index.html}}]
+    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: cache-control, value: max-age=60}]}}]
+    backendRefs: [{name: svc-%[1]d-b, port: 8080}]
+  - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
+`, i, ns)
+		if i%4 == 0 {
+			fmt.Fprintf(&b, `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: policy-%[1]d, namespace: %[2]s}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route-%[1]d}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route-%[3]d, sectionName: api}
+  retry: {attempts: 3, retryOn: [5xx]}
+  rateLimit: {local: {tokenBucket: {maxTokens: 10, fillInterval: 1s}}}
+  headerModifiers: {request: {set: [{name: x-route, value: r%[1]d}]}}
+`, i, ns, i+50)
+		}
+	}
+	return []byte(b.String())
+}
