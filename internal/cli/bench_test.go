@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/status"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // genPlatform writes n HTTPRoutes (3 rules each, 2 Services per route) on
@@ -181,4 +184,51 @@ func benchInput(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	return path
+}
+
+// BenchmarkNodeFloor is the strict floor the budget names: the file read
+// and decoded into go-yaml v3 nodes, documents in parallel, and nothing of
+// gwpol's (no shape checks, no object metadata).
+func BenchmarkNodeFloor(b *testing.B) {
+	for _, n := range []int{1000, 5000, 10000} {
+		path := benchInput(b, n)
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			tuneRuntime()
+			b.ReportAllocs()
+			for b.Loop() {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				parts := splitAtSeparators(data, 256<<10)
+				docs := make([][]*yaml.Node, len(parts))
+				parallel.Each(len(parts), func(i int) {
+					dec := yaml.NewDecoder(bytes.NewReader(parts[i]))
+					for {
+						var doc yaml.Node
+						if dec.Decode(&doc) != nil {
+							return
+						}
+						docs[i] = append(docs[i], &doc)
+					}
+				})
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
+		})
+	}
+}
+
+// splitAtSeparators cuts a YAML stream at "\n---\n" lines into parts of
+// about size bytes.
+func splitAtSeparators(data []byte, size int) [][]byte {
+	var parts [][]byte
+	for len(data) > size {
+		i := bytes.Index(data[size:], []byte("\n---\n"))
+		if i < 0 {
+			break
+		}
+		parts = append(parts, data[:size+i+1])
+		data = data[size+i+1:]
+	}
+	return append(parts, data)
 }

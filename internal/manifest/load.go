@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -330,6 +331,7 @@ func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 // the whole file, and turns parser errors into FILE:LINE:COL errors.
 func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
 	dec := yaml.NewDecoder(bytes.NewReader(c.data))
+	var stack []*yaml.Node
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -340,7 +342,7 @@ func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
 			return parseError(file, c, err)
 		}
 		if c.firstLine > 0 {
-			shiftLines(&doc, c.firstLine)
+			stack = shiftLines(&doc, c.firstLine, stack)
 		}
 		if err := f(&doc); err != nil {
 			return err
@@ -414,20 +416,18 @@ func firstCol(data []byte, line int) int {
 	return 1
 }
 
-func shiftLines(n *yaml.Node, by int) {
-	seen := map[*yaml.Node]bool{}
-	var walk func(*yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
+// shiftLines moves a document parsed on its own to its lines in the file.
+// Node trees are trees (an alias points at its anchor but does not list
+// it as content), so a plain walk visits each node once.
+func shiftLines(n *yaml.Node, by int, stack []*yaml.Node) []*yaml.Node {
+	stack = append(stack[:0], n)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		n.Line += by
-		for _, c := range n.Content {
-			walk(c)
-		}
+		stack = append(stack, n.Content...)
 	}
-	walk(n)
+	return stack
 }
 
 // objectsOf turns one document into objects: a single object, every item of
@@ -499,12 +499,10 @@ func kindName(n *yaml.Node) string {
 // walks the tree: a billion-laughs document fails here in microseconds.
 func checkShape(file string, root *yaml.Node, lim Limits) error {
 	budget := lim.MaxAliasNodes
-	type frame struct {
-		n     *yaml.Node
-		depth int
-		alias bool
-	}
-	stack := []frame{{root, 0, false}}
+	sp := framePool.Get().(*[]shapeFrame)
+	defer framePool.Put(sp)
+	stack := append((*sp)[:0], shapeFrame{root, 0, false})
+	defer func() { *sp = stack[:0] }()
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -530,11 +528,21 @@ func checkShape(file string, root *yaml.Node, lim Limits) error {
 			}
 		}
 		for _, c := range n.Content {
-			stack = append(stack, frame{c, f.depth + 1, alias})
+			stack = append(stack, shapeFrame{c, f.depth + 1, alias})
 		}
 	}
 	return nil
 }
+
+type shapeFrame struct {
+	n     *yaml.Node
+	depth int
+	alias bool
+}
+
+// framePool holds checkShape's stacks: one per document would be most of
+// what loading allocates besides the nodes.
+var framePool = sync.Pool{New: func() any { return new([]shapeFrame) }}
 
 // checkKeys rejects a mapping that sets one key twice. YAML forbids it, and
 // the field lookups here (first wins) and JSON decoding (last wins) would
