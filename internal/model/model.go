@@ -2,9 +2,9 @@ package model
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -41,8 +41,16 @@ func (k Key) GK() GroupKind { return GroupKind{k.Group, k.Kind} }
 
 // Compare orders keys by kind, namespace, name.
 func (k Key) Compare(o Key) int {
-	return cmp.Or(cmp.Compare(k.Kind, o.Kind), cmp.Compare(k.Group, o.Group),
-		cmp.Compare(k.Namespace, o.Namespace), cmp.Compare(k.Name, o.Name))
+	if c := strings.Compare(k.Kind, o.Kind); c != 0 {
+		return c
+	}
+	if c := strings.Compare(k.Group, o.Group); c != 0 {
+		return c
+	}
+	if c := strings.Compare(k.Namespace, o.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(k.Name, o.Name)
 }
 
 // Ref is the key as a diag reference.
@@ -198,11 +206,19 @@ func Build(set *manifest.Set, opt Options) *Model {
 	}
 	// The winners, in key order: duplicates resolve by position, never by
 	// input order.
-	keep := make([]*manifest.Object, 0, len(m.objects))
-	for _, o := range m.objects {
-		keep = append(keep, o)
+	type keyed struct {
+		k Key
+		o *manifest.Object
 	}
-	slices.SortFunc(keep, func(a, b *manifest.Object) int { return KeyOf(a).Compare(KeyOf(b)) })
+	sorted := make([]keyed, 0, len(m.objects))
+	for k, o := range m.objects {
+		sorted = append(sorted, keyed{k, o})
+	}
+	slices.SortFunc(sorted, func(a, b keyed) int { return a.k.Compare(b.k) })
+	keep := make([]*manifest.Object, len(sorted))
+	for i, ko := range sorted {
+		keep[i] = ko.o
+	}
 	for _, o := range keep {
 		gk := GroupKind{o.Group, o.Kind}
 		m.byGK[gk] = append(m.byGK[gk], o)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -49,12 +48,12 @@ func writeProto(buf *bytes.Buffer, m proto.Message) error {
 }
 
 // jsonUnit is one message written on its own, indented for its depth in
-// the document (or compact). Units are written in parallel and then
-// concatenated, so output cost is spread over the cores even when one
-// RouteConfiguration holds most of the config.
+// the document (or compact). Units are written in parallel, a wave at a
+// time, and streamed out in document order (see unitStream).
 type jsonUnit struct {
 	msg   proto.Message
 	depth int
+	index int // in document order
 	// skip is a field written elsewhere; hole and holeAt say where it
 	// goes (see jsonWriter).
 	skip         protoreflect.FieldDescriptor
@@ -63,59 +62,98 @@ type jsonUnit struct {
 	err          error
 }
 
-// unitsPerChunk is how many units one worker writes into one buffer: few
-// enough to balance the cores, many enough that buffers grow rarely.
-const unitsPerChunk = 64
+const (
+	// unitsPerChunk is how many units one worker writes into one buffer:
+	// few enough to balance the cores, many enough that buffers grow
+	// rarely.
+	unitsPerChunk = 64
+	// unitsPerWave bounds how much written output is held at once (a few
+	// megabytes), however large the platform.
+	unitsPerWave = 32 * unitsPerChunk
+)
 
-// runUnits writes every unit. Each chunk of units is written by one
-// writer (with its cache of expanded Anys and its scratch buffer), which
-// later chunks reuse.
-func runUnits(units []*jsonUnit, indent bool) error {
-	var mu sync.Mutex
-	var idle []*jsonWriter
-	parallel.Chunks(len(units), unitsPerChunk, func(lo, hi int) {
-		mu.Lock()
-		w := &jsonWriter{}
-		if k := len(idle); k > 0 {
-			w, idle = idle[k-1], idle[:k-1]
+// unitStream writes units a wave at a time. Chunk i of every wave uses
+// writer i, whose buffer (and cache of expanded Anys) the next wave
+// reuses once the previous one has been copied out: output costs no
+// allocation proportional to its size.
+type unitStream struct {
+	units   []*jsonUnit
+	indent  bool
+	done    int // units [0, done) are written
+	writers []*jsonWriter
+}
+
+// ready makes sure u is written, writing its wave if needed.
+func (s *unitStream) ready(u *jsonUnit) error {
+	for u.index >= s.done {
+		wave := s.units[s.done:min(s.done+unitsPerWave, len(s.units))]
+		chunks := (len(wave) + unitsPerChunk - 1) / unitsPerChunk
+		for len(s.writers) < chunks {
+			s.writers = append(s.writers, &jsonWriter{})
 		}
-		mu.Unlock()
-		w.indent, w.buf = indent, w.buf[:0]
-		ends := make([]int, hi-lo)
-		for i, u := range units[lo:hi] {
-			w.depth, w.skip, w.holeAt = u.depth, u.skip, -1
-			u.err = w.message(u.msg.ProtoReflect())
-			u.hole, u.holeAt = w.hole, w.holeAt
-			ends[i] = len(w.buf)
-		}
-		// The writer's buffer is scratch reused by the next chunk; the
-		// chunk's bytes are kept in one exact-size copy.
-		buf, start := slices.Clone(w.buf), 0
-		for i, u := range units[lo:hi] {
-			u.out = buf[start:ends[i]:ends[i]]
-			if u.holeAt >= 0 {
-				u.holeAt -= start
+		parallel.Each(chunks, func(c int) {
+			s.writeChunk(s.writers[c], wave[c*unitsPerChunk:min((c+1)*unitsPerChunk, len(wave))])
+		})
+		s.done += len(wave)
+		for _, w := range wave {
+			if w.err != nil {
+				return w.err
 			}
-			start = ends[i]
-		}
-		mu.Lock()
-		idle = append(idle, w)
-		mu.Unlock()
-	})
-	for _, u := range units {
-		if u.err != nil {
-			return u.err
 		}
 	}
 	return nil
 }
 
+func (s *unitStream) writeChunk(w *jsonWriter, units []*jsonUnit) {
+	w.indent, w.buf = s.indent, w.buf[:0]
+	ends := make([]int, len(units))
+	for i, u := range units {
+		w.depth, w.skip, w.holeAt = u.depth, u.skip, -1
+		u.err = w.message(u.msg.ProtoReflect())
+		u.hole, u.holeAt = w.hole, w.holeAt
+		ends[i] = len(w.buf)
+	}
+	start := 0
+	for i, u := range units {
+		u.out = w.buf[start:ends[i]:ends[i]]
+		if u.holeAt >= 0 {
+			u.holeAt -= start
+		}
+		if u.skip != nil {
+			// A RouteConfiguration's shell is finished after its
+			// virtual hosts, waves later: it keeps its own copy.
+			u.out = slices.Clone(u.out)
+		}
+		start = ends[i]
+	}
+}
+
 func pad(depth int) string { return strings.Repeat("  ", depth) }
 
-// docWriter writes the JSON skeleton around the units.
+// docWriter writes the JSON skeleton around the units, and each unit
+// (or part of a shell) as soon as the stream has written it.
 type docWriter struct {
 	buf    sink
 	indent bool
+	units  *unitStream
+	err    error
+}
+
+// unit writes u's output, from..to of it (to < 0: to the end).
+func (w *docWriter) unit(u *jsonUnit, from, to int) {
+	if w.err != nil {
+		return
+	}
+	if w.err = w.units.ready(u); w.err != nil {
+		return
+	}
+	if to < 0 {
+		to = len(u.out)
+	}
+	w.buf.Write(u.out[from:to])
+	if to == len(u.out) && u.skip == nil {
+		u.out = nil // written: its chunk's buffer is reused by a later wave
+	}
 }
 
 type sink interface {
@@ -168,21 +206,26 @@ type rcUnits struct {
 
 // spliceVHosts writes the RouteConfiguration: its shell with
 // "virtual_hosts" in the hole left for it.
-func (w *docWriter) spliceVHosts(rc rcUnits, depth int) error {
-	shell := rc.shell.out
+func (w *docWriter) spliceVHosts(rc rcUnits, depth int) {
 	if len(rc.vhs) == 0 {
-		w.buf.Write(shell)
-		return nil
+		w.unit(rc.shell, 0, -1)
+		return
+	}
+	if w.err != nil {
+		return
+	}
+	if w.err = w.units.ready(rc.shell); w.err != nil {
+		return
 	}
 	at := rc.shell.holeAt
 	if at < 0 || rc.shell.hole == 0 {
-		return fmt.Errorf("route configuration without a name")
+		w.err = fmt.Errorf("route configuration without a name")
+		return
 	}
-	w.buf.Write(shell[:at])
+	w.unit(rc.shell, 0, at)
 	w.key(depth+1, "virtual_hosts", false)
-	w.list(depth+2, rc.vhs, func(u *jsonUnit) { w.buf.Write(u.out) })
-	w.buf.Write(shell[at:])
-	return nil
+	w.list(depth+2, rc.vhs, func(u *jsonUnit) { w.unit(u, 0, -1) })
+	w.unit(rc.shell, at, -1)
 }
 
 // vhostsField is RouteConfiguration.virtual_hosts.
@@ -270,20 +313,16 @@ func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 			}
 		}
 	}
-	if err := runUnits(all, indent); err != nil {
-		return diag.Errorf(diag.Internal, "marshal: %v", err)
+	for i, u := range all {
+		u.index = i
 	}
-	if bb, ok := dst.(*bytes.Buffer); ok {
-		bb.Grow(sizeOf(all) + 64*len(all))
-	}
-	w := &docWriter{buf: dst, indent: indent}
+	w := &docWriter{buf: dst, indent: indent, units: &unitStream{units: all, indent: indent}}
 	w.buf.WriteByte('{')
 	w.key(1, "gateways", true)
 	gwRefs := make([]*jsonUnit, len(o.Gateways))
 	for i := range gwRefs {
 		gwRefs[i] = &jsonUnit{}
 	}
-	var err error
 	w.list(2, gwRefs, func(u *jsonUnit) {
 		i := slices.Index(gwRefs, u)
 		g, gu := o.Gateways[i], gws[i]
@@ -299,7 +338,7 @@ func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 			ref = b.Bytes()
 		}
 		w.buf.Write(ref)
-		write := func(u *jsonUnit) { w.buf.Write(u.out) }
+		write := func(u *jsonUnit) { w.unit(u, 0, -1) }
 		if want(TypeListener) {
 			w.key(3, "listeners", false)
 			w.list(4, gu.listeners, write)
@@ -310,11 +349,7 @@ func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 			for j := range gu.rcs {
 				shells[j] = gu.rcs[j].shell
 			}
-			w.list(4, shells, func(u *jsonUnit) {
-				if e := w.spliceVHosts(gu.rcs[slices.Index(shells, u)], 4); e != nil && err == nil {
-					err = e
-				}
-			})
+			w.list(4, shells, func(u *jsonUnit) { w.spliceVHosts(gu.rcs[slices.Index(shells, u)], 4) })
 		}
 		if want(TypeCluster) {
 			w.key(3, "clusters", false)
@@ -323,22 +358,14 @@ func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 		w.nl(2)
 		w.buf.WriteByte('}')
 	})
-	if err != nil {
-		return diag.Errorf(diag.Internal, "marshal: %v", err)
+	if w.err != nil {
+		return diag.Errorf(diag.Internal, "marshal: %v", w.err)
 	}
 	w.nl(0)
 	// The sink's write errors are sticky (bufio) or impossible
 	// (bytes.Buffer): the last write reports them.
-	_, err = w.buf.Write([]byte{'}'})
+	_, err := w.buf.Write([]byte{'}'})
 	return err
-}
-
-func sizeOf(us []*jsonUnit) int {
-	n := 0
-	for _, u := range us {
-		n += len(u.out)
-	}
-	return n
 }
 
 // format1 indents JSON, or converts it to YAML.
