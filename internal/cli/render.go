@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
 	"github.com/spf13/cobra"
@@ -110,6 +111,7 @@ func runRender(o *renderOptions) error {
 	if o.Gateway != "" {
 		gws = []string{o.Gateway}
 	}
+	releaseTopology(c)
 	out, err := renderCompiled(c, o.Target, o.MergeKey == "kgateway", gws...)
 	if err != nil {
 		return err
@@ -136,6 +138,27 @@ func runRender(o *renderOptions) error {
 		return err
 	}
 	return writeOut(o.globalOptions, o.Out, data)
+}
+
+// releaseTopology drops the YAML trees of the objects render reads only
+// through the typed model (Gateways, routes, Services, …): every finding
+// about them was made while compiling, and their trees are most of the
+// heap the collector would otherwise keep re-marking while the Envoy
+// config is built. Policy objects, Secrets and extension objects keep
+// theirs: renderers decode and point into them.
+func releaseTopology(c *Compiled) {
+	for _, o := range c.Set.Objects {
+		if releasable[model.GroupKind{Group: o.Group, Kind: o.Kind}] {
+			o.Release()
+		}
+	}
+}
+
+var releasable = map[model.GroupKind]bool{
+	{Group: model.GatewayGroup, Kind: "GatewayClass"}: true, {Group: model.GatewayGroup, Kind: "Gateway"}: true,
+	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
+	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
+	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
 }
 
 // formatDiagLine is one diagnostic as a plain stderr line.

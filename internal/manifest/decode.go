@@ -56,7 +56,7 @@ type step struct {
 }
 
 func (o *Object) decode(path string, v any, strict bool) ([]UnknownField, error) {
-	n := o.node
+	n := o.tree()
 	if path != "" {
 		if n = o.Lookup(path); n == nil {
 			at := o.FieldPos(path)

@@ -1148,3 +1148,29 @@ metadata:
 		t.Errorf("core object: group %q version %q labels %v", s.Group, s.Version, s.Labels)
 	}
 }
+
+func TestReleasedObjectKeepsMetadataAndRefusesFieldReads(t *testing.T) {
+	objs, err := Parse("r.yaml", []byte("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: ns, labels: {a: b}}\nspec: {ports: [{port: 80}]}\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := objs[0]
+	o.Release()
+	if o.Name != "s" || o.Namespace != "ns" || o.Labels["a"] != "b" || o.Pos.Line != 1 {
+		t.Errorf("metadata lost on release: %+v", o)
+	}
+	for name, read := range map[string]func(){
+		"Lookup":   func() { o.Lookup("spec.ports") },
+		"FieldPos": func() { o.FieldPos("spec") },
+		"Decode":   func() { _ = o.Decode(&struct{}{}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s after Release answered instead of failing loudly", name)
+				}
+			}()
+			read()
+		}()
+	}
+}

@@ -26,7 +26,8 @@ type Object struct {
 	Pos  diag.Position // where the object's mapping starts
 	Seq  int           // position in the whole input, for stable tie-breaks in tests only
 
-	node *yaml.Node
+	node     *yaml.Node
+	released bool
 }
 
 func newObject(file string, n *yaml.Node) (*Object, error) {
@@ -104,6 +105,19 @@ func (o *Object) Ref() diag.ObjectRef {
 // String is FILE:LINE Kind/ns/name, for messages.
 func (o *Object) String() string { return o.Pos.String() + " " + o.Ref().String() }
 
+// Release drops the object's YAML tree, for a caller that has read all it
+// needs of it: the trees are most of the heap. Its metadata and position
+// stay; reading a field afterwards is a bug and panics rather than
+// answering "absent".
+func (o *Object) Release() { o.node, o.released = nil, true }
+
+func (o *Object) tree() *yaml.Node {
+	if o.released {
+		panic("manifest: field read of released " + o.String())
+	}
+	return o.node
+}
+
 func (o *Object) posOf(n *yaml.Node) diag.Position {
 	return diag.Position{File: o.File, Line: n.Line, Col: n.Column}
 }
@@ -136,7 +150,7 @@ func (o *Object) KeyPos(path string) diag.Position {
 	parent, last := splitLast(path)
 	p := o.Lookup(parent)
 	if parent == "" {
-		p = o.node
+		p = o.tree()
 	}
 	if p != nil && p.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(p.Content); i += 2 {
@@ -159,7 +173,7 @@ func splitLast(path string) (string, string) {
 // walk follows path as far as it goes and returns the last node reached with
 // the part of the path that could not be followed.
 func (o *Object) walk(path string) (*yaml.Node, string) {
-	n := o.node
+	n := o.tree()
 	rest := path
 	for rest != "" {
 		seg := rest
@@ -240,7 +254,7 @@ func (o *Object) JSON() ([]byte, error) { return o.FieldJSON("") }
 
 // FieldJSON renders one field (path as in Lookup) as JSON.
 func (o *Object) FieldJSON(path string) ([]byte, error) {
-	n := o.node
+	n := o.tree()
 	if path != "" {
 		n = o.Lookup(path)
 		if n == nil {

@@ -24,7 +24,7 @@ type UnknownField struct {
 // decoder it reports all of them, not just the first, and where they are.
 func (o *Object) UnknownFields(typ reflect.Type) []UnknownField {
 	var out []UnknownField
-	o.unknown(o.node, typ, "", &out)
+	o.unknown(o.tree(), typ, "", &out)
 	return out
 }
 

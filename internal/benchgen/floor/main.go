@@ -1,0 +1,46 @@
+// Command floor measures the decode floor of `gwpol render` in a fresh
+// process, as users run gwpol: it reads manifests into position-carrying
+// YAML nodes and nothing more, with gwpol's runtime settings.
+//
+//	go run ./internal/benchgen/floor -write /tmp/platform.yaml -routes 10000
+//	go build -o /tmp/floor ./internal/benchgen/floor
+//	time /tmp/floor /tmp/platform.yaml
+//	time gwpol render -f /tmp/platform.yaml -o json --target kgateway >/dev/null
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/gwpol/gwpol/internal/benchgen"
+	"github.com/gwpol/gwpol/internal/manifest"
+)
+
+func main() {
+	write := flag.String("write", "", "write the generated platform to this file instead")
+	routes := flag.Int("routes", 10000, "HTTPRoutes in the generated platform")
+	flag.Parse()
+	if *write != "" {
+		if err := os.WriteFile(*write, benchgen.Platform(*routes), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	// The settings of gwpol's cli.tuneRuntime, so that the two are
+	// measured alike.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(768 << 20)
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
+	set, err := manifest.Load(flag.Args(), manifest.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(len(set.Objects), "objects")
+}
