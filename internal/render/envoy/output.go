@@ -69,7 +69,7 @@ const (
 	unitsPerChunk = 64
 	// unitsPerWave bounds how much written output is held at once (a few
 	// megabytes), however large the platform.
-	unitsPerWave = 32 * unitsPerChunk
+	unitsPerWave = 8 * unitsPerChunk
 )
 
 // unitStream writes units a wave at a time. Chunk i of every wave uses
