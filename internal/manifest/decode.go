@@ -60,7 +60,7 @@ func (o *Object) decode(path string, v any, strict bool) ([]UnknownField, error)
 	if path != "" {
 		if n = o.Lookup(path); n == nil {
 			at := o.FieldPos(path)
-			n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null", Line: at.Line, Column: at.Col}
+			n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null", Line: at.Line - o.lineBase, Column: at.Col}
 		}
 	}
 	rv := reflect.ValueOf(v)

@@ -320,7 +320,7 @@ var yamlParserProblems = map[string]bool{
 func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 	var objs []*Object
 	err := eachDocument(file, c, func(doc *yaml.Node) error {
-		got, err := objectsOf(file, doc, lim)
+		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
 		objs = append(objs, got...)
 		return err
 	})
@@ -331,7 +331,6 @@ func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 // the whole file, and turns parser errors into FILE:LINE:COL errors.
 func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
 	dec := yaml.NewDecoder(bytes.NewReader(c.data))
-	var stack []*yaml.Node
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -340,9 +339,6 @@ func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
 		}
 		if err != nil {
 			return parseError(file, c, err)
-		}
-		if c.firstLine > 0 {
-			stack = shiftLines(&doc, c.firstLine, stack)
 		}
 		if err := f(&doc); err != nil {
 			return err
@@ -368,7 +364,7 @@ func ParseNodes(file string, data []byte, lim Limits) ([]*yaml.Node, error) {
 		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 			return nil
 		}
-		if err := checkShape(file, root, lim); err != nil {
+		if err := checkShape(source{file, 0}, root, lim); err != nil {
 			return err
 		}
 		roots = append(roots, root)
@@ -416,23 +412,23 @@ func firstCol(data []byte, line int) int {
 	return 1
 }
 
-// shiftLines moves a document parsed on its own to its lines in the file.
-// Node trees are trees (an alias points at its anchor but does not list
-// it as content), so a plain walk visits each node once.
-func shiftLines(n *yaml.Node, by int, stack []*yaml.Node) []*yaml.Node {
-	stack = append(stack[:0], n)
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		n.Line += by
-		stack = append(stack, n.Content...)
-	}
-	return stack
+// source is where a chunk's nodes come from: the file, and the line the
+// chunk starts at. Nodes keep their lines within the chunk (shifting every
+// node of every chunk would be a walk over the whole input); positions
+// add base.
+type source struct {
+	file string
+	base int
+}
+
+// at is FILE:LINE:COL of a node.
+func (s source) at(n *yaml.Node) string {
+	return fmt.Sprintf("%s:%d:%d", s.file, n.Line+s.base, n.Column)
 }
 
 // objectsOf turns one document into objects: a single object, every item of
 // a `kind: List`, or nothing for an empty document.
-func objectsOf(file string, doc *yaml.Node, lim Limits) ([]*Object, error) {
+func objectsOf(src source, doc *yaml.Node, lim Limits) ([]*Object, error) {
 	root := doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
@@ -443,13 +439,13 @@ func objectsOf(file string, doc *yaml.Node, lim Limits) ([]*Object, error) {
 	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 		return nil, nil
 	}
-	if err := checkShape(file, root, lim); err != nil {
+	if err := checkShape(src, root, lim); err != nil {
 		return nil, err
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: a document must be a Kubernetes object (a mapping with apiVersion and kind), found a %s", file, root.Line, root.Column, kindName(root))
+		return nil, diag.Errorf(diag.Invalid, "%s: a document must be a Kubernetes object (a mapping with apiVersion and kind), found a %s", src.at(root), kindName(root))
 	}
-	obj, err := newObject(file, root)
+	obj, err := newObject(src, root)
 	if err != nil {
 		return nil, err
 	}
@@ -462,15 +458,15 @@ func objectsOf(file string, doc *yaml.Node, lim Limits) ([]*Object, error) {
 	}
 	items = resolve(items)
 	if items.Kind != yaml.SequenceNode {
-		return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: items: a List's items must be a sequence", file, items.Line, items.Column)
+		return nil, diag.Errorf(diag.Invalid, "%s: items: a List's items must be a sequence", src.at(items))
 	}
 	var objs []*Object
 	for _, it := range items.Content {
 		it = resolve(it)
 		if it.Kind != yaml.MappingNode {
-			return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: items: each item of a List must be an object", file, it.Line, it.Column)
+			return nil, diag.Errorf(diag.Invalid, "%s: items: each item of a List must be an object", src.at(it))
 		}
-		o, err := newObject(file, it)
+		o, err := newObject(src, it)
 		if err != nil {
 			return nil, err
 		}
@@ -497,7 +493,7 @@ func kindName(n *yaml.Node) string {
 
 // checkShape enforces the depth and alias-expansion bounds before anything
 // walks the tree: a billion-laughs document fails here in microseconds.
-func checkShape(file string, root *yaml.Node, lim Limits) error {
+func checkShape(src source, root *yaml.Node, lim Limits) error {
 	budget := lim.MaxAliasNodes
 	sp := framePool.Get().(*[]shapeFrame)
 	defer framePool.Put(sp)
@@ -507,23 +503,23 @@ func checkShape(file string, root *yaml.Node, lim Limits) error {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if f.depth > lim.MaxDepth {
-			return diag.Errorf(diag.Invalid, "%s:%d:%d: nesting deeper than %d levels; this is not a Kubernetes object", file, f.n.Line, f.n.Column, lim.MaxDepth)
+			return diag.Errorf(diag.Invalid, "%s: nesting deeper than %d levels; this is not a Kubernetes object", src.at(f.n), lim.MaxDepth)
 		}
 		n, alias := f.n, f.alias
 		if n.Kind == yaml.AliasNode {
 			if n.Alias == nil {
-				return diag.Errorf(diag.Invalid, "%s:%d:%d: alias %q has no anchor", file, n.Line, n.Column, n.Value)
+				return diag.Errorf(diag.Invalid, "%s: alias %q has no anchor", src.at(n), n.Value)
 			}
 			n, alias = n.Alias, true
 		}
 		if alias {
 			budget--
 			if budget < 0 {
-				return diag.Errorf(diag.Invalid, "%s:%d:%d: aliases expand to more than %d nodes (a \"billion laughs\" document?); refusing to expand", file, f.n.Line, f.n.Column, lim.MaxAliasNodes)
+				return diag.Errorf(diag.Invalid, "%s: aliases expand to more than %d nodes (a \"billion laughs\" document?); refusing to expand", src.at(f.n), lim.MaxAliasNodes)
 			}
 		}
 		if n.Kind == yaml.MappingNode && !alias {
-			if err := checkKeys(file, n); err != nil {
+			if err := checkKeys(src, n); err != nil {
 				return err
 			}
 		}
@@ -547,9 +543,9 @@ var framePool = sync.Pool{New: func() any { return new([]shapeFrame) }}
 // checkKeys rejects a mapping that sets one key twice. YAML forbids it, and
 // the field lookups here (first wins) and JSON decoding (last wins) would
 // otherwise disagree about the object's name or namespace.
-func checkKeys(file string, n *yaml.Node) error {
+func checkKeys(src source, n *yaml.Node) error {
 	dup := func(k, prev *yaml.Node) error {
-		return diag.Errorf(diag.Invalid, "%s:%d:%d: mapping key %q already defined at line %d", file, k.Line, k.Column, k.Value, prev.Line)
+		return diag.Errorf(diag.Invalid, "%s: mapping key %q already defined at line %d", src.at(k), k.Value, prev.Line+src.base)
 	}
 	scalarKey := func(k *yaml.Node) bool {
 		return k.Kind == yaml.ScalarNode && !(k.Value == "<<" && k.ShortTag() == "!!merge")

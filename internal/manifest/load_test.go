@@ -895,6 +895,12 @@ spec:
 	if want := fmt.Sprintf("big.yaml:%d:", lines+4); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %v, want prefix %q", err, want)
 	}
+	// So do the loader's own checks, which see chunk-relative nodes.
+	bad = append(bytes.Clone(data), "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  name: b\n"...)
+	_, err = Parse("big.yaml", bad, lim)
+	if want := fmt.Sprintf("big.yaml:%d:3: mapping key \"name\" already defined at line %d", lines+6, lines+5); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
 }
 
 func TestSplitDocsKeepsDirectivesWhole(t *testing.T) {

@@ -27,11 +27,12 @@ type Object struct {
 	Seq  int           // position in the whole input, for stable tie-breaks in tests only
 
 	node     *yaml.Node
+	lineBase int // the node's lines count from this line of the file
 	released bool
 }
 
-func newObject(file string, n *yaml.Node) (*Object, error) {
-	o := &Object{File: file, Pos: diag.Position{File: file, Line: n.Line, Col: n.Column}, node: n}
+func newObject(src source, n *yaml.Node) (*Object, error) {
+	o := &Object{File: src.file, Pos: diag.Position{File: src.file, Line: n.Line + src.base, Col: n.Column}, node: n, lineBase: src.base}
 	str := func(path string) (string, error) {
 		v := o.Lookup(path)
 		if v == nil || v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
@@ -119,7 +120,7 @@ func (o *Object) tree() *yaml.Node {
 }
 
 func (o *Object) posOf(n *yaml.Node) diag.Position {
-	return diag.Position{File: o.File, Line: n.Line, Col: n.Column}
+	return diag.Position{File: o.File, Line: n.Line + o.lineBase, Col: n.Column}
 }
 
 // Has reports whether a field path is present.
