@@ -346,21 +346,44 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, o *Object) error {
 // eachPair visits a mapping's pairs, applying YAML merge keys (<<) the way
 // Kubernetes tooling does: explicit keys win over merged ones.
 func eachPair(n *yaml.Node, f func(k, v *yaml.Node)) {
-	if !hasMergeKey(n) {
-		// The common case: no merge keys, nothing to remember.
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			f(n.Content[i], n.Content[i+1])
+	// One pass over the own pairs; merged maps, rare, come after.
+	merges := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if isMergeKey(n.Content[i]) {
+			merges = true
+			continue
 		}
+		f(n.Content[i], n.Content[i+1])
+	}
+	if !merges {
 		return
 	}
-	mergePairs(n, map[string]bool{}, false, f)
+	seen := map[string]bool{}
+	var srcs []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if !isMergeKey(k) {
+			seen[k.Value] = true
+			continue
+		}
+		if m := resolve(n.Content[i+1]); m.Kind == yaml.SequenceNode {
+			srcs = append(srcs, m.Content...)
+		} else {
+			srcs = append(srcs, m)
+		}
+	}
+	for _, s := range srcs {
+		if s = resolve(s); s.Kind == yaml.MappingNode {
+			mergePairs(s, seen, f)
+		}
+	}
 }
 
-// mergePairs visits n's own pairs, then those of the maps it merges whose
-// keys are not yet in seen. merged says n is itself a merged map, whose own
-// keys are filtered too. f is passed down rather than wrapped so that it
-// does not escape: the decoder calls eachPair for every mapping.
-func mergePairs(n *yaml.Node, seen map[string]bool, merged bool, f func(k, v *yaml.Node)) {
+// mergePairs visits the pairs of a merged map whose keys are not yet in
+// seen, then those of the maps it merges in turn. f is passed down rather
+// than wrapped so that it does not escape: the decoder calls eachPair for
+// every mapping.
+func mergePairs(n *yaml.Node, seen map[string]bool, f func(k, v *yaml.Node)) {
 	var srcs []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
@@ -373,7 +396,7 @@ func mergePairs(n *yaml.Node, seen map[string]bool, merged bool, f func(k, v *ya
 			}
 			continue
 		}
-		if merged && seen[k.Value] {
+		if seen[k.Value] {
 			continue
 		}
 		seen[k.Value] = true
@@ -381,18 +404,9 @@ func mergePairs(n *yaml.Node, seen map[string]bool, merged bool, f func(k, v *ya
 	}
 	for _, s := range srcs {
 		if s = resolve(s); s.Kind == yaml.MappingNode {
-			mergePairs(s, seen, true, f)
+			mergePairs(s, seen, f)
 		}
 	}
-}
-
-func hasMergeKey(n *yaml.Node) bool {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if isMergeKey(n.Content[i]) {
-			return true
-		}
-	}
-	return false
 }
 
 func writeScalar(b *bytes.Buffer, n *yaml.Node, o *Object) error {
