@@ -20,9 +20,11 @@ import (
 
 var benchSizes = []int{1000, 5000, 10000}
 
-// BenchmarkRender is `gwpol render -o json` minus file reading: decode,
-// model, topology, policies, attach, merge, xDS build with validation,
-// and JSON output. Compare with BenchmarkDecodeFloor at the same size.
+// BenchmarkRender is `gwpol render -o json` minus file reading and the
+// CLI's runtime settings: decode, model, topology, policies, attach,
+// merge, xDS build with validation, and JSON output streamed as the CLI
+// streams it. Compare with BenchmarkDecodeFloor at the same size (and
+// internal/cli's BenchmarkRenderCommand with BenchmarkNodeFloor).
 func BenchmarkRender(b *testing.B) {
 	for _, n := range benchSizes {
 		data := benchgen.Platform(n)
@@ -36,7 +38,7 @@ func BenchmarkRender(b *testing.B) {
 				}
 				res := compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
 				out := render(b, res, envoy.Options{Target: "kgateway"})
-				if _, err := out.Marshal("json", envoy.TypeAll); err != nil {
+				if err := out.WriteJSON(io.Discard, envoy.TypeAll); err != nil {
 					b.Fatal(err)
 				}
 			}
