@@ -4,11 +4,13 @@
 //
 //	go run ./internal/benchgen/floor -write /tmp/platform.yaml -routes 10000
 //	go build -o /tmp/floor ./internal/benchgen/floor
-//	time /tmp/floor /tmp/platform.yaml
+//	time /tmp/floor /tmp/platform.yaml              # documents in parallel
+//	time /tmp/floor -sequential /tmp/platform.yaml  # one decoder
 //	time gwpol render -f /tmp/platform.yaml -o json --target kgateway >/dev/null
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -16,11 +18,13 @@ import (
 
 	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 func main() {
 	write := flag.String("write", "", "write the generated platform to this file instead")
 	routes := flag.Int("routes", 10000, "HTTPRoutes in the generated platform")
+	sequential := flag.Bool("sequential", false, "decode with one YAML decoder, as issue #4 states the floor (render may decode in parallel)")
 	flag.Parse()
 	if *write != "" {
 		if err := os.WriteFile(*write, benchgen.Platform(*routes), 0o644); err != nil {
@@ -36,6 +40,25 @@ func main() {
 	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(400)
+	}
+	if *sequential {
+		var docs []*yaml.Node // kept, as a loader keeps them
+		for _, path := range flag.Args() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			for dec := yaml.NewDecoder(bytes.NewReader(data)); ; {
+				var doc yaml.Node
+				if err := dec.Decode(&doc); err != nil {
+					break
+				}
+				docs = append(docs, &doc)
+			}
+		}
+		fmt.Println(len(docs), "documents")
+		return
 	}
 	set, err := manifest.Load(flag.Args(), manifest.Options{})
 	if err != nil {
