@@ -143,6 +143,7 @@ type (
 		Arr    [2]int                            `json:"arr,omitempty"`
 		IntKey map[int]inner                     `json:"intKey,omitempty"`
 		Skip   string                            `json:"-"`
+		//lint:ignore U1000 an unexported field the decoder must skip
 		hidden string
 		Embedded
 		*EmbeddedPtr
