@@ -98,14 +98,20 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 	rb.rc.TypedPerFilterConfig = rcScope.perFilter()
 	rb.use(rcScope)
 	plans := planVHosts(ls)
+	// A virtual host's own merge is its owning listener's: rendered once
+	// per listener, not once per hostname.
+	vhScopes := map[*topology.Listener]*scoped{}
+	if !https {
+		for _, p := range plans {
+			if _, ok := vhScopes[p.owner]; !ok {
+				vhScopes[p.owner] = gb.scope(gb.res.Listener(p.owner).Own, policy.ScopeVirtualHost)
+			}
+		}
+	}
 	vbs := make([]*vhostBuild, len(plans))
 	parallel.Each(len(plans), func(i int) {
 		vb := &vhostBuild{gatewayBuild: gb}
-		var vhScope *scoped
-		if !https {
-			vhScope = gb.scope(gb.res.Listener(plans[i].owner).Own, policy.ScopeVirtualHost)
-		}
-		vb.vh = vb.vhost(name, plans[i], vhScope, rcScope, https)
+		vb.vh = vb.vhost(name, plans[i], vhScopes[plans[i].owner], rcScope, https)
 		vbs[i] = vb
 	})
 	for _, vb := range vbs {
@@ -222,12 +228,14 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 	if vhScope.replaced() {
 		return fallbackVHost(name, vh.Domains, vhScope.replaceStatus(), vhScope.replaceBody())
 	}
+	applyVHostMaps(vh, vhScope, rcScope)
 	if vhScope != nil {
-		vh.Metadata = vhScope.metadata
-		vh.TypedPerFilterConfig = vhScope.perFilter()
+		// Shared by every virtual host of the listener: fragments merge
+		// over copies.
+		vh.Metadata = withMetadata(vhScope.metadata, vh.Metadata)
+		vh.TypedPerFilterConfig = withPerFilter(vhScope.perFilter(), vh.TypedPerFilterConfig)
 		vb.used = append(vb.used, vhScope)
 	}
-	applyVHostMaps(vh, vhScope, rcScope)
 	entries := routeEntries(plan.atts)
 	for i, e := range entries {
 		if e.delegates {
