@@ -10,6 +10,7 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -194,5 +195,69 @@ func TestWriterMatchesProtojsonOnEdgeCases(t *testing.T) {
 	}
 	for name, m := range cases {
 		assertSameAsProtojson(t, name, m)
+	}
+}
+
+// TestStreamedDocumentMatchesResources checks the wave machinery on a
+// platform large enough for many waves and for virtual hosts spliced
+// into their RouteConfiguration across waves: the streamed document holds
+// exactly every resource, in order, as protojson reads it.
+func TestStreamedDocumentMatchesResources(t *testing.T) {
+	objs, err := manifest.Parse("platform.yaml", benchgen.Platform(600), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Render(compileForTest(&manifest.Set{Objects: objs}), Options{Target: "kgateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := 0
+	for _, g := range out.Gateways {
+		units += len(g.Listeners) + len(g.Clusters)
+		for _, rc := range g.RouteConfigurations {
+			units += 1 + len(rc.VirtualHosts)
+		}
+	}
+	if units < 3*unitsPerWave {
+		t.Fatalf("%d units make fewer than 3 waves of %d", units, unitsPerWave)
+	}
+	var streamed bytes.Buffer
+	if err := out.WriteJSON(&streamed, TypeAll); err != nil {
+		t.Fatal(err)
+	}
+	var got any
+	if err := json.Unmarshal(streamed.Bytes(), &got); err != nil {
+		t.Fatalf("streamed document is not JSON: %v", err)
+	}
+	asJSON := func(m proto.Message) any {
+		raw, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	var gws []any
+	for _, g := range out.Gateways {
+		var ls, rcs, cs []any
+		for _, l := range g.Listeners {
+			ls = append(ls, asJSON(l))
+		}
+		for _, rc := range g.RouteConfigurations {
+			rcs = append(rcs, asJSON(rc))
+		}
+		for _, c := range g.Clusters {
+			cs = append(cs, asJSON(c))
+		}
+		gws = append(gws, map[string]any{
+			"gateway":   map[string]any{"namespace": g.Namespace, "name": g.Name},
+			"listeners": ls, "routeConfigurations": rcs, "clusters": cs,
+		})
+	}
+	if diff := cmp.Diff(map[string]any{"gateways": gws}, got); diff != "" {
+		t.Errorf("streamed document differs from its resources (-want +got):\n%s", diff)
 	}
 }
