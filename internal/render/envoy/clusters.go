@@ -143,5 +143,6 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 			gb.clusters[c.Name] = existing
 		}
 		proto.Merge(existing, c)
+		gb.fromFragments[c.Name] = true
 	}
 }

@@ -3,6 +3,9 @@ package envoy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -294,15 +297,23 @@ func (c *anyCache) toAny(v map[string]any) (*anypb.Any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("missing config")
 	}
-	raw, err := json.Marshal(v) // map keys sorted: equal configs, equal text
-	if err != nil {
-		return nil, err
+	key, ok := appendKey(nil, v)
+	if !ok {
+		raw, err := json.Marshal(v) // map keys sorted: equal configs, equal text
+		if err != nil {
+			return nil, err
+		}
+		key = append([]byte("json:"), raw...)
 	}
 	c.mu.Lock()
-	a, ok := c.m[string(raw)]
+	a, ok := c.m[string(key)]
 	c.mu.Unlock()
 	if ok {
 		return a, nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
 	a = &anypb.Any{}
 	if err := unmarshalOpts.Unmarshal(raw, a); err != nil {
@@ -316,6 +327,49 @@ func (c *anyCache) toAny(v map[string]any) (*anypb.Any, error) {
 	if c.m == nil {
 		c.m = map[string]*anypb.Any{}
 	}
-	c.m[string(raw)] = a
+	c.m[string(key)] = a
 	return a, nil
+}
+
+// appendKey appends a canonical, unambiguous encoding of a fragment value
+// (keys sorted, every value tagged with its type): the cache key, cheaper
+// than JSON text. It reports false for a type it does not know, whose
+// value then keys by its JSON.
+func appendKey(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, 'n'), true
+	case string:
+		return strconv.AppendQuote(append(b, 's'), v), true
+	case bool:
+		return strconv.AppendBool(append(b, 'b'), v), true
+	case int:
+		return strconv.AppendInt(append(b, 'i'), int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(append(b, 'i'), v, 10), true
+	case float64:
+		return strconv.AppendFloat(append(b, 'f'), v, 'g', -1, 64), true
+	case []any:
+		b = append(b, '[')
+		for _, e := range v {
+			var ok bool
+			if b, ok = appendKey(b, e); !ok {
+				return b, false
+			}
+			b = append(b, ',')
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		b = append(b, '{')
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			b = strconv.AppendQuote(b, k)
+			var ok bool
+			if b, ok = appendKey(append(b, ':'), v[k]); !ok {
+				return b, false
+			}
+			b = append(b, ',')
+		}
+		return append(b, '}'), true
+	}
+	return b, false
 }

@@ -79,6 +79,10 @@ type Gateway struct {
 	Listeners           []*listenerv3.Listener
 	RouteConfigurations []*routev3.RouteConfiguration
 	Clusters            []*clusterv3.Cluster
+
+	// fromFragments names the clusters policy fragments configured (see
+	// validate).
+	fromFragments map[string]bool
 }
 
 // Render builds the xDS resources of the selected Gateways. It fails only
@@ -152,16 +156,17 @@ type builder struct {
 // gatewayBuild collects one Gateway's resources.
 type gatewayBuild struct {
 	*builder
-	gw       *topology.Gateway
-	clusters map[string]*clusterv3.Cluster
-	whole    *scoped
+	gw            *topology.Gateway
+	clusters      map[string]*clusterv3.Cluster
+	fromFragments map[string]bool
+	whole         *scoped
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
-	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}}
+	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}}
 	gb.whole = b.scope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
-	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name}
+	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {

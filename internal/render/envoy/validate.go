@@ -88,7 +88,10 @@ func visit(m protoreflect.Message, f func(*anypb.Any) error) error {
 // Virtual hosts are checked one by one and their RouteConfiguration
 // without them, with ValidateAll alone: the only Anys in them are
 // typed_per_filter_config values, each validated once when its fragment
-// was typed (toAny), which keeps this linear in routes.
+// was typed (toAny), which keeps this linear in routes. So are the
+// clusters built here for backends (baseCluster: no Any); those policy
+// fragments configured, or that carry protocol options, are walked for
+// Anys too.
 func (g *Gateway) validate() error {
 	type check struct {
 		kind, name string
@@ -105,7 +108,11 @@ func (g *Gateway) validate() error {
 		}
 	}
 	for _, c := range g.Clusters {
-		checks = append(checks, check{"Cluster", c.Name, func() error { return validateDeep(c) }})
+		run := c.ValidateAll
+		if g.fromFragments[c.Name] || len(c.TypedExtensionProtocolOptions) > 0 {
+			run = func() error { return validateDeep(c) }
+		}
+		checks = append(checks, check{"Cluster", c.Name, run})
 	}
 	errs := make([]error, len(checks))
 	parallel.Chunks(len(checks), 64, func(lo, hi int) {
