@@ -39,7 +39,7 @@ func main() {
 		debug.SetMemoryLimit(768 << 20)
 	}
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(200)
 	}
 	if *sequential {
 		var docs []*yaml.Node // kept, as a loader keeps them
