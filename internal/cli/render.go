@@ -117,23 +117,21 @@ func runRender(o *renderOptions) error {
 		return err
 	}
 	// From here on only the xDS is needed: dropping the route index lets
-	// the collector reclaim the parsed input (most of the heap) while the
-	// output, the other large allocation, is written.
+	// the collector reclaim the model and what is left of the parsed input
+	// while the output is written.
 	out = out.Resources()
 	for _, d := range out.Diagnostics {
 		o.IO.ErrOut.Write([]byte(formatDiagLine(d) + "\n"))
 	}
-	if o.Output == "json" && !o.Bootstrap {
+	if !o.Bootstrap {
 		return writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
-			return out.WriteJSON(w, envoy.ResourceType(o.Type))
+			if o.Output == "json" {
+				return out.WriteJSON(w, envoy.ResourceType(o.Type))
+			}
+			return out.WriteYAML(w, envoy.ResourceType(o.Type))
 		})
 	}
-	var data []byte
-	if o.Bootstrap {
-		data, err = out.MarshalBootstraps(o.Output)
-	} else {
-		data, err = out.Marshal(o.Output, envoy.ResourceType(o.Type))
-	}
+	data, err := out.MarshalBootstraps(o.Output)
 	if err != nil {
 		return err
 	}

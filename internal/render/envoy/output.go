@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -20,7 +21,6 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -242,15 +242,39 @@ func (o *Output) Marshal(format string, t ResourceType) ([]byte, error) {
 		}
 		return buf.Bytes(), nil
 	}
-	if err := o.write(&buf, false, t); err != nil {
+	if err := o.WriteYAML(&buf, t); err != nil {
 		return nil, err
 	}
-	out, err := yaml.JSONToYAML(buf.Bytes())
-	if err != nil {
-		return nil, diag.Errorf(diag.Internal, "yaml: %v", err)
-	}
-	return out, nil
+	return buf.Bytes(), nil
 }
+
+// WriteYAML writes what Marshal(“yaml”, t) returns to dst as it is
+// produced: the compact JSON document, transcoded on the way.
+func (o *Output) WriteYAML(dst io.Writer, t ResourceType) error {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(pw, 1<<16)
+		err := o.write(w, false, t)
+		if err == nil {
+			err = w.Flush()
+		}
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	err := jsonToYAML(dst, pr)
+	pr.CloseWithError(errYAMLStopped) // unblocks the producer if the transcoder stopped early
+	werr := <-done
+	switch {
+	case werr != nil && !errors.Is(werr, errYAMLStopped):
+		return werr // the document could not be produced
+	case errors.Is(err, errTranscode):
+		return diag.Errorf(diag.Internal, "%v", err)
+	}
+	return err // nil, or writing to dst failed
+}
+
+var errYAMLStopped = errors.New("yaml output stopped")
 
 // WriteJSON writes what Marshal(“json”, t) returns to dst, without
 // holding the whole document in memory a second time.
@@ -371,11 +395,11 @@ func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 // format1 indents JSON, or converts it to YAML.
 func format1(format string, compact []byte) ([]byte, error) {
 	if format == "yaml" {
-		out, err := yaml.JSONToYAML(compact)
-		if err != nil {
-			return nil, diag.Errorf(diag.Internal, "yaml: %v", err)
+		var out bytes.Buffer
+		if err := jsonToYAML(&out, bytes.NewReader(compact)); err != nil {
+			return nil, diag.Errorf(diag.Internal, "%v", err)
 		}
-		return out, nil
+		return out.Bytes(), nil
 	}
 	var out bytes.Buffer
 	out.Grow(len(compact) * 2)
