@@ -121,3 +121,28 @@ func TestYAMLRefusesBrokenJSON(t *testing.T) {
 		}
 	}
 }
+
+// FuzzJSONToYAML: whatever JSON the writer could produce (any valid JSON
+// with no escapes beyond the writer's), the YAML holds the same data;
+// anything else is refused without a panic.
+func FuzzJSONToYAML(f *testing.F) {
+	for _, seed := range []string{`{"a":1}`, `[]`, `{"x":[{"y":{}},[],["z",null,true]]}`, `{"@type":"t","k":"5s","n":"1.5"}`, `"s"`, `{"a":"line\nbreak"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out bytes.Buffer
+		err := jsonToYAML(&out, bytes.NewReader(in))
+		if !json.Valid(in) || bytes.Contains(in, []byte(`\u`)) || bytes.Contains(in, []byte(`\/`)) {
+			return // not the writer's output: an error or not, only no panic
+		}
+		if err != nil {
+			t.Fatalf("valid JSON refused: %v\n%s", err, in)
+		}
+		var want any
+		_ = json.Unmarshal(in, &want)
+		if _, isNumber := want.(float64); isNumber {
+			return // a bare number at the top: not a document the writer writes
+		}
+		sameData(t, "fuzz", in, out.Bytes())
+	})
+}
