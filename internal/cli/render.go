@@ -111,6 +111,15 @@ func runRender(o *renderOptions) error {
 	if o.Gateway != "" {
 		gws = []string{o.Gateway}
 	}
+	// Errors found while compiling (an object that did not decode, a
+	// reference that does not resolve) shape the config as much as render's
+	// own: they go to stderr too, so nothing is left out silently.
+	var report []diag.Diagnostic
+	for _, d := range c.Diagnostics() {
+		if d.Severity == diag.Error {
+			report = append(report, d)
+		}
+	}
 	releaseTopology(c)
 	out, err := renderCompiled(c, o.Target, o.MergeKey == "kgateway", gws...)
 	if err != nil {
@@ -120,7 +129,7 @@ func runRender(o *renderOptions) error {
 	// the collector reclaim the model and what is left of the parsed input
 	// while the output is written.
 	out = out.Resources()
-	for _, d := range out.Diagnostics {
+	for _, d := range diag.Sort(append(report, out.Diagnostics...)) {
 		o.IO.ErrOut.Write([]byte(formatDiagLine(d) + "\n"))
 	}
 	if !o.Bootstrap {

@@ -69,6 +69,15 @@ func TestRenderCommand(t *testing.T) {
 	if !strings.Contains(stderr, "GWP404") {
 		t.Errorf("stderr lacks the GWP404 finding for the upstream target: %s", stderr)
 	}
+	// An object left out of the config because it did not decode is
+	// named on stderr with its position, never dropped silently; warnings
+	// stay lint's.
+	if want := "testdata/examples/90-mistakes.yaml:31:11: error GWP101: Service broken-port: spec.ports[0].port must be a number, not string\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if strings.Contains(stderr, " warning ") {
+		t.Errorf("render printed warnings, lint's business:\n%s", stderr)
+	}
 	out := filepath.Join(t.TempDir(), "envoy.yaml")
 	if _, stderr, code := run(t, "render", "-f", "testdata/examples", "--gateway", "infra/public", "--bootstrap", "--out", out); code != ExitOK {
 		t.Fatalf("--bootstrap --out: exit %d: %s", code, stderr)
