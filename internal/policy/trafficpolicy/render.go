@@ -546,6 +546,17 @@ func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (str
 	return name, c
 }
 
+// disableMarker is kgateway's global disable of a filter family: a
+// set_metadata filter, placed just before the family, writing
+// dev.kgateway.disable_<what>.disable, which every filter of the family
+// in the chain honours.
+func disableMarker(capability, what string, order int) policy.Fragment {
+	return fragment(capability, "global_disable/"+what, order, obj{
+		"@type":    typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
+		"metadata": []any{obj{"metadata_namespace": "dev.kgateway.disable_" + what, "value": obj{"disable": true}}},
+	}, enabledConfig())
+}
+
 func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 	var out []policy.Fragment
 	for i, val := range r.in.Values {
@@ -554,11 +565,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("unexpected value %T", val)
 		}
 		if v.Disable != nil {
-			// Every ext_authz filter in the chain honours this marker.
-			out = append(out, fragment("ext_authz", "global_disable/ext_auth", orderExtAuth-1, obj{
-				"@type":    typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
-				"metadata": []any{obj{"metadata_namespace": "dev.kgateway.disable_ext_auth", "value": obj{"disable": true}}},
-			}, enabledConfig()))
+			out = append(out, disableMarker("ext_authz", "ext_auth", orderExtAuth-1))
 			continue
 		}
 		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
@@ -677,10 +684,7 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("unexpected value %T", val)
 		}
 		if v.Disable != nil {
-			out = append(out, fragment("ext_proc", "global_disable/ext_proc", orderExtProc-1, obj{
-				"@type":    typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
-				"metadata": []any{obj{"metadata_namespace": "dev.kgateway.disable_ext_proc", "value": obj{"disable": true}}},
-			}, enabledConfig()))
+			out = append(out, disableMarker("ext_proc", "ext_proc", orderExtProc-1))
 			continue
 		}
 		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
