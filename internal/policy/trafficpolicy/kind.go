@@ -140,13 +140,9 @@ func (Kind) BackendKinds() []model.GroupKind {
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var tp TrafficPolicy
-	unknown, err := o.DecodeStrict(&tp)
-	if err != nil {
-		p.Invalid = append(p.Invalid, diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec"), Message: err.Error()})
+	if !decodeInto(p, &tp) {
 		return p
 	}
-	p.Data = &tp
-	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
 	p.Weight, p.Created = weightAndAge(p, tp.Annotations, tp.CreationTimestamp.Time)
 	p.Targets = targets(tp.Spec.TargetRefs, tp.Spec.TargetSelectors)
 	for _, f := range fields {
@@ -157,6 +153,20 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	v := &validator{p: p, env: env, spec: &tp.Spec}
 	v.validate()
 	return p
+}
+
+// decodeInto decodes p's object into v (a pointer), which becomes p.Data;
+// a decode failure makes p invalid (false), unknown keys are findings.
+func decodeInto(p *policy.Policy, v any) bool {
+	o := p.Obj
+	unknown, err := o.DecodeStrict(v)
+	if err != nil {
+		p.Invalid = append(p.Invalid, diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec"), Message: err.Error()})
+		return false
+	}
+	p.Data = v
+	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
+	return true
 }
 
 func unknownFields(o *manifest.Object, unknown []manifest.UnknownField) []diag.Diagnostic {

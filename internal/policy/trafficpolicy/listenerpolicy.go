@@ -1,7 +1,6 @@
 package trafficpolicy
 
 import (
-	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -70,13 +69,9 @@ func (ListenerKind) Spec() policy.KindSpec { return listenerSpec }
 func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var lp ListenerPolicy
-	unknown, err := o.DecodeStrict(&lp)
-	if err != nil {
-		p.Invalid = append(p.Invalid, diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec"), Message: err.Error()})
+	if !decodeInto(p, &lp) {
 		return p
 	}
-	p.Data = &lp
-	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
 	p.Weight, p.Created = weightAndAge(p, lp.Annotations, lp.CreationTimestamp.Time)
 	p.Targets = targets(lp.Spec.TargetRefs, lp.Spec.TargetSelectors)
 	if lp.Spec.Default != nil {
