@@ -129,8 +129,9 @@ const (
 	defaultGCPercent   = 200
 )
 
-// tuneRuntime applies the process-wide runtime settings gwpol runs with.
-func tuneRuntime() {
+// TuneRuntime applies the process-wide runtime settings gwpol runs with
+// (Main does; so does the benchmarks' floor tool, to be measured alike).
+func TuneRuntime() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
@@ -149,7 +150,7 @@ func Main(args []string, ios *IOStreams) (code int) {
 			code = ExitInternal
 		}
 	}()
-	tuneRuntime()
+	TuneRuntime()
 	root := NewRootCmd(ios)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())

@@ -14,9 +14,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/gwpol/gwpol/internal/benchgen"
+	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/manifest"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -33,14 +33,7 @@ func main() {
 		}
 		return
 	}
-	// The settings of gwpol's cli.tuneRuntime, so that the two are
-	// measured alike.
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(768 << 20)
-	}
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(200)
-	}
+	cli.TuneRuntime() // measured as gwpol runs
 	if *sequential {
 		var docs []*yaml.Node // kept, as a loader keeps them
 		for _, path := range flag.Args() {
