@@ -156,7 +156,23 @@ func (w *jsonWriter) name(n int, name string) {
 	w.member(n)
 	w.buf = append(w.buf, '"') // field names are proto identifiers: nothing to escape
 	w.buf = append(w.buf, name...)
-	w.buf = append(w.buf, '"', ':')
+	w.buf = append(w.buf, '"')
+	w.colon()
+}
+
+// key starts the n-th member of a map or Struct, whose key may need
+// escaping.
+func (w *jsonWriter) key(n int, key string) error {
+	w.member(n)
+	if err := w.str(key); err != nil {
+		return err
+	}
+	w.colon()
+	return nil
+}
+
+func (w *jsonWriter) colon() {
+	w.buf = append(w.buf, ':')
 	if w.indent {
 		w.buf = append(w.buf, ' ')
 	}
@@ -227,13 +243,8 @@ func (w *jsonWriter) mapValue(mp protoreflect.Map, fd protoreflect.FieldDescript
 	slices.SortFunc(keys, compareKeys)
 	w.buf = append(w.buf, '{')
 	for i, k := range keys {
-		w.member(i)
-		if err := w.str(k.String()); err != nil {
+		if err := w.key(i, k.String()); err != nil {
 			return err
-		}
-		w.buf = append(w.buf, ':')
-		if w.indent {
-			w.buf = append(w.buf, ' ')
 		}
 		if err := w.singular(mp.Get(k), fd.MapValue()); err != nil {
 			return err
@@ -531,13 +542,8 @@ func (w *jsonWriter) goStruct(s *structpb.Struct) error {
 	slices.Sort(keys)
 	w.buf = append(w.buf, '{')
 	for i, k := range keys {
-		w.member(i)
-		if err := w.str(k); err != nil {
+		if err := w.key(i, k); err != nil {
 			return err
-		}
-		w.buf = append(w.buf, ':')
-		if w.indent {
-			w.buf = append(w.buf, ' ')
 		}
 		if err := w.goValue(s.Fields[k]); err != nil {
 			return err
