@@ -19,5 +19,7 @@ func versionRules() []Rule {
 			"The reference's params do not validate against the definition's parameters schema.", diag.Error),
 		stageRule("GWP507", "definition-not-semver", "definition version is not semver",
 			"A policy definition's version is not a semantic version, so no major can be derived from it.", diag.Error),
+		stageRule("GWP508", "version-defaulted", "policy reference without a version resolved to the latest definition's major",
+			"The gateway-controller resolves a reference without a version to the major of the highest loaded definition of that name; the finding names it, so a newer definition cannot move the API to another major unnoticed.", diag.Info),
 	}
 }

@@ -13,6 +13,7 @@ const (
 	CodeEngineMissing  = "GWP505" // engine build lacks the referenced name or major
 	CodeParams         = "GWP506" // params fail the definition's JSON Schema
 	CodeVersionInvalid = "GWP507" // definition version is not semver
+	CodeLatestVersion  = "GWP508" // reference without a version resolved to the latest definition's major
 )
 
 // Problem is one finding about a policy reference, a definition or the

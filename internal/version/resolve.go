@@ -27,6 +27,10 @@ type Resolution struct {
 	Candidates []*Definition
 
 	Problem *Problem
+	// Note is an informational finding about a resolution that succeeded
+	// in a way the user may not expect (a reference without a version
+	// resolved to the latest definition); nil otherwise.
+	Note *Problem
 }
 
 // OK reports whether the reference resolved to exactly one definition.
@@ -53,12 +57,30 @@ var (
 // name and version count once, as they do in the controller's
 // name|version-keyed map.
 //
-// Problems: GWP501 for an empty, full-semver or malformed ref; GWP502 when
+// A ref that is empty resolves like the major of the latest loaded
+// definition of name, with a GWP508 Note naming it.
+//
+// Problems: GWP501 for a full-semver or malformed ref; GWP502 when
 // no definition matches (naming the majors that do exist); GWP503 when
 // several do (listing them).
 func (ds *Definitions) Resolve(name, ref string) Resolution {
 	r := Resolution{Name: name, Ref: ref}
 	t := strings.TrimSpace(ref)
+	if t == "" {
+		latest := ds.latest(name)
+		if latest == nil {
+			r.Problem = ds.noLatest(name)
+			return r
+		}
+		t = latest.Major
+		r.Note = &Problem{
+			Code:     CodeLatestVersion,
+			Severity: diag.Info,
+			Message: fmt.Sprintf("policy %s has no version; the gateway-controller resolves it to the major of the latest loaded definition, %s (%s)",
+				name, t, latest),
+			Hint: "set version: " + t + " to keep the API on this major when a newer definition is loaded",
+		}
+	}
 	if !majorOnly.MatchString(t) {
 		r.Problem = ds.refProblem(name, ref, t)
 		return r
@@ -98,18 +120,40 @@ func (ds *Definitions) Resolve(name, ref string) Resolution {
 	return r
 }
 
+// latest is the definition a reference without a version resolves to:
+// the gateway-controller takes the highest version loaded for the name
+// (NewLoadedPolicyVersionResolver) and uses its major. Versions the
+// controller cannot resolve (not vX.Y.Z) never win, since their major
+// could not be reached anyway.
+func (ds *Definitions) latest(name string) *Definition {
+	var best *Definition
+	for _, d := range ds.Named(name) {
+		if !d.Resolvable() || d.Semver == nil {
+			continue
+		}
+		if best == nil || d.Semver.GreaterThan(best.Semver) {
+			best = d
+		}
+	}
+	return best
+}
+
+// noLatest is the GWP502 finding for a reference without a version to a
+// name no resolvable definition has.
+func (ds *Definitions) noLatest(name string) *Problem {
+	p := &Problem{Code: CodeNoDefinition, Severity: diag.Error,
+		Message: fmt.Sprintf("policy %s has no version and no policy definition named %s can be resolved; the gateway-controller answers \"policy definition for '%s' not loaded\"", name, name, name)}
+	if near := ds.nearestName(name); near != "" {
+		p.Hint = fmt.Sprintf("did you mean %s?", near)
+	} else {
+		p.Hint = fmt.Sprintf("add a policy definition of %s (version vX.Y.Z) to the policy definitions", name)
+	}
+	return p
+}
+
 // refProblem is the GWP501 finding for a ref that is not major-only.
 func (ds *Definitions) refProblem(name, ref, t string) *Problem {
 	p := &Problem{Code: CodeNotMajorOnly, Severity: diag.Error}
-	if t == "" {
-		p.Message = fmt.Sprintf("policy %s has no version; the gateway-controller requires a major-only version such as v1", name)
-		if ms := ds.Majors(name); len(ms) > 0 {
-			p.Hint = "set version: " + ms[len(ms)-1]
-		} else {
-			p.Hint = "set version: vN, the major of the definition to use"
-		}
-		return p
-	}
 	if sv, err := semver.StrictNewVersion(strings.TrimPrefix(t, "v")); err == nil {
 		p.Message = fmt.Sprintf("policy %s uses the full semantic version %q where a major-only version (vN) is required; the gateway-controller rejects it (\"version must be major-only\")",
 			name, ref)

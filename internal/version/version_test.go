@@ -185,6 +185,23 @@ func TestYAMLErrorLines(t *testing.T) {
 	}
 }
 
+// checkNote wants a GWP508 info note containing want, or no note when want
+// is empty.
+func checkNote(t *testing.T, note *Problem, want []string) {
+	t.Helper()
+	switch {
+	case len(want) == 0 && note != nil:
+		t.Errorf("unexpected note %s: %s", note.Code, note.Message)
+	case len(want) > 0 && note == nil:
+		t.Errorf("no note, want %s", CodeLatestVersion)
+	case note != nil:
+		if note.Code != CodeLatestVersion || note.Severity != diag.Info {
+			t.Errorf("note = %s %s, want %s info", note.Code, note.Severity, CodeLatestVersion)
+		}
+		containsAll(t, "note", note.Message, want)
+	}
+}
+
 func TestResolve(t *testing.T) {
 	ds, _ := loadDefs(t, "defs")
 	dup, _ := loadDefs(t, "dupversion")
@@ -198,6 +215,7 @@ func TestResolve(t *testing.T) {
 		identity string
 		msg      []string
 		hint     string
+		note     []string // the GWP508 note of a resolution without a version
 	}{
 		{name: "major resolves", policy: "api-key-auth", ref: "v0", resolved: "v0.1.3", identity: "api-key-auth:v0"},
 		{name: "spaces are trimmed like the controller", policy: "basic-ratelimit", ref: " v1 ", resolved: "v1.1.1", identity: "basic-ratelimit:v1"},
@@ -217,8 +235,13 @@ func TestResolve(t *testing.T) {
 		{name: "malformed bare number", policy: "basic-ratelimit", ref: "1", code: CodeNotMajorOnly, hint: "use version: v1"},
 		{name: "malformed word", policy: "basic-ratelimit", ref: "latest", code: CodeNotMajorOnly,
 			hint: "use a major-only version such as version: v1"},
-		{name: "empty", policy: "set-headers", ref: "", code: CodeNotMajorOnly,
-			msg: []string{"has no version"}, hint: "set version: v2"},
+		{name: "empty resolves to the latest definition's major", policy: "set-headers", ref: "", resolved: "v2.0.0", identity: "set-headers:v2",
+			note: []string{"policy set-headers has no version", "latest loaded definition, v2", "set-headers v2.0.0 ("}},
+		{name: "blank resolves like empty", policy: "api-key-auth", ref: "  ", resolved: "v0.1.3", identity: "api-key-auth:v0",
+			note: []string{"latest loaded definition, v0"}},
+		{name: "empty with no definition of the name", policy: "cors", ref: "", code: CodeNoDefinition,
+			msg: []string{"has no version", "policy definition for 'cors' not loaded"}, hint: "add a policy definition of cors (version vX.Y.Z) to the policy definitions"},
+		{name: "empty skips a definition the controller cannot see", policy: "url-rewrite", ref: "", code: CodeNoDefinition},
 
 		{name: "no such major lists the existing ones", policy: "set-headers", ref: "v3", code: CodeNoDefinition, identity: "set-headers:v3",
 			msg:  []string{"no policy definition of set-headers at v3", "definitions exist for v1, v2", "major version 'v3' not found in loaded policy definitions"},
@@ -256,6 +279,7 @@ func TestResolve(t *testing.T) {
 				if r.Resolved() != tt.resolved {
 					t.Errorf("resolved to %s, want %s", r.Resolved(), tt.resolved)
 				}
+				checkNote(t, r.Note, tt.note)
 				return
 			}
 			if r.OK() || r.Problem == nil {

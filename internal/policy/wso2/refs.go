@@ -42,6 +42,9 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 	if p := r.Resolution.Problem; p != nil && (r.DefinitionsLoaded || p.Code == version.CodeNotMajorOnly) {
 		invalid = append(invalid, at(*p, verField))
 	}
+	if n := r.Resolution.Note; n != nil && r.DefinitionsLoaded {
+		findings = append(findings, at(*n, verField))
+	}
 	// The engine only ever sees what the controller accepted: with
 	// definitions loaded, a reference they do not resolve is rejected
 	// before the engine could miss it.
