@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,5 +254,35 @@ func TestOutFileAtomic(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("a failed run left files behind: %v", entries)
+	}
+}
+
+// TestOtherToolsFilesSkipped: a directory with a kubebuilder
+// kustomization.yaml beside the manifests is read by every command; the
+// kustomization is a GWP105 info finding in lint, never an abort (it was
+// exit 3, "object has no kind").
+func TestOtherToolsFilesSkipped(t *testing.T) {
+	for _, cmd := range []string{"lint", "status", "render", "explain"} {
+		args := []string{cmd, "-f", "testdata/kustomize"}
+		if cmd == "explain" {
+			args = []string{cmd, "httproute/shop/orders", "-f", "testdata/kustomize"}
+		}
+		out, errOut, code := run(t, args...)
+		if code != ExitOK || out == "" {
+			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q; want 0 and output", cmd, code, len(out), errOut)
+		}
+	}
+	out, _, _ := run(t, "lint", "-f", "testdata/kustomize", "-o", "json")
+	var rep lintJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range rep.Diagnostics {
+		got = append(got, fmt.Sprintf("%s %s %s:%d:%d", d.Code, d.Severity, d.File, d.Line, d.Column))
+	}
+	want := []string{"GWP105 info " + filepath.Join("testdata", "kustomize", "config", "default", "kustomization.yaml") + ":3:1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lint findings = %v, want %v", got, want)
 	}
 }

@@ -56,6 +56,9 @@ type Compiled struct {
 // Diagnostics collects every stage's findings, sorted.
 func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	var ds []diag.Diagnostic
+	if c.Set != nil {
+		ds = append(ds, c.Set.Skipped...)
+	}
 	ds = append(ds, c.Model.Diagnostics...)
 	ds = append(ds, c.Graph.Diagnostics...)
 	for _, p := range c.Policies.Policies {

@@ -13,5 +13,7 @@ func inputRules() []Rule {
 			"The second object would overwrite the first when applied; gwpol uses the first and reports the second.", diag.Error),
 		stageRule("GWP104", "deprecated-version", "deprecated apiVersion",
 			"The object uses an API version that is deprecated or no longer served; move to the v1 API.", diag.Warning),
+		stageRule("GWP105", "not-an-object", "document is not a Kubernetes object (no kind, no metadata); skipped",
+			"A YAML document with neither kind nor metadata, such as a kustomization.yaml or a Helm Chart.yaml in a manifest directory, is another tool's file: gwpol skips it and says so, and the run goes on.", diag.Info),
 	}
 }

@@ -57,6 +57,11 @@ type Options struct {
 // path within each directory, documents in file order.
 type Set struct {
 	Objects []*Object
+	// Skipped are the documents that are not Kubernetes objects (a
+	// kustomization.yaml, a Helm Chart.yaml: mappings without a kind), as
+	// GWP105 info findings: a directory of manifests often holds such
+	// files, and they must not stop the run.
+	Skipped []diag.Diagnostic
 }
 
 // StdinName is how stdin appears in positions.
@@ -75,8 +80,9 @@ func Load(paths []string, opt Options) (*Set, error) {
 		return nil, err
 	}
 	type result struct {
-		objs []*Object
-		err  error
+		objs    []*Object
+		skipped []diag.Diagnostic
+		err     error
 	}
 	results := make([]result, len(files))
 	parallel.Each(len(files), func(i int) {
@@ -85,7 +91,7 @@ func Load(paths []string, opt Options) (*Set, error) {
 			results[i].err = err
 			return
 		}
-		results[i].objs, results[i].err = Parse(displayName(files[i]), data, opt.Limits)
+		results[i].objs, results[i].skipped, results[i].err = parse(displayName(files[i]), data, opt.Limits)
 	})
 	set := &Set{}
 	for _, r := range results {
@@ -93,6 +99,7 @@ func Load(paths []string, opt Options) (*Set, error) {
 			return nil, r.err
 		}
 		set.Objects = append(set.Objects, r.objs...)
+		set.Skipped = append(set.Skipped, r.skipped...)
 	}
 	for i, o := range set.Objects {
 		o.Seq = i
@@ -228,21 +235,31 @@ func walkDir(root string) ([]string, error) {
 
 // Parse splits one file's bytes into objects. Large streams are cut at
 // document separators and parsed in parallel; positions stay those of the
-// whole file.
+// whole file. Documents that are not Kubernetes objects are left out (Load
+// reports them).
 func Parse(file string, data []byte, lim Limits) ([]*Object, error) {
+	objs, _, err := parse(file, data, lim)
+	return objs, err
+}
+
+// parse is Parse with the GWP105 findings about the documents it skipped.
+func parse(file string, data []byte, lim Limits) ([]*Object, []diag.Diagnostic, error) {
 	lim = lim.withDefaults()
 	chunks := splitDocs(data)
 	out := make([][]*Object, len(chunks))
+	skipped := make([][]diag.Diagnostic, len(chunks))
 	errs := make([]error, len(chunks))
-	parallel.Each(len(chunks), func(i int) { out[i], errs[i] = parseChunk(file, chunks[i], lim) })
+	parallel.Each(len(chunks), func(i int) { out[i], skipped[i], errs[i] = parseChunk(file, chunks[i], lim) })
 	var objs []*Object
+	var notes []diag.Diagnostic
 	for i := range chunks {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, nil, errs[i]
 		}
 		objs = append(objs, out[i]...)
+		notes = append(notes, skipped[i]...)
 	}
-	return objs, nil
+	return objs, notes, nil
 }
 
 type chunk struct {
@@ -317,14 +334,46 @@ var yamlParserProblems = map[string]bool{
 	"found undefined tag handle":             true,
 }
 
-func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
+func parseChunk(file string, c chunk, lim Limits) ([]*Object, []diag.Diagnostic, error) {
 	var objs []*Object
+	var skipped []diag.Diagnostic
 	err := eachDocument(file, c, func(doc *yaml.Node) error {
-		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
+		src := source{file, c.firstLine}
+		if d, ok := notAnObject(src, doc); ok {
+			skipped = append(skipped, d)
+			return nil
+		}
+		got, err := objectsOf(src, doc, lim)
 		objs = append(objs, got...)
 		return err
 	})
-	return objs, err
+	return objs, skipped, err
+}
+
+// CodeNotAnObject is the info finding for a document that is not a
+// Kubernetes object.
+const CodeNotAnObject = "GWP105"
+
+// notAnObject recognises a document that is a mapping with neither kind
+// nor metadata: a configuration file of some tool (kustomization.yaml,
+// Chart.yaml, values.yaml), never a Kubernetes object. A document with
+// one of them but not the other stays an error: it is an object written
+// wrong.
+func notAnObject(src source, doc *yaml.Node) (diag.Diagnostic, bool) {
+	root := doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode || lookup(root, "kind") != nil || lookup(root, "metadata") != nil {
+		return diag.Diagnostic{}, false
+	}
+	what := "a document"
+	if base := filepath.Base(src.file); strings.EqualFold(base, "kustomization.yaml") || strings.EqualFold(base, "kustomization.yml") {
+		what = "a kustomization file"
+	}
+	return diag.Diagnostic{Code: CodeNotAnObject, Severity: diag.Info,
+		Pos:     diag.Position{File: src.file, Line: root.Line + src.base, Col: root.Column},
+		Message: fmt.Sprintf("%s without kind and metadata is not a Kubernetes object; skipped", what)}, true
 }
 
 // eachDocument decodes a chunk's documents into nodes, with positions in

@@ -509,6 +509,44 @@ func TestLoadDirectory(t *testing.T) {
 	}
 }
 
+// TestLoadSkipsOtherToolsFiles: a kubebuilder kustomization.yaml or a Helm
+// Chart.yaml in a manifest directory is reported as a GWP105 info finding
+// at its first key and skipped; the objects around it still load.
+func TestLoadSkipsOtherToolsFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config/default/kustomization.yaml": "# kubebuilder\nnamespace: system\nresources:\n- ../crd\n",
+		"chart/Chart.yaml":                  "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+		"mixed.yaml":                        svc("a") + "---\n\nvalues: {replicas: 2}\n---\n" + svc("b"),
+	})
+	set, err := Load([]string{dir}, Options{})
+	if err != nil {
+		t.Fatalf("Load: %v; files of other tools must not stop the run", err)
+	}
+	if got, want := names(set), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("objects = %v, want %v", got, want)
+	}
+	tests := []struct {
+		file      string
+		line, col int
+		what      string
+	}{
+		{"chart/Chart.yaml", 1, 1, "a document"},
+		{"config/default/kustomization.yaml", 2, 1, "a kustomization file"},
+		{"mixed.yaml", 7, 1, "a document"},
+	}
+	if len(set.Skipped) != len(tests) {
+		t.Fatalf("skipped = %v, want %d", set.Skipped, len(tests))
+	}
+	for i, tt := range tests {
+		d := set.Skipped[i]
+		want := diag.Position{File: filepath.Join(dir, tt.file), Line: tt.line, Col: tt.col}
+		if d.Code != CodeNotAnObject || d.Severity != diag.Info || d.Pos != want || !strings.HasPrefix(d.Message, tt.what+" without kind") {
+			t.Errorf("skipped[%d] = %s %s at %s: %s; want %s info at %s about %s", i, d.Code, d.Severity, d.Pos, d.Message, CodeNotAnObject, want, tt.what)
+		}
+	}
+}
+
 func TestLoadExplicitFileAnyExtension(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"manifest.txt": svc("t")})
@@ -856,7 +894,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := parseChunk("big.yaml", chunk{data: data}, lim)
+	whole, _, err := parseChunk("big.yaml", chunk{data: data}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
