@@ -21,5 +21,7 @@ func versionRules() []Rule {
 			"A policy definition's version is not a semantic version, so no major can be derived from it.", diag.Error),
 		stageRule("GWP508", "version-defaulted", "policy reference without a version resolved to the latest definition's major",
 			"The gateway-controller resolves a reference without a version to the major of the highest loaded definition of that name; the finding names it, so a newer definition cannot move the API to another major unnoticed.", diag.Info),
+		stageRule("GWP509", "param-deferred", "param resolved at deploy time (valueFrom, template); its value is not checked",
+			"A param given as valueFrom.secretKeyRef/configMapKeyRef (the operator substitutes the key's string) or as a gateway-controller template ({{ env \"X\" }}, {{ secret \"X\" }}, …) is only known at deploy time; it satisfies any scalar type of the schema, and the note says where it comes from.", diag.Info),
 	}
 }

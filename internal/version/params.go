@@ -117,45 +117,80 @@ func (d *Definition) compile() {
 	})
 }
 
-// ValidateParams checks a reference's params against the definition's
-// parameters schema the way the gateway-controller does: absent params
-// are validated as an empty object (so required properties are enforced),
-// and string values are first coerced to the number or boolean their
-// property's schema declares ("10" for an integer, "true" for a boolean),
-// as the controller does for template-rendered params.
+// ValidateParams is CheckParams without the deferred params.
+func (d *Definition) ValidateParams(params any) []ParamError {
+	errs, _ := d.CheckParams(params)
+	return errs
+}
+
+// CheckParams checks a reference's params against the definition's
+// parameters schema the way the operator and gateway-controller resolve
+// and validate them: valueFrom maps become the string the operator reads
+// from the Secret or ConfigMap, strings holding "{{" are the controller's
+// templates (which must parse with its functions), absent params are
+// validated as an empty object (so required properties are enforced), and
+// string values are coerced to the number or boolean their property's
+// schema declares ("10" for an integer, "true" for a boolean), as the
+// controller does for template-rendered params. A deferred value (valueFrom
+// or template) satisfies any scalar type: what it will be is not known
+// offline, so type, enum and format failures at it are dropped, and it is
+// returned in deferred for an info note.
 //
 // params may be any JSON-encodable value (map[string]any from YAML,
 // json.RawMessage, []byte of JSON, a struct). A definition without a schema,
 // or whose schema does not compile (see SchemaProblem), reports nothing.
-// Errors are sorted by path.
-func (d *Definition) ValidateParams(params any) []ParamError {
+// Errors and deferred params are sorted by path.
+func (d *Definition) CheckParams(params any) (errs []ParamError, deferred []Deferred) {
 	d.compile()
 	if d.schema == nil {
-		return nil
+		return nil, nil
 	}
 	inst, err := instance(params)
 	if err != nil {
-		return []ParamError{{Message: "params cannot be read as JSON: " + err.Error()}}
+		return []ParamError{{Message: "params cannot be read as JSON: " + err.Error()}}, nil
 	}
+	inst = deferParams(inst, "", &deferred, &errs)
 	if m, ok := inst.(map[string]any); ok {
 		if s, ok := d.schemaDoc.(map[string]any); ok {
 			coerce(m, s)
 		}
 	}
-	err = d.schema.Validate(inst)
-	if err == nil {
-		return nil
+	slices.SortFunc(deferred, func(a, b Deferred) int { return cmp.Compare(a.Path, b.Path) })
+	if err := d.schema.Validate(inst); err != nil {
+		ve, ok := err.(*jsonschema.ValidationError)
+		if !ok {
+			return append(errs, ParamError{Message: err.Error()}), deferred
+		}
+		var all []ParamError
+		collect(ve, &all)
+		errs = append(errs, d.undeferred(all, deferred, errs)...)
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return []ParamError{{Message: err.Error()}}
-	}
-	var out []ParamError
-	collect(ve, &out)
-	slices.SortFunc(out, func(a, b ParamError) int {
+	slices.SortFunc(errs, func(a, b ParamError) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Message, b.Message))
 	})
-	return slices.Compact(out)
+	return slices.Compact(errs), deferred
+}
+
+// undeferred drops the failures at a deferred value whose schema allows a
+// scalar; where the schema wants an object or array, the string the value
+// becomes cannot fit, and the failure stays, saying so. Failures at a
+// malformed valueFrom or template (already in form) are dropped too: the
+// form error says what is wrong there.
+func (d *Definition) undeferred(errs []ParamError, deferred []Deferred, form []ParamError) []ParamError {
+	var out []ParamError
+	for _, e := range errs {
+		i := slices.IndexFunc(deferred, func(df Deferred) bool { return df.Path == e.Path })
+		malformed := slices.ContainsFunc(form, func(f ParamError) bool { return f.Path == e.Path || f.Path == e.Path+"/valueFrom" })
+		switch {
+		case malformed:
+		case i < 0:
+			out = append(out, e)
+		case !scalarAt(d.schemaDoc, e.Path):
+			e.Message = deferred[i].Source + " yields a string: " + e.Message
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // instance turns params into the JSON value model the validator expects

@@ -14,6 +14,7 @@ const (
 	CodeParams         = "GWP506" // params fail the definition's JSON Schema
 	CodeVersionInvalid = "GWP507" // definition version is not semver
 	CodeLatestVersion  = "GWP508" // reference without a version resolved to the latest definition's major
+	CodeDeferredParam  = "GWP509" // param resolved at deploy time (valueFrom, template); its value is not checked
 )
 
 // Problem is one finding about a policy reference, a definition or the

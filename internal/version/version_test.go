@@ -524,6 +524,62 @@ func TestValidateParams(t *testing.T) {
 	}
 }
 
+// TestCheckParamsDeferred: params the operator (valueFrom) or the
+// gateway-controller (templates) resolve at deploy time satisfy any scalar
+// type and come back as deferred; malformed forms are errors, as upstream.
+func TestCheckParamsDeferred(t *testing.T) {
+	ds, _ := loadDefs(t, "defs")
+	rl := ds.Resolve("basic-ratelimit", "v1").Definition
+	vf := func(kind string, ref map[string]any) map[string]any {
+		return map[string]any{"valueFrom": map[string]any{kind: ref}}
+	}
+	limit := func(requests, duration any) map[string]any {
+		return map[string]any{"limits": []any{map[string]any{"requests": requests, "duration": duration}}}
+	}
+	tests := []struct {
+		name     string
+		params   any
+		want     []ParamError
+		deferred []Deferred
+	}{
+		{name: "secretKeyRef for an integer", params: limit(vf("secretKeyRef", map[string]any{"name": "rl", "key": "requests"}), "1m"),
+			deferred: []Deferred{{"/limits/0/requests", `Secret rl key "requests" (valueFrom.secretKeyRef)`}}},
+		{name: "configMapKeyRef with namespace for a patterned string", params: limit(5, vf("configMapKeyRef", map[string]any{"name": "rl", "key": "window", "namespace": "ops"})),
+			deferred: []Deferred{{"/limits/0/duration", `ConfigMap ops/rl key "window" (valueFrom.configMapKeyRef)`}}},
+		{name: "env template for an integer", params: limit(`{{ env "RL_REQUESTS" }}`, "1m"),
+			deferred: []Deferred{{"/limits/0/requests", `template {{ env "RL_REQUESTS" }}`}}},
+		{name: "chained template functions for a patterned string", params: limit(1, `{{ env "W" | default "1m" | trim }}`),
+			deferred: []Deferred{{"/limits/0/duration", `template {{ env "W" | default "1m" | trim }}`}}},
+		{name: "valueFrom where the schema wants an array stays an error", params: map[string]any{"limits": vf("secretKeyRef", map[string]any{"name": "rl", "key": "all"})},
+			want:     []ParamError{{"/limits", `Secret rl key "all" (valueFrom.secretKeyRef) yields a string: got string, want array`}},
+			deferred: []Deferred{{"/limits", `Secret rl key "all" (valueFrom.secretKeyRef)`}}},
+		{name: "unknown template function", params: limit(`{{ envv "X" }}`, "1m"),
+			want: []ParamError{{"/limits/0/requests", `template "{{ envv \"X\" }}" does not parse (the gateway-controller rejects the API): function "envv" not defined; its functions are default, env, lower, redact, replace, required, secret, trim, upper`}}},
+		{name: "both refs", params: limit(map[string]any{"valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "a", "key": "b"}, "configMapKeyRef": map[string]any{"name": "a", "key": "b"}}}, "1m"),
+			want: []ParamError{{"/limits/0/requests/valueFrom", "valueFrom needs exactly one of secretKeyRef and configMapKeyRef; the gateway operator rejects it"}}},
+		{name: "ref without key", params: limit(vf("secretKeyRef", map[string]any{"name": "a"}), "1m"),
+			want: []ParamError{{"/limits/0/requests/valueFrom", "valueFrom.secretKeyRef needs a non-empty name and key; the gateway operator rejects it"}}},
+		{name: "unknown valueFrom field", params: limit(map[string]any{"valueFrom": map[string]any{"fieldRef": map[string]any{}}}, "1m"),
+			want: []ParamError{{"/limits/0/requests/valueFrom", "valueFrom has unknown field(s) fieldRef (want one of secretKeyRef, configMapKeyRef); the gateway operator rejects it"}}},
+		{name: "a map with valueFrom and more is a plain object", params: limit(map[string]any{"valueFrom": "x", "other": 1}, "1m"),
+			want: []ParamError{{"/limits/0/requests", "got object, want integer"}}},
+		{name: "literal values are still checked beside deferred ones", params: limit(`{{ env "N" }}`, "1 hour"),
+			want:     []ParamError{{"/limits/0/duration", "'1 hour' does not match pattern '^[0-9]+(s|m|h)$'"}},
+			deferred: []Deferred{{"/limits/0/requests", `template {{ env "N" }}`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs, deferred := rl.CheckParams(tt.params)
+			if !slices.Equal(errs, tt.want) {
+				t.Errorf("errors:\n got %q\nwant %q", errs, tt.want)
+			}
+			if !slices.Equal(deferred, tt.deferred) {
+				t.Errorf("deferred:\n got %q\nwant %q", deferred, tt.deferred)
+			}
+		})
+	}
+}
+
 func TestValidateParamsDoesNotModifyCaller(t *testing.T) {
 	ds, _ := loadDefs(t, "defs")
 	d := ds.Resolve("basic-ratelimit", "v1").Definition

@@ -55,16 +55,24 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 		}
 	}
 	if def := r.Resolution.Definition; def != nil && def.SchemaProblem() == nil {
-		for _, e := range def.ValidateParams(r.Params) {
-			field := r.Path + ".params"
-			if f := e.Field(); f != "" {
-				field += "." + f
-			}
-			invalid = append(invalid, at(e.Problem(def), field))
+		errs, deferred := def.CheckParams(r.Params)
+		for _, e := range errs {
+			invalid = append(invalid, at(e.Problem(def), paramField(r.Path, e.Field())))
+		}
+		for _, d := range deferred {
+			findings = append(findings, at(d.Problem(def), paramField(r.Path, d.Field())))
 		}
 	}
 	r.Problems = slices.Compact(r.Problems)
 	return invalid, findings
+}
+
+// paramField is the field path of a param of the reference at path.
+func paramField(path, param string) string {
+	if param == "" {
+		return path + ".params"
+	}
+	return path + ".params." + param
 }
 
 // reference builds and checks one reference of a policy object, adding
