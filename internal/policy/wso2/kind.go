@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -98,29 +100,25 @@ func (*RestAPIKind) GroupKind() model.GroupKind {
 // Spec implements policy.Kind.
 func (*RestAPIKind) Spec() policy.KindSpec { return restAPISpec }
 
-// served are the API versions gwpol reads; false marks a deprecated one.
-var served = map[string]map[string]bool{
-	KindAPIPolicy: {"v1alpha1": true},
-	KindRestAPI:   {"v1": true, "v1alpha1": false},
+// served are the API versions of each kind the operator's CRDs serve
+// (kubernetes/gateway-operator/config/crd/bases): v1 is the storage
+// version, v1alpha1 is still served and not marked deprecated, so neither
+// gets a GWP104.
+var served = map[string][]string{
+	KindAPIPolicy: {"v1", "v1alpha1"},
+	KindRestAPI:   {"v1", "v1alpha1"},
 }
 
 // checkVersion reports an apiVersion gwpol does not read (the object is
-// unusable) or a deprecated one.
+// unusable).
 func checkVersion(p *policy.Policy) bool {
 	o := p.Obj
-	current, ok := served[o.Kind][o.Version]
-	switch {
-	case !ok:
-		latest := "v1alpha1"
-		if o.Kind == KindRestAPI {
-			latest = "v1"
-		}
-		p.Invalid = append(p.Invalid, p.Diag("GWP104", diag.Error, "apiVersion", "%s %s is not a version gwpol reads; use %s/%s", o.Kind, o.APIVersion, Group, latest))
-		return false
-	case !current:
-		p.Findings = append(p.Findings, p.Diag("GWP104", diag.Warning, "apiVersion", "%s %s is deprecated; change apiVersion to %s/v1", o.Kind, o.APIVersion, Group))
+	if slices.Contains(served[o.Kind], o.Version) {
+		return true
 	}
-	return true
+	p.Invalid = append(p.Invalid, p.Diag("GWP104", diag.Error, "apiVersion", "%s %s is not a version the WSO2 operator serves (%s); use %s/v1",
+		o.Kind, o.APIVersion, strings.Join(served[o.Kind], ", "), Group))
+	return false
 }
 
 func decodeError(p *policy.Policy, err error) {
@@ -165,9 +163,13 @@ func (k *APIPolicyKind) Decode(o *manifest.Object, env *policy.Env) *policy.Poli
 		if kind == "" {
 			kind = string(policy.TargetHTTPRoute)
 		}
-		if t.Name == "" {
+		switch ns := strings.TrimSpace(t.Namespace); {
+		case t.Name == "":
 			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.targetRef", "spec.targetRef needs the name of the HTTPRoute the policies apply to"))
-		} else {
+		case ns != "" && ns != o.Namespace:
+			p.Invalid = append(p.Invalid, p.Diag("GWP201", diag.Error, "spec.targetRef.namespace",
+				"spec.targetRef names HTTPRoute %s/%s, but the operator applies an APIPolicy only to HTTPRoutes in its own namespace (%s); it applies to no route; move the APIPolicy to %s", ns, t.Name, o.Namespace, ns))
+		default:
 			p.Targets = []policy.TargetRef{{Group: g, Kind: kind, Name: t.Name, Path: "spec.targetRef"}}
 		}
 	}

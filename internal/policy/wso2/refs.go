@@ -84,9 +84,39 @@ func (ks *Kinds) reference(p *policy.Policy, path string, pr PolicyRef) *Referen
 	}
 	r.Pos = p.Obj.FieldPos(path + ".version")
 	invalid, findings := ks.check(r, p.Ref(), p.Obj.FieldPos)
+	if strings.TrimSpace(r.Version) == "" {
+		invalid, findings = versionRequired(p, r, invalid, findings)
+	}
 	p.Invalid = append(p.Invalid, invalid...)
 	p.Findings = append(p.Findings, findings...)
 	return r
+}
+
+// versionRequired adjusts the findings about a reference without a
+// version to the object it is in. The gateway-controller resolves it to
+// the latest definition (GWP508) — that is how a RestApi sent to its REST
+// API is read — but the operator's CRDs require version (pattern ^v\d+$)
+// and the operator rejects an APIPolicy entry without one ("name and
+// version are required"), so in an APIPolicy it is an error.
+func versionRequired(p *policy.Policy, r *Reference, invalid, findings []diag.Diagnostic) ([]diag.Diagnostic, []diag.Diagnostic) {
+	if p.Obj.Kind != KindAPIPolicy {
+		for i, d := range findings {
+			if d.Code == version.CodeLatestVersion {
+				findings[i].Message += "; applied as a Kubernetes object, the RestApi CRD requires version (the API server rejects it without one)"
+			}
+		}
+		return invalid, findings
+	}
+	findings = slices.DeleteFunc(findings, func(d diag.Diagnostic) bool { return d.Code == version.CodeLatestVersion })
+	r.Problems = slices.DeleteFunc(r.Problems, func(c string) bool { return c == version.CodeLatestVersion })
+	hint := "set version: vN, the major of the definition to use"
+	if r.Resolution.Major != "" {
+		hint = "set version: " + r.Resolution.Major + " (the latest definition's major)"
+	}
+	problem := version.Problem{Code: version.CodeNotMajorOnly, Severity: diag.Error, Hint: hint,
+		Message: fmt.Sprintf("policy %s has no version; the APIPolicy CRD requires one (^v\\d+$) and the gateway operator rejects the entry (\"name and version are required\")", r.Name)}
+	r.Problems = slices.Compact(slices.Sorted(slices.Values(append(r.Problems, version.CodeNotMajorOnly))))
+	return append(invalid, problem.Diagnostic(p.Ref(), r.Path+".version", r.Pos)), findings
 }
 
 // ConfigKeySystemPolicies is the config key (under wso2:) of the system

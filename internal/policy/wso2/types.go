@@ -15,7 +15,7 @@ const (
 	KindRestAPI   = "RestApi"
 )
 
-// APIPolicy is gateway.api-platform.wso2.com/v1alpha1 APIPolicy: a list of
+// APIPolicy is gateway.api-platform.wso2.com/v1 (or v1alpha1) APIPolicy: a list of
 // policy references for an HTTPRoute (spec.targetRef, API level) or for
 // the rules that reference it by ExtensionRef (no targetRef, rule level).
 type APIPolicy struct {
@@ -31,12 +31,14 @@ type APIPolicySpec struct {
 	Policies  []PolicyRef `json:"policies"`
 }
 
-// TargetRef names the HTTPRoute an API-level APIPolicy applies to, in the
-// policy's namespace.
+// TargetRef names the HTTPRoute an API-level APIPolicy applies to. The
+// operator only looks for APIPolicies in the route's own namespace, so a
+// Namespace other than the policy's never matches a route.
 type TargetRef struct {
-	Group string `json:"group"`
-	Kind  string `json:"kind"`
-	Name  string `json:"name"`
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // PolicyRef is one policy reference as written.

@@ -262,3 +262,72 @@ func TestRenderField(t *testing.T) {
 		t.Error("an unknown field renders")
 	}
 }
+
+// TestDecodeCurrentCRDShapes: both served versions of both kinds are read
+// without GWP104 (v1 is the storage version, v1alpha1 is not marked
+// deprecated); spec.targetRef.namespace is a field of both APIPolicy
+// versions; the APIPolicy CRD requires a version on every entry.
+func TestDecodeCurrentCRDShapes(t *testing.T) {
+	const docs = `
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: storage, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: hello, namespace: ns}
+  policies: [{name: set-headers, version: v1}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: APIPolicy
+metadata: {name: elsewhere, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: hello, namespace: other}
+  policies: [{name: set-headers, version: v1}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: versionless, namespace: ns}
+spec:
+  policies: [{name: set-headers}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: RestApi
+metadata: {name: old, namespace: ns}
+spec:
+  context: /old
+  policies: [{name: set-headers}]
+`
+	tests := []struct {
+		name              string
+		invalid, findings []string
+		targets           int
+	}{
+		{name: "storage", targets: 1},
+		{name: "elsewhere", invalid: []string{"GWP201@spec.targetRef.namespace"}},
+		{name: "versionless", invalid: []string{"GWP501@spec.policies[0].version"}},
+		{name: "old", findings: []string{"GWP508@spec.policies[0].version"}},
+	}
+	byName := map[string]*policy.Policy{}
+	for _, p := range decode(t, New(definitions(t), engine(t)), docs) {
+		byName[p.Obj.Name] = p
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := byName[tt.name]
+			if p == nil {
+				t.Fatal("not decoded")
+			}
+			if diff := cmp.Diff(tt.invalid, codes(p.Invalid)); diff != "" {
+				t.Errorf("invalid (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.findings, codes(p.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			if len(p.Targets) != tt.targets {
+				t.Errorf("targets = %+v, want %d", p.Targets, tt.targets)
+			}
+		})
+	}
+	if msg := byName["versionless"].Invalid[0].Message; !strings.Contains(msg, "APIPolicy CRD requires one") || !strings.Contains(msg, "set version: v1 (the latest") {
+		t.Errorf("versionless message: %s", msg)
+	}
+}
