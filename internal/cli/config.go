@@ -25,8 +25,11 @@ type Config struct {
 	MaxFileSize           int64                        `mapstructure:"maxFileSize"`
 	PolicyDefinitions     string                       `mapstructure:"policyDefinitions"`
 	EngineManifest        string                       `mapstructure:"engineManifest"`
-	Lint                  LintConfig                   `mapstructure:"lint"`
-	WSO2                  map[string]any               `mapstructure:"wso2"`
+	// EngineManifests are the engine build manifests to load: the
+	// --engine-manifest flags when given, else EngineManifest.
+	EngineManifests []string       `mapstructure:"-"`
+	Lint            LintConfig     `mapstructure:"lint"`
+	WSO2            map[string]any `mapstructure:"wso2"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`

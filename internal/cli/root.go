@@ -29,7 +29,7 @@ type globalOptions struct {
 	// PolicyDefinitions and EngineManifest override the config keys
 	// policyDefinitions and engineManifest (WSO2 policy versions).
 	PolicyDefinitions string
-	EngineManifest    string
+	EngineManifests   []string
 
 	config *Config
 }
@@ -65,7 +65,7 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.StringVar(&g.ConfigPath, "config", "", "config file (default: .gwpol.yaml in the working directory, when present)")
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.StringVar(&g.PolicyDefinitions, "policy-definitions", "", "directory of WSO2 policy definitions (policy-definition.yaml) that policy versions resolve against (config policyDefinitions)")
-	pf.StringVar(&g.EngineManifest, "engine-manifest", "", "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest)")
+	pf.StringArrayVar(&g.EngineManifests, "engine-manifest", nil, "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest); repeatable: the files together are one engine build (e.g. with system-build-lock.yaml)")
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
@@ -101,8 +101,12 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	if g.PolicyDefinitions != "" {
 		c.PolicyDefinitions = g.PolicyDefinitions
 	}
-	if g.EngineManifest != "" {
-		c.EngineManifest = g.EngineManifest
+	c.EngineManifests = nil
+	if c.EngineManifest != "" {
+		c.EngineManifests = []string{c.EngineManifest}
+	}
+	if len(g.EngineManifests) > 0 {
+		c.EngineManifests = g.EngineManifests
 	}
 	g.config = c
 	return nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,7 @@ import (
 // resolve against. A nil Definitions or Engine was not given.
 type Versions struct {
 	DefinitionsDir string
-	EngineFile     string
+	EngineFile     string // the engine manifests, joined by " + "
 	Definitions    *pversion.Definitions
 	Engine         *pversion.EngineManifest
 	// Diagnostics are the problems found inside those files (GWP503,
@@ -31,7 +32,14 @@ type Versions struct {
 // half-read definitions set would give wrong answers. A malformed
 // wso2.systemPolicies setting is one too.
 func loadVersions(cfg *Config) (*Versions, error) {
-	v := &Versions{DefinitionsDir: cfg.PolicyDefinitions, EngineFile: cfg.EngineManifest}
+	files := cfg.EngineManifests
+	if len(files) == 0 && cfg.EngineManifest != "" {
+		files = []string{cfg.EngineManifest}
+	}
+	// The manifests together are one engine build (merged, duplicates
+	// reported); the same file named twice is still one file.
+	files = distinctPaths(files)
+	v := &Versions{DefinitionsDir: cfg.PolicyDefinitions, EngineFile: strings.Join(files, " + ")}
 	if _, err := wso2.SystemPolicies(cfg.PolicyConfig()); err != nil {
 		return nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(cfg.File), err)
 	}
@@ -43,16 +51,33 @@ func loadVersions(cfg *Config) (*Versions, error) {
 		v.Definitions = defs
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
-	if v.EngineFile != "" {
-		m, ds, err := pversion.LoadEngineManifest(v.EngineFile)
+	var builds []*pversion.EngineManifest
+	for _, f := range files {
+		m, ds, err := pversion.LoadEngineManifest(f)
 		if err != nil {
 			return nil, err
 		}
+		builds = append(builds, m)
+		v.Diagnostics = append(v.Diagnostics, ds...)
+	}
+	if len(builds) > 0 {
+		m, ds := pversion.MergeEngineManifests(builds...)
 		v.Engine = m
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
 	v.Diagnostics = diag.Sort(v.Diagnostics)
 	return v, nil
+}
+
+// distinctPaths drops the repeats of a path, keeping the first.
+func distinctPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !slices.ContainsFunc(out, func(q string) bool { return filepath.Clean(q) == filepath.Clean(p) }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // readWSO2 re-reads the wso2: section of the config file keeping the case

@@ -387,3 +387,40 @@ func goldenWSO2(t *testing.T, name, got string) {
 		t.Errorf("%s is stale (-want +got):\n%s", path, diff)
 	}
 }
+
+// TestWSO2EngineManifests: --engine-manifest repeats, and the files are
+// one engine build (merged, never last-wins): the analytics system policy
+// built from system-build-lock.yaml (a filePath entry, version from its
+// policy definition) is found once that file is given beside
+// build-manifest.yaml. Before, a repeated flag kept only the last file and
+// the lock file alone gave GWP507.
+func TestWSO2EngineManifests(t *testing.T) {
+	main, lock := wso2Path("system-lock/build-manifest.yaml"), wso2Path("system-lock/system-build-lock.yaml")
+	tests := []struct {
+		name      string
+		manifests []string
+		want      []string // codes of the findings
+	}{
+		{name: "build manifest alone lacks the system policy", manifests: []string{main}, want: []string{"GWP505"}},
+		{name: "build manifest and system lock", manifests: []string{main, lock}},
+		{name: "system lock and build manifest", manifests: []string{lock, main}},
+		{name: "system lock alone", manifests: []string{lock}},
+		{name: "the same file twice is one file", manifests: []string{lock, lock}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"-f", wso2Path("system/apis.yaml"), "--config", wso2Path("system-lock/gwpol.yaml"), "--policy-definitions", wso2Path("defs"), "--fail-on", "none"}
+			for _, m := range tt.manifests {
+				args = append(args, "--engine-manifest", m)
+			}
+			rep, _ := lintWSO2(t, args...)
+			var got []string
+			for _, d := range rep.Diagnostics {
+				got = append(got, d.Code)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings = %v, want %v (%+v)", got, tt.want, rep.Diagnostics)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package version
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,8 @@ type EnginePolicy struct {
 	Major   string          // "v1"; empty when Version has no readable major
 	Semver  *semver.Version // nil when Version is not semver
 	Pos     diag.Position   // of the version value (of the entry when it has none)
+	// Index is the entry's index in its manifest's policies list.
+	Index int
 }
 
 // Identity is name:vN, the engine registry's key.
@@ -105,11 +108,23 @@ func ParseEngineManifest(file string, data []byte) (*EngineManifest, []diag.Diag
 			}
 			return nil, nil, diag.Errorf(diag.Invalid, "%s:%d:%d: %s.name: each policy needs a name", file, n.Line, n.Column, at)
 		}
-		p := EnginePolicy{Name: name, Pos: posOf(file, it)}
+		p := EnginePolicy{Name: name, Pos: posOf(file, it), Index: i}
 		if verN, _ := field(it, "version"); verN != nil {
 			p.Pos = posOf(file, verN)
 			if v, ok := scalar(verN); ok {
 				p.Version = v
+			}
+		}
+		if fp, _ := field(it, "filePath"); p.Version == "" && fp != nil {
+			if err := localVersion(file, fp, &p); err != nil {
+				diags = append(diags, fileDiag(Problem{
+					Code:     CodeVersionInvalid,
+					Severity: diag.Error,
+					Message:  fmt.Sprintf("engine policy %s is built from filePath %q, whose version is in its policy definition, but %v; its name:vN key in the engine registry cannot be known", name, fp.Value, err),
+					Hint:     "keep the policy's directory (with its policy-definition.yaml) beside the build lock file",
+				}, at+".filePath", posOf(file, fp)))
+				m.Policies = append(m.Policies, p)
+				continue
 			}
 		}
 		p.Semver, p.Major = parseVersion(p.Version)
@@ -127,21 +142,92 @@ func ParseEngineManifest(file string, data []byte) (*EngineManifest, []diag.Diag
 		}
 		m.Policies = append(m.Policies, p)
 	}
+	diags = append(diags, m.duplicates()...)
+	return m, diag.Sort(diags), nil
+}
+
+// duplicates are the GWP503 findings for a second entry of one name:vN:
+// the policy engine registry rejects the second registration.
+func (m *EngineManifest) duplicates() []diag.Diagnostic {
 	m.index()
+	var diags []diag.Diagnostic
 	for _, is := range m.idx {
 		first := m.Policies[is[0]]
 		for _, i := range is[1:] {
 			p := m.Policies[i]
+			at := fmt.Sprintf("policies[%d]", p.Index)
 			diags = append(diags, fileDiag(Problem{
 				Code:     CodeAmbiguous,
 				Severity: diag.Error,
 				Message: fmt.Sprintf("the engine build lists %s again (%s here, %s at %s); the policy engine registry keys policies by name:vN and rejects the second registration as a duplicate",
 					p.Identity(), p.Version, first.Version, first.Pos),
 				Hint: fmt.Sprintf("build the engine with one version of %s per major", p.Name),
-			}, fmt.Sprintf("policies[%d]", i), p.Pos))
+			}, at, p.Pos))
 		}
 	}
-	return m, diag.Sort(diags), nil
+	return diags
+}
+
+// MergeEngineManifests is the one engine build several manifests describe
+// together, such as the gateway's build-manifest.yaml and the
+// system-build-lock.yaml of its system policies: their policies in the
+// order given, registered into one registry, so a name:vN listed by two of
+// them is a GWP503 duplicate. One manifest is returned as it is.
+func MergeEngineManifests(ms ...*EngineManifest) (*EngineManifest, []diag.Diagnostic) {
+	if len(ms) == 1 {
+		return ms[0], nil
+	}
+	merged := &EngineManifest{}
+	var files []string
+	for _, m := range ms {
+		files = append(files, m.File)
+		merged.Policies = append(merged.Policies, m.Policies...)
+	}
+	merged.File = strings.Join(files, " + ")
+	var diags []diag.Diagnostic
+	for _, d := range merged.duplicates() {
+		if !slices.ContainsFunc(ms, func(m *EngineManifest) bool { return m.File == d.Pos.File && m.hasDuplicateAt(d.Pos) }) {
+			diags = append(diags, d)
+		}
+	}
+	return merged, diag.Sort(diags)
+}
+
+// hasDuplicateAt reports whether the manifest alone already has a GWP503
+// at pos (reported when it was parsed).
+func (m *EngineManifest) hasDuplicateAt(pos diag.Position) bool {
+	for _, d := range m.duplicates() {
+		if d.Pos == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// localVersion reads the version of a filePath entry (system-build-lock.yaml
+// lists system policies that way): the gateway builder takes it from the
+// policy-definition.yaml in that directory, relative to the lock file.
+func localVersion(manifest string, fp *yaml.Node, p *EnginePolicy) error {
+	v, ok := scalar(fp)
+	if !ok || strings.TrimSpace(v) == "" {
+		return fmt.Errorf("filePath is empty")
+	}
+	path := filepath.Join(filepath.Dir(manifest), v, DefinitionFile)
+	data, err := readFile(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be read", path)
+	}
+	docs, err := parseDocs(path, data)
+	if err != nil || len(docs) == 0 || docs[0].Kind != yaml.MappingNode {
+		return fmt.Errorf("%s is not a policy definition", path)
+	}
+	verN, _ := field(docs[0], "version")
+	ver, ok := scalar(verN)
+	if !ok || ver == "" {
+		return fmt.Errorf("%s has no version", path)
+	}
+	p.Version, p.Pos = ver, posOf(path, verN)
+	return nil
 }
 
 // Lookup finds the engine's policy for name:vN: the first registration when

@@ -784,3 +784,64 @@ func TestRealWSO2Files(t *testing.T) {
 		t.Errorf("api-key-auth:v0 against the real engine: %+v", c.Problem)
 	}
 }
+
+// TestEngineSystemBuildLock: a filePath entry (system-build-lock.yaml) takes
+// its version from the policy definition in that directory, as the gateway
+// builder does; one it cannot read is GWP507 at the filePath. It was
+// GWP507 "has no version" for every such entry.
+func TestEngineSystemBuildLock(t *testing.T) {
+	lock := fixture("system-lock", "system-build-lock.yaml")
+	m, diags, err := LoadEngineManifest(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, ok := m.Lookup("wso2_apip_sys_analytics", "v1")
+	wantPos := diag.Position{File: fixture("system-lock", "analytics", DefinitionFile), Line: 2, Col: 10}
+	if !ok || ep.Version != "v1.0.0" || ep.Pos != wantPos {
+		t.Errorf("analytics = %+v, %v; want v1.0.0 at %s", ep, ok, wantPos)
+	}
+	if len(diags) != 1 || diags[0].Code != CodeVersionInvalid || diags[0].Field != "policies[1].filePath" || diags[0].Pos.Line != 9 ||
+		!strings.Contains(diags[0].Message, "nowhere") {
+		t.Errorf("diags = %v, want one GWP507 at policies[1].filePath (line 9)", diags)
+	}
+}
+
+// TestMergeEngineManifests: several manifests are one engine build; a
+// name:vN in two of them is the registry's duplicate (GWP503) at the later
+// entry.
+func TestMergeEngineManifests(t *testing.T) {
+	main, _, err := LoadEngineManifest(fixture("system-lock", "build-manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, _, err := LoadEngineManifest(fixture("system-lock", "system-build-lock.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one, diags := MergeEngineManifests(main); one != main || diags != nil {
+		t.Errorf("one manifest: %v %v", one, diags)
+	}
+	m, diags := MergeEngineManifests(main, lock)
+	if want := main.File + " + " + lock.File; m.File != want {
+		t.Errorf("File = %q, want %q", m.File, want)
+	}
+	for _, want := range []struct{ name, version string }{{"cors", "v1.0.2"}, {"set-headers", "v1.0.0"}, {"wso2_apip_sys_analytics", "v1.0.0"}} {
+		if ep, ok := m.Lookup(want.name, "v1"); !ok || ep.Version != want.version {
+			t.Errorf("%s: %+v %v, want %s", want.name, ep, ok, want.version)
+		}
+	}
+	if len(diags) != 0 {
+		t.Errorf("diags = %v", diags)
+	}
+	other, _, err := ParseEngineManifest("other.yaml", []byte("policies:\n  - {name: cors, version: v1.1.0}\n  - {name: cors, version: v2.0.0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, diags = MergeEngineManifests(main, other)
+	if ep, _ := m.Lookup("cors", "v1"); ep.Version != "v1.0.2" {
+		t.Errorf("the registry keeps the first registration, got %s", ep.Version)
+	}
+	if len(diags) != 1 || diags[0].Code != CodeAmbiguous || diags[0].Pos.File != "other.yaml" || diags[0].Field != "policies[0]" {
+		t.Errorf("diags = %v, want one GWP503 at other.yaml policies[0]", diags)
+	}
+}
