@@ -23,5 +23,7 @@ func versionRules() []Rule {
 			"The gateway-controller resolves a reference without a version to the major of the highest loaded definition of that name; the finding names it, so a newer definition cannot move the API to another major unnoticed.", diag.Info),
 		stageRule("GWP509", "param-deferred", "param resolved at deploy time (valueFrom, template); its value is not checked",
 			"A param given as valueFrom.secretKeyRef/configMapKeyRef (the operator substitutes the key's string) or as a gateway-controller template ({{ env \"X\" }}, {{ secret \"X\" }}, …) is only known at deploy time; it satisfies any scalar type of the schema, and the note says where it comes from.", diag.Info),
+		stageRule("GWP510", "duplicate-api-policy", "API-level policy name listed more than once",
+			"The gateway-controller keys API-level policies by name: the last entry of a name replaces the earlier ones and runs once for every time the name is listed, so the earlier params never take effect.", diag.Warning),
 	}
 }

@@ -181,6 +181,9 @@ func (k *APIPolicyKind) Decode(o *manifest.Object, env *policy.Env) *policy.Poli
 	for i, r := range ap.Spec.Policies {
 		ch.Refs = append(ch.Refs, k.ks.reference(p, fmt.Sprintf("spec.policies[%d]", i), r))
 	}
+	if level == LevelAPI {
+		duplicateNames(p, ch)
+	}
 	p.Values[FieldChain] = ch
 	return p
 }
@@ -222,6 +225,7 @@ func (k *RestAPIKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	for i, r := range ra.Spec.Policies {
 		api.API.Refs = append(api.API.Refs, k.ks.reference(p, fmt.Sprintf("spec.policies[%d]", i), r))
 	}
+	duplicateNames(p, api.API)
 	for i, op := range ra.Spec.Operations {
 		oc := OperationChain{Method: op.Method, Path: op.Path, Index: i, Chain: &Chain{Level: LevelOperation, Source: p.ID()}}
 		for j, r := range op.Policies {
@@ -234,6 +238,34 @@ func (k *RestAPIKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 		p.Values[FieldChain] = api.API
 	}
 	return p
+}
+
+// CodeDuplicateName is the warning about an API-level policy name listed
+// more than once.
+const CodeDuplicateName = "GWP510"
+
+// duplicateNames reports API-level references that share a name. The
+// gateway-controller keys the API-level policies by name while it builds
+// each operation's chain (DerivePolicyFromAPIConfig), so the last entry of
+// a name replaces the earlier ones, and the chain runs that last entry once
+// for every time the name is listed: the earlier params never take effect.
+func duplicateNames(p *policy.Policy, ch *Chain) {
+	last := map[string]*Reference{}
+	count := map[string]int{}
+	for _, r := range ch.Refs {
+		last[r.Name] = r
+		count[r.Name]++
+	}
+	for _, r := range ch.Refs {
+		l := last[r.Name]
+		if l == r || r.Name == "" {
+			continue
+		}
+		p.Findings = append(p.Findings, diag.Diagnostic{Code: CodeDuplicateName, Severity: diag.Warning, Object: p.Ref(), Field: r.Path + ".name", Pos: p.Obj.FieldPos(r.Path + ".name"),
+			Message: fmt.Sprintf("API-level policy %s is listed %d times; the gateway-controller keys API-level policies by name, so %s.params and executionCondition replace this entry's, and that entry runs %d times in every operation's chain; fix: list %s once at API level (or move the variants to operations)",
+				r.Name, count[r.Name], l.Path, count[r.Name], r.Name)})
+		r.Problems = append(r.Problems, CodeDuplicateName)
+	}
 }
 
 func upstreamURL(o *manifest.Object) string {
