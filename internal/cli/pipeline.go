@@ -26,13 +26,11 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 	if ws == nil {
 		ws = wso2.New(nil, nil)
 	}
-	return policy.NewRegistry(
+	return policy.NewRegistry(append([]policy.Kind{
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
 		haptic.New(),
-		ws.APIPolicy(),
-		ws.RestAPI(),
-	)
+	}, ws.All()...)...)
 }
 
 // Compiled is the whole pipeline's result for one input set.

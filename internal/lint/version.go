@@ -25,5 +25,7 @@ func versionRules() []Rule {
 			"A param given as valueFrom.secretKeyRef/configMapKeyRef (the operator substitutes the key's string) or as a gateway-controller template ({{ env \"X\" }}, {{ secret \"X\" }}, …) is only known at deploy time; it satisfies any scalar type of the schema, and the note says where it comes from.", diag.Info),
 		stageRule("GWP510", "duplicate-api-policy", "API-level policy name listed more than once",
 			"The gateway-controller keys API-level policies by name: the last entry of a name replaces the earlier ones and runs once for every time the name is listed, so the earlier params never take effect.", diag.Warning),
+		stageRule("GWP511", "policies-not-checked", "policy references gwpol lists but does not resolve",
+			"The policy references of a WebSubApi are resolved by the WSO2 event gateway against its own policy definitions, which gwpol does not load; the note says they were not checked. (LlmProvider, LlmProxy and Mcp references are resolved like a RestApi's.)", diag.Info),
 	}
 }

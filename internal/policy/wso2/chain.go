@@ -39,6 +39,9 @@ type Reference struct {
 	// version is (the reference itself when it has none).
 	Path string        `json:"-"`
 	Pos  diag.Position `json:"-"`
+	// ParamsPath is where Params are when not at Path.params (an LLM
+	// kind's policies[i].paths[j].params).
+	ParamsPath string `json:"-"`
 
 	// Resolution is the controller's answer (Definition set when it
 	// resolved); Engine the engine build's (Skipped without a manifest).
@@ -50,6 +53,13 @@ type Reference struct {
 
 	// Problems are the codes of the findings about this reference.
 	Problems []string `json:"problems,omitempty"`
+}
+
+func (r *Reference) paramsPath() string {
+	if r.ParamsPath != "" {
+		return r.ParamsPath
+	}
+	return r.Path + ".params"
 }
 
 // Identity is name:vN, the key controller and engine share; for a version

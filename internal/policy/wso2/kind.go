@@ -28,6 +28,7 @@ type Kinds struct {
 
 	apiPolicy *APIPolicyKind
 	restAPI   *RestAPIKind
+	others    []*APIKind
 }
 
 // New returns the WSO2 kinds resolving against defs and engine (either may
@@ -36,11 +37,22 @@ func New(defs *version.Definitions, engine *version.EngineManifest) *Kinds {
 	ks := &Kinds{Definitions: defs, Engine: engine}
 	ks.apiPolicy = &APIPolicyKind{ks: ks}
 	ks.restAPI = &RestAPIKind{ks: ks}
+	for _, k := range []string{KindLlmProvider, KindLlmProxy, KindMcp} {
+		ks.others = append(ks.others, &APIKind{ks: ks, kind: k, resolved: true})
+	}
+	ks.others = append(ks.others, &APIKind{ks: ks, kind: KindWebSubAPI})
 	return ks
 }
 
-// All lists the kinds for policy.NewRegistry: APIPolicy, then RestApi.
-func (ks *Kinds) All() []policy.Kind { return []policy.Kind{ks.apiPolicy, ks.restAPI} }
+// All lists the kinds for policy.NewRegistry: APIPolicy, RestApi, then the
+// other API kinds with policy references.
+func (ks *Kinds) All() []policy.Kind {
+	out := []policy.Kind{ks.apiPolicy, ks.restAPI}
+	for _, k := range ks.others {
+		out = append(out, k)
+	}
+	return out
+}
 
 // APIPolicy is the APIPolicy kind.
 func (ks *Kinds) APIPolicy() *APIPolicyKind { return ks.apiPolicy }
@@ -50,7 +62,7 @@ func (ks *Kinds) RestAPI() *RestAPIKind { return ks.restAPI }
 
 // Owns reports whether p is a policy of one of these kinds.
 func (ks *Kinds) Owns(p *policy.Policy) bool {
-	return ks != nil && p != nil && (p.Kind == policy.Kind(ks.apiPolicy) || p.Kind == policy.Kind(ks.restAPI))
+	return ks != nil && p != nil && slices.Contains(ks.All(), p.Kind)
 }
 
 func metadataKey(kind string) string { return "merge." + Group + "/" + kind }
@@ -105,8 +117,12 @@ func (*RestAPIKind) Spec() policy.KindSpec { return restAPISpec }
 // version, v1alpha1 is still served and not marked deprecated, so neither
 // gets a GWP104.
 var served = map[string][]string{
-	KindAPIPolicy: {"v1", "v1alpha1"},
-	KindRestAPI:   {"v1", "v1alpha1"},
+	KindAPIPolicy:   {"v1", "v1alpha1"},
+	KindRestAPI:     {"v1", "v1alpha1"},
+	KindLlmProvider: {"v1", "v1alpha1"},
+	KindLlmProxy:    {"v1", "v1alpha1"},
+	KindMcp:         {"v1", "v1alpha1"},
+	KindWebSubAPI:   {"v1", "v1alpha1"},
 }
 
 // checkVersion reports an apiVersion gwpol does not read (the object is

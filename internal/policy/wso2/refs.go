@@ -57,22 +57,22 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 	if def := r.Resolution.Definition; def != nil && def.SchemaProblem() == nil {
 		errs, deferred := def.CheckParams(r.Params)
 		for _, e := range errs {
-			invalid = append(invalid, at(e.Problem(def), paramField(r.Path, e.Field())))
+			invalid = append(invalid, at(e.Problem(def), paramField(r.paramsPath(), e.Field())))
 		}
 		for _, d := range deferred {
-			findings = append(findings, at(d.Problem(def), paramField(r.Path, d.Field())))
+			findings = append(findings, at(d.Problem(def), paramField(r.paramsPath(), d.Field())))
 		}
 	}
 	r.Problems = slices.Compact(r.Problems)
 	return invalid, findings
 }
 
-// paramField is the field path of a param of the reference at path.
-func paramField(path, param string) string {
+// paramField is the field path of a param inside the params at base.
+func paramField(base, param string) string {
 	if param == "" {
-		return path + ".params"
+		return base
 	}
-	return path + ".params." + param
+	return base + "." + param
 }
 
 // reference builds and checks one reference of a policy object, adding
