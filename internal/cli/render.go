@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -120,6 +123,7 @@ func runRender(o *renderOptions) error {
 			report = append(report, d)
 		}
 	}
+	noGateways := noGatewaysNote(c)
 	releaseTopology(c)
 	out, err := renderCompiled(c, o.Target, o.MergeKey == "kgateway", gws...)
 	if err != nil {
@@ -131,6 +135,9 @@ func runRender(o *renderOptions) error {
 	out = out.Resources()
 	for _, d := range diag.Sort(append(report, out.Diagnostics...)) {
 		o.IO.ErrOut.Write([]byte(formatDiagLine(d) + "\n"))
+	}
+	if noGateways != "" {
+		fmt.Fprintln(o.IO.ErrOut, noGateways)
 	}
 	if !o.Bootstrap {
 		return writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
@@ -145,6 +152,31 @@ func runRender(o *renderOptions) error {
 		return err
 	}
 	return writeOut(o.globalOptions, o.Out, data)
+}
+
+// noGatewaysNote says why render has nothing to emit when the input holds
+// no Gateway: Envoy config is built per Gateway, and APIs of the WSO2
+// gateway-controller (RestApi and the other API kinds) are not Gateway API
+// resources. "" when there are Gateways.
+func noGatewaysNote(c *Compiled) string {
+	if len(c.Graph.Gateways) > 0 {
+		return ""
+	}
+	apis := map[string]int{}
+	for _, p := range c.Policies.Policies {
+		if c.WSO2.Owns(p) && len(p.Kind.Spec().TargetKinds) == 0 && !p.Kind.Spec().ExtensionRef {
+			apis[p.Obj.Kind]++
+		}
+	}
+	note := "gwpol: the input has no Gateway, so there is no Envoy configuration to render (gateways: [])"
+	if len(apis) == 0 {
+		return note
+	}
+	var kinds []string
+	for _, k := range slices.Sorted(maps.Keys(apis)) {
+		kinds = append(kinds, fmt.Sprintf("%d %s", apis[k], k))
+	}
+	return note + "; " + strings.Join(kinds, ", ") + ": APIs the WSO2 gateway-controller serves itself, not Gateway API resources; `gwpol lint` checks their policy references and `gwpol explain restapi/NS/NAME` shows a RestApi's chains"
 }
 
 // releaseTopology drops the YAML trees of the objects render reads only

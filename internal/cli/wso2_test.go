@@ -424,3 +424,22 @@ func TestWSO2EngineManifests(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderRestAPIOnlySaysWhy: render on input with RestApis and no
+// Gateway still prints gateways: [] on stdout, and says on stderr why
+// (it used to say nothing); with a Gateway it adds no such note.
+func TestRenderRestAPIOnlySaysWhy(t *testing.T) {
+	out, errOut, code := mainWSO2("render", "-f", wso2Path("system/apis.yaml"))
+	if code != ExitOK || !strings.Contains(out, "gateways: []") {
+		t.Errorf("exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{"the input has no Gateway", "1 RestApi", "not Gateway API resources"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q does not say %q", errOut, want)
+		}
+	}
+	_, errOut, _ = mainWSO2("render", "-f", "../../testdata/kustomize/gateway.yaml")
+	if strings.Contains(errOut, "no Gateway") {
+		t.Errorf("with a Gateway, stderr says %q", errOut)
+	}
+}
