@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -43,14 +44,30 @@ type restAPIExplain struct {
 }
 
 type restAPIOperationEx struct {
-	Method string       `json:"method"`
-	Path   string       `json:"path"`
-	Chain  []wso2.Entry `json:"chain"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// PathType and Headers are set for an operation in the match form.
+	PathType string       `json:"pathType,omitempty"`
+	Headers  []string     `json:"headers,omitempty"`
+	Chain    []wso2.Entry `json:"chain"`
+}
+
+// heading is the operation's title line: METHOD PATH, with the match
+// form's path type and header matches when it has them.
+func (op restAPIOperationEx) heading() string {
+	h := strings.TrimSpace(orNone(op.Method, "(any method)") + " " + orNone(op.Path, "(no path)"))
+	if op.PathType != "" {
+		h += " (" + op.PathType + ")"
+	}
+	if len(op.Headers) > 0 {
+		h += " [headers " + strings.Join(op.Headers, ", ") + "]"
+	}
+	return h
 }
 
 // explainRestAPI writes the chains of RestApi ns/name in format text or
-// json.
-func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string) error {
+// json; with showValues each entry carries its params as written.
+func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string, showValues bool) error {
 	if c.WSO2 == nil || c.Versions == nil { // not from CompileWith
 		return diag.Errorf(diag.Internal, "explain restapi: the input was compiled without the WSO2 kinds")
 	}
@@ -88,7 +105,15 @@ func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string) er
 	}
 	sys, _ := c.WSO2.System(c.Config.PolicyConfig(), c.Versions.configPos(c.Config))
 	for _, op := range api.Operations {
-		rep.Operations = append(rep.Operations, restAPIOperationEx{Method: op.Method, Path: op.Path, Chain: wso2.Effective(sys, api.API, op.Chain)})
+		chain := wso2.Effective(sys, api.API, op.Chain)
+		for i := range chain {
+			if showValues && len(chain[i].Params) > 0 {
+				chain[i].Params = json.RawMessage(compactJSON(chain[i].Params)) // keys sorted
+			} else {
+				chain[i].Params = nil
+			}
+		}
+		rep.Operations = append(rep.Operations, restAPIOperationEx{Method: op.Method, Path: op.Path, PathType: op.PathType, Headers: op.Headers, Chain: chain})
 	}
 	if format == "json" {
 		data, err := encode("json", rep)
@@ -135,11 +160,30 @@ func restAPIText(rep *restAPIExplain) string {
 		b.WriteString("  no operations\n")
 	}
 	for _, op := range rep.Operations {
-		fmt.Fprintf(&b, "\n%s %s\n", op.Method, op.Path)
+		fmt.Fprintf(&b, "\n%s\n", op.heading())
 		b.WriteString(chainTable(op.Chain, rep.Definitions != "", rep.EngineManifest != ""))
 		b.WriteByte('\n')
+		for i, e := range op.Chain {
+			if len(e.Params) > 0 {
+				fmt.Fprintf(&b, "  %d. %s params: %s\n", i+1, e.Identity, compactJSON(e.Params))
+			}
+		}
 	}
 	return b.String()
+}
+
+// compactJSON is params on one line, keys sorted (deterministic whatever
+// order they were written in).
+func compactJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
 }
 
 func orNone(s, none string) string {
@@ -235,5 +279,5 @@ func runExplainRestAPI(o *explainOptions, c *Compiled) error {
 	if ns == "" || name == "" {
 		return usageError("target %q: want restapi/NAMESPACE/NAME (or restapi/NAME with -n)", o.Target)
 	}
-	return explainRestAPI(c, ns, name, o.IO.Out, o.Output)
+	return explainRestAPI(c, ns, name, o.IO.Out, o.Output, o.ShowValues)
 }

@@ -350,13 +350,13 @@ func TestExplainRestAPI(t *testing.T) {
 	c := compileWSO2(t)
 	for _, format := range []string{"text", "json"} {
 		var b bytes.Buffer
-		if err := explainRestAPI(c, "demo", "petstore-v1.0", &b, format); err != nil {
+		if err := explainRestAPI(c, "demo", "petstore-v1.0", &b, format, false); err != nil {
 			t.Fatal(err)
 		}
 		got := strings.ReplaceAll(b.String(), filepath.ToSlash(wso2Dir)+"/", "testdata/wso2/")
 		goldenWSO2(t, "explain-restapi."+map[string]string{"text": "txt", "json": "json"}[format], got)
 	}
-	err := explainRestAPI(c, "demo", "petstore-v1", &bytes.Buffer{}, "text")
+	err := explainRestAPI(c, "demo", "petstore-v1", &bytes.Buffer{}, "text", false)
 	if diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), `did you mean "demo/petstore-v1.0"?`) {
 		t.Errorf("unknown RestApi: %v", err)
 	}
@@ -364,6 +364,31 @@ func TestExplainRestAPI(t *testing.T) {
 	o := &explainOptions{globalOptions: &globalOptions{IO: &IOStreams{Out: &b}}, Target: "restapi/demo/petstore-v1.0", Output: "text"}
 	if err := runExplainRestAPI(o, c); err != nil || !strings.Contains(b.String(), "GET /pet/{petId}") {
 		t.Errorf("runExplainRestAPI: %v\n%s", err, b.String())
+	}
+}
+
+// TestExplainRestAPIOperationForms: every operation form gets a heading
+// (the match form's was blank) and --show-values adds each entry's params
+// (it showed none).
+func TestExplainRestAPIOperationForms(t *testing.T) {
+	for _, tt := range []struct{ golden, format string }{
+		{"explain-match.txt", "text"}, {"explain-match.json", "json"},
+	} {
+		out, errOut, code := mainWSO2("explain", "restapi/shop/orders-v1.0", "-f", wso2Path("match/api.yaml"),
+			"--policy-definitions", wso2Path("defs"), "--engine-manifest", wso2Path("build-manifest.yaml"), "--show-values", "-o", tt.format)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		goldenWSO2(t, tt.golden, strings.ReplaceAll(out, filepath.ToSlash(wso2Dir)+"/", "testdata/wso2/"))
+	}
+	out, _, _ := mainWSO2("explain", "restapi/shop/orders-v1.0", "-f", wso2Path("match/api.yaml"), "--policy-definitions", wso2Path("defs"))
+	for _, want := range []string{"\nGET /orders\n", "\nPOST /orders/bulk (PathPrefix) [headers X-Tenant=acme, X-Trace~^t-.*]\n", "\nDELETE /orders/{id}\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain does not have heading %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "params:") {
+		t.Errorf("params shown without --show-values:\n%s", out)
 	}
 }
 

@@ -100,6 +100,9 @@ type Entry struct {
 	At                 string   `json:"at,omitempty"` // FILE:LINE:COL of the reference's version
 	ExecutionCondition string   `json:"executionCondition,omitempty"`
 	Problems           []string `json:"problems,omitempty"`
+	// Params are the reference's params as written (valueFrom and
+	// templates unresolved); views show them only when asked to.
+	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // Effective concatenates chains into the chain the policy engine runs:
@@ -117,7 +120,7 @@ func Effective(chains ...*Chain) []Entry {
 				Identity: r.Identity(), Name: r.Name, Version: r.Version,
 				Definition: r.Definition(), Engine: r.EngineVersion(),
 				Level: c.Level, Source: c.Source, At: r.Pos.String(),
-				ExecutionCondition: r.ExecutionCondition, Problems: r.Problems,
+				ExecutionCondition: r.ExecutionCondition, Problems: r.Problems, Params: r.Params,
 			})
 		}
 	}

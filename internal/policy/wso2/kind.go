@@ -215,8 +215,12 @@ type RestAPI struct {
 }
 
 // OperationChain is one operation with its operation-level chain.
+// Method and Path come from the match form when the operation uses it;
+// PathType (Exact, PathPrefix) and Headers only from there.
 type OperationChain struct {
 	Method, Path string
+	PathType     string
+	Headers      []string
 	Index        int
 	Chain        *Chain
 }
@@ -244,6 +248,9 @@ func (k *RestAPIKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	duplicateNames(p, api.API)
 	for i, op := range ra.Spec.Operations {
 		oc := OperationChain{Method: op.Method, Path: op.Path, Index: i, Chain: &Chain{Level: LevelOperation, Source: p.ID()}}
+		if m := op.Match; m != nil {
+			oc.Method, oc.Path, oc.PathType, oc.Headers = m.Method, m.Path.Value, m.Path.Type, m.Matches()
+		}
 		for j, r := range op.Policies {
 			oc.Chain.Refs = append(oc.Chain.Refs, k.ks.reference(p, fmt.Sprintf("spec.operations[%d].policies[%d]", i, j), r))
 		}

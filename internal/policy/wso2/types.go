@@ -68,12 +68,43 @@ type RestAPISpec struct {
 	Operations  []Operation     `json:"operations,omitempty"`
 }
 
-// Operation is one operation of a RestApi.
+// Operation is one operation of a RestApi: method and path, or (RestApi
+// v1) the match form, which takes precedence when both are set.
 type Operation struct {
-	Method      string      `json:"method,omitempty"`
-	Path        string      `json:"path,omitempty"`
-	Description string      `json:"description,omitempty"`
-	Policies    []PolicyRef `json:"policies,omitempty"`
+	Method      string          `json:"method,omitempty"`
+	Path        string          `json:"path,omitempty"`
+	Match       *OperationMatch `json:"match,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Policies    []PolicyRef     `json:"policies,omitempty"`
+}
+
+// OperationMatch is an operation's match form: method, path {type, value}
+// and header matches.
+type OperationMatch struct {
+	Method string `json:"method,omitempty"`
+	Path   struct {
+		Type  string `json:"type,omitempty"`
+		Value string `json:"value,omitempty"`
+	} `json:"path"`
+	Headers []struct {
+		Name  string `json:"name"`
+		Type  string `json:"type,omitempty"`
+		Value string `json:"value"`
+	} `json:"headers,omitempty"`
+}
+
+// Matches are the header matches as "NAME=VALUE" (Exact, the default) or
+// "NAME~VALUE" (RegularExpression), in the order written.
+func (m *OperationMatch) Matches() []string {
+	var out []string
+	for _, h := range m.Headers {
+		op := "="
+		if h.Type == "RegularExpression" {
+			op = "~"
+		}
+		out = append(out, h.Name+op+h.Value)
+	}
+	return out
 }
 
 // Scalar is a string field that users also write as a YAML number
