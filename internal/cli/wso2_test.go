@@ -468,3 +468,57 @@ func TestRenderRestAPIOnlySaysWhy(t *testing.T) {
 		t.Errorf("with a Gateway, stderr says %q", errOut)
 	}
 }
+
+// TestRestAPIStatus: status reports a RestApi (and the other API kinds the
+// operator deploys) with the conditions the operator writes: Accepted,
+// then Programmed=True, or Programmed=False/Invalid "Deployment failed: …"
+// when the gateway-controller rejects the configuration. It reported no
+// conditions at all before.
+func TestRestAPIStatus(t *testing.T) {
+	tests := []struct {
+		file string
+		want map[string]string // Kind/name → conditions
+	}{
+		{"lint/506-params.yaml", map[string]string{
+			"RestApi/billing-api-v1.0": "Accepted=True/Accepted Programmed=False/Invalid",
+			"RestApi/billing-api-v2.0": "Accepted=True/Accepted Programmed=True/Programmed",
+		}},
+		{"lint/511-other-api-kinds.yaml", map[string]string{
+			"LlmProvider/openai":      "Accepted=True/Accepted Programmed=False/Invalid",
+			"LlmProxy/assistant":      "Accepted=True/Accepted Programmed=False/Invalid",
+			"Mcp/tools":               "Accepted=True/Accepted Programmed=True/Programmed",
+			"WebSubApi/github-events": "",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			out, errOut, code := mainWSO2("status", "-o", "json", "-f", wso2Path(tt.file), "--policy-definitions", wso2Path("defs"))
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var rep struct {
+				Policies []struct {
+					Kind, Name string
+					Conditions []struct{ Type, Status, Reason, Message string }
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				var cs []string
+				for _, c := range p.Conditions {
+					cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+					if c.Reason == "Invalid" && !strings.HasPrefix(c.Message, "Deployment failed: spec.") {
+						t.Errorf("%s/%s: message %q", p.Kind, p.Name, c.Message)
+					}
+				}
+				got[p.Kind+"/"+p.Name] = strings.Join(cs, " ")
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

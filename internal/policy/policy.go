@@ -278,6 +278,20 @@ type BackendProvider interface {
 	BackendKinds() []model.GroupKind
 }
 
+// ObjectCondition is one condition a controller writes on an object's own
+// status (not per ancestor).
+type ObjectCondition struct {
+	Type, Status, Reason, Message string
+}
+
+// ObjectStatuser is implemented by kinds whose objects are APIs of their
+// own (WSO2 RestApi and the like) rather than attached policies: the
+// controller writes conditions on the object itself, which status reports
+// beside (not instead of) the ancestor statuses.
+type ObjectStatuser interface {
+	ObjectConditions(p *Policy) []ObjectCondition
+}
+
 // Set is every decoded policy, sorted by kind, namespace, name.
 type Set struct {
 	Policies []*Policy

@@ -78,6 +78,9 @@ type Policy struct {
 	Namespace string     `json:"namespace"`
 	Name      string     `json:"name"`
 	Ancestors []Ancestor `json:"ancestors"`
+	// Conditions are the object's own conditions, for kinds whose
+	// controller writes them there (policy.ObjectStatuser).
+	Conditions []Condition `json:"conditions,omitempty"`
 }
 
 // AncestorRef names an ancestor.
@@ -241,6 +244,11 @@ func refCount(pt *merge.Point, p *policy.Policy) usage {
 func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Policy {
 	gk := p.Kind.GroupKind()
 	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
+	if os, ok := p.Kind.(policy.ObjectStatuser); ok {
+		for _, c := range os.ObjectConditions(p) {
+			out.Conditions = append(out.Conditions, Condition(c))
+		}
+	}
 	worst := map[AncestorRef]usage{}
 	for _, u := range us {
 		if cur, ok := worst[u.anc]; !ok || u.use > cur {
