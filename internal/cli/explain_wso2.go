@@ -231,16 +231,23 @@ func chainTable(chain []wso2.Entry, defs, engine bool) string {
 // then those the rule references (rule level, in filter order). Nil when
 // no APIPolicy applies to the rule.
 func wso2RuleChain(c *Compiled, rule *topology.Rule) []wso2.Entry {
-	rp := c.Result.Rule(rule)
-	if rp == nil || c.WSO2 == nil {
+	if c.WSO2 == nil {
 		return nil
 	}
-	f := rp.Own.Of(c.WSO2.APIPolicy()).Field(wso2.FieldChain)
-	if f == nil {
+	var chains []*wso2.Chain
+	if rp := c.Result.Rule(rule); rp != nil {
+		if f := rp.Own.Of(c.WSO2.APIPolicy()).Field(wso2.FieldChain); f != nil {
+			chains = wso2.ChainsOf(f.Values)
+		}
+	}
+	if gen := c.wso2Generated[rule.Rule]; gen != nil {
+		chains = append(chains, gen)
+	}
+	if len(chains) == 0 {
 		return nil
 	}
 	sys, _ := c.WSO2.System(c.Config.PolicyConfig(), c.Versions.configPos(c.Config))
-	return wso2.Effective(append([]*wso2.Chain{sys}, wso2.ChainsOf(f.Values)...)...)
+	return wso2.Effective(append([]*wso2.Chain{sys}, chains...)...)
 }
 
 // explainWSO2Notes are explain's notes for a route rule with APIPolicies:

@@ -49,6 +49,10 @@ type Compiled struct {
 	WSO2     *wso2.Kinds
 	// systemDiags are the findings about config wso2.systemPolicies.
 	systemDiags []diag.Diagnostic
+	// wso2Generated are the policies the WSO2 gateway operator adds to the
+	// rules of the HTTPRoutes it serves; generatedDiags their findings.
+	wso2Generated  map[*model.Rule]*wso2.Chain
+	generatedDiags []diag.Diagnostic
 }
 
 // Diagnostics collects every stage's findings, sorted.
@@ -69,6 +73,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 		ds = append(ds, c.Versions.Diagnostics...)
 	}
 	ds = append(ds, c.systemDiags...)
+	ds = append(ds, c.generatedDiags...)
 	return diag.Sort(ds)
 }
 
@@ -111,7 +116,9 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
 	_, sys := ws.System(pc, v.configPos(cfg))
-	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys}
+	gen, genDiags := wso2Generated(ws, m, g, att)
+	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys,
+		wso2Generated: gen, generatedDiags: genDiags}
 }
 
 // load reads the inputs named by the global flags and compiles them.

@@ -109,6 +109,8 @@ func TestWSO2LintWants(t *testing.T) {
 				wso2Path("defs-notsemver/host-rewrite/policy-definition.yaml"), wso2Path("defs-notsemver/set-headers/policy-definition.yaml")}},
 		tc{name: "system-policies", args: []string{"-f", wso2Path("system/apis.yaml"), "--config", wso2Path("system/gwpol.yaml"), "--policy-definitions", defs, "--engine-manifest", engine},
 			scan: []string{wso2Path("system/apis.yaml"), wso2Path("system/gwpol.yaml")}},
+		tc{name: "operator-generated-policies", args: []string{"-f", wso2Path("operator/routes.yaml"), "--policy-definitions", wso2Path("operator/defs"), "--engine-manifest", wso2Path("operator/build-manifest.yaml")},
+			scan: []string{wso2Path("operator/routes.yaml")}},
 		tc{name: "503-engine-duplicate-major", args: []string{"-f", wso2Path("engine-dup/apis.yaml"), "--policy-definitions", defs, "--engine-manifest", wso2Path("engine-dup/build-manifest.yaml")},
 			scan: []string{wso2Path("engine-dup/apis.yaml"), wso2Path("engine-dup/build-manifest.yaml")}},
 	)
@@ -520,5 +522,45 @@ func TestRestAPIStatus(t *testing.T) {
 				t.Errorf("conditions (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWSO2OperatorGeneratedChains: the policies the operator generates
+// from an HTTPRoute rule's filters and backends are in the rule's chain
+// (explain), after the rule's own APIPolicies; they were invisible.
+func TestWSO2OperatorGeneratedChains(t *testing.T) {
+	cfg := &Config{Namespace: "default", PolicyDefinitions: wso2Path("operator/defs"), EngineManifest: wso2Path("operator/build-manifest.yaml")}
+	set, err := manifest.Load([]string{wso2Path("operator/routes.yaml")}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := loadVersions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := CompileWith(set, cfg, v)
+	want := map[string][]string{
+		// identity@level=definition/engine: remove-headers is not in this
+		// engine build, its redirect is another patch.
+		"headers": {"set-headers:v1@operator=v1.0.0/v1.0.0", "set-headers:v1@operator=v1.0.0/v1.0.0",
+			"remove-headers:v1@operator=v1.0.0/", "dynamic-endpoint:v1@operator=v1.0.1/v1.0.1"},
+		"moved":   {"redirect:v0@operator=v0.9.0/v0.9.1"},
+		"split":   {"dynamic-endpoint:v1@operator=v1.0.1/v1.0.1"},
+		"nothing": {"respond:v1@operator=v1.0.0/v1.0.0"},
+	}
+	got := map[string][]string{}
+	for _, rt := range c.Graph.Routes {
+		for _, rule := range rt.Rules {
+			chain := wso2RuleChain(c, rule)
+			for _, e := range chain {
+				if e.Level != wso2.LevelOperator {
+					t.Errorf("rule %s: %s at level %s", rule.Name, e.Identity, e.Level)
+				}
+			}
+			got[rule.Name] = identities(chain)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("generated chains (-want +got):\n%s", diff)
 	}
 }
