@@ -29,15 +29,59 @@ func wso2Generated(ws *wso2.Kinds, m *model.Model, g *topology.Graph, att *attac
 			continue
 		}
 		multi := distinctBackends(rt) > 1
+		var rejected []diag.Diagnostic
+		for _, a := range att.Route[rt] {
+			if ws.Owns(a.Policy) && !a.Policy.IsValid() {
+				rejected = append(rejected, a.Policy.Invalid[0])
+			}
+		}
 		for _, rule := range rt.Rules {
 			ch, invalid, findings := ws.Generated(rt.Route, rule.Rule, multi)
 			if ch != nil {
 				out[rule.Rule] = ch
 			}
 			diags = append(append(diags, invalid...), findings...)
+			rejected = append(rejected, invalid...)
+			rejected = append(rejected, invalidExtensionRefs(ws, att, rule)...)
 		}
+		diags = append(diags, rejectRoute(ws, rt, att, rejected)...)
 	}
 	return out, diags
+}
+
+// CodeRouteRejected is the error about an HTTPRoute the WSO2 operator
+// rejects as a whole.
+const CodeRouteRejected = "GWP512"
+
+// invalidExtensionRefs are the problems of the invalid APIPolicies a rule
+// references by ExtensionRef.
+func invalidExtensionRefs(ws *wso2.Kinds, att *attach.Result, rule *topology.Rule) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, a := range att.Rule[rule] {
+		if a.Via == attach.ViaExtensionRef && ws.Owns(a.Policy) && !a.Policy.IsValid() {
+			out = append(out, a.Policy.Invalid[0])
+		}
+	}
+	return out
+}
+
+// rejectRoute fails every rule of a route when one rule's policies are
+// invalid: the operator compiles the whole HTTPRoute into one API for the
+// gateway-controller, which validates it as one and rejects all of it, so
+// no rule is served — not only the one with the bad policy. The rules
+// answer 500 in render, like any rule with an invalid policy.
+func rejectRoute(ws *wso2.Kinds, rt *topology.Route, att *attach.Result, problems []diag.Diagnostic) []diag.Diagnostic {
+	if len(problems) == 0 {
+		return nil
+	}
+	first := problems[0]
+	reason := fmt.Sprintf("the WSO2 gateway operator rejects %s %s/%s as a whole: %s %s: %s", rt.Kind, rt.Meta.Namespace, rt.Meta.Name, first.Code, first.Field, first.Message)
+	for _, rule := range rt.Rules {
+		att.Broken[rule] = append(att.Broken[rule], attach.Broken{Kind: ws.APIPolicy(), Code: CodeRouteRejected, Reason: reason})
+	}
+	return []diag.Diagnostic{{Code: CodeRouteRejected, Severity: diag.Error, Object: rt.Key().Ref(), Field: "spec.rules", Pos: rt.Src.FieldPos("spec.rules"),
+		Message: fmt.Sprintf("the WSO2 gateway operator compiles %s %s/%s into one API, and the gateway-controller rejects all of it when one policy is invalid (%d problem(s), first %s at %s): none of its %d rule(s) is served; fix the policy problems reported on the route and its APIPolicies",
+			rt.Kind, rt.Meta.Namespace, rt.Meta.Name, len(problems), first.Code, first.Pos, len(rt.Rules))}}
 }
 
 func wso2Served(ws *wso2.Kinds, classes map[string]string, rt *topology.Route, att *attach.Result) bool {

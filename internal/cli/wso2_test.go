@@ -111,6 +111,8 @@ func TestWSO2LintWants(t *testing.T) {
 			scan: []string{wso2Path("system/apis.yaml"), wso2Path("system/gwpol.yaml")}},
 		tc{name: "operator-generated-policies", args: []string{"-f", wso2Path("operator/routes.yaml"), "--policy-definitions", wso2Path("operator/defs"), "--engine-manifest", wso2Path("operator/build-manifest.yaml")},
 			scan: []string{wso2Path("operator/routes.yaml")}},
+		tc{name: "route-rejected-as-a-whole", args: []string{"-f", wso2Path("reject/routes.yaml"), "--policy-definitions", wso2Path("defs"), "--engine-manifest", wso2Path("build-manifest.yaml")},
+			scan: []string{wso2Path("reject/routes.yaml")}},
 		tc{name: "503-engine-duplicate-major", args: []string{"-f", wso2Path("engine-dup/apis.yaml"), "--policy-definitions", defs, "--engine-manifest", wso2Path("engine-dup/build-manifest.yaml")},
 			scan: []string{wso2Path("engine-dup/apis.yaml"), wso2Path("engine-dup/build-manifest.yaml")}},
 	)
@@ -562,5 +564,53 @@ func TestWSO2OperatorGeneratedChains(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("generated chains (-want +got):\n%s", diff)
+	}
+}
+
+// TestWSO2RouteRejectedAsAWhole: one rule's invalid APIPolicy makes the
+// operator's whole API invalid, so render answers 500 on every rule of the
+// HTTPRoute; before, the rule without a policy still forwarded.
+func TestWSO2RouteRejectedAsAWhole(t *testing.T) {
+	out, errOut, code := mainWSO2("render", "-o", "json", "-f", wso2Path("reject/routes.yaml"), "--policy-definitions", wso2Path("defs"))
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]float64{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if name, ok := x["name"].(string); ok && x["match"] != nil {
+				statuses[name] = -1
+				if dr, ok := x["direct_response"].(map[string]any); ok {
+					if st, ok := dr["status"].(float64); ok {
+						statuses[name] = st
+					}
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
+	if len(statuses) != 2 {
+		t.Fatalf("routes = %v, want the two rules of shop/store", statuses)
+	}
+	for name, st := range statuses {
+		if st != 500 {
+			t.Errorf("%s: status %v, want a 500 direct response", name, st)
+		}
+	}
+	if !strings.Contains(errOut, "GWP512") {
+		t.Errorf("stderr does not report GWP512:\n%s", errOut)
 	}
 }

@@ -27,5 +27,7 @@ func versionRules() []Rule {
 			"The gateway-controller keys API-level policies by name: the last entry of a name replaces the earlier ones and runs once for every time the name is listed, so the earlier params never take effect.", diag.Warning),
 		stageRule("GWP511", "policies-not-checked", "policy references gwpol lists but does not resolve",
 			"The policy references of a WebSubApi are resolved by the WSO2 event gateway against its own policy definitions, which gwpol does not load; the note says they were not checked. (LlmProvider, LlmProxy and Mcp references are resolved like a RestApi's.)", diag.Info),
+		stageRule("GWP512", "route-rejected", "HTTPRoute rejected as a whole by the WSO2 operator",
+			"The WSO2 gateway operator compiles an HTTPRoute into one API; when a policy of one rule (an ExtensionRef APIPolicy, or one it generates from a filter) is invalid, the gateway-controller rejects the whole API, so every rule of the route fails, not only that one.", diag.Error),
 	}
 }
