@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -28,6 +30,7 @@ func wso2Generated(ws *wso2.Kinds, m *model.Model, g *topology.Graph, att *attac
 		if rt.Kind != "HTTPRoute" || !wso2Served(ws, classes, rt, att) {
 			continue
 		}
+		diags = append(diags, crossDuplicates(ws, rt, att)...)
 		multi := distinctBackends(rt) > 1
 		var rejected []diag.Diagnostic
 		for _, a := range att.Route[rt] {
@@ -47,6 +50,54 @@ func wso2Generated(ws *wso2.Kinds, m *model.Model, g *topology.Graph, att *attac
 		diags = append(diags, rejectRoute(ws, rt, att, rejected)...)
 	}
 	return out, diags
+}
+
+// crossDuplicates reports an API-level policy name that two APIPolicies
+// targeting one route both list: the operator concatenates the API-level
+// APIPolicies of a route (in name order) into one list, and the
+// gateway-controller keys that list by name, so only the last entry of the
+// name runs — once per listing (wso2.CodeDuplicateName; duplicates within
+// one object are reported when it is decoded).
+func crossDuplicates(ws *wso2.Kinds, rt *topology.Route, att *attach.Result) []diag.Diagnostic {
+	var pols []*policy.Policy
+	for _, a := range att.Route[rt] {
+		if ws.Owns(a.Policy) && a.Policy.IsValid() && !slices.Contains(pols, a.Policy) {
+			pols = append(pols, a.Policy)
+		}
+	}
+	slices.SortFunc(pols, func(a, b *policy.Policy) int { return strings.Compare(a.Obj.Name, b.Obj.Name) })
+	type listing struct {
+		p *policy.Policy
+		r *wso2.Reference
+	}
+	byName := map[string][]listing{}
+	var names []string
+	for _, p := range pols {
+		ch, ok := wso2.ChainOf(p)
+		if !ok {
+			continue
+		}
+		for _, r := range ch.Refs {
+			if len(byName[r.Name]) == 0 {
+				names = append(names, r.Name)
+			}
+			byName[r.Name] = append(byName[r.Name], listing{p, r})
+		}
+	}
+	var out []diag.Diagnostic
+	for _, name := range names {
+		ls := byName[name]
+		last := ls[len(ls)-1]
+		for _, l := range ls[:len(ls)-1] {
+			if l.p == last.p || slices.Contains(l.r.Problems, wso2.CodeDuplicateName) {
+				continue // within one object: reported at decode
+			}
+			out = append(out, diag.Diagnostic{Code: wso2.CodeDuplicateName, Severity: diag.Warning, Object: l.p.Ref(), Field: l.r.Path + ".name", Pos: l.p.Obj.FieldPos(l.r.Path + ".name"),
+				Message: fmt.Sprintf("API-level policy %s of %s %s/%s is listed again by APIPolicy %s/%s (%s), which also targets it; the operator joins a route's API-level APIPolicies in name order and the gateway-controller keys them by name, so the last entry's params run %d times and this entry's never do; fix: list %s in one APIPolicy per route",
+					name, rt.Kind, rt.Meta.Namespace, rt.Meta.Name, last.p.Obj.Namespace, last.p.Obj.Name, last.r.Path, len(ls), name)})
+		}
+	}
+	return out
 }
 
 // CodeRouteRejected is the error about an HTTPRoute the WSO2 operator
