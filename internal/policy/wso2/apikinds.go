@@ -65,13 +65,17 @@ func OtherAPIOf(p *policy.Policy) (*OtherAPI, bool) {
 	return a, ok
 }
 
-// otherRef is one entry of a policies list in these kinds.
-type otherRef struct {
+// PolicyEntry is one entry of a policies list in these kinds: a policy
+// reference, with params per path for the LLM kinds.
+type PolicyEntry struct {
 	PolicyRef `json:",inline"`
-	Paths     []struct {
-		Path   string          `json:"path,omitempty"`
-		Params json.RawMessage `json:"params,omitempty"`
-	} `json:"paths,omitempty"`
+	Paths     []PathParams `json:"paths,omitempty"`
+}
+
+// PathParams are an LLM kind's params of a policy for one path.
+type PathParams struct {
+	Path   string          `json:"path,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // Decode implements policy.Kind.
@@ -90,7 +94,7 @@ func (k *APIKind) Decode(o *manifest.Object, _ *policy.Env) *policy.Policy {
 		n := o.Lookup(path)
 		for i := range n.Content {
 			at := path + "[" + strconv.Itoa(i) + "]"
-			var r otherRef
+			var r PolicyEntry
 			if err := o.DecodeField(at, &r); err != nil {
 				decodeError(p, err)
 				continue
@@ -115,7 +119,7 @@ func (k *APIKind) Decode(o *manifest.Object, _ *policy.Env) *policy.Policy {
 // (LLM kinds run the policy once per path with that path's params). The
 // version findings of one entry are the same for each path and are kept
 // once.
-func (k *APIKind) references(p *policy.Policy, at string, r otherRef) []*Reference {
+func (k *APIKind) references(p *policy.Policy, at string, r PolicyEntry) []*Reference {
 	if len(r.Paths) == 0 {
 		return []*Reference{k.ks.reference(p, at, r.PolicyRef)}
 	}
@@ -145,8 +149,8 @@ func appendNew(ds []diag.Diagnostic, more ...diag.Diagnostic) []diag.Diagnostic 
 }
 
 // policyLists collects the field paths of every `policies` sequence under
-// n, depth first in document order. A `policies` mapping (WebSubApi:
-// subscribe/inbound/outbound lists) is walked into.
+// n, depth first in document order; a `policies` mapping (WebSubApi:
+// subscribe/inbound/outbound) contributes each of its lists.
 func policyLists(n *yaml.Node, path string, out *[]string) {
 	if n == nil {
 		return
@@ -159,11 +163,19 @@ func policyLists(n *yaml.Node, path string, out *[]string) {
 				val = val.Alias
 			}
 			child := path + "." + key
-			if key == "policies" && val.Kind == yaml.SequenceNode {
+			switch {
+			case key == "policies" && val.Kind == yaml.SequenceNode:
 				*out = append(*out, child)
-				continue
+			case key == "policies" && val.Kind == yaml.MappingNode:
+				// Lists by flow (WebSubApi subscribe/inbound/outbound).
+				for j := 0; j+1 < len(val.Content); j += 2 {
+					if val.Content[j+1].Kind == yaml.SequenceNode {
+						*out = append(*out, child+"."+val.Content[j].Value)
+					}
+				}
+			default:
+				policyLists(val, child, out)
 			}
-			policyLists(val, child, out)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {

@@ -12,6 +12,7 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/version"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 func definitions(t *testing.T) *version.Definitions {
@@ -329,5 +330,35 @@ spec:
 	}
 	if msg := byName["versionless"].Invalid[0].Message; !strings.Contains(msg, "APIPolicy CRD requires one") || !strings.Contains(msg, "set version: v1 (the latest") {
 		t.Errorf("versionless message: %s", msg)
+	}
+}
+
+// TestPolicyLists: the policy lists of the other API kinds are found
+// wherever they are under spec, including a policies mapping of lists
+// (WebSubApi's per-flow lists); other lists and mappings are not.
+func TestPolicyLists(t *testing.T) {
+	const doc = `
+policies: [{name: a}]
+hub:
+  policies: [{name: b}]
+  channels:
+    - name: issues
+      policies: [{name: c}]
+flows:
+  policies:
+    subscribe: [{name: d}]
+    inbound: []
+    note: text
+tools: [{policies: "not a list"}]
+`
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(doc), &n); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	policyLists(n.Content[0], "spec", &got)
+	want := []string{"spec.policies", "spec.hub.policies", "spec.hub.channels[0].policies", "spec.flows.policies.subscribe", "spec.flows.policies.inbound"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lists (-want +got):\n%s", diff)
 	}
 }
