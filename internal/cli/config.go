@@ -26,10 +26,23 @@ type Config struct {
 	PolicyDefinitions     string                       `mapstructure:"policyDefinitions"`
 	EngineManifest        string                       `mapstructure:"engineManifest"`
 	Lint                  LintConfig                   `mapstructure:"lint"`
-	WSO2                  map[string]any               `mapstructure:"wso2"`
+	KgatewaySettings      `mapstructure:",squash"`
+	WSO2                  map[string]any `mapstructure:"wso2"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
+}
+
+// KgatewaySettings are kgateway's controller settings that change
+// translation, under the lower-camel-case names of kgateway's own, with
+// its defaults (DESIGN: controller settings).
+type KgatewaySettings struct {
+	EnableAuthMetadata                   bool  `mapstructure:"enableAuthMetadata"`
+	EnableExperimentalGatewayAPIFeatures bool  `mapstructure:"enableExperimentalGatewayAPIFeatures"`
+	WeightedRoutePrecedence              bool  `mapstructure:"weightedRoutePrecedence"`
+	EnableRouteSourceMetadata            bool  `mapstructure:"enableRouteSourceMetadata"`
+	EnableAwsEc2Discovery                bool  `mapstructure:"enableAwsEc2Discovery"`
+	DiscoveryNamespaceSelectors          []any `mapstructure:"discoveryNamespaceSelectors"`
 }
 
 // LintConfig is the lint: section.
@@ -60,6 +73,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	v.SetDefault("validationMode", "Standard")
 	v.SetDefault("maxFileSize", 64<<20)
 	v.SetDefault("lint.failOn", "error")
+	v.SetDefault("enableExperimentalGatewayAPIFeatures", true)
 	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {
 		v.SetDefault(k, "")
 	}
@@ -78,6 +92,12 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 			}
 			return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
 		}
+		if err := checkConfigFile(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := checkConfigEnv(os.Environ()); err != nil {
+		return nil, nil, err
 	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
@@ -88,7 +108,8 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
 	}
 	if err := c.validate(); err != nil {
-		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
+		// A bad value is a usage error like a bad flag value (exit 2).
+		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
 	}
 	return &c, v, nil
 }

@@ -122,9 +122,34 @@ func (g *globalOptions) compile() (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := g.requireObjects(set); err != nil {
+		return nil, err
+	}
 	v, err := loadVersions(g.config)
 	if err != nil {
 		return nil, err
 	}
 	return CompileWith(set, g.config, v), nil
+}
+
+// requireObjects fails when the inputs hold no Kubernetes object at all:
+// an empty directory, a 0-byte file or empty stdin would otherwise lint
+// clean, and a CI gate pointed at the wrong path would pass for ever.
+func (g *globalOptions) requireObjects(set *manifest.Set) error {
+	if len(set.Objects) > 0 || g.AllowEmpty {
+		return nil
+	}
+	return diag.Errorf(diag.Invalid, "no Kubernetes objects found in %s: give files with apiVersion and kind, or --allow-empty where no input is fine",
+		strings.Join(displayPaths(g.Files), ", "))
+}
+
+func displayPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			p = manifest.StdinName
+		}
+		out[i] = p
+	}
+	return out
 }

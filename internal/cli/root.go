@@ -30,6 +30,8 @@ type globalOptions struct {
 	// policyDefinitions and engineManifest (WSO2 policy versions).
 	PolicyDefinitions string
 	EngineManifest    string
+	// AllowEmpty accepts inputs with no Kubernetes object in them.
+	AllowEmpty bool
 
 	config *Config
 }
@@ -66,6 +68,7 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.StringVar(&g.PolicyDefinitions, "policy-definitions", "", "directory of WSO2 policy definitions (policy-definition.yaml) that policy versions resolve against (config policyDefinitions)")
 	pf.StringVar(&g.EngineManifest, "engine-manifest", "", "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest)")
+	pf.BoolVar(&g.AllowEmpty, "allow-empty", false, "accept inputs that hold no Kubernetes object (default: exit 3, so a CI gate pointed at the wrong path fails)")
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
