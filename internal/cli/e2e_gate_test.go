@@ -51,3 +51,35 @@ func TestConfigTypoFails(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 2 with a suggestion", code, errOut)
 	}
 }
+
+// TestViewsReportCompileErrors: status and explain print on stderr the
+// compile errors render prints (a duplicate object, one that did not
+// decode), so no view is shaped silently.
+func TestViewsReportCompileErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	doc := "apiVersion: v1\nkind: Service\nmetadata:\n  name: broken\n  namespace: shop\nspec:\n  ports:\n  - port: eighty\n"
+	if err := os.WriteFile(bad, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, renderErr, _ := run(t, "render", "-f", "testdata/examples", "-f", bad)
+	var want []string
+	for _, l := range strings.Split(renderErr, "\n") {
+		if strings.HasPrefix(l, bad+":") {
+			want = append(want, l)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("render printed nothing about %s:\n%s", bad, renderErr)
+	}
+	for _, args := range [][]string{{"status"}, {"explain", "gateway/infra/public"}} {
+		_, errOut, code := run(t, append(args, "-f", "testdata/examples", "-f", bad)...)
+		if code != ExitOK {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		for _, w := range want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr lacks render's line %q:\n%s", args, w, errOut)
+			}
+		}
+	}
+}

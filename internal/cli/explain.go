@@ -102,6 +102,7 @@ func runExplain(o *explainOptions) error {
 	if err != nil {
 		return err
 	}
+	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	if strings.HasPrefix(strings.ToLower(o.Target), "restapi/") || strings.HasPrefix(strings.ToLower(o.Target), "restapis/") {
 		if explainRestAPIHook != nil {
 			return explainRestAPIHook(o, c)

@@ -111,15 +111,9 @@ func runRender(o *renderOptions) error {
 	if o.Gateway != "" {
 		gws = []string{o.Gateway}
 	}
-	// Errors found while compiling (an object that did not decode, a
-	// reference that does not resolve) shape the config as much as render's
-	// own: they go to stderr too, so nothing is left out silently.
-	var report []diag.Diagnostic
-	for _, d := range c.Diagnostics() {
-		if d.Severity == diag.Error {
-			report = append(report, d)
-		}
-	}
+	// Compile errors shape the config as much as render's own: they go to
+	// stderr with them, in one sorted list.
+	report := compileErrors(c)
 	releaseTopology(c)
 	out, err := renderCompiled(c, o.Target, o.MergeKey == "kgateway", gws...)
 	if err != nil {
@@ -129,9 +123,7 @@ func runRender(o *renderOptions) error {
 	// the collector reclaim the model and what is left of the parsed input
 	// while the output is written.
 	out = out.Resources()
-	for _, d := range diag.Sort(append(report, out.Diagnostics...)) {
-		o.IO.ErrOut.Write([]byte(formatDiagLine(d) + "\n"))
-	}
+	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
 	if !o.Bootstrap {
 		return writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
 			if o.Output == "json" {
@@ -166,6 +158,26 @@ var releasable = map[model.GroupKind]bool{
 	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
 	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
 	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
+}
+
+// compileErrors are the errors found while compiling (an object that did
+// not decode, a duplicate, a reference that does not resolve): every view
+// prints them on stderr, so nothing it shows was shaped silently.
+func compileErrors(c *Compiled) []diag.Diagnostic {
+	var report []diag.Diagnostic
+	for _, d := range c.Diagnostics() {
+		if d.Severity == diag.Error {
+			report = append(report, d)
+		}
+	}
+	return report
+}
+
+// printDiagnostics writes findings to stderr, one plain line each.
+func printDiagnostics(w io.Writer, ds []diag.Diagnostic) {
+	for _, d := range diag.Sort(ds) {
+		io.WriteString(w, formatDiagLine(d)+"\n")
+	}
 }
 
 // formatDiagLine is one diagnostic as a plain stderr line.
