@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/lint"
-	"github.com/owenrumney/go-sarif/v2/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -153,44 +151,6 @@ func writeLintJSON(w io.Writer, rep *lint.Report) error {
 	return enc.Encode(out)
 }
 
-func writeSARIF(w io.Writer, rep *lint.Report) error {
-	report, err := sarif.New(sarif.Version210)
-	if err != nil {
-		return err
-	}
-	run := sarif.NewRunWithInformationURI("gwpol", "https://github.com/gwpol/gwpol")
-	used := map[string]bool{}
-	for _, d := range rep.Diagnostics {
-		used[d.Code] = true
-	}
-	for _, r := range lint.Rules() {
-		if !used[r.Code] {
-			continue
-		}
-		run.AddRule(r.Code).WithName(r.Name).WithShortDescription(sarif.NewMultiformatMessageString(r.Title)).
-			WithFullDescription(sarif.NewMultiformatMessageString(r.Doc)).WithHelp(sarif.NewMultiformatMessageString(r.Doc)).
-			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevel(r.Severity)))
-	}
-	for _, d := range rep.Diagnostics {
-		region := sarif.NewRegion().WithStartLine(max(d.Pos.Line, 1)).WithStartColumn(max(d.Pos.Col, 1))
-		loc := sarif.NewPhysicalLocation().WithArtifactLocation(sarif.NewSimpleArtifactLocation(filepath.ToSlash(d.Pos.File))).WithRegion(region)
-		run.CreateResultForRule(d.Code).WithLevel(sarifLevel(d.Severity)).WithMessage(sarif.NewTextMessage(d.Message)).
-			AddLocation(sarif.NewLocationWithPhysicalLocation(loc))
-	}
-	report.AddRun(run)
-	return report.PrettyWrite(w)
-}
-
-func sarifLevel(s diag.Severity) string {
-	switch s {
-	case diag.Error:
-		return "error"
-	case diag.Warning:
-		return "warning"
-	}
-	return "note"
-}
-
 func writeGitHub(w io.Writer, rep *lint.Report) {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
@@ -248,7 +208,8 @@ func RulesTable() string {
 	var b strings.Builder
 	b.WriteString("| code | severity | name | finding |\n|---|---|---|---|\n")
 	for _, r := range lint.Rules() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Code, r.Severity, r.Name, r.Title)
+		// The anchor is each rule's stable helpUri in SARIF (ruleHelpURI).
+		fmt.Fprintf(&b, "| <a id=\"%s\"></a>%s | %s | %s | %s |\n", strings.ToLower(r.Code), r.Code, r.Severity, r.Name, r.Title)
 	}
 	return b.String()
 }
