@@ -23,11 +23,14 @@ type Config struct {
 	ValidationMode        string                       `mapstructure:"validationMode"`
 	PolicyMerge           map[string]map[string]string `mapstructure:"policyMerge"`
 	MaxFileSize           int64                        `mapstructure:"maxFileSize"`
-	PolicyDefinitions     string                       `mapstructure:"policyDefinitions"`
-	EngineManifest        string                       `mapstructure:"engineManifest"`
-	Lint                  LintConfig                   `mapstructure:"lint"`
-	KgatewaySettings      `mapstructure:",squash"`
-	WSO2                  map[string]any `mapstructure:"wso2"`
+	// StrictFields makes unknown fields errors (GWP102), as kubectl's
+	// strict field validation rejects such objects; false: warnings.
+	StrictFields      *bool      `mapstructure:"strictFields"` // nil: the default, true
+	PolicyDefinitions string     `mapstructure:"policyDefinitions"`
+	EngineManifest    string     `mapstructure:"engineManifest"`
+	Lint              LintConfig `mapstructure:"lint"`
+	KgatewaySettings  `mapstructure:",squash"`
+	WSO2              map[string]any `mapstructure:"wso2"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
@@ -113,6 +116,9 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	}
 	return &c, v, nil
 }
+
+// lenientFields reports whether unknown fields are only warnings.
+func (c *Config) lenientFields() bool { return c.StrictFields != nil && !*c.StrictFields }
 
 func orEnv(path string) string {
 	if path == "" {

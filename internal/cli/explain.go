@@ -265,35 +265,7 @@ func routeNames(g *topology.Graph, kind string) []string {
 
 // closest returns the candidate nearest to s by edit distance, when near
 // enough to be a plausible typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := levenshtein(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
+func closest(s string, candidates []string) string { return diag.Nearest(s, candidates) }
 
 // shortID drops the policy group for table cells: TrafficPolicy/ns/name.
 func shortID(id string) string {

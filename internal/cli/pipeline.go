@@ -79,6 +79,7 @@ func (c *Config) PolicyConfig() policy.Config {
 		ValidationMode:        c.ValidationMode,
 		PolicyMerge:           map[string]string{},
 		Values:                map[string]any{},
+		LenientFields:         c.lenientFields(),
 	}
 	for kind, fields := range c.PolicyMerge {
 		for f, s := range fields {
@@ -103,7 +104,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	}
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds()})
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.lenientFields()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})

@@ -8,7 +8,7 @@ func inputRules() []Rule {
 		stageRule("GWP101", "invalid-document", "document is not valid YAML/JSON or does not fit its kind",
 			"A document could not be decoded into its kind (a field has the wrong type). Unparseable files stop gwpol with exit code 3 instead.", diag.Error),
 		stageRule("GWP102", "unknown-field", "known kind with an unknown field",
-			"A field the kind's API does not define; controllers ignore it, which usually hides a typo.", diag.Warning),
+			"A field the kind's API does not define, with the nearest field it does define. kubectl's strict field validation rejects the object, so it is an error; config strictFields: false (or --strict-fields=false) makes it a warning, for clusters that prune unknown fields instead.", diag.Error),
 		stageRule("GWP103", "duplicate-object", "two objects with the same kind/namespace/name",
 			"The second object would overwrite the first when applied; gwpol uses the first and reports the second.", diag.Error),
 		stageRule("GWP104", "deprecated-version", "deprecated apiVersion",

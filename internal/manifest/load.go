@@ -590,6 +590,9 @@ func Errorf(pos diag.Position, format string, args ...any) error {
 type PosError struct {
 	Pos diag.Position
 	Msg string // without the position
+	// Field is the path of the value that did not fit, when known
+	// (spec.ports[0].port).
+	Field string
 }
 
 func (e *PosError) Error() string { return e.Pos.String() + ": " + e.Msg }

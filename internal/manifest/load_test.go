@@ -772,17 +772,26 @@ status:
 	got := objs[0].UnknownFields(reflect.TypeFor[gwv1.HTTPRoute]())
 	pos := func(line, col int) diag.Position { return diag.Position{File: "route.yaml", Line: line, Col: col} }
 	want := []UnknownField{
-		{"metadata.lables", pos(5, 3)},
-		{"spec.parentRefs[0].sectionNmae", pos(9, 5)},
-		{"spec.hostname", pos(10, 3)},
-		{"spec.rules[0].matchs", pos(12, 5)},
-		{"spec.rules[0].backendRefs[0].wieght", pos(17, 7)},
-		{"spec.rules[0].filters[0].requestHeaderModifier.set[0].vaule", pos(24, 11)},
-		{"spec.rules[1].timeouts.reqest", pos(25, 30)},
-		{"status.bogus", pos(28, 3)},
+		{Path: "metadata.lables", Pos: pos(5, 3)},
+		{Path: "spec.parentRefs[0].sectionNmae", Pos: pos(9, 5)},
+		{Path: "spec.hostname", Pos: pos(10, 3)},
+		{Path: "spec.rules[0].matchs", Pos: pos(12, 5)},
+		{Path: "spec.rules[0].backendRefs[0].wieght", Pos: pos(17, 7)},
+		{Path: "spec.rules[0].filters[0].requestHeaderModifier.set[0].vaule", Pos: pos(24, 11)},
+		{Path: "spec.rules[1].timeouts.reqest", Pos: pos(25, 30)},
+		{Path: "status.bogus", Pos: pos(28, 3)},
+	}
+	var suggestions []string
+	for i := range got {
+		suggestions = append(suggestions, got[i].Suggestion())
+		got[i].Known = nil
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("UnknownFields:\n got %+v\nwant %+v", got, want)
+	}
+	wantSuggestions := []string{"labels", "sectionName", "hostnames", "matches", "weight", "value", "request", ""}
+	if !reflect.DeepEqual(suggestions, wantSuggestions) {
+		t.Errorf("suggestions = %q, want %q", suggestions, wantSuggestions)
 	}
 
 	at := objs[0].UnknownFieldsAt("spec.rules[0].backendRefs[0]", reflect.TypeFor[gwv1.HTTPBackendRef]())

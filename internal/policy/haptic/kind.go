@@ -1,8 +1,6 @@
 package haptic
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -71,19 +69,13 @@ func (Kind) Spec() policy.KindSpec { return spec }
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var hp HAProxyRoutePolicy
-	unknown, err := o.DecodeStrict(&hp)
-	if err != nil {
-		d := diag.Diagnostic{Code: codeInvalid, Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.KeyPos("spec"), Message: err.Error()}
-		// Point at the value that did not fit, not at spec.
-		var pe *manifest.PosError
-		if errors.As(err, &pe) && pe.Pos.Line > 0 {
-			d.Pos, d.Message = pe.Pos, pe.Msg
-		}
-		p.Invalid = append(p.Invalid, d)
+	unknown, errs := o.DecodeAll(&hp)
+	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, withoutAttachmentFields(unknown), env.Config.LenientFields)...)
+	if len(errs) > 0 {
+		p.ReportDecodeErrors(errs)
 		return p
 	}
 	p.Data = &hp.Spec
-	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
 	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs}
 	v.validate()
 	s := &hp.Spec
@@ -110,17 +102,15 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 // rather than being ignored as unknown.
 var attachmentFields = []string{"targetRefs", "targetRef", "targetSelectors"}
 
-func unknownFields(o *manifest.Object, unknown []manifest.UnknownField) []diag.Diagnostic {
-	var out []diag.Diagnostic
+// withoutAttachmentFields drops the attachment fields from unknown: the
+// validator reports those as GWP401.
+func withoutAttachmentFields(unknown []manifest.UnknownField) []manifest.UnknownField {
+	var out []manifest.UnknownField
 	for _, u := range unknown {
-		if u.Path == "status" || strings.HasPrefix(u.Path, "status.") {
+		if rest, ok := strings.CutPrefix(u.Path, "spec."); ok && isAttachmentField(rest) {
 			continue
 		}
-		if rest, ok := strings.CutPrefix(u.Path, "spec."); ok && isAttachmentField(rest) {
-			continue // reported as GWP401 by the validator
-		}
-		out = append(out, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
-			Message: fmt.Sprintf("unknown field %s in %s; check its spelling against the %s API (it is ignored)", u.Path, o.Kind, o.APIVersion)})
+		out = append(out, u)
 	}
 	return out
 }

@@ -144,7 +144,7 @@ func TestValidate(t *testing.T) {
 		{"empty authentication", "spec:\n  authentication: {}", []string{"GWP401 spec.authentication"}},
 		{"targetRefs", "spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetRefs"}},
 		{"targetSelectors", "spec:\n  targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {a: b}}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetSelectors"}},
-		{"wrong type", "spec:\n  rateLimit: {requests: ten}", []string{"GWP401 spec"}},
+		{"wrong type", "spec:\n  rateLimit: {requests: ten}", []string{"GWP401 spec.rateLimit.requests"}},
 
 		// jwt.
 		{"jwt ok", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: ES256, issuer: i, audience: a, requiredClaims: [sub], forwardClaims: [{claim: sub, header: X-User}]}", nil},
