@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -159,8 +160,22 @@ func explainNotes(c *Compiled) func(*topology.Route, *topology.Rule) []string {
 				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share one rate-limit budget", a.Policy.ID(), len(others), strings.Join(others, ", ")))
 			}
 		}
+		notes = append(notes, noEffectNotes(c, rt, rule)...)
 		return append(notes, wso2Notes(rt, rule)...)
 	}
+}
+
+// noEffectNotes names the policies attached to a rule or its route that
+// set nothing: status calls them Attached, and the fields above cannot
+// show what is not there.
+func noEffectNotes(c *Compiled, rt *topology.Route, rule *topology.Rule) []string {
+	var notes []string
+	for _, a := range slices.Concat(c.Result.Attach.Rule[rule], c.Result.Attach.Route[rt]) {
+		if a.Policy.NoEffect() {
+			notes = append(notes, fmt.Sprintf("%s attaches here but sets no field that takes effect: no effect", a.Policy.ID()))
+		}
+	}
+	return slices.Compact(notes)
 }
 
 func explainTarget(c *Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {

@@ -1,6 +1,11 @@
 package lint
 
-import "github.com/gwpol/gwpol/internal/diag"
+import (
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+)
 
 // policyRules: GWP4xx, policy specs and what they depend on.
 func policyRules() []Rule {
@@ -13,5 +18,51 @@ func policyRules() []Rule {
 			"Response caching and WAF policies that buffer request bodies cannot apply to gRPC streams; the rule fails closed.", diag.Error),
 		stageRule("GWP404", "unsupported-capability", "unsupported(required_capability) for the render target",
 			"A field needs an Envoy capability the render target lacks; the affected routes fail closed with a 503 naming the policy and field.", diag.Error),
+		{Code: "GWP405", Name: "policy-no-effect", Title: "policy attaches but sets no field that takes effect",
+			Doc:      "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached.",
+			Severity: diag.Warning, Run: noEffect},
+	}
+}
+
+// noEffect reports valid policies that attach somewhere and set nothing.
+func noEffect(in *Input) []diag.Diagnostic {
+	attached := attachedPolicies(in.Result)
+	var out []diag.Diagnostic
+	for _, p := range in.Result.Policies.Policies {
+		if !attached[p] || !p.NoEffect() {
+			continue
+		}
+		d := p.Diag("", 0, "spec", "%s attaches but sets no field that takes effect (only targetRefs, unknown or empty fields): it changes nothing; set a field or remove the policy", p.ID())
+		d.Pos = p.Obj.KeyPos("spec")
+		out = append(out, d)
+	}
+	return out
+}
+
+// attachedPolicies are the policies with at least one attachment.
+func attachedPolicies(r *merge.Result) map[*policy.Policy]bool {
+	out := map[*policy.Policy]bool{}
+	a := r.Attach
+	for _, atts := range a.Gateway {
+		mark(out, atts)
+	}
+	for _, atts := range a.ListenerSet {
+		mark(out, atts)
+	}
+	for _, atts := range a.Listener {
+		mark(out, atts)
+	}
+	for _, atts := range a.Route {
+		mark(out, atts)
+	}
+	for _, atts := range a.Rule {
+		mark(out, atts)
+	}
+	return out
+}
+
+func mark(out map[*policy.Policy]bool, atts []*attach.Attachment) {
+	for _, at := range atts {
+		out[at.Policy] = true
 	}
 }

@@ -345,12 +345,9 @@ func decodeKind(o *manifest.Object, kd kindDef, lenient bool) (any, []diag.Diagn
 			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + groupVersion(o.Group, "v1")})
 	}
 	v := kd.newObj()
-	var unknown []manifest.UnknownField
-	var errs []error
-	if kd.strict {
-		unknown, errs = o.DecodeAll(v)
-	} else if err := o.Decode(v); err != nil {
-		errs = []error{err}
+	unknown, errs := o.DecodeAll(v)
+	if !kd.strict {
+		unknown = nil // gwpol carries only part of a core kind's schema
 	}
 	for _, err := range errs {
 		diags = append(diags, decodeDiag(o, err))

@@ -293,6 +293,10 @@ func attachedCondition(p *policy.Policy, u usage) Condition {
 	case u == usedMerged:
 		return Condition{Type: "Attached", Status: "True", Reason: "Merged", Message: "Merged with other policies in target(s) and attached"}
 	}
+	if p.NoEffect() {
+		// The controller says Attached; the message says what that means.
+		return Condition{Type: "Attached", Status: "True", Reason: "Attached", Message: "Attached to all targets, but it sets no field that takes effect: no effect"}
+	}
 	return Condition{Type: "Attached", Status: "True", Reason: "Attached", Message: "Attached to all targets"}
 }
 
