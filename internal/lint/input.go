@@ -13,5 +13,7 @@ func inputRules() []Rule {
 			"The second object would overwrite the first when applied; gwpol uses the first and reports the second.", diag.Error),
 		stageRule("GWP104", "deprecated-version", "deprecated apiVersion",
 			"The object uses an API version that is deprecated or no longer served; move to the v1 API.", diag.Warning),
+		stageRule("GWP106", "namespace-labels-unknown", "namespace selector needs labels of a Namespace not in the input",
+			"A listener's allowedRoutes selector needs labels beyond the automatic kubernetes.io/metadata.name of a namespace whose Namespace manifest is not in the input. gwpol assumes the routes from it are allowed, so they stay analysed, and reports the listener once per namespace; add the Namespace manifest to decide it.", diag.Warning),
 	}
 }

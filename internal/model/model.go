@@ -163,6 +163,13 @@ func (m *Model) NamespaceLabels(ns string) labels.Set {
 	return out
 }
 
+// HasNamespace reports whether the input holds the Namespace object ns,
+// whose labels are then known beyond the automatic name label.
+func (m *Model) HasNamespace(ns string) bool {
+	_, ok := m.typed[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].(*Namespace)
+	return ok
+}
+
 // Select returns objects of a kind in a namespace ("" = all namespaces)
 // whose labels match, sorted by namespace and name.
 func (m *Model) Select(gk GroupKind, ns string, sel labels.Selector) []*manifest.Object {
