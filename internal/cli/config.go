@@ -29,8 +29,10 @@ type Config struct {
 	PolicyDefinitions string     `mapstructure:"policyDefinitions"`
 	EngineManifest    string     `mapstructure:"engineManifest"`
 	Lint              LintConfig `mapstructure:"lint"`
-	KgatewaySettings  `mapstructure:",squash"`
-	WSO2              map[string]any `mapstructure:"wso2"`
+	// Exclude are globs of input paths not to read (--exclude adds more).
+	Exclude          []string `mapstructure:"exclude"`
+	KgatewaySettings `mapstructure:",squash"`
+	WSO2             map[string]any `mapstructure:"wso2"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`

@@ -83,3 +83,29 @@ func TestViewsReportCompileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedRepository: a repository of mixed content (testdata/mixed/README.md)
+// gives, in one run, one finding per problem at its line and column in
+// every format, all with exit code 3 (part of the input is unreadable),
+// and a SARIF log that is valid.
+func TestMixedRepository(t *testing.T) {
+	for _, format := range []string{"text", "json", "sarif", "github"} {
+		out, errOut, code := run(t, "lint", "-f", "testdata/mixed", "-o", format)
+		if code != ExitInput {
+			t.Errorf("-o %s: exit %d, want 3 (stderr %q)", format, code, errOut)
+		}
+		if !strings.Contains(errOut, "some input could not be read") {
+			t.Errorf("-o %s: stderr %q does not say why the exit code is 3", format, errOut)
+		}
+		if format == "sarif" {
+			validateSARIF(t, []byte(out))
+		}
+		ext := map[string]string{"text": "txt", "json": "json", "sarif": "sarif", "github": "github"}[format]
+		golden(t, "mixed.lint."+ext, out)
+	}
+	// --exclude (and config exclude) keep paths out of the run.
+	out, _, code := run(t, "lint", "-f", "testdata/mixed", "--exclude", "chart/**", "--exclude", "*.json", "--exclude", "tabs.yaml", "--exclude", "stream.yaml")
+	if code != ExitFindings || strings.Contains(out, "chart/") || strings.Contains(out, "package.json") || strings.Contains(out, "GWP100") {
+		t.Errorf("with --exclude: exit %d, want 1 and no excluded path:\n%s", code, out)
+	}
+}

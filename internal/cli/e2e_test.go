@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -246,11 +247,20 @@ func TestOutFileAtomic(t *testing.T) {
 		t.Fatalf("output file: %v, %v", st, err)
 	}
 	bad := filepath.Join(dir, "bad.json")
-	if _, _, code := run(t, "status", "-f", "testdata/bad/malformed.yaml", "--out", bad); code != ExitInput {
-		t.Fatalf("malformed input: exit %d", code)
+	if _, _, code := run(t, "status", "-f", "testdata/bad/does-not-exist.yaml", "--out", bad); code != ExitInput {
+		t.Fatalf("missing input: exit %d", code)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("a failed run left files behind: %v", entries)
+	}
+	// Input that is partly unreadable still gets its output, complete,
+	// and exit code 3.
+	partial := filepath.Join(dir, "partial.json")
+	if _, _, code := run(t, "status", "-f", "testdata/examples", "-f", "testdata/bad/malformed.yaml", "-o", "json", "--out", partial); code != ExitInput {
+		t.Fatalf("partly malformed input: exit %d, want 3", code)
+	}
+	if data, err := os.ReadFile(partial); err != nil || !json.Valid(data) {
+		t.Errorf("partial output: %v (valid JSON: %v)", err, json.Valid(data))
 	}
 }

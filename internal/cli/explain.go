@@ -106,7 +106,7 @@ func runExplain(o *explainOptions) error {
 	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	if strings.HasPrefix(strings.ToLower(o.Target), "restapi/") || strings.HasPrefix(strings.ToLower(o.Target), "restapis/") {
 		if explainRestAPIHook != nil {
-			return explainRestAPIHook(o, c)
+			return firstErr(explainRestAPIHook(o, c), c.inputResult())
 		}
 		return usageError("restapi targets need the WSO2 policy kind")
 	}
@@ -124,12 +124,12 @@ func runExplain(o *explainOptions) error {
 		return err
 	}
 	if o.Output == "json" {
-		return writeData(o.globalOptions, "", "json", rep)
+		return firstErr(writeData(o.globalOptions, "", "json", rep), c.inputResult())
 	}
 	var b bytes.Buffer
 	writeExplainText(&b, rep, o.IO.Color())
 	_, err = o.IO.Out.Write(b.Bytes())
-	return err
+	return firstErr(err, c.inputResult())
 }
 
 var explainRestAPIHook = runExplainRestAPI

@@ -100,6 +100,9 @@ func runLint(o *lintOptions) error {
 	if err := writeOut(o.globalOptions, o.Out, b.Bytes()); err != nil {
 		return err
 	}
+	if err := c.inputResult(); err != nil {
+		return err // exit 3 in every format, after the report
+	}
 	threshold, _ := diag.ParseSeverity(o.FailOn)
 	if threshold != diag.None && rep.AtLeast(threshold) {
 		return errFindings

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
@@ -56,6 +57,9 @@ type Compiled struct {
 // Diagnostics collects every stage's findings, sorted.
 func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	var ds []diag.Diagnostic
+	if c.Set != nil {
+		ds = append(ds, c.Set.Problems...)
+	}
 	ds = append(ds, c.Model.Diagnostics...)
 	ds = append(ds, c.Graph.Diagnostics...)
 	for _, p := range c.Policies.Policies {
@@ -119,7 +123,7 @@ func (g *globalOptions) compile() (*Compiled, error) {
 	if err := g.requireFiles(); err != nil {
 		return nil, err
 	}
-	set, err := manifest.Load(g.Files, manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize}})
+	set, err := manifest.Load(g.Files, g.loadOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +141,8 @@ func (g *globalOptions) compile() (*Compiled, error) {
 // an empty directory, a 0-byte file or empty stdin would otherwise lint
 // clean, and a CI gate pointed at the wrong path would pass for ever.
 func (g *globalOptions) requireObjects(set *manifest.Set) error {
-	if len(set.Objects) > 0 || g.AllowEmpty {
-		return nil
+	if len(set.Objects) > 0 || g.AllowEmpty || set.Unreadable() {
+		return nil // an unreadable input is reported as such, after the output
 	}
 	return diag.Errorf(diag.Invalid, "no Kubernetes objects found in %s: give files with apiVersion and kind, or --allow-empty where no input is fine",
 		strings.Join(displayPaths(g.Files), ", "))
@@ -153,4 +157,33 @@ func displayPaths(paths []string) []string {
 		out[i] = p
 	}
 	return out
+}
+
+// loadOptions are the manifest loader's settings from flags and config.
+func (g *globalOptions) loadOptions() manifest.Options {
+	return manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize},
+		Exclude: slices.Concat(g.config.Exclude, g.Exclude)}
+}
+
+// errUnreadable ends a run whose output was written but some of whose
+// input could not be read (exit 3): the findings already name each file.
+var errUnreadable = diag.Errorf(diag.Invalid, "some input could not be read (GWP100 findings above); the output covers the rest")
+
+// firstErr is the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inputResult is what a command returns once its output is written: nil,
+// or errUnreadable when part of the input was unreadable.
+func (c *Compiled) inputResult() error {
+	if c.Set != nil && c.Set.Unreadable() {
+		return errUnreadable
+	}
+	return nil
 }

@@ -114,6 +114,7 @@ func runRender(o *renderOptions) error {
 	// Compile errors shape the config as much as render's own: they go to
 	// stderr with them, in one sorted list.
 	report := compileErrors(c)
+	inputErr := c.inputResult() // taken now: c must not stay live below
 	releaseTopology(c)
 	out, err := renderCompiled(c, o.Target, o.MergeKey == "kgateway", gws...)
 	if err != nil {
@@ -125,18 +126,18 @@ func runRender(o *renderOptions) error {
 	out = out.Resources()
 	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
 	if !o.Bootstrap {
-		return writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
+		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
 			if o.Output == "json" {
 				return out.WriteJSON(w, envoy.ResourceType(o.Type))
 			}
 			return out.WriteYAML(w, envoy.ResourceType(o.Type))
-		})
+		}), inputErr)
 	}
 	data, err := out.MarshalBootstraps(o.Output)
 	if err != nil {
 		return err
 	}
-	return writeOut(o.globalOptions, o.Out, data)
+	return firstErr(writeOut(o.globalOptions, o.Out, data), inputErr)
 }
 
 // releaseTopology drops the YAML trees of the objects render reads only

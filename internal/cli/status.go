@@ -47,5 +47,5 @@ func runStatus(o *statusOptions) error {
 	}
 	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName})
-	return writeData(o.globalOptions, o.Out, o.Output, rep)
+	return firstErr(writeData(o.globalOptions, o.Out, o.Output, rep), c.inputResult())
 }

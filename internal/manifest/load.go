@@ -51,12 +51,29 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	Limits Limits
 	Stdin  io.Reader // read for the path "-"
+	// Exclude are globs of paths not to read (--exclude).
+	Exclude []string
 }
 
 // Set is everything read from the inputs, in input order: files sorted by
 // path within each directory, documents in file order.
 type Set struct {
 	Objects []*Object
+	// Problems are the files and documents that could not be read
+	// (CodeUnreadable) and the files skipped as no manifests
+	// (CodeNotManifest, CodeTemplate), in input order.
+	Problems []diag.Diagnostic
+}
+
+// Unreadable reports whether some input could not be read: the run's
+// exit code is then 3, after its output.
+func (s *Set) Unreadable() bool {
+	for _, p := range s.Problems {
+		if p.Code == CodeUnreadable {
+			return true
+		}
+	}
+	return false
 }
 
 // StdinName is how stdin appears in positions.
@@ -66,33 +83,37 @@ const StdinName = "<stdin>"
 var inputExts = []string{".yaml", ".yml", ".json"}
 
 // Load reads every path (file, directory walked recursively, or "-" for
-// stdin). It fails on the first unreadable or unparseable input, naming the
-// file, line and column: a half-read manifest set would give wrong answers.
+// stdin). A path that does not exist fails it. A file that cannot be read,
+// or a document that does not parse, is a problem of the set, named by
+// file, line and column, and everything else is still read: one broken
+// file must not hide the findings about the others (callers exit 3 after
+// their output, as a half-read set may give wrong answers).
 func Load(paths []string, opt Options) (*Set, error) {
 	opt.Limits = opt.Limits.withDefaults()
 	files, err := expand(paths)
 	if err != nil {
 		return nil, err
 	}
+	ex := NewExcluder(opt.Exclude)
+	files = slices.DeleteFunc(files, ex.Excluded)
 	type result struct {
-		objs []*Object
-		err  error
+		objs     []*Object
+		problems []diag.Diagnostic
 	}
 	results := make([]result, len(files))
 	parallel.Each(len(files), func(i int) {
+		name := displayName(files[i])
 		data, err := readInput(files[i], opt)
 		if err != nil {
-			results[i].err = err
+			results[i].problems = []diag.Diagnostic{Problem(name, err)}
 			return
 		}
-		results[i].objs, results[i].err = Parse(displayName(files[i]), data, opt.Limits)
+		results[i].objs, results[i].problems = loadFile(name, data, opt.Limits)
 	})
 	set := &Set{}
 	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
 		set.Objects = append(set.Objects, r.objs...)
+		set.Problems = append(set.Problems, r.problems...)
 	}
 	for i, o := range set.Objects {
 		o.Seq = i
@@ -443,7 +464,8 @@ func objectsOf(src source, doc *yaml.Node, lim Limits) ([]*Object, error) {
 		return nil, err
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, diag.Errorf(diag.Invalid, "%s: a document must be a Kubernetes object (a mapping with apiVersion and kind), found a %s", src.at(root), kindName(root))
+		return nil, notObjectf(diag.Position{File: src.file, Line: root.Line + src.base, Col: root.Column},
+			"a document must be a Kubernetes object (a mapping with apiVersion and kind), found a %s", kindName(root))
 	}
 	obj, err := newObject(src, root)
 	if err != nil {
@@ -593,6 +615,16 @@ type PosError struct {
 	// Field is the path of the value that did not fit, when known
 	// (spec.ports[0].port).
 	Field string
+	// Cause classifies the error (errNotObject), when it matters.
+	Cause error
 }
 
 func (e *PosError) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Unwrap is the error's cause.
+func (e *PosError) Unwrap() error { return e.Cause }
+
+// notObjectf is Errorf for a document that is no Kubernetes object.
+func notObjectf(pos diag.Position, format string, args ...any) error {
+	return &diag.KindError{Kind: diag.Invalid, Err: &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...), Cause: errNotObject}}
+}

@@ -550,14 +550,14 @@ func TestLoadStdin(t *testing.T) {
 		t.Errorf("stdin object at %q %v", o.File, o.Pos)
 	}
 
-	_, err = Load([]string{"-"}, Options{})
-	if err == nil || !strings.Contains(err.Error(), StdinName) {
-		t.Errorf("no Stdin: err = %v, want one naming %s", err, StdinName)
+	set, err = Load([]string{"-"}, Options{})
+	if err != nil || len(set.Problems) != 1 || set.Problems[0].Pos.File != StdinName || !set.Unreadable() {
+		t.Errorf("no Stdin: %v, %+v; want one problem naming %s", err, set.Problems, StdinName)
 	}
 
-	_, err = Load([]string{"-"}, Options{Stdin: strings.NewReader("apiVersion: v1\nkind: [\nx: 1\n")})
-	if err == nil || !strings.HasPrefix(err.Error(), StdinName+":2:") {
-		t.Errorf("bad stdin: err = %v, want %s:2:…", err, StdinName)
+	set, err = Load([]string{"-"}, Options{Stdin: strings.NewReader("apiVersion: v1\nkind: [\nx: 1\n")})
+	if err != nil || len(set.Problems) != 1 || set.Problems[0].Pos.File != StdinName || set.Problems[0].Pos.Line != 2 {
+		t.Errorf("bad stdin: %v, %+v; want a problem at %s:2", err, set.Problems, StdinName)
 	}
 }
 
@@ -578,11 +578,6 @@ func TestLoadErrors(t *testing.T) {
 		{"missing file", []string{missing}, Options{}, []string{missing, "cannot read", "no such file"}},
 		{"missing among good", []string{filepath.Join(dir, "ok.yaml"), missing}, Options{}, []string{missing}},
 		{"path through a file", []string{filepath.Join(dir, "ok.yaml", "x.yaml")}, Options{}, []string{filepath.Join(dir, "ok.yaml", "x.yaml"), "not a directory"}},
-		{"file over MaxFileBytes", []string{filepath.Join(dir, "big.yaml")}, Options{Limits: Limits{MaxFileBytes: 100}},
-			[]string{filepath.Join(dir, "big.yaml"), "larger than 100 bytes"}},
-		{"stdin over MaxFileBytes", []string{"-"}, Options{Limits: Limits{MaxFileBytes: 10}, Stdin: strings.NewReader(svc("x"))},
-			[]string{StdinName, "larger than 10 bytes"}},
-		{"parse error in a walked directory", []string{dir}, Options{}, []string{filepath.Join(dir, "broken", "b.yaml") + ":4:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -597,6 +592,40 @@ func TestLoadErrors(t *testing.T) {
 			}
 			if k := diag.KindOf(err); k != diag.Invalid {
 				t.Errorf("error kind = %s, want invalid", k)
+			}
+		})
+	}
+
+	// What cannot be read among what exists is a problem of the set, and
+	// the rest is read.
+	problems := []struct {
+		name  string
+		paths []string
+		opt   Options
+		want  string // the problem, FILE[:LINE:COL]: message prefix
+		read  []string
+	}{
+		{"file over MaxFileBytes", []string{filepath.Join(dir, "big.yaml"), filepath.Join(dir, "ok.yaml")}, Options{Limits: Limits{MaxFileBytes: 100}},
+			filepath.Join(dir, "big.yaml") + " GWP100 larger than 100 bytes", []string{"ok"}},
+		{"stdin over MaxFileBytes", []string{"-"}, Options{Limits: Limits{MaxFileBytes: 10}, Stdin: strings.NewReader(svc("x"))},
+			StdinName + " GWP100 larger than 10 bytes", nil},
+		{"parse error in a walked directory", []string{dir}, Options{}, filepath.Join(dir, "broken", "b.yaml") + ":4:", []string{"big", "ok"}},
+	}
+	for _, tt := range problems {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := Load(tt.paths, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(set.Problems) != 1 || !set.Unreadable() {
+				t.Fatalf("problems = %+v, want one", set.Problems)
+			}
+			p := set.Problems[0]
+			if got := p.Pos.String() + " " + p.Code + " " + p.Message; !strings.HasPrefix(got, tt.want) || p.Code != CodeUnreadable {
+				t.Errorf("problem %q, want it to start with %q", got, tt.want)
+			}
+			if got := names(set); !slices.Equal(got, tt.read) {
+				t.Errorf("read %v, want %v", got, tt.read)
 			}
 		})
 	}
