@@ -28,6 +28,9 @@ type Kind struct {
 	// catalogs caches parsed WAF catalogs across the policies of one
 	// run; nil (the zero Kind) parses each time.
 	catalogs *catalogCache
+	// budget admits self-service WAF catalog entries against the
+	// deployment's limits once per run; nil computes it each time.
+	budget *wafBudget
 }
 
 var (
@@ -39,7 +42,9 @@ var (
 
 // New returns the HAProxyRoutePolicy kind. Use one per pipeline run: it
 // caches the WAF catalogs it parses.
-func New() Kind { return Kind{catalogs: &catalogCache{m: map[catalogKey]parsedCatalog{}}} }
+func New() Kind {
+	return Kind{catalogs: &catalogCache{m: map[catalogKey]parsedCatalog{}}, budget: &wafBudget{}}
+}
 
 // GroupKind implements policy.Kind.
 func (Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: KindName} }
@@ -84,7 +89,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	p.Data = &hp.Spec
 	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
-	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs}
+	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs, budget: k.budget, settings: settingsOf(env)}
 	v.validate()
 	s := &hp.Spec
 	if s.Authentication != nil && s.Authentication.JWT != nil {
@@ -100,9 +105,24 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		p.Values[FieldWAF] = s.WAF
 	}
 	if s.Cache != nil {
+		s.Cache.tierOff = !v.settings.Varnish
 		p.Values[FieldCache] = s.Cache
 	}
 	return p
+}
+
+// settingsOf reads the deployment's switches from the config; the CLI
+// has already refused a malformed haptic: section, so an error here means
+// a caller without one and the defaults apply.
+func settingsOf(env *policy.Env) Settings {
+	if env == nil {
+		return DefaultSettings()
+	}
+	s, err := ParseSettings(env.Config)
+	if err != nil {
+		return DefaultSettings()
+	}
+	return s
 }
 
 // attachmentFields are the policy-attachment fields other kinds use; this
@@ -138,13 +158,19 @@ func isAttachmentField(path string) bool {
 
 // CheckRule implements policy.RuleChecker: a GRPCRoute cannot cache
 // responses, and cannot use a WAF policy that buffers request bodies
-// (GWP403). The diagnostics point at the policy's offending field.
+// (GWP403); on other routes a cache policy needs the deployment's cache
+// tier (GWP402), reported after the gRPC restriction as HAPTIC does. The
+// diagnostics point at the policy's offending field.
 func (Kind) CheckRule(p *policy.Policy, routeKind string) []diag.Diagnostic {
-	if routeKind != "GRPCRoute" {
-		return nil
-	}
 	s, ok := p.Data.(*Spec)
 	if !ok || s == nil {
+		return nil
+	}
+	if routeKind != "GRPCRoute" {
+		if s.Cache != nil && s.Cache.tierOff {
+			return []diag.Diagnostic{fieldDiag(p, codeDependency, "spec.cache",
+				"%s %s/%s sets cache, but the HAPTIC deployment's cache tier is disabled (config haptic.cache.varnish.enabled: false); the rule fails closed — enable the cache tier or drop cache", KindName, p.Obj.Namespace, p.Obj.Name)}
+		}
 		return nil
 	}
 	var out []diag.Diagnostic

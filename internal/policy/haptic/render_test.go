@@ -14,7 +14,7 @@ import (
 const full = `spec:
   authentication:
     jwt:
-      secretRef: {name: jwt-key}
+      secretRef: {name: jwt-ec}
       algorithm: ES256
       issuer: https://auth.example.com
       audience: orders
@@ -89,7 +89,7 @@ func TestRenderFields(t *testing.T) {
 
 	// The JWT key is a file reference to the Secret, never its content.
 	js, _ := json.Marshal(got[FieldJWT])
-	if !strings.Contains(string(js), `"filename":"/etc/envoy/secrets/shop/jwt-key/pubkey.pem"`) || strings.Contains(string(js), "PUBLICKEYMATERIAL") || strings.Contains(string(js), "inline") {
+	if !strings.Contains(string(js), `"filename":"/etc/envoy/secrets/shop/jwt-ec/pubkey.pem"`) || strings.Contains(string(js), "PUBLICKEYMATERIAL") || strings.Contains(string(js), "inline") {
 		t.Errorf("jwt provider must reference the Secret by file: %s", js)
 	}
 	// Required claims become an RBAC check on the verified payload.
@@ -111,7 +111,7 @@ func TestRenderFields(t *testing.T) {
 }
 
 func TestRenderConsumerFromJWT(t *testing.T) {
-	p := decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5, key: consumer}")
+	p := decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}}\n  rateLimit: {requests: 5, key: consumer}")
 	got := renderAll(t, p)
 	j, _ := json.Marshal(got[FieldJWT])
 	r, _ := json.Marshal(got[FieldRateLimit])
@@ -119,7 +119,7 @@ func TestRenderConsumerFromJWT(t *testing.T) {
 		t.Errorf("consumer not carried from jwt sub to the rate limit:\n%s\n%s", j, r)
 	}
 	// Without key consumer the token's subject is not copied anywhere.
-	p = decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5}")
+	p = decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}}\n  rateLimit: {requests: 5}")
 	j, _ = json.Marshal(renderAll(t, p)[FieldJWT])
 	if strings.Contains(string(j), "claim_to_headers") {
 		t.Errorf("unexpected claim_to_headers: %s", j)
