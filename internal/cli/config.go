@@ -27,6 +27,8 @@ type Config struct {
 	EngineManifest        string                       `mapstructure:"engineManifest"`
 	Lint                  LintConfig                   `mapstructure:"lint"`
 	WSO2                  map[string]any               `mapstructure:"wso2"`
+	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).
+	HAPTIC map[string]any `mapstructure:"haptic"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
@@ -86,6 +88,9 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	c.File = v.ConfigFileUsed()
 	if err := c.readWSO2(); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
+	}
+	if err := c.readHAPTIC(); err != nil {
+		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
 	}
 	if err := c.validate(); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)

@@ -88,6 +88,9 @@ func (c *Config) PolicyConfig() policy.Config {
 	for k, v := range c.WSO2 {
 		pc.Values["wso2."+k] = v
 	}
+	for k, v := range c.HAPTIC {
+		pc.Values[haptic.ConfigPrefix+k] = v
+	}
 	return pc
 }
 
