@@ -73,9 +73,14 @@ func TestRenderFields(t *testing.T) {
 			t.Errorf("%s capabilities = %v, want %v", k, caps[k], w)
 		}
 	}
-	// WAF has nothing but its capability: no partial configuration.
-	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.Route != nil || w.RouteAction != nil {
-		t.Errorf("waf fragment carries configuration: %+v", w)
+	// WAF is route metadata naming the selection, nothing an Envoy filter
+	// would half-apply.
+	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.RouteAction != nil {
+		t.Errorf("waf fragment carries filter configuration: %+v", w)
+	} else if md, ok := w.Route["metadata"].(map[string]any); !ok || md["filter_metadata"] == nil {
+		t.Errorf("waf fragment does not name the selection in route metadata: %+v", w)
+	} else if fm, ok := md["filter_metadata"].(map[string]any); !ok || fm[WAFMetadataKey] == nil {
+		t.Errorf("waf selection not under %s: %+v", WAFMetadataKey, md)
 	}
 	// auth → rate limit → WAF → cache.
 	for _, pair := range [][2]int{{OrderJWT, OrderRateLimit}, {OrderClaims, OrderRateLimit}, {OrderAPIKey, OrderRateLimit}, {OrderRateLimit, OrderWAF}, {OrderWAF, OrderCache}, {OrderJWT, OrderClaims}} {
