@@ -31,3 +31,13 @@ type Identifier interface {
 type Inheritor interface {
 	InheritStrategy(parentAnnotations map[string]string) Strategy
 }
+
+// StatusReasoner is implemented by kinds whose controller writes reasons
+// of its own on a route whose rules the kind's references break (HAPTIC:
+// PolicyNotFound for a policy that does not exist, RefNotPermitted for a
+// credential or catalog it may not use).
+type StatusReasoner interface {
+	// BrokenReason is the route condition reason for a rule broken with
+	// the diagnostic code; "" keeps the default (InvalidKind).
+	BrokenReason(code string) string
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
@@ -186,8 +187,12 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 	broken := 0
 	var msgs []string
+	reason := "InvalidKind"
 	for _, rule := range rt.Rules {
 		if b := r.Attach.Broken[rule]; len(b) > 0 {
+			if broken == 0 {
+				reason = brokenReason(b[0], reason)
+			}
 			broken++
 			msgs = append(msgs, fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason))
 		}
@@ -196,11 +201,22 @@ func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 		return nil
 	}
 	msg := strings.Join(msgs, "; ")
-	refs := metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: "InvalidKind", Message: msg}
+	refs := metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: reason, Message: msg}
 	if broken == len(rt.Rules) {
 		return []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "UnsupportedValue", Message: msg}, refs}
 	}
 	return []metav1.Condition{{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: "UnsupportedValue", Message: msg}, refs}
+}
+
+// brokenReason is the reason the broken kind's controller writes for b,
+// else def.
+func brokenReason(b attach.Broken, def string) string {
+	if sr, ok := b.Kind.(policy.StatusReasoner); ok {
+		if r := sr.BrokenReason(b.Code); r != "" {
+			return r
+		}
+	}
+	return def
 }
 
 // usage is how a policy fared at one merge point under one ancestor.

@@ -194,10 +194,12 @@ func TestStatus(t *testing.T) {
 			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}}},
 		{"targetrefs", "targeted", []cond{{"Accepted", "False", "Invalid"}},
 			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "InvalidKind"}}},
+		// HAPTIC's own reasons (issue 19): RefNotPermitted for a credential
+		// it may not use, PolicyNotFound for a missing policy.
 		{"secret-missing", "orders-access", []cond{{"Accepted", "False", "Invalid"}},
-			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "InvalidKind"}}},
+			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "RefNotPermitted"}}},
 		{"missing-policy", "orders-access", []cond{{"Accepted", "True", "Valid"}},
-			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "InvalidKind"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "PolicyNotFound"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
 		{"grpc", "cached", []cond{{"Accepted", "True", "Valid"}},
 			"rpc", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "InvalidKind"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
 		{"empty", "nothing", nil, "", nil},

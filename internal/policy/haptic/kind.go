@@ -216,3 +216,19 @@ func (Kind) RuleIdentity(routeKind, ns, name string, rule int) string {
 func (Kind) PolicyIdentity(p *policy.Policy) string {
 	return PolicyIdentity(p.Obj.Namespace, p.Obj.Name)
 }
+
+var _ policy.StatusReasoner = Kind{}
+
+// BrokenReason implements policy.StatusReasoner with the reasons HAPTIC
+// writes on a route: PolicyNotFound when the referenced policy does not
+// exist, RefNotPermitted when a credential Secret or WAF catalog may not be
+// used (missing, mutable, malformed, or a switched-off feature).
+func (Kind) BrokenReason(code string) string {
+	switch code {
+	case "GWP205":
+		return "PolicyNotFound"
+	case codeDependency:
+		return "RefNotPermitted"
+	}
+	return ""
+}
