@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
 )
 
 // hapticPlatform is a Gateway of HAPTIC's class with a rule under a valid
@@ -104,5 +106,39 @@ func TestTargetInferredFromGatewayClass(t *testing.T) {
 		if got := strings.Contains(stderr, "unsupported(required_capability: waf)"); got == tc.forwards {
 			t.Errorf("%v: GWP404 reported = %v:\n%s", tc.args, got, stderr)
 		}
+	}
+}
+
+// TestExplainSharedBudgetOnlyWithRateLimit (issue 19): two rules using one
+// policy share a budget only when the policy has a rate limit; explain
+// says so then, and only then.
+func TestExplainSharedBudgetOnlyWithRateLimit(t *testing.T) {
+	twoRules := strings.Replace(hapticPlatform, "  rules:\n  - backendRefs", "  rules:\n  - backendRefs: [{name: web, port: 80}]\n    matches: [{path: {type: PathPrefix, value: /b}}]\n    filters: [{type: ExtensionRef, extensionRef: {group: haproxy-haptic.org, kind: HAProxyRoutePolicy, name: guarded}}]\n  - backendRefs", 1)
+	for _, tc := range []struct {
+		name, spec string
+		budget     bool
+	}{
+		{"waf only", "  waf: {policy: strict, catalogRef: {name: waf-v1}}\n", false},
+		{"rate limit", "  rateLimit: {requests: 10}\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(twoRules, "  waf: {policy: strict, catalogRef: {name: waf-v1}}\n", tc.spec, 1)
+			objs, err := manifest.Parse("platform.yaml", []byte(src), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := Compile(&manifest.Set{Objects: objs}, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			rt := c.Graph.Route("HTTPRoute", "shop", "app")
+			if rt == nil || len(rt.Rules) != 2 {
+				t.Fatal("route not built")
+			}
+			notes := strings.Join(explainNotes(c)(rt, rt.Rules[0]), "\n")
+			if !strings.Contains(notes, "runtime identity of this rule") {
+				t.Errorf("identity note missing:\n%s", notes)
+			}
+			if got := strings.Contains(notes, "rate-limit budget"); got != tc.budget {
+				t.Errorf("budget note present = %v, want %v:\n%s", got, tc.budget, notes)
+			}
+		})
 	}
 }

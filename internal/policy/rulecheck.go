@@ -23,6 +23,9 @@ type Identifier interface {
 	// PolicyIdentity is the runtime name of the policy itself; rules that
 	// share a policy share what is keyed by it (a rate-limit budget).
 	PolicyIdentity(p *Policy) string
+	// SharedState names what the rules using p share through its identity
+	// (e.g. "one rate-limit budget"), "" when p keys nothing shared.
+	SharedState(p *Policy) string
 }
 
 // Inheritor is implemented by kinds whose parent routes say how their

@@ -212,6 +212,15 @@ func (Kind) RuleIdentity(routeKind, ns, name string, rule int) string {
 	return RuleIdentity(routeKind, ns, name, rule)
 }
 
+// SharedState implements policy.Identifier: only a rate limit is kept per
+// policy (its budget); authentication, WAF and cache are per rule.
+func (Kind) SharedState(p *policy.Policy) string {
+	if _, ok := p.Values[FieldRateLimit]; ok {
+		return "one rate-limit budget"
+	}
+	return ""
+}
+
 // PolicyIdentity implements policy.Identifier.
 func (Kind) PolicyIdentity(p *policy.Policy) string {
 	return PolicyIdentity(p.Obj.Namespace, p.Obj.Name)
