@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -30,4 +31,14 @@ func (c *Config) readHAPTIC() error {
 	}
 	_, err := haptic.ParseSettings(c.PolicyConfig())
 	return err
+}
+
+// hapticDeploymentDiags are the findings about the haptic: settings
+// themselves (trusted catalogs, defaultPolicy), positioned in the config
+// file.
+func hapticDeploymentDiags(c *Compiled) []diag.Diagnostic {
+	if c.Config == nil || c.Config.HAPTIC == nil {
+		return nil
+	}
+	return haptic.CheckDeployment(c.Model, c.Config.PolicyConfig(), (&Versions{}).configPos(c.Config))
 }

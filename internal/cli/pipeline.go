@@ -68,6 +68,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 		ds = append(ds, c.Versions.Diagnostics...)
 	}
 	ds = append(ds, c.systemDiags...)
+	ds = append(ds, hapticDeploymentDiags(c)...)
 	return diag.Sort(ds)
 }
 

@@ -580,3 +580,40 @@ func TestParseSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckDeployment: HAPTIC's admission refuses an invalid trusted
+// catalog and a defaultPolicy that names no trusted policy; gwpol reports
+// both on the config keys.
+func TestCheckDeployment(t *testing.T) {
+	objs, err := manifest.Parse("deps.yaml", []byte(trustedDeps), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
+	waf := func(policies map[string]any) policy.Config {
+		return policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"policies": policies}}}
+	}
+	ref := func(name string) map[string]any {
+		return map[string]any{"c": map[string]any{"namespace": "security", "name": name}}
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  policy.Config
+		want []string
+	}{
+		{"no settings", policy.Config{}, nil},
+		{"valid catalog and default", waf(map[string]any{"configMapRefs": ref("catalog"), "defaultPolicy": "central"}), nil},
+		{"inline default", waf(map[string]any{"inline": map[string]any{"base": map[string]any{}}, "defaultPolicy": "base"}), nil},
+		{"unknown default", waf(map[string]any{"configMapRefs": ref("catalog"), "defaultPolicy": "absent"}), []string{"GWP402 haptic.waf.policies.defaultPolicy"}},
+		{"missing catalog", waf(map[string]any{"configMapRefs": ref("nope")}), []string{"GWP402 haptic.waf.policies.configMapRefs.c"}},
+		{"invalid catalog hides its policies", waf(map[string]any{"configMapRefs": ref("catalog-bad"), "defaultPolicy": "central"}),
+			[]string{"GWP402 haptic.waf.policies.configMapRefs.c", "GWP402 haptic.waf.policies.defaultPolicy"}},
+		{"waf off", policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"enabled": false, "policies": map[string]any{"defaultPolicy": "absent"}}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := codes(CheckDeployment(m, tc.cfg, nil)); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -102,8 +102,12 @@ func nilIfEmpty(m map[string]any) any {
 // trustedCatalog reads a trusted catalog ConfigMap: it must exist, be
 // immutable and hold a valid catalog.
 func (v *validator) trustedCatalog(loc CatalogLocation) (map[string]catalogEntry, string) {
+	return readTrustedCatalog(v.model(), v.catalogs, loc)
+}
+
+func readTrustedCatalog(m *model.Model, cache *catalogCache, loc CatalogLocation) (map[string]catalogEntry, string) {
 	var c *model.Opaque
-	if m := v.model(); m != nil {
+	if m != nil {
 		c = m.ConfigMap(loc.Namespace, loc.Name)
 	}
 	switch {
@@ -116,7 +120,7 @@ func (v *validator) trustedCatalog(loc CatalogLocation) (map[string]catalogEntry
 	if text == nil || text.Kind != yaml.ScalarNode || len(text.Value) > maxCatalogBytes {
 		return nil, "has no catalog under that key"
 	}
-	entries, err := v.catalogs.parse(c, loc.Key, text.Value)
+	entries, err := cache.parse(c, loc.Key, text.Value)
 	if err != nil {
 		return nil, "is not a valid catalog: " + catalogProblem(err, loc.Key)
 	}
