@@ -13,6 +13,7 @@ import (
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/status"
 )
@@ -28,6 +29,11 @@ type hapticCase struct {
 }
 
 type hapticExpected struct {
+	// RenderError: upstream's render fails (in admission mode: the change
+	// is refused). Not part of the agreement rule; checked separately.
+	RenderError *struct {
+		Mode string `json:"mode"`
+	} `json:"renderError"`
 	FailClosed    []string `json:"failClosed"`
 	NotFailClosed []string `json:"notFailClosed"`
 	Routes        map[string]struct {
@@ -145,24 +151,25 @@ func failsClosed(r *routev3.Route) bool {
 // agreement rule of tools/seed_case.py: every failClosed rule answers >= 500
 // on all its routes, every notFailClosed rule forwards on all of them, and
 // each listed route has the listed conditions and reasons. Upstream checks
-// gwpol cannot express (haproxy.cfg, events, admission render errors) are
-// not compared, as the tool does not compare them.
-func checkHAPTICCase(dir string) ([]string, error) {
+// gwpol cannot express (haproxy.cfg, events) are not compared, as the tool
+// does not compare them. Where upstream's whole render fails (admission),
+// refused reports whether gwpol finds an error; nil for other cases.
+func checkHAPTICCase(dir string) (bad []string, refused *bool, err error) {
 	var cs hapticCase
 	var exp hapticExpected
 	if err := readJSONFile(filepath.Join(dir, "case.json"), &cs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := readJSONFile(filepath.Join(dir, "expected.json"), &exp); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	objs, err := manifest.Parse(filepath.Join(dir, "input.yaml"), raw, manifest.Limits{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Without the routepolicies watch HAPTIC sees no HAProxyRoutePolicy.
 	if !slices.Contains(cs.Requires, "routepolicies") {
@@ -173,7 +180,12 @@ func checkHAPTICCase(dir string) ([]string, error) {
 	c := Compile(&manifest.Set{Objects: objs}, cfg)
 	out, err := renderCompiled(c, targetFor(inferredTarget, c, nil), false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if exp.RenderError != nil {
+		// Upstream refuses the whole render: gwpol must find an error.
+		found := slices.ContainsFunc(append(c.Diagnostics(), out.Diagnostics...), func(d diag.Diagnostic) bool { return d.Severity == diag.Error })
+		refused = &found
 	}
 	var routes []*routev3.Route
 	for _, g := range out.Gateways {
@@ -183,7 +195,6 @@ func checkHAPTICCase(dir string) ([]string, error) {
 			}
 		}
 	}
-	var bad []string
 	for _, rule := range exp.FailClosed {
 		got := hapticRuleRoutes(routes, rule)
 		if len(got) == 0 || slices.ContainsFunc(got, func(r *routev3.Route) bool { return !failsClosed(r) }) {
@@ -220,7 +231,7 @@ func checkHAPTICCase(dir string) ([]string, error) {
 			}
 		}
 	}
-	return bad, nil
+	return bad, refused, nil
 }
 
 // TestConformanceHAPTIC runs HAPTIC's own chart tests for HAProxyRoutePolicy
@@ -232,14 +243,22 @@ func TestConformanceHAPTIC(t *testing.T) {
 		t.Skipf("HAPTIC conformance cases not found at %s (they live in ../shared beside the repository); skipping", hapticConformanceDir)
 	}
 	div := hapticDivergences(t)
-	agree := 0
+	agree, renderErrors, refusedAll := 0, 0, 0
 	for _, exp := range dirs {
 		dir := filepath.Dir(exp)
 		name := filepath.Base(dir)
-		bad, err := checkHAPTICCase(dir)
+		bad, refused, err := checkHAPTICCase(dir)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
+		}
+		if refused != nil {
+			renderErrors++
+			if *refused {
+				refusedAll++
+			} else if _, listed := div[name]; !listed {
+				t.Errorf("%s: upstream refuses the render, gwpol finds no error", name)
+			}
 		}
 		reason, listed := div[name]
 		switch {
@@ -256,6 +275,9 @@ func TestConformanceHAPTIC(t *testing.T) {
 	}
 	t.Logf("haptic: %d/%d cases agree", agree, len(dirs))
 	fmt.Printf("haptic: %d/%d cases agree\n", agree, len(dirs))
+	// Not in the agreement rule (seed_case.py does not compare them), so
+	// reported on their own line.
+	fmt.Printf("haptic render errors: gwpol reports an error in %d/%d cases upstream refuses\n", refusedAll, renderErrors)
 }
 
 func readJSONFile(path string, v any) error {
