@@ -35,12 +35,14 @@ type Inheritor interface {
 	InheritStrategy(parentAnnotations map[string]string) Strategy
 }
 
-// StatusReasoner is implemented by kinds whose controller writes reasons
-// of its own on a route whose rules the kind's references break (HAPTIC:
-// PolicyNotFound for a policy that does not exist, RefNotPermitted for a
-// credential or catalog it may not use).
+// StatusReasoner is implemented by kinds whose controller writes route
+// conditions of its own for rules the kind's references break (HAPTIC:
+// ResolvedRefs False only for an unresolved reference — PolicyNotFound,
+// RefNotPermitted — and IncompatibleFilters for two policies on a rule).
 type StatusReasoner interface {
-	// BrokenReason is the route condition reason for a rule broken with
-	// the diagnostic code; "" keeps the default (InvalidKind).
-	BrokenReason(code string) string
+	// BrokenReasons are the reasons for a rule broken with the diagnostic
+	// code on the policy field: reason for Accepted False and
+	// PartiallyInvalid, and resolvedRefs for ResolvedRefs False ("" when
+	// the rule's references resolved, so ResolvedRefs is not set False).
+	BrokenReasons(code, field string) (reason, resolvedRefs string)
 }

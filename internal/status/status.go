@@ -183,40 +183,55 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 }
 
 // ruleConditions reports rules broken by their policy references: some
-// broken → PartiallyInvalid, all → Accepted False.
+// broken → PartiallyInvalid, all → Accepted False, and ResolvedRefs False
+// where a reference did not resolve. The reasons are the broken kind's
+// controller's (policy.StatusReasoner), else UnsupportedValue and
+// InvalidKind.
 func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 	broken := 0
-	var msgs []string
-	reason := "InvalidKind"
+	var msgs, resolvedMsgs []string
+	reason, resolved := "", ""
 	for _, rule := range rt.Rules {
-		if b := r.Attach.Broken[rule]; len(b) > 0 {
-			if broken == 0 {
-				reason = brokenReason(b[0], reason)
+		b := r.Attach.Broken[rule]
+		if len(b) == 0 {
+			continue
+		}
+		broken++
+		msg := fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason)
+		msgs = append(msgs, msg)
+		why, refs := brokenReasons(b[0])
+		if reason == "" {
+			reason = why
+		}
+		if refs != "" {
+			if resolved == "" {
+				resolved = refs
 			}
-			broken++
-			msgs = append(msgs, fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason))
+			resolvedMsgs = append(resolvedMsgs, msg)
 		}
 	}
 	if broken == 0 {
 		return nil
 	}
 	msg := strings.Join(msgs, "; ")
-	refs := metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: reason, Message: msg}
+	var out []metav1.Condition
 	if broken == len(rt.Rules) {
-		return []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "UnsupportedValue", Message: msg}, refs}
+		out = append(out, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: reason, Message: msg})
+	} else {
+		out = append(out, metav1.Condition{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: reason, Message: msg})
 	}
-	return []metav1.Condition{{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: "UnsupportedValue", Message: msg}, refs}
+	if resolved != "" {
+		out = append(out, metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: resolved, Message: strings.Join(resolvedMsgs, "; ")})
+	}
+	return out
 }
 
-// brokenReason is the reason the broken kind's controller writes for b,
-// else def.
-func brokenReason(b attach.Broken, def string) string {
+// brokenReasons are the reasons the broken kind's controller writes for b.
+func brokenReasons(b attach.Broken) (reason, resolvedRefs string) {
 	if sr, ok := b.Kind.(policy.StatusReasoner); ok {
-		if r := sr.BrokenReason(b.Code); r != "" {
-			return r
-		}
+		return sr.BrokenReasons(b.Code, b.Field)
 	}
-	return def
+	return "UnsupportedValue", "InvalidKind"
 }
 
 // usage is how a policy fared at one merge point under one ancestor.

@@ -192,8 +192,10 @@ func TestStatus(t *testing.T) {
 	}{
 		{"working", "orders-access", []cond{{"Accepted", "True", "Valid"}},
 			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}}},
+		// HAPTIC sets ResolvedRefs False only for a reference that does
+		// not resolve (issue 19); a bad value is UnsupportedValue.
 		{"targetrefs", "targeted", []cond{{"Accepted", "False", "Invalid"}},
-			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "InvalidKind"}}},
+			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "True", "ResolvedRefs"}}},
 		// HAPTIC's own reasons (issue 19): RefNotPermitted for a credential
 		// it may not use, PolicyNotFound for a missing policy.
 		{"secret-missing", "orders-access", []cond{{"Accepted", "False", "Invalid"}},
@@ -201,7 +203,9 @@ func TestStatus(t *testing.T) {
 		{"missing-policy", "orders-access", []cond{{"Accepted", "True", "Valid"}},
 			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "PolicyNotFound"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
 		{"grpc", "cached", []cond{{"Accepted", "True", "Valid"}},
-			"rpc", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "InvalidKind"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+			"rpc", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+		{"two-filters", "a", []cond{{"Accepted", "True", "Valid"}},
+			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}, {"PartiallyInvalid", "True", "IncompatibleFilters"}}},
 		{"empty", "nothing", nil, "", nil},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {

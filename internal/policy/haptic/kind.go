@@ -228,16 +228,21 @@ func (Kind) PolicyIdentity(p *policy.Policy) string {
 
 var _ policy.StatusReasoner = Kind{}
 
-// BrokenReason implements policy.StatusReasoner with the reasons HAPTIC
-// writes on a route: PolicyNotFound when the referenced policy does not
-// exist, RefNotPermitted when a credential Secret or WAF catalog may not be
-// used (missing, mutable, malformed, or a switched-off feature).
-func (Kind) BrokenReason(code string) string {
-	switch code {
-	case "GWP205":
-		return "PolicyNotFound"
-	case codeDependency:
-		return "RefNotPermitted"
+// BrokenReasons implements policy.StatusReasoner with HAPTIC's route
+// conditions: ResolvedRefs False only where a reference did not resolve —
+// PolicyNotFound for a missing policy, RefNotPermitted for a credential
+// Secret the policy may not use — and IncompatibleFilters for two policies
+// on one rule; every other problem (bad values, WAF catalogs, switched-off
+// features, gRPC restrictions) is UnsupportedValue with the references
+// resolved.
+func (Kind) BrokenReasons(code, field string) (reason, resolvedRefs string) {
+	switch {
+	case code == "GWP205":
+		return "UnsupportedValue", "PolicyNotFound"
+	case code == "GWP206":
+		return "IncompatibleFilters", ""
+	case code == codeDependency && strings.HasPrefix(field, "spec.authentication."):
+		return "UnsupportedValue", "RefNotPermitted"
 	}
-	return ""
+	return "UnsupportedValue", ""
 }
