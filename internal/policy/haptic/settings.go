@@ -32,6 +32,10 @@ type Settings struct {
 	// Trusted are the trusted catalog ConfigMaps (waf.policies.configMapRefs),
 	// by the name the values give them.
 	Trusted map[string]CatalogLocation
+	// TrustedKnown: the config lists the deployment's trusted policies
+	// (waf.policies.inline or configMapRefs, even empty). Without it gwpol
+	// cannot check a WAF selection without catalogRef and says so.
+	TrustedKnown bool
 	// DefaultPolicy is waf.policies.defaultPolicy ("" for none).
 	DefaultPolicy string
 	// SelfService is waf.policies.selfService.enabled: policies may name
@@ -192,6 +196,9 @@ func (s *Settings) readWAF(v any) error {
 	if err != nil {
 		return err
 	}
+	_, inline := p["inline"]
+	_, refs := p["configMapRefs"]
+	s.TrustedKnown = inline || refs
 	if s.DefaultPolicy, err = readString(p["defaultPolicy"], "haptic.waf.policies.defaultPolicy"); err != nil {
 		return err
 	}

@@ -505,7 +505,7 @@ func TestDeploymentSettings(t *testing.T) {
 		{"trusted inline", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": inline}, "", nil},
 		{"trusted catalog", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("catalog")}, "", nil},
 		{"trusted unknown", "spec:\n  waf: {policy: absent}", map[string]any{"waf": central("catalog")}, "", []string{"GWP402 spec.waf.policy"}},
-		{"trusted without any trusted source", "spec:\n  waf: {policy: central}", nil, "", []string{"GWP402 spec.waf.policy"}},
+		{"trusted with no trusted source configured", "spec:\n  waf: {policy: central}", map[string]any{"waf": map[string]any{"policies": map[string]any{"inline": map[string]any{}}}}, "", []string{"GWP402 spec.waf.policy"}},
 		{"trusted catalog missing", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("nope")}, "", []string{"GWP402 spec.waf.policy"}},
 		{"trusted catalog mutable", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("catalog-mutable")}, "", []string{"GWP402 spec.waf.policy"}},
 		{"trusted catalog with an invalid entry", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("catalog-bad")}, "", []string{"GWP402 spec.waf.policy"}},
@@ -532,6 +532,19 @@ func TestDeploymentSettings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTrustedUnchecked (issue 19): without the deployment's trusted
+// policies in the config, a WAF selection without catalogRef is not
+// rejected — gwpol says, as info, that it could not check it.
+func TestTrustedUnchecked(t *testing.T) {
+	p := decodeWith(t, "spec:\n  waf: {policy: central}", nil, "")
+	if !p.IsValid() {
+		t.Fatalf("rejected: %v", p.Invalid)
+	}
+	if len(p.Findings) != 1 || p.Findings[0].Severity != diag.Info || p.Findings[0].Field != "spec.waf.policy" {
+		t.Errorf("want one info finding on spec.waf.policy, got %v", p.Findings)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	yaml "go.yaml.in/yaml/v3"
@@ -56,6 +57,14 @@ func (v *validator) waf(w *WAF) {
 // name defined twice is ambiguous, and a trusted catalog that is missing,
 // mutable or invalid serves none of its policies.
 func (v *validator) trusted(base string, w *WAF) {
+	if !v.settings.TrustedKnown {
+		// Not gwpol's to reject: the deployment may define it.
+		w.trustedSource = uncheckedSource
+		d := fieldDiag(v.p, codeDependency, base+".policy", "WAF policy %q names a trusted policy of the HAPTIC deployment, which gwpol cannot check without the deployment's trusted policies (config haptic.waf.policies.inline / configMapRefs); if HAPTIC does not define it, the rule fails closed", w.Policy)
+		d.Severity = diag.Info
+		v.p.Findings = append(v.p.Findings, d)
+		return
+	}
 	var sources []string
 	var broken []string
 	mode := ""
@@ -186,6 +195,9 @@ func (v *validator) catalog(base string, w *WAF) bool {
 	w.catalogRead, w.requestBody = true, e.mode
 	return true
 }
+
+// uncheckedSource marks a trusted selection gwpol could not check.
+const uncheckedSource = "unchecked"
 
 // selection is one self-service catalog entry a policy selects.
 type selection struct{ ns, name, key, policy string }
