@@ -215,6 +215,10 @@ func (k jwk) public() (any, error) {
 			return nil, err
 		}
 		size := (c.Params().BitSize + 7) / 8
+		if len(x.Bytes()) > size || len(y.Bytes()) > size {
+			// FillBytes would panic on a coordinate wider than the curve.
+			return nil, fmt.Errorf("the point is not on curve %s", k.Crv)
+		}
 		raw := append([]byte{4}, append(x.FillBytes(make([]byte, size)), y.FillBytes(make([]byte, size))...)...)
 		pub, err := ecdsa.ParseUncompressedPublicKey(c, raw)
 		if err != nil {

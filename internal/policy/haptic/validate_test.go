@@ -57,6 +57,13 @@ stringData:
 ---
 apiVersion: v1
 kind: Secret
+metadata: {name: jwt-wide-point, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: '{"keys":[{"kty":"EC","crv":"P-256","x":"AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLi8w","y":"AQ"}]}'
+---
+apiVersion: v1
+kind: Secret
 metadata: {name: bare-keys, namespace: shop}
 immutable: true
 stringData:
@@ -234,6 +241,7 @@ func TestValidate(t *testing.T) {
 		{"jwt not a key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-not-a-key}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt private key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-private}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt JWKS without RSA or EC key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-bad-jwks}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt JWKS point wider than the curve", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-wide-point}, algorithm: ES256}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt RSA key for ES256", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: ES256}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt EC P-256 key for ES384", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}, algorithm: ES384}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"apiKey bad header", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}, header: 'X:Key'}", []string{"GWP401 spec.authentication.apiKey.header"}},
