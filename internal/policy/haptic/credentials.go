@@ -80,6 +80,10 @@ func apiKeyLines(text string) string {
 	return ""
 }
 
+// minRSABits is the shortest RSA modulus Go's and OpenSSL's verifiers
+// accept by default.
+const minRSABits = 1024
+
 // jwtKey checks that the JWT verification key is a public key of the kind
 // the algorithm needs: a PEM public key (PKIX or PKCS#1) or certificate, or
 // a JWKS document. It returns a problem that never quotes the key.
@@ -99,6 +103,9 @@ func jwtKey(data []byte, alg string) string {
 		return problem
 	}
 	for _, k := range keys {
+		if pub, ok := k.(*rsa.PublicKey); ok && pub.N.BitLen() < minRSABits {
+			return fmt.Sprintf("its RSA key is %d bits, shorter than %d", pub.N.BitLen(), minRSABits)
+		}
 		if fits(k, alg) {
 			return ""
 		}

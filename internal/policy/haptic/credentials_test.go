@@ -13,6 +13,7 @@ func TestJWTKeyRejectsMalformed(t *testing.T) {
 		`{"keys":null}`,
 		`{"keys":[{}]}`,
 		`{"keys":[{"kty":"RSA","n":"AQAB","e":"AA"}]}`,
+		`{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}`,
 		`{"keys":[{"kty":"EC","crv":"P-256","x":"AQ","y":"AQ"}]}`,
 		`{"keys":[{"kty":"EC","crv":"P-999","x":"AQ","y":"AQ"}]}`,
 		"-----BEGIN PUBLIC KEY-----\nU0VDUkVU\n-----END PUBLIC KEY-----\n",
