@@ -52,6 +52,7 @@ type CatalogLocation struct {
 	Namespace, Name, Key string
 }
 
+// String is namespace/name/key, the catalog's scope in HAPTIC's terms.
 func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "/" + c.Key }
 
 // DefaultSettings are gwpol's defaults: every feature deployed, no
