@@ -155,7 +155,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			}
 			conds := topology.RouteParentConditions(rt, p)
 			conds = append(conds, ruleConditions(r, rt)...)
-			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: opt.ControllerName, Conditions: conv(mergeConds(conds))})
+			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: parentController(g, p, opt.ControllerName), Conditions: conv(mergeConds(conds))})
 		}
 		rep.Routes = append(rep.Routes, out)
 	}
@@ -224,6 +224,22 @@ func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 		out = append(out, metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: resolved, Message: strings.Join(resolvedMsgs, "; ")})
 	}
 	return out
+}
+
+// parentController is the controller that writes a route's status for one
+// parent: the controllerName of the parent Gateway's class when the input
+// has the class (a HAPTIC Gateway's routes are HAPTIC's to report), else
+// the configured one.
+func parentController(g *topology.Graph, p *topology.Parent, def string) string {
+	if p == nil || p.Gateway == nil || p.Gateway.Gateway == nil {
+		return def
+	}
+	for _, c := range g.Model.GatewayClasses {
+		if c.Name == string(p.Gateway.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
+			return string(c.Spec.ControllerName)
+		}
+	}
+	return def
 }
 
 // brokenReasons are the reasons the broken kind's controller writes for b.

@@ -235,6 +235,11 @@ func TestStatus(t *testing.T) {
 				if got := conds(r.Parents[0].Conditions); !slices.Equal(got, tc.routeConds) {
 					t.Errorf("route %s: conditions %v, want %v", r.Name, got, tc.routeConds)
 				}
+				// The route's parent is a Gateway of HAPTIC's class: HAPTIC
+				// writes its status, whatever controllerName is configured.
+				if got := r.Parents[0].ControllerName; got != "haproxy-haptic.org/controller" {
+					t.Errorf("route %s: controllerName %q, want the GatewayClass's", r.Name, got)
+				}
 			}
 		})
 	}
