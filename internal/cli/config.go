@@ -33,6 +33,8 @@ type Config struct {
 	Exclude          []string `mapstructure:"exclude"`
 	KgatewaySettings `mapstructure:",squash"`
 	WSO2             map[string]any `mapstructure:"wso2"`
+	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).
+	HAPTIC map[string]any `mapstructure:"haptic"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
@@ -111,6 +113,9 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	c.File = v.ConfigFileUsed()
 	if err := c.readWSO2(); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
+	}
+	if err := c.readHAPTIC(); err != nil {
+		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
 	}
 	if err := c.validate(); err != nil {
 		// A bad value is a usage error like a bad flag value (exit 2).

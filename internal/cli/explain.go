@@ -156,8 +156,8 @@ func explainNotes(c *Compiled) func(*topology.Route, *topology.Rule) []string {
 			}
 			notes = append(notes, fmt.Sprintf("runtime identity of this rule: %s; policy %s has identity %s",
 				id.RuleIdentity(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Index), a.Policy.ID(), id.PolicyIdentity(a.Policy)))
-			if others := users[a.Policy]; len(others) > 1 {
-				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share one rate-limit budget", a.Policy.ID(), len(others), strings.Join(others, ", ")))
+			if others, shared := users[a.Policy], id.SharedState(a.Policy); len(others) > 1 && shared != "" {
+				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share %s", a.Policy.ID(), len(others), strings.Join(others, ", "), shared))
 			}
 		}
 		notes = append(notes, noEffectNotes(c, rt, rule)...)

@@ -50,6 +50,9 @@ counted in the summary.`,
 			if _, err := diag.ParseSeverity(o.FailOn); err != nil {
 				return usageError("--fail-on: %v", err)
 			}
+			if err := checkChoice("--target", o.Target, targetChoices()...); err != nil {
+				return err
+			}
 			if run != nil {
 				return run(o)
 			}
@@ -60,11 +63,11 @@ counted in the summary.`,
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, sarif or github")
 	f.StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or none")
 	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (text or json) and exit")
-	f.StringVar(&o.Target, "target", "envoy", "render target whose capabilities GWP404 checks: envoy or kgateway")
+	f.StringVar(&o.Target, "target", inferredTarget, "GWP404 checks the capabilities of this "+targetFlagHelp)
 	f.StringVar(&o.Out, "out", "", "write the report to this file (atomically) instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json", "sarif", "github"))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletions("error", "warning", "info", "none"))
-	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions("envoy", "kgateway"))
+	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
 	return cmd
 }
 

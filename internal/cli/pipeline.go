@@ -72,6 +72,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 		ds = append(ds, c.Versions.Diagnostics...)
 	}
 	ds = append(ds, c.systemDiags...)
+	ds = append(ds, hapticDeploymentDiags(c)...)
 	return diag.Sort(ds)
 }
 
@@ -92,6 +93,9 @@ func (c *Config) PolicyConfig() policy.Config {
 	}
 	for k, v := range c.WSO2 {
 		pc.Values["wso2."+k] = v
+	}
+	for k, v := range c.HAPTIC {
+		pc.Values[haptic.ConfigPrefix+k] = v
 	}
 	return pc
 }

@@ -50,7 +50,7 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
 			if err := checkChoice("--type", o.Type, "listener", "route", "cluster", "all"); err != nil {
 				return err
 			}
-			if err := checkChoice("--target", o.Target, envoy.TargetNames()...); err != nil {
+			if err := checkChoice("--target", o.Target, targetChoices()...); err != nil {
 				return err
 			}
 			if err := checkChoice("--merge-key", o.MergeKey, "gwpol", "kgateway"); err != nil {
@@ -74,11 +74,11 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
 	f.StringVar(&o.Gateway, "gateway", "", "render only this Gateway (NAMESPACE/NAME)")
 	f.BoolVar(&o.Bootstrap, "bootstrap", false, "print one complete static Envoy bootstrap per Gateway (admin on 127.0.0.1:19000)")
 	f.StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout")
-	f.StringVar(&o.Target, "target", "envoy", "render target: envoy (upstream filters) or kgateway (adds transformation and acl)")
+	f.StringVar(&o.Target, "target", inferredTarget, targetFlagHelp)
 	f.StringVar(&o.MergeKey, "merge-key", "gwpol", "metadata key style: gwpol (merge.<group>/<kind>) or kgateway (merge.<kind>.<group>)")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("yaml", "json"))
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletions("listener", "route", "cluster", "all"))
-	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(envoy.TargetNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
 	_ = cmd.RegisterFlagCompletionFunc("merge-key", fixedCompletions("gwpol", "kgateway"))
 	return cmd
 }
@@ -115,8 +115,9 @@ func runRender(o *renderOptions) error {
 	// stderr with them, in one sorted list.
 	report := compileErrors(c)
 	inputErr := c.inputResult() // taken now: c must not stay live below
+	target := targetFor(o.Target, c, gws)
 	releaseTopology(c)
-	out, err := renderCompiled(c, o.Target, o.MergeKey == "kgateway", gws...)
+	out, err := renderCompiled(c, target, o.MergeKey == "kgateway", gws...)
 	if err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func formatDiagLine(d diag.Diagnostic) string {
 // lintExtra gathers the findings render makes (GWP404, unsupported
 // capabilities of the target) for the lint report.
 func lintExtra(c *Compiled, target string) ([]diag.Diagnostic, error) {
-	out, err := renderCompiled(c, target, false)
+	out, err := renderCompiled(c, targetFor(target, c, nil), false)
 	if err != nil {
 		return nil, err
 	}

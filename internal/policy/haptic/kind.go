@@ -26,6 +26,9 @@ type Kind struct {
 	// catalogs caches parsed WAF catalogs across the policies of one
 	// run; nil (the zero Kind) parses each time.
 	catalogs *catalogCache
+	// budget admits self-service WAF catalog entries against the
+	// deployment's limits once per run; nil computes it each time.
+	budget *wafBudget
 }
 
 var (
@@ -37,7 +40,9 @@ var (
 
 // New returns the HAProxyRoutePolicy kind. Use one per pipeline run: it
 // caches the WAF catalogs it parses.
-func New() Kind { return Kind{catalogs: &catalogCache{m: map[catalogKey]parsedCatalog{}}} }
+func New() Kind {
+	return Kind{catalogs: &catalogCache{m: map[catalogKey]parsedCatalog{}}, budget: &wafBudget{}}
+}
 
 // GroupKind implements policy.Kind.
 func (Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: KindName} }
@@ -76,7 +81,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		return p
 	}
 	p.Data = &hp.Spec
-	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs}
+	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs, budget: k.budget, settings: settingsOf(env)}
 	v.validate()
 	s := &hp.Spec
 	if s.Authentication != nil && s.Authentication.JWT != nil {
@@ -92,9 +97,24 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		p.Values[FieldWAF] = s.WAF
 	}
 	if s.Cache != nil {
+		s.Cache.tierOff = !v.settings.Varnish
 		p.Values[FieldCache] = s.Cache
 	}
 	return p
+}
+
+// settingsOf reads the deployment's switches from the config; the CLI
+// has already refused a malformed haptic: section, so an error here means
+// a caller without one and the defaults apply.
+func settingsOf(env *policy.Env) Settings {
+	if env == nil {
+		return DefaultSettings()
+	}
+	s, err := ParseSettings(env.Config)
+	if err != nil {
+		return DefaultSettings()
+	}
+	return s
 }
 
 // attachmentFields are the policy-attachment fields other kinds use; this
@@ -128,13 +148,19 @@ func isAttachmentField(path string) bool {
 
 // CheckRule implements policy.RuleChecker: a GRPCRoute cannot cache
 // responses, and cannot use a WAF policy that buffers request bodies
-// (GWP403). The diagnostics point at the policy's offending field.
+// (GWP403); on other routes a cache policy needs the deployment's cache
+// tier (GWP402), reported after the gRPC restriction as HAPTIC does. The
+// diagnostics point at the policy's offending field.
 func (Kind) CheckRule(p *policy.Policy, routeKind string) []diag.Diagnostic {
-	if routeKind != "GRPCRoute" {
-		return nil
-	}
 	s, ok := p.Data.(*Spec)
 	if !ok || s == nil {
+		return nil
+	}
+	if routeKind != "GRPCRoute" {
+		if s.Cache != nil && s.Cache.tierOff {
+			return []diag.Diagnostic{fieldDiag(p, codeDependency, "spec.cache",
+				"%s %s/%s sets cache, but the HAPTIC deployment's cache tier is disabled (config haptic.cache.varnish.enabled: false); the rule fails closed — enable the cache tier or drop cache", KindName, p.Obj.Namespace, p.Obj.Name)}
+		}
 		return nil
 	}
 	var out []diag.Diagnostic
@@ -176,7 +202,37 @@ func (Kind) RuleIdentity(routeKind, ns, name string, rule int) string {
 	return RuleIdentity(routeKind, ns, name, rule)
 }
 
+// SharedState implements policy.Identifier: only a rate limit is kept per
+// policy (its budget); authentication, WAF and cache are per rule.
+func (Kind) SharedState(p *policy.Policy) string {
+	if _, ok := p.Values[FieldRateLimit]; ok {
+		return "one rate-limit budget"
+	}
+	return ""
+}
+
 // PolicyIdentity implements policy.Identifier.
 func (Kind) PolicyIdentity(p *policy.Policy) string {
 	return PolicyIdentity(p.Obj.Namespace, p.Obj.Name)
+}
+
+var _ policy.StatusReasoner = Kind{}
+
+// BrokenReasons implements policy.StatusReasoner with HAPTIC's route
+// conditions: ResolvedRefs False only where a reference did not resolve —
+// PolicyNotFound for a missing policy, RefNotPermitted for a credential
+// Secret the policy may not use — and IncompatibleFilters for two policies
+// on one rule; every other problem (bad values, WAF catalogs, switched-off
+// features, gRPC restrictions) is UnsupportedValue with the references
+// resolved.
+func (Kind) BrokenReasons(code, field string) (reason, resolvedRefs string) {
+	switch {
+	case code == "GWP205":
+		return "UnsupportedValue", "PolicyNotFound"
+	case code == "GWP206":
+		return "IncompatibleFilters", ""
+	case code == codeDependency && strings.HasPrefix(field, "spec.authentication."):
+		return "UnsupportedValue", "RefNotPermitted"
+	}
+	return "UnsupportedValue", ""
 }
