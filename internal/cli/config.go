@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -29,6 +30,8 @@ type Config struct {
 	PolicyDefinitions string     `mapstructure:"policyDefinitions"`
 	EngineManifest    string     `mapstructure:"engineManifest"`
 	Lint              LintConfig `mapstructure:"lint"`
+	// Render is the render: section.
+	Render RenderConfig `mapstructure:"render"`
 	// Exclude are globs of input paths not to read (--exclude adds more).
 	Exclude          []string `mapstructure:"exclude"`
 	KgatewaySettings `mapstructure:",squash"`
@@ -50,6 +53,14 @@ type KgatewaySettings struct {
 	EnableRouteSourceMetadata            bool  `mapstructure:"enableRouteSourceMetadata"`
 	EnableAwsEc2Discovery                bool  `mapstructure:"enableAwsEc2Discovery"`
 	DiscoveryNamespaceSelectors          []any `mapstructure:"discoveryNamespaceSelectors"`
+}
+
+// RenderConfig is the render: section.
+type RenderConfig struct {
+	// Target is the render target of render and of lint's capability
+	// checks (GWP404) when --target is not given; empty: inferred per
+	// Gateway from its GatewayClass.
+	Target string `mapstructure:"target"`
 }
 
 // LintConfig is the lint: section.
@@ -151,6 +162,9 @@ func (c *Config) validate() error {
 				return fmt.Errorf("policyMerge.%s.%s must be DeepMerge or ShallowMerge, not %q", kind, f, s)
 			}
 		}
+	}
+	if t := c.Render.Target; t != "" && !slices.Contains(targetChoices(), t) {
+		return fmt.Errorf("render.target must be one of %s, not %q", strings.Join(targetChoices(), ", "), t)
 	}
 	if _, err := diag.ParseSeverity(c.Lint.FailOn); err != nil {
 		return fmt.Errorf("lint.failOn: %v", err)

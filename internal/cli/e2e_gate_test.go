@@ -109,3 +109,91 @@ func TestMixedRepository(t *testing.T) {
 		t.Errorf("with --exclude: exit %d, want 1 and no excluded path:\n%s", code, out)
 	}
 }
+
+// TestTargetFromPlatform: without --target, each Gateway renders (and is
+// linted) with the target its GatewayClass's controller names; config
+// render.target overrides the inference, and --target overrides both.
+func TestTargetFromPlatform(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "platform.yaml")
+	doc := `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: kgw}
+spec: {controllerName: kgateway.dev/kgateway}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: other}
+spec: {controllerName: example.com/other}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: kgw, namespace: infra}
+spec:
+  gatewayClassName: kgw
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: plain, namespace: infra}
+spec:
+  gatewayClassName: other
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: shop}
+spec:
+  parentRefs: [{name: kgw, namespace: infra}, {name: plain, namespace: infra}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: rewrite, namespace: shop}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
+  transformation:
+    request:
+      set: [{name: x-shop, value: "yes"}]
+`
+	if err := os.WriteFile(in, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "gwpol.yaml")
+	if err := os.WriteFile(cfg, []byte("render:\n  target: envoy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unsupported := func(args ...string) int {
+		out, _, _ := run(t, append([]string{"lint", "-f", in, "-o", "json"}, args...)...)
+		return strings.Count(out, "unsupported(required_capability: transformation)")
+	}
+	// Inferred: the kgateway Gateway can express it, the other cannot.
+	if n := unsupported(); n != 1 {
+		t.Errorf("inferred targets: %d GWP404 for transformation, want 1 (Gateway infra/plain only)", n)
+	}
+	out, _, code := run(t, "render", "-f", in, "-o", "json")
+	if code != ExitOK || !strings.Contains(out, "dynamic_modules/simple_mutations") || !strings.Contains(out, "render target envoy") {
+		t.Errorf("render with inferred targets: exit %d; want kgateway's transformation on infra/kgw and envoy's 503 on infra/plain", code)
+	}
+	if n := unsupported("--config", cfg); n != 1 {
+		t.Errorf("config render.target envoy: %d GWP404, want 1", n)
+	}
+	if out, _, _ := run(t, "render", "-f", in, "-o", "json", "--config", cfg); strings.Contains(out, "dynamic_modules/simple_mutations") {
+		t.Error("config render.target envoy: render still used kgateway's transformation filter")
+	}
+	if n := unsupported("--config", cfg, "--target", "kgateway"); n != 0 {
+		t.Errorf("--target kgateway over the config: %d GWP404, want 0", n)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("render:\n  target: nginx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := run(t, "lint", "-f", in, "--config", bad); code != ExitUsage || !strings.Contains(errOut, "render.target must be one of") {
+		t.Errorf("render.target nginx: exit %d, %q", code, errOut)
+	}
+}

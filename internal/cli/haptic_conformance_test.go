@@ -178,7 +178,7 @@ func checkHAPTICCase(dir string) (bad []string, refused *bool, err error) {
 	cfg := &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
 		HAPTIC: hapticConfig(cs.ChartValues)}
 	c := Compile(&manifest.Set{Objects: objs}, cfg)
-	out, err := renderCompiled(c, targetFor(inferredTarget, c, nil), false)
+	out, err := renderPlatform(c, inferredTarget, false, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -44,6 +44,7 @@ counted in the summary.`,
 			if err := checkFormat(o.Output, "text", "json", "sarif", "github"); err != nil {
 				return err
 			}
+			o.Target = askedTarget(o.Target, cmd.Flags().Changed("target"), o.config)
 			if !cmd.Flags().Changed("fail-on") {
 				o.FailOn = o.config.Lint.FailOn
 			}

@@ -43,10 +43,11 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
   gwpol render -f manifests/ --target kgateway --merge-key kgateway
   gwpol render -f manifests/ --gateway infra/public --bootstrap --out envoy.yaml`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(o.Output, "yaml", "json"); err != nil {
 				return err
 			}
+			o.Target = askedTarget(o.Target, cmd.Flags().Changed("target"), o.config)
 			if err := checkChoice("--type", o.Type, "listener", "route", "cluster", "all"); err != nil {
 				return err
 			}
@@ -115,9 +116,8 @@ func runRender(o *renderOptions) error {
 	// stderr with them, in one sorted list.
 	report := compileErrors(c)
 	inputErr := c.inputResult() // taken now: c must not stay live below
-	target := targetFor(o.Target, c, gws)
 	releaseTopology(c)
-	out, err := renderCompiled(c, target, o.MergeKey == "kgateway", gws...)
+	out, err := renderPlatform(c, o.Target, o.MergeKey == "kgateway", gws)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func formatDiagLine(d diag.Diagnostic) string {
 // lintExtra gathers the findings render makes (GWP404, unsupported
 // capabilities of the target) for the lint report.
 func lintExtra(c *Compiled, target string) ([]diag.Diagnostic, error) {
-	out, err := renderCompiled(c, targetFor(target, c, nil), false)
+	out, err := renderPlatform(c, target, false, nil)
 	if err != nil {
 		return nil, err
 	}

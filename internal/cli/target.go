@@ -1,53 +1,86 @@
 package cli
 
-import "github.com/gwpol/gwpol/internal/render/envoy"
+import (
+	"slices"
 
-// inferredTarget is the --target default: the target is then the one the
-// rendered Gateways' GatewayClasses name.
+	"github.com/gwpol/gwpol/internal/render/envoy"
+)
+
+// inferredTarget is the --target default: each Gateway then gets the
+// target its GatewayClass's controller names (config render.target, when
+// set, is the default instead).
 const inferredTarget = "inferred"
 
 // targetFlagHelp describes --target for render and lint.
-const targetFlagHelp = "render target: envoy (upstream filters), kgateway (adds transformation and acl) or haptic (HAPTIC's route-policy features, WAF included); default: haptic when every Gateway's class is HAPTIC's controller, else envoy"
+const targetFlagHelp = "render target: envoy (upstream filters), kgateway (kgateway's build: adds transformation and acl) or haptic (HAPTIC's route-policy features, WAF included); default: config render.target, else each Gateway's from its GatewayClass controller (kgateway.dev/kgateway: kgateway; haproxy-haptic.org/controller: haptic), else envoy"
 
 // targetChoices are the values --target accepts.
 func targetChoices() []string { return append([]string{inferredTarget}, envoy.TargetNames()...) }
 
-// targetFor is the target asked for, or, when none was, the one whose data
-// plane the GatewayClasses of the Gateways rendered (all of them when
-// gateways is empty) name. Mixed or unknown classes, and kgateway's (whose
-// default rendering stays upstream Envoy), give envoy.
-func targetFor(asked string, c *Compiled, gateways []string) string {
+// askedTarget is the target the flag names when given, else config
+// render.target, else inferredTarget.
+func askedTarget(flag string, changed bool, cfg *Config) string {
+	if changed || cfg == nil || cfg.Render.Target == "" {
+		return flag
+	}
+	return cfg.Render.Target
+}
+
+// targetGroup is the Gateways (NAMESPACE/NAME) that render with one target.
+type targetGroup struct {
+	target   string
+	gateways []string
+}
+
+// targetGroups splits the Gateways to render (all when gateways is empty)
+// by target: the one asked for, or, when none was, each Gateway's own —
+// the target whose data plane its GatewayClass's controller is, envoy
+// when the class is unknown or not in the input.
+func targetGroups(asked string, c *Compiled, gateways []string) []targetGroup {
 	if asked != inferredTarget && asked != "" {
-		return asked
+		return []targetGroup{{target: asked, gateways: gateways}}
 	}
 	controllers := map[string]string{}
 	for _, gc := range c.Model.GatewayClasses {
 		controllers[gc.Name] = string(gc.Spec.ControllerName)
 	}
-	want := func(ns, name string) bool {
-		if len(gateways) == 0 {
-			return true
-		}
-		for _, g := range gateways {
-			if g == ns+"/"+name {
-				return true
-			}
-		}
-		return false
-	}
-	target := ""
+	byTarget := map[string][]string{}
 	for _, gw := range c.Model.Gateways {
-		if !want(gw.Namespace, gw.Name) {
+		name := gw.Namespace + "/" + gw.Name
+		if len(gateways) > 0 && !slices.Contains(gateways, name) {
 			continue
 		}
 		t := envoy.TargetForController(controllers[string(gw.Spec.GatewayClassName)])
-		if t == "" || (target != "" && t != target) {
-			return "envoy"
+		if t == "" {
+			t = "envoy"
 		}
-		target = t
+		byTarget[t] = append(byTarget[t], name)
 	}
-	if target == "" {
-		return "envoy"
+	if len(byTarget) <= 1 {
+		for t := range byTarget {
+			return []targetGroup{{target: t, gateways: gateways}}
+		}
+		return []targetGroup{{target: "envoy", gateways: gateways}}
 	}
-	return target
+	var out []targetGroup
+	for _, t := range envoy.TargetNames() {
+		if gws := byTarget[t]; len(gws) > 0 {
+			out = append(out, targetGroup{target: t, gateways: gws})
+		}
+	}
+	return out
+}
+
+// renderPlatform renders the Gateways, each group with its target, into
+// one output.
+func renderPlatform(c *Compiled, asked string, kgatewayKey bool, gateways []string) (*envoy.Output, error) {
+	var outs []*envoy.Output
+	for _, g := range targetGroups(asked, c, gateways) {
+		out, err := renderCompiled(c, g.target, kgatewayKey, g.gateways...)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+	}
+	return envoy.Combine(outs...), nil
 }

@@ -68,7 +68,7 @@ func capSet(extra ...string) map[string]bool {
 // the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
 	"envoy":    {Name: "envoy", Capabilities: capSet()},
-	"kgateway": {Name: "kgateway", Capabilities: capSet("transformation", "acl")},
+	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl")},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }
