@@ -55,6 +55,8 @@ type Broken struct {
 	Kind   policy.Kind
 	Code   string
 	Reason string
+	// Field is the policy field at fault ("" when the reference itself is).
+	Field string
 }
 
 // Attach resolves every policy of set against the graph.
@@ -229,7 +231,7 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 // policy still attaches, so its status names the rule's Gateways.
 func (r *Result) checkRule(rt *topology.Route, rule *topology.Rule, k policy.Kind, p *policy.Policy) {
 	if k.Spec().FailClosed && !p.IsValid() {
-		r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: p.Invalid[0].Code,
+		r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: p.Invalid[0].Code, Field: p.Invalid[0].Field,
 			Reason: fmt.Sprintf("%s %s/%s is not valid: %s", k.GroupKind().Kind, p.Obj.Namespace, p.Obj.Name, p.Invalid[0].Message)})
 	}
 	rc, ok := k.(policy.RuleChecker)
@@ -239,7 +241,7 @@ func (r *Result) checkRule(rt *topology.Route, rule *topology.Rule, k policy.Kin
 	for _, d := range rc.CheckRule(p, rt.Kind) {
 		d.Message += fmt.Sprintf(" (used by %s %s/%s rule %s)", rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Section())
 		r.Diagnostics = append(r.Diagnostics, d)
-		r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: d.Code, Reason: d.Message})
+		r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: d.Code, Reason: d.Message, Field: d.Field})
 	}
 }
 

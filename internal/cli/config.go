@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -23,16 +24,46 @@ type Config struct {
 	ValidationMode        string                       `mapstructure:"validationMode"`
 	PolicyMerge           map[string]map[string]string `mapstructure:"policyMerge"`
 	MaxFileSize           int64                        `mapstructure:"maxFileSize"`
-	PolicyDefinitions     string                       `mapstructure:"policyDefinitions"`
-	EngineManifest        string                       `mapstructure:"engineManifest"`
+	// StrictFields makes unknown fields errors (GWP102), as kubectl's
+	// strict field validation rejects such objects; false: warnings.
+	StrictFields      *bool  `mapstructure:"strictFields"` // nil: the default, true
+	PolicyDefinitions string `mapstructure:"policyDefinitions"`
+	EngineManifest    string `mapstructure:"engineManifest"`
 	// EngineManifests are the engine build manifests to load: the
 	// --engine-manifest flags when given, else EngineManifest.
-	EngineManifests []string       `mapstructure:"-"`
-	Lint            LintConfig     `mapstructure:"lint"`
-	WSO2            map[string]any `mapstructure:"wso2"`
+	EngineManifests []string   `mapstructure:"-"`
+	Lint            LintConfig `mapstructure:"lint"`
+	// Render is the render: section.
+	Render RenderConfig `mapstructure:"render"`
+	// Exclude are globs of input paths not to read (--exclude adds more).
+	Exclude          []string `mapstructure:"exclude"`
+	KgatewaySettings `mapstructure:",squash"`
+	WSO2             map[string]any `mapstructure:"wso2"`
+	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).
+	HAPTIC map[string]any `mapstructure:"haptic"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
+}
+
+// KgatewaySettings are kgateway's controller settings that change
+// translation, under the lower-camel-case names of kgateway's own, with
+// its defaults (DESIGN: controller settings).
+type KgatewaySettings struct {
+	EnableAuthMetadata                   bool  `mapstructure:"enableAuthMetadata"`
+	EnableExperimentalGatewayAPIFeatures bool  `mapstructure:"enableExperimentalGatewayAPIFeatures"`
+	WeightedRoutePrecedence              bool  `mapstructure:"weightedRoutePrecedence"`
+	EnableRouteSourceMetadata            bool  `mapstructure:"enableRouteSourceMetadata"`
+	EnableAwsEc2Discovery                bool  `mapstructure:"enableAwsEc2Discovery"`
+	DiscoveryNamespaceSelectors          []any `mapstructure:"discoveryNamespaceSelectors"`
+}
+
+// RenderConfig is the render: section.
+type RenderConfig struct {
+	// Target is the render target of render and of lint's capability
+	// checks (GWP404) when --target is not given; empty: inferred per
+	// Gateway from its GatewayClass.
+	Target string `mapstructure:"target"`
 }
 
 // LintConfig is the lint: section.
@@ -63,6 +94,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	v.SetDefault("validationMode", "Standard")
 	v.SetDefault("maxFileSize", 64<<20)
 	v.SetDefault("lint.failOn", "error")
+	v.SetDefault("enableExperimentalGatewayAPIFeatures", true)
 	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {
 		v.SetDefault(k, "")
 	}
@@ -81,6 +113,12 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 			}
 			return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
 		}
+		if err := checkConfigFile(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := checkConfigEnv(os.Environ()); err != nil {
+		return nil, nil, err
 	}
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
@@ -90,11 +128,18 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	if err := c.readWSO2(); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
 	}
-	if err := c.validate(); err != nil {
+	if err := c.readHAPTIC(); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
+	}
+	if err := c.validate(); err != nil {
+		// A bad value is a usage error like a bad flag value (exit 2).
+		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
 	}
 	return &c, v, nil
 }
+
+// lenientFields reports whether unknown fields are only warnings.
+func (c *Config) lenientFields() bool { return c.StrictFields != nil && !*c.StrictFields }
 
 func orEnv(path string) string {
 	if path == "" {
@@ -120,6 +165,9 @@ func (c *Config) validate() error {
 				return fmt.Errorf("policyMerge.%s.%s must be DeepMerge or ShallowMerge, not %q", kind, f, s)
 			}
 		}
+	}
+	if t := c.Render.Target; t != "" && !slices.Contains(targetChoices(), t) {
+		return fmt.Errorf("render.target must be one of %s, not %q", strings.Join(targetChoices(), ", "), t)
 	}
 	if _, err := diag.ParseSeverity(c.Lint.FailOn); err != nil {
 		return fmt.Errorf("lint.failOn: %v", err)

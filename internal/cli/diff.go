@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/diff"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/spf13/cobra"
@@ -50,11 +52,15 @@ does to traffic before it is applied.`,
 
 func runDiff(o *diffOptions) error {
 	load := func(path string) (*Compiled, error) {
-		set, err := manifest.Load([]string{path}, manifest.Options{Stdin: o.IO.In, Limits: manifest.Limits{MaxFileBytes: o.config.MaxFileSize}})
+		set, err := manifest.Load([]string{path}, o.loadOptions())
 		if err != nil {
 			return nil, err
 		}
-		return Compile(set, o.config), nil
+		c := Compile(set, o.config)
+		// Only what could not be read: the findings about the objects
+		// are lint's, and both sides would repeat them.
+		printDiagnostics(o.IO.ErrOut, slices.DeleteFunc(slices.Clone(set.Problems), func(d diag.Diagnostic) bool { return d.Severity != diag.Error }))
+		return c, nil
 	}
 	old, err := load(o.Old)
 	if err != nil {
@@ -71,6 +77,9 @@ func runDiff(o *diffOptions) error {
 		_, err = o.IO.Out.Write([]byte(diffText(rep)))
 	}
 	if err != nil {
+		return err
+	}
+	if err := firstErr(old.inputResult(), new.inputResult()); err != nil {
 		return err
 	}
 	if o.ExitCode && len(rep.Changes) > 0 {

@@ -248,19 +248,28 @@ func TestOutFileAtomic(t *testing.T) {
 		t.Fatalf("output file: %v, %v", st, err)
 	}
 	bad := filepath.Join(dir, "bad.json")
-	if _, _, code := run(t, "status", "-f", "testdata/bad/malformed.yaml", "--out", bad); code != ExitInput {
-		t.Fatalf("malformed input: exit %d", code)
+	if _, _, code := run(t, "status", "-f", "testdata/bad/does-not-exist.yaml", "--out", bad); code != ExitInput {
+		t.Fatalf("missing input: exit %d", code)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("a failed run left files behind: %v", entries)
 	}
+	// Input that is partly unreadable still gets its output, complete,
+	// and exit code 3.
+	partial := filepath.Join(dir, "partial.json")
+	if _, _, code := run(t, "status", "-f", "testdata/examples", "-f", "testdata/bad/malformed.yaml", "-o", "json", "--out", partial); code != ExitInput {
+		t.Fatalf("partly malformed input: exit %d, want 3", code)
+	}
+	if data, err := os.ReadFile(partial); err != nil || !json.Valid(data) {
+		t.Errorf("partial output: %v (valid JSON: %v)", err, json.Valid(data))
+	}
 }
 
 // TestOtherToolsFilesSkipped: a directory with a kubebuilder
 // kustomization.yaml beside the manifests is read by every command; the
-// kustomization is a GWP105 info finding in lint, never an abort (it was
-// exit 3, "object has no kind").
+// kustomization is a GWP107 info finding in lint (the file holds no
+// Kubernetes object), never an abort (it was exit 3, "object has no kind").
 func TestOtherToolsFilesSkipped(t *testing.T) {
 	for _, cmd := range []string{"lint", "status", "render", "explain"} {
 		args := []string{cmd, "-f", "testdata/kustomize"}
@@ -281,7 +290,7 @@ func TestOtherToolsFilesSkipped(t *testing.T) {
 	for _, d := range rep.Diagnostics {
 		got = append(got, fmt.Sprintf("%s %s %s:%d:%d", d.Code, d.Severity, d.File, d.Line, d.Column))
 	}
-	want := []string{"GWP105 info " + filepath.Join("testdata", "kustomize", "config", "default", "kustomization.yaml") + ":3:1"}
+	want := []string{"GWP107 info " + filepath.Join("testdata", "kustomize", "config", "default", "kustomization.yaml") + ":1:1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("lint findings = %v, want %v", got, want)
 	}

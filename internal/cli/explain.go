@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -102,9 +103,10 @@ func runExplain(o *explainOptions) error {
 	if err != nil {
 		return err
 	}
+	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	if strings.HasPrefix(strings.ToLower(o.Target), "restapi/") || strings.HasPrefix(strings.ToLower(o.Target), "restapis/") {
 		if explainRestAPIHook != nil {
-			return explainRestAPIHook(o, c)
+			return firstErr(explainRestAPIHook(o, c), c.inputResult())
 		}
 		return usageError("restapi targets need the WSO2 policy kind")
 	}
@@ -122,12 +124,12 @@ func runExplain(o *explainOptions) error {
 		return err
 	}
 	if o.Output == "json" {
-		return writeData(o.globalOptions, "", "json", rep)
+		return firstErr(writeData(o.globalOptions, "", "json", rep), c.inputResult())
 	}
 	var b bytes.Buffer
 	writeExplainText(&b, rep, o.IO.Color())
 	_, err = o.IO.Out.Write(b.Bytes())
-	return err
+	return firstErr(err, c.inputResult())
 }
 
 var explainRestAPIHook = runExplainRestAPI
@@ -154,12 +156,26 @@ func explainNotes(c *Compiled) func(*topology.Route, *topology.Rule) []string {
 			}
 			notes = append(notes, fmt.Sprintf("runtime identity of this rule: %s; policy %s has identity %s",
 				id.RuleIdentity(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Index), a.Policy.ID(), id.PolicyIdentity(a.Policy)))
-			if others := users[a.Policy]; len(others) > 1 {
-				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share one rate-limit budget", a.Policy.ID(), len(others), strings.Join(others, ", ")))
+			if others, shared := users[a.Policy], id.SharedState(a.Policy); len(others) > 1 && shared != "" {
+				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share %s", a.Policy.ID(), len(others), strings.Join(others, ", "), shared))
 			}
 		}
+		notes = append(notes, noEffectNotes(c, rt, rule)...)
 		return append(notes, wso2Notes(rt, rule)...)
 	}
+}
+
+// noEffectNotes names the policies attached to a rule or its route that
+// set nothing: status calls them Attached, and the fields above cannot
+// show what is not there.
+func noEffectNotes(c *Compiled, rt *topology.Route, rule *topology.Rule) []string {
+	var notes []string
+	for _, a := range slices.Concat(c.Result.Attach.Rule[rule], c.Result.Attach.Route[rt]) {
+		if a.Policy.NoEffect() {
+			notes = append(notes, fmt.Sprintf("%s attaches here but sets no field that takes effect: no effect", a.Policy.ID()))
+		}
+	}
+	return slices.Compact(notes)
 }
 
 func explainTarget(c *Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {
@@ -264,35 +280,7 @@ func routeNames(g *topology.Graph, kind string) []string {
 
 // closest returns the candidate nearest to s by edit distance, when near
 // enough to be a plausible typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := levenshtein(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
+func closest(s string, candidates []string) string { return diag.Nearest(s, candidates) }
 
 // shortID drops the policy group for table cells: TrafficPolicy/ns/name.
 func shortID(id string) string {

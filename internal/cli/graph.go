@@ -44,9 +44,10 @@ func runGraph(o *graphOptions) error {
 	if err != nil {
 		return err
 	}
+	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	text := graph.DOT(c.Result)
 	if o.Output == "mermaid" {
 		text = graph.Mermaid(c.Result)
 	}
-	return writeOut(o.globalOptions, o.Out, []byte(text))
+	return firstErr(writeOut(o.globalOptions, o.Out, []byte(text)), c.inputResult())
 }

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/lint"
-	"github.com/owenrumney/go-sarif/v2/sarif"
 	"github.com/spf13/cobra"
 )
 
@@ -46,11 +44,15 @@ counted in the summary.`,
 			if err := checkFormat(o.Output, "text", "json", "sarif", "github"); err != nil {
 				return err
 			}
+			o.Target = askedTarget(o.Target, cmd.Flags().Changed("target"), o.config)
 			if !cmd.Flags().Changed("fail-on") {
 				o.FailOn = o.config.Lint.FailOn
 			}
 			if _, err := diag.ParseSeverity(o.FailOn); err != nil {
 				return usageError("--fail-on: %v", err)
+			}
+			if err := checkChoice("--target", o.Target, targetChoices()...); err != nil {
+				return err
 			}
 			if run != nil {
 				return run(o)
@@ -62,11 +64,11 @@ counted in the summary.`,
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, sarif or github")
 	f.StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or none")
 	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (text or json) and exit")
-	f.StringVar(&o.Target, "target", "envoy", "render target whose capabilities GWP404 checks: envoy or kgateway")
+	f.StringVar(&o.Target, "target", inferredTarget, "GWP404 checks the capabilities of this "+targetFlagHelp)
 	f.StringVar(&o.Out, "out", "", "write the report to this file (atomically) instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json", "sarif", "github"))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletions("error", "warning", "info", "none"))
-	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions("envoy", "kgateway"))
+	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
 	return cmd
 }
 
@@ -101,6 +103,9 @@ func runLint(o *lintOptions) error {
 	}
 	if err := writeOut(o.globalOptions, o.Out, b.Bytes()); err != nil {
 		return err
+	}
+	if err := c.inputResult(); err != nil {
+		return err // exit 3 in every format, after the report
 	}
 	threshold, _ := diag.ParseSeverity(o.FailOn)
 	if threshold != diag.None && rep.AtLeast(threshold) {
@@ -151,44 +156,6 @@ func writeLintJSON(w io.Writer, rep *lint.Report) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
-}
-
-func writeSARIF(w io.Writer, rep *lint.Report) error {
-	report, err := sarif.New(sarif.Version210)
-	if err != nil {
-		return err
-	}
-	run := sarif.NewRunWithInformationURI("gwpol", "https://github.com/gwpol/gwpol")
-	used := map[string]bool{}
-	for _, d := range rep.Diagnostics {
-		used[d.Code] = true
-	}
-	for _, r := range lint.Rules() {
-		if !used[r.Code] {
-			continue
-		}
-		run.AddRule(r.Code).WithName(r.Name).WithShortDescription(sarif.NewMultiformatMessageString(r.Title)).
-			WithFullDescription(sarif.NewMultiformatMessageString(r.Doc)).WithHelp(sarif.NewMultiformatMessageString(r.Doc)).
-			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevel(r.Severity)))
-	}
-	for _, d := range rep.Diagnostics {
-		region := sarif.NewRegion().WithStartLine(max(d.Pos.Line, 1)).WithStartColumn(max(d.Pos.Col, 1))
-		loc := sarif.NewPhysicalLocation().WithArtifactLocation(sarif.NewSimpleArtifactLocation(filepath.ToSlash(d.Pos.File))).WithRegion(region)
-		run.CreateResultForRule(d.Code).WithLevel(sarifLevel(d.Severity)).WithMessage(sarif.NewTextMessage(d.Message)).
-			AddLocation(sarif.NewLocationWithPhysicalLocation(loc))
-	}
-	report.AddRun(run)
-	return report.PrettyWrite(w)
-}
-
-func sarifLevel(s diag.Severity) string {
-	switch s {
-	case diag.Error:
-		return "error"
-	case diag.Warning:
-		return "warning"
-	}
-	return "note"
 }
 
 func writeGitHub(w io.Writer, rep *lint.Report) {
@@ -248,7 +215,8 @@ func RulesTable() string {
 	var b strings.Builder
 	b.WriteString("| code | severity | name | finding |\n|---|---|---|---|\n")
 	for _, r := range lint.Rules() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Code, r.Severity, r.Name, r.Title)
+		// The anchor is each rule's stable helpUri in SARIF (ruleHelpURI).
+		fmt.Fprintf(&b, "| <a id=\"%s\"></a>%s | %s | %s | %s |\n", strings.ToLower(r.Code), r.Code, r.Severity, r.Name, r.Title)
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
@@ -59,7 +60,7 @@ type Compiled struct {
 func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	var ds []diag.Diagnostic
 	if c.Set != nil {
-		ds = append(ds, c.Set.Skipped...)
+		ds = append(ds, c.Set.Problems...)
 	}
 	ds = append(ds, c.Model.Diagnostics...)
 	ds = append(ds, c.Graph.Diagnostics...)
@@ -74,6 +75,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	}
 	ds = append(ds, c.systemDiags...)
 	ds = append(ds, c.generatedDiags...)
+	ds = append(ds, hapticDeploymentDiags(c)...)
 	return diag.Sort(ds)
 }
 
@@ -85,6 +87,7 @@ func (c *Config) PolicyConfig() policy.Config {
 		ValidationMode:        c.ValidationMode,
 		PolicyMerge:           map[string]string{},
 		Values:                map[string]any{},
+		LenientFields:         c.lenientFields(),
 	}
 	for kind, fields := range c.PolicyMerge {
 		for f, s := range fields {
@@ -93,6 +96,9 @@ func (c *Config) PolicyConfig() policy.Config {
 	}
 	for k, v := range c.WSO2 {
 		pc.Values["wso2."+k] = v
+	}
+	for k, v := range c.HAPTIC {
+		pc.Values[haptic.ConfigPrefix+k] = v
 	}
 	return pc
 }
@@ -109,7 +115,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	}
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds()})
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.lenientFields()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
@@ -126,8 +132,11 @@ func (g *globalOptions) compile() (*Compiled, error) {
 	if err := g.requireFiles(); err != nil {
 		return nil, err
 	}
-	set, err := manifest.Load(g.Files, manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize}})
+	set, err := manifest.Load(g.Files, g.loadOptions())
 	if err != nil {
+		return nil, err
+	}
+	if err := g.requireObjects(set); err != nil {
 		return nil, err
 	}
 	v, err := loadVersions(g.config)
@@ -135,4 +144,55 @@ func (g *globalOptions) compile() (*Compiled, error) {
 		return nil, err
 	}
 	return CompileWith(set, g.config, v), nil
+}
+
+// requireObjects fails when the inputs hold no Kubernetes object at all:
+// an empty directory, a 0-byte file or empty stdin would otherwise lint
+// clean, and a CI gate pointed at the wrong path would pass for ever.
+func (g *globalOptions) requireObjects(set *manifest.Set) error {
+	if len(set.Objects) > 0 || g.AllowEmpty || set.Unreadable() {
+		return nil // an unreadable input is reported as such, after the output
+	}
+	return diag.Errorf(diag.Invalid, "no Kubernetes objects found in %s: give files with apiVersion and kind, or --allow-empty where no input is fine",
+		strings.Join(displayPaths(g.Files), ", "))
+}
+
+func displayPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			p = manifest.StdinName
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// loadOptions are the manifest loader's settings from flags and config.
+func (g *globalOptions) loadOptions() manifest.Options {
+	return manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize},
+		Exclude: slices.Concat(g.config.Exclude, g.Exclude)}
+}
+
+// errUnreadable ends a run whose output was written but some of whose
+// input could not be read (exit 3): the findings already name each file.
+var errUnreadable = diag.Errorf(diag.Invalid, "some input could not be read (GWP100 findings above); the output covers the rest")
+
+// firstErr is the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inputResult is what a command returns once its output is written: nil,
+// or errUnreadable when part of the input was unreadable.
+func (c *Compiled) inputResult() error {
+	if c.Set != nil && c.Set.Unreadable() {
+		return errUnreadable
+	}
+	return nil
 }

@@ -46,14 +46,15 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
   gwpol render -f manifests/ --target kgateway --merge-key kgateway
   gwpol render -f manifests/ --gateway infra/public --bootstrap --out envoy.yaml`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(o.Output, "yaml", "json"); err != nil {
 				return err
 			}
+			o.Target = askedTarget(o.Target, cmd.Flags().Changed("target"), o.config)
 			if err := checkChoice("--type", o.Type, "listener", "route", "cluster", "all"); err != nil {
 				return err
 			}
-			if err := checkChoice("--target", o.Target, envoy.TargetNames()...); err != nil {
+			if err := checkChoice("--target", o.Target, targetChoices()...); err != nil {
 				return err
 			}
 			if err := checkChoice("--merge-key", o.MergeKey, "gwpol", "kgateway"); err != nil {
@@ -77,11 +78,11 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
 	f.StringVar(&o.Gateway, "gateway", "", "render only this Gateway (NAMESPACE/NAME)")
 	f.BoolVar(&o.Bootstrap, "bootstrap", false, "print one complete static Envoy bootstrap per Gateway (admin on 127.0.0.1:19000)")
 	f.StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout")
-	f.StringVar(&o.Target, "target", "envoy", "render target: envoy (upstream filters) or kgateway (adds transformation and acl)")
+	f.StringVar(&o.Target, "target", inferredTarget, targetFlagHelp)
 	f.StringVar(&o.MergeKey, "merge-key", "gwpol", "metadata key style: gwpol (merge.<group>/<kind>) or kgateway (merge.<kind>.<group>)")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("yaml", "json"))
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletions("listener", "route", "cluster", "all"))
-	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(envoy.TargetNames()...))
+	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
 	_ = cmd.RegisterFlagCompletionFunc("merge-key", fixedCompletions("gwpol", "kgateway"))
 	return cmd
 }
@@ -114,18 +115,13 @@ func runRender(o *renderOptions) error {
 	if o.Gateway != "" {
 		gws = []string{o.Gateway}
 	}
-	// Errors found while compiling (an object that did not decode, a
-	// reference that does not resolve) shape the config as much as render's
-	// own: they go to stderr too, so nothing is left out silently.
-	var report []diag.Diagnostic
-	for _, d := range c.Diagnostics() {
-		if d.Severity == diag.Error {
-			report = append(report, d)
-		}
-	}
+	// Compile errors shape the config as much as render's own: they go to
+	// stderr with them, in one sorted list.
+	report := compileErrors(c)
+	inputErr := c.inputResult() // taken now: c must not stay live below
 	noGateways := noGatewaysNote(c)
 	releaseTopology(c)
-	out, err := renderCompiled(c, o.Target, o.MergeKey == "kgateway", gws...)
+	out, err := renderPlatform(c, o.Target, o.MergeKey == "kgateway", gws)
 	if err != nil {
 		return err
 	}
@@ -133,25 +129,23 @@ func runRender(o *renderOptions) error {
 	// the collector reclaim the model and what is left of the parsed input
 	// while the output is written.
 	out = out.Resources()
-	for _, d := range diag.Sort(append(report, out.Diagnostics...)) {
-		o.IO.ErrOut.Write([]byte(formatDiagLine(d) + "\n"))
-	}
+	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
 	if noGateways != "" {
 		fmt.Fprintln(o.IO.ErrOut, noGateways)
 	}
 	if !o.Bootstrap {
-		return writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
+		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
 			if o.Output == "json" {
 				return out.WriteJSON(w, envoy.ResourceType(o.Type))
 			}
 			return out.WriteYAML(w, envoy.ResourceType(o.Type))
-		})
+		}), inputErr)
 	}
 	data, err := out.MarshalBootstraps(o.Output)
 	if err != nil {
 		return err
 	}
-	return writeOut(o.globalOptions, o.Out, data)
+	return firstErr(writeOut(o.globalOptions, o.Out, data), inputErr)
 }
 
 // noGatewaysNote says why render has nothing to emit when the input holds
@@ -200,6 +194,26 @@ var releasable = map[model.GroupKind]bool{
 	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
 }
 
+// compileErrors are the errors found while compiling (an object that did
+// not decode, a duplicate, a reference that does not resolve): every view
+// prints them on stderr, so nothing it shows was shaped silently.
+func compileErrors(c *Compiled) []diag.Diagnostic {
+	var report []diag.Diagnostic
+	for _, d := range c.Diagnostics() {
+		if d.Severity == diag.Error {
+			report = append(report, d)
+		}
+	}
+	return report
+}
+
+// printDiagnostics writes findings to stderr, one plain line each.
+func printDiagnostics(w io.Writer, ds []diag.Diagnostic) {
+	for _, d := range diag.Sort(ds) {
+		io.WriteString(w, formatDiagLine(d)+"\n")
+	}
+}
+
 // formatDiagLine is one diagnostic as a plain stderr line.
 func formatDiagLine(d diag.Diagnostic) string {
 	pos := d.Pos.String()
@@ -215,7 +229,7 @@ func formatDiagLine(d diag.Diagnostic) string {
 // lintExtra gathers the findings render makes (GWP404, unsupported
 // capabilities of the target) for the lint report.
 func lintExtra(c *Compiled, target string) ([]diag.Diagnostic, error) {
-	out, err := renderCompiled(c, target, false)
+	out, err := renderPlatform(c, target, false, nil)
 	if err != nil {
 		return nil, err
 	}

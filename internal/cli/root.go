@@ -30,6 +30,12 @@ type globalOptions struct {
 	// policyDefinitions and engineManifest (WSO2 policy versions).
 	PolicyDefinitions string
 	EngineManifests   []string
+	// AllowEmpty accepts inputs with no Kubernetes object in them.
+	AllowEmpty bool
+	// Exclude are globs of input paths not to read, with config exclude.
+	Exclude []string
+	// StrictFields overrides config strictFields when given.
+	StrictFields bool
 
 	config *Config
 }
@@ -66,6 +72,9 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.StringVar(&g.PolicyDefinitions, "policy-definitions", "", "directory of WSO2 policy definitions (policy-definition.yaml) that policy versions resolve against (config policyDefinitions)")
 	pf.StringArrayVar(&g.EngineManifests, "engine-manifest", nil, "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest); repeatable: the files together are one engine build (e.g. with system-build-lock.yaml)")
+	pf.StringArrayVar(&g.Exclude, "exclude", nil, "glob of input paths not to read (repeatable; * within a path segment, ** across them; config exclude)")
+	pf.BoolVar(&g.StrictFields, "strict-fields", true, "report unknown fields as errors, as kubectl's strict field validation rejects them (config strictFields); --strict-fields=false: warnings")
+	pf.BoolVar(&g.AllowEmpty, "allow-empty", false, "accept inputs that hold no Kubernetes object (default: exit 3, so a CI gate pointed at the wrong path fails)")
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
@@ -94,6 +103,9 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	}
 	if g.Namespace != "" {
 		c.Namespace = g.Namespace
+	}
+	if cmd.Flags().Changed("strict-fields") {
+		c.StrictFields = &g.StrictFields
 	}
 	// Paths in the config file are relative to it; flags to the working
 	// directory.

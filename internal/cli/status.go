@@ -45,6 +45,7 @@ func runStatus(o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName})
-	return writeData(o.globalOptions, o.Out, o.Output, rep)
+	return firstErr(writeData(o.globalOptions, o.Out, o.Output, rep), c.inputResult())
 }

@@ -49,9 +49,31 @@ type Config struct {
 // Report is the result of a run.
 type Report struct {
 	Diagnostics []diag.Diagnostic
-	Suppressed  int
-	Skipped     []string
+	// Suppressed counts the findings an ignore rule or annotation hid;
+	// SuppressedFindings are those findings, for formats that carry them
+	// (SARIF shows them as suppressed, so a code-scanning UI can tell a
+	// reviewed finding from a fixed one).
+	Suppressed         int
+	SuppressedFindings []SuppressedFinding
+	Skipped            []string
 }
+
+// SuppressedFinding is a finding hidden by the user, and how.
+type SuppressedFinding struct {
+	diag.Diagnostic
+	By Suppression
+}
+
+// Suppression says where a finding was suppressed.
+type Suppression int
+
+// The two places a user suppresses findings.
+const (
+	// ByConfig is an ignore entry in the config file.
+	ByConfig Suppression = iota + 1
+	// ByAnnotation is the gwpol.dev/ignore annotation on the object.
+	ByAnnotation
+)
 
 // Count returns the number of findings at a severity.
 func (r *Report) Count(s diag.Severity) int {
@@ -89,42 +111,46 @@ func Run(in *Input, cfg Config) *Report {
 			if s, ok := cfg.Severity[r.Code]; ok {
 				d.Severity = s
 			}
-			if suppressed(in, cfg, d) {
+			if by := suppressedBy(in, cfg, d); by != 0 {
 				rep.Suppressed++
+				rep.SuppressedFindings = append(rep.SuppressedFindings, SuppressedFinding{Diagnostic: d, By: by})
 				continue
 			}
 			rep.Diagnostics = append(rep.Diagnostics, d)
 		}
 	}
 	rep.Diagnostics = diag.Sort(rep.Diagnostics)
+	slices.SortStableFunc(rep.SuppressedFindings, func(a, b SuppressedFinding) int { return a.Diagnostic.Compare(b.Diagnostic) })
 	return rep
 }
 
-func suppressed(in *Input, cfg Config, d diag.Diagnostic) bool {
+// suppressedBy says whether the config or the object's annotation hides
+// d (0: neither).
+func suppressedBy(in *Input, cfg Config, d diag.Diagnostic) Suppression {
 	for _, ig := range cfg.Ignore {
 		if !strings.EqualFold(ig.Code, d.Code) {
 			continue
 		}
 		if ig.Object == "" {
-			return true
+			return ByConfig
 		}
 		if ok, _ := path.Match(ig.Object, d.Object.String()); ok {
-			return true
+			return ByConfig
 		}
 	}
 	if in.Result == nil {
-		return false
+		return 0
 	}
 	o, ok := in.Result.Graph.Model.Object(model.Key{Group: d.Object.Group, Kind: d.Object.Kind, Namespace: d.Object.Namespace, Name: d.Object.Name})
 	if !ok {
-		return false
+		return 0
 	}
 	for _, c := range strings.Split(o.Annotations[IgnoreAnnotation], ",") {
 		if strings.EqualFold(strings.TrimSpace(c), d.Code) {
-			return true
+			return ByAnnotation
 		}
 	}
-	return false
+	return 0
 }
 
 // stageRule is a rule whose findings a pipeline stage makes.

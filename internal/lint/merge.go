@@ -18,7 +18,7 @@ func mergeRules() []Rule {
 		{Code: "GWP302", Name: "policy-merged", Title: "policy Merged: some of its fields lose on some target (names them)",
 			Doc: "Some of the policy's fields are won by other policies at a target; the rest take effect (status Merged).", Severity: diag.Info, Run: merged},
 		{Code: "GWP303", Name: "precedence-by-name", Title: "precedence between two policies decided only by name",
-			Doc: "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name.", Severity: diag.Warning, Run: tiesByName},
+			Doc: "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation (kgateway.dev/policy-weight) instead.", Severity: diag.Warning, Run: tiesByName},
 		{Code: "GWP304", Name: "gateway-field-shadowed", Title: "a gateway-level field is shadowed on these routes by a route-level policy",
 			Doc: "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins).", Severity: diag.Info, Run: shadowed},
 	}
@@ -100,17 +100,25 @@ func tiesByName(in *Input) []diag.Diagnostic {
 					continue
 				}
 				seen[k] = true
-				decide := "creationTimestamp"
-				if w := tie.Second.Policy.Kind.Spec().WeightAnnotation; w != "" {
-					decide += " or the " + w + " annotation"
-				}
-				d := tie.Second.Policy.Diag("", 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them (%s wins). Add %s to decide it",
-					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID(), decide)
+				d := tie.Second.Policy.Diag("", 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them here (%s wins). %s",
+					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID(), tieHint(tie.Second.Policy))
 				out = append(out, d)
 			}
 		}
 	})
 	return out
+}
+
+// tieHint is the advice for a tie only names decide. creationTimestamp
+// is set by the API server, never by a manifest: in a cluster the policy
+// created first wins, an order a repository cannot control, so the
+// advice is the weight annotation where the kind has one.
+func tieHint(p *policy.Policy) string {
+	const cluster = "In a cluster the older creationTimestamp would decide, which the API server sets and a repository cannot control"
+	if w := p.Kind.Spec().WeightAnnotation; w != "" {
+		return fmt.Sprintf("Set the %s annotation (higher wins) on the policy that should win. %s", w, cluster)
+	}
+	return cluster + "; make their fields disjoint or merge them into one policy"
 }
 
 func shadowed(in *Input) []diag.Diagnostic {

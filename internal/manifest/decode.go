@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +32,26 @@ func (o *Object) DecodeStrict(v any) ([]UnknownField, error) {
 	return o.decode("", v, true)
 }
 
+// DecodeAll is DecodeStrict that does not stop at the first value that
+// does not fit: it reports every one, each at its own position, and
+// decodes everything else, so one run shows every mistake of a document.
+func (o *Object) DecodeAll(v any) ([]UnknownField, []error) {
+	d, err := o.newDecoder("", v, true)
+	if err != nil {
+		return nil, []error{err}
+	}
+	d.collect = true
+	d.errs = appendErr(d.errs, d.value(d.root, d.rv.Elem(), planFor(d.rv.Elem().Type())))
+	return d.unknowns, d.errs
+}
+
+func appendErr(errs []error, err error) []error {
+	if err == nil {
+		return errs
+	}
+	return append(errs, err)
+}
+
 // A decoder goes from the YAML tree straight into Go values, reading them as
 // encoding/json would read the object's JSON form (see writeJSON), except
 // that keys match field names exactly, as in Kubernetes' decoder. Values
@@ -44,6 +66,10 @@ type decoder struct {
 	steps    []step // where the walk is below base
 	strict   bool   // whether unknown keys are wanted
 	unknowns []UnknownField
+	collect  bool    // whether to go on past values that do not fit
+	errs     []error // those values' errors, when collecting
+	root     *yaml.Node
+	rv       reflect.Value
 	buf      bytes.Buffer // JSON for encoding/json, reused
 	stepBuf  [16]step
 }
@@ -56,6 +82,17 @@ type step struct {
 }
 
 func (o *Object) decode(path string, v any, strict bool) ([]UnknownField, error) {
+	d, err := o.newDecoder(path, v, strict)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.value(d.root, d.rv.Elem(), planFor(d.rv.Elem().Type())); err != nil {
+		return nil, err
+	}
+	return d.unknowns, nil
+}
+
+func (o *Object) newDecoder(path string, v any, strict bool) (*decoder, error) {
 	n := o.tree()
 	if path != "" {
 		if n = o.Lookup(path); n == nil {
@@ -67,12 +104,19 @@ func (o *Object) decode(path string, v any, strict bool) ([]UnknownField, error)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil, Errorf(o.posOf(n), "%s %s: %v", o.Kind, o.Name, &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)})
 	}
-	d := &decoder{o: o, base: path, strict: strict}
+	d := &decoder{o: o, base: path, strict: strict, root: n, rv: rv}
 	d.steps = d.stepBuf[:0]
-	if err := d.value(n, rv.Elem(), planFor(rv.Elem().Type())); err != nil {
-		return nil, err
+	return d, nil
+}
+
+// settle is where a value's error goes: back to the caller, or, when
+// collecting, onto the list while the walk goes on with the next value.
+func (d *decoder) settle(err error) error {
+	if err == nil || !d.collect {
+		return err
 	}
-	return d.unknowns, nil
+	d.errs = append(d.errs, err)
+	return nil
 }
 
 func (d *decoder) value(n *yaml.Node, v reflect.Value, p *plan) error {
@@ -175,7 +219,7 @@ func (d *decoder) object(n *yaml.Node, v reflect.Value, p *plan) error {
 	var err error
 	eachPair(n, func(k, val *yaml.Node) {
 		if err == nil {
-			err = d.field(k, val, v, p)
+			err = d.settle(d.field(k, val, v, p))
 		}
 	})
 	return err
@@ -186,7 +230,7 @@ func (d *decoder) field(k, n *yaml.Node, v reflect.Value, p *plan) error {
 	f, ok := p.fields[key]
 	if !ok {
 		if d.strict {
-			d.unknowns = append(d.unknowns, UnknownField{Path: joinPath(d.path(), key), Pos: d.o.posOf(k)})
+			d.unknowns = append(d.unknowns, UnknownField{Path: joinPath(d.path(), key), Pos: d.o.posOf(k), Known: p.keys()})
 		}
 		return nil
 	}
@@ -225,7 +269,7 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, p *plan) error {
 		key.SetString(name)
 		elem.SetZero()
 		d.steps = append(d.steps, step{key: name, index: -1})
-		err = d.value(val, elem, p.elem)
+		err = d.settle(d.value(val, elem, p.elem))
 		d.steps = d.steps[:len(d.steps)-1]
 		v.SetMapIndex(key, elem)
 	})
@@ -243,7 +287,7 @@ func (d *decoder) list(n *yaml.Node, v reflect.Value, p *plan) error {
 	v.SetLen(len(n.Content))
 	for i, c := range n.Content {
 		d.steps = append(d.steps, step{index: i})
-		err := d.value(c, v.Index(i), p.elem)
+		err := d.settle(d.value(c, v.Index(i), p.elem))
 		d.steps = d.steps[:len(d.steps)-1]
 		if err != nil {
 			return err
@@ -313,7 +357,12 @@ func (d *decoder) jsonError(n *yaml.Node, err error) error {
 }
 
 func (d *decoder) typeError(n *yaml.Node, path string, t reflect.Type, got string) error {
-	return Errorf(d.o.posOf(n), "%s %s: %s must be %s, not %s", d.o.Kind, d.o.Name, path, jsonTypeName(t), got)
+	err := Errorf(d.o.posOf(n), "%s %s: %s must be %s, not %s", d.o.Kind, d.o.Name, path, jsonTypeName(t), got)
+	var pe *PosError
+	if errors.As(err, &pe) {
+		pe.Field = path
+	}
+	return err
 }
 
 // jsonTypeName says what JSON a Go type takes, for messages.
@@ -362,6 +411,17 @@ type plan struct {
 	how    how
 	elem   *plan                 // pointers, slices and maps
 	fields map[string]*fieldPlan // structs, by exact JSON key
+}
+
+// keys are the JSON keys a struct plan knows, sorted: what an unknown key
+// is compared with for "did you mean".
+func (p *plan) keys() []string {
+	keys := make([]string, 0, len(p.fields))
+	for k := range p.fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 type fieldPlan struct {

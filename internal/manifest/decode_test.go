@@ -589,3 +589,60 @@ spec:
 		}
 	})
 }
+
+// TestDecodeAll: every value that does not fit is reported at its own
+// position in one run, and the rest of the object still decodes.
+func TestDecodeAll(t *testing.T) {
+	src := `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  ports:
+  - port: eighty
+  - port: 81
+    name: 7
+  - port: 82
+  clusterIP: None
+  selectr: {app: web}
+`
+	objs, err := Parse("svc.yaml", []byte(src), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svc struct {
+		metav1.TypeMeta `json:",inline"`
+		Metadata        metav1.ObjectMeta `json:"metadata"`
+		Spec            struct {
+			Ports []struct {
+				Port int32  `json:"port"`
+				Name string `json:"name"`
+			} `json:"ports"`
+			ClusterIP string            `json:"clusterIP"`
+			Selector  map[string]string `json:"selector"`
+		} `json:"spec"`
+	}
+	unknown, errs := objs[0].DecodeAll(&svc)
+	var got []string
+	for _, err := range errs {
+		var pe *PosError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%v is not a *PosError", err)
+		}
+		got = append(got, pe.Pos.String()+" "+pe.Msg)
+	}
+	want := []string{
+		"svc.yaml:8:11 Service web: spec.ports[0].port must be a number, not string",
+		"svc.yaml:10:11 Service web: spec.ports[1].name must be a string, not number",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if len(unknown) != 1 || unknown[0].Path != "spec.selectr" || unknown[0].Suggestion() != "selector" {
+		t.Errorf("unknown = %+v, want spec.selectr (did you mean selector)", unknown)
+	}
+	if svc.Metadata.Labels["app"] != "web" || svc.Spec.ClusterIP != "None" || len(svc.Spec.Ports) != 3 || svc.Spec.Ports[2].Port != 82 {
+		t.Errorf("the values that fit were not decoded: %+v", svc)
+	}
+}

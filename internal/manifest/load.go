@@ -51,17 +51,29 @@ func (l Limits) withDefaults() Limits {
 type Options struct {
 	Limits Limits
 	Stdin  io.Reader // read for the path "-"
+	// Exclude are globs of paths not to read (--exclude).
+	Exclude []string
 }
 
 // Set is everything read from the inputs, in input order: files sorted by
 // path within each directory, documents in file order.
 type Set struct {
 	Objects []*Object
-	// Skipped are the documents that are not Kubernetes objects (a
-	// kustomization.yaml, a Helm Chart.yaml: mappings without a kind), as
-	// GWP105 info findings: a directory of manifests often holds such
-	// files, and they must not stop the run.
-	Skipped []diag.Diagnostic
+	// Problems are the files and documents that could not be read
+	// (CodeUnreadable) and the files skipped as no manifests
+	// (CodeNotManifest, CodeTemplate), in input order.
+	Problems []diag.Diagnostic
+}
+
+// Unreadable reports whether some input could not be read: the run's
+// exit code is then 3, after its output.
+func (s *Set) Unreadable() bool {
+	for _, p := range s.Problems {
+		if p.Code == CodeUnreadable {
+			return true
+		}
+	}
+	return false
 }
 
 // StdinName is how stdin appears in positions.
@@ -71,35 +83,37 @@ const StdinName = "<stdin>"
 var inputExts = []string{".yaml", ".yml", ".json"}
 
 // Load reads every path (file, directory walked recursively, or "-" for
-// stdin). It fails on the first unreadable or unparseable input, naming the
-// file, line and column: a half-read manifest set would give wrong answers.
+// stdin). A path that does not exist fails it. A file that cannot be read,
+// or a document that does not parse, is a problem of the set, named by
+// file, line and column, and everything else is still read: one broken
+// file must not hide the findings about the others (callers exit 3 after
+// their output, as a half-read set may give wrong answers).
 func Load(paths []string, opt Options) (*Set, error) {
 	opt.Limits = opt.Limits.withDefaults()
 	files, err := expand(paths)
 	if err != nil {
 		return nil, err
 	}
+	ex := NewExcluder(opt.Exclude)
+	files = slices.DeleteFunc(files, ex.Excluded)
 	type result struct {
-		objs    []*Object
-		skipped []diag.Diagnostic
-		err     error
+		objs     []*Object
+		problems []diag.Diagnostic
 	}
 	results := make([]result, len(files))
 	parallel.Each(len(files), func(i int) {
+		name := displayName(files[i])
 		data, err := readInput(files[i], opt)
 		if err != nil {
-			results[i].err = err
+			results[i].problems = []diag.Diagnostic{Problem(name, err)}
 			return
 		}
-		results[i].objs, results[i].skipped, results[i].err = parse(displayName(files[i]), data, opt.Limits)
+		results[i].objs, results[i].problems = loadFile(name, data, opt.Limits)
 	})
 	set := &Set{}
 	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
 		set.Objects = append(set.Objects, r.objs...)
-		set.Skipped = append(set.Skipped, r.skipped...)
+		set.Problems = append(set.Problems, r.problems...)
 	}
 	for i, o := range set.Objects {
 		o.Seq = i
@@ -235,31 +249,21 @@ func walkDir(root string) ([]string, error) {
 
 // Parse splits one file's bytes into objects. Large streams are cut at
 // document separators and parsed in parallel; positions stay those of the
-// whole file. Documents that are not Kubernetes objects are left out (Load
-// reports them).
+// whole file.
 func Parse(file string, data []byte, lim Limits) ([]*Object, error) {
-	objs, _, err := parse(file, data, lim)
-	return objs, err
-}
-
-// parse is Parse with the GWP105 findings about the documents it skipped.
-func parse(file string, data []byte, lim Limits) ([]*Object, []diag.Diagnostic, error) {
 	lim = lim.withDefaults()
 	chunks := splitDocs(data)
 	out := make([][]*Object, len(chunks))
-	skipped := make([][]diag.Diagnostic, len(chunks))
 	errs := make([]error, len(chunks))
-	parallel.Each(len(chunks), func(i int) { out[i], skipped[i], errs[i] = parseChunk(file, chunks[i], lim) })
+	parallel.Each(len(chunks), func(i int) { out[i], errs[i] = parseChunk(file, chunks[i], lim) })
 	var objs []*Object
-	var notes []diag.Diagnostic
 	for i := range chunks {
 		if errs[i] != nil {
-			return nil, nil, errs[i]
+			return nil, errs[i]
 		}
 		objs = append(objs, out[i]...)
-		notes = append(notes, skipped[i]...)
 	}
-	return objs, notes, nil
+	return objs, nil
 }
 
 type chunk struct {
@@ -334,46 +338,14 @@ var yamlParserProblems = map[string]bool{
 	"found undefined tag handle":             true,
 }
 
-func parseChunk(file string, c chunk, lim Limits) ([]*Object, []diag.Diagnostic, error) {
+func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 	var objs []*Object
-	var skipped []diag.Diagnostic
 	err := eachDocument(file, c, func(doc *yaml.Node) error {
-		src := source{file, c.firstLine}
-		if d, ok := notAnObject(src, doc); ok {
-			skipped = append(skipped, d)
-			return nil
-		}
-		got, err := objectsOf(src, doc, lim)
+		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
 		objs = append(objs, got...)
 		return err
 	})
-	return objs, skipped, err
-}
-
-// CodeNotAnObject is the info finding for a document that is not a
-// Kubernetes object.
-const CodeNotAnObject = "GWP105"
-
-// notAnObject recognises a document that is a mapping with neither kind
-// nor metadata: a configuration file of some tool (kustomization.yaml,
-// Chart.yaml, values.yaml), never a Kubernetes object. A document with
-// one of them but not the other stays an error: it is an object written
-// wrong.
-func notAnObject(src source, doc *yaml.Node) (diag.Diagnostic, bool) {
-	root := doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-		root = root.Content[0]
-	}
-	if root.Kind != yaml.MappingNode || lookup(root, "kind") != nil || lookup(root, "metadata") != nil {
-		return diag.Diagnostic{}, false
-	}
-	what := "a document"
-	if base := filepath.Base(src.file); strings.EqualFold(base, "kustomization.yaml") || strings.EqualFold(base, "kustomization.yml") {
-		what = "a kustomization file"
-	}
-	return diag.Diagnostic{Code: CodeNotAnObject, Severity: diag.Info,
-		Pos:     diag.Position{File: src.file, Line: root.Line + src.base, Col: root.Column},
-		Message: fmt.Sprintf("%s without kind and metadata is not a Kubernetes object; skipped", what)}, true
+	return objs, err
 }
 
 // eachDocument decodes a chunk's documents into nodes, with positions in
@@ -492,7 +464,8 @@ func objectsOf(src source, doc *yaml.Node, lim Limits) ([]*Object, error) {
 		return nil, err
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, diag.Errorf(diag.Invalid, "%s: a document must be a Kubernetes object (a mapping with apiVersion and kind), found a %s", src.at(root), kindName(root))
+		return nil, notObjectf(diag.Position{File: src.file, Line: root.Line + src.base, Col: root.Column},
+			"a document must be a Kubernetes object (a mapping with apiVersion and kind), found a %s", kindName(root))
 	}
 	obj, err := newObject(src, root)
 	if err != nil {
@@ -639,6 +612,19 @@ func Errorf(pos diag.Position, format string, args ...any) error {
 type PosError struct {
 	Pos diag.Position
 	Msg string // without the position
+	// Field is the path of the value that did not fit, when known
+	// (spec.ports[0].port).
+	Field string
+	// Cause classifies the error (errNotObject), when it matters.
+	Cause error
 }
 
 func (e *PosError) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Unwrap is the error's cause.
+func (e *PosError) Unwrap() error { return e.Cause }
+
+// notObjectf is Errorf for a document that is no Kubernetes object.
+func notObjectf(pos diag.Position, format string, args ...any) error {
+	return &diag.KindError{Kind: diag.Invalid, Err: &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...), Cause: errNotObject}}
+}

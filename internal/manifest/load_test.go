@@ -509,44 +509,6 @@ func TestLoadDirectory(t *testing.T) {
 	}
 }
 
-// TestLoadSkipsOtherToolsFiles: a kubebuilder kustomization.yaml or a Helm
-// Chart.yaml in a manifest directory is reported as a GWP105 info finding
-// at its first key and skipped; the objects around it still load.
-func TestLoadSkipsOtherToolsFiles(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"config/default/kustomization.yaml": "# kubebuilder\nnamespace: system\nresources:\n- ../crd\n",
-		"chart/Chart.yaml":                  "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
-		"mixed.yaml":                        svc("a") + "---\n\nvalues: {replicas: 2}\n---\n" + svc("b"),
-	})
-	set, err := Load([]string{dir}, Options{})
-	if err != nil {
-		t.Fatalf("Load: %v; files of other tools must not stop the run", err)
-	}
-	if got, want := names(set), []string{"a", "b"}; !slices.Equal(got, want) {
-		t.Errorf("objects = %v, want %v", got, want)
-	}
-	tests := []struct {
-		file      string
-		line, col int
-		what      string
-	}{
-		{"chart/Chart.yaml", 1, 1, "a document"},
-		{"config/default/kustomization.yaml", 2, 1, "a kustomization file"},
-		{"mixed.yaml", 7, 1, "a document"},
-	}
-	if len(set.Skipped) != len(tests) {
-		t.Fatalf("skipped = %v, want %d", set.Skipped, len(tests))
-	}
-	for i, tt := range tests {
-		d := set.Skipped[i]
-		want := diag.Position{File: filepath.Join(dir, tt.file), Line: tt.line, Col: tt.col}
-		if d.Code != CodeNotAnObject || d.Severity != diag.Info || d.Pos != want || !strings.HasPrefix(d.Message, tt.what+" without kind") {
-			t.Errorf("skipped[%d] = %s %s at %s: %s; want %s info at %s about %s", i, d.Code, d.Severity, d.Pos, d.Message, CodeNotAnObject, want, tt.what)
-		}
-	}
-}
-
 func TestLoadExplicitFileAnyExtension(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"manifest.txt": svc("t")})
@@ -588,14 +550,14 @@ func TestLoadStdin(t *testing.T) {
 		t.Errorf("stdin object at %q %v", o.File, o.Pos)
 	}
 
-	_, err = Load([]string{"-"}, Options{})
-	if err == nil || !strings.Contains(err.Error(), StdinName) {
-		t.Errorf("no Stdin: err = %v, want one naming %s", err, StdinName)
+	set, err = Load([]string{"-"}, Options{})
+	if err != nil || len(set.Problems) != 1 || set.Problems[0].Pos.File != StdinName || !set.Unreadable() {
+		t.Errorf("no Stdin: %v, %+v; want one problem naming %s", err, set.Problems, StdinName)
 	}
 
-	_, err = Load([]string{"-"}, Options{Stdin: strings.NewReader("apiVersion: v1\nkind: [\nx: 1\n")})
-	if err == nil || !strings.HasPrefix(err.Error(), StdinName+":2:") {
-		t.Errorf("bad stdin: err = %v, want %s:2:…", err, StdinName)
+	set, err = Load([]string{"-"}, Options{Stdin: strings.NewReader("apiVersion: v1\nkind: [\nx: 1\n")})
+	if err != nil || len(set.Problems) != 1 || set.Problems[0].Pos.File != StdinName || set.Problems[0].Pos.Line != 2 {
+		t.Errorf("bad stdin: %v, %+v; want a problem at %s:2", err, set.Problems, StdinName)
 	}
 }
 
@@ -616,11 +578,6 @@ func TestLoadErrors(t *testing.T) {
 		{"missing file", []string{missing}, Options{}, []string{missing, "cannot read", "no such file"}},
 		{"missing among good", []string{filepath.Join(dir, "ok.yaml"), missing}, Options{}, []string{missing}},
 		{"path through a file", []string{filepath.Join(dir, "ok.yaml", "x.yaml")}, Options{}, []string{filepath.Join(dir, "ok.yaml", "x.yaml"), "not a directory"}},
-		{"file over MaxFileBytes", []string{filepath.Join(dir, "big.yaml")}, Options{Limits: Limits{MaxFileBytes: 100}},
-			[]string{filepath.Join(dir, "big.yaml"), "larger than 100 bytes"}},
-		{"stdin over MaxFileBytes", []string{"-"}, Options{Limits: Limits{MaxFileBytes: 10}, Stdin: strings.NewReader(svc("x"))},
-			[]string{StdinName, "larger than 10 bytes"}},
-		{"parse error in a walked directory", []string{dir}, Options{}, []string{filepath.Join(dir, "broken", "b.yaml") + ":4:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -635,6 +592,40 @@ func TestLoadErrors(t *testing.T) {
 			}
 			if k := diag.KindOf(err); k != diag.Invalid {
 				t.Errorf("error kind = %s, want invalid", k)
+			}
+		})
+	}
+
+	// What cannot be read among what exists is a problem of the set, and
+	// the rest is read.
+	problems := []struct {
+		name  string
+		paths []string
+		opt   Options
+		want  string // the problem, FILE[:LINE:COL]: message prefix
+		read  []string
+	}{
+		{"file over MaxFileBytes", []string{filepath.Join(dir, "big.yaml"), filepath.Join(dir, "ok.yaml")}, Options{Limits: Limits{MaxFileBytes: 100}},
+			filepath.Join(dir, "big.yaml") + " GWP100 larger than 100 bytes", []string{"ok"}},
+		{"stdin over MaxFileBytes", []string{"-"}, Options{Limits: Limits{MaxFileBytes: 10}, Stdin: strings.NewReader(svc("x"))},
+			StdinName + " GWP100 larger than 10 bytes", nil},
+		{"parse error in a walked directory", []string{dir}, Options{}, filepath.Join(dir, "broken", "b.yaml") + ":4:", []string{"big", "ok"}},
+	}
+	for _, tt := range problems {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := Load(tt.paths, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(set.Problems) != 1 || !set.Unreadable() {
+				t.Fatalf("problems = %+v, want one", set.Problems)
+			}
+			p := set.Problems[0]
+			if got := p.Pos.String() + " " + p.Code + " " + p.Message; !strings.HasPrefix(got, tt.want) || p.Code != CodeUnreadable {
+				t.Errorf("problem %q, want it to start with %q", got, tt.want)
+			}
+			if got := names(set); !slices.Equal(got, tt.read) {
+				t.Errorf("read %v, want %v", got, tt.read)
 			}
 		})
 	}
@@ -810,17 +801,26 @@ status:
 	got := objs[0].UnknownFields(reflect.TypeFor[gwv1.HTTPRoute]())
 	pos := func(line, col int) diag.Position { return diag.Position{File: "route.yaml", Line: line, Col: col} }
 	want := []UnknownField{
-		{"metadata.lables", pos(5, 3)},
-		{"spec.parentRefs[0].sectionNmae", pos(9, 5)},
-		{"spec.hostname", pos(10, 3)},
-		{"spec.rules[0].matchs", pos(12, 5)},
-		{"spec.rules[0].backendRefs[0].wieght", pos(17, 7)},
-		{"spec.rules[0].filters[0].requestHeaderModifier.set[0].vaule", pos(24, 11)},
-		{"spec.rules[1].timeouts.reqest", pos(25, 30)},
-		{"status.bogus", pos(28, 3)},
+		{Path: "metadata.lables", Pos: pos(5, 3)},
+		{Path: "spec.parentRefs[0].sectionNmae", Pos: pos(9, 5)},
+		{Path: "spec.hostname", Pos: pos(10, 3)},
+		{Path: "spec.rules[0].matchs", Pos: pos(12, 5)},
+		{Path: "spec.rules[0].backendRefs[0].wieght", Pos: pos(17, 7)},
+		{Path: "spec.rules[0].filters[0].requestHeaderModifier.set[0].vaule", Pos: pos(24, 11)},
+		{Path: "spec.rules[1].timeouts.reqest", Pos: pos(25, 30)},
+		{Path: "status.bogus", Pos: pos(28, 3)},
+	}
+	var suggestions []string
+	for i := range got {
+		suggestions = append(suggestions, got[i].Suggestion())
+		got[i].Known = nil
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("UnknownFields:\n got %+v\nwant %+v", got, want)
+	}
+	wantSuggestions := []string{"labels", "sectionName", "hostnames", "matches", "weight", "value", "request", ""}
+	if !reflect.DeepEqual(suggestions, wantSuggestions) {
+		t.Errorf("suggestions = %q, want %q", suggestions, wantSuggestions)
 	}
 
 	at := objs[0].UnknownFieldsAt("spec.rules[0].backendRefs[0]", reflect.TypeFor[gwv1.HTTPBackendRef]())
@@ -894,7 +894,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, _, err := parseChunk("big.yaml", chunk{data: data}, lim)
+	whole, err := parseChunk("big.yaml", chunk{data: data}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}

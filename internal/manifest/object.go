@@ -57,7 +57,7 @@ func newObject(src source, n *yaml.Node) (*Object, error) {
 		return nil, err
 	}
 	if o.Kind == "" {
-		return nil, Errorf(o.Pos, "object has no kind; every document must set apiVersion and kind")
+		return nil, notObjectf(o.Pos, "object has no kind; every document must set apiVersion and kind")
 	}
 	if o.APIVersion == "" {
 		return nil, Errorf(o.Pos, "%s object has no apiVersion", o.Kind)

@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,18 @@ import (
 type UnknownField struct {
 	Path string // e.g. spec.rules[0].matchs
 	Pos  diag.Position
+	// Known are the keys the type does know at that level, sorted.
+	Known []string
+}
+
+// Suggestion is the known key the unknown one is most likely a typo of
+// ("" when none is near).
+func (u UnknownField) Suggestion() string {
+	key := u.Path
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:]
+	}
+	return diag.Nearest(key, u.Known)
 }
 
 // UnknownFields walks the object's YAML alongside the JSON shape of typ (a
@@ -65,7 +78,7 @@ func (o *Object) unknown(n *yaml.Node, t reflect.Type, path string, out *[]Unkno
 			p := joinPath(path, key)
 			f, ok := fields[key]
 			if !ok {
-				*out = append(*out, UnknownField{Path: p, Pos: o.posOf(k)})
+				*out = append(*out, UnknownField{Path: p, Pos: o.posOf(k), Known: sortedKeys(fields)})
 				return
 			}
 			o.unknown(v, f.typ, p, out)
@@ -85,6 +98,15 @@ func (o *Object) unknown(n *yaml.Node, t reflect.Type, path string, out *[]Unkno
 			o.unknown(v, t.Elem(), joinPath(path, resolve(k).Value), out)
 		})
 	}
+}
+
+func sortedKeys(fields map[string]jsonField) []string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func joinPath(path, key string) string {

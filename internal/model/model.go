@@ -70,6 +70,9 @@ type Options struct {
 	// Extra are kinds registered by policy packages: kept, indexed and
 	// checked for duplicates, but decoded by their packages.
 	Extra map[GroupKind]bool
+	// LenientFields reports unknown fields as warnings (config
+	// strictFields: false); by default they are errors.
+	LenientFields bool
 }
 
 // Model is the typed, indexed input.
@@ -160,6 +163,13 @@ func (m *Model) NamespaceLabels(ns string) labels.Set {
 	return out
 }
 
+// HasNamespace reports whether the input holds the Namespace object ns,
+// whose labels are then known beyond the automatic name label.
+func (m *Model) HasNamespace(ns string) bool {
+	_, ok := m.typed[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].(*Namespace)
+	return ok
+}
+
 // Select returns objects of a kind in a namespace ("" = all namespaces)
 // whose labels match, sorted by namespace and name.
 func (m *Model) Select(gk GroupKind, ns string, sel labels.Selector) []*manifest.Object {
@@ -223,7 +233,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 		gk := GroupKind{o.Group, o.Kind}
 		m.byGK[gk] = append(m.byGK[gk], o)
 	}
-	m.decodeAll(keep)
+	m.decodeAll(keep, opt.LenientFields)
 	return m
 }
 
@@ -234,12 +244,12 @@ type decoded struct {
 
 // decodeAll decodes the known kinds in parallel; results are gathered in
 // key order so output does not depend on scheduling.
-func (m *Model) decodeAll(objs []*manifest.Object) {
+func (m *Model) decodeAll(objs []*manifest.Object, lenient bool) {
 	res := make([]decoded, len(objs))
 	parallel.Each(len(objs), func(i int) {
 		o := objs[i]
 		if kd, ok := kinds[GroupKind{o.Group, o.Kind}]; ok {
-			res[i].typed, res[i].diags = decodeKind(o, kd)
+			res[i].typed, res[i].diags = decodeKind(o, kd, lenient)
 		}
 	})
 	for i, o := range objs {
@@ -330,7 +340,7 @@ type metaOnly struct {
 	Immutable         *bool `json:"immutable,omitempty"`
 }
 
-func decodeKind(o *manifest.Object, kd kindDef) (any, []diag.Diagnostic) {
+func decodeKind(o *manifest.Object, kd kindDef, lenient bool) (any, []diag.Diagnostic) {
 	var diags []diag.Diagnostic
 	current, served := kd.versions[o.Version]
 	if !served {
@@ -342,23 +352,17 @@ func decodeKind(o *manifest.Object, kd kindDef) (any, []diag.Diagnostic) {
 			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + groupVersion(o.Group, "v1")})
 	}
 	v := kd.newObj()
-	var unknown []manifest.UnknownField
-	var err error
-	if kd.strict {
-		unknown, err = o.DecodeStrict(v)
-	} else {
-		err = o.Decode(v)
+	unknown, errs := o.DecodeAll(v)
+	if !kd.strict {
+		unknown = nil // gwpol carries only part of a core kind's schema
 	}
-	if err != nil {
-		return nil, append(diags, decodeDiag(o, err))
+	for _, err := range errs {
+		diags = append(diags, decodeDiag(o, err))
 	}
-	for _, u := range unknown {
-		if u.Path == "status" || len(u.Path) > 7 && u.Path[:7] == "status." {
-			continue
-		}
-		diags = append(diags, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
-			Message: "unknown field " + u.Path + " in " + o.Kind + "; check its spelling against the " + o.APIVersion + " API (it is ignored)"})
+	if len(errs) > 0 {
+		return nil, diags
 	}
+	diags = append(diags, UnknownFieldFindings(o, unknown, lenient)...)
 	if acc, ok := v.(metav1.ObjectMetaAccessor); ok {
 		acc.GetObjectMeta().SetNamespace(o.Namespace) // defaulted like kubectl does
 	}
@@ -377,9 +381,35 @@ func decodeDiag(o *manifest.Object, err error) diag.Diagnostic {
 	// Point at the field that did not fit, not at the object.
 	var pe *manifest.PosError
 	if errors.As(err, &pe) && pe.Pos.Line > 0 {
-		d.Pos, d.Message = pe.Pos, pe.Msg
+		d.Pos, d.Message, d.Field = pe.Pos, pe.Msg, pe.Field
 	}
 	return d
+}
+
+// UnknownFieldFindings are the GWP102 findings for keys an object's kind
+// does not define: errors, as kubectl's strict field validation rejects
+// the object, unless lenient (config strictFields: false). Keys under
+// status are left out: status is the controller's, and the API server
+// drops what a manifest says there.
+func UnknownFieldFindings(o *manifest.Object, unknown []manifest.UnknownField, lenient bool) []diag.Diagnostic {
+	sev, effect := diag.Error, "the API server rejects the object under strict field validation; strictFields: false reports this as a warning"
+	if lenient {
+		sev, effect = diag.Warning, "it is ignored"
+	}
+	var out []diag.Diagnostic
+	for _, u := range unknown {
+		if u.Path == "status" || strings.HasPrefix(u.Path, "status.") {
+			continue
+		}
+		msg := "unknown field " + u.Path + " in " + o.Kind
+		if s := u.Suggestion(); s != "" {
+			msg += "; did you mean " + s + "?"
+		} else {
+			msg += "; check its spelling against the " + o.APIVersion + " API"
+		}
+		out = append(out, diag.Diagnostic{Code: "GWP102", Severity: sev, Object: o.Ref(), Field: u.Path, Pos: u.Pos, Message: msg + " (" + effect + ")"})
+	}
+	return out
 }
 
 // ObjectRefTo names the target of a reference check.

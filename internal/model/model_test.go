@@ -256,7 +256,7 @@ spec:
 	}
 	d := m.Diagnostics[0]
 	want := diag.Diagnostic{
-		Code: "GWP102", Severity: diag.Warning, Field: "spec.rules[0].backendRefs[0].wieght",
+		Code: "GWP102", Severity: diag.Error, Field: "spec.rules[0].backendRefs[0].wieght",
 		Object: diag.ObjectRef{Group: model.GatewayGroup, Kind: "HTTPRoute", Namespace: "default", Name: "r"},
 		Pos:    diag.Position{File: "in.yaml", Line: 11, Col: 7},
 	}
@@ -264,9 +264,17 @@ spec:
 	if d != want {
 		t.Errorf("GWP102 = %+v\nwant %+v", d, want)
 	}
-	// The route is still decoded: an unknown field is only a warning.
+	// The route is still decoded: the rest of it is analysed.
 	if m.Route("HTTPRoute", "default", "r") == nil {
 		t.Error("route with an unknown field was dropped")
+	}
+	if !strings.Contains(m.Diagnostics[0].Message, "did you mean weight?") {
+		t.Errorf("message %q lacks the suggestion", m.Diagnostics[0].Message)
+	}
+	lenient := model.Build(set(t, "in.yaml", "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r}\nspec: {parentRefs: [{name: gw}], hostnaems: [a]}\n"),
+		model.Options{LenientFields: true})
+	if len(lenient.Diagnostics) != 1 || lenient.Diagnostics[0].Severity != diag.Warning {
+		t.Errorf("strictFields false: %+v, want one warning", lenient.Diagnostics)
 	}
 }
 

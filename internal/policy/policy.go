@@ -41,6 +41,9 @@ type Config struct {
 	ValidationMode string
 	// Values holds kind-specific settings by key (e.g. "wso2.systemPolicies").
 	Values map[string]any
+	// LenientFields reports unknown fields as warnings (config
+	// strictFields: false); by default they are errors.
+	LenientFields bool
 }
 
 // StrictGrants reports whether cross-namespace references need a grant.

@@ -23,6 +23,9 @@ type Identifier interface {
 	// PolicyIdentity is the runtime name of the policy itself; rules that
 	// share a policy share what is keyed by it (a rate-limit budget).
 	PolicyIdentity(p *Policy) string
+	// SharedState names what the rules using p share through its identity
+	// (e.g. "one rate-limit budget"), "" when p keys nothing shared.
+	SharedState(p *Policy) string
 }
 
 // Inheritor is implemented by kinds whose parent routes say how their
@@ -30,4 +33,16 @@ type Identifier interface {
 // kgateway.dev/inherited-policy-priority annotation on the parent route).
 type Inheritor interface {
 	InheritStrategy(parentAnnotations map[string]string) Strategy
+}
+
+// StatusReasoner is implemented by kinds whose controller writes route
+// conditions of its own for rules the kind's references break (HAPTIC:
+// ResolvedRefs False only for an unresolved reference — PolicyNotFound,
+// RefNotPermitted — and IncompatibleFilters for two policies on a rule).
+type StatusReasoner interface {
+	// BrokenReasons are the reasons for a rule broken with the diagnostic
+	// code on the policy field: reason for Accepted False and
+	// PartiallyInvalid, and resolvedRefs for ResolvedRefs False ("" when
+	// the rule's references resolved, so ResolvedRefs is not set False).
+	BrokenReasons(code, field string) (reason, resolvedRefs string)
 }

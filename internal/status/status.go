@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
@@ -157,7 +158,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			}
 			conds := topology.RouteParentConditions(rt, p)
 			conds = append(conds, ruleConditions(r, rt)...)
-			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: opt.ControllerName, Conditions: conv(mergeConds(conds))})
+			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: parentController(g, p, opt.ControllerName), Conditions: conv(mergeConds(conds))})
 		}
 		rep.Routes = append(rep.Routes, out)
 	}
@@ -185,25 +186,71 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 }
 
 // ruleConditions reports rules broken by their policy references: some
-// broken → PartiallyInvalid, all → Accepted False.
+// broken → PartiallyInvalid, all → Accepted False, and ResolvedRefs False
+// where a reference did not resolve. The reasons are the broken kind's
+// controller's (policy.StatusReasoner), else UnsupportedValue and
+// InvalidKind.
 func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 	broken := 0
-	var msgs []string
+	var msgs, resolvedMsgs []string
+	reason, resolved := "", ""
 	for _, rule := range rt.Rules {
-		if b := r.Attach.Broken[rule]; len(b) > 0 {
-			broken++
-			msgs = append(msgs, fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason))
+		b := r.Attach.Broken[rule]
+		if len(b) == 0 {
+			continue
+		}
+		broken++
+		msg := fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason)
+		msgs = append(msgs, msg)
+		why, refs := brokenReasons(b[0])
+		if reason == "" {
+			reason = why
+		}
+		if refs != "" {
+			if resolved == "" {
+				resolved = refs
+			}
+			resolvedMsgs = append(resolvedMsgs, msg)
 		}
 	}
 	if broken == 0 {
 		return nil
 	}
 	msg := strings.Join(msgs, "; ")
-	refs := metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: "InvalidKind", Message: msg}
+	var out []metav1.Condition
 	if broken == len(rt.Rules) {
-		return []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "UnsupportedValue", Message: msg}, refs}
+		out = append(out, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: reason, Message: msg})
+	} else {
+		out = append(out, metav1.Condition{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: reason, Message: msg})
 	}
-	return []metav1.Condition{{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: "UnsupportedValue", Message: msg}, refs}
+	if resolved != "" {
+		out = append(out, metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: resolved, Message: strings.Join(resolvedMsgs, "; ")})
+	}
+	return out
+}
+
+// parentController is the controller that writes a route's status for one
+// parent: the controllerName of the parent Gateway's class when the input
+// has the class (a HAPTIC Gateway's routes are HAPTIC's to report), else
+// the configured one.
+func parentController(g *topology.Graph, p *topology.Parent, def string) string {
+	if p == nil || p.Gateway == nil || p.Gateway.Gateway == nil {
+		return def
+	}
+	for _, c := range g.Model.GatewayClasses {
+		if c.Name == string(p.Gateway.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
+			return string(c.Spec.ControllerName)
+		}
+	}
+	return def
+}
+
+// brokenReasons are the reasons the broken kind's controller writes for b.
+func brokenReasons(b attach.Broken) (reason, resolvedRefs string) {
+	if sr, ok := b.Kind.(policy.StatusReasoner); ok {
+		return sr.BrokenReasons(b.Code, b.Field)
+	}
+	return "UnsupportedValue", "InvalidKind"
 }
 
 // usage is how a policy fared at one merge point under one ancestor.
@@ -300,6 +347,10 @@ func attachedCondition(p *policy.Policy, u usage) Condition {
 		return Condition{Type: "Attached", Status: "False", Reason: "Overridden", Message: "Overridden due to conflict with higher priority policy in target(s)"}
 	case u == usedMerged:
 		return Condition{Type: "Attached", Status: "True", Reason: "Merged", Message: "Merged with other policies in target(s) and attached"}
+	}
+	if p.NoEffect() {
+		// The controller says Attached; the message says what that means.
+		return Condition{Type: "Attached", Status: "True", Reason: "Attached", Message: "Attached to all targets, but it sets no field that takes effect: no effect"}
 	}
 	return Condition{Type: "Attached", Status: "True", Reason: "Attached", Message: "Attached to all targets"}
 }

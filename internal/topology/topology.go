@@ -28,9 +28,10 @@ type Graph struct {
 
 	Diagnostics []diag.Diagnostic
 
-	gateways map[model.Key]*Gateway
-	routes   map[model.Key]*Route
-	sets     map[model.Key]*ListenerSet
+	undecided map[undecidedKey]bool // listener × namespace already reported
+	gateways  map[model.Key]*Gateway
+	routes    map[model.Key]*Route
+	sets      map[model.Key]*ListenerSet
 }
 
 // Gateway is a Gateway with its listeners (its own, then those of the
@@ -480,11 +481,66 @@ func (g *Graph) admits(l *Listener, r *Route) string {
 			if err == nil && s.Matches(labels.Set(g.Model.NamespaceLabels(ns))) {
 				return ""
 			}
+			if err == nil && !g.Model.HasNamespace(ns) && needsUnknownLabels(s, g.Model.NamespaceLabels(ns)) {
+				// Only the automatic name label is known: the selector
+				// cannot be decided, so the route is let in (and analysed)
+				// and the listener reported, instead of a false refusal.
+				g.undecidedNamespace(l, ns, s)
+				return ""
+			}
 		}
 		return fmt.Sprintf("listener %s does not select namespace %s (allowedRoutes.namespaces.selector)", l.Name, ns)
 	}
 	return fmt.Sprintf("listener %s allows routes from no namespace", l.Name)
 }
+
+// undecidedNamespace reports, once per listener and namespace, a selector
+// that needs labels of a Namespace the input does not hold.
+func (g *Graph) undecidedNamespace(l *Listener, ns string, sel labels.Selector) {
+	k := undecidedKey{l, ns}
+	if g.undecided[k] {
+		return
+	}
+	if g.undecided == nil {
+		g.undecided = map[undecidedKey]bool{}
+	}
+	g.undecided[k] = true
+	src, path := l.Gateway.Src, fmt.Sprintf("spec.listeners[%d].allowedRoutes.namespaces.selector", l.Index)
+	if l.Set != nil {
+		src = l.Set.Src
+	}
+	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: CodeNamespaceUnknown, Severity: diag.Warning,
+		Object: diag.ObjectRef{Group: src.Group, Kind: src.Kind, Namespace: src.Namespace, Name: src.Name}, Field: path, Pos: src.KeyPos(path),
+		Message: fmt.Sprintf("Namespace %s is not in the input, so its labels are unknown and listener %s's selector %q cannot be evaluated; routes from %s are assumed allowed — add the Namespace manifest to decide it", ns, l.Name, sel.String(), ns)})
+}
+
+// needsUnknownLabels reports whether a selector that failed on a missing
+// Namespace's known labels (only its name label) could still match: it
+// fails on no requirement of the name label, and it has requirements on
+// labels only the Namespace manifest would give.
+func needsUnknownLabels(sel labels.Selector, known labels.Set) bool {
+	reqs, _ := sel.Requirements()
+	unknown := false
+	for _, r := range reqs {
+		if r.Key() != model.NamespaceNameLabel {
+			unknown = true
+			continue
+		}
+		if !r.Matches(known) {
+			return false
+		}
+	}
+	return unknown
+}
+
+type undecidedKey struct {
+	l  *Listener
+	ns string
+}
+
+// CodeNamespaceUnknown is the finding for a namespace selector that
+// needs the labels of a Namespace missing from the input.
+const CodeNamespaceUnknown = "GWP106"
 
 // kindAllowed applies the listener protocol and allowedRoutes.kinds.
 func kindAllowed(l *Listener, kind string) bool {

@@ -358,12 +358,14 @@ metadata: {name: team-a, labels: {expose: "true", env: prod}}
 apiVersion: v1
 kind: Namespace
 metadata: {name: team-c, labels: {expose: "false", env: dev}}`
-	// team-b has no Namespace object: it still carries the name label the
-	// API server sets on every namespace.
+	// infra and team-b have no Namespace object: they still carry the name
+	// label the API server sets on every namespace, and a selector that
+	// needs other labels cannot be decided for them, so their routes are
+	// let in and the listener reported (GWP106), once per namespace.
 	admitted := map[string][]string{
-		"labelled":    {"team-a"},
+		"labelled":    {"infra", "team-a", "team-b"},
 		"by-name":     {"team-b"},
-		"expression":  {"team-a"},
+		"expression":  {"infra", "team-a", "team-b"},
 		"no-selector": nil,
 		"everything":  {"infra", "team-a", "team-b", "team-c"},
 		"all":         {"infra", "team-a", "team-b", "team-c"},
@@ -386,6 +388,20 @@ metadata: {name: team-c, labels: {expose: "false", env: dev}}`
 				checkParent(t, route(t, g, "HTTPRoute/"+ns+"/"+section).Parents[0], want)
 			})
 		}
+	}
+	var undecided []string
+	for _, d := range g.Diagnostics {
+		if d.Code == CodeNamespaceUnknown {
+			undecided = append(undecided, d.Field+" "+strings.Fields(d.Message)[1])
+		}
+	}
+	slices.Sort(undecided)
+	want := []string{
+		"spec.listeners[0].allowedRoutes.namespaces.selector infra", "spec.listeners[0].allowedRoutes.namespaces.selector team-b",
+		"spec.listeners[2].allowedRoutes.namespaces.selector infra", "spec.listeners[2].allowedRoutes.namespaces.selector team-b",
+	}
+	if !slices.Equal(undecided, want) {
+		t.Errorf("undecided selectors = %q, want %q", undecided, want)
 	}
 }
 

@@ -1,14 +1,17 @@
 package haptic
 
 import (
+	"errors"
+	"fmt"
+	"maps"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gwpol/gwpol/internal/model"
 	yaml "go.yaml.in/yaml/v3"
 )
-
-const scalarKind = yaml.ScalarNode
 
 // maxCatalogBytes bounds the catalog text gwpol parses.
 const maxCatalogBytes = 1 << 20
@@ -16,9 +19,46 @@ const maxCatalogBytes = 1 << 20
 // catalogEntry is the part of a WAF catalog entry gwpol reads: whether the
 // policy buffers request bodies. Other settings are HAPTIC's business.
 type catalogEntry struct {
-	RequestBody *struct {
-		Mode *string `yaml:"mode"`
-	} `yaml:"requestBody"`
+	// mode is requestBody.mode, "" when the entry does not say.
+	mode string
+	// problem says why HAPTIC would reject the entry ("" when valid).
+	problem string
+}
+
+// requestBodyModes are the requestBody.mode values HAPTIC's own tests use:
+// none (headers only, what a GRPCRoute needs) and any (bodies buffered
+// and inspected). Anything else makes the catalog invalid.
+var requestBodyModes = []string{"none", "any"}
+
+// readEntry checks one catalog entry's shape.
+func readEntry(v any) catalogEntry {
+	if v == nil {
+		return catalogEntry{}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return catalogEntry{problem: "is not a map of settings"}
+	}
+	rb, ok := m["requestBody"]
+	if !ok || rb == nil {
+		return catalogEntry{}
+	}
+	rbm, ok := rb.(map[string]any)
+	if !ok {
+		return catalogEntry{problem: "requestBody is not a map"}
+	}
+	mv, ok := rbm["mode"]
+	if !ok || mv == nil {
+		return catalogEntry{}
+	}
+	mode, ok := mv.(string)
+	if !ok {
+		return catalogEntry{problem: "requestBody.mode is not a string"}
+	}
+	if !slices.Contains(requestBodyModes, mode) {
+		return catalogEntry{problem: fmt.Sprintf("requestBody.mode %q is not one of %s", mode, strings.Join(requestBodyModes, ", "))}
+	}
+	return catalogEntry{mode: mode}
 }
 
 // mapValue returns the value of key in a mapping node (aliases resolved),
@@ -80,59 +120,26 @@ func (c *catalogCache) parse(cm *model.Opaque, key, text string) (map[string]cat
 	return entries, err
 }
 
+// parseCatalog reads a catalog: a map of WAF policy names to settings.
+// HAPTIC takes a catalog whole or not at all, so an empty catalog or one
+// invalid entry — selected or not — is an error.
 func parseCatalog(text string) (map[string]catalogEntry, error) {
-	var entries map[string]catalogEntry
-	err := yaml.Unmarshal([]byte(text), &entries)
-	return entries, err
+	var raw map[string]any
+	if err := yaml.Unmarshal([]byte(text), &raw); err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 {
+		return nil, errEmptyCatalog
+	}
+	entries := make(map[string]catalogEntry, len(raw))
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		e := readEntry(raw[name])
+		if e.problem != "" {
+			return nil, fmt.Errorf("entry %q %s", name, e.problem)
+		}
+		entries[name] = e
+	}
+	return entries, nil
 }
 
-// catalog checks the WAF catalog ConfigMap: it exists in the policy's
-// namespace, is immutable, holds the key, parses, and has the policy.
-// Findings never quote the catalog's content.
-func (v *validator) catalog(base string, w *WAF) {
-	path := base + ".catalogRef"
-	ref := w.CatalogRef
-	var c *model.Opaque
-	if m := v.model(); m != nil {
-		c = m.ConfigMap(v.ns, ref.Name)
-	}
-	if c == nil {
-		v.dependency(path+".name", "WAF catalog ConfigMap %s/%s not found; create it (immutable: true, with key %s) or fix the name — the rule fails closed until then", v.ns, ref.Name, ref.Key)
-		return
-	}
-	if !c.Immutable {
-		v.dependency(path+".name", "WAF catalog ConfigMap %s/%s is mutable; set immutable: true (and publish a new name to change it) — the rule fails closed until then", v.ns, ref.Name)
-		return
-	}
-	where := "WAF catalog ConfigMap " + v.ns + "/" + ref.Name
-	var text *yaml.Node
-	if c.Src != nil {
-		text = mapValue(c.Src.Lookup("data"), ref.Key)
-	}
-	if text == nil {
-		v.dependency(path+".key", "%s has no data key %s; the rule fails closed until it does", where, ref.Key)
-		return
-	}
-	if text.Kind != yaml.ScalarNode || len(text.Value) > maxCatalogBytes {
-		v.dependency(path+".key", "%s key %s must be a YAML document of at most %d bytes; the rule fails closed until it is", where, ref.Key, maxCatalogBytes)
-		return
-	}
-	entries, err := v.catalogs.parse(c, ref.Key, text.Value)
-	if err != nil {
-		at := ""
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			at = " (line " + m[1] + " of " + ref.Key + ")"
-		}
-		v.dependency(path+".key", "%s key %s is not a map of WAF policy names to settings%s; the rule fails closed until it is", where, ref.Key, at)
-		return
-	}
-	e, ok := entries[w.Policy]
-	if !ok {
-		v.dependency(base+".policy", "%s key %s has no policy %q; add it to the catalog or fix the name — the rule fails closed until then", where, ref.Key, w.Policy)
-		return
-	}
-	w.catalogRead = true
-	if e.RequestBody != nil && e.RequestBody.Mode != nil {
-		w.requestBody = *e.RequestBody.Mode
-	}
-}
+var errEmptyCatalog = errors.New("it defines no WAF policy")

@@ -7,9 +7,16 @@
 // rule, and anything wrong — a bad value (GWP401), a missing, mutable or
 // malformed credential Secret or WAF catalog (GWP402), a feature a
 // GRPCRoute cannot use (GWP403) — closes the rule rather than letting it
-// forward without its policy. Secret values are never printed; the catalog
-// ConfigMap is parsed only for what gwpol checks (does the WAF policy
-// buffer request bodies).
+// forward without its policy. Credential Secrets are read (stringData, or
+// base64 data) only to check them in HAPTIC's formats — API key lines, a
+// PEM or JWKS public key that fits the JWT algorithm — and their values are
+// never printed. A WAF policy names a self-service catalog entry
+// (catalogRef) or, without catalogRef, a trusted policy of the deployment;
+// catalogs are checked whole, as HAPTIC takes them.
+//
+// The deployment's chart switches (shared rate limit, cache tier, WAF and
+// its trusted catalogs and limits) are the config keys under haptic: (see
+// Settings); a policy needing a switched-off feature fails closed.
 //
 // Like every kind package it sits in the policy stage: it imports diag,
 // manifest, model and policy, and describes Envoy configuration in

@@ -192,14 +192,20 @@ func TestStatus(t *testing.T) {
 	}{
 		{"working", "orders-access", []cond{{"Accepted", "True", "Valid"}},
 			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}}},
+		// HAPTIC sets ResolvedRefs False only for a reference that does
+		// not resolve (issue 19); a bad value is UnsupportedValue.
 		{"targetrefs", "targeted", []cond{{"Accepted", "False", "Invalid"}},
-			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "InvalidKind"}}},
+			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "True", "ResolvedRefs"}}},
+		// HAPTIC's own reasons (issue 19): RefNotPermitted for a credential
+		// it may not use, PolicyNotFound for a missing policy.
 		{"secret-missing", "orders-access", []cond{{"Accepted", "False", "Invalid"}},
-			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "InvalidKind"}}},
+			"orders", []cond{{"Accepted", "False", "UnsupportedValue"}, {"ResolvedRefs", "False", "RefNotPermitted"}}},
 		{"missing-policy", "orders-access", []cond{{"Accepted", "True", "Valid"}},
-			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "InvalidKind"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "PolicyNotFound"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
 		{"grpc", "cached", []cond{{"Accepted", "True", "Valid"}},
-			"rpc", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "False", "InvalidKind"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+			"rpc", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}, {"PartiallyInvalid", "True", "UnsupportedValue"}}},
+		{"two-filters", "a", []cond{{"Accepted", "True", "Valid"}},
+			"orders", []cond{{"Accepted", "True", "Accepted"}, {"ResolvedRefs", "True", "ResolvedRefs"}, {"PartiallyInvalid", "True", "IncompatibleFilters"}}},
 		{"empty", "nothing", nil, "", nil},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
@@ -228,6 +234,11 @@ func TestStatus(t *testing.T) {
 				}
 				if got := conds(r.Parents[0].Conditions); !slices.Equal(got, tc.routeConds) {
 					t.Errorf("route %s: conditions %v, want %v", r.Name, got, tc.routeConds)
+				}
+				// The route's parent is a Gateway of HAPTIC's class: HAPTIC
+				// writes its status, whatever controllerName is configured.
+				if got := r.Parents[0].ControllerName; got != "haproxy-haptic.org/controller" {
+					t.Errorf("route %s: controllerName %q, want the GatewayClass's", r.Name, got)
 				}
 			}
 		})

@@ -1,8 +1,6 @@
 package haptic
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -28,6 +26,9 @@ type Kind struct {
 	// catalogs caches parsed WAF catalogs across the policies of one
 	// run; nil (the zero Kind) parses each time.
 	catalogs *catalogCache
+	// budget admits self-service WAF catalog entries against the
+	// deployment's limits once per run; nil computes it each time.
+	budget *wafBudget
 }
 
 var (
@@ -39,7 +40,9 @@ var (
 
 // New returns the HAProxyRoutePolicy kind. Use one per pipeline run: it
 // caches the WAF catalogs it parses.
-func New() Kind { return Kind{catalogs: &catalogCache{m: map[catalogKey]parsedCatalog{}}} }
+func New() Kind {
+	return Kind{catalogs: &catalogCache{m: map[catalogKey]parsedCatalog{}}, budget: &wafBudget{}}
+}
 
 // GroupKind implements policy.Kind.
 func (Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: KindName} }
@@ -71,20 +74,14 @@ func (Kind) Spec() policy.KindSpec { return spec }
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var hp HAProxyRoutePolicy
-	unknown, err := o.DecodeStrict(&hp)
-	if err != nil {
-		d := diag.Diagnostic{Code: codeInvalid, Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.KeyPos("spec"), Message: err.Error()}
-		// Point at the value that did not fit, not at spec.
-		var pe *manifest.PosError
-		if errors.As(err, &pe) && pe.Pos.Line > 0 {
-			d.Pos, d.Message = pe.Pos, pe.Msg
-		}
-		p.Invalid = append(p.Invalid, d)
+	unknown, errs := o.DecodeAll(&hp)
+	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, withoutAttachmentFields(unknown), env.Config.LenientFields)...)
+	if len(errs) > 0 {
+		p.ReportDecodeErrors(errs)
 		return p
 	}
 	p.Data = &hp.Spec
-	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
-	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs}
+	v := &validator{p: p, env: env, spec: &hp.Spec, ns: o.Namespace, catalogs: k.catalogs, budget: k.budget, settings: settingsOf(env)}
 	v.validate()
 	s := &hp.Spec
 	if s.Authentication != nil && s.Authentication.JWT != nil {
@@ -100,9 +97,24 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		p.Values[FieldWAF] = s.WAF
 	}
 	if s.Cache != nil {
+		s.Cache.tierOff = !v.settings.Varnish
 		p.Values[FieldCache] = s.Cache
 	}
 	return p
+}
+
+// settingsOf reads the deployment's switches from the config; the CLI
+// has already refused a malformed haptic: section, so an error here means
+// a caller without one and the defaults apply.
+func settingsOf(env *policy.Env) Settings {
+	if env == nil {
+		return DefaultSettings()
+	}
+	s, err := ParseSettings(env.Config)
+	if err != nil {
+		return DefaultSettings()
+	}
+	return s
 }
 
 // attachmentFields are the policy-attachment fields other kinds use; this
@@ -110,17 +122,15 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 // rather than being ignored as unknown.
 var attachmentFields = []string{"targetRefs", "targetRef", "targetSelectors"}
 
-func unknownFields(o *manifest.Object, unknown []manifest.UnknownField) []diag.Diagnostic {
-	var out []diag.Diagnostic
+// withoutAttachmentFields drops the attachment fields from unknown: the
+// validator reports those as GWP401.
+func withoutAttachmentFields(unknown []manifest.UnknownField) []manifest.UnknownField {
+	var out []manifest.UnknownField
 	for _, u := range unknown {
-		if u.Path == "status" || strings.HasPrefix(u.Path, "status.") {
+		if rest, ok := strings.CutPrefix(u.Path, "spec."); ok && isAttachmentField(rest) {
 			continue
 		}
-		if rest, ok := strings.CutPrefix(u.Path, "spec."); ok && isAttachmentField(rest) {
-			continue // reported as GWP401 by the validator
-		}
-		out = append(out, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
-			Message: fmt.Sprintf("unknown field %s in %s; check its spelling against the %s API (it is ignored)", u.Path, o.Kind, o.APIVersion)})
+		out = append(out, u)
 	}
 	return out
 }
@@ -138,13 +148,19 @@ func isAttachmentField(path string) bool {
 
 // CheckRule implements policy.RuleChecker: a GRPCRoute cannot cache
 // responses, and cannot use a WAF policy that buffers request bodies
-// (GWP403). The diagnostics point at the policy's offending field.
+// (GWP403); on other routes a cache policy needs the deployment's cache
+// tier (GWP402), reported after the gRPC restriction as HAPTIC does. The
+// diagnostics point at the policy's offending field.
 func (Kind) CheckRule(p *policy.Policy, routeKind string) []diag.Diagnostic {
-	if routeKind != "GRPCRoute" {
-		return nil
-	}
 	s, ok := p.Data.(*Spec)
 	if !ok || s == nil {
+		return nil
+	}
+	if routeKind != "GRPCRoute" {
+		if s.Cache != nil && s.Cache.tierOff {
+			return []diag.Diagnostic{fieldDiag(p, codeDependency, "spec.cache",
+				"%s %s/%s sets cache, but the HAPTIC deployment's cache tier is disabled (config haptic.cache.varnish.enabled: false); the rule fails closed — enable the cache tier or drop cache", KindName, p.Obj.Namespace, p.Obj.Name)}
+		}
 		return nil
 	}
 	var out []diag.Diagnostic
@@ -186,7 +202,37 @@ func (Kind) RuleIdentity(routeKind, ns, name string, rule int) string {
 	return RuleIdentity(routeKind, ns, name, rule)
 }
 
+// SharedState implements policy.Identifier: only a rate limit is kept per
+// policy (its budget); authentication, WAF and cache are per rule.
+func (Kind) SharedState(p *policy.Policy) string {
+	if _, ok := p.Values[FieldRateLimit]; ok {
+		return "one rate-limit budget"
+	}
+	return ""
+}
+
 // PolicyIdentity implements policy.Identifier.
 func (Kind) PolicyIdentity(p *policy.Policy) string {
 	return PolicyIdentity(p.Obj.Namespace, p.Obj.Name)
+}
+
+var _ policy.StatusReasoner = Kind{}
+
+// BrokenReasons implements policy.StatusReasoner with HAPTIC's route
+// conditions: ResolvedRefs False only where a reference did not resolve —
+// PolicyNotFound for a missing policy, RefNotPermitted for a credential
+// Secret the policy may not use — and IncompatibleFilters for two policies
+// on one rule; every other problem (bad values, WAF catalogs, switched-off
+// features, gRPC restrictions) is UnsupportedValue with the references
+// resolved.
+func (Kind) BrokenReasons(code, field string) (reason, resolvedRefs string) {
+	switch {
+	case code == "GWP205":
+		return "UnsupportedValue", "PolicyNotFound"
+	case code == "GWP206":
+		return "IncompatibleFilters", ""
+	case code == codeDependency && strings.HasPrefix(field, "spec.authentication."):
+		return "UnsupportedValue", "RefNotPermitted"
+	}
+	return "UnsupportedValue", ""
 }

@@ -81,13 +81,35 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 	case *RateLimit:
 		return renderRateLimit(v, ns, name)
 	case *WAF:
-		// No upstream Envoy filter: the target must have the capability or
-		// the rule fails closed.
-		return []policy.Fragment{{Capability: CapWAF}}, nil
+		return renderWAF(v, ns), nil
 	case *Cache:
 		return renderCache(v, ns, name), nil
 	}
 	return nil, fmt.Errorf("%s %s: unexpected value %T", KindName, in.Key, in.Values[0])
+}
+
+// WAFMetadataKey is the route metadata under which a WAF selection is
+// rendered.
+const WAFMetadataKey = Group + "/waf"
+
+// renderWAF names the WAF policy a rule runs and where it comes from, as
+// route metadata: HAPTIC runs it in its Coraza SPOA, for which upstream
+// Envoy has no filter, so only a target with the waf capability (HAPTIC's)
+// takes it; any other fails the rule closed.
+func renderWAF(w *WAF, ns string) []policy.Fragment {
+	sel := map[string]any{"policy": w.Policy}
+	if w.trustedSource != "" {
+		sel["trusted"] = w.trustedSource
+	} else {
+		sel["catalog"] = ns + "/" + w.CatalogRef.Name + "/" + w.CatalogRef.Key
+	}
+	if w.requestBody != "" {
+		sel["requestBodyMode"] = w.requestBody
+	}
+	return []policy.Fragment{{
+		Capability: CapWAF,
+		Route:      map[string]any{"metadata": map[string]any{"filter_metadata": map[string]any{WAFMetadataKey: sel}}},
+	}}
 }
 
 // policyName splits a policy ID group/kind/namespace/name.

@@ -14,7 +14,7 @@ import (
 const full = `spec:
   authentication:
     jwt:
-      secretRef: {name: jwt-key}
+      secretRef: {name: jwt-ec}
       algorithm: ES256
       issuer: https://auth.example.com
       audience: orders
@@ -73,9 +73,14 @@ func TestRenderFields(t *testing.T) {
 			t.Errorf("%s capabilities = %v, want %v", k, caps[k], w)
 		}
 	}
-	// WAF has nothing but its capability: no partial configuration.
-	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.Route != nil || w.RouteAction != nil {
-		t.Errorf("waf fragment carries configuration: %+v", w)
+	// WAF is route metadata naming the selection, nothing an Envoy filter
+	// would half-apply.
+	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.RouteAction != nil {
+		t.Errorf("waf fragment carries filter configuration: %+v", w)
+	} else if md, ok := w.Route["metadata"].(map[string]any); !ok || md["filter_metadata"] == nil {
+		t.Errorf("waf fragment does not name the selection in route metadata: %+v", w)
+	} else if fm, ok := md["filter_metadata"].(map[string]any); !ok || fm[WAFMetadataKey] == nil {
+		t.Errorf("waf selection not under %s: %+v", WAFMetadataKey, md)
 	}
 	// auth → rate limit → WAF → cache.
 	for _, pair := range [][2]int{{OrderJWT, OrderRateLimit}, {OrderClaims, OrderRateLimit}, {OrderAPIKey, OrderRateLimit}, {OrderRateLimit, OrderWAF}, {OrderWAF, OrderCache}, {OrderJWT, OrderClaims}} {
@@ -89,7 +94,7 @@ func TestRenderFields(t *testing.T) {
 
 	// The JWT key is a file reference to the Secret, never its content.
 	js, _ := json.Marshal(got[FieldJWT])
-	if !strings.Contains(string(js), `"filename":"/etc/envoy/secrets/shop/jwt-key/pubkey.pem"`) || strings.Contains(string(js), "PUBLICKEYMATERIAL") || strings.Contains(string(js), "inline") {
+	if !strings.Contains(string(js), `"filename":"/etc/envoy/secrets/shop/jwt-ec/pubkey.pem"`) || strings.Contains(string(js), "PUBLICKEYMATERIAL") || strings.Contains(string(js), "inline") {
 		t.Errorf("jwt provider must reference the Secret by file: %s", js)
 	}
 	// Required claims become an RBAC check on the verified payload.
@@ -111,7 +116,7 @@ func TestRenderFields(t *testing.T) {
 }
 
 func TestRenderConsumerFromJWT(t *testing.T) {
-	p := decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5, key: consumer}")
+	p := decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}}\n  rateLimit: {requests: 5, key: consumer}")
 	got := renderAll(t, p)
 	j, _ := json.Marshal(got[FieldJWT])
 	r, _ := json.Marshal(got[FieldRateLimit])
@@ -119,7 +124,7 @@ func TestRenderConsumerFromJWT(t *testing.T) {
 		t.Errorf("consumer not carried from jwt sub to the rate limit:\n%s\n%s", j, r)
 	}
 	// Without key consumer the token's subject is not copied anywhere.
-	p = decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5}")
+	p = decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}}\n  rateLimit: {requests: 5}")
 	j, _ = json.Marshal(renderAll(t, p)[FieldJWT])
 	if strings.Contains(string(j), "claim_to_headers") {
 		t.Errorf("unexpected claim_to_headers: %s", j)

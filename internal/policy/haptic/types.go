@@ -99,15 +99,20 @@ type RateLimit struct {
 	consumerHeader string
 }
 
-// WAF applies a named policy from a catalog ConfigMap.
+// WAF applies a named policy: from a self-service catalog ConfigMap in the
+// policy's namespace (catalogRef), or without catalogRef a trusted policy
+// of the deployment (config haptic.waf.policies).
 type WAF struct {
 	Policy     string     `json:"policy"`
-	CatalogRef CatalogRef `json:"catalogRef"`
+	CatalogRef CatalogRef `json:"catalogRef,omitempty"`
 
 	// catalogRead reports that the catalog entry was found; requestBody
 	// is its requestBody.mode ("" when the entry does not say).
 	catalogRead bool
 	requestBody string
+	// trustedSource names where a policy without catalogRef was found
+	// ("inline" or "catalog <name>"); "" for a self-service selection.
+	trustedSource string
 }
 
 // CatalogRef names the catalog ConfigMap and its data key.
@@ -123,6 +128,11 @@ type Cache struct {
 	TTLSeconds         int64    `json:"ttlSeconds"`
 	MaxObjectSizeBytes *int64   `json:"maxObjectSizeBytes,omitempty"`
 	VaryHeaders        []string `json:"varyHeaders,omitempty"`
+
+	// tierOff: the deployment's cache tier is switched off
+	// (haptic.cache.varnish.enabled: false); CheckRule reports it after
+	// the gRPC restriction, as HAPTIC does.
+	tierOff bool
 }
 
 // Defaults.

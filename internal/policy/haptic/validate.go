@@ -39,6 +39,8 @@ type validator struct {
 	ns   string
 
 	catalogs *catalogCache
+	budget   *wafBudget
+	settings Settings
 }
 
 func (v *validator) invalid(path, format string, args ...any) {
@@ -111,7 +113,9 @@ func (v *validator) jwt(j *JWT) {
 	}
 	j.secretNamespace = v.ns
 	if v.secretRef(base+".secretRef", j.SecretRef) {
-		v.secret(base+".secretRef", j.SecretRef, JWTSecretKey)
+		if sec := v.secret(base+".secretRef", j.SecretRef, JWTSecretKey); sec != nil && slices.Contains(jwtAlgorithms, j.Algorithm) {
+			v.publicKey(base+".secretRef", sec, j.Algorithm)
+		}
 	}
 }
 
@@ -136,6 +140,9 @@ func (v *validator) apiKey(a *APIKey) {
 
 func (v *validator) rateLimit(r *RateLimit) {
 	const base = "spec.rateLimit"
+	if !v.settings.SharedRateLimit {
+		v.dependency(base, "HAPTIC's shared rate limit is disabled in this deployment (config haptic.rateLimit.shared.enabled: false), so the budget cannot be enforced; the rule fails closed — enable it or drop rateLimit")
+	}
 	ok := true
 	if r.Requests < 1 || r.Requests > math.MaxUint32 {
 		v.invalid(base+".requests", "requests must be between 1 and %d, not %d", uint32(math.MaxUint32), r.Requests)
@@ -219,21 +226,6 @@ func parsePeriod(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("longer than 365d")
 	}
 	return time.Duration(n) * unit, nil
-}
-
-func (v *validator) waf(w *WAF) {
-	const base = "spec.waf"
-	if strings.TrimSpace(w.Policy) == "" {
-		v.invalid(base+".policy", "waf.policy is empty; name a policy of the WAF catalog")
-	}
-	if w.CatalogRef.Key == "" {
-		w.CatalogRef.Key = DefaultCatalogKey
-	}
-	ref := SecretRef{Name: w.CatalogRef.Name, Namespace: w.CatalogRef.Namespace}
-	if !v.refShape(base+".catalogRef", "catalog ConfigMap", ref) || strings.TrimSpace(w.Policy) == "" {
-		return
-	}
-	v.catalog(base, w)
 }
 
 func (v *validator) cache(c *Cache) {
@@ -324,43 +316,38 @@ func (v *validator) secret(path string, ref SecretRef, key string) *model.Opaque
 	return sec
 }
 
-// keyLines checks the shape of an API key Secret's `keys` entry when it is
-// given as stringData: every non-empty line key:consumer, no key twice.
-// Values stay in memory; findings name line numbers only.
+// keyLines checks an API key Secret's keys entry (stringData or base64
+// data) in HAPTIC's format. Values stay in memory; findings name line
+// numbers only.
 func (v *validator) keyLines(path string, sec *model.Opaque) {
-	if sec.Src == nil {
-		return
-	}
-	n := mapValue(sec.Src.Lookup("stringData"), APIKeySecretKey)
-	if n == nil {
-		return // given base64-encoded in data: not inspected
-	}
 	where := fmt.Sprintf("Secret %s/%s key %s", v.ns, sec.Name, APIKeySecretKey)
-	if n.Kind != scalarKind {
-		v.dependency(path+".name", "%s must be a string of key:consumer lines; the rule fails closed until it is", where)
-		return
+	text, found, err := secretValue(sec, APIKeySecretKey)
+	switch {
+	case err != nil:
+		v.dependency(path+".name", "%s: %v; the rule fails closed until it is fixed", where, err)
+	case !found:
+		// Listed in the Secret's keys but under neither data nor stringData
+		// (binaryData): nothing gwpol can read.
+	default:
+		if problem := apiKeyLines(string(text)); problem != "" {
+			v.dependency(path+".name", "%s: %s; the rule fails closed until it is fixed", where, problem)
+		}
 	}
-	seen := map[string]int{}
-	lines := 0
-	for i, line := range strings.Split(n.Value, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
+}
+
+// publicKey checks that a JWT Secret's pubkey.pem is a public key (PEM or
+// JWKS) that fits the algorithm; HAPTIC does not accept the policy
+// otherwise. The key is never quoted.
+func (v *validator) publicKey(path string, sec *model.Opaque, alg string) {
+	where := fmt.Sprintf("Secret %s/%s key %s", v.ns, sec.Name, JWTSecretKey)
+	data, found, err := secretValue(sec, JWTSecretKey)
+	switch {
+	case err != nil:
+		v.dependency(path+".name", "%s: %v; the rule fails closed until it is fixed", where, err)
+	case !found:
+	default:
+		if problem := jwtKey(data, alg); problem != "" {
+			v.dependency(path+".name", "%s is not a usable JWT verification key: %s; the rule fails closed until it is", where, problem)
 		}
-		lines++
-		k, c, ok := strings.Cut(line, ":")
-		k, c = strings.TrimSpace(k), strings.TrimSpace(c)
-		if !ok || k == "" || c == "" {
-			v.dependency(path+".name", "%s: line %d is not key:consumer; the rule fails closed until it is", where, i+1)
-			return
-		}
-		if prev, dup := seen[k]; dup {
-			v.dependency(path+".name", "%s: line %d repeats the key of line %d; each key names one consumer", where, i+1, prev)
-			return
-		}
-		seen[k] = i + 1
-	}
-	if lines == 0 {
-		v.dependency(path+".name", "%s holds no key:consumer line; the rule fails closed until it does", where)
 	}
 }

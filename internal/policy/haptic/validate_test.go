@@ -18,7 +18,70 @@ kind: Secret
 metadata: {name: jwt-key, namespace: shop}
 immutable: true
 stringData:
-  pubkey.pem: "-----BEGIN PUBLIC KEY-----\nPUBLICKEYMATERIAL\n-----END PUBLIC KEY-----\n"
+  pubkey.pem: "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAqPVOqoPgdTGaeGg2KSPb\ncbTcMjsDxBHZQG0Oo70MIMV2XhtEKzPThXitX23SreNU7To5DCXStoVYz1dix0uD\nsXXIJzz0Eh/+pU4LmbRuNmtKz07mEYL47hdVsm+KZbwOXokZePJrzvrHfUShHvt2\n2yFhRCyzNmD+Jf5c3cgo3UqjQwGtLMy9sOIx0cHFd91oBHeQnMg44VvBtGppwBB2\ny9iaOV0m4hi0RWKoh3eoaPS1TrWLGlKekJoGoMK5Mi4P8r14fknM6x/F/pQDDwzy\nh2jDhPQUUOmlQsC/3wjLX7E+EEXE+NmxVB4G+0uYNpkXeRQWwYvOjoHLv/uBnpDn\nGwIDAQAB\n-----END PUBLIC KEY-----\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-ec, namespace: shop}
+immutable: true
+data:
+  pubkey.pem: "LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0KTUZrd0V3WUhLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFYkFwNnFFZUM1bXVreUgwdktZTTR2UENsTENLKwpNSTVjeWRTM1lSSzFsOTMxSDJZWGo2VDZWN0R2dDdMaWc4TUhPeExVa1V3RkpoeDVSYlpJaXlGNVFnPT0KLS0tLS1FTkQgUFVCTElDIEtFWS0tLS0tCg=="
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-jwks, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: '{"keys":[{"kty":"RSA","n":"qPVOqoPgdTGaeGg2KSPbcbTcMjsDxBHZQG0Oo70MIMV2XhtEKzPThXitX23SreNU7To5DCXStoVYz1dix0uDsXXIJzz0Eh_-pU4LmbRuNmtKz07mEYL47hdVsm-KZbwOXokZePJrzvrHfUShHvt22yFhRCyzNmD-Jf5c3cgo3UqjQwGtLMy9sOIx0cHFd91oBHeQnMg44VvBtGppwBB2y9iaOV0m4hi0RWKoh3eoaPS1TrWLGlKekJoGoMK5Mi4P8r14fknM6x_F_pQDDwzyh2jDhPQUUOmlQsC_3wjLX7E-EEXE-NmxVB4G-0uYNpkXeRQWwYvOjoHLv_uBnpDnGw","e":"AQAB"}]}'
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-not-a-key, namespace: shop}
+immutable: true
+data:
+  pubkey.pem: UFVCTElDS0VZTUFURVJJQUwgbm90IGEga2V5
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-private, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: "-----BEGIN PRIVATE KEY-----\nUFVCTElDS0VZTUFURVJJQUw=\n-----END PRIVATE KEY-----\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-bad-jwks, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: '{"keys":[{"kty":"oct","k":"PUBLICKEYMATERIAL"}]}'
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-wide-point, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: '{"keys":[{"kty":"EC","crv":"P-256","x":"AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLi8w","y":"AQ"}]}'
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bare-keys, namespace: shop}
+immutable: true
+stringData:
+  keys: "k-123\nk-456:partner-a\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bad-lines-b64, namespace: shop}
+immutable: true
+data:
+  keys: U0VDUkVUVkFMVUU6Cg==
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bad-base64, namespace: shop}
+immutable: true
+data:
+  keys: "!!!not base64"
 ---
 apiVersion: v1
 kind: Secret
@@ -52,7 +115,7 @@ kind: Secret
 metadata: {name: bad-lines, namespace: shop}
 immutable: true
 stringData:
-  keys: "k-123:mobile-app\nSECRETVALUEWITHOUTCOLON\n"
+  keys: "k-123:mobile-app\nSECRETVALUE:\n"
 ---
 apiVersion: v1
 kind: Secret
@@ -84,7 +147,7 @@ data:
     strict-json:
       requestBody: {mode: none}
     buffered:
-      requestBody: {mode: buffer}
+      requestBody: {mode: any}
     silent: {}
   other.yaml: |
     strict-json:
@@ -144,10 +207,10 @@ func TestValidate(t *testing.T) {
 		{"empty authentication", "spec:\n  authentication: {}", []string{"GWP401 spec.authentication"}},
 		{"targetRefs", "spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetRefs"}},
 		{"targetSelectors", "spec:\n  targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {a: b}}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetSelectors"}},
-		{"wrong type", "spec:\n  rateLimit: {requests: ten}", []string{"GWP401 spec"}},
+		{"wrong type", "spec:\n  rateLimit: {requests: ten}", []string{"GWP401 spec.rateLimit.requests"}},
 
 		// jwt.
-		{"jwt ok", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: ES256, issuer: i, audience: a, requiredClaims: [sub], forwardClaims: [{claim: sub, header: X-User}]}", nil},
+		{"jwt ok", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}, algorithm: ES256, issuer: i, audience: a, requiredClaims: [sub], forwardClaims: [{claim: sub, header: X-User}]}", nil},
 		{"jwt default algorithm", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}", nil},
 		{"jwt PS512", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: PS512}", nil},
 		{"jwt bad algorithm", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: HS256}", []string{"GWP401 spec.authentication.jwt.algorithm"}},
@@ -165,7 +228,22 @@ func TestValidate(t *testing.T) {
 
 		// apiKey.
 		{"apiKey ok", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}, header: X-Key, consumerHeader: X-Consumer}", nil},
-		{"apiKey base64 keys not inspected", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys-b64}}", nil},
+		{"apiKey base64 keys ok", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys-b64}}", nil},
+		// Regression (issue 19): bare key lines are HAPTIC's documented
+		// format, and keys under data: are checked too.
+		{"apiKey bare key lines", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bare-keys}}", nil},
+		{"apiKey base64 malformed line", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-lines-b64}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		{"apiKey data not base64", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-base64}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		// Regression (issue 19): a JWT key must be a public key that fits
+		// the algorithm, as PEM (stringData or data) or JWKS.
+		{"jwt EC key under data", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}, algorithm: ES256}", nil},
+		{"jwt JWKS", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-jwks}, algorithm: PS256}", nil},
+		{"jwt not a key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-not-a-key}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt private key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-private}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt JWKS without RSA or EC key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-bad-jwks}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt JWKS point wider than the curve", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-wide-point}, algorithm: ES256}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt RSA key for ES256", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: ES256}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt EC P-256 key for ES384", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}, algorithm: ES384}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"apiKey bad header", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}, header: 'X:Key'}", []string{"GWP401 spec.authentication.apiKey.header"}},
 		{"apiKey bad consumer header", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}, consumerHeader: 'a b'}", []string{"GWP401 spec.authentication.apiKey.consumerHeader"}},
 		{"apiKey secret missing", "spec:\n  authentication:\n    apiKey: {secretRef: {name: nope}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
@@ -273,6 +351,9 @@ func TestSecretValuesNeverPrinted(t *testing.T) {
 		"spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-lines}}",
 		"spec:\n  authentication:\n    apiKey: {secretRef: {name: dup-lines}}",
 		"spec:\n  authentication:\n    jwt: {secretRef: {name: mutable-key}}",
+		"spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-bad-jwks}}",
+		"spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-not-a-key}}",
+		"spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-lines-b64}}",
 		"spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}}\n  rateLimit: {requests: 1, burst: 100000}",
 	} {
 		p := decode(t, spec)
@@ -281,7 +362,7 @@ func TestSecretValuesNeverPrinted(t *testing.T) {
 			t.Fatalf("%s: want findings", spec)
 		}
 		for _, d := range all {
-			for _, secret := range []string{"SECRETVALUE", "k-123", "mobile-app", "partner-a", "PUBLICKEYMATERIAL"} {
+			for _, secret := range []string{"SECRETVALUE", "k-123", "mobile-app", "partner-a", "PUBLICKEYMATERIAL", "MIIBIjAN", "UFVCTElD"} {
 				if strings.Contains(d.Message, secret) {
 					t.Errorf("message prints Secret data %q: %s", secret, d.Message)
 				}
@@ -344,5 +425,216 @@ func TestIdentity(t *testing.T) {
 	p := decode(t, okRate)
 	if got := (Kind{}).PolicyIdentity(p); got != "p_shop_p" {
 		t.Errorf("PolicyIdentity = %q", got)
+	}
+}
+
+// trustedDeps are a trusted catalog and self-service catalogs for the
+// deployment-settings tests.
+const trustedDeps = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: catalog, namespace: security}
+immutable: true
+data:
+  policies.yaml: "central: {requestBody: {mode: none}}\n"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: catalog-bad, namespace: security}
+immutable: true
+data:
+  policies.yaml: "central: {requestBody: {mode: none}}\nzz: {requestBody: {mode: [none]}}\n"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: catalog-mutable, namespace: security}
+data:
+  policies.yaml: "central: {}\n"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: waf-empty, namespace: shop}
+immutable: true
+data:
+  policies.yaml: ""
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: waf-unselected-bad, namespace: shop}
+immutable: true
+data:
+  policies.yaml: "strict-json: {}\nbroken: {requestBody: {mode: invalid}}\n"
+`
+
+// decodeWith decodes policy p (spec given as in decode) with the haptic:
+// config section values and the extra documents.
+func decodeWith(t *testing.T, specYAML string, values map[string]any, extra string) *policy.Policy {
+	t.Helper()
+	doc := "apiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: p, namespace: shop}\n" + specYAML + "\n---\n" + deps + "\n---\n" + trustedDeps + extra
+	objs, err := manifest.Parse("policy.yaml", []byte(doc), manifest.Limits{})
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
+	cfg := policy.Config{Values: map[string]any{}}
+	for k, v := range values {
+		cfg.Values[ConfigPrefix+k] = v
+	}
+	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m, Config: cfg})
+	for _, p := range set.Policies {
+		if p.Obj.Name == "p" {
+			return p
+		}
+	}
+	t.Fatal("policy not decoded")
+	return nil
+}
+
+// TestDeploymentSettings: WAF without catalogRef names a trusted policy of
+// the deployment (inline or a trusted catalog), as HAPTIC documents and
+// tests it (issue 19), and the chart switches fail closed what they turn
+// off.
+func TestDeploymentSettings(t *testing.T) {
+	central := func(name string) map[string]any {
+		return map[string]any{"policies": map[string]any{"configMapRefs": map[string]any{"central": map[string]any{"namespace": "security", "name": name}}}}
+	}
+	inline := map[string]any{"policies": map[string]any{"inline": map[string]any{"inline-safe": map[string]any{"requestBody": map[string]any{"mode": "none"}}, "central": map[string]any{}}}}
+	limits := func(perNS, total string) map[string]any {
+		return map[string]any{"policies": map[string]any{"selfService": map[string]any{"limits": map[string]any{"maxPoliciesPerNamespace": perNS, "maxTotalPolicies": total}}}}
+	}
+	second := "\n---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: a-first, namespace: shop}\nspec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}\n"
+	for _, tc := range []struct {
+		name   string
+		spec   string
+		values map[string]any
+		extra  string
+		want   []string
+	}{
+		{"trusted inline", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": inline}, "", nil},
+		{"trusted catalog", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("catalog")}, "", nil},
+		{"trusted unknown", "spec:\n  waf: {policy: absent}", map[string]any{"waf": central("catalog")}, "", []string{"GWP402 spec.waf.policy"}},
+		{"trusted with no trusted source configured", "spec:\n  waf: {policy: central}", map[string]any{"waf": map[string]any{"policies": map[string]any{"inline": map[string]any{}}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"trusted catalog missing", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("nope")}, "", []string{"GWP402 spec.waf.policy"}},
+		{"trusted catalog mutable", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("catalog-mutable")}, "", []string{"GWP402 spec.waf.policy"}},
+		{"trusted catalog with an invalid entry", "spec:\n  waf: {policy: central}", map[string]any{"waf": central("catalog-bad")}, "", []string{"GWP402 spec.waf.policy"}},
+		{"trusted collision", "spec:\n  waf: {policy: central}", map[string]any{"waf": map[string]any{"policies": map[string]any{
+			"inline": map[string]any{"central": map[string]any{}}, "configMapRefs": map[string]any{"c": map[string]any{"namespace": "security", "name": "catalog"}}}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"no tenant fallback", "spec:\n  waf: {policy: strict-json}", map[string]any{"waf": central("catalog")}, "", []string{"GWP402 spec.waf.policy"}},
+		{"self-service empty catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-empty}}", nil, "", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"self-service invalid unselected entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-unselected-bad}}", nil, "", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"self-service disabled", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": false}}}}, "", []string{"GWP402 spec.waf.catalogRef"}},
+		{"waf disabled", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
+		{"namespace limit admits the first entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", nil},
+		{"namespace limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, second, []string{"GWP402 spec.waf.catalogRef"}},
+		{"cluster limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("0", "1")}, second, []string{"GWP402 spec.waf.catalogRef"}},
+		{"limit counts a shared entry once", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "1")}, second, nil},
+		{"shared rate limit disabled", okRate, map[string]any{"rateLimit": map[string]any{"shared": map[string]any{"enabled": false}}}, "", []string{"GWP402 spec.rateLimit"}},
+		{"shared rate limit enabled", okRate, map[string]any{"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}}}, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decodeWith(t, tc.spec, tc.values, tc.extra)
+			if got := codes(p.Invalid); !slices.Equal(got, tc.want) {
+				t.Errorf("invalid = %q, want %q", got, tc.want)
+				for _, d := range p.Invalid {
+					t.Logf("  %s: %s", d.Pos, d.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestTrustedUnchecked (issue 19): without the deployment's trusted
+// policies in the config, a WAF selection without catalogRef is not
+// rejected — gwpol says, as info, that it could not check it.
+func TestTrustedUnchecked(t *testing.T) {
+	p := decodeWith(t, "spec:\n  waf: {policy: central}", nil, "")
+	if !p.IsValid() {
+		t.Fatalf("rejected: %v", p.Invalid)
+	}
+	if len(p.Findings) != 1 || p.Findings[0].Severity != diag.Info || p.Findings[0].Field != "spec.waf.policy" {
+		t.Errorf("want one info finding on spec.waf.policy, got %v", p.Findings)
+	}
+}
+
+// TestCacheTierSwitch: with the cache tier off a cache policy fails its
+// HTTPRoute rules closed; on a GRPCRoute the gRPC restriction is what is
+// reported, as HAPTIC reports it.
+func TestCacheTierSwitch(t *testing.T) {
+	off := map[string]any{"cache": map[string]any{"varnish": map[string]any{"enabled": false}}}
+	p := decodeWith(t, "spec:\n  cache: {ttlSeconds: 60}", off, "")
+	if !p.IsValid() {
+		t.Fatalf("policy itself is valid: %v", p.Invalid)
+	}
+	if got := codes(New().CheckRule(p, "HTTPRoute")); !slices.Equal(got, []string{"GWP402 spec.cache"}) {
+		t.Errorf("HTTPRoute: %q", got)
+	}
+	if got := codes(New().CheckRule(p, "GRPCRoute")); !slices.Equal(got, []string{"GWP403 spec.cache"}) {
+		t.Errorf("GRPCRoute: %q", got)
+	}
+	on := decodeWith(t, "spec:\n  cache: {ttlSeconds: 60}", nil, "")
+	if got := New().CheckRule(on, "HTTPRoute"); len(got) != 0 {
+		t.Errorf("cache tier on by default, got %v", got)
+	}
+}
+
+func TestParseSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		value map[string]any
+		err   string
+	}{
+		{"defaults", nil, ""},
+		{"unknown key", map[string]any{"haptic.spoa": true}, "haptic.spoa is not a setting"},
+		{"bad switch", map[string]any{"haptic.rateLimit": map[string]any{"shared": map[string]any{"enabled": "sometimes"}}}, "haptic.rateLimit.shared.enabled must be true or false"},
+		{"bad limit", map[string]any{"haptic.waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"limits": map[string]any{"maxTotalPolicies": "-1"}}}}}, "must not be negative"},
+		{"trusted ref without name", map[string]any{"haptic.waf": map[string]any{"policies": map[string]any{"configMapRefs": map[string]any{"c": map[string]any{"namespace": "x"}}}}}, "needs namespace and name"},
+		{"unknown waf key", map[string]any{"haptic.waf": map[string]any{"dispatch": map[string]any{}}}, "haptic.waf.dispatch is not a setting"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSettings(policy.Config{Values: tc.value})
+			switch {
+			case tc.err == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
+
+// TestCheckDeployment: HAPTIC's admission refuses an invalid trusted
+// catalog and a defaultPolicy that names no trusted policy; gwpol reports
+// both on the config keys.
+func TestCheckDeployment(t *testing.T) {
+	objs, err := manifest.Parse("deps.yaml", []byte(trustedDeps), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
+	waf := func(policies map[string]any) policy.Config {
+		return policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"policies": policies}}}
+	}
+	ref := func(name string) map[string]any {
+		return map[string]any{"c": map[string]any{"namespace": "security", "name": name}}
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  policy.Config
+		want []string
+	}{
+		{"no settings", policy.Config{}, nil},
+		{"valid catalog and default", waf(map[string]any{"configMapRefs": ref("catalog"), "defaultPolicy": "central"}), nil},
+		{"inline default", waf(map[string]any{"inline": map[string]any{"base": map[string]any{}}, "defaultPolicy": "base"}), nil},
+		{"unknown default", waf(map[string]any{"configMapRefs": ref("catalog"), "defaultPolicy": "absent"}), []string{"GWP402 haptic.waf.policies.defaultPolicy"}},
+		{"missing catalog", waf(map[string]any{"configMapRefs": ref("nope")}), []string{"GWP402 haptic.waf.policies.configMapRefs.c"}},
+		{"invalid catalog hides its policies", waf(map[string]any{"configMapRefs": ref("catalog-bad"), "defaultPolicy": "central"}),
+			[]string{"GWP402 haptic.waf.policies.configMapRefs.c", "GWP402 haptic.waf.policies.defaultPolicy"}},
+		{"waf off", policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"enabled": false, "policies": map[string]any{"defaultPolicy": "absent"}}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := codes(CheckDeployment(m, tc.cfg, nil)); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

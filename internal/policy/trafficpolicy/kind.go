@@ -140,7 +140,7 @@ func (Kind) BackendKinds() []model.GroupKind {
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var tp TrafficPolicy
-	if !decodeInto(p, &tp) {
+	if !decodeInto(p, &tp, env.Config) {
 		return p
 	}
 	p.Weight, p.Created = weightAndAge(p, tp.Annotations, tp.CreationTimestamp.Time)
@@ -156,26 +156,14 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 }
 
 // decodeInto decodes p's object into v (a pointer), which becomes p.Data;
-// a decode failure makes p invalid (false), unknown keys are findings.
-func decodeInto(p *policy.Policy, v any) bool {
-	o := p.Obj
-	unknown, err := o.DecodeStrict(v)
-	if err != nil {
-		p.Invalid = append(p.Invalid, diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec"), Message: err.Error()})
+// a value that does not fit makes p invalid (false), unknown keys are
+// findings (policy.DecodeObject).
+func decodeInto(p *policy.Policy, v any, cfg policy.Config) bool {
+	if !p.DecodeObject(v, cfg) {
 		return false
 	}
 	p.Data = v
-	p.Findings = append(p.Findings, unknownFields(o, unknown)...)
 	return true
-}
-
-func unknownFields(o *manifest.Object, unknown []manifest.UnknownField) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, u := range unknown {
-		out = append(out, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: o.Ref(), Field: u.Path, Pos: u.Pos,
-			Message: fmt.Sprintf("unknown field %s in %s; check its spelling against the %s API (it is ignored)", u.Path, o.Kind, o.APIVersion)})
-	}
-	return out
 }
 
 func weightAndAge(p *policy.Policy, annotations map[string]string, created time.Time) (int32, time.Time) {

@@ -69,7 +69,7 @@ func (ListenerKind) Spec() policy.KindSpec { return listenerSpec }
 func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	var lp ListenerPolicy
-	if !decodeInto(p, &lp) {
+	if !decodeInto(p, &lp, env.Config) {
 		return p
 	}
 	p.Weight, p.Created = weightAndAge(p, lp.Annotations, lp.CreationTimestamp.Time)

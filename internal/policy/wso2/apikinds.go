@@ -96,7 +96,7 @@ func (k *APIKind) Decode(o *manifest.Object, _ *policy.Env) *policy.Policy {
 			at := path + "[" + strconv.Itoa(i) + "]"
 			var r PolicyEntry
 			if err := o.DecodeField(at, &r); err != nil {
-				decodeError(p, err)
+				p.ReportDecodeErrors([]error{err})
 				continue
 			}
 			refs++

@@ -1,7 +1,6 @@
 package wso2
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -137,20 +136,8 @@ func checkVersion(p *policy.Policy) bool {
 	return false
 }
 
-func decodeError(p *policy.Policy, err error) {
-	d := diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: p.Ref(), Field: "spec", Pos: p.Obj.FieldPos("spec"), Message: err.Error()}
-	var pe *manifest.PosError
-	if errors.As(err, &pe) && pe.Pos.Line > 0 {
-		d.Pos, d.Message = pe.Pos, pe.Msg
-	}
-	p.Invalid = append(p.Invalid, d)
-}
-
-func unknownFields(p *policy.Policy, us []manifest.UnknownField) {
-	for _, u := range us {
-		p.Findings = append(p.Findings, diag.Diagnostic{Code: "GWP102", Severity: diag.Warning, Object: p.Ref(), Field: u.Path, Pos: u.Pos,
-			Message: fmt.Sprintf("unknown field %s in %s; check its spelling against the %s API (it is ignored)", u.Path, p.Obj.Kind, p.Obj.APIVersion)})
-	}
+func unknownFields(p *policy.Policy, us []manifest.UnknownField, cfg policy.Config) {
+	p.Findings = append(p.Findings, policy.UnknownFieldFindings(p.Obj, us, cfg.LenientFields)...)
 }
 
 // Decode implements policy.Kind.
@@ -160,14 +147,11 @@ func (k *APIPolicyKind) Decode(o *manifest.Object, env *policy.Env) *policy.Poli
 		return p
 	}
 	var ap APIPolicy
-	unknown, err := o.DecodeStrict(&ap)
-	if err != nil {
-		decodeError(p, err)
+	if !p.DecodeObject(&ap, env.Config) {
 		return p
 	}
 	p.Data = &ap
 	p.Created = ap.CreationTimestamp.Time
-	unknownFields(p, unknown)
 	level := LevelRule
 	if t := ap.Spec.TargetRef; t != nil {
 		level = LevelAPI
@@ -233,13 +217,13 @@ func (k *RestAPIKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	}
 	var ra RestApi
 	if err := o.Decode(&ra); err != nil {
-		decodeError(p, err)
+		p.ReportDecodeErrors([]error{err})
 		return p
 	}
 	refsType := reflect.TypeFor[[]PolicyRef]()
-	unknownFields(p, o.UnknownFieldsAt("spec.policies", refsType))
+	unknownFields(p, o.UnknownFieldsAt("spec.policies", refsType), env.Config)
 	for i := range ra.Spec.Operations {
-		unknownFields(p, o.UnknownFieldsAt(fmt.Sprintf("spec.operations[%d].policies", i), refsType))
+		unknownFields(p, o.UnknownFieldsAt(fmt.Sprintf("spec.operations[%d].policies", i), refsType), env.Config)
 	}
 	api := &RestAPI{Spec: ra.Spec, API: &Chain{Level: LevelAPI, Source: p.ID()}, Upstream: upstreamURL(o)}
 	for i, r := range ra.Spec.Policies {

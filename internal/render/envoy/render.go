@@ -3,6 +3,7 @@ package envoy
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,28 @@ type routeKey struct {
 // collected first.
 func (o *Output) Resources() *Output {
 	return &Output{Target: o.Target, Gateways: o.Gateways, Diagnostics: o.Diagnostics}
+}
+
+// Combine joins the outputs of renders of disjoint Gateway sets (one per
+// render target) into one, as if one render had made them all.
+func Combine(outs ...*Output) *Output {
+	if len(outs) == 1 {
+		return outs[0]
+	}
+	c := &Output{routeNames: map[routeKey][]string{}}
+	var targets []string
+	for _, o := range outs {
+		targets = append(targets, o.Target)
+		c.Gateways = append(c.Gateways, o.Gateways...)
+		c.Diagnostics = append(c.Diagnostics, o.Diagnostics...)
+		maps.Copy(c.routeNames, o.routeNames)
+	}
+	slices.SortFunc(c.Gateways, func(a, b *Gateway) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	c.Target = strings.Join(targets, "+")
+	c.Diagnostics = diag.Sort(c.Diagnostics)
+	return c
 }
 
 // RouteNames are the Envoy routes a rule produced through a listener (the

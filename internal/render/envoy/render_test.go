@@ -103,11 +103,17 @@ func goldenCases(t *testing.T) map[string][]string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// goldenOutputs renders a case in every mode the goldens cover.
+// goldenOutputs renders a case in every mode the goldens cover. The
+// haptic target serves only HAProxyRoutePolicy, so it is rendered for the
+// cases that have one (elsewhere it would be every other policy's GWP404).
 func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
 	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	hasHAPTIC := slices.ContainsFunc(res.Policies.Policies, func(p *policy.Policy) bool { return p.Kind.GroupKind().Kind == "HAProxyRoutePolicy" })
 	out := map[string][]byte{}
 	for _, target := range envoy.TargetNames() {
+		if target == "haptic" && !hasHAPTIC {
+			continue
+		}
 		o := render(t, res, envoy.Options{Target: target, MergeKeyKgateway: target == "kgateway"})
 		out[target+".yaml"] = marshal(t, o, "yaml")
 		if d := diagText(o.Diagnostics); d != "" {

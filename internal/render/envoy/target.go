@@ -12,6 +12,10 @@ import (
 type Target struct {
 	Name         string
 	Capabilities map[string]bool
+	// Controllers are the GatewayClass controllerNames whose data plane
+	// this target is: render infers the target from them when none is
+	// asked for.
+	Controllers []string
 }
 
 // Has reports whether the target provides a capability.
@@ -54,12 +58,39 @@ func capSet(extra ...string) map[string]bool {
 	return m
 }
 
-// Targets are the supported render targets by name: upstream Envoy, and
+// Targets are the supported render targets by name: upstream Envoy;
 // kgateway's Envoy build, which adds its dynamic-module filters
-// (transformation, http-acl).
+// (transformation, http-acl); and HAPTIC (the HAProxy Gateway API
+// controller), which serves exactly what its HAProxyRoutePolicy offers —
+// JWT (with required claims) and API-key authentication, the shared rate
+// limit, the response cache and the Coraza WAF — plus plain routing. In
+// gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
+// the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
 	"envoy":    {Name: "envoy", Capabilities: capSet()},
-	"kgateway": {Name: "kgateway", Capabilities: capSet("transformation", "acl")},
+	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl")},
+	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
+		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
+}
+
+// only is a capability set of exactly the names given.
+func only(caps ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range caps {
+		m[c] = true
+	}
+	return m
+}
+
+// TargetForController names the target whose data plane a GatewayClass
+// controllerName is ("" when none is).
+func TargetForController(controller string) string {
+	for _, name := range TargetNames() {
+		if slices.Contains(Targets[name].Controllers, controller) {
+			return name
+		}
+	}
+	return ""
 }
 
 // TargetNames lists the targets, sorted.

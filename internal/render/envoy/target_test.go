@@ -131,6 +131,8 @@ var capabilityFixtures = []capabilityFixture{
 	{"transformation", "transformation", "  transformation: {response: {set: [{name: x-a, value: b}]}}\n", ""},
 	{"acl", "httpACL", "  acl: {defaultAction: deny, rules: [{cidrs: [10.0.0.0/8], action: allow}]}\n", ""},
 	{"response_cache", "cache", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  cache: {ttlSeconds: 30}\n"},
+	{"waf", "waf", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  waf: {policy: strict, catalogRef: {name: waf}}\n" +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: waf, namespace: infra}\nimmutable: true\ndata:\n  policies.yaml: \"strict: {requestBody: {mode: none}}\"\n"},
 }
 
 // TestTargetConformance runs every render target through the same

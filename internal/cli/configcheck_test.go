@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/diag"
+)
+
+func TestConfigFileKeys(t *testing.T) {
+	tests := []struct {
+		name, config string
+		want         string // "" = accepted; else a part of the usage error
+	}{
+		{"valid", "namespace: shop\nlint:\n  failOn: warning\n  ignore:\n  - code: GWP303\n    object: TrafficPolicy/infra/*\n  severity:\n    GWP301: info\n", ""},
+		{"kgateway settings", "enableAuthMetadata: true\ndiscoveryNamespaceSelectors: []\npolicyMerge:\n  trafficPolicy:\n    extAuth: DeepMerge\n", ""},
+		{"empty file", "", ""},
+		{"misspelled nested key", "lint:\n  failOnn: warning\n", `.gwpol.yaml:2:3: unknown key "lint.failOnn"; did you mean "lint.failOn"?`},
+		{"misspelled section key", "lint:\n  ignores:\n  - code: GWP303\n", `unknown key "lint.ignores"; did you mean "lint.ignore"?`},
+		{"misspelled top key", "namepsace: shop\n", `.gwpol.yaml:1:1: unknown key "namepsace"; did you mean "namespace"?`},
+		{"unknown ignore code", "lint:\n  ignore:\n  - code: GWP999\n", `lint.ignore names rule "GWP999", which does not exist`},
+		{"near ignore code", "lint:\n  ignore:\n  - code: GWP3O3\n", `did you mean "GWP303"?`},
+		{"unknown ignore entry key", "lint:\n  ignore:\n  - codes: GWP303\n", `unknown key "codes" in a lint.ignore entry (keys: code, object); did you mean "code"?`},
+		{"unknown severity code", "lint:\n  severity:\n    GWP1234: info\n", `lint.severity names rule "GWP1234"`},
+		{"bad value", "lint:\n  failOn: sometimes\n", `lint.failOn: unknown severity "sometimes"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, DefaultConfigFile)
+			if err := os.WriteFile(path, []byte(tt.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := loadConfig(path)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("loadConfig: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("loadConfig error = %v, want it to contain %q", err, tt.want)
+			}
+			if got := exitCode(err); got != ExitUsage {
+				t.Errorf("exit code = %d, want %d (usage)", got, ExitUsage)
+			}
+		})
+	}
+}
+
+func TestConfigEnvKeys(t *testing.T) {
+	tests := []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"GWPOL_NAMESPACE=x", "GWPOL_LINT_FAILON=warning", "HOME=/root"}, ""},
+		{[]string{"GWPOL_ENABLEAUTHMETADATA=true"}, ""},
+		{[]string{"GWPOL_LINT_FAILONN=warning"}, "GWPOL_LINT_FAILONN names no gwpol setting; did you mean GWPOL_LINT_FAILON?"},
+		{[]string{"GWPOL_COLOUR=1"}, "GWPOL_COLOUR names no gwpol setting"},
+	}
+	for _, tt := range tests {
+		err := checkConfigEnv(tt.env)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%v: %v", tt.env, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || diag.KindOf(err) != diag.Usage):
+			t.Errorf("%v: error %v, want a usage error containing %q", tt.env, err, tt.want)
+		}
+	}
+}

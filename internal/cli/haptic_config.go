@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"os"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// readHAPTIC re-reads the haptic: section of the config file keeping the
+// case of its keys (viper lower-cases them, and trusted WAF policy names
+// are case-sensitive), then checks it: an unknown switch or a value of the
+// wrong type is a config error, never ignored.
+func (c *Config) readHAPTIC() error {
+	if c.File != "" && c.HAPTIC != nil {
+		data, err := os.ReadFile(c.File)
+		if err != nil {
+			return err
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return err
+		}
+		for k, v := range doc {
+			if m, ok := v.(map[string]any); ok && strings.EqualFold(k, "haptic") {
+				c.HAPTIC = m
+			}
+		}
+	}
+	_, err := haptic.ParseSettings(c.PolicyConfig())
+	return err
+}
+
+// hapticDeploymentDiags are the findings about the haptic: settings
+// themselves (trusted catalogs, defaultPolicy), positioned in the config
+// file.
+func hapticDeploymentDiags(c *Compiled) []diag.Diagnostic {
+	if c.Config == nil || c.Config.HAPTIC == nil {
+		return nil
+	}
+	return haptic.CheckDeployment(c.Model, c.Config.PolicyConfig(), (&Versions{}).configPos(c.Config))
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/render/envoy"
+)
+
+// inferredTarget is the --target default: each Gateway then gets the
+// target its GatewayClass's controller names (config render.target, when
+// set, is the default instead).
+const inferredTarget = "inferred"
+
+// targetFlagHelp describes --target for render and lint.
+const targetFlagHelp = "render target: envoy (upstream filters), kgateway (kgateway's build: adds transformation and acl) or haptic (HAPTIC's route-policy features, WAF included); default: config render.target, else each Gateway's from its GatewayClass controller (kgateway.dev/kgateway: kgateway; haproxy-haptic.org/controller: haptic), else envoy"
+
+// targetChoices are the values --target accepts.
+func targetChoices() []string { return append([]string{inferredTarget}, envoy.TargetNames()...) }
+
+// askedTarget is the target the flag names when given, else config
+// render.target, else inferredTarget.
+func askedTarget(flag string, changed bool, cfg *Config) string {
+	if changed || cfg == nil || cfg.Render.Target == "" {
+		return flag
+	}
+	return cfg.Render.Target
+}
+
+// targetGroup is the Gateways (NAMESPACE/NAME) that render with one target.
+type targetGroup struct {
+	target   string
+	gateways []string
+}
+
+// targetGroups splits the Gateways to render (all when gateways is empty)
+// by target: the one asked for, or, when none was, each Gateway's own —
+// the target whose data plane its GatewayClass's controller is, envoy
+// when the class is unknown or not in the input.
+func targetGroups(asked string, c *Compiled, gateways []string) []targetGroup {
+	if asked != inferredTarget && asked != "" {
+		return []targetGroup{{target: asked, gateways: gateways}}
+	}
+	controllers := map[string]string{}
+	for _, gc := range c.Model.GatewayClasses {
+		controllers[gc.Name] = string(gc.Spec.ControllerName)
+	}
+	byTarget := map[string][]string{}
+	for _, gw := range c.Model.Gateways {
+		name := gw.Namespace + "/" + gw.Name
+		if len(gateways) > 0 && !slices.Contains(gateways, name) {
+			continue
+		}
+		t := envoy.TargetForController(controllers[string(gw.Spec.GatewayClassName)])
+		if t == "" {
+			t = "envoy"
+		}
+		byTarget[t] = append(byTarget[t], name)
+	}
+	if len(byTarget) <= 1 {
+		for t := range byTarget {
+			return []targetGroup{{target: t, gateways: gateways}}
+		}
+		return []targetGroup{{target: "envoy", gateways: gateways}}
+	}
+	var out []targetGroup
+	for _, t := range envoy.TargetNames() {
+		if gws := byTarget[t]; len(gws) > 0 {
+			out = append(out, targetGroup{target: t, gateways: gws})
+		}
+	}
+	return out
+}
+
+// renderPlatform renders the Gateways, each group with its target, into
+// one output.
+func renderPlatform(c *Compiled, asked string, kgatewayKey bool, gateways []string) (*envoy.Output, error) {
+	var outs []*envoy.Output
+	for _, g := range targetGroups(asked, c, gateways) {
+		out, err := renderCompiled(c, g.target, kgatewayKey, g.gateways...)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+	}
+	return envoy.Combine(outs...), nil
+}

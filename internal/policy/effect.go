@@ -1,0 +1,42 @@
+package policy
+
+import "reflect"
+
+// NoEffect reports whether a valid policy sets no field that could take
+// effect: none at all (only targetRefs, or only misspelled keys), or only
+// empty ones (rateLimit: {}, timeouts: {}). Such a policy attaches and is
+// reported Attached, yet changes nothing where it attaches.
+func (p *Policy) NoEffect() bool {
+	if !p.IsValid() || len(p.Kind.Spec().Fields) == 0 {
+		return false
+	}
+	for _, v := range p.Values {
+		if !emptyValue(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// emptyValue: nil, a nil or empty collection, or a pointer to a struct
+// with nothing set. A pointer to a scalar (autoHostRewrite: false) is a
+// setting, so it is not empty.
+func emptyValue(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return true
+		}
+		e := rv.Elem()
+		return e.Kind() == reflect.Struct && e.IsZero()
+	case reflect.Slice, reflect.Map:
+		return rv.Len() == 0
+	case reflect.Struct:
+		return rv.IsZero()
+	}
+	return false
+}

@@ -1,0 +1,53 @@
+package haptic
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// CheckDeployment reports what HAPTIC's admission refuses in the
+// deployment's own WAF settings, whichever policies use them: a trusted
+// catalog that is missing, mutable or invalid, and a defaultPolicy that
+// names no trusted policy. pos positions a config key (nil: unpositioned).
+// Rules using a broken trusted catalog are reported on their policies too.
+func CheckDeployment(m *model.Model, cfg policy.Config, pos func(string) diag.Position) []diag.Diagnostic {
+	s, err := ParseSettings(cfg)
+	if err != nil || !s.WAF {
+		return nil
+	}
+	if pos == nil {
+		pos = func(string) diag.Position { return diag.Position{} }
+	}
+	var out []diag.Diagnostic
+	report := func(path, format string, args ...any) {
+		d := diag.Diagnostic{Code: codeDependency, Severity: diag.Error, Field: path, Pos: pos(path)}
+		d.Message = fmt.Sprintf(format, args...)
+		out = append(out, d)
+	}
+	known := map[string]bool{}
+	for name := range s.Inline {
+		known[name] = true
+	}
+	cache := &catalogCache{m: map[catalogKey]parsedCatalog{}}
+	for _, ref := range slices.Sorted(maps.Keys(s.Trusted)) {
+		loc := s.Trusted[ref]
+		entries, problem := readTrustedCatalog(m, cache, loc)
+		if problem != "" {
+			report("haptic.waf.policies.configMapRefs."+ref, "trusted WAF catalog %s (ConfigMap %s/%s key %s) %s; HAPTIC's admission refuses it and the rules selecting its policies fail closed",
+				ref, loc.Namespace, loc.Name, loc.Key, problem)
+			continue
+		}
+		for name := range entries {
+			known[name] = true
+		}
+	}
+	if s.DefaultPolicy != "" && !known[s.DefaultPolicy] {
+		report("haptic.waf.policies.defaultPolicy", "defaultPolicy %q is not a trusted WAF policy (inline or in a valid trusted catalog); HAPTIC's admission refuses the configuration", s.DefaultPolicy)
+	}
+	return out
+}

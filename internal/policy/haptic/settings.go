@@ -1,0 +1,305 @@
+package haptic
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// ConfigPrefix is the prefix of this kind's settings in policy.Config.Values
+// (the haptic: section of .gwpol.yaml).
+const ConfigPrefix = "haptic."
+
+// Settings are the HAPTIC chart switches that decide whether a route
+// policy can be served: the gwpol config keys under haptic:, named after
+// the chart's values. A policy that needs a switched-off feature fails its
+// rules closed, as HAPTIC does.
+type Settings struct {
+	// SharedRateLimit is rateLimit.shared.enabled: the fleet-wide stick
+	// tables rateLimit needs. Default true.
+	SharedRateLimit bool
+	// Varnish is cache.varnish.enabled: the cache tier cache needs.
+	// Default true.
+	Varnish bool
+	// WAF is waf.enabled: the Coraza SPOA plugin is deployed. Default true.
+	WAF bool
+	// Inline are the trusted WAF policies defined in values
+	// (waf.policies.inline), by name.
+	Inline map[string]map[string]any
+	// Trusted are the trusted catalog ConfigMaps (waf.policies.configMapRefs),
+	// by the name the values give them.
+	Trusted map[string]CatalogLocation
+	// TrustedKnown: the config lists the deployment's trusted policies
+	// (waf.policies.inline or configMapRefs, even empty). Without it gwpol
+	// cannot check a WAF selection without catalogRef and says so.
+	TrustedKnown bool
+	// DefaultPolicy is waf.policies.defaultPolicy ("" for none).
+	DefaultPolicy string
+	// SelfService is waf.policies.selfService.enabled: policies may name
+	// catalogs in their own namespace (catalogRef). Default true.
+	SelfService bool
+	// MaxPerNamespace and MaxTotal are selfService.limits: how many
+	// distinct self-service catalog entries one namespace, and the
+	// cluster, may select (0: no limit).
+	MaxPerNamespace, MaxTotal int
+}
+
+// CatalogLocation is a trusted catalog ConfigMap and its key.
+type CatalogLocation struct {
+	Namespace, Name, Key string
+}
+
+// String is namespace/name/key, the catalog's scope in HAPTIC's terms.
+func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "/" + c.Key }
+
+// DefaultSettings are gwpol's defaults: every feature deployed, no
+// trusted catalog, self-service catalogs allowed without limits.
+func DefaultSettings() Settings {
+	return Settings{SharedRateLimit: true, Varnish: true, WAF: true, SelfService: true}
+}
+
+// SettingsKeys are the keys of the haptic: section.
+var SettingsKeys = []string{"rateLimit", "cache", "waf"}
+
+// ParseSettings reads the haptic: section from cfg.Values (keys
+// "haptic.<key>"). Every value is checked: an unknown key or a value of the
+// wrong type is an error naming the key, never ignored.
+func ParseSettings(cfg policy.Config) (Settings, error) {
+	s := DefaultSettings()
+	for k, v := range cfg.Values {
+		key, ok := strings.CutPrefix(k, ConfigPrefix)
+		if !ok {
+			continue
+		}
+		var err error
+		switch strings.ToLower(key) {
+		case "ratelimit":
+			err = readSwitch(v, "haptic.rateLimit", "shared", &s.SharedRateLimit)
+		case "cache":
+			err = readSwitch(v, "haptic.cache", "varnish", &s.Varnish)
+		case "waf":
+			err = s.readWAF(v)
+		default:
+			err = fmt.Errorf("haptic.%s is not a setting gwpol knows; use one of %s", key, strings.Join(SettingsKeys, ", "))
+		}
+		if err != nil {
+			return Settings{}, err
+		}
+	}
+	return s, nil
+}
+
+// section reads a mapping, case-insensitively by key, rejecting unknown keys.
+func section(v any, path string, known ...string) (map[string]any, error) {
+	if v == nil {
+		return map[string]any{}, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a map, not %T", path, v)
+	}
+	out := map[string]any{}
+	for k, val := range m {
+		i := slices.IndexFunc(known, func(n string) bool { return strings.EqualFold(n, k) })
+		if i < 0 {
+			return nil, fmt.Errorf("%s.%s is not a setting gwpol knows; use one of %s", path, k, strings.Join(known, ", "))
+		}
+		out[known[i]] = val
+	}
+	return out, nil
+}
+
+// readSwitch reads {<name>: {enabled: bool}}.
+func readSwitch(v any, path, name string, dst *bool) error {
+	m, err := section(v, path, name)
+	if err != nil {
+		return err
+	}
+	if sub, ok := m[name]; ok {
+		e, err := section(sub, path+"."+name, "enabled")
+		if err != nil {
+			return err
+		}
+		if en, ok := e["enabled"]; ok {
+			return readBool(en, path+"."+name+".enabled", dst)
+		}
+	}
+	return nil
+}
+
+func readBool(v any, path string, dst *bool) error {
+	switch b := v.(type) {
+	case bool:
+		*dst = b
+	case string:
+		p, err := strconv.ParseBool(b)
+		if err != nil {
+			return fmt.Errorf("%s must be true or false, not %q", path, b)
+		}
+		*dst = p
+	default:
+		return fmt.Errorf("%s must be true or false, not %T", path, v)
+	}
+	return nil
+}
+
+// readCount reads a non-negative whole number (the chart takes strings).
+func readCount(v any, path string, dst *int) error {
+	var n int64
+	switch x := v.(type) {
+	case int:
+		n = int64(x)
+	case int64:
+		n = x
+	case float64:
+		if x != float64(int64(x)) {
+			return fmt.Errorf("%s must be a whole number, not %v", path, x)
+		}
+		n = int64(x)
+	case string:
+		p, err := strconv.ParseInt(strings.TrimSpace(x), 10, 32)
+		if err != nil {
+			return fmt.Errorf("%s must be a whole number, not %q", path, x)
+		}
+		n = p
+	default:
+		return fmt.Errorf("%s must be a whole number, not %T", path, v)
+	}
+	if n < 0 {
+		return fmt.Errorf("%s must not be negative, not %d", path, n)
+	}
+	*dst = int(n)
+	return nil
+}
+
+func readString(v any, path string) (string, error) {
+	s, ok := v.(string)
+	if !ok && v != nil {
+		return "", fmt.Errorf("%s must be a string, not %T", path, v)
+	}
+	return s, nil
+}
+
+func (s *Settings) readWAF(v any) error {
+	m, err := section(v, "haptic.waf", "enabled", "policies")
+	if err != nil {
+		return err
+	}
+	if en, ok := m["enabled"]; ok {
+		if err := readBool(en, "haptic.waf.enabled", &s.WAF); err != nil {
+			return err
+		}
+	}
+	p, err := section(m["policies"], "haptic.waf.policies", "defaultPolicy", "inline", "configMapRefs", "selfService")
+	if err != nil {
+		return err
+	}
+	_, inline := p["inline"]
+	_, refs := p["configMapRefs"]
+	s.TrustedKnown = inline || refs
+	if s.DefaultPolicy, err = readString(p["defaultPolicy"], "haptic.waf.policies.defaultPolicy"); err != nil {
+		return err
+	}
+	if err := s.readInline(p["inline"]); err != nil {
+		return err
+	}
+	if err := s.readTrusted(p["configMapRefs"]); err != nil {
+		return err
+	}
+	ss, err := section(p["selfService"], "haptic.waf.policies.selfService", "enabled", "limits")
+	if err != nil {
+		return err
+	}
+	if en, ok := ss["enabled"]; ok {
+		if err := readBool(en, "haptic.waf.policies.selfService.enabled", &s.SelfService); err != nil {
+			return err
+		}
+	}
+	lim, err := section(ss["limits"], "haptic.waf.policies.selfService.limits", "maxPoliciesPerNamespace", "maxTotalPolicies")
+	if err != nil {
+		return err
+	}
+	if n, ok := lim["maxPoliciesPerNamespace"]; ok {
+		if err := readCount(n, "haptic.waf.policies.selfService.limits.maxPoliciesPerNamespace", &s.MaxPerNamespace); err != nil {
+			return err
+		}
+	}
+	if n, ok := lim["maxTotalPolicies"]; ok {
+		if err := readCount(n, "haptic.waf.policies.selfService.limits.maxTotalPolicies", &s.MaxTotal); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readInline reads waf.policies.inline: policy name → settings. The
+// chart's "__replace__" marker (replace the default map instead of merging)
+// is not a policy.
+func (s *Settings) readInline(v any) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("haptic.waf.policies.inline must be a map of WAF policy names to settings, not %T", v)
+	}
+	for name, e := range m {
+		if name == "__replace__" {
+			continue
+		}
+		entry, ok := e.(map[string]any)
+		if !ok && e != nil {
+			return fmt.Errorf("haptic.waf.policies.inline.%s must be a map of settings, not %T", name, e)
+		}
+		if s.Inline == nil {
+			s.Inline = map[string]map[string]any{}
+		}
+		s.Inline[name] = entry
+	}
+	return nil
+}
+
+// readTrusted reads waf.policies.configMapRefs: name → {namespace, name, key}.
+func (s *Settings) readTrusted(v any) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("haptic.waf.policies.configMapRefs must be a map of names to {namespace, name, key}, not %T", v)
+	}
+	for ref, e := range m {
+		if ref == "__replace__" {
+			continue
+		}
+		path := "haptic.waf.policies.configMapRefs." + ref
+		r, err := section(e, path, "namespace", "name", "key")
+		if err != nil {
+			return err
+		}
+		var loc CatalogLocation
+		if loc.Namespace, err = readString(r["namespace"], path+".namespace"); err != nil {
+			return err
+		}
+		if loc.Name, err = readString(r["name"], path+".name"); err != nil {
+			return err
+		}
+		if loc.Key, err = readString(r["key"], path+".key"); err != nil {
+			return err
+		}
+		if loc.Namespace == "" || loc.Name == "" {
+			return fmt.Errorf("%s needs namespace and name", path)
+		}
+		if loc.Key == "" {
+			loc.Key = DefaultCatalogKey
+		}
+		if s.Trusted == nil {
+			s.Trusted = map[string]CatalogLocation{}
+		}
+		s.Trusted[ref] = loc
+	}
+	return nil
+}
