@@ -92,10 +92,12 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	return t
 }
 
+// ids names candidates: policy IDs, and a route rule's own fields as
+// "HTTPRoute NS/NAME rule R (built-in)".
 func ids(cs []*merge.Candidate) []string {
 	out := []string{}
 	for _, c := range cs {
-		out = append(out, c.Policy.ID())
+		out = append(out, c.Policy.Describe())
 	}
 	return out
 }
@@ -111,7 +113,7 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		if e.Field.Owner.Parent != "" {
 			level += " " + e.Field.Owner.Parent
 		}
-		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.ID(), Level: level,
+		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.Describe(), Level: level,
 			Strategy: string(e.Field.Strategy), Contributors: ids(e.Field.Contributors), Overridden: ids(e.Field.Losers), Inherited: e.Inherited}
 		for _, s := range e.Shadowed {
 			for _, id := range ids(s.Contributors) {

@@ -147,11 +147,17 @@ type Policy struct {
 	Findings []diag.Diagnostic
 	// Data is kind-private decoded state (e.g. the typed spec).
 	Data any
+	// BuiltIn is set when this is not a policy object but a route rule's
+	// own Gateway API fields (see NewBuiltIn).
+	BuiltIn *BuiltIn
 }
 
 // ID is the policy ID used in MergeOrigins: group/kind/namespace/name.
 func (p *Policy) ID() string {
 	gk := p.Kind.GroupKind()
+	if p.BuiltIn != nil {
+		gk = p.BuiltIn.Route
+	}
 	return gk.Group + "/" + gk.Kind + "/" + p.Obj.Namespace + "/" + p.Obj.Name
 }
 
@@ -177,6 +183,12 @@ func (p *Policy) SetFields() []string {
 
 // FieldPath is the spec path of a field key, for positions.
 func (p *Policy) FieldPath(key string) string {
+	if p.BuiltIn != nil {
+		if path, ok := p.BuiltIn.Paths[key]; ok {
+			return path
+		}
+		return "spec"
+	}
 	for _, f := range p.Kind.Spec().Fields {
 		if f.Key == key {
 			return f.SpecPath

@@ -80,12 +80,7 @@ func (b *builder) scope(pts merge.Points, sc policy.Scope) *scoped {
 		if len(p.Invalid) > 0 {
 			s.invalid = true
 		}
-		if origins := p.Origins(); len(origins) > 0 {
-			if md == nil {
-				md = map[string]*structpb.Struct{}
-			}
-			md[b.metadataKey(p.Kind)] = originsStruct(origins)
-		}
+		md = b.addOrigins(md, p)
 		r, ok := p.Kind.(policy.Renderer)
 		if !ok {
 			continue // kinds without a renderer contribute metadata only
@@ -115,6 +110,38 @@ func (b *builder) metadataKey(k policy.Kind) string {
 	}
 	gk := k.GroupKind()
 	return "merge." + gk.Group + "/" + gk.Kind
+}
+
+// addOrigins adds a point's merge metadata. kgateway's key carries what
+// the controller reports (its MergeOrigins name a policy even where the
+// route rule's own field wins); gwpol's own keys say what is in effect:
+// the policies under the kind's key, and the route rules' own fields under
+// merge.<group>/<kind> of the route (merge.gateway.networking.k8s.io/HTTPRoute).
+func (b *builder) addOrigins(md map[string]*structpb.Struct, p *merge.Point) map[string]*structpb.Struct {
+	add := func(key string, origins map[string][]string) {
+		if len(origins) == 0 {
+			return
+		}
+		if md == nil {
+			md = map[string]*structpb.Struct{}
+		}
+		st := originsStruct(origins)
+		if prev, ok := md[key]; ok {
+			maps.Copy(prev.Fields, st.Fields) // several kinds' rule fields share the route's key
+			return
+		}
+		md[key] = st
+	}
+	if b.opt.MergeKeyKgateway {
+		add(b.metadataKey(p.Kind), p.Origins())
+		return md
+	}
+	add(b.metadataKey(p.Kind), p.InEffect())
+	if len(p.Rule) > 0 { // a rule point: one route kind
+		gk := p.Rule[0].Owner.Policy.BuiltIn.Route
+		add("merge."+gk.Group+"/"+gk.Kind, p.RuleOrigins())
+	}
+	return md
 }
 
 // originsStruct is MergeOrigins as a Struct: field → sorted policy IDs.

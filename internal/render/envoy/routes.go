@@ -15,7 +15,6 @@ import (
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -532,7 +531,6 @@ func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
 	vb.used = append(vb.used, rs)
-	vb.builtinTimeouts(r, e.rule)
 	for _, s := range levels {
 		if s == nil {
 			continue
@@ -632,58 +630,6 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	r.Action = &routev3.Route_Route{Route: act}
 	applyHeaderFilters(r, filters)
 	return true
-}
-
-// builtinTimeouts applies an HTTPRoute rule's own timeouts and retry,
-// which take precedence over policies (kgateway).
-func (gb *gatewayBuild) builtinTimeouts(r *routev3.Route, rule *topology.Rule) {
-	ra, ok := r.Action.(*routev3.Route_Route)
-	if !ok || rule.HTTP == nil {
-		return
-	}
-	act := ra.Route
-	if t := rule.HTTP.Timeouts; t != nil {
-		if d, ok := parseDuration(t.Request); ok {
-			act.Timeout = d
-		}
-		if d, ok := parseDuration(t.BackendRequest); ok {
-			if act.RetryPolicy == nil {
-				act.RetryPolicy = &routev3.RetryPolicy{}
-			}
-			act.RetryPolicy.PerTryTimeout = d
-		}
-	}
-	if rt := rule.HTTP.Retry; rt != nil {
-		if act.RetryPolicy == nil {
-			act.RetryPolicy = &routev3.RetryPolicy{}
-		}
-		p := act.RetryPolicy
-		p.RetryOn = "connect-failure,refused-stream,unavailable,cancelled,reset"
-		if rt.Attempts != nil {
-			p.NumRetries = wrapUint32(uint32(max(*rt.Attempts, 0)))
-		}
-		p.RetriableStatusCodes = nil
-		for _, c := range rt.Codes {
-			p.RetriableStatusCodes = append(p.RetriableStatusCodes, uint32(c))
-		}
-		if len(rt.Codes) > 0 {
-			p.RetryOn += ",retriable-status-codes"
-		}
-		if d, ok := parseDuration(rt.Backoff); ok {
-			p.RetryBackOff = &routev3.RetryPolicy_RetryBackOff{BaseInterval: d}
-		}
-	}
-}
-
-func parseDuration(d *gwv1.Duration) (*durationpb.Duration, bool) {
-	if d == nil {
-		return nil, false
-	}
-	v, err := time.ParseDuration(string(*d))
-	if err != nil {
-		return nil, false
-	}
-	return durationpb.New(v), true
 }
 
 // applyRouteMaps merges the policy fields that configure a route directly

@@ -1,0 +1,96 @@
+package trafficpolicy
+
+import (
+	"time"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+var _ policy.RuleFielder = Kind{}
+
+// ruleRetryOn is what kgateway retries on for an HTTPRoute rule's own
+// retry, sorted as kgateway writes it (retriable-status-codes is always
+// there; the codes themselves may be empty).
+var ruleRetryOn = []string{"cancelled", "connect-failure", "refused-stream", "reset", "retriable-headers", "retriable-status-codes", "unavailable"}
+
+// RuleFields implements policy.RuleFielder: an HTTPRoute rule's own
+// timeouts and retry, translated the way kgateway's built-in rule policy
+// translates them, as TrafficPolicy timeouts and retry values. kgateway
+// applies them before any TrafficPolicy, which only fills what they leave
+// unset. GRPCRoute rules have neither field.
+func (Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
+	if rule.HTTP == nil {
+		return nil
+	}
+	var out []policy.RuleField
+	backend := gwDuration(ruleBackendRequest(rule.HTTP))
+	if t := ruleTimeout(rule.HTTP); t != nil {
+		out = append(out, policy.RuleField{Key: "timeouts", Value: &Timeouts{Request: t}, Path: rule.Path + ".timeouts"})
+	}
+	if r := rule.HTTP.Retry; r != nil {
+		v := &Retry{RetryOn: ruleRetryOn, Attempts: new(int32(1)), BackoffBaseInterval: gwDuration(r.Backoff), PerTryTimeout: backend}
+		if r.Attempts != nil {
+			v.Attempts = new(int32(*r.Attempts))
+		}
+		for _, c := range r.Codes {
+			v.StatusCodes = append(v.StatusCodes, int32(c))
+		}
+		out = append(out, policy.RuleField{Key: "retry", Value: v, Path: rule.Path + ".retry"})
+	}
+	return out
+}
+
+// ruleTimeout is the route timeout kgateway derives from a rule's
+// timeouts: with both set, the request timeout when the rule retries (the
+// backend timeout then bounds each try) and the backend timeout when it
+// does not; otherwise whichever is set. Unparsable durations count as unset.
+func ruleTimeout(r *gwv1.HTTPRouteRule) *string {
+	if r.Timeouts == nil {
+		return nil
+	}
+	req, backend := gwDuration(r.Timeouts.Request), gwDuration(r.Timeouts.BackendRequest)
+	switch {
+	case req != nil && backend != nil && r.Retry == nil:
+		return backend
+	case req != nil:
+		return req
+	}
+	return backend
+}
+
+func ruleBackendRequest(r *gwv1.HTTPRouteRule) *gwv1.Duration {
+	if r.Timeouts == nil {
+		return nil
+	}
+	return r.Timeouts.BackendRequest
+}
+
+// gwDuration is a Gateway API duration as a Go duration string, nil when
+// unset or unparsable (the CRD validates it; kgateway skips a bad one).
+func gwDuration(d *gwv1.Duration) *string {
+	if d == nil {
+		return nil
+	}
+	if _, err := time.ParseDuration(string(*d)); err != nil {
+		return nil
+	}
+	return new(string(*d))
+}
+
+// Overlay implements policy.RuleFielder. A rule's own request timeout
+// replaces a policy's, whose stream-idle timeout still applies (kgateway
+// sets the idle timeout from the policy and the route timeout only when
+// unset); a rule's own retry replaces the policy's retry whole.
+func (Kind) Overlay(key string, rule, pol any) (any, bool) {
+	if key != "timeouts" {
+		return rule, false
+	}
+	r, ok := rule.(*Timeouts)
+	p, ok2 := pol.(*Timeouts)
+	if !ok || !ok2 || p.StreamIdle == nil {
+		return rule, false
+	}
+	return &Timeouts{Request: r.Request, StreamIdle: p.StreamIdle}, true
+}
