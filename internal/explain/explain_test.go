@@ -56,3 +56,94 @@ spec:
 		t.Errorf("--field retry gave %d fields", len(only.Fields))
 	}
 }
+
+// TestRuleOwnFieldsWin: a rule's own timeouts and retry (HTTPRoute spec)
+// own those fields ahead of every policy, on the rule itself and, through
+// delegation, on child routes (regression: explain named the policy).
+func TestRuleOwnFieldsWin(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: own, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules:
+  - backendRefs: [{name: svc, port: 80}]
+    timeouts: {request: 5s}
+    retry: {attempts: 2}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: parent, namespace: infra}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [parent.example.com]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /a}}]
+    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: child, namespace: app}]
+    retry: {attempts: 3}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: child, namespace: app}
+spec:
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /a/1}}]
+    backendRefs: [{name: svc, port: 80}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: pol, namespace: app}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: own}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: child}
+  timeouts: {request: 2s, streamIdle: 30s}
+  retry: {attempts: 4}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	type row struct {
+		Field, Owner, Level          string
+		Contributors, Lost, Shadowed []string
+	}
+	pol := "gateway.kgateway.dev/TrafficPolicy/app/pol"
+	tests := []struct {
+		route string
+		want  []row
+	}{
+		{"own", []row{
+			// the rule's request timeout wins; the policy's streamIdle stays
+			{"timeouts", "HTTPRoute app/own rule #0 (built-in)", "rule", []string{"HTTPRoute app/own rule #0 (built-in)", pol}, []string{}, nil},
+			{"retry", "HTTPRoute app/own rule #0 (built-in)", "rule", []string{"HTTPRoute app/own rule #0 (built-in)"}, []string{pol}, nil},
+		}},
+		{"child", []row{
+			{"timeouts", pol, "route", []string{pol}, []string{}, nil},
+			// the delegating parent's own retry beats the child's policy
+			{"retry", "HTTPRoute infra/parent rule #0 (built-in)", "parent-route infra/parent rule #0", []string{"HTTPRoute infra/parent rule #0 (built-in)"}, []string{pol}, nil},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.route, func(t *testing.T) {
+			rt := c.Graph.Route("HTTPRoute", "app", tt.route)
+			got := explain.Rule(c.Result, rt, rt.Rules[0], c.Graph.Gateway("infra", "gw").Listeners[0], explain.Options{})
+			var rows []row
+			for _, f := range got.Fields {
+				rows = append(rows, row{f.Field, f.Owner, f.Level, f.Contributors, f.Overridden, f.Shadowed})
+			}
+			if diff := cmp.Diff(tt.want, rows); diff != "" {
+				t.Errorf("fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -171,11 +171,14 @@ func (p *Point) layer() {
 		case own == nil:
 			p.Fields = append(p.Fields, pol)
 			continue
-		case pol == nil || rf == nil:
+		case pol == nil:
 			p.Fields = append(p.Fields, own)
 			continue
 		}
-		eff, remains := rf.Overlay(fs.Key, own.Values[0], pol.Values[0])
+		eff, remains := own.Values[0], false
+		if rf != nil {
+			eff, remains = rf.Overlay(fs.Key, own.Values[0], pol.Values[0])
+		}
 		f := &Field{Key: fs.Key, Strategy: own.Strategy, Owner: own.Owner, Contributors: []*Candidate{own.Owner}, Values: []any{eff},
 			Losers: slices.Concat(own.Losers, pol.Losers)}
 		if remains {
