@@ -43,21 +43,18 @@ func (Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
 }
 
 // ruleTimeout is the route timeout kgateway derives from a rule's
-// timeouts: with both set, the request timeout when the rule retries (the
-// backend timeout then bounds each try) and the backend timeout when it
-// does not; otherwise whichever is set. Unparsable durations count as unset.
+// timeouts: when the rule retries, its request timeout (the backend
+// timeout bounds each try instead); when it does not, the backend timeout,
+// else the request timeout. Unparsable durations count as unset.
 func ruleTimeout(r *gwv1.HTTPRouteRule) *string {
 	if r.Timeouts == nil {
 		return nil
 	}
 	req, backend := gwDuration(r.Timeouts.Request), gwDuration(r.Timeouts.BackendRequest)
-	switch {
-	case req != nil && backend != nil && r.Retry == nil:
+	if r.Retry == nil && backend != nil {
 		return backend
-	case req != nil:
-		return req
 	}
-	return backend
+	return req
 }
 
 func ruleBackendRequest(r *gwv1.HTTPRouteRule) *gwv1.Duration {
