@@ -23,7 +23,8 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// One truth for all views: on every Envoy route render emits, the fields
+// One truth for all views: for every kgateway case (cases/ and more/) and
+// the examples, on every Envoy route render emits, the fields
 // explain names an owner for are the policy-owned values render put
 // there, and render puts no policy-owned value there that explain does
 // not attribute.
@@ -106,10 +107,16 @@ func TestExplainAgreesWithRender(t *testing.T) {
 	}
 	var inputs []input
 	dirs, _ := filepath.Glob(filepath.Join(conformanceDir, "*"))
+	more, _ := filepath.Glob(filepath.Join(conformanceDir, "..", "more", "*"))
+	dirs = append(dirs, more...)
 	if len(dirs) == 0 {
 		t.Logf("conformance cases not found at %s; checking the examples only", conformanceDir)
 	}
 	for _, dir := range dirs {
+		if _, err := manifest.Load([]string{filepath.Join(dir, "input.yaml")}, manifest.Options{}); err != nil {
+			t.Logf("%s: skipped, its input does not load: %v", filepath.Base(dir), err)
+			continue
+		}
 		set, cfg, cs, _ := loadCase(t, dir)
 		inputs = append(inputs, input{filepath.Base(dir), set, cfg, []string{cs.Gateway}})
 	}
