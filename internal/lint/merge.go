@@ -22,7 +22,7 @@ func mergeRules() []Rule {
 		{Code: "GWP304", Name: "gateway-field-shadowed", Title: "a gateway-level field is shadowed on these routes by a route-level policy",
 			Doc: "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins).", Severity: diag.Info, Run: shadowed},
 		{Code: "GWP305", Name: "field-overridden-by-route-rule", Title: "a policy field has no effect on a route rule that sets the field itself",
-			Doc:      "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry), which kgateway applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata.",
+			Doc:      "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry, a URLRewrite filter's hostname or path), which kgateway applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata.",
 			Severity: diag.Warning, Run: lostToRule},
 	}
 }

@@ -1,6 +1,7 @@
 package trafficpolicy
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/model"
@@ -29,6 +30,7 @@ func (Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
 	if t := ruleTimeout(rule.HTTP); t != nil {
 		out = append(out, policy.RuleField{Key: "timeouts", Value: &Timeouts{Request: t}, Path: rule.Path + ".timeouts"})
 	}
+	out = append(out, ruleRewrites(rule)...)
 	if r := rule.HTTP.Retry; r != nil {
 		v := &Retry{RetryOn: ruleRetryOn, Attempts: new(int32(1)), BackoffBaseInterval: gwDuration(r.Backoff), PerTryTimeout: backend}
 		if r.Attempts != nil {
@@ -40,6 +42,50 @@ func (Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
 		out = append(out, policy.RuleField{Key: "retry", Value: v, Path: rule.Path + ".retry"})
 	}
 	return out
+}
+
+// RuleRewrite is a rule's own URLRewrite filter standing for the
+// TrafficPolicy field it beats: a hostname beats autoHostRewrite, a path
+// beats urlRewrite (kgateway applies a policy's only when the route has no
+// host rewrite, no prefix and no regex rewrite yet). Gateway API routing
+// renders the filter itself, so the kind renders nothing for it.
+type RuleRewrite struct {
+	Hostname string `json:"hostname,omitempty"`
+	Path     string `json:"path,omitempty"` // ReplaceFullPath or ReplacePrefixMatch, then the value
+}
+
+// ruleRewrites are the rule's own URLRewrite filter as TrafficPolicy
+// values. A delegating rule's filters stay on the parent (they do not
+// reach the children's routes).
+func ruleRewrites(rule *model.Rule) []policy.RuleField {
+	for _, b := range rule.BackendRefs {
+		if b.Kind != nil && *b.Kind == "HTTPRoute" {
+			return nil
+		}
+	}
+	var out []policy.RuleField
+	for i, f := range rule.HTTP.Filters {
+		rw := f.URLRewrite
+		if f.Type != gwv1.HTTPRouteFilterURLRewrite || rw == nil {
+			continue
+		}
+		path := rule.Path + ".filters[" + strconv.Itoa(i) + "].urlRewrite"
+		if rw.Hostname != nil {
+			out = append(out, policy.RuleField{Key: "autoHostRewrite", Value: &RuleRewrite{Hostname: string(*rw.Hostname)}, Path: path + ".hostname"})
+		}
+		if p := rw.Path; p != nil && (p.ReplaceFullPath != nil || p.ReplacePrefixMatch != nil) {
+			v := &RuleRewrite{Path: string(p.Type) + " " + deref(p.ReplaceFullPath) + deref(p.ReplacePrefixMatch)}
+			out = append(out, policy.RuleField{Key: "urlRewrite", Value: v, Path: path + ".path"})
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // ruleTimeout is the route timeout kgateway derives from a rule's

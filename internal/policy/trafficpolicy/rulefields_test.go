@@ -38,6 +38,14 @@ func TestRuleFields(t *testing.T) {
 			[]policy.RuleField{{Key: "timeouts", Value: &Timeouts{Request: new("7s")}, Path: "spec.rules[0].timeouts"}}},
 		{"retry without attempts retries once", &gwv1.HTTPRouteRule{Retry: &gwv1.HTTPRouteRetry{}},
 			[]policy.RuleField{{Key: "retry", Value: &Retry{RetryOn: ruleRetryOn, Attempts: new(int32(1))}, Path: "spec.rules[0].retry"}}},
+		{"a URLRewrite filter beats autoHostRewrite (hostname) and urlRewrite (path)",
+			&gwv1.HTTPRouteRule{Filters: []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterURLRewrite, URLRewrite: &gwv1.HTTPURLRewriteFilter{
+				Hostname: (*gwv1.PreciseHostname)(new("new.example.com")),
+				Path:     &gwv1.HTTPPathModifier{Type: gwv1.PrefixMatchHTTPPathModifier, ReplacePrefixMatch: new("/new")}}}}},
+			[]policy.RuleField{
+				{Key: "autoHostRewrite", Value: &RuleRewrite{Hostname: "new.example.com"}, Path: "spec.rules[0].filters[0].urlRewrite.hostname"},
+				{Key: "urlRewrite", Value: &RuleRewrite{Path: "ReplacePrefixMatch /new"}, Path: "spec.rules[0].filters[0].urlRewrite.path"},
+			}},
 		{"unparsable durations count as unset", &gwv1.HTTPRouteRule{Timeouts: &gwv1.HTTPRouteTimeouts{Request: d("soon")}}, nil},
 	}
 	for _, tt := range tests {
@@ -47,6 +55,12 @@ func TestRuleFields(t *testing.T) {
 				t.Errorf("rule fields (-want +got):\n%s", diff)
 			}
 		})
+	}
+	delegating := &model.Rule{HTTP: &gwv1.HTTPRouteRule{Filters: []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterURLRewrite,
+		URLRewrite: &gwv1.HTTPURLRewriteFilter{Hostname: (*gwv1.PreciseHostname)(new("x.example.com"))}}}},
+		BackendRefs: []model.BackendRef{{BackendObjectReference: gwv1.BackendObjectReference{Kind: (*gwv1.Kind)(new("HTTPRoute"))}}}}
+	if got := (Kind{}).RuleFields(&model.Route{Kind: "HTTPRoute"}, delegating); got != nil {
+		t.Errorf("a delegating rule's URLRewrite does not reach its children's routes, got %v", got)
 	}
 	if got := (Kind{}).RuleFields(&model.Route{Kind: "GRPCRoute"}, &model.Rule{GRPC: &gwv1.GRPCRouteRule{}}); got != nil {
 		t.Errorf("a GRPCRoute rule has no timeouts or retry, got %v", got)

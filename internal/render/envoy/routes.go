@@ -643,9 +643,10 @@ func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
 			continue
 		}
 		for _, f := range s.fields {
-			if f.routeAction == nil && f.route == nil {
-				continue
-			}
+			// A field decided here hides the less specific levels' even
+			// when it renders nothing onto the route (a rule's own
+			// URLRewrite, rendered by Gateway API routing, beats a
+			// Gateway's autoHostRewrite).
 			id := f.kindKey
 			if seen[id] {
 				continue
