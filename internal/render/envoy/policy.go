@@ -164,11 +164,16 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	gk := k.GroupKind()
 	ids := make([]string, len(f.Contributors))
 	nss := make([]string, len(f.Contributors))
+	key := make([]string, len(f.Contributors))
 	for i, c := range f.Contributors {
 		ids[i] = c.Policy.ID()
 		nss[i] = c.Policy.Obj.Namespace
+		key[i] = ids[i]
+		if b := c.Policy.BuiltIn; b != nil {
+			key[i] += "#" + b.Rule // a route's rules set their own values
+		}
 	}
-	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(ids, ",")
+	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",")
 	b.mu.Lock()
 	rf, ok := b.rendered[cacheKey]
 	b.mu.Unlock()
