@@ -175,6 +175,9 @@ func shadowed(in *Input) []diag.Diagnostic {
 							for _, c := range s.Contributors {
 								k := key{c.Policy, e.Key}
 								desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+								if e.Field.Owner.IsBuiltIn() {
+									desc += " (by the rule's own " + e.Key + ")"
+								}
 								if _, ok := routes[k]; !ok {
 									order = append(order, k)
 								}
