@@ -227,6 +227,19 @@ func checkRoute(t *testing.T, c *Compiled, env *policy.Env, rt *topology.Route, 
 				claimed[cl.path] = true
 			}
 		}
+		for _, bf := range e.Beside { // another instance, in effect too
+			frags, err := r.RenderField(fieldInput(e.Key, bf, l), env)
+			if err != nil {
+				continue
+			}
+			be := e
+			be.Field = bf
+			for _, fr := range frags {
+				for _, cl := range claimFragment(t, where, be, fr, er) {
+					claimed[cl.path] = true
+				}
+			}
+		}
 		for _, sf := range e.Shadowed {
 			frags, err := r.RenderField(fieldInput(e.Key, sf, l), env)
 			if err != nil {

@@ -20,15 +20,19 @@ type Ref struct {
 
 // Field is one field in effect.
 type Field struct {
-	PolicyKind   string          `json:"policyKind"`
-	Field        string          `json:"field"`
-	Owner        string          `json:"owner"`
-	Level        string          `json:"level"`
-	Strategy     string          `json:"strategy"`
-	Contributors []string        `json:"contributors"`
-	Overridden   []string        `json:"overridden"`
-	Inherited    bool            `json:"inherited"`
-	Shadowed     []string        `json:"shadowed,omitempty"`
+	PolicyKind   string   `json:"policyKind"`
+	Field        string   `json:"field"`
+	Owner        string   `json:"owner"`
+	Level        string   `json:"level"`
+	Strategy     string   `json:"strategy"`
+	Contributors []string `json:"contributors"`
+	Overridden   []string `json:"overridden"`
+	Inherited    bool     `json:"inherited"`
+	Shadowed     []string `json:"shadowed,omitempty"`
+	// AlsoInEffect are less specific levels' policies whose values of the
+	// field configure other instances (another ext_authz provider) and so
+	// still apply.
+	AlsoInEffect []string        `json:"alsoInEffect,omitempty"`
 	Value        json.RawMessage `json:"value,omitempty"`
 }
 
@@ -119,6 +123,13 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			for _, id := range ids(s.Contributors) {
 				if !slices.Contains(f.Shadowed, id) {
 					f.Shadowed = append(f.Shadowed, id)
+				}
+			}
+		}
+		for _, b := range e.Beside {
+			for _, id := range ids(b.Contributors) {
+				if !slices.Contains(f.AlsoInEffect, id) {
+					f.AlsoInEffect = append(f.AlsoInEffect, id)
 				}
 			}
 		}

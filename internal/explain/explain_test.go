@@ -147,3 +147,89 @@ spec:
 		})
 	}
 }
+
+// TestOtherProviderStaysInEffect: ext_authz is one Envoy filter per
+// provider, so a route policy naming another provider leaves the
+// Gateway's running beside it (render keeps both enabled, as kgateway
+// does), while a route-level disable hides it (regression: explain called
+// the Gateway's provider shadowed in both cases).
+func TestOtherProviderStaysInEffect(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: authz, namespace: infra}
+spec: {ports: [{port: 9000}]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: gw-auth, namespace: infra}
+spec: {type: ExtAuth, extAuth: {httpService: {backendRef: {name: authz, port: 9000}}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: route-auth, namespace: infra}
+spec: {type: ExtAuth, extAuth: {httpService: {backendRef: {name: authz, port: 9000}}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - {name: other, backendRefs: [{name: authz, port: 9000}]}
+  - {name: off, backendRefs: [{name: authz, port: 9000}]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: edge, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  extAuth: {extensionRef: {name: gw-auth}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: other, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r, sectionName: other}]
+  extAuth: {extensionRef: {name: route-auth}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: off, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r, sectionName: off}]
+  extAuth: {disable: {}}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rt := c.Graph.Route("HTTPRoute", "infra", "r")
+	edge := []string{"gateway.kgateway.dev/TrafficPolicy/infra/edge"}
+	tests := []struct {
+		rule             int
+		owner            string
+		shadowed, beside []string
+	}{
+		{0, "gateway.kgateway.dev/TrafficPolicy/infra/other", nil, edge},
+		{1, "gateway.kgateway.dev/TrafficPolicy/infra/off", edge, nil},
+	}
+	for _, tt := range tests {
+		got := explain.Rule(c.Result, rt, rt.Rules[tt.rule], rt.Parents[0].Listeners[0], explain.Options{Field: "extAuth"})
+		if len(got.Fields) != 1 {
+			t.Fatalf("rule %d: want one extAuth field, got %+v", tt.rule, got.Fields)
+		}
+		f := got.Fields[0]
+		if diff := cmp.Diff([]any{tt.owner, tt.shadowed, tt.beside}, []any{f.Owner, f.Shadowed, f.AlsoInEffect}); diff != "" {
+			t.Errorf("rule %d owner/shadowed/alsoInEffect (-want +got):\n%s", tt.rule, diff)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"slices"
+
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -18,6 +20,9 @@ type EffectiveField struct {
 	// Shadowed are results for the same field at less specific levels that
 	// this one hides.
 	Shadowed []*Field
+	// Beside are results for the same field at less specific levels that
+	// configure other instances (policy.Instancer) and so stay in effect.
+	Beside []*Field
 }
 
 // Level is the level the deciding owner attached at.
@@ -61,12 +66,49 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 					e = &EffectiveField{Kind: k, Key: fs.Key, Field: f, Inherited: i > 0 || (rule == nil && f.Owner.Level == LevelGateway)}
 					continue
 				}
+				if distinctInstances(k, fs.Key, e.Field, f) {
+					e.Beside = append(e.Beside, f)
+					continue
+				}
 				e.Shadowed = append(e.Shadowed, f)
 			}
 			if e != nil {
 				out = append(out, *e)
 			}
 		}
+	}
+	return out
+}
+
+// distinctInstances reports whether two results of a field configure
+// disjoint sets of named instances, neither covering all (a disable).
+func distinctInstances(k policy.Kind, key string, a, b *Field) bool {
+	in, ok := k.(policy.Instancer)
+	if !ok {
+		return false
+	}
+	ia, ib := instances(in, key, a), instances(in, key, b)
+	if ia == nil || ib == nil {
+		return false
+	}
+	for _, x := range ia {
+		if slices.Contains(ib, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// instances are the instances a result's values name; nil when one names
+// none.
+func instances(in policy.Instancer, key string, f *Field) []string {
+	var out []string
+	for i, v := range f.Values {
+		x := in.Instance(key, v, f.Contributors[i].Policy.Obj.Namespace)
+		if x == "" {
+			return nil
+		}
+		out = append(out, x)
 	}
 	return out
 }

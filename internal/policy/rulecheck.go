@@ -89,3 +89,15 @@ func (p *Policy) Describe() string {
 	}
 	return p.ID()
 }
+
+// Instancer is implemented by kinds some of whose fields each configure
+// one of several named instances of a data-plane feature (kgateway's
+// ext_authz, ext_proc and oauth2 providers, each an Envoy filter of its
+// own). A field decided at a more specific level hides a less specific
+// level's only for the same instance, or when it names none (a disable):
+// a Gateway's provider stays in effect beside a route's other provider.
+type Instancer interface {
+	// Instance names the instance a value of the field configures, ""
+	// when it names none; ns is the namespace of the policy that set it.
+	Instance(key string, v any, ns string) string
+}

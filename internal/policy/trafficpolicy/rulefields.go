@@ -137,3 +137,31 @@ func (Kind) Overlay(key string, rule, pol any) (any, bool) {
 	}
 	return &Timeouts{Request: r.Request, StreamIdle: p.StreamIdle}, true
 }
+
+var _ policy.Instancer = Kind{}
+
+// Instance implements policy.Instancer: extAuth, extProc and oidc name the
+// GatewayExtension whose filter they enable (render names the filter after
+// it); a disable, or any other field, names none.
+func (Kind) Instance(key string, v any, ns string) string {
+	var ref *NamespacedObjectReference
+	switch x := v.(type) {
+	case *ExtAuthPolicy:
+		if x.Disable == nil {
+			ref = x.ExtensionRef
+		}
+	case *ExtProcPolicy:
+		if x.Disable == nil {
+			ref = x.ExtensionRef
+		}
+	case *OAuth2Policy:
+		ref = &x.ExtensionRef
+	}
+	if ref == nil || ref.Name == "" {
+		return ""
+	}
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = *ref.Namespace
+	}
+	return ns + "/" + ref.Name
+}

@@ -83,3 +83,29 @@ func TestOverlay(t *testing.T) {
 		t.Errorf("retry overlay: got %v remains=%v, want the rule's retry whole", eff, remains)
 	}
 }
+
+// TestInstance: extAuth, extProc and oidc name their GatewayExtension
+// (namespace defaulting to the policy's); a disable names none.
+func TestInstance(t *testing.T) {
+	ref := func(ns *string, name string) *NamespacedObjectReference {
+		return &NamespacedObjectReference{Name: name, Namespace: ns}
+	}
+	tests := []struct {
+		key  string
+		v    any
+		want string
+	}{
+		{"extAuth", &ExtAuthPolicy{ExtensionRef: ref(nil, "a")}, "pol-ns/a"},
+		{"extAuth", &ExtAuthPolicy{ExtensionRef: ref(new("infra"), "a")}, "infra/a"},
+		{"extAuth", &ExtAuthPolicy{Disable: &PolicyDisable{}}, ""},
+		{"extProc", &ExtProcPolicy{ExtensionRef: ref(nil, "p")}, "pol-ns/p"},
+		{"extProc", &ExtProcPolicy{ExtensionRef: ref(nil, "p"), Disable: &PolicyDisable{}}, ""},
+		{"oidc", &OAuth2Policy{ExtensionRef: *ref(nil, "o")}, "pol-ns/o"},
+		{"timeouts", &Timeouts{}, ""},
+	}
+	for _, tt := range tests {
+		if got := (Kind{}).Instance(tt.key, tt.v, "pol-ns"); got != tt.want {
+			t.Errorf("Instance(%s, %+v) = %q, want %q", tt.key, tt.v, got, tt.want)
+		}
+	}
+}
