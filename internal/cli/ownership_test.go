@@ -46,8 +46,10 @@ import (
 //     in that list: explain attributes them (HTTPRoute NS/NAME rule R
 //     (built-in)).
 //
-// Routes replaced by a direct response (fail closed, invalid policy) carry
-// no policy field; they are counted, not checked.
+// Routes replaced by a direct response carry no policy field: explain must
+// say so when an invalid policy replaced them (checkReplaced); the rest
+// (fail closed, capability, render error, no backend, redirects) are
+// counted, not checked.
 
 // gatewayAPIPaths are the Route paths the Gateway API translation writes
 // without any policy: the match, the backends, the rule's filters
@@ -180,8 +182,13 @@ func checkOwnership(t *testing.T, c *Compiled, out *envoy.Output, target string,
 						if !ok {
 							continue
 						}
-						if er.route.GetRoute() == nil {
+						if dr := er.route.GetDirectResponse(); dr != nil {
 							replaced++
+							checkReplaced(t, c, rp.Route, rule.Rule, l, dr, target+" "+name)
+							continue
+						}
+						if er.route.GetRoute() == nil {
+							replaced++ // a redirect
 							continue
 						}
 						routes++
@@ -208,6 +215,9 @@ func checkRoute(t *testing.T, c *Compiled, env *policy.Env, rt *topology.Route, 
 	eff := c.Result.Effective(rule, l)
 	if len(view.Fields) != len(eff) {
 		t.Fatalf("%s: explain shows %d fields, the IR has %d", where, len(view.Fields), len(eff))
+	}
+	if replacedNote(view) {
+		t.Errorf("%s forwards, but explain says it is replaced: %q", where, view.Notes)
 	}
 	claimed, shadowed := map[string]bool{}, map[string]string{}
 	for i, e := range eff {
@@ -450,4 +460,25 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 		return proto.Equal(a.Message().Interface(), b.Message().Interface())
 	}
 	return a.Equal(b)
+}
+
+// checkReplaced: a route replaced because an invalid policy merges into
+// it (kgateway's body) carries none of the fields explain lists, so
+// explain must say so; other direct responses (fail closed, a capability
+// the target lacks, a render error, no backend) are decided by render and
+// not checked here.
+func checkReplaced(t *testing.T, c *Compiled, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
+	t.Helper()
+	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
+	if slices.ContainsFunc(view.Notes, func(n string) bool { return strings.HasPrefix(n, "fails closed") }) {
+		return // attach broke the rule (a bad ExtensionRef…), and explain says so
+	}
+	invalid := dr.GetBody().GetInlineString() == envoy.InvalidBody
+	if noted := replacedNote(view); invalid != noted {
+		t.Errorf("%s answers %d (replaced for an invalid policy: %v), but explain says replaced: %v (notes: %q)", where, dr.GetStatus(), invalid, noted, view.Notes)
+	}
+}
+
+func replacedNote(v explain.Target) bool {
+	return slices.ContainsFunc(v.Notes, func(n string) bool { return strings.HasPrefix(n, "replaced") })
 }

@@ -85,6 +85,9 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
+	for _, inv := range invalidHere(r, rule, l) {
+		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
+	}
 	if b := r.Attach.Broken[rule]; len(b) > 0 {
 		for _, x := range b {
 			t.Notes = append(t.Notes, "fails closed: "+x.Reason)
@@ -145,6 +148,35 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			}
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// invalidHere lists the invalid policies merging into a rule's route, its
+// listener's virtual hosts or its Gateway's RouteConfiguration: render
+// replaces that resource with a direct response.
+func invalidHere(r *merge.Result, rule *topology.Rule, l *topology.Listener) []string {
+	var pts []merge.Points
+	if rp := r.Rule(rule); rp != nil {
+		pts = append(pts, rp.Own)
+	}
+	if l != nil {
+		if lp := r.Listener(l); lp != nil {
+			pts = append(pts, lp.Own)
+		}
+		if gp := r.Gateway(l.Gateway); gp != nil {
+			pts = append(pts, gp.Whole)
+		}
+	}
+	var out []string
+	for _, ps := range pts {
+		for _, pt := range ps {
+			for _, c := range pt.Invalid {
+				if id := c.Policy.ID(); !slices.Contains(out, id) {
+					out = append(out, id)
+				}
+			}
+		}
 	}
 	return out
 }

@@ -233,3 +233,48 @@ spec:
 		}
 	}
 }
+
+// TestReplacedNote: an invalid policy merging into a rule replaces its
+// route with a 500 (kgateway), so explain says nothing listed applies.
+func TestReplacedNote(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: good, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  retry: {attempts: 2}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: bad, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  timeouts: {request: soon}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rt := c.Graph.Route("HTTPRoute", "infra", "r")
+	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
+	want := []string{"replaced by a direct response (500): the invalid policy gateway.kgateway.dev/TrafficPolicy/infra/bad merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"}
+	if diff := cmp.Diff(want, got.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
