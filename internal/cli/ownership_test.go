@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,19 +234,22 @@ func checkRoute(t *testing.T, c *Compiled, env *policy.Env, rt *topology.Route, 
 			continue // render reports it (GWP401) and replaces the route
 		}
 		for _, fr := range frags {
-			for _, cl := range claimFragment(t, where, e, fr, er) {
+			for _, cl := range claimFragment(t, where, e, fr, er, nil) {
 				claimed[cl.path] = true
 			}
 		}
-		for _, bf := range e.Beside { // another instance, in effect too
+		// Less specific levels still in effect: another instance, or the
+		// parts the levels above leave unset (only those are theirs).
+		for _, bf := range e.Beside {
 			frags, err := r.RenderField(fieldInput(e.Key, bf, l), env)
 			if err != nil {
 				continue
 			}
 			be := e
 			be.Field = bf
+			above := maps.Clone(claimed)
 			for _, fr := range frags {
-				for _, cl := range claimFragment(t, where, be, fr, er) {
+				for _, cl := range claimFragment(t, where, be, fr, er, above) {
 					claimed[cl.path] = true
 				}
 			}
@@ -306,8 +310,9 @@ func fieldInput(key string, f *merge.Field, l *topology.Listener) policy.FieldIn
 }
 
 // claimFragment checks that the route carries every part of one fragment
-// and returns the paths it claims.
-func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy.Fragment, er envoyRoute) []claim {
+// and returns the paths it claims, leaving out paths in skip (set by a
+// more specific level).
+func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy.Fragment, er envoyRoute, skip map[string]bool) []claim {
 	t.Helper()
 	id := e.Kind.GroupKind().Kind + "#" + e.Key + " (owner " + e.Field.Owner.Policy.Describe() + ")"
 	var out []claim
@@ -316,6 +321,9 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 		if decode(t, fr.RouteAction, want) {
 			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 				p := "route." + string(fd.Name())
+				if skip[p] {
+					return true
+				}
 				out = append(out, claim{p, id})
 				if err := contains(er.route.GetRoute().ProtoReflect(), fd, v); err != nil {
 					t.Errorf("%s: %s owns %s, but render emits %v", where, id, p, err)
@@ -328,6 +336,9 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 		want := &routev3.Route{}
 		if decode(t, fr.Route, want) {
 			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				if skip[string(fd.Name())] {
+					return true
+				}
 				out = append(out, claim{string(fd.Name()), id})
 				if err := contains(er.route.ProtoReflect(), fd, v); err != nil {
 					t.Errorf("%s: %s owns %s, but render emits %v", where, id, fd.Name(), err)
@@ -338,6 +349,9 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		p := "typed_per_filter_config." + name
+		if skip[p] {
+			continue
+		}
 		out = append(out, claim{p, id})
 		got := perFilterInEffect(er, name)
 		want := &anypb.Any{}

@@ -21,7 +21,9 @@ type EffectiveField struct {
 	// this one hides.
 	Shadowed []*Field
 	// Beside are results for the same field at less specific levels that
-	// configure other instances (policy.Instancer) and so stay in effect.
+	// stay in effect: they configure other instances (policy.Instancer),
+	// or they fill parts the more specific levels leave unset
+	// (FieldSpec.FillsUnset).
 	Beside []*Field
 }
 
@@ -57,6 +59,7 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 	for _, k := range r.Registry.Kinds() {
 		for _, fs := range k.Spec().Fields {
 			var e *EffectiveField
+			var cur any // the value in effect so far, for FillsUnset fields
 			for i, pts := range lv {
 				f := pts.Of(k).Field(fs.Key)
 				if f == nil {
@@ -64,11 +67,18 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 				}
 				if e == nil {
 					e = &EffectiveField{Kind: k, Key: fs.Key, Field: f, Inherited: i > 0 || (rule == nil && f.Owner.Level == LevelGateway)}
+					cur = f.Values[0]
 					continue
 				}
 				if distinctInstances(k, fs.Key, e.Field, f) {
 					e.Beside = append(e.Beside, f)
 					continue
+				}
+				if rf, ok := k.(policy.RuleFielder); ok && fs.FillsUnset {
+					if eff, remains := rf.Overlay(fs.Key, cur, f.Values[0]); remains {
+						e.Beside, cur = append(e.Beside, f), eff
+						continue
+					}
 				}
 				e.Shadowed = append(e.Shadowed, f)
 			}

@@ -71,6 +71,12 @@ type FieldSpec struct {
 	// ConfigName is the field's name in policyMerge settings when it
 	// differs from Key (kgateway: "acl" for httpACL).
 	ConfigName string
+	// FillsUnset: a less specific level's value still sets the parts a
+	// more specific one leaves unset (kgateway applies Gateway and listener
+	// timeouts per route as defaults: the timeout and the idle timeout each
+	// where the route has none). The kind's RuleFielder.Overlay combines
+	// the values.
+	FillsUnset bool
 }
 
 // DeepConflicter is implemented by kinds whose deep merge of a field can

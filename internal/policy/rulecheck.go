@@ -46,11 +46,12 @@ type RuleFielder interface {
 	// the kind's value types (what its renderer takes), in field order;
 	// nil when the rule sets none.
 	RuleFields(rt *model.Route, rule *model.Rule) []RuleField
-	// Overlay lays a rule's own value of a field over a policy's value of
-	// it: the value in effect, and whether any part of the policy's value
-	// remains in it (kgateway keeps a policy's stream-idle timeout when the
-	// rule sets its own request timeout).
-	Overlay(key string, rule, pol any) (effective any, polRemains bool)
+	// Overlay lays a value of a field over a less specific one (a rule's
+	// own over a policy's; for FillsUnset fields, a route's over its
+	// Gateway's): the value in effect, and whether any part of the less
+	// specific value remains in it (kgateway keeps a policy's stream-idle
+	// timeout when the rule sets its own request timeout).
+	Overlay(key string, over, under any) (effective any, underRemains bool)
 }
 
 // RuleField is one value a route rule sets itself.

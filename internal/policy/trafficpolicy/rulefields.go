@@ -122,20 +122,32 @@ func gwDuration(d *gwv1.Duration) *string {
 	return new(string(*d))
 }
 
-// Overlay implements policy.RuleFielder. A rule's own request timeout
-// replaces a policy's, whose stream-idle timeout still applies (kgateway
-// sets the idle timeout from the policy and the route timeout only when
-// unset); a rule's own retry replaces the policy's retry whole.
-func (Kind) Overlay(key string, rule, pol any) (any, bool) {
+// Overlay implements policy.RuleFielder. Timeouts combine part by part:
+// the request and the stream-idle timeout each come from the more
+// specific value that sets it (kgateway sets a route's timeout only where
+// none is set yet, and its idle timeout from the route's policy, else the
+// Gateway's). Any other field, a rule's own retry included, replaces the
+// less specific value whole.
+func (Kind) Overlay(key string, over, under any) (any, bool) {
 	if key != "timeouts" {
-		return rule, false
+		return over, false
 	}
-	r, ok := rule.(*Timeouts)
-	p, ok2 := pol.(*Timeouts)
-	if !ok || !ok2 || p.StreamIdle == nil {
-		return rule, false
+	o, ok := over.(*Timeouts)
+	u, ok2 := under.(*Timeouts)
+	if !ok || !ok2 {
+		return over, false
 	}
-	return &Timeouts{Request: r.Request, StreamIdle: p.StreamIdle}, true
+	eff, remains := *o, false
+	if eff.Request == nil && u.Request != nil {
+		eff.Request, remains = u.Request, true
+	}
+	if eff.StreamIdle == nil && u.StreamIdle != nil {
+		eff.StreamIdle, remains = u.StreamIdle, true
+	}
+	if !remains {
+		return over, false
+	}
+	return &eff, true
 }
 
 var _ policy.Instancer = Kind{}

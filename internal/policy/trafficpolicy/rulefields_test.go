@@ -78,6 +78,11 @@ func TestOverlay(t *testing.T) {
 	if eff, remains := (Kind{}).Overlay("timeouts", rule, &Timeouts{Request: new("2s")}); eff != any(rule) || remains {
 		t.Errorf("a policy with only a request timeout should lose whole, got %v remains=%v", eff, remains)
 	}
+	// a route's idle timeout over a Gateway's request timeout: both apply
+	eff, remains = Kind{}.Overlay("timeouts", &Timeouts{StreamIdle: new("9s")}, &Timeouts{Request: new("60s"), StreamIdle: new("1s")})
+	if diff := cmp.Diff(&Timeouts{Request: new("60s"), StreamIdle: new("9s")}, eff); diff != "" || !remains {
+		t.Errorf("timeouts fill (-want +got):\n%s remains=%v", diff, remains)
+	}
 	r := &Retry{Attempts: new(int32(1))}
 	if eff, remains := (Kind{}).Overlay("retry", r, &Retry{Attempts: new(int32(4))}); eff != any(r) || remains {
 		t.Errorf("retry overlay: got %v remains=%v, want the rule's retry whole", eff, remains)

@@ -70,6 +70,9 @@ type rendered struct {
 	vhost       *routev3.VirtualHost
 	clusters    []*clusterv3.Cluster
 	failBody    string
+	// fills: at a less specific level, the field still sets the route
+	// action fields a more specific level left unset (FieldSpec.FillsUnset).
+	fills bool
 }
 
 // scope renders the merge points of one resource.
@@ -181,6 +184,9 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 		return rf
 	}
 	rf = b.renderNew(gk, r, f, sc, ids, nss)
+	for _, fs := range k.Spec().Fields {
+		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if prev, ok := b.rendered[cacheKey]; ok {

@@ -14,6 +14,7 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/merge"
@@ -649,6 +650,9 @@ func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
 			// Gateway's autoHostRewrite).
 			id := f.kindKey
 			if seen[id] {
+				if ra, ok := r.Action.(*routev3.Route_Route); ok && f.fills && f.routeAction != nil {
+					fillUnset(ra.Route, f.routeAction)
+				}
 				continue
 			}
 			seen[id] = true
@@ -660,6 +664,23 @@ func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
 			}
 		}
 	}
+}
+
+// fillUnset sets the fields of src that dst leaves unset (a Gateway's
+// timeouts are defaults for each route: the timeout and the idle timeout
+// each where the route has none).
+func fillUnset(dst, src *routev3.RouteAction) {
+	c, ok := proto.Clone(src).(*routev3.RouteAction) // src is shared by every route of its level
+	if !ok {
+		return
+	}
+	d := dst.ProtoReflect()
+	c.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if !d.Has(fd) {
+			d.Set(fd, v)
+		}
+		return true
+	})
 }
 
 // applyVHostMaps merges VirtualHost fields from the listener level, else
