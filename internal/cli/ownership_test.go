@@ -37,9 +37,12 @@ import (
 // (typed_per_filter_config.<filter>, which Envoy takes from the route, else
 // its virtual host, else its RouteConfiguration) and VirtualHost fields.
 //
-//   - explain → render: every part of every fragment is on the route with the
-//     fragment's value (lists and messages: contained, since Gateway API
-//     filters may add to the same list).
+//   - explain → render: every part of every fragment is on the route (its
+//     virtual host for VirtualHost fields) with the fragment's value (lists
+//     and messages: contained, since Gateway API filters may add to the
+//     same list). Less specific levels explain lists as also in effect
+//     (another provider; timeouts filling what the route leaves unset) are
+//     checked on the parts the levels above leave to them.
 //   - render → explain: every RouteAction and Route field set on the route,
 //     and every per-filter config in effect for it, is claimed by a fragment
 //     of an explained field, except what Gateway API routing itself
@@ -63,11 +66,9 @@ var gatewayAPIPaths = map[string]bool{
 }
 
 // shadowedGap: render keeps a per-filter config in effect on a route
-// that explain reports as shadowed there. Per-provider filters (ext_authz,
-// ext_proc, oauth2 named by provider) are distinct filters: a route-level
-// policy naming another provider enables its own filter and leaves the
-// Gateway's enabled, in gwpol's render as in kgateway's goldens, while
-// merge treats the field as one most-specific-wins value.
+// that explain reports as shadowed there (a Gateway's ext_authz or
+// ext_proc provider under a route-level disable: render sets only the
+// global_disable marker, which its filters do not read yet).
 const shadowedGap = "shadowed-but-in-effect"
 
 const gapsFile = "../../testdata/explain-render-gaps.txt"
@@ -342,6 +343,17 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 				out = append(out, claim{string(fd.Name()), id})
 				if err := contains(er.route.ProtoReflect(), fd, v); err != nil {
 					t.Errorf("%s: %s owns %s, but render emits %v", where, id, fd.Name(), err)
+				}
+				return true
+			})
+		}
+	}
+	if fr.VirtualHost != nil {
+		want := &routev3.VirtualHost{}
+		if decode(t, fr.VirtualHost, want) {
+			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				if err := contains(er.vhost.ProtoReflect(), fd, v); err != nil {
+					t.Errorf("%s: %s owns virtual host %s, but render emits %v", where, id, fd.Name(), err)
 				}
 				return true
 			})
