@@ -348,6 +348,9 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
 			if len(f.Shadowed) > 0 {
 				lines = append(lines, "shadows: "+strings.ReplaceAll(shortIDs(f.Shadowed), "\n", ", "))
 			}
+			if len(f.AlsoInEffect) > 0 {
+				lines = append(lines, "also in effect: "+strings.ReplaceAll(shortIDs(f.AlsoInEffect), "\n", ", "))
+			}
 			if len(f.Value) > 0 {
 				lines = append(lines, "value: "+truncate(string(f.Value), 56))
 			}

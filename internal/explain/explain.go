@@ -20,15 +20,19 @@ type Ref struct {
 
 // Field is one field in effect.
 type Field struct {
-	PolicyKind   string          `json:"policyKind"`
-	Field        string          `json:"field"`
-	Owner        string          `json:"owner"`
-	Level        string          `json:"level"`
-	Strategy     string          `json:"strategy"`
-	Contributors []string        `json:"contributors"`
-	Overridden   []string        `json:"overridden"`
-	Inherited    bool            `json:"inherited"`
-	Shadowed     []string        `json:"shadowed,omitempty"`
+	PolicyKind   string   `json:"policyKind"`
+	Field        string   `json:"field"`
+	Owner        string   `json:"owner"`
+	Level        string   `json:"level"`
+	Strategy     string   `json:"strategy"`
+	Contributors []string `json:"contributors"`
+	Overridden   []string `json:"overridden"`
+	Inherited    bool     `json:"inherited"`
+	Shadowed     []string `json:"shadowed,omitempty"`
+	// AlsoInEffect are less specific levels' policies whose values of the
+	// field configure other instances (another ext_authz provider) and so
+	// still apply.
+	AlsoInEffect []string        `json:"alsoInEffect,omitempty"`
 	Value        json.RawMessage `json:"value,omitempty"`
 }
 
@@ -81,6 +85,9 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
+	for _, inv := range invalidHere(r, rule, l) {
+		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
+	}
 	if b := r.Attach.Broken[rule]; len(b) > 0 {
 		for _, x := range b {
 			t.Notes = append(t.Notes, "fails closed: "+x.Reason)
@@ -92,10 +99,12 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	return t
 }
 
+// ids names candidates: policy IDs, and a route rule's own fields as
+// "HTTPRoute NS/NAME rule R (built-in)".
 func ids(cs []*merge.Candidate) []string {
 	out := []string{}
 	for _, c := range cs {
-		out = append(out, c.Policy.ID())
+		out = append(out, c.Policy.Describe())
 	}
 	return out
 }
@@ -111,12 +120,19 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		if e.Field.Owner.Parent != "" {
 			level += " " + e.Field.Owner.Parent
 		}
-		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.ID(), Level: level,
+		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.Describe(), Level: level,
 			Strategy: string(e.Field.Strategy), Contributors: ids(e.Field.Contributors), Overridden: ids(e.Field.Losers), Inherited: e.Inherited}
 		for _, s := range e.Shadowed {
 			for _, id := range ids(s.Contributors) {
 				if !slices.Contains(f.Shadowed, id) {
 					f.Shadowed = append(f.Shadowed, id)
+				}
+			}
+		}
+		for _, b := range e.Beside {
+			for _, id := range ids(b.Contributors) {
+				if !slices.Contains(f.AlsoInEffect, id) {
+					f.AlsoInEffect = append(f.AlsoInEffect, id)
 				}
 			}
 		}
@@ -132,6 +148,35 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			}
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// invalidHere lists the invalid policies merging into a rule's route, its
+// listener's virtual hosts or its Gateway's RouteConfiguration: render
+// replaces that resource with a direct response.
+func invalidHere(r *merge.Result, rule *topology.Rule, l *topology.Listener) []string {
+	var pts []merge.Points
+	if rp := r.Rule(rule); rp != nil {
+		pts = append(pts, rp.Own)
+	}
+	if l != nil {
+		if lp := r.Listener(l); lp != nil {
+			pts = append(pts, lp.Own)
+		}
+		if gp := r.Gateway(l.Gateway); gp != nil {
+			pts = append(pts, gp.Whole)
+		}
+	}
+	var out []string
+	for _, ps := range pts {
+		for _, pt := range ps {
+			for _, c := range pt.Invalid {
+				if id := c.Policy.ID(); !slices.Contains(out, id) {
+					out = append(out, id)
+				}
+			}
+		}
 	}
 	return out
 }

@@ -56,3 +56,225 @@ spec:
 		t.Errorf("--field retry gave %d fields", len(only.Fields))
 	}
 }
+
+// TestRuleOwnFieldsWin: a rule's own timeouts and retry (HTTPRoute spec)
+// own those fields ahead of every policy, on the rule itself and, through
+// delegation, on child routes (regression: explain named the policy).
+func TestRuleOwnFieldsWin(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: own, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules:
+  - backendRefs: [{name: svc, port: 80}]
+    timeouts: {request: 5s}
+    retry: {attempts: 2}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: parent, namespace: infra}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [parent.example.com]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /a}}]
+    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: child, namespace: app}]
+    retry: {attempts: 3}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: child, namespace: app}
+spec:
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /a/1}}]
+    backendRefs: [{name: svc, port: 80}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: pol, namespace: app}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: own}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: child}
+  timeouts: {request: 2s, streamIdle: 30s}
+  retry: {attempts: 4}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	type row struct {
+		Field, Owner, Level          string
+		Contributors, Lost, Shadowed []string
+	}
+	pol := "gateway.kgateway.dev/TrafficPolicy/app/pol"
+	tests := []struct {
+		route string
+		want  []row
+	}{
+		{"own", []row{
+			// the rule's request timeout wins; the policy's streamIdle stays
+			{"timeouts", "HTTPRoute app/own rule #0 (built-in)", "rule", []string{"HTTPRoute app/own rule #0 (built-in)", pol}, []string{}, nil},
+			{"retry", "HTTPRoute app/own rule #0 (built-in)", "rule", []string{"HTTPRoute app/own rule #0 (built-in)"}, []string{pol}, nil},
+		}},
+		{"child", []row{
+			{"timeouts", pol, "route", []string{pol}, []string{}, nil},
+			// the delegating parent's own retry beats the child's policy
+			{"retry", "HTTPRoute infra/parent rule #0 (built-in)", "parent-route infra/parent rule #0", []string{"HTTPRoute infra/parent rule #0 (built-in)"}, []string{pol}, nil},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.route, func(t *testing.T) {
+			rt := c.Graph.Route("HTTPRoute", "app", tt.route)
+			got := explain.Rule(c.Result, rt, rt.Rules[0], c.Graph.Gateway("infra", "gw").Listeners[0], explain.Options{})
+			var rows []row
+			for _, f := range got.Fields {
+				rows = append(rows, row{f.Field, f.Owner, f.Level, f.Contributors, f.Overridden, f.Shadowed})
+			}
+			if diff := cmp.Diff(tt.want, rows); diff != "" {
+				t.Errorf("fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOtherProviderStaysInEffect: ext_authz is one Envoy filter per
+// provider, so a route policy naming another provider leaves the
+// Gateway's running beside it (render keeps both enabled, as kgateway
+// does), while a route-level disable hides it (regression: explain called
+// the Gateway's provider shadowed in both cases).
+func TestOtherProviderStaysInEffect(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: authz, namespace: infra}
+spec: {ports: [{port: 9000}]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: gw-auth, namespace: infra}
+spec: {type: ExtAuth, extAuth: {httpService: {backendRef: {name: authz, port: 9000}}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: route-auth, namespace: infra}
+spec: {type: ExtAuth, extAuth: {httpService: {backendRef: {name: authz, port: 9000}}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - {name: other, backendRefs: [{name: authz, port: 9000}]}
+  - {name: off, backendRefs: [{name: authz, port: 9000}]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: edge, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  extAuth: {extensionRef: {name: gw-auth}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: other, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r, sectionName: other}]
+  extAuth: {extensionRef: {name: route-auth}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: off, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r, sectionName: off}]
+  extAuth: {disable: {}}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rt := c.Graph.Route("HTTPRoute", "infra", "r")
+	edge := []string{"gateway.kgateway.dev/TrafficPolicy/infra/edge"}
+	tests := []struct {
+		rule             int
+		owner            string
+		shadowed, beside []string
+	}{
+		{0, "gateway.kgateway.dev/TrafficPolicy/infra/other", nil, edge},
+		{1, "gateway.kgateway.dev/TrafficPolicy/infra/off", edge, nil},
+	}
+	for _, tt := range tests {
+		got := explain.Rule(c.Result, rt, rt.Rules[tt.rule], rt.Parents[0].Listeners[0], explain.Options{Field: "extAuth"})
+		if len(got.Fields) != 1 {
+			t.Fatalf("rule %d: want one extAuth field, got %+v", tt.rule, got.Fields)
+		}
+		f := got.Fields[0]
+		if diff := cmp.Diff([]any{tt.owner, tt.shadowed, tt.beside}, []any{f.Owner, f.Shadowed, f.AlsoInEffect}); diff != "" {
+			t.Errorf("rule %d owner/shadowed/alsoInEffect (-want +got):\n%s", tt.rule, diff)
+		}
+	}
+}
+
+// TestReplacedNote: an invalid policy merging into a rule replaces its
+// route with a 500 (kgateway), so explain says nothing listed applies.
+func TestReplacedNote(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: good, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  retry: {attempts: 2}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: bad, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  timeouts: {request: soon}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rt := c.Graph.Route("HTTPRoute", "infra", "r")
+	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
+	want := []string{"replaced by a direct response (500): the invalid policy gateway.kgateway.dev/TrafficPolicy/infra/bad merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"}
+	if diff := cmp.Diff(want, got.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}

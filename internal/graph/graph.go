@@ -49,6 +49,9 @@ func (d *drawing) edge(from, to, label string, dashed bool) {
 func build(r *merge.Result) *drawing {
 	d := &drawing{seen: map[string]bool{}, seenEdges: map[edge]bool{}}
 	pol := func(p *policy.Policy) string {
+		if b := p.BuiltIn; b != nil { // a route rule's own fields, winning over policies
+			return d.node("p_"+p.ID()+"#"+b.Rule, b.Route.Kind+"\n"+p.Obj.Namespace+"/"+p.Obj.Name+"\nrule "+b.Rule+" (built-in)", "note")
+		}
 		return d.node("p_"+p.ID(), p.Kind.GroupKind().Kind+"\n"+p.Obj.Namespace+"/"+p.Obj.Name, "note")
 	}
 	attachAll := func(target string, pts merge.Points) {

@@ -21,14 +21,57 @@ func mergeRules() []Rule {
 			Doc: "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation (kgateway.dev/policy-weight) instead.", Severity: diag.Warning, Run: tiesByName},
 		{Code: "GWP304", Name: "gateway-field-shadowed", Title: "a gateway-level field is shadowed on these routes by a route-level policy",
 			Doc: "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins).", Severity: diag.Info, Run: shadowed},
+		{Code: "GWP305", Name: "field-overridden-by-route-rule", Title: "a policy field has no effect on a route rule that sets the field itself",
+			Doc:      "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry, a URLRewrite filter's hostname or path), which kgateway applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata.",
+			Severity: diag.Warning, Run: lostToRule},
 	}
+}
+
+// lostToRule reports, once per policy and field, the route rules whose own
+// Gateway API value took a field the policy sets (GWP305).
+func lostToRule(in *Input) []diag.Diagnostic {
+	type key struct {
+		p     *policy.Policy
+		field string
+	}
+	places := map[key][]string{}
+	var order []key
+	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
+		for _, pt := range pts {
+			for _, f := range pt.Fields {
+				if !f.Owner.IsBuiltIn() {
+					continue
+				}
+				for _, c := range f.Losers {
+					if c.IsBuiltIn() {
+						continue // a parent rule's own value, lost to the child's
+					}
+					k := key{c.Policy, f.Key}
+					if _, ok := places[k]; !ok {
+						order = append(order, k)
+					}
+					where := t.Desc
+					if f.Owner.Parent != "" {
+						where += " (set by its delegating parent " + f.Owner.Policy.Describe() + ")"
+					}
+					places[k] = append(places[k], where)
+				}
+			}
+		}
+	})
+	var out []diag.Diagnostic
+	for _, k := range order {
+		out = append(out, k.p.Diag("", 0, k.p.FieldPath(k.field), "%s of %s has no effect at %s: the route rule sets it itself, which takes precedence over any policy (status and kgateway's merge metadata still list the policy); remove the field from the policy or from the rule",
+			k.field, k.p.ID(), strings.Join(places[k], "; ")))
+	}
+	return out
 }
 
 // losses describes, for one policy at one point, the fields it lost and to whom.
 func losses(pt *merge.Point, p *policy.Policy) (lost []string, won int) {
 	for _, f := range pt.Fields {
-		if _, sets := p.Values[f.Key]; !sets {
-			continue
+		if _, sets := p.Values[f.Key]; !sets || f.Owner.IsBuiltIn() {
+			continue // a route rule's own field wins it: GWP305, not a status
 		}
 		if slices.ContainsFunc(f.Contributors, func(c *merge.Candidate) bool { return c.Policy == p }) {
 			won++
@@ -140,6 +183,9 @@ func shadowed(in *Input) []diag.Diagnostic {
 							for _, c := range s.Contributors {
 								k := key{c.Policy, e.Key}
 								desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+								if e.Field.Owner.IsBuiltIn() {
+									desc += " (by the rule's own " + e.Key + ")"
+								}
 								if _, ok := routes[k]; !ok {
 									order = append(order, k)
 								}

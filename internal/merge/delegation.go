@@ -3,7 +3,6 @@ package merge
 import (
 	"slices"
 
-	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -27,12 +26,14 @@ func (r *Result) inherit(rt *topology.Route, own Points, cfg policy.Config, seen
 		return own // a cycle, reported by topology
 	}
 	seen[d.Parent] = true
-	atts := append(append([]*attach.Attachment(nil), r.Attach.Rule[d.Rule]...), r.Attach.Route[d.Parent]...)
-	parent := r.rulePoints(atts, cfg)
+	parent := r.ruleOwn(d.Parent, d.Rule, cfg)
 	desc := d.Parent.Meta.Namespace + "/" + d.Parent.Meta.Name + " rule " + d.Rule.Section()
 	for _, pt := range parent {
 		for _, c := range slices.Concat(pt.Candidates, pt.Invalid) {
 			c.Level, c.Parent = LevelParentRoute, desc
+		}
+		for _, f := range pt.Rule {
+			f.Owner.Level, f.Owner.Parent = LevelParentRoute, desc
 		}
 	}
 	var out Points
@@ -61,20 +62,33 @@ func inheritStrategy(k policy.Kind, parent *topology.Route) policy.Strategy {
 	return policy.AugmentedShallow
 }
 
-// fold merges a parent level into a child's result for one kind.
+// fold merges a parent level into a child's result for one kind: the
+// policies' results level by level, and the rules' own values level by
+// level (kgateway applies every level's built-in rule fields before any
+// policy, so a parent rule's own retry still beats a child's policy).
 func fold(k policy.Kind, child, parent *Point, s policy.Strategy) *Point {
 	out := &Point{Kind: k, Candidates: slices.Concat(child.Candidates, parent.Candidates), Invalid: slices.Concat(child.Invalid, parent.Invalid),
 		Ties: slices.Concat(child.Ties, parent.Ties)}
+	out.Reported = foldFields(k, child.Reported, parent.Reported, s)
+	out.Rule = foldFields(k, child.Rule, parent.Rule, s)
+	out.layer()
+	return out
+}
+
+// foldFields folds one side (policies or rules' own values) of a parent
+// level into a child's.
+func foldFields(k policy.Kind, child, parent []*Field, s policy.Strategy) []*Field {
+	var out []*Field
 	for _, fs := range k.Spec().Fields {
-		cf, pf := child.Field(fs.Key), parent.Field(fs.Key)
+		cf, pf := fieldOf(child, fs.Key), fieldOf(parent, fs.Key)
 		switch {
 		case cf == nil && pf == nil:
 			continue
 		case pf == nil:
-			out.Fields = append(out.Fields, cf)
+			out = append(out, cf)
 			continue
 		case cf == nil:
-			out.Fields = append(out.Fields, pf)
+			out = append(out, pf)
 			continue
 		}
 		st := s
@@ -84,7 +98,7 @@ func fold(k policy.Kind, child, parent *Point, s policy.Strategy) *Point {
 				st = s
 			}
 		}
-		out.Fields = append(out.Fields, foldField(cf, pf, st))
+		out = append(out, foldField(cf, pf, st))
 	}
 	return out
 }

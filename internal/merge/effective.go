@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"slices"
+
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -18,6 +20,11 @@ type EffectiveField struct {
 	// Shadowed are results for the same field at less specific levels that
 	// this one hides.
 	Shadowed []*Field
+	// Beside are results for the same field at less specific levels that
+	// stay in effect: they configure other instances (policy.Instancer),
+	// or they fill parts the more specific levels leave unset
+	// (FieldSpec.FillsUnset).
+	Beside []*Field
 }
 
 // Level is the level the deciding owner attached at.
@@ -52,6 +59,7 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 	for _, k := range r.Registry.Kinds() {
 		for _, fs := range k.Spec().Fields {
 			var e *EffectiveField
+			var cur any // the value in effect so far, for FillsUnset fields
 			for i, pts := range lv {
 				f := pts.Of(k).Field(fs.Key)
 				if f == nil {
@@ -59,7 +67,18 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 				}
 				if e == nil {
 					e = &EffectiveField{Kind: k, Key: fs.Key, Field: f, Inherited: i > 0 || (rule == nil && f.Owner.Level == LevelGateway)}
+					cur = f.Values[0]
 					continue
+				}
+				if distinctInstances(k, fs.Key, e.Field, f) {
+					e.Beside = append(e.Beside, f)
+					continue
+				}
+				if rf, ok := k.(policy.RuleFielder); ok && fs.FillsUnset {
+					if eff, remains := rf.Overlay(fs.Key, cur, f.Values[0]); remains {
+						e.Beside, cur = append(e.Beside, f), eff
+						continue
+					}
 				}
 				e.Shadowed = append(e.Shadowed, f)
 			}
@@ -67,6 +86,39 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 				out = append(out, *e)
 			}
 		}
+	}
+	return out
+}
+
+// distinctInstances reports whether two results of a field configure
+// disjoint sets of named instances, neither covering all (a disable).
+func distinctInstances(k policy.Kind, key string, a, b *Field) bool {
+	in, ok := k.(policy.Instancer)
+	if !ok {
+		return false
+	}
+	ia, ib := instances(in, key, a), instances(in, key, b)
+	if ia == nil || ib == nil {
+		return false
+	}
+	for _, x := range ia {
+		if slices.Contains(ib, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// instances are the instances a result's values name; nil when one names
+// none.
+func instances(in policy.Instancer, key string, f *Field) []string {
+	var out []string
+	for i, v := range f.Values {
+		x := in.Instance(key, v, f.Contributors[i].Policy.Obj.Namespace)
+		if x == "" {
+			return nil
+		}
+		out = append(out, x)
 	}
 	return out
 }

@@ -67,16 +67,31 @@ type Point struct {
 	// Invalid are attached policies that are not accepted; they take no
 	// part in the merge, but their targets may be replaced (ValidationMode).
 	Invalid []*Candidate
-	Fields  []*Field // in the kind's field order
-	Ties    []Tie
+	// Fields are the outcome in effect, in the kind's field order: the
+	// policies' merge (Reported) with the route rule's own values (Rule)
+	// laid over it.
+	Fields []*Field
+	// Reported is the policies' merge alone: what the controller reports
+	// (kgateway's MergeOrigins and Attached condition do not know that a
+	// route rule's own timeouts and retry win in the data plane).
+	Reported []*Field
+	// Rule are the route rule's own Gateway API values of the kind's
+	// fields, each owned by a built-in candidate (policy.BuiltIn); they
+	// take precedence over every policy.
+	Rule []*Field
+	Ties []Tie
 }
 
-// Field returns the result for a key, or nil.
+// Field returns the result in effect for a key, or nil.
 func (p *Point) Field(key string) *Field {
 	if p == nil {
 		return nil
 	}
-	for _, f := range p.Fields {
+	return fieldOf(p.Fields, key)
+}
+
+func fieldOf(fs []*Field, key string) *Field {
+	for _, f := range fs {
 		if f.Key == key {
 			return f
 		}
@@ -84,21 +99,97 @@ func (p *Point) Field(key string) *Field {
 	return nil
 }
 
-// Origins is the MergeOrigins map: field → sorted IDs of the policies in
-// the result. Empty when nothing merged.
+// IsBuiltIn reports whether the candidate is a route rule's own fields
+// rather than a policy.
+func (c *Candidate) IsBuiltIn() bool { return c.Policy.BuiltIn != nil }
+
+// Origins is the MergeOrigins map the controller reports: field → sorted
+// IDs of the policies in the policies' merge (Reported). Empty when
+// nothing merged.
 func (p *Point) Origins() map[string][]string {
-	if p == nil || len(p.Fields) == 0 {
+	if p == nil {
 		return nil
 	}
-	out := make(map[string][]string, len(p.Fields))
-	for _, f := range p.Fields {
-		ids := make([]string, 0, len(f.Contributors))
+	return origins(p.Reported, func(*Candidate) bool { return true })
+}
+
+// InEffect is gwpol's own MergeOrigins: field → sorted IDs of the
+// policies whose values are in effect (Fields), leaving out fields a route
+// rule's own value took whole. RuleOrigins lists the rules' side.
+func (p *Point) InEffect() map[string][]string {
+	if p == nil {
+		return nil
+	}
+	return origins(p.Fields, func(c *Candidate) bool { return !c.IsBuiltIn() })
+}
+
+// RuleOrigins is, for fields in effect that a route rule sets itself,
+// field → the IDs of the routes (group/kind/namespace/name); nil when
+// none.
+func (p *Point) RuleOrigins() map[string][]string {
+	if p == nil {
+		return nil
+	}
+	return origins(p.Fields, (*Candidate).IsBuiltIn)
+}
+
+func origins(fs []*Field, keep func(*Candidate) bool) map[string][]string {
+	var out map[string][]string
+	for _, f := range fs {
+		var ids []string
 		for _, c := range f.Contributors {
-			ids = append(ids, c.Policy.ID())
+			if keep(c) {
+				ids = append(ids, c.Policy.ID())
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		if out == nil {
+			out = make(map[string][]string, len(fs))
 		}
 		out[f.Key] = policy.SortIDs(ids)
 	}
 	return out
+}
+
+// layer computes Fields: per field, a rule's own value laid over the
+// policies' result through the kind's Overlay. The policies' setters lose
+// unless part of their value remains.
+func (p *Point) layer() {
+	if len(p.Rule) == 0 {
+		p.Fields = p.Reported
+		return
+	}
+	rf, _ := p.Kind.(policy.RuleFielder)
+	p.Fields = nil
+	for _, fs := range p.Kind.Spec().Fields {
+		own, pol := fieldOf(p.Rule, fs.Key), fieldOf(p.Reported, fs.Key)
+		switch {
+		case own == nil && pol == nil:
+			continue
+		case own == nil:
+			p.Fields = append(p.Fields, pol)
+			continue
+		case pol == nil:
+			p.Fields = append(p.Fields, own)
+			continue
+		}
+		eff, remains := own.Values[0], false
+		if rf != nil {
+			eff, remains = rf.Overlay(fs.Key, own.Values[0], pol.Values[0])
+		}
+		f := &Field{Key: fs.Key, Strategy: own.Strategy, Owner: own.Owner, Contributors: []*Candidate{own.Owner}, Values: []any{eff},
+			Losers: slices.Concat(own.Losers, pol.Losers)}
+		if remains {
+			f.Contributors = append(f.Contributors, pol.Owner)
+			f.Values = append(f.Values, pol.Values[0])
+			f.Losers = slices.Concat(f.Losers, pol.Contributors[1:])
+		} else {
+			f.Losers = slices.Concat(f.Losers, pol.Contributors)
+		}
+		p.Fields = append(p.Fields, f)
+	}
 }
 
 // Has reports whether the policy is a candidate here.
@@ -176,6 +267,7 @@ func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 		pt.Fields = append(pt.Fields, combine(fs.Key, st, setters))
 	}
 	pt.Ties = ties(pt)
+	pt.Reported = pt.Fields
 	return pt
 }
 

@@ -188,3 +188,49 @@ func TestFoldAcrossDelegation(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleFieldsWinAcrossDelegation: a rule's own value beats every
+// policy at every level; between a child's and its parent's own values
+// the parent route's inherit strategy decides, as between policies.
+func TestRuleFieldsWinAcrossDelegation(t *testing.T) {
+	own := func(name string, v any) *Field {
+		c := &Candidate{Policy: &policy.Policy{Kind: testKind{}, Obj: &manifest.Object{Namespace: "ns", Name: name}, BuiltIn: &policy.BuiltIn{}}, Level: LevelRule}
+		return &Field{Key: "a", Strategy: policy.AugmentedShallow, Owner: c, Contributors: []*Candidate{c}, Values: []any{v}}
+	}
+	point := func(pol *policy.Policy, rule *Field) *Point {
+		pt := mergeLevel(testKind{}, cands(pol), policy.Config{})
+		if rule != nil {
+			pt.Rule = []*Field{rule}
+		}
+		pt.layer()
+		return pt
+	}
+	tests := []struct {
+		name         string
+		child, par   *Point
+		s            policy.Strategy
+		contributors []string
+		losers       []string
+	}{
+		{"the parent rule's own value beats the child's policy",
+			point(pol("child", 0, 0, map[string]any{"a": 1}), nil), point(pol("parent", 0, 0, map[string]any{}), own("parent-rule", 2)),
+			policy.AugmentedShallow, []string{"parent-rule"}, []string{"child"}},
+		{"prefer child: the child's own value beats the parent's",
+			point(pol("child", 0, 0, map[string]any{}), own("child-rule", 1)), point(pol("parent", 0, 0, map[string]any{"a": 3}), own("parent-rule", 2)),
+			policy.AugmentedShallow, []string{"child-rule"}, []string{"parent-rule", "parent"}},
+		{"prefer parent: the parent's own value beats the child's",
+			point(pol("child", 0, 0, map[string]any{"a": 1}), own("child-rule", 1)), point(pol("parent", 0, 0, map[string]any{}), own("parent-rule", 2)),
+			policy.OverridableShallow, []string{"parent-rule"}, []string{"child-rule", "child"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := fold(testKind{}, tt.child, tt.par, tt.s).Field("a")
+			if f == nil {
+				t.Fatal("field a missing after fold")
+			}
+			if diff := cmp.Diff([]any{tt.contributors, tt.losers}, []any{names(f.Contributors), names(f.Losers)}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

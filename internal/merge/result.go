@@ -112,8 +112,7 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 	for _, rt := range g.Routes {
 		rp := &RoutePoints{Route: rt}
 		for _, rule := range rt.Rules {
-			cands := append(append([]*attach.Attachment(nil), att.Rule[rule]...), att.Route[rt]...)
-			rrp := &RulePoints{Route: rt, Rule: rule, Own: r.rulePoints(cands, cfg), Delegating: rule.IsDelegating()}
+			rrp := &RulePoints{Route: rt, Rule: rule, Own: r.ruleOwn(rt, rule, cfg), Delegating: rule.IsDelegating()}
 			rrp.Own = r.inherit(rt, rrp.Own, cfg, map[*topology.Route]bool{rt: true})
 			rp.Rules = append(rp.Rules, rrp)
 			r.rules[rule] = rrp
@@ -164,6 +163,34 @@ func (r *Result) rulePoints(atts []*attach.Attachment, cfg policy.Config) Points
 		group = append(group, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path})
 	}
 	return r.merge(group, cfg)
+}
+
+// ruleOwn merges a rule's own group (its policies, then its route's) and
+// adds, per kind, the values the rule sets itself in its Gateway API spec
+// as a built-in candidate ahead of every policy.
+func (r *Result) ruleOwn(rt *topology.Route, rule *topology.Rule, cfg policy.Config) Points {
+	atts := append(append([]*attach.Attachment(nil), r.Attach.Rule[rule]...), r.Attach.Route[rt]...)
+	pts := r.rulePoints(atts, cfg)
+	var out Points
+	for _, k := range r.Registry.Kinds() {
+		pt := pts.Of(k)
+		if rf, ok := k.(policy.RuleFielder); ok {
+			if own := rf.RuleFields(rt.Route, rule.Rule); len(own) > 0 {
+				if pt == nil {
+					pt = &Point{Kind: k}
+				}
+				c := &Candidate{Policy: policy.NewBuiltIn(k, rt.Route, rule.Rule, own), Level: LevelRule, Path: rule.Path}
+				for _, f := range own {
+					pt.Rule = append(pt.Rule, &Field{Key: f.Key, Strategy: policy.AugmentedShallow, Owner: c, Contributors: []*Candidate{c}, Values: []any{f.Value}})
+				}
+				pt.layer()
+			}
+		}
+		if pt != nil {
+			out = append(out, pt)
+		}
+	}
+	return out
 }
 
 // Target describes a merge point for messages.

@@ -74,6 +74,12 @@ type FieldSpec struct {
 	// ConfigName is the field's name in policyMerge settings when it
 	// differs from Key (kgateway: "acl" for httpACL).
 	ConfigName string
+	// FillsUnset: a less specific level's value still sets the parts a
+	// more specific one leaves unset (kgateway applies Gateway and listener
+	// timeouts per route as defaults: the timeout and the idle timeout each
+	// where the route has none). The kind's RuleFielder.Overlay combines
+	// the values.
+	FillsUnset bool
 }
 
 // DeepConflicter is implemented by kinds whose deep merge of a field can
@@ -150,11 +156,17 @@ type Policy struct {
 	Findings []diag.Diagnostic
 	// Data is kind-private decoded state (e.g. the typed spec).
 	Data any
+	// BuiltIn is set when this is not a policy object but a route rule's
+	// own Gateway API fields (see NewBuiltIn).
+	BuiltIn *BuiltIn
 }
 
 // ID is the policy ID used in MergeOrigins: group/kind/namespace/name.
 func (p *Policy) ID() string {
 	gk := p.Kind.GroupKind()
+	if p.BuiltIn != nil {
+		gk = p.BuiltIn.Route
+	}
 	return gk.Group + "/" + gk.Kind + "/" + p.Obj.Namespace + "/" + p.Obj.Name
 }
 
@@ -180,6 +192,12 @@ func (p *Policy) SetFields() []string {
 
 // FieldPath is the spec path of a field key, for positions.
 func (p *Policy) FieldPath(key string) string {
+	if p.BuiltIn != nil {
+		if path, ok := p.BuiltIn.Paths[key]; ok {
+			return path
+		}
+		return "spec"
+	}
 	for _, f := range p.Kind.Spec().Fields {
 		if f.Key == key {
 			return f.SpecPath

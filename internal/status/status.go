@@ -264,13 +264,15 @@ const (
 
 // refCount classifies a policy at one point like kgateway's GetRefCount:
 // listed under every field of the merged result → Attached, some → Merged,
-// none → Overridden. No origins at all → Attached.
+// none → Overridden. No origins at all → Attached. It reads the policies'
+// merge as the controller reports it (Reported): kgateway does not count a
+// field a route rule's own value took as lost.
 func refCount(pt *merge.Point, p *policy.Policy) usage {
-	if len(pt.Fields) == 0 {
+	if len(pt.Reported) == 0 {
 		return usedAttached
 	}
 	n := 0
-	for _, f := range pt.Fields {
+	for _, f := range pt.Reported {
 		for _, c := range f.Contributors {
 			if c.Policy == p {
 				n++
@@ -279,7 +281,7 @@ func refCount(pt *merge.Point, p *policy.Policy) usage {
 		}
 	}
 	switch {
-	case n == len(pt.Fields):
+	case n == len(pt.Reported):
 		return usedAttached
 	case n > 0:
 		return usedMerged

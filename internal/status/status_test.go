@@ -42,6 +42,17 @@ spec:
   - {backendRefs: [{name: svc, port: 80}]}
 `
 
+// builtinRoute sets its own timeouts and retry.
+const builtinRoute = `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r3, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - {backendRefs: [{name: svc, port: 80}], timeouts: {request: 5s}, retry: {attempts: 3}}
+`
+
 func policyDoc(name, target, section, fields string, created int) string {
 	sec := ""
 	if section != "" {
@@ -97,6 +108,12 @@ func TestAttachedAggregation(t *testing.T) {
 		{"Merged on one rule, Attached on another: Merged wins",
 			policyDoc("whole", "r1", "", "  timeouts: {request: 1s}\n  retry: {attempts: 1}\n", 2) + policyDoc("rule", "r1", "one", "  timeouts: {request: 2s}\n", 1),
 			map[string]string{"whole": "True/Merged", "rule": "True/Merged"}},
+		{"the rule's own timeouts and retry win in the data plane, yet kgateway reports Attached",
+			builtinRoute + policyDoc("a", "r3", "", "  timeouts: {request: 1s}\n  retry: {attempts: 2}\n", 1),
+			map[string]string{"a": "True/Attached"}},
+		{"a policy field beside the rule's own ones keeps its own status",
+			builtinRoute + policyDoc("a", "r3", "", "  cors: {allowOrigins: [\"https://a.example\"]}\n", 1),
+			map[string]string{"a": "True/Attached"}},
 		{"invalid policy stays Pending",
 			policyDoc("bad", "r1", "", "  timeouts: {request: soon}\n", 1),
 			map[string]string{"bad": "False/Pending"}},

@@ -117,6 +117,7 @@ var spec = func() policy.KindSpec {
 			// ShallowMerge turns it off); the others deep-merge on request.
 			fs.Default, fs.ConfigName = policy.AugmentedDeep, "acl"
 		}
+		fs.FillsUnset = f.key == "timeouts"
 		s.Fields = append(s.Fields, fs)
 	}
 	return s

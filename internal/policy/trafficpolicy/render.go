@@ -27,6 +27,9 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 	if len(in.Values) == 0 {
 		return nil, nil
 	}
+	if _, ok := in.Values[0].(*RuleRewrite); ok {
+		return nil, nil // Gateway API routing renders the rule's own rewrite
+	}
 	r := &fieldRenderer{in: in, env: env}
 	f, ok := fieldRenderers[in.Key]
 	if !ok {

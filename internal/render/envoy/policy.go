@@ -70,6 +70,9 @@ type rendered struct {
 	vhost       *routev3.VirtualHost
 	clusters    []*clusterv3.Cluster
 	failBody    string
+	// fills: at a less specific level, the field still sets the route
+	// action fields a more specific level left unset (FieldSpec.FillsUnset).
+	fills bool
 }
 
 // scope renders the merge points of one resource.
@@ -80,12 +83,7 @@ func (b *builder) scope(pts merge.Points, sc policy.Scope) *scoped {
 		if len(p.Invalid) > 0 {
 			s.invalid = true
 		}
-		if origins := p.Origins(); len(origins) > 0 {
-			if md == nil {
-				md = map[string]*structpb.Struct{}
-			}
-			md[b.metadataKey(p.Kind)] = originsStruct(origins)
-		}
+		md = b.addOrigins(md, p)
 		r, ok := p.Kind.(policy.Renderer)
 		if !ok {
 			continue // kinds without a renderer contribute metadata only
@@ -117,6 +115,38 @@ func (b *builder) metadataKey(k policy.Kind) string {
 	return "merge." + gk.Group + "/" + gk.Kind
 }
 
+// addOrigins adds a point's merge metadata. kgateway's key carries what
+// the controller reports (its MergeOrigins name a policy even where the
+// route rule's own field wins); gwpol's own keys say what is in effect:
+// the policies under the kind's key, and the route rules' own fields under
+// merge.<group>/<kind> of the route (merge.gateway.networking.k8s.io/HTTPRoute).
+func (b *builder) addOrigins(md map[string]*structpb.Struct, p *merge.Point) map[string]*structpb.Struct {
+	add := func(key string, origins map[string][]string) {
+		if len(origins) == 0 {
+			return
+		}
+		if md == nil {
+			md = map[string]*structpb.Struct{}
+		}
+		st := originsStruct(origins)
+		if prev, ok := md[key]; ok {
+			maps.Copy(prev.Fields, st.Fields) // several kinds' rule fields share the route's key
+			return
+		}
+		md[key] = st
+	}
+	if b.opt.MergeKeyKgateway {
+		add(b.metadataKey(p.Kind), p.Origins())
+		return md
+	}
+	add(b.metadataKey(p.Kind), p.InEffect())
+	if len(p.Rule) > 0 { // a rule point: one route kind
+		gk := p.Rule[0].Owner.Policy.BuiltIn.Route
+		add("merge."+gk.Group+"/"+gk.Kind, p.RuleOrigins())
+	}
+	return md
+}
+
 // originsStruct is MergeOrigins as a Struct: field → sorted policy IDs.
 func originsStruct(origins map[string][]string) *structpb.Struct {
 	fields := make(map[string]*structpb.Value, len(origins))
@@ -137,11 +167,16 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	gk := k.GroupKind()
 	ids := make([]string, len(f.Contributors))
 	nss := make([]string, len(f.Contributors))
+	key := make([]string, len(f.Contributors))
 	for i, c := range f.Contributors {
 		ids[i] = c.Policy.ID()
 		nss[i] = c.Policy.Obj.Namespace
+		key[i] = ids[i]
+		if b := c.Policy.BuiltIn; b != nil {
+			key[i] += "#" + b.Rule // a route's rules set their own values
+		}
 	}
-	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(ids, ",")
+	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",")
 	b.mu.Lock()
 	rf, ok := b.rendered[cacheKey]
 	b.mu.Unlock()
@@ -149,6 +184,9 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 		return rf
 	}
 	rf = b.renderNew(gk, r, f, sc, ids, nss)
+	for _, fs := range k.Spec().Fields {
+		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if prev, ok := b.rendered[cacheKey]; ok {

@@ -14,8 +14,8 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -532,7 +532,6 @@ func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
 	vb.used = append(vb.used, rs)
-	vb.builtinTimeouts(r, e.rule)
 	for _, s := range levels {
 		if s == nil {
 			continue
@@ -634,58 +633,6 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	return true
 }
 
-// builtinTimeouts applies an HTTPRoute rule's own timeouts and retry,
-// which take precedence over policies (kgateway).
-func (gb *gatewayBuild) builtinTimeouts(r *routev3.Route, rule *topology.Rule) {
-	ra, ok := r.Action.(*routev3.Route_Route)
-	if !ok || rule.HTTP == nil {
-		return
-	}
-	act := ra.Route
-	if t := rule.HTTP.Timeouts; t != nil {
-		if d, ok := parseDuration(t.Request); ok {
-			act.Timeout = d
-		}
-		if d, ok := parseDuration(t.BackendRequest); ok {
-			if act.RetryPolicy == nil {
-				act.RetryPolicy = &routev3.RetryPolicy{}
-			}
-			act.RetryPolicy.PerTryTimeout = d
-		}
-	}
-	if rt := rule.HTTP.Retry; rt != nil {
-		if act.RetryPolicy == nil {
-			act.RetryPolicy = &routev3.RetryPolicy{}
-		}
-		p := act.RetryPolicy
-		p.RetryOn = "connect-failure,refused-stream,unavailable,cancelled,reset"
-		if rt.Attempts != nil {
-			p.NumRetries = wrapUint32(uint32(max(*rt.Attempts, 0)))
-		}
-		p.RetriableStatusCodes = nil
-		for _, c := range rt.Codes {
-			p.RetriableStatusCodes = append(p.RetriableStatusCodes, uint32(c))
-		}
-		if len(rt.Codes) > 0 {
-			p.RetryOn += ",retriable-status-codes"
-		}
-		if d, ok := parseDuration(rt.Backoff); ok {
-			p.RetryBackOff = &routev3.RetryPolicy_RetryBackOff{BaseInterval: d}
-		}
-	}
-}
-
-func parseDuration(d *gwv1.Duration) (*durationpb.Duration, bool) {
-	if d == nil {
-		return nil, false
-	}
-	v, err := time.ParseDuration(string(*d))
-	if err != nil {
-		return nil, false
-	}
-	return durationpb.New(v), true
-}
-
 // applyRouteMaps merges the policy fields that configure a route directly
 // (RouteAction and Route fields): per field, the most specific level that
 // sets it wins — the rule's own, then the listener's, then the Gateway's —
@@ -697,11 +644,15 @@ func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
 			continue
 		}
 		for _, f := range s.fields {
-			if f.routeAction == nil && f.route == nil {
-				continue
-			}
+			// A field decided here hides the less specific levels' even
+			// when it renders nothing onto the route (a rule's own
+			// URLRewrite, rendered by Gateway API routing, beats a
+			// Gateway's autoHostRewrite).
 			id := f.kindKey
 			if seen[id] {
+				if ra, ok := r.Action.(*routev3.Route_Route); ok && f.fills && f.routeAction != nil {
+					fillUnset(ra.Route, f.routeAction)
+				}
 				continue
 			}
 			seen[id] = true
@@ -713,6 +664,23 @@ func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
 			}
 		}
 	}
+}
+
+// fillUnset sets the fields of src that dst leaves unset (a Gateway's
+// timeouts are defaults for each route: the timeout and the idle timeout
+// each where the route has none).
+func fillUnset(dst, src *routev3.RouteAction) {
+	c, ok := proto.Clone(src).(*routev3.RouteAction) // src is shared by every route of its level
+	if !ok {
+		return
+	}
+	d := dst.ProtoReflect()
+	c.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if !d.Has(fd) {
+			d.Set(fd, v)
+		}
+		return true
+	})
 }
 
 // applyVHostMaps merges VirtualHost fields from the listener level, else

@@ -1,0 +1,525 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/gwpol/gwpol/internal/diag"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// One truth for all views: for every kgateway case (cases/ and more/) and
+// the examples, on every Envoy route render emits, the fields
+// explain names an owner for are the policy-owned values render put
+// there, and render puts no policy-owned value there that explain does
+// not attribute.
+//
+// How an explained field maps to Envoy is what its kind declares when it
+// renders: each field renders (policy.Renderer, the owner's merged values,
+// at the scope of the level that decided it) to fragments naming RouteAction
+// fields (route.<field>), Route fields (<field>), per-filter configs
+// (typed_per_filter_config.<filter>, which Envoy takes from the route, else
+// its virtual host, else its RouteConfiguration) and VirtualHost fields.
+//
+//   - explain → render: every part of every fragment is on the route (its
+//     virtual host for VirtualHost fields) with the fragment's value (lists
+//     and messages: contained, since Gateway API filters may add to the
+//     same list). Less specific levels explain lists as also in effect
+//     (another provider; timeouts filling what the route leaves unset) are
+//     checked on the parts the levels above leave to them.
+//   - render → explain: every RouteAction and Route field set on the route,
+//     and every per-filter config in effect for it, is claimed by a fragment
+//     of an explained field, except what Gateway API routing itself
+//     produces (gatewayAPIPaths). A rule's own timeouts and retry are not
+//     in that list: explain attributes them (HTTPRoute NS/NAME rule R
+//     (built-in)).
+//
+// Routes replaced by a direct response carry no policy field: explain must
+// say so when an invalid policy replaced them (checkReplaced); the rest
+// (fail closed, capability, render error, no backend, redirects) are
+// counted, not checked.
+
+// gatewayAPIPaths are the Route paths the Gateway API translation writes
+// without any policy: the match, the backends, the rule's filters
+// (rewrites, mirrors, header modifiers, redirects) and gwpol's metadata.
+var gatewayAPIPaths = map[string]bool{
+	"name": true, "match": true, "metadata": true, "redirect": true, "direct_response": true,
+	"request_headers_to_add": true, "request_headers_to_remove": true, "response_headers_to_add": true, "response_headers_to_remove": true,
+	"route.cluster": true, "route.weighted_clusters": true, "route.cluster_not_found_response_code": true,
+	"route.prefix_rewrite": true, "route.regex_rewrite": true, "route.host_rewrite_literal": true, "route.request_mirror_policies": true,
+}
+
+// shadowedGap: render keeps a per-filter config in effect on a route
+// that explain reports as shadowed there (a Gateway's ext_authz or
+// ext_proc provider under a route-level disable: render sets only the
+// global_disable marker, which its filters do not read yet).
+const shadowedGap = "shadowed-but-in-effect"
+
+const gapsFile = "../../testdata/explain-render-gaps.txt"
+
+// knownGaps reads gapsFile: "CASE GAP: why" per line, # comments.
+func knownGaps(t *testing.T) map[string]bool {
+	t.Helper()
+	raw, err := os.ReadFile(gapsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, _, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("%s: %q is not CASE GAP: why", gapsFile, line)
+		}
+		out[k] = true
+	}
+	return out
+}
+
+// envoyRoute is an Envoy route with the resources it inherits from.
+type envoyRoute struct {
+	route *routev3.Route
+	vhost *routev3.VirtualHost
+	rc    *routev3.RouteConfiguration
+}
+
+func TestExplainAgreesWithRender(t *testing.T) {
+	type input struct {
+		name     string
+		set      *manifest.Set
+		cfg      *Config
+		gateways []string
+	}
+	var inputs []input
+	dirs, _ := filepath.Glob(filepath.Join(conformanceDir, "*"))
+	more, _ := filepath.Glob(filepath.Join(conformanceDir, "..", "more", "*"))
+	dirs = append(dirs, more...)
+	if len(dirs) == 0 {
+		t.Logf("conformance cases not found at %s; checking the examples only", conformanceDir)
+	}
+	for _, dir := range dirs {
+		if set, err := manifest.Load([]string{filepath.Join(dir, "input.yaml")}, manifest.Options{}); err != nil || set.Unreadable() {
+			t.Logf("%s: skipped, its input does not load: %v", filepath.Base(dir), firstErr(err, problemsErr(set)))
+			continue
+		}
+		set, cfg, cs, _ := loadCase(t, dir)
+		inputs = append(inputs, input{filepath.Base(dir), set, cfg, []string{cs.Gateway}})
+	}
+	ex, err := manifest.Load([]string{"../../testdata/examples"}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, input{"examples", ex, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}, nil})
+	known := knownGaps(t)
+	routes, fields, replaced, gapCases := 0, 0, 0, 0
+	for _, in := range inputs {
+		t.Run(in.name, func(t *testing.T) {
+			c := Compile(in.set, in.cfg)
+			gaps := map[string][]string{}
+			for _, target := range envoy.TargetNames() {
+				out, err := renderCompiled(c, target, false, in.gateways...)
+				if err != nil {
+					t.Fatalf("render %s: %v", target, err)
+				}
+				r, f, x := checkOwnership(t, c, out, target, gaps)
+				routes, fields, replaced = routes+r, fields+f, replaced+x
+			}
+			for _, gap := range []string{shadowedGap} {
+				switch listed := known[in.name+" "+gap]; {
+				case len(gaps[gap]) > 0 && !listed:
+					t.Errorf("%s (not listed in %s):\n  %s", gap, gapsFile, strings.Join(gaps[gap], "\n  "))
+				case len(gaps[gap]) == 0 && listed:
+					t.Errorf("%s lists %s for this case, which explain and render now agree on: remove the line", gapsFile, gap)
+				case listed:
+					gapCases++
+				}
+			}
+		})
+	}
+	msg := fmt.Sprintf("explain/render ownership: %d Envoy routes, %d explained fields agree; %d replaced routes not checked; %d inputs with a listed gap (%s)",
+		routes, fields, replaced, gapCases, gapsFile)
+	t.Log(msg)
+	fmt.Println(msg)
+}
+
+// checkOwnership checks every Envoy route of one render against explain.
+func checkOwnership(t *testing.T, c *Compiled, out *envoy.Output, target string, gaps map[string][]string) (routes, fields, replaced int) {
+	t.Helper()
+	byName := map[string]envoyRoute{}
+	for _, g := range out.Gateways {
+		for _, rc := range g.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				for _, r := range vh.Routes {
+					byName[r.Name] = envoyRoute{r, vh, rc}
+				}
+			}
+		}
+	}
+	env := &policy.Env{Model: c.Graph.Model, Config: c.Config.PolicyConfig()}
+	for _, gw := range c.Graph.Gateways {
+		for _, l := range gw.Listeners {
+			for _, rp := range c.Result.Routes {
+				for _, rule := range rp.Rules {
+					for _, name := range out.RouteNames(rule.Rule, l) {
+						er, ok := byName[name]
+						if !ok {
+							continue
+						}
+						if dr := er.route.GetDirectResponse(); dr != nil {
+							replaced++
+							checkReplaced(t, c, rp.Route, rule.Rule, l, dr, target+" "+name)
+							continue
+						}
+						if er.route.GetRoute() == nil {
+							replaced++ // a redirect
+							continue
+						}
+						routes++
+						fields += checkRoute(t, c, env, rp.Route, rule.Rule, l, er, target+" "+name, gaps)
+					}
+				}
+			}
+		}
+	}
+	return routes, fields, replaced
+}
+
+// claim is one Envoy path an explained field's fragments set.
+type claim struct {
+	path  string
+	field string // kind#key, for messages
+}
+
+// checkRoute checks one Envoy route both ways; it returns the number of
+// explained fields.
+func checkRoute(t *testing.T, c *Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, l *topology.Listener, er envoyRoute, where string, gaps map[string][]string) int {
+	t.Helper()
+	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
+	eff := c.Result.Effective(rule, l)
+	if len(view.Fields) != len(eff) {
+		t.Fatalf("%s: explain shows %d fields, the IR has %d", where, len(view.Fields), len(eff))
+	}
+	if replacedNote(view) {
+		t.Errorf("%s forwards, but explain says it is replaced: %q", where, view.Notes)
+	}
+	claimed, shadowed := map[string]bool{}, map[string]string{}
+	for i, e := range eff {
+		if owner := e.Field.Owner.Policy.Describe(); view.Fields[i].Field != e.Key || view.Fields[i].Owner != owner {
+			t.Errorf("%s: explain field %d is %s owned by %s, the IR says %s owned by %s", where, i, view.Fields[i].Field, view.Fields[i].Owner, e.Key, owner)
+		}
+		r, ok := e.Kind.(policy.Renderer)
+		if !ok {
+			continue
+		}
+		frags, err := r.RenderField(fieldInput(e.Key, e.Field, l), env)
+		if err != nil {
+			continue // render reports it (GWP401) and replaces the route
+		}
+		for _, fr := range frags {
+			for _, cl := range claimFragment(t, where, e, fr, er, nil) {
+				claimed[cl.path] = true
+			}
+		}
+		// Less specific levels still in effect: another instance, or the
+		// parts the levels above leave unset (only those are theirs).
+		for _, bf := range e.Beside {
+			frags, err := r.RenderField(fieldInput(e.Key, bf, l), env)
+			if err != nil {
+				continue
+			}
+			be := e
+			be.Field = bf
+			above := maps.Clone(claimed)
+			for _, fr := range frags {
+				for _, cl := range claimFragment(t, where, be, fr, er, above) {
+					claimed[cl.path] = true
+				}
+			}
+		}
+		for _, sf := range e.Shadowed {
+			frags, err := r.RenderField(fieldInput(e.Key, sf, l), env)
+			if err != nil {
+				continue
+			}
+			for _, fr := range frags {
+				for name := range fr.PerFilterConfig {
+					shadowed["typed_per_filter_config."+name] = e.Key + " of " + sf.Owner.Policy.Describe()
+				}
+			}
+		}
+	}
+	for _, p := range setPaths(er) {
+		switch {
+		case claimed[p] || gatewayAPIPaths[p]:
+		case shadowed[p] != "":
+			gaps[shadowedGap] = append(gaps[shadowedGap], where+": "+p+" ("+shadowed[p]+")")
+		default:
+			t.Errorf("%s: render sets %s, which no field explain shows owns (explain: %s)", where, p, explainedKeys(view))
+		}
+	}
+	return len(eff)
+}
+
+func explainedKeys(v explain.Target) string {
+	var out []string
+	for _, f := range v.Fields {
+		out = append(out, f.Field+"="+f.Owner)
+	}
+	if len(out) == 0 {
+		return "no fields"
+	}
+	return strings.Join(out, ", ")
+}
+
+// fieldInput is what render hands the kind for a field decided at its
+// owner's level.
+func fieldInput(key string, f *merge.Field, l *topology.Listener) policy.FieldInput {
+	in := policy.FieldInput{Key: key, Strategy: f.Strategy, Values: f.Values, Scope: policy.ScopeRoute}
+	for _, c := range f.Contributors {
+		in.Contributors = append(in.Contributors, c.Policy.ID())
+		in.Namespaces = append(in.Namespaces, c.Policy.Obj.Namespace)
+	}
+	switch f.Owner.Level {
+	case merge.LevelGateway:
+		in.Scope = policy.ScopeRouteConfig
+	case merge.LevelListener, merge.LevelListenerSet:
+		in.Scope = policy.ScopeVirtualHost
+		if l.Protocol == "HTTPS" {
+			in.Scope = policy.ScopeRouteConfig
+		}
+	}
+	return in
+}
+
+// claimFragment checks that the route carries every part of one fragment
+// and returns the paths it claims, leaving out paths in skip (set by a
+// more specific level).
+func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy.Fragment, er envoyRoute, skip map[string]bool) []claim {
+	t.Helper()
+	id := e.Kind.GroupKind().Kind + "#" + e.Key + " (owner " + e.Field.Owner.Policy.Describe() + ")"
+	var out []claim
+	if fr.RouteAction != nil {
+		want := &routev3.RouteAction{}
+		if decode(t, fr.RouteAction, want) {
+			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				p := "route." + string(fd.Name())
+				if skip[p] {
+					return true
+				}
+				out = append(out, claim{p, id})
+				if err := contains(er.route.GetRoute().ProtoReflect(), fd, v); err != nil {
+					t.Errorf("%s: %s owns %s, but render emits %v", where, id, p, err)
+				}
+				return true
+			})
+		}
+	}
+	if fr.Route != nil {
+		want := &routev3.Route{}
+		if decode(t, fr.Route, want) {
+			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				if skip[string(fd.Name())] {
+					return true
+				}
+				out = append(out, claim{string(fd.Name()), id})
+				if err := contains(er.route.ProtoReflect(), fd, v); err != nil {
+					t.Errorf("%s: %s owns %s, but render emits %v", where, id, fd.Name(), err)
+				}
+				return true
+			})
+		}
+	}
+	if fr.VirtualHost != nil {
+		want := &routev3.VirtualHost{}
+		if decode(t, fr.VirtualHost, want) {
+			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				if err := contains(er.vhost.ProtoReflect(), fd, v); err != nil {
+					t.Errorf("%s: %s owns virtual host %s, but render emits %v", where, id, fd.Name(), err)
+				}
+				return true
+			})
+		}
+	}
+	for name, cfg := range fr.PerFilterConfig {
+		p := "typed_per_filter_config." + name
+		if skip[p] {
+			continue
+		}
+		out = append(out, claim{p, id})
+		got := perFilterInEffect(er, name)
+		want := &anypb.Any{}
+		if !decode(t, cfg, want) {
+			continue
+		}
+		if got == nil || !proto.Equal(got, want) {
+			t.Errorf("%s: %s owns %s, but render emits %v", where, id, p, got)
+		}
+	}
+	return out
+}
+
+// perFilterInEffect is the per-filter config Envoy uses for a route: the
+// route's own, else its virtual host's, else its RouteConfiguration's.
+func perFilterInEffect(er envoyRoute, name string) *anypb.Any {
+	for _, m := range []map[string]*anypb.Any{er.route.TypedPerFilterConfig, er.vhost.TypedPerFilterConfig, er.rc.TypedPerFilterConfig} {
+		if a, ok := m[name]; ok {
+			return a
+		}
+	}
+	return nil
+}
+
+// setPaths lists what render set on a route: its Route and RouteAction
+// fields and the per-filter configs in effect for it.
+func setPaths(er envoyRoute) []string {
+	var out []string
+	er.route.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		switch fd.Name() {
+		case "route":
+			er.route.GetRoute().ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+				out = append(out, "route."+string(fd.Name()))
+				return true
+			})
+		case "typed_per_filter_config":
+		default:
+			out = append(out, string(fd.Name()))
+		}
+		return true
+	})
+	seen := map[string]bool{}
+	for _, m := range []map[string]*anypb.Any{er.route.TypedPerFilterConfig, er.vhost.TypedPerFilterConfig, er.rc.TypedPerFilterConfig} {
+		for name := range m {
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, "typed_per_filter_config."+name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func decode(t *testing.T, v map[string]any, m proto.Message) bool {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err == nil {
+		err = protojson.Unmarshal(raw, m)
+	}
+	if err != nil {
+		t.Errorf("fragment does not decode as %T: %v", m, err)
+		return false
+	}
+	return true
+}
+
+// contains reports how got's field fd differs from want: scalars and Anys
+// must be equal, lists must hold every wanted element, maps every wanted
+// key, other messages every wanted field (recursively).
+func contains(got protoreflect.Message, fd protoreflect.FieldDescriptor, want protoreflect.Value) error {
+	if !got.Has(fd) {
+		return fmt.Errorf("no %s", fd.Name())
+	}
+	g := got.Get(fd)
+	switch {
+	case fd.IsList():
+		gl, wl := g.List(), want.List()
+		for i := range wl.Len() {
+			found := false
+			for j := range gl.Len() {
+				if equalValue(fd, gl.Get(j), wl.Get(i)) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return fmt.Errorf("%s without element %v", fd.Name(), wl.Get(i))
+			}
+		}
+	case fd.IsMap():
+		gm := g.Map()
+		var err error
+		want.Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+			if !gm.Has(k) || !equalValue(fd.MapValue(), gm.Get(k), v) {
+				err = fmt.Errorf("%s[%v] differs", fd.Name(), k)
+			}
+			return err == nil
+		})
+		return err
+	case fd.Message() != nil && fd.Message().FullName() != "google.protobuf.Any":
+		var err error
+		want.Message().Range(func(sub protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if e := contains(g.Message(), sub, v); e != nil {
+				err = fmt.Errorf("%s.%v", fd.Name(), e)
+			}
+			return err == nil
+		})
+		return err
+	default:
+		if !equalValue(fd, g, want) {
+			return fmt.Errorf("%s = %v, the owner's value is %v", fd.Name(), g, want)
+		}
+	}
+	return nil
+}
+
+func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
+	if fd.Message() != nil {
+		return proto.Equal(a.Message().Interface(), b.Message().Interface())
+	}
+	return a.Equal(b)
+}
+
+// checkReplaced: a route replaced because an invalid policy merges into
+// it (kgateway's body) carries none of the fields explain lists, so
+// explain must say so; other direct responses (fail closed, a capability
+// the target lacks, a render error, no backend) are decided by render and
+// not checked here.
+func checkReplaced(t *testing.T, c *Compiled, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
+	t.Helper()
+	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
+	if slices.ContainsFunc(view.Notes, func(n string) bool { return strings.HasPrefix(n, "fails closed") }) {
+		return // attach broke the rule (a bad ExtensionRef…), and explain says so
+	}
+	invalid := dr.GetBody().GetInlineString() == envoy.InvalidBody
+	if noted := replacedNote(view); invalid != noted {
+		t.Errorf("%s answers %d (replaced for an invalid policy: %v), but explain says replaced: %v (notes: %q)", where, dr.GetStatus(), invalid, noted, view.Notes)
+	}
+}
+
+func replacedNote(v explain.Target) bool {
+	return slices.ContainsFunc(v.Notes, func(n string) bool { return strings.HasPrefix(n, "replaced") })
+}
+
+// problemsErr is a set's first unreadable-input problem as an error.
+func problemsErr(set *manifest.Set) error {
+	if set == nil {
+		return nil
+	}
+	for _, p := range set.Problems {
+		if p.Severity == diag.Error {
+			return errors.New(formatDiagLine(p))
+		}
+	}
+	return nil
+}
