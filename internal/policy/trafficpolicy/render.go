@@ -91,7 +91,9 @@ const (
 	orderAPIKeyAuth
 	orderExtAuth
 	orderRBAC
-	orderLocalRateLimit
+	// orderRateLimit is one stage for local and global rate limits, as in
+	// kgateway: within it filters sort by name, so a global limit
+	// ("ratelimit/<ns>/<name>") runs before the local one ("ratelimit/local").
 	orderRateLimit
 	orderHeaderMutation
 	orderTransformation
@@ -169,7 +171,7 @@ func (r *fieldRenderer) localRateLimit() ([]policy.Fragment, error) {
 		}
 		per["token_bucket"] = obj{"max_tokens": tb.MaxTokens, "tokens_per_fill": tokens, "fill_interval": fill}
 	}
-	return []policy.Fragment{fragment("local_ratelimit", name, orderLocalRateLimit,
+	return []policy.Fragment{fragment("local_ratelimit", name, orderRateLimit,
 		obj{"@type": typ, "stat_prefix": "http_local_rate_limiter"}, per)}, nil
 }
 
@@ -549,12 +551,55 @@ func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (str
 // disableMarker is kgateway's global disable of a filter family: a
 // set_metadata filter, placed just before the family, writing
 // dev.kgateway.disable_<what>.disable, which every filter of the family
-// in the chain honours.
+// in the chain honours. A policy that disables the family switches the
+// marker on for its resources.
 func disableMarker(capability, what string, order int) policy.Fragment {
+	fr := familyMarker(capability, what, order)
+	fr.PerFilterConfig = map[string]map[string]any{fr.Filter.Name: enabledConfig()}
+	return fr
+}
+
+// familyMarker is the marker filter alone, switched on nowhere: kgateway
+// puts it in every chain that has a filter of the family, so a disable on
+// any resource below finds it there.
+func familyMarker(capability, what string, order int) policy.Fragment {
 	return fragment(capability, "global_disable/"+what, order, obj{
 		"@type":    typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
-		"metadata": []any{obj{"metadata_namespace": "dev.kgateway.disable_" + what, "value": obj{"disable": true}}},
-	}, enabledConfig())
+		"metadata": []any{obj{"metadata_namespace": disableNamespace(what), "value": obj{"disable": true}}},
+	}, nil)
+}
+
+func disableNamespace(what string) string { return "dev.kgateway.disable_" + what }
+
+// unlessDisabled wraps a filter that has no switch of its own for the
+// family's disable metadata (jwt_authn, ext_proc) the way kgateway does:
+// an ExtensionWithMatcher whose Composite runs the filter only while
+// dev.kgateway.disable_<what>.disable is not true. Both are upstream
+// Envoy extensions, so every target renders it alike.
+func unlessDisabled(what, envoyName string, filterCfg obj) obj {
+	return obj{
+		"@type": typeURL("envoy.extensions.common.matching.v3.ExtensionWithMatcher"),
+		"extension_config": obj{"name": "composite_" + what, "typed_config": obj{
+			"@type": typeURL("envoy.extensions.filters.http.composite.v3.Composite")}},
+		"xds_matcher": obj{"matcher_list": obj{"matchers": []any{obj{
+			"predicate": obj{"single_predicate": obj{
+				"input": obj{"name": "disable", "typed_config": obj{
+					"@type":  typeURL("envoy.extensions.matching.common_inputs.network.v3.DynamicMetadataInput"),
+					"filter": disableNamespace(what),
+					"path":   []any{obj{"key": "disable"}},
+				}},
+				"custom_match": obj{"name": "envoy.matching.matchers.metadata_matcher", "typed_config": obj{
+					"@type":  typeURL("envoy.extensions.matching.input_matchers.metadata.v3.Metadata"),
+					"value":  obj{"bool_match": true},
+					"invert": true,
+				}},
+			}},
+			"on_match": obj{"action": obj{"name": "composite-action", "typed_config": obj{
+				"@type":        typeURL("envoy.extensions.filters.http.composite.v3.ExecuteFilterAction"),
+				"typed_config": obj{"name": envoyName, "typed_config": filterCfg},
+			}}},
+		}}}},
+	}
 }
 
 func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
@@ -650,7 +695,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		}
 		fr := fragment("ext_authz", "ext_auth/"+ns+"/"+ext.Name, orderExtAuth, cfg, per)
 		fr.Clusters = []map[string]any{cl}
-		out = append(out, fr)
+		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
 	}
 	return out, nil
 }
@@ -718,9 +763,9 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		if v.ProcessingMode != nil {
 			per["overrides"] = obj{"processing_mode": processingMode(v.ProcessingMode)}
 		}
-		fr := fragment("ext_proc", "ext_proc/"+ns+"/"+ext.Name, orderExtProc, cfg, per)
+		fr := fragment("ext_proc", "ext_proc/"+ns+"/"+ext.Name, orderExtProc, unlessDisabled("ext_proc", "envoy.filters.http.ext_proc", cfg), per)
 		fr.Clusters = []map[string]any{cl}
-		out = append(out, fr)
+		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
 	}
 	return out, nil
 }
@@ -729,7 +774,7 @@ func processingMode(m *ProcessingMode) obj {
 	out := obj{}
 	set := func(key, v string) {
 		if v != "" {
-			out[key] = strings.ToUpper(camelToSnake(v))
+			out[key] = enumName(v)
 		}
 	}
 	set("request_header_mode", m.RequestHeaderMode)
@@ -741,8 +786,15 @@ func processingMode(m *ProcessingMode) obj {
 	return out
 }
 
-// camelToSnake turns BufferedPartial into Buffered_Partial.
-func camelToSnake(s string) string {
+// enumName is the Envoy enum value name of a policy's enum string.
+// kgateway's API spells most enums as Envoy does (NONE, BUFFERED_PARTIAL),
+// which are kept as they are; a CamelCase spelling (BufferedPartial)
+// becomes BUFFERED_PARTIAL. Splitting an upper-case name at each capital
+// would mangle NONE into N_O_N_E.
+func enumName(s string) string {
+	if strings.ToUpper(s) == s {
+		return s
+	}
 	var b strings.Builder
 	for i, c := range s {
 		if i > 0 && c >= 'A' && c <= 'Z' {
@@ -750,7 +802,7 @@ func camelToSnake(s string) string {
 		}
 		b.WriteRune(c)
 	}
-	return b.String()
+	return strings.ToUpper(b.String())
 }
 
 func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
@@ -760,9 +812,7 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 	}
 	typPer := typeURL("envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig")
 	if v.Disable != nil {
-		return []policy.Fragment{{Capability: "jwt_authn", PerFilterConfig: map[string]map[string]any{
-			"global_disable/jwt": disabledConfig(),
-		}}}, nil
+		return []policy.Fragment{disableMarker("jwt_authn", "jwt", orderJWT-1)}, nil
 	}
 	ext, ns, err := r.extension(v.ExtensionRef, r.ns(0))
 	if err != nil {
@@ -846,13 +896,13 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 		req = reqs[0].(obj)
 	}
 	name := "jwt/" + ns + "/" + ext.Name
-	fr := fragment("jwt_authn", name, orderJWT, obj{
+	fr := fragment("jwt_authn", name, orderJWT, unlessDisabled("jwt", "envoy.filters.http.jwt_authn", obj{
 		"@type":           typeURL("envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"),
 		"providers":       providers,
 		"requirement_map": obj{reqName: req},
-	}, obj{"@type": typPer, "requirement_name": reqName})
+	}), obj{"@type": typPer, "requirement_name": reqName})
 	fr.Clusters = clusters
-	return []policy.Fragment{fr}, nil
+	return []policy.Fragment{familyMarker("jwt_authn", "jwt", orderJWT-1), fr}, nil
 }
 
 func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
@@ -1416,6 +1466,7 @@ func dynamicModule(capability, name, filterName string, order int, filterJSON, r
 	}, obj{
 		"@type":                 typeURL("envoy.extensions.filters.http.dynamic_modules.v3.DynamicModuleFilterPerRoute"),
 		"dynamic_module_config": module,
+		"filter_name":           filterName, // what Envoy reads; per_route_config_name is its deprecated spelling, kgateway writes both
 		"per_route_config_name": filterName,
 		"filter_config":         obj{"@type": typeURL("google.protobuf.StringValue"), "value": routeJSON},
 	})

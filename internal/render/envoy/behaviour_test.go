@@ -1,0 +1,483 @@
+package envoy_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
+)
+
+// These tests read the rendered config the way Envoy runs it: which HTTP
+// filters act on a route, given the chain, the per-filter configs of the
+// route, its virtual host and its RouteConfiguration, and the disable
+// markers (set_metadata filters) that run before a filter guarded by them.
+
+// behaviourBase is a Gateway with two HTTP listeners sharing port 80 (so
+// their virtual hosts share one RouteConfiguration) and a route with two
+// named rules on both, plus the backends and extensions every family
+// needs.
+const behaviourBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners:
+  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com}
+  - {name: b, protocol: HTTP, port: 80, hostname: b.example.com}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ext, namespace: infra}
+spec: {ports: [{port: 9000}, {port: 9001}]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: keys, namespace: infra}
+immutable: true
+data: {client-a: a2V5LWE=}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: authz, namespace: infra}
+spec:
+  extAuth: {grpcService: {backendRef: {name: ext, port: 9000}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: processor, namespace: infra}
+spec:
+  extProc: {grpcService: {backendRef: {name: ext, port: 9001}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: jwks, namespace: infra}
+spec:
+  jwt:
+    providers:
+    - {name: corp, issuer: https://corp.example.com, jwks: {local: {inline: '{"keys":[]}'}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - name: r0
+    matches: [{path: {type: PathPrefix, value: /r0}}]
+    backendRefs: [{name: web, port: 80}]
+  - name: r1
+    matches: [{path: {type: PathPrefix, value: /r1}}]
+    backendRefs: [{name: web, port: 80}]
+`
+
+// family is a TrafficPolicy field that can be switched off: the spec
+// that turns it on, the one that disables it ("" for `{disable: {}}`),
+// and the Envoy filter type that does its work.
+type family struct {
+	field, on, off, envoyType string
+}
+
+func (f family) disable() string {
+	if f.off == "" {
+		return "{disable: {}}"
+	}
+	return f.off
+}
+
+var families = []family{
+	{"extAuth", "{extensionRef: {name: authz}}", "", "envoy.extensions.filters.http.ext_authz.v3.ExtAuthz"},
+	{"extProc", "{extensionRef: {name: processor}}", "", "envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"},
+	{"jwtAuth", "{extensionRef: {name: jwks}}", "", "envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"},
+	{"basicAuth", "{users: [\"user:{SHA}x\"]}", "", "envoy.extensions.filters.http.basic_auth.v3.BasicAuth"},
+	{"apiKeyAuth", "{secretRef: {name: keys}}", "", "envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth"},
+	{"cors", "{allowOrigins: [https://a.example.com]}", "", "envoy.extensions.filters.http.cors.v3.Cors"},
+	{"buffer", "{maxRequestSize: 1024}", "", "envoy.extensions.filters.http.buffer.v3.Buffer"},
+	{"faultInjection", "{abort: {httpStatus: 503, percentage: 50}}", "", "envoy.extensions.filters.http.fault.v3.HTTPFault"},
+	{"compression", "{responseCompression: {}}", "{responseCompression: {disable: {}}}", "envoy.extensions.filters.http.compressor.v3.Compressor"},
+	{"compression", "{requestDecompression: {}}", "{requestDecompression: {disable: {}}}", "envoy.extensions.filters.http.decompressor.v3.Decompressor"},
+}
+
+func trafficPolicy(name, target, field, value string, weight int) string {
+	return fmt.Sprintf(`---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: %s, namespace: infra, annotations: {kgateway.dev/policy-weight: "%d"}}
+spec:
+  targetRefs: [%s]
+  %s: %s
+`, name, weight, target, field, value)
+}
+
+const (
+	gatewayRef  = "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}"
+	listenerRef = "{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: a}"
+	ruleRef     = "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop, sectionName: r0}"
+)
+
+// TestDisableSwitchesTheFilterOff: for every filter family, a policy that
+// disables it at a rule, a listener or the whole Gateway stops the filter
+// a less specific (or lower-weight) policy turns on from acting on the
+// routes it covers, and only on those, on every render target.
+func TestDisableSwitchesTheFilterOff(t *testing.T) {
+	levels := []struct {
+		name, target string
+		weight       int
+		off          func(route string) bool // routes the disable covers
+	}{
+		{"rule", ruleRef, 0, func(r string) bool { return strings.Contains(r, "-r0-") }},
+		{"listener", listenerRef, 0, func(r string) bool { return strings.HasPrefix(r, "listener~80~a_example_com") }},
+		{"gateway", gatewayRef, 1, func(string) bool { return true }},
+	}
+	for _, f := range families {
+		for _, lv := range levels {
+			input := behaviourBase + trafficPolicy("on", gatewayRef, f.field, f.on, 0) +
+				trafficPolicy("off", lv.target, f.field, f.disable(), lv.weight)
+			for _, target := range envoy.TargetNames() {
+				t.Run(f.envoyType[strings.LastIndex(f.envoyType, ".")+1:]+"/"+lv.name+"/"+target, func(t *testing.T) {
+					gw := renderInline(t, input, target)
+					routes := 0
+					for route, acting := range actingFilters(t, gw) {
+						routes++
+						want := !lv.off(route)
+						if got := slices.Contains(acting, f.envoyType); got != want {
+							t.Errorf("route %s: %s acts = %v, want %v (acting: %v)", route, f.envoyType, got, want, acting)
+						}
+					}
+					if routes != 4 {
+						t.Fatalf("%d routes rendered, want 4 (2 rules × 2 listeners)", routes)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestExtProcProcessingModeEnums: every value Envoy defines for a
+// processing mode, spelled as kgateway's API spells it (Envoy's enum name)
+// or in CamelCase, reaches the ext_proc filter and its per-route override
+// as that enum value.
+func TestExtProcProcessingModeEnums(t *testing.T) {
+	type mode struct{ field, value string }
+	var modes []mode
+	for name := range extprocv3.ProcessingMode_HeaderSendMode_value {
+		for _, f := range []string{"requestHeaderMode", "responseHeaderMode", "requestTrailerMode", "responseTrailerMode"} {
+			modes = append(modes, mode{f, name})
+		}
+	}
+	for name := range extprocv3.ProcessingMode_BodySendMode_value {
+		for _, f := range []string{"requestBodyMode", "responseBodyMode"} {
+			modes = append(modes, mode{f, name})
+		}
+	}
+	slices.SortFunc(modes, func(a, b mode) int { return strings.Compare(a.field+a.value, b.field+b.value) })
+	for _, m := range modes {
+		for _, spelling := range []string{m.value, camelCase(m.value)} {
+			t.Run(m.field+"="+spelling, func(t *testing.T) {
+				input := behaviourBase + fmt.Sprintf(`---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: moded, namespace: infra}
+spec:
+  extProc: {grpcService: {backendRef: {name: ext, port: 9001}}, processingMode: {%[1]s: %[2]s}}
+`, m.field, spelling) + trafficPolicy("p", ruleRef, "extProc", fmt.Sprintf("{extensionRef: {name: moded}, processingMode: {%s: %s}}", m.field, spelling), 0)
+				gw := renderInline(t, input, "kgateway")
+				want := m.value
+				if m.value == "DEFAULT" || m.value == "NONE" {
+					want = "" // the zero value: protojson leaves it out
+				}
+				filter := findFilterConfig(t, gw, "envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor")
+				if got := jsonPath(filter, "processingMode", m.field); got != want {
+					t.Errorf("filter processingMode.%s = %q, want %q", m.field, got, want)
+				}
+				per := findPerRoute(t, gw, "envoy.extensions.filters.http.ext_proc.v3.ExtProcPerRoute")
+				if got := jsonPath(per, "overrides", "processingMode", m.field); got != want {
+					t.Errorf("per-route processingMode.%s = %q, want %q", m.field, got, want)
+				}
+			})
+		}
+	}
+}
+
+// camelCase turns BUFFERED_PARTIAL into BufferedPartial.
+func camelCase(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(strings.ToLower(s), "_") {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
+
+// renderInline compiles and renders a manifest; any render diagnostic
+// fails the test (the inputs here are valid).
+func renderInline(t *testing.T, input, target string) *envoy.Gateway {
+	t.Helper()
+	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	out := render(t, res, envoy.Options{Target: target, MergeKeyKgateway: target == "kgateway"})
+	if d := diagText(out.Diagnostics); d != "" {
+		t.Fatalf("render diagnostics:\n%s", d)
+	}
+	if len(out.Gateways) != 1 {
+		t.Fatalf("%d gateways rendered, want 1", len(out.Gateways))
+	}
+	return out.Gateways[0]
+}
+
+// actingFilters lists, per route name, the Envoy types of the HTTP filters
+// that act on it.
+func actingFilters(t *testing.T, gw *envoy.Gateway) map[string][]string {
+	t.Helper()
+	chains := map[string][]*hcmv3.HttpFilter{} // by route configuration name
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			if hcm := hcmOf(t, fc); hcm != nil {
+				chains[hcm.GetRds().GetRouteConfigName()] = hcm.HttpFilters
+			}
+		}
+	}
+	out := map[string][]string{}
+	for _, rc := range gw.RouteConfigurations {
+		chain, ok := chains[rc.Name]
+		if !ok {
+			t.Fatalf("route configuration %s: no listener uses it", rc.Name)
+		}
+		for _, vh := range rc.VirtualHosts {
+			for _, r := range vh.Routes {
+				out[r.Name] = actingOn(t, chain, r, vh, rc)
+			}
+		}
+	}
+	return out
+}
+
+func hcmOf(t *testing.T, fc *listenerv3.FilterChain) *hcmv3.HttpConnectionManager {
+	for _, f := range fc.Filters {
+		hcm := &hcmv3.HttpConnectionManager{}
+		if tc := f.GetTypedConfig(); tc != nil && tc.MessageIs(hcm) {
+			if err := tc.UnmarshalTo(hcm); err != nil {
+				t.Fatal(err)
+			}
+			return hcm
+		}
+	}
+	return nil
+}
+
+// actingOn walks the chain in order: a filter runs when it is enabled in
+// the chain and not switched off by its most specific per-filter config,
+// or disabled in the chain and switched on by one; a running set_metadata
+// filter writes its namespaces; a filter guarded by a namespace (a
+// Composite matcher or ext_authz filter_enabled_metadata) acts only when
+// no earlier running filter wrote that namespace's disable.
+func actingOn(t *testing.T, chain []*hcmv3.HttpFilter, r *routev3.Route, vh *routev3.VirtualHost, rc *routev3.RouteConfiguration) []string {
+	written := map[string]bool{}
+	var acting []string
+	for _, f := range chain {
+		cfg := toJSON(t, f.GetTypedConfig())
+		per := r.TypedPerFilterConfig[f.Name]
+		if per == nil {
+			per = vh.TypedPerFilterConfig[f.Name]
+		}
+		if per == nil {
+			per = rc.TypedPerFilterConfig[f.Name]
+		}
+		running := !f.Disabled
+		if per != nil {
+			running = jsonPath(toJSON(t, per), "disabled") != "true"
+		}
+		if !running {
+			continue
+		}
+		for _, md := range asList(cfg["metadata"]) {
+			if ns, ok := md["metadataNamespace"].(string); ok {
+				written[ns] = true
+			}
+		}
+		if guard := guardOf(cfg); guard != "" && written[guard] {
+			continue
+		}
+		acting = append(acting, innerType(cfg))
+	}
+	return acting
+}
+
+// guardOf is the disable namespace a filter honours, "" for none.
+func guardOf(cfg map[string]any) string {
+	if ns := jsonPath(cfg, "filterEnabledMetadata", "filter"); ns != "" {
+		return ns
+	}
+	for _, m := range asList(jsonAny(cfg, "xdsMatcher", "matcherList", "matchers")) {
+		if ns := jsonPath(m, "predicate", "singlePredicate", "input", "typedConfig", "filter"); ns != "" {
+			return ns
+		}
+	}
+	return ""
+}
+
+// innerType is the filter's Envoy type, looking through a Composite
+// wrapper to the filter it runs.
+func innerType(cfg map[string]any) string {
+	for _, m := range asList(jsonAny(cfg, "xdsMatcher", "matcherList", "matchers")) {
+		if typ := jsonPath(m, "onMatch", "action", "typedConfig", "typedConfig", "typedConfig", "@type"); typ != "" {
+			return strings.TrimPrefix(typ, "type.googleapis.com/")
+		}
+	}
+	typ, _ := cfg["@type"].(string)
+	return strings.TrimPrefix(typ, "type.googleapis.com/")
+}
+
+func findFilterConfig(t *testing.T, gw *envoy.Gateway, typ string) map[string]any {
+	t.Helper()
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			for _, f := range hcmOf(t, fc).GetHttpFilters() {
+				cfg := toJSON(t, f.GetTypedConfig())
+				if innerType(cfg) != typ {
+					continue
+				}
+				for _, m := range asList(jsonAny(cfg, "xdsMatcher", "matcherList", "matchers")) {
+					if inner, ok := jsonAny(m, "onMatch", "action", "typedConfig", "typedConfig", "typedConfig").(map[string]any); ok {
+						return inner
+					}
+				}
+				return cfg
+			}
+		}
+	}
+	t.Fatalf("no %s filter rendered", typ)
+	return nil
+}
+
+func findPerRoute(t *testing.T, gw *envoy.Gateway, typ string) map[string]any {
+	t.Helper()
+	for _, rc := range gw.RouteConfigurations {
+		for _, vh := range rc.VirtualHosts {
+			for _, r := range vh.Routes {
+				for _, a := range r.TypedPerFilterConfig {
+					if cfg := toJSON(t, a); innerType(cfg) == typ {
+						return cfg
+					}
+				}
+			}
+		}
+	}
+	t.Fatalf("no route has a %s", typ)
+	return nil
+}
+
+func toJSON(t *testing.T, a *anypb.Any) map[string]any {
+	t.Helper()
+	if a == nil {
+		return nil
+	}
+	b, err := protojson.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func jsonAny(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// jsonPath is a scalar at path as text, "" when absent.
+func jsonPath(v any, path ...string) string {
+	switch x := jsonAny(v, path...).(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func asList(v any) []map[string]any {
+	l, _ := v.([]any)
+	var out []map[string]any
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestRateLimitFilterOrder: local and global rate limits share kgateway's
+// rate-limit stage, where filters run in name order — a global limit from
+// namespace "infra" (ratelimit/infra/…) before the local one
+// (ratelimit/local), one from namespace "zone" after it — on every target.
+func TestRateLimitFilterOrder(t *testing.T) {
+	for _, ns := range []string{"infra", "zone"} {
+		for _, target := range envoy.TargetNames() {
+			t.Run(ns+"/"+target, func(t *testing.T) {
+				input := behaviourBase + fmt.Sprintf(`---
+apiVersion: v1
+kind: Namespace
+metadata: {name: zone}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: limiter, namespace: %[1]s}
+spec: {ports: [{port: 8081}]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: limits, namespace: %[1]s}
+spec:
+  rateLimit: {domain: shop, grpcService: {backendRef: {name: limiter, port: 8081}}}
+`, ns) + trafficPolicy("limits", gatewayRef, "rateLimit", fmt.Sprintf(`
+    local: {tokenBucket: {maxTokens: 10, fillInterval: 1s}}
+    global: {extensionRef: {name: limits, namespace: %s}, descriptors: [{entries: [{type: RemoteAddress}]}]}`, ns), 0)
+				gw := renderInline(t, input, target)
+				var names []string
+				for _, f := range hcmOf(t, gw.Listeners[0].FilterChains[0]).GetHttpFilters() {
+					if strings.HasPrefix(f.Name, "ratelimit/") {
+						names = append(names, f.Name)
+					}
+				}
+				global := "ratelimit/" + ns + "/limits"
+				want := []string{global, "ratelimit/local"}
+				if global > "ratelimit/local" {
+					want = []string{"ratelimit/local", global}
+				}
+				if !slices.Equal(names, want) {
+					t.Errorf("rate limit filters in the chain: %v, want %v", names, want)
+				}
+			})
+		}
+	}
+}
