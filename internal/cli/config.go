@@ -21,6 +21,7 @@ type Config struct {
 	GlobalPolicyNamespace string                       `mapstructure:"globalPolicyNamespace"`
 	ReferenceGrantMode    string                       `mapstructure:"referenceGrantMode"`
 	ValidationMode        string                       `mapstructure:"validationMode"`
+	EnableAuthMetadata    bool                         `mapstructure:"enableAuthMetadata"`
 	PolicyMerge           map[string]map[string]string `mapstructure:"policyMerge"`
 	MaxFileSize           int64                        `mapstructure:"maxFileSize"`
 	PolicyDefinitions     string                       `mapstructure:"policyDefinitions"`
@@ -58,6 +59,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	v.SetDefault("controllerName", "kgateway.dev/kgateway")
 	v.SetDefault("referenceGrantMode", "Permissive") // kgateway's default
 	v.SetDefault("validationMode", "Standard")
+	v.SetDefault("enableAuthMetadata", false) // kgateway's default
 	v.SetDefault("maxFileSize", 64<<20)
 	v.SetDefault("lint.failOn", "error")
 	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {

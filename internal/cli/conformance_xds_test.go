@@ -79,7 +79,7 @@ func TestConformanceXDS(t *testing.T) {
 
 // xdsFloor is the agreement reached so far: a change may raise it, never
 // lower it.
-var xdsFloor = xdsAgreement{routes: 45, listeners: 32, clusters: 73, whole: 28}
+var xdsFloor = xdsAgreement{routes: 64, listeners: 42, clusters: 73, whole: 36}
 
 type xdsAgreement struct{ routes, listeners, clusters, whole, total int }
 

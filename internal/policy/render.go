@@ -76,15 +76,9 @@ func ServiceCluster(ns, name string, port int32) string {
 func SecretSDSName(ns, name string) string { return "secret/" + ns + "/" + name }
 
 // SecretFile is where a key of a Secret is expected to be mounted when an
-// Envoy field can only read a file (basic-auth users, JWKS from ConfigMaps
-// use ConfigMapFile).
+// Envoy field can only read a file.
 func SecretFile(ns, name, key string) string {
 	return "/etc/envoy/secrets/" + ns + "/" + name + "/" + key
-}
-
-// ConfigMapFile is where a key of a ConfigMap is expected to be mounted.
-func ConfigMapFile(ns, name, key string) string {
-	return "/etc/envoy/configmaps/" + ns + "/" + name + "/" + key
 }
 
 // SecretPlaceholder stands for a Secret value in fields Envoy can only take
@@ -92,4 +86,10 @@ func ConfigMapFile(ns, name, key string) string {
 // the rendered config names where it comes from instead.
 func SecretPlaceholder(ns, name, key string) string {
 	return "${secret:" + ns + "/" + name + "#" + key + "}"
+}
+
+// ConfigMapPlaceholder stands, like SecretPlaceholder, for ConfigMap data
+// a policy points at (a JWKS): kgateway inlines it, gwpol names it.
+func ConfigMapPlaceholder(ns, name, key string) string {
+	return "${configmap:" + ns + "/" + name + "#" + key + "}"
 }

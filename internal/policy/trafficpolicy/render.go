@@ -604,6 +604,7 @@ func unlessDisabled(what, envoyName string, filterCfg obj) obj {
 
 func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 	var out []policy.Fragment
+	enabled := false // some contributor authorizes (not all disable)
 	for i, val := range r.in.Values {
 		v, ok := val.(*ExtAuthPolicy)
 		if !ok {
@@ -696,8 +697,9 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		fr := fragment("ext_authz", "ext_auth/"+ns+"/"+ext.Name, orderExtAuth, cfg, per)
 		fr.Clusters = []map[string]any{cl}
 		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
+		enabled = true
 	}
-	return out, nil
+	return append(out, r.authMetadata("ext_authz", "ext_auth", orderExtAuth+1, !enabled)...), nil
 }
 
 func requestBody(b *ExtAuthBufferSettings) obj {
@@ -812,7 +814,8 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 	}
 	typPer := typeURL("envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig")
 	if v.Disable != nil {
-		return []policy.Fragment{disableMarker("jwt_authn", "jwt", orderJWT-1)}, nil
+		return append([]policy.Fragment{disableMarker("jwt_authn", "jwt", orderJWT-1)},
+			r.authMetadata("jwt_authn", "jwt", orderJWT+1, true)...), nil
 	}
 	ext, ns, err := r.extension(v.ExtensionRef, r.ns(0))
 	if err != nil {
@@ -860,7 +863,7 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 		case p.JWKS.Local != nil && p.JWKS.Local.Inline != nil:
 			po["local_jwks"] = obj{"inline_string": *p.JWKS.Local.Inline}
 		case p.JWKS.Local != nil && p.JWKS.Local.ConfigMapRef != nil:
-			po["local_jwks"] = obj{"filename": policy.ConfigMapFile(ns, p.JWKS.Local.ConfigMapRef.Name, "jwks")}
+			po["local_jwks"] = obj{"inline_string": policy.ConfigMapPlaceholder(ns, p.JWKS.Local.ConfigMapRef.Name, "jwks")}
 		case p.JWKS.Remote != nil:
 			rj := p.JWKS.Remote
 			name, cl := serviceCluster(rj.BackendRef, ns, false)
@@ -902,7 +905,8 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 		"requirement_map": obj{reqName: req},
 	}), obj{"@type": typPer, "requirement_name": reqName})
 	fr.Clusters = clusters
-	return []policy.Fragment{familyMarker("jwt_authn", "jwt", orderJWT-1), fr}, nil
+	return append([]policy.Fragment{familyMarker("jwt_authn", "jwt", orderJWT-1), fr},
+		r.authMetadata("jwt_authn", "jwt", orderJWT+1, false)...), nil
 }
 
 func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
@@ -957,7 +961,7 @@ func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
 		"@type": typeURL("envoy.extensions.filters.http.oauth2.v3.OAuth2"), "config": cfg,
 	}, enabledConfig())
 	fr.Clusters = []map[string]any{cl}
-	return []policy.Fragment{fr}, nil
+	return append([]policy.Fragment{fr}, r.authMetadata("oauth2", "oauth2", orderOAuth2+1, false)...), nil
 }
 
 // --------------------------------------------------------------------------
@@ -1078,7 +1082,8 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 	per := obj{"@type": typeURL("envoy.extensions.filters.http.basic_auth.v3.BasicAuthPerRoute")}
 	switch {
 	case v.Disable != nil:
-		return []policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, disabledConfig())}, nil
+		return append([]policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, disabledConfig())},
+			r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, true)...), nil
 	case len(v.Users) > 0:
 		per["users"] = obj{"inline_string": strings.Join(v.Users, "\n")}
 	case v.SecretRef != nil:
@@ -1090,11 +1095,12 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 		if v.SecretRef.Key != nil {
 			key = *v.SecretRef.Key
 		}
-		per["users"] = obj{"filename": policy.SecretFile(ns, v.SecretRef.Name, key)}
+		per["users"] = obj{"inline_string": policy.SecretPlaceholder(ns, v.SecretRef.Name, key)}
 	default:
 		return nil, fmt.Errorf("basicAuth needs users, secretRef or disable")
 	}
-	return []policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, per)}, nil
+	return append([]policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, per)},
+		r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, false)...), nil
 }
 
 func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
@@ -1105,7 +1111,8 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 	const name = "envoy.filters.http.api_key_auth"
 	filter := obj{"@type": typeURL("envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth")}
 	if v.Disable != nil {
-		return []policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, disabledConfig())}, nil
+		return append([]policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, disabledConfig())},
+			r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, true)...), nil
 	}
 	var sources []any
 	for _, s := range v.KeySources {
@@ -1165,7 +1172,8 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 		}
 		per["forwarding"] = fw
 	}
-	return []policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, per)}, nil
+	return append([]policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, per)},
+		r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, false)...), nil
 }
 
 func matchLabels(sel, ls map[string]string) bool {

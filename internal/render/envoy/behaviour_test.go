@@ -93,6 +93,7 @@ spec:
 // and the Envoy filter type that does its work.
 type family struct {
 	field, on, off, envoyType string
+	auth                      bool // authenticates: kgateway's auth metadata follows it
 }
 
 func (f family) disable() string {
@@ -103,16 +104,16 @@ func (f family) disable() string {
 }
 
 var families = []family{
-	{"extAuth", "{extensionRef: {name: authz}}", "", "envoy.extensions.filters.http.ext_authz.v3.ExtAuthz"},
-	{"extProc", "{extensionRef: {name: processor}}", "", "envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"},
-	{"jwtAuth", "{extensionRef: {name: jwks}}", "", "envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"},
-	{"basicAuth", "{users: [\"user:{SHA}x\"]}", "", "envoy.extensions.filters.http.basic_auth.v3.BasicAuth"},
-	{"apiKeyAuth", "{secretRef: {name: keys}}", "", "envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth"},
-	{"cors", "{allowOrigins: [https://a.example.com]}", "", "envoy.extensions.filters.http.cors.v3.Cors"},
-	{"buffer", "{maxRequestSize: 1024}", "", "envoy.extensions.filters.http.buffer.v3.Buffer"},
-	{"faultInjection", "{abort: {httpStatus: 503, percentage: 50}}", "", "envoy.extensions.filters.http.fault.v3.HTTPFault"},
-	{"compression", "{responseCompression: {}}", "{responseCompression: {disable: {}}}", "envoy.extensions.filters.http.compressor.v3.Compressor"},
-	{"compression", "{requestDecompression: {}}", "{requestDecompression: {disable: {}}}", "envoy.extensions.filters.http.decompressor.v3.Decompressor"},
+	{"extAuth", "{extensionRef: {name: authz}}", "", "envoy.extensions.filters.http.ext_authz.v3.ExtAuthz", true},
+	{"extProc", "{extensionRef: {name: processor}}", "", "envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor", false},
+	{"jwtAuth", "{extensionRef: {name: jwks}}", "", "envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication", true},
+	{"basicAuth", "{users: [\"user:{SHA}x\"]}", "", "envoy.extensions.filters.http.basic_auth.v3.BasicAuth", true},
+	{"apiKeyAuth", "{secretRef: {name: keys}}", "", "envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth", true},
+	{"cors", "{allowOrigins: [https://a.example.com]}", "", "envoy.extensions.filters.http.cors.v3.Cors", false},
+	{"buffer", "{maxRequestSize: 1024}", "", "envoy.extensions.filters.http.buffer.v3.Buffer", false},
+	{"faultInjection", "{abort: {httpStatus: 503, percentage: 50}}", "", "envoy.extensions.filters.http.fault.v3.HTTPFault", false},
+	{"compression", "{responseCompression: {}}", "{responseCompression: {disable: {}}}", "envoy.extensions.filters.http.compressor.v3.Compressor", false},
+	{"compression", "{requestDecompression: {}}", "{requestDecompression: {disable: {}}}", "envoy.extensions.filters.http.decompressor.v3.Decompressor", false},
 }
 
 func trafficPolicy(name, target, field, value string, weight int) string {
@@ -135,7 +136,9 @@ const (
 // TestDisableSwitchesTheFilterOff: for every filter family, a policy that
 // disables it at a rule, a listener or the whole Gateway stops the filter
 // a less specific (or lower-weight) policy turns on from acting on the
-// routes it covers, and only on those, on every render target.
+// routes it covers, and only on those, on every render target. With
+// enableAuthMetadata, auth_succeeded is recorded exactly where an
+// authentication family acts.
 func TestDisableSwitchesTheFilterOff(t *testing.T) {
 	levels := []struct {
 		name, target string
@@ -152,13 +155,16 @@ func TestDisableSwitchesTheFilterOff(t *testing.T) {
 				trafficPolicy("off", lv.target, f.field, f.disable(), lv.weight)
 			for _, target := range envoy.TargetNames() {
 				t.Run(f.envoyType[strings.LastIndex(f.envoyType, ".")+1:]+"/"+lv.name+"/"+target, func(t *testing.T) {
-					gw := renderInline(t, input, target)
+					gw := renderInline(t, input, target, withAuthMetadata)
 					routes := 0
 					for route, acting := range actingFilters(t, gw) {
 						routes++
 						want := !lv.off(route)
 						if got := slices.Contains(acting, f.envoyType); got != want {
 							t.Errorf("route %s: %s acts = %v, want %v (acting: %v)", route, f.envoyType, got, want, acting)
+						}
+						if got := slices.Contains(acting, authRecorded); got != (want && f.auth) {
+							t.Errorf("route %s: auth_succeeded recorded = %v, want %v (acting: %v)", route, got, want && f.auth, acting)
 						}
 					}
 					if routes != 4 {
@@ -225,16 +231,23 @@ func camelCase(s string) string {
 	return b.String()
 }
 
+// withAuthMetadata turns kgateway's enableAuthMetadata setting on.
+func withAuthMetadata(c *policy.Config) { c.EnableAuthMetadata = true }
+
 // renderInline compiles and renders a manifest; any render diagnostic
 // fails the test (the inputs here are valid).
-func renderInline(t *testing.T, input, target string) *envoy.Gateway {
+func renderInline(t *testing.T, input, target string, settings ...func(*policy.Config)) *envoy.Gateway {
 	t.Helper()
 	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
-	out := render(t, res, envoy.Options{Target: target, MergeKeyKgateway: target == "kgateway"})
+	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	for _, s := range settings {
+		s(&cfg)
+	}
+	res := compile(t, &manifest.Set{Objects: objs}, cfg)
+	out := render(t, res, envoy.Options{Target: target, MergeKeyKgateway: target == "kgateway", Config: cfg})
 	if d := diagText(out.Diagnostics); d != "" {
 		t.Fatalf("render diagnostics:\n%s", d)
 	}
@@ -284,12 +297,18 @@ func hcmOf(t *testing.T, fc *listenerv3.FilterChain) *hcmv3.HttpConnectionManage
 	return nil
 }
 
+// authRecorded stands in the acting list for a filter that records
+// kgateway's auth_succeeded metadata on the route.
+const authRecorded = "auth_succeeded"
+
 // actingOn walks the chain in order: a filter runs when it is enabled in
 // the chain and not switched off by its most specific per-filter config,
 // or disabled in the chain and switched on by one; a running set_metadata
 // filter writes its namespaces; a filter guarded by a namespace (a
 // Composite matcher or ext_authz filter_enabled_metadata) acts only when
-// no earlier running filter wrote that namespace's disable.
+// no earlier running filter wrote that namespace's disable. A running
+// filter whose effective config (its per-filter config unless that only
+// toggles it) writes auth_succeeded records it.
 func actingOn(t *testing.T, chain []*hcmv3.HttpFilter, r *routev3.Route, vh *routev3.VirtualHost, rc *routev3.RouteConfiguration) []string {
 	written := map[string]bool{}
 	var acting []string
@@ -318,6 +337,13 @@ func actingOn(t *testing.T, chain []*hcmv3.HttpFilter, r *routev3.Route, vh *rou
 			continue
 		}
 		acting = append(acting, innerType(cfg))
+		effective := toJSON(t, per)
+		if effective == nil || innerType(effective) == "envoy.config.route.v3.FilterConfig" {
+			effective = cfg
+		}
+		if b, _ := json.Marshal(effective); strings.Contains(string(b), authRecorded) {
+			acting = append(acting, authRecorded)
+		}
 	}
 	return acting
 }

@@ -102,7 +102,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	}
 	b := &builder{
 		res: res, opt: opt, target: t,
-		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config},
+		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
 		rendered: map[string]*rendered{},
 		rules:    map[*topology.Rule]*scoped{},
 		reported: map[string]bool{},
