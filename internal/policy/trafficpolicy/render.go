@@ -367,8 +367,14 @@ func (r *fieldRenderer) headerModifiers() ([]policy.Fragment, error) {
 	if m := r.mutations(v.Response); len(m) > 0 {
 		mutations["response_mutations"] = m
 	}
+	// The chain's filter carries no mutations of its own (they are per
+	// route); kgateway types that empty config as HeaderMutationPerRoute.
+	chainType := "envoy.extensions.filters.http.header_mutation.v3.HeaderMutation"
+	if r.env.Target == "kgateway" {
+		chainType = "envoy.extensions.filters.http.header_mutation.v3.HeaderMutationPerRoute"
+	}
 	return []policy.Fragment{fragment("header_mutation", name, orderHeaderMutation,
-		obj{"@type": typeURL("envoy.extensions.filters.http.header_mutation.v3.HeaderMutation")},
+		obj{"@type": typeURL(chainType)},
 		obj{"@type": typeURL("envoy.extensions.filters.http.header_mutation.v3.HeaderMutationPerRoute"), "mutations": mutations})}, nil
 }
 
@@ -623,8 +629,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("GatewayExtension %s/%s has no extAuth", ns, ext.Name)
 		}
 		cfg := obj{
-			"@type":                 typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthz"),
-			"transport_api_version": "V3",
+			"@type": typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthz"),
 			"filter_enabled_metadata": obj{"filter": "dev.kgateway.disable_ext_auth", "path": []any{obj{"key": "disable"}},
 				"value": obj{"bool_match": true}, "invert": true},
 			"status_on_error": obj{"code": "Forbidden"},
@@ -683,8 +688,11 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		if b := p.WithRequestBody; b != nil {
 			cfg["with_request_body"] = requestBody(b)
 		}
-		per := obj{"@type": typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute"), "check_settings": obj{}}
+		// Switched on as configured in the chain (kgateway's FilterConfig),
+		// or with the policy's own check settings.
+		per := enabledConfig()
 		if len(v.ContextExtensions) > 0 || v.WithRequestBody != nil {
+			per = obj{"@type": typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute")}
 			cs := obj{}
 			if len(v.ContextExtensions) > 0 {
 				cs["context_extensions"] = v.ContextExtensions
@@ -857,7 +865,10 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 			c2h = append(c2h, obj{"claim_name": c.Name, "header_name": c.Header})
 		}
 		if len(c2h) > 0 {
+			// Headers set from claims can change which route matches:
+			// kgateway has Envoy match again.
 			po["claim_to_headers"] = c2h
+			po["clear_route_cache"] = true
 		}
 		switch {
 		case p.JWKS.Local != nil && p.JWKS.Local.Inline != nil:
@@ -1082,7 +1093,9 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 	per := obj{"@type": typeURL("envoy.extensions.filters.http.basic_auth.v3.BasicAuthPerRoute")}
 	switch {
 	case v.Disable != nil:
-		return append([]policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, disabledConfig())},
+		off := disabledConfig()
+		off["config"] = obj{} // as kgateway writes it
+		return append([]policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, off)},
 			r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, true)...), nil
 	case len(v.Users) > 0:
 		per["users"] = obj{"inline_string": strings.Join(v.Users, "\n")}

@@ -289,7 +289,8 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	if l.Hostname != nil && *l.Hostname != "" {
 		chain.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{string(*l.Hostname)}}
 	}
-	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: []string{"h2", "http/1.1"}}}
+	// TlsParams at their defaults, written out as kgateway writes them.
+	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: []string{"h2", "http/1.1"}}}
 	if l.TLS != nil {
 		for _, ref := range l.TLS.CertificateRefs {
 			ns := l.Gateway.Namespace
