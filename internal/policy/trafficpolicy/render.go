@@ -872,7 +872,7 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 		}
 		switch {
 		case p.JWKS.Local != nil && p.JWKS.Local.Inline != nil:
-			po["local_jwks"] = obj{"inline_string": *p.JWKS.Local.Inline}
+			po["local_jwks"] = obj{"inline_string": inlineJWKS(*p.JWKS.Local.Inline)}
 		case p.JWKS.Local != nil && p.JWKS.Local.ConfigMapRef != nil:
 			po["local_jwks"] = obj{"inline_string": policy.ConfigMapPlaceholder(ns, p.JWKS.Local.ConfigMapRef.Name, "jwks")}
 		case p.JWKS.Remote != nil:
