@@ -655,17 +655,15 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			h := p.HTTPService
 			var name string
 			name, cl = serviceCluster(h.BackendRef.BackendObjectReference, ns, false)
-			port := 80
-			if h.BackendRef.Port != nil {
-				port = int(*h.BackendRef.Port)
-			}
-			timeout := "0.2s"
+			// kgateway's defaults: the cluster name as the URI (Envoy sends
+			// to the cluster either way) and a 2s timeout.
+			timeout := "2s"
 			if h.RequestTimeout != nil {
 				if timeout, err = parseDur(*h.RequestTimeout); err != nil {
 					return nil, fmt.Errorf("httpService.requestTimeout: %w", err)
 				}
 			}
-			hs := obj{"server_uri": obj{"uri": "http://" + string(h.BackendRef.Name) + ":" + strconv.Itoa(port), "cluster": name, "timeout": timeout}}
+			hs := obj{"server_uri": obj{"uri": name, "cluster": name, "timeout": timeout}}
 			if h.PathPrefix != "" {
 				hs["path_prefix"] = h.PathPrefix
 			}
@@ -892,7 +890,21 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 				if rj.AsyncFetch.FastListener != nil {
 					af["fast_listener"] = *rj.AsyncFetch.FastListener
 				}
+				if rj.AsyncFetch.FailedRefetchDuration != nil {
+					d, err := parseDur(*rj.AsyncFetch.FailedRefetchDuration)
+					if err != nil {
+						return nil, fmt.Errorf("jwks.remote.asyncFetch.failedRefetchDuration: %w", err)
+					}
+					af["failed_refetch_duration"] = d
+				}
 				remote["async_fetch"] = af
+			}
+			if rp := rj.RetryPolicy; rp != nil {
+				p, err := jwksRetry(rp)
+				if err != nil {
+					return nil, fmt.Errorf("jwks.remote.retryPolicy: %w", err)
+				}
+				remote["retry_policy"] = p
 			}
 			po["remote_jwks"] = remote
 		default:
@@ -918,6 +930,28 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 	fr.Clusters = clusters
 	return append([]policy.Fragment{familyMarker("jwt_authn", "jwt", orderJWT-1), fr},
 		r.authMetadata("jwt_authn", "jwt", orderJWT+1, false)...), nil
+}
+
+// jwksRetry is the retry policy of a remote key set fetch.
+func jwksRetry(rp *JWKSRetryPolicy) (obj, error) {
+	p := obj{}
+	if rp.NumRetries != nil {
+		p["num_retries"] = *rp.NumRetries
+	}
+	if b := rp.BackOff; b != nil {
+		base, err := parseDur(b.BaseInterval)
+		if err != nil {
+			return nil, fmt.Errorf("backOff.baseInterval: %w", err)
+		}
+		bo := obj{"base_interval": base}
+		if b.MaxInterval != nil {
+			if bo["max_interval"], err = parseDur(*b.MaxInterval); err != nil {
+				return nil, fmt.Errorf("backOff.maxInterval: %w", err)
+			}
+		}
+		p["retry_back_off"] = bo
+	}
+	return p, nil
 }
 
 func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
@@ -1175,16 +1209,16 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 	}
 	per := obj{"@type": typeURL("envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuthPerRoute"),
 		"credentials": creds, "key_sources": sources}
-	if v.ForwardCredential != nil || v.ClientIDHeader != nil {
-		fw := obj{}
-		if v.ClientIDHeader != nil {
-			fw["header"] = *v.ClientIDHeader
-		}
-		if v.ForwardCredential != nil {
-			fw["hide_credentials"] = !*v.ForwardCredential
-		}
-		per["forwarding"] = fw
+	// The key is not forwarded upstream unless the policy asks
+	// (kgateway's forwardCredential defaults to false).
+	fw := obj{}
+	if v.ClientIDHeader != nil {
+		fw["header"] = *v.ClientIDHeader
 	}
+	if v.ForwardCredential == nil || !*v.ForwardCredential {
+		fw["hide_credentials"] = true
+	}
+	per["forwarding"] = fw
 	return append([]policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, per)},
 		r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, false)...), nil
 }

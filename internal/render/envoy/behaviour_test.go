@@ -507,3 +507,46 @@ spec:
 		}
 	}
 }
+
+// TestServiceClusterProtocol: under kgateway a Service cluster speaks
+// HTTP/2 exactly when its port's appProtocol says so, as kgateway decides
+// it; under envoy a GRPCRoute backend speaks HTTP/2 whatever its Service
+// says.
+func TestServiceClusterProtocol(t *testing.T) {
+	for _, appProtocol := range []string{"", "kubernetes.io/h2c", "grpc", "http2", "grpc-web", "kubernetes.io/ws"} {
+		for _, target := range envoy.TargetNames() {
+			t.Run(target+"/"+appProtocol, func(t *testing.T) {
+				port := "{port: 9090}"
+				if appProtocol != "" {
+					port = fmt.Sprintf("{port: 9090, appProtocol: %q}", appProtocol)
+				}
+				input := behaviourBase + fmt.Sprintf(`---
+apiVersion: v1
+kind: Service
+metadata: {name: grpc, namespace: infra}
+spec: {ports: [%s]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: rpc, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: grpc, port: 9090}]}]
+`, port)
+				gw := renderInline(t, input, target)
+				want := slices.Contains([]string{"kubernetes.io/h2c", "grpc", "http2", "grpc-web"}, appProtocol) || target == "envoy"
+				for _, c := range gw.Clusters {
+					if c.Name != "kube_infra_grpc_9090" {
+						continue
+					}
+					_, got := c.TypedExtensionProtocolOptions["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
+					if got != want {
+						t.Errorf("HTTP/2 protocol options present = %v, want %v", got, want)
+					}
+					return
+				}
+				t.Fatal("no cluster kube_infra_grpc_9090")
+			})
+		}
+	}
+}

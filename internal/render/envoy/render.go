@@ -226,6 +226,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		out.Listeners = append(out.Listeners, el)
 	}
+	if gb.target.Name == "kgateway" {
+		gb.protocolsFromServices()
+	}
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		out.Clusters = append(out.Clusters, gb.clusters[name])
 	}
