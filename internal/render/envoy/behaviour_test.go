@@ -550,3 +550,55 @@ spec:
 		}
 	}
 }
+
+// TestHTTPSListenerWithoutCertificates: an HTTPS listener terminates TLS
+// (a TLS context on its chain, require_tls on its virtual hosts) only
+// when it has certificates; without any kgateway serves it in plain text,
+// and gwpol renders the same on every target.
+func TestHTTPSListenerWithoutCertificates(t *testing.T) {
+	for _, certs := range []bool{false, true} {
+		for _, target := range envoy.TargetNames() {
+			t.Run(fmt.Sprintf("%s/certificates=%v", target, certs), func(t *testing.T) {
+				tls := ""
+				if certs {
+					tls = ", tls: {certificateRefs: [{name: cert}]}"
+				}
+				input := fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: https, protocol: HTTPS, port: 443%s}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: cert, namespace: infra}
+type: kubernetes.io/tls
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`, tls)
+				gw := renderInline(t, input, target)
+				chain := gw.Listeners[0].FilterChains[0]
+				if got := chain.TransportSocket != nil; got != certs {
+					t.Errorf("TLS context on the chain = %v, want %v", got, certs)
+				}
+				for _, vh := range gw.RouteConfigurations[0].VirtualHosts {
+					if got := vh.RequireTls == routev3.VirtualHost_ALL; got != certs {
+						t.Errorf("virtual host %s require_tls ALL = %v, want %v", vh.Name, got, certs)
+					}
+				}
+			})
+		}
+	}
+}

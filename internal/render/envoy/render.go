@@ -292,6 +292,9 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	if l.Hostname != nil && *l.Hostname != "" {
 		chain.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{string(*l.Hostname)}}
 	}
+	if !terminatesTLS(l) {
+		return chain, nil // as kgateway renders it: a plain chain
+	}
 	// TlsParams at their defaults, written out as kgateway writes them.
 	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: []string{"h2", "http/1.1"}}}
 	if l.TLS != nil {
@@ -312,6 +315,13 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
 	return chain, nil
+}
+
+// terminatesTLS: an HTTPS listener terminates TLS only with certificates;
+// without any kgateway serves it in plain text (no TLS context, no
+// require_tls), and so does gwpol.
+func terminatesTLS(l *topology.Listener) bool {
+	return l != nil && l.TLS != nil && len(l.TLS.CertificateRefs) > 0
 }
 
 func adsSource() *corev3.ConfigSource {

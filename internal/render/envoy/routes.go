@@ -222,7 +222,7 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *scoped, https bool) *routev3.VirtualHost {
 	name := vhostName(rcName, plan.host)
 	vh := &routev3.VirtualHost{Name: name, Domains: []string{plan.host}}
-	if https {
+	if https && terminatesTLS(plan.owner) {
 		vh.RequireTls = routev3.VirtualHost_ALL
 	}
 	if vhScope.replaced() {
