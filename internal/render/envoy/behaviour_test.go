@@ -602,3 +602,30 @@ spec:
 		}
 	}
 }
+
+// TestStatPrefixTemplate: a route stat prefix naming route variables is
+// filled in per route, as kgateway does, even when one policy reaches
+// several routes.
+func TestStatPrefixTemplate(t *testing.T) {
+	input := behaviourBase + trafficPolicy("stats", "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}", "statPrefix",
+		`"{{ route_namespace }}.{{route_name}}.{{ rule_name }}"`, 0)
+	for _, target := range envoy.TargetNames() {
+		gw := renderInline(t, input, target)
+		n := 0
+		for _, vh := range gw.RouteConfigurations[0].VirtualHosts {
+			for _, r := range vh.Routes {
+				n++
+				rule := "r0"
+				if strings.Contains(r.Name, "-r1-") {
+					rule = "r1"
+				}
+				if want := "infra.shop." + rule; r.StatPrefix != want {
+					t.Errorf("%s: route %s stat_prefix %q, want %q", target, r.Name, r.StatPrefix, want)
+				}
+			}
+		}
+		if n != 4 {
+			t.Errorf("%s: %d routes, want 4", target, n)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package envoy
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -529,6 +530,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped)
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
 	applyRouteMaps(r, levels...)
+	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
 	vb.used = append(vb.used, rs)
@@ -684,6 +686,30 @@ func parseDuration(d *gwv1.Duration) (*durationpb.Duration, bool) {
 		return nil, false
 	}
 	return durationpb.New(v), true
+}
+
+// routeTemplate is a {{ variable }} in a route's stat prefix.
+var routeTemplate = regexp.MustCompile(`\{\{\s*(route_namespace|route_name|rule_name)\s*\}\}`)
+
+// expandRouteTemplate fills the route variables a stat prefix may name,
+// as kgateway does, per route: a policy reaching many routes renders its
+// prefix once, with the variables still in it. An unnamed rule's
+// rule_name is empty.
+func expandRouteTemplate(s string, e entry) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	rt := e.att.Route
+	return routeTemplate.ReplaceAllStringFunc(s, func(m string) string {
+		switch routeTemplate.FindStringSubmatch(m)[1] {
+		case "route_namespace":
+			return rt.Meta.Namespace
+		case "route_name":
+			return rt.Meta.Name
+		default:
+			return e.rule.Name
+		}
+	})
 }
 
 // applyRouteMaps merges the policy fields that configure a route directly
