@@ -44,6 +44,10 @@ type Fragment struct {
 	RouteAction map[string]any
 	Route       map[string]any
 	VirtualHost map[string]any
+	// MirrorPolicy is merged (protojson) into each of the route's request
+	// mirror policies — those the route's own RequestMirror filters make —
+	// for a field that tunes mirroring rather than adding a mirror.
+	MirrorPolicy map[string]any
 	// Clusters the configuration refers to (e.g. an auth service).
 	Clusters []map[string]any
 }

@@ -30,7 +30,7 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 	r := &fieldRenderer{in: in, env: env}
 	f, ok := fieldRenderers[in.Key]
 	if !ok {
-		return nil, nil // metadata only (requestMirror tunes Gateway API mirror filters)
+		return nil, nil // metadata only
 	}
 	return f(r)
 }
@@ -74,6 +74,7 @@ var fieldRenderers = map[string]func(*fieldRenderer) ([]policy.Fragment, error){
 	"httpACL":          (*fieldRenderer).acl,
 	"internalRedirect": (*fieldRenderer).internalRedirect,
 	"statPrefix":       (*fieldRenderer).statPrefix,
+	"requestMirror":    (*fieldRenderer).requestMirror,
 }
 
 // Filter order in the HCM chain (lower runs first), roughly Envoy's usual
@@ -1435,6 +1436,23 @@ func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {
 		p["response_headers_to_copy"] = v.ResponseHeadersToCopy
 	}
 	return []policy.Fragment{{Capability: "route", RouteAction: obj{"internal_redirect_policy": p}}}, nil
+}
+
+// requestMirror tunes the mirrors the route's RequestMirror filters make;
+// it adds none.
+func (r *fieldRenderer) requestMirror() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*RequestMirrorPolicy)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	m := obj{}
+	if v.DisableShadowHostSuffixAppend != nil {
+		m["disable_shadow_host_suffix_append"] = *v.DisableShadowHostSuffixAppend
+	}
+	if v.HostRewriteLiteral != nil {
+		m["host_rewrite_literal"] = *v.HostRewriteLiteral
+	}
+	return []policy.Fragment{{Capability: "route", MirrorPolicy: m}}, nil
 }
 
 func (r *fieldRenderer) statPrefix() ([]policy.Fragment, error) {

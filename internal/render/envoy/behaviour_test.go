@@ -629,3 +629,56 @@ func TestStatPrefixTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestMirrorTuning: a TrafficPolicy requestMirror tunes every
+// mirror the route's RequestMirror filters make, the most specific level
+// winning (a rule's false over the Gateway's true), and adds none where
+// the route mirrors nothing.
+func TestRequestMirrorTuning(t *testing.T) {
+	input := strings.Replace(behaviourBase, `  - name: r0
+    matches: [{path: {type: PathPrefix, value: /r0}}]
+`, `  - name: r0
+    matches: [{path: {type: PathPrefix, value: /r0}}]
+    filters:
+    - {type: RequestMirror, requestMirror: {backendRef: {name: web, port: 80}}}
+    - {type: RequestMirror, requestMirror: {backendRef: {name: ext, port: 9000}}}
+`, 1) + trafficPolicy("gw-mirror", gatewayRef, "requestMirror", "{disableShadowHostSuffixAppend: true, hostRewriteLiteral: shadow.example}", 0) +
+		trafficPolicy("rule-mirror", "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop, sectionName: r0}", "requestMirror", "{disableShadowHostSuffixAppend: false}", 0)
+	for _, target := range envoy.TargetNames() {
+		gw := renderInline(t, input, target)
+		for _, vh := range gw.RouteConfigurations[0].VirtualHosts {
+			for _, r := range vh.Routes {
+				mirrors := r.GetRoute().GetRequestMirrorPolicies()
+				if !strings.Contains(r.Name, "-r0-") {
+					if len(mirrors) != 0 {
+						t.Errorf("%s: route %s mirrors %d times, want none", target, r.Name, len(mirrors))
+					}
+					continue
+				}
+				if len(mirrors) != 2 {
+					t.Fatalf("%s: route %s mirrors %d times, want 2", target, r.Name, len(mirrors))
+				}
+				for _, m := range mirrors {
+					if m.DisableShadowHostSuffixAppend || m.HostRewriteLiteral != "" {
+						t.Errorf("%s: route %s mirror %s: the rule's policy (suffix kept, no rewrite) should win, got %v", target, r.Name, m.Cluster, m)
+					}
+				}
+			}
+		}
+	}
+	// Without the rule's policy, the Gateway's applies to both mirrors.
+	input, _, found := strings.Cut(input, "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: rule-mirror")
+	if !found {
+		t.Fatal("the rule's policy is not in the input")
+	}
+	gw := renderInline(t, input, "kgateway")
+	for _, vh := range gw.RouteConfigurations[0].VirtualHosts {
+		for _, r := range vh.Routes {
+			for _, m := range r.GetRoute().GetRequestMirrorPolicies() {
+				if !m.DisableShadowHostSuffixAppend || m.HostRewriteLiteral != "shadow.example" {
+					t.Errorf("route %s mirror %s: want the Gateway's tuning, got %v", r.Name, m.Cluster, m)
+				}
+			}
+		}
+	}
+}

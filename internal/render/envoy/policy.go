@@ -67,6 +67,7 @@ type rendered struct {
 	perFilter   map[string]*anypb.Any
 	routeAction *routev3.RouteAction
 	route       *routev3.Route
+	mirror      *routev3.RouteAction_RequestMirrorPolicy
 	vhost       *routev3.VirtualHost
 	clusters    []*clusterv3.Cluster
 	failBody    string
@@ -235,6 +236,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("route: %w", err)
 		}
 		rf.route = mergeInto(rf.route, m)
+	}
+	if fr.MirrorPolicy != nil {
+		m := &routev3.RouteAction_RequestMirrorPolicy{}
+		if err := fromMap(fr.MirrorPolicy, m); err != nil {
+			return fmt.Errorf("request mirror policy: %w", err)
+		}
+		rf.mirror = mergeInto(rf.mirror, m)
 	}
 	if fr.VirtualHost != nil {
 		m := &routev3.VirtualHost{}

@@ -530,6 +530,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped)
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
 	applyRouteMaps(r, levels...)
+	tuneMirrors(r, levels...)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
@@ -686,6 +687,32 @@ func parseDuration(d *gwv1.Duration) (*durationpb.Duration, bool) {
 		return nil, false
 	}
 	return durationpb.New(v), true
+}
+
+// tuneMirrors merges the most specific level's mirror tuning into each of
+// the route's request mirror policies.
+func tuneMirrors(r *routev3.Route, levels ...*scoped) {
+	ra := r.GetRoute()
+	if ra == nil || len(ra.RequestMirrorPolicies) == 0 {
+		return
+	}
+	for _, s := range levels {
+		if s == nil {
+			continue
+		}
+		for _, f := range s.fields {
+			if f.mirror == nil {
+				continue
+			}
+			for i, p := range ra.RequestMirrorPolicies {
+				tuned := &routev3.RouteAction_RequestMirrorPolicy{}
+				proto.Merge(tuned, p)
+				proto.Merge(tuned, f.mirror)
+				ra.RequestMirrorPolicies[i] = tuned
+			}
+			return
+		}
+	}
 }
 
 // routeTemplate is a {{ variable }} in a route's stat prefix.
