@@ -56,8 +56,12 @@ type Fragment struct {
 type HTTPFilter struct {
 	Name   string
 	Config map[string]any // typed_config, with "@type"
-	// Order sorts filters in the chain (lower first); ties by name.
+	// Order sorts filters in the chain (lower first); ties by Precedence
+	// (higher first), then by name.
 	Order int
+	// Precedence orders filters of one Order, e.g. kgateway's
+	// kgateway.dev/policy-weight on the extension a filter calls.
+	Precedence int32
 }
 
 // Renderer is implemented by kinds that render to Envoy.

@@ -529,6 +529,18 @@ func (r *fieldRenderer) extension(ref *NamespacedObjectReference, policyNS strin
 	return &ext, ns, nil
 }
 
+// extensionWeight is the GatewayExtension's kgateway.dev/policy-weight:
+// kgateway runs the filters of one stage that call extensions by it,
+// higher first (then by name). An unreadable weight counts as 0, as for
+// policies.
+func (r *fieldRenderer) extensionWeight(ext *GatewayExtension) int32 {
+	w, err := strconv.ParseInt(ext.Annotations[AnnotationWeight], 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int32(w)
+}
+
 // serviceCluster names the cluster of a backendRef and returns the
 // fragment cluster entry asking for it (HTTP/2 for gRPC services).
 func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (string, map[string]any) {
@@ -702,6 +714,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			per["check_settings"] = cs
 		}
 		fr := fragment("ext_authz", "ext_auth/"+ns+"/"+ext.Name, orderExtAuth, cfg, per)
+		fr.Filter.Precedence = r.extensionWeight(ext)
 		fr.Clusters = []map[string]any{cl}
 		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
 		enabled = true
@@ -773,6 +786,9 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 			per["overrides"] = obj{"processing_mode": processingMode(v.ProcessingMode)}
 		}
 		fr := fragment("ext_proc", "ext_proc/"+ns+"/"+ext.Name, orderExtProc, unlessDisabled("ext_proc", "envoy.filters.http.ext_proc", cfg), per)
+		if p.FilterStage != nil {
+			fr.Filter.Precedence = p.FilterStage.Weight // its weight within the stage, higher first
+		}
 		fr.Clusters = []map[string]any{cl}
 		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
 	}

@@ -1,8 +1,10 @@
 package envoy_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -678,6 +680,43 @@ func TestRequestMirrorTuning(t *testing.T) {
 				if !m.DisableShadowHostSuffixAppend || m.HostRewriteLiteral != "shadow.example" {
 					t.Errorf("route %s mirror %s: want the Gateway's tuning, got %v", r.Name, m.Cluster, m)
 				}
+			}
+		}
+	}
+}
+
+// TestExtensionFilterPrecedence: filters that call extensions run within
+// their stage by the extension's weight, higher first, then by name, as
+// kgateway orders them: an ext_auth extension's kgateway.dev/policy-weight
+// annotation, an ext_proc extension's filterStage.weight.
+func TestExtensionFilterPrecedence(t *testing.T) {
+	weights := map[string]int{"alpha": -1, "bravo": 0, "charlie": 2, "delta": 0}
+	for _, fam := range []struct{ field, prefix, spec string }{
+		{"extAuth", "ext_auth/", "metadata: {name: %[1]s, namespace: infra, annotations: {kgateway.dev/policy-weight: \"%[2]d\"}}\nspec: {extAuth: {grpcService: {backendRef: {name: ext, port: 9000}}}}"},
+		{"extProc", "ext_proc/", "metadata: {name: %[1]s, namespace: infra}\nspec: {extProc: {grpcService: {backendRef: {name: ext, port: 9001}}, filterStage: {stage: AuthZ, predicate: After, weight: %[2]d}}}"},
+	} {
+		input := behaviourBase
+		var want []string
+		for _, name := range slices.Sorted(maps.Keys(weights)) {
+			input += "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\n" + fmt.Sprintf(fam.spec, name, weights[name]) + "\n"
+			input += trafficPolicy("p-"+name, gatewayRef, fam.field, "{extensionRef: {name: "+name+"}}", 0)
+			want = append(want, fam.prefix+"infra/"+name)
+		}
+		slices.SortStableFunc(want, func(a, b string) int {
+			return cmp.Compare(weights[strings.TrimPrefix(b, fam.prefix+"infra/")], weights[strings.TrimPrefix(a, fam.prefix+"infra/")])
+		})
+		for _, target := range envoy.TargetNames() {
+			gw := renderInline(t, input, target, func(c *policy.Config) {
+				c.PolicyMerge = map[string]string{"trafficpolicy." + strings.ToLower(fam.field): "DeepMerge"}
+			})
+			var got []string
+			for _, f := range hcmOf(t, gw.Listeners[0].FilterChains[0]).GetHttpFilters() {
+				if strings.HasPrefix(f.Name, fam.prefix) {
+					got = append(got, f.Name)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %s filters: %v, want %v", target, fam.field, got, want)
 			}
 		}
 	}

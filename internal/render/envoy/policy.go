@@ -55,9 +55,10 @@ func (s *scoped) replaceBody() string {
 
 // filterDef is an HTTP filter of the HCM chain.
 type filterDef struct {
-	name   string
-	order  int
-	config *anypb.Any
+	name       string
+	order      int
+	precedence int32
+	config     *anypb.Any
 }
 
 // rendered is one merged field turned into typed Envoy configuration.
@@ -211,7 +212,7 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)

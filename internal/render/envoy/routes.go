@@ -51,10 +51,13 @@ func (rb *rcBuild) use(s *scoped) {
 
 // httpFilters is the HCM chain: every filter used below this
 // RouteConfiguration, disabled by default (enabled per resource by its
-// typed_per_filter_config), sorted by order then name, router last.
+// typed_per_filter_config), sorted by order, precedence (higher first),
+// then name, router last.
 func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	defs := slices.Collect(mapValues(rb.filters))
-	slices.SortFunc(defs, func(a, b filterDef) int { return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.name, b.name)) })
+	slices.SortFunc(defs, func(a, b filterDef) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(b.precedence, a.precedence), cmp.Compare(a.name, b.name))
+	})
 	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
 	for _, d := range defs {
 		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: true, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
