@@ -58,6 +58,7 @@ func inlineJWKS(s string) string {
 	return string(b)
 }
 
+// publicJWK reads a DER public key (PKIX, or PKCS#1 RSA) as a signing JWK.
 func publicJWK(der []byte) (jwk, bool) {
 	pub, err := x509.ParsePKIXPublicKey(der)
 	if err != nil {
@@ -85,4 +86,5 @@ func publicJWK(der []byte) (jwk, bool) {
 	return jwk{}, false
 }
 
+// b64 is JOSE's base64url without padding.
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }

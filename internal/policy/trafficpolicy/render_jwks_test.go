@@ -64,6 +64,7 @@ func TestInlineJWKS(t *testing.T) {
 	}
 }
 
+// fromJWK reads a JWK back into a public key.
 func fromJWK(t *testing.T, k jwk) crypto.PublicKey {
 	t.Helper()
 	num := func(s string) *big.Int {

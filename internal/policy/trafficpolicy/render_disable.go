@@ -1,0 +1,61 @@
+package trafficpolicy
+
+import (
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// disableMarker is kgateway's global disable of a filter family: a
+// set_metadata filter, placed just before the family, writing
+// dev.kgateway.disable_<what>.disable, which every filter of the family
+// in the chain honours. A policy that disables the family switches the
+// marker on for its resources.
+func disableMarker(capability, what string, order int) policy.Fragment {
+	fr := familyMarker(capability, what, order)
+	fr.PerFilterConfig = map[string]map[string]any{fr.Filter.Name: enabledConfig()}
+	return fr
+}
+
+// familyMarker is the marker filter alone, switched on nowhere: kgateway
+// puts it in every chain that has a filter of the family, so a disable on
+// any resource below finds it there.
+func familyMarker(capability, what string, order int) policy.Fragment {
+	return fragment(capability, "global_disable/"+what, order, obj{
+		"@type":    typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
+		"metadata": []any{obj{"metadata_namespace": disableNamespace(what), "value": obj{"disable": true}}},
+	}, nil)
+}
+
+// disableNamespace is the dynamic metadata namespace a family's disable
+// marker writes.
+func disableNamespace(what string) string { return "dev.kgateway.disable_" + what }
+
+// unlessDisabled wraps a filter that has no switch of its own for the
+// family's disable metadata (jwt_authn, ext_proc) the way kgateway does:
+// an ExtensionWithMatcher whose Composite runs the filter only while
+// dev.kgateway.disable_<what>.disable is not true. Both are upstream
+// Envoy extensions, so every target renders it alike.
+func unlessDisabled(what, envoyName string, filterCfg obj) obj {
+	return obj{
+		"@type": typeURL("envoy.extensions.common.matching.v3.ExtensionWithMatcher"),
+		"extension_config": obj{"name": "composite_" + what, "typed_config": obj{
+			"@type": typeURL("envoy.extensions.filters.http.composite.v3.Composite")}},
+		"xds_matcher": obj{"matcher_list": obj{"matchers": []any{obj{
+			"predicate": obj{"single_predicate": obj{
+				"input": obj{"name": "disable", "typed_config": obj{
+					"@type":  typeURL("envoy.extensions.matching.common_inputs.network.v3.DynamicMetadataInput"),
+					"filter": disableNamespace(what),
+					"path":   []any{obj{"key": "disable"}},
+				}},
+				"custom_match": obj{"name": "envoy.matching.matchers.metadata_matcher", "typed_config": obj{
+					"@type":  typeURL("envoy.extensions.matching.input_matchers.metadata.v3.Metadata"),
+					"value":  obj{"bool_match": true},
+					"invert": true,
+				}},
+			}},
+			"on_match": obj{"action": obj{"name": "composite-action", "typed_config": obj{
+				"@type":        typeURL("envoy.extensions.filters.http.composite.v3.ExecuteFilterAction"),
+				"typed_config": obj{"name": envoyName, "typed_config": filterCfg},
+			}}},
+		}}}},
+	}
+}
