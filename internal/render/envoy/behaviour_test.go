@@ -13,6 +13,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -718,6 +719,94 @@ func TestExtensionFilterPrecedence(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("%s %s filters: %v, want %v", target, fam.field, got, want)
 			}
+		}
+	}
+}
+
+// enumCase renders one enum value: extra objects, the policy field and
+// value, and what the Envoy config must then hold.
+type enumCase struct {
+	name, extra, field, value string
+	check                     func(t *testing.T, gw *envoy.Gateway)
+}
+
+// TestEnumFieldsRender: every value kgateway's API allows for the other
+// enum-valued TrafficPolicy fields gwpol renders reaches Envoy as the
+// matching setting, with no diagnostic, on every target.
+func TestEnumFieldsRender(t *testing.T) {
+	limiter := `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: limits, namespace: infra}
+spec:
+  rateLimit: {domain: shop, grpcService: {backendRef: {name: ext, port: 9000}}%s}
+`
+	var cases []enumCase
+	for _, kind := range []string{"Request", "Route", "Cluster", "Host"} {
+		cases = append(cases, enumCase{"tracing metadata kind " + kind, "", "tracing",
+			fmt.Sprintf("{attributes: [{name: tag, metadata: {kind: %s, metadataKey: {key: k, path: [{key: p}]}}}]}", kind),
+			func(t *testing.T, gw *envoy.Gateway) {
+				var tag []*tracingv3.CustomTag
+				for _, r := range gw.RouteConfigurations[0].VirtualHosts[0].Routes {
+					if strings.Contains(r.Name, "-r0-") {
+						tag = r.GetTracing().GetCustomTags()
+					}
+				}
+				if len(tag) != 1 || tag[0].GetMetadata().GetKind() == nil {
+					t.Fatalf("custom tags %v, want one metadata tag", tag)
+				}
+				got := tag[0].GetMetadata().GetKind().ProtoReflect().WhichOneof(tag[0].GetMetadata().GetKind().ProtoReflect().Descriptor().Oneofs().Get(0))
+				if got == nil || string(got.Name()) != strings.ToLower(kind) {
+					t.Errorf("metadata kind %v, want %s", got, strings.ToLower(kind))
+				}
+			}})
+	}
+	for _, lib := range []string{"Gzip", "Brotli", "Zstd"} {
+		cases = append(cases, enumCase{"compression library " + lib, "", "compression", fmt.Sprintf("{responseCompression: {libraries: [%s]}, requestDecompression: {libraries: [%s]}}", lib, lib),
+			func(t *testing.T, gw *envoy.Gateway) {
+				for _, typ := range []string{"envoy.extensions.filters.http.compressor.v3.Compressor", "envoy.extensions.filters.http.decompressor.v3.Decompressor"} {
+					cfg := findFilterConfig(t, gw, typ)
+					libType := jsonPath(cfg, "compressorLibrary", "typedConfig", "@type") + jsonPath(cfg, "decompressorLibrary", "typedConfig", "@type")
+					if !strings.Contains(libType, "."+strings.ToLower(lib)+".") {
+						t.Errorf("%s library %q, want the %s extension", typ, libType, lib)
+					}
+				}
+			}})
+	}
+	for _, h := range []string{"Off", "DraftVersion03"} {
+		cases = append(cases, enumCase{"xRateLimitHeaders " + h, fmt.Sprintf(limiter, ", xRateLimitHeaders: "+h), "rateLimit",
+			"{global: {extensionRef: {name: limits}, descriptors: [{entries: [{type: RemoteAddress}]}]}}",
+			func(t *testing.T, gw *envoy.Gateway) {
+				got := jsonPath(findFilterConfig(t, gw, "envoy.extensions.filters.http.ratelimit.v3.RateLimit"), "enableXRatelimitHeaders")
+				want := map[string]string{"Off": "", "DraftVersion03": "DRAFT_VERSION_03"}[h]
+				if got != want {
+					t.Errorf("enable_x_ratelimit_headers %q, want %q", got, want)
+				}
+			}})
+	}
+	for _, mode := range []string{"Strict", "AllowMissing"} {
+		cases = append(cases, enumCase{"jwt validationMode " + mode, `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: moded-jwks, namespace: infra}
+spec:
+  jwt:
+    validationMode: ` + mode + `
+    providers:
+    - {name: corp, issuer: https://corp.example.com, jwks: {local: {inline: '{"keys":[]}'}}}
+`, "jwtAuth", "{extensionRef: {name: moded-jwks}}",
+			func(t *testing.T, gw *envoy.Gateway) {
+				b, _ := json.Marshal(findFilterConfig(t, gw, "envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"))
+				if got := strings.Contains(string(b), "allowMissing"); got != (mode == "AllowMissing") {
+					t.Errorf("requirement allows a missing token = %v, want %v", got, mode == "AllowMissing")
+				}
+			}})
+	}
+	for _, tc := range cases {
+		for _, target := range envoy.TargetNames() {
+			t.Run(tc.name+"/"+target, func(t *testing.T) {
+				tc.check(t, renderInline(t, behaviourBase+tc.extra+trafficPolicy("p", ruleRef, tc.field, tc.value, 0), target))
+			})
 		}
 	}
 }
