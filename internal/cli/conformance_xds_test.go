@@ -198,7 +198,10 @@ func kgatewayXDS(t *testing.T, dir string) xdsSet {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		t.Fatalf("output.yaml: %v", err)
 	}
-	doc = viaJSON(t, doc).(map[string]any)
+	doc, ok := viaJSON(t, doc).(map[string]any)
+	if !ok {
+		t.Fatalf("output.yaml is not a mapping")
+	}
 	return xdsSet{routes: prepAll(doc["Routes"]), listeners: prepAll(doc["Listeners"]), clusters: prepAll(doc["Clusters"])}
 }
 
