@@ -1,6 +1,10 @@
 package policy
 
-import "strconv"
+import (
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+)
 
 // Scope is the Envoy resource a merged field configures.
 type Scope string
@@ -39,6 +43,9 @@ type Fragment struct {
 	// PerFilterConfig entries go into typed_per_filter_config of the
 	// scoped resource, keyed by filter name.
 	PerFilterConfig map[string]map[string]any
+	// TypedPerFilterConfig are PerFilterConfig entries a kind's render
+	// files build as go-control-plane messages.
+	TypedPerFilterConfig map[string]proto.Message
 	// RouteAction, Route and VirtualHost are merged (protojson) into the
 	// scoped resource's fields.
 	RouteAction map[string]any
@@ -56,6 +63,10 @@ type Fragment struct {
 type HTTPFilter struct {
 	Name   string
 	Config map[string]any // typed_config, with "@type"
+	// Typed is typed_config built as a go-control-plane message by the
+	// kind's render files (a misspelt field or enum cannot compile); it is
+	// used instead of Config.
+	Typed proto.Message
 	// Order sorts filters in the chain (lower first); ties by Precedence
 	// (higher first), then by name.
 	Order int
