@@ -1,6 +1,16 @@
 package trafficpolicy
 
 import (
+	xdscorev3 "github.com/cncf/xds/go/xds/core/v3"
+	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	matchingv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/matching/v3"
+	compositev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/composite/v3"
+	networkinputsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
+	metadatamatcherv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/input_matchers/metadata/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -57,5 +67,30 @@ func unlessDisabled(what, envoyName string, filterCfg obj) obj {
 				"typed_config": obj{"name": envoyName, "typed_config": filterCfg},
 			}}},
 		}}}},
+	}
+}
+
+// unlessDisabledTyped is unlessDisabled for a filter config built as a
+// typed message.
+func unlessDisabledTyped(what, envoyName string, filterCfg proto.Message) proto.Message {
+	typed := func(name string, m proto.Message) *xdscorev3.TypedExtensionConfig {
+		return &xdscorev3.TypedExtensionConfig{Name: name, TypedConfig: pack(m)}
+	}
+	predicate := &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate{
+		Input: typed("disable", &networkinputsv3.DynamicMetadataInput{Filter: disableNamespace(what),
+			Path: []*networkinputsv3.DynamicMetadataInput_PathSegment{{Segment: &networkinputsv3.DynamicMetadataInput_PathSegment_Key{Key: "disable"}}}}),
+		Matcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_CustomMatch{CustomMatch: typed("envoy.matching.matchers.metadata_matcher",
+			&metadatamatcherv3.Metadata{Value: &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_BoolMatch{BoolMatch: true}}, Invert: true})},
+	}
+	run := typed("composite-action", &compositev3.ExecuteFilterAction{
+		TypedConfig: &corev3.TypedExtensionConfig{Name: envoyName, TypedConfig: pack(filterCfg)}})
+	return &matchingv3.ExtensionWithMatcher{
+		ExtensionConfig: &corev3.TypedExtensionConfig{Name: "composite_" + what, TypedConfig: pack(&compositev3.Composite{})},
+		XdsMatcher: &xdsmatcherv3.Matcher{MatcherType: &xdsmatcherv3.Matcher_MatcherList_{MatcherList: &xdsmatcherv3.Matcher_MatcherList{
+			Matchers: []*xdsmatcherv3.Matcher_MatcherList_FieldMatcher{{
+				Predicate: &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_{SinglePredicate: predicate}},
+				OnMatch:   &xdsmatcherv3.Matcher_OnMatch{OnMatch: &xdsmatcherv3.Matcher_OnMatch_Action{Action: run}},
+			}},
+		}}},
 	}
 }

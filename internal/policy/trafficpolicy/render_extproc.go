@@ -2,8 +2,15 @@ package trafficpolicy
 
 import (
 	"fmt"
-
+	"maps"
+	"slices"
 	"strings"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -31,29 +38,40 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("GatewayExtension %s/%s has no extProc", ns, ext.Name)
 		}
 		name, cl := serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
-		cfg := obj{
-			"@type":        typeURL("envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"),
-			"grpc_service": obj{"envoy_grpc": obj{"cluster_name": name}},
+		cfg := &extprocv3.ExternalProcessor{
+			GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{
+				EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: name}}},
+			FailureModeAllow: p.FailOpen == nil || *p.FailOpen,
 		}
-		cfg["failure_mode_allow"] = p.FailOpen == nil || *p.FailOpen
 		if p.ProcessingMode != nil {
-			cfg["processing_mode"] = processingMode(p.ProcessingMode)
+			if cfg.ProcessingMode, err = processingMode(p.ProcessingMode); err != nil {
+				return nil, err
+			}
 		}
 		if p.MessageTimeout != nil {
-			t, err := parseDur(*p.MessageTimeout)
+			t, err := time.ParseDuration(*p.MessageTimeout)
 			if err != nil {
-				return nil, fmt.Errorf("messageTimeout: %w", err)
+				return nil, fmt.Errorf("messageTimeout: %q is not a duration", *p.MessageTimeout)
 			}
-			cfg["message_timeout"] = t
+			cfg.MessageTimeout = durationpb.New(t)
 		}
 		if p.StatPrefix != nil {
-			cfg["stat_prefix"] = *p.StatPrefix
+			cfg.StatPrefix = *p.StatPrefix
 		}
-		per := obj{"@type": typeURL("envoy.extensions.filters.http.ext_proc.v3.ExtProcPerRoute"), "overrides": obj{}}
+		overrides := &extprocv3.ExtProcOverrides{}
 		if v.ProcessingMode != nil {
-			per["overrides"] = obj{"processing_mode": processingMode(v.ProcessingMode)}
+			if overrides.ProcessingMode, err = processingMode(v.ProcessingMode); err != nil {
+				return nil, err
+			}
 		}
-		fr := fragment("ext_proc", "ext_proc/"+ns+"/"+ext.Name, orderExtProc, unlessDisabled("ext_proc", "envoy.filters.http.ext_proc", cfg), per)
+		filterName := "ext_proc/" + ns + "/" + ext.Name
+		fr := policy.Fragment{
+			Capability: "ext_proc",
+			Filter: &policy.HTTPFilter{Name: filterName, Order: orderExtProc,
+				Typed: unlessDisabledTyped("ext_proc", "envoy.filters.http.ext_proc", cfg)},
+			TypedPerFilterConfig: map[string]proto.Message{filterName: &extprocv3.ExtProcPerRoute{
+				Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: overrides}}},
+		}
 		if p.FilterStage != nil {
 			fr.Filter.Precedence = p.FilterStage.Weight // its weight within the stage, higher first
 		}
@@ -63,21 +81,53 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 	return out, nil
 }
 
-// processingMode is Envoy's ProcessingMode, each mode an enum name.
-func processingMode(m *ProcessingMode) obj {
-	out := obj{}
-	set := func(key, v string) {
-		if v != "" {
-			out[key] = enumName(v)
+// processingMode is Envoy's ProcessingMode; a mode that is not one of
+// Envoy's values (in kgateway's spelling, NONE, or CamelCase) is an error
+// naming the field and the values allowed.
+func processingMode(m *ProcessingMode) (*extprocv3.ProcessingMode, error) {
+	out := &extprocv3.ProcessingMode{}
+	for _, h := range []struct {
+		field, value string
+		dst          *extprocv3.ProcessingMode_HeaderSendMode
+	}{
+		{"requestHeaderMode", m.RequestHeaderMode, &out.RequestHeaderMode},
+		{"responseHeaderMode", m.ResponseHeaderMode, &out.ResponseHeaderMode},
+		{"requestTrailerMode", m.RequestTrailerMode, &out.RequestTrailerMode},
+		{"responseTrailerMode", m.ResponseTrailerMode, &out.ResponseTrailerMode},
+	} {
+		n, err := enumValue(h.field, h.value, extprocv3.ProcessingMode_HeaderSendMode_value)
+		if err != nil {
+			return nil, err
 		}
+		*h.dst = extprocv3.ProcessingMode_HeaderSendMode(n)
 	}
-	set("request_header_mode", m.RequestHeaderMode)
-	set("response_header_mode", m.ResponseHeaderMode)
-	set("request_body_mode", m.RequestBodyMode)
-	set("response_body_mode", m.ResponseBodyMode)
-	set("request_trailer_mode", m.RequestTrailerMode)
-	set("response_trailer_mode", m.ResponseTrailerMode)
-	return out
+	for _, b := range []struct {
+		field, value string
+		dst          *extprocv3.ProcessingMode_BodySendMode
+	}{
+		{"requestBodyMode", m.RequestBodyMode, &out.RequestBodyMode},
+		{"responseBodyMode", m.ResponseBodyMode, &out.ResponseBodyMode},
+	} {
+		n, err := enumValue(b.field, b.value, extprocv3.ProcessingMode_BodySendMode_value)
+		if err != nil {
+			return nil, err
+		}
+		*b.dst = extprocv3.ProcessingMode_BodySendMode(n)
+	}
+	return out, nil
+}
+
+// enumValue is the number of an enum value given by name ("" is the
+// zero value).
+func enumValue(field, v string, values map[string]int32) (int32, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, ok := values[enumName(v)]
+	if !ok {
+		return 0, fmt.Errorf("processingMode.%s: %q is not one of %s", field, v, strings.Join(slices.Sorted(maps.Keys(values)), ", "))
+	}
+	return n, nil
 }
 
 // enumName is the Envoy enum value name of a policy's enum string.

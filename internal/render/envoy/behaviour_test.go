@@ -810,3 +810,30 @@ spec:
 		}
 	}
 }
+
+// TestExtProcUnknownProcessingMode: a processing mode that is not one of
+// Envoy's values is reported with the field and the values allowed, and
+// its routes fail closed.
+func TestExtProcUnknownProcessingMode(t *testing.T) {
+	input := behaviourBase + trafficPolicy("p", ruleRef, "extProc", "{extensionRef: {name: processor}, processingMode: {requestBodyMode: SOMETIMES}}", 0)
+	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	res := compile(t, &manifest.Set{Objects: objs}, cfg)
+	for _, target := range envoy.TargetNames() {
+		out := render(t, res, envoy.Options{Target: target, Config: cfg})
+		d := diagText(out.Diagnostics)
+		if !strings.Contains(d, "GWP401") || !strings.Contains(d, `requestBodyMode: "SOMETIMES" is not one of`) || !strings.Contains(d, "BUFFERED_PARTIAL") {
+			t.Errorf("%s: diagnostics %q, want a GWP401 naming requestBodyMode and the allowed values", target, d)
+		}
+		for _, vh := range out.Gateways[0].RouteConfigurations[0].VirtualHosts {
+			for _, r := range vh.Routes {
+				if strings.Contains(r.Name, "-r0-") && r.GetDirectResponse().GetStatus() != 503 {
+					t.Errorf("%s: route %s does not fail closed", target, r.Name)
+				}
+			}
+		}
+	}
+}
