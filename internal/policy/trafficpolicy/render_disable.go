@@ -44,35 +44,7 @@ func disableNamespace(what string) string { return "dev.kgateway.disable_" + wha
 // an ExtensionWithMatcher whose Composite runs the filter only while
 // dev.kgateway.disable_<what>.disable is not true. Both are upstream
 // Envoy extensions, so every target renders it alike.
-func unlessDisabled(what, envoyName string, filterCfg obj) obj {
-	return obj{
-		"@type": typeURL("envoy.extensions.common.matching.v3.ExtensionWithMatcher"),
-		"extension_config": obj{"name": "composite_" + what, "typed_config": obj{
-			"@type": typeURL("envoy.extensions.filters.http.composite.v3.Composite")}},
-		"xds_matcher": obj{"matcher_list": obj{"matchers": []any{obj{
-			"predicate": obj{"single_predicate": obj{
-				"input": obj{"name": "disable", "typed_config": obj{
-					"@type":  typeURL("envoy.extensions.matching.common_inputs.network.v3.DynamicMetadataInput"),
-					"filter": disableNamespace(what),
-					"path":   []any{obj{"key": "disable"}},
-				}},
-				"custom_match": obj{"name": "envoy.matching.matchers.metadata_matcher", "typed_config": obj{
-					"@type":  typeURL("envoy.extensions.matching.input_matchers.metadata.v3.Metadata"),
-					"value":  obj{"bool_match": true},
-					"invert": true,
-				}},
-			}},
-			"on_match": obj{"action": obj{"name": "composite-action", "typed_config": obj{
-				"@type":        typeURL("envoy.extensions.filters.http.composite.v3.ExecuteFilterAction"),
-				"typed_config": obj{"name": envoyName, "typed_config": filterCfg},
-			}}},
-		}}}},
-	}
-}
-
-// unlessDisabledTyped is unlessDisabled for a filter config built as a
-// typed message.
-func unlessDisabledTyped(what, envoyName string, filterCfg proto.Message) proto.Message {
+func unlessDisabled(what, envoyName string, filterCfg proto.Message) proto.Message {
 	typed := func(name string, m proto.Message) *xdscorev3.TypedExtensionConfig {
 		return &xdscorev3.TypedExtensionConfig{Name: name, TypedConfig: pack(m)}
 	}

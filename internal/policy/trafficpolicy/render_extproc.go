@@ -68,7 +68,7 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		fr := policy.Fragment{
 			Capability: "ext_proc",
 			Filter: &policy.HTTPFilter{Name: filterName, Order: orderExtProc,
-				Typed: unlessDisabledTyped("ext_proc", "envoy.filters.http.ext_proc", cfg)},
+				Typed: unlessDisabled("ext_proc", "envoy.filters.http.ext_proc", cfg)},
 			TypedPerFilterConfig: map[string]proto.Message{filterName: &extprocv3.ExtProcPerRoute{
 				Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: overrides}}},
 		}

@@ -2,19 +2,26 @@ package trafficpolicy
 
 import (
 	"fmt"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // jwt: the GatewayExtension's providers and requirement in one jwt_authn
 // filter, wrapped so the family's disable marker switches it off; each
-// resource names the requirement.
+// resource names the requirement. Built as typed messages.
 func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*JWTAuth)
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	typPer := typeURL("envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig")
 	if v.Disable != nil {
 		return append([]policy.Fragment{disableMarker("jwt_authn", "jwt", orderJWT-1)},
 			r.authMetadata("jwt_authn", "jwt", orderJWT+1, true)...), nil
@@ -27,125 +34,136 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 	if j == nil || len(j.Providers) == 0 {
 		return nil, fmt.Errorf("GatewayExtension %s/%s has no jwt providers", ns, ext.Name)
 	}
-	providers := obj{}
-	var reqs []any
+	cfg := &jwtv3.JwtAuthentication{Providers: map[string]*jwtv3.JwtProvider{}}
+	var reqs []*jwtv3.JwtRequirement
 	var clusters []map[string]any
 	for _, p := range j.Providers {
 		pname := ext.Name + "_" + ns + "_" + p.Name
-		po := obj{"payload_in_metadata": "payload"}
-		if p.Issuer != "" {
-			po["issuer"] = p.Issuer
+		po, cl, err := jwtProvider(p, ns)
+		if err != nil {
+			return nil, err
 		}
-		if len(p.Audiences) > 0 {
-			po["audiences"] = p.Audiences
-		}
-		if p.ForwardToken != nil {
-			po["forward"] = *p.ForwardToken
-		}
-		if ts := p.TokenSource; ts != nil {
-			if ts.HeaderSource != nil {
-				h := obj{"name": ts.HeaderSource.Header}
-				if ts.HeaderSource.Prefix != nil {
-					h["value_prefix"] = *ts.HeaderSource.Prefix
-				}
-				po["from_headers"] = []any{h}
-			}
-			if ts.QueryParameter != nil {
-				po["from_params"] = []any{*ts.QueryParameter}
-			}
-		}
-		var c2h []any
-		for _, c := range p.ClaimsToHeaders {
-			c2h = append(c2h, obj{"claim_name": c.Name, "header_name": c.Header})
-		}
-		if len(c2h) > 0 {
-			// Headers set from claims can change which route matches:
-			// kgateway has Envoy match again.
-			po["claim_to_headers"] = c2h
-			po["clear_route_cache"] = true
-		}
-		switch {
-		case p.JWKS.Local != nil && p.JWKS.Local.Inline != nil:
-			po["local_jwks"] = obj{"inline_string": inlineJWKS(*p.JWKS.Local.Inline)}
-		case p.JWKS.Local != nil && p.JWKS.Local.ConfigMapRef != nil:
-			po["local_jwks"] = obj{"inline_string": policy.ConfigMapPlaceholder(ns, p.JWKS.Local.ConfigMapRef.Name, "jwks")}
-		case p.JWKS.Remote != nil:
-			rj := p.JWKS.Remote
-			name, cl := serviceCluster(rj.BackendRef, ns, false)
+		if cl != nil {
 			clusters = append(clusters, cl)
-			remote := obj{"http_uri": obj{"uri": rj.URL, "cluster": name, "timeout": "5s"}}
-			if rj.CacheDuration != nil {
-				d, err := parseDur(*rj.CacheDuration)
-				if err != nil {
-					return nil, fmt.Errorf("jwks.remote.cacheDuration: %w", err)
-				}
-				remote["cache_duration"] = d
-			}
-			if rj.AsyncFetch != nil {
-				af := obj{}
-				if rj.AsyncFetch.FastListener != nil {
-					af["fast_listener"] = *rj.AsyncFetch.FastListener
-				}
-				if rj.AsyncFetch.FailedRefetchDuration != nil {
-					d, err := parseDur(*rj.AsyncFetch.FailedRefetchDuration)
-					if err != nil {
-						return nil, fmt.Errorf("jwks.remote.asyncFetch.failedRefetchDuration: %w", err)
-					}
-					af["failed_refetch_duration"] = d
-				}
-				remote["async_fetch"] = af
-			}
-			if rp := rj.RetryPolicy; rp != nil {
-				p, err := jwksRetry(rp)
-				if err != nil {
-					return nil, fmt.Errorf("jwks.remote.retryPolicy: %w", err)
-				}
-				remote["retry_policy"] = p
-			}
-			po["remote_jwks"] = remote
-		default:
-			return nil, fmt.Errorf("jwt provider %s needs jwks.local or jwks.remote", p.Name)
 		}
-		providers[pname] = po
-		reqs = append(reqs, obj{"provider_name": pname})
+		cfg.Providers[pname] = po
+		reqs = append(reqs, &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_ProviderName{ProviderName: pname}})
 	}
 	if j.ValidationMode != nil && *j.ValidationMode == "AllowMissing" {
-		reqs = append(reqs, obj{"allow_missing": obj{}})
+		reqs = append(reqs, &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_AllowMissing{AllowMissing: &emptypb.Empty{}}})
 	}
 	reqName := ext.Name + "_" + ns + "_requirements"
-	req := obj{"requires_any": obj{"requirements": reqs}}
+	req := &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_RequiresAny{RequiresAny: &jwtv3.JwtRequirementOrList{Requirements: reqs}}}
 	if len(reqs) == 1 {
-		req = reqs[0].(obj)
+		req = reqs[0]
 	}
+	cfg.RequirementMap = map[string]*jwtv3.JwtRequirement{reqName: req}
 	name := "jwt/" + ns + "/" + ext.Name
-	fr := fragment("jwt_authn", name, orderJWT, unlessDisabled("jwt", "envoy.filters.http.jwt_authn", obj{
-		"@type":           typeURL("envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"),
-		"providers":       providers,
-		"requirement_map": obj{reqName: req},
-	}), obj{"@type": typPer, "requirement_name": reqName})
-	fr.Clusters = clusters
+	fr := policy.Fragment{
+		Capability: "jwt_authn",
+		Filter:     &policy.HTTPFilter{Name: name, Order: orderJWT, Typed: unlessDisabled("jwt", "envoy.filters.http.jwt_authn", cfg)},
+		TypedPerFilterConfig: map[string]proto.Message{name: &jwtv3.PerRouteConfig{
+			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: reqName}}},
+		Clusters: clusters,
+	}
 	return append([]policy.Fragment{familyMarker("jwt_authn", "jwt", orderJWT-1), fr},
 		r.authMetadata("jwt_authn", "jwt", orderJWT+1, false)...), nil
 }
 
-// jwksRetry is the retry policy of a remote key set fetch.
-func jwksRetry(rp *JWKSRetryPolicy) (obj, error) {
-	p := obj{}
-	if rp.NumRetries != nil {
-		p["num_retries"] = *rp.NumRetries
+// jwtProvider is one provider, with the cluster entry of its remote key
+// set (nil for a local one).
+func jwtProvider(p NamedJWTProvider, ns string) (*jwtv3.JwtProvider, map[string]any, error) {
+	po := &jwtv3.JwtProvider{Issuer: p.Issuer, Audiences: p.Audiences, PayloadInMetadata: "payload"}
+	if p.ForwardToken != nil {
+		po.Forward = *p.ForwardToken
 	}
-	if b := rp.BackOff; b != nil {
-		base, err := parseDur(b.BaseInterval)
-		if err != nil {
-			return nil, fmt.Errorf("backOff.baseInterval: %w", err)
+	if ts := p.TokenSource; ts != nil {
+		if ts.HeaderSource != nil {
+			h := &jwtv3.JwtHeader{Name: ts.HeaderSource.Header}
+			if ts.HeaderSource.Prefix != nil {
+				h.ValuePrefix = *ts.HeaderSource.Prefix
+			}
+			po.FromHeaders = []*jwtv3.JwtHeader{h}
 		}
-		bo := obj{"base_interval": base}
-		if b.MaxInterval != nil {
-			if bo["max_interval"], err = parseDur(*b.MaxInterval); err != nil {
-				return nil, fmt.Errorf("backOff.maxInterval: %w", err)
+		if ts.QueryParameter != nil {
+			po.FromParams = []string{*ts.QueryParameter}
+		}
+	}
+	for _, c := range p.ClaimsToHeaders {
+		po.ClaimToHeaders = append(po.ClaimToHeaders, &jwtv3.JwtClaimToHeader{ClaimName: c.Name, HeaderName: c.Header})
+	}
+	// Headers set from claims can change which route matches: kgateway
+	// has Envoy match again.
+	po.ClearRouteCache = len(po.ClaimToHeaders) > 0
+	inline := func(s string) *jwtv3.JwtProvider_LocalJwks {
+		return &jwtv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: s}}}
+	}
+	switch {
+	case p.JWKS.Local != nil && p.JWKS.Local.Inline != nil:
+		po.JwksSourceSpecifier = inline(inlineJWKS(*p.JWKS.Local.Inline))
+	case p.JWKS.Local != nil && p.JWKS.Local.ConfigMapRef != nil:
+		po.JwksSourceSpecifier = inline(policy.ConfigMapPlaceholder(ns, p.JWKS.Local.ConfigMapRef.Name, "jwks"))
+	case p.JWKS.Remote != nil:
+		remote, cl, err := remoteJWKS(p.JWKS.Remote, ns)
+		if err != nil {
+			return nil, nil, err
+		}
+		po.JwksSourceSpecifier = &jwtv3.JwtProvider_RemoteJwks{RemoteJwks: remote}
+		return po, cl, nil
+	default:
+		return nil, nil, fmt.Errorf("jwt provider %s needs jwks.local or jwks.remote", p.Name)
+	}
+	return po, nil, nil
+}
+
+// remoteJWKS fetches a key set from a URL through the backend's cluster.
+func remoteJWKS(rj *RemoteJWKS, ns string) (*jwtv3.RemoteJwks, map[string]any, error) {
+	name, cl := serviceCluster(rj.BackendRef, ns, false)
+	remote := &jwtv3.RemoteJwks{HttpUri: &corev3.HttpUri{Uri: rj.URL,
+		HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: name}, Timeout: durationpb.New(5 * time.Second)}}
+	var err error
+	if rj.CacheDuration != nil {
+		if remote.CacheDuration, err = duration("jwks.remote.cacheDuration", *rj.CacheDuration); err != nil {
+			return nil, nil, err
+		}
+	}
+	if af := rj.AsyncFetch; af != nil {
+		remote.AsyncFetch = &jwtv3.JwksAsyncFetch{}
+		if af.FastListener != nil {
+			remote.AsyncFetch.FastListener = *af.FastListener
+		}
+		if af.FailedRefetchDuration != nil {
+			if remote.AsyncFetch.FailedRefetchDuration, err = duration("jwks.remote.asyncFetch.failedRefetchDuration", *af.FailedRefetchDuration); err != nil {
+				return nil, nil, err
 			}
 		}
-		p["retry_back_off"] = bo
 	}
-	return p, nil
+	if rp := rj.RetryPolicy; rp != nil {
+		remote.RetryPolicy = &corev3.RetryPolicy{}
+		if rp.NumRetries != nil {
+			remote.RetryPolicy.NumRetries = wrapperspb.UInt32(uint32(max(*rp.NumRetries, 0)))
+		}
+		if b := rp.BackOff; b != nil {
+			bo := &corev3.BackoffStrategy{}
+			if bo.BaseInterval, err = duration("jwks.remote.retryPolicy.backOff.baseInterval", b.BaseInterval); err != nil {
+				return nil, nil, err
+			}
+			if b.MaxInterval != nil {
+				if bo.MaxInterval, err = duration("jwks.remote.retryPolicy.backOff.maxInterval", *b.MaxInterval); err != nil {
+					return nil, nil, err
+				}
+			}
+			remote.RetryPolicy.RetryBackOff = bo
+		}
+	}
+	return remote, cl, nil
+}
+
+// duration reads a policy duration field.
+func duration(field, s string) (*durationpb.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q is not a duration", field, s)
+	}
+	return durationpb.New(d), nil
 }
