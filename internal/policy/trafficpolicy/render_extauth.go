@@ -2,6 +2,14 @@ package trafficpolicy
 
 import (
 	"fmt"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -29,105 +37,113 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		if p == nil {
 			return nil, fmt.Errorf("GatewayExtension %s/%s has no extAuth", ns, ext.Name)
 		}
-		cfg := obj{
-			"@type": typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthz"),
-			"filter_enabled_metadata": obj{"filter": "dev.kgateway.disable_ext_auth", "path": []any{obj{"key": "disable"}},
-				"value": obj{"bool_match": true}, "invert": true},
-			"status_on_error": obj{"code": "Forbidden"},
+		cfg, cl, err := extAuthz(p, ns, ext.Name)
+		if err != nil {
+			return nil, err
 		}
-		var cl map[string]any
-		switch {
-		case p.GrpcService != nil:
-			var name string
-			name, cl = serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
-			gs := obj{"envoy_grpc": obj{"cluster_name": name}}
-			if p.GrpcService.Authority != nil {
-				gs["envoy_grpc"].(obj)["authority"] = *p.GrpcService.Authority
-			}
-			if p.GrpcService.RequestTimeout != nil {
-				t, err := parseDur(*p.GrpcService.RequestTimeout)
-				if err != nil {
-					return nil, fmt.Errorf("grpcService.requestTimeout: %w", err)
-				}
-				gs["timeout"] = t
-			}
-			cfg["grpc_service"] = gs
-		case p.HTTPService != nil:
-			h := p.HTTPService
-			var name string
-			name, cl = serviceCluster(h.BackendRef.BackendObjectReference, ns, false)
-			// kgateway's defaults: the cluster name as the URI (Envoy sends
-			// to the cluster either way) and a 2s timeout.
-			timeout := "2s"
-			if h.RequestTimeout != nil {
-				if timeout, err = parseDur(*h.RequestTimeout); err != nil {
-					return nil, fmt.Errorf("httpService.requestTimeout: %w", err)
-				}
-			}
-			hs := obj{"server_uri": obj{"uri": name, "cluster": name, "timeout": timeout}}
-			if h.PathPrefix != "" {
-				hs["path_prefix"] = h.PathPrefix
-			}
-			cfg["http_service"] = hs
-		default:
-			return nil, fmt.Errorf("GatewayExtension %s/%s: extAuth needs grpcService or httpService", ns, ext.Name)
-		}
-		if p.FailOpen != nil {
-			cfg["failure_mode_allow"] = *p.FailOpen
-		}
-		if p.ClearRouteCache != nil {
-			cfg["clear_route_cache"] = *p.ClearRouteCache
-		}
-		if p.StatusOnError != nil {
-			cfg["status_on_error"] = obj{"code": statusName(*p.StatusOnError)}
-		}
-		if p.StatPrefix != nil {
-			cfg["stat_prefix"] = *p.StatPrefix
-		}
-		if b := p.WithRequestBody; b != nil {
-			cfg["with_request_body"] = requestBody(b)
-		}
+		filterName := "ext_auth/" + ns + "/" + ext.Name
+		fr := policy.Fragment{Capability: "ext_authz", Filter: &policy.HTTPFilter{Name: filterName, Order: orderExtAuth, Typed: cfg},
+			Clusters: []map[string]any{cl}}
 		// Switched on as configured in the chain (kgateway's FilterConfig),
 		// or with the policy's own check settings.
-		per := enabledConfig()
 		if len(v.ContextExtensions) > 0 || v.WithRequestBody != nil {
-			per = obj{"@type": typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute")}
-			cs := obj{}
-			if len(v.ContextExtensions) > 0 {
-				cs["context_extensions"] = v.ContextExtensions
-			}
+			cs := &extauthzv3.CheckSettings{ContextExtensions: v.ContextExtensions}
 			if v.WithRequestBody != nil {
-				cs["with_request_body"] = requestBody(v.WithRequestBody)
+				cs.WithRequestBody = requestBody(v.WithRequestBody)
 			}
-			per["check_settings"] = cs
+			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: &extauthzv3.ExtAuthzPerRoute{
+				Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{CheckSettings: cs}}}
+		} else {
+			fr.PerFilterConfig = map[string]map[string]any{filterName: enabledConfig()}
 		}
-		fr := fragment("ext_authz", "ext_auth/"+ns+"/"+ext.Name, orderExtAuth, cfg, per)
 		fr.Filter.Precedence = r.extensionWeight(ext)
-		fr.Clusters = []map[string]any{cl}
 		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
 		enabled = true
 	}
 	return append(out, r.authMetadata("ext_authz", "ext_auth", orderExtAuth+1, !enabled)...), nil
 }
 
+// extAuthz is the filter calling an extension's authorization service,
+// switched off by the family's disable marker, with the cluster entry of
+// the service.
+func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, map[string]any, error) {
+	cfg := &extauthzv3.ExtAuthz{
+		FilterEnabledMetadata: &matcherv3.MetadataMatcher{Filter: disableNamespace("ext_auth"),
+			Path:  []*matcherv3.MetadataMatcher_PathSegment{{Segment: &matcherv3.MetadataMatcher_PathSegment_Key{Key: "disable"}}},
+			Value: &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_BoolMatch{BoolMatch: true}}, Invert: true},
+		StatusOnError: &typev3.HttpStatus{Code: typev3.StatusCode_Forbidden},
+	}
+	var cl map[string]any
+	switch {
+	case p.GrpcService != nil:
+		var name string
+		name, cl = serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
+		gs := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
+		if p.GrpcService.Authority != nil {
+			gs.Authority = *p.GrpcService.Authority
+		}
+		svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: gs}}
+		if p.GrpcService.RequestTimeout != nil {
+			t, err := duration("grpcService.requestTimeout", *p.GrpcService.RequestTimeout)
+			if err != nil {
+				return nil, nil, err
+			}
+			svc.Timeout = t
+		}
+		cfg.Services = &extauthzv3.ExtAuthz_GrpcService{GrpcService: svc}
+	case p.HTTPService != nil:
+		h := p.HTTPService
+		var name string
+		name, cl = serviceCluster(h.BackendRef.BackendObjectReference, ns, false)
+		// kgateway's defaults: the cluster name as the URI (Envoy sends to
+		// the cluster either way) and a 2s timeout.
+		timeout := durationpb.New(2 * time.Second)
+		if h.RequestTimeout != nil {
+			var err error
+			if timeout, err = duration("httpService.requestTimeout", *h.RequestTimeout); err != nil {
+				return nil, nil, err
+			}
+		}
+		cfg.Services = &extauthzv3.ExtAuthz_HttpService{HttpService: &extauthzv3.HttpService{PathPrefix: h.PathPrefix,
+			ServerUri: &corev3.HttpUri{Uri: name, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: name}, Timeout: timeout}}}
+	default:
+		return nil, nil, fmt.Errorf("GatewayExtension %s/%s: extAuth needs grpcService or httpService", ns, extName)
+	}
+	if p.FailOpen != nil {
+		cfg.FailureModeAllow = *p.FailOpen
+	}
+	if p.ClearRouteCache != nil {
+		cfg.ClearRouteCache = *p.ClearRouteCache
+	}
+	if p.StatusOnError != nil {
+		cfg.StatusOnError.Code = statusCode(*p.StatusOnError)
+	}
+	if p.StatPrefix != nil {
+		cfg.StatPrefix = *p.StatPrefix
+	}
+	if b := p.WithRequestBody; b != nil {
+		cfg.WithRequestBody = requestBody(b)
+	}
+	return cfg, cl, nil
+}
+
 // requestBody is ext_authz's with_request_body.
-func requestBody(b *ExtAuthBufferSettings) obj {
-	o := obj{"max_request_bytes": b.MaxRequestBytes}
+func requestBody(b *ExtAuthBufferSettings) *extauthzv3.BufferSettings {
+	o := &extauthzv3.BufferSettings{MaxRequestBytes: uint32(max(b.MaxRequestBytes, 0))}
 	if b.AllowPartialMessage != nil {
-		o["allow_partial_message"] = *b.AllowPartialMessage
+		o.AllowPartialMessage = *b.AllowPartialMessage
 	}
 	if b.PackAsBytes != nil {
-		o["pack_as_bytes"] = *b.PackAsBytes
+		o.PackAsBytes = *b.PackAsBytes
 	}
 	return o
 }
 
-// statusName is the envoy.type.v3.StatusCode name of an HTTP status.
-func statusName(code int32) string {
-	names := map[int32]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 429: "TooManyRequests",
-		500: "InternalServerError", 502: "BadGateway", 503: "ServiceUnavailable", 504: "GatewayTimeout"}
-	if n, ok := names[code]; ok {
-		return n
+// statusCode is the Envoy status code of an HTTP status; one Envoy does
+// not name falls back to 403, kgateway's default.
+func statusCode(code int32) typev3.StatusCode {
+	if _, ok := typev3.StatusCode_name[code]; ok {
+		return typev3.StatusCode(code)
 	}
-	return "Forbidden"
+	return typev3.StatusCode_Forbidden
 }
