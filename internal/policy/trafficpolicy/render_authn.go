@@ -2,10 +2,13 @@ package trafficpolicy
 
 import (
 	"fmt"
-
 	"slices"
-
 	"strings"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
+	basicauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/basic_auth/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -19,16 +22,19 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
 	const name = "envoy.filters.http.basic_auth"
-	filter := obj{"@type": typeURL("envoy.extensions.filters.http.basic_auth.v3.BasicAuth"), "users": obj{"inline_string": "#"}}
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.basic_auth.v3.BasicAuthPerRoute")}
+	// The chain's filter needs users of its own; "#" is an htpasswd
+	// comment (no user), the real ones come per resource.
+	fr := policy.Fragment{Capability: "basic_auth", Filter: &policy.HTTPFilter{Name: name, Order: orderBasicAuth,
+		Typed: &basicauthv3.BasicAuth{Users: inlineSource("#")}}}
+	var users string
 	switch {
 	case v.Disable != nil:
 		off := disabledConfig()
 		off["config"] = obj{} // as kgateway writes it
-		return append([]policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, off)},
-			r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, true)...), nil
+		fr.PerFilterConfig = map[string]map[string]any{name: off}
+		return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, true)...), nil
 	case len(v.Users) > 0:
-		per["users"] = obj{"inline_string": strings.Join(v.Users, "\n")}
+		users = strings.Join(v.Users, "\n")
 	case v.SecretRef != nil:
 		ns := r.ns(0)
 		if v.SecretRef.Namespace != nil && *v.SecretRef.Namespace != "" {
@@ -38,12 +44,12 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 		if v.SecretRef.Key != nil {
 			key = *v.SecretRef.Key
 		}
-		per["users"] = obj{"inline_string": policy.SecretPlaceholder(ns, v.SecretRef.Name, key)}
+		users = policy.SecretPlaceholder(ns, v.SecretRef.Name, key)
 	default:
 		return nil, fmt.Errorf("basicAuth needs users, secretRef or disable")
 	}
-	return append([]policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, per)},
-		r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, false)...), nil
+	fr.TypedPerFilterConfig = map[string]proto.Message{name: &basicauthv3.BasicAuthPerRoute{Users: inlineSource(users)}}
+	return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, false)...), nil
 }
 
 // apiKeyAuth: the keys of the selected Secrets per resource, as
@@ -54,36 +60,35 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
 	const name = "envoy.filters.http.api_key_auth"
-	filter := obj{"@type": typeURL("envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth")}
+	fr := policy.Fragment{Capability: "api_key_auth", Filter: &policy.HTTPFilter{Name: name, Order: orderAPIKeyAuth, Typed: &apikeyauthv3.ApiKeyAuth{}}}
 	if v.Disable != nil {
-		return append([]policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, disabledConfig())},
-			r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, true)...), nil
+		fr.PerFilterConfig = map[string]map[string]any{name: disabledConfig()}
+		return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, true)...), nil
 	}
-	var sources []any
+	per := &apikeyauthv3.ApiKeyAuthPerRoute{}
 	for _, s := range v.KeySources {
-		src := obj{}
+		src := &apikeyauthv3.KeySource{}
 		if s.Header != nil {
-			src["header"] = *s.Header
+			src.Header = *s.Header
 		}
 		if s.Query != nil {
-			src["query"] = *s.Query
+			src.Query = *s.Query
 		}
 		if s.Cookie != nil {
-			src["cookie"] = *s.Cookie
+			src.Cookie = *s.Cookie
 		}
-		sources = append(sources, src)
+		per.KeySources = append(per.KeySources, src)
 	}
-	if len(sources) == 0 {
-		sources = []any{obj{"header": "api-key"}}
+	if len(per.KeySources) == 0 {
+		per.KeySources = []*apikeyauthv3.KeySource{{Header: "api-key"}}
 	}
 	// Each Secret key is a client ID whose value is its API key; values are
 	// never read, so they are placeholders naming the Secret.
-	var creds []any
 	add := func(s *model.Opaque) {
 		keys := slices.Clone(s.Keys)
 		slices.Sort(keys)
 		for _, k := range keys {
-			creds = append(creds, obj{"client": k, "key": policy.SecretPlaceholder(s.Namespace, s.Name, k)})
+			per.Credentials = append(per.Credentials, &apikeyauthv3.Credential{Client: k, Key: policy.SecretPlaceholder(s.Namespace, s.Name, k)})
 		}
 	}
 	switch {
@@ -102,23 +107,17 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 			}
 		}
 	}
-	if len(creds) == 0 {
+	if len(per.Credentials) == 0 {
 		return nil, fmt.Errorf("apiKeyAuth: no credentials (no Secret with keys found)")
 	}
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuthPerRoute"),
-		"credentials": creds, "key_sources": sources}
 	// The key is not forwarded upstream unless the policy asks
 	// (kgateway's forwardCredential defaults to false).
-	fw := obj{}
+	per.Forwarding = &apikeyauthv3.Forwarding{HideCredentials: v.ForwardCredential == nil || !*v.ForwardCredential}
 	if v.ClientIDHeader != nil {
-		fw["header"] = *v.ClientIDHeader
+		per.Forwarding.Header = *v.ClientIDHeader
 	}
-	if v.ForwardCredential == nil || !*v.ForwardCredential {
-		fw["hide_credentials"] = true
-	}
-	per["forwarding"] = fw
-	return append([]policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, per)},
-		r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, false)...), nil
+	fr.TypedPerFilterConfig = map[string]proto.Message{name: per}
+	return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, false)...), nil
 }
 
 // matchLabels: every label of a non-empty selector is on the object.
@@ -132,4 +131,9 @@ func matchLabels(sel, ls map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// inlineSource is a DataSource holding s.
+func inlineSource(s string) *corev3.DataSource {
+	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: s}}
 }
