@@ -1,6 +1,10 @@
 package trafficpolicy
 
-import "github.com/gwpol/gwpol/internal/policy"
+import (
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
 
 // authSucceeded is kgateway's per-route transformation that records a
 // passed authentication: dynamic metadata dev.kgateway.auth_policy
@@ -31,9 +35,7 @@ func (r *fieldRenderer) authMetadata(capability, family string, order int, disab
 	if disabled {
 		per = disabledConfig()
 	}
-	return []policy.Fragment{fragment(capability, name, order, obj{
-		"@type": typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
-		"metadata": []any{obj{"metadata_namespace": "dev.kgateway.auth_policy",
-			"value": obj{"auth_succeeded": "true"}}},
-	}, per)}
+	return []policy.Fragment{{Capability: capability,
+		Filter:          &policy.HTTPFilter{Name: name, Order: order, Typed: setMetadata("dev.kgateway.auth_policy", "auth_succeeded", structpb.NewStringValue("true"))},
+		PerFilterConfig: map[string]map[string]any{name: per}}}
 }

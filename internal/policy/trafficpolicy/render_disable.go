@@ -6,10 +6,12 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	matchingv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/matching/v3"
 	compositev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/composite/v3"
+	setmetadatav3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/set_metadata/v3"
 	networkinputsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
 	metadatamatcherv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/input_matchers/metadata/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -29,10 +31,15 @@ func disableMarker(capability, what string, order int) policy.Fragment {
 // puts it in every chain that has a filter of the family, so a disable on
 // any resource below finds it there.
 func familyMarker(capability, what string, order int) policy.Fragment {
-	return fragment(capability, "global_disable/"+what, order, obj{
-		"@type":    typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
-		"metadata": []any{obj{"metadata_namespace": disableNamespace(what), "value": obj{"disable": true}}},
-	}, nil)
+	return policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: "global_disable/" + what, Order: order,
+		Typed: setMetadata(disableNamespace(what), "disable", structpb.NewBoolValue(true))}}
+}
+
+// setMetadata is a set_metadata filter writing one value under a key of a
+// dynamic metadata namespace.
+func setMetadata(namespace, key string, v *structpb.Value) *setmetadatav3.Config {
+	return &setmetadatav3.Config{Metadata: []*setmetadatav3.Metadata{{MetadataNamespace: namespace,
+		Value: &structpb.Struct{Fields: map[string]*structpb.Value{key: v}}}}}
 }
 
 // disableNamespace is the dynamic metadata namespace a family's disable
