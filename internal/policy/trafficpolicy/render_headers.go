@@ -2,8 +2,12 @@ package trafficpolicy
 
 import (
 	"fmt"
-
 	"slices"
+
+	mutationrulesv3 "github.com/envoyproxy/go-control-plane/envoy/config/common/mutation_rules/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	headermutationv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/header_mutation/v3"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -16,46 +20,39 @@ func (r *fieldRenderer) headerModifiers() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
 	const name = "envoy.extensions.filters.http.header_mutation"
-	mutations := obj{}
-	if m := r.mutations(v.Request); len(m) > 0 {
-		mutations["request_mutations"] = m
-	}
-	if m := r.mutations(v.Response); len(m) > 0 {
-		mutations["response_mutations"] = m
-	}
+	mutations := &headermutationv3.Mutations{RequestMutations: r.mutations(v.Request), ResponseMutations: r.mutations(v.Response)}
 	// The chain's filter carries no mutations of its own (they are per
 	// route); kgateway types that empty config as HeaderMutationPerRoute.
-	chainType := "envoy.extensions.filters.http.header_mutation.v3.HeaderMutation"
+	var chain proto.Message = &headermutationv3.HeaderMutation{}
 	if r.env.Target == "kgateway" {
-		chainType = "envoy.extensions.filters.http.header_mutation.v3.HeaderMutationPerRoute"
+		chain = &headermutationv3.HeaderMutationPerRoute{}
 	}
-	return []policy.Fragment{fragment("header_mutation", name, orderHeaderMutation,
-		obj{"@type": typeURL(chainType)},
-		obj{"@type": typeURL("envoy.extensions.filters.http.header_mutation.v3.HeaderMutationPerRoute"), "mutations": mutations})}, nil
+	return []policy.Fragment{{
+		Capability:           "header_mutation",
+		Filter:               &policy.HTTPFilter{Name: name, Order: orderHeaderMutation, Typed: chain},
+		TypedPerFilterConfig: map[string]proto.Message{name: &headermutationv3.HeaderMutationPerRoute{Mutations: mutations}},
+	}}, nil
 }
 
 // mutations: set overwrites, add appends, remove removes. A value from a
 // Secret is never read; it is written as a placeholder naming the Secret.
-func (r *fieldRenderer) mutations(f *HTTPHeaderFilter) []any {
+func (r *fieldRenderer) mutations(f *HTTPHeaderFilter) []*mutationrulesv3.HeaderMutation {
 	if f == nil {
 		return nil
 	}
-	var out []any
-	add := func(hs []HTTPHeader, action string) {
+	var out []*mutationrulesv3.HeaderMutation
+	add := func(hs []HTTPHeader, action corev3.HeaderValueOption_HeaderAppendAction) {
 		for _, h := range hs {
 			for _, kv := range r.headerValues(h) {
-				a := obj{"header": obj{"key": kv[0], "value": kv[1]}}
-				if action != "" {
-					a["append_action"] = action
-				}
-				out = append(out, obj{"append": a})
+				out = append(out, &mutationrulesv3.HeaderMutation{Action: &mutationrulesv3.HeaderMutation_Append{Append: &corev3.HeaderValueOption{
+					Header: &corev3.HeaderValue{Key: kv[0], Value: kv[1]}, AppendAction: action}}})
 			}
 		}
 	}
-	add(f.Add, "")
-	add(f.Set, "OVERWRITE_IF_EXISTS_OR_ADD")
+	add(f.Add, corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD)
+	add(f.Set, corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD)
 	for _, h := range f.Remove {
-		out = append(out, obj{"remove": h})
+		out = append(out, &mutationrulesv3.HeaderMutation{Action: &mutationrulesv3.HeaderMutation_Remove{Remove: h}})
 	}
 	return out
 }
