@@ -3,6 +3,13 @@ package trafficpolicy
 import (
 	"fmt"
 	"net/url"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	oauth2v3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/oauth2/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -34,32 +41,37 @@ func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
 			redirectPath = u.Path
 		}
 	}
-	cfg := obj{
-		"token_endpoint":         obj{"uri": *p.TokenEndpoint, "cluster": cluster, "timeout": "15s"},
-		"authorization_endpoint": *p.AuthorizationEndpoint,
-		"redirect_uri":           redirect,
-		"redirect_path_matcher":  obj{"path": obj{"exact": redirectPath}},
-		"credentials": obj{
-			"client_id":    p.Credentials.ClientID,
-			"token_secret": obj{"name": policy.SecretSDSName(ns, p.Credentials.ClientSecretRef.Name), "sds_config": obj{"ads": obj{}, "resource_api_version": "V3"}},
-			"hmac_secret":  obj{"name": "hmac/" + ns + "/" + ext.Name, "sds_config": obj{"ads": obj{}, "resource_api_version": "V3"}},
-		},
+	ads := &corev3.ConfigSource{ResourceApiVersion: corev3.ApiVersion_V3, ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}}}
+	exact := func(path string) *matcherv3.PathMatcher {
+		return &matcherv3.PathMatcher{Rule: &matcherv3.PathMatcher_Path{Path: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: path}}}}
 	}
 	logout := "/logout"
 	if p.LogoutPath != nil {
 		logout = *p.LogoutPath
 	}
-	cfg["signout_path"] = obj{"path": obj{"exact": logout}}
-	if len(p.Scopes) > 0 {
-		cfg["auth_scopes"] = p.Scopes
+	cfg := &oauth2v3.OAuth2Config{
+		TokenEndpoint:         &corev3.HttpUri{Uri: *p.TokenEndpoint, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: durationpb.New(15 * time.Second)},
+		AuthorizationEndpoint: *p.AuthorizationEndpoint,
+		RedirectUri:           redirect,
+		RedirectPathMatcher:   exact(redirectPath),
+		SignoutPath:           exact(logout),
+		Credentials: &oauth2v3.OAuth2Credentials{
+			ClientId:    p.Credentials.ClientID,
+			TokenSecret: &tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, p.Credentials.ClientSecretRef.Name), SdsConfig: ads},
+			TokenFormation: &oauth2v3.OAuth2Credentials_HmacSecret{
+				HmacSecret: &tlsv3.SdsSecretConfig{Name: "hmac/" + ns + "/" + ext.Name, SdsConfig: ads}},
+		},
+		AuthScopes: p.Scopes,
 	}
 	if p.ForwardAccessToken != nil {
-		cfg["forward_bearer_token"] = *p.ForwardAccessToken
+		cfg.ForwardBearerToken = *p.ForwardAccessToken
 	}
 	name := "envoy.filters.http.oauth2/" + ns + "/" + ext.Name
-	fr := fragment("oauth2", name, orderOAuth2, obj{
-		"@type": typeURL("envoy.extensions.filters.http.oauth2.v3.OAuth2"), "config": cfg,
-	}, enabledConfig())
-	fr.Clusters = []map[string]any{cl}
+	fr := policy.Fragment{
+		Capability:      "oauth2",
+		Filter:          &policy.HTTPFilter{Name: name, Order: orderOAuth2, Typed: &oauth2v3.OAuth2{Config: cfg}},
+		PerFilterConfig: map[string]map[string]any{name: enabledConfig()},
+		Clusters:        []map[string]any{cl},
+	}
 	return append([]policy.Fragment{fr}, r.authMetadata("oauth2", "oauth2", orderOAuth2+1, false)...), nil
 }
