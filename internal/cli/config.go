@@ -92,6 +92,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	v.SetDefault("controllerName", "kgateway.dev/kgateway")
 	v.SetDefault("referenceGrantMode", "Permissive") // kgateway's default
 	v.SetDefault("validationMode", "Standard")
+	v.SetDefault("enableAuthMetadata", false) // kgateway's default
 	v.SetDefault("maxFileSize", 64<<20)
 	v.SetDefault("lint.failOn", "error")
 	v.SetDefault("enableExperimentalGatewayAPIFeatures", true)

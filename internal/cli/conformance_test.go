@@ -28,6 +28,7 @@ type caseSettings struct {
 		GlobalPolicyNamespace string                       `json:"GlobalPolicyNamespace"`
 		ReferenceGrantMode    string                       `json:"ReferenceGrantMode"`
 		ValidationMode        string                       `json:"ValidationMode"`
+		EnableAuthMetadata    bool                         `json:"EnableAuthMetadata"`
 	} `json:"settings"`
 }
 
@@ -85,7 +86,8 @@ func loadCase(t *testing.T, dir string) (*manifest.Set, *Config, caseSettings, e
 	var exp expectedCase
 	readJSON(t, filepath.Join(dir, "expected.json"), &exp)
 	cfg := &Config{Namespace: "default", ControllerName: "kgateway.dev/kgateway", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
-		PolicyMerge: cs.Settings.PolicyMerge, GlobalPolicyNamespace: cs.Settings.GlobalPolicyNamespace}
+		PolicyMerge: cs.Settings.PolicyMerge, GlobalPolicyNamespace: cs.Settings.GlobalPolicyNamespace,
+		KgatewaySettings: KgatewaySettings{EnableAuthMetadata: cs.Settings.EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures: true}}
 	if cs.Settings.ReferenceGrantMode != "" {
 		cfg.ReferenceGrantMode = cs.Settings.ReferenceGrantMode
 	}

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,8 +29,9 @@ func stageOf(pkg string) int {
 }
 
 // TestImportsFollowPipeline keeps STYLE rule 1 true: imports go down the
-// pipeline only; go-control-plane only in render/envoy; cobra, viper and
-// lipgloss only in cli.
+// pipeline only; go-control-plane only in render/envoy and in a policy
+// kind's own render files (render*.go under internal/policy/<kind>/);
+// cobra, viper and lipgloss only in cli.
 func TestImportsFollowPipeline(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
 	if err != nil {
@@ -35,8 +40,9 @@ func TestImportsFollowPipeline(t *testing.T) {
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	for dec.More() {
 		var p struct {
-			ImportPath string
-			Imports    []string
+			ImportPath, Dir string
+			Imports         []string
+			GoFiles         []string
 		}
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
@@ -53,7 +59,15 @@ func TestImportsFollowPipeline(t *testing.T) {
 				}
 			}
 			if strings.HasPrefix(imp, "github.com/envoyproxy/go-control-plane") && !strings.Contains(p.ImportPath, "/internal/render/envoy") {
-				t.Errorf("%s imports %s: only internal/render/envoy may", p.ImportPath, imp)
+				if strings.Contains(p.ImportPath, "/internal/policy/") {
+					for _, f := range filesImporting(t, p.Dir, p.GoFiles, imp) {
+						if !strings.HasPrefix(f, "render") {
+							t.Errorf("%s/%s imports %s: only a kind's render files may", p.ImportPath, f, imp)
+						}
+					}
+					continue
+				}
+				t.Errorf("%s imports %s: only internal/render/envoy and a kind's render files may", p.ImportPath, imp)
 			}
 			for _, ui := range []string{"github.com/spf13/cobra", "github.com/spf13/viper", "github.com/charmbracelet/lipgloss"} {
 				if strings.HasPrefix(imp, ui) && !strings.Contains(p.ImportPath, "/internal/cli") {
@@ -62,4 +76,21 @@ func TestImportsFollowPipeline(t *testing.T) {
 			}
 		}
 	}
+}
+
+// filesImporting lists the files of a package that import path.
+func filesImporting(t *testing.T, dir string, files []string, path string) []string {
+	var out []string
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, is := range f.Imports {
+			if p, err := strconv.Unquote(is.Path.Value); err == nil && p == path {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }

@@ -102,6 +102,9 @@ type envoyRoute struct {
 	route *routev3.Route
 	vhost *routev3.VirtualHost
 	rc    *routev3.RouteConfiguration
+	// vars are the route's namespace, name and rule name, which render
+	// fills into a stat prefix's {{ }} variables per route.
+	vars [3]string
 }
 
 func TestExplainAgreesWithRender(t *testing.T) {
@@ -171,12 +174,12 @@ func checkOwnership(t *testing.T, c *Compiled, out *envoy.Output, target string,
 		for _, rc := range g.RouteConfigurations {
 			for _, vh := range rc.VirtualHosts {
 				for _, r := range vh.Routes {
-					byName[r.Name] = envoyRoute{r, vh, rc}
+					byName[r.Name] = envoyRoute{route: r, vhost: vh, rc: rc}
 				}
 			}
 		}
 	}
-	env := &policy.Env{Model: c.Graph.Model, Config: c.Config.PolicyConfig()}
+	env := &policy.Env{Model: c.Graph.Model, Config: c.Config.PolicyConfig(), Target: target}
 	for _, gw := range c.Graph.Gateways {
 		for _, l := range gw.Listeners {
 			for _, rp := range c.Result.Routes {
@@ -215,6 +218,7 @@ type claim struct {
 // explained fields.
 func checkRoute(t *testing.T, c *Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, l *topology.Listener, er envoyRoute, where string, gaps map[string][]string) int {
 	t.Helper()
+	er.vars = [3]string{rt.Meta.Namespace, rt.Meta.Name, rule.Name}
 	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
 	eff := c.Result.Effective(rule, l)
 	if len(view.Fields) != len(eff) {
@@ -263,7 +267,7 @@ func checkRoute(t *testing.T, c *Compiled, env *policy.Env, rt *topology.Route, 
 				continue
 			}
 			for _, fr := range frags {
-				for name := range fr.PerFilterConfig {
+				for _, name := range perFilterNames(fr) {
 					shadowed["typed_per_filter_config."+name] = e.Key + " of " + sf.Owner.Policy.Describe()
 				}
 			}
@@ -338,6 +342,9 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 	if fr.Route != nil {
 		want := &routev3.Route{}
 		if decode(t, fr.Route, want) {
+			if want.StatPrefix != "" {
+				want.StatPrefix = envoy.ExpandRouteVars(want.StatPrefix, er.vars[0], er.vars[1], er.vars[2])
+			}
 			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 				if skip[string(fd.Name())] {
 					return true
@@ -376,7 +383,31 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 			t.Errorf("%s: %s owns %s, but render emits %v", where, id, p, got)
 		}
 	}
+	for name, msg := range fr.TypedPerFilterConfig {
+		p := "typed_per_filter_config." + name
+		if skip[p] {
+			continue
+		}
+		out = append(out, claim{p, id})
+		got := perFilterInEffect(er, name)
+		want, err := anypb.New(msg)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", where, p, err)
+		}
+		if got == nil || !proto.Equal(got, want) {
+			t.Errorf("%s: %s owns %s, but render emits %v", where, id, p, got)
+		}
+	}
 	return out
+}
+
+// perFilterNames are the filters a fragment configures per resource, in
+// either form a kind builds them.
+func perFilterNames(fr policy.Fragment) []string {
+	names := slices.Collect(maps.Keys(fr.PerFilterConfig))
+	names = append(names, slices.Collect(maps.Keys(fr.TypedPerFilterConfig))...)
+	slices.Sort(names)
+	return names
 }
 
 // perFilterInEffect is the per-filter config Envoy uses for a route: the

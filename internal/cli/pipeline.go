@@ -85,6 +85,7 @@ func (c *Config) PolicyConfig() policy.Config {
 		GlobalPolicyNamespace: c.GlobalPolicyNamespace,
 		ReferenceGrantMode:    c.ReferenceGrantMode,
 		ValidationMode:        c.ValidationMode,
+		EnableAuthMetadata:    c.EnableAuthMetadata,
 		PolicyMerge:           map[string]string{},
 		Values:                map[string]any{},
 		LenientFields:         c.lenientFields(),

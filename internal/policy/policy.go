@@ -26,6 +26,10 @@ type Kind interface {
 type Env struct {
 	Model  *model.Model
 	Config Config
+	// Target is the render target a renderer builds for ("envoy",
+	// "kgateway"; "" outside render), for the few fields a target
+	// expresses with its own filters.
+	Target string
 }
 
 // Config are the settings policy kinds read (from .gwpol.yaml).
@@ -39,6 +43,10 @@ type Config struct {
 	ReferenceGrantMode string
 	// ValidationMode is Standard (default) or Strict.
 	ValidationMode string
+	// EnableAuthMetadata is kgateway's setting of that name: every
+	// authentication filter is followed by one that records
+	// dev.kgateway.auth_policy auth_succeeded=true where it passed.
+	EnableAuthMetadata bool
 	// Values holds kind-specific settings by key (e.g. "wso2.systemPolicies").
 	Values map[string]any
 	// LenientFields reports unknown fields as warnings (config

@@ -1,6 +1,10 @@
 package policy
 
-import "strconv"
+import (
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+)
 
 // Scope is the Envoy resource a merged field configures.
 type Scope string
@@ -39,11 +43,18 @@ type Fragment struct {
 	// PerFilterConfig entries go into typed_per_filter_config of the
 	// scoped resource, keyed by filter name.
 	PerFilterConfig map[string]map[string]any
+	// TypedPerFilterConfig are PerFilterConfig entries a kind's render
+	// files build as go-control-plane messages.
+	TypedPerFilterConfig map[string]proto.Message
 	// RouteAction, Route and VirtualHost are merged (protojson) into the
 	// scoped resource's fields.
 	RouteAction map[string]any
 	Route       map[string]any
 	VirtualHost map[string]any
+	// MirrorPolicy is merged (protojson) into each of the route's request
+	// mirror policies — those the route's own RequestMirror filters make —
+	// for a field that tunes mirroring rather than adding a mirror.
+	MirrorPolicy map[string]any
 	// Clusters the configuration refers to (e.g. an auth service).
 	Clusters []map[string]any
 }
@@ -52,8 +63,16 @@ type Fragment struct {
 type HTTPFilter struct {
 	Name   string
 	Config map[string]any // typed_config, with "@type"
-	// Order sorts filters in the chain (lower first); ties by name.
+	// Typed is typed_config built as a go-control-plane message by the
+	// kind's render files (a misspelt field or enum cannot compile); it is
+	// used instead of Config.
+	Typed proto.Message
+	// Order sorts filters in the chain (lower first); ties by Precedence
+	// (higher first), then by name.
 	Order int
+	// Precedence orders filters of one Order, e.g. kgateway's
+	// kgateway.dev/policy-weight on the extension a filter calls.
+	Precedence int32
 }
 
 // Renderer is implemented by kinds that render to Envoy.
@@ -76,15 +95,9 @@ func ServiceCluster(ns, name string, port int32) string {
 func SecretSDSName(ns, name string) string { return "secret/" + ns + "/" + name }
 
 // SecretFile is where a key of a Secret is expected to be mounted when an
-// Envoy field can only read a file (basic-auth users, JWKS from ConfigMaps
-// use ConfigMapFile).
+// Envoy field can only read a file.
 func SecretFile(ns, name, key string) string {
 	return "/etc/envoy/secrets/" + ns + "/" + name + "/" + key
-}
-
-// ConfigMapFile is where a key of a ConfigMap is expected to be mounted.
-func ConfigMapFile(ns, name, key string) string {
-	return "/etc/envoy/configmaps/" + ns + "/" + name + "/" + key
 }
 
 // SecretPlaceholder stands for a Secret value in fields Envoy can only take
@@ -92,4 +105,10 @@ func ConfigMapFile(ns, name, key string) string {
 // the rendered config names where it comes from instead.
 func SecretPlaceholder(ns, name, key string) string {
 	return "${secret:" + ns + "/" + name + "#" + key + "}"
+}
+
+// ConfigMapPlaceholder stands, like SecretPlaceholder, for ConfigMap data
+// a policy points at (a JWKS): kgateway inlines it, gwpol names it.
+func ConfigMapPlaceholder(ns, name, key string) string {
+	return "${configmap:" + ns + "/" + name + "#" + key + "}"
 }

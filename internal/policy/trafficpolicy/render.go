@@ -3,7 +3,7 @@ package trafficpolicy
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
+
 	"regexp"
 	"slices"
 	"strconv"
@@ -33,7 +33,7 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 	r := &fieldRenderer{in: in, env: env}
 	f, ok := fieldRenderers[in.Key]
 	if !ok {
-		return nil, nil // metadata only (requestMirror tunes Gateway API mirror filters)
+		return nil, nil // metadata only
 	}
 	return f(r)
 }
@@ -77,6 +77,7 @@ var fieldRenderers = map[string]func(*fieldRenderer) ([]policy.Fragment, error){
 	"httpACL":          (*fieldRenderer).acl,
 	"internalRedirect": (*fieldRenderer).internalRedirect,
 	"statPrefix":       (*fieldRenderer).statPrefix,
+	"requestMirror":    (*fieldRenderer).requestMirror,
 }
 
 // Filter order in the HCM chain (lower runs first), roughly Envoy's usual
@@ -94,7 +95,9 @@ const (
 	orderAPIKeyAuth
 	orderExtAuth
 	orderRBAC
-	orderLocalRateLimit
+	// orderRateLimit is one stage for local and global rate limits, as in
+	// kgateway: within it filters sort by name, so a global limit
+	// ("ratelimit/<ns>/<name>") runs before the local one ("ratelimit/local").
 	orderRateLimit
 	orderHeaderMutation
 	orderTransformation
@@ -147,109 +150,8 @@ func percent(p *int32, def int32) obj {
 }
 
 // --------------------------------------------------------------------------
-// rate limiting
-
-func (r *fieldRenderer) localRateLimit() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*LocalRateLimitPolicy)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "ratelimit/local"
-	typ := typeURL("envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit")
-	per := obj{
-		"@type": typ, "stat_prefix": "http_local_rate_limiter",
-		"filter_enabled":  obj{"runtime_key": "local_rate_limit_enabled", "default_value": percent(v.PercentEnabled, 100)},
-		"filter_enforced": obj{"runtime_key": "local_rate_limit_enforced", "default_value": percent(v.PercentEnforced, 100)},
-	}
-	if tb := v.TokenBucket; tb != nil {
-		fill, err := parseDur(tb.FillInterval)
-		if err != nil {
-			return nil, fmt.Errorf("tokenBucket.fillInterval: %w", err)
-		}
-		tokens := int32(1)
-		if tb.TokensPerFill != nil {
-			tokens = *tb.TokensPerFill
-		}
-		per["token_bucket"] = obj{"max_tokens": tb.MaxTokens, "tokens_per_fill": tokens, "fill_interval": fill}
-	}
-	return []policy.Fragment{fragment("local_ratelimit", name, orderLocalRateLimit,
-		obj{"@type": typ, "stat_prefix": "http_local_rate_limiter"}, per)}, nil
-}
-
-func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*RateLimitPolicy)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	ext, ns, err := r.extension(&v.ExtensionRef, r.ns(0))
-	if err != nil {
-		return nil, err
-	}
-	p := ext.Spec.RateLimit
-	if p == nil {
-		return nil, fmt.Errorf("GatewayExtension %s/%s has no rateLimit", ns, ext.Name)
-	}
-	if p.Domain == "" {
-		return nil, fmt.Errorf("GatewayExtension %s/%s: rateLimit.domain is empty", ns, ext.Name)
-	}
-	cluster, cl := serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
-	failOpen := p.FailOpen == nil || *p.FailOpen
-	timeout := "0.1s"
-	if p.Timeout != nil {
-		if timeout, err = parseDur(*p.Timeout); err != nil {
-			return nil, fmt.Errorf("rateLimit.timeout: %w", err)
-		}
-	}
-	cfg := obj{
-		"@type":             typeURL("envoy.extensions.filters.http.ratelimit.v3.RateLimit"),
-		"domain":            p.Domain,
-		"failure_mode_deny": !failOpen,
-		"timeout":           timeout,
-		"rate_limit_service": obj{
-			"grpc_service":          obj{"envoy_grpc": obj{"cluster_name": cluster}},
-			"transport_api_version": "V3",
-		},
-	}
-	if p.XRateLimitHeaders == "DraftVersion03" {
-		cfg["enable_x_ratelimit_headers"] = "DRAFT_VERSION_03"
-	}
-	var limits []any
-	for _, d := range v.Descriptors {
-		var actions []any
-		for _, e := range d.Entries {
-			switch e.Type {
-			case "Generic":
-				if e.Generic == nil {
-					return nil, fmt.Errorf("descriptor entry of type Generic needs generic")
-				}
-				actions = append(actions, obj{"generic_key": obj{"descriptor_key": e.Generic.Key, "descriptor_value": e.Generic.Value}})
-			case "Header":
-				if e.Header == nil || *e.Header == "" {
-					return nil, fmt.Errorf("descriptor entry of type Header needs header")
-				}
-				actions = append(actions, obj{"request_headers": obj{"header_name": *e.Header, "descriptor_key": *e.Header}})
-			case "RemoteAddress":
-				actions = append(actions, obj{"remote_address": obj{}})
-			case "Path":
-				actions = append(actions, obj{"request_headers": obj{"header_name": ":path", "descriptor_key": "path"}})
-			default:
-				return nil, fmt.Errorf("descriptor entry type %q is not Generic, Header, RemoteAddress or Path", e.Type)
-			}
-		}
-		if len(actions) > 0 {
-			limits = append(limits, obj{"actions": actions})
-		}
-	}
-	name := "ratelimit/" + ns + "/" + ext.Name
-	fr := fragment("ratelimit", name, orderRateLimit, cfg, obj{
-		"@type": typeURL("envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute"), "rate_limits": limits,
-	})
-	fr.Clusters = []map[string]any{cl}
-	return []policy.Fragment{fr}, nil
-}
-
-// --------------------------------------------------------------------------
-// cors / csrf / header mutation / buffer / fault
+// cors / csrf / buffer / fault (rate limits: render_ratelimit.go; header
+// mutation: render_headers.go)
 
 func (r *fieldRenderer) cors() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*CorsPolicy)
@@ -355,87 +257,6 @@ func stringMatcher(m StringMatcher) obj {
 	return out
 }
 
-func (r *fieldRenderer) headerModifiers() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*HeaderModifiers)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "envoy.extensions.filters.http.header_mutation"
-	mutations := obj{}
-	if m := r.mutations(v.Request); len(m) > 0 {
-		mutations["request_mutations"] = m
-	}
-	if m := r.mutations(v.Response); len(m) > 0 {
-		mutations["response_mutations"] = m
-	}
-	return []policy.Fragment{fragment("header_mutation", name, orderHeaderMutation,
-		obj{"@type": typeURL("envoy.extensions.filters.http.header_mutation.v3.HeaderMutation")},
-		obj{"@type": typeURL("envoy.extensions.filters.http.header_mutation.v3.HeaderMutationPerRoute"), "mutations": mutations})}, nil
-}
-
-// mutations: set overwrites, add appends, remove removes. A value from a
-// Secret is never read; it is written as a placeholder naming the Secret.
-func (r *fieldRenderer) mutations(f *HTTPHeaderFilter) []any {
-	if f == nil {
-		return nil
-	}
-	var out []any
-	add := func(hs []HTTPHeader, action string) {
-		for _, h := range hs {
-			for _, kv := range r.headerValues(h) {
-				a := obj{"header": obj{"key": kv[0], "value": kv[1]}}
-				if action != "" {
-					a["append_action"] = action
-				}
-				out = append(out, obj{"append": a})
-			}
-		}
-	}
-	add(f.Add, "")
-	add(f.Set, "OVERWRITE_IF_EXISTS_OR_ADD")
-	for _, h := range f.Remove {
-		out = append(out, obj{"remove": h})
-	}
-	return out
-}
-
-// headerValues expands one header: inline, or from a Secret (one key, or
-// every key of the Secret when neither name nor key is given).
-func (r *fieldRenderer) headerValues(h HTTPHeader) [][2]string {
-	if h.SecretRef == nil {
-		if h.Name == nil {
-			return nil
-		}
-		val := ""
-		if h.Value != nil {
-			val = *h.Value
-		}
-		return [][2]string{{*h.Name, val}}
-	}
-	ns := r.ns(0)
-	if h.SecretRef.Namespace != nil && *h.SecretRef.Namespace != "" {
-		ns = *h.SecretRef.Namespace
-	}
-	sec := h.SecretRef.Name
-	switch {
-	case h.Name != nil && h.SecretRef.Key != nil:
-		return [][2]string{{*h.Name, policy.SecretPlaceholder(ns, sec, *h.SecretRef.Key)}}
-	case h.Name != nil:
-		return [][2]string{{*h.Name, policy.SecretPlaceholder(ns, sec, *h.Name)}}
-	case h.SecretRef.Key != nil:
-		return [][2]string{{*h.SecretRef.Key, policy.SecretPlaceholder(ns, sec, *h.SecretRef.Key)}}
-	}
-	var out [][2]string
-	if s := r.env.Model.Secret(ns, sec); s != nil {
-		keys := slices.Clone(s.Keys)
-		slices.Sort(keys)
-		for _, k := range keys {
-			out = append(out, [2]string{k, policy.SecretPlaceholder(ns, sec, k)})
-		}
-	}
-	return out
-}
-
 func (r *fieldRenderer) buffer() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*Buffer)
 	if !ok {
@@ -499,7 +320,9 @@ func (r *fieldRenderer) fault() ([]policy.Fragment, error) {
 }
 
 // --------------------------------------------------------------------------
-// GatewayExtension-backed fields
+// GatewayExtension-backed fields: the lookup they share (ext_auth, ext_proc,
+// jwt and oauth2 each have their render_<family>.go; their disable
+// markers render_disable.go)
 
 // extension finds and decodes a GatewayExtension (namespace defaults to
 // the policy's).
@@ -521,6 +344,18 @@ func (r *fieldRenderer) extension(ref *NamespacedObjectReference, policyNS strin
 	}
 	ext.Name, ext.Namespace = ref.Name, ns
 	return &ext, ns, nil
+}
+
+// extensionWeight is the GatewayExtension's kgateway.dev/policy-weight:
+// kgateway runs the filters of one stage that call extensions by it,
+// higher first (then by name). An unreadable weight counts as 0, as for
+// policies.
+func (r *fieldRenderer) extensionWeight(ext *GatewayExtension) int32 {
+	w, err := strconv.ParseInt(ext.Annotations[AnnotationWeight], 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int32(w)
 }
 
 // serviceCluster names the cluster of a backendRef and returns the
@@ -549,372 +384,8 @@ func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (str
 	return name, c
 }
 
-// disableMarker is kgateway's global disable of a filter family: a
-// set_metadata filter, placed just before the family, writing
-// dev.kgateway.disable_<what>.disable, which every filter of the family
-// in the chain honours.
-func disableMarker(capability, what string, order int) policy.Fragment {
-	return fragment(capability, "global_disable/"+what, order, obj{
-		"@type":    typeURL("envoy.extensions.filters.http.set_metadata.v3.Config"),
-		"metadata": []any{obj{"metadata_namespace": "dev.kgateway.disable_" + what, "value": obj{"disable": true}}},
-	}, enabledConfig())
-}
-
-func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
-	var out []policy.Fragment
-	for i, val := range r.in.Values {
-		v, ok := val.(*ExtAuthPolicy)
-		if !ok {
-			return nil, fmt.Errorf("unexpected value %T", val)
-		}
-		if v.Disable != nil {
-			out = append(out, disableMarker("ext_authz", "ext_auth", orderExtAuth-1))
-			continue
-		}
-		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
-		if err != nil {
-			return nil, err
-		}
-		p := ext.Spec.ExtAuth
-		if p == nil {
-			return nil, fmt.Errorf("GatewayExtension %s/%s has no extAuth", ns, ext.Name)
-		}
-		cfg := obj{
-			"@type":                 typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthz"),
-			"transport_api_version": "V3",
-			"filter_enabled_metadata": obj{"filter": "dev.kgateway.disable_ext_auth", "path": []any{obj{"key": "disable"}},
-				"value": obj{"bool_match": true}, "invert": true},
-			"status_on_error": obj{"code": "Forbidden"},
-		}
-		var cl map[string]any
-		switch {
-		case p.GrpcService != nil:
-			var name string
-			name, cl = serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
-			gs := obj{"envoy_grpc": obj{"cluster_name": name}}
-			if p.GrpcService.Authority != nil {
-				gs["envoy_grpc"].(obj)["authority"] = *p.GrpcService.Authority
-			}
-			if p.GrpcService.RequestTimeout != nil {
-				t, err := parseDur(*p.GrpcService.RequestTimeout)
-				if err != nil {
-					return nil, fmt.Errorf("grpcService.requestTimeout: %w", err)
-				}
-				gs["timeout"] = t
-			}
-			cfg["grpc_service"] = gs
-		case p.HTTPService != nil:
-			h := p.HTTPService
-			var name string
-			name, cl = serviceCluster(h.BackendRef.BackendObjectReference, ns, false)
-			port := 80
-			if h.BackendRef.Port != nil {
-				port = int(*h.BackendRef.Port)
-			}
-			timeout := "0.2s"
-			if h.RequestTimeout != nil {
-				if timeout, err = parseDur(*h.RequestTimeout); err != nil {
-					return nil, fmt.Errorf("httpService.requestTimeout: %w", err)
-				}
-			}
-			hs := obj{"server_uri": obj{"uri": "http://" + string(h.BackendRef.Name) + ":" + strconv.Itoa(port), "cluster": name, "timeout": timeout}}
-			if h.PathPrefix != "" {
-				hs["path_prefix"] = h.PathPrefix
-			}
-			cfg["http_service"] = hs
-		default:
-			return nil, fmt.Errorf("GatewayExtension %s/%s: extAuth needs grpcService or httpService", ns, ext.Name)
-		}
-		if p.FailOpen != nil {
-			cfg["failure_mode_allow"] = *p.FailOpen
-		}
-		if p.ClearRouteCache != nil {
-			cfg["clear_route_cache"] = *p.ClearRouteCache
-		}
-		if p.StatusOnError != nil {
-			cfg["status_on_error"] = obj{"code": statusName(*p.StatusOnError)}
-		}
-		if p.StatPrefix != nil {
-			cfg["stat_prefix"] = *p.StatPrefix
-		}
-		if b := p.WithRequestBody; b != nil {
-			cfg["with_request_body"] = requestBody(b)
-		}
-		per := obj{"@type": typeURL("envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute"), "check_settings": obj{}}
-		if len(v.ContextExtensions) > 0 || v.WithRequestBody != nil {
-			cs := obj{}
-			if len(v.ContextExtensions) > 0 {
-				cs["context_extensions"] = v.ContextExtensions
-			}
-			if v.WithRequestBody != nil {
-				cs["with_request_body"] = requestBody(v.WithRequestBody)
-			}
-			per["check_settings"] = cs
-		}
-		fr := fragment("ext_authz", "ext_auth/"+ns+"/"+ext.Name, orderExtAuth, cfg, per)
-		fr.Clusters = []map[string]any{cl}
-		out = append(out, fr)
-	}
-	return out, nil
-}
-
-func requestBody(b *ExtAuthBufferSettings) obj {
-	o := obj{"max_request_bytes": b.MaxRequestBytes}
-	if b.AllowPartialMessage != nil {
-		o["allow_partial_message"] = *b.AllowPartialMessage
-	}
-	if b.PackAsBytes != nil {
-		o["pack_as_bytes"] = *b.PackAsBytes
-	}
-	return o
-}
-
-// statusName is the envoy.type.v3.StatusCode name of an HTTP status.
-func statusName(code int32) string {
-	names := map[int32]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 429: "TooManyRequests",
-		500: "InternalServerError", 502: "BadGateway", 503: "ServiceUnavailable", 504: "GatewayTimeout"}
-	if n, ok := names[code]; ok {
-		return n
-	}
-	return "Forbidden"
-}
-
-func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
-	var out []policy.Fragment
-	for i, val := range r.in.Values {
-		v, ok := val.(*ExtProcPolicy)
-		if !ok {
-			return nil, fmt.Errorf("unexpected value %T", val)
-		}
-		if v.Disable != nil {
-			out = append(out, disableMarker("ext_proc", "ext_proc", orderExtProc-1))
-			continue
-		}
-		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
-		if err != nil {
-			return nil, err
-		}
-		p := ext.Spec.ExtProc
-		if p == nil {
-			return nil, fmt.Errorf("GatewayExtension %s/%s has no extProc", ns, ext.Name)
-		}
-		name, cl := serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
-		cfg := obj{
-			"@type":        typeURL("envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"),
-			"grpc_service": obj{"envoy_grpc": obj{"cluster_name": name}},
-		}
-		cfg["failure_mode_allow"] = p.FailOpen == nil || *p.FailOpen
-		if p.ProcessingMode != nil {
-			cfg["processing_mode"] = processingMode(p.ProcessingMode)
-		}
-		if p.MessageTimeout != nil {
-			t, err := parseDur(*p.MessageTimeout)
-			if err != nil {
-				return nil, fmt.Errorf("messageTimeout: %w", err)
-			}
-			cfg["message_timeout"] = t
-		}
-		if p.StatPrefix != nil {
-			cfg["stat_prefix"] = *p.StatPrefix
-		}
-		per := obj{"@type": typeURL("envoy.extensions.filters.http.ext_proc.v3.ExtProcPerRoute"), "overrides": obj{}}
-		if v.ProcessingMode != nil {
-			per["overrides"] = obj{"processing_mode": processingMode(v.ProcessingMode)}
-		}
-		fr := fragment("ext_proc", "ext_proc/"+ns+"/"+ext.Name, orderExtProc, cfg, per)
-		fr.Clusters = []map[string]any{cl}
-		out = append(out, fr)
-	}
-	return out, nil
-}
-
-func processingMode(m *ProcessingMode) obj {
-	out := obj{}
-	set := func(key, v string) {
-		if v != "" {
-			out[key] = strings.ToUpper(camelToSnake(v))
-		}
-	}
-	set("request_header_mode", m.RequestHeaderMode)
-	set("response_header_mode", m.ResponseHeaderMode)
-	set("request_body_mode", m.RequestBodyMode)
-	set("response_body_mode", m.ResponseBodyMode)
-	set("request_trailer_mode", m.RequestTrailerMode)
-	set("response_trailer_mode", m.ResponseTrailerMode)
-	return out
-}
-
-// camelToSnake turns BufferedPartial into Buffered_Partial.
-func camelToSnake(s string) string {
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && c >= 'A' && c <= 'Z' {
-			b.WriteByte('_')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*JWTAuth)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	typPer := typeURL("envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig")
-	if v.Disable != nil {
-		return []policy.Fragment{{Capability: "jwt_authn", PerFilterConfig: map[string]map[string]any{
-			"global_disable/jwt": disabledConfig(),
-		}}}, nil
-	}
-	ext, ns, err := r.extension(v.ExtensionRef, r.ns(0))
-	if err != nil {
-		return nil, err
-	}
-	j := ext.Spec.JWT
-	if j == nil || len(j.Providers) == 0 {
-		return nil, fmt.Errorf("GatewayExtension %s/%s has no jwt providers", ns, ext.Name)
-	}
-	providers := obj{}
-	var reqs []any
-	var clusters []map[string]any
-	for _, p := range j.Providers {
-		pname := ext.Name + "_" + ns + "_" + p.Name
-		po := obj{"payload_in_metadata": "payload"}
-		if p.Issuer != "" {
-			po["issuer"] = p.Issuer
-		}
-		if len(p.Audiences) > 0 {
-			po["audiences"] = p.Audiences
-		}
-		if p.ForwardToken != nil {
-			po["forward"] = *p.ForwardToken
-		}
-		if ts := p.TokenSource; ts != nil {
-			if ts.HeaderSource != nil {
-				h := obj{"name": ts.HeaderSource.Header}
-				if ts.HeaderSource.Prefix != nil {
-					h["value_prefix"] = *ts.HeaderSource.Prefix
-				}
-				po["from_headers"] = []any{h}
-			}
-			if ts.QueryParameter != nil {
-				po["from_params"] = []any{*ts.QueryParameter}
-			}
-		}
-		var c2h []any
-		for _, c := range p.ClaimsToHeaders {
-			c2h = append(c2h, obj{"claim_name": c.Name, "header_name": c.Header})
-		}
-		if len(c2h) > 0 {
-			po["claim_to_headers"] = c2h
-		}
-		switch {
-		case p.JWKS.Local != nil && p.JWKS.Local.Inline != nil:
-			po["local_jwks"] = obj{"inline_string": *p.JWKS.Local.Inline}
-		case p.JWKS.Local != nil && p.JWKS.Local.ConfigMapRef != nil:
-			po["local_jwks"] = obj{"filename": policy.ConfigMapFile(ns, p.JWKS.Local.ConfigMapRef.Name, "jwks")}
-		case p.JWKS.Remote != nil:
-			rj := p.JWKS.Remote
-			name, cl := serviceCluster(rj.BackendRef, ns, false)
-			clusters = append(clusters, cl)
-			remote := obj{"http_uri": obj{"uri": rj.URL, "cluster": name, "timeout": "5s"}}
-			if rj.CacheDuration != nil {
-				d, err := parseDur(*rj.CacheDuration)
-				if err != nil {
-					return nil, fmt.Errorf("jwks.remote.cacheDuration: %w", err)
-				}
-				remote["cache_duration"] = d
-			}
-			if rj.AsyncFetch != nil {
-				af := obj{}
-				if rj.AsyncFetch.FastListener != nil {
-					af["fast_listener"] = *rj.AsyncFetch.FastListener
-				}
-				remote["async_fetch"] = af
-			}
-			po["remote_jwks"] = remote
-		default:
-			return nil, fmt.Errorf("jwt provider %s needs jwks.local or jwks.remote", p.Name)
-		}
-		providers[pname] = po
-		reqs = append(reqs, obj{"provider_name": pname})
-	}
-	if j.ValidationMode != nil && *j.ValidationMode == "AllowMissing" {
-		reqs = append(reqs, obj{"allow_missing": obj{}})
-	}
-	reqName := ext.Name + "_" + ns + "_requirements"
-	req := obj{"requires_any": obj{"requirements": reqs}}
-	if len(reqs) == 1 {
-		req = reqs[0].(obj)
-	}
-	name := "jwt/" + ns + "/" + ext.Name
-	fr := fragment("jwt_authn", name, orderJWT, obj{
-		"@type":           typeURL("envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"),
-		"providers":       providers,
-		"requirement_map": obj{reqName: req},
-	}, obj{"@type": typPer, "requirement_name": reqName})
-	fr.Clusters = clusters
-	return []policy.Fragment{fr}, nil
-}
-
-func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*OAuth2Policy)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	ext, ns, err := r.extension(&v.ExtensionRef, r.ns(0))
-	if err != nil {
-		return nil, err
-	}
-	p := ext.Spec.OAuth2
-	if p == nil {
-		return nil, fmt.Errorf("GatewayExtension %s/%s has no oauth2", ns, ext.Name)
-	}
-	if p.TokenEndpoint == nil || p.AuthorizationEndpoint == nil {
-		return nil, fmt.Errorf("GatewayExtension %s/%s: oauth2 needs tokenEndpoint and authorizationEndpoint (issuer discovery is not done offline)", ns, ext.Name)
-	}
-	cluster, cl := serviceCluster(p.BackendRef.BackendObjectReference, ns, false)
-	redirect := "%REQ(x-forwarded-proto)%://%REQ(:authority)%/oauth2/redirect"
-	redirectPath := "/oauth2/redirect"
-	if p.RedirectURI != nil {
-		redirect = *p.RedirectURI
-		if u, err := url.Parse(*p.RedirectURI); err == nil && u.Path != "" {
-			redirectPath = u.Path
-		}
-	}
-	cfg := obj{
-		"token_endpoint":         obj{"uri": *p.TokenEndpoint, "cluster": cluster, "timeout": "15s"},
-		"authorization_endpoint": *p.AuthorizationEndpoint,
-		"redirect_uri":           redirect,
-		"redirect_path_matcher":  obj{"path": obj{"exact": redirectPath}},
-		"credentials": obj{
-			"client_id":    p.Credentials.ClientID,
-			"token_secret": obj{"name": policy.SecretSDSName(ns, p.Credentials.ClientSecretRef.Name), "sds_config": obj{"ads": obj{}, "resource_api_version": "V3"}},
-			"hmac_secret":  obj{"name": "hmac/" + ns + "/" + ext.Name, "sds_config": obj{"ads": obj{}, "resource_api_version": "V3"}},
-		},
-	}
-	logout := "/logout"
-	if p.LogoutPath != nil {
-		logout = *p.LogoutPath
-	}
-	cfg["signout_path"] = obj{"path": obj{"exact": logout}}
-	if len(p.Scopes) > 0 {
-		cfg["auth_scopes"] = p.Scopes
-	}
-	if p.ForwardAccessToken != nil {
-		cfg["forward_bearer_token"] = *p.ForwardAccessToken
-	}
-	name := "envoy.filters.http.oauth2/" + ns + "/" + ext.Name
-	fr := fragment("oauth2", name, orderOAuth2, obj{
-		"@type": typeURL("envoy.extensions.filters.http.oauth2.v3.OAuth2"), "config": cfg,
-	}, enabledConfig())
-	fr.Clusters = []map[string]any{cl}
-	return []policy.Fragment{fr}, nil
-}
-
 // --------------------------------------------------------------------------
-// rbac / basic auth / api key auth
+// rbac (basic auth / api key auth: render_authn.go)
 
 func (r *fieldRenderer) rbac() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*Authorization)
@@ -1019,118 +490,6 @@ func cidrRange(c string) (obj, error) {
 		n = v
 	}
 	return obj{"address_prefix": ip, "prefix_len": n}, nil
-}
-
-func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*BasicAuthPolicy)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "envoy.filters.http.basic_auth"
-	filter := obj{"@type": typeURL("envoy.extensions.filters.http.basic_auth.v3.BasicAuth"), "users": obj{"inline_string": "#"}}
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.basic_auth.v3.BasicAuthPerRoute")}
-	switch {
-	case v.Disable != nil:
-		return []policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, disabledConfig())}, nil
-	case len(v.Users) > 0:
-		per["users"] = obj{"inline_string": strings.Join(v.Users, "\n")}
-	case v.SecretRef != nil:
-		ns := r.ns(0)
-		if v.SecretRef.Namespace != nil && *v.SecretRef.Namespace != "" {
-			ns = *v.SecretRef.Namespace
-		}
-		key := ".htpasswd"
-		if v.SecretRef.Key != nil {
-			key = *v.SecretRef.Key
-		}
-		per["users"] = obj{"filename": policy.SecretFile(ns, v.SecretRef.Name, key)}
-	default:
-		return nil, fmt.Errorf("basicAuth needs users, secretRef or disable")
-	}
-	return []policy.Fragment{fragment("basic_auth", name, orderBasicAuth, filter, per)}, nil
-}
-
-func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*APIKeyAuth)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "envoy.filters.http.api_key_auth"
-	filter := obj{"@type": typeURL("envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth")}
-	if v.Disable != nil {
-		return []policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, disabledConfig())}, nil
-	}
-	var sources []any
-	for _, s := range v.KeySources {
-		src := obj{}
-		if s.Header != nil {
-			src["header"] = *s.Header
-		}
-		if s.Query != nil {
-			src["query"] = *s.Query
-		}
-		if s.Cookie != nil {
-			src["cookie"] = *s.Cookie
-		}
-		sources = append(sources, src)
-	}
-	if len(sources) == 0 {
-		sources = []any{obj{"header": "api-key"}}
-	}
-	// Each Secret key is a client ID whose value is its API key; values are
-	// never read, so they are placeholders naming the Secret.
-	var creds []any
-	add := func(s *model.Opaque) {
-		keys := slices.Clone(s.Keys)
-		slices.Sort(keys)
-		for _, k := range keys {
-			creds = append(creds, obj{"client": k, "key": policy.SecretPlaceholder(s.Namespace, s.Name, k)})
-		}
-	}
-	switch {
-	case v.SecretRef != nil:
-		ns := r.ns(0)
-		if v.SecretRef.Namespace != nil && *v.SecretRef.Namespace != "" {
-			ns = string(*v.SecretRef.Namespace)
-		}
-		if s := r.env.Model.Secret(ns, string(v.SecretRef.Name)); s != nil {
-			add(s)
-		}
-	case v.SecretSelector != nil:
-		for _, s := range r.env.Model.Secrets {
-			if matchLabels(v.SecretSelector.MatchLabels, s.Labels) {
-				add(s)
-			}
-		}
-	}
-	if len(creds) == 0 {
-		return nil, fmt.Errorf("apiKeyAuth: no credentials (no Secret with keys found)")
-	}
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuthPerRoute"),
-		"credentials": creds, "key_sources": sources}
-	if v.ForwardCredential != nil || v.ClientIDHeader != nil {
-		fw := obj{}
-		if v.ClientIDHeader != nil {
-			fw["header"] = *v.ClientIDHeader
-		}
-		if v.ForwardCredential != nil {
-			fw["hide_credentials"] = !*v.ForwardCredential
-		}
-		per["forwarding"] = fw
-	}
-	return []policy.Fragment{fragment("api_key_auth", name, orderAPIKeyAuth, filter, per)}, nil
-}
-
-func matchLabels(sel, ls map[string]string) bool {
-	if len(sel) == 0 {
-		return false
-	}
-	for k, v := range sel {
-		if ls[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // --------------------------------------------------------------------------
@@ -1335,6 +694,23 @@ func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {
 	return []policy.Fragment{{Capability: "route", RouteAction: obj{"internal_redirect_policy": p}}}, nil
 }
 
+// requestMirror tunes the mirrors the route's RequestMirror filters make;
+// it adds none.
+func (r *fieldRenderer) requestMirror() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*RequestMirrorPolicy)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	m := obj{}
+	if v.DisableShadowHostSuffixAppend != nil {
+		m["disable_shadow_host_suffix_append"] = *v.DisableShadowHostSuffixAppend
+	}
+	if v.HostRewriteLiteral != nil {
+		m["host_rewrite_literal"] = *v.HostRewriteLiteral
+	}
+	return []policy.Fragment{{Capability: "route", MirrorPolicy: m}}, nil
+}
+
 func (r *fieldRenderer) statPrefix() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*string)
 	if !ok {
@@ -1419,6 +795,7 @@ func dynamicModule(capability, name, filterName string, order int, filterJSON, r
 	}, obj{
 		"@type":                 typeURL("envoy.extensions.filters.http.dynamic_modules.v3.DynamicModuleFilterPerRoute"),
 		"dynamic_module_config": module,
+		"filter_name":           filterName, // what Envoy reads; per_route_config_name is its deprecated spelling, kgateway writes both
 		"per_route_config_name": filterName,
 		"filter_config":         obj{"@type": typeURL("google.protobuf.StringValue"), "value": routeJSON},
 	})

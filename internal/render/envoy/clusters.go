@@ -95,6 +95,58 @@ func servicePortHTTP2(s *model.Service, port int32) bool {
 	return false
 }
 
+// protocolsFromServices gives each Service cluster the upstream protocol
+// its port's appProtocol names, and only that, as kgateway does: HTTP/2
+// for http2, grpc, grpc-web and kubernetes.io/h2c, HTTP/1.1 otherwise —
+// also for a GRPCRoute backend or a gRPC extension service whose Service
+// does not say so (--target envoy speaks HTTP/2 to those).
+func (gb *gatewayBuild) protocolsFromServices() {
+	for name, c := range gb.clusters {
+		ns, svc, port, ok := serviceOfCluster(name)
+		if !ok {
+			continue
+		}
+		if kgatewayHTTP2(gb.res.Graph.Model.Service(ns, svc), port) {
+			setHTTP2(c)
+			continue
+		}
+		delete(c.TypedExtensionProtocolOptions, httpProtocolOptionsKey)
+		if len(c.TypedExtensionProtocolOptions) == 0 {
+			c.TypedExtensionProtocolOptions = nil
+		}
+	}
+}
+
+// serviceOfCluster reads a Service cluster name, kube_<ns>_<name>_<port>
+// (Kubernetes names hold no underscore).
+func serviceOfCluster(cluster string) (ns, name string, port int32, ok bool) {
+	parts := strings.Split(cluster, "_")
+	if len(parts) != 4 || parts[0] != "kube" {
+		return "", "", 0, false
+	}
+	p, err := strconv.ParseInt(parts[3], 10, 32)
+	if err != nil {
+		return "", "", 0, false
+	}
+	return parts[1], parts[2], int32(p), true
+}
+
+// kgatewayHTTP2 is kgateway's reading of a Service port's appProtocol.
+func kgatewayHTTP2(s *model.Service, port int32) bool {
+	if s == nil {
+		return false
+	}
+	for _, p := range s.Spec.Ports {
+		if p.Port == port && p.AppProtocol != nil {
+			switch *p.AppProtocol {
+			case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // cluster returns the gateway's cluster of that name, creating it.
 func (gb *gatewayBuild) cluster(name string) *clusterv3.Cluster {
 	if c, ok := gb.clusters[name]; ok {

@@ -55,9 +55,10 @@ func (s *scoped) replaceBody() string {
 
 // filterDef is an HTTP filter of the HCM chain.
 type filterDef struct {
-	name   string
-	order  int
-	config *anypb.Any
+	name       string
+	order      int
+	precedence int32
+	config     *anypb.Any
 }
 
 // rendered is one merged field turned into typed Envoy configuration.
@@ -67,6 +68,7 @@ type rendered struct {
 	perFilter   map[string]*anypb.Any
 	routeAction *routev3.RouteAction
 	route       *routev3.Route
+	mirror      *routev3.RouteAction_RequestMirrorPolicy
 	vhost       *routev3.VirtualHost
 	clusters    []*clusterv3.Cluster
 	failBody    string
@@ -245,20 +247,27 @@ func (b *builder) report(p *policy.Policy, key, code, msg string) {
 func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 	if f := fr.Filter; f != nil {
 		a, err := anys.toAny(f.Config)
+		if f.Typed != nil {
+			a, err = anys.typedAny(f.Typed)
+		}
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)
 		if err != nil {
 			return fmt.Errorf("typed_per_filter_config %s: %w", name, err)
 		}
-		if rf.perFilter == nil {
-			rf.perFilter = map[string]*anypb.Any{}
+		rf.setPerFilter(name, a)
+	}
+	for name, m := range fr.TypedPerFilterConfig {
+		a, err := anys.typedAny(m)
+		if err != nil {
+			return fmt.Errorf("typed_per_filter_config %s: %w", name, err)
 		}
-		rf.perFilter[name] = a
+		rf.setPerFilter(name, a)
 	}
 	if fr.RouteAction != nil {
 		m := &routev3.RouteAction{}
@@ -273,6 +282,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("route: %w", err)
 		}
 		rf.route = mergeInto(rf.route, m)
+	}
+	if fr.MirrorPolicy != nil {
+		m := &routev3.RouteAction_RequestMirrorPolicy{}
+		if err := fromMap(fr.MirrorPolicy, m); err != nil {
+			return fmt.Errorf("request mirror policy: %w", err)
+		}
+		rf.mirror = mergeInto(rf.mirror, m)
 	}
 	if fr.VirtualHost != nil {
 		m := &routev3.VirtualHost{}
@@ -292,6 +308,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		rf.clusters = append(rf.clusters, c)
 	}
 	return nil
+}
+
+func (rf *rendered) setPerFilter(name string, a *anypb.Any) {
+	if rf.perFilter == nil {
+		rf.perFilter = map[string]*anypb.Any{}
+	}
+	rf.perFilter[name] = a
 }
 
 func mergeInto[M proto.Message](dst, src M) M {
@@ -366,6 +389,34 @@ func (c *anyCache) toAny(v map[string]any) (*anypb.Any, error) {
 		c.m = map[string]*anypb.Any{}
 	}
 	c.m[string(key)] = a
+	return a, nil
+}
+
+// typedAny packs a message a kind built, checking it against Envoy's
+// validation rules; like toAny, once per distinct message (keyed by its
+// type and deterministic encoding).
+func (c *anyCache) typedAny(m proto.Message) (*anypb.Any, error) {
+	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	key := "typed:" + string(m.ProtoReflect().Descriptor().FullName()) + ":" + string(raw)
+	c.mu.Lock()
+	a, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return a, nil
+	}
+	a = &anypb.Any{TypeUrl: "type.googleapis.com/" + string(m.ProtoReflect().Descriptor().FullName()), Value: raw}
+	if err := validateAny(a); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*anypb.Any{}
+	}
+	c.m[key] = a
 	return a, nil
 }
 

@@ -125,7 +125,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	}
 	b := &builder{
 		res: res, opt: opt, target: t,
-		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config},
+		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
 		rendered: map[string]*rendered{},
 		rules:    map[*topology.Rule]*scoped{},
 		reported: map[string]bool{},
@@ -249,6 +249,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		out.Listeners = append(out.Listeners, el)
 	}
+	if gb.target.Name == "kgateway" {
+		gb.protocolsFromServices()
+	}
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		out.Clusters = append(out.Clusters, gb.clusters[name])
 	}
@@ -312,7 +315,11 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	if l.Hostname != nil && *l.Hostname != "" {
 		chain.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{string(*l.Hostname)}}
 	}
-	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: []string{"h2", "http/1.1"}}}
+	if !terminatesTLS(l) {
+		return chain, nil // as kgateway renders it: a plain chain
+	}
+	// TlsParams at their defaults, written out as kgateway writes them.
+	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: []string{"h2", "http/1.1"}}}
 	if l.TLS != nil {
 		for _, ref := range l.TLS.CertificateRefs {
 			ns := l.Gateway.Namespace
@@ -331,6 +338,13 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
 	return chain, nil
+}
+
+// terminatesTLS: an HTTPS listener terminates TLS only with certificates;
+// without any kgateway serves it in plain text (no TLS context, no
+// require_tls), and so does gwpol.
+func terminatesTLS(l *topology.Listener) bool {
+	return l != nil && l.TLS != nil && len(l.TLS.CertificateRefs) > 0
 }
 
 func adsSource() *corev3.ConfigSource {

@@ -3,6 +3,7 @@ package envoy
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,10 +51,13 @@ func (rb *rcBuild) use(s *scoped) {
 
 // httpFilters is the HCM chain: every filter used below this
 // RouteConfiguration, disabled by default (enabled per resource by its
-// typed_per_filter_config), sorted by order then name, router last.
+// typed_per_filter_config), sorted by order, precedence (higher first),
+// then name, router last.
 func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	defs := slices.Collect(mapValues(rb.filters))
-	slices.SortFunc(defs, func(a, b filterDef) int { return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.name, b.name)) })
+	slices.SortFunc(defs, func(a, b filterDef) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(b.precedence, a.precedence), cmp.Compare(a.name, b.name))
+	})
 	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
 	for _, d := range defs {
 		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: true, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
@@ -222,7 +226,7 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *scoped, https bool) *routev3.VirtualHost {
 	name := vhostName(rcName, plan.host)
 	vh := &routev3.VirtualHost{Name: name, Domains: []string{plan.host}}
-	if https {
+	if https && terminatesTLS(plan.owner) {
 		vh.RequireTls = routev3.VirtualHost_ALL
 	}
 	if vhScope.replaced() {
@@ -529,6 +533,8 @@ func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped)
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
 	applyRouteMaps(r, levels...)
+	tuneMirrors(r, levels...)
+	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
 	vb.used = append(vb.used, rs)
@@ -631,6 +637,60 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	r.Action = &routev3.Route_Route{Route: act}
 	applyHeaderFilters(r, filters)
 	return true
+}
+
+// tuneMirrors merges the most specific level's mirror tuning into each of
+// the route's request mirror policies.
+func tuneMirrors(r *routev3.Route, levels ...*scoped) {
+	ra := r.GetRoute()
+	if ra == nil || len(ra.RequestMirrorPolicies) == 0 {
+		return
+	}
+	for _, s := range levels {
+		if s == nil {
+			continue
+		}
+		for _, f := range s.fields {
+			if f.mirror == nil {
+				continue
+			}
+			for i, p := range ra.RequestMirrorPolicies {
+				tuned := &routev3.RouteAction_RequestMirrorPolicy{}
+				proto.Merge(tuned, p)
+				proto.Merge(tuned, f.mirror)
+				ra.RequestMirrorPolicies[i] = tuned
+			}
+			return
+		}
+	}
+}
+
+// routeTemplate is a {{ variable }} in a route's stat prefix.
+var routeTemplate = regexp.MustCompile(`\{\{\s*(route_namespace|route_name|rule_name)\s*\}\}`)
+
+// expandRouteTemplate fills the route variables a stat prefix may name,
+// as kgateway does, per route: a policy reaching many routes renders its
+// prefix once, with the variables still in it.
+func expandRouteTemplate(s string, e entry) string {
+	return ExpandRouteVars(s, e.att.Route.Meta.Namespace, e.att.Route.Meta.Name, e.rule.Name)
+}
+
+// ExpandRouteVars fills {{ route_namespace }}, {{ route_name }} and
+// {{ rule_name }} (empty for an unnamed rule) in s.
+func ExpandRouteVars(s, namespace, name, rule string) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	return routeTemplate.ReplaceAllStringFunc(s, func(m string) string {
+		switch routeTemplate.FindStringSubmatch(m)[1] {
+		case "route_namespace":
+			return namespace
+		case "route_name":
+			return name
+		default:
+			return rule
+		}
+	})
 }
 
 // applyRouteMaps merges the policy fields that configure a route directly

@@ -1,0 +1,150 @@
+package trafficpolicy
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// extProc: one ext_proc filter per GatewayExtension, wrapped so the
+// family's disable marker switches it off (ext_proc has no switch of its
+// own).
+func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
+	var out []policy.Fragment
+	for i, val := range r.in.Values {
+		v, ok := val.(*ExtProcPolicy)
+		if !ok {
+			return nil, fmt.Errorf("unexpected value %T", val)
+		}
+		if v.Disable != nil {
+			out = append(out, disableMarker("ext_proc", "ext_proc", orderExtProc-1))
+			continue
+		}
+		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
+		if err != nil {
+			return nil, err
+		}
+		p := ext.Spec.ExtProc
+		if p == nil {
+			return nil, fmt.Errorf("GatewayExtension %s/%s has no extProc", ns, ext.Name)
+		}
+		name, cl := serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
+		cfg := &extprocv3.ExternalProcessor{
+			GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{
+				EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: name}}},
+			FailureModeAllow: p.FailOpen == nil || *p.FailOpen,
+		}
+		if p.ProcessingMode != nil {
+			if cfg.ProcessingMode, err = processingMode(p.ProcessingMode); err != nil {
+				return nil, err
+			}
+		}
+		if p.MessageTimeout != nil {
+			t, err := time.ParseDuration(*p.MessageTimeout)
+			if err != nil {
+				return nil, fmt.Errorf("messageTimeout: %q is not a duration", *p.MessageTimeout)
+			}
+			cfg.MessageTimeout = durationpb.New(t)
+		}
+		if p.StatPrefix != nil {
+			cfg.StatPrefix = *p.StatPrefix
+		}
+		overrides := &extprocv3.ExtProcOverrides{}
+		if v.ProcessingMode != nil {
+			if overrides.ProcessingMode, err = processingMode(v.ProcessingMode); err != nil {
+				return nil, err
+			}
+		}
+		filterName := "ext_proc/" + ns + "/" + ext.Name
+		fr := policy.Fragment{
+			Capability: "ext_proc",
+			Filter: &policy.HTTPFilter{Name: filterName, Order: orderExtProc,
+				Typed: unlessDisabled("ext_proc", "envoy.filters.http.ext_proc", cfg)},
+			TypedPerFilterConfig: map[string]proto.Message{filterName: &extprocv3.ExtProcPerRoute{
+				Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: overrides}}},
+		}
+		if p.FilterStage != nil {
+			fr.Filter.Precedence = p.FilterStage.Weight // its weight within the stage, higher first
+		}
+		fr.Clusters = []map[string]any{cl}
+		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
+	}
+	return out, nil
+}
+
+// processingMode is Envoy's ProcessingMode; a mode that is not one of
+// Envoy's values (in kgateway's spelling, NONE, or CamelCase) is an error
+// naming the field and the values allowed.
+func processingMode(m *ProcessingMode) (*extprocv3.ProcessingMode, error) {
+	out := &extprocv3.ProcessingMode{}
+	for _, h := range []struct {
+		field, value string
+		dst          *extprocv3.ProcessingMode_HeaderSendMode
+	}{
+		{"requestHeaderMode", m.RequestHeaderMode, &out.RequestHeaderMode},
+		{"responseHeaderMode", m.ResponseHeaderMode, &out.ResponseHeaderMode},
+		{"requestTrailerMode", m.RequestTrailerMode, &out.RequestTrailerMode},
+		{"responseTrailerMode", m.ResponseTrailerMode, &out.ResponseTrailerMode},
+	} {
+		n, err := enumValue(h.field, h.value, extprocv3.ProcessingMode_HeaderSendMode_value)
+		if err != nil {
+			return nil, err
+		}
+		*h.dst = extprocv3.ProcessingMode_HeaderSendMode(n)
+	}
+	for _, b := range []struct {
+		field, value string
+		dst          *extprocv3.ProcessingMode_BodySendMode
+	}{
+		{"requestBodyMode", m.RequestBodyMode, &out.RequestBodyMode},
+		{"responseBodyMode", m.ResponseBodyMode, &out.ResponseBodyMode},
+	} {
+		n, err := enumValue(b.field, b.value, extprocv3.ProcessingMode_BodySendMode_value)
+		if err != nil {
+			return nil, err
+		}
+		*b.dst = extprocv3.ProcessingMode_BodySendMode(n)
+	}
+	return out, nil
+}
+
+// enumValue is the number of an enum value given by name ("" is the
+// zero value).
+func enumValue(field, v string, values map[string]int32) (int32, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, ok := values[enumName(v)]
+	if !ok {
+		return 0, fmt.Errorf("processingMode.%s: %q is not one of %s", field, v, strings.Join(slices.Sorted(maps.Keys(values)), ", "))
+	}
+	return n, nil
+}
+
+// enumName is the Envoy enum value name of a policy's enum string.
+// kgateway's API spells most enums as Envoy does (NONE, BUFFERED_PARTIAL),
+// which are kept as they are; a CamelCase spelling (BufferedPartial)
+// becomes BUFFERED_PARTIAL. Splitting an upper-case name at each capital
+// would mangle NONE into N_O_N_E.
+func enumName(s string) string {
+	if strings.ToUpper(s) == s {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && c >= 'A' && c <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(c)
+	}
+	return strings.ToUpper(b.String())
+}
