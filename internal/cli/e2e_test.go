@@ -104,6 +104,9 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-delegated-child.txt", []string{"explain", "httproute/docs/docs-v1", "-f", ex}, 0},
 		{"explain-delegated-child.json", []string{"explain", "httproute/docs/docs-v1/v1", "-f", ex, "-o", "json"}, 0},
 		{"explain-haproxy-rule.txt", []string{"explain", "httproute/api/accounts/profile", "-f", ex}, 0},
+		{"explain-decide.txt", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml"}, 0},
+		{"explain-decide.json", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml", "-o", "json"}, 0},
+		{"explain-field-prefix.txt", []string{"explain", "httproute/shop/orders/create", "-f", ex, "--field", "rateLimit"}, 0},
 		{"diff.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml"}, 0},
 		{"diff.json", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml", "-o", "json", "--exit-code"}, 1},
 		{"diff-none.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/old.yaml", "--exit-code"}, 0},
@@ -158,6 +161,10 @@ func TestBadInput(t *testing.T) {
 	_, errOut, code = run(t, "explain", "httproute/shop/order", "-f", "testdata/examples")
 	if code != ExitUsage || !strings.Contains(errOut, `did you mean "shop/orders"`) {
 		t.Errorf("unknown target: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "explain", "httproute/shop/orders", "-f", "testdata/examples", "--field", "timeout")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "timeouts"`) {
+		t.Errorf("unknown field: exit %d, stderr %q", code, errOut)
 	}
 	_, _, code = run(t, "lint", "--fail-on", "sometimes", "-f", "testdata/examples")
 	if code != ExitUsage {

@@ -37,7 +37,18 @@ whose value lost, and gateway-level values a route policy shadows.
 TARGET is KIND/NAMESPACE/NAME[/SECTION] or, with -n, KIND/NAME[/SECTION]:
   gateway/NS/NAME[/LISTENER]     httproute/NS/NAME[/RULE]     grpcroute/NS/NAME[/RULE]
 RULE is the rule's name or #N for the N-th rule (from 0). Kinds are
-case-insensitive and accept plurals and short forms (gw, httproutes, hr).`,
+case-insensitive and accept plurals and short forms (gw, httproutes, hr).
+
+Each loser is named with the rule that decided against it: level (a more
+specific level wins), attachment (ExtensionRef beats sectionName beats a
+whole-target targetRef), weight, age (older wins), name (only the names
+decided: GWP303) or order (kinds without precedence keep attachment order).
+--field selects a field and everything under it (rateLimit covers
+rateLimit.local); an unknown field is a usage error.
+
+Merge strategies (text output names one only when it is not the field's
+default; JSON always does):
+` + strategyHelp,
 		Example: `  gwpol explain httproute/shop/orders -f manifests/
   gwpol explain -n shop httproute/orders/#0 -f manifests/ --field cors --show-values
   gwpol explain gateway/infra/public/https -f manifests/ -o json`,
@@ -60,6 +71,15 @@ case-insensitive and accept plurals and short forms (gw, httproutes, hr).`,
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json"))
 	return cmd
 }
+
+// strategyHelp defines each merge strategy in one sentence; the README's
+// "Merge strategies" section says the same.
+const strategyHelp = `  AugmentedShallow    the first policy in precedence order that sets the field owns it whole (the usual default)
+  OverridableShallow  the last policy in precedence order that sets the field owns it whole
+  AugmentedDeep       every setter's value merges, lists concatenated in precedence order
+  OverridableDeep     every setter's value merges, the last in precedence order first
+  Additive            every setter contributes, less specific levels first; nothing is overridden
+  Exclusive           at most one policy may attach, so nothing merges`
 
 var kindAliases = map[string]string{
 	"gateway": "Gateway", "gateways": "Gateway", "gw": "Gateway", "gtw": "Gateway",
@@ -101,6 +121,9 @@ func parseTarget(s, defaultNS string) (targetSpec, error) {
 func runExplain(o *explainOptions) error {
 	c, err := o.compile()
 	if err != nil {
+		return err
+	}
+	if err := checkField(o.Field, c.Result.Registry); err != nil {
 		return err
 	}
 	printDiagnostics(o.IO.ErrOut, compileErrors(c))
@@ -176,6 +199,31 @@ func noEffectNotes(c *Compiled, rt *topology.Route, rule *topology.Rule) []strin
 		}
 	}
 	return slices.Compact(notes)
+}
+
+// checkField refuses a --field that selects no field of any registered
+// kind: a typo must not read as "nothing in effect".
+func checkField(want string, reg *policy.Registry) error {
+	if want == "" {
+		return nil
+	}
+	var names []string
+	for _, k := range reg.Kinds() {
+		for _, fs := range k.Spec().Fields {
+			if explain.MatchField(fs.Key, want) {
+				return nil
+			}
+			names = append(names, fs.Key)
+			if top, _, nested := strings.Cut(fs.Key, "."); nested {
+				names = append(names, top)
+			}
+		}
+	}
+	msg := fmt.Sprintf("unknown field %q", want)
+	if best := closest(want, names); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return usageError("%s", msg)
 }
 
 func explainTarget(c *Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {
@@ -338,16 +386,14 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
 			if f.Inherited {
 				level += ", inherited"
 			}
-			lines := []string{fmt.Sprintf("%s (%s)", shortID(f.Owner), level), "strategy: " + f.Strategy}
+			lines := []string{fmt.Sprintf("%s (%s)", shortID(f.Owner), level)}
+			if !f.DefaultStrategy {
+				lines = append(lines, "strategy: "+f.Strategy)
+			}
 			if len(f.Contributors) > 1 {
 				lines = append(lines, "contributors: "+strings.ReplaceAll(shortIDs(f.Contributors), "\n", ", "))
 			}
-			if len(f.Overridden) > 0 {
-				lines = append(lines, "lost: "+strings.ReplaceAll(shortIDs(f.Overridden), "\n", ", "))
-			}
-			if len(f.Shadowed) > 0 {
-				lines = append(lines, "shadows: "+strings.ReplaceAll(shortIDs(f.Shadowed), "\n", ", "))
-			}
+			lines = append(lines, decisionLines(f)...)
 			if len(f.Value) > 0 {
 				lines = append(lines, "value: "+truncate(string(f.Value), 56))
 			}
@@ -355,6 +401,21 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
 		}
 		fmt.Fprintln(w, tb.Render())
 	}
+}
+
+// decisionLines say, per loser, what beat it: "beats X: weight 5 …" for
+// a policy overridden at the same level, "shadows X: …" for a less
+// specific level.
+func decisionLines(f explain.Field) []string {
+	var out []string
+	for _, d := range f.Decisions {
+		verb := "beats"
+		if slices.Contains(f.Shadowed, d.Loser) {
+			verb = "shadows"
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", verb, shortID(d.Loser), d.Reason))
+	}
+	return out
 }
 
 func sectionWord(kind string) string {

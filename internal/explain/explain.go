@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -20,16 +22,30 @@ type Ref struct {
 
 // Field is one field in effect.
 type Field struct {
-	PolicyKind   string          `json:"policyKind"`
-	Field        string          `json:"field"`
-	Owner        string          `json:"owner"`
-	Level        string          `json:"level"`
-	Strategy     string          `json:"strategy"`
-	Contributors []string        `json:"contributors"`
-	Overridden   []string        `json:"overridden"`
-	Inherited    bool            `json:"inherited"`
-	Shadowed     []string        `json:"shadowed,omitempty"`
-	Value        json.RawMessage `json:"value,omitempty"`
+	PolicyKind   string   `json:"policyKind"`
+	Field        string   `json:"field"`
+	Owner        string   `json:"owner"`
+	Level        string   `json:"level"`
+	Strategy     string   `json:"strategy"`
+	Contributors []string `json:"contributors"`
+	Overridden   []string `json:"overridden"`
+	Inherited    bool     `json:"inherited"`
+	Shadowed     []string `json:"shadowed,omitempty"`
+	// Decisions say, for each policy that lost this field (overridden or
+	// shadowed), which rule put the owner first.
+	Decisions []Decision      `json:"decisions,omitempty"`
+	Value     json.RawMessage `json:"value,omitempty"`
+	// DefaultStrategy: Strategy is the field's usual one, so text output
+	// leaves it out.
+	DefaultStrategy bool `json:"-"`
+}
+
+// Decision is why the owner beat one loser.
+type Decision struct {
+	Loser string `json:"loser"`
+	// Rule is level, attachment, weight, age, name or order.
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
 }
 
 // Target is one explained target.
@@ -103,7 +119,7 @@ func ids(cs []*merge.Candidate) []string {
 func fields(es []merge.EffectiveField, opt Options) []Field {
 	out := []Field{}
 	for _, e := range es {
-		if opt.Field != "" && e.Key != opt.Field {
+		if !MatchField(e.Key, opt.Field) {
 			continue
 		}
 		gk := e.Kind.GroupKind()
@@ -113,10 +129,18 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		}
 		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.ID(), Level: level,
 			Strategy: string(e.Field.Strategy), Contributors: ids(e.Field.Contributors), Overridden: ids(e.Field.Losers), Inherited: e.Inherited}
+		f.DefaultStrategy = e.Field.Strategy == defaultStrategy(e)
+		for _, l := range e.Field.Losers {
+			d := merge.DecideField(e.Field, l)
+			f.Decisions = append(f.Decisions, Decision{Loser: l.Policy.ID(), Rule: string(d.Rule), Reason: d.Detail})
+		}
 		for _, s := range e.Shadowed {
-			for _, id := range ids(s.Contributors) {
+			for _, c := range s.Contributors {
+				id := c.Policy.ID()
 				if !slices.Contains(f.Shadowed, id) {
 					f.Shadowed = append(f.Shadowed, id)
+					f.Decisions = append(f.Decisions, Decision{Loser: id, Rule: string(merge.RuleLevel),
+						Reason: fmt.Sprintf("%s level is more specific than %s level", level, c.Level)})
 				}
 			}
 		}
@@ -134,4 +158,20 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		out = append(out, f)
 	}
 	return out
+}
+
+// MatchField reports whether a field key is selected by a --field value:
+// the key itself or any key under it (rateLimit covers rateLimit.local).
+func MatchField(key, want string) bool {
+	return want == "" || key == want || strings.HasPrefix(key, want+".")
+}
+
+// defaultStrategy is the strategy a field has when nothing is configured.
+func defaultStrategy(e merge.EffectiveField) policy.Strategy {
+	for _, fs := range e.Kind.Spec().Fields {
+		if fs.Key == e.Key && fs.Default != "" {
+			return fs.Default
+		}
+	}
+	return policy.AugmentedShallow
 }

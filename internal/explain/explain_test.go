@@ -56,3 +56,22 @@ spec:
 		t.Errorf("--field retry gave %d fields", len(only.Fields))
 	}
 }
+
+func TestMatchField(t *testing.T) {
+	tests := []struct {
+		key, want string
+		match     bool
+	}{
+		{"rateLimit.local", "", true},
+		{"rateLimit.local", "rateLimit", true},
+		{"rateLimit.local", "rateLimit.local", true},
+		{"rateLimit.local", "rate", false},
+		{"timeouts", "timeout", false},
+		{"cors", "cors.x", false},
+	}
+	for _, tt := range tests {
+		if got := explain.MatchField(tt.key, tt.want); got != tt.match {
+			t.Errorf("MatchField(%q, %q) = %v, want %v", tt.key, tt.want, got, tt.match)
+		}
+	}
+}
