@@ -106,6 +106,12 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-haproxy-rule.txt", []string{"explain", "httproute/api/accounts/profile", "-f", ex}, 0},
 		{"explain-decide.txt", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml"}, 0},
 		{"explain-decide.json", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml", "-o", "json"}, 0},
+		{"explain-policy.txt", []string{"explain", "trafficpolicy/infra/edge-defaults", "-f", ex}, 0},
+		{"explain-policy.json", []string{"explain", "trafficpolicies/infra/edge-defaults", "-f", ex, "-o", "json"}, 0},
+		{"explain-policy-lost.txt", []string{"explain", "-n", "shop", "trafficpolicy/orders-retry-b", "-f", ex}, 0},
+		{"explain-policy-haproxy.txt", []string{"explain", "haproxyroutepolicy/api/short-cache", "-f", ex}, 0},
+		{"explain-policy-inherited.txt", []string{"explain", "trafficpolicy/infra/docs-platform", "-f", ex}, 0},
+		{"explain-policy-unreached.txt", []string{"explain", "trafficpolicy/payments/refunds-timeout", "-f", ex}, 0},
 		{"explain-field-prefix.txt", []string{"explain", "httproute/shop/orders/create", "-f", ex, "--field", "rateLimit"}, 0},
 		{"diff.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml"}, 0},
 		{"diff.json", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml", "-o", "json", "--exit-code"}, 1},
@@ -165,6 +171,10 @@ func TestBadInput(t *testing.T) {
 	_, errOut, code = run(t, "explain", "httproute/shop/orders", "-f", "testdata/examples", "--field", "timeout")
 	if code != ExitUsage || !strings.Contains(errOut, `did you mean "timeouts"`) {
 		t.Errorf("unknown field: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "explain", "trafficpolicy/shop/orders-retry", "-f", "testdata/examples")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "shop/orders-retry-a"`) {
+		t.Errorf("unknown policy: exit %d, stderr %q", code, errOut)
 	}
 	_, _, code = run(t, "lint", "--fail-on", "sometimes", "-f", "testdata/examples")
 	if code != ExitUsage {

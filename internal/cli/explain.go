@@ -39,6 +39,13 @@ TARGET is KIND/NAMESPACE/NAME[/SECTION] or, with -n, KIND/NAME[/SECTION]:
 RULE is the rule's name or #N for the N-th rule (from 0). Kinds are
 case-insensitive and accept plurals and short forms (gw, httproutes, hr).
 
+TARGET may also be a policy, POLICYKIND/NAMESPACE/NAME (` + policyKindWords() + `):
+explain then lists every target the policy reached and how (targetRef,
+sectionName, ExtensionRef, inherited from a delegating parent route), each
+of its fields there (won, merged, or lost to whom and why; the rules and
+listeners where a more specific level shadows it), and the problems that
+kept it from a target.
+
 Each loser is named with the rule that decided against it: level (a more
 specific level wins), attachment (ExtensionRef beats sectionName beats a
 whole-target targetRef), weight, age (older wins), name (only the names
@@ -50,6 +57,7 @@ Merge strategies (text output names one only when it is not the field's
 default; JSON always does):
 ` + strategyHelp,
 		Example: `  gwpol explain httproute/shop/orders -f manifests/
+  gwpol explain trafficpolicy/infra/edge-defaults -f manifests/
   gwpol explain -n shop httproute/orders/#0 -f manifests/ --field cors --show-values
   gwpol explain gateway/infra/public/https -f manifests/ -o json`,
 		Args: exactArgs(1, "one TARGET such as httproute/NS/NAME"),
@@ -132,6 +140,9 @@ func runExplain(o *explainOptions) error {
 			return firstErr(explainRestAPIHook(o, c), c.inputResult())
 		}
 		return usageError("restapi targets need the WSO2 policy kind")
+	}
+	if k, ok := policyKindOf(o.Target, c.Result.Registry); ok {
+		return firstErr(explainPolicy(o, c, k), c.inputResult())
 	}
 	ns := ""
 	if o.Namespace != "" {

@@ -75,3 +75,27 @@ func TestFlagParsing(t *testing.T) {
 		t.Errorf("-o xml: exit %d, want 2", exitCode(err))
 	}
 }
+
+func TestPolicyKindOf(t *testing.T) {
+	reg := Registry()
+	tests := []struct {
+		target, want string
+	}{
+		{"trafficpolicy/a/b", "TrafficPolicy"},
+		{"TrafficPolicies/a/b", "TrafficPolicy"},
+		{"haproxyroutepolicy/b", "HAProxyRoutePolicy"},
+		{"apipolicies/a/b", "APIPolicy"},
+		{"httproute/a/b", ""},
+		{"policy/a/b", ""},
+	}
+	for _, tt := range tests {
+		k, ok := policyKindOf(tt.target, reg)
+		got := ""
+		if ok {
+			got = k.GroupKind().Kind
+		}
+		if got != tt.want {
+			t.Errorf("policyKindOf(%q) = %q, want %q", tt.target, got, tt.want)
+		}
+	}
+}
