@@ -60,7 +60,8 @@ default; JSON always does):
   gwpol explain trafficpolicy/infra/edge-defaults -f manifests/
   gwpol explain -n shop httproute/orders/#0 -f manifests/ --field cors --show-values
   gwpol explain gateway/infra/public/https -f manifests/ -o json`,
-		Args: exactArgs(1, "one TARGET such as httproute/NS/NAME"),
+		Args:              exactArgs(1, "one TARGET such as httproute/NS/NAME"),
+		ValidArgsFunction: g.fromInputs(explainTargets),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.Target = args[0]
 			if err := checkFormat(o.Output, "text", "json"); err != nil {

@@ -80,6 +80,7 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletions("listener", "route", "cluster", "all"))
 	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
 	_ = cmd.RegisterFlagCompletionFunc("merge-key", fixedCompletions("gwpol", "kgateway"))
+	_ = cmd.RegisterFlagCompletionFunc("gateway", g.fromInputs(gatewayRefs))
 	return cmd
 }
 
