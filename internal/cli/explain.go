@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -162,7 +161,7 @@ func runExplain(o *explainOptions) error {
 		return firstErr(writeData(o.globalOptions, "", "json", rep), c.inputResult())
 	}
 	var b bytes.Buffer
-	writeExplainText(&b, rep, o.IO.Color())
+	writeExplainText(&b, rep, o.IO.Color(), o.IO.Width)
 	_, err = o.IO.Out.Write(b.Bytes())
 	return firstErr(err, c.inputResult())
 }
@@ -361,7 +360,7 @@ func shortIDs(ids []string) string {
 	return strings.Join(out, "\n")
 }
 
-func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
+func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 	head := lipgloss.NewStyle()
 	if color {
 		head = head.Bold(true).Foreground(lipgloss.Color("12"))
@@ -377,22 +376,19 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
 		if t.Listener != "" {
 			title += " (on listener " + t.Listener + ")"
 		}
-		fmt.Fprintln(w, head.Render(title))
+		fmt.Fprintln(w, head.Render(fitLine(title, width, "  ")))
 		for _, r := range t.EnvoyRoutes {
-			fmt.Fprintln(w, "  envoy route: "+r)
+			fmt.Fprintln(w, fitLine("  envoy route: "+r, width, "    "))
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintln(w, "  note: "+n)
+			fmt.Fprintln(w, fitLine("  note: "+n, width, "    "))
 		}
 		if len(t.Fields) == 0 {
 			fmt.Fprintln(w, "  no policy fields in effect")
 			continue
 		}
 		// Two columns, details stacked, so a rule reads well at 80 columns.
-		tb := table.New().Border(lipgloss.NormalBorder()).Headers("FIELD", "OWNER AND HOW IT WON")
-		if !color {
-			tb = tb.BorderStyle(lipgloss.NewStyle())
-		}
+		var rows []fieldRow
 		for _, f := range t.Fields {
 			level := f.Level
 			if f.Inherited {
@@ -407,11 +403,11 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
 			}
 			lines = append(lines, decisionLines(f)...)
 			if len(f.Value) > 0 {
-				lines = append(lines, "value: "+truncate(string(f.Value), 56))
+				lines = append(lines, "value: "+string(f.Value))
 			}
-			tb = tb.Row(f.Field, strings.Join(lines, "\n"))
+			rows = append(rows, fieldRow{Key: f.Field, Lines: lines})
 		}
-		fmt.Fprintln(w, tb.Render())
+		writeRows(w, [2]string{"FIELD", "OWNER AND HOW IT WON"}, rows, color, width)
 	}
 }
 
