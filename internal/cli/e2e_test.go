@@ -115,6 +115,8 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-field-prefix.txt", []string{"explain", "httproute/shop/orders/create", "-f", ex, "--field", "rateLimit"}, 0},
 		{"diff.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml"}, 0},
 		{"diff.json", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml", "-o", "json", "--exit-code"}, 1},
+		{"diff-leaf.txt", []string{"diff", "testdata/diff/leaf-old.yaml", "testdata/diff/leaf-new.yaml", "--exit-code"}, 1},
+		{"diff-leaf.json", []string{"diff", "testdata/diff/leaf-old.yaml", "testdata/diff/leaf-new.yaml", "-o", "json"}, 0},
 		{"diff-none.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/old.yaml", "--exit-code"}, 0},
 		{"graph.dot", []string{"graph", "-f", "testdata/diff/new.yaml"}, 0},
 		{"graph.mmd", []string{"graph", "-f", "testdata/diff/new.yaml", "-o", "mermaid"}, 0},

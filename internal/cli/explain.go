@@ -432,10 +432,3 @@ func sectionWord(kind string) string {
 	}
 	return "rule"
 }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
-}
