@@ -70,3 +70,18 @@ func explainTargets(c *Compiled, ns string) []string {
 
 // gatewayRefs are the Gateways as --gateway takes them: NS/NAME.
 func gatewayRefs(c *Compiled, _ string) []string { return gatewayNames(c.Graph) }
+
+// routeRefs are the routes as --route takes them: KIND/NS/NAME
+// (KIND/NAME in the -n namespace).
+func routeRefs(c *Compiled, ns string) []string {
+	var out []string
+	for _, rt := range c.Graph.Routes {
+		switch {
+		case ns == "":
+			out = append(out, strings.ToLower(rt.Kind)+"/"+rt.Meta.Namespace+"/"+rt.Meta.Name)
+		case rt.Meta.Namespace == ns:
+			out = append(out, strings.ToLower(rt.Kind)+"/"+rt.Meta.Name)
+		}
+	}
+	return out
+}

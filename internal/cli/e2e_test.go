@@ -112,6 +112,7 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-policy-haproxy.txt", []string{"explain", "haproxyroutepolicy/api/short-cache", "-f", ex}, 0},
 		{"explain-policy-inherited.txt", []string{"explain", "trafficpolicy/infra/docs-platform", "-f", ex}, 0},
 		{"explain-policy-unreached.txt", []string{"explain", "trafficpolicy/payments/refunds-timeout", "-f", ex}, 0},
+		{"explain-fixed-status.txt", []string{"explain", "httproute/sandbox/playground/borrowed", "-f", ex}, 0},
 		{"explain-field-prefix.txt", []string{"explain", "httproute/shop/orders/create", "-f", ex, "--field", "rateLimit"}, 0},
 		{"diff.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml"}, 0},
 		{"diff.json", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml", "-o", "json", "--exit-code"}, 1},
@@ -281,5 +282,18 @@ func TestOutFileAtomic(t *testing.T) {
 	}
 	if data, err := os.ReadFile(partial); err != nil || !json.Valid(data) {
 		t.Errorf("partial output: %v (valid JSON: %v)", err, json.Valid(data))
+	}
+}
+
+// TestOutMissingDirectory: --out into a directory that does not exist is
+// exit 3 naming the path, with no temporary file name and no usage text.
+func TestOutMissingDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "envoy.yaml")
+	_, errOut, code := run(t, "render", "-f", "testdata/examples", "--out", path)
+	if code != ExitInput || !strings.Contains(errOut, "cannot write "+path+": directory "+filepath.Dir(path)+" does not exist") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(errOut, ".tmp-") || strings.Contains(errOut, "--help") {
+		t.Errorf("stderr leaks the temporary file or usage text: %q", errOut)
 	}
 }

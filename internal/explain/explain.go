@@ -54,6 +54,9 @@ type Target struct {
 	// Listener the effective view is for (a route can be served by several).
 	Listener    string   `json:"listener,omitempty"`
 	EnvoyRoutes []string `json:"envoyRoutes"`
+	// FixedStatus is the status the rule answers instead of forwarding
+	// (500, or 503 failing closed); the notes say why.
+	FixedStatus int      `json:"fixedStatus,omitempty"`
 	Fields      []Field  `json:"fields"`
 	Notes       []string `json:"notes,omitempty"`
 }
@@ -97,9 +100,10 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
-	if b := r.Attach.Broken[rule]; len(b) > 0 {
-		for _, x := range b {
-			t.Notes = append(t.Notes, "fails closed: "+x.Reason)
+	if fs, ok := r.FixedStatus(rule); ok {
+		t.FixedStatus = fs.Status
+		for _, why := range fs.Reasons {
+			t.Notes = append(t.Notes, fmt.Sprintf("answers %d to every request: %s", fs.Status, why))
 		}
 	}
 	if opt.Notes != nil {
