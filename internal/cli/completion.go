@@ -85,3 +85,12 @@ func routeRefs(c *Compiled, ns string) []string {
 	}
 	return out
 }
+
+// policyRefs are the policies as --policy takes them: POLICYKIND/NS/NAME.
+func policyRefs(c *Compiled, _ string) []string {
+	var out []string
+	for _, p := range c.Policies.Policies {
+		out = append(out, strings.ToLower(p.Kind.GroupKind().Kind)+"/"+p.Obj.Namespace+"/"+p.Obj.Name)
+	}
+	return out
+}

@@ -24,6 +24,10 @@ func TestCompletionsFromInputs(t *testing.T) {
 			[]string{"gateway/infra/public", "gateway/infra/public/https"}, nil},
 		{"render --gateway", []string{"render", "-f", ex, "--gateway", ""},
 			[]string{"infra/public", "infra/internal"}, nil},
+		{"graph --policy", []string{"graph", "-f", ex, "--policy", "trafficpolicy/infra/"},
+			[]string{"trafficpolicy/infra/edge-defaults", "trafficpolicy/infra/https-timeouts"}, []string{"trafficpolicy/shop/orders-cors"}},
+		{"render --route", []string{"render", "-f", ex, "--route", "grpc"},
+			[]string{"grpcroute/api/accounts-grpc", "grpcroute/payments/ledger-api"}, []string{"httproute/shop/orders"}},
 		{"no inputs, no suggestions", []string{"explain", "httproute/"}, nil, []string{"httproute/shop/orders"}},
 	}
 	for _, tt := range tests {

@@ -121,6 +121,9 @@ func TestGoldenE2E(t *testing.T) {
 		{"diff-none.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/old.yaml", "--exit-code"}, 0},
 		{"graph.dot", []string{"graph", "-f", "testdata/diff/new.yaml"}, 0},
 		{"graph.mmd", []string{"graph", "-f", "testdata/diff/new.yaml", "-o", "mermaid"}, 0},
+		{"graph-route-orders.dot", []string{"graph", "-f", ex, "--route", "httproute/shop/orders"}, 0},
+		{"graph-sandbox.mmd", []string{"graph", "-f", ex, "-n", "sandbox", "--route", "httproute/playground", "--policy", "trafficpolicy/sandbox/wrong-section", "-o", "mermaid"}, 0},
+		{"graph-policy.dot", []string{"graph", "-f", ex, "--policy", "trafficpolicy/infra/https-timeouts"}, 0},
 		{"render-public-routes.yaml", []string{"render", "-f", ex, "--gateway", "infra/public", "--type", "route"}, 0},
 	}
 	for _, c := range cases {
@@ -178,6 +181,10 @@ func TestBadInput(t *testing.T) {
 	_, errOut, code = run(t, "explain", "trafficpolicy/shop/orders-retry", "-f", "testdata/examples")
 	if code != ExitUsage || !strings.Contains(errOut, `did you mean "shop/orders-retry-a"`) {
 		t.Errorf("unknown policy: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "graph", "-f", "testdata/examples", "--gateway", "infra/publik")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "infra/public"`) {
+		t.Errorf("graph unknown gateway: exit %d, stderr %q", code, errOut)
 	}
 	_, _, code = run(t, "lint", "--fail-on", "sometimes", "-f", "testdata/examples")
 	if code != ExitUsage {
@@ -295,5 +302,24 @@ func TestOutMissingDirectory(t *testing.T) {
 	}
 	if strings.Contains(errOut, ".tmp-") || strings.Contains(errOut, "--help") {
 		t.Errorf("stderr leaks the temporary file or usage text: %q", errOut)
+	}
+}
+
+// TestGraphRendersWithGraphviz: Graphviz accepts the whole example's DOT,
+// clusters and all. Skipped where dot is not installed (CI need not have it).
+func TestGraphRendersWithGraphviz(t *testing.T) {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz dot not installed")
+	}
+	out, errOut, code := run(t, "graph", "-f", "testdata/examples")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	cmd := exec.Command(dot, "-Tsvg")
+	cmd.Stdin = strings.NewReader(out)
+	svg, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(svg), "<svg") || strings.Contains(string(svg), "Warning") {
+		t.Errorf("dot: %v\n%.500s", err, svg)
 	}
 }

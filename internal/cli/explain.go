@@ -141,8 +141,8 @@ func runExplain(o *explainOptions) error {
 		}
 		return usageError("restapi targets need the WSO2 policy kind")
 	}
-	if k, ok := policyKindOf(o.Target, c.Result.Registry); ok {
-		return firstErr(explainPolicy(o, c, k), c.inputResult())
+	if _, ok := policyKindOf(o.Target, c.Result.Registry); ok {
+		return firstErr(explainPolicy(o, c), c.inputResult())
 	}
 	ns := ""
 	if o.Namespace != "" {

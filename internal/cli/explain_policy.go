@@ -33,17 +33,23 @@ func policyKindWords() string {
 	return strings.Join(out, ", ")
 }
 
-// explainPolicy answers explain KIND/NS/NAME for a policy kind.
-func explainPolicy(o *explainOptions, c *Compiled, k policy.Kind) error {
-	parts := strings.Split(o.Target, "/")
+// lookupPolicy finds the policy a POLICYKIND/NS/NAME (or POLICYKIND/NAME
+// with -n) names; an unknown kind or name is a usage error with the
+// nearest one.
+func lookupPolicy(c *Compiled, ref, namespace string) (*policy.Policy, error) {
+	k, ok := policyKindOf(ref, c.Result.Registry)
+	if !ok {
+		return nil, usageError("%q: want POLICYKIND/NAMESPACE/NAME with POLICYKIND one of %s", ref, policyKindWords())
+	}
+	parts := strings.Split(ref, "/")
 	key := model.Key{Group: k.GroupKind().Group, Kind: k.GroupKind().Kind}
 	switch {
-	case len(parts) == 2 && o.Namespace != "":
-		key.Namespace, key.Name = o.Namespace, parts[1]
+	case len(parts) == 2 && namespace != "":
+		key.Namespace, key.Name = namespace, parts[1]
 	case len(parts) == 3:
 		key.Namespace, key.Name = parts[1], parts[2]
 	default:
-		return usageError("target %q: want %s/NAMESPACE/NAME (or %s/NAME with -n)", o.Target, parts[0], parts[0])
+		return nil, usageError("%q: want %s/NAMESPACE/NAME (or %s/NAME with -n)", ref, parts[0], parts[0])
 	}
 	p := c.Policies.Get(key)
 	if p == nil {
@@ -53,7 +59,16 @@ func explainPolicy(o *explainOptions, c *Compiled, k policy.Kind) error {
 				names = append(names, q.Obj.Namespace+"/"+q.Obj.Name)
 			}
 		}
-		return notFound(targetSpec{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, names)
+		return nil, notFound(targetSpec{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, names)
+	}
+	return p, nil
+}
+
+// explainPolicy answers explain POLICYKIND/NS/NAME.
+func explainPolicy(o *explainOptions, c *Compiled) error {
+	p, err := lookupPolicy(c, o.Target, o.Namespace)
+	if err != nil {
+		return err
 	}
 	rep := explain.Policy(c.Result, p)
 	for i := range rep.Targets {
