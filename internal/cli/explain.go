@@ -376,7 +376,10 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 		if t.Listener != "" {
 			title += " (on listener " + t.Listener + ")"
 		}
-		fmt.Fprintln(w, head.Render(fitLine(title, width, "  ")))
+		// Styled line by line: lipgloss pads a multi-line block to one width.
+		for _, l := range strings.Split(fitLine(title, width, "  "), "\n") {
+			fmt.Fprintln(w, head.Render(l))
+		}
 		for _, r := range t.EnvoyRoutes {
 			fmt.Fprintln(w, fitLine("  envoy route: "+r, width, "    "))
 		}

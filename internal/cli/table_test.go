@@ -62,3 +62,20 @@ func TestWrapLines(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainColouredTitleNotPadded: a wrapped, coloured title is styled
+// line by line, so its short lines carry no padding.
+func TestExplainColouredTitleNotPadded(t *testing.T) {
+	ios, out, errOut := Test("", true)
+	ios.Width = 50
+	root := NewRootCmd(ios)
+	root.SetArgs([]string{"explain", "httproute/shop/orders/create", "-f", filepath.Join("..", "..", "testdata", "examples"), "--field", "retry"})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if plain := ansi.Strip(l); plain != strings.TrimRight(plain, " ") {
+			t.Errorf("padded line %q", l)
+		}
+	}
+}
