@@ -252,6 +252,10 @@ func (r *Result) broken(rt *topology.Route, rule *topology.Rule, k policy.Kind, 
 
 var viaRank = map[Via]int{ViaExtensionRef: 0, ViaSection: 1, ViaTargetRef: 2}
 
+// Rank orders the ways of attaching, strongest (0) first: ExtensionRef,
+// sectionName, then a whole-target targetRef or selector.
+func (v Via) Rank() int { return viaRank[v] }
+
 // sortAll puts every list in precedence order: by way of attaching, then
 // (for kinds with KindSpec.Precedence) weight, age and name. A policy
 // reaching one target twice (two targetRefs, or a targetRef and a

@@ -28,7 +28,13 @@ func newDiffCmd(g *globalOptions, run func(*diffOptions) error) *cobra.Command {
 checkouts) and lists, for every listener and route rule, the policy fields
 whose owner, level or value changed, were added or were removed — and the
 policies whose status changes. Use it in code review to see what a change
-does to traffic before it is applied.`,
+does to traffic before it is applied.
+
+A changed value is shown leaf by leaf, each with its full field path and
+old → new value (JSON "leaves"); a value of several lines as a unified
+diff. Gateways, listeners, routes and rules added or removed are changes
+too (JSON "object": gateway, listener, route or rule), and all of them
+count for --exit-code.`,
 		Example: `  git worktree add /tmp/main main
   gwpol diff /tmp/main/manifests manifests
   gwpol diff old.yaml new.yaml -o json --exit-code`,
@@ -90,24 +96,18 @@ func runDiff(o *diffOptions) error {
 
 func diffText(rep *diff.Report) string {
 	if len(rep.Changes) == 0 {
-		return "no changes in effective policy or status\n"
+		return "no changes in effective policy, status, Gateways or routes\n"
 	}
 	var b bytes.Buffer
 	target := ""
-	side := func(s *diff.Side) string {
-		if s.Owner == "" {
-			return string(s.Value)
-		}
-		out := shortID(s.Owner) + " (" + s.Level + ")"
-		if len(s.Value) > 0 {
-			out += " " + truncate(string(s.Value), 60)
-		}
-		return out
-	}
 	for _, c := range rep.Changes {
 		if c.Target != target {
 			target = c.Target
 			fmt.Fprintln(&b, target)
+		}
+		if c.Object != "" {
+			fmt.Fprintf(&b, "  %s %s %s\n", map[string]string{"added": "+", "removed": "-"}[c.Kind], c.Object, c.Kind)
+			continue
 		}
 		field := c.Field
 		if i := strings.LastIndex(field, ":"); i >= 0 {
@@ -115,13 +115,59 @@ func diffText(rep *diff.Report) string {
 		}
 		switch c.Kind {
 		case "added":
-			fmt.Fprintf(&b, "  + %s: %s\n", field, side(c.New))
+			fmt.Fprintf(&b, "  + %s: %s\n", field, diffSide(c.New, true))
 		case "removed":
-			fmt.Fprintf(&b, "  - %s: %s\n", field, side(c.Old))
+			fmt.Fprintf(&b, "  - %s: %s\n", field, diffSide(c.Old, true))
 		default:
-			fmt.Fprintf(&b, "  ~ %s: %s\n      → %s\n", field, side(c.Old), side(c.New))
+			head := diffSide(c.Old, false)
+			if n := diffSide(c.New, false); n != head {
+				head += " → " + n
+			}
+			if head == "" {
+				fmt.Fprintf(&b, "  ~ %s\n", field)
+			} else {
+				fmt.Fprintf(&b, "  ~ %s: %s\n", field, head)
+			}
+			writeLeaves(&b, c.Leaves)
 		}
 	}
 	fmt.Fprintf(&b, "%d change(s)\n", len(rep.Changes))
 	return b.String()
+}
+
+// diffSide is "OWNER (LEVEL)", with the whole value when asked (an added
+// or removed field has no leaves to show it by).
+func diffSide(s *diff.Side, value bool) string {
+	if s.Owner == "" {
+		if value {
+			return string(s.Value)
+		}
+		return ""
+	}
+	out := shortID(s.Owner) + " (" + s.Level + ")"
+	if value && len(s.Value) > 0 {
+		out += " " + string(s.Value)
+	}
+	return out
+}
+
+// writeLeaves prints each changed leaf as "path: old → new", or its
+// unified diff when the value has several lines.
+func writeLeaves(b *bytes.Buffer, leaves []diff.Leaf) {
+	side := func(v []byte) string {
+		if v == nil {
+			return "(unset)"
+		}
+		return string(v)
+	}
+	for _, l := range leaves {
+		if l.Unified == "" {
+			fmt.Fprintf(b, "      %s: %s → %s\n", l.Path, side(l.Old), side(l.New))
+			continue
+		}
+		fmt.Fprintf(b, "      %s:\n", l.Path)
+		for _, line := range strings.Split(strings.TrimSuffix(l.Unified, "\n"), "\n") {
+			fmt.Fprintf(b, "        %s\n", line)
+		}
+	}
 }

@@ -105,11 +105,26 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-delegated-child.txt", []string{"explain", "httproute/docs/docs-v1", "-f", ex}, 0},
 		{"explain-delegated-child.json", []string{"explain", "httproute/docs/docs-v1/v1", "-f", ex, "-o", "json"}, 0},
 		{"explain-haproxy-rule.txt", []string{"explain", "httproute/api/accounts/profile", "-f", ex}, 0},
+		{"explain-decide.txt", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml"}, 0},
+		{"explain-decide.json", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml", "-o", "json"}, 0},
+		{"explain-policy.txt", []string{"explain", "trafficpolicy/infra/edge-defaults", "-f", ex}, 0},
+		{"explain-policy.json", []string{"explain", "trafficpolicies/infra/edge-defaults", "-f", ex, "-o", "json"}, 0},
+		{"explain-policy-lost.txt", []string{"explain", "-n", "shop", "trafficpolicy/orders-retry-b", "-f", ex}, 0},
+		{"explain-policy-haproxy.txt", []string{"explain", "haproxyroutepolicy/api/short-cache", "-f", ex}, 0},
+		{"explain-policy-inherited.txt", []string{"explain", "trafficpolicy/infra/docs-platform", "-f", ex}, 0},
+		{"explain-policy-unreached.txt", []string{"explain", "trafficpolicy/payments/refunds-timeout", "-f", ex}, 0},
+		{"explain-fixed-status.txt", []string{"explain", "httproute/sandbox/playground/borrowed", "-f", ex}, 0},
+		{"explain-field-prefix.txt", []string{"explain", "httproute/shop/orders/create", "-f", ex, "--field", "rateLimit"}, 0},
 		{"diff.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml"}, 0},
 		{"diff.json", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml", "-o", "json", "--exit-code"}, 1},
+		{"diff-leaf.txt", []string{"diff", "testdata/diff/leaf-old.yaml", "testdata/diff/leaf-new.yaml", "--exit-code"}, 1},
+		{"diff-leaf.json", []string{"diff", "testdata/diff/leaf-old.yaml", "testdata/diff/leaf-new.yaml", "-o", "json"}, 0},
 		{"diff-none.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/old.yaml", "--exit-code"}, 0},
 		{"graph.dot", []string{"graph", "-f", "testdata/diff/new.yaml"}, 0},
 		{"graph.mmd", []string{"graph", "-f", "testdata/diff/new.yaml", "-o", "mermaid"}, 0},
+		{"graph-route-orders.dot", []string{"graph", "-f", ex, "--route", "httproute/shop/orders"}, 0},
+		{"graph-sandbox.mmd", []string{"graph", "-f", ex, "-n", "sandbox", "--route", "httproute/playground", "--policy", "trafficpolicy/sandbox/wrong-section", "-o", "mermaid"}, 0},
+		{"graph-policy.dot", []string{"graph", "-f", ex, "--policy", "trafficpolicy/infra/https-timeouts"}, 0},
 		{"render-public-routes.yaml", []string{"render", "-f", ex, "--gateway", "infra/public", "--type", "route"}, 0},
 	}
 	for _, c := range cases {
@@ -159,6 +174,18 @@ func TestBadInput(t *testing.T) {
 	_, errOut, code = run(t, "explain", "httproute/shop/order", "-f", "testdata/examples")
 	if code != ExitUsage || !strings.Contains(errOut, `did you mean "shop/orders"`) {
 		t.Errorf("unknown target: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "explain", "httproute/shop/orders", "-f", "testdata/examples", "--field", "timeout")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "timeouts"`) {
+		t.Errorf("unknown field: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "explain", "trafficpolicy/shop/orders-retry", "-f", "testdata/examples")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "shop/orders-retry-a"`) {
+		t.Errorf("unknown policy: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "graph", "-f", "testdata/examples", "--gateway", "infra/publik")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "infra/public"`) {
+		t.Errorf("graph unknown gateway: exit %d, stderr %q", code, errOut)
 	}
 	_, _, code = run(t, "lint", "--fail-on", "sometimes", "-f", "testdata/examples")
 	if code != ExitUsage {
@@ -293,5 +320,37 @@ func TestOtherToolsFilesSkipped(t *testing.T) {
 	want := []string{"GWP107 info " + filepath.Join("testdata", "kustomize", "config", "default", "kustomization.yaml") + ":1:1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("lint findings = %v, want %v", got, want)
+	}
+}
+
+// TestOutMissingDirectory: --out into a directory that does not exist is
+// exit 3 naming the path, with no temporary file name and no usage text.
+func TestOutMissingDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "envoy.yaml")
+	_, errOut, code := run(t, "render", "-f", "testdata/examples", "--out", path)
+	if code != ExitInput || !strings.Contains(errOut, "cannot write "+path+": directory "+filepath.Dir(path)+" does not exist") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(errOut, ".tmp-") || strings.Contains(errOut, "--help") {
+		t.Errorf("stderr leaks the temporary file or usage text: %q", errOut)
+	}
+}
+
+// TestGraphRendersWithGraphviz: Graphviz accepts the whole example's DOT,
+// clusters and all. Skipped where dot is not installed (CI need not have it).
+func TestGraphRendersWithGraphviz(t *testing.T) {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz dot not installed")
+	}
+	out, errOut, code := run(t, "graph", "-f", "testdata/examples")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	cmd := exec.Command(dot, "-Tsvg")
+	cmd.Stdin = strings.NewReader(out)
+	svg, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(svg), "<svg") || strings.Contains(string(svg), "Warning") {
+		t.Errorf("dot: %v\n%.500s", err, svg)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -37,11 +36,31 @@ whose value lost, and gateway-level values a route policy shadows.
 TARGET is KIND/NAMESPACE/NAME[/SECTION] or, with -n, KIND/NAME[/SECTION]:
   gateway/NS/NAME[/LISTENER]     httproute/NS/NAME[/RULE]     grpcroute/NS/NAME[/RULE]
 RULE is the rule's name or #N for the N-th rule (from 0). Kinds are
-case-insensitive and accept plurals and short forms (gw, httproutes, hr).`,
+case-insensitive and accept plurals and short forms (gw, httproutes, hr).
+
+TARGET may also be a policy, POLICYKIND/NAMESPACE/NAME (` + policyKindWords() + `):
+explain then lists every target the policy reached and how (targetRef,
+sectionName, ExtensionRef, inherited from a delegating parent route), each
+of its fields there (won, merged, or lost to whom and why; the rules and
+listeners where a more specific level shadows it), and the problems that
+kept it from a target.
+
+Each loser is named with the rule that decided against it: level (a more
+specific level wins), attachment (ExtensionRef beats sectionName beats a
+whole-target targetRef), weight, age (older wins), name (only the names
+decided: GWP303) or order (kinds without precedence keep attachment order).
+--field selects a field and everything under it (rateLimit covers
+rateLimit.local); an unknown field is a usage error.
+
+Merge strategies (text output names one only when it is not the field's
+default; JSON always does):
+` + strategyHelp,
 		Example: `  gwpol explain httproute/shop/orders -f manifests/
+  gwpol explain trafficpolicy/infra/edge-defaults -f manifests/
   gwpol explain -n shop httproute/orders/#0 -f manifests/ --field cors --show-values
   gwpol explain gateway/infra/public/https -f manifests/ -o json`,
-		Args: exactArgs(1, "one TARGET such as httproute/NS/NAME"),
+		Args:              exactArgs(1, "one TARGET such as httproute/NS/NAME"),
+		ValidArgsFunction: g.fromInputs(explainTargets),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.Target = args[0]
 			if err := checkFormat(o.Output, "text", "json"); err != nil {
@@ -60,6 +79,15 @@ case-insensitive and accept plurals and short forms (gw, httproutes, hr).`,
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json"))
 	return cmd
 }
+
+// strategyHelp defines each merge strategy in one sentence; the README's
+// "Merge strategies" section says the same.
+const strategyHelp = `  AugmentedShallow    the first policy in precedence order that sets the field owns it whole (the usual default)
+  OverridableShallow  the last policy in precedence order that sets the field owns it whole
+  AugmentedDeep       every setter's value merges, lists concatenated in precedence order
+  OverridableDeep     every setter's value merges, the last in precedence order first
+  Additive            every setter contributes, less specific levels first; nothing is overridden
+  Exclusive           at most one policy may attach, so nothing merges`
 
 var kindAliases = map[string]string{
 	"gateway": "Gateway", "gateways": "Gateway", "gw": "Gateway", "gtw": "Gateway",
@@ -103,12 +131,18 @@ func runExplain(o *explainOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkField(o.Field, c.Result.Registry); err != nil {
+		return err
+	}
 	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	if strings.HasPrefix(strings.ToLower(o.Target), "restapi/") || strings.HasPrefix(strings.ToLower(o.Target), "restapis/") {
 		if explainRestAPIHook != nil {
 			return firstErr(explainRestAPIHook(o, c), c.inputResult())
 		}
 		return usageError("restapi targets need the WSO2 policy kind")
+	}
+	if _, ok := policyKindOf(o.Target, c.Result.Registry); ok {
+		return firstErr(explainPolicy(o, c), c.inputResult())
 	}
 	ns := ""
 	if o.Namespace != "" {
@@ -127,7 +161,7 @@ func runExplain(o *explainOptions) error {
 		return firstErr(writeData(o.globalOptions, "", "json", rep), c.inputResult())
 	}
 	var b bytes.Buffer
-	writeExplainText(&b, rep, o.IO.Color())
+	writeExplainText(&b, rep, o.IO.Color(), o.IO.Width)
 	_, err = o.IO.Out.Write(b.Bytes())
 	return firstErr(err, c.inputResult())
 }
@@ -176,6 +210,31 @@ func noEffectNotes(c *Compiled, rt *topology.Route, rule *topology.Rule) []strin
 		}
 	}
 	return slices.Compact(notes)
+}
+
+// checkField refuses a --field that selects no field of any registered
+// kind: a typo must not read as "nothing in effect".
+func checkField(want string, reg *policy.Registry) error {
+	if want == "" {
+		return nil
+	}
+	var names []string
+	for _, k := range reg.Kinds() {
+		for _, fs := range k.Spec().Fields {
+			if explain.MatchField(fs.Key, want) {
+				return nil
+			}
+			names = append(names, fs.Key)
+			if top, _, nested := strings.Cut(fs.Key, "."); nested {
+				names = append(names, top)
+			}
+		}
+	}
+	msg := fmt.Sprintf("unknown field %q", want)
+	if best := closest(want, names); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return usageError("%s", msg)
 }
 
 func explainTarget(c *Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {
@@ -301,7 +360,7 @@ func shortIDs(ids []string) string {
 	return strings.Join(out, "\n")
 }
 
-func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
+func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 	head := lipgloss.NewStyle()
 	if color {
 		head = head.Bold(true).Foreground(lipgloss.Color("12"))
@@ -317,47 +376,60 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool) {
 		if t.Listener != "" {
 			title += " (on listener " + t.Listener + ")"
 		}
-		fmt.Fprintln(w, head.Render(title))
+		// Styled line by line: lipgloss pads a multi-line block to one width.
+		for _, l := range strings.Split(fitLine(title, width, "  "), "\n") {
+			fmt.Fprintln(w, head.Render(l))
+		}
 		for _, r := range t.EnvoyRoutes {
-			fmt.Fprintln(w, "  envoy route: "+r)
+			fmt.Fprintln(w, fitLine("  envoy route: "+r, width, "    "))
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintln(w, "  note: "+n)
+			fmt.Fprintln(w, fitLine("  note: "+n, width, "    "))
 		}
 		if len(t.Fields) == 0 {
 			fmt.Fprintln(w, "  no policy fields in effect")
 			continue
 		}
 		// Two columns, details stacked, so a rule reads well at 80 columns.
-		tb := table.New().Border(lipgloss.NormalBorder()).Headers("FIELD", "OWNER AND HOW IT WON")
-		if !color {
-			tb = tb.BorderStyle(lipgloss.NewStyle())
-		}
+		var rows []fieldRow
 		for _, f := range t.Fields {
 			level := f.Level
 			if f.Inherited {
 				level += ", inherited"
 			}
-			lines := []string{fmt.Sprintf("%s (%s)", shortID(f.Owner), level), "strategy: " + f.Strategy}
+			lines := []string{fmt.Sprintf("%s (%s)", shortID(f.Owner), level)}
+			if !f.DefaultStrategy {
+				lines = append(lines, "strategy: "+f.Strategy)
+			}
 			if len(f.Contributors) > 1 {
 				lines = append(lines, "contributors: "+strings.ReplaceAll(shortIDs(f.Contributors), "\n", ", "))
 			}
-			if len(f.Overridden) > 0 {
-				lines = append(lines, "lost: "+strings.ReplaceAll(shortIDs(f.Overridden), "\n", ", "))
-			}
-			if len(f.Shadowed) > 0 {
-				lines = append(lines, "shadows: "+strings.ReplaceAll(shortIDs(f.Shadowed), "\n", ", "))
-			}
+			lines = append(lines, decisionLines(f)...)
 			if len(f.AlsoInEffect) > 0 {
 				lines = append(lines, "also in effect: "+strings.ReplaceAll(shortIDs(f.AlsoInEffect), "\n", ", "))
 			}
 			if len(f.Value) > 0 {
-				lines = append(lines, "value: "+truncate(string(f.Value), 56))
+				lines = append(lines, "value: "+string(f.Value))
 			}
-			tb = tb.Row(f.Field, strings.Join(lines, "\n"))
+			rows = append(rows, fieldRow{Key: f.Field, Lines: lines})
 		}
-		fmt.Fprintln(w, tb.Render())
+		writeRows(w, [2]string{"FIELD", "OWNER AND HOW IT WON"}, rows, color, width)
 	}
+}
+
+// decisionLines say, per loser, what beat it: "beats X: weight 5 …" for
+// a policy overridden at the same level, "shadows X: …" for a less
+// specific level.
+func decisionLines(f explain.Field) []string {
+	var out []string
+	for _, d := range f.Decisions {
+		verb := "beats"
+		if slices.Contains(f.Shadowed, d.Loser) {
+			verb = "shadows"
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", verb, shortID(d.Loser), d.Reason))
+	}
+	return out
 }
 
 func sectionWord(kind string) string {
@@ -365,11 +437,4 @@ func sectionWord(kind string) string {
 		return "listener"
 	}
 	return "rule"
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
 }

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 func TestParseTarget(t *testing.T) {
@@ -73,5 +76,53 @@ func TestFlagParsing(t *testing.T) {
 	lc.SilenceErrors, lc.SilenceUsage = true, true
 	if err := lc.Execute(); exitCode(err) != ExitUsage {
 		t.Errorf("-o xml: exit %d, want 2", exitCode(err))
+	}
+}
+
+func TestPolicyKindOf(t *testing.T) {
+	reg := Registry()
+	tests := []struct {
+		target, want string
+	}{
+		{"trafficpolicy/a/b", "TrafficPolicy"},
+		{"TrafficPolicies/a/b", "TrafficPolicy"},
+		{"haproxyroutepolicy/b", "HAProxyRoutePolicy"},
+		{"apipolicies/a/b", "APIPolicy"},
+		{"httproute/a/b", ""},
+		{"policy/a/b", ""},
+	}
+	for _, tt := range tests {
+		k, ok := policyKindOf(tt.target, reg)
+		got := ""
+		if ok {
+			got = k.GroupKind().Kind
+		}
+		if got != tt.want {
+			t.Errorf("policyKindOf(%q) = %q, want %q", tt.target, got, tt.want)
+		}
+	}
+}
+
+// TestStrategiesDefinedOnce: explain --help (and so the man page) and the
+// README define every merge strategy with the same sentence.
+func TestStrategiesDefinedOnce(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []policy.Strategy{policy.AugmentedShallow, policy.OverridableShallow, policy.AugmentedDeep, policy.OverridableDeep, policy.Additive, policy.Exclusive} {
+		var sentence string
+		for _, line := range strings.Split(strategyHelp, "\n") {
+			if name, def, ok := strings.Cut(strings.TrimSpace(line), " "); ok && name == string(s) {
+				sentence = strings.TrimSpace(def)
+			}
+		}
+		if sentence == "" {
+			t.Errorf("explain --help does not define %s", s)
+			continue
+		}
+		if want := "`" + string(s) + "`: " + sentence; !strings.Contains(string(readme), want) {
+			t.Errorf("README lacks %q", want)
+		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/mattn/go-isatty"
 )
 
@@ -18,6 +20,9 @@ type IOStreams struct {
 	IsTerminal bool
 	// NoColor: NO_COLOR is set or --no-color was given.
 	NoColor bool
+	// Width is the terminal's width in columns when Out is a terminal, and
+	// 0 otherwise: piped output is never wrapped (nor cut).
+	Width int
 }
 
 // Color reports whether output may be coloured.
@@ -26,11 +31,26 @@ func (s *IOStreams) Color() bool { return s.IsTerminal && !s.NoColor }
 // System returns the process's streams.
 func System() *IOStreams {
 	_, noColor := os.LookupEnv("NO_COLOR")
-	return &IOStreams{
+	s := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		IsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
 		NoColor:    noColor,
 	}
+	if s.IsTerminal {
+		s.Width = terminalWidth(os.Stdout.Fd(), os.Getenv("COLUMNS"))
+	}
+	return s
+}
+
+// terminalWidth asks the terminal, then $COLUMNS, then assumes 80.
+func terminalWidth(fd uintptr, columns string) int {
+	if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+		return w
+	}
+	if w, err := strconv.Atoi(columns); err == nil && w > 0 {
+		return w
+	}
+	return 80
 }
 
 // Test returns in-memory streams for tests.

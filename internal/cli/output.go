@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,7 +64,7 @@ func writeOutWith(g *globalOptions, path string, write func(io.Writer) error) er
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+		return outError(path, dir, err)
 	}
 	defer os.Remove(tmp.Name())
 	// CreateTemp makes the file private; an output file is an ordinary one.
@@ -86,4 +87,17 @@ func writeOutWith(g *globalOptions, path string, write func(io.Writer) error) er
 	}
 	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", path)
 	return nil
+}
+
+// outError says why --out cannot be written, naming the path the user gave
+// (not the temporary file beside it). It is an input problem (exit 3),
+// not a usage one: the flag was well formed.
+func outError(path, dir string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return diag.Errorf(diag.Invalid, "cannot write %s: directory %s does not exist", path, dir)
+	case errors.Is(err, fs.ErrPermission):
+		return diag.Errorf(diag.Invalid, "cannot write %s: no permission to create files in %s", path, dir)
+	}
+	return diag.Errorf(diag.Invalid, "cannot write %s: %v", path, err)
 }

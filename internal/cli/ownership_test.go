@@ -529,8 +529,13 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 func checkReplaced(t *testing.T, c *Compiled, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
 	t.Helper()
 	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
-	if slices.ContainsFunc(view.Notes, func(n string) bool { return strings.HasPrefix(n, "fails closed") }) {
-		return // attach broke the rule (a bad ExtensionRef…), and explain says so
+	if view.FixedStatus != 0 {
+		// attach or a backendRef broke the rule (a bad ExtensionRef, a
+		// refused backend…): explain must say the status render answers.
+		if view.FixedStatus != int(dr.GetStatus()) {
+			t.Errorf("%s answers %d, but explain says it answers %d (notes: %q)", where, dr.GetStatus(), view.FixedStatus, view.Notes)
+		}
+		return
 	}
 	invalid := dr.GetBody().GetInlineString() == envoy.InvalidBody
 	if noted := replacedNote(view); invalid != noted {

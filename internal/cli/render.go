@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,6 +21,7 @@ type renderOptions struct {
 	Output    string
 	Type      string
 	Gateway   string
+	Routes    []string
 	Bootstrap bool
 	Out       string
 	Target    string
@@ -60,8 +63,8 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
 			if err := checkChoice("--merge-key", o.MergeKey, "gwpol", "kgateway"); err != nil {
 				return err
 			}
-			if o.Gateway != "" && strings.Count(o.Gateway, "/") != 1 {
-				return usageError("--gateway must be NAMESPACE/NAME, not %q", o.Gateway)
+			if strings.Count(o.Gateway, "/") > 1 {
+				return usageError("--gateway must be NAMESPACE/NAME or NAME (with -n), not %q", o.Gateway)
 			}
 			if o.Bootstrap && o.Type != "all" {
 				return usageError("--bootstrap writes complete bootstraps; it cannot be combined with --type %s", o.Type)
@@ -75,15 +78,18 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
 	f.StringVar(&o.Type, "type", "all", "resources to print: listener, route, cluster or all")
-	f.StringVar(&o.Gateway, "gateway", "", "render only this Gateway (NAMESPACE/NAME)")
+	f.StringVar(&o.Gateway, "gateway", "", "render only this Gateway: NAMESPACE/NAME, or NAME in the -n namespace")
+	f.StringArrayVar(&o.Routes, "route", nil, "render only the Envoy routes of this route, KIND/NAMESPACE/NAME[/RULE] (KIND/NAME[/RULE] with -n), with the listeners and clusters they need; repeatable")
 	f.BoolVar(&o.Bootstrap, "bootstrap", false, "print one complete static Envoy bootstrap per Gateway (admin on 127.0.0.1:19000)")
-	f.StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout")
+	f.StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout; with --bootstrap, a directory gets one NAMESPACE-NAME file per Gateway")
 	f.StringVar(&o.Target, "target", inferredTarget, targetFlagHelp)
 	f.StringVar(&o.MergeKey, "merge-key", "gwpol", "metadata key style: gwpol (merge.<group>/<kind>) or kgateway (merge.<kind>.<group>)")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("yaml", "json"))
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletions("listener", "route", "cluster", "all"))
 	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
 	_ = cmd.RegisterFlagCompletionFunc("merge-key", fixedCompletions("gwpol", "kgateway"))
+	_ = cmd.RegisterFlagCompletionFunc("gateway", g.fromInputs(gatewayRefs))
+	_ = cmd.RegisterFlagCompletionFunc("route", g.fromInputs(routeRefs))
 	return cmd
 }
 
@@ -111,10 +117,15 @@ func runRender(o *renderOptions) error {
 	if err != nil {
 		return err
 	}
-	var gws []string
-	if o.Gateway != "" {
-		gws = []string{o.Gateway}
+	gws, err := o.selectedGateways(c)
+	if err != nil {
+		return err
 	}
+	scope, err := o.selectedRules(c)
+	if err != nil {
+		return err
+	}
+	fixed := fixedStatusLines(c, gws, scope, len(o.Routes) > 0)
 	// Compile errors shape the config as much as render's own: they go to
 	// stderr with them, in one sorted list.
 	report := compileErrors(c)
@@ -125,6 +136,9 @@ func runRender(o *renderOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(o.Routes) > 0 {
+		out = out.Scope(scope)
+	}
 	// From here on only the xDS is needed: dropping the route index lets
 	// the collector reclaim the model and what is left of the parsed input
 	// while the output is written.
@@ -132,6 +146,9 @@ func runRender(o *renderOptions) error {
 	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
 	if noGateways != "" {
 		fmt.Fprintln(o.IO.ErrOut, noGateways)
+	}
+	for _, l := range fixed {
+		io.WriteString(o.IO.ErrOut, l+"\n")
 	}
 	if !o.Bootstrap {
 		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
@@ -141,11 +158,135 @@ func runRender(o *renderOptions) error {
 			return out.WriteYAML(w, envoy.ResourceType(o.Type))
 		}), inputErr)
 	}
-	data, err := out.MarshalBootstraps(o.Output)
-	if err != nil {
-		return err
+	return firstErr(o.writeBootstraps(out), inputErr)
+}
+
+// writeBootstraps writes one bootstrap, to stdout or --out, or one file
+// per Gateway into an --out directory: envoy -c loads one bootstrap per
+// file, so several never go into one stream.
+func (o *renderOptions) writeBootstraps(out *envoy.Output) error {
+	dir := o.Out != "" && (strings.HasSuffix(o.Out, "/") || isDir(o.Out))
+	if len(out.Gateways) > 1 && !dir {
+		return usageError("--bootstrap renders %d Gateways and envoy -c loads one bootstrap per file: give --out DIRECTORY for one file per Gateway, or --gateway to pick one", len(out.Gateways))
 	}
-	return firstErr(writeOut(o.globalOptions, o.Out, data), inputErr)
+	if !dir {
+		data, err := out.MarshalBootstraps(o.Output)
+		if err != nil {
+			return err
+		}
+		return writeOut(o.globalOptions, o.Out, data)
+	}
+	for _, g := range out.Gateways {
+		data, err := (&envoy.Output{Target: out.Target, Gateways: []*envoy.Gateway{g}}).MarshalBootstraps(o.Output)
+		if err != nil {
+			return err
+		}
+		if err := writeOut(o.globalOptions, filepath.Join(o.Out, g.Namespace+"-"+g.Name+"."+o.Output), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// selectedGateways resolves --gateway: NAME takes the -n (or config)
+// namespace; a Gateway not in the input is a usage error naming the
+// nearest one.
+func (o *renderOptions) selectedGateways(c *Compiled) ([]string, error) {
+	if o.Gateway == "" {
+		return nil, nil
+	}
+	ns, name, qualified := strings.Cut(o.Gateway, "/")
+	if !qualified {
+		ns, name = c.Config.Namespace, o.Gateway
+	}
+	if c.Graph.Gateway(ns, name) == nil {
+		return nil, notFound(targetSpec{Kind: "Gateway", Namespace: ns, Name: name}, gatewayNames(c.Graph))
+	}
+	return []string{ns + "/" + name}, nil
+}
+
+// selectedRules resolves --route to the rules it names, each with every
+// listener serving it.
+func (o *renderOptions) selectedRules(c *Compiled) ([]envoy.RuleOn, error) {
+	var out []envoy.RuleOn
+	for _, ref := range o.Routes {
+		t, err := parseTarget(ref, o.Namespace)
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind != "HTTPRoute" && t.Kind != "GRPCRoute" {
+			return nil, usageError("--route %q: want an HTTPRoute or GRPCRoute, not a %s", ref, t.Kind)
+		}
+		rt := c.Graph.Route(t.Kind, t.Namespace, t.Name)
+		if rt == nil {
+			return nil, notFound(t, routeNames(c.Graph, t.Kind))
+		}
+		found := false
+		for _, rule := range rt.Rules {
+			if t.Section != "" && rule.Name != t.Section && rule.Section() != t.Section {
+				continue
+			}
+			found = true
+			for _, p := range rt.Parents {
+				for _, l := range p.Listeners {
+					out = append(out, envoy.RuleOn{Rule: rule, Listener: l})
+				}
+			}
+		}
+		if !found {
+			var secs []string
+			for _, rule := range rt.Rules {
+				secs = append(secs, rule.Section())
+			}
+			return nil, notFound(t, secs)
+		}
+	}
+	return out, nil
+}
+
+// fixedStatusLines name every rendered rule that answers a fixed status
+// instead of forwarding, and why, so a 500 is never a surprise: the rules
+// of the selected Gateways (all when none is), or only the --route ones.
+func fixedStatusLines(c *Compiled, gateways []string, scope []envoy.RuleOn, scoped bool) []string {
+	inScope := map[*topology.Rule]bool{}
+	for _, r := range scope {
+		inScope[r.Rule] = true
+	}
+	var out []string
+	for _, rp := range c.Result.Routes {
+		for _, rule := range rp.Rules {
+			if (scoped && !inScope[rule.Rule]) || !servedOn(rp.Route, gateways) {
+				continue
+			}
+			fs, ok := c.Result.FixedStatus(rule.Rule)
+			if !ok {
+				continue
+			}
+			for _, why := range fs.Reasons {
+				out = append(out, fmt.Sprintf("note: %s %s/%s rule %s answers %d to every request: %s",
+					rp.Route.Kind, rp.Route.Meta.Namespace, rp.Route.Meta.Name, rule.Rule.Section(), fs.Status, why))
+			}
+		}
+	}
+	return out
+}
+
+// servedOn reports whether a route is attached to a listener of one of the
+// Gateways (any Gateway when the list is empty).
+func servedOn(rt *topology.Route, gateways []string) bool {
+	for _, p := range rt.Parents {
+		for _, l := range p.Listeners {
+			if len(gateways) == 0 || slices.Contains(gateways, l.Gateway.Namespace+"/"+l.Gateway.Name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noGatewaysNote says why render has nothing to emit when the input holds

@@ -21,14 +21,17 @@ func TestRenderFlags(t *testing.T) {
 		{[]string{"--type", "endpoints"}, false},
 		{[]string{"--target", "nginx"}, false},
 		{[]string{"--merge-key", "istio"}, false},
-		{[]string{"--gateway", "public"}, false},
+		{[]string{"--gateway", "public"}, true},
+		{[]string{"--gateway", "infra/public/http"}, false},
+		{[]string{"--route", "httproute/shop/orders", "--route", "hr/shop/cart/#0"}, true},
 		{[]string{"--bootstrap", "--type", "route"}, false},
 	}
 	for _, c := range cases {
 		ios, _, _ := Test("", false)
 		var got *renderOptions
 		cmd := newRenderCmd(&globalOptions{IO: ios}, func(o *renderOptions) error { got = o; return nil })
-		cmd.SetArgs(c.args)
+		// Never nil: cobra would read the test binary's own flags.
+		cmd.SetArgs(append([]string{}, c.args...))
 		cmd.SetOut(ios.Out)
 		cmd.SetErr(ios.ErrOut)
 		err := cmd.Execute()
@@ -88,5 +91,59 @@ func TestRenderCommand(t *testing.T) {
 	}
 	if _, _, code := run(t, "render", "-f", "testdata/examples", "--gateway", "infra/nope"); code != ExitUsage {
 		t.Errorf("unknown gateway: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// TestRenderScoping: --route keeps one route's Envoy routes with the
+// listeners and clusters they need; --gateway takes NAME with -n and
+// suggests near names; several Gateways' bootstraps go one per file into
+// an --out directory, and never into one stream.
+func TestRenderScoping(t *testing.T) {
+	ex := "testdata/examples"
+	out, stderr, code := run(t, "render", "-f", ex, "--route", "httproute/shop/orders/create")
+	if code != ExitOK {
+		t.Fatalf("--route: exit %d: %s", code, stderr)
+	}
+	golden(t, "render-route-orders-create.yaml", out)
+	_, stderr, _ = run(t, "render", "-f", ex, "--route", "httproute/sandbox/playground", "--type", "route")
+	for _, want := range []string{
+		"note: HTTPRoute sandbox/playground rule borrowed answers 500 to every request: backendRef Service shop/orders: RefNotPermitted",
+		"note: HTTPRoute sandbox/playground rule misplaced answers 503 to every request: GWP207",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "note: HTTPRoute shop/") {
+		t.Errorf("--route reported rules outside its scope:\n%s", stderr)
+	}
+	if _, stderr, code := run(t, "render", "-f", ex, "--route", "httproute/shop/order"); code != ExitUsage || !strings.Contains(stderr, `did you mean "shop/orders"`) {
+		t.Errorf("unknown --route: exit %d, stderr %q", code, stderr)
+	}
+	named, _, code := run(t, "render", "-f", ex, "-n", "infra", "--gateway", "public", "--type", "listener")
+	qualified, _, _ := run(t, "render", "-f", ex, "--gateway", "infra/public", "--type", "listener")
+	if code != ExitOK || named != qualified {
+		t.Errorf("--gateway NAME with -n: exit %d, differs from NS/NAME: %v", code, named != qualified)
+	}
+	if _, stderr, code := run(t, "render", "-f", ex, "-n", "infra", "--gateway", "publc"); code != ExitUsage || !strings.Contains(stderr, `did you mean "infra/public"`) {
+		t.Errorf("near --gateway: exit %d, stderr %q", code, stderr)
+	}
+	if _, stderr, code := run(t, "render", "-f", ex, "--bootstrap"); code != ExitUsage || !strings.Contains(stderr, "--out DIRECTORY") {
+		t.Errorf("several bootstraps to stdout: exit %d, stderr %q", code, stderr)
+	}
+	dir := t.TempDir()
+	if _, stderr, code := run(t, "render", "-f", ex, "--bootstrap", "--out", dir); code != ExitOK {
+		t.Fatalf("--bootstrap --out DIR: exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) != 2 {
+		t.Fatalf("want one bootstrap per Gateway, got %v", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "bootstrap-"+filepath.Base(f), string(b))
 	}
 }

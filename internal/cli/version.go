@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -36,14 +37,48 @@ func newVersionCmd(g *globalOptions, run func(*versionOptions) error) *cobra.Com
 }
 
 func runVersion(o *versionOptions) error {
-	info := map[string]string{"version": version, "commit": commit, "date": date, "go": runtime.Version()}
+	b := currentBuild(debug.ReadBuildInfo)
 	if o.Output == "json" {
+		info := map[string]string{"version": b.Version, "commit": b.Commit, "date": b.Date, "go": runtime.Version()}
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(info)
 	}
-	_, err := fmt.Fprintf(o.IO.Out, "gwpol %s (commit %s, built %s, %s)\n", version, commit, date, runtime.Version())
+	_, err := fmt.Fprintf(o.IO.Out, "gwpol %s (commit %s, built %s, %s)\n", b.Version, b.Commit, b.Date, runtime.Version())
 	return err
+}
+
+// build is what gwpol knows about how it was built.
+type build struct{ Version, Commit, Date string }
+
+// currentBuild is the ldflags values (release builds), each one left at
+// its default filled from the Go toolchain's build information: the module
+// version (go install …@vX) and the VCS revision and commit time (a go
+// build in a git checkout), so no ordinary build reports "dev (commit
+// none)".
+func currentBuild(read func() (*debug.BuildInfo, bool)) build {
+	b := build{Version: version, Commit: commit, Date: date}
+	bi, ok := read()
+	if !ok || bi == nil {
+		return b
+	}
+	if b.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b.Version = bi.Main.Version
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; b.Commit == "none" && rev != "" {
+		b.Commit = rev
+		if settings["vcs.modified"] == "true" {
+			b.Commit += "-dirty"
+		}
+	}
+	if t := settings["vcs.time"]; b.Date == "unknown" && t != "" {
+		b.Date = t
+	}
+	return b
 }
 
 func fixedCompletions(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -12,6 +12,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/merge"
@@ -28,10 +29,17 @@ type Side struct {
 // Change is one difference.
 type Change struct {
 	Target string `json:"target"` // e.g. httproute/shop/orders/create@infra/public/http
-	Field  string `json:"field"`  // policy field, or "status" for policy conditions
+	// Field is the policy field ("KIND:key"), or "status" for policy
+	// conditions; empty when a whole object (Object) was added or removed.
+	Field string `json:"field,omitempty"`
+	// Object is gateway, listener, route or rule when the change is that
+	// object's addition or removal.
+	Object string `json:"object,omitempty"`
 	Kind   string `json:"change"` // added, removed, changed
 	Old    *Side  `json:"old,omitempty"`
 	New    *Side  `json:"new,omitempty"`
+	// Leaves are the changed leaves of a changed value, by full path.
+	Leaves []Leaf `json:"leaves,omitempty"`
 }
 
 // Report lists the changes, sorted by target and field.
@@ -49,7 +57,8 @@ func Compare(old, new *merge.Result) *Report {
 		case !ok:
 			rep.Changes = append(rep.Changes, Change{Target: k.target, Field: k.field, Kind: "removed", Old: s})
 		case s.Owner != n.Owner || s.Level != n.Level || !bytes.Equal(s.Value, n.Value):
-			rep.Changes = append(rep.Changes, Change{Target: k.target, Field: k.field, Kind: "changed", Old: s, New: n})
+			rep.Changes = append(rep.Changes, Change{Target: k.target, Field: k.field, Kind: "changed", Old: s, New: n,
+				Leaves: leaves(fieldKey(k.field), s.Value, n.Value)})
 		}
 	}
 	for k, n := range b {
@@ -58,10 +67,23 @@ func Compare(old, new *merge.Result) *Report {
 		}
 	}
 	rep.Changes = append(rep.Changes, statusChanges(old, new)...)
-	slices.SortFunc(rep.Changes, func(x, y Change) int {
-		return cmp.Or(cmp.Compare(x.Target, y.Target), cmp.Compare(x.Field, y.Field), cmp.Compare(x.Kind, y.Kind))
-	})
+	rep.Changes = append(rep.Changes, objectChanges(old, new)...)
+	slices.SortFunc(rep.Changes, compareChanges)
 	return rep
+}
+
+// compareChanges sorts by target, an object's own change first, then by
+// field and kind of change.
+func compareChanges(x, y Change) int {
+	return cmp.Or(cmp.Compare(x.Target, y.Target), cmp.Compare(x.Field, y.Field), cmp.Compare(x.Kind, y.Kind))
+}
+
+// fieldKey drops the policy kind from a change's field: "G/K:cors" → "cors".
+func fieldKey(field string) string {
+	if i := strings.LastIndex(field, ":"); i >= 0 {
+		return field[i+1:]
+	}
+	return field
 }
 
 type key struct{ target, field string }
@@ -128,7 +150,7 @@ func statusChanges(old, new *merge.Result) []Change {
 		case !ok:
 			out = append(out, Change{Target: k.target, Field: k.field, Kind: "removed", Old: s})
 		case !bytes.Equal(s.Value, n.Value):
-			out = append(out, Change{Target: k.target, Field: k.field, Kind: "changed", Old: s, New: n})
+			out = append(out, Change{Target: k.target, Field: k.field, Kind: "changed", Old: s, New: n, Leaves: leaves(k.field, s.Value, n.Value)})
 		}
 	}
 	for k, n := range b {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -32,8 +34,22 @@ type Field struct {
 	// AlsoInEffect are less specific levels' policies whose values of the
 	// field configure other instances (another ext_authz provider) and so
 	// still apply.
-	AlsoInEffect []string        `json:"alsoInEffect,omitempty"`
-	Value        json.RawMessage `json:"value,omitempty"`
+	AlsoInEffect []string `json:"alsoInEffect,omitempty"`
+	// Decisions say, for each policy that lost this field (overridden or
+	// shadowed), which rule put the owner first.
+	Decisions []Decision      `json:"decisions,omitempty"`
+	Value     json.RawMessage `json:"value,omitempty"`
+	// DefaultStrategy: Strategy is the field's usual one, so text output
+	// leaves it out.
+	DefaultStrategy bool `json:"-"`
+}
+
+// Decision is why the owner beat one loser.
+type Decision struct {
+	Loser string `json:"loser"`
+	// Rule is level, attachment, weight, age, name or order.
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
 }
 
 // Target is one explained target.
@@ -42,6 +58,9 @@ type Target struct {
 	// Listener the effective view is for (a route can be served by several).
 	Listener    string   `json:"listener,omitempty"`
 	EnvoyRoutes []string `json:"envoyRoutes"`
+	// FixedStatus is the status the rule answers instead of forwarding
+	// (500, or 503 failing closed); the notes say why.
+	FixedStatus int      `json:"fixedStatus,omitempty"`
 	Fields      []Field  `json:"fields"`
 	Notes       []string `json:"notes,omitempty"`
 }
@@ -88,9 +107,10 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	for _, inv := range invalidHere(r, rule, l) {
 		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
 	}
-	if b := r.Attach.Broken[rule]; len(b) > 0 {
-		for _, x := range b {
-			t.Notes = append(t.Notes, "fails closed: "+x.Reason)
+	if fs, ok := r.FixedStatus(rule); ok {
+		t.FixedStatus = fs.Status
+		for _, why := range fs.Reasons {
+			t.Notes = append(t.Notes, fmt.Sprintf("answers %d to every request: %s", fs.Status, why))
 		}
 	}
 	if opt.Notes != nil {
@@ -112,7 +132,7 @@ func ids(cs []*merge.Candidate) []string {
 func fields(es []merge.EffectiveField, opt Options) []Field {
 	out := []Field{}
 	for _, e := range es {
-		if opt.Field != "" && e.Key != opt.Field {
+		if !MatchField(e.Key, opt.Field) {
 			continue
 		}
 		gk := e.Kind.GroupKind()
@@ -122,10 +142,18 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		}
 		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.Describe(), Level: level,
 			Strategy: string(e.Field.Strategy), Contributors: ids(e.Field.Contributors), Overridden: ids(e.Field.Losers), Inherited: e.Inherited}
+		f.DefaultStrategy = e.Field.Strategy == defaultStrategy(e)
+		for _, l := range e.Field.Losers {
+			d := merge.DecideField(e.Field, l)
+			f.Decisions = append(f.Decisions, Decision{Loser: l.Policy.ID(), Rule: string(d.Rule), Reason: d.Detail})
+		}
 		for _, s := range e.Shadowed {
-			for _, id := range ids(s.Contributors) {
+			for _, c := range s.Contributors {
+				id := c.Policy.ID()
 				if !slices.Contains(f.Shadowed, id) {
 					f.Shadowed = append(f.Shadowed, id)
+					f.Decisions = append(f.Decisions, Decision{Loser: id, Rule: string(merge.RuleLevel),
+						Reason: fmt.Sprintf("%s level is more specific than %s level", level, c.Level)})
 				}
 			}
 		}
@@ -179,4 +207,20 @@ func invalidHere(r *merge.Result, rule *topology.Rule, l *topology.Listener) []s
 		}
 	}
 	return out
+}
+
+// MatchField reports whether a field key is selected by a --field value:
+// the key itself or any key under it (rateLimit covers rateLimit.local).
+func MatchField(key, want string) bool {
+	return want == "" || key == want || strings.HasPrefix(key, want+".")
+}
+
+// defaultStrategy is the strategy a field has when nothing is configured.
+func defaultStrategy(e merge.EffectiveField) policy.Strategy {
+	for _, fs := range e.Kind.Spec().Fields {
+		if fs.Key == e.Key && fs.Default != "" {
+			return fs.Default
+		}
+	}
+	return policy.AugmentedShallow
 }

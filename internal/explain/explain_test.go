@@ -252,6 +252,11 @@ spec:
   parentRefs: [{name: gw}]
   rules: [{backendRefs: [{name: svc, port: 80}]}]
 ---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
 apiVersion: gateway.kgateway.dev/v1alpha1
 kind: TrafficPolicy
 metadata: {name: good, namespace: infra}
@@ -276,5 +281,24 @@ spec:
 	want := []string{"replaced by a direct response (500): the invalid policy gateway.kgateway.dev/TrafficPolicy/infra/bad merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"}
 	if diff := cmp.Diff(want, got.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
+
+func TestMatchField(t *testing.T) {
+	tests := []struct {
+		key, want string
+		match     bool
+	}{
+		{"rateLimit.local", "", true},
+		{"rateLimit.local", "rateLimit", true},
+		{"rateLimit.local", "rateLimit.local", true},
+		{"rateLimit.local", "rate", false},
+		{"timeouts", "timeout", false},
+		{"cors", "cors.x", false},
+	}
+	for _, tt := range tests {
+		if got := explain.MatchField(tt.key, tt.want); got != tt.match {
+			t.Errorf("MatchField(%q, %q) = %v, want %v", tt.key, tt.want, got, tt.match)
+		}
 	}
 }

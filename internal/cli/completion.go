@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// completeFunc is cobra's completion callback for arguments and flags.
+type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective)
+
+// fromInputs completes from the -f inputs already on the command line:
+// it compiles them (reading no stdin) and offers the names list finds
+// that start with what was typed. No inputs, or unreadable ones, give no
+// suggestions rather than an error the shell would print.
+func (g *globalOptions) fromInputs(list func(*Compiled, string) []string) completeFunc {
+	return func(cmd *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		none := cobra.ShellCompDirectiveNoFileComp
+		if len(g.Files) == 0 || slices.Contains(g.Files, "-") || g.init(cmd) != nil {
+			return nil, none
+		}
+		c, err := g.compile()
+		if err != nil {
+			return nil, none
+		}
+		var out []cobra.Completion
+		for _, s := range list(c, g.Namespace) {
+			if strings.HasPrefix(s, typed) && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out, none
+	}
+}
+
+// explainTargets are every TARGET explain accepts in these inputs: Gateways
+// and their listeners, routes and their rules, and policies, as
+// KIND/NS/NAME[/SECTION] (KIND/NAME[/SECTION] in the -n namespace).
+func explainTargets(c *Compiled, ns string) []string {
+	var out []string
+	add := func(kind, objNS, name string, sections ...string) {
+		base := strings.ToLower(kind) + "/" + objNS + "/" + name
+		if ns != "" {
+			if objNS != ns {
+				return
+			}
+			base = strings.ToLower(kind) + "/" + name
+		}
+		out = append(out, base)
+		for _, s := range sections {
+			out = append(out, base+"/"+s)
+		}
+	}
+	for _, gw := range c.Graph.Gateways {
+		add("gateway", gw.Namespace, gw.Name, listenerNames(gw)...)
+	}
+	for _, rt := range c.Graph.Routes {
+		var secs []string
+		for _, rule := range rt.Rules {
+			secs = append(secs, rule.Section())
+		}
+		add(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, secs...)
+	}
+	for _, p := range c.Policies.Policies {
+		add(p.Kind.GroupKind().Kind, p.Obj.Namespace, p.Obj.Name)
+	}
+	return out
+}
+
+// gatewayRefs are the Gateways as --gateway takes them: NS/NAME.
+func gatewayRefs(c *Compiled, _ string) []string { return gatewayNames(c.Graph) }
+
+// routeRefs are the routes as --route takes them: KIND/NS/NAME
+// (KIND/NAME in the -n namespace).
+func routeRefs(c *Compiled, ns string) []string {
+	var out []string
+	for _, rt := range c.Graph.Routes {
+		switch {
+		case ns == "":
+			out = append(out, strings.ToLower(rt.Kind)+"/"+rt.Meta.Namespace+"/"+rt.Meta.Name)
+		case rt.Meta.Namespace == ns:
+			out = append(out, strings.ToLower(rt.Kind)+"/"+rt.Meta.Name)
+		}
+	}
+	return out
+}
+
+// policyRefs are the policies as --policy takes them: POLICYKIND/NS/NAME.
+func policyRefs(c *Compiled, _ string) []string {
+	var out []string
+	for _, p := range c.Policies.Policies {
+		out = append(out, strings.ToLower(p.Kind.GroupKind().Kind)+"/"+p.Obj.Namespace+"/"+p.Obj.Name)
+	}
+	return out
+}

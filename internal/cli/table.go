@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// listWidth is the terminal width at and below which a two-column table
+// cannot show both columns readably: rows become a list instead.
+const listWidth = 60
+
+// fieldRow is one row of a two-column table: a key and stacked details.
+type fieldRow struct {
+	Key   string
+	Lines []string
+}
+
+// writeRows prints rows under two headers so they fit width columns:
+// width 0 (not a terminal) prints every value whole on its line; a
+// terminal wider than listWidth gets a table whose second column wraps;
+// a narrower one a list, key then indented details. Nothing is ever cut.
+func writeRows(w io.Writer, headers [2]string, rows []fieldRow, color bool, width int) {
+	keyWidth := ansi.StringWidth(headers[0])
+	for _, r := range rows {
+		keyWidth = max(keyWidth, ansi.StringWidth(r.Key))
+	}
+	// A table row is │key│details│: three border columns.
+	detailWidth := width - keyWidth - 3
+	if width > 0 && (width <= listWidth || detailWidth < listWidth/2) {
+		writeList(w, rows, width)
+		return
+	}
+	tb := table.New().Border(lipgloss.NormalBorder()).Headers(headers[0], headers[1])
+	if !color {
+		tb = tb.BorderStyle(lipgloss.NewStyle())
+	}
+	for _, r := range rows {
+		lines := r.Lines
+		if width > 0 {
+			lines = wrapLines(lines, detailWidth, "  ")
+		}
+		tb = tb.Row(r.Key, strings.Join(lines, "\n"))
+	}
+	io.WriteString(w, tb.Render()+"\n")
+}
+
+// writeList is the narrow layout: "  key" then its details indented,
+// continuation lines indented further.
+func writeList(w io.Writer, rows []fieldRow, width int) {
+	var b strings.Builder
+	for _, r := range rows {
+		for _, l := range wrapLines([]string{r.Key}, width-2, "  ") {
+			b.WriteString("  " + l + "\n")
+		}
+		for _, l := range wrapLines(r.Lines, width-4, "  ") {
+			b.WriteString("    " + l + "\n")
+		}
+	}
+	io.WriteString(w, b.String())
+}
+
+// wrapLines wraps each line to limit display columns, at spaces and after
+// commas and slashes where it can, mid-word where it must; continuation
+// lines start with indent (counted in the limit).
+func wrapLines(lines []string, limit int, indent string) []string {
+	var out []string
+	for _, l := range lines {
+		for i, c := range strings.Split(ansi.Wrap(l, max(limit-len(indent), 8), ",/"), "\n") {
+			if i > 0 {
+				c = indent + c
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fitLine wraps one line of prose to a terminal's width (0: as it is).
+func fitLine(s string, width int, indent string) string {
+	if width <= 0 {
+		return s
+	}
+	return strings.Join(wrapLines([]string{s}, width, indent), "\n")
+}

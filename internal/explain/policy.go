@@ -1,0 +1,206 @@
+package explain
+
+import (
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// PolicyReport answers a policy author's question: where does this policy
+// apply, and does each of its fields take effect there?
+type PolicyReport struct {
+	Policy   string `json:"policy"`
+	Accepted bool   `json:"accepted"`
+	// Targets are every merge point the policy reached, in graph order.
+	Targets []PolicyTarget `json:"targets"`
+	// Problems are the findings that keep it from a target (not found, not
+	// permitted), make a rule it reaches fail closed, or make it invalid.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// PolicyTarget is one merge point the policy reached.
+type PolicyTarget struct {
+	Target Ref `json:"target"`
+	// Via is how it got there: ExtensionRef, SectionName, TargetRef, or
+	// Inherited (from a delegating parent route, named by From).
+	Via   string `json:"via"`
+	Path  string `json:"path,omitempty"`
+	Level string `json:"level"`
+	From  string `json:"from,omitempty"`
+	// Invalid: the policy is attached here but not accepted, so it takes
+	// no part in the merge.
+	Invalid bool          `json:"invalid,omitempty"`
+	Fields  []PolicyField `json:"fields"`
+}
+
+// PolicyField is the outcome of one of the policy's fields at one target.
+type PolicyField struct {
+	Field string `json:"field"`
+	// Outcome is won, merged (one contributor of several) or lost.
+	Outcome string `json:"outcome"`
+	// Owner, Rule and Reason say who beat it and why, when it lost.
+	Owner  string `json:"owner,omitempty"`
+	Rule   string `json:"rule,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// ShadowedAt are the rules or listeners below this target where a more
+	// specific level hides the value.
+	ShadowedAt []Shadow `json:"shadowedAt,omitempty"`
+}
+
+// Shadow is one place a more specific level hides a field.
+type Shadow struct {
+	Target string `json:"target"`
+	By     string `json:"by"`
+}
+
+// Policy explains one policy across every target it reached. It walks the
+// merge IR only, so it serves every registered kind alike.
+func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
+	rep := PolicyReport{Policy: p.ID(), Accepted: p.IsValid(), Targets: []PolicyTarget{}}
+	type fieldRef struct {
+		f      *merge.Field
+		ti, fi int
+	}
+	var refs []fieldRef
+	add := func(ref Ref, pts merge.Points) {
+		t, fs, ok := policyTarget(ref, pts.Of(p.Kind), p)
+		if !ok {
+			return
+		}
+		for i, f := range fs {
+			refs = append(refs, fieldRef{f, len(rep.Targets), i})
+		}
+		rep.Targets = append(rep.Targets, t)
+	}
+	for _, gp := range r.Gateways {
+		add(Ref{Group: gatewayGroup, Kind: "Gateway", Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name}, gp.Whole)
+		for _, lp := range gp.Listeners {
+			add(listenerRef(lp.Listener), lp.Own)
+		}
+	}
+	for _, rp := range r.Routes {
+		for _, rule := range rp.Rules {
+			if !rule.Delegating {
+				add(ruleRef(rp.Route, rule.Rule), rule.Own)
+			}
+		}
+	}
+	// Indexed once rep.Targets stops growing, so the pointers stay valid.
+	byField := map[*merge.Field]*PolicyField{}
+	for _, x := range refs {
+		byField[x.f] = &rep.Targets[x.ti].Fields[x.fi]
+	}
+	markShadows(r, p, byField)
+	for _, d := range slices.Concat(p.Invalid, r.Attach.Diagnostics) {
+		line := d.Code + ": " + d.Message
+		if d.Object == p.Ref() && !slices.Contains(rep.Problems, line) {
+			rep.Problems = append(rep.Problems, line)
+		}
+	}
+	return rep
+}
+
+// markShadows records, on the policy's winning fields, every rule or
+// listener view where a more specific level hides them.
+func markShadows(r *merge.Result, p *policy.Policy, byField map[*merge.Field]*PolicyField) {
+	if len(byField) == 0 {
+		return
+	}
+	mark := func(desc string, es []merge.EffectiveField) {
+		for _, e := range es {
+			for _, s := range e.Shadowed {
+				pf, ok := byField[s]
+				if ok && slices.ContainsFunc(s.Contributors, func(c *merge.Candidate) bool { return c.Policy == p }) {
+					pf.ShadowedAt = append(pf.ShadowedAt, Shadow{Target: desc, By: e.Field.Owner.Policy.ID()})
+				}
+			}
+		}
+	}
+	for _, gp := range r.Gateways {
+		for _, lp := range gp.Listeners {
+			mark("listener "+lp.Listener.ID(), r.Effective(nil, lp.Listener))
+		}
+	}
+	for _, rp := range r.Routes {
+		for _, rule := range rp.Rules {
+			if rule.Delegating {
+				continue
+			}
+			for _, parent := range rp.Route.Parents {
+				for _, l := range parent.Listeners {
+					ref := ruleRef(rp.Route, rule.Rule)
+					mark(ref.Kind+" "+ref.Namespace+"/"+ref.Name+" rule "+ref.Section+" on listener "+l.ID(), r.Effective(rule.Rule, l))
+				}
+			}
+		}
+	}
+}
+
+const gatewayGroup = "gateway.networking.k8s.io"
+
+func listenerRef(l *topology.Listener) Ref {
+	ref := Ref{Group: gatewayGroup, Kind: "Gateway", Namespace: l.Gateway.Namespace, Name: l.Gateway.Name, Section: string(l.Name)}
+	if l.Set != nil {
+		ref.Kind, ref.Namespace, ref.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
+	}
+	return ref
+}
+
+func ruleRef(rt *topology.Route, rule *topology.Rule) Ref {
+	return Ref{Group: gatewayGroup, Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Section: rule.Section()}
+}
+
+// policyTarget is the policy's part in one point, if it is a candidate.
+func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*merge.Field, bool) {
+	if pt == nil {
+		return PolicyTarget{}, nil, false
+	}
+	c := candidateOf(pt, p)
+	if c == nil {
+		return PolicyTarget{}, nil, false
+	}
+	t := PolicyTarget{Target: ref, Via: string(c.Via), Path: c.Path, Level: string(c.Level), From: c.Parent, Fields: []PolicyField{}}
+	if c.Parent != "" {
+		t.Via = "Inherited"
+	}
+	if !p.IsValid() {
+		t.Invalid = true
+		return t, nil, true
+	}
+	var fs []*merge.Field
+	for _, f := range pt.Fields {
+		if _, ok := p.Values[f.Key]; !ok {
+			continue
+		}
+		t.Fields = append(t.Fields, fieldOutcome(f, c))
+		fs = append(fs, f)
+	}
+	return t, fs, true
+}
+
+func candidateOf(pt *merge.Point, p *policy.Policy) *merge.Candidate {
+	for _, c := range slices.Concat(pt.Candidates, pt.Invalid) {
+		if c.Policy == p {
+			return c
+		}
+	}
+	return nil
+}
+
+func fieldOutcome(f *merge.Field, c *merge.Candidate) PolicyField {
+	out := PolicyField{Field: f.Key, Outcome: "won"}
+	switch {
+	case f.Owner == c:
+		if len(f.Contributors) > 1 {
+			out.Outcome = "merged"
+		}
+	case slices.Contains(f.Contributors, c):
+		out.Outcome, out.Owner = "merged", f.Owner.Policy.ID()
+	default:
+		d := merge.DecideField(f, c)
+		out.Outcome, out.Owner, out.Rule, out.Reason = "lost", f.Owner.Policy.ID(), string(d.Rule), d.Detail
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package merge
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// Rule names what ordered two candidates at one merge point.
+type Rule string
+
+// The deciding rules, in the order kgateway applies them.
+const (
+	// RuleLevel: the winner attached at a more specific level (rule over
+	// route, listener over Gateway).
+	RuleLevel Rule = "level"
+	// RuleAttachment: same level, stronger attachment form (ExtensionRef
+	// over sectionName over a whole-target targetRef).
+	RuleAttachment Rule = "attachment"
+	// RuleWeight: the policy with the higher weight comes first.
+	RuleWeight Rule = "weight"
+	// RuleAge: same weight, the older policy comes first.
+	RuleAge Rule = "age"
+	// RuleName: same weight and age; only the names decided (GWP303).
+	RuleName Rule = "name"
+	// RuleOrder: a kind without precedence keeps attachment order (rule
+	// filter order, then policy key order).
+	RuleOrder Rule = "order"
+)
+
+// Decision is why one candidate precedes another: the rule and a
+// sentence naming the values that decided.
+type Decision struct {
+	Rule   Rule
+	Detail string
+}
+
+var viaWords = map[attach.Via]string{attach.ViaExtensionRef: "ExtensionRef filter", attach.ViaSection: "sectionName", attach.ViaTargetRef: "whole-target targetRef"}
+
+// Decide explains why first precedes second in one group's precedence
+// order. It reads the candidates only; the order itself was made by attach
+// and Compute, and Decide names the first criterion on which they differ.
+func Decide(first, second *Candidate) Decision {
+	switch {
+	case first.Level != second.Level:
+		return Decision{RuleLevel, fmt.Sprintf("%s level is more specific than %s level", levelWord(first), levelWord(second))}
+	case first.Via.Rank() != second.Via.Rank():
+		return Decision{RuleAttachment, fmt.Sprintf("%s beats %s", viaWords[first.Via], viaWords[second.Via])}
+	}
+	a, b := first.Policy, second.Policy
+	if !a.Kind.Spec().Precedence || !b.Kind.Spec().Precedence {
+		return Decision{RuleOrder, "attached earlier (rule filter order, then policy name)"}
+	}
+	switch {
+	case a.Weight != b.Weight:
+		return Decision{RuleWeight, fmt.Sprintf("weight %d (%s) beats weight %d", a.Weight, weightSource(a), b.Weight)}
+	case !a.Created.Equal(b.Created) && b.Created.IsZero():
+		return Decision{RuleAge, fmt.Sprintf("created %s; the other has no creationTimestamp", stamp(a.Created))}
+	case !a.Created.Equal(b.Created):
+		return Decision{RuleAge, fmt.Sprintf("older: created %s, the other %s", stamp(a.Created), stamp(b.Created))}
+	}
+	return Decision{RuleName, fmt.Sprintf("same weight and age: name %s/%s sorts before %s/%s (GWP303)",
+		a.Obj.Namespace, a.Obj.Name, b.Obj.Namespace, b.Obj.Name)}
+}
+
+// DecideField explains why a field's owner beat one of its losers. Under
+// OverridableShallow the last candidate in precedence order wins, so the
+// order is read the other way round.
+func DecideField(f *Field, loser *Candidate) Decision {
+	if f.Strategy == policy.OverridableShallow {
+		d := Decide(loser, f.Owner)
+		d.Detail = "OverridableShallow: the later value overrides, and the loser came first (" + d.Detail + ")"
+		return d
+	}
+	return Decide(f.Owner, loser)
+}
+
+func levelWord(c *Candidate) string {
+	if c.Level == LevelParentRoute && c.Parent != "" {
+		return "parent route (" + c.Parent + ")"
+	}
+	return string(c.Level)
+}
+
+// weightSource names where a non-zero weight came from, so a user knows
+// which object to edit.
+func weightSource(p *policy.Policy) string {
+	if ann := p.Kind.Spec().WeightAnnotation; ann != "" {
+		return "annotation " + ann + " on " + p.Obj.Namespace + "/" + p.Obj.Name
+	}
+	return "on " + p.Obj.Namespace + "/" + p.Obj.Name
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
