@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"os"
-	"strings"
-
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // readHAPTIC re-reads the haptic: section of the config file keeping the
@@ -14,19 +10,13 @@ import (
 // are case-sensitive), then checks it: an unknown switch or a value of the
 // wrong type is a config error, never ignored.
 func (c *Config) readHAPTIC() error {
-	if c.File != "" && c.HAPTIC != nil {
-		data, err := os.ReadFile(c.File)
+	if c.HAPTIC != nil {
+		m, err := c.section("haptic")
 		if err != nil {
 			return err
 		}
-		var doc map[string]any
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return err
-		}
-		for k, v := range doc {
-			if m, ok := v.(map[string]any); ok && strings.EqualFold(k, "haptic") {
-				c.HAPTIC = m
-			}
+		if m != nil {
+			c.HAPTIC = m
 		}
 	}
 	_, err := haptic.ParseSettings(c.PolicyConfig())

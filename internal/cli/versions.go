@@ -85,23 +85,37 @@ func distinctPaths(paths []string) []string {
 // of system policies (allowedOrigins) into something their schema does
 // not know.
 func (c *Config) readWSO2() error {
-	if c.File == "" || c.WSO2 == nil {
+	if c.WSO2 == nil {
 		return nil
+	}
+	m, err := c.section("wso2")
+	if m != nil {
+		c.WSO2 = m
+	}
+	return err
+}
+
+// section re-reads a top-level mapping of the config file as written,
+// keys in their own case (viper lower-cases them); nil when the file has
+// none.
+func (c *Config) section(name string) (map[string]any, error) {
+	if c.File == "" {
+		return nil, nil
 	}
 	data, err := os.ReadFile(c.File)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var doc map[string]any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return err
+		return nil, err
 	}
 	for k, v := range doc {
-		if m, ok := v.(map[string]any); ok && strings.EqualFold(k, "wso2") {
-			c.WSO2 = m
+		if m, ok := v.(map[string]any); ok && strings.EqualFold(k, name) {
+			return m, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // relative resolves a path from the config file against the file's
