@@ -133,7 +133,11 @@ func Compute(r *merge.Result, opt Options) *Report {
 	rep := &Report{Gateways: []Gateway{}, Routes: []Route{}, Policies: []Policy{}}
 	g := r.Graph
 	for _, gw := range g.Gateways {
-		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(topology.GatewayConditions(g, gw)), Listeners: []Listener{}}
+		conds := topology.GatewayConditions(g, gw)
+		if gatewayController(g, gw.Gateway, opt.ControllerName) == KgatewayController {
+			conds = append(conds, topology.GatewayResolvedRefs(gw))
+		}
+		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
 			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(l.Conditions)}
 			if l.Set != nil {
@@ -153,9 +157,13 @@ func Compute(r *merge.Result, opt Options) *Report {
 			if p.Ref.Port != nil {
 				ref.Port = int32(*p.Ref.Port)
 			}
+			ctrl := parentController(g, p, opt.ControllerName)
 			conds := topology.RouteParentConditions(rt, p)
-			conds = append(conds, ruleConditions(r, rt)...)
-			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: parentController(g, p, opt.ControllerName), Conditions: conv(mergeConds(conds))})
+			if ctrl == KgatewayController {
+				conds = append(conds, programmedCondition(r, rt))
+			}
+			conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
+			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
 		}
 		rep.Routes = append(rep.Routes, out)
 	}
@@ -182,17 +190,75 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 	return out
 }
 
+// KgatewayController is kgateway's controllerName: the Gateways and
+// routes it reports get the conditions kgateway adds to the Gateway API's
+// (Gateway ResolvedRefs, route kgateway.dev/Programmed).
+const KgatewayController = "kgateway.dev/kgateway"
+
+// ProgrammedType is the route condition kgateway adds to the standard
+// ones: whether every rule was translated as written.
+const ProgrammedType = "kgateway.dev/Programmed"
+
+// programmedCondition is kgateway's kgateway.dev/Programmed for a route:
+// False/RouteRuleReplaced when a rule is replaced by a direct response
+// because an invalid policy merges into it or a policy it references is
+// missing (kgateway's Standard validation mode), else True/Programmed.
+func programmedCondition(r *merge.Result, rt *topology.Route) metav1.Condition {
+	var msgs []string
+	for i, rule := range rt.Rules {
+		if why := replacedBecause(r, rule); why != "" {
+			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
+		}
+	}
+	if len(msgs) > 0 {
+		return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionFalse, Reason: "RouteRuleReplaced", Message: strings.Join(msgs, "; ")}
+	}
+	return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
+}
+
+// replacedBecause says why a rule is replaced, "" when it is not: an
+// invalid policy among the rule's own candidates, or a reference broken
+// by a kind that has no route conditions of its own (StatusReasoner).
+func replacedBecause(r *merge.Result, rule *topology.Rule) string {
+	if rp := r.Rule(rule); rp != nil && !rp.Delegating {
+		for _, pt := range rp.Own {
+			for _, c := range pt.Invalid {
+				if !ownReasons(c.Policy.Kind) {
+					return c.Policy.ID() + ": " + messages(c.Policy.Invalid)
+				}
+			}
+		}
+	}
+	for _, b := range r.Attach.Broken[rule] {
+		if b.Kind != nil && !ownReasons(b.Kind) {
+			return b.Reason
+		}
+	}
+	return ""
+}
+
+// ownReasons reports whether a kind's controller writes route conditions
+// of its own for the rules it breaks (policy.StatusReasoner).
+func ownReasons(k policy.Kind) bool {
+	_, ok := k.(policy.StatusReasoner)
+	return ok
+}
+
 // ruleConditions reports rules broken by their policy references: some
 // broken → PartiallyInvalid, all → Accepted False, and ResolvedRefs False
 // where a reference did not resolve. The reasons are the broken kind's
 // controller's (policy.StatusReasoner), else UnsupportedValue and
-// InvalidKind.
-func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
+// InvalidKind. Under kgateway's controller (kgateway) a kind without
+// reasons of its own replaces the rule instead (programmedCondition).
+func ruleConditions(r *merge.Result, rt *topology.Route, kgateway bool) []metav1.Condition {
 	broken := 0
 	var msgs, resolvedMsgs []string
 	reason, resolved := "", ""
 	for _, rule := range rt.Rules {
 		b := r.Attach.Broken[rule]
+		if kgateway {
+			b = slices.DeleteFunc(slices.Clone(b), func(x attach.Broken) bool { return x.Kind != nil && !ownReasons(x.Kind) })
+		}
 		if len(b) == 0 {
 			continue
 		}
@@ -231,11 +297,20 @@ func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 // has the class (a HAPTIC Gateway's routes are HAPTIC's to report), else
 // the configured one.
 func parentController(g *topology.Graph, p *topology.Parent, def string) string {
-	if p == nil || p.Gateway == nil || p.Gateway.Gateway == nil {
+	if p == nil || p.Gateway == nil {
+		return def
+	}
+	return gatewayController(g, p.Gateway.Gateway, def)
+}
+
+// gatewayController is the controllerName of a Gateway's class when the
+// input has the class, else def.
+func gatewayController(g *topology.Graph, gw *model.Gateway, def string) string {
+	if gw == nil {
 		return def
 	}
 	for _, c := range g.Model.GatewayClasses {
-		if c.Name == string(p.Gateway.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
+		if c.Name == string(gw.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
 			return string(c.Spec.ControllerName)
 		}
 	}

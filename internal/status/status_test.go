@@ -160,9 +160,77 @@ spec:
 				got = append(got, c.Type+"="+c.Status+"/"+c.Reason)
 			}
 		}
-		want := []string{"Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound", "Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound"}
+		want := []string{"Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound", "kgateway.dev/Programmed=True/Programmed",
+			"Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound", "kgateway.dev/Programmed=True/Programmed"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("conditions (-want +got):\n%s", diff)
 		}
 	}
+}
+
+// TestKgatewayConditions covers the conditions kgateway adds to the
+// Gateway API's: a route rule replaced by a direct response, and the
+// Gateway's ResolvedRefs.
+func TestKgatewayConditions(t *testing.T) {
+	extRef := `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r1, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - backendRefs: [{name: svc, port: 80}]
+    filters: [{type: ExtensionRef, extensionRef: {group: gateway.kgateway.dev, kind: TrafficPolicy, name: POLICY}}]
+`
+	httpsGW := `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tls, namespace: infra}
+spec:
+  gatewayClassName: x
+  listeners:
+  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: missing}]}}
+`
+	tests := []struct {
+		name, docs string
+		route      string // "" when the route is not checked
+		programmed string
+		gateway    string
+		resolved   string
+	}{
+		{"programmed", base, "r2", "True/Programmed", "gw", "True/ResolvedRefs"},
+		{"invalid policy on the route: replaced", base + policyDoc("bad", "r2", "", "  rateLimit: {local: {tokenBucket: {maxTokens: -1}}}\n", 1),
+			"r2", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
+		{"ExtensionRef to a missing policy: replaced", strings.Replace(base, "kind: HTTPRoute\nmetadata: {name: r1", "kind: HTTPRoute\nmetadata: {name: old", 1) + strings.Replace(extRef, "POLICY", "nope", 1),
+			"r1", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
+		{"unresolved certificate: Gateway ResolvedRefs False", base + httpsGW, "", "", "tls", "False/ListenersNotResolved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := compile(t, tt.docs)
+			for _, r := range rep.Routes {
+				if r.Name == tt.route {
+					if got := condOf(r.Parents[0].Conditions, status.ProgrammedType); got != tt.programmed {
+						t.Errorf("route %s %s = %s, want %s", r.Name, status.ProgrammedType, got, tt.programmed)
+					}
+				}
+			}
+			for _, g := range rep.Gateways {
+				if g.Name == tt.gateway {
+					if got := condOf(g.Conditions, "ResolvedRefs"); got != tt.resolved {
+						t.Errorf("Gateway %s ResolvedRefs = %s, want %s", g.Name, got, tt.resolved)
+					}
+				}
+			}
+		})
+	}
+}
+
+func condOf(cs []status.Condition, typ string) string {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c.Status + "/" + c.Reason
+		}
+	}
+	return "absent"
 }

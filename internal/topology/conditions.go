@@ -21,9 +21,10 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
 	accepted := cond("Accepted", true, "Accepted", "Listener is accepted")
 	switch l.Protocol {
-	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
+		// kgateway serves all four; gwpol renders the HTTP ones only.
 	default:
-		accepted = cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; gwpol renders HTTP and HTTPS listeners", l.Protocol))
+		accepted = cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; a listener is HTTP, HTTPS, TCP or TLS", l.Protocol))
 	}
 	conflicted := cond("Conflicted", false, "NoConflicts", "No conflicts")
 	if l.Conflicted {
@@ -96,7 +97,8 @@ func RouteParentConditions(r *Route, p *Parent) []metav1.Condition {
 	return []metav1.Condition{accepted, refs}
 }
 
-// GatewayConditions are the Gateway-level conditions.
+// GatewayConditions are the Gateway-level conditions every controller
+// writes: Accepted and Programmed.
 func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	accepted := cond("Accepted", true, "Accepted", "Gateway is accepted")
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc == nil {
@@ -104,11 +106,33 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	}
 	programmed := cond("Programmed", true, "Programmed", "Gateway is programmed")
 	for _, l := range gw.Listeners {
-		if l.Set == nil && len(l.Conditions) > 0 && l.Conditions[0].Status == metav1.ConditionFalse {
-			return []metav1.Condition{cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid"), programmed}
+		if c := meta(l.Conditions, "Accepted"); l.Set == nil && c != nil && c.Status == metav1.ConditionFalse {
+			accepted = cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid")
 		}
 	}
 	return []metav1.Condition{accepted, programmed}
+}
+
+// GatewayResolvedRefs is the Gateway-level ResolvedRefs kgateway adds:
+// False (ListenersNotResolved) when one of the Gateway's own listeners
+// has an unresolved reference.
+func GatewayResolvedRefs(gw *Gateway) metav1.Condition {
+	for _, l := range gw.Listeners {
+		if c := meta(l.Conditions, "ResolvedRefs"); l.Set == nil && c != nil && c.Status == metav1.ConditionFalse {
+			return cond("ResolvedRefs", false, "ListenersNotResolved", fmt.Sprintf("listener %s has unresolved references", l.Name))
+		}
+	}
+	return cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved")
+}
+
+// meta finds a condition by type.
+func meta(cs []metav1.Condition, typ string) *metav1.Condition {
+	for i := range cs {
+		if cs[i].Type == typ {
+			return &cs[i]
+		}
+	}
+	return nil
 }
 
 func (g *Graph) gatewayClass(name string) *model.GatewayClass {

@@ -241,6 +241,9 @@ spec:
     port: 9000
     protocol: TCP
     allowedRoutes: {namespaces: {from: All}}
+  - name: udp
+    port: 9001
+    protocol: UDP
   - name: grpc-only
     port: 8443
     protocol: HTTP
@@ -298,10 +301,16 @@ spec:
 			checkParent(t, route(t, g, tt.route+"/apps/"+name).Parents[0], want)
 		})
 	}
-	// A listener gwpol cannot serve is not Accepted.
-	tcp := g.Gateway("infra", "gw").Listener("tcp")
-	if c := findCond(tcp.Conditions, "Accepted"); c.Status != metav1.ConditionFalse || c.Reason != "UnsupportedProtocol" {
-		t.Errorf("TCP listener Accepted = %+v", c)
+	// kgateway serves TCP listeners; a protocol it does not serve is not Accepted.
+	for _, l := range []struct {
+		name   string
+		status metav1.ConditionStatus
+		reason string
+	}{{"tcp", metav1.ConditionTrue, "Accepted"}, {"udp", metav1.ConditionFalse, "UnsupportedProtocol"}} {
+		c := findCond(g.Gateway("infra", "gw").Listener(l.name).Conditions, "Accepted")
+		if c.Status != l.status || c.Reason != l.reason {
+			t.Errorf("%s listener Accepted = %+v, want %s/%s", l.name, c, l.status, l.reason)
+		}
 	}
 }
 
