@@ -27,8 +27,18 @@ type Condition struct {
 // Report is the whole status output.
 type Report struct {
 	Gateways []Gateway `json:"gateways"`
-	Routes   []Route   `json:"routes"`
-	Policies []Policy  `json:"policies"`
+	// ListenerSets are the ListenerSets' own conditions (their listeners
+	// are under their Gateway); omitted when the input has none.
+	ListenerSets []ListenerSet `json:"listenerSets,omitempty"`
+	Routes       []Route       `json:"routes"`
+	Policies     []Policy      `json:"policies"`
+}
+
+// ListenerSet status.
+type ListenerSet struct {
+	Namespace  string      `json:"namespace"`
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions"`
 }
 
 // Gateway status.
@@ -146,6 +156,11 @@ func Compute(r *merge.Result, opt Options) *Report {
 			out.Listeners = append(out.Listeners, ls)
 		}
 		rep.Gateways = append(rep.Gateways, out)
+	}
+	for _, ms := range g.Model.ListenerSets {
+		if s := g.ListenerSet(ms.Namespace, ms.Name); s != nil {
+			rep.ListenerSets = append(rep.ListenerSets, ListenerSet{Namespace: s.Namespace, Name: s.Name, Conditions: conv(topology.ListenerSetConditions(s))})
+		}
 	}
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}

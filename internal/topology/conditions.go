@@ -143,3 +143,36 @@ func (g *Graph) gatewayClass(name string) *model.GatewayClass {
 	}
 	return nil
 }
+
+// ListenerSetConditions are a ListenerSet's Accepted and Programmed, as
+// kgateway writes them: the parent's refusal when it is not attached;
+// ListenersNotValid, False on both when none of its listeners is valid and
+// on Accepted only (True) when some are; else Accepted and Programmed.
+func ListenerSetConditions(s *ListenerSet) []metav1.Condition {
+	if s.Parent == nil {
+		return []metav1.Condition{cond("Accepted", false, s.Reason, s.Message), cond("Programmed", false, s.Reason, s.Message)}
+	}
+	total, invalid := 0, 0
+	for _, l := range s.Parent.Listeners {
+		if l.Set != s {
+			continue
+		}
+		total++
+		if !conditionTrue(l.Conditions, "Accepted") || !conditionTrue(l.Conditions, "Programmed") {
+			invalid++
+		}
+	}
+	switch {
+	case invalid > 0 && invalid == total:
+		msg := "no listener of the ListenerSet is valid"
+		return []metav1.Condition{cond("Accepted", false, "ListenersNotValid", msg), cond("Programmed", false, "ListenersNotValid", msg)}
+	case invalid > 0:
+		return []metav1.Condition{cond("Accepted", true, "ListenersNotValid", "some listeners of the ListenerSet are not valid"), cond("Programmed", true, "Programmed", "ListenerSet is programmed")}
+	}
+	return []metav1.Condition{cond("Accepted", true, "Accepted", "ListenerSet is accepted"), cond("Programmed", true, "Programmed", "ListenerSet is programmed")}
+}
+
+func conditionTrue(cs []metav1.Condition, typ string) bool {
+	c := meta(cs, typ)
+	return c != nil && c.Status == metav1.ConditionTrue
+}

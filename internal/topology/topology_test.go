@@ -1047,3 +1047,34 @@ func TestGraphOrderAndLookups(t *testing.T) {
 		t.Errorf("route without parentRefs: %+v", r.Parents)
 	}
 }
+
+func TestListenerSetConditions(t *testing.T) {
+	set := func(name, listeners string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  parentRef: {name: gw}\n  listeners: " + listeners + "\n"
+	}
+	gateway := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: cls\n  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n"
+	tests := []struct {
+		name, docs string
+		want       []string
+	}{
+		{"valid", gateway + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}]"), []string{"Accepted=True/Accepted", "Programmed=True/Programmed"}},
+		{"some listeners invalid", gateway + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}, {name: u, port: 9000, protocol: UDP}]"),
+			[]string{"Accepted=True/ListenersNotValid", "Programmed=True/Programmed"}},
+		{"every listener invalid", gateway + "---\n" + set("ls", "[{name: u, port: 9000, protocol: UDP}]"),
+			[]string{"Accepted=False/ListenersNotValid", "Programmed=False/ListenersNotValid"}},
+		{"parent refuses it", strings.Replace(gateway, "  allowedListeners: {namespaces: {from: Same}}\n", "", 1) + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}]"),
+			[]string{"Accepted=False/NotAllowed", "Programmed=False/NotAllowed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := graph(t, Options{}, tt.docs)
+			var got []string
+			for _, c := range ListenerSetConditions(g.ListenerSet("infra", "ls")) {
+				got = append(got, c.Type+"="+string(c.Status)+"/"+c.Reason)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("conditions = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
