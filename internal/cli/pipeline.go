@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
@@ -30,6 +31,7 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 	return policy.NewRegistry(
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
+		backendconfigpolicy.New(),
 		haptic.New(),
 		ws.APIPolicy(),
 		ws.RestAPI(),

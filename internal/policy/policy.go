@@ -98,6 +98,10 @@ const (
 	TargetListenerSet TargetKind = "ListenerSet"
 	TargetHTTPRoute   TargetKind = "HTTPRoute"
 	TargetGRPCRoute   TargetKind = "GRPCRoute"
+	// TargetService is a core Service: kinds that configure the clusters
+	// built for a backend name it (and the backendRef kinds a
+	// BackendProvider registers) as their target.
+	TargetService TargetKind = "Service"
 )
 
 // KindSpec is the static description of a kind.

@@ -484,6 +484,10 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			record(lp.Own, []AncestorRef{ancestorOf(lp.Listener.Ancestor())})
 		}
 	}
+	for _, bp := range r.Backends {
+		// a policy on a backend reports against the backend itself
+		record(bp.Own, []AncestorRef{ancestorOf(bp.Key)})
+	}
 	for _, rp := range r.Routes {
 		anc := RouteAncestors(rp.Route)
 		for _, rule := range rp.Rules {

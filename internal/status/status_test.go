@@ -234,3 +234,59 @@ func condOf(cs []status.Condition, typ string) string {
 	}
 	return "absent"
 }
+
+func bcpDoc(name, target, section, fields string, created int) string {
+	sec := ""
+	if section != "" {
+		sec = ", sectionName: " + section
+	}
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
+		string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: \"\", kind: Service, name: " + target + sec + "}]\n" + fields
+}
+
+// TestBackendConfigPolicyStatus: a BackendConfigPolicy reports against the
+// Service it configures (not the Gateways the routes to it use), and two
+// on one Service merge per field, the older first.
+func TestBackendConfigPolicyStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		docs string
+		want map[string]string // policy → "ancestor Accepted Attached"
+	}{
+		{"one policy on a Service two routes use",
+			bcpDoc("a", "svc", "", "  connectTimeout: 5s\n", 1),
+			map[string]string{"a": "Service/infra/svc True/Valid True/Attached"}},
+		{"same field: the older wins, the newer is Overridden",
+			bcpDoc("old", "svc", "", "  connectTimeout: 5s\n", 1) + bcpDoc("new", "svc", "", "  connectTimeout: 9s\n", 2),
+			map[string]string{"old": "Service/infra/svc True/Valid True/Attached", "new": "Service/infra/svc True/Valid False/Overridden"}},
+		{"different fields: both Merged",
+			bcpDoc("a", "svc", "", "  connectTimeout: 5s\n", 1) + bcpDoc("b", "svc", "", "  loadBalancer: {roundRobin: {}}\n", 2),
+			map[string]string{"a": "Service/infra/svc True/Valid True/Merged", "b": "Service/infra/svc True/Valid True/Merged"}},
+		{"missing Service",
+			bcpDoc("a", "nope", "", "  connectTimeout: 5s\n", 1),
+			map[string]string{"a": "StatusSummary/StatusSummary False/TargetNotFound False/TargetNotFound"}},
+		{"missing port name",
+			bcpDoc("a", "svc", "grpc", "  connectTimeout: 5s\n", 1),
+			map[string]string{"a": "StatusSummary/StatusSummary False/TargetNotFound False/TargetNotFound"}},
+		{"bad duration: Invalid",
+			bcpDoc("a", "svc", "", "  connectTimeout: soon\n", 1),
+			map[string]string{"a": "Service/infra/svc False/Invalid False/Pending"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := compile(t, base+tt.docs)
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				if p.Kind != "BackendConfigPolicy" {
+					continue
+				}
+				for _, a := range p.Ancestors {
+					got[p.Name] = a.AncestorRef.String() + " " + condOf(a.Conditions, "Accepted") + " " + condOf(a.Conditions, "Attached")
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
