@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
+	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
@@ -32,6 +33,7 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
 		backendconfigpolicy.New(),
+		backendtlspolicy.New(),
 		haptic.New(),
 		ws.APIPolicy(),
 		ws.RestAPI(),

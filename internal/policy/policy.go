@@ -131,6 +131,25 @@ type KindSpec struct {
 	// WeightAnnotation is the annotation that sets a policy's weight, named
 	// in fix hints.
 	WeightAnnotation string
+	// GatewayAncestors: a policy on a backend reports status against the
+	// Gateways whose routes use the backend (Gateway API BackendTLSPolicy),
+	// not against the backend object itself.
+	GatewayAncestors bool
+}
+
+// Condition is a policy status condition a kind writes itself.
+type Condition struct {
+	Type, Status, Reason, Message string
+}
+
+// ConditionWriter is implemented by kinds whose controller writes policy
+// conditions other than kgateway's Accepted/Attached (Gateway API
+// BackendTLSPolicy: ResolvedRefs, and Accepted False/Conflicted for the
+// policy that loses a backend to an older one). lost is true when another
+// policy took every field the policy sets at some point under the
+// ancestor.
+type ConditionWriter interface {
+	PolicyConditions(p *Policy, lost bool) []Condition
 }
 
 // TargetRef is one targetRef or targetSelector of a policy.

@@ -399,7 +399,12 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		return out
 	}
 	accepted := acceptedCondition(p)
+	cw, own := p.Kind.(policy.ConditionWriter)
 	for anc, u := range worst {
+		if own {
+			out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: written(cw.PolicyConditions(p, u == usedOverridden))})
+			continue
+		}
 		conds := []Condition{accepted}
 		if p.Kind.Spec().Attached {
 			conds = append(conds, attachedCondition(p, u))
@@ -409,6 +414,14 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
 	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
 		out.Ancestors = out.Ancestors[:max]
+	}
+	return out
+}
+
+func written(cs []policy.Condition) []Condition {
+	out := make([]Condition, len(cs))
+	for i, c := range cs {
+		out[i] = Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
 	}
 	return out
 }
@@ -484,9 +497,20 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			record(lp.Own, []AncestorRef{ancestorOf(lp.Listener.Ancestor())})
 		}
 	}
+	var users map[model.Key][]AncestorRef
 	for _, bp := range r.Backends {
-		// a policy on a backend reports against the backend itself
-		record(bp.Own, []AncestorRef{ancestorOf(bp.Key)})
+		for _, pt := range bp.Own {
+			// a policy on a backend reports against the backend itself,
+			// or against the Gateways whose routes use it
+			anc := []AncestorRef{ancestorOf(bp.Key)}
+			if pt.Kind.Spec().GatewayAncestors {
+				if users == nil {
+					users = backendUsers(r.Graph)
+				}
+				anc = users[bp.Key]
+			}
+			record(merge.Points{pt}, anc)
+		}
 	}
 	for _, rp := range r.Routes {
 		anc := RouteAncestors(rp.Route)
@@ -497,6 +521,28 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 		}
 	}
 	return idx
+}
+
+// backendUsers indexes, per backend object, the Gateways whose attached
+// routes reference it, in graph order. One pass over the routes.
+func backendUsers(g *topology.Graph) map[model.Key][]AncestorRef {
+	out := map[model.Key][]AncestorRef{}
+	for _, rt := range g.Routes {
+		for _, rule := range rt.Rules {
+			for _, b := range rule.Backends {
+				k := model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+				for _, p := range rt.Parents {
+					if p.Gateway == nil || len(p.Listeners) == 0 {
+						continue
+					}
+					if a := ancestorOf(p.Gateway.Key()); !slices.Contains(out[k], a) {
+						out[k] = append(out[k], a)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // gatewayAncestors: a whole-Gateway policy configures the Gateway's own

@@ -290,3 +290,45 @@ func TestBackendConfigPolicyStatus(t *testing.T) {
 		})
 	}
 }
+
+func btpDoc(name, target, ca string, created int) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
+		string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: \"\", kind: Service, name: " + target + "}]\n  validation: {hostname: svc.example.com, caCertificateRefs: [{group: \"\", kind: ConfigMap, name: " + ca + "}]}\n"
+}
+
+const caConfigMap = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\ndata: {ca.crt: x}\n"
+
+// TestBackendTLSPolicyStatus: a BackendTLSPolicy reports the Gateway API's
+// conditions against the Gateways whose routes use its Service; of two on
+// one Service the newer is Conflicted.
+func TestBackendTLSPolicyStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		docs string
+		want map[string]string // policy → "ancestor ResolvedRefs Accepted"
+	}{
+		{"accepted", caConfigMap + btpDoc("a", "svc", "ca", 1),
+			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}},
+		{"the newer of two on one Service is Conflicted", caConfigMap + btpDoc("old", "svc", "ca", 1) + btpDoc("new", "svc", "ca", 2),
+			map[string]string{"old": "Gateway/infra/gw True/ResolvedRefs True/Accepted", "new": "Gateway/infra/gw True/ResolvedRefs False/Conflicted"}},
+		{"missing CA ConfigMap", btpDoc("a", "svc", "nope", 1),
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := compile(t, base+tt.docs)
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				if p.Kind != "BackendTLSPolicy" {
+					continue
+				}
+				for _, a := range p.Ancestors {
+					got[p.Name] = a.AncestorRef.String() + " " + condOf(a.Conditions, "ResolvedRefs") + " " + condOf(a.Conditions, "Accepted")
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
