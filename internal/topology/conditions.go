@@ -106,7 +106,7 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	}
 	programmed := cond("Programmed", true, "Programmed", "Gateway is programmed")
 	for _, l := range gw.Listeners {
-		if c := meta(l.Conditions, "Accepted"); l.Set == nil && c != nil && c.Status == metav1.ConditionFalse {
+		if l.Set == nil && len(l.Conditions) > 0 && (!conditionTrue(l.Conditions, "Accepted") || !conditionTrue(l.Conditions, "Programmed")) {
 			accepted = cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid")
 		}
 	}

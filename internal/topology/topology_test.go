@@ -1078,3 +1078,17 @@ func TestListenerSetConditions(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayListenersNotValid: a Gateway whose listener is accepted but
+// not programmed (its certificate is missing) reports ListenersNotValid,
+// as kgateway does.
+func TestGatewayListenersNotValid(t *testing.T) {
+	g := graph(t, Options{}, "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: cls\n  listeners: [{name: https, port: 443, protocol: HTTPS, tls: {certificateRefs: [{name: missing}]}}]\n")
+	gw := g.Gateway("infra", "gw")
+	if c := findCond(gw.Listener("https").Conditions, "Programmed"); c.Status != metav1.ConditionFalse {
+		t.Fatalf("listener Programmed = %+v", c)
+	}
+	if c := findCond(GatewayConditions(g, gw), "Accepted"); c.Status != metav1.ConditionTrue || c.Reason != "ListenersNotValid" {
+		t.Errorf("Gateway Accepted = %+v, want True/ListenersNotValid", c)
+	}
+}
