@@ -220,21 +220,31 @@ const ProgrammedType = "kgateway.dev/Programmed"
 // missing (kgateway's Standard validation mode), else True/Programmed.
 func programmedCondition(r *merge.Result, rt *topology.Route) metav1.Condition {
 	var msgs []string
+	reason := ""
 	for i, rule := range rt.Rules {
-		if why := replacedBecause(r, rule); why != "" {
+		switch why := replacedBecause(r, rule); {
+		case why != "":
 			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
+			reason = cmp.Or(reason, "RouteRuleReplaced")
+		case rule.Problem != nil && rule.Problem.Dropped:
+			msgs = append(msgs, fmt.Sprintf("Dropped Rule (%d): %s", i, rule.Problem.Message))
+			reason = cmp.Or(reason, "RouteRuleDropped")
 		}
 	}
 	if len(msgs) > 0 {
-		return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionFalse, Reason: "RouteRuleReplaced", Message: strings.Join(msgs, "; ")}
+		return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionFalse, Reason: reason, Message: strings.Join(msgs, "; ")}
 	}
 	return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
 }
 
-// replacedBecause says why a rule is replaced, "" when it is not: an
-// invalid policy among the rule's own candidates, or a reference broken
-// by a kind that has no route conditions of its own (StatusReasoner).
+// replacedBecause says why a rule is replaced, "" when it is not: a rule
+// kgateway cannot translate (topology.RuleProblem), an invalid policy
+// among the rule's own candidates, or a reference broken by a kind that
+// has no route conditions of its own (StatusReasoner).
 func replacedBecause(r *merge.Result, rule *topology.Rule) string {
+	if rule.Problem != nil && !rule.Problem.Dropped {
+		return rule.Problem.Message
+	}
 	if rp := r.Rule(rule); rp != nil && !rp.Delegating {
 		for _, pt := range rp.Own {
 			for _, c := range pt.Invalid {

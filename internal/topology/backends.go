@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/model"
 )
@@ -15,6 +16,7 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 		for _, br := range mr.BackendRefs {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
 		}
+		rule.Problem = checkRule(rule, strings.EqualFold(opt.ValidationMode, "Strict"))
 		r.Rules = append(r.Rules, rule)
 	}
 }

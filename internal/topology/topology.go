@@ -18,6 +18,9 @@ type Options struct {
 	// package registered (e.g. kgateway's Backend); a ref to one resolves
 	// when the object exists.
 	BackendKinds map[model.GroupKind]bool
+	// ValidationMode is kgateway's: Strict also drops rules whose
+	// matchers Envoy would reject (RuleProblem).
+	ValidationMode string
 }
 
 // Graph is the resolved topology.
@@ -125,6 +128,8 @@ type Rule struct {
 	Backends []*Backend
 	// Children are the delegations this rule makes.
 	Children []*Delegation
+	// Problem is set when kgateway cannot translate the rule as written.
+	Problem *RuleProblem
 }
 
 // Backend is one resolved backendRef.
