@@ -52,7 +52,12 @@ func (g *Graph) certificatesResolve(l *Listener) (bool, string, string) {
 	if l.Protocol != gwv1.HTTPSProtocolType {
 		return true, "", ""
 	}
-	if l.TLS == nil || len(l.TLS.CertificateRefs) == 0 {
+	if l.TLS == nil {
+		// kgateway's translator reports nothing here (the API server's
+		// validation rejects such a listener before it would see it)
+		return true, "", ""
+	}
+	if len(l.TLS.CertificateRefs) == 0 {
 		return false, "InvalidCertificateRef", "HTTPS listener has no tls.certificateRefs"
 	}
 	owner := l.Gateway.Namespace

@@ -747,6 +747,11 @@ spec:
     port: 443
     protocol: HTTPS
     hostname: c.example.com
+    tls: {mode: Terminate}
+  - name: no-tls
+    port: 443
+    protocol: HTTPS
+    hostname: notls.example.com
   - name: granted
     port: 443
     protocol: HTTPS
@@ -796,6 +801,7 @@ spec:
 		{"good-cert", true, "ResolvedRefs"},
 		{"missing-cert", false, "InvalidCertificateRef"},
 		{"no-refs", false, "InvalidCertificateRef"},
+		{"no-tls", true, "ResolvedRefs"},
 		{"granted", true, "ResolvedRefs"},
 		{"not-granted", false, "RefNotPermitted"},
 		{"wrong-kind", false, "InvalidCertificateRef"},
