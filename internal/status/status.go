@@ -122,6 +122,10 @@ type Ancestor struct {
 // Options for Compute.
 type Options struct {
 	ControllerName string
+	// ValidationMode is kgateway's: under Strict an invalid policy on a
+	// whole Gateway or on a listener (sectionName) replaces that Gateway's
+	// or listener's configuration, and its Accepted says so.
+	ValidationMode string
 }
 
 // StatusSummary is the synthetic ancestor of policies that attach nowhere.
@@ -144,12 +148,21 @@ func Compute(r *merge.Result, opt Options) *Report {
 	g := r.Graph
 	for _, gw := range g.Gateways {
 		conds := topology.GatewayConditions(g, gw)
-		if gatewayController(g, gw.Gateway, opt.ControllerName) == KgatewayController {
+		kgw := gatewayController(g, gw.Gateway, opt.ControllerName) == KgatewayController
+		if kgw {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
+		}
+		strict := kgw && strings.EqualFold(opt.ValidationMode, "Strict")
+		if gp := r.Gateway(gw); strict && gp != nil {
+			conds = replaced(conds, "GatewayReplaced", invalidAt(gp.Whole, merge.LevelGateway))
 		}
 		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
-			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(l.Conditions)}
+			lc := l.Conditions
+			if lp := r.Listener(l); strict && lp != nil {
+				lc = replaced(lc, "ListenerReplaced", invalidAt(lp.Own, merge.LevelListener))
+			}
+			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(lc)}
 			if l.Set != nil {
 				ls.ListenerSet = l.Set.Namespace + "/" + l.Set.Name
 			}
@@ -187,6 +200,36 @@ func Compute(r *merge.Result, opt Options) *Report {
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	return rep
+}
+
+// invalidAt names the invalid policies of one level merging at points,
+// "" when there are none.
+func invalidAt(pts merge.Points, lvl merge.Level) string {
+	var out []string
+	seen := map[*policy.Policy]bool{}
+	for _, pt := range pts {
+		for _, c := range pt.Invalid {
+			if c.Level == lvl && !seen[c.Policy] {
+				seen[c.Policy] = true
+				out = append(out, c.Policy.ID()+": "+messages(c.Policy.Invalid))
+			}
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// replaced turns Accepted False with the reason when why is not "".
+func replaced(cs []metav1.Condition, reason, why string) []metav1.Condition {
+	if why == "" {
+		return cs
+	}
+	out := slices.Clone(cs)
+	for i := range out {
+		if out[i].Type == "Accepted" {
+			out[i].Status, out[i].Reason, out[i].Message = metav1.ConditionFalse, reason, why
+		}
+	}
+	return out
 }
 
 // mergeConds keeps one condition per type, the later one winning (rule

@@ -332,3 +332,42 @@ func TestBackendTLSPolicyStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestStrictReplacement: under Strict validation an invalid policy on the
+// whole Gateway makes it Accepted=False/GatewayReplaced, one on a listener
+// (sectionName) that listener ListenerReplaced; Standard leaves both
+// Accepted.
+func TestStrictReplacement(t *testing.T) {
+	gwPolicy := func(section string) string {
+		sec := ""
+		if section != "" {
+			sec = ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: bad, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw" + sec + "}]\n  timeouts: {request: soon}\n"
+	}
+	tests := []struct {
+		name, docs, mode string
+		gateway, http    string
+	}{
+		{"gateway policy, strict", gwPolicy(""), "Strict", "False/GatewayReplaced", "True/Accepted"},
+		{"listener policy, strict", gwPolicy("http"), "Strict", "True/Accepted", "False/ListenerReplaced"},
+		{"gateway policy, standard", gwPolicy(""), "Standard", "True/Accepted", "True/Accepted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := manifest.Parse("test.yaml", []byte(base+tt.docs), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: tt.mode})
+			rep := status.Compute(c.Result, status.Options{ValidationMode: tt.mode})
+			g := rep.Gateways[0]
+			if got := condOf(g.Conditions, "Accepted"); got != tt.gateway {
+				t.Errorf("Gateway Accepted = %s, want %s", got, tt.gateway)
+			}
+			if got := condOf(g.Listeners[0].Conditions, "Accepted"); got != tt.http {
+				t.Errorf("listener http Accepted = %s, want %s", got, tt.http)
+			}
+		})
+	}
+}
