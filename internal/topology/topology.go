@@ -547,8 +547,12 @@ type undecidedKey struct {
 // needs the labels of a Namespace missing from the input.
 const CodeNamespaceUnknown = "GWP106"
 
-// kindAllowed applies the listener protocol and allowedRoutes.kinds.
+// kindAllowed applies the listener protocol and allowedRoutes.kinds. A
+// kind the protocol cannot carry is refused whatever the list says.
 func kindAllowed(l *Listener, kind string) bool {
+	if !protocolCarries(l.Protocol, kind) {
+		return false
+	}
 	if ar := l.AllowedRoutes; ar != nil && len(ar.Kinds) > 0 {
 		for _, k := range ar.Kinds {
 			grp := model.GatewayGroup
@@ -561,9 +565,19 @@ func kindAllowed(l *Listener, kind string) bool {
 		}
 		return false
 	}
-	switch l.Protocol {
+	return true
+}
+
+// protocolCarries: HTTP and HTTPS listeners serve HTTPRoutes and
+// GRPCRoutes, TCP listeners TCPRoutes, TLS listeners TLSRoutes.
+func protocolCarries(p gwv1.ProtocolType, kind string) bool {
+	switch p {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
 		return kind == "HTTPRoute" || kind == "GRPCRoute"
+	case gwv1.TCPProtocolType:
+		return kind == "TCPRoute"
+	case gwv1.TLSProtocolType:
+		return kind == "TLSRoute"
 	}
 	return false
 }

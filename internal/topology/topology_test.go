@@ -1122,3 +1122,40 @@ func TestDelegationUnresolved(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamRoutes: a TCPRoute attaches to TCP listeners and a TLSRoute to
+// TLS listeners (by SNI hostname), never to HTTP ones, whatever
+// allowedRoutes.kinds lists.
+func TestStreamRoutes(t *testing.T) {
+	gw := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: cls
+  listeners:
+  - {name: tcp, port: 9000, protocol: TCP}
+  - {name: tls, port: 8443, protocol: TLS, hostname: db.example.com, tls: {mode: Passthrough}}
+  - {name: http, port: 80, protocol: HTTP, allowedRoutes: {kinds: [{kind: TCPRoute}, {kind: TLSRoute}]}}`
+	stream := func(kind, name, section, extra string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  parentRefs: [{name: gw, sectionName: " + section + "}]\n" + extra + "  rules: [{backendRefs: [{name: db, port: 5432}]}]\n"
+	}
+	g := graph(t, Options{}, gw,
+		stream("TCPRoute", "on-tcp", "tcp", ""), stream("TCPRoute", "on-http", "http", ""),
+		stream("TLSRoute", "on-tls", "tls", "  hostnames: [db.example.com]\n"), stream("TLSRoute", "other-sni", "tls", "  hostnames: [web.example.com]\n"),
+		stream("TCPRoute", "tcp-on-tls", "tls", ""))
+	tests := []struct {
+		route string
+		want  parentWant
+	}{
+		{"TCPRoute/infra/on-tcp", parentWant{accepted: true, listeners: []string{"infra/gw/tcp"}}},
+		{"TCPRoute/infra/on-http", parentWant{reason: "NotAllowedByListeners"}},
+		{"TLSRoute/infra/on-tls", parentWant{accepted: true, listeners: []string{"infra/gw/tls"}}},
+		{"TLSRoute/infra/other-sni", parentWant{reason: "NoMatchingListenerHostname"}},
+		{"TCPRoute/infra/tcp-on-tls", parentWant{reason: "NotAllowedByListeners"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.route, func(t *testing.T) {
+			checkParent(t, route(t, g, tt.route).Parents[0], tt.want)
+		})
+	}
+}
