@@ -18,7 +18,7 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 
 // listenerConditions are the conditions a controller writes for a
 // listener: Accepted, Conflicted, Programmed and ResolvedRefs.
-func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
+func listenerConditions(g *Graph, l *Listener, busy map[gwv1.PortNumber]bool) []metav1.Condition {
 	accepted := cond("Accepted", true, "Accepted", "Listener is accepted")
 	switch l.Protocol {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
@@ -42,6 +42,8 @@ func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
 	programmed := cond("Programmed", accepted.Status == metav1.ConditionTrue && refs.Status == metav1.ConditionTrue, "Programmed", "Listener is programmed")
 	if programmed.Status == metav1.ConditionFalse {
 		programmed.Reason, programmed.Message = "Invalid", "Listener is not accepted or has unresolved references"
+	} else if isStream(l.Protocol) && !busy[l.Port] {
+		programmed = cond("Programmed", false, "Invalid", "TCP/TLS listener has no valid backends or routes")
 	}
 	return []metav1.Condition{accepted, conflicted, programmed, refs}
 }
@@ -180,4 +182,21 @@ func ListenerSetConditions(s *ListenerSet) []metav1.Condition {
 func conditionTrue(cs []metav1.Condition, typ string) bool {
 	c := meta(cs, typ)
 	return c != nil && c.Status == metav1.ConditionTrue
+}
+
+// busyStreamPorts are the ports of a Gateway where a route is attached
+// through a TCP or TLS listener. A TCP or TLS listener on any other port
+// gets no filter chain from kgateway, so it is not programmed.
+func busyStreamPorts(gw *Gateway) map[gwv1.PortNumber]bool {
+	busy := map[gwv1.PortNumber]bool{}
+	for _, l := range gw.Listeners {
+		if isStream(l.Protocol) && len(l.Routes) > 0 {
+			busy[l.Port] = true
+		}
+	}
+	return busy
+}
+
+func isStream(p gwv1.ProtocolType) bool {
+	return p == gwv1.TCPProtocolType || p == gwv1.TLSProtocolType
 }

@@ -214,9 +214,10 @@ func Build(m *model.Model, opt Options) *Graph {
 	}
 	g.resolveDelegation()
 	for _, gw := range g.Gateways {
+		busy := busyStreamPorts(gw)
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
-			l.Conditions = listenerConditions(g, l)
+			l.Conditions = listenerConditions(g, l, busy)
 		}
 	}
 	return g

@@ -1159,3 +1159,25 @@ spec:
 		})
 	}
 }
+
+// TestIdleStreamListeners: a TCP or TLS listener is programmed only when
+// some route is attached on its port through a TCP or TLS listener.
+func TestIdleStreamListeners(t *testing.T) {
+	gw := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: cls
+  listeners:
+  - {name: idle-tcp, port: 9000, protocol: TCP}
+  - {name: tls-a, port: 8443, protocol: TLS, hostname: a.example.com, tls: {mode: Passthrough}}
+  - {name: tls-b, port: 8443, protocol: TLS, hostname: b.example.com, tls: {mode: Passthrough}}
+  - {name: http, port: 80, protocol: HTTP}`
+	tlsRoute := "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw, sectionName: tls-b}]\n  hostnames: [b.example.com]\n  rules: [{backendRefs: [{name: db, port: 443}]}]\n"
+	g := graph(t, Options{}, gw, tlsRoute)
+	for name, want := range map[string]metav1.ConditionStatus{"idle-tcp": metav1.ConditionFalse, "tls-a": metav1.ConditionTrue, "tls-b": metav1.ConditionTrue, "http": metav1.ConditionTrue} {
+		if c := findCond(g.Gateway("infra", "gw").Listener(name).Conditions, "Programmed"); c.Status != want {
+			t.Errorf("%s Programmed = %+v, want %s", name, c, want)
+		}
+	}
+}
