@@ -551,7 +551,7 @@ const CodeNamespaceUnknown = "GWP106"
 // kindAllowed applies the listener protocol and allowedRoutes.kinds. A
 // kind the protocol cannot carry is refused whatever the list says.
 func kindAllowed(l *Listener, kind string) bool {
-	if !protocolCarries(l.Protocol, kind) {
+	if !protocolCarries(l, kind) {
 		return false
 	}
 	if ar := l.AllowedRoutes; ar != nil && len(ar.Kinds) > 0 {
@@ -570,15 +570,17 @@ func kindAllowed(l *Listener, kind string) bool {
 }
 
 // protocolCarries: HTTP and HTTPS listeners serve HTTPRoutes and
-// GRPCRoutes, TCP listeners TCPRoutes, TLS listeners TLSRoutes.
-func protocolCarries(p gwv1.ProtocolType, kind string) bool {
-	switch p {
+// GRPCRoutes, TCP listeners TCPRoutes, TLS listeners TLSRoutes and, when
+// they terminate TLS (the default mode), TCPRoutes too.
+func protocolCarries(l *Listener, kind string) bool {
+	switch l.Protocol {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
 		return kind == "HTTPRoute" || kind == "GRPCRoute"
 	case gwv1.TCPProtocolType:
 		return kind == "TCPRoute"
 	case gwv1.TLSProtocolType:
-		return kind == "TLSRoute"
+		terminates := l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
+		return kind == "TLSRoute" || (kind == "TCPRoute" && terminates)
 	}
 	return false
 }

@@ -1123,9 +1123,9 @@ func TestDelegationUnresolved(t *testing.T) {
 	}
 }
 
-// TestStreamRoutes: a TCPRoute attaches to TCP listeners and a TLSRoute to
-// TLS listeners (by SNI hostname), never to HTTP ones, whatever
-// allowedRoutes.kinds lists.
+// TestStreamRoutes: a TCPRoute attaches to TCP listeners and TLS listeners
+// that terminate TLS, a TLSRoute to TLS listeners (by SNI hostname), never
+// to HTTP ones, whatever allowedRoutes.kinds lists.
 func TestStreamRoutes(t *testing.T) {
 	gw := `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -1135,6 +1135,7 @@ spec:
   listeners:
   - {name: tcp, port: 9000, protocol: TCP}
   - {name: tls, port: 8443, protocol: TLS, hostname: db.example.com, tls: {mode: Passthrough}}
+  - {name: tls-term, port: 9443, protocol: TLS, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
   - {name: http, port: 80, protocol: HTTP, allowedRoutes: {kinds: [{kind: TCPRoute}, {kind: TLSRoute}]}}`
 	stream := func(kind, name, section, extra string) string {
 		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  parentRefs: [{name: gw, sectionName: " + section + "}]\n" + extra + "  rules: [{backendRefs: [{name: db, port: 5432}]}]\n"
@@ -1142,7 +1143,7 @@ spec:
 	g := graph(t, Options{}, gw,
 		stream("TCPRoute", "on-tcp", "tcp", ""), stream("TCPRoute", "on-http", "http", ""),
 		stream("TLSRoute", "on-tls", "tls", "  hostnames: [db.example.com]\n"), stream("TLSRoute", "other-sni", "tls", "  hostnames: [web.example.com]\n"),
-		stream("TCPRoute", "tcp-on-tls", "tls", ""))
+		stream("TCPRoute", "tcp-on-tls", "tls", ""), stream("TCPRoute", "tcp-on-terminate", "tls-term", ""))
 	tests := []struct {
 		route string
 		want  parentWant
@@ -1152,6 +1153,7 @@ spec:
 		{"TLSRoute/infra/on-tls", parentWant{accepted: true, listeners: []string{"infra/gw/tls"}}},
 		{"TLSRoute/infra/other-sni", parentWant{reason: "NoMatchingListenerHostname"}},
 		{"TCPRoute/infra/tcp-on-tls", parentWant{reason: "NotAllowedByListeners"}},
+		{"TCPRoute/infra/tcp-on-terminate", parentWant{accepted: true, listeners: []string{"infra/gw/tls-term"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.route, func(t *testing.T) {
