@@ -35,7 +35,8 @@ type Config struct {
 	PolicyMerge map[string]string
 	// GlobalPolicyNamespace may select targets across namespaces.
 	GlobalPolicyNamespace string
-	// ReferenceGrantMode is Strict (default) or Permissive.
+	// ReferenceGrantMode is Strict (default), Permissive or Off (no
+	// ReferenceGrant is needed anywhere).
 	ReferenceGrantMode string
 	// ValidationMode is Standard (default) or Strict.
 	ValidationMode string
@@ -47,7 +48,9 @@ type Config struct {
 }
 
 // StrictGrants reports whether cross-namespace references need a grant.
-func (c Config) StrictGrants() bool { return !strings.EqualFold(c.ReferenceGrantMode, "Permissive") }
+func (c Config) StrictGrants() bool {
+	return !strings.EqualFold(c.ReferenceGrantMode, "Permissive") && !strings.EqualFold(c.ReferenceGrantMode, "Off")
+}
 
 // Strategy is how one field merges among the policies at a target.
 type Strategy string

@@ -67,7 +67,7 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
 		return b
 	}
-	if !g.Model.GrantAllows(model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
+	if !strings.EqualFold(opt.ReferenceGrantMode, "Off") && !g.Model.GrantAllows(model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
 		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
 		return b
 	}

@@ -21,6 +21,9 @@ type Options struct {
 	// ValidationMode is kgateway's: Strict also drops rules whose
 	// matchers Envoy would reject (RuleProblem).
 	ValidationMode string
+	// ReferenceGrantMode is kgateway's: Off accepts a backendRef into
+	// another namespace without a ReferenceGrant.
+	ReferenceGrantMode string
 }
 
 // Graph is the resolved topology.
