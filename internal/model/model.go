@@ -80,7 +80,7 @@ type Model struct {
 	GatewayClasses  []*GatewayClass
 	Gateways        []*Gateway
 	ListenerSets    []*ListenerSet
-	Routes          []*Route // HTTPRoutes and GRPCRoutes
+	Routes          []*Route // HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes
 	ReferenceGrants []*ReferenceGrant
 	Services        []*Service
 	Namespaces      []*Namespace
@@ -120,7 +120,7 @@ func (m *Model) Gateway(ns, name string) *Gateway {
 	return g
 }
 
-// Route returns an HTTPRoute or GRPCRoute.
+// Route returns a route (HTTPRoute, GRPCRoute, TCPRoute or TLSRoute).
 func (m *Model) Route(kind, ns, name string) *Route {
 	r, _ := m.typed[GatewayAPIKey(kind, ns, name)].(*Route)
 	return r
