@@ -38,6 +38,10 @@ type Result struct {
 	Listener    map[*topology.Listener][]*Attachment // sectionName on a Gateway or ListenerSet
 	Route       map[*topology.Route][]*Attachment
 	Rule        map[*topology.Rule][]*Attachment // ExtensionRef first, then sectionName
+	// Backend: policies on a backend object (a Service or a registered
+	// backendRef kind), by its key; BackendKeys lists those keys sorted.
+	Backend     map[model.Key][]*Attachment
+	BackendKeys []model.Key
 	// Unresolved lists, per policy, the targetRefs that found nothing.
 	Unresolved map[*policy.Policy][]string
 	// Resolved counts, per policy, the targets found.
@@ -65,14 +69,24 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		Gateway: map[*topology.Gateway][]*Attachment{}, ListenerSet: map[*topology.ListenerSet][]*Attachment{},
 		Listener: map[*topology.Listener][]*Attachment{}, Route: map[*topology.Route][]*Attachment{},
 		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
-		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{},
+		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{}, Backend: map[model.Key][]*Attachment{},
 	}
-	idx := newSelectorIndex(g)
+	backends := reg.BackendKinds()
+	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
+	idx := newSelectorIndex(g, backends)
 	for _, p := range set.Policies {
 		for _, t := range p.Targets {
+			if backends[model.GroupKind{Group: t.Group, Kind: t.Kind}] && slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) {
+				r.attachBackendTarget(g, idx, p, t)
+				continue
+			}
 			r.attachTarget(g, idx, p, t, cfg)
 		}
 	}
+	for k := range r.Backend {
+		r.BackendKeys = append(r.BackendKeys, k)
+	}
+	slices.SortFunc(r.BackendKeys, model.Key.Compare)
 	for _, rt := range g.Routes {
 		for _, rule := range rt.Rules {
 			r.attachExtensionRefs(reg, set, rt, rule)
@@ -299,6 +313,9 @@ func (r *Result) sortAll() {
 	for k, l := range r.Route {
 		r.Route[k] = sortList(l)
 	}
+	for k, l := range r.Backend {
+		r.Backend[k] = sortList(l)
+	}
 	for k, l := range r.Rule {
 		r.Rule[k] = sortList(l)
 	}
@@ -312,7 +329,50 @@ type selectorIndex struct {
 	labels  map[model.Key]map[string]string
 }
 
-func newSelectorIndex(g *topology.Graph) *selectorIndex {
+// attachBackendTarget attaches p to a backend object in its namespace (by
+// name or by labels); a sectionName names one of a Service's ports.
+func (r *Result) attachBackendTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef) {
+	ns := p.Obj.Namespace
+	if t.Selector != nil {
+		for _, k := range idx.match(t.Kind, ns, labels.SelectorFromSet(t.Selector)) {
+			if t.Section == "" || servicePort(g, k, t.Section) {
+				appendTo(r, r.Backend, k, p, ViaTargetRef, t.Path)
+			}
+		}
+		return
+	}
+	k := model.Key{Group: t.Group, Kind: t.Kind, Namespace: ns, Name: t.Name}
+	if _, ok := g.Model.Object(k); !ok {
+		r.notFound(p, t.Path, "GWP201", fmt.Sprintf("target %s %s/%s not found; check the name and the policy's namespace (targetRefs are namespace-local)", t.Kind, ns, t.Name))
+		return
+	}
+	if t.Section != "" && !servicePort(g, k, t.Section) {
+		r.notFound(p, t.Path+".sectionName", "GWP202", fmt.Sprintf("%s %s/%s has no port named %q", t.Kind, ns, t.Name, t.Section))
+		return
+	}
+	appendTo(r, r.Backend, k, p, ViaTargetRef, t.Path)
+}
+
+// servicePort reports whether a Service has a port of that name; other
+// backend kinds have no named sections gwpol reads, so any section is
+// taken as written.
+func servicePort(g *topology.Graph, k model.Key, section string) bool {
+	if k.Group != model.CoreGroup || k.Kind != string(policy.TargetService) {
+		return true
+	}
+	svc := g.Model.Service(k.Namespace, k.Name)
+	if svc == nil {
+		return false
+	}
+	for _, port := range svc.Spec.Ports {
+		if port.Name == section {
+			return true
+		}
+	}
+	return false
+}
+
+func newSelectorIndex(g *topology.Graph, backends map[model.GroupKind]bool) *selectorIndex {
 	idx := &selectorIndex{byLabel: map[string]map[string][]model.Key{}, labels: map[model.Key]map[string]string{}}
 	add := func(kind string, k model.Key, ls map[string]string) {
 		if idx.byLabel[kind] == nil {
@@ -331,6 +391,11 @@ func newSelectorIndex(g *topology.Graph) *selectorIndex {
 	}
 	for _, rt := range g.Routes {
 		add(rt.Kind, rt.Key(), rt.Meta.Labels)
+	}
+	for gk := range backends {
+		for _, o := range g.Model.OfKind(gk) {
+			add(gk.Kind, model.KeyOf(o), o.Labels)
+		}
 	}
 	for _, m := range idx.byLabel {
 		for _, ks := range m {

@@ -151,9 +151,9 @@ func orEnv(path string) string {
 
 func (c *Config) validate() error {
 	switch strings.ToLower(c.ReferenceGrantMode) {
-	case "strict", "permissive":
+	case "strict", "permissive", "off":
 	default:
-		return fmt.Errorf("referenceGrantMode must be Strict or Permissive, not %q", c.ReferenceGrantMode)
+		return fmt.Errorf("referenceGrantMode must be Strict, Permissive or Off, not %q", c.ReferenceGrantMode)
 	}
 	switch strings.ToLower(c.ValidationMode) {
 	case "standard", "strict":

@@ -28,7 +28,13 @@ type caseSettings struct {
 		GlobalPolicyNamespace string                       `json:"GlobalPolicyNamespace"`
 		ReferenceGrantMode    string                       `json:"ReferenceGrantMode"`
 		ValidationMode        string                       `json:"ValidationMode"`
-		EnableAuthMetadata    bool                         `json:"EnableAuthMetadata"`
+		// The flags gwpol reads as config keys; nil: kgateway's default.
+		EnableAuthMetadata                   *bool `json:"EnableAuthMetadata"`
+		EnableExperimentalGatewayAPIFeatures *bool `json:"EnableExperimentalGatewayAPIFeatures"`
+		WeightedRoutePrecedence              *bool `json:"WeightedRoutePrecedence"`
+		EnableRouteSourceMetadata            *bool `json:"EnableRouteSourceMetadata"`
+		EnableAwsEc2Discovery                *bool `json:"EnableAwsEc2Discovery"`
+		DiscoveryNamespaceSelectors          []any `json:"DiscoveryNamespaceSelectors"`
 	} `json:"settings"`
 }
 
@@ -52,9 +58,21 @@ type expectedCase struct {
 // document order, so "older wins" means "earlier in the file wins".
 func loadCase(t *testing.T, dir string) (*manifest.Set, *Config, caseSettings, expectedCase) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
+	set, cfg, cs, exp, err := readCase(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return set, cfg, cs, exp
+}
+
+// readCase is loadCase returning, not failing on, an input gwpol cannot
+// read (the status summary counts such a case as differing).
+func readCase(dir string) (*manifest.Set, *Config, caseSettings, expectedCase, error) {
+	var cs caseSettings
+	var exp expectedCase
+	raw, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
+	if err != nil {
+		return nil, nil, cs, exp, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	var out bytes.Buffer
@@ -72,29 +90,52 @@ func loadCase(t *testing.T, dir string) (*manifest.Set, *Config, caseSettings, e
 		setTimestamp(doc.Content[0], stamp)
 		b, err := yaml.Marshal(&doc)
 		if err != nil {
-			t.Fatal(err)
+			return nil, nil, cs, exp, err
 		}
 		out.WriteString("---\n")
 		out.Write(b)
 	}
 	objs, err := manifest.Parse(filepath.Join(dir, "input.yaml"), out.Bytes(), manifest.Limits{})
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, cs, exp, err
 	}
-	var cs caseSettings
-	readJSON(t, filepath.Join(dir, "case.json"), &cs)
-	var exp expectedCase
-	readJSON(t, filepath.Join(dir, "expected.json"), &exp)
+	if err := decodeJSON(filepath.Join(dir, "case.json"), &cs); err != nil {
+		return nil, nil, cs, exp, err
+	}
+	if err := decodeJSON(filepath.Join(dir, "expected.json"), &exp); err != nil {
+		return nil, nil, cs, exp, err
+	}
 	cfg := &Config{Namespace: "default", ControllerName: "kgateway.dev/kgateway", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
-		PolicyMerge: cs.Settings.PolicyMerge, GlobalPolicyNamespace: cs.Settings.GlobalPolicyNamespace,
-		KgatewaySettings: KgatewaySettings{EnableAuthMetadata: cs.Settings.EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures: true}}
+		PolicyMerge: cs.Settings.PolicyMerge, GlobalPolicyNamespace: cs.Settings.GlobalPolicyNamespace}
 	if cs.Settings.ReferenceGrantMode != "" {
 		cfg.ReferenceGrantMode = cs.Settings.ReferenceGrantMode
 	}
 	if cs.Settings.ValidationMode != "" {
 		cfg.ValidationMode = cs.Settings.ValidationMode
 	}
-	return &manifest.Set{Objects: objs}, cfg, cs, exp
+	cfg.KgatewaySettings = caseKgatewaySettings(cs)
+	return &manifest.Set{Objects: objs}, cfg, cs, exp, nil
+}
+
+// caseKgatewaySettings are a case's controller flags as gwpol config,
+// with kgateway's defaults where the case sets none (as
+// tools/kgw_case.py prepare writes them).
+func caseKgatewaySettings(cs caseSettings) KgatewaySettings {
+	or := func(b *bool, def bool) bool {
+		if b == nil {
+			return def
+		}
+		return *b
+	}
+	s := cs.Settings
+	return KgatewaySettings{
+		EnableAuthMetadata:                   or(s.EnableAuthMetadata, false),
+		EnableExperimentalGatewayAPIFeatures: or(s.EnableExperimentalGatewayAPIFeatures, true),
+		WeightedRoutePrecedence:              or(s.WeightedRoutePrecedence, false),
+		EnableRouteSourceMetadata:            or(s.EnableRouteSourceMetadata, false),
+		EnableAwsEc2Discovery:                or(s.EnableAwsEc2Discovery, false),
+		DiscoveryNamespaceSelectors:          s.DiscoveryNamespaceSelectors,
+	}
 }
 
 func setTimestamp(obj *yaml.Node, stamp string) {
@@ -116,13 +157,20 @@ func setTimestamp(obj *yaml.Node, stamp string) {
 
 func readJSON(t *testing.T, path string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
+	if err := decodeJSON(path, v); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
+}
+
+func decodeJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
 	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return nil
 }
 
 // divergences reads testdata/conformance-divergences.txt: "case: reason".

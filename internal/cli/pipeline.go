@@ -10,6 +10,8 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
+	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
@@ -30,6 +32,8 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 	return policy.NewRegistry(append([]policy.Kind{
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
+		backendconfigpolicy.New(),
+		backendtlspolicy.New(),
 		haptic.New(),
 	}, ws.All()...)...)
 }
@@ -117,7 +121,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.lenientFields()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)

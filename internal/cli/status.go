@@ -46,6 +46,6 @@ func runStatus(o *statusOptions) error {
 		return err
 	}
 	printDiagnostics(o.IO.ErrOut, compileErrors(c))
-	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName})
+	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode})
 	return firstErr(writeData(o.globalOptions, o.Out, o.Output, rep), c.inputResult())
 }

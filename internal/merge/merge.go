@@ -18,6 +18,8 @@ const (
 	LevelListener    Level = "listener"
 	LevelListenerSet Level = "listenerset"
 	LevelGateway     Level = "gateway"
+	// LevelBackend: a policy on a backend object (Service, Backend).
+	LevelBackend Level = "backend"
 	// LevelParentRoute: a delegating parent route's rule or whole route,
 	// inherited by a child route (Candidate.Parent names it).
 	LevelParentRoute Level = "parent-route"

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -15,6 +16,9 @@ type Result struct {
 
 	Gateways []*GatewayPoints // in graph order
 	Routes   []*RoutePoints   // in graph order
+	// Backends are the merges on backend objects (Services, Backends), by
+	// key order: the clusters built for them.
+	Backends []*BackendPoints
 
 	gateways  map[*topology.Gateway]*GatewayPoints
 	listeners map[*topology.Listener]*ListenerPoints
@@ -78,6 +82,12 @@ type RulePoints struct {
 	Delegating bool
 }
 
+// BackendPoints are the merges of the policies on one backend object.
+type BackendPoints struct {
+	Key model.Key
+	Own Points
+}
+
 // Gateway returns a Gateway's points.
 func (r *Result) Gateway(g *topology.Gateway) *GatewayPoints { return r.gateways[g] }
 
@@ -118,6 +128,9 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 			r.rules[rule] = rrp
 		}
 		r.Routes = append(r.Routes, rp)
+	}
+	for _, k := range att.BackendKeys {
+		r.Backends = append(r.Backends, &BackendPoints{Key: k, Own: r.merge(leveled(att.Backend[k], LevelBackend), cfg)})
 	}
 	return r
 }
@@ -218,5 +231,8 @@ func (r *Result) EachPoint(f func(Target, Points)) {
 			}
 			f(Target{Desc: rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section(), Route: rp.Route, Rule: rule.Rule}, rule.Own)
 		}
+	}
+	for _, bp := range r.Backends {
+		f(Target{Desc: bp.Key.Kind + " " + bp.Key.Namespace + "/" + bp.Key.Name}, bp.Own)
 	}
 }

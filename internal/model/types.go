@@ -118,7 +118,7 @@ func newOpaque(o *manifest.Object, m *metaOnly) *Opaque {
 // parents, hostnames, rules with backends and filters. The typed object
 // stays reachable for what differs (matches).
 type Route struct {
-	Kind       string // HTTPRoute or GRPCRoute
+	Kind       string // HTTPRoute, GRPCRoute, TCPRoute or TLSRoute
 	Meta       *metav1.ObjectMeta
 	ParentRefs []gwv1.ParentReference
 	Hostnames  []gwv1.Hostname
@@ -190,6 +190,33 @@ func newGRPCRoute(o *manifest.Object, r *gwv1.GRPCRoute) *Route {
 		ru.Filters = filters(rule.Filters, ru.Path, grpcFilter)
 		for j, b := range rule.BackendRefs {
 			ru.addBackend(j, b.BackendRef, filters(b.Filters, backendPath(ru.Path, j), grpcFilter))
+		}
+		rt.Rules = append(rt.Rules, ru)
+	}
+	return rt
+}
+
+// newTCPRoute reads a TCPRoute: parentRefs and backendRefs only (its rules
+// have no matches or filters).
+func newTCPRoute(o *manifest.Object, r *gwv1.TCPRoute) *Route {
+	rt := &Route{Kind: "TCPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Src: o}
+	for i := range r.Spec.Rules {
+		ru := newRule(i, r.Spec.Rules[i].Name)
+		for j, b := range r.Spec.Rules[i].BackendRefs {
+			ru.addBackend(j, b, nil)
+		}
+		rt.Rules = append(rt.Rules, ru)
+	}
+	return rt
+}
+
+// newTLSRoute reads a TLSRoute: parentRefs, SNI hostnames, backendRefs.
+func newTLSRoute(o *manifest.Object, r *gwv1.TLSRoute) *Route {
+	rt := &Route{Kind: "TLSRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, Src: o}
+	for i := range r.Spec.Rules {
+		ru := newRule(i, r.Spec.Rules[i].Name)
+		for j, b := range r.Spec.Rules[i].BackendRefs {
+			ru.addBackend(j, b, nil)
 		}
 		rt.Rules = append(rt.Rules, ru)
 	}

@@ -39,7 +39,8 @@ type Config struct {
 	PolicyMerge map[string]string
 	// GlobalPolicyNamespace may select targets across namespaces.
 	GlobalPolicyNamespace string
-	// ReferenceGrantMode is Strict (default) or Permissive.
+	// ReferenceGrantMode is Strict (default), Permissive or Off (no
+	// ReferenceGrant is needed anywhere).
 	ReferenceGrantMode string
 	// ValidationMode is Standard (default) or Strict.
 	ValidationMode string
@@ -55,7 +56,9 @@ type Config struct {
 }
 
 // StrictGrants reports whether cross-namespace references need a grant.
-func (c Config) StrictGrants() bool { return !strings.EqualFold(c.ReferenceGrantMode, "Permissive") }
+func (c Config) StrictGrants() bool {
+	return !strings.EqualFold(c.ReferenceGrantMode, "Permissive") && !strings.EqualFold(c.ReferenceGrantMode, "Off")
+}
 
 // Strategy is how one field merges among the policies at a target.
 type Strategy string
@@ -106,6 +109,10 @@ const (
 	TargetListenerSet TargetKind = "ListenerSet"
 	TargetHTTPRoute   TargetKind = "HTTPRoute"
 	TargetGRPCRoute   TargetKind = "GRPCRoute"
+	// TargetService is a core Service: kinds that configure the clusters
+	// built for a backend name it (and the backendRef kinds a
+	// BackendProvider registers) as their target.
+	TargetService TargetKind = "Service"
 )
 
 // KindSpec is the static description of a kind.
@@ -135,6 +142,25 @@ type KindSpec struct {
 	// WeightAnnotation is the annotation that sets a policy's weight, named
 	// in fix hints.
 	WeightAnnotation string
+	// GatewayAncestors: a policy on a backend reports status against the
+	// Gateways whose routes use the backend (Gateway API BackendTLSPolicy),
+	// not against the backend object itself.
+	GatewayAncestors bool
+}
+
+// Condition is a policy status condition a kind writes itself.
+type Condition struct {
+	Type, Status, Reason, Message string
+}
+
+// ConditionWriter is implemented by kinds whose controller writes policy
+// conditions other than kgateway's Accepted/Attached (Gateway API
+// BackendTLSPolicy: ResolvedRefs, and Accepted False/Conflicted for the
+// policy that loses a backend to an older one). lost is true when another
+// policy took every field the policy sets at some point under the
+// ancestor.
+type ConditionWriter interface {
+	PolicyConditions(p *Policy, lost bool) []Condition
 }
 
 // TargetRef is one targetRef or targetSelector of a policy.

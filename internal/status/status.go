@@ -27,8 +27,18 @@ type Condition struct {
 // Report is the whole status output.
 type Report struct {
 	Gateways []Gateway `json:"gateways"`
-	Routes   []Route   `json:"routes"`
-	Policies []Policy  `json:"policies"`
+	// ListenerSets are the ListenerSets' own conditions (their listeners
+	// are under their Gateway); omitted when the input has none.
+	ListenerSets []ListenerSet `json:"listenerSets,omitempty"`
+	Routes       []Route       `json:"routes"`
+	Policies     []Policy      `json:"policies"`
+}
+
+// ListenerSet status.
+type ListenerSet struct {
+	Namespace  string      `json:"namespace"`
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions"`
 }
 
 // Gateway status.
@@ -115,6 +125,10 @@ type Ancestor struct {
 // Options for Compute.
 type Options struct {
 	ControllerName string
+	// ValidationMode is kgateway's: under Strict an invalid policy on a
+	// whole Gateway or on a listener (sectionName) replaces that Gateway's
+	// or listener's configuration, and its Accepted says so.
+	ValidationMode string
 }
 
 // StatusSummary is the synthetic ancestor of policies that attach nowhere.
@@ -136,15 +150,33 @@ func Compute(r *merge.Result, opt Options) *Report {
 	rep := &Report{Gateways: []Gateway{}, Routes: []Route{}, Policies: []Policy{}}
 	g := r.Graph
 	for _, gw := range g.Gateways {
-		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(topology.GatewayConditions(g, gw)), Listeners: []Listener{}}
+		conds := topology.GatewayConditions(g, gw)
+		kgw := gatewayController(g, gw.Gateway, opt.ControllerName) == KgatewayController
+		if kgw {
+			conds = append(conds, topology.GatewayResolvedRefs(gw))
+		}
+		strict := kgw && strings.EqualFold(opt.ValidationMode, "Strict")
+		if gp := r.Gateway(gw); strict && gp != nil {
+			conds = replaced(conds, "GatewayReplaced", invalidAt(gp.Whole, merge.LevelGateway))
+		}
+		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
-			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(l.Conditions)}
+			lc := l.Conditions
+			if lp := r.Listener(l); strict && lp != nil {
+				lc = replaced(lc, "ListenerReplaced", invalidAt(lp.Own, merge.LevelListener))
+			}
+			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(lc)}
 			if l.Set != nil {
 				ls.ListenerSet = l.Set.Namespace + "/" + l.Set.Name
 			}
 			out.Listeners = append(out.Listeners, ls)
 		}
 		rep.Gateways = append(rep.Gateways, out)
+	}
+	for _, ms := range g.Model.ListenerSets {
+		if s := g.ListenerSet(ms.Namespace, ms.Name); s != nil {
+			rep.ListenerSets = append(rep.ListenerSets, ListenerSet{Namespace: s.Namespace, Name: s.Name, Conditions: conv(topology.ListenerSetConditions(s))})
+		}
 	}
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
@@ -156,9 +188,13 @@ func Compute(r *merge.Result, opt Options) *Report {
 			if p.Ref.Port != nil {
 				ref.Port = int32(*p.Ref.Port)
 			}
+			ctrl := parentController(g, p, opt.ControllerName)
 			conds := topology.RouteParentConditions(rt, p)
-			conds = append(conds, ruleConditions(r, rt)...)
-			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: parentController(g, p, opt.ControllerName), Conditions: conv(mergeConds(conds))})
+			if ctrl == KgatewayController {
+				conds = append(conds, programmedCondition(r, rt))
+			}
+			conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
+			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
 		}
 		rep.Routes = append(rep.Routes, out)
 	}
@@ -167,6 +203,36 @@ func Compute(r *merge.Result, opt Options) *Report {
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	return rep
+}
+
+// invalidAt names the invalid policies of one level merging at points,
+// "" when there are none.
+func invalidAt(pts merge.Points, lvl merge.Level) string {
+	var out []string
+	seen := map[*policy.Policy]bool{}
+	for _, pt := range pts {
+		for _, c := range pt.Invalid {
+			if c.Level == lvl && !seen[c.Policy] {
+				seen[c.Policy] = true
+				out = append(out, c.Policy.ID()+": "+messages(c.Policy.Invalid))
+			}
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// replaced turns Accepted False with the reason when why is not "".
+func replaced(cs []metav1.Condition, reason, why string) []metav1.Condition {
+	if why == "" {
+		return cs
+	}
+	out := slices.Clone(cs)
+	for i := range out {
+		if out[i].Type == "Accepted" {
+			out[i].Status, out[i].Reason, out[i].Message = metav1.ConditionFalse, reason, why
+		}
+	}
+	return out
 }
 
 // mergeConds keeps one condition per type, the later one winning (rule
@@ -185,17 +251,85 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 	return out
 }
 
+// KgatewayController is kgateway's controllerName: the Gateways and
+// routes it reports get the conditions kgateway adds to the Gateway API's
+// (Gateway ResolvedRefs, route kgateway.dev/Programmed).
+const KgatewayController = "kgateway.dev/kgateway"
+
+// ProgrammedType is the route condition kgateway adds to the standard
+// ones: whether every rule was translated as written.
+const ProgrammedType = "kgateway.dev/Programmed"
+
+// programmedCondition is kgateway's kgateway.dev/Programmed for a route:
+// False/RouteRuleReplaced when a rule is replaced by a direct response
+// because an invalid policy merges into it or a policy it references is
+// missing (kgateway's Standard validation mode), else True/Programmed.
+func programmedCondition(r *merge.Result, rt *topology.Route) metav1.Condition {
+	var msgs []string
+	reason := ""
+	for i, rule := range rt.Rules {
+		switch why := replacedBecause(r, rule); {
+		case why != "":
+			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
+			reason = cmp.Or(reason, "RouteRuleReplaced")
+		case rule.Problem != nil && rule.Problem.Dropped:
+			msgs = append(msgs, fmt.Sprintf("Dropped Rule (%d): %s", i, rule.Problem.Message))
+			reason = cmp.Or(reason, "RouteRuleDropped")
+		}
+	}
+	if len(msgs) > 0 {
+		return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionFalse, Reason: reason, Message: strings.Join(msgs, "; ")}
+	}
+	return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
+}
+
+// replacedBecause says why a rule is replaced, "" when it is not: a rule
+// kgateway cannot translate (topology.RuleProblem), an invalid policy
+// among the rule's own candidates, or a reference broken by a kind that
+// has no route conditions of its own (StatusReasoner).
+func replacedBecause(r *merge.Result, rule *topology.Rule) string {
+	if rule.Problem != nil && !rule.Problem.Dropped {
+		return rule.Problem.Message
+	}
+	if rp := r.Rule(rule); rp != nil && !rp.Delegating {
+		for _, pt := range rp.Own {
+			for _, c := range pt.Invalid {
+				if !ownReasons(c.Policy.Kind) {
+					return c.Policy.ID() + ": " + messages(c.Policy.Invalid)
+				}
+			}
+		}
+	}
+	for _, b := range r.Attach.Broken[rule] {
+		if b.Kind != nil && !ownReasons(b.Kind) {
+			return b.Reason
+		}
+	}
+	return ""
+}
+
+// ownReasons reports whether a kind's controller writes route conditions
+// of its own for the rules it breaks (policy.StatusReasoner).
+func ownReasons(k policy.Kind) bool {
+	_, ok := k.(policy.StatusReasoner)
+	return ok
+}
+
 // ruleConditions reports rules broken by their policy references: some
 // broken → PartiallyInvalid, all → Accepted False, and ResolvedRefs False
 // where a reference did not resolve. The reasons are the broken kind's
 // controller's (policy.StatusReasoner), else UnsupportedValue and
-// InvalidKind.
-func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
+// InvalidKind. Under kgateway's controller (kgateway) a kind without
+// reasons of its own replaces the rule instead (programmedCondition).
+func ruleConditions(r *merge.Result, rt *topology.Route, kgateway bool) []metav1.Condition {
 	broken := 0
 	var msgs, resolvedMsgs []string
 	reason, resolved := "", ""
 	for _, rule := range rt.Rules {
 		b := r.Attach.Broken[rule]
+		if kgateway {
+			b = slices.DeleteFunc(slices.Clone(b), func(x attach.Broken) bool { return x.Kind != nil && !ownReasons(x.Kind) })
+		}
 		if len(b) == 0 {
 			continue
 		}
@@ -234,11 +368,20 @@ func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 // has the class (a HAPTIC Gateway's routes are HAPTIC's to report), else
 // the configured one.
 func parentController(g *topology.Graph, p *topology.Parent, def string) string {
-	if p == nil || p.Gateway == nil || p.Gateway.Gateway == nil {
+	if p == nil || p.Gateway == nil {
+		return def
+	}
+	return gatewayController(g, p.Gateway.Gateway, def)
+}
+
+// gatewayController is the controllerName of a Gateway's class when the
+// input has the class, else def.
+func gatewayController(g *topology.Graph, gw *model.Gateway, def string) string {
+	if gw == nil {
 		return def
 	}
 	for _, c := range g.Model.GatewayClasses {
-		if c.Name == string(p.Gateway.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
+		if c.Name == string(gw.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
 			return string(c.Spec.ControllerName)
 		}
 	}
@@ -317,7 +460,12 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		return out
 	}
 	accepted := acceptedCondition(p)
+	cw, own := p.Kind.(policy.ConditionWriter)
 	for anc, u := range worst {
+		if own {
+			out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: written(cw.PolicyConditions(p, u == usedOverridden))})
+			continue
+		}
 		conds := []Condition{accepted}
 		if p.Kind.Spec().Attached {
 			conds = append(conds, attachedCondition(p, u))
@@ -327,6 +475,14 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
 	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
 		out.Ancestors = out.Ancestors[:max]
+	}
+	return out
+}
+
+func written(cs []policy.Condition) []Condition {
+	out := make([]Condition, len(cs))
+	for i, c := range cs {
+		out[i] = Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
 	}
 	return out
 }
@@ -402,6 +558,21 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			record(lp.Own, []AncestorRef{ancestorOf(lp.Listener.Ancestor())})
 		}
 	}
+	var users map[model.Key][]AncestorRef
+	for _, bp := range r.Backends {
+		for _, pt := range bp.Own {
+			// a policy on a backend reports against the backend itself,
+			// or against the Gateways whose routes use it
+			anc := []AncestorRef{ancestorOf(bp.Key)}
+			if pt.Kind.Spec().GatewayAncestors {
+				if users == nil {
+					users = backendUsers(r.Graph)
+				}
+				anc = users[bp.Key]
+			}
+			record(merge.Points{pt}, anc)
+		}
+	}
 	for _, rp := range r.Routes {
 		anc := RouteAncestors(rp.Route)
 		for _, rule := range rp.Rules {
@@ -411,6 +582,28 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 		}
 	}
 	return idx
+}
+
+// backendUsers indexes, per backend object, the Gateways whose attached
+// routes reference it, in graph order. One pass over the routes.
+func backendUsers(g *topology.Graph) map[model.Key][]AncestorRef {
+	out := map[model.Key][]AncestorRef{}
+	for _, rt := range g.Routes {
+		for _, rule := range rt.Rules {
+			for _, b := range rule.Backends {
+				k := model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+				for _, p := range rt.Parents {
+					if p.Gateway == nil || len(p.Listeners) == 0 {
+						continue
+					}
+					if a := ancestorOf(p.Gateway.Key()); !slices.Contains(out[k], a) {
+						out[k] = append(out[k], a)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // gatewayAncestors: a whole-Gateway policy configures the Gateway's own

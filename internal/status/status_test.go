@@ -160,9 +160,214 @@ spec:
 				got = append(got, c.Type+"="+c.Status+"/"+c.Reason)
 			}
 		}
-		want := []string{"Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound", "Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound"}
+		want := []string{"Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound", "kgateway.dev/Programmed=True/Programmed",
+			"Accepted=False/NoMatchingParent", "ResolvedRefs=False/BackendNotFound", "kgateway.dev/Programmed=True/Programmed"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("conditions (-want +got):\n%s", diff)
 		}
+	}
+}
+
+// TestKgatewayConditions covers the conditions kgateway adds to the
+// Gateway API's: a route rule replaced by a direct response, and the
+// Gateway's ResolvedRefs.
+func TestKgatewayConditions(t *testing.T) {
+	extRef := `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r1, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - backendRefs: [{name: svc, port: 80}]
+    filters: [{type: ExtensionRef, extensionRef: {group: gateway.kgateway.dev, kind: TrafficPolicy, name: POLICY}}]
+`
+	httpsGW := `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tls, namespace: infra}
+spec:
+  gatewayClassName: x
+  listeners:
+  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: missing}]}}
+`
+	tests := []struct {
+		name, docs string
+		route      string // "" when the route is not checked
+		programmed string
+		gateway    string
+		resolved   string
+	}{
+		{"programmed", base, "r2", "True/Programmed", "gw", "True/ResolvedRefs"},
+		{"invalid policy on the route: replaced", base + policyDoc("bad", "r2", "", "  rateLimit: {local: {tokenBucket: {maxTokens: -1}}}\n", 1),
+			"r2", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
+		{"ExtensionRef to a missing policy: replaced", strings.Replace(base, "kind: HTTPRoute\nmetadata: {name: r1", "kind: HTTPRoute\nmetadata: {name: old", 1) + strings.Replace(extRef, "POLICY", "nope", 1),
+			"r1", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
+		{"unresolved certificate: Gateway ResolvedRefs False", base + httpsGW, "", "", "tls", "False/ListenersNotResolved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := compile(t, tt.docs)
+			for _, r := range rep.Routes {
+				if r.Name == tt.route {
+					if got := condOf(r.Parents[0].Conditions, status.ProgrammedType); got != tt.programmed {
+						t.Errorf("route %s %s = %s, want %s", r.Name, status.ProgrammedType, got, tt.programmed)
+					}
+				}
+			}
+			for _, g := range rep.Gateways {
+				if g.Name == tt.gateway {
+					if got := condOf(g.Conditions, "ResolvedRefs"); got != tt.resolved {
+						t.Errorf("Gateway %s ResolvedRefs = %s, want %s", g.Name, got, tt.resolved)
+					}
+				}
+			}
+		})
+	}
+}
+
+func condOf(cs []status.Condition, typ string) string {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c.Status + "/" + c.Reason
+		}
+	}
+	return "absent"
+}
+
+func bcpDoc(name, target, section, fields string, created int) string {
+	sec := ""
+	if section != "" {
+		sec = ", sectionName: " + section
+	}
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
+		string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: \"\", kind: Service, name: " + target + sec + "}]\n" + fields
+}
+
+// TestBackendConfigPolicyStatus: a BackendConfigPolicy reports against the
+// Service it configures (not the Gateways the routes to it use), and two
+// on one Service merge per field, the older first.
+func TestBackendConfigPolicyStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		docs string
+		want map[string]string // policy → "ancestor Accepted Attached"
+	}{
+		{"one policy on a Service two routes use",
+			bcpDoc("a", "svc", "", "  connectTimeout: 5s\n", 1),
+			map[string]string{"a": "Service/infra/svc True/Valid True/Attached"}},
+		{"same field: the older wins, the newer is Overridden",
+			bcpDoc("old", "svc", "", "  connectTimeout: 5s\n", 1) + bcpDoc("new", "svc", "", "  connectTimeout: 9s\n", 2),
+			map[string]string{"old": "Service/infra/svc True/Valid True/Attached", "new": "Service/infra/svc True/Valid False/Overridden"}},
+		{"different fields: both Merged",
+			bcpDoc("a", "svc", "", "  connectTimeout: 5s\n", 1) + bcpDoc("b", "svc", "", "  loadBalancer: {roundRobin: {}}\n", 2),
+			map[string]string{"a": "Service/infra/svc True/Valid True/Merged", "b": "Service/infra/svc True/Valid True/Merged"}},
+		{"missing Service",
+			bcpDoc("a", "nope", "", "  connectTimeout: 5s\n", 1),
+			map[string]string{"a": "StatusSummary/StatusSummary False/TargetNotFound False/TargetNotFound"}},
+		{"missing port name",
+			bcpDoc("a", "svc", "grpc", "  connectTimeout: 5s\n", 1),
+			map[string]string{"a": "StatusSummary/StatusSummary False/TargetNotFound False/TargetNotFound"}},
+		{"bad duration: Invalid",
+			bcpDoc("a", "svc", "", "  connectTimeout: soon\n", 1),
+			map[string]string{"a": "Service/infra/svc False/Invalid False/Pending"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := compile(t, base+tt.docs)
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				if p.Kind != "BackendConfigPolicy" {
+					continue
+				}
+				for _, a := range p.Ancestors {
+					got[p.Name] = a.AncestorRef.String() + " " + condOf(a.Conditions, "Accepted") + " " + condOf(a.Conditions, "Attached")
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func btpDoc(name, target, ca string, created int) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
+		string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: \"\", kind: Service, name: " + target + "}]\n  validation: {hostname: svc.example.com, caCertificateRefs: [{group: \"\", kind: ConfigMap, name: " + ca + "}]}\n"
+}
+
+const caConfigMap = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\ndata: {ca.crt: x}\n"
+
+// TestBackendTLSPolicyStatus: a BackendTLSPolicy reports the Gateway API's
+// conditions against the Gateways whose routes use its Service; of two on
+// one Service the newer is Conflicted.
+func TestBackendTLSPolicyStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		docs string
+		want map[string]string // policy → "ancestor ResolvedRefs Accepted"
+	}{
+		{"accepted", caConfigMap + btpDoc("a", "svc", "ca", 1),
+			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}},
+		{"the newer of two on one Service is Conflicted", caConfigMap + btpDoc("old", "svc", "ca", 1) + btpDoc("new", "svc", "ca", 2),
+			map[string]string{"old": "Gateway/infra/gw True/ResolvedRefs True/Accepted", "new": "Gateway/infra/gw True/ResolvedRefs False/Conflicted"}},
+		{"missing CA ConfigMap", btpDoc("a", "svc", "nope", 1),
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := compile(t, base+tt.docs)
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				if p.Kind != "BackendTLSPolicy" {
+					continue
+				}
+				for _, a := range p.Ancestors {
+					got[p.Name] = a.AncestorRef.String() + " " + condOf(a.Conditions, "ResolvedRefs") + " " + condOf(a.Conditions, "Accepted")
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStrictReplacement: under Strict validation an invalid policy on the
+// whole Gateway makes it Accepted=False/GatewayReplaced, one on a listener
+// (sectionName) that listener ListenerReplaced; Standard leaves both
+// Accepted.
+func TestStrictReplacement(t *testing.T) {
+	gwPolicy := func(section string) string {
+		sec := ""
+		if section != "" {
+			sec = ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: bad, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw" + sec + "}]\n  timeouts: {request: soon}\n"
+	}
+	tests := []struct {
+		name, docs, mode string
+		gateway, http    string
+	}{
+		{"gateway policy, strict", gwPolicy(""), "Strict", "False/GatewayReplaced", "True/Accepted"},
+		{"listener policy, strict", gwPolicy("http"), "Strict", "True/Accepted", "False/ListenerReplaced"},
+		{"gateway policy, standard", gwPolicy(""), "Standard", "True/Accepted", "True/Accepted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := manifest.Parse("test.yaml", []byte(base+tt.docs), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: tt.mode})
+			rep := status.Compute(c.Result, status.Options{ValidationMode: tt.mode})
+			g := rep.Gateways[0]
+			if got := condOf(g.Conditions, "Accepted"); got != tt.gateway {
+				t.Errorf("Gateway Accepted = %s, want %s", got, tt.gateway)
+			}
+			if got := condOf(g.Listeners[0].Conditions, "Accepted"); got != tt.http {
+				t.Errorf("listener http Accepted = %s, want %s", got, tt.http)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/model"
 )
@@ -15,6 +16,7 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 		for _, br := range mr.BackendRefs {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
 		}
+		rule.Problem = checkRule(rule, strings.EqualFold(opt.ValidationMode, "Strict"))
 		r.Rules = append(r.Rules, rule)
 	}
 }
@@ -65,7 +67,7 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
 		return b
 	}
-	if !g.Model.GrantAllows(model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
+	if !strings.EqualFold(opt.ReferenceGrantMode, "Off") && !g.Model.GrantAllows(model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
 		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
 		return b
 	}

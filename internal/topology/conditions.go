@@ -18,12 +18,13 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 
 // listenerConditions are the conditions a controller writes for a
 // listener: Accepted, Conflicted, Programmed and ResolvedRefs.
-func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
+func listenerConditions(g *Graph, l *Listener, busy map[gwv1.PortNumber]bool) []metav1.Condition {
 	accepted := cond("Accepted", true, "Accepted", "Listener is accepted")
 	switch l.Protocol {
-	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
+		// kgateway serves all four; gwpol renders the HTTP ones only.
 	default:
-		accepted = cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; gwpol renders HTTP and HTTPS listeners", l.Protocol))
+		accepted = cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; a listener is HTTP, HTTPS, TCP or TLS", l.Protocol))
 	}
 	conflicted := cond("Conflicted", false, "NoConflicts", "No conflicts")
 	if l.Conflicted {
@@ -41,6 +42,8 @@ func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
 	programmed := cond("Programmed", accepted.Status == metav1.ConditionTrue && refs.Status == metav1.ConditionTrue, "Programmed", "Listener is programmed")
 	if programmed.Status == metav1.ConditionFalse {
 		programmed.Reason, programmed.Message = "Invalid", "Listener is not accepted or has unresolved references"
+	} else if isStream(l.Protocol) && !busy[l.Port] {
+		programmed = cond("Programmed", false, "Invalid", "TCP/TLS listener has no valid backends or routes")
 	}
 	return []metav1.Condition{accepted, conflicted, programmed, refs}
 }
@@ -51,7 +54,12 @@ func (g *Graph) certificatesResolve(l *Listener) (bool, string, string) {
 	if l.Protocol != gwv1.HTTPSProtocolType {
 		return true, "", ""
 	}
-	if l.TLS == nil || len(l.TLS.CertificateRefs) == 0 {
+	if l.TLS == nil {
+		// kgateway's translator reports nothing here (the API server's
+		// validation rejects such a listener before it would see it)
+		return true, "", ""
+	}
+	if len(l.TLS.CertificateRefs) == 0 {
 		return false, "InvalidCertificateRef", "HTTPS listener has no tls.certificateRefs"
 	}
 	owner := l.Gateway.Namespace
@@ -96,7 +104,8 @@ func RouteParentConditions(r *Route, p *Parent) []metav1.Condition {
 	return []metav1.Condition{accepted, refs}
 }
 
-// GatewayConditions are the Gateway-level conditions.
+// GatewayConditions are the Gateway-level conditions every controller
+// writes: Accepted and Programmed.
 func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	accepted := cond("Accepted", true, "Accepted", "Gateway is accepted")
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc == nil {
@@ -104,11 +113,33 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	}
 	programmed := cond("Programmed", true, "Programmed", "Gateway is programmed")
 	for _, l := range gw.Listeners {
-		if l.Set == nil && len(l.Conditions) > 0 && l.Conditions[0].Status == metav1.ConditionFalse {
-			return []metav1.Condition{cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid"), programmed}
+		if l.Set == nil && len(l.Conditions) > 0 && (!conditionTrue(l.Conditions, "Accepted") || !conditionTrue(l.Conditions, "Programmed")) {
+			accepted = cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid")
 		}
 	}
 	return []metav1.Condition{accepted, programmed}
+}
+
+// GatewayResolvedRefs is the Gateway-level ResolvedRefs kgateway adds:
+// False (ListenersNotResolved) when one of the Gateway's own listeners
+// has an unresolved reference.
+func GatewayResolvedRefs(gw *Gateway) metav1.Condition {
+	for _, l := range gw.Listeners {
+		if c := meta(l.Conditions, "ResolvedRefs"); l.Set == nil && c != nil && c.Status == metav1.ConditionFalse {
+			return cond("ResolvedRefs", false, "ListenersNotResolved", fmt.Sprintf("listener %s has unresolved references", l.Name))
+		}
+	}
+	return cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved")
+}
+
+// meta finds a condition by type.
+func meta(cs []metav1.Condition, typ string) *metav1.Condition {
+	for i := range cs {
+		if cs[i].Type == typ {
+			return &cs[i]
+		}
+	}
+	return nil
 }
 
 func (g *Graph) gatewayClass(name string) *model.GatewayClass {
@@ -118,4 +149,54 @@ func (g *Graph) gatewayClass(name string) *model.GatewayClass {
 		}
 	}
 	return nil
+}
+
+// ListenerSetConditions are a ListenerSet's Accepted and Programmed, as
+// kgateway writes them: the parent's refusal when it is not attached;
+// ListenersNotValid, False on both when none of its listeners is valid and
+// on Accepted only (True) when some are; else Accepted and Programmed.
+func ListenerSetConditions(s *ListenerSet) []metav1.Condition {
+	if s.Parent == nil {
+		return []metav1.Condition{cond("Accepted", false, s.Reason, s.Message), cond("Programmed", false, s.Reason, s.Message)}
+	}
+	total, invalid := 0, 0
+	for _, l := range s.Parent.Listeners {
+		if l.Set != s {
+			continue
+		}
+		total++
+		if !conditionTrue(l.Conditions, "Accepted") || !conditionTrue(l.Conditions, "Programmed") {
+			invalid++
+		}
+	}
+	switch {
+	case invalid > 0 && invalid == total:
+		msg := "no listener of the ListenerSet is valid"
+		return []metav1.Condition{cond("Accepted", false, "ListenersNotValid", msg), cond("Programmed", false, "ListenersNotValid", msg)}
+	case invalid > 0:
+		return []metav1.Condition{cond("Accepted", true, "ListenersNotValid", "some listeners of the ListenerSet are not valid"), cond("Programmed", true, "Programmed", "ListenerSet is programmed")}
+	}
+	return []metav1.Condition{cond("Accepted", true, "Accepted", "ListenerSet is accepted"), cond("Programmed", true, "Programmed", "ListenerSet is programmed")}
+}
+
+func conditionTrue(cs []metav1.Condition, typ string) bool {
+	c := meta(cs, typ)
+	return c != nil && c.Status == metav1.ConditionTrue
+}
+
+// busyStreamPorts are the ports of a Gateway where a route is attached
+// through a TCP or TLS listener. A TCP or TLS listener on any other port
+// gets no filter chain from kgateway, so it is not programmed.
+func busyStreamPorts(gw *Gateway) map[gwv1.PortNumber]bool {
+	busy := map[gwv1.PortNumber]bool{}
+	for _, l := range gw.Listeners {
+		if isStream(l.Protocol) && len(l.Routes) > 0 {
+			busy[l.Port] = true
+		}
+	}
+	return busy
+}
+
+func isStream(p gwv1.ProtocolType) bool {
+	return p == gwv1.TCPProtocolType || p == gwv1.TLSProtocolType
 }

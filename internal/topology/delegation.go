@@ -64,12 +64,18 @@ func (g *Graph) resolveDelegation() {
 				if !isDelegationRef(b) {
 					continue
 				}
-				for _, child := range g.childrenOf(parent, b) {
+				children := g.childrenOf(parent, b)
+				for _, child := range children {
 					d := &Delegation{Parent: parent, Rule: rule, Child: child, Prefix: rulePrefix(rule)}
 					rule.Children = append(rule.Children, d)
 					child.DelegatedBy = append(child.DelegatedBy, d)
 				}
 				b.Resolved, b.Reason, b.Message = true, "", ""
+				if len(children) == 0 {
+					// no route takes the delegation: kgateway reports the
+					// reference unresolved on the parent
+					b.Resolved, b.Reason, b.Message = false, "BackendNotFound", fmt.Sprintf("%s/%s/%s/%s: unresolved reference", b.Group, b.Kind, b.Namespace, b.Name)
+				}
 			}
 		}
 	}

@@ -18,6 +18,12 @@ type Options struct {
 	// package registered (e.g. kgateway's Backend); a ref to one resolves
 	// when the object exists.
 	BackendKinds map[model.GroupKind]bool
+	// ValidationMode is kgateway's: Strict also drops rules whose
+	// matchers Envoy would reject (RuleProblem).
+	ValidationMode string
+	// ReferenceGrantMode is kgateway's: Off accepts a backendRef into
+	// another namespace without a ReferenceGrant.
+	ReferenceGrantMode string
 }
 
 // Graph is the resolved topology.
@@ -125,6 +131,8 @@ type Rule struct {
 	Backends []*Backend
 	// Children are the delegations this rule makes.
 	Children []*Delegation
+	// Problem is set when kgateway cannot translate the rule as written.
+	Problem *RuleProblem
 }
 
 // Backend is one resolved backendRef.
@@ -209,9 +217,10 @@ func Build(m *model.Model, opt Options) *Graph {
 	}
 	g.resolveDelegation()
 	for _, gw := range g.Gateways {
+		busy := busyStreamPorts(gw)
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
-			l.Conditions = listenerConditions(g, l)
+			l.Conditions = listenerConditions(g, l, busy)
 		}
 	}
 	return g
@@ -542,8 +551,12 @@ type undecidedKey struct {
 // needs the labels of a Namespace missing from the input.
 const CodeNamespaceUnknown = "GWP106"
 
-// kindAllowed applies the listener protocol and allowedRoutes.kinds.
+// kindAllowed applies the listener protocol and allowedRoutes.kinds. A
+// kind the protocol cannot carry is refused whatever the list says.
 func kindAllowed(l *Listener, kind string) bool {
+	if !protocolCarries(l, kind) {
+		return false
+	}
 	if ar := l.AllowedRoutes; ar != nil && len(ar.Kinds) > 0 {
 		for _, k := range ar.Kinds {
 			grp := model.GatewayGroup
@@ -556,9 +569,21 @@ func kindAllowed(l *Listener, kind string) bool {
 		}
 		return false
 	}
+	return true
+}
+
+// protocolCarries: HTTP and HTTPS listeners serve HTTPRoutes and
+// GRPCRoutes, TCP listeners TCPRoutes, TLS listeners TLSRoutes and, when
+// they terminate TLS (the default mode), TCPRoutes too.
+func protocolCarries(l *Listener, kind string) bool {
 	switch l.Protocol {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
 		return kind == "HTTPRoute" || kind == "GRPCRoute"
+	case gwv1.TCPProtocolType:
+		return kind == "TCPRoute"
+	case gwv1.TLSProtocolType:
+		terminates := l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
+		return kind == "TLSRoute" || (kind == "TCPRoute" && terminates)
 	}
 	return false
 }

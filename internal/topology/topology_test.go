@@ -241,6 +241,9 @@ spec:
     port: 9000
     protocol: TCP
     allowedRoutes: {namespaces: {from: All}}
+  - name: udp
+    port: 9001
+    protocol: UDP
   - name: grpc-only
     port: 8443
     protocol: HTTP
@@ -298,10 +301,16 @@ spec:
 			checkParent(t, route(t, g, tt.route+"/apps/"+name).Parents[0], want)
 		})
 	}
-	// A listener gwpol cannot serve is not Accepted.
-	tcp := g.Gateway("infra", "gw").Listener("tcp")
-	if c := findCond(tcp.Conditions, "Accepted"); c.Status != metav1.ConditionFalse || c.Reason != "UnsupportedProtocol" {
-		t.Errorf("TCP listener Accepted = %+v", c)
+	// kgateway serves TCP listeners; a protocol it does not serve is not Accepted.
+	for _, l := range []struct {
+		name   string
+		status metav1.ConditionStatus
+		reason string
+	}{{"tcp", metav1.ConditionTrue, "Accepted"}, {"udp", metav1.ConditionFalse, "UnsupportedProtocol"}} {
+		c := findCond(g.Gateway("infra", "gw").Listener(l.name).Conditions, "Accepted")
+		if c.Status != l.status || c.Reason != l.reason {
+			t.Errorf("%s listener Accepted = %+v, want %s/%s", l.name, c, l.status, l.reason)
+		}
 	}
 }
 
@@ -738,6 +747,11 @@ spec:
     port: 443
     protocol: HTTPS
     hostname: c.example.com
+    tls: {mode: Terminate}
+  - name: no-tls
+    port: 443
+    protocol: HTTPS
+    hostname: notls.example.com
   - name: granted
     port: 443
     protocol: HTTPS
@@ -787,6 +801,7 @@ spec:
 		{"good-cert", true, "ResolvedRefs"},
 		{"missing-cert", false, "InvalidCertificateRef"},
 		{"no-refs", false, "InvalidCertificateRef"},
+		{"no-tls", true, "ResolvedRefs"},
 		{"granted", true, "ResolvedRefs"},
 		{"not-granted", false, "RefNotPermitted"},
 		{"wrong-kind", false, "InvalidCertificateRef"},
@@ -1036,5 +1051,149 @@ func TestGraphOrderAndLookups(t *testing.T) {
 	}
 	if r := route(t, g, "HTTPRoute/a/r"); r.Attached() || len(r.Parents) != 0 {
 		t.Errorf("route without parentRefs: %+v", r.Parents)
+	}
+}
+
+func TestListenerSetConditions(t *testing.T) {
+	set := func(name, listeners string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  parentRef: {name: gw}\n  listeners: " + listeners + "\n"
+	}
+	gateway := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: cls\n  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n"
+	tests := []struct {
+		name, docs string
+		want       []string
+	}{
+		{"valid", gateway + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}]"), []string{"Accepted=True/Accepted", "Programmed=True/Programmed"}},
+		{"some listeners invalid", gateway + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}, {name: u, port: 9000, protocol: UDP}]"),
+			[]string{"Accepted=True/ListenersNotValid", "Programmed=True/Programmed"}},
+		{"every listener invalid", gateway + "---\n" + set("ls", "[{name: u, port: 9000, protocol: UDP}]"),
+			[]string{"Accepted=False/ListenersNotValid", "Programmed=False/ListenersNotValid"}},
+		{"parent refuses it", strings.Replace(gateway, "  allowedListeners: {namespaces: {from: Same}}\n", "", 1) + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}]"),
+			[]string{"Accepted=False/NotAllowed", "Programmed=False/NotAllowed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := graph(t, Options{}, tt.docs)
+			var got []string
+			for _, c := range ListenerSetConditions(g.ListenerSet("infra", "ls")) {
+				got = append(got, c.Type+"="+string(c.Status)+"/"+c.Reason)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("conditions = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestGatewayListenersNotValid: a Gateway whose listener is accepted but
+// not programmed (its certificate is missing) reports ListenersNotValid,
+// as kgateway does.
+func TestGatewayListenersNotValid(t *testing.T) {
+	g := graph(t, Options{}, "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: cls\n  listeners: [{name: https, port: 443, protocol: HTTPS, tls: {certificateRefs: [{name: missing}]}}]\n")
+	gw := g.Gateway("infra", "gw")
+	if c := findCond(gw.Listener("https").Conditions, "Programmed"); c.Status != metav1.ConditionFalse {
+		t.Fatalf("listener Programmed = %+v", c)
+	}
+	if c := findCond(GatewayConditions(g, gw), "Accepted"); c.Status != metav1.ConditionTrue || c.Reason != "ListenersNotValid" {
+		t.Errorf("Gateway Accepted = %+v, want True/ListenersNotValid", c)
+	}
+}
+
+// TestDelegationUnresolved: a delegating backendRef no route takes (the
+// only candidate names another parent) leaves the parent's ResolvedRefs
+// False/BackendNotFound; one a child takes resolves.
+func TestDelegationUnresolved(t *testing.T) {
+	parent := httpRoute("infra", "parent", "  parentRefs: [{name: gw}]\n  rules:\n  - backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: '*', namespace: a}]\n")
+	tests := []struct {
+		name, child string
+		want        string
+	}{
+		{"taken", httpRoute("a", "child", "  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: infra}]\n  rules: [{}]\n"), "True/ResolvedRefs"},
+		{"no child takes it", httpRoute("a", "child", "  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: other, namespace: infra}]\n  rules: [{}]\n"), "False/BackendNotFound"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := graph(t, Options{}, gatewayInfra, parent, tt.child)
+			r := route(t, g, "HTTPRoute/infra/parent")
+			c := findCond(RouteParentConditions(r, r.Parents[0]), "ResolvedRefs")
+			if got := string(c.Status) + "/" + c.Reason; got != tt.want {
+				t.Errorf("ResolvedRefs = %s (%s), want %s", got, c.Message, tt.want)
+			}
+		})
+	}
+}
+
+// TestStreamRoutes: a TCPRoute attaches to TCP listeners and TLS listeners
+// that terminate TLS, a TLSRoute to TLS listeners (by SNI hostname), never
+// to HTTP ones, whatever allowedRoutes.kinds lists.
+func TestStreamRoutes(t *testing.T) {
+	gw := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: cls
+  listeners:
+  - {name: tcp, port: 9000, protocol: TCP}
+  - {name: tls, port: 8443, protocol: TLS, hostname: db.example.com, tls: {mode: Passthrough}}
+  - {name: tls-term, port: 9443, protocol: TLS, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
+  - {name: http, port: 80, protocol: HTTP, allowedRoutes: {kinds: [{kind: TCPRoute}, {kind: TLSRoute}]}}`
+	stream := func(kind, name, section, extra string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  parentRefs: [{name: gw, sectionName: " + section + "}]\n" + extra + "  rules: [{backendRefs: [{name: db, port: 5432}]}]\n"
+	}
+	g := graph(t, Options{}, gw,
+		stream("TCPRoute", "on-tcp", "tcp", ""), stream("TCPRoute", "on-http", "http", ""),
+		stream("TLSRoute", "on-tls", "tls", "  hostnames: [db.example.com]\n"), stream("TLSRoute", "other-sni", "tls", "  hostnames: [web.example.com]\n"),
+		stream("TCPRoute", "tcp-on-tls", "tls", ""), stream("TCPRoute", "tcp-on-terminate", "tls-term", ""))
+	tests := []struct {
+		route string
+		want  parentWant
+	}{
+		{"TCPRoute/infra/on-tcp", parentWant{accepted: true, listeners: []string{"infra/gw/tcp"}}},
+		{"TCPRoute/infra/on-http", parentWant{reason: "NotAllowedByListeners"}},
+		{"TLSRoute/infra/on-tls", parentWant{accepted: true, listeners: []string{"infra/gw/tls"}}},
+		{"TLSRoute/infra/other-sni", parentWant{reason: "NoMatchingListenerHostname"}},
+		{"TCPRoute/infra/tcp-on-tls", parentWant{reason: "NotAllowedByListeners"}},
+		{"TCPRoute/infra/tcp-on-terminate", parentWant{accepted: true, listeners: []string{"infra/gw/tls-term"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.route, func(t *testing.T) {
+			checkParent(t, route(t, g, tt.route).Parents[0], tt.want)
+		})
+	}
+}
+
+// TestIdleStreamListeners: a TCP or TLS listener is programmed only when
+// some route is attached on its port through a TCP or TLS listener.
+func TestIdleStreamListeners(t *testing.T) {
+	gw := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: cls
+  listeners:
+  - {name: idle-tcp, port: 9000, protocol: TCP}
+  - {name: tls-a, port: 8443, protocol: TLS, hostname: a.example.com, tls: {mode: Passthrough}}
+  - {name: tls-b, port: 8443, protocol: TLS, hostname: b.example.com, tls: {mode: Passthrough}}
+  - {name: http, port: 80, protocol: HTTP}`
+	tlsRoute := "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw, sectionName: tls-b}]\n  hostnames: [b.example.com]\n  rules: [{backendRefs: [{name: db, port: 443}]}]\n"
+	g := graph(t, Options{}, gw, tlsRoute)
+	for name, want := range map[string]metav1.ConditionStatus{"idle-tcp": metav1.ConditionFalse, "tls-a": metav1.ConditionTrue, "tls-b": metav1.ConditionTrue, "http": metav1.ConditionTrue} {
+		if c := findCond(g.Gateway("infra", "gw").Listener(name).Conditions, "Programmed"); c.Status != want {
+			t.Errorf("%s Programmed = %+v, want %s", name, c, want)
+		}
+	}
+}
+
+// TestReferenceGrantModeOff: with kgateway's ReferenceGrantMode Off a
+// backendRef into another namespace resolves without a ReferenceGrant.
+func TestReferenceGrantModeOff(t *testing.T) {
+	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 80}]}\n"
+	rt := httpRoute("infra", "r", "  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, namespace: other, port: 80}]}]\n")
+	for mode, want := range map[string]string{"Off": "True/ResolvedRefs", "Permissive": "False/RefNotPermitted"} {
+		g := graph(t, Options{ReferenceGrantMode: mode}, gatewayInfra, svc, rt)
+		r := route(t, g, "HTTPRoute/infra/r")
+		if c := findCond(RouteParentConditions(r, r.Parents[0]), "ResolvedRefs"); string(c.Status)+"/"+c.Reason != want {
+			t.Errorf("mode %s: ResolvedRefs = %+v, want %s", mode, c, want)
+		}
 	}
 }

@@ -20,23 +20,102 @@ func (ListenerKind) GroupKind() model.GroupKind {
 	return model.GroupKind{Group: Group, Kind: KindListenerPolicy}
 }
 
-// listenerFields: kgateway records the access log under two keys, the
-// sinks and their compiled configuration.
+// listenerFields are kgateway's MergeOrigins keys for a ListenerPolicy's
+// default section, with the spec field each comes from. kgateway names
+// some keys after the HCM setting they produce rather than the spec field
+// (idleTimeout → mergeIdleTimeout, healthCheck → healthCheckPolicy,
+// localReplies → localReplyConfig, earlyRequestHeaderModifier →
+// earlyHeaderMutationExtensions), records the access log under two keys
+// (the sinks and their compiled configuration), and splits
+// forwardClientCertDetails into its mode and details.
 var listenerFields = []struct {
 	key, path string
 	get       func(*ListenerConfig) any
 }{
 	{"default.httpSettings.accessLog", "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
 	{"default.httpSettings.accessLogConfig", "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
-	{"default.httpSettings.tracing", "spec.default.httpSettings.tracing", func(c *ListenerConfig) any {
-		if c.HTTPSettings == nil {
+	httpField("tracing", "tracing", func(h *HTTPSettings) any { return h.Tracing }),
+	httpField("upgradeConfig", "upgradeConfig", func(h *HTTPSettings) any { return h.UpgradeConfig }),
+	httpField("useRemoteAddress", "useRemoteAddress", func(h *HTTPSettings) any { return h.UseRemoteAddress }),
+	httpField("xffConfig", "useRemoteAddress", xffConfig),
+	httpField("xffNumTrustedHops", "xffNumTrustedHops", func(h *HTTPSettings) any {
+		if remoteAddressOff(h) {
+			return nil // part of xffConfig
+		}
+		return h.XffNumTrustedHops
+	}),
+	httpField("skipXffAppend", "skipXFFAppend", func(h *HTTPSettings) any { return h.SkipXFFAppend }),
+	httpField("preserveExternalRequestId", "preserveExternalRequestId", func(h *HTTPSettings) any { return h.PreserveExternalRequestID }),
+	httpField("generateRequestId", "generateRequestId", func(h *HTTPSettings) any { return h.GenerateRequestID }),
+	httpField("serverHeaderTransformation", "serverHeaderTransformation", func(h *HTTPSettings) any { return h.ServerHeaderTransformation }),
+	httpField("serverName", "serverName", func(h *HTTPSettings) any { return h.ServerName }),
+	httpField("mergeStreamIdleTimeout", "streamIdleTimeout", func(h *HTTPSettings) any { return h.StreamIdleTimeout }),
+	httpField("mergeIdleTimeout", "idleTimeout", func(h *HTTPSettings) any { return h.IdleTimeout }),
+	httpField("maxHeadersCount", "maxHeadersCount", func(h *HTTPSettings) any { return h.MaxHeadersCount }),
+	httpField("maxRequestHeadersKb", "maxRequestHeadersKb", func(h *HTTPSettings) any { return h.MaxRequestHeadersKb }),
+	httpField("maxRequestsPerConnection", "maxRequestsPerConnection", func(h *HTTPSettings) any {
+		if h.MaxRequestsPerConnection == nil || *h.MaxRequestsPerConnection == 0 {
+			return nil // 0 is Envoy's "unlimited", kgateway's unset
+		}
+		return h.MaxRequestsPerConnection
+	}),
+	httpField("http2ProtocolOptions", "http2ProtocolOptions", func(h *HTTPSettings) any { return h.HTTP2ProtocolOptions }),
+	httpField("healthCheckPolicy", "healthCheck", func(h *HTTPSettings) any { return h.HealthCheck }),
+	httpField("acceptHttp10", "acceptHttp10", func(h *HTTPSettings) any { return h.AcceptHTTP10 }),
+	httpField("defaultHostForHttp10", "defaultHostForHttp10", func(h *HTTPSettings) any { return h.DefaultHostForHTTP10 }),
+	httpField("earlyHeaderMutationExtensions", "earlyRequestHeaderModifier", func(h *HTTPSettings) any { return h.EarlyRequestHeaderModifier }),
+	httpField("uuidRequestIdConfig", "uuidRequestIdConfig", func(h *HTTPSettings) any { return h.UUIDRequestIDConfig }),
+	httpField("stripHostPortMode", "stripHostPortMode", func(h *HTTPSettings) any { return h.StripHostPortMode }),
+	httpField("stripTrailingHostDot", "stripTrailingHostDot", func(h *HTTPSettings) any { return h.StripTrailingHostDot }),
+	httpField("proxy100Continue", "proxy100Continue", func(h *HTTPSettings) any { return h.Proxy100Continue }),
+	httpField("localReplyConfig", "localReplies", func(h *HTTPSettings) any { return h.LocalReplies }),
+	httpField("forwardClientCertDetails.mode", "forwardClientCertDetails.mode", func(h *HTTPSettings) any {
+		if h.ForwardClientCertDetails == nil {
 			return nil
 		}
-		return c.HTTPSettings.Tracing
-	}},
+		return h.ForwardClientCertDetails.Mode
+	}),
+	httpField("forwardClientCertDetails.details", "forwardClientCertDetails.details", func(h *HTTPSettings) any {
+		if h.ForwardClientCertDetails == nil {
+			return nil
+		}
+		return h.ForwardClientCertDetails.Details
+	}),
 	{"default.proxyProtocol", "spec.default.proxyProtocol", func(c *ListenerConfig) any { return c.ProxyProtocol }},
 	{"default.tcpKeepalive", "spec.default.tcpKeepalive", func(c *ListenerConfig) any { return c.TCPKeepalive }},
 	{"default.perConnectionBufferLimitBytes", "spec.default.perConnectionBufferLimitBytes", func(c *ListenerConfig) any { return c.PerConnectionBufferLimitBytes }},
+	{"default.transportSocketConnectTimeout", "spec.default.transportSocketConnectTimeout", func(c *ListenerConfig) any { return c.TransportSocketConnectTimeout }},
+}
+
+// httpField is a listenerFields entry for an httpSettings field: key and spec
+// path are under default.httpSettings.
+func httpField(key, field string, get func(*HTTPSettings) any) struct {
+	key, path string
+	get       func(*ListenerConfig) any
+} {
+	return struct {
+		key, path string
+		get       func(*ListenerConfig) any
+	}{"default.httpSettings." + key, "spec.default.httpSettings." + field, func(c *ListenerConfig) any {
+		if c.HTTPSettings == nil {
+			return nil
+		}
+		return get(c.HTTPSettings)
+	}}
+}
+
+// remoteAddressOff: useRemoteAddress false makes kgateway take the client
+// address from X-Forwarded-For through the xff original-IP extension.
+func remoteAddressOff(h *HTTPSettings) bool {
+	return h.UseRemoteAddress != nil && !*h.UseRemoteAddress
+}
+
+// xffConfig is that extension's configuration: the trusted hops and CIDRs.
+func xffConfig(h *HTTPSettings) any {
+	if !remoteAddressOff(h) {
+		return nil
+	}
+	return map[string]any{"xffNumTrustedHops": h.XffNumTrustedHops, "xffTrustedCIDRs": h.XffTrustedCIDRs}
 }
 
 func accessLog(c *ListenerConfig) any {

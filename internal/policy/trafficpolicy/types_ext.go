@@ -411,6 +411,7 @@ type ListenerConfig struct {
 	ProxyProtocol                 *ProxyProtocolConfig `json:"proxyProtocol,omitempty"`
 	TCPKeepalive                  *TCPKeepalive        `json:"tcpKeepalive,omitempty"`
 	PerConnectionBufferLimitBytes *int32               `json:"perConnectionBufferLimitBytes,omitempty"`
+	TransportSocketConnectTimeout *string              `json:"transportSocketConnectTimeout,omitempty"`
 	HTTPSettings                  *HTTPSettings        `json:"httpSettings,omitempty"`
 }
 
@@ -450,7 +451,31 @@ type HTTPSettings struct {
 	MaxRequestHeadersKb        *int32                        `json:"maxRequestHeadersKb,omitempty"`
 	UUIDRequestIDConfig        *UUIDRequestIDConfig          `json:"uuidRequestIdConfig,omitempty"`
 	// StripHostPortMode is MatchingPort or AnyPort.
-	StripHostPortMode *string `json:"stripHostPortMode,omitempty"`
+	StripHostPortMode        *string                   `json:"stripHostPortMode,omitempty"`
+	StripTrailingHostDot     *bool                     `json:"stripTrailingHostDot,omitempty"`
+	ServerName               *string                   `json:"serverName,omitempty"`
+	Proxy100Continue         *bool                     `json:"proxy100Continue,omitempty"`
+	MaxRequestsPerConnection *int32                    `json:"maxRequestsPerConnection,omitempty"`
+	ForwardClientCertDetails *ForwardClientCertDetails `json:"forwardClientCertDetails,omitempty"`
+	// LocalReplies customises Envoy's local replies (kept as written).
+	LocalReplies *runtime.RawExtension `json:"localReplies,omitempty"`
+}
+
+// ForwardClientCertDetails sets how the x-forwarded-client-cert header is
+// handled and which certificate details it carries.
+type ForwardClientCertDetails struct {
+	Mode    *string            `json:"mode,omitempty"`
+	Details *ClientCertDetails `json:"details,omitempty"`
+}
+
+// ClientCertDetails are the client certificate parts put into the
+// x-forwarded-client-cert header.
+type ClientCertDetails struct {
+	Subject *bool `json:"subject,omitempty"`
+	Cert    *bool `json:"cert,omitempty"`
+	Chain   *bool `json:"chain,omitempty"`
+	DNS     *bool `json:"dns,omitempty"`
+	URI     *bool `json:"uri,omitempty"`
 }
 
 // ListenerHTTP2ProtocolOptions tunes downstream HTTP/2.

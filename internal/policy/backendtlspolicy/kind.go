@@ -1,0 +1,165 @@
+// Package backendtlspolicy is the Gateway API BackendTLSPolicy
+// (gateway.networking.k8s.io): how the gateway validates the TLS
+// certificate of a Service or kgateway Backend it connects to.
+//
+// It is a policy kind (stage: policy) and imports only model, manifest and
+// the policy contract. Its targets are backends; its status is the Gateway
+// API's, written per Gateway whose routes use the backend: ResolvedRefs
+// (the CA certificate references) and Accepted — False/Conflicted for a
+// policy that targets the same backend as an older one, and
+// False/NoValidCACertificate when no CA certificate resolves. It does not
+// render: the upstream TLS it sets is on clusters gwpol does not write.
+package backendtlspolicy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// KindName is the policy kind, in the Gateway API group.
+const KindName = "BackendTLSPolicy"
+
+// Kind is the BackendTLSPolicy kind.
+type Kind struct{}
+
+var (
+	_ policy.Kind            = Kind{}
+	_ policy.ConditionWriter = Kind{}
+)
+
+// New returns the kind.
+func New() Kind { return Kind{} }
+
+// GroupKind implements policy.Kind.
+func (Kind) GroupKind() model.GroupKind {
+	return model.GroupKind{Group: model.GatewayGroup, Kind: KindName}
+}
+
+// validationKey is the one merge key: a backend's TLS validation comes
+// whole from one policy, the oldest (the Gateway API's conflict rule).
+const validationKey = "validation"
+
+var spec = policy.KindSpec{
+	ConfigKey:         "backendTLSPolicy",
+	MetadataKey:       "merge." + model.GatewayGroup + "/" + KindName,
+	MetadataKeyCompat: "merge." + KindName + "." + model.GatewayGroup,
+	Fields:            []policy.FieldSpec{{Key: validationKey, SpecPath: "spec.validation", Default: policy.AugmentedShallow}},
+	TargetKinds:       []policy.TargetKind{policy.TargetService, "Backend"},
+	MaxAncestors:      16,
+	Precedence:        true,
+	GatewayAncestors:  true,
+}
+
+// Spec implements policy.Kind.
+func (Kind) Spec() policy.KindSpec { return spec }
+
+// BackendTLSPolicy is the object as gwpol reads it.
+type BackendTLSPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              Spec `json:"spec"`
+}
+
+// Spec is the policy's spec.
+type Spec struct {
+	TargetRefs []TargetRef `json:"targetRefs"`
+	Validation Validation  `json:"validation"`
+	Options    any         `json:"options,omitempty"`
+}
+
+// TargetRef names a backend in the policy's namespace; sectionName a port.
+type TargetRef struct {
+	Group       string  `json:"group"`
+	Kind        string  `json:"kind"`
+	Name        string  `json:"name"`
+	SectionName *string `json:"sectionName,omitempty"`
+}
+
+// Validation is how the backend's certificate is checked.
+type Validation struct {
+	CACertificateRefs       []ObjectRef `json:"caCertificateRefs,omitempty"`
+	WellKnownCACertificates *string     `json:"wellKnownCACertificates,omitempty"`
+	Hostname                string      `json:"hostname"`
+	SubjectAltNames         []any       `json:"subjectAltNames,omitempty"`
+}
+
+// ObjectRef is a local object reference (a CA certificate ConfigMap).
+type ObjectRef struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	Name  string `json:"name"`
+}
+
+// unresolved is the kind-private state: the CA references that did not
+// resolve, as the status message says them.
+type unresolved []string
+
+// Decode implements policy.Kind.
+func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
+	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
+	var btp BackendTLSPolicy
+	if !p.DecodeObject(&btp, env.Config) {
+		return p
+	}
+	p.Created = btp.CreationTimestamp.Time
+	for i, t := range btp.Spec.TargetRefs {
+		r := policy.TargetRef{Group: t.Group, Kind: t.Kind, Name: t.Name, Path: fmt.Sprintf("spec.targetRefs[%d]", i)}
+		if t.SectionName != nil {
+			r.Section = *t.SectionName
+		}
+		p.Targets = append(p.Targets, r)
+	}
+	p.Values[validationKey] = &btp.Spec.Validation
+	var bad unresolved
+	for i, ref := range btp.Spec.Validation.CACertificateRefs {
+		if msg := caProblem(env.Model, o.Namespace, ref); msg != "" {
+			bad = append(bad, msg)
+			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, fmt.Sprintf("spec.validation.caCertificateRefs[%d]", i), "%s", msg))
+		}
+	}
+	p.Data = bad
+	return p
+}
+
+// caProblem says why a CA certificate reference does not resolve, "" when
+// it does: it must name a ConfigMap in the policy's namespace.
+func caProblem(m *model.Model, ns string, ref ObjectRef) string {
+	if ref.Group != "" || ref.Kind != "ConfigMap" {
+		return fmt.Sprintf("invalid CA certificate ref %s/%s: only ConfigMap is supported", ref.Kind, ref.Name)
+	}
+	if m.ConfigMap(ns, ref.Name) == nil {
+		return fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: ConfigMap not found: %s/%s", ref.Name, ns, ref.Name)
+	}
+	return ""
+}
+
+// PolicyConditions implements policy.ConditionWriter with the Gateway
+// API's BackendTLSPolicy conditions.
+func (Kind) PolicyConditions(p *policy.Policy, lost bool) []policy.Condition {
+	bad, _ := p.Data.(unresolved)
+	if len(bad) > 0 {
+		msg := strings.Join(bad, "; ")
+		return []policy.Condition{
+			{Type: "ResolvedRefs", Status: "False", Reason: "InvalidCACertificateRef", Message: msg},
+			{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: msg},
+		}
+	}
+	resolved := policy.Condition{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: "Resolved all references"}
+	if !p.IsValid() {
+		var ms []string
+		for _, d := range p.Invalid {
+			ms = append(ms, d.Message)
+		}
+		return []policy.Condition{resolved, {Type: "Accepted", Status: "False", Reason: "Invalid", Message: strings.Join(ms, "; ")}}
+	}
+	if lost {
+		return []policy.Condition{resolved, {Type: "Accepted", Status: "False", Reason: "Conflicted", Message: "Policy conflicts with higher priority policy"}}
+	}
+	return []policy.Condition{resolved, {Type: "Accepted", Status: "True", Reason: "Accepted", Message: "Policy accepted"}}
+}

@@ -1,0 +1,93 @@
+package topology
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// RuleProblem is a route rule kgateway cannot translate as written: it
+// either replaces the rule with a direct response (Dropped false) or, for a
+// matcher its strict validation rejects, leaves the rule out (Dropped
+// true). Status reports it on the route (kgateway.dev/Programmed).
+type RuleProblem struct {
+	Dropped bool
+	Message string
+}
+
+// checkRule finds a rule's problem: a path rewrite Envoy would refuse
+// (replaced in every validation mode) or, under Strict validation, a
+// regular expression RE2 does not compile (dropped; Standard validation
+// passes it through).
+func checkRule(rule *Rule, strict bool) *RuleProblem {
+	h := rule.HTTP
+	if h == nil {
+		return nil
+	}
+	for _, f := range h.Filters {
+		if f.URLRewrite == nil || f.URLRewrite.Path == nil {
+			continue
+		}
+		for _, p := range []*string{f.URLRewrite.Path.ReplacePrefixMatch, f.URLRewrite.Path.ReplaceFullPath} {
+			if p == nil {
+				continue
+			}
+			if why := rewriteProblem(*p); why != "" {
+				return &RuleProblem{Message: fmt.Sprintf("the rewrite %s is invalid: %s", *p, why)}
+			}
+		}
+	}
+	if !strict {
+		return nil
+	}
+	for _, m := range h.Matches {
+		for _, re := range matchRegexes(m) {
+			if _, err := regexp.Compile(re); err != nil {
+				return &RuleProblem{Dropped: true, Message: "invalid matcher configuration: " + err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
+// matchRegexes are a match's RegularExpression values: path, headers and
+// query parameters.
+func matchRegexes(m gwv1.HTTPRouteMatch) []string {
+	var out []string
+	if m.Path != nil && m.Path.Type != nil && *m.Path.Type == gwv1.PathMatchRegularExpression && m.Path.Value != nil {
+		out = append(out, *m.Path.Value)
+	}
+	for _, h := range m.Headers {
+		if h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression {
+			out = append(out, h.Value)
+		}
+	}
+	for _, q := range m.QueryParams {
+		if q.Type != nil && *q.Type == gwv1.QueryParamMatchRegularExpression {
+			out = append(out, q.Value)
+		}
+	}
+	return out
+}
+
+// pathChars are the characters of a URI path (RFC 3986 pchar and "/").
+var pathChars = regexp.MustCompile(`^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$`)
+
+// rewriteProblem says why a replacement path is unusable, "" when it is
+// fine: only path characters, and no empty, "." or ".." segment.
+func rewriteProblem(p string) string {
+	if !pathChars.MatchString(p) {
+		return "it must only contain valid URI path characters"
+	}
+	for _, bad := range []string{"//", "/./", "/../"} {
+		if strings.Contains(p, bad) {
+			return fmt.Sprintf("path [%s] cannot contain [%s]", p, bad)
+		}
+	}
+	if strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..") {
+		return fmt.Sprintf("path [%s] cannot end with a dot segment", p)
+	}
+	return ""
+}
