@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
@@ -27,13 +28,14 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 	if ws == nil {
 		ws = wso2.New(nil, nil)
 	}
-	return policy.NewRegistry(
+	kinds := []policy.Kind{
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
 		haptic.New(),
 		ws.APIPolicy(),
 		ws.RestAPI(),
-	)
+	}
+	return policy.NewRegistry(append(kinds, envoygateway.All()...)...)
 }
 
 // Compiled is the whole pipeline's result for one input set.

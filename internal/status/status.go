@@ -160,10 +160,63 @@ func Compute(r *merge.Result, opt Options) *Report {
 		rep.Routes = append(rep.Routes, out)
 	}
 	idx := usesIndex(r)
+	own := ownStatuses(r)
 	for _, p := range r.Policies.Policies {
+		if as, ok := own[p]; ok {
+			rep.Policies = append(rep.Policies, kindStatus(g, p, as, opt))
+			continue
+		}
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	return rep
+}
+
+// ownStatuses asks each kind that decides its policies' status itself
+// (policy.AncestorStatuser) for them, once per kind. Every policy of such a
+// kind is in the result, with no ancestors when it reaches nothing.
+func ownStatuses(r *merge.Result) map[*policy.Policy][]policy.AncestorStatus {
+	byKind := map[model.GroupKind][]*policy.Policy{}
+	var kinds []model.GroupKind
+	statusers := map[model.GroupKind]policy.AncestorStatuser{}
+	for _, p := range r.Policies.Policies {
+		as, ok := p.Kind.(policy.AncestorStatuser)
+		if !ok {
+			continue
+		}
+		gk := p.Kind.GroupKind()
+		if _, seen := statusers[gk]; !seen {
+			kinds = append(kinds, gk)
+			statusers[gk] = as
+		}
+		byKind[gk] = append(byKind[gk], p)
+	}
+	out := map[*policy.Policy][]policy.AncestorStatus{}
+	for _, gk := range kinds {
+		ps := byKind[gk]
+		res := statusers[gk].AncestorStatuses(ps, r.Graph)
+		for _, p := range ps {
+			out[p] = res[p]
+		}
+	}
+	return out
+}
+
+// kindStatus prints the ancestors a kind decided for p, each written by
+// the controller of its Gateway's class, sorted and capped as the kind
+// caps them.
+func kindStatus(g *topology.Graph, p *policy.Policy, as []policy.AncestorStatus, opt Options) Policy {
+	gk := p.Kind.GroupKind()
+	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
+	for _, a := range as {
+		ref := ancestorOf(a.Ancestor)
+		ref.SectionName = a.Section
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: ref, ControllerName: gatewayController(g, a.Gateway, opt.ControllerName), Conditions: conv(a.Conditions)})
+	}
+	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
+	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
+		out.Ancestors = out.Ancestors[:max]
+	}
+	return out
 }
 
 // mergeConds keeps one condition per type, the later one winning (rule
@@ -231,11 +284,20 @@ func ruleConditions(r *merge.Result, rt *topology.Route) []metav1.Condition {
 // has the class (a HAPTIC Gateway's routes are HAPTIC's to report), else
 // the configured one.
 func parentController(g *topology.Graph, p *topology.Parent, def string) string {
-	if p == nil || p.Gateway == nil || p.Gateway.Gateway == nil {
+	if p == nil {
+		return def
+	}
+	return gatewayController(g, p.Gateway, def)
+}
+
+// gatewayController is the controllerName of gw's GatewayClass when the
+// input has it, else def.
+func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) string {
+	if gw == nil || gw.Gateway == nil {
 		return def
 	}
 	for _, c := range g.Model.GatewayClasses {
-		if c.Name == string(p.Gateway.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
+		if c.Name == string(gw.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
 			return string(c.Spec.ControllerName)
 		}
 	}

@@ -1,0 +1,135 @@
+package status_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// egBase is an Envoy Gateway platform: its class, a Gateway with two
+// listeners and a route on each.
+const egBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+  - {name: b, protocol: HTTP, port: 81, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ra, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: a}]
+  rules: [{name: one}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: rb, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules: [{name: one}]
+`
+
+// btp is a BackendTrafficPolicy document; target is KIND/NAME[#SECTION].
+func btp(ns, name, target, extra string) string {
+	kind, rest, _ := strings.Cut(target, "/")
+	tname, section, _ := strings.Cut(rest, "#")
+	ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + tname
+	if section != "" {
+		ref += ", sectionName: " + section
+	}
+	return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name +
+		", namespace: " + ns + "}\nspec:\n  targetRefs: [" + ref + "}]\n  timeout: {tcp: {connectTimeout: 5s}}\n" + extra
+}
+
+// egConditions prints each Envoy Gateway policy's status as
+// "NAME @ ANCESTOR (CONTROLLER): Type=Status/Reason …" lines.
+func egConditions(rep *status.Report) []string {
+	var out []string
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			var cs []string
+			for _, c := range a.Conditions {
+				cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+			}
+			slices.Sort(cs)
+			out = append(out, p.Name+" @ "+a.AncestorRef.String()+" ("+a.ControllerName+"): "+strings.Join(cs, " "))
+		}
+	}
+	return out
+}
+
+func TestEnvoyGatewayPolicyStatus(t *testing.T) {
+	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	tests := []struct {
+		name     string
+		policies string
+		want     []string
+	}{{
+		name:     "a route policy overrides the Gateway's whole",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route-policy", "HTTPRoute/ra", ""),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted",
+		},
+	}, {
+		name:     "with mergeType both report Merged, on the listener the route merged through",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: StrategicMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+			"route-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Merged=True/Merged",
+			"route-policy @ Gateway/infra/gw#b (" + eg + "): Merged=True/Merged",
+		},
+	}, {
+		name:     "a listener policy overrides the Gateway's; it merges with the route's",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("infra", "l-policy", "Gateway/gw#a", "") + btp("app", "route-policy", "HTTPRoute/ra", "  mergeType: JSONMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"l-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+		},
+	}, {
+		name:     "the later policy on one target is Conflicted, in document order",
+		policies: btp("app", "z-first", "HTTPRoute/ra", "") + btp("app", "a-second", "HTTPRoute/ra", ""),
+		want: []string{
+			"a-second @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Conflicted",
+			"z-first @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted",
+		},
+	}, {
+		name:     "a rule policy overrides the route's; a missing section is TargetNotFound",
+		policies: btp("app", "route-policy", "HTTPRoute/ra", "") + btp("app", "rule-policy", "HTTPRoute/ra#one", "") + btp("infra", "lost", "Gateway/gw#nope", ""),
+		want: []string{
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"rule-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted",
+			"lost @ Gateway/infra/gw#nope (" + eg + "): Accepted=False/TargetNotFound",
+		},
+	}, {
+		name:     "the singular targetRef is a DeprecatedField warning; a target not in the input gives no status",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: old, namespace: app}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: rb}\n  cors: {allowOrigins: ['*']}\n" + btp("app", "nowhere", "HTTPRoute/missing", ""),
+		want: []string{
+			"old @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/DeprecatedField",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := egConditions(compile(t, egBase+tc.policies))
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tc.want))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
