@@ -121,6 +121,18 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 		want: []string{
 			"old @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/DeprecatedField",
 		},
+	}, {
+		name: "an extension backend that does not resolve makes the policy Invalid",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: auth, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ra}]\n  extAuth: {http: {backendRefs: [{name: missing, port: 80}]}}\n",
+		want: []string{"auth @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid"},
+	}, {
+		name: "a parent Gateway of another class is not Envoy Gateway's: no ancestor through it",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: infra}\nspec:\n  gatewayClassName: not-in-input\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}, {name: other, namespace: infra}]\n" +
+			btp("app", "route-policy", "HTTPRoute/both", ""),
+		want: []string{"route-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,5 +143,26 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestUnmanagedGatewayParent: when the input has GatewayClasses but not a
+// Gateway's, no controller in view manages that Gateway, so a route's
+// parentRef to it gets no status entry (its controller writes that).
+func TestUnmanagedGatewayParent(t *testing.T) {
+	rep := compile(t, egBase+"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: infra}\nspec:\n  gatewayClassName: not-in-input\n"+
+		"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n"+
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}, {name: other, namespace: infra}]\n")
+	var got []string
+	for _, r := range rep.Routes {
+		if r.Name == "both" {
+			for _, p := range r.Parents {
+				got = append(got, p.ParentRef.Name+" "+p.ControllerName)
+			}
+		}
+	}
+	want := []string{"gw gateway.envoyproxy.io/gatewayclass-controller"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("route parents (-want +got):\n%s", diff)
 	}
 }

@@ -146,6 +146,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
 		for _, p := range rt.Parents {
+			if _, managed := g.Controller(p.Gateway, opt.ControllerName); !managed {
+				continue // another controller's Gateway: not ours to report
+			}
 			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
 			if p.Ref.SectionName != nil {
 				ref.SectionName = string(*p.Ref.SectionName)
@@ -290,16 +293,11 @@ func parentController(g *topology.Graph, p *topology.Parent, def string) string 
 	return gatewayController(g, p.Gateway, def)
 }
 
-// gatewayController is the controllerName of gw's GatewayClass when the
-// input has it, else def.
+// gatewayController is the controller of gw (topology.Graph.Controller),
+// def when the input does not tell.
 func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) string {
-	if gw == nil || gw.Gateway == nil {
-		return def
-	}
-	for _, c := range g.Model.GatewayClasses {
-		if c.Name == string(gw.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
-			return string(c.Spec.ControllerName)
-		}
+	if name, _ := g.Controller(gw, def); name != "" {
+		return name
 	}
 	return def
 }

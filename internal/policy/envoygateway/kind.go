@@ -41,7 +41,20 @@ type Kind struct {
 var (
 	_ policy.Kind             = (*Kind)(nil)
 	_ policy.AncestorStatuser = (*Kind)(nil)
+	_ policy.Auxiliary        = (*Kind)(nil)
+	_ policy.BackendProvider  = (*Kind)(nil)
 )
+
+// backend is Envoy Gateway's Backend, a backendRef kind of its API group
+// (FQDN, IP or Unix socket endpoints) that routes may name.
+var backend = model.GroupKind{Group: Group, Kind: "Backend"}
+
+// AuxiliaryKinds implements policy.Auxiliary: Backends and ServiceImports
+// are kept in the model so that backendRefs to them resolve.
+func (k *Kind) AuxiliaryKinds() []model.GroupKind { return []model.GroupKind{backend, serviceImport} }
+
+// BackendKinds implements policy.BackendProvider.
+func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend} }
 
 // All lists the four kinds for policy.NewRegistry.
 func All() []policy.Kind {
@@ -132,7 +145,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
 		}
 	}
-	_ = env
+	k.validateReferences(p, raw, env.Model)
 	return p
 }
 

@@ -58,7 +58,9 @@ type statusRun struct {
 	// claimed targets by key: route kind/ns/name[#rule], Gateway or
 	// ListenerSet key[#listener].
 	claimed map[string]*claim
-	// routeClaims are the route and rule claims in processing order.
+	// claims are every claim in processing order; routeClaims the route
+	// and rule claims.
+	claims      []*claim
 	routeClaims []*claim
 	// byListener, bySet, byGateway: the claim on each listener, ListenerSet
 	// and Gateway.
@@ -67,9 +69,9 @@ type statusRun struct {
 	byGateway  map[*topology.Gateway]*claim
 	ruleClaims map[*topology.Route][]string
 	entries    map[*policy.Policy][]*entry
-	// overriddenBy and mergedBy collect, per policy and ancestor, what
-	// overrides it or merges into it, by category, for the messages.
-	notes map[*policy.Policy]*notes
+	// notes collect, per claim, what overrides it or merges into it, by
+	// category, for the messages; they go on the claim's own entries.
+	notes map[*claim]*notes
 }
 
 // notes are what a less specific policy learns from more specific ones.
@@ -82,7 +84,7 @@ func newStatusRun(k *Kind, g *topology.Graph) *statusRun {
 	return &statusRun{kind: k, g: g, claimed: map[string]*claim{},
 		byListener: map[*topology.Listener]*claim{}, bySet: map[*topology.ListenerSet]*claim{},
 		byGateway: map[*topology.Gateway]*claim{}, ruleClaims: map[*topology.Route][]string{},
-		entries: map[*policy.Policy][]*entry{}, notes: map[*policy.Policy]*notes{}}
+		entries: map[*policy.Policy][]*entry{}, notes: map[*claim]*notes{}}
 }
 
 // run processes the policies level by level, most specific first, each
@@ -104,9 +106,9 @@ func (s *statusRun) run(ps []*policy.Policy) map[*policy.Policy][]policy.Ancesto
 		}
 	}
 	s.relate()
+	s.finish()
 	out := map[*policy.Policy][]policy.AncestorStatus{}
 	for _, p := range ps {
-		s.finish(p)
 		for _, e := range s.entries[p] {
 			out[p] = append(out[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
 		}
@@ -241,6 +243,7 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	}
 	c := &claim{policy: p, target: t}
 	s.claimed[key] = c
+	s.claims = append(s.claims, c)
 	switch t.level {
 	case levelRule:
 		s.ruleClaims[t.route] = append(s.ruleClaims[t.route], t.rule)
@@ -248,7 +251,9 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	case levelRoute:
 		s.routeClaims = append(s.routeClaims, c)
 		if rules := s.ruleClaims[t.route]; len(rules) > 0 {
-			s.note(p).overridden["route rules"] = append(s.note(p).overridden["route rules"], rules...)
+			for _, r := range rules {
+				s.note(c).add("route rules", r)
+			}
 		}
 	case levelListener:
 		s.byListener[t.listener] = c
@@ -310,6 +315,9 @@ func (s *statusRun) ancestors(t target) []entry {
 	case levelRule, levelRoute:
 		var out []entry
 		for _, p := range t.route.Parents {
+			if !s.managed(p.Gateway) {
+				continue
+			}
 			e := entry{key: model.GatewayAPIKey(string(*p.Ref.Kind), string(*p.Ref.Namespace), string(p.Ref.Name)), gateway: p.Gateway}
 			if p.Ref.SectionName != nil {
 				e.section = string(*p.Ref.SectionName)
@@ -330,13 +338,21 @@ func (s *statusRun) ancestors(t target) []entry {
 	return []entry{{key: t.gateway.Key(), gateway: t.gateway}}
 }
 
-// accept writes Accepted (and the deprecation warnings) on an entry.
+// managed reports whether Envoy Gateway handles gw: its GatewayClass has
+// Envoy Gateway's controllerName, or the input has no GatewayClass.
+func (s *statusRun) managed(gw *topology.Gateway) bool {
+	name, managed := s.g.Controller(gw, ControllerName)
+	return managed && name == ControllerName
+}
+
+// accept writes Accepted (and the deprecation warnings, which Envoy
+// Gateway writes whether the policy is valid or not) on an entry.
 func (s *statusRun) accept(p *policy.Policy, a entry) {
-	if !p.IsValid() {
+	if p.IsValid() {
+		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
+	} else {
 		s.set(p, a, cond("Accepted", false, "Invalid", invalidMessage(p)))
-		return
 	}
-	s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
 	if dep := decoded(p).deprecated; len(dep) > 0 {
 		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(dep, "; ")))
 	}
@@ -366,11 +382,11 @@ func (s *statusRun) set(p *policy.Policy, a entry, c metav1.Condition) {
 	s.entries[p] = append(s.entries[p], &e)
 }
 
-func (s *statusRun) note(p *policy.Policy) *notes {
-	n, ok := s.notes[p]
+func (s *statusRun) note(c *claim) *notes {
+	n, ok := s.notes[c]
 	if !ok {
 		n = &notes{overridden: map[string][]string{}}
-		s.notes[p] = n
+		s.notes[c] = n
 	}
 	return n
 }
@@ -386,12 +402,21 @@ func (s *statusRun) relate() {
 				if l.Set != nil {
 					cat = "listenerset listeners"
 				}
-				s.note(c.policy).add(cat, l.ID())
+				s.note(c).add(cat, l.ID())
 			}
 		}
 		for _, set := range gw.Sets {
-			if s.bySet[set] != nil {
-				s.note(c.policy).add("listenersets", set.Namespace+"/"+set.Name)
+			if s.bySet[set] == nil {
+				continue
+			}
+			if !s.kind.bySection {
+				s.note(c).add("listenersets", set.Namespace+"/"+set.Name)
+				continue
+			}
+			for _, l := range gw.Listeners { // by section: each of the set's listeners
+				if l.Set == set {
+					s.note(c).add("listenerset listeners", l.ID())
+				}
 			}
 		}
 	}
@@ -401,7 +426,7 @@ func (s *statusRun) relate() {
 		}
 		for _, l := range set.Parent.Listeners {
 			if l.Set == set && s.byListener[l] != nil {
-				s.note(c.policy).add("listenerset listeners", l.ID())
+				s.note(c).add("listenerset listeners", l.ID())
 			}
 		}
 	}
@@ -422,12 +447,12 @@ func (s *statusRun) relateRoute(rc *claim) {
 			parent := s.parentOf(l)
 			for _, c := range s.scopeOf(l) {
 				if merges && c == parent {
-					s.note(c.policy).merged = appendNew(s.note(c.policy).merged, name)
+					s.note(c).merged = appendNew(s.note(c).merged, name)
 					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
 					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Merged", true, "Merged", msg))
 					continue
 				}
-				s.note(c.policy).add("routes", name)
+				s.note(c).add("routes", name)
 			}
 		}
 	}
@@ -460,6 +485,7 @@ func (s *statusRun) parentOf(l *topology.Listener) *claim {
 	return nil
 }
 
+// add records that name, of a category, overrides the policy.
 func (n *notes) add(category, name string) {
 	n.overridden[category] = appendNew(n.overridden[category], name)
 }
@@ -475,26 +501,29 @@ func appendNew(list []string, s string) []string {
 // Overridden message.
 var overrideOrder = []string{"route rules", "gateway listeners", "listenersets", "listenerset listeners", "routes"}
 
-// finish writes Overridden and Merged on p's own entries (those that
-// carry Accepted True).
-func (s *statusRun) finish(p *policy.Policy) {
-	n, ok := s.notes[p]
-	if !ok {
-		return
-	}
-	var conds []metav1.Condition
-	if len(n.merged) > 0 {
-		conds = append(conds, cond("Merged", true, "Merged", fmt.Sprintf("This policy is being merged by other %s for these routes: [%s]", s.kind.plural, strings.Join(sorted(n.merged), " "))))
-	}
-	if msg := s.overriddenMessage(n); msg != "" {
-		conds = append(conds, cond("Overridden", true, "Overridden", msg))
-	}
-	for _, e := range s.entries[p] {
-		if !isAccepted(e.conds) {
+// finish writes Overridden and Merged on the entries of each claim that
+// learnt of them (those that carry Accepted True).
+func (s *statusRun) finish() {
+	for _, c := range s.claims {
+		n, ok := s.notes[c]
+		if !ok {
 			continue
 		}
-		for _, c := range conds {
-			s.set(p, *e, c)
+		var conds []metav1.Condition
+		if len(n.merged) > 0 {
+			conds = append(conds, cond("Merged", true, "Merged", fmt.Sprintf("This policy is being merged by other %s for these routes: [%s]", s.kind.plural, strings.Join(sorted(n.merged), " "))))
+		}
+		if msg := s.overriddenMessage(n); msg != "" {
+			conds = append(conds, cond("Overridden", true, "Overridden", msg))
+		}
+		for _, a := range s.ancestors(c.target) {
+			for _, e := range s.entries[c.policy] {
+				if e.key == a.key && e.section == a.section && isAccepted(e.conds) {
+					for _, cd := range conds {
+						s.set(c.policy, *e, cd)
+					}
+				}
+			}
 		}
 	}
 }
