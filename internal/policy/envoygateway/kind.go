@@ -146,6 +146,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		}
 	}
 	k.validateReferences(p, raw, env.Model)
+	k.checkValues(p, raw)
 	return p
 }
 
