@@ -50,6 +50,28 @@ type references struct {
 	OIDC    *struct {
 		ClientSecret *secretRef `json:"clientSecret"`
 	} `json:"oidc"`
+	ResponseOverride []struct {
+		Response struct {
+			Body *struct {
+				ValueRef *localRef `json:"valueRef"`
+			} `json:"body"`
+		} `json:"response"`
+	} `json:"responseOverride"`
+	Lua []struct {
+		ValueRef *localRef `json:"valueRef"`
+	} `json:"lua"`
+	JWT *struct {
+		Providers []struct {
+			LocalJWKS *struct {
+				ValueRef *localRef `json:"valueRef"`
+			} `json:"localJWKS"`
+		} `json:"providers"`
+	} `json:"jwt"`
+}
+
+// localRef names an object in the policy's namespace (a ConfigMap).
+type localRef struct {
+	Name string `json:"name"`
 }
 
 // serviceImport is the multi-cluster Service a backendRef may name.
@@ -78,6 +100,58 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, m *model.Model) 
 	if refs.OIDC != nil && refs.OIDC.ClientSecret != nil {
 		v.clientSecret(*refs.OIDC.ClientSecret)
 	}
+	v.configMaps(refs)
+}
+
+// configMaps checks the ConfigMaps a policy reads its content from: they
+// must exist in its namespace and hold the key Envoy Gateway reads.
+func (v refValidator) configMaps(refs references) {
+	ns := v.p.Obj.Namespace
+	for i, o := range refs.ResponseOverride {
+		if o.Response.Body == nil || o.Response.Body.ValueRef == nil {
+			continue
+		}
+		name, path := o.Response.Body.ValueRef.Name, fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
+		switch keys, ok := v.configMapKeys(name); {
+		case !ok:
+			v.invalid(path, "ResponseOverride: can't find the referenced configmap %s/%s.", ns, name)
+		case !slices.Contains(keys, "response.body"):
+			v.invalid(path, "ResponseOverride: can't find the key response.body in the referenced configmap %s/%s.", ns, name)
+		}
+	}
+	for i, l := range refs.Lua {
+		if l.ValueRef == nil {
+			continue
+		}
+		name, path := l.ValueRef.Name, fmt.Sprintf("spec.lua[%d].valueRef", i)
+		switch keys, ok := v.configMapKeys(name); {
+		case !ok:
+			v.invalid(path, "Lua: can't find the referenced configmap %s in namespace %s.", name, ns)
+		case !slices.Contains(keys, "lua"):
+			v.invalid(path, "Lua: can't find the key lua in the referenced configmap %s.", name)
+		}
+	}
+	if refs.JWT == nil {
+		return
+	}
+	for i, pr := range refs.JWT.Providers {
+		if pr.LocalJWKS == nil || pr.LocalJWKS.ValueRef == nil {
+			continue
+		}
+		if _, ok := v.configMapKeys(pr.LocalJWKS.ValueRef.Name); !ok {
+			v.invalid(fmt.Sprintf("spec.jwt.providers[%d].localJWKS.valueRef", i), "JWT: local JWKS ConfigMap %s/%s not found.", ns, pr.LocalJWKS.ValueRef.Name)
+		}
+	}
+}
+
+// configMapKeys are the keys of a ConfigMap in the policy's namespace;
+// ok is false when it is not in the input.
+func (v refValidator) configMapKeys(name string) (keys []string, ok bool) {
+	cm := v.m.ConfigMap(v.p.Obj.Namespace, name)
+	if cm == nil {
+		return nil, false
+	}
+	return cm.Keys, true
 }
 
 type refValidator struct {
