@@ -133,6 +133,18 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}, {name: other, namespace: infra}]\n" +
 			btp("app", "route-policy", "HTTPRoute/both", ""),
 		want: []string{"route-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted"},
+	}, {
+		name: "a ClientTrafficPolicy on one of two plain HTTP listeners sharing a port is Invalid",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: shared, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+			"  listeners:\n  - {name: x, protocol: HTTP, port: 80, hostname: x.example.com}\n  - {name: y, protocol: HTTP, port: 80, hostname: y.example.com}\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: one, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: shared, sectionName: x}]\n  tcpKeepalive: {}\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: all, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  tcpKeepalive: {}\n",
+		want: []string{
+			"one @ Gateway/infra/shared#x (" + eg + "): Accepted=False/Invalid",
+			"all @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

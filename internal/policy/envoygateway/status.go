@@ -262,9 +262,72 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	case levelGateway:
 		s.byGateway[t.gateway] = c
 	}
+	if msg := s.samePort(t); msg != "" {
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", false, "Invalid", msg))
+			s.warn(p, a)
+		}
+		return
+	}
 	for _, a := range ancestors {
 		s.accept(p, a)
 	}
+}
+
+// samePort: plain HTTP listeners of one Gateway on one port share one
+// Envoy listener, so a ClientTrafficPolicy (which configures the Envoy
+// listener) may not cover only some of them — Envoy Gateway rejects it.
+func (s *statusRun) samePort(t target) string {
+	if !s.kind.bySection {
+		return ""
+	}
+	covered := s.listenersOf(t)
+	var others []string
+	for _, l := range covered {
+		if l.Protocol != "HTTP" {
+			continue
+		}
+		for _, o := range l.Gateway.Listeners {
+			if o.Protocol == "HTTP" && o.Port == l.Port && !slices.Contains(covered, o) {
+				others = appendNew(others, qualifiedID(o))
+			}
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ClientTrafficPolicy is being applied to multiple http (non https) listeners (%s) on the same port, which is not allowed.", strings.Join(others, ", "))
+}
+
+// listenersOf lists the listeners a Gateway, ListenerSet or listener
+// target covers.
+func (s *statusRun) listenersOf(t target) []*topology.Listener {
+	switch {
+	case t.listener != nil:
+		return []*topology.Listener{t.listener}
+	case t.level == levelSet && t.set.Parent != nil:
+		var out []*topology.Listener
+		for _, l := range t.set.Parent.Listeners {
+			if l.Set == t.set {
+				out = append(out, l)
+			}
+		}
+		return out
+	case t.level == levelGateway:
+		return t.gateway.Listeners
+	}
+	return nil
+}
+
+// qualifiedID names a listener as Envoy Gateway's messages do: the
+// Gateway's ns/name, then (for a ListenerSet's) the set's ns/name, then
+// the listener.
+func qualifiedID(l *topology.Listener) string {
+	id := l.Gateway.Namespace + "/" + l.Gateway.Name + "/"
+	if l.Set != nil {
+		id += l.Set.Namespace + "/" + l.Set.Name + "/"
+	}
+	return id + string(l.Name)
 }
 
 // notFound is the TargetNotFound message when t's sectionName names
@@ -353,6 +416,11 @@ func (s *statusRun) accept(p *policy.Policy, a entry) {
 	} else {
 		s.set(p, a, cond("Accepted", false, "Invalid", invalidMessage(p)))
 	}
+	s.warn(p, a)
+}
+
+// warn writes the deprecation warnings, if any, on an entry.
+func (s *statusRun) warn(p *policy.Policy, a entry) {
 	if dep := decoded(p).deprecated; len(dep) > 0 {
 		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(dep, "; ")))
 	}
