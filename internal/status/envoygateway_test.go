@@ -145,6 +145,12 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 			"one @ Gateway/infra/shared#x (" + eg + "): Accepted=False/Invalid",
 			"all @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
 		},
+	}, {
+		name: "a geolocation rule needs a geoIP provider and client IP detection on the listener",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: geo, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ra}]\n" +
+			"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n",
+		want: []string{"geo @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

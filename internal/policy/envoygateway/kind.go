@@ -50,8 +50,11 @@ var (
 var backend = model.GroupKind{Group: Group, Kind: "Backend"}
 
 // AuxiliaryKinds implements policy.Auxiliary: Backends and ServiceImports
-// are kept in the model so that backendRefs to them resolve.
-func (k *Kind) AuxiliaryKinds() []model.GroupKind { return []model.GroupKind{backend, serviceImport} }
+// are kept in the model so that backendRefs to them resolve, EnvoyProxies
+// for the settings of a Gateway's data plane.
+func (k *Kind) AuxiliaryKinds() []model.GroupKind {
+	return []model.GroupKind{backend, serviceImport, envoyProxy}
+}
 
 // BackendKinds implements policy.BackendProvider.
 func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend} }
@@ -147,6 +150,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	k.validateReferences(p, raw, env.Model)
 	k.checkValues(p, raw)
+	if k == securityPolicy {
+		checkGeoLocations(p, raw, env.Model)
+	}
 	return p
 }
 
