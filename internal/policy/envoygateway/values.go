@@ -40,6 +40,7 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte) {
 			v.nonNegative("CircuitBreaker: invalid "+upperFirst(f)+" value %v.", "circuitBreaker", f)
 		}
 		v.tableSize()
+		v.rateLimit(raw)
 	case "ClientTrafficPolicy":
 		v.duration("Timeout: invalid HTTP RequestReceivedTimeout value %s.", "timeout", "http", "requestReceivedTimeout")
 		v.duration("Timeout: invalid HTTP IdleTimeout value %s.", "timeout", "http", "idleTimeout")
