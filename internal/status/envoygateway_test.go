@@ -151,6 +151,17 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 			"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ra}]\n" +
 			"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n",
 		want: []string{"geo @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid"},
+	}, {
+		name: "a targetSelector reaches another namespace only where its namespaces select and a ReferenceGrant allows",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: team, labels: {pick: me}}\nspec:\n  gatewayClassName: eg\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: closed, namespace: shut, labels: {pick: me}}\nspec:\n  gatewayClassName: eg\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: team}\nspec:\n" +
+			"  from: [{group: gateway.envoyproxy.io, kind: BackendTrafficPolicy, namespace: app}]\n  to: [{group: gateway.networking.k8s.io, kind: Gateway}]\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: picker, namespace: app}\nspec:\n" +
+			"  targetSelectors: [{group: gateway.networking.k8s.io, kind: Gateway, namespaces: {from: All}, matchLabels: {pick: me}}]\n  timeout: {tcp: {connectTimeout: 5s}}\n",
+		want: []string{"picker @ Gateway/team/other (" + eg + "): Accepted=True/Accepted"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -92,9 +92,19 @@ type targetRef struct {
 
 // targetSelector is Envoy Gateway's TargetSelector.
 type targetSelector struct {
-	Group       string            `json:"group"`
-	Kind        string            `json:"kind"`
-	MatchLabels map[string]string `json:"matchLabels"`
+	Group       string             `json:"group"`
+	Kind        string             `json:"kind"`
+	MatchLabels map[string]string  `json:"matchLabels"`
+	Namespaces  *namespaceSelector `json:"namespaces"`
+}
+
+// namespaceSelector says which namespaces a targetSelector looks in:
+// Same (the policy's, the default), All, or those whose labels match.
+type namespaceSelector struct {
+	From     string `json:"from"`
+	Selector *struct {
+		MatchLabels map[string]string `json:"matchLabels"`
+	} `json:"selector"`
 }
 
 // targeting is what every kind's spec shares.
@@ -110,6 +120,9 @@ type data struct {
 	mergeType string
 	// deprecated are Envoy Gateway's DeprecatedField warnings.
 	deprecated []string
+	// namespaces are the targetSelectors' namespace selectors, by the
+	// selector's path (policy.TargetRef.Path).
+	namespaces map[string]*namespaceSelector
 }
 
 // Decode implements policy.Kind.
@@ -138,6 +151,14 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		}
 	}
 	p.Targets = targets(t)
+	for i, sel := range t.TargetSelectors {
+		if sel.Namespaces != nil {
+			if d.namespaces == nil {
+				d.namespaces = map[string]*namespaceSelector{}
+			}
+			d.namespaces[fmt.Sprintf("spec.targetSelectors[%d]", i)] = sel.Namespaces
+		}
+	}
 	if t.TargetRef != nil {
 		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
 		p.Findings = append(p.Findings, p.Diag("GWP104", diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))

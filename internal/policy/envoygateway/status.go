@@ -134,8 +134,8 @@ func (s *statusRun) resolve(p *policy.Policy) []target {
 		if ref.Group != model.GatewayGroup {
 			continue
 		}
-		for _, name := range s.names(p, ref) {
-			if t, ok := s.lookup(p, ref, name); ok {
+		for _, k := range s.names(p, ref) {
+			if t, ok := s.lookup(ref, k.Namespace, k.Name); ok {
 				out = append(out, t)
 			}
 		}
@@ -143,50 +143,75 @@ func (s *statusRun) resolve(p *policy.Policy) []target {
 	return out
 }
 
-// names are the object names a reference means: its name, or every object
-// of its kind in p's namespace whose labels the selector matches.
-func (s *statusRun) names(p *policy.Policy, ref policy.TargetRef) []string {
+// names are the objects a reference means: its name in p's namespace, or
+// every object of its kind whose labels the selector matches, in p's
+// namespace or — when the selector says so — in the namespaces it selects
+// that a ReferenceGrant opens to p.
+func (s *statusRun) names(p *policy.Policy, ref policy.TargetRef) []model.Key {
 	if ref.Selector == nil {
-		return []string{ref.Name}
+		return []model.Key{{Namespace: p.Obj.Namespace, Name: ref.Name}}
 	}
-	var out []string
-	match := func(name string, labels map[string]string) {
+	var out []model.Key
+	match := func(ns, name string, labels map[string]string) {
 		for k, v := range ref.Selector {
 			if labels[k] != v {
 				return
 			}
 		}
-		out = append(out, name)
+		if s.inNamespaces(p, ref, ns, name) {
+			out = append(out, model.Key{Namespace: ns, Name: name})
+		}
 	}
-	ns := p.Obj.Namespace
 	switch ref.Kind {
 	case "Gateway":
 		for _, gw := range s.g.Gateways {
-			if gw.Namespace == ns {
-				match(gw.Name, gw.Labels)
-			}
+			match(gw.Namespace, gw.Name, gw.Labels)
 		}
 	case "ListenerSet":
 		for _, gw := range s.g.Gateways {
 			for _, set := range gw.Sets {
-				if set.Namespace == ns {
-					match(set.Name, set.Labels)
-				}
+				match(set.Namespace, set.Name, set.Labels)
 			}
 		}
 	default:
 		for _, rt := range s.g.Routes {
-			if rt.Kind == ref.Kind && rt.Meta.Namespace == ns {
-				match(rt.Meta.Name, rt.Meta.Labels)
+			if rt.Kind == ref.Kind {
+				match(rt.Meta.Namespace, rt.Meta.Name, rt.Meta.Labels)
 			}
 		}
 	}
 	return out
 }
 
-// lookup resolves one named target in p's namespace.
-func (s *statusRun) lookup(p *policy.Policy, ref policy.TargetRef, name string) (target, bool) {
-	ns := p.Obj.Namespace
+// inNamespaces reports whether a selector of p may pick an object in ns.
+func (s *statusRun) inNamespaces(p *policy.Policy, ref policy.TargetRef, ns, name string) bool {
+	if ns == p.Obj.Namespace {
+		return true
+	}
+	sel := decoded(p).namespaces[ref.Path]
+	if sel == nil {
+		return false
+	}
+	switch sel.From {
+	case "All":
+	case "Selector":
+		if sel.Selector == nil {
+			return false
+		}
+		labels := s.g.Model.NamespaceLabels(ns)
+		for k, v := range sel.Selector.MatchLabels {
+			if labels[k] != v {
+				return false
+			}
+		}
+	default:
+		return false
+	}
+	return s.g.Model.GrantAllows(Group, s.kind.name, p.Obj.Namespace, model.ObjectRefTo{Group: model.GatewayGroup, Kind: ref.Kind, Namespace: ns, Name: name})
+}
+
+// lookup resolves one named target.
+func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool) {
 	t := target{section: ref.Section}
 	switch ref.Kind {
 	case "Gateway":
