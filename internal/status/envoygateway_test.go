@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -193,5 +194,31 @@ func TestUnmanagedGatewayParent(t *testing.T) {
 	want := []string{"gw gateway.envoyproxy.io/gatewayclass-controller"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("route parents (-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvoyGatewayAggregated: past 16 ancestors Envoy Gateway keeps the
+// first 16 in printed order and marks the last kept one Aggregated.
+func TestEnvoyGatewayAggregated(t *testing.T) {
+	docs := egBase
+	var refs []string
+	for i := range 17 {
+		name := fmt.Sprintf("g%02d", i)
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80}]\n"
+		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
+	}
+	docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  tcpKeepalive: {}\n"
+	var got []string
+	for _, line := range egConditions(compile(t, docs)) {
+		if strings.HasPrefix(line, "wide @ ") {
+			got = append(got, line)
+		}
+	}
+	if len(got) != 16 {
+		t.Fatalf("%d ancestors, want 16: %v", len(got), got)
+	}
+	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	if want := "wide @ Gateway/infra/g15 (" + eg + "): Accepted=True/Accepted Aggregated=True/Aggregated"; got[15] != want {
+		t.Errorf("last ancestor = %q, want %q", got[15], want)
 	}
 }

@@ -73,8 +73,9 @@ func (k *Kind) Spec() policy.KindSpec {
 		ConfigKey:   k.name,
 		MetadataKey: "merge." + Group + "/" + k.name,
 		TargetKinds: k.targets,
-		// Envoy Gateway truncates to 16 ancestors and says so (Aggregated).
-		MaxAncestors: 16,
+		// Envoy Gateway truncates to 16 ancestors and says so (Aggregated,
+		// see statusRun.truncate).
+		MaxAncestors: maxAncestors,
 	}
 	for _, f := range k.fields {
 		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow})

@@ -109,9 +109,34 @@ func (s *statusRun) run(ps []*policy.Policy) map[*policy.Policy][]policy.Ancesto
 	s.finish()
 	out := map[*policy.Policy][]policy.AncestorStatus{}
 	for _, p := range ps {
-		for _, e := range s.entries[p] {
+		for _, e := range s.truncate(s.entries[p]) {
 			out[p] = append(out[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
 		}
+	}
+	return out
+}
+
+// maxAncestors is how many ancestor entries Envoy Gateway keeps.
+const maxAncestors = 16
+
+// truncate sorts a policy's entries as they are printed and keeps the
+// first 16; the last kept one then says Aggregated, as Envoy Gateway's does.
+func (s *statusRun) truncate(es []*entry) []*entry {
+	slices.SortFunc(es, func(a, b *entry) int { return cmp.Compare(a.String(), b.String()) })
+	if len(es) <= maxAncestors {
+		return es
+	}
+	es = es[:maxAncestors]
+	last := es[maxAncestors-1]
+	last.conds = append(last.conds, cond("Aggregated", true, "Aggregated", fmt.Sprintf("Ancestors have been truncated because the number of policy ancestors exceeds %d.", maxAncestors)))
+	return es
+}
+
+// String is Kind/ns/name[#section], the order status prints entries in.
+func (e *entry) String() string {
+	out := e.key.Kind + "/" + e.key.Namespace + "/" + e.key.Name
+	if e.section != "" {
+		out += "#" + e.section
 	}
 	return out
 }
