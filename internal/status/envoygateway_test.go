@@ -163,6 +163,15 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: picker, namespace: app}\nspec:\n" +
 			"  targetSelectors: [{group: gateway.networking.k8s.io, kind: Gateway, namespaces: {from: All}, matchLabels: {pick: me}}]\n  timeout: {tcp: {connectTimeout: 5s}}\n",
 		want: []string{"picker @ Gateway/team/other (" + eg + "): Accepted=True/Accepted"},
+	}, {
+		name:     "a route policy merging into an invalid Gateway policy is invalid on that listener; the Gateway's is overridden",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "  circuitBreaker: {maxConnections: -1}\n") + btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: StrategicMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=False/Invalid Overridden=True/Overridden",
+			"route-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid",
+			"route-policy @ Gateway/infra/gw#b (" + eg + "): Accepted=False/Invalid",
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -564,6 +564,14 @@ func (s *statusRun) relateRoute(rc *claim) {
 		for _, l := range p.Listeners {
 			parent := s.parentOf(l)
 			for _, c := range s.scopeOf(l) {
+				if merges && c == parent && !c.policy.IsValid() {
+					// Nothing valid to merge into: the merged result is
+					// invalid on that listener, and the parent counts as
+					// overridden.
+					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
+					s.note(c).add("routes", name)
+					continue
+				}
 				if merges && c == parent {
 					s.note(c).merged = appendNew(s.note(c).merged, name)
 					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
@@ -620,7 +628,8 @@ func appendNew(list []string, s string) []string {
 var overrideOrder = []string{"route rules", "gateway listeners", "listenersets", "listenerset listeners", "routes"}
 
 // finish writes Overridden and Merged on the entries of each claim that
-// learnt of them (those that carry Accepted True).
+// learnt of them (an invalid policy's too: Envoy Gateway still reports
+// what overrides it).
 func (s *statusRun) finish() {
 	for _, c := range s.claims {
 		n, ok := s.notes[c]
@@ -636,7 +645,7 @@ func (s *statusRun) finish() {
 		}
 		for _, a := range s.ancestors(c.target) {
 			for _, e := range s.entries[c.policy] {
-				if e.key == a.key && e.section == a.section && isAccepted(e.conds) {
+				if e.key == a.key && e.section == a.section {
 					for _, cd := range conds {
 						s.set(c.policy, *e, cd)
 					}
@@ -673,10 +682,6 @@ func (s *statusRun) overriddenMessage(n *notes) string {
 		plural = strings.TrimSuffix(s.kind.plural, "ies") + "y"
 	}
 	return fmt.Sprintf("This policy is being overridden by other %s for %s", plural, strings.Join(parts, " and "))
-}
-
-func isAccepted(cs []metav1.Condition) bool {
-	return slices.ContainsFunc(cs, func(c metav1.Condition) bool { return c.Type == "Accepted" && c.Status == metav1.ConditionTrue })
 }
 
 func sorted(s []string) []string {

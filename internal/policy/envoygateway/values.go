@@ -41,6 +41,8 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte) {
 		}
 		v.tableSize()
 		v.rateLimit(raw)
+		v.bandwidth("request")
+		v.bandwidth("response")
 	case "ClientTrafficPolicy":
 		v.duration("Timeout: invalid HTTP RequestReceivedTimeout value %s.", "timeout", "http", "requestReceivedTimeout")
 		v.duration("Timeout: invalid HTTP IdleTimeout value %s.", "timeout", "http", "idleTimeout")
@@ -156,4 +158,18 @@ func prime(n int64) bool {
 		}
 	}
 	return true
+}
+
+// bandwidth checks a bandwidth limit: at least 1 KiB per second.
+func (v valueChecks) bandwidth(direction string) {
+	path := []string{"bandwidthLimit", direction, "limit"}
+	value, ok := v.at(append(path, "value")...).(float64)
+	unit, _ := v.at(append(path, "unit")...).(string)
+	secs := unitSeconds[unit]
+	if !ok || secs == 0 {
+		return
+	}
+	if value/float64(secs) < 1024 {
+		v.invalid(path, "BandwidthLimit: %s: bandwidth limit of %v bytes per %s is below the minimum of 1 KiB/s.", direction, value, unit)
+	}
 }
