@@ -172,6 +172,11 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid",
 			"route-policy @ Gateway/infra/gw#b (" + eg + "): Accepted=False/Invalid",
 		},
+	}, {
+		name: "HTTP/3 with client certificate validation is a warning: Envoy cannot validate clients over QUIC",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
+		want: []string{"quic @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/UnsupportedHTTP3ClientValidation"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -121,6 +121,9 @@ type data struct {
 	mergeType string
 	// deprecated are Envoy Gateway's DeprecatedField warnings.
 	deprecated []string
+	// warning is another Warning condition Envoy Gateway writes (reason,
+	// message), when there is no deprecation to report.
+	warning [2]string
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*namespaceSelector

@@ -469,10 +469,15 @@ func (s *statusRun) accept(p *policy.Policy, a entry) {
 	s.warn(p, a)
 }
 
-// warn writes the deprecation warnings, if any, on an entry.
+// warn writes the deprecation warnings, or the kind's other warning, on
+// an entry.
 func (s *statusRun) warn(p *policy.Policy, a entry) {
-	if dep := decoded(p).deprecated; len(dep) > 0 {
-		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(dep, "; ")))
+	d := decoded(p)
+	switch {
+	case len(d.deprecated) > 0:
+		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(d.deprecated, "; ")))
+	case d.warning[0] != "":
+		s.set(p, a, cond("Warning", true, d.warning[0], d.warning[1]))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -51,6 +52,12 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte) {
 		v.bytes("Connection: invalid BufferLimit value %s.", "Connection: BufferLimit value %s is out of range, must be between 0 and 4294967295.", "connection", "bufferLimit")
 		v.window("InitialStreamWindowSize", "http2", "initialStreamWindowSize")
 		v.window("InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
+		v.headers("EarlyRequestHeaders", "earlyRequestHeaders")
+		v.headers("LateResponseHeaders", "lateResponseHeaders")
+		if v.at("http3") != nil && v.at("tls", "clientValidation") != nil {
+			decoded(p).warning = [2]string{"UnsupportedHTTP3ClientValidation",
+				"HTTP/3 was disabled for the HTTPS listeners because Envoy does not support downstream client TLS validation over QUIC"}
+		}
 	}
 }
 
@@ -171,5 +178,33 @@ func (v valueChecks) bandwidth(direction string) {
 	}
 	if value/float64(secs) < 1024 {
 		v.invalid(path, "BandwidthLimit: %s: bandwidth limit of %v bytes per %s is below the minimum of 1 KiB/s.", direction, value, unit)
+	}
+}
+
+// headers checks header modifiers as Envoy Gateway does: a header to add
+// or set needs a name, without '/' or ':'; a header to remove a name.
+func (v valueChecks) headers(name, field string) {
+	path := []string{"headers", field}
+	for _, op := range []string{"add", "set", "addIfAbsent"} {
+		list, _ := v.at(append(path, op)...).([]any)
+		for _, h := range list {
+			m, _ := h.(map[string]any)
+			n, _ := m["name"].(string)
+			switch {
+			case n == "":
+				v.invalid(append(path, op), "Headers: %s cannot %s a header with an empty name", name, op)
+				return
+			case strings.ContainsAny(n, "/:"):
+				v.invalid(append(path, op), "Headers: %s cannot %s a header with a '/' or ':' character in them. Header: '%q'", name, op, n)
+				return
+			}
+		}
+	}
+	list, _ := v.at(append(path, "remove")...).([]any)
+	for _, h := range list {
+		if n, _ := h.(string); n == "" {
+			v.invalid(append(path, "remove"), "Headers: %s cannot remove a header with an empty name", name)
+			return
+		}
 	}
 }

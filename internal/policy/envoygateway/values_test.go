@@ -45,6 +45,10 @@ func TestValueChecks(t *testing.T) {
 		{"BackendTrafficPolicy", "  bandwidthLimit: {response: {limit: {value: 61440, unit: Minute}}}\n", ""},
 		{"ClientTrafficPolicy", "  connection: {connectionLimit: {value: 3, closeDelay: 10mib}}\n", "Connection: invalid CloseDelay value 10mib."},
 		{"ClientTrafficPolicy", "  http2: {initialStreamWindowSize: 64Ki}\n", ""},
+		{"ClientTrafficPolicy", "  headers: {earlyRequestHeaders: {set: [{name: 'a:b', value: x}]}}\n",
+			"Headers: EarlyRequestHeaders cannot set a header with a '/' or ':' character in them. Header: '\"a:b\"'"},
+		{"ClientTrafficPolicy", "  headers: {lateResponseHeaders: {remove: ['']}}\n", "Headers: LateResponseHeaders cannot remove a header with an empty name"},
+		{"ClientTrafficPolicy", "  headers: {earlyRequestHeaders: {add: [{name: x-ok, value: y}]}}\n", ""},
 		{"ClientTrafficPolicy", "  http2: {initialStreamWindowSize: 1Ki}\n", "HTTP2: InitialStreamWindowSize value 1Ki is out of range, must be between 65535 and 2147483647"},
 	}
 	for _, tc := range tests {
