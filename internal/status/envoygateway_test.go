@@ -236,3 +236,22 @@ func TestEnvoyGatewayAggregated(t *testing.T) {
 		t.Errorf("last ancestor = %q, want %q", got[15], want)
 	}
 }
+
+// TestPolicyAncestorController: every policy status entry carries the
+// controller of its Gateway's class, not the configured default.
+func TestPolicyAncestorController(t *testing.T) {
+	docs := base +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: x}\nspec: {controllerName: example.com/other}\n" +
+		policyDoc("p1", "r1", "", "  cors: {allowOrigins: ['*']}\n", 1)
+	rep := compile(t, docs)
+	var got []string
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			got = append(got, p.Name+" @ "+a.AncestorRef.String()+" "+a.ControllerName)
+		}
+	}
+	want := []string{"p1 @ Gateway/infra/gw example.com/other"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ancestors (-want +got):\n%s", diff)
+	}
+}

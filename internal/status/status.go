@@ -293,6 +293,20 @@ func parentController(g *topology.Graph, p *topology.Parent, def string) string 
 	return gatewayController(g, p.Gateway, def)
 }
 
+// ancestorController is the controller of the Gateway an ancestor is (or,
+// for a ListenerSet, is attached to), def when the input does not tell.
+func ancestorController(g *topology.Graph, a AncestorRef, def string) string {
+	switch a.Kind {
+	case "Gateway":
+		return gatewayController(g, g.Gateway(a.Namespace, a.Name), def)
+	case "ListenerSet":
+		if set := g.ListenerSet(a.Namespace, a.Name); set != nil {
+			return gatewayController(g, set.Parent, def)
+		}
+	}
+	return def
+}
+
 // gatewayController is the controller of gw (topology.Graph.Controller),
 // def when the input does not tell.
 func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) string {
@@ -374,7 +388,7 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		if p.Kind.Spec().Attached {
 			conds = append(conds, attachedCondition(p, u))
 		}
-		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: conds})
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: ancestorController(r.Graph, anc, opt.ControllerName), Conditions: conds})
 	}
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
 	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
