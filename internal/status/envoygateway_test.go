@@ -39,7 +39,7 @@ kind: HTTPRoute
 metadata: {name: rb, namespace: app}
 spec:
   parentRefs: [{name: gw, namespace: infra}]
-  rules: [{name: one}]
+  rules: [{name: one}, {name: two}]
 `
 
 // btp is a BackendTrafficPolicy document; target is KIND/NAME[#SECTION].
@@ -177,6 +177,17 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
 			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
 		want: []string{"quic @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/UnsupportedHTTP3ClientValidation"},
+	}, {
+		name: "a route one of whose rule policies merges counts as merging into the Gateway's, not overriding it",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "rule-keeps", "HTTPRoute/rb#one", "") +
+			btp("app", "rule-merges", "HTTPRoute/rb#two", "  mergeType: StrategicMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+			"rule-keeps @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"rule-merges @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"rule-merges @ Gateway/infra/gw#a (" + eg + "): Merged=True/Merged",
+			"rule-merges @ Gateway/infra/gw#b (" + eg + "): Merged=True/Merged",
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -675,7 +675,13 @@ func (s *statusRun) overriddenMessage(n *notes) string {
 	}
 	var parts []string
 	for _, cat := range overrideOrder {
-		if names := n.overridden[cat]; len(names) > 0 {
+		names := n.overridden[cat]
+		if cat == "routes" {
+			// A route with a policy that merges into this one counts as
+			// merging, even where another of its rules' policies does not.
+			names = slices.DeleteFunc(slices.Clone(names), func(r string) bool { return slices.Contains(n.merged, r) })
+		}
+		if len(names) > 0 {
 			parts = append(parts, fmt.Sprintf("these %s: [%s]", cat, strings.Join(sorted(names), " ")))
 		}
 	}
