@@ -266,3 +266,28 @@ func TestPolicyAncestorController(t *testing.T) {
 		t.Errorf("ancestors (-want +got):\n%s", diff)
 	}
 }
+
+// TestHTTPRouteFilterExtensionRef: a rule naming Envoy Gateway's
+// HTTPRouteFilter resolves; one naming a filter not in the input does not.
+func TestHTTPRouteFilterExtensionRef(t *testing.T) {
+	route := func(name, filter string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: a}]\n" +
+			"  rules: [{filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: " + filter + "}}]}]\n"
+	}
+	docs := egBase + route("uses", "direct") + route("misses", "nowhere") +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: HTTPRouteFilter\nmetadata: {name: direct, namespace: app}\nspec:\n  directResponse: {statusCode: 404}\n"
+	got := map[string]string{}
+	for _, r := range compile(t, docs).Routes {
+		for _, p := range r.Parents {
+			for _, c := range p.Conditions {
+				if c.Type == "ResolvedRefs" {
+					got[r.Name] = c.Status
+				}
+			}
+		}
+	}
+	want := map[string]string{"ra": "True", "rb": "True", "uses": "True", "misses": "False"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ResolvedRefs (-want +got):\n%s", diff)
+	}
+}

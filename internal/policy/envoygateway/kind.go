@@ -36,6 +36,9 @@ type Kind struct {
 	// bySection: an override is reported by listener sections
 	// (ClientTrafficPolicy), not by routes.
 	bySection bool
+	// extensionRef: rules name it in an ExtensionRef filter
+	// (HTTPRouteFilter) rather than it naming targets.
+	extensionRef bool
 }
 
 var (
@@ -59,9 +62,10 @@ func (k *Kind) AuxiliaryKinds() []model.GroupKind {
 // BackendKinds implements policy.BackendProvider.
 func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend} }
 
-// All lists the four kinds for policy.NewRegistry.
+// All lists the kinds for policy.NewRegistry: the four policy kinds, then
+// the HTTPRouteFilter that route rules reference.
 func All() []policy.Kind {
-	return []policy.Kind{BackendTrafficPolicy(), SecurityPolicy(), ClientTrafficPolicy(), EnvoyExtensionPolicy()}
+	return []policy.Kind{BackendTrafficPolicy(), SecurityPolicy(), ClientTrafficPolicy(), EnvoyExtensionPolicy(), HTTPRouteFilter()}
 }
 
 // GroupKind implements policy.Kind.
@@ -70,9 +74,10 @@ func (k *Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group
 // Spec implements policy.Kind.
 func (k *Kind) Spec() policy.KindSpec {
 	s := policy.KindSpec{
-		ConfigKey:   k.name,
-		MetadataKey: "merge." + Group + "/" + k.name,
-		TargetKinds: k.targets,
+		ConfigKey:    k.name,
+		MetadataKey:  "merge." + Group + "/" + k.name,
+		TargetKinds:  k.targets,
+		ExtensionRef: k.extensionRef,
 		// Envoy Gateway truncates to 16 ancestors and says so (Aggregated,
 		// see statusRun.truncate).
 		MaxAncestors: maxAncestors,
