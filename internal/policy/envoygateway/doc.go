@@ -1,7 +1,9 @@
 // Package envoygateway is the policy kinds of Envoy Gateway
 // (gateway.envoyproxy.io/v1alpha1): BackendTrafficPolicy, SecurityPolicy,
 // ClientTrafficPolicy and EnvoyExtensionPolicy, a file each, sharing how
-// they are decoded (kind.go) and how their status is decided (status.go).
+// they are decoded (kind.go), validated (validate.go, values.go,
+// ratelimit.go, geoip.go) and how their status is decided (status.go);
+// and HTTPRouteFilter, the filter extension rules reference.
 //
 // Envoy Gateway decides status across all the policies of one kind, in its
 // processing order (creationTimestamp, then namespace/name; document order
