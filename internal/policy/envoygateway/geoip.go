@@ -62,19 +62,19 @@ func checkGeoLocations(p *policy.Policy, raw []byte, m *model.Model) {
 	if json.Unmarshal(raw, &g) != nil || !g.used() {
 		return
 	}
+	ctps := clientTrafficPolicies(m)
 	for _, gs := range reachedGateways(p, m) {
-		if msg := geoProblem(gs, m); msg != "" {
+		if msg := geoProblem(gs, ctps, m); msg != "" {
 			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.authorization", "Authorization: authorization clientIPGeoLocations %s", msg))
 			return
 		}
 	}
 }
 
-func geoProblem(gs gatewaySection, m *model.Model) string {
+func geoProblem(gs gatewaySection, ctps []ctpDoc, m *model.Model) string {
 	if !geoProvider(gs.gw, m) {
 		return "requires EnvoyProxy.spec.geoIP.provider to be configured."
 	}
-	ctps := clientTrafficPolicies(m)
 	for _, l := range gs.gw.Spec.Listeners {
 		if gs.section != "" && string(l.Name) != gs.section {
 			continue
