@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -471,7 +472,7 @@ func pairs(section, base string, k, g []any, out *[]xdsDiff, each func(name stri
 	for n := range G {
 		names[n] = true
 	}
-	for _, n := range slices.Sorted(mapKeys(names)) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		kr, inK := K[n]
 		gr, inG := G[n]
 		switch {
@@ -481,16 +482,6 @@ func pairs(section, base string, k, g []any, out *[]xdsDiff, each func(name stri
 			*out = append(*out, xdsDiff{section, base + "[" + strconv.Quote(n) + "]", absent, "present"})
 		default:
 			each(n, kr, gr)
-		}
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
@@ -669,7 +660,7 @@ func deepDiff(section string, k, g any, path string, out *[]xdsDiff) {
 		for key := range gm {
 			keys[key] = true
 		}
-		for _, key := range slices.Sorted(mapKeys(keys)) {
+		for _, key := range slices.Sorted(maps.Keys(keys)) {
 			kv, inK := km[key]
 			gv, inG := gm[key]
 			switch {

@@ -175,8 +175,8 @@ func TestBadInput(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errOut, `did you mean "shop/orders"`) {
 		t.Errorf("unknown target: exit %d, stderr %q", code, errOut)
 	}
-	_, errOut, code = run(t, "explain", "httproute/shop/orders", "-f", "testdata/examples", "--field", "timeout")
-	if code != ExitUsage || !strings.Contains(errOut, `did you mean "timeouts"`) {
+	_, errOut, code = run(t, "explain", "httproute/shop/orders", "-f", "testdata/examples", "--field", "retyr")
+	if code != ExitUsage || !strings.Contains(errOut, `did you mean "retry"`) {
 		t.Errorf("unknown field: exit %d, stderr %q", code, errOut)
 	}
 	_, errOut, code = run(t, "explain", "trafficpolicy/shop/orders-retry", "-f", "testdata/examples")

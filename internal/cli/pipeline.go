@@ -12,6 +12,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
 	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
+	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
@@ -29,13 +30,14 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 	if ws == nil {
 		ws = wso2.New(nil, nil)
 	}
-	return policy.NewRegistry(append([]policy.Kind{
+	kinds := []policy.Kind{
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
 		backendconfigpolicy.New(),
 		backendtlspolicy.New(),
 		haptic.New(),
-	}, ws.All()...)...)
+	}
+	return policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
 }
 
 // Compiled is the whole pipeline's result for one input set.

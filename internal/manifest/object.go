@@ -24,7 +24,7 @@ type Object struct {
 
 	File string
 	Pos  diag.Position // where the object's mapping starts
-	Seq  int           // position in the whole input, for stable tie-breaks in tests only
+	Seq  int           // position in the whole input (Load): document order, which decides where a controller processes objects as given
 
 	node     *yaml.Node
 	lineBase int // the node's lines count from this line of the file

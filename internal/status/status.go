@@ -151,7 +151,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 	g := r.Graph
 	for _, gw := range g.Gateways {
 		conds := topology.GatewayConditions(g, gw)
-		kgw := gatewayController(g, gw.Gateway, opt.ControllerName) == KgatewayController
+		kgw := gatewayController(g, gw, opt.ControllerName) == KgatewayController
 		if kgw {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
 		}
@@ -181,6 +181,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
 		for _, p := range rt.Parents {
+			if _, managed := g.Controller(p.Gateway, opt.ControllerName); !managed {
+				continue // another controller's Gateway: not ours to report
+			}
 			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
 			if p.Ref.SectionName != nil {
 				ref.SectionName = string(*p.Ref.SectionName)
@@ -199,7 +202,12 @@ func Compute(r *merge.Result, opt Options) *Report {
 		rep.Routes = append(rep.Routes, out)
 	}
 	idx := usesIndex(r)
+	own := ownStatuses(r)
 	for _, p := range r.Policies.Policies {
+		if as, ok := own[p]; ok {
+			rep.Policies = append(rep.Policies, kindStatus(g, p, as, opt))
+			continue
+		}
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	return rep
@@ -231,6 +239,54 @@ func replaced(cs []metav1.Condition, reason, why string) []metav1.Condition {
 		if out[i].Type == "Accepted" {
 			out[i].Status, out[i].Reason, out[i].Message = metav1.ConditionFalse, reason, why
 		}
+	}
+	return out
+}
+
+// ownStatuses asks each kind that decides its policies' status itself
+// (policy.AncestorStatuser) for them, once per kind. Every policy of such a
+// kind is in the result, with no ancestors when it reaches nothing.
+func ownStatuses(r *merge.Result) map[*policy.Policy][]policy.AncestorStatus {
+	byKind := map[model.GroupKind][]*policy.Policy{}
+	var kinds []model.GroupKind
+	statusers := map[model.GroupKind]policy.AncestorStatuser{}
+	for _, p := range r.Policies.Policies {
+		as, ok := p.Kind.(policy.AncestorStatuser)
+		if !ok {
+			continue
+		}
+		gk := p.Kind.GroupKind()
+		if _, seen := statusers[gk]; !seen {
+			kinds = append(kinds, gk)
+			statusers[gk] = as
+		}
+		byKind[gk] = append(byKind[gk], p)
+	}
+	out := map[*policy.Policy][]policy.AncestorStatus{}
+	for _, gk := range kinds {
+		ps := byKind[gk]
+		res := statusers[gk].AncestorStatuses(ps, r.Graph)
+		for _, p := range ps {
+			out[p] = res[p]
+		}
+	}
+	return out
+}
+
+// kindStatus prints the ancestors a kind decided for p, each written by
+// the controller of its Gateway's class, sorted and capped as the kind
+// caps them.
+func kindStatus(g *topology.Graph, p *policy.Policy, as []policy.AncestorStatus, opt Options) Policy {
+	gk := p.Kind.GroupKind()
+	out := Policy{Group: gk.Group, Kind: gk.Kind, Namespace: p.Obj.Namespace, Name: p.Obj.Name, Ancestors: []Ancestor{}}
+	for _, a := range as {
+		ref := ancestorOf(a.Ancestor)
+		ref.SectionName = a.Section
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: ref, ControllerName: gatewayController(g, a.Gateway, opt.ControllerName), Conditions: conv(a.Conditions)})
+	}
+	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
+	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
+		out.Ancestors = out.Ancestors[:max]
 	}
 	return out
 }
@@ -368,22 +424,31 @@ func ruleConditions(r *merge.Result, rt *topology.Route, kgateway bool) []metav1
 // has the class (a HAPTIC Gateway's routes are HAPTIC's to report), else
 // the configured one.
 func parentController(g *topology.Graph, p *topology.Parent, def string) string {
-	if p == nil || p.Gateway == nil {
+	if p == nil {
 		return def
 	}
-	return gatewayController(g, p.Gateway.Gateway, def)
+	return gatewayController(g, p.Gateway, def)
 }
 
-// gatewayController is the controllerName of a Gateway's class when the
-// input has the class, else def.
-func gatewayController(g *topology.Graph, gw *model.Gateway, def string) string {
-	if gw == nil {
-		return def
-	}
-	for _, c := range g.Model.GatewayClasses {
-		if c.Name == string(gw.Spec.GatewayClassName) && c.Spec.ControllerName != "" {
-			return string(c.Spec.ControllerName)
+// ancestorController is the controller of the Gateway an ancestor is (or,
+// for a ListenerSet, is attached to), def when the input does not tell.
+func ancestorController(g *topology.Graph, a AncestorRef, def string) string {
+	switch a.Kind {
+	case "Gateway":
+		return gatewayController(g, g.Gateway(a.Namespace, a.Name), def)
+	case "ListenerSet":
+		if set := g.ListenerSet(a.Namespace, a.Name); set != nil {
+			return gatewayController(g, set.Parent, def)
 		}
+	}
+	return def
+}
+
+// gatewayController is the controller of gw (topology.Graph.Controller),
+// def when the input does not tell.
+func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) string {
+	if name, _ := g.Controller(gw, def); name != "" {
+		return name
 	}
 	return def
 }
@@ -470,7 +535,7 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		if p.Kind.Spec().Attached {
 			conds = append(conds, attachedCondition(p, u))
 		}
-		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: conds})
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: ancestorController(r.Graph, anc, opt.ControllerName), Conditions: conds})
 	}
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
 	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {

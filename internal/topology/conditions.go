@@ -200,3 +200,18 @@ func busyStreamPorts(gw *Gateway) map[gwv1.PortNumber]bool {
 func isStream(p gwv1.ProtocolType) bool {
 	return p == gwv1.TCPProtocolType || p == gwv1.TLSProtocolType
 }
+
+// Controller is the controller whose semantics apply to gw: its
+// GatewayClass's controllerName when the input has the class; fallback
+// (the configured controller) when the input has no GatewayClass at all.
+// When the input has GatewayClasses but not gw's, no controller in view
+// manages gw (managed is false): none of them would write its status.
+func (g *Graph) Controller(gw *Gateway, fallback string) (name string, managed bool) {
+	if gw == nil || gw.Gateway == nil {
+		return fallback, true
+	}
+	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc != nil {
+		return string(gc.Spec.ControllerName), true
+	}
+	return fallback, len(g.Model.GatewayClasses) == 0
+}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// egConformanceDir holds Envoy Gateway's translator cases, beside the
+// repository.
+const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
+
+// The agreement reached so far: the test fails when it drops below.
+const (
+	egPolicyFloor = 242
+	egRouteFloor  = 246
+)
+
+// egEntry is one ancestor (policy) or parent (route) of expected.json.
+type egEntry struct {
+	Ancestor   string              `json:"ancestor"`
+	Parent     string              `json:"parent"`
+	Conditions map[string][]string `json:"conditions"`
+}
+
+type egExpected struct {
+	Policies map[string][]egEntry `json:"policies"`
+	Routes   map[string][]egEntry `json:"routes"`
+}
+
+// egCompare is eg_case.py's comparison: per object and ancestor (parent),
+// every condition's status and reason; an ancestor or object gwpol reports
+// and Envoy Gateway does not is a difference too.
+func egCompare(want map[string][]egEntry, got map[string]map[string]map[string][]string, label string) []string {
+	var bad []string
+	for _, key := range slices.Sorted(maps.Keys(want)) {
+		expected := map[string]bool{}
+		for _, e := range want[key] {
+			anc := e.Ancestor + e.Parent
+			expected[anc] = true
+			have, ok := got[key][anc]
+			if !ok || !sameConditions(e.Conditions, have) {
+				bad = append(bad, fmt.Sprintf("%s %s @ %s: want %v got %v", label, key, anc, e.Conditions, have))
+			}
+		}
+		for _, anc := range slices.Sorted(maps.Keys(got[key])) {
+			if !expected[anc] {
+				bad = append(bad, fmt.Sprintf("%s %s @ %s: not expected, got %v", label, key, anc, got[key][anc]))
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[key]; !ok && len(got[key]) > 0 {
+			bad = append(bad, fmt.Sprintf("%s %s: not expected", label, key))
+		}
+	}
+	return bad
+}
+
+func sameConditions(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// egGot flattens gwpol's report: object → ancestor → type → [status, reason].
+func egGot(rep *status.Report) (policies, routes map[string]map[string]map[string][]string) {
+	policies, routes = map[string]map[string]map[string][]string{}, map[string]map[string]map[string][]string{}
+	conds := func(cs []status.Condition) map[string][]string {
+		out := map[string][]string{}
+		for _, c := range cs {
+			out[c.Type] = []string{c.Status, c.Reason}
+		}
+		return out
+	}
+	for _, p := range rep.Policies {
+		key := p.Kind + "/" + p.Namespace + "/" + p.Name
+		for _, a := range p.Ancestors {
+			if policies[key] == nil {
+				policies[key] = map[string]map[string][]string{}
+			}
+			policies[key][a.AncestorRef.String()] = conds(a.Conditions)
+		}
+	}
+	for _, r := range rep.Routes {
+		key := r.Kind + "/" + r.Namespace + "/" + r.Name
+		for _, p := range r.Parents {
+			ref := status.AncestorRef{Kind: p.ParentRef.Kind, Namespace: p.ParentRef.Namespace, Name: p.ParentRef.Name, SectionName: p.ParentRef.SectionName}
+			if routes[key] == nil {
+				routes[key] = map[string]map[string][]string{}
+			}
+			routes[key][ref.String()] = conds(p.Conditions)
+		}
+	}
+	return policies, routes
+}
+
+// egDivergences reads testdata/eg-divergences.txt: "case: reason" for
+// every case whose policy or route status does not agree yet.
+func egDivergences() map[string]string {
+	out := map[string]string{}
+	b, err := os.ReadFile("../../testdata/eg-divergences.txt")
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, _ := strings.Cut(line, ":")
+		out[strings.TrimSpace(name)] = strings.TrimSpace(reason)
+	}
+	return out
+}
+
+// TestConformanceEnvoyGateway runs gwpol status on every Envoy Gateway
+// case as `gwpol status -f input.yaml` would (no config: the GatewayClass
+// in the input names the controller) and compares it the way
+// tools/eg_case.py does. Every case that differs must be listed with its
+// reason in testdata/eg-divergences.txt, and a listed case that agrees
+// must leave the list.
+func TestConformanceEnvoyGateway(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(egConformanceDir, "*"))
+	if len(dirs) == 0 {
+		t.Skipf("Envoy Gateway cases not found at %s (they live in ../shared beside the repository); skipping", egConformanceDir)
+	}
+	div := egDivergences()
+	var pn, pm, rn, rm int
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		var exp egExpected
+		readJSON(t, filepath.Join(dir, "expected.json"), &exp)
+		set, err := manifest.Load([]string{filepath.Join(dir, "input.yaml")}, manifest.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		c := Compile(set, &Config{Namespace: "default"})
+		gotP, gotR := egGot(status.Compute(c.Result, status.Options{}))
+		pbad := egCompare(exp.Policies, gotP, "policy")
+		rbad := egCompare(exp.Routes, gotR, "route")
+		if len(exp.Policies) > 0 {
+			pm++
+			if len(pbad) == 0 {
+				pn++
+			}
+		}
+		if len(exp.Routes) > 0 {
+			rm++
+			if len(rbad) == 0 {
+				rn++
+			}
+		}
+		reason, listed := div[name]
+		switch bad := append(pbad, rbad...); {
+		case len(bad) > 0 && !listed:
+			t.Errorf("%s: differs from Envoy Gateway and is not in testdata/eg-divergences.txt:\n  %s", name, strings.Join(bad, "\n  "))
+		case len(bad) == 0 && listed:
+			t.Errorf("%s: agrees now; remove it from testdata/eg-divergences.txt (%s)", name, reason)
+		}
+	}
+	t.Logf("eg status: policies %d/%d, routes %d/%d", pn, pm, rn, rm)
+	fmt.Printf("eg status: policies %d/%d, routes %d/%d\n", pn, pm, rn, rm)
+	if pn < egPolicyFloor || rn < egRouteFloor {
+		t.Errorf("agreement dropped below policies %d, routes %d", egPolicyFloor, egRouteFloor)
+	}
+}

@@ -1,0 +1,226 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Group is Envoy Gateway's API group.
+const Group = "gateway.envoyproxy.io"
+
+// ControllerName is the controllerName of Envoy Gateway's GatewayClasses
+// (its default).
+const ControllerName = "gateway.envoyproxy.io/gatewayclass-controller"
+
+// Kind is one of Envoy Gateway's policy kinds; the four differ only in the
+// values of these fields (see the file of each). There is one value of
+// each, used by pointer, so kinds compare by identity.
+type Kind struct {
+	name string
+	// plural names the kind in Envoy Gateway's status messages.
+	plural string
+	// fields are the spec fields the kind has, in Envoy Gateway's order.
+	fields []string
+	// targets are the kinds targetRefs may name.
+	targets []policy.TargetKind
+	// mergeable: the kind has spec.mergeType (route policies may merge
+	// into the Gateway's instead of overriding it).
+	mergeable bool
+	// bySection: an override is reported by listener sections
+	// (ClientTrafficPolicy), not by routes.
+	bySection bool
+	// extensionRef: rules name it in an ExtensionRef filter
+	// (HTTPRouteFilter) rather than it naming targets.
+	extensionRef bool
+}
+
+var (
+	_ policy.Kind             = (*Kind)(nil)
+	_ policy.AncestorStatuser = (*Kind)(nil)
+	_ policy.Auxiliary        = (*Kind)(nil)
+	_ policy.BackendProvider  = (*Kind)(nil)
+)
+
+// backend is Envoy Gateway's Backend, a backendRef kind of its API group
+// (FQDN, IP or Unix socket endpoints) that routes may name.
+var backend = model.GroupKind{Group: Group, Kind: "Backend"}
+
+// AuxiliaryKinds implements policy.Auxiliary: Backends and ServiceImports
+// are kept in the model so that backendRefs to them resolve, EnvoyProxies
+// for the settings of a Gateway's data plane.
+func (k *Kind) AuxiliaryKinds() []model.GroupKind {
+	return []model.GroupKind{backend, serviceImport, envoyProxy}
+}
+
+// BackendKinds implements policy.BackendProvider.
+func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend} }
+
+// All lists the kinds for policy.NewRegistry: the four policy kinds, then
+// the HTTPRouteFilter that route rules reference.
+func All() []policy.Kind {
+	return []policy.Kind{BackendTrafficPolicy(), SecurityPolicy(), ClientTrafficPolicy(), EnvoyExtensionPolicy(), HTTPRouteFilter()}
+}
+
+// GroupKind implements policy.Kind.
+func (k *Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: k.name} }
+
+// Spec implements policy.Kind.
+func (k *Kind) Spec() policy.KindSpec {
+	s := policy.KindSpec{
+		ConfigKey:    k.name,
+		MetadataKey:  "merge." + Group + "/" + k.name,
+		TargetKinds:  k.targets,
+		ExtensionRef: k.extensionRef,
+		// Envoy Gateway truncates to 16 ancestors and says so (Aggregated,
+		// see statusRun.truncate).
+		MaxAncestors: maxAncestors,
+	}
+	for _, f := range k.fields {
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow})
+	}
+	return s
+}
+
+// targetRef is Envoy Gateway's LocalPolicyTargetReferenceWithSectionName.
+type targetRef struct {
+	Group       string  `json:"group"`
+	Kind        string  `json:"kind"`
+	Name        string  `json:"name"`
+	SectionName *string `json:"sectionName"`
+}
+
+// targetSelector is Envoy Gateway's TargetSelector.
+type targetSelector struct {
+	Group       string             `json:"group"`
+	Kind        string             `json:"kind"`
+	MatchLabels map[string]string  `json:"matchLabels"`
+	Namespaces  *namespaceSelector `json:"namespaces"`
+}
+
+// namespaceSelector says which namespaces a targetSelector looks in:
+// Same (the policy's, the default), All, or those whose labels match.
+type namespaceSelector struct {
+	From     string `json:"from"`
+	Selector *struct {
+		MatchLabels map[string]string `json:"matchLabels"`
+	} `json:"selector"`
+}
+
+// targeting is what every kind's spec shares.
+type targeting struct {
+	TargetRef       *targetRef       `json:"targetRef"`
+	TargetRefs      []targetRef      `json:"targetRefs"`
+	TargetSelectors []targetSelector `json:"targetSelectors"`
+	MergeType       *string          `json:"mergeType"`
+}
+
+// data is the kind-private decoded state (policy.Policy.Data).
+type data struct {
+	mergeType string
+	// deprecated are Envoy Gateway's DeprecatedField warnings.
+	deprecated []string
+	// warning is another Warning condition Envoy Gateway writes (reason,
+	// message), when there is no deprecation to report.
+	warning [2]string
+	// namespaces are the targetSelectors' namespace selectors, by the
+	// selector's path (policy.TargetRef.Path).
+	namespaces map[string]*namespaceSelector
+}
+
+// Decode implements policy.Kind.
+func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
+	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
+	d := &data{}
+	p.Data = d
+	raw, err := o.FieldJSON("spec")
+	if err != nil {
+		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec", "spec: %v", err))
+		return p
+	}
+	var t targeting
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &t); err != nil {
+		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec", "spec: %v", err))
+		return p
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec", "spec: %v", err))
+		return p
+	}
+	for _, f := range k.fields {
+		if v, ok := fields[f]; ok && string(v) != "null" {
+			p.Values[f] = v
+		}
+	}
+	p.Targets = targets(t)
+	for i, sel := range t.TargetSelectors {
+		if sel.Namespaces != nil {
+			if d.namespaces == nil {
+				d.namespaces = map[string]*namespaceSelector{}
+			}
+			d.namespaces[fmt.Sprintf("spec.targetSelectors[%d]", i)] = sel.Namespaces
+		}
+	}
+	if t.TargetRef != nil {
+		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
+		p.Findings = append(p.Findings, p.Diag("GWP104", diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
+	}
+	if t.MergeType != nil && k.mergeable {
+		d.mergeType = *t.MergeType
+		if !slices.Contains([]string{"StrategicMerge", "JSONMerge"}, d.mergeType) {
+			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
+		}
+	}
+	k.validateReferences(p, raw, env.Model)
+	k.checkValues(p, raw)
+	if k == securityPolicy {
+		checkGeoLocations(p, raw, env.Model)
+	}
+	return p
+}
+
+// targets lists targetRef, targetRefs and targetSelectors in that order.
+func targets(t targeting) []policy.TargetRef {
+	var out []policy.TargetRef
+	ref := func(r targetRef, path string) policy.TargetRef {
+		tr := policy.TargetRef{Group: r.Group, Kind: r.Kind, Name: r.Name, Path: path}
+		if r.SectionName != nil {
+			tr.Section = *r.SectionName
+		}
+		return tr
+	}
+	if t.TargetRef != nil {
+		out = append(out, ref(*t.TargetRef, "spec.targetRef"))
+	}
+	for i, r := range t.TargetRefs {
+		out = append(out, ref(r, fmt.Sprintf("spec.targetRefs[%d]", i)))
+	}
+	for i, s := range t.TargetSelectors {
+		sel := s.MatchLabels
+		if sel == nil {
+			sel = map[string]string{}
+		}
+		out = append(out, policy.TargetRef{Group: s.Group, Kind: s.Kind, Selector: sel, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
+	}
+	return out
+}
+
+// decoded is p's private state; a policy of another kind has none.
+func decoded(p *policy.Policy) *data {
+	if d, ok := p.Data.(*data); ok {
+		return d
+	}
+	return &data{}
+}
+
+// AncestorStatuses implements policy.AncestorStatuser.
+func (k *Kind) AncestorStatuses(ps []*policy.Policy, g *topology.Graph) map[*policy.Policy][]policy.AncestorStatus {
+	return newStatusRun(k, g).run(ps)
+}

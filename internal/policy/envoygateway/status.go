@@ -1,0 +1,717 @@
+package envoygateway
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// level is how specific a claimed target is; Envoy Gateway processes the
+// most specific first, so a less specific policy learns what overrides it.
+type level int
+
+const (
+	levelRule level = iota
+	levelRoute
+	levelListener // a Gateway's or a ListenerSet's listener, by sectionName
+	levelSet      // a whole ListenerSet
+	levelGateway
+)
+
+// target is one resolved targetRef or selected object.
+type target struct {
+	level   level
+	route   *topology.Route
+	rule    string
+	gateway *topology.Gateway
+	set     *topology.ListenerSet
+	// listener is the targeted listener (levelListener).
+	listener *topology.Listener
+	section  string
+}
+
+// claim is a target taken by a policy; later policies of the kind that
+// target it are Conflicted.
+type claim struct {
+	policy *policy.Policy
+	target target
+}
+
+// entry is one ancestor entry being built.
+type entry struct {
+	key     model.Key
+	section string
+	gateway *topology.Gateway
+	conds   []metav1.Condition
+}
+
+// statusRun decides the status of every policy of one kind.
+type statusRun struct {
+	kind *Kind
+	g    *topology.Graph
+	// claimed targets by key: route kind/ns/name[#rule], Gateway or
+	// ListenerSet key[#listener].
+	claimed map[string]*claim
+	// claims are every claim in processing order; routeClaims the route
+	// and rule claims.
+	claims      []*claim
+	routeClaims []*claim
+	// byListener, bySet, byGateway: the claim on each listener, ListenerSet
+	// and Gateway.
+	byListener map[*topology.Listener]*claim
+	bySet      map[*topology.ListenerSet]*claim
+	byGateway  map[*topology.Gateway]*claim
+	ruleClaims map[*topology.Route][]string
+	entries    map[*policy.Policy][]*entry
+	// notes collect, per claim, what overrides it or merges into it, by
+	// category, for the messages; they go on the claim's own entries.
+	notes map[*claim]*notes
+}
+
+// notes are what a less specific policy learns from more specific ones.
+type notes struct {
+	overridden map[string][]string // category → names
+	merged     []string            // routes merging into it
+}
+
+func newStatusRun(k *Kind, g *topology.Graph) *statusRun {
+	return &statusRun{kind: k, g: g, claimed: map[string]*claim{},
+		byListener: map[*topology.Listener]*claim{}, bySet: map[*topology.ListenerSet]*claim{},
+		byGateway: map[*topology.Gateway]*claim{}, ruleClaims: map[*topology.Route][]string{},
+		entries: map[*policy.Policy][]*entry{}, notes: map[*claim]*notes{}}
+}
+
+// run processes the policies level by level, most specific first, each
+// level in processing order, then writes what each level learnt.
+func (s *statusRun) run(ps []*policy.Policy) map[*policy.Policy][]policy.AncestorStatus {
+	ordered := slices.Clone(ps)
+	slices.SortStableFunc(ordered, processingOrder)
+	resolved := map[*policy.Policy][]target{}
+	for _, p := range ordered {
+		resolved[p] = s.resolve(p)
+	}
+	for lv := levelRule; lv <= levelGateway; lv++ {
+		for _, p := range ordered {
+			for _, t := range resolved[p] {
+				if t.level == lv {
+					s.take(p, t)
+				}
+			}
+		}
+	}
+	s.relate()
+	s.finish()
+	out := map[*policy.Policy][]policy.AncestorStatus{}
+	for _, p := range ps {
+		for _, e := range s.truncate(s.entries[p]) {
+			out[p] = append(out[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
+		}
+	}
+	return out
+}
+
+// maxAncestors is how many ancestor entries Envoy Gateway keeps.
+const maxAncestors = 16
+
+// truncate sorts a policy's entries as they are printed and keeps the
+// first 16; the last kept one then says Aggregated, as Envoy Gateway's does.
+func (s *statusRun) truncate(es []*entry) []*entry {
+	slices.SortFunc(es, func(a, b *entry) int { return cmp.Compare(a.String(), b.String()) })
+	if len(es) <= maxAncestors {
+		return es
+	}
+	es = es[:maxAncestors]
+	last := es[maxAncestors-1]
+	last.conds = append(last.conds, cond("Aggregated", true, "Aggregated", fmt.Sprintf("Ancestors have been truncated because the number of policy ancestors exceeds %d.", maxAncestors)))
+	return es
+}
+
+// String is Kind/ns/name[#section], the order status prints entries in.
+func (e *entry) String() string {
+	out := e.key.Kind + "/" + e.key.Namespace + "/" + e.key.Name
+	if e.section != "" {
+		out += "#" + e.section
+	}
+	return out
+}
+
+// processingOrder is Envoy Gateway's: older creationTimestamp first, then
+// namespace/name — except that without timestamps the order the objects
+// were given in decides (the translator does not sort what it is handed).
+func processingOrder(a, b *policy.Policy) int {
+	if !a.Created.Equal(b.Created) && !a.Created.IsZero() && !b.Created.IsZero() {
+		return a.Created.Compare(b.Created)
+	}
+	return cmp.Or(cmp.Compare(a.Obj.Seq, b.Obj.Seq), cmp.Compare(a.Obj.File, b.Obj.File), cmp.Compare(a.Obj.Pos.Line, b.Obj.Pos.Line))
+}
+
+// resolve lists what p's targetRefs and targetSelectors name; targets not
+// in the input are left out (Envoy Gateway writes no status for them).
+func (s *statusRun) resolve(p *policy.Policy) []target {
+	var out []target
+	for _, ref := range p.Targets {
+		if ref.Group != model.GatewayGroup {
+			continue
+		}
+		for _, k := range s.names(p, ref) {
+			if t, ok := s.lookup(ref, k.Namespace, k.Name); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// names are the objects a reference means: its name in p's namespace, or
+// every object of its kind whose labels the selector matches, in p's
+// namespace or — when the selector says so — in the namespaces it selects
+// that a ReferenceGrant opens to p.
+func (s *statusRun) names(p *policy.Policy, ref policy.TargetRef) []model.Key {
+	if ref.Selector == nil {
+		return []model.Key{{Namespace: p.Obj.Namespace, Name: ref.Name}}
+	}
+	var out []model.Key
+	match := func(ns, name string, labels map[string]string) {
+		for k, v := range ref.Selector {
+			if labels[k] != v {
+				return
+			}
+		}
+		if s.inNamespaces(p, ref, ns, name) {
+			out = append(out, model.Key{Namespace: ns, Name: name})
+		}
+	}
+	switch ref.Kind {
+	case "Gateway":
+		for _, gw := range s.g.Gateways {
+			match(gw.Namespace, gw.Name, gw.Labels)
+		}
+	case "ListenerSet":
+		for _, gw := range s.g.Gateways {
+			for _, set := range gw.Sets {
+				match(set.Namespace, set.Name, set.Labels)
+			}
+		}
+	default:
+		for _, rt := range s.g.Routes {
+			if rt.Kind == ref.Kind {
+				match(rt.Meta.Namespace, rt.Meta.Name, rt.Meta.Labels)
+			}
+		}
+	}
+	return out
+}
+
+// inNamespaces reports whether a selector of p may pick an object in ns.
+func (s *statusRun) inNamespaces(p *policy.Policy, ref policy.TargetRef, ns, name string) bool {
+	if ns == p.Obj.Namespace {
+		return true
+	}
+	sel := decoded(p).namespaces[ref.Path]
+	if sel == nil {
+		return false
+	}
+	switch sel.From {
+	case "All":
+	case "Selector":
+		if sel.Selector == nil {
+			return false
+		}
+		labels := s.g.Model.NamespaceLabels(ns)
+		for k, v := range sel.Selector.MatchLabels {
+			if labels[k] != v {
+				return false
+			}
+		}
+	default:
+		return false
+	}
+	return s.g.Model.GrantAllows(Group, s.kind.name, p.Obj.Namespace, model.ObjectRefTo{Group: model.GatewayGroup, Kind: ref.Kind, Namespace: ns, Name: name})
+}
+
+// lookup resolves one named target.
+func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool) {
+	t := target{section: ref.Section}
+	switch ref.Kind {
+	case "Gateway":
+		t.gateway = s.g.Gateway(ns, name)
+		if t.gateway == nil {
+			return t, false
+		}
+		t.level = levelGateway
+		if t.section != "" {
+			t.level, t.listener = levelListener, t.gateway.Listener(t.section)
+		}
+	case "ListenerSet":
+		t.set = s.g.ListenerSet(ns, name)
+		if t.set == nil {
+			return t, false
+		}
+		t.level = levelSet
+		if t.section != "" {
+			t.level, t.listener = levelListener, t.set.Listener(t.section)
+		}
+	default:
+		if !slices.Contains(s.kind.targets, policy.TargetKind(ref.Kind)) {
+			return t, false
+		}
+		t.route = s.g.Route(ref.Kind, ns, name)
+		if t.route == nil {
+			return t, false
+		}
+		t.level, t.rule = levelRoute, t.section
+		if t.rule != "" {
+			t.level = levelRule
+		}
+	}
+	return t, true
+}
+
+// take lets p claim t, or reports why it cannot: the section does not
+// exist (TargetNotFound) or an earlier policy has it (Conflicted).
+func (s *statusRun) take(p *policy.Policy, t target) {
+	ancestors := s.ancestors(t)
+	if msg := s.notFound(t); msg != "" {
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", false, "TargetNotFound", msg))
+		}
+		return
+	}
+	key, what := s.claimKey(t)
+	if _, taken := s.claimed[key]; taken {
+		msg := fmt.Sprintf("Unable to target %s, another %s has already attached to it", what, s.kind.name)
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", false, "Conflicted", msg))
+		}
+		return
+	}
+	c := &claim{policy: p, target: t}
+	s.claimed[key] = c
+	s.claims = append(s.claims, c)
+	switch t.level {
+	case levelRule:
+		s.ruleClaims[t.route] = append(s.ruleClaims[t.route], t.rule)
+		s.routeClaims = append(s.routeClaims, c)
+	case levelRoute:
+		s.routeClaims = append(s.routeClaims, c)
+		if rules := s.ruleClaims[t.route]; len(rules) > 0 {
+			for _, r := range rules {
+				s.note(c).add("route rules", r)
+			}
+		}
+	case levelListener:
+		s.byListener[t.listener] = c
+	case levelSet:
+		s.bySet[t.set] = c
+	case levelGateway:
+		s.byGateway[t.gateway] = c
+	}
+	if msg := s.samePort(t); msg != "" {
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", false, "Invalid", msg))
+			s.warn(p, a)
+		}
+		return
+	}
+	for _, a := range ancestors {
+		s.accept(p, a)
+	}
+}
+
+// samePort: plain HTTP listeners of one Gateway on one port share one
+// Envoy listener, so a ClientTrafficPolicy (which configures the Envoy
+// listener) may not cover only some of them — Envoy Gateway rejects it.
+func (s *statusRun) samePort(t target) string {
+	if !s.kind.bySection {
+		return ""
+	}
+	covered := s.listenersOf(t)
+	var others []string
+	for _, l := range covered {
+		if l.Protocol != "HTTP" {
+			continue
+		}
+		for _, o := range l.Gateway.Listeners {
+			if o.Protocol == "HTTP" && o.Port == l.Port && !slices.Contains(covered, o) {
+				others = appendNew(others, qualifiedID(o))
+			}
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ClientTrafficPolicy is being applied to multiple http (non https) listeners (%s) on the same port, which is not allowed.", strings.Join(others, ", "))
+}
+
+// listenersOf lists the listeners a Gateway, ListenerSet or listener
+// target covers.
+func (s *statusRun) listenersOf(t target) []*topology.Listener {
+	switch {
+	case t.listener != nil:
+		return []*topology.Listener{t.listener}
+	case t.level == levelSet && t.set.Parent != nil:
+		var out []*topology.Listener
+		for _, l := range t.set.Parent.Listeners {
+			if l.Set == t.set {
+				out = append(out, l)
+			}
+		}
+		return out
+	case t.level == levelGateway:
+		return t.gateway.Listeners
+	}
+	return nil
+}
+
+// qualifiedID names a listener as Envoy Gateway's messages do: the
+// Gateway's ns/name, then (for a ListenerSet's) the set's ns/name, then
+// the listener.
+func qualifiedID(l *topology.Listener) string {
+	id := l.Gateway.Namespace + "/" + l.Gateway.Name + "/"
+	if l.Set != nil {
+		id += l.Set.Namespace + "/" + l.Set.Name + "/"
+	}
+	return id + string(l.Name)
+}
+
+// notFound is the TargetNotFound message when t's sectionName names
+// nothing.
+func (s *statusRun) notFound(t target) string {
+	switch {
+	case t.level == levelRule && !hasRule(t.route, t.rule):
+		return fmt.Sprintf("No section name %s found for %s %s/%s", t.rule, t.route.Kind, t.route.Meta.Namespace, t.route.Meta.Name)
+	case t.level == levelListener && t.listener == nil && t.gateway != nil:
+		return fmt.Sprintf("No section name %s found for Gateway %s/%s", t.section, t.gateway.Namespace, t.gateway.Name)
+	case t.level == levelListener && t.listener == nil:
+		return fmt.Sprintf("No section name %s found for ListenerSet %s/%s", t.section, t.set.Namespace, t.set.Name)
+	}
+	return ""
+}
+
+func hasRule(rt *topology.Route, name string) bool {
+	return slices.ContainsFunc(rt.Rules, func(r *topology.Rule) bool { return r.Name == name })
+}
+
+// claimKey identifies what t claims, and names it for the Conflicted
+// message as Envoy Gateway does.
+func (s *statusRun) claimKey(t target) (key, what string) {
+	switch t.level {
+	case levelRule, levelRoute:
+		key = t.route.Kind + "/" + t.route.Meta.Namespace + "/" + t.route.Meta.Name
+		what = t.route.Kind + " " + t.route.Meta.Name
+		if t.level == levelRule {
+			key += "#" + t.rule
+		}
+	case levelListener:
+		owner := t.listener.Ancestor()
+		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
+		what = "Listener " + owner.Name + "/" + t.section
+	case levelSet:
+		key, what = "ListenerSet/"+t.set.Namespace+"/"+t.set.Name, "ListenerSet "+t.set.Name
+	default:
+		key, what = "Gateway/"+t.gateway.Namespace+"/"+t.gateway.Name, "Gateway "+t.gateway.Name
+	}
+	return key, what
+}
+
+// ancestors are the status entries a target reports against: the Gateway
+// or ListenerSet (with the listener's sectionName) for those; for a route,
+// each of its parentRefs as written.
+func (s *statusRun) ancestors(t target) []entry {
+	switch t.level {
+	case levelRule, levelRoute:
+		var out []entry
+		for _, p := range t.route.Parents {
+			if !s.managed(p.Gateway) {
+				continue
+			}
+			e := entry{key: model.GatewayAPIKey(string(*p.Ref.Kind), string(*p.Ref.Namespace), string(p.Ref.Name)), gateway: p.Gateway}
+			if p.Ref.SectionName != nil {
+				e.section = string(*p.Ref.SectionName)
+			}
+			if !slices.ContainsFunc(out, func(o entry) bool { return o.key == e.key && o.section == e.section }) {
+				out = append(out, e)
+			}
+		}
+		return out
+	case levelSet:
+		return []entry{{key: t.set.Key(), gateway: t.set.Parent}}
+	case levelListener:
+		if t.set != nil {
+			return []entry{{key: t.set.Key(), section: t.section, gateway: t.set.Parent}}
+		}
+		return []entry{{key: t.gateway.Key(), section: t.section, gateway: t.gateway}}
+	}
+	return []entry{{key: t.gateway.Key(), gateway: t.gateway}}
+}
+
+// managed reports whether Envoy Gateway handles gw: its GatewayClass has
+// Envoy Gateway's controllerName, or the input has no GatewayClass.
+func (s *statusRun) managed(gw *topology.Gateway) bool {
+	name, managed := s.g.Controller(gw, ControllerName)
+	return managed && name == ControllerName
+}
+
+// accept writes Accepted (and the deprecation warnings, which Envoy
+// Gateway writes whether the policy is valid or not) on an entry.
+func (s *statusRun) accept(p *policy.Policy, a entry) {
+	if p.IsValid() {
+		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
+	} else {
+		s.set(p, a, cond("Accepted", false, "Invalid", invalidMessage(p)))
+	}
+	s.warn(p, a)
+}
+
+// warn writes the deprecation warnings, or the kind's other warning, on
+// an entry.
+func (s *statusRun) warn(p *policy.Policy, a entry) {
+	d := decoded(p)
+	switch {
+	case len(d.deprecated) > 0:
+		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(d.deprecated, "; ")))
+	case d.warning[0] != "":
+		s.set(p, a, cond("Warning", true, d.warning[0], d.warning[1]))
+	}
+}
+
+func invalidMessage(p *policy.Policy) string {
+	var ms []string
+	for _, d := range p.Invalid {
+		ms = append(ms, d.Message)
+	}
+	return strings.Join(ms, "; ")
+}
+
+// set puts a condition on p's entry for a, creating the entry; a second
+// condition of one type keeps the first.
+func (s *statusRun) set(p *policy.Policy, a entry, c metav1.Condition) {
+	for _, e := range s.entries[p] {
+		if e.key == a.key && e.section == a.section {
+			if !slices.ContainsFunc(e.conds, func(o metav1.Condition) bool { return o.Type == c.Type }) {
+				e.conds = append(e.conds, c)
+			}
+			return
+		}
+	}
+	e := a
+	e.conds = []metav1.Condition{c}
+	s.entries[p] = append(s.entries[p], &e)
+}
+
+func (s *statusRun) note(c *claim) *notes {
+	n, ok := s.notes[c]
+	if !ok {
+		n = &notes{overridden: map[string][]string{}}
+		s.notes[c] = n
+	}
+	return n
+}
+
+// relate tells each claimed Gateway, ListenerSet and listener policy what
+// overrides or merges into it: more specific claims under it, and the
+// routes attached through it that have a policy of their own.
+func (s *statusRun) relate() {
+	for gw, c := range s.byGateway {
+		for _, l := range gw.Listeners {
+			if lc := s.byListener[l]; lc != nil {
+				cat := "gateway listeners"
+				if l.Set != nil {
+					cat = "listenerset listeners"
+				}
+				s.note(c).add(cat, l.ID())
+			}
+		}
+		for _, set := range gw.Sets {
+			if s.bySet[set] == nil {
+				continue
+			}
+			if !s.kind.bySection {
+				s.note(c).add("listenersets", set.Namespace+"/"+set.Name)
+				continue
+			}
+			for _, l := range gw.Listeners { // by section: each of the set's listeners
+				if l.Set == set {
+					s.note(c).add("listenerset listeners", l.ID())
+				}
+			}
+		}
+	}
+	for set, c := range s.bySet {
+		if set.Parent == nil {
+			continue
+		}
+		for _, l := range set.Parent.Listeners {
+			if l.Set == set && s.byListener[l] != nil {
+				s.note(c).add("listenerset listeners", l.ID())
+			}
+		}
+	}
+	for _, rc := range s.routeClaims {
+		s.relateRoute(rc)
+	}
+}
+
+// relateRoute: a route policy overrides the policies of the listeners it
+// is attached through, or, with mergeType, merges into the most specific
+// of them (and overrides the less specific).
+func (s *statusRun) relateRoute(rc *claim) {
+	rt := rc.target.route
+	name := rt.Meta.Namespace + "/" + rt.Meta.Name
+	merges := decoded(rc.policy).mergeType != ""
+	for _, p := range rt.Parents {
+		for _, l := range p.Listeners {
+			parent := s.parentOf(l)
+			for _, c := range s.scopeOf(l) {
+				if merges && c == parent && !c.policy.IsValid() {
+					// Nothing valid to merge into: the merged result is
+					// invalid on that listener, and the parent counts as
+					// overridden.
+					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
+					s.note(c).add("routes", name)
+					continue
+				}
+				if merges && c == parent {
+					s.note(c).merged = appendNew(s.note(c).merged, name)
+					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
+					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Merged", true, "Merged", msg))
+					continue
+				}
+				s.note(c).add("routes", name)
+			}
+		}
+	}
+}
+
+// scopeOf lists the claims over a listener: its own, its ListenerSet's,
+// its Gateway's.
+func (s *statusRun) scopeOf(l *topology.Listener) []*claim {
+	var out []*claim
+	if c := s.byListener[l]; c != nil {
+		out = append(out, c)
+	}
+	if l.Set != nil {
+		if c := s.bySet[l.Set]; c != nil {
+			out = append(out, c)
+		}
+	}
+	if c := s.byGateway[l.Gateway]; c != nil {
+		out = append(out, c)
+	}
+	return out
+}
+
+// parentOf is the policy a route policy on l merges into: the most
+// specific claim over l.
+func (s *statusRun) parentOf(l *topology.Listener) *claim {
+	if sc := s.scopeOf(l); len(sc) > 0 {
+		return sc[0]
+	}
+	return nil
+}
+
+// add records that name, of a category, overrides the policy.
+func (n *notes) add(category, name string) {
+	n.overridden[category] = appendNew(n.overridden[category], name)
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// overrideOrder is the order of the categories in Envoy Gateway's
+// Overridden message.
+var overrideOrder = []string{"route rules", "gateway listeners", "listenersets", "listenerset listeners", "routes"}
+
+// finish writes Overridden and Merged on the entries of each claim that
+// learnt of them (an invalid policy's too: Envoy Gateway still reports
+// what overrides it).
+func (s *statusRun) finish() {
+	for _, c := range s.claims {
+		n, ok := s.notes[c]
+		if !ok {
+			continue
+		}
+		var conds []metav1.Condition
+		if len(n.merged) > 0 {
+			conds = append(conds, cond("Merged", true, "Merged", fmt.Sprintf("This policy is being merged by other %s for these routes: [%s]", s.kind.plural, strings.Join(sorted(n.merged), " "))))
+		}
+		if msg := s.overriddenMessage(n); msg != "" {
+			conds = append(conds, cond("Overridden", true, "Overridden", msg))
+		}
+		for _, a := range s.ancestors(c.target) {
+			for _, e := range s.entries[c.policy] {
+				if e.key == a.key && e.section == a.section {
+					for _, cd := range conds {
+						s.set(c.policy, *e, cd)
+					}
+				}
+			}
+		}
+	}
+}
+
+func (s *statusRun) overriddenMessage(n *notes) string {
+	if s.kind.bySection {
+		var sections []string
+		for _, cat := range []string{"gateway listeners", "listenerset listeners"} {
+			for _, id := range n.overridden[cat] {
+				sections = append(sections, id[strings.LastIndex(id, "/")+1:])
+			}
+		}
+		if len(sections) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("There are existing %s that are overriding these sections [%s]", upperFirst(s.kind.plural), strings.Join(sorted(sections), " "))
+	}
+	var parts []string
+	for _, cat := range overrideOrder {
+		names := n.overridden[cat]
+		if cat == "routes" {
+			// A route with a policy that merges into this one counts as
+			// merging, even where another of its rules' policies does not.
+			names = slices.DeleteFunc(slices.Clone(names), func(r string) bool { return slices.Contains(n.merged, r) })
+		}
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("these %s: [%s]", cat, strings.Join(sorted(names), " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	plural := s.kind.plural
+	if n.overridden["route rules"] != nil {
+		plural = strings.TrimSuffix(s.kind.plural, "ies") + "y"
+	}
+	return fmt.Sprintf("This policy is being overridden by other %s for %s", plural, strings.Join(parts, " and "))
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func cond(typ string, ok bool, reason, msg string) metav1.Condition {
+	st := metav1.ConditionFalse
+	if ok {
+		st = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg}
+}

@@ -1,0 +1,241 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// backendRef is Envoy Gateway's BackendObjectReference.
+type backendRef struct {
+	Group     string  `json:"group"`
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Namespace *string `json:"namespace"`
+	Port      *int32  `json:"port"`
+}
+
+// backends is a service an extension calls: one backendRef or several.
+type backends struct {
+	BackendRef  *backendRef  `json:"backendRef"`
+	BackendRefs []backendRef `json:"backendRefs"`
+}
+
+func (b backends) refs() []backendRef {
+	out := slices.Clone(b.BackendRefs)
+	if b.BackendRef != nil {
+		out = append([]backendRef{*b.BackendRef}, out...)
+	}
+	return out
+}
+
+// secretRef is a SecretObjectReference.
+type secretRef struct {
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Namespace *string `json:"namespace"`
+}
+
+// references are the spec fields whose references validation resolves.
+type references struct {
+	ExtAuth *struct {
+		GRPC *backends `json:"grpc"`
+		HTTP *backends `json:"http"`
+	} `json:"extAuth"`
+	ExtProc []backends `json:"extProc"`
+	OIDC    *struct {
+		ClientSecret *secretRef `json:"clientSecret"`
+	} `json:"oidc"`
+	ResponseOverride []struct {
+		Response struct {
+			Body *struct {
+				ValueRef *localRef `json:"valueRef"`
+			} `json:"body"`
+		} `json:"response"`
+	} `json:"responseOverride"`
+	Lua []struct {
+		ValueRef *localRef `json:"valueRef"`
+	} `json:"lua"`
+	JWT *struct {
+		Providers []struct {
+			LocalJWKS *struct {
+				ValueRef *localRef `json:"valueRef"`
+			} `json:"localJWKS"`
+		} `json:"providers"`
+	} `json:"jwt"`
+}
+
+// localRef names an object in the policy's namespace (a ConfigMap).
+type localRef struct {
+	Name string `json:"name"`
+}
+
+// serviceImport is the multi-cluster Service a backendRef may name.
+var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "ServiceImport"}
+
+// validateReferences makes p Invalid, with Envoy Gateway's messages, for a
+// backend or Secret reference that does not resolve: the object is missing,
+// in another namespace without a ReferenceGrant, or (a Service) has no such
+// port.
+func (k *Kind) validateReferences(p *policy.Policy, raw []byte, m *model.Model) {
+	var refs references
+	if json.Unmarshal(raw, &refs) != nil {
+		return // the spec's shape was checked by Decode
+	}
+	v := refValidator{p: p, m: m, kind: k.name}
+	if refs.ExtAuth != nil {
+		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {
+			if b != nil {
+				v.backends("ExtAuth", "spec.extAuth", b.refs())
+			}
+		}
+	}
+	for i, b := range refs.ExtProc {
+		v.backends("ExtProc", fmt.Sprintf("spec.extProc[%d]", i), b.refs())
+	}
+	if refs.OIDC != nil && refs.OIDC.ClientSecret != nil {
+		v.clientSecret(*refs.OIDC.ClientSecret)
+	}
+	v.configMaps(refs)
+}
+
+// configMaps checks the ConfigMaps a policy reads its content from: they
+// must exist in its namespace and hold the key Envoy Gateway reads.
+func (v refValidator) configMaps(refs references) {
+	ns := v.p.Obj.Namespace
+	for i, o := range refs.ResponseOverride {
+		if o.Response.Body == nil || o.Response.Body.ValueRef == nil {
+			continue
+		}
+		name, path := o.Response.Body.ValueRef.Name, fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
+		switch keys, ok := v.configMapKeys(name); {
+		case !ok:
+			v.invalid(path, "ResponseOverride: can't find the referenced configmap %s/%s.", ns, name)
+		case !slices.Contains(keys, "response.body"):
+			v.invalid(path, "ResponseOverride: can't find the key response.body in the referenced configmap %s/%s.", ns, name)
+		}
+	}
+	for i, l := range refs.Lua {
+		if l.ValueRef == nil {
+			continue
+		}
+		name, path := l.ValueRef.Name, fmt.Sprintf("spec.lua[%d].valueRef", i)
+		switch keys, ok := v.configMapKeys(name); {
+		case !ok:
+			v.invalid(path, "Lua: can't find the referenced configmap %s in namespace %s.", name, ns)
+		case !slices.Contains(keys, "lua"):
+			v.invalid(path, "Lua: can't find the key lua in the referenced configmap %s.", name)
+		}
+	}
+	if refs.JWT == nil {
+		return
+	}
+	for i, pr := range refs.JWT.Providers {
+		if pr.LocalJWKS == nil || pr.LocalJWKS.ValueRef == nil {
+			continue
+		}
+		if _, ok := v.configMapKeys(pr.LocalJWKS.ValueRef.Name); !ok {
+			v.invalid(fmt.Sprintf("spec.jwt.providers[%d].localJWKS.valueRef", i), "JWT: local JWKS ConfigMap %s/%s not found.", ns, pr.LocalJWKS.ValueRef.Name)
+		}
+	}
+}
+
+// configMapKeys are the keys of a ConfigMap in the policy's namespace;
+// ok is false when it is not in the input.
+func (v refValidator) configMapKeys(name string) (keys []string, ok bool) {
+	cm := v.m.ConfigMap(v.p.Obj.Namespace, name)
+	if cm == nil {
+		return nil, false
+	}
+	return cm.Keys, true
+}
+
+type refValidator struct {
+	p    *policy.Policy
+	m    *model.Model
+	kind string
+}
+
+func (v refValidator) invalid(path, format string, args ...any) {
+	v.p.Invalid = append(v.p.Invalid, v.p.Diag("GWP401", diag.Error, path, format, args...))
+}
+
+// backends checks an extension's backendRefs; the first problem is
+// reported, as Envoy Gateway stops at it.
+func (v refValidator) backends(feature, path string, refs []backendRef) {
+	for _, r := range refs {
+		if msg := v.backend(r); msg != "" {
+			v.invalid(path, "%s: %s", feature, msg)
+			return
+		}
+	}
+}
+
+func (v refValidator) backend(r backendRef) string {
+	ns := v.p.Obj.Namespace
+	if r.Namespace != nil && *r.Namespace != "" {
+		ns = *r.Namespace
+	}
+	gk := model.GroupKind{Group: r.Group, Kind: r.Kind}
+	if gk.Kind == "" {
+		gk.Kind = "Service"
+	}
+	if gk.Kind == "Service" && gk.Group == "" && r.Port == nil {
+		return "a valid port number corresponding to a port on the Service must be specified."
+	}
+	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
+		return fmt.Sprintf("backend ref to %s %s/%s not permitted by any ReferenceGrant.", gk.Kind, ns, r.Name)
+	}
+	switch gk {
+	case model.GroupKind{Kind: "Service"}:
+		svc := v.m.Service(ns, r.Name)
+		switch {
+		case svc == nil:
+			return fmt.Sprintf("service %s/%s not found.", ns, r.Name)
+		case svc.Spec.Type == "ExternalName":
+			return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)
+		case !svc.HasPort(*r.Port):
+			return fmt.Sprintf("TCP Port %d not found on service %s/%s.", *r.Port, ns, r.Name)
+		}
+	case serviceImport, backend:
+		if _, ok := v.m.Object(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}); !ok {
+			return fmt.Sprintf("%s %s/%s not found.", lower(gk.Kind), ns, r.Name)
+		}
+	}
+	return ""
+}
+
+// clientSecret checks the OIDC client secret: it must exist, be
+// reachable, and hold the client-secret key.
+func (v refValidator) clientSecret(r secretRef) {
+	ns := v.p.Obj.Namespace
+	if r.Namespace != nil && *r.Namespace != "" {
+		ns = *r.Namespace
+	}
+	const path = "spec.oidc.clientSecret"
+	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: r.Name}) {
+		v.invalid(path, "OIDC: ref to Secret %s/%s not permitted by any ReferenceGrant.", ns, r.Name)
+		return
+	}
+	s := v.m.Secret(ns, r.Name)
+	switch {
+	case s == nil:
+		v.invalid(path, "OIDC: secret %s/%s does not exist.", ns, r.Name)
+	case !slices.Contains(s.Keys, "client-secret"):
+		v.invalid(path, "OIDC: client secret not found in secret %s/%s.", ns, r.Name)
+	}
+}
+
+func lower(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		if 'A' <= c && c <= 'Z' {
+			out[i] = c + 'a' - 'A'
+		}
+	}
+	return string(out)
+}

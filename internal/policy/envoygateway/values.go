@@ -1,0 +1,210 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// valueChecks are the values Envoy Gateway rejects at translation (the
+// CRD schema lets them through): durations Go cannot parse, sizes that are
+// not whole bytes or out of range, negative circuit-breaker limits, a
+// consistent-hash table size that is not a prime ≤ 5000011. Each makes the
+// policy Invalid with Envoy Gateway's message.
+type valueChecks struct {
+	p    *policy.Policy
+	spec map[string]any
+}
+
+// checkValues runs the kind's value checks on the decoded spec.
+func (k *Kind) checkValues(p *policy.Policy, raw []byte) {
+	var spec map[string]any
+	if json.Unmarshal(raw, &spec) != nil {
+		return
+	}
+	v := valueChecks{p: p, spec: spec}
+	switch k.name {
+	case "BackendTrafficPolicy":
+		v.duration("Timeout: invalid ConnectTimeout value %s.", "timeout", "tcp", "connectTimeout")
+		v.duration("Timeout: invalid ConnectionIdleTimeout value %s.", "timeout", "http", "connectionIdleTimeout")
+		v.duration("Timeout: invalid MaxConnectionDuration value %s.", "timeout", "http", "maxConnectionDuration")
+		v.duration("Timeout: invalid RequestTimeout value %s.", "timeout", "http", "requestTimeout")
+		v.bytes("BackendConnection: invalid BufferLimit value %s.", "BackendConnection: BufferLimit value %s is out of range, must be between 0 and 4294967295.", "connection", "bufferLimit")
+		v.bytes("RequestBuffer: invalid limit value %s.", "RequestBuffer: limit value %s is out of range, must be between 0 and 4294967295.", "requestBuffer", "limit")
+		for _, f := range []string{"maxConnections", "maxPendingRequests", "maxParallelRequests", "maxParallelRetries", "maxRequestsPerConnection"} {
+			v.nonNegative("CircuitBreaker: invalid "+upperFirst(f)+" value %v.", "circuitBreaker", f)
+		}
+		v.tableSize()
+		v.rateLimit(raw)
+		v.bandwidth("request")
+		v.bandwidth("response")
+	case "ClientTrafficPolicy":
+		v.duration("Timeout: invalid HTTP RequestReceivedTimeout value %s.", "timeout", "http", "requestReceivedTimeout")
+		v.duration("Timeout: invalid HTTP IdleTimeout value %s.", "timeout", "http", "idleTimeout")
+		v.duration("Timeout: invalid TCP IdleTimeout value %s.", "timeout", "tcp", "idleTimeout")
+		v.duration("Connection: invalid CloseDelay value %s.", "connection", "connectionLimit", "closeDelay")
+		v.bytes("Connection: invalid BufferLimit value %s.", "Connection: BufferLimit value %s is out of range, must be between 0 and 4294967295.", "connection", "bufferLimit")
+		v.window("InitialStreamWindowSize", "http2", "initialStreamWindowSize")
+		v.window("InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
+		v.headers("EarlyRequestHeaders", "earlyRequestHeaders")
+		v.headers("LateResponseHeaders", "lateResponseHeaders")
+		if v.at("http3") != nil && v.at("tls", "clientValidation") != nil {
+			decoded(p).warning = [2]string{"UnsupportedHTTP3ClientValidation",
+				"HTTP/3 was disabled for the HTTPS listeners because Envoy does not support downstream client TLS validation over QUIC"}
+		}
+	}
+}
+
+// at is the value at a path of the spec, nil when absent.
+func (v valueChecks) at(path ...string) any {
+	var cur any = v.spec
+	for _, k := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}
+
+func (v valueChecks) invalid(path []string, format string, args ...any) {
+	field := "spec"
+	for _, p := range path {
+		field += "." + p
+	}
+	v.p.Invalid = append(v.p.Invalid, v.p.Diag("GWP401", diag.Error, field, format, args...))
+}
+
+func (v valueChecks) duration(format string, path ...string) {
+	s, ok := v.at(path...).(string)
+	if !ok {
+		return
+	}
+	if _, err := time.ParseDuration(s); err != nil {
+		v.invalid(path, format, s)
+	}
+}
+
+// bytes checks a size: a quantity of whole bytes that fits in 32 bits.
+func (v valueChecks) bytes(invalid, outOfRange string, path ...string) {
+	s := quantityString(v.at(path...))
+	if s == "" {
+		return
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		v.invalid(path, invalid, s)
+		return
+	}
+	n, ok := q.AsInt64()
+	switch {
+	case !ok:
+		v.invalid(path, invalid, s)
+	case n < 0 || n > math.MaxUint32:
+		v.invalid(path, outOfRange, s)
+	}
+}
+
+// window checks an HTTP/2 window size: 65535 to 2147483647 bytes.
+func (v valueChecks) window(name string, path ...string) {
+	s := quantityString(v.at(path...))
+	if s == "" {
+		return
+	}
+	q, err := resource.ParseQuantity(s)
+	n, ok := q.AsInt64()
+	if err != nil || !ok || n < 65535 || n > math.MaxInt32 {
+		v.invalid(path, "HTTP2: %s value %s is out of range, must be between 65535 and 2147483647", name, s)
+	}
+}
+
+func quantityString(x any) string {
+	switch q := x.(type) {
+	case string:
+		return q
+	case float64:
+		return fmt.Sprint(q)
+	}
+	return ""
+}
+
+func (v valueChecks) nonNegative(format string, path ...string) {
+	if n, ok := v.at(path...).(float64); ok && n < 0 {
+		v.invalid(path, format, n)
+	}
+}
+
+// maxTableSize is the largest consistent-hash table Envoy Gateway accepts.
+const maxTableSize = 5000011
+
+func (v valueChecks) tableSize() {
+	path := []string{"loadBalancer", "consistentHash", "tableSize"}
+	n, ok := v.at(path...).(float64)
+	if !ok {
+		return
+	}
+	if n != math.Trunc(n) || n > maxTableSize || !prime(int64(n)) {
+		v.invalid(path, "LoadBalancer: ConsistentHash: invalid TableSize value %v.", n)
+	}
+}
+
+func prime(n int64) bool {
+	if n < 2 {
+		return false
+	}
+	for d := int64(2); d*d <= n; d++ {
+		if n%d == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bandwidth checks a bandwidth limit: at least 1 KiB per second.
+func (v valueChecks) bandwidth(direction string) {
+	path := []string{"bandwidthLimit", direction, "limit"}
+	value, ok := v.at(append(path, "value")...).(float64)
+	unit, _ := v.at(append(path, "unit")...).(string)
+	secs := unitSeconds[unit]
+	if !ok || secs == 0 {
+		return
+	}
+	if value/float64(secs) < 1024 {
+		v.invalid(path, "BandwidthLimit: %s: bandwidth limit of %v bytes per %s is below the minimum of 1 KiB/s.", direction, value, unit)
+	}
+}
+
+// headers checks header modifiers as Envoy Gateway does: a header to add
+// or set needs a name, without '/' or ':'; a header to remove a name.
+func (v valueChecks) headers(name, field string) {
+	path := []string{"headers", field}
+	for _, op := range []string{"add", "set", "addIfAbsent"} {
+		list, _ := v.at(append(path, op)...).([]any)
+		for _, h := range list {
+			m, _ := h.(map[string]any)
+			n, _ := m["name"].(string)
+			switch {
+			case n == "":
+				v.invalid(append(path, op), "Headers: %s cannot %s a header with an empty name", name, op)
+				return
+			case strings.ContainsAny(n, "/:"):
+				v.invalid(append(path, op), "Headers: %s cannot %s a header with a '/' or ':' character in them. Header: '%q'", name, op, n)
+				return
+			}
+		}
+	}
+	list, _ := v.at(append(path, "remove")...).([]any)
+	for _, h := range list {
+		if n, _ := h.(string); n == "" {
+			v.invalid(append(path, "remove"), "Headers: %s cannot remove a header with an empty name", name)
+			return
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package envoygateway
+
+import (
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+func decode(t *testing.T, kind, spec string) *policy.Policy {
+	t.Helper()
+	doc := "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: p, namespace: default}\nspec:\n" + spec
+	objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("parse: %v (%d objects)", err, len(objs))
+	}
+	k := map[string]*Kind{"BackendTrafficPolicy": BackendTrafficPolicy(), "ClientTrafficPolicy": ClientTrafficPolicy()}[kind]
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default"})
+	return k.Decode(objs[0], &policy.Env{Model: m})
+}
+
+func TestValueChecks(t *testing.T) {
+	tests := []struct {
+		kind, spec string
+		invalid    string // the message, "" when valid
+	}{
+		{"BackendTrafficPolicy", "  timeout: {tcp: {connectTimeout: 20kib}}\n", "Timeout: invalid ConnectTimeout value 20kib."},
+		{"BackendTrafficPolicy", "  timeout: {tcp: {connectTimeout: 20s}}\n", ""},
+		{"BackendTrafficPolicy", "  connection: {bufferLimit: 100m}\n", "BackendConnection: invalid BufferLimit value 100m."},
+		{"BackendTrafficPolicy", "  connection: {bufferLimit: 100Mi}\n", ""},
+		{"BackendTrafficPolicy", "  requestBuffer: {limit: 5000Mi}\n", "RequestBuffer: limit value 5000Mi is out of range, must be between 0 and 4294967295."},
+		{"BackendTrafficPolicy", "  circuitBreaker: {maxConnections: -1}\n", "CircuitBreaker: invalid MaxConnections value -1."},
+		{"BackendTrafficPolicy", "  loadBalancer: {type: ConsistentHash, consistentHash: {tableSize: 1024}}\n", "LoadBalancer: ConsistentHash: invalid TableSize value 1024."},
+		{"BackendTrafficPolicy", "  loadBalancer: {type: ConsistentHash, consistentHash: {tableSize: 65537}}\n", ""},
+		{"BackendTrafficPolicy", "  rateLimit: {type: Global, global: {rules: [{clientSelectors: [{headers: [{name: x, type: Distinct, invert: true}]}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: unable to translate rateLimit.Invert is not applicable for distinct header match type."},
+		{"BackendTrafficPolicy", "  rateLimit: {type: Local, local: {rules: [{limit: {requests: 1, unit: Hour}}, {limit: {requests: 2, unit: Hour}}]}}\n",
+			"RateLimit: local rateLimit can not have more than one rule without clientSelectors."},
+		{"BackendTrafficPolicy", "  rateLimit: {type: Local, local: {rules: [{limit: {requests: 1, unit: Hour}}, {clientSelectors: [{headers: [{name: x, value: y}]}], limit: {requests: 2, unit: Minute}}]}}\n",
+			"RateLimit: local rateLimit rule limit unit must be a multiple of the default limit unit."},
+		{"BackendTrafficPolicy", "  rateLimit: {type: Local, local: {rules: [{limit: {requests: 1, unit: Minute}}, {clientSelectors: [{headers: [{name: x, value: y}]}], limit: {requests: 2, unit: Hour}}]}}\n", ""},
+		{"BackendTrafficPolicy", "  bandwidthLimit: {request: {limit: {value: 1023, unit: Second}}}\n",
+			"BandwidthLimit: request: bandwidth limit of 1023 bytes per Second is below the minimum of 1 KiB/s."},
+		{"BackendTrafficPolicy", "  bandwidthLimit: {response: {limit: {value: 61440, unit: Minute}}}\n", ""},
+		{"ClientTrafficPolicy", "  connection: {connectionLimit: {value: 3, closeDelay: 10mib}}\n", "Connection: invalid CloseDelay value 10mib."},
+		{"ClientTrafficPolicy", "  http2: {initialStreamWindowSize: 64Ki}\n", ""},
+		{"ClientTrafficPolicy", "  headers: {earlyRequestHeaders: {set: [{name: 'a:b', value: x}]}}\n",
+			"Headers: EarlyRequestHeaders cannot set a header with a '/' or ':' character in them. Header: '\"a:b\"'"},
+		{"ClientTrafficPolicy", "  headers: {lateResponseHeaders: {remove: ['']}}\n", "Headers: LateResponseHeaders cannot remove a header with an empty name"},
+		{"ClientTrafficPolicy", "  headers: {earlyRequestHeaders: {add: [{name: x-ok, value: y}]}}\n", ""},
+		{"ClientTrafficPolicy", "  http2: {initialStreamWindowSize: 1Ki}\n", "HTTP2: InitialStreamWindowSize value 1Ki is out of range, must be between 65535 and 2147483647"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind+" "+tc.spec, func(t *testing.T) {
+			p := decode(t, tc.kind, tc.spec)
+			got := ""
+			if len(p.Invalid) > 0 {
+				got = p.Invalid[0].Message
+			}
+			if got != tc.invalid {
+				t.Errorf("invalid = %q, want %q", got, tc.invalid)
+			}
+		})
+	}
+}

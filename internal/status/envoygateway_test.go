@@ -1,0 +1,293 @@
+package status_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// egBase is an Envoy Gateway platform: its class, a Gateway with two
+// listeners and a route on each.
+const egBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+  - {name: b, protocol: HTTP, port: 81, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ra, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: a}]
+  rules: [{name: one}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: rb, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules: [{name: one}, {name: two}]
+`
+
+// btp is a BackendTrafficPolicy document; target is KIND/NAME[#SECTION].
+func btp(ns, name, target, extra string) string {
+	kind, rest, _ := strings.Cut(target, "/")
+	tname, section, _ := strings.Cut(rest, "#")
+	ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + tname
+	if section != "" {
+		ref += ", sectionName: " + section
+	}
+	return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name +
+		", namespace: " + ns + "}\nspec:\n  targetRefs: [" + ref + "}]\n  timeout: {tcp: {connectTimeout: 5s}}\n" + extra
+}
+
+// egConditions prints each Envoy Gateway policy's status as
+// "NAME @ ANCESTOR (CONTROLLER): Type=Status/Reason …" lines.
+func egConditions(rep *status.Report) []string {
+	var out []string
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			var cs []string
+			for _, c := range a.Conditions {
+				cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+			}
+			slices.Sort(cs)
+			out = append(out, p.Name+" @ "+a.AncestorRef.String()+" ("+a.ControllerName+"): "+strings.Join(cs, " "))
+		}
+	}
+	return out
+}
+
+func TestEnvoyGatewayPolicyStatus(t *testing.T) {
+	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	tests := []struct {
+		name     string
+		policies string
+		want     []string
+	}{{
+		name:     "a route policy overrides the Gateway's whole",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route-policy", "HTTPRoute/ra", ""),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted",
+		},
+	}, {
+		name:     "with mergeType both report Merged, on the listener the route merged through",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: StrategicMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+			"route-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Merged=True/Merged",
+			"route-policy @ Gateway/infra/gw#b (" + eg + "): Merged=True/Merged",
+		},
+	}, {
+		name:     "a listener policy overrides the Gateway's; it merges with the route's",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("infra", "l-policy", "Gateway/gw#a", "") + btp("app", "route-policy", "HTTPRoute/ra", "  mergeType: JSONMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"l-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+		},
+	}, {
+		name:     "the later policy on one target is Conflicted, in document order",
+		policies: btp("app", "z-first", "HTTPRoute/ra", "") + btp("app", "a-second", "HTTPRoute/ra", ""),
+		want: []string{
+			"a-second @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Conflicted",
+			"z-first @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted",
+		},
+	}, {
+		name:     "a rule policy overrides the route's; a missing section is TargetNotFound",
+		policies: btp("app", "route-policy", "HTTPRoute/ra", "") + btp("app", "rule-policy", "HTTPRoute/ra#one", "") + btp("infra", "lost", "Gateway/gw#nope", ""),
+		want: []string{
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"rule-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=True/Accepted",
+			"lost @ Gateway/infra/gw#nope (" + eg + "): Accepted=False/TargetNotFound",
+		},
+	}, {
+		name:     "the singular targetRef is a DeprecatedField warning; a target not in the input gives no status",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: old, namespace: app}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: rb}\n  cors: {allowOrigins: ['*']}\n" + btp("app", "nowhere", "HTTPRoute/missing", ""),
+		want: []string{
+			"old @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/DeprecatedField",
+		},
+	}, {
+		name: "an extension backend that does not resolve makes the policy Invalid",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: auth, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ra}]\n  extAuth: {http: {backendRefs: [{name: missing, port: 80}]}}\n",
+		want: []string{"auth @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid"},
+	}, {
+		name: "a parent Gateway of another class is not Envoy Gateway's: no ancestor through it",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: infra}\nspec:\n  gatewayClassName: not-in-input\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}, {name: other, namespace: infra}]\n" +
+			btp("app", "route-policy", "HTTPRoute/both", ""),
+		want: []string{"route-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted"},
+	}, {
+		name: "a ClientTrafficPolicy on one of two plain HTTP listeners sharing a port is Invalid",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: shared, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+			"  listeners:\n  - {name: x, protocol: HTTP, port: 80, hostname: x.example.com}\n  - {name: y, protocol: HTTP, port: 80, hostname: y.example.com}\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: one, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: shared, sectionName: x}]\n  tcpKeepalive: {}\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: all, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  tcpKeepalive: {}\n",
+		want: []string{
+			"one @ Gateway/infra/shared#x (" + eg + "): Accepted=False/Invalid",
+			"all @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+		},
+	}, {
+		name: "a geolocation rule needs a geoIP provider and client IP detection on the listener",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: geo, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ra}]\n" +
+			"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n",
+		want: []string{"geo @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid"},
+	}, {
+		name: "a targetSelector reaches another namespace only where its namespaces select and a ReferenceGrant allows",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: team, labels: {pick: me}}\nspec:\n  gatewayClassName: eg\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: closed, namespace: shut, labels: {pick: me}}\nspec:\n  gatewayClassName: eg\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: team}\nspec:\n" +
+			"  from: [{group: gateway.envoyproxy.io, kind: BackendTrafficPolicy, namespace: app}]\n  to: [{group: gateway.networking.k8s.io, kind: Gateway}]\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: picker, namespace: app}\nspec:\n" +
+			"  targetSelectors: [{group: gateway.networking.k8s.io, kind: Gateway, namespaces: {from: All}, matchLabels: {pick: me}}]\n  timeout: {tcp: {connectTimeout: 5s}}\n",
+		want: []string{"picker @ Gateway/team/other (" + eg + "): Accepted=True/Accepted"},
+	}, {
+		name:     "a route policy merging into an invalid Gateway policy is invalid on that listener; the Gateway's is overridden",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "  circuitBreaker: {maxConnections: -1}\n") + btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: StrategicMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=False/Invalid Overridden=True/Overridden",
+			"route-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"route-policy @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid",
+			"route-policy @ Gateway/infra/gw#b (" + eg + "): Accepted=False/Invalid",
+		},
+	}, {
+		name: "HTTP/3 with client certificate validation is a warning: Envoy cannot validate clients over QUIC",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
+		want: []string{"quic @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/UnsupportedHTTP3ClientValidation"},
+	}, {
+		name: "a route one of whose rule policies merges counts as merging into the Gateway's, not overriding it",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "rule-keeps", "HTTPRoute/rb#one", "") +
+			btp("app", "rule-merges", "HTTPRoute/rb#two", "  mergeType: StrategicMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Merged=True/Merged",
+			"rule-keeps @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"rule-merges @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted",
+			"rule-merges @ Gateway/infra/gw#a (" + eg + "): Merged=True/Merged",
+			"rule-merges @ Gateway/infra/gw#b (" + eg + "): Merged=True/Merged",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := egConditions(compile(t, egBase+tc.policies))
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tc.want))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUnmanagedGatewayParent: when the input has GatewayClasses but not a
+// Gateway's, no controller in view manages that Gateway, so a route's
+// parentRef to it gets no status entry (its controller writes that).
+func TestUnmanagedGatewayParent(t *testing.T) {
+	rep := compile(t, egBase+"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: infra}\nspec:\n  gatewayClassName: not-in-input\n"+
+		"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n"+
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}, {name: other, namespace: infra}]\n")
+	var got []string
+	for _, r := range rep.Routes {
+		if r.Name == "both" {
+			for _, p := range r.Parents {
+				got = append(got, p.ParentRef.Name+" "+p.ControllerName)
+			}
+		}
+	}
+	want := []string{"gw gateway.envoyproxy.io/gatewayclass-controller"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("route parents (-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvoyGatewayAggregated: past 16 ancestors Envoy Gateway keeps the
+// first 16 in printed order and marks the last kept one Aggregated.
+func TestEnvoyGatewayAggregated(t *testing.T) {
+	docs := egBase
+	var refs []string
+	for i := range 17 {
+		name := fmt.Sprintf("g%02d", i)
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80}]\n"
+		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
+	}
+	docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  tcpKeepalive: {}\n"
+	var got []string
+	for _, line := range egConditions(compile(t, docs)) {
+		if strings.HasPrefix(line, "wide @ ") {
+			got = append(got, line)
+		}
+	}
+	if len(got) != 16 {
+		t.Fatalf("%d ancestors, want 16: %v", len(got), got)
+	}
+	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	if want := "wide @ Gateway/infra/g15 (" + eg + "): Accepted=True/Accepted Aggregated=True/Aggregated"; got[15] != want {
+		t.Errorf("last ancestor = %q, want %q", got[15], want)
+	}
+}
+
+// TestPolicyAncestorController: every policy status entry carries the
+// controller of its Gateway's class, not the configured default.
+func TestPolicyAncestorController(t *testing.T) {
+	docs := base +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: x}\nspec: {controllerName: example.com/other}\n" +
+		policyDoc("p1", "r1", "", "  cors: {allowOrigins: ['*']}\n", 1)
+	rep := compile(t, docs)
+	var got []string
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			got = append(got, p.Name+" @ "+a.AncestorRef.String()+" "+a.ControllerName)
+		}
+	}
+	want := []string{"p1 @ Gateway/infra/gw example.com/other"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ancestors (-want +got):\n%s", diff)
+	}
+}
+
+// TestHTTPRouteFilterExtensionRef: a rule naming Envoy Gateway's
+// HTTPRouteFilter resolves; one naming a filter not in the input does not.
+func TestHTTPRouteFilterExtensionRef(t *testing.T) {
+	route := func(name, filter string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: a}]\n" +
+			"  rules: [{filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: " + filter + "}}]}]\n"
+	}
+	docs := egBase + route("uses", "direct") + route("misses", "nowhere") +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: HTTPRouteFilter\nmetadata: {name: direct, namespace: app}\nspec:\n  directResponse: {statusCode: 404}\n"
+	got := map[string]string{}
+	for _, r := range compile(t, docs).Routes {
+		for _, p := range r.Parents {
+			for _, c := range p.Conditions {
+				if c.Type == "ResolvedRefs" {
+					got[r.Name] = c.Status
+				}
+			}
+		}
+	}
+	want := map[string]string{"ra": "True", "rb": "True", "uses": "True", "misses": "False"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ResolvedRefs (-want +got):\n%s", diff)
+	}
+}
