@@ -67,7 +67,7 @@ func (op restAPIOperationEx) heading() string {
 
 // explainRestAPI writes the chains of RestApi ns/name in format text or
 // json; with showValues each entry carries its params as written.
-func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string, showValues bool) error {
+func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string, showValues bool, width int) error {
 	if c.WSO2 == nil || c.Versions == nil { // not from CompileWith
 		return diag.Errorf(diag.Internal, "explain restapi: the input was compiled without the WSO2 kinds")
 	}
@@ -123,7 +123,7 @@ func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string, sh
 		_, err = w.Write(data)
 		return err
 	}
-	_, err := io.WriteString(w, restAPIText(&rep))
+	_, err := io.WriteString(w, restAPIText(&rep, width))
 	return err
 }
 
@@ -135,7 +135,7 @@ func diagMessages(ds []diag.Diagnostic) string {
 	return strings.Join(ms, "; ")
 }
 
-func restAPIText(rep *restAPIExplain) string {
+func restAPIText(rep *restAPIExplain, width int) string {
 	var b strings.Builder
 	r := rep.RestAPI
 	fmt.Fprintf(&b, "RestApi %s/%s", r.Namespace, r.Name)
@@ -161,7 +161,7 @@ func restAPIText(rep *restAPIExplain) string {
 	}
 	for _, op := range rep.Operations {
 		fmt.Fprintf(&b, "\n%s\n", op.heading())
-		b.WriteString(chainTable(op.Chain, rep.Definitions != "", rep.EngineManifest != ""))
+		b.WriteString(chainTable(op.Chain, rep.Definitions != "", rep.EngineManifest != "", width))
 		b.WriteByte('\n')
 		for i, e := range op.Chain {
 			if len(e.Params) > 0 {
@@ -193,13 +193,38 @@ func orNone(s, none string) string {
 	return s
 }
 
+// chainHeaders are the chain table's columns.
+var chainHeaders = []string{"#", "POLICY", "DEFINITION", "ENGINE", "LEVEL", "SOURCE", "PROBLEMS"}
+
 // chainTable renders a chain: one row per policy, in execution order.
-func chainTable(chain []wso2.Entry, defs, engine bool) string {
+// On a terminal (width > 0) the table must fit whole: where it is wider
+// than the terminal, each policy becomes a list entry with its cells on
+// lines of their own, wrapped at the width. Nothing is cut.
+func chainTable(chain []wso2.Entry, defs, engine bool, width int) string {
 	if len(chain) == 0 {
 		return "  empty chain\n"
 	}
-	tb := table.New().Border(lipgloss.NormalBorder()).BorderStyle(lipgloss.NewStyle()).
-		Headers("#", "POLICY", "DEFINITION", "ENGINE", "LEVEL", "SOURCE", "PROBLEMS")
+	rows := chainRows(chain, defs, engine)
+	out := table.New().Border(lipgloss.NormalBorder()).BorderStyle(lipgloss.NewStyle()).Headers(chainHeaders...).Rows(rows...).Render()
+	if width <= 0 || lipgloss.Width(out) <= width {
+		return out
+	}
+	var list []fieldRow
+	for _, r := range rows {
+		fr := fieldRow{Key: r[0] + ". " + r[1]}
+		for i, h := range chainHeaders[2:] {
+			fr.Lines = append(fr.Lines, strings.ToLower(h)+": "+r[i+2])
+		}
+		list = append(list, fr)
+	}
+	var b strings.Builder
+	writeList(&b, list, width)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// chainRows are the chain table's cells.
+func chainRows(chain []wso2.Entry, defs, engine bool) [][]string {
+	var rows [][]string
 	for i, e := range chain {
 		def, eng := e.Definition, e.Engine
 		switch {
@@ -221,9 +246,9 @@ func chainTable(chain []wso2.Entry, defs, engine bool) string {
 		if problems == "" {
 			problems = "-"
 		}
-		tb = tb.Row(fmt.Sprint(i+1), e.Identity, def, eng, string(e.Level), shortID(e.Source), problems)
+		rows = append(rows, []string{fmt.Sprint(i + 1), e.Identity, def, eng, string(e.Level), shortID(e.Source), problems})
 	}
-	return tb.Render()
+	return rows
 }
 
 // wso2RuleChain is the chain the policy engine runs for a route rule:
@@ -286,5 +311,5 @@ func runExplainRestAPI(o *explainOptions, c *Compiled) error {
 	if ns == "" || name == "" {
 		return usageError("target %q: want restapi/NAMESPACE/NAME (or restapi/NAME with -n)", o.Target)
 	}
-	return explainRestAPI(c, ns, name, o.IO.Out, o.Output, o.ShowValues)
+	return explainRestAPI(c, ns, name, o.IO.Out, o.Output, o.ShowValues, o.IO.Width)
 }

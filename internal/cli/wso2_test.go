@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/charmbracelet/lipgloss"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -354,13 +355,13 @@ func TestExplainRestAPI(t *testing.T) {
 	c := compileWSO2(t)
 	for _, format := range []string{"text", "json"} {
 		var b bytes.Buffer
-		if err := explainRestAPI(c, "demo", "petstore-v1.0", &b, format, false); err != nil {
+		if err := explainRestAPI(c, "demo", "petstore-v1.0", &b, format, false, 0); err != nil {
 			t.Fatal(err)
 		}
 		got := strings.ReplaceAll(b.String(), filepath.ToSlash(wso2Dir)+"/", "testdata/wso2/")
 		goldenWSO2(t, "explain-restapi."+map[string]string{"text": "txt", "json": "json"}[format], got)
 	}
-	err := explainRestAPI(c, "demo", "petstore-v1", &bytes.Buffer{}, "text", false)
+	err := explainRestAPI(c, "demo", "petstore-v1", &bytes.Buffer{}, "text", false, 0)
 	if diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), `did you mean "demo/petstore-v1.0"?`) {
 		t.Errorf("unknown RestApi: %v", err)
 	}
@@ -612,5 +613,39 @@ func TestWSO2RouteRejectedAsAWhole(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "GWP512") {
 		t.Errorf("stderr does not report GWP512:\n%s", errOut)
+	}
+}
+
+// TestExplainRestAPIFitsTerminal: the chain table fits a terminal of 40,
+// 80 and 200 columns (a list where the table is wider), and cuts no value.
+func TestExplainRestAPIFitsTerminal(t *testing.T) {
+	c := compileWSO2(t)
+	var whole bytes.Buffer
+	if err := explainRestAPI(c, "demo", "petstore-v1.0", &whole, "text", false, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []int{40, 80, 200} {
+		var b bytes.Buffer
+		if err := explainRestAPI(c, "demo", "petstore-v1.0", &b, "text", false, width); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		for _, l := range strings.Split(got, "\n") {
+			if strings.ContainsAny(l, "│┌└") && lipgloss.Width(l) > width {
+				t.Errorf("width %d: table line of %d columns: %q", width, lipgloss.Width(l), l)
+			}
+		}
+		if isTable := strings.Contains(got, "│"); isTable != (width == 200) {
+			t.Errorf("width %d: table = %v, want %v", width, isTable, width == 200)
+		}
+		if strings.Contains(got, "…") {
+			t.Errorf("width %d: a value was cut:\n%s", width, got)
+		}
+		// Every policy identity of the unwrapped view is still there whole.
+		for _, id := range []string{"wso2_apip_sys_analytics", "cors"} {
+			if strings.Contains(whole.String(), id) && !strings.Contains(strings.ReplaceAll(got, "\n", ""), id) {
+				t.Errorf("width %d: %s was cut", width, id)
+			}
+		}
 	}
 }
