@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -115,11 +116,20 @@ func readInput(path string, opt Options) ([]byte, error) {
 		}
 		r = opt.Stdin
 	} else {
-		f, err := os.Open(path)
+		// Non-blocking, so a FIFO swapped in after expand's check cannot
+		// hang the open; the check is repeated on what was opened.
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", path, unwrapPathErr(err))
 		}
 		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", path, unwrapPathErr(err))
+		}
+		if err := regularFile(path, st); err != nil {
+			return nil, err
+		}
 		r = f
 	}
 	max := opt.Limits.MaxFileBytes
@@ -169,6 +179,9 @@ func expand(paths []string) ([]string, error) {
 			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
 		}
 		if !st.IsDir() {
+			if err := regularFile(p, st); err != nil {
+				return nil, err
+			}
 			add(p)
 			continue
 		}
@@ -181,6 +194,29 @@ func expand(paths []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// regularFile refuses what is not a regular file: a FIFO would block
+// the read forever, a device (/dev/zero) would be read until the size
+// limit, a socket cannot be read at all. Stdin ("-") is the way to pipe.
+func regularFile(path string, st fs.FileInfo) error {
+	if st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "mode " + st.Mode().Type().String()
+	switch m := st.Mode(); {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	case m.IsDir():
+		kind = "a directory"
+	}
+	return diag.Errorf(diag.Invalid, "%s: not a regular file (%s), not read; pass piped input as -f - (stdin)", path, kind)
 }
 
 func walkDir(root string) ([]string, error) {
@@ -218,6 +254,9 @@ func walkDir(root string) ([]string, error) {
 					return err
 				}
 			case slices.Contains(inputExts, strings.ToLower(filepath.Ext(p))):
+				if err := regularFile(p, st); err != nil {
+					return err
+				}
 				files = append(files, p)
 			}
 		}
