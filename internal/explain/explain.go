@@ -81,6 +81,11 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
+	for _, b := range rule.Backends {
+		if b.Why != "" {
+			t.Notes = append(t.Notes, "answers 500: its backendRef delegates to no route (GWP211): "+b.Why)
+		}
+	}
 	if b := r.Attach.Broken[rule]; len(b) > 0 {
 		for _, x := range b {
 			t.Notes = append(t.Notes, "fails closed: "+x.Reason)
