@@ -352,6 +352,9 @@ func decodeKind(o *manifest.Object, kd kindDef) (any, []diag.Diagnostic) {
 	if err != nil {
 		return nil, append(diags, decodeDiag(o, err))
 	}
+	if out := crdBounds(o, v); len(out) > 0 {
+		return nil, append(diags, out...)
+	}
 	for _, u := range unknown {
 		if u.Path == "status" || len(u.Path) > 7 && u.Path[:7] == "status." {
 			continue
