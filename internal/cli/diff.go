@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diff"
-	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +49,7 @@ does to traffic before it is applied.`,
 
 func runDiff(o *diffOptions) error {
 	load := func(path string) (*Compiled, error) {
-		set, err := manifest.Load([]string{path}, manifest.Options{Stdin: o.IO.In, Limits: manifest.Limits{MaxFileBytes: o.config.MaxFileSize}})
+		set, err := loadManifests(o.globalOptions, []string{path})
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
@@ -118,7 +119,7 @@ func (g *globalOptions) compile() (*Compiled, error) {
 	if err := g.requireFiles(); err != nil {
 		return nil, err
 	}
-	set, err := manifest.Load(g.Files, manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize}})
+	set, err := loadManifests(g, g.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -127,4 +128,14 @@ func (g *globalOptions) compile() (*Compiled, error) {
 		return nil, err
 	}
 	return CompileWith(set, g.config, v), nil
+}
+
+// loadManifests reads paths within the configured size limit; an input
+// over it is told the flag and config key that raise the limit.
+func loadManifests(g *globalOptions, paths []string) (*manifest.Set, error) {
+	set, err := manifest.Load(paths, manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize}})
+	if errors.Is(err, manifest.ErrTooLarge) {
+		return nil, diag.Errorf(diag.Invalid, "%w; raise the limit with --max-file-size BYTES or config maxFileSize (GWPOL_MAXFILESIZE) if this is intended", err)
+	}
+	return set, err
 }

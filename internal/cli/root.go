@@ -30,6 +30,8 @@ type globalOptions struct {
 	// policyDefinitions and engineManifest (WSO2 policy versions).
 	PolicyDefinitions string
 	EngineManifest    string
+	// MaxFileSize overrides the config key maxFileSize when positive.
+	MaxFileSize int64
 
 	config *Config
 }
@@ -66,6 +68,7 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.StringVar(&g.PolicyDefinitions, "policy-definitions", "", "directory of WSO2 policy definitions (policy-definition.yaml) that policy versions resolve against (config policyDefinitions)")
 	pf.StringVar(&g.EngineManifest, "engine-manifest", "", "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest)")
+	pf.Int64Var(&g.MaxFileSize, "max-file-size", 0, "largest input file (or stdin) read, in bytes (default 67108864, or config maxFileSize)")
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
@@ -103,6 +106,12 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	}
 	if g.EngineManifest != "" {
 		c.EngineManifest = g.EngineManifest
+	}
+	switch {
+	case g.MaxFileSize < 0:
+		return usageError("--max-file-size must be a positive number of bytes, not %d", g.MaxFileSize)
+	case g.MaxFileSize > 0:
+		c.MaxFileSize = g.MaxFileSize
 	}
 	g.config = c
 	return nil
