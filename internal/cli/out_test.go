@@ -1,3 +1,5 @@
+//go:build unix
+
 package cli
 
 import (
@@ -5,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,9 +19,6 @@ import (
 // else (made here, in a temporary directory) is refused with exit 3 and
 // left as it was.
 func TestOutRefusesNonRegular(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("FIFOs and Unix sockets are POSIX")
-	}
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -44,9 +42,17 @@ func TestOutRefusesNonRegular(t *testing.T) {
 	if err := os.Symlink(fifo, linkToFIFO); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ path, want string }{
+	cases := []struct{ path, want string }{
 		{fifo, "a FIFO"}, {sock, "a socket"}, {sub, "a directory"}, {linkToFIFO, "a FIFO"}, {dangling, "cannot be followed"},
-	} {
+	}
+	// A copy of /dev/full's node, in the temporary directory (needs root).
+	full := filepath.Join(dir, "full")
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, 1<<8|7); err == nil {
+		cases = append(cases, struct{ path, want string }{full, "a character device"})
+	} else {
+		t.Logf("no device node (%v): the device case is not run", err)
+	}
+	for _, c := range cases {
 		before, _ := os.Lstat(c.path)
 		_, stderr, code := run(t, "status", "-f", "testdata/examples", "--out", c.path)
 		if code != ExitInput || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "--out") {
@@ -57,7 +63,7 @@ func TestOutRefusesNonRegular(t *testing.T) {
 			t.Errorf("%s: replaced (%v → %v)", c.path, before.Mode(), after.Mode())
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 5 {
+	if entries, _ := os.ReadDir(dir); len(entries) != len(cases) {
 		t.Errorf("refused writes left files behind: %v", entries)
 	}
 }
@@ -96,9 +102,6 @@ func TestOutKeepsModeAndLink(t *testing.T) {
 // gone afterwards, the old file intact, and the process ended by the
 // signal.
 func TestOutSignalRemovesTemporary(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM to send on Windows")
-	}
 	if testing.Short() {
 		t.Skip("renders a large platform; skipped with -short")
 	}
