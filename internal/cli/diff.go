@@ -8,7 +8,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/diff"
-	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +57,7 @@ count for --exit-code.`,
 
 func runDiff(o *diffOptions) error {
 	load := func(path string) (*Compiled, error) {
-		set, err := manifest.Load([]string{path}, o.loadOptions())
+		set, err := loadManifests(o.globalOptions, []string{path})
 		if err != nil {
 			return nil, err
 		}

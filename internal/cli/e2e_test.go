@@ -47,9 +47,15 @@ func TestMain(m *testing.M) {
 // run executes the built binary in the repository root.
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runEnv(t, nil, args...)
+}
+
+// runEnv is run with extra environment variables.
+func runEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(gwpolBin, args...)
 	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

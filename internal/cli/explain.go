@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -278,7 +279,9 @@ func explainTarget(c *Compiled, t targetSpec, opt explain.Options) (*explain.Rep
 		}
 		found := false
 		for _, rule := range rt.Rules {
-			if t.Section != "" && rule.Name != t.Section && rule.Section() != t.Section {
+			// #N names the N-th rule whether or not it has a name, as the
+			// help says.
+			if t.Section != "" && rule.Name != t.Section && "#"+strconv.Itoa(rule.Index) != t.Section {
 				continue
 			}
 			found = true

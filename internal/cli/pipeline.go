@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -139,7 +140,7 @@ func (g *globalOptions) compile() (*Compiled, error) {
 	if err := g.requireFiles(); err != nil {
 		return nil, err
 	}
-	set, err := manifest.Load(g.Files, g.loadOptions())
+	set, err := loadManifests(g, g.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +179,7 @@ func displayPaths(paths []string) []string {
 // loadOptions are the manifest loader's settings from flags and config.
 func (g *globalOptions) loadOptions() manifest.Options {
 	return manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize},
-		Exclude: slices.Concat(g.config.Exclude, g.Exclude)}
+		Exclude: slices.Concat(g.config.Exclude, g.Exclude), SizeHint: sizeHint}
 }
 
 // errUnreadable ends a run whose output was written but some of whose
@@ -202,4 +203,18 @@ func (c *Compiled) inputResult() error {
 		return errUnreadable
 	}
 	return nil
+}
+
+// sizeHint is what an input over the size limit is told: the flag and
+// config key that raise it (manifest does not know them).
+const sizeHint = "raise the limit with --max-file-size BYTES or config maxFileSize (GWPOL_MAXFILESIZE) if this is intended"
+
+// loadManifests reads paths with the loader settings of flags and config;
+// an input over the size limit is told how to raise it.
+func loadManifests(g *globalOptions, paths []string) (*manifest.Set, error) {
+	set, err := manifest.Load(paths, g.loadOptions())
+	if errors.Is(err, manifest.ErrTooLarge) {
+		return nil, diag.Errorf(diag.Invalid, "%w; %s", err, sizeHint)
+	}
+	return set, err
 }

@@ -36,6 +36,8 @@ type globalOptions struct {
 	Exclude []string
 	// StrictFields overrides config strictFields when given.
 	StrictFields bool
+	// MaxFileSize overrides the config key maxFileSize when positive.
+	MaxFileSize int64
 
 	config *Config
 }
@@ -75,6 +77,7 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.StringArrayVar(&g.Exclude, "exclude", nil, "glob of input paths not to read (repeatable; * within a path segment, ** across them; config exclude)")
 	pf.BoolVar(&g.StrictFields, "strict-fields", true, "report unknown fields as errors, as kubectl's strict field validation rejects them (config strictFields); --strict-fields=false: warnings")
 	pf.BoolVar(&g.AllowEmpty, "allow-empty", false, "accept inputs that hold no Kubernetes object (default: exit 3, so a CI gate pointed at the wrong path fails)")
+	pf.Int64Var(&g.MaxFileSize, "max-file-size", 0, "largest input file (or stdin) read, in bytes (default 67108864, or config maxFileSize)")
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
@@ -119,6 +122,12 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	}
 	if len(g.EngineManifests) > 0 {
 		c.EngineManifests = g.EngineManifests
+	}
+	switch {
+	case g.MaxFileSize < 0:
+		return usageError("--max-file-size must be a positive number of bytes, not %d", g.MaxFileSize)
+	case g.MaxFileSize > 0:
+		c.MaxFileSize = g.MaxFileSize
 	}
 	g.config = c
 	return nil

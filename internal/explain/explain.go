@@ -113,6 +113,16 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 			t.Notes = append(t.Notes, fmt.Sprintf("answers %d to every request: %s", fs.Status, why))
 		}
 	}
+	if _, fixed := r.FixedStatus(rule); !fixed {
+		// Some delegations resolve and the rule forwards to them; the
+		// others are named (a rule delegating to nothing answers 500, said
+		// above).
+		for _, b := range rule.Backends {
+			if b.Why != "" {
+				t.Notes = append(t.Notes, "a backendRef delegates to no route (GWP211): "+b.Why)
+			}
+		}
+	}
 	if opt.Notes != nil {
 		t.Notes = append(t.Notes, opt.Notes(rt, rule)...)
 	}

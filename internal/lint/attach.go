@@ -28,6 +28,8 @@ func attachRules() []Rule {
 			"A child HTTPRoute rule's match falls outside the delegating parent's path prefix (that rule is not served), or its parent is attached nowhere.", diag.Warning),
 		stageRule("GWP210", "delegation-cycle", "route delegation cycle",
 			"HTTPRoutes delegate to each other in a loop; the delegation that closes the loop is ignored.", diag.Error),
+		stageRule("GWP211", "delegation-to-nothing", "delegating backendRef selects no child route",
+			"An HTTPRoute backendRef (by name, \"*\" or delegation label) selects no route: none exists, it names the parent itself, or the routes it names do not accept the parent in their parentRefs. The rule answers 500 and the route's ResolvedRefs is False (BackendNotFound), as in kgateway.", diag.Error),
 		{Code: "GWP208", Name: "too-many-ancestors", Title: "more than 16 ancestors",
 			Doc: "Policy status holds at most 16 ancestors; the rest are not reported by the controller.", Severity: diag.Warning, Run: tooManyAncestors},
 	}

@@ -71,7 +71,7 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
-	for _, code := range []string{"GWP101", "GWP102", "GWP103", "GWP104", "GWP106", "GWP201", "GWP202", "GWP203", "GWP204", "GWP205", "GWP301", "GWP302", "GWP303", "GWP304", "GWP305", "GWP401", "GWP405"} {
+	for _, code := range []string{"GWP101", "GWP102", "GWP103", "GWP104", "GWP106", "GWP201", "GWP202", "GWP203", "GWP204", "GWP205", "GWP211", "GWP301", "GWP302", "GWP303", "GWP304", "GWP305", "GWP401", "GWP405"} {
 		if !covered[code] {
 			t.Errorf("no fixture makes %s fire", code)
 		}

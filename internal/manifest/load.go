@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -53,6 +56,9 @@ type Options struct {
 	Stdin  io.Reader // read for the path "-"
 	// Exclude are globs of paths not to read (--exclude).
 	Exclude []string
+	// SizeHint tells an input over Limits.MaxFileBytes how to raise the
+	// limit (the caller knows its flag and config key).
+	SizeHint string
 }
 
 // Set is everything read from the inputs, in input order: files sorted by
@@ -75,6 +81,10 @@ func (s *Set) Unreadable() bool {
 	}
 	return false
 }
+
+// ErrTooLarge marks an input over Limits.MaxFileBytes; the caller, which
+// knows how the limit is set, says how to raise it.
+var ErrTooLarge = errors.New("over the size limit")
 
 // StdinName is how stdin appears in positions.
 const StdinName = "<stdin>"
@@ -105,7 +115,11 @@ func Load(paths []string, opt Options) (*Set, error) {
 		name := displayName(files[i])
 		data, err := readInput(files[i], opt)
 		if err != nil {
-			results[i].problems = []diag.Diagnostic{Problem(name, err)}
+			p := Problem(name, err)
+			if errors.Is(err, ErrTooLarge) && opt.SizeHint != "" {
+				p.Message += "; " + opt.SizeHint
+			}
+			results[i].problems = []diag.Diagnostic{p}
 			return
 		}
 		results[i].objs, results[i].problems = loadFile(name, data, opt.Limits)
@@ -136,11 +150,20 @@ func readInput(path string, opt Options) ([]byte, error) {
 		}
 		r = opt.Stdin
 	} else {
-		f, err := os.Open(path)
+		// Non-blocking, so a FIFO swapped in after expand's check cannot
+		// hang the open; the check is repeated on what was opened.
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", path, unwrapPathErr(err))
 		}
 		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", path, unwrapPathErr(err))
+		}
+		if err := regularFile(path, st); err != nil {
+			return nil, err
+		}
 		r = f
 	}
 	max := opt.Limits.MaxFileBytes
@@ -149,7 +172,7 @@ func readInput(path string, opt Options) ([]byte, error) {
 		return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", displayName(path), unwrapPathErr(err))
 	}
 	if int64(len(data)) > max {
-		return nil, diag.Errorf(diag.Invalid, "%s: larger than %d bytes; raise the limit with --max-file-size if this is intended", displayName(path), max)
+		return nil, diag.Errorf(diag.Invalid, "%s: %w: larger than %d bytes", displayName(path), ErrTooLarge, max)
 	}
 	return data, nil
 }
@@ -190,6 +213,9 @@ func expand(paths []string) ([]string, error) {
 			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
 		}
 		if !st.IsDir() {
+			if err := regularFile(p, st); err != nil {
+				return nil, err
+			}
 			add(p)
 			continue
 		}
@@ -202,6 +228,29 @@ func expand(paths []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// regularFile refuses what is not a regular file: a FIFO would block
+// the read forever, a device (/dev/zero) would be read until the size
+// limit, a socket cannot be read at all. Stdin ("-") is the way to pipe.
+func regularFile(path string, st fs.FileInfo) error {
+	if st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "mode " + st.Mode().Type().String()
+	switch m := st.Mode(); {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	case m.IsDir():
+		kind = "a directory"
+	}
+	return diag.Errorf(diag.Invalid, "%s: not a regular file (%s), not read; pass piped input as -f - (stdin)", path, kind)
 }
 
 func walkDir(root string) ([]string, error) {
@@ -239,6 +288,9 @@ func walkDir(root string) ([]string, error) {
 					return err
 				}
 			case slices.Contains(inputExts, strings.ToLower(filepath.Ext(p))):
+				if err := regularFile(p, st); err != nil {
+					return err
+				}
 				files = append(files, p)
 			}
 		}
@@ -338,6 +390,13 @@ var yamlParserProblems = map[string]bool{
 	"found undefined tag handle":             true,
 }
 
+// blockProblems are the parser problems reported at the line where a
+// block collection starts rather than where the offending token is.
+var blockProblems = map[string]bool{
+	"did not find expected key":           true,
+	"did not find expected '-' indicator": true,
+}
+
 func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 	var objs []*Object
 	err := eachDocument(file, c, func(doc *yaml.Node) error {
@@ -396,10 +455,26 @@ func ParseNodes(file string, data []byte, lim Limits) ([]*yaml.Node, error) {
 
 func parseError(file string, c chunk, err error) error {
 	msg := err.Error()
+	if line, col, ok := badUTF8(c.data); ok {
+		// The scanner names the bad octet but not where it is.
+		return diag.Errorf(diag.Invalid, "%s:%d:%d: invalid UTF-8 (byte 0x%02x); YAML and JSON input must be UTF-8", file, line+c.firstLine, col, c.data[offsetOf(c.data, line, col)])
+	}
+	if strings.HasSuffix(msg, "did not find expected <document start>") {
+		if line, col, ok := afterJSONValue(c.data); ok {
+			return diag.Errorf(diag.Invalid, "%s:%d:%d: invalid JSON: unexpected text after the top-level value", file, line+c.firstLine, col)
+		}
+	}
 	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		if yamlParserProblems[m[2]] {
 			n++ // 0-based in the parser's messages
+		}
+		if blockProblems[m[2]] {
+			// The parser gives the line of the block collection it was
+			// in, not of the token it could not take (a bad indent): find
+			// the first line whose prefix of the input fails the same way.
+			// An unclosed flow collection stays at its opening line.
+			n = firstFailingLine(c.data, n, msg)
 		}
 		return diag.Errorf(diag.Invalid, "%s:%d:%d: invalid YAML: %s", file, n+c.firstLine, firstCol(c.data, n), m[2])
 	}
@@ -413,6 +488,110 @@ func parseError(file string, c chunk, err error) error {
 	}
 	// No line in the message: the parser's line 0, the chunk's first line.
 	return diag.Errorf(diag.Invalid, "%s:%d:1: invalid YAML: %s", file, c.firstLine+1, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// badUTF8 is the 1-based line and column (in runes) of the first byte
+// that is not UTF-8, if any.
+func badUTF8(data []byte) (line, col int, ok bool) {
+	if utf8.Valid(data) {
+		return 0, 0, false
+	}
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line, col, true
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		data = data[size:]
+	}
+	return 0, 0, false
+}
+
+// offsetOf is the byte offset of a 1-based line and rune column.
+func offsetOf(data []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		off += bytes.IndexByte(data[off:], '\n') + 1
+	}
+	for c := 1; c < col; c++ {
+		_, size := utf8.DecodeRune(data[off:])
+		off += size
+	}
+	return off
+}
+
+// The search for a parser error's line is bounded (lines tried, bytes
+// parsed in all): each step parses the input again, and the search only
+// sharpens a message.
+const (
+	maxLocateLines = 2000
+	maxLocateBytes = 32 << 20
+)
+
+// firstFailingLine is the first line from `from` on at which the input,
+// cut after that line, fails with the same message: the line holding the
+// token the parser could not take. A cut that fails differently (inside a
+// multi-line flow collection or quoted scalar) is passed over.
+func firstFailingLine(data []byte, from int, msg string) int {
+	off, budget := offsetOf(data, from, 1), maxLocateBytes
+	for line := from; line < from+maxLocateLines && off < len(data); line++ {
+		end := len(data)
+		if nl := bytes.IndexByte(data[off:], '\n'); nl >= 0 {
+			end = off + nl + 1
+		}
+		if budget -= end; budget < 0 {
+			break
+		}
+		if err := parseAll(data[:end]); err != nil && err.Error() == msg {
+			return line
+		}
+		off = end
+	}
+	return from
+}
+
+// parseAll decodes every document of data, returning the first error.
+func parseAll(data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// afterJSONValue finds text after a complete top-level JSON value (a JSON
+// file with trailing garbage), which YAML reports at 1:1 as a missing
+// document start.
+func afterJSONValue(data []byte) (line, col int, ok bool) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return 0, 0, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	if dec.Decode(&v) != nil {
+		return 0, 0, false
+	}
+	off := int(dec.InputOffset())
+	for off < len(data) && strings.IndexByte(" \t\r\n", data[off]) >= 0 {
+		off++
+	}
+	if off >= len(data) {
+		return 0, 0, false
+	}
+	line = bytes.Count(data[:off], []byte("\n")) + 1
+	col = utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off]) + 1
+	return line, col, true
 }
 
 // firstCol is the column of the first non-blank character of a 1-based line,

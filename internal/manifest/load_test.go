@@ -272,8 +272,39 @@ func TestParseBad(t *testing.T) {
 		{
 			name:   "block sequence then mapping",
 			src:    "apiVersion: v1\nkind: A\n---\n- a\nb: c\n",
-			prefix: "bad.yaml:4:1: invalid YAML:",
+			prefix: "bad.yaml:5:1: invalid YAML:", // at "b: c", not the sequence's start
 			want:   "did not find expected '-' indicator",
+		},
+		// Issue 16: positions at the offending byte.
+		{
+			name:   "bad indent under a sequence item",
+			src:    "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: b\nspec:\n  ports:\n  - port: 80\n   name: x\n",
+			prefix: "bad.yaml:9:4: invalid YAML:",
+			want:   "did not find expected key",
+		},
+		{
+			name:   "bad indent three lines into a mapping",
+			src:    "apiVersion: v1\nkind: Service\nmetadata:\n    name: a\n    namespace: b\n    labels: {}\n  bad: 1\n",
+			prefix: "bad.yaml:7:3: invalid YAML:",
+			want:   "did not find expected key",
+		},
+		{
+			name:   "invalid UTF-8",
+			src:    "apiVersion: v1\nkind: Service\nmetadata:\n  name: é\xff\n",
+			prefix: "bad.yaml:4:10: invalid UTF-8 (byte 0xff)",
+			want:   "must be UTF-8",
+		},
+		{
+			name:   "JSON with trailing garbage",
+			src:    "{\"apiVersion\": \"v1\",\n \"kind\": \"Service\"}\n  xyz\n",
+			prefix: "bad.yaml:3:3: invalid JSON:",
+			want:   "unexpected text after the top-level value",
+		},
+		{
+			name:   "JSON with a second value",
+			src:    "{\"apiVersion\":\"v1\",\"kind\":\"Service\"}}",
+			prefix: "bad.yaml:1:37: invalid JSON:",
+			want:   "unexpected text after the top-level value",
 		},
 		{
 			name:   "unterminated quoted string",
@@ -606,9 +637,9 @@ func TestLoadErrors(t *testing.T) {
 		read  []string
 	}{
 		{"file over MaxFileBytes", []string{filepath.Join(dir, "big.yaml"), filepath.Join(dir, "ok.yaml")}, Options{Limits: Limits{MaxFileBytes: 100}},
-			filepath.Join(dir, "big.yaml") + " GWP100 larger than 100 bytes", []string{"ok"}},
+			filepath.Join(dir, "big.yaml") + " GWP100 over the size limit: larger than 100 bytes", []string{"ok"}},
 		{"stdin over MaxFileBytes", []string{"-"}, Options{Limits: Limits{MaxFileBytes: 10}, Stdin: strings.NewReader(svc("x"))},
-			StdinName + " GWP100 larger than 10 bytes", nil},
+			StdinName + " GWP100 over the size limit: larger than 10 bytes", nil},
 		{"parse error in a walked directory", []string{dir}, Options{}, filepath.Join(dir, "broken", "b.yaml") + ":4:", []string{"big", "ok"}},
 	}
 	for _, tt := range problems {

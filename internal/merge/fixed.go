@@ -29,7 +29,10 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 		}
 		return fs, true
 	}
-	if rule.IsDelegating() || len(rule.Backends) == 0 {
+	if rule.IsDelegating() {
+		return delegatesToNothing(rule)
+	}
+	if len(rule.Backends) == 0 {
 		return FixedStatus{}, false
 	}
 	fs := FixedStatus{Status: 500}
@@ -40,4 +43,17 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 		fs.Reasons = append(fs.Reasons, fmt.Sprintf("backendRef %s %s/%s: %s: %s", b.Kind, b.Namespace, b.Name, b.Reason, b.Message))
 	}
 	return fs, true
+}
+
+// delegatesToNothing: a delegating rule none of whose backendRefs selects
+// a route answers 500, as kgateway answers it (GWP211).
+func delegatesToNothing(rule *topology.Rule) (FixedStatus, bool) {
+	fs := FixedStatus{Status: 500}
+	for _, b := range rule.Backends {
+		if b.Why == "" {
+			return FixedStatus{}, false
+		}
+		fs.Reasons = append(fs.Reasons, "GWP211: its backendRef delegates to no route: "+b.Why)
+	}
+	return fs, len(fs.Reasons) > 0
 }

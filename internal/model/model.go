@@ -368,6 +368,9 @@ func decodeKind(o *manifest.Object, kd kindDef, lenient bool) (any, []diag.Diagn
 	if len(errs) > 0 {
 		return nil, diags
 	}
+	if out := crdBounds(o, v); len(out) > 0 {
+		return nil, append(diags, out...)
+	}
 	diags = append(diags, UnknownFieldFindings(o, unknown, lenient)...)
 	if acc, ok := v.(metav1.ObjectMetaAccessor); ok {
 		acc.GetObjectMeta().SetNamespace(o.Namespace) // defaulted like kubectl does

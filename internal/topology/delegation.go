@@ -22,6 +22,7 @@ const (
 	InheritParentMatcher  = "delegation.kgateway.dev/inherit-parent-matcher"
 	delegationCodeOutside = "GWP209"
 	delegationCodeCycle   = "GWP210"
+	delegationCodeNothing = "GWP211"
 )
 
 // Delegation is one parent rule handing traffic to one child route.
@@ -34,6 +35,12 @@ type Delegation struct {
 	Prefix string
 	// Outside lists the child rules whose matches fall outside the parent's.
 	Outside []int
+}
+
+// DelegatesToNothing reports whether a delegating rule selected no child
+// route at all: it answers 500 (kgateway) instead of routing anywhere.
+func (r *Rule) DelegatesToNothing() bool {
+	return r.IsDelegating() && len(r.Children) == 0
 }
 
 // IsDelegating reports whether a rule delegates to child routes; such a rule
@@ -70,12 +77,11 @@ func (g *Graph) resolveDelegation() {
 					rule.Children = append(rule.Children, d)
 					child.DelegatedBy = append(child.DelegatedBy, d)
 				}
-				b.Resolved, b.Reason, b.Message = true, "", ""
 				if len(children) == 0 {
-					// no route takes the delegation: kgateway reports the
-					// reference unresolved on the parent
-					b.Resolved, b.Reason, b.Message = false, "BackendNotFound", fmt.Sprintf("%s/%s/%s/%s: unresolved reference", b.Group, b.Kind, b.Namespace, b.Name)
+					g.delegationToNothing(parent, b)
+					continue
 				}
+				b.Resolved, b.Reason, b.Message = true, "", ""
 			}
 		}
 	}
@@ -90,22 +96,65 @@ func (g *Graph) resolveDelegation() {
 func (g *Graph) childrenOf(parent *Route, b *Backend) []*Route {
 	var out []*Route
 	for _, c := range g.Routes {
-		if c == parent || c.Kind != "HTTPRoute" || c.Meta.Namespace != b.Namespace {
-			continue
-		}
-		switch {
-		case b.Group == DelegationLabelGroup:
-			if !labels.SelectorFromSet(labels.Set{DelegationLabel: b.Name}).Matches(labels.Set(c.Meta.Labels)) {
-				continue
-			}
-		case b.Name != "*" && b.Name != c.Meta.Name:
-			continue
-		}
-		if acceptsParent(c, parent) {
+		if c != parent && selects(b, c) && acceptsParent(c, parent) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// selects reports whether a delegating backendRef names route c (by name,
+// "*" or label), whether or not c accepts the parent.
+func selects(b *Backend, c *Route) bool {
+	if c.Kind != "HTTPRoute" || c.Meta.Namespace != b.Namespace {
+		return false
+	}
+	if b.Group == DelegationLabelGroup {
+		return labels.SelectorFromSet(labels.Set{DelegationLabel: b.Name}).Matches(labels.Set(c.Meta.Labels))
+	}
+	return b.Name == "*" || b.Name == c.Meta.Name
+}
+
+// delegationToNothing marks a delegating backendRef that selects no child
+// route unresolved, as kgateway does (ResolvedRefs=False, BackendNotFound,
+// and the rule answers 500 when nothing else resolves), and says why: the
+// traffic must not fall through to a broader route unnoticed.
+func (g *Graph) delegationToNothing(parent *Route, b *Backend) {
+	b.Resolved, b.Reason = false, "BackendNotFound"
+	b.Message = fmt.Sprintf("%s/%s/%s/%s: unresolved reference", b.Group, b.Kind, b.Namespace, b.Name)
+	b.Why = g.whyNoChildren(parent, b)
+	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: delegationCodeNothing, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
+		Message: fmt.Sprintf("backendRef delegates to no route: %s; the rule answers 500", b.Why)})
+}
+
+// whyNoChildren explains an empty selection: nothing matches, only the
+// parent itself does, or the routes that match do not accept the parent.
+func (g *Graph) whyNoChildren(parent *Route, b *Backend) string {
+	what := fmt.Sprintf("HTTPRoute %s/%s", b.Namespace, b.Name)
+	if b.Group == DelegationLabelGroup {
+		what = fmt.Sprintf("HTTPRoute in namespace %s labelled %s=%s", b.Namespace, DelegationLabel, b.Name)
+	} else if b.Name == "*" {
+		what = "HTTPRoute in namespace " + b.Namespace
+	}
+	var self bool
+	var refusing []string
+	for _, c := range g.Routes {
+		if !selects(b, c) {
+			continue
+		}
+		if c == parent {
+			self = true
+			continue
+		}
+		refusing = append(refusing, c.Key().Ref().String())
+	}
+	switch {
+	case len(refusing) > 0:
+		return fmt.Sprintf("%s does not accept %s as a parent (its parentRefs name other parents)", strings.Join(refusing, ", "), parent.Key().Ref().String())
+	case self:
+		return fmt.Sprintf("it selects only the parent %s itself", parent.Key().Ref())
+	}
+	return "no " + what + " in the input"
 }
 
 func acceptsParent(child, parent *Route) bool {

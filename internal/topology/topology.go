@@ -144,6 +144,8 @@ type Backend struct {
 	Resolved                     bool
 	Reason                       string // BackendNotFound, RefNotPermitted, InvalidKind
 	Message                      string
+	// Why says, for a delegation to no route, why nothing was selected.
+	Why string
 }
 
 // Attachment is a route attached to a listener through one parentRef.

@@ -170,9 +170,13 @@ func decodeInto(p *policy.Policy, v any, cfg policy.Config) bool {
 func weightAndAge(p *policy.Policy, annotations map[string]string, created time.Time) (int32, time.Time) {
 	var w int32
 	if s, ok := annotations[AnnotationWeight]; ok {
+		// kgateway parses the same way and, on an error (out of range
+		// included, where ParseInt returns the bound), counts it among
+		// the policy's errors and keeps weight 0: the policy is rejected.
 		n, err := strconv.ParseInt(s, 10, 32)
 		if err != nil {
-			p.Warnings = append(p.Warnings, p.Diag("GWP401", diag.Warning, "metadata.annotations", "annotation %s=%q is not an int32; weight 0 is used", AnnotationWeight, s))
+			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "metadata.annotations", "annotation %s=%q is not an int32 (-2147483648 to 2147483647); kgateway rejects the policy and its weight is 0", AnnotationWeight, s))
+			n = 0
 		}
 		w = int32(n)
 	}

@@ -237,8 +237,14 @@ func (v *validator) duration(path string, s *string) {
 	if s == nil {
 		return
 	}
-	if _, err := time.ParseDuration(*s); err != nil {
+	d, err := time.ParseDuration(*s)
+	switch {
+	case err != nil:
 		v.invalid(path, "%q is not a duration (use forms like 100ms, 5s, 1m): %v", *s, strings.TrimPrefix(err.Error(), "time: "))
+	case d < 0:
+		// The CRD's pattern admits digits and units only, and Envoy
+		// refuses a negative Duration: no mode lets one through.
+		v.invalid(path, "%q is negative; the API server's CRD validation and Envoy both reject it", *s)
 	}
 }
 

@@ -242,7 +242,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 	}
 	entries := routeEntries(plan.atts)
 	for i, e := range entries {
-		if e.delegates {
+		if e.delegates && !e.rule.DelegatesToNothing() {
 			continue // a delegating rule emits no route but keeps its index (kgateway)
 		}
 		r := vb.route(name, i, e, vhScope, rcScope)
@@ -519,6 +519,12 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 // route builds one Envoy route for a rule × match in a virtual host.
 func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped) *routev3.Route {
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
+	if e.rule.DelegatesToNothing() {
+		// kgateway answers the parent's match itself: falling through to a
+		// broader route would send the traffic somewhere nobody chose.
+		r.Action = directResponse(500, InvalidBody)
+		return r
+	}
 	if status, body, broken := vb.brokenRule(e.rule); broken {
 		r.Action = directResponse(status, body)
 		return r

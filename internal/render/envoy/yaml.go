@@ -2,10 +2,10 @@ package envoy
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -228,8 +228,9 @@ func (t *transcoder) literal() (string, error) {
 	return b.String(), nil
 }
 
-// str reads a JSON string (as the writer writes them: escapes only for
-// quotes, backslashes and control characters).
+// str reads a JSON string. Strings with escapes go through encoding/json,
+// which knows every JSON escape (surrogate pairs, \/, \b, \f), so any
+// valid JSON reads as JSON readers read it.
 func (t *transcoder) str() (string, error) {
 	if err := t.expect('"'); err != nil {
 		return "", err
@@ -253,7 +254,12 @@ func (t *transcoder) str() (string, error) {
 	if !escapes {
 		return string(t.raw), nil
 	}
-	return strconv.Unquote(`"` + string(t.raw) + `"`)
+	var s string
+	t.raw = append(append([]byte{'"'}, t.raw...), '"')
+	if err := json.Unmarshal(t.raw, &s); err != nil {
+		return "", err
+	}
+	return s, nil
 }
 
 // scalar writes a string, plain when that reads back as the same string.
@@ -306,7 +312,9 @@ func plainSafe(s string) bool {
 }
 
 // quoteYAML is s double-quoted with JSON's escapes (valid in YAML), and
-// non-printable runes escaped.
+// every rune outside YAML 1.2's printable set escaped, as well as those a
+// YAML 1.1 reader takes for a line break (NEL, LS, PS) or a byte-order
+// mark: a reader may refuse them raw, but reads every \u escape.
 func quoteYAML(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -321,7 +329,7 @@ func quoteYAML(s string) string {
 			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || r == utf8.RuneError || r == 0x2028 || r == 0x2029 || r == 0xfeff:
+		case needsEscape(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
@@ -329,6 +337,22 @@ func quoteYAML(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// needsEscape reports whether r may not appear raw in a double-quoted
+// scalar: C0, DEL, C1 (NEL among them), surrogates, LS/PS, the BOM, the
+// non-characters U+FFFE/U+FFFF and the replacement rune an invalid byte
+// decodes to (written as the rune JSON readers read there).
+func needsEscape(r rune) bool {
+	switch {
+	case r < 0x20, 0x7f <= r && r <= 0x9f:
+		return true
+	case 0xd800 <= r && r <= 0xdfff, r == 0x2028, r == 0x2029, r == 0xfeff:
+		return true
+	case r == 0xfffe, r == 0xffff, r == utf8.RuneError:
+		return true
+	}
+	return false
 }
 
 // isDuration matches protojson durations and Go-style ones: digits, an

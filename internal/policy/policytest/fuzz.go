@@ -1,0 +1,66 @@
+// Package policytest holds what the policy kinds' tests share: the fuzz
+// harness every kind's decoder runs under. It is imported by tests only.
+package policytest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// FuzzFile is the file name fuzzed documents are parsed as.
+const FuzzFile = "fuzz.yaml"
+
+// AddSeeds adds every file matching the globs (relative to the calling
+// package) to the corpus.
+func AddSeeds(f *testing.F, globs ...string) {
+	for _, g := range globs {
+		paths, _ := filepath.Glob(g)
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+}
+
+// FuzzDecode runs kind k's decoder on every object of its kind in
+// arbitrary YAML: it may find the policy invalid but must not panic, must
+// return a policy, and every finding must name a position in the input
+// and say something. Both validation modes are tried, since Strict checks
+// more.
+func FuzzDecode(f *testing.F, k policy.Kind) {
+	gk := k.GroupKind()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		objs, err := manifest.Parse(FuzzFile, data, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
+		if err != nil {
+			return // unparseable input is the manifest fuzzers' concern
+		}
+		set := &manifest.Set{Objects: objs}
+		m := model.Build(set, model.Options{Extra: policy.NewRegistry(k).GroupKinds()})
+		for _, mode := range []string{"Standard", "Strict"} {
+			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode}}
+			for _, o := range objs {
+				if o.Group != gk.Group || o.Kind != gk.Kind {
+					continue
+				}
+				p := k.Decode(o, env)
+				if p == nil {
+					t.Fatalf("%s: Decode returned no policy", o.Ref())
+				}
+				for _, list := range [][]diag.Diagnostic{p.Invalid, p.Warnings, p.Findings} {
+					for _, d := range list {
+						if d.Pos.File != FuzzFile || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Message == "" {
+							t.Fatalf("%s: finding without a position or message: %+v", o.Ref(), d)
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,133 @@
+package envoy
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
+	"github.com/gwpol/gwpol/internal/policy/policytest"
+	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
+	"github.com/gwpol/gwpol/internal/policy/wso2"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// fuzzBase is what the fuzzed policy documents attach to: a Gateway with
+// an HTTP listener, routes with a named and an unnamed rule, a gRPC
+// route, their Services and an immutable Secret.
+const fuzzBase = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [app.example.com]
+  rules:
+  - name: main
+    matches: [{path: {type: PathPrefix, value: /api}}]
+    backendRefs: [{name: svc, port: 80, weight: 3}, {name: svc2, port: 8080, weight: 1}]
+    filters:
+    - {type: ExtensionRef, extensionRef: {group: gateway.kgateway.dev, kind: TrafficPolicy, name: tp}}
+  - backendRefs: [{name: svc, port: 80}]
+    filters:
+    - {type: ExtensionRef, extensionRef: {group: haproxy-haptic.org, kind: HAProxyRoutePolicy, name: hp}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: grpc, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules:
+  - backendRefs: [{name: svc2, port: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc2, namespace: app}
+spec: {ports: [{port: 8080, appProtocol: kubernetes.io/h2c}]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: app}
+immutable: true
+`
+
+// FuzzRender: arbitrary policy documents, added to fuzzBase, either
+// render to config every resource of which passes ValidateAll (packed
+// configs included) and whose YAML parses back to the JSON, or are
+// refused with findings — never a panic, an internal error or
+// unparseable output.
+func FuzzRender(f *testing.F) {
+	policytest.AddSeeds(f, "../../../testdata/examples/60-policies.yaml", "../../../testdata/examples/70-haproxy.yaml",
+		"../../../testdata/render/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml")
+	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: app}\nspec:\n  headerModifiers: {request: {set: [{name: x-a, value: \"a\\u0091b\"}]}}\n  timeouts: {request: 5s}\n"))
+	ws := wso2.New(nil, nil)
+	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI())
+	f.Fuzz(func(t *testing.T, docs []byte) {
+		base, err := manifest.Parse("base.yaml", []byte(fuzzBase), manifest.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra, err := manifest.Parse(policytest.FuzzFile, docs, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
+		if err != nil {
+			return // unparseable input stops gwpol before render
+		}
+		set := &manifest.Set{Objects: append(base, extra...)}
+		for i, o := range set.Objects {
+			o.Seq = i
+		}
+		cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+		m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
+		g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+		pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
+		res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
+		for _, target := range TargetNames() {
+			out, err := Render(res, Options{Target: target, Config: cfg})
+			if err != nil {
+				t.Fatalf("%s: %v", target, err)
+			}
+			for _, gw := range out.Gateways {
+				var all []proto.Message
+				for _, l := range gw.Listeners {
+					all = append(all, l)
+				}
+				for _, rc := range gw.RouteConfigurations {
+					all = append(all, rc)
+				}
+				for _, c := range gw.Clusters {
+					all = append(all, c)
+				}
+				for _, r := range all {
+					if err := validateDeep(r); err != nil {
+						t.Fatalf("%s: rendered config is not valid Envoy config: %v", target, err)
+					}
+				}
+			}
+			js, err := out.Marshal("json", TypeAll)
+			if err != nil {
+				t.Fatalf("%s: json: %v", target, err)
+			}
+			ym, err := out.Marshal("yaml", TypeAll)
+			if err != nil {
+				t.Fatalf("%s: yaml: %v", target, err)
+			}
+			sameData(t, target, js, ym)
+		}
+	})
+}
