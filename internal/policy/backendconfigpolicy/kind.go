@@ -35,6 +35,8 @@ const (
 // Kind is the BackendConfigPolicy kind.
 type Kind struct{}
 
+// BackendConfigPolicy implements no optional hook of the policy-kind
+// contract (internal/policy/kind.go).
 var _ policy.Kind = Kind{}
 
 // New returns the kind.

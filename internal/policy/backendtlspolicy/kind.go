@@ -28,6 +28,13 @@ const KindName = "BackendTLSPolicy"
 // Kind is the BackendTLSPolicy kind.
 type Kind struct{}
 
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// BackendTLSPolicy implements.
+var (
+	_ policy.Kind            = Kind{}
+	_ policy.ConditionWriter = Kind{}
+)
+
 var (
 	_ policy.Kind            = Kind{}
 	_ policy.ConditionWriter = Kind{}

@@ -89,6 +89,15 @@ type APIPolicyKind struct{ ks *Kinds }
 // explain (and lint) rather than merged onto Gateway API routes.
 type RestAPIKind struct{ ks *Kinds }
 
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// APIPolicy and RestApi implement.
+var (
+	_ policy.Kind           = (*APIPolicyKind)(nil)
+	_ policy.Renderer       = (*APIPolicyKind)(nil)
+	_ policy.Kind           = (*RestAPIKind)(nil)
+	_ policy.ObjectStatuser = (*RestAPIKind)(nil)
+)
+
 var (
 	_ policy.Kind     = (*APIPolicyKind)(nil)
 	_ policy.Renderer = (*APIPolicyKind)(nil)
