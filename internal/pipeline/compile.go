@@ -1,8 +1,7 @@
-package cli
+package pipeline
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
@@ -56,9 +55,9 @@ type Compiled struct {
 	WSO2     *wso2.Kinds
 	// systemDiags are the findings about config wso2.systemPolicies.
 	systemDiags []diag.Diagnostic
-	// wso2Generated are the policies the WSO2 gateway operator adds to the
+	// WSO2Generated are the policies the WSO2 gateway operator adds to the
 	// rules of the HTTPRoutes it serves; generatedDiags their findings.
-	wso2Generated  map[*model.Rule]*wso2.Chain
+	WSO2Generated  map[*model.Rule]*wso2.Chain
 	generatedDiags []diag.Diagnostic
 }
 
@@ -85,31 +84,6 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	return diag.Sort(ds)
 }
 
-// PolicyConfig converts the file config into what policy kinds read.
-func (c *Config) PolicyConfig() policy.Config {
-	pc := policy.Config{
-		GlobalPolicyNamespace: c.GlobalPolicyNamespace,
-		ReferenceGrantMode:    c.ReferenceGrantMode,
-		ValidationMode:        c.ValidationMode,
-		EnableAuthMetadata:    c.EnableAuthMetadata,
-		PolicyMerge:           map[string]string{},
-		Values:                map[string]any{},
-		LenientFields:         c.lenientFields(),
-	}
-	for kind, fields := range c.PolicyMerge {
-		for f, s := range fields {
-			pc.PolicyMerge[strings.ToLower(kind+"."+f)] = s
-		}
-	}
-	for k, v := range c.WSO2 {
-		pc.Values["wso2."+k] = v
-	}
-	for k, v := range c.HAPTIC {
-		pc.Values[haptic.ConfigPrefix+k] = v
-	}
-	return pc
-}
-
 // Compile runs the pipeline on already loaded objects, without WSO2 policy
 // definitions or engine build.
 func Compile(set *manifest.Set, cfg *Config) *Compiled { return CompileWith(set, cfg, nil) }
@@ -122,84 +96,18 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	}
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.lenientFields()})
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
-	_, sys := ws.System(pc, v.configPos(cfg))
+	_, sys := ws.System(pc, v.ConfigPos(cfg))
 	gen, genDiags := wso2Generated(ws, m, g, att)
 	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys,
-		wso2Generated: gen, generatedDiags: genDiags}
+		WSO2Generated: gen, generatedDiags: genDiags}
 }
 
-// load reads the inputs named by the global flags and compiles them.
-func (g *globalOptions) compile() (*Compiled, error) {
-	if err := g.requireFiles(); err != nil {
-		return nil, err
-	}
-	set, err := manifest.Load(g.Files, g.loadOptions())
-	if err != nil {
-		return nil, err
-	}
-	if err := g.requireObjects(set); err != nil {
-		return nil, err
-	}
-	v, err := loadVersions(g.config)
-	if err != nil {
-		return nil, err
-	}
-	return CompileWith(set, g.config, v), nil
-}
-
-// requireObjects fails when the inputs hold no Kubernetes object at all:
-// an empty directory, a 0-byte file or empty stdin would otherwise lint
-// clean, and a CI gate pointed at the wrong path would pass for ever.
-func (g *globalOptions) requireObjects(set *manifest.Set) error {
-	if len(set.Objects) > 0 || g.AllowEmpty || set.Unreadable() {
-		return nil // an unreadable input is reported as such, after the output
-	}
-	return diag.Errorf(diag.Invalid, "no Kubernetes objects found in %s: give files with apiVersion and kind, or --allow-empty where no input is fine",
-		strings.Join(displayPaths(g.Files), ", "))
-}
-
-func displayPaths(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		if p == "-" {
-			p = manifest.StdinName
-		}
-		out[i] = p
-	}
-	return out
-}
-
-// loadOptions are the manifest loader's settings from flags and config.
-func (g *globalOptions) loadOptions() manifest.Options {
-	return manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize},
-		Exclude: slices.Concat(g.config.Exclude, g.Exclude)}
-}
-
-// errUnreadable ends a run whose output was written but some of whose
-// input could not be read (exit 3): the findings already name each file.
-var errUnreadable = diag.Errorf(diag.Invalid, "some input could not be read (GWP100 findings above); the output covers the rest")
-
-// firstErr is the first non-nil error.
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// inputResult is what a command returns once its output is written: nil,
-// or errUnreadable when part of the input was unreadable.
-func (c *Compiled) inputResult() error {
-	if c.Set != nil && c.Set.Unreadable() {
-		return errUnreadable
-	}
-	return nil
-}
+// Unreadable reports whether part of the input could not be read (the
+// findings name each file).
+func (c *Compiled) Unreadable() bool { return c.Set != nil && c.Set.Unreadable() }
