@@ -17,7 +17,7 @@ import (
 // or view compiles through it, and only a command (package main) imports
 // cli.
 var stageOrder = []string{
-	"internal/diag", "internal/manifest", "internal/model", "internal/version", "internal/topology",
+	"internal/diag", "internal/manifest", "internal/model", "internal/policyversion", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
 	"internal/pipeline", "internal/cli",

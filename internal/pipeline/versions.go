@@ -9,7 +9,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
-	pversion "github.com/gwpol/gwpol/internal/version"
+	"github.com/gwpol/gwpol/internal/policyversion"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -20,8 +20,8 @@ import (
 type Versions struct {
 	DefinitionsDir string
 	EngineFile     string // the engine manifests, joined by " + "
-	Definitions    *pversion.Definitions
-	Engine         *pversion.EngineManifest
+	Definitions    *policyversion.Definitions
+	Engine         *policyversion.EngineManifest
 	// Diagnostics are the problems found inside those files (GWP503,
 	// GWP506, GWP507), positioned there.
 	Diagnostics []diag.Diagnostic
@@ -44,16 +44,16 @@ func LoadVersions(cfg *Config) (*Versions, error) {
 		return nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(cfg.File), err)
 	}
 	if v.DefinitionsDir != "" {
-		defs, ds, err := pversion.LoadDefinitions(v.DefinitionsDir)
+		defs, ds, err := policyversion.LoadDefinitions(v.DefinitionsDir)
 		if err != nil {
 			return nil, err
 		}
 		v.Definitions = defs
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
-	var builds []*pversion.EngineManifest
+	var builds []*policyversion.EngineManifest
 	for _, f := range files {
-		m, ds, err := pversion.LoadEngineManifest(f)
+		m, ds, err := policyversion.LoadEngineManifest(f)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func LoadVersions(cfg *Config) (*Versions, error) {
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
 	if len(builds) > 0 {
-		m, ds := pversion.MergeEngineManifests(builds...)
+		m, ds := policyversion.MergeEngineManifests(builds...)
 		v.Engine = m
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}

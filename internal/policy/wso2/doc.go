@@ -5,7 +5,7 @@
 // API level, spec.operations[].policies at operation level).
 //
 // A policy reference is {name, version: vN, params, executionCondition}.
-// References resolve through internal/version the way the WSO2
+// References resolve through internal/policyversion the way the WSO2
 // gateway-controller and policy engine resolve them: by the major-only
 // identity name:vN against the loaded policy definitions and the engine's
 // build manifest. Problems become the GWP501–GWP506 diagnostics at the

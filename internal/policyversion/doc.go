@@ -1,4 +1,4 @@
-// Package version is the WSO2 API Platform version stage of gwpol: it reads
+// Package policyversion is the WSO2 API Platform version stage of gwpol: it reads
 // the policy definitions the gateway-controller loads (--policy-definitions
 // DIR) and the policy engine's build lock (--engine-manifest
 // build-manifest.yaml), and answers the questions a versioned policy
@@ -31,4 +31,4 @@
 // internal/manifest cannot read them), Masterminds/semver and
 // santhosh-tekuri/jsonschema. Nothing here imports the policy, lint, render
 // or cli packages; they import this one.
-package version
+package policyversion
