@@ -18,6 +18,7 @@
 // ext_proc filter to the policy engine with the resolved chain in route
 // metadata.
 //
-// Imports: policy, model, manifest, diag and version; never attach, merge or
-// anything later in the pipeline.
+// Like every kind package it sits in the policy stage: it imports policy,
+// model, manifest, diag and policyversion; never attach, merge or anything
+// later in the pipeline.
 package wso2
