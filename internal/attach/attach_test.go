@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 const base = `
@@ -38,17 +38,17 @@ func tp(name, meta, target string) string {
 	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: " + name + ", namespace: app" + meta + "}\nspec:\n" + target + "  timeouts: {request: 1s}\n"
 }
 
-func compile(t *testing.T, docs string) *cli.Compiled {
+func compile(t *testing.T, docs string) *pipeline.Compiled {
 	t.Helper()
 	objs, err := manifest.Parse("t.yaml", []byte(base+docs), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	return pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 }
 
 // order lists the candidates of rule "one" as name(via).
-func order(c *cli.Compiled) []string {
+func order(c *pipeline.Compiled) []string {
 	rule := c.Graph.Route("HTTPRoute", "app", "r").Rules[0]
 	var out []string
 	for _, pt := range c.Result.Rule(rule).Own {

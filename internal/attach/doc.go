@@ -4,5 +4,6 @@
 // indexed by target once. Targets that do not exist are recorded, never
 // dropped (TargetNotFound, GWP201/202/205).
 //
-// attach imports topology, policy, model, manifest and diag.
+// attach is the stage after policy: it imports topology, policy, model and
+// diag, never merge or anything later.
 package attach

@@ -1,5 +1,3 @@
-// Package benchgen generates the platform the benchmarks measure: the
-// shape issue #4's budget is stated for. Only tests import it.
 package benchgen
 
 import (

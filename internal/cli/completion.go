@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -14,7 +15,7 @@ type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, 
 // it compiles them (reading no stdin) and offers the names list finds
 // that start with what was typed. No inputs, or unreadable ones, give no
 // suggestions rather than an error the shell would print.
-func (g *globalOptions) fromInputs(list func(*Compiled, string) []string) completeFunc {
+func (g *globalOptions) fromInputs(list func(*pipeline.Compiled, string) []string) completeFunc {
 	return func(cmd *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		none := cobra.ShellCompDirectiveNoFileComp
 		if len(g.Files) == 0 || slices.Contains(g.Files, "-") || g.init(cmd) != nil {
@@ -37,7 +38,7 @@ func (g *globalOptions) fromInputs(list func(*Compiled, string) []string) comple
 // explainTargets are every TARGET explain accepts in these inputs: Gateways
 // and their listeners, routes and their rules, and policies, as
 // KIND/NS/NAME[/SECTION] (KIND/NAME[/SECTION] in the -n namespace).
-func explainTargets(c *Compiled, ns string) []string {
+func explainTargets(c *pipeline.Compiled, ns string) []string {
 	var out []string
 	add := func(kind, objNS, name string, sections ...string) {
 		base := strings.ToLower(kind) + "/" + objNS + "/" + name
@@ -69,11 +70,11 @@ func explainTargets(c *Compiled, ns string) []string {
 }
 
 // gatewayRefs are the Gateways as --gateway takes them: NS/NAME.
-func gatewayRefs(c *Compiled, _ string) []string { return gatewayNames(c.Graph) }
+func gatewayRefs(c *pipeline.Compiled, _ string) []string { return gatewayNames(c.Graph) }
 
 // routeRefs are the routes as --route takes them: KIND/NS/NAME
 // (KIND/NAME in the -n namespace).
-func routeRefs(c *Compiled, ns string) []string {
+func routeRefs(c *pipeline.Compiled, ns string) []string {
 	var out []string
 	for _, rt := range c.Graph.Routes {
 		switch {
@@ -87,7 +88,7 @@ func routeRefs(c *Compiled, ns string) []string {
 }
 
 // policyRefs are the policies as --policy takes them: POLICYKIND/NS/NAME.
-func policyRefs(c *Compiled, _ string) []string {
+func policyRefs(c *pipeline.Compiled, _ string) []string {
 	var out []string
 	for _, p := range c.Policies.Policies {
 		out = append(out, strings.ToLower(p.Kind.GroupKind().Kind)+"/"+p.Obj.Namespace+"/"+p.Obj.Name)

@@ -10,6 +10,7 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // levelOrigins is, per resource name, its merge.* filter_metadata:
@@ -20,7 +21,7 @@ type levelOrigins = map[string]map[string]map[string][]string
 // translates it (target kgateway, kgateway's metadata key) and collects
 // the merge metadata of every Route, VirtualHost, RouteConfiguration and
 // Listener.
-func renderedOrigins(c *Compiled, gateway string) (routes, vhosts, rcs, listeners levelOrigins, err error) {
+func renderedOrigins(c *pipeline.Compiled, gateway string) (routes, vhosts, rcs, listeners levelOrigins, err error) {
 	out, err := renderCompiled(c, "kgateway", true, gateway)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -99,7 +100,7 @@ func normalise(l levelOrigins) levelOrigins {
 
 // originsAgree compares gwpol's merge metadata with a case's expectation,
 // name-independently and by resource name.
-func originsAgree(c *Compiled, gateway string, exp expectedCase) (indep, byName []string, err error) {
+func originsAgree(c *pipeline.Compiled, gateway string, exp expectedCase) (indep, byName []string, err error) {
 	routes, vhosts, rcs, listeners, err := renderedOrigins(c, gateway)
 	if err != nil {
 		return nil, nil, err
@@ -126,7 +127,7 @@ func originsAgree(c *Compiled, gateway string, exp expectedCase) (indep, byName 
 // checkOrigins compares the merge metadata render writes (target kgateway,
 // --merge-key=kgateway) with the case's: per level, the sorted list of
 // metadata maps, then key by key under kgateway's resource names.
-func checkOrigins(t *testing.T, c *Compiled, exp expectedCase) {
+func checkOrigins(t *testing.T, c *pipeline.Compiled, exp expectedCase) {
 	t.Helper()
 	indep, byName, err := originsAgree(c, caseGateway(t), exp)
 	if err != nil {
@@ -153,7 +154,7 @@ func TestConformanceOriginsSummary(t *testing.T) {
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		set, cfg, cs, exp := loadCase(t, dir)
-		c := Compile(set, cfg)
+		c := pipeline.Compile(set, cfg)
 		indep, byName, err := originsAgree(c, cs.Gateway, exp)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -229,7 +230,7 @@ func TestConformanceKgateway(t *testing.T) {
 				t.Skipf("listed in testdata/conformance-divergences.txt: %s", reason)
 			}
 			set, cfg, _, exp := loadCase(t, dir)
-			c := Compile(set, cfg)
+			c := pipeline.Compile(set, cfg)
 			rep := status.Compute(c.Result, status.Options{ControllerName: cfg.ControllerName})
 			got := policyStatuses(rep)
 			for key, want := range exp.Policies {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -39,7 +40,7 @@ func TestConformanceXDS(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			set, cfg, cs, _ := loadCase(t, dir)
 			kgw := kgatewayXDS(t, dir)
-			gw := gwpolXDS(t, Compile(set, cfg), cs.Gateway)
+			gw := gwpolXDS(t, pipeline.Compile(set, cfg), cs.Gateway)
 			diffs := compareXDS(kgw, gw)
 			var left []xdsDiff
 			for _, d := range diffs {
@@ -208,7 +209,7 @@ func kgatewayXDS(t *testing.T, dir string) xdsSet {
 
 // gwpolXDS renders the case's gateway as `gwpol render --target kgateway
 // --merge-key=kgateway -o json` does.
-func gwpolXDS(t *testing.T, c *Compiled, gateway string) xdsSet {
+func gwpolXDS(t *testing.T, c *pipeline.Compiled, gateway string) xdsSet {
 	t.Helper()
 	out, err := renderCompiled(c, "kgateway", true, gateway)
 	if err != nil {

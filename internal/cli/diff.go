@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/diff"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -56,12 +57,12 @@ count for --exit-code.`,
 }
 
 func runDiff(o *diffOptions) error {
-	load := func(path string) (*Compiled, error) {
+	load := func(path string) (*pipeline.Compiled, error) {
 		set, err := loadManifests(o.globalOptions, []string{path})
 		if err != nil {
 			return nil, err
 		}
-		c := Compile(set, o.config)
+		c := pipeline.Compile(set, o.config)
 		// Only what could not be read: the findings about the objects
 		// are lint's, and both sides would repeat them.
 		printDiagnostics(o.IO.ErrOut, slices.DeleteFunc(slices.Clone(set.Problems), func(d diag.Diagnostic) bool { return d.Severity != diag.Error }))
@@ -84,7 +85,7 @@ func runDiff(o *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := firstErr(old.inputResult(), new.inputResult()); err != nil {
+	if err := firstErr(inputResult(old), inputResult(new)); err != nil {
 		return err
 	}
 	if o.ExitCode && len(rep.Changes) > 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -148,7 +149,7 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		c := Compile(set, &Config{Namespace: "default"})
+		c := pipeline.Compile(set, &Config{Namespace: "default"})
 		gotP, gotR := egGot(status.Compute(c.Result, status.Options{}))
 		pbad := egCompare(exp.Policies, gotP, "policy")
 		rbad := egCompare(exp.Routes, gotR, "route")

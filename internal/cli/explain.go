@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	"github.com/spf13/cobra"
@@ -138,12 +139,12 @@ func runExplain(o *explainOptions) error {
 	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	if strings.HasPrefix(strings.ToLower(o.Target), "restapi/") || strings.HasPrefix(strings.ToLower(o.Target), "restapis/") {
 		if explainRestAPIHook != nil {
-			return firstErr(explainRestAPIHook(o, c), c.inputResult())
+			return firstErr(explainRestAPIHook(o, c), inputResult(c))
 		}
 		return usageError("restapi targets need the WSO2 policy kind")
 	}
 	if _, ok := policyKindOf(o.Target, c.Result.Registry); ok {
-		return firstErr(explainPolicy(o, c), c.inputResult())
+		return firstErr(explainPolicy(o, c), inputResult(c))
 	}
 	ns := ""
 	if o.Namespace != "" {
@@ -159,12 +160,12 @@ func runExplain(o *explainOptions) error {
 		return err
 	}
 	if o.Output == "json" {
-		return firstErr(writeData(o.globalOptions, "", "json", rep), c.inputResult())
+		return firstErr(writeData(o.globalOptions, "", "json", rep), inputResult(c))
 	}
 	var b bytes.Buffer
 	writeExplainText(&b, rep, o.IO.Color(), o.IO.Width)
 	_, err = o.IO.Out.Write(b.Bytes())
-	return firstErr(err, c.inputResult())
+	return firstErr(err, inputResult(c))
 }
 
 var explainRestAPIHook = runExplainRestAPI
@@ -172,7 +173,7 @@ var explainRestAPIHook = runExplainRestAPI
 // explainNotes gathers kind-specific notes for a rule: runtime identities
 // of one-policy-per-rule kinds (and the budget two rules share through one
 // policy) and versioned-policy chains.
-func explainNotes(c *Compiled) func(*topology.Route, *topology.Rule) []string {
+func explainNotes(c *pipeline.Compiled) func(*topology.Route, *topology.Rule) []string {
 	wso2Notes := explainWSO2Notes(c)
 	users := map[*policy.Policy][]string{}
 	for _, rp := range c.Result.Routes {
@@ -203,7 +204,7 @@ func explainNotes(c *Compiled) func(*topology.Route, *topology.Rule) []string {
 // noEffectNotes names the policies attached to a rule or its route that
 // set nothing: status calls them Attached, and the fields above cannot
 // show what is not there.
-func noEffectNotes(c *Compiled, rt *topology.Route, rule *topology.Rule) []string {
+func noEffectNotes(c *pipeline.Compiled, rt *topology.Route, rule *topology.Rule) []string {
 	var notes []string
 	for _, a := range slices.Concat(c.Result.Attach.Rule[rule], c.Result.Attach.Route[rt]) {
 		if a.Policy.NoEffect() {
@@ -238,7 +239,7 @@ func checkField(want string, reg *policy.Registry) error {
 	return usageError("%s", msg)
 }
 
-func explainTarget(c *Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {
+func explainTarget(c *pipeline.Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {
 	g := c.Graph
 	rep := &explain.Report{Targets: []explain.Target{}}
 	switch t.Kind {

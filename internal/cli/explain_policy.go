@@ -7,6 +7,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -27,7 +28,7 @@ func policyKindOf(target string, reg *policy.Registry) (policy.Kind, bool) {
 // them, for help text.
 func policyKindWords() string {
 	var out []string
-	for _, k := range Registry().Kinds() {
+	for _, k := range pipeline.Registry().Kinds() {
 		out = append(out, strings.ToLower(k.GroupKind().Kind))
 	}
 	return strings.Join(out, ", ")
@@ -36,7 +37,7 @@ func policyKindWords() string {
 // lookupPolicy finds the policy a POLICYKIND/NS/NAME (or POLICYKIND/NAME
 // with -n) names; an unknown kind or name is a usage error with the
 // nearest one.
-func lookupPolicy(c *Compiled, ref, namespace string) (*policy.Policy, error) {
+func lookupPolicy(c *pipeline.Compiled, ref, namespace string) (*policy.Policy, error) {
 	k, ok := policyKindOf(ref, c.Result.Registry)
 	if !ok {
 		return nil, usageError("%q: want POLICYKIND/NAMESPACE/NAME with POLICYKIND one of %s", ref, policyKindWords())
@@ -65,7 +66,7 @@ func lookupPolicy(c *Compiled, ref, namespace string) (*policy.Policy, error) {
 }
 
 // explainPolicy answers explain POLICYKIND/NS/NAME.
-func explainPolicy(o *explainOptions, c *Compiled) error {
+func explainPolicy(o *explainOptions, c *pipeline.Compiled) error {
 	p, err := lookupPolicy(c, o.Target, o.Namespace)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -80,7 +81,7 @@ func TestFlagParsing(t *testing.T) {
 }
 
 func TestPolicyKindOf(t *testing.T) {
-	reg := Registry()
+	reg := pipeline.Registry()
 	tests := []struct {
 		target, want string
 	}{

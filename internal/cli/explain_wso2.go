@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -67,7 +68,7 @@ func (op restAPIOperationEx) heading() string {
 
 // explainRestAPI writes the chains of RestApi ns/name in format text or
 // json; with showValues each entry carries its params as written.
-func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string, showValues bool, width int) error {
+func explainRestAPI(c *pipeline.Compiled, ns, name string, w io.Writer, format string, showValues bool, width int) error {
 	if c.WSO2 == nil || c.Versions == nil { // not from CompileWith
 		return diag.Errorf(diag.Internal, "explain restapi: the input was compiled without the WSO2 kinds")
 	}
@@ -103,7 +104,7 @@ func explainRestAPI(c *Compiled, ns, name string, w io.Writer, format string, sh
 	if c.Versions.Engine != nil {
 		rep.EngineManifest = c.Versions.EngineFile
 	}
-	sys, _ := c.WSO2.System(c.Config.PolicyConfig(), c.Versions.configPos(c.Config))
+	sys, _ := c.WSO2.System(c.Config.PolicyConfig(), c.Versions.ConfigPos(c.Config))
 	for _, op := range api.Operations {
 		chain := wso2.Effective(sys, api.API, op.Chain)
 		for i := range chain {
@@ -255,7 +256,7 @@ func chainRows(chain []wso2.Entry, defs, engine bool) [][]string {
 // system policies, then the APIPolicies targeting the route (API level),
 // then those the rule references (rule level, in filter order). Nil when
 // no APIPolicy applies to the rule.
-func wso2RuleChain(c *Compiled, rule *topology.Rule) []wso2.Entry {
+func wso2RuleChain(c *pipeline.Compiled, rule *topology.Rule) []wso2.Entry {
 	if c.WSO2 == nil {
 		return nil
 	}
@@ -265,19 +266,19 @@ func wso2RuleChain(c *Compiled, rule *topology.Rule) []wso2.Entry {
 			chains = wso2.ChainsOf(f.Values)
 		}
 	}
-	if gen := c.wso2Generated[rule.Rule]; gen != nil {
+	if gen := c.WSO2Generated[rule.Rule]; gen != nil {
 		chains = append(chains, gen)
 	}
 	if len(chains) == 0 {
 		return nil
 	}
-	sys, _ := c.WSO2.System(c.Config.PolicyConfig(), c.Versions.configPos(c.Config))
+	sys, _ := c.WSO2.System(c.Config.PolicyConfig(), c.Versions.ConfigPos(c.Config))
 	return wso2.Effective(append([]*wso2.Chain{sys}, chains...)...)
 }
 
 // explainWSO2Notes are explain's notes for a route rule with APIPolicies:
 // one line per chain entry, for explain's Notes hook.
-func explainWSO2Notes(c *Compiled) func(*topology.Route, *topology.Rule) []string {
+func explainWSO2Notes(c *pipeline.Compiled) func(*topology.Route, *topology.Rule) []string {
 	return func(_ *topology.Route, rule *topology.Rule) []string {
 		chain := wso2RuleChain(c, rule)
 		if len(chain) == 0 {
@@ -299,7 +300,7 @@ func explainWSO2Notes(c *Compiled) func(*topology.Route, *topology.Rule) []strin
 // runExplainRestAPI is explain's restapi target: TARGET is
 // restapi/NAMESPACE/NAME, or restapi/NAME with -n. It has the shape of
 // explainRestAPIHook.
-func runExplainRestAPI(o *explainOptions, c *Compiled) error {
+func runExplainRestAPI(o *explainOptions, c *pipeline.Compiled) error {
 	parts := strings.Split(o.Target, "/")
 	var ns, name string
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/status"
 )
@@ -27,7 +28,7 @@ func FuzzPipeline(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c := Compile(&manifest.Set{Objects: objs}, cfg)
+		c := pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
 		status.Compute(c.Result, status.Options{})
 		lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 		for _, target := range []string{"envoy", "kgateway"} {

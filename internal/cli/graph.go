@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/graph"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -71,12 +72,12 @@ func runGraph(o *graphOptions) error {
 	if o.Output == "mermaid" {
 		text = graph.Mermaid(c.Result, scope)
 	}
-	return firstErr(writeOut(o.globalOptions, o.Out, []byte(text)), c.inputResult())
+	return firstErr(writeOut(o.globalOptions, o.Out, []byte(text)), inputResult(c))
 }
 
 // scope resolves the scoping flags against the inputs; a name that is not
 // there is an error with the nearest one, never an empty picture.
-func (o *graphOptions) scope(c *Compiled) (graph.Options, error) {
+func (o *graphOptions) scope(c *pipeline.Compiled) (graph.Options, error) {
 	var opt graph.Options
 	for _, g := range o.Gateways {
 		ns, name, qualified := strings.Cut(g, "/")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -177,7 +178,7 @@ func checkHAPTICCase(dir string) (bad []string, refused *bool, err error) {
 	}
 	cfg := &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
 		HAPTIC: hapticConfig(cs.ChartValues)}
-	c := Compile(&manifest.Set{Objects: objs}, cfg)
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
 	out, err := renderPlatform(c, inferredTarget, false, nil)
 	if err != nil {
 		return nil, nil, err

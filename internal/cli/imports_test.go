@@ -12,10 +12,15 @@ import (
 )
 
 // stageOrder is the pipeline; a package may import only stages before it.
+// internal/pipeline runs the stages (and names the kinds, in its
+// registry), so it comes after all of them and before cli alone: no stage
+// or view compiles through it, and only a command (package main) imports
+// cli.
 var stageOrder = []string{
-	"internal/diag", "internal/manifest", "internal/model", "internal/version", "internal/topology",
+	"internal/diag", "internal/manifest", "internal/model", "internal/policyversion", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status",
-	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph", "internal/cli",
+	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
+	"internal/pipeline", "internal/cli",
 }
 
 func stageOf(pkg string) int {
@@ -31,7 +36,7 @@ func stageOf(pkg string) int {
 // TestImportsFollowPipeline keeps STYLE rule 1 true: imports go down the
 // pipeline only; go-control-plane only in render/envoy and in a policy
 // kind's own render files (render*.go under internal/policy/<kind>/);
-// cobra, viper and lipgloss only in cli.
+// cobra, viper and lipgloss only in cli; cli only in a command.
 func TestImportsFollowPipeline(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
 	if err != nil {
@@ -40,9 +45,9 @@ func TestImportsFollowPipeline(t *testing.T) {
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	for dec.More() {
 		var p struct {
-			ImportPath, Dir string
-			Imports         []string
-			GoFiles         []string
+			ImportPath, Dir, Name string
+			Imports               []string
+			GoFiles               []string
 		}
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
@@ -50,6 +55,9 @@ func TestImportsFollowPipeline(t *testing.T) {
 		from := stageOf(p.ImportPath)
 		views := map[string]bool{"internal/render/envoy": true, "internal/explain": true, "internal/lint": true}
 		for _, imp := range p.Imports {
+			if strings.HasSuffix(imp, "/internal/cli") && p.Name != "main" {
+				t.Errorf("%s imports %s: only a command (package main) may", p.ImportPath, imp)
+			}
 			if strings.HasPrefix(imp, "github.com/gwpol/gwpol/internal/") && from >= 0 {
 				to := stageOf(imp)
 				sameKindPkg := strings.Contains(p.ImportPath, "/internal/policy/") && strings.HasSuffix(imp, "/internal/policy")

@@ -104,7 +104,7 @@ func runLint(o *lintOptions) error {
 	if err := writeOut(o.globalOptions, o.Out, b.Bytes()); err != nil {
 		return err
 	}
-	if err := c.inputResult(); err != nil {
+	if err := inputResult(c); err != nil {
 		return err // exit 3 in every format, after the report
 	}
 	threshold, _ := diag.ParseSeverity(o.FailOn)

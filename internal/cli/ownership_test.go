@@ -21,6 +21,7 @@ import (
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -138,7 +139,7 @@ func TestExplainAgreesWithRender(t *testing.T) {
 	routes, fields, replaced, gapCases := 0, 0, 0, 0
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			c := Compile(in.set, in.cfg)
+			c := pipeline.Compile(in.set, in.cfg)
 			gaps := map[string][]string{}
 			for _, target := range envoy.TargetNames() {
 				out, err := renderCompiled(c, target, false, in.gateways...)
@@ -167,7 +168,7 @@ func TestExplainAgreesWithRender(t *testing.T) {
 }
 
 // checkOwnership checks every Envoy route of one render against explain.
-func checkOwnership(t *testing.T, c *Compiled, out *envoy.Output, target string, gaps map[string][]string) (routes, fields, replaced int) {
+func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, target string, gaps map[string][]string) (routes, fields, replaced int) {
 	t.Helper()
 	byName := map[string]envoyRoute{}
 	for _, g := range out.Gateways {
@@ -216,7 +217,7 @@ type claim struct {
 
 // checkRoute checks one Envoy route both ways; it returns the number of
 // explained fields.
-func checkRoute(t *testing.T, c *Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, l *topology.Listener, er envoyRoute, where string, gaps map[string][]string) int {
+func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, l *topology.Listener, er envoyRoute, where string, gaps map[string][]string) int {
 	t.Helper()
 	er.vars = [3]string{rt.Meta.Namespace, rt.Meta.Name, rule.Name}
 	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
@@ -526,7 +527,7 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 // explain must say so; other direct responses (fail closed, a capability
 // the target lacks, a render error, no backend) are decided by render and
 // not checked here.
-func checkReplaced(t *testing.T, c *Compiled, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
+func checkReplaced(t *testing.T, c *pipeline.Compiled, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
 	t.Helper()
 	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
 	if view.FixedStatus != 0 {

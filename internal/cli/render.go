@@ -11,6 +11,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
 	"github.com/spf13/cobra"
@@ -103,7 +104,7 @@ func checkChoice(flag, got string, allowed ...string) error {
 }
 
 // renderCompiled renders a compiled input for a target.
-func renderCompiled(c *Compiled, target string, kgatewayKey bool, gateways ...string) (*envoy.Output, error) {
+func renderCompiled(c *pipeline.Compiled, target string, kgatewayKey bool, gateways ...string) (*envoy.Output, error) {
 	return envoy.Render(c.Result, envoy.Options{
 		Target:           target,
 		MergeKeyKgateway: kgatewayKey,
@@ -129,7 +130,7 @@ func runRender(o *renderOptions) error {
 	// Compile errors shape the config as much as render's own: they go to
 	// stderr with them, in one sorted list.
 	report := compileErrors(c)
-	inputErr := c.inputResult() // taken now: c must not stay live below
+	inputErr := inputResult(c) // taken now: c must not stay live below
 	noGateways := noGatewaysNote(c)
 	releaseTopology(c)
 	out, err := renderPlatform(c, o.Target, o.MergeKey == "kgateway", gws)
@@ -196,7 +197,7 @@ func isDir(path string) bool {
 // selectedGateways resolves --gateway: NAME takes the -n (or config)
 // namespace; a Gateway not in the input is a usage error naming the
 // nearest one.
-func (o *renderOptions) selectedGateways(c *Compiled) ([]string, error) {
+func (o *renderOptions) selectedGateways(c *pipeline.Compiled) ([]string, error) {
 	if o.Gateway == "" {
 		return nil, nil
 	}
@@ -212,7 +213,7 @@ func (o *renderOptions) selectedGateways(c *Compiled) ([]string, error) {
 
 // selectedRules resolves --route to the rules it names, each with every
 // listener serving it.
-func (o *renderOptions) selectedRules(c *Compiled) ([]envoy.RuleOn, error) {
+func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, error) {
 	var out []envoy.RuleOn
 	for _, ref := range o.Routes {
 		t, err := parseTarget(ref, o.Namespace)
@@ -252,7 +253,7 @@ func (o *renderOptions) selectedRules(c *Compiled) ([]envoy.RuleOn, error) {
 // fixedStatusLines name every rendered rule that answers a fixed status
 // instead of forwarding, and why, so a 500 is never a surprise: the rules
 // of the selected Gateways (all when none is), or only the --route ones.
-func fixedStatusLines(c *Compiled, gateways []string, scope []envoy.RuleOn, scoped bool) []string {
+func fixedStatusLines(c *pipeline.Compiled, gateways []string, scope []envoy.RuleOn, scoped bool) []string {
 	inScope := map[*topology.Rule]bool{}
 	for _, r := range scope {
 		inScope[r.Rule] = true
@@ -293,7 +294,7 @@ func servedOn(rt *topology.Route, gateways []string) bool {
 // no Gateway: Envoy config is built per Gateway, and APIs of the WSO2
 // gateway-controller (RestApi and the other API kinds) are not Gateway API
 // resources. "" when there are Gateways.
-func noGatewaysNote(c *Compiled) string {
+func noGatewaysNote(c *pipeline.Compiled) string {
 	if len(c.Graph.Gateways) > 0 {
 		return ""
 	}
@@ -320,7 +321,7 @@ func noGatewaysNote(c *Compiled) string {
 // heap the collector would otherwise keep re-marking while the Envoy
 // config is built. Policy objects, Secrets and extension objects keep
 // theirs: renderers decode and point into them.
-func releaseTopology(c *Compiled) {
+func releaseTopology(c *pipeline.Compiled) {
 	for _, o := range c.Set.Objects {
 		if releasable[model.GroupKind{Group: o.Group, Kind: o.Kind}] {
 			o.Release()
@@ -338,7 +339,7 @@ var releasable = map[model.GroupKind]bool{
 // compileErrors are the errors found while compiling (an object that did
 // not decode, a duplicate, a reference that does not resolve): every view
 // prints them on stderr, so nothing it shows was shaped silently.
-func compileErrors(c *Compiled) []diag.Diagnostic {
+func compileErrors(c *pipeline.Compiled) []diag.Diagnostic {
 	var report []diag.Diagnostic
 	for _, d := range c.Diagnostics() {
 		if d.Severity == diag.Error {
@@ -369,7 +370,7 @@ func formatDiagLine(d diag.Diagnostic) string {
 // Gateway is how both are found.
 // lintExtra gathers the findings render makes (GWP404, unsupported
 // capabilities of the target) for the lint report.
-func lintExtra(c *Compiled, target string) ([]diag.Diagnostic, error) {
+func lintExtra(c *pipeline.Compiled, target string) ([]diag.Diagnostic, error) {
 	out, err := renderPlatform(c, target, false, nil)
 	if err != nil {
 		return nil, err
@@ -379,7 +380,7 @@ func lintExtra(c *Compiled, target string) ([]diag.Diagnostic, error) {
 
 // explainRouteNames gives explain the Envoy route names of each rule,
 // rendering only the Gateways explain asks about, each once.
-func explainRouteNames(c *Compiled) func(*topology.Rule, *topology.Listener) []string {
+func explainRouteNames(c *pipeline.Compiled) func(*topology.Rule, *topology.Listener) []string {
 	rendered := map[*topology.Gateway]*envoy.Output{}
 	return func(rule *topology.Rule, l *topology.Listener) []string {
 		out, ok := rendered[l.Gateway]

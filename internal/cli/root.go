@@ -112,7 +112,7 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	}
 	// Paths in the config file are relative to it; flags to the working
 	// directory.
-	c.PolicyDefinitions, c.EngineManifest = c.relative(c.PolicyDefinitions), c.relative(c.EngineManifest)
+	c.PolicyDefinitions, c.EngineManifest = relative(c, c.PolicyDefinitions), relative(c, c.EngineManifest)
 	if g.PolicyDefinitions != "" {
 		c.PolicyDefinitions = g.PolicyDefinitions
 	}

@@ -47,5 +47,5 @@ func runStatus(o *statusOptions) error {
 	}
 	printDiagnostics(o.IO.ErrOut, compileErrors(c))
 	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode})
-	return firstErr(writeData(o.globalOptions, o.Out, o.Output, rep), c.inputResult())
+	return firstErr(writeData(o.globalOptions, o.Out, o.Output, rep), inputResult(c))
 }

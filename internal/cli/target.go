@@ -3,6 +3,7 @@ package cli
 import (
 	"slices"
 
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
@@ -36,7 +37,7 @@ type targetGroup struct {
 // by target: the one asked for, or, when none was, each Gateway's own —
 // the target whose data plane its GatewayClass's controller is, envoy
 // when the class is unknown or not in the input.
-func targetGroups(asked string, c *Compiled, gateways []string) []targetGroup {
+func targetGroups(asked string, c *pipeline.Compiled, gateways []string) []targetGroup {
 	if asked != inferredTarget && asked != "" {
 		return []targetGroup{{target: asked, gateways: gateways}}
 	}
@@ -73,7 +74,7 @@ func targetGroups(asked string, c *Compiled, gateways []string) []targetGroup {
 
 // renderPlatform renders the Gateways, each group with its target, into
 // one output.
-func renderPlatform(c *Compiled, asked string, kgatewayKey bool, gateways []string) (*envoy.Output, error) {
+func renderPlatform(c *pipeline.Compiled, asked string, kgatewayKey bool, gateways []string) (*envoy.Output, error) {
 	var outs []*envoy.Output
 	for _, g := range targetGroups(asked, c, gateways) {
 		out, err := renderCompiled(c, g.target, kgatewayKey, g.gateways...)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // hapticPlatform is a Gateway of HAPTIC's class with a rule under a valid
@@ -127,7 +128,7 @@ func TestExplainSharedBudgetOnlyWithRateLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := Compile(&manifest.Set{Objects: objs}, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := pipeline.Compile(&manifest.Set{Objects: objs}, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 			rt := c.Graph.Route("HTTPRoute", "shop", "app")
 			if rt == nil || len(rt.Rules) != 2 {
 				t.Fatal("route not built")

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
 )
@@ -207,14 +208,14 @@ func TestWSO2LintExitCodes(t *testing.T) {
 
 // compileWSO2 compiles the platform fixture with definitions, engine build
 // and the system policies of testdata/wso2/gwpol.yaml.
-func compileWSO2(t *testing.T) *Compiled {
+func compileWSO2(t *testing.T) *pipeline.Compiled {
 	t.Helper()
 	cfg, _, err := loadConfig(wso2Path("gwpol.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.PolicyDefinitions, cfg.EngineManifest = wso2Path("defs"), wso2Path("build-manifest.yaml")
-	v, err := loadVersions(cfg)
+	v, err := pipeline.LoadVersions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func compileWSO2(t *testing.T) *Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return CompileWith(set, cfg, v)
+	return pipeline.CompileWith(set, cfg, v)
 }
 
 func identities(es []wso2.Entry) []string {
@@ -537,11 +538,11 @@ func TestWSO2OperatorGeneratedChains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := loadVersions(cfg)
+	v, err := pipeline.LoadVersions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := CompileWith(set, cfg, v)
+	c := pipeline.CompileWith(set, cfg, v)
 	want := map[string][]string{
 		// identity@level=definition/engine: remove-headers is not in this
 		// engine build, its redirect is another patch.

@@ -4,10 +4,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/diff"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 func compile(t *testing.T, path string) *merge.Result {
@@ -20,7 +20,7 @@ func compile(t *testing.T, path string) *merge.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}).Result
+	return pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}).Result
 }
 
 func TestCompare(t *testing.T) {

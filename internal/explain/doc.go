@@ -3,5 +3,6 @@
 // its owner, level, merge strategy, contributors, losers and what it
 // shadows — read from the merge IR, never recomputed.
 //
-// explain imports merge and the stages before it.
+// explain is a view: it imports merge, policy and topology (the stages
+// before it), never status, render, lint or pipeline.
 package explain

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // TestRuleView checks the effective view of one rule: own fields with
@@ -31,7 +31,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rt := c.Graph.Route("HTTPRoute", "app", "api")
 	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
 	type row struct {
@@ -112,7 +112,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	type row struct {
 		Field, Owner, Level          string
 		Contributors, Lost, Shadowed []string
@@ -211,7 +211,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rt := c.Graph.Route("HTTPRoute", "infra", "r")
 	edge := []string{"gateway.kgateway.dev/TrafficPolicy/infra/edge"}
 	tests := []struct {
@@ -275,7 +275,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rt := c.Graph.Route("HTTPRoute", "infra", "r")
 	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
 	want := []string{"replaced by a direct response (500): the invalid policy gateway.kgateway.dev/TrafficPolicy/infra/bad merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"}

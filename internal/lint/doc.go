@@ -3,5 +3,6 @@
 // name, title, documentation, default severity and a run function; one file
 // per rule family. Codes are never reused.
 //
-// lint imports merge and the stages before it; the CLI formats its report.
+// lint is a view: it imports status, merge, attach, policy, model and
+// diag, never render, explain or pipeline; the CLI formats its report.
 package lint

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 var want = regexp.MustCompile(`#\s*want\s+((?:"GWP\d+"\s*)+)`)
@@ -53,7 +53,7 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := cli.Compile(set, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 			rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 			var got []string
 			for _, d := range rep.Diagnostics {
@@ -96,7 +96,7 @@ func TestSuppression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cli.Compile(set, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics()}
 	rep := lint.Run(in, lint.Config{Ignore: []lint.Ignore{{Code: "GWP201", Object: "TrafficPolicy/app/*"}}})
 	if len(rep.Diagnostics) != 0 || rep.Suppressed != 1 {
@@ -123,7 +123,7 @@ func TestTooManyAncestors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 	var codes []string
 	for _, d := range rep.Diagnostics {
@@ -133,7 +133,7 @@ func TestTooManyAncestors(t *testing.T) {
 		t.Errorf("GWP208 not reported; got %v", codes)
 	}
 	// With 16 it must not fire.
-	c = cli.Compile(&manifest.Set{Objects: objs[1:]}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c = pipeline.Compile(&manifest.Set{Objects: objs[1:]}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rep = lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 	for _, d := range rep.Diagnostics {
 		if d.Code == "GWP208" {

@@ -3,6 +3,11 @@
 // into Kubernetes objects, and keeps the file, line and column of every
 // object and every field in it.
 //
-// It imports only diag. Nothing here knows what a Gateway or a policy is;
-// decoding into typed objects is done by callers through Object.Decode.
+// Files that are not Kubernetes objects (WSO2 policy definitions and
+// engine build manifests) are read through its node API (ParseNodes,
+// Field, Scalar, NodeJSON) by the same rules.
+//
+// It imports only diag and parallel. Nothing here knows what a Gateway or
+// a policy is; decoding into typed objects is done by callers through
+// Object.Decode.
 package manifest

@@ -6,6 +6,6 @@
 // inherited from listener and Gateway, with what shadows what).
 //
 // status, render, explain and lint only read this IR; none of them
-// recomputes precedence. merge imports attach, topology, policy, model,
-// manifest and diag.
+// recomputes precedence. merge imports attach, topology, policy and model,
+// never status or a view.
 package merge

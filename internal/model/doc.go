@@ -4,5 +4,6 @@
 // indexes every object by group/kind/namespace/name and by label.
 //
 // Objects of kinds a policy package registers stay as manifest objects here;
-// the policy packages decode them. model imports manifest and diag only.
+// the policy packages decode them. model imports manifest, diag and
+// parallel only.
 package model

@@ -1,11 +1,17 @@
-// Package policy is the policy-kind registry. A policy kind is one
-// sub-package (trafficpolicy, haptic, wso2) that implements Kind: how to
-// decode and validate its objects, how they attach, which fields they set
-// and how each field merges and renders. Nothing outside a kind's package
-// names that kind; attach, merge, status, render, explain and lint work
-// through this interface.
+// Package policy is the policy-kind contract and registry. A policy kind
+// is one sub-package (trafficpolicy, backendconfigpolicy,
+// backendtlspolicy, haptic, wso2, envoygateway) that implements Kind: how
+// to decode and validate its objects, how they attach, which fields they
+// set and how each field merges. kind.go lists Kind and every optional
+// hook the stages find on it by type assertion (rendering, rule checks,
+// status of its own, …), one sentence each; a kind asserts each hook it
+// implements with a var _ line. Nothing outside a kind's package (and the
+// registry in internal/pipeline) names that kind; attach, merge, status,
+// render, explain and lint work through these interfaces.
 //
-// policy sits between model and attach: it imports model, manifest and
-// diag. Rendering is described here in neutral form (protojson-shaped maps
-// with type URLs) so that only internal/render/envoy imports go-control-plane.
+// policy sits between topology and attach: it imports topology, model,
+// manifest and diag. Render output is described here in neutral form
+// (fragments with protojson-shaped maps, or a proto.Message a kind's own
+// render files build), so that only internal/render/envoy and those
+// render files import go-control-plane.
 package policy

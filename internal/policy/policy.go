@@ -11,17 +11,6 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 )
 
-// Kind is one supported policy kind.
-type Kind interface {
-	// GroupKind of the policy objects.
-	GroupKind() model.GroupKind
-	// Spec describes attachment, fields and status behaviour.
-	Spec() KindSpec
-	// Decode reads and validates one policy object. It never fails: a
-	// policy that cannot be used is returned with Invalid diagnostics.
-	Decode(obj *manifest.Object, env *Env) *Policy
-}
-
 // Env is what decoding may consult.
 type Env struct {
 	Model  *model.Model
@@ -93,13 +82,6 @@ type FieldSpec struct {
 	FillsUnset bool
 }
 
-// DeepConflicter is implemented by kinds whose deep merge of a field can
-// conflict (kgateway ACLs with different default actions); on conflict the
-// field falls back to shallow merging.
-type DeepConflicter interface {
-	DeepConflict(key string, a, b any) bool
-}
-
 // TargetKind is a kind of attachment point.
 type TargetKind string
 
@@ -151,16 +133,6 @@ type KindSpec struct {
 // Condition is a policy status condition a kind writes itself.
 type Condition struct {
 	Type, Status, Reason, Message string
-}
-
-// ConditionWriter is implemented by kinds whose controller writes policy
-// conditions other than kgateway's Accepted/Attached (Gateway API
-// BackendTLSPolicy: ResolvedRefs, and Accepted False/Conflicted for the
-// policy that loses a backend to an older one). lost is true when another
-// policy took every field the policy sets at some point under the
-// ancestor.
-type ConditionWriter interface {
-	PolicyConditions(p *Policy, lost bool) []Condition
 }
 
 // TargetRef is one targetRef or targetSelector of a policy.
@@ -321,30 +293,10 @@ func (r *Registry) BackendKinds() map[model.GroupKind]bool {
 	return out
 }
 
-// Auxiliary is implemented by kinds that read other objects of their API
-// group (kgateway's GatewayExtension, WSO2's RestApi…).
-type Auxiliary interface {
-	AuxiliaryKinds() []model.GroupKind
-}
-
-// BackendProvider is implemented by kinds whose API group defines backendRef
-// kinds (kgateway's Backend).
-type BackendProvider interface {
-	BackendKinds() []model.GroupKind
-}
-
 // ObjectCondition is one condition a controller writes on an object's own
 // status (not per ancestor).
 type ObjectCondition struct {
 	Type, Status, Reason, Message string
-}
-
-// ObjectStatuser is implemented by kinds whose objects are APIs of their
-// own (WSO2 RestApi and the like) rather than attached policies: the
-// controller writes conditions on the object itself, which status reports
-// beside (not instead of) the ancestor statuses.
-type ObjectStatuser interface {
-	ObjectConditions(p *Policy) []ObjectCondition
 }
 
 // Set is every decoded policy, sorted by kind, namespace, name.

@@ -75,13 +75,6 @@ type HTTPFilter struct {
 	Precedence int32
 }
 
-// Renderer is implemented by kinds that render to Envoy.
-type Renderer interface {
-	// RenderField returns the fragments for one merged field, or an error
-	// when the value cannot be expressed (the resource then fails closed).
-	RenderField(in FieldInput, env *Env) ([]Fragment, error)
-}
-
 // ServiceCluster is the name of the Envoy cluster for a Service port,
 // kube_<namespace>_<name>_<port> (kgateway's naming). A fragment that needs
 // a Service may list {"name": ServiceCluster(…)} in Clusters, with any

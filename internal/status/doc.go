@@ -2,6 +2,6 @@
 // listener conditions, route parent conditions, and per policy and
 // ancestor the Accepted and Attached conditions, from the merge IR.
 //
-// status imports merge and the stages before it; it never recomputes
-// precedence.
+// status imports merge, attach, topology, policy, model and diag — never
+// a view; it never recomputes precedence.
 package status

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -68,7 +68,7 @@ func compile(t *testing.T, docs string) *status.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	return status.Compute(c.Result, status.Options{})
 }
 
@@ -359,7 +359,7 @@ func TestStrictReplacement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: tt.mode})
+			c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: tt.mode})
 			rep := status.Compute(c.Result, status.Options{ValidationMode: tt.mode})
 			g := rep.Gateways[0]
 			if got := condOf(g.Conditions, "Accepted"); got != tt.gateway {

@@ -4,5 +4,5 @@
 // and records, for every parentRef, the Gateway API condition a controller
 // would write — never dropping a route silently.
 //
-// It imports model, manifest and diag.
+// It imports model and diag only.
 package topology

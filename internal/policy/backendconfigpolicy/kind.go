@@ -1,13 +1,3 @@
-// Package backendconfigpolicy is kgateway's BackendConfigPolicy: the
-// settings of the Envoy clusters built for a Service or a kgateway Backend
-// (connect timeout, load balancer, health checks, outlier detection,
-// circuit breakers, HTTP protocol options, upstream TLS, …).
-//
-// It is a policy kind (stage: policy) and imports only model, manifest and
-// the policy contract. Its targets are the backends themselves, so its
-// status ancestor is the Service or Backend it configures, as kgateway
-// reports it. It does not render: the clusters it shapes are outside the
-// xDS gwpol writes today.
 package backendconfigpolicy
 
 import (
@@ -35,6 +25,8 @@ const (
 // Kind is the BackendConfigPolicy kind.
 type Kind struct{}
 
+// BackendConfigPolicy implements no optional hook of the policy-kind
+// contract (internal/policy/kind.go).
 var _ policy.Kind = Kind{}
 
 // New returns the kind.

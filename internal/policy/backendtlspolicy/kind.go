@@ -1,14 +1,3 @@
-// Package backendtlspolicy is the Gateway API BackendTLSPolicy
-// (gateway.networking.k8s.io): how the gateway validates the TLS
-// certificate of a Service or kgateway Backend it connects to.
-//
-// It is a policy kind (stage: policy) and imports only model, manifest and
-// the policy contract. Its targets are backends; its status is the Gateway
-// API's, written per Gateway whose routes use the backend: ResolvedRefs
-// (the CA certificate references) and Accepted — False/Conflicted for a
-// policy that targets the same backend as an older one, and
-// False/NoValidCACertificate when no CA certificate resolves. It does not
-// render: the upstream TLS it sets is on clusters gwpol does not write.
 package backendtlspolicy
 
 import (
@@ -27,6 +16,13 @@ const KindName = "BackendTLSPolicy"
 
 // Kind is the BackendTLSPolicy kind.
 type Kind struct{}
+
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// BackendTLSPolicy implements.
+var (
+	_ policy.Kind            = Kind{}
+	_ policy.ConditionWriter = Kind{}
+)
 
 var (
 	_ policy.Kind            = Kind{}

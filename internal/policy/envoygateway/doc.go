@@ -13,5 +13,6 @@
 // Merged. The kinds therefore implement policy.AncestorStatuser.
 //
 // Like every kind package it sits in the policy stage: it imports diag,
-// manifest, model, topology and policy.
+// manifest, model, topology and policy; it renders nothing yet
+// (policy.Renderer reports its fields as unsupported).
 package envoygateway

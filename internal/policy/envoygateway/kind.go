@@ -41,6 +41,16 @@ type Kind struct {
 	extensionRef bool
 }
 
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// Envoy Gateway's kinds implement.
+var (
+	_ policy.Kind             = (*Kind)(nil)
+	_ policy.Auxiliary        = (*Kind)(nil)
+	_ policy.BackendProvider  = (*Kind)(nil)
+	_ policy.AncestorStatuser = (*Kind)(nil)
+	_ policy.Renderer         = (*Kind)(nil)
+)
+
 var (
 	_ policy.Kind             = (*Kind)(nil)
 	_ policy.AncestorStatuser = (*Kind)(nil)

@@ -2,8 +2,6 @@ package envoygateway
 
 import "github.com/gwpol/gwpol/internal/policy"
 
-var _ policy.Renderer = (*Kind)(nil)
-
 // RenderField implements policy.Renderer. No render target expresses
 // Envoy Gateway's fields yet, so each asks for a capability named after
 // the kind and field, which no target has: render reports it as

@@ -2,7 +2,6 @@ package haptic_test
 
 import (
 	"encoding/json"
-	"github.com/gwpol/gwpol/internal/cli"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -152,7 +152,7 @@ func TestBrokenPolicyNeverForwards(t *testing.T) {
 
 // hapticPolicy is the HAProxyRoutePolicy a rule's filters reference, if
 // it exists.
-func hapticPolicy(c *cli.Compiled, rt *topology.Route, rule *topology.Rule) *policy.Policy {
+func hapticPolicy(c *pipeline.Compiled, rt *topology.Route, rule *topology.Rule) *policy.Policy {
 	for _, f := range rule.Filters {
 		if f.ExtensionRef != nil && string(f.ExtensionRef.Group) == haptic.Group && string(f.ExtensionRef.Kind) == haptic.KindName {
 			if p := c.Policies.Get(model.Key{Group: haptic.Group, Kind: haptic.KindName, Namespace: rt.Meta.Namespace, Name: string(f.ExtensionRef.Name)}); p != nil {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/status"
 )
@@ -25,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 const fixturesDir = "../../../testdata/haptic"
 
 // compile runs the pipeline up to status the way the CLI runs it.
-func compile(t *testing.T, file string) *cli.Compiled {
+func compile(t *testing.T, file string) *pipeline.Compiled {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -35,11 +35,11 @@ func compile(t *testing.T, file string) *cli.Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cli.Compile(&manifest.Set{Objects: objs}, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	return pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 }
 
 // brokenRules are the runtime identities of the rules that fail closed.
-func brokenRules(c *cli.Compiled) []string {
+func brokenRules(c *pipeline.Compiled) []string {
 	var out []string
 	for _, rt := range c.Graph.Routes {
 		for _, rule := range rt.Rules {
@@ -123,7 +123,7 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-func statusJSON(t *testing.T, c *cli.Compiled) []byte {
+func statusJSON(t *testing.T, c *pipeline.Compiled) []byte {
 	t.Helper()
 	rep := status.Compute(c.Result, status.Options{ControllerName: "haproxy-haptic.org/controller"})
 	var b bytes.Buffer

@@ -31,6 +31,16 @@ type Kind struct {
 	budget *wafBudget
 }
 
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// HAProxyRoutePolicy implements.
+var (
+	_ policy.Kind           = Kind{}
+	_ policy.RuleChecker    = Kind{}
+	_ policy.Identifier     = Kind{}
+	_ policy.StatusReasoner = Kind{}
+	_ policy.Renderer       = Kind{}
+)
+
 var (
 	_ policy.Kind        = Kind{}
 	_ policy.Renderer    = Kind{}
@@ -215,8 +225,6 @@ func (Kind) SharedState(p *policy.Policy) string {
 func (Kind) PolicyIdentity(p *policy.Policy) string {
 	return PolicyIdentity(p.Obj.Namespace, p.Obj.Name)
 }
-
-var _ policy.StatusReasoner = Kind{}
 
 // BrokenReasons implements policy.StatusReasoner with HAPTIC's route
 // conditions: ResolvedRefs False only where a reference did not resolve —

@@ -88,7 +88,18 @@ var fields = []field{
 // Kind is kgateway's TrafficPolicy.
 type Kind struct{}
 
-var _ policy.Kind = Kind{}
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// TrafficPolicy implements.
+var (
+	_ policy.Kind            = Kind{}
+	_ policy.Auxiliary       = Kind{}
+	_ policy.BackendProvider = Kind{}
+	_ policy.DeepConflicter  = Kind{}
+	_ policy.Inheritor       = Kind{}
+	_ policy.RuleFielder     = Kind{}
+	_ policy.Instancer       = Kind{}
+	_ policy.Renderer        = Kind{}
+)
 
 // New returns the TrafficPolicy kind.
 func New() Kind { return Kind{} }

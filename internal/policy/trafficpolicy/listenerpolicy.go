@@ -10,6 +10,7 @@ import (
 // a Gateway (or ListenerSet). It merges like a TrafficPolicy on a Gateway.
 type ListenerKind struct{}
 
+// ListenerPolicy implements no optional hook of the policy-kind contract.
 var _ policy.Kind = ListenerKind{}
 
 // NewListenerPolicy returns the ListenerPolicy kind.

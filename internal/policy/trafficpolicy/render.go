@@ -15,8 +15,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-var _ policy.Renderer = Kind{}
-
 // RenderField implements policy.Renderer: each TrafficPolicy field becomes
 // kgateway's Envoy configuration — an HTTP filter in the HCM chain
 // (disabled by default) enabled and configured per resource through

@@ -9,8 +9,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-var _ policy.RuleFielder = Kind{}
-
 // ruleRetryOn is what kgateway retries on for an HTTPRoute rule's own
 // retry, sorted as kgateway writes it (retriable-status-codes is always
 // there; the codes themselves may be empty).
@@ -149,8 +147,6 @@ func (Kind) Overlay(key string, over, under any) (any, bool) {
 	}
 	return &eff, true
 }
-
-var _ policy.Instancer = Kind{}
 
 // Instance implements policy.Instancer: extAuth, extProc and oidc name the
 // GatewayExtension whose filter they enable (render names the filter after

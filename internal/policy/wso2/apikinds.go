@@ -40,7 +40,12 @@ type APIKind struct {
 	resolved bool
 }
 
-var _ policy.Kind = (*APIKind)(nil)
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// the API kinds implement.
+var (
+	_ policy.Kind           = (*APIKind)(nil)
+	_ policy.ObjectStatuser = (*APIKind)(nil)
+)
 
 // GroupKind implements policy.Kind.
 func (k *APIKind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: k.kind} }

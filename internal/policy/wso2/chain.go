@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/gwpol/gwpol/internal/diag"
-	"github.com/gwpol/gwpol/internal/version"
+	"github.com/gwpol/gwpol/internal/policyversion"
 )
 
 // Level is where in a chain a reference comes from.
@@ -47,9 +47,9 @@ type Reference struct {
 	// resolved); Engine the engine build's (Skipped without a manifest).
 	// DefinitionsLoaded is false when no policy definitions were given, so
 	// only the version's form could be checked.
-	Resolution        version.Resolution  `json:"-"`
-	Engine            version.EngineCheck `json:"-"`
-	DefinitionsLoaded bool                `json:"-"`
+	Resolution        policyversion.Resolution  `json:"-"`
+	Engine            policyversion.EngineCheck `json:"-"`
+	DefinitionsLoaded bool                      `json:"-"`
 
 	// Problems are the codes of the findings about this reference.
 	Problems []string `json:"problems,omitempty"`

@@ -5,7 +5,7 @@
 // API level, spec.operations[].policies at operation level).
 //
 // A policy reference is {name, version: vN, params, executionCondition}.
-// References resolve through internal/version the way the WSO2
+// References resolve through internal/policyversion the way the WSO2
 // gateway-controller and policy engine resolve them: by the major-only
 // identity name:vN against the loaded policy definitions and the engine's
 // build manifest. Problems become the GWP501–GWP506 diagnostics at the
@@ -18,6 +18,7 @@
 // ext_proc filter to the policy engine with the resolved chain in route
 // metadata.
 //
-// Imports: policy, model, manifest, diag and version; never attach, merge or
-// anything later in the pipeline.
+// Like every kind package it sits in the policy stage: it imports policy,
+// model, manifest, diag and policyversion; never attach, merge or anything
+// later in the pipeline.
 package wso2

@@ -10,7 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/version"
+	"github.com/gwpol/gwpol/internal/policyversion"
 )
 
 // FieldChain is the kind's one mergeable field: the policy chain.
@@ -22,8 +22,8 @@ const FieldChain = "chain"
 // definitions only the form of a version is checked (GWP501), without an
 // engine manifest GWP504 and GWP505 are skipped.
 type Kinds struct {
-	Definitions *version.Definitions
-	Engine      *version.EngineManifest
+	Definitions *policyversion.Definitions
+	Engine      *policyversion.EngineManifest
 
 	apiPolicy *APIPolicyKind
 	restAPI   *RestAPIKind
@@ -32,7 +32,7 @@ type Kinds struct {
 
 // New returns the WSO2 kinds resolving against defs and engine (either may
 // be nil).
-func New(defs *version.Definitions, engine *version.EngineManifest) *Kinds {
+func New(defs *policyversion.Definitions, engine *policyversion.EngineManifest) *Kinds {
 	ks := &Kinds{Definitions: defs, Engine: engine}
 	ks.apiPolicy = &APIPolicyKind{ks: ks}
 	ks.restAPI = &RestAPIKind{ks: ks}
@@ -88,6 +88,15 @@ type APIPolicyKind struct{ ks *Kinds }
 // nothing: a RestApi is an API of its own, and its chains are read by
 // explain (and lint) rather than merged onto Gateway API routes.
 type RestAPIKind struct{ ks *Kinds }
+
+// The hooks of the policy-kind contract (internal/policy/kind.go) that
+// APIPolicy and RestApi implement.
+var (
+	_ policy.Kind           = (*APIPolicyKind)(nil)
+	_ policy.Renderer       = (*APIPolicyKind)(nil)
+	_ policy.Kind           = (*RestAPIKind)(nil)
+	_ policy.ObjectStatuser = (*RestAPIKind)(nil)
+)
 
 var (
 	_ policy.Kind     = (*APIPolicyKind)(nil)

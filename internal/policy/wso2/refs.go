@@ -8,12 +8,12 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/version"
+	"github.com/gwpol/gwpol/internal/policyversion"
 )
 
 // empty stands in for missing definitions: references still get the
 // version-form check (GWP501), and the "no definition" answer is dropped.
-var empty = version.NewDefinitions()
+var empty = policyversion.NewDefinitions()
 
 // check resolves one reference and returns the findings about it, placed
 // with pos (a field path → position function for the object or file the
@@ -22,7 +22,7 @@ var empty = version.NewDefinitions()
 // accepts but the runtime or an operator should hear about (GWP504 drift,
 // GWP505 missing from the engine, which fails at runtime).
 func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.Position) (invalid, findings []diag.Diagnostic) {
-	at := func(p version.Problem, field string) diag.Diagnostic {
+	at := func(p policyversion.Problem, field string) diag.Diagnostic {
 		r.Problems = append(r.Problems, p.Code)
 		return p.Diagnostic(obj, field, pos(field))
 	}
@@ -39,7 +39,7 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 		defs = empty
 	}
 	r.Resolution = defs.Resolve(r.Name, r.Version)
-	if p := r.Resolution.Problem; p != nil && (r.DefinitionsLoaded || p.Code == version.CodeNotMajorOnly) {
+	if p := r.Resolution.Problem; p != nil && (r.DefinitionsLoaded || p.Code == policyversion.CodeNotMajorOnly) {
 		invalid = append(invalid, at(*p, verField))
 	}
 	if n := r.Resolution.Note; n != nil && r.DefinitionsLoaded {
@@ -101,21 +101,21 @@ func (ks *Kinds) reference(p *policy.Policy, path string, pr PolicyRef) *Referen
 func versionRequired(p *policy.Policy, r *Reference, invalid, findings []diag.Diagnostic) ([]diag.Diagnostic, []diag.Diagnostic) {
 	if p.Obj.Kind != KindAPIPolicy {
 		for i, d := range findings {
-			if d.Code == version.CodeLatestVersion {
+			if d.Code == policyversion.CodeLatestVersion {
 				findings[i].Message += "; applied as a Kubernetes object, the RestApi CRD requires version (the API server rejects it without one)"
 			}
 		}
 		return invalid, findings
 	}
-	findings = slices.DeleteFunc(findings, func(d diag.Diagnostic) bool { return d.Code == version.CodeLatestVersion })
-	r.Problems = slices.DeleteFunc(r.Problems, func(c string) bool { return c == version.CodeLatestVersion })
+	findings = slices.DeleteFunc(findings, func(d diag.Diagnostic) bool { return d.Code == policyversion.CodeLatestVersion })
+	r.Problems = slices.DeleteFunc(r.Problems, func(c string) bool { return c == policyversion.CodeLatestVersion })
 	hint := "set version: vN, the major of the definition to use"
 	if r.Resolution.Major != "" {
 		hint = "set version: " + r.Resolution.Major + " (the latest definition's major)"
 	}
-	problem := version.Problem{Code: version.CodeNotMajorOnly, Severity: diag.Error, Hint: hint,
+	problem := policyversion.Problem{Code: policyversion.CodeNotMajorOnly, Severity: diag.Error, Hint: hint,
 		Message: fmt.Sprintf("policy %s has no version; the APIPolicy CRD requires one (^v\\d+$) and the gateway operator rejects the entry (\"name and version are required\")", r.Name)}
-	r.Problems = slices.Compact(slices.Sorted(slices.Values(append(r.Problems, version.CodeNotMajorOnly))))
+	r.Problems = slices.Compact(slices.Sorted(slices.Values(append(r.Problems, policyversion.CodeNotMajorOnly))))
 	return append(invalid, problem.Diagnostic(p.Ref(), r.Path+".version", r.Pos)), findings
 }
 

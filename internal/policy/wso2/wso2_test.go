@@ -11,22 +11,22 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/version"
+	"github.com/gwpol/gwpol/internal/policyversion"
 	yaml "go.yaml.in/yaml/v3"
 )
 
-func definitions(t *testing.T) *version.Definitions {
+func definitions(t *testing.T) *policyversion.Definitions {
 	t.Helper()
 	schema := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"key":{"type":"string"},"in":{"enum":["header","query"]}},"required":["key","in"]}`)
-	return version.NewDefinitions(
-		version.NewDefinition("api-key-auth", "v1.2.1", schema, diag.Position{File: "defs/api-key-auth.yaml", Line: 2, Col: 10}),
-		version.NewDefinition("set-headers", "v1.0.0", nil, diag.Position{File: "defs/set-headers.yaml", Line: 2, Col: 10}),
+	return policyversion.NewDefinitions(
+		policyversion.NewDefinition("api-key-auth", "v1.2.1", schema, diag.Position{File: "defs/api-key-auth.yaml", Line: 2, Col: 10}),
+		policyversion.NewDefinition("set-headers", "v1.0.0", nil, diag.Position{File: "defs/set-headers.yaml", Line: 2, Col: 10}),
 	)
 }
 
-func engine(t *testing.T) *version.EngineManifest {
+func engine(t *testing.T) *policyversion.EngineManifest {
 	t.Helper()
-	m, ds, err := version.ParseEngineManifest("build-manifest.yaml", []byte("policies:\n  - name: api-key-auth\n    version: v1.2.0\n  - name: set-headers\n    version: v1.0.0\n"))
+	m, ds, err := policyversion.ParseEngineManifest("build-manifest.yaml", []byte("policies:\n  - name: api-key-auth\n    version: v1.2.0\n  - name: set-headers\n    version: v1.0.0\n"))
 	if err != nil || len(ds) > 0 {
 		t.Fatal(err, ds)
 	}

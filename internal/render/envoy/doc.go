@@ -5,8 +5,10 @@
 // (proto field names), byte for byte, by a one-pass writer (protojson.go)
 // that is several times faster on large platforms.
 //
-// It is the only package that imports go-control-plane. It imports merge,
-// attach, topology, policy, model and diag, and reaches policy kinds only
+// It is the only package besides a policy kind's own render files that
+// imports go-control-plane. It is a view: it imports merge, topology,
+// policy, model, parallel and diag (never status, explain, lint or
+// pipeline), and reaches policy kinds only
 // through policy.Renderer: a kind describes its Envoy configuration as
 // neutral fragments and this package types, places and validates them.
 //

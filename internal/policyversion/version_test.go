@@ -1,4 +1,4 @@
-package version
+package policyversion
 
 import (
 	"encoding/json"

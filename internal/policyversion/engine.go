@@ -1,4 +1,4 @@
-package version
+package policyversion
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -81,7 +82,7 @@ func ParseEngineManifest(file string, data []byte) (*EngineManifest, []diag.Diag
 	if root.Kind != yaml.MappingNode {
 		return nil, nil, diag.Errorf(diag.Invalid, "%s:%d:%d: an engine build manifest must be a mapping with a policies list, found %s", file, root.Line, root.Column, describeNode(root))
 	}
-	list, key := field(root, "policies")
+	list, key := manifest.Field(root, "policies")
 	if key == nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "%s:%d:%d: not an engine build manifest: no policies list", file, root.Line, root.Column)
 	}
@@ -94,13 +95,13 @@ func ParseEngineManifest(file string, data []byte) (*EngineManifest, []diag.Diag
 	}
 	var diags []diag.Diagnostic
 	for i, it := range list.Content {
-		it = resolveAlias(it)
+		it = manifest.Resolve(it)
 		at := fmt.Sprintf("policies[%d]", i)
 		if it.Kind != yaml.MappingNode {
 			return nil, nil, diag.Errorf(diag.Invalid, "%s:%d:%d: %s: each policy must be a mapping with name and version, found %s", file, it.Line, it.Column, at, describeNode(it))
 		}
-		nameN, _ := field(it, "name")
-		name, ok := scalar(nameN)
+		nameN, _ := manifest.Field(it, "name")
+		name, ok := manifest.Scalar(nameN)
 		if !ok || strings.TrimSpace(name) == "" {
 			n := it
 			if nameN != nil {
@@ -108,21 +109,21 @@ func ParseEngineManifest(file string, data []byte) (*EngineManifest, []diag.Diag
 			}
 			return nil, nil, diag.Errorf(diag.Invalid, "%s:%d:%d: %s.name: each policy needs a name", file, n.Line, n.Column, at)
 		}
-		p := EnginePolicy{Name: name, Pos: posOf(file, it), Index: i}
-		if verN, _ := field(it, "version"); verN != nil {
-			p.Pos = posOf(file, verN)
-			if v, ok := scalar(verN); ok {
+		p := EnginePolicy{Name: name, Pos: manifest.NodePos(file, it), Index: i}
+		if verN, _ := manifest.Field(it, "version"); verN != nil {
+			p.Pos = manifest.NodePos(file, verN)
+			if v, ok := manifest.Scalar(verN); ok {
 				p.Version = v
 			}
 		}
-		if fp, _ := field(it, "filePath"); p.Version == "" && fp != nil {
+		if fp, _ := manifest.Field(it, "filePath"); p.Version == "" && fp != nil {
 			if err := localVersion(file, fp, &p); err != nil {
 				diags = append(diags, fileDiag(Problem{
 					Code:     CodeVersionInvalid,
 					Severity: diag.Error,
 					Message:  fmt.Sprintf("engine policy %s is built from filePath %q, whose version is in its policy definition, but %v; its name:vN key in the engine registry cannot be known", name, fp.Value, err),
 					Hint:     "keep the policy's directory (with its policy-definition.yaml) beside the build lock file",
-				}, at+".filePath", posOf(file, fp)))
+				}, at+".filePath", manifest.NodePos(file, fp)))
 				m.Policies = append(m.Policies, p)
 				continue
 			}
@@ -207,12 +208,12 @@ func (m *EngineManifest) hasDuplicateAt(pos diag.Position) bool {
 // localVersion reads the version of a filePath entry (system-build-lock.yaml
 // lists system policies that way): the gateway builder takes it from the
 // policy-definition.yaml in that directory, relative to the lock file.
-func localVersion(manifest string, fp *yaml.Node, p *EnginePolicy) error {
-	v, ok := scalar(fp)
+func localVersion(lockFile string, fp *yaml.Node, p *EnginePolicy) error {
+	v, ok := manifest.Scalar(fp)
 	if !ok || strings.TrimSpace(v) == "" {
 		return fmt.Errorf("filePath is empty")
 	}
-	path := filepath.Join(filepath.Dir(manifest), v, DefinitionFile)
+	path := filepath.Join(filepath.Dir(lockFile), v, DefinitionFile)
 	data, err := readFile(path)
 	if err != nil {
 		return fmt.Errorf("%s cannot be read", path)
@@ -221,12 +222,12 @@ func localVersion(manifest string, fp *yaml.Node, p *EnginePolicy) error {
 	if err != nil || len(docs) == 0 || docs[0].Kind != yaml.MappingNode {
 		return fmt.Errorf("%s is not a policy definition", path)
 	}
-	verN, _ := field(docs[0], "version")
-	ver, ok := scalar(verN)
+	verN, _ := manifest.Field(docs[0], "version")
+	ver, ok := manifest.Scalar(verN)
 	if !ok || ver == "" {
 		return fmt.Errorf("%s has no version", path)
 	}
-	p.Version, p.Pos = ver, posOf(path, verN)
+	p.Version, p.Pos = ver, manifest.NodePos(path, verN)
 	return nil
 }
 

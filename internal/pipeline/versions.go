@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
-	pversion "github.com/gwpol/gwpol/internal/version"
+	"github.com/gwpol/gwpol/internal/policyversion"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -20,18 +20,18 @@ import (
 type Versions struct {
 	DefinitionsDir string
 	EngineFile     string // the engine manifests, joined by " + "
-	Definitions    *pversion.Definitions
-	Engine         *pversion.EngineManifest
+	Definitions    *policyversion.Definitions
+	Engine         *policyversion.EngineManifest
 	// Diagnostics are the problems found inside those files (GWP503,
 	// GWP506, GWP507), positioned there.
 	Diagnostics []diag.Diagnostic
 }
 
-// loadVersions reads what the config (after flags) names. An unreadable
+// LoadVersions reads what the config (after flags) names. An unreadable
 // or unparseable file is an input error (exit 3) naming FILE:LINE:COL: a
 // half-read definitions set would give wrong answers. A malformed
 // wso2.systemPolicies setting is one too.
-func loadVersions(cfg *Config) (*Versions, error) {
+func LoadVersions(cfg *Config) (*Versions, error) {
 	files := cfg.EngineManifests
 	if len(files) == 0 && cfg.EngineManifest != "" {
 		files = []string{cfg.EngineManifest}
@@ -44,16 +44,16 @@ func loadVersions(cfg *Config) (*Versions, error) {
 		return nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(cfg.File), err)
 	}
 	if v.DefinitionsDir != "" {
-		defs, ds, err := pversion.LoadDefinitions(v.DefinitionsDir)
+		defs, ds, err := policyversion.LoadDefinitions(v.DefinitionsDir)
 		if err != nil {
 			return nil, err
 		}
 		v.Definitions = defs
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
-	var builds []*pversion.EngineManifest
+	var builds []*policyversion.EngineManifest
 	for _, f := range files {
-		m, ds, err := pversion.LoadEngineManifest(f)
+		m, ds, err := policyversion.LoadEngineManifest(f)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func loadVersions(cfg *Config) (*Versions, error) {
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
 	if len(builds) > 0 {
-		m, ds := pversion.MergeEngineManifests(builds...)
+		m, ds := policyversion.MergeEngineManifests(builds...)
 		v.Engine = m
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
@@ -78,53 +78,6 @@ func distinctPaths(paths []string) []string {
 		}
 	}
 	return out
-}
-
-// readWSO2 re-reads the wso2: section of the config file keeping the case
-// of its keys: viper lower-cases every key, which would turn the params
-// of system policies (allowedOrigins) into something their schema does
-// not know.
-func (c *Config) readWSO2() error {
-	if c.WSO2 == nil {
-		return nil
-	}
-	m, err := c.section("wso2")
-	if m != nil {
-		c.WSO2 = m
-	}
-	return err
-}
-
-// section re-reads a top-level mapping of the config file as written,
-// keys in their own case (viper lower-cases them); nil when the file has
-// none.
-func (c *Config) section(name string) (map[string]any, error) {
-	if c.File == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(c.File)
-	if err != nil {
-		return nil, err
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	for k, v := range doc {
-		if m, ok := v.(map[string]any); ok && strings.EqualFold(k, name) {
-			return m, nil
-		}
-	}
-	return nil, nil
-}
-
-// relative resolves a path from the config file against the file's
-// directory.
-func (c *Config) relative(path string) string {
-	if path == "" || c.File == "" || filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(filepath.Dir(c.File), path)
 }
 
 // usesWSO2 reports whether the input has WSO2 policy references at all
@@ -162,9 +115,9 @@ func (c *Compiled) Skipped() []string {
 	return out
 }
 
-// configPos places findings about config settings (wso2.systemPolicies)
+// ConfigPos places findings about config settings (wso2.systemPolicies)
 // at their line in the config file; without a file, nowhere.
-func (v *Versions) configPos(cfg *Config) func(string) diag.Position {
+func (v *Versions) ConfigPos(cfg *Config) func(string) diag.Position {
 	if v == nil || cfg == nil || cfg.File == "" {
 		return nil
 	}
@@ -213,4 +166,11 @@ func nodePos(file string, n *yaml.Node, path string) diag.Position {
 		at = next
 	}
 	return diag.Position{File: file, Line: at.Line, Col: at.Column}
+}
+
+func orEnv(path string) string {
+	if path == "" {
+		return "(environment)"
+	}
+	return path
 }

@@ -1,4 +1,4 @@
-// Package version is the WSO2 API Platform version stage of gwpol: it reads
+// Package policyversion is the WSO2 API Platform version stage of gwpol: it reads
 // the policy definitions the gateway-controller loads (--policy-definitions
 // DIR) and the policy engine's build lock (--engine-manifest
 // build-manifest.yaml), and answers the questions a versioned policy
@@ -26,9 +26,11 @@
 // the engine build) come back from the loaders as diagnostics positioned in
 // those files.
 //
-// Imports: the standard library, internal/diag, go.yaml.in/yaml/v3 (the
-// definition and build-manifest files have no apiVersion/kind, so
-// internal/manifest cannot read them), Masterminds/semver and
-// santhosh-tekuri/jsonschema. Nothing here imports the policy, lint, render
-// or cli packages; they import this one.
-package version
+// Imports: the standard library, internal/diag, internal/manifest (the
+// definition and build-manifest files have no apiVersion/kind, so they are
+// read through manifest's node API — ParseNodes, Field, Scalar, NodeJSON —
+// with the same alias, merge-key, number and timestamp rules as objects),
+// go.yaml.in/yaml/v3 for the node type, Masterminds/semver and
+// santhosh-tekuri/jsonschema. Nothing here imports the policy, lint,
+// render or cli packages; they import this one.
+package policyversion

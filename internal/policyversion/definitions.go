@@ -1,4 +1,4 @@
-package version
+package policyversion
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -335,20 +336,20 @@ func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) 
 		}
 		return nil, nil
 	}
-	nameN, nameK := field(doc, "name")
-	verN, verK := field(doc, "version")
+	nameN, nameK := manifest.Field(doc, "name")
+	verN, verK := manifest.Field(doc, "version")
 	if !named {
 		if nameK == nil || verK == nil {
 			return nil, nil
 		}
-		if _, k := field(doc, "apiVersion"); k != nil {
+		if _, k := manifest.Field(doc, "apiVersion"); k != nil {
 			return nil, nil
 		}
-		if _, k := field(doc, "kind"); k != nil {
+		if _, k := manifest.Field(doc, "kind"); k != nil {
 			return nil, nil
 		}
 	}
-	name, ok := scalar(nameN)
+	name, ok := manifest.Scalar(nameN)
 	if !ok || strings.TrimSpace(name) == "" {
 		at := doc
 		if nameN != nil {
@@ -362,22 +363,22 @@ func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) 
 	d := &Definition{Name: name, File: file}
 	switch {
 	case verN == nil && verK == nil:
-		d.Pos = posOf(file, nameK)
+		d.Pos = manifest.NodePos(file, nameK)
 	case verN == nil || verN.Kind != yaml.ScalarNode:
-		d.Pos = posOf(file, verK)
+		d.Pos = manifest.NodePos(file, verK)
 		if verN != nil {
-			d.Pos = posOf(file, verN)
+			d.Pos = manifest.NodePos(file, verN)
 			d.Version = "<" + strings.TrimPrefix(describeNode(verN), "a ") + ">"
 		}
 	default:
 		d.Version = verN.Value
-		d.Pos = posOf(file, verN)
+		d.Pos = manifest.NodePos(file, verN)
 	}
 	d.Semver, d.Major = parseVersion(d.Version)
 
-	if pn, pk := field(doc, "parameters"); pk != nil {
-		d.paramsPos, d.paramsNode = posOf(file, pn), pn
-		raw, err := nodeJSON(pn)
+	if pn, pk := manifest.Field(doc, "parameters"); pk != nil {
+		d.paramsPos, d.paramsNode = manifest.NodePos(file, pn), pn
+		raw, err := nodeJSON(file, pn)
 		if err != nil {
 			return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: parameters: %v", file, pn.Line, pn.Column, err)
 		}
@@ -385,10 +386,10 @@ func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) 
 			d.Parameters = raw
 		}
 	} else {
-		d.paramsPos = posOf(file, nameK)
+		d.paramsPos = manifest.NodePos(file, nameK)
 	}
-	if sn, sk := field(doc, "systemParameters"); sk != nil {
-		raw, err := nodeJSON(sn)
+	if sn, sk := manifest.Field(doc, "systemParameters"); sk != nil {
+		raw, err := nodeJSON(file, sn)
 		if err != nil {
 			return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: systemParameters: %v", file, sn.Line, sn.Column, err)
 		}
@@ -447,10 +448,10 @@ func (d *Definition) schemaPos() diag.Position {
 	}
 	for _, tok := range strings.Split(d.schemaPath[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		n = resolveAlias(n)
+		n = manifest.Resolve(n)
 		switch n.Kind {
 		case yaml.MappingNode:
-			v, _ := field(n, tok)
+			v, _ := manifest.Field(n, tok)
 			if v == nil {
 				return d.paramsPos
 			}
@@ -465,5 +466,5 @@ func (d *Definition) schemaPos() diag.Position {
 			return d.paramsPos
 		}
 	}
-	return posOf(d.File, n)
+	return manifest.NodePos(d.File, n)
 }

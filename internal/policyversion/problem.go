@@ -1,4 +1,4 @@
-package version
+package policyversion
 
 import (
 	"github.com/gwpol/gwpol/internal/diag"

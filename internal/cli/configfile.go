@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// readWSO2 re-reads the wso2: section of the config file keeping the case
+// of its keys: viper lower-cases every key, which would turn the params
+// of system policies (allowedOrigins) into something their schema does
+// not know.
+func readWSO2(c *Config) error {
+	if c.WSO2 == nil {
+		return nil
+	}
+	m, err := section(c, "wso2")
+	if m != nil {
+		c.WSO2 = m
+	}
+	return err
+}
+
+// section re-reads a top-level mapping of the config file as written,
+// keys in their own case (viper lower-cases them); nil when the file has
+// none.
+func section(c *Config, name string) (map[string]any, error) {
+	if c.File == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(c.File)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	for k, v := range doc {
+		if m, ok := v.(map[string]any); ok && strings.EqualFold(k, name) {
+			return m, nil
+		}
+	}
+	return nil, nil
+}
+
+// relative resolves a path from the config file against the file's
+// directory.
+func relative(c *Config, path string) string {
+	if path == "" || c.File == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.Dir(c.File), path)
+}

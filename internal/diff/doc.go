@@ -1,0 +1,8 @@
+// Package diff compares the effective policy of two compiled manifest sets
+// — for every listener and route rule, which policy owns each field, at
+// which level, with which value — and the policies' status, for code
+// review of a change. It is a view: it reads the merge IR (through
+// explain's effective view) and recomputes nothing.
+//
+// diff imports explain, status, merge and the stages before them.
+package diff

@@ -1,0 +1,113 @@
+package pipeline
+
+import (
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
+	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
+	"github.com/gwpol/gwpol/internal/policy/envoygateway"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
+	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
+	"github.com/gwpol/gwpol/internal/policy/wso2"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Registry is the explicit list of supported policy kinds, with the WSO2
+// kinds resolving against no policy definitions or engine build.
+func Registry() *policy.Registry { return RegistryWith(nil) }
+
+// RegistryWith is Registry with the WSO2 kinds ws, which carry the policy
+// definitions and engine build their references resolve against (nil:
+// none loaded).
+func RegistryWith(ws *wso2.Kinds) *policy.Registry {
+	if ws == nil {
+		ws = wso2.New(nil, nil)
+	}
+	kinds := []policy.Kind{
+		trafficpolicy.New(),
+		trafficpolicy.NewListenerPolicy(),
+		backendconfigpolicy.New(),
+		backendtlspolicy.New(),
+		haptic.New(),
+	}
+	return policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
+}
+
+// Compiled is the whole pipeline's result for one input set.
+type Compiled struct {
+	Config   *Config
+	Set      *manifest.Set
+	Model    *model.Model
+	Graph    *topology.Graph
+	Policies *policy.Set
+	Result   *merge.Result
+
+	// Versions are the WSO2 policy definitions and engine build loaded
+	// (never nil; its fields are nil when not given) and WSO2 the kinds
+	// resolving against them.
+	Versions *Versions
+	WSO2     *wso2.Kinds
+	// systemDiags are the findings about config wso2.systemPolicies.
+	systemDiags []diag.Diagnostic
+	// WSO2Generated are the policies the WSO2 gateway operator adds to the
+	// rules of the HTTPRoutes it serves; generatedDiags their findings.
+	WSO2Generated  map[*model.Rule]*wso2.Chain
+	generatedDiags []diag.Diagnostic
+}
+
+// Diagnostics collects every stage's findings, sorted.
+func (c *Compiled) Diagnostics() []diag.Diagnostic {
+	var ds []diag.Diagnostic
+	if c.Set != nil {
+		ds = append(ds, c.Set.Problems...)
+	}
+	ds = append(ds, c.Model.Diagnostics...)
+	ds = append(ds, c.Graph.Diagnostics...)
+	for _, p := range c.Policies.Policies {
+		ds = append(ds, p.Invalid...)
+		ds = append(ds, p.Warnings...)
+		ds = append(ds, p.Findings...)
+	}
+	ds = append(ds, c.Result.Attach.Diagnostics...)
+	if c.Versions != nil {
+		ds = append(ds, c.Versions.Diagnostics...)
+	}
+	ds = append(ds, c.systemDiags...)
+	ds = append(ds, c.generatedDiags...)
+	ds = append(ds, hapticDeploymentDiags(c)...)
+	return diag.Sort(ds)
+}
+
+// Compile runs the pipeline on already loaded objects, without WSO2 policy
+// definitions or engine build.
+func Compile(set *manifest.Set, cfg *Config) *Compiled { return CompileWith(set, cfg, nil) }
+
+// CompileWith runs the pipeline with the WSO2 policy definitions and
+// engine build in v (nil: none).
+func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
+	if v == nil {
+		v = &Versions{}
+	}
+	ws := wso2.New(v.Definitions, v.Engine)
+	reg := RegistryWith(ws)
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode})
+	pc := cfg.PolicyConfig()
+	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
+	att := attach.Attach(g, reg, pols, pc)
+	res := merge.Compute(g, reg, pols, att, pc)
+	_, sys := ws.System(pc, v.ConfigPos(cfg))
+	gen, genDiags := wso2Generated(ws, m, g, att)
+	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys,
+		WSO2Generated: gen, generatedDiags: genDiags}
+}
+
+// Unreadable reports whether part of the input could not be read (the
+// findings name each file).
+func (c *Compiled) Unreadable() bool { return c.Set != nil && c.Set.Unreadable() }

@@ -1,0 +1,111 @@
+package pipeline
+
+import (
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
+)
+
+// Config is the content of .gwpol.yaml (every key may also come from a
+// GWPOL_* environment variable, e.g. GWPOL_CONTROLLERNAME).
+type Config struct {
+	Namespace             string                       `mapstructure:"namespace"`
+	ControllerName        string                       `mapstructure:"controllerName"`
+	GlobalPolicyNamespace string                       `mapstructure:"globalPolicyNamespace"`
+	ReferenceGrantMode    string                       `mapstructure:"referenceGrantMode"`
+	ValidationMode        string                       `mapstructure:"validationMode"`
+	PolicyMerge           map[string]map[string]string `mapstructure:"policyMerge"`
+	MaxFileSize           int64                        `mapstructure:"maxFileSize"`
+	// StrictFields makes unknown fields errors (GWP102), as kubectl's
+	// strict field validation rejects such objects; false: warnings.
+	StrictFields      *bool  `mapstructure:"strictFields"` // nil: the default, true
+	PolicyDefinitions string `mapstructure:"policyDefinitions"`
+	EngineManifest    string `mapstructure:"engineManifest"`
+	// EngineManifests are the engine build manifests to load: the
+	// --engine-manifest flags when given, else EngineManifest.
+	EngineManifests []string   `mapstructure:"-"`
+	Lint            LintConfig `mapstructure:"lint"`
+	// Render is the render: section.
+	Render RenderConfig `mapstructure:"render"`
+	// Exclude are globs of input paths not to read (--exclude adds more).
+	Exclude          []string `mapstructure:"exclude"`
+	KgatewaySettings `mapstructure:",squash"`
+	WSO2             map[string]any `mapstructure:"wso2"`
+	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).
+	HAPTIC map[string]any `mapstructure:"haptic"`
+
+	// File is the config file read, "" when none.
+	File string `mapstructure:"-"`
+}
+
+// KgatewaySettings are kgateway's controller settings that change
+// translation, under the lower-camel-case names of kgateway's own, with
+// its defaults (DESIGN: controller settings).
+type KgatewaySettings struct {
+	EnableAuthMetadata                   bool  `mapstructure:"enableAuthMetadata"`
+	EnableExperimentalGatewayAPIFeatures bool  `mapstructure:"enableExperimentalGatewayAPIFeatures"`
+	WeightedRoutePrecedence              bool  `mapstructure:"weightedRoutePrecedence"`
+	EnableRouteSourceMetadata            bool  `mapstructure:"enableRouteSourceMetadata"`
+	EnableAwsEc2Discovery                bool  `mapstructure:"enableAwsEc2Discovery"`
+	DiscoveryNamespaceSelectors          []any `mapstructure:"discoveryNamespaceSelectors"`
+}
+
+// RenderConfig is the render: section.
+type RenderConfig struct {
+	// Target is the render target of render and of lint's capability
+	// checks (GWP404) when --target is not given; empty: inferred per
+	// Gateway from its GatewayClass.
+	Target string `mapstructure:"target"`
+}
+
+// LintConfig is the lint: section.
+type LintConfig struct {
+	FailOn   string            `mapstructure:"failOn"`
+	Ignore   []IgnoreRule      `mapstructure:"ignore"`
+	Severity map[string]string `mapstructure:"severity"`
+}
+
+// IgnoreRule suppresses a code, optionally only for matching objects
+// ("Kind/namespace/name", with * globs).
+type IgnoreRule struct {
+	Code   string `mapstructure:"code"`
+	Object string `mapstructure:"object"`
+}
+
+// LenientFields reports whether unknown fields are only warnings (config
+// strictFields: false).
+func (c *Config) LenientFields() bool { return c.StrictFields != nil && !*c.StrictFields }
+
+// PolicyConfig converts the file config into what policy kinds read.
+func (c *Config) PolicyConfig() policy.Config {
+	pc := policy.Config{
+		GlobalPolicyNamespace: c.GlobalPolicyNamespace,
+		ReferenceGrantMode:    c.ReferenceGrantMode,
+		ValidationMode:        c.ValidationMode,
+		EnableAuthMetadata:    c.EnableAuthMetadata,
+		PolicyMerge:           map[string]string{},
+		Values:                map[string]any{},
+		LenientFields:         c.LenientFields(),
+	}
+	for kind, fields := range c.PolicyMerge {
+		for f, s := range fields {
+			pc.PolicyMerge[strings.ToLower(kind+"."+f)] = s
+		}
+	}
+	for k, v := range c.WSO2 {
+		pc.Values["wso2."+k] = v
+	}
+	for k, v := range c.HAPTIC {
+		pc.Values[haptic.ConfigPrefix+k] = v
+	}
+	return pc
+}
+
+// CheckHAPTIC checks the haptic: section (HAPTIC's deployment switches):
+// an unknown switch or a value of the wrong type is a config error, never
+// ignored.
+func (c *Config) CheckHAPTIC() error {
+	_, err := haptic.ParseSettings(c.PolicyConfig())
+	return err
+}

@@ -1,0 +1,12 @@
+// Package backendtlspolicy is the Gateway API BackendTLSPolicy
+// (gateway.networking.k8s.io): how the gateway validates the TLS
+// certificate of a Service or kgateway Backend it connects to.
+//
+// It is a policy kind (stage: policy) and imports only diag, model,
+// manifest and the policy contract (hook: policy.ConditionWriter). Its targets are backends; its status is the Gateway
+// API's, written per Gateway whose routes use the backend: ResolvedRefs
+// (the CA certificate references) and Accepted — False/Conflicted for a
+// policy that targets the same backend as an older one, and
+// False/NoValidCACertificate when no CA certificate resolves. It does not
+// render: the upstream TLS it sets is on clusters gwpol does not write.
+package backendtlspolicy

@@ -1,0 +1,171 @@
+package policy
+
+// This file is the policy-kind contract: the one interface a kind must
+// implement (Kind) and every optional hook the stages find on a Kind by a
+// comma-ok type assertion. A kind package asserts each hook it implements
+// with a `var _ policy.X = …` line, so that a changed signature fails to
+// compile instead of silently turning the hook off.
+//
+// Who calls which hook:
+//
+//	Kind              every stage: GroupKind, Spec (attachment, fields, merge), Decode
+//	Auxiliary         the registry: other objects of the kind's API group it reads
+//	BackendProvider   the registry, topology: backendRef kinds the API group defines
+//	RuleChecker       attach: may a policy be used on this rule (route kind)?
+//	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
+//	Inheritor         merge: how a parent route's policies combine with a child's
+//	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
+//	Instancer         merge, explain: which named data-plane instance a value configures
+//	Renderer          render/envoy: Envoy fragments for one merged field
+//	StatusReasoner    status: route conditions for rules the kind's references break
+//	ConditionWriter   status: policy conditions other than Accepted/Attached
+//	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
+//	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
+//	Identifier        explain: runtime names of rules and policies in the data plane
+
+import (
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Kind is one supported policy kind.
+type Kind interface {
+	// GroupKind of the policy objects.
+	GroupKind() model.GroupKind
+	// Spec describes attachment, fields and status behaviour.
+	Spec() KindSpec
+	// Decode reads and validates one policy object. It never fails: a
+	// policy that cannot be used is returned with Invalid diagnostics.
+	Decode(obj *manifest.Object, env *Env) *Policy
+}
+
+// Auxiliary is implemented by kinds that read other objects of their API
+// group (kgateway's GatewayExtension, WSO2's RestApi…).
+type Auxiliary interface {
+	AuxiliaryKinds() []model.GroupKind
+}
+
+// BackendProvider is implemented by kinds whose API group defines backendRef
+// kinds (kgateway's Backend).
+type BackendProvider interface {
+	BackendKinds() []model.GroupKind
+}
+
+// RuleChecker is implemented by kinds whose policies are valid or not
+// depending on the rule that references them (HAProxyRoutePolicy rejects
+// response caching on a GRPCRoute). attach calls it for every ExtensionRef
+// that resolves to a policy of the kind; diagnostics it returns break that
+// rule (it fails closed), not the policy.
+type RuleChecker interface {
+	// CheckRule returns the problems of using p on a rule of a route of
+	// routeKind (HTTPRoute or GRPCRoute); nil when p may be used there.
+	CheckRule(p *Policy, routeKind string) []diag.Diagnostic
+}
+
+// DeepConflicter is implemented by kinds whose deep merge of a field can
+// conflict (kgateway ACLs with different default actions); on conflict the
+// field falls back to shallow merging.
+type DeepConflicter interface {
+	DeepConflict(key string, a, b any) bool
+}
+
+// Inheritor is implemented by kinds whose parent routes say how their
+// policies combine with delegated children's (kgateway's
+// kgateway.dev/inherited-policy-priority annotation on the parent route).
+type Inheritor interface {
+	InheritStrategy(parentAnnotations map[string]string) Strategy
+}
+
+// RuleFielder is implemented by kinds some of whose fields a route rule
+// also sets in its own Gateway API spec, where the rule's value takes
+// precedence over every policy's in the data plane: kgateway applies an
+// HTTPRoute rule's timeouts and retry first, and a TrafficPolicy only
+// fills what they leave unset, while still reporting the policy as
+// attached. merge makes such a rule a candidate ahead of all policies.
+type RuleFielder interface {
+	// RuleFields returns the rule's own values of the kind's fields, in
+	// the kind's value types (what its renderer takes), in field order;
+	// nil when the rule sets none.
+	RuleFields(rt *model.Route, rule *model.Rule) []RuleField
+	// Overlay lays a value of a field over a less specific one (a rule's
+	// own over a policy's; for FillsUnset fields, a route's over its
+	// Gateway's): the value in effect, and whether any part of the less
+	// specific value remains in it (kgateway keeps a policy's stream-idle
+	// timeout when the rule sets its own request timeout).
+	Overlay(key string, over, under any) (effective any, underRemains bool)
+}
+
+// Instancer is implemented by kinds some of whose fields each configure
+// one of several named instances of a data-plane feature (kgateway's
+// ext_authz, ext_proc and oauth2 providers, each an Envoy filter of its
+// own). A field decided at a more specific level hides a less specific
+// level's only for the same instance, or when it names none (a disable):
+// a Gateway's provider stays in effect beside a route's other provider.
+type Instancer interface {
+	// Instance names the instance a value of the field configures, ""
+	// when it names none; ns is the namespace of the policy that set it.
+	Instance(key string, v any, ns string) string
+}
+
+// Renderer is implemented by kinds that render to Envoy.
+type Renderer interface {
+	// RenderField returns the fragments for one merged field, or an error
+	// when the value cannot be expressed (the resource then fails closed).
+	RenderField(in FieldInput, env *Env) ([]Fragment, error)
+}
+
+// StatusReasoner is implemented by kinds whose controller writes route
+// conditions of its own for rules the kind's references break (HAPTIC:
+// ResolvedRefs False only for an unresolved reference — PolicyNotFound,
+// RefNotPermitted — and IncompatibleFilters for two policies on a rule).
+type StatusReasoner interface {
+	// BrokenReasons are the reasons for a rule broken with the diagnostic
+	// code on the policy field: reason for Accepted False and
+	// PartiallyInvalid, and resolvedRefs for ResolvedRefs False ("" when
+	// the rule's references resolved, so ResolvedRefs is not set False).
+	BrokenReasons(code, field string) (reason, resolvedRefs string)
+}
+
+// ConditionWriter is implemented by kinds whose controller writes policy
+// conditions other than kgateway's Accepted/Attached (Gateway API
+// BackendTLSPolicy: ResolvedRefs, and Accepted False/Conflicted for the
+// policy that loses a backend to an older one). lost is true when another
+// policy took every field the policy sets at some point under the
+// ancestor.
+type ConditionWriter interface {
+	PolicyConditions(p *Policy, lost bool) []Condition
+}
+
+// AncestorStatuser is implemented by kinds whose controller writes policy
+// status by rules of its own rather than from merge origins: Envoy Gateway
+// decides Conflicted, Overridden and Merged across all the policies of one
+// kind, in its processing order, before any field is merged. status calls
+// it once per kind with every policy of that kind.
+type AncestorStatuser interface {
+	AncestorStatuses(ps []*Policy, g *topology.Graph) map[*Policy][]AncestorStatus
+}
+
+// ObjectStatuser is implemented by kinds whose objects are APIs of their
+// own (WSO2 RestApi and the like) rather than attached policies: the
+// controller writes conditions on the object itself, which status reports
+// beside (not instead of) the ancestor statuses.
+type ObjectStatuser interface {
+	ObjectConditions(p *Policy) []ObjectCondition
+}
+
+// Identifier is implemented by kinds whose data plane names rules and
+// policies at runtime (stick tables, counters, rate-limit budgets), so that
+// explain can show those names.
+type Identifier interface {
+	// RuleIdentity is the runtime name of rule (its index) of the route
+	// routeKind ns/name.
+	RuleIdentity(routeKind, ns, name string, rule int) string
+	// PolicyIdentity is the runtime name of the policy itself; rules that
+	// share a policy share what is keyed by it (a rate-limit budget).
+	PolicyIdentity(p *Policy) string
+	// SharedState names what the rules using p share through its identity
+	// (e.g. "one rate-limit budget"), "" when p keys nothing shared.
+	SharedState(p *Policy) string
+}
