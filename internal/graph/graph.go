@@ -120,6 +120,15 @@ func build(r *merge.Result) *drawing {
 			attachAll(l, lp.Own)
 		}
 	}
+	// Backends (Services, Backend objects) with policies of their own
+	// (BackendConfigPolicy, BackendTLSPolicy): drawn so those policies are
+	// seen attached where they are.
+	for _, bp := range r.Backends {
+		k := bp.Key
+		b := d.node(&node{id: "b_" + k.Kind + "/" + k.Namespace + "/" + k.Name, label: k.Kind + "\n" + k.Namespace + "/" + k.Name,
+			shape: "cylinder", namespace: k.Namespace})
+		attachAll(b, bp.Own)
+	}
 	for _, rp := range r.Routes {
 		rt := rp.Route
 		rid := d.node(&node{id: "r_" + rt.Kind + "/" + rt.Meta.Namespace + "/" + rt.Meta.Name, label: rt.Kind + "\n" + rt.Meta.Namespace + "/" + rt.Meta.Name,
