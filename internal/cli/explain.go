@@ -408,6 +408,9 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 			if len(f.AlsoInEffect) > 0 {
 				lines = append(lines, "also in effect: "+strings.ReplaceAll(shortIDs(f.AlsoInEffect), "\n", ", "))
 			}
+			if len(f.FilterOrder) > 0 {
+				lines = append(lines, filterOrderLine(f.FilterOrder))
+			}
 			if len(f.Value) > 0 {
 				lines = append(lines, "value: "+string(f.Value))
 			}
@@ -430,6 +433,20 @@ func decisionLines(f explain.Field) []string {
 		out = append(out, fmt.Sprintf("%s %s: %s", verb, shortID(d.Loser), d.Reason))
 	}
 	return out
+}
+
+// filterOrderLine says in which order the extensions' filters run and
+// which weight decided each step: the extension's, never the policy's.
+func filterOrderLine(steps []explain.FilterStep) string {
+	var parts []string
+	for _, st := range steps {
+		part := fmt.Sprintf("%s (weight %d, %s)", st.Object, st.Weight, st.Source)
+		if st.Rule == "name" {
+			part = fmt.Sprintf("%s (same weight %d; by name)", st.Object, st.Weight)
+		}
+		parts = append(parts, part)
+	}
+	return "filters run: " + strings.Join(parts, ", then ")
 }
 
 func sectionWord(kind string) string {

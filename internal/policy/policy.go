@@ -212,6 +212,9 @@ type FilterWeight struct {
 	// Source is where on the object, e.g. "annotation kgateway.dev/policy-weight".
 	Source string
 	Weight int32
+	// Stage is the filter's stage when the object chooses it (kgateway's
+	// ext_proc filterStage); weights order filters of one stage only.
+	Stage string
 }
 
 // String names the weight and where to change it.

@@ -1,6 +1,7 @@
 package trafficpolicy
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -43,9 +44,10 @@ func lookupExtension(m *model.Model, ref *NamespacedObjectReference, policyNS st
 func filterWeight(key string, ext *GatewayExtension) policy.FilterWeight {
 	w := policy.FilterWeight{Object: KindGatewayExtension + " " + ext.Namespace + "/" + ext.Name, Source: "annotation " + AnnotationWeight}
 	if key == "extProc" {
-		w.Source = "spec.extProc.filterStage.weight"
+		w.Source, w.Stage = "spec.extProc.filterStage.weight", "AuthZ/After" // kgateway's default stage
 		if p := ext.Spec.ExtProc; p != nil && p.FilterStage != nil {
 			w.Weight = p.FilterStage.Weight
+			w.Stage = p.FilterStage.Stage + "/" + cmp.Or(p.FilterStage.Predicate, "During")
 		}
 		return w
 	}
