@@ -175,13 +175,13 @@ func extensionTieNote(tie merge.Tie) string {
 		a, okA := tie.First.Policy.FilterWeights[key]
 		b, okB := tie.Second.Policy.FilterWeights[key]
 		if okA && okB && a.Object != b.Object {
-			notes = append(notes, fmt.Sprintf("for %s, the %s and the %s do not decide which policy wins, only the order of their filters", key, a, b))
+			notes = append(notes, fmt.Sprintf("%s, the %s and the %s do not decide which policy wins, only the order of their filters", key, a, b))
 		}
 	}
 	if len(notes) == 0 {
 		return ""
 	}
-	return ". " + strings.Join(notes, "; ")
+	return ". For " + strings.Join(notes, "; for ")
 }
 
 func shadowed(in *Input) []diag.Diagnostic {
