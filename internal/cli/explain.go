@@ -47,8 +47,12 @@ kept it from a target.
 
 Each loser is named with the rule that decided against it: level (a more
 specific level wins), attachment (ExtensionRef beats sectionName beats a
-whole-target targetRef), weight, age (older wins), name (only the names
-decided: GWP303) or order (kinds without precedence keep attachment order).
+whole-target targetRef), weight (the policy's own), age (older wins), name
+(only the names decided: GWP303) or order (kinds without precedence keep
+attachment order). When the values call several extensions (kgateway's
+extAuth, extProc, oauth2), "filters run" (JSON filterOrder) gives the order
+of their Envoy filters and the extension's weight that decided it; that
+weight never decides a merge.
 --field selects a field and everything under it (rateLimit covers
 rateLimit.local); an unknown field is a usage error.
 
