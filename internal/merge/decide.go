@@ -95,7 +95,7 @@ func filterWeightNote(key string, a, b *Candidate) string {
 	if !okA || !okB || wa.Object == wb.Object {
 		return ""
 	}
-	return fmt.Sprintf("not the %s nor the %s: those order only the filters in the chain", wa, wb)
+	return fmt.Sprintf("the extensions' own %s and %s did not decide: they order only the filters in the chain", wa, wb)
 }
 
 func levelWord(c *Candidate) string {

@@ -99,7 +99,7 @@ func TestFilterWeightsDoNotDecide(t *testing.T) {
 			continue
 		}
 		d := DecideField(f, f.Losers[0])
-		if d.Rule != tt.wantRule || !strings.Contains(d.Detail, "those order only the filters") {
+		if d.Rule != tt.wantRule || !strings.Contains(d.Detail, "did not decide: they order only the filters") {
 			t.Errorf("%s: decision %+v, want rule %s naming the filter weights", tt.name, d, tt.wantRule)
 		}
 		deep := EffectiveField{Key: "a", Field: combine("a", policy.AugmentedDeep, cs)}
