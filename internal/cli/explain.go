@@ -49,8 +49,12 @@ kept it from a target.
 
 Each loser is named with the rule that decided against it: level (a more
 specific level wins), attachment (ExtensionRef beats sectionName beats a
-whole-target targetRef), weight, age (older wins), name (only the names
-decided: GWP303) or order (kinds without precedence keep attachment order).
+whole-target targetRef), weight (the policy's own), age (older wins), name
+(only the names decided: GWP303) or order (kinds without precedence keep
+attachment order). When the values call several extensions (kgateway's
+extAuth, extProc, oauth2), "filters run" (JSON filterOrder) gives the order
+of their Envoy filters and the extension's weight that decided it; that
+weight never decides a merge.
 --field selects a field and everything under it (rateLimit covers
 rateLimit.local); an unknown field is a usage error.
 
@@ -412,6 +416,9 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 			if len(f.AlsoInEffect) > 0 {
 				lines = append(lines, "also in effect: "+strings.ReplaceAll(shortIDs(f.AlsoInEffect), "\n", ", "))
 			}
+			if len(f.FilterOrder) > 0 {
+				lines = append(lines, filterOrderLine(f.FilterOrder))
+			}
 			if len(f.Value) > 0 {
 				lines = append(lines, "value: "+string(f.Value))
 			}
@@ -434,6 +441,20 @@ func decisionLines(f explain.Field) []string {
 		out = append(out, fmt.Sprintf("%s %s: %s", verb, shortID(d.Loser), d.Reason))
 	}
 	return out
+}
+
+// filterOrderLine says in which order the extensions' filters run and
+// which weight decided each step: the extension's, never the policy's.
+func filterOrderLine(steps []explain.FilterStep) string {
+	var parts []string
+	for _, st := range steps {
+		part := fmt.Sprintf("%s (weight %d, %s)", st.Object, st.Weight, st.Source)
+		if st.Rule == "name" {
+			part = fmt.Sprintf("%s (same weight %d; by name)", st.Object, st.Weight)
+		}
+		parts = append(parts, part)
+	}
+	return "filters run: " + strings.Join(parts, ", then ")
 }
 
 func sectionWord(kind string) string {

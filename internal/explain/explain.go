@@ -37,8 +37,12 @@ type Field struct {
 	AlsoInEffect []string `json:"alsoInEffect,omitempty"`
 	// Decisions say, for each policy that lost this field (overridden or
 	// shadowed), which rule put the owner first.
-	Decisions []Decision      `json:"decisions,omitempty"`
-	Value     json.RawMessage `json:"value,omitempty"`
+	Decisions []Decision `json:"decisions,omitempty"`
+	// FilterOrder: when the values in effect call several extensions,
+	// the order their Envoy filters run in and the weight that decided it
+	// (the extension's, not the policy's).
+	FilterOrder []FilterStep    `json:"filterOrder,omitempty"`
+	Value       json.RawMessage `json:"value,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
@@ -50,6 +54,19 @@ type Decision struct {
 	// Rule is level, attachment, weight, age, name or order.
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
+}
+
+// FilterStep is one extension filter in run order.
+type FilterStep struct {
+	// Object carries the weight (e.g. GatewayExtension infra/authz).
+	Object string `json:"object"`
+	Weight int32  `json:"weight"`
+	// Source is where on the object the weight is set.
+	Source string `json:"source"`
+	// Policies call the object.
+	Policies []string `json:"policies"`
+	// Rule put it after the step before: weight or name; empty for the first.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Target is one explained target.
@@ -174,6 +191,7 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 				}
 			}
 		}
+		f.FilterOrder = filterSteps(e.FilterOrder())
 		if opt.ShowValues {
 			v := any(e.Field.Values[0])
 			if len(e.Field.Values) > 1 {
@@ -186,6 +204,18 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			}
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+func filterSteps(steps []merge.FilterStep) []FilterStep {
+	var out []FilterStep
+	for _, st := range steps {
+		fs := FilterStep{Object: st.Weight.Object, Weight: st.Weight.Weight, Source: st.Weight.Source, Rule: string(st.Rule), Policies: []string{}}
+		for _, p := range st.Policies {
+			fs.Policies = append(fs.Policies, p.ID())
+		}
+		out = append(out, fs)
 	}
 	return out
 }

@@ -141,3 +141,58 @@ func TestTooManyAncestors(t *testing.T) {
 		}
 	}
 }
+
+// TestTieHintExtensionWeights: two policies tied by name that call
+// different GatewayExtensions get GWP303 advice naming the extensions'
+// weights as ones that would not settle the tie (kgateway orders only their
+// filters by them); a tie on another field gets no such note.
+func TestTieHintExtensionWeights(t *testing.T) {
+	const ext = `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: %[1]s, namespace: app, annotations: {kgateway.dev/policy-weight: "%[2]d"}}
+spec: {extAuth: {grpcService: {backendRef: {name: svc, port: 80}}}}
+`
+	const pol = `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: %s, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: base}]
+  %s
+`
+	tests := []struct {
+		name, a, b string
+		note       bool
+	}{
+		{"different extensions", "extAuth: {extensionRef: {name: heavy}}", "extAuth: {extensionRef: {name: light}}", true},
+		{"same extension", "extAuth: {extensionRef: {name: heavy}}", "extAuth: {extensionRef: {name: heavy}}", false},
+		{"not an extension field", "timeouts: {request: 1s}", "timeouts: {request: 2s}", false},
+	}
+	for _, tt := range tests {
+		input := fmt.Sprintf(ext, "heavy", 10) + fmt.Sprintf(ext, "light", -10) + fmt.Sprintf(pol, "alpha", tt.a) + fmt.Sprintf(pol, "beta", tt.b)
+		f := filepath.Join(t.TempDir(), "in.yaml")
+		if err := os.WriteFile(f, []byte(input), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		set, err := manifest.Load([]string{"../../testdata/lint/_base.yaml", f}, manifest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cli.Compile(set, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+		var msgs []string
+		for _, d := range lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{}).Diagnostics {
+			if d.Code == "GWP303" {
+				msgs = append(msgs, d.Message)
+			}
+		}
+		if len(msgs) != 1 {
+			t.Fatalf("%s: GWP303 findings %q, want one", tt.name, msgs)
+		}
+		got := strings.Contains(msgs[0], "weight 10 (annotation kgateway.dev/policy-weight on GatewayExtension app/heavy) and the weight -10") &&
+			strings.Contains(msgs[0], "do not decide which policy wins")
+		if got != tt.note || !strings.Contains(msgs[0], "Set the kgateway.dev/policy-weight annotation (higher wins) on the policy") {
+			t.Errorf("%s: GWP303 %q; extension note %v, want %v, and the policy-weight advice", tt.name, msgs[0], got, tt.note)
+		}
+	}
+}

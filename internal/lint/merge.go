@@ -18,7 +18,7 @@ func mergeRules() []Rule {
 		{Code: "GWP302", Name: "policy-merged", Title: "policy Merged: some of its fields lose on some target (names them)",
 			Doc: "Some of the policy's fields are won by other policies at a target; the rest take effect (status Merged).", Severity: diag.Info, Run: merged},
 		{Code: "GWP303", Name: "precedence-by-name", Title: "precedence between two policies decided only by name",
-			Doc: "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation (kgateway.dev/policy-weight) instead.", Severity: diag.Warning, Run: tiesByName},
+			Doc: "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation (kgateway.dev/policy-weight) on the policy instead. For extAuth, extProc and oauth2 the weight on the GatewayExtension does not settle it: kgateway orders only the extensions' filters in the chain by it.", Severity: diag.Warning, Run: tiesByName},
 		{Code: "GWP304", Name: "gateway-field-shadowed", Title: "a gateway-level field is shadowed on these routes by a route-level policy",
 			Doc: "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins).", Severity: diag.Info, Run: shadowed},
 		{Code: "GWP305", Name: "field-overridden-by-route-rule", Title: "a policy field has no effect on a route rule that sets the field itself",
@@ -144,7 +144,7 @@ func tiesByName(in *Input) []diag.Diagnostic {
 				}
 				seen[k] = true
 				d := tie.Second.Policy.Diag("", 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them here (%s wins). %s",
-					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID(), tieHint(tie.Second.Policy))
+					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID(), tieHint(tie.Second.Policy)+extensionTieNote(tie))
 				out = append(out, d)
 			}
 		}
@@ -162,6 +162,26 @@ func tieHint(p *policy.Policy) string {
 		return fmt.Sprintf("Set the %s annotation (higher wins) on the policy that should win. %s", w, cluster)
 	}
 	return cluster + "; make their fields disjoint or merge them into one policy"
+}
+
+// extensionTieNote warns, for tied fields whose values call different
+// extensions, that the extensions' own weights would not settle the tie:
+// kgateway documents that their weight "is used instead" of the policy's,
+// but it sorts only their filters in the chain by it, never the policies
+// at a merge point.
+func extensionTieNote(tie merge.Tie) string {
+	var notes []string
+	for _, key := range tie.Fields {
+		a, okA := tie.First.Policy.FilterWeights[key]
+		b, okB := tie.Second.Policy.FilterWeights[key]
+		if okA && okB && a.Object != b.Object {
+			notes = append(notes, fmt.Sprintf("%s, the %s and the %s do not decide which policy wins, only the order of their filters", key, a, b))
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return ". For " + strings.Join(notes, "; for ")
 }
 
 func shadowed(in *Input) []diag.Diagnostic {

@@ -55,7 +55,7 @@ func Decide(first, second *Candidate) Decision {
 	}
 	switch {
 	case a.Weight != b.Weight:
-		return Decision{RuleWeight, fmt.Sprintf("weight %d (%s) beats weight %d", a.Weight, weightSource(a), b.Weight)}
+		return Decision{RuleWeight, fmt.Sprintf("policy weight %d (%s) beats weight %d", a.Weight, weightSource(a), b.Weight)}
 	case !a.Created.Equal(b.Created) && b.Created.IsZero():
 		return Decision{RuleAge, fmt.Sprintf("created %s; the other has no creationTimestamp", stamp(a.Created))}
 	case !a.Created.Equal(b.Created):
@@ -68,13 +68,34 @@ func Decide(first, second *Candidate) Decision {
 // DecideField explains why a field's owner beat one of its losers. Under
 // OverridableShallow the last candidate in precedence order wins, so the
 // order is read the other way round.
+//
+// When the two values call different extensions that carry weights of
+// their own (policy.FilterWeight), the detail says that those did not
+// decide: they order the extensions' filters in the chain, never the
+// policies at a merge point.
 func DecideField(f *Field, loser *Candidate) Decision {
+	var d Decision
 	if f.Strategy == policy.OverridableShallow {
-		d := Decide(loser, f.Owner)
+		d = Decide(loser, f.Owner)
 		d.Detail = "OverridableShallow: the later value overrides, and the loser came first (" + d.Detail + ")"
-		return d
+	} else {
+		d = Decide(f.Owner, loser)
 	}
-	return Decide(f.Owner, loser)
+	if note := filterWeightNote(f.Key, f.Owner, loser); note != "" {
+		d.Detail += "; " + note
+	}
+	return d
+}
+
+// filterWeightNote names the filter weights of two candidates' values of
+// a field when they call different objects, as weights that did not decide.
+func filterWeightNote(key string, a, b *Candidate) string {
+	wa, okA := a.Policy.FilterWeights[key]
+	wb, okB := b.Policy.FilterWeights[key]
+	if !okA || !okB || wa.Object == wb.Object {
+		return ""
+	}
+	return fmt.Sprintf("the extensions' own %s and %s did not decide: they order only the filters in the chain", wa, wb)
 }
 
 func levelWord(c *Candidate) string {
@@ -88,9 +109,9 @@ func levelWord(c *Candidate) string {
 // which object to edit.
 func weightSource(p *policy.Policy) string {
 	if ann := p.Kind.Spec().WeightAnnotation; ann != "" {
-		return "annotation " + ann + " on " + p.Obj.Namespace + "/" + p.Obj.Name
+		return "annotation " + ann + " on " + p.Kind.GroupKind().Kind + " " + p.Obj.Namespace + "/" + p.Obj.Name
 	}
-	return "on " + p.Obj.Namespace + "/" + p.Obj.Name
+	return "on " + p.Kind.GroupKind().Kind + " " + p.Obj.Namespace + "/" + p.Obj.Name
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

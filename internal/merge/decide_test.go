@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/attach"
@@ -56,5 +58,57 @@ func TestDecideFieldOverridable(t *testing.T) {
 	}
 	if d := DecideField(f, a); d.Rule != RuleLevel {
 		t.Errorf("DecideField = %+v, want level", d)
+	}
+}
+
+// TestFilterWeightsDoNotDecide: the weights on the objects two values
+// call never order the policies; the decision names them as weights that
+// did not decide, and FilterOrder orders the filters by them.
+func TestFilterWeightsDoNotDecide(t *testing.T) {
+	calls := func(p *policy.Policy, ext string, w int32) *policy.Policy {
+		p.Kind = precKind{}
+		p.FilterWeights = map[string]policy.FilterWeight{"a": {Object: "Ext ns/" + ext, Source: "annotation w", Weight: w}}
+		return p
+	}
+	tests := []struct {
+		name      string
+		ps        []*policy.Policy
+		wantOwner string
+		wantRule  Rule
+		wantOrder []string // filter objects in run order under deep merge
+	}{
+		{"policy weight wins over a higher extension weight", []*policy.Policy{
+			calls(pol("heavy", 1, 0, map[string]any{"a": 1}), "low", 0),
+			calls(pol("light", 0, 0, map[string]any{"a": 2}), "high", 9)},
+			"heavy", RuleWeight, []string{"Ext ns/high", "Ext ns/low"}},
+		{"age decides, extension weight does not", []*policy.Policy{
+			calls(pol("young", 0, 2, map[string]any{"a": 1}), "x", 5),
+			calls(pol("old", 0, 1, map[string]any{"a": 2}), "y", -5)},
+			"old", RuleAge, []string{"Ext ns/x", "Ext ns/y"}},
+		{"same extension weight: filters by name", []*policy.Policy{
+			calls(pol("p", 0, 0, map[string]any{"a": 1}), "b", 0),
+			calls(pol("q", 0, 0, map[string]any{"a": 2}), "a", 0)},
+			"p", RuleName, []string{"Ext ns/a", "Ext ns/b"}},
+	}
+	for _, tt := range tests {
+		cs := cands(tt.ps...)
+		slices.SortStableFunc(cs, func(a, b *Candidate) int { return policy.ComparePrecedence(a.Policy, b.Policy) })
+		f := combine("a", policy.AugmentedShallow, cs)
+		if f.Owner.Policy.Obj.Name != tt.wantOwner {
+			t.Errorf("%s: owner %s, want %s", tt.name, f.Owner.Policy.Obj.Name, tt.wantOwner)
+			continue
+		}
+		d := DecideField(f, f.Losers[0])
+		if d.Rule != tt.wantRule || !strings.Contains(d.Detail, "did not decide: they order only the filters") {
+			t.Errorf("%s: decision %+v, want rule %s naming the filter weights", tt.name, d, tt.wantRule)
+		}
+		deep := EffectiveField{Key: "a", Field: combine("a", policy.AugmentedDeep, cs)}
+		var got []string
+		for _, st := range deep.FilterOrder() {
+			got = append(got, st.Weight.Object)
+		}
+		if !slices.Equal(got, tt.wantOrder) {
+			t.Errorf("%s: filter order %v, want %v", tt.name, got, tt.wantOrder)
+		}
 	}
 }

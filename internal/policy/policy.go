@@ -165,6 +165,33 @@ type Policy struct {
 	// BuiltIn is set when this is not a policy object but a route rule's
 	// own Gateway API fields (see NewBuiltIn).
 	BuiltIn *BuiltIn
+	// FilterWeights are, per field key, the weight another object carries
+	// for the Envoy filter the field's value enables (kgateway: the
+	// GatewayExtension an extAuth, extProc or oauth2 value calls). Set by
+	// the kind at decode; nil when no field has one.
+	FilterWeights map[string]FilterWeight
+}
+
+// FilterWeight is a weight that orders one Envoy filter among the filters
+// of its stage (higher first, then by filter name). It is not the
+// policy's Weight: kgateway reads it only when it sorts the HTTP filter
+// chain, and never when it orders the policies at a merge point, so it
+// decides in which order two extensions run, never which policy wins a
+// field.
+type FilterWeight struct {
+	// Object carries the weight, e.g. "GatewayExtension infra/authz".
+	Object string
+	// Source is where on the object, e.g. "annotation kgateway.dev/policy-weight".
+	Source string
+	Weight int32
+	// Stage is the filter's stage when the object chooses it (kgateway's
+	// ext_proc filterStage); weights order filters of one stage only.
+	Stage string
+}
+
+// String names the weight and where to change it.
+func (w FilterWeight) String() string {
+	return fmt.Sprintf("weight %d (%s on %s)", w.Weight, w.Source, w.Object)
 }
 
 // ID is the policy ID used in MergeOrigins: group/kind/namespace/name.

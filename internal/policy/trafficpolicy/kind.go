@@ -164,6 +164,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	v := &validator{p: p, env: env, spec: &tp.Spec}
 	v.validate()
+	p.FilterWeights = filterWeights(env.Model, p)
 	return p
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -325,35 +324,7 @@ func (r *fieldRenderer) fault() ([]policy.Fragment, error) {
 // extension finds and decodes a GatewayExtension (namespace defaults to
 // the policy's).
 func (r *fieldRenderer) extension(ref *NamespacedObjectReference, policyNS string) (*GatewayExtension, string, error) {
-	if ref == nil {
-		return nil, "", fmt.Errorf("extensionRef is missing")
-	}
-	ns := policyNS
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		ns = *ref.Namespace
-	}
-	o, ok := r.env.Model.Object(model.Key{Group: Group, Kind: KindGatewayExtension, Namespace: ns, Name: ref.Name})
-	if !ok {
-		return nil, ns, fmt.Errorf("GatewayExtension %s/%s not found", ns, ref.Name)
-	}
-	var ext GatewayExtension
-	if err := o.Decode(&ext); err != nil {
-		return nil, ns, fmt.Errorf("GatewayExtension %s/%s: %v", ns, ref.Name, err)
-	}
-	ext.Name, ext.Namespace = ref.Name, ns
-	return &ext, ns, nil
-}
-
-// extensionWeight is the GatewayExtension's kgateway.dev/policy-weight:
-// kgateway runs the filters of one stage that call extensions by it,
-// higher first (then by name). An unreadable weight counts as 0, as for
-// policies.
-func (r *fieldRenderer) extensionWeight(ext *GatewayExtension) int32 {
-	w, err := strconv.ParseInt(ext.Annotations[AnnotationWeight], 10, 32)
-	if err != nil {
-		return 0
-	}
-	return int32(w)
+	return lookupExtension(r.env.Model, ref, policyNS)
 }
 
 // serviceCluster names the cluster of a backendRef and returns the

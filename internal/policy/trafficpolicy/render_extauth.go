@@ -56,7 +56,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		} else {
 			fr.PerFilterConfig = map[string]map[string]any{filterName: enabledConfig()}
 		}
-		fr.Filter.Precedence = r.extensionWeight(ext)
+		fr.Filter.Precedence = filterWeight("extAuth", ext).Weight
 		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
 		enabled = true
 	}

@@ -72,9 +72,7 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 			TypedPerFilterConfig: map[string]proto.Message{filterName: &extprocv3.ExtProcPerRoute{
 				Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: overrides}}},
 		}
-		if p.FilterStage != nil {
-			fr.Filter.Precedence = p.FilterStage.Weight // its weight within the stage, higher first
-		}
+		fr.Filter.Precedence = filterWeight("extProc", ext).Weight
 		fr.Clusters = []map[string]any{cl}
 		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
 	}

@@ -69,7 +69,7 @@ func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
 	name := "envoy.filters.http.oauth2/" + ns + "/" + ext.Name
 	fr := policy.Fragment{
 		Capability:      "oauth2",
-		Filter:          &policy.HTTPFilter{Name: name, Order: orderOAuth2, Typed: &oauth2v3.OAuth2{Config: cfg}},
+		Filter:          &policy.HTTPFilter{Name: name, Order: orderOAuth2, Precedence: filterWeight("oidc", ext).Weight, Typed: &oauth2v3.OAuth2{Config: cfg}},
 		PerFilterConfig: map[string]map[string]any{name: enabledConfig()},
 		Clusters:        []map[string]any{cl},
 	}
