@@ -197,3 +197,26 @@ spec:
 		t.Errorf("render.target nginx: exit %d, %q", code, errOut)
 	}
 }
+
+// TestGraphDrawsBackendPolicies: policies on Services (BackendConfigPolicy,
+// BackendTLSPolicy) are drawn attached to their backend, never as
+// "attached nowhere".
+func TestGraphDrawsBackendPolicies(t *testing.T) {
+	out, _, code := run(t, "graph", "-f", "testdata/examples")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, edge := range []string{
+		`"p_gateway.kgateway.dev/BackendConfigPolicy/infra/ledger-cluster" -> "b_Service/infra/ledger"`,
+		`"p_gateway.networking.k8s.io/BackendTLSPolicy/payments/checkout-tls" -> "b_Service/payments/checkout"`,
+	} {
+		if !strings.Contains(out, edge) {
+			t.Errorf("graph lacks %s", edge)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if (strings.Contains(l, "BackendConfigPolicy") || strings.Contains(l, "BackendTLSPolicy")) && strings.Contains(l, "attached nowhere") {
+			t.Errorf("a backend policy is drawn as attached nowhere: %s", l)
+		}
+	}
+}

@@ -179,7 +179,7 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := cli.Compile(set, &cli.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+		c := pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 		var msgs []string
 		for _, d := range lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{}).Diagnostics {
 			if d.Code == "GWP303" {
