@@ -69,9 +69,8 @@ var gatewayAPIPaths = map[string]bool{
 }
 
 // shadowedGap: render keeps a per-filter config in effect on a route
-// that explain reports as shadowed there (a Gateway's ext_authz or
-// ext_proc provider under a route-level disable: render sets only the
-// global_disable marker, which its filters do not read yet).
+// that explain reports as shadowed there, and the route does not switch
+// the filter's family off (global_disable/<family>).
 const shadowedGap = "shadowed-but-in-effect"
 
 const gapsFile = "../../testdata/explain-render-gaps.txt"
@@ -277,6 +276,11 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 	for _, p := range setPaths(er) {
 		switch {
 		case claimed[p] || gatewayAPIPaths[p]:
+		case shadowed[p] != "" && switchedOff(er, p):
+			// The provider's config stays on the virtual host or route
+			// configuration, but the route switches its family off
+			// (global_disable/<family>): the filter does not run there,
+			// as explain says.
 		case shadowed[p] != "":
 			gaps[shadowedGap] = append(gaps[shadowedGap], where+": "+p+" ("+shadowed[p]+")")
 		default:
@@ -409,6 +413,28 @@ func perFilterNames(fr policy.Fragment) []string {
 	names = append(names, slices.Collect(maps.Keys(fr.TypedPerFilterConfig))...)
 	slices.Sort(names)
 	return names
+}
+
+// switchedOff reports whether the per-filter config at path p belongs to
+// a filter family (ext_auth/…, ext_proc/…) whose global_disable marker is
+// switched on for the route: kgateway's filters of the family do not run
+// where it is.
+func switchedOff(er envoyRoute, p string) bool {
+	name := strings.TrimPrefix(p, "typed_per_filter_config.")
+	family, _, ok := strings.Cut(name, "/")
+	if !ok || family == "global_disable" {
+		return false
+	}
+	marker := perFilterInEffect(er, "global_disable/"+family)
+	if marker == nil {
+		return false
+	}
+	// A FilterConfig that disables the marker switches the family back on.
+	var fc routev3.FilterConfig
+	if marker.MessageIs(&fc) && marker.UnmarshalTo(&fc) == nil && fc.GetDisabled() {
+		return false
+	}
+	return true
 }
 
 // perFilterInEffect is the per-filter config Envoy uses for a route: the
