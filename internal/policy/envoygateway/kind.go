@@ -51,13 +51,6 @@ var (
 	_ policy.Renderer         = (*Kind)(nil)
 )
 
-var (
-	_ policy.Kind             = (*Kind)(nil)
-	_ policy.AncestorStatuser = (*Kind)(nil)
-	_ policy.Auxiliary        = (*Kind)(nil)
-	_ policy.BackendProvider  = (*Kind)(nil)
-)
-
 // backend is Envoy Gateway's Backend, a backendRef kind of its API group
 // (FQDN, IP or Unix socket endpoints) that routes may name.
 var backend = model.GroupKind{Group: Group, Kind: "Backend"}

@@ -29,38 +29,46 @@ func AddSeeds(f *testing.F, globs ...string) {
 	}
 }
 
-// FuzzDecode runs kind k's decoder on every object of its kind in
-// arbitrary YAML: it may find the policy invalid but must not panic, must
+// FuzzDecode runs each kind's decoder on every object of that kind in
+// arbitrary YAML (several kinds share a target when one package holds
+// them): it may find the policy invalid but must not panic, must
 // return a policy, and every finding must name a position in the input
 // and say something. Both validation modes are tried, since Strict checks
 // more.
-func FuzzDecode(f *testing.F, k policy.Kind) {
-	gk := k.GroupKind()
+func FuzzDecode(f *testing.F, kinds ...policy.Kind) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := manifest.Parse(FuzzFile, data, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
 		if err != nil {
 			return // unparseable input is the manifest fuzzers' concern
 		}
 		set := &manifest.Set{Objects: objs}
-		m := model.Build(set, model.Options{Extra: policy.NewRegistry(k).GroupKinds()})
+		m := model.Build(set, model.Options{Extra: policy.NewRegistry(kinds...).GroupKinds()})
 		for _, mode := range []string{"Standard", "Strict"} {
 			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode}}
-			for _, o := range objs {
-				if o.Group != gk.Group || o.Kind != gk.Kind {
-					continue
-				}
-				p := k.Decode(o, env)
-				if p == nil {
-					t.Fatalf("%s: Decode returned no policy", o.Ref())
-				}
-				for _, list := range [][]diag.Diagnostic{p.Invalid, p.Warnings, p.Findings} {
-					for _, d := range list {
-						if d.Pos.File != FuzzFile || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Message == "" {
-							t.Fatalf("%s: finding without a position or message: %+v", o.Ref(), d)
-						}
-					}
-				}
+			for _, k := range kinds {
+				decodeAll(t, k, objs, env)
 			}
 		}
 	})
+}
+
+// decodeAll decodes every object of k's kind and checks the result.
+func decodeAll(t *testing.T, k policy.Kind, objs []*manifest.Object, env *policy.Env) {
+	gk := k.GroupKind()
+	for _, o := range objs {
+		if o.Group != gk.Group || o.Kind != gk.Kind {
+			continue
+		}
+		p := k.Decode(o, env)
+		if p == nil {
+			t.Fatalf("%s: Decode returned no policy", o.Ref())
+		}
+		for _, list := range [][]diag.Diagnostic{p.Invalid, p.Warnings, p.Findings} {
+			for _, d := range list {
+				if d.Pos.File != FuzzFile || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Message == "" {
+					t.Fatalf("%s: finding without a position or message: %+v", o.Ref(), d)
+				}
+			}
+		}
+	}
 }
