@@ -2,12 +2,13 @@
 // into Envoy xDS resources built as go-control-plane v3 types — Listeners,
 // RouteConfigurations and Clusters per Gateway, or one static Bootstrap per
 // Gateway — validated with ValidateAll and serialised as protojson's JSON
-// (proto field names), byte for byte, by a one-pass writer (protojson.go)
-// that is several times faster on large platforms.
+// (proto field names), byte for byte, or as YAML, by the writers of
+// internal/render/xdsjson; output.go assembles the document from them,
+// a wave of resources at a time.
 //
 // It is the only package besides a policy kind's own render files that
 // imports go-control-plane. It is a view: it imports merge, topology,
-// policy, model, parallel and diag (never status, explain, lint or
+// policy, model, parallel, render/xdsjson and diag (never status, explain, lint or
 // pipeline), and reaches policy kinds only
 // through policy.Renderer: a kind describes its Envoy configuration as
 // neutral fragments and this package types, places and validates them.

@@ -14,6 +14,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/policytest"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
+	"github.com/gwpol/gwpol/internal/render/xdsjson/xdsjsontest"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -127,7 +128,7 @@ func FuzzRender(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: yaml: %v", target, err)
 			}
-			sameData(t, target, js, ym)
+			xdsjsontest.SameData(t, target, js, ym)
 		}
 	})
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/parallel"
+	"github.com/gwpol/gwpol/internal/render/xdsjson"
 )
 
 // ResourceType selects what Marshal writes.
@@ -39,11 +40,11 @@ const (
 
 // writeProto appends m as compact JSON with proto field names.
 func writeProto(buf *bytes.Buffer, m proto.Message) error {
-	w := jsonWriter{buf: buf.AvailableBuffer()}
-	if err := w.message(m.ProtoReflect()); err != nil {
+	w := xdsjson.Writer{Buf: buf.AvailableBuffer()}
+	if err := w.Message(m.ProtoReflect()); err != nil {
 		return err
 	}
-	buf.Write(w.buf)
+	buf.Write(w.Buf)
 	return nil
 }
 
@@ -80,7 +81,7 @@ type unitStream struct {
 	units   []*jsonUnit
 	indent  bool
 	done    int // units [0, done) are written
-	writers []*jsonWriter
+	writers []*xdsjson.Writer
 }
 
 // ready makes sure u is written, writing its wave if needed.
@@ -89,7 +90,7 @@ func (s *unitStream) ready(u *jsonUnit) error {
 		wave := s.units[s.done:min(s.done+unitsPerWave, len(s.units))]
 		chunks := (len(wave) + unitsPerChunk - 1) / unitsPerChunk
 		for len(s.writers) < chunks {
-			s.writers = append(s.writers, &jsonWriter{})
+			s.writers = append(s.writers, &xdsjson.Writer{})
 		}
 		parallel.Each(chunks, func(c int) {
 			s.writeChunk(s.writers[c], wave[c*unitsPerChunk:min((c+1)*unitsPerChunk, len(wave))])
@@ -104,18 +105,18 @@ func (s *unitStream) ready(u *jsonUnit) error {
 	return nil
 }
 
-func (s *unitStream) writeChunk(w *jsonWriter, units []*jsonUnit) {
-	w.indent, w.buf = s.indent, w.buf[:0]
+func (s *unitStream) writeChunk(w *xdsjson.Writer, units []*jsonUnit) {
+	w.Indent, w.Buf = s.indent, w.Buf[:0]
 	ends := make([]int, len(units))
 	for i, u := range units {
-		w.depth, w.skip, w.holeAt = u.depth, u.skip, -1
-		u.err = w.message(u.msg.ProtoReflect())
-		u.hole, u.holeAt = w.hole, w.holeAt
-		ends[i] = len(w.buf)
+		w.Depth, w.Skip, w.HoleAt = u.depth, u.skip, -1
+		u.err = w.Message(u.msg.ProtoReflect())
+		u.hole, u.holeAt = w.Hole, w.HoleAt
+		ends[i] = len(w.Buf)
 	}
 	start := 0
 	for i, u := range units {
-		u.out = w.buf[start:ends[i]:ends[i]]
+		u.out = w.Buf[start:ends[i]:ends[i]]
 		if u.holeAt >= 0 {
 			u.holeAt -= start
 		}
@@ -262,13 +263,13 @@ func (o *Output) WriteYAML(dst io.Writer, t ResourceType) error {
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	err := jsonToYAML(dst, pr)
+	err := xdsjson.ToYAML(dst, pr)
 	pr.CloseWithError(errYAMLStopped) // unblocks the producer if the transcoder stopped early
 	werr := <-done
 	switch {
 	case werr != nil && !errors.Is(werr, errYAMLStopped):
 		return werr // the document could not be produced
-	case errors.Is(err, errTranscode):
+	case errors.Is(err, xdsjson.ErrTranscode):
 		return diag.Errorf(diag.Internal, "%v", err)
 	}
 	return err // nil, or writing to dst failed
@@ -396,7 +397,7 @@ func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 func format1(format string, compact []byte) ([]byte, error) {
 	if format == "yaml" {
 		var out bytes.Buffer
-		if err := jsonToYAML(&out, bytes.NewReader(compact)); err != nil {
+		if err := xdsjson.ToYAML(&out, bytes.NewReader(compact)); err != nil {
 			return nil, diag.Errorf(diag.Internal, "%v", err)
 		}
 		return out.Bytes(), nil

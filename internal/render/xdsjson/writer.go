@@ -1,4 +1,4 @@
-package envoy
+package xdsjson
 
 import (
 	"bytes"
@@ -19,27 +19,35 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// jsonWriter writes proto messages as the JSON protojson.Marshal with
+// Writer writes proto messages as the JSON protojson.Marshal with
 // UseProtoNames writes, already indented the way json.Indent lays it out
 // (or compact), in one pass. protojson sorts every message's fields,
 // re-decodes each Any and leaves indentation to a second pass over the
 // text; for the tens of megabytes a large platform renders to, that was
 // most of the render time. The output is byte-for-byte what
 // protojson + json.Indent give, which a test checks on every golden.
-type jsonWriter struct {
-	buf    []byte
-	indent bool
-	depth  int // indentation level of the value being written
+//
+// A Writer's fields are its settings and its output; the zero value
+// writes compact JSON at depth 0. One Writer serves one goroutine.
+type Writer struct {
+	// Buf is what has been written; callers may reset it between
+	// messages (the Any cache stays).
+	Buf []byte
+	// Indent lays the output out as json.Indent with "  " would, the
+	// first line at Depth.
+	Indent bool
+	Depth  int // indentation level of the value being written
 	free   []*[]fieldValue
 	// collect appends to filling: populated's Range callback.
 	collect func(protoreflect.FieldDescriptor, protoreflect.Value) bool
 	filling *[]fieldValue
 
-	// skip is a field left out wherever it occurs (a RouteConfiguration's
-	// virtual hosts, written as units of their own); hole is the offset it
-	// would have been written at, after hole members of its object.
-	skip         protoreflect.FieldDescriptor
-	hole, holeAt int
+	// Skip is a field left out wherever it occurs (a RouteConfiguration's
+	// virtual hosts, written as units of their own); Hole is how many
+	// members of its object precede where it would have been written and
+	// HoleAt that offset in Buf (-1: Skip did not occur).
+	Skip         protoreflect.FieldDescriptor
+	Hole, HoleAt int
 	// anys caches expanded Any values by depth, type and bytes: the same
 	// per-filter config recurs on many routes, and decoding it again for
 	// each would be most of the writing.
@@ -58,21 +66,21 @@ type anyOut struct {
 var anySeed = maphash.MakeSeed()
 
 // cachedAny is where the Any's expansion at the writer's depth is cached.
-func (w *jsonWriter) cachedAny(typeURL string, value []byte) (uint64, *anyOut) {
+func (w *Writer) cachedAny(typeURL string, value []byte) (uint64, *anyOut) {
 	var h maphash.Hash
 	h.SetSeed(anySeed)
-	h.WriteByte(byte(w.depth))
+	h.WriteByte(byte(w.Depth))
 	h.WriteString(typeURL)
 	h.Write(value)
 	key := h.Sum64()
-	if e, ok := w.anys[key]; ok && e.depth == w.depth && e.typeURL == typeURL && bytes.Equal(e.value, value) {
+	if e, ok := w.anys[key]; ok && e.depth == w.Depth && e.typeURL == typeURL && bytes.Equal(e.value, value) {
 		return key, &e
 	}
 	return key, nil
 }
 
-// message appends m at the writer's depth.
-func (w *jsonWriter) message(m protoreflect.Message) error {
+// Message appends m at the writer's depth.
+func (w *Writer) Message(m protoreflect.Message) error {
 	if wkt := wellKnown(m.Descriptor().FullName()); wkt != nil {
 		return wkt(w, m)
 	}
@@ -81,8 +89,8 @@ func (w *jsonWriter) message(m protoreflect.Message) error {
 
 // fields writes m's populated fields in declaration order (protojson's
 // order), after an "@type" member when typeURL is set (an expanded Any).
-func (w *jsonWriter) fields(m protoreflect.Message, typeURL string) error {
-	w.buf = append(w.buf, '{')
+func (w *Writer) fields(m protoreflect.Message, typeURL string) error {
+	w.Buf = append(w.Buf, '{')
 	n := 0
 	if typeURL != "" {
 		w.name(n, "@type")
@@ -94,8 +102,8 @@ func (w *jsonWriter) fields(m protoreflect.Message, typeURL string) error {
 	set := w.populated(m)
 	defer w.release(set)
 	for _, f := range *set {
-		if f.fd == w.skip {
-			w.hole, w.holeAt = n, len(w.buf)
+		if f.fd == w.Skip {
+			w.Hole, w.HoleAt = n, len(w.Buf)
 			continue
 		}
 		w.name(n, f.fd.TextName())
@@ -118,7 +126,7 @@ type fieldValue struct {
 // so an insertion sort in a reused slice is cheapest. Range's callback is
 // made once per writer (a closure per call would be an allocation per
 // message).
-func (w *jsonWriter) populated(m protoreflect.Message) *[]fieldValue {
+func (w *Writer) populated(m protoreflect.Message) *[]fieldValue {
 	var set *[]fieldValue
 	if k := len(w.free); k > 0 {
 		set, w.free = w.free[k-1], w.free[:k-1]
@@ -145,24 +153,24 @@ func (w *jsonWriter) populated(m protoreflect.Message) *[]fieldValue {
 	return set
 }
 
-func (w *jsonWriter) release(set *[]fieldValue) {
+func (w *Writer) release(set *[]fieldValue) {
 	clear(*set)
 	*set = (*set)[:0]
 	w.free = append(w.free, set)
 }
 
 // name starts the n-th member of an object.
-func (w *jsonWriter) name(n int, name string) {
+func (w *Writer) name(n int, name string) {
 	w.member(n)
-	w.buf = append(w.buf, '"') // field names are proto identifiers: nothing to escape
-	w.buf = append(w.buf, name...)
-	w.buf = append(w.buf, '"')
+	w.Buf = append(w.Buf, '"') // field names are proto identifiers: nothing to escape
+	w.Buf = append(w.Buf, name...)
+	w.Buf = append(w.Buf, '"')
 	w.colon()
 }
 
 // key starts the n-th member of a map or Struct, whose key may need
 // escaping.
-func (w *jsonWriter) key(n int, key string) error {
+func (w *Writer) key(n int, key string) error {
 	w.member(n)
 	if err := w.str(key); err != nil {
 		return err
@@ -171,39 +179,39 @@ func (w *jsonWriter) key(n int, key string) error {
 	return nil
 }
 
-func (w *jsonWriter) colon() {
-	w.buf = append(w.buf, ':')
-	if w.indent {
-		w.buf = append(w.buf, ' ')
+func (w *Writer) colon() {
+	w.Buf = append(w.Buf, ':')
+	if w.Indent {
+		w.Buf = append(w.Buf, ' ')
 	}
 }
 
 // member starts the n-th element of an object or array.
-func (w *jsonWriter) member(n int) {
+func (w *Writer) member(n int) {
 	if n > 0 {
-		w.buf = append(w.buf, ',')
+		w.Buf = append(w.Buf, ',')
 	} else {
-		w.depth++
+		w.Depth++
 	}
 	w.newline()
 }
 
 // close ends an object or array that got n members.
-func (w *jsonWriter) close(n int, c byte) {
+func (w *Writer) close(n int, c byte) {
 	if n > 0 {
-		w.depth--
+		w.Depth--
 		w.newline()
 	}
-	w.buf = append(w.buf, c)
+	w.Buf = append(w.Buf, c)
 }
 
-func (w *jsonWriter) newline() {
-	if !w.indent {
+func (w *Writer) newline() {
+	if !w.Indent {
 		return
 	}
-	w.buf = append(w.buf, '\n')
-	for n := 2 * w.depth; n > 0; n -= len(spaces) {
-		w.buf = append(w.buf, spaces[:min(n, len(spaces))]...)
+	w.Buf = append(w.Buf, '\n')
+	for n := 2 * w.Depth; n > 0; n -= len(spaces) {
+		w.Buf = append(w.Buf, spaces[:min(n, len(spaces))]...)
 	}
 }
 
@@ -212,7 +220,7 @@ func (w *jsonWriter) newline() {
 const spaces = "                                                                " +
 	"                                                                "
 
-func (w *jsonWriter) value(v protoreflect.Value, fd protoreflect.FieldDescriptor) error {
+func (w *Writer) value(v protoreflect.Value, fd protoreflect.FieldDescriptor) error {
 	switch {
 	case fd.IsList():
 		return w.list(v.List(), fd)
@@ -222,8 +230,8 @@ func (w *jsonWriter) value(v protoreflect.Value, fd protoreflect.FieldDescriptor
 	return w.singular(v, fd)
 }
 
-func (w *jsonWriter) list(l protoreflect.List, fd protoreflect.FieldDescriptor) error {
-	w.buf = append(w.buf, '[')
+func (w *Writer) list(l protoreflect.List, fd protoreflect.FieldDescriptor) error {
+	w.Buf = append(w.Buf, '[')
 	for i := range l.Len() {
 		w.member(i)
 		if err := w.singular(l.Get(i), fd); err != nil {
@@ -234,14 +242,14 @@ func (w *jsonWriter) list(l protoreflect.List, fd protoreflect.FieldDescriptor) 
 	return nil
 }
 
-func (w *jsonWriter) mapValue(mp protoreflect.Map, fd protoreflect.FieldDescriptor) error {
+func (w *Writer) mapValue(mp protoreflect.Map, fd protoreflect.FieldDescriptor) error {
 	keys := make([]protoreflect.MapKey, 0, mp.Len())
 	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
 		keys = append(keys, k)
 		return true
 	})
 	slices.SortFunc(keys, compareKeys)
-	w.buf = append(w.buf, '{')
+	w.Buf = append(w.Buf, '{')
 	for i, k := range keys {
 		if err := w.key(i, k.String()); err != nil {
 			return err
@@ -288,60 +296,60 @@ func cmpOrdered[T int64 | uint64](a, b T) int {
 	return 0
 }
 
-func (w *jsonWriter) singular(v protoreflect.Value, fd protoreflect.FieldDescriptor) error {
+func (w *Writer) singular(v protoreflect.Value, fd protoreflect.FieldDescriptor) error {
 	if !v.IsValid() {
-		w.buf = append(w.buf, "null"...)
+		w.Buf = append(w.Buf, "null"...)
 		return nil
 	}
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
-		w.buf = strconv.AppendBool(w.buf, v.Bool())
+		w.Buf = strconv.AppendBool(w.Buf, v.Bool())
 	case protoreflect.StringKind:
 		if err := w.str(v.String()); err != nil {
 			return fmt.Errorf("field %s: %w", fd.FullName(), err)
 		}
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		w.buf = strconv.AppendInt(w.buf, v.Int(), 10)
+		w.Buf = strconv.AppendInt(w.Buf, v.Int(), 10)
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		w.buf = strconv.AppendUint(w.buf, v.Uint(), 10)
+		w.Buf = strconv.AppendUint(w.Buf, v.Uint(), 10)
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		w.buf = append(w.buf, '"')
-		w.buf = strconv.AppendInt(w.buf, v.Int(), 10)
-		w.buf = append(w.buf, '"')
+		w.Buf = append(w.Buf, '"')
+		w.Buf = strconv.AppendInt(w.Buf, v.Int(), 10)
+		w.Buf = append(w.Buf, '"')
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		w.buf = append(w.buf, '"')
-		w.buf = strconv.AppendUint(w.buf, v.Uint(), 10)
-		w.buf = append(w.buf, '"')
+		w.Buf = append(w.Buf, '"')
+		w.Buf = strconv.AppendUint(w.Buf, v.Uint(), 10)
+		w.Buf = append(w.Buf, '"')
 	case protoreflect.FloatKind:
-		w.buf = appendFloat(w.buf, v.Float(), 32)
+		w.Buf = appendFloat(w.Buf, v.Float(), 32)
 	case protoreflect.DoubleKind:
-		w.buf = appendFloat(w.buf, v.Float(), 64)
+		w.Buf = appendFloat(w.Buf, v.Float(), 64)
 	case protoreflect.BytesKind:
-		w.buf = append(w.buf, '"')
-		w.buf = base64.StdEncoding.AppendEncode(w.buf, v.Bytes())
-		w.buf = append(w.buf, '"')
+		w.Buf = append(w.Buf, '"')
+		w.Buf = base64.StdEncoding.AppendEncode(w.Buf, v.Bytes())
+		w.Buf = append(w.Buf, '"')
 	case protoreflect.EnumKind:
 		w.enum(v.Enum(), fd.Enum())
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return w.message(v.Message())
+		return w.Message(v.Message())
 	default:
 		return fmt.Errorf("field %s has unknown kind %v", fd.FullName(), fd.Kind())
 	}
 	return nil
 }
 
-func (w *jsonWriter) enum(n protoreflect.EnumNumber, ed protoreflect.EnumDescriptor) {
+func (w *Writer) enum(n protoreflect.EnumNumber, ed protoreflect.EnumDescriptor) {
 	if ed.FullName() == "google.protobuf.NullValue" {
-		w.buf = append(w.buf, "null"...)
+		w.Buf = append(w.Buf, "null"...)
 		return
 	}
 	if vd := ed.Values().ByNumber(n); vd != nil {
-		w.buf = append(w.buf, '"')
-		w.buf = append(w.buf, vd.Name()...)
-		w.buf = append(w.buf, '"')
+		w.Buf = append(w.Buf, '"')
+		w.Buf = append(w.Buf, vd.Name()...)
+		w.Buf = append(w.Buf, '"')
 		return
 	}
-	w.buf = strconv.AppendInt(w.buf, int64(n), 10)
+	w.Buf = strconv.AppendInt(w.Buf, int64(n), 10)
 }
 
 // appendFloat formats like encoding/json (and so protojson): shortest
@@ -376,8 +384,8 @@ var errInvalidUTF8 = errors.New("invalid UTF-8")
 
 // str appends s as a JSON string escaped as protojson escapes it: only
 // quotes, backslashes and control characters; invalid UTF-8 is an error.
-func (w *jsonWriter) str(s string) error {
-	w.buf = append(w.buf, '"')
+func (w *Writer) str(s string) error {
+	w.Buf = append(w.Buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -393,13 +401,13 @@ func (w *jsonWriter) str(s string) error {
 			i++
 			continue
 		}
-		w.buf = append(w.buf, s[start:i]...)
-		w.buf = appendEscape(w.buf, c)
+		w.Buf = append(w.Buf, s[start:i]...)
+		w.Buf = appendEscape(w.Buf, c)
 		i++
 		start = i
 	}
-	w.buf = append(w.buf, s[start:]...)
-	w.buf = append(w.buf, '"')
+	w.Buf = append(w.Buf, s[start:]...)
+	w.Buf = append(w.Buf, '"')
 	return nil
 }
 
@@ -423,63 +431,63 @@ func appendEscape(out []byte, c byte) []byte {
 }
 
 // wellKnown is the special JSON form of a google.protobuf type, or nil.
-func wellKnown(name protoreflect.FullName) func(*jsonWriter, protoreflect.Message) error {
+func wellKnown(name protoreflect.FullName) func(*Writer, protoreflect.Message) error {
 	if !strings.HasPrefix(string(name), "google.protobuf.") {
 		return nil
 	}
 	switch name.Name() {
 	case "Any":
-		return (*jsonWriter).anyValue
+		return (*Writer).anyValue
 	case "Duration":
-		return (*jsonWriter).duration
+		return (*Writer).duration
 	case "Timestamp":
-		return (*jsonWriter).timestamp
+		return (*Writer).timestamp
 	case "BoolValue", "Int32Value", "Int64Value", "UInt32Value", "UInt64Value",
 		"FloatValue", "DoubleValue", "StringValue", "BytesValue":
-		return (*jsonWriter).wrapper
+		return (*Writer).wrapper
 	case "Struct":
-		return (*jsonWriter).structValue
+		return (*Writer).structValue
 	case "ListValue":
-		return (*jsonWriter).listValue
+		return (*Writer).listValue
 	case "Value":
-		return (*jsonWriter).knownValue
+		return (*Writer).knownValue
 	case "FieldMask":
-		return (*jsonWriter).fieldMask
+		return (*Writer).fieldMask
 	case "Empty":
-		return (*jsonWriter).empty
+		return (*Writer).empty
 	}
 	return nil
 }
 
 // anyValue expands an Any into its message's fields after "@type", or
 // {"@type", "value"} when the message itself has a special form.
-func (w *jsonWriter) anyValue(m protoreflect.Message) error {
+func (w *Writer) anyValue(m protoreflect.Message) error {
 	fds := m.Descriptor().Fields()
 	typeURL, value := m.Get(fds.ByNumber(1)).String(), m.Get(fds.ByNumber(2)).Bytes()
 	if typeURL == "" {
 		if len(value) > 0 {
 			return errors.New("google.protobuf.Any: type_url is not set")
 		}
-		w.buf = append(w.buf, '{', '}')
+		w.Buf = append(w.Buf, '{', '}')
 		return nil
 	}
 	key, hit := w.cachedAny(typeURL, value)
 	if hit != nil {
-		w.buf = append(w.buf, hit.out...)
+		w.Buf = append(w.Buf, hit.out...)
 		return nil
 	}
-	start := len(w.buf)
+	start := len(w.Buf)
 	if err := w.expandAny(typeURL, value); err != nil {
 		return err
 	}
 	if w.anys == nil {
 		w.anys = map[uint64]anyOut{}
 	}
-	w.anys[key] = anyOut{depth: w.depth, typeURL: typeURL, value: value, out: slices.Clone(w.buf[start:])}
+	w.anys[key] = anyOut{depth: w.Depth, typeURL: typeURL, value: value, out: slices.Clone(w.Buf[start:])}
 	return nil
 }
 
-func (w *jsonWriter) expandAny(typeURL string, value []byte) error {
+func (w *Writer) expandAny(typeURL string, value []byte) error {
 	mt, err := protoregistry.GlobalTypes.FindMessageByURL(typeURL)
 	if err != nil {
 		return fmt.Errorf("google.protobuf.Any: unable to resolve %q: %w", typeURL, err)
@@ -492,7 +500,7 @@ func (w *jsonWriter) expandAny(typeURL string, value []byte) error {
 	if wkt == nil {
 		return w.fields(inner, typeURL)
 	}
-	w.buf = append(w.buf, '{')
+	w.Buf = append(w.Buf, '{')
 	w.name(0, "@type")
 	if err := w.str(typeURL); err != nil {
 		return err
@@ -505,20 +513,20 @@ func (w *jsonWriter) expandAny(typeURL string, value []byte) error {
 	return nil
 }
 
-func (w *jsonWriter) wrapper(m protoreflect.Message) error {
+func (w *Writer) wrapper(m protoreflect.Message) error {
 	fd := m.Descriptor().Fields().ByNumber(1)
 	return w.singular(m.Get(fd), fd)
 }
 
-func (w *jsonWriter) empty(protoreflect.Message) error {
-	w.buf = append(w.buf, '{', '}')
+func (w *Writer) empty(protoreflect.Message) error {
+	w.Buf = append(w.Buf, '{', '}')
 	return nil
 }
 
 // structValue, listValue and knownValue walk the Go types directly when
 // they can: metadata is all Structs, and going through reflection and
 // its map ranging cost more than the rest of a route.
-func (w *jsonWriter) structValue(m protoreflect.Message) error {
+func (w *Writer) structValue(m protoreflect.Message) error {
 	if s, ok := m.Interface().(*structpb.Struct); ok {
 		return w.goStruct(s)
 	}
@@ -526,7 +534,7 @@ func (w *jsonWriter) structValue(m protoreflect.Message) error {
 	return w.mapValue(m.Get(fd).Map(), fd)
 }
 
-func (w *jsonWriter) listValue(m protoreflect.Message) error {
+func (w *Writer) listValue(m protoreflect.Message) error {
 	if l, ok := m.Interface().(*structpb.ListValue); ok {
 		return w.goList(l)
 	}
@@ -534,13 +542,13 @@ func (w *jsonWriter) listValue(m protoreflect.Message) error {
 	return w.list(m.Get(fd).List(), fd)
 }
 
-func (w *jsonWriter) goStruct(s *structpb.Struct) error {
+func (w *Writer) goStruct(s *structpb.Struct) error {
 	keys := make([]string, 0, len(s.GetFields()))
 	for k := range s.GetFields() {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	w.buf = append(w.buf, '{')
+	w.Buf = append(w.Buf, '{')
 	for i, k := range keys {
 		if err := w.key(i, k); err != nil {
 			return err
@@ -553,8 +561,8 @@ func (w *jsonWriter) goStruct(s *structpb.Struct) error {
 	return nil
 }
 
-func (w *jsonWriter) goList(l *structpb.ListValue) error {
-	w.buf = append(w.buf, '[')
+func (w *Writer) goList(l *structpb.ListValue) error {
+	w.Buf = append(w.Buf, '[')
 	for i, v := range l.GetValues() {
 		w.member(i)
 		if err := w.goValue(v); err != nil {
@@ -565,28 +573,28 @@ func (w *jsonWriter) goList(l *structpb.ListValue) error {
 	return nil
 }
 
-func (w *jsonWriter) goValue(v *structpb.Value) error {
+func (w *Writer) goValue(v *structpb.Value) error {
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_NullValue:
-		w.buf = append(w.buf, "null"...)
+		w.Buf = append(w.Buf, "null"...)
 	case *structpb.Value_NumberValue:
 		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
 			return fmt.Errorf("google.protobuf.Value.number_value: invalid %v value", k.NumberValue)
 		}
-		w.buf = appendFloat(w.buf, k.NumberValue, 64)
+		w.Buf = appendFloat(w.Buf, k.NumberValue, 64)
 	case *structpb.Value_StringValue:
 		return w.str(k.StringValue)
 	case *structpb.Value_BoolValue:
-		w.buf = strconv.AppendBool(w.buf, k.BoolValue)
+		w.Buf = strconv.AppendBool(w.Buf, k.BoolValue)
 	case *structpb.Value_StructValue:
 		if k.StructValue == nil {
-			w.buf = append(w.buf, '{', '}')
+			w.Buf = append(w.Buf, '{', '}')
 			return nil
 		}
 		return w.goStruct(k.StructValue)
 	case *structpb.Value_ListValue:
 		if k.ListValue == nil {
-			w.buf = append(w.buf, '[', ']')
+			w.Buf = append(w.Buf, '[', ']')
 			return nil
 		}
 		return w.goList(k.ListValue)
@@ -596,7 +604,7 @@ func (w *jsonWriter) goValue(v *structpb.Value) error {
 	return nil
 }
 
-func (w *jsonWriter) knownValue(m protoreflect.Message) error {
+func (w *Writer) knownValue(m protoreflect.Message) error {
 	if v, ok := m.Interface().(*structpb.Value); ok {
 		return w.goValue(v)
 	}
@@ -622,7 +630,7 @@ const (
 
 // duration writes "<s>[.fff[fff[fff]]]s", protojson's 0, 3, 6 or 9
 // fractional digits.
-func (w *jsonWriter) duration(m protoreflect.Message) error {
+func (w *Writer) duration(m protoreflect.Message) error {
 	fds := m.Descriptor().Fields()
 	secs, nanos := m.Get(fds.ByNumber(1)).Int(), m.Get(fds.ByNumber(2)).Int()
 	switch {
@@ -633,14 +641,14 @@ func (w *jsonWriter) duration(m protoreflect.Message) error {
 	case secs > 0 && nanos < 0 || secs < 0 && nanos > 0:
 		return errors.New("google.protobuf.Duration: signs of seconds and nanos do not match")
 	}
-	w.buf = append(w.buf, '"')
+	w.Buf = append(w.Buf, '"')
 	if secs < 0 || nanos < 0 {
-		w.buf = append(w.buf, '-')
+		w.Buf = append(w.Buf, '-')
 		secs, nanos = -secs, -nanos
 	}
-	w.buf = strconv.AppendInt(w.buf, secs, 10)
-	w.buf = appendNanos(w.buf, nanos)
-	w.buf = append(w.buf, 's', '"')
+	w.Buf = strconv.AppendInt(w.Buf, secs, 10)
+	w.Buf = appendNanos(w.Buf, nanos)
+	w.Buf = append(w.Buf, 's', '"')
 	return nil
 }
 
@@ -656,7 +664,7 @@ func appendNanos(out []byte, nanos int64) []byte {
 	return append(append(out, '.'), digits...)
 }
 
-func (w *jsonWriter) timestamp(m protoreflect.Message) error {
+func (w *Writer) timestamp(m protoreflect.Message) error {
 	fds := m.Descriptor().Fields()
 	secs, nanos := m.Get(fds.ByNumber(1)).Int(), m.Get(fds.ByNumber(2)).Int()
 	switch {
@@ -665,15 +673,15 @@ func (w *jsonWriter) timestamp(m protoreflect.Message) error {
 	case nanos < 0 || nanos >= nanosPerSecond:
 		return fmt.Errorf("google.protobuf.Timestamp: nanos out of range %v", nanos)
 	}
-	w.buf = append(w.buf, '"')
-	w.buf = time.Unix(secs, 0).UTC().AppendFormat(w.buf, "2006-01-02T15:04:05")
-	w.buf = appendNanos(w.buf, nanos)
-	w.buf = append(w.buf, 'Z', '"')
+	w.Buf = append(w.Buf, '"')
+	w.Buf = time.Unix(secs, 0).UTC().AppendFormat(w.Buf, "2006-01-02T15:04:05")
+	w.Buf = appendNanos(w.Buf, nanos)
+	w.Buf = append(w.Buf, 'Z', '"')
 	return nil
 }
 
 // fieldMask writes the paths lowerCamelCased and comma-joined.
-func (w *jsonWriter) fieldMask(m protoreflect.Message) error {
+func (w *Writer) fieldMask(m protoreflect.Message) error {
 	l := m.Get(m.Descriptor().Fields().ByNumber(1)).List()
 	paths := make([]string, 0, l.Len())
 	for i := range l.Len() {

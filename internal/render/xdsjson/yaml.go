@@ -1,4 +1,4 @@
-package envoy
+package xdsjson
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// jsonToYAML transcodes a JSON document, as the writer produces it, into
+// ToYAML transcodes a JSON document, as the writer produces it, into
 // block-style YAML as it reads it: keys keep their order (proto field
 // order, as in the JSON output), nothing is held but the current line.
 // Going through generic maps (sigs.k8s.io/yaml) took ten times as long as
@@ -18,16 +18,16 @@ import (
 //
 // Strings are written plain only when YAML cannot read them as anything
 // else; otherwise double-quoted, with JSON's escapes, which YAML shares.
-func jsonToYAML(dst io.Writer, src io.Reader) error {
+func ToYAML(dst io.Writer, src io.Reader) error {
 	t := &transcoder{in: bufio.NewReaderSize(src, 1<<16), out: bufio.NewWriterSize(dst, 1<<16)}
 	if err := t.value(0, ctxTop); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return fmt.Errorf("%w: %w", errTranscode, err)
+		return fmt.Errorf("%w: %w", ErrTranscode, err)
 	}
 	if c, err := t.peek(); err != io.EOF {
-		return fmt.Errorf("%w: %q after the document", errTranscode, c)
+		return fmt.Errorf("%w: %q after the document", ErrTranscode, c)
 	}
 	if err := t.out.WriteByte('\n'); err != nil {
 		return err
@@ -35,9 +35,9 @@ func jsonToYAML(dst io.Writer, src io.Reader) error {
 	return t.out.Flush() // the first write error, if any (bufio keeps it)
 }
 
-// errTranscode marks a document the transcoder could not read, as opposed
+// ErrTranscode marks a document the transcoder could not read, as opposed
 // to an output it could not write.
-var errTranscode = errors.New("json to yaml")
+var ErrTranscode = errors.New("json to yaml")
 
 type transcoder struct {
 	in  *bufio.Reader

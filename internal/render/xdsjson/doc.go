@@ -1,0 +1,15 @@
+// Package xdsjson writes protobuf messages (Envoy's xDS resources) as
+// JSON and YAML, fast enough for platforms of tens of thousands of routes.
+//
+// Writer writes a message exactly as protojson (with proto field names)
+// followed by json.Indent would, in one pass and with an Any cache;
+// ToYAML streams that JSON into block YAML that sigs.k8s.io/yaml reads
+// back as the same data. Both stand in for libraries for speed, so each
+// keeps a differential test and a fuzz target against its library
+// (FuzzWriter against protojson, FuzzJSONToYAML against sigs.k8s.io/yaml)
+// and a benchmark beside it (BenchmarkWriter/BenchmarkProtojson,
+// BenchmarkToYAML/BenchmarkLibraryJSONToYAML).
+//
+// It imports only the protobuf runtime; render/envoy assembles documents
+// from it. xdsjsontest holds the references, for tests only.
+package xdsjson
