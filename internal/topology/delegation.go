@@ -7,7 +7,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
-	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -62,6 +61,7 @@ func isDelegationRef(b *Backend) bool {
 // parentRefs are resolved, then gives each child its parents' listeners,
 // level by level, refusing cycles.
 func (g *Graph) resolveDelegation() {
+	g.httpRoutes = indexHTTPRoutes(g.Routes)
 	for _, parent := range g.Routes {
 		if parent.Kind != "HTTPRoute" {
 			continue
@@ -95,24 +95,51 @@ func (g *Graph) resolveDelegation() {
 // names parents in its parentRefs accepts only those.
 func (g *Graph) childrenOf(parent *Route, b *Backend) []*Route {
 	var out []*Route
-	for _, c := range g.Routes {
-		if c != parent && selects(b, c) && acceptsParent(c, parent) {
+	for _, c := range g.httpRoutes.selected(b) {
+		if c != parent && acceptsParent(c, parent) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// selects reports whether a delegating backendRef names route c (by name,
-// "*" or label), whether or not c accepts the parent.
-func selects(b *Backend, c *Route) bool {
-	if c.Kind != "HTTPRoute" || c.Meta.Namespace != b.Namespace {
-		return false
+// routeIndex finds the HTTPRoutes a delegating backendRef may select
+// without scanning every route for every reference: by namespace (for
+// "*"), by namespace and name, and by namespace and delegation label.
+// Lists keep the graph's route order.
+type routeIndex struct {
+	byNamespace map[string][]*Route
+	byName      map[string][]*Route
+	byLabel     map[string][]*Route
+}
+
+func indexHTTPRoutes(routes []*Route) routeIndex {
+	ix := routeIndex{byNamespace: map[string][]*Route{}, byName: map[string][]*Route{}, byLabel: map[string][]*Route{}}
+	for _, r := range routes {
+		if r.Kind != "HTTPRoute" {
+			continue
+		}
+		ns := r.Meta.Namespace
+		ix.byNamespace[ns] = append(ix.byNamespace[ns], r)
+		ix.byName[ns+"/"+r.Meta.Name] = append(ix.byName[ns+"/"+r.Meta.Name], r)
+		if v, ok := r.Meta.Labels[DelegationLabel]; ok {
+			ix.byLabel[ns+"/"+v] = append(ix.byLabel[ns+"/"+v], r)
+		}
 	}
-	if b.Group == DelegationLabelGroup {
-		return labels.SelectorFromSet(labels.Set{DelegationLabel: b.Name}).Matches(labels.Set(c.Meta.Labels))
+	return ix
+}
+
+// selected lists the routes a delegating backendRef names (by name, "*"
+// or label), whether or not they accept the parent: HTTPRoutes of its
+// namespace only.
+func (ix routeIndex) selected(b *Backend) []*Route {
+	switch {
+	case b.Group == DelegationLabelGroup:
+		return ix.byLabel[b.Namespace+"/"+b.Name]
+	case b.Name == "*":
+		return ix.byNamespace[b.Namespace]
 	}
-	return b.Name == "*" || b.Name == c.Meta.Name
+	return ix.byName[b.Namespace+"/"+b.Name]
 }
 
 // delegationToNothing marks a delegating backendRef that selects no child
@@ -138,10 +165,7 @@ func (g *Graph) whyNoChildren(parent *Route, b *Backend) string {
 	}
 	var self bool
 	var refusing []string
-	for _, c := range g.Routes {
-		if !selects(b, c) {
-			continue
-		}
+	for _, c := range g.httpRoutes.selected(b) {
 		if c == parent {
 			self = true
 			continue

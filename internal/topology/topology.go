@@ -38,6 +38,8 @@ type Graph struct {
 	gateways  map[model.Key]*Gateway
 	routes    map[model.Key]*Route
 	sets      map[model.Key]*ListenerSet
+	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
+	httpRoutes routeIndex
 }
 
 // Gateway is a Gateway with its listeners (its own, then those of the
