@@ -111,6 +111,8 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-delegated-child.txt", []string{"explain", "httproute/docs/docs-v1", "-f", ex}, 0},
 		{"explain-delegated-child.json", []string{"explain", "httproute/docs/docs-v1/v1", "-f", ex, "-o", "json"}, 0},
 		{"explain-haproxy-rule.txt", []string{"explain", "httproute/api/accounts/profile", "-f", ex}, 0},
+		// waf is HAPTIC's: under kgateway render answers 503, and explain says so.
+		{"explain-unsupported-by-target.txt", []string{"explain", "httproute/api/accounts/signup", "-f", ex, "--target", "kgateway"}, 0},
 		{"explain-decide.txt", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml"}, 0},
 		{"explain-decide.json", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml", "-o", "json"}, 0},
 		{"explain-policy.txt", []string{"explain", "trafficpolicy/infra/edge-defaults", "-f", ex}, 0},

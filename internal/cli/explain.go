@@ -19,7 +19,10 @@ import (
 
 type explainOptions struct {
 	*globalOptions
-	Target     string
+	Target string
+	// RenderTarget is --target: the render target whose Envoy routes
+	// explain names and whose fixed answers it reports.
+	RenderTarget string
 	Output     string
 	Field      string
 	ShowValues bool
@@ -67,9 +70,13 @@ default; JSON always does):
   gwpol explain gateway/infra/public/https -f manifests/ -o json`,
 		Args:              exactArgs(1, "one TARGET such as httproute/NS/NAME"),
 		ValidArgsFunction: g.fromInputs(explainTargets),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Target = args[0]
 			if err := checkFormat(o.Output, "text", "json"); err != nil {
+				return err
+			}
+			o.RenderTarget = askedTarget(o.RenderTarget, cmd.Flags().Changed("target"), o.config)
+			if err := checkChoice("--target", o.RenderTarget, targetChoices()...); err != nil {
 				return err
 			}
 			if run != nil {
@@ -82,7 +89,9 @@ default; JSON always does):
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	f.StringVar(&o.Field, "field", "", "show only this field (e.g. cors, rateLimit.local)")
 	f.BoolVar(&o.ShowValues, "show-values", false, "add the winning value of each field (Secret data is never read)")
+	f.StringVar(&o.RenderTarget, "target", inferredTarget, "the Envoy routes and fixed answers shown are those of this "+targetFlagHelp)
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json"))
+	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
 	return cmd
 }
 
@@ -158,7 +167,8 @@ func runExplain(o *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: explainRouteNames(c), Notes: explainNotes(c)}
+	names, answers := explainRender(c, o.RenderTarget)
+	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers, Notes: explainNotes(c)}
 	rep, err := explainTarget(c, t, opt)
 	if err != nil {
 		return err

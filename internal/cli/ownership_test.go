@@ -54,9 +54,11 @@ import (
 //     (built-in)).
 //
 // Routes replaced by a direct response carry no policy field: explain must
-// say so when an invalid policy replaced them (checkReplaced); the rest
-// (fail closed, capability, render error, no backend, redirects) are
-// counted, not checked.
+// say the status render answers (a broken reference, a kind failing
+// closed, no usable backend, a capability the target lacks, a field that
+// cannot be rendered) or that an invalid policy replaced them
+// (checkReplaced); a route that forwards or redirects must not be one
+// explain says answers a fixed status (checkAnswers).
 
 // gatewayAPIPaths are the Route paths the Gateway API translation writes
 // without any policy: the match, the backends, the rule's filters
@@ -160,7 +162,7 @@ func TestExplainAgreesWithRender(t *testing.T) {
 			}
 		})
 	}
-	msg := fmt.Sprintf("explain/render ownership: %d Envoy routes, %d explained fields agree; %d replaced routes not checked; %d inputs with a listed gap (%s)",
+	msg := fmt.Sprintf("explain/render ownership: %d Envoy routes, %d explained fields agree; %d direct responses and redirects agree on the status; %d inputs with a listed gap (%s)",
 		routes, fields, replaced, gapCases, gapsFile)
 	t.Log(msg)
 	fmt.Println(msg)
@@ -191,13 +193,15 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 						}
 						if dr := er.route.GetDirectResponse(); dr != nil {
 							replaced++
-							checkReplaced(t, c, rp.Route, rule.Rule, l, dr, target+" "+name)
+							checkReplaced(t, c, out, rp.Route, rule.Rule, l, dr, target+" "+name)
 							continue
 						}
 						if er.route.GetRoute() == nil {
 							replaced++ // a redirect
+							checkAnswers(t, c, out, rp.Route, rule.Rule, l, target+" "+name)
 							continue
 						}
+						checkAnswers(t, c, out, rp.Route, rule.Rule, l, target+" "+name)
 						routes++
 						fields += checkRoute(t, c, env, rp.Route, rule.Rule, l, er, target+" "+name, gaps)
 					}
@@ -553,9 +557,9 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 // explain must say so; other direct responses (fail closed, a capability
 // the target lacks, a render error, no backend) are decided by render and
 // not checked here.
-func checkReplaced(t *testing.T, c *pipeline.Compiled, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
+func checkReplaced(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
 	t.Helper()
-	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
+	view := explain.Rule(c.Result, rt, rule, l, answersFrom(out))
 	if view.FixedStatus != 0 {
 		// attach or a backendRef broke the rule (a bad ExtensionRef, a
 		// refused backend…): explain must say the status render answers.
@@ -568,6 +572,24 @@ func checkReplaced(t *testing.T, c *pipeline.Compiled, rt *topology.Route, rule 
 	if noted := replacedNote(view); invalid != noted {
 		t.Errorf("%s answers %d (replaced for an invalid policy: %v), but explain says replaced: %v (notes: %q)", where, dr.GetStatus(), invalid, noted, view.Notes)
 	}
+	if !invalid {
+		t.Errorf("%s answers %d to every request, but explain says neither a fixed status nor a replacement (notes: %q)", where, dr.GetStatus(), view.Notes)
+	}
+}
+
+// checkAnswers: a route render forwards (or redirects) is one explain
+// does not say answers a fixed status.
+func checkAnswers(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, l *topology.Listener, where string) {
+	t.Helper()
+	if view := explain.Rule(c.Result, rt, rule, l, answersFrom(out)); view.FixedStatus != 0 {
+		t.Errorf("%s forwards or redirects, but explain says it answers %d (notes: %q)", where, view.FixedStatus, view.Notes)
+	}
+}
+
+// answersFrom is explain's view of a render, as the explain command
+// gives it.
+func answersFrom(out *envoy.Output) explain.Options {
+	return explain.Options{Answers: func(rule *topology.Rule, l *topology.Listener) []explain.Answer { return fixedAnswers(out, rule, l) }}
 }
 
 func replacedNote(v explain.Target) bool {

@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
-	"github.com/spf13/cobra"
 )
 
 type renderOptions struct {
@@ -378,19 +380,46 @@ func lintExtra(c *pipeline.Compiled, target string) ([]diag.Diagnostic, error) {
 	return out.Diagnostics, nil
 }
 
-// explainRouteNames gives explain the Envoy route names of each rule,
-// rendering only the Gateways explain asks about, each once.
-func explainRouteNames(c *pipeline.Compiled) func(*topology.Rule, *topology.Listener) []string {
+// explainRender gives explain what render makes of each rule — the Envoy
+// route names, and the routes that answer a fixed status for a reason
+// only render knows (a capability the target lacks, a field that cannot
+// be rendered) — rendering only the Gateways explain asks about, each
+// once, with the target render would use (asked: --target or config,
+// else inferred per Gateway).
+func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rule, *topology.Listener) []string, answers func(*topology.Rule, *topology.Listener) []explain.Answer) {
 	rendered := map[*topology.Gateway]*envoy.Output{}
-	return func(rule *topology.Rule, l *topology.Listener) []string {
+	outputFor := func(l *topology.Listener) *envoy.Output {
 		out, ok := rendered[l.Gateway]
 		if !ok {
-			out, _ = renderCompiled(c, "envoy", false, l.Gateway.Namespace+"/"+l.Gateway.Name)
+			out, _ = renderPlatform(c, asked, false, []string{l.Gateway.Namespace + "/" + l.Gateway.Name})
 			rendered[l.Gateway] = out
 		}
-		if out == nil {
-			return nil
-		}
-		return out.RouteNames(rule, l)
+		return out
 	}
+	names = func(rule *topology.Rule, l *topology.Listener) []string {
+		if out := outputFor(l); out != nil {
+			return out.RouteNames(rule, l)
+		}
+		return nil
+	}
+	answers = func(rule *topology.Rule, l *topology.Listener) []explain.Answer {
+		return fixedAnswers(outputFor(l), rule, l)
+	}
+	return names, answers
+}
+
+// fixedAnswers are the Envoy routes of a rule on a listener that answer a
+// fixed status, as explain reports them. A route replaced for an invalid
+// policy is left out: explain says so from the merge result already.
+func fixedAnswers(out *envoy.Output, rule *topology.Rule, l *topology.Listener) []explain.Answer {
+	if out == nil {
+		return nil
+	}
+	var fixed []explain.Answer
+	for _, a := range out.Answers(rule, l) {
+		if a.Status != 0 && a.Body != envoy.InvalidBody {
+			fixed = append(fixed, explain.Answer{Route: a.Route, Status: a.Status, Body: a.Body})
+		}
+	}
+	return fixed
 }

@@ -95,6 +95,18 @@ type Options struct {
 	RouteNames func(*topology.Rule, *topology.Listener) []string
 	// Notes returns kind-specific notes for a rule (e.g. runtime identity).
 	Notes func(*topology.Route, *topology.Rule) []string
+	// Answers returns, for the rule's Envoy routes on a listener, the ones
+	// render made answer a fixed status for reasons the merge result does
+	// not know (a capability the render target lacks, a field that cannot
+	// be rendered): route name, status and the response body saying why.
+	Answers func(*topology.Rule, *topology.Listener) []Answer
+}
+
+// Answer is an Envoy route that answers every request with Status.
+type Answer struct {
+	Route  string
+	Status int
+	Body   string
 }
 
 // Listener explains a listener's own effective view.
@@ -128,6 +140,12 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 		t.FixedStatus = fs.Status
 		for _, why := range fs.Reasons {
 			t.Notes = append(t.Notes, fmt.Sprintf("answers %d to every request: %s", fs.Status, why))
+		}
+	}
+	if opt.Answers != nil && l != nil && t.FixedStatus == 0 {
+		for _, a := range opt.Answers(rule, l) {
+			t.FixedStatus = a.Status
+			t.Notes = append(t.Notes, fmt.Sprintf("envoy route %s answers %d to every request: %s", a.Route, a.Status, a.Body))
 		}
 	}
 	if _, fixed := r.FixedStatus(rule); !fixed {

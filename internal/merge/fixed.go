@@ -15,9 +15,11 @@ type FixedStatus struct {
 
 // FixedStatus reports whether a rule answers a fixed status: 503 when a
 // policy kind that fails closed made it unusable, 500 when another broken
-// policy reference did or when none of its backendRefs can be used (not
-// found, not permitted without a ReferenceGrant, an unsupported kind), as
-// gateways answer. Views report it; the renderer emits the response.
+// policy reference did or, unless it redirects, when none of its
+// backendRefs can take traffic (none at all; not found, not permitted
+// without a ReferenceGrant, an unsupported kind; weight 0), as gateways
+// answer. Views report it; the renderer emits the same response (a test
+// over every fixture and shared case holds the two together).
 func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 	if bs := r.Attach.Broken[rule]; len(bs) > 0 {
 		fs := FixedStatus{Status: 500}
@@ -32,15 +34,43 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 	if rule.IsDelegating() {
 		return delegatesToNothing(rule)
 	}
-	if len(rule.Backends) == 0 {
-		return FixedStatus{}, false
+	if redirects(rule) {
+		return FixedStatus{}, false // it answers the redirect, backends or not
 	}
+	return noUsableBackend(rule)
+}
+
+// redirects reports whether a rule answers with a RequestRedirect filter.
+func redirects(rule *topology.Rule) bool {
+	if rule.Rule == nil || rule.HTTP == nil {
+		return false
+	}
+	for _, f := range rule.HTTP.Filters {
+		if f.RequestRedirect != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// noUsableBackend: a rule with no backendRef that can take traffic (none
+// at all, none that resolves, or only weight 0) answers 500, as the
+// Gateway API asks and as render writes it.
+func noUsableBackend(rule *topology.Rule) (FixedStatus, bool) {
 	fs := FixedStatus{Status: 500}
+	if len(rule.Backends) == 0 {
+		fs.Reasons = append(fs.Reasons, "the rule has no backendRefs and no filter that answers")
+		return fs, true
+	}
 	for _, b := range rule.Backends {
-		if b.Resolved {
+		switch {
+		case !b.Resolved:
+			fs.Reasons = append(fs.Reasons, fmt.Sprintf("backendRef %s %s/%s: %s: %s", b.Kind, b.Namespace, b.Name, b.Reason, b.Message))
+		case b.Weight <= 0:
+			fs.Reasons = append(fs.Reasons, fmt.Sprintf("backendRef %s %s/%s has weight 0", b.Kind, b.Namespace, b.Name))
+		default:
 			return FixedStatus{}, false
 		}
-		fs.Reasons = append(fs.Reasons, fmt.Sprintf("backendRef %s %s/%s: %s: %s", b.Kind, b.Namespace, b.Name, b.Reason, b.Message))
 	}
 	return fs, true
 }

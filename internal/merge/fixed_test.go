@@ -3,7 +3,10 @@ package merge
 import (
 	"testing"
 
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -19,11 +22,19 @@ func (failClosedKind) Spec() policy.KindSpec {
 
 func TestFixedStatus(t *testing.T) {
 	svc := func(ok bool, reason string) *topology.Backend {
-		return &topology.Backend{Kind: "Service", Namespace: "ns", Name: "svc", Resolved: ok, Reason: reason}
+		b := &topology.Backend{Kind: "Service", Namespace: "ns", Name: "svc", Resolved: ok, Reason: reason}
+		b.Weight = 1
+		return b
 	}
-	forwarding := &topology.Rule{Backends: []*topology.Backend{svc(false, "RefNotPermitted"), svc(true, "")}}
+	weightless := svc(true, "")
+	weightless.Weight = 0
+	forwarding := &topology.Rule{Backends: []*topology.Backend{svc(false, "RefNotPermitted"), svc(true, ""), weightless}}
 	refused := &topology.Rule{Backends: []*topology.Backend{svc(false, "RefNotPermitted")}}
-	redirect := &topology.Rule{}
+	allWeightZero := &topology.Rule{Backends: []*topology.Backend{weightless, weightless}}
+	noBackends := &topology.Rule{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{}}}
+	redirectFilter := &gwv1.HTTPRouteRule{Filters: []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterRequestRedirect, RequestRedirect: &gwv1.HTTPRequestRedirectFilter{}}}}
+	redirect := &topology.Rule{Rule: &model.Rule{HTTP: redirectFilter}}
+	redirectRefused := &topology.Rule{Rule: &model.Rule{HTTP: redirectFilter}, Backends: []*topology.Backend{svc(false, "BackendNotFound")}}
 	brokenOpen, brokenClosed := &topology.Rule{Backends: []*topology.Backend{svc(true, "")}}, &topology.Rule{Backends: []*topology.Backend{svc(true, "")}}
 	r := &Result{Attach: &attach.Result{Broken: map[*topology.Rule][]attach.Broken{
 		brokenOpen:   {{Kind: testKind{}, Code: "GWP205", Reason: "missing"}},
@@ -36,7 +47,10 @@ func TestFixedStatus(t *testing.T) {
 	}{
 		{"one usable backend forwards", forwarding, 0},
 		{"no usable backend answers 500", refused, 500},
-		{"no backendRefs (a redirect) is not fixed", redirect, 0},
+		{"only weight 0 answers 500", allWeightZero, 500},
+		{"no backendRefs and no redirect answers 500", noBackends, 500},
+		{"a redirect without backendRefs is not fixed", redirect, 0},
+		{"a redirect with an unresolved backend still redirects", redirectRefused, 0},
 		{"broken reference answers 500", brokenOpen, 500},
 		{"a kind failing closed answers 503", brokenClosed, 503},
 	}

@@ -52,6 +52,9 @@ type Output struct {
 	Diagnostics []diag.Diagnostic
 
 	routeNames map[routeKey][]string
+	// routes indexes the Envoy routes by Gateway and name (Answers),
+	// built on first use.
+	routes map[string]map[string]*routev3.Route
 }
 
 type routeKey struct {
@@ -93,6 +96,53 @@ func Combine(outs ...*Output) *Output {
 // listener owning the virtual host), in output order.
 func (o *Output) RouteNames(rule *topology.Rule, l *topology.Listener) []string {
 	return o.routeNames[routeKey{rule, l}]
+}
+
+// Answer is what one Envoy route of a rule does with every request it
+// matches, for views that must say what the config does: Status 0 when it
+// forwards or redirects, else the status and body of its direct response.
+type Answer struct {
+	Route  string
+	Status int
+	Body   string
+}
+
+// Answers are the Answers of the Envoy routes a rule produced through a
+// listener (RouteNames), in output order. It is not safe for concurrent
+// use (it indexes the output on first use).
+func (o *Output) Answers(rule *topology.Rule, l *topology.Listener) []Answer {
+	names := o.RouteNames(rule, l)
+	if len(names) == 0 {
+		return nil
+	}
+	if o.routes == nil {
+		o.indexRoutes()
+	}
+	byName := o.routes[l.Gateway.Namespace+"/"+l.Gateway.Name]
+	out := make([]Answer, 0, len(names))
+	for _, n := range names {
+		a := Answer{Route: n}
+		if dr := byName[n].GetDirectResponse(); dr != nil {
+			a.Status, a.Body = int(dr.GetStatus()), dr.GetBody().GetInlineString()
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (o *Output) indexRoutes() {
+	o.routes = map[string]map[string]*routev3.Route{}
+	for _, g := range o.Gateways {
+		byName := map[string]*routev3.Route{}
+		for _, rc := range g.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				for _, r := range vh.Routes {
+					byName[r.Name] = r
+				}
+			}
+		}
+		o.routes[g.Namespace+"/"+g.Name] = byName
+	}
 }
 
 // Gateway is the xDS configuration of one Gateway. Every list is sorted by
