@@ -23,9 +23,9 @@ type explainOptions struct {
 	// RenderTarget is --target: the render target whose Envoy routes
 	// explain names and whose fixed answers it reports.
 	RenderTarget string
-	Output     string
-	Field      string
-	ShowValues bool
+	Output       string
+	Field        string
+	ShowValues   bool
 }
 
 func newExplainCmd(g *globalOptions, run func(*explainOptions) error) *cobra.Command {
