@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -17,14 +18,37 @@ const (
 	minWeight, maxWeight = 0, 1_000_000
 )
 
+// headerName is the Gateway API HeaderName: header and query parameter
+// names in matches and header filters (1 to 256 token characters). An
+// empty name would otherwise reach Envoy, whose validation refuses it.
+var headerName = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]{1,256}$")
+
 // crdBounds reports every number of a decoded Gateway API object that its
-// CRD's validation would reject, at the number's position.
+// CRD's validation would reject, and every header or query parameter name
+// it would, at the value's position.
 func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	check := func(path string, n, lo, hi int64) {
 		if n < lo || n > hi {
 			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %d, outside %d..%d; the API server's CRD validation rejects this %s", path, n, lo, hi, o.Kind)})
+		}
+	}
+	name := func(path, s string) {
+		if !headerName.MatchString(s) {
+			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+				Message: fmt.Sprintf("%s is %q, not a header or query parameter name (1 to 256 of A-Z a-z 0-9 !#$%%&'*+-.^_`|~); the API server's CRD validation rejects this %s", path, s, o.Kind)})
+		}
+	}
+	modifier := func(path string, m *gwv1.HTTPHeaderFilter) {
+		if m == nil {
+			return
+		}
+		for k, h := range m.Set {
+			name(fmt.Sprintf("%s.set[%d].name", path, k), string(h.Name))
+		}
+		for k, h := range m.Add {
+			name(fmt.Sprintf("%s.add[%d].name", path, k), string(h.Name))
 		}
 	}
 	backend := func(path string, b gwv1.BackendRef) {
@@ -38,14 +62,37 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 	switch x := v.(type) {
 	case *gwv1.HTTPRoute:
 		for i, r := range x.Spec.Rules {
+			rule := fmt.Sprintf("spec.rules[%d]", i)
 			for j, b := range r.BackendRefs {
-				backend(backendPath(fmt.Sprintf("spec.rules[%d]", i), j), b.BackendRef)
+				backend(backendPath(rule, j), b.BackendRef)
+			}
+			for j, m := range r.Matches {
+				for k, h := range m.Headers {
+					name(fmt.Sprintf("%s.matches[%d].headers[%d].name", rule, j, k), string(h.Name))
+				}
+				for k, q := range m.QueryParams {
+					name(fmt.Sprintf("%s.matches[%d].queryParams[%d].name", rule, j, k), string(q.Name))
+				}
+			}
+			for j, f := range r.Filters {
+				modifier(fmt.Sprintf("%s.filters[%d].requestHeaderModifier", rule, j), f.RequestHeaderModifier)
+				modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", rule, j), f.ResponseHeaderModifier)
 			}
 		}
 	case *gwv1.GRPCRoute:
 		for i, r := range x.Spec.Rules {
+			rule := fmt.Sprintf("spec.rules[%d]", i)
 			for j, b := range r.BackendRefs {
-				backend(backendPath(fmt.Sprintf("spec.rules[%d]", i), j), b.BackendRef)
+				backend(backendPath(rule, j), b.BackendRef)
+			}
+			for j, m := range r.Matches {
+				for k, h := range m.Headers {
+					name(fmt.Sprintf("%s.matches[%d].headers[%d].name", rule, j, k), string(h.Name))
+				}
+			}
+			for j, f := range r.Filters {
+				modifier(fmt.Sprintf("%s.filters[%d].requestHeaderModifier", rule, j), f.RequestHeaderModifier)
+				modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", rule, j), f.ResponseHeaderModifier)
 			}
 		}
 	case *gwv1.Gateway:

@@ -596,3 +596,44 @@ metadata:
 		t.Errorf("NamespaceLabels(dev) = %v, want %v", got, want)
 	}
 }
+
+// TestHeaderNamesAsTheCRDs: header and query parameter names in matches
+// and header filters follow the Gateway API's HeaderName (1 to 256 token
+// characters), as the API server enforces; a route breaking it is
+// reported at the name and not built (an empty name would reach Envoy,
+// whose validation refuses it).
+func TestHeaderNamesAsTheCRDs(t *testing.T) {
+	route := func(kind, rule string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: ns}\nspec:\n  rules:\n  - " + rule + "\n"
+	}
+	tests := []struct {
+		name, yaml, field string
+	}{
+		{"valid names", route("HTTPRoute", "matches: [{headers: [{name: X-Env, value: a}], queryParams: [{name: \"q~1\", value: b}]}]"), ""},
+		{"empty query parameter", route("HTTPRoute", "matches: [{queryParams: [{name: \"\", value: b}]}]"), "spec.rules[0].matches[0].queryParams[0].name"},
+		{"pseudo header", route("HTTPRoute", "matches: [{headers: [{name: \":authority\", value: a}]}]"), "spec.rules[0].matches[0].headers[0].name"},
+		{"space in a set header", route("HTTPRoute", "filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: \"x y\", value: v}]}}]"), "spec.rules[0].filters[0].requestHeaderModifier.set[0].name"},
+		{"too long", route("HTTPRoute", "filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: "+strings.Repeat("h", 257)+", value: v}]}}]"), "spec.rules[0].filters[0].responseHeaderModifier.add[0].name"},
+		{"grpc header", route("GRPCRoute", "matches: [{headers: [{name: \"\", value: a}]}]"), "spec.rules[0].matches[0].headers[0].name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := build(t, tt.yaml)
+			var got []string
+			for _, d := range m.Diagnostics {
+				if d.Code == "GWP101" {
+					got = append(got, d.Field)
+					if d.Pos.Line < 1 || !strings.Contains(d.Message, "CRD validation rejects") {
+						t.Errorf("finding without a position or reason: %+v", d)
+					}
+				}
+			}
+			switch {
+			case tt.field == "" && (len(got) > 0 || len(m.Routes) != 1):
+				t.Errorf("valid route: findings %v, %d routes", got, len(m.Routes))
+			case tt.field != "" && (!slices.Equal(got, []string{tt.field}) || len(m.Routes) != 0):
+				t.Errorf("findings at %v (routes built: %d), want one at %s and no route", got, len(m.Routes), tt.field)
+			}
+		})
+	}
+}
