@@ -23,6 +23,11 @@ const (
 // empty name would otherwise reach Envoy, whose validation refuses it.
 var headerName = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]{1,256}$")
 
+// sectionName is the Gateway API SectionName a listener's name must be (a
+// DNS-1123 subdomain of at most 253 characters). A listener without one
+// would otherwise name its Envoy resources "".
+var sectionName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
 // crdBounds reports every number of a decoded Gateway API object that its
 // CRD's validation would reject, and every header or query parameter name
 // it would, at the value's position.
@@ -38,6 +43,12 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 		if !headerName.MatchString(s) {
 			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %q, not a header or query parameter name (1 to 256 of A-Z a-z 0-9 !#$%%&'*+-.^_`|~); the API server's CRD validation rejects this %s", path, s, o.Kind)})
+		}
+	}
+	listener := func(path string, n gwv1.SectionName) {
+		if !sectionName.MatchString(string(n)) || len(n) > 253 {
+			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+				Message: fmt.Sprintf("%s is %q; a listener needs a name of lower-case letters, digits, '-' and '.' (a DNS subdomain, at most 253 characters), which the API server's CRD validation requires of this %s", path, n, o.Kind)})
 		}
 	}
 	modifier := func(path string, m *gwv1.HTTPHeaderFilter) {
@@ -98,10 +109,12 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 	case *gwv1.Gateway:
 		for i, l := range x.Spec.Listeners {
 			check(fmt.Sprintf("spec.listeners[%d].port", i), int64(l.Port), minPort, maxPort)
+			listener(fmt.Sprintf("spec.listeners[%d].name", i), l.Name)
 		}
 	case *gwv1.ListenerSet:
 		for i, l := range x.Spec.Listeners {
 			check(fmt.Sprintf("spec.listeners[%d].port", i), int64(l.Port), minPort, maxPort)
+			listener(fmt.Sprintf("spec.listeners[%d].name", i), l.Name)
 		}
 	}
 	return out

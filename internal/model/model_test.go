@@ -637,3 +637,40 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 		})
 	}
 }
+
+// TestListenerNamesAsTheCRDs: a listener needs a SectionName (a DNS
+// subdomain), as the API server enforces; a Gateway or ListenerSet
+// without one is reported at the listener and not built (its Envoy
+// resources would otherwise be named "").
+func TestListenerNamesAsTheCRDs(t *testing.T) {
+	gw := func(kind, listener string) string {
+		parent := ""
+		if kind == "ListenerSet" {
+			parent = "  parentRef: {name: gw}\n"
+		}
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: g, namespace: ns}\nspec:\n  gatewayClassName: c\n" + parent + "  listeners:\n  - " + listener + "\n"
+	}
+	tests := []struct {
+		name, yaml string
+		bad        bool
+	}{
+		{"valid", gw("Gateway", "{name: web.v1, port: 80, protocol: HTTP}"), false},
+		{"missing", gw("Gateway", "{port: 80, protocol: HTTP}"), true},
+		{"upper case", gw("Gateway", "{name: Web, port: 80, protocol: HTTP}"), true},
+		{"listener set", gw("ListenerSet", "{name: \"\", port: 80, protocol: HTTP}"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := build(t, tt.yaml)
+			var got []string
+			for _, d := range m.Diagnostics {
+				if d.Code == "GWP101" && d.Field == "spec.listeners[0].name" && d.Pos.Line > 0 {
+					got = append(got, d.Message)
+				}
+			}
+			if built := len(m.Gateways) + len(m.ListenerSets); (len(got) == 1) != tt.bad || built != map[bool]int{true: 0, false: 1}[tt.bad] {
+				t.Errorf("findings %q, %d built; want a finding: %v", got, built, tt.bad)
+			}
+		})
+	}
+}
