@@ -2,6 +2,7 @@ package trafficpolicy
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -84,6 +85,21 @@ func (v *validator) validate() {
 	if h := s.HeaderModifiers; h != nil {
 		v.headerSecrets("spec.headerModifiers.request", h.Request)
 		v.headerSecrets("spec.headerModifiers.response", h.Response)
+	}
+	if u := s.URLRewrite; u != nil && u.PathRegex != nil {
+		v.regex("spec.urlRewrite.pathRegex.pattern", u.PathRegex.Pattern)
+	}
+}
+
+// regex checks a pattern Envoy compiles as RE2 (Go's regexp syntax is
+// RE2's): an empty or malformed one would make the route's config invalid.
+func (v *validator) regex(path, pattern string) {
+	if pattern == "" {
+		v.invalid(path, "%s is empty; give the RE2 pattern to rewrite", path)
+		return
+	}
+	if _, err := regexp.Compile(pattern); err != nil {
+		v.invalid(path, "%s is not an RE2 regular expression: %v", path, err)
 	}
 }
 
