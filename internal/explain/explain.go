@@ -130,6 +130,9 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	} else {
 		t.Notes = append(t.Notes, "the route is attached to no listener; only its own policies are shown")
 	}
+	if p := rule.Problem; p != nil && p.Dropped {
+		t.Notes = append(t.Notes, "not programmed: "+p.Message+"; the rule is left out of the Envoy config (RouteRuleDropped), so its requests go to the next route that matches them")
+	}
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}

@@ -15,7 +15,8 @@ type FixedStatus struct {
 
 // FixedStatus reports whether a rule answers a fixed status: 503 when a
 // policy kind that fails closed made it unusable, 500 when another broken
-// policy reference did or, unless it redirects, when none of its
+// policy reference did, when the rule cannot be translated as written
+// (topology.RuleProblem, not dropped) or, unless it redirects, when none of its
 // backendRefs can take traffic (none at all; not found, not permitted
 // without a ReferenceGrant, an unsupported kind; weight 0), as gateways
 // answer. Views report it; the renderer emits the same response (a test
@@ -30,6 +31,9 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 			fs.Reasons = append(fs.Reasons, b.Code+": "+b.Reason)
 		}
 		return fs, true
+	}
+	if p := rule.Problem; p != nil && !p.Dropped {
+		return FixedStatus{Status: 500, Reasons: []string{"replaced: " + p.Message}}, true
 	}
 	if rule.IsDelegating() {
 		return delegatesToNothing(rule)

@@ -22,9 +22,19 @@ type RuleProblem struct {
 // regular expression RE2 does not compile (dropped; Standard validation
 // passes it through).
 func checkRule(rule *Rule, strict bool) *RuleProblem {
+	if rule.GRPC != nil {
+		return emptyRegex(grpcMatchRegexes(rule.GRPC.Matches))
+	}
 	h := rule.HTTP
 	if h == nil {
 		return nil
+	}
+	var all []string
+	for _, m := range h.Matches {
+		all = append(all, matchRegexes(m)...)
+	}
+	if p := emptyRegex(all); p != nil {
+		return p
 	}
 	for _, f := range h.Filters {
 		if f.URLRewrite == nil || f.URLRewrite.Path == nil {
@@ -50,6 +60,31 @@ func checkRule(rule *Rule, strict bool) *RuleProblem {
 		}
 	}
 	return nil
+}
+
+// emptyRegex: an empty RegularExpression value leaves the rule out in
+// every validation mode. The Gateway API schema allows it, but Envoy's
+// refuses a matcher without a regex, so no config can carry the rule.
+func emptyRegex(regexes []string) *RuleProblem {
+	for _, re := range regexes {
+		if re == "" {
+			return &RuleProblem{Dropped: true, Message: "invalid matcher configuration: an empty RegularExpression value matches nothing Envoy accepts"}
+		}
+	}
+	return nil
+}
+
+// grpcMatchRegexes are a GRPCRoute's RegularExpression header values.
+func grpcMatchRegexes(matches []gwv1.GRPCRouteMatch) []string {
+	var out []string
+	for _, m := range matches {
+		for _, h := range m.Headers {
+			if h.Type != nil && *h.Type == gwv1.GRPCHeaderMatchRegularExpression {
+				out = append(out, h.Value)
+			}
+		}
+	}
+	return out
 }
 
 // matchRegexes are a match's RegularExpression values: path, headers and

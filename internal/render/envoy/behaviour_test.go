@@ -878,3 +878,61 @@ func TestExtProcUnknownProcessingMode(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesKgatewayCannotTranslate: a rule status reports as dropped
+// (an empty regular expression, which Envoy's schema refuses) has no
+// Envoy route, and the routes after it keep their positions; a rule status reports
+// as replaced (a rewrite Envoy would refuse) answers 500 with kgateway's
+// body. Render never fails on either.
+func TestRulesKgatewayCannotTranslate(t *testing.T) {
+	input := `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - matches: [{headers: [{type: RegularExpression, name: x-a, value: ""}]}]
+    backendRefs: [{name: web, port: 80}]
+  - matches: [{path: {type: PathPrefix, value: /old}}]
+    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: "/a/../b"}}}]
+    backendRefs: [{name: web, port: 80}]
+  - matches: [{path: {type: PathPrefix, value: /}}]
+    backendRefs: [{name: web, port: 80}]
+`
+	for _, target := range envoy.TargetNames() {
+		gw := renderInline(t, input, target)
+		got := map[string]string{}
+		for _, rc := range gw.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				for _, r := range vh.Routes {
+					what := "forwards"
+					if dr := r.GetDirectResponse(); dr != nil {
+						what = fmt.Sprintf("%d %s", dr.GetStatus(), dr.GetBody().GetInlineString())
+					}
+					got[r.Name[strings.Index(r.Name, "-route-")+1:]] = what
+				}
+			}
+		}
+		want := map[string]string{
+			"route-0-httproute-r-infra-1-0-matcher-0": "500 " + envoy.InvalidBody,
+			// position 1 (precedence order) was the dropped rule's
+			"route-2-httproute-r-infra-2-0-matcher-0": "forwards",
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: routes %v, want %v", target, got, want)
+		}
+	}
+}

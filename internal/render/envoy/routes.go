@@ -245,6 +245,9 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if e.delegates && !e.rule.DelegatesToNothing() {
 			continue // a delegating rule emits no route but keeps its index (kgateway)
 		}
+		if p := e.rule.Problem; p != nil && p.Dropped {
+			continue // left out, as status says (RouteRuleDropped); it keeps its index too
+		}
 		r := vb.route(name, i, e, vhScope, rcScope)
 		vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner}, r.Name})
 		vh.Routes = append(vh.Routes, r)
@@ -527,6 +530,11 @@ func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped)
 	}
 	if status, body, broken := vb.brokenRule(e.rule); broken {
 		r.Action = directResponse(status, body)
+		return r
+	}
+	if e.rule.Problem != nil {
+		// A rule kgateway cannot translate as written (RouteRuleReplaced).
+		r.Action = directResponse(500, InvalidBody)
 		return r
 	}
 	rs := vb.ruleScope(e.rule)
