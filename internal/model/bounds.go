@@ -28,6 +28,14 @@ var headerName = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]{1,256}$")
 // would otherwise name its Envoy resources "".
 var sectionName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
+// hostname and preciseHostname are the Gateway API's Hostname (a
+// wildcard allowed as the first label) and PreciseHostname, at most 253
+// characters.
+var (
+	hostname        = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	preciseHostname = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
 // crdBounds reports every number of a decoded Gateway API object that its
 // CRD's validation would reject, and every header or query parameter name
 // it would, at the value's position.
@@ -49,6 +57,21 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 		if !sectionName.MatchString(string(n)) || len(n) > 253 {
 			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %q; a listener needs a name of lower-case letters, digits, '-' and '.' (a DNS subdomain, at most 253 characters), which the API server's CRD validation requires of this %s", path, n, o.Kind)})
+		}
+	}
+	host := func(path, h string, re *regexp.Regexp) {
+		if !re.MatchString(h) || len(h) > 253 {
+			what := "a hostname"
+			if re == preciseHostname {
+				what = "a hostname without wildcard"
+			}
+			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+				Message: fmt.Sprintf("%s is %q, not %s (lower-case DNS labels, at most 253 characters); the API server's CRD validation rejects this %s", path, h, what, o.Kind)})
+		}
+	}
+	hosts := func(hs []gwv1.Hostname) {
+		for i, h := range hs {
+			host(fmt.Sprintf("spec.hostnames[%d]", i), string(h), hostname)
 		}
 	}
 	modifier := func(path string, m *gwv1.HTTPHeaderFilter) {
@@ -88,8 +111,15 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 			for j, f := range r.Filters {
 				modifier(fmt.Sprintf("%s.filters[%d].requestHeaderModifier", rule, j), f.RequestHeaderModifier)
 				modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", rule, j), f.ResponseHeaderModifier)
+				if f.URLRewrite != nil && f.URLRewrite.Hostname != nil {
+					host(fmt.Sprintf("%s.filters[%d].urlRewrite.hostname", rule, j), string(*f.URLRewrite.Hostname), preciseHostname)
+				}
+				if f.RequestRedirect != nil && f.RequestRedirect.Hostname != nil {
+					host(fmt.Sprintf("%s.filters[%d].requestRedirect.hostname", rule, j), string(*f.RequestRedirect.Hostname), preciseHostname)
+				}
 			}
 		}
+		hosts(x.Spec.Hostnames)
 	case *gwv1.GRPCRoute:
 		for i, r := range x.Spec.Rules {
 			rule := fmt.Sprintf("spec.rules[%d]", i)
@@ -106,13 +136,20 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 				modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", rule, j), f.ResponseHeaderModifier)
 			}
 		}
+		hosts(x.Spec.Hostnames)
 	case *gwv1.Gateway:
 		for i, l := range x.Spec.Listeners {
+			if l.Hostname != nil {
+				host(fmt.Sprintf("spec.listeners[%d].hostname", i), string(*l.Hostname), hostname)
+			}
 			check(fmt.Sprintf("spec.listeners[%d].port", i), int64(l.Port), minPort, maxPort)
 			listener(fmt.Sprintf("spec.listeners[%d].name", i), l.Name)
 		}
 	case *gwv1.ListenerSet:
 		for i, l := range x.Spec.Listeners {
+			if l.Hostname != nil {
+				host(fmt.Sprintf("spec.listeners[%d].hostname", i), string(*l.Hostname), hostname)
+			}
 			check(fmt.Sprintf("spec.listeners[%d].port", i), int64(l.Port), minPort, maxPort)
 			listener(fmt.Sprintf("spec.listeners[%d].name", i), l.Name)
 		}

@@ -609,12 +609,15 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 	tests := []struct {
 		name, yaml, field string
 	}{
-		{"valid names", route("HTTPRoute", "matches: [{headers: [{name: X-Env, value: a}], queryParams: [{name: \"q~1\", value: b}]}]"), ""},
+		{"valid names", strings.Replace(route("HTTPRoute", "matches: [{headers: [{name: X-Env, value: a}], queryParams: [{name: \"q~1\", value: b}]}]"), "spec:\n", "spec:\n  hostnames: [\"*.example.com\", a.example.com]\n", 1), ""},
 		{"empty query parameter", route("HTTPRoute", "matches: [{queryParams: [{name: \"\", value: b}]}]"), "spec.rules[0].matches[0].queryParams[0].name"},
 		{"pseudo header", route("HTTPRoute", "matches: [{headers: [{name: \":authority\", value: a}]}]"), "spec.rules[0].matches[0].headers[0].name"},
 		{"space in a set header", route("HTTPRoute", "filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: \"x y\", value: v}]}}]"), "spec.rules[0].filters[0].requestHeaderModifier.set[0].name"},
 		{"too long", route("HTTPRoute", "filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: "+strings.Repeat("h", 257)+", value: v}]}}]"), "spec.rules[0].filters[0].responseHeaderModifier.add[0].name"},
 		{"grpc header", route("GRPCRoute", "matches: [{headers: [{name: \"\", value: a}]}]"), "spec.rules[0].matches[0].headers[0].name"},
+		{"wildcard alone as a hostname", strings.Replace(route("HTTPRoute", "matches: [{path: {value: /}}]"), "spec:\n", "spec:\n  hostnames: [\"*\"]\n", 1), "spec.hostnames[0]"},
+		{"upper-case redirect hostname", route("HTTPRoute", "filters: [{type: RequestRedirect, requestRedirect: {hostname: Example.com}}]"), "spec.rules[0].filters[0].requestRedirect.hostname"},
+		{"wildcard rewrite hostname", route("HTTPRoute", "filters: [{type: URLRewrite, urlRewrite: {hostname: \"*.example.com\"}}]"), "spec.rules[0].filters[0].urlRewrite.hostname"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

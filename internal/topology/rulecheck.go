@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -23,6 +24,11 @@ type RuleProblem struct {
 // passes it through).
 func checkRule(rule *Rule, strict bool) *RuleProblem {
 	if rule.GRPC != nil {
+		for _, f := range rule.GRPC.Filters {
+			if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
+				return &RuleProblem{Message: why}
+			}
+		}
 		return emptyRegex(grpcMatchRegexes(rule.GRPC.Matches))
 	}
 	h := rule.HTTP
@@ -37,6 +43,9 @@ func checkRule(rule *Rule, strict bool) *RuleProblem {
 		return p
 	}
 	for _, f := range h.Filters {
+		if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
+			return &RuleProblem{Message: why}
+		}
 		if f.URLRewrite == nil || f.URLRewrite.Path == nil {
 			continue
 		}
@@ -105,6 +114,24 @@ func matchRegexes(m gwv1.HTTPRouteMatch) []string {
 		}
 	}
 	return out
+}
+
+// headerValuesProblem says why a header filter's values cannot be sent,
+// "" when they can: the Gateway API schema allows any value, but Envoy
+// refuses one with a NUL, CR or LF (a header injection), so the rule
+// cannot be translated as written.
+func headerValuesProblem(filters ...*gwv1.HTTPHeaderFilter) string {
+	for _, f := range filters {
+		if f == nil {
+			continue
+		}
+		for _, h := range append(slices.Clip(f.Set), f.Add...) {
+			if strings.ContainsAny(h.Value, "\x00\r\n") {
+				return fmt.Sprintf("the value of header %s contains a NUL, CR or LF, which Envoy refuses", h.Name)
+			}
+		}
+	}
+	return ""
 }
 
 // pathChars are the characters of a URI path (RFC 3986 pchar and "/").

@@ -19,6 +19,11 @@ func TestRuleProblems(t *testing.T) {
 		{"lookbehind in a header regex, strict: dropped", `matches: [{headers: [{name: x, type: RegularExpression, value: "(?<=foo)bar"}]}]`, true, "dropped"},
 		{"bad query regex, strict: dropped", `matches: [{queryParams: [{name: q, type: RegularExpression, value: ".*[x"}]}]`, true, "dropped"},
 		{"good regexes, strict", `matches: [{path: {type: RegularExpression, value: "/api/v[0-9]+/.*"}}]`, true, ""},
+		{"empty header regex, standard: dropped", `matches: [{headers: [{name: x, type: RegularExpression, value: ""}]}]`, false, "dropped"},
+		{"empty path regex, strict: dropped", `matches: [{path: {type: RegularExpression, value: ""}}]`, true, "dropped"},
+		{"line break in a set header: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a\nb"}]}}]`, false, "replaced"},
+		{"NUL in an added response header: replaced", `filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x, value: "a\x00"}]}}]`, false, "replaced"},
+		{"ordinary header values", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a b; c=d"}]}}]`, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
