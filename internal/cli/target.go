@@ -13,7 +13,7 @@ import (
 const inferredTarget = "inferred"
 
 // targetFlagHelp describes --target for render and lint.
-const targetFlagHelp = "render target: envoy (upstream filters), kgateway (kgateway's build: adds transformation and acl) or haptic (HAPTIC's route-policy features, WAF included); default: config render.target, else each Gateway's from its GatewayClass controller (kgateway.dev/kgateway: kgateway; haproxy-haptic.org/controller: haptic), else envoy"
+const targetFlagHelp = "render target: envoy (upstream filters), kgateway (kgateway's build: adds transformation and acl), envoygateway (Envoy Gateway's data plane: upstream filters) or haptic (HAPTIC's route-policy features, WAF included); default: config render.target, else each Gateway's from its GatewayClass controller (kgateway.dev/kgateway: kgateway; gateway.envoyproxy.io/gatewayclass-controller: envoygateway; haproxy-haptic.org/controller: haptic), else envoy"
 
 // targetChoices are the values --target accepts.
 func targetChoices() []string { return append([]string{inferredTarget}, envoy.TargetNames()...) }

@@ -16,6 +16,7 @@ package policy
 //	Inheritor         merge: how a parent route's policies combine with a child's
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
 //	Instancer         merge, explain: which named data-plane instance a value configures
+//	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	StatusReasoner    status: route conditions for rules the kind's references break
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
@@ -107,6 +108,28 @@ type Instancer interface {
 	// Instance names the instance a value of the field configures, ""
 	// when it names none; ns is the namespace of the policy that set it.
 	Instance(key string, v any, ns string) string
+}
+
+// WholeOverrider is implemented by kinds whose policy at a more specific
+// level replaces the less specific levels' policy of the kind whole —
+// every field, set or not — unless it says it merges into it (Envoy
+// Gateway: a route's BackendTrafficPolicy hides its Gateway's entirely;
+// with spec.mergeType it is merged over it). At one level the first
+// policy in the kind's processing order takes the target and the others
+// conflict. merge.Result.Routed combines the levels this way, per route
+// rule and listener, and render places such a kind's configuration on
+// each route.
+type WholeOverrider interface {
+	// OverridesWhole reports whether the kind behaves so (a package whose
+	// kinds share one type may have kinds that do not).
+	OverridesWhole() bool
+	// ProcessingOrder compares two policies of the kind at one target:
+	// negative when a comes first (takes the target).
+	ProcessingOrder(a, b *Policy) int
+	// MergesInto is the strategy with which p merges into the less
+	// specific level's policy (StrategicMerge, JSONMerge), "" when p
+	// replaces it.
+	MergesInto(p *Policy) Strategy
 }
 
 // Renderer is implemented by kinds that render to Envoy.

@@ -63,6 +63,11 @@ const (
 	Additive Strategy = "Additive"
 	// Exclusive: at most one policy may attach; nothing to merge.
 	Exclusive Strategy = "Exclusive"
+	// StrategicMerge and JSONMerge are Envoy Gateway's mergeType: a
+	// route's policy merged over its Gateway's (Kubernetes strategic merge
+	// patch, RFC 7386 JSON merge patch). Values are route first.
+	StrategicMerge Strategy = "StrategicMerge"
+	JSONMerge      Strategy = "JSONMerge"
 )
 
 // FieldSpec describes one mergeable field of a kind.

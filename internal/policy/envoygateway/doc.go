@@ -12,7 +12,16 @@
 // whole (Overridden) unless it sets mergeType, in which case both report
 // Merged. The kinds therefore implement policy.AncestorStatuser.
 //
+// In the data plane, too, a more specific policy replaces a less specific
+// one whole or merges into it (policy.WholeOverrider): merge.Result.Routed
+// finds the policy in effect per route rule and listener, and render
+// places its configuration on each route, as Envoy Gateway does. The
+// fields rendered so far (render.go lists them; render_<kind>.go builds
+// them as go-control-plane messages, in the shape Envoy Gateway's
+// translator gives them) render for every target; every other field is
+// unsupported (GWP404) and fails closed.
+//
 // Like every kind package it sits in the policy stage: it imports diag,
-// manifest, model, topology and policy; it renders nothing yet
-// (policy.Renderer reports its fields as unsupported).
+// manifest, model, topology and policy; its render files also import
+// go-control-plane.
 package envoygateway

@@ -554,8 +554,9 @@ spec:
 
 // TestServiceClusterProtocol: under kgateway a Service cluster speaks
 // HTTP/2 exactly when its port's appProtocol says so, as kgateway decides
-// it; under envoy a GRPCRoute backend speaks HTTP/2 whatever its Service
-// says.
+// it; under envoy and envoygateway (Envoy Gateway's translator gives a
+// GRPCRoute's backends HTTP/2) a GRPCRoute backend speaks HTTP/2 whatever
+// its Service says.
 func TestServiceClusterProtocol(t *testing.T) {
 	for _, appProtocol := range []string{"", "kubernetes.io/h2c", "grpc", "http2", "grpc-web", "kubernetes.io/ws"} {
 		for _, target := range envoyTargets() {
@@ -578,7 +579,7 @@ spec:
   rules: [{backendRefs: [{name: grpc, port: 9090}]}]
 `, port)
 				gw := renderInline(t, input, target)
-				want := slices.Contains([]string{"kubernetes.io/h2c", "grpc", "http2", "grpc-web"}, appProtocol) || target == "envoy"
+				want := slices.Contains([]string{"kubernetes.io/h2c", "grpc", "http2", "grpc-web"}, appProtocol) || target == "envoy" || target == "envoygateway"
 				for _, c := range gw.Clusters {
 					if c.Name != "kube_infra_grpc_9090" {
 						continue

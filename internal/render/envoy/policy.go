@@ -77,11 +77,29 @@ type rendered struct {
 	fills bool
 }
 
-// scope renders the merge points of one resource.
+// scope renders the merge points of one resource. Kinds that override
+// whole are left out: their configuration is placed on each route
+// (routeScope), combined per route by merge.Result.Routed.
 func (b *builder) scope(pts merge.Points, sc policy.Scope) *scoped {
+	return b.scopeOf(pts, sc, false)
+}
+
+// overridesWhole reports whether a kind's policies replace less specific
+// ones whole (policy.WholeOverrider).
+func overridesWhole(k policy.Kind) bool {
+	wo, ok := k.(policy.WholeOverrider)
+	return ok && wo.OverridesWhole()
+}
+
+// scopeOf renders the points of the kinds that override whole (routed)
+// or of the others.
+func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool) *scoped {
 	s := &scoped{}
 	var md map[string]*structpb.Struct
 	for _, p := range pts {
+		if overridesWhole(p.Kind) != routed {
+			continue
+		}
 		if len(p.Invalid) > 0 {
 			s.invalid = true
 		}

@@ -178,6 +178,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
 		rendered: map[string]*rendered{},
 		rules:    map[*topology.Rule]*scoped{},
+		routed:   map[routeKey]*scoped{},
 		reported: map[string]bool{},
 		names:    map[routeKey][]string{},
 	}
@@ -217,9 +218,10 @@ type builder struct {
 	target Target
 	env    *policy.Env
 
-	mu       sync.Mutex // guards rendered, rules, reported and diags
+	mu       sync.Mutex // guards rendered, rules, routed, reported and diags
 	rendered map[string]*rendered
 	rules    map[*topology.Rule]*scoped
+	routed   map[routeKey]*scoped // routeScope's, where kinds override whole
 	reported map[string]bool
 	diags    []diag.Diagnostic
 	names    map[routeKey][]string // written by the (sequential) route assembly

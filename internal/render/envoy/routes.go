@@ -248,7 +248,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if p := e.rule.Problem; p != nil && p.Dropped {
 			continue // left out, as status says (RouteRuleDropped); it keeps its index too
 		}
-		r := vb.route(name, i, e, vhScope, rcScope)
+		r := vb.route(name, i, e, plan.owner, vhScope, rcScope)
 		vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner}, r.Name})
 		vh.Routes = append(vh.Routes, r)
 	}
@@ -520,7 +520,7 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 }
 
 // route builds one Envoy route for a rule × match in a virtual host.
-func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped) *routev3.Route {
+func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhScope, rcScope *scoped) *routev3.Route {
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
 	if e.rule.DelegatesToNothing() {
 		// kgateway answers the parent's match itself: falling through to a
@@ -537,7 +537,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, vhScope, rcScope *scoped)
 		r.Action = directResponse(500, InvalidBody)
 		return r
 	}
-	rs := vb.ruleScope(e.rule)
+	rs := vb.routeScope(e.rule, l)
 	if rs.replaced() {
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
 		return r

@@ -60,15 +60,18 @@ func capSet(extra ...string) map[string]bool {
 
 // Targets are the supported render targets by name: upstream Envoy;
 // kgateway's Envoy build, which adds its dynamic-module filters
-// (transformation, http-acl); and HAPTIC (the HAProxy Gateway API
+// (transformation, http-acl); Envoy Gateway's, which is upstream Envoy
+// (its policy kinds place their configuration on each route, see
+// policy.WholeOverrider); and HAPTIC (the HAProxy Gateway API
 // controller), which serves exactly what its HAProxyRoutePolicy offers —
 // JWT (with required claims) and API-key authentication, the shared rate
 // limit, the response cache and the Coraza WAF — plus plain routing. In
 // gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
 // the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
-	"envoy":    {Name: "envoy", Capabilities: capSet()},
-	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl")},
+	"envoy":        {Name: "envoy", Capabilities: capSet()},
+	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl")},
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet()},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }

@@ -1,0 +1,109 @@
+package merge
+
+import (
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Routed is, for the kinds that override whole (policy.WholeOverrider),
+// the policy in effect on a route rule served through a listener (l may
+// be nil for a rule attached nowhere): per level, from the most specific
+// (rule, route, listener, ListenerSet, Gateway), the first policy in the
+// kind's processing order; the most specific level's policy replaces the
+// less specific ones unless it merges into the next one (its fields then
+// carry both values, most specific first, and its merge strategy). An
+// invalid policy at the most specific level that has any leaves the point
+// with Invalid and no fields: the rule fails rather than falling back to
+// a less specific policy. Kinds without the hook are not in the result.
+func (r *Result) Routed(rule *topology.Rule, l *topology.Listener) Points {
+	lv := r.levels(rule, l)
+	var out Points
+	for _, k := range r.Registry.Kinds() {
+		wo, ok := k.(policy.WholeOverrider)
+		if !ok || !wo.OverridesWhole() {
+			continue
+		}
+		byLevel := map[Level][]*Candidate{}
+		invalid := map[Level][]*Candidate{}
+		seen := map[*policy.Policy]bool{}
+		for _, pts := range lv {
+			pt := pts.Of(k)
+			if pt == nil {
+				continue
+			}
+			for _, c := range pt.Candidates {
+				if !seen[c.Policy] && !c.IsBuiltIn() {
+					seen[c.Policy] = true
+					byLevel[c.Level] = append(byLevel[c.Level], c)
+				}
+			}
+			for _, c := range pt.Invalid {
+				if !seen[c.Policy] {
+					seen[c.Policy] = true
+					invalid[c.Level] = append(invalid[c.Level], c)
+				}
+			}
+		}
+		if pt := routedPoint(k, wo, byLevel, invalid); pt != nil {
+			out = append(out, pt)
+		}
+	}
+	return out
+}
+
+// routedPoint combines one kind's candidates by level (see Routed).
+func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[Level][]*Candidate) *Point {
+	levels := make([]Level, 0, len(byLevel)+len(invalid))
+	for lvl := range byLevel {
+		levels = append(levels, lvl)
+	}
+	for lvl := range invalid {
+		if _, ok := byLevel[lvl]; !ok {
+			levels = append(levels, lvl)
+		}
+	}
+	if len(levels) == 0 {
+		return nil
+	}
+	slices.SortFunc(levels, func(a, b Level) int { return specificity[b] - specificity[a] })
+	pt := &Point{Kind: k}
+	var chain []*Candidate
+	for _, lvl := range levels {
+		cs := byLevel[lvl]
+		if len(cs) == 0 {
+			if len(chain) == 0 {
+				pt.Invalid = invalid[lvl] // the most specific policy is unusable
+				return pt
+			}
+			break
+		}
+		first := slices.MinFunc(cs, func(a, b *Candidate) int { return wo.ProcessingOrder(a.Policy, b.Policy) })
+		chain = append(chain, first)
+		if wo.MergesInto(first.Policy) == "" {
+			break
+		}
+	}
+	pt.Candidates = chain
+	strategy := wo.MergesInto(chain[0].Policy)
+	for _, fs := range k.Spec().Fields {
+		f := &Field{Key: fs.Key, Strategy: policy.OverridableShallow}
+		for _, c := range chain {
+			if v, ok := c.Policy.Values[fs.Key]; ok {
+				f.Contributors = append(f.Contributors, c)
+				f.Values = append(f.Values, v)
+			}
+		}
+		if len(f.Contributors) == 0 {
+			continue
+		}
+		f.Owner = f.Contributors[0]
+		if len(f.Contributors) > 1 {
+			f.Strategy = strategy
+		}
+		pt.Fields = append(pt.Fields, f)
+	}
+	pt.Reported = pt.Fields
+	return pt
+}

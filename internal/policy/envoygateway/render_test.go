@@ -1,0 +1,42 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// TestEffectiveValue: a route's value merged over its Gateway's — objects
+// key by key, lists and scalars replaced, null removes.
+func TestEffectiveValue(t *testing.T) {
+	route := json.RawMessage(`{"allowOrigins":["https://route"],"maxAge":null,"nested":{"x":1}}`)
+	gateway := json.RawMessage(`{"allowOrigins":["https://gw","https://gw2"],"allowMethods":["GET"],"maxAge":"10s","nested":{"y":2}}`)
+	got, err := effectiveValue(policy.FieldInput{Key: "cors", Strategy: policy.StrategicMerge, Values: []any{route, gateway}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"allowMethods":["GET"],"allowOrigins":["https://route"],"nested":{"x":1,"y":2}}`
+	if string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	one, err := effectiveValue(policy.FieldInput{Key: "cors", Values: []any{gateway}})
+	if err != nil || string(one) != string(gateway) {
+		t.Errorf("a single value is used as it is: got %s, %v", one, err)
+	}
+}
+
+// TestOriginMatcher: wildcard origins become regular expressions with
+// the dots quoted; others match exactly.
+func TestOriginMatcher(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"*":                    {"", ".*"},
+		"http://*.example.com": {"", `http://.*\.example\.com`},
+		"https://foo.bar":      {"https://foo.bar", ""},
+	} {
+		m := originMatcher(in)
+		if got := [2]string{m.GetExact(), m.GetSafeRegex().GetRegex()}; got != want {
+			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package envoy
+
+import (
+	"maps"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// routeScope is what configures one Envoy route of a rule served through
+// listener l: the rule's own merge (ruleScope) and, for the kinds that
+// override whole, the policy merge.Result.Routed finds for the rule on
+// that listener, rendered onto the route itself (Envoy Gateway places
+// every policy on the route, so that a route's policy can hide its
+// Gateway's whole). Computed once per rule and listener.
+func (gb *gatewayBuild) routeScope(rule *topology.Rule, l *topology.Listener) *scoped {
+	rs := gb.ruleScope(rule)
+	pts := gb.res.Routed(rule, l)
+	if len(pts) == 0 {
+		return rs
+	}
+	key := routeKey{rule, l}
+	gb.mu.Lock()
+	s, ok := gb.routed[key]
+	gb.mu.Unlock()
+	if ok {
+		return s
+	}
+	ws := gb.scopeOf(pts, policy.ScopeRoute, true)
+	s = joinScopes(rs, ws)
+	gb.mu.Lock()
+	defer gb.mu.Unlock()
+	if prev, ok := gb.routed[key]; ok {
+		return prev
+	}
+	gb.routed[key] = s
+	return s
+}
+
+// joinScopes is one route's configuration from two disjoint sets of
+// kinds.
+func joinScopes(a, b *scoped) *scoped {
+	s := &scoped{
+		fields:   append(append([]*rendered(nil), a.fields...), b.fields...),
+		invalid:  a.invalid || b.invalid,
+		failBody: a.failBody,
+	}
+	if s.failBody == "" {
+		s.failBody = b.failBody
+	}
+	if a.metadata != nil || b.metadata != nil {
+		md := map[string]*structpb.Struct{}
+		maps.Copy(md, a.metadata.GetFilterMetadata())
+		maps.Copy(md, b.metadata.GetFilterMetadata())
+		s.metadata = &corev3.Metadata{FilterMetadata: md}
+	}
+	if a.tpfc != nil || b.tpfc != nil {
+		s.tpfc = map[string]*anypb.Any{}
+		maps.Copy(s.tpfc, b.tpfc)
+		maps.Copy(s.tpfc, a.tpfc)
+	}
+	return s
+}
