@@ -22,19 +22,21 @@ import (
 
 // egXDSFloor is the number of Envoy Gateway cases whose routes agree with
 // egctl's xds.json so far: the test fails when it drops below.
-const egXDSFloor = 73
+const egXDSFloor = 83
 
 // egRouteView is what the comparison looks at on one Envoy route: the
 // routes' identity set, how each answers (forwards, redirects, or a
 // direct response and its status), and for forwarding routes the
 // configuration policies put on a route in Envoy Gateway's rendering —
-// the RouteAction's timeouts, retry, hash and rate-limit actions, and the
+// the request headers it removes, the RouteAction's timeouts, retry, hash
+// and rate-limit actions, and the
 // typed_per_filter_config in effect (the route's, else its virtual
 // host's, else its RouteConfiguration's, as Envoy picks it).
 type egRouteView struct {
-	Action    string         `json:"action"`
-	RouteConf map[string]any `json:"routeAction,omitempty"`
-	PerFilter map[string]any `json:"perFilter,omitempty"`
+	Action        string         `json:"action"`
+	RemoveHeaders any            `json:"requestHeadersToRemove,omitempty"`
+	RouteConf     map[string]any `json:"routeAction,omitempty"`
+	PerFilter     map[string]any `json:"perFilter,omitempty"`
 }
 
 // egRouteFields are the RouteAction fields compared (protojson names).
@@ -178,7 +180,7 @@ func egView(route, vhPF, rcPF map[string]any) egRouteView {
 		dr, _ := route["directResponse"].(map[string]any)
 		return egRouteView{Action: fmt.Sprintf("direct %v", dr["status"])}
 	}
-	v := egRouteView{Action: "route"}
+	v := egRouteView{Action: "route", RemoveHeaders: route["requestHeadersToRemove"]}
 	ra, _ := route["route"].(map[string]any)
 	for _, f := range egRouteFields {
 		if x, ok := ra[f]; ok {

@@ -27,7 +27,11 @@ func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + 
 // (GWP404) and the routes it applies to fail closed rather than dropping
 // the field silently.
 var renderers = map[string]fieldRenderer{
-	"SecurityPolicy.cors": renderCORS,
+	"BackendTrafficPolicy.compression": renderCompressor,
+	"BackendTrafficPolicy.compressor":  renderCompressor,
+	"BackendTrafficPolicy.httpUpgrade": renderHTTPUpgrade,
+	"BackendTrafficPolicy.rateLimit":   renderRateLimit,
+	"SecurityPolicy.cors":              renderCORS,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
