@@ -100,11 +100,12 @@ func splitID(id string) (string, string) {
 
 // effectiveValue is the field's value in effect: the single policy's, or,
 // where a route's policy merges into its Gateway's (mergeType), the
-// values merged most specific last. Both of Envoy Gateway's merge types
-// come out the same on its policy types, which declare no patch strategy
-// for any list: objects merge key by key, lists and scalars are replaced,
-// null removes (RFC 7386; a strategic merge patch without patch
-// directives does the same).
+// values merged most specific last. JSONMerge is RFC 7386: objects merge
+// key by key, lists and scalars are replaced, null removes. StrategicMerge
+// merges lists as well, as Envoy Gateway's output shows (a route's Brotli
+// compressor merged over its Gateway's Gzip one keeps both): the route's
+// items first, then the Gateway's that the route's do not name again
+// (same type or name for objects, same value for scalars).
 func effectiveValue(in policy.FieldInput) (json.RawMessage, error) {
 	raws := make([]json.RawMessage, len(in.Values))
 	for i, v := range in.Values {
@@ -125,18 +126,25 @@ func effectiveValue(in policy.FieldInput) (json.RawMessage, error) {
 	if err := json.Unmarshal(raws[len(raws)-1], &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Key, err)
 	}
+	strategic := in.Strategy == policy.StrategicMerge
 	for _, raw := range slices.Backward(raws[:len(raws)-1]) {
 		var patch any
 		if err := json.Unmarshal(raw, &patch); err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Key, err)
 		}
-		doc = mergePatch(doc, patch)
+		doc = mergePatch(doc, patch, strategic)
 	}
 	return json.Marshal(doc)
 }
 
-// mergePatch applies an RFC 7386 merge patch.
-func mergePatch(doc, patch any) any {
+// mergePatch applies a merge patch (RFC 7386; strategic: lists merge too,
+// see effectiveValue).
+func mergePatch(doc, patch any, strategic bool) any {
+	if pl, ok := patch.([]any); ok && strategic {
+		if dl, ok := doc.([]any); ok {
+			return mergeLists(dl, pl)
+		}
+	}
 	p, ok := patch.(map[string]any)
 	if !ok {
 		return patch
@@ -154,7 +162,38 @@ func mergePatch(doc, patch any) any {
 			delete(out, k)
 			continue
 		}
-		out[k] = mergePatch(out[k], v)
+		out[k] = mergePatch(out[k], v, strategic)
 	}
 	return out
+}
+
+// mergeLists is the patch's items, then the document's items the patch
+// does not name again.
+func mergeLists(doc, patch []any) []any {
+	out := slices.Clone(patch)
+	for _, d := range doc {
+		if !slices.ContainsFunc(patch, func(p any) bool { return sameItem(d, p) }) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sameItem: two list items name the same thing — objects by their type
+// or name, scalars by value.
+func sameItem(a, b any) bool {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok != bok {
+		return false
+	}
+	if !aok {
+		return a == b
+	}
+	for _, k := range []string{"type", "name"} {
+		if av, ok := am[k]; ok {
+			return av == bm[k]
+		}
+	}
+	return false
 }
