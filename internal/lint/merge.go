@@ -82,8 +82,10 @@ func losses(pt *merge.Point, p *policy.Policy) (lost []string, won int) {
 	return lost, won
 }
 
-func overridden(in *Input) []diag.Diagnostic { return lossFindings(in, false) }
-func merged(in *Input) []diag.Diagnostic     { return lossFindings(in, true) }
+func overridden(in *Input) []diag.Diagnostic {
+	return append(lossFindings(in, false), wholeConflicts(in)...)
+}
+func merged(in *Input) []diag.Diagnostic { return lossFindings(in, true) }
 
 // lossFindings reports, once per policy, the targets where it lost all
 // (GWP301) or some (GWP302) of its fields, naming the fields and winners.
@@ -97,6 +99,9 @@ func lossFindings(in *Input, partial bool) []diag.Diagnostic {
 	byPolicy := map[*policy.Policy]*entry{}
 	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
 		for _, pt := range pts {
+			if overridesWhole(pt.Kind) {
+				continue // see whole.go
+			}
 			for _, c := range pt.Candidates {
 				lost, won := losses(pt, c.Policy)
 				if len(lost) == 0 || (won > 0) != partial {
@@ -137,6 +142,9 @@ func tiesByName(in *Input) []diag.Diagnostic {
 	seen := map[[2]*policy.Policy]bool{}
 	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
 		for _, pt := range pts {
+			if overridesWhole(pt.Kind) {
+				continue // conflicts, not ties: see whole.go
+			}
 			for _, tie := range pt.Ties {
 				k := [2]*policy.Policy{tie.First.Policy, tie.Second.Policy}
 				if seen[k] {
@@ -201,7 +209,7 @@ func shadowed(in *Input) []diag.Diagnostic {
 						}
 						for _, s := range e.Shadowed {
 							for _, c := range s.Contributors {
-								k := key{c.Policy, e.Key}
+								k := key{c.Policy, s.Key} // a whole-overriding kind shadows every field of the policy
 								desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
 								if e.Field.Owner.IsBuiltIn() {
 									desc += " (by the rule's own " + e.Key + ")"

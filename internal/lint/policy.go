@@ -19,13 +19,19 @@ func policyRules() []Rule {
 		stageRule("GWP404", "unsupported-capability", "unsupported(required_capability) for the render target",
 			"A field needs an Envoy capability the render target lacks; the affected routes fail closed with a 503 naming the policy and field.", diag.Error),
 		{Code: "GWP405", Name: "policy-no-effect", Title: "policy attaches but sets no field that takes effect",
-			Doc:      "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached.",
+			Doc:      "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType (Envoy Gateway) finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there.",
 			Severity: diag.Warning, Run: noEffect},
 	}
 }
 
-// noEffect reports valid policies that attach somewhere and set nothing.
+// noEffect reports valid policies that attach somewhere and set nothing,
+// and policies whose mergeType merges into nothing (whole.go).
 func noEffect(in *Input) []diag.Diagnostic {
+	return append(setsNothing(in), mergedIntoNothing(in)...)
+}
+
+// setsNothing reports valid policies that attach somewhere and set nothing.
+func setsNothing(in *Input) []diag.Diagnostic {
 	attached := attachedPolicies(in.Result)
 	var out []diag.Diagnostic
 	for _, p := range in.Result.Policies.Policies {

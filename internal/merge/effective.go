@@ -56,7 +56,15 @@ func (r *Result) levels(rule *topology.Rule, l *topology.Listener) []Points {
 func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []EffectiveField {
 	lv := r.levels(rule, l)
 	var out []EffectiveField
+	var routed Points
+	if rule != nil {
+		routed = r.Routed(rule, l)
+	}
 	for _, k := range r.Registry.Kinds() {
+		if wo, ok := k.(policy.WholeOverrider); ok && wo.OverridesWhole() && rule != nil {
+			out = append(out, effectiveWhole(k, routed.Of(k), lv)...)
+			continue
+		}
 		for _, fs := range k.Spec().Fields {
 			var e *EffectiveField
 			var cur any // the value in effect so far, for FillsUnset fields
@@ -121,4 +129,61 @@ func instances(in policy.Instancer, key string, f *Field) []string {
 		out = append(out, x)
 	}
 	return out
+}
+
+// effectiveWhole is Effective for a kind whose policies override whole,
+// from its Routed point: each field in effect, from the one policy that
+// took the rule or from a merge of a route's policy into its Gateway's
+// (Field.Strategy StrategicMerge or JSONMerge, every contributor named).
+// Policies at less specific levels that are not in effect are Shadowed
+// under every field, each of their fields a Shadowed entry of its own key
+// — Envoy Gateway overrides them whole, fields the more specific policy
+// leaves unset included — and policies of the same level that lost the
+// target to the first one are Losers.
+func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
+	if pt == nil || len(pt.Fields) == 0 {
+		return nil
+	}
+	in := map[*policy.Policy]bool{}
+	for _, c := range pt.Candidates {
+		in[c.Policy] = true
+	}
+	top := specificity[pt.Candidates[0].Level]
+	var shadowed, losers []*Candidate
+	seen := map[*policy.Policy]bool{}
+	for _, pts := range lv {
+		for _, c := range pts.Of(k).candidates() {
+			if in[c.Policy] || seen[c.Policy] || c.IsBuiltIn() {
+				continue
+			}
+			seen[c.Policy] = true
+			if specificity[c.Level] == top {
+				losers = append(losers, c)
+			} else if specificity[c.Level] < top {
+				shadowed = append(shadowed, c)
+			}
+		}
+	}
+	out := make([]EffectiveField, 0, len(pt.Fields))
+	for _, f := range pt.Fields {
+		f.Losers = losers
+		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute]}
+		for _, c := range shadowed {
+			for _, fs := range k.Spec().Fields {
+				if v, ok := c.Policy.Values[fs.Key]; ok {
+					e.Shadowed = append(e.Shadowed, &Field{Key: fs.Key, Strategy: policy.OverridableShallow, Owner: c, Contributors: []*Candidate{c}, Values: []any{v}})
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// candidates is a point's valid candidates (none for a nil point).
+func (p *Point) candidates() []*Candidate {
+	if p == nil {
+		return nil
+	}
+	return p.Candidates
 }

@@ -114,3 +114,42 @@ func TestRouted(t *testing.T) {
 		}
 	})
 }
+
+// TestEffectiveWhole: for a kind that overrides whole, Effective on a rule
+// is Routed's outcome; the policies it hides are shadowed under every
+// field in effect, each of their fields named, and a policy of the same
+// level that lost the target is a loser.
+func TestEffectiveWhole(t *testing.T) {
+	gwPol := wholePol("gw", 1, map[string]any{"a": "gw-a", "b": "gw-b"})
+	route := wholePol("route", 2, map[string]any{"a": "route-a"})
+	late := wholePol("late", 3, map[string]any{"b": "late-b"})
+	r, ru, l := routedResult(at(LevelRoute, route, late), nil, at(LevelGateway, gwPol), nil)
+	es := r.Effective(ru, l)
+	if len(es) != 1 || es[0].Key != "a" || es[0].Inherited {
+		t.Fatalf("want field a from the route policy alone, got %+v", es)
+	}
+	var shadowed []string
+	for _, s := range es[0].Shadowed {
+		shadowed = append(shadowed, s.Owner.Policy.Obj.Name+"."+s.Key)
+	}
+	if diff := cmp.Diff([]string{"gw.a", "gw.b"}, shadowed); diff != "" {
+		t.Errorf("shadowed (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"late"}, names(es[0].Field.Losers)); diff != "" {
+		t.Errorf("losers (-want +got)\n%s", diff)
+	}
+
+	merging := wholePol("merging", 2, map[string]any{"a": "m-a", "mergeType": "StrategicMerge"})
+	r, ru, l = routedResult(at(LevelRoute, merging), nil, at(LevelGateway, gwPol), nil)
+	got := map[string][]string{}
+	for _, e := range r.Effective(ru, l) {
+		got[e.Key] = append(names(e.Field.Contributors), string(e.Field.Strategy))
+		if len(e.Shadowed) > 0 {
+			t.Errorf("%s: a merge shadows nothing, got %d", e.Key, len(e.Shadowed))
+		}
+	}
+	want := map[string][]string{"a": {"merging", "gw", "StrategicMerge"}, "b": {"gw", "OverridableShallow"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged fields (-want +got)\n%s", diff)
+	}
+}

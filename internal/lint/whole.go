@@ -1,0 +1,124 @@
+package lint
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// Kinds whose policies override whole (policy.WholeOverrider: Envoy
+// Gateway's) do not lose fields to each other at a merge point the way
+// kgateway's do: per route rule, the most specific policy replaces the
+// others whole or merges into the next one, and policies of one level
+// conflict. lossFindings and tiesByName leave them out; the findings
+// below read the merge points by level and merge.Result.Routed instead
+// (GWP304 reads Effective, which applies the override).
+
+// overridesWhole reports whether a kind's policies override whole.
+func overridesWhole(k policy.Kind) bool {
+	wo, ok := k.(policy.WholeOverrider)
+	return ok && wo.OverridesWhole()
+}
+
+// wholeConflicts (GWP301) reports policies of a whole-overriding kind
+// that lost a target to another policy of the same level that came first
+// in the kind's processing order (Envoy Gateway's Accepted=False
+// Conflicted): none of their fields take effect there.
+func wholeConflicts(in *Input) []diag.Diagnostic {
+	type entry struct {
+		p      *policy.Policy
+		places []string
+	}
+	var order []*entry
+	by := map[*policy.Policy]*entry{}
+	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
+		for _, pt := range pts {
+			wo, ok := pt.Kind.(policy.WholeOverrider)
+			if !ok || !wo.OverridesWhole() {
+				continue
+			}
+			byLevel := map[merge.Level][]*merge.Candidate{}
+			var levels []merge.Level
+			for _, c := range pt.Candidates {
+				if c.IsBuiltIn() || (c.Level == merge.LevelGateway && !strings.HasPrefix(t.Desc, "Gateway ")) {
+					continue // a Gateway's policies are reported at the Gateway, not at each HTTPS listener
+				}
+				if _, ok := byLevel[c.Level]; !ok {
+					levels = append(levels, c.Level)
+				}
+				byLevel[c.Level] = append(byLevel[c.Level], c)
+			}
+			for _, lvl := range levels {
+				cs := slices.Clone(byLevel[lvl])
+				slices.SortStableFunc(cs, func(a, b *merge.Candidate) int { return wo.ProcessingOrder(a.Policy, b.Policy) })
+				place := t.Desc
+				if lvl == merge.LevelRoute && t.Route != nil {
+					place = t.Route.Kind + " " + t.Route.Meta.Namespace + "/" + t.Route.Meta.Name
+				}
+				for _, c := range cs[1:] {
+					en := by[c.Policy]
+					if en == nil {
+						en = &entry{p: c.Policy}
+						by[c.Policy] = en
+						order = append(order, en)
+					}
+					if pl := place + " (taken by " + cs[0].Policy.ID() + ")"; !slices.Contains(en.places, pl) {
+						en.places = append(en.places, pl)
+					}
+				}
+			}
+		}
+	})
+	var out []diag.Diagnostic
+	for _, en := range order {
+		out = append(out, en.p.Diag("", 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in processing order (creationTimestamp, then namespace/name; document order without timestamps) and took the target; target each object with one policy, or merge them",
+			en.p.ID(), strings.Join(en.places, "; ")))
+	}
+	return out
+}
+
+// mergedIntoNothing (GWP405) reports policies that set a merge type where
+// no less specific policy of their kind applies: there is nothing to
+// merge into, and the mergeType has no effect there.
+func mergedIntoNothing(in *Input) []diag.Diagnostic {
+	type entry struct {
+		p      *policy.Policy
+		places []string
+	}
+	var order []*entry
+	by := map[*policy.Policy]*entry{}
+	for _, rp := range in.Result.Routes {
+		for _, parent := range rp.Route.Parents {
+			for _, l := range parent.Listeners {
+				for _, rule := range rp.Rules {
+					for _, pt := range in.Result.Routed(rule.Rule, l) {
+						wo, ok := pt.Kind.(policy.WholeOverrider)
+						if !ok || len(pt.Candidates) != 1 || wo.MergesInto(pt.Candidates[0].Policy) == "" {
+							continue
+						}
+						p := pt.Candidates[0].Policy
+						en := by[p]
+						if en == nil {
+							en = &entry{p: p}
+							by[p] = en
+							order = append(order, en)
+						}
+						desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+						if !slices.Contains(en.places, desc) {
+							en.places = append(en.places, desc)
+						}
+					}
+				}
+			}
+		}
+	}
+	var out []diag.Diagnostic
+	for _, en := range order {
+		out = append(out, en.p.Diag("", 0, "spec.mergeType", "%s sets mergeType but no Gateway, ListenerSet or listener policy of its kind applies at %s: it merges into nothing and applies alone there",
+			en.p.ID(), strings.Join(en.places, "; ")))
+	}
+	return out
+}
