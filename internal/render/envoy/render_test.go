@@ -28,6 +28,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -39,12 +40,15 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 const (
 	renderDir   = "../../../testdata/render"
 	examplesDir = "../../../testdata/examples"
+	// examplesEGDir is the Envoy Gateway example platform.
+	examplesEGDir = "../../../testdata/examples-envoygateway"
 )
 
-// compile runs the pipeline up to the IR, with the TrafficPolicy kinds.
+// compile runs the pipeline up to the IR, with the TrafficPolicy,
+// HAProxyRoutePolicy and Envoy Gateway kinds.
 func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result {
 	tb.Helper()
-	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New())
+	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New()}, envoygateway.All()...)...)
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
@@ -89,9 +93,9 @@ func diagText(ds []diag.Diagnostic) string {
 }
 
 // goldenCases are the directories under testdata/render, plus the example
-// platform.
+// platforms.
 func goldenCases(t *testing.T) map[string][]string {
-	cases := map[string][]string{"examples": {examplesDir}}
+	cases := map[string][]string{"examples": {examplesDir}, "examples-envoygateway": {examplesEGDir}}
 	dirs, _ := filepath.Glob(filepath.Join(renderDir, "*"))
 	for _, d := range dirs {
 		if in := filepath.Join(d, "input.yaml"); fileExists(in) {
