@@ -80,3 +80,105 @@ spec:
 	}
 	return []byte(b.String())
 }
+
+// PlatformEnvoyGateway is Platform in Envoy Gateway's flavour: the same
+// n HTTPRoutes and Services on one Gateway of an Envoy Gateway
+// GatewayClass, with BackendTrafficPolicies at every level — one on the
+// Gateway, one on its listener (which overrides the Gateway's whole), one
+// on every fourth route (every eighth merging into the listener's with
+// StrategicMerge, the others overriding it) and on a rule of another
+// route — and a SecurityPolicy (CORS) on the Gateway.
+func PlatformEnvoyGateway(n int) []byte {
+	var b strings.Builder
+	b.Grow(n * 1700)
+	b.WriteString(`apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: gateway-defaults, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  compressor: [{type: Gzip}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: http-listener, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}]
+  compressor: [{type: Gzip}]
+  rateLimit: {type: Local, local: {rules: [{limit: {requests: 100, unit: Second}}]}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: gateway-cors, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  cors: {allowOrigins: ["https://*.example.com"], allowMethods: [GET, POST]}
+`)
+	for i := range n {
+		ns := fmt.Sprintf("team-%d", i%50)
+		fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Service
+metadata: {name: svc-%[1]d-a, namespace: %[2]s}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc-%[1]d-b, namespace: %[2]s}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route-%[1]d, namespace: %[2]s}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [r%[1]d.example.com]
+  rules:
+  - name: api
+    matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-tenant, value: t%[1]d}]}]
+    backendRefs: [{name: svc-%[1]d-a, port: 8080}]
+  - name: static
+    matches: [{path: {type: Exact, value: /index.html}}]
+    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: cache-control, value: max-age=60}]}}]
+    backendRefs: [{name: svc-%[1]d-b, port: 8080}]
+  - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
+`, i, ns)
+		if i%4 == 0 {
+			merge := ""
+			if i%8 == 0 {
+				merge = "\n  mergeType: StrategicMerge"
+			}
+			fmt.Fprintf(&b, `---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: policy-%[1]d, namespace: %[2]s}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: route-%[1]d}]%[3]s
+  compressor: [{type: Brotli}]
+  rateLimit: {type: Local, local: {rules: [{clientSelectors: [{headers: [{name: x-user, type: Distinct}]}], limit: {requests: 10, unit: Second}}]}}
+`, i, ns, merge)
+			j := (i + 50) % n // a rule of another route
+			fmt.Fprintf(&b, `---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: rule-policy-%[1]d, namespace: %[3]s}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: route-%[2]d, sectionName: api}]
+  httpUpgrade: [{type: websocket}]
+`, i, j, fmt.Sprintf("team-%d", j%50))
+		}
+	}
+	return []byte(b.String())
+}

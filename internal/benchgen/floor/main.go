@@ -3,6 +3,7 @@
 // YAML nodes and nothing more, with gwpol's runtime settings.
 //
 //	go run ./internal/benchgen/floor -write /tmp/platform.yaml -routes 10000
+//	go run ./internal/benchgen/floor -write /tmp/eg.yaml -routes 10000 -flavour envoygateway
 //	go build -o /tmp/floor ./internal/benchgen/floor
 //	time /tmp/floor /tmp/platform.yaml              # documents in parallel
 //	time /tmp/floor -sequential /tmp/platform.yaml  # one decoder
@@ -25,9 +26,19 @@ func main() {
 	write := flag.String("write", "", "write the generated platform to this file instead")
 	routes := flag.Int("routes", 10000, "HTTPRoutes in the generated platform")
 	sequential := flag.Bool("sequential", false, "decode with one YAML decoder, as issue #4 states the floor (render may decode in parallel)")
+	flavour := flag.String("flavour", "kgateway", "platform to write: kgateway (TrafficPolicies) or envoygateway (BackendTrafficPolicies at gateway, listener, route and rule level)")
 	flag.Parse()
 	if *write != "" {
-		if err := os.WriteFile(*write, benchgen.Platform(*routes), 0o644); err != nil {
+		gen := benchgen.Platform
+		switch *flavour {
+		case "kgateway":
+		case "envoygateway":
+			gen = benchgen.PlatformEnvoyGateway
+		default:
+			fmt.Fprintf(os.Stderr, "unknown -flavour %q (kgateway, envoygateway)\n", *flavour)
+			os.Exit(2)
+		}
+		if err := os.WriteFile(*write, gen(*routes), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -39,6 +40,9 @@ type Kind struct {
 	// extensionRef: rules name it in an ExtensionRef filter
 	// (HTTPRouteFilter) rather than it naming targets.
 	extensionRef bool
+
+	specOnce sync.Once
+	spec     policy.KindSpec
 }
 
 // The hooks of the policy-kind contract (internal/policy/kind.go) that
@@ -74,8 +78,14 @@ func All() []policy.Kind {
 // GroupKind implements policy.Kind.
 func (k *Kind) GroupKind() model.GroupKind { return model.GroupKind{Group: Group, Kind: k.name} }
 
-// Spec implements policy.Kind.
+// Spec implements policy.Kind. It is built once per kind: render asks for
+// it per route.
 func (k *Kind) Spec() policy.KindSpec {
+	k.specOnce.Do(func() { k.spec = k.buildSpec() })
+	return k.spec
+}
+
+func (k *Kind) buildSpec() policy.KindSpec {
 	s := policy.KindSpec{
 		ConfigKey:    k.name,
 		MetadataKey:  "merge." + Group + "/" + k.name,

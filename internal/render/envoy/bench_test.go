@@ -47,6 +47,31 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderEnvoyGateway is BenchmarkRender on the Envoy Gateway
+// flavour of the platform (BackendTrafficPolicies at gateway, listener,
+// route and rule level, placed on each route) with --target envoygateway.
+func BenchmarkRenderEnvoyGateway(b *testing.B) {
+	for _, n := range benchSizes {
+		data := benchgen.PlatformEnvoyGateway(n)
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				objs, err := manifest.Parse("bench.yaml", data, manifest.Limits{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res := compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
+				out := render(b, res, envoy.Options{Target: "envoygateway"})
+				if err := out.WriteJSON(io.Discard, envoy.TypeAll); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportPerRoute(b, n)
+		})
+	}
+}
+
 // BenchmarkDecodeFloor only decodes the same input into position-carrying
 // YAML nodes: the floor render is measured against.
 func BenchmarkDecodeFloor(b *testing.B) {

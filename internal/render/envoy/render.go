@@ -179,6 +179,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		rendered: map[string]*rendered{},
 		rules:    map[*topology.Rule]*scoped{},
 		routed:   map[routeKey]*scoped{},
+		routedBy: map[string]*scoped{},
 		reported: map[string]bool{},
 		names:    map[routeKey][]string{},
 	}
@@ -218,10 +219,11 @@ type builder struct {
 	target Target
 	env    *policy.Env
 
-	mu       sync.Mutex // guards rendered, rules, routed, reported and diags
+	mu       sync.Mutex // guards rendered, rules, routed, routedBy, reported and diags
 	rendered map[string]*rendered
 	rules    map[*topology.Rule]*scoped
 	routed   map[routeKey]*scoped // routeScope's, where kinds override whole
+	routedBy map[string]*scoped   // routedScope's, by the policies in effect
 	reported map[string]bool
 	diags    []diag.Diagnostic
 	names    map[routeKey][]string // written by the (sequential) route assembly

@@ -2,11 +2,13 @@ package envoy
 
 import (
 	"maps"
+	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -30,14 +32,48 @@ func (gb *gatewayBuild) routeScope(rule *topology.Rule, l *topology.Listener) *s
 	if ok {
 		return s
 	}
-	ws := gb.scopeOf(pts, policy.ScopeRoute, true)
-	s = joinScopes(rs, ws)
+	ws := gb.routedScope(pts)
+	s = ws
+	if len(rs.fields) > 0 || rs.metadata != nil || rs.invalid || rs.failBody != "" || rs.tpfc != nil {
+		s = joinScopes(rs, ws)
+	}
 	gb.mu.Lock()
 	defer gb.mu.Unlock()
 	if prev, ok := gb.routed[key]; ok {
 		return prev
 	}
 	gb.routed[key] = s
+	return s
+}
+
+// routedScope renders Routed points once per distinct set of policies in
+// effect: the routes a Gateway's or a listener's policy reaches alone all
+// share one.
+func (gb *gatewayBuild) routedScope(pts merge.Points) *scoped {
+	var key strings.Builder
+	for _, pt := range pts {
+		key.WriteString(pt.Kind.GroupKind().String())
+		for _, c := range pt.Candidates {
+			key.WriteString("|" + c.Policy.ID())
+		}
+		for _, c := range pt.Invalid {
+			key.WriteString("|invalid:" + c.Policy.ID())
+		}
+		key.WriteByte(';')
+	}
+	gb.mu.Lock()
+	s, ok := gb.routedBy[key.String()]
+	gb.mu.Unlock()
+	if ok {
+		return s
+	}
+	s = gb.scopeOf(pts, policy.ScopeRoute, true)
+	gb.mu.Lock()
+	defer gb.mu.Unlock()
+	if prev, ok := gb.routedBy[key.String()]; ok {
+		return prev
+	}
+	gb.routedBy[key.String()] = s
 	return s
 }
 
