@@ -22,7 +22,7 @@ import (
 
 // egXDSFloor is the number of Envoy Gateway cases whose routes agree with
 // egctl's xds.json so far: the test fails when it drops below.
-const egXDSFloor = 83
+const egXDSFloor = 85
 
 // egRouteView is what the comparison looks at on one Envoy route: the
 // routes' identity set, how each answers (forwards, redirects, or a
@@ -300,7 +300,9 @@ func egText(v egRouteView) string {
 // an xds.json and none of the ingredients egctl mishandles with
 // --target envoygateway, and compares its routes with egctl's (see
 // egRouteView for what is compared). GWPOL_EG_XDS_VERBOSE=1 logs each
-// difference.
+// difference; GWPOL_EG_XDS_ALL=1 compares the cases egctl mishandles too
+// (for diagnosis: the figure then means nothing, and the floor is not
+// checked).
 func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(egConformanceDir, "*"))
 	if len(dirs) == 0 {
@@ -319,7 +321,7 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if why := egMishandled(t, dir, set); why != "" {
+		if why := egMishandled(t, dir, set); why != "" && os.Getenv("GWPOL_EG_XDS_ALL") == "" {
 			skipped[strings.SplitN(why, " ", 2)[0]]++
 			continue
 		}
@@ -343,7 +345,7 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 	}
 	t.Logf("not compared (egctl differs from the translator): %s", strings.Join(why, ", "))
 	fmt.Printf("eg xds: %d/%d\n", n, m)
-	if n < egXDSFloor {
+	if n < egXDSFloor && os.Getenv("GWPOL_EG_XDS_ALL") == "" {
 		t.Errorf("eg xds agreement dropped below %d", egXDSFloor)
 	}
 }

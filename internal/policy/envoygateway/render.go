@@ -31,6 +31,7 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.compressor":  renderCompressor,
 	"BackendTrafficPolicy.httpUpgrade": renderHTTPUpgrade,
 	"BackendTrafficPolicy.rateLimit":   renderRateLimit,
+	"SecurityPolicy.authorization":     renderAuthorization,
 	"SecurityPolicy.cors":              renderCORS,
 }
 

@@ -3,14 +3,25 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	xdscorev3 "github.com/cncf/xds/go/xds/core/v3"
+	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
+	rbachttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
+	networkinputsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
+	ipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/input_matchers/ip/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -76,4 +87,183 @@ func originMatcher(o string) *matcherv3.StringMatcher {
 	}
 	return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{
 		SafeRegex: &matcherv3.RegexMatcher{Regex: strings.Join(parts, ".*")}}}
+}
+
+// authorization is SecurityPolicy's spec.authorization.
+type authorization struct {
+	DefaultAction *string `json:"defaultAction"`
+	Rules         []struct {
+		Name      *string `json:"name"`
+		Action    string  `json:"action"`
+		Operation *struct {
+			Methods []string `json:"methods"`
+			Path    *struct {
+				Type   *string `json:"type"`
+				Value  string  `json:"value"`
+				Invert *bool   `json:"invert"`
+			} `json:"path"`
+		} `json:"operation"`
+		Principal map[string]json.RawMessage `json:"principal"`
+	} `json:"rules"`
+}
+
+// rbacFilter is Envoy's RBAC filter, which Envoy Gateway adds once per
+// listener and configures per route.
+const rbacFilter = "envoy.filters.http.rbac"
+
+// renderAuthorization is an RBACPerRoute with Envoy Gateway's matcher
+// tree: a matcher per rule, named after the rule (else
+// securitypolicy/<ns>/<name>/authorization/rule/<i>), whose predicate is
+// the rule's conditions — methods, path, client CIDRs, headers, in that
+// order; several combined with and, a list of values with or — and the
+// default action when no rule matches. JWT claims, client IP geolocations
+// and other principals are not rendered yet: a value using them is
+// unsupported.
+func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+	var a authorization
+	if err := json.Unmarshal(v, &a); err != nil {
+		return nil, fmt.Errorf("authorization: %w", err)
+	}
+	list := &xdsmatcherv3.Matcher_MatcherList{}
+	for i, r := range a.Rules {
+		var preds []*xdsmatcherv3.Matcher_MatcherList_Predicate
+		if op := r.Operation; op != nil {
+			if len(op.Methods) > 0 {
+				var ms []*xdsmatcherv3.Matcher_MatcherList_Predicate
+				for _, m := range op.Methods {
+					ms = append(ms, headerPredicate(":method", &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_Exact{Exact: m}, IgnoreCase: true}))
+				}
+				preds = append(preds, anyOf(ms))
+			}
+			if p := op.Path; p != nil {
+				pred := headerPredicate(":path", &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_SafeRegex{
+					SafeRegex: &xdsmatcherv3.RegexMatcher{EngineType: &xdsmatcherv3.RegexMatcher_GoogleRe2{GoogleRe2: &xdsmatcherv3.RegexMatcher_GoogleRE2{}}, Regex: pathRegex(p.Type, p.Value)}}})
+				if p.Invert != nil && *p.Invert {
+					pred = &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_NotMatcher{NotMatcher: pred}}
+				}
+				preds = append(preds, pred)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(r.Principal)) {
+			if k != "clientCIDRs" && k != "headers" {
+				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.principal." + k}}, nil
+			}
+		}
+		if raw, ok := r.Principal["clientCIDRs"]; ok {
+			var cidrs []string
+			if err := json.Unmarshal(raw, &cidrs); err != nil {
+				return nil, fmt.Errorf("authorization.rules[%d].principal.clientCIDRs: %w", i, err)
+			}
+			ipm := &ipv3.Ip{StatPrefix: "client_ip"}
+			for _, c := range cidrs {
+				prefix, err := netip.ParsePrefix(c)
+				if err != nil {
+					return nil, fmt.Errorf("authorization.rules[%d].principal.clientCIDRs: %w", i, err)
+				}
+				ipm.CidrRanges = append(ipm.CidrRanges, &corev3.CidrRange{AddressPrefix: prefix.Addr().String(), PrefixLen: wrapperspb.UInt32(uint32(prefix.Bits()))})
+			}
+			preds = append(preds, &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_{
+				SinglePredicate: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate{
+					Input: typedExtension("client_ip", &networkinputsv3.SourceIPInput{}),
+					Matcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_CustomMatch{
+						CustomMatch: typedExtension("ip_matcher", ipm)},
+				}}})
+		}
+		if raw, ok := r.Principal["headers"]; ok {
+			var hs []struct {
+				Name   string   `json:"name"`
+				Values []string `json:"values"`
+			}
+			if err := json.Unmarshal(raw, &hs); err != nil {
+				return nil, fmt.Errorf("authorization.rules[%d].principal.headers: %w", i, err)
+			}
+			for _, h := range hs {
+				var vs []*xdsmatcherv3.Matcher_MatcherList_Predicate
+				for _, val := range h.Values {
+					vs = append(vs, headerPredicate(h.Name, &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_Exact{Exact: val}}))
+				}
+				preds = append(preds, anyOf(vs))
+			}
+		}
+		if len(preds) == 0 {
+			return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.rule-without-conditions"}}, nil
+		}
+		name := fmt.Sprintf("%s/authorization/rule/%d", who, i)
+		if r.Name != nil && *r.Name != "" {
+			name = *r.Name
+		}
+		pred := preds[0]
+		if len(preds) > 1 {
+			pred = &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_AndMatcher{
+				AndMatcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_PredicateList{Predicate: preds}}}
+		}
+		list.Matchers = append(list.Matchers, &xdsmatcherv3.Matcher_MatcherList_FieldMatcher{Predicate: pred, OnMatch: rbacOnMatch(name, r.Action)})
+	}
+	def := "Deny"
+	if a.DefaultAction != nil {
+		def = *a.DefaultAction
+	}
+	m := &xdsmatcherv3.Matcher{OnNoMatch: rbacOnMatch("default", def)}
+	if len(list.Matchers) > 0 {
+		m.MatcherType = &xdsmatcherv3.Matcher_MatcherList_{MatcherList: list}
+	}
+	return []policy.Fragment{{
+		Capability:           "rbac",
+		Filter:               &policy.HTTPFilter{Name: rbacFilter, Order: orderRBAC, Typed: &rbachttpv3.RBAC{}},
+		TypedPerFilterConfig: map[string]proto.Message{rbacFilter: &rbachttpv3.RBACPerRoute{Rbac: &rbachttpv3.RBAC{Matcher: m}}},
+	}}, nil
+}
+
+// pathRegex is the regular expression Envoy Gateway matches :path with: a
+// prefix matches whole segments (and what follows: query, fragment,
+// parameters), an exact path only itself, a regular expression as given,
+// anchored at the start.
+func pathRegex(typ *string, v string) string {
+	switch {
+	case typ != nil && *typ == "Exact":
+		return "^" + regexp.QuoteMeta(v) + `(\?.*|#.*|;.*|$)`
+	case typ != nil && *typ == "RegularExpression":
+		if strings.HasPrefix(v, "^") {
+			return v
+		}
+		return "^" + v
+	}
+	return "^" + regexp.QuoteMeta(strings.TrimSuffix(v, "/")) + `(/.*|\?.*|#.*|;.*|$)`
+}
+
+// headerPredicate matches a request header's value.
+func headerPredicate(name string, sm *xdsmatcherv3.StringMatcher) *xdsmatcherv3.Matcher_MatcherList_Predicate {
+	return &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_{
+		SinglePredicate: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate{
+			Input:   typedExtension("http_header", &matcherv3.HttpRequestHeaderMatchInput{HeaderName: name}),
+			Matcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_ValueMatch{ValueMatch: sm},
+		}}}
+}
+
+// anyOf is one predicate, or several combined with or.
+func anyOf(ps []*xdsmatcherv3.Matcher_MatcherList_Predicate) *xdsmatcherv3.Matcher_MatcherList_Predicate {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	return &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_OrMatcher{
+		OrMatcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_PredicateList{Predicate: ps}}}
+}
+
+// rbacOnMatch is an RBAC action (Allow or Deny) named name.
+func rbacOnMatch(name, action string) *xdsmatcherv3.Matcher_OnMatch {
+	act := &rbacv3.Action{Name: "ALLOW"}
+	if action == "Deny" {
+		act = &rbacv3.Action{Name: "DENY", Action: rbacv3.RBAC_DENY}
+	}
+	return &xdsmatcherv3.Matcher_OnMatch{OnMatch: &xdsmatcherv3.Matcher_OnMatch_Action{Action: typedExtension(name, act)}}
+}
+
+// typedExtension packs a message built here (packing a known message
+// cannot fail).
+func typedExtension(name string, m proto.Message) *xdscorev3.TypedExtensionConfig {
+	a, err := anypb.New(m)
+	if err != nil {
+		panic(fmt.Sprintf("envoygateway: packing %T: %v", m, err))
+	}
+	return &xdscorev3.TypedExtensionConfig{Name: name, TypedConfig: a}
 }
