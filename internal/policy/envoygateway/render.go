@@ -27,12 +27,13 @@ func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + 
 // (GWP404) and the routes it applies to fail closed rather than dropping
 // the field silently.
 var renderers = map[string]fieldRenderer{
-	"BackendTrafficPolicy.compression": renderCompressor,
-	"BackendTrafficPolicy.compressor":  renderCompressor,
-	"BackendTrafficPolicy.httpUpgrade": renderHTTPUpgrade,
-	"BackendTrafficPolicy.rateLimit":   renderRateLimit,
-	"SecurityPolicy.authorization":     renderAuthorization,
-	"SecurityPolicy.cors":              renderCORS,
+	"BackendTrafficPolicy.compression":    renderCompressor,
+	"BackendTrafficPolicy.compressor":     renderCompressor,
+	"BackendTrafficPolicy.faultInjection": renderFaultInjection,
+	"BackendTrafficPolicy.httpUpgrade":    renderHTTPUpgrade,
+	"BackendTrafficPolicy.rateLimit":      renderRateLimit,
+	"SecurityPolicy.authorization":        renderAuthorization,
+	"SecurityPolicy.cors":                 renderCORS,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters

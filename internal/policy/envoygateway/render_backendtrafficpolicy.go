@@ -15,7 +15,9 @@ import (
 	brotliv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/brotli/compressor/v3"
 	gzipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/gzip/compressor/v3"
 	zstdv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/zstd/compressor/v3"
+	commonfaultv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/common/fault/v3"
 	compressorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
+	faultv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/fault/v3"
 	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
@@ -317,4 +319,68 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// faultInjection is BackendTrafficPolicy's spec.faultInjection.
+type faultInjection struct {
+	Delay *struct {
+		FixedDelay string   `json:"fixedDelay"`
+		Percentage *float64 `json:"percentage"`
+	} `json:"delay"`
+	Abort *struct {
+		HTTPStatus *uint32  `json:"httpStatus"`
+		GRPCStatus *uint32  `json:"grpcStatus"`
+		Percentage *float64 `json:"percentage"`
+	} `json:"abort"`
+}
+
+// faultFilter is Envoy's fault injection filter, which Envoy Gateway
+// adds once per listener and configures per route.
+const faultFilter = "envoy.filters.http.fault"
+
+// renderFaultInjection is an HTTPFault on the route: the delay and the
+// abort (HTTP or gRPC status), each for its percentage of requests in
+// millionths (all requests when no percentage is given).
+func renderFaultInjection(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var f faultInjection
+	if err := json.Unmarshal(v, &f); err != nil {
+		return nil, fmt.Errorf("faultInjection: %w", err)
+	}
+	cfg := &faultv3.HTTPFault{}
+	if d := f.Delay; d != nil {
+		dur, err := time.ParseDuration(d.FixedDelay)
+		if err != nil {
+			return nil, fmt.Errorf("faultInjection.delay.fixedDelay: %w", err)
+		}
+		cfg.Delay = &commonfaultv3.FaultDelay{
+			FaultDelaySecifier: &commonfaultv3.FaultDelay_FixedDelay{FixedDelay: durationpb.New(dur)},
+			Percentage:         millionths(d.Percentage),
+		}
+	}
+	if a := f.Abort; a != nil {
+		cfg.Abort = &faultv3.FaultAbort{Percentage: millionths(a.Percentage)}
+		switch {
+		case a.HTTPStatus != nil:
+			cfg.Abort.ErrorType = &faultv3.FaultAbort_HttpStatus{HttpStatus: *a.HTTPStatus}
+		case a.GRPCStatus != nil:
+			cfg.Abort.ErrorType = &faultv3.FaultAbort_GrpcStatus{GrpcStatus: *a.GRPCStatus}
+		default:
+			return nil, fmt.Errorf("faultInjection.abort: neither httpStatus nor grpcStatus")
+		}
+	}
+	return []policy.Fragment{{
+		Capability:           "fault",
+		Filter:               &policy.HTTPFilter{Name: faultFilter, Order: orderFault, Typed: &faultv3.HTTPFault{}},
+		TypedPerFilterConfig: map[string]proto.Message{faultFilter: cfg},
+	}}, nil
+}
+
+// millionths is a percentage as a fraction of a million (100 % when
+// unset).
+func millionths(pct *float64) *typev3.FractionalPercent {
+	p := 100.0
+	if pct != nil {
+		p = *pct
+	}
+	return &typev3.FractionalPercent{Numerator: uint32(math.Round(p * 10000)), Denominator: typev3.FractionalPercent_MILLION}
 }
