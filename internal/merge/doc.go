@@ -3,7 +3,10 @@
 // policy kind, the ordered candidate policies and, per field, the owner,
 // the contributors, the policies that lost and the strategy that decided.
 // It also derives the effective view of a rule (own fields plus those
-// inherited from listener and Gateway, with what shadows what).
+// inherited from listener and Gateway, with what shadows what), and, for
+// kinds whose more specific policy replaces the others whole or merges
+// into them (policy.WholeOverrider: Envoy Gateway's), the policy in effect
+// per rule and listener (Routed), which that view, render and lint use.
 //
 // status, render, explain and lint only read this IR; none of them
 // recomputes precedence. merge imports attach, topology, policy and model,

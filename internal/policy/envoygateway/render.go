@@ -33,6 +33,7 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.httpUpgrade":    renderHTTPUpgrade,
 	"BackendTrafficPolicy.rateLimit":      renderRateLimit,
 	"SecurityPolicy.authorization":        renderAuthorization,
+	"SecurityPolicy.basicAuth":            renderBasicAuth,
 	"SecurityPolicy.cors":                 renderCORS,
 }
 

@@ -15,6 +15,7 @@ import (
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	basicauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/basic_auth/v3"
 	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
 	rbachttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	networkinputsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
@@ -266,4 +267,43 @@ func typedExtension(name string, m proto.Message) *xdscorev3.TypedExtensionConfi
 		panic(fmt.Sprintf("envoygateway: packing %T: %v", m, err))
 	}
 	return &xdscorev3.TypedExtensionConfig{Name: name, TypedConfig: a}
+}
+
+// basicAuth is SecurityPolicy's spec.basicAuth.
+type basicAuth struct {
+	Users struct {
+		Name      string  `json:"name"`
+		Namespace *string `json:"namespace"`
+	} `json:"users"`
+	ForwardUsernameHeader *string `json:"forwardUsernameHeader"`
+}
+
+// renderBasicAuth is Envoy Gateway's basic auth: a filter per policy,
+// envoy.filters.http.basic_auth/securitypolicy/<ns>/<name>, enabled on the
+// route with the users of the policy's Secret (key .htpasswd). gwpol never
+// reads Secret data, so the users are the Secret's placeholder where
+// Envoy Gateway inlines them.
+func renderBasicAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+	var b basicAuth
+	if err := json.Unmarshal(v, &b); err != nil {
+		return nil, fmt.Errorf("basicAuth: %w", err)
+	}
+	if b.Users.Name == "" {
+		return nil, fmt.Errorf("basicAuth.users: no Secret named")
+	}
+	ns := who.namespace
+	if b.Users.Namespace != nil && *b.Users.Namespace != "" {
+		ns = *b.Users.Namespace
+	}
+	users := &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.SecretPlaceholder(ns, b.Users.Name, ".htpasswd")}}
+	name := "envoy.filters.http.basic_auth/" + who.String()
+	filter := &basicauthv3.BasicAuth{Users: users}
+	if b.ForwardUsernameHeader != nil {
+		filter.ForwardUsernameHeader = *b.ForwardUsernameHeader
+	}
+	return []policy.Fragment{{
+		Capability:           "basic_auth",
+		Filter:               &policy.HTTPFilter{Name: name, Order: orderBasicAuth, Typed: filter},
+		TypedPerFilterConfig: map[string]proto.Message{name: &basicauthv3.BasicAuthPerRoute{Users: users}},
+	}}, nil
 }

@@ -31,6 +31,15 @@
 //   - Routes are `<virtualHost>-route-<i>-<kind>-<name>-<namespace>-<rule>-<match>[-<ruleName>]-matcher-<match>`,
 //     i being the position in Gateway API precedence order.
 //
+// # Kinds that override whole
+//
+// A kind whose more specific policy replaces the less specific ones whole
+// (policy.WholeOverrider: Envoy Gateway's) is placed on each Route, as
+// merge.Result.Routed finds it for the rule and listener — never on the
+// VirtualHost or RouteConfiguration, where Envoy would let a Gateway's
+// configuration show through a route whose own policy hides it. Routes
+// reached by the same policies share one rendering (routedScope).
+//
 // # Clusters
 //
 // A Service backend port is the cluster `kube_<namespace>_<service>_<port>`;
