@@ -34,6 +34,7 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.rateLimit":      renderRateLimit,
 	"SecurityPolicy.authorization":        renderAuthorization,
 	"SecurityPolicy.basicAuth":            renderBasicAuth,
+	"SecurityPolicy.extAuth":              renderExtAuth,
 	"SecurityPolicy.cors":                 renderCORS,
 }
 
