@@ -169,15 +169,41 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 		f.Losers = losers
 		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute]}
 		for _, c := range shadowed {
-			for _, fs := range k.Spec().Fields {
-				if v, ok := c.Policy.Values[fs.Key]; ok {
-					e.Shadowed = append(e.Shadowed, &Field{Key: fs.Key, Strategy: policy.OverridableShallow, Owner: c, Contributors: []*Candidate{c}, Values: []any{v}})
-				}
-			}
+			e.Shadowed = append(e.Shadowed, fieldsOf(k, c, lv)...)
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// fieldsOf are the fields a hidden policy sets: the results it owns at the
+// merge points of the levels (so that views keyed by those results find
+// them), else, for a field it owns nowhere, a result of its own value.
+func fieldsOf(k policy.Kind, c *Candidate, lv []Points) []*Field {
+	var out []*Field
+	owned := map[string]bool{}
+	for _, pts := range lv {
+		for _, f := range pts.Of(k).fields() {
+			if f.Owner.Policy == c.Policy && !slices.Contains(out, f) {
+				out = append(out, f)
+				owned[f.Key] = true
+			}
+		}
+	}
+	for _, fs := range k.Spec().Fields {
+		if v, ok := c.Policy.Values[fs.Key]; ok && !owned[fs.Key] {
+			out = append(out, &Field{Key: fs.Key, Strategy: policy.OverridableShallow, Owner: c, Contributors: []*Candidate{c}, Values: []any{v}})
+		}
+	}
+	return out
+}
+
+// fields is a point's fields in effect (none for a nil point).
+func (p *Point) fields() []*Field {
+	if p == nil {
+		return nil
+	}
+	return p.Fields
 }
 
 // candidates is a point's valid candidates (none for a nil point).
