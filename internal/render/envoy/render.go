@@ -183,6 +183,14 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		reported: map[string]bool{},
 		names:    map[routeKey][]string{},
 	}
+	if res.Policies != nil {
+		for _, p := range res.Policies.Policies {
+			if overridesWhole(p.Kind) {
+				b.anyWhole = true
+				break
+			}
+		}
+	}
 	out := &Output{Target: t.Name, routeNames: b.names}
 	for _, gp := range res.Gateways {
 		gw := gp.Gateway
@@ -224,6 +232,7 @@ type builder struct {
 	rules    map[*topology.Rule]*scoped
 	routed   map[routeKey]*scoped // routeScope's, where kinds override whole
 	routedBy map[string]*scoped   // routedScope's, by the policies in effect
+	anyWhole bool                 // some policy's kind overrides whole (routeScope has work)
 	reported map[string]bool
 	diags    []diag.Diagnostic
 	names    map[routeKey][]string // written by the (sequential) route assembly

@@ -21,6 +21,9 @@ import (
 // Gateway's whole). Computed once per rule and listener.
 func (gb *gatewayBuild) routeScope(rule *topology.Rule, l *topology.Listener) *scoped {
 	rs := gb.ruleScope(rule)
+	if !gb.anyWhole {
+		return rs
+	}
 	pts := gb.res.Routed(rule, l)
 	if len(pts) == 0 {
 		return rs
