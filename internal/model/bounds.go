@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -35,6 +36,28 @@ var (
 	hostname        = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 	preciseHostname = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
+
+// pathValue is what the Gateway API's CEL rules allow an Exact or
+// PathPrefix path match value to be: an absolute path of URI path
+// characters and percent-encodings, without "//", dot segments, an
+// encoded "/" or a fragment.
+var pathValue = regexp.MustCompile(`^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$`)
+
+// pathProblem says why an Exact or PathPrefix value is refused, "" when
+// it is not.
+func pathProblem(v string) string {
+	switch {
+	case !strings.HasPrefix(v, "/"):
+		return "must be an absolute path (start with /)"
+	case !pathValue.MatchString(v):
+		return "must only contain valid URI path characters and percent-encodings"
+	case strings.Contains(v, "//"), strings.Contains(v, "/./"), strings.Contains(v, "/../"), strings.HasSuffix(v, "/."), strings.HasSuffix(v, "/.."):
+		return `must not contain "//" or a "." or ".." segment`
+	case strings.Contains(strings.ToLower(v), "%2f"):
+		return `must not contain an encoded "/" (%2f)`
+	}
+	return ""
+}
 
 // crdBounds reports every number of a decoded Gateway API object that its
 // CRD's validation would reject, and every header or query parameter name
@@ -101,6 +124,13 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 				backend(backendPath(rule, j), b.BackendRef)
 			}
 			for j, m := range r.Matches {
+				if p := m.Path; p != nil && p.Value != nil && (p.Type == nil || *p.Type != gwv1.PathMatchRegularExpression) {
+					if why := pathProblem(*p.Value); why != "" {
+						path := fmt.Sprintf("%s.matches[%d].path.value", rule, j)
+						out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+							Message: fmt.Sprintf("%s is %q: an Exact or PathPrefix path %s; the API server's CRD validation rejects this %s", path, *p.Value, why, o.Kind)})
+					}
+				}
 				for k, h := range m.Headers {
 					name(fmt.Sprintf("%s.matches[%d].headers[%d].name", rule, j, k), string(h.Name))
 				}

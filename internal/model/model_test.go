@@ -617,6 +617,10 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 		{"grpc header", route("GRPCRoute", "matches: [{headers: [{name: \"\", value: a}]}]"), "spec.rules[0].matches[0].headers[0].name"},
 		{"wildcard alone as a hostname", strings.Replace(route("HTTPRoute", "matches: [{path: {value: /}}]"), "spec:\n", "spec:\n  hostnames: [\"*\"]\n", 1), "spec.hostnames[0]"},
 		{"upper-case redirect hostname", route("HTTPRoute", "filters: [{type: RequestRedirect, requestRedirect: {hostname: Example.com}}]"), "spec.rules[0].filters[0].requestRedirect.hostname"},
+		{"relative path prefix", route("HTTPRoute", "matches: [{path: {type: PathPrefix, value: \" u\"}}]"), "spec.rules[0].matches[0].path.value"},
+		{"query in an exact path", route("HTTPRoute", "matches: [{path: {type: Exact, value: \"/a?b\"}}]"), "spec.rules[0].matches[0].path.value"},
+		{"dot segment in a path", route("HTTPRoute", "matches: [{path: {value: /a/../b}}]"), "spec.rules[0].matches[0].path.value"},
+		{"encoded slash in a path", route("HTTPRoute", "matches: [{path: {value: /a%2Fb}}]"), "spec.rules[0].matches[0].path.value"},
 		{"wildcard rewrite hostname", route("HTTPRoute", "filters: [{type: URLRewrite, urlRewrite: {hostname: \"*.example.com\"}}]"), "spec.rules[0].filters[0].urlRewrite.hostname"},
 	}
 	for _, tt := range tests {
