@@ -37,6 +37,11 @@ var (
 	preciseHostname = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
 
+// duration is the Gateway API's Duration (GEP-2257): 1 to 4 groups of
+// up to 5 digits and a unit h, m, s or ms. A value outside it would
+// otherwise render as a negative or missing Envoy timeout.
+var duration = regexp.MustCompile(`^([0-9]{1,5}(h|m|s|ms)){1,4}$`)
+
 // pathValue is what the Gateway API's CEL rules allow an Exact or
 // PathPrefix path match value to be: an absolute path of URI path
 // characters and percent-encodings, without "//", dot segments, an
@@ -74,6 +79,12 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 		if !headerName.MatchString(s) {
 			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %q, not a header or query parameter name (1 to 256 of A-Z a-z 0-9 !#$%%&'*+-.^_`|~); the API server's CRD validation rejects this %s", path, s, o.Kind)})
+		}
+	}
+	dur := func(path string, d *gwv1.Duration) {
+		if d != nil && !duration.MatchString(string(*d)) {
+			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+				Message: fmt.Sprintf("%s is %q, not a Gateway API duration (like 500ms, 10s, 1m30s); the API server's CRD validation rejects this %s", path, *d, o.Kind)})
 		}
 	}
 	listener := func(path string, n gwv1.SectionName) {
@@ -138,9 +149,28 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 					name(fmt.Sprintf("%s.matches[%d].queryParams[%d].name", rule, j, k), string(q.Name))
 				}
 			}
+			if t := r.Timeouts; t != nil {
+				dur(rule+".timeouts.request", t.Request)
+				dur(rule+".timeouts.backendRequest", t.BackendRequest)
+			}
+			if rt := r.Retry; rt != nil {
+				if rt.Attempts != nil {
+					check(rule+".retry.attempts", int64(*rt.Attempts), 1, 1<<31-1)
+				}
+				for k, c := range rt.Codes {
+					check(fmt.Sprintf("%s.retry.codes[%d]", rule, k), int64(c), 400, 599)
+				}
+				dur(rule+".retry.backoff", rt.Backoff)
+			}
+			if sp := r.SessionPersistence; sp != nil {
+				dur(rule+".sessionPersistence.absoluteTimeout", sp.AbsoluteTimeout)
+			}
 			for j, f := range r.Filters {
 				modifier(fmt.Sprintf("%s.filters[%d].requestHeaderModifier", rule, j), f.RequestHeaderModifier)
 				modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", rule, j), f.ResponseHeaderModifier)
+				if rd := f.RequestRedirect; rd != nil && rd.Port != nil {
+					check(fmt.Sprintf("%s.filters[%d].requestRedirect.port", rule, j), int64(*rd.Port), minPort, maxPort)
+				}
 				if f.URLRewrite != nil && f.URLRewrite.Hostname != nil {
 					host(fmt.Sprintf("%s.filters[%d].urlRewrite.hostname", rule, j), string(*f.URLRewrite.Hostname), preciseHostname)
 				}

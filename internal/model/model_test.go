@@ -609,7 +609,7 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 	tests := []struct {
 		name, yaml, field string
 	}{
-		{"valid names", strings.Replace(route("HTTPRoute", "matches: [{headers: [{name: X-Env, value: a}], queryParams: [{name: \"q~1\", value: b}]}]"), "spec:\n", "spec:\n  hostnames: [\"*.example.com\", a.example.com]\n", 1), ""},
+		{"valid names", strings.Replace(route("HTTPRoute", "matches: [{headers: [{name: X-Env, value: a}], queryParams: [{name: \"q~1\", value: b}]}]\n    timeouts: {request: 1m30s, backendRequest: 500ms}\n    retry: {attempts: 2, codes: [503], backoff: 100ms}"), "spec:\n", "spec:\n  hostnames: [\"*.example.com\", a.example.com]\n", 1), ""},
 		{"empty query parameter", route("HTTPRoute", "matches: [{queryParams: [{name: \"\", value: b}]}]"), "spec.rules[0].matches[0].queryParams[0].name"},
 		{"pseudo header", route("HTTPRoute", "matches: [{headers: [{name: \":authority\", value: a}]}]"), "spec.rules[0].matches[0].headers[0].name"},
 		{"space in a set header", route("HTTPRoute", "filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: \"x y\", value: v}]}}]"), "spec.rules[0].filters[0].requestHeaderModifier.set[0].name"},
@@ -621,6 +621,11 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 		{"query in an exact path", route("HTTPRoute", "matches: [{path: {type: Exact, value: \"/a?b\"}}]"), "spec.rules[0].matches[0].path.value"},
 		{"dot segment in a path", route("HTTPRoute", "matches: [{path: {value: /a/../b}}]"), "spec.rules[0].matches[0].path.value"},
 		{"encoded slash in a path", route("HTTPRoute", "matches: [{path: {value: /a%2Fb}}]"), "spec.rules[0].matches[0].path.value"},
+		{"negative timeout", route("HTTPRoute", "timeouts: {request: \"-5s\"}"), "spec.rules[0].timeouts.request"},
+		{"retry attempts below 1", route("HTTPRoute", "retry: {attempts: -3}"), "spec.rules[0].retry.attempts"},
+		{"retry code outside 4xx-5xx", route("HTTPRoute", "retry: {codes: [503, 200]}"), "spec.rules[0].retry.codes[1]"},
+		{"retry backoff in days", route("HTTPRoute", "retry: {backoff: 1d}"), "spec.rules[0].retry.backoff"},
+		{"redirect to port 0", route("HTTPRoute", "filters: [{type: RequestRedirect, requestRedirect: {port: 0}}]"), "spec.rules[0].filters[0].requestRedirect.port"},
 		{"wildcard rewrite hostname", route("HTTPRoute", "filters: [{type: URLRewrite, urlRewrite: {hostname: \"*.example.com\"}}]"), "spec.rules[0].filters[0].urlRewrite.hostname"},
 	}
 	for _, tt := range tests {

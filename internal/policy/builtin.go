@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 )
 
@@ -18,16 +19,21 @@ type BuiltIn struct {
 	Route model.GroupKind // the route's kind, e.g. gateway.networking.k8s.io/HTTPRoute
 	Rule  string          // the rule's section (name or #N)
 	Paths map[string]string
+	// Pos are the positions of Paths, taken when the rule is read: render
+	// releases a route's YAML tree before it reports on the route's own
+	// fields.
+	Pos map[string]diag.Position
 }
 
 // NewBuiltIn returns the pseudo-policy of kind k for a rule's own fields:
 // its values are the rule's, its object (for positions) is the route.
 func NewBuiltIn(k Kind, rt *model.Route, rule *model.Rule, fields []RuleField) *Policy {
-	b := &BuiltIn{Route: model.GroupKind{Group: model.GatewayGroup, Kind: rt.Kind}, Rule: rule.Section(), Paths: map[string]string{}}
+	b := &BuiltIn{Route: model.GroupKind{Group: model.GatewayGroup, Kind: rt.Kind}, Rule: rule.Section(), Paths: map[string]string{}, Pos: map[string]diag.Position{}}
 	p := &Policy{Kind: k, Obj: rt.Src, Values: map[string]any{}, BuiltIn: b}
 	for _, f := range fields {
 		p.Values[f.Key] = f.Value
 		b.Paths[f.Key] = f.Path
+		b.Pos[f.Path] = rt.Src.FieldPos(f.Path)
 	}
 	return p
 }

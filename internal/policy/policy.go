@@ -356,7 +356,18 @@ func (r *Registry) Decode(env *Env) *Set {
 
 // Diag builds a diagnostic about a field of the policy.
 func (p *Policy) Diag(code string, sev diag.Severity, path, format string, args ...any) diag.Diagnostic {
-	return diag.Diagnostic{Code: code, Severity: sev, Object: p.Ref(), Field: path, Pos: p.Obj.FieldPos(path), Message: fmt.Sprintf(format, args...)}
+	return diag.Diagnostic{Code: code, Severity: sev, Object: p.Ref(), Field: path, Pos: p.pos(path), Message: fmt.Sprintf(format, args...)}
+}
+
+// pos is the position of a field path: a rule's own fields were placed
+// when read (BuiltIn.Pos), since their route's tree may be released.
+func (p *Policy) pos(path string) diag.Position {
+	if p.BuiltIn != nil {
+		if at, ok := p.BuiltIn.Pos[path]; ok {
+			return at
+		}
+	}
+	return p.Obj.FieldPos(path)
 }
 
 // SortIDs sorts policy IDs, the order MergeOrigins lists use.

@@ -55,3 +55,22 @@ func TestIDAndSortIDs(t *testing.T) {
 		t.Errorf("SortIDs = %v", got)
 	}
 }
+
+// TestBuiltInFindingAfterRelease: a finding on a rule's own field keeps
+// its position after render released the route's YAML tree (reading the
+// tree then would panic, as it did for an unrenderable retry).
+func TestBuiltInFindingAfterRelease(t *testing.T) {
+	objs, err := manifest.Parse("route.yaml", []byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: ns}\nspec:\n  rules:\n  - retry: {attempts: 2}\n"), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
+	rt := m.Routes[0]
+	b := NewBuiltIn(fakeKind{}, rt, rt.Rules[0], []RuleField{{Key: "retry", Value: 2, Path: "spec.rules[0].retry"}})
+	want := rt.Src.FieldPos("spec.rules[0].retry")
+	rt.Src.Release()
+	d := b.Diag("GWP401", 0, b.FieldPath("retry"), "cannot render")
+	if d.Pos != want || want.Line != 6 {
+		t.Errorf("position after release = %+v, want %+v (line 6)", d.Pos, want)
+	}
+}

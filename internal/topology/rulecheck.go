@@ -46,6 +46,16 @@ func checkRule(rule *Rule, strict bool) *RuleProblem {
 		if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
 			return &RuleProblem{Message: why}
 		}
+		if rd := f.RequestRedirect; rd != nil && rd.Path != nil {
+			for _, p := range []*string{rd.Path.ReplacePrefixMatch, rd.Path.ReplaceFullPath} {
+				if p == nil {
+					continue
+				}
+				if why := rewriteProblem(*p); why != "" {
+					return &RuleProblem{Message: fmt.Sprintf("the redirect path %s is invalid: %s", *p, why)}
+				}
+			}
+		}
 		if f.URLRewrite == nil || f.URLRewrite.Path == nil {
 			continue
 		}

@@ -23,6 +23,8 @@ func TestRuleProblems(t *testing.T) {
 		{"empty path regex, strict: dropped", `matches: [{path: {type: RegularExpression, value: ""}}]`, true, "dropped"},
 		{"line break in a set header: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a\nb"}]}}]`, false, "replaced"},
 		{"NUL in an added response header: replaced", `filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x, value: "a\x00"}]}}]`, false, "replaced"},
+		{"line break in a redirect path: replaced", `filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplaceFullPath, replaceFullPath: "a\nb"}}}]`, false, "replaced"},
+		{"good redirect path", `filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplaceFullPath, replaceFullPath: /new}}}]`, false, ""},
 		{"ordinary header values", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a b; c=d"}]}}]`, false, ""},
 	}
 	for _, tt := range tests {
