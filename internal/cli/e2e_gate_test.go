@@ -89,6 +89,7 @@ func TestViewsReportCompileErrors(t *testing.T) {
 // every format, all with exit code 3 (part of the input is unreadable),
 // and a SARIF log that is valid.
 func TestMixedRepository(t *testing.T) {
+	goldens.Start(t)
 	for _, format := range []string{"text", "json", "sarif", "github"} {
 		out, errOut, code := run(t, "lint", "-f", "testdata/mixed", "-o", format)
 		if code != ExitInput {

@@ -17,9 +17,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	goldenfile "github.com/gwpol/gwpol/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// goldens is testdata/golden: every file in it is checked by one of these
+// tests, so a golden no test writes any more is an orphan (-update removes
+// it).
+var goldens = goldenfile.Own([]string{"../../testdata/golden"}, nil,
+	"TestGoldenE2E", "TestRenderScoping", "TestExplainFitsTerminal", "TestMixedRepository")
 
 // gwpolBin is built once for the end-to-end tests.
 var gwpolBin string
@@ -69,27 +75,18 @@ func runEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, 
 	return out.String(), errOut.String(), code
 }
 
+// golden checks got against testdata/golden/NAME (-update rewrites it).
+// The test calling it must be one of the owners of goldens and have
+// called goldens.Start.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("../../testdata/golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs from golden (-want +got; -update rewrites):\n%s", name, diff)
-	}
+	goldens.Check(t, filepath.Join("../../testdata/golden", name), []byte(got))
 }
 
 // TestGoldenE2E runs the binary on the example platform and compares every
 // output with its golden file, including the exit code.
 func TestGoldenE2E(t *testing.T) {
+	goldens.Start(t)
 	ex := "testdata/examples"
 	cases := []struct {
 		name string

@@ -99,6 +99,7 @@ func TestRenderCommand(t *testing.T) {
 // suggests near names; several Gateways' bootstraps go one per file into
 // an --out directory, and never into one stream.
 func TestRenderScoping(t *testing.T) {
+	goldens.Start(t)
 	ex := "testdata/examples"
 	out, stderr, code := run(t, "render", "-f", ex, "--route", "httproute/shop/orders/create")
 	if code != ExitOK {

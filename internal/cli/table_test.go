@@ -13,6 +13,7 @@ import (
 // terminal of 40, 80 and 200 columns would get it: no line is wider than
 // the terminal, no value is cut, and 40 columns is a list.
 func TestExplainFitsTerminal(t *testing.T) {
+	goldens.Start(t)
 	for _, width := range []int{40, 80, 200} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			ios, out, errOut := Test("", true)

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"github.com/charmbracelet/lipgloss"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,8 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/diag"
+	goldenfile "github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -353,6 +354,7 @@ func TestWSO2Status(t *testing.T) {
 // TestExplainRestAPI compares explain's RestApi view with its goldens
 // (rewrite them with -update).
 func TestExplainRestAPI(t *testing.T) {
+	wso2Goldens.Start(t)
 	c := compileWSO2(t)
 	for _, format := range []string{"text", "json"} {
 		var b bytes.Buffer
@@ -377,6 +379,7 @@ func TestExplainRestAPI(t *testing.T) {
 // (the match form's was blank) and --show-values adds each entry's params
 // (it showed none).
 func TestExplainRestAPIOperationForms(t *testing.T) {
+	wso2Goldens.Start(t)
 	for _, tt := range []struct{ golden, format string }{
 		{"explain-match.txt", "text"}, {"explain-match.json", "json"},
 	} {
@@ -398,25 +401,15 @@ func TestExplainRestAPIOperationForms(t *testing.T) {
 	}
 }
 
+// wso2Goldens is testdata/wso2/golden, written by the RestApi explain
+// tests.
+var wso2Goldens = goldenfile.Own([]string{wso2Path("golden")}, nil, "TestExplainRestAPI", "TestExplainRestAPIOperationForms")
+
+// goldenWSO2 checks got against testdata/wso2/golden/NAME (-update
+// rewrites it).
 func goldenWSO2(t *testing.T, name, got string) {
 	t.Helper()
-	path := wso2Path("golden/" + name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run the test with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s is stale (-want +got):\n%s", path, diff)
-	}
+	wso2Goldens.Check(t, wso2Path("golden/"+name), []byte(got))
 }
 
 // TestWSO2EngineManifests: --engine-manifest repeats, and the files are

@@ -3,8 +3,6 @@ package haptic_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,17 +10,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/haptic")
-
 // fixturesDir holds one directory per case: input.yaml (with `# want`
 // comments and a `# broken:` line) and status.json, the golden status.
 const fixturesDir = "../../../testdata/haptic"
+
+// statusGoldens are the fixture directories: everything in one but its
+// input is a golden TestFixtures writes.
+var statusGoldens = func() *golden.Dirs {
+	inputs, _ := filepath.Glob(filepath.Join(fixturesDir, "*", "input.yaml"))
+	var dirs []string
+	for _, in := range inputs {
+		dirs = append(dirs, filepath.Dir(in))
+	}
+	return golden.Own(dirs, []string{"input.yaml"}, "TestFixtures")
+}()
 
 // compile runs the pipeline up to status the way the CLI runs it.
 func compile(t *testing.T, file string) *pipeline.Compiled {
@@ -81,6 +89,7 @@ func wants(data []byte) (map[int][]string, []string) {
 // the rules failing closed must be exactly those on the `# broken:` line;
 // and status must match status.json.
 func TestFixtures(t *testing.T) {
+	statusGoldens.Start(t)
 	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "*", "input.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +127,7 @@ func TestFixtures(t *testing.T) {
 			if gotBroken := brokenRules(c); !slices.Equal(gotBroken, wantBroken) {
 				t.Errorf("rules failing closed = %v, want %v", gotBroken, wantBroken)
 			}
-			golden(t, filepath.Join(dir, "status.json"), statusJSON(t, c))
+			statusGoldens.Check(t, filepath.Join(dir, "status.json"), statusJSON(t, c))
 		})
 	}
 }
@@ -133,42 +142,6 @@ func statusJSON(t *testing.T, c *pipeline.Compiled) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update and review the diff):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff lists the first lines that differ.
-func lineDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	var out []string
-	for i := 0; i < max(len(al), len(bl)) && len(out) < 20; i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			out = append(out, fmt.Sprintf("%d:\n  - %s\n  + %s", i+1, x, y))
-		}
-	}
-	return strings.Join(out, "\n")
 }
 
 // TestStatus spells out what the status goldens must say, so that an

@@ -3,7 +3,6 @@ package envoy_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
@@ -35,14 +35,25 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/render (and remove orphans)")
-
 const (
 	renderDir   = "../../../testdata/render"
 	examplesDir = "../../../testdata/examples"
 	// examplesEGDir is the Envoy Gateway example platform.
 	examplesEGDir = "../../../testdata/examples-envoygateway"
 )
+
+// renderGoldens are the case directories of TestGolden: every file in one
+// but its input.yaml is a golden it writes.
+var renderGoldens = golden.Own(goldenDirs(), []string{"input.yaml"}, "TestGolden")
+
+// goldenDirs are the directories of the cases of goldenCases.
+func goldenDirs() []string {
+	var dirs []string
+	for name := range goldenCases() {
+		dirs = append(dirs, filepath.Join(renderDir, name))
+	}
+	return dirs
+}
 
 // compile runs the pipeline up to the IR, with the TrafficPolicy,
 // HAProxyRoutePolicy and Envoy Gateway kinds.
@@ -94,7 +105,7 @@ func diagText(ds []diag.Diagnostic) string {
 
 // goldenCases are the directories under testdata/render, plus the example
 // platforms.
-func goldenCases(t *testing.T) map[string][]string {
+func goldenCases() map[string][]string {
 	cases := map[string][]string{"examples": {examplesDir}, "examples-envoygateway": {examplesEGDir}}
 	dirs, _ := filepath.Glob(filepath.Join(renderDir, "*"))
 	for _, d := range dirs {
@@ -133,42 +144,12 @@ func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
 }
 
 func TestGolden(t *testing.T) {
-	for name, inputs := range goldenCases(t) {
+	renderGoldens.Start(t)
+	for name, inputs := range goldenCases() {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(renderDir, name)
-			got := goldenOutputs(t, inputs)
-			if *update {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				existing, _ := filepath.Glob(filepath.Join(dir, "*"))
-				for _, f := range existing {
-					if base := filepath.Base(f); base != "input.yaml" && got[base] == nil {
-						os.Remove(f) // orphan
-					}
-				}
-				for f, b := range got {
-					if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return
-			}
-			existing, _ := filepath.Glob(filepath.Join(dir, "*"))
-			for _, f := range existing {
-				if base := filepath.Base(f); base != "input.yaml" && got[base] == nil {
-					t.Errorf("%s: golden no longer produced (run go test -update)", f)
-				}
-			}
-			for f, b := range got {
-				want, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Errorf("%s: %v (run go test ./internal/render/envoy -update)", f, err)
-					continue
-				}
-				if !bytes.Equal(want, b) {
-					t.Errorf("%s differs from the golden (run go test ./internal/render/envoy -update to accept):\n%s", f, firstDiff(want, b))
-				}
+			for f, b := range goldenOutputs(t, inputs) {
+				renderGoldens.Check(t, filepath.Join(dir, f), b)
 			}
 		})
 	}
