@@ -76,7 +76,7 @@ immutable: true
 // unparseable output.
 func FuzzRender(f *testing.F) {
 	policytest.AddSeeds(f, "../../../testdata/examples/60-policies.yaml", "../../../testdata/examples/70-haproxy.yaml",
-		"../../../testdata/render/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml")
+		"../../../testdata/render/*/input.yaml", "../../../testdata/render/*/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml")
 	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: app}\nspec:\n  headerModifiers: {request: {set: [{name: x-a, value: \"a\\u0091b\"}]}}\n  timeouts: {request: 5s}\n"))
 	ws := wso2.New(nil, nil)
 	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI())
