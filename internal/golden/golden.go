@@ -66,7 +66,9 @@ type Dirs struct {
 
 // Own declares dirs (read non-recursively) as written by the top-level
 // tests named by owners; keep are filepath.Match patterns of the file
-// names in them that are inputs, not goldens.
+// names in them that are inputs, not goldens. A directory may hold
+// goldens of a case that is gone (its input removed): every file in it is
+// then an orphan, and -update removes the directory once it is empty.
 func Own(dirs []string, keep []string, owners ...string) *Dirs {
 	d := &Dirs{dirs: map[string]bool{}, owners: owners, keep: keep,
 		checked: map[string]bool{}, started: map[string]bool{}, finished: map[string]bool{}}
@@ -150,6 +152,14 @@ func (d *Dirs) sweep(t *testing.T) {
 			continue
 		}
 		t.Logf("golden: removed orphan %s", rel(p))
+	}
+	if !*update {
+		return
+	}
+	for dir := range d.dirs {
+		if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
+			os.Remove(dir) // a fixture whose input is gone leaves nothing behind
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package golden
 import (
 	"flag"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -67,6 +68,90 @@ func importsGolden(t *testing.T) func(string) bool {
 			}
 		}
 		return false
+	}
+}
+
+// TestOwnersExist: a golden directory's orphans are swept only once every
+// owner test ran, so an owner named in an Own call that no longer exists
+// (renamed, or moved to another package) would silently stop the sweep.
+// Every owner given as a string literal must be a test of the package
+// that declares it.
+func TestOwnersExist(t *testing.T) {
+	calls := 0
+	err := filepath.WalkDir("../..", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && p != "../.." && (strings.HasPrefix(e.Name(), ".") || e.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() {
+			return nil
+		}
+		files, _ := filepath.Glob(filepath.Join(p, "*_test.go"))
+		tests := map[string]bool{}
+		type owner struct {
+			name string
+			pos  token.Position
+		}
+		var owners []owner
+		fset := token.NewFileSet()
+		for _, file := range files {
+			f, err := parser.ParseFile(fset, file, nil, 0)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			local := ""
+			for _, imp := range f.Imports {
+				if path, _ := strconv.Unquote(imp.Path.Value); path == importPath {
+					local = "golden"
+					if imp.Name != nil {
+						local = imp.Name.Name
+					}
+				}
+			}
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Test") {
+					tests[fd.Name.Name] = true
+				}
+			}
+			if local == "" || local == "_" {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Own" {
+					return true
+				}
+				if x, ok := sel.X.(*ast.Ident); !ok || x.Name != local {
+					return true
+				}
+				calls++
+				for _, arg := range call.Args[min(2, len(call.Args)):] {
+					if lit, ok := arg.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						name, _ := strconv.Unquote(lit.Value)
+						owners = append(owners, owner{name, fset.Position(lit.Pos())})
+					}
+				}
+				return true
+			})
+		}
+		for _, o := range owners {
+			if top, _, _ := strings.Cut(o.name, "/"); !tests[top] {
+				t.Errorf("%s: golden owner %s is not a test of this package, so its directories are never swept", o.pos, o.name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Fatal("found no golden.Own call in the repository")
 	}
 }
 

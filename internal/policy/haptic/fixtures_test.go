@@ -22,12 +22,15 @@ import (
 const fixturesDir = "../../../testdata/haptic"
 
 // statusGoldens are the fixture directories: everything in one but its
-// input is a golden TestFixtures writes.
+// input is a golden TestFixtures writes (all of it, once the input is
+// gone).
 var statusGoldens = func() *golden.Dirs {
-	inputs, _ := filepath.Glob(filepath.Join(fixturesDir, "*", "input.yaml"))
+	entries, _ := os.ReadDir(fixturesDir)
 	var dirs []string
-	for _, in := range inputs {
-		dirs = append(dirs, filepath.Dir(in))
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, filepath.Join(fixturesDir, e.Name()))
+		}
 	}
 	return golden.Own(dirs, []string{"input.yaml"}, "TestFixtures")
 }()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -46,11 +47,22 @@ const (
 // but its input.yaml is a golden it writes.
 var renderGoldens = golden.Own(goldenDirs(), []string{"input.yaml"}, "TestGolden")
 
-// goldenDirs are the directories of the cases of goldenCases.
+// goldenDirs are the directories of the cases of goldenCases, and those
+// of cases whose input is gone (directories of files only: the others
+// hold the one-feature fixtures of internal/cli), whose goldens are
+// orphans.
 func goldenDirs() []string {
 	var dirs []string
 	for name := range goldenCases() {
 		dirs = append(dirs, filepath.Join(renderDir, name))
+	}
+	all, _ := filepath.Glob(filepath.Join(renderDir, "*"))
+	for _, d := range all {
+		entries, err := os.ReadDir(d)
+		if err != nil || slices.Contains(dirs, d) || slices.ContainsFunc(entries, fs.DirEntry.IsDir) {
+			continue
+		}
+		dirs = append(dirs, d)
 	}
 	return dirs
 }
