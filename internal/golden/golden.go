@@ -38,13 +38,13 @@ func Check(t testing.TB, path string, got []byte) {
 		return
 	}
 	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden (-want +got; go test -update rewrites it after review):\n%s", path, Diff(string(want), string(got)))
+		t.Errorf("%s differs from the golden (-want +got; if the change is intended, go test -update rewrites it):\n%s", path, Diff(string(want), string(got)))
 	}
 }
 
 // Dirs is a set of golden directories and the top-level tests that write
 // them. Every file directly in one of the directories is a golden that one
-// of those tests checks through Check, except the inputs named by the Keep
+// of those tests checks through Check, except the inputs named by the keep
 // patterns. Once every owner test has run to its end in this process,
 // passed, and had none of its subtests filtered out by -run or -skip, a
 // golden that nothing checked is an orphan: -update removes it, and
