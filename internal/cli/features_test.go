@@ -35,8 +35,8 @@ const (
 	repoRoot      = "../.."
 )
 
-// featureDirs are the fixture directories, relative to the repository
-// root, with the command each one runs.
+// featureDirs are the fixture directories with an input.yaml, relative to
+// the repository root.
 func featureDirs() (render, explain []string) {
 	render, _ = filepath.Glob(filepath.Join(repoRoot, "testdata/render/*/*/input.yaml"))
 	explain, _ = filepath.Glob(filepath.Join(repoRoot, "testdata/explain/*/input.yaml"))
@@ -185,10 +185,11 @@ func check(t *testing.T, dir, name string, got []byte) {
 // change is one difference between the render of the base and of the
 // fixture: a value added, removed or changed at a path.
 type change struct {
-	path                string
-	added, removed, was any
-	index               int // of an element added to a list, -1 otherwise
-	kind                string
+	kind  string // added, removed or changed
+	path  string
+	value any // added, removed, or what it changed to
+	was   any // what a changed value was
+	index int // of an element added to a list, -1 otherwise
 }
 
 // excerptOf walks both configs and lists what differs. A list whose
@@ -224,9 +225,9 @@ func diffValue(path string, a, b any, out *[]change) {
 			y, inB := bv[k]
 			switch {
 			case !inA:
-				*out = append(*out, change{path: p, kind: "added", added: y, index: -1})
+				*out = append(*out, change{kind: "added", path: p, value: y, index: -1})
 			case !inB:
-				*out = append(*out, change{path: p, kind: "removed", removed: x, index: -1})
+				*out = append(*out, change{kind: "removed", path: p, value: x, index: -1})
 			default:
 				diffValue(p, x, y, out)
 			}
@@ -241,7 +242,7 @@ func diffValue(path string, a, b any, out *[]change) {
 		return
 	}
 	if !equalJSON(a, b) {
-		*out = append(*out, change{path: path, kind: "changed", was: a, added: b, index: -1})
+		*out = append(*out, change{kind: "changed", path: path, value: b, was: a, index: -1})
 	}
 }
 
@@ -254,9 +255,9 @@ func diffList(path string, a, b []any, out *[]change) {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			switch {
 			case i >= len(a):
-				*out = append(*out, change{path: p, kind: "added", added: b[i], index: i})
+				*out = append(*out, change{kind: "added", path: p, value: b[i], index: i})
 			case i >= len(b):
-				*out = append(*out, change{path: p, kind: "removed", removed: a[i], index: -1})
+				*out = append(*out, change{kind: "removed", path: p, value: a[i], index: -1})
 			default:
 				diffValue(p, a[i], b[i], out)
 			}
@@ -273,11 +274,11 @@ func diffList(path string, a, b []any, out *[]change) {
 			diffValue(p, a[j], b[i], out)
 			continue
 		}
-		*out = append(*out, change{path: p, kind: "added", added: b[i], index: i})
+		*out = append(*out, change{kind: "added", path: p, value: b[i], index: i})
 	}
 	for i, n := range an {
 		if !slices.Contains(bn, n) {
-			*out = append(*out, change{path: fmt.Sprintf("%s[%s]", path, n), kind: "removed", removed: a[i], index: -1})
+			*out = append(*out, change{kind: "removed", path: fmt.Sprintf("%s[%s]", path, n), value: a[i], index: -1})
 		}
 	}
 }
@@ -326,7 +327,6 @@ func excerptYAML(t *testing.T, cs []change) []byte {
 		if i > 0 {
 			b.WriteString("---\n")
 		}
-		value := c.added
 		switch {
 		case c.kind == "added" && c.index >= 0:
 			fmt.Fprintf(&b, "# added at %s, position %d\n", c.path, c.index)
@@ -336,13 +336,10 @@ func excerptYAML(t *testing.T, cs []change) []byte {
 				t.Fatal(err)
 			}
 			fmt.Fprintf(&b, "# changed at %s, was %s\n", c.path, was)
-		case c.kind == "removed":
-			fmt.Fprintf(&b, "# removed at %s\n", c.path)
-			value = c.removed
 		default:
 			fmt.Fprintf(&b, "# %s at %s\n", c.kind, c.path)
 		}
-		y, err := yaml.Marshal(value)
+		y, err := yaml.Marshal(c.value)
 		if err != nil {
 			t.Fatal(err)
 		}
