@@ -1,5 +1,7 @@
 // Package policytest holds what the policy kinds' tests share: the fuzz
-// harness every kind's decoder runs under. It is imported by tests only.
+// harness every kind's decoder runs under, and the check that each of a
+// kind's fields has a one-feature render fixture. It is imported by tests
+// only.
 package policytest
 
 import (
