@@ -9,6 +9,6 @@ import (
 // FuzzDecode: any HAProxyRoutePolicy document decodes to a policy or to
 // findings at positions, never a panic.
 func FuzzDecode(f *testing.F) {
-	policytest.AddSeeds(f, "../../../testdata/haptic/*/input.yaml", "../../../testdata/examples/70-haproxy.yaml")
+	policytest.AddSeeds(f, "../../../testdata/haptic/*/input.yaml", "../../../testdata/render/haproxyroutepolicy/*/input.yaml", "../../../testdata/examples/70-haproxy.yaml")
 	policytest.FuzzDecode(f, New())
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/policytest"
 )
 
-var fuzzSeeds = []string{"../../../testdata/wso2/*/*.yaml"}
+var fuzzSeeds = []string{"../../../testdata/wso2/*/*.yaml", "../../../testdata/render/apipolicy/*/input.yaml", "../../../testdata/explain/restapi-*/input.yaml"}
 
 // FuzzDecodeAPIPolicy: any APIPolicy document decodes to a policy or to
 // findings at positions, never a panic.
