@@ -6,8 +6,8 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/policytest"
 )
 
-// TestFeatureFixtures: APIPolicy's chain has one-feature render fixtures
+// TestFieldsHaveFixtures: APIPolicy's chain has one-feature render fixtures
 // (checked by internal/cli's TestFeatureFixtures).
-func TestFeatureFixtures(t *testing.T) {
+func TestFieldsHaveFixtures(t *testing.T) {
 	policytest.FixturesCover(t, New(nil, nil).APIPolicy(), "../../../testdata/render/apipolicy", "")
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/policytest"
 )
 
-// TestFeatureFixtures: every HAProxyRoutePolicy feature has a one-feature
+// TestFieldsHaveFixtures: every HAProxyRoutePolicy feature has a one-feature
 // render fixture (checked by internal/cli's TestFeatureFixtures).
-func TestFeatureFixtures(t *testing.T) {
+func TestFieldsHaveFixtures(t *testing.T) {
 	policytest.FixturesCover(t, haptic.New(), "../../../testdata/render/haproxyroutepolicy", "")
 }

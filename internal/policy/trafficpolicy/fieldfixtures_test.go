@@ -7,10 +7,10 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 )
 
-// TestFeatureFixtures: every TrafficPolicy and ListenerPolicy field has a
+// TestFieldsHaveFixtures: every TrafficPolicy and ListenerPolicy field has a
 // one-feature render fixture (checked by internal/cli's
 // TestFeatureFixtures), found by its spec path.
-func TestFeatureFixtures(t *testing.T) {
+func TestFieldsHaveFixtures(t *testing.T) {
 	policytest.FixturesCover(t, trafficpolicy.New(), "../../../testdata/render/trafficpolicy", "")
 	policytest.FixturesCover(t, trafficpolicy.NewListenerPolicy(), "../../../testdata/render/listenerpolicy", "default.")
 }
