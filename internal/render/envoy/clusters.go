@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -186,6 +187,13 @@ var http2Options = mustAny(&upstreamhttpv3.HttpProtocolOptions{
 // default discovery settings when it is new).
 func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 	for _, c := range cs {
+		// Every route a policy applies to brings its cluster again: merging
+		// an equal fragment twice would repeat its endpoints (proto.Merge
+		// appends lists).
+		if slices.ContainsFunc(gb.merged[c.Name], func(m *clusterv3.Cluster) bool { return proto.Equal(m, c) }) {
+			continue
+		}
+		gb.merged[c.Name] = append(gb.merged[c.Name], c)
 		existing, ok := gb.clusters[c.Name]
 		if !ok {
 			existing = baseCluster(c.Name)

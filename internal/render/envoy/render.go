@@ -245,11 +245,13 @@ type gatewayBuild struct {
 	gw            *topology.Gateway
 	clusters      map[string]*clusterv3.Cluster
 	fromFragments map[string]bool
-	whole         *scoped
+	// merged are the fragment clusters merged so far, by name.
+	merged map[string][]*clusterv3.Cluster
+	whole  *scoped
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
-	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}}
+	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{}}
 	gb.whole = b.scope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
