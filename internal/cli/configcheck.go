@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/lint"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -203,11 +204,11 @@ func checkIgnore(at func(*yaml.Node) string, v *yaml.Node) error {
 
 // checkRuleCode fails on a code that no lint rule has.
 func checkRuleCode(where, key, code string) error {
-	if _, ok := lint.Lookup(strings.ToUpper(code)); ok {
+	if _, ok := lint.Lookup(pipeline.Registry(), strings.ToUpper(code)); ok {
 		return nil
 	}
 	var codes []string
-	for _, r := range lint.Rules() {
+	for _, r := range lintRules() {
 		codes = append(codes, r.Code)
 	}
 	msg := fmt.Sprintf("config %s: %s names rule %q, which does not exist", where, key, code)

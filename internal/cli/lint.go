@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/lint"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -191,7 +192,7 @@ func writeLintText(w io.Writer, rep *lint.Report, color bool) {
 }
 
 func listRules(o *lintOptions) error {
-	rules := lint.Rules()
+	rules := lintRules()
 	if o.Output == "json" {
 		type jr struct {
 			Code     string `json:"code"`
@@ -214,9 +215,12 @@ func listRules(o *lintOptions) error {
 func RulesTable() string {
 	var b strings.Builder
 	b.WriteString("| code | severity | name | finding |\n|---|---|---|---|\n")
-	for _, r := range lint.Rules() {
+	for _, r := range lintRules() {
 		// The anchor is each rule's stable helpUri in SARIF (ruleHelpURI).
 		fmt.Fprintf(&b, "| <a id=\"%s\"></a>%s | %s | %s | %s |\n", strings.ToLower(r.Code), r.Code, r.Severity, r.Name, r.Title)
 	}
 	return b.String()
 }
+
+// lintRules is lint's registry with the rules of every supported kind.
+func lintRules() []lint.Rule { return lint.Rules(pipeline.Registry()) }

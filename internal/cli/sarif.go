@@ -66,7 +66,7 @@ func addSARIFRules(run *sarif.Run, rep *lint.Report) {
 	for _, s := range rep.SuppressedFindings {
 		used[s.Code] = true
 	}
-	for _, r := range lint.Rules() {
+	for _, r := range lintRules() {
 		if !used[r.Code] {
 			continue
 		}

@@ -154,3 +154,21 @@ func KindOf(err error) Kind {
 	}
 	return Internal
 }
+
+// Rule is a lint rule as a value: the stage or policy kind that makes a
+// finding declares the rule once, as a package-level variable, and builds
+// the finding's Code from it, so a code is never typed twice. lint's
+// registry is the union of every stage's and kind's rules and its own.
+type Rule struct {
+	// Code is stable once released and never reused ("GWPnnn").
+	Code string
+	// Name is the rule's kebab-case name, e.g. delegation-to-nothing.
+	Name string
+	// Title is the one-line summary the rule table shows.
+	Title string
+	// Doc says what the finding means and what to do about it.
+	Doc string
+	// Severity is the default; a stage may report a finding of the rule
+	// at another severity, and config lint.severity overrides both.
+	Severity Severity
+}

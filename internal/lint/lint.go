@@ -5,19 +5,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policyversion"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// Rule is one lint rule.
+// Rule is one entry of lint's registry: a rule value and, for lint's own
+// rules, the function that finds its findings in the IR. Run is nil for a
+// stage's or a policy kind's rule: the stage made its findings already
+// (Input.Stage, Input.Extra) and lint passes them on.
 type Rule struct {
-	Code     string
-	Name     string
-	Title    string // one line
-	Doc      string
-	Severity diag.Severity
-	Run      func(*Input) []diag.Diagnostic
+	diag.Rule
+	Run func(*Input) []diag.Diagnostic
 }
 
 // Input is what rules read.
@@ -99,11 +103,26 @@ func (r *Report) AtLeast(threshold diag.Severity) bool {
 // IgnoreAnnotation lists codes to suppress on the annotated object.
 const IgnoreAnnotation = "gwpol.dev/ignore"
 
-// Run runs every rule.
+// Run runs lint's own rules and passes on the stages' findings, rule by
+// rule in code order, with the kinds' rules of in.Result's registry.
 func Run(in *Input, cfg Config) *Report {
 	rep := &Report{Skipped: in.Skipped}
-	for _, r := range Rules() {
-		for _, d := range r.Run(in) {
+	staged := map[string][]diag.Diagnostic{}
+	for _, src := range [][]diag.Diagnostic{in.Stage, in.Extra} {
+		for _, d := range src {
+			staged[d.Code] = append(staged[d.Code], d)
+		}
+	}
+	var reg *policy.Registry
+	if in.Result != nil {
+		reg = in.Result.Registry
+	}
+	for _, r := range Rules(reg) {
+		found := staged[r.Code]
+		if r.Run != nil {
+			found = r.Run(in)
+		}
+		for _, d := range found {
 			d.Code = r.Code
 			if d.Severity == 0 {
 				d.Severity = r.Severity
@@ -153,31 +172,29 @@ func suppressedBy(in *Input, cfg Config, d diag.Diagnostic) Suppression {
 	return 0
 }
 
-// stageRule is a rule whose findings a pipeline stage makes.
-func stageRule(code, name, title, doc string, sev diag.Severity) Rule {
-	return Rule{Code: code, Name: name, Title: title, Doc: doc, Severity: sev, Run: func(in *Input) []diag.Diagnostic {
-		var out []diag.Diagnostic
-		for _, src := range [][]diag.Diagnostic{in.Stage, in.Extra} {
-			for _, d := range src {
-				if d.Code == code {
-					out = append(out, d)
-				}
-			}
+// Rules is lint's registry, in code order: lint's own rules, the rules of
+// every stage (manifest, model, topology, policy, attach, policyversion)
+// and those the kinds of reg declare (policy.LintRuleOwner; nil reg: none).
+// A rule two kinds share is listed once.
+func Rules(reg *policy.Registry) []Rule {
+	rules := ownRules()
+	var kinds []diag.Rule
+	if reg != nil {
+		kinds = reg.LintRules()
+	}
+	for _, rs := range [][]diag.Rule{manifest.LintRules(), model.LintRules(), topology.LintRules(), policy.LintRules(),
+		attach.LintRules(), policyversion.LintRules(), kinds} {
+		for _, r := range rs {
+			rules = append(rules, Rule{Rule: r})
 		}
-		return out
-	}}
+	}
+	slices.SortStableFunc(rules, func(a, b Rule) int { return strings.Compare(a.Code, b.Code) })
+	return slices.CompactFunc(rules, func(a, b Rule) bool { return a.Run == nil && b.Run == nil && a.Rule == b.Rule })
 }
 
-// Rules is the registry, in code order.
-func Rules() []Rule {
-	rules := slices.Concat(inputRules(), attachRules(), mergeRules(), policyRules(), versionRules())
-	slices.SortFunc(rules, func(a, b Rule) int { return strings.Compare(a.Code, b.Code) })
-	return rules
-}
-
-// Lookup finds a rule by code.
-func Lookup(code string) (Rule, bool) {
-	for _, r := range Rules() {
+// Lookup finds a rule by code in Rules(reg).
+func Lookup(reg *policy.Registry, code string) (Rule, bool) {
+	for _, r := range Rules(reg) {
 		if r.Code == code {
 			return r, true
 		}

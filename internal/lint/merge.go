@@ -10,23 +10,6 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// mergeRules: GWP3xx, precedence and merging.
-func mergeRules() []Rule {
-	return []Rule{
-		{Code: "GWP301", Name: "policy-overridden", Title: "policy Overridden: it sets fields, none of which take effect on some target",
-			Doc: "At a target the policy attaches to, every field it sets is won by a higher-priority policy, so it has no effect there (status Attached=False/Overridden).", Severity: diag.Warning, Run: overridden},
-		{Code: "GWP302", Name: "policy-merged", Title: "policy Merged: some of its fields lose on some target (names them)",
-			Doc: "Some of the policy's fields are won by other policies at a target; the rest take effect (status Merged).", Severity: diag.Info, Run: merged},
-		{Code: "GWP303", Name: "precedence-by-name", Title: "precedence between two policies decided only by name",
-			Doc: "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation (kgateway.dev/policy-weight) on the policy instead. For extAuth, extProc and oauth2 the weight on the GatewayExtension does not settle it: kgateway orders only the extensions' filters in the chain by it.", Severity: diag.Warning, Run: tiesByName},
-		{Code: "GWP304", Name: "gateway-field-shadowed", Title: "a gateway-level field is shadowed on these routes by a route-level policy",
-			Doc: "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins).", Severity: diag.Info, Run: shadowed},
-		{Code: "GWP305", Name: "field-overridden-by-route-rule", Title: "a policy field has no effect on a route rule that sets the field itself",
-			Doc:      "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry, a URLRewrite filter's hostname or path), which kgateway applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata.",
-			Severity: diag.Warning, Run: lostToRule},
-	}
-}
-
 // lostToRule reports, once per policy and field, the route rules whose own
 // Gateway API value took a field the policy sets (GWP305).
 func lostToRule(in *Input) []diag.Diagnostic {

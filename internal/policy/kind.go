@@ -23,6 +23,7 @@ package policy
 //	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
 //	Identifier        explain: runtime names of rules and policies in the data plane
+//	LintRuleOwner     lint: the lint rules of findings only the kind makes
 
 import (
 	"github.com/gwpol/gwpol/internal/diag"
@@ -40,6 +41,13 @@ type Kind interface {
 	// Decode reads and validates one policy object. It never fails: a
 	// policy that cannot be used is returned with Invalid diagnostics.
 	Decode(obj *manifest.Object, env *Env) *Policy
+}
+
+// LintRuleOwner is implemented by kinds that make findings no other kind
+// or stage makes; lint's registry lists their rules (Registry.LintRules).
+// Rules several kinds share are declared in this package (LintRules).
+type LintRuleOwner interface {
+	LintRules() []diag.Rule
 }
 
 // Auxiliary is implemented by kinds that read other objects of their API

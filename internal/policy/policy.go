@@ -325,6 +325,22 @@ func (r *Registry) BackendKinds() map[model.GroupKind]bool {
 	return out
 }
 
+// LintRules are the lint rules the registered kinds own (LintRuleOwner),
+// in registry order, each listed once.
+func (r *Registry) LintRules() []diag.Rule {
+	var out []diag.Rule
+	for _, k := range r.kinds {
+		if o, ok := k.(LintRuleOwner); ok {
+			for _, rule := range o.LintRules() {
+				if !slices.Contains(out, rule) {
+					out = append(out, rule)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // ObjectCondition is one condition a controller writes on an object's own
 // status (not per ancestor).
 type ObjectCondition struct {

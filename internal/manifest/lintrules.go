@@ -1,0 +1,22 @@
+package manifest
+
+import "github.com/gwpol/gwpol/internal/diag"
+
+// The lint rules of the findings about files and documents that manifest makes while loading. A finding takes its Code from its rule;
+// lint's registry lists every rule (lint.Rules).
+var (
+	LintInputUnreadable = diag.Rule{Code: "GWP100", Name: "input-unreadable", Severity: diag.Error,
+		Title: "file unreadable, or a document in it not valid YAML/JSON or not an object",
+		Doc:   "A file could not be read, or one of its documents does not parse (the others are still read). Everything else is linted and the report written in full; the exit code is 3, as for any unreadable input."}
+	LintNotAManifest = diag.Rule{Code: "GWP107", Name: "not-a-manifest", Severity: diag.Info,
+		Title: "file holds no Kubernetes object; skipped",
+		Doc:   "A file found among the inputs has no apiVersion and kind (Chart.yaml, values.yaml, package.json, kustomization.yaml): it is not a manifest and is skipped. --exclude (config exclude) keeps it out of the run."}
+	LintTemplateNotRendered = diag.Rule{Code: "GWP108", Name: "template-not-rendered", Severity: diag.Warning,
+		Title: "file is a Helm template; skipped",
+		Doc:   "A file holds Go template syntax as Helm charts do ({{ .Values… }}, {{- … }}): its YAML exists only once helm renders it. It is skipped; lint the output of helm template instead, or --exclude it."}
+)
+
+// LintRules are the rules above, for lint's registry.
+func LintRules() []diag.Rule {
+	return []diag.Rule{LintInputUnreadable, LintNotAManifest, LintTemplateNotRendered}
+}

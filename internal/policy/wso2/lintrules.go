@@ -1,0 +1,41 @@
+package wso2
+
+import (
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// The lint rules of the findings of WSO2's APIs and routes that no other kind makes. A finding takes its Code from its rule;
+// lint's registry lists every rule (lint.Rules).
+var (
+	LintDuplicateAPIPolicy = diag.Rule{Code: "GWP510", Name: "duplicate-api-policy", Severity: diag.Warning,
+		Title: "API-level policy name listed more than once",
+		Doc:   "The gateway-controller keys API-level policies by name: the last entry of a name replaces the earlier ones and runs once for every time the name is listed, so the earlier params never take effect."}
+	LintPoliciesNotChecked = diag.Rule{Code: "GWP511", Name: "policies-not-checked", Severity: diag.Info,
+		Title: "policy references gwpol lists but does not resolve",
+		Doc:   "The policy references of a WebSubApi are resolved by the WSO2 event gateway against its own policy definitions, which gwpol does not load; the note says they were not checked. (LlmProvider, LlmProxy and Mcp references are resolved like a RestApi's.)"}
+	LintRouteRejected = diag.Rule{Code: "GWP512", Name: "route-rejected", Severity: diag.Error,
+		Title: "HTTPRoute rejected as a whole by the WSO2 operator",
+		Doc:   "The WSO2 gateway operator compiles an HTTPRoute into one API; when a policy of one rule (an ExtensionRef APIPolicy, or one it generates from a filter) is invalid, the gateway-controller rejects the whole API, so every rule of the route fails, not only that one."}
+)
+
+// LintRules are the rules above, for lint's registry.
+func LintRules() []diag.Rule {
+	return []diag.Rule{LintDuplicateAPIPolicy, LintPoliciesNotChecked, LintRouteRejected}
+}
+
+// LintRules implements policy.LintRuleOwner for each WSO2 kind; the
+// registry lists the shared rules once.
+func (*APIKind) LintRules() []diag.Rule { return LintRules() }
+
+// LintRules implements policy.LintRuleOwner.
+func (*APIPolicyKind) LintRules() []diag.Rule { return LintRules() }
+
+// LintRules implements policy.LintRuleOwner.
+func (*RestAPIKind) LintRules() []diag.Rule { return LintRules() }
+
+var (
+	_ policy.LintRuleOwner = (*APIKind)(nil)
+	_ policy.LintRuleOwner = (*APIPolicyKind)(nil)
+	_ policy.LintRuleOwner = (*RestAPIKind)(nil)
+)

@@ -1,0 +1,25 @@
+package topology
+
+import "github.com/gwpol/gwpol/internal/diag"
+
+// The lint rules of the findings topology makes resolving listeners and route delegation. A finding takes its Code from its rule;
+// lint's registry lists every rule (lint.Rules).
+var (
+	LintNamespaceLabelsUnknown = diag.Rule{Code: "GWP106", Name: "namespace-labels-unknown", Severity: diag.Warning,
+		Title: "namespace selector needs labels of a Namespace not in the input",
+		Doc:   "A listener's allowedRoutes selector needs labels beyond the automatic kubernetes.io/metadata.name of a namespace whose Namespace manifest is not in the input. gwpol assumes the routes from it are allowed, so they stay analysed, and reports the listener once per namespace; add the Namespace manifest to decide it."}
+	LintDelegatedRouteOutsideParent = diag.Rule{Code: "GWP209", Name: "delegated-route-outside-parent", Severity: diag.Warning,
+		Title: "delegated child route attached to no parent or matching outside it",
+		Doc:   "A child HTTPRoute rule's match falls outside the delegating parent's path prefix (that rule is not served), or its parent is attached nowhere."}
+	LintDelegationCycle = diag.Rule{Code: "GWP210", Name: "delegation-cycle", Severity: diag.Error,
+		Title: "route delegation cycle",
+		Doc:   "HTTPRoutes delegate to each other in a loop; the delegation that closes the loop is ignored."}
+	LintDelegationToNothing = diag.Rule{Code: "GWP211", Name: "delegation-to-nothing", Severity: diag.Error,
+		Title: "delegating backendRef selects no child route",
+		Doc:   "An HTTPRoute backendRef (by name, \"*\" or delegation label) selects no route: none exists, it names the parent itself, or the routes it names do not accept the parent in their parentRefs. The rule answers 500 and the route's ResolvedRefs is False (BackendNotFound), as in kgateway."}
+)
+
+// LintRules are the rules above, for lint's registry.
+func LintRules() []diag.Rule {
+	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing}
+}
