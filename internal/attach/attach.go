@@ -104,7 +104,7 @@ func (r *Result) notFound(p *policy.Policy, path, code, msg string) {
 func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef, cfg policy.Config) {
 	ns := p.Obj.Namespace
 	if !slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) || t.Group != model.GatewayGroup {
-		r.notFound(p, t.Path, "GWP201", fmt.Sprintf("%s cannot target %s/%s; it attaches to %v", p.Kind.GroupKind().Kind, t.Group, t.Kind, p.Kind.Spec().TargetKinds))
+		r.notFound(p, t.Path, policy.LintTargetNotFound.Code, fmt.Sprintf("%s cannot target %s/%s; it attaches to %v", p.Kind.GroupKind().Kind, t.Group, t.Kind, p.Kind.Spec().TargetKinds))
 		return
 	}
 	if t.Selector != nil {
@@ -127,12 +127,12 @@ func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.P
 func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRef, ns string, selected bool) {
 	missing := func(what string) {
 		if !selected {
-			r.notFound(p, t.Path, "GWP201", fmt.Sprintf("target %s %s/%s not found; check the name and the policy's namespace (targetRefs are namespace-local)", what, ns, t.Name))
+			r.notFound(p, t.Path, policy.LintTargetNotFound.Code, fmt.Sprintf("target %s %s/%s not found; check the name and the policy's namespace (targetRefs are namespace-local)", what, ns, t.Name))
 		}
 	}
 	noSection := func(what string) {
 		if !selected {
-			r.notFound(p, t.Path+".sectionName", "GWP202", fmt.Sprintf("%s %s/%s has no section %q", what, ns, t.Name, t.Section))
+			r.notFound(p, t.Path+".sectionName", LintSectionNotFound.Code, fmt.Sprintf("%s %s/%s has no section %q", what, ns, t.Name, t.Section))
 		}
 	}
 	switch policy.TargetKind(t.Kind) {
@@ -206,19 +206,19 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 		gk := model.GroupKind{Group: string(ref.Group), Kind: string(ref.Kind)}
 		k, ok := reg.Lookup(gk)
 		if !ok || !k.Spec().ExtensionRef {
-			r.broken(rt, rule, nil, "GWP205", f.Path+".extensionRef",
+			r.broken(rt, rule, nil, policy.LintExtensionRefNotFound.Code, f.Path+".extensionRef",
 				fmt.Sprintf("ExtensionRef to %s is not a policy kind gwpol supports here; the rule would answer with an error", gk))
 			continue
 		}
 		perKind[k]++
 		if k.Spec().OnePerRule && perKind[k] > 1 {
-			r.broken(rt, rule, k, "GWP206", f.Path,
+			r.broken(rt, rule, k, policy.LintDuplicatePolicyFilter.Code, f.Path,
 				fmt.Sprintf("more than one %s filter on %s rule %s; %s allows one per rule, so the rule fails closed", gk.Kind, rt.Kind, rule.Section(), gk.Kind))
 			continue
 		}
 		p := set.Get(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: rt.Meta.Namespace, Name: string(ref.Name)})
 		if p == nil {
-			r.broken(rt, rule, k, "GWP205", f.Path+".extensionRef.name",
+			r.broken(rt, rule, k, policy.LintExtensionRefNotFound.Code, f.Path+".extensionRef.name",
 				fmt.Sprintf("ExtensionRef to %s %s/%s, which does not exist; create it or fix the name (the rule answers with an error until then)", gk.Kind, rt.Meta.Namespace, ref.Name))
 			continue
 		}
@@ -232,7 +232,7 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 			}
 			gk := model.GroupKind{Group: string(f.ExtensionRef.Group), Kind: string(f.ExtensionRef.Kind)}
 			if k, ok := reg.Lookup(gk); ok && k.Spec().OnePerRule {
-				r.broken(rt, rule, k, "GWP207", f.Path,
+				r.broken(rt, rule, k, policy.LintPolicyFilterOnBackend.Code, f.Path,
 					fmt.Sprintf("%s filter on a backendRef; %s attaches only to rules, so the rule fails closed — move the filter to the rule's filters", gk.Kind, gk.Kind))
 			}
 		}
@@ -343,11 +343,11 @@ func (r *Result) attachBackendTarget(g *topology.Graph, idx *selectorIndex, p *p
 	}
 	k := model.Key{Group: t.Group, Kind: t.Kind, Namespace: ns, Name: t.Name}
 	if _, ok := g.Model.Object(k); !ok {
-		r.notFound(p, t.Path, "GWP201", fmt.Sprintf("target %s %s/%s not found; check the name and the policy's namespace (targetRefs are namespace-local)", t.Kind, ns, t.Name))
+		r.notFound(p, t.Path, policy.LintTargetNotFound.Code, fmt.Sprintf("target %s %s/%s not found; check the name and the policy's namespace (targetRefs are namespace-local)", t.Kind, ns, t.Name))
 		return
 	}
 	if t.Section != "" && !servicePort(g, k, t.Section) {
-		r.notFound(p, t.Path+".sectionName", "GWP202", fmt.Sprintf("%s %s/%s has no port named %q", t.Kind, ns, t.Name, t.Section))
+		r.notFound(p, t.Path+".sectionName", LintSectionNotFound.Code, fmt.Sprintf("%s %s/%s has no port named %q", t.Kind, ns, t.Name, t.Section))
 		return
 	}
 	appendTo(r, r.Backend, k, p, ViaTargetRef, t.Path)

@@ -14,6 +14,7 @@ import (
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
+	"github.com/gwpol/gwpol/internal/policyversion"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -238,7 +239,7 @@ func chainRows(chain []wso2.Entry, defs, engine bool) [][]string {
 		case !engine:
 			eng = "-"
 		case eng != "":
-		case slices.Contains(e.Problems, "GWP505"):
+		case slices.Contains(e.Problems, policyversion.LintEngineMissingMajor.Code):
 			eng = "missing"
 		default:
 			eng = "-" // not checked: the controller rejects the reference first

@@ -66,8 +66,8 @@ type Options struct {
 type Set struct {
 	Objects []*Object
 	// Problems are the files and documents that could not be read
-	// (CodeUnreadable) and the files skipped as no manifests
-	// (CodeNotManifest, CodeTemplate), in input order.
+	// (LintInputUnreadable) and the files skipped as no manifests
+	// (LintNotAManifest, LintTemplateNotRendered), in input order.
 	Problems []diag.Diagnostic
 }
 
@@ -75,7 +75,7 @@ type Set struct {
 // exit code is then 3, after its output.
 func (s *Set) Unreadable() bool {
 	for _, p := range s.Problems {
-		if p.Code == CodeUnreadable {
+		if p.Code == LintInputUnreadable.Code {
 			return true
 		}
 	}

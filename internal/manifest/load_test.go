@@ -652,7 +652,7 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("problems = %+v, want one", set.Problems)
 			}
 			p := set.Problems[0]
-			if got := p.Pos.String() + " " + p.Code + " " + p.Message; !strings.HasPrefix(got, tt.want) || p.Code != CodeUnreadable {
+			if got := p.Pos.String() + " " + p.Code + " " + p.Message; !strings.HasPrefix(got, tt.want) || p.Code != LintInputUnreadable.Code {
 				t.Errorf("problem %q, want it to start with %q", got, tt.want)
 			}
 			if got := names(set); !slices.Equal(got, tt.read) {

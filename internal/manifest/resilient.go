@@ -11,27 +11,13 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 )
 
-// Codes of the findings about inputs as a whole, made while loading.
-const (
-	// CodeUnreadable: a file could not be read, or a document in it is not
-	// valid YAML/JSON or not an object. Everything else is still read; the
-	// run ends with exit code 3 after its output is written.
-	CodeUnreadable = "GWP100"
-	// CodeNotManifest: a file holds no Kubernetes object (Chart.yaml,
-	// values.yaml, package.json); it is skipped.
-	CodeNotManifest = "GWP107"
-	// CodeTemplate: a file holds Go template syntax (a Helm chart's
-	// templates); it is skipped, as its YAML is only what helm renders.
-	CodeTemplate = "GWP108"
-)
-
 // loadFile parses one file's bytes the way Load wants it: never failing
 // the run. A syntax error fails the document it is in, not the file: the
 // file is parsed again document by document, so the others are kept.
 func loadFile(file string, data []byte, lim Limits) ([]*Object, []diag.Diagnostic) {
 	lim = lim.withDefaults()
 	if at, ok := templateSyntax(data); ok {
-		return nil, []diag.Diagnostic{{Code: CodeTemplate, Severity: diag.Warning, Pos: posIn(file, data, at),
+		return nil, []diag.Diagnostic{{Code: LintTemplateNotRendered.Code, Severity: diag.Warning, Pos: posIn(file, data, at),
 			Message: file + " looks like a Helm template (Go template syntax); it is skipped: run `helm template` first and lint its output, or --exclude it"}}
 	}
 	objs, err := Parse(file, data, lim)
@@ -58,7 +44,7 @@ func loadFile(file string, data []byte, lim Limits) ([]*Object, []diag.Diagnosti
 // is not a manifest at all: one info note, and it is skipped.
 func fileProblems(file string, objs []*Object, errs []error) []diag.Diagnostic {
 	if len(objs) == 0 && len(errs) > 0 && allNotObjects(errs) {
-		return []diag.Diagnostic{{Code: CodeNotManifest, Severity: diag.Info, Pos: diag.Position{File: file, Line: 1, Col: 1},
+		return []diag.Diagnostic{{Code: LintNotAManifest.Code, Severity: diag.Info, Pos: diag.Position{File: file, Line: 1, Col: 1},
 			Message: file + " holds no Kubernetes object (its documents have no kind); skipped"}}
 	}
 	var out []diag.Diagnostic
@@ -81,10 +67,10 @@ func allNotObjects(errs []error) bool {
 // kind, or not a mapping), as opposed to objects with a broken field.
 var errNotObject = errors.New("not a Kubernetes object")
 
-// Problem is an input error as a finding (CodeUnreadable), at the
+// Problem is an input error as a finding (LintInputUnreadable), at the
 // position the error names, else at the file.
 func Problem(file string, err error) diag.Diagnostic {
-	d := diag.Diagnostic{Code: CodeUnreadable, Severity: diag.Error, Pos: diag.Position{File: file}, Message: err.Error()}
+	d := diag.Diagnostic{Code: LintInputUnreadable.Code, Severity: diag.Error, Pos: diag.Position{File: file}, Message: err.Error()}
 	var pe *PosError
 	if errors.As(err, &pe) {
 		d.Pos, d.Message, d.Field = pe.Pos, pe.Msg, pe.Field

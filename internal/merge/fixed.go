@@ -87,7 +87,7 @@ func delegatesToNothing(rule *topology.Rule) (FixedStatus, bool) {
 		if b.Why == "" {
 			return FixedStatus{}, false
 		}
-		fs.Reasons = append(fs.Reasons, "GWP211: its backendRef delegates to no route: "+b.Why)
+		fs.Reasons = append(fs.Reasons, topology.LintDelegationToNothing.Code+": its backendRef delegates to no route: "+b.Why)
 	}
 	return fs, len(fs.Reasons) > 0
 }

@@ -71,7 +71,7 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	check := func(path string, n, lo, hi int64) {
 		if n < lo || n > hi {
-			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+			out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %d, outside %d..%d; the API server's CRD validation rejects this %s", path, n, lo, hi, o.Kind)})
 		}
 	}

@@ -207,7 +207,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 				m.objects[k] = o
 			}
 			m.Diagnostics = append(m.Diagnostics, diag.Diagnostic{
-				Code: "GWP103", Severity: diag.Error, Object: k.Ref(), Field: "metadata.name", Pos: dropped.FieldPos("metadata.name"),
+				Code: LintDuplicateObject.Code, Severity: diag.Error, Object: k.Ref(), Field: "metadata.name", Pos: dropped.FieldPos("metadata.name"),
 				Message: "duplicate " + k.Ref().String() + ", also defined at " + kept.Pos.String() + ", which gwpol uses; applied to a cluster, one would overwrite the other — rename or remove one",
 			})
 			continue
@@ -350,11 +350,11 @@ func decodeKind(o *manifest.Object, kd kindDef, lenient bool) (any, []diag.Diagn
 	var diags []diag.Diagnostic
 	current, served := kd.versions[o.Version]
 	if !served {
-		return nil, []diag.Diagnostic{{Code: "GWP104", Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
+		return nil, []diag.Diagnostic{{Code: LintDeprecatedVersion.Code, Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
 			Message: o.Kind + " " + o.APIVersion + " is not a version gwpol reads; use " + groupVersion(o.Group, "v1")}}
 	}
 	if !current {
-		diags = append(diags, diag.Diagnostic{Code: "GWP104", Severity: diag.Warning, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
+		diags = append(diags, diag.Diagnostic{Code: LintDeprecatedVersion.Code, Severity: diag.Warning, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
 			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + groupVersion(o.Group, "v1")})
 	}
 	v := kd.newObj()
@@ -386,7 +386,7 @@ func groupVersion(group, version string) string {
 }
 
 func decodeDiag(o *manifest.Object, err error) diag.Diagnostic {
-	d := diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Pos: o.Pos, Message: err.Error()}
+	d := diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Pos: o.Pos, Message: err.Error()}
 	// Point at the field that did not fit, not at the object.
 	var pe *manifest.PosError
 	if errors.As(err, &pe) && pe.Pos.Line > 0 {
@@ -416,7 +416,7 @@ func UnknownFieldFindings(o *manifest.Object, unknown []manifest.UnknownField, l
 		} else {
 			msg += "; check its spelling against the " + o.APIVersion + " API"
 		}
-		out = append(out, diag.Diagnostic{Code: "GWP102", Severity: sev, Object: o.Ref(), Field: u.Path, Pos: u.Pos, Message: msg + " (" + effect + ")"})
+		out = append(out, diag.Diagnostic{Code: LintUnknownField.Code, Severity: sev, Object: o.Ref(), Field: u.Path, Pos: u.Pos, Message: msg + " (" + effect + ")"})
 	}
 	return out
 }

@@ -103,14 +103,14 @@ func (c *Compiled) Skipped() []string {
 	}
 	var out []string
 	if c.Versions.Definitions == nil {
-		codes := "GWP502, GWP503, GWP506"
+		codes := []string{policyversion.LintNoDefinitionForMajor.Code, policyversion.LintAmbiguousMajor.Code, policyversion.LintParamsSchema.Code}
 		if c.Versions.Engine != nil {
-			codes += ", GWP504"
+			codes = append(codes, policyversion.LintEngineDrift.Code)
 		}
-		out = append(out, codes+": no policy definitions (--policy-definitions DIR or config policyDefinitions); only the form of policy versions was checked")
+		out = append(out, strings.Join(codes, ", ")+": no policy definitions (--policy-definitions DIR or config policyDefinitions); only the form of policy versions was checked")
 	}
 	if c.Versions.Engine == nil {
-		out = append(out, "GWP504, GWP505: no engine build manifest (--engine-manifest FILE or config engineManifest)")
+		out = append(out, policyversion.LintEngineDrift.Code+", "+policyversion.LintEngineMissingMajor.Code+": no engine build manifest (--engine-manifest FILE or config engineManifest)")
 	}
 	return out
 }

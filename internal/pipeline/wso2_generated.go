@@ -56,7 +56,7 @@ func wso2Generated(ws *wso2.Kinds, m *model.Model, g *topology.Graph, att *attac
 // targeting one route both list: the operator concatenates the API-level
 // APIPolicies of a route (in name order) into one list, and the
 // gateway-controller keys that list by name, so only the last entry of the
-// name runs — once per listing (wso2.CodeDuplicateName; duplicates within
+// name runs — once per listing (wso2.LintDuplicateAPIPolicy; duplicates within
 // one object are reported when it is decoded).
 func crossDuplicates(ws *wso2.Kinds, rt *topology.Route, att *attach.Result) []diag.Diagnostic {
 	var pols []*policy.Policy
@@ -89,20 +89,16 @@ func crossDuplicates(ws *wso2.Kinds, rt *topology.Route, att *attach.Result) []d
 		ls := byName[name]
 		last := ls[len(ls)-1]
 		for _, l := range ls[:len(ls)-1] {
-			if l.p == last.p || slices.Contains(l.r.Problems, wso2.CodeDuplicateName) {
+			if l.p == last.p || slices.Contains(l.r.Problems, wso2.LintDuplicateAPIPolicy.Code) {
 				continue // within one object: reported at decode
 			}
-			out = append(out, diag.Diagnostic{Code: wso2.CodeDuplicateName, Severity: diag.Warning, Object: l.p.Ref(), Field: l.r.Path + ".name", Pos: l.p.Obj.FieldPos(l.r.Path + ".name"),
+			out = append(out, diag.Diagnostic{Code: wso2.LintDuplicateAPIPolicy.Code, Severity: diag.Warning, Object: l.p.Ref(), Field: l.r.Path + ".name", Pos: l.p.Obj.FieldPos(l.r.Path + ".name"),
 				Message: fmt.Sprintf("API-level policy %s of %s %s/%s is listed again by APIPolicy %s/%s (%s), which also targets it; the operator joins a route's API-level APIPolicies in name order and the gateway-controller keys them by name, so the last entry's params run %d times and this entry's never do; fix: list %s in one APIPolicy per route",
 					name, rt.Kind, rt.Meta.Namespace, rt.Meta.Name, last.p.Obj.Namespace, last.p.Obj.Name, last.r.Path, len(ls), name)})
 		}
 	}
 	return out
 }
-
-// CodeRouteRejected is the error about an HTTPRoute the WSO2 operator
-// rejects as a whole.
-const CodeRouteRejected = "GWP512"
 
 // invalidExtensionRefs are the problems of the invalid APIPolicies a rule
 // references by ExtensionRef.
@@ -128,9 +124,9 @@ func rejectRoute(ws *wso2.Kinds, rt *topology.Route, att *attach.Result, problem
 	first := problems[0]
 	reason := fmt.Sprintf("the WSO2 gateway operator rejects %s %s/%s as a whole: %s %s: %s", rt.Kind, rt.Meta.Namespace, rt.Meta.Name, first.Code, first.Field, first.Message)
 	for _, rule := range rt.Rules {
-		att.Broken[rule] = append(att.Broken[rule], attach.Broken{Kind: ws.APIPolicy(), Code: CodeRouteRejected, Reason: reason})
+		att.Broken[rule] = append(att.Broken[rule], attach.Broken{Kind: ws.APIPolicy(), Code: wso2.LintRouteRejected.Code, Reason: reason})
 	}
-	return []diag.Diagnostic{{Code: CodeRouteRejected, Severity: diag.Error, Object: rt.Key().Ref(), Field: "spec.rules", Pos: rt.Src.FieldPos("spec.rules"),
+	return []diag.Diagnostic{{Code: wso2.LintRouteRejected.Code, Severity: diag.Error, Object: rt.Key().Ref(), Field: "spec.rules", Pos: rt.Src.FieldPos("spec.rules"),
 		Message: fmt.Sprintf("the WSO2 gateway operator compiles %s %s/%s into one API, and the gateway-controller rejects all of it when one policy is invalid (%d problem(s), first %s at %s): none of its %d rule(s) is served; fix the policy problems reported on the route and its APIPolicies",
 			rt.Kind, rt.Meta.Namespace, rt.Meta.Name, len(problems), first.Code, first.Pos, len(rt.Rules))}}
 }

@@ -34,7 +34,7 @@ func (p *Policy) ReportDecodeErrors(errs []error) {
 }
 
 func decodeError(p *Policy, err error) diag.Diagnostic {
-	d := diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: p.Ref(), Field: "spec", Pos: p.Obj.FieldPos("spec"), Message: err.Error()}
+	d := diag.Diagnostic{Code: LintPolicyInvalid.Code, Severity: diag.Error, Object: p.Ref(), Field: "spec", Pos: p.Obj.FieldPos("spec"), Message: err.Error()}
 	var pe *manifest.PosError
 	if errors.As(err, &pe) && pe.Pos.Line > 0 {
 		d.Pos, d.Message = pe.Pos, pe.Msg

@@ -44,7 +44,7 @@ func (d Deferred) Problem(def *Definition) Problem {
 		at = "params." + f
 	}
 	return Problem{
-		Code:     CodeDeferredParam,
+		Code:     LintParamDeferred.Code,
 		Severity: diag.Info,
 		Message: fmt.Sprintf("%s of %s comes from %s, resolved at deploy time; it is taken as a string of the type the parameters schema of %s declares, and its value is not checked",
 			at, def.Identity(), d.Source, def),

@@ -116,7 +116,7 @@ func versionProblem(what, name, version string, sv *semver.Version) *Problem {
 		return nil
 	case sv != nil:
 		return &Problem{
-			Code:     CodeVersionInvalid,
+			Code:     LintDefinitionNotSemver.Code,
 			Severity: diag.Error,
 			Message: fmt.Sprintf("%s %s has version %q, which is semver but not of the form vMAJOR.MINOR.PATCH; the gateway-controller only resolves references to versions of that form, so no reference can reach it",
 				what, name, version),
@@ -124,7 +124,7 @@ func versionProblem(what, name, version string, sv *semver.Version) *Problem {
 		}
 	case version == "":
 		return &Problem{
-			Code:     CodeVersionInvalid,
+			Code:     LintDefinitionNotSemver.Code,
 			Severity: diag.Error,
 			Message:  fmt.Sprintf("%s %s has no version", what, name),
 			Hint:     "set version to the full semantic version, e.g. version: v1.0.0",
@@ -133,14 +133,14 @@ func versionProblem(what, name, version string, sv *semver.Version) *Problem {
 		// vX.Y.Z with a leading zero: the controller matches it by text, but
 		// it is not semver and the engine cannot order it.
 		return &Problem{
-			Code:     CodeVersionInvalid,
+			Code:     LintDefinitionNotSemver.Code,
 			Severity: diag.Error,
 			Message:  fmt.Sprintf("%s %s has version %q, which is not semver (a number has a leading zero)", what, name, version),
 			Hint:     "drop the leading zeros",
 		}
 	}
 	return &Problem{
-		Code:     CodeVersionInvalid,
+		Code:     LintDefinitionNotSemver.Code,
 		Severity: diag.Error,
 		Message: fmt.Sprintf("%s %s has version %q, which is not semver; the gateway-controller ignores it when resolving references",
 			what, name, version),
@@ -419,7 +419,7 @@ func duplicateDiags(ds *Definitions) []diag.Diagnostic {
 					sev, how = diag.Error, "differing from"
 				}
 				out = append(out, fileDiag(Problem{
-					Code:     CodeAmbiguous,
+					Code:     LintAmbiguousMajor.Code,
 					Severity: sev,
 					Message: fmt.Sprintf("policy definition %s %s is defined again here, %s the one at %s; the gateway-controller keeps only one definition per name and version, whichever it loads last",
 						d.Name, d.Version, how, first.Pos),

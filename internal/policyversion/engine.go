@@ -119,7 +119,7 @@ func ParseEngineManifest(file string, data []byte) (*EngineManifest, []diag.Diag
 		if fp, _ := manifest.Field(it, "filePath"); p.Version == "" && fp != nil {
 			if err := localVersion(file, fp, &p); err != nil {
 				diags = append(diags, fileDiag(Problem{
-					Code:     CodeVersionInvalid,
+					Code:     LintDefinitionNotSemver.Code,
 					Severity: diag.Error,
 					Message:  fmt.Sprintf("engine policy %s is built from filePath %q, whose version is in its policy definition, but %v; its name:vN key in the engine registry cannot be known", name, fp.Value, err),
 					Hint:     "keep the policy's directory (with its policy-definition.yaml) beside the build lock file",
@@ -135,7 +135,7 @@ func ParseEngineManifest(file string, data []byte) (*EngineManifest, []diag.Diag
 				msg = fmt.Sprintf("engine policy %s has no version; its name:vN key in the engine registry cannot be known", name)
 			}
 			diags = append(diags, fileDiag(Problem{
-				Code:     CodeVersionInvalid,
+				Code:     LintDefinitionNotSemver.Code,
 				Severity: diag.Error,
 				Message:  msg,
 				Hint:     "rebuild the policy engine; the gateway builder writes vX.Y.Z versions",
@@ -158,7 +158,7 @@ func (m *EngineManifest) duplicates() []diag.Diagnostic {
 			p := m.Policies[i]
 			at := fmt.Sprintf("policies[%d]", p.Index)
 			diags = append(diags, fileDiag(Problem{
-				Code:     CodeAmbiguous,
+				Code:     LintAmbiguousMajor.Code,
 				Severity: diag.Error,
 				Message: fmt.Sprintf("the engine build lists %s again (%s here, %s at %s); the policy engine registry keys policies by name:vN and rejects the second registration as a duplicate",
 					p.Identity(), p.Version, first.Version, first.Pos),
@@ -298,7 +298,7 @@ func (m *EngineManifest) Check(name, major string, def *Definition) EngineCheck 
 	}
 	ep, ok := m.Lookup(name, major)
 	if !ok {
-		p := &Problem{Code: CodeEngineMissing, Severity: diag.Error}
+		p := &Problem{Code: LintEngineMissingMajor.Code, Severity: diag.Error}
 		if majors := m.Majors(name); len(majors) > 0 {
 			have := make([]string, 0, len(majors))
 			for _, mj := range majors {
@@ -324,7 +324,7 @@ func (m *EngineManifest) Check(name, major string, def *Definition) EngineCheck 
 		return c // same version spelt differently ("1.2.3" and "v1.2.3")
 	}
 	c.Problem = &Problem{
-		Code:     CodeEngineDrift,
+		Code:     LintEngineDrift.Code,
 		Severity: diag.Warning,
 		Message: fmt.Sprintf("the gateway-controller resolves %s to %s (%s) but the policy engine was built with %s (%s); compatible under major identity %s, but drifted",
 			c.Identity, def.Version, def.Pos, ep.Version, ep.Pos, c.Identity),

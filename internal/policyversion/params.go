@@ -55,7 +55,7 @@ func (e ParamError) Problem(def *Definition) Problem {
 		at = "params." + f
 	}
 	return Problem{
-		Code:     CodeParams,
+		Code:     LintParamsSchema.Code,
 		Severity: diag.Error,
 		Message:  fmt.Sprintf("%s of %s fail the parameters schema of %s: %s", at, def.Identity(), def, e.Message),
 		Hint:     "make the params match the definition's parameters schema",
@@ -90,7 +90,7 @@ func (d *Definition) compile() {
 			msg, at := schemaErrorText(err)
 			d.schemaPath = at
 			d.schemaProb = &Problem{
-				Code:     CodeParams,
+				Code:     LintParamsSchema.Code,
 				Severity: diag.Error,
 				Message:  fmt.Sprintf("the parameters schema of policy definition %s is not valid JSON Schema (%s); params of references to it cannot be checked", d, msg),
 				Hint:     "fix the parameters schema (JSON Schema draft-7)",

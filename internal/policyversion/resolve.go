@@ -74,7 +74,7 @@ func (ds *Definitions) Resolve(name, ref string) Resolution {
 		}
 		t = latest.Major
 		r.Note = &Problem{
-			Code:     CodeLatestVersion,
+			Code:     LintVersionDefaulted.Code,
 			Severity: diag.Info,
 			Message: fmt.Sprintf("policy %s has no version; the gateway-controller resolves it to the major of the latest loaded definition, %s (%s)",
 				name, t, latest),
@@ -110,7 +110,7 @@ func (ds *Definitions) Resolve(name, ref string) Resolution {
 			list[i] = d.String()
 		}
 		r.Problem = &Problem{
-			Code:     CodeAmbiguous,
+			Code:     LintAmbiguousMajor.Code,
 			Severity: diag.Error,
 			Message: fmt.Sprintf("several policy definitions of %s match %s: %s; the gateway-controller cannot resolve the reference uniquely and rejects it",
 				name, t, strings.Join(list, ", ")),
@@ -141,7 +141,7 @@ func (ds *Definitions) latest(name string) *Definition {
 // noLatest is the GWP502 finding for a reference without a version to a
 // name no resolvable definition has.
 func (ds *Definitions) noLatest(name string) *Problem {
-	p := &Problem{Code: CodeNoDefinition, Severity: diag.Error,
+	p := &Problem{Code: LintNoDefinitionForMajor.Code, Severity: diag.Error,
 		Message: fmt.Sprintf("policy %s has no version and no policy definition named %s can be resolved; the gateway-controller answers \"policy definition for '%s' not loaded\"", name, name, name)}
 	if near := ds.nearestName(name); near != "" {
 		p.Hint = fmt.Sprintf("did you mean %s?", near)
@@ -153,7 +153,7 @@ func (ds *Definitions) noLatest(name string) *Problem {
 
 // refProblem is the GWP501 finding for a ref that is not major-only.
 func (ds *Definitions) refProblem(name, ref, t string) *Problem {
-	p := &Problem{Code: CodeNotMajorOnly, Severity: diag.Error}
+	p := &Problem{Code: LintVersionNotMajor.Code, Severity: diag.Error}
 	if sv, err := semver.StrictNewVersion(strings.TrimPrefix(t, "v")); err == nil {
 		p.Message = fmt.Sprintf("policy %s uses the full semantic version %q where a major-only version (vN) is required; the gateway-controller rejects it (\"version must be major-only\")",
 			name, ref)
@@ -171,7 +171,7 @@ func (ds *Definitions) refProblem(name, ref, t string) *Problem {
 
 // notFound is the GWP502 finding: nothing of name resolves at major.
 func (ds *Definitions) notFound(name, major string) *Problem {
-	p := &Problem{Code: CodeNoDefinition, Severity: diag.Error}
+	p := &Problem{Code: LintNoDefinitionForMajor.Code, Severity: diag.Error}
 	ctrl := fmt.Sprintf("the gateway-controller answers \"major version '%s' not found in loaded policy definitions\"", major)
 	named := ds.Named(name)
 	if len(named) == 0 {

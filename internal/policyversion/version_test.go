@@ -106,19 +106,19 @@ func TestDefinitionDiagnostics(t *testing.T) {
 		want []want
 	}{
 		{"defs", []want{
-			{CodeVersionInvalid, diag.Error, "header-filter.yml", 2, "version",
+			{LintDefinitionNotSemver.Code, diag.Error, "header-filter.yml", 2, "version",
 				[]string{`header-filter has version "1.0", which is not semver`, "fix: set version"}},
-			{CodeVersionInvalid, diag.Error, "rewrite/policy-definition.yaml", 2, "version",
+			{LintDefinitionNotSemver.Code, diag.Error, "rewrite/policy-definition.yaml", 2, "version",
 				[]string{`"1.2.0", which is semver but not of the form vMAJOR.MINOR.PATCH`, "no reference can reach it", "fix: write version: v1.2.0"}},
 		}},
 		{"dupversion", []want{
-			{CodeAmbiguous, diag.Warning, "b/policy-definition.yaml", 2, "version",
+			{LintAmbiguousMajor.Code, diag.Warning, "b/policy-definition.yaml", 2, "version",
 				[]string{"cors v1.0.2 is defined again here, an identical copy of the one at", "a/policy-definition.yaml:2:10"}},
-			{CodeAmbiguous, diag.Error, "c/policy-definition.yaml", 2, "version",
+			{LintAmbiguousMajor.Code, diag.Error, "c/policy-definition.yaml", 2, "version",
 				[]string{"differing from the one at", "keeps only one definition per name and version"}},
 		}},
 		{"badschema", []want{
-			{CodeParams, diag.Error, "badschema/policy-definition.yaml", 7, "parameters.properties.count.type",
+			{LintParamsSchema.Code, diag.Error, "badschema/policy-definition.yaml", 7, "parameters.properties.count.type",
 				[]string{"parameters schema of policy definition bad-schema v1.0.0", "not valid JSON Schema", "at /properties/count/type", "cannot be checked"}},
 		}},
 	}
@@ -193,10 +193,10 @@ func checkNote(t *testing.T, note *Problem, want []string) {
 	case len(want) == 0 && note != nil:
 		t.Errorf("unexpected note %s: %s", note.Code, note.Message)
 	case len(want) > 0 && note == nil:
-		t.Errorf("no note, want %s", CodeLatestVersion)
+		t.Errorf("no note, want %s", LintVersionDefaulted.Code)
 	case note != nil:
-		if note.Code != CodeLatestVersion || note.Severity != diag.Info {
-			t.Errorf("note = %s %s, want %s info", note.Code, note.Severity, CodeLatestVersion)
+		if note.Code != LintVersionDefaulted.Code || note.Severity != diag.Info {
+			t.Errorf("note = %s %s, want %s info", note.Code, note.Severity, LintVersionDefaulted.Code)
 		}
 		containsAll(t, "note", note.Message, want)
 	}
@@ -222,43 +222,43 @@ func TestResolve(t *testing.T) {
 		{name: "one major of several", policy: "set-headers", ref: "v2", resolved: "v2.0.0", identity: "set-headers:v2"},
 		{name: "identical duplicates count once", defs: dup, policy: "cors", ref: "v1", resolved: "v1.0.2", identity: "cors:v1"},
 
-		{name: "full semver with v", policy: "api-key-auth", ref: "v0.1.3", code: CodeNotMajorOnly,
+		{name: "full semver with v", policy: "api-key-auth", ref: "v0.1.3", code: LintVersionNotMajor.Code,
 			msg: []string{`full semantic version "v0.1.3"`, "version must be major-only"}, hint: "use version: v0"},
-		{name: "full semver without v", policy: "api-key-auth", ref: "1.2.0", code: CodeNotMajorOnly,
+		{name: "full semver without v", policy: "api-key-auth", ref: "1.2.0", code: LintVersionNotMajor.Code,
 			msg: []string{`full semantic version "1.2.0"`}, hint: "use version: v1"},
-		{name: "prerelease is full semver too", policy: "api-key-auth", ref: "v0.2.0-rc.1", code: CodeNotMajorOnly,
+		{name: "prerelease is full semver too", policy: "api-key-auth", ref: "v0.2.0-rc.1", code: LintVersionNotMajor.Code,
 			msg: []string{"full semantic version"}, hint: "use version: v0"},
-		{name: "malformed uppercase", policy: "api-key-auth", ref: "V0", code: CodeNotMajorOnly,
+		{name: "malformed uppercase", policy: "api-key-auth", ref: "V0", code: LintVersionNotMajor.Code,
 			msg: []string{`"V0", which is not major-only`, "invalid version format"}, hint: "use version: v0"},
-		{name: "malformed major.minor", policy: "basic-ratelimit", ref: "v1.1", code: CodeNotMajorOnly,
+		{name: "malformed major.minor", policy: "basic-ratelimit", ref: "v1.1", code: LintVersionNotMajor.Code,
 			msg: []string{"not major-only"}, hint: "use version: v1"},
-		{name: "malformed bare number", policy: "basic-ratelimit", ref: "1", code: CodeNotMajorOnly, hint: "use version: v1"},
-		{name: "malformed word", policy: "basic-ratelimit", ref: "latest", code: CodeNotMajorOnly,
+		{name: "malformed bare number", policy: "basic-ratelimit", ref: "1", code: LintVersionNotMajor.Code, hint: "use version: v1"},
+		{name: "malformed word", policy: "basic-ratelimit", ref: "latest", code: LintVersionNotMajor.Code,
 			hint: "use a major-only version such as version: v1"},
 		{name: "empty resolves to the latest definition's major", policy: "set-headers", ref: "", resolved: "v2.0.0", identity: "set-headers:v2",
 			note: []string{"policy set-headers has no version", "latest loaded definition, v2", "set-headers v2.0.0 ("}},
 		{name: "blank resolves like empty", policy: "api-key-auth", ref: "  ", resolved: "v0.1.3", identity: "api-key-auth:v0",
 			note: []string{"latest loaded definition, v0"}},
-		{name: "empty with no definition of the name", policy: "cors", ref: "", code: CodeNoDefinition,
+		{name: "empty with no definition of the name", policy: "cors", ref: "", code: LintNoDefinitionForMajor.Code,
 			msg: []string{"has no version", "policy definition for 'cors' not loaded"}, hint: "add a policy definition of cors (version vX.Y.Z) to the policy definitions"},
-		{name: "empty skips a definition the controller cannot see", policy: "url-rewrite", ref: "", code: CodeNoDefinition},
+		{name: "empty skips a definition the controller cannot see", policy: "url-rewrite", ref: "", code: LintNoDefinitionForMajor.Code},
 
-		{name: "no such major lists the existing ones", policy: "set-headers", ref: "v3", code: CodeNoDefinition, identity: "set-headers:v3",
+		{name: "no such major lists the existing ones", policy: "set-headers", ref: "v3", code: LintNoDefinitionForMajor.Code, identity: "set-headers:v3",
 			msg:  []string{"no policy definition of set-headers at v3", "definitions exist for v1, v2", "major version 'v3' not found in loaded policy definitions"},
 			hint: "use one of v1, v2, or add a definition of set-headers v3.x.y"},
-		{name: "no such major, one other", policy: "api-key-auth", ref: "v1", code: CodeNoDefinition,
+		{name: "no such major, one other", policy: "api-key-auth", ref: "v1", code: LintNoDefinitionForMajor.Code,
 			msg: []string{"definitions exist for v0"}, hint: "use version: v0"},
-		{name: "no such name suggests a near one", policy: "api-key-auht", ref: "v0", code: CodeNoDefinition,
+		{name: "no such name suggests a near one", policy: "api-key-auht", ref: "v0", code: LintNoDefinitionForMajor.Code,
 			msg: []string{"no policy definition named api-key-auht is loaded"}, hint: "did you mean api-key-auth?"},
-		{name: "no such name", policy: "cors", ref: "v1", code: CodeNoDefinition,
+		{name: "no such name", policy: "cors", ref: "v1", code: LintNoDefinitionForMajor.Code,
 			msg: []string{"no policy definition named cors"}, hint: "add the policy definition of cors v1.x.y to the policy definitions"},
-		{name: "semver definition the controller cannot see", policy: "url-rewrite", ref: "v1", code: CodeNoDefinition,
+		{name: "semver definition the controller cannot see", policy: "url-rewrite", ref: "v1", code: LintNoDefinitionForMajor.Code,
 			msg: []string{"url-rewrite 1.2.0", "has that major but is not of the form vX.Y.Z"}, hint: "write that definition's version as vX.Y.Z"},
-		{name: "non-semver definition", policy: "header-filter", ref: "v1", code: CodeNoDefinition,
+		{name: "non-semver definition", policy: "header-filter", ref: "v1", code: LintNoDefinitionForMajor.Code,
 			msg: []string{"none of its definitions has a version of the form vX.Y.Z"}},
-		{name: "nil definitions", defs: (*Definitions)(nil), policy: "cors", ref: "v1", code: CodeNoDefinition},
+		{name: "nil definitions", defs: (*Definitions)(nil), policy: "cors", ref: "v1", code: LintNoDefinitionForMajor.Code},
 
-		{name: "two definitions for one major", policy: "jwt-auth", ref: "v1", code: CodeAmbiguous, identity: "jwt-auth:v1",
+		{name: "two definitions for one major", policy: "jwt-auth", ref: "v1", code: LintAmbiguousMajor.Code, identity: "jwt-auth:v1",
 			msg:  []string{"several policy definitions of jwt-auth match v1", "jwt-auth v1.0.0 (", "jwt-auth v1.1.0 (", "jwt-auth-v1.1.yaml:3:10", "cannot resolve the reference uniquely"},
 			hint: "keep exactly one definition of jwt-auth per major in the policy definitions"},
 	}
@@ -292,7 +292,7 @@ func TestResolve(t *testing.T) {
 			if tt.hint != "" && r.Problem.Hint != tt.hint {
 				t.Errorf("hint = %q, want %q", r.Problem.Hint, tt.hint)
 			}
-			if tt.code == CodeAmbiguous && len(r.Candidates) != 2 {
+			if tt.code == LintAmbiguousMajor.Code && len(r.Candidates) != 2 {
 				t.Errorf("candidates = %v", r.Candidates)
 			}
 		})
@@ -323,11 +323,11 @@ func TestEngineManifestDiagnostics(t *testing.T) {
 		t.Fatalf("diagnostics: %v", diags)
 	}
 	dup, bad := diags[0], diags[1]
-	if dup.Code != CodeAmbiguous || dup.Pos.Line != 7 || dup.Field != "policies[1]" {
+	if dup.Code != LintAmbiguousMajor.Code || dup.Pos.Line != 7 || dup.Field != "policies[1]" {
 		t.Errorf("duplicate = %s %s %s", dup.Code, dup.Pos, dup.Field)
 	}
 	containsAll(t, "duplicate", dup.Message, []string{"lists api-key-auth:v0 again", "v0.1.3 here, v0.1.2 at", "build-manifest.yaml:4:16", "rejects the second registration as a duplicate"})
-	if bad.Code != CodeVersionInvalid || bad.Pos.Line != 10 || bad.Field != "policies[2].version" {
+	if bad.Code != LintDefinitionNotSemver.Code || bad.Pos.Line != 10 || bad.Field != "policies[2].version" {
 		t.Errorf("non-semver = %s %s %s", bad.Code, bad.Pos, bad.Field)
 	}
 	containsAll(t, "non-semver", bad.Message, []string{`cors has version "latest"`, "not semver"})
@@ -384,16 +384,16 @@ func TestEngineCheck(t *testing.T) {
 	}{
 		{name: "same version", policy: "basic-ratelimit", major: "v1", def: true, engineV: "v1.1.1"},
 		{name: "drift: definitions v0.1.3, engine v0.1.2", policy: "api-key-auth", major: "v0", def: true,
-			code: CodeEngineDrift, severity: diag.Warning, engineV: "v0.1.2",
+			code: LintEngineDrift.Code, severity: diag.Warning, engineV: "v0.1.2",
 			msg: []string{"resolves api-key-auth:v0 to v0.1.3", "policy engine was built with v0.1.2", "build-manifest.yaml:4:16",
 				"compatible under major identity api-key-auth:v0, but drifted"},
 			hint: "rebuild the policy engine with api-key-auth v0.1.3, or load the v0.1.2 definition in the gateway-controller"},
 		{name: "engine lacks the major", policy: "set-headers", major: "v2", def: true,
-			code: CodeEngineMissing, severity: diag.Error,
+			code: LintEngineMissingMajor.Code, severity: diag.Error,
 			msg:  []string{"has set-headers only at v1 (v1.0.0), not v2", `would answer "policy not found" for set-headers:v2`},
 			hint: "rebuild the policy engine with set-headers@v2, or reference one of v1"},
 		{name: "engine lacks the name", policy: "url-rewrite", major: "v1",
-			code: CodeEngineMissing, severity: diag.Error,
+			code: LintEngineMissingMajor.Code, severity: diag.Error,
 			msg:  []string{"does not include url-rewrite", `"policy not found" for url-rewrite:v1`},
 			hint: "add url-rewrite@v1 to the gateway builder's build.yaml and rebuild the policy engine"},
 		{name: "unresolved reference is still checked against the engine", policy: "jwt-auth", major: "v1", engineV: "v1.1.0"},
@@ -452,7 +452,7 @@ func TestEngineCheckSameVersionSpeltDifferently(t *testing.T) {
 	if c := m.Check("p", "v1", NewDefinition("p", "1.2.3", nil, diag.Position{})); c.Problem != nil {
 		t.Errorf("1.2.3 vs v1.2.3: %s", c.Problem.Text())
 	}
-	if c := m.Check("p", "v1", NewDefinition("p", "v1.2.3-rc.1", nil, diag.Position{})); c.Problem == nil || c.Problem.Code != CodeEngineDrift {
+	if c := m.Check("p", "v1", NewDefinition("p", "v1.2.3-rc.1", nil, diag.Position{})); c.Problem == nil || c.Problem.Code != LintEngineDrift.Code {
 		t.Errorf("prerelease drift not reported: %+v", c)
 	}
 }
@@ -610,7 +610,7 @@ func TestSchemaProblem(t *testing.T) {
 	ds, _ := loadDefs(t, "badschema")
 	d := ds.Named("bad-schema")[0]
 	p := d.SchemaProblem()
-	if p == nil || p.Code != CodeParams {
+	if p == nil || p.Code != LintParamsSchema.Code {
 		t.Fatalf("SchemaProblem = %v", p)
 	}
 	if errs := d.ValidateParams(map[string]any{"count": "x"}); errs != nil {
@@ -644,7 +644,7 @@ func TestParamErrorField(t *testing.T) {
 	}
 	d := NewDefinition("api-key-auth", "v0.1.3", nil, diag.Position{File: "d.yaml", Line: 3, Col: 10})
 	p := ParamError{Path: "/in", Message: "value must be one of 'header', 'query'"}.Problem(d)
-	if p.Code != CodeParams || p.Severity != diag.Error {
+	if p.Code != LintParamsSchema.Code || p.Severity != diag.Error {
 		t.Errorf("problem = %+v", p)
 	}
 	containsAll(t, "message", p.Message, []string{"params.in of api-key-auth:v0", "api-key-auth v0.1.3 (d.yaml:3:10)", "value must be one of"})
@@ -676,14 +676,14 @@ func TestParseVersion(t *testing.T) {
 		}
 		if p := versionProblem("policy definition", "p", tt.in, d.Semver); (p != nil) != tt.problem {
 			t.Errorf("%q: problem %v, want %v", tt.in, p, tt.problem)
-		} else if p != nil && p.Code != CodeVersionInvalid {
+		} else if p != nil && p.Code != LintDefinitionNotSemver.Code {
 			t.Errorf("%q: code %s", tt.in, p.Code)
 		}
 	}
 }
 
 func TestProblemDiagnostic(t *testing.T) {
-	p := Problem{Code: CodeNotMajorOnly, Severity: diag.Error, Message: "policy x uses the full semantic version", Hint: "use version: v1"}
+	p := Problem{Code: LintVersionNotMajor.Code, Severity: diag.Error, Message: "policy x uses the full semantic version", Hint: "use version: v1"}
 	obj := diag.ObjectRef{Group: "gateway.api-platform.wso2.com", Kind: "RestApi", Namespace: "ns", Name: "api"}
 	pos := diag.Position{File: "api.yaml", Line: 12, Col: 16}
 	d := p.Diagnostic(obj, "spec.policies[0].version", pos)
@@ -714,7 +714,7 @@ func TestLoadDefinitionsDeterministic(t *testing.T) {
 
 func TestLoadSingleFile(t *testing.T) {
 	ds, diags, err := LoadDefinitions(fixture("defs", "header-filter.yml"))
-	if err != nil || len(ds.All()) != 1 || len(diags) != 1 || diags[0].Code != CodeVersionInvalid {
+	if err != nil || len(ds.All()) != 1 || len(diags) != 1 || diags[0].Code != LintDefinitionNotSemver.Code {
 		t.Errorf("single file: %v %v %v", ds.All(), diags, err)
 	}
 }
@@ -780,7 +780,7 @@ func TestRealWSO2Files(t *testing.T) {
 	// The real engine build has api-key-auth at v1 while the feb2026
 	// definition is v0.1.1: exactly the "policy not found" case.
 	c := m.Check("api-key-auth", "v0", r.Definition)
-	if c.Problem == nil || c.Problem.Code != CodeEngineMissing {
+	if c.Problem == nil || c.Problem.Code != LintEngineMissingMajor.Code {
 		t.Errorf("api-key-auth:v0 against the real engine: %+v", c.Problem)
 	}
 }
@@ -800,7 +800,7 @@ func TestEngineSystemBuildLock(t *testing.T) {
 	if !ok || ep.Version != "v1.0.0" || ep.Pos != wantPos {
 		t.Errorf("analytics = %+v, %v; want v1.0.0 at %s", ep, ok, wantPos)
 	}
-	if len(diags) != 1 || diags[0].Code != CodeVersionInvalid || diags[0].Field != "policies[1].filePath" || diags[0].Pos.Line != 9 ||
+	if len(diags) != 1 || diags[0].Code != LintDefinitionNotSemver.Code || diags[0].Field != "policies[1].filePath" || diags[0].Pos.Line != 9 ||
 		!strings.Contains(diags[0].Message, "nowhere") {
 		t.Errorf("diags = %v, want one GWP507 at policies[1].filePath (line 9)", diags)
 	}
@@ -841,7 +841,7 @@ func TestMergeEngineManifests(t *testing.T) {
 	if ep, _ := m.Lookup("cors", "v1"); ep.Version != "v1.0.2" {
 		t.Errorf("the registry keeps the first registration, got %s", ep.Version)
 	}
-	if len(diags) != 1 || diags[0].Code != CodeAmbiguous || diags[0].Pos.File != "other.yaml" || diags[0].Field != "policies[0]" {
+	if len(diags) != 1 || diags[0].Code != LintAmbiguousMajor.Code || diags[0].Pos.File != "other.yaml" || diags[0].Field != "policies[0]" {
 		t.Errorf("diags = %v, want one GWP503 at other.yaml policies[0]", diags)
 	}
 }

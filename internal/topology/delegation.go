@@ -16,12 +16,9 @@ import (
 // match selects to the child routes' rules. Children take the parent's
 // hostnames and listeners; their matches must fall within the parent's.
 const (
-	DelegationLabel       = "delegation.kgateway.dev/label"
-	DelegationLabelGroup  = "delegation.kgateway.dev"
-	InheritParentMatcher  = "delegation.kgateway.dev/inherit-parent-matcher"
-	delegationCodeOutside = "GWP209"
-	delegationCodeCycle   = "GWP210"
-	delegationCodeNothing = "GWP211"
+	DelegationLabel      = "delegation.kgateway.dev/label"
+	DelegationLabelGroup = "delegation.kgateway.dev"
+	InheritParentMatcher = "delegation.kgateway.dev/inherit-parent-matcher"
 )
 
 // Delegation is one parent rule handing traffic to one child route.
@@ -150,7 +147,7 @@ func (g *Graph) delegationToNothing(parent *Route, b *Backend) {
 	b.Resolved, b.Reason = false, "BackendNotFound"
 	b.Message = fmt.Sprintf("%s/%s/%s/%s: unresolved reference", b.Group, b.Kind, b.Namespace, b.Name)
 	b.Why = g.whyNoChildren(parent, b)
-	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: delegationCodeNothing, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
+	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegationToNothing.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
 		Message: fmt.Sprintf("backendRef delegates to no route: %s; the rule answers 500", b.Why)})
 }
 
@@ -204,14 +201,14 @@ func (g *Graph) settle(r *Route, state map[*Route]int) {
 	case 2:
 		return
 	case 1:
-		g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: delegationCodeCycle, Severity: diag.Error, Object: r.Key().Ref(), Field: "spec", Pos: r.Src.FieldPos("spec"),
+		g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegationCycle.Code, Severity: diag.Error, Object: r.Key().Ref(), Field: "spec", Pos: r.Src.FieldPos("spec"),
 			Message: fmt.Sprintf("%s is part of a delegation cycle; the cycle is ignored — remove one of the HTTPRoute backendRefs", r.Key().Ref())})
 		return
 	}
 	state[r] = 1
 	for _, d := range r.DelegatedBy {
 		if state[d.Parent] == 1 {
-			g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: delegationCodeCycle, Severity: diag.Error, Object: d.Parent.Key().Ref(), Field: d.Rule.Path, Pos: d.Parent.Src.FieldPos(d.Rule.Path + ".backendRefs"),
+			g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegationCycle.Code, Severity: diag.Error, Object: d.Parent.Key().Ref(), Field: d.Rule.Path, Pos: d.Parent.Src.FieldPos(d.Rule.Path + ".backendRefs"),
 				Message: fmt.Sprintf("delegation cycle: %s delegates to %s, which leads back to it; this delegation is ignored", d.Parent.Key().Ref(), r.Key().Ref())})
 			continue
 		}
@@ -255,7 +252,7 @@ func (g *Graph) delegate(d *Delegation) {
 		for _, m := range matches {
 			if !within(m, d.Prefix) {
 				d.Outside = append(d.Outside, rule.Index)
-				g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: delegationCodeOutside, Severity: diag.Warning, Object: child.Key().Ref(), Field: rule.Path + ".matches", Pos: child.Src.FieldPos(rule.Path + ".matches"),
+				g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegatedRouteOutsideParent.Code, Severity: diag.Warning, Object: child.Key().Ref(), Field: rule.Path + ".matches", Pos: child.Src.FieldPos(rule.Path + ".matches"),
 					Message: fmt.Sprintf("rule %s of %s matches outside its parent %s (prefix %s); that rule is not served — narrow its path or set %s: \"true\"", rule.Section(), child.Key().Ref(), d.Parent.Key().Ref(), d.Prefix, InheritParentMatcher)})
 				break
 			}

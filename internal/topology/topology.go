@@ -522,7 +522,7 @@ func (g *Graph) undecidedNamespace(l *Listener, ns string, sel labels.Selector) 
 	if l.Set != nil {
 		src = l.Set.Src
 	}
-	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: CodeNamespaceUnknown, Severity: diag.Warning,
+	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintNamespaceLabelsUnknown.Code, Severity: diag.Warning,
 		Object: diag.ObjectRef{Group: src.Group, Kind: src.Kind, Namespace: src.Namespace, Name: src.Name}, Field: path, Pos: src.KeyPos(path),
 		Message: fmt.Sprintf("Namespace %s is not in the input, so its labels are unknown and listener %s's selector %q cannot be evaluated; routes from %s are assumed allowed — add the Namespace manifest to decide it", ns, l.Name, sel.String(), ns)})
 }
@@ -550,10 +550,6 @@ type undecidedKey struct {
 	l  *Listener
 	ns string
 }
-
-// CodeNamespaceUnknown is the finding for a namespace selector that
-// needs the labels of a Namespace missing from the input.
-const CodeNamespaceUnknown = "GWP106"
 
 // kindAllowed applies the listener protocol and allowedRoutes.kinds. A
 // kind the protocol cannot carry is refused whatever the list says.

@@ -400,7 +400,7 @@ metadata: {name: team-c, labels: {expose: "false", env: dev}}`
 	}
 	var undecided []string
 	for _, d := range g.Diagnostics {
-		if d.Code == CodeNamespaceUnknown {
+		if d.Code == LintNamespaceLabelsUnknown.Code {
 			undecided = append(undecided, d.Field+" "+strings.Fields(d.Message)[1])
 		}
 	}

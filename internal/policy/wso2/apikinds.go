@@ -25,10 +25,6 @@ const (
 	KindWebSubAPI   = "WebSubApi"
 )
 
-// CodeNotChecked is the info finding about policy references gwpol lists
-// but cannot resolve.
-const CodeNotChecked = "GWP511"
-
 // APIKind is one of those kinds: it attaches to nothing, and its policy
 // references are wherever a `policies` list appears under spec (LLM kinds
 // also give params per path: policies[].paths[].params).
@@ -114,7 +110,7 @@ func (k *APIKind) Decode(o *manifest.Object, _ *policy.Env) *policy.Policy {
 		api.Chains = append(api.Chains, ch)
 	}
 	if !k.resolved && refs > 0 {
-		p.Findings = append(p.Findings, p.Diag(CodeNotChecked, diag.Info, "spec",
+		p.Findings = append(p.Findings, p.Diag(LintPoliciesNotChecked.Code, diag.Info, "spec",
 			"%d policy reference(s) of this %s are resolved by the WSO2 event gateway against its own policy definitions, which gwpol does not load; they are not checked", refs, k.kind))
 	}
 	return p

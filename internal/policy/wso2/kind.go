@@ -140,7 +140,7 @@ func checkVersion(p *policy.Policy) bool {
 	if slices.Contains(served[o.Kind], o.Version) {
 		return true
 	}
-	p.Invalid = append(p.Invalid, p.Diag("GWP104", diag.Error, "apiVersion", "%s %s is not a version the WSO2 operator serves (%s); use %s/v1",
+	p.Invalid = append(p.Invalid, p.Diag(model.LintDeprecatedVersion.Code, diag.Error, "apiVersion", "%s %s is not a version the WSO2 operator serves (%s); use %s/v1",
 		o.Kind, o.APIVersion, strings.Join(served[o.Kind], ", "), Group))
 	return false
 }
@@ -174,16 +174,16 @@ func (k *APIPolicyKind) Decode(o *manifest.Object, env *policy.Env) *policy.Poli
 		}
 		switch ns := strings.TrimSpace(t.Namespace); {
 		case t.Name == "":
-			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.targetRef", "spec.targetRef needs the name of the HTTPRoute the policies apply to"))
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.targetRef", "spec.targetRef needs the name of the HTTPRoute the policies apply to"))
 		case ns != "" && ns != o.Namespace:
-			p.Invalid = append(p.Invalid, p.Diag("GWP201", diag.Error, "spec.targetRef.namespace",
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintTargetNotFound.Code, diag.Error, "spec.targetRef.namespace",
 				"spec.targetRef names HTTPRoute %s/%s, but the operator applies an APIPolicy only to HTTPRoutes in its own namespace (%s); it applies to no route; move the APIPolicy to %s", ns, t.Name, o.Namespace, ns))
 		default:
 			p.Targets = []policy.TargetRef{{Group: g, Kind: kind, Name: t.Name, Path: "spec.targetRef"}}
 		}
 	}
 	if len(ap.Spec.Policies) == 0 {
-		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec", "spec.policies must list at least one policy reference {name, version}"))
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec.policies must list at least one policy reference {name, version}"))
 		return p
 	}
 	ch := &Chain{Level: level, Source: p.ID()}
@@ -256,10 +256,6 @@ func (k *RestAPIKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	return p
 }
 
-// CodeDuplicateName is the warning about an API-level policy name listed
-// more than once.
-const CodeDuplicateName = "GWP510"
-
 // duplicateNames reports API-level references that share a name. The
 // gateway-controller keys the API-level policies by name while it builds
 // each operation's chain (DerivePolicyFromAPIConfig), so the last entry of
@@ -277,10 +273,10 @@ func duplicateNames(p *policy.Policy, ch *Chain) {
 		if l == r || r.Name == "" {
 			continue
 		}
-		p.Findings = append(p.Findings, diag.Diagnostic{Code: CodeDuplicateName, Severity: diag.Warning, Object: p.Ref(), Field: r.Path + ".name", Pos: p.Obj.FieldPos(r.Path + ".name"),
+		p.Findings = append(p.Findings, diag.Diagnostic{Code: LintDuplicateAPIPolicy.Code, Severity: diag.Warning, Object: p.Ref(), Field: r.Path + ".name", Pos: p.Obj.FieldPos(r.Path + ".name"),
 			Message: fmt.Sprintf("API-level policy %s is listed %d times; the gateway-controller keys API-level policies by name, so %s.params and executionCondition replace this entry's, and that entry runs %d times in every operation's chain; fix: list %s once at API level (or move the variants to operations)",
 				r.Name, count[r.Name], l.Path, count[r.Name], r.Name)})
-		r.Problems = append(r.Problems, CodeDuplicateName)
+		r.Problems = append(r.Problems, LintDuplicateAPIPolicy.Code)
 	}
 }
 

@@ -28,9 +28,9 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 	}
 	verField := r.Path + ".version"
 	if strings.TrimSpace(r.Name) == "" {
-		invalid = append(invalid, diag.Diagnostic{Code: "GWP401", Severity: diag.Error, Object: obj, Field: r.Path + ".name", Pos: pos(r.Path + ".name"),
+		invalid = append(invalid, diag.Diagnostic{Code: policy.LintPolicyInvalid.Code, Severity: diag.Error, Object: obj, Field: r.Path + ".name", Pos: pos(r.Path + ".name"),
 			Message: "a policy reference needs a name (the policy definition's name, e.g. api-key-auth)"})
-		r.Problems = append(r.Problems, "GWP401")
+		r.Problems = append(r.Problems, policy.LintPolicyInvalid.Code)
 		return invalid, nil
 	}
 	defs := ks.Definitions
@@ -39,7 +39,7 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 		defs = empty
 	}
 	r.Resolution = defs.Resolve(r.Name, r.Version)
-	if p := r.Resolution.Problem; p != nil && (r.DefinitionsLoaded || p.Code == policyversion.CodeNotMajorOnly) {
+	if p := r.Resolution.Problem; p != nil && (r.DefinitionsLoaded || p.Code == policyversion.LintVersionNotMajor.Code) {
 		invalid = append(invalid, at(*p, verField))
 	}
 	if n := r.Resolution.Note; n != nil && r.DefinitionsLoaded {
@@ -101,21 +101,21 @@ func (ks *Kinds) reference(p *policy.Policy, path string, pr PolicyRef) *Referen
 func versionRequired(p *policy.Policy, r *Reference, invalid, findings []diag.Diagnostic) ([]diag.Diagnostic, []diag.Diagnostic) {
 	if p.Obj.Kind != KindAPIPolicy {
 		for i, d := range findings {
-			if d.Code == policyversion.CodeLatestVersion {
+			if d.Code == policyversion.LintVersionDefaulted.Code {
 				findings[i].Message += "; applied as a Kubernetes object, the RestApi CRD requires version (the API server rejects it without one)"
 			}
 		}
 		return invalid, findings
 	}
-	findings = slices.DeleteFunc(findings, func(d diag.Diagnostic) bool { return d.Code == policyversion.CodeLatestVersion })
-	r.Problems = slices.DeleteFunc(r.Problems, func(c string) bool { return c == policyversion.CodeLatestVersion })
+	findings = slices.DeleteFunc(findings, func(d diag.Diagnostic) bool { return d.Code == policyversion.LintVersionDefaulted.Code })
+	r.Problems = slices.DeleteFunc(r.Problems, func(c string) bool { return c == policyversion.LintVersionDefaulted.Code })
 	hint := "set version: vN, the major of the definition to use"
 	if r.Resolution.Major != "" {
 		hint = "set version: " + r.Resolution.Major + " (the latest definition's major)"
 	}
-	problem := policyversion.Problem{Code: policyversion.CodeNotMajorOnly, Severity: diag.Error, Hint: hint,
+	problem := policyversion.Problem{Code: policyversion.LintVersionNotMajor.Code, Severity: diag.Error, Hint: hint,
 		Message: fmt.Sprintf("policy %s has no version; the APIPolicy CRD requires one (^v\\d+$) and the gateway operator rejects the entry (\"name and version are required\")", r.Name)}
-	r.Problems = slices.Compact(slices.Sorted(slices.Values(append(r.Problems, policyversion.CodeNotMajorOnly))))
+	r.Problems = slices.Compact(slices.Sorted(slices.Values(append(r.Problems, policyversion.LintVersionNotMajor.Code))))
 	return append(invalid, problem.Diagnostic(p.Ref(), r.Path+".version", r.Pos)), findings
 }
 

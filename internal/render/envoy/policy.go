@@ -223,14 +223,14 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss}
 	frags, err := r.RenderField(in, b.env)
 	if err != nil {
-		b.report(owner, f.Key, "GWP401", fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
+		b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
 		rf.failBody = fmt.Sprintf("gwpol: %s %s/%s field %s cannot be rendered: %v", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)
 		return rf
 	}
 	for _, fr := range frags {
 		if fr.Capability != "" && !b.target.Has(fr.Capability) {
 			for _, c := range f.Contributors {
-				b.report(c.Policy, f.Key, "GWP404", fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s; the routes it applies to fail closed (503)",
+				b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s; the routes it applies to fail closed (503)",
 					fr.Capability, b.target.Name, gk.Kind, f.Key))
 			}
 			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported(required_capability: %s) by render target %s",
@@ -240,7 +240,7 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 	}
 	for _, fr := range frags {
 		if err := rf.add(fr, &b.anys); err != nil {
-			b.report(owner, f.Key, "GWP401", fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
+			b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
 			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s renders to invalid Envoy config: %v",
 				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)}
 			return rf
