@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
 )
 
@@ -28,14 +29,14 @@ func newLintCmd(g *globalOptions, run func(*lintOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Report problems with stable codes, positions and a CI-grade exit code",
-		Long: `lint reports every problem gwpol finds, each with a stable code (GWPnnn),
+		Long: fmt.Sprintf(`lint reports every problem gwpol finds, each with a stable code (GWPnnn),
 a severity, the object and field, and FILE:LINE:COL of that field.
 
 The exit code is the same in every format: 0 when no finding reaches
 --fail-on, 1 when one does, 2 for usage errors, 3 for unreadable input.
 Suppress findings with lint.ignore in .gwpol.yaml or the annotation
-gwpol.dev/ignore: "GWP301,GWP303" on an object; suppressed findings are
-counted in the summary.`,
+gwpol.dev/ignore: "%s,%s" on an object; suppressed findings are
+counted in the summary.`, lint.PolicyOverridden.Code, lint.PrecedenceByName.Code),
 		Example: `  gwpol lint -f manifests/
   gwpol lint -f manifests/ -o sarif > gwpol.sarif
   gwpol lint -f manifests/ -o github --fail-on warning
@@ -65,7 +66,7 @@ counted in the summary.`,
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, sarif or github")
 	f.StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or none")
 	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (text or json) and exit")
-	f.StringVar(&o.Target, "target", inferredTarget, "GWP404 checks the capabilities of this "+targetFlagHelp)
+	f.StringVar(&o.Target, "target", inferredTarget, policy.LintUnsupportedCapability.Code+" checks the capabilities of this "+targetFlagHelp)
 	f.StringVar(&o.Out, "out", "", "write the report to this file (atomically) instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json", "sarif", "github"))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletions("error", "warning", "info", "none"))

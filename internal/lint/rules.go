@@ -2,34 +2,34 @@ package lint
 
 import "github.com/gwpol/gwpol/internal/diag"
 
-// The lint rules of lint's own rules, found in the IR. A finding takes its Code from its rule;
-// lint's registry lists every rule (lint.Rules).
+// lint's own rules: it finds their findings in the IR (ownRules). Run
+// gives each finding its rule's Code.
 var (
-	lintReferenceNotPermitted = diag.Rule{Code: "GWP203", Name: "reference-not-permitted", Severity: diag.Error,
+	ReferenceNotPermitted = diag.Rule{Code: "GWP203", Name: "reference-not-permitted", Severity: diag.Error,
 		Title: "reference across namespaces not allowed (no ReferenceGrant / policy rules)",
 		Doc:   "A backendRef, certificateRef or policy reference points into another namespace and no ReferenceGrant there allows it."}
-	lintRouteNotAttached = diag.Rule{Code: "GWP204", Name: "route-not-attached", Severity: diag.Warning,
+	RouteNotAttached = diag.Rule{Code: "GWP204", Name: "route-not-attached", Severity: diag.Warning,
 		Title: "route attached to no listener (with the reason)",
 		Doc:   "A route parentRef was not accepted by any listener; the reason is the Gateway API's (NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent)."}
-	lintTooManyAncestors = diag.Rule{Code: "GWP208", Name: "too-many-ancestors", Severity: diag.Warning,
+	TooManyAncestors = diag.Rule{Code: "GWP208", Name: "too-many-ancestors", Severity: diag.Warning,
 		Title: "more than 16 ancestors",
 		Doc:   "Policy status holds at most 16 ancestors; the rest are not reported by the controller."}
-	lintPolicyOverridden = diag.Rule{Code: "GWP301", Name: "policy-overridden", Severity: diag.Warning,
+	PolicyOverridden = diag.Rule{Code: "GWP301", Name: "policy-overridden", Severity: diag.Warning,
 		Title: "policy Overridden: it sets fields, none of which take effect on some target",
 		Doc:   "At a target the policy attaches to, every field it sets is won by a higher-priority policy, so it has no effect there (status Attached=False/Overridden)."}
-	lintPolicyMerged = diag.Rule{Code: "GWP302", Name: "policy-merged", Severity: diag.Info,
+	PolicyMerged = diag.Rule{Code: "GWP302", Name: "policy-merged", Severity: diag.Info,
 		Title: "policy Merged: some of its fields lose on some target (names them)",
 		Doc:   "Some of the policy's fields are won by other policies at a target; the rest take effect (status Merged)."}
-	lintPrecedenceByName = diag.Rule{Code: "GWP303", Name: "precedence-by-name", Severity: diag.Warning,
+	PrecedenceByName = diag.Rule{Code: "GWP303", Name: "precedence-by-name", Severity: diag.Warning,
 		Title: "precedence between two policies decided only by name",
 		Doc:   "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation (kgateway.dev/policy-weight) on the policy instead. For extAuth, extProc and oauth2 the weight on the GatewayExtension does not settle it: kgateway orders only the extensions' filters in the chain by it."}
-	lintGatewayFieldShadowed = diag.Rule{Code: "GWP304", Name: "gateway-field-shadowed", Severity: diag.Info,
+	GatewayFieldShadowed = diag.Rule{Code: "GWP304", Name: "gateway-field-shadowed", Severity: diag.Info,
 		Title: "a gateway-level field is shadowed on these routes by a route-level policy",
 		Doc:   "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins)."}
-	lintFieldOverriddenByRouteRule = diag.Rule{Code: "GWP305", Name: "field-overridden-by-route-rule", Severity: diag.Warning,
+	FieldOverriddenByRouteRule = diag.Rule{Code: "GWP305", Name: "field-overridden-by-route-rule", Severity: diag.Warning,
 		Title: "a policy field has no effect on a route rule that sets the field itself",
 		Doc:   "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry, a URLRewrite filter's hostname or path), which kgateway applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata."}
-	lintPolicyNoEffect = diag.Rule{Code: "GWP405", Name: "policy-no-effect", Severity: diag.Warning,
+	PolicyNoEffect = diag.Rule{Code: "GWP405", Name: "policy-no-effect", Severity: diag.Warning,
 		Title: "policy attaches but sets no field that takes effect",
 		Doc:   "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType (Envoy Gateway) finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there."}
 )
@@ -37,14 +37,14 @@ var (
 // ownRules are lint's own rules with the functions that find them.
 func ownRules() []Rule {
 	return []Rule{
-		{lintReferenceNotPermitted, crossNamespace},
-		{lintRouteNotAttached, unattachedRoutes},
-		{lintTooManyAncestors, tooManyAncestors},
-		{lintPolicyOverridden, overridden},
-		{lintPolicyMerged, merged},
-		{lintPrecedenceByName, tiesByName},
-		{lintGatewayFieldShadowed, shadowed},
-		{lintFieldOverriddenByRouteRule, lostToRule},
-		{lintPolicyNoEffect, noEffect},
+		{ReferenceNotPermitted, crossNamespace},
+		{RouteNotAttached, unattachedRoutes},
+		{TooManyAncestors, tooManyAncestors},
+		{PolicyOverridden, overridden},
+		{PolicyMerged, merged},
+		{PrecedenceByName, tiesByName},
+		{GatewayFieldShadowed, shadowed},
+		{FieldOverriddenByRouteRule, lostToRule},
+		{PolicyNoEffect, noEffect},
 	}
 }

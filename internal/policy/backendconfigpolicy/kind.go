@@ -171,7 +171,7 @@ func weight(p *policy.Policy, annotations map[string]string) int32 {
 	}
 	n, err := strconv.ParseInt(s, 10, 32)
 	if err != nil {
-		p.Warnings = append(p.Warnings, p.Diag("GWP401", diag.Warning, "metadata.annotations", "annotation %s=%q is not an int32; weight 0 is used", annotationWeight, s))
+		p.Warnings = append(p.Warnings, p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, "metadata.annotations", "annotation %s=%q is not an int32; weight 0 is used", annotationWeight, s))
 		return 0
 	}
 	return int32(n)
@@ -185,10 +185,10 @@ func checkDuration(p *policy.Policy, v any, path string) (diag.Diagnostic, bool)
 	}
 	s, ok := v.(string)
 	if !ok {
-		return p.Diag("GWP401", diag.Error, path, "%s must be a duration string such as 5s", path), false
+		return p.Diag(policy.LintPolicyInvalid.Code, diag.Error, path, "%s must be a duration string such as 5s", path), false
 	}
 	if _, err := time.ParseDuration(s); err != nil {
-		return p.Diag("GWP401", diag.Error, path, "%s %q is not a duration (use forms like 100ms, 5s, 1m)", path, s), false
+		return p.Diag(policy.LintPolicyInvalid.Code, diag.Error, path, "%s %q is not a duration (use forms like 100ms, 5s, 1m)", path, s), false
 	}
 	return diag.Diagnostic{}, true
 }

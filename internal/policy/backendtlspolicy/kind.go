@@ -116,7 +116,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	for i, ref := range btp.Spec.Validation.CACertificateRefs {
 		if msg := caProblem(env.Model, o.Namespace, ref); msg != "" {
 			bad = append(bad, msg)
-			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, fmt.Sprintf("spec.validation.caCertificateRefs[%d]", i), "%s", msg))
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.validation.caCertificateRefs[%d]", i), "%s", msg))
 		}
 	}
 	p.Data = bad

@@ -65,7 +65,7 @@ func checkGeoLocations(p *policy.Policy, raw []byte, m *model.Model) {
 	ctps := clientTrafficPolicies(m)
 	for _, gs := range reachedGateways(p, m) {
 		if msg := geoProblem(gs, ctps, m); msg != "" {
-			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.authorization", "Authorization: authorization clientIPGeoLocations %s", msg))
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "Authorization: authorization clientIPGeoLocations %s", msg))
 			return
 		}
 	}

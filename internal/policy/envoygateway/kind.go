@@ -154,17 +154,17 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p.Data = d
 	raw, err := o.FieldJSON("spec")
 	if err != nil {
-		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec", "spec: %v", err))
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec: %v", err))
 		return p
 	}
 	var t targeting
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &t); err != nil {
-		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec", "spec: %v", err))
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec: %v", err))
 		return p
 	}
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec", "spec: %v", err))
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec: %v", err))
 		return p
 	}
 	for _, f := range k.fields {
@@ -183,12 +183,12 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	if t.TargetRef != nil {
 		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
-		p.Findings = append(p.Findings, p.Diag("GWP104", diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
+		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
 	}
 	if t.MergeType != nil && k.mergeable {
 		d.mergeType = *t.MergeType
 		if !slices.Contains([]string{"StrategicMerge", "JSONMerge"}, d.mergeType) {
-			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
 		}
 	}
 	k.validateReferences(p, raw, env.Model)

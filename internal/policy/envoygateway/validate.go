@@ -161,7 +161,7 @@ type refValidator struct {
 }
 
 func (v refValidator) invalid(path, format string, args ...any) {
-	v.p.Invalid = append(v.p.Invalid, v.p.Diag("GWP401", diag.Error, path, format, args...))
+	v.p.Invalid = append(v.p.Invalid, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, path, format, args...))
 }
 
 // backends checks an extension's backendRefs; the first problem is

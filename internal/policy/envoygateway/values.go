@@ -79,7 +79,7 @@ func (v valueChecks) invalid(path []string, format string, args ...any) {
 	for _, p := range path {
 		field += "." + p
 	}
-	v.p.Invalid = append(v.p.Invalid, v.p.Diag("GWP401", diag.Error, field, format, args...))
+	v.p.Invalid = append(v.p.Invalid, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 }
 
 func (v valueChecks) duration(format string, path ...string) {

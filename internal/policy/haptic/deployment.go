@@ -25,7 +25,7 @@ func CheckDeployment(m *model.Model, cfg policy.Config, pos func(string) diag.Po
 	}
 	var out []diag.Diagnostic
 	report := func(path, format string, args ...any) {
-		d := diag.Diagnostic{Code: codeDependency, Severity: diag.Error, Field: path, Pos: pos(path)}
+		d := diag.Diagnostic{Code: LintPolicyDependency.Code, Severity: diag.Error, Field: path, Pos: pos(path)}
 		d.Message = fmt.Sprintf(format, args...)
 		out = append(out, d)
 	}

@@ -168,24 +168,24 @@ func (Kind) CheckRule(p *policy.Policy, routeKind string) []diag.Diagnostic {
 	}
 	if routeKind != "GRPCRoute" {
 		if s.Cache != nil && s.Cache.tierOff {
-			return []diag.Diagnostic{fieldDiag(p, codeDependency, "spec.cache",
+			return []diag.Diagnostic{fieldDiag(p, LintPolicyDependency.Code, "spec.cache",
 				"%s %s/%s sets cache, but the HAPTIC deployment's cache tier is disabled (config haptic.cache.varnish.enabled: false); the rule fails closed — enable the cache tier or drop cache", KindName, p.Obj.Namespace, p.Obj.Name)}
 		}
 		return nil
 	}
 	var out []diag.Diagnostic
 	if s.Cache != nil {
-		out = append(out, fieldDiag(p, codeGRPC, "spec.cache",
+		out = append(out, fieldDiag(p, LintGRPCFeature.Code, "spec.cache",
 			"%s %s/%s sets cache, which a GRPCRoute cannot use (gRPC responses are streams); the rule fails closed — drop cache or use a policy without it for gRPC", KindName, p.Obj.Namespace, p.Obj.Name))
 	}
 	switch w := s.WAF; {
 	case w == nil || !w.catalogRead || w.requestBody == "none":
 		// No WAF, or a catalog problem already reported as GWP402.
 	case w.requestBody != "":
-		out = append(out, fieldDiag(p, codeGRPC, "spec.waf.policy",
+		out = append(out, fieldDiag(p, LintGRPCFeature.Code, "spec.waf.policy",
 			"WAF policy %q buffers request bodies (its catalog entry sets requestBody.mode other than none), which a GRPCRoute cannot do; the rule fails closed — use a WAF policy with requestBody.mode none", w.Policy))
 	default:
-		out = append(out, fieldDiag(p, codeGRPC, "spec.waf.policy",
+		out = append(out, fieldDiag(p, LintGRPCFeature.Code, "spec.waf.policy",
 			"WAF policy %q does not declare requestBody.mode in its catalog, so it may buffer request bodies, which a GRPCRoute cannot do; the rule fails closed — set requestBody.mode: none in the catalog entry", w.Policy))
 	}
 	return out
@@ -235,11 +235,11 @@ func (Kind) PolicyIdentity(p *policy.Policy) string {
 // resolved.
 func (Kind) BrokenReasons(code, field string) (reason, resolvedRefs string) {
 	switch {
-	case code == "GWP205":
+	case code == policy.LintExtensionRefNotFound.Code:
 		return "UnsupportedValue", "PolicyNotFound"
-	case code == "GWP206":
+	case code == policy.LintDuplicatePolicyFilter.Code:
 		return "IncompatibleFilters", ""
-	case code == codeDependency && strings.HasPrefix(field, "spec.authentication."):
+	case code == LintPolicyDependency.Code && strings.HasPrefix(field, "spec.authentication."):
 		return "UnsupportedValue", "RefNotPermitted"
 	}
 	return "UnsupportedValue", ""

@@ -15,13 +15,6 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// Codes this kind reports.
-const (
-	codeInvalid    = "GWP401"
-	codeDependency = "GWP402"
-	codeGRPC       = "GWP403"
-)
-
 // Algorithms accepted for authentication.jwt.algorithm.
 var jwtAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"}
 
@@ -44,11 +37,11 @@ type validator struct {
 }
 
 func (v *validator) invalid(path, format string, args ...any) {
-	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, codeInvalid, path, format, args...))
+	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, policy.LintPolicyInvalid.Code, path, format, args...))
 }
 
 func (v *validator) dependency(path, format string, args ...any) {
-	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, codeDependency, path, format, args...))
+	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, LintPolicyDependency.Code, path, format, args...))
 }
 
 // fieldDiag is an error about a field of the policy, positioned at the

@@ -60,7 +60,7 @@ func (v *validator) trusted(base string, w *WAF) {
 	if !v.settings.TrustedKnown {
 		// Not gwpol's to reject: the deployment may define it.
 		w.trustedSource = uncheckedSource
-		d := fieldDiag(v.p, codeDependency, base+".policy", "WAF policy %q names a trusted policy of the HAPTIC deployment, which gwpol cannot check without the deployment's trusted policies (config haptic.waf.policies.inline / configMapRefs); if HAPTIC does not define it, the rule fails closed", w.Policy)
+		d := fieldDiag(v.p, LintPolicyDependency.Code, base+".policy", "WAF policy %q names a trusted policy of the HAPTIC deployment, which gwpol cannot check without the deployment's trusted policies (config haptic.waf.policies.inline / configMapRefs); if HAPTIC does not define it, the rule fails closed", w.Policy)
 		d.Severity = diag.Info
 		v.p.Findings = append(v.p.Findings, d)
 		return

@@ -187,7 +187,7 @@ func weightAndAge(p *policy.Policy, annotations map[string]string, created time.
 		// the policy's errors and keeps weight 0: the policy is rejected.
 		n, err := strconv.ParseInt(s, 10, 32)
 		if err != nil {
-			p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "metadata.annotations", "annotation %s=%q is not an int32 (-2147483648 to 2147483647); kgateway rejects the policy and its weight is 0", AnnotationWeight, s))
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "metadata.annotations", "annotation %s=%q is not an int32 (-2147483648 to 2147483647); kgateway rejects the policy and its weight is 0", AnnotationWeight, s))
 			n = 0
 		}
 		w = int32(n)

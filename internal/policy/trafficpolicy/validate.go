@@ -25,7 +25,7 @@ type validator struct {
 }
 
 func (v *validator) invalid(path, format string, args ...any) {
-	v.p.Invalid = append(v.p.Invalid, v.p.Diag("GWP401", diag.Error, path, format, args...))
+	v.p.Invalid = append(v.p.Invalid, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, path, format, args...))
 }
 
 func (v *validator) validate() {
