@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/diag"
 	goldenfile "github.com/gwpol/gwpol/internal/golden"
+	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -35,32 +32,6 @@ func mainWSO2(args ...string) (stdout, stderr string, code int) {
 	ios, out, errOut := Test("", false)
 	code = Main(args, ios)
 	return out.String(), errOut.String(), code
-}
-
-var wantComment = regexp.MustCompile(`#\s*want((?:\s+"GWP\d{3}")+)`)
-var wantCode = regexp.MustCompile(`GWP\d{3}`)
-
-// wants reads the `# want "GWPnnn"` comments of files: FILE:LINE CODE, one
-// per expected finding, like analysistest's // want.
-func wants(t *testing.T, files ...string) []string {
-	t.Helper()
-	var out []string
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for line := 1; sc.Scan(); line++ {
-			if m := wantComment.FindStringSubmatch(sc.Text()); m != nil {
-				for _, code := range wantCode.FindAllString(m[1], -1) {
-					out = append(out, fmt.Sprintf("%s:%d %s", filepath.Clean(f), line, code))
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 type lintJSON struct {
@@ -89,7 +60,7 @@ func lintWSO2(t *testing.T, args ...string) (lintJSON, int) {
 
 // TestWSO2LintWants runs lint on each case and checks that it finds
 // exactly the findings the fixtures' `# want` comments name, at those
-// lines: extra findings and missing ones both fail.
+// lines (linttest): extra findings and missing ones both fail.
 func TestWSO2LintWants(t *testing.T) {
 	defs, engine := wso2Path("defs"), wso2Path("build-manifest.yaml")
 	type tc struct {
@@ -125,9 +96,9 @@ func TestWSO2LintWants(t *testing.T) {
 			if code != ExitOK {
 				t.Errorf("exit %d with --fail-on none", code)
 			}
-			var got []string
+			var got []linttest.Finding
 			for _, d := range rep.Diagnostics {
-				got = append(got, fmt.Sprintf("%s:%d %s", filepath.Clean(d.File), d.Line, d.Code))
+				got = append(got, linttest.Finding{File: filepath.Clean(d.File), Line: d.Line, Code: d.Code, Message: d.Message})
 				if d.Line == 0 || d.Column == 0 {
 					t.Errorf("%s %s has no line:column", d.Code, d.Message)
 				}
@@ -135,9 +106,12 @@ func TestWSO2LintWants(t *testing.T) {
 					t.Errorf("%s at %s:%d has no fix hint: %s", d.Code, d.File, d.Line, d.Message)
 				}
 			}
-			slices.Sort(got)
-			if diff := cmp.Diff(wants(t, c.scan...), got); diff != "" {
-				t.Errorf("findings (-want +got):\n%s", diff)
+			wants, err := linttest.Read(c.scan...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := linttest.Report(linttest.Check(wants, got)); r != "" {
+				t.Errorf("findings:\n%s", r)
 			}
 			if len(rep.Skipped) > 0 {
 				t.Errorf("nothing should be skipped with definitions and an engine manifest: %v", rep.Skipped)

@@ -1,8 +1,11 @@
 // Package lint turns gwpol's IR and the stages' findings into diagnostics
-// with stable codes. Rules are values in an explicit registry (Rules): code,
-// name, title, documentation, default severity and a run function; one file
-// per rule family. Codes are never reused.
+// with stable codes. Its registry (Rules) is explicit: lint's own rules
+// (rules.go: a diag.Rule value and the function that finds it in the IR,
+// one file per family) and the rules every stage and policy kind declares
+// for the findings it makes (their LintRules; a kind's through the policy
+// registry). Codes are never reused.
 //
-// lint is a view: it imports status, merge, attach, policy, model and
-// diag, never render, explain or pipeline; the CLI formats its report.
+// lint is a view: it imports status, merge, attach, policy, topology,
+// model, manifest, policyversion and diag, never render, explain or
+// pipeline; the CLI formats its report.
 package lint

@@ -2,48 +2,29 @@ package lint_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/lint"
+	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
-var want = regexp.MustCompile(`#\s*want\s+((?:"GWP\d+"\s*)+)`)
-
-// wants reads `# want "GWPnnn"` comments: file:line → codes, the way
-// analysistest reads `// want`.
-func wants(t *testing.T, path string) []string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for i, line := range strings.Split(string(data), "\n") {
-		m := want.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		for _, c := range regexp.MustCompile(`GWP\d+`).FindAllString(m[1], -1) {
-			out = append(out, fmt.Sprintf("%s:%d %s", filepath.Base(path), i+1, c))
-		}
-	}
-	return out
-}
-
-// TestRules checks every fixture in testdata/lint: each `# want` must be
-// found on its line, and nothing else may be reported in that file (extra
-// and missing findings both fail). ok.yaml is the negative fixture.
+// TestRules checks every fixture in testdata/lint like analysistest: each
+// `# want` must be met on its line, and nothing else may be reported in
+// that file (extra and missing findings both fail). ok.yaml is the
+// negative fixture. Fixtures are rendered for the envoy target (upstream
+// filters), as lint does for a Gateway of no known controller, so
+// render's findings (GWP404) are checked too.
 func TestRules(t *testing.T) {
 	dir := "../../testdata/lint"
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	covered := map[string]bool{}
 	for _, f := range files {
 		if strings.HasPrefix(filepath.Base(f), "_") {
 			continue
@@ -54,26 +35,51 @@ func TestRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
-			rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
-			var got []string
-			for _, d := range rep.Diagnostics {
-				if d.Pos.File == f {
-					got = append(got, fmt.Sprintf("%s:%d %s", filepath.Base(f), d.Pos.Line, d.Code))
-					covered[d.Code] = true
+			out, err := envoy.Render(c.Result, envoy.Options{Target: "envoy", Config: c.Config.PolicyConfig()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics(), Extra: out.Diagnostics}, lint.Config{})
+			var got []linttest.Finding
+			for _, d := range linttest.Findings(rep.Diagnostics) {
+				if d.File == filepath.Clean(f) {
+					got = append(got, d)
 				}
 			}
-			slices.Sort(got)
-			got = slices.Compact(got)
-			w := wants(t, f)
-			slices.Sort(w)
-			if diff := cmp.Diff(w, got); diff != "" {
-				t.Errorf("findings (-want +got):\n%s", diff)
+			wants, err := linttest.Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := linttest.Report(linttest.Check(wants, got)); r != "" {
+				t.Errorf("findings:\n%s", r)
 			}
 		})
 	}
-	for _, code := range []string{"GWP101", "GWP102", "GWP103", "GWP104", "GWP106", "GWP201", "GWP202", "GWP203", "GWP204", "GWP205", "GWP211", "GWP301", "GWP302", "GWP303", "GWP304", "GWP305", "GWP401", "GWP405"} {
-		if !covered[code] {
-			t.Errorf("no fixture makes %s fire", code)
+}
+
+// TestEveryRuleHasAFixture: every rule of lint's registry has a `# want`
+// line in some fixture under testdata (the lint, WSO2 and HAPTIC fixture
+// folders, each checked by its own test through linttest), so every code
+// is shown to fire where it should, on the line it should.
+func TestEveryRuleHasAFixture(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir("../../testdata", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wants, err := linttest.Read(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := linttest.Codes(wants)
+	for _, r := range lint.Rules(pipeline.Registry()) {
+		if !slices.Contains(covered, r.Code) {
+			t.Errorf("%s (%s) has no fixture: add a case with a `# want %q` line to a lint fixture folder", r.Code, r.Name, r.Code)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/golden"
+	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
@@ -63,34 +64,22 @@ func brokenRules(c *pipeline.Compiled) []string {
 	return out
 }
 
-var (
-	wantRE   = regexp.MustCompile(`#\s*want((?:\s+"GWP[0-9]+")+)`)
-	codeRE   = regexp.MustCompile(`"(GWP[0-9]+)"`)
-	brokenRE = regexp.MustCompile(`(?m)^#\s*broken:(.*)$`)
-)
+var brokenRE = regexp.MustCompile(`(?m)^#\s*broken:(.*)$`)
 
-// wants reads `# want "GWPnnn"…` comments: line → codes.
-func wants(data []byte) (map[int][]string, []string) {
-	out := map[int][]string{}
-	for i, line := range strings.Split(string(data), "\n") {
-		if m := wantRE.FindStringSubmatch(line); m != nil {
-			for _, c := range codeRE.FindAllStringSubmatch(m[1], -1) {
-				out[i+1] = append(out[i+1], c[1])
-			}
-		}
-	}
-	var broken []string
+// broken reads the `# broken:` line: the rules that fail closed.
+func broken(data []byte) []string {
+	var out []string
 	if m := brokenRE.FindSubmatch(data); m != nil {
-		broken = strings.Fields(string(m[1]))
+		out = strings.Fields(string(m[1]))
 	}
-	slices.Sort(broken)
-	return out, broken
+	slices.Sort(out)
+	return out
 }
 
-// TestFixtures checks every case like analysistest: each finding must be
-// announced by a `# want` comment on its line and each comment must be met;
-// the rules failing closed must be exactly those on the `# broken:` line;
-// and status must match status.json.
+// TestFixtures checks every case like analysistest (linttest): each
+// finding must be announced by a `# want` comment on its line and each
+// comment must be met; the rules failing closed must be exactly those on
+// the `# broken:` line; and status must match status.json.
 func TestFixtures(t *testing.T) {
 	statusGoldens.Start(t)
 	dirs, err := filepath.Glob(filepath.Join(fixturesDir, "*", "input.yaml"))
@@ -107,27 +96,15 @@ func TestFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, wantBroken := wants(data)
+			wants, err := linttest.Parse(filepath.Clean(in), data)
+			if err != nil {
+				t.Fatal(err)
+			}
 			c := compile(t, in)
-			got := map[int][]string{}
-			for _, d := range c.Diagnostics() {
-				if d.Pos.File != filepath.ToSlash(in) {
-					t.Errorf("finding outside the input: %s %s %s", d.Pos, d.Code, d.Message)
-					continue
-				}
-				got[d.Pos.Line] = append(got[d.Pos.Line], d.Code)
-				if !slices.Contains(want[d.Pos.Line], d.Code) {
-					t.Errorf("unexpected %s at line %d: %s", d.Code, d.Pos.Line, d.Message)
-				}
+			if r := linttest.Report(linttest.Check(wants, linttest.Findings(c.Diagnostics()))); r != "" {
+				t.Errorf("findings:\n%s", r)
 			}
-			for line, codes := range want {
-				for _, code := range codes {
-					if !slices.Contains(got[line], code) {
-						t.Errorf("line %d: want %s, got %v", line, code, got[line])
-					}
-				}
-			}
-			if gotBroken := brokenRules(c); !slices.Equal(gotBroken, wantBroken) {
+			if gotBroken, wantBroken := brokenRules(c), broken(data); !slices.Equal(gotBroken, wantBroken) {
 				t.Errorf("rules failing closed = %v, want %v", gotBroken, wantBroken)
 			}
 			statusGoldens.Check(t, filepath.Join(dir, "status.json"), statusJSON(t, c))
