@@ -3,12 +3,13 @@
 // it must produce with a `# want` comment on the offending line, and a run
 // passes when every announced finding is made and nothing else is.
 //
-// A want comment lists one or more codes, each optionally followed by a Go
-// quoted regular expression its message must match (anywhere in it):
+// A want comment lists one or more codes, bare or Go-quoted, each
+// optionally followed by a Go-quoted regular expression its message must
+// match (anywhere in it):
 //
-//	name: x        # want "GWP201"
+//	name: x        # want GWP201
 //	weight: high   # want GWP401 "not an int32"
-//	policy: a      # want "GWP301" "is overridden .* at" "GWP302"
+//	policy: a      # want GWP301 "is overridden .* at" GWP302
 //
 // Every lint fixture folder (testdata/lint, testdata/wso2, testdata/haptic)
 // is read through this package. It is imported by tests only and imports
