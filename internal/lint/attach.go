@@ -13,7 +13,7 @@ func crossNamespace(in *Input) []diag.Diagnostic {
 		for _, rule := range rt.Rules {
 			for _, b := range rule.Backends {
 				if b.Reason == "RefNotPermitted" {
-					out = append(out, diag.Diagnostic{Object: rt.Key().Ref(), Field: b.Path, Pos: rt.Src.FieldPos(b.Path + ".namespace"),
+					out = append(out, diag.Diagnostic{Code: ReferenceNotPermitted.Code, Object: rt.Key().Ref(), Field: b.Path, Pos: rt.Src.FieldPos(b.Path + ".namespace"),
 						Message: b.Message + "; add a ReferenceGrant in namespace " + b.Namespace + " from " + rt.Kind + "s in " + rt.Meta.Namespace})
 				}
 			}
@@ -28,7 +28,7 @@ func crossNamespace(in *Input) []diag.Diagnostic {
 					if l.Set != nil {
 						src = l.Set.Src
 					}
-					out = append(out, diag.Diagnostic{Object: diag.ObjectRef{Group: src.Group, Kind: src.Kind, Namespace: src.Namespace, Name: src.Name}, Field: p, Pos: src.FieldPos(p), Message: c.Message})
+					out = append(out, diag.Diagnostic{Code: ReferenceNotPermitted.Code, Object: diag.ObjectRef{Group: src.Group, Kind: src.Kind, Namespace: src.Namespace, Name: src.Name}, Field: p, Pos: src.FieldPos(p), Message: c.Message})
 				}
 			}
 		}
@@ -44,11 +44,11 @@ func unattachedRoutes(in *Input) []diag.Diagnostic {
 				continue
 			}
 			path := fmt.Sprintf("spec.parentRefs[%d]", p.Index)
-			out = append(out, diag.Diagnostic{Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path),
+			out = append(out, diag.Diagnostic{Code: RouteNotAttached.Code, Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path),
 				Message: fmt.Sprintf("%s is not attached through parentRef %s/%s: %s (%s)", rt.Key().Ref(), *p.Ref.Namespace, p.Ref.Name, p.Reason, p.Message)})
 		}
 		if len(rt.Parents) == 0 {
-			out = append(out, diag.Diagnostic{Object: rt.Key().Ref(), Field: "spec", Pos: rt.Src.FieldPos("spec.parentRefs"),
+			out = append(out, diag.Diagnostic{Code: RouteNotAttached.Code, Object: rt.Key().Ref(), Field: "spec", Pos: rt.Src.FieldPos("spec.parentRefs"),
 				Message: fmt.Sprintf("%s has no parentRefs, so it attaches to no Gateway; add a parentRef (or make it the child of a delegating route)", rt.Key().Ref())})
 		}
 	}
@@ -65,7 +65,7 @@ func tooManyAncestors(in *Input) []diag.Diagnostic {
 		}
 		n := counts[p]
 		if n > max {
-			out = append(out, p.Diag("", 0, "spec", "%s reaches %d ancestors; status reports only %d, so the state under the others is invisible on the cluster", p.ID(), n, max))
+			out = append(out, p.Diag(TooManyAncestors.Code, 0, "spec", "%s reaches %d ancestors; status reports only %d, so the state under the others is invisible on the cluster", p.ID(), n, max))
 		}
 	}
 	return out

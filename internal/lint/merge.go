@@ -44,7 +44,7 @@ func lostToRule(in *Input) []diag.Diagnostic {
 	})
 	var out []diag.Diagnostic
 	for _, k := range order {
-		out = append(out, k.p.Diag("", 0, k.p.FieldPath(k.field), "%s of %s has no effect at %s: the route rule sets it itself, which takes precedence over any policy (status and kgateway's merge metadata still list the policy); remove the field from the policy or from the rule",
+		out = append(out, k.p.Diag(FieldOverriddenByRouteRule.Code, 0, k.p.FieldPath(k.field), "%s of %s has no effect at %s: the route rule sets it itself, which takes precedence over any policy (status and kgateway's merge metadata still list the policy); remove the field from the policy or from the rule",
 			k.field, k.p.ID(), strings.Join(places[k], "; ")))
 	}
 	return out
@@ -102,15 +102,15 @@ func lossFindings(in *Input, partial bool) []diag.Diagnostic {
 	})
 	var out []diag.Diagnostic
 	for _, e := range order {
-		verb := "is overridden (none of its fields take effect) at"
+		code, verb := PolicyOverridden.Code, "is overridden (none of its fields take effect) at"
 		hint := "remove it, or raise its priority if it should win"
 		if w := e.p.Kind.Spec().WeightAnnotation; w != "" {
 			hint = "raise its " + w + " annotation if it should win, or remove it"
 		}
 		if partial {
-			verb, hint = "is merged (some fields lose) at", "fields listed lose to the named policies"
+			code, verb, hint = PolicyMerged.Code, "is merged (some fields lose) at", "fields listed lose to the named policies"
 		}
-		out = append(out, e.p.Diag("", 0, e.p.FieldPath(e.first), "%s %s %s; %s", e.p.ID(), verb, strings.Join(e.places, "; "), hint))
+		out = append(out, e.p.Diag(code, 0, e.p.FieldPath(e.first), "%s %s %s; %s", e.p.ID(), verb, strings.Join(e.places, "; "), hint))
 	}
 	return out
 }
@@ -134,7 +134,7 @@ func tiesByName(in *Input) []diag.Diagnostic {
 					continue
 				}
 				seen[k] = true
-				d := tie.Second.Policy.Diag("", 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them here (%s wins). %s",
+				d := tie.Second.Policy.Diag(PrecedenceByName.Code, 0, "metadata.name", "%s and %s both set %s at %s with the same weight and age; only their names order them here (%s wins). %s",
 					tie.First.Policy.ID(), tie.Second.Policy.ID(), strings.Join(tie.Fields, ", "), t.Desc, tie.First.Policy.ID(), tieHint(tie.Second.Policy)+extensionTieNote(tie))
 				out = append(out, d)
 			}
@@ -214,7 +214,7 @@ func shadowed(in *Input) []diag.Diagnostic {
 	for _, k := range order {
 		rs := routes[k]
 		slices.Sort(rs)
-		out = append(out, k.p.Diag("", 0, k.p.FieldPath(k.field), "%s of %s is shadowed by a route-level policy on %d route rule(s): %s",
+		out = append(out, k.p.Diag(GatewayFieldShadowed.Code, 0, k.p.FieldPath(k.field), "%s of %s is shadowed by a route-level policy on %d route rule(s): %s",
 			k.field, k.p.ID(), len(rs), strings.Join(rs, ", ")))
 	}
 	return out

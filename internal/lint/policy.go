@@ -21,7 +21,7 @@ func setsNothing(in *Input) []diag.Diagnostic {
 		if !attached[p] || !p.NoEffect() {
 			continue
 		}
-		d := p.Diag("", 0, "spec", "%s attaches but sets no field that takes effect (only targetRefs, unknown or empty fields): it changes nothing; set a field or remove the policy", p.ID())
+		d := p.Diag(PolicyNoEffect.Code, 0, "spec", "%s attaches but sets no field that takes effect (only targetRefs, unknown or empty fields): it changes nothing; set a field or remove the policy", p.ID())
 		d.Pos = p.Obj.KeyPos("spec")
 		out = append(out, d)
 	}

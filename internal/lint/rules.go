@@ -2,8 +2,8 @@ package lint
 
 import "github.com/gwpol/gwpol/internal/diag"
 
-// lint's own rules: it finds their findings in the IR (ownRules). Run
-// gives each finding its rule's Code.
+// lint's own rules: it finds their findings in the IR (ownRules), each
+// built with its rule's Code.
 var (
 	ReferenceNotPermitted = diag.Rule{Code: "GWP203", Name: "reference-not-permitted", Severity: diag.Error,
 		Title: "reference across namespaces not allowed (no ReferenceGrant / policy rules)",

@@ -9,6 +9,11 @@
 // registry in internal/pipeline) names that kind; attach, merge, status,
 // render, explain and lint work through these interfaces.
 //
+// lintrules.go declares the lint rules of findings several stages and
+// kinds make (an invalid policy spec, a target or ExtensionRef that does
+// not resolve, a capability the render target lacks); a rule only one
+// kind makes is declared in that kind's package (LintRuleOwner).
+//
 // policy sits between topology and attach: it imports topology, model,
 // manifest and diag. Render output is described here in neutral form
 // (fragments with protojson-shaped maps, or a proto.Message a kind's own
