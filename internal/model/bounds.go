@@ -77,7 +77,7 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 	}
 	name := func(path, s string) {
 		if !headerName.MatchString(s) {
-			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+			out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %q, not a header or query parameter name (1 to 256 of A-Z a-z 0-9 !#$%%&'*+-.^_`|~); the API server's CRD validation rejects this %s", path, s, o.Kind)})
 		}
 	}
