@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,6 +118,26 @@ func TestWSO2LintWants(t *testing.T) {
 				t.Errorf("nothing should be skipped with definitions and an engine manifest: %v", rep.Skipped)
 			}
 		})
+	}
+	// Every WSO2 file with want comments is one a case checks.
+	scanned := map[string]bool{}
+	for _, c := range cases {
+		for _, f := range c.scan {
+			scanned[filepath.Clean(f)] = true
+		}
+	}
+	err := filepath.WalkDir(wso2Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
+			return err
+		}
+		ws, err := linttest.Read(path)
+		if err == nil && len(ws) > 0 && !scanned[filepath.Clean(path)] {
+			t.Errorf("%s has `# want` comments that no case checks; add it to a case's scan list", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
