@@ -370,7 +370,8 @@ func (r *Registry) Decode(env *Env) *Set {
 	return s
 }
 
-// Diag builds a diagnostic about a field of the policy.
+// Diag builds a diagnostic about a field of the policy. code is a rule
+// value's Code (LintPolicyInvalid.Code, …), never a literal.
 func (p *Policy) Diag(code string, sev diag.Severity, path, format string, args ...any) diag.Diagnostic {
 	return diag.Diagnostic{Code: code, Severity: sev, Object: p.Ref(), Field: path, Pos: p.pos(path), Message: fmt.Sprintf(format, args...)}
 }
