@@ -89,7 +89,7 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 	}
 	listener := func(path string, n gwv1.SectionName) {
 		if !sectionName.MatchString(string(n)) || len(n) > 253 {
-			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+			out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %q; a listener needs a name of lower-case letters, digits, '-' and '.' (a DNS subdomain, at most 253 characters), which the API server's CRD validation requires of this %s", path, n, o.Kind)})
 		}
 	}
