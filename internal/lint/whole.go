@@ -74,7 +74,7 @@ func wholeConflicts(in *Input) []diag.Diagnostic {
 	})
 	var out []diag.Diagnostic
 	for _, en := range order {
-		out = append(out, en.p.Diag("", 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in processing order (creationTimestamp, then namespace/name; document order without timestamps) and took the target; target each object with one policy, or merge them",
+		out = append(out, en.p.Diag(PolicyOverridden.Code, 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in processing order (creationTimestamp, then namespace/name; document order without timestamps) and took the target; target each object with one policy, or merge them",
 			en.p.ID(), strings.Join(en.places, "; ")))
 	}
 	return out
@@ -117,7 +117,7 @@ func mergedIntoNothing(in *Input) []diag.Diagnostic {
 	}
 	var out []diag.Diagnostic
 	for _, en := range order {
-		out = append(out, en.p.Diag("", 0, "spec.mergeType", "%s sets mergeType but no Gateway, ListenerSet or listener policy of its kind applies at %s: it merges into nothing and applies alone there",
+		out = append(out, en.p.Diag(PolicyNoEffect.Code, 0, "spec.mergeType", "%s sets mergeType but no Gateway, ListenerSet or listener policy of its kind applies at %s: it merges into nothing and applies alone there",
 			en.p.ID(), strings.Join(en.places, "; ")))
 	}
 	return out

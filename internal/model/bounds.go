@@ -99,7 +99,7 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 			if re == preciseHostname {
 				what = "a hostname without wildcard"
 			}
-			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+			out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %q, not %s (lower-case DNS labels, at most 253 characters); the API server's CRD validation rejects this %s", path, h, what, o.Kind)})
 		}
 	}
@@ -138,7 +138,7 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 				if p := m.Path; p != nil && p.Value != nil && (p.Type == nil || *p.Type != gwv1.PathMatchRegularExpression) {
 					if why := pathProblem(*p.Value); why != "" {
 						path := fmt.Sprintf("%s.matches[%d].path.value", rule, j)
-						out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+						out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 							Message: fmt.Sprintf("%s is %q: an Exact or PathPrefix path %s; the API server's CRD validation rejects this %s", path, *p.Value, why, o.Kind)})
 					}
 				}
