@@ -83,7 +83,7 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 	}
 	dur := func(path string, d *gwv1.Duration) {
 		if d != nil && !duration.MatchString(string(*d)) {
-			out = append(out, diag.Diagnostic{Code: "GWP101", Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
+			out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: o.FieldPos(path),
 				Message: fmt.Sprintf("%s is %q, not a Gateway API duration (like 500ms, 10s, 1m30s); the API server's CRD validation rejects this %s", path, *d, o.Kind)})
 		}
 	}
