@@ -15,6 +15,7 @@ import (
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -208,7 +209,7 @@ func (o *renderOptions) selectedGateways(c *pipeline.Compiled) ([]string, error)
 		ns, name = c.Config.Namespace, o.Gateway
 	}
 	if c.Graph.Gateway(ns, name) == nil {
-		return nil, notFound(targetSpec{Kind: "Gateway", Namespace: ns, Name: name}, gatewayNames(c.Graph))
+		return nil, explain.NotFound(explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
 	}
 	return []string{ns + "/" + name}, nil
 }
@@ -218,7 +219,7 @@ func (o *renderOptions) selectedGateways(c *pipeline.Compiled) ([]string, error)
 func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, error) {
 	var out []envoy.RuleOn
 	for _, ref := range o.Routes {
-		t, err := parseTarget(ref, o.Namespace)
+		t, err := explain.ParseTarget(ref, o.Namespace)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +228,7 @@ func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, err
 		}
 		rt := c.Graph.Route(t.Kind, t.Namespace, t.Name)
 		if rt == nil {
-			return nil, notFound(t, routeNames(c.Graph, t.Kind))
+			return nil, explain.NotFound(t, explain.RouteNames(c.Graph, t.Kind))
 		}
 		found := false
 		for _, rule := range rt.Rules {
@@ -246,7 +247,7 @@ func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, err
 			for _, rule := range rt.Rules {
 				secs = append(secs, rule.Section())
 			}
-			return nil, notFound(t, secs)
+			return nil, explain.NotFound(t, secs)
 		}
 	}
 	return out, nil
@@ -293,28 +294,32 @@ func servedOn(rt *topology.Route, gateways []string) bool {
 }
 
 // noGatewaysNote says why render has nothing to emit when the input holds
-// no Gateway: Envoy config is built per Gateway, and APIs of the WSO2
-// gateway-controller (RestApi and the other API kinds) are not Gateway API
-// resources. "" when there are Gateways.
+// no Gateway: Envoy config is built per Gateway, and objects of
+// policy.Standalone kinds (APIs of the WSO2 gateway-controller: RestApi
+// and the others) are served without one; each such kind says by what.
+// "" when there are Gateways.
 func noGatewaysNote(c *pipeline.Compiled) string {
 	if len(c.Graph.Gateways) > 0 {
 		return ""
 	}
-	apis := map[string]int{}
+	counts := map[string]map[string]int{} // what serves them → kind → objects
 	for _, p := range c.Policies.Policies {
-		if c.WSO2.Owns(p) && len(p.Kind.Spec().TargetKinds) == 0 && !p.Kind.Spec().ExtensionRef {
-			apis[p.Obj.Kind]++
+		if s, ok := p.Kind.(policy.Standalone); ok {
+			if counts[s.ServedBy()] == nil {
+				counts[s.ServedBy()] = map[string]int{}
+			}
+			counts[s.ServedBy()][p.Obj.Kind]++
 		}
 	}
 	note := "gwpol: the input has no Gateway, so there is no Envoy configuration to render (gateways: [])"
-	if len(apis) == 0 {
-		return note
+	for _, servedBy := range slices.Sorted(maps.Keys(counts)) {
+		var kinds []string
+		for _, k := range slices.Sorted(maps.Keys(counts[servedBy])) {
+			kinds = append(kinds, fmt.Sprintf("%d %s", counts[servedBy][k], k))
+		}
+		note += "; " + strings.Join(kinds, ", ") + ": " + servedBy
 	}
-	var kinds []string
-	for _, k := range slices.Sorted(maps.Keys(apis)) {
-		kinds = append(kinds, fmt.Sprintf("%d %s", apis[k], k))
-	}
-	return note + "; " + strings.Join(kinds, ", ") + ": APIs the WSO2 gateway-controller serves itself, not Gateway API resources; `gwpol lint` checks their policy references and `gwpol explain restapi/NS/NAME` shows a RestApi's chains"
+	return note
 }
 
 // releaseTopology drops the YAML trees of the objects render reads only

@@ -53,11 +53,11 @@ type Compiled struct {
 	// resolving against them.
 	Versions *Versions
 	WSO2     *wso2.Kinds
-	// systemDiags are the findings about config wso2.systemPolicies.
-	systemDiags []diag.Diagnostic
-	// WSO2Generated are the policies the WSO2 gateway operator adds to the
-	// rules of the HTTPRoutes it serves; generatedDiags their findings.
-	WSO2Generated  map[*model.Rule]*wso2.Chain
+	// systemDiags are the findings about config wso2.systemPolicies;
+	// generatedDiags those about the policies the WSO2 gateway operator
+	// adds to the rules of the HTTPRoutes it serves (WSO2 keeps the chains
+	// for explain: wso2.Found).
+	systemDiags    []diag.Diagnostic
 	generatedDiags []diag.Diagnostic
 }
 
@@ -102,10 +102,18 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
-	_, sys := ws.System(pc, v.ConfigPos(cfg))
+	sysChain, sys := ws.System(pc, v.ConfigPos(cfg))
 	gen, genDiags := wso2Generated(ws, m, g, att)
+	found := wso2.Found{System: sysChain, Generated: gen}
+	if v.Definitions != nil {
+		found.DefinitionsDir = v.DefinitionsDir
+	}
+	if v.Engine != nil {
+		found.EngineFile = v.EngineFile
+	}
+	ws.SetFound(found)
 	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys,
-		WSO2Generated: gen, generatedDiags: genDiags}
+		generatedDiags: genDiags}
 }
 
 // Unreadable reports whether part of the input could not be read (the

@@ -28,6 +28,8 @@ type Kinds struct {
 	apiPolicy *APIPolicyKind
 	restAPI   *RestAPIKind
 	others    []*APIKind
+	// found is what the compile found that explain shows (SetFound).
+	found Found
 }
 
 // New returns the WSO2 kinds resolving against defs and engine (either may
