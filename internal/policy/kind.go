@@ -4,7 +4,10 @@ package policy
 // implement (Kind) and every optional hook the stages find on a Kind by a
 // comma-ok type assertion. A kind package asserts each hook it implements
 // with a `var _ policy.X = …` line, so that a changed signature fails to
-// compile instead of silently turning the hook off.
+// compile instead of silently turning the hook off; internal/pipeline's
+// tests fail on a registered kind that implements a hook without that
+// line, has a hook's method with another signature, or on a hook missing
+// from the list below.
 //
 // Who calls which hook:
 //
@@ -230,9 +233,10 @@ type ObjectView interface {
 // TableLayout draws rows under headers for a terminal width columns wide
 // (0: no limit), without a trailing newline. cli provides it, the one
 // package that draws with lipgloss: a bordered table, or, where that is
-// wider than width, a list with one entry per row, titled "CELL1. CELL2"
-// (a position, then a name), each further cell on a line of its own as
-// "header: cell", so that nothing is cut.
+// wider than width, a list with one entry per row, titled by its first two
+// cells as "1. name" (the first column is the row's position, the second
+// its name), each further cell on a line of its own as "header: cell", so
+// that nothing is cut.
 type TableLayout func(headers []string, rows [][]string, width int) string
 
 // Standalone is implemented by kinds whose objects are APIs a gateway of

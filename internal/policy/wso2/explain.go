@@ -17,13 +17,9 @@ import (
 // runs for a route rule (a note on explain's rule view), and explain
 // restapi/NS/NAME, a view of its own of a RestApi's operations.
 
-var (
-	_ policy.RuleNoter       = (*APIPolicyKind)(nil)
-	_ policy.ObjectExplainer = (*RestAPIKind)(nil)
-	_ policy.ObjectView      = (*RestAPIView)(nil)
-	_ policy.Standalone      = (*RestAPIKind)(nil)
-	_ policy.Standalone      = (*APIKind)(nil)
-)
+// The kinds' explain hooks are asserted with the others (kind.go,
+// apikinds.go); this is the view they return.
+var _ policy.ObjectView = (*RestAPIView)(nil)
 
 // Found is what a compile found for these kinds beyond their policies,
 // which explain shows: the pipeline records it once, after merging.
