@@ -7,7 +7,7 @@
 // status of its own, …), one sentence each; a kind asserts each hook it
 // implements with a var _ line. Nothing outside a kind's package (and the
 // registry in internal/pipeline) names that kind; attach, merge, status,
-// render, explain and lint work through these interfaces.
+// render, explain, lint and cli work through these interfaces.
 //
 // policy sits between topology and attach: it imports topology, model,
 // manifest and diag. Render output is described here in neutral form
