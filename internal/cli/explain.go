@@ -110,7 +110,7 @@ func runExplain(o *explainOptions) error {
 	if err := explain.CheckField(o.Field, reg); err != nil {
 		return err
 	}
-	printDiagnostics(o.IO.ErrOut, compileErrors(c))
+	printDiagnostics(o.IO.ErrOut, c.Errors())
 	if k, ok := explain.PolicyKindOf(o.Target, reg); ok {
 		if ox, ok := k.(policy.ObjectExplainer); ok {
 			return firstErr(explainObject(o, c, ox), inputResult(c))

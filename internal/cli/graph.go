@@ -68,7 +68,7 @@ func runGraph(o *graphOptions) error {
 	if err != nil {
 		return err
 	}
-	printDiagnostics(o.IO.ErrOut, compileErrors(c))
+	printDiagnostics(o.IO.ErrOut, c.Errors())
 	text := graph.DOT(c.Result, scope)
 	if o.Output == "mermaid" {
 		text = graph.Mermaid(c.Result, scope)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -132,10 +131,10 @@ func runRender(o *renderOptions) error {
 	fixed := fixedStatusLines(c, gws, scope, len(o.Routes) > 0)
 	// Compile errors shape the config as much as render's own: they go to
 	// stderr with them, in one sorted list.
-	report := compileErrors(c)
+	report := c.Errors()
 	inputErr := inputResult(c) // taken now: c must not stay live below
 	noGateways := noGatewaysNote(c)
-	releaseTopology(c)
+	c.ReleaseTopology()
 	out, err := renderPlatform(c, o.Target, o.MergeKey == "kgateway", gws)
 	if err != nil {
 		return err
@@ -320,40 +319,6 @@ func noGatewaysNote(c *pipeline.Compiled) string {
 		note += "; " + strings.Join(kinds, ", ") + ": " + servedBy
 	}
 	return note
-}
-
-// releaseTopology drops the YAML trees of the objects render reads only
-// through the typed model (Gateways, routes, Services, …): every finding
-// about them was made while compiling, and their trees are most of the
-// heap the collector would otherwise keep re-marking while the Envoy
-// config is built. Policy objects, Secrets and extension objects keep
-// theirs: renderers decode and point into them.
-func releaseTopology(c *pipeline.Compiled) {
-	for _, o := range c.Set.Objects {
-		if releasable[model.GroupKind{Group: o.Group, Kind: o.Kind}] {
-			o.Release()
-		}
-	}
-}
-
-var releasable = map[model.GroupKind]bool{
-	{Group: model.GatewayGroup, Kind: "GatewayClass"}: true, {Group: model.GatewayGroup, Kind: "Gateway"}: true,
-	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
-	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
-	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
-}
-
-// compileErrors are the errors found while compiling (an object that did
-// not decode, a duplicate, a reference that does not resolve): every view
-// prints them on stderr, so nothing it shows was shaped silently.
-func compileErrors(c *pipeline.Compiled) []diag.Diagnostic {
-	var report []diag.Diagnostic
-	for _, d := range c.Diagnostics() {
-		if d.Severity == diag.Error {
-			report = append(report, d)
-		}
-	}
-	return report
 }
 
 // printDiagnostics writes findings to stderr, one plain line each.

@@ -119,3 +119,38 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 // Unreadable reports whether part of the input could not be read (the
 // findings name each file).
 func (c *Compiled) Unreadable() bool { return c.Set != nil && c.Set.Unreadable() }
+
+// Errors are the errors found while compiling (an object that did not
+// decode, a duplicate, a reference that does not resolve): every view
+// prints them on stderr, so nothing it shows was shaped silently.
+func (c *Compiled) Errors() []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range c.Diagnostics() {
+		if d.Severity == diag.Error {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ReleaseTopology drops the YAML trees of the objects the views read only
+// through the typed model (Gateways, routes, Services, …): every finding
+// about them was made while compiling, and their trees are most of the
+// heap the collector would otherwise keep re-marking while render builds
+// the Envoy config. Policy objects, Secrets and extension objects keep
+// theirs: renderers decode and point into them. Nothing may read those
+// objects' fields afterwards.
+func (c *Compiled) ReleaseTopology() {
+	for _, o := range c.Set.Objects {
+		if releasable[model.GroupKind{Group: o.Group, Kind: o.Kind}] {
+			o.Release()
+		}
+	}
+}
+
+var releasable = map[model.GroupKind]bool{
+	{Group: model.GatewayGroup, Kind: "GatewayClass"}: true, {Group: model.GatewayGroup, Kind: "Gateway"}: true,
+	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
+	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
+	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
+}
