@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,7 @@ func explainTargets(c *pipeline.Compiled, ns string) []string {
 		}
 	}
 	for _, gw := range c.Graph.Gateways {
-		add("gateway", gw.Namespace, gw.Name, listenerNames(gw)...)
+		add("gateway", gw.Namespace, gw.Name, explain.ListenerNames(gw)...)
 	}
 	for _, rt := range c.Graph.Routes {
 		var secs []string
@@ -70,7 +71,7 @@ func explainTargets(c *pipeline.Compiled, ns string) []string {
 }
 
 // gatewayRefs are the Gateways as --gateway takes them: NS/NAME.
-func gatewayRefs(c *pipeline.Compiled, _ string) []string { return gatewayNames(c.Graph) }
+func gatewayRefs(c *pipeline.Compiled, _ string) []string { return explain.GatewayNames(c.Graph) }
 
 // routeRefs are the routes as --route takes them: KIND/NS/NAME
 // (KIND/NAME in the -n namespace).

@@ -7,10 +7,12 @@
 //
 // cli is last in the import order: it may import pipeline, the views
 // (render/envoy, explain, lint, diff, graph), status and the stages before
-// them; it names no policy kind except wso2, for explain's RestApi chain
-// view (issue 15 moves that into the kind). Only a command (package main:
-// cmd/gwpol, internal/benchgen/floor) imports cli; imports_test.go keeps
-// that and the pipeline's direction true.
+// them, but no policy kind package: a kind's own output reaches it through
+// the hooks of internal/policy/kind.go (ObjectExplainer for a view of its
+// own such as WSO2's RestApi chains, Standalone for render's note on an
+// input without Gateways). Only a command (package main: cmd/gwpol,
+// internal/benchgen/floor) imports cli; imports_test.go keeps that, the
+// pipeline's direction and the kinds' isolation true.
 package cli
 
 //go:generate go run ../../cmd/gwpol __gendocs ../..

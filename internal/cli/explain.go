@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/topology"
 	"github.com/spf13/cobra"
 )
 
@@ -104,72 +101,29 @@ const strategyHelp = `  AugmentedShallow    the first policy in precedence order
   Additive            every setter contributes, less specific levels first; nothing is overridden
   Exclusive           at most one policy may attach, so nothing merges`
 
-var kindAliases = map[string]string{
-	"gateway": "Gateway", "gateways": "Gateway", "gw": "Gateway", "gtw": "Gateway",
-	"httproute": "HTTPRoute", "httproutes": "HTTPRoute", "hr": "HTTPRoute", "route": "HTTPRoute",
-	"grpcroute": "GRPCRoute", "grpcroutes": "GRPCRoute", "gr": "GRPCRoute",
-	"listenerset": "ListenerSet", "listenersets": "ListenerSet", "ls": "ListenerSet",
-}
-
-type targetSpec struct {
-	Kind, Namespace, Name, Section string
-}
-
-func parseTarget(s, defaultNS string) (targetSpec, error) {
-	parts := strings.Split(s, "/")
-	kind, ok := kindAliases[strings.ToLower(parts[0])]
-	if !ok {
-		return targetSpec{}, usageError("unknown target kind %q; use gateway, httproute, grpcroute or listenerset", parts[0])
-	}
-	t := targetSpec{Kind: kind}
-	switch {
-	case len(parts) == 2:
-		t.Namespace, t.Name = defaultNS, parts[1]
-	case len(parts) == 3 && defaultNS != "":
-		// With -n the target is KIND/NAME/SECTION, as kubectl users type it.
-		t.Namespace, t.Name, t.Section = defaultNS, parts[1], parts[2]
-	case len(parts) == 3:
-		t.Namespace, t.Name = parts[1], parts[2]
-	case len(parts) == 4:
-		t.Namespace, t.Name, t.Section = parts[1], parts[2], parts[3]
-	default:
-		return targetSpec{}, usageError("target %q: want KIND/NAMESPACE/NAME[/SECTION]", s)
-	}
-	if t.Name == "" || t.Namespace == "" {
-		return targetSpec{}, usageError("target %q: want KIND/NAMESPACE/NAME[/SECTION]", s)
-	}
-	return t, nil
-}
-
 func runExplain(o *explainOptions) error {
 	c, err := o.compile()
 	if err != nil {
 		return err
 	}
-	if err := checkField(o.Field, c.Result.Registry); err != nil {
+	reg := c.Result.Registry
+	if err := explain.CheckField(o.Field, reg); err != nil {
 		return err
 	}
-	printDiagnostics(o.IO.ErrOut, compileErrors(c))
-	if strings.HasPrefix(strings.ToLower(o.Target), "restapi/") || strings.HasPrefix(strings.ToLower(o.Target), "restapis/") {
-		if explainRestAPIHook != nil {
-			return firstErr(explainRestAPIHook(o, c), inputResult(c))
+	printDiagnostics(o.IO.ErrOut, c.Errors())
+	if k, ok := explain.PolicyKindOf(o.Target, reg); ok {
+		if ox, ok := k.(policy.ObjectExplainer); ok {
+			return firstErr(explainObject(o, c, ox), inputResult(c))
 		}
-		return usageError("restapi targets need the WSO2 policy kind")
-	}
-	if _, ok := policyKindOf(o.Target, c.Result.Registry); ok {
 		return firstErr(explainPolicy(o, c), inputResult(c))
 	}
-	ns := ""
-	if o.Namespace != "" {
-		ns = o.Namespace
-	}
-	t, err := parseTarget(o.Target, ns)
+	t, err := explain.ParseTarget(o.Target, o.Namespace)
 	if err != nil {
 		return err
 	}
 	names, answers := explainRender(c, o.RenderTarget)
-	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers, Notes: explainNotes(c)}
-	rep, err := explainTarget(c, t, opt)
+	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers}
+	rep, err := explain.Explain(c.Result, t, opt)
 	if err != nil {
 		return err
 	}
@@ -180,179 +134,6 @@ func runExplain(o *explainOptions) error {
 	writeExplainText(&b, rep, o.IO.Color(), o.IO.Width)
 	_, err = o.IO.Out.Write(b.Bytes())
 	return firstErr(err, inputResult(c))
-}
-
-var explainRestAPIHook = runExplainRestAPI
-
-// explainNotes gathers kind-specific notes for a rule: runtime identities
-// of one-policy-per-rule kinds (and the budget two rules share through one
-// policy) and versioned-policy chains.
-func explainNotes(c *pipeline.Compiled) func(*topology.Route, *topology.Rule) []string {
-	wso2Notes := explainWSO2Notes(c)
-	users := map[*policy.Policy][]string{}
-	for _, rp := range c.Result.Routes {
-		for _, rule := range rp.Rules {
-			for _, a := range c.Result.Attach.Rule[rule.Rule] {
-				users[a.Policy] = append(users[a.Policy], rp.Route.Kind+" "+rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Rule.Section())
-			}
-		}
-	}
-	return func(rt *topology.Route, rule *topology.Rule) []string {
-		var notes []string
-		for _, a := range c.Result.Attach.Rule[rule] {
-			id, ok := a.Policy.Kind.(policy.Identifier)
-			if !ok {
-				continue
-			}
-			notes = append(notes, fmt.Sprintf("runtime identity of this rule: %s; policy %s has identity %s",
-				id.RuleIdentity(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Index), a.Policy.ID(), id.PolicyIdentity(a.Policy)))
-			if others, shared := users[a.Policy], id.SharedState(a.Policy); len(others) > 1 && shared != "" {
-				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share %s", a.Policy.ID(), len(others), strings.Join(others, ", "), shared))
-			}
-		}
-		notes = append(notes, noEffectNotes(c, rt, rule)...)
-		return append(notes, wso2Notes(rt, rule)...)
-	}
-}
-
-// noEffectNotes names the policies attached to a rule or its route that
-// set nothing: status calls them Attached, and the fields above cannot
-// show what is not there.
-func noEffectNotes(c *pipeline.Compiled, rt *topology.Route, rule *topology.Rule) []string {
-	var notes []string
-	for _, a := range slices.Concat(c.Result.Attach.Rule[rule], c.Result.Attach.Route[rt]) {
-		if a.Policy.NoEffect() {
-			notes = append(notes, fmt.Sprintf("%s attaches here but sets no field that takes effect: no effect", a.Policy.ID()))
-		}
-	}
-	return slices.Compact(notes)
-}
-
-// checkField refuses a --field that selects no field of any registered
-// kind: a typo must not read as "nothing in effect".
-func checkField(want string, reg *policy.Registry) error {
-	if want == "" {
-		return nil
-	}
-	var names []string
-	for _, k := range reg.Kinds() {
-		for _, fs := range k.Spec().Fields {
-			if explain.MatchField(fs.Key, want) {
-				return nil
-			}
-			names = append(names, fs.Key)
-			if top, _, nested := strings.Cut(fs.Key, "."); nested {
-				names = append(names, top)
-			}
-		}
-	}
-	msg := fmt.Sprintf("unknown field %q", want)
-	if best := closest(want, names); best != "" {
-		msg += fmt.Sprintf("; did you mean %q?", best)
-	}
-	return usageError("%s", msg)
-}
-
-func explainTarget(c *pipeline.Compiled, t targetSpec, opt explain.Options) (*explain.Report, error) {
-	g := c.Graph
-	rep := &explain.Report{Targets: []explain.Target{}}
-	switch t.Kind {
-	case "Gateway":
-		gw := g.Gateway(t.Namespace, t.Name)
-		if gw == nil {
-			return nil, notFound(t, gatewayNames(g))
-		}
-		for _, l := range gw.Listeners {
-			if t.Section == "" || string(l.Name) == t.Section {
-				rep.Targets = append(rep.Targets, explain.Listener(c.Result, l, opt))
-			}
-		}
-		if len(rep.Targets) == 0 {
-			return nil, notFound(t, listenerNames(gw))
-		}
-	case "ListenerSet":
-		s := g.ListenerSet(t.Namespace, t.Name)
-		if s == nil || s.Parent == nil {
-			return nil, notFound(t, nil)
-		}
-		for _, l := range s.Parent.Listeners {
-			if l.Set == s && (t.Section == "" || string(l.Name) == t.Section) {
-				rep.Targets = append(rep.Targets, explain.Listener(c.Result, l, opt))
-			}
-		}
-	default:
-		rt := g.Route(t.Kind, t.Namespace, t.Name)
-		if rt == nil {
-			return nil, notFound(t, routeNames(g, t.Kind))
-		}
-		var listeners []*topology.Listener
-		for _, p := range rt.Parents {
-			listeners = append(listeners, p.Listeners...)
-		}
-		if len(listeners) == 0 {
-			listeners = []*topology.Listener{nil}
-		}
-		found := false
-		for _, rule := range rt.Rules {
-			// #N names the N-th rule whether or not it has a name, as the
-			// help says.
-			if t.Section != "" && rule.Name != t.Section && "#"+strconv.Itoa(rule.Index) != t.Section {
-				continue
-			}
-			found = true
-			for _, l := range listeners {
-				rep.Targets = append(rep.Targets, explain.Rule(c.Result, rt, rule, l, opt))
-			}
-		}
-		if !found {
-			var secs []string
-			for _, rule := range rt.Rules {
-				secs = append(secs, rule.Section())
-			}
-			return nil, notFound(t, secs)
-		}
-	}
-	return rep, nil
-}
-
-func notFound(t targetSpec, candidates []string) error {
-	what := t.Kind + " " + t.Namespace + "/" + t.Name
-	key := t.Namespace + "/" + t.Name
-	if t.Section != "" {
-		what += " section " + t.Section
-		key = t.Section
-	}
-	msg := what + " not found"
-	if best := closest(key, candidates); best != "" {
-		msg += fmt.Sprintf("; did you mean %q?", best)
-	}
-	return diag.Errorf(diag.NotFound, "%s", msg)
-}
-
-func gatewayNames(g *topology.Graph) []string {
-	var out []string
-	for _, gw := range g.Gateways {
-		out = append(out, gw.Namespace+"/"+gw.Name)
-	}
-	return out
-}
-
-func listenerNames(gw *topology.Gateway) []string {
-	var out []string
-	for _, l := range gw.Listeners {
-		out = append(out, string(l.Name))
-	}
-	return out
-}
-
-func routeNames(g *topology.Graph, kind string) []string {
-	var out []string
-	for _, r := range g.Routes {
-		if r.Kind == kind {
-			out = append(out, r.Meta.Namespace+"/"+r.Meta.Name)
-		}
-	}
-	return out
 }
 
 // closest returns the candidate nearest to s by edit distance, when near

@@ -5,75 +5,26 @@ import (
 	"io"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
 	"github.com/gwpol/gwpol/internal/explain"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// policyKindOf finds the registered policy kind a target's KIND names:
-// the kind's name in any case, or its plural (trafficpolicies).
-func policyKindOf(target string, reg *policy.Registry) (policy.Kind, bool) {
-	word, _, _ := strings.Cut(strings.ToLower(target), "/")
-	for _, k := range reg.Kinds() {
-		name := strings.ToLower(k.GroupKind().Kind)
-		if word == name || word == name+"s" || word == strings.TrimSuffix(name, "y")+"ies" {
-			return k, true
-		}
-	}
-	return nil, false
-}
-
 // policyKindWords lists the registered policy kinds as explain accepts
 // them, for help text.
-func policyKindWords() string {
-	var out []string
-	for _, k := range pipeline.Registry().Kinds() {
-		out = append(out, strings.ToLower(k.GroupKind().Kind))
-	}
-	return strings.Join(out, ", ")
-}
-
-// lookupPolicy finds the policy a POLICYKIND/NS/NAME (or POLICYKIND/NAME
-// with -n) names; an unknown kind or name is a usage error with the
-// nearest one.
-func lookupPolicy(c *pipeline.Compiled, ref, namespace string) (*policy.Policy, error) {
-	k, ok := policyKindOf(ref, c.Result.Registry)
-	if !ok {
-		return nil, usageError("%q: want POLICYKIND/NAMESPACE/NAME with POLICYKIND one of %s", ref, policyKindWords())
-	}
-	parts := strings.Split(ref, "/")
-	key := model.Key{Group: k.GroupKind().Group, Kind: k.GroupKind().Kind}
-	switch {
-	case len(parts) == 2 && namespace != "":
-		key.Namespace, key.Name = namespace, parts[1]
-	case len(parts) == 3:
-		key.Namespace, key.Name = parts[1], parts[2]
-	default:
-		return nil, usageError("%q: want %s/NAMESPACE/NAME (or %s/NAME with -n)", ref, parts[0], parts[0])
-	}
-	p := c.Policies.Get(key)
-	if p == nil {
-		var names []string
-		for _, q := range c.Policies.Policies {
-			if q.Kind == k {
-				names = append(names, q.Obj.Namespace+"/"+q.Obj.Name)
-			}
-		}
-		return nil, notFound(targetSpec{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, names)
-	}
-	return p, nil
-}
+func policyKindWords() string { return explain.KindWords(pipeline.Registry()) }
 
 // explainPolicy answers explain POLICYKIND/NS/NAME.
 func explainPolicy(o *explainOptions, c *pipeline.Compiled) error {
-	p, err := lookupPolicy(c, o.Target, o.Namespace)
+	p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, o.Target, o.Namespace)
 	if err != nil {
 		return err
 	}
 	rep := explain.Policy(c.Result, p)
 	for i := range rep.Targets {
-		rep.Targets[i].Fields = selectFields(rep.Targets[i].Fields, o.Field)
+		rep.Targets[i].Fields = explain.SelectFields(rep.Targets[i].Fields, o.Field)
 	}
 	if o.Output == "json" {
 		return writeData(o.globalOptions, "", "json", rep)
@@ -81,14 +32,50 @@ func explainPolicy(o *explainOptions, c *pipeline.Compiled) error {
 	return writePolicyText(o.IO.Out, rep)
 }
 
-func selectFields(fs []explain.PolicyField, want string) []explain.PolicyField {
-	out := []explain.PolicyField{}
-	for _, f := range fs {
-		if explain.MatchField(f.Field, want) {
-			out = append(out, f)
-		}
+// explainObject answers explain KIND/NS/NAME for a kind with a view of its
+// own (policy.ObjectExplainer: WSO2's RestApi chains); KIND/NAME takes the
+// -n (or config) namespace.
+func explainObject(o *explainOptions, c *pipeline.Compiled, ox policy.ObjectExplainer) error {
+	p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, o.Target, c.Config.Namespace)
+	if err != nil {
+		return err
 	}
-	return out
+	v, err := ox.ExplainObject(p, o.ShowValues)
+	if err != nil {
+		return err
+	}
+	if o.Output == "json" {
+		data, err := encode("json", v)
+		if err != nil {
+			return err
+		}
+		_, err = o.IO.Out.Write(data)
+		return err
+	}
+	_, err = io.WriteString(o.IO.Out, v.Text(o.IO.Width, layoutTable))
+	return err
+}
+
+// layoutTable is the policy.TableLayout kinds' views draw with: a
+// bordered table, or, where wider than the terminal, one list entry per
+// row ("1. name", then "header: cell" lines), wrapped at the width.
+// Nothing is cut.
+func layoutTable(headers []string, rows [][]string, width int) string {
+	out := table.New().Border(lipgloss.NormalBorder()).BorderStyle(lipgloss.NewStyle()).Headers(headers...).Rows(rows...).Render()
+	if width <= 0 || lipgloss.Width(out) <= width {
+		return out
+	}
+	var list []fieldRow
+	for _, r := range rows {
+		fr := fieldRow{Key: r[0] + ". " + r[1]}
+		for i, h := range headers[2:] {
+			fr.Lines = append(fr.Lines, strings.ToLower(h)+": "+r[i+2])
+		}
+		list = append(list, fr)
+	}
+	var b strings.Builder
+	writeList(&b, list, width)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // writePolicyText is a list rather than a table: one line per target and

@@ -5,41 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
-
-func TestParseTarget(t *testing.T) {
-	tests := []struct {
-		in, ns  string
-		want    targetSpec
-		wantErr bool
-	}{
-		{"httproute/shop/orders", "", targetSpec{"HTTPRoute", "shop", "orders", ""}, false},
-		{"HTTPRoutes/shop/orders/#1", "", targetSpec{"HTTPRoute", "shop", "orders", "#1"}, false},
-		{"hr/orders", "shop", targetSpec{"HTTPRoute", "shop", "orders", ""}, false},
-		{"httproute/orders/create", "shop", targetSpec{"HTTPRoute", "shop", "orders", "create"}, false},
-		{"gw/infra/public/https", "", targetSpec{"Gateway", "infra", "public", "https"}, false},
-		{"grpcroutes/payments/ledger-api", "", targetSpec{"GRPCRoute", "payments", "ledger-api", ""}, false},
-		{"deployment/x/y", "", targetSpec{}, true},
-		{"httproute/orders", "", targetSpec{}, true},
-		{"httproute", "", targetSpec{}, true},
-	}
-	for _, tt := range tests {
-		got, err := parseTarget(tt.in, tt.ns)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("%s: err = %v", tt.in, err)
-			continue
-		}
-		if exitCode(err) != map[bool]int{true: ExitUsage, false: ExitOK}[tt.wantErr] {
-			t.Errorf("%s: exit code %d", tt.in, exitCode(err))
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tt.in, diff)
-		}
-	}
-}
 
 func TestClosest(t *testing.T) {
 	if got := closest("shop/order", []string{"shop/orders", "shop/cart", "infra/admin"}); got != "shop/orders" {
@@ -77,30 +44,6 @@ func TestFlagParsing(t *testing.T) {
 	lc.SilenceErrors, lc.SilenceUsage = true, true
 	if err := lc.Execute(); exitCode(err) != ExitUsage {
 		t.Errorf("-o xml: exit %d, want 2", exitCode(err))
-	}
-}
-
-func TestPolicyKindOf(t *testing.T) {
-	reg := pipeline.Registry()
-	tests := []struct {
-		target, want string
-	}{
-		{"trafficpolicy/a/b", "TrafficPolicy"},
-		{"TrafficPolicies/a/b", "TrafficPolicy"},
-		{"haproxyroutepolicy/b", "HAProxyRoutePolicy"},
-		{"apipolicies/a/b", "APIPolicy"},
-		{"httproute/a/b", ""},
-		{"policy/a/b", ""},
-	}
-	for _, tt := range tests {
-		k, ok := policyKindOf(tt.target, reg)
-		got := ""
-		if ok {
-			got = k.GroupKind().Kind
-		}
-		if got != tt.want {
-			t.Errorf("policyKindOf(%q) = %q, want %q", tt.target, got, tt.want)
-		}
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/graph"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
@@ -67,7 +68,7 @@ func runGraph(o *graphOptions) error {
 	if err != nil {
 		return err
 	}
-	printDiagnostics(o.IO.ErrOut, compileErrors(c))
+	printDiagnostics(o.IO.ErrOut, c.Errors())
 	text := graph.DOT(c.Result, scope)
 	if o.Output == "mermaid" {
 		text = graph.Mermaid(c.Result, scope)
@@ -85,22 +86,22 @@ func (o *graphOptions) scope(c *pipeline.Compiled) (graph.Options, error) {
 			ns, name = c.Config.Namespace, g
 		}
 		if c.Graph.Gateway(ns, name) == nil {
-			return opt, notFound(targetSpec{Kind: "Gateway", Namespace: ns, Name: name}, gatewayNames(c.Graph))
+			return opt, explain.NotFound(explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
 		}
 		opt.Gateways = append(opt.Gateways, ns+"/"+name)
 	}
 	for _, ref := range o.Routes {
-		t, err := parseTarget(ref, o.Namespace)
+		t, err := explain.ParseTarget(ref, o.Namespace)
 		if err != nil {
 			return opt, err
 		}
 		if c.Graph.Route(t.Kind, t.Namespace, t.Name) == nil {
-			return opt, notFound(t, routeNames(c.Graph, t.Kind))
+			return opt, explain.NotFound(t, explain.RouteNames(c.Graph, t.Kind))
 		}
 		opt.Routes = append(opt.Routes, t.Kind+"/"+t.Namespace+"/"+t.Name)
 	}
 	for _, ref := range o.Policies {
-		p, err := lookupPolicy(c, ref, o.Namespace)
+		p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, ref, o.Namespace)
 		if err != nil {
 			return opt, err
 		}

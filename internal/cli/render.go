@@ -13,8 +13,8 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -131,10 +131,10 @@ func runRender(o *renderOptions) error {
 	fixed := fixedStatusLines(c, gws, scope, len(o.Routes) > 0)
 	// Compile errors shape the config as much as render's own: they go to
 	// stderr with them, in one sorted list.
-	report := compileErrors(c)
+	report := c.Errors()
 	inputErr := inputResult(c) // taken now: c must not stay live below
 	noGateways := noGatewaysNote(c)
-	releaseTopology(c)
+	c.ReleaseTopology()
 	out, err := renderPlatform(c, o.Target, o.MergeKey == "kgateway", gws)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ func (o *renderOptions) selectedGateways(c *pipeline.Compiled) ([]string, error)
 		ns, name = c.Config.Namespace, o.Gateway
 	}
 	if c.Graph.Gateway(ns, name) == nil {
-		return nil, notFound(targetSpec{Kind: "Gateway", Namespace: ns, Name: name}, gatewayNames(c.Graph))
+		return nil, explain.NotFound(explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
 	}
 	return []string{ns + "/" + name}, nil
 }
@@ -218,7 +218,7 @@ func (o *renderOptions) selectedGateways(c *pipeline.Compiled) ([]string, error)
 func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, error) {
 	var out []envoy.RuleOn
 	for _, ref := range o.Routes {
-		t, err := parseTarget(ref, o.Namespace)
+		t, err := explain.ParseTarget(ref, o.Namespace)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +227,7 @@ func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, err
 		}
 		rt := c.Graph.Route(t.Kind, t.Namespace, t.Name)
 		if rt == nil {
-			return nil, notFound(t, routeNames(c.Graph, t.Kind))
+			return nil, explain.NotFound(t, explain.RouteNames(c.Graph, t.Kind))
 		}
 		found := false
 		for _, rule := range rt.Rules {
@@ -246,7 +246,7 @@ func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, err
 			for _, rule := range rt.Rules {
 				secs = append(secs, rule.Section())
 			}
-			return nil, notFound(t, secs)
+			return nil, explain.NotFound(t, secs)
 		}
 	}
 	return out, nil
@@ -293,62 +293,32 @@ func servedOn(rt *topology.Route, gateways []string) bool {
 }
 
 // noGatewaysNote says why render has nothing to emit when the input holds
-// no Gateway: Envoy config is built per Gateway, and APIs of the WSO2
-// gateway-controller (RestApi and the other API kinds) are not Gateway API
-// resources. "" when there are Gateways.
+// no Gateway: Envoy config is built per Gateway, and objects of
+// policy.Standalone kinds (APIs of the WSO2 gateway-controller: RestApi
+// and the others) are served without one; each such kind says by what.
+// "" when there are Gateways.
 func noGatewaysNote(c *pipeline.Compiled) string {
 	if len(c.Graph.Gateways) > 0 {
 		return ""
 	}
-	apis := map[string]int{}
+	counts := map[string]map[string]int{} // what serves them → kind → objects
 	for _, p := range c.Policies.Policies {
-		if c.WSO2.Owns(p) && len(p.Kind.Spec().TargetKinds) == 0 && !p.Kind.Spec().ExtensionRef {
-			apis[p.Obj.Kind]++
+		if s, ok := p.Kind.(policy.Standalone); ok {
+			if counts[s.ServedBy()] == nil {
+				counts[s.ServedBy()] = map[string]int{}
+			}
+			counts[s.ServedBy()][p.Obj.Kind]++
 		}
 	}
 	note := "gwpol: the input has no Gateway, so there is no Envoy configuration to render (gateways: [])"
-	if len(apis) == 0 {
-		return note
-	}
-	var kinds []string
-	for _, k := range slices.Sorted(maps.Keys(apis)) {
-		kinds = append(kinds, fmt.Sprintf("%d %s", apis[k], k))
-	}
-	return note + "; " + strings.Join(kinds, ", ") + ": APIs the WSO2 gateway-controller serves itself, not Gateway API resources; `gwpol lint` checks their policy references and `gwpol explain restapi/NS/NAME` shows a RestApi's chains"
-}
-
-// releaseTopology drops the YAML trees of the objects render reads only
-// through the typed model (Gateways, routes, Services, …): every finding
-// about them was made while compiling, and their trees are most of the
-// heap the collector would otherwise keep re-marking while the Envoy
-// config is built. Policy objects, Secrets and extension objects keep
-// theirs: renderers decode and point into them.
-func releaseTopology(c *pipeline.Compiled) {
-	for _, o := range c.Set.Objects {
-		if releasable[model.GroupKind{Group: o.Group, Kind: o.Kind}] {
-			o.Release()
+	for _, servedBy := range slices.Sorted(maps.Keys(counts)) {
+		var kinds []string
+		for _, k := range slices.Sorted(maps.Keys(counts[servedBy])) {
+			kinds = append(kinds, fmt.Sprintf("%d %s", counts[servedBy][k], k))
 		}
+		note += "; " + strings.Join(kinds, ", ") + ": " + servedBy
 	}
-}
-
-var releasable = map[model.GroupKind]bool{
-	{Group: model.GatewayGroup, Kind: "GatewayClass"}: true, {Group: model.GatewayGroup, Kind: "Gateway"}: true,
-	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
-	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
-	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
-}
-
-// compileErrors are the errors found while compiling (an object that did
-// not decode, a duplicate, a reference that does not resolve): every view
-// prints them on stderr, so nothing it shows was shaped silently.
-func compileErrors(c *pipeline.Compiled) []diag.Diagnostic {
-	var report []diag.Diagnostic
-	for _, d := range c.Diagnostics() {
-		if d.Severity == diag.Error {
-			report = append(report, d)
-		}
-	}
-	return report
+	return note
 }
 
 // printDiagnostics writes findings to stderr, one plain line each.

@@ -45,7 +45,7 @@ func runStatus(o *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	printDiagnostics(o.IO.ErrOut, compileErrors(c))
+	printDiagnostics(o.IO.ErrOut, c.Errors())
 	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode})
 	return firstErr(writeData(o.globalOptions, o.Out, o.Output, rep), inputResult(c))
 }

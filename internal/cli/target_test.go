@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 )
@@ -133,7 +134,7 @@ func TestExplainSharedBudgetOnlyWithRateLimit(t *testing.T) {
 			if rt == nil || len(rt.Rules) != 2 {
 				t.Fatal("route not built")
 			}
-			notes := strings.Join(explainNotes(c)(rt, rt.Rules[0]), "\n")
+			notes := strings.Join(explain.Notes(c.Result)(rt, rt.Rules[0]), "\n")
 			if !strings.Contains(notes, "runtime identity of this rule") {
 				t.Errorf("identity note missing:\n%s", notes)
 			}

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -12,13 +14,16 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/explain"
 	goldenfile "github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // wso2Dir holds the WSO2 fixtures: shared policy definitions (defs/) and
@@ -222,6 +227,24 @@ func compileWSO2(t *testing.T) *pipeline.Compiled {
 	return pipeline.CompileWith(set, cfg, v)
 }
 
+// ownValues are a rule's merged values of APIPolicy fields, as explain
+// hands them to policy.RuleNoter.
+func ownValues(c *pipeline.Compiled, rule *topology.Rule) func(string) []any {
+	return func(key string) []any {
+		if rp := c.Result.Rule(rule); rp != nil {
+			if f := rp.Own.Of(c.WSO2.APIPolicy()).Field(key); f != nil {
+				return f.Values
+			}
+		}
+		return nil
+	}
+}
+
+// ruleChain is the chain the policy engine runs for a rule.
+func ruleChain(c *pipeline.Compiled, rule *topology.Rule) []wso2.Entry {
+	return c.WSO2.APIPolicy().RuleChain(rule, ownValues(c, rule))
+}
+
 func identities(es []wso2.Entry) []string {
 	var out []string
 	for _, e := range es {
@@ -246,7 +269,7 @@ func TestWSO2RuleChains(t *testing.T) {
 		"plain":   slices.Concat([]string{system}, api),
 	}
 	for _, rule := range rt.Rules {
-		if diff := cmp.Diff(want[rule.Name], identities(wso2RuleChain(c, rule))); diff != "" {
+		if diff := cmp.Diff(want[rule.Name], identities(ruleChain(c, rule))); diff != "" {
 			t.Errorf("rule %s chain (-want +got):\n%s", rule.Name, diff)
 		}
 	}
@@ -259,7 +282,7 @@ func TestWSO2RuleChains(t *testing.T) {
 	if diff := cmp.Diff([]string{"hello-api-level", "hello-ratelimit", "hello-cors"}, ids); diff != "" {
 		t.Errorf("contributors (-want +got):\n%s", diff)
 	}
-	notes := explainWSO2Notes(c)(rt, rt.Rules[0])
+	notes := c.WSO2.APIPolicy().RuleNotes(rt.Rules[0], ownValues(c, rt.Rules[0]))
 	if len(notes) != 6 || !strings.Contains(notes[2], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
 		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
 	}
@@ -363,11 +386,21 @@ func TestExplainRestAPI(t *testing.T) {
 	if diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), `did you mean "demo/petstore-v1.0"?`) {
 		t.Errorf("unknown RestApi: %v", err)
 	}
-	var b bytes.Buffer
-	o := &explainOptions{globalOptions: &globalOptions{IO: &IOStreams{Out: &b}}, Target: "restapi/demo/petstore-v1.0", Output: "text"}
-	if err := runExplainRestAPI(o, c); err != nil || !strings.Contains(b.String(), "GET /pet/{petId}") {
-		t.Errorf("runExplainRestAPI: %v\n%s", err, b.String())
+}
+
+// explainRestAPI runs explain restapi/NS/NAME on c, the way the command
+// does once it has compiled the input.
+func explainRestAPI(c *pipeline.Compiled, ns, name string, w io.Writer, format string, showValues bool, width int) error {
+	o := &explainOptions{globalOptions: &globalOptions{IO: &IOStreams{Out: w, Width: width}}, Target: "restapi/" + ns + "/" + name, Output: format, ShowValues: showValues}
+	k, ok := explain.PolicyKindOf(o.Target, c.Result.Registry)
+	if !ok {
+		return fmt.Errorf("restapi names no registered kind")
 	}
+	ox, ok := k.(policy.ObjectExplainer)
+	if !ok {
+		return fmt.Errorf("%s has no view of its own", k.GroupKind().Kind)
+	}
+	return explainObject(o, c, ox)
 }
 
 // TestExplainRestAPIOperationForms: every operation form gets a heading
@@ -543,7 +576,7 @@ func TestWSO2OperatorGeneratedChains(t *testing.T) {
 	got := map[string][]string{}
 	for _, rt := range c.Graph.Routes {
 		for _, rule := range rt.Rules {
-			chain := wso2RuleChain(c, rule)
+			chain := ruleChain(c, rule)
 			for _, e := range chain {
 				if e.Level != wso2.LevelOperator {
 					t.Errorf("rule %s: %s at level %s", rule.Name, e.Identity, e.Level)

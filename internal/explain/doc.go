@@ -1,8 +1,20 @@
 // Package explain answers "which policy owns this field here, and why":
 // for a listener or a route rule it lists every policy field in effect with
 // its owner, level, merge strategy, contributors, losers and what it
-// shadows — read from the merge IR, never recomputed.
+// shadows — read from the merge IR, never recomputed. Policy answers the
+// same from one policy's side: every target it reached and how it fared
+// there.
 //
-// explain is a view: it imports merge, policy and topology (the stages
-// before it), never status, render, lint or pipeline.
+// It also resolves what a user names: ParseTarget reads a TARGET
+// (KIND/NAMESPACE/NAME[/SECTION]), Explain finds it in the graph (a
+// not-found error names the nearest candidate), LookupPolicy finds a
+// POLICYKIND/NAMESPACE/NAME, and CheckField refuses an unknown --field.
+// Notes adds to a rule's view what kinds say through their hooks: runtime
+// identities (policy.Identifier) and notes of their own
+// (policy.RuleNoter, e.g. WSO2's policy chain).
+//
+// explain is a view: it imports merge, policy, topology, model and diag
+// (the stages before it), never a policy kind package, status, render,
+// lint, pipeline or cli. Its tests compile inputs through
+// internal/pipeline.
 package explain

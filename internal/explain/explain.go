@@ -93,7 +93,8 @@ type Options struct {
 	ShowValues bool
 	// RouteNames returns the Envoy route names a rule produced on a listener.
 	RouteNames func(*topology.Rule, *topology.Listener) []string
-	// Notes returns kind-specific notes for a rule (e.g. runtime identity).
+	// Notes returns kind-specific notes for a rule (e.g. runtime identity);
+	// Explain uses Notes(r) when it is nil, Rule adds none then.
 	Notes func(*topology.Route, *topology.Rule) []string
 	// Answers returns, for the rule's Envoy routes on a listener, the ones
 	// render made answer a fixed status for reasons the merge result does

@@ -53,11 +53,11 @@ type Compiled struct {
 	// resolving against them.
 	Versions *Versions
 	WSO2     *wso2.Kinds
-	// systemDiags are the findings about config wso2.systemPolicies.
-	systemDiags []diag.Diagnostic
-	// WSO2Generated are the policies the WSO2 gateway operator adds to the
-	// rules of the HTTPRoutes it serves; generatedDiags their findings.
-	WSO2Generated  map[*model.Rule]*wso2.Chain
+	// systemDiags are the findings about config wso2.systemPolicies;
+	// generatedDiags those about the policies the WSO2 gateway operator
+	// adds to the rules of the HTTPRoutes it serves (WSO2 keeps the chains
+	// for explain: wso2.Found).
+	systemDiags    []diag.Diagnostic
 	generatedDiags []diag.Diagnostic
 }
 
@@ -102,12 +102,55 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
-	_, sys := ws.System(pc, v.ConfigPos(cfg))
+	sysChain, sys := ws.System(pc, v.ConfigPos(cfg))
 	gen, genDiags := wso2Generated(ws, m, g, att)
+	found := wso2.Found{System: sysChain, Generated: gen}
+	if v.Definitions != nil {
+		found.DefinitionsDir = v.DefinitionsDir
+	}
+	if v.Engine != nil {
+		found.EngineFile = v.EngineFile
+	}
+	ws.SetFound(found)
 	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys,
-		WSO2Generated: gen, generatedDiags: genDiags}
+		generatedDiags: genDiags}
 }
 
 // Unreadable reports whether part of the input could not be read (the
 // findings name each file).
 func (c *Compiled) Unreadable() bool { return c.Set != nil && c.Set.Unreadable() }
+
+// Errors are the errors found while compiling (an object that did not
+// decode, a duplicate, a reference that does not resolve): every view
+// prints them on stderr, so nothing it shows was shaped silently.
+func (c *Compiled) Errors() []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range c.Diagnostics() {
+		if d.Severity == diag.Error {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ReleaseTopology drops the YAML trees of the objects the views read only
+// through the typed model (Gateways, routes, Services, …): every finding
+// about them was made while compiling, and their trees are most of the
+// heap the collector would otherwise keep re-marking while render builds
+// the Envoy config. Policy objects, Secrets and extension objects keep
+// theirs: renderers decode and point into them. Nothing may read those
+// objects' fields afterwards.
+func (c *Compiled) ReleaseTopology() {
+	for _, o := range c.Set.Objects {
+		if releasable[model.GroupKind{Group: o.Group, Kind: o.Kind}] {
+			o.Release()
+		}
+	}
+}
+
+var releasable = map[model.GroupKind]bool{
+	{Group: model.GatewayGroup, Kind: "GatewayClass"}: true, {Group: model.GatewayGroup, Kind: "Gateway"}: true,
+	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
+	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
+	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
+}

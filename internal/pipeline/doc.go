@@ -4,11 +4,15 @@
 // (Versions, LoadVersions). Its registry (Registry, RegistryWith) is the
 // one place that lists the supported policy kinds. The result, Compiled,
 // holds every stage's output and findings (Diagnostics); the views read
-// it.
+// it. What WSO2's operator adds to the routes it serves (wso2Generated)
+// is compiled here too, and recorded on the WSO2 kinds for explain.
 //
 // pipeline comes after every stage and view in the import order: it may
 // import the stages (manifest, model, topology, policy and its kind
-// packages, policyversion, attach, merge) and diag. Only internal/cli
-// imports it; no stage or view does (their tests compile inputs through
-// it).
+// packages, policyversion, attach, merge) and diag. It is the one package
+// besides the kinds themselves that imports a kind package. Only
+// internal/cli imports it; no stage or view does (their tests compile
+// inputs through it). Its tests hold every registered kind to the
+// policy-kind contract: a `var _ policy.X = …` assertion for each hook it
+// implements, and every hook listed in internal/policy/kind.go.
 package pipeline

@@ -7,7 +7,7 @@
 // status of its own, …), one sentence each; a kind asserts each hook it
 // implements with a var _ line. Nothing outside a kind's package (and the
 // registry in internal/pipeline) names that kind; attach, merge, status,
-// render, explain and lint work through these interfaces.
+// render, explain, lint and cli work through these interfaces.
 //
 // lintrules.go declares the lint rules of findings several stages and
 // kinds make (an invalid policy spec, a target or ExtensionRef that does

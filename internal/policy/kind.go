@@ -4,7 +4,10 @@ package policy
 // implement (Kind) and every optional hook the stages find on a Kind by a
 // comma-ok type assertion. A kind package asserts each hook it implements
 // with a `var _ policy.X = …` line, so that a changed signature fails to
-// compile instead of silently turning the hook off.
+// compile instead of silently turning the hook off; internal/pipeline's
+// tests fail on a registered kind that implements a hook without that
+// line, has a hook's method with another signature, or on a hook missing
+// from the list below.
 //
 // Who calls which hook:
 //
@@ -24,6 +27,9 @@ package policy
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
 //	Identifier        explain: runtime names of rules and policies in the data plane
 //	LintRuleOwner     lint: the lint rules of findings only the kind makes
+//	RuleNoter         explain: notes of the kind's own on a route rule (a policy chain it runs)
+//	ObjectExplainer   cli's explain command: a view of its own of one object of the kind
+//	Standalone        cli's render command: what serves the kind's objects when there is no Gateway
 
 import (
 	"github.com/gwpol/gwpol/internal/diag"
@@ -199,4 +205,55 @@ type Identifier interface {
 	// SharedState names what the rules using p share through its identity
 	// (e.g. "one rate-limit budget"), "" when p keys nothing shared.
 	SharedState(p *Policy) string
+}
+
+// RuleNoter is implemented by kinds that add notes of their own to
+// explain's view of a route rule (WSO2: the policy chain the engine runs
+// there, system policies and the operator's generated ones included).
+// explain calls it for every rule it explains.
+type RuleNoter interface {
+	// RuleNotes are the notes for rule; own returns the values merged into
+	// the rule's own point for one of the kind's field keys (nil when no
+	// policy of the kind set it there).
+	RuleNotes(rule *topology.Rule, own func(key string) []any) []string
+}
+
+// ObjectExplainer is implemented by kinds whose objects explain shows in a
+// view of their own rather than as attached policies (WSO2 RestApi: per
+// operation, the chain the policy engine runs). cli's explain command
+// calls it for a TARGET KIND/NAMESPACE/NAME naming one object of the kind,
+// and writes the view as JSON (-o json: the value itself, through
+// encoding/json) or as its Text.
+type ObjectExplainer interface {
+	// ExplainObject is the view of p; with showValues it carries the
+	// values as written (params), which it otherwise leaves out. An object
+	// that cannot be read is an error (diag.Invalid).
+	ExplainObject(p *Policy, showValues bool) (ObjectView, error)
+}
+
+// ObjectView is an ObjectExplainer's view of one object.
+type ObjectView interface {
+	// Text lays the view out for a terminal width columns wide (0: not a
+	// terminal, no limit), drawing its tables with table.
+	Text(width int, table TableLayout) string
+}
+
+// TableLayout draws rows under headers for a terminal width columns wide
+// (0: no limit), without a trailing newline. cli provides it, the one
+// package that draws with lipgloss: a bordered table, or, where that is
+// wider than width, a list with one entry per row, titled by its first two
+// cells as "1. name" (the first column is the row's position, the second
+// its name), each further cell on a line of its own as "header: cell", so
+// that nothing is cut.
+type TableLayout func(headers []string, rows [][]string, width int) string
+
+// Standalone is implemented by kinds whose objects are APIs a gateway of
+// their own serves, outside Gateway API (WSO2 RestApi and the other API
+// kinds of its gateway-controller). cli's render command, finding no
+// Gateway in the input, counts such objects and adds what ServedBy says,
+// so that an empty render is not a surprise.
+type Standalone interface {
+	// ServedBy says what serves the kind's objects instead and how to
+	// look at them.
+	ServedBy() string
 }

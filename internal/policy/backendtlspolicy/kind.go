@@ -24,11 +24,6 @@ var (
 	_ policy.ConditionWriter = Kind{}
 )
 
-var (
-	_ policy.Kind            = Kind{}
-	_ policy.ConditionWriter = Kind{}
-)
-
 // New returns the kind.
 func New() Kind { return Kind{} }
 

@@ -53,6 +53,7 @@ var (
 	_ policy.BackendProvider  = (*Kind)(nil)
 	_ policy.AncestorStatuser = (*Kind)(nil)
 	_ policy.Renderer         = (*Kind)(nil)
+	_ policy.WholeOverrider   = (*Kind)(nil)
 )
 
 // backend is Envoy Gateway's Backend, a backendRef kind of its API group

@@ -41,13 +41,6 @@ var (
 	_ policy.Renderer       = Kind{}
 )
 
-var (
-	_ policy.Kind        = Kind{}
-	_ policy.Renderer    = Kind{}
-	_ policy.RuleChecker = Kind{}
-	_ policy.Identifier  = Kind{}
-)
-
 // New returns the HAProxyRoutePolicy kind. Use one per pipeline run: it
 // caches the WAF catalogs it parses.
 func New() Kind {

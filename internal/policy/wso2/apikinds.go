@@ -41,6 +41,7 @@ type APIKind struct {
 var (
 	_ policy.Kind           = (*APIKind)(nil)
 	_ policy.ObjectStatuser = (*APIKind)(nil)
+	_ policy.Standalone     = (*APIKind)(nil)
 )
 
 // GroupKind implements policy.Kind.

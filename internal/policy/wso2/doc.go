@@ -18,7 +18,14 @@
 // ext_proc filter to the policy engine with the resolved chain in route
 // metadata.
 //
+// explain shows what the kinds add through the contract's hooks
+// (explain.go): each rule's chain as a note (policy.RuleNoter), and
+// `gwpol explain restapi/NS/NAME`, a RestApi's chains per operation
+// (policy.ObjectExplainer). The system chain and the chains the operator
+// generates for the rules it serves are computed while compiling; the
+// pipeline records them on Kinds (SetFound) for those views.
+//
 // Like every kind package it sits in the policy stage: it imports policy,
-// model, manifest, diag and policyversion; never attach, merge or anything
-// later in the pipeline.
+// topology, model, manifest, diag and policyversion; never attach, merge
+// or anything later in the pipeline.
 package wso2

@@ -28,6 +28,8 @@ type Kinds struct {
 	apiPolicy *APIPolicyKind
 	restAPI   *RestAPIKind
 	others    []*APIKind
+	// found is what the compile found that explain shows (SetFound).
+	found Found
 }
 
 // New returns the WSO2 kinds resolving against defs and engine (either may
@@ -92,16 +94,13 @@ type RestAPIKind struct{ ks *Kinds }
 // The hooks of the policy-kind contract (internal/policy/kind.go) that
 // APIPolicy and RestApi implement.
 var (
-	_ policy.Kind           = (*APIPolicyKind)(nil)
-	_ policy.Renderer       = (*APIPolicyKind)(nil)
-	_ policy.Kind           = (*RestAPIKind)(nil)
-	_ policy.ObjectStatuser = (*RestAPIKind)(nil)
-)
-
-var (
-	_ policy.Kind     = (*APIPolicyKind)(nil)
-	_ policy.Renderer = (*APIPolicyKind)(nil)
-	_ policy.Kind     = (*RestAPIKind)(nil)
+	_ policy.Kind            = (*APIPolicyKind)(nil)
+	_ policy.Renderer        = (*APIPolicyKind)(nil)
+	_ policy.RuleNoter       = (*APIPolicyKind)(nil)
+	_ policy.Kind            = (*RestAPIKind)(nil)
+	_ policy.ObjectStatuser  = (*RestAPIKind)(nil)
+	_ policy.ObjectExplainer = (*RestAPIKind)(nil)
+	_ policy.Standalone      = (*RestAPIKind)(nil)
 )
 
 // GroupKind implements policy.Kind.

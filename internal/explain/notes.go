@@ -1,0 +1,75 @@
+package explain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Notes gathers the kind-specific notes for a rule: runtime identities of
+// one-policy-per-rule kinds (policy.Identifier, and the state two rules
+// share through one policy), the attached policies that set nothing, and
+// the notes of the kinds implementing policy.RuleNoter (WSO2's policy
+// chain), in registry order.
+func Notes(r *merge.Result) func(*topology.Route, *topology.Rule) []string {
+	users := map[*policy.Policy][]string{}
+	for _, rp := range r.Routes {
+		for _, rule := range rp.Rules {
+			for _, a := range r.Attach.Rule[rule.Rule] {
+				users[a.Policy] = append(users[a.Policy], rp.Route.Kind+" "+rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Rule.Section())
+			}
+		}
+	}
+	var noters []policy.Kind
+	for _, k := range r.Registry.Kinds() {
+		if _, ok := k.(policy.RuleNoter); ok {
+			noters = append(noters, k)
+		}
+	}
+	return func(rt *topology.Route, rule *topology.Rule) []string {
+		var notes []string
+		for _, a := range r.Attach.Rule[rule] {
+			id, ok := a.Policy.Kind.(policy.Identifier)
+			if !ok {
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("runtime identity of this rule: %s; policy %s has identity %s",
+				id.RuleIdentity(rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Index), a.Policy.ID(), id.PolicyIdentity(a.Policy)))
+			if others, shared := users[a.Policy], id.SharedState(a.Policy); len(others) > 1 && shared != "" {
+				notes = append(notes, fmt.Sprintf("%s is shared by %d rules (%s); they share %s", a.Policy.ID(), len(others), strings.Join(others, ", "), shared))
+			}
+		}
+		notes = append(notes, noEffectNotes(r, rt, rule)...)
+		for _, k := range noters {
+			var own merge.Points
+			if rp := r.Rule(rule); rp != nil {
+				own = rp.Own
+			}
+			pt := own.Of(k)
+			notes = append(notes, k.(policy.RuleNoter).RuleNotes(rule, func(key string) []any {
+				if f := pt.Field(key); f != nil {
+					return f.Values
+				}
+				return nil
+			})...)
+		}
+		return notes
+	}
+}
+
+// noEffectNotes names the policies attached to a rule or its route that
+// set nothing: status calls them Attached, and the fields cannot show
+// what is not there.
+func noEffectNotes(r *merge.Result, rt *topology.Route, rule *topology.Rule) []string {
+	var notes []string
+	for _, a := range slices.Concat(r.Attach.Rule[rule], r.Attach.Route[rt]) {
+		if a.Policy.NoEffect() {
+			notes = append(notes, fmt.Sprintf("%s attaches here but sets no field that takes effect: no effect", a.Policy.ID()))
+		}
+	}
+	return slices.Compact(notes)
+}

@@ -1,0 +1,198 @@
+package explain
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// kindAliases are the words a TARGET's KIND may be, in lower case: the
+// kind, its plural and its short forms.
+var kindAliases = map[string]string{
+	"gateway": "Gateway", "gateways": "Gateway", "gw": "Gateway", "gtw": "Gateway",
+	"httproute": "HTTPRoute", "httproutes": "HTTPRoute", "hr": "HTTPRoute", "route": "HTTPRoute",
+	"grpcroute": "GRPCRoute", "grpcroutes": "GRPCRoute", "gr": "GRPCRoute",
+	"listenerset": "ListenerSet", "listenersets": "ListenerSet", "ls": "ListenerSet",
+}
+
+// TargetSpec is a parsed TARGET: a Gateway (Section: a listener), a
+// ListenerSet, or a route (Section: a rule's name or #N).
+type TargetSpec struct {
+	Kind, Namespace, Name, Section string
+}
+
+// ParseTarget reads KIND/NAMESPACE/NAME[/SECTION], or KIND/NAME[/SECTION]
+// when defaultNS (the -n namespace) is set. KIND is case-insensitive and
+// may be a plural or short form. A malformed TARGET is a usage error.
+func ParseTarget(s, defaultNS string) (TargetSpec, error) {
+	parts := strings.Split(s, "/")
+	kind, ok := kindAliases[strings.ToLower(parts[0])]
+	if !ok {
+		return TargetSpec{}, diag.Errorf(diag.Usage, "unknown target kind %q; use gateway, httproute, grpcroute or listenerset", parts[0])
+	}
+	t := TargetSpec{Kind: kind}
+	switch {
+	case len(parts) == 2:
+		t.Namespace, t.Name = defaultNS, parts[1]
+	case len(parts) == 3 && defaultNS != "":
+		// With -n the target is KIND/NAME/SECTION, as kubectl users type it.
+		t.Namespace, t.Name, t.Section = defaultNS, parts[1], parts[2]
+	case len(parts) == 3:
+		t.Namespace, t.Name = parts[1], parts[2]
+	case len(parts) == 4:
+		t.Namespace, t.Name, t.Section = parts[1], parts[2], parts[3]
+	default:
+		return TargetSpec{}, diag.Errorf(diag.Usage, "target %q: want KIND/NAMESPACE/NAME[/SECTION]", s)
+	}
+	if t.Name == "" || t.Namespace == "" {
+		return TargetSpec{}, diag.Errorf(diag.Usage, "target %q: want KIND/NAMESPACE/NAME[/SECTION]", s)
+	}
+	return t, nil
+}
+
+// Explain explains a Gateway (each listener, or the one its Section
+// names), a ListenerSet's listeners, or a route's rules (each on every
+// listener serving it). A target not in the input is a not-found error
+// naming the nearest one. Without opt.Notes a rule gets the notes of
+// Notes(r).
+func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
+	if opt.Notes == nil {
+		opt.Notes = Notes(r)
+	}
+	g := r.Graph
+	rep := &Report{Targets: []Target{}}
+	switch t.Kind {
+	case "Gateway":
+		gw := g.Gateway(t.Namespace, t.Name)
+		if gw == nil {
+			return nil, NotFound(t, GatewayNames(g))
+		}
+		for _, l := range gw.Listeners {
+			if t.Section == "" || string(l.Name) == t.Section {
+				rep.Targets = append(rep.Targets, Listener(r, l, opt))
+			}
+		}
+		if len(rep.Targets) == 0 {
+			return nil, NotFound(t, ListenerNames(gw))
+		}
+	case "ListenerSet":
+		s := g.ListenerSet(t.Namespace, t.Name)
+		if s == nil || s.Parent == nil {
+			return nil, NotFound(t, nil)
+		}
+		for _, l := range s.Parent.Listeners {
+			if l.Set == s && (t.Section == "" || string(l.Name) == t.Section) {
+				rep.Targets = append(rep.Targets, Listener(r, l, opt))
+			}
+		}
+	default:
+		rt := g.Route(t.Kind, t.Namespace, t.Name)
+		if rt == nil {
+			return nil, NotFound(t, RouteNames(g, t.Kind))
+		}
+		var listeners []*topology.Listener
+		for _, p := range rt.Parents {
+			listeners = append(listeners, p.Listeners...)
+		}
+		if len(listeners) == 0 {
+			listeners = []*topology.Listener{nil}
+		}
+		found := false
+		for _, rule := range rt.Rules {
+			// #N names the N-th rule whether or not it has a name, as the
+			// help says.
+			if t.Section != "" && rule.Name != t.Section && "#"+strconv.Itoa(rule.Index) != t.Section {
+				continue
+			}
+			found = true
+			for _, l := range listeners {
+				rep.Targets = append(rep.Targets, Rule(r, rt, rule, l, opt))
+			}
+		}
+		if !found {
+			var secs []string
+			for _, rule := range rt.Rules {
+				secs = append(secs, rule.Section())
+			}
+			return nil, NotFound(t, secs)
+		}
+	}
+	return rep, nil
+}
+
+// NotFound is the not-found error for a target, with the nearest of
+// candidates (NAMESPACE/NAME, or the sections when t names one) when one
+// is near enough to be a typo.
+func NotFound(t TargetSpec, candidates []string) error {
+	what := t.Kind + " " + t.Namespace + "/" + t.Name
+	key := t.Namespace + "/" + t.Name
+	if t.Section != "" {
+		what += " section " + t.Section
+		key = t.Section
+	}
+	msg := what + " not found"
+	if best := diag.Nearest(key, candidates); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return diag.Errorf(diag.NotFound, "%s", msg)
+}
+
+// GatewayNames are the Gateways of g as NAMESPACE/NAME.
+func GatewayNames(g *topology.Graph) []string {
+	var out []string
+	for _, gw := range g.Gateways {
+		out = append(out, gw.Namespace+"/"+gw.Name)
+	}
+	return out
+}
+
+// ListenerNames are the names of gw's listeners.
+func ListenerNames(gw *topology.Gateway) []string {
+	var out []string
+	for _, l := range gw.Listeners {
+		out = append(out, string(l.Name))
+	}
+	return out
+}
+
+// RouteNames are the routes of one kind in g as NAMESPACE/NAME.
+func RouteNames(g *topology.Graph, kind string) []string {
+	var out []string
+	for _, r := range g.Routes {
+		if r.Kind == kind {
+			out = append(out, r.Meta.Namespace+"/"+r.Meta.Name)
+		}
+	}
+	return out
+}
+
+// CheckField refuses a --field that selects no field of any registered
+// kind (a usage error with the nearest field): a typo must not read as
+// "nothing in effect".
+func CheckField(want string, reg *policy.Registry) error {
+	if want == "" {
+		return nil
+	}
+	var names []string
+	for _, k := range reg.Kinds() {
+		for _, fs := range k.Spec().Fields {
+			if MatchField(fs.Key, want) {
+				return nil
+			}
+			names = append(names, fs.Key)
+			if top, _, nested := strings.Cut(fs.Key, "."); nested {
+				names = append(names, top)
+			}
+		}
+	}
+	msg := fmt.Sprintf("unknown field %q", want)
+	if best := diag.Nearest(want, names); best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return diag.Errorf(diag.Usage, "%s", msg)
+}

@@ -1,0 +1,151 @@
+package explain_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
+)
+
+func TestParseTarget(t *testing.T) {
+	tests := []struct {
+		in, ns  string
+		want    explain.TargetSpec
+		wantErr bool
+	}{
+		{"httproute/shop/orders", "", explain.TargetSpec{Kind: "HTTPRoute", Namespace: "shop", Name: "orders"}, false},
+		{"HTTPRoutes/shop/orders/#1", "", explain.TargetSpec{Kind: "HTTPRoute", Namespace: "shop", Name: "orders", Section: "#1"}, false},
+		{"hr/orders", "shop", explain.TargetSpec{Kind: "HTTPRoute", Namespace: "shop", Name: "orders"}, false},
+		{"httproute/orders/create", "shop", explain.TargetSpec{Kind: "HTTPRoute", Namespace: "shop", Name: "orders", Section: "create"}, false},
+		{"gw/infra/public/https", "", explain.TargetSpec{Kind: "Gateway", Namespace: "infra", Name: "public", Section: "https"}, false},
+		{"grpcroutes/payments/ledger-api", "", explain.TargetSpec{Kind: "GRPCRoute", Namespace: "payments", Name: "ledger-api"}, false},
+		{"deployment/x/y", "", explain.TargetSpec{}, true},
+		{"httproute/orders", "", explain.TargetSpec{}, true},
+		{"httproute", "", explain.TargetSpec{}, true},
+	}
+	for _, tt := range tests {
+		got, err := explain.ParseTarget(tt.in, tt.ns)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%s: err = %v", tt.in, err)
+			continue
+		}
+		if err != nil && diag.KindOf(err) != diag.Usage {
+			t.Errorf("%s: %v is not a usage error", tt.in, err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestPolicyKindOf(t *testing.T) {
+	reg := pipeline.Registry()
+	tests := []struct {
+		target, want string
+	}{
+		{"trafficpolicy/a/b", "TrafficPolicy"},
+		{"TrafficPolicies/a/b", "TrafficPolicy"},
+		{"haproxyroutepolicy/b", "HAProxyRoutePolicy"},
+		{"apipolicies/a/b", "APIPolicy"},
+		{"restapis/a/b", "RestApi"},
+		{"httproute/a/b", ""},
+		{"policy/a/b", ""},
+	}
+	for _, tt := range tests {
+		k, ok := explain.PolicyKindOf(tt.target, reg)
+		got := ""
+		if ok {
+			got = k.GroupKind().Kind
+		}
+		if got != tt.want {
+			t.Errorf("PolicyKindOf(%q) = %q, want %q", tt.target, got, tt.want)
+		}
+	}
+}
+
+// compileFile compiles one manifest file with the test settings.
+func compileFile(t *testing.T, path string) *pipeline.Compiled {
+	t.Helper()
+	set, err := manifest.Load([]string{path}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+}
+
+// TestExplainResolvesTargets: a target that is in the input is explained
+// (a route on every listener serving each rule, a rule by name or #N); one
+// that is not is a not-found error naming the nearest; an unknown --field
+// and a malformed policy reference are usage errors.
+func TestExplainResolvesTargets(t *testing.T) {
+	c := compileFile(t, "../../testdata/explain/deep-merge.yaml")
+	for _, tt := range []struct {
+		target  explain.TargetSpec
+		targets int
+		err     diag.Kind
+		msg     string
+	}{
+		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: "api"}, 1, "", ""},
+		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: "api", Section: "admin"}, 1, "", ""},
+		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: "api", Section: "#0"}, 1, "", ""},
+		{explain.TargetSpec{Kind: "Gateway", Namespace: "infra", Name: "gw"}, 1, "", ""},
+		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: "apj"}, 0, diag.NotFound, `HTTPRoute app/apj not found; did you mean "app/api"?`},
+		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: "api", Section: "admn"}, 0, diag.NotFound, `section admn not found; did you mean "admin"?`},
+		{explain.TargetSpec{Kind: "Gateway", Namespace: "infra", Name: "gw", Section: "htp"}, 0, diag.NotFound, `did you mean "http"?`},
+	} {
+		rep, err := explain.Explain(c.Result, tt.target, explain.Options{})
+		if tt.err == "" {
+			if err != nil || len(rep.Targets) != tt.targets {
+				t.Errorf("%+v: %v, %d targets, want %d", tt.target, err, len(rep.Targets), tt.targets)
+			}
+			continue
+		}
+		if diag.KindOf(err) != tt.err || err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%+v: error %v, want %s %q", tt.target, err, tt.err, tt.msg)
+		}
+	}
+	if err := explain.CheckField("retyr", c.Result.Registry); diag.KindOf(err) != diag.Usage || !strings.Contains(err.Error(), `did you mean "retry"?`) {
+		t.Errorf("CheckField(retyr) = %v", err)
+	}
+	if err := explain.CheckField("rateLimit", c.Result.Registry); err != nil {
+		t.Errorf("CheckField(rateLimit) = %v: a parent of rateLimit.local is a field", err)
+	}
+	p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, "trafficpolicy/vpn", "app")
+	if err != nil || p.Obj.Name != "vpn" {
+		t.Errorf("LookupPolicy with -n: %v", err)
+	}
+	if _, err := explain.LookupPolicy(c.Result.Registry, c.Policies, "trafficpolicy/vpn", ""); diag.KindOf(err) != diag.Usage {
+		t.Errorf("LookupPolicy without a namespace: %v, want a usage error", err)
+	}
+	if _, err := explain.LookupPolicy(c.Result.Registry, c.Policies, "trafficpolicies/app/vnp", ""); diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), `did you mean "app/vpn"?`) {
+		t.Errorf("LookupPolicy of a misspelled name: %v", err)
+	}
+}
+
+// TestNotesAskTheKinds: a rule's notes carry what a kind adds through
+// policy.RuleNoter — WSO2's chain for a rule its APIPolicies reach.
+func TestNotesAskTheKinds(t *testing.T) {
+	c := compileFile(t, "../../testdata/wso2/platform")
+	rt := c.Graph.Route("HTTPRoute", "demo", "hello")
+	if rt == nil {
+		t.Fatal("HTTPRoute demo/hello not in the graph")
+	}
+	notes := explain.Notes(c.Result)(rt, rt.Rules[0])
+	if len(notes) == 0 || !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "WSO2 policy chain (") }) {
+		t.Errorf("notes of demo/hello rule 0 lack the WSO2 chain:\n%s", strings.Join(notes, "\n"))
+	}
+	rep, err := explain.Explain(c.Result, explain.TargetSpec{Kind: "HTTPRoute", Namespace: "demo", Name: "hello", Section: rt.Rules[0].Section()}, explain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range rep.Targets {
+		if !slices.Equal(tg.Notes[len(tg.Notes)-len(notes):], notes) {
+			t.Errorf("Explain's notes do not end with Notes':\n%s", strings.Join(tg.Notes, "\n"))
+		}
+	}
+}
