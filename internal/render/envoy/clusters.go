@@ -26,11 +26,11 @@ const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 func (vb *vhostBuild) backendCluster(b *topology.Backend, grpc bool) string {
 	if b.Group == "" && b.Kind == "Service" {
 		name := policy.ServiceCluster(b.Namespace, b.Name, b.Port)
-		vb.clusters = append(vb.clusters, clusterOp{name: name, http2: grpc || servicePortHTTP2(b.Service, b.Port)})
+		vb.clusters = append(vb.clusters, clusterOp{name: name, http2: grpc || servicePortHTTP2(b.Service, b.Port), backend: &model.Key{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}})
 		return name
 	}
 	name := strings.ToLower(b.Kind) + "_" + b.Namespace + "_" + b.Name + "_" + strconv.Itoa(int(b.Port))
-	vb.clusters = append(vb.clusters, clusterOp{name: name})
+	vb.clusters = append(vb.clusters, clusterOp{name: name, backend: &model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}})
 	return name
 }
 
@@ -40,6 +40,7 @@ type clusterOp struct {
 	name      string
 	http2     bool
 	fragments []*clusterv3.Cluster
+	backend   *model.Key // the backend object the cluster is built for
 }
 
 func (gb *gatewayBuild) applyCluster(op clusterOp) {
@@ -48,6 +49,9 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) {
 		return
 	}
 	c := gb.cluster(op.name)
+	if op.backend != nil {
+		gb.clusterBackend[op.name] = *op.backend
+	}
 	if op.http2 {
 		setHTTP2(c)
 	}

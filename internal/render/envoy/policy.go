@@ -71,6 +71,7 @@ type rendered struct {
 	mirror      *routev3.RouteAction_RequestMirrorPolicy
 	vhost       *routev3.VirtualHost
 	clusters    []*clusterv3.Cluster
+	cluster     *clusterv3.Cluster // settings of the targeted backend's cluster (ScopeCluster)
 	failBody    string
 	// fills: at a less specific level, the field still sets the route
 	// action fields a more specific level left unset (FieldSpec.FillsUnset).
@@ -222,6 +223,13 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 	owner := f.Owner.Policy
 	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss}
 	frags, err := r.RenderField(in, b.env)
+	if err != nil && diag.KindOf(err) == diag.Unsupported {
+		for _, c := range f.Contributors {
+			b.report(c.Policy, f.Key, "GWP404", fmt.Sprintf("unsupported: %s field %s: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
+		}
+		rf.failBody = fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported: %v", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)
+		return rf
+	}
 	if err != nil {
 		b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
 		rf.failBody = fmt.Sprintf("gwpol: %s %s/%s field %s cannot be rendered: %v", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)
@@ -314,6 +322,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("virtual host: %w", err)
 		}
 		rf.vhost = mergeInto(rf.vhost, m)
+	}
+	if fr.Cluster != nil {
+		c, ok := fr.Cluster.(*clusterv3.Cluster)
+		if !ok {
+			return fmt.Errorf("cluster settings are a %T, not a Cluster", fr.Cluster)
+		}
+		rf.cluster = mergeInto(rf.cluster, c)
 	}
 	for _, cm := range fr.Clusters {
 		c := &clusterv3.Cluster{}

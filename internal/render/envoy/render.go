@@ -22,6 +22,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -182,6 +183,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		routedBy: map[string]*scoped{},
 		reported: map[string]bool{},
 		names:    map[routeKey][]string{},
+		backends: backendIndex(res),
 	}
 	if res.Policies != nil {
 		for _, p := range res.Policies.Policies {
@@ -237,6 +239,7 @@ type builder struct {
 	diags    []diag.Diagnostic
 	names    map[routeKey][]string // written by the (sequential) route assembly
 	anys     anyCache
+	backends map[model.Key]*merge.BackendPoints // merges on backend objects, by object
 }
 
 // gatewayBuild collects one Gateway's resources.
@@ -247,11 +250,14 @@ type gatewayBuild struct {
 	fromFragments map[string]bool
 	// merged are the fragment clusters merged so far, by name.
 	merged map[string][]*clusterv3.Cluster
-	whole  *scoped
+	// clusterBackend: the backend object a cluster is built for.
+	clusterBackend map[string]model.Key
+	whole          *scoped
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
-	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{}}
+	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
+		clusterBackend: map[string]model.Key{}}
 	gb.whole = b.scope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
@@ -317,6 +323,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	if gb.target.Name == "kgateway" {
 		gb.protocolsFromServices()
 	}
+	gb.backendPolicies()
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		out.Clusters = append(out.Clusters, gb.clusters[name])
 	}

@@ -1,0 +1,163 @@
+package envoy
+
+import (
+	"slices"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
+	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// This file applies the policies on backend objects (Services, Backends)
+// to the clusters built for them: each field a kind renders at
+// ScopeCluster is a partial Cluster merged into the backend's cluster, in
+// registry order, and the cluster carries the merge metadata of the kinds
+// that shaped it (gwpol's keys only: kgateway writes none on clusters).
+
+const proxyProtocolSocket = "envoy.transport_sockets.upstream_proxy_protocol"
+
+// backendIndex indexes the backend merge points by object.
+func backendIndex(res *merge.Result) map[model.Key]*merge.BackendPoints {
+	out := make(map[model.Key]*merge.BackendPoints, len(res.Backends))
+	for _, bp := range res.Backends {
+		out[bp.Key] = bp
+	}
+	return out
+}
+
+// backendPolicies shapes every cluster of a backend that policies target.
+func (gb *gatewayBuild) backendPolicies() {
+	for _, name := range slices.Sorted(mapKeys(gb.clusterBackend)) {
+		bp := gb.backends[gb.clusterBackend[name]]
+		c := gb.clusters[name]
+		if bp == nil || c == nil {
+			continue
+		}
+		var md map[string]*structpb.Struct
+		for _, p := range bp.Own {
+			if !gb.opt.MergeKeyKgateway {
+				md = gb.addOrigins(md, p)
+			}
+			r, ok := p.Kind.(policy.Renderer)
+			if !ok || len(p.Invalid) > 0 {
+				continue
+			}
+			for _, f := range p.Fields {
+				if rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster); rf.cluster != nil {
+					mergeCluster(c, rf.cluster)
+				}
+			}
+		}
+		finishHTTPOptions(c)
+		if md != nil {
+			if c.Metadata == nil {
+				c.Metadata = &corev3.Metadata{FilterMetadata: md}
+			} else {
+				for k, v := range md {
+					c.Metadata.FilterMetadata[k] = v
+				}
+			}
+		}
+	}
+}
+
+// mergeCluster merges a field's settings into a cluster. Where
+// proto.Merge's rules are not what the settings mean, they combine by
+// meaning: a later load-balancing policy, health check or circuit
+// breaker replaces the earlier one, upstream HTTP protocol options of
+// several fields merge into one extension, and transport sockets compose
+// (a PROXY protocol socket wraps the TLS or raw socket; a TLS socket
+// replaces the one inside it).
+func mergeCluster(dst, src *clusterv3.Cluster) {
+	src = proto.Clone(src).(*clusterv3.Cluster)
+	opts, ts := src.TypedExtensionProtocolOptions, src.TransportSocket
+	src.TypedExtensionProtocolOptions, src.TransportSocket = nil, nil
+	if src.LoadBalancingPolicy != nil {
+		dst.LoadBalancingPolicy = nil
+	}
+	if src.HealthChecks != nil {
+		dst.HealthChecks = nil
+	}
+	if src.CircuitBreakers != nil {
+		dst.CircuitBreakers = nil
+	}
+	proto.Merge(dst, src)
+	for _, k := range slices.Sorted(mapKeys(opts)) {
+		if dst.TypedExtensionProtocolOptions == nil {
+			dst.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
+		}
+		dst.TypedExtensionProtocolOptions[k] = mergeAny(dst.TypedExtensionProtocolOptions[k], opts[k])
+	}
+	if ts != nil {
+		dst.TransportSocket = composeSockets(dst.TransportSocket, ts)
+	}
+}
+
+// mergeAny merges two Anys of one type by their messages; otherwise the
+// later replaces.
+func mergeAny(dst, src *anypb.Any) *anypb.Any {
+	if dst == nil || dst.TypeUrl != src.TypeUrl {
+		return src
+	}
+	d, err1 := dst.UnmarshalNew()
+	s, err2 := src.UnmarshalNew()
+	if err1 != nil || err2 != nil {
+		return src
+	}
+	proto.Merge(d, s)
+	return mustAny(d)
+}
+
+func composeSockets(dst, src *corev3.TransportSocket) *corev3.TransportSocket {
+	switch {
+	case src.GetName() == proxyProtocolSocket:
+		pp := &proxyprotocolv3.ProxyProtocolUpstreamTransport{}
+		if err := src.GetTypedConfig().UnmarshalTo(pp); err != nil {
+			return src
+		}
+		pp.TransportSocket = dst
+		if dst == nil || dst.GetName() == proxyProtocolSocket {
+			pp.TransportSocket = rawBuffer()
+		}
+		return &corev3.TransportSocket{Name: src.Name, ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(pp)}}
+	case dst.GetName() == proxyProtocolSocket:
+		pp := &proxyprotocolv3.ProxyProtocolUpstreamTransport{}
+		if err := dst.GetTypedConfig().UnmarshalTo(pp); err != nil {
+			return src
+		}
+		pp.TransportSocket = src
+		return &corev3.TransportSocket{Name: dst.Name, ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(pp)}}
+	}
+	return src
+}
+
+func rawBuffer() *corev3.TransportSocket {
+	return &corev3.TransportSocket{Name: "envoy.transport_sockets.raw_buffer",
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&rawbufferv3.RawBuffer{})}}
+}
+
+// finishHTTPOptions: upstream HTTP protocol options must name the
+// protocol; a cluster nothing made HTTP/2 speaks HTTP/1.1.
+func finishHTTPOptions(c *clusterv3.Cluster) {
+	a := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey]
+	if a == nil {
+		return
+	}
+	o := &upstreamhttpv3.HttpProtocolOptions{}
+	if err := a.UnmarshalTo(o); err != nil || o.UpstreamProtocolOptions != nil {
+		return
+	}
+	o.UpstreamProtocolOptions = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+		ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: &corev3.Http1ProtocolOptions{}},
+	}}
+	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = mustAny(o)
+}
