@@ -11,6 +11,7 @@ package policy
 //	Kind              every stage: GroupKind, Spec (attachment, fields, merge), Decode
 //	Auxiliary         the registry: other objects of the kind's API group it reads
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
+//	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
@@ -30,6 +31,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/topology"
+	"google.golang.org/protobuf/proto"
 )
 
 // Kind is one supported policy kind.
@@ -60,6 +62,19 @@ type Auxiliary interface {
 // kinds (kgateway's Backend).
 type BackendProvider interface {
 	BackendKinds() []model.GroupKind
+}
+
+// BackendClusterer is implemented by BackendProviders that know the
+// Envoy cluster of their backend objects (kgateway's Backend: static
+// hosts, dynamic forward proxy).
+type BackendClusterer interface {
+	// BackendCluster builds the cluster of that name for the backend
+	// object (a go-control-plane Cluster, built in the kind's render
+	// files), and the HTTP filter a chain needs enabled to route to it
+	// (nil when none). A backend type gwpol does not render is a
+	// diag.Unsupported error; the renderer then keeps a plain EDS cluster
+	// and reports it (GWP404).
+	BackendCluster(obj *manifest.Object, name string) (cluster proto.Message, filter *HTTPFilter, err error)
 }
 
 // RuleChecker is implemented by kinds whose policies are valid or not

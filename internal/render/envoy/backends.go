@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"fmt"
 	"slices"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -160,4 +162,70 @@ func finishHTTPOptions(c *clusterv3.Cluster) {
 		ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: &corev3.Http1ProtocolOptions{}},
 	}}
 	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = mustAny(o)
+}
+
+// backendClusterers maps each backendRef kind to the registered kind
+// that builds its clusters.
+func backendClusterers(reg *policy.Registry) map[model.GroupKind]policy.BackendClusterer {
+	out := map[model.GroupKind]policy.BackendClusterer{}
+	if reg == nil {
+		return out
+	}
+	for _, k := range reg.Kinds() {
+		bp, ok := k.(policy.BackendProvider)
+		bc, ok2 := k.(policy.BackendClusterer)
+		if !ok || !ok2 {
+			continue
+		}
+		for _, gk := range bp.BackendKinds() {
+			out[gk] = bc
+		}
+	}
+	return out
+}
+
+// backendObjectCluster builds the cluster of a non-Service backend object
+// through the kind that defines it, once per render; nil when no kind
+// builds it (the caller keeps a plain EDS cluster). A backend type the
+// kind cannot render is reported (GWP404) on the object.
+func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bb, ok := b.backendBuilt[name]; ok {
+		return bb
+	}
+	var bb *backendBuilt
+	defer func() { b.backendBuilt[name] = bb }()
+	bc := b.clusterers[k.GK()]
+	o, ok := b.res.Graph.Model.Object(k)
+	if bc == nil || !ok {
+		return nil
+	}
+	m, f, err := bc.BackendCluster(o, name)
+	c, isCluster := m.(*clusterv3.Cluster)
+	if err != nil || !isCluster {
+		code := "GWP401"
+		if diag.KindOf(err) == diag.Unsupported {
+			code = "GWP404"
+		}
+		msg := fmt.Sprintf("%s %s/%s cannot be rendered: %v; its cluster %s is a plain EDS cluster", k.Kind, k.Namespace, k.Name, err, name)
+		b.diags = append(b.diags, diag.Diagnostic{Code: code, Severity: diag.Error, Message: msg, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec")})
+		return nil
+	}
+	bb = &backendBuilt{cluster: c}
+	if f != nil {
+		a, err := b.anys.typedAny(f.Typed)
+		if err != nil {
+			return nil
+		}
+		bb.filter = &filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a, enabled: true}
+	}
+	return bb
+}
+
+// backendBuilt is a backend object's cluster and the HTTP filter a chain
+// routing to it needs.
+type backendBuilt struct {
+	cluster *clusterv3.Cluster
+	filter  *filterDef
 }

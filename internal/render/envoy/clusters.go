@@ -43,10 +43,21 @@ type clusterOp struct {
 	backend   *model.Key // the backend object the cluster is built for
 }
 
-func (gb *gatewayBuild) applyCluster(op clusterOp) {
+// applyCluster records a cluster a virtual host needs; it returns the
+// HTTP filter a chain routing to it needs (nil for most).
+func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	if op.fragments != nil {
 		gb.addClusters(op.fragments)
-		return
+		return nil
+	}
+	var filter *filterDef
+	if op.backend != nil && op.backend.Kind != "Service" {
+		if bb := gb.backendObjectCluster(op.name, *op.backend); bb != nil {
+			if _, ok := gb.clusters[op.name]; !ok {
+				gb.clusters[op.name] = proto.Clone(bb.cluster).(*clusterv3.Cluster)
+			}
+			filter = bb.filter
+		}
 	}
 	c := gb.cluster(op.name)
 	if op.backend != nil {
@@ -55,6 +66,7 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) {
 	if op.http2 {
 		setHTTP2(c)
 	}
+	return filter
 }
 
 // addClusters records the clusters of policy fragments.

@@ -59,6 +59,7 @@ type filterDef struct {
 	order      int
 	precedence int32
 	config     *anypb.Any
+	enabled    bool // on for every route (a backend's own filter), not per resource
 }
 
 // rendered is one merged field turned into typed Envoy configuration.

@@ -184,6 +184,9 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		reported: map[string]bool{},
 		names:    map[routeKey][]string{},
 		backends: backendIndex(res),
+
+		clusterers:   backendClusterers(res.Registry),
+		backendBuilt: map[string]*backendBuilt{},
 	}
 	if res.Policies != nil {
 		for _, p := range res.Policies.Policies {
@@ -240,6 +243,10 @@ type builder struct {
 	names    map[routeKey][]string // written by the (sequential) route assembly
 	anys     anyCache
 	backends map[model.Key]*merge.BackendPoints // merges on backend objects, by object
+	// clusters of backend objects other than Services: who builds them,
+	// and what was built (guarded by mu)
+	clusterers   map[model.GroupKind]policy.BackendClusterer
+	backendBuilt map[string]*backendBuilt
 }
 
 // gatewayBuild collects one Gateway's resources.

@@ -60,7 +60,7 @@ func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	})
 	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
 	for _, d := range defs {
-		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: true, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
+		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: !d.enabled, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
 	}
 	return append(out, &hcmv3.HttpFilter{
 		Name:       "envoy.filters.http.router",
@@ -218,7 +218,9 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 		gb.names[n.key] = append(gb.names[n.key], n.name)
 	}
 	for _, op := range vb.clusters {
-		gb.applyCluster(op)
+		if f := gb.applyCluster(op); f != nil {
+			rb.filters[f.name] = *f
+		}
 	}
 }
 
