@@ -158,7 +158,9 @@ func (b *builder) addOrigins(md map[string]*structpb.Struct, p *merge.Point) map
 		md[key] = st
 	}
 	if b.opt.MergeKeyKgateway {
-		add(b.metadataKey(p.Kind), p.Origins())
+		if !p.Kind.Spec().NoCompatMetadata {
+			add(b.metadataKey(p.Kind), p.Origins())
+		}
 		return md
 	}
 	add(b.metadataKey(p.Kind), p.InEffect())

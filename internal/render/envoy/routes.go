@@ -544,6 +544,11 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
 		return r
 	}
+	if a := answeredBy(rs); a != nil { // a policy answers the rule itself (kgateway's DirectResponse)
+		r.Action = a
+		r.Metadata = withMetadata(rs.metadata, r.Metadata)
+		return r
+	}
 	if !vb.forward(r, e) {
 		return r
 	}
@@ -707,6 +712,20 @@ func ExpandRouteVars(s, namespace, name, rule string) string {
 			return rule
 		}
 	})
+}
+
+// answeredBy is the direct response a rule's own policy puts in place of
+// forwarding, nil when none does.
+func answeredBy(rs *scoped) *routev3.Route_DirectResponse {
+	if rs == nil {
+		return nil
+	}
+	for _, f := range rs.fields {
+		if a, ok := f.route.GetAction().(*routev3.Route_DirectResponse); ok {
+			return a
+		}
+	}
+	return nil
 }
 
 // applyRouteMaps merges the policy fields that configure a route directly
