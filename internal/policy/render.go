@@ -66,6 +66,11 @@ type Fragment struct {
 	// protocol options of several fields merge, and an upstream PROXY
 	// protocol transport socket wraps whatever socket the cluster has.
 	Cluster proto.Message
+	// HCM and Listener are merged (proto.Merge) into the HTTP connection
+	// manager and the Listener of the scoped Gateway's listeners: a
+	// go-control-plane HttpConnectionManager and Listener the kind's render
+	// files build, holding only the settings the field makes.
+	HCM, Listener proto.Message
 }
 
 // HTTPFilter is one entry of the HCM http_filters chain.

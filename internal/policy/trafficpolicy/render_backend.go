@@ -51,12 +51,12 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		}
 		c.LoadAssignment = &endpointv3.ClusterLoadAssignment{ClusterName: name, Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: eps}}}
 		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
-			Name: "envoy.clusters.dns", TypedConfig: packAny(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
+			Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
 		}}
 		if p := s.Static.AppProtocol; p != nil {
 			switch *p {
 			case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
-				c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": packAny(&upstreamhttpv3.HttpProtocolOptions{
+				c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
 					UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
 						ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}},
 					}},
@@ -68,7 +68,7 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		c.LbPolicy = clusterv3.Cluster_CLUSTER_PROVIDED
 		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
 			Name: "envoy.clusters.dynamic_forward_proxy",
-			TypedConfig: packAny(&dfpclusterv3.ClusterConfig{ClusterImplementationSpecifier: &dfpclusterv3.ClusterConfig_SubClustersConfig{
+			TypedConfig: pack(&dfpclusterv3.ClusterConfig{ClusterImplementationSpecifier: &dfpclusterv3.ClusterConfig_SubClustersConfig{
 				SubClustersConfig: &dfpclusterv3.SubClustersConfig{LbPolicy: clusterv3.Cluster_LEAST_REQUEST},
 			}}),
 		}}
@@ -78,7 +78,7 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 					DefaultValidationContext:         &tlsv3.CertificateValidationContext{},
 					ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: "SYSTEM_CA_CERT"},
 				}}}}
-			c.TransportSocket = &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: packAny(ctx)}}
+			c.TransportSocket = &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: pack(ctx)}}
 		}
 		f := &policy.HTTPFilter{Name: "envoy.filters.http.dynamic_forward_proxy", Typed: &dfpfilterv3.FilterConfig{
 			ImplementationSpecifier: &dfpfilterv3.FilterConfig_SubClusterConfig{SubClusterConfig: &dfpfilterv3.SubClusterConfig{}},
@@ -90,13 +90,4 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		return nil, nil, diag.Errorf(diag.Unsupported, "GCP Backends are not rendered yet")
 	}
 	return nil, nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
-}
-
-// packAny packs a message built here, deterministically.
-func packAny(m proto.Message) *anypb.Any {
-	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil {
-		return &anypb.Any{}
-	}
-	return &anypb.Any{TypeUrl: "type.googleapis.com/" + string(m.ProtoReflect().Descriptor().FullName()), Value: raw}
 }

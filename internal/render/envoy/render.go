@@ -286,6 +286,11 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			}}},
 			Metadata: gb.whole.metadata,
 		}
+		for _, f := range gb.whole.fields {
+			if f.listener != nil {
+				proto.Merge(el, f.listener)
+			}
+		}
 		var http []*topology.Listener
 		sni := false
 		for _, l := range ls {
@@ -380,6 +385,11 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 			RouteConfigName: rc.rc.Name,
 		}},
 		HttpFilters: rc.httpFilters(),
+	}
+	for _, f := range gb.whole.fields {
+		if f.hcm != nil {
+			proto.Merge(m, f.hcm)
+		}
 	}
 	chain := &listenerv3.FilterChain{
 		Name: name,
