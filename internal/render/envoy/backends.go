@@ -10,6 +10,7 @@ import (
 	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -228,4 +229,24 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 type backendBuilt struct {
 	cluster *clusterv3.Cluster
 	filter  *filterDef
+}
+
+// overlay sets every field src populates on dst, as written: unlike
+// proto.Merge it keeps a wrapper's false or zero (useRemoteAddress: false
+// must turn the default off), while plain sub-messages still merge field
+// by field (several fields share commonHttpProtocolOptions). Lists and
+// maps are replaced. src is not aliased.
+func overlay(dst, src proto.Message) {
+	overlayMsg(dst.ProtoReflect(), proto.Clone(src).ProtoReflect())
+}
+
+func overlayMsg(dst, src protoreflect.Message) {
+	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if md := fd.Message(); md != nil && !fd.IsList() && !fd.IsMap() && md.FullName().Parent() != "google.protobuf" && dst.Has(fd) {
+			overlayMsg(dst.Mutable(fd).Message(), v.Message())
+			return true
+		}
+		dst.Set(fd, v)
+		return true
+	})
 }

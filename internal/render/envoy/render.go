@@ -288,7 +288,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		for _, f := range gb.whole.fields {
 			if f.listener != nil {
-				proto.Merge(el, f.listener)
+				overlay(el, f.listener)
 			}
 		}
 		var http []*topology.Listener
@@ -331,6 +331,13 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			}}
 		}
 		out.Listeners = append(out.Listeners, el)
+	}
+	if len(byPort) > 0 {
+		// the connection managers' own services (access log, tracing
+		// collectors), referenced whether or not a route is served
+		for _, f := range gb.whole.fields {
+			gb.addClusters(f.clusters)
+		}
 	}
 	if gb.target.Name == "kgateway" {
 		gb.protocolsFromServices()
@@ -388,7 +395,7 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	}
 	for _, f := range gb.whole.fields {
 		if f.hcm != nil {
-			proto.Merge(m, f.hcm)
+			overlay(m, f.hcm)
 		}
 	}
 	chain := &listenerv3.FilterChain{
