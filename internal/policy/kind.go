@@ -19,6 +19,7 @@ package policy
 //	Instancer         merge, explain: which named data-plane instance a value configures
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
 //	Renderer          render/envoy: Envoy fragments for one merged field
+//	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
@@ -153,6 +154,15 @@ type WholeOverrider interface {
 	// specific level's policy (StrategicMerge, JSONMerge), "" when p
 	// replaces it.
 	MergesInto(p *Policy) Strategy
+}
+
+// Answerer is implemented by kinds a field of which answers a route rule
+// itself instead of forwarding it (kgateway's DirectResponse), so that
+// views report the status the renderer's direct response carries.
+type Answerer interface {
+	// Answer is the status a merged value of the field answers with;
+	// false when the field does not answer.
+	Answer(key string, v any) (status int, ok bool)
 }
 
 // Renderer is implemented by kinds that render to Envoy.

@@ -24,7 +24,17 @@ type Kind struct{}
 var (
 	_ policy.Kind     = Kind{}
 	_ policy.Renderer = Kind{}
+	_ policy.Answerer = Kind{}
 )
+
+// Answer implements policy.Answerer: the rule answers with the status.
+func (Kind) Answer(key string, v any) (int, bool) {
+	s, ok := v.(*Spec)
+	if key != fieldKey || !ok {
+		return 0, false
+	}
+	return int(s.Status), true
+}
 
 // New returns the kind.
 func New() Kind { return Kind{} }
