@@ -9,6 +9,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	dnsclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dns/v3"
 	headerfmtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/header_formatters/preserve_case/v3"
 	lbcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/common/v3"
 	leastrequestv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/least_request/v3"
@@ -75,6 +76,8 @@ func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment,
 		err = upstreamTLS(v, c, in.Namespaces[0])
 	case "upstreamProxyProtocol":
 		err = proxyProtocol(v, c)
+	case "dns":
+		err = dnsSettings(v, c)
 	default:
 		err = diag.Errorf(diag.Unsupported, "gwpol does not render %s yet", in.Key)
 	}
@@ -623,6 +626,37 @@ func proxyProtocol(v any, c *clusterv3.Cluster) error {
 	}
 	c.TransportSocket = &corev3.TransportSocket{Name: ProxyProtocolSocket, ConfigType: &corev3.TransportSocket_TypedConfig{
 		TypedConfig: pack(&proxyprotocolv3.ProxyProtocolUpstreamTransport{Config: cfg})}}
+	return nil
+}
+
+// DNSClusterType is the cluster type whose resolution the dns field
+// tunes (kgateway's static Backends).
+const DNSClusterType = "envoy.clusters.dns"
+
+// dnsSettings tune a DNS cluster's resolution; the renderer applies them
+// to a cluster of that type only (a Service's EDS cluster resolves
+// nothing).
+func dnsSettings(v any, c *clusterv3.Cluster) error {
+	var o struct {
+		RefreshRate *string `json:"refreshRate"`
+		Jitter      *string `json:"jitter"`
+		RespectTTL  *bool   `json:"respectTTL"`
+	}
+	if err := strict(v, &o); err != nil {
+		return err
+	}
+	d := &dnsclusterv3.DnsCluster{}
+	var err error
+	if d.DnsRefreshRate, err = optDuration(o.RefreshRate); err != nil {
+		return err
+	}
+	if d.DnsJitter, err = optDuration(o.Jitter); err != nil {
+		return err
+	}
+	if o.RespectTTL != nil {
+		d.RespectDnsTtl = *o.RespectTTL
+	}
+	c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: DNSClusterType, TypedConfig: pack(d)}}
 	return nil
 }
 

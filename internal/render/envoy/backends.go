@@ -84,6 +84,14 @@ func mergeCluster(dst, src *clusterv3.Cluster) {
 	src = proto.Clone(src).(*clusterv3.Cluster)
 	opts, ts := src.TypedExtensionProtocolOptions, src.TransportSocket
 	src.TypedExtensionProtocolOptions, src.TransportSocket = nil, nil
+	if ct, ok := src.ClusterDiscoveryType.(*clusterv3.Cluster_ClusterType); ok {
+		// settings of a cluster type (DNS resolution) tune a cluster of
+		// that type and mean nothing to another (a Service's EDS cluster)
+		src.ClusterDiscoveryType = nil
+		if have, ok := dst.ClusterDiscoveryType.(*clusterv3.Cluster_ClusterType); ok && have.ClusterType.GetName() == ct.ClusterType.GetName() {
+			have.ClusterType.TypedConfig = mergeAny(have.ClusterType.TypedConfig, ct.ClusterType.TypedConfig)
+		}
+	}
 	if src.LoadBalancingPolicy != nil {
 		dst.LoadBalancingPolicy = nil
 	}
