@@ -222,3 +222,19 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 		gb.fromFragments[c.Name] = true
 	}
 }
+
+// websocketBackend: a Service port whose appProtocol is kubernetes.io/ws
+// speaks WebSocket, so the route upgrades (kgateway does the same).
+func websocketBackend(bs []*topology.Backend) bool {
+	for _, b := range bs {
+		if !b.Resolved || b.Service == nil {
+			continue
+		}
+		for _, p := range b.Service.Spec.Ports {
+			if p.Port == b.Port && p.AppProtocol != nil && *p.AppProtocol == "kubernetes.io/ws" {
+				return true
+			}
+		}
+	}
+	return false
+}

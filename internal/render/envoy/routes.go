@@ -645,6 +645,9 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	default:
 		act.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
 	}
+	if websocketBackend(e.rule.Backends) {
+		act.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
+	}
 	for _, f := range filters {
 		switch {
 		case f.rewrite != nil:
