@@ -13,6 +13,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
 	grpcalsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/grpc/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/proxy_protocol/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	earlyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/early_header_mutation/header_mutation/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
@@ -205,6 +206,19 @@ func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.F
 			*x.dst = wrapperspb.UInt32(uint32(d / time.Second))
 		}
 		l = &listenerv3.Listener{TcpKeepalive: ka}
+		h = nil
+	case "proxyProtocol":
+		pc, _ := v.(*ProxyProtocolConfig)
+		if pc == nil {
+			return nil, nil
+		}
+		pp := &proxyprotocolv3.ProxyProtocol{AllowRequestsWithoutProxyProtocol: derefOr(pc.AllowRequestsWithoutProxyProtocol)}
+		if parts := strings.Split(in.Contributors[0], "/"); len(parts) == 4 {
+			pp.StatPrefix = parts[2] + "_" + parts[3] // kgateway's: the policy's namespace and name
+		}
+		l = &listenerv3.Listener{ListenerFilters: []*listenerv3.ListenerFilter{{
+			Name: "envoy.filters.listener.proxy_protocol", ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: pack(pp)},
+		}}}
 		h = nil
 	case "perConnectionBufferLimitBytes":
 		l = &listenerv3.Listener{PerConnectionBufferLimitBytes: wrapperspb.UInt32(uint32(val[int32](v)))}

@@ -325,10 +325,10 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
 		}
 		if sni {
-			el.ListenerFilters = []*listenerv3.ListenerFilter{{
+			el.ListenerFilters = append(el.ListenerFilters, &listenerv3.ListenerFilter{
 				Name:       "envoy.filters.listener.tls_inspector",
 				ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{})},
-			}}
+			})
 		}
 		out.Listeners = append(out.Listeners, el)
 	}
