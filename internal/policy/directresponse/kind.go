@@ -92,10 +92,10 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p.Data = &dr
 	p.Created = dr.CreationTimestamp.Time
 	if dr.Spec.Status < 200 || dr.Spec.Status > 599 {
-		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.status", "spec.status %d is not an HTTP status (200-599)", dr.Spec.Status))
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.status", "spec.status %d is not an HTTP status (200-599)", dr.Spec.Status))
 	}
 	if dr.Spec.Body != nil && dr.Spec.BodyFormat != nil {
-		p.Invalid = append(p.Invalid, p.Diag("GWP401", diag.Error, "spec.bodyFormat", "spec.body and spec.bodyFormat are exclusive"))
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.bodyFormat", "spec.body and spec.bodyFormat are exclusive"))
 	}
 	p.Values[fieldKey] = &dr.Spec
 	return p

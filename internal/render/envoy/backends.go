@@ -213,9 +213,9 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	m, f, err := bc.BackendCluster(o, name)
 	c, isCluster := m.(*clusterv3.Cluster)
 	if err != nil || !isCluster {
-		code := "GWP401"
+		code := policy.LintPolicyInvalid.Code
 		if diag.KindOf(err) == diag.Unsupported {
-			code = "GWP404"
+			code = policy.LintUnsupportedCapability.Code
 		}
 		msg := fmt.Sprintf("%s %s/%s cannot be rendered: %v; its cluster %s is a plain EDS cluster", k.Kind, k.Namespace, k.Name, err, name)
 		b.diags = append(b.diags, diag.Diagnostic{Code: code, Severity: diag.Error, Message: msg, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec")})

@@ -235,7 +235,7 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 	// left out; the resource is emitted without it rather than replaced.
 	if err != nil && diag.KindOf(err) == diag.Unsupported {
 		for _, c := range f.Contributors {
-			b.report(c.Policy, f.Key, "GWP404", fmt.Sprintf("unsupported: %s field %s: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
+			b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported: %s field %s: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
 		}
 		return rf // reported, and left out: nothing of it is emitted
 	}
