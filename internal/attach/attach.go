@@ -216,6 +216,10 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 				fmt.Sprintf("more than one %s filter on %s rule %s; %s allows one per rule, so the rule fails closed", gk.Kind, rt.Kind, rule.Section(), gk.Kind))
 			continue
 		}
+		if k.Spec().SingleAnswer && perKind[k] == 2 {
+			r.broken(rt, rule, k, policy.LintDuplicatePolicyFilter.Code, f.Path,
+				fmt.Sprintf("more than one %s filter on %s rule %s; a rule answers with one, so it answers 500 instead", gk.Kind, rt.Kind, rule.Section()))
+		}
 		p := set.Get(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: rt.Meta.Namespace, Name: string(ref.Name)})
 		if p == nil {
 			r.broken(rt, rule, k, policy.LintExtensionRefNotFound.Code, f.Path+".extensionRef.name",

@@ -7,10 +7,12 @@ import (
 
 // Platform writes n HTTPRoutes (3 rules each, 2 Services per route) on
 // one Gateway's HTTP listener, a TrafficPolicy on every fourth route (and
-// on a rule of another route), a Gateway policy and a listener policy.
+// on a rule of another route), a Gateway policy and a listener policy, a
+// ListenerPolicy on the Gateway, and a BackendConfigPolicy on a tenth of
+// the Services (the first Service of every fifth route).
 func Platform(n int) []byte {
 	var b strings.Builder
-	b.Grow(n * 1600)
+	b.Grow(n * 1700)
 	b.WriteString(`apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: infra}
@@ -33,6 +35,15 @@ metadata: {name: http-listener, namespace: infra}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}]
   rateLimit: {local: {tokenBucket: {maxTokens: 100, fillInterval: 1s}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: ListenerPolicy
+metadata: {name: gw-listeners, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  default:
+    tcpKeepalive: {keepAliveProbes: 3, keepAliveTime: 20m, keepAliveInterval: 60s}
+    httpSettings: {idleTimeout: 60s, serverName: gw, maxRequestHeadersKb: 96, useRemoteAddress: true, xffNumTrustedHops: 1}
 `)
 	for i := range n {
 		ns := fmt.Sprintf("team-%d", i%50)
@@ -63,6 +74,19 @@ spec:
     backendRefs: [{name: svc-%[1]d-b, port: 8080}]
   - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
 `, i, ns)
+		if i%5 == 0 {
+			fmt.Fprintf(&b, `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: BackendConfigPolicy
+metadata: {name: svc-%[1]d-a-cluster, namespace: %[2]s}
+spec:
+  targetRefs: [{group: "", kind: Service, name: svc-%[1]d-a}]
+  connectTimeout: 2s
+  circuitBreakers: {maxConnections: 512, maxPendingRequests: 128}
+  outlierDetection: {consecutive5xx: 5, interval: 10s}
+  loadBalancer: {leastRequest: {choiceCount: 2}}
+`, i, ns)
+		}
 		if i%4 == 0 {
 			fmt.Fprintf(&b, `---
 apiVersion: gateway.kgateway.dev/v1alpha1

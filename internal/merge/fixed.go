@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -41,7 +42,34 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 	if redirects(rule) {
 		return FixedStatus{}, false // it answers the redirect, backends or not
 	}
+	if fs, ok := r.answered(rule); ok {
+		return fs, true
+	}
 	return noUsableBackend(rule)
+}
+
+// answered: a policy of the rule answers it itself (policy.Answerer,
+// kgateway's DirectResponse), with the status render writes.
+func (r *Result) answered(rule *topology.Rule) (FixedStatus, bool) {
+	rp := r.Rule(rule)
+	if rp == nil {
+		return FixedStatus{}, false
+	}
+	for _, pt := range rp.Own {
+		a, ok := pt.Kind.(policy.Answerer)
+		if !ok {
+			continue
+		}
+		for _, f := range pt.Fields {
+			if len(f.Values) == 0 {
+				continue
+			}
+			if st, ok := a.Answer(f.Key, f.Values[0]); ok {
+				return FixedStatus{Status: st, Reasons: []string{"answered by " + f.Owner.Policy.ID()}}, true
+			}
+		}
+	}
+	return FixedStatus{}, false
 }
 
 // redirects reports whether a rule answers with a RequestRedirect filter.

@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
 	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
+	"github.com/gwpol/gwpol/internal/policy/directresponse"
 	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
@@ -34,6 +35,7 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 		trafficpolicy.NewListenerPolicy(),
 		backendconfigpolicy.New(),
 		backendtlspolicy.New(),
+		directresponse.New(),
 		haptic.New(),
 	}
 	return policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)

@@ -14,6 +14,7 @@ package policy
 //	Kind              every stage: GroupKind, Spec (attachment, fields, merge), Decode
 //	Auxiliary         the registry: other objects of the kind's API group it reads
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
+//	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
@@ -21,6 +22,7 @@ package policy
 //	Instancer         merge, explain: which named data-plane instance a value configures
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
 //	Renderer          render/envoy: Envoy fragments for one merged field
+//	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
@@ -36,6 +38,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/topology"
+	"google.golang.org/protobuf/proto"
 )
 
 // Kind is one supported policy kind.
@@ -66,6 +69,19 @@ type Auxiliary interface {
 // kinds (kgateway's Backend).
 type BackendProvider interface {
 	BackendKinds() []model.GroupKind
+}
+
+// BackendClusterer is implemented by BackendProviders that know the
+// Envoy cluster of their backend objects (kgateway's Backend: static
+// hosts, dynamic forward proxy).
+type BackendClusterer interface {
+	// BackendCluster builds the cluster of that name for the backend
+	// object (a go-control-plane Cluster, built in the kind's render
+	// files), and the HTTP filter a chain needs enabled to route to it
+	// (nil when none). A backend type gwpol does not render is a
+	// diag.Unsupported error; the renderer then keeps a plain EDS cluster
+	// and reports it (GWP404).
+	BackendCluster(obj *manifest.Object, name string) (cluster proto.Message, filter *HTTPFilter, err error)
 }
 
 // RuleChecker is implemented by kinds whose policies are valid or not
@@ -144,6 +160,15 @@ type WholeOverrider interface {
 	// specific level's policy (StrategicMerge, JSONMerge), "" when p
 	// replaces it.
 	MergesInto(p *Policy) Strategy
+}
+
+// Answerer is implemented by kinds a field of which answers a route rule
+// itself instead of forwarding it (kgateway's DirectResponse), so that
+// views report the status the renderer's direct response carries.
+type Answerer interface {
+	// Answer is the status a merged value of the field answers with;
+	// false when the field does not answer.
+	Answer(key string, v any) (status int, ok bool)
 }
 
 // Renderer is implemented by kinds that render to Envoy.

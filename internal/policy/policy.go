@@ -117,6 +117,10 @@ type KindSpec struct {
 	// OnePerRule: at most one such filter per rule (GWP206), and none in
 	// backendRefs[].filters (GWP207). Violations fail the rule closed.
 	OnePerRule bool
+	// SingleAnswer: a rule answers with at most one policy of the kind
+	// (kgateway's DirectResponse); several break the rule (GWP206, 500)
+	// while each still attaches, as kgateway reports them.
+	SingleAnswer bool
 	// FailClosed: a rule whose policy is invalid or unresolved must not
 	// forward traffic (render emits a 503 direct response).
 	FailClosed bool
@@ -133,6 +137,10 @@ type KindSpec struct {
 	// Gateways whose routes use the backend (Gateway API BackendTLSPolicy),
 	// not against the backend object itself.
 	GatewayAncestors bool
+	// NoCompatMetadata: kgateway writes no merge metadata for the kind,
+	// so none is written under --merge-key=kgateway (gwpol's own key
+	// still is).
+	NoCompatMetadata bool
 }
 
 // Condition is a policy status condition a kind writes itself.

@@ -15,6 +15,7 @@ const (
 	ScopeVirtualHost Scope = "virtualhost" // HTTP listener policies
 	ScopeRouteConfig Scope = "routeconfig" // whole-Gateway policies, HTTPS listener policies
 	ScopeListener    Scope = "listener"    // listener-level settings (ListenerPolicy)
+	ScopeCluster     Scope = "cluster"     // a backend's cluster (policies on Services and Backends)
 )
 
 // FieldInput is one merged field handed to a kind's renderer: the values
@@ -57,6 +58,19 @@ type Fragment struct {
 	MirrorPolicy map[string]any
 	// Clusters the configuration refers to (e.g. an auth service).
 	Clusters []map[string]any
+	// Cluster is merged into the cluster of the backend the field's
+	// policies target (ScopeCluster): a go-control-plane Cluster the
+	// kind's render files build, holding only the settings the field
+	// makes. Settings kept in maps and oneofs combine by their meaning
+	// rather than proto.Merge's rules (see internal/render/envoy): HTTP
+	// protocol options of several fields merge, and an upstream PROXY
+	// protocol transport socket wraps whatever socket the cluster has.
+	Cluster proto.Message
+	// HCM and Listener are merged (proto.Merge) into the HTTP connection
+	// manager and the Listener of the scoped Gateway's listeners: a
+	// go-control-plane HttpConnectionManager and Listener the kind's render
+	// files build, holding only the settings the field makes.
+	HCM, Listener proto.Message
 }
 
 // HTTPFilter is one entry of the HCM http_filters chain.

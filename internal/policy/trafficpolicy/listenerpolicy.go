@@ -116,7 +116,7 @@ func xffConfig(h *HTTPSettings) any {
 	if !remoteAddressOff(h) {
 		return nil
 	}
-	return map[string]any{"xffNumTrustedHops": h.XffNumTrustedHops, "xffTrustedCIDRs": h.XffTrustedCIDRs}
+	return map[string]any{"xffNumTrustedHops": h.XffNumTrustedHops, "xffTrustedCIDRs": h.XffTrustedCIDRs, "skipXFFAppend": h.SkipXFFAppend}
 }
 
 func accessLog(c *ListenerConfig) any {

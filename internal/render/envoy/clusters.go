@@ -26,11 +26,11 @@ const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 func (vb *vhostBuild) backendCluster(b *topology.Backend, grpc bool) string {
 	if b.Group == "" && b.Kind == "Service" {
 		name := policy.ServiceCluster(b.Namespace, b.Name, b.Port)
-		vb.clusters = append(vb.clusters, clusterOp{name: name, http2: grpc || servicePortHTTP2(b.Service, b.Port)})
+		vb.clusters = append(vb.clusters, clusterOp{name: name, http2: grpc || servicePortHTTP2(b.Service, b.Port), backend: &model.Key{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}})
 		return name
 	}
 	name := strings.ToLower(b.Kind) + "_" + b.Namespace + "_" + b.Name + "_" + strconv.Itoa(int(b.Port))
-	vb.clusters = append(vb.clusters, clusterOp{name: name})
+	vb.clusters = append(vb.clusters, clusterOp{name: name, backend: &model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}})
 	return name
 }
 
@@ -40,17 +40,33 @@ type clusterOp struct {
 	name      string
 	http2     bool
 	fragments []*clusterv3.Cluster
+	backend   *model.Key // the backend object the cluster is built for
 }
 
-func (gb *gatewayBuild) applyCluster(op clusterOp) {
+// applyCluster records a cluster a virtual host needs; it returns the
+// HTTP filter a chain routing to it needs (nil for most).
+func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	if op.fragments != nil {
 		gb.addClusters(op.fragments)
-		return
+		return nil
+	}
+	var filter *filterDef
+	if op.backend != nil && op.backend.Kind != "Service" {
+		if bb := gb.backendObjectCluster(op.name, *op.backend); bb != nil {
+			if _, ok := gb.clusters[op.name]; !ok {
+				gb.clusters[op.name] = proto.Clone(bb.cluster).(*clusterv3.Cluster)
+			}
+			filter = bb.filter
+		}
 	}
 	c := gb.cluster(op.name)
+	if op.backend != nil {
+		gb.clusterBackend[op.name] = *op.backend
+	}
 	if op.http2 {
 		setHTTP2(c)
 	}
+	return filter
 }
 
 // addClusters records the clusters of policy fragments.
@@ -205,4 +221,20 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 		proto.Merge(existing, c)
 		gb.fromFragments[c.Name] = true
 	}
+}
+
+// websocketBackend: a Service port whose appProtocol is kubernetes.io/ws
+// speaks WebSocket, so the route upgrades (kgateway does the same).
+func websocketBackend(bs []*topology.Backend) bool {
+	for _, b := range bs {
+		if !b.Resolved || b.Service == nil {
+			continue
+		}
+		for _, p := range b.Service.Spec.Ports {
+			if p.Port == b.Port && p.AppProtocol != nil && *p.AppProtocol == "kubernetes.io/ws" {
+				return true
+			}
+		}
+	}
+	return false
 }

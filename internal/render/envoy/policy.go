@@ -11,7 +11,9 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -59,6 +61,7 @@ type filterDef struct {
 	order      int
 	precedence int32
 	config     *anypb.Any
+	enabled    bool // on for every route (a backend's own filter), not per resource
 }
 
 // rendered is one merged field turned into typed Envoy configuration.
@@ -71,6 +74,9 @@ type rendered struct {
 	mirror      *routev3.RouteAction_RequestMirrorPolicy
 	vhost       *routev3.VirtualHost
 	clusters    []*clusterv3.Cluster
+	cluster     *clusterv3.Cluster           // settings of the targeted backend's cluster (ScopeCluster)
+	hcm         *hcmv3.HttpConnectionManager // settings of the listeners' connection managers
+	listener    *listenerv3.Listener         // settings of the listeners
 	failBody    string
 	// fills: at a less specific level, the field still sets the route
 	// action fields a more specific level left unset (FieldSpec.FillsUnset).
@@ -156,7 +162,9 @@ func (b *builder) addOrigins(md map[string]*structpb.Struct, p *merge.Point) map
 		md[key] = st
 	}
 	if b.opt.MergeKeyKgateway {
-		add(b.metadataKey(p.Kind), p.Origins())
+		if !p.Kind.Spec().NoCompatMetadata {
+			add(b.metadataKey(p.Kind), p.Origins())
+		}
 		return md
 	}
 	add(b.metadataKey(p.Kind), p.InEffect())
@@ -222,6 +230,15 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 	owner := f.Owner.Policy
 	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss}
 	frags, err := r.RenderField(in, b.env)
+	// A setting gwpol does not render yet (listener, connection manager
+	// and cluster settings) is an error finding (GWP404) naming what is
+	// left out; the resource is emitted without it rather than replaced.
+	if err != nil && diag.KindOf(err) == diag.Unsupported {
+		for _, c := range f.Contributors {
+			b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported: %s field %s: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
+		}
+		return rf // reported, and left out: nothing of it is emitted
+	}
 	if err != nil {
 		b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
 		rf.failBody = fmt.Sprintf("gwpol: %s %s/%s field %s cannot be rendered: %v", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)
@@ -314,6 +331,27 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("virtual host: %w", err)
 		}
 		rf.vhost = mergeInto(rf.vhost, m)
+	}
+	if fr.HCM != nil {
+		h, ok := fr.HCM.(*hcmv3.HttpConnectionManager)
+		if !ok {
+			return fmt.Errorf("connection manager settings are a %T", fr.HCM)
+		}
+		rf.hcm = mergeInto(rf.hcm, h)
+	}
+	if fr.Listener != nil {
+		l, ok := fr.Listener.(*listenerv3.Listener)
+		if !ok {
+			return fmt.Errorf("listener settings are a %T", fr.Listener)
+		}
+		rf.listener = mergeInto(rf.listener, l)
+	}
+	if fr.Cluster != nil {
+		c, ok := fr.Cluster.(*clusterv3.Cluster)
+		if !ok {
+			return fmt.Errorf("cluster settings are a %T, not a Cluster", fr.Cluster)
+		}
+		rf.cluster = mergeInto(rf.cluster, c)
 	}
 	for _, cm := range fr.Clusters {
 		c := &clusterv3.Cluster{}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -182,6 +183,10 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		routedBy: map[string]*scoped{},
 		reported: map[string]bool{},
 		names:    map[routeKey][]string{},
+		backends: backendIndex(res),
+
+		clusterers:   backendClusterers(res.Registry),
+		backendBuilt: map[string]*backendBuilt{},
 	}
 	if res.Policies != nil {
 		for _, p := range res.Policies.Policies {
@@ -237,6 +242,11 @@ type builder struct {
 	diags    []diag.Diagnostic
 	names    map[routeKey][]string // written by the (sequential) route assembly
 	anys     anyCache
+	backends map[model.Key]*merge.BackendPoints // merges on backend objects, by object
+	// clusters of backend objects other than Services: who builds them,
+	// and what was built (guarded by mu)
+	clusterers   map[model.GroupKind]policy.BackendClusterer
+	backendBuilt map[string]*backendBuilt
 }
 
 // gatewayBuild collects one Gateway's resources.
@@ -247,11 +257,14 @@ type gatewayBuild struct {
 	fromFragments map[string]bool
 	// merged are the fragment clusters merged so far, by name.
 	merged map[string][]*clusterv3.Cluster
-	whole  *scoped
+	// clusterBackend: the backend object a cluster is built for.
+	clusterBackend map[string]model.Key
+	whole          *scoped
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
-	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{}}
+	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
+		clusterBackend: map[string]model.Key{}}
 	gb.whole = b.scope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
@@ -272,6 +285,11 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 				Address: "::", Ipv4Compat: true, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
 			}}},
 			Metadata: gb.whole.metadata,
+		}
+		for _, f := range gb.whole.fields {
+			if f.listener != nil {
+				overlay(el, f.listener)
+			}
 		}
 		var http []*topology.Listener
 		sni := false
@@ -307,16 +325,24 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
 		}
 		if sni {
-			el.ListenerFilters = []*listenerv3.ListenerFilter{{
+			el.ListenerFilters = append(el.ListenerFilters, &listenerv3.ListenerFilter{
 				Name:       "envoy.filters.listener.tls_inspector",
 				ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{})},
-			}}
+			})
 		}
 		out.Listeners = append(out.Listeners, el)
+	}
+	if len(byPort) > 0 {
+		// the connection managers' own services (access log, tracing
+		// collectors), referenced whether or not a route is served
+		for _, f := range gb.whole.fields {
+			gb.addClusters(f.clusters)
+		}
 	}
 	if gb.target.Name == "kgateway" {
 		gb.protocolsFromServices()
 	}
+	gb.backendPolicies()
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		out.Clusters = append(out.Clusters, gb.clusters[name])
 	}
@@ -366,6 +392,11 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 			RouteConfigName: rc.rc.Name,
 		}},
 		HttpFilters: rc.httpFilters(),
+	}
+	for _, f := range gb.whole.fields {
+		if f.hcm != nil {
+			overlay(m, f.hcm)
+		}
 	}
 	chain := &listenerv3.FilterChain{
 		Name: name,

@@ -29,6 +29,9 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
+	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
+	"github.com/gwpol/gwpol/internal/policy/directresponse"
 	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
@@ -71,7 +74,7 @@ func goldenDirs() []string {
 // HAProxyRoutePolicy and Envoy Gateway kinds.
 func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result {
 	tb.Helper()
-	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New()}, envoygateway.All()...)...)
+	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), backendconfigpolicy.New(), backendtlspolicy.New(), directresponse.New(), haptic.New()}, envoygateway.All()...)...)
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})

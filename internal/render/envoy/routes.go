@@ -60,7 +60,7 @@ func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	})
 	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
 	for _, d := range defs {
-		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: true, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
+		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: !d.enabled, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
 	}
 	return append(out, &hcmv3.HttpFilter{
 		Name:       "envoy.filters.http.router",
@@ -218,7 +218,9 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 		gb.names[n.key] = append(gb.names[n.key], n.name)
 	}
 	for _, op := range vb.clusters {
-		gb.applyCluster(op)
+		if f := gb.applyCluster(op); f != nil {
+			rb.filters[f.name] = *f
+		}
 	}
 }
 
@@ -542,6 +544,11 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
 		return r
 	}
+	if a := answeredBy(rs); a != nil { // a policy answers the rule itself (kgateway's DirectResponse)
+		r.Action = a
+		r.Metadata = withMetadata(rs.metadata, r.Metadata)
+		return r
+	}
 	if !vb.forward(r, e) {
 		return r
 	}
@@ -638,6 +645,9 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	default:
 		act.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
 	}
+	if websocketBackend(e.rule.Backends) {
+		act.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
+	}
 	for _, f := range filters {
 		switch {
 		case f.rewrite != nil:
@@ -705,6 +715,20 @@ func ExpandRouteVars(s, namespace, name, rule string) string {
 			return rule
 		}
 	})
+}
+
+// answeredBy is the direct response a rule's own policy puts in place of
+// forwarding, nil when none does.
+func answeredBy(rs *scoped) *routev3.Route_DirectResponse {
+	if rs == nil {
+		return nil
+	}
+	for _, f := range rs.fields {
+		if a, ok := f.route.GetAction().(*routev3.Route_DirectResponse); ok {
+			return a
+		}
+	}
+	return nil
 }
 
 // applyRouteMaps merges the policy fields that configure a route directly

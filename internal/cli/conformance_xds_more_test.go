@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/pipeline"
+)
+
+// moreDir holds the rest of kgateway's public translator goldens: every
+// group but the TrafficPolicy cases (see kgateway/INDEX.md beside it).
+const moreDir = "../../../shared/conformance/kgateway/more"
+
+// xdsMoreFloor is the number of more/ cases whose whole xDS agrees, and
+// xdsMoreGroupFloor the same per group; a change may raise them, never
+// lower them.
+const xdsMoreFloor = 127
+
+var xdsMoreGroupFloor = map[string]int{
+	"backend-protocol":             4,
+	"backendconfigpolicy":          18,
+	"backendtlspolicy":             3,
+	"delegation":                   6,
+	"dfp":                          2,
+	"directresponse":               5,
+	"discovery-namespace-selector": 2,
+	"gateway-only":                 1,
+	"grpc-routing":                 2,
+	"http-acl":                     2,
+	"https-listener-pol":           1,
+	"invalid-filter-chains":        8,
+	"listener-policy":              3,
+	"listener-policy-http":         29,
+	"listener-sets":                5,
+	"reference-grant-mode":         1,
+	"route-replacement":            21,
+	"status":                       1,
+	"top-level":                    6,
+	"traffic-policy":               6,
+	"validation":                   1,
+}
+
+// TestConformanceXDSMore compares the whole xDS of every case in more/
+// with kgateway's output.yaml exactly as TestConformanceXDS does for the
+// TrafficPolicy cases (same normalisation, same accepted differences),
+// and reports agreement per group of kgateway's outputs/ folders — "xds
+// <group>: N/M" — and in total, "xds more: N/M".
+func TestConformanceXDSMore(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(moreDir, "*"))
+	if len(dirs) == 0 {
+		t.Skipf("conformance cases not found at %s (they live in ../shared beside the repository); skipping", moreDir)
+	}
+	accepted := xdsDivergences(t)
+	agree, total := map[string]int{}, map[string]int{}
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		var cs caseSource
+		readJSON(t, filepath.Join(dir, "case.json"), &cs)
+		group := cs.group()
+		total[group]++
+		t.Run(name, func(t *testing.T) {
+			left := caseXDSDiffs(t, dir, accepted)
+			if len(left) == 0 {
+				agree[group]++
+				t.Log("identical")
+				return
+			}
+			var b strings.Builder
+			for i, d := range left {
+				if i == 8 {
+					fmt.Fprintf(&b, "  … %d more\n", len(left)-i)
+					break
+				}
+				fmt.Fprintf(&b, "  %s: kgateway %s, gwpol %s\n", d.path, short(d.kgw), short(d.gwpol))
+			}
+			t.Logf("differs (%d differences):\n%s", len(left), b.String())
+		})
+	}
+	sum, n := 0, 0
+	for _, g := range slices.Sorted(maps.Keys(total)) {
+		line := fmt.Sprintf("xds %s: %d/%d", g, agree[g], total[g])
+		t.Log(line)
+		fmt.Println(line)
+		sum += agree[g]
+		n += total[g]
+		if agree[g] < xdsMoreGroupFloor[g] {
+			t.Errorf("xds %s: %d cases agree, below the floor of %d", g, agree[g], xdsMoreGroupFloor[g])
+		}
+	}
+	line := fmt.Sprintf("xds more: %d/%d", sum, n)
+	t.Log(line)
+	fmt.Println(line)
+	if sum < xdsMoreFloor {
+		t.Errorf("xds more: %d cases agree, below the floor of %d", sum, xdsMoreFloor)
+	}
+}
+
+// caseSource is the part of a case.json that says where kgateway keeps
+// the golden: its folder under outputs/ is the case's group.
+type caseSource struct {
+	Source struct {
+		Output string `json:"output"`
+	} `json:"source"`
+}
+
+func (c caseSource) group() string {
+	_, rest, ok := strings.Cut(c.Source.Output, "/outputs/")
+	if !ok {
+		return "unknown"
+	}
+	if g, _, ok := strings.Cut(rest, "/"); ok {
+		return g
+	}
+	return "top-level"
+}
+
+// caseXDSDiffs renders one case's gateway and returns the differences
+// from kgateway's xDS that testdata/xds-divergences.txt does not accept.
+func caseXDSDiffs(t *testing.T, dir string, accepted acceptedDiffs) []xdsDiff {
+	t.Helper()
+	set, cfg, cs, _, err := readCase(dir)
+	if err != nil {
+		// kgateway's harness reads such an input leniently; gwpol rejects
+		// it, so the case cannot agree.
+		return []xdsDiff{{section: "input", path: "input.yaml", kgw: "read", gwpol: err.Error()}}
+	}
+	kgw := kgatewayXDS(t, dir)
+	gw := gwpolXDS(t, pipeline.Compile(set, cfg), cs.Gateway)
+	var left []xdsDiff
+	for _, d := range compareXDS(kgw, gw) {
+		if accepted.match(d) == "" {
+			left = append(left, d)
+		}
+	}
+	return left
+}

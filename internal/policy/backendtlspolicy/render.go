@@ -1,0 +1,106 @@
+package backendtlspolicy
+
+import (
+	"fmt"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// BackendTLSPolicy renders its validation as the upstream TLS transport
+// socket of the backend's cluster, as kgateway does.
+var _ policy.Renderer = Kind{}
+
+// systemCASecret is kgateway's SDS name of the system CA bundle.
+const systemCASecret = "SYSTEM_CA_CERT"
+
+// RenderField implements policy.Renderer. SNI is the validation
+// hostname; the certificate must carry the subjectAltNames (else the
+// hostname); the CA is the system bundle, or the ca.crt of the one
+// ConfigMap or Secret named — which gwpol never reads: a ConfigMap's is a
+// ${configmap:…} placeholder, a Secret's is read from where it is mounted.
+func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
+	if len(in.Values) == 0 || len(in.Namespaces) == 0 {
+		return nil, nil
+	}
+	v, ok := in.Values[0].(*Validation)
+	if !ok {
+		return nil, fmt.Errorf("validation is a %T", in.Values[0])
+	}
+	ns := in.Namespaces[0]
+	sans, err := subjectAltNames(v)
+	if err != nil {
+		return nil, err
+	}
+	common := &tlsv3.CommonTlsContext{}
+	switch {
+	case v.WellKnownCACertificates != nil:
+		if *v.WellKnownCACertificates != "System" {
+			return nil, diag.Errorf(diag.Unsupported, "wellKnownCACertificates %q (only System is rendered)", *v.WellKnownCACertificates)
+		}
+		common.ValidationContextType = &tlsv3.CommonTlsContext_CombinedValidationContext{CombinedValidationContext: &tlsv3.CommonTlsContext_CombinedCertificateValidationContext{
+			DefaultValidationContext:         &tlsv3.CertificateValidationContext{MatchTypedSubjectAltNames: sans},
+			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: systemCASecret},
+		}}
+	case len(v.CACertificateRefs) == 1:
+		ref := v.CACertificateRefs[0]
+		ca := &corev3.DataSource{}
+		switch ref.Kind {
+		case "ConfigMap":
+			ca.Specifier = &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(ns, ref.Name, "ca.crt")}
+		case "Secret":
+			ca.Specifier = &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, ref.Name, "ca.crt")}
+		default:
+			return nil, fmt.Errorf("caCertificateRefs[0] is a %s, not a ConfigMap or Secret", ref.Kind)
+		}
+		common.TlsParams = &tlsv3.TlsParameters{}
+		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
+			MatchTypedSubjectAltNames: sans, TrustedCa: ca,
+		}}
+	case len(v.CACertificateRefs) > 1:
+		return nil, diag.Errorf(diag.Unsupported, "several caCertificateRefs (gwpol renders one CA bundle)")
+	default:
+		return nil, fmt.Errorf("validation names no CA (caCertificateRefs or wellKnownCACertificates)")
+	}
+	ctx := &tlsv3.UpstreamTlsContext{CommonTlsContext: common, Sni: v.Hostname}
+	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &clusterv3.Cluster{TransportSocket: &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{
+		TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/" + string(ctx.ProtoReflect().Descriptor().FullName()), Value: raw},
+	}}}
+	return []policy.Fragment{{Cluster: c}}, nil
+}
+
+func subjectAltNames(v *Validation) ([]*tlsv3.SubjectAltNameMatcher, error) {
+	exact := func(t tlsv3.SubjectAltNameMatcher_SanType, s string) *tlsv3.SubjectAltNameMatcher {
+		return &tlsv3.SubjectAltNameMatcher{SanType: t, Matcher: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: s}}}
+	}
+	if len(v.SubjectAltNames) == 0 {
+		return []*tlsv3.SubjectAltNameMatcher{exact(tlsv3.SubjectAltNameMatcher_DNS, v.Hostname)}, nil
+	}
+	var out []*tlsv3.SubjectAltNameMatcher
+	for i, s := range v.SubjectAltNames {
+		m, _ := s.(map[string]any)
+		typ, _ := m["type"].(string)
+		switch typ {
+		case "Hostname":
+			h, _ := m["hostname"].(string)
+			out = append(out, exact(tlsv3.SubjectAltNameMatcher_DNS, h))
+		case "URI":
+			u, _ := m["uri"].(string)
+			out = append(out, exact(tlsv3.SubjectAltNameMatcher_URI, u))
+		default:
+			return nil, fmt.Errorf("subjectAltNames[%d].type %q is not Hostname or URI", i, typ)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,93 @@
+package trafficpolicy
+
+import (
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	dnscommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/common/dns/v3"
+	dnsclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dns/v3"
+	dfpclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dynamic_forward_proxy/v3"
+	dfpfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_forward_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// The kgateway Backend's cluster, as kgateway builds it.
+var _ policy.BackendClusterer = Kind{}
+
+// BackendCluster implements policy.BackendClusterer for kgateway's
+// Backend: static hosts are a DNS cluster with one endpoint per host
+// (HTTP/2 when appProtocol says so); a dynamic forward proxy is Envoy's
+// dynamic_forward_proxy cluster, with its HTTP filter in the chain.
+// AWS and GCP backends are not rendered yet (unsupported).
+func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *policy.HTTPFilter, error) {
+	var b Backend
+	if err := o.Decode(&b); err != nil {
+		return nil, nil, err
+	}
+	c := &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(5 * time.Second)}
+	switch s := b.Spec; {
+	case s.Static != nil:
+		var eps []*endpointv3.LbEndpoint
+		for _, h := range s.Static.Hosts {
+			eps = append(eps, &endpointv3.LbEndpoint{
+				HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
+					Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
+						Address: h.Host, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(h.Port)},
+					}}},
+					Hostname:          h.Host,
+					HealthCheckConfig: &endpointv3.Endpoint_HealthCheckConfig{Hostname: h.Host},
+				}},
+			})
+		}
+		c.LoadAssignment = &endpointv3.ClusterLoadAssignment{ClusterName: name, Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: eps}}}
+		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
+			Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
+		}}
+		if p := s.Static.AppProtocol; p != nil {
+			switch *p {
+			case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
+				c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
+					UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+						ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}},
+					}},
+				})}
+			}
+		}
+		return c, nil, nil
+	case s.DynamicForwardProxy != nil:
+		c.LbPolicy = clusterv3.Cluster_CLUSTER_PROVIDED
+		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
+			Name: "envoy.clusters.dynamic_forward_proxy",
+			TypedConfig: pack(&dfpclusterv3.ClusterConfig{ClusterImplementationSpecifier: &dfpclusterv3.ClusterConfig_SubClustersConfig{
+				SubClustersConfig: &dfpclusterv3.SubClustersConfig{LbPolicy: clusterv3.Cluster_LEAST_REQUEST},
+			}}),
+		}}
+		if t := s.DynamicForwardProxy.EnableTLS; t != nil && *t {
+			ctx := &tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{ValidationContextType: &tlsv3.CommonTlsContext_CombinedValidationContext{
+				CombinedValidationContext: &tlsv3.CommonTlsContext_CombinedCertificateValidationContext{
+					DefaultValidationContext:         &tlsv3.CertificateValidationContext{},
+					ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: "SYSTEM_CA_CERT"},
+				}}}}
+			c.TransportSocket = &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: pack(ctx)}}
+		}
+		f := &policy.HTTPFilter{Name: "envoy.filters.http.dynamic_forward_proxy", Typed: &dfpfilterv3.FilterConfig{
+			ImplementationSpecifier: &dfpfilterv3.FilterConfig_SubClusterConfig{SubClusterConfig: &dfpfilterv3.SubClusterConfig{}},
+		}}
+		return c, f, nil
+	case s.Aws != nil:
+		return nil, nil, diag.Errorf(diag.Unsupported, "AWS Lambda Backends are not rendered yet")
+	case s.Gcp != nil:
+		return nil, nil, diag.Errorf(diag.Unsupported, "GCP Backends are not rendered yet")
+	}
+	return nil, nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
+}

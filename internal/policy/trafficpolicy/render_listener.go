@@ -1,0 +1,372 @@
+package trafficpolicy
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
+	mutationv3 "github.com/envoyproxy/go-control-plane/envoy/config/common/mutation_rules/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
+	grpcalsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/grpc/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/proxy_protocol/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	earlyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/early_header_mutation/header_mutation/v3"
+	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
+	uuidv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/request_id/uuid/v3"
+	otelresv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/tracers/opentelemetry/resource_detectors/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// ListenerPolicy renders its settings into the HTTP connection manager
+// and the Listener of the Gateway's listeners, as kgateway does.
+var _ policy.Renderer = ListenerKind{}
+
+// RenderField implements policy.Renderer: each field is a partial
+// HttpConnectionManager or Listener. A field gwpol does not render yet
+// is unsupported (GWP404), never dropped.
+func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
+	if len(in.Values) == 0 {
+		return nil, nil
+	}
+	v := in.Values[0]
+	h := &hcmv3.HttpConnectionManager{}
+	var l *listenerv3.Listener
+	key := strings.TrimPrefix(strings.TrimPrefix(in.Key, "default."), "httpSettings.")
+	var clusters []map[string]any
+	switch key {
+	case "accessLog":
+		logs, cs, err := accessLogs(v, in.Namespaces[0])
+		if err != nil {
+			return nil, err
+		}
+		h.AccessLog, clusters = logs, cs
+	case "tracing":
+		t, cs, err := tracing(v, in.Namespaces[0])
+		if err != nil {
+			return nil, err
+		}
+		h.Tracing, clusters = t, cs
+	case "upgradeConfig":
+		u, _ := v.(*UpgradeConfig)
+		if u == nil {
+			return nil, nil
+		}
+		for _, t := range u.EnabledUpgrades {
+			h.UpgradeConfigs = append(h.UpgradeConfigs, &hcmv3.HttpConnectionManager_UpgradeConfig{UpgradeType: t})
+		}
+	case "accessLogConfig":
+		return nil, nil // kgateway's second record of accessLog, which renders it
+	case "useRemoteAddress":
+		h.UseRemoteAddress = wrapperspb.Bool(val[bool](v))
+	case "xffConfig":
+		m, _ := v.(map[string]any)
+		x := &xffv3.XffConfig{}
+		x.XffNumTrustedHops = uint32(val[int32](m["xffNumTrustedHops"]))
+		if b, ok := m["skipXFFAppend"].(*bool); ok && b != nil {
+			x.SkipXffAppend = wrapperspb.Bool(*b)
+		}
+		if cidrs, ok := m["xffTrustedCIDRs"].([]string); ok && len(cidrs) > 0 {
+			x.XffTrustedCidrs = &xffv3.XffTrustedCidrs{}
+			for _, c := range cidrs {
+				p, err := netip.ParsePrefix(c)
+				if err != nil {
+					return nil, fmt.Errorf("xffTrustedCIDRs: %q is not a CIDR", c)
+				}
+				x.XffTrustedCidrs.Cidrs = append(x.XffTrustedCidrs.Cidrs, &corev3.CidrRange{AddressPrefix: p.Addr().String(), PrefixLen: wrapperspb.UInt32(uint32(p.Bits()))})
+			}
+		}
+		h.OriginalIpDetectionExtensions = []*corev3.TypedExtensionConfig{{Name: "envoy.http.original_ip_detection.xff", TypedConfig: pack(x)}}
+	case "xffNumTrustedHops":
+		h.XffNumTrustedHops = uint32(val[int32](v))
+	case "skipXffAppend":
+		h.SkipXffAppend = val[bool](v)
+	case "preserveExternalRequestId":
+		h.PreserveExternalRequestId = val[bool](v)
+	case "generateRequestId":
+		h.GenerateRequestId = wrapperspb.Bool(val[bool](v))
+	case "proxy100Continue":
+		h.Proxy_100Continue = val[bool](v)
+	case "stripTrailingHostDot":
+		h.StripTrailingHostDot = val[bool](v)
+	case "serverName":
+		h.ServerName = val[string](v)
+	case "maxRequestHeadersKb":
+		h.MaxRequestHeadersKb = wrapperspb.UInt32(uint32(val[int32](v)))
+	case "serverHeaderTransformation":
+		t, ok := hcmv3.HttpConnectionManager_ServerHeaderTransformation_value[enumName(val[string](v))]
+		if !ok {
+			return nil, fmt.Errorf("serverHeaderTransformation %q is not Overwrite, AppendIfAbsent or PassThrough", val[string](v))
+		}
+		h.ServerHeaderTransformation = hcmv3.HttpConnectionManager_ServerHeaderTransformation(t)
+	case "stripHostPortMode":
+		switch m := val[string](v); m {
+		case "AnyPort":
+			h.StripPortMode = &hcmv3.HttpConnectionManager_StripAnyHostPort{StripAnyHostPort: true}
+		case "MatchingPort":
+			h.StripMatchingHostPort = true
+		default:
+			return nil, fmt.Errorf("stripHostPortMode %q is not AnyPort or MatchingPort", m)
+		}
+	case "mergeStreamIdleTimeout":
+		d, err := listenerDuration(v)
+		if err != nil {
+			return nil, err
+		}
+		h.StreamIdleTimeout = d
+	case "mergeIdleTimeout":
+		d, err := listenerDuration(v)
+		if err != nil {
+			return nil, err
+		}
+		h.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: d}
+	case "maxHeadersCount":
+		h.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{MaxHeadersCount: wrapperspb.UInt32(uint32(val[int32](v)))}
+	case "maxRequestsPerConnection":
+		h.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{MaxRequestsPerConnection: wrapperspb.UInt32(uint32(val[int32](v)))}
+	case "acceptHttp10":
+		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{AcceptHttp_10: val[bool](v)}
+	case "defaultHostForHttp10":
+		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{DefaultHostForHttp_10: val[string](v)}
+	case "forwardClientCertDetails.mode":
+		t, ok := hcmv3.HttpConnectionManager_ForwardClientCertDetails_value[enumName(val[string](v))]
+		if !ok {
+			return nil, fmt.Errorf("forwardClientCertDetails.mode %q is not an Envoy mode", val[string](v))
+		}
+		h.ForwardClientCertDetails = hcmv3.HttpConnectionManager_ForwardClientCertDetails(t)
+	case "forwardClientCertDetails.details":
+		d, _ := v.(*ClientCertDetails)
+		if d == nil {
+			return nil, nil
+		}
+		s := &hcmv3.HttpConnectionManager_SetCurrentClientCertDetails{Cert: derefOr(d.Cert), Chain: derefOr(d.Chain), Dns: derefOr(d.DNS), Uri: derefOr(d.URI)}
+		if d.Subject != nil {
+			s.Subject = wrapperspb.Bool(*d.Subject)
+		}
+		h.SetCurrentClientCertDetails = s
+	case "uuidRequestIdConfig":
+		c, _ := v.(*UUIDRequestIDConfig)
+		u := &uuidv3.UuidRequestIdConfig{PackTraceReason: wrapperspb.Bool(true), UseRequestIdForTraceSampling: wrapperspb.Bool(true)}
+		if c != nil && c.PackTraceReason != nil {
+			u.PackTraceReason = wrapperspb.Bool(*c.PackTraceReason)
+		}
+		if c != nil && c.UseRequestIDForTraceSampling != nil {
+			u.UseRequestIdForTraceSampling = wrapperspb.Bool(*c.UseRequestIDForTraceSampling)
+		}
+		h.RequestIdExtension = &hcmv3.RequestIDExtension{TypedConfig: pack(u)}
+	case "earlyHeaderMutationExtensions":
+		f, _ := v.(*gwv1.HTTPHeaderFilter)
+		if f == nil {
+			return nil, nil
+		}
+		m := &earlyv3.HeaderMutation{}
+		for _, a := range f.Add {
+			m.Mutations = append(m.Mutations, &mutationv3.HeaderMutation{Action: &mutationv3.HeaderMutation_Append{Append: &corev3.HeaderValueOption{
+				Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value}}}})
+		}
+		for _, a := range f.Set {
+			m.Mutations = append(m.Mutations, &mutationv3.HeaderMutation{Action: &mutationv3.HeaderMutation_Append{Append: &corev3.HeaderValueOption{
+				Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value}, AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD}}})
+		}
+		for _, r := range f.Remove {
+			m.Mutations = append(m.Mutations, &mutationv3.HeaderMutation{Action: &mutationv3.HeaderMutation_Remove{Remove: r}})
+		}
+		h.EarlyHeaderMutationExtensions = []*corev3.TypedExtensionConfig{{Name: "envoy.http.early_header_mutation.header_mutation", TypedConfig: pack(m)}}
+	case "tcpKeepalive":
+		k, _ := v.(*TCPKeepalive)
+		if k == nil {
+			return nil, nil
+		}
+		ka := &corev3.TcpKeepalive{}
+		if k.KeepAliveProbes != nil {
+			ka.KeepaliveProbes = wrapperspb.UInt32(uint32(*k.KeepAliveProbes))
+		}
+		for _, x := range []struct {
+			s   *string
+			dst **wrapperspb.UInt32Value
+		}{{k.KeepAliveTime, &ka.KeepaliveTime}, {k.KeepAliveInterval, &ka.KeepaliveInterval}} {
+			if x.s == nil {
+				continue
+			}
+			d, err := time.ParseDuration(*x.s)
+			if err != nil {
+				return nil, fmt.Errorf("tcpKeepalive: %q is not a duration", *x.s)
+			}
+			*x.dst = wrapperspb.UInt32(uint32(d / time.Second))
+		}
+		l = &listenerv3.Listener{TcpKeepalive: ka}
+		h = nil
+	case "proxyProtocol":
+		pc, _ := v.(*ProxyProtocolConfig)
+		if pc == nil {
+			return nil, nil
+		}
+		pp := &proxyprotocolv3.ProxyProtocol{AllowRequestsWithoutProxyProtocol: derefOr(pc.AllowRequestsWithoutProxyProtocol)}
+		if parts := strings.Split(in.Contributors[0], "/"); len(parts) == 4 {
+			pp.StatPrefix = parts[2] + "_" + parts[3] // kgateway's: the policy's namespace and name
+		}
+		l = &listenerv3.Listener{ListenerFilters: []*listenerv3.ListenerFilter{{
+			Name: "envoy.filters.listener.proxy_protocol", ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: pack(pp)},
+		}}}
+		h = nil
+	case "perConnectionBufferLimitBytes":
+		l = &listenerv3.Listener{PerConnectionBufferLimitBytes: wrapperspb.UInt32(uint32(val[int32](v)))}
+		h = nil
+	default:
+		return nil, diag.Errorf(diag.Unsupported, "gwpol does not render ListenerPolicy %s yet", in.Key)
+	}
+	fr := policy.Fragment{Clusters: clusters}
+	if h != nil {
+		fr.HCM = h
+	}
+	if l != nil {
+		fr.Listener = l
+	}
+	return []policy.Fragment{fr}, nil
+}
+
+// val is the value a *T field value points at, T's zero value when it is
+// unset or of another type.
+func val[T any](v any) T {
+	p, _ := v.(*T)
+	return derefOr(p)
+}
+
+func derefOr[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func listenerDuration(v any) (*durationpb.Duration, error) {
+	s := val[string](v)
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a duration", s)
+	}
+	return durationpb.New(d), nil
+}
+
+// accessLogs renders gRPC access log sinks (Envoy's http_grpc logger to
+// the backend's Service cluster), with a header filter; other sinks and
+// filters are unsupported.
+func accessLogs(v any, ns string) ([]*accesslogv3.AccessLog, []map[string]any, error) {
+	logs, _ := v.([]AccessLog)
+	var out []*accesslogv3.AccessLog
+	var clusters []map[string]any
+	for i, a := range logs {
+		if a.GrpcService == nil || a.FileSink != nil || a.OpenTelemetry != nil {
+			return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d]: gwpol renders gRPC access log sinks only", i)
+		}
+		g := a.GrpcService
+		ref := g.BackendRef
+		if (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil || g.Authority != nil || g.Timeout != nil || len(g.InitialMetadata) > 0 || g.RetryPolicy != nil ||
+			g.MaxReceiveMessageLength != nil || g.SkipEnvoyHeaders != nil {
+			return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d].grpcService: gwpol renders a Service backendRef with a port and a logName only", i)
+		}
+		svcNS := ns
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			svcNS = string(*ref.Namespace)
+		}
+		cluster := policy.ServiceCluster(svcNS, string(ref.Name), int32(*ref.Port))
+		clusters = append(clusters, map[string]any{"name": cluster})
+		cfg := &grpcalsv3.HttpGrpcAccessLogConfig{
+			CommonConfig: &grpcalsv3.CommonGrpcAccessLogConfig{
+				LogName:             g.LogName,
+				GrpcService:         &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}}},
+				TransportApiVersion: corev3.ApiVersion_V3,
+			},
+			AdditionalRequestHeadersToLog: g.AdditionalRequestHeadersToLog, AdditionalResponseHeadersToLog: g.AdditionalResponseHeadersToLog,
+			AdditionalResponseTrailersToLog: g.AdditionalResponseTrailersToLog,
+		}
+		al := &accesslogv3.AccessLog{Name: "envoy.access_loggers.http_grpc", ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: pack(cfg)}}
+		if f := a.Filter; f != nil {
+			hf := f.HeaderFilter
+			if hf == nil || len(f.AndFilter) > 0 || len(f.OrFilter) > 0 || (hf.Header.Type != nil && *hf.Header.Type != gwv1.HeaderMatchExact) {
+				return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d].filter: gwpol renders an exact headerFilter only", i)
+			}
+			al.Filter = &accesslogv3.AccessLogFilter{FilterSpecifier: &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{
+				Header: &routev3.HeaderMatcher{Name: string(hf.Header.Name), HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{
+					StringMatch: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: hf.Header.Value}}}},
+			}}}
+		}
+		out = append(out, al)
+	}
+	return out, clusters, nil
+}
+
+// tracing renders an OpenTelemetry tracer sending spans over gRPC to a
+// Service (the environment resource detector by default, as kgateway
+// does), with literal and request-header custom tags. kgateway names the
+// service after the Gateway when the policy does not; gwpol does not see
+// the Gateway here, so a policy without serviceName is unsupported, as
+// are sampling, samplers and other tags.
+func tracing(v any, ns string) (*hcmv3.HttpConnectionManager_Tracing, []map[string]any, error) {
+	t, _ := v.(*Tracing)
+	if t == nil {
+		return nil, nil, nil
+	}
+	o := t.Provider.OpenTelemetry
+	if o == nil || o.ServiceName == nil || o.Sampler != nil || t.ClientSampling != nil || t.RandomSampling != nil || t.OverallSampling != nil || t.MaxPathTagLength != nil {
+		return nil, nil, diag.Errorf(diag.Unsupported, "tracing: gwpol renders an OpenTelemetry provider with a serviceName, without sampling settings")
+	}
+	g := o.GrpcService
+	ref := g.BackendRef
+	if (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil || g.Timeout != nil || len(g.InitialMetadata) > 0 || g.RetryPolicy != nil || g.MaxReceiveMessageLength != nil || g.SkipEnvoyHeaders != nil {
+		return nil, nil, diag.Errorf(diag.Unsupported, "tracing.provider.openTelemetry.grpcService: gwpol renders a Service backendRef with a port and an authority only")
+	}
+	svcNS := ns
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		svcNS = string(*ref.Namespace)
+	}
+	cluster := policy.ServiceCluster(svcNS, string(ref.Name), int32(*ref.Port))
+	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}
+	if g.Authority != nil {
+		eg.Authority = *g.Authority
+	}
+	cfg := &tracev3.OpenTelemetryConfig{GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}, ServiceName: *o.ServiceName}
+	env := &corev3.TypedExtensionConfig{Name: "envoy.tracers.opentelemetry.resource_detectors.environment", TypedConfig: pack(&otelresv3.EnvironmentResourceDetectorConfig{})}
+	if len(o.ResourceDetectors) == 0 {
+		cfg.ResourceDetectors = []*corev3.TypedExtensionConfig{env}
+	}
+	for _, d := range o.ResourceDetectors {
+		if d.EnvironmentResourceDetector != nil && (d.EnvironmentResourceDetector.Enable == nil || *d.EnvironmentResourceDetector.Enable) {
+			cfg.ResourceDetectors = append(cfg.ResourceDetectors, env)
+		}
+	}
+	out := &hcmv3.HttpConnectionManager_Tracing{
+		Provider: &tracev3.Tracing_Http{Name: "envoy.tracers.opentelemetry", ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: pack(cfg)}},
+		Verbose:  derefOr(t.Verbose),
+	}
+	if t.SpawnUpstreamSpan != nil {
+		out.SpawnUpstreamSpan = wrapperspb.Bool(*t.SpawnUpstreamSpan)
+	}
+	for i, a := range t.Attributes {
+		switch {
+		case a.Literal != nil:
+			out.CustomTags = append(out.CustomTags, &tracingv3.CustomTag{Tag: a.Name, Type: &tracingv3.CustomTag_Literal_{Literal: &tracingv3.CustomTag_Literal{Value: a.Literal.Value}}})
+		case a.RequestHeader != nil:
+			h := &tracingv3.CustomTag_Header{Name: a.RequestHeader.Name}
+			if a.RequestHeader.DefaultValue != nil {
+				h.DefaultValue = *a.RequestHeader.DefaultValue
+			}
+			out.CustomTags = append(out.CustomTags, &tracingv3.CustomTag{Tag: a.Name, Type: &tracingv3.CustomTag_RequestHeader{RequestHeader: h}})
+		default:
+			return nil, nil, diag.Errorf(diag.Unsupported, "tracing.attributes[%d]: gwpol renders literal and requestHeader attributes only", i)
+		}
+	}
+	return out, []map[string]any{{"name": cluster}}, nil
+}

@@ -1,0 +1,260 @@
+package envoy
+
+import (
+	"fmt"
+	"slices"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
+	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// This file applies the policies on backend objects (Services, Backends)
+// to the clusters built for them: each field a kind renders at
+// ScopeCluster is a partial Cluster merged into the backend's cluster, in
+// registry order, and the cluster carries the merge metadata of the kinds
+// that shaped it (gwpol's keys only: kgateway writes none on clusters).
+
+const proxyProtocolSocket = "envoy.transport_sockets.upstream_proxy_protocol"
+
+// backendIndex indexes the backend merge points by object.
+func backendIndex(res *merge.Result) map[model.Key]*merge.BackendPoints {
+	out := make(map[model.Key]*merge.BackendPoints, len(res.Backends))
+	for _, bp := range res.Backends {
+		out[bp.Key] = bp
+	}
+	return out
+}
+
+// backendPolicies shapes every cluster of a backend that policies target.
+func (gb *gatewayBuild) backendPolicies() {
+	for _, name := range slices.Sorted(mapKeys(gb.clusterBackend)) {
+		bp := gb.backends[gb.clusterBackend[name]]
+		c := gb.clusters[name]
+		if bp == nil || c == nil {
+			continue
+		}
+		var md map[string]*structpb.Struct
+		for _, p := range bp.Own {
+			if !gb.opt.MergeKeyKgateway {
+				md = gb.addOrigins(md, p)
+			}
+			r, ok := p.Kind.(policy.Renderer)
+			if !ok || len(p.Invalid) > 0 {
+				continue
+			}
+			for _, f := range p.Fields {
+				if rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster); rf.cluster != nil {
+					mergeCluster(c, rf.cluster)
+				}
+			}
+		}
+		finishHTTPOptions(c)
+		if md != nil {
+			if c.Metadata == nil {
+				c.Metadata = &corev3.Metadata{FilterMetadata: md}
+			} else {
+				for k, v := range md {
+					c.Metadata.FilterMetadata[k] = v
+				}
+			}
+		}
+	}
+}
+
+// mergeCluster merges a field's settings into a cluster. Where
+// proto.Merge's rules are not what the settings mean, they combine by
+// meaning: a later load-balancing policy, health check or circuit
+// breaker replaces the earlier one, upstream HTTP protocol options of
+// several fields merge into one extension, and transport sockets compose
+// (a PROXY protocol socket wraps the TLS or raw socket; a TLS socket
+// replaces the one inside it).
+func mergeCluster(dst, src *clusterv3.Cluster) {
+	src = proto.Clone(src).(*clusterv3.Cluster)
+	opts, ts := src.TypedExtensionProtocolOptions, src.TransportSocket
+	src.TypedExtensionProtocolOptions, src.TransportSocket = nil, nil
+	if ct, ok := src.ClusterDiscoveryType.(*clusterv3.Cluster_ClusterType); ok {
+		// settings of a cluster type (DNS resolution) tune a cluster of
+		// that type and mean nothing to another (a Service's EDS cluster)
+		src.ClusterDiscoveryType = nil
+		if have, ok := dst.ClusterDiscoveryType.(*clusterv3.Cluster_ClusterType); ok && have.ClusterType.GetName() == ct.ClusterType.GetName() {
+			have.ClusterType.TypedConfig = mergeAny(have.ClusterType.TypedConfig, ct.ClusterType.TypedConfig)
+		}
+	}
+	if src.LoadBalancingPolicy != nil {
+		dst.LoadBalancingPolicy = nil
+	}
+	if src.HealthChecks != nil {
+		dst.HealthChecks = nil
+	}
+	if src.CircuitBreakers != nil {
+		dst.CircuitBreakers = nil
+	}
+	proto.Merge(dst, src)
+	for _, k := range slices.Sorted(mapKeys(opts)) {
+		if dst.TypedExtensionProtocolOptions == nil {
+			dst.TypedExtensionProtocolOptions = map[string]*anypb.Any{}
+		}
+		dst.TypedExtensionProtocolOptions[k] = mergeAny(dst.TypedExtensionProtocolOptions[k], opts[k])
+	}
+	if ts != nil {
+		dst.TransportSocket = composeSockets(dst.TransportSocket, ts)
+	}
+}
+
+// mergeAny merges two Anys of one type by their messages; otherwise the
+// later replaces.
+func mergeAny(dst, src *anypb.Any) *anypb.Any {
+	if dst == nil || dst.TypeUrl != src.TypeUrl {
+		return src
+	}
+	d, err1 := dst.UnmarshalNew()
+	s, err2 := src.UnmarshalNew()
+	if err1 != nil || err2 != nil {
+		return src
+	}
+	proto.Merge(d, s)
+	return mustAny(d)
+}
+
+func composeSockets(dst, src *corev3.TransportSocket) *corev3.TransportSocket {
+	switch {
+	case src.GetName() == proxyProtocolSocket:
+		pp := &proxyprotocolv3.ProxyProtocolUpstreamTransport{}
+		if err := src.GetTypedConfig().UnmarshalTo(pp); err != nil {
+			return src
+		}
+		pp.TransportSocket = dst
+		if dst == nil || dst.GetName() == proxyProtocolSocket {
+			pp.TransportSocket = rawBuffer()
+		}
+		return &corev3.TransportSocket{Name: src.Name, ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(pp)}}
+	case dst.GetName() == proxyProtocolSocket:
+		pp := &proxyprotocolv3.ProxyProtocolUpstreamTransport{}
+		if err := dst.GetTypedConfig().UnmarshalTo(pp); err != nil {
+			return src
+		}
+		pp.TransportSocket = src
+		return &corev3.TransportSocket{Name: dst.Name, ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(pp)}}
+	}
+	return src
+}
+
+func rawBuffer() *corev3.TransportSocket {
+	return &corev3.TransportSocket{Name: "envoy.transport_sockets.raw_buffer",
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&rawbufferv3.RawBuffer{})}}
+}
+
+// finishHTTPOptions: upstream HTTP protocol options must name the
+// protocol; a cluster nothing made HTTP/2 speaks HTTP/1.1.
+func finishHTTPOptions(c *clusterv3.Cluster) {
+	a := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey]
+	if a == nil {
+		return
+	}
+	o := &upstreamhttpv3.HttpProtocolOptions{}
+	if err := a.UnmarshalTo(o); err != nil || o.UpstreamProtocolOptions != nil {
+		return
+	}
+	o.UpstreamProtocolOptions = &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+		ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: &corev3.Http1ProtocolOptions{}},
+	}}
+	c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] = mustAny(o)
+}
+
+// backendClusterers maps each backendRef kind to the registered kind
+// that builds its clusters.
+func backendClusterers(reg *policy.Registry) map[model.GroupKind]policy.BackendClusterer {
+	out := map[model.GroupKind]policy.BackendClusterer{}
+	if reg == nil {
+		return out
+	}
+	for _, k := range reg.Kinds() {
+		bp, ok := k.(policy.BackendProvider)
+		bc, ok2 := k.(policy.BackendClusterer)
+		if !ok || !ok2 {
+			continue
+		}
+		for _, gk := range bp.BackendKinds() {
+			out[gk] = bc
+		}
+	}
+	return out
+}
+
+// backendObjectCluster builds the cluster of a non-Service backend object
+// through the kind that defines it, once per render; nil when no kind
+// builds it (the caller keeps a plain EDS cluster). A backend type the
+// kind cannot render is reported (GWP404) on the object.
+func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bb, ok := b.backendBuilt[name]; ok {
+		return bb
+	}
+	var bb *backendBuilt
+	defer func() { b.backendBuilt[name] = bb }()
+	bc := b.clusterers[k.GK()]
+	o, ok := b.res.Graph.Model.Object(k)
+	if bc == nil || !ok {
+		return nil
+	}
+	m, f, err := bc.BackendCluster(o, name)
+	c, isCluster := m.(*clusterv3.Cluster)
+	if err != nil || !isCluster {
+		code := policy.LintPolicyInvalid.Code
+		if diag.KindOf(err) == diag.Unsupported {
+			code = policy.LintUnsupportedCapability.Code
+		}
+		msg := fmt.Sprintf("%s %s/%s cannot be rendered: %v; its cluster %s is a plain EDS cluster", k.Kind, k.Namespace, k.Name, err, name)
+		b.diags = append(b.diags, diag.Diagnostic{Code: code, Severity: diag.Error, Message: msg, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec")})
+		return nil
+	}
+	bb = &backendBuilt{cluster: c}
+	if f != nil {
+		a, err := b.anys.typedAny(f.Typed)
+		if err != nil {
+			return nil
+		}
+		bb.filter = &filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a, enabled: true}
+	}
+	return bb
+}
+
+// backendBuilt is a backend object's cluster and the HTTP filter a chain
+// routing to it needs.
+type backendBuilt struct {
+	cluster *clusterv3.Cluster
+	filter  *filterDef
+}
+
+// overlay sets every field src populates on dst, as written: unlike
+// proto.Merge it keeps a wrapper's false or zero (useRemoteAddress: false
+// must turn the default off), while plain sub-messages still merge field
+// by field (several fields share commonHttpProtocolOptions). Lists and
+// maps are replaced. src is not aliased.
+func overlay(dst, src proto.Message) {
+	overlayMsg(dst.ProtoReflect(), proto.Clone(src).ProtoReflect())
+}
+
+func overlayMsg(dst, src protoreflect.Message) {
+	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if md := fd.Message(); md != nil && !fd.IsList() && !fd.IsMap() && md.FullName().Parent() != "google.protobuf" && dst.Has(fd) {
+			overlayMsg(dst.Mutable(fd).Message(), v.Message())
+			return true
+		}
+		dst.Set(fd, v)
+		return true
+	})
+}

@@ -1,0 +1,86 @@
+package envoy
+
+import (
+	"testing"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+func socket(name string, m proto.Message) *corev3.TransportSocket {
+	return &corev3.TransportSocket{Name: name, ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(m)}}
+}
+
+// innerSocket is the socket a PROXY protocol socket wraps ("" when it is
+// not one).
+func innerSocket(t *testing.T, ts *corev3.TransportSocket) string {
+	t.Helper()
+	if ts.GetName() != proxyProtocolSocket {
+		return ""
+	}
+	pp := &proxyprotocolv3.ProxyProtocolUpstreamTransport{}
+	if err := ts.GetTypedConfig().UnmarshalTo(pp); err != nil {
+		t.Fatal(err)
+	}
+	return pp.GetTransportSocket().GetName()
+}
+
+// TestMergeClusterSockets: a PROXY protocol socket wraps the TLS socket
+// whichever policy comes first, and a raw buffer when there is none.
+func TestMergeClusterSockets(t *testing.T) {
+	tls := &clusterv3.Cluster{TransportSocket: socket("envoy.transport_sockets.tls", &tlsv3.UpstreamTlsContext{Sni: "a"})}
+	pp := &clusterv3.Cluster{TransportSocket: socket(proxyProtocolSocket, &proxyprotocolv3.ProxyProtocolUpstreamTransport{Config: &corev3.ProxyProtocolConfig{}})}
+	for _, tc := range []struct {
+		name  string
+		order []*clusterv3.Cluster
+		inner string
+	}{
+		{"tls then proxy protocol", []*clusterv3.Cluster{tls, pp}, "envoy.transport_sockets.tls"},
+		{"proxy protocol then tls", []*clusterv3.Cluster{pp, tls}, "envoy.transport_sockets.tls"},
+		{"proxy protocol alone", []*clusterv3.Cluster{pp}, "envoy.transport_sockets.raw_buffer"},
+	} {
+		c := baseCluster("c")
+		for _, p := range tc.order {
+			mergeCluster(c, p)
+		}
+		if got := innerSocket(t, c.TransportSocket); got != tc.inner {
+			t.Errorf("%s: inner socket %q, want %q", tc.name, got, tc.inner)
+		}
+	}
+}
+
+// TestMergeClusterHTTPOptions: HTTP protocol options of several fields
+// merge into one extension, which then names HTTP/1.1 when nothing chose
+// the protocol; other settings merge as proto.Merge does.
+func TestMergeClusterHTTPOptions(t *testing.T) {
+	common := &clusterv3.Cluster{TypedExtensionProtocolOptions: map[string]*anypb.Any{httpProtocolOptionsKey: mustAny(&upstreamhttpv3.HttpProtocolOptions{
+		CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{MaxHeadersCount: wrapperspb.UInt32(15)}})}}
+	timeout := &clusterv3.Cluster{ConnectTimeout: durationpb.New(2e9)}
+	c := baseCluster("c")
+	mergeCluster(c, common)
+	mergeCluster(c, timeout)
+	finishHTTPOptions(c)
+	o := &upstreamhttpv3.HttpProtocolOptions{}
+	if err := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey].UnmarshalTo(o); err != nil {
+		t.Fatal(err)
+	}
+	if o.GetCommonHttpProtocolOptions().GetMaxHeadersCount().GetValue() != 15 {
+		t.Errorf("common options lost: %v", o)
+	}
+	if o.GetExplicitHttpConfig().GetHttpProtocolOptions() == nil {
+		t.Errorf("no explicit HTTP/1.1 config: %v", o)
+	}
+	if c.ConnectTimeout.AsDuration() != 2e9 || c.GetEdsClusterConfig() == nil {
+		t.Errorf("other settings: timeout %v, eds %v", c.ConnectTimeout.AsDuration(), c.GetEdsClusterConfig())
+	}
+	if err := c.ValidateAll(); err != nil {
+		t.Errorf("merged cluster does not validate: %v", err)
+	}
+}
