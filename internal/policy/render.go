@@ -55,6 +55,12 @@ type Fragment struct {
 	// mirror policies — those the route's own RequestMirror filters make —
 	// for a field that tunes mirroring rather than adding a mirror.
 	MirrorPolicy map[string]any
+	// ConnectionManager is merged into the HTTP connection manager of every
+	// filter chain the scope's RouteConfiguration serves (listener-wide
+	// settings such as access logs); it must be an
+	// envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+	// built by the kind's render files.
+	ConnectionManager proto.Message
 	// Clusters the configuration refers to (e.g. an auth service).
 	Clusters []map[string]any
 }

@@ -12,6 +12,7 @@ import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -70,6 +71,7 @@ type rendered struct {
 	route       *routev3.Route
 	mirror      *routev3.RouteAction_RequestMirrorPolicy
 	vhost       *routev3.VirtualHost
+	hcm         *hcmv3.HttpConnectionManager
 	clusters    []*clusterv3.Cluster
 	failBody    string
 	// fills: at a less specific level, the field still sets the route
@@ -314,6 +316,20 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("virtual host: %w", err)
 		}
 		rf.vhost = mergeInto(rf.vhost, m)
+	}
+	if fr.ConnectionManager != nil {
+		m, ok := fr.ConnectionManager.(*hcmv3.HttpConnectionManager)
+		if !ok {
+			return fmt.Errorf("connection manager settings of type %T", fr.ConnectionManager)
+		}
+		// A partial connection manager fails its own required-field
+		// checks; the parts a kind may set are checked one by one.
+		for _, al := range m.AccessLog {
+			if err := validateDeep(al); err != nil {
+				return fmt.Errorf("access log: %w", err)
+			}
+		}
+		rf.hcm = mergeInto(rf.hcm, m)
 	}
 	for _, cm := range fr.Clusters {
 		c := &clusterv3.Cluster{}

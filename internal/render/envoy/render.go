@@ -367,6 +367,10 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		}},
 		HttpFilters: rc.httpFilters(),
 	}
+	for _, s := range rc.hcm {
+		proto.Merge(m, s)
+	}
+	gb.addClusters(rc.hcmClusters)
 	chain := &listenerv3.FilterChain{
 		Name: name,
 		Filters: []*listenerv3.Filter{{

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
@@ -34,6 +35,30 @@ const InvalidBody = "invalid route configuration detected and replaced with a di
 type rcBuild struct {
 	rc      *routev3.RouteConfiguration
 	filters map[string]filterDef
+	// hcm: connection manager settings of the policies configuring the
+	// RouteConfiguration, with the clusters they refer to.
+	hcm         []*hcmv3.HttpConnectionManager
+	hcmClusters []*clusterv3.Cluster
+}
+
+// useConnectionManager records the connection manager settings of the
+// scopes serving the RouteConfiguration, most specific first: per field
+// of a kind, the first scope that sets it.
+func (rb *rcBuild) useConnectionManager(scopes ...*scoped) {
+	seen := map[string]bool{}
+	for _, s := range scopes {
+		if s == nil {
+			continue
+		}
+		for _, f := range s.fields {
+			if f.hcm == nil || seen[f.kindKey] {
+				continue
+			}
+			seen[f.kindKey] = true
+			rb.hcm = append(rb.hcm, f.hcm)
+			rb.hcmClusters = append(rb.hcmClusters, f.clusters...)
+		}
+	}
 }
 
 func (rb *rcBuild) use(s *scoped) {
@@ -118,6 +143,13 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 		vb.vh = vb.vhost(name, plans[i], vhScopes[plans[i].owner], rcScope, https)
 		vbs[i] = vb
 	})
+	var scopes []*scoped
+	for _, p := range plans {
+		if s := vhScopes[p.owner]; s != nil && !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
+	rb.useConnectionManager(append(scopes, rcScope)...)
 	for _, vb := range vbs {
 		gb.apply(vb, rb)
 		rb.rc.VirtualHosts = append(rb.rc.VirtualHosts, vb.vh)
