@@ -294,7 +294,7 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 	case t.TraceableFilter != nil:
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_TraceableFilter{TraceableFilter: &accesslogv3.TraceableFilter{}}
 	case t.HeaderFilter != nil:
-		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: logHeaderMatcher(t.HeaderFilter.Header)}}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: headerMatchMatcher(t.HeaderFilter.Header)}}
 	case t.ResponseFlagFilter != nil:
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ResponseFlagFilter{ResponseFlagFilter: &accesslogv3.ResponseFlagFilter{Flags: t.ResponseFlagFilter.Flags}}
 	case t.GrpcStatusFilter != nil:
@@ -323,9 +323,9 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 	return out, nil
 }
 
-// logHeaderMatcher matches a Gateway API header match: the value exactly,
-// or as a regular expression.
-func logHeaderMatcher(h gwv1.HTTPHeaderMatch) *routev3.HeaderMatcher {
+// headerMatchMatcher is a Gateway API header match as an Envoy header
+// matcher: the value exactly, or as a regular expression.
+func headerMatchMatcher(h gwv1.HTTPHeaderMatch) *routev3.HeaderMatcher {
 	sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h.Value}}
 	if h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression {
 		sm.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: h.Value}}
