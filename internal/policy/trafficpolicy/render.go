@@ -574,6 +574,9 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
+	if len(r.in.Contributors) > 0 && strings.HasPrefix(r.in.Contributors[0], Group+"/") {
+		v = retryDefaults(v) // a policy's, not a route rule's own
+	}
 	rp := obj{}
 	on := slices.Clone(v.RetryOn)
 	if len(v.StatusCodes) > 0 && !slices.Contains(on, "retriable-status-codes") {
@@ -619,6 +622,22 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 		rp["retry_host_predicate"] = preds
 	}
 	return []policy.Fragment{{Capability: "route", RouteAction: obj{"retry_policy": rp}}}, nil
+}
+
+// retryDefaults is a policy's retry as the API server stores it: the
+// CRD defaults one attempt and a 25ms backoff base interval (a route
+// rule's own retry has no such defaults).
+func retryDefaults(r *Retry) *Retry {
+	c := *r
+	if c.Attempts == nil {
+		one := int32(1)
+		c.Attempts = &one
+	}
+	if c.BackoffBaseInterval == nil {
+		base := "25ms"
+		c.BackoffBaseInterval = &base
+	}
+	return &c
 }
 
 func (r *fieldRenderer) urlRewrite() ([]policy.Fragment, error) {
