@@ -59,6 +59,7 @@ type filterDef struct {
 	name       string
 	order      int
 	precedence int32
+	enabled    bool
 	config     *anypb.Any
 }
 
@@ -273,7 +274,7 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)

@@ -76,7 +76,7 @@ func (rb *rcBuild) use(s *scoped) {
 
 // httpFilters is the HCM chain: every filter used below this
 // RouteConfiguration, disabled by default (enabled per resource by its
-// typed_per_filter_config), sorted by order, precedence (higher first),
+// typed_per_filter_config) unless its fragment leaves it on, sorted by order, precedence (higher first),
 // then name, router last.
 func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	defs := slices.Collect(mapValues(rb.filters))
@@ -85,7 +85,7 @@ func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	})
 	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
 	for _, d := range defs {
-		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: true, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
+		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: !d.enabled, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
 	}
 	return append(out, &hcmv3.HttpFilter{
 		Name:       "envoy.filters.http.router",
