@@ -11,6 +11,7 @@ import (
 	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -37,11 +38,18 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		if p == nil {
 			return nil, fmt.Errorf("GatewayExtension %s/%s has no extProc", ns, ext.Name)
 		}
-		name, cl := serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
+		svc, cl, err := extGrpcService(p.GrpcService, ns)
+		if err != nil {
+			return nil, fmt.Errorf("GatewayExtension %s/%s: extProc.%w", ns, ext.Name, err)
+		}
 		cfg := &extprocv3.ExternalProcessor{
-			GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{
-				EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: name}}},
-			FailureModeAllow: p.FailOpen == nil || *p.FailOpen,
+			GrpcService:        svc,
+			FailureModeAllow:   p.FailOpen == nil || *p.FailOpen,
+			RequestAttributes:  p.RequestAttributes,
+			ResponseAttributes: p.ResponseAttributes,
+		}
+		if err := processorSettings(cfg, p); err != nil {
+			return nil, fmt.Errorf("GatewayExtension %s/%s: extProc.%w", ns, ext.Name, err)
 		}
 		if p.ProcessingMode != nil {
 			if cfg.ProcessingMode, err = processingMode(p.ProcessingMode); err != nil {
@@ -77,6 +85,89 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
 	}
 	return out, nil
+}
+
+// extGrpcService is the Envoy gRPC client of an extension's service:
+// its cluster, authority, request deadline and retries, with the
+// cluster entry (HTTP/2).
+func extGrpcService(g ExtGrpcService, ns string) (*corev3.GrpcService, map[string]any, error) {
+	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, true)
+	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
+	if g.Authority != nil {
+		eg.Authority = *g.Authority
+	}
+	svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}
+	if g.RequestTimeout != nil {
+		t, err := duration("grpcService.requestTimeout", *g.RequestTimeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		svc.Timeout = t
+	}
+	if r := g.Retry; r != nil {
+		rp := &corev3.RetryPolicy{}
+		if r.Attempts != nil {
+			rp.NumRetries = wrapperspb.UInt32(uint32(max(*r.Attempts, 0)))
+		}
+		if b := r.Backoff; b != nil {
+			base, err := duration("grpcService.retry.backoff.baseInterval", b.BaseInterval)
+			if err != nil {
+				return nil, nil, err
+			}
+			rp.RetryBackOff = &corev3.BackoffStrategy{BaseInterval: base}
+			if b.MaxInterval != nil {
+				if rp.RetryBackOff.MaxInterval, err = duration("grpcService.retry.backoff.maxInterval", *b.MaxInterval); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		svc.RetryPolicy = rp
+	}
+	return svc, cl, nil
+}
+
+var routeCacheActions = map[string]extprocv3.ExternalProcessor_RouteCacheAction{
+	"FromResponse": extprocv3.ExternalProcessor_DEFAULT,
+	"Clear":        extprocv3.ExternalProcessor_CLEAR,
+	"Retain":       extprocv3.ExternalProcessor_RETAIN,
+}
+
+// processorSettings: which processing modes a processor may ask for, the
+// longest message timeout it may set, what to do with the route cache,
+// and which metadata namespaces it receives.
+func processorSettings(cfg *extprocv3.ExternalProcessor, p *ExtProcProvider) error {
+	if p.AllowProcessingModeOverride != nil {
+		cfg.AllowModeOverride = *p.AllowProcessingModeOverride
+	}
+	for i, m := range p.AllowedProcessingModeOverrides {
+		if m == nil {
+			continue
+		}
+		pm, err := processingMode(m)
+		if err != nil {
+			return fmt.Errorf("allowedProcessingModeOverrides[%d].%w", i, err)
+		}
+		cfg.AllowedOverrideModes = append(cfg.AllowedOverrideModes, pm)
+	}
+	if p.MaxMessageTimeout != nil {
+		t, err := duration("maxMessageTimeout", *p.MaxMessageTimeout)
+		if err != nil {
+			return err
+		}
+		cfg.MaxMessageTimeout = t
+	}
+	if p.RouteCacheAction != "" {
+		a, ok := routeCacheActions[p.RouteCacheAction]
+		if !ok {
+			return fmt.Errorf("routeCacheAction: %q is not one of Clear, FromResponse, Retain", p.RouteCacheAction)
+		}
+		cfg.RouteCacheAction = a
+	}
+	if mo := p.MetadataOptions; mo != nil && mo.Forwarding != nil {
+		cfg.MetadataOptions = &extprocv3.MetadataOptions{ForwardingNamespaces: &extprocv3.MetadataOptions_MetadataNamespaces{
+			Typed: mo.Forwarding.Typed, Untyped: mo.Forwarding.Untyped}}
+	}
+	return nil
 }
 
 // processingMode is Envoy's ProcessingMode; a mode that is not one of
