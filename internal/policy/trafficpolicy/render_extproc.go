@@ -75,7 +75,7 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		filterName := "ext_proc/" + ns + "/" + ext.Name
 		fr := policy.Fragment{
 			Capability: "ext_proc",
-			Filter: &policy.HTTPFilter{Name: filterName, Order: orderExtProc,
+			Filter: &policy.HTTPFilter{Name: filterName, Order: extProcOrder(p.FilterStage),
 				Typed: unlessDisabled("ext_proc", "envoy.filters.http.ext_proc", cfg)},
 			TypedPerFilterConfig: map[string]proto.Message{filterName: &extprocv3.ExtProcPerRoute{
 				Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: overrides}}},
@@ -85,6 +85,40 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
 	}
 	return out, nil
+}
+
+// stageOrders place kgateway's filter stages among gwpol's filter orders:
+// the order of a filter during the stage, and of one before and after it.
+var stageOrders = map[string][3]int{
+	"Fault":     {orderFault - 3, orderFault, orderFault + 3},
+	"CORS":      {orderCors - 3, orderCors, orderCors + 3},
+	"WAF":       {orderACL - 3, orderACL, orderACL + 3},
+	"AuthN":     {orderOAuth2 - 1, orderJWT, orderExtAuth + 5},
+	"AuthZ":     {orderRBAC - 3, orderRBAC, orderRBAC + 5},
+	"RateLimit": {orderRateLimit - 3, orderRateLimit, orderRateLimit + 5},
+	"Accepted":  {orderHeaderMutation - 3, orderHeaderMutation, orderHeaderMutation + 3},
+	"Route":     {orderBuffer - 3, orderBuffer, orderBuffer + 3},
+}
+
+// extProcOrder is where an ext_proc filter runs in the chain: at its
+// extension's filterStage, by default after authorization (kgateway's
+// default); filters of one stage sort by weight.
+func extProcOrder(fs *FilterStageSpec) int {
+	stage, pred := "AuthZ", "After"
+	if fs != nil && fs.Stage != "" {
+		stage, pred = fs.Stage, fs.Predicate
+	}
+	o, ok := stageOrders[stage]
+	if !ok {
+		o = stageOrders["AuthZ"]
+	}
+	switch pred {
+	case "Before":
+		return o[0]
+	case "After":
+		return o[2]
+	}
+	return o[1]
 }
 
 // extGrpcService is the Envoy gRPC client of an extension's service:

@@ -49,3 +49,22 @@ func TestExtProcProviderSettings(t *testing.T) {
 		t.Errorf("route cache action %q: error %v, want one naming routeCacheAction", p.RouteCacheAction, err)
 	}
 }
+
+// TestExtProcStage: an ext_proc filter runs at its extension's stage —
+// by default after authorization (after RBAC, before rate limiting) — and
+// before, during or after a stage in that order.
+func TestExtProcStage(t *testing.T) {
+	def := extProcOrder(nil)
+	if def <= orderRBAC || def >= orderRateLimit {
+		t.Errorf("default order %d, want between RBAC (%d) and rate limiting (%d)", def, orderRBAC, orderRateLimit)
+	}
+	before := extProcOrder(&FilterStageSpec{Stage: "AuthN", Predicate: "Before"})
+	during := extProcOrder(&FilterStageSpec{Stage: "AuthN"})
+	after := extProcOrder(&FilterStageSpec{Stage: "AuthN", Predicate: "After"})
+	if !(before < orderOAuth2 && before < during && during < after && after < orderRBAC) {
+		t.Errorf("AuthN before/during/after %d/%d/%d: want increasing, before OAuth2 (%d) and all before RBAC (%d)", before, during, after, orderOAuth2, orderRBAC)
+	}
+	if late := extProcOrder(&FilterStageSpec{Stage: "RateLimit", Predicate: "After"}); late <= orderRateLimit {
+		t.Errorf("after rate limiting: order %d, want above %d", late, orderRateLimit)
+	}
+}
