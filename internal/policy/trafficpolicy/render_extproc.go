@@ -81,6 +81,9 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 				Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: overrides}}},
 		}
 		fr.Filter.Precedence = filterWeight("extProc", ext).Weight
+		// After the route stage is after routing: kgateway runs such a
+		// processor among the router's upstream filters.
+		fr.Filter.Upstream = p.FilterStage != nil && p.FilterStage.Stage == "Route" && p.FilterStage.Predicate == "After"
 		fr.Clusters = []map[string]any{cl}
 		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
 	}

@@ -60,6 +60,7 @@ type filterDef struct {
 	order      int
 	precedence int32
 	enabled    bool
+	upstream   bool
 	config     *anypb.Any
 }
 
@@ -274,7 +275,7 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)
