@@ -401,8 +401,8 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 		}
 		out = append(out, claim{p, id})
 		got := perFilterInEffect(er, name)
-		want, err := anypb.New(msg)
-		if err != nil {
+		want := &anypb.Any{} // packed as render packs it: map fields in key order
+		if err := anypb.MarshalFrom(want, msg, proto.MarshalOptions{Deterministic: true}); err != nil {
 			t.Fatalf("%s: %s: %v", where, p, err)
 		}
 		if got == nil || !proto.Equal(got, want) {

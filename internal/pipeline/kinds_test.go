@@ -36,6 +36,8 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.ObjectExplainer](),
 	reflect.TypeFor[policy.Standalone](),
 	reflect.TypeFor[policy.LintRuleOwner](),
+	reflect.TypeFor[policy.Answerer](),
+	reflect.TypeFor[policy.BackendClusterer](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

@@ -87,6 +87,14 @@ type HTTPFilter struct {
 	// Precedence orders filters of one Order, e.g. kgateway's
 	// kgateway.dev/policy-weight on the extension a filter calls.
 	Precedence int32
+	// Upstream runs the filter after routing, among the router's upstream
+	// HTTP filters (before the upstream codec), rather than in the HCM
+	// chain.
+	Upstream bool
+	// Enabled leaves the filter on in the chain: its own configuration
+	// does nothing (an RBAC filter without rules), and the resources'
+	// per-filter configs decide.
+	Enabled bool
 }
 
 // ServiceCluster is the name of the Envoy cluster for a Service port,

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,174 +146,8 @@ func percent(p *int32, def int32) obj {
 }
 
 // --------------------------------------------------------------------------
-// cors / csrf / buffer / fault (rate limits: render_ratelimit.go; header
-// mutation: render_headers.go)
-
-func (r *fieldRenderer) cors() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*CorsPolicy)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "envoy.filters.http.cors"
-	filter := obj{"@type": typeURL("envoy.extensions.filters.http.cors.v3.Cors")}
-	if v.Disable != nil {
-		return []policy.Fragment{fragment("cors", name, orderCors, filter, disabledConfig())}, nil
-	}
-	c := v.HTTPCORSFilter
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.cors.v3.CorsPolicy"), "forward_not_matching_preflights": false}
-	var origins []any
-	for _, o := range c.AllowOrigins {
-		origins = append(origins, originMatcher(string(o)))
-	}
-	if len(origins) > 0 {
-		per["allow_origin_string_match"] = origins
-	}
-	if len(c.AllowMethods) > 0 {
-		per["allow_methods"] = joinStrings(c.AllowMethods, ",")
-	}
-	if len(c.AllowHeaders) > 0 {
-		per["allow_headers"] = joinStrings(c.AllowHeaders, ",")
-	}
-	if len(c.ExposeHeaders) > 0 {
-		per["expose_headers"] = joinStrings(c.ExposeHeaders, ",")
-	}
-	maxAge := c.MaxAge
-	if maxAge == 0 {
-		maxAge = 5 // the Gateway API default
-	}
-	per["max_age"] = strconv.Itoa(int(maxAge))
-	if c.AllowCredentials != nil {
-		per["allow_credentials"] = *c.AllowCredentials
-	}
-	return []policy.Fragment{fragment("cors", name, orderCors, filter, per)}, nil
-}
-
-// originMatcher matches one allowed origin; "*" wildcards become a regex.
-func originMatcher(o string) obj {
-	if o == "*" {
-		return obj{"safe_regex": obj{"regex": ".*"}}
-	}
-	if strings.Contains(o, "*") {
-		parts := strings.Split(o, "*")
-		for i, p := range parts {
-			parts[i] = regexp.QuoteMeta(p)
-		}
-		return obj{"safe_regex": obj{"regex": strings.Join(parts, "[^.]+")}}
-	}
-	return obj{"exact": o}
-}
-
-func joinStrings[S ~string](ss []S, sep string) string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = string(s)
-	}
-	return strings.Join(out, sep)
-}
-
-func (r *fieldRenderer) csrf() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*CSRFPolicy)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "envoy.filters.http.csrf"
-	typ := typeURL("envoy.extensions.filters.http.csrf.v3.CsrfPolicy")
-	filter := obj{"@type": typ, "filter_enabled": obj{"default_value": percent(nil, 0)}}
-	per := obj{"@type": typ, "filter_enabled": obj{"default_value": percent(v.PercentageEnabled, 100)}}
-	if v.PercentageShadowed != nil {
-		per["shadow_enabled"] = obj{"default_value": percent(v.PercentageShadowed, 0)}
-	}
-	var origins []any
-	for _, m := range v.AdditionalOrigins {
-		origins = append(origins, stringMatcher(m))
-	}
-	if len(origins) > 0 {
-		per["additional_origins"] = origins
-	}
-	return []policy.Fragment{fragment("csrf", name, orderCsrf, filter, per)}, nil
-}
-
-func stringMatcher(m StringMatcher) obj {
-	out := obj{}
-	switch {
-	case m.Exact != nil:
-		out["exact"] = *m.Exact
-	case m.Prefix != nil:
-		out["prefix"] = *m.Prefix
-	case m.Suffix != nil:
-		out["suffix"] = *m.Suffix
-	case m.Contains != nil:
-		out["contains"] = *m.Contains
-	case m.SafeRegex != nil:
-		out["safe_regex"] = obj{"regex": *m.SafeRegex}
-	}
-	if m.IgnoreCase != nil && *m.IgnoreCase {
-		out["ignore_case"] = true
-	}
-	return out
-}
-
-func (r *fieldRenderer) buffer() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*Buffer)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "envoy.filters.http.buffer"
-	filter := obj{"@type": typeURL("envoy.extensions.filters.http.buffer.v3.Buffer"), "max_request_bytes": uint32(4294967295)}
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.buffer.v3.BufferPerRoute")}
-	switch {
-	case v.Disable != nil:
-		per["disabled"] = true
-	case v.MaxRequestSize != nil:
-		n := v.MaxRequestSize.Value()
-		if n < 1 || n > 4294967295 {
-			return nil, fmt.Errorf("maxRequestSize %s is out of range", v.MaxRequestSize.String())
-		}
-		per["buffer"] = obj{"max_request_bytes": n}
-	default:
-		return nil, fmt.Errorf("buffer needs maxRequestSize or disable")
-	}
-	return []policy.Fragment{fragment("buffer", name, orderBuffer, filter, per)}, nil
-}
-
-func (r *fieldRenderer) fault() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*FaultInjectionPolicy)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	const name = "envoy.filters.http.fault"
-	typ := typeURL("envoy.extensions.filters.http.fault.v3.HTTPFault")
-	if v.Disable != nil {
-		return []policy.Fragment{fragment("fault", name, orderFault, obj{"@type": typ}, disabledConfig())}, nil
-	}
-	per := obj{"@type": typ}
-	if d := v.Delay; d != nil {
-		fixed, err := parseDur(d.FixedDelay)
-		if err != nil {
-			return nil, fmt.Errorf("delay.fixedDelay: %w", err)
-		}
-		per["delay"] = obj{"fixed_delay": fixed, "percentage": percent(d.Percentage, 100)}
-	}
-	if a := v.Abort; a != nil {
-		ab := obj{"percentage": percent(a.Percentage, 100)}
-		switch {
-		case a.HTTPStatus != nil:
-			ab["http_status"] = *a.HTTPStatus
-		case a.GrpcStatus != nil:
-			ab["grpc_status"] = *a.GrpcStatus
-		default:
-			return nil, fmt.Errorf("abort needs httpStatus or grpcStatus")
-		}
-		per["abort"] = ab
-	}
-	if rl := v.ResponseRateLimit; rl != nil {
-		per["response_rate_limit"] = obj{"fixed_limit": obj{"limit_kbps": rl.KbitsPerSecond}, "percentage": percent(rl.Percentage, 100)}
-	}
-	if v.MaxActiveFaults != nil {
-		per["max_active_faults"] = *v.MaxActiveFaults
-	}
-	return []policy.Fragment{fragment("fault", name, orderFault, obj{"@type": typ}, per)}, nil
-}
+// cors, csrf, buffer and fault: render_<family>.go; rate limits:
+// render_ratelimit.go; header mutation: render_headers.go
 
 // --------------------------------------------------------------------------
 // GatewayExtension-backed fields: the lookup they share (ext_auth, ext_proc,
@@ -354,196 +187,6 @@ func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (str
 }
 
 // --------------------------------------------------------------------------
-// rbac (basic auth / api key auth: render_authn.go)
-
-func (r *fieldRenderer) rbac() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*Authorization)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	action := "ALLOW"
-	if strings.EqualFold(v.Action, "Deny") {
-		action = "DENY"
-	}
-	if len(v.Policy.MatchExpressions) > 0 {
-		var exprs []string
-		for _, e := range v.Policy.MatchExpressions {
-			exprs = append(exprs, "("+e+")")
-		}
-		return r.rbacMatcher(action, strings.Join(exprs, " || "), v.Policy.AllowedCIDRs, v.Policy.BlockedCIDRs)
-	}
-	ids := func(cidrs []string, field string) ([]any, error) {
-		var out []any
-		for _, c := range cidrs {
-			cr, err := cidrRange(c)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", field, err)
-			}
-			out = append(out, obj{"remote_ip": cr})
-		}
-		return out, nil
-	}
-	allowed, err := ids(v.Policy.AllowedCIDRs, "allowedCIDRs")
-	if err != nil {
-		return nil, err
-	}
-	blocked, err := ids(v.Policy.BlockedCIDRs, "blockedCIDRs")
-	if err != nil {
-		return nil, err
-	}
-	principal := obj{"any": true}
-	if len(allowed) > 0 {
-		principal = obj{"or_ids": obj{"ids": allowed}}
-	}
-	if len(blocked) > 0 {
-		notBlocked := obj{"not_id": obj{"or_ids": obj{"ids": blocked}}}
-		if action == "ALLOW" {
-			// allowed and not blocked
-			principal = obj{"and_ids": obj{"ids": []any{principal, notBlocked}}}
-		} else {
-			// denied when matched or blocked
-			principal = obj{"or_ids": obj{"ids": append([]any{principal}, blocked...)}}
-		}
-	}
-	rules := obj{"action": action, "policies": obj{"policy": obj{
-		"permissions": []any{obj{"any": true}}, "principals": []any{principal},
-	}}}
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.rbac.v3.RBACPerRoute"), "rbac": obj{"rules": rules}}
-	return []policy.Fragment{fragment("rbac", "envoy.filters.http.rbac", orderRBAC,
-		obj{"@type": typeURL("envoy.extensions.filters.http.rbac.v3.RBAC")}, per)}, nil
-}
-
-// rbacMatcher renders a CEL rule with the RBAC matcher tree: on match the
-// action applies, otherwise the opposite.
-func (r *fieldRenderer) rbacMatcher(action, expr string, allowed, blocked []string) ([]policy.Fragment, error) {
-	if len(allowed) > 0 || len(blocked) > 0 {
-		return nil, fmt.Errorf("matchExpressions cannot be combined with allowedCIDRs/blockedCIDRs here")
-	}
-	other := "DENY"
-	if action == "DENY" {
-		other = "ALLOW"
-	}
-	act := func(a string) obj {
-		return obj{"name": "envoy.filters.rbac.action", "typed_config": obj{
-			"@type": typeURL("envoy.config.rbac.v3.Action"), "name": strings.ToLower(a) + "-request", "action": a,
-		}}
-	}
-	matcher := obj{
-		"matcher_list": obj{"matchers": []any{obj{
-			"predicate": obj{"single_predicate": obj{
-				"input": obj{"name": "envoy.matching.inputs.cel_data_input", "typed_config": obj{
-					"@type": typeURL("xds.type.matcher.v3.HttpAttributesCelMatchInput")}},
-				"custom_match": obj{"name": "envoy.matching.matchers.cel_matcher", "typed_config": obj{
-					"@type": typeURL("xds.type.matcher.v3.CelMatcher"), "expr_match": obj{"cel_expr_string": expr}}},
-			}},
-			"on_match": obj{"action": act(action)},
-		}}},
-		"on_no_match": obj{"action": act(other)},
-	}
-	per := obj{"@type": typeURL("envoy.extensions.filters.http.rbac.v3.RBACPerRoute"), "rbac": obj{"matcher": matcher}}
-	return []policy.Fragment{fragment("rbac", "envoy.filters.http.rbac", orderRBAC,
-		obj{"@type": typeURL("envoy.extensions.filters.http.rbac.v3.RBAC")}, per)}, nil
-}
-
-func cidrRange(c string) (obj, error) {
-	ip, bits, ok := strings.Cut(c, "/")
-	n := 32
-	if strings.Contains(ip, ":") {
-		n = 128
-	}
-	if ok {
-		v, err := strconv.Atoi(bits)
-		if err != nil || v < 0 || v > n {
-			return nil, fmt.Errorf("%q is not a CIDR", c)
-		}
-		n = v
-	}
-	return obj{"address_prefix": ip, "prefix_len": n}, nil
-}
-
-// --------------------------------------------------------------------------
-// compression
-
-var compressorLibs = map[string][2]string{
-	"gzip":   {"envoy.extensions.compression.gzip.compressor.v3.Gzip", "envoy.extensions.compression.gzip.decompressor.v3.Gzip"},
-	"brotli": {"envoy.extensions.compression.brotli.compressor.v3.Brotli", "envoy.extensions.compression.brotli.decompressor.v3.Brotli"},
-	"zstd":   {"envoy.extensions.compression.zstd.compressor.v3.Zstd", "envoy.extensions.compression.zstd.decompressor.v3.Zstd"},
-}
-
-func libraries(ls []string) ([]string, error) {
-	if len(ls) == 0 {
-		return []string{"gzip"}, nil
-	}
-	var out []string
-	for _, l := range ls {
-		k := strings.ToLower(l)
-		if _, ok := compressorLibs[k]; !ok {
-			return nil, fmt.Errorf("library %q is not Gzip, Brotli or Zstd", l)
-		}
-		out = append(out, k)
-	}
-	return out, nil
-}
-
-func (r *fieldRenderer) compression() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*ResponseCompression)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	libs, err := libraries(v.Libraries)
-	if err != nil {
-		return nil, err
-	}
-	var out []policy.Fragment
-	for _, l := range libs {
-		common := obj{}
-		if v.MinContentLengthBytes != nil {
-			common["min_content_length"] = *v.MinContentLengthBytes
-		}
-		if len(v.ContentTypes) > 0 {
-			common["content_type"] = v.ContentTypes
-		}
-		cfg := obj{
-			"@type":                     typeURL("envoy.extensions.filters.http.compressor.v3.Compressor"),
-			"compressor_library":        obj{"name": l, "typed_config": obj{"@type": typeURL(compressorLibs[l][0])}},
-			"response_direction_config": obj{"common_config": common},
-		}
-		per := obj{"@type": typeURL("envoy.extensions.filters.http.compressor.v3.CompressorPerRoute")}
-		if v.Disable != nil {
-			per["disabled"] = true
-		} else {
-			per["overrides"] = obj{"response_direction_config": obj{}}
-		}
-		out = append(out, fragment("compressor", "envoy.filters.http.compressor/"+l, orderCompressor, cfg, per))
-	}
-	return out, nil
-}
-
-func (r *fieldRenderer) decompression() ([]policy.Fragment, error) {
-	v, ok := r.in.Values[0].(*RequestDecompression)
-	if !ok {
-		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
-	}
-	libs, err := libraries(v.Libraries)
-	if err != nil {
-		return nil, err
-	}
-	var out []policy.Fragment
-	for _, l := range libs {
-		cfg := obj{
-			"@type":                typeURL("envoy.extensions.filters.http.decompressor.v3.Decompressor"),
-			"decompressor_library": obj{"name": l, "typed_config": obj{"@type": typeURL(compressorLibs[l][1])}},
-		}
-		per := enabledConfig()
-		if v.Disable != nil {
-			per = disabledConfig()
-		}
-		out = append(out, fragment("decompressor", "envoy.filters.http.decompressor/"+l, orderDecompressor, cfg, per))
-	}
-	return out, nil
-}
-
-// --------------------------------------------------------------------------
 // route action fields
 
 func (r *fieldRenderer) timeouts() ([]policy.Fragment, error) {
@@ -573,6 +216,9 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*Retry)
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	if len(r.in.Contributors) > 0 && strings.HasPrefix(r.in.Contributors[0], Group+"/") {
+		v = retryDefaults(v) // a policy's, not a route rule's own
 	}
 	rp := obj{}
 	on := slices.Clone(v.RetryOn)
@@ -619,6 +265,22 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 		rp["retry_host_predicate"] = preds
 	}
 	return []policy.Fragment{{Capability: "route", RouteAction: obj{"retry_policy": rp}}}, nil
+}
+
+// retryDefaults is a policy's retry as the API server stores it: the
+// CRD defaults one attempt and a 25ms backoff base interval (a route
+// rule's own retry has no such defaults).
+func retryDefaults(r *Retry) *Retry {
+	c := *r
+	if c.Attempts == nil {
+		one := int32(1)
+		c.Attempts = &one
+	}
+	if c.BackoffBaseInterval == nil {
+		base := "25ms"
+		c.BackoffBaseInterval = &base
+	}
+	return &c
 }
 
 func (r *fieldRenderer) urlRewrite() ([]policy.Fragment, error) {

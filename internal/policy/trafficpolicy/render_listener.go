@@ -10,16 +10,13 @@ import (
 	mutationv3 "github.com/envoyproxy/go-control-plane/envoy/config/common/mutation_rules/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
-	grpcalsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/grpc/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/proxy_protocol/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	earlyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/early_header_mutation/header_mutation/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	uuidv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/request_id/uuid/v3"
 	otelresv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/tracers/opentelemetry/resource_detectors/v3"
-	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -41,19 +38,23 @@ func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.F
 		return nil, nil
 	}
 	v := in.Values[0]
+	ns := "" // the policy's namespace, for references without one
+	if len(in.Namespaces) > 0 {
+		ns = in.Namespaces[0]
+	}
 	h := &hcmv3.HttpConnectionManager{}
 	var l *listenerv3.Listener
 	key := strings.TrimPrefix(strings.TrimPrefix(in.Key, "default."), "httpSettings.")
 	var clusters []map[string]any
 	switch key {
 	case "accessLog":
-		logs, cs, err := accessLogs(v, in.Namespaces[0])
+		logs, cs, err := accessLogs(v, ns)
 		if err != nil {
 			return nil, err
 		}
 		h.AccessLog, clusters = logs, cs
 	case "tracing":
-		t, cs, err := tracing(v, in.Namespaces[0])
+		t, cs, err := tracing(v, ns)
 		if err != nil {
 			return nil, err
 		}
@@ -264,46 +265,24 @@ func listenerDuration(v any) (*durationpb.Duration, error) {
 // the backend's Service cluster), with a header filter; other sinks and
 // filters are unsupported.
 func accessLogs(v any, ns string) ([]*accesslogv3.AccessLog, []map[string]any, error) {
-	logs, _ := v.([]AccessLog)
+	logs, ok := v.([]AccessLog)
+	if !ok {
+		return nil, nil, fmt.Errorf("unexpected value %T", v)
+	}
 	var out []*accesslogv3.AccessLog
 	var clusters []map[string]any
-	for i, a := range logs {
-		if a.GrpcService == nil || a.FileSink != nil || a.OpenTelemetry != nil {
-			return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d]: gwpol renders gRPC access log sinks only", i)
+	for i, l := range logs {
+		if l.OpenTelemetry != nil && l.FileSink == nil && l.GrpcService == nil {
+			return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d]: gwpol does not render OpenTelemetry access log sinks yet", i)
 		}
-		g := a.GrpcService
-		ref := g.BackendRef
-		if (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil || g.Authority != nil || g.Timeout != nil || len(g.InitialMetadata) > 0 || g.RetryPolicy != nil ||
-			g.MaxReceiveMessageLength != nil || g.SkipEnvoyHeaders != nil {
-			return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d].grpcService: gwpol renders a Service backendRef with a port and a logName only", i)
-		}
-		svcNS := ns
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			svcNS = string(*ref.Namespace)
-		}
-		cluster := policy.ServiceCluster(svcNS, string(ref.Name), int32(*ref.Port))
-		clusters = append(clusters, map[string]any{"name": cluster})
-		cfg := &grpcalsv3.HttpGrpcAccessLogConfig{
-			CommonConfig: &grpcalsv3.CommonGrpcAccessLogConfig{
-				LogName:             g.LogName,
-				GrpcService:         &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}}},
-				TransportApiVersion: corev3.ApiVersion_V3,
-			},
-			AdditionalRequestHeadersToLog: g.AdditionalRequestHeadersToLog, AdditionalResponseHeadersToLog: g.AdditionalResponseHeadersToLog,
-			AdditionalResponseTrailersToLog: g.AdditionalResponseTrailersToLog,
-		}
-		al := &accesslogv3.AccessLog{Name: "envoy.access_loggers.http_grpc", ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: pack(cfg)}}
-		if f := a.Filter; f != nil {
-			hf := f.HeaderFilter
-			if hf == nil || len(f.AndFilter) > 0 || len(f.OrFilter) > 0 || (hf.Header.Type != nil && *hf.Header.Type != gwv1.HeaderMatchExact) {
-				return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d].filter: gwpol renders an exact headerFilter only", i)
-			}
-			al.Filter = &accesslogv3.AccessLogFilter{FilterSpecifier: &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{
-				Header: &routev3.HeaderMatcher{Name: string(hf.Header.Name), HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{
-					StringMatch: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: hf.Header.Value}}}},
-			}}}
+		al, cl, err := accessLogSink(l, ns)
+		if err != nil {
+			return nil, nil, fmt.Errorf("accessLog[%d]: %w", i, err)
 		}
 		out = append(out, al)
+		if cl != nil {
+			clusters = append(clusters, cl)
+		}
 	}
 	return out, clusters, nil
 }

@@ -84,13 +84,23 @@ func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("rateLimit.timeout: %q is not a duration", *p.Timeout)
 		}
 	}
+	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}
+	if p.GrpcService.Authority != nil {
+		eg.Authority = *p.GrpcService.Authority
+	}
+	svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}
+	if p.GrpcService.RequestTimeout != nil {
+		// The gRPC call's own deadline, beside the filter's overall timeout.
+		if svc.Timeout, err = duration("rateLimit.grpcService.requestTimeout", *p.GrpcService.RequestTimeout); err != nil {
+			return nil, err
+		}
+	}
 	cfg := &ratelimitv3.RateLimit{
 		Domain:          p.Domain,
 		FailureModeDeny: p.FailOpen != nil && !*p.FailOpen,
 		Timeout:         durationpb.New(timeout),
 		RateLimitService: &ratelimitconfv3.RateLimitServiceConfig{
-			GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{
-				EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}}},
+			GrpcService:         svc,
 			TransportApiVersion: corev3.ApiVersion_V3,
 		},
 	}

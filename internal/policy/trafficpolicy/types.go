@@ -412,9 +412,10 @@ type ACLRule struct {
 
 // ACLDenyResponse customises the response to denied requests.
 type ACLDenyResponse struct {
-	StatusCode         *int32              `json:"statusCode,omitempty"`
-	Headers            []ACLResponseHeader `json:"headers,omitempty"`
-	AddBlockedByHeader *string             `json:"addBlockedByHeader,omitempty"`
+	StatusCode *int32              `json:"statusCode,omitempty"`
+	Headers    []ACLResponseHeader `json:"headers,omitempty"`
+	// BlockedByHeaderName names a response header saying which rule blocked the request.
+	BlockedByHeaderName *string `json:"blockedByHeaderName,omitempty"`
 }
 
 // ACLResponseHeader is a header added to deny responses.

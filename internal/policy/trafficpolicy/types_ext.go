@@ -115,6 +115,10 @@ type ExtProcProvider struct {
 	// RouteCacheAction is FromResponse (default), Clear or Retain.
 	RouteCacheAction string           `json:"routeCacheAction,omitempty"`
 	MetadataOptions  *MetadataOptions `json:"metadataOptions,omitempty"`
+	// RequestAttributes and ResponseAttributes are Envoy attributes sent
+	// to the processor with the request and the response.
+	RequestAttributes  []string `json:"requestAttributes,omitempty"`
+	ResponseAttributes []string `json:"responseAttributes,omitempty"`
 	// FilterStage places the ext_proc filter in the chain.
 	FilterStage *FilterStageSpec `json:"filterStage,omitempty"`
 }

@@ -82,6 +82,9 @@ func (v *validator) validate() {
 		v.templates("spec.transformation.request", t.Request)
 		v.templates("spec.transformation.response", t.Response)
 	}
+	if strings.EqualFold(v.env.Config.ValidationMode, "Strict") {
+		v.strictEnvoyChecks()
+	}
 	if h := s.HeaderModifiers; h != nil {
 		v.headerSecrets("spec.headerModifiers.request", h.Request)
 		v.headerSecrets("spec.headerModifiers.response", h.Response)
@@ -100,6 +103,33 @@ func (v *validator) regex(path, pattern string) {
 	}
 	if _, err := regexp.Compile(pattern); err != nil {
 		v.invalid(path, "%s is not an RE2 regular expression: %v", path, err)
+	}
+}
+
+// strictEnvoyChecks are checks Envoy makes on the config a policy
+// produces, which kgateway's Strict validation mode runs before accepting
+// it: a CSRF origin's regular expression must compile (RE2, whose syntax
+// Go's regexp shares), and an HTTP authorization service's path prefix
+// must start with "/".
+func (v *validator) strictEnvoyChecks() {
+	if c := v.spec.Csrf; c != nil {
+		for i, o := range c.AdditionalOrigins {
+			if o.SafeRegex == nil {
+				continue
+			}
+			if _, err := regexp.Compile(*o.SafeRegex); err != nil {
+				v.invalid(fmt.Sprintf("spec.csrf.additionalOrigins[%d].safeRegex", i), "invalid xds configuration: regular expression %q does not compile: %v", *o.SafeRegex, err)
+			}
+		}
+	}
+	if a := v.spec.ExtAuth; a != nil && a.ExtensionRef != nil {
+		ext, ns, err := lookupExtension(v.env.Model, a.ExtensionRef, v.p.Obj.Namespace)
+		if err != nil || ext.Spec.ExtAuth == nil || ext.Spec.ExtAuth.HTTPService == nil {
+			return // reported by the reference check
+		}
+		if pp := ext.Spec.ExtAuth.HTTPService.PathPrefix; pp != "" && !strings.HasPrefix(pp, "/") {
+			v.invalid("spec.extAuth.extensionRef", "invalid xds configuration: GatewayExtension %s/%s extAuth.httpService.pathPrefix %q does not start with \"/\"", ns, ext.Name, pp)
+		}
 	}
 }
 

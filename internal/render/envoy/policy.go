@@ -60,6 +60,7 @@ type filterDef struct {
 	name       string
 	order      int
 	precedence int32
+	upstream   bool
 	config     *anypb.Any
 	enabled    bool // on for every route (a backend's own filter), not per resource
 }
@@ -288,7 +289,7 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)

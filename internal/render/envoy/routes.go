@@ -12,6 +12,7 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	upstreamcodecv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/upstream_codec/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
@@ -51,7 +52,7 @@ func (rb *rcBuild) use(s *scoped) {
 
 // httpFilters is the HCM chain: every filter used below this
 // RouteConfiguration, disabled by default (enabled per resource by its
-// typed_per_filter_config), sorted by order, precedence (higher first),
+// typed_per_filter_config) unless its fragment leaves it on, sorted by order, precedence (higher first),
 // then name, router last.
 func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	defs := slices.Collect(mapValues(rb.filters))
@@ -59,16 +60,32 @@ func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(b.precedence, a.precedence), cmp.Compare(a.name, b.name))
 	})
 	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
+	var upstream []*hcmv3.HttpFilter
 	for _, d := range defs {
-		out = append(out, &hcmv3.HttpFilter{Name: d.name, Disabled: !d.enabled, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}})
+		f := &hcmv3.HttpFilter{Name: d.name, Disabled: !d.enabled, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: d.config}}
+		if d.upstream {
+			upstream = append(upstream, f)
+			continue
+		}
+		out = append(out, f)
+	}
+	router := routerAny
+	if len(upstream) > 0 {
+		// Filters that run after routing, then the codec that ends every
+		// upstream chain.
+		router = mustAny(&routerv3.Router{UpstreamHttpFilters: append(upstream, &hcmv3.HttpFilter{
+			Name: "envoy.filters.http.upstream_codec", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: upstreamCodecAny}})})
 	}
 	return append(out, &hcmv3.HttpFilter{
 		Name:       "envoy.filters.http.router",
-		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: routerAny},
+		ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: router},
 	})
 }
 
-var routerAny = mustAny(&routerv3.Router{})
+var (
+	routerAny        = mustAny(&routerv3.Router{})
+	upstreamCodecAny = mustAny(&upstreamcodecv3.UpstreamCodec{})
+)
 
 func mapValues[K comparable, V any](m map[K]V) func(func(V) bool) {
 	return func(yield func(V) bool) {
@@ -118,6 +135,12 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 		vb.vh = vb.vhost(name, plans[i], vhScopes[plans[i].owner], rcScope, https)
 		vbs[i] = vb
 	})
+	var scopes []*scoped
+	for _, p := range plans {
+		if s := vhScopes[p.owner]; s != nil && !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
 	for _, vb := range vbs {
 		gb.apply(vb, rb)
 		rb.rc.VirtualHosts = append(rb.rc.VirtualHosts, vb.vh)

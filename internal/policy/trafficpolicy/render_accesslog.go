@@ -1,0 +1,279 @@
+package trafficpolicy
+
+import (
+	"encoding/json"
+	"fmt"
+
+	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	filelogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
+	celfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/filters/cel/v3"
+	grpclogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/grpc/v3"
+	metadatafmtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/formatter/metadata/v3"
+	reqwithoutqueryv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/formatter/req_without_query/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Envoy's access logger and access log filter extension names.
+const (
+	fileAccessLogName = "envoy.access_loggers.file"
+	grpcAccessLogName = "envoy.access_loggers.http_grpc"
+	celLogFilterName  = "envoy.access_loggers.extension_filters.cel"
+)
+
+// accessLogSink is one sink with its filter, and the cluster entry of a gRPC
+// sink's service (nil for a file).
+func accessLogSink(l AccessLog, ns string) (*accesslogv3.AccessLog, map[string]any, error) {
+	var (
+		name string
+		cfg  proto.Message
+		cl   map[string]any
+	)
+	switch {
+	case l.FileSink != nil && l.GrpcService != nil:
+		return nil, nil, fmt.Errorf("fileSink and grpcService are exclusive")
+	case l.FileSink != nil:
+		f, err := fileAccessLog(l.FileSink)
+		if err != nil {
+			return nil, nil, err
+		}
+		name, cfg = fileAccessLogName, f
+	case l.GrpcService != nil:
+		g := l.GrpcService
+		if g.LogName == "" {
+			return nil, nil, fmt.Errorf("grpcService.logName is empty")
+		}
+		svc, c, err := accessLogGrpcService(g.CommonGrpcService, ns)
+		if err != nil {
+			return nil, nil, fmt.Errorf("grpcService: %w", err)
+		}
+		name, cl = grpcAccessLogName, c
+		cfg = &grpclogv3.HttpGrpcAccessLogConfig{
+			CommonConfig: &grpclogv3.CommonGrpcAccessLogConfig{
+				LogName: g.LogName, GrpcService: svc, TransportApiVersion: corev3.ApiVersion_V3,
+			},
+			AdditionalRequestHeadersToLog:   g.AdditionalRequestHeadersToLog,
+			AdditionalResponseHeadersToLog:  g.AdditionalResponseHeadersToLog,
+			AdditionalResponseTrailersToLog: g.AdditionalResponseTrailersToLog,
+		}
+	default:
+		return nil, nil, fmt.Errorf("no sink: set fileSink, grpcService or openTelemetry")
+	}
+	a, err := anypb.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &accesslogv3.AccessLog{Name: name, ConfigType: &accesslogv3.AccessLog_TypedConfig{TypedConfig: a}}
+	if l.Filter != nil {
+		if out.Filter, err = accessLogFilter(l.Filter); err != nil {
+			return nil, nil, fmt.Errorf("filter: %w", err)
+		}
+	}
+	return out, cl, nil
+}
+
+// fileAccessLog writes to a path, in a text or JSON format with the
+// formatters kgateway registers (%REQ_WITHOUT_QUERY%, %METADATA%).
+func fileAccessLog(f *FileSink) (*filelogv3.FileAccessLog, error) {
+	out := &filelogv3.FileAccessLog{Path: f.Path}
+	var format *corev3.SubstitutionFormatString
+	switch {
+	case f.StringFormat != nil:
+		format = &corev3.SubstitutionFormatString{Format: &corev3.SubstitutionFormatString_TextFormatSource{
+			TextFormatSource: &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: *f.StringFormat}}}}
+	case f.JSONFormat != nil:
+		var m map[string]any
+		if err := json.Unmarshal(f.JSONFormat.Raw, &m); err != nil {
+			return nil, fmt.Errorf("fileSink.jsonFormat: %w", err)
+		}
+		st, err := structpb.NewStruct(m)
+		if err != nil {
+			return nil, fmt.Errorf("fileSink.jsonFormat: %w", err)
+		}
+		format = &corev3.SubstitutionFormatString{Format: &corev3.SubstitutionFormatString_JsonFormat{JsonFormat: st}}
+	default:
+		return out, nil
+	}
+	for _, fm := range []struct {
+		name string
+		cfg  proto.Message
+	}{
+		{"envoy.formatter.req_without_query", &reqwithoutqueryv3.ReqWithoutQuery{}},
+		{"envoy.formatter.metadata", &metadatafmtv3.Metadata{}},
+	} {
+		a, err := anypb.New(fm.cfg)
+		if err != nil {
+			return nil, err
+		}
+		format.Formatters = append(format.Formatters, &corev3.TypedExtensionConfig{Name: fm.name, TypedConfig: a})
+	}
+	out.AccessLogFormat = &filelogv3.FileAccessLog_LogFormat{LogFormat: format}
+	return out, nil
+}
+
+// accessLogGrpcService is the Envoy gRPC client of a log sink, with the
+// cluster entry of its backend.
+func accessLogGrpcService(g CommonGrpcService, ns string) (*corev3.GrpcService, map[string]any, error) {
+	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, true)
+	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
+	if g.Authority != nil {
+		eg.Authority = *g.Authority
+	}
+	if g.MaxReceiveMessageLength != nil {
+		eg.MaxReceiveMessageLength = wrapperspb.UInt32(uint32(max(*g.MaxReceiveMessageLength, 0)))
+	}
+	if g.SkipEnvoyHeaders != nil {
+		eg.SkipEnvoyHeaders = *g.SkipEnvoyHeaders
+	}
+	svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}
+	if g.Timeout != nil {
+		t, err := duration("timeout", *g.Timeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		svc.Timeout = t
+	}
+	for _, h := range g.InitialMetadata {
+		hv := &corev3.HeaderValue{Key: h.Key}
+		if h.Value != nil {
+			hv.Value = *h.Value
+		}
+		svc.InitialMetadata = append(svc.InitialMetadata, hv)
+	}
+	if rp := g.RetryPolicy; rp != nil {
+		r := &corev3.RetryPolicy{}
+		if rp.NumRetries != nil {
+			r.NumRetries = wrapperspb.UInt32(uint32(max(*rp.NumRetries, 0)))
+		}
+		if bo := rp.RetryBackOff; bo != nil {
+			base, err := duration("retryPolicy.retryBackOff.baseInterval", bo.BaseInterval)
+			if err != nil {
+				return nil, nil, err
+			}
+			r.RetryBackOff = &corev3.BackoffStrategy{BaseInterval: base}
+			if bo.MaxInterval != nil {
+				mx, err := duration("retryPolicy.retryBackOff.maxInterval", *bo.MaxInterval)
+				if err != nil {
+					return nil, nil, err
+				}
+				// kgateway drops a maximum below the base interval.
+				if mx.AsDuration() >= base.AsDuration() {
+					r.RetryBackOff.MaxInterval = mx
+				}
+			}
+		}
+		svc.RetryPolicy = r
+	}
+	return svc, cl, nil
+}
+
+// accessLogFilter is a single filter, or an and/or of filters.
+func accessLogFilter(f *AccessLogFilter) (*accesslogv3.AccessLogFilter, error) {
+	list := func(fs []FilterType) ([]*accesslogv3.AccessLogFilter, error) {
+		out := make([]*accesslogv3.AccessLogFilter, 0, len(fs))
+		for i := range fs {
+			t, err := filterType(&fs[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	switch {
+	case f.OrFilter != nil:
+		fs, err := list(f.OrFilter)
+		if err != nil {
+			return nil, fmt.Errorf("orFilter: %w", err)
+		}
+		return &accesslogv3.AccessLogFilter{FilterSpecifier: &accesslogv3.AccessLogFilter_OrFilter{OrFilter: &accesslogv3.OrFilter{Filters: fs}}}, nil
+	case f.AndFilter != nil:
+		fs, err := list(f.AndFilter)
+		if err != nil {
+			return nil, fmt.Errorf("andFilter: %w", err)
+		}
+		return &accesslogv3.AccessLogFilter{FilterSpecifier: &accesslogv3.AccessLogFilter_AndFilter{AndFilter: &accesslogv3.AndFilter{Filters: fs}}}, nil
+	}
+	return filterType(&f.FilterType)
+}
+
+var comparisonOps = map[string]accesslogv3.ComparisonFilter_Op{
+	"EQ": accesslogv3.ComparisonFilter_EQ,
+	"GE": accesslogv3.ComparisonFilter_GE,
+	"LE": accesslogv3.ComparisonFilter_LE,
+}
+
+func comparison(field string, c *ComparisonFilter) (*accesslogv3.ComparisonFilter, error) {
+	op, ok := comparisonOps[c.Op]
+	if !ok {
+		return nil, fmt.Errorf("%s.op %q is not one of EQ, GE, LE", field, c.Op)
+	}
+	return &accesslogv3.ComparisonFilter{Op: op, Value: &corev3.RuntimeUInt32{DefaultValue: uint32(max(c.Value, 0))}}, nil
+}
+
+// filterType is one access log filter.
+func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
+	out := &accesslogv3.AccessLogFilter{}
+	switch {
+	case t.StatusCodeFilter != nil:
+		c, err := comparison("statusCodeFilter", t.StatusCodeFilter)
+		if err != nil {
+			return nil, err
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_StatusCodeFilter{StatusCodeFilter: &accesslogv3.StatusCodeFilter{Comparison: c}}
+	case t.DurationFilter != nil:
+		c, err := comparison("durationFilter", t.DurationFilter)
+		if err != nil {
+			return nil, err
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_DurationFilter{DurationFilter: &accesslogv3.DurationFilter{Comparison: c}}
+	case t.NotHealthCheckFilter != nil:
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_NotHealthCheckFilter{NotHealthCheckFilter: &accesslogv3.NotHealthCheckFilter{}}
+	case t.TraceableFilter != nil:
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_TraceableFilter{TraceableFilter: &accesslogv3.TraceableFilter{}}
+	case t.HeaderFilter != nil:
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: headerMatchMatcher(t.HeaderFilter.Header)}}
+	case t.ResponseFlagFilter != nil:
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ResponseFlagFilter{ResponseFlagFilter: &accesslogv3.ResponseFlagFilter{Flags: t.ResponseFlagFilter.Flags}}
+	case t.GrpcStatusFilter != nil:
+		g := &accesslogv3.GrpcStatusFilter{}
+		for _, s := range t.GrpcStatusFilter.Statuses {
+			st, ok := accesslogv3.GrpcStatusFilter_Status_value[s]
+			if !ok {
+				return nil, fmt.Errorf("grpcStatusFilter: unknown status %q", s)
+			}
+			g.Statuses = append(g.Statuses, accesslogv3.GrpcStatusFilter_Status(st))
+		}
+		if t.GrpcStatusFilter.Exclude != nil {
+			g.Exclude = *t.GrpcStatusFilter.Exclude
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_GrpcStatusFilter{GrpcStatusFilter: g}
+	case t.CELFilter != nil:
+		a, err := anypb.New(&celfilterv3.ExpressionFilter{Expression: t.CELFilter.Match})
+		if err != nil {
+			return nil, err
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ExtensionFilter{ExtensionFilter: &accesslogv3.ExtensionFilter{
+			Name: celLogFilterName, ConfigType: &accesslogv3.ExtensionFilter_TypedConfig{TypedConfig: a}}}
+	default:
+		return nil, fmt.Errorf("no filter type set")
+	}
+	return out, nil
+}
+
+// headerMatchMatcher is a Gateway API header match as an Envoy header
+// matcher: the value exactly, or as a regular expression.
+func headerMatchMatcher(h gwv1.HTTPHeaderMatch) *routev3.HeaderMatcher {
+	sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h.Value}}
+	if h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression {
+		sm.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: h.Value}}
+	}
+	return &routev3.HeaderMatcher{Name: string(h.Name), HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{StringMatch: sm}}
+}

@@ -1,0 +1,32 @@
+package trafficpolicy
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestACLDenyResponseHeader: the deny response's blockedByHeaderName (the
+// API's spelling) reaches the ACL module's per-route configuration.
+func TestACLDenyResponseHeader(t *testing.T) {
+	var v ACLPolicy
+	spec := `{"defaultAction": "allow", "rules": [{"cidrs": ["10.0.0.0/8"], "action": "deny"}],
+	  "denyResponse": {"statusCode": 403, "blockedByHeaderName": "X-Blocked-By"}}`
+	if err := json.Unmarshal([]byte(spec), &v); err != nil {
+		t.Fatal(err)
+	}
+	frs := renderField(t, "httpACL", &v)
+	per := frs[0].PerFilterConfig[frs[0].Filter.Name]
+	cfg, _ := per["filter_config"].(map[string]any)
+	raw, _ := cfg["value"].(string)
+	var got struct {
+		DenyResponse struct {
+			BlockedByHeaderName string `json:"blockedByHeaderName"`
+		} `json:"denyResponse"`
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatalf("module config %q: %v", raw, err)
+	}
+	if got.DenyResponse.BlockedByHeaderName != "X-Blocked-By" {
+		t.Errorf("module config %s: want denyResponse.blockedByHeaderName X-Blocked-By", raw)
+	}
+}
