@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 )
 
@@ -17,8 +18,22 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
 		}
 		rule.Problem = checkRule(rule, strings.EqualFold(opt.ValidationMode, "Strict"))
+		if p := rule.Problem; p != nil {
+			g.Diagnostics = append(g.Diagnostics, notProgrammed(r, mr, p))
+		}
 		r.Rules = append(r.Rules, rule)
 	}
+}
+
+// notProgrammed is the finding for a rule the controller cannot
+// translate as written (GWP212), at the rule.
+func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
+	what := "it is replaced by a direct response answering 500"
+	if p.Dropped {
+		what = "it is left out of the Envoy config, so its requests go to the next route that matches them"
+	}
+	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: LintRuleNotProgrammed.Severity, Object: r.Key().Ref(), Field: mr.Path, Pos: r.Src.FieldPos(mr.Path),
+		Message: fmt.Sprintf("rule %s: %s; %s (Programmed False) — fix the value", mr.Section(), p.Message, what)}
 }
 
 func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Backend {

@@ -17,9 +17,12 @@ var (
 	LintDelegationToNothing = diag.Rule{Code: "GWP211", Name: "delegation-to-nothing", Severity: diag.Error,
 		Title: "delegating backendRef selects no child route",
 		Doc:   "An HTTPRoute backendRef (by name, \"*\" or delegation label) selects no route: none exists, it names the parent itself, or the routes it names do not accept the parent in their parentRefs. The rule answers 500 and the route's ResolvedRefs is False (BackendNotFound), as in kgateway."}
+	LintRuleNotProgrammed = diag.Rule{Code: "GWP212", Name: "rule-not-programmed", Severity: diag.Error,
+		Title: "route rule the controller cannot translate as written",
+		Doc:   "A route rule Envoy or kgateway's validation refuses: a rewrite or redirect path with a dot segment, an invalid character or a line break, a header value with NUL, CR or LF (the rule is replaced: it answers 500), or a regular expression that is empty, or does not compile as RE2 under Strict validation (the rule is dropped: its requests go to the next matching route). Status reports it (Programmed False, RouteRuleReplaced or RouteRuleDropped), render writes it so, and explain notes it."}
 )
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing}
+	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed}
 }
