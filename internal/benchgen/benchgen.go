@@ -47,33 +47,7 @@ spec:
 `)
 	for i := range n {
 		ns := fmt.Sprintf("team-%d", i%50)
-		fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Service
-metadata: {name: svc-%[1]d-a, namespace: %[2]s}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc-%[1]d-b, namespace: %[2]s}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: route-%[1]d, namespace: %[2]s}
-spec:
-  parentRefs: [{name: gw, namespace: infra}]
-  hostnames: [r%[1]d.example.com]
-  rules:
-  - name: api
-    matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-tenant, value: t%[1]d}]}]
-    backendRefs: [{name: svc-%[1]d-a, port: 8080}]
-  - name: static
-    matches: [{path: {type: Exact, value: /index.html}}]
-    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: cache-control, value: max-age=60}]}}]
-    backendRefs: [{name: svc-%[1]d-b, port: 8080}]
-  - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
-`, i, ns)
+		writeRoute(&b, i, ns)
 		if i%5 == 0 {
 			fmt.Fprintf(&b, `---
 apiVersion: gateway.kgateway.dev/v1alpha1
@@ -152,33 +126,7 @@ spec:
 `)
 	for i := range n {
 		ns := fmt.Sprintf("team-%d", i%50)
-		fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Service
-metadata: {name: svc-%[1]d-a, namespace: %[2]s}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc-%[1]d-b, namespace: %[2]s}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: route-%[1]d, namespace: %[2]s}
-spec:
-  parentRefs: [{name: gw, namespace: infra}]
-  hostnames: [r%[1]d.example.com]
-  rules:
-  - name: api
-    matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-tenant, value: t%[1]d}]}]
-    backendRefs: [{name: svc-%[1]d-a, port: 8080}]
-  - name: static
-    matches: [{path: {type: Exact, value: /index.html}}]
-    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: cache-control, value: max-age=60}]}}]
-    backendRefs: [{name: svc-%[1]d-b, port: 8080}]
-  - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
-`, i, ns)
+		writeRoute(&b, i, ns)
 		if i%4 == 0 {
 			merge := ""
 			if i%8 == 0 {
@@ -205,4 +153,38 @@ spec:
 		}
 	}
 	return []byte(b.String())
+}
+
+// writeRoute writes route i of a generated platform in namespace ns, the
+// same in every flavour: two Services and an HTTPRoute with three rules
+// (a header match, an exact path with a response header, a weighted
+// split).
+func writeRoute(b *strings.Builder, i int, ns string) {
+	fmt.Fprintf(b, `---
+apiVersion: v1
+kind: Service
+metadata: {name: svc-%[1]d-a, namespace: %[2]s}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc-%[1]d-b, namespace: %[2]s}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route-%[1]d, namespace: %[2]s}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  hostnames: [r%[1]d.example.com]
+  rules:
+  - name: api
+    matches: [{path: {type: PathPrefix, value: /api}, headers: [{name: x-tenant, value: t%[1]d}]}]
+    backendRefs: [{name: svc-%[1]d-a, port: 8080}]
+  - name: static
+    matches: [{path: {type: Exact, value: /index.html}}]
+    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: cache-control, value: max-age=60}]}}]
+    backendRefs: [{name: svc-%[1]d-b, port: 8080}]
+  - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
+`, i, ns)
 }
