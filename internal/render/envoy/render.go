@@ -271,8 +271,8 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
-		if l.Conflicted || (l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType) {
-			continue // TLS passthrough and TCP listeners carry no HTTP policy; conflicted ones are not programmed
+		if l.Conflicted || !servedProtocol(l.Protocol) {
+			continue // conflicted listeners are not programmed
 		}
 		byPort[int32(l.Port)] = append(byPort[int32(l.Port)], l)
 	}
@@ -324,7 +324,12 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			el.FilterChains = append(el.FilterChains, chain)
 			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
 		}
-		if sni {
+		streams, streamSNI := gb.streamChains(name, ls)
+		el.FilterChains = append(el.FilterChains, streams...)
+		if len(el.FilterChains) == 0 {
+			continue // a TCP or TLS port without a route: Envoy takes no listener without filter chains
+		}
+		if sni || streamSNI {
 			el.ListenerFilters = append(el.ListenerFilters, &listenerv3.ListenerFilter{
 				Name:       "envoy.filters.listener.tls_inspector",
 				ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{})},
@@ -332,7 +337,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		out.Listeners = append(out.Listeners, el)
 	}
-	if len(byPort) > 0 {
+	if len(out.RouteConfigurations) > 0 {
 		// the connection managers' own services (access log, tracing
 		// collectors), referenced whether or not a route is served
 		for _, f := range gb.whole.fields {
@@ -414,8 +419,16 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	if !terminatesTLS(l) {
 		return chain, nil // as kgateway renders it: a plain chain
 	}
+	chain.TransportSocket = downstreamTLS(l, []string{"h2", "http/1.1"})
+	return chain, nil
+}
+
+// downstreamTLS is the TLS transport socket of a listener that terminates
+// TLS: its certificates referenced by SDS name, offering the ALPN
+// protocols given (none for TCP: nothing above TLS is negotiated).
+func downstreamTLS(l *topology.Listener, alpn []string) *corev3.TransportSocket {
 	// TlsParams at their defaults, written out as kgateway writes them.
-	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: []string{"h2", "http/1.1"}}}
+	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: alpn}}
 	if l.TLS != nil {
 		for _, ref := range l.TLS.CertificateRefs {
 			ns := l.Gateway.Namespace
@@ -429,11 +442,10 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 				&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, string(ref.Name)), SdsConfig: adsSource()})
 		}
 	}
-	chain.TransportSocket = &corev3.TransportSocket{
+	return &corev3.TransportSocket{
 		Name:       "envoy.transport_sockets.tls",
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
-	return chain, nil
 }
 
 // terminatesTLS: an HTTPS listener terminates TLS only with certificates;
