@@ -9,6 +9,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Ref names a target.
@@ -116,7 +117,18 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	if l.Set != nil {
 		owner.Kind, owner.Namespace, owner.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
 	}
-	return Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(r.Effective(nil, l), opt)}
+	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(r.Effective(nil, l), opt)}
+	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
+		t.Notes = append(t.Notes, streamNote(l))
+	}
+	return t
+}
+
+// streamNote says what a TCP or TLS listener takes from the fields
+// listed: its connections go through a tcp_proxy, with no HTTP connection
+// manager, virtual host or route for an HTTP field to configure.
+func streamNote(l *topology.Listener) string {
+	return fmt.Sprintf("%s listener: its connections are proxied as bytes (tcp_proxy), so fields that configure HTTP (connection manager, virtual hosts, routes) do not apply to them; only settings of the Envoy listener itself that a policy on the whole Gateway makes (a ListenerPolicy's proxyProtocol, say) reach them", l.Protocol)
 }
 
 // Rule explains a route rule as served on one listener (nil: attached nowhere).
