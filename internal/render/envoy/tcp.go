@@ -16,17 +16,18 @@ import (
 // and TLS listeners carry no HTTP connection manager but one tcp_proxy
 // filter chain per route they serve.
 //
-//   - A TCP listener serves one route, the oldest attached (kgateway's
-//     "only one route per listener"), in a chain without a match.
-//   - A TLS listener has a chain per attached route. A TLSRoute's chain
-//     matches the SNI of its hostnames (the listener's hostname when the
-//     route names none); a TCPRoute's matches nothing.
+//   - The routes served are topology's Listener.StreamRoutes: on a TCP
+//     listener the oldest attached (kgateway's "only one route per
+//     listener"), in a chain without a match; on a TLS listener every
+//     one. A TLSRoute's chain matches the SNI of its hostnames (the
+//     listener's hostname when the route names none); a TCPRoute's
+//     matches nothing. A route with other than exactly one rule, or a
+//     rule without backendRefs, gets no chain.
 //   - A chain is named, and its tcp_proxy stat prefix is,
 //     `<Envoy listener>-<route namespace>.<route name>-rule-0`.
-//   - A route with other than exactly one rule, or a rule without
-//     backendRefs, gets no chain. A backendRef that does not resolve still
-//     takes its share of connections: they go to blackhole-cluster, which
-//     exists nowhere, so they fail as the spec asks.
+//   - A backendRef that does not resolve still takes its share of
+//     connections: they go to blackhole-cluster, which exists nowhere, so
+//     they fail as the spec asks (Envoy closes them: no route).
 //   - A listener that terminates TLS (mode Terminate, with certificates)
 //     puts its certificates on the chain, offering no ALPN protocol.
 
@@ -51,7 +52,7 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 	var chains []*listenerv3.FilterChain
 	byName := map[string]*listenerv3.FilterChain{}
 	for _, l := range ls {
-		for _, a := range streamRoutes(l) {
+		for _, a := range l.StreamRoutes() {
 			fc := gb.streamChain(listenerName, l, a)
 			if fc == nil {
 				continue
@@ -67,25 +68,6 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 	slices.SortFunc(chains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })
 	sni := slices.ContainsFunc(chains, func(fc *listenerv3.FilterChain) bool { return len(fc.GetFilterChainMatch().GetServerNames()) > 0 })
 	return chains, sni
-}
-
-// streamRoutes are the route attachments a TCP or TLS listener serves: on
-// a TCP listener the oldest route only (then by namespace and name, the
-// order l.Routes is in), on a TLS listener every one.
-func streamRoutes(l *topology.Listener) []*topology.Attachment {
-	switch l.Protocol {
-	case gwv1.TCPProtocolType:
-		if len(l.Routes) == 0 {
-			return nil
-		}
-		oldest := slices.MinFunc(l.Routes, func(a, b *topology.Attachment) int {
-			return a.Route.Meta.CreationTimestamp.Compare(b.Route.Meta.CreationTimestamp.Time)
-		})
-		return []*topology.Attachment{oldest}
-	case gwv1.TLSProtocolType:
-		return l.Routes
-	}
-	return nil
 }
 
 // widenMatch folds a second chain of the same route on one port (the
@@ -107,9 +89,6 @@ func widenMatch(into, from *listenerv3.FilterChain) {
 // listener, nil when kgateway programs none for it.
 func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a *topology.Attachment) *listenerv3.FilterChain {
 	r := a.Route
-	if (r.Kind != "TCPRoute" && r.Kind != "TLSRoute") || len(r.Rules) != 1 || len(r.Rules[0].Backends) == 0 {
-		return nil
-	}
 	terminate := streamTerminatesTLS(l)
 	if terminate && apimeta.IsStatusConditionFalse(l.Conditions, "ResolvedRefs") {
 		return nil // certificates that do not resolve: kgateway drops the chain
