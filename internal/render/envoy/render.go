@@ -419,16 +419,8 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	if !terminatesTLS(l) {
 		return chain, nil // as kgateway renders it: a plain chain
 	}
-	chain.TransportSocket = downstreamTLS(l, []string{"h2", "http/1.1"})
-	return chain, nil
-}
-
-// downstreamTLS is the TLS transport socket of a listener that terminates
-// TLS: its certificates referenced by SDS name, offering the ALPN
-// protocols given (none for TCP: nothing above TLS is negotiated).
-func downstreamTLS(l *topology.Listener, alpn []string) *corev3.TransportSocket {
 	// TlsParams at their defaults, written out as kgateway writes them.
-	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: alpn}}
+	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: []string{"h2", "http/1.1"}}}
 	if l.TLS != nil {
 		for _, ref := range l.TLS.CertificateRefs {
 			ns := l.Gateway.Namespace
@@ -442,10 +434,11 @@ func downstreamTLS(l *topology.Listener, alpn []string) *corev3.TransportSocket 
 				&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, string(ref.Name)), SdsConfig: adsSource()})
 		}
 	}
-	return &corev3.TransportSocket{
+	chain.TransportSocket = &corev3.TransportSocket{
 		Name:       "envoy.transport_sockets.tls",
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
+	return chain, nil
 }
 
 // terminatesTLS: an HTTPS listener terminates TLS only with certificates;

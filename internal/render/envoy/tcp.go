@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"slices"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -105,9 +108,33 @@ func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a
 		fc.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: slices.Clone(a.Hostnames)}
 	}
 	if terminate {
-		fc.TransportSocket = downstreamTLS(l, nil)
+		fc.TransportSocket = streamTLS(l)
 	}
 	return fc
+}
+
+// streamTLS is the TLS transport socket of a TLS listener that terminates:
+// its certificates by SDS name, TlsParams at their defaults written out as
+// kgateway writes them, and no ALPN protocol (kgateway offers none on a
+// TCP chain: nothing above TLS is negotiated).
+func streamTLS(l *topology.Listener) *corev3.TransportSocket {
+	common := &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}
+	owner := l.Gateway.Namespace
+	if l.Set != nil {
+		owner = l.Set.Namespace
+	}
+	for _, ref := range l.TLS.CertificateRefs {
+		ns := owner
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			ns = string(*ref.Namespace)
+		}
+		common.TlsCertificateSdsSecretConfigs = append(common.TlsCertificateSdsSecretConfigs,
+			&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, string(ref.Name)), SdsConfig: adsSource()})
+	}
+	return &corev3.TransportSocket{
+		Name:       "envoy.transport_sockets.tls",
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&tlsv3.DownstreamTlsContext{CommonTlsContext: common})},
+	}
 }
 
 // streamTerminatesTLS: a TLS listener terminates TLS in mode Terminate
