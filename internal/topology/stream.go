@@ -1,8 +1,10 @@
 package topology
 
 import (
+	"fmt"
 	"slices"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -19,9 +21,7 @@ func (l *Listener) StreamRoutes() []*Attachment {
 	case len(l.Routes) == 0:
 		return nil
 	case l.Protocol == gwv1.TCPProtocolType:
-		atts = []*Attachment{slices.MinFunc(l.Routes, func(a, b *Attachment) int {
-			return a.Route.Meta.CreationTimestamp.Compare(b.Route.Meta.CreationTimestamp.Time)
-		})}
+		atts = []*Attachment{oldestRoute(l.Routes)}
 	case l.Protocol == gwv1.TLSProtocolType:
 		atts = l.Routes
 	default:
@@ -30,4 +30,56 @@ func (l *Listener) StreamRoutes() []*Attachment {
 	return slices.DeleteFunc(slices.Clone(atts), func(a *Attachment) bool {
 		return len(a.Route.Rules) != 1 || len(a.Route.Rules[0].Backends) == 0
 	})
+}
+
+// oldestRoute is the attachment of the oldest route (the first of the
+// oldest in the order given when several are as old).
+func oldestRoute(atts []*Attachment) *Attachment {
+	return slices.MinFunc(atts, func(a, b *Attachment) int {
+		return a.Route.Meta.CreationTimestamp.Compare(b.Route.Meta.CreationTimestamp.Time)
+	})
+}
+
+// unprogrammedStreamRoutes reports (GWP213) every route a TCP or TLS
+// listener of gw accepts but does not program (StreamRoutes), once per
+// route and listener, at the field that keeps it out.
+func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, l := range gw.Listeners {
+		if !isStream(l.Protocol) || len(l.Routes) == 0 {
+			continue
+		}
+		served := l.StreamRoutes()
+		for _, a := range l.Routes {
+			if slices.Contains(served, a) {
+				continue
+			}
+			field, why := streamWhy(l, a)
+			r := a.Route
+			out = append(out, diag.Diagnostic{Code: LintStreamRouteNotProgrammed.Code, Severity: LintStreamRouteNotProgrammed.Severity,
+				Object: r.Key().Ref(), Field: field, Pos: r.Src.KeyPos(field),
+				Message: fmt.Sprintf("%s %s/%s is accepted by %s listener %s but carries no connection: %s", r.Kind, r.Meta.Namespace, r.Meta.Name, l.Protocol, l.ID(), why)})
+		}
+	}
+	return out
+}
+
+// streamWhy says why a route attached to a stream listener gets no
+// filter chain, and at which field.
+func streamWhy(l *Listener, a *Attachment) (string, string) {
+	r := a.Route
+	switch {
+	case len(r.Rules) != 1:
+		return "spec.rules", fmt.Sprintf("it has %d rules, and kgateway programs a %s only with exactly one", len(r.Rules), r.Kind)
+	case len(r.Rules[0].Backends) == 0:
+		return r.Rules[0].Path, "its rule has no backendRefs"
+	}
+	served := "none"
+	if s := l.StreamRoutes(); len(s) > 0 {
+		served = s[0].Route.Kind + " " + s[0].Route.Meta.Namespace + "/" + s[0].Route.Meta.Name
+	} else if oldest := oldestRoute(l.Routes); oldest != a {
+		served = "none (the oldest, " + oldest.Route.Kind + " " + oldest.Route.Meta.Namespace + "/" + oldest.Route.Meta.Name + ", cannot be programmed)"
+	}
+	return fmt.Sprintf("spec.parentRefs[%d]", a.Parent.Index),
+		fmt.Sprintf("a TCP listener serves one route, the oldest (by creationTimestamp, then name); it serves %s", served)
 }
