@@ -23,10 +23,13 @@ var (
 	LintStreamRouteNotProgrammed = diag.Rule{Code: "GWP213", Name: "stream-route-not-programmed", Severity: diag.Warning,
 		Title: "TCPRoute or TLSRoute accepted but given no filter chain",
 		Doc:   "A TCPRoute or TLSRoute a TCP or TLS listener accepts, for which kgateway programs no tcp_proxy filter chain, so it carries no connection although its status says Accepted: a TCP listener serves only its oldest route, and a route needs exactly one rule, with backendRefs. Render leaves it out, as kgateway does; when no route on the port is programmed, the listener is not Programmed either."}
+	LintStreamChainsOverlap = diag.Rule{Code: "GWP214", Name: "stream-chains-overlap", Severity: diag.Error,
+		Title: "two filter chains on one port match the same TLS server name",
+		Doc:   "A TLSRoute's filter chain matches a server name (SNI) that another route's, or an HTTPS listener's, on the same port matches already — or two chains match every connection (TCPRoutes on one terminating TLS listener, a TLSRoute without hostnames beside an HTTPS listener without one). kgateway programs both and Envoy rejects the whole listener, so nothing on the port is served. The later route is reported."}
 )
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
 	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed,
-		LintStreamRouteNotProgrammed}
+		LintStreamRouteNotProgrammed, LintStreamChainsOverlap}
 }

@@ -83,3 +83,69 @@ func streamWhy(l *Listener, a *Attachment) (string, string) {
 	return fmt.Sprintf("spec.parentRefs[%d]", a.Parent.Index),
 		fmt.Sprintf("a TCP listener serves one route, the oldest (by creationTimestamp, then name); it serves %s", served)
 }
+
+// sniClaim is a filter chain's match on one port: a server name ("" for
+// a chain that matches no name, i.e. every connection) and who made it.
+type sniClaim struct {
+	route *Route // nil for an HTTPS listener's chain
+	who   string
+}
+
+// overlappingStreamChains reports (GWP214) the routes whose tcp_proxy
+// chain would match a server name another chain on the same port matches
+// already: Envoy rejects a listener with two chains matching alike, so
+// nothing on the port is served. The first claim (listener order, then
+// route order) stands; the later route is reported.
+func overlappingStreamChains(gw *Gateway) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	claims := map[gwv1.PortNumber]map[string]sniClaim{}
+	for _, l := range gw.Listeners {
+		if l.Conflicted || (l.Protocol != gwv1.HTTPSProtocolType && !isStream(l.Protocol)) {
+			continue
+		}
+		if claims[l.Port] == nil {
+			claims[l.Port] = map[string]sniClaim{}
+		}
+		port := claims[l.Port]
+		if l.Protocol == gwv1.HTTPSProtocolType {
+			if _, ok := port[hostOf(l.Hostname)]; !ok {
+				port[hostOf(l.Hostname)] = sniClaim{who: "HTTPS listener " + l.ID()}
+			}
+			continue
+		}
+		for _, a := range l.StreamRoutes() {
+			out = append(out, claimNames(port, l, a)...)
+		}
+	}
+	return out
+}
+
+// claimNames records the server names a route's chain matches on its
+// port and reports the first one another chain matches already.
+func claimNames(port map[string]sniClaim, l *Listener, a *Attachment) []diag.Diagnostic {
+	r := a.Route
+	names := []string{""}
+	if r.Kind == "TLSRoute" && len(a.Hostnames) > 0 {
+		names = a.Hostnames
+	}
+	for _, n := range names {
+		prev, ok := port[n]
+		if !ok || prev.route == r { // one route through two listeners shares one chain
+			port[n] = sniClaim{route: r, who: r.Kind + " " + r.Meta.Namespace + "/" + r.Meta.Name}
+			continue
+		}
+		match := "server name " + n
+		if n == "" {
+			match = "every connection (no server name)"
+		}
+		field := fmt.Sprintf("spec.parentRefs[%d]", a.Parent.Index)
+		if len(r.Hostnames) > 0 {
+			field = "spec.hostnames"
+		}
+		return []diag.Diagnostic{{Code: LintStreamChainsOverlap.Code, Severity: LintStreamChainsOverlap.Severity,
+			Object: r.Key().Ref(), Field: field, Pos: r.Src.KeyPos(field),
+			Message: fmt.Sprintf("%s %s/%s on listener %s matches %s on port %d, as %s does: Envoy rejects a listener whose filter chains match alike, so no route on the port is served — give each a hostname of its own",
+				r.Kind, r.Meta.Namespace, r.Meta.Name, l.ID(), match, l.Port, prev.who)}}
+	}
+	return nil
+}

@@ -226,6 +226,7 @@ func Build(m *model.Model, opt Options) *Graph {
 		}
 		busy := busyStreamPorts(gw) // after the sort: it breaks ties between routes as old
 		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
+		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		for _, l := range gw.Listeners {
 			l.Conditions = listenerConditions(g, l, busy)
 		}

@@ -37,7 +37,7 @@ spec: {ports: [{port: 443}]}
 func streamRoute(kind, name, created, section, hostnames, backends string, rules int) string {
 	rule := "  - backendRefs: [" + backends + "]\n"
 	return fmt.Sprintf(`---
-apiVersion: gateway.networking.k8s.io/v1alpha2
+apiVersion: gateway.networking.k8s.io/v1
 kind: %s
 metadata: {name: %s, namespace: infra, creationTimestamp: %q}
 spec:
