@@ -326,6 +326,8 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		streams, streamSNI := gb.streamChains(name, ls)
 		el.FilterChains = append(el.FilterChains, streams...)
+		// by name, as kgateway sorts a listener's chains
+		slices.SortFunc(el.FilterChains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })
 		if len(el.FilterChains) == 0 {
 			continue // a TCP or TLS port without a route: Envoy takes no listener without filter chains
 		}

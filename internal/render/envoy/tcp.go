@@ -1,7 +1,6 @@
 package envoy
 
 import (
-	"cmp"
 	"slices"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -48,8 +47,8 @@ func servedProtocol(p gwv1.ProtocolType) bool {
 }
 
 // streamChains builds the tcp_proxy filter chains of the TCP and TLS
-// listeners of one port (the Envoy listener named listenerName), sorted
-// by name as kgateway sorts them, and reports whether one matches on SNI
+// listeners of one port (the Envoy listener named listenerName), and
+// reports whether one matches on SNI
 // (the listener then needs a tls_inspector).
 func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener) ([]*listenerv3.FilterChain, bool) {
 	var chains []*listenerv3.FilterChain
@@ -68,7 +67,6 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 			chains = append(chains, fc)
 		}
 	}
-	slices.SortFunc(chains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })
 	sni := slices.ContainsFunc(chains, func(fc *listenerv3.FilterChain) bool { return len(fc.GetFilterChainMatch().GetServerNames()) > 0 })
 	return chains, sni
 }
