@@ -27,10 +27,12 @@ func (l *Listener) StreamRoutes() []*Attachment {
 	default:
 		return nil
 	}
-	return slices.DeleteFunc(slices.Clone(atts), func(a *Attachment) bool {
-		return len(a.Route.Rules) != 1 || len(a.Route.Rules[0].Backends) == 0
-	})
+	return slices.DeleteFunc(slices.Clone(atts), func(a *Attachment) bool { return !programmable(a.Route) })
 }
+
+// programmable: kgateway programs a TCPRoute or TLSRoute with exactly one
+// rule, with backendRefs.
+func programmable(r *Route) bool { return len(r.Rules) == 1 && len(r.Rules[0].Backends) > 0 }
 
 // oldestRoute is the attachment of the oldest route (the first of the
 // oldest in the order given when several are as old).
@@ -49,9 +51,12 @@ func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 		if !isStream(l.Protocol) || len(l.Routes) == 0 {
 			continue
 		}
-		served := l.StreamRoutes()
+		served := map[*Attachment]bool{}
+		for _, a := range l.StreamRoutes() {
+			served[a] = true
+		}
 		for _, a := range l.Routes {
-			if slices.Contains(served, a) {
+			if served[a] {
 				continue
 			}
 			field, why := streamWhy(l, a)
@@ -65,7 +70,8 @@ func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 }
 
 // streamWhy says why a route attached to a stream listener gets no
-// filter chain, and at which field.
+// filter chain, and at which field. Past the route's own rules, only a
+// TCP listener leaves a route out: it serves the oldest.
 func streamWhy(l *Listener, a *Attachment) (string, string) {
 	r := a.Route
 	switch {
@@ -74,11 +80,10 @@ func streamWhy(l *Listener, a *Attachment) (string, string) {
 	case len(r.Rules[0].Backends) == 0:
 		return r.Rules[0].Path, "its rule has no backendRefs"
 	}
-	served := "none"
-	if s := l.StreamRoutes(); len(s) > 0 {
-		served = s[0].Route.Kind + " " + s[0].Route.Meta.Namespace + "/" + s[0].Route.Meta.Name
-	} else if oldest := oldestRoute(l.Routes); oldest != a {
-		served = "none (the oldest, " + oldest.Route.Kind + " " + oldest.Route.Meta.Namespace + "/" + oldest.Route.Meta.Name + ", cannot be programmed)"
+	oldest := oldestRoute(l.Routes).Route
+	served := oldest.Kind + " " + oldest.Meta.Namespace + "/" + oldest.Meta.Name
+	if !programmable(oldest) {
+		served = "none (the oldest, " + served + ", cannot be programmed)"
 	}
 	return fmt.Sprintf("spec.parentRefs[%d]", a.Parent.Index),
 		fmt.Sprintf("a TCP listener serves one route, the oldest (by creationTimestamp, then name); it serves %s", served)
