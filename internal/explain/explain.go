@@ -124,6 +124,30 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	return t
 }
 
+// streamRule explains a TCPRoute or TLSRoute rule: no policy field
+// configures its connections (no kind targets these routes, and the
+// Gateway's HTTP fields do not reach a tcp_proxy), so it lists none, and
+// says whether the listener programs the route at all.
+func streamRule(t Target, rt *topology.Route, l *topology.Listener) Target {
+	t.Fields = []Field{}
+	if l == nil {
+		t.Notes = append(t.Notes, "the route is attached to no listener")
+		return t
+	}
+	t.Listener = l.ID()
+	for _, a := range l.Routes {
+		if a.Route != rt {
+			continue
+		}
+		if gap := l.StreamRouteGap(a); gap != "" {
+			t.Notes = append(t.Notes, "carries no connection (GWP213): "+gap)
+			return t
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("its connections on port %d are proxied as bytes (tcp_proxy) to its backends: no policy field configures them — no policy kind gwpol reads targets a %s, and the Gateway's HTTP fields do not apply", l.Port, rt.Kind))
+	return t
+}
+
 // streamNote says what a TCP or TLS listener takes from the fields
 // listed: its connections go through a tcp_proxy, with no HTTP connection
 // manager, virtual host or route for an HTTP field to configure.
@@ -135,6 +159,9 @@ func streamNote(l *topology.Listener) string {
 func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.Listener, opt Options) Target {
 	t := Target{Target: Ref{Group: "gateway.networking.k8s.io", Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Section: rule.Section()},
 		EnvoyRoutes: []string{}, Fields: fields(r.Effective(rule, l), opt)}
+	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" {
+		return streamRule(t, rt, l)
+	}
 	if l != nil {
 		t.Listener = l.ID()
 		if opt.RouteNames != nil {

@@ -69,6 +69,16 @@ func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 	return out
 }
 
+// StreamRouteGap says why kgateway programs no filter chain for a route
+// attached to a TCP or TLS listener, "" when it programs one.
+func (l *Listener) StreamRouteGap(a *Attachment) string {
+	if slices.Contains(l.StreamRoutes(), a) {
+		return ""
+	}
+	_, why := streamWhy(l, a)
+	return why
+}
+
 // streamWhy says why a route attached to a stream listener gets no
 // filter chain, and at which field. Past the route's own rules, only a
 // TCP listener leaves a route out: it serves the oldest.
