@@ -48,8 +48,8 @@ func servedProtocol(p gwv1.ProtocolType) bool {
 
 // streamChains builds the tcp_proxy filter chains of the TCP and TLS
 // listeners of one port (the Envoy listener named listenerName), and
-// reports whether one matches on SNI
-// (the listener then needs a tls_inspector).
+// reports whether one matches on SNI (the listener then needs a
+// tls_inspector).
 func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener) ([]*listenerv3.FilterChain, bool) {
 	var chains []*listenerv3.FilterChain
 	byName := map[string]*listenerv3.FilterChain{}
@@ -74,7 +74,8 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 // widenMatch folds a second chain of the same route on one port (the
 // route attached through two TLS listeners) into the first: Envoy takes
 // no two chains of one name, so the first serves both sets of names —
-// any name, when either matches any.
+// any name, when either matches any — with the first listener's TLS
+// settings.
 func widenMatch(into, from *listenerv3.FilterChain) {
 	a, b := into.GetFilterChainMatch().GetServerNames(), from.GetFilterChainMatch().GetServerNames()
 	if len(a) == 0 || len(b) == 0 {
