@@ -37,6 +37,7 @@ whose value lost, and gateway-level values a route policy shadows.
 
 TARGET is KIND/NAMESPACE/NAME[/SECTION] or, with -n, KIND/NAME[/SECTION]:
   gateway/NS/NAME[/LISTENER]     httproute/NS/NAME[/RULE]     grpcroute/NS/NAME[/RULE]
+  tcproute/NS/NAME[/RULE]        tlsroute/NS/NAME[/RULE]      listenerset/NS/NAME[/LISTENER]
 RULE is the rule's name or #N for the N-th rule (from 0). Kinds are
 case-insensitive and accept plurals and short forms (gw, httproutes, hr).
 

@@ -9,6 +9,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Ref names a target.
@@ -116,13 +117,51 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	if l.Set != nil {
 		owner.Kind, owner.Namespace, owner.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
 	}
-	return Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(r.Effective(nil, l), opt)}
+	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(r.Effective(nil, l), opt)}
+	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
+		t.Notes = append(t.Notes, streamNote(l))
+	}
+	return t
+}
+
+// streamRule explains a TCPRoute or TLSRoute rule: no policy field
+// configures its connections (no kind targets these routes, and the
+// Gateway's HTTP fields do not reach a tcp_proxy), so it lists none, and
+// says whether the listener programs the route at all.
+func streamRule(t Target, rt *topology.Route, l *topology.Listener) Target {
+	t.Fields = []Field{}
+	if l == nil {
+		t.Notes = append(t.Notes, "the route is attached to no listener")
+		return t
+	}
+	t.Listener = l.ID()
+	for _, a := range l.Routes {
+		if a.Route != rt {
+			continue
+		}
+		if gap := l.StreamRouteGap(a); gap != "" {
+			t.Notes = append(t.Notes, "carries no connection (GWP213): "+gap)
+			return t
+		}
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("its connections on port %d are proxied as bytes (tcp_proxy) to its backends: no policy field configures them — no policy kind gwpol reads targets a %s, and the Gateway's HTTP fields do not apply", l.Port, rt.Kind))
+	return t
+}
+
+// streamNote says what a TCP or TLS listener takes from the fields
+// listed: its connections go through a tcp_proxy, with no HTTP connection
+// manager, virtual host or route for an HTTP field to configure.
+func streamNote(l *topology.Listener) string {
+	return fmt.Sprintf("%s listener: its connections are proxied as bytes (tcp_proxy), so fields that configure HTTP (connection manager, virtual hosts, routes) do not apply to them; only settings of the Envoy listener itself that a policy on the whole Gateway makes (a ListenerPolicy's proxyProtocol, say) reach them", l.Protocol)
 }
 
 // Rule explains a route rule as served on one listener (nil: attached nowhere).
 func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.Listener, opt Options) Target {
 	t := Target{Target: Ref{Group: "gateway.networking.k8s.io", Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Section: rule.Section()},
 		EnvoyRoutes: []string{}, Fields: fields(r.Effective(rule, l), opt)}
+	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" {
+		return streamRule(t, rt, l)
+	}
 	if l != nil {
 		t.Listener = l.ID()
 		if opt.RouteNames != nil {

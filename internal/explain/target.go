@@ -18,6 +18,8 @@ var kindAliases = map[string]string{
 	"httproute": "HTTPRoute", "httproutes": "HTTPRoute", "hr": "HTTPRoute", "route": "HTTPRoute",
 	"grpcroute": "GRPCRoute", "grpcroutes": "GRPCRoute", "gr": "GRPCRoute",
 	"listenerset": "ListenerSet", "listenersets": "ListenerSet", "ls": "ListenerSet",
+	"tcproute": "TCPRoute", "tcproutes": "TCPRoute",
+	"tlsroute": "TLSRoute", "tlsroutes": "TLSRoute",
 }
 
 // TargetSpec is a parsed TARGET: a Gateway (Section: a listener), a
@@ -33,7 +35,7 @@ func ParseTarget(s, defaultNS string) (TargetSpec, error) {
 	parts := strings.Split(s, "/")
 	kind, ok := kindAliases[strings.ToLower(parts[0])]
 	if !ok {
-		return TargetSpec{}, diag.Errorf(diag.Usage, "unknown target kind %q; use gateway, httproute, grpcroute or listenerset", parts[0])
+		return TargetSpec{}, diag.Errorf(diag.Usage, "unknown target kind %q; use gateway, httproute, grpcroute, tcproute, tlsroute or listenerset", parts[0])
 	}
 	t := TargetSpec{Kind: kind}
 	switch {

@@ -24,6 +24,8 @@ func TestParseTarget(t *testing.T) {
 		{"httproute/orders/create", "shop", explain.TargetSpec{Kind: "HTTPRoute", Namespace: "shop", Name: "orders", Section: "create"}, false},
 		{"gw/infra/public/https", "", explain.TargetSpec{Kind: "Gateway", Namespace: "infra", Name: "public", Section: "https"}, false},
 		{"grpcroutes/payments/ledger-api", "", explain.TargetSpec{Kind: "GRPCRoute", Namespace: "payments", Name: "ledger-api"}, false},
+		{"tcproutes/db/postgres", "", explain.TargetSpec{Kind: "TCPRoute", Namespace: "db", Name: "postgres"}, false},
+		{"TLSRoute/orders/#0", "db", explain.TargetSpec{Kind: "TLSRoute", Namespace: "db", Name: "orders", Section: "#0"}, false},
 		{"deployment/x/y", "", explain.TargetSpec{}, true},
 		{"httproute/orders", "", explain.TargetSpec{}, true},
 		{"httproute", "", explain.TargetSpec{}, true},
@@ -146,6 +148,29 @@ func TestNotesAskTheKinds(t *testing.T) {
 	for _, tg := range rep.Targets {
 		if !slices.Equal(tg.Notes[len(tg.Notes)-len(notes):], notes) {
 			t.Errorf("Explain's notes do not end with Notes':\n%s", strings.Join(tg.Notes, "\n"))
+		}
+	}
+}
+
+// TestExplainStreamRoutes: a TCPRoute or TLSRoute rule lists no field —
+// the Gateway's TrafficPolicy does not reach its connections — and says
+// whether its listener programs it, as render and lint (GWP213) do.
+func TestExplainStreamRoutes(t *testing.T) {
+	for _, tt := range []struct {
+		input, ns, name, listener, note string
+	}{
+		// a TrafficPolicy on the whole Gateway sets timeouts
+		{"../../testdata/explain/tcp-listener/input.yaml", "infra", "pg", "infra/l4/postgres", "proxied as bytes (tcp_proxy)"},
+		{"../../testdata/render/tcproute/input.yaml", "db", "postgres-late", "infra/gw/postgres", "carries no connection (GWP213): a TCP listener serves one route, the oldest"},
+	} {
+		c := compileFile(t, tt.input)
+		rep, err := explain.Explain(c.Result, explain.TargetSpec{Kind: "TCPRoute", Namespace: tt.ns, Name: tt.name}, explain.Options{})
+		if err != nil || len(rep.Targets) != 1 {
+			t.Fatalf("%s: %v, %+v", tt.name, err, rep)
+		}
+		got := rep.Targets[0]
+		if len(got.Fields) != 0 || got.Listener != tt.listener || len(got.Notes) != 1 || !strings.Contains(got.Notes[0], tt.note) {
+			t.Errorf("%s: fields %v, listener %q, notes %q; want no field, %s, a note with %q", tt.name, got.Fields, got.Listener, got.Notes, tt.listener, tt.note)
 		}
 	}
 }

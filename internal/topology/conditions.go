@@ -184,13 +184,14 @@ func conditionTrue(cs []metav1.Condition, typ string) bool {
 	return c != nil && c.Status == metav1.ConditionTrue
 }
 
-// busyStreamPorts are the ports of a Gateway where a route is attached
-// through a TCP or TLS listener. A TCP or TLS listener on any other port
-// gets no filter chain from kgateway, so it is not programmed.
+// busyStreamPorts are the ports of a Gateway where a TCP or TLS listener
+// has a route kgateway programs (StreamRoutes). A TCP or TLS listener on
+// any other port gets no filter chain from kgateway, so it is not
+// programmed.
 func busyStreamPorts(gw *Gateway) map[gwv1.PortNumber]bool {
 	busy := map[gwv1.PortNumber]bool{}
 	for _, l := range gw.Listeners {
-		if isStream(l.Protocol) && len(l.Routes) > 0 {
+		if isStream(l.Protocol) && len(l.StreamRoutes()) > 0 {
 			busy[l.Port] = true
 		}
 	}

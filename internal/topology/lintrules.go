@@ -20,9 +20,16 @@ var (
 	LintRuleNotProgrammed = diag.Rule{Code: "GWP212", Name: "rule-not-programmed", Severity: diag.Error,
 		Title: "route rule the controller cannot translate as written",
 		Doc:   "A route rule Envoy or kgateway's validation refuses: a rewrite or redirect path with a dot segment, an invalid character or a line break, a header value with NUL, CR or LF (the rule is replaced: it answers 500), or a regular expression that is empty, or does not compile as RE2 under Strict validation (the rule is dropped: its requests go to the next matching route). Status reports it (Programmed False, RouteRuleReplaced or RouteRuleDropped), render writes it so, and explain notes it."}
+	LintStreamRouteNotProgrammed = diag.Rule{Code: "GWP213", Name: "stream-route-not-programmed", Severity: diag.Warning,
+		Title: "TCPRoute or TLSRoute accepted but given no filter chain",
+		Doc:   "A TCPRoute or TLSRoute a TCP or TLS listener accepts, for which kgateway programs no tcp_proxy filter chain, so it carries no connection although its status says Accepted: a TCP listener serves only its oldest route, and a route needs exactly one rule, with backendRefs. Render leaves it out, as kgateway does; when no route on the port is programmed, the listener is not Programmed either."}
+	LintStreamChainsOverlap = diag.Rule{Code: "GWP214", Name: "stream-chains-overlap", Severity: diag.Error,
+		Title: "two filter chains on one port match the same TLS server name",
+		Doc:   "A TLSRoute's filter chain matches a server name (SNI) that another route's, or an HTTPS listener's, on the same port matches already — or two chains match every connection (TCPRoutes on one terminating TLS listener, a TLSRoute without hostnames beside an HTTPS listener without one). kgateway programs both and Envoy rejects the whole listener, so nothing on the port is served. The later route is reported."}
 )
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed}
+	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed,
+		LintStreamRouteNotProgrammed, LintStreamChainsOverlap}
 }

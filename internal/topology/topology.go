@@ -221,9 +221,13 @@ func Build(m *model.Model, opt Options) *Graph {
 	}
 	g.resolveDelegation()
 	for _, gw := range g.Gateways {
-		busy := busyStreamPorts(gw)
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
+		}
+		busy := busyStreamPorts(gw) // after the sort: it breaks ties between routes as old
+		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
+		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
+		for _, l := range gw.Listeners {
 			l.Conditions = listenerConditions(g, l, busy)
 		}
 	}

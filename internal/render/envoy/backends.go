@@ -6,6 +6,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
 	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
@@ -45,6 +46,10 @@ func (gb *gatewayBuild) backendPolicies() {
 		if bp == nil || c == nil {
 			continue
 		}
+		if gb.target.Name == "kgateway" && slices.ContainsFunc(bp.Own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
+			gb.clusters[name] = blackholeBackend(name)
+			continue
+		}
 		var md map[string]*structpb.Struct
 		for _, p := range bp.Own {
 			if !gb.opt.MergeKeyKgateway {
@@ -70,6 +75,19 @@ func (gb *gatewayBuild) backendPolicies() {
 				}
 			}
 		}
+	}
+}
+
+// blackholeBackend is the cluster kgateway puts in place of a backend's
+// when a policy on the backend cannot be applied: static, with no
+// endpoints, so every connection fails rather than reaching the backend
+// without the policy (a TLS origination that is not there, say).
+func blackholeBackend(name string) *clusterv3.Cluster {
+	return &clusterv3.Cluster{
+		Name:                 name,
+		Metadata:             &corev3.Metadata{},
+		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC},
+		LoadAssignment:       &endpointv3.ClusterLoadAssignment{ClusterName: name},
 	}
 }
 

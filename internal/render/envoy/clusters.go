@@ -24,14 +24,21 @@ const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 // backendCluster returns the cluster name of a resolved backend and
 // records the cluster.
 func (vb *vhostBuild) backendCluster(b *topology.Backend, grpc bool) string {
+	op := backendClusterOp(b)
+	op.http2 = op.http2 || (grpc && b.Group == "" && b.Kind == "Service")
+	vb.clusters = append(vb.clusters, op)
+	return op.name
+}
+
+// backendClusterOp is the cluster of a resolved backend: a Service port's
+// (HTTP/2 when its appProtocol says so) or another backend kind's.
+func backendClusterOp(b *topology.Backend) clusterOp {
 	if b.Group == "" && b.Kind == "Service" {
-		name := policy.ServiceCluster(b.Namespace, b.Name, b.Port)
-		vb.clusters = append(vb.clusters, clusterOp{name: name, http2: grpc || servicePortHTTP2(b.Service, b.Port), backend: &model.Key{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}})
-		return name
+		return clusterOp{name: policy.ServiceCluster(b.Namespace, b.Name, b.Port), http2: servicePortHTTP2(b.Service, b.Port),
+			backend: &model.Key{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}}
 	}
 	name := strings.ToLower(b.Kind) + "_" + b.Namespace + "_" + b.Name + "_" + strconv.Itoa(int(b.Port))
-	vb.clusters = append(vb.clusters, clusterOp{name: name, backend: &model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}})
-	return name
+	return clusterOp{name: name, backend: &model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}}
 }
 
 // clusterOp is a cluster a virtual host needs: a backend's (name, and

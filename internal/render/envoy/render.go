@@ -271,8 +271,8 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
-		if l.Conflicted || (l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType) {
-			continue // TLS passthrough and TCP listeners carry no HTTP policy; conflicted ones are not programmed
+		if l.Conflicted || !servedProtocol(l.Protocol) {
+			continue // conflicted listeners are not programmed
 		}
 		byPort[int32(l.Port)] = append(byPort[int32(l.Port)], l)
 	}
@@ -324,7 +324,14 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			el.FilterChains = append(el.FilterChains, chain)
 			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
 		}
-		if sni {
+		streams, streamSNI := gb.streamChains(name, ls)
+		el.FilterChains = append(el.FilterChains, streams...)
+		// by name, as kgateway sorts a listener's chains
+		slices.SortFunc(el.FilterChains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })
+		if len(el.FilterChains) == 0 {
+			continue // a TCP or TLS port without a route: Envoy takes no listener without filter chains
+		}
+		if sni || streamSNI {
 			el.ListenerFilters = append(el.ListenerFilters, &listenerv3.ListenerFilter{
 				Name:       "envoy.filters.listener.tls_inspector",
 				ConfigType: &listenerv3.ListenerFilter_TypedConfig{TypedConfig: mustAny(&tlsinspectorv3.TlsInspector{})},
@@ -332,7 +339,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		out.Listeners = append(out.Listeners, el)
 	}
-	if len(byPort) > 0 {
+	if len(out.RouteConfigurations) > 0 {
 		// the connection managers' own services (access log, tracing
 		// collectors), referenced whether or not a route is served
 		for _, f := range gb.whole.fields {

@@ -1,0 +1,180 @@
+package envoy
+
+import (
+	"slices"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// This file renders the L4 side of a Gateway as kgateway builds it: TCP
+// and TLS listeners carry no HTTP connection manager but one tcp_proxy
+// filter chain per route they serve.
+//
+//   - The routes served are topology's Listener.StreamRoutes: on a TCP
+//     listener the oldest attached (kgateway's "only one route per
+//     listener"), in a chain without a match; on a TLS listener every
+//     one. A TLSRoute's chain matches the SNI of its hostnames (the
+//     listener's hostname when the route names none); a TCPRoute's
+//     matches nothing. A route with other than exactly one rule, or a
+//     rule without backendRefs, gets no chain.
+//   - A chain is named, and its tcp_proxy stat prefix is,
+//     `<Envoy listener>-<route namespace>.<route name>-rule-0`.
+//   - A backendRef that does not resolve still takes its share of
+//     connections: they go to blackhole-cluster, which exists nowhere, so
+//     they fail as the spec asks (Envoy closes them: no route).
+//   - A listener that terminates TLS (mode Terminate, with certificates)
+//     puts its certificates on the chain, offering no ALPN protocol.
+
+// blackholeCluster is kgateway's name for the cluster of a backendRef that
+// does not resolve; no such cluster is ever defined.
+const blackholeCluster = "blackhole-cluster"
+
+// servedProtocol: the listener protocols kgateway programs.
+func servedProtocol(p gwv1.ProtocolType) bool {
+	switch p {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
+		return true
+	}
+	return false
+}
+
+// streamChains builds the tcp_proxy filter chains of the TCP and TLS
+// listeners of one port (the Envoy listener named listenerName), and
+// reports whether one matches on SNI (the listener then needs a
+// tls_inspector).
+func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener) ([]*listenerv3.FilterChain, bool) {
+	var chains []*listenerv3.FilterChain
+	byName := map[string]*listenerv3.FilterChain{}
+	for _, l := range ls {
+		for _, a := range l.StreamRoutes() {
+			fc := gb.streamChain(listenerName, l, a)
+			if fc == nil {
+				continue
+			}
+			if prev, ok := byName[fc.Name]; ok {
+				widenMatch(prev, fc)
+				continue
+			}
+			byName[fc.Name] = fc
+			chains = append(chains, fc)
+		}
+	}
+	sni := slices.ContainsFunc(chains, func(fc *listenerv3.FilterChain) bool { return len(fc.GetFilterChainMatch().GetServerNames()) > 0 })
+	return chains, sni
+}
+
+// widenMatch folds a second chain of the same route on one port (the
+// route attached through two TLS listeners) into the first: Envoy takes
+// no two chains of one name, so the first serves both sets of names —
+// any name, when either matches any — with the first listener's TLS
+// settings.
+func widenMatch(into, from *listenerv3.FilterChain) {
+	a, b := into.GetFilterChainMatch().GetServerNames(), from.GetFilterChainMatch().GetServerNames()
+	if len(a) == 0 || len(b) == 0 {
+		into.FilterChainMatch = nil
+		return
+	}
+	names := slices.Concat(a, b)
+	slices.Sort(names)
+	into.FilterChainMatch.ServerNames = slices.Compact(names)
+}
+
+// streamChain is the filter chain of one route attached to a TCP or TLS
+// listener, nil when kgateway programs none for it.
+func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a *topology.Attachment) *listenerv3.FilterChain {
+	r := a.Route
+	terminate := streamTerminatesTLS(l)
+	if terminate && apimeta.IsStatusConditionFalse(l.Conditions, "ResolvedRefs") {
+		return nil // certificates that do not resolve: kgateway drops the chain
+	}
+	name := listenerName + "-" + r.Meta.Namespace + "." + r.Meta.Name + "-rule-0" // the route's one rule
+	fc := &listenerv3.FilterChain{
+		Name: name,
+		Filters: []*listenerv3.Filter{{
+			Name:       "envoy.filters.network.tcp_proxy",
+			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(gb.tcpProxy(name, r.Rules[0]))},
+		}},
+	}
+	if r.Kind == "TLSRoute" && len(a.Hostnames) > 0 {
+		fc.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: slices.Clone(a.Hostnames)}
+	}
+	if terminate {
+		fc.TransportSocket = streamTLS(l)
+	}
+	return fc
+}
+
+// streamTLS is the TLS transport socket of a TLS listener that terminates:
+// its certificates by SDS name, TlsParams at their defaults written out as
+// kgateway writes them, and no ALPN protocol (kgateway offers none on a
+// TCP chain: nothing above TLS is negotiated).
+func streamTLS(l *topology.Listener) *corev3.TransportSocket {
+	common := &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}
+	owner := l.Gateway.Namespace
+	if l.Set != nil {
+		owner = l.Set.Namespace
+	}
+	for _, ref := range l.TLS.CertificateRefs {
+		ns := owner
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			ns = string(*ref.Namespace)
+		}
+		common.TlsCertificateSdsSecretConfigs = append(common.TlsCertificateSdsSecretConfigs,
+			&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, string(ref.Name)), SdsConfig: adsSource()})
+	}
+	return &corev3.TransportSocket{
+		Name:       "envoy.transport_sockets.tls",
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&tlsv3.DownstreamTlsContext{CommonTlsContext: common})},
+	}
+}
+
+// streamTerminatesTLS: a TLS listener terminates TLS in mode Terminate
+// (the spec's default) when it has certificates.
+func streamTerminatesTLS(l *topology.Listener) bool {
+	if l.Protocol != gwv1.TLSProtocolType || l.TLS == nil || len(l.TLS.CertificateRefs) == 0 {
+		return false
+	}
+	return l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
+}
+
+// tcpProxy proxies connections to the rule's backends: one cluster, or
+// the backends weighted (a zero weight takes nothing and is left out).
+func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcpproxyv3.TcpProxy {
+	tp := &tcpproxyv3.TcpProxy{StatPrefix: statPrefix}
+	names := make([]string, len(rule.Backends))
+	for i, b := range rule.Backends {
+		names[i] = blackholeCluster
+		if b.Resolved {
+			op := backendClusterOp(b)
+			op.http2 = false // a byte stream: no HTTP upstream protocol to choose
+			gb.applyCluster(op)
+			names[i] = op.name
+		}
+	}
+	if len(names) == 1 {
+		tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_Cluster{Cluster: names[0]}
+		return tp
+	}
+	wc := &tcpproxyv3.TcpProxy_WeightedCluster{}
+	for i, b := range rule.Backends {
+		if b.Weight > 0 {
+			wc.Clusters = append(wc.Clusters, &tcpproxyv3.TcpProxy_WeightedCluster_ClusterWeight{Name: names[i], Weight: uint32(b.Weight)})
+		}
+	}
+	if len(wc.Clusters) == 0 {
+		// every weight is zero: no backend takes a connection (Envoy
+		// wants at least one weighted cluster, so say it plainly)
+		tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_Cluster{Cluster: blackholeCluster}
+		return tp
+	}
+	tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_WeightedClusters{WeightedClusters: wc}
+	return tp
+}
