@@ -115,6 +115,9 @@ func mergeCluster(dst, src *clusterv3.Cluster) {
 	}
 	if src.HealthChecks != nil {
 		dst.HealthChecks = nil
+		if healthCheckHost(src.HealthChecks) {
+			clearEndpointCheckHosts(dst.LoadAssignment)
+		}
 	}
 	if src.CircuitBreakers != nil {
 		dst.CircuitBreakers = nil
@@ -128,6 +131,30 @@ func mergeCluster(dst, src *clusterv3.Cluster) {
 	}
 	if ts != nil {
 		dst.TransportSocket = composeSockets(dst.TransportSocket, ts)
+	}
+}
+
+// healthCheckHost reports whether a health check names the host it
+// sends (HTTP host, gRPC authority).
+func healthCheckHost(hcs []*corev3.HealthCheck) bool {
+	for _, hc := range hcs {
+		if hc.GetHttpHealthCheck().GetHost() != "" || hc.GetGrpcHealthCheck().GetAuthority() != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// clearEndpointCheckHosts drops the health-check hostname of a static
+// Backend's endpoints: a health check that names its host sends that one,
+// and kgateway leaves the endpoints' health_check_config empty then.
+func clearEndpointCheckHosts(la *endpointv3.ClusterLoadAssignment) {
+	for _, l := range la.GetEndpoints() {
+		for _, e := range l.GetLbEndpoints() {
+			if hc := e.GetEndpoint().GetHealthCheckConfig(); hc != nil {
+				hc.Hostname = ""
+			}
+		}
 	}
 }
 
