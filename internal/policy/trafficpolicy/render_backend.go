@@ -18,6 +18,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -28,7 +29,8 @@ var _ policy.BackendClusterer = Kind{}
 // Backend: static hosts are a DNS cluster with one endpoint per host
 // (HTTP/2 when appProtocol says so); a dynamic forward proxy is Envoy's
 // dynamic_forward_proxy cluster, with its HTTP filter in the chain.
-// AWS and GCP backends are not rendered yet (unsupported).
+// AWS Lambda is a DNS cluster whose upstream filters invoke the function
+// (render_backend_aws.go); GCP backends are not rendered yet (unsupported).
 func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *policy.HTTPFilter, error) {
 	var b Backend
 	if err := o.Decode(&b); err != nil {
@@ -85,7 +87,8 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		}}
 		return c, f, nil
 	case s.Aws != nil:
-		return nil, nil, diag.Errorf(diag.Unsupported, "AWS Lambda Backends are not rendered yet")
+		c, err := awsCluster(s.Aws, model.KeyOf(o).Namespace, name)
+		return c, nil, err
 	case s.Gcp != nil:
 		return nil, nil, diag.Errorf(diag.Unsupported, "GCP Backends are not rendered yet")
 	}
