@@ -9,6 +9,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	dnsclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dns/v3"
 	headerfmtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/header_formatters/preserve_case/v3"
 	lbcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/common/v3"
@@ -273,12 +274,14 @@ type loadBalancerSpec struct {
 		SlowStart *slowStart `json:"slowStart"`
 	} `json:"roundRobin"`
 	RingHash *struct {
-		MinimumRingSize       *uint64 `json:"minimumRingSize"`
-		MaximumRingSize       *uint64 `json:"maximumRingSize"`
-		UseHostnameForHashing *bool   `json:"useHostnameForHashing"`
+		MinimumRingSize       *uint64      `json:"minimumRingSize"`
+		MaximumRingSize       *uint64      `json:"maximumRingSize"`
+		UseHostnameForHashing *bool        `json:"useHostnameForHashing"`
+		HashPolicies          []hashPolicy `json:"hashPolicies"`
 	} `json:"ringHash"`
 	Maglev *struct {
-		UseHostnameForHashing *bool `json:"useHostnameForHashing"`
+		UseHostnameForHashing *bool        `json:"useHostnameForHashing"`
+		HashPolicies          []hashPolicy `json:"hashPolicies"`
 	} `json:"maglev"`
 	Random                          *struct{} `json:"random"`
 	LocalityType                    *string   `json:"localityType"`
@@ -353,15 +356,19 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 		if p := lb.RingHash.MaximumRingSize; p != nil {
 			m.MaximumRingSize = wrapperspb.UInt64(*p)
 		}
-		if p := lb.RingHash.UseHostnameForHashing; p != nil {
-			m.ConsistentHashingLbConfig = &lbcommonv3.ConsistentHashingLbConfig{UseHostnameForHashing: *p}
+		hc, err := consistentHashing(lb.RingHash.UseHostnameForHashing, lb.RingHash.HashPolicies)
+		if err != nil {
+			return err
 		}
+		m.ConsistentHashingLbConfig = hc
 		name, cfg = "envoy.load_balancing_policies.ring_hash", m
 	case lb.Maglev != nil:
 		m := &maglevv3.Maglev{}
-		if p := lb.Maglev.UseHostnameForHashing; p != nil {
-			m.ConsistentHashingLbConfig = &lbcommonv3.ConsistentHashingLbConfig{UseHostnameForHashing: *p}
+		hc, err := consistentHashing(lb.Maglev.UseHostnameForHashing, lb.Maglev.HashPolicies)
+		if err != nil {
+			return err
 		}
+		m.ConsistentHashingLbConfig = hc
 		name, cfg = "envoy.load_balancing_policies.maglev", m
 	case lb.Random != nil:
 		name, cfg = "envoy.load_balancing_policies.random", &randomv3.Random{LocalityLbConfig: locality}
@@ -372,6 +379,81 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 		TypedExtensionConfig: &corev3.TypedExtensionConfig{Name: name, TypedConfig: pack(cfg)},
 	}}}
 	return nil
+}
+
+// hashPolicy is one input of a consistent hash: a request header, a
+// cookie (which Envoy sets when absent), or the client's address.
+type hashPolicy struct {
+	Header *struct {
+		Name string `json:"name"`
+	} `json:"header"`
+	Cookie *struct {
+		Name     string  `json:"name"`
+		Path     *string `json:"path"`
+		TTL      *string `json:"ttl"`
+		Secure   *bool   `json:"secure"`
+		HTTPOnly *bool   `json:"httpOnly"`
+		SameSite *string `json:"sameSite"`
+	} `json:"cookie"`
+	SourceIP *struct{} `json:"sourceIP"`
+	Terminal *bool     `json:"terminal"`
+}
+
+// consistentHashing is the hashing of a ring hash or Maglev balancer;
+// nil when the policy sets none of it.
+func consistentHashing(useHostname *bool, hps []hashPolicy) (*lbcommonv3.ConsistentHashingLbConfig, error) {
+	if useHostname == nil && len(hps) == 0 {
+		return nil, nil
+	}
+	out := &lbcommonv3.ConsistentHashingLbConfig{UseHostnameForHashing: useHostname != nil && *useHostname}
+	for i, hp := range hps {
+		p, err := routeHashPolicy(hp)
+		if err != nil {
+			return nil, fmt.Errorf("hashPolicies[%d]: %w", i, err)
+		}
+		out.HashPolicy = append(out.HashPolicy, p)
+	}
+	return out, nil
+}
+
+// routeHashPolicy: the cookie's attributes go in kgateway's order,
+// Secure, HttpOnly, SameSite.
+func routeHashPolicy(hp hashPolicy) (*routev3.RouteAction_HashPolicy, error) {
+	out := &routev3.RouteAction_HashPolicy{Terminal: hp.Terminal != nil && *hp.Terminal}
+	switch {
+	case hp.Header != nil:
+		out.PolicySpecifier = &routev3.RouteAction_HashPolicy_Header_{Header: &routev3.RouteAction_HashPolicy_Header{HeaderName: hp.Header.Name}}
+	case hp.Cookie != nil:
+		c := &routev3.RouteAction_HashPolicy_Cookie{Name: hp.Cookie.Name}
+		if hp.Cookie.Path != nil {
+			c.Path = *hp.Cookie.Path
+		}
+		if hp.Cookie.TTL != nil {
+			d, err := duration(*hp.Cookie.TTL)
+			if err != nil {
+				return nil, fmt.Errorf("cookie.ttl: %w", err)
+			}
+			c.Ttl = d
+		}
+		attr := func(name, value string) {
+			c.Attributes = append(c.Attributes, &routev3.RouteAction_HashPolicy_CookieAttribute{Name: name, Value: value})
+		}
+		if hp.Cookie.Secure != nil && *hp.Cookie.Secure {
+			attr("Secure", "true")
+		}
+		if hp.Cookie.HTTPOnly != nil && *hp.Cookie.HTTPOnly {
+			attr("HttpOnly", "true")
+		}
+		if hp.Cookie.SameSite != nil {
+			attr("SameSite", *hp.Cookie.SameSite)
+		}
+		out.PolicySpecifier = &routev3.RouteAction_HashPolicy_Cookie_{Cookie: c}
+	case hp.SourceIP != nil:
+		out.PolicySpecifier = &routev3.RouteAction_HashPolicy_ConnectionProperties_{ConnectionProperties: &routev3.RouteAction_HashPolicy_ConnectionProperties{SourceIp: true}}
+	default:
+		return nil, fmt.Errorf("set one of header, cookie or sourceIP")
+	}
+	return out, nil
 }
 
 // slowStartConfig; the aggression is a runtime value keyed
