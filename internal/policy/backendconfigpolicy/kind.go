@@ -3,6 +3,7 @@ package backendconfigpolicy
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -139,6 +140,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if d, ok := checkDuration(p, bcp.Spec.ConnectTimeout, "spec.connectTimeout"); !ok {
 		p.Invalid = append(p.Invalid, d)
 	}
+	checkTLS(p, bcp.Spec.TLS, strings.EqualFold(env.Config.ValidationMode, "Strict"))
 	return p
 }
 

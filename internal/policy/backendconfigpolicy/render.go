@@ -628,11 +628,17 @@ func upstreamTLS(v any, c *clusterv3.Cluster, ns string) error {
 		WellKnownCACertificates *string  `json:"wellKnownCACertificates"`
 		AllowRenegotiation      *bool    `json:"allowRenegotiation"`
 		AlpnProtocols           []string `json:"alpnProtocols"`
+		tlsSpec
 	}
 	if err := strict(v, &o); err != nil {
 		return err
 	}
 	ctx := &tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: o.AlpnProtocols}}
+	params, err := tlsParams(o.Parameters)
+	if err != nil {
+		return err
+	}
+	ctx.CommonTlsContext.TlsParams = params
 	if o.SNI != nil {
 		ctx.Sni = *o.SNI
 	}
@@ -655,11 +661,66 @@ func upstreamTLS(v any, c *clusterv3.Cluster, ns string) error {
 			TrustedCa:                 &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, o.SecretRef.Name, "ca.crt")}},
 		}}
 	}
+	if f := o.Files; f != nil {
+		// the files hold the PEM text itself (kgateway parses it as a key
+		// pair when it translates), so Envoy gets it inline
+		if f.TLSCertificate != nil || f.TLSKey != nil {
+			common.TlsCertificates = []*tlsv3.TlsCertificate{{CertificateChain: inlineString(f.TLSCertificate), PrivateKey: inlineString(f.TLSKey)}}
+		}
+		if f.RootCA != nil && common.ValidationContextType == nil {
+			common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
+				MatchTypedSubjectAltNames: sans, TrustedCa: inlineString(f.RootCA)}}
+		}
+	}
 	if o.SecretRef != nil && (o.SimpleTLS == nil || !*o.SimpleTLS) {
 		common.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: policy.SecretSDSName(ns, o.SecretRef.Name), SdsConfig: ads()}}
 	}
 	c.TransportSocket = &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: pack(ctx)}}
 	return nil
+}
+
+func inlineString(s *string) *corev3.DataSource {
+	if s == nil {
+		return nil
+	}
+	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: *s}}
+}
+
+// tlsParams: versions "1.0" … "1.3", and the cipher suites, ECDH curves
+// and signature algorithms as written (Envoy's TLS library judges them;
+// see checkTLS).
+func tlsParams(p *tlsParameters) (*tlsv3.TlsParameters, error) {
+	if p == nil {
+		return nil, nil
+	}
+	out := &tlsv3.TlsParameters{CipherSuites: p.CipherSuites, EcdhCurves: p.EcdhCurves, SignatureAlgorithms: p.SignatureAlgorithms}
+	var err error
+	if out.TlsMinimumProtocolVersion, err = tlsVersion(p.MinVersion); err != nil {
+		return nil, err
+	}
+	if out.TlsMaximumProtocolVersion, err = tlsVersion(p.MaxVersion); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func tlsVersion(v *string) (tlsv3.TlsParameters_TlsProtocol, error) {
+	if v == nil {
+		return tlsv3.TlsParameters_TLS_AUTO, nil
+	}
+	switch *v {
+	case "1.0":
+		return tlsv3.TlsParameters_TLSv1_0, nil
+	case "1.1":
+		return tlsv3.TlsParameters_TLSv1_1, nil
+	case "1.2":
+		return tlsv3.TlsParameters_TLSv1_2, nil
+	case "1.3":
+		return tlsv3.TlsParameters_TLSv1_3, nil
+	case "AUTO":
+		return tlsv3.TlsParameters_TLS_AUTO, nil
+	}
+	return 0, fmt.Errorf("tls version %q is not 1.0, 1.1, 1.2, 1.3 or AUTO", *v)
 }
 
 // SubjectAltNames are DNS SAN matchers, exact, in order.
