@@ -46,12 +46,13 @@ func (gb *gatewayBuild) backendPolicies() {
 		if bp == nil || c == nil {
 			continue
 		}
-		if gb.target.Name == "kgateway" && slices.ContainsFunc(bp.Own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
+		own := bp.ForPort(gb.clusterPortName(name))
+		if gb.target.Name == "kgateway" && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
 			gb.clusters[name] = blackholeBackend(name)
 			continue
 		}
 		var md map[string]*structpb.Struct
-		for _, p := range bp.Own {
+		for _, p := range own {
 			if !gb.opt.MergeKeyKgateway {
 				md = gb.addOrigins(md, p)
 			}
@@ -76,6 +77,26 @@ func (gb *gatewayBuild) backendPolicies() {
 			}
 		}
 	}
+}
+
+// clusterPortName is the name of the Service port a Service cluster is
+// built for ("" for other clusters and unnamed ports): policies naming
+// the port (sectionName) configure that cluster only.
+func (gb *gatewayBuild) clusterPortName(cluster string) string {
+	ns, svc, port, ok := serviceOfCluster(cluster)
+	if !ok {
+		return ""
+	}
+	s := gb.res.Graph.Model.Service(ns, svc)
+	if s == nil {
+		return ""
+	}
+	for _, p := range s.Spec.Ports {
+		if p.Port == port {
+			return p.Name
+		}
+	}
+	return ""
 }
 
 // blackholeBackend is the cluster kgateway puts in place of a backend's
