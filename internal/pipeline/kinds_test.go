@@ -38,6 +38,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.LintRuleOwner](),
 	reflect.TypeFor[policy.Answerer](),
 	reflect.TypeFor[policy.BackendClusterer](),
+	reflect.TypeFor[policy.BackendDescriber](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

@@ -15,6 +15,7 @@ package policy
 //	Auxiliary         the registry: other objects of the kind's API group it reads
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
+//	BackendDescriber  explain: the cluster settings such an object's own spec sets
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
@@ -82,6 +83,16 @@ type BackendClusterer interface {
 	// diag.Unsupported error; the renderer then keeps a plain EDS cluster
 	// and reports it (GWP404).
 	BackendCluster(obj *manifest.Object, name string) (cluster proto.Message, filter *HTTPFilter, err error)
+}
+
+// BackendDescriber is implemented by BackendProviders whose backend
+// objects' own spec sets cluster settings a backend policy could also
+// set (an AWS Lambda Backend's TLS and HTTP/2): explain names the object
+// as their owner where no policy sets them.
+type BackendDescriber interface {
+	// BackendSettings are the FieldSpec.Cluster names the object's spec
+	// sets, with the spec field that sets each.
+	BackendSettings(obj *manifest.Object) map[string]string
 }
 
 // RuleChecker is implemented by kinds whose policies are valid or not

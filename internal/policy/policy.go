@@ -85,6 +85,12 @@ type FieldSpec struct {
 	// where the route has none). The kind's RuleFielder.Overlay combines
 	// the values.
 	FillsUnset bool
+	// Cluster names the Envoy cluster setting a field on a backend
+	// configures (transport_socket, load_balancing_policy…): where two
+	// kinds' fields share one, the later kind's replaces the earlier's on
+	// the cluster, and a backend object's own spec may set it too
+	// (BackendDescriber). explain reads it; render merges by message.
+	Cluster string
 }
 
 // TargetKind is a kind of attachment point.

@@ -55,15 +55,12 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
 			Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
 		}}
-		if p := s.Static.AppProtocol; p != nil {
-			switch *p {
-			case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
-				c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
-					UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
-						ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}},
-					}},
-				})}
-			}
+		if p := s.Static.AppProtocol; p != nil && staticHTTP2(*p) {
+			c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
+				UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+					ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}},
+				}},
+			})}
 		}
 		return c, nil, nil
 	case s.DynamicForwardProxy != nil:
@@ -93,4 +90,46 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		return nil, nil, diag.Errorf(diag.Unsupported, "GCP Backends are not rendered yet")
 	}
 	return nil, nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
+}
+
+var _ policy.BackendDescriber = Kind{}
+
+// BackendSettings implements policy.BackendDescriber: the cluster
+// settings BackendCluster takes from a Backend's own spec, which a
+// BackendConfigPolicy or BackendTLSPolicy on the Backend replaces.
+func (Kind) BackendSettings(o *manifest.Object) map[string]string {
+	var b Backend
+	if err := o.Decode(&b); err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	switch s := b.Spec; {
+	case s.Static != nil:
+		if p := s.Static.AppProtocol; p != nil && staticHTTP2(*p) {
+			out[policy.ClusterHTTP2Options] = "spec.static.appProtocol"
+		}
+	case s.DynamicForwardProxy != nil:
+		out[policy.ClusterLoadBalancing] = "spec.dynamicForwardProxy"
+		if t := s.DynamicForwardProxy.EnableTLS; t != nil && *t {
+			out[policy.ClusterTransportSocket] = "spec.dynamicForwardProxy.enableTls"
+		}
+	case s.Aws != nil && s.Aws.Lambda != nil:
+		out[policy.ClusterCommonHTTPOptions] = "spec.aws.lambda"
+		out[policy.ClusterHTTP2Options] = "spec.aws.lambda"
+		if _, _, tls, err := lambdaEndpoint(s.Aws.Lambda.EndpointURL, defaultAwsRegion); err == nil && tls {
+			out[policy.ClusterTransportSocket] = "spec.aws.lambda"
+		}
+	case s.Aws != nil && s.Aws.Ec2 != nil:
+		out[policy.ClusterLoadBalancing] = "spec.aws.ec2"
+	}
+	return out
+}
+
+// staticHTTP2: the appProtocols kgateway speaks HTTP/2 to.
+func staticHTTP2(appProtocol string) bool {
+	switch appProtocol {
+	case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
+		return true
+	}
+	return false
 }
