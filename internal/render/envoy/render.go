@@ -354,6 +354,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		gb.protocolsFromServices()
 	}
 	gb.backendPolicies()
+	gb.gatewayClientCertificate(out.RouteConfigurations)
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		out.Clusters = append(out.Clusters, gb.clusters[name])
 	}
