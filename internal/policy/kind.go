@@ -74,15 +74,30 @@ type BackendProvider interface {
 
 // BackendClusterer is implemented by BackendProviders that know the
 // Envoy cluster of their backend objects (kgateway's Backend: static
-// hosts, dynamic forward proxy).
+// hosts, dynamic forward proxy, AWS, GCP).
 type BackendClusterer interface {
 	// BackendCluster builds the cluster of that name for the backend
 	// object (a go-control-plane Cluster, built in the kind's render
-	// files), and the HTTP filter a chain needs enabled to route to it
-	// (nil when none). A backend type gwpol does not render is a
-	// diag.Unsupported error; the renderer then keeps a plain EDS cluster
-	// and reports it (GWP404).
-	BackendCluster(obj *manifest.Object, name string) (cluster proto.Message, filter *HTTPFilter, err error)
+	// files) and what routing to it needs. A backend type gwpol does not
+	// render is a diag.Unsupported error; the renderer then keeps a plain
+	// EDS cluster and reports it (GWP404).
+	BackendCluster(obj *manifest.Object, name string) (*BackendBuild, error)
+}
+
+// BackendBuild is a backend object's cluster and what routing to it needs.
+type BackendBuild struct {
+	Cluster proto.Message
+	// Filter is the HTTP filter a chain routing to it needs enabled (nil
+	// when none).
+	Filter *HTTPFilter
+	// Clusters are the other clusters the filter calls (go-control-plane
+	// Clusters), e.g. GCP's metadata server.
+	Clusters []proto.Message
+	// Route holds the route action settings of a route sending to the
+	// backend alone (a go-control-plane RouteAction): they replace the
+	// action's defaults (a GCP backend rewrites the host to its own and
+	// sets no cluster-not-found code).
+	Route proto.Message
 }
 
 // BackendDescriber is implemented by BackendProviders whose backend

@@ -12,7 +12,6 @@ import (
 	dfpfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_forward_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -30,11 +29,12 @@ var _ policy.BackendClusterer = Kind{}
 // (HTTP/2 when appProtocol says so); a dynamic forward proxy is Envoy's
 // dynamic_forward_proxy cluster, with its HTTP filter in the chain.
 // AWS Lambda is a DNS cluster whose upstream filters invoke the function
-// (render_backend_aws.go); GCP backends are not rendered yet (unsupported).
-func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *policy.HTTPFilter, error) {
+// (render_backend_aws.go); GCP a DNS cluster to the service whose
+// requests carry an identity token (render_backend_gcp.go).
+func (Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendBuild, error) {
 	var b Backend
 	if err := o.Decode(&b); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c := &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(5 * time.Second)}
 	switch s := b.Spec; {
@@ -62,7 +62,7 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 				}},
 			})}
 		}
-		return c, nil, nil
+		return &policy.BackendBuild{Cluster: c}, nil
 	case s.DynamicForwardProxy != nil:
 		c.LbPolicy = clusterv3.Cluster_CLUSTER_PROVIDED
 		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
@@ -82,14 +82,17 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		f := &policy.HTTPFilter{Name: "envoy.filters.http.dynamic_forward_proxy", Typed: &dfpfilterv3.FilterConfig{
 			ImplementationSpecifier: &dfpfilterv3.FilterConfig_SubClusterConfig{SubClusterConfig: &dfpfilterv3.SubClusterConfig{}},
 		}}
-		return c, f, nil
+		return &policy.BackendBuild{Cluster: c, Filter: f}, nil
 	case s.Aws != nil:
 		c, err := awsCluster(s.Aws, model.KeyOf(o).Namespace, name)
-		return c, nil, err
+		if err != nil {
+			return nil, err
+		}
+		return &policy.BackendBuild{Cluster: c}, nil
 	case s.Gcp != nil:
-		return nil, nil, diag.Errorf(diag.Unsupported, "GCP Backends are not rendered yet")
+		return gcpBackend(s.Gcp, name)
 	}
-	return nil, nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
+	return nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
 }
 
 var _ policy.BackendDescriber = Kind{}
@@ -121,6 +124,8 @@ func (Kind) BackendSettings(o *manifest.Object) map[string]string {
 		}
 	case s.Aws != nil && s.Aws.Ec2 != nil:
 		out[policy.ClusterLoadBalancing] = "spec.aws.ec2"
+	case s.Gcp != nil:
+		out[policy.ClusterTransportSocket] = "spec.gcp.host"
 	}
 	return out
 }

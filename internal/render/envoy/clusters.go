@@ -63,6 +63,7 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 			if _, ok := gb.clusters[op.name]; !ok {
 				gb.clusters[op.name] = proto.Clone(bb.cluster).(*clusterv3.Cluster)
 			}
+			gb.addClusters(bb.clusters)
 			filter = bb.filter
 		}
 	}
