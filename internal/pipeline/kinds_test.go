@@ -39,6 +39,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.Answerer](),
 	reflect.TypeFor[policy.BackendClusterer](),
 	reflect.TypeFor[policy.BackendDescriber](),
+	reflect.TypeFor[policy.PortlessBackends](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

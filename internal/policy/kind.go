@@ -16,6 +16,7 @@ package policy
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	BackendDescriber  explain: the cluster settings such an object's own spec sets
+//	PortlessBackends  the registry, topology: backendRef kinds a ref must name without a port
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
@@ -98,6 +99,13 @@ type BackendBuild struct {
 	// action's defaults (a GCP backend rewrites the host to its own and
 	// sets no cluster-not-found code).
 	Route proto.Message
+}
+
+// PortlessBackends is implemented by BackendProviders whose backend
+// objects define their own ports (kgateway's Backend): a backendRef that
+// names one with a port is refused (ResolvedRefs=False, BackendNotFound).
+type PortlessBackends interface {
+	PortlessBackendKinds() []model.GroupKind
 }
 
 // BackendDescriber is implemented by BackendProviders whose backend

@@ -138,3 +138,10 @@ func staticHTTP2(appProtocol string) bool {
 	}
 	return false
 }
+
+var _ policy.PortlessBackends = Kind{}
+
+// PortlessBackendKinds implements policy.PortlessBackends: a Backend
+// defines its own ports, and kgateway refuses a backendRef to one that
+// names a port (ErrBackendPortNotAllowed).
+func (Kind) PortlessBackendKinds() []model.GroupKind { return Kind{}.BackendKinds() }
