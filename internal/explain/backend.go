@@ -121,7 +121,7 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 			effective = append(effective, merge.EffectiveField{Kind: pt.Kind, Key: f.Key, Field: f})
 		}
 		for _, c := range pt.Invalid {
-			t.Notes = append(t.Notes, "replaced by a cluster without endpoints (Envoy answers 503): the invalid policy "+c.Policy.ID()+" targets this backend, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
+			t.Notes = append(t.Notes, "the invalid policy "+c.Policy.ID()+" targets this backend, so none of the fields listed take effect: kgateway (--target kgateway) replaces the cluster with one without endpoints (Envoy answers 503)")
 		}
 	}
 	if portName != "" {

@@ -74,8 +74,9 @@
 // keeps its name and match and answers 500 with kgateway's body; a
 // VirtualHost keeps its name and domains with one catch-all 500 route; a
 // RouteConfiguration gets one `default` VirtualHost for `*` answering 500;
-// the cluster of a backend an invalid policy targets becomes a STATIC
-// cluster without endpoints (Envoy answers 503), as kgateway's is.
+// for the kgateway target, the cluster of a backend an invalid policy
+// targets becomes a STATIC cluster without endpoints (Envoy answers 503),
+// as kgateway's is; other targets leave the invalid policy out.
 // A policy field the render target cannot express (a capability the
 // target lacks) is reported as GWP404 and the resources it applies to
 // answer 503 with a body naming the policy and field. Replaced resources
