@@ -28,6 +28,9 @@ type Attachment struct {
 	// Path is the field that made the attachment: a targetRef in the
 	// policy, or the filter in the route.
 	Path string
+	// Section is the port name a policy on a Service names (sectionName):
+	// it configures that port's cluster only.
+	Section string
 }
 
 // Result indexes attachments by target. Lists are in precedence order
@@ -340,7 +343,7 @@ func (r *Result) attachBackendTarget(g *topology.Graph, idx *selectorIndex, p *p
 	if t.Selector != nil {
 		for _, k := range idx.match(t.Kind, ns, labels.SelectorFromSet(t.Selector)) {
 			if t.Section == "" || servicePort(g, k, t.Section) {
-				appendTo(r, r.Backend, k, p, ViaTargetRef, t.Path)
+				r.appendBackend(k, p, t)
 			}
 		}
 		return
@@ -354,7 +357,19 @@ func (r *Result) attachBackendTarget(g *topology.Graph, idx *selectorIndex, p *p
 		r.notFound(p, t.Path+".sectionName", LintSectionNotFound.Code, fmt.Sprintf("%s %s/%s has no port named %q", t.Kind, ns, t.Name, t.Section))
 		return
 	}
-	appendTo(r, r.Backend, k, p, ViaTargetRef, t.Path)
+	r.appendBackend(k, p, t)
+}
+
+// appendBackend attaches p to a backend object; a sectionName naming a
+// Service's port restricts it to that port's cluster (as kgateway
+// attaches it), ahead of the policies on the whole Service.
+func (r *Result) appendBackend(k model.Key, p *policy.Policy, t policy.TargetRef) {
+	a := &Attachment{Policy: p, Via: ViaTargetRef, Path: t.Path}
+	if t.Section != "" && k.Group == model.CoreGroup && k.Kind == string(policy.TargetService) {
+		a.Via, a.Section = ViaSection, t.Section
+	}
+	r.Backend[k] = append(r.Backend[k], a)
+	r.Resolved[p]++
 }
 
 // servicePort reports whether a Service has a port of that name; other

@@ -67,6 +67,9 @@ func explainTargets(c *pipeline.Compiled, ns string) []string {
 	for _, p := range c.Policies.Policies {
 		add(p.Kind.GroupKind().Kind, p.Obj.Namespace, p.Obj.Name)
 	}
+	for _, bp := range c.Result.Backends { // the backends policies configure
+		add(bp.Key.Kind, bp.Key.Namespace, bp.Key.Name)
+	}
 	return out
 }
 

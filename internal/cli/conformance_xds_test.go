@@ -204,7 +204,11 @@ func kgatewayXDS(t *testing.T, dir string) xdsSet {
 	if !ok {
 		t.Fatalf("output.yaml is not a mapping")
 	}
-	return xdsSet{routes: prepAll(doc["Routes"]), listeners: prepAll(doc["Listeners"]), clusters: prepAll(doc["Clusters"])}
+	// ExtraClusters are clusters kgateway's translator adds for a plugin
+	// (GCP's metadata server) and sends with the others.
+	clusters, _ := doc["Clusters"].([]any)
+	extra, _ := doc["ExtraClusters"].([]any)
+	return xdsSet{routes: prepAll(doc["Routes"]), listeners: prepAll(doc["Listeners"]), clusters: prepAll(append(clusters, extra...))}
 }
 
 // gwpolXDS renders the case's gateway as `gwpol render --target kgateway

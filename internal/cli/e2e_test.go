@@ -119,6 +119,8 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-policy-inherited.txt", []string{"explain", "trafficpolicy/infra/docs-platform", "-f", ex}, 0},
 		{"explain-policy-unreached.txt", []string{"explain", "trafficpolicy/payments/refunds-timeout", "-f", ex}, 0},
 		{"explain-fixed-status.txt", []string{"explain", "httproute/sandbox/playground/borrowed", "-f", ex}, 0},
+		{"explain-service-ledger.txt", []string{"explain", "service/infra/ledger", "-f", ex}, 0},
+		{"explain-service-checkout.json", []string{"explain", "svc/payments/checkout", "-f", ex, "-o", "json", "--field", "validation"}, 0},
 		{"explain-field-prefix.txt", []string{"explain", "httproute/shop/orders/create", "-f", ex, "--field", "rateLimit"}, 0},
 		{"diff.txt", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml"}, 0},
 		{"diff.json", []string{"diff", "testdata/diff/old.yaml", "testdata/diff/new.yaml", "-o", "json", "--exit-code"}, 1},
@@ -140,6 +142,21 @@ func TestGoldenE2E(t *testing.T) {
 			}
 			golden(t, c.name, out)
 		})
+	}
+}
+
+// TestExplainBackendNotFound: a Service or port not in the input is a
+// usage error naming the nearest one.
+func TestExplainBackendNotFound(t *testing.T) {
+	for _, tc := range []struct{ target, want string }{
+		{"service/infra/ledgr", `Service infra/ledgr not found; did you mean "infra/ledger"?`},
+		{"service/infra/ledger:9091", `Service infra/ledger section 9091 not found; did you mean "9090"?`},
+		{"backend/infra/ledger", `Backend infra/ledger not found`},
+	} {
+		_, errOut, code := run(t, "explain", tc.target, "-f", "testdata/examples")
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.target, code, errOut, ExitUsage, tc.want)
+		}
 	}
 }
 

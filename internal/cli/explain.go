@@ -38,8 +38,17 @@ whose value lost, and gateway-level values a route policy shadows.
 TARGET is KIND/NAMESPACE/NAME[/SECTION] or, with -n, KIND/NAME[/SECTION]:
   gateway/NS/NAME[/LISTENER]     httproute/NS/NAME[/RULE]     grpcroute/NS/NAME[/RULE]
   tcproute/NS/NAME[/RULE]        tlsroute/NS/NAME[/RULE]      listenerset/NS/NAME[/LISTENER]
+  service/NS/NAME[:PORT]         backend/NS/NAME
 RULE is the rule's name or #N for the N-th rule (from 0). Kinds are
-case-insensitive and accept plurals and short forms (gw, httproutes, hr).
+case-insensitive and accept plurals and short forms (gw, httproutes, hr, svc).
+
+For a Service (each port, or the one PORT names by number or name) or a
+Backend, explain shows the Envoy cluster built for it and every cluster
+setting a backend policy can configure: the policy that owns it (a port's
+own policies, by sectionName, before the whole Service's), which policies
+lost and why, where a later kind's setting replaces another's (a
+BackendTLSPolicy's TLS replaces a BackendConfigPolicy's), and what no
+policy sets — the Backend's own spec, or the cluster's default.
 
 TARGET may also be a policy, POLICYKIND/NAMESPACE/NAME (` + policyKindWords() + `):
 explain then lists every target the policy reached and how (targetRef,
@@ -65,7 +74,8 @@ default; JSON always does):
 		Example: `  gwpol explain httproute/shop/orders -f manifests/
   gwpol explain trafficpolicy/infra/edge-defaults -f manifests/
   gwpol explain -n shop httproute/orders/#0 -f manifests/ --field cors --show-values
-  gwpol explain gateway/infra/public/https -f manifests/ -o json`,
+  gwpol explain gateway/infra/public/https -f manifests/ -o json
+  gwpol explain service/shop/orders:8080 -f manifests/`,
 		Args:              exactArgs(1, "one TARGET such as httproute/NS/NAME"),
 		ValidArgsFunction: g.fromInputs(explainTargets),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -183,6 +193,9 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 		for _, r := range t.EnvoyRoutes {
 			fmt.Fprintln(w, fitLine("  envoy route: "+r, width, "    "))
 		}
+		if t.Cluster != "" {
+			fmt.Fprintln(w, fitLine("  envoy cluster: "+t.Cluster, width, "    "))
+		}
 		for _, n := range t.Notes {
 			fmt.Fprintln(w, fitLine("  note: "+n, width, "    "))
 		}
@@ -205,6 +218,10 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 				lines = append(lines, "contributors: "+strings.ReplaceAll(shortIDs(f.Contributors), "\n", ", "))
 			}
 			lines = append(lines, decisionLines(f)...)
+			for _, id := range f.ReplacedBy {
+				lines = append(lines, "replaced on the cluster by "+shortID(id))
+			}
+			lines = append(lines, f.Notes...)
 			if len(f.AlsoInEffect) > 0 {
 				lines = append(lines, "also in effect: "+strings.ReplaceAll(shortIDs(f.AlsoInEffect), "\n", ", "))
 			}
@@ -250,8 +267,11 @@ func filterOrderLine(steps []explain.FilterStep) string {
 }
 
 func sectionWord(kind string) string {
-	if kind == "Gateway" || kind == "ListenerSet" {
+	switch kind {
+	case "Gateway", "ListenerSet":
 		return "listener"
+	case "Service":
+		return "port"
 	}
 	return "rule"
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -70,6 +71,34 @@ var gatewayAPIPaths = map[string]bool{
 	"route.cluster": true, "route.weighted_clusters": true, "route.cluster_not_found_response_code": true,
 	"route.prefix_rewrite": true, "route.regex_rewrite": true, "route.host_rewrite_literal": true, "route.request_mirror_policies": true,
 	"route.upgrade_configs": true,
+}
+
+// backendRoutePaths are the route action fields the backend objects of a
+// rule ask for (policy.BackendBuild.Route: a GCP Backend's host
+// rewrite): like the backends themselves, no policy sets them.
+func backendRoutePaths(c *pipeline.Compiled, rule *topology.Rule) map[string]bool {
+	out := map[string]bool{}
+	for _, b := range rule.Backends {
+		k := model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+		o, ok := c.Result.Graph.Model.Object(k)
+		if !b.Resolved || !ok {
+			continue
+		}
+		for _, kind := range c.Result.Registry.Kinds() {
+			bp, ok1 := kind.(policy.BackendProvider)
+			bc, ok2 := kind.(policy.BackendClusterer)
+			if !ok1 || !ok2 || !slices.Contains(bp.BackendKinds(), k.GK()) {
+				continue
+			}
+			if build, err := bc.BackendCluster(o, ""); err == nil && build.Route != nil {
+				build.Route.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+					out["route."+string(fd.Name())] = true
+					return true
+				})
+			}
+		}
+	}
+	return out
 }
 
 // shadowedGap: render keeps a per-filter config in effect on a route
@@ -278,6 +307,9 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 				}
 			}
 		}
+	}
+	for p := range backendRoutePaths(c, rule) {
+		claimed[p] = true
 	}
 	for _, p := range setPaths(er) {
 		switch {

@@ -1,7 +1,10 @@
 // Package explain answers "which policy owns this field here, and why":
 // for a listener or a route rule it lists every policy field in effect with
 // its owner, level, merge strategy, contributors, losers and what it
-// shadows — read from the merge IR, never recomputed. Policy answers the
+// shadows — read from the merge IR, never recomputed. For a Service port
+// or a backend object (backend.go) it lists every setting of the cluster
+// built for it: the owning policy, the later kind that replaces it, or the
+// object's own spec (policy.BackendDescriber), or the default. Policy answers the
 // same from one policy's side: every target it reached and how it fared
 // there.
 //

@@ -44,6 +44,15 @@ type Field struct {
 	// (the extension's, not the policy's).
 	FilterOrder []FilterStep    `json:"filterOrder,omitempty"`
 	Value       json.RawMessage `json:"value,omitempty"`
+	// ClusterSetting (a backend's cluster) is the Envoy cluster setting
+	// the field configures (policy.FieldSpec.Cluster).
+	ClusterSetting string `json:"clusterSetting,omitempty"`
+	// ReplacedBy (a backend's cluster): the policies of a later kind
+	// whose field sets the same cluster setting and replaces this one.
+	ReplacedBy []string `json:"replacedBy,omitempty"`
+	// Notes say more about the owner (a backend's cluster: which spec
+	// field or other kind's setting it replaces).
+	Notes []string `json:"notes,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
@@ -76,6 +85,8 @@ type Target struct {
 	// Listener the effective view is for (a route can be served by several).
 	Listener    string   `json:"listener,omitempty"`
 	EnvoyRoutes []string `json:"envoyRoutes"`
+	// Cluster is the Envoy cluster a backend target explains.
+	Cluster string `json:"cluster,omitempty"`
 	// FixedStatus is the status the rule answers instead of forwarding
 	// (500, or 503 failing closed); the notes say why.
 	FixedStatus int      `json:"fixedStatus,omitempty"`

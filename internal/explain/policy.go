@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/gwpol/gwpol/internal/merge"
@@ -85,6 +86,13 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 			if !rule.Delegating {
 				add(ruleRef(rp.Route, rule.Rule), rule.Own)
 			}
+		}
+	}
+	for _, bp := range r.Backends {
+		k := bp.Key
+		add(Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}, bp.Own)
+		for _, port := range slices.Sorted(maps.Keys(bp.Ports)) {
+			add(Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Section: port}, bp.Ports[port])
 		}
 	}
 	// Indexed once rep.Targets stops growing, so the pointers stay valid.

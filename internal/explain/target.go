@@ -20,10 +20,13 @@ var kindAliases = map[string]string{
 	"listenerset": "ListenerSet", "listenersets": "ListenerSet", "ls": "ListenerSet",
 	"tcproute": "TCPRoute", "tcproutes": "TCPRoute",
 	"tlsroute": "TLSRoute", "tlsroutes": "TLSRoute",
+	"service": "Service", "services": "Service", "svc": "Service",
+	"backend": "Backend", "backends": "Backend",
 }
 
 // TargetSpec is a parsed TARGET: a Gateway (Section: a listener), a
-// ListenerSet, or a route (Section: a rule's name or #N).
+// ListenerSet, a route (Section: a rule's name or #N), a Service
+// (Section: a port's number or name) or a Backend.
 type TargetSpec struct {
 	Kind, Namespace, Name, Section string
 }
@@ -35,7 +38,7 @@ func ParseTarget(s, defaultNS string) (TargetSpec, error) {
 	parts := strings.Split(s, "/")
 	kind, ok := kindAliases[strings.ToLower(parts[0])]
 	if !ok {
-		return TargetSpec{}, diag.Errorf(diag.Usage, "unknown target kind %q; use gateway, httproute, grpcroute, tcproute, tlsroute or listenerset", parts[0])
+		return TargetSpec{}, diag.Errorf(diag.Usage, "unknown target kind %q; use gateway, httproute, grpcroute, tcproute, tlsroute, listenerset, service or backend", parts[0])
 	}
 	t := TargetSpec{Kind: kind}
 	switch {
@@ -50,6 +53,10 @@ func ParseTarget(s, defaultNS string) (TargetSpec, error) {
 		t.Namespace, t.Name, t.Section = parts[1], parts[2], parts[3]
 	default:
 		return TargetSpec{}, diag.Errorf(diag.Usage, "target %q: want KIND/NAMESPACE/NAME[/SECTION]", s)
+	}
+	if t.Kind == "Service" && t.Section == "" {
+		// a Service's port: service/NS/NAME:PORT
+		t.Name, t.Section, _ = strings.Cut(t.Name, ":")
 	}
 	if t.Name == "" || t.Namespace == "" {
 		return TargetSpec{}, diag.Errorf(diag.Usage, "target %q: want KIND/NAMESPACE/NAME[/SECTION]", s)
@@ -82,6 +89,8 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 		if len(rep.Targets) == 0 {
 			return nil, NotFound(t, ListenerNames(gw))
 		}
+	case "Service", "Backend":
+		return explainBackend(r, t, opt)
 	case "ListenerSet":
 		s := g.ListenerSet(t.Namespace, t.Name)
 		if s == nil || s.Parent == nil {

@@ -85,7 +85,20 @@ type RulePoints struct {
 // BackendPoints are the merges of the policies on one backend object.
 type BackendPoints struct {
 	Key model.Key
+	// Own is the merge of the policies on the whole object.
 	Own Points
+	// Ports are, per Service port name some policy names (sectionName),
+	// the merge of that port's policies ahead of the whole Service's.
+	Ports map[string]Points
+}
+
+// ForPort is the merge in effect on a port's cluster ("": a port without
+// a name, or a backend without ports).
+func (bp *BackendPoints) ForPort(name string) Points {
+	if pts, ok := bp.Ports[name]; ok && name != "" {
+		return pts
+	}
+	return bp.Own
 }
 
 // Gateway returns a Gateway's points.
@@ -130,9 +143,32 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 		r.Routes = append(r.Routes, rp)
 	}
 	for _, k := range att.BackendKeys {
-		r.Backends = append(r.Backends, &BackendPoints{Key: k, Own: r.merge(leveled(att.Backend[k], LevelBackend), cfg)})
+		r.Backends = append(r.Backends, r.backendPoints(k, att.Backend[k], cfg))
 	}
 	return r
+}
+
+// backendPoints merges the policies on one backend object: those on the
+// whole object, and per port a sectionName names, that port's own ahead
+// of the whole object's (attachments are sorted sectionName first).
+func (r *Result) backendPoints(k model.Key, atts []*attach.Attachment, cfg policy.Config) *BackendPoints {
+	var whole []*attach.Attachment
+	ports := map[string][]*attach.Attachment{}
+	for _, a := range atts {
+		if a.Section == "" {
+			whole = append(whole, a)
+		} else {
+			ports[a.Section] = append(ports[a.Section], a)
+		}
+	}
+	bp := &BackendPoints{Key: k, Own: r.merge(leveled(whole, LevelBackend), cfg)}
+	for name, own := range ports {
+		if bp.Ports == nil {
+			bp.Ports = map[string]Points{}
+		}
+		bp.Ports[name] = r.merge(leveled(append(own, whole...), LevelBackend), cfg)
+	}
+	return bp
 }
 
 // leveled turns attachments into candidates of one level.

@@ -15,6 +15,8 @@ package policy
 //	Auxiliary         the registry: other objects of the kind's API group it reads
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
+//	BackendDescriber  explain: the cluster settings such an object's own spec sets
+//	PortlessBackends  the registry, topology: backendRef kinds a ref must name without a port
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
@@ -73,15 +75,47 @@ type BackendProvider interface {
 
 // BackendClusterer is implemented by BackendProviders that know the
 // Envoy cluster of their backend objects (kgateway's Backend: static
-// hosts, dynamic forward proxy).
+// hosts, dynamic forward proxy, AWS, GCP).
 type BackendClusterer interface {
 	// BackendCluster builds the cluster of that name for the backend
 	// object (a go-control-plane Cluster, built in the kind's render
-	// files), and the HTTP filter a chain needs enabled to route to it
-	// (nil when none). A backend type gwpol does not render is a
-	// diag.Unsupported error; the renderer then keeps a plain EDS cluster
-	// and reports it (GWP404).
-	BackendCluster(obj *manifest.Object, name string) (cluster proto.Message, filter *HTTPFilter, err error)
+	// files) and what routing to it needs. A backend type gwpol does not
+	// render is a diag.Unsupported error; the renderer then keeps a plain
+	// EDS cluster and reports it (GWP404).
+	BackendCluster(obj *manifest.Object, name string) (*BackendBuild, error)
+}
+
+// BackendBuild is a backend object's cluster and what routing to it needs.
+type BackendBuild struct {
+	Cluster proto.Message
+	// Filter is the HTTP filter a chain routing to it needs enabled (nil
+	// when none).
+	Filter *HTTPFilter
+	// Clusters are the other clusters the filter calls (go-control-plane
+	// Clusters), e.g. GCP's metadata server.
+	Clusters []proto.Message
+	// Route holds the route action settings of a route sending to the
+	// backend alone (a go-control-plane RouteAction): they replace the
+	// action's defaults (a GCP backend rewrites the host to its own and
+	// sets no cluster-not-found code).
+	Route proto.Message
+}
+
+// PortlessBackends is implemented by BackendProviders whose backend
+// objects define their own ports (kgateway's Backend): a backendRef that
+// names one with a port is refused (ResolvedRefs=False, BackendNotFound).
+type PortlessBackends interface {
+	PortlessBackendKinds() []model.GroupKind
+}
+
+// BackendDescriber is implemented by BackendProviders whose backend
+// objects' own spec sets cluster settings a backend policy could also
+// set (an AWS Lambda Backend's TLS and HTTP/2): explain names the object
+// as their owner where no policy sets them.
+type BackendDescriber interface {
+	// BackendSettings are the FieldSpec.Cluster names the object's spec
+	// sets, with the spec field that sets each.
+	BackendSettings(obj *manifest.Object) map[string]string
 }
 
 // RuleChecker is implemented by kinds whose policies are valid or not

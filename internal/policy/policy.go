@@ -85,6 +85,12 @@ type FieldSpec struct {
 	// where the route has none). The kind's RuleFielder.Overlay combines
 	// the values.
 	FillsUnset bool
+	// Cluster names the Envoy cluster setting a field on a backend
+	// configures (transport_socket, load_balancing_policy…): where two
+	// kinds' fields share one, the later kind's replaces the earlier's on
+	// the cluster, and a backend object's own spec may set it too
+	// (BackendDescriber). explain reads it; render merges by message.
+	Cluster string
 }
 
 // TargetKind is a kind of attachment point.
@@ -326,6 +332,21 @@ func (r *Registry) BackendKinds() map[model.GroupKind]bool {
 	for _, k := range r.kinds {
 		if b, ok := k.(BackendProvider); ok {
 			for _, gk := range b.BackendKinds() {
+				out[gk] = true
+			}
+		}
+	}
+	return out
+}
+
+// PortlessBackendKinds are the backendRef kinds whose objects define
+// their own ports (PortlessBackends): a backendRef naming one with a
+// port does not resolve.
+func (r *Registry) PortlessBackendKinds() map[model.GroupKind]bool {
+	out := map[model.GroupKind]bool{}
+	for _, k := range r.kinds {
+		if b, ok := k.(PortlessBackends); ok {
+			for _, gk := range b.PortlessBackendKinds() {
 				out[gk] = true
 			}
 		}

@@ -18,6 +18,15 @@ const (
 	ScopeCluster     Scope = "cluster"     // a backend's cluster (policies on Services and Backends)
 )
 
+// Cluster settings several kinds (or a backend object's own spec) set,
+// named as in FieldSpec.Cluster and BackendDescriber.
+const (
+	ClusterTransportSocket   = "transport_socket"
+	ClusterLoadBalancing     = "load_balancing_policy"
+	ClusterCommonHTTPOptions = "common_http_protocol_options"
+	ClusterHTTP2Options      = "http2_protocol_options"
+)
+
 // FieldInput is one merged field handed to a kind's renderer: the values
 // of its contributors in merge order (one value for shallow strategies).
 type FieldInput struct {

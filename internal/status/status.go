@@ -3,6 +3,7 @@ package status
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -625,7 +626,7 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	}
 	var users map[model.Key][]AncestorRef
 	for _, bp := range r.Backends {
-		for _, pt := range bp.Own {
+		for _, pt := range backendPoints(bp) {
 			// a policy on a backend reports against the backend itself,
 			// or against the Gateways whose routes use it
 			anc := []AncestorRef{ancestorOf(bp.Key)}
@@ -647,6 +648,16 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 		}
 	}
 	return idx
+}
+
+// backendPoints are a backend's merges: on the whole object, and on each
+// port a policy names, in port-name order.
+func backendPoints(bp *merge.BackendPoints) merge.Points {
+	out := slices.Clone(bp.Own)
+	for _, name := range slices.Sorted(maps.Keys(bp.Ports)) {
+		out = append(out, bp.Ports[name]...)
+	}
+	return out
 }
 
 // backendUsers indexes, per backend object, the Gateways whose attached

@@ -3,6 +3,7 @@ package backendconfigpolicy
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -45,6 +46,18 @@ var fields = []string{
 	"upstreamProxyProtocol", "dns",
 }
 
+// clusterSettings are the Envoy cluster settings each field configures
+// (policy.FieldSpec.Cluster); the HTTP protocol options are one
+// extension's parts, so they are named by part.
+var clusterSettings = map[string]string{
+	"connectTimeout": "connect_timeout", "perConnectionBufferLimitBytes": "per_connection_buffer_limit_bytes",
+	"tcpKeepalive": "upstream_connection_options.tcp_keepalive", "commonHttpProtocolOptions": policy.ClusterCommonHTTPOptions,
+	"http1ProtocolOptions": "http_protocol_options", "http2ProtocolOptions": policy.ClusterHTTP2Options,
+	"tls": policy.ClusterTransportSocket, "loadBalancer": policy.ClusterLoadBalancing, "healthCheck": "health_checks",
+	"outlierDetection": "outlier_detection", "circuitBreakers": "circuit_breakers",
+	"upstreamProxyProtocol": "transport_socket (upstream PROXY protocol, wrapping the TLS socket)", "dns": "cluster_type (DNS resolution)",
+}
+
 var spec = func() policy.KindSpec {
 	s := policy.KindSpec{
 		ConfigKey:         "backendConfigPolicy",
@@ -57,7 +70,7 @@ var spec = func() policy.KindSpec {
 		WeightAnnotation:  annotationWeight,
 	}
 	for _, f := range fields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.AugmentedShallow})
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.AugmentedShallow, Cluster: clusterSettings[f]})
 	}
 	return s
 }()
@@ -139,6 +152,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if d, ok := checkDuration(p, bcp.Spec.ConnectTimeout, "spec.connectTimeout"); !ok {
 		p.Invalid = append(p.Invalid, d)
 	}
+	checkTLS(p, bcp.Spec.TLS, strings.EqualFold(env.Config.ValidationMode, "Strict"))
 	return p
 }
 

@@ -9,6 +9,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	dnsclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dns/v3"
 	headerfmtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/header_formatters/preserve_case/v3"
 	lbcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/common/v3"
@@ -273,12 +274,14 @@ type loadBalancerSpec struct {
 		SlowStart *slowStart `json:"slowStart"`
 	} `json:"roundRobin"`
 	RingHash *struct {
-		MinimumRingSize       *uint64 `json:"minimumRingSize"`
-		MaximumRingSize       *uint64 `json:"maximumRingSize"`
-		UseHostnameForHashing *bool   `json:"useHostnameForHashing"`
+		MinimumRingSize       *uint64      `json:"minimumRingSize"`
+		MaximumRingSize       *uint64      `json:"maximumRingSize"`
+		UseHostnameForHashing *bool        `json:"useHostnameForHashing"`
+		HashPolicies          []hashPolicy `json:"hashPolicies"`
 	} `json:"ringHash"`
 	Maglev *struct {
-		UseHostnameForHashing *bool `json:"useHostnameForHashing"`
+		UseHostnameForHashing *bool        `json:"useHostnameForHashing"`
+		HashPolicies          []hashPolicy `json:"hashPolicies"`
 	} `json:"maglev"`
 	Random                          *struct{} `json:"random"`
 	LocalityType                    *string   `json:"localityType"`
@@ -353,15 +356,19 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 		if p := lb.RingHash.MaximumRingSize; p != nil {
 			m.MaximumRingSize = wrapperspb.UInt64(*p)
 		}
-		if p := lb.RingHash.UseHostnameForHashing; p != nil {
-			m.ConsistentHashingLbConfig = &lbcommonv3.ConsistentHashingLbConfig{UseHostnameForHashing: *p}
+		hc, err := consistentHashing(lb.RingHash.UseHostnameForHashing, lb.RingHash.HashPolicies)
+		if err != nil {
+			return err
 		}
+		m.ConsistentHashingLbConfig = hc
 		name, cfg = "envoy.load_balancing_policies.ring_hash", m
 	case lb.Maglev != nil:
 		m := &maglevv3.Maglev{}
-		if p := lb.Maglev.UseHostnameForHashing; p != nil {
-			m.ConsistentHashingLbConfig = &lbcommonv3.ConsistentHashingLbConfig{UseHostnameForHashing: *p}
+		hc, err := consistentHashing(lb.Maglev.UseHostnameForHashing, lb.Maglev.HashPolicies)
+		if err != nil {
+			return err
 		}
+		m.ConsistentHashingLbConfig = hc
 		name, cfg = "envoy.load_balancing_policies.maglev", m
 	case lb.Random != nil:
 		name, cfg = "envoy.load_balancing_policies.random", &randomv3.Random{LocalityLbConfig: locality}
@@ -372,6 +379,81 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 		TypedExtensionConfig: &corev3.TypedExtensionConfig{Name: name, TypedConfig: pack(cfg)},
 	}}}
 	return nil
+}
+
+// hashPolicy is one input of a consistent hash: a request header, a
+// cookie (which Envoy sets when absent), or the client's address.
+type hashPolicy struct {
+	Header *struct {
+		Name string `json:"name"`
+	} `json:"header"`
+	Cookie *struct {
+		Name     string  `json:"name"`
+		Path     *string `json:"path"`
+		TTL      *string `json:"ttl"`
+		Secure   *bool   `json:"secure"`
+		HTTPOnly *bool   `json:"httpOnly"`
+		SameSite *string `json:"sameSite"`
+	} `json:"cookie"`
+	SourceIP *struct{} `json:"sourceIP"`
+	Terminal *bool     `json:"terminal"`
+}
+
+// consistentHashing is the hashing of a ring hash or Maglev balancer;
+// nil when the policy sets none of it.
+func consistentHashing(useHostname *bool, hps []hashPolicy) (*lbcommonv3.ConsistentHashingLbConfig, error) {
+	if useHostname == nil && len(hps) == 0 {
+		return nil, nil
+	}
+	out := &lbcommonv3.ConsistentHashingLbConfig{UseHostnameForHashing: useHostname != nil && *useHostname}
+	for i, hp := range hps {
+		p, err := routeHashPolicy(hp)
+		if err != nil {
+			return nil, fmt.Errorf("hashPolicies[%d]: %w", i, err)
+		}
+		out.HashPolicy = append(out.HashPolicy, p)
+	}
+	return out, nil
+}
+
+// routeHashPolicy: the cookie's attributes go in kgateway's order,
+// Secure, HttpOnly, SameSite.
+func routeHashPolicy(hp hashPolicy) (*routev3.RouteAction_HashPolicy, error) {
+	out := &routev3.RouteAction_HashPolicy{Terminal: hp.Terminal != nil && *hp.Terminal}
+	switch {
+	case hp.Header != nil:
+		out.PolicySpecifier = &routev3.RouteAction_HashPolicy_Header_{Header: &routev3.RouteAction_HashPolicy_Header{HeaderName: hp.Header.Name}}
+	case hp.Cookie != nil:
+		c := &routev3.RouteAction_HashPolicy_Cookie{Name: hp.Cookie.Name}
+		if hp.Cookie.Path != nil {
+			c.Path = *hp.Cookie.Path
+		}
+		if hp.Cookie.TTL != nil {
+			d, err := duration(*hp.Cookie.TTL)
+			if err != nil {
+				return nil, fmt.Errorf("cookie.ttl: %w", err)
+			}
+			c.Ttl = d
+		}
+		attr := func(name, value string) {
+			c.Attributes = append(c.Attributes, &routev3.RouteAction_HashPolicy_CookieAttribute{Name: name, Value: value})
+		}
+		if hp.Cookie.Secure != nil && *hp.Cookie.Secure {
+			attr("Secure", "true")
+		}
+		if hp.Cookie.HTTPOnly != nil && *hp.Cookie.HTTPOnly {
+			attr("HttpOnly", "true")
+		}
+		if hp.Cookie.SameSite != nil {
+			attr("SameSite", *hp.Cookie.SameSite)
+		}
+		out.PolicySpecifier = &routev3.RouteAction_HashPolicy_Cookie_{Cookie: c}
+	case hp.SourceIP != nil:
+		out.PolicySpecifier = &routev3.RouteAction_HashPolicy_ConnectionProperties_{ConnectionProperties: &routev3.RouteAction_HashPolicy_ConnectionProperties{SourceIp: true}}
+	default:
+		return nil, fmt.Errorf("set one of header, cookie or sourceIP")
+	}
+	return out, nil
 }
 
 // slowStartConfig; the aggression is a runtime value keyed
@@ -546,11 +628,17 @@ func upstreamTLS(v any, c *clusterv3.Cluster, ns string) error {
 		WellKnownCACertificates *string  `json:"wellKnownCACertificates"`
 		AllowRenegotiation      *bool    `json:"allowRenegotiation"`
 		AlpnProtocols           []string `json:"alpnProtocols"`
+		tlsSpec
 	}
 	if err := strict(v, &o); err != nil {
 		return err
 	}
 	ctx := &tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: o.AlpnProtocols}}
+	params, err := tlsParams(o.Parameters)
+	if err != nil {
+		return err
+	}
+	ctx.CommonTlsContext.TlsParams = params
 	if o.SNI != nil {
 		ctx.Sni = *o.SNI
 	}
@@ -573,11 +661,66 @@ func upstreamTLS(v any, c *clusterv3.Cluster, ns string) error {
 			TrustedCa:                 &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, o.SecretRef.Name, "ca.crt")}},
 		}}
 	}
+	if f := o.Files; f != nil {
+		// the files hold the PEM text itself (kgateway parses it as a key
+		// pair when it translates), so Envoy gets it inline
+		if f.TLSCertificate != nil || f.TLSKey != nil {
+			common.TlsCertificates = []*tlsv3.TlsCertificate{{CertificateChain: inlineString(f.TLSCertificate), PrivateKey: inlineString(f.TLSKey)}}
+		}
+		if f.RootCA != nil && common.ValidationContextType == nil {
+			common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
+				MatchTypedSubjectAltNames: sans, TrustedCa: inlineString(f.RootCA)}}
+		}
+	}
 	if o.SecretRef != nil && (o.SimpleTLS == nil || !*o.SimpleTLS) {
 		common.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: policy.SecretSDSName(ns, o.SecretRef.Name), SdsConfig: ads()}}
 	}
 	c.TransportSocket = &corev3.TransportSocket{Name: "envoy.transport_sockets.tls", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: pack(ctx)}}
 	return nil
+}
+
+func inlineString(s *string) *corev3.DataSource {
+	if s == nil {
+		return nil
+	}
+	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: *s}}
+}
+
+// tlsParams: versions "1.0" … "1.3", and the cipher suites, ECDH curves
+// and signature algorithms as written (Envoy's TLS library judges them;
+// see checkTLS).
+func tlsParams(p *tlsParameters) (*tlsv3.TlsParameters, error) {
+	if p == nil {
+		return nil, nil
+	}
+	out := &tlsv3.TlsParameters{CipherSuites: p.CipherSuites, EcdhCurves: p.EcdhCurves, SignatureAlgorithms: p.SignatureAlgorithms}
+	var err error
+	if out.TlsMinimumProtocolVersion, err = tlsVersion(p.MinVersion); err != nil {
+		return nil, err
+	}
+	if out.TlsMaximumProtocolVersion, err = tlsVersion(p.MaxVersion); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func tlsVersion(v *string) (tlsv3.TlsParameters_TlsProtocol, error) {
+	if v == nil {
+		return tlsv3.TlsParameters_TLS_AUTO, nil
+	}
+	switch *v {
+	case "1.0":
+		return tlsv3.TlsParameters_TLSv1_0, nil
+	case "1.1":
+		return tlsv3.TlsParameters_TLSv1_1, nil
+	case "1.2":
+		return tlsv3.TlsParameters_TLSv1_2, nil
+	case "1.3":
+		return tlsv3.TlsParameters_TLSv1_3, nil
+	case "AUTO":
+		return tlsv3.TlsParameters_TLS_AUTO, nil
+	}
+	return 0, fmt.Errorf("tls version %q is not 1.0, 1.1, 1.2, 1.3 or AUTO", *v)
 }
 
 // SubjectAltNames are DNS SAN matchers, exact, in order.

@@ -40,7 +40,7 @@ var spec = policy.KindSpec{
 	ConfigKey:         "backendTLSPolicy",
 	MetadataKey:       "merge." + model.GatewayGroup + "/" + KindName,
 	MetadataKeyCompat: "merge." + KindName + "." + model.GatewayGroup,
-	Fields:            []policy.FieldSpec{{Key: validationKey, SpecPath: "spec.validation", Default: policy.AugmentedShallow}},
+	Fields:            []policy.FieldSpec{{Key: validationKey, SpecPath: "spec.validation", Default: policy.AugmentedShallow, Cluster: policy.ClusterTransportSocket}},
 	TargetKinds:       []policy.TargetKind{policy.TargetService, "Backend"},
 	MaxAncestors:      16,
 	Precedence:        true,

@@ -172,7 +172,7 @@ func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (str
 	}
 	name := policy.ServiceCluster(ns, string(ref.Name), port)
 	if ref.Kind != nil && *ref.Kind != "" && *ref.Kind != "Service" {
-		name = strings.ToLower(string(*ref.Kind)) + "_" + ns + "_" + string(ref.Name) + "_" + strconv.Itoa(int(port))
+		name = strings.ToLower(string(*ref.Kind)) + "_" + ns + "_" + string(ref.Name) + "_" + strconv.Itoa(int(port)) // as render/envoy names a backend object's cluster
 	}
 	c := obj{"name": name}
 	if http2 {

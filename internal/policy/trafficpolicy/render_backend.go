@@ -12,12 +12,12 @@ import (
 	dfpfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_forward_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -28,11 +28,13 @@ var _ policy.BackendClusterer = Kind{}
 // Backend: static hosts are a DNS cluster with one endpoint per host
 // (HTTP/2 when appProtocol says so); a dynamic forward proxy is Envoy's
 // dynamic_forward_proxy cluster, with its HTTP filter in the chain.
-// AWS and GCP backends are not rendered yet (unsupported).
-func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *policy.HTTPFilter, error) {
+// AWS Lambda is a DNS cluster whose upstream filters invoke the function
+// (render_backend_aws.go); GCP a DNS cluster to the service whose
+// requests carry an identity token (render_backend_gcp.go).
+func (Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendBuild, error) {
 	var b Backend
 	if err := o.Decode(&b); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c := &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(5 * time.Second)}
 	switch s := b.Spec; {
@@ -53,17 +55,14 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
 			Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
 		}}
-		if p := s.Static.AppProtocol; p != nil {
-			switch *p {
-			case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
-				c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
-					UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
-						ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}},
-					}},
-				})}
-			}
+		if p := s.Static.AppProtocol; p != nil && staticHTTP2(*p) {
+			c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
+				UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+					ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}},
+				}},
+			})}
 		}
-		return c, nil, nil
+		return &policy.BackendBuild{Cluster: c}, nil
 	case s.DynamicForwardProxy != nil:
 		c.LbPolicy = clusterv3.Cluster_CLUSTER_PROVIDED
 		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
@@ -83,11 +82,66 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (proto.Message, *pol
 		f := &policy.HTTPFilter{Name: "envoy.filters.http.dynamic_forward_proxy", Typed: &dfpfilterv3.FilterConfig{
 			ImplementationSpecifier: &dfpfilterv3.FilterConfig_SubClusterConfig{SubClusterConfig: &dfpfilterv3.SubClusterConfig{}},
 		}}
-		return c, f, nil
+		return &policy.BackendBuild{Cluster: c, Filter: f}, nil
 	case s.Aws != nil:
-		return nil, nil, diag.Errorf(diag.Unsupported, "AWS Lambda Backends are not rendered yet")
+		c, err := awsCluster(s.Aws, model.KeyOf(o).Namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		return &policy.BackendBuild{Cluster: c}, nil
 	case s.Gcp != nil:
-		return nil, nil, diag.Errorf(diag.Unsupported, "GCP Backends are not rendered yet")
+		return gcpBackend(s.Gcp, name)
 	}
-	return nil, nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
+	return nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
 }
+
+var _ policy.BackendDescriber = Kind{}
+
+// BackendSettings implements policy.BackendDescriber: the cluster
+// settings BackendCluster takes from a Backend's own spec, which a
+// BackendConfigPolicy or BackendTLSPolicy on the Backend replaces.
+func (Kind) BackendSettings(o *manifest.Object) map[string]string {
+	var b Backend
+	if err := o.Decode(&b); err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	switch s := b.Spec; {
+	case s.Static != nil:
+		if p := s.Static.AppProtocol; p != nil && staticHTTP2(*p) {
+			out[policy.ClusterHTTP2Options] = "spec.static.appProtocol"
+		}
+	case s.DynamicForwardProxy != nil:
+		out[policy.ClusterLoadBalancing] = "spec.dynamicForwardProxy"
+		if t := s.DynamicForwardProxy.EnableTLS; t != nil && *t {
+			out[policy.ClusterTransportSocket] = "spec.dynamicForwardProxy.enableTls"
+		}
+	case s.Aws != nil && s.Aws.Lambda != nil:
+		out[policy.ClusterCommonHTTPOptions] = "spec.aws.lambda"
+		out[policy.ClusterHTTP2Options] = "spec.aws.lambda"
+		if _, _, tls, err := lambdaEndpoint(s.Aws.Lambda.EndpointURL, defaultAwsRegion); err == nil && tls {
+			out[policy.ClusterTransportSocket] = "spec.aws.lambda"
+		}
+	case s.Aws != nil && s.Aws.Ec2 != nil:
+		out[policy.ClusterLoadBalancing] = "spec.aws.ec2"
+	case s.Gcp != nil:
+		out[policy.ClusterTransportSocket] = "spec.gcp.host"
+	}
+	return out
+}
+
+// staticHTTP2: the appProtocols kgateway speaks HTTP/2 to.
+func staticHTTP2(appProtocol string) bool {
+	switch appProtocol {
+	case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
+		return true
+	}
+	return false
+}
+
+var _ policy.PortlessBackends = Kind{}
+
+// PortlessBackendKinds implements policy.PortlessBackends: a Backend
+// defines its own ports, and kgateway refuses a backendRef to one that
+// names a port (ErrBackendPortNotAllowed).
+func (Kind) PortlessBackendKinds() []model.GroupKind { return Kind{}.BackendKinds() }

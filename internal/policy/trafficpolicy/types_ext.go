@@ -339,16 +339,21 @@ type DynamicForwardProxyBackend struct {
 	EnableTLS *bool `json:"enableTls,omitempty"`
 }
 
-// AwsBackend invokes an AWS Lambda function.
+// AwsBackend invokes an AWS Lambda function, or sends to the EC2
+// instances AWS discovery finds.
 type AwsBackend struct {
-	Lambda    AwsLambda `json:"lambda"`
-	AccountID string    `json:"accountId"`
-	Auth      *AwsAuth  `json:"auth,omitempty"`
-	Region    *string   `json:"region,omitempty"`
+	Lambda    *AwsLambda `json:"lambda,omitempty"`
+	Ec2       *AwsEc2    `json:"ec2,omitempty"`
+	AccountID string     `json:"accountId,omitempty"`
+	Auth      *AwsAuth   `json:"auth,omitempty"`
+	Region    *string    `json:"region,omitempty"`
 }
 
 // AwsLambda names the function and how it is invoked.
 type AwsLambda struct {
+	// AccountID here is read when the Backend sets none beside lambda
+	// (kgateway's own Lambda fixtures put it here).
+	AccountID            string  `json:"accountId,omitempty"`
 	EndpointURL          *string `json:"endpointURL,omitempty"`
 	FunctionName         string  `json:"functionName"`
 	InvocationMode       *string `json:"invocationMode,omitempty"`
@@ -356,10 +361,24 @@ type AwsLambda struct {
 	PayloadTransformMode *string `json:"payloadTransformMode,omitempty"`
 }
 
-// AwsAuth selects explicit AWS credentials (type Secret).
+// AwsEc2 selects EC2 instances by tag; the controller discovers them.
+type AwsEc2 struct {
+	Port        int32                  `json:"port,omitempty"`
+	AddressType *string                `json:"addressType,omitempty"`
+	Filters     []runtime.RawExtension `json:"filters,omitempty"`
+}
+
+// AwsAuth selects the AWS credentials: a Secret (type Secret) or a role
+// to assume (type AssumeRole).
 type AwsAuth struct {
-	Type      string                `json:"type"`
-	SecretRef *LocalObjectReference `json:"secretRef,omitempty"`
+	Type       string                `json:"type"`
+	SecretRef  *LocalObjectReference `json:"secretRef,omitempty"`
+	AssumeRole *AwsAssumeRole        `json:"assumeRole,omitempty"`
+}
+
+// AwsAssumeRole is the IAM role the gateway assumes.
+type AwsAssumeRole struct {
+	RoleARN string `json:"roleArn"`
 }
 
 // GcpBackend calls a GCP service with an identity token.

@@ -7,6 +7,7 @@ import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
 	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
@@ -19,6 +20,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // This file applies the policies on backend objects (Services, Backends)
@@ -46,12 +48,13 @@ func (gb *gatewayBuild) backendPolicies() {
 		if bp == nil || c == nil {
 			continue
 		}
-		if gb.target.Name == "kgateway" && slices.ContainsFunc(bp.Own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
+		own := bp.ForPort(gb.clusterPortName(name))
+		if gb.target.Name == "kgateway" && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
 			gb.clusters[name] = blackholeBackend(name)
 			continue
 		}
 		var md map[string]*structpb.Struct
-		for _, p := range bp.Own {
+		for _, p := range own {
 			if !gb.opt.MergeKeyKgateway {
 				md = gb.addOrigins(md, p)
 			}
@@ -76,6 +79,26 @@ func (gb *gatewayBuild) backendPolicies() {
 			}
 		}
 	}
+}
+
+// clusterPortName is the name of the Service port a Service cluster is
+// built for ("" for other clusters and unnamed ports): policies naming
+// the port (sectionName) configure that cluster only.
+func (gb *gatewayBuild) clusterPortName(cluster string) string {
+	ns, svc, port, ok := serviceOfCluster(cluster)
+	if !ok {
+		return ""
+	}
+	s := gb.res.Graph.Model.Service(ns, svc)
+	if s == nil {
+		return ""
+	}
+	for _, p := range s.Spec.Ports {
+		if p.Port == port {
+			return p.Name
+		}
+	}
+	return ""
 }
 
 // blackholeBackend is the cluster kgateway puts in place of a backend's
@@ -115,6 +138,9 @@ func mergeCluster(dst, src *clusterv3.Cluster) {
 	}
 	if src.HealthChecks != nil {
 		dst.HealthChecks = nil
+		if healthCheckHost(src.HealthChecks) {
+			clearEndpointCheckHosts(dst.LoadAssignment)
+		}
 	}
 	if src.CircuitBreakers != nil {
 		dst.CircuitBreakers = nil
@@ -128,6 +154,30 @@ func mergeCluster(dst, src *clusterv3.Cluster) {
 	}
 	if ts != nil {
 		dst.TransportSocket = composeSockets(dst.TransportSocket, ts)
+	}
+}
+
+// healthCheckHost reports whether a health check names the host it
+// sends (HTTP host, gRPC authority).
+func healthCheckHost(hcs []*corev3.HealthCheck) bool {
+	for _, hc := range hcs {
+		if hc.GetHttpHealthCheck().GetHost() != "" || hc.GetGrpcHealthCheck().GetAuthority() != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// clearEndpointCheckHosts drops the health-check hostname of a static
+// Backend's endpoints: a health check that names its host sends that one,
+// and kgateway leaves the endpoints' health_check_config empty then.
+func clearEndpointCheckHosts(la *endpointv3.ClusterLoadAssignment) {
+	for _, l := range la.GetEndpoints() {
+		for _, e := range l.GetLbEndpoints() {
+			if hc := e.GetEndpoint().GetHealthCheckConfig(); hc != nil {
+				hc.Hostname = ""
+			}
+		}
 	}
 }
 
@@ -228,9 +278,14 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	if bc == nil || !ok {
 		return nil
 	}
-	m, f, err := bc.BackendCluster(o, name)
-	c, isCluster := m.(*clusterv3.Cluster)
-	if err != nil || !isCluster {
+	build, err := bc.BackendCluster(o, name)
+	var c *clusterv3.Cluster
+	if err == nil {
+		if c, _ = build.Cluster.(*clusterv3.Cluster); c == nil {
+			err = fmt.Errorf("its cluster is a %T", build.Cluster)
+		}
+	}
+	if err != nil {
 		code := policy.LintPolicyInvalid.Code
 		if diag.KindOf(err) == diag.Unsupported {
 			code = policy.LintUnsupportedCapability.Code
@@ -240,21 +295,53 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 		return nil
 	}
 	bb = &backendBuilt{cluster: c}
-	if f != nil {
+	if f := build.Filter; f != nil {
 		a, err := b.anys.typedAny(f.Typed)
 		if err != nil {
 			return nil
 		}
 		bb.filter = &filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a, enabled: true}
 	}
+	for _, m := range build.Clusters {
+		if ec, ok := m.(*clusterv3.Cluster); ok {
+			bb.clusters = append(bb.clusters, ec)
+		}
+	}
+	bb.route, _ = build.Route.(*routev3.RouteAction)
 	return bb
 }
 
-// backendBuilt is a backend object's cluster and the HTTP filter a chain
-// routing to it needs.
+// backendBuilt is a backend object's cluster, the HTTP filter a chain
+// routing to it needs, the other clusters that filter calls, and the
+// route action settings of a route sending to it alone.
 type backendBuilt struct {
-	cluster *clusterv3.Cluster
-	filter  *filterDef
+	cluster  *clusterv3.Cluster
+	filter   *filterDef
+	clusters []*clusterv3.Cluster
+	route    *routev3.RouteAction
+}
+
+// backendRoute applies the route action settings of the one backend
+// object a route sends to: they replace the action's defaults (its
+// cluster-not-found code) and leave its cluster as it is.
+func (b *builder) backendRoute(act *routev3.RouteAction, backends []*topology.Backend) {
+	if act.GetCluster() == "" {
+		return
+	}
+	for _, be := range backends {
+		if !be.Resolved || (be.Group == "" && be.Kind == "Service") {
+			continue
+		}
+		bb := b.backendObjectCluster(act.GetCluster(), model.Key{Group: be.Group, Kind: be.Kind, Namespace: be.Namespace, Name: be.Name})
+		if bb == nil || bb.route == nil {
+			return
+		}
+		act.ClusterNotFoundResponseCode = bb.route.ClusterNotFoundResponseCode
+		r := proto.Clone(bb.route).(*routev3.RouteAction)
+		r.ClusterSpecifier = nil
+		proto.Merge(act, r)
+		return
+	}
 }
 
 // overlay sets every field src populates on dst, as written: unlike

@@ -5,6 +5,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
@@ -82,5 +83,29 @@ func TestMergeClusterHTTPOptions(t *testing.T) {
 	}
 	if err := c.ValidateAll(); err != nil {
 		t.Errorf("merged cluster does not validate: %v", err)
+	}
+}
+
+// TestMergeClusterHealthCheckHost: a health check naming its host clears
+// the health-check hostname of a static Backend's endpoints (kgateway's
+// output); one without keeps it.
+func TestMergeClusterHealthCheckHost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hc   *corev3.HealthCheck
+		want string
+	}{
+		{"http host", &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: &corev3.HealthCheck_HttpHealthCheck{Host: "probe.example.com", Path: "/"}}}, ""},
+		{"grpc authority", &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_GrpcHealthCheck_{GrpcHealthCheck: &corev3.HealthCheck_GrpcHealthCheck{Authority: "probe"}}}, ""},
+		{"http without host", &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: &corev3.HealthCheck_HttpHealthCheck{Path: "/"}}}, "svc.example.com"},
+	} {
+		c := &clusterv3.Cluster{Name: "c", LoadAssignment: &endpointv3.ClusterLoadAssignment{ClusterName: "c", Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: []*endpointv3.LbEndpoint{{
+			HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{HealthCheckConfig: &endpointv3.Endpoint_HealthCheckConfig{Hostname: "svc.example.com"}}},
+		}}}}}}
+		mergeCluster(c, &clusterv3.Cluster{HealthChecks: []*corev3.HealthCheck{tc.hc}})
+		got := c.LoadAssignment.Endpoints[0].LbEndpoints[0].GetEndpoint().GetHealthCheckConfig().GetHostname()
+		if got != tc.want {
+			t.Errorf("%s: endpoint health-check hostname %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -37,7 +37,7 @@ func backendClusterOp(b *topology.Backend) clusterOp {
 		return clusterOp{name: policy.ServiceCluster(b.Namespace, b.Name, b.Port), http2: servicePortHTTP2(b.Service, b.Port),
 			backend: &model.Key{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}}
 	}
-	name := strings.ToLower(b.Kind) + "_" + b.Namespace + "_" + b.Name + "_" + strconv.Itoa(int(b.Port))
+	name := objectClusterPrefix(b.Kind, b.Namespace, b.Name) + strconv.Itoa(int(b.Port))
 	return clusterOp{name: name, backend: &model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}}
 }
 
@@ -63,6 +63,7 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 			if _, ok := gb.clusters[op.name]; !ok {
 				gb.clusters[op.name] = proto.Clone(bb.cluster).(*clusterv3.Cluster)
 			}
+			gb.addClusters(bb.clusters)
 			filter = bb.filter
 		}
 	}
@@ -217,6 +218,9 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 			continue
 		}
 		gb.merged[c.Name] = append(gb.merged[c.Name], c)
+		if k, ok := gb.fragmentBackend(c.Name); ok {
+			gb.applyCluster(clusterOp{name: c.Name, backend: &k})
+		}
 		existing, ok := gb.clusters[c.Name]
 		if !ok {
 			existing = baseCluster(c.Name)
@@ -244,4 +248,40 @@ func websocketBackend(bs []*topology.Backend) bool {
 		}
 	}
 	return false
+}
+
+// objectClusterPrefix is the name of a non-Service backend object's
+// cluster without its port: <kind lower-cased>_<namespace>_<name>_.
+func objectClusterPrefix(kind, ns, name string) string {
+	return strings.ToLower(kind) + "_" + ns + "_" + name + "_"
+}
+
+// objectClusterIndex indexes the backend objects a registered kind builds
+// clusters for (kgateway's Backend) by objectClusterPrefix, so that a
+// policy fragment naming such a cluster — an OAuth2 provider, an auth
+// service given as a Backend — gets the cluster the kind builds for the
+// object, as a route's backendRef does, not a plain EDS cluster.
+func objectClusterIndex(m *model.Model, clusterers map[model.GroupKind]policy.BackendClusterer) map[string]model.Key {
+	out := map[string]model.Key{}
+	for gk := range clusterers {
+		for _, o := range m.OfKind(gk) {
+			k := model.KeyOf(o)
+			out[objectClusterPrefix(k.Kind, k.Namespace, k.Name)] = k
+		}
+	}
+	return out
+}
+
+// fragmentBackend finds the backend object a fragment's cluster is
+// named after, when the cluster is not built yet.
+func (gb *gatewayBuild) fragmentBackend(cluster string) (model.Key, bool) {
+	if _, built := gb.clusters[cluster]; built || strings.HasPrefix(cluster, "kube_") {
+		return model.Key{}, false
+	}
+	i := strings.LastIndexByte(cluster, '_')
+	if i < 0 {
+		return model.Key{}, false
+	}
+	k, ok := gb.objectClusters[cluster[:i+1]]
+	return k, ok
 }

@@ -50,6 +50,9 @@
 // nothing serves EDS, Service clusters are STRICT_DNS to
 // `<service>.<namespace>.svc.cluster.local:<port>` and other kinds are
 // STATIC with no endpoints (Envoy answers 503 until they are filled in).
+// A Gateway whose spec.tls.backend names a client certificate gets its
+// own variant of each TLS cluster, `<cluster>_gw_backend_client_cert_<ns>_<gateway>_<port>`,
+// presenting the certificate, and its routes send to it (clientcert.go).
 // Fragments may ask for clusters by name only (plus options such as HTTP/2);
 // a `kube_…` name is completed here with the discovery settings above.
 //
@@ -70,7 +73,10 @@
 // closed. An invalid policy replaces the resource it merges into: a Route
 // keeps its name and match and answers 500 with kgateway's body; a
 // VirtualHost keeps its name and domains with one catch-all 500 route; a
-// RouteConfiguration gets one `default` VirtualHost for `*` answering 500.
+// RouteConfiguration gets one `default` VirtualHost for `*` answering 500;
+// for the kgateway target, the cluster of a backend an invalid policy
+// targets becomes a STATIC cluster without endpoints (Envoy answers 503),
+// as kgateway's is; other targets leave the invalid policy out.
 // A policy field the render target cannot express (a capability the
 // target lacks) is reported as GWP404 and the resources it applies to
 // answer 503 with a body naming the policy and field. Replaced resources

@@ -188,6 +188,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		clusterers:   backendClusterers(res.Registry),
 		backendBuilt: map[string]*backendBuilt{},
 	}
+	b.objectClusters = objectClusterIndex(res.Graph.Model, b.clusterers)
 	if res.Policies != nil {
 		for _, p := range res.Policies.Policies {
 			if overridesWhole(p.Kind) {
@@ -247,6 +248,9 @@ type builder struct {
 	// and what was built (guarded by mu)
 	clusterers   map[model.GroupKind]policy.BackendClusterer
 	backendBuilt map[string]*backendBuilt
+	// objectClusters: the backend objects those kinds define, by the
+	// name of their clusters without the port (see objectClusterIndex)
+	objectClusters map[string]model.Key
 }
 
 // gatewayBuild collects one Gateway's resources.
@@ -350,6 +354,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		gb.protocolsFromServices()
 	}
 	gb.backendPolicies()
+	gb.gatewayClientCertificate(out.RouteConfigurations)
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		out.Clusters = append(out.Clusters, gb.clusters[name])
 	}

@@ -681,6 +681,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 			}
 		}
 	}
+	vb.backendRoute(act, e.rule.Backends)
 	r.Action = &routev3.Route_Route{Route: act}
 	applyHeaderFilters(r, filters)
 	return true

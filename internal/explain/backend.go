@@ -1,0 +1,223 @@
+package explain
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// This file explains a backend object's clusters: for a Service each
+// port's cluster (kube_<ns>_<name>_<port>), for another backend kind
+// (kgateway's Backend) its one cluster. Every cluster setting a backend
+// policy kind can configure gets a row: the policy that owns it (read
+// from merge.BackendPoints, the same merge render writes as the
+// cluster's merge.<group>/<kind> metadata), else the object's own spec
+// (policy.BackendDescriber), else the cluster's default.
+
+// Owners of a cluster setting no policy sets.
+const (
+	ownerDefault = "default"
+	levelDefault = "cluster default"
+	levelSpec    = "backend spec"
+)
+
+// explainBackend explains a Service (each port, or the one Section
+// names by number or name) or another backend object.
+func explainBackend(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
+	keys := backendKeys(r, t)
+	if len(keys) == 0 {
+		return nil, NotFound(t, backendNames(r, t.Kind))
+	}
+	rep := &Report{Targets: []Target{}}
+	bps := map[model.Key]*merge.BackendPoints{}
+	for _, bp := range r.Backends {
+		bps[bp.Key] = bp
+	}
+	for _, k := range keys {
+		bp := bps[k]
+		if bp == nil {
+			bp = &merge.BackendPoints{Key: k}
+		}
+		if k.Kind != string(policy.TargetService) {
+			rep.Targets = append(rep.Targets, backendTarget(r, bp, "", "", opt))
+			continue
+		}
+		svc := r.Graph.Model.Service(k.Namespace, k.Name)
+		var ports []string
+		for _, p := range svc.Spec.Ports {
+			num := strconv.Itoa(int(p.Port))
+			ports = append(ports, num)
+			if t.Section == "" || t.Section == num || t.Section == p.Name {
+				rep.Targets = append(rep.Targets, backendTarget(r, bp, num, p.Name, opt))
+			}
+		}
+		if len(rep.Targets) == 0 {
+			return nil, NotFound(t, ports)
+		}
+	}
+	return rep, nil
+}
+
+// backendKeys finds the objects a target names: the Service, or the
+// objects of every registered backend kind of that name (kgateway's and
+// Envoy Gateway's Backend share one).
+func backendKeys(r *merge.Result, t TargetSpec) []model.Key {
+	m := r.Graph.Model
+	if t.Kind == string(policy.TargetService) {
+		if m.Service(t.Namespace, t.Name) == nil {
+			return nil
+		}
+		return []model.Key{{Group: model.CoreGroup, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}}
+	}
+	var out []model.Key
+	for _, gk := range slices.SortedFunc(maps.Keys(r.Registry.BackendKinds()), compareGK) {
+		k := model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: t.Namespace, Name: t.Name}
+		if _, ok := m.Object(k); ok && strings.EqualFold(gk.Kind, t.Kind) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// backendNames are the objects of a backend kind as NAMESPACE/NAME, for
+// a not-found error.
+func backendNames(r *merge.Result, kind string) []string {
+	var out []string
+	for gk := range r.Registry.BackendKinds() {
+		if kind == string(policy.TargetService) || !strings.EqualFold(gk.Kind, kind) {
+			continue
+		}
+		for _, o := range r.Graph.Model.OfKind(gk) {
+			k := model.KeyOf(o)
+			out = append(out, k.Namespace+"/"+k.Name)
+		}
+	}
+	if kind == string(policy.TargetService) {
+		for _, o := range r.Graph.Model.OfKind(model.GroupKind{Group: model.CoreGroup, Kind: kind}) {
+			k := model.KeyOf(o)
+			out = append(out, k.Namespace+"/"+k.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// backendTarget explains one cluster of a backend: port "" for a
+// backend object other than a Service.
+func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName string, opt Options) Target {
+	k := bp.Key
+	ref := Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Section: port}
+	t := Target{Target: ref, EnvoyRoutes: []string{}, Cluster: backendClusterName(k, port)}
+	pts := bp.ForPort(portName)
+	var effective []merge.EffectiveField
+	for _, pt := range pts {
+		for _, f := range pt.Fields {
+			effective = append(effective, merge.EffectiveField{Kind: pt.Kind, Key: f.Key, Field: f})
+		}
+		for _, c := range pt.Invalid {
+			t.Notes = append(t.Notes, "the invalid policy "+c.Policy.ID()+" targets this backend, so none of the fields listed take effect: kgateway (--target kgateway) replaces the cluster with one without endpoints (Envoy answers 503)")
+		}
+	}
+	if portName != "" {
+		if _, own := bp.Ports[portName]; own {
+			t.Notes = append(t.Notes, fmt.Sprintf("policies naming port %s (sectionName) come before those on the whole Service", portName))
+		}
+	}
+	t.Fields = clusterRows(r, k, fields(effective, opt), opt)
+	return t
+}
+
+// backendClusterName is render's name of the cluster.
+func backendClusterName(k model.Key, port string) string {
+	if port != "" {
+		n, _ := strconv.Atoi(port)
+		return policy.ServiceCluster(k.Namespace, k.Name, int32(n))
+	}
+	return strings.ToLower(k.Kind) + "_" + k.Namespace + "_" + k.Name + "_0"
+}
+
+// clusterRows lays the fields in effect over every cluster setting the
+// backend kinds can configure, in registry and field order: a field a
+// later kind sets replaces an earlier kind's on the same setting, a
+// policy replaces the object's own spec, and what nothing sets is the
+// cluster's default.
+func clusterRows(r *merge.Result, k model.Key, inEffect []Field, opt Options) []Field {
+	spec := backendSettings(r, k)
+	byKey := map[string]*Field{}
+	for i := range inEffect {
+		byKey[inEffect[i].PolicyKind+"#"+inEffect[i].Field] = &inEffect[i]
+	}
+	owner := map[string]*Field{} // cluster setting → the last field setting it
+	var out []Field
+	for _, kind := range r.Registry.Kinds() {
+		if !slices.Contains(kind.Spec().TargetKinds, policy.TargetService) {
+			continue
+		}
+		gk := kind.GroupKind()
+		for _, fs := range kind.Spec().Fields {
+			if !MatchField(fs.Key, opt.Field) {
+				continue
+			}
+			f, set := byKey[gk.Group+"/"+gk.Kind+"#"+fs.Key]
+			if !set {
+				out = append(out, unsetRow(gk, fs, spec, k))
+				continue
+			}
+			f.ClusterSetting = fs.Cluster
+			if prev := owner[fs.Cluster]; fs.Cluster != "" && prev != nil {
+				prev.ReplacedBy = append(prev.ReplacedBy, f.Owner)
+				f.Notes = append(f.Notes, fmt.Sprintf("replaces %s's %s on the cluster's %s", prev.PolicyKind, prev.Field, fs.Cluster))
+			} else if from, ok := spec[fs.Cluster]; ok && fs.Cluster != "" {
+				f.Notes = append(f.Notes, fmt.Sprintf("replaces the %s's own %s (%s)", k.Kind, fs.Cluster, from))
+			}
+			if fs.Cluster != "" {
+				owner[fs.Cluster] = f
+			}
+			out = append(out, *f)
+		}
+	}
+	// ReplacedBy was recorded on the map's fields after they were copied.
+	for i := range out {
+		if f := byKey[out[i].PolicyKind+"#"+out[i].Field]; f != nil {
+			out[i].ReplacedBy = f.ReplacedBy
+		}
+	}
+	return out
+}
+
+// unsetRow is a cluster setting no policy sets: the object's spec owns
+// it when it sets it, else the default does.
+func unsetRow(gk model.GroupKind, fs policy.FieldSpec, spec map[string]string, k model.Key) Field {
+	f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: fs.Key, Owner: ownerDefault, Level: levelDefault,
+		Contributors: []string{}, Overridden: []string{}, DefaultStrategy: true, ClusterSetting: fs.Cluster}
+	if from, ok := spec[fs.Cluster]; ok && fs.Cluster != "" {
+		f.Owner, f.Level = k.Kind+" "+k.Namespace+"/"+k.Name, levelSpec
+		f.Notes = append(f.Notes, fmt.Sprintf("%s sets the cluster's %s", from, fs.Cluster))
+	}
+	return f
+}
+
+// backendSettings are the cluster settings the object's own spec sets.
+func backendSettings(r *merge.Result, k model.Key) map[string]string {
+	for _, kind := range r.Registry.Kinds() {
+		bp, ok := kind.(policy.BackendProvider)
+		d, ok2 := kind.(policy.BackendDescriber)
+		if !ok || !ok2 || !slices.Contains(bp.BackendKinds(), k.GK()) {
+			continue
+		}
+		if o, ok := r.Graph.Model.Object(k); ok {
+			return d.BackendSettings(o)
+		}
+	}
+	return nil
+}
+
+func compareGK(a, b model.GroupKind) int {
+	return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind)
+}
