@@ -81,7 +81,7 @@ func TestConformanceXDS(t *testing.T) {
 
 // xdsFloor is the agreement reached so far: a change may raise it, never
 // lower it.
-var xdsFloor = xdsAgreement{routes: 78, listeners: 78, clusters: 77, whole: 77}
+var xdsFloor = xdsAgreement{routes: 78, listeners: 78, clusters: 78, whole: 78}
 
 type xdsAgreement struct{ routes, listeners, clusters, whole, total int }
 
