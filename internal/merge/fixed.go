@@ -87,7 +87,8 @@ func redirects(rule *topology.Rule) bool {
 
 // noUsableBackend: a rule with no backendRef that can take traffic (none
 // at all, none that resolves, or only weight 0) answers 500, as the
-// Gateway API asks and as render writes it.
+// Gateway API asks; render writes a direct response, or (kgateway) a route
+// to a cluster that does not exist, which Envoy answers 500.
 func noUsableBackend(rule *topology.Rule) (FixedStatus, bool) {
 	fs := FixedStatus{Status: 500}
 	if len(rule.Backends) == 0 {

@@ -651,10 +651,18 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	var wcs []*routev3.WeightedCluster_ClusterWeight
 	total := uint32(0)
 	for _, b := range e.rule.Backends {
-		if !b.Resolved || (b.Group == gwv1.GroupName && b.Kind == "HTTPRoute") {
+		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
+			continue // a delegation: its child routes are served instead
+		}
+		var name string
+		switch {
+		case b.Resolved:
+			name = vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
+		case vb.target.Blackhole:
+			name = BlackholeCluster
+		default:
 			continue
 		}
-		name := vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
 		w := uint32(max(b.Weight, 0))
 		total += w
 		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w)})
