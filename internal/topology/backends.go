@@ -18,6 +18,9 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
 		}
 		rule.Problem = checkRule(rule, strings.EqualFold(opt.ValidationMode, "Strict"))
+		if rule.Problem == nil {
+			rule.Problem = redirectStatus(r, rule)
+		}
 		if p := rule.Problem; p != nil {
 			g.Diagnostics = append(g.Diagnostics, notProgrammed(r, mr, p))
 		}

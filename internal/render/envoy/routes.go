@@ -572,7 +572,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		r.Metadata = withMetadata(rs.metadata, r.Metadata)
 		return r
 	}
-	if !vb.forward(r, e) {
+	if !vb.forward(r, e, l) {
 		return r
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
@@ -638,11 +638,11 @@ func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 
 // forward sets the route's action from the rule's backends and Gateway API
 // filters. It reports false when the route became a direct response.
-func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
+func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) bool {
 	filters := ruleFilters(e.rule)
 	for _, f := range filters {
 		if f.redirect != nil {
-			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e)}
+			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
 			applyHeaderFilters(r, filters)
 			return true
 		}

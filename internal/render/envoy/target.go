@@ -24,6 +24,9 @@ type Target struct {
 	// it such backendRefs are left out and a rule none of whose backends
 	// resolves answers a 500 direct response, as Envoy Gateway writes it.
 	Blackhole bool
+	// HTTPSRedirect writes a RequestRedirect to the https scheme as
+	// https_redirect (kgateway's form) rather than scheme_redirect.
+	HTTPSRedirect bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -81,8 +84,8 @@ func capSet(extra ...string) map[string]bool {
 // gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
 // the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
-	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true},
-	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true},
+	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
+	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
 	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet()},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
