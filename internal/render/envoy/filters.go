@@ -38,6 +38,23 @@ func ruleFilters(rule *topology.Rule) []ruleFilter {
 	return out
 }
 
+// backendRefFilters are the header filters of a rule's i-th backendRef
+// (the other filters a backendRef may carry are policy references).
+func backendRefFilters(rule *topology.Rule, i int) []ruleFilter {
+	var out []ruleFilter
+	switch {
+	case rule.HTTP != nil && i < len(rule.HTTP.BackendRefs):
+		for _, f := range rule.HTTP.BackendRefs[i].Filters {
+			out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier})
+		}
+	case rule.GRPC != nil && i < len(rule.GRPC.BackendRefs):
+		for _, f := range rule.GRPC.BackendRefs[i].Filters {
+			out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier})
+		}
+	}
+	return out
+}
+
 // applyHeaderFilters applies RequestHeaderModifier and
 // ResponseHeaderModifier: set overwrites, add appends, remove removes.
 func applyHeaderFilters(r *routev3.Route, fs []ruleFilter) {

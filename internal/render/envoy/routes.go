@@ -648,25 +648,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		}
 	}
 	act := &routev3.RouteAction{ClusterNotFoundResponseCode: routev3.RouteAction_INTERNAL_SERVER_ERROR}
-	var wcs []*routev3.WeightedCluster_ClusterWeight
-	total := uint32(0)
-	for _, b := range e.rule.Backends {
-		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
-			continue // a delegation: its child routes are served instead
-		}
-		var name string
-		switch {
-		case b.Resolved:
-			name = vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
-		case vb.target.Blackhole:
-			name = BlackholeCluster
-		default:
-			continue
-		}
-		w := uint32(max(b.Weight, 0))
-		total += w
-		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w)})
-	}
+	wcs, total := vb.clusterWeights(e)
 	switch {
 	case len(wcs) == 0 || total == 0:
 		r.Action = directResponse(500, "")
@@ -691,7 +673,45 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	r.Action = &routev3.Route_Route{Route: act}
 	applyHeaderFilters(r, filters)
+	if len(wcs) == 1 {
+		// One backend: its own header filters apply on the route, after
+		// the rule's, as kgateway writes them.
+		c := wcs[0]
+		r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, c.RequestHeadersToAdd...)
+		r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, c.RequestHeadersToRemove...)
+		r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, c.ResponseHeadersToAdd...)
+		r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, c.ResponseHeadersToRemove...)
+	}
 	return true
+}
+
+// clusterWeights are the clusters a rule forwards to, with their weights
+// and the header filters of their backendRefs, and the total weight.
+func (vb *vhostBuild) clusterWeights(e entry) ([]*routev3.WeightedCluster_ClusterWeight, uint32) {
+	var wcs []*routev3.WeightedCluster_ClusterWeight
+	total := uint32(0)
+	for i, b := range e.rule.Backends {
+		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
+			continue // a delegation: its child routes are served instead
+		}
+		var name string
+		switch {
+		case b.Resolved:
+			name = vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
+		case vb.target.Blackhole:
+			name = BlackholeCluster
+		default:
+			continue
+		}
+		w := uint32(max(b.Weight, 0))
+		total += w
+		h := &routev3.Route{}
+		applyHeaderFilters(h, backendRefFilters(e.rule, i))
+		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w),
+			RequestHeadersToAdd: h.RequestHeadersToAdd, RequestHeadersToRemove: h.RequestHeadersToRemove,
+			ResponseHeadersToAdd: h.ResponseHeadersToAdd, ResponseHeadersToRemove: h.ResponseHeadersToRemove})
+	}
+	return wcs, total
 }
 
 // tuneMirrors merges the most specific level's mirror tuning into each of
