@@ -42,6 +42,9 @@ type Options struct {
 	Gateways []string
 	// Config is handed to policy renderers (through policy.Env).
 	Config policy.Config
+	// RouteSourceMetadata puts on every route the route object, rule and
+	// match it comes from (kgateway's enableRouteSourceMetadata).
+	RouteSourceMetadata bool
 }
 
 // Output is the rendered configuration.

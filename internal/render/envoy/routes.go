@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -547,6 +548,9 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 // route builds one Envoy route for a rule × match in a virtual host.
 func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhScope, rcScope *scoped) *routev3.Route {
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
+	if vb.opt.RouteSourceMetadata {
+		defer addRouteSource(r, e)
+	}
 	if e.rule.DelegatesToNothing() {
 		// kgateway answers the parent's match itself: falling through to a
 		// broader route would send the traffic somewhere nobody chose.
@@ -591,6 +595,35 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		}
 	}
 	return r
+}
+
+// RouteSourceKey is the filter metadata naming the route object, rule and
+// match an Envoy route comes from (kgateway's route source metadata).
+const RouteSourceKey = "dev.kgateway.route_source"
+
+// addRouteSource records on r the route, rule and match it comes from, as
+// kgateway names them (an unnamed rule is _rule-N, a match _match-N), for
+// access logs to read (%METADATA(ROUTE:dev.kgateway.route_source:name)%).
+func addRouteSource(r *routev3.Route, e entry) {
+	rule := e.rule.Name
+	if rule == "" {
+		rule = "_rule-" + strconv.Itoa(e.rule.Index)
+	}
+	src := &structpb.Struct{Fields: map[string]*structpb.Value{
+		"group": structpb.NewStringValue(gwv1.GroupName), "kind": structpb.NewStringValue(e.att.Route.Kind),
+		"namespace": structpb.NewStringValue(e.att.Route.Meta.Namespace), "name": structpb.NewStringValue(e.att.Route.Meta.Name),
+		"rule": structpb.NewStringValue(rule), "match": structpb.NewStringValue("_match-" + strconv.Itoa(e.match)),
+	}}
+	md := &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{RouteSourceKey: src}}
+	if r.Metadata != nil {
+		// the rule's merge metadata is shared by its routes: add to a copy
+		md = proto.Clone(r.Metadata).(*corev3.Metadata)
+		if md.FilterMetadata == nil {
+			md.FilterMetadata = map[string]*structpb.Struct{}
+		}
+		md.FilterMetadata[RouteSourceKey] = src
+	}
+	r.Metadata = md
 }
 
 // withPerFilter is withMetadata for typed_per_filter_config.
