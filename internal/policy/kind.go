@@ -84,6 +84,14 @@ type BackendClusterer interface {
 	BackendCluster(obj *manifest.Object, name string) (cluster proto.Message, filter *HTTPFilter, err error)
 }
 
+// BackendAppProtocoler is implemented by BackendProviders whose backend
+// objects name the application protocol they speak (kgateway's Backend
+// static.appProtocol), e.g. kubernetes.io/ws, for which a route upgrades
+// to WebSocket.
+type BackendAppProtocoler interface {
+	BackendAppProtocol(obj *manifest.Object) string
+}
+
 // RuleChecker is implemented by kinds whose policies are valid or not
 // depending on the rule that references them (HAProxyRoutePolicy rejects
 // response caching on a GRPCRoute). attach calls it for every ExtensionRef

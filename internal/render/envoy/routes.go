@@ -691,7 +691,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	default:
 		act.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
 	}
-	if websocketBackend(e.rule.Backends) {
+	if vb.websocketBackend(e.rule.Backends) {
 		act.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
 	for _, f := range filters {
