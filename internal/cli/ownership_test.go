@@ -64,13 +64,16 @@ import (
 // gatewayAPIPaths are the Route paths the Gateway API translation writes
 // without any policy: the match, the backends (and the WebSocket upgrade
 // a backend's appProtocol asks for), the rule's filters (rewrites,
-// mirrors, header modifiers, redirects) and gwpol's metadata.
+// mirrors, header modifiers, redirects), its session persistence and
+// gwpol's metadata.
 var gatewayAPIPaths = map[string]bool{
 	"name": true, "match": true, "metadata": true, "redirect": true, "direct_response": true,
 	"request_headers_to_add": true, "request_headers_to_remove": true, "response_headers_to_add": true, "response_headers_to_remove": true,
 	"route.cluster": true, "route.weighted_clusters": true, "route.cluster_not_found_response_code": true,
 	"route.prefix_rewrite": true, "route.regex_rewrite": true, "route.host_rewrite_literal": true, "route.request_mirror_policies": true,
 	"route.upgrade_configs": true,
+	// a rule's own sessionPersistence
+	"typed_per_filter_config.envoy.filters.http.stateful_session": true,
 }
 
 // shadowedGap: render keeps a per-filter config in effect on a route

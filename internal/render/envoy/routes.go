@@ -225,6 +225,7 @@ type vhostBuild struct {
 	used     []*scoped // scopes whose HTTP filters the chain needs
 	names    []namedRoute
 	clusters []clusterOp
+	filters  []filterDef // HTTP filters Gateway API routing needs (session persistence)
 }
 
 type namedRoute struct {
@@ -245,6 +246,9 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 		if f := gb.applyCluster(op); f != nil {
 			rb.filters[f.name] = *f
 		}
+	}
+	for _, f := range vb.filters {
+		rb.filters[f.name] = f
 	}
 }
 
@@ -584,7 +588,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	tuneMirrors(r, levels...)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
-	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
+	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule))
 	vb.used = append(vb.used, rs)
 	for _, s := range levels {
 		if s == nil {
