@@ -71,6 +71,13 @@ type BackendProvider interface {
 	BackendKinds() []model.GroupKind
 }
 
+// PortlessBackender is implemented by BackendProviders some of whose
+// backendRef kinds define their own ports (kgateway's Backend): a
+// backendRef to one that names a port does not resolve.
+type PortlessBackender interface {
+	PortlessBackendKinds() []model.GroupKind
+}
+
 // BackendClusterer is implemented by BackendProviders that know the
 // Envoy cluster of their backend objects (kgateway's Backend: static
 // hosts, dynamic forward proxy).

@@ -333,6 +333,20 @@ func (r *Registry) BackendKinds() map[model.GroupKind]bool {
 	return out
 }
 
+// PortlessBackendKinds are the backendRef kinds whose objects define their
+// own ports (PortlessBackender).
+func (r *Registry) PortlessBackendKinds() map[model.GroupKind]bool {
+	out := map[model.GroupKind]bool{}
+	for _, k := range r.kinds {
+		if b, ok := k.(PortlessBackender); ok {
+			for _, gk := range b.PortlessBackendKinds() {
+				out[gk] = true
+			}
+		}
+	}
+	return out
+}
+
 // LintRules are the lint rules the registered kinds own (LintRuleOwner),
 // in registry order, each listed once.
 func (r *Registry) LintRules() []diag.Rule {

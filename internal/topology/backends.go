@@ -85,6 +85,10 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 			b.fail("BackendNotFound", fmt.Sprintf("%s %s/%s not found", b.Kind, b.Namespace, b.Name))
 			return b
 		}
+		if br.Port != nil && opt.PortlessBackendKinds[gk] {
+			b.fail("BackendNotFound", fmt.Sprintf("BackendRef to %q includes a port. Do not specify a port when referencing a %s resource, as it defines its own port configuration", b.Name, b.Kind))
+			return b
+		}
 	default:
 		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
 		return b

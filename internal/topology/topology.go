@@ -18,6 +18,9 @@ type Options struct {
 	// package registered (e.g. kgateway's Backend); a ref to one resolves
 	// when the object exists.
 	BackendKinds map[model.GroupKind]bool
+	// PortlessBackendKinds are those of BackendKinds whose objects define
+	// their own ports: a backendRef to one must not name a port.
+	PortlessBackendKinds map[model.GroupKind]bool
 	// ValidationMode is kgateway's: Strict also drops rules whose
 	// matchers Envoy would reject (RuleProblem).
 	ValidationMode string

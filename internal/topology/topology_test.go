@@ -542,13 +542,15 @@ func TestBackendRefs(t *testing.T) {
 		{"unsupported kind", "{group: example.com, kind: Thing, name: x}", false, "InvalidKind"},
 		{"registered backend kind", "{group: gateway.kgateway.dev, kind: Backend, name: lambda}", true, ""},
 		{"registered backend kind, missing object", "{group: gateway.kgateway.dev, kind: Backend, name: nope}", false, "BackendNotFound"},
+		{"a port on a kind that defines its own", "{group: gateway.kgateway.dev, kind: Backend, name: lambda, port: 8080}", false, "BackendNotFound"},
 	}
 	docs := []string{gatewayInfra, backendFixtures}
 	for i, tt := range tests {
 		docs = append(docs, httpRoute("apps", "r"+strings.Repeat("x", i),
 			"  parentRefs: [{namespace: infra, name: gw, sectionName: http}]\n  rules:\n  - backendRefs: ["+tt.ref+"]\n"))
 	}
-	opt := Options{BackendKinds: map[model.GroupKind]bool{{Group: "gateway.kgateway.dev", Kind: "Backend"}: true}}
+	backend := model.GroupKind{Group: "gateway.kgateway.dev", Kind: "Backend"}
+	opt := Options{BackendKinds: map[model.GroupKind]bool{backend: true}, PortlessBackendKinds: map[model.GroupKind]bool{backend: true}}
 	g := graph(t, opt, docs...)
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package trafficpolicy
 
 import (
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -16,4 +17,13 @@ func (Kind) BackendAppProtocol(o *manifest.Object) string {
 		return ""
 	}
 	return *b.Spec.Static.AppProtocol
+}
+
+var _ policy.PortlessBackender = Kind{}
+
+// PortlessBackendKinds implements policy.PortlessBackender: a Backend
+// defines its own ports, so kgateway refuses a backendRef to one that
+// names a port.
+func (Kind) PortlessBackendKinds() []model.GroupKind {
+	return []model.GroupKind{{Group: Group, Kind: KindBackend}}
 }
