@@ -361,6 +361,9 @@ func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 			return b.Reason
 		}
 	}
+	if r.NoAction(rule) {
+		return merge.NoActionReason
+	}
 	return ""
 }
 

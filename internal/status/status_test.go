@@ -234,6 +234,9 @@ spec:
 		{"ExtensionRef to a missing policy: replaced", strings.Replace(base, "kind: HTTPRoute\nmetadata: {name: r1", "kind: HTTPRoute\nmetadata: {name: old", 1) + strings.Replace(extRef, "POLICY", "nope", 1),
 			"r1", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
 		{"unresolved certificate: Gateway ResolvedRefs False", base + httpsGW, "", "", "tls", "False/ListenersNotResolved"},
+		{"no backendRefs and nothing that answers: replaced", base + noAction, "empty", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
+		{"no backendRefs but a redirect: programmed", base + strings.Replace(noAction, "type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: b}]}", "type: RequestRedirect, requestRedirect: {hostname: example.org}", 1),
+			"empty", "True/Programmed", "gw", "True/ResolvedRefs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,6 +258,17 @@ spec:
 		})
 	}
 }
+
+// noAction is a route whose rule has no backendRefs, only a header filter.
+const noAction = `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: empty, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: b}]}}]
+`
 
 func condOf(cs []status.Condition, typ string) string {
 	for _, c := range cs {

@@ -687,6 +687,10 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	act := &routev3.RouteAction{ClusterNotFoundResponseCode: routev3.RouteAction_INTERNAL_SERVER_ERROR}
 	wcs, total := vb.clusterWeights(e)
 	switch {
+	case len(e.rule.Backends) == 0 && vb.target.Blackhole:
+		// nothing gives the rule an action: kgateway replaces it
+		r.Action = directResponse(500, InvalidBody)
+		return false
 	case len(wcs) == 0 || total == 0:
 		r.Action = directResponse(500, "")
 		return false
