@@ -23,6 +23,8 @@ type Target struct {
 	// the Gateway API's "500 for the share of an invalid backend". Without
 	// it such backendRefs are left out and a rule none of whose backends
 	// resolves answers a 500 direct response, as Envoy Gateway writes it.
+	// With it, a rule with no backendRefs at all is replaced with
+	// kgateway's 500 (merge.NoAction), as kgateway finds it no action.
 	Blackhole bool
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
