@@ -46,8 +46,8 @@ func ruleSession(rule *topology.Rule) *gwv1.SessionPersistence {
 // header carrying the session, named sessionName.
 func statefulSession(sp *gwv1.SessionPersistence) *statefulsessionv3.StatefulSessionPerRoute {
 	kind := gwv1.CookieBasedSessionPersistence
-	if sp.Type != nil {
-		kind = *sp.Type
+	if sp.Type != nil && *sp.Type == gwv1.HeaderBasedSessionPersistence {
+		kind = gwv1.HeaderBasedSessionPersistence
 	}
 	var state proto.Message
 	switch kind {
