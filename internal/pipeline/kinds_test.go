@@ -38,6 +38,8 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.LintRuleOwner](),
 	reflect.TypeFor[policy.Answerer](),
 	reflect.TypeFor[policy.BackendClusterer](),
+	reflect.TypeFor[policy.BackendAppProtocoler](),
+	reflect.TypeFor[policy.PortlessBackender](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

@@ -15,6 +15,8 @@ package policy
 //	Auxiliary         the registry: other objects of the kind's API group it reads
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
+//	BackendAppProtocoler  render/envoy: the protocol such a backend object speaks (WebSocket upgrade)
+//	PortlessBackender  the registry, topology: backendRef kinds that must not name a port
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
