@@ -52,6 +52,11 @@ type Result struct {
 	// ExtensionRefs: per rule, the filters referencing a policy kind, in
 	// filter order (for OnePerRule kinds and fail-closed rendering).
 	Broken map[*topology.Rule][]Broken
+	// OnBackendRef lists, per policy, the routes whose backendRef filters
+	// reference it (kinds that allow it there): such a reference attaches
+	// nothing, yet kgateway reports the policy against those routes'
+	// Gateways (Attached False, Pending).
+	OnBackendRef map[*policy.Policy][]*topology.Route
 
 	Diagnostics []diag.Diagnostic
 }
@@ -73,6 +78,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		Listener: map[*topology.Listener][]*Attachment{}, Route: map[*topology.Route][]*Attachment{},
 		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
 		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{}, Backend: map[model.Key][]*Attachment{},
+		OnBackendRef: map[*policy.Policy][]*topology.Route{},
 	}
 	backends := reg.BackendKinds()
 	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
@@ -238,9 +244,17 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 				continue
 			}
 			gk := model.GroupKind{Group: string(f.ExtensionRef.Group), Kind: string(f.ExtensionRef.Kind)}
-			if k, ok := reg.Lookup(gk); ok && k.Spec().OnePerRule {
+			k, ok := reg.Lookup(gk)
+			switch {
+			case ok && k.Spec().OnePerRule:
 				r.broken(rt, rule, k, policy.LintPolicyFilterOnBackend.Code, f.Path,
 					fmt.Sprintf("%s filter on a backendRef; %s attaches only to rules, so the rule fails closed — move the filter to the rule's filters", gk.Kind, gk.Kind))
+			case ok:
+				p := set.Get(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: rt.Meta.Namespace, Name: string(f.ExtensionRef.Name)})
+				// a route's references come together: compare with the last
+				if l := r.OnBackendRef[p]; p != nil && (len(l) == 0 || l[len(l)-1] != rt) {
+					r.OnBackendRef[p] = append(l, rt)
+				}
 			}
 		}
 	}

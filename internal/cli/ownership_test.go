@@ -54,7 +54,8 @@ import (
 //     in that list: explain attributes them (HTTPRoute NS/NAME rule R
 //     (built-in)).
 //
-// Routes replaced by a direct response carry no policy field: explain must
+// Routes that answer every request themselves (a direct response, or a
+// route to the blackhole cluster alone, envoy.RouteAnswer): explain must
 // say the status render answers (a broken reference, a kind failing
 // closed, no usable backend, a capability the target lacks, a field that
 // cannot be rendered) or that an invalid policy replaced them
@@ -64,13 +65,16 @@ import (
 // gatewayAPIPaths are the Route paths the Gateway API translation writes
 // without any policy: the match, the backends (and the WebSocket upgrade
 // a backend's appProtocol asks for), the rule's filters (rewrites,
-// mirrors, header modifiers, redirects) and gwpol's metadata.
+// mirrors, header modifiers, redirects), its session persistence and
+// gwpol's metadata.
 var gatewayAPIPaths = map[string]bool{
 	"name": true, "match": true, "metadata": true, "redirect": true, "direct_response": true,
 	"request_headers_to_add": true, "request_headers_to_remove": true, "response_headers_to_add": true, "response_headers_to_remove": true,
 	"route.cluster": true, "route.weighted_clusters": true, "route.cluster_not_found_response_code": true,
 	"route.prefix_rewrite": true, "route.regex_rewrite": true, "route.host_rewrite_literal": true, "route.request_mirror_policies": true,
 	"route.upgrade_configs": true,
+	// a rule's own sessionPersistence
+	"typed_per_filter_config.envoy.filters.http.stateful_session": true,
 }
 
 // backendRoutePaths are the route action fields the backend objects of a
@@ -222,9 +226,9 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 						if !ok {
 							continue
 						}
-						if dr := er.route.GetDirectResponse(); dr != nil {
+						if status, body := envoy.RouteAnswer(er.route); status != 0 {
 							replaced++
-							checkReplaced(t, c, out, rp.Route, rule.Rule, l, dr, target+" "+name)
+							checkReplaced(t, c, out, rp.Route, rule.Rule, l, status, body, target+" "+name)
 							continue
 						}
 						if er.route.GetRoute() == nil {
@@ -591,23 +595,23 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 // explain must say so; other direct responses (fail closed, a capability
 // the target lacks, a render error, no backend) are decided by render and
 // not checked here.
-func checkReplaced(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, l *topology.Listener, dr *routev3.DirectResponseAction, where string) {
+func checkReplaced(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, l *topology.Listener, status int, body, where string) {
 	t.Helper()
 	view := explain.Rule(c.Result, rt, rule, l, answersFrom(out))
 	if view.FixedStatus != 0 {
 		// attach or a backendRef broke the rule (a bad ExtensionRef, a
 		// refused backend…): explain must say the status render answers.
-		if view.FixedStatus != int(dr.GetStatus()) {
-			t.Errorf("%s answers %d, but explain says it answers %d (notes: %q)", where, dr.GetStatus(), view.FixedStatus, view.Notes)
+		if view.FixedStatus != status {
+			t.Errorf("%s answers %d, but explain says it answers %d (notes: %q)", where, status, view.FixedStatus, view.Notes)
 		}
 		return
 	}
-	invalid := dr.GetBody().GetInlineString() == envoy.InvalidBody
+	invalid := body == envoy.InvalidBody
 	if noted := replacedNote(view); invalid != noted {
-		t.Errorf("%s answers %d (replaced for an invalid policy: %v), but explain says replaced: %v (notes: %q)", where, dr.GetStatus(), invalid, noted, view.Notes)
+		t.Errorf("%s answers %d (replaced for an invalid policy: %v), but explain says replaced: %v (notes: %q)", where, status, invalid, noted, view.Notes)
 	}
 	if !invalid {
-		t.Errorf("%s answers %d to every request, but explain says neither a fixed status nor a replacement (notes: %q)", where, dr.GetStatus(), view.Notes)
+		t.Errorf("%s answers %d to every request, but explain says neither a fixed status nor a replacement (notes: %q)", where, status, view.Notes)
 	}
 }
 

@@ -112,6 +112,9 @@ func renderCompiled(c *pipeline.Compiled, target string, kgatewayKey bool, gatew
 		MergeKeyKgateway: kgatewayKey,
 		Gateways:         gateways,
 		Config:           c.Config.PolicyConfig(),
+		// kgateway's setting, honoured under every target: it only adds
+		// route metadata for access logs to read
+		RouteSourceMetadata: c.Config.EnableRouteSourceMetadata,
 	})
 }
 

@@ -211,6 +211,7 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 				t.Notes = append(t.Notes, "a backendRef delegates to no route (GWP211): "+b.Why)
 			}
 		}
+		t.Notes = append(t.Notes, unresolvedShares(rule)...)
 	}
 	if opt.Notes != nil {
 		t.Notes = append(t.Notes, opt.Notes(rt, rule)...)
@@ -335,4 +336,24 @@ func defaultStrategy(e merge.EffectiveField) policy.Strategy {
 		}
 	}
 	return policy.AugmentedShallow
+}
+
+// unresolvedShares notes, for a rule that forwards, each backendRef that
+// does not resolve: the requests its weight would get answer 500, as the
+// Gateway API asks (kgateway routes them to a cluster that does not
+// exist).
+func unresolvedShares(rule *topology.Rule) []string {
+	var out []string
+	total := int32(0)
+	for _, b := range rule.Backends {
+		total += max(b.Weight, 0)
+	}
+	for _, b := range rule.Backends {
+		if b.Resolved || b.Why != "" || b.Weight <= 0 || rule.IsDelegating() {
+			continue // a delegation to a missing route is said above
+		}
+		out = append(out, fmt.Sprintf("backendRef %s %s/%s does not resolve (%s: %s): the requests its weight would get (%d of %d) answer 500",
+			b.Kind, b.Namespace, b.Name, b.Reason, b.Message, b.Weight, total))
+	}
+	return out
 }

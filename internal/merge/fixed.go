@@ -17,8 +17,9 @@ type FixedStatus struct {
 // FixedStatus reports whether a rule answers a fixed status: 503 when a
 // policy kind that fails closed made it unusable, 500 when another broken
 // policy reference did, when the rule cannot be translated as written
-// (topology.RuleProblem, not dropped) or, unless it redirects, when none of its
-// backendRefs can take traffic (none at all; not found, not permitted
+// (topology.RuleProblem, not dropped) or, unless it redirects, when nothing
+// gives it an action (no backendRefs: kgateway replaces it, NoAction) or
+// none of its backendRefs can take traffic (not found, not permitted
 // without a ReferenceGrant, an unsupported kind; weight 0), as gateways
 // answer. Views report it; the renderer emits the same response (a test
 // over every fixture and shared case holds the two together).
@@ -45,7 +46,25 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 	if fs, ok := r.answered(rule); ok {
 		return fs, true
 	}
+	if len(rule.Backends) == 0 {
+		return FixedStatus{Status: 500, Reasons: []string{"replaced: " + NoActionReason}}, true
+	}
 	return noUsableBackend(rule)
+}
+
+// NoActionReason is why kgateway replaces a rule that neither forwards,
+// redirects nor answers (RouteRuleReplaced).
+const NoActionReason = "no action specified: the rule has no backendRefs and no filter that answers"
+
+// NoAction reports whether kgateway replaces the rule because nothing
+// gives it an action: no backendRefs, no redirect, no policy answering it,
+// and nothing else already broke or replaced it.
+func (r *Result) NoAction(rule *topology.Rule) bool {
+	if len(rule.Backends) > 0 || len(r.Attach.Broken[rule]) > 0 || rule.Problem != nil || rule.IsDelegating() || redirects(rule) {
+		return false
+	}
+	_, answered := r.answered(rule)
+	return !answered
 }
 
 // answered: a policy of the rule answers it itself (policy.Answerer,
@@ -85,15 +104,12 @@ func redirects(rule *topology.Rule) bool {
 	return false
 }
 
-// noUsableBackend: a rule with no backendRef that can take traffic (none
-// at all, none that resolves, or only weight 0) answers 500, as the
-// Gateway API asks and as render writes it.
+// noUsableBackend: a rule none of whose backendRefs can take traffic
+// (none resolves, or only weight 0) answers 500, as the
+// Gateway API asks; render writes a direct response, or (kgateway) a route
+// to a cluster that does not exist, which Envoy answers 500.
 func noUsableBackend(rule *topology.Rule) (FixedStatus, bool) {
 	fs := FixedStatus{Status: 500}
-	if len(rule.Backends) == 0 {
-		fs.Reasons = append(fs.Reasons, "the rule has no backendRefs and no filter that answers")
-		return fs, true
-	}
 	for _, b := range rule.Backends {
 		switch {
 		case !b.Resolved:

@@ -40,6 +40,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.BackendClusterer](),
 	reflect.TypeFor[policy.BackendDescriber](),
 	reflect.TypeFor[policy.PortlessBackends](),
+	reflect.TypeFor[policy.BackendAppProtocoler](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

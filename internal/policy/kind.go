@@ -17,6 +17,7 @@ package policy
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	BackendDescriber  explain: the cluster settings such an object's own spec sets
 //	PortlessBackends  the registry, topology: backendRef kinds a ref must name without a port
+//	BackendAppProtocoler  render/envoy: the protocol such a backend object speaks (WebSocket upgrade)
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
@@ -116,6 +117,14 @@ type BackendDescriber interface {
 	// BackendSettings are the FieldSpec.Cluster names the object's spec
 	// sets, with the spec field that sets each.
 	BackendSettings(obj *manifest.Object) map[string]string
+}
+
+// BackendAppProtocoler is implemented by BackendProviders whose backend
+// objects name the application protocol they speak (kgateway's Backend
+// static.appProtocol), e.g. kubernetes.io/ws, for which a route upgrades
+// to WebSocket.
+type BackendAppProtocoler interface {
+	BackendAppProtocol(obj *manifest.Object) string
 }
 
 // RuleChecker is implemented by kinds whose policies are valid or not

@@ -362,6 +362,9 @@ func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 			return b.Reason
 		}
 	}
+	if r.NoAction(rule) {
+		return merge.NoActionReason
+	}
 	return ""
 }
 
@@ -466,7 +469,11 @@ func brokenReasons(b attach.Broken) (reason, resolvedRefs string) {
 type usage int
 
 const (
-	usedAttached usage = iota
+	// usedPending: only a backendRef filter references the policy, which
+	// attaches nothing (kgateway: Attached False, Pending); any other use
+	// at the same ancestor says more.
+	usedPending usage = iota
+	usedAttached
 	usedMerged
 	usedOverridden
 )
@@ -567,6 +574,8 @@ func attachedCondition(p *policy.Policy, u usage) Condition {
 	switch {
 	case !p.IsValid():
 		return Condition{Type: "Attached", Status: "False", Reason: "Pending", Message: "Policy is not attached: it is not accepted"}
+	case u == usedPending:
+		return Condition{Type: "Attached", Status: "False", Reason: "Pending", Message: "Policy is not attached: only a backendRef filter references it, and that applies no policy"}
 	case u == usedOverridden:
 		return Condition{Type: "Attached", Status: "False", Reason: "Overridden", Message: "Overridden due to conflict with higher priority policy in target(s)"}
 	case u == usedMerged:
@@ -637,6 +646,13 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 				anc = users[bp.Key]
 			}
 			record(merge.Points{pt}, anc)
+		}
+	}
+	for p, rts := range r.Attach.OnBackendRef {
+		for _, rt := range rts {
+			for _, a := range RouteAncestors(rt) {
+				idx[p] = append(idx[p], use{a, usedPending})
+			}
 		}
 	}
 	for _, rp := range r.Routes {

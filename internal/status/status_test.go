@@ -73,6 +73,30 @@ func compile(t *testing.T, docs string) *status.Report {
 }
 
 // attached returns "status/reason" of each policy's Attached condition.
+// backendRefFilter is a TrafficPolicy without targets that route r4's
+// backendRef filter references, and its rule filter too when onRule.
+func backendRefFilter(name string, onRule bool) string {
+	ref := "{type: ExtensionRef, extensionRef: {group: gateway.kgateway.dev, kind: TrafficPolicy, name: " + name + "}}"
+	rule := ""
+	if onRule {
+		rule = ", filters: [" + ref + "]"
+	}
+	return `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: ` + name + `, namespace: infra}
+spec: {timeouts: {request: 1s}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r4, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - {backendRefs: [{name: svc, port: 80, filters: [` + ref + `]}]` + rule + `}
+`
+}
+
 func attached(rep *status.Report) map[string]string {
 	out := map[string]string{}
 	for _, p := range rep.Policies {
@@ -117,6 +141,12 @@ func TestAttachedAggregation(t *testing.T) {
 		{"invalid policy stays Pending",
 			policyDoc("bad", "r1", "", "  timeouts: {request: soon}\n", 1),
 			map[string]string{"bad": "False/Pending"}},
+		{"referenced only from a backendRef filter: Pending",
+			backendRefFilter("only-backend", false),
+			map[string]string{"only-backend": "False/Pending"}},
+		{"referenced from a backendRef filter and a rule filter: Attached",
+			backendRefFilter("both", true),
+			map[string]string{"both": "True/Attached"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,6 +234,9 @@ spec:
 		{"ExtensionRef to a missing policy: replaced", strings.Replace(base, "kind: HTTPRoute\nmetadata: {name: r1", "kind: HTTPRoute\nmetadata: {name: old", 1) + strings.Replace(extRef, "POLICY", "nope", 1),
 			"r1", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
 		{"unresolved certificate: Gateway ResolvedRefs False", base + httpsGW, "", "", "tls", "False/ListenersNotResolved"},
+		{"no backendRefs and nothing that answers: replaced", base + noAction, "empty", "False/RouteRuleReplaced", "gw", "True/ResolvedRefs"},
+		{"no backendRefs but a redirect: programmed", base + strings.Replace(noAction, "type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: b}]}", "type: RequestRedirect, requestRedirect: {hostname: example.org}", 1),
+			"empty", "True/Programmed", "gw", "True/ResolvedRefs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,6 +258,17 @@ spec:
 		})
 	}
 }
+
+// noAction is a route whose rule has no backendRefs, only a header filter.
+const noAction = `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: empty, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: b}]}}]
+`
 
 func condOf(cs []status.Condition, typ string) string {
 	for _, c := range cs {

@@ -17,7 +17,14 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 		for _, br := range mr.BackendRefs {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
 		}
-		rule.Problem = checkRule(rule, strings.EqualFold(opt.ValidationMode, "Strict"))
+		strict := strings.EqualFold(opt.ValidationMode, "Strict")
+		rule.Problem = checkRule(rule, strict)
+		if rule.Problem == nil {
+			rule.Problem = redirectStatus(r, rule)
+		}
+		if rule.Problem == nil && strict {
+			rule.Problem = headerFormatProblem(rule)
+		}
 		if p := rule.Problem; p != nil {
 			g.Diagnostics = append(g.Diagnostics, notProgrammed(r, mr, p))
 		}

@@ -138,6 +138,9 @@ type Rule struct {
 	Children []*Delegation
 	// Problem is set when kgateway cannot translate the rule as written.
 	Problem *RuleProblem
+	// RedirectStatus overrides the status code of the rule's
+	// RequestRedirect (AnnotationRedirectStatus); 0 keeps the filter's.
+	RedirectStatus int
 }
 
 // Backend is one resolved backendRef.

@@ -234,17 +234,13 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 	}
 }
 
-// websocketBackend: a Service port whose appProtocol is kubernetes.io/ws
-// speaks WebSocket, so the route upgrades (kgateway does the same).
-func websocketBackend(bs []*topology.Backend) bool {
-	for _, b := range bs {
-		if !b.Resolved || b.Service == nil {
-			continue
-		}
-		for _, p := range b.Service.Spec.Ports {
-			if p.Port == b.Port && p.AppProtocol != nil && *p.AppProtocol == "kubernetes.io/ws" {
-				return true
-			}
+// websocketBackend: a Service port, or a backend object, whose
+// appProtocol is kubernetes.io/ws speaks WebSocket, so the route upgrades
+// (kgateway does the same).
+func (b *builder) websocketBackend(bs []*topology.Backend) bool {
+	for _, be := range bs {
+		if be.Resolved && b.appProtocol(be) == "kubernetes.io/ws" {
+			return true
 		}
 	}
 	return false
@@ -284,4 +280,27 @@ func (gb *gatewayBuild) fragmentBackend(cluster string) (model.Key, bool) {
 	}
 	k, ok := gb.objectClusters[cluster[:i+1]]
 	return k, ok
+}
+
+// appProtocol is the application protocol a resolved backend names: its
+// Service port's appProtocol, or what the kind defining it reads from the
+// object (policy.BackendAppProtocoler); "" when none.
+func (b *builder) appProtocol(be *topology.Backend) string {
+	if be.Service != nil {
+		for _, p := range be.Service.Spec.Ports {
+			if p.Port == be.Port && p.AppProtocol != nil {
+				return *p.AppProtocol
+			}
+		}
+		return ""
+	}
+	ap, ok := b.clusterers[model.GroupKind{Group: be.Group, Kind: be.Kind}].(policy.BackendAppProtocoler)
+	if !ok {
+		return ""
+	}
+	o, found := b.res.Graph.Model.Object(model.Key{Group: be.Group, Kind: be.Kind, Namespace: be.Namespace, Name: be.Name})
+	if !found {
+		return ""
+	}
+	return ap.BackendAppProtocol(o)
 }

@@ -67,8 +67,12 @@
 //
 // # Failing closed
 //
-// A rule whose backends do not resolve answers 500 (direct_response), as
-// gateways do. A rule made unusable by its policy references
+// A backendRef that does not resolve answers 500 for its share of the
+// rule's requests: under targets with Target.Blackhole (kgateway, envoy) it
+// stays in the route as BlackholeCluster, a cluster nothing defines
+// (cluster_not_found_response_code 500), as kgateway writes it; under the
+// others it is left out, and a rule none of whose backends resolves
+// answers 500 (direct_response), as Envoy Gateway writes it. A rule made unusable by its policy references
 // (attach.Result.Broken) answers 500, or 503 when the broken kind fails
 // closed. An invalid policy replaces the resource it merges into: a Route
 // keeps its name and match and answers 500 with kgateway's body; a

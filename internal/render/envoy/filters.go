@@ -38,6 +38,23 @@ func ruleFilters(rule *topology.Rule) []ruleFilter {
 	return out
 }
 
+// backendRefFilters are the header filters of a rule's i-th backendRef
+// (the other filters a backendRef may carry are policy references).
+func backendRefFilters(rule *topology.Rule, i int) []ruleFilter {
+	var out []ruleFilter
+	switch {
+	case rule.HTTP != nil && i < len(rule.HTTP.BackendRefs):
+		for _, f := range rule.HTTP.BackendRefs[i].Filters {
+			out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier})
+		}
+	case rule.GRPC != nil && i < len(rule.GRPC.BackendRefs):
+		for _, f := range rule.GRPC.BackendRefs[i].Filters {
+			out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier})
+		}
+	}
+	return out
+}
+
 // applyHeaderFilters applies RequestHeaderModifier and
 // ResponseHeaderModifier: set overwrites, add appends, remove removes.
 func applyHeaderFilters(r *routev3.Route, fs []ruleFilter) {
@@ -74,20 +91,45 @@ var redirectCodes = map[int]routev3.RedirectAction_RedirectResponseCode{
 	308: routev3.RedirectAction_PERMANENT_REDIRECT,
 }
 
-// redirectAction translates RequestRedirect.
-func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry) *routev3.RedirectAction {
+// wellKnownPort is the port a URL of the scheme leaves out.
+var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
+
+// redirectAction translates RequestRedirect on a listener. Without a port
+// the redirect keeps the scheme's well-known port when it names a scheme,
+// else the listener's port, as the Gateway API asks; a well-known port is
+// left out of the Location (for https, https_redirect says it
+// under targets with Target.HTTPSRedirect).
+func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
+	scheme := ""
 	if f.Scheme != nil {
+		scheme = strings.ToLower(*f.Scheme)
 		ra.SchemeRewriteSpecifier = &routev3.RedirectAction_SchemeRedirect{SchemeRedirect: *f.Scheme}
+		if scheme == "https" && t.HTTPSRedirect {
+			ra.SchemeRewriteSpecifier = &routev3.RedirectAction_HttpsRedirect{HttpsRedirect: true}
+		}
 	}
 	if f.Hostname != nil {
 		ra.HostRedirect = string(*f.Hostname)
 	}
-	if f.Port != nil {
+	switch {
+	case f.Port != nil:
 		ra.PortRedirect = uint32(*f.Port)
+	case scheme == "" && l != nil:
+		ra.PortRedirect = uint32(l.Port)
+		scheme = "http"
+		if l.Protocol == gwv1.HTTPSProtocolType {
+			scheme = "https"
+		}
+	}
+	if wellKnownPort[scheme] == ra.PortRedirect {
+		ra.PortRedirect = 0
 	}
 	if f.StatusCode != nil {
 		ra.ResponseCode = redirectCodes[*f.StatusCode]
+	}
+	if e.rule.RedirectStatus != 0 {
+		ra.ResponseCode = redirectCodes[e.rule.RedirectStatus]
 	}
 	if p := f.Path; p != nil {
 		switch {

@@ -21,6 +21,7 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -498,7 +499,7 @@ func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfigu
 				if !ok {
 					return nil, fmt.Errorf("route configuration %s missing", rds.RouteConfigName)
 				}
-				m.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: rc}
+				m.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: staticRouteConfig(rc)}
 			}
 			f.ConfigType = &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(m)}
 		}
@@ -515,6 +516,36 @@ func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfigu
 		}
 	}
 	return sl, nil
+}
+
+// staticRouteConfig is a RouteConfiguration as a bootstrap inlines it.
+// Envoy checks that the clusters of a static one exist; one that routes a
+// share of requests to BlackholeCluster (so that they answer 500) says
+// not to.
+func staticRouteConfig(rc *routev3.RouteConfiguration) *routev3.RouteConfiguration {
+	if !routesToBlackhole(rc) {
+		return rc
+	}
+	out := proto.Clone(rc).(*routev3.RouteConfiguration)
+	out.ValidateClusters = wrapperspb.Bool(false)
+	return out
+}
+
+func routesToBlackhole(rc *routev3.RouteConfiguration) bool {
+	for _, vh := range rc.GetVirtualHosts() {
+		for _, r := range vh.GetRoutes() {
+			ra := r.GetRoute()
+			if ra.GetCluster() == BlackholeCluster {
+				return true
+			}
+			for _, c := range ra.GetWeightedClusters().GetClusters() {
+				if c.GetName() == BlackholeCluster {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // staticCluster turns an EDS cluster into one a standalone Envoy can use:

@@ -42,6 +42,9 @@ type Options struct {
 	Gateways []string
 	// Config is handed to policy renderers (through policy.Env).
 	Config policy.Config
+	// RouteSourceMetadata puts on every route the route object, rule and
+	// match it comes from (kgateway's enableRouteSourceMetadata).
+	RouteSourceMetadata bool
 }
 
 // Output is the rendered configuration.
@@ -101,7 +104,8 @@ func (o *Output) RouteNames(rule *topology.Rule, l *topology.Listener) []string 
 
 // Answer is what one Envoy route of a rule does with every request it
 // matches, for views that must say what the config does: Status 0 when it
-// forwards or redirects, else the status and body of its direct response.
+// forwards or redirects, else the status and body of its direct response
+// (a route to BlackholeCluster alone answers 500 without a body).
 type Answer struct {
 	Route  string
 	Status int
@@ -123,12 +127,35 @@ func (o *Output) Answers(rule *topology.Rule, l *topology.Listener) []Answer {
 	out := make([]Answer, 0, len(names))
 	for _, n := range names {
 		a := Answer{Route: n}
-		if dr := byName[n].GetDirectResponse(); dr != nil {
-			a.Status, a.Body = int(dr.GetStatus()), dr.GetBody().GetInlineString()
-		}
+		a.Status, a.Body = RouteAnswer(byName[n])
 		out = append(out, a)
 	}
 	return out
+}
+
+// RouteAnswer is the status (0: none) and body an Envoy route answers every
+// request with: its direct response, or 500 when its one cluster is
+// BlackholeCluster (cluster_not_found_response_code).
+func RouteAnswer(r *routev3.Route) (status int, body string) {
+	if dr := r.GetDirectResponse(); dr != nil {
+		return int(dr.GetStatus()), dr.GetBody().GetInlineString()
+	}
+	if ra := r.GetRoute(); ra.GetCluster() == BlackholeCluster {
+		return int(clusterNotFoundStatus(ra)), ""
+	}
+	return 0, ""
+}
+
+// clusterNotFoundStatus is the HTTP status Envoy answers when a route's
+// cluster does not exist.
+func clusterNotFoundStatus(ra *routev3.RouteAction) uint32 {
+	switch ra.GetClusterNotFoundResponseCode() {
+	case routev3.RouteAction_INTERNAL_SERVER_ERROR:
+		return 500
+	case routev3.RouteAction_NOT_FOUND:
+		return 404
+	}
+	return 503
 }
 
 func (o *Output) indexRoutes() {

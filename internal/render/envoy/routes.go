@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/parallel"
@@ -224,6 +225,7 @@ type vhostBuild struct {
 	used     []*scoped // scopes whose HTTP filters the chain needs
 	names    []namedRoute
 	clusters []clusterOp
+	filters  []filterDef // HTTP filters Gateway API routing needs (session persistence)
 }
 
 type namedRoute struct {
@@ -244,6 +246,9 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 		if f := gb.applyCluster(op); f != nil {
 			rb.filters[f.name] = *f
 		}
+	}
+	for _, f := range vb.filters {
+		rb.filters[f.name] = f
 	}
 }
 
@@ -547,6 +552,9 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 // route builds one Envoy route for a rule × match in a virtual host.
 func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhScope, rcScope *scoped) *routev3.Route {
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
+	if vb.opt.RouteSourceMetadata {
+		defer addRouteSource(r, e)
+	}
 	if e.rule.DelegatesToNothing() {
 		// kgateway answers the parent's match itself: falling through to a
 		// broader route would send the traffic somewhere nobody chose.
@@ -572,7 +580,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		r.Metadata = withMetadata(rs.metadata, r.Metadata)
 		return r
 	}
-	if !vb.forward(r, e) {
+	if !vb.forward(r, e, l) {
 		return r
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
@@ -580,7 +588,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	tuneMirrors(r, levels...)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
-	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
+	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule))
 	vb.used = append(vb.used, rs)
 	for _, s := range levels {
 		if s == nil {
@@ -591,6 +599,35 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		}
 	}
 	return r
+}
+
+// RouteSourceKey is the filter metadata naming the route object, rule and
+// match an Envoy route comes from (kgateway's route source metadata).
+const RouteSourceKey = "dev.kgateway.route_source"
+
+// addRouteSource records on r the route, rule and match it comes from, as
+// kgateway names them (an unnamed rule is _rule-N, a match _match-N), for
+// access logs to read (%METADATA(ROUTE:dev.kgateway.route_source:name)%).
+func addRouteSource(r *routev3.Route, e entry) {
+	rule := e.rule.Name
+	if rule == "" {
+		rule = "_rule-" + strconv.Itoa(e.rule.Index)
+	}
+	src := &structpb.Struct{Fields: map[string]*structpb.Value{
+		"group": structpb.NewStringValue(gwv1.GroupName), "kind": structpb.NewStringValue(e.att.Route.Kind),
+		"namespace": structpb.NewStringValue(e.att.Route.Meta.Namespace), "name": structpb.NewStringValue(e.att.Route.Meta.Name),
+		"rule": structpb.NewStringValue(rule), "match": structpb.NewStringValue("_match-" + strconv.Itoa(e.match)),
+	}}
+	md := &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{RouteSourceKey: src}}
+	if r.Metadata != nil {
+		// the rule's merge metadata is shared by its routes: add to a copy
+		md = proto.Clone(r.Metadata).(*corev3.Metadata)
+		if md.FilterMetadata == nil {
+			md.FilterMetadata = map[string]*structpb.Struct{}
+		}
+		md.FilterMetadata[RouteSourceKey] = src
+	}
+	r.Metadata = md
 }
 
 // withPerFilter is withMetadata for typed_per_filter_config.
@@ -638,28 +675,22 @@ func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 
 // forward sets the route's action from the rule's backends and Gateway API
 // filters. It reports false when the route became a direct response.
-func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
+func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) bool {
 	filters := ruleFilters(e.rule)
 	for _, f := range filters {
 		if f.redirect != nil {
-			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e)}
+			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
 			applyHeaderFilters(r, filters)
 			return true
 		}
 	}
 	act := &routev3.RouteAction{ClusterNotFoundResponseCode: routev3.RouteAction_INTERNAL_SERVER_ERROR}
-	var wcs []*routev3.WeightedCluster_ClusterWeight
-	total := uint32(0)
-	for _, b := range e.rule.Backends {
-		if !b.Resolved || (b.Group == gwv1.GroupName && b.Kind == "HTTPRoute") {
-			continue
-		}
-		name := vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
-		w := uint32(max(b.Weight, 0))
-		total += w
-		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w)})
-	}
+	wcs, total := vb.clusterWeights(e)
 	switch {
+	case len(e.rule.Backends) == 0 && vb.target.Blackhole:
+		// nothing gives the rule an action: kgateway replaces it
+		r.Action = directResponse(500, InvalidBody)
+		return false
 	case len(wcs) == 0 || total == 0:
 		r.Action = directResponse(500, "")
 		return false
@@ -668,7 +699,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	default:
 		act.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
 	}
-	if websocketBackend(e.rule.Backends) {
+	if vb.websocketBackend(e.rule.Backends) {
 		act.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
 	for _, f := range filters {
@@ -684,7 +715,45 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry) bool {
 	vb.backendRoute(act, e.rule.Backends)
 	r.Action = &routev3.Route_Route{Route: act}
 	applyHeaderFilters(r, filters)
+	if len(wcs) == 1 {
+		// One backend: its own header filters apply on the route, after
+		// the rule's, as kgateway writes them.
+		c := wcs[0]
+		r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, c.RequestHeadersToAdd...)
+		r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, c.RequestHeadersToRemove...)
+		r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, c.ResponseHeadersToAdd...)
+		r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, c.ResponseHeadersToRemove...)
+	}
 	return true
+}
+
+// clusterWeights are the clusters a rule forwards to, with their weights
+// and the header filters of their backendRefs, and the total weight.
+func (vb *vhostBuild) clusterWeights(e entry) ([]*routev3.WeightedCluster_ClusterWeight, uint32) {
+	var wcs []*routev3.WeightedCluster_ClusterWeight
+	total := uint32(0)
+	for i, b := range e.rule.Backends {
+		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
+			continue // a delegation: its child routes are served instead
+		}
+		var name string
+		switch {
+		case b.Resolved:
+			name = vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
+		case vb.target.Blackhole:
+			name = BlackholeCluster
+		default:
+			continue
+		}
+		w := uint32(max(b.Weight, 0))
+		total += w
+		h := &routev3.Route{}
+		applyHeaderFilters(h, backendRefFilters(e.rule, i))
+		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w),
+			RequestHeadersToAdd: h.RequestHeadersToAdd, RequestHeadersToRemove: h.RequestHeadersToRemove,
+			ResponseHeadersToAdd: h.ResponseHeadersToAdd, ResponseHeadersToRemove: h.ResponseHeadersToRemove})
+	}
+	return wcs, total
 }
 
 // tuneMirrors merges the most specific level's mirror tuning into each of

@@ -16,7 +16,24 @@ type Target struct {
 	// this target is: render infers the target from them when none is
 	// asked for.
 	Controllers []string
+	// Blackhole: a backendRef that does not resolve keeps its place (and
+	// weight) in the route as the cluster BlackholeCluster, which no
+	// resource defines, so Envoy answers the requests it would get with
+	// 500 (cluster_not_found_response_code): kgateway's translation, and
+	// the Gateway API's "500 for the share of an invalid backend". Without
+	// it such backendRefs are left out and a rule none of whose backends
+	// resolves answers a 500 direct response, as Envoy Gateway writes it.
+	// With it, a rule with no backendRefs at all is replaced with
+	// kgateway's 500 (merge.NoAction), as kgateway finds it no action.
+	Blackhole bool
+	// HTTPSRedirect writes a RequestRedirect to the https scheme as
+	// https_redirect (kgateway's form) rather than scheme_redirect.
+	HTTPSRedirect bool
 }
+
+// BlackholeCluster is the cluster a route names for a backendRef that does
+// not resolve (kgateway's name); no resource defines it.
+const BlackholeCluster = "blackhole-cluster"
 
 // Has reports whether the target provides a capability.
 func (t Target) Has(c string) bool { return t.Capabilities[c] }
@@ -69,8 +86,8 @@ func capSet(extra ...string) map[string]bool {
 // gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
 // the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
-	"envoy":        {Name: "envoy", Capabilities: capSet()},
-	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl")},
+	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
+	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
 	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet()},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},

@@ -33,10 +33,6 @@ import (
 //   - A listener that terminates TLS (mode Terminate, with certificates)
 //     puts its certificates on the chain, offering no ALPN protocol.
 
-// blackholeCluster is kgateway's name for the cluster of a backendRef that
-// does not resolve; no such cluster is ever defined.
-const blackholeCluster = "blackhole-cluster"
-
 // servedProtocol: the listener protocols kgateway programs.
 func servedProtocol(p gwv1.ProtocolType) bool {
 	switch p {
@@ -151,7 +147,7 @@ func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcppro
 	tp := &tcpproxyv3.TcpProxy{StatPrefix: statPrefix}
 	names := make([]string, len(rule.Backends))
 	for i, b := range rule.Backends {
-		names[i] = blackholeCluster
+		names[i] = BlackholeCluster
 		if b.Resolved {
 			op := backendClusterOp(b)
 			op.http2 = false // a byte stream: no HTTP upstream protocol to choose
@@ -172,7 +168,7 @@ func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcppro
 	if len(wc.Clusters) == 0 {
 		// every weight is zero: no backend takes a connection (Envoy
 		// wants at least one weighted cluster, so say it plainly)
-		tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_Cluster{Cluster: blackholeCluster}
+		tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_Cluster{Cluster: BlackholeCluster}
 		return tp
 	}
 	tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_WeightedClusters{WeightedClusters: wc}
