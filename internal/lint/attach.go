@@ -12,7 +12,7 @@ func crossNamespace(in *Input) []diag.Diagnostic {
 	for _, rt := range in.Result.Graph.Routes {
 		for _, rule := range rt.Rules {
 			for _, b := range rule.Backends {
-				if b.Reason == "RefNotPermitted" {
+				if b.Reason == "RefNotPermitted" && !b.Delegates() { // a delegation cycle is GWP210
 					out = append(out, diag.Diagnostic{Code: ReferenceNotPermitted.Code, Object: rt.Key().Ref(), Field: b.Path, Pos: rt.Src.FieldPos(b.Path + ".namespace"),
 						Message: b.Message + "; add a ReferenceGrant in namespace " + b.Namespace + " from " + rt.Kind + "s in " + rt.Meta.Namespace})
 				}

@@ -43,6 +43,9 @@ type Graph struct {
 	sets      map[model.Key]*ListenerSet
 	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
 	httpRoutes routeIndex
+	// reportedDelegation: delegating backendRefs already reported while
+	// flattening.
+	reportedDelegation map[*Backend]bool
 }
 
 // Gateway is a Gateway with its listeners (its own, then those of the
@@ -101,6 +104,13 @@ type Route struct {
 	Rules   []*Rule
 	// DelegatedBy are the parent rules that delegate to this route.
 	DelegatedBy []*Delegation
+	// Flat is, for an HTTPRoute attached to a Gateway or ListenerSet, every
+	// rule × match it serves with its delegations flattened, in kgateway's
+	// order (see flatten).
+	Flat []FlatMatch
+
+	reachedAsChild bool        // some flattening reached it as a delegated child
+	firstReach     *childReach // the first parent that reached it, for messages
 }
 
 // Attached reports whether any parentRef was accepted.
@@ -138,6 +148,8 @@ type Rule struct {
 	Children []*Delegation
 	// Problem is set when kgateway cannot translate the rule as written.
 	Problem *RuleProblem
+
+	kept bool // some flattening serves it (see Route.Served)
 }
 
 // Backend is one resolved backendRef.
@@ -361,6 +373,9 @@ func hostOf(h *gwv1.Hostname) string {
 
 func (g *Graph) resolveParents(r *Route) {
 	for i, ref := range r.ParentRefs {
+		if ref.Kind != nil && *ref.Kind == "HTTPRoute" {
+			continue // a delegatee accepting a parent route: delegation reports it
+		}
 		p := &Parent{Index: i, Ref: defaultParentRef(ref, r.Meta.Namespace)}
 		r.Parents = append(r.Parents, p)
 		g.resolveParent(r, p)
