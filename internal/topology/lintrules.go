@@ -28,8 +28,14 @@ var (
 		Doc:   "A TLSRoute's filter chain matches a server name (SNI) that another route's, or an HTTPS listener's, on the same port matches already — or two chains match every connection (TCPRoutes on one terminating TLS listener, a TLSRoute without hostnames beside an HTTPS listener without one). kgateway programs both and Envoy rejects the whole listener, so nothing on the port is served. The later route is reported."}
 )
 
+// LintRouteWeightInvalid is the rule for a route-weight annotation that
+// is not an int32.
+var LintRouteWeightInvalid = diag.Rule{Code: "GWP215", Name: "route-weight-invalid", Severity: diag.Warning,
+	Title: "route weight annotation is not an int32",
+	Doc:   "With weightedRoutePrecedence on, kgateway orders a route's Envoy routes by its kgateway.dev/route-weight annotation first (higher first). A value that is not an int32 counts as 0."}
+
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
 	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed,
-		LintStreamRouteNotProgrammed, LintStreamChainsOverlap}
+		LintStreamRouteNotProgrammed, LintStreamChainsOverlap, LintRouteWeightInvalid}
 }

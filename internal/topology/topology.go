@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -27,6 +28,9 @@ type Options struct {
 	// ReferenceGrantMode is kgateway's: Off accepts a backendRef into
 	// another namespace without a ReferenceGrant.
 	ReferenceGrantMode string
+	// WeightedRoutePrecedence is kgateway's: a route's
+	// kgateway.dev/route-weight orders its Envoy routes first.
+	WeightedRoutePrecedence bool
 }
 
 // Graph is the resolved topology.
@@ -104,6 +108,10 @@ type Route struct {
 	Rules   []*Rule
 	// DelegatedBy are the parent rules that delegate to this route.
 	DelegatedBy []*Delegation
+	// PrecedenceWeight is the route's kgateway.dev/route-weight when the
+	// weightedRoutePrecedence setting is on (else 0): higher-weight routes'
+	// Envoy routes come first.
+	PrecedenceWeight int32
 	// Flat is, for an HTTPRoute attached to a Gateway or ListenerSet, every
 	// rule × match it serves with its delegations flattened, in kgateway's
 	// order (see flatten).
@@ -227,6 +235,9 @@ func Build(m *model.Model, opt Options) *Graph {
 	}
 	for _, mr := range m.Routes {
 		r := &Route{Route: mr}
+		if w := g.routeWeight(r); opt.WeightedRoutePrecedence {
+			r.PrecedenceWeight = w
+		}
 		g.Routes = append(g.Routes, r)
 		g.routes[mr.Key()] = r
 	}
@@ -247,6 +258,27 @@ func Build(m *model.Model, opt Options) *Graph {
 		}
 	}
 	return g
+}
+
+// RouteWeightAnnotation orders a route's Envoy routes under kgateway's
+// weightedRoutePrecedence setting.
+const RouteWeightAnnotation = "kgateway.dev/route-weight"
+
+// routeWeight reads a route's weight; a value that is not an int32 counts
+// as 0 and is reported, whether or not the setting is on (the annotation
+// is wrong either way).
+func (g *Graph) routeWeight(r *Route) int32 {
+	s, ok := r.Meta.Annotations[RouteWeightAnnotation]
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintRouteWeightInvalid.Code, Severity: diag.Warning, Object: r.Key().Ref(), Field: "metadata.annotations", Pos: r.Src.FieldPos("metadata.annotations"),
+			Message: fmt.Sprintf("annotation %s=%q is not an int32 (-2147483648 to 2147483647); the route's weight is 0", RouteWeightAnnotation, s)})
+		return 0
+	}
+	return int32(n)
 }
 
 // attachListenerSets resolves each ListenerSet's parentRef. A Gateway takes

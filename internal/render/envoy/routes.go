@@ -323,8 +323,8 @@ type pathMatch struct {
 }
 
 // routeEntries lists every rule × match of the attachments in Gateway API
-// precedence order: exact path, then regex, then prefix, longer paths
-// first; then method, more headers, more query params; then the older
+// precedence order: exact path, then regex, then prefix, longer exact and
+// prefix paths first; then method, more headers, more query params; then the older
 // route, then namespace/name, then rule and match order. Entries equal on
 // all of these (one child reached through two parents) keep kgateway's
 // flattening order.
@@ -374,10 +374,17 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 }
 
 func compareEntries(a, b entry) int {
+	// Under kgateway's weightedRoutePrecedence a route's weight comes
+	// first (topology leaves it 0 otherwise).
+	if c := cmp.Compare(b.att.Route.PrecedenceWeight, a.att.Route.PrecedenceWeight); c != 0 {
+		return c
+	}
 	if c := cmp.Compare(a.path.kind, b.path.kind); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 {
+	// Exact paths and prefixes, the longer first; regular expressions
+	// have no such order (kgateway keeps them in route order).
+	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 && a.path.kind != 1 {
 		return c
 	}
 	if a.method != b.method {
