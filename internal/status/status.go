@@ -234,14 +234,19 @@ func gatewayReplacedBy(r *merge.Result, gw *topology.Gateway) string {
 }
 
 // listenerReplacedBy names the invalid policies that replace a listener's
-// configuration: its own (sectionName) and its whole ListenerSet's. An
-// HTTPS listener without certificates has no Envoy listener to replace.
+// configuration: its own (sectionName), and for an HTTP listener its whole
+// ListenerSet's (kgateway reports a set-wide policy on the set's HTTP
+// listeners and on the Gateway, not on its HTTPS listeners).
 func listenerReplacedBy(r *merge.Result, l *topology.Listener) string {
 	lp := r.Listener(l)
-	if lp == nil || (l.Protocol == "HTTPS" && (l.TLS == nil || len(l.TLS.CertificateRefs) == 0)) {
+	if lp == nil {
 		return ""
 	}
-	return joinDistinct([]string{invalidAt(lp.Own, merge.LevelListener), invalidAt(lp.Own, merge.LevelListenerSet)})
+	whys := []string{invalidAt(lp.Own, merge.LevelListener)}
+	if l.Protocol == "HTTP" {
+		whys = append(whys, invalidAt(lp.Own, merge.LevelListenerSet))
+	}
+	return joinDistinct(whys)
 }
 
 // joinDistinct joins the non-empty, distinct strings in order.

@@ -338,7 +338,7 @@ func TestBackendTLSPolicyStatus(t *testing.T) {
 // listener ListenerReplaced, in either validation mode (the mode decides
 // which policies are invalid: this one fails kgateway's own checks), as
 // render replaces them. One on a whole ListenerSet replaces its listeners
-// and reports the Gateway replaced too, as kgateway does.
+// (its HTTP ones) and reports the Gateway replaced too, as kgateway does.
 func TestReplacement(t *testing.T) {
 	policy := func(kind, name, section string) string {
 		sec := ""
@@ -358,6 +358,7 @@ func TestReplacement(t *testing.T) {
 		{"listener policy, strict", gwPolicy("http"), "Strict", "True/Accepted", "False/ListenerReplaced", ""},
 		{"gateway policy, standard", gwPolicy(""), "Standard", "False/GatewayReplaced", "True/Accepted", ""},
 		{"listener set policy, standard", set + policy("ListenerSet", "extra", ""), "Standard", "False/GatewayReplaced", "True/Accepted", "False/ListenerReplaced"},
+		{"listener set policy, the set's HTTPS listener", strings.Replace(set, "port: 9090, protocol: HTTP", "port: 9443, protocol: HTTPS", 1) + policy("ListenerSet", "extra", ""), "Standard", "False/GatewayReplaced", "True/Accepted", "True/Accepted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
