@@ -20,13 +20,21 @@ type RuleProblem struct {
 
 // checkRule finds a rule's problem: a path rewrite Envoy would refuse
 // (replaced in every validation mode) or, under Strict validation, a
-// regular expression RE2 does not compile (dropped; Standard validation
-// passes it through).
+// header value Envoy's substitution format refuses (replaced) or a regular
+// expression RE2 does not compile (dropped; Standard validation passes
+// both through).
 func checkRule(rule *Rule, strict bool) *RuleProblem {
 	if rule.GRPC != nil {
 		for _, f := range rule.GRPC.Filters {
 			if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
 				return &RuleProblem{Message: why}
+			}
+		}
+		if strict {
+			for _, f := range rule.GRPC.Filters {
+				if why := headerFormatProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
+					return &RuleProblem{Message: why}
+				}
 			}
 		}
 		return emptyRegex(grpcMatchRegexes(rule.GRPC.Matches))
@@ -70,6 +78,11 @@ func checkRule(rule *Rule, strict bool) *RuleProblem {
 	}
 	if !strict {
 		return nil
+	}
+	for _, f := range h.Filters {
+		if why := headerFormatProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
+			return &RuleProblem{Message: why}
+		}
 	}
 	for _, m := range h.Matches {
 		for _, re := range matchRegexes(m) {
@@ -142,6 +155,48 @@ func headerValuesProblem(filters ...*gwv1.HTTPHeaderFilter) string {
 		}
 	}
 	return ""
+}
+
+// formatCommand is a command of Envoy's substitution format at the start
+// of the text: %NAME%, %NAME(args)% or %NAME(args):length%.
+var formatCommand = regexp.MustCompile(`^%[A-Z0-9_]+(\([^)]*\))?(:[0-9]+)?%`)
+
+// headerFormatProblem says why a header filter's value is not a valid
+// Envoy substitution format, "" when every value is: each % starts a
+// command (%REQ(x)%, %START_TIME%…) or is doubled (%% is a literal %).
+// kgateway's Strict validation has Envoy load the route, which refuses
+// the rule.
+func headerFormatProblem(filters ...*gwv1.HTTPHeaderFilter) string {
+	for _, f := range filters {
+		if f == nil {
+			continue
+		}
+		for _, h := range append(slices.Clip(f.Set), f.Add...) {
+			if at := badFormatAt(h.Value); at >= 0 {
+				return fmt.Sprintf("the value %q of header %s is not a valid Envoy substitution format: no valid command at position %d (write a literal %% as %%%%)", h.Value, h.Name, at)
+			}
+		}
+	}
+	return ""
+}
+
+// badFormatAt is the position of the first % that starts no valid
+// command, -1 when there is none.
+func badFormatAt(v string) int {
+	for i := 0; i < len(v); i++ {
+		switch {
+		case v[i] != '%':
+		case strings.HasPrefix(v[i:], "%%"):
+			i++
+		default:
+			m := formatCommand.FindString(v[i:])
+			if m == "" {
+				return i
+			}
+			i += len(m) - 1
+		}
+	}
+	return -1
 }
 
 // pathChars are the characters of a URI path (RFC 3986 pchar and "/").
