@@ -13,8 +13,9 @@ import (
 )
 
 // TestDelegationToNothingFailsClosed (issue 16): a delegating backendRef
-// that selects no route — none exists, the parent itself, a child that
-// names other parents — answers 500 on the parent's match instead of
+// that selects no route it can serve — none exists, the parent itself, a
+// child that names other parents, a child with no rule within the parent's
+// match — answers 500 on the parent's match instead of
 // falling through, sets ResolvedRefs=False, and explain says why.
 func TestDelegationToNothingFailsClosed(t *testing.T) {
 	in := []string{"-f", "testdata/lint/_base.yaml", "-f", "testdata/lint/GWP211.yaml"}
@@ -27,7 +28,7 @@ func TestDelegationToNothingFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := directResponses(doc, "direct_response", "path_separated_prefix")
-	want := []string{"/ghost 500", "/other 500", "/self 500"}
+	want := []string{"/ghost 500", "/other 500", "/self 500", "/stray 500"}
 	if diff := cmp.Diff(want, slices.Compact(got)); diff != "" {
 		t.Errorf("500 routes (-want +got):\n%s", diff)
 	}

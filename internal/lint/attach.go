@@ -5,6 +5,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/status"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 func crossNamespace(in *Input) []diag.Diagnostic {
@@ -12,7 +13,7 @@ func crossNamespace(in *Input) []diag.Diagnostic {
 	for _, rt := range in.Result.Graph.Routes {
 		for _, rule := range rt.Rules {
 			for _, b := range rule.Backends {
-				if b.Reason == "RefNotPermitted" {
+				if b.Reason == "RefNotPermitted" && !b.Delegates() { // a delegation cycle is GWP210
 					out = append(out, diag.Diagnostic{Code: ReferenceNotPermitted.Code, Object: rt.Key().Ref(), Field: b.Path, Pos: rt.Src.FieldPos(b.Path + ".namespace"),
 						Message: b.Message + "; add a ReferenceGrant in namespace " + b.Namespace + " from " + rt.Kind + "s in " + rt.Meta.Namespace})
 				}
@@ -49,7 +50,7 @@ func unattachedRoutes(in *Input) []diag.Diagnostic {
 		}
 		if len(rt.Parents) == 0 {
 			out = append(out, diag.Diagnostic{Code: RouteNotAttached.Code, Object: rt.Key().Ref(), Field: "spec", Pos: rt.Src.FieldPos("spec.parentRefs"),
-				Message: fmt.Sprintf("%s has no parentRefs, so it attaches to no Gateway; add a parentRef (or make it the child of a delegating route)", rt.Key().Ref())})
+				Message: rt.Key().Ref().String() + " " + whyNoParent(rt)})
 		}
 	}
 	return out
@@ -69,4 +70,17 @@ func tooManyAncestors(in *Input) []diag.Diagnostic {
 		}
 	}
 	return out
+}
+
+// whyNoParent explains a route with no parent entry at all: no parentRefs,
+// parentRefs naming only parent routes that do not serve it, or delegating
+// parents none of whose matches keeps a rule of it.
+func whyNoParent(rt *topology.Route) string {
+	switch {
+	case len(rt.DelegatedBy) > 0:
+		return fmt.Sprintf("is delegated to by %s, but no parent serves it (no rule of it matches within a delegating match, or its parent is attached nowhere)", rt.DelegatedBy[0].Parent.Key().Ref())
+	case len(rt.ParentRefs) > 0:
+		return "names only parent HTTPRoutes in its parentRefs, and none of them delegates to it, so it attaches to no Gateway"
+	}
+	return "has no parentRefs, so it attaches to no Gateway; add a parentRef (or make it the child of a delegating route)"
 }

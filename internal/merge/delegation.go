@@ -11,16 +11,17 @@ import (
 // child rule's points, level by level (parent, then grandparent), each with
 // the strategy its parent route asks for (kgateway's
 // inherited-policy-priority, read by the kind). A child delegated by several
-// parents takes the first delegation in key order.
+// parents takes the first delegation in key order among those that keep it
+// (a parent whose match the child falls outside does not serve it).
 func (r *Result) inherit(rt *topology.Route, own Points, cfg policy.Config, seen map[*topology.Route]bool) Points {
-	if len(rt.DelegatedBy) == 0 {
-		return own
-	}
-	d := rt.DelegatedBy[0]
-	for _, x := range rt.DelegatedBy[1:] {
-		if x.Parent.Key().Compare(d.Parent.Key()) < 0 {
+	var d *topology.Delegation
+	for _, x := range rt.DelegatedBy {
+		if x.Kept && (d == nil || x.Parent.Key().Compare(d.Parent.Key()) < 0) {
 			d = x
 		}
+	}
+	if d == nil {
+		return own // no parent serves it
 	}
 	if seen[d.Parent] {
 		return own // a cycle, reported by topology

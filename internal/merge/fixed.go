@@ -124,12 +124,17 @@ func noUsableBackend(rule *topology.Rule) (FixedStatus, bool) {
 }
 
 // delegatesToNothing: a delegating rule none of whose backendRefs selects
-// a route answers 500, as kgateway answers it (GWP211).
+// a route it can serve (GWP211) or whose backendRefs close a delegation
+// cycle (GWP210) answers 500, as kgateway answers it.
 func delegatesToNothing(rule *topology.Rule) (FixedStatus, bool) {
 	fs := FixedStatus{Status: 500}
 	for _, b := range rule.Backends {
 		if b.Why == "" {
 			return FixedStatus{}, false
+		}
+		if b.Reason == "RefNotPermitted" { // refused: it closes a delegation cycle
+			fs.Reasons = append(fs.Reasons, topology.LintDelegationCycle.Code+": its backendRef is refused: "+b.Why)
+			continue
 		}
 		fs.Reasons = append(fs.Reasons, topology.LintDelegationToNothing.Code+": its backendRef delegates to no route: "+b.Why)
 	}

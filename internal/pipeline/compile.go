@@ -99,7 +99,8 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), ValidationMode: cfg.ValidationMode,
+		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: cfg.WeightedRoutePrecedence})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)

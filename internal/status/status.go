@@ -126,9 +126,10 @@ type Ancestor struct {
 // Options for Compute.
 type Options struct {
 	ControllerName string
-	// ValidationMode is kgateway's: under Strict an invalid policy on a
-	// whole Gateway or on a listener (sectionName) replaces that Gateway's
-	// or listener's configuration, and its Accepted says so.
+	// ValidationMode is kgateway's (Standard or Strict). An invalid policy
+	// on a whole Gateway, a listener or a ListenerSet replaces that
+	// configuration in either mode, and its Accepted says so; the mode
+	// decides which policies are invalid (policy validation reads it).
 	ValidationMode string
 }
 
@@ -156,15 +157,14 @@ func Compute(r *merge.Result, opt Options) *Report {
 		if kgw {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
 		}
-		strict := kgw && strings.EqualFold(opt.ValidationMode, "Strict")
-		if gp := r.Gateway(gw); strict && gp != nil {
-			conds = replaced(conds, "GatewayReplaced", invalidAt(gp.Whole, merge.LevelGateway))
+		if kgw {
+			conds = replaced(conds, "GatewayReplaced", gatewayReplacedBy(r, gw))
 		}
 		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
 			lc := l.Conditions
-			if lp := r.Listener(l); strict && lp != nil {
-				lc = replaced(lc, "ListenerReplaced", invalidAt(lp.Own, merge.LevelListener))
+			if kgw {
+				lc = replaced(lc, "ListenerReplaced", listenerReplacedBy(r, l))
 			}
 			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(lc)}
 			if l.Set != nil {
@@ -212,6 +212,52 @@ func Compute(r *merge.Result, opt Options) *Report {
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	return rep
+}
+
+// gatewayReplacedBy names the invalid policies that replace a Gateway's
+// configuration: on the whole Gateway, and on a whole ListenerSet attached
+// to it (kgateway reports both on the Gateway). Which policies are invalid
+// already depends on the validation mode (Strict adds the errors only
+// Envoy's validation finds), as render's replacements do.
+func gatewayReplacedBy(r *merge.Result, gw *topology.Gateway) string {
+	gp := r.Gateway(gw)
+	if gp == nil {
+		return ""
+	}
+	whys := []string{invalidAt(gp.Whole, merge.LevelGateway)}
+	for _, lp := range gp.Listeners {
+		if lp.Listener.Set != nil {
+			whys = append(whys, invalidAt(lp.Own, merge.LevelListenerSet))
+		}
+	}
+	return joinDistinct(whys)
+}
+
+// listenerReplacedBy names the invalid policies that replace a listener's
+// configuration: its own (sectionName), and for an HTTP listener its whole
+// ListenerSet's (kgateway reports a set-wide policy on the set's HTTP
+// listeners and on the Gateway, not on its HTTPS listeners).
+func listenerReplacedBy(r *merge.Result, l *topology.Listener) string {
+	lp := r.Listener(l)
+	if lp == nil {
+		return ""
+	}
+	whys := []string{invalidAt(lp.Own, merge.LevelListener)}
+	if l.Protocol == "HTTP" {
+		whys = append(whys, invalidAt(lp.Own, merge.LevelListenerSet))
+	}
+	return joinDistinct(whys)
+}
+
+// joinDistinct joins the non-empty, distinct strings in order.
+func joinDistinct(ss []string) string {
+	var out []string
+	for _, s := range ss {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // invalidAt names the invalid policies of one level merging at points,

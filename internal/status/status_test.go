@@ -377,29 +377,40 @@ func TestBackendTLSPolicyStatus(t *testing.T) {
 	}
 }
 
-// TestStrictReplacement: under Strict validation an invalid policy on the
-// whole Gateway makes it Accepted=False/GatewayReplaced, one on a listener
-// (sectionName) that listener ListenerReplaced; Standard leaves both
-// Accepted.
-func TestStrictReplacement(t *testing.T) {
-	gwPolicy := func(section string) string {
+// TestReplacement: an invalid policy on the whole Gateway makes it
+// Accepted=False/GatewayReplaced, one on a listener (sectionName) that
+// listener ListenerReplaced, in either validation mode (the mode decides
+// which policies are invalid: this one fails kgateway's own checks), as
+// render replaces them. One on a whole ListenerSet replaces its listeners
+// (its HTTP ones) and reports the Gateway replaced too, as kgateway does.
+func TestReplacement(t *testing.T) {
+	policy := func(kind, name, section string) string {
 		sec := ""
 		if section != "" {
 			sec = ", sectionName: " + section
 		}
-		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: bad, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw" + sec + "}]\n  timeouts: {request: soon}\n"
+		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: bad, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + name + sec + "}]\n  timeouts: {request: soon}\n"
 	}
+	gwPolicy := func(section string) string { return policy("Gateway", "gw", section) }
+	set := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: infra}\nspec:\n  parentRef: {name: gw}\n  listeners: [{name: extra, port: 9090, protocol: HTTP}]\n"
 	tests := []struct {
 		name, docs, mode string
 		gateway, http    string
+		setListener      string // Accepted of the ListenerSet's listener, "" when none
 	}{
-		{"gateway policy, strict", gwPolicy(""), "Strict", "False/GatewayReplaced", "True/Accepted"},
-		{"listener policy, strict", gwPolicy("http"), "Strict", "True/Accepted", "False/ListenerReplaced"},
-		{"gateway policy, standard", gwPolicy(""), "Standard", "True/Accepted", "True/Accepted"},
+		{"gateway policy, strict", gwPolicy(""), "Strict", "False/GatewayReplaced", "True/Accepted", ""},
+		{"listener policy, strict", gwPolicy("http"), "Strict", "True/Accepted", "False/ListenerReplaced", ""},
+		{"gateway policy, standard", gwPolicy(""), "Standard", "False/GatewayReplaced", "True/Accepted", ""},
+		{"listener set policy, standard", set + policy("ListenerSet", "extra", ""), "Standard", "False/GatewayReplaced", "True/Accepted", "False/ListenerReplaced"},
+		{"listener set policy, the set's HTTPS listener", strings.Replace(set, "port: 9090, protocol: HTTP", "port: 9443, protocol: HTTPS", 1) + policy("ListenerSet", "extra", ""), "Standard", "False/GatewayReplaced", "True/Accepted", "True/Accepted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs, err := manifest.Parse("test.yaml", []byte(base+tt.docs), manifest.Limits{})
+			in := base
+			if tt.setListener != "" {
+				in = strings.Replace(in, "  listeners:\n", "  allowedListeners: {namespaces: {from: All}}\n  listeners:\n", 1)
+			}
+			objs, err := manifest.Parse("test.yaml", []byte(in+tt.docs), manifest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -411,6 +422,15 @@ func TestStrictReplacement(t *testing.T) {
 			}
 			if got := condOf(g.Listeners[0].Conditions, "Accepted"); got != tt.http {
 				t.Errorf("listener http Accepted = %s, want %s", got, tt.http)
+			}
+			seen := ""
+			for _, l := range g.Listeners {
+				if l.ListenerSet != "" {
+					seen = condOf(l.Conditions, "Accepted")
+				}
+			}
+			if seen != tt.setListener {
+				t.Errorf("ListenerSet listener Accepted = %q, want %q", seen, tt.setListener)
 			}
 		})
 	}

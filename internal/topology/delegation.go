@@ -2,7 +2,6 @@ package topology
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -21,22 +20,38 @@ const (
 	InheritParentMatcher = "delegation.kgateway.dev/inherit-parent-matcher"
 )
 
-// Delegation is one parent rule handing traffic to one child route.
+// Delegation is one parent rule handing traffic to one child route it
+// selects (by name, "*" or label, and the child accepting the parent).
+// Whether the child is served under that parent is decided when the
+// parent's tree is flattened (see flatten.go): kgateway keeps only the
+// child rules whose matches fall within the parent rule's match.
 type Delegation struct {
-	Parent *Route
-	Rule   *Rule // the parent's delegating rule
-	Child  *Route
-	// Prefix is the parent rule's path prefix the child must stay within
-	// ("" when the parent rule matches every path).
-	Prefix string
-	// Outside lists the child rules whose matches fall outside the parent's.
-	Outside []int
+	Parent  *Route
+	Rule    *Rule    // the parent's delegating rule
+	Backend *Backend // the delegating backendRef that selected the child
+	Child   *Route
+	// Kept reports that some flattening kept at least one child rule under
+	// this parent: the child is served there and reports the parent in its
+	// status.
+	Kept bool
+	// Invalid says why the child cannot be a delegatee at all (it sets
+	// hostnames, which a delegatee inherits): Accepted False,
+	// UnsupportedValue, for that parent.
+	Invalid string
 }
 
-// DelegatesToNothing reports whether a delegating rule selected no child
-// route at all: it answers 500 (kgateway) instead of routing anywhere.
+// DelegatesToNothing reports whether a delegating rule has no delegation
+// that resolved: it answers 500 (kgateway) instead of routing anywhere.
 func (r *Rule) DelegatesToNothing() bool {
-	return r.IsDelegating() && len(r.Children) == 0
+	if !r.IsDelegating() {
+		return false
+	}
+	for _, b := range r.Backends {
+		if isDelegationRef(b) && b.Resolved {
+			return false
+		}
+	}
+	return true
 }
 
 // IsDelegating reports whether a rule delegates to child routes; such a rule
@@ -49,6 +64,9 @@ func (r *Rule) IsDelegating() bool {
 	}
 	return false
 }
+
+// Delegates reports whether a backendRef names child HTTPRoutes.
+func (b *Backend) Delegates() bool { return isDelegationRef(b) }
 
 func isDelegationRef(b *Backend) bool {
 	return (b.Group == model.GatewayGroup && b.Kind == "HTTPRoute") || (b.Group == DelegationLabelGroup && strings.EqualFold(b.Kind, "label"))
@@ -70,7 +88,7 @@ func (g *Graph) resolveDelegation() {
 				}
 				children := g.childrenOf(parent, b)
 				for _, child := range children {
-					d := &Delegation{Parent: parent, Rule: rule, Child: child, Prefix: rulePrefix(rule)}
+					d := &Delegation{Parent: parent, Rule: rule, Backend: b, Child: child}
 					rule.Children = append(rule.Children, d)
 					child.DelegatedBy = append(child.DelegatedBy, d)
 				}
@@ -82,6 +100,12 @@ func (g *Graph) resolveDelegation() {
 			}
 		}
 	}
+	for _, r := range g.Routes {
+		if r.Kind == "HTTPRoute" && attachedToGateway(r) {
+			g.flatten(r)
+		}
+	}
+	g.reportUnserved()
 	state := map[*Route]int{} // 0 unvisited, 1 in progress, 2 done
 	for _, r := range g.Routes {
 		g.settle(r, state)
@@ -89,11 +113,12 @@ func (g *Graph) resolveDelegation() {
 }
 
 // childrenOf lists the routes a delegating backendRef selects. A child that
-// names parents in its parentRefs accepts only those.
+// names parents in its parentRefs accepts only those. The parent itself
+// may be selected: that is a cycle, refused when the tree is flattened.
 func (g *Graph) childrenOf(parent *Route, b *Backend) []*Route {
 	var out []*Route
 	for _, c := range g.httpRoutes.selected(b) {
-		if c != parent && acceptsParent(c, parent) {
+		if acceptsParent(c, parent) {
 			out = append(out, c)
 		}
 	}
@@ -152,7 +177,8 @@ func (g *Graph) delegationToNothing(parent *Route, b *Backend) {
 }
 
 // whyNoChildren explains an empty selection: nothing matches, only the
-// parent itself does, or the routes that match do not accept the parent.
+// parent itself does (it names Gateways in its parentRefs, so it does not
+// accept itself), or the routes that match do not accept the parent.
 func (g *Graph) whyNoChildren(parent *Route, b *Backend) string {
 	what := fmt.Sprintf("HTTPRoute %s/%s", b.Namespace, b.Name)
 	if b.Group == DelegationLabelGroup {
@@ -194,33 +220,43 @@ func acceptsParent(child, parent *Route) bool {
 	return false
 }
 
-// settle gives a child route a Parent entry per delegating parent, with the
-// listeners the parent is served on. Cycles are reported and cut.
+// settle gives a child route one Parent entry per delegating parent route
+// that kept it (or refused it as a delegatee), with the listeners that
+// parent is served on; parents are settled first. Cycles were refused when
+// flattening; here they are only not followed.
 func (g *Graph) settle(r *Route, state map[*Route]int) {
-	switch state[r] {
-	case 2:
-		return
-	case 1:
-		g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegationCycle.Code, Severity: diag.Error, Object: r.Key().Ref(), Field: "spec", Pos: r.Src.FieldPos("spec"),
-			Message: fmt.Sprintf("%s is part of a delegation cycle; the cycle is ignored — remove one of the HTTPRoute backendRefs", r.Key().Ref())})
+	if state[r] != 0 {
 		return
 	}
 	state[r] = 1
+	byParent := map[*Route]*Parent{}
 	for _, d := range r.DelegatedBy {
+		if !d.Kept && d.Invalid == "" {
+			continue // filtered out: kgateway reports nothing for it
+		}
 		if state[d.Parent] == 1 {
-			g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegationCycle.Code, Severity: diag.Error, Object: d.Parent.Key().Ref(), Field: d.Rule.Path, Pos: d.Parent.Src.FieldPos(d.Rule.Path + ".backendRefs"),
-				Message: fmt.Sprintf("delegation cycle: %s delegates to %s, which leads back to it; this delegation is ignored", d.Parent.Key().Ref(), r.Key().Ref())})
 			continue
 		}
 		g.settle(d.Parent, state)
-		g.delegate(d)
+		p := byParent[d.Parent]
+		if p == nil {
+			p = newDelegatedParent(r, d)
+			byParent[d.Parent] = p
+			r.Parents = append(r.Parents, p)
+		}
+		if d.Kept {
+			p.Delegation, p.Reason, p.Message = d, "", ""
+		}
+	}
+	for _, p := range byParent {
+		p.settle()
 	}
 	state[r] = 2
 }
 
-// delegate records the child's parent status and checks match narrowing.
-func (g *Graph) delegate(d *Delegation) {
-	child := d.Child
+// newDelegatedParent is the status entry of a child for its delegating
+// parent route, with the listeners that parent is served on.
+func newDelegatedParent(child *Route, d *Delegation) *Parent {
 	grp, kind, ns := gwv1.Group(model.GatewayGroup), gwv1.Kind("HTTPRoute"), gwv1.Namespace(d.Parent.Meta.Namespace)
 	p := &Parent{Index: len(child.Parents), Ref: gwv1.ParentReference{Group: &grp, Kind: &kind, Namespace: &ns, Name: gwv1.ObjectName(d.Parent.Meta.Name)}, Delegation: d}
 	for _, pp := range d.Parent.Parents {
@@ -232,73 +268,35 @@ func (g *Graph) delegate(d *Delegation) {
 			}
 		}
 	}
-	if len(p.Listeners) == 0 {
-		p.reject("NoMatchingParent", fmt.Sprintf("parent %s is not attached to any listener", d.Parent.Key().Ref()))
-	} else {
+	if !d.Kept {
+		p.Reason, p.Message = "UnsupportedValue", d.Invalid
+	}
+	return p
+}
+
+// settle accepts a delegated parent entry that kept the child and is
+// served somewhere.
+func (p *Parent) settle() {
+	switch {
+	case p.Reason != "":
+	case len(p.Listeners) == 0:
+		p.reject("NoMatchingParent", fmt.Sprintf("parent %s is not attached to any listener", p.Delegation.Parent.Key().Ref()))
+	default:
 		p.Accepted = true
-	}
-	child.Parents = append(child.Parents, p)
-	if inheritsMatcher(child) || d.Prefix == "" {
-		return
-	}
-	for _, rule := range child.Rules {
-		if rule.HTTP == nil {
-			continue
-		}
-		matches := rule.HTTP.Matches
-		if len(matches) == 0 {
-			matches = []gwv1.HTTPRouteMatch{{}}
-		}
-		for _, m := range matches {
-			if !within(m, d.Prefix) {
-				d.Outside = append(d.Outside, rule.Index)
-				g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegatedRouteOutsideParent.Code, Severity: diag.Warning, Object: child.Key().Ref(), Field: rule.Path + ".matches", Pos: child.Src.FieldPos(rule.Path + ".matches"),
-					Message: fmt.Sprintf("rule %s of %s matches outside its parent %s (prefix %s); that rule is not served — narrow its path or set %s: \"true\"", rule.Section(), child.Key().Ref(), d.Parent.Key().Ref(), d.Prefix, InheritParentMatcher)})
-				break
-			}
-		}
 	}
 }
 
 func inheritsMatcher(r *Route) bool {
-	return strings.EqualFold(r.Meta.Annotations[InheritParentMatcher], "true")
+	switch strings.ToLower(r.Meta.Annotations[InheritParentMatcher]) {
+	case "true", "yes", "enabled":
+		return true
+	}
+	return false
 }
 
-// rulePrefix is the path prefix of a delegating rule's first match.
-func rulePrefix(r *Rule) string {
-	if r.HTTP == nil || len(r.HTTP.Matches) == 0 || r.HTTP.Matches[0].Path == nil || r.HTTP.Matches[0].Path.Value == nil {
-		return ""
-	}
-	v := *r.HTTP.Matches[0].Path.Value
-	if v == "/" {
-		return ""
-	}
-	return v
-}
-
-// within reports whether a child match stays under the parent's prefix.
-func within(m gwv1.HTTPRouteMatch, prefix string) bool {
-	if m.Path == nil || m.Path.Value == nil {
-		return false
-	}
-	v := *m.Path.Value
-	t := gwv1.PathMatchPathPrefix
-	if m.Path.Type != nil {
-		t = *m.Path.Type
-	}
-	if t == gwv1.PathMatchRegularExpression {
-		return strings.HasPrefix(v, prefix) || strings.HasPrefix(v, "^"+prefix)
-	}
-	return v == prefix || strings.HasPrefix(v, strings.TrimSuffix(prefix, "/")+"/")
-}
-
-// Served reports whether a rule of a route is served (not dropped for
-// falling outside its delegating parent).
+// Served reports whether a rule of a route is served: a route delegated to
+// serves only the rules some parent kept (their matches fall within the
+// parent's).
 func (r *Route) Served(rule *Rule) bool {
-	for _, d := range r.DelegatedBy {
-		if slices.Contains(d.Outside, rule.Index) {
-			return false
-		}
-	}
-	return true
+	return !r.reachedAsChild || rule.kept
 }

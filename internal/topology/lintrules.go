@@ -10,16 +10,16 @@ var (
 		Doc:   "A listener's allowedRoutes selector needs labels beyond the automatic kubernetes.io/metadata.name of a namespace whose Namespace manifest is not in the input. gwpol assumes the routes from it are allowed, so they stay analysed, and reports the listener once per namespace; add the Namespace manifest to decide it."}
 	LintDelegatedRouteOutsideParent = diag.Rule{Code: "GWP209", Name: "delegated-route-outside-parent", Severity: diag.Warning,
 		Title: "delegated child route attached to no parent or matching outside it",
-		Doc:   "A child HTTPRoute rule's match falls outside the delegating parent's path prefix (that rule is not served), or its parent is attached nowhere."}
+		Doc:   "A child HTTPRoute rule's matches fall outside every delegating parent's match (that rule is not served): kgateway keeps a child match only when its path starts with the parent's path prefix and it repeats the parent's header and query param matches and method, unless the child inherits the parent's matcher (delegation.kgateway.dev/inherit-parent-matcher)."}
 	LintDelegationCycle = diag.Rule{Code: "GWP210", Name: "delegation-cycle", Severity: diag.Error,
 		Title: "route delegation cycle",
-		Doc:   "HTTPRoutes delegate to each other in a loop; the delegation that closes the loop is ignored."}
+		Doc:   "HTTPRoutes delegate to each other in a loop: flattening a parent's tree reaches a backendRef that selects a route already above it. That backendRef is refused, as kgateway refuses it: its match answers 500 and the route's ResolvedRefs is False (RefNotPermitted); the rest of the tree is served."}
 	LintDelegationToNothing = diag.Rule{Code: "GWP211", Name: "delegation-to-nothing", Severity: diag.Error,
 		Title: "delegating backendRef selects no child route",
-		Doc:   "An HTTPRoute backendRef (by name, \"*\" or delegation label) selects no route: none exists, it names the parent itself, or the routes it names do not accept the parent in their parentRefs. The rule answers 500 and the route's ResolvedRefs is False (BackendNotFound), as in kgateway."}
+		Doc:   "An HTTPRoute backendRef (by name, \"*\" or delegation label) selects no route it can serve: none exists, it names the parent itself, the routes it names do not accept the parent in their parentRefs, no rule of theirs matches within the parent's match, or they set spec.hostnames (a delegatee inherits the parent's). The rule answers 500 and the route's ResolvedRefs is False (BackendNotFound), as in kgateway."}
 	LintRuleNotProgrammed = diag.Rule{Code: "GWP212", Name: "rule-not-programmed", Severity: diag.Error,
 		Title: "route rule the controller cannot translate as written",
-		Doc:   "A route rule Envoy or kgateway's validation refuses: a rewrite or redirect path with a dot segment, an invalid character or a line break, a header value with NUL, CR or LF (the rule is replaced: it answers 500), or a regular expression that is empty, or does not compile as RE2 under Strict validation (the rule is dropped: its requests go to the next matching route). Status reports it (Programmed False, RouteRuleReplaced or RouteRuleDropped), render writes it so, and explain notes it."}
+		Doc:   "A route rule Envoy or kgateway's validation refuses: a rewrite or redirect path with a dot segment, an invalid character or a line break, a header value with NUL, CR or LF, or, under Strict validation, one that is not a valid Envoy substitution format (a % that starts no %COMMAND% and is not doubled) (the rule is replaced: it answers 500), or a regular expression that is empty, or does not compile as RE2 under Strict validation (the rule is dropped: its requests go to the next matching route). Status reports it (Programmed False, RouteRuleReplaced or RouteRuleDropped), render writes it so, and explain notes it."}
 	LintStreamRouteNotProgrammed = diag.Rule{Code: "GWP213", Name: "stream-route-not-programmed", Severity: diag.Warning,
 		Title: "TCPRoute or TLSRoute accepted but given no filter chain",
 		Doc:   "A TCPRoute or TLSRoute a TCP or TLS listener accepts, for which kgateway programs no tcp_proxy filter chain, so it carries no connection although its status says Accepted: a TCP listener serves only its oldest route, and a route needs exactly one rule, with backendRefs. Render leaves it out, as kgateway does; when no route on the port is programmed, the listener is not Programmed either."}
@@ -28,8 +28,14 @@ var (
 		Doc:   "A TLSRoute's filter chain matches a server name (SNI) that another route's, or an HTTPS listener's, on the same port matches already — or two chains match every connection (TCPRoutes on one terminating TLS listener, a TLSRoute without hostnames beside an HTTPS listener without one). kgateway programs both and Envoy rejects the whole listener, so nothing on the port is served. The later route is reported."}
 )
 
+// LintRouteWeightInvalid is the rule for a route-weight annotation that
+// is not an int32.
+var LintRouteWeightInvalid = diag.Rule{Code: "GWP215", Name: "route-weight-invalid", Severity: diag.Warning,
+	Title: "route weight annotation is not an int32",
+	Doc:   "With weightedRoutePrecedence on, kgateway orders a route's Envoy routes by its kgateway.dev/route-weight annotation first (higher first). A value that is not an int32 counts as 0."}
+
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
 	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed,
-		LintStreamRouteNotProgrammed, LintStreamChainsOverlap}
+		LintStreamRouteNotProgrammed, LintStreamChainsOverlap, LintRouteWeightInvalid}
 }

@@ -21,7 +21,8 @@ type RuleProblem struct {
 // checkRule finds a rule's problem: a path rewrite Envoy would refuse
 // (replaced in every validation mode) or, under Strict validation, a
 // regular expression RE2 does not compile (dropped; Standard validation
-// passes it through).
+// passes it through). Header values Envoy's substitution format refuses
+// are headerFormatProblem's.
 func checkRule(rule *Rule, strict bool) *RuleProblem {
 	if rule.GRPC != nil {
 		for _, f := range rule.GRPC.Filters {

@@ -26,6 +26,11 @@ func TestRuleProblems(t *testing.T) {
 		{"line break in a redirect path: replaced", `filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplaceFullPath, replaceFullPath: "a\nb"}}}]`, false, "replaced"},
 		{"good redirect path", `filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplaceFullPath, replaceFullPath: /new}}}]`, false, ""},
 		{"ordinary header values", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a b; c=d"}]}}]`, false, ""},
+		{"unterminated format command, strict: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x, value: "%REQ(Correlation-Id"}]}}]`, true, "replaced"},
+		{"format command without its closing %, strict: replaced", `filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x, value: "%RESPONSE(Invalid-Variable)"}]}}]`, true, "replaced"},
+		{"unterminated format command, standard: passed through", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x, value: "%REQ(x"}]}}]`, false, ""},
+		{"format commands and a literal %, strict", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "id=%REQ(x-id):10% at %START_TIME% is 100%%"}]}}]`, true, ""},
+		{"lone % in a header value, strict: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "50% off"}]}}]`, true, "replaced"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

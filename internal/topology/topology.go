@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -27,6 +28,9 @@ type Options struct {
 	// ReferenceGrantMode is kgateway's: Off accepts a backendRef into
 	// another namespace without a ReferenceGrant.
 	ReferenceGrantMode string
+	// WeightedRoutePrecedence is kgateway's: a route's
+	// kgateway.dev/route-weight orders its Envoy routes first.
+	WeightedRoutePrecedence bool
 }
 
 // Graph is the resolved topology.
@@ -43,6 +47,9 @@ type Graph struct {
 	sets      map[model.Key]*ListenerSet
 	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
 	httpRoutes routeIndex
+	// reportedDelegation: delegating backendRefs already reported while
+	// flattening.
+	reportedDelegation map[*Backend]bool
 }
 
 // Gateway is a Gateway with its listeners (its own, then those of the
@@ -101,6 +108,17 @@ type Route struct {
 	Rules   []*Rule
 	// DelegatedBy are the parent rules that delegate to this route.
 	DelegatedBy []*Delegation
+	// PrecedenceWeight is the route's kgateway.dev/route-weight when the
+	// weightedRoutePrecedence setting is on (else 0): higher-weight routes'
+	// Envoy routes come first.
+	PrecedenceWeight int32
+	// Flat is, for an HTTPRoute attached to a Gateway or ListenerSet, every
+	// rule × match it serves with its delegations flattened, in kgateway's
+	// order (see flatten).
+	Flat []FlatMatch
+
+	reachedAsChild bool        // some flattening reached it as a delegated child
+	firstReach     *childReach // the first parent that reached it, for messages
 }
 
 // Attached reports whether any parentRef was accepted.
@@ -141,6 +159,8 @@ type Rule struct {
 	// RedirectStatus overrides the status code of the rule's
 	// RequestRedirect (AnnotationRedirectStatus); 0 keeps the filter's.
 	RedirectStatus int
+
+	kept bool // some flattening serves it (see Route.Served)
 }
 
 // Backend is one resolved backendRef.
@@ -218,6 +238,9 @@ func Build(m *model.Model, opt Options) *Graph {
 	}
 	for _, mr := range m.Routes {
 		r := &Route{Route: mr}
+		if w := g.routeWeight(r); opt.WeightedRoutePrecedence {
+			r.PrecedenceWeight = w
+		}
 		g.Routes = append(g.Routes, r)
 		g.routes[mr.Key()] = r
 	}
@@ -238,6 +261,27 @@ func Build(m *model.Model, opt Options) *Graph {
 		}
 	}
 	return g
+}
+
+// RouteWeightAnnotation orders a route's Envoy routes under kgateway's
+// weightedRoutePrecedence setting.
+const RouteWeightAnnotation = "kgateway.dev/route-weight"
+
+// routeWeight reads a route's weight; a value that is not an int32 counts
+// as 0 and is reported, whether or not the setting is on (the annotation
+// is wrong either way).
+func (g *Graph) routeWeight(r *Route) int32 {
+	s, ok := r.Meta.Annotations[RouteWeightAnnotation]
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintRouteWeightInvalid.Code, Severity: diag.Warning, Object: r.Key().Ref(), Field: "metadata.annotations", Pos: r.Src.FieldPos("metadata.annotations"),
+			Message: fmt.Sprintf("annotation %s=%q is not an int32 (-2147483648 to 2147483647); the route's weight is 0", RouteWeightAnnotation, s)})
+		return 0
+	}
+	return int32(n)
 }
 
 // attachListenerSets resolves each ListenerSet's parentRef. A Gateway takes
@@ -364,6 +408,9 @@ func hostOf(h *gwv1.Hostname) string {
 
 func (g *Graph) resolveParents(r *Route) {
 	for i, ref := range r.ParentRefs {
+		if ref.Kind != nil && *ref.Kind == "HTTPRoute" {
+			continue // a delegatee accepting a parent route: delegation reports it
+		}
 		p := &Parent{Index: i, Ref: defaultParentRef(ref, r.Meta.Namespace)}
 		r.Parents = append(r.Parents, p)
 		g.resolveParent(r, p)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -1197,5 +1198,37 @@ func TestReferenceGrantModeOff(t *testing.T) {
 		if c := findCond(RouteParentConditions(r, r.Parents[0]), "ResolvedRefs"); string(c.Status)+"/"+c.Reason != want {
 			t.Errorf("mode %s: ResolvedRefs = %+v, want %s", mode, c, want)
 		}
+	}
+}
+
+// TestRouteWeight: kgateway.dev/route-weight orders routes only under
+// weightedRoutePrecedence; a value that is not an int32 counts as 0 and is
+// reported either way.
+func TestRouteWeight(t *testing.T) {
+	tests := []struct {
+		name, value string
+		on          bool
+		want        int32
+		finding     bool
+	}{
+		{"on", "5", true, 5, false},
+		{"negative", "-1", true, -1, false},
+		{"off", "5", false, 0, false},
+		{"not a number", "high", true, 0, true},
+		{"out of range", "4294967296", true, 0, true},
+		{"not a number, off", "high", false, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra, annotations: {kgateway.dev/route-weight: \"" + tt.value + "\"}}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{}]\n"
+			g := graph(t, Options{WeightedRoutePrecedence: tt.on}, gatewayInfra, r)
+			if got := route(t, g, "HTTPRoute/infra/r").PrecedenceWeight; got != tt.want {
+				t.Errorf("weight = %d, want %d", got, tt.want)
+			}
+			found := slices.ContainsFunc(g.Diagnostics, func(d diag.Diagnostic) bool { return d.Code == LintRouteWeightInvalid.Code })
+			if found != tt.finding {
+				t.Errorf("GWP215 reported: %v, want %v", found, tt.finding)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"slices"
 	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -53,6 +54,23 @@ func backendRefFilters(rule *topology.Rule, i int) []ruleFilter {
 		}
 	}
 	return out
+}
+
+// withInheritedRewrite adds, to a delegated child rule without a
+// URLRewrite, the nearest delegating parent rule's: kgateway rewrites the
+// child's requests as the parent rule asks.
+func withInheritedRewrite(fs []ruleFilter, via []*topology.Rule) []ruleFilter {
+	if slices.ContainsFunc(fs, func(f ruleFilter) bool { return f.rewrite != nil }) {
+		return fs
+	}
+	for _, parent := range via {
+		for _, f := range ruleFilters(parent) {
+			if f.rewrite != nil {
+				return append(slices.Clone(fs), ruleFilter{rewrite: f.rewrite})
+			}
+		}
+	}
+	return fs
 }
 
 // applyHeaderFilters applies RequestHeaderModifier and
@@ -164,6 +182,13 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 			Pattern: &matcherv3.RegexMatcher{Regex: "^/.*$"}, Substitution: *p.ReplaceFullPath,
+		}
+	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && *p.ReplacePrefixMatch == "/" && e.path.kind == 2 && e.path.value != "/":
+		// Envoy's prefix rewrite to "/" would leave "//rest" for
+		// "/prefix/rest"; kgateway strips the prefix and the slashes after
+		// it with a regex instead.
+		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
+			Pattern: &matcherv3.RegexMatcher{Regex: "^" + e.path.value + `\/*`}, Substitution: "/",
 		}
 	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
 		act.PrefixRewrite = prefixReplacement(*p.ReplacePrefixMatch, e)

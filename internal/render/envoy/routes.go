@@ -272,7 +272,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 	}
 	entries := routeEntries(plan.atts)
 	for i, e := range entries {
-		if e.delegates && !e.rule.DelegatesToNothing() {
+		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (kgateway)
 		}
 		if p := e.rule.Problem; p != nil && p.Dropped {
@@ -306,12 +306,18 @@ func directResponse(status uint32, body string) *routev3.Route_DirectResponse {
 type entry struct {
 	att       *topology.Attachment
 	rule      *topology.Rule
+	ruleIndex int // as kgateway numbers it in the route name
 	match     int
+	// hm is an HTTPRoute match as served: a delegated child's may be
+	// merged with its parent's.
+	hm        *gwv1.HTTPRouteMatch
 	path      pathMatch
 	method    bool
 	headers   int
 	queries   int
-	delegates bool // the rule delegates to child HTTPRoutes
+	delegates bool   // the rule delegates to child HTTPRoutes
+	replaced  string // why a delegating entry answers 500 instead
+	via       []*topology.Rule
 	created   time.Time
 }
 
@@ -322,52 +328,68 @@ type pathMatch struct {
 }
 
 // routeEntries lists every rule × match of the attachments in Gateway API
-// precedence order: exact path, then regex, then prefix, longer paths
-// first; then method, more headers, more query params; then the older
-// route, then namespace/name, then rule and match order.
+// precedence order: exact path, then regex, then prefix, longer exact and
+// prefix paths first; then method, more headers, more query params; then the older
+// route, then namespace/name, then rule and match order. Entries equal on
+// all of these (one child reached through two parents) keep kgateway's
+// flattening order.
 func routeEntries(atts []*topology.Attachment) []entry {
 	var out []entry
 	for _, a := range atts {
-		out = appendEntries(out, a, map[*topology.Route]bool{})
+		out = appendEntries(out, a)
 	}
 	slices.SortStableFunc(out, compareEntries)
 	return out
 }
 
-// appendEntries adds a route's rule × match entries. A delegating rule
-// keeps its own (route-less) entry, which consumes an index as in kgateway,
-// and brings in its child routes' served rules, level by level, in the
-// parent's virtual host.
-func appendEntries(out []entry, a *topology.Attachment, seen map[*topology.Route]bool) []entry {
+// appendEntries adds a route's rule × match entries. An HTTPRoute's come
+// from its flattened delegation tree (topology's Flat): a delegating rule
+// keeps its own (route-less) entry, which consumes an index as in
+// kgateway, and its children's kept rules follow in the parent's virtual
+// host.
+func appendEntries(out []entry, a *topology.Attachment) []entry {
 	rt := a.Route
-	if seen[rt] {
-		return out // a delegation cycle, reported by topology
-	}
-	seen[rt] = true
-	defer delete(seen, rt)
-	for _, rule := range rt.Rules {
-		if !rt.Served(rule) {
-			continue
-		}
-		n := matchCount(rule)
-		for m := range n {
-			e := entry{att: a, rule: rule, match: m, created: rt.Meta.CreationTimestamp.Time, delegates: rule.IsDelegating()}
-			e.path, e.method, e.headers, e.queries = describeMatch(rule, m)
+	if rt.Kind == "HTTPRoute" && rt.Flat != nil {
+		atts := map[*topology.Route]*topology.Attachment{rt: a}
+		for _, fm := range rt.Flat {
+			att := atts[fm.Route]
+			if att == nil {
+				att = &topology.Attachment{Route: fm.Route, Parent: a.Parent, Hostnames: a.Hostnames}
+				atts[fm.Route] = att
+			}
+			e := entry{att: att, rule: fm.Rule, ruleIndex: fm.RuleIndex, match: fm.MatchIndex, hm: &fm.Match,
+				created: fm.Route.Meta.CreationTimestamp.Time, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via}
+			e.path = httpPath(fm.Match.Path)
+			e.method, e.headers, e.queries = fm.Match.Method != nil, len(fm.Match.Headers), len(fm.Match.QueryParams)
 			out = append(out, e)
 		}
-		for _, d := range rule.Children {
-			child := &topology.Attachment{Route: d.Child, Parent: a.Parent, Hostnames: a.Hostnames}
-			out = appendEntries(out, child, seen)
+		return out
+	}
+	for _, rule := range rt.Rules {
+		for m := range matchCount(rule) {
+			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, created: rt.Meta.CreationTimestamp.Time}
+			e.path, e.method, e.headers, e.queries = describeMatch(rule, m)
+			if rule.HTTP != nil && m < len(rule.HTTP.Matches) {
+				e.hm = &rule.HTTP.Matches[m]
+			}
+			out = append(out, e)
 		}
 	}
 	return out
 }
 
 func compareEntries(a, b entry) int {
+	// Under kgateway's weightedRoutePrecedence a route's weight comes
+	// first (topology leaves it 0 otherwise).
+	if c := cmp.Compare(b.att.Route.PrecedenceWeight, a.att.Route.PrecedenceWeight); c != 0 {
+		return c
+	}
 	if c := cmp.Compare(a.path.kind, b.path.kind); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 {
+	// Exact paths and prefixes, the longer first; regular expressions
+	// have no such order (kgateway keeps them in route order).
+	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 && a.path.kind != 1 {
 		return c
 	}
 	if a.method != b.method {
@@ -482,7 +504,7 @@ func routeName(vh string, i int, e entry) string {
 	b.WriteByte('-')
 	b.WriteString(rt.Meta.Namespace)
 	b.WriteByte('-')
-	b.WriteString(strconv.Itoa(e.rule.Index))
+	b.WriteString(strconv.Itoa(e.ruleIndex))
 	b.WriteByte('-')
 	b.WriteString(strconv.Itoa(e.match))
 	if e.rule.Name != "" {
@@ -514,8 +536,8 @@ func routeMatch(e entry) *routev3.RouteMatch {
 	}
 	rule := e.rule
 	switch {
-	case rule.HTTP != nil && e.match < len(rule.HTTP.Matches):
-		hm := rule.HTTP.Matches[e.match]
+	case e.hm != nil:
+		hm := e.hm
 		for _, h := range hm.Headers {
 			regex := h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression
 			m.Headers = append(m.Headers, headerMatcher(string(h.Name), h.Value, regex))
@@ -555,7 +577,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	if vb.opt.RouteSourceMetadata {
 		defer addRouteSource(r, e)
 	}
-	if e.rule.DelegatesToNothing() {
+	if e.replaced != "" {
 		// kgateway answers the parent's match itself: falling through to a
 		// broader route would send the traffic somewhere nobody chose.
 		r.Action = directResponse(500, InvalidBody)
@@ -676,7 +698,7 @@ func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 // forward sets the route's action from the rule's backends and Gateway API
 // filters. It reports false when the route became a direct response.
 func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) bool {
-	filters := ruleFilters(e.rule)
+	filters := withInheritedRewrite(ruleFilters(e.rule), e.via)
 	for _, f := range filters {
 		if f.redirect != nil {
 			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
