@@ -20,6 +20,7 @@ import (
 	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+	"k8s.io/apimachinery/pkg/api/resource"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -136,6 +137,12 @@ func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.F
 		h.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{MaxHeadersCount: wrapperspb.UInt32(uint32(val[int32](v)))}
 	case "maxRequestsPerConnection":
 		h.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{MaxRequestsPerConnection: wrapperspb.UInt32(uint32(val[int32](v)))}
+	case "http2ProtocolOptions":
+		o, err := http2Options(v)
+		if err != nil {
+			return nil, err
+		}
+		h.Http2ProtocolOptions = o
 	case "acceptHttp10":
 		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{AcceptHttp_10: val[bool](v)}
 	case "defaultHostForHttp10":
@@ -250,6 +257,44 @@ func derefOr[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// HTTP/2 flow-control windows kgateway accepts (RFC 7540's initial window
+// to its largest), in bytes.
+const (
+	minHTTP2Window = 65535
+	maxHTTP2Window = 2147483647
+)
+
+// http2Options tunes downstream HTTP/2; a window outside the range
+// kgateway accepts makes the policy invalid, as it does in kgateway.
+func http2Options(v any) (*corev3.Http2ProtocolOptions, error) {
+	o, _ := v.(*ListenerHTTP2ProtocolOptions)
+	if o == nil {
+		return nil, nil
+	}
+	out := &corev3.Http2ProtocolOptions{AllowConnect: derefOr(o.AllowConnect)}
+	if o.MaxConcurrentStreams != nil {
+		out.MaxConcurrentStreams = wrapperspb.UInt32(uint32(max(*o.MaxConcurrentStreams, 0)))
+	}
+	for _, w := range []struct {
+		name string
+		q    *resource.Quantity
+		dst  **wrapperspb.UInt32Value
+	}{
+		{"initialStreamWindowSize", o.InitialStreamWindowSize, &out.InitialStreamWindowSize},
+		{"initialConnectionWindowSize", o.InitialConnectionWindowSize, &out.InitialConnectionWindowSize},
+	} {
+		if w.q == nil {
+			continue
+		}
+		n := w.q.Value()
+		if n < minHTTP2Window || n > maxHTTP2Window {
+			return nil, fmt.Errorf("http2ProtocolOptions.%s must be between %d and %d bytes, got %d", w.name, minHTTP2Window, maxHTTP2Window, n)
+		}
+		*w.dst = wrapperspb.UInt32(uint32(n))
+	}
+	return out, nil
 }
 
 func listenerDuration(v any) (*durationpb.Duration, error) {

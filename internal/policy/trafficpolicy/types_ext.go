@@ -506,6 +506,9 @@ type ListenerHTTP2ProtocolOptions struct {
 	InitialStreamWindowSize     *resource.Quantity `json:"initialStreamWindowSize,omitempty"`
 	InitialConnectionWindowSize *resource.Quantity `json:"initialConnectionWindowSize,omitempty"`
 	MaxConcurrentStreams        *int32             `json:"maxConcurrentStreams,omitempty"`
+	// AllowConnect accepts extended CONNECT (RFC 8441), e.g. websockets
+	// over HTTP/2.
+	AllowConnect *bool `json:"allowConnect,omitempty"`
 }
 
 // UUIDRequestIDConfig tunes the UUID x-request-id extension.
