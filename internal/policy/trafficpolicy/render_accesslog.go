@@ -1,6 +1,7 @@
 package trafficpolicy
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -241,7 +242,11 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 	case t.HeaderFilter != nil:
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: headerMatchMatcher(t.HeaderFilter.Header)}}
 	case t.ResponseFlagFilter != nil:
-		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ResponseFlagFilter{ResponseFlagFilter: &accesslogv3.ResponseFlagFilter{Flags: t.ResponseFlagFilter.Flags}}
+		flags, err := responseFlags(t.ResponseFlagFilter.Flags)
+		if err != nil {
+			return nil, err
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ResponseFlagFilter{ResponseFlagFilter: &accesslogv3.ResponseFlagFilter{Flags: flags}}
 	case t.GrpcStatusFilter != nil:
 		g := &accesslogv3.GrpcStatusFilter{}
 		for _, s := range t.GrpcStatusFilter.Statuses {
@@ -266,6 +271,46 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 		return nil, fmt.Errorf("no filter type set")
 	}
 	return out, nil
+}
+
+// responseFlagCodes are Envoy's response flags by their long names.
+// Envoy's filter takes only the short codes: kgateway passes a long name
+// through, which Envoy rejects, so gwpol writes its code instead.
+var responseFlagCodes = map[string]string{
+	"FailedLocalHealthCheck": "LH", "NoHealthyUpstream": "UH", "UpstreamRequestTimeout": "UT",
+	"LocalReset": "LR", "UpstreamRemoteReset": "UR", "UpstreamConnectionFailure": "UF",
+	"UpstreamConnectionTermination": "UC", "UpstreamOverflow": "UO", "NoRouteFound": "NR",
+	"DelayInjected": "DI", "FaultInjected": "FI", "RateLimited": "RL",
+	"UnauthorizedExternalService": "UAEX", "RateLimitServiceError": "RLSE",
+	"DownstreamConnectionTermination": "DC", "UpstreamRetryLimitExceeded": "URX",
+	"StreamIdleTimeout": "SI", "InvalidEnvoyRequestHeaders": "IH", "DownstreamProtocolError": "DPE",
+	"UpstreamMaxStreamDurationReached": "UMSDR", "ResponseFromCacheFilter": "RFCF",
+	"NoFilterConfigFound": "NFCF", "DurationTimeout": "DT", "UpstreamProtocolError": "UPE",
+	"NoClusterFound": "NC", "OverloadManagerTerminated": "OM", "DnsResolutionFailed": "DF",
+	"DropOverload": "DO", "DownstreamRemoteReset": "DR", "UnconditionalDropOverload": "UDO",
+}
+
+// responseFlags are the flags as Envoy's short codes; an unknown flag is
+// an error.
+func responseFlags(flags []string) ([]string, error) {
+	out := make([]string, 0, len(flags))
+	for _, f := range flags {
+		code, ok := responseFlagCodes[f]
+		if !ok && !isResponseFlagCode(f) {
+			return nil, fmt.Errorf("responseFlagFilter: unknown response flag %q", f)
+		}
+		out = append(out, cmp.Or(code, f))
+	}
+	return out, nil
+}
+
+func isResponseFlagCode(f string) bool {
+	for _, c := range responseFlagCodes {
+		if c == f {
+			return true
+		}
+	}
+	return false
 }
 
 // headerMatchMatcher is a Gateway API header match as an Envoy header

@@ -34,7 +34,7 @@ var _ policy.Renderer = ListenerKind{}
 // RenderField implements policy.Renderer: each field is a partial
 // HttpConnectionManager or Listener. A field gwpol does not render yet
 // is unsupported (GWP404), never dropped.
-func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
+func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
 	if len(in.Values) == 0 {
 		return nil, nil
 	}
@@ -143,6 +143,12 @@ func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.F
 			return nil, err
 		}
 		h.Http2ProtocolOptions = o
+	case "localReplyConfig":
+		c, err := localReplyConfig(v, in, env)
+		if err != nil {
+			return nil, err
+		}
+		h.LocalReplyConfig = c
 	case "acceptHttp10":
 		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{AcceptHttp_10: val[bool](v)}
 	case "defaultHostForHttp10":
