@@ -91,6 +91,10 @@ const (
 	orderAPIKeyAuth
 	orderExtAuth
 	orderRBAC
+	// orderHealthCheck: a ListenerPolicy's health check answers after
+	// authorization (which may guard it) and before rate limits (which
+	// must not throttle it), as kgateway places it.
+	orderHealthCheck
 	// orderRateLimit is one stage for local and global rate limits, as in
 	// kgateway: within it filters sort by name, so a global limit
 	// ("ratelimit/<ns>/<name>") runs before the local one ("ratelimit/local").

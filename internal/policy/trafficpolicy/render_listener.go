@@ -10,13 +10,16 @@ import (
 	mutationv3 "github.com/envoyproxy/go-control-plane/envoy/config/common/mutation_rules/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
+	healthcheckv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/proxy_protocol/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	earlyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/early_header_mutation/header_mutation/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	uuidv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/request_id/uuid/v3"
 	otelresv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/tracers/opentelemetry/resource_detectors/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -149,6 +152,12 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 			return nil, err
 		}
 		h.LocalReplyConfig = c
+	case "healthCheckPolicy":
+		hc, _ := v.(*EnvoyHealthCheck)
+		if hc == nil {
+			return nil, nil
+		}
+		return []policy.Fragment{{Filter: healthCheckFilter(hc.Path)}}, nil
 	case "acceptHttp10":
 		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{AcceptHttp_10: val[bool](v)}
 	case "defaultHostForHttp10":
@@ -263,6 +272,16 @@ func derefOr[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// healthCheckFilter answers health checks on an exact path itself (not
+// passing them to a backend), on every route of the listener.
+func healthCheckFilter(path string) *policy.HTTPFilter {
+	return &policy.HTTPFilter{Name: "envoy.filters.http.health_check", Order: orderHealthCheck, Enabled: true, Typed: &healthcheckv3.HealthCheck{
+		PassThroughMode: wrapperspb.Bool(false),
+		Headers: []*routev3.HeaderMatcher{{Name: ":path", HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{
+			StringMatch: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: path}}}}},
+	}}
 }
 
 // HTTP/2 flow-control windows kgateway accepts (RFC 7540's initial window
