@@ -37,7 +37,18 @@ type FieldInput struct {
 	Scope        Scope
 	// Namespace of the owning policy (references in values are relative to it).
 	Namespaces []string
+	// Gateway is the Gateway whose listeners the field configures, when it
+	// is merged at a Gateway or one of its listeners (zero on routes, which
+	// several Gateways may share): kgateway names a listener's tracer and
+	// OpenTelemetry access logs after their Gateway.
+	Gateway GatewayName
 }
+
+// GatewayName is a Gateway's namespace and name.
+type GatewayName struct{ Namespace, Name string }
+
+// IsZero reports whether no Gateway is named.
+func (g GatewayName) IsZero() bool { return g.Name == "" }
 
 // Fragment is Envoy configuration in neutral, protojson-shaped form, so
 // that policy kinds describe what they need without importing
