@@ -18,20 +18,27 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // Envoy's access logger and access log filter extension names.
 const (
 	fileAccessLogName = "envoy.access_loggers.file"
 	grpcAccessLogName = "envoy.access_loggers.http_grpc"
+	otelAccessLogName = "envoy.access_loggers.open_telemetry"
 	celLogFilterName  = "envoy.access_loggers.extension_filters.cel"
 )
 
 // accessLogSink is one sink with its filter, and the cluster entry of a gRPC
 // sink's service (nil for a file).
-func accessLogSink(l AccessLog, ns string) (*accesslogv3.AccessLog, map[string]any, error) {
+func accessLogSink(l AccessLog, in policy.FieldInput, env *policy.Env) (*accesslogv3.AccessLog, map[string]any, error) {
+	ns := ""
+	if len(in.Namespaces) > 0 {
+		ns = in.Namespaces[0]
+	}
+	http2 := env.Target != "kgateway" // see collectorService
 	var (
 		name string
 		cfg  proto.Message
@@ -51,7 +58,7 @@ func accessLogSink(l AccessLog, ns string) (*accesslogv3.AccessLog, map[string]a
 		if g.LogName == "" {
 			return nil, nil, fmt.Errorf("grpcService.logName is empty")
 		}
-		svc, c, err := accessLogGrpcService(g.CommonGrpcService, ns)
+		svc, c, err := grpcServiceOf(g.CommonGrpcService, ns, http2)
 		if err != nil {
 			return nil, nil, fmt.Errorf("grpcService: %w", err)
 		}
@@ -64,6 +71,12 @@ func accessLogSink(l AccessLog, ns string) (*accesslogv3.AccessLog, map[string]a
 			AdditionalResponseHeadersToLog:  g.AdditionalResponseHeadersToLog,
 			AdditionalResponseTrailersToLog: g.AdditionalResponseTrailersToLog,
 		}
+	case l.OpenTelemetry != nil:
+		o, c, err := otelAccessLog(l.OpenTelemetry, in, env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("openTelemetry: %w", err)
+		}
+		name, cfg, cl = otelAccessLogName, o, c
 	default:
 		return nil, nil, fmt.Errorf("no sink: set fileSink, grpcService or openTelemetry")
 	}
@@ -119,10 +132,10 @@ func fileAccessLog(f *FileSink) (*filelogv3.FileAccessLog, error) {
 	return out, nil
 }
 
-// accessLogGrpcService is the Envoy gRPC client of a log sink, with the
-// cluster entry of its backend.
-func accessLogGrpcService(g CommonGrpcService, ns string) (*corev3.GrpcService, map[string]any, error) {
-	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, true)
+// grpcServiceOf is the Envoy gRPC client of a log sink or collector, with
+// the cluster entry of its backend (HTTP/2 when http2).
+func grpcServiceOf(g CommonGrpcService, ns string, http2 bool) (*corev3.GrpcService, map[string]any, error) {
+	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, http2)
 	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
 	if g.Authority != nil {
 		eg.Authority = *g.Authority

@@ -11,16 +11,13 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
 	healthcheckv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/proxy_protocol/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	earlyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/early_header_mutation/header_mutation/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	uuidv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/request_id/uuid/v3"
-	otelresv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/tracers/opentelemetry/resource_detectors/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
-	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -42,27 +39,27 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 		return nil, nil
 	}
 	v := in.Values[0]
-	ns := "" // the policy's namespace, for references without one
-	if len(in.Namespaces) > 0 {
-		ns = in.Namespaces[0]
-	}
 	h := &hcmv3.HttpConnectionManager{}
 	var l *listenerv3.Listener
 	key := strings.TrimPrefix(strings.TrimPrefix(in.Key, "default."), "httpSettings.")
 	var clusters []map[string]any
 	switch key {
 	case "accessLog":
-		logs, cs, err := accessLogs(v, ns)
+		logs, cs, err := accessLogs(v, in, env)
 		if err != nil {
 			return nil, err
 		}
 		h.AccessLog, clusters = logs, cs
 	case "tracing":
-		t, cs, err := tracing(v, ns)
+		t, _ := v.(*Tracing)
+		if t == nil {
+			return nil, nil
+		}
+		tr, cs, err := listenerTracing(t, in, env)
 		if err != nil {
 			return nil, err
 		}
-		h.Tracing, clusters = t, cs
+		h.Tracing, clusters = tr, cs
 	case "upgradeConfig":
 		u, _ := v.(*UpgradeConfig)
 		if u == nil {
@@ -331,10 +328,9 @@ func listenerDuration(v any) (*durationpb.Duration, error) {
 	return durationpb.New(d), nil
 }
 
-// accessLogs renders gRPC access log sinks (Envoy's http_grpc logger to
-// the backend's Service cluster), with a header filter; other sinks and
-// filters are unsupported.
-func accessLogs(v any, ns string) ([]*accesslogv3.AccessLog, []map[string]any, error) {
+// accessLogs renders the access log sinks (file, gRPC or OpenTelemetry)
+// with their filters, and the clusters of their services.
+func accessLogs(v any, in policy.FieldInput, env *policy.Env) ([]*accesslogv3.AccessLog, []map[string]any, error) {
 	logs, ok := v.([]AccessLog)
 	if !ok {
 		return nil, nil, fmt.Errorf("unexpected value %T", v)
@@ -342,10 +338,7 @@ func accessLogs(v any, ns string) ([]*accesslogv3.AccessLog, []map[string]any, e
 	var out []*accesslogv3.AccessLog
 	var clusters []map[string]any
 	for i, l := range logs {
-		if l.OpenTelemetry != nil && l.FileSink == nil && l.GrpcService == nil {
-			return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d]: gwpol does not render OpenTelemetry access log sinks yet", i)
-		}
-		al, cl, err := accessLogSink(l, ns)
+		al, cl, err := accessLogSink(l, in, env)
 		if err != nil {
 			return nil, nil, fmt.Errorf("accessLog[%d]: %w", i, err)
 		}
@@ -355,67 +348,4 @@ func accessLogs(v any, ns string) ([]*accesslogv3.AccessLog, []map[string]any, e
 		}
 	}
 	return out, clusters, nil
-}
-
-// tracing renders an OpenTelemetry tracer sending spans over gRPC to a
-// Service (the environment resource detector by default, as kgateway
-// does), with literal and request-header custom tags. kgateway names the
-// service after the Gateway when the policy does not; gwpol does not see
-// the Gateway here, so a policy without serviceName is unsupported, as
-// are sampling, samplers and other tags.
-func tracing(v any, ns string) (*hcmv3.HttpConnectionManager_Tracing, []map[string]any, error) {
-	t, _ := v.(*Tracing)
-	if t == nil {
-		return nil, nil, nil
-	}
-	o := t.Provider.OpenTelemetry
-	if o == nil || o.ServiceName == nil || o.Sampler != nil || t.ClientSampling != nil || t.RandomSampling != nil || t.OverallSampling != nil || t.MaxPathTagLength != nil {
-		return nil, nil, diag.Errorf(diag.Unsupported, "tracing: gwpol renders an OpenTelemetry provider with a serviceName, without sampling settings")
-	}
-	g := o.GrpcService
-	ref := g.BackendRef
-	if (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil || g.Timeout != nil || len(g.InitialMetadata) > 0 || g.RetryPolicy != nil || g.MaxReceiveMessageLength != nil || g.SkipEnvoyHeaders != nil {
-		return nil, nil, diag.Errorf(diag.Unsupported, "tracing.provider.openTelemetry.grpcService: gwpol renders a Service backendRef with a port and an authority only")
-	}
-	svcNS := ns
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		svcNS = string(*ref.Namespace)
-	}
-	cluster := policy.ServiceCluster(svcNS, string(ref.Name), int32(*ref.Port))
-	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}
-	if g.Authority != nil {
-		eg.Authority = *g.Authority
-	}
-	cfg := &tracev3.OpenTelemetryConfig{GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}, ServiceName: *o.ServiceName}
-	env := &corev3.TypedExtensionConfig{Name: "envoy.tracers.opentelemetry.resource_detectors.environment", TypedConfig: pack(&otelresv3.EnvironmentResourceDetectorConfig{})}
-	if len(o.ResourceDetectors) == 0 {
-		cfg.ResourceDetectors = []*corev3.TypedExtensionConfig{env}
-	}
-	for _, d := range o.ResourceDetectors {
-		if d.EnvironmentResourceDetector != nil && (d.EnvironmentResourceDetector.Enable == nil || *d.EnvironmentResourceDetector.Enable) {
-			cfg.ResourceDetectors = append(cfg.ResourceDetectors, env)
-		}
-	}
-	out := &hcmv3.HttpConnectionManager_Tracing{
-		Provider: &tracev3.Tracing_Http{Name: "envoy.tracers.opentelemetry", ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: pack(cfg)}},
-		Verbose:  derefOr(t.Verbose),
-	}
-	if t.SpawnUpstreamSpan != nil {
-		out.SpawnUpstreamSpan = wrapperspb.Bool(*t.SpawnUpstreamSpan)
-	}
-	for i, a := range t.Attributes {
-		switch {
-		case a.Literal != nil:
-			out.CustomTags = append(out.CustomTags, &tracingv3.CustomTag{Tag: a.Name, Type: &tracingv3.CustomTag_Literal_{Literal: &tracingv3.CustomTag_Literal{Value: a.Literal.Value}}})
-		case a.RequestHeader != nil:
-			h := &tracingv3.CustomTag_Header{Name: a.RequestHeader.Name}
-			if a.RequestHeader.DefaultValue != nil {
-				h.DefaultValue = *a.RequestHeader.DefaultValue
-			}
-			out.CustomTags = append(out.CustomTags, &tracingv3.CustomTag{Tag: a.Name, Type: &tracingv3.CustomTag_RequestHeader{RequestHeader: h}})
-		default:
-			return nil, nil, diag.Errorf(diag.Unsupported, "tracing.attributes[%d]: gwpol renders literal and requestHeader attributes only", i)
-		}
-	}
-	return out, []map[string]any{{"name": cluster}}, nil
 }

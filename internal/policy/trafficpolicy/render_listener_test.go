@@ -29,6 +29,12 @@ func TestListenerHTTPSettings(t *testing.T) {
 			"", `unknown response flag "Nope"`},
 		{"local reply: default JSON body", `{"localReplies": {"defaultBodyFormat": {"json": {"error": "%LOCAL_REPLY_BODY%"}, "contentType": "application/json"}}}`, "localReplyConfig",
 			`{"localReplyConfig":{"bodyFormat":{"jsonFormat":{"error":"%LOCAL_REPLY_BODY%"},"contentType":"application/json"}}}`, ""},
+		{"tracing: the tracer is named after its Gateway, detector off, sampler always on", `{"tracing": {"provider": {"openTelemetry": {"grpcService": {"backendRef": {"name": "otel", "port": 4317}}, "resourceDetectors": [{"environmentResourceDetector": {"enable": false}}], "sampler": {"alwaysOnConfig": {}}}}, "overallSampling": 5, "maxPathTagLength": 64}}`, "tracing",
+			`{"tracing":{"overallSampling":{"value":5},"maxPathTagLength":64,"provider":{"name":"envoy.tracers.opentelemetry","typedConfig":{"@type":"type.googleapis.com/envoy.config.trace.v3.OpenTelemetryConfig","grpcService":{"envoyGrpc":{"clusterName":"kube_infra_otel_4317"}},"serviceName":"gw.infra","sampler":{"name":"envoy.tracers.opentelemetry.samplers.always_on","typedConfig":{"@type":"type.googleapis.com/envoy.extensions.tracers.opentelemetry.samplers.v3.AlwaysOnSamplerConfig"}}}}}}`, ""},
+		{"tracing: metadata tag of an unknown kind", `{"tracing": {"provider": {"openTelemetry": {"grpcService": {"backendRef": {"name": "otel", "port": 4317}}, "serviceName": "s", "resourceDetectors": [{"environmentResourceDetector": {"enable": false}}]}}, "attributes": [{"name": "t", "metadata": {"kind": "Pod", "metadataKey": {"key": "k", "path": [{"key": "p"}]}}}]}}`, "tracing",
+			"", `metadata.kind "Pod" is not Request, Route, Cluster or Host`},
+		{"OpenTelemetry access log: the policy's resource attributes win", `{"accessLog": [{"openTelemetry": {"grpcService": {"backendRef": {"name": "otel", "port": 4317}, "logName": "l"}, "resourceAttributes": {"values": [{"key": "service.name", "value": {"stringValue": "mine"}}]}}}]}`, "accessLog",
+			`{"accessLog":[{"name":"envoy.access_loggers.open_telemetry","typedConfig":{"@type":"type.googleapis.com/envoy.extensions.access_loggers.open_telemetry.v3.OpenTelemetryAccessLogConfig","resourceAttributes":{"values":[{"key":"service.name","value":{"stringValue":"mine"}},{"key":"service.namespace","value":{"stringValue":"infra"}},{"key":"k8s.namespace.name","value":{"stringValue":"infra"}},{"key":"k8s.container.name","value":{"stringValue":"kgateway-proxy"}}]},"grpcService":{"envoyGrpc":{"clusterName":"kube_infra_otel_4317"}},"logName":"l"}}]}`, ""},
 		{"local reply: headers are added or set, never removed", `{"localReplies": {"mappers": [{"filter": {"notHealthCheckFilter": true}, "headers": {"remove": ["x-a"]}}]}}`, "localReplyConfig",
 			"", "cannot be removed"},
 	}
@@ -44,7 +50,8 @@ func TestListenerHTTPSettings(t *testing.T) {
 					v = f.get(&c)
 				}
 			}
-			in := policy.FieldInput{Key: "default.httpSettings." + tt.key, Values: []any{v}, Contributors: []string{"gateway.kgateway.dev/ListenerPolicy/infra/lp"}, Namespaces: []string{"infra"}}
+			in := policy.FieldInput{Key: "default.httpSettings." + tt.key, Values: []any{v}, Contributors: []string{"gateway.kgateway.dev/ListenerPolicy/infra/lp"}, Namespaces: []string{"infra"},
+				Gateway: policy.GatewayName{Namespace: "infra", Name: "gw"}}
 			frags, err := ListenerKind{}.RenderField(in, &policy.Env{})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
