@@ -76,6 +76,12 @@ type Fragment struct {
 	// mirror policies — those the route's own RequestMirror filters make —
 	// for a field that tunes mirroring rather than adding a mirror.
 	MirrorPolicy map[string]any
+	// TypedRouteAction, TypedRoute, TypedVirtualHost and TypedMirrorPolicy
+	// are RouteAction, Route, VirtualHost and MirrorPolicy built as
+	// go-control-plane messages (RouteAction, Route, VirtualHost,
+	// RouteAction_RequestMirrorPolicy) by the kind's render files; they
+	// merge into the scoped resource the same way.
+	TypedRouteAction, TypedRoute, TypedVirtualHost, TypedMirrorPolicy proto.Message
 	// Clusters the configuration refers to (e.g. an auth service).
 	Clusters []map[string]any
 	// Cluster is merged into the cluster of the backend the field's

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gwpol/gwpol/internal/policy"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // RenderField implements policy.Renderer: each TrafficPolicy field becomes
@@ -139,14 +141,6 @@ func parseDur(s string) (string, error) {
 		return "", fmt.Errorf("%q is not a duration", s)
 	}
 	return dur(d), nil
-}
-
-func percent(p *int32, def int32) obj {
-	v := def
-	if p != nil {
-		v = *p
-	}
-	return obj{"numerator": max(v, 0), "denominator": "HUNDRED"}
 }
 
 // --------------------------------------------------------------------------
@@ -351,68 +345,36 @@ func (r *fieldRenderer) statPrefix() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	return []policy.Fragment{{Capability: "route", Route: obj{"stat_prefix": *v}}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRoute: &routev3.Route{StatPrefix: *v}}}, nil
 }
 
+// tracing overrides the listener's tracing on a route: its sampling
+// percentages and span tags, or sampling off (disable).
 func (r *fieldRenderer) tracing() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*RouteTracing)
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	t := obj{}
+	t := &routev3.Tracing{}
 	if v.Disable != nil {
-		t["client_sampling"] = percent(nil, 0)
-		t["random_sampling"] = percent(nil, 0)
-		t["overall_sampling"] = percent(nil, 0)
-		return []policy.Fragment{{Capability: "tracing", Route: obj{"tracing": t}}}, nil
+		t.ClientSampling, t.RandomSampling, t.OverallSampling = fraction(nil, 0), fraction(nil, 0), fraction(nil, 0)
+		return []policy.Fragment{{Capability: "tracing", TypedRoute: &routev3.Route{Tracing: t}}}, nil
 	}
 	if v.ClientSampling != nil {
-		t["client_sampling"] = percent(v.ClientSampling, 0)
+		t.ClientSampling = fraction(v.ClientSampling, 0)
 	}
 	if v.RandomSampling != nil {
-		t["random_sampling"] = percent(v.RandomSampling, 0)
+		t.RandomSampling = fraction(v.RandomSampling, 0)
 	}
 	if v.OverallSampling != nil {
-		t["overall_sampling"] = percent(v.OverallSampling, 0)
+		t.OverallSampling = fraction(v.OverallSampling, 0)
 	}
-	var tags []any
-	for _, a := range v.Attributes {
-		tag := obj{"tag": a.Name}
-		switch {
-		case a.Literal != nil:
-			tag["literal"] = obj{"value": a.Literal.Value}
-		case a.Environment != nil:
-			e := obj{"name": a.Environment.Name}
-			if a.Environment.DefaultValue != nil {
-				e["default_value"] = *a.Environment.DefaultValue
-			}
-			tag["environment"] = e
-		case a.RequestHeader != nil:
-			h := obj{"name": a.RequestHeader.Name}
-			if a.RequestHeader.DefaultValue != nil {
-				h["default_value"] = *a.RequestHeader.DefaultValue
-			}
-			tag["request_header"] = h
-		case a.Metadata != nil:
-			var path []any
-			for _, s := range a.Metadata.MetadataKey.Path {
-				path = append(path, obj{"key": s.Key})
-			}
-			m := obj{"kind": obj{strings.ToLower(a.Metadata.Kind): obj{}},
-				"metadata_key": obj{"key": a.Metadata.MetadataKey.Key, "path": path}}
-			if a.Metadata.DefaultValue != nil {
-				m["default_value"] = *a.Metadata.DefaultValue
-			}
-			tag["metadata"] = m
-		default:
-			continue
-		}
-		tags = append(tags, tag)
+	tags, err := customTags(v.Attributes)
+	if err != nil {
+		return nil, fmt.Errorf("tracing.%w", err)
 	}
-	if len(tags) > 0 {
-		t["custom_tags"] = tags
-	}
-	return []policy.Fragment{{Capability: "tracing", Route: obj{"tracing": t}}}, nil
+	t.CustomTags = tags
+	return []policy.Fragment{{Capability: "tracing", TypedRoute: &routev3.Route{Tracing: t}}}, nil
 }
 
 // --------------------------------------------------------------------------

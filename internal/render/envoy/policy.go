@@ -338,6 +338,9 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		}
 		rf.mirror = mergeInto(rf.mirror, m)
 	}
+	if err := rf.addTyped(fr); err != nil {
+		return err
+	}
 	if fr.VirtualHost != nil {
 		m := &routev3.VirtualHost{}
 		if err := fromMap(fr.VirtualHost, m); err != nil {
@@ -375,6 +378,40 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("cluster without a name")
 		}
 		rf.clusters = append(rf.clusters, c)
+	}
+	return nil
+}
+
+// addTyped merges the route, route action, mirror policy and virtual
+// host settings a kind built as go-control-plane messages.
+func (rf *rendered) addTyped(fr policy.Fragment) error {
+	if fr.TypedRouteAction != nil {
+		m, ok := fr.TypedRouteAction.(*routev3.RouteAction)
+		if !ok {
+			return fmt.Errorf("route action settings are a %T", fr.TypedRouteAction)
+		}
+		rf.routeAction = mergeInto(rf.routeAction, proto.Clone(m).(*routev3.RouteAction))
+	}
+	if fr.TypedRoute != nil {
+		m, ok := fr.TypedRoute.(*routev3.Route)
+		if !ok {
+			return fmt.Errorf("route settings are a %T", fr.TypedRoute)
+		}
+		rf.route = mergeInto(rf.route, proto.Clone(m).(*routev3.Route))
+	}
+	if fr.TypedMirrorPolicy != nil {
+		m, ok := fr.TypedMirrorPolicy.(*routev3.RouteAction_RequestMirrorPolicy)
+		if !ok {
+			return fmt.Errorf("request mirror policy settings are a %T", fr.TypedMirrorPolicy)
+		}
+		rf.mirror = mergeInto(rf.mirror, proto.Clone(m).(*routev3.RouteAction_RequestMirrorPolicy))
+	}
+	if fr.TypedVirtualHost != nil {
+		m, ok := fr.TypedVirtualHost.(*routev3.VirtualHost)
+		if !ok {
+			return fmt.Errorf("virtual host settings are a %T", fr.TypedVirtualHost)
+		}
+		rf.vhost = mergeInto(rf.vhost, proto.Clone(m).(*routev3.VirtualHost))
 	}
 	return nil
 }
