@@ -7,9 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	omitcanaryv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/omit_canary_hosts/v3"
+	previoushostsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -132,17 +135,6 @@ func fragment(capability, name string, order int, filterCfg, perFilter obj) poli
 	return fr
 }
 
-// dur formats a duration the way protojson writes google.protobuf.Duration.
-func dur(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
-
-func parseDur(s string) (string, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return "", fmt.Errorf("%q is not a duration", s)
-	}
-	return dur(d), nil
-}
-
 // --------------------------------------------------------------------------
 // cors, csrf, buffer and fault: render_<family>.go; rate limits:
 // render_ratelimit.go; header mutation: render_headers.go
@@ -192,22 +184,31 @@ func (r *fieldRenderer) timeouts() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	ra := obj{}
+	ra := &routev3.RouteAction{}
+	var err error
 	if v.Request != nil {
-		d, err := parseDur(*v.Request)
-		if err != nil {
-			return nil, fmt.Errorf("timeouts.request: %w", err)
+		if ra.Timeout, err = duration("timeouts.request", *v.Request); err != nil {
+			return nil, err
 		}
-		ra["timeout"] = d
 	}
 	if v.StreamIdle != nil {
-		d, err := parseDur(*v.StreamIdle)
-		if err != nil {
-			return nil, fmt.Errorf("timeouts.streamIdle: %w", err)
+		if ra.IdleTimeout, err = duration("timeouts.streamIdle", *v.StreamIdle); err != nil {
+			return nil, err
 		}
-		ra["idle_timeout"] = d
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: ra}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
+}
+
+// Envoy's retry host predicates by kgateway's names.
+var retryHostPredicates = map[string]func() *routev3.RetryPolicy_RetryHostPredicate{
+	"PreviousHosts": func() *routev3.RetryPolicy_RetryHostPredicate {
+		return &routev3.RetryPolicy_RetryHostPredicate{Name: "envoy.retry_host_predicates.previous_hosts",
+			ConfigType: &routev3.RetryPolicy_RetryHostPredicate_TypedConfig{TypedConfig: pack(&previoushostsv3.PreviousHostsPredicate{})}}
+	},
+	"OmitCanaryHosts": func() *routev3.RetryPolicy_RetryHostPredicate {
+		return &routev3.RetryPolicy_RetryHostPredicate{Name: "envoy.retry_host_predicates.omit_canary_hosts",
+			ConfigType: &routev3.RetryPolicy_RetryHostPredicate_TypedConfig{TypedConfig: pack(&omitcanaryv3.OmitCanaryHostsPredicate{})}}
+	},
 }
 
 func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
@@ -218,51 +219,54 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 	if len(r.in.Contributors) > 0 && strings.HasPrefix(r.in.Contributors[0], Group+"/") {
 		v = retryDefaults(v) // a policy's, not a route rule's own
 	}
-	rp := obj{}
+	rp := &routev3.RetryPolicy{}
 	on := slices.Clone(v.RetryOn)
 	if len(v.StatusCodes) > 0 && !slices.Contains(on, "retriable-status-codes") {
 		on = append(on, "retriable-status-codes")
 	}
-	if len(on) > 0 {
-		rp["retry_on"] = strings.Join(on, ",")
-	}
+	rp.RetryOn = strings.Join(on, ",")
+	var err error
 	if v.Attempts != nil {
-		rp["num_retries"] = *v.Attempts
+		if *v.Attempts < 0 {
+			return nil, fmt.Errorf("retry.attempts: %d is negative", *v.Attempts)
+		}
+		rp.NumRetries = wrapperspb.UInt32(uint32(*v.Attempts))
 	}
 	if v.PerTryTimeout != nil {
-		d, err := parseDur(*v.PerTryTimeout)
-		if err != nil {
-			return nil, fmt.Errorf("retry.perTryTimeout: %w", err)
+		if rp.PerTryTimeout, err = duration("retry.perTryTimeout", *v.PerTryTimeout); err != nil {
+			return nil, err
 		}
-		rp["per_try_timeout"] = d
 	}
-	if len(v.StatusCodes) > 0 {
-		rp["retriable_status_codes"] = v.StatusCodes
+	if rp.RetriableStatusCodes, err = statusCodes("retry.statusCodes", v.StatusCodes); err != nil {
+		return nil, err
 	}
 	if v.BackoffBaseInterval != nil {
-		d, err := parseDur(*v.BackoffBaseInterval)
+		base, err := duration("retry.backoffBaseInterval", *v.BackoffBaseInterval)
 		if err != nil {
-			return nil, fmt.Errorf("retry.backoffBaseInterval: %w", err)
+			return nil, err
 		}
-		rp["retry_back_off"] = obj{"base_interval": d}
+		rp.RetryBackOff = &routev3.RetryPolicy_RetryBackOff{BaseInterval: base}
 	}
-	var preds []any
 	for _, p := range v.RetryHostPredicates {
-		switch p {
-		case "PreviousHosts":
-			preds = append(preds, obj{"name": "envoy.retry_host_predicates.previous_hosts", "typed_config": obj{
-				"@type": typeURL("envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate")}})
-		case "OmitCanaryHosts":
-			preds = append(preds, obj{"name": "envoy.retry_host_predicates.omit_canary_hosts", "typed_config": obj{
-				"@type": typeURL("envoy.extensions.retry.host.omit_canary_hosts.v3.OmitCanaryHostsPredicate")}})
-		default:
+		pred, ok := retryHostPredicates[p]
+		if !ok {
 			return nil, fmt.Errorf("retryHostPredicates: %q is not PreviousHosts or OmitCanaryHosts", p)
 		}
+		rp.RetryHostPredicate = append(rp.RetryHostPredicate, pred())
 	}
-	if len(preds) > 0 {
-		rp["retry_host_predicate"] = preds
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RetryPolicy: rp}}}, nil
+}
+
+// statusCodes are HTTP status codes as Envoy's unsigned integers.
+func statusCodes(field string, codes []int32) ([]uint32, error) {
+	var out []uint32
+	for _, c := range codes {
+		if c < 0 {
+			return nil, fmt.Errorf("%s: %d is not a status code", field, c)
+		}
+		out = append(out, uint32(c))
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"retry_policy": rp}}}, nil
+	return out, nil
 }
 
 // retryDefaults is a policy's retry as the API server stores it: the
@@ -289,8 +293,8 @@ func (r *fieldRenderer) urlRewrite() ([]policy.Fragment, error) {
 	if v.PathRegex == nil {
 		return nil, nil
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"regex_rewrite": obj{
-		"pattern": obj{"regex": v.PathRegex.Pattern}, "substitution": v.PathRegex.Substitution,
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RegexRewrite: &matcherv3.RegexMatchAndSubstitute{
+		Pattern: &matcherv3.RegexMatcher{Regex: v.PathRegex.Pattern}, Substitution: v.PathRegex.Substitution,
 	}}}}, nil
 }
 
@@ -299,7 +303,8 @@ func (r *fieldRenderer) autoHostRewrite() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"auto_host_rewrite": *v}}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{
+		HostRewriteSpecifier: &routev3.RouteAction_AutoHostRewrite{AutoHostRewrite: wrapperspb.Bool(*v)}}}}, nil
 }
 
 func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {
@@ -307,20 +312,15 @@ func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	p := obj{}
-	if len(v.RedirectResponseCodes) > 0 {
-		p["redirect_response_codes"] = v.RedirectResponseCodes
+	codes, err := statusCodes("internalRedirect.redirectResponseCodes", v.RedirectResponseCodes)
+	if err != nil {
+		return nil, err
 	}
+	p := &routev3.InternalRedirectPolicy{RedirectResponseCodes: codes, AllowCrossSchemeRedirect: derefOr(v.AllowCrossSchemeRedirect), ResponseHeadersToCopy: v.ResponseHeadersToCopy}
 	if v.MaxRedirects != nil {
-		p["max_internal_redirects"] = *v.MaxRedirects
+		p.MaxInternalRedirects = wrapperspb.UInt32(*v.MaxRedirects)
 	}
-	if v.AllowCrossSchemeRedirect != nil {
-		p["allow_cross_scheme_redirect"] = *v.AllowCrossSchemeRedirect
-	}
-	if len(v.ResponseHeadersToCopy) > 0 {
-		p["response_headers_to_copy"] = v.ResponseHeadersToCopy
-	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"internal_redirect_policy": p}}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{InternalRedirectPolicy: p}}}, nil
 }
 
 // requestMirror tunes the mirrors the route's RequestMirror filters make;
@@ -330,14 +330,8 @@ func (r *fieldRenderer) requestMirror() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	m := obj{}
-	if v.DisableShadowHostSuffixAppend != nil {
-		m["disable_shadow_host_suffix_append"] = *v.DisableShadowHostSuffixAppend
-	}
-	if v.HostRewriteLiteral != nil {
-		m["host_rewrite_literal"] = *v.HostRewriteLiteral
-	}
-	return []policy.Fragment{{Capability: "route", MirrorPolicy: m}}, nil
+	m := &routev3.RouteAction_RequestMirrorPolicy{DisableShadowHostSuffixAppend: derefOr(v.DisableShadowHostSuffixAppend), HostRewriteLiteral: derefOr(v.HostRewriteLiteral)}
+	return []policy.Fragment{{Capability: "route", TypedMirrorPolicy: m}}, nil
 }
 
 func (r *fieldRenderer) statPrefix() ([]policy.Fragment, error) {
