@@ -84,6 +84,9 @@ type Fragment struct {
 	TypedRouteAction, TypedRoute, TypedVirtualHost, TypedMirrorPolicy proto.Message
 	// Clusters the configuration refers to (e.g. an auth service).
 	Clusters []map[string]any
+	// TypedClusters are Clusters built as go-control-plane Clusters by the
+	// kind's render files.
+	TypedClusters []proto.Message
 	// Cluster is merged into the cluster of the backend the field's
 	// policies target (ScopeCluster): a go-control-plane Cluster the
 	// kind's render files build, holding only the settings the field

@@ -8,10 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	omitcanaryv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/omit_canary_hosts/v3"
 	previoushostsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -152,7 +156,7 @@ func (r *fieldRenderer) extension(ref *NamespacedObjectReference, policyNS strin
 
 // serviceCluster names the cluster of a backendRef and returns the
 // fragment cluster entry asking for it (HTTP/2 for gRPC services).
-func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (string, map[string]any) {
+func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (string, *clusterv3.Cluster) {
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
@@ -164,14 +168,11 @@ func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (str
 	if ref.Kind != nil && *ref.Kind != "" && *ref.Kind != "Service" {
 		name = strings.ToLower(string(*ref.Kind)) + "_" + ns + "_" + string(ref.Name) + "_" + strconv.Itoa(int(port)) // as render/envoy names a backend object's cluster
 	}
-	c := obj{"name": name}
+	c := &clusterv3.Cluster{Name: name}
 	if http2 {
-		c["typed_extension_protocol_options"] = obj{
-			"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": obj{
-				"@type":                typeURL("envoy.extensions.upstreams.http.v3.HttpProtocolOptions"),
-				"explicit_http_config": obj{"http2_protocol_options": obj{}},
-			},
-		}
+		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
+			UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})}
 	}
 	return name, c
 }

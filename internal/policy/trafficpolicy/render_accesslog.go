@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	filelogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
@@ -33,7 +34,7 @@ const (
 
 // accessLogSink is one sink with its filter, and the cluster entry of a gRPC
 // sink's service (nil for a file).
-func accessLogSink(l AccessLog, in policy.FieldInput, env *policy.Env) (*accesslogv3.AccessLog, map[string]any, error) {
+func accessLogSink(l AccessLog, in policy.FieldInput, env *policy.Env) (*accesslogv3.AccessLog, *clusterv3.Cluster, error) {
 	ns := ""
 	if len(in.Namespaces) > 0 {
 		ns = in.Namespaces[0]
@@ -42,7 +43,7 @@ func accessLogSink(l AccessLog, in policy.FieldInput, env *policy.Env) (*accessl
 	var (
 		name string
 		cfg  proto.Message
-		cl   map[string]any
+		cl   *clusterv3.Cluster
 	)
 	switch {
 	case l.FileSink != nil && l.GrpcService != nil:
@@ -134,7 +135,7 @@ func fileAccessLog(f *FileSink) (*filelogv3.FileAccessLog, error) {
 
 // grpcServiceOf is the Envoy gRPC client of a log sink or collector, with
 // the cluster entry of its backend (HTTP/2 when http2).
-func grpcServiceOf(g CommonGrpcService, ns string, http2 bool) (*corev3.GrpcService, map[string]any, error) {
+func grpcServiceOf(g CommonGrpcService, ns string, http2 bool) (*corev3.GrpcService, *clusterv3.Cluster, error) {
 	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, http2)
 	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
 	if g.Authority != nil {

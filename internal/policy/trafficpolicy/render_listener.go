@@ -18,6 +18,7 @@ import (
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	uuidv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/request_id/uuid/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -42,7 +43,7 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 	h := &hcmv3.HttpConnectionManager{}
 	var l *listenerv3.Listener
 	key := strings.TrimPrefix(strings.TrimPrefix(in.Key, "default."), "httpSettings.")
-	var clusters []map[string]any
+	var clusters []proto.Message
 	switch key {
 	case "accessLog":
 		logs, cs, err := accessLogs(v, in, env)
@@ -246,7 +247,7 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 	default:
 		return nil, diag.Errorf(diag.Unsupported, "gwpol does not render ListenerPolicy %s yet", in.Key)
 	}
-	fr := policy.Fragment{Clusters: clusters}
+	fr := policy.Fragment{TypedClusters: clusters}
 	if h != nil {
 		fr.HCM = h
 	}
@@ -330,13 +331,13 @@ func listenerDuration(v any) (*durationpb.Duration, error) {
 
 // accessLogs renders the access log sinks (file, gRPC or OpenTelemetry)
 // with their filters, and the clusters of their services.
-func accessLogs(v any, in policy.FieldInput, env *policy.Env) ([]*accesslogv3.AccessLog, []map[string]any, error) {
+func accessLogs(v any, in policy.FieldInput, env *policy.Env) ([]*accesslogv3.AccessLog, []proto.Message, error) {
 	logs, ok := v.([]AccessLog)
 	if !ok {
 		return nil, nil, fmt.Errorf("unexpected value %T", v)
 	}
 	var out []*accesslogv3.AccessLog
-	var clusters []map[string]any
+	var clusters []proto.Message
 	for i, l := range logs {
 		al, cl, err := accessLogSink(l, in, env)
 		if err != nil {

@@ -3,6 +3,7 @@ package trafficpolicy
 import (
 	"fmt"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	otellogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/open_telemetry/v3"
 	otelcommonv1 "go.opentelemetry.io/proto/otlp/common/v1"
 
@@ -18,7 +19,7 @@ const kgatewayContainer = "kgateway-proxy"
 // kgateway it adds the resource attributes that identify the proxy (its
 // Gateway, namespace, the controller's version and container) unless the
 // policy sets them.
-func otelAccessLog(o *OpenTelemetryAccessLogService, in policy.FieldInput, env *policy.Env) (*otellogv3.OpenTelemetryAccessLogConfig, map[string]any, error) {
+func otelAccessLog(o *OpenTelemetryAccessLogService, in policy.FieldInput, env *policy.Env) (*otellogv3.OpenTelemetryAccessLogConfig, *clusterv3.Cluster, error) {
 	svc, cluster, err := collectorService(o.GrpcService.CommonGrpcService, in, env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("grpcService: %w", err)

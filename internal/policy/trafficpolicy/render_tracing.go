@@ -3,6 +3,7 @@ package trafficpolicy
 import (
 	"fmt"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
@@ -11,6 +12,7 @@ import (
 	metadatav3 "github.com/envoyproxy/go-control-plane/envoy/type/metadata/v3"
 	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -32,7 +34,7 @@ func defaultServiceName(gw policy.GatewayName) string { return gw.Name + "." + g
 // listenerTracing is the connection manager's tracing: an OpenTelemetry
 // tracer sending spans over gRPC to a Service, with the sampling,
 // verbosity and custom tags of the policy, and the collector's cluster.
-func listenerTracing(t *Tracing, in policy.FieldInput, env *policy.Env) (*hcmv3.HttpConnectionManager_Tracing, []map[string]any, error) {
+func listenerTracing(t *Tracing, in policy.FieldInput, env *policy.Env) (*hcmv3.HttpConnectionManager_Tracing, []proto.Message, error) {
 	o := t.Provider.OpenTelemetry
 	if o == nil {
 		return nil, nil, diag.Errorf(diag.Unsupported, "tracing.provider: gwpol renders the openTelemetry provider only")
@@ -57,13 +59,13 @@ func listenerTracing(t *Tracing, in policy.FieldInput, env *policy.Env) (*hcmv3.
 	if out.CustomTags, err = customTags(t.Attributes); err != nil {
 		return nil, nil, fmt.Errorf("tracing.%w", err)
 	}
-	return out, []map[string]any{cluster}, nil
+	return out, []proto.Message{cluster}, nil
 }
 
 // otelTracer is the OpenTelemetry tracer's configuration: its collector,
 // the service name (the Gateway's by default), the environment resource
 // detector unless the policy turns it off, and the sampler.
-func otelTracer(o *OpenTelemetryTracingConfig, in policy.FieldInput, env *policy.Env) (*tracev3.OpenTelemetryConfig, map[string]any, error) {
+func otelTracer(o *OpenTelemetryTracingConfig, in policy.FieldInput, env *policy.Env) (*tracev3.OpenTelemetryConfig, *clusterv3.Cluster, error) {
 	svc, cluster, err := collectorService(o.GrpcService, in, env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("grpcService: %w", err)
@@ -94,7 +96,7 @@ func otelTracer(o *OpenTelemetryTracingConfig, in policy.FieldInput, env *policy
 // OpenTelemetry access logs), with its cluster entry. kgateway leaves
 // the cluster's protocol to the Service (an h2c appProtocol); other
 // targets make it HTTP/2, which gRPC needs.
-func collectorService(g CommonGrpcService, in policy.FieldInput, env *policy.Env) (*corev3.GrpcService, map[string]any, error) {
+func collectorService(g CommonGrpcService, in policy.FieldInput, env *policy.Env) (*corev3.GrpcService, *clusterv3.Cluster, error) {
 	if k := g.BackendRef.Kind; k != nil && *k != "" && *k != "Service" {
 		return nil, nil, diag.Errorf(diag.Unsupported, "backendRef: gwpol renders a Service collector only, not a %s", *k)
 	}

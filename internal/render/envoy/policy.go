@@ -369,6 +369,16 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		}
 		rf.cluster = mergeInto(rf.cluster, c)
 	}
+	for _, m := range fr.TypedClusters {
+		c, ok := m.(*clusterv3.Cluster)
+		if !ok || c == nil {
+			return fmt.Errorf("a cluster is a %T", m)
+		}
+		if c.Name == "" {
+			return fmt.Errorf("cluster without a name")
+		}
+		rf.clusters = append(rf.clusters, proto.Clone(c).(*clusterv3.Cluster))
+	}
 	for _, cm := range fr.Clusters {
 		c := &clusterv3.Cluster{}
 		if err := fromMap(cm, c); err != nil {
