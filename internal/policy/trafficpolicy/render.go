@@ -11,10 +11,13 @@ import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	dynmodulesv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/dynamic_modules/v3"
+	dynmodulefilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_modules/v3"
 	omitcanaryv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/omit_canary_hosts/v3"
 	previoushostsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -117,27 +120,12 @@ const (
 
 func typeURL(name string) string { return "type.googleapis.com/" + name }
 
-type obj = map[string]any
-
 // disabledConfig switches a filter off on one resource.
-func disabledConfig() obj {
-	return obj{"@type": typeURL("envoy.config.route.v3.FilterConfig"), "disabled": true}
-}
+func disabledConfig() *routev3.FilterConfig { return &routev3.FilterConfig{Disabled: true} }
 
 // enabledConfig switches a disabled-by-default filter on, as configured in
 // the chain (kgateway's FilterConfig with an empty config).
-func enabledConfig() obj {
-	return obj{"@type": typeURL("envoy.config.route.v3.FilterConfig"), "config": obj{}}
-}
-
-// fragment is one filter with its per-resource config.
-func fragment(capability, name string, order int, filterCfg, perFilter obj) policy.Fragment {
-	fr := policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: name, Config: filterCfg, Order: order}}
-	if perFilter != nil {
-		fr.PerFilterConfig = map[string]map[string]any{name: perFilter}
-	}
-	return fr
-}
+func enabledConfig() *routev3.FilterConfig { return &routev3.FilterConfig{Config: &anypb.Any{}} }
 
 // --------------------------------------------------------------------------
 // cors, csrf, buffer and fault: render_<family>.go; rate limits:
@@ -378,19 +366,17 @@ func (r *fieldRenderer) tracing() ([]policy.Fragment, error) {
 // dynamicModule is kgateway's rustformation-based filter and per-route
 // config: the policy value travels as JSON in a StringValue.
 func dynamicModule(capability, name, filterName string, order int, filterJSON, routeJSON string) policy.Fragment {
-	module := obj{"name": "rust_module"}
-	return fragment(capability, name, order, obj{
-		"@type":                 typeURL("envoy.extensions.filters.http.dynamic_modules.v3.DynamicModuleFilter"),
-		"dynamic_module_config": module,
-		"filter_name":           filterName,
-		"filter_config":         obj{"@type": typeURL("google.protobuf.StringValue"), "value": filterJSON},
-	}, obj{
-		"@type":                 typeURL("envoy.extensions.filters.http.dynamic_modules.v3.DynamicModuleFilterPerRoute"),
-		"dynamic_module_config": module,
-		"filter_name":           filterName, // what Envoy reads; per_route_config_name is its deprecated spelling, kgateway writes both
-		"per_route_config_name": filterName,
-		"filter_config":         obj{"@type": typeURL("google.protobuf.StringValue"), "value": routeJSON},
-	})
+	module := &dynmodulesv3.DynamicModuleConfig{Name: "rust_module"}
+	filter := &dynmodulefilterv3.DynamicModuleFilter{DynamicModuleConfig: module, FilterName: filterName, FilterConfig: pack(wrapperspb.String(filterJSON))}
+	per := &dynmodulefilterv3.DynamicModuleFilterPerRoute{
+		DynamicModuleConfig: module,
+		FilterName:          filterName, // what Envoy reads; per_route_config_name is its deprecated spelling, kgateway writes both
+		//lint:ignore SA1019 kgateway writes the deprecated spelling too, and gwpol reproduces it
+		PerRouteConfigName: filterName,
+		FilterConfig:       pack(wrapperspb.String(routeJSON)),
+	}
+	return policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: name, Typed: filter, Order: order},
+		TypedPerFilterConfig: map[string]proto.Message{name: per}}
 }
 
 func (r *fieldRenderer) transformation() ([]policy.Fragment, error) {

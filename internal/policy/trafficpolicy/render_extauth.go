@@ -55,7 +55,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: &extauthzv3.ExtAuthzPerRoute{
 				Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{CheckSettings: cs}}}
 		} else {
-			fr.PerFilterConfig = map[string]map[string]any{filterName: enabledConfig()}
+			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: enabledConfig()}
 		}
 		fr.Filter.Precedence = filterWeight("extAuth", ext).Weight
 		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
