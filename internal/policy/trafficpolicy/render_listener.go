@@ -74,15 +74,17 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 	case "useRemoteAddress":
 		h.UseRemoteAddress = wrapperspb.Bool(val[bool](v))
 	case "xffConfig":
-		m, _ := v.(map[string]any)
-		x := &xffv3.XffConfig{}
-		x.XffNumTrustedHops = uint32(val[int32](m["xffNumTrustedHops"]))
-		if b, ok := m["skipXFFAppend"].(*bool); ok && b != nil {
-			x.SkipXffAppend = wrapperspb.Bool(*b)
+		m, _ := v.(*xffSettings)
+		if m == nil {
+			return nil, nil
 		}
-		if cidrs, ok := m["xffTrustedCIDRs"].([]string); ok && len(cidrs) > 0 {
+		x := &xffv3.XffConfig{XffNumTrustedHops: uint32(max(derefOr(m.XffNumTrustedHops), 0))}
+		if m.SkipXFFAppend != nil {
+			x.SkipXffAppend = wrapperspb.Bool(*m.SkipXFFAppend)
+		}
+		if len(m.XffTrustedCIDRs) > 0 {
 			x.XffTrustedCidrs = &xffv3.XffTrustedCidrs{}
-			for _, c := range cidrs {
+			for _, c := range m.XffTrustedCIDRs {
 				p, err := netip.ParsePrefix(c)
 				if err != nil {
 					return nil, fmt.Errorf("xffTrustedCIDRs: %q is not a CIDR", c)
