@@ -7,7 +7,9 @@ import (
 
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protojson"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -90,4 +92,22 @@ func compactJSON(t *testing.T, b []byte) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// TestListenerTracingNeedsGateway: a tracer without serviceName is named
+// after its Gateway; rendered where no Gateway is known it is unsupported
+// (GWP404), never named wrongly.
+func TestListenerTracingNeedsGateway(t *testing.T) {
+	tr := &Tracing{Provider: TracingProvider{OpenTelemetry: &OpenTelemetryTracingConfig{}}}
+	port := gwv1.PortNumber(4317)
+	tr.Provider.OpenTelemetry.GrpcService.BackendRef.Name, tr.Provider.OpenTelemetry.GrpcService.BackendRef.Port = "otel", &port
+	in := policy.FieldInput{Key: "default.httpSettings.tracing", Values: []any{tr}, Namespaces: []string{"infra"}}
+	_, err := ListenerKind{}.RenderField(in, &policy.Env{})
+	if diag.KindOf(err) != diag.Unsupported {
+		t.Fatalf("error %v, want an unsupported one", err)
+	}
+	in.Gateway = policy.GatewayName{Namespace: "infra", Name: "gw"}
+	if _, err := (ListenerKind{}).RenderField(in, &policy.Env{}); err != nil {
+		t.Fatalf("with its Gateway: %v", err)
+	}
 }
