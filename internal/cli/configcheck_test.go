@@ -16,6 +16,7 @@ func TestConfigFileKeys(t *testing.T) {
 	}{
 		{"valid", "namespace: shop\nlint:\n  failOn: warning\n  ignore:\n  - code: GWP303\n    object: TrafficPolicy/infra/*\n  severity:\n    GWP301: info\n", ""},
 		{"kgateway settings", "enableAuthMetadata: true\ndiscoveryNamespaceSelectors: []\npolicyMerge:\n  trafficPolicy:\n    extAuth: DeepMerge\n", ""},
+		{"kgateway version", "kgatewayVersion: v2.1.0\n", ""},
 		{"empty file", "", ""},
 		{"misspelled nested key", "lint:\n  failOnn: warning\n", `.gwpol.yaml:2:3: unknown key "lint.failOnn"; did you mean "lint.failOn"?`},
 		{"misspelled section key", "lint:\n  ignores:\n  - code: GWP303\n", `unknown key "lint.ignores"; did you mean "lint.ignore"?`},

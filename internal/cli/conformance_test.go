@@ -136,6 +136,9 @@ func caseKgatewaySettings(cs caseSettings) KgatewaySettings {
 		EnableRouteSourceMetadata:            or(s.EnableRouteSourceMetadata, false),
 		EnableAwsEc2Discovery:                or(s.EnableAwsEc2Discovery, false),
 		DiscoveryNamespaceSelectors:          s.DiscoveryNamespaceSelectors,
+		// kgateway's TestBasic runs as version v1.0.0-ci1 (README of the
+		// conformance data), which its OpenTelemetry access logs report.
+		KgatewayVersion: "v1.0.0-ci1",
 	}
 }
 

@@ -370,50 +370,41 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 	t.Helper()
 	id := e.Kind.GroupKind().Kind + "#" + e.Key + " (owner " + e.Field.Owner.Policy.Describe() + ")"
 	var out []claim
-	if fr.RouteAction != nil {
-		want := &routev3.RouteAction{}
-		if decode(t, fr.RouteAction, want) {
-			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-				p := "route." + string(fd.Name())
-				if skip[p] {
-					return true
-				}
-				out = append(out, claim{p, id})
-				if err := contains(er.route.GetRoute().ProtoReflect(), fd, v); err != nil {
-					t.Errorf("%s: %s owns %s, but render emits %v", where, id, p, err)
-				}
+	if want := (&routev3.RouteAction{}); fragmentPart(t, fr.TypedRouteAction, fr.RouteAction, want) {
+		want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			p := "route." + string(fd.Name())
+			if skip[p] {
 				return true
-			})
-		}
-	}
-	if fr.Route != nil {
-		want := &routev3.Route{}
-		if decode(t, fr.Route, want) {
-			if want.StatPrefix != "" {
-				want.StatPrefix = envoy.ExpandRouteVars(want.StatPrefix, er.vars[0], er.vars[1], er.vars[2])
 			}
-			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-				if skip[string(fd.Name())] {
-					return true
-				}
-				out = append(out, claim{string(fd.Name()), id})
-				if err := contains(er.route.ProtoReflect(), fd, v); err != nil {
-					t.Errorf("%s: %s owns %s, but render emits %v", where, id, fd.Name(), err)
-				}
-				return true
-			})
-		}
+			out = append(out, claim{p, id})
+			if err := contains(er.route.GetRoute().ProtoReflect(), fd, v); err != nil {
+				t.Errorf("%s: %s owns %s, but render emits %v", where, id, p, err)
+			}
+			return true
+		})
 	}
-	if fr.VirtualHost != nil {
-		want := &routev3.VirtualHost{}
-		if decode(t, fr.VirtualHost, want) {
-			want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-				if err := contains(er.vhost.ProtoReflect(), fd, v); err != nil {
-					t.Errorf("%s: %s owns virtual host %s, but render emits %v", where, id, fd.Name(), err)
-				}
-				return true
-			})
+	if want := (&routev3.Route{}); fragmentPart(t, fr.TypedRoute, fr.Route, want) {
+		if want.StatPrefix != "" {
+			want.StatPrefix = envoy.ExpandRouteVars(want.StatPrefix, er.vars[0], er.vars[1], er.vars[2])
 		}
+		want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if skip[string(fd.Name())] {
+				return true
+			}
+			out = append(out, claim{string(fd.Name()), id})
+			if err := contains(er.route.ProtoReflect(), fd, v); err != nil {
+				t.Errorf("%s: %s owns %s, but render emits %v", where, id, fd.Name(), err)
+			}
+			return true
+		})
+	}
+	if want := (&routev3.VirtualHost{}); fragmentPart(t, fr.TypedVirtualHost, fr.VirtualHost, want) {
+		want.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if err := contains(er.vhost.ProtoReflect(), fd, v); err != nil {
+				t.Errorf("%s: %s owns virtual host %s, but render emits %v", where, id, fd.Name(), err)
+			}
+			return true
+		})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		p := "typed_per_filter_config." + name
@@ -446,6 +437,21 @@ func claimFragment(t *testing.T, where string, e merge.EffectiveField, fr policy
 		}
 	}
 	return out
+}
+
+// fragmentPart reads one part of a fragment (route action, route, virtual
+// host) into want, from the message the kind built or from its map;
+// false when the fragment has no such part or it does not decode.
+func fragmentPart(t *testing.T, typed proto.Message, m map[string]any, want proto.Message) bool {
+	t.Helper()
+	switch {
+	case typed != nil:
+		proto.Merge(want, typed)
+		return true
+	case m != nil:
+		return decode(t, m, want)
+	}
+	return false
 }
 
 // perFilterNames are the filters a fragment configures per resource, in

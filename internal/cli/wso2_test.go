@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
-
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -307,14 +309,16 @@ func TestWSO2Render(t *testing.T) {
 	if fr.Capability != "ext_proc" || fr.Filter == nil || fr.Filter.Name != wso2.FilterName {
 		t.Errorf("fragment: %+v", fr)
 	}
-	grpc := fr.Filter.Config["grpc_service"].(map[string]any)["envoy_grpc"].(map[string]any)
-	if grpc["cluster_name"] != "wso2-policy-engine" || fr.Clusters[0]["name"] != "wso2-policy-engine" {
-		t.Errorf("cluster: %v / %v", grpc, fr.Clusters[0]["name"])
+	ep, _ := fr.Filter.Typed.(*extprocv3.ExternalProcessor)
+	cl, _ := fr.TypedClusters[0].(*clusterv3.Cluster)
+	if grpc := ep.GetGrpcService().GetEnvoyGrpc(); grpc.GetClusterName() != "wso2-policy-engine" || cl.GetName() != "wso2-policy-engine" {
+		t.Errorf("cluster: %v / %v", grpc, cl.GetName())
 	}
-	if _, ok := fr.PerFilterConfig[wso2.FilterName]; !ok {
-		t.Errorf("the route does not enable the filter: %v", fr.PerFilterConfig)
+	if _, ok := fr.TypedPerFilterConfig[wso2.FilterName]; !ok {
+		t.Errorf("the route does not enable the filter: %v", fr.TypedPerFilterConfig)
 	}
-	md := fr.Route["metadata"].(map[string]any)["filter_metadata"].(map[string]any)["merge.gateway.api-platform.wso2.com/APIPolicy"]
+	route, _ := fr.TypedRoute.(*routev3.Route)
+	md := route.GetMetadata().GetFilterMetadata()["merge.gateway.api-platform.wso2.com/APIPolicy"].AsMap()
 	got, _ := json.Marshal(md)
 	want := `{"chain":["wso2_apip_sys_analytics:v1","api-key-auth:v0","set-headers:v1","basic-ratelimit:v1","cors:v1"],` +
 		`"engine":{"api-key-auth:v0":"v0.1.2","basic-ratelimit:v1":"v1.1.1","cors:v1":"v1.0.2","set-headers:v1":"v1.0.0","wso2_apip_sys_analytics:v1":"v1.0.0"},` +

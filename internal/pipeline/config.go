@@ -49,6 +49,9 @@ type KgatewaySettings struct {
 	EnableRouteSourceMetadata            bool  `mapstructure:"enableRouteSourceMetadata"`
 	EnableAwsEc2Discovery                bool  `mapstructure:"enableAwsEc2Discovery"`
 	DiscoveryNamespaceSelectors          []any `mapstructure:"discoveryNamespaceSelectors"`
+	// KgatewayVersion is the controller's version, which its OpenTelemetry
+	// access logs report (service.version); empty: not reported.
+	KgatewayVersion string `mapstructure:"kgatewayVersion"`
 }
 
 // RenderConfig is the render: section.
@@ -84,6 +87,7 @@ func (c *Config) PolicyConfig() policy.Config {
 		ReferenceGrantMode:    c.ReferenceGrantMode,
 		ValidationMode:        c.ValidationMode,
 		EnableAuthMetadata:    c.EnableAuthMetadata,
+		KgatewayVersion:       c.KgatewayVersion,
 		PolicyMerge:           map[string]string{},
 		Values:                map[string]any{},
 		LenientFields:         c.LenientFields(),

@@ -37,6 +37,10 @@ type Config struct {
 	// authentication filter is followed by one that records
 	// dev.kgateway.auth_policy auth_succeeded=true where it passed.
 	EnableAuthMetadata bool
+	// KgatewayVersion is the kgateway release whose translation to match
+	// (config kgatewayVersion): OpenTelemetry access logs report it as the
+	// resource attribute service.version; empty, they leave it out.
+	KgatewayVersion string
 	// Values holds kind-specific settings by key (e.g. "wso2.systemPolicies").
 	Values map[string]any
 	// LenientFields reports unknown fields as warnings (config

@@ -37,7 +37,18 @@ type FieldInput struct {
 	Scope        Scope
 	// Namespace of the owning policy (references in values are relative to it).
 	Namespaces []string
+	// Gateway is the Gateway whose listeners the field configures, when it
+	// is merged at a Gateway or one of its listeners (zero on routes, which
+	// several Gateways may share): kgateway names a listener's tracer and
+	// OpenTelemetry access logs after their Gateway.
+	Gateway GatewayName
 }
+
+// GatewayName is a Gateway's namespace and name.
+type GatewayName struct{ Namespace, Name string }
+
+// IsZero reports whether no Gateway is named.
+func (g GatewayName) IsZero() bool { return g.Name == "" }
 
 // Fragment is Envoy configuration in neutral, protojson-shaped form, so
 // that policy kinds describe what they need without importing
@@ -65,8 +76,17 @@ type Fragment struct {
 	// mirror policies — those the route's own RequestMirror filters make —
 	// for a field that tunes mirroring rather than adding a mirror.
 	MirrorPolicy map[string]any
+	// TypedRouteAction, TypedRoute, TypedVirtualHost and TypedMirrorPolicy
+	// are RouteAction, Route, VirtualHost and MirrorPolicy built as
+	// go-control-plane messages (RouteAction, Route, VirtualHost,
+	// RouteAction_RequestMirrorPolicy) by the kind's render files; they
+	// merge into the scoped resource the same way.
+	TypedRouteAction, TypedRoute, TypedVirtualHost, TypedMirrorPolicy proto.Message
 	// Clusters the configuration refers to (e.g. an auth service).
 	Clusters []map[string]any
+	// TypedClusters are Clusters built as go-control-plane Clusters by the
+	// kind's render files.
+	TypedClusters []proto.Message
 	// Cluster is merged into the cluster of the backend the field's
 	// policies target (ScopeCluster): a go-control-plane Cluster the
 	// kind's render files build, holding only the settings the field

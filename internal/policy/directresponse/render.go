@@ -3,6 +3,9 @@ package directresponse
 import (
 	"fmt"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -17,23 +20,27 @@ func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment,
 	if len(in.Values) == 0 {
 		return nil, nil
 	}
-	dr := map[string]any{"status": 500, "body": map[string]any{"inlineString": invalidBody}}
+	dr := &routev3.DirectResponseAction{Status: 500, Body: inline(invalidBody)}
 	if len(in.Values) == 1 {
 		s, ok := in.Values[0].(*Spec)
 		if !ok {
 			return nil, fmt.Errorf("directResponse is a %T", in.Values[0])
 		}
-		dr = map[string]any{"status": s.Status}
+		dr = &routev3.DirectResponseAction{Status: s.Status}
 		switch {
 		case s.Body != nil:
-			dr["body"] = map[string]any{"inlineString": *s.Body}
+			dr.Body = inline(*s.Body)
 		case s.BodyFormat != nil:
-			f := map[string]any{"textFormatSource": map[string]any{"inlineString": s.BodyFormat.Text}}
+			dr.BodyFormat = &corev3.SubstitutionFormatString{
+				Format: &corev3.SubstitutionFormatString_TextFormatSource{TextFormatSource: inline(s.BodyFormat.Text)}}
 			if s.BodyFormat.ContentType != nil {
-				f["contentType"] = *s.BodyFormat.ContentType
+				dr.BodyFormat.ContentType = *s.BodyFormat.ContentType
 			}
-			dr["bodyFormat"] = f
 		}
 	}
-	return []policy.Fragment{{Route: map[string]any{"directResponse": dr}}}, nil
+	return []policy.Fragment{{TypedRoute: &routev3.Route{Action: &routev3.Route_DirectResponse{DirectResponse: dr}}}}, nil
+}
+
+func inline(s string) *corev3.DataSource {
+	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: s}}
 }

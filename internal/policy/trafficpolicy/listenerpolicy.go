@@ -111,12 +111,20 @@ func remoteAddressOff(h *HTTPSettings) bool {
 	return h.UseRemoteAddress != nil && !*h.UseRemoteAddress
 }
 
+// xffSettings are the settings the xff original-IP extension takes, under
+// the spec's names (in the order explain prints them).
+type xffSettings struct {
+	SkipXFFAppend     *bool    `json:"skipXFFAppend"`
+	XffNumTrustedHops *int32   `json:"xffNumTrustedHops"`
+	XffTrustedCIDRs   []string `json:"xffTrustedCIDRs"`
+}
+
 // xffConfig is that extension's configuration: the trusted hops and CIDRs.
 func xffConfig(h *HTTPSettings) any {
 	if !remoteAddressOff(h) {
 		return nil
 	}
-	return map[string]any{"xffNumTrustedHops": h.XffNumTrustedHops, "xffTrustedCIDRs": h.XffTrustedCIDRs, "skipXFFAppend": h.SkipXFFAppend}
+	return &xffSettings{SkipXFFAppend: h.SkipXFFAppend, XffNumTrustedHops: h.XffNumTrustedHops, XffTrustedCIDRs: h.XffTrustedCIDRs}
 }
 
 func accessLog(c *ListenerConfig) any {

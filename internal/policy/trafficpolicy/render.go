@@ -7,10 +7,22 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	dynmodulesv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/dynamic_modules/v3"
+	dynmodulefilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_modules/v3"
+	omitcanaryv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/omit_canary_hosts/v3"
+	previoushostsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/policy"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // RenderField implements policy.Renderer: each TrafficPolicy field becomes
@@ -91,6 +103,10 @@ const (
 	orderAPIKeyAuth
 	orderExtAuth
 	orderRBAC
+	// orderHealthCheck: a ListenerPolicy's health check answers after
+	// authorization (which may guard it) and before rate limits (which
+	// must not throttle it), as kgateway places it.
+	orderHealthCheck
 	// orderRateLimit is one stage for local and global rate limits, as in
 	// kgateway: within it filters sort by name, so a global limit
 	// ("ratelimit/<ns>/<name>") runs before the local one ("ratelimit/local").
@@ -104,46 +120,12 @@ const (
 
 func typeURL(name string) string { return "type.googleapis.com/" + name }
 
-type obj = map[string]any
-
 // disabledConfig switches a filter off on one resource.
-func disabledConfig() obj {
-	return obj{"@type": typeURL("envoy.config.route.v3.FilterConfig"), "disabled": true}
-}
+func disabledConfig() *routev3.FilterConfig { return &routev3.FilterConfig{Disabled: true} }
 
 // enabledConfig switches a disabled-by-default filter on, as configured in
 // the chain (kgateway's FilterConfig with an empty config).
-func enabledConfig() obj {
-	return obj{"@type": typeURL("envoy.config.route.v3.FilterConfig"), "config": obj{}}
-}
-
-// fragment is one filter with its per-resource config.
-func fragment(capability, name string, order int, filterCfg, perFilter obj) policy.Fragment {
-	fr := policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: name, Config: filterCfg, Order: order}}
-	if perFilter != nil {
-		fr.PerFilterConfig = map[string]map[string]any{name: perFilter}
-	}
-	return fr
-}
-
-// dur formats a duration the way protojson writes google.protobuf.Duration.
-func dur(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
-
-func parseDur(s string) (string, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return "", fmt.Errorf("%q is not a duration", s)
-	}
-	return dur(d), nil
-}
-
-func percent(p *int32, def int32) obj {
-	v := def
-	if p != nil {
-		v = *p
-	}
-	return obj{"numerator": max(v, 0), "denominator": "HUNDRED"}
-}
+func enabledConfig() *routev3.FilterConfig { return &routev3.FilterConfig{Config: &anypb.Any{}} }
 
 // --------------------------------------------------------------------------
 // cors, csrf, buffer and fault: render_<family>.go; rate limits:
@@ -162,7 +144,7 @@ func (r *fieldRenderer) extension(ref *NamespacedObjectReference, policyNS strin
 
 // serviceCluster names the cluster of a backendRef and returns the
 // fragment cluster entry asking for it (HTTP/2 for gRPC services).
-func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (string, map[string]any) {
+func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (string, *clusterv3.Cluster) {
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
@@ -174,14 +156,11 @@ func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (str
 	if ref.Kind != nil && *ref.Kind != "" && *ref.Kind != "Service" {
 		name = strings.ToLower(string(*ref.Kind)) + "_" + ns + "_" + string(ref.Name) + "_" + strconv.Itoa(int(port)) // as render/envoy names a backend object's cluster
 	}
-	c := obj{"name": name}
+	c := &clusterv3.Cluster{Name: name}
 	if http2 {
-		c["typed_extension_protocol_options"] = obj{
-			"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": obj{
-				"@type":                typeURL("envoy.extensions.upstreams.http.v3.HttpProtocolOptions"),
-				"explicit_http_config": obj{"http2_protocol_options": obj{}},
-			},
-		}
+		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
+			UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})}
 	}
 	return name, c
 }
@@ -194,22 +173,31 @@ func (r *fieldRenderer) timeouts() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	ra := obj{}
+	ra := &routev3.RouteAction{}
+	var err error
 	if v.Request != nil {
-		d, err := parseDur(*v.Request)
-		if err != nil {
-			return nil, fmt.Errorf("timeouts.request: %w", err)
+		if ra.Timeout, err = duration("timeouts.request", *v.Request); err != nil {
+			return nil, err
 		}
-		ra["timeout"] = d
 	}
 	if v.StreamIdle != nil {
-		d, err := parseDur(*v.StreamIdle)
-		if err != nil {
-			return nil, fmt.Errorf("timeouts.streamIdle: %w", err)
+		if ra.IdleTimeout, err = duration("timeouts.streamIdle", *v.StreamIdle); err != nil {
+			return nil, err
 		}
-		ra["idle_timeout"] = d
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: ra}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
+}
+
+// Envoy's retry host predicates by kgateway's names.
+var retryHostPredicates = map[string]func() *routev3.RetryPolicy_RetryHostPredicate{
+	"PreviousHosts": func() *routev3.RetryPolicy_RetryHostPredicate {
+		return &routev3.RetryPolicy_RetryHostPredicate{Name: "envoy.retry_host_predicates.previous_hosts",
+			ConfigType: &routev3.RetryPolicy_RetryHostPredicate_TypedConfig{TypedConfig: pack(&previoushostsv3.PreviousHostsPredicate{})}}
+	},
+	"OmitCanaryHosts": func() *routev3.RetryPolicy_RetryHostPredicate {
+		return &routev3.RetryPolicy_RetryHostPredicate{Name: "envoy.retry_host_predicates.omit_canary_hosts",
+			ConfigType: &routev3.RetryPolicy_RetryHostPredicate_TypedConfig{TypedConfig: pack(&omitcanaryv3.OmitCanaryHostsPredicate{})}}
+	},
 }
 
 func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
@@ -220,51 +208,54 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 	if len(r.in.Contributors) > 0 && strings.HasPrefix(r.in.Contributors[0], Group+"/") {
 		v = retryDefaults(v) // a policy's, not a route rule's own
 	}
-	rp := obj{}
+	rp := &routev3.RetryPolicy{}
 	on := slices.Clone(v.RetryOn)
 	if len(v.StatusCodes) > 0 && !slices.Contains(on, "retriable-status-codes") {
 		on = append(on, "retriable-status-codes")
 	}
-	if len(on) > 0 {
-		rp["retry_on"] = strings.Join(on, ",")
-	}
+	rp.RetryOn = strings.Join(on, ",")
+	var err error
 	if v.Attempts != nil {
-		rp["num_retries"] = *v.Attempts
+		if *v.Attempts < 0 {
+			return nil, fmt.Errorf("retry.attempts: %d is negative", *v.Attempts)
+		}
+		rp.NumRetries = wrapperspb.UInt32(uint32(*v.Attempts))
 	}
 	if v.PerTryTimeout != nil {
-		d, err := parseDur(*v.PerTryTimeout)
-		if err != nil {
-			return nil, fmt.Errorf("retry.perTryTimeout: %w", err)
+		if rp.PerTryTimeout, err = duration("retry.perTryTimeout", *v.PerTryTimeout); err != nil {
+			return nil, err
 		}
-		rp["per_try_timeout"] = d
 	}
-	if len(v.StatusCodes) > 0 {
-		rp["retriable_status_codes"] = v.StatusCodes
+	if rp.RetriableStatusCodes, err = statusCodes("retry.statusCodes", v.StatusCodes); err != nil {
+		return nil, err
 	}
 	if v.BackoffBaseInterval != nil {
-		d, err := parseDur(*v.BackoffBaseInterval)
+		base, err := duration("retry.backoffBaseInterval", *v.BackoffBaseInterval)
 		if err != nil {
-			return nil, fmt.Errorf("retry.backoffBaseInterval: %w", err)
+			return nil, err
 		}
-		rp["retry_back_off"] = obj{"base_interval": d}
+		rp.RetryBackOff = &routev3.RetryPolicy_RetryBackOff{BaseInterval: base}
 	}
-	var preds []any
 	for _, p := range v.RetryHostPredicates {
-		switch p {
-		case "PreviousHosts":
-			preds = append(preds, obj{"name": "envoy.retry_host_predicates.previous_hosts", "typed_config": obj{
-				"@type": typeURL("envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate")}})
-		case "OmitCanaryHosts":
-			preds = append(preds, obj{"name": "envoy.retry_host_predicates.omit_canary_hosts", "typed_config": obj{
-				"@type": typeURL("envoy.extensions.retry.host.omit_canary_hosts.v3.OmitCanaryHostsPredicate")}})
-		default:
+		pred, ok := retryHostPredicates[p]
+		if !ok {
 			return nil, fmt.Errorf("retryHostPredicates: %q is not PreviousHosts or OmitCanaryHosts", p)
 		}
+		rp.RetryHostPredicate = append(rp.RetryHostPredicate, pred())
 	}
-	if len(preds) > 0 {
-		rp["retry_host_predicate"] = preds
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RetryPolicy: rp}}}, nil
+}
+
+// statusCodes are HTTP status codes as Envoy's unsigned integers.
+func statusCodes(field string, codes []int32) ([]uint32, error) {
+	var out []uint32
+	for _, c := range codes {
+		if c < 0 {
+			return nil, fmt.Errorf("%s: %d is not a status code", field, c)
+		}
+		out = append(out, uint32(c))
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"retry_policy": rp}}}, nil
+	return out, nil
 }
 
 // retryDefaults is a policy's retry as the API server stores it: the
@@ -291,8 +282,8 @@ func (r *fieldRenderer) urlRewrite() ([]policy.Fragment, error) {
 	if v.PathRegex == nil {
 		return nil, nil
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"regex_rewrite": obj{
-		"pattern": obj{"regex": v.PathRegex.Pattern}, "substitution": v.PathRegex.Substitution,
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RegexRewrite: &matcherv3.RegexMatchAndSubstitute{
+		Pattern: &matcherv3.RegexMatcher{Regex: v.PathRegex.Pattern}, Substitution: v.PathRegex.Substitution,
 	}}}}, nil
 }
 
@@ -301,7 +292,8 @@ func (r *fieldRenderer) autoHostRewrite() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"auto_host_rewrite": *v}}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{
+		HostRewriteSpecifier: &routev3.RouteAction_AutoHostRewrite{AutoHostRewrite: wrapperspb.Bool(*v)}}}}, nil
 }
 
 func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {
@@ -309,20 +301,15 @@ func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	p := obj{}
-	if len(v.RedirectResponseCodes) > 0 {
-		p["redirect_response_codes"] = v.RedirectResponseCodes
+	codes, err := statusCodes("internalRedirect.redirectResponseCodes", v.RedirectResponseCodes)
+	if err != nil {
+		return nil, err
 	}
+	p := &routev3.InternalRedirectPolicy{RedirectResponseCodes: codes, AllowCrossSchemeRedirect: derefOr(v.AllowCrossSchemeRedirect), ResponseHeadersToCopy: v.ResponseHeadersToCopy}
 	if v.MaxRedirects != nil {
-		p["max_internal_redirects"] = *v.MaxRedirects
+		p.MaxInternalRedirects = wrapperspb.UInt32(*v.MaxRedirects)
 	}
-	if v.AllowCrossSchemeRedirect != nil {
-		p["allow_cross_scheme_redirect"] = *v.AllowCrossSchemeRedirect
-	}
-	if len(v.ResponseHeadersToCopy) > 0 {
-		p["response_headers_to_copy"] = v.ResponseHeadersToCopy
-	}
-	return []policy.Fragment{{Capability: "route", RouteAction: obj{"internal_redirect_policy": p}}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{InternalRedirectPolicy: p}}}, nil
 }
 
 // requestMirror tunes the mirrors the route's RequestMirror filters make;
@@ -332,14 +319,8 @@ func (r *fieldRenderer) requestMirror() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	m := obj{}
-	if v.DisableShadowHostSuffixAppend != nil {
-		m["disable_shadow_host_suffix_append"] = *v.DisableShadowHostSuffixAppend
-	}
-	if v.HostRewriteLiteral != nil {
-		m["host_rewrite_literal"] = *v.HostRewriteLiteral
-	}
-	return []policy.Fragment{{Capability: "route", MirrorPolicy: m}}, nil
+	m := &routev3.RouteAction_RequestMirrorPolicy{DisableShadowHostSuffixAppend: derefOr(v.DisableShadowHostSuffixAppend), HostRewriteLiteral: derefOr(v.HostRewriteLiteral)}
+	return []policy.Fragment{{Capability: "route", TypedMirrorPolicy: m}}, nil
 }
 
 func (r *fieldRenderer) statPrefix() ([]policy.Fragment, error) {
@@ -347,68 +328,36 @@ func (r *fieldRenderer) statPrefix() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	return []policy.Fragment{{Capability: "route", Route: obj{"stat_prefix": *v}}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRoute: &routev3.Route{StatPrefix: *v}}}, nil
 }
 
+// tracing overrides the listener's tracing on a route: its sampling
+// percentages and span tags, or sampling off (disable).
 func (r *fieldRenderer) tracing() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*RouteTracing)
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	t := obj{}
+	t := &routev3.Tracing{}
 	if v.Disable != nil {
-		t["client_sampling"] = percent(nil, 0)
-		t["random_sampling"] = percent(nil, 0)
-		t["overall_sampling"] = percent(nil, 0)
-		return []policy.Fragment{{Capability: "tracing", Route: obj{"tracing": t}}}, nil
+		t.ClientSampling, t.RandomSampling, t.OverallSampling = fraction(nil, 0), fraction(nil, 0), fraction(nil, 0)
+		return []policy.Fragment{{Capability: "tracing", TypedRoute: &routev3.Route{Tracing: t}}}, nil
 	}
 	if v.ClientSampling != nil {
-		t["client_sampling"] = percent(v.ClientSampling, 0)
+		t.ClientSampling = fraction(v.ClientSampling, 0)
 	}
 	if v.RandomSampling != nil {
-		t["random_sampling"] = percent(v.RandomSampling, 0)
+		t.RandomSampling = fraction(v.RandomSampling, 0)
 	}
 	if v.OverallSampling != nil {
-		t["overall_sampling"] = percent(v.OverallSampling, 0)
+		t.OverallSampling = fraction(v.OverallSampling, 0)
 	}
-	var tags []any
-	for _, a := range v.Attributes {
-		tag := obj{"tag": a.Name}
-		switch {
-		case a.Literal != nil:
-			tag["literal"] = obj{"value": a.Literal.Value}
-		case a.Environment != nil:
-			e := obj{"name": a.Environment.Name}
-			if a.Environment.DefaultValue != nil {
-				e["default_value"] = *a.Environment.DefaultValue
-			}
-			tag["environment"] = e
-		case a.RequestHeader != nil:
-			h := obj{"name": a.RequestHeader.Name}
-			if a.RequestHeader.DefaultValue != nil {
-				h["default_value"] = *a.RequestHeader.DefaultValue
-			}
-			tag["request_header"] = h
-		case a.Metadata != nil:
-			var path []any
-			for _, s := range a.Metadata.MetadataKey.Path {
-				path = append(path, obj{"key": s.Key})
-			}
-			m := obj{"kind": obj{strings.ToLower(a.Metadata.Kind): obj{}},
-				"metadata_key": obj{"key": a.Metadata.MetadataKey.Key, "path": path}}
-			if a.Metadata.DefaultValue != nil {
-				m["default_value"] = *a.Metadata.DefaultValue
-			}
-			tag["metadata"] = m
-		default:
-			continue
-		}
-		tags = append(tags, tag)
+	tags, err := customTags(v.Attributes)
+	if err != nil {
+		return nil, fmt.Errorf("tracing.%w", err)
 	}
-	if len(tags) > 0 {
-		t["custom_tags"] = tags
-	}
-	return []policy.Fragment{{Capability: "tracing", Route: obj{"tracing": t}}}, nil
+	t.CustomTags = tags
+	return []policy.Fragment{{Capability: "tracing", TypedRoute: &routev3.Route{Tracing: t}}}, nil
 }
 
 // --------------------------------------------------------------------------
@@ -417,19 +366,17 @@ func (r *fieldRenderer) tracing() ([]policy.Fragment, error) {
 // dynamicModule is kgateway's rustformation-based filter and per-route
 // config: the policy value travels as JSON in a StringValue.
 func dynamicModule(capability, name, filterName string, order int, filterJSON, routeJSON string) policy.Fragment {
-	module := obj{"name": "rust_module"}
-	return fragment(capability, name, order, obj{
-		"@type":                 typeURL("envoy.extensions.filters.http.dynamic_modules.v3.DynamicModuleFilter"),
-		"dynamic_module_config": module,
-		"filter_name":           filterName,
-		"filter_config":         obj{"@type": typeURL("google.protobuf.StringValue"), "value": filterJSON},
-	}, obj{
-		"@type":                 typeURL("envoy.extensions.filters.http.dynamic_modules.v3.DynamicModuleFilterPerRoute"),
-		"dynamic_module_config": module,
-		"filter_name":           filterName, // what Envoy reads; per_route_config_name is its deprecated spelling, kgateway writes both
-		"per_route_config_name": filterName,
-		"filter_config":         obj{"@type": typeURL("google.protobuf.StringValue"), "value": routeJSON},
-	})
+	module := &dynmodulesv3.DynamicModuleConfig{Name: "rust_module"}
+	filter := &dynmodulefilterv3.DynamicModuleFilter{DynamicModuleConfig: module, FilterName: filterName, FilterConfig: pack(wrapperspb.String(filterJSON))}
+	per := &dynmodulefilterv3.DynamicModuleFilterPerRoute{
+		DynamicModuleConfig: module,
+		FilterName:          filterName, // what Envoy reads; per_route_config_name is its deprecated spelling, kgateway writes both
+		//lint:ignore SA1019 kgateway writes the deprecated spelling too, and gwpol reproduces it
+		PerRouteConfigName: filterName,
+		FilterConfig:       pack(wrapperspb.String(routeJSON)),
+	}
+	return policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: name, Typed: filter, Order: order},
+		TypedPerFilterConfig: map[string]proto.Message{name: per}}
 }
 
 func (r *fieldRenderer) transformation() ([]policy.Fragment, error) {

@@ -1,10 +1,12 @@
 package trafficpolicy
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
 	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	filelogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
@@ -17,24 +19,31 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // Envoy's access logger and access log filter extension names.
 const (
 	fileAccessLogName = "envoy.access_loggers.file"
 	grpcAccessLogName = "envoy.access_loggers.http_grpc"
+	otelAccessLogName = "envoy.access_loggers.open_telemetry"
 	celLogFilterName  = "envoy.access_loggers.extension_filters.cel"
 )
 
 // accessLogSink is one sink with its filter, and the cluster entry of a gRPC
 // sink's service (nil for a file).
-func accessLogSink(l AccessLog, ns string) (*accesslogv3.AccessLog, map[string]any, error) {
+func accessLogSink(l AccessLog, in policy.FieldInput, env *policy.Env) (*accesslogv3.AccessLog, *clusterv3.Cluster, error) {
+	ns := ""
+	if len(in.Namespaces) > 0 {
+		ns = in.Namespaces[0]
+	}
+	http2 := env.Target != "kgateway" // see collectorService
 	var (
 		name string
 		cfg  proto.Message
-		cl   map[string]any
+		cl   *clusterv3.Cluster
 	)
 	switch {
 	case l.FileSink != nil && l.GrpcService != nil:
@@ -50,7 +59,7 @@ func accessLogSink(l AccessLog, ns string) (*accesslogv3.AccessLog, map[string]a
 		if g.LogName == "" {
 			return nil, nil, fmt.Errorf("grpcService.logName is empty")
 		}
-		svc, c, err := accessLogGrpcService(g.CommonGrpcService, ns)
+		svc, c, err := grpcServiceOf(g.CommonGrpcService, ns, http2)
 		if err != nil {
 			return nil, nil, fmt.Errorf("grpcService: %w", err)
 		}
@@ -63,6 +72,12 @@ func accessLogSink(l AccessLog, ns string) (*accesslogv3.AccessLog, map[string]a
 			AdditionalResponseHeadersToLog:  g.AdditionalResponseHeadersToLog,
 			AdditionalResponseTrailersToLog: g.AdditionalResponseTrailersToLog,
 		}
+	case l.OpenTelemetry != nil:
+		o, c, err := otelAccessLog(l.OpenTelemetry, in, env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("openTelemetry: %w", err)
+		}
+		name, cfg, cl = otelAccessLogName, o, c
 	default:
 		return nil, nil, fmt.Errorf("no sink: set fileSink, grpcService or openTelemetry")
 	}
@@ -118,10 +133,10 @@ func fileAccessLog(f *FileSink) (*filelogv3.FileAccessLog, error) {
 	return out, nil
 }
 
-// accessLogGrpcService is the Envoy gRPC client of a log sink, with the
-// cluster entry of its backend.
-func accessLogGrpcService(g CommonGrpcService, ns string) (*corev3.GrpcService, map[string]any, error) {
-	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, true)
+// grpcServiceOf is the Envoy gRPC client of a log sink or collector, with
+// the cluster entry of its backend (HTTP/2 when http2).
+func grpcServiceOf(g CommonGrpcService, ns string, http2 bool) (*corev3.GrpcService, *clusterv3.Cluster, error) {
+	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, http2)
 	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
 	if g.Authority != nil {
 		eg.Authority = *g.Authority
@@ -241,7 +256,11 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 	case t.HeaderFilter != nil:
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: headerMatchMatcher(t.HeaderFilter.Header)}}
 	case t.ResponseFlagFilter != nil:
-		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ResponseFlagFilter{ResponseFlagFilter: &accesslogv3.ResponseFlagFilter{Flags: t.ResponseFlagFilter.Flags}}
+		flags, err := responseFlags(t.ResponseFlagFilter.Flags)
+		if err != nil {
+			return nil, err
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ResponseFlagFilter{ResponseFlagFilter: &accesslogv3.ResponseFlagFilter{Flags: flags}}
 	case t.GrpcStatusFilter != nil:
 		g := &accesslogv3.GrpcStatusFilter{}
 		for _, s := range t.GrpcStatusFilter.Statuses {
@@ -266,6 +285,46 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 		return nil, fmt.Errorf("no filter type set")
 	}
 	return out, nil
+}
+
+// responseFlagCodes are Envoy's response flags by their long names.
+// Envoy's filter takes only the short codes: kgateway passes a long name
+// through, which Envoy rejects, so gwpol writes its code instead.
+var responseFlagCodes = map[string]string{
+	"FailedLocalHealthCheck": "LH", "NoHealthyUpstream": "UH", "UpstreamRequestTimeout": "UT",
+	"LocalReset": "LR", "UpstreamRemoteReset": "UR", "UpstreamConnectionFailure": "UF",
+	"UpstreamConnectionTermination": "UC", "UpstreamOverflow": "UO", "NoRouteFound": "NR",
+	"DelayInjected": "DI", "FaultInjected": "FI", "RateLimited": "RL",
+	"UnauthorizedExternalService": "UAEX", "RateLimitServiceError": "RLSE",
+	"DownstreamConnectionTermination": "DC", "UpstreamRetryLimitExceeded": "URX",
+	"StreamIdleTimeout": "SI", "InvalidEnvoyRequestHeaders": "IH", "DownstreamProtocolError": "DPE",
+	"UpstreamMaxStreamDurationReached": "UMSDR", "ResponseFromCacheFilter": "RFCF",
+	"NoFilterConfigFound": "NFCF", "DurationTimeout": "DT", "UpstreamProtocolError": "UPE",
+	"NoClusterFound": "NC", "OverloadManagerTerminated": "OM", "DnsResolutionFailed": "DF",
+	"DropOverload": "DO", "DownstreamRemoteReset": "DR", "UnconditionalDropOverload": "UDO",
+}
+
+// responseFlags are the flags as Envoy's short codes; an unknown flag is
+// an error.
+func responseFlags(flags []string) ([]string, error) {
+	out := make([]string, 0, len(flags))
+	for _, f := range flags {
+		code, ok := responseFlagCodes[f]
+		if !ok && !isResponseFlagCode(f) {
+			return nil, fmt.Errorf("responseFlagFilter: unknown response flag %q", f)
+		}
+		out = append(out, cmp.Or(code, f))
+	}
+	return out, nil
+}
+
+func isResponseFlagCode(f string) bool {
+	for _, c := range responseFlagCodes {
+		if c == f {
+			return true
+		}
+	}
+	return false
 }
 
 // headerMatchMatcher is a Gateway API header match as an Envoy header

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	accesslogv3 "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	filelogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
 	grpclogv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/grpc/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
@@ -63,8 +64,8 @@ func TestListenerAccessLog(t *testing.T) {
 	if gl.GetCommonConfig().GetLogName() != "als" || gl.GetCommonConfig().GetGrpcService().GetEnvoyGrpc().GetClusterName() != cluster {
 		t.Errorf("grpc sink %v does not log %q to %s", &gl, "als", cluster)
 	}
-	if len(frs[0].Clusters) != 1 || frs[0].Clusters[0]["name"] != cluster {
-		t.Errorf("clusters %v, want %s", frs[0].Clusters, cluster)
+	if cs := frs[0].TypedClusters; len(cs) != 1 || cs[0].(*clusterv3.Cluster).GetName() != cluster {
+		t.Errorf("clusters %v, want %s", cs, cluster)
 	}
 	hm := grpc.GetFilter().GetHeaderFilter().GetHeader()
 	if hm.GetName() != "x-log" || hm.GetStringMatch().GetSafeRegex().GetRegex() != "^y" {

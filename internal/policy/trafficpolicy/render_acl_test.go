@@ -3,6 +3,9 @@ package trafficpolicy
 import (
 	"encoding/json"
 	"testing"
+
+	dynmodulefilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_modules/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // TestACLDenyResponseHeader: the deny response's blockedByHeaderName (the
@@ -15,9 +18,15 @@ func TestACLDenyResponseHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	frs := renderField(t, "httpACL", &v)
-	per := frs[0].PerFilterConfig[frs[0].Filter.Name]
-	cfg, _ := per["filter_config"].(map[string]any)
-	raw, _ := cfg["value"].(string)
+	per, ok := frs[0].TypedPerFilterConfig[frs[0].Filter.Name].(*dynmodulefilterv3.DynamicModuleFilterPerRoute)
+	if !ok {
+		t.Fatalf("per-route config is a %T", frs[0].TypedPerFilterConfig[frs[0].Filter.Name])
+	}
+	var sv wrapperspb.StringValue
+	if err := per.GetFilterConfig().UnmarshalTo(&sv); err != nil {
+		t.Fatal(err)
+	}
+	raw := sv.GetValue()
 	var got struct {
 		DenyResponse struct {
 			BlockedByHeaderName string `json:"blockedByHeaderName"`

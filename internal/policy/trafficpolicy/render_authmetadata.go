@@ -1,6 +1,7 @@
 package trafficpolicy
 
 import (
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -36,6 +37,6 @@ func (r *fieldRenderer) authMetadata(capability, family string, order int, disab
 		per = disabledConfig()
 	}
 	return []policy.Fragment{{Capability: capability,
-		Filter:          &policy.HTTPFilter{Name: name, Order: order, Typed: setMetadata("dev.kgateway.auth_policy", "auth_succeeded", structpb.NewStringValue("true"))},
-		PerFilterConfig: map[string]map[string]any{name: per}}}
+		Filter:               &policy.HTTPFilter{Name: name, Order: order, Typed: setMetadata("dev.kgateway.auth_policy", "auth_succeeded", structpb.NewStringValue("true"))},
+		TypedPerFilterConfig: map[string]proto.Message{name: per}}}
 }

@@ -9,6 +9,7 @@ import (
 	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
 	basicauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/basic_auth/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -30,8 +31,8 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 	switch {
 	case v.Disable != nil:
 		off := disabledConfig()
-		off["config"] = obj{} // as kgateway writes it
-		fr.PerFilterConfig = map[string]map[string]any{name: off}
+		off.Config = &anypb.Any{} // as kgateway writes it
+		fr.TypedPerFilterConfig = map[string]proto.Message{name: off}
 		return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, true)...), nil
 	case len(v.Users) > 0:
 		users = strings.Join(v.Users, "\n")
@@ -62,7 +63,7 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 	const name = "envoy.filters.http.api_key_auth"
 	fr := policy.Fragment{Capability: "api_key_auth", Filter: &policy.HTTPFilter{Name: name, Order: orderAPIKeyAuth, Typed: &apikeyauthv3.ApiKeyAuth{}}}
 	if v.Disable != nil {
-		fr.PerFilterConfig = map[string]map[string]any{name: disabledConfig()}
+		fr.TypedPerFilterConfig = map[string]proto.Message{name: disabledConfig()}
 		return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, true)...), nil
 	}
 	per := &apikeyauthv3.ApiKeyAuthPerRoute{}

@@ -23,7 +23,7 @@ import (
 // marker on for its resources.
 func disableMarker(capability, what string, order int) policy.Fragment {
 	fr := familyMarker(capability, what, order)
-	fr.PerFilterConfig = map[string]map[string]any{fr.Filter.Name: enabledConfig()}
+	fr.TypedPerFilterConfig = map[string]proto.Message{fr.Filter.Name: enabledConfig()}
 	return fr
 }
 

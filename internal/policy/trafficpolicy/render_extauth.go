@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
@@ -43,7 +44,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 		}
 		filterName := "ext_auth/" + ns + "/" + ext.Name
 		fr := policy.Fragment{Capability: "ext_authz", Filter: &policy.HTTPFilter{Name: filterName, Order: orderExtAuth, Typed: cfg},
-			Clusters: []map[string]any{cl}}
+			TypedClusters: []proto.Message{cl}}
 		// Switched on as configured in the chain (kgateway's FilterConfig),
 		// or with the policy's own check settings.
 		if len(v.ContextExtensions) > 0 || v.WithRequestBody != nil {
@@ -54,7 +55,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: &extauthzv3.ExtAuthzPerRoute{
 				Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{CheckSettings: cs}}}
 		} else {
-			fr.PerFilterConfig = map[string]map[string]any{filterName: enabledConfig()}
+			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: enabledConfig()}
 		}
 		fr.Filter.Precedence = filterWeight("extAuth", ext).Weight
 		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
@@ -66,14 +67,14 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 // extAuthz is the filter calling an extension's authorization service,
 // switched off by the family's disable marker, with the cluster entry of
 // the service.
-func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, map[string]any, error) {
+func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, *clusterv3.Cluster, error) {
 	cfg := &extauthzv3.ExtAuthz{
 		FilterEnabledMetadata: &matcherv3.MetadataMatcher{Filter: disableNamespace("ext_auth"),
 			Path:  []*matcherv3.MetadataMatcher_PathSegment{{Segment: &matcherv3.MetadataMatcher_PathSegment_Key{Key: "disable"}}},
 			Value: &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_BoolMatch{BoolMatch: true}}, Invert: true},
 		StatusOnError: &typev3.HttpStatus{Code: typev3.StatusCode_Forbidden},
 	}
-	var cl map[string]any
+	var cl *clusterv3.Cluster
 	switch {
 	case p.GrpcService != nil:
 		var name string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
 	"google.golang.org/protobuf/proto"
@@ -84,7 +85,7 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		// After the route stage is after routing: kgateway runs such a
 		// processor among the router's upstream filters.
 		fr.Filter.Upstream = p.FilterStage != nil && p.FilterStage.Stage == "Route" && p.FilterStage.Predicate == "After"
-		fr.Clusters = []map[string]any{cl}
+		fr.TypedClusters = []proto.Message{cl}
 		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
 	}
 	return out, nil
@@ -127,7 +128,7 @@ func extProcOrder(fs *FilterStageSpec) int {
 // extGrpcService is the Envoy gRPC client of an extension's service:
 // its cluster, authority, request deadline and retries, with the
 // cluster entry (HTTP/2).
-func extGrpcService(g ExtGrpcService, ns string) (*corev3.GrpcService, map[string]any, error) {
+func extGrpcService(g ExtGrpcService, ns string) (*corev3.GrpcService, *clusterv3.Cluster, error) {
 	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, true)
 	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
 	if g.Authority != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	"google.golang.org/protobuf/proto"
@@ -36,7 +37,7 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 	}
 	cfg := &jwtv3.JwtAuthentication{Providers: map[string]*jwtv3.JwtProvider{}}
 	var reqs []*jwtv3.JwtRequirement
-	var clusters []map[string]any
+	var clusters []proto.Message
 	for _, p := range j.Providers {
 		pname := ext.Name + "_" + ns + "_" + p.Name
 		po, cl, err := jwtProvider(p, ns)
@@ -64,7 +65,7 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 		Filter:     &policy.HTTPFilter{Name: name, Order: orderJWT, Typed: unlessDisabled("jwt", "envoy.filters.http.jwt_authn", cfg)},
 		TypedPerFilterConfig: map[string]proto.Message{name: &jwtv3.PerRouteConfig{
 			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: reqName}}},
-		Clusters: clusters,
+		TypedClusters: clusters,
 	}
 	return append([]policy.Fragment{familyMarker("jwt_authn", "jwt", orderJWT-1), fr},
 		r.authMetadata("jwt_authn", "jwt", orderJWT+1, false)...), nil
@@ -72,7 +73,7 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 
 // jwtProvider is one provider, with the cluster entry of its remote key
 // set (nil for a local one).
-func jwtProvider(p NamedJWTProvider, ns string) (*jwtv3.JwtProvider, map[string]any, error) {
+func jwtProvider(p NamedJWTProvider, ns string) (*jwtv3.JwtProvider, *clusterv3.Cluster, error) {
 	po := &jwtv3.JwtProvider{Issuer: p.Issuer, Audiences: p.Audiences, PayloadInMetadata: "payload"}
 	if p.ForwardToken != nil {
 		po.Forward = *p.ForwardToken
@@ -117,7 +118,7 @@ func jwtProvider(p NamedJWTProvider, ns string) (*jwtv3.JwtProvider, map[string]
 }
 
 // remoteJWKS fetches a key set from a URL through the backend's cluster.
-func remoteJWKS(rj *RemoteJWKS, ns string) (*jwtv3.RemoteJwks, map[string]any, error) {
+func remoteJWKS(rj *RemoteJWKS, ns string) (*jwtv3.RemoteJwks, *clusterv3.Cluster, error) {
 	name, cl := serviceCluster(rj.BackendRef, ns, false)
 	remote := &jwtv3.RemoteJwks{HttpUri: &corev3.HttpUri{Uri: rj.URL,
 		HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: name}, Timeout: durationpb.New(5 * time.Second)}}

@@ -10,16 +10,18 @@ import (
 	mutationv3 "github.com/envoyproxy/go-control-plane/envoy/config/common/mutation_rules/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	tracev3 "github.com/envoyproxy/go-control-plane/envoy/config/trace/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	healthcheckv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/proxy_protocol/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	earlyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/early_header_mutation/header_mutation/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	uuidv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/request_id/uuid/v3"
-	otelresv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/tracers/opentelemetry/resource_detectors/v3"
-	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+	"k8s.io/apimachinery/pkg/api/resource"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -33,32 +35,32 @@ var _ policy.Renderer = ListenerKind{}
 // RenderField implements policy.Renderer: each field is a partial
 // HttpConnectionManager or Listener. A field gwpol does not render yet
 // is unsupported (GWP404), never dropped.
-func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
+func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
 	if len(in.Values) == 0 {
 		return nil, nil
 	}
 	v := in.Values[0]
-	ns := "" // the policy's namespace, for references without one
-	if len(in.Namespaces) > 0 {
-		ns = in.Namespaces[0]
-	}
 	h := &hcmv3.HttpConnectionManager{}
 	var l *listenerv3.Listener
 	key := strings.TrimPrefix(strings.TrimPrefix(in.Key, "default."), "httpSettings.")
-	var clusters []map[string]any
+	var clusters []proto.Message
 	switch key {
 	case "accessLog":
-		logs, cs, err := accessLogs(v, ns)
+		logs, cs, err := accessLogs(v, in, env)
 		if err != nil {
 			return nil, err
 		}
 		h.AccessLog, clusters = logs, cs
 	case "tracing":
-		t, cs, err := tracing(v, ns)
+		t, _ := v.(*Tracing)
+		if t == nil {
+			return nil, nil
+		}
+		tr, cs, err := listenerTracing(t, in, env)
 		if err != nil {
 			return nil, err
 		}
-		h.Tracing, clusters = t, cs
+		h.Tracing, clusters = tr, cs
 	case "upgradeConfig":
 		u, _ := v.(*UpgradeConfig)
 		if u == nil {
@@ -72,15 +74,17 @@ func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.F
 	case "useRemoteAddress":
 		h.UseRemoteAddress = wrapperspb.Bool(val[bool](v))
 	case "xffConfig":
-		m, _ := v.(map[string]any)
-		x := &xffv3.XffConfig{}
-		x.XffNumTrustedHops = uint32(val[int32](m["xffNumTrustedHops"]))
-		if b, ok := m["skipXFFAppend"].(*bool); ok && b != nil {
-			x.SkipXffAppend = wrapperspb.Bool(*b)
+		m, _ := v.(*xffSettings)
+		if m == nil {
+			return nil, nil
 		}
-		if cidrs, ok := m["xffTrustedCIDRs"].([]string); ok && len(cidrs) > 0 {
+		x := &xffv3.XffConfig{XffNumTrustedHops: uint32(max(derefOr(m.XffNumTrustedHops), 0))}
+		if m.SkipXFFAppend != nil {
+			x.SkipXffAppend = wrapperspb.Bool(*m.SkipXFFAppend)
+		}
+		if len(m.XffTrustedCIDRs) > 0 {
 			x.XffTrustedCidrs = &xffv3.XffTrustedCidrs{}
-			for _, c := range cidrs {
+			for _, c := range m.XffTrustedCIDRs {
 				p, err := netip.ParsePrefix(c)
 				if err != nil {
 					return nil, fmt.Errorf("xffTrustedCIDRs: %q is not a CIDR", c)
@@ -136,6 +140,24 @@ func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.F
 		h.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{MaxHeadersCount: wrapperspb.UInt32(uint32(val[int32](v)))}
 	case "maxRequestsPerConnection":
 		h.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{MaxRequestsPerConnection: wrapperspb.UInt32(uint32(val[int32](v)))}
+	case "http2ProtocolOptions":
+		o, err := http2Options(v)
+		if err != nil {
+			return nil, err
+		}
+		h.Http2ProtocolOptions = o
+	case "localReplyConfig":
+		c, err := localReplyConfig(v, in, env)
+		if err != nil {
+			return nil, err
+		}
+		h.LocalReplyConfig = c
+	case "healthCheckPolicy":
+		hc, _ := v.(*EnvoyHealthCheck)
+		if hc == nil {
+			return nil, nil
+		}
+		return []policy.Fragment{{Filter: healthCheckFilter(hc.Path)}}, nil
 	case "acceptHttp10":
 		h.HttpProtocolOptions = &corev3.Http1ProtocolOptions{AcceptHttp_10: val[bool](v)}
 	case "defaultHostForHttp10":
@@ -227,7 +249,7 @@ func (ListenerKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.F
 	default:
 		return nil, diag.Errorf(diag.Unsupported, "gwpol does not render ListenerPolicy %s yet", in.Key)
 	}
-	fr := policy.Fragment{Clusters: clusters}
+	fr := policy.Fragment{TypedClusters: clusters}
 	if h != nil {
 		fr.HCM = h
 	}
@@ -252,6 +274,54 @@ func derefOr[T any](p *T) T {
 	return *p
 }
 
+// healthCheckFilter answers health checks on an exact path itself (not
+// passing them to a backend), on every route of the listener.
+func healthCheckFilter(path string) *policy.HTTPFilter {
+	return &policy.HTTPFilter{Name: "envoy.filters.http.health_check", Order: orderHealthCheck, Enabled: true, Typed: &healthcheckv3.HealthCheck{
+		PassThroughMode: wrapperspb.Bool(false),
+		Headers: []*routev3.HeaderMatcher{{Name: ":path", HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{
+			StringMatch: &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: path}}}}},
+	}}
+}
+
+// HTTP/2 flow-control windows kgateway accepts (RFC 7540's initial window
+// to its largest), in bytes.
+const (
+	minHTTP2Window = 65535
+	maxHTTP2Window = 2147483647
+)
+
+// http2Options tunes downstream HTTP/2; a window outside the range
+// kgateway accepts makes the policy invalid, as it does in kgateway.
+func http2Options(v any) (*corev3.Http2ProtocolOptions, error) {
+	o, _ := v.(*ListenerHTTP2ProtocolOptions)
+	if o == nil {
+		return nil, nil
+	}
+	out := &corev3.Http2ProtocolOptions{AllowConnect: derefOr(o.AllowConnect)}
+	if o.MaxConcurrentStreams != nil {
+		out.MaxConcurrentStreams = wrapperspb.UInt32(uint32(max(*o.MaxConcurrentStreams, 0)))
+	}
+	for _, w := range []struct {
+		name string
+		q    *resource.Quantity
+		dst  **wrapperspb.UInt32Value
+	}{
+		{"initialStreamWindowSize", o.InitialStreamWindowSize, &out.InitialStreamWindowSize},
+		{"initialConnectionWindowSize", o.InitialConnectionWindowSize, &out.InitialConnectionWindowSize},
+	} {
+		if w.q == nil {
+			continue
+		}
+		n := w.q.Value()
+		if n < minHTTP2Window || n > maxHTTP2Window {
+			return nil, fmt.Errorf("http2ProtocolOptions.%s must be between %d and %d bytes, got %d", w.name, minHTTP2Window, maxHTTP2Window, n)
+		}
+		*w.dst = wrapperspb.UInt32(uint32(n))
+	}
+	return out, nil
+}
+
 func listenerDuration(v any) (*durationpb.Duration, error) {
 	s := val[string](v)
 	d, err := time.ParseDuration(s)
@@ -261,21 +331,17 @@ func listenerDuration(v any) (*durationpb.Duration, error) {
 	return durationpb.New(d), nil
 }
 
-// accessLogs renders gRPC access log sinks (Envoy's http_grpc logger to
-// the backend's Service cluster), with a header filter; other sinks and
-// filters are unsupported.
-func accessLogs(v any, ns string) ([]*accesslogv3.AccessLog, []map[string]any, error) {
+// accessLogs renders the access log sinks (file, gRPC or OpenTelemetry)
+// with their filters, and the clusters of their services.
+func accessLogs(v any, in policy.FieldInput, env *policy.Env) ([]*accesslogv3.AccessLog, []proto.Message, error) {
 	logs, ok := v.([]AccessLog)
 	if !ok {
 		return nil, nil, fmt.Errorf("unexpected value %T", v)
 	}
 	var out []*accesslogv3.AccessLog
-	var clusters []map[string]any
+	var clusters []proto.Message
 	for i, l := range logs {
-		if l.OpenTelemetry != nil && l.FileSink == nil && l.GrpcService == nil {
-			return nil, nil, diag.Errorf(diag.Unsupported, "accessLog[%d]: gwpol does not render OpenTelemetry access log sinks yet", i)
-		}
-		al, cl, err := accessLogSink(l, ns)
+		al, cl, err := accessLogSink(l, in, env)
 		if err != nil {
 			return nil, nil, fmt.Errorf("accessLog[%d]: %w", i, err)
 		}
@@ -285,67 +351,4 @@ func accessLogs(v any, ns string) ([]*accesslogv3.AccessLog, []map[string]any, e
 		}
 	}
 	return out, clusters, nil
-}
-
-// tracing renders an OpenTelemetry tracer sending spans over gRPC to a
-// Service (the environment resource detector by default, as kgateway
-// does), with literal and request-header custom tags. kgateway names the
-// service after the Gateway when the policy does not; gwpol does not see
-// the Gateway here, so a policy without serviceName is unsupported, as
-// are sampling, samplers and other tags.
-func tracing(v any, ns string) (*hcmv3.HttpConnectionManager_Tracing, []map[string]any, error) {
-	t, _ := v.(*Tracing)
-	if t == nil {
-		return nil, nil, nil
-	}
-	o := t.Provider.OpenTelemetry
-	if o == nil || o.ServiceName == nil || o.Sampler != nil || t.ClientSampling != nil || t.RandomSampling != nil || t.OverallSampling != nil || t.MaxPathTagLength != nil {
-		return nil, nil, diag.Errorf(diag.Unsupported, "tracing: gwpol renders an OpenTelemetry provider with a serviceName, without sampling settings")
-	}
-	g := o.GrpcService
-	ref := g.BackendRef
-	if (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil || g.Timeout != nil || len(g.InitialMetadata) > 0 || g.RetryPolicy != nil || g.MaxReceiveMessageLength != nil || g.SkipEnvoyHeaders != nil {
-		return nil, nil, diag.Errorf(diag.Unsupported, "tracing.provider.openTelemetry.grpcService: gwpol renders a Service backendRef with a port and an authority only")
-	}
-	svcNS := ns
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		svcNS = string(*ref.Namespace)
-	}
-	cluster := policy.ServiceCluster(svcNS, string(ref.Name), int32(*ref.Port))
-	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}
-	if g.Authority != nil {
-		eg.Authority = *g.Authority
-	}
-	cfg := &tracev3.OpenTelemetryConfig{GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}, ServiceName: *o.ServiceName}
-	env := &corev3.TypedExtensionConfig{Name: "envoy.tracers.opentelemetry.resource_detectors.environment", TypedConfig: pack(&otelresv3.EnvironmentResourceDetectorConfig{})}
-	if len(o.ResourceDetectors) == 0 {
-		cfg.ResourceDetectors = []*corev3.TypedExtensionConfig{env}
-	}
-	for _, d := range o.ResourceDetectors {
-		if d.EnvironmentResourceDetector != nil && (d.EnvironmentResourceDetector.Enable == nil || *d.EnvironmentResourceDetector.Enable) {
-			cfg.ResourceDetectors = append(cfg.ResourceDetectors, env)
-		}
-	}
-	out := &hcmv3.HttpConnectionManager_Tracing{
-		Provider: &tracev3.Tracing_Http{Name: "envoy.tracers.opentelemetry", ConfigType: &tracev3.Tracing_Http_TypedConfig{TypedConfig: pack(cfg)}},
-		Verbose:  derefOr(t.Verbose),
-	}
-	if t.SpawnUpstreamSpan != nil {
-		out.SpawnUpstreamSpan = wrapperspb.Bool(*t.SpawnUpstreamSpan)
-	}
-	for i, a := range t.Attributes {
-		switch {
-		case a.Literal != nil:
-			out.CustomTags = append(out.CustomTags, &tracingv3.CustomTag{Tag: a.Name, Type: &tracingv3.CustomTag_Literal_{Literal: &tracingv3.CustomTag_Literal{Value: a.Literal.Value}}})
-		case a.RequestHeader != nil:
-			h := &tracingv3.CustomTag_Header{Name: a.RequestHeader.Name}
-			if a.RequestHeader.DefaultValue != nil {
-				h.DefaultValue = *a.RequestHeader.DefaultValue
-			}
-			out.CustomTags = append(out.CustomTags, &tracingv3.CustomTag{Tag: a.Name, Type: &tracingv3.CustomTag_RequestHeader{RequestHeader: h}})
-		default:
-			return nil, nil, diag.Errorf(diag.Unsupported, "tracing.attributes[%d]: gwpol renders literal and requestHeader attributes only", i)
-		}
-	}
-	return out, []map[string]any{{"name": cluster}}, nil
 }

@@ -126,7 +126,7 @@ func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
 		Capability:           "ratelimit",
 		Filter:               &policy.HTTPFilter{Name: name, Order: orderRateLimit, Typed: cfg},
 		TypedPerFilterConfig: map[string]proto.Message{name: per},
-		Clusters:             []map[string]any{cl},
+		TypedClusters:        []proto.Message{cl},
 	}}, nil
 }
 

@@ -2,6 +2,12 @@ package trafficpolicy
 
 import (
 	"testing"
+	"time"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -13,10 +19,11 @@ func TestRetryCRDDefaults(t *testing.T) {
 	v := &Retry{RetryOn: []string{"5xx"}}
 	tests := []struct {
 		name, contributor string
-		want              map[string]any
+		retries           *wrapperspb.UInt32Value
+		base              *durationpb.Duration
 	}{
-		{"policy", Group + "/" + KindTrafficPolicy + "/default/p", map[string]any{"num_retries": int32(1), "base": "0.025s"}},
-		{"rule's own", "gateway.networking.k8s.io/HTTPRoute/default/r", map[string]any{"num_retries": nil, "base": nil}},
+		{"policy", Group + "/" + KindTrafficPolicy + "/default/p", wrapperspb.UInt32(1), durationpb.New(25 * time.Millisecond)},
+		{"rule's own", "gateway.networking.k8s.io/HTTPRoute/default/r", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -24,13 +31,14 @@ func TestRetryCRDDefaults(t *testing.T) {
 			if err != nil || len(frs) != 1 {
 				t.Fatalf("fragments %v, error %v", frs, err)
 			}
-			rp, _ := frs[0].RouteAction["retry_policy"].(map[string]any)
-			var base any
-			if b, ok := rp["retry_back_off"].(map[string]any); ok {
-				base = b["base_interval"]
+			ra, ok := frs[0].TypedRouteAction.(*routev3.RouteAction)
+			if !ok {
+				t.Fatalf("route action is a %T", frs[0].TypedRouteAction)
 			}
-			if rp["num_retries"] != tt.want["num_retries"] || base != tt.want["base"] {
-				t.Errorf("num_retries %v, base interval %v; want %v, %v", rp["num_retries"], base, tt.want["num_retries"], tt.want["base"])
+			rp := ra.GetRetryPolicy()
+			base := rp.GetRetryBackOff().GetBaseInterval()
+			if !proto.Equal(rp.GetNumRetries(), tt.retries) || !proto.Equal(base, tt.base) {
+				t.Errorf("num_retries %v, base interval %v; want %v, %v", rp.GetNumRetries(), base, tt.retries, tt.base)
 			}
 		})
 	}

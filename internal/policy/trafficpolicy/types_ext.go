@@ -480,8 +480,33 @@ type HTTPSettings struct {
 	Proxy100Continue         *bool                     `json:"proxy100Continue,omitempty"`
 	MaxRequestsPerConnection *int32                    `json:"maxRequestsPerConnection,omitempty"`
 	ForwardClientCertDetails *ForwardClientCertDetails `json:"forwardClientCertDetails,omitempty"`
-	// LocalReplies customises Envoy's local replies (kept as written).
-	LocalReplies *runtime.RawExtension `json:"localReplies,omitempty"`
+	// LocalReplies customises Envoy's local replies.
+	LocalReplies *LocalReplyConfig `json:"localReplies,omitempty"`
+}
+
+// LocalReplyConfig rewrites the replies Envoy makes itself (404 without a
+// route, 503 without a healthy upstream…): a default body format, and
+// mappers tried in order, the first whose filter matches applying.
+type LocalReplyConfig struct {
+	DefaultBodyFormat *LocalReplyBodyFormat `json:"defaultBodyFormat,omitempty"`
+	Mappers           []LocalReplyMapper    `json:"mappers,omitempty"`
+}
+
+// LocalReplyBodyFormat is a text or JSON body template (Envoy command
+// operators such as %LOCAL_REPLY_BODY%) with an optional content type.
+type LocalReplyBodyFormat struct {
+	Text        *string               `json:"text,omitempty"`
+	JSON        *runtime.RawExtension `json:"json,omitempty"`
+	ContentType *string               `json:"contentType,omitempty"`
+}
+
+// LocalReplyMapper rewrites the local replies its filter matches.
+type LocalReplyMapper struct {
+	Filter             AccessLogFilter       `json:"filter"`
+	StatusCode         *int32                `json:"statusCode,omitempty"`
+	Body               *string               `json:"body,omitempty"`
+	BodyFormatOverride *LocalReplyBodyFormat `json:"bodyFormatOverride,omitempty"`
+	Headers            *HTTPHeaderFilter     `json:"headers,omitempty"`
 }
 
 // ForwardClientCertDetails sets how the x-forwarded-client-cert header is
@@ -506,6 +531,9 @@ type ListenerHTTP2ProtocolOptions struct {
 	InitialStreamWindowSize     *resource.Quantity `json:"initialStreamWindowSize,omitempty"`
 	InitialConnectionWindowSize *resource.Quantity `json:"initialConnectionWindowSize,omitempty"`
 	MaxConcurrentStreams        *int32             `json:"maxConcurrentStreams,omitempty"`
+	// AllowConnect accepts extended CONNECT (RFC 8441), e.g. websockets
+	// over HTTP/2.
+	AllowConnect *bool `json:"allowConnect,omitempty"`
 }
 
 // UUIDRequestIDConfig tunes the UUID x-request-id extension.

@@ -5,6 +5,18 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -25,12 +37,6 @@ const FilterName = "envoy.filters.http.ext_proc/wso2-policy-engine"
 // filterOrder puts the policy engine after authentication filters and
 // before the router.
 const filterOrder = 400
-
-const (
-	typeExtProc       = "type.googleapis.com/envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"
-	typeExtProcPerRte = "type.googleapis.com/envoy.extensions.filters.http.ext_proc.v3.ExtProcPerRoute"
-	typeHTTPOptions   = "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
-)
 
 func configString(cfg policy.Config, key, def string) string {
 	if v, ok := configValue(cfg, key); ok {
@@ -94,33 +100,40 @@ func (k *APIPolicyKind) RenderField(in policy.FieldInput, env *policy.Env) ([]po
 	if err != nil {
 		return nil, err
 	}
+	md, err := structpb.NewStruct(meta)
+	if err != nil {
+		return nil, fmt.Errorf("chain metadata: %w", err)
+	}
 	return []policy.Fragment{{
 		Capability: "ext_proc",
-		Filter: &policy.HTTPFilter{Name: FilterName, Order: filterOrder, Config: map[string]any{
-			"@type":        typeExtProc,
-			"grpc_service": map[string]any{"envoy_grpc": map[string]any{"cluster_name": cluster}, "timeout": "20s"},
-			"processing_mode": map[string]any{
-				"request_header_mode": "SEND", "response_header_mode": "SEND",
-				"request_body_mode": "NONE", "response_body_mode": "NONE",
-			},
-			// The engine asks for bodies only when a policy of the chain
-			// needs them.
-			"allow_mode_override": true,
-			"request_attributes":  []any{"xds.route_name", "xds.route_metadata"},
-			"message_timeout":     "20s",
-		}},
-		PerFilterConfig: map[string]map[string]any{
-			FilterName: {"@type": typeExtProcPerRte, "overrides": map[string]any{}},
+		Filter:     &policy.HTTPFilter{Name: FilterName, Order: filterOrder, Typed: engineFilter(cluster)},
+		TypedPerFilterConfig: map[string]proto.Message{
+			FilterName: &extprocv3.ExtProcPerRoute{Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: &extprocv3.ExtProcOverrides{}}},
 		},
-		Route: map[string]any{
-			"metadata": map[string]any{"filter_metadata": map[string]any{k.Spec().MetadataKey: meta}},
-		},
-		Clusters: []map[string]any{cl},
+		TypedRoute:    &routev3.Route{Metadata: &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{k.Spec().MetadataKey: md}}},
+		TypedClusters: []proto.Message{cl},
 	}}, nil
 }
 
+// engineFilter is the ext_proc filter calling the policy engine: headers
+// both ways, and bodies only when a policy of the chain asks for them (the
+// engine overrides the mode).
+func engineFilter(cluster string) *extprocv3.ExternalProcessor {
+	timeout := durationpb.New(20 * time.Second)
+	return &extprocv3.ExternalProcessor{
+		GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}}, Timeout: timeout},
+		ProcessingMode: &extprocv3.ProcessingMode{
+			RequestHeaderMode: extprocv3.ProcessingMode_SEND, ResponseHeaderMode: extprocv3.ProcessingMode_SEND,
+			RequestBodyMode: extprocv3.ProcessingMode_NONE, ResponseBodyMode: extprocv3.ProcessingMode_NONE,
+		},
+		AllowModeOverride: true,
+		RequestAttributes: []string{"xds.route_name", "xds.route_metadata"},
+		MessageTimeout:    timeout,
+	}
+}
+
 // engineCluster is the policy engine's gRPC cluster: HTTP/2 to host:port.
-func engineCluster(name, address string) (map[string]any, error) {
+func engineCluster(name, address string) (*clusterv3.Cluster, error) {
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, fmt.Errorf("wso2.%s %q: want HOST:PORT", ConfigKeyEngineAddress, address)
@@ -129,25 +142,25 @@ func engineCluster(name, address string) (map[string]any, error) {
 	if err != nil || port == 0 {
 		return nil, fmt.Errorf("wso2.%s %q: the port must be 1-65535", ConfigKeyEngineAddress, address)
 	}
-	typ := "STRICT_DNS"
+	typ := clusterv3.Cluster_STRICT_DNS
 	if net.ParseIP(strings.Trim(host, "[]")) != nil {
-		typ = "STATIC"
+		typ = clusterv3.Cluster_STATIC
 	}
-	return map[string]any{
-		"name":            name,
-		"type":            typ,
-		"connect_timeout": "5s",
-		"typed_extension_protocol_options": map[string]any{
-			"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
-				"@type":                typeHTTPOptions,
-				"explicit_http_config": map[string]any{"http2_protocol_options": map[string]any{}},
-			},
-		},
-		"load_assignment": map[string]any{
-			"cluster_name": name,
-			"endpoints": []any{map[string]any{"lb_endpoints": []any{map[string]any{"endpoint": map[string]any{
-				"address": map[string]any{"socket_address": map[string]any{"address": host, "port_value": port}},
-			}}}}},
-		},
+	h2, err := anypb.New(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
+		ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})
+	if err != nil {
+		return nil, err
+	}
+	endpoint := &endpointv3.LbEndpoint{HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
+		Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
+			Address: host, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)}}}}}}}
+	return &clusterv3.Cluster{
+		Name:                          name,
+		ClusterDiscoveryType:          &clusterv3.Cluster_Type{Type: typ},
+		ConnectTimeout:                durationpb.New(5 * time.Second),
+		TypedExtensionProtocolOptions: map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": h2},
+		LoadAssignment: &endpointv3.ClusterLoadAssignment{ClusterName: name,
+			Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: []*endpointv3.LbEndpoint{endpoint}}}},
 	}, nil
 }

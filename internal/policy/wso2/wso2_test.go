@@ -6,13 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policyversion"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 func definitions(t *testing.T) *policyversion.Definitions {
@@ -245,15 +248,19 @@ func TestRenderField(t *testing.T) {
 	if err != nil || len(frags) != 1 {
 		t.Fatalf("%v %v", frags, err)
 	}
-	md := frags[0].Route["metadata"].(map[string]any)["filter_metadata"].(map[string]any)["merge.gateway.api-platform.wso2.com/APIPolicy"].(map[string]any)
+	rt, ok := frags[0].TypedRoute.(*routev3.Route)
+	if !ok {
+		t.Fatalf("route is a %T", frags[0].TypedRoute)
+	}
+	md := rt.GetMetadata().GetFilterMetadata()["merge.gateway.api-platform.wso2.com/APIPolicy"].AsMap()
 	if _, ok := md["engine"]; ok {
 		t.Error("no engine manifest, yet engine versions in the metadata")
 	}
 	if got, _ := json.Marshal(md); string(got) != `{"chain":["set-headers:v1"],"policies":["gateway.api-platform.wso2.com/APIPolicy/ns/rule"],"resolved":{"set-headers:v1":"v1.0.0"}}` {
 		t.Errorf("metadata: %s", got)
 	}
-	if frags[0].Clusters[0]["name"] != DefaultEngineCluster || frags[0].Clusters[0]["type"] != "STRICT_DNS" {
-		t.Errorf("cluster: %v", frags[0].Clusters[0])
+	if c, _ := frags[0].TypedClusters[0].(*clusterv3.Cluster); c.GetName() != DefaultEngineCluster || c.GetType() != clusterv3.Cluster_STRICT_DNS {
+		t.Errorf("cluster: %v", frags[0].TypedClusters[0])
 	}
 	bad := &policy.Env{Config: policy.Config{Values: map[string]any{"wso2.policyEngineAddress": "policy-engine"}}}
 	if _, err := k.RenderField(policy.FieldInput{Key: FieldChain, Values: values}, bad); err == nil {

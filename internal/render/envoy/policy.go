@@ -23,6 +23,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // scoped is the rendered merge of one Envoy resource (a Route, a
@@ -88,7 +89,14 @@ type rendered struct {
 // whole are left out: their configuration is placed on each route
 // (routeScope), combined per route by merge.Result.Routed.
 func (b *builder) scope(pts merge.Points, sc policy.Scope) *scoped {
-	return b.scopeOf(pts, sc, false)
+	return b.scopeOf(pts, sc, false, nil)
+}
+
+// gatewayScope renders the merge points of the Gateway or of one of its
+// listeners: fields there may depend on which Gateway they configure
+// (policy.FieldInput.Gateway).
+func (gb *gatewayBuild) gatewayScope(pts merge.Points, sc policy.Scope) *scoped {
+	return gb.scopeOf(pts, sc, false, gb.gw)
 }
 
 // overridesWhole reports whether a kind's policies replace less specific
@@ -99,8 +107,8 @@ func overridesWhole(k policy.Kind) bool {
 }
 
 // scopeOf renders the points of the kinds that override whole (routed)
-// or of the others.
-func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool) *scoped {
+// or of the others; gw is the Gateway they configure, nil on routes.
+func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *topology.Gateway) *scoped {
 	s := &scoped{}
 	var md map[string]*structpb.Struct
 	for _, p := range pts {
@@ -116,7 +124,7 @@ func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool) *scope
 			continue // kinds without a renderer contribute metadata only
 		}
 		for _, f := range p.Fields {
-			rf := b.renderField(p.Kind, r, f, sc)
+			rf := b.renderField(p.Kind, r, f, sc, gw)
 			if rf.failBody != "" && s.failBody == "" {
 				s.failBody = rf.failBody
 			}
@@ -190,9 +198,9 @@ func originsStruct(origins map[string][]string) *structpb.Struct {
 }
 
 // renderField renders one merged field through its kind, once per
-// distinct (field, contributors, scope): the same policies reaching many
-// routes render once.
-func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope) *rendered {
+// distinct (field, contributors, scope, Gateway): the same policies
+// reaching many routes render once.
+func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway) *rendered {
 	gk := k.GroupKind()
 	ids := make([]string, len(f.Contributors))
 	nss := make([]string, len(f.Contributors))
@@ -205,14 +213,18 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 			key[i] += "#" + b.Rule // a route's rules set their own values
 		}
 	}
-	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",")
+	var gwName policy.GatewayName
+	if gw != nil {
+		gwName = policy.GatewayName{Namespace: gw.Namespace, Name: gw.Name}
+	}
+	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",") + "|" + gwName.Namespace + "/" + gwName.Name
 	b.mu.Lock()
 	rf, ok := b.rendered[cacheKey]
 	b.mu.Unlock()
 	if ok {
 		return rf
 	}
-	rf = b.renderNew(gk, r, f, sc, ids, nss)
+	rf = b.renderNew(gk, r, f, sc, ids, nss, gwName)
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
 	}
@@ -226,10 +238,10 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 }
 
 // renderNew renders a field through its kind and types the fragments.
-func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string) *rendered {
+func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName) *rendered {
 	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
 	owner := f.Owner.Policy
-	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss}
+	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw}
 	frags, err := r.RenderField(in, b.env)
 	// A setting gwpol does not render yet (listener, connection manager
 	// and cluster settings) is an error finding (GWP404) naming what is
@@ -326,6 +338,9 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		}
 		rf.mirror = mergeInto(rf.mirror, m)
 	}
+	if err := rf.addTyped(fr); err != nil {
+		return err
+	}
 	if fr.VirtualHost != nil {
 		m := &routev3.VirtualHost{}
 		if err := fromMap(fr.VirtualHost, m); err != nil {
@@ -354,6 +369,16 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		}
 		rf.cluster = mergeInto(rf.cluster, c)
 	}
+	for _, m := range fr.TypedClusters {
+		c, ok := m.(*clusterv3.Cluster)
+		if !ok || c == nil {
+			return fmt.Errorf("a cluster is a %T", m)
+		}
+		if c.Name == "" {
+			return fmt.Errorf("cluster without a name")
+		}
+		rf.clusters = append(rf.clusters, proto.Clone(c).(*clusterv3.Cluster))
+	}
 	for _, cm := range fr.Clusters {
 		c := &clusterv3.Cluster{}
 		if err := fromMap(cm, c); err != nil {
@@ -363,6 +388,40 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("cluster without a name")
 		}
 		rf.clusters = append(rf.clusters, c)
+	}
+	return nil
+}
+
+// addTyped merges the route, route action, mirror policy and virtual
+// host settings a kind built as go-control-plane messages.
+func (rf *rendered) addTyped(fr policy.Fragment) error {
+	if fr.TypedRouteAction != nil {
+		m, ok := fr.TypedRouteAction.(*routev3.RouteAction)
+		if !ok {
+			return fmt.Errorf("route action settings are a %T", fr.TypedRouteAction)
+		}
+		rf.routeAction = mergeInto(rf.routeAction, proto.Clone(m).(*routev3.RouteAction))
+	}
+	if fr.TypedRoute != nil {
+		m, ok := fr.TypedRoute.(*routev3.Route)
+		if !ok {
+			return fmt.Errorf("route settings are a %T", fr.TypedRoute)
+		}
+		rf.route = mergeInto(rf.route, proto.Clone(m).(*routev3.Route))
+	}
+	if fr.TypedMirrorPolicy != nil {
+		m, ok := fr.TypedMirrorPolicy.(*routev3.RouteAction_RequestMirrorPolicy)
+		if !ok {
+			return fmt.Errorf("request mirror policy settings are a %T", fr.TypedMirrorPolicy)
+		}
+		rf.mirror = mergeInto(rf.mirror, proto.Clone(m).(*routev3.RouteAction_RequestMirrorPolicy))
+	}
+	if fr.TypedVirtualHost != nil {
+		m, ok := fr.TypedVirtualHost.(*routev3.VirtualHost)
+		if !ok {
+			return fmt.Errorf("virtual host settings are a %T", fr.TypedVirtualHost)
+		}
+		rf.vhost = mergeInto(rf.vhost, proto.Clone(m).(*routev3.VirtualHost))
 	}
 	return nil
 }

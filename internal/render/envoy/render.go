@@ -296,7 +296,7 @@ type gatewayBuild struct {
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
 		clusterBackend: map[string]model.Key{}}
-	gb.whole = b.scope(gp.Whole, policy.ScopeRouteConfig)
+	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
 
@@ -343,7 +343,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 				continue
 			}
 			cname := chainName(l)
-			own := b.scope(b.res.Listener(l).Own, policy.ScopeRouteConfig)
+			own := gb.gatewayScope(b.res.Listener(l).Own, policy.ScopeRouteConfig)
 			rc := gb.routeConfig(cname, []*topology.Listener{l}, own, true)
 			chain, err := gb.filterChain(cname, rc, l)
 			if err != nil {

@@ -126,7 +126,7 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 	if !https {
 		for _, p := range plans {
 			if _, ok := vhScopes[p.owner]; !ok {
-				vhScopes[p.owner] = gb.scope(gb.res.Listener(p.owner).Own, policy.ScopeVirtualHost)
+				vhScopes[p.owner] = gb.gatewayScope(gb.res.Listener(p.owner).Own, policy.ScopeVirtualHost)
 			}
 		}
 	}
