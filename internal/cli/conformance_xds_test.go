@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -219,6 +220,13 @@ func gwpolXDS(t *testing.T, c *pipeline.Compiled, gateway string) xdsSet {
 	if err != nil {
 		t.Logf("render: %v", err)
 		return xdsSet{}
+	}
+	// gwpol must never refuse its own output for a shared case: kgateway
+	// wrote valid config for each of them.
+	for _, d := range out.Diagnostics {
+		if d.Code == policy.LintPolicyInvalid.Code {
+			t.Errorf("render refuses its own config (%s): %s", d.Code, d.Message)
+		}
 	}
 	raw, err := out.Marshal("json", envoy.TypeAll)
 	if err != nil {
