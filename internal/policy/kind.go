@@ -325,3 +325,35 @@ type Standalone interface {
 	// look at them.
 	ServedBy() string
 }
+
+// RouteValidator is implemented by kinds whose controller validates the
+// routes on its Gateways by rules of its own (Envoy Gateway's translator:
+// each rule's filters, matches and backendRefs, with its own reasons and
+// messages). attach calls it for every route with a parent on a Gateway
+// whose GatewayClass names RouteController; status writes its verdict for
+// those parents in place of the Gateway API checks topology makes, and
+// its findings are lint's.
+type RouteValidator interface {
+	RouteController() string
+	ValidateRoute(rt *topology.Route, env *Env, set *Set) *RouteVerdict
+}
+
+// RouteVerdict is a controller's validation of one route.
+type RouteVerdict struct {
+	// Dropped are the rules the controller leaves out, in rule order.
+	Dropped []DroppedRule
+	// Unresolved are the references that did not resolve (ResolvedRefs
+	// False with the first one's reason), in rule order.
+	Unresolved []Condition
+	// Conditions are further conditions the controller writes (e.g.
+	// BackendsAvailable False).
+	Conditions []Condition
+	// Diagnostics are the findings, one per problem.
+	Diagnostics []diag.Diagnostic
+}
+
+// DroppedRule is a rule a controller leaves out, and why.
+type DroppedRule struct {
+	Index           int
+	Reason, Message string
+}

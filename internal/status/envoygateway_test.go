@@ -291,3 +291,46 @@ func TestHTTPRouteFilterExtensionRef(t *testing.T) {
 		t.Errorf("ResolvedRefs (-want +got):\n%s", diff)
 	}
 }
+
+// TestEnvoyGatewayRouteValidation: a route on an Envoy Gateway Gateway
+// gets Envoy Gateway's verdict (a rule dropped with PartiallyInvalid and
+// "Dropped Rule(s) [i]", a missing Service port as PortNotFound); the same
+// route on a kgateway Gateway keeps kgateway's conditions.
+func TestEnvoyGatewayRouteValidation(t *testing.T) {
+	const rules = "  rules:\n  - backendRefs: [{name: svc, port: 9999}]\n  - matches: [{path: {type: RegularExpression, value: '*x*'}}]\n"
+	docs := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: kg, namespace: infra}\nspec:\n  gatewayClassName: kgw\n" +
+		"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{port: 8080}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: on-eg, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: a}]\n" + rules +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: on-kgw, namespace: app}\nspec:\n  parentRefs: [{name: kg, namespace: infra}]\n" + rules
+	got := map[string][]string{}
+	for _, r := range compile(t, docs).Routes {
+		for _, p := range r.Parents {
+			for _, typ := range []string{"Accepted", "ResolvedRefs", "PartiallyInvalid"} {
+				got[r.Name] = append(got[r.Name], typ+"="+condOf(p.Conditions, typ))
+			}
+			if typ := "PartiallyInvalid"; condOf(p.Conditions, typ) != "absent" && !strings.HasPrefix(msgOf(p.Conditions, typ), "Dropped Rule(s) [1]: ") {
+				t.Errorf("%s: PartiallyInvalid message %q does not name the dropped rule", r.Name, msgOf(p.Conditions, typ))
+			}
+		}
+	}
+	want := map[string][]string{
+		"ra":     {"Accepted=True/Accepted", "ResolvedRefs=True/ResolvedRefs", "PartiallyInvalid=absent"},
+		"rb":     {"Accepted=True/Accepted", "ResolvedRefs=True/ResolvedRefs", "PartiallyInvalid=absent"},
+		"on-eg":  {"Accepted=True/Accepted", "ResolvedRefs=False/PortNotFound", "PartiallyInvalid=True/UnsupportedValue"},
+		"on-kgw": {"Accepted=True/Accepted", "ResolvedRefs=False/BackendNotFound", "PartiallyInvalid=absent"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("route conditions (-want +got):\n%s", diff)
+	}
+}
+
+func msgOf(cs []status.Condition, typ string) string {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c.Message
+		}
+	}
+	return ""
+}

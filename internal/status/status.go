@@ -193,11 +193,16 @@ func Compute(r *merge.Result, opt Options) *Report {
 				ref.Port = int32(*p.Ref.Port)
 			}
 			ctrl := parentController(g, p, opt.ControllerName)
-			conds := topology.RouteParentConditions(rt, p)
-			if ctrl == KgatewayController {
-				conds = append(conds, programmedCondition(r, rt))
+			var conds []metav1.Condition
+			if v := r.Attach.Verdicts[rt][ctrl]; v != nil {
+				conds = verdictConditions(rt, p, v)
+			} else {
+				conds = topology.RouteParentConditions(rt, p)
+				if ctrl == KgatewayController {
+					conds = append(conds, programmedCondition(r, rt))
+				}
+				conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
 			}
-			conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
 			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
 		}
 		rep.Routes = append(rep.Routes, out)
