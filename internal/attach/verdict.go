@@ -24,7 +24,11 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 	env := &policy.Env{Model: g.Model, Config: cfg}
 	for _, rt := range g.Routes {
 		for _, p := range rt.Parents {
-			ctrl, _ := g.Controller(p.Gateway, "")
+			gw := p.Gateway
+			if gw == nil {
+				gw = p.Declined // a ListenerSet its Gateway declined
+			}
+			ctrl, _ := g.Controller(gw, "")
 			v, ok := validators[ctrl]
 			if !ok || r.Verdicts[rt][ctrl] != nil {
 				continue

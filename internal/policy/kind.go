@@ -350,6 +350,9 @@ type RouteVerdict struct {
 	Conditions []Condition
 	// Diagnostics are the findings, one per problem.
 	Diagnostics []diag.Diagnostic
+	// Unreported are the parents (parentRef indexes) the controller
+	// writes no status for.
+	Unreported []int
 }
 
 // DroppedRule is a rule a controller leaves out, and why.

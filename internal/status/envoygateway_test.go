@@ -334,3 +334,32 @@ func msgOf(cs []status.Condition, typ string) string {
 	}
 	return ""
 }
+
+// TestDeclinedListenerSetParent: Envoy Gateway writes no status for a
+// parentRef to a ListenerSet its Gateway declines (it never translates
+// the set); kgateway reports it NoMatchingParent.
+func TestDeclinedListenerSetParent(t *testing.T) {
+	for _, tc := range []struct{ class, want string }{
+		{"eg", ""},
+		{"kgw", "Accepted=False/NoMatchingParent"},
+	} {
+		docs := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: closed, namespace: infra}\nspec:\n  gatewayClassName: " + tc.class + "\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: app}\nspec:\n  parentRef: {name: closed, namespace: infra}\n" +
+			"  listeners: [{name: x, protocol: HTTP, port: 81}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: on-set, namespace: app}\nspec:\n  parentRefs: [{kind: ListenerSet, name: extra}]\n"
+		got := ""
+		for _, r := range compile(t, docs).Routes {
+			if r.Name != "on-set" {
+				continue
+			}
+			for _, p := range r.Parents {
+				got += "Accepted=" + condOf(p.Conditions, "Accepted")
+			}
+		}
+		if got != tc.want {
+			t.Errorf("class %s: parent status %q, want %q", tc.class, got, tc.want)
+		}
+	}
+}

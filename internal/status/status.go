@@ -182,7 +182,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
 		for _, p := range rt.Parents {
-			if _, managed := g.Controller(p.Gateway, opt.ControllerName); !managed {
+			if _, managed := g.Controller(parentGateway(p), opt.ControllerName); !managed {
 				continue // another controller's Gateway: not ours to report
 			}
 			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
@@ -194,7 +194,11 @@ func Compute(r *merge.Result, opt Options) *Report {
 			}
 			ctrl := parentController(g, p, opt.ControllerName)
 			var conds []metav1.Condition
-			if v := r.Attach.Verdicts[rt][ctrl]; v != nil {
+			v := r.Attach.Verdicts[rt][ctrl]
+			if v != nil && slices.Contains(v.Unreported, p.Index) {
+				continue // the controller writes no status for this parent
+			}
+			if v != nil {
 				conds = verdictConditions(rt, p, v)
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
@@ -482,7 +486,17 @@ func parentController(g *topology.Graph, p *topology.Parent, def string) string 
 	if p == nil {
 		return def
 	}
-	return gatewayController(g, p.Gateway, def)
+	return gatewayController(g, parentGateway(p), def)
+}
+
+// parentGateway is the Gateway whose controller reports a parent: the
+// one it attached to or, for a ListenerSet that Gateway declined, that
+// Gateway.
+func parentGateway(p *topology.Parent) *topology.Gateway {
+	if p.Gateway == nil {
+		return p.Declined
+	}
+	return p.Gateway
 }
 
 // ancestorController is the controller of the Gateway an ancestor is (or,

@@ -31,6 +31,13 @@ func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Se
 	for _, rule := range rt.Rules {
 		rv.rule(rule.Rule)
 	}
+	for _, p := range rt.Parents {
+		// Envoy Gateway translates only the ListenerSets its Gateways
+		// accept: a parentRef to one they decline names nothing it knows.
+		if p.Gateway == nil && p.Declined != nil {
+			rv.verdict.Unreported = append(rv.verdict.Unreported, p.Index)
+		}
+	}
 	return rv.verdict
 }
 
