@@ -360,3 +360,12 @@ type DroppedRule struct {
 	Index           int
 	Reason, Message string
 }
+
+// BackendCaller is implemented by kinds whose policies call backends of
+// their own (Envoy Gateway's ext-auth, ext-proc, OIDC and remote JWKS
+// services): a policy on such a backend (BackendTLSPolicy) is reported
+// against each calling policy too, as Envoy Gateway reports it.
+type BackendCaller interface {
+	// CalledBackends are the backend objects p calls, in spec order.
+	CalledBackends(p *Policy) []model.Key
+}

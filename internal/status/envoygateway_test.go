@@ -363,3 +363,27 @@ func TestDeclinedListenerSetParent(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendTLSPolicyCallerAncestor: a BackendTLSPolicy on an ext-auth
+// backend is reported against the SecurityPolicy that calls it, as Envoy
+// Gateway reports it, beside the Gateways whose routes use the backend.
+func TestBackendTLSPolicyCallerAncestor(t *testing.T) {
+	docs := egBase + "---\napiVersion: v1\nkind: Service\nmetadata: {name: auth, namespace: app}\nspec: {ports: [{name: grpc, port: 9000}]}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ra}]\n  extAuth: {grpc: {backendRefs: [{name: auth, port: 9000}]}}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: auth}]\n  validation: {wellKnownCACertificates: System, hostname: auth.example.com}\n"
+	var got []string
+	for _, p := range compile(t, docs).Policies {
+		if p.Name != "tls" {
+			continue
+		}
+		for _, a := range p.Ancestors {
+			got = append(got, a.AncestorRef.String()+" "+condOf(a.Conditions, "Accepted"))
+		}
+	}
+	want := []string{"SecurityPolicy/app/sp True/Accepted"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ancestors (-want +got):\n%s", diff)
+	}
+}

@@ -707,6 +707,7 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			if pt.Kind.Spec().GatewayAncestors {
 				if users == nil {
 					users = backendUsers(r.Graph)
+					addBackendCallers(users, r.Policies)
 				}
 				anc = users[bp.Key]
 			}
@@ -761,6 +762,23 @@ func backendUsers(g *topology.Graph) map[model.Key][]AncestorRef {
 		}
 	}
 	return out
+}
+
+// addBackendCallers adds, per backend object, the policies that call it
+// (policy.BackendCaller), after the Gateways. One pass over the policies.
+func addBackendCallers(users map[model.Key][]AncestorRef, set *policy.Set) {
+	for _, p := range set.Policies {
+		bc, ok := p.Kind.(policy.BackendCaller)
+		if !ok {
+			continue
+		}
+		a := ancestorOf(model.KeyOf(p.Obj))
+		for _, k := range bc.CalledBackends(p) {
+			if !slices.Contains(users[k], a) {
+				users[k] = append(users[k], a)
+			}
+		}
+	}
 }
 
 // gatewayAncestors: a whole-Gateway policy configures the Gateway's own

@@ -67,8 +67,10 @@ func (k *Kind) AuxiliaryKinds() []model.GroupKind {
 	return []model.GroupKind{backend, serviceImport, envoyProxy}
 }
 
-// BackendKinds implements policy.BackendProvider.
-func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend} }
+// BackendKinds implements policy.BackendProvider: Envoy Gateway's Backend
+// and the multi-cluster ServiceImport, which routes and BackendTLSPolicies
+// may name.
+func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend, serviceImport} }
 
 // All lists the kinds for policy.NewRegistry: the four policy kinds, then
 // the HTTPRouteFilter that route rules reference.
