@@ -199,6 +199,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if k == securityPolicy {
 		checkGeoLocations(p, raw, env.Model)
 	}
+	if k == envoyExtensionPolicy {
+		checkDynamicModules(p, raw, env.Model)
+	}
 	return p
 }
 
