@@ -27,6 +27,8 @@ package policy
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
+//	RouteValidator    attach, status: a controller's own validation of the routes on its Gateways
+//	BackendCaller     status: the backends a policy calls, which report a backend policy against it
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)

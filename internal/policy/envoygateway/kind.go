@@ -62,9 +62,10 @@ var backend = model.GroupKind{Group: Group, Kind: "Backend"}
 
 // AuxiliaryKinds implements policy.Auxiliary: Backends and ServiceImports
 // are kept in the model so that backendRefs to them resolve, EnvoyProxies
-// for the settings of a Gateway's data plane.
+// for the settings of a Gateway's data plane, EndpointSlices for whether
+// a mirrored Service has endpoints.
 func (k *Kind) AuxiliaryKinds() []model.GroupKind {
-	return []model.GroupKind{backend, serviceImport, envoyProxy}
+	return []model.GroupKind{backend, serviceImport, envoyProxy, endpointSlice}
 }
 
 // BackendKinds implements policy.BackendProvider: Envoy Gateway's Backend

@@ -104,15 +104,19 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 	if p.reported {
 		return
 	}
-	what := "Envoy Gateway answers its requests with 500 (ResolvedRefs False)"
-	if p.condition == "Accepted" {
+	what, sev := "Envoy Gateway answers its requests with 500 (ResolvedRefs False)", topology.LintRuleNotProgrammed.Severity
+	switch p.condition {
+	case "Accepted":
 		what = "Envoy Gateway leaves the rule out (Accepted False, or PartiallyInvalid when other rules remain)"
+	case "BackendsAvailable":
+		// the rule is served; only its copies go nowhere
+		what, sev = "its requests are served but not mirrored ("+p.condition+" False)", diag.Warning
 	}
 	path := p.path
 	if path == "" {
 		path = rule.Path
 	}
-	v.Diagnostics = append(v.Diagnostics, diag.Diagnostic{Code: topology.LintRuleNotProgrammed.Code, Severity: topology.LintRuleNotProgrammed.Severity,
+	v.Diagnostics = append(v.Diagnostics, diag.Diagnostic{Code: topology.LintRuleNotProgrammed.Code, Severity: sev,
 		Object: rv.rt.Key().Ref(), Field: path, Pos: rv.rt.Src.FieldPos(path),
 		Message: fmt.Sprintf("rule %s: %s; %s — fix the value", rule.Section(), strings.TrimSuffix(p.message, "."), what)})
 }
@@ -249,7 +253,11 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 		if f.Mirror == nil {
 			return nil
 		}
-		if p := rv.refProblem(f.Mirror.BackendRef); p != nil {
+		p := rv.refProblem(f.Mirror.BackendRef)
+		if p == nil {
+			p = rv.endpointsProblem(f.Mirror.BackendRef)
+		}
+		if p != nil {
 			p.message, p.path = "Failed to validate the RequestMirror filter: "+p.message, f.path+".requestMirror.backendRef"
 			return p
 		}
@@ -589,4 +597,49 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 		}
 	}
 	return nil
+}
+
+// endpointSlice is the Kubernetes EndpointSlice, read for its endpoints'
+// readiness.
+var endpointSlice = model.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
+
+// sliceEndpoints is what the readiness check reads of an EndpointSlice.
+type sliceEndpoints struct {
+	Endpoints []struct {
+		Conditions struct {
+			Ready *bool `json:"ready"`
+		} `json:"conditions"`
+	} `json:"endpoints"`
+}
+
+// endpointsProblem: a mirrored Service whose EndpointSlices in the input
+// hold no ready endpoint mirrors to nothing (BackendsAvailable False). A
+// Service with no EndpointSlice in the input is not judged: the input
+// rarely carries them.
+func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *routeProblem {
+	if ref.Kind != nil && *ref.Kind != "Service" {
+		return nil
+	}
+	ns := rv.rt.Meta.Namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	slices, ready := 0, false
+	for _, o := range rv.m.OfKind(endpointSlice) {
+		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != string(ref.Name) {
+			continue
+		}
+		slices++
+		var s sliceEndpoints
+		if b, err := o.FieldJSON("endpoints"); err == nil && json.Unmarshal([]byte(`{"endpoints":`+string(b)+`}`), &s) == nil {
+			for _, ep := range s.Endpoints {
+				ready = ready || ep.Conditions.Ready == nil || *ep.Conditions.Ready
+			}
+		}
+	}
+	if slices == 0 || ready {
+		return nil
+	}
+	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound",
+		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
 }

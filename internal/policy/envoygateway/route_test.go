@@ -62,6 +62,23 @@ apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: HTTPRouteFilter
 metadata: {name: cred, namespace: default}
 spec: {credentialInjection: {credential: {valueRef: {name: missing}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: idle, namespace: default}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: idle-1, namespace: default, labels: {kubernetes.io/service-name: idle}}
+addressType: IPv4
+ports: [{port: 8080}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: svc-1, namespace: default, labels: {kubernetes.io/service-name: svc}}
+addressType: IPv4
+endpoints: [{addresses: [10.0.0.1]}]
 `
 
 // verdictOf validates the one route of kind routeKind with the rules given.
@@ -125,6 +142,8 @@ func TestValidateRoute(t *testing.T) {
 		{"HTTPRouteFilter missing", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: nope}}]\n", "refs UnsupportedValue"},
 		{"unknown ExtensionRef kind", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: example.com, kind: Thing, name: x}}]\n  - backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
 		{"credential Secret missing", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: cred}}]\n", "drop 0 UnsupportedValue"},
+		{"mirror to a Service with no ready endpoint", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: idle, port: 8080}}}]\n", "BackendsAvailable EndpointsNotFound"},
+		{"mirror to a Service with endpoints", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}]\n", ""},
 		{"mirror without port", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc}}}]\n", "refs PortNotSpecified"},
 		{"mirror and direct response", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}, {type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", "drop 0 IncompatibleFilters"},
 		{"gRPC direct response 2xx", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", "drop 0 UnsupportedValue"},
