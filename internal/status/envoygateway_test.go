@@ -387,3 +387,48 @@ func TestBackendTLSPolicyCallerAncestor(t *testing.T) {
 		t.Errorf("ancestors (-want +got):\n%s", diff)
 	}
 }
+
+// TestSecurityPolicyMergedOnTCPRoute: a SecurityPolicy merged into its
+// listener's on a TCPRoute may only authorize; with basic auth from the
+// listener's policy the route policy is Invalid there and the listener's
+// is Overridden. Authorization alone merges.
+func TestSecurityPolicyMergedOnTCPRoute(t *testing.T) {
+	sp := func(ns, name, target, fields string) string {
+		kind, tname, _ := strings.Cut(target, "/")
+		tname, section, _ := strings.Cut(tname, "#")
+		ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + tname
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: " + name + ", namespace: " + ns + "}\nspec:\n  targetRefs: [" + ref + "}]\n" + fields
+	}
+	base := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: tcp, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+		"  listeners: [{name: t, protocol: TCP, port: 9000, allowedRoutes: {namespaces: {from: All}}}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\nmetadata: {name: db, namespace: app}\nspec:\n  parentRefs: [{name: tcp, namespace: infra, sectionName: t}]\n  rules: [{backendRefs: [{name: svc, port: 9000}]}]\n"
+	authz := "  authorization: {defaultAction: Deny}\n"
+	route := sp("app", "route", "TCPRoute/db", "  mergeType: StrategicMerge\n"+authz)
+	tests := []struct {
+		name, listener string
+		want           []string
+	}{
+		{"basic auth on the listener", sp("infra", "listener", "Gateway/tcp#t", "  basicAuth: {users: {name: users}}\n"), []string{
+			"listener @ Gateway/infra/tcp#t (" + egController + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"route @ Gateway/infra/tcp#t (" + egController + "): Accepted=False/Invalid",
+		}},
+		{"authorization on the listener", sp("infra", "listener", "Gateway/tcp#t", authz), []string{
+			"listener @ Gateway/infra/tcp#t (" + egController + "): Accepted=True/Accepted Merged=True/Merged",
+			"route @ Gateway/infra/tcp#t (" + egController + "): Accepted=True/Accepted Merged=True/Merged",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := egConditions(compile(t, base+tc.listener+route))
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+const egController = "gateway.envoyproxy.io/gatewayclass-controller"

@@ -505,6 +505,17 @@ func (s *statusRun) set(p *policy.Policy, a entry, c metav1.Condition) {
 	s.entries[p] = append(s.entries[p], &e)
 }
 
+// replace puts a condition on p's entry for a in place of one of its
+// type: a verdict reached after Accepted was written.
+func (s *statusRun) replace(p *policy.Policy, a entry, c metav1.Condition) {
+	for _, e := range s.entries[p] {
+		if e.key == a.key && e.section == a.section {
+			e.conds = slices.DeleteFunc(e.conds, func(o metav1.Condition) bool { return o.Type == c.Type })
+		}
+	}
+	s.set(p, a, c)
+}
+
 func (s *statusRun) note(c *claim) *notes {
 	n, ok := s.notes[c]
 	if !ok {
@@ -577,6 +588,11 @@ func (s *statusRun) relateRoute(rc *claim) {
 					s.note(c).add("routes", name)
 					continue
 				}
+				if merges && c == parent && !tcpMergeable(rt, rc.policy, c.policy) {
+					s.replace(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", "Only authorization is supported for TCP (routes/listeners)."))
+					s.note(c).add("routes", name)
+					continue
+				}
 				if merges && c == parent {
 					s.note(c).merged = appendNew(s.note(c).merged, name)
 					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
@@ -587,6 +603,22 @@ func (s *statusRun) relateRoute(rc *claim) {
 			}
 		}
 	}
+}
+
+// tcpMergeable: on a TCPRoute a SecurityPolicy can only authorize, so a
+// route policy merged with its listener's must leave nothing else set.
+func tcpMergeable(rt *topology.Route, route, parent *policy.Policy) bool {
+	if rt.Kind != "TCPRoute" || route.Kind != policy.Kind(securityPolicy) {
+		return true
+	}
+	for _, p := range []*policy.Policy{route, parent} {
+		for f := range p.Values {
+			if f != "authorization" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // scopeOf lists the claims over a listener: its own, its ListenerSet's,
