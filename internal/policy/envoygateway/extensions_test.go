@@ -44,6 +44,19 @@ spec:
   infrastructure: {parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: proxy}}
   listeners: [{name: http, protocol: HTTP, port: 80}]
 ---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyProxy
+metadata: {name: lenient, namespace: app}
+spec: {luaValidation: Disabled}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: lenient, namespace: app}
+spec:
+  gatewayClassName: eg
+  infrastructure: {parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: lenient}}
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: plain, namespace: app}
@@ -64,6 +77,10 @@ func TestExtensionChecks(t *testing.T) {
 		{"registered module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  dynamicModule: [{name: allowed}]\n", ""},
 		{"unregistered module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  dynamicModule: [{name: other}]\n",
 			`DynamicModule: dynamic module "other" is not registered in the EnvoyProxy dynamicModules allowlist.`},
+		{"Lua that parses", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:logInfo('x') end\"}]\n", ""},
+		{"Lua syntax error", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h)\\n if 1 > 0\\n print(1)\\n end\\nend\"}]\n",
+			"Lua: validation failed for lua body in policy with name envoyextensionpolicy/app/p/lua/0: failed to validate with envoy_on_response: <string> line:3(column:6) near 'print':   syntax error."},
+		{"Lua syntax error, validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h) if end\"}]\n", ""},
 		{"no EnvoyProxy in the input: undecided", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: plain}]\n  dynamicModule: [{name: other}]\n", ""},
 	}
 	for _, tc := range tests {
