@@ -639,14 +639,17 @@ func kindAllowed(l *Listener, kind string) bool {
 }
 
 // protocolCarries: HTTP and HTTPS listeners serve HTTPRoutes and
-// GRPCRoutes, TCP listeners TCPRoutes, TLS listeners TLSRoutes and, when
-// they terminate TLS (the default mode), TCPRoutes too.
+// GRPCRoutes, TCP listeners TCPRoutes, UDP listeners UDPRoutes, TLS
+// listeners TLSRoutes and, when they terminate TLS (the default mode),
+// TCPRoutes too.
 func protocolCarries(l *Listener, kind string) bool {
 	switch l.Protocol {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
 		return kind == "HTTPRoute" || kind == "GRPCRoute"
 	case gwv1.TCPProtocolType:
 		return kind == "TCPRoute"
+	case gwv1.UDPProtocolType:
+		return kind == "UDPRoute"
 	case gwv1.TLSProtocolType:
 		terminates := l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
 		return kind == "TLSRoute" || (kind == "TCPRoute" && terminates)
