@@ -432,3 +432,26 @@ func TestSecurityPolicyMergedOnTCPRoute(t *testing.T) {
 }
 
 const egController = "gateway.envoyproxy.io/gatewayclass-controller"
+
+// TestParentGatewayNotInInput: a parentRef to a Gateway the input does not
+// hold is reported (NoMatchingParent) by the configured controller only
+// when the input lets it run: no GatewayClass at all, or one of its own.
+func TestParentGatewayNotInInput(t *testing.T) {
+	route := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: lost, namespace: app}\nspec:\n  parentRefs: [{name: nowhere, namespace: infra}]\n"
+	for _, tc := range []struct{ name, docs, want string }{
+		{"only Envoy Gateway's class in the input", egBase + route, ""},
+		{"no GatewayClass in the input", route, "False/NoMatchingParent"},
+	} {
+		got := ""
+		for _, r := range compile(t, tc.docs).Routes {
+			if r.Name == "lost" {
+				for _, p := range r.Parents {
+					got += condOf(p.Conditions, "Accepted")
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: Accepted %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
