@@ -455,3 +455,33 @@ func TestParentGatewayNotInInput(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvoyGatewayAggregatedOverridden: a policy on 17 Gateways is cut to
+// 16 before Envoy Gateway writes Overridden; the entry of a Gateway past
+// the cut that a route policy overrides comes back with Overridden alone,
+// in place of the 16th, and the 15th then says Aggregated.
+func TestEnvoyGatewayAggregatedOverridden(t *testing.T) {
+	docs := egBase
+	var refs []string
+	for i := range 17 {
+		name := fmt.Sprintf("g%02d", i)
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n"
+		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
+	}
+	docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  timeout: {tcp: {connectTimeout: 5s}}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: last, namespace: app}\nspec:\n  parentRefs: [{name: g16, namespace: infra}]\n" +
+		btp("app", "route-policy", "HTTPRoute/last", "")
+	var got []string
+	for _, line := range egConditions(compile(t, docs)) {
+		if strings.HasPrefix(line, "wide @ ") {
+			got = append(got, strings.TrimPrefix(line, "wide @ "))
+		}
+	}
+	want := []string{
+		"Gateway/infra/g14 (" + egController + "): Accepted=True/Accepted Aggregated=True/Aggregated",
+		"Gateway/infra/g16 (" + egController + "): Overridden=True/Overridden",
+	}
+	if len(got) != 16 || !slices.Equal(got[14:], want) {
+		t.Errorf("ancestors %d, last two %q, want 16 ending %q", len(got), got[max(0, len(got)-2):], want)
+	}
+}
