@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -426,19 +427,8 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 	if err != nil || json.Unmarshal(raw, &spec) != nil {
 		return nil // the HTTPRouteFilter's own findings say why
 	}
-	if rw := spec.URLRewrite; rw != nil && rw.Path != nil && rw.Path.Type == "ReplaceRegexMatch" {
-		if st.rewrites > 0 {
-			return dropRule("UnsupportedValue", f.path, "Cannot configure multiple urlRewrite filters for a single HTTPRouteRule.")
-		}
-		st.rewrites++
-		switch rm := rw.Path.ReplaceRegexMatch; {
-		case rm == nil || rm.Pattern == "":
-			return dropRule("UnsupportedValue", f.path, "ReplaceRegexMatch Pattern must be set when rewrite path type is \"ReplaceRegexMatch\".")
-		default:
-			if _, err := regexp.Compile(rm.Pattern); err != nil {
-				return dropRule("UnsupportedValue", f.path, "ReplaceRegexMatch must be a valid RE2 regular expression.")
-			}
-		}
+	if p := regexRewriteProblem(spec, st, f.path); p != nil {
+		return p
 	}
 	if dr := spec.DirectResponse; dr != nil {
 		code := 200
@@ -453,6 +443,25 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 	return nil
 }
 
+// regexRewriteProblem: an HTTPRouteFilter's regex path rewrite counts as
+// the rule's one urlRewrite, and its pattern must be set and compile.
+func regexRewriteProblem(spec routeFilterSpec, st *filterState, path string) *routeProblem {
+	rw := spec.URLRewrite
+	if rw == nil || rw.Path == nil || rw.Path.Type != "ReplaceRegexMatch" {
+		return nil
+	}
+	if st.rewrites > 0 {
+		return dropRule("UnsupportedValue", path, "Cannot configure multiple urlRewrite filters for a single HTTPRouteRule.")
+	}
+	st.rewrites++
+	if rm := rw.Path.ReplaceRegexMatch; rm == nil || rm.Pattern == "" {
+		return dropRule("UnsupportedValue", path, "ReplaceRegexMatch Pattern must be set when rewrite path type is \"ReplaceRegexMatch\".")
+	} else if _, err := regexp.Compile(rm.Pattern); err != nil {
+		return dropRule("UnsupportedValue", path, "ReplaceRegexMatch must be a valid RE2 regular expression.")
+	}
+	return nil
+}
+
 // credentialProblem: the injected credential's Secret must exist (and be
 // reachable) and hold the key "credential".
 func (rv *routeValidation) credentialProblem(r secretRef, ns, path string) *routeProblem {
@@ -463,19 +472,10 @@ func (rv *routeValidation) credentialProblem(r secretRef, ns, path string) *rout
 	switch {
 	case s == nil:
 		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: secret %s/%s does not exist.", ns, r.Name)
-	case !containsKey(s.Keys, "credential"):
+	case !slices.Contains(s.Keys, "credential"):
 		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: credential key credential not found in secret %s/%s.", ns, r.Name)
 	}
 	return nil
-}
-
-func containsKey(keys []string, k string) bool {
-	for _, x := range keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // backendFilterTypes are the filters Envoy Gateway takes on a backendRef.
@@ -624,12 +624,12 @@ func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *ro
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
-	slices, ready := 0, false
+	found, ready := 0, false
 	for _, o := range rv.m.OfKind(endpointSlice) {
 		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != string(ref.Name) {
 			continue
 		}
-		slices++
+		found++
 		var s sliceEndpoints
 		if b, err := o.FieldJSON("endpoints"); err == nil && json.Unmarshal([]byte(`{"endpoints":`+string(b)+`}`), &s) == nil {
 			for _, ep := range s.Endpoints {
@@ -637,7 +637,7 @@ func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *ro
 			}
 		}
 	}
-	if slices == 0 || ready {
+	if found == 0 || ready {
 		return nil
 	}
 	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound",
