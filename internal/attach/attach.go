@@ -83,7 +83,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
 		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{}, Backend: map[model.Key][]*Attachment{},
 		OnBackendRef: map[*policy.Policy][]*topology.Route{},
-		Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{},
+		Verdicts:     map[*topology.Route]map[string]*policy.RouteVerdict{},
 	}
 	backends := reg.BackendKinds()
 	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
