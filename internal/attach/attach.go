@@ -57,6 +57,10 @@ type Result struct {
 	// nothing, yet kgateway reports the policy against those routes'
 	// Gateways (Attached False, Pending).
 	OnBackendRef map[*policy.Policy][]*topology.Route
+	// Verdicts are, per route, the validation of each controller that
+	// validates routes by rules of its own (policy.RouteValidator), by
+	// controllerName.
+	Verdicts map[*topology.Route]map[string]*policy.RouteVerdict
 
 	Diagnostics []diag.Diagnostic
 }
@@ -79,6 +83,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
 		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{}, Backend: map[model.Key][]*Attachment{},
 		OnBackendRef: map[*policy.Policy][]*topology.Route{},
+		Verdicts:     map[*topology.Route]map[string]*policy.RouteVerdict{},
 	}
 	backends := reg.BackendKinds()
 	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
@@ -101,6 +106,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 			r.attachExtensionRefs(reg, set, rt, rule)
 		}
 	}
+	r.validateRoutes(g, reg, set, cfg)
 	r.sortAll()
 	return r
 }

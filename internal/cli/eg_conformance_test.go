@@ -103,7 +103,12 @@ func egGot(rep *status.Report) (policies, routes map[string]map[string]map[strin
 			if routes[key] == nil {
 				routes[key] = map[string]map[string][]string{}
 			}
-			routes[key][ref.String()] = conds(p.Conditions)
+			// expected.json names a parentRef with a port as …:PORT
+			parent := ref.String()
+			if p.ParentRef.Port != 0 {
+				parent += fmt.Sprintf(":%d", p.ParentRef.Port)
+			}
+			routes[key][parent] = conds(p.Conditions)
 		}
 	}
 	return policies, routes

@@ -80,7 +80,7 @@ type Model struct {
 	GatewayClasses  []*GatewayClass
 	Gateways        []*Gateway
 	ListenerSets    []*ListenerSet
-	Routes          []*Route // HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes
+	Routes          []*Route // HTTPRoutes, GRPCRoutes, TCPRoutes, TLSRoutes and UDPRoutes
 	ReferenceGrants []*ReferenceGrant
 	Services        []*Service
 	Namespaces      []*Namespace
@@ -120,7 +120,7 @@ func (m *Model) Gateway(ns, name string) *Gateway {
 	return g
 }
 
-// Route returns a route (HTTPRoute, GRPCRoute, TCPRoute or TLSRoute).
+// Route returns a route (HTTPRoute, GRPCRoute, TCPRoute, TLSRoute or UDPRoute).
 func (m *Model) Route(kind, ns, name string) *Route {
 	r, _ := m.typed[GatewayAPIKey(kind, ns, name)].(*Route)
 	return r
@@ -302,7 +302,7 @@ var (
 	current    = map[string]bool{"v1": true}
 	oldAndNew  = map[string]bool{"v1": true, "v1beta1": false}
 	grpcSeries = map[string]bool{"v1": true, "v1alpha2": false}
-	// streamSeries: TCPRoute and TLSRoute, served as v1alpha2 before v1.
+	// streamSeries: TCPRoute, TLSRoute and UDPRoute, served as v1alpha2 before v1.
 	streamSeries = map[string]bool{"v1": true, "v1alpha2": false}
 )
 
@@ -321,6 +321,8 @@ var kinds = map[GroupKind]kindDef{
 		func(o *manifest.Object, v any) any { return newGRPCRoute(o, v.(*gwv1.GRPCRoute)) }, true},
 	{GatewayGroup, "TCPRoute"}: {true, streamSeries, func() any { return &gwv1.TCPRoute{} },
 		func(o *manifest.Object, v any) any { return newTCPRoute(o, v.(*gwv1.TCPRoute)) }, true},
+	{GatewayGroup, "UDPRoute"}: {true, streamSeries, func() any { return &gwv1.UDPRoute{} },
+		func(o *manifest.Object, v any) any { return newUDPRoute(o, v.(*gwv1.UDPRoute)) }, true},
 	{GatewayGroup, "TLSRoute"}: {true, streamSeries, func() any { return &gwv1.TLSRoute{} },
 		func(o *manifest.Object, v any) any { return newTLSRoute(o, v.(*gwv1.TLSRoute)) }, true},
 	{GatewayGroup, "ReferenceGrant"}: {true, map[string]bool{"v1": true, "v1beta1": false, "v1alpha2": false}, func() any { return &gwv1.ReferenceGrant{} },

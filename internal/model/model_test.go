@@ -288,6 +288,7 @@ func TestDeprecatedVersions(t *testing.T) {
 		{"Gateway v1beta1", "gateway.networking.k8s.io/v1beta1", "Gateway", "{gatewayClassName: c, listeners: [{name: h, port: 80, protocol: HTTP}]}", diag.Warning, true},
 		{"HTTPRoute v1beta1", "gateway.networking.k8s.io/v1beta1", "HTTPRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},
 		{"GRPCRoute v1alpha2", "gateway.networking.k8s.io/v1alpha2", "GRPCRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},
+		{"UDPRoute v1alpha2", "gateway.networking.k8s.io/v1alpha2", "UDPRoute", "{parentRefs: [{name: gw}], rules: [{backendRefs: [{name: dns, port: 53}]}]}", diag.Warning, true},
 		{"ReferenceGrant v1beta1", "gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "{from: [], to: []}", diag.Warning, true},
 		{"HTTPRoute v2 unserved", "gateway.networking.k8s.io/v2", "HTTPRoute", "{}", diag.Error, false},
 		{"GRPCRoute v1beta1 never served", "gateway.networking.k8s.io/v1beta1", "GRPCRoute", "{}", diag.Error, false},

@@ -118,7 +118,7 @@ func newOpaque(o *manifest.Object, m *metaOnly) *Opaque {
 // parents, hostnames, rules with backends and filters. The typed object
 // stays reachable for what differs (matches).
 type Route struct {
-	Kind       string // HTTPRoute, GRPCRoute, TCPRoute or TLSRoute
+	Kind       string // HTTPRoute, GRPCRoute, TCPRoute, TLSRoute or UDPRoute
 	Meta       *metav1.ObjectMeta
 	ParentRefs []gwv1.ParentReference
 	Hostnames  []gwv1.Hostname
@@ -200,6 +200,20 @@ func newGRPCRoute(o *manifest.Object, r *gwv1.GRPCRoute) *Route {
 // have no matches or filters).
 func newTCPRoute(o *manifest.Object, r *gwv1.TCPRoute) *Route {
 	rt := &Route{Kind: "TCPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Src: o}
+	for i := range r.Spec.Rules {
+		ru := newRule(i, r.Spec.Rules[i].Name)
+		for j, b := range r.Spec.Rules[i].BackendRefs {
+			ru.addBackend(j, b, nil)
+		}
+		rt.Rules = append(rt.Rules, ru)
+	}
+	return rt
+}
+
+// newUDPRoute reads a UDPRoute: parentRefs and backendRefs, like a
+// TCPRoute (Envoy Gateway serves them on UDP listeners).
+func newUDPRoute(o *manifest.Object, r *gwv1.UDPRoute) *Route {
+	rt := &Route{Kind: "UDPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Src: o}
 	for i := range r.Spec.Rules {
 		ru := newRule(i, r.Spec.Rules[i].Name)
 		for j, b := range r.Spec.Rules[i].BackendRefs {

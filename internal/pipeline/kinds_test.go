@@ -41,6 +41,8 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.BackendDescriber](),
 	reflect.TypeFor[policy.PortlessBackends](),
 	reflect.TypeFor[policy.BackendAppProtocoler](),
+	reflect.TypeFor[policy.RouteValidator](),
+	reflect.TypeFor[policy.BackendCaller](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

@@ -27,6 +27,8 @@ package policy
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
+//	RouteValidator    attach, status: a controller's own validation of the routes on its Gateways
+//	BackendCaller     status: the backends a policy calls, which report a backend policy against it
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
@@ -324,4 +326,48 @@ type Standalone interface {
 	// ServedBy says what serves the kind's objects instead and how to
 	// look at them.
 	ServedBy() string
+}
+
+// RouteValidator is implemented by kinds whose controller validates the
+// routes on its Gateways by rules of its own (Envoy Gateway's translator:
+// each rule's filters, matches and backendRefs, with its own reasons and
+// messages). attach calls it for every route with a parent on a Gateway
+// whose GatewayClass names RouteController; status writes its verdict for
+// those parents in place of the Gateway API checks topology makes, and
+// its findings are lint's.
+type RouteValidator interface {
+	RouteController() string
+	ValidateRoute(rt *topology.Route, env *Env, set *Set) *RouteVerdict
+}
+
+// RouteVerdict is a controller's validation of one route.
+type RouteVerdict struct {
+	// Dropped are the rules the controller leaves out, in rule order.
+	Dropped []DroppedRule
+	// Unresolved are the references that did not resolve (ResolvedRefs
+	// False with the first one's reason), in rule order.
+	Unresolved []Condition
+	// Conditions are further conditions the controller writes (e.g.
+	// BackendsAvailable False).
+	Conditions []Condition
+	// Diagnostics are the findings, one per problem.
+	Diagnostics []diag.Diagnostic
+	// Unreported are the parents (parentRef indexes) the controller
+	// writes no status for.
+	Unreported []int
+}
+
+// DroppedRule is a rule a controller leaves out, and why.
+type DroppedRule struct {
+	Index           int
+	Reason, Message string
+}
+
+// BackendCaller is implemented by kinds whose policies call backends of
+// their own (Envoy Gateway's ext-auth, ext-proc, OIDC and remote JWKS
+// services): a policy on such a backend (BackendTLSPolicy) is reported
+// against each calling policy too, as Envoy Gateway reports it.
+type BackendCaller interface {
+	// CalledBackends are the backend objects p calls, in spec order.
+	CalledBackends(p *Policy) []model.Key
 }

@@ -291,3 +291,197 @@ func TestHTTPRouteFilterExtensionRef(t *testing.T) {
 		t.Errorf("ResolvedRefs (-want +got):\n%s", diff)
 	}
 }
+
+// TestEnvoyGatewayRouteValidation: a route on an Envoy Gateway Gateway
+// gets Envoy Gateway's verdict (a rule dropped with PartiallyInvalid and
+// "Dropped Rule(s) [i]", a missing Service port as PortNotFound); the same
+// route on a kgateway Gateway keeps kgateway's conditions.
+func TestEnvoyGatewayRouteValidation(t *testing.T) {
+	const rules = "  rules:\n  - backendRefs: [{name: svc, port: 9999}]\n  - matches: [{path: {type: RegularExpression, value: '*x*'}}]\n"
+	docs := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: kg, namespace: infra}\nspec:\n  gatewayClassName: kgw\n" +
+		"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{port: 8080}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: on-eg, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: a}]\n" + rules +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: on-kgw, namespace: app}\nspec:\n  parentRefs: [{name: kg, namespace: infra}]\n" + rules
+	got := map[string][]string{}
+	for _, r := range compile(t, docs).Routes {
+		for _, p := range r.Parents {
+			for _, typ := range []string{"Accepted", "ResolvedRefs", "PartiallyInvalid"} {
+				got[r.Name] = append(got[r.Name], typ+"="+condOf(p.Conditions, typ))
+			}
+			if typ := "PartiallyInvalid"; condOf(p.Conditions, typ) != "absent" && !strings.HasPrefix(msgOf(p.Conditions, typ), "Dropped Rule(s) [1]: ") {
+				t.Errorf("%s: PartiallyInvalid message %q does not name the dropped rule", r.Name, msgOf(p.Conditions, typ))
+			}
+		}
+	}
+	want := map[string][]string{
+		"ra":     {"Accepted=True/Accepted", "ResolvedRefs=True/ResolvedRefs", "PartiallyInvalid=absent"},
+		"rb":     {"Accepted=True/Accepted", "ResolvedRefs=True/ResolvedRefs", "PartiallyInvalid=absent"},
+		"on-eg":  {"Accepted=True/Accepted", "ResolvedRefs=False/PortNotFound", "PartiallyInvalid=True/UnsupportedValue"},
+		"on-kgw": {"Accepted=True/Accepted", "ResolvedRefs=False/BackendNotFound", "PartiallyInvalid=absent"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("route conditions (-want +got):\n%s", diff)
+	}
+}
+
+func msgOf(cs []status.Condition, typ string) string {
+	for _, c := range cs {
+		if c.Type == typ {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// TestDeclinedListenerSetParent: Envoy Gateway writes no status for a
+// parentRef to a ListenerSet its Gateway declines (it never translates
+// the set); kgateway reports it NoMatchingParent.
+func TestDeclinedListenerSetParent(t *testing.T) {
+	for _, tc := range []struct{ class, want string }{
+		{"eg", ""},
+		{"kgw", "Accepted=False/NoMatchingParent"},
+	} {
+		docs := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: closed, namespace: infra}\nspec:\n  gatewayClassName: " + tc.class + "\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: app}\nspec:\n  parentRef: {name: closed, namespace: infra}\n" +
+			"  listeners: [{name: x, protocol: HTTP, port: 81}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: on-set, namespace: app}\nspec:\n  parentRefs: [{kind: ListenerSet, name: extra}]\n"
+		got := ""
+		for _, r := range compile(t, docs).Routes {
+			if r.Name != "on-set" {
+				continue
+			}
+			for _, p := range r.Parents {
+				got += "Accepted=" + condOf(p.Conditions, "Accepted")
+			}
+		}
+		if got != tc.want {
+			t.Errorf("class %s: parent status %q, want %q", tc.class, got, tc.want)
+		}
+	}
+}
+
+// TestBackendTLSPolicyCallerAncestor: a BackendTLSPolicy on an ext-auth
+// backend is reported against the SecurityPolicy that calls it, as Envoy
+// Gateway reports it, beside the Gateways whose routes use the backend.
+func TestBackendTLSPolicyCallerAncestor(t *testing.T) {
+	docs := egBase + "---\napiVersion: v1\nkind: Service\nmetadata: {name: auth, namespace: app}\nspec: {ports: [{name: grpc, port: 9000}]}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ra}]\n  extAuth: {grpc: {backendRefs: [{name: auth, port: 9000}]}}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: auth}]\n  validation: {wellKnownCACertificates: System, hostname: auth.example.com}\n"
+	var got []string
+	for _, p := range compile(t, docs).Policies {
+		if p.Name != "tls" {
+			continue
+		}
+		for _, a := range p.Ancestors {
+			got = append(got, a.AncestorRef.String()+" "+condOf(a.Conditions, "Accepted"))
+		}
+	}
+	want := []string{"SecurityPolicy/app/sp True/Accepted"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ancestors (-want +got):\n%s", diff)
+	}
+}
+
+// TestSecurityPolicyMergedOnTCPRoute: a SecurityPolicy merged into its
+// listener's on a TCPRoute may only authorize; with basic auth from the
+// listener's policy the route policy is Invalid there and the listener's
+// is Overridden. Authorization alone merges.
+func TestSecurityPolicyMergedOnTCPRoute(t *testing.T) {
+	sp := func(ns, name, target, fields string) string {
+		kind, tname, _ := strings.Cut(target, "/")
+		tname, section, _ := strings.Cut(tname, "#")
+		ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + tname
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: " + name + ", namespace: " + ns + "}\nspec:\n  targetRefs: [" + ref + "}]\n" + fields
+	}
+	base := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: tcp, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+		"  listeners: [{name: t, protocol: TCP, port: 9000, allowedRoutes: {namespaces: {from: All}}}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\nmetadata: {name: db, namespace: app}\nspec:\n  parentRefs: [{name: tcp, namespace: infra, sectionName: t}]\n  rules: [{backendRefs: [{name: svc, port: 9000}]}]\n"
+	authz := "  authorization: {defaultAction: Deny}\n"
+	route := sp("app", "route", "TCPRoute/db", "  mergeType: StrategicMerge\n"+authz)
+	tests := []struct {
+		name, listener string
+		want           []string
+	}{
+		{"basic auth on the listener", sp("infra", "listener", "Gateway/tcp#t", "  basicAuth: {users: {name: users}}\n"), []string{
+			"listener @ Gateway/infra/tcp#t (" + egController + "): Accepted=True/Accepted Overridden=True/Overridden",
+			"route @ Gateway/infra/tcp#t (" + egController + "): Accepted=False/Invalid",
+		}},
+		{"authorization on the listener", sp("infra", "listener", "Gateway/tcp#t", authz), []string{
+			"listener @ Gateway/infra/tcp#t (" + egController + "): Accepted=True/Accepted Merged=True/Merged",
+			"route @ Gateway/infra/tcp#t (" + egController + "): Accepted=True/Accepted Merged=True/Merged",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := egConditions(compile(t, base+tc.listener+route))
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+const egController = "gateway.envoyproxy.io/gatewayclass-controller"
+
+// TestParentGatewayNotInInput: a parentRef to a Gateway the input does not
+// hold is reported (NoMatchingParent) by the configured controller only
+// when the input lets it run: no GatewayClass at all, or one of its own.
+func TestParentGatewayNotInInput(t *testing.T) {
+	route := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: lost, namespace: app}\nspec:\n  parentRefs: [{name: nowhere, namespace: infra}]\n"
+	for _, tc := range []struct{ name, docs, want string }{
+		{"only Envoy Gateway's class in the input", egBase + route, ""},
+		{"no GatewayClass in the input", route, "False/NoMatchingParent"},
+	} {
+		got := ""
+		for _, r := range compile(t, tc.docs).Routes {
+			if r.Name == "lost" {
+				for _, p := range r.Parents {
+					got += condOf(p.Conditions, "Accepted")
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: Accepted %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEnvoyGatewayAggregatedOverridden: a policy on 17 Gateways is cut to
+// 16 before Envoy Gateway writes Overridden; the entry of a Gateway past
+// the cut that a route policy overrides comes back with Overridden alone,
+// in place of the 16th, and the 15th then says Aggregated.
+func TestEnvoyGatewayAggregatedOverridden(t *testing.T) {
+	docs := egBase
+	var refs []string
+	for i := range 17 {
+		name := fmt.Sprintf("g%02d", i)
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n"
+		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
+	}
+	docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  timeout: {tcp: {connectTimeout: 5s}}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: last, namespace: app}\nspec:\n  parentRefs: [{name: g16, namespace: infra}]\n" +
+		btp("app", "route-policy", "HTTPRoute/last", "")
+	var got []string
+	for _, line := range egConditions(compile(t, docs)) {
+		if strings.HasPrefix(line, "wide @ ") {
+			got = append(got, strings.TrimPrefix(line, "wide @ "))
+		}
+	}
+	want := []string{
+		"Gateway/infra/g14 (" + egController + "): Accepted=True/Accepted Aggregated=True/Aggregated",
+		"Gateway/infra/g16 (" + egController + "): Overridden=True/Overridden",
+	}
+	if len(got) != 16 || !slices.Equal(got[14:], want) {
+		t.Errorf("ancestors %d, last two %q, want 16 ending %q", len(got), got[max(0, len(got)-2):], want)
+	}
+}

@@ -182,7 +182,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
 		for _, p := range rt.Parents {
-			if _, managed := g.Controller(p.Gateway, opt.ControllerName); !managed {
+			if _, managed := g.Controller(parentGateway(p), opt.ControllerName); !managed {
 				continue // another controller's Gateway: not ours to report
 			}
 			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
@@ -193,11 +193,20 @@ func Compute(r *merge.Result, opt Options) *Report {
 				ref.Port = int32(*p.Ref.Port)
 			}
 			ctrl := parentController(g, p, opt.ControllerName)
-			conds := topology.RouteParentConditions(rt, p)
-			if ctrl == KgatewayController {
-				conds = append(conds, programmedCondition(r, rt))
+			var conds []metav1.Condition
+			v := r.Attach.Verdicts[rt][ctrl]
+			if v != nil && slices.Contains(v.Unreported, p.Index) {
+				continue // the controller writes no status for this parent
 			}
-			conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
+			if v != nil {
+				conds = verdictConditions(rt, p, v)
+			} else {
+				conds = topology.RouteParentConditions(rt, p)
+				if ctrl == KgatewayController {
+					conds = append(conds, programmedCondition(r, rt))
+				}
+				conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
+			}
 			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
 		}
 		rep.Routes = append(rep.Routes, out)
@@ -477,7 +486,17 @@ func parentController(g *topology.Graph, p *topology.Parent, def string) string 
 	if p == nil {
 		return def
 	}
-	return gatewayController(g, p.Gateway, def)
+	return gatewayController(g, parentGateway(p), def)
+}
+
+// parentGateway is the Gateway whose controller reports a parent: the
+// one it attached to or, for a ListenerSet that Gateway declined, that
+// Gateway.
+func parentGateway(p *topology.Parent) *topology.Gateway {
+	if p.Gateway == nil {
+		return p.Declined
+	}
+	return p.Gateway
 }
 
 // ancestorController is the controller of the Gateway an ancestor is (or,
@@ -688,6 +707,7 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			if pt.Kind.Spec().GatewayAncestors {
 				if users == nil {
 					users = backendUsers(r.Graph)
+					addBackendCallers(users, r.Policies)
 				}
 				anc = users[bp.Key]
 			}
@@ -742,6 +762,23 @@ func backendUsers(g *topology.Graph) map[model.Key][]AncestorRef {
 		}
 	}
 	return out
+}
+
+// addBackendCallers adds, per backend object, the policies that call it
+// (policy.BackendCaller), after the Gateways. One pass over the policies.
+func addBackendCallers(users map[model.Key][]AncestorRef, set *policy.Set) {
+	for _, p := range set.Policies {
+		bc, ok := p.Kind.(policy.BackendCaller)
+		if !ok {
+			continue
+		}
+		a := ancestorOf(model.KeyOf(p.Obj))
+		for _, k := range bc.CalledBackends(p) {
+			if !slices.Contains(users[k], a) {
+				users[k] = append(users[k], a)
+			}
+		}
+	}
 }
 
 // gatewayAncestors: a whole-Gateway policy configures the Gateway's own

@@ -207,12 +207,29 @@ func isStream(p gwv1.ProtocolType) bool {
 // (the configured controller) when the input has no GatewayClass at all.
 // When the input has GatewayClasses but not gw's, no controller in view
 // manages gw (managed is false): none of them would write its status.
+// For a Gateway not in the input (gw nil) it is fallback, in view when the
+// input has no GatewayClass or one of fallback's: a controller reports a
+// parentRef to a Gateway it does not know only when it runs at all.
 func (g *Graph) Controller(gw *Gateway, fallback string) (name string, managed bool) {
 	if gw == nil || gw.Gateway == nil {
-		return fallback, true
+		return fallback, g.inView(fallback)
 	}
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc != nil {
 		return string(gc.Spec.ControllerName), true
 	}
 	return fallback, len(g.Model.GatewayClasses) == 0
+}
+
+// inView reports whether the input lets controller run: it has no
+// GatewayClass at all, or one naming controller.
+func (g *Graph) inView(controller string) bool {
+	if len(g.Model.GatewayClasses) == 0 {
+		return true
+	}
+	for _, c := range g.Model.GatewayClasses {
+		if string(c.Spec.ControllerName) == controller {
+			return true
+		}
+	}
+	return false
 }

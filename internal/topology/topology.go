@@ -143,6 +143,9 @@ type Parent struct {
 	Accepted  bool
 	// Delegation is set when the parent is a delegating HTTPRoute.
 	Delegation *Delegation
+	// Declined is, for a ListenerSet parent whose Gateway does not attach
+	// the set, that Gateway: its controller still owns the route's status.
+	Declined   *Gateway
 	Reason     string // Gateway API reason when not accepted
 	Message    string
 	Conditions []metav1.Condition
@@ -291,10 +294,7 @@ func (g *Graph) attachListenerSets() {
 		s := &ListenerSet{ListenerSet: ms}
 		g.sets[ms.Key()] = s
 		ref := ms.Spec.ParentRef
-		ns := ms.Namespace
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			ns = string(*ref.Namespace)
-		}
+		ns := s.parentNamespace()
 		gw := g.gateways[model.GatewayAPIKey("Gateway", ns, string(ref.Name))]
 		switch {
 		case gw == nil:
@@ -309,6 +309,14 @@ func (g *Graph) attachListenerSets() {
 			}
 		}
 	}
+}
+
+// parentNamespace is the namespace of the Gateway the set names.
+func (s *ListenerSet) parentNamespace() string {
+	if ns := s.Spec.ParentRef.Namespace; ns != nil && *ns != "" {
+		return string(*ns)
+	}
+	return s.Namespace
 }
 
 // allowsListenerSet applies spec.allowedListeners. Without it (or with
@@ -457,6 +465,7 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 			msg := fmt.Sprintf("ListenerSet %s/%s not found", ns, name)
 			if s != nil {
 				msg = fmt.Sprintf("ListenerSet %s/%s is not attached to a Gateway: %s", ns, name, s.Message)
+				p.Declined = g.gateways[model.GatewayAPIKey("Gateway", s.parentNamespace(), string(s.Spec.ParentRef.Name))]
 			}
 			p.reject("NoMatchingParent", msg)
 			return
@@ -630,14 +639,17 @@ func kindAllowed(l *Listener, kind string) bool {
 }
 
 // protocolCarries: HTTP and HTTPS listeners serve HTTPRoutes and
-// GRPCRoutes, TCP listeners TCPRoutes, TLS listeners TLSRoutes and, when
-// they terminate TLS (the default mode), TCPRoutes too.
+// GRPCRoutes, TCP listeners TCPRoutes, UDP listeners UDPRoutes, TLS
+// listeners TLSRoutes and, when they terminate TLS (the default mode),
+// TCPRoutes too.
 func protocolCarries(l *Listener, kind string) bool {
 	switch l.Protocol {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
 		return kind == "HTTPRoute" || kind == "GRPCRoute"
 	case gwv1.TCPProtocolType:
 		return kind == "TCPRoute"
+	case gwv1.UDPProtocolType:
+		return kind == "UDPRoute"
 	case gwv1.TLSProtocolType:
 		terminates := l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
 		return kind == "TLSRoute" || (kind == "TCPRoute" && terminates)

@@ -1127,8 +1127,9 @@ func TestDelegationUnresolved(t *testing.T) {
 }
 
 // TestStreamRoutes: a TCPRoute attaches to TCP listeners and TLS listeners
-// that terminate TLS, a TLSRoute to TLS listeners (by SNI hostname), never
-// to HTTP ones, whatever allowedRoutes.kinds lists.
+// that terminate TLS, a TLSRoute to TLS listeners (by SNI hostname), a
+// UDPRoute to UDP listeners, never to HTTP ones, whatever
+// allowedRoutes.kinds lists.
 func TestStreamRoutes(t *testing.T) {
 	gw := `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -1139,14 +1140,16 @@ spec:
   - {name: tcp, port: 9000, protocol: TCP}
   - {name: tls, port: 8443, protocol: TLS, hostname: db.example.com, tls: {mode: Passthrough}}
   - {name: tls-term, port: 9443, protocol: TLS, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
-  - {name: http, port: 80, protocol: HTTP, allowedRoutes: {kinds: [{kind: TCPRoute}, {kind: TLSRoute}]}}`
+  - {name: udp, port: 5353, protocol: UDP}
+  - {name: http, port: 80, protocol: HTTP, allowedRoutes: {kinds: [{kind: TCPRoute}, {kind: TLSRoute}, {kind: UDPRoute}]}}`
 	stream := func(kind, name, section, extra string) string {
 		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  parentRefs: [{name: gw, sectionName: " + section + "}]\n" + extra + "  rules: [{backendRefs: [{name: db, port: 5432}]}]\n"
 	}
 	g := graph(t, Options{}, gw,
 		stream("TCPRoute", "on-tcp", "tcp", ""), stream("TCPRoute", "on-http", "http", ""),
 		stream("TLSRoute", "on-tls", "tls", "  hostnames: [db.example.com]\n"), stream("TLSRoute", "other-sni", "tls", "  hostnames: [web.example.com]\n"),
-		stream("TCPRoute", "tcp-on-tls", "tls", ""), stream("TCPRoute", "tcp-on-terminate", "tls-term", ""))
+		stream("TCPRoute", "tcp-on-tls", "tls", ""), stream("TCPRoute", "tcp-on-terminate", "tls-term", ""),
+		stream("UDPRoute", "on-udp", "udp", ""), stream("UDPRoute", "udp-on-http", "http", ""), stream("TCPRoute", "tcp-on-udp", "udp", ""))
 	tests := []struct {
 		route string
 		want  parentWant
@@ -1157,6 +1160,9 @@ spec:
 		{"TLSRoute/infra/other-sni", parentWant{reason: "NoMatchingListenerHostname"}},
 		{"TCPRoute/infra/tcp-on-tls", parentWant{reason: "NotAllowedByListeners"}},
 		{"TCPRoute/infra/tcp-on-terminate", parentWant{accepted: true, listeners: []string{"infra/gw/tls-term"}}},
+		{"UDPRoute/infra/on-udp", parentWant{accepted: true, listeners: []string{"infra/gw/udp"}}},
+		{"UDPRoute/infra/udp-on-http", parentWant{reason: "NotAllowedByListeners"}},
+		{"TCPRoute/infra/tcp-on-udp", parentWant{reason: "NotAllowedByListeners"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.route, func(t *testing.T) {

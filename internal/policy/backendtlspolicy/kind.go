@@ -41,7 +41,7 @@ var spec = policy.KindSpec{
 	MetadataKey:       "merge." + model.GatewayGroup + "/" + KindName,
 	MetadataKeyCompat: "merge." + KindName + "." + model.GatewayGroup,
 	Fields:            []policy.FieldSpec{{Key: validationKey, SpecPath: "spec.validation", Default: policy.AugmentedShallow, Cluster: policy.ClusterTransportSocket}},
-	TargetKinds:       []policy.TargetKind{policy.TargetService, "Backend"},
+	TargetKinds:       []policy.TargetKind{policy.TargetService, "Backend", "ServiceImport"},
 	MaxAncestors:      16,
 	Precedence:        true,
 	GatewayAncestors:  true,

@@ -62,13 +62,16 @@ var backend = model.GroupKind{Group: Group, Kind: "Backend"}
 
 // AuxiliaryKinds implements policy.Auxiliary: Backends and ServiceImports
 // are kept in the model so that backendRefs to them resolve, EnvoyProxies
-// for the settings of a Gateway's data plane.
+// for the settings of a Gateway's data plane, EndpointSlices for whether
+// a mirrored Service has endpoints.
 func (k *Kind) AuxiliaryKinds() []model.GroupKind {
-	return []model.GroupKind{backend, serviceImport, envoyProxy}
+	return []model.GroupKind{backend, serviceImport, envoyProxy, endpointSlice}
 }
 
-// BackendKinds implements policy.BackendProvider.
-func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend} }
+// BackendKinds implements policy.BackendProvider: Envoy Gateway's Backend
+// and the multi-cluster ServiceImport, which routes and BackendTLSPolicies
+// may name.
+func (k *Kind) BackendKinds() []model.GroupKind { return []model.GroupKind{backend, serviceImport} }
 
 // All lists the kinds for policy.NewRegistry: the four policy kinds, then
 // the HTTPRouteFilter that route rules reference.
@@ -196,6 +199,10 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	k.checkValues(p, raw)
 	if k == securityPolicy {
 		checkGeoLocations(p, raw, env.Model)
+	}
+	if k == envoyExtensionPolicy {
+		checkDynamicModules(p, raw, env.Model)
+		checkLuaSyntax(p, raw, env.Model)
 	}
 	return p
 }

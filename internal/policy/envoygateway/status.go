@@ -69,6 +69,9 @@ type statusRun struct {
 	byGateway  map[*topology.Gateway]*claim
 	ruleClaims map[*topology.Route][]string
 	entries    map[*policy.Policy][]*entry
+	// truncated are the policies whose entries were cut to 16 before the
+	// Overridden and Merged notes were written (see set).
+	truncated map[*policy.Policy]bool
 	// notes collect, per claim, what overrides it or merges into it, by
 	// category, for the messages; they go on the claim's own entries.
 	notes map[*claim]*notes
@@ -84,7 +87,7 @@ func newStatusRun(k *Kind, g *topology.Graph) *statusRun {
 	return &statusRun{kind: k, g: g, claimed: map[string]*claim{},
 		byListener: map[*topology.Listener]*claim{}, bySet: map[*topology.ListenerSet]*claim{},
 		byGateway: map[*topology.Gateway]*claim{}, ruleClaims: map[*topology.Route][]string{},
-		entries: map[*policy.Policy][]*entry{}, notes: map[*claim]*notes{}}
+		entries: map[*policy.Policy][]*entry{}, truncated: map[*policy.Policy]bool{}, notes: map[*claim]*notes{}}
 }
 
 // run processes the policies level by level, most specific first, each
@@ -106,10 +109,16 @@ func (s *statusRun) run(ps []*policy.Policy) map[*policy.Policy][]policy.Ancesto
 		}
 	}
 	s.relate()
+	for _, p := range ps {
+		if len(s.entries[p]) > maxAncestors {
+			s.entries[p] = s.truncate(s.entries[p])
+			s.truncated[p] = true
+		}
+	}
 	s.finish()
 	out := map[*policy.Policy][]policy.AncestorStatus{}
 	for _, p := range ps {
-		for _, e := range s.truncate(s.entries[p]) {
+		for _, e := range s.entries[p] {
 			out[p] = append(out[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
 		}
 	}
@@ -128,8 +137,12 @@ func (s *statusRun) truncate(es []*entry) []*entry {
 	}
 	es = es[:maxAncestors]
 	last := es[maxAncestors-1]
-	last.conds = append(last.conds, cond("Aggregated", true, "Aggregated", fmt.Sprintf("Ancestors have been truncated because the number of policy ancestors exceeds %d.", maxAncestors)))
+	last.conds = append(last.conds, aggregated())
 	return es
+}
+
+func aggregated() metav1.Condition {
+	return cond("Aggregated", true, "Aggregated", fmt.Sprintf("Ancestors have been truncated because the number of policy ancestors exceeds %d.", maxAncestors))
 }
 
 // String is Kind/ns/name[#section], the order status prints entries in.
@@ -502,7 +515,25 @@ func (s *statusRun) set(p *policy.Policy, a entry, c metav1.Condition) {
 	}
 	e := a
 	e.conds = []metav1.Condition{c}
+	if es := s.entries[p]; s.truncated[p] && len(es) >= maxAncestors {
+		// Envoy Gateway makes room in a full, truncated list: it drops
+		// the last entry and says Aggregated on the one before.
+		es = es[:maxAncestors-1]
+		es[len(es)-1].conds = append(es[len(es)-1].conds, aggregated())
+		s.entries[p] = es
+	}
 	s.entries[p] = append(s.entries[p], &e)
+}
+
+// replace puts a condition on p's entry for a in place of one of its
+// type: a verdict reached after Accepted was written.
+func (s *statusRun) replace(p *policy.Policy, a entry, c metav1.Condition) {
+	for _, e := range s.entries[p] {
+		if e.key == a.key && e.section == a.section {
+			e.conds = slices.DeleteFunc(e.conds, func(o metav1.Condition) bool { return o.Type == c.Type })
+		}
+	}
+	s.set(p, a, c)
 }
 
 func (s *statusRun) note(c *claim) *notes {
@@ -577,6 +608,11 @@ func (s *statusRun) relateRoute(rc *claim) {
 					s.note(c).add("routes", name)
 					continue
 				}
+				if merges && c == parent && !tcpMergeable(rt, rc.policy, c.policy) {
+					s.replace(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", "Only authorization is supported for TCP (routes/listeners)."))
+					s.note(c).add("routes", name)
+					continue
+				}
 				if merges && c == parent {
 					s.note(c).merged = appendNew(s.note(c).merged, name)
 					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
@@ -587,6 +623,22 @@ func (s *statusRun) relateRoute(rc *claim) {
 			}
 		}
 	}
+}
+
+// tcpMergeable: on a TCPRoute a SecurityPolicy can only authorize, so a
+// route policy merged with its listener's must leave nothing else set.
+func tcpMergeable(rt *topology.Route, route, parent *policy.Policy) bool {
+	if rt.Kind != "TCPRoute" || route.Kind != policy.Kind(securityPolicy) {
+		return true
+	}
+	for _, p := range []*policy.Policy{route, parent} {
+		for f := range p.Values {
+			if f != "authorization" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // scopeOf lists the claims over a listener: its own, its ListenerSet's,
@@ -649,12 +701,13 @@ func (s *statusRun) finish() {
 			conds = append(conds, cond("Overridden", true, "Overridden", msg))
 		}
 		for _, a := range s.ancestors(c.target) {
-			for _, e := range s.entries[c.policy] {
-				if e.key == a.key && e.section == a.section {
-					for _, cd := range conds {
-						s.set(c.policy, *e, cd)
-					}
-				}
+			kept := slices.ContainsFunc(s.entries[c.policy], func(e *entry) bool { return e.key == a.key && e.section == a.section })
+			if !kept && !s.truncated[c.policy] {
+				continue
+			}
+			// an entry truncation dropped comes back with these alone
+			for _, cd := range conds {
+				s.set(c.policy, a, cd)
 			}
 		}
 	}

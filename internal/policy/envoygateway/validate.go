@@ -167,12 +167,52 @@ func (v refValidator) invalid(path, format string, args ...any) {
 // backends checks an extension's backendRefs; the first problem is
 // reported, as Envoy Gateway stops at it.
 func (v refValidator) backends(feature, path string, refs []backendRef) {
+	types := map[string]bool{}
 	for _, r := range refs {
 		if msg := v.backend(r); msg != "" {
 			v.invalid(path, "%s: %s", feature, msg)
 			return
 		}
+		types[v.addressType(r)] = true
 	}
+	if len(types) > 1 {
+		v.invalid(path, "%s: external service destinations having multiple endpoint types are not supported.", feature)
+	}
+}
+
+// addressType is how Envoy Gateway reaches a destination: "IP" for a
+// Service or ServiceImport (their endpoints), for a Backend that of its
+// endpoints — "FQDN", "IP", or "Mixed" when they differ. One extension's
+// destinations must share one type (one Envoy cluster type).
+func (v refValidator) addressType(r backendRef) string {
+	if r.Kind != backend.Kind {
+		return "IP"
+	}
+	ns := v.p.Obj.Namespace
+	if r.Namespace != nil && *r.Namespace != "" {
+		ns = *r.Namespace
+	}
+	o, ok := v.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
+	if !ok {
+		return "IP"
+	}
+	raw, err := o.FieldJSON("spec")
+	var spec backendEndpoints
+	if err != nil || json.Unmarshal(raw, &spec) != nil {
+		return "IP"
+	}
+	seen := ""
+	for _, ep := range spec.Endpoints {
+		t := "IP"
+		if ep.FQDN != nil {
+			t = "FQDN"
+		}
+		if seen != "" && seen != t {
+			return "Mixed"
+		}
+		seen = t
+	}
+	return seen
 }
 
 func (v refValidator) backend(r backendRef) string {

@@ -54,6 +54,7 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte) {
 		v.window("InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
 		v.headers("EarlyRequestHeaders", "earlyRequestHeaders")
 		v.headers("LateResponseHeaders", "lateResponseHeaders")
+		v.ciphers()
 		if v.at("http3") != nil && v.at("tls", "clientValidation") != nil {
 			decoded(p).warning = [2]string{"UnsupportedHTTP3ClientValidation",
 				"HTTP/3 was disabled for the HTTPS listeners because Envoy does not support downstream client TLS validation over QUIC"}

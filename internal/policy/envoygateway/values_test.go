@@ -50,6 +50,10 @@ func TestValueChecks(t *testing.T) {
 		{"ClientTrafficPolicy", "  headers: {lateResponseHeaders: {remove: ['']}}\n", "Headers: LateResponseHeaders cannot remove a header with an empty name"},
 		{"ClientTrafficPolicy", "  headers: {earlyRequestHeaders: {add: [{name: x-ok, value: y}]}}\n", ""},
 		{"ClientTrafficPolicy", "  http2: {initialStreamWindowSize: 1Ki}\n", "HTTP2: InitialStreamWindowSize value 1Ki is out of range, must be between 65535 and 2147483647"},
+		{"ClientTrafficPolicy", "  tls: {ciphers: [INVALID-CIPHER]}\n", "TLS: unsupported cipher suite: INVALID-CIPHER."},
+		{"ClientTrafficPolicy", "  tls: {ciphers: [ECDHE-ECDSA-AES128-GCM-SHA256, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]}\n", ""},
+		{"ClientTrafficPolicy", "  tls: {ciphers: ['[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]']}\n", ""},
+		{"ClientTrafficPolicy", "  tls: {ciphers: ['[ECDHE-ECDSA-AES128-GCM-SHA256|RC4-MD5]']}\n", "TLS: unsupported cipher suite: [ECDHE-ECDSA-AES128-GCM-SHA256|RC4-MD5]."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind+" "+tc.spec, func(t *testing.T) {

@@ -1,0 +1,44 @@
+package attach
+
+import (
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// validateRoutes asks each controller that validates routes by rules of
+// its own (policy.RouteValidator) for its verdict on the routes with a
+// parent on one of its Gateways. Only a GatewayClass in the input names
+// the controller: without it the Gateway API checks topology makes stand.
+func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy.Config) {
+	validators := map[string]policy.RouteValidator{}
+	for _, k := range reg.Kinds() {
+		if v, ok := k.(policy.RouteValidator); ok {
+			if _, seen := validators[v.RouteController()]; !seen {
+				validators[v.RouteController()] = v
+			}
+		}
+	}
+	if len(validators) == 0 {
+		return
+	}
+	env := &policy.Env{Model: g.Model, Config: cfg}
+	for _, rt := range g.Routes {
+		for _, p := range rt.Parents {
+			gw := p.Gateway
+			if gw == nil {
+				gw = p.Declined // a ListenerSet its Gateway declined
+			}
+			ctrl, _ := g.Controller(gw, "")
+			v, ok := validators[ctrl]
+			if !ok || r.Verdicts[rt][ctrl] != nil {
+				continue
+			}
+			verdict := v.ValidateRoute(rt, env, set)
+			if r.Verdicts[rt] == nil {
+				r.Verdicts[rt] = map[string]*policy.RouteVerdict{}
+			}
+			r.Verdicts[rt][ctrl] = verdict
+			r.Diagnostics = append(r.Diagnostics, verdict.Diagnostics...)
+		}
+	}
+}

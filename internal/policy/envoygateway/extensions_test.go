@@ -1,0 +1,105 @@
+package envoygateway
+
+import (
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// extensionObjects are the backends and the Gateway (with its
+// EnvoyProxy) the EnvoyExtensionPolicies under test reach.
+const extensionObjects = `
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{port: 9000}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: ip, namespace: app}
+spec: {endpoints: [{ip: {address: 1.1.1.1, port: 9000}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: fqdn, namespace: app}
+spec: {endpoints: [{fqdn: {hostname: ext.example.com, port: 9000}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: ip-and-uds, namespace: app}
+spec: {endpoints: [{ip: {address: 2.2.2.2, port: 9000}}, {unix: {path: /var/run/x.sock}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyProxy
+metadata: {name: proxy, namespace: app}
+spec: {dynamicModules: [{name: allowed, source: {local: {path: /opt/a.so}}}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: app}
+spec:
+  gatewayClassName: eg
+  infrastructure: {parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: proxy}}
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyProxy
+metadata: {name: lenient, namespace: app}
+spec: {luaValidation: Disabled}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: lenient, namespace: app}
+spec:
+  gatewayClassName: eg
+  infrastructure: {parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: lenient}}
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: plain, namespace: app}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+`
+
+func TestExtensionChecks(t *testing.T) {
+	const extProc = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  extProc: [{backendRefs: "
+	tests := []struct {
+		name, spec, invalid string
+	}{
+		{"one endpoint type", extProc + "[{name: svc, port: 9000}, {group: gateway.envoyproxy.io, kind: Backend, name: ip}]}]\n", ""},
+		{"IP and FQDN destinations", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip}, {group: gateway.envoyproxy.io, kind: Backend, name: fqdn}]}]\n",
+			"ExtProc: external service destinations having multiple endpoint types are not supported."},
+		{"one Backend of mixed endpoints", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip-and-uds}]}]\n", ""},
+		{"registered module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  dynamicModule: [{name: allowed}]\n", ""},
+		{"unregistered module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  dynamicModule: [{name: other}]\n",
+			`DynamicModule: dynamic module "other" is not registered in the EnvoyProxy dynamicModules allowlist.`},
+		{"Lua that parses", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:logInfo('x') end\"}]\n", ""},
+		{"Lua syntax error", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h)\\n if 1 > 0\\n print(1)\\n end\\nend\"}]\n",
+			"Lua: validation failed for lua body in policy with name envoyextensionpolicy/app/p/lua/0: failed to validate with envoy_on_response: <string> line:3(column:6) near 'print':   syntax error."},
+		{"Lua syntax error, validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h) if end\"}]\n", ""},
+		{"no EnvoyProxy in the input: undecided", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: plain}]\n  dynamicModule: [{name: other}]\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := extensionObjects + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" + tc.spec
+			objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			reg := policy.NewRegistry(All()...)
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+			p := EnvoyExtensionPolicy().Decode(objs[len(objs)-1], &policy.Env{Model: m})
+			got := ""
+			if len(p.Invalid) > 0 {
+				got = p.Invalid[0].Message
+			}
+			if got != tc.invalid {
+				t.Errorf("invalid = %q, want %q", got, tc.invalid)
+			}
+		})
+	}
+}

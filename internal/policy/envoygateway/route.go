@@ -1,0 +1,645 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	"k8s.io/apimachinery/pkg/util/validation"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+var _ policy.RouteValidator = (*Kind)(nil)
+
+// RouteController implements policy.RouteValidator: Envoy Gateway's
+// translator validates the routes on its Gateways.
+func (k *Kind) RouteController() string { return ControllerName }
+
+// ValidateRoute implements policy.RouteValidator with Envoy Gateway's
+// translator rules: a rule whose match or filter it cannot translate is
+// dropped (Accepted False when every rule is, PartiallyInvalid otherwise);
+// a backendRef or filter reference that does not resolve leaves the rule
+// in place, answering 500, and sets ResolvedRefs False.
+func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
+	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{}}
+	for _, rule := range rt.Rules {
+		rv.rule(rule.Rule)
+	}
+	for _, p := range rt.Parents {
+		// Envoy Gateway translates only the ListenerSets its Gateways
+		// accept: a parentRef to one they decline names nothing it knows.
+		if p.Gateway == nil && p.Declined != nil {
+			rv.verdict.Unreported = append(rv.verdict.Unreported, p.Index)
+		}
+	}
+	return rv.verdict
+}
+
+type routeValidation struct {
+	rt      *topology.Route
+	m       *model.Model
+	set     *policy.Set
+	verdict *policy.RouteVerdict
+}
+
+// routeProblem is one of Envoy Gateway's route status errors: the
+// condition it turns False (Accepted drops the rule) and its reason.
+type routeProblem struct {
+	condition, reason, message string
+	// path is the field at fault, for the finding.
+	path string
+	// reported: attach already reports it (an ExtensionRef it cannot
+	// resolve), so no second finding.
+	reported bool
+}
+
+func dropRule(reason, path, format string, args ...any) *routeProblem {
+	return &routeProblem{condition: "Accepted", reason: reason, path: path, message: fmt.Sprintf(format, args...)}
+}
+
+func unresolved(reason, path, format string, args ...any) *routeProblem {
+	return &routeProblem{condition: "ResolvedRefs", reason: reason, path: path, message: fmt.Sprintf(format, args...)}
+}
+
+// rule validates one rule as Envoy Gateway's translator does: matches,
+// then filters (the first problem decides), then backendRefs, each of
+// which is reported.
+func (rv *routeValidation) rule(rule *model.Rule) {
+	if p := matchProblem(rule); p != nil {
+		rv.report(rule, p)
+		return
+	}
+	if p := rv.filtersProblem(rule); p != nil {
+		rv.report(rule, p)
+		if p.condition == "Accepted" {
+			return
+		}
+	}
+	for j, b := range rule.BackendRefs {
+		if p := rv.backendProblem(b); p != nil {
+			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
+			rv.report(rule, p)
+		}
+	}
+}
+
+// report records p in the verdict and, unless attach reported it, as a
+// finding at the field (GWP212).
+func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
+	v := rv.verdict
+	switch p.condition {
+	case "Accepted":
+		v.Dropped = append(v.Dropped, policy.DroppedRule{Index: rule.Index, Reason: p.reason, Message: p.message})
+	case "ResolvedRefs":
+		v.Unresolved = append(v.Unresolved, policy.Condition{Type: p.condition, Status: "False", Reason: p.reason, Message: p.message})
+	default:
+		v.Conditions = append(v.Conditions, policy.Condition{Type: p.condition, Status: "False", Reason: p.reason, Message: p.message})
+	}
+	if p.reported {
+		return
+	}
+	what, sev := "Envoy Gateway answers its requests with 500 (ResolvedRefs False)", topology.LintRuleNotProgrammed.Severity
+	switch p.condition {
+	case "Accepted":
+		what = "Envoy Gateway leaves the rule out (Accepted False, or PartiallyInvalid when other rules remain)"
+	case "BackendsAvailable":
+		// the rule is served; only its copies go nowhere
+		what, sev = "its requests are served but not mirrored ("+p.condition+" False)", diag.Warning
+	}
+	path := p.path
+	if path == "" {
+		path = rule.Path
+	}
+	v.Diagnostics = append(v.Diagnostics, diag.Diagnostic{Code: topology.LintRuleNotProgrammed.Code, Severity: sev,
+		Object: rv.rt.Key().Ref(), Field: path, Pos: rv.rt.Src.FieldPos(path),
+		Message: fmt.Sprintf("rule %s: %s; %s — fix the value", rule.Section(), strings.TrimSuffix(p.message, "."), what)})
+}
+
+// matchProblem: a regular expression Go's RE2 syntax refuses drops the
+// rule (Envoy would reject the whole route configuration).
+func matchProblem(rule *model.Rule) *routeProblem {
+	var regexes []string
+	switch {
+	case rule.HTTP != nil:
+		for _, m := range rule.HTTP.Matches {
+			regexes = append(regexes, httpRegexes(m)...)
+		}
+	case rule.GRPC != nil:
+		for _, m := range rule.GRPC.Matches {
+			regexes = append(regexes, grpcRegexes(m)...)
+		}
+	}
+	for _, re := range regexes {
+		if _, err := regexp.Compile(re); err != nil {
+			return dropRule("UnsupportedValue", rule.Path+".matches", "Failed to process route rule %d: regex %q is invalid: %v.", rule.Index, re, err)
+		}
+	}
+	return nil
+}
+
+func httpRegexes(m gwv1.HTTPRouteMatch) []string {
+	var out []string
+	if m.Path != nil && m.Path.Type != nil && *m.Path.Type == gwv1.PathMatchRegularExpression && m.Path.Value != nil {
+		out = append(out, *m.Path.Value)
+	}
+	for _, h := range m.Headers {
+		if h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression {
+			out = append(out, h.Value)
+		}
+	}
+	for _, q := range m.QueryParams {
+		if q.Type != nil && *q.Type == gwv1.QueryParamMatchRegularExpression {
+			out = append(out, q.Value)
+		}
+	}
+	return out
+}
+
+func grpcRegexes(m gwv1.GRPCRouteMatch) []string {
+	var out []string
+	if mm := m.Method; mm != nil && mm.Type != nil && *mm.Type == gwv1.GRPCMethodMatchRegularExpression {
+		for _, s := range []*string{mm.Service, mm.Method} {
+			if s != nil {
+				out = append(out, *s)
+			}
+		}
+	}
+	for _, h := range m.Headers {
+		if h.Type != nil && *h.Type == gwv1.GRPCHeaderMatchRegularExpression {
+			out = append(out, h.Value)
+		}
+	}
+	return out
+}
+
+// routeFilter is an HTTPRoute or GRPCRoute filter, the fields Envoy
+// Gateway validates.
+type routeFilter struct {
+	Type            string
+	RequestHeaders  *gwv1.HTTPHeaderFilter
+	ResponseHeaders *gwv1.HTTPHeaderFilter
+	Mirror          *gwv1.HTTPRequestMirrorFilter
+	Redirect        *gwv1.HTTPRequestRedirectFilter
+	Rewrite         *gwv1.HTTPURLRewriteFilter
+	ExtensionRef    *gwv1.LocalObjectReference
+	path            string
+}
+
+func ruleFilters(rule *model.Rule) []routeFilter {
+	var out []routeFilter
+	switch {
+	case rule.HTTP != nil:
+		for i, f := range rule.HTTP.Filters {
+			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
+				Mirror: f.RequestMirror, Redirect: f.RequestRedirect, Rewrite: f.URLRewrite, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", rule.Path, i)})
+		}
+	case rule.GRPC != nil:
+		for i, f := range rule.GRPC.Filters {
+			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
+				Mirror: f.RequestMirror, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", rule.Path, i)})
+		}
+	}
+	return out
+}
+
+// filterState is what the filters of one rule configured so far.
+type filterState struct {
+	rewrites       int
+	mirror         bool
+	directResponse *int
+}
+
+// filtersProblem is the first problem among a rule's filters, then the
+// combinations Envoy Gateway refuses.
+func (rv *routeValidation) filtersProblem(rule *model.Rule) *routeProblem {
+	st := &filterState{}
+	for _, f := range ruleFilters(rule) {
+		if p := rv.filterProblem(f, st); p != nil {
+			return p
+		}
+	}
+	if st.mirror && st.directResponse != nil {
+		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter.")
+	}
+	if rule.GRPC != nil && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
+		return dropRule("UnsupportedValue", rule.Path+".filters", "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
+			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead.")
+	}
+	return nil
+}
+
+func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeProblem {
+	switch f.Type {
+	case string(gwv1.HTTPRouteFilterRequestHeaderModifier):
+		return headerFilterProblem("RequestHeaderModifier", f.RequestHeaders, f.path)
+	case string(gwv1.HTTPRouteFilterResponseHeaderModifier):
+		return headerFilterProblem("ResponseHeaderModifier", f.ResponseHeaders, f.path)
+	case string(gwv1.HTTPRouteFilterRequestRedirect):
+		return redirectProblem(f.Redirect, f.path)
+	case string(gwv1.HTTPRouteFilterURLRewrite):
+		st.rewrites++
+		if st.rewrites > 1 {
+			return dropRule("UnsupportedValue", f.path, "Cannot configure multiple urlRewrite filters for a single HTTPRouteRule.")
+		}
+		return rewriteProblem(f.Rewrite, f.path)
+	case string(gwv1.HTTPRouteFilterRequestMirror):
+		st.mirror = true
+		if f.Mirror == nil {
+			return nil
+		}
+		p := rv.refProblem(f.Mirror.BackendRef)
+		if p == nil {
+			p = rv.endpointsProblem(f.Mirror.BackendRef)
+		}
+		if p != nil {
+			p.message, p.path = "Failed to validate the RequestMirror filter: "+p.message, f.path+".requestMirror.backendRef"
+			return p
+		}
+	case string(gwv1.HTTPRouteFilterExtensionRef):
+		return rv.extensionRefProblem(f, st)
+	}
+	return nil
+}
+
+// headerValue is a value Envoy Gateway lets a header filter send: visible
+// characters, single spaces or tabs between them.
+var headerValue = regexp.MustCompile(`^[!-~]+([\t ]?[!-~]+)*$`)
+
+// headerFilterProblem follows Envoy Gateway: every invalid header is an
+// error, and a filter none of whose headers is valid says so instead.
+func headerFilterProblem(name string, f *gwv1.HTTPHeaderFilter, path string) *routeProblem {
+	if f == nil {
+		return nil
+	}
+	var errs []string
+	valid := 0
+	check := func(verb string, hs []gwv1.HTTPHeader) {
+		for _, h := range hs {
+			switch {
+			case h.Name == "":
+				errs = append(errs, fmt.Sprintf("%s Filter cannot %s a header with an empty name", name, verb))
+			case !modifiableHeader(string(h.Name)):
+				errs = append(errs, fmt.Sprintf("Header: %q. The %s filter cannot %s the Host header or headers with a '/' or ':' character in them.", h.Name, name, verb))
+			case !headerValue.MatchString(h.Value):
+				errs = append(errs, fmt.Sprintf("Header: %q. %s Filter cannot %s a header with an invalid value.", h.Name, name, verb))
+			default:
+				valid++
+			}
+		}
+	}
+	check("add", f.Add)
+	check("set", f.Set)
+	for _, h := range f.Remove {
+		switch {
+		case h == "":
+			errs = append(errs, fmt.Sprintf("%s Filter cannot remove a header with an empty name", name))
+		case !modifiableHeader(h):
+			errs = append(errs, fmt.Sprintf("Header: %q. The %s filter cannot remove the Host header or headers with a '/' or ':' character in them.", h, name))
+		default:
+			valid++
+		}
+	}
+	empty := len(f.Add)+len(f.Set)+len(f.Remove) == 0
+	switch {
+	case valid == 0 && !empty:
+		return dropRule("UnsupportedValue", path, "%s Filter did not provide valid configuration to add/set/remove any headers.", name)
+	case len(errs) > 0:
+		return dropRule("UnsupportedValue", path, "%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// modifiableHeader: the Gateway API forbids ':' and '/' in header names,
+// and Envoy does not let a filter modify Host.
+func modifiableHeader(name string) bool {
+	return !strings.ContainsAny(name, "/:") && !strings.EqualFold(name, "host")
+}
+
+func redirectProblem(rd *gwv1.HTTPRequestRedirectFilter, path string) *routeProblem {
+	if rd == nil {
+		return nil
+	}
+	if rd.Scheme != nil && *rd.Scheme != "http" && *rd.Scheme != "https" {
+		return dropRule("UnsupportedValue", path+".requestRedirect.scheme", "Scheme: %s is unsupported, only 'https' and 'http' are supported.", *rd.Scheme)
+	}
+	if rd.Hostname != nil {
+		if p := hostnameProblem(string(*rd.Hostname), path+".requestRedirect.hostname"); p != nil {
+			return p
+		}
+	}
+	if rd.Path != nil {
+		if p := pathModifierProblem(rd.Path, path+".requestRedirect.path"); p != nil {
+			return p
+		}
+	}
+	if rd.StatusCode != nil && *rd.StatusCode != 301 && *rd.StatusCode != 302 {
+		return dropRule("UnsupportedValue", path+".requestRedirect.statusCode", "Status code %d is invalid, only 302 and 301 are supported.", *rd.StatusCode)
+	}
+	return nil
+}
+
+func rewriteProblem(rw *gwv1.HTTPURLRewriteFilter, path string) *routeProblem {
+	if rw == nil {
+		return nil
+	}
+	if rw.Hostname != nil {
+		if p := hostnameProblem(string(*rw.Hostname), path+".urlRewrite.hostname"); p != nil {
+			return p
+		}
+	}
+	if rw.Path != nil {
+		return pathModifierProblem(rw.Path, path+".urlRewrite.path")
+	}
+	return nil
+}
+
+func hostnameProblem(h, path string) *routeProblem {
+	if errs := validation.IsDNS1123Subdomain(h); len(errs) > 0 {
+		return dropRule("UnsupportedValue", path, "Hostname %q is invalid: %v.", h, errs)
+	}
+	return nil
+}
+
+func pathModifierProblem(pm *gwv1.HTTPPathModifier, path string) *routeProblem {
+	switch pm.Type {
+	case gwv1.FullPathHTTPPathModifier:
+		if pm.ReplaceFullPath == nil {
+			return dropRule("UnsupportedValue", path, "ReplaceFullPath must be set when rewrite path type is %q.", pm.Type)
+		}
+	case gwv1.PrefixMatchHTTPPathModifier:
+		if pm.ReplacePrefixMatch == nil {
+			return dropRule("UnsupportedValue", path, "ReplacePrefixMatch must be set when rewrite path type is %q.", pm.Type)
+		}
+	}
+	return nil
+}
+
+// routeFilterSpec is the part of an HTTPRouteFilter's spec the route
+// validation reads.
+type routeFilterSpec struct {
+	URLRewrite *struct {
+		Path *struct {
+			Type              string `json:"type"`
+			ReplaceRegexMatch *struct {
+				Pattern string `json:"pattern"`
+			} `json:"replaceRegexMatch"`
+		} `json:"path"`
+	} `json:"urlRewrite"`
+	DirectResponse *struct {
+		StatusCode *int `json:"statusCode"`
+	} `json:"directResponse"`
+	CredentialInjection *struct {
+		Credential struct {
+			ValueRef secretRef `json:"valueRef"`
+		} `json:"credential"`
+	} `json:"credentialInjection"`
+}
+
+// extensionRefProblem: an ExtensionRef names an HTTPRouteFilter (the one
+// kind Envoy Gateway knows without an extension server), which must
+// exist, and whose rewrite and credential are checked.
+func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *routeProblem {
+	ref := f.ExtensionRef
+	if ref == nil {
+		return nil
+	}
+	if string(ref.Group) != Group || string(ref.Kind) != httpRouteFilter.name {
+		p := dropRule("UnsupportedValue", f.path+".extensionRef", "Invalid filter ExtensionRef: unknown kind %s/%s.", ref.Group, ref.Kind)
+		p.reported = true
+		return p
+	}
+	ns := rv.rt.Meta.Namespace
+	hrf := rv.set.Get(model.Key{Group: Group, Kind: httpRouteFilter.name, Namespace: ns, Name: string(ref.Name)})
+	if hrf == nil {
+		p := unresolved("UnsupportedValue", f.path+".extensionRef.name", "Unable to translate HTTPRouteFilter: %s/%s.", ns, ref.Name)
+		p.reported = true
+		return p
+	}
+	raw, err := hrf.Obj.FieldJSON("spec")
+	var spec routeFilterSpec
+	if err != nil || json.Unmarshal(raw, &spec) != nil {
+		return nil // the HTTPRouteFilter's own findings say why
+	}
+	if p := regexRewriteProblem(spec, st, f.path); p != nil {
+		return p
+	}
+	if dr := spec.DirectResponse; dr != nil {
+		code := 200
+		if dr.StatusCode != nil {
+			code = *dr.StatusCode
+		}
+		st.directResponse = &code
+	}
+	if ci := spec.CredentialInjection; ci != nil {
+		return rv.credentialProblem(ci.Credential.ValueRef, hrf.Obj.Namespace, f.path)
+	}
+	return nil
+}
+
+// regexRewriteProblem: an HTTPRouteFilter's regex path rewrite counts as
+// the rule's one urlRewrite, and its pattern must be set and compile.
+func regexRewriteProblem(spec routeFilterSpec, st *filterState, path string) *routeProblem {
+	rw := spec.URLRewrite
+	if rw == nil || rw.Path == nil || rw.Path.Type != "ReplaceRegexMatch" {
+		return nil
+	}
+	if st.rewrites > 0 {
+		return dropRule("UnsupportedValue", path, "Cannot configure multiple urlRewrite filters for a single HTTPRouteRule.")
+	}
+	st.rewrites++
+	if rm := rw.Path.ReplaceRegexMatch; rm == nil || rm.Pattern == "" {
+		return dropRule("UnsupportedValue", path, "ReplaceRegexMatch Pattern must be set when rewrite path type is \"ReplaceRegexMatch\".")
+	} else if _, err := regexp.Compile(rm.Pattern); err != nil {
+		return dropRule("UnsupportedValue", path, "ReplaceRegexMatch must be a valid RE2 regular expression.")
+	}
+	return nil
+}
+
+// credentialProblem: the injected credential's Secret must exist (and be
+// reachable) and hold the key "credential".
+func (rv *routeValidation) credentialProblem(r secretRef, ns, path string) *routeProblem {
+	if r.Namespace != nil && *r.Namespace != "" {
+		ns = *r.Namespace
+	}
+	s := rv.m.Secret(ns, r.Name)
+	switch {
+	case s == nil:
+		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: secret %s/%s does not exist.", ns, r.Name)
+	case !slices.Contains(s.Keys, "credential"):
+		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: credential key credential not found in secret %s/%s.", ns, r.Name)
+	}
+	return nil
+}
+
+// backendFilterTypes are the filters Envoy Gateway takes on a backendRef.
+var backendFilterTypes = map[string]bool{
+	string(gwv1.HTTPRouteFilterRequestHeaderModifier):  true,
+	string(gwv1.HTTPRouteFilterResponseHeaderModifier): true,
+	string(gwv1.HTTPRouteFilterURLRewrite):             true,
+}
+
+func (rv *routeValidation) backendProblem(b model.BackendRef) *routeProblem {
+	for _, f := range b.Filters {
+		ok := backendFilterTypes[f.Type] || (f.ExtensionRef != nil && string(f.ExtensionRef.Group) == Group && string(f.ExtensionRef.Kind) == httpRouteFilter.name)
+		if !ok {
+			return unresolved("UnsupportedRefValue", f.Path, "Specific filter is not supported within BackendRef, only RequestHeaderModifier, ResponseHeaderModifier, URLRewrite and gateway.envoyproxy.io/HTTPRouteFilter are supported.")
+		}
+	}
+	p := rv.refProblem(b.BackendObjectReference)
+	if p != nil {
+		p.path = b.Path
+	}
+	return p
+}
+
+// refProblem checks one backend reference the way Envoy Gateway does:
+// its group and kind (matched by kind: a Backend without its group is
+// still Envoy Gateway's Backend), the ReferenceGrant, then the object.
+func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference) *routeProblem {
+	group, kind := "", "Service"
+	if ref.Group != nil {
+		group = string(*ref.Group)
+	}
+	if ref.Kind != nil && *ref.Kind != "" {
+		kind = string(*ref.Kind)
+	}
+	ns := rv.rt.Meta.Namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	name := string(ref.Name)
+	switch {
+	case group != "" && group != serviceImport.Group && group != Group:
+		return unresolved("InvalidKind", "", "Group is invalid, only the core API group (specified by omitting the group field or setting it to an empty string), %s and %s are supported.", serviceImport.Group, Group)
+	case kind != "Service" && kind != serviceImport.Kind && kind != backend.Kind:
+		return unresolved("InvalidKind", "", "Kind is invalid, only Service, MCS ServiceImport and Envoy Gateway Backend are supported.")
+	}
+	gk := model.GroupKind{Group: group, Kind: kind}
+	if !rv.m.GrantAllows(model.GatewayGroup, rv.rt.Kind, rv.rt.Meta.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}) {
+		return unresolved("RefNotPermitted", "", "Backend ref to %s %s/%s not permitted by any ReferenceGrant.", kind, ns, name)
+	}
+	if kind != backend.Kind && ref.Port == nil {
+		return unresolved("PortNotSpecified", "", "A valid port number corresponding to a port on the Service must be specified.")
+	}
+	switch kind {
+	case "Service":
+		return rv.serviceProblem(ns, name, int32(*ref.Port))
+	case serviceImport.Kind:
+		if _, ok := rv.m.Object(model.Key{Group: serviceImport.Group, Kind: kind, Namespace: ns, Name: name}); !ok {
+			return unresolved("BackendNotFound", "", "service import %s/%s not found.", ns, name)
+		}
+		return nil
+	}
+	return rv.backendObjectProblem(ns, name)
+}
+
+func (rv *routeValidation) serviceProblem(ns, name string, port int32) *routeProblem {
+	svc := rv.m.Service(ns, name)
+	switch {
+	case svc == nil:
+		return unresolved("BackendNotFound", "", "service %s/%s not found.", ns, name)
+	case svc.Spec.Type == "ExternalName":
+		return unresolved("UnsupportedValue", "", "Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, name)
+	case !svc.HasPort(port):
+		return unresolved("PortNotFound", "", "TCP Port %d not found on Service %s/%s.", port, ns, name)
+	}
+	return nil
+}
+
+// backendEndpoints is the part of a Backend's spec the route validation
+// reads.
+type backendEndpoints struct {
+	Endpoints []struct {
+		FQDN *struct {
+			Hostname string `json:"hostname"`
+		} `json:"fqdn"`
+		IP *struct {
+			Address string `json:"address"`
+		} `json:"ip"`
+		Unix *struct {
+			Path string `json:"path"`
+		} `json:"unix"`
+	} `json:"endpoints"`
+}
+
+// backendObjectProblem: a route may not reach a Unix socket, a loopback
+// address (Envoy Gateway allows it only when it runs on the host, which
+// the input does not say) or a single-label hostname.
+func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
+	o, ok := rv.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
+	if !ok {
+		return unresolved("BackendNotFound", "", "Backend %s/%s not found.", ns, name)
+	}
+	raw, err := o.FieldJSON("spec")
+	var spec backendEndpoints
+	if err != nil || json.Unmarshal(raw, &spec) != nil {
+		return nil
+	}
+	for _, ep := range spec.Endpoints {
+		switch {
+		case ep.Unix != nil:
+			return unresolved("UnsupportedAddressType", "", "unix domain sockets are not supported in backend references.")
+		case ep.IP != nil:
+			if a, err := netip.ParseAddr(ep.IP.Address); err == nil && a.IsLoopback() {
+				return unresolved("InvalidAddress", "", "IP address %s in the loopback range is only supported when using the Host infrastructure.", ep.IP.Address)
+			}
+		case ep.FQDN != nil:
+			if !strings.Contains(strings.TrimSuffix(ep.FQDN.Hostname, "."), ".") {
+				return unresolved("InvalidAddress", "", "hostname %s should be a domain with at least two segments separated by dots.", ep.FQDN.Hostname)
+			}
+		}
+	}
+	return nil
+}
+
+// endpointSlice is the Kubernetes EndpointSlice, read for its endpoints'
+// readiness.
+var endpointSlice = model.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
+
+// sliceEndpoints is what the readiness check reads of an EndpointSlice.
+type sliceEndpoints struct {
+	Endpoints []struct {
+		Conditions struct {
+			Ready *bool `json:"ready"`
+		} `json:"conditions"`
+	} `json:"endpoints"`
+}
+
+// endpointsProblem: a mirrored Service whose EndpointSlices in the input
+// hold no ready endpoint mirrors to nothing (BackendsAvailable False). A
+// Service with no EndpointSlice in the input is not judged: the input
+// rarely carries them.
+func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *routeProblem {
+	if ref.Kind != nil && *ref.Kind != "Service" {
+		return nil
+	}
+	ns := rv.rt.Meta.Namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	found, ready := 0, false
+	for _, o := range rv.m.OfKind(endpointSlice) {
+		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != string(ref.Name) {
+			continue
+		}
+		found++
+		var s sliceEndpoints
+		if b, err := o.FieldJSON("endpoints"); err == nil && json.Unmarshal([]byte(`{"endpoints":`+string(b)+`}`), &s) == nil {
+			for _, ep := range s.Endpoints {
+				ready = ready || ep.Conditions.Ready == nil || *ep.Conditions.Ready
+			}
+		}
+	}
+	if found == 0 || ready {
+		return nil
+	}
+	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound",
+		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
+}

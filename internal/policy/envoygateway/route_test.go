@@ -1,0 +1,159 @@
+package envoygateway
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// routeObjects are what the routes under test may reference.
+const routeObjects = `
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: default}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ext, namespace: default}
+spec: {type: ExternalName, externalName: example.com}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: uds, namespace: default}
+spec: {endpoints: [{unix: {path: /var/run/b.sock}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: loop, namespace: default}
+spec: {endpoints: [{ip: {address: 127.0.0.1, port: 80}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: local, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: localhost, port: 80}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: fqdn, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: api.example.com, port: 80}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: ok-200, namespace: default}
+spec: {directResponse: {statusCode: 200}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: regex, namespace: default}
+spec: {urlRewrite: {path: {type: ReplaceRegexMatch, replaceRegexMatch: {pattern: "^/a", substitution: /b}}}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: bad-regex, namespace: default}
+spec: {urlRewrite: {path: {type: ReplaceRegexMatch, replaceRegexMatch: {pattern: "(", substitution: /b}}}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: cred, namespace: default}
+spec: {credentialInjection: {credential: {valueRef: {name: missing}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: idle, namespace: default}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: idle-1, namespace: default, labels: {kubernetes.io/service-name: idle}}
+addressType: IPv4
+ports: [{port: 8080}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: svc-1, namespace: default, labels: {kubernetes.io/service-name: svc}}
+addressType: IPv4
+endpoints: [{addresses: [10.0.0.1]}]
+`
+
+// verdictOf validates the one route of kind routeKind with the rules given.
+func verdictOf(t *testing.T, routeKind, rules string) *policy.RouteVerdict {
+	t.Helper()
+	group := "gateway.networking.k8s.io/v1"
+	doc := routeObjects + "---\napiVersion: " + group + "\nkind: " + routeKind + "\nmetadata: {name: r, namespace: default}\nspec:\n  rules:\n" + rules
+	objs, err := manifest.Parse("r.yaml", []byte(doc), manifest.Limits{})
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	reg := policy.NewRegistry(All()...)
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+	env := &policy.Env{Model: m}
+	set := reg.Decode(env)
+	rt := g.Route(routeKind, "default", "r")
+	if rt == nil {
+		t.Fatalf("route not built: %v", m.Diagnostics)
+	}
+	return HTTPRouteFilter().ValidateRoute(rt, env, set)
+}
+
+// summary is "drop I REASON" per dropped rule, "refs REASON" per
+// unresolved reference and "TYPE REASON" per further condition.
+func summary(v *policy.RouteVerdict) string {
+	var out []string
+	for _, d := range v.Dropped {
+		out = append(out, fmt.Sprintf("drop %d %s", d.Index, d.Reason))
+	}
+	for _, c := range v.Unresolved {
+		out = append(out, "refs "+c.Reason)
+	}
+	for _, c := range v.Conditions {
+		out = append(out, c.Type+" "+c.Reason)
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestValidateRoute(t *testing.T) {
+	tests := []struct {
+		name, kind, rules string
+		want              string
+	}{
+		{"valid", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n", ""},
+		{"service missing", "HTTPRoute", "  - backendRefs: [{name: nope, port: 8080}]\n", "refs BackendNotFound"},
+		{"service port missing", "HTTPRoute", "  - backendRefs: [{name: svc, port: 9999}]\n", "refs PortNotFound"},
+		{"ExternalName service", "HTTPRoute", "  - backendRefs: [{name: ext, port: 80}]\n", "refs UnsupportedValue"},
+		{"service import missing", "HTTPRoute", "  - backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: nope, port: 80}]\n", "refs BackendNotFound"},
+		{"unknown backend kind", "HTTPRoute", "  - backendRefs: [{group: example.com, kind: Thing, name: x, port: 80}]\n", "refs InvalidKind"},
+		{"unix socket backend", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: uds}]\n", "refs UnsupportedAddressType"},
+		{"loopback backend", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: loop}]\n", "refs InvalidAddress"},
+		{"single-label backend", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: local}]\n", "refs InvalidAddress"},
+		{"backend without its group", "GRPCRoute", "  - backendRefs: [{kind: Backend, name: fqdn, port: 80}]\n", ""},
+		{"backendRef filter not supported", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080, filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}]}]\n", "refs UnsupportedRefValue"},
+		{"header value with a line break", "HTTPRoute", "  - filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: \"x\\ny\"}], add: [{name: b, value: ok}]}}]\n", "drop 0 UnsupportedValue"},
+		{"redirect scheme", "HTTPRoute", "  - filters: [{type: RequestRedirect, requestRedirect: {scheme: ftp}}]\n", "drop 0 UnsupportedValue"},
+		{"rewrite prefix missing", "HTTPRoute", "  - filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch}}}]\n", "drop 0 UnsupportedValue"},
+		{"two rewrites", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: regex}}, {type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: /x}}}]\n", "drop 0 UnsupportedValue"},
+		{"rewrite regex invalid", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-regex}}]\n", "drop 0 UnsupportedValue"},
+		{"HTTPRouteFilter missing", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: nope}}]\n", "refs UnsupportedValue"},
+		{"unknown ExtensionRef kind", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: example.com, kind: Thing, name: x}}]\n  - backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
+		{"credential Secret missing", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: cred}}]\n", "drop 0 UnsupportedValue"},
+		{"mirror to a Service with no ready endpoint", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: idle, port: 8080}}}]\n", "BackendsAvailable EndpointsNotFound"},
+		{"mirror to a Service with endpoints", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}]\n", ""},
+		{"mirror without port", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc}}}]\n", "refs PortNotSpecified"},
+		{"mirror and direct response", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}, {type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", "drop 0 IncompatibleFilters"},
+		{"gRPC direct response 2xx", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", "drop 0 UnsupportedValue"},
+		{"regex that does not compile", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n  - matches: [{path: {type: RegularExpression, value: \"*x*\"}}]\n", "drop 1 UnsupportedValue"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := summary(verdictOf(t, tt.kind, tt.rules)); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
