@@ -257,6 +257,7 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 				}
 			}
 		}
+		replaced(&f, e)
 		for _, b := range e.Beside {
 			for _, id := range ids(b.Contributors) {
 				if !slices.Contains(f.AlsoInEffect, id) {
@@ -356,4 +357,25 @@ func unresolvedShares(rule *topology.Rule) []string {
 			b.Kind, b.Namespace, b.Name, b.Reason, b.Message, b.Weight, total))
 	}
 	return out
+}
+
+// replaced lists the policies whose fields for every port a field for the
+// listener's port replaces, each with the keys it loses there.
+func replaced(f *Field, e merge.EffectiveField) {
+	var order []string
+	keys := map[string][]string{}
+	for _, r := range e.Replaced {
+		for _, c := range r.Contributors {
+			id := c.Policy.Describe()
+			if _, ok := keys[id]; !ok {
+				order = append(order, id)
+			}
+			keys[id] = append(keys[id], r.Key)
+		}
+	}
+	for _, id := range order {
+		f.Shadowed = append(f.Shadowed, id)
+		f.Decisions = append(f.Decisions, Decision{Loser: id, Rule: string(merge.RulePort),
+			Reason: fmt.Sprintf("on this port %s replaces the settings for every port (%s)", e.Key, strings.Join(keys[id], ", "))})
+	}
 }

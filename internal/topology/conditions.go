@@ -42,7 +42,7 @@ func listenerConditions(g *Graph, l *Listener, busy map[gwv1.PortNumber]bool) []
 		accepted = cond("Accepted", false, l.ConflictReason, msg)
 		programmedOK = false
 	}
-	if reservedPorts[l.Port] {
+	if reservedPorts[l.Port] && accepted.Status == metav1.ConditionTrue { // an unsupported protocol is refused first
 		msg := fmt.Sprintf("invalid port %d in listener: port is reserved", l.Port)
 		conflicted = cond("Conflicted", true, "Invalid", msg)
 		accepted = cond("Accepted", false, "Invalid", msg)
