@@ -94,6 +94,11 @@ func tlsConditions(g *Graph, l *Listener, accepted metav1.Condition, programmedO
 	if l.Protocol != gwv1.HTTPSProtocolType || l.Unserved != "" {
 		return accepted, programmedOK, refs
 	}
+	// kgateway checks the CAs first
+	if _, ok, reason, msg := g.FrontendCAs(l); !ok {
+		l.Unserved = UnservedTLS
+		return cond("Accepted", false, "NoValidCACertificate", msg), false, cond("ResolvedRefs", false, reason, msg)
+	}
 	if ok, reason, msg := g.certificatesResolve(l); !ok {
 		refs = cond("ResolvedRefs", false, reason, msg)
 		if len(g.ResolvedCertificates(l)) > 0 {
@@ -101,10 +106,6 @@ func tlsConditions(g *Graph, l *Listener, accepted metav1.Condition, programmedO
 		}
 		l.Unserved = UnservedTLS
 		return cond("Accepted", false, "Invalid", msg), false, refs
-	}
-	if _, ok, reason, msg := g.FrontendCAs(l); !ok {
-		l.Unserved = UnservedTLS
-		return cond("Accepted", false, "NoValidCACertificate", msg), false, cond("ResolvedRefs", false, reason, msg)
 	}
 	opts, err := l.TLSOptions()
 	if err == nil && len(opts.SubjectAltNames) > 0 && l.FrontendValidation() == nil {
