@@ -128,9 +128,16 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	if l.Set != nil {
 		owner.Kind, owner.Namespace, owner.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
 	}
-	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(r.Effective(nil, l), opt)}
+	es := r.Effective(nil, l)
+	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(es, opt)}
 	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
 		t.Notes = append(t.Notes, streamNote(l))
+	}
+	for _, e := range es {
+		if e.Level() != merge.LevelGateway && portWide(e) && MatchField(e.Key, opt.Field) {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s of %s is recorded here but not applied: it configures the Envoy Listener of port %d, which only policies on the whole Gateway set",
+				e.Key, e.Field.Owner.Policy.Describe(), l.Port))
+		}
 	}
 	return t
 }
@@ -164,6 +171,17 @@ func streamRule(t Target, rt *topology.Route, l *topology.Listener) Target {
 // manager, virtual host or route for an HTTP field to configure.
 func streamNote(l *topology.Listener) string {
 	return fmt.Sprintf("%s listener: its connections are proxied as bytes (tcp_proxy), so fields that configure HTTP (connection manager, virtual hosts, routes) do not apply to them; only settings of the Envoy listener itself that a policy on the whole Gateway makes (a ListenerPolicy's proxyProtocol, say) reach them", l.Protocol)
+}
+
+// portWide reports whether a field configures the Envoy Listener shared by
+// a port's listeners (policy.FieldSpec.PortWide).
+func portWide(e merge.EffectiveField) bool {
+	for _, fs := range e.Kind.Spec().Fields {
+		if fs.Key == e.Key {
+			return fs.PortWide
+		}
+	}
+	return false
 }
 
 // Rule explains a route rule as served on one listener (nil: attached nowhere).

@@ -99,6 +99,11 @@ type FieldSpec struct {
 	// with a suffix of their own (kgateway's ListenerPolicy perPortPolicy[80]),
 	// each merged as a field of its own. KindSpec.FieldsFor expands it.
 	Family bool
+	// PortWide: the field configures the Envoy Listener that all the
+	// listeners on a port share, so only policies on the whole Gateway set
+	// it (kgateway); a listener's own value is recorded in MergeOrigins
+	// but not applied.
+	PortWide bool
 }
 
 // TargetKind is a kind of attachment point.

@@ -148,7 +148,7 @@ var listenerSpec = func() policy.KindSpec {
 		Precedence:        true,
 	}
 	for _, f := range listenerFields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow})
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow, PortWide: portWide[f.key]})
 	}
 	s.Fields = append(s.Fields,
 		policy.FieldSpec{Key: keyClientCertValidation, SpecPath: "spec.default.clientCertificateValidation", Default: policy.AugmentedShallow},
@@ -156,6 +156,10 @@ var listenerSpec = func() policy.KindSpec {
 		policy.FieldSpec{Key: keyPerPort, SpecPath: "spec.perPort", Default: policy.AugmentedShallow, Family: true})
 	return s
 }()
+
+// portWide are the settings of the Envoy Listener itself, which the
+// Gateway's listeners on one port share.
+var portWide = map[string]bool{"default.proxyProtocol": true, "default.tcpKeepalive": true, "default.perConnectionBufferLimitBytes": true}
 
 // The MergeOrigins keys of the settings outside ListenerConfig: client
 // certificate validation (default section only), and the start of each
