@@ -344,7 +344,7 @@ func invalidHere(r *merge.Result, rule *topology.Rule, l *topology.Listener) []s
 // MatchField reports whether a field key is selected by a --field value:
 // the key itself or any key under it (rateLimit covers rateLimit.local).
 func MatchField(key, want string) bool {
-	return want == "" || key == want || strings.HasPrefix(key, want+".")
+	return want == "" || key == want || strings.HasPrefix(key, want+".") || strings.HasPrefix(key, want+"[")
 }
 
 // defaultStrategy is the strategy a field has when nothing is configured.
