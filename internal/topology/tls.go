@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 )
 
@@ -168,4 +170,34 @@ func InsecureFrontend(gw *Gateway) bool {
 		}
 	}
 	return false
+}
+
+// notServed is the finding for a listener kgateway builds no filter chain
+// for (LintListenerNotServed), at the field that decided it.
+func (g *Graph) notServed(l *Listener) diag.Diagnostic {
+	src := l.Gateway.Src
+	if l.Set != nil {
+		src = l.Set.Src
+	}
+	path := fmt.Sprintf("spec.listeners[%d]", l.Index)
+	switch l.Unserved {
+	case UnservedReservedPort:
+		path += ".port"
+	case UnservedRouteKinds:
+		path += ".allowedRoutes.kinds"
+	case UnservedTLS:
+		path += ".tls"
+		if _, ok, _, _ := g.FrontendCAs(l); !ok {
+			src, path = l.Gateway.Src, "spec.tls.frontend"
+		}
+	}
+	why := ""
+	for _, c := range l.Conditions {
+		if c.Status == metav1.ConditionFalse && (c.Type == "Accepted" || c.Type == "ResolvedRefs") || c.Type == "ResolvedRefs" && c.Reason == "InvalidRouteKinds" {
+			why = c.Message
+			break
+		}
+	}
+	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
+		Message: fmt.Sprintf("listener %s is not served: %s; kgateway builds no filter chain for it, and render leaves it out", l.ID(), why)}
 }

@@ -271,6 +271,9 @@ func Build(m *model.Model, opt Options) *Graph {
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		for _, l := range gw.Listeners {
 			l.Conditions = listenerConditions(g, l, busy)
+			if l.Unserved != "" {
+				g.Diagnostics = append(g.Diagnostics, g.notServed(l))
+			}
 		}
 	}
 	return g
