@@ -134,8 +134,16 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 		t.Notes = append(t.Notes, streamNote(l))
 	}
 	for _, e := range es {
-		if e.Level() != merge.LevelGateway && portWide(e) && MatchField(e.Key, opt.Field) {
+		if e.Level() == merge.LevelGateway || !MatchField(e.Key, opt.Field) {
+			continue
+		}
+		fs := fieldSpec(e)
+		switch {
+		case fs.PortWide:
 			t.Notes = append(t.Notes, fmt.Sprintf("%s of %s is recorded here but not applied: it configures the Envoy Listener of port %d, which only policies on the whole Gateway set",
+				e.Key, e.Field.Owner.Policy.Describe(), l.Port))
+		case fs.ChainWide && l.Protocol == gwv1.HTTPProtocolType:
+			t.Notes = append(t.Notes, fmt.Sprintf("%s of %s is recorded here but not applied: it configures the filter chain the HTTP listeners on port %d share, which only policies on the whole Gateway set",
 				e.Key, e.Field.Owner.Policy.Describe(), l.Port))
 		}
 	}
@@ -173,15 +181,15 @@ func streamNote(l *topology.Listener) string {
 	return fmt.Sprintf("%s listener: its connections are proxied as bytes (tcp_proxy), so fields that configure HTTP (connection manager, virtual hosts, routes) do not apply to them; only settings of the Envoy listener itself that a policy on the whole Gateway makes (a ListenerPolicy's proxyProtocol, say) reach them", l.Protocol)
 }
 
-// portWide reports whether a field configures the Envoy Listener shared by
-// a port's listeners (policy.FieldSpec.PortWide).
-func portWide(e merge.EffectiveField) bool {
+// fieldSpec is the kind's spec of an effective field (the zero
+// FieldSpec for a member of a field family).
+func fieldSpec(e merge.EffectiveField) policy.FieldSpec {
 	for _, fs := range e.Kind.Spec().Fields {
 		if fs.Key == e.Key {
-			return fs.PortWide
+			return fs
 		}
 	}
-	return false
+	return policy.FieldSpec{}
 }
 
 // Rule explains a route rule as served on one listener (nil: attached nowhere).

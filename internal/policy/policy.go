@@ -104,6 +104,11 @@ type FieldSpec struct {
 	// it (kgateway); a listener's own value is recorded in MergeOrigins
 	// but not applied.
 	PortWide bool
+	// ChainWide: the field configures a filter chain (its HTTP connection
+	// manager, its TLS): an HTTPS listener's own chain takes a value set
+	// on the listener, while the chain the HTTP listeners on a port share
+	// takes only the whole Gateway's.
+	ChainWide bool
 }
 
 // TargetKind is a kind of attachment point.

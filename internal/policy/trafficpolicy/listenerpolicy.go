@@ -148,10 +148,10 @@ var listenerSpec = func() policy.KindSpec {
 		Precedence:        true,
 	}
 	for _, f := range listenerFields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow, PortWide: portWide[f.key]})
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow, PortWide: portWide[f.key], ChainWide: !portWide[f.key]})
 	}
 	s.Fields = append(s.Fields,
-		policy.FieldSpec{Key: keyClientCertValidation, SpecPath: "spec.default.clientCertificateValidation", Default: policy.AugmentedShallow},
+		policy.FieldSpec{Key: keyClientCertValidation, SpecPath: "spec.default.clientCertificateValidation", Default: policy.AugmentedShallow, ChainWide: true},
 		// one field per port, merged whole: kgateway's perPortPolicy[80]
 		policy.FieldSpec{Key: keyPerPort, SpecPath: "spec.perPort", Default: policy.AugmentedShallow, Family: true})
 	return s
