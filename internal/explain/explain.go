@@ -128,9 +128,24 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	if l.Set != nil {
 		owner.Kind, owner.Namespace, owner.Name = "ListenerSet", l.Set.Namespace, l.Set.Name
 	}
-	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(r.Effective(nil, l), opt)}
+	es := r.Effective(nil, l)
+	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(es, opt)}
 	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
 		t.Notes = append(t.Notes, streamNote(l))
+	}
+	for _, e := range es {
+		if e.Level() == merge.LevelGateway || !MatchField(e.Key, opt.Field) {
+			continue
+		}
+		fs := fieldSpec(e)
+		switch {
+		case fs.PortWide:
+			t.Notes = append(t.Notes, fmt.Sprintf("%s of %s is recorded here but not applied: it configures the Envoy Listener of port %d, which only policies on the whole Gateway set",
+				e.Key, e.Field.Owner.Policy.Describe(), l.Port))
+		case fs.ChainWide && l.Protocol == gwv1.HTTPProtocolType:
+			t.Notes = append(t.Notes, fmt.Sprintf("%s of %s is recorded here but not applied: it configures the filter chain the HTTP listeners on port %d share, which only policies on the whole Gateway set",
+				e.Key, e.Field.Owner.Policy.Describe(), l.Port))
+		}
 	}
 	return t
 }
@@ -164,6 +179,17 @@ func streamRule(t Target, rt *topology.Route, l *topology.Listener) Target {
 // manager, virtual host or route for an HTTP field to configure.
 func streamNote(l *topology.Listener) string {
 	return fmt.Sprintf("%s listener: its connections are proxied as bytes (tcp_proxy), so fields that configure HTTP (connection manager, virtual hosts, routes) do not apply to them; only settings of the Envoy listener itself that a policy on the whole Gateway makes (a ListenerPolicy's proxyProtocol, say) reach them", l.Protocol)
+}
+
+// fieldSpec is the kind's spec of an effective field (the zero
+// FieldSpec for a member of a field family).
+func fieldSpec(e merge.EffectiveField) policy.FieldSpec {
+	for _, fs := range e.Kind.Spec().Fields {
+		if fs.Key == e.Key {
+			return fs
+		}
+	}
+	return policy.FieldSpec{}
 }
 
 // Rule explains a route rule as served on one listener (nil: attached nowhere).
@@ -257,6 +283,7 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 				}
 			}
 		}
+		replaced(&f, e)
 		for _, b := range e.Beside {
 			for _, id := range ids(b.Contributors) {
 				if !slices.Contains(f.AlsoInEffect, id) {
@@ -325,7 +352,7 @@ func invalidHere(r *merge.Result, rule *topology.Rule, l *topology.Listener) []s
 // MatchField reports whether a field key is selected by a --field value:
 // the key itself or any key under it (rateLimit covers rateLimit.local).
 func MatchField(key, want string) bool {
-	return want == "" || key == want || strings.HasPrefix(key, want+".")
+	return want == "" || key == want || strings.HasPrefix(key, want+".") || strings.HasPrefix(key, want+"[")
 }
 
 // defaultStrategy is the strategy a field has when nothing is configured.
@@ -356,4 +383,25 @@ func unresolvedShares(rule *topology.Rule) []string {
 			b.Kind, b.Namespace, b.Name, b.Reason, b.Message, b.Weight, total))
 	}
 	return out
+}
+
+// replaced lists the policies whose fields for every port a field for the
+// listener's port replaces, each with the keys it loses there.
+func replaced(f *Field, e merge.EffectiveField) {
+	var order []string
+	keys := map[string][]string{}
+	for _, r := range e.Replaced {
+		for _, c := range r.Contributors {
+			id := c.Policy.Describe()
+			if _, ok := keys[id]; !ok {
+				order = append(order, id)
+			}
+			keys[id] = append(keys[id], r.Key)
+		}
+	}
+	for _, id := range order {
+		f.Shadowed = append(f.Shadowed, id)
+		f.Decisions = append(f.Decisions, Decision{Loser: id, Rule: string(merge.RulePort),
+			Reason: fmt.Sprintf("on this port %s replaces the settings for every port (%s)", e.Key, strings.Join(keys[id], ", "))})
+	}
 }

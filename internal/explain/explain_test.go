@@ -295,6 +295,8 @@ func TestMatchField(t *testing.T) {
 		{"rateLimit.local", "rate", false},
 		{"timeouts", "timeout", false},
 		{"cors", "cors.x", false},
+		{"perPortPolicy[8080]", "perPortPolicy", true}, // a field family: every port's
+		{"perPortPolicy[8080]", "perPortPolicy[80]", false},
 	}
 	for _, tt := range tests {
 		if got := explain.MatchField(tt.key, tt.want); got != tt.match {

@@ -192,7 +192,7 @@ func CheckField(want string, reg *policy.Registry) error {
 	var names []string
 	for _, k := range reg.Kinds() {
 		for _, fs := range k.Spec().Fields {
-			if MatchField(fs.Key, want) {
+			if MatchField(fs.Key, want) || (fs.Family && (strings.HasPrefix(want, fs.Key) || fs.Key == want+"[")) {
 				return nil
 			}
 			names = append(names, fs.Key)

@@ -29,6 +29,9 @@ func crossNamespace(in *Input) []diag.Diagnostic {
 					if l.Set != nil {
 						src = l.Set.Src
 					}
+					if _, ok, _, _ := in.Result.Graph.FrontendCAs(l); !ok {
+						src, p = gw.Src, "spec.tls.frontend" // a CA of the Gateway's client validation
+					}
 					out = append(out, diag.Diagnostic{Code: ReferenceNotPermitted.Code, Object: diag.ObjectRef{Group: src.Group, Kind: src.Kind, Namespace: src.Namespace, Name: src.Name}, Field: p, Pos: src.FieldPos(p), Message: c.Message})
 				}
 			}

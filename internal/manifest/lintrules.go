@@ -14,9 +14,12 @@ var (
 	LintTemplateNotRendered = diag.Rule{Code: "GWP108", Name: "template-not-rendered", Severity: diag.Warning,
 		Title: "file is a Helm template; skipped",
 		Doc:   "A file holds Go template syntax as Helm charts do ({{ .Values… }}, {{- … }}): its YAML exists only once helm renders it. It is skipped; lint the output of helm template instead, or --exclude it."}
+	LintDuplicateKey = diag.Rule{Code: "GWP109", Name: "duplicate-key", Severity: diag.Warning,
+		Title: "a mapping sets one key twice; the last value is used",
+		Doc:   "YAML forbids a mapping that sets one key twice, but the Kubernetes API server's decoder keeps the last value, and so does gwpol: each earlier value is reported at its line and ignored. The usual cause is a missing `---` between two documents, which merges the second into the first."}
 )
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintInputUnreadable, LintNotAManifest, LintTemplateNotRendered}
+	return []diag.Rule{LintInputUnreadable, LintNotAManifest, LintTemplateNotRendered, LintDuplicateKey}
 }

@@ -444,7 +444,7 @@ func ParseNodes(file string, data []byte, lim Limits) ([]*yaml.Node, error) {
 		if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 			return nil
 		}
-		if err := checkShape(source{file, 0}, root, lim); err != nil {
+		if err := checkShape(source{file, 0}, root, lim, nil); err != nil {
 			return err
 		}
 		roots = append(roots, root)
@@ -639,7 +639,8 @@ func objectsOf(src source, doc *yaml.Node, lim Limits) ([]*Object, error) {
 	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
 		return nil, nil
 	}
-	if err := checkShape(src, root, lim); err != nil {
+	var dups []diag.Diagnostic
+	if err := checkShape(src, root, lim, &dups); err != nil {
 		return nil, err
 	}
 	if root.Kind != yaml.MappingNode {
@@ -650,6 +651,7 @@ func objectsOf(src source, doc *yaml.Node, lim Limits) ([]*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	obj.Findings = dups
 	if !isList(obj) {
 		return []*Object{obj}, nil
 	}
@@ -694,7 +696,10 @@ func kindName(n *yaml.Node) string {
 
 // checkShape enforces the depth and alias-expansion bounds before anything
 // walks the tree: a billion-laughs document fails here in microseconds.
-func checkShape(src source, root *yaml.Node, lim Limits) error {
+// A mapping that sets a key twice fails it when dups is nil; otherwise
+// the earlier values are dropped (the last wins, as in the Kubernetes API
+// server's decoder) and each is reported in dups.
+func checkShape(src source, root *yaml.Node, lim Limits, dups *[]diag.Diagnostic) error {
 	budget := lim.MaxAliasNodes
 	sp := framePool.Get().(*[]shapeFrame)
 	defer framePool.Put(sp)
@@ -721,7 +726,10 @@ func checkShape(src source, root *yaml.Node, lim Limits) error {
 		}
 		if n.Kind == yaml.MappingNode && !alias {
 			if err := checkKeys(src, n); err != nil {
-				return err
+				if dups == nil {
+					return err
+				}
+				*dups = append(*dups, lastKeyWins(src, n)...)
 			}
 		}
 		for _, c := range n.Content {
@@ -777,6 +785,32 @@ func checkKeys(src source, n *yaml.Node) error {
 		seen[k.Value] = k
 	}
 	return nil
+}
+
+// lastKeyWins drops every key/value pair of a mapping whose key the
+// mapping sets again later, and reports each (LintDuplicateKey).
+func lastKeyWins(src source, n *yaml.Node) []diag.Diagnostic {
+	last := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && !(k.Value == "<<" && k.ShortTag() == "!!merge") {
+			last[k.Value] = i
+		}
+	}
+	var out []diag.Diagnostic
+	kept := n.Content[:0]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if j, ok := last[k.Value]; ok && j != i && k.Kind == yaml.ScalarNode {
+			later := n.Content[j]
+			out = append(out, diag.Diagnostic{Code: LintDuplicateKey.Code, Severity: diag.Warning,
+				Pos:     diag.Position{File: src.file, Line: k.Line + src.base, Col: k.Column},
+				Message: fmt.Sprintf("mapping key %q is set again at line %d, whose value is used (as the Kubernetes API server does); this one is ignored — a missing `---` between two documents?", k.Value, later.Line+src.base)})
+			continue
+		}
+		kept = append(kept, k, n.Content[i+1])
+	}
+	n.Content = kept
+	return out
 }
 
 // Errorf formats an input error at a position, the way every decode error

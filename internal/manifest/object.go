@@ -25,6 +25,8 @@ type Object struct {
 	File string
 	Pos  diag.Position // where the object's mapping starts
 	Seq  int           // position in the whole input (Load): document order, which decides where a controller processes objects as given
+	// Findings made while decoding the object's document (LintDuplicateKey).
+	Findings []diag.Diagnostic
 
 	node     *yaml.Node
 	lineBase int // the node's lines count from this line of the file

@@ -28,6 +28,9 @@ const (
 	// RuleOrder: a kind without precedence keeps attachment order (rule
 	// filter order, then policy key order).
 	RuleOrder Rule = "order"
+	// RulePort: a field for the listener's port replaces the kind's fields
+	// for every port there (policy.PortScoper).
+	RulePort Rule = "port"
 )
 
 // Decision is why one candidate precedes another: the rule and a

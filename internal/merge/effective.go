@@ -20,6 +20,9 @@ type EffectiveField struct {
 	// Shadowed are results for the same field at less specific levels that
 	// this one hides.
 	Shadowed []*Field
+	// Replaced are the kind's fields for every port that this field, for
+	// the listener's port, replaces there (policy.PortScoper).
+	Replaced []*Field
 	// Beside are results for the same field at less specific levels that
 	// stay in effect: they configure other instances (policy.Instancer),
 	// or they fill parts the more specific levels leave unset
@@ -65,7 +68,8 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 			out = append(out, effectiveWhole(k, routed.Of(k), lv)...)
 			continue
 		}
-		for _, fs := range k.Spec().Fields {
+		start := len(out)
+		for _, fs := range k.Spec().FieldsFor(fieldKeys(lv, k)...) {
 			var e *EffectiveField
 			var cur any // the value in effect so far, for FillsUnset fields
 			for i, pts := range lv {
@@ -93,6 +97,38 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 			if e != nil {
 				out = append(out, *e)
 			}
+		}
+		if ps, ok := k.(policy.PortScoper); ok && l != nil {
+			out = append(out[:start], onPort(ps, out[start:], int32(l.Port))...)
+		}
+	}
+	return out
+}
+
+// onPort keeps a port-scoping kind's fields that apply on a listener's
+// port: those for every port, unless a field for this port replaces them
+// (then they are listed as Replaced by it), and that field; fields for
+// other ports do not apply.
+func onPort(ps policy.PortScoper, es []EffectiveField, port int32) []EffectiveField {
+	own := -1
+	for i, e := range es {
+		if ps.FieldPort(e.Key) == port {
+			own = i
+		}
+	}
+	var out []EffectiveField
+	var replaced []*Field
+	for i, e := range es {
+		switch p := ps.FieldPort(e.Key); {
+		case p == 0 && own >= 0:
+			replaced = append(replaced, e.Field)
+		case p == 0 || i == own:
+			out = append(out, e)
+		}
+	}
+	for i := range out {
+		if ps.FieldPort(out[i].Key) == port {
+			out[i].Replaced = replaced
 		}
 	}
 	return out
@@ -212,4 +248,21 @@ func (p *Point) candidates() []*Candidate {
 		return nil
 	}
 	return p.Candidates
+}
+
+// fieldKeys are the keys of the fields merged at each level, for
+// expanding a kind's field families (policy.KindSpec.FieldsFor).
+func fieldKeys(lv []Points, k policy.Kind) []map[string]any {
+	if !slices.ContainsFunc(k.Spec().Fields, func(f policy.FieldSpec) bool { return f.Family }) {
+		return nil
+	}
+	var out []map[string]any
+	for _, pts := range lv {
+		keys := map[string]any{}
+		for _, f := range pts.Of(k).fields() {
+			keys[f.Key] = nil
+		}
+		out = append(out, keys)
+	}
+	return out
 }

@@ -252,7 +252,11 @@ func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 			pt.Invalid = append(pt.Invalid, c)
 		}
 	}
-	for _, fs := range k.Spec().Fields {
+	values := make([]map[string]any, len(pt.Candidates))
+	for i, c := range pt.Candidates {
+		values[i] = c.Policy.Values
+	}
+	for _, fs := range k.Spec().FieldsFor(values...) {
 		var setters []*Candidate
 		for _, c := range pt.Candidates {
 			if _, ok := c.Policy.Values[fs.Key]; ok {

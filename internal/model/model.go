@@ -191,6 +191,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 	}
 	m := &Model{objects: map[Key]*manifest.Object{}, byGK: map[GroupKind][]*manifest.Object{}, typed: map[Key]any{}}
 	for _, o := range set.Objects {
+		m.Diagnostics = append(m.Diagnostics, o.Findings...)
 		gk := GroupKind{o.Group, o.Kind}
 		kd, known := kinds[gk]
 		if !known && !opt.Extra[gk] {

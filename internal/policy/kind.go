@@ -24,6 +24,7 @@ package policy
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
 //	Instancer         merge, explain: which named data-plane instance a value configures
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
+//	PortScoper        merge (Effective), explain: fields that apply on one listener port only
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
@@ -183,6 +184,14 @@ type Instancer interface {
 	// Instance names the instance a value of the field configures, ""
 	// when it names none; ns is the namespace of the policy that set it.
 	Instance(key string, v any, ns string) string
+}
+
+// PortScoper is implemented by kinds some of whose fields apply on the
+// listeners of one port only (kgateway's ListenerPolicy perPort): there
+// such a field replaces all the kind's fields for every port.
+type PortScoper interface {
+	// FieldPort is the port a field applies on, 0 for every port.
+	FieldPort(key string) int32
 }
 
 // WholeOverrider is implemented by kinds whose policy at a more specific

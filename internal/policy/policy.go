@@ -95,6 +95,20 @@ type FieldSpec struct {
 	// the cluster, and a backend object's own spec may set it too
 	// (BackendDescriber). explain reads it; render merges by message.
 	Cluster string
+	// Family: Key is the start of a family of keys that policies write
+	// with a suffix of their own (kgateway's ListenerPolicy perPortPolicy[80]),
+	// each merged as a field of its own. KindSpec.FieldsFor expands it.
+	Family bool
+	// PortWide: the field configures the Envoy Listener that all the
+	// listeners on a port share, so only policies on the whole Gateway set
+	// it (kgateway); a listener's own value is recorded in MergeOrigins
+	// but not applied.
+	PortWide bool
+	// ChainWide: the field configures a filter chain (its HTTP connection
+	// manager, its TLS): an HTTPS listener's own chain takes a value set
+	// on the listener, while the chain the HTTP listeners on a port share
+	// takes only the whole Gateway's.
+	ChainWide bool
 }
 
 // TargetKind is a kind of attachment point.
@@ -238,7 +252,7 @@ func (p *Policy) IsValid() bool { return len(p.Invalid) == 0 }
 // SetFields lists the keys of the fields the policy sets, in the kind's order.
 func (p *Policy) SetFields() []string {
 	var out []string
-	for _, f := range p.Kind.Spec().Fields {
+	for _, f := range p.Kind.Spec().FieldsFor(p.Values) {
 		if _, ok := p.Values[f.Key]; ok {
 			out = append(out, f.Key)
 		}
@@ -255,7 +269,7 @@ func (p *Policy) FieldPath(key string) string {
 		return "spec"
 	}
 	for _, f := range p.Kind.Spec().Fields {
-		if f.Key == key {
+		if f.Key == key || (f.Family && strings.HasPrefix(key, f.Key)) {
 			return f.SpecPath
 		}
 	}

@@ -100,6 +100,16 @@ type Fragment struct {
 	// go-control-plane HttpConnectionManager and Listener the kind's render
 	// files build, holding only the settings the field makes.
 	HCM, Listener proto.Message
+	// FilterChain is merged into the filter chains of the listeners the
+	// field applies to (a FilterChain holding only the settings the field
+	// makes, e.g. transport_socket_connect_timeout), and DownstreamTLS
+	// into the TLS context of those that terminate TLS (a
+	// DownstreamTlsContext, e.g. client certificate validation).
+	FilterChain, DownstreamTLS proto.Message
+	// Port, when not 0, limits the fragment to the listeners on that port
+	// (kgateway's ListenerPolicy perPort); there it replaces the kind's
+	// fragments without a port.
+	Port int32
 }
 
 // HTTPFilter is one entry of the HCM http_filters chain.

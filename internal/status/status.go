@@ -156,6 +156,10 @@ func Compute(r *merge.Result, opt Options) *Report {
 		kgw := gatewayController(g, gw, opt.ControllerName) == KgatewayController
 		if kgw {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
+			if topology.InsecureFrontend(gw) {
+				conds = append(conds, metav1.Condition{Type: "InsecureFrontendValidationMode", Status: metav1.ConditionTrue, Reason: "ConfigurationChanged",
+					Message: "Gateway frontend validation is configured to allow insecure fallback"})
+			}
 		}
 		if kgw {
 			conds = replaced(conds, "GatewayReplaced", gatewayReplacedBy(r, gw))

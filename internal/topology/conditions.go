@@ -16,10 +16,16 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg}
 }
 
+// reservedPorts are ports kgateway keeps for the proxy itself (9091:
+// its readiness and stats endpoint); a listener may not use them.
+var reservedPorts = map[gwv1.PortNumber]bool{9091: true}
+
 // listenerConditions are the conditions a controller writes for a
-// listener: Accepted, Conflicted, Programmed and ResolvedRefs.
+// listener: Accepted, Conflicted, Programmed and ResolvedRefs. It also
+// sets l.Unserved when kgateway would build no filter chain for it.
 func listenerConditions(g *Graph, l *Listener, busy map[gwv1.PortNumber]bool) []metav1.Condition {
 	accepted := cond("Accepted", true, "Accepted", "Listener is accepted")
+	programmedOK := true // kgateway reports an unsupported protocol as programmed
 	switch l.Protocol {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
 		// kgateway serves all four; gwpol renders the HTTP ones only.
@@ -34,18 +40,109 @@ func listenerConditions(g *Graph, l *Listener, busy map[gwv1.PortNumber]bool) []
 		}
 		conflicted = cond("Conflicted", true, l.ConflictReason, msg)
 		accepted = cond("Accepted", false, l.ConflictReason, msg)
+		programmedOK = false
+	}
+	if reservedPorts[l.Port] && accepted.Status == metav1.ConditionTrue { // an unsupported protocol is refused first
+		msg := fmt.Sprintf("invalid port %d in listener: port is reserved", l.Port)
+		conflicted = cond("Conflicted", true, "Invalid", msg)
+		accepted = cond("Accepted", false, "Invalid", msg)
+		l.Unserved, programmedOK = UnservedReservedPort, false
 	}
 	refs := cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved")
-	if ok, reason, msg := g.certificatesResolve(l); !ok {
-		refs = cond("ResolvedRefs", false, reason, msg)
+	if kinds := invalidRouteKinds(l); len(kinds) > 0 {
+		refs = cond("ResolvedRefs", false, "InvalidRouteKinds", fmt.Sprintf("Found invalid route kinds: %v", kinds))
+		if len(kinds) == len(l.AllowedRoutes.Kinds) && l.Unserved == "" {
+			l.Unserved = UnservedRouteKinds // nothing it could carry: kgateway drops it
+		}
 	}
-	programmed := cond("Programmed", accepted.Status == metav1.ConditionTrue && refs.Status == metav1.ConditionTrue, "Programmed", "Listener is programmed")
-	if programmed.Status == metav1.ConditionFalse {
+	accepted, programmedOK, refs = tlsConditions(g, l, accepted, programmedOK, refs)
+	programmed := cond("Programmed", programmedOK, "Programmed", "Listener is programmed")
+	if !programmedOK {
 		programmed.Reason, programmed.Message = "Invalid", "Listener is not accepted or has unresolved references"
+		if accepted.Reason == "Invalid" || accepted.Reason == "NoValidCACertificate" {
+			programmed.Message = accepted.Message
+		}
 	} else if isStream(l.Protocol) && !busy[l.Port] {
 		programmed = cond("Programmed", false, "Invalid", "TCP/TLS listener has no valid backends or routes")
 	}
+	if refs.Reason == "InvalidCertificateRef" && accepted.Reason == "Invalid" && accepted.Status == metav1.ConditionTrue {
+		programmed.Reason = "Invalid" // some certificates resolve: served with those, reported Invalid
+	}
 	return []metav1.Condition{accepted, conflicted, programmed, refs}
+}
+
+// invalidRouteKinds are the allowedRoutes.kinds the listener's protocol
+// cannot carry, as kgateway names them.
+func invalidRouteKinds(l *Listener) []string {
+	if l.AllowedRoutes == nil {
+		return nil
+	}
+	var out []string
+	for _, k := range l.AllowedRoutes.Kinds {
+		if k.Group != nil && string(*k.Group) != model.GatewayGroup || !protocolCarries(l, string(k.Kind)) {
+			out = append(out, string(k.Kind))
+		}
+	}
+	return out
+}
+
+// tlsConditions adds what an HTTPS listener's TLS makes of its
+// conditions: its certificates (none resolving: not served; some: served
+// with those, reported Invalid), its frontend validation CAs and its
+// tls.options (unusable: not served).
+func tlsConditions(g *Graph, l *Listener, accepted metav1.Condition, programmedOK bool, refs metav1.Condition) (metav1.Condition, bool, metav1.Condition) {
+	if l.Protocol != gwv1.HTTPSProtocolType || l.Unserved != "" {
+		return accepted, programmedOK, refs
+	}
+	// kgateway checks the CAs first
+	if _, ok, reason, msg := g.FrontendCAs(l); !ok {
+		l.Unserved = UnservedTLS
+		return cond("Accepted", false, "NoValidCACertificate", msg), false, cond("ResolvedRefs", false, reason, msg)
+	}
+	if ok, reason, msg := g.certificatesResolve(l); !ok {
+		refs = cond("ResolvedRefs", false, reason, msg)
+		if len(g.ResolvedCertificates(l)) > 0 {
+			return cond("Accepted", true, "Invalid", msg), programmedOK, refs
+		}
+		l.Unserved = UnservedTLS
+		return cond("Accepted", false, "Invalid", msg), false, refs
+	}
+	opts, err := l.TLSOptions()
+	if err == nil && len(opts.SubjectAltNames) > 0 && l.FrontendValidation() == nil {
+		err = fmt.Errorf("verify-subject-alt-names annotation requires a trusted CA to be configured")
+	}
+	if err != nil {
+		l.Unserved = UnservedTLS
+		return cond("Accepted", false, "Invalid", err.Error()), false, refs
+	}
+	return accepted, programmedOK, refs
+}
+
+// ResolvedCertificates are the listener's certificateRefs that resolve:
+// the certificates it is served with.
+func (g *Graph) ResolvedCertificates(l *Listener) []CARef {
+	if l.TLS == nil {
+		return nil
+	}
+	var out []CARef
+	for _, ref := range l.TLS.CertificateRefs {
+		if ok, _, _ := g.certificateResolves(l, ref); ok {
+			out = append(out, CARef{Kind: "Secret", Namespace: certNamespace(l, ref), Name: string(ref.Name)})
+		}
+	}
+	return out
+}
+
+// certNamespace is a certificateRef's namespace: its own, else its
+// listener owner's.
+func certNamespace(l *Listener, ref gwv1.SecretObjectReference) string {
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		return string(*ref.Namespace)
+	}
+	if l.Set != nil {
+		return l.Set.Namespace
+	}
+	return l.Gateway.Namespace
 }
 
 // certificatesResolve checks an HTTPS listener's certificateRefs: each
@@ -62,25 +159,28 @@ func (g *Graph) certificatesResolve(l *Listener) (bool, string, string) {
 	if len(l.TLS.CertificateRefs) == 0 {
 		return false, "InvalidCertificateRef", "HTTPS listener has no tls.certificateRefs"
 	}
-	owner := l.Gateway.Namespace
-	fromKind := "Gateway"
+	for _, ref := range l.TLS.CertificateRefs {
+		if ok, reason, msg := g.certificateResolves(l, ref); !ok {
+			return false, reason, msg
+		}
+	}
+	return true, "", ""
+}
+
+func (g *Graph) certificateResolves(l *Listener, ref gwv1.SecretObjectReference) (bool, string, string) {
+	owner, fromKind := l.Gateway.Namespace, "Gateway"
 	if l.Set != nil {
 		owner, fromKind = l.Set.Namespace, "ListenerSet"
 	}
-	for _, ref := range l.TLS.CertificateRefs {
-		ns := owner
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			ns = string(*ref.Namespace)
-		}
-		if ref.Kind != nil && *ref.Kind != "Secret" {
-			return false, "InvalidCertificateRef", fmt.Sprintf("certificateRef kind %s is not supported; use a Secret", *ref.Kind)
-		}
-		if g.Model.Secret(ns, string(ref.Name)) == nil {
-			return false, "InvalidCertificateRef", fmt.Sprintf("Secret %s/%s not found", ns, ref.Name)
-		}
-		if !g.Model.GrantAllows(model.GatewayGroup, fromKind, owner, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: string(ref.Name)}) {
-			return false, "RefNotPermitted", fmt.Sprintf("Secret %s/%s is in another namespace and no ReferenceGrant allows it", ns, ref.Name)
-		}
+	ns := certNamespace(l, ref)
+	if ref.Kind != nil && *ref.Kind != "Secret" {
+		return false, "InvalidCertificateRef", fmt.Sprintf("certificateRef kind %s is not supported; use a Secret", *ref.Kind)
+	}
+	if g.Model.Secret(ns, string(ref.Name)) == nil {
+		return false, "InvalidCertificateRef", fmt.Sprintf("Secret %s/%s not found", ns, ref.Name)
+	}
+	if !g.Model.GrantAllows(model.GatewayGroup, fromKind, owner, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: string(ref.Name)}) {
+		return false, "RefNotPermitted", fmt.Sprintf("Secret %s/%s is in another namespace and no ReferenceGrant allows it", ns, ref.Name)
 	}
 	return true, "", ""
 }
@@ -117,7 +217,32 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 			accepted = cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid")
 		}
 	}
+	if len(gw.Listeners) == 0 {
+		return []metav1.Condition{accepted, programmed}
+	}
+	valid, programmable := 0, 0
+	for _, l := range gw.Listeners {
+		if !refusedOnValidation(l) {
+			valid++
+		}
+		if l.Unserved != UnservedRouteKinds && l.Unserved != UnservedReservedPort {
+			programmable++
+		}
+	}
+	if valid == 0 {
+		accepted = cond("Accepted", false, "ListenersNotValid", "No valid listeners")
+	}
+	if programmable == 0 {
+		programmed = cond("Programmed", false, "Invalid", "no listener can be programmed")
+	}
 	return []metav1.Condition{accepted, programmed}
+}
+
+// refusedOnValidation: kgateway refuses the listener while it validates
+// the Gateway (route kinds it cannot carry; a reserved port on a
+// ListenerSet's listener), before translating it.
+func refusedOnValidation(l *Listener) bool {
+	return l.Unserved == UnservedRouteKinds || (l.Unserved == UnservedReservedPort && l.Set != nil)
 }
 
 // GatewayResolvedRefs is the Gateway-level ResolvedRefs kgateway adds:

@@ -26,6 +26,9 @@ var (
 	LintStreamChainsOverlap = diag.Rule{Code: "GWP214", Name: "stream-chains-overlap", Severity: diag.Error,
 		Title: "two filter chains on one port match the same TLS server name",
 		Doc:   "A TLSRoute's filter chain matches a server name (SNI) that another route's, or an HTTPS listener's, on the same port matches already — or two chains match every connection (TCPRoutes on one terminating TLS listener, a TLSRoute without hostnames beside an HTTPS listener without one). kgateway programs both and Envoy rejects the whole listener, so nothing on the port is served. The later route is reported."}
+	LintListenerNotServed = diag.Rule{Code: "GWP216", Name: "listener-not-served", Severity: diag.Error,
+		Title: "listener the controller builds no filter chain for",
+		Doc:   "kgateway leaves a listener out of the Envoy config when none of its certificates resolves, its Gateway's frontend validation names a CA that is missing, of another kind or not granted, a tls.option is unusable (an unknown TLS version; verify-subject-alt-names without a CA), its port is reserved (9091), or it allows only route kinds its protocol cannot carry. Status reports it (Accepted or ResolvedRefs False), render leaves it out, and its routes are not served through it."}
 )
 
 // LintRouteWeightInvalid is the rule for a route-weight annotation that
@@ -37,5 +40,5 @@ var LintRouteWeightInvalid = diag.Rule{Code: "GWP215", Name: "route-weight-inval
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
 	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed,
-		LintStreamRouteNotProgrammed, LintStreamChainsOverlap, LintRouteWeightInvalid}
+		LintStreamRouteNotProgrammed, LintStreamChainsOverlap, LintRouteWeightInvalid, LintListenerNotServed}
 }

@@ -82,7 +82,20 @@ type Listener struct {
 	// for it, ProtocolConflict or HostnameConflict.
 	Conflicted     bool
 	ConflictReason string
+	// Unserved says why kgateway builds no filter chain for the listener
+	// ("" when it does): one of the Unserved* reasons.
+	Unserved string
 }
+
+// Why a listener is not served. A listener refused while kgateway
+// validates the Gateway (route kinds; a reserved port on a ListenerSet)
+// does not count as one of its listeners at all; the others are dropped
+// when it is translated.
+const (
+	UnservedRouteKinds   = "RouteKinds"
+	UnservedReservedPort = "ReservedPort"
+	UnservedTLS          = "TLS"
+)
 
 // Ancestor is the object a policy on this listener reports status against:
 // the ListenerSet for its listeners, otherwise the Gateway.
@@ -261,6 +274,9 @@ func Build(m *model.Model, opt Options) *Graph {
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		for _, l := range gw.Listeners {
 			l.Conditions = listenerConditions(g, l, busy)
+			if l.Unserved != "" {
+				g.Diagnostics = append(g.Diagnostics, g.notServed(l))
+			}
 		}
 	}
 	return g

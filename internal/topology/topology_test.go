@@ -795,20 +795,24 @@ spec:
   from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: infra}]
   to: [{group: "", kind: Secret}]`
 	g := graph(t, Options{}, gw)
+	// kgateway serves an HTTPS listener with the certificates that
+	// resolve: with none it is neither accepted nor programmed (and not
+	// served); with some it is both, reported Invalid.
 	tests := []struct {
 		listener string
 		refs     bool
 		reason   string
+		accepted string // Accepted's status/reason; Programmed's follows it
 	}{
-		{"http", true, "ResolvedRefs"},
-		{"good-cert", true, "ResolvedRefs"},
-		{"missing-cert", false, "InvalidCertificateRef"},
-		{"no-refs", false, "InvalidCertificateRef"},
-		{"no-tls", true, "ResolvedRefs"},
-		{"granted", true, "ResolvedRefs"},
-		{"not-granted", false, "RefNotPermitted"},
-		{"wrong-kind", false, "InvalidCertificateRef"},
-		{"second-bad", false, "InvalidCertificateRef"},
+		{"http", true, "ResolvedRefs", "True/Accepted"},
+		{"good-cert", true, "ResolvedRefs", "True/Accepted"},
+		{"missing-cert", false, "InvalidCertificateRef", "False/Invalid"},
+		{"no-refs", false, "InvalidCertificateRef", "False/Invalid"},
+		{"no-tls", true, "ResolvedRefs", "True/Accepted"},
+		{"granted", true, "ResolvedRefs", "True/Accepted"},
+		{"not-granted", false, "RefNotPermitted", "False/Invalid"},
+		{"wrong-kind", false, "InvalidCertificateRef", "False/Invalid"},
+		{"second-bad", false, "InvalidCertificateRef", "True/Invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.listener, func(t *testing.T) {
@@ -821,12 +825,20 @@ spec:
 			if refs.Status != wantStatus || refs.Reason != tt.reason {
 				t.Errorf("ResolvedRefs = %s/%s (%s), want %s/%s", refs.Status, refs.Reason, refs.Message, wantStatus, tt.reason)
 			}
-			programmed := findCond(l.Conditions, "Programmed")
-			if programmed.Status != wantStatus {
-				t.Errorf("Programmed = %+v", programmed)
+			a := findCond(l.Conditions, "Accepted")
+			if got := string(a.Status) + "/" + a.Reason; got != tt.accepted {
+				t.Errorf("Accepted = %s (%s), want %s", got, a.Message, tt.accepted)
 			}
-			if a := findCond(l.Conditions, "Accepted"); a.Status != metav1.ConditionTrue {
-				t.Errorf("Accepted = %+v", a)
+			st, reason, _ := strings.Cut(tt.accepted, "/")
+			if reason == "Accepted" {
+				reason = "Programmed"
+			}
+			programmed := findCond(l.Conditions, "Programmed")
+			if got := string(programmed.Status) + "/" + programmed.Reason; got != st+"/"+reason {
+				t.Errorf("Programmed = %s, want %s/%s", got, st, reason)
+			}
+			if served := l.Unserved == ""; served != (st == "True") {
+				t.Errorf("served = %v (%q), want %v", served, l.Unserved, st == "True")
 			}
 			if c := findCond(l.Conditions, "Conflicted"); c.Status != metav1.ConditionFalse || c.Reason != "NoConflicts" {
 				t.Errorf("Conflicted = %+v", c)

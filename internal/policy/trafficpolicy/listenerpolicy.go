@@ -1,6 +1,9 @@
 package trafficpolicy
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -145,10 +148,44 @@ var listenerSpec = func() policy.KindSpec {
 		Precedence:        true,
 	}
 	for _, f := range listenerFields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow})
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow, PortWide: portWide[f.key], ChainWide: !portWide[f.key]})
 	}
+	s.Fields = append(s.Fields,
+		policy.FieldSpec{Key: keyClientCertValidation, SpecPath: "spec.default.clientCertificateValidation", Default: policy.AugmentedShallow, ChainWide: true},
+		// one field per port, merged whole: kgateway's perPortPolicy[80]
+		policy.FieldSpec{Key: keyPerPort, SpecPath: "spec.perPort", Default: policy.AugmentedShallow, Family: true})
 	return s
 }()
+
+// portWide are the settings of the Envoy Listener itself, which the
+// Gateway's listeners on one port share.
+var portWide = map[string]bool{"default.proxyProtocol": true, "default.tcpKeepalive": true, "default.perConnectionBufferLimitBytes": true}
+
+// The MergeOrigins keys of the settings outside ListenerConfig: client
+// certificate validation (default section only), and the start of each
+// perPort entry's key, perPortPolicy[<port>].
+const (
+	keyClientCertValidation = "default.clientCertificateValidation"
+	keyPerPort              = "perPortPolicy["
+)
+
+// ListenerPolicy's perPort entries apply on their port only.
+var _ policy.PortScoper = ListenerKind{}
+
+// FieldPort implements policy.PortScoper: a perPort entry's port.
+func (ListenerKind) FieldPort(key string) int32 {
+	if !strings.HasPrefix(key, keyPerPort) {
+		return 0
+	}
+	port, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(key, keyPerPort), "]"), 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int32(port)
+}
+
+// perPortKey is the key of a perPort entry.
+func perPortKey(port int32) string { return keyPerPort + strconv.Itoa(int(port)) + "]" }
 
 // Spec implements policy.Kind.
 func (ListenerKind) Spec() policy.KindSpec { return listenerSpec }
@@ -162,12 +199,19 @@ func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	}
 	p.Weight, p.Created = weightAndAge(p, lp.Annotations, lp.CreationTimestamp.Time)
 	p.Targets = targets(lp.Spec.TargetRefs, lp.Spec.TargetSelectors)
-	if lp.Spec.Default != nil {
+	if d := lp.Spec.Default; d != nil {
 		for _, f := range listenerFields {
-			if v := f.get(&lp.Spec.Default.ListenerConfig); isSet(v) {
+			if v := f.get(&d.ListenerConfig); isSet(v) {
 				p.Values[f.key] = v
 			}
 		}
+		if d.ClientCertificateValidation != nil {
+			p.Values[keyClientCertValidation] = d.ClientCertificateValidation
+		}
+	}
+	for i := range lp.Spec.PerPort {
+		pp := &lp.Spec.PerPort[i]
+		p.Values[perPortKey(pp.Port)] = &pp.Listener
 	}
 	return p
 }

@@ -17,6 +17,7 @@ import (
 	earlyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/early_header_mutation/header_mutation/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	uuidv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/request_id/uuid/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -40,6 +41,22 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 		return nil, nil
 	}
 	v := in.Values[0]
+	ns := "" // the policy's namespace, for references without one
+	if len(in.Namespaces) > 0 {
+		ns = in.Namespaces[0]
+	}
+	switch {
+	case strings.HasPrefix(in.Key, keyPerPort):
+		return perPortFragments(in, env)
+	case in.Key == keyClientCertValidation:
+		return clientCertValidation(v, ns)
+	case in.Key == "default.transportSocketConnectTimeout":
+		d, err := listenerDuration(v)
+		if err != nil {
+			return nil, err
+		}
+		return []policy.Fragment{{FilterChain: &listenerv3.FilterChain{TransportSocketConnectTimeout: d}}}, nil
+	}
 	h := &hcmv3.HttpConnectionManager{}
 	var l *listenerv3.Listener
 	key := strings.TrimPrefix(strings.TrimPrefix(in.Key, "default."), "httpSettings.")
@@ -257,6 +274,85 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 		fr.Listener = l
 	}
 	return []policy.Fragment{fr}, nil
+}
+
+// perPortFragments renders a perPort entry: each of its settings as the
+// default section's would render, for its port only (where it replaces
+// the default section whole, as kgateway applies it).
+func perPortFragments(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
+	port := ListenerKind{}.FieldPort(in.Key)
+	if port <= 0 {
+		return nil, fmt.Errorf("%s: not a port", in.Key)
+	}
+	cfg, _ := in.Values[0].(*ListenerConfig)
+	if cfg == nil {
+		return nil, nil
+	}
+	var out []policy.Fragment
+	for _, f := range listenerFields {
+		v := f.get(cfg)
+		if !isSet(v) {
+			continue
+		}
+		sub := in
+		sub.Key, sub.Values = f.key, []any{v}
+		frags, err := ListenerKind{}.RenderField(sub, env)
+		if err != nil {
+			return nil, fmt.Errorf("perPort %d: %w", port, err)
+		}
+		for _, fr := range frags {
+			fr.Port = port
+			out = append(out, fr)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, policy.Fragment{Port: port}) // still replaces the default section there
+	}
+	return out, nil
+}
+
+// clientCertValidation requires (mode Require, the default) or asks for
+// (Optional) a client certificate signed by the CAs named, on the
+// listeners the policy applies to.
+func clientCertValidation(v any, ns string) ([]policy.Fragment, error) {
+	c, _ := v.(*ClientCertificateValidationConfig)
+	if c == nil {
+		return nil, nil
+	}
+	if len(c.CACertificateRefs) == 0 {
+		return nil, fmt.Errorf("clientCertificateValidation names no caCertificateRefs")
+	}
+	parts := make([]string, len(c.CACertificateRefs))
+	for i, r := range c.CACertificateRefs {
+		refNS := ns
+		if r.Namespace != nil && *r.Namespace != "" {
+			refNS = string(*r.Namespace)
+		}
+		switch r.Kind {
+		case "ConfigMap":
+			parts[i] = policy.ConfigMapPlaceholder(refNS, string(r.Name), "ca.crt")
+		case "Secret":
+			parts[i] = policy.SecretPlaceholder(refNS, string(r.Name), "ca.crt")
+		default:
+			return nil, fmt.Errorf("clientCertificateValidation.caCertificateRefs[%d] is a %s, not a ConfigMap or Secret", i, r.Kind)
+		}
+	}
+	// gwpol never reads the CAs: one Secret's ca.crt is read from where it
+	// is mounted, any other bundle is named by placeholders.
+	ca := &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: strings.Join(parts, "\n")}}
+	if r := c.CACertificateRefs[0]; len(c.CACertificateRefs) == 1 && r.Kind == "Secret" {
+		refNS := ns
+		if r.Namespace != nil && *r.Namespace != "" {
+			refNS = string(*r.Namespace)
+		}
+		ca.Specifier = &corev3.DataSource_Filename{Filename: policy.SecretFile(refNS, string(r.Name), "ca.crt")}
+	}
+	tls := &tlsv3.DownstreamTlsContext{
+		CommonTlsContext: &tlsv3.CommonTlsContext{ValidationContextType: &tlsv3.CommonTlsContext_ValidationContext{
+			ValidationContext: &tlsv3.CertificateValidationContext{TrustedCa: ca}}},
+		RequireClientCertificate: wrapperspb.Bool(c.Mode == nil || *c.Mode != "Optional"),
+	}
+	return []policy.Fragment{{DownstreamTLS: tls}}, nil
 }
 
 // val is the value a *T field value points at, T's zero value when it is

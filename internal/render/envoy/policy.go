@@ -14,6 +14,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -79,7 +80,12 @@ type rendered struct {
 	cluster     *clusterv3.Cluster           // settings of the targeted backend's cluster (ScopeCluster)
 	hcm         *hcmv3.HttpConnectionManager // settings of the listeners' connection managers
 	listener    *listenerv3.Listener         // settings of the listeners
-	failBody    string
+	chain       *listenerv3.FilterChain      // settings of the listeners' filter chains
+	tls         *tlsv3.DownstreamTlsContext  // settings of the TLS-terminating filter chains
+	// port: the field's settings apply on this listener port only,
+	// replacing there the kind's fields for every port (port 0).
+	port     int32
+	failBody string
 	// fills: at a less specific level, the field still sets the route
 	// action fields a more specific level left unset (FieldSpec.FillsUnset).
 	fills bool
@@ -361,6 +367,23 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("listener settings are a %T", fr.Listener)
 		}
 		rf.listener = mergeInto(rf.listener, l)
+	}
+	if fr.FilterChain != nil {
+		c, ok := fr.FilterChain.(*listenerv3.FilterChain)
+		if !ok {
+			return fmt.Errorf("filter chain settings are a %T", fr.FilterChain)
+		}
+		rf.chain = mergeInto(rf.chain, c)
+	}
+	if fr.DownstreamTLS != nil {
+		t, ok := fr.DownstreamTLS.(*tlsv3.DownstreamTlsContext)
+		if !ok {
+			return fmt.Errorf("TLS settings are a %T", fr.DownstreamTLS)
+		}
+		rf.tls = mergeInto(rf.tls, t)
+	}
+	if fr.Port != 0 {
+		rf.port = fr.Port
 	}
 	if fr.Cluster != nil {
 		c, ok := fr.Cluster.(*clusterv3.Cluster)

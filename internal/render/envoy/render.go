@@ -15,7 +15,6 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	tlsinspectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -302,8 +301,8 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
-		if l.Conflicted || !servedProtocol(l.Protocol) {
-			continue // conflicted listeners are not programmed
+		if l.Conflicted || l.Unserved != "" || !servedProtocol(l.Protocol) {
+			continue // conflicted listeners and those kgateway does not serve are not programmed
 		}
 		byPort[int32(l.Port)] = append(byPort[int32(l.Port)], l)
 	}
@@ -317,7 +316,8 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			}}},
 			Metadata: gb.whole.metadata,
 		}
-		for _, f := range gb.whole.fields {
+		whole := onPort(gb.whole.fields, port)
+		for _, f := range whole {
 			if f.listener != nil {
 				overlay(el, f.listener)
 			}
@@ -331,7 +331,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		if len(http) > 0 {
 			rc := gb.routeConfig(name, http, gb.whole, false)
-			chain, err := gb.filterChain(name, rc, nil)
+			chain, err := gb.filterChain(name, rc, nil, whole)
 			if err != nil {
 				return nil, err
 			}
@@ -345,7 +345,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			cname := chainName(l)
 			own := gb.gatewayScope(b.res.Listener(l).Own, policy.ScopeRouteConfig)
 			rc := gb.routeConfig(cname, []*topology.Listener{l}, own, true)
-			chain, err := gb.filterChain(cname, rc, l)
+			chain, err := gb.filterChain(cname, rc, l, onPort(own.fields, port))
 			if err != nil {
 				return nil, err
 			}
@@ -419,8 +419,10 @@ func chainName(l *topology.Listener) string {
 }
 
 // filterChain builds a filter chain with its HTTP connection manager; l is
-// the HTTPS listener (nil for the shared HTTP chain).
-func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listener) (*listenerv3.FilterChain, error) {
+// the HTTPS listener (nil for the shared HTTP chain), and fields the
+// rendered policy fields of its RouteConfiguration on its port, which
+// configure the chain and its TLS.
+func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listener, fields []*rendered) (*listenerv3.FilterChain, error) {
 	m := &hcmv3.HttpConnectionManager{
 		StatPrefix:       "http",
 		UseRemoteAddress: wrapperspb.Bool(true),
@@ -432,7 +434,7 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		}},
 		HttpFilters: rc.httpFilters(),
 	}
-	for _, f := range gb.whole.fields {
+	for _, f := range fields {
 		if f.hcm != nil {
 			overlay(m, f.hcm)
 		}
@@ -444,6 +446,11 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(m)},
 		}},
 	}
+	for _, f := range fields {
+		if f.chain != nil {
+			overlay(chain, f.chain)
+		}
+	}
 	if l == nil {
 		return chain, nil
 	}
@@ -453,21 +460,7 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	if !terminatesTLS(l) {
 		return chain, nil // as kgateway renders it: a plain chain
 	}
-	// TlsParams at their defaults, written out as kgateway writes them.
-	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}, AlpnProtocols: []string{"h2", "http/1.1"}}}
-	if l.TLS != nil {
-		for _, ref := range l.TLS.CertificateRefs {
-			ns := l.Gateway.Namespace
-			if l.Set != nil {
-				ns = l.Set.Namespace
-			}
-			if ref.Namespace != nil && *ref.Namespace != "" {
-				ns = string(*ref.Namespace)
-			}
-			tls.CommonTlsContext.TlsCertificateSdsSecretConfigs = append(tls.CommonTlsContext.TlsCertificateSdsSecretConfigs,
-				&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, string(ref.Name)), SdsConfig: adsSource()})
-		}
-	}
+	tls := gb.downstreamTLS(l, fields)
 	chain.TransportSocket = &corev3.TransportSocket{
 		Name:       "envoy.transport_sockets.tls",
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
