@@ -38,7 +38,7 @@ func checkRule(rule *Rule, strict bool) *RuleProblem {
 	}
 	var all []string
 	for _, m := range h.Matches {
-		all = append(all, matchRegexes(m)...)
+		all = append(all, MatchRegexes(m)...)
 	}
 	if p := emptyRegex(all); p != nil {
 		return p
@@ -73,7 +73,7 @@ func checkRule(rule *Rule, strict bool) *RuleProblem {
 		return nil
 	}
 	for _, m := range h.Matches {
-		for _, re := range matchRegexes(m) {
+		for _, re := range MatchRegexes(m) {
 			if _, err := regexp.Compile(re); err != nil {
 				return &RuleProblem{Dropped: true, Message: "invalid matcher configuration: " + err.Error()}
 			}
@@ -107,9 +107,9 @@ func grpcMatchRegexes(matches []gwv1.GRPCRouteMatch) []string {
 	return out
 }
 
-// matchRegexes are a match's RegularExpression values: path, headers and
+// MatchRegexes are a match's RegularExpression values: path, headers and
 // query parameters.
-func matchRegexes(m gwv1.HTTPRouteMatch) []string {
+func MatchRegexes(m gwv1.HTTPRouteMatch) []string {
 	var out []string
 	if m.Path != nil && m.Path.Type != nil && *m.Path.Type == gwv1.PathMatchRegularExpression && m.Path.Value != nil {
 		out = append(out, *m.Path.Value)

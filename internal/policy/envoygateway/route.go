@@ -129,7 +129,7 @@ func matchProblem(rule *model.Rule) *routeProblem {
 	switch {
 	case rule.HTTP != nil:
 		for _, m := range rule.HTTP.Matches {
-			regexes = append(regexes, httpRegexes(m)...)
+			regexes = append(regexes, topology.MatchRegexes(m)...)
 		}
 	case rule.GRPC != nil:
 		for _, m := range rule.GRPC.Matches {
@@ -142,24 +142,6 @@ func matchProblem(rule *model.Rule) *routeProblem {
 		}
 	}
 	return nil
-}
-
-func httpRegexes(m gwv1.HTTPRouteMatch) []string {
-	var out []string
-	if m.Path != nil && m.Path.Type != nil && *m.Path.Type == gwv1.PathMatchRegularExpression && m.Path.Value != nil {
-		out = append(out, *m.Path.Value)
-	}
-	for _, h := range m.Headers {
-		if h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression {
-			out = append(out, h.Value)
-		}
-	}
-	for _, q := range m.QueryParams {
-		if q.Type != nil && *q.Type == gwv1.QueryParamMatchRegularExpression {
-			out = append(out, q.Value)
-		}
-	}
-	return out
 }
 
 func grpcRegexes(m gwv1.GRPCRouteMatch) []string {
