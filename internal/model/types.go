@@ -200,12 +200,8 @@ func newGRPCRoute(o *manifest.Object, r *gwv1.GRPCRoute) *Route {
 // have no matches or filters).
 func newTCPRoute(o *manifest.Object, r *gwv1.TCPRoute) *Route {
 	rt := &Route{Kind: "TCPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Src: o}
-	for i := range r.Spec.Rules {
-		ru := newRule(i, r.Spec.Rules[i].Name)
-		for j, b := range r.Spec.Rules[i].BackendRefs {
-			ru.addBackend(j, b, nil)
-		}
-		rt.Rules = append(rt.Rules, ru)
+	for i, rule := range r.Spec.Rules {
+		rt.Rules = append(rt.Rules, backendsOnlyRule(i, rule.Name, rule.BackendRefs))
 	}
 	return rt
 }
@@ -214,25 +210,27 @@ func newTCPRoute(o *manifest.Object, r *gwv1.TCPRoute) *Route {
 // TCPRoute (Envoy Gateway serves them on UDP listeners).
 func newUDPRoute(o *manifest.Object, r *gwv1.UDPRoute) *Route {
 	rt := &Route{Kind: "UDPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Src: o}
-	for i := range r.Spec.Rules {
-		ru := newRule(i, r.Spec.Rules[i].Name)
-		for j, b := range r.Spec.Rules[i].BackendRefs {
-			ru.addBackend(j, b, nil)
-		}
-		rt.Rules = append(rt.Rules, ru)
+	for i, rule := range r.Spec.Rules {
+		rt.Rules = append(rt.Rules, backendsOnlyRule(i, rule.Name, rule.BackendRefs))
 	}
 	return rt
+}
+
+// backendsOnlyRule is a rule of a route kind whose rules only forward
+// (TCPRoute, UDPRoute, TLSRoute).
+func backendsOnlyRule(i int, name *gwv1.SectionName, refs []gwv1.BackendRef) *Rule {
+	ru := newRule(i, name)
+	for j, b := range refs {
+		ru.addBackend(j, b, nil)
+	}
+	return ru
 }
 
 // newTLSRoute reads a TLSRoute: parentRefs, SNI hostnames, backendRefs.
 func newTLSRoute(o *manifest.Object, r *gwv1.TLSRoute) *Route {
 	rt := &Route{Kind: "TLSRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, Src: o}
-	for i := range r.Spec.Rules {
-		ru := newRule(i, r.Spec.Rules[i].Name)
-		for j, b := range r.Spec.Rules[i].BackendRefs {
-			ru.addBackend(j, b, nil)
-		}
-		rt.Rules = append(rt.Rules, ru)
+	for i, rule := range r.Spec.Rules {
+		rt.Rules = append(rt.Rules, backendsOnlyRule(i, rule.Name, rule.BackendRefs))
 	}
 	return rt
 }
