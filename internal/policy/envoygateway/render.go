@@ -27,15 +27,25 @@ func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + 
 // (GWP404) and the routes it applies to fail closed rather than dropping
 // the field silently.
 var renderers = map[string]fieldRenderer{
-	"BackendTrafficPolicy.compression":    renderCompressor,
-	"BackendTrafficPolicy.compressor":     renderCompressor,
-	"BackendTrafficPolicy.faultInjection": renderFaultInjection,
-	"BackendTrafficPolicy.httpUpgrade":    renderHTTPUpgrade,
-	"BackendTrafficPolicy.rateLimit":      renderRateLimit,
-	"SecurityPolicy.authorization":        renderAuthorization,
-	"SecurityPolicy.basicAuth":            renderBasicAuth,
-	"SecurityPolicy.extAuth":              renderExtAuth,
-	"SecurityPolicy.cors":                 renderCORS,
+	"BackendTrafficPolicy.compression":       renderCompressor,
+	"BackendTrafficPolicy.compressor":        renderCompressor,
+	"BackendTrafficPolicy.faultInjection":    renderFaultInjection,
+	"BackendTrafficPolicy.httpUpgrade":       renderHTTPUpgrade,
+	"BackendTrafficPolicy.rateLimit":         renderRateLimit,
+	"BackendTrafficPolicy.circuitBreaker":    renderCircuitBreaker,
+	"BackendTrafficPolicy.loadBalancer":      renderLoadBalancer,
+	"BackendTrafficPolicy.useClientProtocol": renderUseClientProtocol,
+	"BackendTrafficPolicy.dns":               renderDNS,
+	"BackendTrafficPolicy.routingType":       renderRoutingType,
+	"BackendTrafficPolicy.timeout":           renderTimeout,
+	"BackendTrafficPolicy.tcpKeepalive":      renderTCPKeepalive,
+	"BackendTrafficPolicy.connection":        renderConnection,
+	"BackendTrafficPolicy.proxyProtocol":     renderProxyProtocol,
+	"BackendTrafficPolicy.healthCheck":       renderHealthCheck,
+	"SecurityPolicy.authorization":           renderAuthorization,
+	"SecurityPolicy.basicAuth":               renderBasicAuth,
+	"SecurityPolicy.extAuth":                 renderExtAuth,
+	"SecurityPolicy.cors":                    renderCORS,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters

@@ -70,6 +70,8 @@ type filterDef struct {
 // rendered is one merged field turned into typed Envoy configuration.
 type rendered struct {
 	kindKey     string // group/kind#field, for most-specific-wins
+	metaKey     string // the kind's merge metadata key
+	field       string // the field's key
 	filters     []filterDef
 	perFilter   map[string]*anypb.Any
 	routeAction *routev3.RouteAction
@@ -231,6 +233,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 		return rf
 	}
 	rf = b.renderNew(gk, r, f, sc, ids, nss, gwName)
+	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
 	}

@@ -605,6 +605,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	if !vb.forward(r, e, l) {
 		return r
 	}
+	vb.ruleClusters(r, e, rs)
 	levels := []*scoped{rs, vhScope, rcScope}
 	applyRouteMaps(r, levels...)
 	tuneMirrors(r, levels...)
