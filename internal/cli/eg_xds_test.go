@@ -88,6 +88,12 @@ func egMishandled(t *testing.T, dir string, set *manifest.Set) string {
 				return strings.Trim(s, `"`) + " (egctl drops labels / has no Wasm cache)"
 			}
 		}
+		if o.Kind == "SecurityPolicy" && strings.Contains(spec, `"oidc"`) {
+			// In every OIDC case egctl answers 500 on the policy's routes
+			// (even where the provider's endpoints are all given) while the
+			// translator accepts the policy and configures the oauth2 filter.
+			return "oidc (egctl answers 500 where the translator accepts the policy)"
+		}
 		if o.Group == "gateway.envoyproxy.io" || o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute" {
 			order[o.Kind] = append(order[o.Kind], o.Namespace+"/"+o.Name)
 		}

@@ -42,6 +42,8 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.connection":        renderConnection,
 	"BackendTrafficPolicy.proxyProtocol":     renderProxyProtocol,
 	"BackendTrafficPolicy.healthCheck":       renderHealthCheck,
+	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
+	"BackendTrafficPolicy.retry":             renderRetry,
 	"SecurityPolicy.authorization":           renderAuthorization,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.extAuth":                 renderExtAuth,
@@ -62,6 +64,7 @@ const (
 	orderLocalRateLimit
 	orderRateLimit
 	orderCompressor
+	orderBuffer
 )
 
 // OverridesWhole implements policy.WholeOverrider: BackendTrafficPolicy,

@@ -18,6 +18,7 @@ import (
 	overridehostv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/override_host/v3"
 	randomv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/random/v3"
 	roundrobinv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/round_robin/v3"
+	wrrlocalityv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/wrr_locality/v3"
 	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
 	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
@@ -214,8 +215,11 @@ const maglevTableSize = 65537
 // weighting) as its fallback. Slow start, zone-aware routing with
 // weighted zones and the other hash sources are not rendered yet.
 func renderLoadBalancer(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "type", "consistentHash", "backendUtilization", "endpointOverride"); k != "" {
+	if k := unrenderedKeys(v, "type", "consistentHash", "backendUtilization", "endpointOverride", "zoneAware"); k != "" {
 		return unsupportedPart("loadBalancer", k), nil
+	}
+	if k := zoneAwarePart(v); k != "" {
+		return unsupportedPart("loadBalancer", "zoneAware."+k), nil
 	}
 	var lb loadBalancer
 	if err := json.Unmarshal(v, &lb); err != nil {
@@ -254,6 +258,13 @@ func renderLoadBalancer(v json.RawMessage, _ policyName) ([]policy.Fragment, err
 			}
 		}
 		name, cfg = "envoy.load_balancing_policies.client_side_weighted_round_robin", w
+		if zoned(v) {
+			inner, err := lbPolicy(name, cfg)
+			if err != nil {
+				return nil, err
+			}
+			name, cfg = "envoy.load_balancing_policies.wrr_locality", &wrrlocalityv3.WrrLocality{EndpointPickingPolicy: inner}
+		}
 	default:
 		return nil, fmt.Errorf("loadBalancer.type: unknown type %q", lb.Type)
 	}
@@ -274,6 +285,31 @@ func renderLoadBalancer(v json.RawMessage, _ policyName) ([]policy.Fragment, err
 		}
 	}
 	return append(frags, policy.Fragment{Cluster: &clusterv3.Cluster{LoadBalancingPolicy: policyCfg}}), nil
+}
+
+// zoneAwarePart names a zoneAware setting not rendered yet: weighted
+// zones are rendered (their weights are the endpoints' locality weights,
+// which EDS carries; the clusters only weigh by locality), preferring
+// the local zone is not.
+func zoneAwarePart(v json.RawMessage) string {
+	var lb struct {
+		ZoneAware json.RawMessage `json:"zoneAware"`
+	}
+	if json.Unmarshal(v, &lb) != nil || len(lb.ZoneAware) == 0 {
+		return ""
+	}
+	return unrenderedKeys(lb.ZoneAware, "weightedZones")
+}
+
+// zoned: the load balancer weighs zones, which for client-side weighted
+// round robin takes Envoy's weighted-locality wrapper around it.
+func zoned(v json.RawMessage) bool {
+	var lb struct {
+		ZoneAware *struct {
+			WeightedZones []json.RawMessage `json:"weightedZones"`
+		} `json:"zoneAware"`
+	}
+	return json.Unmarshal(v, &lb) == nil && lb.ZoneAware != nil && len(lb.ZoneAware.WeightedZones) > 0
 }
 
 // lbPolicy is a load-balancing policy of one typed extension.
@@ -478,7 +514,7 @@ func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("timeout.http.requestTimeout: %w", err)
 		}
 		if req != nil {
-			ra, err := messageMap(&routev3.RouteAction{Timeout: req})
+			ra, err := messageMap(&routev3.RouteAction{Timeout: req, IdleTimeout: routeIdleTimeout(req)})
 			if err != nil {
 				return nil, err
 			}
@@ -486,6 +522,17 @@ func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		}
 	}
 	return append(frags, policy.Fragment{Cluster: c}), nil
+}
+
+// routeIdleTimeout is the stream idle timeout Envoy Gateway gives a
+// route with a request timeout: an hour, or the request timeout when
+// longer, none when the request timeout is 0 (disabled).
+func routeIdleTimeout(req *durationpb.Duration) *durationpb.Duration {
+	d := req.AsDuration()
+	if d == 0 {
+		return durationpb.New(0)
+	}
+	return durationpb.New(max(time.Hour, d))
 }
 
 // tcpKeepalive is spec.tcpKeepalive.
