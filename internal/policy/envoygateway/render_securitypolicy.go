@@ -71,8 +71,10 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		per.MaxAge = strconv.Itoa(int(d.Seconds()))
 	}
 	return []policy.Fragment{{
-		Capability:           "cors",
-		Filter:               &policy.HTTPFilter{Name: corsFilter, Order: orderCORS, Typed: &corsv3.Cors{}},
+		Capability: "cors",
+		// On in the chain, as Envoy Gateway leaves it: without a policy of
+		// its own it answers nothing but where a route's config says.
+		Filter:               &policy.HTTPFilter{Name: corsFilter, Order: orderCORS, Enabled: true, Typed: &corsv3.Cors{}},
 		TypedPerFilterConfig: map[string]proto.Message{corsFilter: per},
 	}}, nil
 }
@@ -212,8 +214,10 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 		m.MatcherType = &xdsmatcherv3.Matcher_MatcherList_{MatcherList: list}
 	}
 	return []policy.Fragment{{
-		Capability:           "rbac",
-		Filter:               &policy.HTTPFilter{Name: rbacFilter, Order: orderRBAC, Typed: &rbachttpv3.RBAC{}},
+		Capability: "rbac",
+		// On in the chain, as Envoy Gateway leaves it: without rules it
+		// allows everything but where a route's config says.
+		Filter:               &policy.HTTPFilter{Name: rbacFilter, Order: orderRBAC, Enabled: true, Typed: &rbachttpv3.RBAC{}},
 		TypedPerFilterConfig: map[string]proto.Message{rbacFilter: &rbachttpv3.RBACPerRoute{Rbac: &rbachttpv3.RBAC{Matcher: m}}},
 	}}, nil
 }

@@ -226,6 +226,7 @@ type vhostBuild struct {
 	names    []namedRoute
 	clusters []clusterOp
 	filters  []filterDef // HTTP filters Gateway API routing needs (session persistence)
+	grpc     bool        // serves a GRPCRoute where the target adds gRPC filters (servesGRPC)
 }
 
 type namedRoute struct {
@@ -249,6 +250,11 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 	}
 	for _, f := range vb.filters {
 		rb.filters[f.name] = f
+	}
+	if vb.grpc {
+		for _, f := range grpcFilters {
+			rb.filters[f.name] = f
+		}
 	}
 }
 
@@ -577,6 +583,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	if vb.opt.RouteSourceMetadata {
 		defer addRouteSource(r, e)
 	}
+	vb.servesGRPC(e)
 	if e.replaced != "" {
 		// kgateway answers the parent's match itself: falling through to a
 		// broader route would send the traffic somewhere nobody chose.
