@@ -48,6 +48,7 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.extAuth":                 renderExtAuth,
 	"SecurityPolicy.cors":                    renderCORS,
+	"SecurityPolicy.jwt":                     renderJWT,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters

@@ -36,6 +36,9 @@ const InvalidBody = "invalid route configuration detected and replaced with a di
 type rcBuild struct {
 	rc      *routev3.RouteConfiguration
 	filters map[string]filterDef
+	// merged are the configs merged into each merging filter so far
+	// (rendered fields are shared, so each is merged once).
+	merged map[string]map[*anypb.Any]bool
 }
 
 func (rb *rcBuild) use(s *scoped) {
@@ -44,11 +47,32 @@ func (rb *rcBuild) use(s *scoped) {
 	}
 	for _, r := range s.fields {
 		for _, f := range r.filters {
-			if _, ok := rb.filters[f.name]; !ok {
+			have, ok := rb.filters[f.name]
+			switch {
+			case !ok:
 				rb.filters[f.name] = f
+				rb.noteMerged(f)
+			case f.merge && !rb.merged[f.name][f.config]:
+				have.config = mergeAny(have.config, f.config)
+				rb.filters[f.name] = have
+				rb.noteMerged(f)
 			}
 		}
 	}
+}
+
+// noteMerged records a merging filter's config as part of the chain's.
+func (rb *rcBuild) noteMerged(f filterDef) {
+	if !f.merge {
+		return
+	}
+	if rb.merged == nil {
+		rb.merged = map[string]map[*anypb.Any]bool{}
+	}
+	if rb.merged[f.name] == nil {
+		rb.merged[f.name] = map[*anypb.Any]bool{}
+	}
+	rb.merged[f.name][f.config] = true
 }
 
 // httpFilters is the HCM chain: every filter used below this
