@@ -51,6 +51,15 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.jwt":                     renderJWT,
 }
 
+// scopedRenderers are the fields whose rendering depends on the Envoy
+// resource the merge configures (ClientTrafficPolicy's connection
+// manager settings, see render_clienttrafficpolicy.go).
+var scopedRenderers = map[string]func(v json.RawMessage, who policyName, sc policy.Scope) ([]policy.Fragment, error){
+	"ClientTrafficPolicy.clientIPDetection": renderClientIPDetection,
+	"ClientTrafficPolicy.http1":             renderHTTP1,
+	"ClientTrafficPolicy.scheme":            renderScheme,
+}
+
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
 // (translator's http filter order): fault injection and CORS first,
 // authentication, then authorization, rate limits and compression last.
@@ -92,6 +101,9 @@ func (k *Kind) MergesInto(p *policy.Policy) policy.Strategy {
 // RenderField implements policy.Renderer.
 func (k *Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
 	r, ok := renderers[k.name+"."+in.Key]
+	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
+		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
+	}
 	if !ok || len(in.Values) == 0 {
 		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key}}, nil
 	}

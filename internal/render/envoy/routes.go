@@ -35,6 +35,7 @@ const InvalidBody = "invalid route configuration detected and replaced with a di
 // filters its resources need.
 type rcBuild struct {
 	rc      *routev3.RouteConfiguration
+	scope   *scoped // the merge configuring the whole RouteConfiguration
 	filters map[string]filterDef
 	// merged are the configs merged into each merging filter so far
 	// (rendered fields are shared, so each is merged once).
@@ -135,7 +136,7 @@ type vhostPlan struct {
 // configuring the whole RouteConfiguration; vhost-level merges are the
 // HTTP listeners' own (HTTPS listeners merge into their RouteConfiguration).
 func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScope *scoped, https bool) *rcBuild {
-	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, filters: map[string]filterDef{}}
+	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, scope: rcScope, filters: map[string]filterDef{}}
 	if rcScope.replaced() {
 		rb.rc.VirtualHosts = []*routev3.VirtualHost{fallbackVHost("default", []string{"*"}, rcScope.replaceStatus(), rcScope.replaceBody())}
 		return rb
