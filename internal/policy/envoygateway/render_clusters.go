@@ -618,23 +618,3 @@ func renderProxyProtocol(v json.RawMessage, _ policyName) ([]policy.Fragment, er
 	return clusterFragment(&clusterv3.Cluster{TransportSocket: &corev3.TransportSocket{
 		Name: "envoy.transport_sockets.upstream_proxy_protocol", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: a}}}), nil
 }
-
-// renderHealthCheck renders the panic threshold (the share of healthy
-// hosts below which Envoy balances over all of them). Active and
-// passive health checking are not rendered yet.
-func renderHealthCheck(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "panicThreshold"); k != "" {
-		return unsupportedPart("healthCheck", k), nil
-	}
-	var h struct {
-		PanicThreshold *float64 `json:"panicThreshold"`
-	}
-	if err := json.Unmarshal(v, &h); err != nil {
-		return nil, fmt.Errorf("healthCheck: %w", err)
-	}
-	c := &clusterv3.Cluster{}
-	if h.PanicThreshold != nil {
-		c.CommonLbConfig = &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: *h.PanicThreshold}}
-	}
-	return clusterFragment(c), nil
-}
