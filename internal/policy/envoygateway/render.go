@@ -58,6 +58,7 @@ var scopedRenderers = map[string]func(v json.RawMessage, who policyName, sc poli
 	"ClientTrafficPolicy.clientIPDetection": renderClientIPDetection,
 	"ClientTrafficPolicy.http1":             renderHTTP1,
 	"ClientTrafficPolicy.scheme":            renderScheme,
+	"ClientTrafficPolicy.timeout":           renderClientTimeout,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters

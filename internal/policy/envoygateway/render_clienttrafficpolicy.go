@@ -10,6 +10,7 @@ import (
 	preservecasev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/header_formatters/preserve_case/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -135,4 +136,53 @@ func renderClientIPDetection(v json.RawMessage, _ policyName, sc policy.Scope) (
 		UseRemoteAddress:              wrapperspb.Bool(false),
 		OriginalIpDetectionExtensions: []*corev3.TypedExtensionConfig{{Name: "envoy.extensions.http.original_ip_detection.xff", TypedConfig: a}},
 	}), nil
+}
+
+// clientTimeouts is spec.timeout's HTTP part.
+type clientTimeouts struct {
+	HTTP *struct {
+		RequestReceivedTimeout        *string `json:"requestReceivedTimeout"`
+		RequestHeadersReceivedTimeout *string `json:"requestHeadersReceivedTimeout"`
+		IdleTimeout                   *string `json:"idleTimeout"`
+		StreamIdleTimeout             *string `json:"streamIdleTimeout"`
+	} `json:"http"`
+}
+
+// renderClientTimeout is the connection manager's timeouts: the whole
+// request, its headers, an idle connection and an idle stream. The TCP
+// timeouts (TLS handshake, connection inspection, an idle TCP
+// connection) are not rendered yet.
+func renderClientTimeout(v json.RawMessage, _ policyName, sc policy.Scope) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "http"); k != "" {
+		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout." + k}}, nil
+	}
+	var t clientTimeouts
+	if err := json.Unmarshal(v, &t); err != nil {
+		return nil, fmt.Errorf("timeout: %w", err)
+	}
+	if t.HTTP == nil {
+		return nil, nil
+	}
+	m := &hcmv3.HttpConnectionManager{}
+	for _, d := range []struct {
+		name string
+		v    *string
+		set  func(*durationpb.Duration)
+	}{
+		{"requestReceivedTimeout", t.HTTP.RequestReceivedTimeout, func(d *durationpb.Duration) { m.RequestTimeout = d }},
+		{"requestHeadersReceivedTimeout", t.HTTP.RequestHeadersReceivedTimeout, func(d *durationpb.Duration) { m.RequestHeadersTimeout = d }},
+		{"idleTimeout", t.HTTP.IdleTimeout, func(d *durationpb.Duration) {
+			m.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: d}
+		}},
+		{"streamIdleTimeout", t.HTTP.StreamIdleTimeout, func(d *durationpb.Duration) { m.StreamIdleTimeout = d }},
+	} {
+		dur, err := optDuration(d.v)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.http.%s: %w", d.name, err)
+		}
+		if dur != nil {
+			d.set(dur)
+		}
+	}
+	return connectionManager("timeout", sc, m), nil
 }

@@ -470,15 +470,31 @@ type timeouts struct {
 		ConnectionIdleTimeout *string `json:"connectionIdleTimeout"`
 		MaxConnectionDuration *string `json:"maxConnectionDuration"`
 		RequestTimeout        *string `json:"requestTimeout"`
+		MaxStreamDuration     *string `json:"maxStreamDuration"`
 	} `json:"http"`
 }
 
 // renderTimeout: the TCP connect timeout on the cluster, the HTTP
 // connection's idle timeout and lifetime in its upstream HTTP protocol
-// options, and the request timeout on the route.
+// options, and the request timeout (with the idle timeout Envoy Gateway
+// pairs with it) and the longest stream on the route. Other timeouts are
+// not rendered yet.
 func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 	if k := unrenderedKeys(v, "tcp", "http"); k != "" {
 		return unsupportedPart("timeout", k), nil
+	}
+	var parts struct {
+		TCP  json.RawMessage `json:"tcp"`
+		HTTP json.RawMessage `json:"http"`
+	}
+	if err := json.Unmarshal(v, &parts); err != nil {
+		return nil, fmt.Errorf("timeout: %w", err)
+	}
+	if k := unrenderedKeys(parts.TCP, "connectTimeout"); k != "" {
+		return unsupportedPart("timeout", "tcp."+k), nil
+	}
+	if k := unrenderedKeys(parts.HTTP, "connectionIdleTimeout", "maxConnectionDuration", "requestTimeout", "maxStreamDuration"); k != "" {
+		return unsupportedPart("timeout", "http."+k), nil
 	}
 	var t timeouts
 	if err := json.Unmarshal(v, &t); err != nil {
@@ -513,12 +529,23 @@ func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("timeout.http.requestTimeout: %w", err)
 		}
-		if req != nil {
-			ra, err := messageMap(&routev3.RouteAction{Timeout: req, IdleTimeout: routeIdleTimeout(req)})
+		stream, err := optDuration(h.MaxStreamDuration)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.http.maxStreamDuration: %w", err)
+		}
+		if req != nil || stream != nil {
+			ra := &routev3.RouteAction{}
+			if req != nil {
+				ra.Timeout, ra.IdleTimeout = req, routeIdleTimeout(req)
+			}
+			if stream != nil {
+				ra.MaxStreamDuration = &routev3.RouteAction_MaxStreamDuration{MaxStreamDuration: stream}
+			}
+			m, err := messageMap(ra)
 			if err != nil {
 				return nil, err
 			}
-			frags = append(frags, policy.Fragment{Capability: "route", RouteAction: ra})
+			frags = append(frags, policy.Fragment{Capability: "route", RouteAction: m})
 		}
 	}
 	return append(frags, policy.Fragment{Cluster: c}), nil
