@@ -84,9 +84,23 @@ const (
 // data, so that provider's name hashes another configuration than Envoy
 // Gateway's. JWKS fetched through backendRefs are not rendered yet.
 func renderJWT(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "optional", "failOpen", "providers"); k != "" {
+		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt." + k}}, nil
+	}
 	var j jwtSpec
 	if err := json.Unmarshal(v, &j); err != nil {
 		return nil, fmt.Errorf("jwt: %w", err)
+	}
+	var raw struct {
+		Providers []json.RawMessage `json:"providers"`
+	}
+	if err := json.Unmarshal(v, &raw); err != nil {
+		return nil, fmt.Errorf("jwt: %w", err)
+	}
+	for _, p := range raw.Providers {
+		if k := unrenderedKeys(p, "name", "issuer", "audiences", "remoteJWKS", "localJWKS", "claimToHeaders", "recomputeRoute", "extractFrom"); k != "" {
+			return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt.providers." + k}}, nil
+		}
 	}
 	if len(j.Providers) == 0 {
 		return nil, fmt.Errorf("jwt.providers: none")
