@@ -188,8 +188,9 @@ type loadBalancer struct {
 			Name string `json:"name"`
 		} `json:"header"`
 		Cookie *struct {
-			Name string  `json:"name"`
-			TTL  *string `json:"ttl"`
+			Name       string            `json:"name"`
+			TTL        *string           `json:"ttl"`
+			Attributes map[string]string `json:"attributes"`
 		} `json:"cookie"`
 		TableSize *uint64 `json:"tableSize"`
 	} `json:"consistentHash"`
@@ -340,7 +341,7 @@ func consistentHash(lb loadBalancer) (*maglevv3.Maglev, []policy.Fragment, error
 		hp.PolicySpecifier = &routev3.RouteAction_HashPolicy_ConnectionProperties_{ConnectionProperties: &routev3.RouteAction_HashPolicy_ConnectionProperties{SourceIp: true}}
 	case ch.Type == "Header" && ch.Header != nil:
 		hp.PolicySpecifier = &routev3.RouteAction_HashPolicy_Header_{Header: &routev3.RouteAction_HashPolicy_Header{HeaderName: ch.Header.Name}}
-	case ch.Type == "Cookie" && ch.Cookie != nil:
+	case ch.Type == "Cookie" && ch.Cookie != nil && ch.Cookie.Attributes == nil:
 		ck := &routev3.RouteAction_HashPolicy_Cookie{Name: ch.Cookie.Name}
 		ttl, err := optDuration(ch.Cookie.TTL)
 		if err != nil {
