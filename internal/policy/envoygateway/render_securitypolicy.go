@@ -120,11 +120,11 @@ const rbacFilter = "envoy.filters.http.rbac"
 // renderAuthorization is an RBACPerRoute with Envoy Gateway's matcher
 // tree: a matcher per rule, named after the rule (else
 // securitypolicy/<ns>/<name>/authorization/rule/<i>), whose predicate is
-// the rule's conditions — methods, path, client CIDRs, headers, in that
-// order; several combined with and, a list of values with or — and the
-// default action when no rule matches. JWT claims, client IP geolocations
-// and other principals are not rendered yet: a value using them is
-// unsupported.
+// the rule's conditions — methods, path, client CIDRs, JWT scopes and
+// claims (render_jwtprincipal.go), headers, in that order; several
+// combined with and, a list of values with or — and the
+// default action when no rule matches. Client IP geolocations and other
+// principals are not rendered yet: a value using them is unsupported.
 func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 	var a authorization
 	if err := json.Unmarshal(v, &a); err != nil {
@@ -151,7 +151,7 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(r.Principal)) {
-			if k != "clientCIDRs" && k != "headers" {
+			if k != "clientCIDRs" && k != "headers" && k != "jwt" {
 				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.principal." + k}}, nil
 			}
 		}
@@ -174,6 +174,13 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 					Matcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_CustomMatch{
 						CustomMatch: typedExtension("ip_matcher", ipm)},
 				}}})
+		}
+		if raw, ok := r.Principal["jwt"]; ok {
+			jp, err := jwtPredicates(raw)
+			if err != nil {
+				return nil, fmt.Errorf("authorization.rules[%d]: %w", i, err)
+			}
+			preds = append(preds, jp...)
 		}
 		if raw, ok := r.Principal["headers"]; ok {
 			var hs []struct {
