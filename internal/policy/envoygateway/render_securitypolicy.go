@@ -25,7 +25,6 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -329,6 +328,11 @@ type extAuth struct {
 	HeadersToExtAuth []string        `json:"headersToExtAuth"`
 	FailOpen         *bool           `json:"failOpen"`
 	StatusOnError    *int32          `json:"statusOnError"`
+	RecomputeRoute   *bool           `json:"recomputeRoute"`
+	Timeout          *string         `json:"timeout"`
+	BodyToExtAuth    *struct {
+		MaxRequestBytes uint32 `json:"maxRequestBytes"`
+	} `json:"bodyToExtAuth"`
 }
 
 type extAuthService struct {
@@ -338,12 +342,13 @@ type extAuthService struct {
 }
 
 // extAuthFields are the spec.extAuth keys renderExtAuth renders.
-var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "statusOnError"}
+var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "statusOnError", "recomputeRoute", "timeout", "bodyToExtAuth"}
 
 // renderExtAuth is Envoy Gateway's external authorization: a filter per
 // policy, envoy.filters.http.ext_authz/securitypolicy/<ns>/<name>, calling
-// the gRPC or HTTP service (timeout 10s) with the listed request headers,
-// enabled on the route. The service is one Service port, reached through
+// the gRPC or HTTP service (timeout 10s unless set) with the listed
+// request headers (and up to a limit of the body), enabled on the route;
+// recomputeRoute picks the route again after the check. The service is one Service port, reached through
 // gwpol's cluster for it (kube_<ns>_<name>_<port>, HTTP/2 for gRPC) where
 // Envoy Gateway names a cluster after the policy. Other backends (several,
 // Backend, ServiceImport) and the options not listed in extAuthFields are
@@ -383,8 +388,15 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 	}
 	cluster := policy.ServiceCluster(ns, ref.Name, *ref.Port)
 	clusterFrag := map[string]any{"name": cluster}
-	timeout := durationpb.New(10 * time.Second)
-	cfg := &extauthzv3.ExtAuthz{TransportApiVersion: corev3.ApiVersion_V3, FailureModeAllow: e.FailOpen != nil && *e.FailOpen}
+	timeout, err := durationOr(e.Timeout, 10*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("extAuth.timeout: %w", err)
+	}
+	cfg := &extauthzv3.ExtAuthz{TransportApiVersion: corev3.ApiVersion_V3, FailureModeAllow: e.FailOpen != nil && *e.FailOpen,
+		ClearRouteCache: e.RecomputeRoute != nil && *e.RecomputeRoute}
+	if b := e.BodyToExtAuth; b != nil {
+		cfg.WithRequestBody = &extauthzv3.BufferSettings{MaxRequestBytes: b.MaxRequestBytes}
+	}
 	host := fmt.Sprintf("%s.%s:%d", ref.Name, ns, *ref.Port)
 	if grpc {
 		clusterFrag["typed_extension_protocol_options"] = map[string]any{
