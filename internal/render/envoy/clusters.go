@@ -53,6 +53,7 @@ type clusterOp struct {
 	of       string
 	settings []*clusterv3.Cluster
 	metadata *corev3.Metadata
+	retarget func(name string) // points the route at another name for it
 }
 
 // applyCluster records a cluster a virtual host needs; it returns the

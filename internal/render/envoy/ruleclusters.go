@@ -1,6 +1,8 @@
 package envoy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -69,13 +71,15 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped) {
 	switch cs := r.GetRoute().GetClusterSpecifier().(type) {
 	case *routev3.RouteAction_Cluster:
 		name := ruleClusterName(e, 0, 1)
-		vb.clusters = append(vb.clusters, clusterOp{name: name, of: cs.Cluster, settings: settings, metadata: md})
+		vb.clusters = append(vb.clusters, clusterOp{name: name, of: cs.Cluster, settings: settings, metadata: md,
+			retarget: func(n string) { cs.Cluster = n }})
 		cs.Cluster = name
 	case *routev3.RouteAction_WeightedClusters:
 		wcs := cs.WeightedClusters.GetClusters()
 		for j, wc := range wcs {
 			name := ruleClusterName(e, j, len(wcs))
-			vb.clusters = append(vb.clusters, clusterOp{name: name, of: wc.Name, settings: settings, metadata: md})
+			vb.clusters = append(vb.clusters, clusterOp{name: name, of: wc.Name, settings: settings, metadata: md,
+				retarget: func(n string) { wc.Name = n }})
 			wc.Name = name
 		}
 	}
@@ -85,12 +89,41 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped) {
 // (recorded before it, by the same route), fed the backend's endpoints
 // under the backend cluster's EDS name, with the settings merged in
 // order. The backend's own policies reach it too (clusterBackend). A rule
-// served through several listeners brings its cluster once per route;
-// the first build stays.
+// served through several listeners brings its cluster once per route:
+// the same settings share it; where listener-level policies make them
+// differ, the later route gets a cluster of its own, its name suffixed
+// with a hash of the settings (Envoy Gateway's one name per rule could
+// not hold both).
 func (gb *gatewayBuild) ruleCluster(op clusterOp) {
-	if _, ok := gb.clusters[op.name]; ok {
+	c := gb.buildRuleCluster(op)
+	have, ok := gb.clusters[op.name]
+	switch {
+	case !ok:
+	case proto.Equal(have, c):
 		return
+	default:
+		c.Name = op.name + "/" + settingsHash(c)
+		op.retarget(c.Name)
+		if _, dup := gb.clusters[c.Name]; dup {
+			return
+		}
 	}
+	gb.clusters[c.Name] = c
+	if k, ok := gb.clusterBackend[op.of]; ok {
+		gb.clusterBackend[c.Name] = k
+	}
+}
+
+// settingsHash names a rule cluster's variant: 8 hex digits of the
+// SHA-256 of its deterministic encoding.
+func settingsHash(c *clusterv3.Cluster) string {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:4])
+}
+
+// buildRuleCluster is the cluster ruleCluster records.
+func (gb *gatewayBuild) buildRuleCluster(op clusterOp) *clusterv3.Cluster {
 	backend := gb.cluster(op.of)
 	c := proto.Clone(backend).(*clusterv3.Cluster)
 	c.Name = op.name
@@ -109,8 +142,5 @@ func (gb *gatewayBuild) ruleCluster(op clusterOp) {
 			c.Metadata.FilterMetadata[k] = v
 		}
 	}
-	gb.clusters[op.name] = c
-	if k, ok := gb.clusterBackend[op.of]; ok {
-		gb.clusterBackend[op.name] = k
-	}
+	return c
 }
