@@ -88,6 +88,12 @@ func egMishandled(t *testing.T, dir string, set *manifest.Set) string {
 				return strings.Trim(s, `"`) + " (egctl drops labels / has no Wasm cache)"
 			}
 		}
+		if o.Kind == "SecurityPolicy" && strings.Contains(spec, `"oidc"`) {
+			// In every OIDC case egctl answers 500 on the policy's routes
+			// (even where the provider's endpoints are all given) while the
+			// translator accepts the policy and configures the oauth2 filter.
+			return "oidc (egctl answers 500 where the translator accepts the policy)"
+		}
 		if o.Group == "gateway.envoyproxy.io" || o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute" {
 			order[o.Kind] = append(order[o.Kind], o.Namespace+"/"+o.Name)
 		}
@@ -100,8 +106,10 @@ func egMishandled(t *testing.T, dir string, set *manifest.Set) string {
 	return ""
 }
 
-// egxdsRoutes reads xds.json: gateway → route identity → view.
-func egxdsRoutes(t *testing.T, path string) map[string]map[string]egRouteView {
+// egxdsAll reads xds.json: by gateway, route identity → route view, route
+// identity → the views of the route's clusters (egClusterViews), and
+// Gateway port → its HTTP filter chains (egListenerViews).
+func egxdsAll(t *testing.T, path string) (map[string]map[string]egRouteView, map[string]map[string]string, map[string]map[string]string) {
 	var doc struct {
 		XDS map[string]struct {
 			Configs []map[string]json.RawMessage `json:"configs"`
@@ -109,9 +117,39 @@ func egxdsRoutes(t *testing.T, path string) map[string]map[string]egRouteView {
 	}
 	readJSON(t, path, &doc)
 	out := map[string]map[string]egRouteView{}
+	views := map[string]map[string]string{}
+	listenerViews := map[string]map[string]string{}
 	for gw, dump := range doc.XDS {
 		out[gw] = map[string]egRouteView{}
+		names := map[string][]string{}
+		clusters := map[string]map[string]any{}
+		var listeners []map[string]any
 		for _, cfg := range dump.Configs {
+			if raw, ok := cfg["dynamicListeners"]; ok {
+				var ls []struct {
+					ActiveState struct {
+						Listener map[string]any `json:"listener"`
+					} `json:"activeState"`
+				}
+				if err := json.Unmarshal(raw, &ls); err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				for _, l := range ls {
+					listeners = append(listeners, l.ActiveState.Listener)
+				}
+			}
+			if raw, ok := cfg["dynamicActiveClusters"]; ok {
+				var cs []struct {
+					Cluster map[string]any `json:"cluster"`
+				}
+				if err := json.Unmarshal(raw, &cs); err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				for _, c := range cs {
+					name, _ := c.Cluster["name"].(string)
+					clusters[name] = c.Cluster
+				}
+			}
 			raw, ok := cfg["dynamicRouteConfigs"]
 			if !ok {
 				continue
@@ -123,7 +161,7 @@ func egxdsRoutes(t *testing.T, path string) map[string]map[string]egRouteView {
 				t.Fatalf("%s: %v", path, err)
 			}
 			for _, rc := range rcs {
-				egAddRoutes(out[gw], rc.RouteConfig, func(name, _ string) (string, bool) {
+				egAddRoutesClusters(out[gw], names, rc.RouteConfig, func(name, _ string) (string, bool) {
 					m := egRouteName.FindStringSubmatch(name)
 					if m == nil {
 						return "", false
@@ -137,17 +175,21 @@ func egxdsRoutes(t *testing.T, path string) map[string]map[string]egRouteView {
 				})
 			}
 		}
+		views[gw] = egClusterViews(names, clusters, egClusterDefaults)
+		listenerViews[gw] = egListenerViews(listeners, true)
 	}
-	return out
+	return out, views, listenerViews
 }
 
 func egRouteID(kind, ns, name, rule, match, host string) string {
 	return strings.Join([]string{kind, ns, name, "rule", rule, "match", match, host}, "/")
 }
 
-// egAddRoutes adds the views of a RouteConfiguration's routes (protojson
-// form), each named by id (route name, virtual host's first domain).
-func egAddRoutes(out map[string]egRouteView, rc map[string]any, id func(route, host string) (string, bool)) {
+// egAddRoutesClusters adds the views of a RouteConfiguration's routes
+// (protojson form), each named by id (route name, virtual host's first
+// domain), and records in clusters the names of the clusters each route
+// sends to.
+func egAddRoutesClusters(out map[string]egRouteView, clusters map[string][]string, rc map[string]any, id func(route, host string) (string, bool)) {
 	rcPF, _ := rc["typedPerFilterConfig"].(map[string]any)
 	vhs, _ := rc["virtualHosts"].([]any)
 	for _, v := range vhs {
@@ -167,6 +209,7 @@ func egAddRoutes(out map[string]egRouteView, rc map[string]any, id func(route, h
 				continue
 			}
 			out[key] = egView(route, vhPF, rcPF)
+			clusters[key] = routeClusterNames(route)
 		}
 	}
 }
@@ -202,15 +245,15 @@ func egView(route, vhPF, rcPF map[string]any) egRouteView {
 	return v
 }
 
-// gwpolEGRoutes renders a case with --target envoygateway and gives the
-// same views, keyed like Envoy Gateway's: each route name gwpol made for a
+// gwpolEG renders a case with --target envoygateway and gives the
+// same views as egxdsAll, keyed like Envoy Gateway's: each route name gwpol made for a
 // rule on a listener is traced back to the rule (Output.RouteNames), the
 // match is the name's -matcher-<j> suffix and the hostname its virtual
 // host's domain with dots as underscores.
-func gwpolEGRoutes(t *testing.T, c *pipeline.Compiled) (map[string]map[string]egRouteView, error) {
+func gwpolEG(t *testing.T, c *pipeline.Compiled) (routes map[string]map[string]egRouteView, clusters, listeners map[string]map[string]string, err error) {
 	out, err := renderCompiled(c, "envoygateway", false)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	type ruleID struct{ kind, ns, name, rule string }
 	byName := map[string]ruleID{}
@@ -227,10 +270,13 @@ func gwpolEGRoutes(t *testing.T, c *pipeline.Compiled) (map[string]map[string]eg
 	}
 	matcher := regexp.MustCompile(`-matcher-(\d+)$`)
 	got := map[string]map[string]egRouteView{}
+	gotClusters := map[string]map[string]string{}
+	gotListeners := map[string]map[string]string{}
 	for _, g := range out.Gateways {
 		views := map[string]egRouteView{}
+		names := map[string][]string{}
 		for _, rc := range g.RouteConfigurations {
-			egAddRoutes(views, protoMap(t, rc), func(name, host string) (string, bool) {
+			egAddRoutesClusters(views, names, protoMap(t, rc), func(name, host string) (string, bool) {
 				r, ok := byName[name]
 				m := matcher.FindStringSubmatch(name)
 				if !ok || m == nil {
@@ -240,8 +286,18 @@ func gwpolEGRoutes(t *testing.T, c *pipeline.Compiled) (map[string]map[string]eg
 			})
 		}
 		got[g.Namespace+"/"+g.Name] = views
+		clusters := map[string]map[string]any{}
+		for _, cl := range g.Clusters {
+			clusters[cl.Name] = protoMap(t, cl)
+		}
+		gotClusters[g.Namespace+"/"+g.Name] = egClusterViews(names, clusters, gwpolClusterDefaults)
+		var ls []map[string]any
+		for _, l := range g.Listeners {
+			ls = append(ls, protoMap(t, l))
+		}
+		gotListeners[g.Namespace+"/"+g.Name] = egListenerViews(ls, false)
 	}
-	return got, nil
+	return got, gotClusters, gotListeners, nil
 }
 
 // protoMap is a message in protojson form (lowerCamelCase names, as
@@ -299,7 +355,10 @@ func egText(v egRouteView) string {
 // TestConformanceEnvoyGatewayXDS renders every Envoy Gateway case that has
 // an xds.json and none of the ingredients egctl mishandles with
 // --target envoygateway, and compares its routes with egctl's (see
-// egRouteView for what is compared). GWPOL_EG_XDS_VERBOSE=1 logs each
+// egRouteView for what is compared; `eg xds: N/M`, the floor), the
+// clusters of the routes both forward (`eg xds clusters`) and each
+// Gateway port's HTTP filter chains (`eg xds listeners`; see
+// eg_xds_clusters_test.go). GWPOL_EG_XDS_VERBOSE=1 logs each
 // difference; GWPOL_EG_XDS_ALL=1 compares the cases egctl mishandles too
 // (for diagnosis: the figure then means nothing, and the floor is not
 // checked).
@@ -309,7 +368,7 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 		t.Skipf("Envoy Gateway cases not found at %s; skipping", egConformanceDir)
 	}
 	verbose := os.Getenv("GWPOL_EG_XDS_VERBOSE") != ""
-	n, m := 0, 0
+	n, nClusters, nListeners, m := 0, 0, 0, 0
 	skipped := map[string]int{}
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
@@ -327,15 +386,25 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 		}
 		m++
 		c := pipeline.Compile(set, &Config{Namespace: "default"})
-		got, err := gwpolEGRoutes(t, c)
+		got, gotClusters, gotListeners, err := gwpolEG(t, c)
 		if err != nil {
 			t.Errorf("%s: render: %v", name, err)
 			continue
 		}
-		bad := egCompareRoutes(egxdsRoutes(t, xds), got)
+		want, wantClusters, wantListeners := egxdsAll(t, xds)
+		bad := egCompareRoutes(want, got)
 		if len(bad) == 0 {
 			n++
-		} else if verbose {
+		}
+		badClusters := egCompareClusters(want, got, wantClusters, gotClusters)
+		if len(badClusters) == 0 {
+			nClusters++
+		}
+		badListeners := egCompareListeners(wantListeners, gotListeners)
+		if len(badListeners) == 0 {
+			nListeners++
+		}
+		if bad = append(append(bad, badClusters...), badListeners...); len(bad) > 0 && verbose {
 			t.Logf("%s:\n  %s", name, strings.Join(bad, "\n  "))
 		}
 	}
@@ -345,6 +414,10 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 	}
 	t.Logf("not compared (egctl differs from the translator): %s", strings.Join(why, ", "))
 	fmt.Printf("eg xds: %d/%d\n", n, m)
+	// The clusters of the routes both sides forward (egCompareClusters):
+	// a figure to follow, not yet a floor.
+	fmt.Printf("eg xds clusters: %d/%d\n", nClusters, m)
+	fmt.Printf("eg xds listeners: %d/%d\n", nListeners, m)
 	if n < egXDSFloor && os.Getenv("GWPOL_EG_XDS_ALL") == "" {
 		t.Errorf("eg xds agreement dropped below %d", egXDSFloor)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gwpol/gwpol/internal/diag"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,11 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/diag"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -142,6 +145,8 @@ type envoyRoute struct {
 	// vars are the route's namespace, name and rule name, which render
 	// fills into a stat prefix's {{ }} variables per route.
 	vars [3]string
+	// clusters are its Gateway's clusters, by name.
+	clusters map[string]*clusterv3.Cluster
 }
 
 func TestExplainAgreesWithRender(t *testing.T) {
@@ -171,6 +176,13 @@ func TestExplainAgreesWithRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs = append(inputs, input{"examples", ex, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}, nil})
+	eg, err := manifest.Load([]string{"../../testdata/examples-envoygateway"}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Envoy Gateway's kinds place each policy on the route (routed
+	// points): explain must name the owner render's metadata names there.
+	inputs = append(inputs, input{"examples-envoygateway", eg, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}, nil})
 	known := knownGaps(t)
 	routes, fields, replaced, gapCases := 0, 0, 0, 0
 	for _, in := range inputs {
@@ -208,10 +220,14 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 	t.Helper()
 	byName := map[string]envoyRoute{}
 	for _, g := range out.Gateways {
+		clusters := map[string]*clusterv3.Cluster{}
+		for _, c := range g.Clusters {
+			clusters[c.Name] = c
+		}
 		for _, rc := range g.RouteConfigurations {
 			for _, vh := range rc.VirtualHosts {
 				for _, r := range vh.Routes {
-					byName[r.Name] = envoyRoute{route: r, vhost: vh, rc: rc}
+					byName[r.Name] = envoyRoute{route: r, vhost: vh, rc: rc, clusters: clusters}
 				}
 			}
 		}
@@ -247,6 +263,80 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 	return routes, fields, replaced
 }
 
+// checkRoutedMetadata: for the kinds that place their policy on each
+// route (Envoy Gateway's, policy.WholeOverrider), the route's merge
+// metadata and explain name the same fields with the same owner, both
+// ways — and so does the metadata of a cluster the route's rule has of
+// its own (the fields that shaped it, a subset).
+func checkRoutedMetadata(t *testing.T, eff []merge.EffectiveField, er envoyRoute, where string) {
+	t.Helper()
+	explained := map[string]string{} // metadata key#field → owner ID
+	for _, e := range eff {
+		wo, ok := e.Kind.(policy.WholeOverrider)
+		if !ok || !wo.OverridesWhole() || e.Field.Owner.Policy.BuiltIn != nil {
+			continue
+		}
+		explained[e.Kind.Spec().MetadataKey+"#"+e.Key] = e.Field.Owner.Policy.ID()
+	}
+	md := er.route.GetMetadata().GetFilterMetadata()
+	for key, owner := range explained {
+		mk, field, _ := strings.Cut(key, "#")
+		if !slices.Contains(metadataIDs(md[mk], field), owner) {
+			t.Errorf("%s: explain says %s owns %s; the route's %s metadata names %v", where, owner, field, mk, metadataIDs(md[mk], field))
+		}
+	}
+	for mk, st := range md {
+		for field := range st.GetFields() {
+			if _, ok := explained[mk+"#"+field]; !ok && isRoutedKey(eff, mk) {
+				t.Errorf("%s: the route's %s metadata names field %s, which explain does not show", where, mk, field)
+			}
+		}
+	}
+	for _, name := range routeClusters(er.route) {
+		for mk, st := range er.clusters[name].GetMetadata().GetFilterMetadata() {
+			for field := range st.GetFields() {
+				owner, ok := explained[mk+"#"+field]
+				if isRoutedKey(eff, mk) && (!ok || !slices.Contains(metadataIDs(st, field), owner)) {
+					t.Errorf("%s: cluster %s's %s metadata names %v for %s; explain says %q", where, name, mk, metadataIDs(st, field), field, owner)
+				}
+			}
+		}
+	}
+}
+
+// routeClusters names the clusters a forwarding route sends to.
+func routeClusters(r *routev3.Route) []string {
+	ra := r.GetRoute()
+	if c := ra.GetCluster(); c != "" {
+		return []string{c}
+	}
+	var names []string
+	for _, wc := range ra.GetWeightedClusters().GetClusters() {
+		names = append(names, wc.Name)
+	}
+	return names
+}
+
+// metadataIDs are the policy IDs a merge metadata Struct lists for a
+// field.
+func metadataIDs(st *structpb.Struct, field string) []string {
+	var ids []string
+	for _, v := range st.GetFields()[field].GetListValue().GetValues() {
+		ids = append(ids, v.GetStringValue())
+	}
+	return ids
+}
+
+// isRoutedKey: the metadata key is a whole-overriding kind's among the
+// route's effective fields (other kinds' metadata sits on the route's
+// virtual host or RouteConfiguration as well).
+func isRoutedKey(eff []merge.EffectiveField, key string) bool {
+	return slices.ContainsFunc(eff, func(e merge.EffectiveField) bool {
+		wo, ok := e.Kind.(policy.WholeOverrider)
+		return ok && wo.OverridesWhole() && e.Kind.Spec().MetadataKey == key
+	})
+}
+
 // claim is one Envoy path an explained field's fragments set.
 type claim struct {
 	path  string
@@ -266,6 +356,7 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 	if replacedNote(view) {
 		t.Errorf("%s forwards, but explain says it is replaced: %q", where, view.Notes)
 	}
+	checkRoutedMetadata(t, eff, er, where)
 	claimed, shadowed := map[string]bool{}, map[string]string{}
 	for i, e := range eff {
 		if owner := e.Field.Owner.Policy.Describe(); view.Fields[i].Field != e.Key || view.Fields[i].Owner != owner {

@@ -134,6 +134,11 @@ type HTTPFilter struct {
 	// does nothing (an RBAC filter without rules), and the resources'
 	// per-filter configs decide.
 	Enabled bool
+	// Merge: the chain's configuration is the merge (proto.Merge, maps
+	// by key) of every resource's rather than the first one's — for a
+	// filter whose chain configuration holds what each resource's
+	// per-filter config names (JWT providers and requirements).
+	Merge bool
 }
 
 // ServiceCluster is the name of the Envoy cluster for a Service port,

@@ -27,15 +27,38 @@ func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + 
 // (GWP404) and the routes it applies to fail closed rather than dropping
 // the field silently.
 var renderers = map[string]fieldRenderer{
-	"BackendTrafficPolicy.compression":    renderCompressor,
-	"BackendTrafficPolicy.compressor":     renderCompressor,
-	"BackendTrafficPolicy.faultInjection": renderFaultInjection,
-	"BackendTrafficPolicy.httpUpgrade":    renderHTTPUpgrade,
-	"BackendTrafficPolicy.rateLimit":      renderRateLimit,
-	"SecurityPolicy.authorization":        renderAuthorization,
-	"SecurityPolicy.basicAuth":            renderBasicAuth,
-	"SecurityPolicy.extAuth":              renderExtAuth,
-	"SecurityPolicy.cors":                 renderCORS,
+	"BackendTrafficPolicy.compression":       renderCompressor,
+	"BackendTrafficPolicy.compressor":        renderCompressor,
+	"BackendTrafficPolicy.faultInjection":    renderFaultInjection,
+	"BackendTrafficPolicy.httpUpgrade":       renderHTTPUpgrade,
+	"BackendTrafficPolicy.rateLimit":         renderRateLimit,
+	"BackendTrafficPolicy.circuitBreaker":    renderCircuitBreaker,
+	"BackendTrafficPolicy.loadBalancer":      renderLoadBalancer,
+	"BackendTrafficPolicy.useClientProtocol": renderUseClientProtocol,
+	"BackendTrafficPolicy.dns":               renderDNS,
+	"BackendTrafficPolicy.routingType":       renderRoutingType,
+	"BackendTrafficPolicy.timeout":           renderTimeout,
+	"BackendTrafficPolicy.tcpKeepalive":      renderTCPKeepalive,
+	"BackendTrafficPolicy.connection":        renderConnection,
+	"BackendTrafficPolicy.proxyProtocol":     renderProxyProtocol,
+	"BackendTrafficPolicy.healthCheck":       renderHealthCheck,
+	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
+	"BackendTrafficPolicy.retry":             renderRetry,
+	"SecurityPolicy.authorization":           renderAuthorization,
+	"SecurityPolicy.basicAuth":               renderBasicAuth,
+	"SecurityPolicy.extAuth":                 renderExtAuth,
+	"SecurityPolicy.cors":                    renderCORS,
+	"SecurityPolicy.jwt":                     renderJWT,
+}
+
+// scopedRenderers are the fields whose rendering depends on the Envoy
+// resource the merge configures (ClientTrafficPolicy's connection
+// manager settings, see render_clienttrafficpolicy.go).
+var scopedRenderers = map[string]func(v json.RawMessage, who policyName, sc policy.Scope) ([]policy.Fragment, error){
+	"ClientTrafficPolicy.clientIPDetection": renderClientIPDetection,
+	"ClientTrafficPolicy.http1":             renderHTTP1,
+	"ClientTrafficPolicy.scheme":            renderScheme,
+	"ClientTrafficPolicy.timeout":           renderClientTimeout,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
@@ -52,6 +75,7 @@ const (
 	orderLocalRateLimit
 	orderRateLimit
 	orderCompressor
+	orderBuffer
 )
 
 // OverridesWhole implements policy.WholeOverrider: BackendTrafficPolicy,
@@ -78,6 +102,9 @@ func (k *Kind) MergesInto(p *policy.Policy) policy.Strategy {
 // RenderField implements policy.Renderer.
 func (k *Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
 	r, ok := renderers[k.name+"."+in.Key]
+	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
+		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
+	}
 	if !ok || len(in.Values) == 0 {
 		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key}}, nil
 	}

@@ -264,7 +264,10 @@ func renderRateLimit(v json.RawMessage, _ policyName) ([]policy.Fragment, error)
 	}
 	return []policy.Fragment{{
 		Capability: "local_ratelimit",
-		Filter: &policy.HTTPFilter{Name: localRateLimitFilter, Order: orderLocalRateLimit,
+		// On in the chain, as Envoy Gateway leaves it: without a token
+		// bucket of its own it limits nothing but where a route's config
+		// says.
+		Filter: &policy.HTTPFilter{Name: localRateLimitFilter, Order: orderLocalRateLimit, Enabled: true,
 			Typed: &localratelimitv3.LocalRateLimit{StatPrefix: "http_local_rate_limiter", MaxDynamicDescriptors: wrapperspb.UInt32(10000)}},
 		TypedPerFilterConfig: map[string]proto.Message{localRateLimitFilter: cfg},
 	}}, nil
@@ -369,8 +372,10 @@ func renderFaultInjection(v json.RawMessage, _ policyName) ([]policy.Fragment, e
 		}
 	}
 	return []policy.Fragment{{
-		Capability:           "fault",
-		Filter:               &policy.HTTPFilter{Name: faultFilter, Order: orderFault, Typed: &faultv3.HTTPFault{}},
+		Capability: "fault",
+		// On in the chain, as Envoy Gateway leaves it: without faults of
+		// its own it injects nothing but where a route's config says.
+		Filter:               &policy.HTTPFilter{Name: faultFilter, Order: orderFault, Enabled: true, Typed: &faultv3.HTTPFault{}},
 		TypedPerFilterConfig: map[string]proto.Message{faultFilter: cfg},
 	}}, nil
 }

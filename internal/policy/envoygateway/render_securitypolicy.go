@@ -25,7 +25,6 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -71,8 +70,10 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		per.MaxAge = strconv.Itoa(int(d.Seconds()))
 	}
 	return []policy.Fragment{{
-		Capability:           "cors",
-		Filter:               &policy.HTTPFilter{Name: corsFilter, Order: orderCORS, Typed: &corsv3.Cors{}},
+		Capability: "cors",
+		// On in the chain, as Envoy Gateway leaves it: without a policy of
+		// its own it answers nothing but where a route's config says.
+		Filter:               &policy.HTTPFilter{Name: corsFilter, Order: orderCORS, Enabled: true, Typed: &corsv3.Cors{}},
 		TypedPerFilterConfig: map[string]proto.Message{corsFilter: per},
 	}}, nil
 }
@@ -118,11 +119,11 @@ const rbacFilter = "envoy.filters.http.rbac"
 // renderAuthorization is an RBACPerRoute with Envoy Gateway's matcher
 // tree: a matcher per rule, named after the rule (else
 // securitypolicy/<ns>/<name>/authorization/rule/<i>), whose predicate is
-// the rule's conditions — methods, path, client CIDRs, headers, in that
-// order; several combined with and, a list of values with or — and the
-// default action when no rule matches. JWT claims, client IP geolocations
-// and other principals are not rendered yet: a value using them is
-// unsupported.
+// the rule's conditions — methods, path, client CIDRs, JWT scopes and
+// claims (render_jwtprincipal.go), headers, in that order; several
+// combined with and, a list of values with or — and the
+// default action when no rule matches. Client IP geolocations and other
+// principals are not rendered yet: a value using them is unsupported.
 func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 	var a authorization
 	if err := json.Unmarshal(v, &a); err != nil {
@@ -149,7 +150,7 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(r.Principal)) {
-			if k != "clientCIDRs" && k != "headers" {
+			if k != "clientCIDRs" && k != "headers" && k != "jwt" {
 				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.principal." + k}}, nil
 			}
 		}
@@ -172,6 +173,13 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 					Matcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_CustomMatch{
 						CustomMatch: typedExtension("ip_matcher", ipm)},
 				}}})
+		}
+		if raw, ok := r.Principal["jwt"]; ok {
+			jp, err := jwtPredicates(raw)
+			if err != nil {
+				return nil, fmt.Errorf("authorization.rules[%d]: %w", i, err)
+			}
+			preds = append(preds, jp...)
 		}
 		if raw, ok := r.Principal["headers"]; ok {
 			var hs []struct {
@@ -212,8 +220,10 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 		m.MatcherType = &xdsmatcherv3.Matcher_MatcherList_{MatcherList: list}
 	}
 	return []policy.Fragment{{
-		Capability:           "rbac",
-		Filter:               &policy.HTTPFilter{Name: rbacFilter, Order: orderRBAC, Typed: &rbachttpv3.RBAC{}},
+		Capability: "rbac",
+		// On in the chain, as Envoy Gateway leaves it: without rules it
+		// allows everything but where a route's config says.
+		Filter:               &policy.HTTPFilter{Name: rbacFilter, Order: orderRBAC, Enabled: true, Typed: &rbachttpv3.RBAC{}},
 		TypedPerFilterConfig: map[string]proto.Message{rbacFilter: &rbachttpv3.RBACPerRoute{Rbac: &rbachttpv3.RBAC{Matcher: m}}},
 	}}, nil
 }
@@ -318,6 +328,11 @@ type extAuth struct {
 	HeadersToExtAuth []string        `json:"headersToExtAuth"`
 	FailOpen         *bool           `json:"failOpen"`
 	StatusOnError    *int32          `json:"statusOnError"`
+	RecomputeRoute   *bool           `json:"recomputeRoute"`
+	Timeout          *string         `json:"timeout"`
+	BodyToExtAuth    *struct {
+		MaxRequestBytes uint32 `json:"maxRequestBytes"`
+	} `json:"bodyToExtAuth"`
 }
 
 type extAuthService struct {
@@ -327,12 +342,13 @@ type extAuthService struct {
 }
 
 // extAuthFields are the spec.extAuth keys renderExtAuth renders.
-var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "statusOnError"}
+var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "statusOnError", "recomputeRoute", "timeout", "bodyToExtAuth"}
 
 // renderExtAuth is Envoy Gateway's external authorization: a filter per
 // policy, envoy.filters.http.ext_authz/securitypolicy/<ns>/<name>, calling
-// the gRPC or HTTP service (timeout 10s) with the listed request headers,
-// enabled on the route. The service is one Service port, reached through
+// the gRPC or HTTP service (timeout 10s unless set) with the listed
+// request headers (and up to a limit of the body), enabled on the route;
+// recomputeRoute picks the route again after the check. The service is one Service port, reached through
 // gwpol's cluster for it (kube_<ns>_<name>_<port>, HTTP/2 for gRPC) where
 // Envoy Gateway names a cluster after the policy. Other backends (several,
 // Backend, ServiceImport) and the options not listed in extAuthFields are
@@ -372,8 +388,15 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 	}
 	cluster := policy.ServiceCluster(ns, ref.Name, *ref.Port)
 	clusterFrag := map[string]any{"name": cluster}
-	timeout := durationpb.New(10 * time.Second)
-	cfg := &extauthzv3.ExtAuthz{TransportApiVersion: corev3.ApiVersion_V3, FailureModeAllow: e.FailOpen != nil && *e.FailOpen}
+	timeout, err := durationOr(e.Timeout, 10*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("extAuth.timeout: %w", err)
+	}
+	cfg := &extauthzv3.ExtAuthz{TransportApiVersion: corev3.ApiVersion_V3, FailureModeAllow: e.FailOpen != nil && *e.FailOpen,
+		ClearRouteCache: e.RecomputeRoute != nil && *e.RecomputeRoute}
+	if b := e.BodyToExtAuth; b != nil {
+		cfg.WithRequestBody = &extauthzv3.BufferSettings{MaxRequestBytes: b.MaxRequestBytes}
+	}
 	host := fmt.Sprintf("%s.%s:%d", ref.Name, ns, *ref.Port)
 	if grpc {
 		clusterFrag["typed_extension_protocol_options"] = map[string]any{

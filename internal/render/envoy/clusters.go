@@ -48,6 +48,12 @@ type clusterOp struct {
 	http2     bool
 	fragments []*clusterv3.Cluster
 	backend   *model.Key // the backend object the cluster is built for
+	// of names the backend cluster a rule's own cluster copies, with the
+	// rule's settings and their metadata (ruleCluster).
+	of       string
+	settings []*clusterv3.Cluster
+	metadata *corev3.Metadata
+	retarget func(name string) // points the route at another name for it
 }
 
 // applyCluster records a cluster a virtual host needs; it returns the
@@ -55,6 +61,10 @@ type clusterOp struct {
 func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	if op.fragments != nil {
 		gb.addClusters(op.fragments)
+		return nil
+	}
+	if op.of != "" {
+		gb.ruleCluster(op)
 		return nil
 	}
 	var filter *filterDef

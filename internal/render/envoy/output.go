@@ -556,9 +556,13 @@ func staticCluster(c *clusterv3.Cluster) *clusterv3.Cluster {
 	if sc.GetType() != clusterv3.Cluster_EDS {
 		return sc
 	}
+	svc := sc.Name // a rule's own cluster is fed its backend's endpoints
+	if n := sc.GetEdsClusterConfig().GetServiceName(); n != "" {
+		svc = n
+	}
 	sc.EdsClusterConfig = nil
 	sc.LoadAssignment = &endpointv3.ClusterLoadAssignment{ClusterName: sc.Name}
-	parts := strings.Split(sc.Name, "_")
+	parts := strings.Split(svc, "_")
 	port, err := strconv.Atoi(parts[len(parts)-1])
 	if len(parts) == 4 && parts[0] == "kube" && err == nil {
 		sc.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STRICT_DNS}

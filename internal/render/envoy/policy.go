@@ -65,11 +65,14 @@ type filterDef struct {
 	upstream   bool
 	config     *anypb.Any
 	enabled    bool // on for every route (a backend's own filter), not per resource
+	merge      bool // the chain's config merges every resource's (policy.HTTPFilter.Merge)
 }
 
 // rendered is one merged field turned into typed Envoy configuration.
 type rendered struct {
 	kindKey     string // group/kind#field, for most-specific-wins
+	metaKey     string // the kind's merge metadata key
+	field       string // the field's key
 	filters     []filterDef
 	perFilter   map[string]*anypb.Any
 	routeAction *routev3.RouteAction
@@ -231,6 +234,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 		return rf
 	}
 	rf = b.renderNew(gk, r, f, sc, ids, nss, gwName)
+	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
 	}
@@ -307,7 +311,7 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, merge: f.Merge, config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)

@@ -439,6 +439,15 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 			overlay(m, f.hcm)
 		}
 	}
+	if rc.scope != nil && rc.scope != gb.whole {
+		// an HTTPS listener's own connection manager: its policies'
+		// settings over the Gateway's
+		for _, f := range rc.scope.fields {
+			if f.hcm != nil {
+				overlay(m, f.hcm)
+			}
+		}
+	}
 	chain := &listenerv3.FilterChain{
 		Name: name,
 		Filters: []*listenerv3.Filter{{

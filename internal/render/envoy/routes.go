@@ -35,7 +35,11 @@ const InvalidBody = "invalid route configuration detected and replaced with a di
 // filters its resources need.
 type rcBuild struct {
 	rc      *routev3.RouteConfiguration
+	scope   *scoped // the merge configuring the whole RouteConfiguration
 	filters map[string]filterDef
+	// merged are the configs merged into each merging filter so far
+	// (rendered fields are shared, so each is merged once).
+	merged map[string]map[*anypb.Any]bool
 }
 
 func (rb *rcBuild) use(s *scoped) {
@@ -44,11 +48,32 @@ func (rb *rcBuild) use(s *scoped) {
 	}
 	for _, r := range s.fields {
 		for _, f := range r.filters {
-			if _, ok := rb.filters[f.name]; !ok {
+			have, ok := rb.filters[f.name]
+			switch {
+			case !ok:
 				rb.filters[f.name] = f
+				rb.noteMerged(f)
+			case f.merge && !rb.merged[f.name][f.config]:
+				have.config = mergeAny(have.config, f.config)
+				rb.filters[f.name] = have
+				rb.noteMerged(f)
 			}
 		}
 	}
+}
+
+// noteMerged records a merging filter's config as part of the chain's.
+func (rb *rcBuild) noteMerged(f filterDef) {
+	if !f.merge {
+		return
+	}
+	if rb.merged == nil {
+		rb.merged = map[string]map[*anypb.Any]bool{}
+	}
+	if rb.merged[f.name] == nil {
+		rb.merged[f.name] = map[*anypb.Any]bool{}
+	}
+	rb.merged[f.name][f.config] = true
 }
 
 // httpFilters is the HCM chain: every filter used below this
@@ -111,7 +136,7 @@ type vhostPlan struct {
 // configuring the whole RouteConfiguration; vhost-level merges are the
 // HTTP listeners' own (HTTPS listeners merge into their RouteConfiguration).
 func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScope *scoped, https bool) *rcBuild {
-	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, filters: map[string]filterDef{}}
+	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, scope: rcScope, filters: map[string]filterDef{}}
 	if rcScope.replaced() {
 		rb.rc.VirtualHosts = []*routev3.VirtualHost{fallbackVHost("default", []string{"*"}, rcScope.replaceStatus(), rcScope.replaceBody())}
 		return rb
@@ -226,6 +251,7 @@ type vhostBuild struct {
 	names    []namedRoute
 	clusters []clusterOp
 	filters  []filterDef // HTTP filters Gateway API routing needs (session persistence)
+	grpc     bool        // serves a GRPCRoute where the target adds gRPC filters (servesGRPC)
 }
 
 type namedRoute struct {
@@ -249,6 +275,11 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 	}
 	for _, f := range vb.filters {
 		rb.filters[f.name] = f
+	}
+	if vb.grpc {
+		for _, f := range grpcFilters {
+			rb.filters[f.name] = f
+		}
 	}
 }
 
@@ -577,6 +608,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	if vb.opt.RouteSourceMetadata {
 		defer addRouteSource(r, e)
 	}
+	vb.servesGRPC(e)
 	if e.replaced != "" {
 		// kgateway answers the parent's match itself: falling through to a
 		// broader route would send the traffic somewhere nobody chose.
@@ -605,6 +637,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	if !vb.forward(r, e, l) {
 		return r
 	}
+	vb.ruleClusters(r, e, rs)
 	levels := []*scoped{rs, vhScope, rcScope}
 	applyRouteMaps(r, levels...)
 	tuneMirrors(r, levels...)

@@ -1,0 +1,648 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	commondnsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/common/dns/v3"
+	dnsclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dns/v3"
+	cswrrv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/client_side_weighted_round_robin/v3"
+	lbcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/common/v3"
+	leastrequestv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/least_request/v3"
+	maglevv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/maglev/v3"
+	overridehostv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/override_host/v3"
+	randomv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/random/v3"
+	roundrobinv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/round_robin/v3"
+	wrrlocalityv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/wrr_locality/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
+	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// This file renders the BackendTrafficPolicy fields that shape the
+// upstream connections of the routes a policy reaches: each is a partial
+// Cluster (internal/render/envoy gives such a rule clusters of its own,
+// named as Envoy Gateway names them, and merges the partials in), plus
+// the RouteAction settings a few of them also make (a consistent hash's
+// hash policy, a request timeout). The shapes are Envoy Gateway's
+// (translator cluster building); sub-fields not rendered yet are
+// reported unsupported, naming the sub-field, and fail the routes closed.
+
+const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
+
+// unrenderedKeys names the first key of an object value outside known
+// (sorted, for a deterministic report); "" when all are known.
+func unrenderedKeys(v json.RawMessage, known ...string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(v, &m) != nil {
+		return ""
+	}
+	for _, k := range sortedKeys(m) {
+		if !slices.Contains(known, k) && string(m[k]) != "null" {
+			return k
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// unsupportedPart is the fragment of a sub-field not rendered yet.
+func unsupportedPart(field, part string) []policy.Fragment {
+	return []policy.Fragment{{Capability: "envoygateway.BackendTrafficPolicy." + field + "." + part}}
+}
+
+// clusterFragment is a partial cluster as a fragment.
+func clusterFragment(c *clusterv3.Cluster) []policy.Fragment {
+	return []policy.Fragment{{Cluster: c}}
+}
+
+// httpOptions is a cluster whose only setting is its upstream HTTP
+// protocol options.
+func httpOptions(o *upstreamhttpv3.HttpProtocolOptions) (*clusterv3.Cluster, error) {
+	a, err := anypb.New(o)
+	if err != nil {
+		return nil, err
+	}
+	return &clusterv3.Cluster{TypedExtensionProtocolOptions: map[string]*anypb.Any{httpProtocolOptionsKey: a}}, nil
+}
+
+// circuitBreaker is spec.circuitBreaker.
+type circuitBreaker struct {
+	MaxConnections           *int64 `json:"maxConnections"`
+	MaxPendingRequests       *int64 `json:"maxPendingRequests"`
+	MaxParallelRequests      *int64 `json:"maxParallelRequests"`
+	MaxParallelRetries       *int64 `json:"maxParallelRetries"`
+	MaxRequestsPerConnection *int64 `json:"maxRequestsPerConnection"`
+	RetryBudget              *struct {
+		Percent *struct {
+			Numerator   float64  `json:"numerator"`
+			Denominator *float64 `json:"denominator"`
+		} `json:"percent"`
+		MinRetryConcurrency *uint32 `json:"minRetryConcurrency"`
+	} `json:"retryBudget"`
+}
+
+// circuitBreakerDefault is the value of each threshold left unset (the
+// API's default, which Envoy Gateway writes out).
+const circuitBreakerDefault = 1024
+
+// renderCircuitBreaker is the cluster's default-priority thresholds,
+// each unset one at 1024, and the limit of requests per connection in
+// the upstream HTTP protocol options.
+func renderCircuitBreaker(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "maxConnections", "maxPendingRequests", "maxParallelRequests", "maxParallelRetries", "maxRequestsPerConnection", "retryBudget"); k != "" {
+		return unsupportedPart("circuitBreaker", k), nil
+	}
+	var cb circuitBreaker
+	if err := json.Unmarshal(v, &cb); err != nil {
+		return nil, fmt.Errorf("circuitBreaker: %w", err)
+	}
+	t := &clusterv3.CircuitBreakers_Thresholds{}
+	for _, s := range []struct {
+		name string
+		v    *int64
+		to   **wrapperspb.UInt32Value
+	}{
+		{"maxConnections", cb.MaxConnections, &t.MaxConnections},
+		{"maxPendingRequests", cb.MaxPendingRequests, &t.MaxPendingRequests},
+		{"maxParallelRequests", cb.MaxParallelRequests, &t.MaxRequests},
+		{"maxParallelRetries", cb.MaxParallelRetries, &t.MaxRetries},
+	} {
+		n, err := uint32Or(s.v, circuitBreakerDefault)
+		if err != nil {
+			return nil, fmt.Errorf("circuitBreaker.%s: %w", s.name, err)
+		}
+		*s.to = wrapperspb.UInt32(n)
+	}
+	if rb := cb.RetryBudget; rb != nil {
+		t.RetryBudget = &clusterv3.CircuitBreakers_Thresholds_RetryBudget{MinRetryConcurrency: wrapU32(rb.MinRetryConcurrency)}
+		if p := rb.Percent; p != nil {
+			den := 100.0
+			if p.Denominator != nil && *p.Denominator > 0 {
+				den = *p.Denominator
+			}
+			t.RetryBudget.BudgetPercent = &typev3.Percent{Value: p.Numerator * 100 / den}
+		}
+	}
+	c := &clusterv3.Cluster{CircuitBreakers: &clusterv3.CircuitBreakers{Thresholds: []*clusterv3.CircuitBreakers_Thresholds{t}}}
+	if cb.MaxRequestsPerConnection != nil {
+		n, err := uint32Or(cb.MaxRequestsPerConnection, 0)
+		if err != nil {
+			return nil, fmt.Errorf("circuitBreaker.maxRequestsPerConnection: %w", err)
+		}
+		o, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{MaxRequestsPerConnection: wrapperspb.UInt32(n)}})
+		if err != nil {
+			return nil, err
+		}
+		proto.Merge(c, o)
+	}
+	return clusterFragment(c), nil
+}
+
+// uint32Or is a non-negative count that fits Envoy's uint32, def when
+// unset.
+func uint32Or(v *int64, def uint32) (uint32, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < 0 || *v > 1<<32-1 {
+		return 0, fmt.Errorf("%d is out of range 0..4294967295", *v)
+	}
+	return uint32(*v), nil
+}
+
+func wrapU32(v *uint32) *wrapperspb.UInt32Value {
+	if v == nil {
+		return nil
+	}
+	return wrapperspb.UInt32(*v)
+}
+
+// loadBalancer is spec.loadBalancer.
+type loadBalancer struct {
+	Type           string `json:"type"`
+	ConsistentHash *struct {
+		Type   string `json:"type"`
+		Header *struct {
+			Name string `json:"name"`
+		} `json:"header"`
+		Cookie *struct {
+			Name       string            `json:"name"`
+			TTL        *string           `json:"ttl"`
+			Attributes map[string]string `json:"attributes"`
+		} `json:"cookie"`
+		TableSize *uint64 `json:"tableSize"`
+	} `json:"consistentHash"`
+	BackendUtilization *struct {
+		BlackoutPeriod         *string `json:"blackoutPeriod"`
+		WeightExpirationPeriod *string `json:"weightExpirationPeriod"`
+	} `json:"backendUtilization"`
+	EndpointOverride *struct {
+		ExtractFrom []struct {
+			Header *string `json:"header"`
+		} `json:"extractFrom"`
+	} `json:"endpointOverride"`
+}
+
+// maglevTableSize is the Maglev table size Envoy Gateway uses unless the
+// policy sets one.
+const maglevTableSize = 65537
+
+// renderLoadBalancer is the cluster's load-balancing policy — Envoy
+// Gateway's typed load_balancing_policies extension per type, weighted by
+// locality; a consistent hash is Maglev, with the route hashing what the
+// policy names. An endpoint override wraps the policy (without locality
+// weighting) as its fallback. Slow start, zone-aware routing with
+// weighted zones and the other hash sources are not rendered yet.
+func renderLoadBalancer(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "type", "consistentHash", "backendUtilization", "endpointOverride", "zoneAware"); k != "" {
+		return unsupportedPart("loadBalancer", k), nil
+	}
+	if k := zoneAwarePart(v); k != "" {
+		return unsupportedPart("loadBalancer", "zoneAware."+k), nil
+	}
+	var lb loadBalancer
+	if err := json.Unmarshal(v, &lb); err != nil {
+		return nil, fmt.Errorf("loadBalancer: %w", err)
+	}
+	override := lb.EndpointOverride != nil
+	var name string
+	var cfg proto.Message
+	var frags []policy.Fragment
+	locality := &lbcommonv3.LocalityLbConfig{LocalityConfigSpecifier: &lbcommonv3.LocalityLbConfig_LocalityWeightedLbConfig_{LocalityWeightedLbConfig: &lbcommonv3.LocalityLbConfig_LocalityWeightedLbConfig{}}}
+	if override {
+		locality = nil
+	}
+	switch lb.Type {
+	case "RoundRobin":
+		name, cfg = "envoy.load_balancing_policies.round_robin", &roundrobinv3.RoundRobin{LocalityLbConfig: locality}
+	case "LeastRequest":
+		name, cfg = "envoy.load_balancing_policies.least_request", &leastrequestv3.LeastRequest{LocalityLbConfig: locality}
+	case "Random":
+		name, cfg = "envoy.load_balancing_policies.random", &randomv3.Random{LocalityLbConfig: locality}
+	case "ConsistentHash":
+		m, hash, err := consistentHash(lb)
+		if err != nil || m == nil {
+			return hash, err
+		}
+		name, cfg, frags = "envoy.load_balancing_policies.maglev", m, hash
+	case "BackendUtilization":
+		w := &cswrrv3.ClientSideWeightedRoundRobin{}
+		if bu := lb.BackendUtilization; bu != nil {
+			var err error
+			if w.BlackoutPeriod, err = optDuration(bu.BlackoutPeriod); err != nil {
+				return nil, fmt.Errorf("loadBalancer.backendUtilization.blackoutPeriod: %w", err)
+			}
+			if w.WeightExpirationPeriod, err = optDuration(bu.WeightExpirationPeriod); err != nil {
+				return nil, fmt.Errorf("loadBalancer.backendUtilization.weightExpirationPeriod: %w", err)
+			}
+		}
+		name, cfg = "envoy.load_balancing_policies.client_side_weighted_round_robin", w
+		if zoned(v) {
+			inner, err := lbPolicy(name, cfg)
+			if err != nil {
+				return nil, err
+			}
+			name, cfg = "envoy.load_balancing_policies.wrr_locality", &wrrlocalityv3.WrrLocality{EndpointPickingPolicy: inner}
+		}
+	default:
+		return nil, fmt.Errorf("loadBalancer.type: unknown type %q", lb.Type)
+	}
+	policyCfg, err := lbPolicy(name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if override {
+		oh := &overridehostv3.OverrideHost{FallbackPolicy: policyCfg}
+		for _, src := range lb.EndpointOverride.ExtractFrom {
+			if src.Header == nil {
+				return unsupportedPart("loadBalancer", "endpointOverride.extractFrom"), nil
+			}
+			oh.OverrideHostSources = append(oh.OverrideHostSources, &overridehostv3.OverrideHost_OverrideHostSource{Header: *src.Header})
+		}
+		if policyCfg, err = lbPolicy("envoy.load_balancing_policies.override_host", oh); err != nil {
+			return nil, err
+		}
+	}
+	return append(frags, policy.Fragment{Cluster: &clusterv3.Cluster{LoadBalancingPolicy: policyCfg}}), nil
+}
+
+// zoneAwarePart names a zoneAware setting not rendered yet: weighted
+// zones are rendered (their weights are the endpoints' locality weights,
+// which EDS carries; the clusters only weigh by locality), preferring
+// the local zone is not.
+func zoneAwarePart(v json.RawMessage) string {
+	var lb struct {
+		ZoneAware json.RawMessage `json:"zoneAware"`
+	}
+	if json.Unmarshal(v, &lb) != nil || len(lb.ZoneAware) == 0 {
+		return ""
+	}
+	return unrenderedKeys(lb.ZoneAware, "weightedZones")
+}
+
+// zoned: the load balancer weighs zones, which for client-side weighted
+// round robin takes Envoy's weighted-locality wrapper around it.
+func zoned(v json.RawMessage) bool {
+	var lb struct {
+		ZoneAware *struct {
+			WeightedZones []json.RawMessage `json:"weightedZones"`
+		} `json:"zoneAware"`
+	}
+	return json.Unmarshal(v, &lb) == nil && lb.ZoneAware != nil && len(lb.ZoneAware.WeightedZones) > 0
+}
+
+// lbPolicy is a load-balancing policy of one typed extension.
+func lbPolicy(name string, cfg proto.Message) (*clusterv3.LoadBalancingPolicy, error) {
+	a, err := anypb.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &clusterv3.LoadBalancingPolicy{Policies: []*clusterv3.LoadBalancingPolicy_Policy{{
+		TypedExtensionConfig: &corev3.TypedExtensionConfig{Name: name, TypedConfig: a},
+	}}}, nil
+}
+
+// consistentHash is the Maglev table and the route's hash policy; a nil
+// table with fragments means a hash source not rendered yet.
+func consistentHash(lb loadBalancer) (*maglevv3.Maglev, []policy.Fragment, error) {
+	ch := lb.ConsistentHash
+	m := &maglevv3.Maglev{TableSize: wrapperspb.UInt64(maglevTableSize)}
+	if ch == nil {
+		return nil, nil, fmt.Errorf("loadBalancer.consistentHash: missing for type ConsistentHash")
+	}
+	if ch.TableSize != nil {
+		m.TableSize = wrapperspb.UInt64(*ch.TableSize)
+	}
+	hp := &routev3.RouteAction_HashPolicy{}
+	switch {
+	case ch.Type == "SourceIP":
+		hp.PolicySpecifier = &routev3.RouteAction_HashPolicy_ConnectionProperties_{ConnectionProperties: &routev3.RouteAction_HashPolicy_ConnectionProperties{SourceIp: true}}
+	case ch.Type == "Header" && ch.Header != nil:
+		hp.PolicySpecifier = &routev3.RouteAction_HashPolicy_Header_{Header: &routev3.RouteAction_HashPolicy_Header{HeaderName: ch.Header.Name}}
+	case ch.Type == "Cookie" && ch.Cookie != nil && ch.Cookie.Attributes == nil:
+		ck := &routev3.RouteAction_HashPolicy_Cookie{Name: ch.Cookie.Name}
+		ttl, err := optDuration(ch.Cookie.TTL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("loadBalancer.consistentHash.cookie.ttl: %w", err)
+		}
+		ck.Ttl = ttl
+		hp.PolicySpecifier = &routev3.RouteAction_HashPolicy_Cookie_{Cookie: ck}
+	default:
+		return nil, unsupportedPart("loadBalancer", "consistentHash."+ch.Type), nil
+	}
+	ra, err := messageMap(&routev3.RouteAction{HashPolicy: []*routev3.RouteAction_HashPolicy{hp}})
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, []policy.Fragment{{Capability: "route", RouteAction: ra}}, nil
+}
+
+// optDuration is a Gateway API duration, nil when unset.
+func optDuration(s *string) (*durationpb.Duration, error) {
+	if s == nil {
+		return nil, nil
+	}
+	d, err := time.ParseDuration(*s)
+	if err != nil {
+		return nil, err
+	}
+	return durationpb.New(d), nil
+}
+
+// renderUseClientProtocol: the upstream connection speaks the
+// downstream's protocol — HTTP/1.1 or HTTP/2, with Envoy Gateway's HTTP/2
+// window sizes.
+func renderUseClientProtocol(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var on bool
+	if err := json.Unmarshal(v, &on); err != nil {
+		return nil, fmt.Errorf("useClientProtocol: %w", err)
+	}
+	if !on {
+		return nil, nil
+	}
+	c, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig{
+		UseDownstreamProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_UseDownstreamHttpConfig{
+			HttpProtocolOptions:  &corev3.Http1ProtocolOptions{},
+			Http2ProtocolOptions: http2Windows(),
+		}}})
+	if err != nil {
+		return nil, err
+	}
+	return clusterFragment(c), nil
+}
+
+// http2Windows are Envoy Gateway's upstream HTTP/2 window sizes (1 MiB
+// per connection, 64 KiB per stream).
+func http2Windows() *corev3.Http2ProtocolOptions {
+	return &corev3.Http2ProtocolOptions{InitialConnectionWindowSize: wrapperspb.UInt32(1 << 20), InitialStreamWindowSize: wrapperspb.UInt32(1 << 16)}
+}
+
+// dnsSettings is spec.dns.
+type dnsSettings struct {
+	DNSRefreshRate *string `json:"dnsRefreshRate"`
+	RespectDNSTTL  *bool   `json:"respectDnsTtl"`
+	LookupFamily   *string `json:"lookupFamily"`
+}
+
+// dnsLookupFamilies are spec.dns.lookupFamily's values in Envoy's terms.
+var dnsLookupFamilies = map[string]commondnsv3.DnsLookupFamily{
+	"IPv4": commondnsv3.DnsLookupFamily_V4_ONLY, "IPv6": commondnsv3.DnsLookupFamily_V6_ONLY,
+	"IPv4Preferred": commondnsv3.DnsLookupFamily_V4_PREFERRED, "IPv6Preferred": commondnsv3.DnsLookupFamily_AUTO,
+	"IPv4AndIPv6": commondnsv3.DnsLookupFamily_ALL,
+}
+
+// renderDNS tunes the resolution of DNS clusters (a Backend's hostname
+// endpoints): a DnsCluster cluster type, which tunes a cluster of that
+// type only — a Service's EDS cluster, resolved by the control plane, is
+// left as it is, as Envoy Gateway leaves it.
+func renderDNS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var d dnsSettings
+	if err := json.Unmarshal(v, &d); err != nil {
+		return nil, fmt.Errorf("dns: %w", err)
+	}
+	cfg := &dnsclusterv3.DnsCluster{}
+	rate, err := optDuration(d.DNSRefreshRate)
+	if err != nil {
+		return nil, fmt.Errorf("dns.dnsRefreshRate: %w", err)
+	}
+	cfg.DnsRefreshRate = rate
+	if d.RespectDNSTTL != nil {
+		cfg.RespectDnsTtl = *d.RespectDNSTTL
+	}
+	if d.LookupFamily != nil {
+		f, ok := dnsLookupFamilies[*d.LookupFamily]
+		if !ok {
+			return nil, fmt.Errorf("dns.lookupFamily: unknown family %q", *d.LookupFamily)
+		}
+		cfg.DnsLookupFamily = f
+	}
+	a, err := anypb.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return clusterFragment(&clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{
+		ClusterType: &clusterv3.Cluster_CustomClusterType{Name: "envoy.cluster.dns", TypedConfig: a}}}), nil
+}
+
+// renderRoutingType: whether Envoy reaches a Service through its
+// endpoints or its cluster IP is the endpoints the control plane sends
+// over EDS, which gwpol does not render; Listeners, routes and clusters
+// are the same either way, so the field renders to nothing (its owner is
+// still named in the route's merge metadata).
+func renderRoutingType(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var t string
+	if err := json.Unmarshal(v, &t); err != nil {
+		return nil, fmt.Errorf("routingType: %w", err)
+	}
+	if t != "Service" && t != "Endpoint" {
+		return nil, fmt.Errorf("routingType: unknown type %q", t)
+	}
+	return nil, nil
+}
+
+// timeouts is spec.timeout.
+type timeouts struct {
+	TCP *struct {
+		ConnectTimeout *string `json:"connectTimeout"`
+	} `json:"tcp"`
+	HTTP *struct {
+		ConnectionIdleTimeout *string `json:"connectionIdleTimeout"`
+		MaxConnectionDuration *string `json:"maxConnectionDuration"`
+		RequestTimeout        *string `json:"requestTimeout"`
+		MaxStreamDuration     *string `json:"maxStreamDuration"`
+	} `json:"http"`
+}
+
+// renderTimeout: the TCP connect timeout on the cluster, the HTTP
+// connection's idle timeout and lifetime in its upstream HTTP protocol
+// options, and the request timeout (with the idle timeout Envoy Gateway
+// pairs with it) and the longest stream on the route. Other timeouts are
+// not rendered yet.
+func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "tcp", "http"); k != "" {
+		return unsupportedPart("timeout", k), nil
+	}
+	var parts struct {
+		TCP  json.RawMessage `json:"tcp"`
+		HTTP json.RawMessage `json:"http"`
+	}
+	if err := json.Unmarshal(v, &parts); err != nil {
+		return nil, fmt.Errorf("timeout: %w", err)
+	}
+	if k := unrenderedKeys(parts.TCP, "connectTimeout"); k != "" {
+		return unsupportedPart("timeout", "tcp."+k), nil
+	}
+	if k := unrenderedKeys(parts.HTTP, "connectionIdleTimeout", "maxConnectionDuration", "requestTimeout", "maxStreamDuration"); k != "" {
+		return unsupportedPart("timeout", "http."+k), nil
+	}
+	var t timeouts
+	if err := json.Unmarshal(v, &t); err != nil {
+		return nil, fmt.Errorf("timeout: %w", err)
+	}
+	c := &clusterv3.Cluster{}
+	var frags []policy.Fragment
+	if t.TCP != nil {
+		d, err := optDuration(t.TCP.ConnectTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.tcp.connectTimeout: %w", err)
+		}
+		c.ConnectTimeout = d
+	}
+	if h := t.HTTP; h != nil {
+		idle, err := optDuration(h.ConnectionIdleTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.http.connectionIdleTimeout: %w", err)
+		}
+		life, err := optDuration(h.MaxConnectionDuration)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.http.maxConnectionDuration: %w", err)
+		}
+		if idle != nil || life != nil {
+			o, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{IdleTimeout: idle, MaxConnectionDuration: life}})
+			if err != nil {
+				return nil, err
+			}
+			proto.Merge(c, o)
+		}
+		req, err := optDuration(h.RequestTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.http.requestTimeout: %w", err)
+		}
+		stream, err := optDuration(h.MaxStreamDuration)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.http.maxStreamDuration: %w", err)
+		}
+		if req != nil || stream != nil {
+			ra := &routev3.RouteAction{}
+			if req != nil {
+				ra.Timeout, ra.IdleTimeout = req, routeIdleTimeout(req)
+			}
+			if stream != nil {
+				ra.MaxStreamDuration = &routev3.RouteAction_MaxStreamDuration{MaxStreamDuration: stream}
+			}
+			m, err := messageMap(ra)
+			if err != nil {
+				return nil, err
+			}
+			frags = append(frags, policy.Fragment{Capability: "route", RouteAction: m})
+		}
+	}
+	return append(frags, policy.Fragment{Cluster: c}), nil
+}
+
+// routeIdleTimeout is the stream idle timeout Envoy Gateway gives a
+// route with a request timeout: an hour, or the request timeout when
+// longer, none when the request timeout is 0 (disabled).
+func routeIdleTimeout(req *durationpb.Duration) *durationpb.Duration {
+	d := req.AsDuration()
+	if d == 0 {
+		return durationpb.New(0)
+	}
+	return durationpb.New(max(time.Hour, d))
+}
+
+// tcpKeepalive is spec.tcpKeepalive.
+type tcpKeepalive struct {
+	Probes   *uint32 `json:"probes"`
+	IdleTime *string `json:"idleTime"`
+	Interval *string `json:"interval"`
+}
+
+// renderTCPKeepalive is the upstream connections' TCP keepalive, its
+// times in whole seconds.
+func renderTCPKeepalive(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var k tcpKeepalive
+	if err := json.Unmarshal(v, &k); err != nil {
+		return nil, fmt.Errorf("tcpKeepalive: %w", err)
+	}
+	ka := &corev3.TcpKeepalive{KeepaliveProbes: wrapU32(k.Probes)}
+	for _, s := range []struct {
+		name string
+		v    *string
+		to   **wrapperspb.UInt32Value
+	}{{"idleTime", k.IdleTime, &ka.KeepaliveTime}, {"interval", k.Interval, &ka.KeepaliveInterval}} {
+		d, err := optDuration(s.v)
+		if err != nil {
+			return nil, fmt.Errorf("tcpKeepalive.%s: %w", s.name, err)
+		}
+		if d != nil {
+			*s.to = wrapperspb.UInt32(uint32(d.AsDuration() / time.Second))
+		}
+	}
+	return clusterFragment(&clusterv3.Cluster{UpstreamConnectionOptions: &clusterv3.UpstreamConnectionOptions{TcpKeepalive: ka}}), nil
+}
+
+// renderConnection is the upstream connections' buffer limit.
+func renderConnection(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "bufferLimit"); k != "" {
+		return unsupportedPart("connection", k), nil
+	}
+	var c struct {
+		BufferLimit *resource.Quantity `json:"bufferLimit"`
+	}
+	if err := json.Unmarshal(v, &c); err != nil {
+		return nil, fmt.Errorf("connection: %w", err)
+	}
+	out := &clusterv3.Cluster{}
+	if q := c.BufferLimit; q != nil {
+		n, ok := q.AsInt64()
+		if !ok || n < 0 || n > 1<<32-1 {
+			return nil, fmt.Errorf("connection.bufferLimit: %s is not a byte count Envoy accepts", q)
+		}
+		out.PerConnectionBufferLimitBytes = wrapperspb.UInt32(uint32(n))
+	}
+	return clusterFragment(out), nil
+}
+
+// renderProxyProtocol sends a PROXY protocol header (V1 or V2) on each
+// upstream connection: the upstream_proxy_protocol transport socket,
+// wrapping the cluster's own.
+func renderProxyProtocol(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var p struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(v, &p); err != nil {
+		return nil, fmt.Errorf("proxyProtocol: %w", err)
+	}
+	cfg := &corev3.ProxyProtocolConfig{}
+	switch p.Version {
+	case "V1":
+	case "V2":
+		cfg.Version = corev3.ProxyProtocolConfig_V2
+	default:
+		return nil, fmt.Errorf("proxyProtocol.version: unknown version %q", p.Version)
+	}
+	raw, err := anypb.New(&rawbufferv3.RawBuffer{})
+	if err != nil {
+		return nil, err
+	}
+	a, err := anypb.New(&proxyprotocolv3.ProxyProtocolUpstreamTransport{Config: cfg, TransportSocket: &corev3.TransportSocket{
+		Name: "envoy.transport_sockets.raw_buffer", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: raw}}})
+	if err != nil {
+		return nil, err
+	}
+	return clusterFragment(&clusterv3.Cluster{TransportSocket: &corev3.TransportSocket{
+		Name: "envoy.transport_sockets.upstream_proxy_protocol", ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: a}}}), nil
+}

@@ -1,0 +1,208 @@
+package envoygateway
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// healthCheck is spec.healthCheck.
+type healthCheck struct {
+	PanicThreshold *float64      `json:"panicThreshold"`
+	Passive        *passiveCheck `json:"passive"`
+	Active         *activeCheck  `json:"active"`
+}
+
+type passiveCheck struct {
+	SplitExternalLocalOriginErrors *bool   `json:"splitExternalLocalOriginErrors"`
+	Interval                       *string `json:"interval"`
+	ConsecutiveLocalOriginFailures *uint32 `json:"consecutiveLocalOriginFailures"`
+	ConsecutiveGatewayErrors       *uint32 `json:"consecutiveGatewayErrors"`
+	Consecutive5xxErrors           *uint32 `json:"consecutive5XxErrors"`
+	BaseEjectionTime               *string `json:"baseEjectionTime"`
+	MaxEjectionPercent             *int32  `json:"maxEjectionPercent"`
+	FailurePercentageThreshold     *uint32 `json:"failurePercentageThreshold"`
+	AlwaysEjectOneEndpoint         *bool   `json:"alwaysEjectOneEndpoint"`
+}
+
+type activeCheck struct {
+	Timeout            *string   `json:"timeout"`
+	Interval           *string   `json:"interval"`
+	InitialJitter      *string   `json:"initialJitter"`
+	UnhealthyThreshold *uint32   `json:"unhealthyThreshold"`
+	HealthyThreshold   *uint32   `json:"healthyThreshold"`
+	Type               string    `json:"type"`
+	TCP                *tcpCheck `json:"tcp"`
+	GRPC               *struct {
+		Service *string `json:"service"`
+	} `json:"grpc"`
+}
+
+type tcpCheck struct {
+	Send    *checkPayload `json:"send"`
+	Receive *checkPayload `json:"receive"`
+}
+
+type checkPayload struct {
+	Text   *string `json:"text"`
+	Binary []byte  `json:"binary"`
+}
+
+// renderHealthCheck is the rule's clusters' health: the panic threshold
+// (the share of healthy hosts below which Envoy balances over all of
+// them), passive checking (outlier detection) and active TCP or gRPC
+// checks, with the API's defaults where the policy leaves a setting out,
+// as the API server would fill them in. Active HTTP checks (their Host
+// is the route's hostname unless set), overrides and health check logs
+// are not rendered yet.
+func renderHealthCheck(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "panicThreshold", "passive", "active"); k != "" {
+		return unsupportedPart("healthCheck", k), nil
+	}
+	var h healthCheck
+	if err := json.Unmarshal(v, &h); err != nil {
+		return nil, fmt.Errorf("healthCheck: %w", err)
+	}
+	c := &clusterv3.Cluster{}
+	if h.PanicThreshold != nil {
+		c.CommonLbConfig = &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: *h.PanicThreshold}}
+	}
+	if p := h.Passive; p != nil {
+		od, err := outlierDetection(p)
+		if err != nil {
+			return nil, err
+		}
+		c.OutlierDetection = od
+	}
+	if a := h.Active; a != nil {
+		var raw struct {
+			Active json.RawMessage `json:"active"`
+		}
+		if err := json.Unmarshal(v, &raw); err != nil {
+			return nil, fmt.Errorf("healthCheck: %w", err)
+		}
+		if k := unrenderedKeys(raw.Active, "timeout", "interval", "initialJitter", "unhealthyThreshold", "healthyThreshold", "type", "tcp", "grpc"); k != "" {
+			return unsupportedPart("healthCheck", "active."+k), nil
+		}
+		hc, err := activeHealthCheck(a)
+		if err != nil {
+			return nil, err
+		}
+		c.HealthChecks = []*corev3.HealthCheck{hc}
+	}
+	return clusterFragment(c), nil
+}
+
+// outlierDetection is passive health checking, the API's defaults filled
+// in (interval 3s, ejection 30s for at most 10 % of hosts, 5 consecutive
+// 5xx or local-origin failures); gateway errors and a failure percentage
+// are enforced always when set.
+func outlierDetection(p *passiveCheck) (*clusterv3.OutlierDetection, error) {
+	interval, err := durationOr(p.Interval, 3*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("healthCheck.passive.interval: %w", err)
+	}
+	ejection, err := durationOr(p.BaseEjectionTime, 30*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("healthCheck.passive.baseEjectionTime: %w", err)
+	}
+	od := &clusterv3.OutlierDetection{
+		BaseEjectionTime:               ejection,
+		Interval:                       interval,
+		SplitExternalLocalOriginErrors: p.SplitExternalLocalOriginErrors != nil && *p.SplitExternalLocalOriginErrors,
+		ConsecutiveLocalOriginFailure:  wrapperspb.UInt32(uint32Default(p.ConsecutiveLocalOriginFailures, 5)),
+		Consecutive_5Xx:                wrapperspb.UInt32(uint32Default(p.Consecutive5xxErrors, 5)),
+		AlwaysEjectOneHost:             wrapperspb.Bool(p.AlwaysEjectOneEndpoint != nil && *p.AlwaysEjectOneEndpoint),
+	}
+	if pct := int32(10); p.MaxEjectionPercent == nil || *p.MaxEjectionPercent > 0 {
+		if p.MaxEjectionPercent != nil {
+			pct = *p.MaxEjectionPercent
+		}
+		od.MaxEjectionPercent = wrapperspb.UInt32(uint32(pct))
+	}
+	if n := p.ConsecutiveGatewayErrors; n != nil {
+		od.ConsecutiveGatewayFailure, od.EnforcingConsecutiveGatewayFailure = wrapperspb.UInt32(*n), wrapperspb.UInt32(100)
+	}
+	if n := p.FailurePercentageThreshold; n != nil {
+		od.FailurePercentageThreshold, od.EnforcingFailurePercentage = wrapperspb.UInt32(*n), wrapperspb.UInt32(100)
+	}
+	return od, nil
+}
+
+// activeHealthCheck is an active TCP or gRPC check, the API's defaults
+// filled in (1s timeout every 3s, unhealthy after 3 failures, healthy
+// after 1 success).
+func activeHealthCheck(a *activeCheck) (*corev3.HealthCheck, error) {
+	timeout, err := durationOr(a.Timeout, time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("healthCheck.active.timeout: %w", err)
+	}
+	interval, err := durationOr(a.Interval, 3*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("healthCheck.active.interval: %w", err)
+	}
+	jitter, err := optDuration(a.InitialJitter)
+	if err != nil {
+		return nil, fmt.Errorf("healthCheck.active.initialJitter: %w", err)
+	}
+	hc := &corev3.HealthCheck{Timeout: timeout, Interval: interval, InitialJitter: jitter,
+		UnhealthyThreshold: wrapperspb.UInt32(uint32Default(a.UnhealthyThreshold, 3)),
+		HealthyThreshold:   wrapperspb.UInt32(uint32Default(a.HealthyThreshold, 1))}
+	switch {
+	case a.Type == "TCP" && a.TCP != nil:
+		tcp := &corev3.HealthCheck_TcpHealthCheck{Send: healthPayload(a.TCP.Send)}
+		if r := healthPayload(a.TCP.Receive); r != nil {
+			tcp.Receive = []*corev3.HealthCheck_Payload{r}
+		}
+		hc.HealthChecker = &corev3.HealthCheck_TcpHealthCheck_{TcpHealthCheck: tcp}
+	case a.Type == "GRPC":
+		svc := ""
+		if a.GRPC != nil && a.GRPC.Service != nil {
+			svc = *a.GRPC.Service
+		}
+		hc.HealthChecker = &corev3.HealthCheck_GrpcHealthCheck_{GrpcHealthCheck: &corev3.HealthCheck_GrpcHealthCheck{ServiceName: svc}}
+	default:
+		return nil, fmt.Errorf("healthCheck.active: type %q without its settings", a.Type)
+	}
+	return hc, nil
+}
+
+// healthPayload is a payload as Envoy takes it: text hex-encoded, or
+// bytes.
+func healthPayload(p *checkPayload) *corev3.HealthCheck_Payload {
+	if p == nil {
+		return nil
+	}
+	out := &corev3.HealthCheck_Payload{}
+	if p.Text != nil && *p.Text != "" {
+		out.Payload = &corev3.HealthCheck_Payload_Text{Text: hex.EncodeToString([]byte(*p.Text))}
+	}
+	if len(p.Binary) > 0 {
+		out.Payload = &corev3.HealthCheck_Payload_Binary{Binary: p.Binary}
+	}
+	return out
+}
+
+// durationOr is a Gateway API duration, def when unset.
+func durationOr(s *string, def time.Duration) (*durationpb.Duration, error) {
+	if s == nil {
+		return durationpb.New(def), nil
+	}
+	return optDuration(s)
+}
+
+func uint32Default(v *uint32, def uint32) uint32 {
+	if v == nil {
+		return def
+	}
+	return *v
+}

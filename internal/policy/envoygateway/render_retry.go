@@ -1,0 +1,166 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	bufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/buffer/v3"
+	previoushostsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
+	previousprioritiesv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/priority/previous_priorities/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// retry is BackendTrafficPolicy's spec.retry.
+type retry struct {
+	NumRetries             *uint32 `json:"numRetries"`
+	NumAttemptsPerPriority *int64  `json:"numAttemptsPerPriority"`
+	RetryOn                *struct {
+		Triggers        []string `json:"triggers"`
+		HTTPStatusCodes []uint32 `json:"httpStatusCodes"`
+	} `json:"retryOn"`
+	PerRetry *struct {
+		Timeout *string `json:"timeout"`
+		BackOff *struct {
+			BaseInterval *string `json:"baseInterval"`
+			MaxInterval  *string `json:"maxInterval"`
+		} `json:"backOff"`
+	} `json:"perRetry"`
+}
+
+// Envoy Gateway's retry defaults: what a route retries on, the status it
+// retries, and how often, unless the policy says otherwise.
+const (
+	retryDefaultOn     = "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes"
+	retryDefaultStatus = 503
+	retryDefaultNum    = 2
+)
+
+// retryTriggers are the retryOn triggers Envoy Gateway accepts, spelt as
+// Envoy's retry_on conditions.
+var retryTriggers = []string{"5xx", "gateway-error", "reset", "connect-failure", "retriable-4xx", "refused-stream",
+	"retriable-status-codes", "cancelled", "deadline-exceeded", "internal", "resource-exhausted", "unavailable"}
+
+// renderRetry is the route's retry policy as Envoy Gateway builds it:
+// its defaults, a retry never sent to the host that just failed (at most
+// 5 host selections), the policy's triggers (joined) and statuses in
+// place of the default ones, the per-try timeout and back-off, and
+// priority-aware retries when numAttemptsPerPriority is set.
+func renderRetry(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var r retry
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("retry: %w", err)
+	}
+	hosts, err := anypb.New(&previoushostsv3.PreviousHostsPredicate{})
+	if err != nil {
+		return nil, err
+	}
+	rp := &routev3.RetryPolicy{
+		RetryOn: retryDefaultOn, RetriableStatusCodes: []uint32{retryDefaultStatus}, NumRetries: wrapperspb.UInt32(retryDefaultNum),
+		RetryHostPredicate: []*routev3.RetryPolicy_RetryHostPredicate{{Name: "envoy.retry_host_predicates.previous_hosts",
+			ConfigType: &routev3.RetryPolicy_RetryHostPredicate_TypedConfig{TypedConfig: hosts}}},
+		HostSelectionRetryMaxAttempts: 5,
+	}
+	if r.NumRetries != nil {
+		rp.NumRetries = wrapperspb.UInt32(*r.NumRetries)
+	}
+	if n := r.NumAttemptsPerPriority; n != nil && *n > 0 {
+		pri, err := anypb.New(&previousprioritiesv3.PreviousPrioritiesConfig{UpdateFrequency: int32(min(*n, 1<<31-1))})
+		if err != nil {
+			return nil, err
+		}
+		rp.RetryPriority = &routev3.RetryPolicy_RetryPriority{Name: "envoy.retry_priorities.previous_priorities",
+			ConfigType: &routev3.RetryPolicy_RetryPriority_TypedConfig{TypedConfig: pri}}
+	}
+	if on := r.RetryOn; on != nil {
+		if err := retryOn(rp, on.Triggers); err != nil {
+			return nil, err
+		}
+		rp.RetriableStatusCodes = on.HTTPStatusCodes
+	}
+	if err := perRetry(rp, r); err != nil {
+		return nil, err
+	}
+	ra, err := messageMap(&routev3.RouteAction{RetryPolicy: rp})
+	if err != nil {
+		return nil, err
+	}
+	return []policy.Fragment{{Capability: "route", RouteAction: ra}}, nil
+}
+
+// retryOn sets the triggers, comma-separated, when there are any.
+func retryOn(rp *routev3.RetryPolicy, triggers []string) error {
+	for i, t := range triggers {
+		if !slices.Contains(retryTriggers, t) {
+			return fmt.Errorf("retry.retryOn.triggers[%d]: unknown trigger %q", i, t)
+		}
+		if i == 0 {
+			rp.RetryOn = t
+		} else {
+			rp.RetryOn += "," + t
+		}
+	}
+	return nil
+}
+
+// perRetry sets the per-try timeout and the back-off (when it has an
+// interval).
+func perRetry(rp *routev3.RetryPolicy, r retry) error {
+	pr := r.PerRetry
+	if pr == nil {
+		return nil
+	}
+	t, err := optDuration(pr.Timeout)
+	if err != nil {
+		return fmt.Errorf("retry.perRetry.timeout: %w", err)
+	}
+	rp.PerTryTimeout = t
+	if pr.BackOff == nil {
+		return nil
+	}
+	bo := &routev3.RetryPolicy_RetryBackOff{}
+	if bo.BaseInterval, err = optDuration(pr.BackOff.BaseInterval); err != nil {
+		return fmt.Errorf("retry.perRetry.backOff.baseInterval: %w", err)
+	}
+	if bo.MaxInterval, err = optDuration(pr.BackOff.MaxInterval); err != nil {
+		return fmt.Errorf("retry.perRetry.backOff.maxInterval: %w", err)
+	}
+	if bo.BaseInterval != nil || bo.MaxInterval != nil {
+		rp.RetryBackOff = bo
+	}
+	return nil
+}
+
+// bufferFilter is Envoy's buffer filter, which Envoy Gateway adds to the
+// chain disabled and enables per route.
+const bufferFilter = "envoy.filters.http.buffer"
+
+// renderRequestBuffer buffers whole requests up to the limit before they
+// go upstream: the buffer filter, and the route's BufferPerRoute.
+func renderRequestBuffer(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var b struct {
+		Limit *resource.Quantity `json:"limit"`
+	}
+	if err := json.Unmarshal(v, &b); err != nil {
+		return nil, fmt.Errorf("requestBuffer: %w", err)
+	}
+	if b.Limit == nil {
+		return nil, fmt.Errorf("requestBuffer.limit: missing")
+	}
+	n, ok := b.Limit.AsInt64()
+	if !ok || n <= 0 || n > 1<<32-1 {
+		return nil, fmt.Errorf("requestBuffer.limit: %s is not a byte count Envoy accepts", b.Limit)
+	}
+	cfg := &bufferv3.Buffer{MaxRequestBytes: wrapperspb.UInt32(uint32(n))}
+	return []policy.Fragment{{
+		Capability:           "buffer",
+		Filter:               &policy.HTTPFilter{Name: bufferFilter, Order: orderBuffer, Typed: cfg},
+		TypedPerFilterConfig: map[string]proto.Message{bufferFilter: &bufferv3.BufferPerRoute{Override: &bufferv3.BufferPerRoute_Buffer{Buffer: cfg}}},
+	}}, nil
+}

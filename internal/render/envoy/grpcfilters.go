@@ -1,0 +1,32 @@
+package envoy
+
+import (
+	grpcstatsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_stats/v3"
+	grpcwebv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_web/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Envoy Gateway's data plane gives a connection manager serving a
+// GRPCRoute two filters of its own, on for every route, after the
+// policies' filters: gRPC-Web translation (browsers' gRPC) and gRPC
+// statistics for every method (and in filter state, for access logs).
+
+// grpcFilterOrder sorts them after every policy filter.
+const grpcFilterOrder = 1 << 20
+
+var grpcFilters = []filterDef{
+	{name: "envoy.filters.http.grpc_web", order: grpcFilterOrder, enabled: true, config: mustAny(&grpcwebv3.GrpcWeb{})},
+	{name: "envoy.filters.http.grpc_stats", order: grpcFilterOrder + 1, enabled: true, config: mustAny(&grpcstatsv3.FilterConfig{
+		EmitFilterState:        true,
+		PerMethodStatSpecifier: &grpcstatsv3.FilterConfig_StatsForAllMethods{StatsForAllMethods: wrapperspb.Bool(true)},
+	})},
+}
+
+// servesGRPC notes that a virtual host serves a GRPCRoute (whatever its
+// routes answer), on a target whose data plane adds the gRPC filters for
+// it.
+func (vb *vhostBuild) servesGRPC(e entry) {
+	if vb.target.Name == "envoygateway" && e.att.Route.Kind == "GRPCRoute" {
+		vb.grpc = true
+	}
+}

@@ -1,0 +1,146 @@
+package envoy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// This file gives a rule whose route-level policies shape its upstream
+// connections clusters of its own. Envoy Gateway's BackendTrafficPolicy
+// sets circuit breakers, load balancing, health checks, timeouts… on the
+// routes it targets, and Envoy Gateway builds one cluster per rule for
+// that: the backend's shared cluster cannot carry one route's settings
+// without imposing them on every other route to the same backend.
+
+// clusterSettings are the partial clusters the scope's fields make, and
+// the merge metadata of just those fields (the cluster says who shaped
+// it, as the route says who configured it).
+func (s *scoped) clusterSettings() ([]*clusterv3.Cluster, *corev3.Metadata) {
+	var cs []*clusterv3.Cluster
+	var md map[string]*structpb.Struct
+	for _, f := range s.fields {
+		if f.cluster == nil {
+			continue
+		}
+		cs = append(cs, f.cluster)
+		owners := s.metadata.GetFilterMetadata()[f.metaKey].GetFields()[f.field]
+		if owners == nil {
+			continue
+		}
+		if md == nil {
+			md = map[string]*structpb.Struct{}
+		}
+		if md[f.metaKey] == nil {
+			md[f.metaKey] = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+		}
+		md[f.metaKey].Fields[f.field] = owners
+	}
+	if md == nil {
+		return cs, nil
+	}
+	return cs, &corev3.Metadata{FilterMetadata: md}
+}
+
+// ruleClusterName is Envoy Gateway's name for a rule's cluster:
+// <kind>/<namespace>/<name>/rule/<i>, and …/backend/<j> for each backend
+// when the rule has several.
+func ruleClusterName(e entry, backend, backends int) string {
+	rt := e.att.Route
+	name := strings.ToLower(rt.Kind) + "/" + rt.Meta.Namespace + "/" + rt.Meta.Name + "/rule/" + strconv.Itoa(e.rule.Index)
+	if backends > 1 {
+		name += "/backend/" + strconv.Itoa(backend)
+	}
+	return name
+}
+
+// ruleClusters points a forwarding route at clusters of its rule's own
+// when the route scope's fields shape clusters (see the file comment).
+func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped) {
+	settings, md := rs.clusterSettings()
+	if len(settings) == 0 {
+		return
+	}
+	switch cs := r.GetRoute().GetClusterSpecifier().(type) {
+	case *routev3.RouteAction_Cluster:
+		name := ruleClusterName(e, 0, 1)
+		vb.clusters = append(vb.clusters, clusterOp{name: name, of: cs.Cluster, settings: settings, metadata: md,
+			retarget: func(n string) { cs.Cluster = n }})
+		cs.Cluster = name
+	case *routev3.RouteAction_WeightedClusters:
+		wcs := cs.WeightedClusters.GetClusters()
+		for j, wc := range wcs {
+			name := ruleClusterName(e, j, len(wcs))
+			vb.clusters = append(vb.clusters, clusterOp{name: name, of: wc.Name, settings: settings, metadata: md,
+				retarget: func(n string) { wc.Name = n }})
+			wc.Name = name
+		}
+	}
+}
+
+// ruleCluster builds a rule's cluster: a copy of the backend's cluster
+// (recorded before it, by the same route), fed the backend's endpoints
+// under the backend cluster's EDS name, with the settings merged in
+// order. The backend's own policies reach it too (clusterBackend). A rule
+// served through several listeners brings its cluster once per route:
+// the same settings share it; where listener-level policies make them
+// differ, the later route gets a cluster of its own, its name suffixed
+// with a hash of the settings (Envoy Gateway's one name per rule could
+// not hold both).
+func (gb *gatewayBuild) ruleCluster(op clusterOp) {
+	c := gb.buildRuleCluster(op)
+	have, ok := gb.clusters[op.name]
+	switch {
+	case !ok:
+	case proto.Equal(have, c):
+		return
+	default:
+		c.Name = op.name + "/" + settingsHash(c)
+		op.retarget(c.Name)
+		if _, dup := gb.clusters[c.Name]; dup {
+			return
+		}
+	}
+	gb.clusters[c.Name] = c
+	if k, ok := gb.clusterBackend[op.of]; ok {
+		gb.clusterBackend[c.Name] = k
+	}
+}
+
+// settingsHash names a rule cluster's variant: 8 hex digits of the
+// SHA-256 of its deterministic encoding.
+func settingsHash(c *clusterv3.Cluster) string {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:4])
+}
+
+// buildRuleCluster is the cluster ruleCluster records.
+func (gb *gatewayBuild) buildRuleCluster(op clusterOp) *clusterv3.Cluster {
+	backend := gb.cluster(op.of)
+	c := proto.Clone(backend).(*clusterv3.Cluster)
+	c.Name = op.name
+	if c.GetType() == clusterv3.Cluster_EDS && c.EdsClusterConfig != nil {
+		c.EdsClusterConfig.ServiceName = op.of
+	}
+	for _, s := range op.settings {
+		mergeCluster(c, s)
+	}
+	finishHTTPOptions(c)
+	if op.metadata != nil {
+		if c.Metadata == nil {
+			c.Metadata = &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{}}
+		}
+		for k, v := range op.metadata.FilterMetadata {
+			c.Metadata.FilterMetadata[k] = v
+		}
+	}
+	return c
+}
