@@ -5,6 +5,10 @@ import (
 	"strings"
 	"time"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -43,10 +47,7 @@ const maxDynamicDescriptors = 100000
 // minFillInterval is Envoy's smallest token bucket refill interval.
 const minFillInterval = 50 * time.Millisecond
 
-const (
-	typeFilterConfig = "type.googleapis.com/envoy.config.route.v3.FilterConfig"
-	jwtAuthnMetadata = "envoy.filters.http.jwt_authn"
-)
+const jwtAuthnMetadata = "envoy.filters.http.jwt_authn"
 
 // filterName names a per-policy HTTP filter: Envoy keeps one filter
 // instance per name, so what a policy shares across its rules (a rate-limit
@@ -56,10 +57,10 @@ func filterName(extension, ns, name string) string {
 	return extension + "/haproxyroutepolicy/" + ns + "/" + name
 }
 
-// enable is the per-route entry that turns on a filter disabled in the
-// chain, using the filter's own configuration (an empty config).
-func enable() map[string]any {
-	return map[string]any{"@type": typeFilterConfig, "config": map[string]any{}}
+// enable is the per-route entry that turns on the filter n, disabled in
+// the chain, with the filter's own configuration (an empty config).
+func enable(n string) map[string]proto.Message {
+	return map[string]proto.Message{n: &routev3.FilterConfig{Config: &anypb.Any{}}}
 }
 
 // RenderField implements policy.Renderer. Every field renders per Route:
@@ -209,9 +210,9 @@ func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 		cfg["forwarding"] = map[string]any{"header": a.forwardHeader}
 	}
 	return []policy.Fragment{{
-		Capability:      CapAPIKey,
-		Filter:          &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Config: cfg},
-		PerFilterConfig: map[string]map[string]any{n: enable()},
+		Capability:           CapAPIKey,
+		Filter:               &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Config: cfg},
+		TypedPerFilterConfig: enable(n),
 	}}
 }
 
@@ -257,7 +258,7 @@ func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
 			"always_consume_default_token_bucket": false,
 			"max_dynamic_descriptors":             maxDynamicDescriptors,
 		}},
-		PerFilterConfig: map[string]map[string]any{n: enable()},
+		TypedPerFilterConfig: enable(n),
 	}}, nil
 }
 
@@ -316,8 +317,8 @@ func renderCache(c *Cache, ns, name string) []policy.Fragment {
 		cfg["allowed_vary_headers"] = vary
 	}
 	return []policy.Fragment{{
-		Capability:      CapCache,
-		Filter:          &policy.HTTPFilter{Name: n, Order: OrderCache, Config: cfg},
-		PerFilterConfig: map[string]map[string]any{n: enable()},
+		Capability:           CapCache,
+		Filter:               &policy.HTTPFilter{Name: n, Order: OrderCache, Config: cfg},
+		TypedPerFilterConfig: enable(n),
 	}}
 }

@@ -41,6 +41,13 @@ func renderAll(t *testing.T, p *policy.Policy) map[string][]policy.Fragment {
 	return out
 }
 
+// enablesFilter reports whether f turns its filter on on the route.
+func enablesFilter(f policy.Fragment) bool {
+	_, ok := f.PerFilterConfig[f.Filter.Name]
+	_, typed := f.TypedPerFilterConfig[f.Filter.Name]
+	return ok || typed
+}
+
 func TestRenderFields(t *testing.T) {
 	p := decode(t, full)
 	if !p.IsValid() {
@@ -59,7 +66,7 @@ func TestRenderFields(t *testing.T) {
 			if !strings.HasSuffix(f.Filter.Name, "/haproxyroutepolicy/shop/p") {
 				t.Errorf("%s: filter name %q is not per policy", key, f.Filter.Name)
 			}
-			if _, ok := f.PerFilterConfig[f.Filter.Name]; !ok {
+			if !enablesFilter(f) {
 				t.Errorf("%s: filter %s is not enabled on the route", key, f.Filter.Name)
 			}
 			if f.Filter.Config["@type"] == nil {
@@ -75,7 +82,7 @@ func TestRenderFields(t *testing.T) {
 	}
 	// WAF is route metadata naming the selection, nothing an Envoy filter
 	// would half-apply.
-	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.RouteAction != nil {
+	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.TypedPerFilterConfig != nil || w.RouteAction != nil {
 		t.Errorf("waf fragment carries filter configuration: %+v", w)
 	} else if md, ok := w.Route["metadata"].(map[string]any); !ok || md["filter_metadata"] == nil {
 		t.Errorf("waf fragment does not name the selection in route metadata: %+v", w)
