@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -113,6 +115,20 @@ func renderWAF(w *WAF, ns string) []policy.Fragment {
 	}}
 }
 
+// claimHeaders are the claims copied into request headers: those
+// forwarded to the backend, then the consumer a per-consumer rate limit
+// counts.
+func claimHeaders(j *JWT) []*jwtv3.JwtClaimToHeader {
+	var out []*jwtv3.JwtClaimToHeader
+	for _, f := range j.ForwardClaims {
+		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: f.Header, ClaimName: f.Claim})
+	}
+	if j.consumerHeader != "" {
+		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: j.consumerHeader, ClaimName: "sub"})
+	}
+	return out
+}
+
 // policyName splits a policy ID group/kind/namespace/name.
 func policyName(id string) (string, string, error) {
 	parts := strings.Split(id, "/")
@@ -122,44 +138,34 @@ func policyName(id string) (string, string, error) {
 	return parts[2], parts[3], nil
 }
 
+// renderJWT is one jwt_authn filter per policy holding its provider (the
+// policy's identity), and a per-route requirement naming it.
 func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 	id := PolicyIdentity(ns, name)
-	provider := map[string]any{
+	provider := &jwtv3.JwtProvider{
+		Issuer: j.Issuer,
 		// The key is the Secret's pubkey.pem as mounted on the data plane
 		// (render's shared convention), never inlined.
-		"local_jwks": map[string]any{"filename": policy.SecretFile(ns, j.SecretRef.Name, JWTSecretKey)},
-	}
-	if j.Issuer != "" {
-		provider["issuer"] = j.Issuer
+		JwksSourceSpecifier: &jwtv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{
+			Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, j.SecretRef.Name, JWTSecretKey)}}},
+		ClaimToHeaders: claimHeaders(j),
 	}
 	if j.Audience != "" {
-		provider["audiences"] = []any{j.Audience}
-	}
-	var claims []any
-	for _, f := range j.ForwardClaims {
-		claims = append(claims, map[string]any{"header_name": f.Header, "claim_name": f.Claim})
-	}
-	if j.consumerHeader != "" {
-		claims = append(claims, map[string]any{"header_name": j.consumerHeader, "claim_name": "sub"})
-	}
-	if len(claims) > 0 {
-		provider["claim_to_headers"] = claims
+		provider.Audiences = []string{j.Audience}
 	}
 	if len(j.RequiredClaims) > 0 {
-		provider["payload_in_metadata"] = id
+		provider.PayloadInMetadata = id
 	}
 	jwtName := filterName("envoy.filters.http.jwt_authn", ns, name)
 	out := []policy.Fragment{{
 		Capability: CapJWT,
-		Filter: &policy.HTTPFilter{Name: jwtName, Order: OrderJWT, Config: map[string]any{
-			"@type":           "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication",
-			"providers":       map[string]any{id: provider},
-			"requirement_map": map[string]any{id: map[string]any{"provider_name": id}},
+		Filter: &policy.HTTPFilter{Name: jwtName, Order: OrderJWT, Typed: &jwtv3.JwtAuthentication{
+			Providers: map[string]*jwtv3.JwtProvider{id: provider},
+			RequirementMap: map[string]*jwtv3.JwtRequirement{id: {
+				RequiresType: &jwtv3.JwtRequirement_ProviderName{ProviderName: id}}},
 		}},
-		PerFilterConfig: map[string]map[string]any{jwtName: {
-			"@type":            "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig",
-			"requirement_name": id,
-		}},
+		TypedPerFilterConfig: map[string]proto.Message{jwtName: &jwtv3.PerRouteConfig{
+			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: id}}},
 	}}
 	if len(j.RequiredClaims) == 0 {
 		return out
