@@ -6,8 +6,11 @@ import (
 	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
+	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -170,35 +173,46 @@ func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 	if len(j.RequiredClaims) == 0 {
 		return out
 	}
-	// jwt_authn verifies tokens but not which claims they carry: an RBAC
-	// filter right after it requires each claim in the verified payload.
-	var ids []any
-	for _, c := range j.RequiredClaims {
-		path := []any{map[string]any{"key": id}}
+	return append(out, renderClaims(j.RequiredClaims, id, ns, name))
+}
+
+// renderClaims checks the claims a verified token must carry: jwt_authn
+// verifies tokens but not their claims, so an RBAC filter right after it
+// requires each claim in the payload jwt_authn stored under the policy's
+// identity.
+func renderClaims(claims []string, id, ns, name string) policy.Fragment {
+	var ids []*rbacv3.Principal
+	for _, c := range claims {
+		path := []*matcherv3.MetadataMatcher_PathSegment{pathKey(id)}
 		for _, k := range strings.Split(c, ".") {
-			path = append(path, map[string]any{"key": k})
+			path = append(path, pathKey(k))
 		}
-		ids = append(ids, map[string]any{"metadata": map[string]any{
-			"filter": jwtAuthnMetadata, "path": path, "value": map[string]any{"present_match": true},
-		}})
+		ids = append(ids, &rbacv3.Principal{
+			//lint:ignore SA1019 the rendered config names metadata, and typed building must not change it
+			Identifier: &rbacv3.Principal_Metadata{Metadata: &matcherv3.MetadataMatcher{
+				Filter: jwtAuthnMetadata, Path: path,
+				Value: &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_PresentMatch{PresentMatch: true}},
+			}}})
 	}
 	rbacName := filterName("envoy.filters.http.rbac", ns, name)
-	return append(out, policy.Fragment{
+	return policy.Fragment{
 		Capability: CapRBAC,
-		Filter: &policy.HTTPFilter{Name: rbacName, Order: OrderClaims, Config: map[string]any{
-			"@type": "type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC",
-		}},
-		PerFilterConfig: map[string]map[string]any{rbacName: {
-			"@type": "type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute",
-			"rbac": map[string]any{"rules": map[string]any{
-				"action": "ALLOW",
-				"policies": map[string]any{"required-claims": map[string]any{
-					"permissions": []any{map[string]any{"any": true}},
-					"principals":  []any{map[string]any{"and_ids": map[string]any{"ids": ids}}},
+		Filter:     &policy.HTTPFilter{Name: rbacName, Order: OrderClaims, Typed: &rbacfilterv3.RBAC{}},
+		TypedPerFilterConfig: map[string]proto.Message{rbacName: &rbacfilterv3.RBACPerRoute{Rbac: &rbacfilterv3.RBAC{
+			Rules: &rbacv3.RBAC{
+				Action: rbacv3.RBAC_ALLOW,
+				Policies: map[string]*rbacv3.Policy{"required-claims": {
+					Permissions: []*rbacv3.Permission{{Rule: &rbacv3.Permission_Any{Any: true}}},
+					Principals: []*rbacv3.Principal{{Identifier: &rbacv3.Principal_AndIds{
+						AndIds: &rbacv3.Principal_Set{Ids: ids}}}},
 				}},
-			}},
-		}},
-	})
+			}}}},
+	}
+}
+
+// pathKey is one step of a metadata path.
+func pathKey(k string) *matcherv3.MetadataMatcher_PathSegment {
+	return &matcherv3.MetadataMatcher_PathSegment{Segment: &matcherv3.MetadataMatcher_PathSegment_Key{Key: k}}
 }
 
 // renderAPIKey configures where the key is read and where its consumer
