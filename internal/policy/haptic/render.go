@@ -8,6 +8,7 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
@@ -222,16 +223,13 @@ func pathKey(k string) *matcherv3.MetadataMatcher_PathSegment {
 // open).
 func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 	n := filterName("envoy.filters.http.api_key_auth", ns, name)
-	cfg := map[string]any{
-		"@type":       "type.googleapis.com/envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth",
-		"key_sources": []any{map[string]any{"header": a.Header}},
-	}
+	cfg := &apikeyauthv3.ApiKeyAuth{KeySources: []*apikeyauthv3.KeySource{{Header: a.Header}}}
 	if a.forwardHeader != "" {
-		cfg["forwarding"] = map[string]any{"header": a.forwardHeader}
+		cfg.Forwarding = &apikeyauthv3.Forwarding{Header: a.forwardHeader}
 	}
 	return []policy.Fragment{{
 		Capability:           CapAPIKey,
-		Filter:               &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Config: cfg},
+		Filter:               &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Typed: cfg},
 		TypedPerFilterConfig: enable(n),
 	}}
 }
