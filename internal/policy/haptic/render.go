@@ -2,18 +2,24 @@ package haptic
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	commonratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
+	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -241,7 +247,7 @@ func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 // gcra allow the same traffic (GCRA is a token bucket scheduled by
 // emission time), so both render as Envoy's token bucket.
 func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
-	if r.Burst == nil || r.Requests < 1 || r.periodNanos <= 0 {
+	if r.Burst == nil || *r.Burst > math.MaxUint32 || r.Requests < 1 || r.periodNanos <= 0 {
 		return nil, fmt.Errorf("rateLimit of %s %s/%s is not valid", KindName, ns, name)
 	}
 	tokens, every := refill(r.Requests, r.periodNanos)
@@ -249,35 +255,45 @@ func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("rateLimit of %s %s/%s: Envoy refills at most every %s, adding %d tokens, more than burst %d holds; raise burst to at least %d",
 			KindName, ns, name, minFillInterval, tokens, *r.Burst, tokens)
 	}
-	bucket := map[string]any{"max_tokens": *r.Burst, "tokens_per_fill": tokens, "fill_interval": protoDuration(every)}
-	var action map[string]any
-	var key string
-	if r.Key == "consumer" {
-		key = "consumer"
-		action = map[string]any{"request_headers": map[string]any{"header_name": r.consumerHeader, "descriptor_key": key}}
-	} else {
-		key = "remote_address"
-		action = map[string]any{"remote_address": map[string]any{}}
+	bucket := func() *typev3.TokenBucket {
+		return &typev3.TokenBucket{MaxTokens: uint32(*r.Burst), TokensPerFill: wrapperspb.UInt32(uint32(tokens)), FillInterval: durationpb.New(every)}
 	}
-	always := func() map[string]any {
-		return map[string]any{"default_value": map[string]any{"numerator": 100, "denominator": "HUNDRED"}}
-	}
+	key, action := bucketKey(r)
 	n := filterName("envoy.filters.http.local_ratelimit", ns, name)
 	return []policy.Fragment{{
 		Capability: CapRateLimit,
-		Filter: &policy.HTTPFilter{Name: n, Order: OrderRateLimit, Config: map[string]any{
-			"@type":                               "type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit",
-			"stat_prefix":                         PolicyIdentity(ns, name),
-			"token_bucket":                        bucket,
-			"filter_enabled":                      always(),
-			"filter_enforced":                     always(),
-			"rate_limits":                         []any{map[string]any{"actions": []any{action}}},
-			"descriptors":                         []any{map[string]any{"entries": []any{map[string]any{"key": key}}, "token_bucket": bucket}},
-			"always_consume_default_token_bucket": false,
-			"max_dynamic_descriptors":             maxDynamicDescriptors,
+		Filter: &policy.HTTPFilter{Name: n, Order: OrderRateLimit, Typed: &localratelimitv3.LocalRateLimit{
+			StatPrefix:     PolicyIdentity(ns, name),
+			TokenBucket:    bucket(),
+			FilterEnabled:  always(),
+			FilterEnforced: always(),
+			RateLimits:     []*routev3.RateLimit{{Actions: []*routev3.RateLimit_Action{action}}},
+			Descriptors: []*commonratelimitv3.LocalRateLimitDescriptor{{
+				Entries:     []*commonratelimitv3.RateLimitDescriptor_Entry{{Key: key}},
+				TokenBucket: bucket(),
+			}},
+			AlwaysConsumeDefaultTokenBucket: wrapperspb.Bool(false),
+			MaxDynamicDescriptors:           wrapperspb.UInt32(maxDynamicDescriptors),
 		}},
 		TypedPerFilterConfig: enable(n),
 	}}, nil
+}
+
+// bucketKey is the descriptor key that splits the budget into buckets and
+// the action that fills it in: the client address, or the consumer header
+// authentication writes.
+func bucketKey(r *RateLimit) (string, *routev3.RateLimit_Action) {
+	if r.Key == "consumer" {
+		return "consumer", &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RequestHeaders_{
+			RequestHeaders: &routev3.RateLimit_Action_RequestHeaders{HeaderName: r.consumerHeader, DescriptorKey: "consumer"}}}
+	}
+	return "remote_address", &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RemoteAddress_{
+		RemoteAddress: &routev3.RateLimit_Action_RemoteAddress{}}}
+}
+
+// always is a filter_enabled / filter_enforced of 100%.
+func always() *corev3.RuntimeFractionalPercent {
+	return &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{Numerator: 100, Denominator: typev3.FractionalPercent_HUNDRED}}
 }
 
 // refill turns requests per period into the smallest steady refill Envoy
@@ -297,21 +313,6 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
-}
-
-// protoDuration formats a duration the way protojson does: seconds with
-// 0, 3, 6 or 9 fractional digits.
-func protoDuration(d time.Duration) string {
-	s, ns := int64(d/time.Second), int64(d%time.Second)
-	switch {
-	case ns == 0:
-		return fmt.Sprintf("%ds", s)
-	case ns%1e6 == 0:
-		return fmt.Sprintf("%d.%03ds", s, ns/1e6)
-	case ns%1e3 == 0:
-		return fmt.Sprintf("%d.%06ds", s, ns/1e3)
-	}
-	return fmt.Sprintf("%d.%09ds", s, ns)
 }
 
 // renderCache is Envoy's cache filter with the in-memory store, one per
