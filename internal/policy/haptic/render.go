@@ -11,9 +11,11 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	commonratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
+	cachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cache/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
+	simplehttpcachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/cache/simple_http_cache/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
@@ -96,7 +98,7 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 	case *WAF:
 		return renderWAF(v, ns), nil
 	case *Cache:
-		return renderCache(v, ns, name), nil
+		return renderCache(v, ns, name)
 	}
 	return nil, fmt.Errorf("%s %s: unexpected value %T", KindName, in.Key, in.Values[0])
 }
@@ -319,25 +321,26 @@ func gcd(a, b int64) int64 {
 // policy (its limits are filter-wide). Envoy takes freshness from the
 // response's Cache-Control; ttlSeconds is HAPTIC's upper bound on it and
 // has no Envoy equivalent, so it is not rendered.
-func renderCache(c *Cache, ns, name string) []policy.Fragment {
-	n := filterName("envoy.filters.http.cache", ns, name)
-	cfg := map[string]any{
-		"@type":        "type.googleapis.com/envoy.extensions.filters.http.cache.v3.CacheConfig",
-		"typed_config": map[string]any{"@type": "type.googleapis.com/envoy.extensions.http.cache.simple_http_cache.v3.SimpleHttpCacheConfig"},
+func renderCache(c *Cache, ns, name string) ([]policy.Fragment, error) {
+	if m := c.MaxObjectSizeBytes; m != nil && (*m < 1 || *m > math.MaxUint32) {
+		return nil, fmt.Errorf("cache of %s %s/%s is not valid", KindName, ns, name)
 	}
+	store, err := anypb.New(&simplehttpcachev3.SimpleHttpCacheConfig{})
+	if err != nil {
+		return nil, err
+	}
+	cfg := &cachev3.CacheConfig{TypedConfig: store}
 	if c.MaxObjectSizeBytes != nil {
-		cfg["max_body_bytes"] = *c.MaxObjectSizeBytes
+		cfg.MaxBodyBytes = uint32(*c.MaxObjectSizeBytes)
 	}
-	if len(c.VaryHeaders) > 0 {
-		var vary []any
-		for _, h := range c.VaryHeaders {
-			vary = append(vary, map[string]any{"exact": strings.ToLower(h), "ignore_case": true})
-		}
-		cfg["allowed_vary_headers"] = vary
+	for _, h := range c.VaryHeaders {
+		cfg.AllowedVaryHeaders = append(cfg.AllowedVaryHeaders, &matcherv3.StringMatcher{
+			MatchPattern: &matcherv3.StringMatcher_Exact{Exact: strings.ToLower(h)}, IgnoreCase: true})
 	}
+	n := filterName("envoy.filters.http.cache", ns, name)
 	return []policy.Fragment{{
 		Capability:           CapCache,
-		Filter:               &policy.HTTPFilter{Name: n, Order: OrderCache, Config: cfg},
+		Filter:               &policy.HTTPFilter{Name: n, Order: OrderCache, Typed: cfg},
 		TypedPerFilterConfig: enable(n),
-	}}
+	}}, nil
 }
