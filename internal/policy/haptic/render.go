@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -112,18 +113,19 @@ const WAFMetadataKey = Group + "/waf"
 // Envoy has no filter, so only a target with the waf capability (HAPTIC's)
 // takes it; any other fails the rule closed.
 func renderWAF(w *WAF, ns string) []policy.Fragment {
-	sel := map[string]any{"policy": w.Policy}
+	sel := map[string]*structpb.Value{"policy": structpb.NewStringValue(w.Policy)}
 	if w.trustedSource != "" {
-		sel["trusted"] = w.trustedSource
+		sel["trusted"] = structpb.NewStringValue(w.trustedSource)
 	} else {
-		sel["catalog"] = ns + "/" + w.CatalogRef.Name + "/" + w.CatalogRef.Key
+		sel["catalog"] = structpb.NewStringValue(ns + "/" + w.CatalogRef.Name + "/" + w.CatalogRef.Key)
 	}
 	if w.requestBody != "" {
-		sel["requestBodyMode"] = w.requestBody
+		sel["requestBodyMode"] = structpb.NewStringValue(w.requestBody)
 	}
 	return []policy.Fragment{{
 		Capability: CapWAF,
-		Route:      map[string]any{"metadata": map[string]any{"filter_metadata": map[string]any{WAFMetadataKey: sel}}},
+		TypedRoute: &routev3.Route{Metadata: &corev3.Metadata{
+			FilterMetadata: map[string]*structpb.Struct{WAFMetadataKey: {Fields: sel}}}},
 	}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -131,10 +132,10 @@ func TestRenderFields(t *testing.T) {
 	// would half-apply.
 	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.TypedPerFilterConfig != nil || w.RouteAction != nil {
 		t.Errorf("waf fragment carries filter configuration: %+v", w)
-	} else if md, ok := w.Route["metadata"].(map[string]any); !ok || md["filter_metadata"] == nil {
+	} else if rt, ok := w.TypedRoute.(*routev3.Route); !ok || rt.GetMetadata().GetFilterMetadata() == nil {
 		t.Errorf("waf fragment does not name the selection in route metadata: %+v", w)
-	} else if fm, ok := md["filter_metadata"].(map[string]any); !ok || fm[WAFMetadataKey] == nil {
-		t.Errorf("waf selection not under %s: %+v", WAFMetadataKey, md)
+	} else if sel := rt.GetMetadata().GetFilterMetadata()[WAFMetadataKey]; sel.GetFields()["catalog"].GetStringValue() != "shop/waf/policies.yaml" {
+		t.Errorf("waf selection not under %s: %v", WAFMetadataKey, rt.GetMetadata())
 	}
 	// auth → rate limit → WAF → cache.
 	for _, pair := range [][2]int{{OrderJWT, OrderRateLimit}, {OrderClaims, OrderRateLimit}, {OrderAPIKey, OrderRateLimit}, {OrderRateLimit, OrderWAF}, {OrderWAF, OrderCache}, {OrderJWT, OrderClaims}} {
