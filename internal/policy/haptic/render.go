@@ -129,20 +129,6 @@ func renderWAF(w *WAF, ns string) []policy.Fragment {
 	}}
 }
 
-// claimHeaders are the claims copied into request headers: those
-// forwarded to the backend, then the consumer a per-consumer rate limit
-// counts.
-func claimHeaders(j *JWT) []*jwtv3.JwtClaimToHeader {
-	var out []*jwtv3.JwtClaimToHeader
-	for _, f := range j.ForwardClaims {
-		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: f.Header, ClaimName: f.Claim})
-	}
-	if j.consumerHeader != "" {
-		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: j.consumerHeader, ClaimName: "sub"})
-	}
-	return out
-}
-
 // policyName splits a policy ID group/kind/namespace/name.
 func policyName(id string) (string, string, error) {
 	parts := strings.Split(id, "/")
@@ -185,6 +171,20 @@ func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 		return out
 	}
 	return append(out, renderClaims(j.RequiredClaims, id, ns, name))
+}
+
+// claimHeaders are the claims copied into request headers: those
+// forwarded to the backend, then the consumer a per-consumer rate limit
+// counts.
+func claimHeaders(j *JWT) []*jwtv3.JwtClaimToHeader {
+	var out []*jwtv3.JwtClaimToHeader
+	for _, f := range j.ForwardClaims {
+		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: f.Header, ClaimName: f.Claim})
+	}
+	if j.consumerHeader != "" {
+		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: j.consumerHeader, ClaimName: "sub"})
+	}
+	return out
 }
 
 // renderClaims checks the claims a verified token must carry: jwt_authn
