@@ -19,6 +19,7 @@
 // Settings); a policy needing a switched-off feature fails closed.
 //
 // Like every kind package it sits in the policy stage: it imports diag,
-// manifest, model and policy, and describes Envoy configuration in
-// policy's neutral Fragment form.
+// manifest, model and policy. Its render file builds the Envoy
+// configuration of each field as go-control-plane messages in policy
+// Fragments (the typed fields), which render/envoy packs and validates.
 package haptic

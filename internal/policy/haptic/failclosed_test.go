@@ -179,6 +179,9 @@ func enabledFilters(t *testing.T, p *policy.Policy) []string {
 			for n := range fr.PerFilterConfig {
 				out = append(out, n)
 			}
+			for n := range fr.TypedPerFilterConfig {
+				out = append(out, n)
+			}
 		}
 	}
 	slices.Sort(out)

@@ -2,8 +2,27 @@ package haptic
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	commonratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
+	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
+	cachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cache/v3"
+	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
+	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
+	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
+	simplehttpcachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/cache/simple_http_cache/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -43,10 +62,7 @@ const maxDynamicDescriptors = 100000
 // minFillInterval is Envoy's smallest token bucket refill interval.
 const minFillInterval = 50 * time.Millisecond
 
-const (
-	typeFilterConfig = "type.googleapis.com/envoy.config.route.v3.FilterConfig"
-	jwtAuthnMetadata = "envoy.filters.http.jwt_authn"
-)
+const jwtAuthnMetadata = "envoy.filters.http.jwt_authn"
 
 // filterName names a per-policy HTTP filter: Envoy keeps one filter
 // instance per name, so what a policy shares across its rules (a rate-limit
@@ -56,10 +72,10 @@ func filterName(extension, ns, name string) string {
 	return extension + "/haproxyroutepolicy/" + ns + "/" + name
 }
 
-// enable is the per-route entry that turns on a filter disabled in the
-// chain, using the filter's own configuration (an empty config).
-func enable() map[string]any {
-	return map[string]any{"@type": typeFilterConfig, "config": map[string]any{}}
+// enable is the per-route entry that turns on the filter n, disabled in
+// the chain, with the filter's own configuration (an empty config).
+func enable(n string) map[string]proto.Message {
+	return map[string]proto.Message{n: &routev3.FilterConfig{Config: &anypb.Any{}}}
 }
 
 // RenderField implements policy.Renderer. Every field renders per Route:
@@ -83,7 +99,7 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 	case *WAF:
 		return renderWAF(v, ns), nil
 	case *Cache:
-		return renderCache(v, ns, name), nil
+		return renderCache(v, ns, name)
 	}
 	return nil, fmt.Errorf("%s %s: unexpected value %T", KindName, in.Key, in.Values[0])
 }
@@ -97,18 +113,19 @@ const WAFMetadataKey = Group + "/waf"
 // Envoy has no filter, so only a target with the waf capability (HAPTIC's)
 // takes it; any other fails the rule closed.
 func renderWAF(w *WAF, ns string) []policy.Fragment {
-	sel := map[string]any{"policy": w.Policy}
+	sel := map[string]*structpb.Value{"policy": structpb.NewStringValue(w.Policy)}
 	if w.trustedSource != "" {
-		sel["trusted"] = w.trustedSource
+		sel["trusted"] = structpb.NewStringValue(w.trustedSource)
 	} else {
-		sel["catalog"] = ns + "/" + w.CatalogRef.Name + "/" + w.CatalogRef.Key
+		sel["catalog"] = structpb.NewStringValue(ns + "/" + w.CatalogRef.Name + "/" + w.CatalogRef.Key)
 	}
 	if w.requestBody != "" {
-		sel["requestBodyMode"] = w.requestBody
+		sel["requestBodyMode"] = structpb.NewStringValue(w.requestBody)
 	}
 	return []policy.Fragment{{
 		Capability: CapWAF,
-		Route:      map[string]any{"metadata": map[string]any{"filter_metadata": map[string]any{WAFMetadataKey: sel}}},
+		TypedRoute: &routev3.Route{Metadata: &corev3.Metadata{
+			FilterMetadata: map[string]*structpb.Struct{WAFMetadataKey: {Fields: sel}}}},
 	}}
 }
 
@@ -121,77 +138,92 @@ func policyName(id string) (string, string, error) {
 	return parts[2], parts[3], nil
 }
 
+// renderJWT is one jwt_authn filter per policy holding its provider (the
+// policy's identity), and a per-route requirement naming it.
 func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 	id := PolicyIdentity(ns, name)
-	provider := map[string]any{
+	provider := &jwtv3.JwtProvider{
+		Issuer: j.Issuer,
 		// The key is the Secret's pubkey.pem as mounted on the data plane
 		// (render's shared convention), never inlined.
-		"local_jwks": map[string]any{"filename": policy.SecretFile(ns, j.SecretRef.Name, JWTSecretKey)},
-	}
-	if j.Issuer != "" {
-		provider["issuer"] = j.Issuer
+		JwksSourceSpecifier: &jwtv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{
+			Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, j.SecretRef.Name, JWTSecretKey)}}},
+		ClaimToHeaders: claimHeaders(j),
 	}
 	if j.Audience != "" {
-		provider["audiences"] = []any{j.Audience}
-	}
-	var claims []any
-	for _, f := range j.ForwardClaims {
-		claims = append(claims, map[string]any{"header_name": f.Header, "claim_name": f.Claim})
-	}
-	if j.consumerHeader != "" {
-		claims = append(claims, map[string]any{"header_name": j.consumerHeader, "claim_name": "sub"})
-	}
-	if len(claims) > 0 {
-		provider["claim_to_headers"] = claims
+		provider.Audiences = []string{j.Audience}
 	}
 	if len(j.RequiredClaims) > 0 {
-		provider["payload_in_metadata"] = id
+		provider.PayloadInMetadata = id
 	}
 	jwtName := filterName("envoy.filters.http.jwt_authn", ns, name)
 	out := []policy.Fragment{{
 		Capability: CapJWT,
-		Filter: &policy.HTTPFilter{Name: jwtName, Order: OrderJWT, Config: map[string]any{
-			"@type":           "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication",
-			"providers":       map[string]any{id: provider},
-			"requirement_map": map[string]any{id: map[string]any{"provider_name": id}},
+		Filter: &policy.HTTPFilter{Name: jwtName, Order: OrderJWT, Typed: &jwtv3.JwtAuthentication{
+			Providers: map[string]*jwtv3.JwtProvider{id: provider},
+			RequirementMap: map[string]*jwtv3.JwtRequirement{id: {
+				RequiresType: &jwtv3.JwtRequirement_ProviderName{ProviderName: id}}},
 		}},
-		PerFilterConfig: map[string]map[string]any{jwtName: {
-			"@type":            "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig",
-			"requirement_name": id,
-		}},
+		TypedPerFilterConfig: map[string]proto.Message{jwtName: &jwtv3.PerRouteConfig{
+			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: id}}},
 	}}
 	if len(j.RequiredClaims) == 0 {
 		return out
 	}
-	// jwt_authn verifies tokens but not which claims they carry: an RBAC
-	// filter right after it requires each claim in the verified payload.
-	var ids []any
-	for _, c := range j.RequiredClaims {
-		path := []any{map[string]any{"key": id}}
+	return append(out, renderClaims(j.RequiredClaims, id, ns, name))
+}
+
+// claimHeaders are the claims copied into request headers: those
+// forwarded to the backend, then the consumer a per-consumer rate limit
+// counts.
+func claimHeaders(j *JWT) []*jwtv3.JwtClaimToHeader {
+	var out []*jwtv3.JwtClaimToHeader
+	for _, f := range j.ForwardClaims {
+		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: f.Header, ClaimName: f.Claim})
+	}
+	if j.consumerHeader != "" {
+		out = append(out, &jwtv3.JwtClaimToHeader{HeaderName: j.consumerHeader, ClaimName: "sub"})
+	}
+	return out
+}
+
+// renderClaims checks the claims a verified token must carry: jwt_authn
+// verifies tokens but not their claims, so an RBAC filter right after it
+// requires each claim in the payload jwt_authn stored under the policy's
+// identity.
+func renderClaims(claims []string, id, ns, name string) policy.Fragment {
+	var ids []*rbacv3.Principal
+	for _, c := range claims {
+		path := []*matcherv3.MetadataMatcher_PathSegment{pathKey(id)}
 		for _, k := range strings.Split(c, ".") {
-			path = append(path, map[string]any{"key": k})
+			path = append(path, pathKey(k))
 		}
-		ids = append(ids, map[string]any{"metadata": map[string]any{
-			"filter": jwtAuthnMetadata, "path": path, "value": map[string]any{"present_match": true},
-		}})
+		ids = append(ids, &rbacv3.Principal{
+			//lint:ignore SA1019 the rendered config names metadata, and typed building must not change it
+			Identifier: &rbacv3.Principal_Metadata{Metadata: &matcherv3.MetadataMatcher{
+				Filter: jwtAuthnMetadata, Path: path,
+				Value: &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_PresentMatch{PresentMatch: true}},
+			}}})
 	}
 	rbacName := filterName("envoy.filters.http.rbac", ns, name)
-	return append(out, policy.Fragment{
+	return policy.Fragment{
 		Capability: CapRBAC,
-		Filter: &policy.HTTPFilter{Name: rbacName, Order: OrderClaims, Config: map[string]any{
-			"@type": "type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC",
-		}},
-		PerFilterConfig: map[string]map[string]any{rbacName: {
-			"@type": "type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute",
-			"rbac": map[string]any{"rules": map[string]any{
-				"action": "ALLOW",
-				"policies": map[string]any{"required-claims": map[string]any{
-					"permissions": []any{map[string]any{"any": true}},
-					"principals":  []any{map[string]any{"and_ids": map[string]any{"ids": ids}}},
+		Filter:     &policy.HTTPFilter{Name: rbacName, Order: OrderClaims, Typed: &rbacfilterv3.RBAC{}},
+		TypedPerFilterConfig: map[string]proto.Message{rbacName: &rbacfilterv3.RBACPerRoute{Rbac: &rbacfilterv3.RBAC{
+			Rules: &rbacv3.RBAC{
+				Action: rbacv3.RBAC_ALLOW,
+				Policies: map[string]*rbacv3.Policy{"required-claims": {
+					Permissions: []*rbacv3.Permission{{Rule: &rbacv3.Permission_Any{Any: true}}},
+					Principals: []*rbacv3.Principal{{Identifier: &rbacv3.Principal_AndIds{
+						AndIds: &rbacv3.Principal_Set{Ids: ids}}}},
 				}},
-			}},
-		}},
-	})
+			}}}},
+	}
+}
+
+// pathKey is one step of a metadata path.
+func pathKey(k string) *matcherv3.MetadataMatcher_PathSegment {
+	return &matcherv3.MetadataMatcher_PathSegment{Segment: &matcherv3.MetadataMatcher_PathSegment_Key{Key: k}}
 }
 
 // renderAPIKey configures where the key is read and where its consumer
@@ -201,17 +233,14 @@ func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 // open).
 func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 	n := filterName("envoy.filters.http.api_key_auth", ns, name)
-	cfg := map[string]any{
-		"@type":       "type.googleapis.com/envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth",
-		"key_sources": []any{map[string]any{"header": a.Header}},
-	}
+	cfg := &apikeyauthv3.ApiKeyAuth{KeySources: []*apikeyauthv3.KeySource{{Header: a.Header}}}
 	if a.forwardHeader != "" {
-		cfg["forwarding"] = map[string]any{"header": a.forwardHeader}
+		cfg.Forwarding = &apikeyauthv3.Forwarding{Header: a.forwardHeader}
 	}
 	return []policy.Fragment{{
-		Capability:      CapAPIKey,
-		Filter:          &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Config: cfg},
-		PerFilterConfig: map[string]map[string]any{n: enable()},
+		Capability:           CapAPIKey,
+		Filter:               &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Typed: cfg},
+		TypedPerFilterConfig: enable(n),
 	}}
 }
 
@@ -222,7 +251,7 @@ func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 // gcra allow the same traffic (GCRA is a token bucket scheduled by
 // emission time), so both render as Envoy's token bucket.
 func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
-	if r.Burst == nil || r.Requests < 1 || r.periodNanos <= 0 {
+	if r.Burst == nil || *r.Burst > math.MaxUint32 || r.Requests < 1 || r.periodNanos <= 0 {
 		return nil, fmt.Errorf("rateLimit of %s %s/%s is not valid", KindName, ns, name)
 	}
 	tokens, every := refill(r.Requests, r.periodNanos)
@@ -230,35 +259,45 @@ func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("rateLimit of %s %s/%s: Envoy refills at most every %s, adding %d tokens, more than burst %d holds; raise burst to at least %d",
 			KindName, ns, name, minFillInterval, tokens, *r.Burst, tokens)
 	}
-	bucket := map[string]any{"max_tokens": *r.Burst, "tokens_per_fill": tokens, "fill_interval": protoDuration(every)}
-	var action map[string]any
-	var key string
-	if r.Key == "consumer" {
-		key = "consumer"
-		action = map[string]any{"request_headers": map[string]any{"header_name": r.consumerHeader, "descriptor_key": key}}
-	} else {
-		key = "remote_address"
-		action = map[string]any{"remote_address": map[string]any{}}
+	bucket := func() *typev3.TokenBucket {
+		return &typev3.TokenBucket{MaxTokens: uint32(*r.Burst), TokensPerFill: wrapperspb.UInt32(uint32(tokens)), FillInterval: durationpb.New(every)}
 	}
-	always := func() map[string]any {
-		return map[string]any{"default_value": map[string]any{"numerator": 100, "denominator": "HUNDRED"}}
-	}
+	key, action := bucketKey(r)
 	n := filterName("envoy.filters.http.local_ratelimit", ns, name)
 	return []policy.Fragment{{
 		Capability: CapRateLimit,
-		Filter: &policy.HTTPFilter{Name: n, Order: OrderRateLimit, Config: map[string]any{
-			"@type":                               "type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit",
-			"stat_prefix":                         PolicyIdentity(ns, name),
-			"token_bucket":                        bucket,
-			"filter_enabled":                      always(),
-			"filter_enforced":                     always(),
-			"rate_limits":                         []any{map[string]any{"actions": []any{action}}},
-			"descriptors":                         []any{map[string]any{"entries": []any{map[string]any{"key": key}}, "token_bucket": bucket}},
-			"always_consume_default_token_bucket": false,
-			"max_dynamic_descriptors":             maxDynamicDescriptors,
+		Filter: &policy.HTTPFilter{Name: n, Order: OrderRateLimit, Typed: &localratelimitv3.LocalRateLimit{
+			StatPrefix:     PolicyIdentity(ns, name),
+			TokenBucket:    bucket(),
+			FilterEnabled:  always(),
+			FilterEnforced: always(),
+			RateLimits:     []*routev3.RateLimit{{Actions: []*routev3.RateLimit_Action{action}}},
+			Descriptors: []*commonratelimitv3.LocalRateLimitDescriptor{{
+				Entries:     []*commonratelimitv3.RateLimitDescriptor_Entry{{Key: key}},
+				TokenBucket: bucket(),
+			}},
+			AlwaysConsumeDefaultTokenBucket: wrapperspb.Bool(false),
+			MaxDynamicDescriptors:           wrapperspb.UInt32(maxDynamicDescriptors),
 		}},
-		PerFilterConfig: map[string]map[string]any{n: enable()},
+		TypedPerFilterConfig: enable(n),
 	}}, nil
+}
+
+// bucketKey is the descriptor key that splits the budget into buckets and
+// the action that fills it in: the client address, or the consumer header
+// authentication writes.
+func bucketKey(r *RateLimit) (string, *routev3.RateLimit_Action) {
+	if r.Key == "consumer" {
+		return "consumer", &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RequestHeaders_{
+			RequestHeaders: &routev3.RateLimit_Action_RequestHeaders{HeaderName: r.consumerHeader, DescriptorKey: "consumer"}}}
+	}
+	return "remote_address", &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RemoteAddress_{
+		RemoteAddress: &routev3.RateLimit_Action_RemoteAddress{}}}
+}
+
+// always is a filter_enabled / filter_enforced of 100%.
+func always() *corev3.RuntimeFractionalPercent {
+	return &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{Numerator: 100, Denominator: typev3.FractionalPercent_HUNDRED}}
 }
 
 // refill turns requests per period into the smallest steady refill Envoy
@@ -280,44 +319,30 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-// protoDuration formats a duration the way protojson does: seconds with
-// 0, 3, 6 or 9 fractional digits.
-func protoDuration(d time.Duration) string {
-	s, ns := int64(d/time.Second), int64(d%time.Second)
-	switch {
-	case ns == 0:
-		return fmt.Sprintf("%ds", s)
-	case ns%1e6 == 0:
-		return fmt.Sprintf("%d.%03ds", s, ns/1e6)
-	case ns%1e3 == 0:
-		return fmt.Sprintf("%d.%06ds", s, ns/1e3)
-	}
-	return fmt.Sprintf("%d.%09ds", s, ns)
-}
-
 // renderCache is Envoy's cache filter with the in-memory store, one per
 // policy (its limits are filter-wide). Envoy takes freshness from the
 // response's Cache-Control; ttlSeconds is HAPTIC's upper bound on it and
 // has no Envoy equivalent, so it is not rendered.
-func renderCache(c *Cache, ns, name string) []policy.Fragment {
-	n := filterName("envoy.filters.http.cache", ns, name)
-	cfg := map[string]any{
-		"@type":        "type.googleapis.com/envoy.extensions.filters.http.cache.v3.CacheConfig",
-		"typed_config": map[string]any{"@type": "type.googleapis.com/envoy.extensions.http.cache.simple_http_cache.v3.SimpleHttpCacheConfig"},
+func renderCache(c *Cache, ns, name string) ([]policy.Fragment, error) {
+	if m := c.MaxObjectSizeBytes; m != nil && (*m < 1 || *m > math.MaxUint32) {
+		return nil, fmt.Errorf("cache of %s %s/%s is not valid", KindName, ns, name)
 	}
+	store, err := anypb.New(&simplehttpcachev3.SimpleHttpCacheConfig{})
+	if err != nil {
+		return nil, err
+	}
+	cfg := &cachev3.CacheConfig{TypedConfig: store}
 	if c.MaxObjectSizeBytes != nil {
-		cfg["max_body_bytes"] = *c.MaxObjectSizeBytes
+		cfg.MaxBodyBytes = uint32(*c.MaxObjectSizeBytes)
 	}
-	if len(c.VaryHeaders) > 0 {
-		var vary []any
-		for _, h := range c.VaryHeaders {
-			vary = append(vary, map[string]any{"exact": strings.ToLower(h), "ignore_case": true})
-		}
-		cfg["allowed_vary_headers"] = vary
+	for _, h := range c.VaryHeaders {
+		cfg.AllowedVaryHeaders = append(cfg.AllowedVaryHeaders, &matcherv3.StringMatcher{
+			MatchPattern: &matcherv3.StringMatcher_Exact{Exact: strings.ToLower(h)}, IgnoreCase: true})
 	}
+	n := filterName("envoy.filters.http.cache", ns, name)
 	return []policy.Fragment{{
-		Capability:      CapCache,
-		Filter:          &policy.HTTPFilter{Name: n, Order: OrderCache, Config: cfg},
-		PerFilterConfig: map[string]map[string]any{n: enable()},
-	}}
+		Capability:           CapCache,
+		Filter:               &policy.HTTPFilter{Name: n, Order: OrderCache, Typed: cfg},
+		TypedPerFilterConfig: enable(n),
+	}}, nil
 }

@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -41,6 +45,57 @@ func renderAll(t *testing.T, p *policy.Policy) map[string][]policy.Fragment {
 	return out
 }
 
+// enablesFilter reports whether f turns its filter on on the route.
+func enablesFilter(f policy.Fragment) bool {
+	_, ok := f.PerFilterConfig[f.Filter.Name]
+	_, typed := f.TypedPerFilterConfig[f.Filter.Name]
+	return ok || typed
+}
+
+// fragmentsJSON is frags as JSON with sorted keys, typed messages in their
+// protojson form (proto field names), so that tests read map and typed
+// fragments alike.
+func fragmentsJSON(t *testing.T, frags []policy.Fragment) ([]byte, error) {
+	t.Helper()
+	var out []any
+	for _, f := range frags {
+		m := map[string]any{"capability": f.Capability, "route": f.Route}
+		if f.TypedRoute != nil {
+			m["route"] = generic(t, f.TypedRoute)
+		}
+		if f.Filter != nil {
+			m["filter"] = f.Filter.Config
+			if f.Filter.Typed != nil {
+				m["filter"] = generic(t, f.Filter.Typed)
+			}
+		}
+		per := map[string]any{}
+		for n, c := range f.PerFilterConfig {
+			per[n] = c
+		}
+		for n, c := range f.TypedPerFilterConfig {
+			per[n] = generic(t, c)
+		}
+		m["per_filter_config"] = per
+		out = append(out, m)
+	}
+	return json.Marshal(out)
+}
+
+// generic is m's protojson form decoded into maps.
+func generic(t *testing.T, m proto.Message) any {
+	t.Helper()
+	raw, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func TestRenderFields(t *testing.T) {
 	p := decode(t, full)
 	if !p.IsValid() {
@@ -59,11 +114,11 @@ func TestRenderFields(t *testing.T) {
 			if !strings.HasSuffix(f.Filter.Name, "/haproxyroutepolicy/shop/p") {
 				t.Errorf("%s: filter name %q is not per policy", key, f.Filter.Name)
 			}
-			if _, ok := f.PerFilterConfig[f.Filter.Name]; !ok {
+			if !enablesFilter(f) {
 				t.Errorf("%s: filter %s is not enabled on the route", key, f.Filter.Name)
 			}
-			if f.Filter.Config["@type"] == nil {
-				t.Errorf("%s: filter config has no @type", key)
+			if f.Filter.Config["@type"] == nil && f.Filter.Typed == nil {
+				t.Errorf("%s: filter config has no type", key)
 			}
 		}
 	}
@@ -75,12 +130,12 @@ func TestRenderFields(t *testing.T) {
 	}
 	// WAF is route metadata naming the selection, nothing an Envoy filter
 	// would half-apply.
-	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.RouteAction != nil {
+	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.TypedPerFilterConfig != nil || w.RouteAction != nil {
 		t.Errorf("waf fragment carries filter configuration: %+v", w)
-	} else if md, ok := w.Route["metadata"].(map[string]any); !ok || md["filter_metadata"] == nil {
+	} else if rt, ok := w.TypedRoute.(*routev3.Route); !ok || rt.GetMetadata().GetFilterMetadata() == nil {
 		t.Errorf("waf fragment does not name the selection in route metadata: %+v", w)
-	} else if fm, ok := md["filter_metadata"].(map[string]any); !ok || fm[WAFMetadataKey] == nil {
-		t.Errorf("waf selection not under %s: %+v", WAFMetadataKey, md)
+	} else if sel := rt.GetMetadata().GetFilterMetadata()[WAFMetadataKey]; sel.GetFields()["catalog"].GetStringValue() != "shop/waf/policies.yaml" {
+		t.Errorf("waf selection not under %s: %v", WAFMetadataKey, rt.GetMetadata())
 	}
 	// auth → rate limit → WAF → cache.
 	for _, pair := range [][2]int{{OrderJWT, OrderRateLimit}, {OrderClaims, OrderRateLimit}, {OrderAPIKey, OrderRateLimit}, {OrderRateLimit, OrderWAF}, {OrderWAF, OrderCache}, {OrderJWT, OrderClaims}} {
@@ -93,7 +148,7 @@ func TestRenderFields(t *testing.T) {
 	}
 
 	// The JWT key is a file reference to the Secret, never its content.
-	js, _ := json.Marshal(got[FieldJWT])
+	js, _ := fragmentsJSON(t, got[FieldJWT])
 	if !strings.Contains(string(js), `"filename":"/etc/envoy/secrets/shop/jwt-ec/pubkey.pem"`) || strings.Contains(string(js), "PUBLICKEYMATERIAL") || strings.Contains(string(js), "inline") {
 		t.Errorf("jwt provider must reference the Secret by file: %s", js)
 	}
@@ -102,14 +157,14 @@ func TestRenderFields(t *testing.T) {
 		t.Errorf("required claims not checked: %s", js)
 	}
 	// Per-consumer rate limit reads the API key's consumer header.
-	rl, _ := json.Marshal(got[FieldRateLimit])
+	rl, _ := fragmentsJSON(t, got[FieldRateLimit])
 	// 50 per second is 1 token per 20ms, scaled to Envoy's 50ms minimum.
 	for _, s := range []string{`"header_name":"x-consumer"`, `"stat_prefix":"p_shop_p"`, `"max_tokens":100`, `"tokens_per_fill":3`, `"fill_interval":"0.060s"`} {
 		if !strings.Contains(string(rl), s) {
 			t.Errorf("rate limit lacks %s: %s", s, rl)
 		}
 	}
-	ak, _ := json.Marshal(got[FieldAPIKey])
+	ak, _ := fragmentsJSON(t, got[FieldAPIKey])
 	if strings.Contains(string(ak), "credentials") || strings.Contains(string(ak), "k-123") {
 		t.Errorf("api key credentials inlined: %s", ak)
 	}
@@ -118,14 +173,14 @@ func TestRenderFields(t *testing.T) {
 func TestRenderConsumerFromJWT(t *testing.T) {
 	p := decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}}\n  rateLimit: {requests: 5, key: consumer}")
 	got := renderAll(t, p)
-	j, _ := json.Marshal(got[FieldJWT])
-	r, _ := json.Marshal(got[FieldRateLimit])
+	j, _ := fragmentsJSON(t, got[FieldJWT])
+	r, _ := fragmentsJSON(t, got[FieldRateLimit])
 	if !strings.Contains(string(j), `{"claim_name":"sub","header_name":"x-haptic-consumer"}`) || !strings.Contains(string(r), `"header_name":"x-haptic-consumer"`) {
 		t.Errorf("consumer not carried from jwt sub to the rate limit:\n%s\n%s", j, r)
 	}
 	// Without key consumer the token's subject is not copied anywhere.
 	p = decode(t, "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}}\n  rateLimit: {requests: 5}")
-	j, _ = json.Marshal(renderAll(t, p)[FieldJWT])
+	j, _ = fragmentsJSON(t, renderAll(t, p)[FieldJWT])
 	if strings.Contains(string(j), "claim_to_headers") {
 		t.Errorf("unexpected claim_to_headers: %s", j)
 	}
@@ -154,11 +209,6 @@ func TestRefill(t *testing.T) {
 		// The rate is kept exactly.
 		if tokens*int64(tc.period) != tc.requests*int64(every) {
 			t.Errorf("refill(%d/%s) changes the rate", tc.requests, tc.period)
-		}
-	}
-	for d, want := range map[time.Duration]string{time.Second: "1s", 60 * time.Millisecond: "0.060s", 1500 * time.Microsecond: "0.001500s", time.Hour: "3600s", 1: "0.000000001s"} {
-		if got := protoDuration(d); got != want {
-			t.Errorf("protoDuration(%s) = %q, want %q", d, got, want)
 		}
 	}
 }
