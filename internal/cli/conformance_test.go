@@ -1,22 +1,21 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // conformanceDir holds kgateway's golden cases, beside the repository.
@@ -177,24 +176,11 @@ func decodeJSON(path string, v any) error {
 	return nil
 }
 
-// divergences reads testdata/conformance-divergences.txt: "case: reason".
+// divergences reads the TrafficPolicy cases' section of
+// testdata/conformance-divergences.txt: the "case: reason" lines before the
+// first named section.
 func divergences(t *testing.T) map[string]string {
-	out := map[string]string{}
-	f, err := os.Open("../../testdata/conformance-divergences.txt")
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, reason, _ := strings.Cut(line, ":")
-		out[strings.TrimSpace(name)] = strings.TrimSpace(reason)
-	}
-	return out
+	return divergenceSection(t, "")
 }
 
 // policyStatuses flattens gwpol's status report into expected.json's shape.

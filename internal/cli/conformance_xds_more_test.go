@@ -64,6 +64,7 @@ func TestConformanceXDSMore(t *testing.T) {
 		t.Skipf("conformance cases not found at %s (they live in ../shared beside the repository); skipping", moreDir)
 	}
 	accepted := xdsDivergences(t)
+	listed := divergenceSection(t, "kgateway-xds")
 	agree, total := map[string]int{}, map[string]int{}
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
@@ -73,10 +74,19 @@ func TestConformanceXDSMore(t *testing.T) {
 		total[group]++
 		t.Run(name, func(t *testing.T) {
 			left := caseXDSDiffs(t, dir, accepted)
+			reason, isListed := listed[name]
 			if len(left) == 0 {
 				agree[group]++
 				t.Log("identical")
+				if isListed {
+					t.Errorf("agrees now; remove %s from the kgateway-xds section of testdata/conformance-divergences.txt", name)
+				}
 				return
+			}
+			if !isListed {
+				t.Errorf("differs from kgateway's xDS and is not listed with a reason in the kgateway-xds section of testdata/conformance-divergences.txt")
+			} else {
+				t.Logf("listed: %s", reason)
 			}
 			var b strings.Builder
 			for i, d := range left {

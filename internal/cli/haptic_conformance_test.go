@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -41,34 +40,6 @@ type hapticExpected struct {
 		Conditions map[string]string `json:"conditions"`
 		Reasons    []string          `json:"reasons"`
 	} `json:"routes"`
-}
-
-// hapticDivergences reads the "# haptic" section of
-// testdata/conformance-divergences.txt: "case: reason" lines up to the next
-// section heading ("# <name>" alone on a line).
-func hapticDivergences(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	f, err := os.Open("../../testdata/conformance-divergences.txt")
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if head, ok := strings.CutPrefix(line, "# "); ok && !strings.ContainsAny(head, " :") {
-			in = head == "haptic"
-			continue
-		}
-		if !in || line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, reason, _ := strings.Cut(line, ":")
-		out[strings.TrimSpace(name)] = strings.TrimSpace(reason)
-	}
-	return out
 }
 
 // hapticConfig turns a case's chart values into gwpol's haptic: config
@@ -243,7 +214,7 @@ func TestConformanceHAPTIC(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Skipf("HAPTIC conformance cases not found at %s (they live in ../shared beside the repository); skipping", hapticConformanceDir)
 	}
-	div := hapticDivergences(t)
+	div := divergenceSection(t, "haptic")
 	agree, renderErrors, refusedAll := 0, 0, 0
 	for _, exp := range dirs {
 		dir := filepath.Dir(exp)
