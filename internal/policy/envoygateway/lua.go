@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/yuin/gopher-lua/parse"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/yuin/gopher-lua/parse"
 )
 
 // luaScripts is what the syntax check reads of an EnvoyExtensionPolicy.

@@ -21,7 +21,6 @@ import (
 	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -64,7 +63,7 @@ func renderCompressor(v json.RawMessage, _ policyName) ([]policy.Fragment, error
 	if err := json.Unmarshal(v, &cs); err != nil {
 		return nil, fmt.Errorf("compressor: %w", err)
 	}
-	frags := []policy.Fragment{{Capability: "compressor", Route: map[string]any{"request_headers_to_remove": []any{"accept-encoding"}}}}
+	frags := []policy.Fragment{{Capability: "compressor", TypedRoute: &routev3.Route{RequestHeadersToRemove: []string{"accept-encoding"}}}}
 	for i, c := range cs {
 		lib, ok := compressorLibraries[c.Type]
 		if !ok {
@@ -119,22 +118,7 @@ func renderHTTPUpgrade(v json.RawMessage, _ policyName) ([]policy.Fragment, erro
 		}
 		ra.UpgradeConfigs = append(ra.UpgradeConfigs, uc)
 	}
-	m, err := messageMap(ra)
-	if err != nil {
-		return nil, err
-	}
-	return []policy.Fragment{{Capability: "route", RouteAction: m}}, nil
-}
-
-// messageMap is a message in the protojson-shaped form fragments take for
-// RouteAction and Route fields.
-func messageMap(m proto.Message) (map[string]any, error) {
-	b, err := protojson.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(b, &out)
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
 }
 
 // rateLimit is BackendTrafficPolicy's spec.rateLimit.

@@ -352,11 +352,7 @@ func consistentHash(lb loadBalancer) (*maglevv3.Maglev, []policy.Fragment, error
 	default:
 		return nil, unsupportedPart("loadBalancer", "consistentHash."+ch.Type), nil
 	}
-	ra, err := messageMap(&routev3.RouteAction{HashPolicy: []*routev3.RouteAction_HashPolicy{hp}})
-	if err != nil {
-		return nil, nil, err
-	}
-	return m, []policy.Fragment{{Capability: "route", RouteAction: ra}}, nil
+	return m, []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{HashPolicy: []*routev3.RouteAction_HashPolicy{hp}}}}, nil
 }
 
 // optDuration is a Gateway API duration, nil when unset.
@@ -542,11 +538,7 @@ func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 			if stream != nil {
 				ra.MaxStreamDuration = &routev3.RouteAction_MaxStreamDuration{MaxStreamDuration: stream}
 			}
-			m, err := messageMap(ra)
-			if err != nil {
-				return nil, err
-			}
-			frags = append(frags, policy.Fragment{Capability: "route", RouteAction: m})
+			frags = append(frags, policy.Fragment{Capability: "route", TypedRouteAction: ra})
 		}
 	}
 	return append(frags, policy.Fragment{Cluster: c}), nil

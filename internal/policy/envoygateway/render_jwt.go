@@ -125,11 +125,7 @@ func renderJWT(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 		reqs = append(reqs, &jwtauthnv3.JwtRequirement{RequiresType: &jwtauthnv3.JwtRequirement_ProviderName{ProviderName: key}})
 		names = append(names, p.Name)
 		if cluster != nil {
-			m, err := messageMap(cluster)
-			if err != nil {
-				return nil, err
-			}
-			frags = append(frags, policy.Fragment{Clusters: []map[string]any{m}})
+			frags = append(frags, policy.Fragment{TypedClusters: []proto.Message{cluster}})
 		}
 	}
 	switch {

@@ -87,11 +87,7 @@ func renderRetry(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 	if err := perRetry(rp, r); err != nil {
 		return nil, err
 	}
-	ra, err := messageMap(&routev3.RouteAction{RetryPolicy: rp})
-	if err != nil {
-		return nil, err
-	}
-	return []policy.Fragment{{Capability: "route", RouteAction: ra}}, nil
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RetryPolicy: rp}}}, nil
 }
 
 // retryOn sets the triggers, comma-separated, when there are any.

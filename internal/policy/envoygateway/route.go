@@ -8,12 +8,13 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
-	"k8s.io/apimachinery/pkg/util/validation"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 var _ policy.RouteValidator = (*Kind)(nil)

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // level is how specific a claimed target is; Envoy Gateway processes the

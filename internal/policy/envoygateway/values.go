@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // valueChecks are the values Envoy Gateway rejects at translation (the
