@@ -21,7 +21,7 @@ const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
 // The agreement reached so far: the test fails when it drops below.
 const (
 	egPolicyFloor = 256
-	egRouteFloor  = 271
+	egRouteFloor  = 272
 )
 
 // egEntry is one ancestor (policy) or parent (route) of expected.json.
@@ -154,7 +154,7 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		c := pipeline.Compile(set, &Config{Namespace: "default"})
+		c := pipeline.Compile(set, egCaseConfig(t, dir))
 		gotP, gotR := egGot(status.Compute(c.Result, status.Options{}))
 		pbad := egCompare(exp.Policies, gotP, "policy")
 		rbad := egCompare(exp.Routes, gotR, "route")
@@ -183,4 +183,20 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 	if pn < egPolicyFloor || rn < egRouteFloor {
 		t.Errorf("agreement dropped below policies %d, routes %d", egPolicyFloor, egRouteFloor)
 	}
+}
+
+// egCaseConfig is the gwpol config a user of the case's Envoy Gateway
+// deployment would write: the translator settings case.json records that
+// gwpol has a setting for (envoyGateway.runningOnHost), else none.
+func egCaseConfig(t *testing.T, dir string) *Config {
+	t.Helper()
+	var cs struct {
+		Translator struct {
+			RunningOnHost bool `json:"RunningOnHost"`
+		} `json:"translator"`
+	}
+	readJSON(t, filepath.Join(dir, "case.json"), &cs)
+	cfg := &Config{Namespace: "default"}
+	cfg.EnvoyGateway.RunningOnHost = cs.Translator.RunningOnHost
+	return cfg
 }

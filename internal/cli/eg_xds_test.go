@@ -385,7 +385,7 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 			continue
 		}
 		m++
-		c := pipeline.Compile(set, &Config{Namespace: "default"})
+		c := pipeline.Compile(set, egCaseConfig(t, dir))
 		got, gotClusters, gotListeners, err := gwpolEG(t, c)
 		if err != nil {
 			t.Errorf("%s: render: %v", name, err)

@@ -34,6 +34,9 @@ type Config struct {
 	WSO2             map[string]any `mapstructure:"wso2"`
 	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).
 	HAPTIC map[string]any `mapstructure:"haptic"`
+	// EnvoyGateway are Envoy Gateway's deployment settings that change
+	// its verdicts and that no manifest in the input says.
+	EnvoyGateway EnvoyGatewaySettings `mapstructure:"envoyGateway"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
@@ -103,6 +106,7 @@ func (c *Config) PolicyConfig() policy.Config {
 	for k, v := range c.HAPTIC {
 		pc.Values[haptic.ConfigPrefix+k] = v
 	}
+	pc.Values[policy.ValueRunningOnHost] = c.EnvoyGateway.RunningOnHost
 	return pc
 }
 
@@ -112,4 +116,12 @@ func (c *Config) PolicyConfig() policy.Config {
 func (c *Config) CheckHAPTIC() error {
 	_, err := haptic.ParseSettings(c.PolicyConfig())
 	return err
+}
+
+// EnvoyGatewaySettings is the envoyGateway: section.
+type EnvoyGatewaySettings struct {
+	// RunningOnHost: Envoy Gateway runs its proxies on the host (its
+	// Custom provider with Host infrastructure), where a Backend may
+	// name a loopback address or a single-label hostname.
+	RunningOnHost bool `mapstructure:"runningOnHost"`
 }

@@ -21,6 +21,11 @@ type Env struct {
 	Target string
 }
 
+// ValueRunningOnHost is the Config.Values key of the envoyGateway:
+// section's runningOnHost (a bool): a controller's deployment setting,
+// not any kind's, so the pipeline sets it by this name.
+const ValueRunningOnHost = "envoyGateway.runningOnHost"
+
 // Config are the settings policy kinds read (from .gwpol.yaml).
 type Config struct {
 	// PolicyMerge maps kind-specific field keys to DeepMerge/ShallowMerge

@@ -29,7 +29,8 @@ func (k *Kind) RouteController() string { return ControllerName }
 // a backendRef or filter reference that does not resolve leaves the rule
 // in place, answering 500, and sets ResolvedRefs False.
 func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
-	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{}}
+	onHost, _ := env.Config.Values[policy.ValueRunningOnHost].(bool)
+	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{}, onHost: onHost}
 	for _, rule := range rt.Rules {
 		rv.rule(rule.Rule)
 	}
@@ -48,6 +49,7 @@ type routeValidation struct {
 	m       *model.Model
 	set     *policy.Set
 	verdict *policy.RouteVerdict
+	onHost  bool // Envoy Gateway runs on the host (envoyGateway.runningOnHost)
 }
 
 // routeProblem is one of Envoy Gateway's route status errors: the
@@ -552,9 +554,9 @@ type backendEndpoints struct {
 	} `json:"endpoints"`
 }
 
-// backendObjectProblem: a route may not reach a Unix socket, a loopback
-// address (Envoy Gateway allows it only when it runs on the host, which
-// the input does not say) or a single-label hostname.
+// backendObjectProblem: a route may not reach a Unix socket, nor, unless
+// Envoy Gateway runs on the host (config envoyGateway.runningOnHost), a
+// loopback address or a single-label hostname.
 func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	o, ok := rv.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
 	if !ok {
@@ -569,6 +571,7 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 		switch {
 		case ep.Unix != nil:
 			return unresolved("UnsupportedAddressType", "", "unix domain sockets are not supported in backend references.")
+		case rv.onHost:
 		case ep.IP != nil:
 			if a, err := netip.ParseAddr(ep.IP.Address); err == nil && a.IsLoopback() {
 				return unresolved("InvalidAddress", "", "IP address %s in the loopback range is only supported when using the Host infrastructure.", ep.IP.Address)

@@ -84,6 +84,12 @@ endpoints: [{addresses: [10.0.0.1]}]
 // verdictOf validates the one route of kind routeKind with the rules given.
 func verdictOf(t *testing.T, routeKind, rules string) *policy.RouteVerdict {
 	t.Helper()
+	return verdictWith(t, policy.Config{}, routeKind, rules)
+}
+
+// verdictWith is verdictOf under the config given.
+func verdictWith(t *testing.T, cfg policy.Config, routeKind, rules string) *policy.RouteVerdict {
+	t.Helper()
 	group := "gateway.networking.k8s.io/v1"
 	doc := routeObjects + "---\napiVersion: " + group + "\nkind: " + routeKind + "\nmetadata: {name: r, namespace: default}\nspec:\n  rules:\n" + rules
 	objs, err := manifest.Parse("r.yaml", []byte(doc), manifest.Limits{})
@@ -93,7 +99,7 @@ func verdictOf(t *testing.T, routeKind, rules string) *policy.RouteVerdict {
 	reg := policy.NewRegistry(All()...)
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
-	env := &policy.Env{Model: m}
+	env := &policy.Env{Model: m, Config: cfg}
 	set := reg.Decode(env)
 	rt := g.Route(routeKind, "default", "r")
 	if rt == nil {
@@ -152,6 +158,26 @@ func TestValidateRoute(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := summary(verdictOf(t, tt.kind, tt.rules)); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestValidateRouteOnHost: running on the host (envoyGateway.runningOnHost),
+// Envoy Gateway lets a Backend name a loopback address or a single-label
+// hostname; a Unix socket stays refused.
+func TestValidateRouteOnHost(t *testing.T) {
+	onHost := policy.Config{Values: map[string]any{policy.ValueRunningOnHost: true}}
+	tests := []struct{ backend, want string }{
+		{"loop", ""},
+		{"local", ""},
+		{"uds", "refs UnsupportedAddressType"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.backend, func(t *testing.T) {
+			rules := "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: " + tt.backend + "}]\n"
+			if got := summary(verdictWith(t, onHost, "HTTPRoute", rules)); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
