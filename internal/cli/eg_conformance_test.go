@@ -20,8 +20,8 @@ const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
 
 // The agreement reached so far: the test fails when it drops below.
 const (
-	egPolicyFloor = 256
-	egRouteFloor  = 272
+	egPolicyFloor = 257
+	egRouteFloor  = 273
 )
 
 // egEntry is one ancestor (policy) or parent (route) of expected.json.
@@ -187,16 +187,19 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 
 // egCaseConfig is the gwpol config a user of the case's Envoy Gateway
 // deployment would write: the translator settings case.json records that
-// gwpol has a setting for (envoyGateway.runningOnHost), else none.
+// gwpol has a setting for (envoyGateway.runningOnHost, enableBackend),
+// else none.
 func egCaseConfig(t *testing.T, dir string) *Config {
 	t.Helper()
 	var cs struct {
 		Translator struct {
-			RunningOnHost bool `json:"RunningOnHost"`
+			RunningOnHost  bool  `json:"RunningOnHost"`
+			BackendEnabled *bool `json:"BackendEnabled"`
 		} `json:"translator"`
 	}
 	readJSON(t, filepath.Join(dir, "case.json"), &cs)
 	cfg := &Config{Namespace: "default"}
 	cfg.EnvoyGateway.RunningOnHost = cs.Translator.RunningOnHost
+	cfg.EnvoyGateway.EnableBackend = cs.Translator.BackendEnabled
 	return cfg
 }

@@ -107,6 +107,7 @@ func (c *Config) PolicyConfig() policy.Config {
 		pc.Values[haptic.ConfigPrefix+k] = v
 	}
 	pc.Values[policy.ValueRunningOnHost] = c.EnvoyGateway.RunningOnHost
+	pc.Values[policy.ValueBackendDisabled] = c.EnvoyGateway.EnableBackend != nil && !*c.EnvoyGateway.EnableBackend
 	return pc
 }
 
@@ -124,4 +125,9 @@ type EnvoyGatewaySettings struct {
 	// Custom provider with Host infrastructure), where a Backend may
 	// name a loopback address or a single-label hostname.
 	RunningOnHost bool `mapstructure:"runningOnHost"`
+	// EnableBackend is extensionApis.enableBackend: routes and policies
+	// may use Envoy Gateway's Backend kind. nil means true: Envoy
+	// Gateway's own default is false, but an input holding Backends comes
+	// from a deployment that enabled them.
+	EnableBackend *bool `mapstructure:"enableBackend"`
 }

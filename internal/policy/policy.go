@@ -26,6 +26,10 @@ type Env struct {
 // not any kind's, so the pipeline sets it by this name.
 const ValueRunningOnHost = "envoyGateway.runningOnHost"
 
+// ValueBackendDisabled is true when the envoyGateway: section sets
+// enableBackend: false.
+const ValueBackendDisabled = "envoyGateway.backendDisabled"
+
 // Config are the settings policy kinds read (from .gwpol.yaml).
 type Config struct {
 	// PolicyMerge maps kind-specific field keys to DeepMerge/ShallowMerge

@@ -85,21 +85,48 @@ func TestExtensionChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			doc := extensionObjects + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" + tc.spec
-			objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			reg := policy.NewRegistry(All()...)
-			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
-			p := EnvoyExtensionPolicy().Decode(objs[len(objs)-1], &policy.Env{Model: m})
-			got := ""
-			if len(p.Invalid) > 0 {
-				got = p.Invalid[0].Message
-			}
-			if got != tc.invalid {
+			if got := extensionInvalid(t, tc.spec, policy.Config{}); got != tc.invalid {
 				t.Errorf("invalid = %q, want %q", got, tc.invalid)
 			}
 		})
 	}
+}
+
+// TestExtensionBackendDisabled: with Envoy Gateway's Backend kind disabled
+// (envoyGateway.enableBackend: false) an extension may not call a
+// Backend; a Service is unaffected.
+func TestExtensionBackendDisabled(t *testing.T) {
+	const extProc = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  extProc: [{backendRefs: "
+	off := policy.Config{Values: map[string]any{policy.ValueBackendDisabled: true}}
+	tests := []struct{ name, spec, invalid string }{
+		{"Backend", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip}]}]\n",
+			"ExtProc: resource ip of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration."},
+		{"Service", extProc + "[{name: svc, port: 9000}]}]\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := extensionInvalid(t, tc.spec, off); got != tc.invalid {
+				t.Errorf("invalid = %q, want %q", got, tc.invalid)
+			}
+		})
+	}
+}
+
+// extensionInvalid decodes an EnvoyExtensionPolicy of the spec given,
+// beside extensionObjects, and returns its first Invalid message ("" for
+// none).
+func extensionInvalid(t *testing.T, spec string, cfg policy.Config) string {
+	t.Helper()
+	doc := extensionObjects + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" + spec
+	objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	reg := policy.NewRegistry(All()...)
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+	p := EnvoyExtensionPolicy().Decode(objs[len(objs)-1], &policy.Env{Model: m, Config: cfg})
+	if len(p.Invalid) == 0 {
+		return ""
+	}
+	return p.Invalid[0].Message
 }

@@ -195,7 +195,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
 		}
 	}
-	k.validateReferences(p, raw, env.Model)
+	k.validateReferences(p, raw, env)
 	k.checkValues(p, raw)
 	if k == securityPolicy {
 		checkGeoLocations(p, raw, env.Model)

@@ -30,7 +30,8 @@ func (k *Kind) RouteController() string { return ControllerName }
 // in place, answering 500, and sets ResolvedRefs False.
 func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
 	onHost, _ := env.Config.Values[policy.ValueRunningOnHost].(bool)
-	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{}, onHost: onHost}
+	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
+	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{}, onHost: onHost, noBackend: noBackend}
 	for _, rule := range rt.Rules {
 		rv.rule(rule.Rule)
 	}
@@ -50,6 +51,9 @@ type routeValidation struct {
 	set     *policy.Set
 	verdict *policy.RouteVerdict
 	onHost  bool // Envoy Gateway runs on the host (envoyGateway.runningOnHost)
+	// noBackend: Envoy Gateway's Backend kind is disabled
+	// (envoyGateway.enableBackend: false).
+	noBackend bool
 }
 
 // routeProblem is one of Envoy Gateway's route status errors: the
@@ -505,6 +509,9 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference) *routePro
 		return unresolved("InvalidKind", "", "Group is invalid, only the core API group (specified by omitting the group field or setting it to an empty string), %s and %s are supported.", serviceImport.Group, Group)
 	case kind != "Service" && kind != serviceImport.Kind && kind != backend.Kind:
 		return unresolved("InvalidKind", "", "Kind is invalid, only Service, MCS ServiceImport and Envoy Gateway Backend are supported.")
+	}
+	if kind == backend.Kind && rv.noBackend {
+		return unresolved("UnsupportedValue", "", "Backend is disabled in Envoy Gateway configuration.")
 	}
 	gk := model.GroupKind{Group: group, Kind: kind}
 	if !rv.m.GrantAllows(model.GatewayGroup, rv.rt.Kind, rv.rt.Meta.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}) {

@@ -183,3 +183,21 @@ func TestValidateRouteOnHost(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateRouteBackendDisabled: with Envoy Gateway's Backend kind
+// disabled (envoyGateway.enableBackend: false), a backendRef to a Backend
+// does not resolve, whatever the Backend; Services are unaffected.
+func TestValidateRouteBackendDisabled(t *testing.T) {
+	off := policy.Config{Values: map[string]any{policy.ValueBackendDisabled: true}}
+	tests := []struct{ ref, want string }{
+		{"{group: gateway.envoyproxy.io, kind: Backend, name: fqdn, port: 80}", "refs UnsupportedValue"},
+		{"{name: svc, port: 8080}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			if got := summary(verdictWith(t, off, "HTTPRoute", "  - backendRefs: ["+tt.ref+"]\n")); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -81,12 +81,13 @@ var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "Servi
 // backend or Secret reference that does not resolve: the object is missing,
 // in another namespace without a ReferenceGrant, or (a Service) has no such
 // port.
-func (k *Kind) validateReferences(p *policy.Policy, raw []byte, m *model.Model) {
+func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env) {
 	var refs references
 	if json.Unmarshal(raw, &refs) != nil {
 		return // the spec's shape was checked by Decode
 	}
-	v := refValidator{p: p, m: m, kind: k.name}
+	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
+	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend}
 	if refs.ExtAuth != nil {
 		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {
 			if b != nil {
@@ -158,6 +159,9 @@ type refValidator struct {
 	p    *policy.Policy
 	m    *model.Model
 	kind string
+	// noBackend: Envoy Gateway's Backend kind is disabled
+	// (envoyGateway.enableBackend: false).
+	noBackend bool
 }
 
 func (v refValidator) invalid(path, format string, args ...any) {
@@ -223,6 +227,9 @@ func (v refValidator) backend(r backendRef) string {
 	gk := model.GroupKind{Group: r.Group, Kind: r.Kind}
 	if gk.Kind == "" {
 		gk.Kind = "Service"
+	}
+	if gk == backend && v.noBackend {
+		return fmt.Sprintf("resource %s of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration.", r.Name)
 	}
 	if gk.Kind == "Service" && gk.Group == "" && r.Port == nil {
 		return "a valid port number corresponding to a port on the Service must be specified."
