@@ -15,7 +15,8 @@ var backendTrafficPolicy = &Kind{
 	plural: "backendTrafficPolicies",
 	fields: []string{"rateLimit", "loadBalancer", "proxyProtocol", "tcpKeepalive", "healthCheck", "circuitBreaker",
 		"retry", "timeout", "connection", "dns", "http2", "faultInjection", "useClientProtocol", "compression",
-		"compressor", "responseOverride", "httpUpgrade", "requestBuffer", "telemetry", "routingType", "admissionControl"},
+		"compressor", "responseOverride", "httpUpgrade", "requestBuffer", "telemetry", "routingType", "admissionControl",
+		"bandwidthLimit"},
 	targets:   allTargets,
 	mergeable: true,
 }

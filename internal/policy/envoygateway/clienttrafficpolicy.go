@@ -12,7 +12,7 @@ var clientTrafficPolicy = &Kind{
 	name:   "ClientTrafficPolicy",
 	plural: "clientTrafficPolicies",
 	fields: []string{"tcpKeepalive", "enableProxyProtocol", "proxyProtocol", "clientIPDetection", "tls", "path",
-		"headers", "timeout", "connection", "http1", "http2", "http3", "healthCheck", "scheme"},
+		"headers", "timeout", "connection", "http1", "http2", "http3", "healthCheck", "scheme", "grpc"},
 	targets:   []policy.TargetKind{policy.TargetGateway, policy.TargetListenerSet},
 	bySection: true,
 }

@@ -7,7 +7,7 @@ func EnvoyExtensionPolicy() *Kind { return envoyExtensionPolicy }
 var envoyExtensionPolicy = &Kind{
 	name:      "EnvoyExtensionPolicy",
 	plural:    "envoyExtensionPolicies",
-	fields:    []string{"wasm", "extProc", "lua"},
+	fields:    []string{"wasm", "extProc", "lua", "dynamicModule"},
 	targets:   allTargets,
 	mergeable: true,
 }

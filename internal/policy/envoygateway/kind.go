@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -176,6 +177,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 			p.Values[f] = v
 		}
 	}
+	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, k.unknownFields(o, fields), env.Config.LenientFields)...)
 	p.Targets = targets(t)
 	for i, sel := range t.TargetSelectors {
 		if sel.Namespaces != nil {
@@ -244,4 +246,23 @@ func decoded(p *policy.Policy) *data {
 // AncestorStatuses implements policy.AncestorStatuser.
 func (k *Kind) AncestorStatuses(ps []*policy.Policy, g *topology.Graph) map[*policy.Policy][]policy.AncestorStatus {
 	return newStatusRun(k, g).run(ps)
+}
+
+// targetingKeys are the spec keys every kind reads for attachment rather
+// than as fields.
+var targetingKeys = []string{"targetRef", "targetRefs", "targetSelectors", "mergeType"}
+
+// unknownFields are the spec keys the kind does not define (a typo, or a
+// field of a newer Envoy Gateway): reported, never silently dropped.
+func (k *Kind) unknownFields(o *manifest.Object, spec map[string]json.RawMessage) []manifest.UnknownField {
+	known := slices.Concat(k.fields, targetingKeys)
+	slices.Sort(known)
+	var out []manifest.UnknownField
+	for _, key := range slices.Sorted(maps.Keys(spec)) {
+		if !slices.Contains(known, key) {
+			path := "spec." + key
+			out = append(out, manifest.UnknownField{Path: path, Pos: o.FieldPos(path), Known: known})
+		}
+	}
+	return out
 }

@@ -8,7 +8,7 @@ func SecurityPolicy() *Kind { return securityPolicy }
 var securityPolicy = &Kind{
 	name:      "SecurityPolicy",
 	plural:    "securityPolicies",
-	fields:    []string{"cors", "basicAuth", "apiKeyAuth", "jwt", "oidc", "extAuth", "authorization"},
+	fields:    []string{"cors", "basicAuth", "apiKeyAuth", "jwt", "oidc", "extAuth", "authorization", "csrf"},
 	targets:   allTargets,
 	mergeable: true,
 }
