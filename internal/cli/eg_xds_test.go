@@ -21,8 +21,13 @@ import (
 )
 
 // egXDSFloor is the number of Envoy Gateway cases whose routes agree with
-// egctl's xds.json so far: the test fails when it drops below.
-const egXDSFloor = 115
+// egctl's xds.json so far, and egClusterFloor and egListenerFloor those
+// whose clusters and filter chains agree: the test fails when one drops.
+const (
+	egXDSFloor      = 115
+	egClusterFloor  = 143
+	egListenerFloor = 123
+)
 
 // egRouteView is what the comparison looks at on one Envoy route: the
 // routes' identity set, how each answers (forwards, redirects, or a
@@ -418,6 +423,9 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 	// a figure to follow, not yet a floor.
 	fmt.Printf("eg xds clusters: %d/%d\n", nClusters, m)
 	fmt.Printf("eg xds listeners: %d/%d\n", nListeners, m)
+	if os.Getenv("GWPOL_EG_XDS_ALL") == "" && (nClusters < egClusterFloor || nListeners < egListenerFloor) {
+		t.Errorf("eg xds clusters or listeners dropped below %d, %d", egClusterFloor, egListenerFloor)
+	}
 	if n < egXDSFloor && os.Getenv("GWPOL_EG_XDS_ALL") == "" {
 		t.Errorf("eg xds agreement dropped below %d", egXDSFloor)
 	}
