@@ -25,34 +25,19 @@ var benchSizes = []int{1000, 5000, 10000}
 // merge, xDS build with validation, and JSON output streamed as the CLI
 // streams it. Compare with BenchmarkDecodeFloor at the same size (and
 // internal/cli's BenchmarkRenderCommand with BenchmarkNodeFloor).
-func BenchmarkRender(b *testing.B) {
-	for _, n := range benchSizes {
-		data := benchgen.Platform(n)
-		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				objs, err := manifest.Parse("bench.yaml", data, manifest.Limits{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				res := compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
-				out := render(b, res, envoy.Options{Target: "kgateway"})
-				if err := out.WriteJSON(io.Discard, envoy.TypeAll); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportPerRoute(b, n)
-		})
-	}
-}
+func BenchmarkRender(b *testing.B) { benchRender(b, benchgen.Platform, "kgateway") }
 
 // BenchmarkRenderEnvoyGateway is BenchmarkRender on the Envoy Gateway
 // flavour of the platform (BackendTrafficPolicies at gateway, listener,
 // route and rule level, placed on each route) with --target envoygateway.
 func BenchmarkRenderEnvoyGateway(b *testing.B) {
+	benchRender(b, benchgen.PlatformEnvoyGateway, "envoygateway")
+}
+
+// benchRender renders the generated platform of each size for target.
+func benchRender(b *testing.B, platform func(int) []byte, target string) {
 	for _, n := range benchSizes {
-		data := benchgen.PlatformEnvoyGateway(n)
+		data := platform(n)
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
@@ -62,7 +47,7 @@ func BenchmarkRenderEnvoyGateway(b *testing.B) {
 					b.Fatal(err)
 				}
 				res := compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
-				out := render(b, res, envoy.Options{Target: "envoygateway"})
+				out := render(b, res, envoy.Options{Target: target})
 				if err := out.WriteJSON(io.Discard, envoy.TypeAll); err != nil {
 					b.Fatal(err)
 				}
