@@ -28,12 +28,7 @@ func overridesWhole(k policy.Kind) bool {
 // in the kind's processing order (Envoy Gateway's Accepted=False
 // Conflicted): none of their fields take effect there.
 func wholeConflicts(in *Input) []diag.Diagnostic {
-	type entry struct {
-		p      *policy.Policy
-		places []string
-	}
-	var order []*entry
-	by := map[*policy.Policy]*entry{}
+	var found policyPlaces
 	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
 		for _, pt := range pts {
 			wo, ok := pt.Kind.(policy.WholeOverrider)
@@ -59,21 +54,13 @@ func wholeConflicts(in *Input) []diag.Diagnostic {
 					place = t.Route.Kind + " " + t.Route.Meta.Namespace + "/" + t.Route.Meta.Name
 				}
 				for _, c := range cs[1:] {
-					en := by[c.Policy]
-					if en == nil {
-						en = &entry{p: c.Policy}
-						by[c.Policy] = en
-						order = append(order, en)
-					}
-					if pl := place + " (taken by " + cs[0].Policy.ID() + ")"; !slices.Contains(en.places, pl) {
-						en.places = append(en.places, pl)
-					}
+					found.add(c.Policy, place+" (taken by "+cs[0].Policy.ID()+")")
 				}
 			}
 		}
 	})
 	var out []diag.Diagnostic
-	for _, en := range order {
+	for _, en := range found.order {
 		out = append(out, en.p.Diag(PolicyOverridden.Code, 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in processing order (creationTimestamp, then namespace/name; document order without timestamps) and took the target; target each object with one policy, or merge them",
 			en.p.ID(), strings.Join(en.places, "; ")))
 	}
@@ -84,12 +71,7 @@ func wholeConflicts(in *Input) []diag.Diagnostic {
 // no less specific policy of their kind applies: there is nothing to
 // merge into, and the mergeType has no effect there.
 func mergedIntoNothing(in *Input) []diag.Diagnostic {
-	type entry struct {
-		p      *policy.Policy
-		places []string
-	}
-	var order []*entry
-	by := map[*policy.Policy]*entry{}
+	var found policyPlaces
 	for _, rp := range in.Result.Routes {
 		for _, parent := range rp.Route.Parents {
 			for _, l := range parent.Listeners {
@@ -99,26 +81,43 @@ func mergedIntoNothing(in *Input) []diag.Diagnostic {
 						if !ok || len(pt.Candidates) != 1 || wo.MergesInto(pt.Candidates[0].Policy) == "" {
 							continue
 						}
-						p := pt.Candidates[0].Policy
-						en := by[p]
-						if en == nil {
-							en = &entry{p: p}
-							by[p] = en
-							order = append(order, en)
-						}
-						desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
-						if !slices.Contains(en.places, desc) {
-							en.places = append(en.places, desc)
-						}
+						found.add(pt.Candidates[0].Policy, rp.Route.Kind+" "+rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Rule.Section())
 					}
 				}
 			}
 		}
 	}
 	var out []diag.Diagnostic
-	for _, en := range order {
+	for _, en := range found.order {
 		out = append(out, en.p.Diag(PolicyNoEffect.Code, 0, "spec.mergeType", "%s sets mergeType but no Gateway, ListenerSet or listener policy of its kind applies at %s: it merges into nothing and applies alone there",
 			en.p.ID(), strings.Join(en.places, "; ")))
 	}
 	return out
+}
+
+// policyPlaces collects, per policy in the order first met, the distinct
+// places a finding about it names.
+type policyPlaces struct {
+	order []*placedPolicy
+	by    map[*policy.Policy]*placedPolicy
+}
+
+type placedPolicy struct {
+	p      *policy.Policy
+	places []string
+}
+
+func (pp *policyPlaces) add(p *policy.Policy, place string) {
+	if pp.by == nil {
+		pp.by = map[*policy.Policy]*placedPolicy{}
+	}
+	en := pp.by[p]
+	if en == nil {
+		en = &placedPolicy{p: p}
+		pp.by[p] = en
+		pp.order = append(pp.order, en)
+	}
+	if !slices.Contains(en.places, place) {
+		en.places = append(en.places, place)
+	}
 }
