@@ -93,3 +93,14 @@ func inputResult(c *pipeline.Compiled) error {
 	}
 	return nil
 }
+
+// lookupResult is a failed lookup's error (an object not found), made an
+// input error (exit 3) when part of the input was unreadable: what the
+// user asked for may be in that part, so the answer is not "no such
+// object" (exit 2) but "gwpol could not read it".
+func lookupResult(c *pipeline.Compiled, err error) error {
+	if err == nil || !c.Unreadable() {
+		return err
+	}
+	return diag.Errorf(diag.Invalid, "%v; it may be in the input that could not be read (%s findings above)", err, manifest.LintInputUnreadable.Code)
+}

@@ -160,6 +160,18 @@ func TestExplainBackendNotFound(t *testing.T) {
 	}
 }
 
+// TestExplainInUnreadableInput: when part of the input could not be read,
+// an object explain does not find may be in that part: the answer is
+// exit 3 with the file's position, not "not found" (exit 2).
+func TestExplainInUnreadableInput(t *testing.T) {
+	for _, target := range []string{"service/infra/web", "httproute/infra/web", "trafficpolicy/infra/p"} {
+		_, errOut, code := run(t, "explain", target, "-f", "testdata/bad/malformed.yaml")
+		if code != ExitInput || !fileLineCol.MatchString(errOut) || !strings.Contains(errOut, "could not be read") {
+			t.Errorf("%s: exit %d, stderr %q; want %d, FILE:LINE:COL and the unreadable input named", target, code, errOut, ExitInput)
+		}
+	}
+}
+
 // TestExitCodesSameInEveryFormat: lint's exit code never depends on -o.
 func TestExitCodesSameInEveryFormat(t *testing.T) {
 	for _, failOn := range []string{"error", "warning", "info", "none"} {

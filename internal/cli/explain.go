@@ -124,9 +124,9 @@ func runExplain(o *explainOptions) error {
 	printDiagnostics(o.IO.ErrOut, c.Errors())
 	if k, ok := explain.PolicyKindOf(o.Target, reg); ok {
 		if ox, ok := k.(policy.ObjectExplainer); ok {
-			return firstErr(explainObject(o, c, ox), inputResult(c))
+			return firstErr(lookupResult(c, explainObject(o, c, ox)), inputResult(c))
 		}
-		return firstErr(explainPolicy(o, c), inputResult(c))
+		return firstErr(lookupResult(c, explainPolicy(o, c)), inputResult(c))
 	}
 	t, err := explain.ParseTarget(o.Target, o.Namespace)
 	if err != nil {
@@ -136,7 +136,7 @@ func runExplain(o *explainOptions) error {
 	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers}
 	rep, err := explain.Explain(c.Result, t, opt)
 	if err != nil {
-		return err
+		return lookupResult(c, err)
 	}
 	if o.Output == "json" {
 		return firstErr(writeData(o.globalOptions, "", "json", rep), inputResult(c))
