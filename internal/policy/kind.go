@@ -364,12 +364,87 @@ type RouteVerdict struct {
 	// Unreported are the parents (parentRef indexes) the controller
 	// writes no status for.
 	Unreported []int
+	// Answered are the rules the controller keeps (Accepted) but answers
+	// with a direct response instead of forwarding (Envoy Gateway: a
+	// filter reference that does not resolve), in rule order.
+	Answered []AnsweredRule
+	// Refused are the backendRefs the controller will not send traffic
+	// to (not found, not permitted, a kind, filter or address it does not
+	// take), in rule and backendRef order: the share of the rule's
+	// requests their weight would get is answered 500, and a rule with
+	// no other backend to take traffic answers 500 altogether.
+	Refused []RefusedBackend
 }
 
 // DroppedRule is a rule a controller leaves out, and why.
 type DroppedRule struct {
 	Index           int
 	Reason, Message string
+	// Status is what the controller still answers the rule's requests
+	// with: a direct response (Envoy Gateway answers 500 for an HTTPRoute
+	// rule whose filters it refuses), or 0 when the rule has no route in
+	// the configuration at all, so that its requests go to the next route
+	// that matches them.
+	Status int
+}
+
+// AnsweredRule is a rule a controller keeps but answers with Status.
+type AnsweredRule struct {
+	Index           int
+	Status          int
+	Reason, Message string
+}
+
+// RefusedBackend is a backendRef (Ref, its index in rule Rule) a
+// controller refuses, and why.
+type RefusedBackend struct {
+	Rule, Ref       int
+	Reason, Message string
+}
+
+// RuleFate is what a controller makes of one rule it does not serve as
+// written: left out (Dropped with Status 0: no route), or answered with
+// the direct response Status.
+type RuleFate struct {
+	// Dropped: the rule counts as not accepted (Accepted False, or
+	// PartiallyInvalid beside other rules).
+	Dropped         bool
+	Status          int
+	Reason, Message string
+}
+
+// Fate is what the controller makes of rule index i in place of serving
+// it; false when it serves the rule as written (its backendRefs aside:
+// see Refusal). A nil verdict serves every rule.
+func (v *RouteVerdict) Fate(i int) (RuleFate, bool) {
+	if v == nil {
+		return RuleFate{}, false
+	}
+	for _, d := range v.Dropped {
+		if d.Index == i {
+			return RuleFate{Dropped: true, Status: d.Status, Reason: d.Reason, Message: d.Message}, true
+		}
+	}
+	for _, a := range v.Answered {
+		if a.Index == i {
+			return RuleFate{Status: a.Status, Reason: a.Reason, Message: a.Message}, true
+		}
+	}
+	return RuleFate{}, false
+}
+
+// Refusal is why the controller refuses backendRef ref of rule index
+// rule; false when it does not (or the verdict is nil).
+func (v *RouteVerdict) Refusal(rule, ref int) (RefusedBackend, bool) {
+	if v == nil {
+		return RefusedBackend{}, false
+	}
+	for _, b := range v.Refused {
+		if b.Rule == rule && b.Ref == ref {
+			return b, true
+		}
+	}
+	return RefusedBackend{}, false
 }
 
 // BackendCaller is implemented by kinds whose policies call backends of

@@ -35,6 +35,7 @@ func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Se
 	for _, rule := range rt.Rules {
 		rv.rule(rule.Rule)
 	}
+	rv.serveNothing()
 	for _, p := range rt.Parents {
 		// Envoy Gateway translates only the ListenerSets its Gateways
 		// accept: a parentRef to one they decline names nothing it knows.
@@ -65,25 +66,37 @@ type routeProblem struct {
 	// reported: attach already reports it (an ExtensionRef it cannot
 	// resolve), so no second finding.
 	reported bool
+	// status is the direct response answering the rule's requests in
+	// place of forwarding them (Envoy Gateway's 500 for a rule whose
+	// filters it refuses), 0 for none: a dropped rule without one has no
+	// route at all.
+	status int
+	// ref is the backendRef at fault (its index in the rule), -1 for none.
+	ref int
 }
 
 func dropRule(reason, path, format string, args ...any) *routeProblem {
-	return &routeProblem{condition: "Accepted", reason: reason, path: path, message: fmt.Sprintf(format, args...)}
+	return &routeProblem{condition: "Accepted", reason: reason, path: path, message: fmt.Sprintf(format, args...), ref: -1}
 }
 
 func unresolved(reason, path, format string, args ...any) *routeProblem {
-	return &routeProblem{condition: "ResolvedRefs", reason: reason, path: path, message: fmt.Sprintf(format, args...)}
+	return &routeProblem{condition: "ResolvedRefs", reason: reason, path: path, message: fmt.Sprintf(format, args...), ref: -1}
 }
 
-// rule validates one rule as Envoy Gateway's translator does: matches,
-// then filters (the first problem decides), then backendRefs, each of
-// which is reported.
+// rule validates one rule as Envoy Gateway's translator does: matches
+// (a problem leaves the rule out of the configuration), then filters (the
+// first problem decides; the rule's requests are answered 500), then
+// backendRefs, each of which is reported and refused (its share of the
+// requests is answered 500).
 func (rv *routeValidation) rule(rule *model.Rule) {
 	if p := matchProblem(rule); p != nil {
 		rv.report(rule, p)
 		return
 	}
 	if p := rv.filtersProblem(rule); p != nil {
+		if p.condition != "BackendsAvailable" {
+			p.status = 500 // only its copies go nowhere otherwise
+		}
 		rv.report(rule, p)
 		if p.condition == "Accepted" {
 			return
@@ -92,8 +105,29 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 	for j, b := range rule.BackendRefs {
 		if p := rv.backendProblem(b); p != nil {
 			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
+			p.ref = j
 			rv.report(rule, p)
 		}
+	}
+}
+
+// serveNothing: Envoy Gateway serves a GRPCRoute none of whose rules it
+// accepts on none of its parents, so those rules have no route at all (an
+// HTTPRoute's still answer 500).
+func (rv *routeValidation) serveNothing() {
+	v := rv.verdict
+	if rv.rt.Kind != "GRPCRoute" || len(rv.rt.Rules) == 0 {
+		return
+	}
+	dropped := map[int]bool{}
+	for _, d := range v.Dropped {
+		dropped[d.Index] = true
+	}
+	if len(dropped) < len(rv.rt.Rules) {
+		return
+	}
+	for i := range v.Dropped {
+		v.Dropped[i].Status = 0
 	}
 }
 
@@ -103,9 +137,15 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 	v := rv.verdict
 	switch p.condition {
 	case "Accepted":
-		v.Dropped = append(v.Dropped, policy.DroppedRule{Index: rule.Index, Reason: p.reason, Message: p.message})
+		v.Dropped = append(v.Dropped, policy.DroppedRule{Index: rule.Index, Reason: p.reason, Message: p.message, Status: p.status})
 	case "ResolvedRefs":
 		v.Unresolved = append(v.Unresolved, policy.Condition{Type: p.condition, Status: "False", Reason: p.reason, Message: p.message})
+		if p.status != 0 {
+			v.Answered = append(v.Answered, policy.AnsweredRule{Index: rule.Index, Status: p.status, Reason: p.reason, Message: p.message})
+		}
+		if p.ref >= 0 {
+			v.Refused = append(v.Refused, policy.RefusedBackend{Rule: rule.Index, Ref: p.ref, Reason: p.reason, Message: p.message})
+		}
 	default:
 		v.Conditions = append(v.Conditions, policy.Condition{Type: p.condition, Status: "False", Reason: p.reason, Message: p.message})
 	}
@@ -113,10 +153,14 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 		return
 	}
 	what, sev := "Envoy Gateway answers its requests with 500 (ResolvedRefs False)", topology.LintRuleNotProgrammed.Severity
-	switch p.condition {
-	case "Accepted":
+	switch {
+	case p.ref >= 0:
+		what = "Envoy Gateway answers the share of its requests this backendRef's weight would get with 500 (ResolvedRefs False)"
+	case p.condition == "Accepted" && p.status != 0:
+		what = fmt.Sprintf("Envoy Gateway drops the rule (Accepted False, or PartiallyInvalid when other rules remain) and answers its requests with %d", p.status)
+	case p.condition == "Accepted":
 		what = "Envoy Gateway leaves the rule out (Accepted False, or PartiallyInvalid when other rules remain)"
-	case "BackendsAvailable":
+	case p.condition == "BackendsAvailable":
 		// the rule is served; only its copies go nowhere
 		what, sev = "its requests are served but not mirrored ("+p.condition+" False)", diag.Warning
 	}
@@ -633,6 +677,6 @@ func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *ro
 	if found == 0 || ready {
 		return nil
 	}
-	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound",
+	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound", ref: -1,
 		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
 }
