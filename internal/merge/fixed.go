@@ -14,6 +14,64 @@ type FixedStatus struct {
 	Reasons []string
 }
 
+// Verdict is the route validation of the controller managing gw
+// (policy.RouteValidator, attach.Result.Verdicts): nil when none validates
+// rt there, and then the Gateway API's own checks decide.
+func (r *Result) Verdict(rt *topology.Route, gw *topology.Gateway) *policy.RouteVerdict {
+	if r.Attach == nil || rt == nil || gw == nil {
+		return nil
+	}
+	ctrl, _ := r.Graph.Controller(gw, "")
+	return r.Attach.Verdicts[rt][ctrl]
+}
+
+// LeftOut reports whether the controller managing gw leaves the rule of rt
+// out of its configuration altogether (a dropped rule without a direct
+// response): render emits no route for it, and its requests go to the next
+// route that matches them.
+func (r *Result) LeftOut(rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) (policy.RuleFate, bool) {
+	f, ok := r.Verdict(rt, gw).Fate(rule.Index)
+	return f, ok && f.Status == 0
+}
+
+// FixedStatusOn is FixedStatus for the rule as the controller managing gw
+// serves it: a rule its validation keeps but answers (Envoy Gateway's 500
+// for refused filters) answers that, whatever else the rule does; and a
+// backendRef it refuses takes no traffic, like one that does not resolve.
+// A rule the controller leaves out (LeftOut) answers nothing.
+func (r *Result) FixedStatusOn(rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) (FixedStatus, bool) {
+	v := r.Verdict(rt, gw)
+	if f, ok := v.Fate(rule.Index); ok {
+		if f.Status == 0 {
+			return FixedStatus{}, false
+		}
+		what := "refused"
+		if f.Dropped {
+			what = "dropped"
+		}
+		return FixedStatus{Status: f.Status, Reasons: []string{fmt.Sprintf("%s by %s (%s): %s", what, controllerOf(r, gw), f.Reason, f.Message)}}, true
+	}
+	return r.fixedStatus(rule, func(i int, b *topology.Backend) (string, bool) {
+		if rf, ok := v.Refusal(rule.Index, i); ok {
+			return fmt.Sprintf("backendRef %s %s/%s is refused by %s (%s): %s", b.Kind, b.Namespace, b.Name, controllerOf(r, gw), rf.Reason, rf.Message), false
+		}
+		return usable(i, b)
+	})
+}
+
+// controllerOf names the controller managing gw.
+func controllerOf(r *Result, gw *topology.Gateway) string {
+	ctrl, _ := r.Graph.Controller(gw, "")
+	return ctrl
+}
+
+// BackendRefused is why the controller managing gw refuses backendRef i of
+// the rule of rt (false when it does not): it then takes no traffic, like
+// a backendRef that does not resolve.
+func (r *Result) BackendRefused(rt *topology.Route, rule *topology.Rule, i int, gw *topology.Gateway) (policy.RefusedBackend, bool) {
+	return r.Verdict(rt, gw).Refusal(rule.Index, i)
+}
+
 // FixedStatus reports whether a rule answers a fixed status: 503 when a
 // policy kind that fails closed made it unusable, 500 when another broken
 // policy reference did, when the rule cannot be translated as written
@@ -24,6 +82,12 @@ type FixedStatus struct {
 // answer. Views report it; the renderer emits the same response (a test
 // over every fixture and shared case holds the two together).
 func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
+	return r.fixedStatus(rule, usable)
+}
+
+// fixedStatus is FixedStatus with the backendRefs judged by use: why one
+// takes no traffic (when it does not) and whether it does.
+func (r *Result) fixedStatus(rule *topology.Rule, use func(int, *topology.Backend) (string, bool)) (FixedStatus, bool) {
 	if bs := r.Attach.Broken[rule]; len(bs) > 0 {
 		fs := FixedStatus{Status: 500}
 		for _, b := range bs {
@@ -49,7 +113,7 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 	if len(rule.Backends) == 0 {
 		return FixedStatus{Status: 500, Reasons: []string{"replaced: " + NoActionReason}}, true
 	}
-	return noUsableBackend(rule)
+	return noUsableBackend(rule, use)
 }
 
 // NoActionReason is why kgateway replaces a rule that neither forwards,
@@ -108,19 +172,28 @@ func redirects(rule *topology.Rule) bool {
 // (none resolves, or only weight 0) answers 500, as the
 // Gateway API asks; render writes a direct response, or (kgateway) a route
 // to a cluster that does not exist, which Envoy answers 500.
-func noUsableBackend(rule *topology.Rule) (FixedStatus, bool) {
+func noUsableBackend(rule *topology.Rule, use func(int, *topology.Backend) (string, bool)) (FixedStatus, bool) {
 	fs := FixedStatus{Status: 500}
-	for _, b := range rule.Backends {
-		switch {
-		case !b.Resolved:
-			fs.Reasons = append(fs.Reasons, fmt.Sprintf("backendRef %s %s/%s: %s: %s", b.Kind, b.Namespace, b.Name, b.Reason, b.Message))
-		case b.Weight <= 0:
-			fs.Reasons = append(fs.Reasons, fmt.Sprintf("backendRef %s %s/%s has weight 0", b.Kind, b.Namespace, b.Name))
-		default:
+	for i, b := range rule.Backends {
+		why, ok := use(i, b)
+		if ok {
 			return FixedStatus{}, false
 		}
+		fs.Reasons = append(fs.Reasons, why)
 	}
 	return fs, true
+}
+
+// usable: a backendRef takes traffic when it resolves and has a weight;
+// else why not.
+func usable(_ int, b *topology.Backend) (string, bool) {
+	switch {
+	case !b.Resolved:
+		return fmt.Sprintf("backendRef %s %s/%s: %s: %s", b.Kind, b.Namespace, b.Name, b.Reason, b.Message), false
+	case b.Weight <= 0:
+		return fmt.Sprintf("backendRef %s %s/%s has weight 0", b.Kind, b.Namespace, b.Name), false
+	}
+	return "", true
 }
 
 // delegatesToNothing: a delegating rule none of whose backendRefs selects
