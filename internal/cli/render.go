@@ -153,6 +153,9 @@ func runRender(o *renderOptions) error {
 	if noGateways != "" {
 		fmt.Fprintln(o.IO.ErrOut, noGateways)
 	}
+	for _, gw := range out.Unmanaged {
+		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", gw)
+	}
 	for _, l := range fixed {
 		io.WriteString(o.IO.ErrOut, l+"\n")
 	}
@@ -266,33 +269,48 @@ func fixedStatusLines(c *pipeline.Compiled, gateways []string, scope []envoy.Rul
 	var out []string
 	for _, rp := range c.Result.Routes {
 		for _, rule := range rp.Rules {
-			if (scoped && !inScope[rule.Rule]) || !servedOn(rp.Route, gateways) {
+			if scoped && !inScope[rule.Rule] {
 				continue
 			}
-			fs, ok := c.Result.FixedStatus(rule.Rule)
-			if !ok {
-				continue
-			}
-			for _, why := range fs.Reasons {
-				out = append(out, fmt.Sprintf("note: %s %s/%s rule %s answers %d to every request: %s",
-					rp.Route.Kind, rp.Route.Meta.Namespace, rp.Route.Meta.Name, rule.Rule.Section(), fs.Status, why))
+			seen := map[string]bool{}
+			// as each Gateway serving it answers (the controller managing
+			// one may answer the rule itself, or refuse its backends)
+			for _, gw := range servingGateways(c, rp.Route, gateways) {
+				fs, ok := c.Result.FixedStatusOn(rp.Route, rule.Rule, gw)
+				if !ok {
+					continue
+				}
+				for _, why := range fs.Reasons {
+					l := fmt.Sprintf("note: %s %s/%s rule %s answers %d to every request: %s",
+						rp.Route.Kind, rp.Route.Meta.Namespace, rp.Route.Meta.Name, rule.Rule.Section(), fs.Status, why)
+					if !seen[l] {
+						seen[l] = true
+						out = append(out, l)
+					}
+				}
 			}
 		}
 	}
 	return out
 }
 
-// servedOn reports whether a route is attached to a listener of one of the
-// Gateways (any Gateway when the list is empty).
-func servedOn(rt *topology.Route, gateways []string) bool {
+// servingGateways are the Gateways among those selected (any when the
+// list is empty) with a listener serving the route, in parent order;
+// Gateways no controller in the input manages are not rendered.
+func servingGateways(c *pipeline.Compiled, rt *topology.Route, gateways []string) []*topology.Gateway {
+	var out []*topology.Gateway
 	for _, p := range rt.Parents {
 		for _, l := range p.Listeners {
-			if len(gateways) == 0 || slices.Contains(gateways, l.Gateway.Namespace+"/"+l.Gateway.Name) {
-				return true
+			gw := l.Gateway
+			if len(gateways) > 0 && !slices.Contains(gateways, gw.Namespace+"/"+gw.Name) || slices.Contains(out, gw) {
+				continue
+			}
+			if _, managed := c.Result.Graph.Controller(gw, ""); managed {
+				out = append(out, gw)
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // noGatewaysNote says why render has nothing to emit when the input holds

@@ -67,12 +67,20 @@
 //
 // # Failing closed
 //
-// A backendRef that does not resolve answers 500 for its share of the
-// rule's requests: under targets with Target.Blackhole (kgateway, envoy) it
-// stays in the route as BlackholeCluster, a cluster nothing defines
-// (cluster_not_found_response_code 500), as kgateway writes it; under the
-// others it is left out, and a rule none of whose backends resolves
-// answers 500 (direct_response), as Envoy Gateway writes it. A rule made unusable by its policy references
+// A backendRef that does not resolve, or that the controller managing the
+// Gateway refuses (its route validation, policy.RouteVerdict.Refused),
+// answers 500 for its share of the rule's requests: under targets with
+// Target.Blackhole (kgateway, envoy) it stays in the route as
+// BlackholeCluster, a cluster nothing defines (cluster_not_found_response_code
+// 500), as kgateway writes it; under Target.InvalidShare (envoygateway) the
+// weights of all such backendRefs go to InvalidBackendCluster, first among
+// the weighted clusters, as Envoy Gateway writes it; under the others it is
+// left out. A rule none of whose backends takes traffic answers 500
+// (direct_response). A rule the controller's validation drops has no route
+// (its index is kept), or, where the controller still answers it (Envoy
+// Gateway's 500 for filters it refuses), a direct response. A Gateway no
+// controller in the input manages (the input has GatewayClasses, none its
+// own) is not rendered (Output.Unmanaged). A rule made unusable by its policy references
 // (attach.Result.Broken) answers 500, or 503 when the broken kind fails
 // closed. An invalid policy replaces the resource it merges into: a Route
 // keeps its name and match and answers 500 with kgateway's body; a

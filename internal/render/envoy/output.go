@@ -521,7 +521,7 @@ func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfigu
 // staticRouteConfig is a RouteConfiguration as a bootstrap inlines it.
 // Envoy checks that the clusters of a static one exist; one that routes a
 // share of requests to BlackholeCluster (so that they answer 500) says
-// not to.
+// not to (so does one with a share for InvalidBackendCluster).
 func staticRouteConfig(rc *routev3.RouteConfiguration) *routev3.RouteConfiguration {
 	if !routesToBlackhole(rc) {
 		return rc
@@ -539,7 +539,7 @@ func routesToBlackhole(rc *routev3.RouteConfiguration) bool {
 				return true
 			}
 			for _, c := range ra.GetWeightedClusters().GetClusters() {
-				if c.GetName() == BlackholeCluster {
+				if c.GetName() == BlackholeCluster || c.GetName() == InvalidBackendCluster {
 					return true
 				}
 			}

@@ -53,6 +53,11 @@ type Output struct {
 	// Diagnostics found while rendering (GWP404 unsupported capabilities,
 	// fields that could not be rendered), sorted.
 	Diagnostics []diag.Diagnostic
+	// Unmanaged are the Gateways (namespace/name) left out because no
+	// controller in the input manages them: the input has GatewayClasses,
+	// none of them the Gateway's (status reports none of their routes'
+	// parents either). Sorted.
+	Unmanaged []string
 
 	routeNames map[routeKey][]string
 	// routes indexes the Envoy routes by Gateway and name (Answers),
@@ -70,7 +75,7 @@ type routeKey struct {
 // to marshal a large render have the manifests, model and topology
 // collected first.
 func (o *Output) Resources() *Output {
-	return &Output{Target: o.Target, Gateways: o.Gateways, Diagnostics: o.Diagnostics}
+	return &Output{Target: o.Target, Gateways: o.Gateways, Diagnostics: o.Diagnostics, Unmanaged: o.Unmanaged}
 }
 
 // Combine joins the outputs of renders of disjoint Gateway sets (one per
@@ -85,8 +90,10 @@ func Combine(outs ...*Output) *Output {
 		targets = append(targets, o.Target)
 		c.Gateways = append(c.Gateways, o.Gateways...)
 		c.Diagnostics = append(c.Diagnostics, o.Diagnostics...)
+		c.Unmanaged = append(c.Unmanaged, o.Unmanaged...)
 		maps.Copy(c.routeNames, o.routeNames)
 	}
+	slices.Sort(c.Unmanaged)
 	slices.SortFunc(c.Gateways, func(a, b *Gateway) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
@@ -229,6 +236,10 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		if len(want) > 0 && !want[gw.Namespace+"/"+gw.Name] {
 			continue
 		}
+		if _, managed := res.Graph.Controller(gw, ""); !managed {
+			out.Unmanaged = append(out.Unmanaged, gw.Namespace+"/"+gw.Name)
+			continue
+		}
 		g, err := b.gateway(gp)
 		if err != nil {
 			return nil, err
@@ -239,6 +250,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	out.Diagnostics = diag.Sort(b.diags)
+	slices.Sort(out.Unmanaged)
 	return out, nil
 }
 

@@ -309,6 +309,9 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if p := e.rule.Problem; p != nil && p.Dropped {
 			continue // left out, as status says (RouteRuleDropped); it keeps its index too
 		}
+		if _, out := vb.res.LeftOut(e.att.Route, e.rule, vb.gw); out {
+			continue // the controller's validation leaves it out, as status says; it keeps its index too
+		}
 		r := vb.route(name, i, e, plan.owner, vhScope, rcScope)
 		vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner}, r.Name})
 		vh.Routes = append(vh.Routes, r)
@@ -615,6 +618,12 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		r.Action = directResponse(500, InvalidBody)
 		return r
 	}
+	if f, ok := vb.res.Verdict(e.att.Route, vb.gw).Fate(e.rule.Index); ok && f.Status != 0 {
+		// the controller's validation answers the rule itself (Envoy
+		// Gateway: 500 for filters it refuses), whatever it configures
+		r.Action = directResponse(uint32(f.Status), "")
+		return r
+	}
 	if status, body, broken := vb.brokenRule(e.rule); broken {
 		r.Action = directResponse(status, body)
 		return r
@@ -783,24 +792,31 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 }
 
 // clusterWeights are the clusters a rule forwards to, with their weights
-// and the header filters of their backendRefs, and the total weight.
+// and the header filters of their backendRefs, and the total weight. A
+// backendRef that does not resolve, or that the controller refuses, takes
+// no traffic: under Target.Blackhole it keeps its place as
+// BlackholeCluster; under Target.InvalidShare the weights of all such
+// backendRefs go, first, to that cluster — when another backend takes
+// traffic (else the rule answers 500 itself); under neither it is left
+// out.
 func (vb *vhostBuild) clusterWeights(e entry) ([]*routev3.WeightedCluster_ClusterWeight, uint32) {
 	var wcs []*routev3.WeightedCluster_ClusterWeight
-	total := uint32(0)
+	total, invalid := uint32(0), uint32(0)
 	for i, b := range e.rule.Backends {
 		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
 			continue // a delegation: its child routes are served instead
 		}
+		w := uint32(max(b.Weight, 0))
 		var name string
 		switch {
-		case b.Resolved:
+		case vb.takesTraffic(e, i, b):
 			name = vb.backendCluster(b, e.att.Route.Kind == "GRPCRoute")
 		case vb.target.Blackhole:
 			name = BlackholeCluster
 		default:
+			invalid += w
 			continue
 		}
-		w := uint32(max(b.Weight, 0))
 		total += w
 		h := &routev3.Route{}
 		applyHeaderFilters(h, backendRefFilters(e.rule, i))
@@ -808,7 +824,37 @@ func (vb *vhostBuild) clusterWeights(e entry) ([]*routev3.WeightedCluster_Cluste
 			RequestHeadersToAdd: h.RequestHeadersToAdd, RequestHeadersToRemove: h.RequestHeadersToRemove,
 			ResponseHeadersToAdd: h.ResponseHeadersToAdd, ResponseHeadersToRemove: h.ResponseHeadersToRemove})
 	}
+	if share := vb.target.InvalidShare; share != "" && invalid > 0 && total > 0 {
+		wcs = slices.Insert(wcs, 0, &routev3.WeightedCluster_ClusterWeight{Name: share, Weight: wrapUint32(invalid)})
+		total += invalid
+	}
 	return wcs, total
+}
+
+// takesTraffic reports whether backendRef i of the entry's rule gets a
+// cluster: it resolves and the controller managing the Gateway does not
+// refuse it.
+func (vb *vhostBuild) takesTraffic(e entry, i int, b *topology.Backend) bool {
+	if !b.Resolved {
+		return false
+	}
+	_, refused := vb.res.BackendRefused(e.att.Route, e.rule, i, vb.gw)
+	return !refused
+}
+
+// forwardedRefs are the indexes of the backendRefs of the entry's rule
+// that clusterWeights gives a cluster of their own, in its order.
+func (vb *vhostBuild) forwardedRefs(e entry) []int {
+	var out []int
+	for i, b := range e.rule.Backends {
+		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
+			continue
+		}
+		if vb.takesTraffic(e, i, b) || vb.target.Blackhole {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // tuneMirrors merges the most specific level's mirror tuning into each of

@@ -76,8 +76,18 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped) {
 		cs.Cluster = name
 	case *routev3.RouteAction_WeightedClusters:
 		wcs := cs.WeightedClusters.GetClusters()
+		refs := vb.forwardedRefs(e)
+		k := 0
 		for j, wc := range wcs {
-			name := ruleClusterName(e, j, len(wcs))
+			if share := vb.target.InvalidShare; share != "" && wc.Name == share {
+				continue // no cluster: Envoy answers its share 500
+			}
+			ref := j
+			if k < len(refs) {
+				ref = refs[k] // named by its backendRef, as Envoy Gateway names it
+			}
+			k++
+			name := ruleClusterName(e, ref, len(wcs))
 			vb.clusters = append(vb.clusters, clusterOp{name: name, of: wc.Name, settings: settings, metadata: md,
 				retarget: func(n string) { wc.Name = n }})
 			wc.Name = name

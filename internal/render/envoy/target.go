@@ -21,11 +21,19 @@ type Target struct {
 	// resource defines, so Envoy answers the requests it would get with
 	// 500 (cluster_not_found_response_code): kgateway's translation, and
 	// the Gateway API's "500 for the share of an invalid backend". Without
-	// it such backendRefs are left out and a rule none of whose backends
-	// resolves answers a 500 direct response, as Envoy Gateway writes it.
+	// it such backendRefs are left out (see InvalidShare) and a rule none
+	// of whose backends resolves answers a 500 direct response, as Envoy
+	// Gateway writes it.
 	// With it, a rule with no backendRefs at all is replaced with
 	// kgateway's 500 (merge.NoAction), as kgateway finds it no action.
 	Blackhole bool
+	// InvalidShare names the one cluster (which no resource defines) a
+	// route sends the summed weight of its backendRefs that take no
+	// traffic to, first among its weighted clusters, so that Envoy answers
+	// that share of the requests 500 (cluster_not_found_response_code):
+	// Envoy Gateway's translation. A rule none of whose backends takes
+	// traffic answers a 500 direct response instead.
+	InvalidShare string
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
@@ -34,6 +42,11 @@ type Target struct {
 // BlackholeCluster is the cluster a route names for a backendRef that does
 // not resolve (kgateway's name); no resource defines it.
 const BlackholeCluster = "blackhole-cluster"
+
+// InvalidBackendCluster is the cluster Envoy Gateway's routes name for the
+// share of their backendRefs that take no traffic (Target.InvalidShare);
+// no resource defines it.
+const InvalidBackendCluster = "invalid-backend-cluster"
 
 // Has reports whether the target provides a capability.
 func (t Target) Has(c string) bool { return t.Capabilities[c] }
@@ -88,7 +101,7 @@ func capSet(extra ...string) map[string]bool {
 var Targets = map[string]Target{
 	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet()},
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }
