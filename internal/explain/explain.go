@@ -213,10 +213,25 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
+	var gw *topology.Gateway
+	if l != nil {
+		gw = l.Gateway
+	}
+	if f, out := r.LeftOut(rt, rule, gw); out {
+		ctrl, _ := r.Graph.Controller(gw, "")
+		t.Notes = append(t.Notes, fmt.Sprintf("not programmed: %s drops the rule (%s): %s; it is left out of the Envoy config, so its requests go to the next route that matches them",
+			ctrl, f.Reason, f.Message))
+	}
 	for _, inv := range invalidHere(r, rule, l) {
 		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
 	}
-	if fs, ok := r.FixedStatus(rule); ok {
+	fixed := func() (merge.FixedStatus, bool) {
+		if gw == nil {
+			return r.FixedStatus(rule)
+		}
+		return r.FixedStatusOn(rt, rule, gw)
+	}
+	if fs, ok := fixed(); ok {
 		t.FixedStatus = fs.Status
 		for _, why := range fs.Reasons {
 			t.Notes = append(t.Notes, fmt.Sprintf("answers %d to every request: %s", fs.Status, why))
@@ -228,7 +243,7 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 			t.Notes = append(t.Notes, fmt.Sprintf("envoy route %s answers %d to every request: %s", a.Route, a.Status, a.Body))
 		}
 	}
-	if _, fixed := r.FixedStatus(rule); !fixed {
+	if _, fixed := fixed(); !fixed {
 		// Some delegations resolve and the rule forwards to them; the
 		// others are named (a rule delegating to nothing answers 500, said
 		// above).
@@ -237,7 +252,7 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 				t.Notes = append(t.Notes, "a backendRef delegates to no route (GWP211): "+b.Why)
 			}
 		}
-		t.Notes = append(t.Notes, unresolvedShares(rule)...)
+		t.Notes = append(t.Notes, unresolvedShares(r, rt, rule, gw)...)
 	}
 	if opt.Notes != nil {
 		t.Notes = append(t.Notes, opt.Notes(rt, rule)...)
@@ -366,21 +381,30 @@ func defaultStrategy(e merge.EffectiveField) policy.Strategy {
 }
 
 // unresolvedShares notes, for a rule that forwards, each backendRef that
-// does not resolve: the requests its weight would get answer 500, as the
-// Gateway API asks (kgateway routes them to a cluster that does not
-// exist).
-func unresolvedShares(rule *topology.Rule) []string {
+// does not resolve or that the controller managing gw refuses: the
+// requests its weight would get answer 500, as the Gateway API asks
+// (kgateway routes them to a cluster that does not exist, Envoy Gateway
+// to its invalid-backend cluster).
+func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) []string {
 	var out []string
 	total := int32(0)
 	for _, b := range rule.Backends {
 		total += max(b.Weight, 0)
 	}
-	for _, b := range rule.Backends {
-		if b.Resolved || b.Why != "" || b.Weight <= 0 || rule.IsDelegating() {
+	for i, b := range rule.Backends {
+		if b.Why != "" || b.Weight <= 0 || rule.IsDelegating() {
 			continue // a delegation to a missing route is said above
 		}
-		out = append(out, fmt.Sprintf("backendRef %s %s/%s does not resolve (%s: %s): the requests its weight would get (%d of %d) answer 500",
-			b.Kind, b.Namespace, b.Name, b.Reason, b.Message, b.Weight, total))
+		if !b.Resolved {
+			out = append(out, fmt.Sprintf("backendRef %s %s/%s does not resolve (%s: %s): the requests its weight would get (%d of %d) answer 500",
+				b.Kind, b.Namespace, b.Name, b.Reason, b.Message, b.Weight, total))
+			continue
+		}
+		if rf, refused := r.BackendRefused(rt, rule, i, gw); refused {
+			ctrl, _ := r.Graph.Controller(gw, "")
+			out = append(out, fmt.Sprintf("backendRef %s %s/%s is refused by %s (%s: %s): the requests its weight would get (%d of %d) answer 500",
+				b.Kind, b.Namespace, b.Name, ctrl, rf.Reason, rf.Message, b.Weight, total))
+		}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // Options scope the drawing: Gateways by "NAMESPACE/NAME", routes by
@@ -145,7 +146,7 @@ func build(r *merge.Result) *drawing {
 		for _, rule := range rp.Rules {
 			n := &node{id: "rule_" + rt.Kind + "/" + rt.Meta.Namespace + "/" + rt.Meta.Name + "/" + rule.Rule.Section(), label: "rule " + rule.Rule.Section(),
 				shape: "ellipse", namespace: rt.Meta.Namespace}
-			if fs, ok := r.FixedStatus(rule.Rule); ok {
+			if fs, ok := fixedStatus(r, rt, rule.Rule); ok {
 				n.label += fmt.Sprintf("\nanswers %d", fs.Status)
 				n.problem = true
 			}
@@ -379,4 +380,24 @@ func Mermaid(r *merge.Result, o Options) string {
 		fmt.Fprintf(&b, "  linkStyle %s stroke:#d00\n", strings.Join(red, ","))
 	}
 	return b.String()
+}
+
+// fixedStatus is the status a rule answers every request with, as the
+// first Gateway serving it that answers one does it (the controller
+// managing a Gateway may answer the rule itself, or refuse its backends);
+// a rule served nowhere as merge.Result.FixedStatus says.
+func fixedStatus(r *merge.Result, rt *topology.Route, rule *topology.Rule) (merge.FixedStatus, bool) {
+	served := false
+	for _, p := range rt.Parents {
+		for _, l := range p.Listeners {
+			served = true
+			if fs, ok := r.FixedStatusOn(rt, rule, l.Gateway); ok {
+				return fs, true
+			}
+		}
+	}
+	if served {
+		return merge.FixedStatus{}, false
+	}
+	return r.FixedStatus(rule)
 }
