@@ -216,11 +216,16 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	var gw *topology.Gateway
 	if l != nil {
 		gw = l.Gateway
+		if _, managed := r.Graph.Controller(gw, ""); !managed {
+			t.Notes = append(t.Notes, fmt.Sprintf("not programmed: no GatewayClass in the input is Gateway %s/%s's (%s), so no controller there programs it, and render leaves it out",
+				gw.Namespace, gw.Name, gw.Spec.GatewayClassName))
+			return t
+		}
 	}
 	if f, out := r.LeftOut(rt, rule, gw); out {
 		ctrl, _ := r.Graph.Controller(gw, "")
 		t.Notes = append(t.Notes, fmt.Sprintf("not programmed: %s drops the rule (%s): %s; it is left out of the Envoy config, so its requests go to the next route that matches them",
-			ctrl, f.Reason, f.Message))
+			ctrl, f.Reason, strings.TrimSuffix(f.Message, ".")))
 	}
 	for _, inv := range invalidHere(r, rule, l) {
 		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
@@ -403,7 +408,7 @@ func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, 
 		if rf, refused := r.BackendRefused(rt, rule, i, gw); refused {
 			ctrl, _ := r.Graph.Controller(gw, "")
 			out = append(out, fmt.Sprintf("backendRef %s %s/%s is refused by %s (%s: %s): the requests its weight would get (%d of %d) answer 500",
-				b.Kind, b.Namespace, b.Name, ctrl, rf.Reason, rf.Message, b.Weight, total))
+				b.Kind, b.Namespace, b.Name, ctrl, rf.Reason, strings.TrimSuffix(rf.Message, "."), b.Weight, total))
 		}
 	}
 	return out

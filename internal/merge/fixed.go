@@ -51,12 +51,39 @@ func (r *Result) FixedStatusOn(rt *topology.Route, rule *topology.Rule, gw *topo
 		}
 		return FixedStatus{Status: f.Status, Reasons: []string{fmt.Sprintf("%s by %s (%s): %s", what, controllerOf(r, gw), f.Reason, f.Message)}}, true
 	}
-	return r.fixedStatus(rule, func(i int, b *topology.Backend) (string, bool) {
+	if fs, ok := r.NoBackendOn(rt, rule, gw); ok {
+		return fs, true
+	}
+	return r.fixedStatus(rule, r.usableOn(v, rule, gw))
+}
+
+// NoBackendOn reports whether the controller managing gw, which validates
+// rt, answers the rule 500 because none of its backendRefs takes traffic
+// (none at all, not resolved, refused, weight 0): Envoy Gateway decides it
+// while translating the route, before any policy applies, unless the rule
+// redirects or its filters answer it.
+func (r *Result) NoBackendOn(rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) (FixedStatus, bool) {
+	v := r.Verdict(rt, gw)
+	if v == nil || rule.IsDelegating() || redirects(rule) {
+		return FixedStatus{}, false
+	}
+	if _, ok := r.answered(rule); ok {
+		return FixedStatus{}, false
+	}
+	if len(rule.Backends) == 0 {
+		return FixedStatus{Status: 500, Reasons: []string{"no backendRefs: " + controllerOf(r, gw) + " has nothing to forward to"}}, true
+	}
+	return noUsableBackend(rule, r.usableOn(v, rule, gw))
+}
+
+// usableOn is usable with the backendRefs v refuses taking no traffic.
+func (r *Result) usableOn(v *policy.RouteVerdict, rule *topology.Rule, gw *topology.Gateway) func(int, *topology.Backend) (string, bool) {
+	return func(i int, b *topology.Backend) (string, bool) {
 		if rf, ok := v.Refusal(rule.Index, i); ok {
 			return fmt.Sprintf("backendRef %s %s/%s is refused by %s (%s): %s", b.Kind, b.Namespace, b.Name, controllerOf(r, gw), rf.Reason, rf.Message), false
 		}
 		return usable(i, b)
-	})
+	}
 }
 
 // controllerOf names the controller managing gw.

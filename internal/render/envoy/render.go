@@ -404,13 +404,19 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 
 // precomputeRules renders the merges of every rule served by the
 // Gateway in parallel (policy rendering is most of the build); routes are
-// then assembled in order from the results.
+// then assembled in order from the results. A rule the controller's
+// validation leaves out or answers itself has no policy rendered (nor a
+// finding about one).
 func (gb *gatewayBuild) precomputeRules() {
 	var rules []*topology.Rule
 	seen := map[*topology.Rule]bool{}
 	for _, l := range gb.gw.Listeners {
 		for _, a := range l.Routes {
+			v := gb.res.Verdict(a.Route, gb.gw)
 			for _, rule := range a.Route.Rules {
+				if _, fated := v.Fate(rule.Index); fated {
+					continue // left out or answered: none of its policies is rendered
+				}
 				if !seen[rule] {
 					seen[rule] = true
 					rules = append(rules, rule)

@@ -624,6 +624,11 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 		r.Action = directResponse(uint32(f.Status), "")
 		return r
 	}
+	if fs, ok := vb.res.NoBackendOn(e.att.Route, e.rule, vb.gw); ok {
+		// decided with the route, before any policy applies
+		r.Action = directResponse(uint32(fs.Status), "")
+		return r
+	}
 	if status, body, broken := vb.brokenRule(e.rule); broken {
 		r.Action = directResponse(status, body)
 		return r
