@@ -1,8 +1,10 @@
 package merge
 
 import (
+	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/attach"
@@ -58,6 +60,68 @@ func TestFixedStatus(t *testing.T) {
 		fs, ok := r.FixedStatus(tt.rule)
 		if ok != (tt.status != 0) || fs.Status != tt.status || (ok && len(fs.Reasons) == 0) {
 			t.Errorf("%s: %+v %v, want status %d with a reason", tt.name, fs, ok, tt.status)
+		}
+	}
+}
+
+// TestFixedStatusOn: on a Gateway whose controller validates the route,
+// its verdict decides first — a rule it answers answers that, one it
+// leaves out answers nothing (LeftOut), and a refused backendRef takes no
+// traffic, so a rule with no other backend answers 500 even where a policy
+// broke it; on another controller's Gateway FixedStatus decides.
+func TestFixedStatusOn(t *testing.T) {
+	const ctrl = "example.com/validating"
+	svc := func() *topology.Backend {
+		b := &topology.Backend{Kind: "Service", Namespace: "ns", Name: "svc", Resolved: true}
+		b.Weight = 1
+		return b
+	}
+	rule := func(i int, bs ...*topology.Backend) *topology.Rule {
+		return &topology.Rule{Rule: &model.Rule{Index: i, HTTP: &gwv1.HTTPRouteRule{}}, Backends: bs}
+	}
+	answered, leftOut, refusedAll, refusedOne, brokenRefused := rule(0, svc()), rule(1, svc()), rule(2, svc()), rule(3, svc(), svc()), rule(4, svc())
+	rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute"}, Rules: []*topology.Rule{answered, leftOut, refusedAll, refusedOne, brokenRefused}}
+	gateway := func(class string) *topology.Gateway {
+		return &topology.Gateway{Gateway: &model.Gateway{Gateway: &gwv1.Gateway{Spec: gwv1.GatewaySpec{GatewayClassName: gwv1.ObjectName(class)}}}}
+	}
+	validating, other := gateway("v"), gateway("o")
+	classes := []*model.GatewayClass{
+		{GatewayClass: &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "v"}, Spec: gwv1.GatewayClassSpec{ControllerName: ctrl}}},
+		{GatewayClass: &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "o"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}},
+	}
+	v := &policy.RouteVerdict{
+		Dropped: []policy.DroppedRule{{Index: 0, Reason: "UnsupportedValue", Status: 500}, {Index: 1, Reason: "UnsupportedValue"}},
+		Refused: []policy.RefusedBackend{{Rule: 2, Ref: 0, Reason: "BackendNotFound"}, {Rule: 3, Ref: 1, Reason: "UnsupportedValue"}, {Rule: 4, Ref: 0, Reason: "InvalidKind"}},
+	}
+	r := &Result{Graph: &topology.Graph{Model: &model.Model{GatewayClasses: classes}},
+		Attach: &attach.Result{Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{rt: {ctrl: v}},
+			Broken: map[*topology.Rule][]attach.Broken{brokenRefused: {{Kind: failClosedKind{}, Code: "GWP206", Reason: "two filters"}}}}}
+	tests := []struct {
+		name          string
+		rule          *topology.Rule
+		gw            *topology.Gateway
+		status        int
+		left          bool
+		refusedReason string
+	}{
+		{"answered by the verdict", answered, validating, 500, false, ""},
+		{"left out by the verdict", leftOut, validating, 0, true, ""},
+		{"every backendRef refused", refusedAll, validating, 500, false, "BackendNotFound"},
+		{"one of two refused forwards", refusedOne, validating, 0, false, ""},
+		{"refused before the broken policy", brokenRefused, validating, 500, false, "InvalidKind"},
+		{"another controller's Gateway forwards", refusedAll, other, 0, false, ""},
+		{"another controller's Gateway: the broken policy decides", brokenRefused, other, 503, false, ""},
+	}
+	for _, tt := range tests {
+		fs, ok := r.FixedStatusOn(rt, tt.rule, tt.gw)
+		if ok != (tt.status != 0) || fs.Status != tt.status || (ok && len(fs.Reasons) == 0) {
+			t.Errorf("%s: %+v %v, want status %d with a reason", tt.name, fs, ok, tt.status)
+		}
+		if _, left := r.LeftOut(rt, tt.rule, tt.gw); left != tt.left {
+			t.Errorf("%s: LeftOut %v, want %v", tt.name, left, tt.left)
+		}
+		if tt.refusedReason != "" && (len(fs.Reasons) == 0 || !strings.Contains(fs.Reasons[0], tt.refusedReason)) {
+			t.Errorf("%s: reasons %q do not name %s", tt.name, fs.Reasons, tt.refusedReason)
 		}
 	}
 }

@@ -201,3 +201,56 @@ func TestValidateRouteBackendDisabled(t *testing.T) {
 		})
 	}
 }
+
+// outcomes is what the verdict serves in place of each rule: "out I" for a
+// rule left out, "I answers S" for one answered with a direct response,
+// and "refuse I/J" for backendRef J of rule I, in rule order.
+func outcomes(v *policy.RouteVerdict, rules int) string {
+	var out []string
+	for i := range rules {
+		if f, ok := v.Fate(i); ok {
+			if f.Status == 0 {
+				out = append(out, fmt.Sprintf("out %d", i))
+			} else {
+				out = append(out, fmt.Sprintf("%d answers %d", i, f.Status))
+			}
+		}
+		for j := range 3 {
+			if _, ok := v.Refusal(i, j); ok {
+				out = append(out, fmt.Sprintf("refuse %d/%d", i, j))
+			}
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestRouteVerdictOutcomes: what Envoy Gateway's translator serves in
+// place of a rule it does not take as written — a rule whose match fails
+// has no route, one whose filters fail answers 500 (a GRPCRoute none of
+// whose rules is accepted has no route at all), and a backendRef it
+// refuses is named by its index (its share answers 500); a mirror to a
+// Service without ready endpoints changes nothing served.
+func TestRouteVerdictOutcomes(t *testing.T) {
+	tests := []struct {
+		name, kind, rules string
+		n                 int
+		want              string
+	}{
+		{"valid", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n", 1, ""},
+		{"regex left out", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n  - matches: [{path: {type: RegularExpression, value: \"*x*\"}}]\n", 2, "out 1"},
+		{"header filter answered", "HTTPRoute", "  - filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: Host, value: x}]}}]\n", 1, "0 answers 500"},
+		{"HTTPRouteFilter missing answered", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: nope}}]\n    backendRefs: [{name: svc, port: 8080}]\n", 1, "0 answers 500"},
+		{"refused among valid", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}, {name: ext, port: 80}, {name: nope, port: 80}]\n", 1, "refuse 0/1; refuse 0/2"},
+		{"gRPC partly dropped", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}, {type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n  - backendRefs: [{name: svc, port: 8080}]\n", 2, "0 answers 500"},
+		{"gRPC wholly dropped", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", 1, "out 0"},
+		{"HTTP wholly dropped still answers", "HTTPRoute", "  - filters: [{type: RequestRedirect, requestRedirect: {scheme: ftp}}]\n", 1, "0 answers 500"},
+		{"mirror without ready endpoints", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: idle, port: 8080}}}]\n    backendRefs: [{name: svc, port: 8080}]\n", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := outcomes(verdictOf(t, tt.kind, tt.rules), tt.n); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
