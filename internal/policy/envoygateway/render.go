@@ -49,6 +49,7 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.extAuth":                 renderExtAuth,
 	"SecurityPolicy.cors":                    renderCORS,
 	"SecurityPolicy.jwt":                     renderJWT,
+	"HTTPRouteFilter.directResponse":         renderDirectResponse,
 }
 
 // scopedRenderers are the fields whose rendering depends on the Envoy
