@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/policytest"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
@@ -79,7 +80,11 @@ func FuzzRender(f *testing.F) {
 		"../../../testdata/render/*/input.yaml", "../../../testdata/render/*/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml")
 	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: app}\nspec:\n  headerModifiers: {request: {set: [{name: x-a, value: \"a\\u0091b\"}]}}\n  timeouts: {request: 5s}\n"))
 	ws := wso2.New(nil, nil)
-	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI())
+	// Envoy Gateway's kinds bring its route validation (verdicts that
+	// leave rules out, answer them or refuse backendRefs) to the routes
+	// of the seeds with an Envoy Gateway GatewayClass.
+	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI()},
+		envoygateway.All()...)...)
 	f.Fuzz(func(t *testing.T, docs []byte) {
 		base, err := manifest.Parse("base.yaml", []byte(fuzzBase), manifest.Limits{})
 		if err != nil {
