@@ -21,8 +21,12 @@ func (r *Result) Verdict(rt *topology.Route, gw *topology.Gateway) *policy.Route
 	if r.Attach == nil || rt == nil || gw == nil {
 		return nil
 	}
+	byCtrl := r.Attach.Verdicts[rt]
+	if len(byCtrl) == 0 {
+		return nil // the common case: no controller validates the route
+	}
 	ctrl, _ := r.Graph.Controller(gw, "")
-	return r.Attach.Verdicts[rt][ctrl]
+	return byCtrl[ctrl]
 }
 
 // LeftOut reports whether the controller managing gw leaves the rule of rt
