@@ -43,6 +43,7 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.healthCheck":       renderHealthCheck,
 	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
 	"BackendTrafficPolicy.retry":             renderRetry,
+	"BackendTrafficPolicy.telemetry":         renderTelemetry,
 	"SecurityPolicy.authorization":           renderAuthorization,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.extAuth":                 renderExtAuth,
