@@ -61,7 +61,6 @@ const (
 // rateLimitSettings is the rate limit service the deployment runs
 // (config envoyGateway.rateLimit).
 type rateLimitSettings struct {
-	enabled    bool
 	url        string
 	timeout    time.Duration
 	failClosed bool
@@ -73,7 +72,6 @@ func rateLimitConfig(env *policy.Env) rateLimitSettings {
 		return s
 	}
 	vals := env.Config.Values
-	s.enabled, _ = vals[policy.ValueRateLimitEnabled].(bool)
 	s.url, _ = vals[policy.ValueRateLimitServiceURL].(string)
 	if s.url == "" {
 		s.url = defaultRateLimitURL
@@ -104,7 +102,11 @@ func renderRateLimit(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, 
 		if i < len(in.Contributors) {
 			ns, name = splitID(in.Contributors[i])
 		}
-		set, err := buildRateLimit(raw, ns, name, cfg.enabled)
+		// Whether a rate limit service is deployed is the policy's
+		// status (Decode refuses a global rate limit without one, and
+		// the routes of an invalid policy answer 500): render builds
+		// what the value says.
+		set, err := buildRateLimit(raw, ns, name, true)
 		if err != nil {
 			return nil, fmt.Errorf("rateLimit: %w", err)
 		}
