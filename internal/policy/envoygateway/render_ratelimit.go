@@ -85,16 +85,14 @@ func rateLimitConfig(env *policy.Env) rateLimitSettings {
 
 // renderRateLimit renders the rate limits in effect on a route. Where a
 // route's policy merges into its Gateway's (mergeType), Envoy Gateway
-// merges the two rate limits as it built them, each rule keeping the
-// name of the policy that wrote it: the route's local and global rate
-// limits replace the Gateway's, and a part only the Gateway's policy has
-// is kept. Contributors come most specific first.
+// merges the two rate limits as it built them (mergeRateLimits), each
+// rule keeping the name of the policy that wrote it. Contributors come
+// most specific first.
 func renderRateLimit(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
 	cfg := rateLimitConfig(env)
 	var eff rlSet
-	haveLocal := false
-	for i, v := range in.Values {
-		raw, err := rawValue(v)
+	for i := len(in.Values) - 1; i >= 0; i-- {
+		raw, err := rawValue(in.Values[i])
 		if err != nil {
 			return nil, fmt.Errorf("rateLimit: %w", err)
 		}
@@ -110,12 +108,7 @@ func renderRateLimit(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, 
 		if err != nil {
 			return nil, fmt.Errorf("rateLimit: %w", err)
 		}
-		if set.local != nil && !haveLocal {
-			eff.local, haveLocal = set.local, true
-		}
-		if set.hasGl && !eff.hasGl {
-			eff.global, eff.hasGl = set.global, true
-		}
+		eff = mergeRateLimits(eff, set, in.Strategy == policy.StrategicMerge)
 	}
 	var frags []policy.Fragment
 	if eff.local != nil {
@@ -132,6 +125,43 @@ func renderRateLimit(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, 
 		return nil, fmt.Errorf("rateLimit: neither a local nor a global rate limit")
 	}
 	return frags, nil
+}
+
+// mergeRateLimits merges the more specific policy's rate limits (patch)
+// over the less specific one's (base), as Envoy Gateway merges the two
+// it built: a part only one has is kept; the route's default local
+// bucket wins (it always has one), its x-ratelimit option where it sets
+// one; rules, named apart by policy, add up under StrategicMerge (the
+// Gateway's first) and are replaced under JSONMerge — unless the route's
+// list is empty, which leaves the Gateway's.
+func mergeRateLimits(base, patch rlSet, strategic bool) rlSet {
+	rules := func(b, p []rlRule) []rlRule {
+		switch {
+		case len(p) == 0:
+			return b
+		case strategic:
+			return append(append([]rlRule{}, b...), p...)
+		}
+		return p
+	}
+	out := base
+	if pl := patch.local; pl != nil {
+		if bl := base.local; bl == nil {
+			out.local = pl
+		} else {
+			l := *pl
+			if l.xrl == nil {
+				l.xrl = bl.xrl
+			}
+			l.rules = rules(bl.rules, pl.rules)
+			out.local = &l
+		}
+	}
+	if patch.hasGl {
+		out.global = rules(base.global, patch.global)
+		out.hasGl = true
+	}
+	return out
 }
 
 // rawValue is a field value as JSON.

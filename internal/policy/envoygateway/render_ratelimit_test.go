@@ -133,31 +133,68 @@ func TestGlobalRateLimitDescriptors(t *testing.T) {
 }
 
 // TestRateLimitMergedPolicies: where a route's policy merges into its
-// Gateway's, each part (local, global) comes from the most specific
-// policy that has it, and global rules keep their own policy's name.
+// Gateway's, Envoy Gateway merges the rate limits it built: a part only
+// the Gateway's policy has is kept, the route's default bucket wins,
+// rules keep their own policy's name and add up under StrategicMerge
+// (the Gateway's first), while JSONMerge replaces the list.
 func TestRateLimitMergedPolicies(t *testing.T) {
-	routeRL := `{"local": {"rules": [{"limit": {"requests": 7, "unit": "Second"}}]}}`
-	gatewayRL := `{"local": {"rules": [{"limit": {"requests": 1, "unit": "Second"}}]},
-	               "global": {"rules": [{"limit": {"requests": 1, "unit": "Hour"}, "shared": true}]}}`
+	routeRL := `{"local": {"rules": [{"limit": {"requests": 7, "unit": "Second"}}]},
+	             "global": {"rules": [{"clientSelectors": [{"headers": [{"name": "x", "value": "y"}]}], "limit": {"requests": 2, "unit": "Hour"}}]}}`
+	gatewayRL := `{"local": {"rules": [{"limit": {"requests": 1, "unit": "Second"}}, {"clientSelectors": [{"methods": [{"value": "GET"}]}], "limit": {"requests": 1, "unit": "Minute"}}]},
+	               "global": {"rules": [{"limit": {"requests": 1, "unit": "Hour"}, "shared": true}, {"limit": {"requests": 3, "unit": "Hour"}}]}}`
+	tests := []struct {
+		strategy    policy.Strategy
+		localRules  int
+		listener    [][]string
+		gatewayRule bool // the Gateway policy's shared rule is in effect
+	}{
+		{policy.StrategicMerge, 1, [][]string{{route, "rule-0-match--1"}, {route, "rule-1-match-0"}}, true},
+		{policy.JSONMerge, 1, [][]string{{route, "rule-0-match-0"}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.strategy), func(t *testing.T) {
+			in := policy.FieldInput{Key: "rateLimit", Strategy: tc.strategy,
+				Values:       []any{json.RawMessage(routeRL), json.RawMessage(gatewayRL)},
+				Contributors: []string{"gateway.envoyproxy.io/BackendTrafficPolicy/app/route-rl", "gateway.envoyproxy.io/BackendTrafficPolicy/infra/gw-rl"}}
+			per, _, frags := perRoute(t, in)
+			var local *localratelimitv3.LocalRateLimit
+			for _, f := range frags {
+				if m, ok := f.TypedPerFilterConfig["envoy.filters.http.local_ratelimit"].(*localratelimitv3.LocalRateLimit); ok {
+					local = m
+				}
+			}
+			if got := local.GetTokenBucket().GetMaxTokens(); got != 7 {
+				t.Errorf("local bucket %d, want the route policy's 7", got)
+			}
+			if got := len(local.GetDescriptors()); got != tc.localRules {
+				t.Errorf("%d local descriptors, want %d", got, tc.localRules)
+			}
+			if got := keys(per["envoy.filters.http.ratelimit"].GetRateLimits()); !slices.EqualFunc(got, tc.listener, slices.Equal) {
+				t.Errorf("listener domain keys %v, want %v", got, tc.listener)
+			}
+			shared := per["envoy.filters.http.ratelimit/infra/gw-rl"]
+			if (shared != nil) != tc.gatewayRule {
+				t.Fatalf("Gateway policy's shared rule in effect: %v, want %v (have %v)", shared != nil, tc.gatewayRule, slices.Sorted(maps.Keys(per)))
+			}
+			if shared != nil {
+				if got := keys(shared.GetRateLimits()); !slices.EqualFunc(got, [][]string{{"infra/gw-rl/rule/0", "rule-0-match--1"}}, slices.Equal) {
+					t.Errorf("shared keys %v", got)
+				}
+			}
+		})
+	}
+}
+
+// TestRateLimitGatewayOnly: a route policy without a rate limit merged
+// into a Gateway policy with one keeps the Gateway policy's rules and
+// names (backendtrafficpolicy-strategic-merge-only-gw-rl).
+func TestRateLimitGatewayOnly(t *testing.T) {
 	in := policy.FieldInput{Key: "rateLimit", Strategy: policy.StrategicMerge,
-		Values:       []any{json.RawMessage(routeRL), json.RawMessage(gatewayRL)},
-		Contributors: []string{"gateway.envoyproxy.io/BackendTrafficPolicy/app/route-rl", "gateway.envoyproxy.io/BackendTrafficPolicy/infra/gw-rl"}}
-	per, _, frags := perRoute(t, in)
-	var local *localratelimitv3.LocalRateLimit
-	for _, f := range frags {
-		if m, ok := f.TypedPerFilterConfig["envoy.filters.http.local_ratelimit"].(*localratelimitv3.LocalRateLimit); ok {
-			local = m
-		}
-	}
-	if got := local.GetTokenBucket().GetMaxTokens(); got != 7 {
-		t.Errorf("local bucket %d, want the route policy's 7", got)
-	}
-	p := per["envoy.filters.http.ratelimit/infra/gw-rl"]
-	if p == nil {
-		t.Fatalf("no RateLimitPerRoute in the Gateway policy's domain; have %v", slices.Sorted(maps.Keys(per)))
-	}
-	if got := keys(p.GetRateLimits()); !slices.EqualFunc(got, [][]string{{"infra/gw-rl/rule/0", "rule-0-match--1"}}, slices.Equal) {
-		t.Errorf("descriptor keys %v", got)
+		Values:       []any{json.RawMessage(`{"global": {"rules": [{"limit": {"requests": 1, "unit": "Hour"}, "shared": true}]}}`)},
+		Contributors: []string{"gateway.envoyproxy.io/BackendTrafficPolicy/infra/gw-rl"}}
+	per, _, _ := perRoute(t, in)
+	if got := keys(per["envoy.filters.http.ratelimit/infra/gw-rl"].GetRateLimits()); !slices.EqualFunc(got, [][]string{{"infra/gw-rl/rule/0", "rule-0-match--1"}}, slices.Equal) {
+		t.Errorf("keys %v", got)
 	}
 }
 
