@@ -141,6 +141,23 @@ type rlSet struct {
 // unitSeconds are the rate-limit units (Envoy Gateway's UnitToSeconds).
 var unitSeconds = map[string]int64{"Second": 1, "Minute": 60, "Hour": 3600, "Day": 86400, "Week": 604800, "Month": 2592000, "Year": 31536000}
 
+// rlError is an error of the rate limit with where in spec.rateLimit it
+// lies (local, global.rules[1]…), for the diagnostic's position.
+type rlError struct {
+	path string
+	err  error
+}
+
+func (e *rlError) Error() string { return e.err.Error() }
+func (e *rlError) Unwrap() error { return e.err }
+
+func at(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &rlError{path: path, err: err}
+}
+
 // errGlobalDisabled is Envoy Gateway's refusal of a global rate limit
 // when it runs without a rate limit service.
 var errGlobalDisabled = errors.New("enable Ratelimit in the EnvoyGateway config to configure global rateLimit")
@@ -155,7 +172,7 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 	var out rlSet
 	local := func() error {
 		if spec.Local == nil {
-			return errors.New("local configuration empty for rateLimit")
+			return at("local", errors.New("local configuration empty for rateLimit"))
 		}
 		l, err := buildLocal(spec.Local, ns, name)
 		out.local = l
@@ -163,17 +180,17 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 	}
 	global := func() error {
 		if spec.Global == nil {
-			return errors.New("global configuration empty for rateLimit")
+			return at("global", errors.New("global configuration empty for rateLimit"))
 		}
 		if !globalEnabled {
-			return errGlobalDisabled
+			return at("global", errGlobalDisabled)
 		}
 		out.hasGl = true
 		out.global = []rlRule{}
 		for i := range spec.Global.Rules {
 			r, err := buildRule(&spec.Global.Rules[i], ns, name, i)
 			if err != nil {
-				return err
+				return at(fmt.Sprintf("global.rules[%d]", i), err)
 			}
 			out.global = append(out.global, r)
 		}
@@ -186,7 +203,7 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 		case "Local":
 			return out, local()
 		}
-		return out, fmt.Errorf("invalid rateLimit type: %s", *spec.Type)
+		return out, at("type", fmt.Errorf("invalid rateLimit type: %s", *spec.Type))
 	}
 	if spec.Local != nil {
 		if err := local(); err != nil {
@@ -210,15 +227,15 @@ func buildLocal(l *rateLimitRules, ns, name string) (*rlLocal, error) {
 	for _, r := range l.Rules {
 		if len(r.ClientSelectors) == 0 {
 			if defaults++; defaults > 1 {
-				return nil, errors.New("local rateLimit can not have more than one rule without clientSelectors")
+				return nil, at("local.rules", errors.New("local rateLimit can not have more than one rule without clientSelectors"))
 			}
 			out.requests, out.unit, out.xrl = r.Limit.Requests, r.Limit.Unit, r.XRateLimitHeaders
 		}
 	}
 	unit := unitSeconds[out.unit]
-	for _, r := range l.Rules {
+	for i, r := range l.Rules {
 		if unit == 0 || unitSeconds[r.Limit.Unit]%unit != 0 {
-			return nil, errors.New("local rateLimit rule limit unit must be a multiple of the default limit unit")
+			return nil, at(fmt.Sprintf("local.rules[%d].limit.unit", i), errors.New("local rateLimit rule limit unit must be a multiple of the default limit unit"))
 		}
 	}
 	for i := range l.Rules {
@@ -227,7 +244,7 @@ func buildLocal(l *rateLimitRules, ns, name string) (*rlLocal, error) {
 		}
 		r, err := buildRule(&l.Rules[i], ns, name, i)
 		if err != nil {
-			return nil, err
+			return nil, at(fmt.Sprintf("local.rules[%d]", i), err)
 		}
 		out.rules = append(out.rules, r)
 	}
@@ -386,6 +403,11 @@ func (v valueChecks) rateLimit(raw []byte, globalEnabled bool) {
 		return
 	}
 	if _, err := buildRateLimit(rl.RateLimit, v.p.Obj.Namespace, v.p.Obj.Name, globalEnabled); err != nil {
-		v.invalid([]string{"rateLimit"}, "RateLimit: %s.", strings.TrimSuffix(err.Error(), "."))
+		path := []string{"rateLimit"}
+		var re *rlError
+		if errors.As(err, &re) {
+			path = append(path, re.path)
+		}
+		v.invalid(path, "RateLimit: %s.", strings.TrimSuffix(err.Error(), "."))
 	}
 }

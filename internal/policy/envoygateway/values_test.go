@@ -112,12 +112,37 @@ func TestGlobalRateLimitNeedsService(t *testing.T) {
 		got := ""
 		if len(p.Invalid) > 0 {
 			got = p.Invalid[0].Message
-			if f := p.Invalid[0].Field; f != "spec.rateLimit" {
-				t.Errorf("%s: field %q, want spec.rateLimit", tc.spec, f)
+			if f := p.Invalid[0].Field; f != "spec.rateLimit.global" {
+				t.Errorf("%s: field %q, want spec.rateLimit.global", tc.spec, f)
 			}
 		}
 		if got != tc.invalid {
 			t.Errorf("%s: invalid = %q, want %q", tc.spec, got, tc.invalid)
+		}
+	}
+}
+
+// TestRateLimitErrorField: a refused rate limit is reported at the part
+// of spec.rateLimit Envoy Gateway refuses (the rule, the unit), at its
+// line.
+func TestRateLimitErrorField(t *testing.T) {
+	withRLS := policy.Config{Values: map[string]any{policy.ValueRateLimitEnabled: true}}
+	tests := []struct {
+		spec, field string
+		line        int
+	}{
+		{"  rateLimit:\n    global:\n      rules:\n      - limit: {requests: 1, unit: Hour}\n      - clientSelectors: [{headers: [{name: x, type: Distinct, invert: true}]}]\n        limit: {requests: 1, unit: Hour}\n",
+			"spec.rateLimit.global.rules[1]", 9},
+		{"  rateLimit:\n    local:\n      rules:\n      - limit: {requests: 1, unit: Minute}\n      - clientSelectors: [{headers: [{name: x, value: y}]}]\n        limit: {requests: 2, unit: Second}\n",
+			"spec.rateLimit.local.rules[1].limit.unit", 10},
+	}
+	for _, tc := range tests {
+		p := decodeWith(t, "BackendTrafficPolicy", tc.spec, withRLS)
+		if len(p.Invalid) != 1 {
+			t.Fatalf("%d invalid findings, want 1", len(p.Invalid))
+		}
+		if d := p.Invalid[0]; d.Field != tc.field || d.Pos.Line != tc.line {
+			t.Errorf("at %s line %d, want %s line %d", d.Field, d.Pos.Line, tc.field, tc.line)
 		}
 	}
 }
