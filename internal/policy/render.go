@@ -135,10 +135,11 @@ type RouteSite struct {
 	Match int
 	// Hostname is the virtual host's domain ("*" for any host).
 	Hostname string
-	// Owner is the Gateway (or ListenerSet) whose listener Listener
-	// serves the route.
-	Owner    GatewayName
-	Listener string
+	// Gateway is the Gateway serving the route through its listener
+	// Listener, or through the listener of ListenerSet (zero for the
+	// Gateway's own listeners).
+	Gateway, ListenerSet GatewayName
+	Listener             string
 }
 
 // HTTPFilter is one entry of the HCM http_filters chain.

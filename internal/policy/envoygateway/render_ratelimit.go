@@ -35,7 +35,7 @@ import (
 // bucket, and per rule a descriptor whose entries the route's rate-limit
 // actions produce. A global rate limit calls Envoy Gateway's rate limit
 // service (cluster ratelimit_cluster) through the ratelimit filter, one
-// per domain: the listener's (<gateway ns>/<gateway>/<listener>) for the
+// per domain: the listener's (egListenerName) for the
 // rules of one route, the policy's (<ns>/<policy>) for shared rules,
 // whose counters every route of the policy shares. Each route's
 // RateLimitPerRoute names the domain and the actions; an unshared rule's
@@ -237,7 +237,7 @@ func globalFragment(rules []rlRule, cfg rateLimitSettings) (policy.Fragment, err
 // rate limits grouped by domain (the listener's, and each shared rule's
 // policy's), and the filter of each domain.
 func globalPerRoute(rules []rlRule, cfg rateLimitSettings, site policy.RouteSite) []policy.Fragment {
-	listener := site.Owner.Namespace + "/" + site.Owner.Name + "/" + site.Listener
+	listener := egListenerName(site)
 	route := egRouteName(site)
 	byDomain := map[string][]*routev3.RateLimit{}
 	var domains []string
@@ -302,6 +302,18 @@ func globalPerRoute(rules []rlRule, cfg rateLimitSettings, site policy.RouteSite
 		frags = append(frags, f)
 	}
 	return frags
+}
+
+// egListenerName is Envoy Gateway's name of the listener serving a
+// route: <gateway ns>/<gateway>/<listener>, or
+// <gateway ns>/<gateway>/<listenerset ns>/<listenerset>/<listener> for a
+// ListenerSet's.
+func egListenerName(s policy.RouteSite) string {
+	name := s.Gateway.Namespace + "/" + s.Gateway.Name + "/"
+	if !s.ListenerSet.IsZero() {
+		name += s.ListenerSet.Namespace + "/" + s.ListenerSet.Name + "/"
+	}
+	return name + s.Listener
 }
 
 // egRouteName is Envoy Gateway's name of a route:

@@ -17,7 +17,7 @@ import (
 // site is a route of HTTPRoute app/web served by listener http of
 // Gateway infra/gw.
 var site = policy.RouteSite{Kind: "HTTPRoute", Namespace: "app", Name: "web", Rule: 1, Match: 0,
-	Hostname: "www.example.com", Owner: policy.GatewayName{Namespace: "infra", Name: "gw"}, Listener: "http"}
+	Hostname: "www.example.com", Gateway: policy.GatewayName{Namespace: "infra", Name: "gw"}, Listener: "http"}
 
 // perRoute renders a rateLimit field and builds its per-route part for
 // site: the RateLimitPerRoute configs and the filters, by filter name.
@@ -219,14 +219,19 @@ func TestFractionalPercent(t *testing.T) {
 }
 
 func TestRouteNames(t *testing.T) {
+	onSet := policy.RouteSite{Kind: "GRPCRoute", Namespace: "a", Name: "g", Rule: 0, RuleName: "r", Match: -1, Hostname: "*",
+		Gateway: policy.GatewayName{Namespace: "infra", Name: "gw"}, ListenerSet: policy.GatewayName{Namespace: "team", Name: "ls"}, Listener: "l1"}
 	tests := []struct {
-		site       policy.RouteSite
-		name, stat string
+		site                 policy.RouteSite
+		name, stat, listener string
 	}{
-		{site, route, "HTTPRoute/app/web/-"},
-		{policy.RouteSite{Kind: "GRPCRoute", Namespace: "a", Name: "g", Rule: 0, RuleName: "r", Match: -1, Hostname: "*"}, "grpcroute/a/g/rule/0/match/-1/*", "GRPCRoute/a/g/r"},
+		{site, route, "HTTPRoute/app/web/-", "infra/gw/http"},
+		{onSet, "grpcroute/a/g/rule/0/match/-1/*", "GRPCRoute/a/g/r", "infra/gw/team/ls/l1"},
 	}
 	for _, tc := range tests {
+		if got := egListenerName(tc.site); got != tc.listener {
+			t.Errorf("egListenerName = %q, want %q", got, tc.listener)
+		}
 		if got := egRouteName(tc.site); got != tc.name {
 			t.Errorf("egRouteName = %q, want %q", got, tc.name)
 		}

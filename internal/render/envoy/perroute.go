@@ -37,11 +37,11 @@ func routeSite(e entry, host string, l *topology.Listener) policy.RouteSite {
 	}
 	if l != nil {
 		s.Listener = string(l.Name)
-		switch {
-		case l.Set != nil && l.Set.ListenerSet != nil:
-			s.Owner = policy.GatewayName{Namespace: l.Set.Namespace, Name: l.Set.Name}
-		case l.Gateway != nil && l.Gateway.Gateway != nil:
-			s.Owner = policy.GatewayName{Namespace: l.Gateway.Namespace, Name: l.Gateway.Name}
+		if l.Gateway != nil && l.Gateway.Gateway != nil {
+			s.Gateway = policy.GatewayName{Namespace: l.Gateway.Namespace, Name: l.Gateway.Name}
+		}
+		if l.Set != nil && l.Set.ListenerSet != nil {
+			s.ListenerSet = policy.GatewayName{Namespace: l.Set.Namespace, Name: l.Set.Name}
 		}
 	}
 	return s
