@@ -292,7 +292,7 @@ func buildRule(r *rateLimitRule, ns, name string, i int) (rlRule, error) {
 				}
 				m.regex = ptr(p.Value)
 			default:
-				return out, errors.New("unable to translate rateLimit: invalid path type.")
+				return out, errors.New("unable to translate rateLimit: invalid path type")
 			}
 			out.path = &m
 		}
