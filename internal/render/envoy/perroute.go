@@ -7,6 +7,7 @@ import (
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -109,7 +110,48 @@ func (vb *vhostBuild) addPerRoute(r *routev3.Route, fr policy.Fragment, copied *
 		if !ok {
 			return fmt.Errorf("route settings are a %T", fr.TypedRoute)
 		}
+		ownFields(r, m)
 		proto.Merge(r, m)
 	}
 	return nil
+}
+
+// ownFields gives r copies of the fields src is about to merge into:
+// a route's messages, lists and maps may be shared with the other routes
+// of its rule (a field renders once), and proto.Merge changes them in
+// place.
+func ownFields(r, src proto.Message) {
+	dst := r.ProtoReflect()
+	src.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		if !dst.Has(fd) {
+			return true
+		}
+		old := dst.Get(fd)
+		switch {
+		case fd.IsList():
+			l := dst.NewField(fd).List()
+			for i := range old.List().Len() {
+				l.Append(cloneValue(fd, old.List().Get(i)))
+			}
+			dst.Set(fd, protoreflect.ValueOfList(l))
+		case fd.IsMap():
+			m := dst.NewField(fd).Map()
+			old.Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+				m.Set(k, cloneValue(fd.MapValue(), v))
+				return true
+			})
+			dst.Set(fd, protoreflect.ValueOfMap(m))
+		case fd.Message() != nil:
+			dst.Set(fd, protoreflect.ValueOfMessage(proto.Clone(old.Message().Interface()).ProtoReflect()))
+		}
+		return true
+	})
+}
+
+// cloneValue copies a message value; other values are immutable.
+func cloneValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) protoreflect.Value {
+	if fd.Message() == nil {
+		return v
+	}
+	return protoreflect.ValueOfMessage(proto.Clone(v.Message().Interface()).ProtoReflect())
 }
