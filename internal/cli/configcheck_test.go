@@ -26,6 +26,10 @@ func TestConfigFileKeys(t *testing.T) {
 		{"unknown ignore entry key", "lint:\n  ignore:\n  - codes: GWP303\n", `unknown key "codes" in a lint.ignore entry (keys: code, object); did you mean "code"?`},
 		{"unknown severity code", "lint:\n  severity:\n    GWP1234: info\n", `lint.severity names rule "GWP1234"`},
 		{"bad value", "lint:\n  failOn: sometimes\n", `lint.failOn: unknown severity "sometimes"`},
+		{"envoy gateway rate limit service", "envoyGateway:\n  rateLimit:\n    enabled: true\n    serviceURL: grpc://rls.infra.svc:8081\n    timeout: 20ms\n    failClosed: true\n", ""},
+		{"misspelled rate limit key", "envoyGateway:\n  rateLimit:\n    enable: true\n", `unknown key "envoyGateway.rateLimit.enable"; did you mean "envoyGateway.rateLimit.enabled"?`},
+		{"rate limit service without a port", "envoyGateway:\n  rateLimit:\n    serviceURL: grpc://rls.infra.svc\n", `envoyGateway.rateLimit.serviceURL must be a URL with a host and a port`},
+		{"rate limit timeout not a duration", "envoyGateway:\n  rateLimit:\n    timeout: 20\n", `envoyGateway.rateLimit.timeout must be a duration such as 20ms, not "20"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -187,7 +187,7 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 
 // egCaseConfig is the gwpol config a user of the case's Envoy Gateway
 // deployment would write: the translator settings case.json records that
-// gwpol has a setting for (envoyGateway.runningOnHost, enableBackend),
+// gwpol has a setting for (envoyGateway.runningOnHost, enableBackend, rateLimit.enabled),
 // else none.
 func egCaseConfig(t *testing.T, dir string) *Config {
 	t.Helper()
@@ -195,11 +195,15 @@ func egCaseConfig(t *testing.T, dir string) *Config {
 		Translator struct {
 			RunningOnHost  bool  `json:"RunningOnHost"`
 			BackendEnabled *bool `json:"BackendEnabled"`
+			// GlobalRateLimitEnabled: the harness runs with a rate
+			// limit service (envoyGateway.rateLimit.enabled).
+			GlobalRateLimitEnabled bool `json:"GlobalRateLimitEnabled"`
 		} `json:"translator"`
 	}
 	readJSON(t, filepath.Join(dir, "case.json"), &cs)
 	cfg := &Config{Namespace: "default"}
 	cfg.EnvoyGateway.RunningOnHost = cs.Translator.RunningOnHost
 	cfg.EnvoyGateway.EnableBackend = cs.Translator.BackendEnabled
+	cfg.EnvoyGateway.RateLimit.Enabled = cs.Translator.GlobalRateLimitEnabled
 	return cfg
 }

@@ -34,7 +34,7 @@ const (
 // direct response and its status), and for forwarding routes the
 // configuration policies put on a route in Envoy Gateway's rendering —
 // the request headers it removes, the RouteAction's timeouts, retry, hash
-// and rate-limit actions, and the
+// and rate-limit actions, the route's tracing and stat prefix, and the
 // typed_per_filter_config in effect (the route's, else its virtual
 // host's, else its RouteConfiguration's, as Envoy picks it).
 type egRouteView struct {
@@ -42,6 +42,10 @@ type egRouteView struct {
 	RemoveHeaders any            `json:"requestHeadersToRemove,omitempty"`
 	RouteConf     map[string]any `json:"routeAction,omitempty"`
 	PerFilter     map[string]any `json:"perFilter,omitempty"`
+	// Tracing and StatPrefix are the route's own (BackendTrafficPolicy
+	// telemetry).
+	Tracing    any `json:"tracing,omitempty"`
+	StatPrefix any `json:"statPrefix,omitempty"`
 }
 
 // egRouteFields are the RouteAction fields compared (protojson names).
@@ -228,7 +232,7 @@ func egView(route, vhPF, rcPF map[string]any) egRouteView {
 		dr, _ := route["directResponse"].(map[string]any)
 		return egRouteView{Action: fmt.Sprintf("direct %v", dr["status"])}
 	}
-	v := egRouteView{Action: "route", RemoveHeaders: route["requestHeadersToRemove"]}
+	v := egRouteView{Action: "route", RemoveHeaders: route["requestHeadersToRemove"], Tracing: route["tracing"], StatPrefix: route["statPrefix"]}
 	ra, _ := route["route"].(map[string]any)
 	for _, f := range egRouteFields {
 		if x, ok := ra[f]; ok {

@@ -108,6 +108,11 @@ func (c *Config) PolicyConfig() policy.Config {
 	}
 	pc.Values[policy.ValueRunningOnHost] = c.EnvoyGateway.RunningOnHost
 	pc.Values[policy.ValueBackendDisabled] = c.EnvoyGateway.EnableBackend != nil && !*c.EnvoyGateway.EnableBackend
+	rl := c.EnvoyGateway.RateLimit
+	pc.Values[policy.ValueRateLimitEnabled] = rl.Enabled
+	pc.Values[policy.ValueRateLimitServiceURL] = rl.ServiceURL
+	pc.Values[policy.ValueRateLimitTimeout] = rl.Timeout
+	pc.Values[policy.ValueRateLimitFailClosed] = rl.FailClosed
 	return pc
 }
 
@@ -130,4 +135,25 @@ type EnvoyGatewaySettings struct {
 	// Gateway's own default is false, but an input holding Backends comes
 	// from a deployment that enabled them.
 	EnableBackend *bool `mapstructure:"enableBackend"`
+	// RateLimit is Envoy Gateway's rate limit service (the rateLimit of
+	// its EnvoyGateway configuration), which global rate limits call.
+	RateLimit EnvoyGatewayRateLimit `mapstructure:"rateLimit"`
+}
+
+// EnvoyGatewayRateLimit is the envoyGateway.rateLimit section.
+type EnvoyGatewayRateLimit struct {
+	// Enabled: the deployment runs a rate limit service (its EnvoyGateway
+	// configuration has rateLimit). Envoy Gateway's default is none, and
+	// then it refuses every policy with a global rate limit (Accepted
+	// False, Invalid).
+	Enabled bool `mapstructure:"enabled"`
+	// ServiceURL is the service's gRPC URL; "" is Envoy Gateway's own,
+	// grpc://envoy-ratelimit.envoy-gateway-system.svc.cluster.local:8081.
+	ServiceURL string `mapstructure:"serviceURL"`
+	// Timeout is rateLimit.timeout, a Go duration ("" for Envoy's
+	// default, 20ms).
+	Timeout string `mapstructure:"timeout"`
+	// FailClosed is rateLimit.failClosed: a request is refused when the
+	// service cannot be reached.
+	FailClosed bool `mapstructure:"failClosed"`
 }

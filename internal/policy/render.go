@@ -110,6 +110,36 @@ type Fragment struct {
 	// (kgateway's ListenerPolicy perPort); there it replaces the kind's
 	// fragments without a port.
 	Port int32
+	// PerRoute builds, for each forwarding Envoy route the fragment's
+	// field configures, the configuration that names that route or the
+	// listener serving it (Envoy Gateway's global rate-limit descriptors
+	// and domains, a stat prefix made of the route's name). A field
+	// renders once for all the routes it reaches; this is called once per
+	// route. Of the fragments it returns, render uses Filter,
+	// TypedPerFilterConfig and TypedRoute; an error makes the route
+	// answer 503, as any field that cannot be rendered.
+	PerRoute func(RouteSite) ([]Fragment, error)
+}
+
+// RouteSite is one Envoy route as a data plane serves it: the route
+// object, rule and match it comes from, the virtual host's hostname and
+// the Gateway listener serving it.
+type RouteSite struct {
+	// Kind (HTTPRoute, GRPCRoute), Namespace and Name of the route object.
+	Kind, Namespace, Name string
+	// Rule is the rule's index, RuleName its name ("" when unnamed).
+	Rule     int
+	RuleName string
+	// Match is the match's index in the rule, -1 for a rule without
+	// matches.
+	Match int
+	// Hostname is the virtual host's domain ("*" for any host).
+	Hostname string
+	// Gateway is the Gateway serving the route through its listener
+	// Listener, or through the listener of ListenerSet (zero for the
+	// Gateway's own listeners).
+	Gateway, ListenerSet GatewayName
+	Listener             string
 }
 
 // HTTPFilter is one entry of the HCM http_filters chain.

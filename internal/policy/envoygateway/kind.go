@@ -198,7 +198,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		}
 	}
 	k.validateReferences(p, raw, env)
-	k.checkValues(p, raw)
+	k.checkValues(p, raw, env)
 	if k == securityPolicy {
 		checkGeoLocations(p, raw, env.Model)
 	}

@@ -31,7 +31,6 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.compressor":        renderCompressor,
 	"BackendTrafficPolicy.faultInjection":    renderFaultInjection,
 	"BackendTrafficPolicy.httpUpgrade":       renderHTTPUpgrade,
-	"BackendTrafficPolicy.rateLimit":         renderRateLimit,
 	"BackendTrafficPolicy.circuitBreaker":    renderCircuitBreaker,
 	"BackendTrafficPolicy.loadBalancer":      renderLoadBalancer,
 	"BackendTrafficPolicy.useClientProtocol": renderUseClientProtocol,
@@ -44,6 +43,7 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.healthCheck":       renderHealthCheck,
 	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
 	"BackendTrafficPolicy.retry":             renderRetry,
+	"BackendTrafficPolicy.telemetry":         renderTelemetry,
 	"SecurityPolicy.authorization":           renderAuthorization,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.extAuth":                 renderExtAuth,
@@ -60,6 +60,13 @@ var scopedRenderers = map[string]func(v json.RawMessage, who policyName, sc poli
 	"ClientTrafficPolicy.http1":             renderHTTP1,
 	"ClientTrafficPolicy.scheme":            renderScheme,
 	"ClientTrafficPolicy.timeout":           renderClientTimeout,
+}
+
+// inputRenderers are the fields rendered from each contributor's value
+// apart rather than from the merged value, and from the deployment's
+// settings (the rate limits, render_ratelimit.go).
+var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error){
+	"BackendTrafficPolicy.rateLimit": renderRateLimit,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
@@ -101,7 +108,10 @@ func (k *Kind) MergesInto(p *policy.Policy) policy.Strategy {
 }
 
 // RenderField implements policy.Renderer.
-func (k *Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
+func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
+	if ir, ok := inputRenderers[k.name+"."+in.Key]; ok && len(in.Values) > 0 {
+		return ir(in, env)
+	}
 	r, ok := renderers[k.name+"."+in.Key]
 	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
 		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true

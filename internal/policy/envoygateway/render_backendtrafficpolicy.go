@@ -4,22 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/netip"
 	"strings"
 	"time"
 
-	xdscorev3 "github.com/cncf/xds/go/xds/core/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	commonratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 	brotliv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/brotli/compressor/v3"
 	gzipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/gzip/compressor/v3"
 	zstdv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/zstd/compressor/v3"
 	commonfaultv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/common/fault/v3"
 	compressorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
 	faultv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/fault/v3"
-	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
-	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -119,181 +114,6 @@ func renderHTTPUpgrade(v json.RawMessage, _ policyName) ([]policy.Fragment, erro
 		ra.UpgradeConfigs = append(ra.UpgradeConfigs, uc)
 	}
 	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
-}
-
-// rateLimit is BackendTrafficPolicy's spec.rateLimit.
-type rateLimit struct {
-	Type   string          `json:"type"`
-	Local  *localRateLimit `json:"local"`
-	Global json.RawMessage `json:"global"`
-}
-
-type localRateLimit struct {
-	Rules []rateLimitRule `json:"rules"`
-}
-
-type rateLimitRule struct {
-	ClientSelectors []struct {
-		Headers []struct {
-			Name   string  `json:"name"`
-			Value  *string `json:"value"`
-			Type   *string `json:"type"`
-			Invert *bool   `json:"invert"`
-		} `json:"headers"`
-		SourceCIDR *struct {
-			Type  *string `json:"type"`
-			Value string  `json:"value"`
-		} `json:"sourceCIDR"`
-	} `json:"clientSelectors"`
-	Limit struct {
-		Requests uint32 `json:"requests"`
-		Unit     string `json:"unit"`
-	} `json:"limit"`
-	ShadowMode *bool `json:"shadowMode"`
-}
-
-// rateLimitUnits are the seconds of each limit unit.
-var rateLimitUnits = map[string]int64{"Second": 1, "Minute": 60, "Hour": 3600, "Day": 86400}
-
-// localRateLimitFilter is Envoy's local rate limit filter, which Envoy
-// Gateway adds once per listener and configures per route.
-const localRateLimitFilter = "envoy.filters.http.local_ratelimit"
-
-// renderRateLimit is a local rate limit as Envoy Gateway configures it on
-// the route: the rule without client selectors is the route's token
-// bucket (unlimited without one); each rule with selectors is a
-// descriptor, rule-<i> counting those rules, whose entries the route's
-// rate-limit actions produce — a header value match per header
-// (rule-<i>-match-<j>), the header itself for a Distinct header, and
-// rule-<i>-masked-remote-address for a source CIDR. Global rate limits
-// (a rate limit service Envoy Gateway's own configuration names) and
-// the selectors and options not listed here are not rendered yet: a value
-// using them is unsupported.
-func renderRateLimit(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var rl rateLimit
-	if err := json.Unmarshal(v, &rl); err != nil {
-		return nil, fmt.Errorf("rateLimit: %w", err)
-	}
-	if (len(rl.Global) > 0 && string(rl.Global) != "null") || rl.Type == "Global" {
-		return []policy.Fragment{{Capability: "envoygateway.BackendTrafficPolicy.rateLimit.global"}}, nil
-	}
-	if rl.Local == nil {
-		return nil, fmt.Errorf("rateLimit: no local rate limit")
-	}
-	if unsupported, why := unrenderedSelectors(v); unsupported {
-		return []policy.Fragment{{Capability: "envoygateway.BackendTrafficPolicy.rateLimit.local." + why}}, nil
-	}
-	cfg := &localratelimitv3.LocalRateLimit{
-		StatPrefix:                      "http_local_rate_limiter",
-		TokenBucket:                     &typev3.TokenBucket{MaxTokens: math.MaxUint32, TokensPerFill: wrapperspb.UInt32(math.MaxUint32), FillInterval: durationpb.New(time.Second)},
-		FilterEnabled:                   percent100(),
-		FilterEnforced:                  percent100(),
-		EnableXRatelimitHeaders:         commonratelimitv3.XRateLimitHeadersRFCVersion_DRAFT_VERSION_03,
-		AlwaysConsumeDefaultTokenBucket: wrapperspb.Bool(false),
-	}
-	i := 0
-	for ri, r := range rl.Local.Rules {
-		secs, ok := rateLimitUnits[r.Limit.Unit]
-		if !ok {
-			return nil, fmt.Errorf("rateLimit.local.rules[%d].limit.unit: unknown unit %q", ri, r.Limit.Unit)
-		}
-		bucket := &typev3.TokenBucket{MaxTokens: r.Limit.Requests, TokensPerFill: wrapperspb.UInt32(r.Limit.Requests), FillInterval: durationpb.New(time.Duration(secs) * time.Second)}
-		if len(r.ClientSelectors) == 0 {
-			cfg.TokenBucket = bucket
-			continue
-		}
-		desc := &commonratelimitv3.LocalRateLimitDescriptor{TokenBucket: bucket, ShadowMode: r.ShadowMode != nil && *r.ShadowMode}
-		limit := &routev3.RateLimit{}
-		rule := fmt.Sprintf("rule-%d", i)
-		j := 0
-		for _, sel := range r.ClientSelectors {
-			for _, h := range sel.Headers {
-				key := fmt.Sprintf("%s-match-%d", rule, j)
-				j++
-				if h.Type != nil && *h.Type == "Distinct" {
-					limit.Actions = append(limit.Actions, &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RequestHeaders_{
-						RequestHeaders: &routev3.RateLimit_Action_RequestHeaders{HeaderName: h.Name, DescriptorKey: key}}})
-					desc.Entries = append(desc.Entries, &commonratelimitv3.RateLimitDescriptor_Entry{Key: key})
-					continue
-				}
-				sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: deref(h.Value)}}
-				if h.Type != nil && *h.Type == "RegularExpression" {
-					sm.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: deref(h.Value)}}
-				}
-				limit.Actions = append(limit.Actions, &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_HeaderValueMatch_{
-					HeaderValueMatch: &routev3.RateLimit_Action_HeaderValueMatch{
-						DescriptorKey: key, DescriptorValue: key, ExpectMatch: wrapperspb.Bool(h.Invert == nil || !*h.Invert),
-						Headers: []*routev3.HeaderMatcher{{Name: h.Name, HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{StringMatch: sm}}},
-					}}})
-				desc.Entries = append(desc.Entries, &commonratelimitv3.RateLimitDescriptor_Entry{Key: key, Value: key})
-			}
-			if c := sel.SourceCIDR; c != nil {
-				prefix, err := netip.ParsePrefix(c.Value)
-				if err != nil {
-					return nil, fmt.Errorf("rateLimit.local.rules[%d]: sourceCIDR: %w", ri, err)
-				}
-				key := rule + "-masked-remote-address"
-				limit.Actions = append(limit.Actions, &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RemoteAddressMatch_{
-					RemoteAddressMatch: &routev3.RateLimit_Action_RemoteAddressMatch{
-						DescriptorKey: key, DescriptorValue: c.Value,
-						AddressMatcher: &matcherv3.AddressMatcher{Ranges: []*xdscorev3.CidrRange{{
-							AddressPrefix: prefix.Addr().String(), PrefixLen: wrapperspb.UInt32(uint32(prefix.Bits()))}}},
-					}}})
-				desc.Entries = append(desc.Entries, &commonratelimitv3.RateLimitDescriptor_Entry{Key: key, Value: c.Value})
-			}
-		}
-		cfg.Descriptors = append(cfg.Descriptors, desc)
-		cfg.RateLimits = append(cfg.RateLimits, limit)
-		i++
-	}
-	return []policy.Fragment{{
-		Capability: "local_ratelimit",
-		// On in the chain, as Envoy Gateway leaves it: without a token
-		// bucket of its own it limits nothing but where a route's config
-		// says.
-		Filter: &policy.HTTPFilter{Name: localRateLimitFilter, Order: orderLocalRateLimit, Enabled: true,
-			Typed: &localratelimitv3.LocalRateLimit{StatPrefix: "http_local_rate_limiter", MaxDynamicDescriptors: wrapperspb.UInt32(10000)}},
-		TypedPerFilterConfig: map[string]proto.Message{localRateLimitFilter: cfg},
-	}}, nil
-}
-
-// unrenderedSelectors reports a local rate limit that uses what
-// renderRateLimit does not render: selectors other than headers and
-// sourceCIDR, a Distinct source CIDR, request costs.
-func unrenderedSelectors(v json.RawMessage) (bool, string) {
-	var raw struct {
-		Local struct {
-			Rules []struct {
-				ClientSelectors []map[string]json.RawMessage `json:"clientSelectors"`
-				Cost            json.RawMessage              `json:"cost"`
-			} `json:"rules"`
-		} `json:"local"`
-	}
-	if json.Unmarshal(v, &raw) != nil {
-		return false, ""
-	}
-	for _, r := range raw.Local.Rules {
-		if len(r.Cost) > 0 && string(r.Cost) != "null" {
-			return true, "cost"
-		}
-		for _, sel := range r.ClientSelectors {
-			for k, val := range sel {
-				switch k {
-				case "headers":
-				case "sourceCIDR":
-					var c struct {
-						Type string `json:"type"`
-					}
-					if json.Unmarshal(val, &c) == nil && c.Type == "Distinct" {
-						return true, "sourceCIDR-distinct"
-					}
-				default:
-					return true, k
-				}
-			}
-		}
-	}
-	return false, ""
 }
 
 // percent100 is a runtime fraction of 100 %.

@@ -24,7 +24,7 @@ type valueChecks struct {
 }
 
 // checkValues runs the kind's value checks on the decoded spec.
-func (k *Kind) checkValues(p *policy.Policy, raw []byte) {
+func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 	var spec map[string]any
 	if json.Unmarshal(raw, &spec) != nil {
 		return
@@ -42,7 +42,8 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte) {
 			v.nonNegative("CircuitBreaker: invalid "+upperFirst(f)+" value %v.", "circuitBreaker", f)
 		}
 		v.tableSize()
-		v.rateLimit(raw)
+		globalRL, _ := env.Config.Values[policy.ValueRateLimitEnabled].(bool)
+		v.rateLimit(raw, globalRL)
 		v.bandwidth("request")
 		v.bandwidth("response")
 	case "ClientTrafficPolicy":

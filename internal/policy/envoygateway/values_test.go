@@ -10,6 +10,12 @@ import (
 
 func decode(t *testing.T, kind, spec string) *policy.Policy {
 	t.Helper()
+	return decodeWith(t, kind, spec, policy.Config{})
+}
+
+// decodeWith decodes under the given settings.
+func decodeWith(t *testing.T, kind, spec string, cfg policy.Config) *policy.Policy {
+	t.Helper()
 	doc := "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: p, namespace: default}\nspec:\n" + spec
 	objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
 	if err != nil || len(objs) != 1 {
@@ -17,7 +23,7 @@ func decode(t *testing.T, kind, spec string) *policy.Policy {
 	}
 	k := map[string]*Kind{"BackendTrafficPolicy": BackendTrafficPolicy(), "ClientTrafficPolicy": ClientTrafficPolicy()}[kind]
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default"})
-	return k.Decode(objs[0], &policy.Env{Model: m})
+	return k.Decode(objs[0], &policy.Env{Model: m, Config: cfg})
 }
 
 func TestValueChecks(t *testing.T) {
@@ -40,6 +46,23 @@ func TestValueChecks(t *testing.T) {
 		{"BackendTrafficPolicy", "  rateLimit: {type: Local, local: {rules: [{limit: {requests: 1, unit: Hour}}, {clientSelectors: [{headers: [{name: x, value: y}]}], limit: {requests: 2, unit: Minute}}]}}\n",
 			"RateLimit: local rateLimit rule limit unit must be a multiple of the default limit unit."},
 		{"BackendTrafficPolicy", "  rateLimit: {type: Local, local: {rules: [{limit: {requests: 1, unit: Minute}}, {clientSelectors: [{headers: [{name: x, value: y}]}], limit: {requests: 2, unit: Hour}}]}}\n", ""},
+		{"BackendTrafficPolicy", "  rateLimit: {global: {rules: [{clientSelectors: [{}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: unable to translate rateLimit. At least one of the header or method or path or sourceCIDR or queryParameters must be specified."},
+		{"BackendTrafficPolicy", "  rateLimit: {global: {rules: [{clientSelectors: [{headers: [{name: x, type: Exact}]}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: unable to translate rateLimit. Either the header.Type is not valid or the header is missing a value."},
+		{"BackendTrafficPolicy", "  rateLimit: {global: {rules: [{clientSelectors: [{sourceCIDR: {value: 10.0.0.0/33}}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: unable to translate rateLimit: invalid CIDR address: 10.0.0.0/33."},
+		{"BackendTrafficPolicy", "  rateLimit: {global: {rules: [{clientSelectors: [{path: {type: Bogus, value: /x}}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: unable to translate rateLimit: invalid path type."},
+		{"BackendTrafficPolicy", "  rateLimit: {global: {rules: [{clientSelectors: [{queryParams: [{name: q, type: Distinct, value: v}]}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: unable to translate rateLimit.Value is not applicable for distinct query parameter match type."},
+		{"BackendTrafficPolicy", "  rateLimit: {global: {rules: [{clientSelectors: [{queryParams: [{name: q}]}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: value is required for Exact query parameter match."},
+		// Envoy Gateway builds the local rate limit first.
+		{"BackendTrafficPolicy", "  rateLimit: {local: {rules: [{limit: {requests: 1, unit: Hour}}, {limit: {requests: 2, unit: Hour}}]}, global: {rules: [{clientSelectors: [{}], limit: {requests: 1, unit: Hour}}]}}\n",
+			"RateLimit: local rateLimit can not have more than one rule without clientSelectors."},
+		{"BackendTrafficPolicy", "  rateLimit: {type: Bogus, local: {rules: [{limit: {requests: 1, unit: Hour}}]}}\n", "RateLimit: invalid rateLimit type: Bogus."},
+		{"BackendTrafficPolicy", "  rateLimit: {global: {rules: [{clientSelectors: [{methods: [{value: GET}], path: {value: /api}, sourceCIDR: {type: Distinct, value: 10.1.2.3/8}, queryParams: [{name: q, type: Distinct}]}], limit: {requests: 1, unit: Hour}, shared: true, cost: {request: {from: Number, number: 1}}}]}}\n", ""},
 		{"BackendTrafficPolicy", "  bandwidthLimit: {request: {limit: {value: 1023, unit: Second}}}\n",
 			"BandwidthLimit: request: bandwidth limit of 1023 bytes per Second is below the minimum of 1 KiB/s."},
 		{"BackendTrafficPolicy", "  bandwidthLimit: {response: {limit: {value: 61440, unit: Minute}}}\n", ""},
@@ -55,9 +78,12 @@ func TestValueChecks(t *testing.T) {
 		{"ClientTrafficPolicy", "  tls: {ciphers: ['[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]']}\n", ""},
 		{"ClientTrafficPolicy", "  tls: {ciphers: ['[ECDHE-ECDSA-AES128-GCM-SHA256|RC4-MD5]']}\n", "TLS: unsupported cipher suite: [ECDHE-ECDSA-AES128-GCM-SHA256|RC4-MD5]."},
 	}
+	// A rate limit service is deployed (envoyGateway.rateLimit.enabled),
+	// so that global rate limits are checked.
+	withRLS := policy.Config{Values: map[string]any{policy.ValueRateLimitEnabled: true}}
 	for _, tc := range tests {
 		t.Run(tc.kind+" "+tc.spec, func(t *testing.T) {
-			p := decode(t, tc.kind, tc.spec)
+			p := decodeWith(t, tc.kind, tc.spec, withRLS)
 			got := ""
 			if len(p.Invalid) > 0 {
 				got = p.Invalid[0].Message
@@ -66,5 +92,57 @@ func TestValueChecks(t *testing.T) {
 				t.Errorf("invalid = %q, want %q", got, tc.invalid)
 			}
 		})
+	}
+}
+
+// TestGlobalRateLimitNeedsService: without a rate limit service (config
+// envoyGateway.rateLimit.enabled, Envoy Gateway's default: none) a
+// global rate limit is refused with Envoy Gateway's message, a local one
+// is not.
+func TestGlobalRateLimitNeedsService(t *testing.T) {
+	tests := []struct {
+		spec, invalid string
+	}{
+		{"  rateLimit: {global: {rules: [{limit: {requests: 1, unit: Hour}}]}}\n", "RateLimit: enable Ratelimit in the EnvoyGateway config to configure global rateLimit."},
+		{"  rateLimit: {type: Global, global: {rules: [{limit: {requests: 1, unit: Hour}}]}}\n", "RateLimit: enable Ratelimit in the EnvoyGateway config to configure global rateLimit."},
+		{"  rateLimit: {local: {rules: [{limit: {requests: 1, unit: Hour}}]}}\n", ""},
+	}
+	for _, tc := range tests {
+		p := decode(t, "BackendTrafficPolicy", tc.spec)
+		got := ""
+		if len(p.Invalid) > 0 {
+			got = p.Invalid[0].Message
+			if f := p.Invalid[0].Field; f != "spec.rateLimit.global" {
+				t.Errorf("%s: field %q, want spec.rateLimit.global", tc.spec, f)
+			}
+		}
+		if got != tc.invalid {
+			t.Errorf("%s: invalid = %q, want %q", tc.spec, got, tc.invalid)
+		}
+	}
+}
+
+// TestRateLimitErrorField: a refused rate limit is reported at the part
+// of spec.rateLimit Envoy Gateway refuses (the rule, the unit), at its
+// line.
+func TestRateLimitErrorField(t *testing.T) {
+	withRLS := policy.Config{Values: map[string]any{policy.ValueRateLimitEnabled: true}}
+	tests := []struct {
+		spec, field string
+		line        int
+	}{
+		{"  rateLimit:\n    global:\n      rules:\n      - limit: {requests: 1, unit: Hour}\n      - clientSelectors: [{headers: [{name: x, type: Distinct, invert: true}]}]\n        limit: {requests: 1, unit: Hour}\n",
+			"spec.rateLimit.global.rules[1]", 9},
+		{"  rateLimit:\n    local:\n      rules:\n      - limit: {requests: 1, unit: Minute}\n      - clientSelectors: [{headers: [{name: x, value: y}]}]\n        limit: {requests: 2, unit: Second}\n",
+			"spec.rateLimit.local.rules[1].limit.unit", 10},
+	}
+	for _, tc := range tests {
+		p := decodeWith(t, "BackendTrafficPolicy", tc.spec, withRLS)
+		if len(p.Invalid) != 1 {
+			t.Fatalf("%d invalid findings, want 1", len(p.Invalid))
+		}
+		if d := p.Invalid[0]; d.Field != tc.field || d.Pos.Line != tc.line {
+			t.Errorf("at %s line %d, want %s line %d", d.Field, d.Pos.Line, tc.field, tc.line)
+		}
 	}
 }

@@ -46,7 +46,11 @@ func FuzzDecode(f *testing.F, kinds ...policy.Kind) {
 		set := &manifest.Set{Objects: objs}
 		m := model.Build(set, model.Options{Extra: policy.NewRegistry(kinds...).GroupKinds()})
 		for _, mode := range []string{"Standard", "Strict"} {
-			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode}}
+			// Strict runs with a deployment's optional services too (Envoy
+			// Gateway's rate limit service), so that the checks they
+			// enable run.
+			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode,
+				Values: map[string]any{policy.ValueRateLimitEnabled: mode == "Strict"}}}
 			for _, k := range kinds {
 				decodeAll(t, k, objs, env)
 			}

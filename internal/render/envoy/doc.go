@@ -38,7 +38,11 @@
 // merge.Result.Routed finds it for the rule and listener — never on the
 // VirtualHost or RouteConfiguration, where Envoy would let a Gateway's
 // configuration show through a route whose own policy hides it. Routes
-// reached by the same policies share one rendering (routedScope).
+// reached by the same policies share one rendering (routedScope). What a
+// field configures per route — naming the route or the listener serving
+// it, as Envoy Gateway's global rate-limit descriptors and domains do —
+// a fragment builds in its PerRoute, called for each route with the
+// route's policy.RouteSite (perroute.go).
 //
 // # Clusters
 //

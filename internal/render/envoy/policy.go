@@ -92,6 +92,8 @@ type rendered struct {
 	// fills: at a less specific level, the field still sets the route
 	// action fields a more specific level left unset (FieldSpec.FillsUnset).
 	fills bool
+	// perRoute build what the field configures per route (perroute.go).
+	perRoute []perRouteFn
 }
 
 // scope renders the merge points of one resource. Kinds that override
@@ -279,6 +281,9 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 		}
 	}
 	for _, fr := range frags {
+		if fr.PerRoute != nil {
+			rf.perRoute = append(rf.perRoute, perRouteFn{build: fr.PerRoute, what: fmt.Sprintf("%s %s/%s field %s", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key)})
+		}
 		if err := rf.add(fr, &b.anys); err != nil {
 			b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
 			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s renders to invalid Envoy config: %v",

@@ -251,7 +251,10 @@ type vhostBuild struct {
 	names    []namedRoute
 	clusters []clusterOp
 	filters  []filterDef // HTTP filters Gateway API routing needs (session persistence)
-	grpc     bool        // serves a GRPCRoute where the target adds gRPC filters (servesGRPC)
+	// routeFilters are HTTP filters fields build per route
+	// (perroute.go): the first of a name configures the chain.
+	routeFilters []filterDef
+	grpc         bool // serves a GRPCRoute where the target adds gRPC filters (servesGRPC)
 }
 
 type namedRoute struct {
@@ -275,6 +278,11 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 	}
 	for _, f := range vb.filters {
 		rb.filters[f.name] = f
+	}
+	for _, f := range vb.routeFilters {
+		if _, ok := rb.filters[f.name]; !ok {
+			rb.filters[f.name] = f
+		}
 	}
 	if vb.grpc {
 		for _, f := range grpcFilters {
@@ -312,7 +320,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if _, out := vb.res.LeftOut(e.att.Route, e.rule, vb.gw); out {
 			continue // the controller's validation leaves it out, as status says; it keeps its index too
 		}
-		r := vb.route(name, i, e, plan.owner, vhScope, rcScope)
+		r := vb.route(name, i, e, plan, vhScope, rcScope)
 		vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner}, r.Name})
 		vh.Routes = append(vh.Routes, r)
 	}
@@ -606,7 +614,8 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 }
 
 // route builds one Envoy route for a rule × match in a virtual host.
-func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhScope, rcScope *scoped) *routev3.Route {
+func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope, rcScope *scoped) *routev3.Route {
+	l := plan.owner
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
 	if vb.opt.RouteSourceMetadata {
 		defer addRouteSource(r, e)
@@ -658,6 +667,9 @@ func (vb *vhostBuild) route(vh string, i int, e entry, l *topology.Listener, vhS
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule))
+	if body := vb.applyPerRoute(r, rs, routeSite(e, plan.host, l)); body != "" {
+		return &routev3.Route{Name: r.Name, Match: r.Match, Action: directResponse(503, body), Metadata: r.Metadata}
+	}
 	vb.used = append(vb.used, rs)
 	for _, s := range levels {
 		if s == nil {
