@@ -130,6 +130,10 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	}
 	es := r.Effective(nil, l)
 	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(es, opt)}
+	if note := unmanagedNote(r, l.Gateway); note != "" {
+		t.Notes = append(t.Notes, note)
+		return t
+	}
 	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
 		t.Notes = append(t.Notes, streamNote(l))
 	}
@@ -192,6 +196,16 @@ func fieldSpec(e merge.EffectiveField) policy.FieldSpec {
 	return policy.FieldSpec{}
 }
 
+// unmanagedNote says why a Gateway no controller in the input manages
+// has nothing programmed (status: Pending); "" when one does.
+func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
+	if _, managed := r.Graph.Controller(gw, ""); managed {
+		return ""
+	}
+	return fmt.Sprintf("not programmed: no GatewayClass in the input is Gateway %s/%s's (%s), so no controller there programs it, and render leaves it out",
+		gw.Namespace, gw.Name, gw.Spec.GatewayClassName)
+}
+
 // Rule explains a route rule as served on one listener (nil: attached nowhere).
 func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.Listener, opt Options) Target {
 	t := Target{Target: Ref{Group: "gateway.networking.k8s.io", Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Section: rule.Section()},
@@ -216,9 +230,8 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 	var gw *topology.Gateway
 	if l != nil {
 		gw = l.Gateway
-		if _, managed := r.Graph.Controller(gw, ""); !managed {
-			t.Notes = append(t.Notes, fmt.Sprintf("not programmed: no GatewayClass in the input is Gateway %s/%s's (%s), so no controller there programs it, and render leaves it out",
-				gw.Namespace, gw.Name, gw.Spec.GatewayClassName))
+		if note := unmanagedNote(r, gw); note != "" {
+			t.Notes = append(t.Notes, note)
 			return t
 		}
 	}

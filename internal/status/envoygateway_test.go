@@ -220,6 +220,16 @@ func TestUnmanagedGatewayParent(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("route parents (-want +got):\n%s", diff)
 	}
+	// The Gateway itself is Pending, and its listener claims no route:
+	// saying Accepted would contradict render, which leaves it out.
+	for _, gw := range rep.Gateways {
+		if gw.Name != "other" {
+			continue
+		}
+		if len(gw.Listeners) != 0 || len(gw.Conditions) != 2 || gw.Conditions[0].Status != "Unknown" || gw.Conditions[0].Reason != "Pending" {
+			t.Errorf("unmanaged Gateway status = %+v, want Accepted and Programmed Unknown/Pending, no listeners", gw)
+		}
+	}
 }
 
 // TestEnvoyGatewayAggregated: past 16 ancestors Envoy Gateway keeps the

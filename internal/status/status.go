@@ -153,6 +153,12 @@ func Compute(r *merge.Result, opt Options) *Report {
 	g := r.Graph
 	for _, gw := range g.Gateways {
 		conds := topology.GatewayConditions(g, gw)
+		if _, managed := g.Controller(gw, opt.ControllerName); !managed {
+			// No controller in view: Pending, and no listener claims
+			// the routes whose parents it is not ours to report.
+			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
+			continue
+		}
 		kgw := gatewayController(g, gw, opt.ControllerName) == KgatewayController
 		if kgw {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))

@@ -209,6 +209,9 @@ func RouteParentConditions(r *Route, p *Parent) []metav1.Condition {
 func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	accepted := cond("Accepted", true, "Accepted", "Gateway is accepted")
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc == nil {
+		if _, managed := g.Controller(gw, ""); !managed {
+			return unmanagedGatewayConditions(gw)
+		}
 		accepted = cond("Accepted", true, "Accepted", fmt.Sprintf("Gateway is accepted (GatewayClass %s is not in the input; assumed to be served)", gw.Spec.GatewayClassName))
 	}
 	programmed := cond("Programmed", true, "Programmed", "Gateway is programmed")
@@ -265,6 +268,19 @@ func meta(cs []metav1.Condition, typ string) *metav1.Condition {
 		}
 	}
 	return nil
+}
+
+// unmanagedGatewayConditions are those of a Gateway whose GatewayClass is
+// not in an input that has other GatewayClasses: no controller in view
+// reconciles it, so its conditions stay as the API server defaults them
+// (Unknown, Pending), and render leaves it out. Saying Accepted would
+// contradict render.
+func unmanagedGatewayConditions(gw *Gateway) []metav1.Condition {
+	msg := fmt.Sprintf("Waiting for controller: GatewayClass %s is not in the input, and the input's GatewayClasses name other controllers; gwpol neither reports nor renders this Gateway (add its GatewayClass to analyse it)", gw.Spec.GatewayClassName)
+	return []metav1.Condition{
+		{Type: "Accepted", Status: metav1.ConditionUnknown, Reason: "Pending", Message: msg},
+		{Type: "Programmed", Status: metav1.ConditionUnknown, Reason: "Pending", Message: msg},
+	}
 }
 
 func (g *Graph) gatewayClass(name string) *model.GatewayClass {

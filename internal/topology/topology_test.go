@@ -1016,17 +1016,34 @@ spec:
 	}
 }
 
+// TestGatewayConditions: a Gateway whose class the input holds is
+// Accepted and Programmed; one whose class is missing is assumed served
+// when the input has no GatewayClass at all, and Pending (Unknown) when
+// the input's classes are all others' — render leaves it out then.
 func TestGatewayConditions(t *testing.T) {
-	g := graph(t, Options{}, gatewayInfra, `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: cls}
-spec: {controllerName: kgateway.dev/kgateway}`)
-	conds := GatewayConditions(g, g.Gateway("infra", "gw"))
-	if a := findCond(conds, "Accepted"); a.Status != metav1.ConditionTrue || a.Reason != "Accepted" {
-		t.Errorf("Accepted = %+v", a)
+	class := func(name string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: " + name + "}\nspec: {controllerName: kgateway.dev/kgateway}"
 	}
-	if p := findCond(conds, "Programmed"); p.Status != metav1.ConditionTrue {
-		t.Errorf("Programmed = %+v", p)
+	tests := []struct {
+		name                 string
+		docs                 []string
+		accepted, programmed string // Status/Reason
+	}{
+		{"class in the input", []string{gatewayInfra, class("cls")}, "True/Accepted", "True/Programmed"},
+		{"no class in the input", []string{gatewayInfra}, "True/Accepted", "True/Programmed"},
+		{"only other classes", []string{gatewayInfra, class("other")}, "Unknown/Pending", "Unknown/Pending"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := graph(t, Options{}, tt.docs...)
+			conds := GatewayConditions(g, g.Gateway("infra", "gw"))
+			if a := findCond(conds, "Accepted"); string(a.Status)+"/"+a.Reason != tt.accepted {
+				t.Errorf("Accepted = %+v, want %s", a, tt.accepted)
+			}
+			if p := findCond(conds, "Programmed"); string(p.Status)+"/"+p.Reason != tt.programmed {
+				t.Errorf("Programmed = %+v, want %s", p, tt.programmed)
+			}
+		})
 	}
 }
 
