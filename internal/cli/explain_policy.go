@@ -83,7 +83,10 @@ func layoutTable(headers []string, rows [][]string, width int) string {
 func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 	var b strings.Builder
 	state := "accepted"
-	if !rep.Accepted {
+	switch {
+	case rep.PartlyApplied:
+		state = "not accepted: the settings its problems name are left out, the others apply"
+	case !rep.Accepted:
 		state = "not accepted"
 	}
 	fmt.Fprintf(&b, "%s (%s)\n", shortID(rep.Policy), state)

@@ -14,6 +14,10 @@ import (
 type PolicyReport struct {
 	Policy   string `json:"policy"`
 	Accepted bool   `json:"accepted"`
+	// PartlyApplied: the policy is not accepted, yet its kind leaves out
+	// only the settings that fail (Problems names them) and the others
+	// take part in the merge (kgateway's ListenerPolicy).
+	PartlyApplied bool `json:"partlyApplied,omitempty"`
 	// Targets are every merge point the policy reached, in graph order.
 	Targets []PolicyTarget `json:"targets"`
 	// Problems are the findings that keep it from a target (not found, not
@@ -60,6 +64,7 @@ type Shadow struct {
 // merge IR only, so it serves every registered kind alike.
 func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 	rep := PolicyReport{Policy: p.ID(), Accepted: p.IsValid(), Targets: []PolicyTarget{}}
+	rep.PartlyApplied = !rep.Accepted && p.Kind.Spec().InvalidKeepsValidFields
 	type fieldRef struct {
 		f      *merge.Field
 		ti, fi int
@@ -173,7 +178,7 @@ func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*
 	if c.Parent != "" {
 		t.Via = "Inherited"
 	}
-	if !p.IsValid() {
+	if !p.IsValid() && !p.Kind.Spec().InvalidKeepsValidFields {
 		t.Invalid = true
 		return t, nil, true
 	}

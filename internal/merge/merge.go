@@ -64,8 +64,11 @@ type Tie struct {
 
 // Point is the merge of one kind's policies at one target.
 type Point struct {
-	Kind       policy.Kind
-	Candidates []*Candidate // valid policies, in precedence order
+	Kind policy.Kind
+	// Candidates are the valid policies, in precedence order, and the
+	// invalid ones of a kind whose invalid policies keep their valid
+	// fields (policy.KindSpec.InvalidKeepsValidFields).
+	Candidates []*Candidate
 	// Invalid are attached policies that are not accepted; they take no
 	// part in the merge, but their targets may be replaced (ValidationMode).
 	Invalid []*Candidate
@@ -245,8 +248,9 @@ func lookupFold(m map[string]string, key string) (string, bool) {
 // strategies, the way kgateway merges policies of one hierarchy level.
 func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 	pt := &Point{Kind: k}
+	keeps := k.Spec().InvalidKeepsValidFields
 	for _, c := range atts {
-		if c.Policy.IsValid() {
+		if keeps || c.Policy.IsValid() {
 			pt.Candidates = append(pt.Candidates, c)
 		} else {
 			pt.Invalid = append(pt.Invalid, c)

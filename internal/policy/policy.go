@@ -184,6 +184,15 @@ type KindSpec struct {
 	// Gateways whose routes use the backend (Gateway API BackendTLSPolicy),
 	// not against the backend object itself.
 	GatewayAncestors bool
+	// InvalidKeepsValidFields: an invalid policy still applies the fields
+	// it sets validly. The kind's Decode reports each setting that fails
+	// (Policy.Invalid: Accepted=False, reason Invalid) and leaves it out of
+	// Values, so it neither merges nor renders, while the policy's other
+	// fields merge and render as a valid policy's would and nothing is
+	// replaced by a direct response (kgateway's ListenerPolicy: the
+	// controller reports the errors on the policy and builds the listener
+	// without those settings, keeping its routes).
+	InvalidKeepsValidFields bool
 	// NoCompatMetadata: kgateway writes no merge metadata for the kind,
 	// so none is written under --merge-key=kgateway (gwpol's own key
 	// still is).

@@ -435,3 +435,45 @@ func TestReplacement(t *testing.T) {
 		})
 	}
 }
+
+// TestListenerPolicyInvalidSetting: a ListenerPolicy with a setting
+// kgateway cannot build is Invalid (with kgateway's message) and stays
+// Pending, yet the settings it sets validly still merge, so a policy that
+// shares the Gateway with it is Merged; the Gateway and its routes stay
+// accepted (nothing is replaced), as in kgateway.
+func TestListenerPolicyInvalidSetting(t *testing.T) {
+	lp := func(name string, created int, settings string) string {
+		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: ListenerPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
+			string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  default: {httpSettings: " + settings + "}\n"
+	}
+	rep := compile(t, base+lp("bad", 1, "{idleTimeout: 30s, http2ProtocolOptions: {initialStreamWindowSize: 1Ki}}")+lp("h2", 2, "{http2ProtocolOptions: {maxConcurrentStreams: 100}}"))
+	got := map[string]string{}
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			got[p.Name] = a.AncestorRef.String() + " " + condOf(a.Conditions, "Accepted") + " " + condOf(a.Conditions, "Attached")
+			if p.Name == "bad" {
+				for _, c := range a.Conditions {
+					if c.Type == "Accepted" && c.Message != "initialStreamWindowSize must be between 65535 and 2147483647 bytes (inclusive), got 1024" {
+						t.Errorf("Accepted message %q, want kgateway's", c.Message)
+					}
+				}
+			}
+		}
+	}
+	want := map[string]string{"bad": "Gateway/infra/gw False/Invalid False/Pending", "h2": "Gateway/infra/gw True/Valid True/Merged"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	for _, g := range rep.Gateways {
+		if c := condOf(g.Conditions, "Accepted"); c != "True/Accepted" {
+			t.Errorf("Gateway %s Accepted %s, want True/Accepted", g.Name, c)
+		}
+	}
+	for _, r := range rep.Routes {
+		for _, pa := range r.Parents {
+			if c := condOf(pa.Conditions, "Accepted"); c != "True/Accepted" {
+				t.Errorf("route %s Accepted %s, want True/Accepted", r.Name, c)
+			}
+		}
+	}
+}

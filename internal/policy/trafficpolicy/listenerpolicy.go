@@ -36,8 +36,8 @@ var listenerFields = []struct {
 	key, path string
 	get       func(*ListenerConfig) any
 }{
-	{"default.httpSettings.accessLog", "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
-	{"default.httpSettings.accessLogConfig", "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
+	{keyAccessLog, "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
+	{keyAccessLogConfig, "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
 	httpField("tracing", "tracing", func(h *HTTPSettings) any { return h.Tracing }),
 	httpField("upgradeConfig", "upgradeConfig", func(h *HTTPSettings) any { return h.UpgradeConfig }),
 	httpField("useRemoteAddress", "useRemoteAddress", func(h *HTTPSettings) any { return h.UseRemoteAddress }),
@@ -146,6 +146,9 @@ var listenerSpec = func() policy.KindSpec {
 		Attached:          true,
 		MaxAncestors:      16,
 		Precedence:        true,
+		// kgateway reports a setting it cannot build on the policy and
+		// leaves it out of the listener; the rest of the policy applies.
+		InvalidKeepsValidFields: true,
 	}
 	for _, f := range listenerFields {
 		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow, PortWide: portWide[f.key], ChainWide: !portWide[f.key]})
@@ -167,6 +170,13 @@ var portWide = map[string]bool{"default.proxyProtocol": true, "default.tcpKeepal
 const (
 	keyClientCertValidation = "default.clientCertificateValidation"
 	keyPerPort              = "perPortPolicy["
+)
+
+// The access log's two MergeOrigins keys: its sinks, and their compiled
+// configuration, which kgateway records separately.
+const (
+	keyAccessLog       = "default.httpSettings.accessLog"
+	keyAccessLogConfig = "default.httpSettings.accessLogConfig"
 )
 
 // ListenerPolicy's perPort entries apply on their port only.
@@ -213,5 +223,6 @@ func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 		pp := &lp.Spec.PerPort[i]
 		p.Values[perPortKey(pp.Port)] = &pp.Listener
 	}
+	checkListenerValues(p, env, lp.Spec.PerPort)
 	return p
 }

@@ -51,7 +51,7 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 	case in.Key == keyClientCertValidation:
 		return clientCertValidation(v, ns)
 	case in.Key == "default.transportSocketConnectTimeout":
-		d, err := listenerDuration(v)
+		d, err := listenerDuration("transportSocketConnectTimeout", v)
 		if err != nil {
 			return nil, err
 		}
@@ -101,10 +101,10 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 		}
 		if len(m.XffTrustedCIDRs) > 0 {
 			x.XffTrustedCidrs = &xffv3.XffTrustedCidrs{}
-			for _, c := range m.XffTrustedCIDRs {
+			for i, c := range m.XffTrustedCIDRs {
 				p, err := netip.ParsePrefix(c)
 				if err != nil {
-					return nil, fmt.Errorf("xffTrustedCIDRs: %q is not a CIDR", c)
+					return nil, &settingError{field: fmt.Sprintf("xffTrustedCIDRs[%d]", i), msg: cidrError(c)}
 				}
 				x.XffTrustedCidrs.Cidrs = append(x.XffTrustedCidrs.Cidrs, &corev3.CidrRange{AddressPrefix: p.Addr().String(), PrefixLen: wrapperspb.UInt32(uint32(p.Bits()))})
 			}
@@ -142,13 +142,13 @@ func (ListenerKind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy
 			return nil, fmt.Errorf("stripHostPortMode %q is not AnyPort or MatchingPort", m)
 		}
 	case "mergeStreamIdleTimeout":
-		d, err := listenerDuration(v)
+		d, err := listenerDuration("streamIdleTimeout", v)
 		if err != nil {
 			return nil, err
 		}
 		h.StreamIdleTimeout = d
 	case "mergeIdleTimeout":
-		d, err := listenerDuration(v)
+		d, err := listenerDuration("idleTimeout", v)
 		if err != nil {
 			return nil, err
 		}
@@ -291,12 +291,18 @@ func perPortFragments(in policy.FieldInput, env *policy.Env) ([]policy.Fragment,
 	var out []policy.Fragment
 	for _, f := range listenerFields {
 		v := f.get(cfg)
+		if x, ok := v.(*xffSettings); ok {
+			v, _ = withValidCIDRs(x) // a bad CIDR is left out (and reported at decode)
+		}
 		if !isSet(v) {
 			continue
 		}
 		sub := in
 		sub.Key, sub.Values = f.key, []any{v}
 		frags, err := ListenerKind{}.RenderField(sub, env)
+		if err != nil && diag.KindOf(err) != diag.Unsupported {
+			continue // invalid: reported at decode (checkListenerValues), left out here as kgateway leaves it out
+		}
 		if err != nil {
 			return nil, fmt.Errorf("perPort %d: %w", port, err)
 		}
@@ -387,8 +393,9 @@ const (
 	maxHTTP2Window = 2147483647
 )
 
-// http2Options tunes downstream HTTP/2; a window outside the range
-// kgateway accepts makes the policy invalid, as it does in kgateway.
+// http2Options tunes downstream HTTP/2. A window outside the range
+// kgateway accepts is an error (one per window, in kgateway's words): the
+// policy is invalid and the options are left out, as in kgateway.
 func http2Options(v any) (*corev3.Http2ProtocolOptions, error) {
 	o, _ := v.(*ListenerHTTP2ProtocolOptions)
 	if o == nil {
@@ -398,6 +405,7 @@ func http2Options(v any) (*corev3.Http2ProtocolOptions, error) {
 	if o.MaxConcurrentStreams != nil {
 		out.MaxConcurrentStreams = wrapperspb.UInt32(uint32(max(*o.MaxConcurrentStreams, 0)))
 	}
+	var errs settingErrors
 	for _, w := range []struct {
 		name string
 		q    *resource.Quantity
@@ -411,18 +419,22 @@ func http2Options(v any) (*corev3.Http2ProtocolOptions, error) {
 		}
 		n := w.q.Value()
 		if n < minHTTP2Window || n > maxHTTP2Window {
-			return nil, fmt.Errorf("http2ProtocolOptions.%s must be between %d and %d bytes, got %d", w.name, minHTTP2Window, maxHTTP2Window, n)
+			errs = append(errs, &settingError{field: w.name, msg: fmt.Sprintf("%s must be between %d and %d bytes (inclusive), got %d", w.name, minHTTP2Window, maxHTTP2Window, n)})
+			continue
 		}
 		*w.dst = wrapperspb.UInt32(uint32(n))
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return out, nil
 }
 
-func listenerDuration(v any) (*durationpb.Duration, error) {
+func listenerDuration(field string, v any) (*durationpb.Duration, error) {
 	s := val[string](v)
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not a duration", s)
+		return nil, fmt.Errorf("%s: %q is not a duration", field, s)
 	}
 	return durationpb.New(d), nil
 }

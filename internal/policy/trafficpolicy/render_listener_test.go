@@ -24,7 +24,7 @@ func TestListenerHTTPSettings(t *testing.T) {
 		{"http2 windows in bytes", `{"http2ProtocolOptions": {"initialStreamWindowSize": "128Ki", "maxConcurrentStreams": 10, "allowConnect": true}}`, "http2ProtocolOptions",
 			`{"http2ProtocolOptions":{"maxConcurrentStreams":10,"initialStreamWindowSize":131072,"allowConnect":true}}`, ""},
 		{"http2 window below RFC 7540's initial window", `{"http2ProtocolOptions": {"initialConnectionWindowSize": 1024}}`, "http2ProtocolOptions",
-			"", "initialConnectionWindowSize must be between 65535 and 2147483647 bytes, got 1024"},
+			"", "initialConnectionWindowSize must be between 65535 and 2147483647 bytes (inclusive), got 1024"},
 		{"local reply: long response flag names become Envoy's codes", `{"localReplies": {"mappers": [{"filter": {"responseFlagFilter": {"flags": ["NoHealthyUpstream", "UF"]}}, "statusCode": 503}]}}`, "localReplyConfig",
 			`{"localReplyConfig":{"mappers":[{"filter":{"responseFlagFilter":{"flags":["UH","UF"]}},"statusCode":503}]}}`, ""},
 		{"local reply: unknown response flag", `{"localReplies": {"mappers": [{"filter": {"responseFlagFilter": {"flags": ["Nope"]}}}]}}`, "localReplyConfig",

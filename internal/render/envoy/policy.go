@@ -22,7 +22,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -235,7 +234,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	if ok {
 		return rf
 	}
-	rf = b.renderNew(gk, r, f, sc, ids, nss, gwName)
+	rf = b.renderNew(k, r, f, sc, ids, nss, gwName)
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
@@ -250,7 +249,8 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 }
 
 // renderNew renders a field through its kind and types the fragments.
-func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName) *rendered {
+func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName) *rendered {
+	gk := k.GroupKind()
 	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
 	owner := f.Owner.Policy
 	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw}
@@ -263,6 +263,12 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 			b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported: %s field %s: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
 		}
 		return rf // reported, and left out: nothing of it is emitted
+	}
+	if err != nil && k.Spec().InvalidKeepsValidFields {
+		// The kind reports such a setting on the policy when it decodes it
+		// and the controller leaves it out, keeping the rest: so does render.
+		b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
+		return rf
 	}
 	if err != nil {
 		b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
