@@ -183,8 +183,13 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 		if t.Target.Section != "" {
 			title += " " + sectionWord(t.Target.Kind) + " " + t.Target.Section
 		}
-		if t.Listener != "" {
+		switch {
+		case t.Listener != "" && len(t.DelegatedBy) > 0:
+			title += " (on listener " + t.Listener + ", delegated by " + strings.Join(t.DelegatedBy, " via ") + ")"
+		case t.Listener != "":
 			title += " (on listener " + t.Listener + ")"
+		case len(t.DelegatedBy) > 0:
+			title += " (delegated by " + strings.Join(t.DelegatedBy, " via ") + ")"
 		}
 		// Styled line by line: lipgloss pads a multi-line block to one width.
 		for _, l := range strings.Split(fitLine(title, width, "  "), "\n") {

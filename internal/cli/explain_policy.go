@@ -128,7 +128,11 @@ func howReached(t explain.PolicyTarget) string {
 	if t.From != "" {
 		s += " from parent route " + t.From
 	}
-	return s + ", " + t.Level + " level"
+	s += ", " + t.Level + " level"
+	if len(t.DelegatedBy) > 0 {
+		s += ", in the copy delegated by " + strings.Join(t.DelegatedBy, " via ")
+	}
+	return s
 }
 
 func fieldText(f explain.PolicyField) string {

@@ -237,24 +237,32 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 		for _, l := range gw.Listeners {
 			for _, rp := range c.Result.Routes {
 				for _, rule := range rp.Rules {
-					for _, name := range out.RouteNames(rule.Rule, l) {
-						er, ok := byName[name]
-						if !ok {
-							continue
+					// a delegated rule along each parent path it is served
+					// through: each path's routes merge its own parents' policies
+					paths := []*merge.RulePath{nil}
+					if len(rule.Paths) > 0 {
+						paths = rule.Paths
+					}
+					for _, path := range paths {
+						for _, name := range out.RouteNamesOn(rule.Rule, path, l) {
+							er, ok := byName[name]
+							if !ok {
+								continue
+							}
+							if status, body := envoy.RouteAnswer(er.route); status != 0 {
+								replaced++
+								checkReplaced(t, c, out, rp.Route, rule.Rule, path, l, status, body, target+" "+name)
+								continue
+							}
+							if er.route.GetRoute() == nil {
+								replaced++ // a redirect
+								checkAnswers(t, c, out, rp.Route, rule.Rule, path, l, target+" "+name)
+								continue
+							}
+							checkAnswers(t, c, out, rp.Route, rule.Rule, path, l, target+" "+name)
+							routes++
+							fields += checkRoute(t, c, env, rp.Route, rule.Rule, path, l, er, target+" "+name, gaps)
 						}
-						if status, body := envoy.RouteAnswer(er.route); status != 0 {
-							replaced++
-							checkReplaced(t, c, out, rp.Route, rule.Rule, l, status, body, target+" "+name)
-							continue
-						}
-						if er.route.GetRoute() == nil {
-							replaced++ // a redirect
-							checkAnswers(t, c, out, rp.Route, rule.Rule, l, target+" "+name)
-							continue
-						}
-						checkAnswers(t, c, out, rp.Route, rule.Rule, l, target+" "+name)
-						routes++
-						fields += checkRoute(t, c, env, rp.Route, rule.Rule, l, er, target+" "+name, gaps)
 					}
 				}
 			}
@@ -345,11 +353,11 @@ type claim struct {
 
 // checkRoute checks one Envoy route both ways; it returns the number of
 // explained fields.
-func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, l *topology.Listener, er envoyRoute, where string, gaps map[string][]string) int {
+func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, er envoyRoute, where string, gaps map[string][]string) int {
 	t.Helper()
 	er.vars = [3]string{rt.Meta.Namespace, rt.Meta.Name, rule.Name}
-	view := explain.Rule(c.Result, rt, rule, l, explain.Options{})
-	eff := c.Result.Effective(rule, l)
+	view := explain.RuleOn(c.Result, rt, rule, path, l, explain.Options{})
+	eff := c.Result.EffectiveOn(rule, path, l)
 	if len(view.Fields) != len(eff) {
 		t.Fatalf("%s: explain shows %d fields, the IR has %d", where, len(view.Fields), len(eff))
 	}
@@ -692,9 +700,9 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 // explain must say so; other direct responses (fail closed, a capability
 // the target lacks, a render error, no backend) are decided by render and
 // not checked here.
-func checkReplaced(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, l *topology.Listener, status int, body, where string) {
+func checkReplaced(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, status int, body, where string) {
 	t.Helper()
-	view := explain.Rule(c.Result, rt, rule, l, answersFrom(out))
+	view := explain.RuleOn(c.Result, rt, rule, path, l, answersFrom(out))
 	if view.FixedStatus != 0 {
 		// attach or a backendRef broke the rule (a bad ExtensionRef, a
 		// refused backend…): explain must say the status render answers.
@@ -714,9 +722,9 @@ func checkReplaced(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *to
 
 // checkAnswers: a route render forwards (or redirects) is one explain
 // does not say answers a fixed status.
-func checkAnswers(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, l *topology.Listener, where string) {
+func checkAnswers(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, where string) {
 	t.Helper()
-	if view := explain.Rule(c.Result, rt, rule, l, answersFrom(out)); view.FixedStatus != 0 {
+	if view := explain.RuleOn(c.Result, rt, rule, path, l, answersFrom(out)); view.FixedStatus != 0 {
 		t.Errorf("%s forwards or redirects, but explain says it answers %d (notes: %q)", where, view.FixedStatus, view.Notes)
 	}
 }
@@ -724,7 +732,9 @@ func checkAnswers(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *top
 // answersFrom is explain's view of a render, as the explain command
 // gives it.
 func answersFrom(out *envoy.Output) explain.Options {
-	return explain.Options{Answers: func(rule *topology.Rule, l *topology.Listener) []explain.Answer { return fixedAnswers(out, rule, l) }}
+	return explain.Options{Answers: func(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []explain.Answer {
+		return fixedAnswers(out, rule, path, l)
+	}}
 }
 
 func replacedNote(v explain.Target) bool {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -377,7 +378,7 @@ func lintExtra(c *pipeline.Compiled, target string) ([]diag.Diagnostic, error) {
 // be rendered) — rendering only the Gateways explain asks about, each
 // once, with the target render would use (asked: --target or config,
 // else inferred per Gateway).
-func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rule, *topology.Listener) []string, answers func(*topology.Rule, *topology.Listener) []explain.Answer) {
+func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rule, *merge.RulePath, *topology.Listener) []string, answers func(*topology.Rule, *merge.RulePath, *topology.Listener) []explain.Answer) {
 	rendered := map[*topology.Gateway]*envoy.Output{}
 	outputFor := func(l *topology.Listener) *envoy.Output {
 		out, ok := rendered[l.Gateway]
@@ -387,14 +388,14 @@ func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rul
 		}
 		return out
 	}
-	names = func(rule *topology.Rule, l *topology.Listener) []string {
+	names = func(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []string {
 		if out := outputFor(l); out != nil {
-			return out.RouteNames(rule, l)
+			return out.RouteNamesOn(rule, path, l)
 		}
 		return nil
 	}
-	answers = func(rule *topology.Rule, l *topology.Listener) []explain.Answer {
-		return fixedAnswers(outputFor(l), rule, l)
+	answers = func(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []explain.Answer {
+		return fixedAnswers(outputFor(l), rule, path, l)
 	}
 	return names, answers
 }
@@ -402,12 +403,12 @@ func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rul
 // fixedAnswers are the Envoy routes of a rule on a listener that answer a
 // fixed status, as explain reports them. A route replaced for an invalid
 // policy is left out: explain says so from the merge result already.
-func fixedAnswers(out *envoy.Output, rule *topology.Rule, l *topology.Listener) []explain.Answer {
+func fixedAnswers(out *envoy.Output, rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []explain.Answer {
 	if out == nil {
 		return nil
 	}
 	var fixed []explain.Answer
-	for _, a := range out.Answers(rule, l) {
+	for _, a := range out.AnswersOn(rule, path, l) {
 		if a.Status != 0 && a.Body != envoy.InvalidBody {
 			fixed = append(fixed, explain.Answer{Route: a.Route, Status: a.Status, Body: a.Body})
 		}

@@ -83,7 +83,13 @@ type FilterStep struct {
 type Target struct {
 	Target Ref `json:"target"`
 	// Listener the effective view is for (a route can be served by several).
-	Listener    string   `json:"listener,omitempty"`
+	Listener string `json:"listener,omitempty"`
+	// DelegatedBy is the parent path the view is for, when a delegated
+	// rule is served through several (omitted when there is one): the
+	// delegating rules above it,
+	// nearest first, as "NAMESPACE/NAME rule R". kgateway merges each
+	// path's copy of the rule with that path's parents' policies.
+	DelegatedBy []string `json:"delegatedBy,omitempty"`
 	EnvoyRoutes []string `json:"envoyRoutes"`
 	// Cluster is the Envoy cluster a backend target explains.
 	Cluster string `json:"cluster,omitempty"`
@@ -103,8 +109,10 @@ type Report struct {
 type Options struct {
 	Field      string
 	ShowValues bool
-	// RouteNames returns the Envoy route names a rule produced on a listener.
-	RouteNames func(*topology.Rule, *topology.Listener) []string
+	// RouteNames returns the Envoy route names a rule produced on a
+	// listener, along one parent path when the rule is delegated (nil:
+	// through every path).
+	RouteNames func(*topology.Rule, *merge.RulePath, *topology.Listener) []string
 	// Notes returns kind-specific notes for a rule (e.g. runtime identity);
 	// Explain uses Notes(r) when it is nil, Rule adds none then.
 	Notes func(*topology.Route, *topology.Rule) []string
@@ -112,7 +120,7 @@ type Options struct {
 	// render made answer a fixed status for reasons the merge result does
 	// not know (a capability the render target lacks, a field that cannot
 	// be rendered): route name, status and the response body saying why.
-	Answers func(*topology.Rule, *topology.Listener) []Answer
+	Answers func(*topology.Rule, *merge.RulePath, *topology.Listener) []Answer
 }
 
 // Answer is an Envoy route that answers every request with Status.
@@ -208,15 +216,24 @@ func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
 
 // Rule explains a route rule as served on one listener (nil: attached nowhere).
 func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.Listener, opt Options) Target {
+	return RuleOn(r, rt, rule, nil, l, opt)
+}
+
+// RuleOn explains a delegated rule as served on one listener along one
+// parent path (path nil: its Own merge, as Rule).
+func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, opt Options) Target {
 	t := Target{Target: Ref{Group: "gateway.networking.k8s.io", Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Section: rule.Section()},
-		EnvoyRoutes: []string{}, Fields: fields(r.Effective(rule, l), opt)}
+		EnvoyRoutes: []string{}, Fields: fields(r.EffectiveOn(rule, path, l), opt)}
+	if rp := r.Rule(rule); path != nil && rp != nil && len(rp.Paths) > 1 {
+		t.DelegatedBy = viaText(r, path.Via) // named when there is a choice
+	}
 	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" {
 		return streamRule(t, rt, l)
 	}
 	if l != nil {
 		t.Listener = l.ID()
 		if opt.RouteNames != nil {
-			t.EnvoyRoutes = append(t.EnvoyRoutes, opt.RouteNames(rule, l)...)
+			t.EnvoyRoutes = append(t.EnvoyRoutes, opt.RouteNames(rule, path, l)...)
 		}
 	} else {
 		t.Notes = append(t.Notes, "the route is attached to no listener; only its own policies are shown")
@@ -240,7 +257,7 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 		t.Notes = append(t.Notes, fmt.Sprintf("not programmed: %s drops the rule (%s): %s; it is left out of the Envoy config, so its requests go to the next route that matches them",
 			ctrl, f.Reason, strings.TrimSuffix(f.Message, ".")))
 	}
-	for _, inv := range invalidHere(r, rule, l) {
+	for _, inv := range invalidHere(r, rule, path, l) {
 		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
 	}
 	fixed := func() (merge.FixedStatus, bool) {
@@ -256,7 +273,7 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 		}
 	}
 	if opt.Answers != nil && l != nil && t.FixedStatus == 0 {
-		for _, a := range opt.Answers(rule, l) {
+		for _, a := range opt.Answers(rule, path, l) {
 			t.FixedStatus = a.Status
 			t.Notes = append(t.Notes, fmt.Sprintf("envoy route %s answers %d to every request: %s", a.Route, a.Status, a.Body))
 		}
@@ -356,9 +373,11 @@ func filterSteps(steps []merge.FilterStep) []FilterStep {
 // invalidHere lists the invalid policies merging into a rule's route, its
 // listener's virtual hosts or its Gateway's RouteConfiguration: render
 // replaces that resource with a direct response.
-func invalidHere(r *merge.Result, rule *topology.Rule, l *topology.Listener) []string {
+func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []string {
 	var pts []merge.Points
-	if rp := r.Rule(rule); rp != nil {
+	if path != nil {
+		pts = append(pts, path.Own)
+	} else if rp := r.Rule(rule); rp != nil {
 		pts = append(pts, rp.Own)
 	}
 	if l != nil {
@@ -446,4 +465,17 @@ func replaced(f *Field, e merge.EffectiveField) {
 		f.Decisions = append(f.Decisions, Decision{Loser: id, Rule: string(merge.RulePort),
 			Reason: fmt.Sprintf("on this port %s replaces the settings for every port (%s)", e.Key, strings.Join(keys[id], ", "))})
 	}
+}
+
+// viaText names the delegating rules of a parent path, nearest first.
+func viaText(r *merge.Result, via []*topology.Rule) []string {
+	out := make([]string, 0, len(via))
+	for _, rule := range via {
+		name := "rule " + rule.Section()
+		if rp := r.Rule(rule); rp != nil {
+			name = rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " " + name
+		}
+		out = append(out, name)
+	}
+	return out
 }

@@ -34,6 +34,9 @@ type PolicyTarget struct {
 	Path  string `json:"path,omitempty"`
 	Level string `json:"level"`
 	From  string `json:"from,omitempty"`
+	// DelegatedBy is the parent path of a delegated rule's copy, nearest
+	// first (see Target.DelegatedBy): each path merges apart.
+	DelegatedBy []string `json:"delegatedBy,omitempty"`
 	// Invalid: the policy is attached here but not accepted, so it takes
 	// no part in the merge.
 	Invalid bool          `json:"invalid,omitempty"`
@@ -70,11 +73,12 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 		ti, fi int
 	}
 	var refs []fieldRef
-	add := func(ref Ref, pts merge.Points) {
+	add := func(ref Ref, pts merge.Points, via ...string) {
 		t, fs, ok := policyTarget(ref, pts.Of(p.Kind), p)
 		if !ok {
 			return
 		}
+		t.DelegatedBy = via
 		for i, f := range fs {
 			refs = append(refs, fieldRef{f, len(rep.Targets), i})
 		}
@@ -88,8 +92,19 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 	}
 	for _, rp := range r.Routes {
 		for _, rule := range rp.Rules {
-			if !rule.Delegating {
+			if rule.Delegating {
+				continue
+			}
+			if len(rule.Paths) == 0 {
 				add(ruleRef(rp.Route, rule.Rule), rule.Own)
+				continue
+			}
+			for _, path := range rule.Paths {
+				var via []string
+				if len(rule.Paths) > 1 {
+					via = viaText(r, path.Via) // named when there is a choice
+				}
+				add(ruleRef(rp.Route, rule.Rule), path.Own, via...)
 			}
 		}
 	}
@@ -144,7 +159,9 @@ func markShadows(r *merge.Result, p *policy.Policy, byField map[*merge.Field]*Po
 			for _, parent := range rp.Route.Parents {
 				for _, l := range parent.Listeners {
 					ref := ruleRef(rp.Route, rule.Rule)
-					mark(ref.Kind+" "+ref.Namespace+"/"+ref.Name+" rule "+ref.Section+" on listener "+l.ID(), r.Effective(rule.Rule, l))
+					for _, path := range rule.PathsThrough(parent) {
+						mark(ref.Kind+" "+ref.Namespace+"/"+ref.Name+" rule "+ref.Section+" on listener "+l.ID(), r.EffectiveOn(rule.Rule, path, l))
+					}
 				}
 			}
 		}

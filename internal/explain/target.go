@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,16 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 				continue
 			}
 			found = true
+			if rp := r.Rule(rule); rp != nil && len(rp.Paths) > 0 {
+				// A delegated rule: one view per parent path, on the
+				// listeners of the path's root.
+				for _, path := range rp.Paths {
+					for _, l := range pathListeners(r, rt, path) {
+						rep.Targets = append(rep.Targets, RuleOn(r, rt, rule, path, l, opt))
+					}
+				}
+				continue
+			}
 			for _, l := range listeners {
 				rep.Targets = append(rep.Targets, Rule(r, rt, rule, l, opt))
 			}
@@ -206,4 +217,31 @@ func CheckField(want string, reg *policy.Registry) error {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return diag.Errorf(diag.Usage, "%s", msg)
+}
+
+// pathListeners are the listeners a parent path serves a delegated rule
+// on: those its root route (the farthest parent's, or the rule's own route
+// for a path without parents) is attached to through its own parentRefs.
+func pathListeners(r *merge.Result, rt *topology.Route, path *merge.RulePath) []*topology.Listener {
+	root := rt
+	if n := len(path.Via); n > 0 {
+		if rp := r.Rule(path.Via[n-1]); rp != nil {
+			root = rp.Route
+		}
+	}
+	var out []*topology.Listener
+	for _, p := range root.Parents {
+		if p.Delegation != nil {
+			continue
+		}
+		for _, l := range p.Listeners {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []*topology.Listener{nil}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // lostToRule reports, once per policy and field, the route rules whose own
@@ -186,7 +187,7 @@ func shadowed(in *Input) []diag.Diagnostic {
 		for _, parent := range rp.Route.Parents {
 			for _, l := range parent.Listeners {
 				for _, rule := range rp.Rules {
-					for _, e := range in.Result.Effective(rule.Rule, l) {
+					for _, e := range effectiveThrough(in.Result, rule, parent, l) {
 						if e.Inherited {
 							continue
 						}
@@ -216,6 +217,17 @@ func shadowed(in *Input) []diag.Diagnostic {
 		slices.Sort(rs)
 		out = append(out, k.p.Diag(GatewayFieldShadowed.Code, 0, k.p.FieldPath(k.field), "%s of %s is shadowed by a route-level policy on %d route rule(s): %s",
 			k.field, k.p.ID(), len(rs), strings.Join(rs, ", ")))
+	}
+	return out
+}
+
+// effectiveThrough is a rule's effective view on a listener reached
+// through one of its route's parents: for a delegated rule, along each
+// parent path through that parent (each merges apart).
+func effectiveThrough(r *merge.Result, rule *merge.RulePoints, parent *topology.Parent, l *topology.Listener) []merge.EffectiveField {
+	var out []merge.EffectiveField
+	for _, path := range rule.PathsThrough(parent) {
+		out = append(out, r.EffectiveOn(rule.Rule, path, l)...)
 	}
 	return out
 }

@@ -76,12 +76,14 @@ func mergedIntoNothing(in *Input) []diag.Diagnostic {
 		for _, parent := range rp.Route.Parents {
 			for _, l := range parent.Listeners {
 				for _, rule := range rp.Rules {
-					for _, pt := range in.Result.Routed(rule.Rule, l) {
-						wo, ok := pt.Kind.(policy.WholeOverrider)
-						if !ok || len(pt.Candidates) != 1 || wo.MergesInto(pt.Candidates[0].Policy) == "" {
-							continue
+					for _, path := range rule.PathsThrough(parent) {
+						for _, pt := range in.Result.RoutedOn(rule.Rule, path, l) {
+							wo, ok := pt.Kind.(policy.WholeOverrider)
+							if !ok || len(pt.Candidates) != 1 || wo.MergesInto(pt.Candidates[0].Policy) == "" {
+								continue
+							}
+							found.add(pt.Candidates[0].Policy, rp.Route.Kind+" "+rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Rule.Section())
 						}
-						found.add(pt.Candidates[0].Policy, rp.Route.Kind+" "+rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Rule.Section())
 					}
 				}
 			}

@@ -10,9 +10,13 @@ import (
 // inherit folds the policies of a child route's delegating parents into the
 // child rule's points, level by level (parent, then grandparent), each with
 // the strategy its parent route asks for (kgateway's
-// inherited-policy-priority, read by the kind). A child delegated by several
-// parents takes the first delegation in key order among those that keep it
-// (a parent whose match the child falls outside does not serve it).
+// inherited-policy-priority, read by the kind). It is the merge a rule is
+// explained and reported with where no parent path is given (RulePoints.Own):
+// of several parents that keep the child, the first delegation in key
+// order (a parent whose match the child falls outside does not serve it).
+// Render, and the views that take a path, use each path's own merge
+// (RulePoints.Paths), as kgateway merges each flattened copy with its own
+// parents'.
 func (r *Result) inherit(rt *topology.Route, own Points, cfg policy.Config, seen map[*topology.Route]bool) Points {
 	var d *topology.Delegation
 	for _, x := range rt.DelegatedBy {
@@ -27,31 +31,7 @@ func (r *Result) inherit(rt *topology.Route, own Points, cfg policy.Config, seen
 		return own // a cycle, reported by topology
 	}
 	seen[d.Parent] = true
-	parent := r.ruleOwn(d.Parent, d.Rule, cfg)
-	desc := d.Parent.Meta.Namespace + "/" + d.Parent.Meta.Name + " rule " + d.Rule.Section()
-	for _, pt := range parent {
-		for _, c := range slices.Concat(pt.Candidates, pt.Invalid) {
-			c.Level, c.Parent = LevelParentRoute, desc
-		}
-		for _, f := range pt.Rule {
-			f.Owner.Level, f.Owner.Parent = LevelParentRoute, desc
-		}
-	}
-	var out Points
-	for _, k := range r.Registry.Kinds() {
-		c, p := own.Of(k), parent.Of(k)
-		switch {
-		case c == nil && p == nil:
-			continue
-		case p == nil:
-			out = append(out, c)
-		case c == nil:
-			out = append(out, p)
-		default:
-			out = append(out, fold(k, c, p, inheritStrategy(k, d.Parent)))
-		}
-	}
-	return r.inherit(d.Parent, out, cfg, seen)
+	return r.inherit(d.Parent, r.foldParent(own, d.Parent, d.Rule, cfg), cfg, seen)
 }
 
 // inheritStrategy asks the kind how a parent route's policies combine with

@@ -33,11 +33,14 @@ type EffectiveField struct {
 // Level is the level the deciding owner attached at.
 func (e EffectiveField) Level() Level { return e.Field.Owner.Level }
 
-// levels lists a target's points from most to least specific.
-func (r *Result) levels(rule *topology.Rule, l *topology.Listener) []Points {
+// levels lists a target's points from most to least specific: the rule's
+// merge along path (its Own without one), its listener's and Gateway's.
+func (r *Result) levels(rule *topology.Rule, path *RulePath, l *topology.Listener) []Points {
 	var out []Points
 	if rule != nil {
-		if rp := r.rules[rule]; rp != nil {
+		if path != nil {
+			out = append(out, path.Own)
+		} else if rp := r.rules[rule]; rp != nil {
 			out = append(out, rp.Own)
 		}
 	}
@@ -57,11 +60,17 @@ func (r *Result) levels(rule *topology.Rule, l *topology.Listener) []Points {
 // nil for a route attached nowhere). With rule nil it is the listener's own
 // effective view.
 func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []EffectiveField {
-	lv := r.levels(rule, l)
+	return r.EffectiveOn(rule, nil, l)
+}
+
+// EffectiveOn is Effective for a delegated rule as served along one parent
+// path (nil: its Own merge).
+func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Listener) []EffectiveField {
+	lv := r.levels(rule, path, l)
 	var out []EffectiveField
 	var routed Points
 	if rule != nil {
-		routed = r.Routed(rule, l)
+		routed = r.RoutedOn(rule, path, l)
 	}
 	for _, k := range r.Registry.Kinds() {
 		if wo, ok := k.(policy.WholeOverrider); ok && wo.OverridesWhole() && rule != nil {

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"strings"
+
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -80,6 +82,10 @@ type RulePoints struct {
 	// Delegating: the rule hands its traffic to child routes and produces
 	// no Envoy route (nor a status target) of its own.
 	Delegating bool
+	// Paths are, for a rule served through delegation, its merge along
+	// each parent path that serves it (see RulePath), in parent key
+	// order; nil for a rule that is not delegated.
+	Paths []*RulePath
 }
 
 // BackendPoints are the merges of the policies on one backend object.
@@ -142,6 +148,7 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 		}
 		r.Routes = append(r.Routes, rp)
 	}
+	r.computePaths(cfg)
 	for _, k := range att.BackendKeys {
 		r.Backends = append(r.Backends, r.backendPoints(k, att.Backend[k], cfg))
 	}
@@ -248,6 +255,23 @@ type Target struct {
 	// Route and Rule are set for rule points.
 	Route *topology.Route
 	Rule  *topology.Rule
+	// Path is the parent path of a delegated rule's point (nil otherwise).
+	Path *RulePath
+}
+
+// viaDesc names a parent path for messages: " delegated by NS/NAME rule R
+// (by NS/NAME rule R…)"; "" for a path without parents.
+func (r *Result) viaDesc(via []*topology.Rule) string {
+	var parts []string
+	for _, rule := range via {
+		if rp := r.rules[rule]; rp != nil {
+			parts = append(parts, rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Section())
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " delegated by " + strings.Join(parts, " via ")
 }
 
 // EachPoint visits every merge point with a description of its target, in
@@ -265,7 +289,18 @@ func (r *Result) EachPoint(f func(Target, Points)) {
 			if rule.Delegating {
 				continue
 			}
-			f(Target{Desc: rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section(), Route: rp.Route, Rule: rule.Rule}, rule.Own)
+			desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+			if len(rule.Paths) == 0 {
+				f(Target{Desc: desc, Route: rp.Route, Rule: rule.Rule}, rule.Own)
+				continue
+			}
+			for _, path := range rule.Paths { // each parent path's copy
+				d := desc
+				if len(rule.Paths) > 1 {
+					d += r.viaDesc(path.Via) // named when there is a choice
+				}
+				f(Target{Desc: d, Route: rp.Route, Rule: rule.Rule, Path: path}, path.Own)
+			}
 		}
 	}
 	for _, bp := range r.Backends {

@@ -18,7 +18,13 @@ import (
 // with Invalid and no fields: the rule fails rather than falling back to
 // a less specific policy. Kinds without the hook are not in the result.
 func (r *Result) Routed(rule *topology.Rule, l *topology.Listener) Points {
-	lv := r.levels(rule, l)
+	return r.RoutedOn(rule, nil, l)
+}
+
+// RoutedOn is Routed for a delegated rule as served along one parent path
+// (nil: its Own merge).
+func (r *Result) RoutedOn(rule *topology.Rule, path *RulePath, l *topology.Listener) Points {
+	lv := r.levels(rule, path, l)
 	var out Points
 	for _, k := range r.Registry.Kinds() {
 		wo, ok := k.(policy.WholeOverrider)

@@ -734,12 +734,48 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	for _, rp := range r.Routes {
 		anc := RouteAncestors(rp.Route)
 		for _, rule := range rp.Rules {
-			if !rule.Delegating { // a delegating rule is no Envoy resource
+			if rule.Delegating { // a delegating rule is no Envoy resource
+				continue
+			}
+			if len(rule.Paths) == 0 {
 				record(rule.Own, anc)
+				continue
+			}
+			// A delegated rule: each parent path's copy with the policies
+			// its own parents pass down, reported against the listeners
+			// that path serves it on (kgateway merges each copy apart).
+			for _, path := range rule.Paths {
+				record(path.Own, pathAncestors(rp.Route, path, anc))
 			}
 		}
 	}
 	return idx
+}
+
+// pathAncestors are the ancestors of a delegated route reached along one
+// parent path: those of its parentRefs through the path's nearest parent
+// rule (its own parentRefs for a path without parents); all of the
+// route's when none matches.
+func pathAncestors(rt *topology.Route, path *merge.RulePath, all []AncestorRef) []AncestorRef {
+	var out []AncestorRef
+	for _, p := range rt.Parents {
+		if len(path.Via) == 0 && p.Delegation != nil || len(path.Via) > 0 && (p.Delegation == nil || p.Delegation.Rule != path.Via[0]) {
+			continue
+		}
+		for _, l := range p.Listeners {
+			a := ancestorOf(l.Ancestor())
+			if p.Ref.SectionName != nil {
+				a.SectionName = string(*p.Ref.SectionName)
+			}
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return all
+	}
+	return out
 }
 
 // backendPoints are a backend's merges: on the whole object, and on each

@@ -477,3 +477,34 @@ func TestListenerPolicyInvalidSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestDelegatedChildPerParentPath: a child delegated by two parents is
+// reported from each parent path's merge: the second parent's policy,
+// which only its copy inherits, is reported (before, only the first
+// parent's copy was), and a child policy that wins in one copy and is
+// overridden in the other (a parent preferring its own) is Overridden
+// against the Gateway, the most severe of the two.
+func TestDelegatedChildPerParentPath(t *testing.T) {
+	route := func(name, host, annotations string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: infra" + annotations + "}\nspec:\n  parentRefs: [{name: gw}]\n  hostnames: [" + host + "]\n" +
+			"  rules:\n  - matches: [{path: {type: PathPrefix, value: /x}}]\n    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: child}]\n"
+	}
+	child := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: child, namespace: infra}\nspec:\n  rules:\n  - matches: [{path: {type: PathPrefix, value: /x/y}}]\n    backendRefs: [{name: svc, port: 80}]\n"
+	docs := route("pa", "a.example.com", "") + route("pb", "b.example.com", ", annotations: {kgateway.dev/inherited-policy-priority: ShallowMergePreferParent}") + child +
+		policyDoc("ta", "pa", "", "  timeouts: {request: 5s}\n", 1) + policyDoc("tb", "pb", "", "  timeouts: {request: 30s}\n", 2) + policyDoc("tc", "child", "", "  timeouts: {request: 1s}\n", 3)
+	rep := compile(t, base+docs)
+	got := map[string]string{}
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			got[p.Name] += a.AncestorRef.String() + " " + condOf(a.Conditions, "Attached")
+		}
+	}
+	want := map[string]string{
+		"ta": "Gateway/infra/gw False/Overridden", // the child's own policy wins in a's copy
+		"tb": "Gateway/infra/gw True/Attached",    // b prefers its own: it wins in b's copy
+		"tc": "Gateway/infra/gw False/Overridden", // wins in a's copy, loses in b's
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Attached per policy (-want +got):\n%s", diff)
+	}
+}

@@ -68,6 +68,15 @@ type Output struct {
 type routeKey struct {
 	rule     *topology.Rule
 	listener *topology.Listener
+	// path is the parent path a delegated rule is served through
+	// (merge.RulePath); nil for a rule's routes through every path.
+	path *merge.RulePath
+}
+
+// ruleKey is a rule as merged along one parent path (nil: not delegated).
+type ruleKey struct {
+	rule *topology.Rule
+	path *merge.RulePath
 }
 
 // Resources is the output without its index into the compiled input
@@ -105,7 +114,13 @@ func Combine(outs ...*Output) *Output {
 // RouteNames are the Envoy routes a rule produced through a listener (the
 // listener owning the virtual host), in output order.
 func (o *Output) RouteNames(rule *topology.Rule, l *topology.Listener) []string {
-	return o.routeNames[routeKey{rule, l}]
+	return o.routeNames[routeKey{rule, l, nil}]
+}
+
+// RouteNamesOn are the Envoy routes a delegated rule produced through a
+// listener along one parent path (path nil: RouteNames).
+func (o *Output) RouteNamesOn(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []string {
+	return o.routeNames[routeKey{rule, l, path}]
 }
 
 // Answer is what one Envoy route of a rule does with every request it
@@ -122,7 +137,13 @@ type Answer struct {
 // listener (RouteNames), in output order. It is not safe for concurrent
 // use (it indexes the output on first use).
 func (o *Output) Answers(rule *topology.Rule, l *topology.Listener) []Answer {
-	names := o.RouteNames(rule, l)
+	return o.AnswersOn(rule, nil, l)
+}
+
+// AnswersOn is Answers for a delegated rule's routes along one parent path
+// (path nil: Answers).
+func (o *Output) AnswersOn(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []Answer {
+	names := o.RouteNamesOn(rule, path, l)
 	if len(names) == 0 {
 		return nil
 	}
@@ -211,7 +232,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		res: res, opt: opt, target: t,
 		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
 		rendered: map[string]*rendered{},
-		rules:    map[*topology.Rule]*scoped{},
+		rules:    map[ruleKey]*scoped{},
 		routed:   map[routeKey]*scoped{},
 		routedBy: map[string]*scoped{},
 		reported: map[string]bool{},
@@ -273,7 +294,7 @@ type builder struct {
 
 	mu       sync.Mutex // guards rendered, rules, routed, routedBy, reported and diags
 	rendered map[string]*rendered
-	rules    map[*topology.Rule]*scoped
+	rules    map[ruleKey]*scoped
 	routed   map[routeKey]*scoped // routeScope's, where kinds override whole
 	routedBy map[string]*scoped   // routedScope's, by the policies in effect
 	anyWhole bool                 // some policy's kind overrides whole (routeScope has work)
@@ -424,7 +445,7 @@ func (gb *gatewayBuild) precomputeRules() {
 			}
 		}
 	}
-	parallel.Each(len(rules), func(i int) { gb.ruleScope(rules[i]) })
+	parallel.Each(len(rules), func(i int) { gb.ruleScope(rules[i], nil) })
 }
 
 // chainName is kgateway's name for an HTTPS listener's filter chain and

@@ -19,16 +19,16 @@ import (
 // that listener, rendered onto the route itself (Envoy Gateway places
 // every policy on the route, so that a route's policy can hide its
 // Gateway's whole). Computed once per rule and listener.
-func (gb *gatewayBuild) routeScope(rule *topology.Rule, l *topology.Listener) *scoped {
-	rs := gb.ruleScope(rule)
+func (gb *gatewayBuild) routeScope(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) *scoped {
+	rs := gb.ruleScope(rule, path)
 	if !gb.anyWhole {
 		return rs
 	}
-	pts := gb.res.Routed(rule, l)
+	pts := gb.res.RoutedOn(rule, path, l)
 	if len(pts) == 0 {
 		return rs
 	}
-	key := routeKey{rule, l}
+	key := routeKey{rule, l, path}
 	gb.mu.Lock()
 	s, ok := gb.routed[key]
 	gb.mu.Unlock()

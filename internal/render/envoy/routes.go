@@ -321,7 +321,10 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 			continue // the controller's validation leaves it out, as status says; it keeps its index too
 		}
 		r := vb.route(name, i, e, plan, vhScope, rcScope)
-		vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner}, r.Name})
+		vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner, nil}, r.Name})
+		if path := vb.pathOf(e); path != nil {
+			vb.names = append(vb.names, namedRoute{routeKey{e.rule, plan.owner, path}, r.Name})
+		}
 		vh.Routes = append(vh.Routes, r)
 	}
 	return vh
@@ -647,7 +650,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		r.Action = directResponse(500, InvalidBody)
 		return r
 	}
-	rs := vb.routeScope(e.rule, l)
+	rs := vb.routeScope(e.rule, vb.pathOf(e), l)
 	if rs.replaced() {
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
 		return r
@@ -1011,26 +1014,37 @@ func applyVHostMaps(vh *routev3.VirtualHost, levels ...*scoped) {
 }
 
 // ruleScope renders a rule's own merge once, whatever the number of
-// virtual hosts and matches it appears in.
-func (gb *gatewayBuild) ruleScope(rule *topology.Rule) *scoped {
+// virtual hosts and matches it appears in: a delegated rule's merge along
+// the parent path it is served through (path), as kgateway merges each
+// flattened copy with its own parents' policies.
+func (gb *gatewayBuild) ruleScope(rule *topology.Rule, path *merge.RulePath) *scoped {
+	key := ruleKey{rule, path}
 	gb.mu.Lock()
-	s, ok := gb.rules[rule]
+	s, ok := gb.rules[key]
 	gb.mu.Unlock()
 	if ok {
 		return s
 	}
 	var pts merge.Points
-	if rp := gb.res.Rule(rule); rp != nil {
+	if path != nil {
+		pts = path.Own
+	} else if rp := gb.res.Rule(rule); rp != nil {
 		pts = rp.Own
 	}
 	s = gb.scope(pts, policy.ScopeRoute)
 	gb.mu.Lock()
 	defer gb.mu.Unlock()
-	if prev, ok := gb.rules[rule]; ok {
+	if prev, ok := gb.rules[key]; ok {
 		return prev
 	}
-	gb.rules[rule] = s
+	gb.rules[key] = s
 	return s
+}
+
+// pathOf is the parent path an entry's rule is served through (nil when
+// the rule is not delegated).
+func (gb *gatewayBuild) pathOf(e entry) *merge.RulePath {
+	return gb.res.Rule(e.rule).PathOf(e.via)
 }
 
 // perFilter is a scope's typed_per_filter_config, computed when the
