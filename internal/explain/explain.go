@@ -261,10 +261,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
 	}
 	fixed := func() (merge.FixedStatus, bool) {
-		if gw == nil {
-			return r.FixedStatus(rule)
-		}
-		return r.FixedStatusOn(rt, rule, gw)
+		return r.FixedStatusAlong(rt, rule, path, gw)
 	}
 	if fs, ok := fixed(); ok {
 		t.FixedStatus = fs.Status

@@ -44,6 +44,17 @@ func (r *Result) LeftOut(rt *topology.Route, rule *topology.Rule, gw *topology.G
 // backendRef it refuses takes no traffic, like one that does not resolve.
 // A rule the controller leaves out (LeftOut) answers nothing.
 func (r *Result) FixedStatusOn(rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) (FixedStatus, bool) {
+	return r.FixedStatusAlong(rt, rule, nil, gw)
+}
+
+// FixedStatusAlong is FixedStatusOn (FixedStatus when gw is nil) for a
+// delegated rule's copy along one parent path (nil: its Own merge): a
+// policy its parents pass down may answer that copy only, as render
+// answers each copy from its own merge.
+func (r *Result) FixedStatusAlong(rt *topology.Route, rule *topology.Rule, path *RulePath, gw *topology.Gateway) (FixedStatus, bool) {
+	if gw == nil {
+		return r.fixedStatus(rule, path, usable)
+	}
 	v := r.Verdict(rt, gw)
 	if f, ok := v.Fate(rule.Index); ok {
 		if f.Status == 0 {
@@ -55,10 +66,10 @@ func (r *Result) FixedStatusOn(rt *topology.Route, rule *topology.Rule, gw *topo
 		}
 		return FixedStatus{Status: f.Status, Reasons: []string{fmt.Sprintf("%s by %s (%s): %s", what, controllerOf(r, gw), f.Reason, f.Message)}}, true
 	}
-	if fs, ok := r.NoBackendOn(rt, rule, gw); ok {
+	if fs, ok := r.noBackendAlong(rt, rule, path, gw); ok {
 		return fs, true
 	}
-	return r.fixedStatus(rule, r.usableOn(v, rule, gw))
+	return r.fixedStatus(rule, path, r.usableOn(v, rule, gw))
 }
 
 // NoBackendOn reports whether the controller managing gw, which validates
@@ -67,11 +78,16 @@ func (r *Result) FixedStatusOn(rt *topology.Route, rule *topology.Rule, gw *topo
 // while translating the route, before any policy applies, unless the rule
 // redirects or its filters answer it.
 func (r *Result) NoBackendOn(rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) (FixedStatus, bool) {
+	return r.noBackendAlong(rt, rule, nil, gw)
+}
+
+// noBackendAlong is NoBackendOn for a delegated rule's copy along path.
+func (r *Result) noBackendAlong(rt *topology.Route, rule *topology.Rule, path *RulePath, gw *topology.Gateway) (FixedStatus, bool) {
 	v := r.Verdict(rt, gw)
 	if v == nil || rule.IsDelegating() || redirects(rule) {
 		return FixedStatus{}, false
 	}
-	if _, ok := r.answered(rule); ok {
+	if _, ok := r.answered(rule, path); ok {
 		return FixedStatus{}, false
 	}
 	if len(rule.Backends) == 0 {
@@ -113,12 +129,12 @@ func (r *Result) BackendRefused(rt *topology.Route, rule *topology.Rule, i int, 
 // answer. Views report it; the renderer emits the same response (a test
 // over every fixture and shared case holds the two together).
 func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
-	return r.fixedStatus(rule, usable)
+	return r.fixedStatus(rule, nil, usable)
 }
 
 // fixedStatus is FixedStatus with the backendRefs judged by use: why one
 // takes no traffic (when it does not) and whether it does.
-func (r *Result) fixedStatus(rule *topology.Rule, use func(int, *topology.Backend) (string, bool)) (FixedStatus, bool) {
+func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, *topology.Backend) (string, bool)) (FixedStatus, bool) {
 	if bs := r.Attach.Broken[rule]; len(bs) > 0 {
 		fs := FixedStatus{Status: 500}
 		for _, b := range bs {
@@ -138,7 +154,7 @@ func (r *Result) fixedStatus(rule *topology.Rule, use func(int, *topology.Backen
 	if redirects(rule) {
 		return FixedStatus{}, false // it answers the redirect, backends or not
 	}
-	if fs, ok := r.answered(rule); ok {
+	if fs, ok := r.answered(rule, path); ok {
 		return fs, true
 	}
 	if len(rule.Backends) == 0 {
@@ -158,18 +174,21 @@ func (r *Result) NoAction(rule *topology.Rule) bool {
 	if len(rule.Backends) > 0 || len(r.Attach.Broken[rule]) > 0 || rule.Problem != nil || rule.IsDelegating() || redirects(rule) {
 		return false
 	}
-	_, answered := r.answered(rule)
+	_, answered := r.answered(rule, nil)
 	return !answered
 }
 
 // answered: a policy of the rule answers it itself (policy.Answerer,
-// kgateway's DirectResponse), with the status render writes.
-func (r *Result) answered(rule *topology.Rule) (FixedStatus, bool) {
-	rp := r.Rule(rule)
-	if rp == nil {
-		return FixedStatus{}, false
+// kgateway's DirectResponse), with the status render writes; for a
+// delegated rule's copy, a policy of its merge along path (nil: Own).
+func (r *Result) answered(rule *topology.Rule, path *RulePath) (FixedStatus, bool) {
+	var own Points
+	if path != nil {
+		own = path.Own
+	} else if rp := r.Rule(rule); rp != nil {
+		own = rp.Own
 	}
-	for _, pt := range rp.Own {
+	for _, pt := range own {
 		a, ok := pt.Kind.(policy.Answerer)
 		if !ok {
 			continue
