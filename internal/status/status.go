@@ -414,10 +414,12 @@ func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 		return rule.Problem.Message
 	}
 	if rp := r.Rule(rule); rp != nil && !rp.Delegating {
-		for _, pt := range rp.Own {
-			for _, c := range pt.Invalid {
-				if !ownReasons(c.Policy.Kind) {
-					return c.Policy.ID() + ": " + messages(c.Policy.Invalid)
+		for _, path := range rp.Served() { // a delegated rule: any parent path's copy
+			for _, pt := range path.Own {
+				for _, c := range pt.Invalid {
+					if !ownReasons(c.Policy.Kind) {
+						return c.Policy.ID() + ": " + messages(c.Policy.Invalid)
+					}
 				}
 			}
 		}
