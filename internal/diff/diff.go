@@ -100,7 +100,10 @@ func fields(r *merge.Result) map[key]*Side {
 		for _, rule := range rt.Rules {
 			for _, p := range rt.Parents {
 				for _, l := range p.Listeners {
-					add(explain.Rule(r, rt, rule, l, opt))
+					// a delegated rule: each parent path's copy through p
+					for _, path := range r.Rule(rule).PathsThrough(p) {
+						add(explain.RuleOn(r, rt, rule, path, l, opt))
+					}
 				}
 			}
 		}
@@ -115,6 +118,9 @@ func targetName(t explain.Target) string {
 	}
 	if t.Listener != "" {
 		s += "@" + t.Listener
+	}
+	if len(t.DelegatedBy) > 0 {
+		s += " delegated by " + strings.Join(t.DelegatedBy, " via ")
 	}
 	return s
 }
