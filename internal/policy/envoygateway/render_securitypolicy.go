@@ -13,6 +13,7 @@ import (
 
 	xdscorev3 "github.com/cncf/xds/go/xds/core/v3"
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	basicauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/basic_auth/v3"
@@ -21,6 +22,7 @@ import (
 	rbachttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	networkinputsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
 	ipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/input_matchers/ip/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
@@ -387,7 +389,7 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 		ns = *ref.Namespace
 	}
 	cluster := policy.ServiceCluster(ns, ref.Name, *ref.Port)
-	clusterFrag := map[string]any{"name": cluster}
+	clusterFrag := &clusterv3.Cluster{Name: cluster}
 	timeout, err := durationOr(e.Timeout, 10*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("extAuth.timeout: %w", err)
@@ -399,11 +401,13 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 	}
 	host := fmt.Sprintf("%s.%s:%d", ref.Name, ns, *ref.Port)
 	if grpc {
-		clusterFrag["typed_extension_protocol_options"] = map[string]any{
-			"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
-				"@type":                "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
-				"explicit_http_config": map[string]any{"http2_protocol_options": map[string]any{}},
-			}}
+		h2, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
+			ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})
+		if err != nil {
+			return nil, err
+		}
+		clusterFrag.TypedExtensionProtocolOptions = h2.TypedExtensionProtocolOptions
 		cfg.Services = &extauthzv3.ExtAuthz_GrpcService{GrpcService: &corev3.GrpcService{Timeout: timeout,
 			TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster, Authority: host}}}}
 	} else {
@@ -429,6 +433,6 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 		Filter:     &policy.HTTPFilter{Name: name, Order: orderExtAuth, Typed: cfg},
 		TypedPerFilterConfig: map[string]proto.Message{name: &extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{
 			CheckSettings: &extauthzv3.CheckSettings{}}}},
-		Clusters: []map[string]any{clusterFrag},
+		TypedClusters: []proto.Message{clusterFrag},
 	}}, nil
 }

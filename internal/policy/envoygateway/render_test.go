@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -71,8 +73,16 @@ func TestRenderExtAuth(t *testing.T) {
 	if f.Capability != "ext_authz" || f.Filter == nil || f.Filter.Name != name || f.TypedPerFilterConfig[name] == nil {
 		t.Errorf("fragment %+v", f)
 	}
-	if len(f.Clusters) != 1 || f.Clusters[0]["name"] != policy.ServiceCluster("default", "authz", 9000) || f.Clusters[0]["typed_extension_protocol_options"] == nil {
-		t.Errorf("clusters %v, want the Service port's with HTTP/2", f.Clusters)
+	if len(f.TypedClusters) != 1 {
+		t.Fatalf("clusters %v, want one", f.TypedClusters)
+	}
+	c, ok := f.TypedClusters[0].(*clusterv3.Cluster)
+	if !ok || c.GetName() != policy.ServiceCluster("default", "authz", 9000) {
+		t.Fatalf("cluster %v, want the Service port's", f.TypedClusters[0])
+	}
+	var h upstreamhttpv3.HttpProtocolOptions
+	if err := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey].UnmarshalTo(&h); err != nil || h.GetExplicitHttpConfig().GetHttp2ProtocolOptions() == nil {
+		t.Errorf("cluster %v, want explicit HTTP/2 (%v)", c, err)
 	}
 	frags, err = renderExtAuth(json.RawMessage(`{"http":{"backendRef":{"group":"gateway.envoyproxy.io","kind":"Backend","name":"b"}}}`), who)
 	if err != nil || len(frags) != 1 || frags[0].Capability != "envoygateway.SecurityPolicy.extAuth.backend" {
