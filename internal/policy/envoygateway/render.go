@@ -48,6 +48,7 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.extAuth":                 renderExtAuth,
 	"SecurityPolicy.cors":                    renderCORS,
+	"SecurityPolicy.csrf":                    renderCSRF,
 	"SecurityPolicy.jwt":                     renderJWT,
 	"HTTPRouteFilter.directResponse":         renderDirectResponse,
 }
