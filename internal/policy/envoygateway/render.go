@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -46,7 +47,6 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.telemetry":         renderTelemetry,
 	"SecurityPolicy.authorization":           renderAuthorization,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
-	"SecurityPolicy.extAuth":                 renderExtAuth,
 	"SecurityPolicy.cors":                    renderCORS,
 	"SecurityPolicy.csrf":                    renderCSRF,
 	"SecurityPolicy.jwt":                     renderJWT,
@@ -68,6 +68,12 @@ var scopedRenderers = map[string]func(v json.RawMessage, who policyName, sc poli
 // settings (the rate limits, render_ratelimit.go).
 var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error){
 	"BackendTrafficPolicy.rateLimit": renderRateLimit,
+}
+
+// modelRenderers are the fields whose rendering reads other objects of
+// the input (the Backend an extension service is).
+var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error){
+	"SecurityPolicy.extAuth": renderExtAuth,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
@@ -114,6 +120,13 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 		return ir(in, env)
 	}
 	r, ok := renderers[k.name+"."+in.Key]
+	if mr, withModel := modelRenderers[k.name+"."+in.Key]; withModel {
+		var m *model.Model
+		if env != nil {
+			m = env.Model
+		}
+		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return mr(v, who, m) }, true
+	}
 	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
 		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
 	}

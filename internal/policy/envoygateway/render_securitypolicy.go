@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -29,6 +30,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -350,12 +352,17 @@ var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "st
 // policy, envoy.filters.http.ext_authz/securitypolicy/<ns>/<name>, calling
 // the gRPC or HTTP service (timeout 10s unless set) with the listed
 // request headers (and up to a limit of the body), enabled on the route;
-// recomputeRoute picks the route again after the check. The service is one Service port, reached through
-// gwpol's cluster for it (kube_<ns>_<name>_<port>, HTTP/2 for gRPC) where
-// Envoy Gateway names a cluster after the policy. Other backends (several,
-// Backend, ServiceImport) and the options not listed in extAuthFields are
-// not rendered yet: a value using them is unsupported.
-func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+// recomputeRoute picks the route again after the check. The service is
+// one backend: a Service port, reached through gwpol's cluster for it
+// (kube_<ns>_<name>_<port>, HTTP/2 for gRPC), or an Envoy Gateway Backend,
+// through the cluster gwpol gives it as a route's backend
+// (backend_<ns>_<name>_<port>) — where Envoy Gateway names a cluster
+// after the policy. The authority (and the HTTP service's host) is Envoy
+// Gateway's: <name>.<ns>:<port> for a Service, the Backend's first FQDN
+// endpoint, else <name>.<ns> (a Unix socket). Several backends and the
+// options not listed in extAuthFields are not rendered yet: a value
+// using them is unsupported.
+func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(v, &keys); err != nil {
 		return nil, fmt.Errorf("extAuth: %w", err)
@@ -380,15 +387,14 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 	if svc.BackendRef != nil {
 		refs = append([]backendRef{*svc.BackendRef}, refs...)
 	}
-	if len(refs) != 1 || (refs[0].Kind != "" && refs[0].Kind != "Service") || refs[0].Port == nil {
+	if len(refs) != 1 {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth.backend"}}, nil
 	}
 	ref := refs[0]
-	ns := who.namespace
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		ns = *ref.Namespace
+	cluster, host, ok := extensionBackend(ref, who.namespace, m)
+	if !ok {
+		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth.backend"}}, nil
 	}
-	cluster := policy.ServiceCluster(ns, ref.Name, *ref.Port)
 	clusterFrag := &clusterv3.Cluster{Name: cluster}
 	timeout, err := durationOr(e.Timeout, 10*time.Second)
 	if err != nil {
@@ -399,7 +405,6 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 	if b := e.BodyToExtAuth; b != nil {
 		cfg.WithRequestBody = &extauthzv3.BufferSettings{MaxRequestBytes: b.MaxRequestBytes}
 	}
-	host := fmt.Sprintf("%s.%s:%d", ref.Name, ns, *ref.Port)
 	if grpc {
 		h2, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
 			ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
@@ -435,4 +440,61 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 			CheckSettings: &extauthzv3.CheckSettings{}}}},
 		TypedClusters: []proto.Message{clusterFrag},
 	}}, nil
+}
+
+// extensionBackend is the cluster gwpol calls an extension service's one
+// backendRef through, and the authority Envoy Gateway gives the calls: a
+// Service port's cluster (kube_<ns>_<name>_<port>) and <name>.<ns>:<port>;
+// an Envoy Gateway Backend's cluster as a route's backendRef names it
+// (backend_<ns>_<name>_<port>) and its first FQDN endpoint's
+// <hostname>:<port>, else <name>.<ns> (a Unix socket or an IP). ok is
+// false for another kind, or a Service without a port.
+func extensionBackend(ref backendRef, policyNS string, m *model.Model) (cluster, authority string, ok bool) {
+	k := ref.key(policyNS)
+	switch {
+	case k.Group == "" && k.Kind == "Service":
+		if ref.Port == nil {
+			return "", "", false
+		}
+		return policy.ServiceCluster(k.Namespace, k.Name, *ref.Port), net.JoinHostPort(k.Name+"."+k.Namespace, strconv.Itoa(int(*ref.Port))), true
+	case k.Group == Group && k.Kind == backend.Kind:
+		port := int32(0)
+		if ref.Port != nil {
+			port = *ref.Port
+		}
+		cluster = strings.ToLower(k.Kind) + "_" + k.Namespace + "_" + k.Name + "_" + strconv.Itoa(int(port))
+		authority = k.Name + "." + k.Namespace
+		if fqdn, ok := backendFQDN(k, m); ok {
+			authority = fqdn
+		}
+		return cluster, authority, true
+	}
+	return "", "", false
+}
+
+// backendFQDN is a Backend's first FQDN endpoint as host:port.
+func backendFQDN(k model.Key, m *model.Model) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	o, ok := m.Object(k)
+	if !ok {
+		return "", false
+	}
+	raw, err := o.FieldJSON("spec.endpoints")
+	var eps []struct {
+		FQDN *struct {
+			Hostname string `json:"hostname"`
+			Port     int32  `json:"port"`
+		} `json:"fqdn"`
+	}
+	if err != nil || json.Unmarshal(raw, &eps) != nil {
+		return "", false
+	}
+	for _, ep := range eps {
+		if ep.FQDN != nil {
+			return net.JoinHostPort(ep.FQDN.Hostname, strconv.Itoa(int(ep.FQDN.Port))), true
+		}
+	}
+	return "", false
 }

@@ -4,7 +4,14 @@ import (
 	"encoding/json"
 	"testing"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	csrfv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/csrf/v3"
+	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // TestRenderCSRF: the route's policy enforces all but the shadow
@@ -74,6 +81,99 @@ func TestRenderCSRF(t *testing.T) {
 			for i := range origins {
 				if origins[i] != tc.origins[i] {
 					t.Errorf("origin %d: %q, want %q", i, origins[i], tc.origins[i])
+				}
+			}
+		})
+	}
+}
+
+// extAuthBackends are the Backends TestRenderExtAuth's services name.
+const extAuthBackends = `apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: fqdn, namespace: default}
+spec:
+  endpoints: [{fqdn: {hostname: authz.example.com, port: 3000}}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: uds, namespace: default}
+spec:
+  endpoints: [{unix: {path: /var/run/authz.sock}}]
+`
+
+// TestRenderExtAuth: the ext auth service is a filter named after the
+// policy, enabled per route, calling the cluster gwpol gives its one
+// backend (HTTP/2 for gRPC) with Envoy Gateway's authority; several
+// backends are not rendered yet (unsupported).
+func TestRenderExtAuth(t *testing.T) {
+	objs, err := manifest.Parse("b.yaml", []byte(extAuthBackends), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := policy.NewRegistry(All()...)
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+	who := policyName{kind: "securitypolicy", namespace: "default", name: "p"}
+	const name = "envoy.filters.http.ext_authz/securitypolicy/default/p"
+	for _, tc := range []struct {
+		name, in          string
+		cluster, endpoint string // endpoint: the gRPC authority or the HTTP URI
+		http2             bool
+		capability        string
+	}{
+		{name: "gRPC Service", in: `{"grpc":{"backendRef":{"name":"authz","port":9000}},"headersToExtAuth":["x-a"],"failOpen":true,"statusOnError":500}`,
+			cluster: policy.ServiceCluster("default", "authz", 9000), endpoint: "authz.default:9000", http2: true},
+		{name: "HTTP Service in another namespace", in: `{"http":{"backendRef":{"name":"authz","namespace":"auth","port":80},"path":"/check"}}`,
+			cluster: policy.ServiceCluster("auth", "authz", 80), endpoint: "http://authz.auth:80/check"},
+		{name: "gRPC FQDN Backend", in: `{"grpc":{"backendRefs":[{"group":"gateway.envoyproxy.io","kind":"Backend","name":"fqdn","port":3000}]}}`,
+			cluster: "backend_default_fqdn_3000", endpoint: "authz.example.com:3000", http2: true},
+		{name: "HTTP Unix socket Backend", in: `{"http":{"backendRef":{"group":"gateway.envoyproxy.io","kind":"Backend","name":"uds"}}}`,
+			cluster: "backend_default_uds_0", endpoint: "http://uds.default"},
+		{name: "several backends", in: `{"http":{"backendRefs":[{"name":"a","port":80},{"name":"b","port":80}]}}`,
+			capability: "envoygateway.SecurityPolicy.extAuth.backend"},
+		{name: "another kind", in: `{"http":{"backendRef":{"group":"example.com","kind":"Thing","name":"a"}}}`,
+			capability: "envoygateway.SecurityPolicy.extAuth.backend"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := renderExtAuth(json.RawMessage(tc.in), who, m)
+			if err != nil || len(frags) != 1 {
+				t.Fatalf("got %v, %v", frags, err)
+			}
+			f := frags[0]
+			if tc.capability != "" {
+				if f.Capability != tc.capability {
+					t.Errorf("capability %q, want %q", f.Capability, tc.capability)
+				}
+				return
+			}
+			if f.Capability != "ext_authz" || f.Filter == nil || f.Filter.Name != name || f.TypedPerFilterConfig[name] == nil {
+				t.Fatalf("fragment %+v", f)
+			}
+			cfg, ok := f.Filter.Typed.(*extauthzv3.ExtAuthz)
+			if !ok {
+				t.Fatalf("filter config %T", f.Filter.Typed)
+			}
+			endpoint, called := cfg.GetGrpcService().GetEnvoyGrpc().GetAuthority(), cfg.GetGrpcService().GetEnvoyGrpc().GetClusterName()
+			if h := cfg.GetHttpService(); h != nil {
+				endpoint, called = h.GetServerUri().GetUri(), h.GetServerUri().GetCluster()
+			}
+			if endpoint != tc.endpoint || called != tc.cluster {
+				t.Errorf("calls %s through %s, want %s through %s", endpoint, called, tc.endpoint, tc.cluster)
+			}
+			if len(f.TypedClusters) != 1 {
+				t.Fatalf("clusters %v, want one", f.TypedClusters)
+			}
+			c, ok := f.TypedClusters[0].(*clusterv3.Cluster)
+			if !ok || c.GetName() != tc.cluster {
+				t.Fatalf("cluster %v, want %s", f.TypedClusters[0], tc.cluster)
+			}
+			var h upstreamhttpv3.HttpProtocolOptions
+			opts, has := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey]
+			if has != tc.http2 {
+				t.Fatalf("cluster %v: protocol options %v, want HTTP/2 %v", c, has, tc.http2)
+			}
+			if has {
+				if err := opts.UnmarshalTo(&h); err != nil || h.GetExplicitHttpConfig().GetHttp2ProtocolOptions() == nil {
+					t.Errorf("cluster %v, want explicit HTTP/2 (%v)", c, err)
 				}
 			}
 		})

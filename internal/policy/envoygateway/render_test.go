@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -56,37 +54,6 @@ func TestOriginMatcher(t *testing.T) {
 		if got := [2]string{m.GetExact(), m.GetSafeRegex().GetRegex()}; got != want {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
-	}
-}
-
-// TestRenderExtAuth: a gRPC ext auth service on a Service port is a filter
-// named after the policy calling gwpol's cluster for the port (HTTP/2),
-// enabled per route; a Backend is not rendered yet (unsupported).
-func TestRenderExtAuth(t *testing.T) {
-	who := policyName{kind: "securitypolicy", namespace: "default", name: "p"}
-	frags, err := renderExtAuth(json.RawMessage(`{"grpc":{"backendRef":{"name":"authz","port":9000}},"headersToExtAuth":["x-a"],"failOpen":true,"statusOnError":500}`), who)
-	if err != nil || len(frags) != 1 {
-		t.Fatalf("got %v, %v", frags, err)
-	}
-	f := frags[0]
-	const name = "envoy.filters.http.ext_authz/securitypolicy/default/p"
-	if f.Capability != "ext_authz" || f.Filter == nil || f.Filter.Name != name || f.TypedPerFilterConfig[name] == nil {
-		t.Errorf("fragment %+v", f)
-	}
-	if len(f.TypedClusters) != 1 {
-		t.Fatalf("clusters %v, want one", f.TypedClusters)
-	}
-	c, ok := f.TypedClusters[0].(*clusterv3.Cluster)
-	if !ok || c.GetName() != policy.ServiceCluster("default", "authz", 9000) {
-		t.Fatalf("cluster %v, want the Service port's", f.TypedClusters[0])
-	}
-	var h upstreamhttpv3.HttpProtocolOptions
-	if err := c.GetTypedExtensionProtocolOptions()[httpProtocolOptionsKey].UnmarshalTo(&h); err != nil || h.GetExplicitHttpConfig().GetHttp2ProtocolOptions() == nil {
-		t.Errorf("cluster %v, want explicit HTTP/2 (%v)", c, err)
-	}
-	frags, err = renderExtAuth(json.RawMessage(`{"http":{"backendRef":{"group":"gateway.envoyproxy.io","kind":"Backend","name":"b"}}}`), who)
-	if err != nil || len(frags) != 1 || frags[0].Capability != "envoygateway.SecurityPolicy.extAuth.backend" {
-		t.Errorf("a Backend: got %+v, %v; want the unsupported capability", frags, err)
 	}
 }
 
