@@ -49,6 +49,7 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.cors":                    renderCORS,
 	"SecurityPolicy.csrf":                    renderCSRF,
+	"HTTPRouteFilter.credentialInjection":    renderCredentialInjection,
 	"SecurityPolicy.jwt":                     renderJWT,
 	"HTTPRouteFilter.directResponse":         renderDirectResponse,
 }

@@ -56,25 +56,27 @@ func (t Target) List() []string { return slices.Sorted(maps.Keys(t.Capabilities)
 
 // Capabilities of upstream Envoy that policy fragments may require.
 var upstream = []string{
-	"route",           // RouteAction / Route / VirtualHost fields (timeouts, retries, rewrites…)
-	"tracing",         // per-route tracing overrides
-	"local_ratelimit", // envoy.filters.http.local_ratelimit
-	"ratelimit",       // envoy.filters.http.ratelimit (global, rate limit service)
-	"cors",            // envoy.filters.http.cors
-	"csrf",            // envoy.filters.http.csrf
-	"header_mutation", // envoy.filters.http.header_mutation
-	"buffer",          // envoy.filters.http.buffer
-	"fault",           // envoy.filters.http.fault
-	"jwt_authn",       // envoy.filters.http.jwt_authn
-	"ext_authz",       // envoy.filters.http.ext_authz
-	"ext_proc",        // envoy.filters.http.ext_proc
-	"rbac",            // envoy.filters.http.rbac
-	"basic_auth",      // envoy.filters.http.basic_auth
-	"api_key_auth",    // envoy.filters.http.api_key_auth
-	"oauth2",          // envoy.filters.http.oauth2
-	"compressor",      // envoy.filters.http.compressor
-	"decompressor",    // envoy.filters.http.decompressor
-	"response_cache",  // envoy.filters.http.cache
+	"route",               // RouteAction / Route / VirtualHost fields (timeouts, retries, rewrites…)
+	"tracing",             // per-route tracing overrides
+	"local_ratelimit",     // envoy.filters.http.local_ratelimit
+	"ratelimit",           // envoy.filters.http.ratelimit (global, rate limit service)
+	"cors",                // envoy.filters.http.cors
+	"csrf",                // envoy.filters.http.csrf
+	"credential_injector", // envoy.filters.http.credential_injector
+	"geoip",               // envoy.filters.http.geoip
+	"header_mutation",     // envoy.filters.http.header_mutation
+	"buffer",              // envoy.filters.http.buffer
+	"fault",               // envoy.filters.http.fault
+	"jwt_authn",           // envoy.filters.http.jwt_authn
+	"ext_authz",           // envoy.filters.http.ext_authz
+	"ext_proc",            // envoy.filters.http.ext_proc
+	"rbac",                // envoy.filters.http.rbac
+	"basic_auth",          // envoy.filters.http.basic_auth
+	"api_key_auth",        // envoy.filters.http.api_key_auth
+	"oauth2",              // envoy.filters.http.oauth2
+	"compressor",          // envoy.filters.http.compressor
+	"decompressor",        // envoy.filters.http.decompressor
+	"response_cache",      // envoy.filters.http.cache
 }
 
 func capSet(extra ...string) map[string]bool {
