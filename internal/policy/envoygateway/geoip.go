@@ -40,8 +40,12 @@ type clientIPDetection struct {
 	targeting
 	ClientIPDetection *struct {
 		XForwardedFor *struct {
-			TrustedCIDRs []string `json:"trustedCIDRs"`
+			TrustedCIDRs   []string `json:"trustedCIDRs"`
+			NumTrustedHops *uint32  `json:"numTrustedHops"`
 		} `json:"xForwardedFor"`
+		CustomHeader *struct {
+			Name string `json:"name"`
+		} `json:"customHeader"`
 	} `json:"clientIPDetection"`
 }
 

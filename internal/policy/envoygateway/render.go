@@ -45,7 +45,6 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
 	"BackendTrafficPolicy.retry":             renderRetry,
 	"BackendTrafficPolicy.telemetry":         renderTelemetry,
-	"SecurityPolicy.authorization":           renderAuthorization,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.cors":                    renderCORS,
 	"SecurityPolicy.csrf":                    renderCSRF,
@@ -74,7 +73,8 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 // modelRenderers are the fields whose rendering reads other objects of
 // the input (the Backend an extension service is).
 var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error){
-	"SecurityPolicy.extAuth": renderExtAuth,
+	"SecurityPolicy.authorization": renderAuthorization,
+	"SecurityPolicy.extAuth":       renderExtAuth,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters

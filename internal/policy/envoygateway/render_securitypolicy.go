@@ -123,13 +123,16 @@ const rbacFilter = "envoy.filters.http.rbac"
 // renderAuthorization is an RBACPerRoute with Envoy Gateway's matcher
 // tree: a matcher per rule, named after the rule (else
 // securitypolicy/<ns>/<name>/authorization/rule/<i>), whose predicate is
-// the rule's conditions — methods, path, client CIDRs, JWT scopes and
-// claims (render_jwtprincipal.go), headers, in that order; several
-// combined with and, a list of values with or — and the
-// default action when no rule matches. Client IP geolocations and other
+// the rule's conditions — methods, path, client CIDRs, client IP
+// geolocations (render_geoip.go), JWT scopes and claims
+// (render_jwtprincipal.go), headers, in that order; several combined
+// with and, a list of values with or — and the default action when no
+// rule matches. Geolocations also bring the geolocation filter and the
+// removal of its internal headers from the route's requests. Other
 // principals are not rendered yet: a value using them is unsupported.
-func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var a authorization
+	var geo geoUse
 	if err := json.Unmarshal(v, &a); err != nil {
 		return nil, fmt.Errorf("authorization: %w", err)
 	}
@@ -154,7 +157,7 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(r.Principal)) {
-			if k != "clientCIDRs" && k != "headers" && k != "jwt" {
+			if k != "clientCIDRs" && k != "clientIPGeoLocations" && k != "headers" && k != "jwt" {
 				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.principal." + k}}, nil
 			}
 		}
@@ -177,6 +180,15 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 					Matcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_CustomMatch{
 						CustomMatch: typedExtension("ip_matcher", ipm)},
 				}}})
+		}
+		if raw, ok := r.Principal["clientIPGeoLocations"]; ok {
+			gp, err := geoPredicate(raw, &geo)
+			if err != nil {
+				return nil, fmt.Errorf("authorization.rules[%d].principal: %w", i, err)
+			}
+			if gp != nil {
+				preds = append(preds, gp)
+			}
 		}
 		if raw, ok := r.Principal["jwt"]; ok {
 			jp, err := jwtPredicates(raw)
@@ -219,17 +231,25 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 	if a.DefaultAction != nil {
 		def = *a.DefaultAction
 	}
-	m := &xdsmatcherv3.Matcher{OnNoMatch: rbacOnMatch("default", def)}
+	tree := &xdsmatcherv3.Matcher{OnNoMatch: rbacOnMatch("default", def)}
 	if len(list.Matchers) > 0 {
-		m.MatcherType = &xdsmatcherv3.Matcher_MatcherList_{MatcherList: list}
+		tree.MatcherType = &xdsmatcherv3.Matcher_MatcherList_{MatcherList: list}
 	}
-	return []policy.Fragment{{
+	var frags []policy.Fragment
+	if geo.any() {
+		gf, err := geoFragments(geo, who, m)
+		if err != nil {
+			return nil, err
+		}
+		frags = gf
+	}
+	return append(frags, policy.Fragment{
 		Capability: "rbac",
 		// On in the chain, as Envoy Gateway leaves it: without rules it
 		// allows everything but where a route's config says.
 		Filter:               &policy.HTTPFilter{Name: rbacFilter, Order: orderRBAC, Enabled: true, Typed: &rbachttpv3.RBAC{}},
-		TypedPerFilterConfig: map[string]proto.Message{rbacFilter: &rbachttpv3.RBACPerRoute{Rbac: &rbachttpv3.RBAC{Matcher: m}}},
-	}}, nil
+		TypedPerFilterConfig: map[string]proto.Message{rbacFilter: &rbachttpv3.RBACPerRoute{Rbac: &rbachttpv3.RBAC{Matcher: tree}}},
+	}), nil
 }
 
 // pathRegex is the regular expression Envoy Gateway matches :path with: a

@@ -34,6 +34,12 @@ type Target struct {
 	// Envoy Gateway's translation. A rule none of whose backends takes
 	// traffic answers a 500 direct response instead.
 	InvalidShare string
+	// PoliciesOnUnrouted: a route answering 500 because none of its
+	// backends resolves keeps its policies' configuration — per-filter
+	// configuration, route-level settings, the filters in the chain and
+	// the clusters they call — as Envoy Gateway's translator keeps the
+	// route's security and traffic features beside its direct response.
+	PoliciesOnUnrouted bool
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
@@ -103,7 +109,7 @@ func capSet(extra ...string) map[string]bool {
 var Targets = map[string]Target{
 	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster},
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }

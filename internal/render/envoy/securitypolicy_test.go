@@ -1,0 +1,150 @@
+package envoy_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
+	geoipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/geoip/v3"
+	maxmindv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/maxmind/v3"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
+)
+
+// egGeoBase: an Envoy Gateway Gateway whose class's EnvoyProxy
+// configures a MaxMind provider and whose listener detects the client IP
+// from X-Forwarded-For (two trusted hops).
+const egGeoBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: infra}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyProxy
+metadata: {name: geo, namespace: infra}
+spec:
+  geoIP: {provider: {type: MaxMind, maxMind: {cityDbSource: {local: {path: /db/city.mmdb}}, asnDbSource: {local: {path: /db/asn.mmdb}}}}}
+---` + egJWTBase + `---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: ip, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  clientIPDetection: {xForwardedFor: {numTrustedHops: 2}}
+`
+
+func egGeoRoute(name, location string) string {
+	return `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: ` + name + `, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{matches: [{path: {type: PathPrefix, value: /` + name + `}}], backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: ` + name + `-geo, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: ` + name + `}]
+  authorization: {rules: [{action: Allow, principal: {clientIPGeoLocations: [` + location + `]}}]}
+`
+}
+
+// TestGeoIPFilter: the geolocation filter's chain configuration looks up
+// what any route's policy matches on (each route brings its fields, and
+// the provider settings packed in an Any merge), from the EnvoyProxy's
+// databases and the listener's client IP detection; each route removes
+// the internal headers of the fields its policy uses from its requests.
+func TestGeoIPFilter(t *testing.T) {
+	gw := renderInline(t, egGeoBase+egGeoRoute("a", "{city: Paris}")+egGeoRoute("b", "{asn: 64500}"), "envoygateway")
+	hcm := hcmOf(t, gw.Listeners[0].FilterChains[0])
+	var names []string
+	cfg := &geoipv3.Geoip{}
+	for _, f := range hcm.GetHttpFilters() {
+		names = append(names, f.Name)
+		if f.Name == "envoy.filters.http.geoip" {
+			if f.Disabled {
+				t.Error("geoip filter is off in the chain")
+			}
+			if err := f.GetTypedConfig().UnmarshalTo(cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if want := []string{"envoy.filters.http.geoip", "envoy.filters.http.rbac", "envoy.filters.http.router"}; !slices.Equal(names, want) {
+		t.Fatalf("chain %v, want %v", names, want)
+	}
+	if cfg.GetXffConfig().GetXffNumTrustedHops() != 1 {
+		t.Errorf("xff config %v, want 1 hop (two trusted hops, the last of them Envoy)", cfg.GetXffConfig())
+	}
+	mm := &maxmindv3.MaxMindConfig{}
+	if err := cfg.GetProvider().GetTypedConfig().UnmarshalTo(mm); err != nil {
+		t.Fatal(err)
+	}
+	keys := mm.GetCommonProviderConfig().GetGeoFieldKeys()
+	if mm.CityDbPath != "/db/city.mmdb" || mm.AsnDbPath != "/db/asn.mmdb" || keys.GetCity() != "x-eg-internal-geoip-city" || keys.GetAsn() != "x-eg-internal-geoip-asn" || keys.GetCountry() != "" {
+		t.Errorf("provider %v, want both routes' fields (city, asn) from the EnvoyProxy's databases", mm)
+	}
+	removed := map[string][]string{}
+	for _, r := range gw.RouteConfigurations[0].VirtualHosts[0].Routes {
+		removed[r.Name[strings.LastIndex(r.Name, "-httproute-")+len("-httproute-"):][:1]] = r.RequestHeadersToRemove
+	}
+	if !slices.Equal(removed["a"], []string{"x-eg-internal-geoip-city"}) || !slices.Equal(removed["b"], []string{"x-eg-internal-geoip-asn"}) {
+		t.Errorf("routes remove %v, want each its policy's internal headers", removed)
+	}
+}
+
+// TestPoliciesOnUnroutedRoute: Envoy Gateway keeps the policies of a rule
+// none of whose backends resolves beside its 500: the route carries their
+// per-filter configuration and merge metadata, the chain their filters.
+func TestPoliciesOnUnroutedRoute(t *testing.T) {
+	input := egJWTBase + `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: lost, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: missing, port: 80}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: lost-cors, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: lost}]
+  cors: {allowOrigins: [https://a.example.com]}
+`
+	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	out := render(t, res, envoy.Options{Target: "envoygateway"})
+	if len(out.Gateways) != 1 {
+		t.Fatalf("%d gateways rendered, want 1", len(out.Gateways))
+	}
+	gw := out.Gateways[0]
+	r := gw.RouteConfigurations[0].VirtualHosts[0].Routes[0]
+	if r.GetDirectResponse().GetStatus() != 500 {
+		t.Fatalf("route %v, want a 500 direct response", r.Action)
+	}
+	if err := r.TypedPerFilterConfig["envoy.filters.http.cors"].UnmarshalTo(&corsv3.CorsPolicy{}); err != nil {
+		t.Errorf("route lacks its CORS policy: %v", err)
+	}
+	if r.GetMetadata().GetFilterMetadata()["merge.gateway.envoyproxy.io/SecurityPolicy"] == nil {
+		t.Errorf("route lacks the merge metadata naming its policy: %v", r.GetMetadata())
+	}
+	var names []string
+	for _, f := range hcmOf(t, gw.Listeners[0].FilterChains[0]).GetHttpFilters() {
+		names = append(names, f.Name)
+	}
+	if !slices.Contains(names, "envoy.filters.http.cors") {
+		t.Errorf("chain %v lacks the CORS filter", names)
+	}
+}
