@@ -57,6 +57,10 @@ func (g GatewayName) IsZero() bool { return g.Name == "" }
 type Fragment struct {
 	// Capability the target must have (e.g. local_ratelimit, waf).
 	Capability string
+	// Reason says, where a kind knows it, why no target has Capability
+	// and what the user can do; render adds it to the unsupported
+	// finding and to the body of the 503 the affected routes answer.
+	Reason string
 	// Filter is an HTTP filter for the HCM chain. It is added once per
 	// chain (by Name), disabled by default, and enabled where a
 	// PerFilterConfig names it.

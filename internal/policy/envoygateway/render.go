@@ -132,7 +132,7 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
 	}
 	if !ok || len(in.Values) == 0 {
-		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key}}, nil
+		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key, Reason: unrenderable[k.name+"."+in.Key]}}, nil
 	}
 	v, err := effectiveValue(in)
 	if err != nil {

@@ -34,6 +34,19 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
+// unrenderable says, for the fields gwpol cannot render from the input
+// alone, why and what the user can do (policy.Fragment.Reason), by
+// Kind.field.
+var unrenderable = map[string]string{
+	// Envoy Gateway's api_key_auth filter lists every credential: each
+	// key of the credential Secrets' data is a client ID, its value that
+	// client's API key. How many there are, and their names, are Secret
+	// data too, so not even a placeholder can stand for them.
+	"SecurityPolicy.apiKeyAuth": "Envoy Gateway inlines the API keys of the credentialRefs Secrets (each data key a client ID, its value the key) into its api_key_auth filter, " +
+		"and gwpol never reads Secret data, so it cannot write the filter (nor tell duplicated keys, which Envoy Gateway rejects); " +
+		"translate with Envoy Gateway itself (egctl x translate, with the Secrets) to see those routes, or annotate the SecurityPolicy gwpol.dev/ignore: GWP404 to accept that gwpol fails them closed",
+}
+
 // corsFilter is the name of Envoy's CORS filter, which Envoy Gateway
 // adds once per listener and configures per route.
 const corsFilter = "envoy.filters.http.cors"

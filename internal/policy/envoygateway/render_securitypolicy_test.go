@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -177,5 +178,36 @@ func TestRenderExtAuth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnrenderableReason: a field gwpol cannot render from the input
+// alone asks for a capability no target has and says why, and what the
+// user can do; other unrendered fields just name their capability.
+func TestUnrenderableReason(t *testing.T) {
+	for _, tc := range []struct {
+		kind     *Kind
+		key      string
+		contains []string
+	}{
+		{securityPolicy, "apiKeyAuth", []string{"never reads Secret data", "egctl x translate", "gwpol.dev/ignore: GWP404"}},
+		{securityPolicy, "oidc", nil},
+	} {
+		frags, err := tc.kind.RenderField(policy.FieldInput{Key: tc.key, Values: []any{json.RawMessage(`{}`)}}, &policy.Env{})
+		if err != nil || len(frags) != 1 {
+			t.Fatalf("%s: got %v, %v", tc.key, frags, err)
+		}
+		f := frags[0]
+		if want := "envoygateway." + tc.kind.name + "." + tc.key; f.Capability != want {
+			t.Errorf("%s: capability %q, want %q", tc.key, f.Capability, want)
+		}
+		if tc.contains == nil && f.Reason != "" {
+			t.Errorf("%s: reason %q, want none", tc.key, f.Reason)
+		}
+		for _, s := range tc.contains {
+			if !strings.Contains(f.Reason, s) {
+				t.Errorf("%s: reason %q lacks %q", tc.key, f.Reason, s)
+			}
+		}
 	}
 }

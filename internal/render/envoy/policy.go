@@ -271,12 +271,16 @@ func (b *builder) renderNew(gk model.GroupKind, r policy.Renderer, f *merge.Fiel
 	}
 	for _, fr := range frags {
 		if fr.Capability != "" && !b.target.Has(fr.Capability) {
-			for _, c := range f.Contributors {
-				b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s; the routes it applies to fail closed (503)",
-					fr.Capability, b.target.Name, gk.Kind, f.Key))
+			why := ""
+			if fr.Reason != "" {
+				why = ": " + fr.Reason
 			}
-			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported(required_capability: %s) by render target %s",
-				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, fr.Capability, b.target.Name)}
+			for _, c := range f.Contributors {
+				b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s%s; the routes it applies to fail closed (503)",
+					fr.Capability, b.target.Name, gk.Kind, f.Key, why))
+			}
+			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported(required_capability: %s) by render target %s%s",
+				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, fr.Capability, b.target.Name, why)}
 			return rf
 		}
 	}

@@ -148,3 +148,47 @@ spec:
 		t.Errorf("chain %v lacks the CORS filter", names)
 	}
 }
+
+// TestUnsupportedReason: a kind's reason for a capability no target has
+// is in the finding and in the body of the 503 the route answers, so
+// lint, render and explain say the same.
+func TestUnsupportedReason(t *testing.T) {
+	input := egJWTBase + `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: keyed, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: keys, namespace: infra}
+data: {client: a2V5}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: keyed, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: keyed}]
+  apiKeyAuth: {credentialRefs: [{name: keys}], extractFrom: [{headers: [x-api-key]}]}
+`
+	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	out := render(t, res, envoy.Options{Target: "envoygateway"})
+	const why = "gwpol never reads Secret data"
+	var found bool
+	for _, d := range out.Diagnostics {
+		found = found || (d.Code == "GWP404" && strings.Contains(d.Message, why))
+	}
+	if !found {
+		t.Errorf("no GWP404 saying %q: %v", why, out.Diagnostics)
+	}
+	dr := out.Gateways[0].RouteConfigurations[0].VirtualHosts[0].Routes[0].GetDirectResponse()
+	if dr.GetStatus() != 503 || !strings.Contains(dr.GetBody().GetInlineString(), why) {
+		t.Errorf("route answers %v, want 503 saying %q", dr, why)
+	}
+}
