@@ -168,6 +168,11 @@ type HTTPFilter struct {
 	// does nothing (an RBAC filter without rules), and the resources'
 	// per-filter configs decide.
 	Enabled bool
+	// RemoveRequestHeaders are request headers every route served through
+	// a chain holding the filter removes, whatever its own policies (the
+	// geolocation filter's internal headers, which no client may set);
+	// the routes of a merging filter remove those of every resource's.
+	RemoveRequestHeaders []string
 	// Merge: the chain's configuration is the merge (proto.Merge, maps
 	// by key) of every resource's rather than the first one's — for a
 	// filter whose chain configuration holds what each resource's

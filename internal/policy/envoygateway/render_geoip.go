@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	geoipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/geoip/v3"
 	geoipcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/common/v3"
 	maxmindv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/maxmind/v3"
@@ -158,9 +157,9 @@ type geoSetting struct {
 
 // geoFragments are the geolocation filter, on in the chain, looking up
 // the fields the policy's rules use (the chain's configuration is the
-// merge of every route's, so it looks up what any of them uses), and on
-// the route the removal of those fields' internal headers from the
-// request, so that no client can set them. Envoy Gateway configures the
+// merge of every route's, so it looks up what any of them uses), and the
+// removal of those fields' internal headers from the requests of every
+// route served through the chain, so that no client can set them. Envoy Gateway configures the
 // filter from the listener; gwpol finds the listeners through the
 // policy's targets, and reports it unsupported when they are configured
 // differently.
@@ -213,8 +212,8 @@ func geoFragments(use geoUse, who policyName, m *model.Model) ([]policy.Fragment
 	}
 	return []policy.Fragment{{
 		Capability: "geoip",
-		Filter:     &policy.HTTPFilter{Name: geoIPFilter, Order: orderGeoIP, Enabled: true, Merge: true, Typed: cfg},
-		TypedRoute: &routev3.Route{RequestHeadersToRemove: use.headers()},
+		Filter: &policy.HTTPFilter{Name: geoIPFilter, Order: orderGeoIP, Enabled: true, Merge: true, Typed: cfg,
+			RemoveRequestHeaders: use.headers()},
 	}}, nil
 }
 

@@ -64,8 +64,9 @@ type filterDef struct {
 	precedence int32
 	upstream   bool
 	config     *anypb.Any
-	enabled    bool // on for every route (a backend's own filter), not per resource
-	merge      bool // the chain's config merges every resource's (policy.HTTPFilter.Merge)
+	enabled    bool     // on for every route (a backend's own filter), not per resource
+	merge      bool     // the chain's config merges every resource's (policy.HTTPFilter.Merge)
+	removes    []string // request headers every route of the chain removes (policy.HTTPFilter.RemoveRequestHeaders)
 }
 
 // rendered is one merged field turned into typed Envoy configuration.
@@ -320,7 +321,8 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, merge: f.Merge, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, merge: f.Merge,
+			removes: slices.Clone(f.RemoveRequestHeaders), config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)

@@ -55,9 +55,44 @@ func (rb *rcBuild) use(s *scoped) {
 				rb.noteMerged(f)
 			case f.merge && !rb.merged[f.name][f.config]:
 				have.config = mergeAny(have.config, f.config)
+				have.removes = unionHeaders(have.removes, f.removes)
 				rb.filters[f.name] = have
 				rb.noteMerged(f)
 			}
+		}
+	}
+}
+
+// unionHeaders is a's headers, then those of b that a lacks.
+func unionHeaders(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, h := range b {
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// removeHeaders makes every route of the RouteConfiguration remove the
+// request headers its chain's filters ask all routes to remove
+// (policy.HTTPFilter.RemoveRequestHeaders), after the route's own, in
+// filter order.
+func (rb *rcBuild) removeHeaders() {
+	var hs []string
+	defs := slices.Collect(mapValues(rb.filters))
+	slices.SortFunc(defs, func(a, b filterDef) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(b.precedence, a.precedence), cmp.Compare(a.name, b.name))
+	})
+	for _, d := range defs {
+		hs = unionHeaders(hs, d.removes)
+	}
+	if len(hs) == 0 {
+		return
+	}
+	for _, vh := range rb.rc.VirtualHosts {
+		for _, r := range vh.Routes {
+			r.RequestHeadersToRemove = unionHeaders(r.RequestHeadersToRemove, hs)
 		}
 	}
 }
@@ -172,6 +207,7 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 		rb.rc.VirtualHosts = append(rb.rc.VirtualHosts, vb.vh)
 	}
 	slices.SortFunc(rb.rc.VirtualHosts, func(a, b *routev3.VirtualHost) int { return cmp.Compare(a.Name, b.Name) })
+	rb.removeHeaders()
 	return rb
 }
 

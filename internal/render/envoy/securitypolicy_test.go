@@ -61,9 +61,18 @@ spec:
 // what any route's policy matches on (each route brings its fields, and
 // the provider settings packed in an Any merge), from the EnvoyProxy's
 // databases and the listener's client IP detection; each route removes
-// the internal headers of the fields its policy uses from its requests.
+// the internal headers of the fields any route's policy uses from its
+// requests, whatever its own policies.
 func TestGeoIPFilter(t *testing.T) {
-	gw := renderInline(t, egGeoBase+egGeoRoute("a", "{city: Paris}")+egGeoRoute("b", "{asn: 64500}"), "envoygateway")
+	plain := `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: c, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{matches: [{path: {type: PathPrefix, value: /c}}], backendRefs: [{name: web, port: 80}]}]
+`
+	gw := renderInline(t, egGeoBase+egGeoRoute("a", "{city: Paris}")+egGeoRoute("b", "{asn: 64500}")+plain, "envoygateway")
 	hcm := hcmOf(t, gw.Listeners[0].FilterChains[0])
 	var names []string
 	cfg := &geoipv3.Geoip{}
@@ -96,8 +105,11 @@ func TestGeoIPFilter(t *testing.T) {
 	for _, r := range gw.RouteConfigurations[0].VirtualHosts[0].Routes {
 		removed[r.Name[strings.LastIndex(r.Name, "-httproute-")+len("-httproute-"):][:1]] = r.RequestHeadersToRemove
 	}
-	if !slices.Equal(removed["a"], []string{"x-eg-internal-geoip-city"}) || !slices.Equal(removed["b"], []string{"x-eg-internal-geoip-asn"}) {
-		t.Errorf("routes remove %v, want each its policy's internal headers", removed)
+	want := []string{"x-eg-internal-geoip-city", "x-eg-internal-geoip-asn"}
+	for _, route := range []string{"a", "b", "c"} {
+		if !slices.Equal(removed[route], want) {
+			t.Errorf("route %s removes %v, want %v: every route of the chain removes every internal header it looks up", route, removed[route], want)
+		}
 	}
 }
 
