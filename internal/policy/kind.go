@@ -216,6 +216,17 @@ type WholeOverrider interface {
 	MergesInto(p *Policy) Strategy
 }
 
+// InvalidKeeper is implemented by whole-overriding kinds whose
+// controller keeps, on the routes an invalid policy fails (500), the
+// configuration of the fields of it that translated: Envoy Gateway keeps
+// a SecurityPolicy's features beside the 500, so their filters stay in
+// the chain.
+type InvalidKeeper interface {
+	// KeptWhenInvalid are the fields of the invalid policy p whose
+	// configuration the controller keeps.
+	KeptWhenInvalid(p *Policy) []string
+}
+
 // Answerer is implemented by kinds a field of which answers a route rule
 // itself instead of forwarding it (kgateway's DirectResponse), so that
 // views report the status the renderer's direct response carries.

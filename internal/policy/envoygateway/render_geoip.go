@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	geoipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/geoip/v3"
 	geoipcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/common/v3"
 	maxmindv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/maxmind/v3"
@@ -164,9 +165,15 @@ type geoSetting struct {
 // policy's targets, and reports it unsupported when they are configured
 // differently.
 func geoFragments(use geoUse, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	settings, err := geoSettings(who, m)
+	settings, ok, err := geoSettings(who, m)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		// The policy failed the geolocation check (it is invalid, its
+		// routes answer 500): Envoy Gateway configures no provider, so
+		// no filter, but still removes the internal headers.
+		return []policy.Fragment{{TypedRoute: &routev3.Route{RequestHeadersToRemove: use.headers()}}}, nil
 	}
 	if len(settings) != 1 {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.clientIPGeoLocations.differing-listeners"}}, nil
@@ -218,27 +225,30 @@ func geoFragments(use geoUse, who policyName, m *model.Model) ([]policy.Fragment
 }
 
 // geoSettings are the distinct geolocation settings of the listeners the
-// policy reaches.
-func geoSettings(who policyName, m *model.Model) ([]geoSetting, error) {
+// policy reaches; ok is false when one of them fails the geolocation
+// check (checkGeoLocations).
+func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err error) {
 	if m == nil {
-		return nil, fmt.Errorf("clientIPGeoLocations: no input to find the Gateway's EnvoyProxy in")
+		return nil, false, fmt.Errorf("clientIPGeoLocations: no input to find the Gateway's EnvoyProxy in")
 	}
-	o, ok := m.Object(model.Key{Group: Group, Kind: securityPolicy.name, Namespace: who.namespace, Name: who.name})
-	if !ok {
-		return nil, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s not found", who.namespace, who.name)
+	o, found := m.Object(model.Key{Group: Group, Kind: securityPolicy.name, Namespace: who.namespace, Name: who.name})
+	if !found {
+		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s not found", who.namespace, who.name)
 	}
 	raw, err := o.FieldJSON("spec")
 	var t targeting
 	if err != nil || json.Unmarshal(raw, &t) != nil {
-		return nil, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
+		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
 	}
 	p := &policy.Policy{Obj: o, Targets: targets(t)}
 	ctps := clientTrafficPolicies(m)
-	var out []geoSetting
 	for _, gs := range reachedGateways(p, m) {
-		mm, ok := maxMindPaths(gs.gw, m)
-		if !ok {
-			return nil, fmt.Errorf("clientIPGeoLocations: Gateway %s/%s has no EnvoyProxy geoIP provider", gs.gw.Namespace, gs.gw.Name)
+		if geoProblem(gs, ctps, m) != "" {
+			return nil, false, nil
+		}
+		mm, found := maxMindPaths(gs.gw, m)
+		if !found {
+			return nil, false, nil
 		}
 		for _, l := range gs.gw.Spec.Listeners {
 			if gs.section != "" && string(l.Name) != gs.section {
@@ -263,7 +273,7 @@ func geoSettings(who policyName, m *model.Model) ([]geoSetting, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, true, nil
 }
 
 func containsSetting(ss []geoSetting, s geoSetting) bool {

@@ -47,6 +47,54 @@ var unrenderable = map[string]string{
 		"translate with Envoy Gateway itself (egctl x translate, with the Secrets) to see those routes, or annotate the SecurityPolicy gwpol.dev/ignore: GWP404 to accept that gwpol fails them closed",
 }
 
+var _ policy.InvalidKeeper = (*Kind)(nil)
+
+// KeptWhenInvalid implements policy.InvalidKeeper: on the routes an
+// invalid SecurityPolicy fails with 500, Envoy Gateway keeps each of its
+// features that translated — every field without a finding of its own;
+// the authorization even when the geolocation check (which runs after
+// the rules are translated) failed. A finding outside the fields (the
+// spec, the targets, mergeType) keeps nothing. Other kinds keep nothing.
+func (k *Kind) KeptWhenInvalid(p *policy.Policy) []string {
+	if k != securityPolicy {
+		return nil
+	}
+	geo := decoded(p).geoInvalid
+	var failed []string
+	for i, d := range p.Invalid {
+		if i == geo {
+			continue
+		}
+		field, ok := specField(d.Field, k.fields)
+		if !ok {
+			return nil
+		}
+		failed = append(failed, field)
+	}
+	var kept []string
+	for _, f := range k.fields {
+		if _, set := p.Values[f]; set && !slices.Contains(failed, f) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// specField is the field of fields a finding's path (spec.<field>…) is
+// in.
+func specField(path string, fields []string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "spec.")
+	if !ok {
+		return "", false
+	}
+	for _, f := range fields {
+		if after, ok := strings.CutPrefix(rest, f); ok && (after == "" || after[0] == '.' || after[0] == '[') {
+			return f, true
+		}
+	}
+	return "", false
+}
+
 // corsFilter is the name of Envoy's CORS filter, which Envoy Gateway
 // adds once per listener and configures per route.
 const corsFilter = "envoy.filters.http.cors"

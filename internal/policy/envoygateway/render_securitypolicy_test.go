@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,5 +210,65 @@ func TestUnrenderableReason(t *testing.T) {
 				t.Errorf("%s: reason %q lacks %q", tc.key, f.Reason, s)
 			}
 		}
+	}
+}
+
+// geoObjects are a Gateway whose class's EnvoyProxy configures a geoIP
+// provider, with no client IP detection on its listener.
+const geoObjects = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: app}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyProxy
+metadata: {name: geo, namespace: app}
+spec:
+  geoIP: {provider: {type: MaxMind, maxMind: {cityDbSource: {local: {path: /db/city.mmdb}}}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: app}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+`
+
+// TestKeptWhenInvalid: of an invalid SecurityPolicy, Envoy Gateway keeps
+// the fields without a finding of their own — the authorization even
+// when only the geolocation check failed — and nothing when a finding is
+// outside the fields.
+func TestKeptWhenInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec string
+		kept       []string
+	}{
+		{name: "geolocation check", spec: "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  cors: {allowOrigins: [https://a.example]}\n" +
+			"  authorization: {rules: [{action: Allow, principal: {clientIPGeoLocations: [{city: Paris}]}}]}\n", kept: []string{"cors", "authorization"}},
+		{name: "a field of its own", spec: "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  cors: {allowOrigins: [https://a.example]}\n" +
+			"  extAuth: {http: {backendRef: {name: missing, port: 80}}}\n", kept: []string{"cors"}},
+		{name: "outside the fields", spec: "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  mergeType: Nonsense\n  cors: {allowOrigins: [https://a.example]}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := geoObjects + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" + tc.spec
+			objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := policy.NewRegistry(All()...)
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+			p := SecurityPolicy().Decode(objs[len(objs)-1], &policy.Env{Model: m})
+			if len(p.Invalid) == 0 {
+				t.Fatal("policy is valid; the case wants it invalid")
+			}
+			if got := SecurityPolicy().KeptWhenInvalid(p); !slices.Equal(got, tc.kept) {
+				t.Errorf("kept %v, want %v (findings %v)", got, tc.kept, p.Invalid)
+			}
+		})
+	}
+	if got := BackendTrafficPolicy().KeptWhenInvalid(&policy.Policy{Values: map[string]any{"timeout": nil}}); got != nil {
+		t.Errorf("BackendTrafficPolicy keeps %v, want nothing", got)
 	}
 }

@@ -690,6 +690,8 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	if rs.replaced() {
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
 		if vb.target.PoliciesOnUnrouted {
+			// what the controller keeps of an invalid policy
+			// (policy.InvalidKeeper) stays beside the 500
 			vb.keepPolicies(r, rs, vhScope, rcScope)
 		}
 		return r

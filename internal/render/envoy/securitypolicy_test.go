@@ -204,3 +204,39 @@ spec:
 		t.Errorf("route answers %v, want 503 saying %q", dr, why)
 	}
 }
+
+// TestInvalidPolicyKeepsItsFeatures: a SecurityPolicy that fails only the
+// geolocation check (no client IP detection on the listener) fails its
+// route with 500, and Envoy Gateway keeps its authorization there: the
+// RBAC filter in the chain and per route, the internal headers removed,
+// but no geolocation filter, since no provider is configured.
+func TestInvalidPolicyKeepsItsFeatures(t *testing.T) {
+	input := strings.Replace(egGeoBase, "clientIPDetection: {xForwardedFor: {numTrustedHops: 2}}", "timeout: {http: {idleTimeout: 5s}}", 1) + egGeoRoute("a", "{city: Paris}")
+	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	out := render(t, res, envoy.Options{Target: "envoygateway"})
+	if len(out.Gateways) != 1 {
+		t.Fatalf("%d gateways rendered, want 1", len(out.Gateways))
+	}
+	gw := out.Gateways[0]
+	r := gw.RouteConfigurations[0].VirtualHosts[0].Routes[0]
+	if r.GetDirectResponse().GetStatus() != 500 {
+		t.Fatalf("route %v, want the invalid policy's 500", r.Action)
+	}
+	if _, ok := r.TypedPerFilterConfig["envoy.filters.http.rbac"]; !ok {
+		t.Errorf("route lacks the kept authorization: %v", r.TypedPerFilterConfig)
+	}
+	if !slices.Equal(r.RequestHeadersToRemove, []string{"x-eg-internal-geoip-city"}) {
+		t.Errorf("route removes %v, want the internal city header", r.RequestHeadersToRemove)
+	}
+	var names []string
+	for _, f := range hcmOf(t, gw.Listeners[0].FilterChains[0]).GetHttpFilters() {
+		names = append(names, f.Name)
+	}
+	if want := []string{"envoy.filters.http.rbac", "envoy.filters.http.router"}; !slices.Equal(names, want) {
+		t.Errorf("chain %v, want %v", names, want)
+	}
+}

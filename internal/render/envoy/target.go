@@ -35,10 +35,12 @@ type Target struct {
 	// traffic answers a 500 direct response instead.
 	InvalidShare string
 	// PoliciesOnUnrouted: a route answering 500 because none of its
-	// backends resolves keeps its policies' configuration — per-filter
-	// configuration, route-level settings, the filters in the chain and
-	// the clusters they call — as Envoy Gateway's translator keeps the
-	// route's security and traffic features beside its direct response.
+	// backends resolves, or because a policy on it is invalid, keeps its
+	// policies' configuration (of an invalid policy, what its kind keeps:
+	// policy.InvalidKeeper) — per-filter configuration, route-level
+	// settings, the filters in the chain and the clusters they call — as
+	// Envoy Gateway's translator keeps the route's security and traffic
+	// features beside its direct response.
 	PoliciesOnUnrouted bool
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
