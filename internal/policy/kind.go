@@ -24,6 +24,7 @@ package policy
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
 //	Instancer         merge, explain: which named data-plane instance a value configures
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
+//	InvalidKeeper     merge (Routed): the fields of an invalid policy its controller keeps on the rules it fails
 //	PortScoper        merge (Effective), explain: fields that apply on one listener port only
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
