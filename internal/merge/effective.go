@@ -189,11 +189,17 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 	if pt == nil || len(pt.Fields) == 0 {
 		return nil
 	}
+	lead := pt.Candidates
+	if len(lead) == 0 {
+		// an invalid policy's fields its controller keeps
+		// (policy.InvalidKeeper): it is the one in effect
+		lead = []*Candidate{pt.Fields[0].Owner}
+	}
 	in := map[*policy.Policy]bool{}
-	for _, c := range pt.Candidates {
+	for _, c := range lead {
 		in[c.Policy] = true
 	}
-	top := specificity[pt.Candidates[0].Level]
+	top := specificity[lead[0].Level]
 	var shadowed, losers []*Candidate
 	seen := map[*policy.Policy]bool{}
 	for _, pts := range lv {

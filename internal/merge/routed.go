@@ -15,8 +15,9 @@ import (
 // less specific ones unless it merges into the next one (its fields then
 // carry both values, most specific first, and its merge strategy). An
 // invalid policy at the most specific level that has any leaves the point
-// with Invalid and no fields: the rule fails rather than falling back to
-// a less specific policy. Kinds without the hook are not in the result.
+// with Invalid and no fields but those the controller keeps of it
+// (policy.InvalidKeeper): the rule fails rather than falling back to a
+// less specific policy. Kinds without the hook are not in the result.
 func (r *Result) Routed(rule *topology.Rule, l *topology.Listener) Points {
 	return r.RoutedOn(rule, nil, l)
 }
@@ -59,6 +60,27 @@ func (r *Result) RoutedOn(rule *topology.Rule, path *RulePath, l *topology.Liste
 	return out
 }
 
+// keptWhenInvalid are the fields of the first of the invalid policies
+// (in processing order) whose configuration the controller keeps on the
+// rules the policy fails (policy.InvalidKeeper); nil for other kinds.
+func keptWhenInvalid(k policy.Kind, wo policy.WholeOverrider, invalid []*Candidate) []*Field {
+	ik, ok := k.(policy.InvalidKeeper)
+	if !ok || len(invalid) == 0 {
+		return nil
+	}
+	first := slices.MinFunc(invalid, func(a, b *Candidate) int { return wo.ProcessingOrder(a.Policy, b.Policy) })
+	kept := ik.KeptWhenInvalid(first.Policy)
+	var out []*Field
+	for _, fs := range k.Spec().Fields {
+		v, ok := first.Policy.Values[fs.Key]
+		if !ok || !slices.Contains(kept, fs.Key) {
+			continue
+		}
+		out = append(out, &Field{Key: fs.Key, Strategy: policy.OverridableShallow, Contributors: []*Candidate{first}, Values: []any{v}, Owner: first})
+	}
+	return out
+}
+
 // routedPoint combines one kind's candidates by level (see Routed).
 func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[Level][]*Candidate) *Point {
 	levels := make([]Level, 0, len(byLevel)+len(invalid))
@@ -81,6 +103,7 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 		if len(cs) == 0 {
 			if len(chain) == 0 {
 				pt.Invalid = invalid[lvl] // the most specific policy is unusable
+				pt.Fields = keptWhenInvalid(k, wo, pt.Invalid)
 				return pt
 			}
 			break

@@ -24,6 +24,7 @@ package policy
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
 //	Instancer         merge, explain: which named data-plane instance a value configures
 //	WholeOverrider    merge, render: a more specific policy replaces a less specific one whole, or merges into it
+//	InvalidKeeper     merge (Routed): the fields of an invalid policy its controller keeps on the rules it fails
 //	PortScoper        merge (Effective), explain: fields that apply on one listener port only
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
@@ -214,6 +215,17 @@ type WholeOverrider interface {
 	// specific level's policy (StrategicMerge, JSONMerge), "" when p
 	// replaces it.
 	MergesInto(p *Policy) Strategy
+}
+
+// InvalidKeeper is implemented by whole-overriding kinds whose
+// controller keeps, on the routes an invalid policy fails (500), the
+// configuration of the fields of it that translated: Envoy Gateway keeps
+// a SecurityPolicy's features beside the 500, so their filters stay in
+// the chain.
+type InvalidKeeper interface {
+	// KeptWhenInvalid are the fields of the invalid policy p whose
+	// configuration the controller keeps.
+	KeptWhenInvalid(p *Policy) []string
 }
 
 // Answerer is implemented by kinds a field of which answers a route rule

@@ -57,6 +57,10 @@ func (g GatewayName) IsZero() bool { return g.Name == "" }
 type Fragment struct {
 	// Capability the target must have (e.g. local_ratelimit, waf).
 	Capability string
+	// Reason says, where a kind knows it, why no target has Capability
+	// and what the user can do; render adds it to the unsupported
+	// finding and to the body of the 503 the affected routes answer.
+	Reason string
 	// Filter is an HTTP filter for the HCM chain. It is added once per
 	// chain (by Name), disabled by default, and enabled where a
 	// PerFilterConfig names it.
@@ -164,6 +168,11 @@ type HTTPFilter struct {
 	// does nothing (an RBAC filter without rules), and the resources'
 	// per-filter configs decide.
 	Enabled bool
+	// RemoveRequestHeaders are request headers every route served through
+	// a chain holding the filter removes, whatever its own policies (the
+	// geolocation filter's internal headers, which no client may set);
+	// the routes of a merging filter remove those of every resource's.
+	RemoveRequestHeaders []string
 	// Merge: the chain's configuration is the merge (proto.Merge, maps
 	// by key) of every resource's rather than the first one's — for a
 	// filter whose chain configuration holds what each resource's

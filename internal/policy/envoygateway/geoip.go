@@ -40,8 +40,12 @@ type clientIPDetection struct {
 	targeting
 	ClientIPDetection *struct {
 		XForwardedFor *struct {
-			TrustedCIDRs []string `json:"trustedCIDRs"`
+			TrustedCIDRs   []string `json:"trustedCIDRs"`
+			NumTrustedHops *uint32  `json:"numTrustedHops"`
 		} `json:"xForwardedFor"`
+		CustomHeader *struct {
+			Name string `json:"name"`
+		} `json:"customHeader"`
 	} `json:"clientIPDetection"`
 }
 
@@ -66,6 +70,9 @@ func checkGeoLocations(p *policy.Policy, raw []byte, m *model.Model) {
 	for _, gs := range reachedGateways(p, m) {
 		if msg := geoProblem(gs, ctps, m); msg != "" {
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "Authorization: authorization clientIPGeoLocations %s", msg))
+			// Envoy Gateway checks this after translating the rules: it
+			// keeps the authorization beside the 500 (KeptWhenInvalid).
+			decoded(p).geoInvalid = len(p.Invalid) - 1
 			return
 		}
 	}

@@ -150,12 +150,15 @@ type data struct {
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*namespaceSelector
+	// geoInvalid is the index in Invalid of the geolocation check's
+	// finding (checkGeoLocations), -1 when there is none.
+	geoInvalid int
 }
 
 // Decode implements policy.Kind.
 func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
-	d := &data{}
+	d := &data{geoInvalid: -1}
 	p.Data = d
 	raw, err := o.FieldJSON("spec")
 	if err != nil {
@@ -240,7 +243,7 @@ func decoded(p *policy.Policy) *data {
 	if d, ok := p.Data.(*data); ok {
 		return d
 	}
-	return &data{}
+	return &data{geoInvalid: -1}
 }
 
 // AncestorStatuses implements policy.AncestorStatuser.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -44,10 +45,10 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
 	"BackendTrafficPolicy.retry":             renderRetry,
 	"BackendTrafficPolicy.telemetry":         renderTelemetry,
-	"SecurityPolicy.authorization":           renderAuthorization,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
-	"SecurityPolicy.extAuth":                 renderExtAuth,
 	"SecurityPolicy.cors":                    renderCORS,
+	"SecurityPolicy.csrf":                    renderCSRF,
+	"HTTPRouteFilter.credentialInjection":    renderCredentialInjection,
 	"SecurityPolicy.jwt":                     renderJWT,
 	"HTTPRouteFilter.directResponse":         renderDirectResponse,
 }
@@ -67,6 +68,13 @@ var scopedRenderers = map[string]func(v json.RawMessage, who policyName, sc poli
 // settings (the rate limits, render_ratelimit.go).
 var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error){
 	"BackendTrafficPolicy.rateLimit": renderRateLimit,
+}
+
+// modelRenderers are the fields whose rendering reads other objects of
+// the input (the Backend an extension service is).
+var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error){
+	"SecurityPolicy.authorization": renderAuthorization,
+	"SecurityPolicy.extAuth":       renderExtAuth,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
@@ -113,11 +121,18 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 		return ir(in, env)
 	}
 	r, ok := renderers[k.name+"."+in.Key]
+	if mr, withModel := modelRenderers[k.name+"."+in.Key]; withModel {
+		var m *model.Model
+		if env != nil {
+			m = env.Model
+		}
+		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return mr(v, who, m) }, true
+	}
 	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
 		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
 	}
 	if !ok || len(in.Values) == 0 {
-		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key}}, nil
+		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key, Reason: unrenderable[k.name+"."+in.Key]}}, nil
 	}
 	v, err := effectiveValue(in)
 	if err != nil {

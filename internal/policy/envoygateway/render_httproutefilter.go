@@ -6,6 +6,12 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	credentialinjectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/credential_injector/v3"
+	genericv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/injected_credentials/generic/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -72,4 +78,75 @@ func renderDirectResponse(v json.RawMessage, _ policyName) ([]policy.Fragment, e
 			AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD}}
 	}
 	return []policy.Fragment{{Capability: "route", TypedRoute: r}}, nil
+}
+
+// credentialInjectorFilter prefixes the name of Envoy's credential
+// injector filter, one per HTTPRouteFilter:
+// envoy.filters.http.credential_injector/httproutefilter/<ns>/<name>.
+const credentialInjectorFilter = "envoy.filters.http.credential_injector"
+
+// orderCredentialInjector puts the credential injector after the gRPC-Web
+// and gRPC statistics filters internal/render/envoy adds (orders 1<<20
+// and 1<<20+1), just before the router, as Envoy Gateway orders them.
+const orderCredentialInjector = 1<<20 + 2
+
+// credentialInjection is HTTPRouteFilter's spec.credentialInjection.
+type credentialInjection struct {
+	Header     *string `json:"header"`
+	Overwrite  *bool   `json:"overwrite"`
+	Credential struct {
+		ValueRef *secretRef `json:"valueRef"`
+	} `json:"credential"`
+}
+
+// renderCredentialInjection is Envoy Gateway's credential injection: a
+// credential_injector filter per HTTPRouteFilter, off in the chain and
+// turned on by the routes whose rules name the filter, injecting a
+// generic credential into the header (Authorization unless set). The
+// credential is the "credential" key of the Secret the filter names,
+// which Envoy Gateway serves over SDS as
+// credential_injector/credential/httproutefilter/<ns>/<name>: gwpol
+// references it by that name and never reads the Secret's data.
+func renderCredentialInjection(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "header", "overwrite", "credential"); k != "" {
+		return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.credentialInjection." + k}}, nil
+	}
+	var c credentialInjection
+	if err := json.Unmarshal(v, &c); err != nil {
+		return nil, fmt.Errorf("credentialInjection: %w", err)
+	}
+	if c.Credential.ValueRef == nil || c.Credential.ValueRef.Name == "" {
+		return nil, fmt.Errorf("credentialInjection.credential.valueRef: no Secret named")
+	}
+	generic := &genericv3.Generic{Credential: &tlsv3.SdsSecretConfig{
+		Name: "credential_injector/credential/" + who.String(),
+		SdsConfig: &corev3.ConfigSource{
+			ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
+			InitialFetchTimeout:   durationpb.New(0),
+			ResourceApiVersion:    corev3.ApiVersion_V3,
+		},
+	}}
+	if c.Header != nil {
+		generic.Header = *c.Header
+	}
+	injector := &credentialinjectorv3.CredentialInjector{Credential: typedCoreExtension("envoy.http.injected_credentials.generic", generic)}
+	if c.Overwrite != nil {
+		injector.Overwrite = *c.Overwrite
+	}
+	name := credentialInjectorFilter + "/" + who.String()
+	return []policy.Fragment{{
+		Capability:           "credential_injector",
+		Filter:               &policy.HTTPFilter{Name: name, Order: orderCredentialInjector, Typed: injector},
+		TypedPerFilterConfig: map[string]proto.Message{name: &routev3.FilterConfig{Config: &anypb.Any{}}},
+	}}, nil
+}
+
+// typedCoreExtension packs a message built here as Envoy's core typed
+// extension (packing a known message cannot fail).
+func typedCoreExtension(name string, m proto.Message) *corev3.TypedExtensionConfig {
+	a, err := anypb.New(m)
+	if err != nil {
+		panic(fmt.Sprintf("envoygateway: packing %T: %v", m, err))
+	}
+	return &corev3.TypedExtensionConfig{Name: name, TypedConfig: a}
 }

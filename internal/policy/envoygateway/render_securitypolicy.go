@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	xdscorev3 "github.com/cncf/xds/go/xds/core/v3"
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	basicauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/basic_auth/v3"
@@ -21,14 +23,77 @@ import (
 	rbachttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	networkinputsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
 	ipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/input_matchers/ip/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
+
+// unrenderable says, for the fields gwpol cannot render from the input
+// alone, why and what the user can do (policy.Fragment.Reason), by
+// Kind.field.
+var unrenderable = map[string]string{
+	// Envoy Gateway's api_key_auth filter lists every credential: each
+	// key of the credential Secrets' data is a client ID, its value that
+	// client's API key. How many there are, and their names, are Secret
+	// data too, so not even a placeholder can stand for them.
+	"SecurityPolicy.apiKeyAuth": "Envoy Gateway inlines the API keys of the credentialRefs Secrets (each data key a client ID, its value the key) into its api_key_auth filter, " +
+		"and gwpol never reads Secret data, so it cannot write the filter (nor tell duplicated keys, which Envoy Gateway rejects); " +
+		"translate with Envoy Gateway itself (egctl x translate, with the Secrets) to see those routes, or annotate the SecurityPolicy gwpol.dev/ignore: GWP404 to accept that gwpol fails them closed",
+}
+
+var _ policy.InvalidKeeper = (*Kind)(nil)
+
+// KeptWhenInvalid implements policy.InvalidKeeper: on the routes an
+// invalid SecurityPolicy fails with 500, Envoy Gateway keeps each of its
+// features that translated — every field without a finding of its own;
+// the authorization even when the geolocation check (which runs after
+// the rules are translated) failed. A finding outside the fields (the
+// spec, the targets, mergeType) keeps nothing. Other kinds keep nothing.
+func (k *Kind) KeptWhenInvalid(p *policy.Policy) []string {
+	if k != securityPolicy {
+		return nil
+	}
+	geo := decoded(p).geoInvalid
+	var failed []string
+	for i, d := range p.Invalid {
+		if i == geo {
+			continue
+		}
+		field, ok := specField(d.Field, k.fields)
+		if !ok {
+			return nil
+		}
+		failed = append(failed, field)
+	}
+	var kept []string
+	for _, f := range k.fields {
+		if _, set := p.Values[f]; set && !slices.Contains(failed, f) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// specField is the field of fields a finding's path (spec.<field>…) is
+// in.
+func specField(path string, fields []string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "spec.")
+	if !ok {
+		return "", false
+	}
+	for _, f := range fields {
+		if after, ok := strings.CutPrefix(rest, f); ok && (after == "" || after[0] == '.' || after[0] == '[') {
+			return f, true
+		}
+	}
+	return "", false
+}
 
 // corsFilter is the name of Envoy's CORS filter, which Envoy Gateway
 // adds once per listener and configures per route.
@@ -119,13 +184,16 @@ const rbacFilter = "envoy.filters.http.rbac"
 // renderAuthorization is an RBACPerRoute with Envoy Gateway's matcher
 // tree: a matcher per rule, named after the rule (else
 // securitypolicy/<ns>/<name>/authorization/rule/<i>), whose predicate is
-// the rule's conditions — methods, path, client CIDRs, JWT scopes and
-// claims (render_jwtprincipal.go), headers, in that order; several
-// combined with and, a list of values with or — and the
-// default action when no rule matches. Client IP geolocations and other
+// the rule's conditions — methods, path, client CIDRs, client IP
+// geolocations (render_geoip.go), JWT scopes and claims
+// (render_jwtprincipal.go), headers, in that order; several combined
+// with and, a list of values with or — and the default action when no
+// rule matches. Geolocations also bring the geolocation filter and the
+// removal of its internal headers from the route's requests. Other
 // principals are not rendered yet: a value using them is unsupported.
-func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var a authorization
+	var geo geoUse
 	if err := json.Unmarshal(v, &a); err != nil {
 		return nil, fmt.Errorf("authorization: %w", err)
 	}
@@ -150,7 +218,7 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(r.Principal)) {
-			if k != "clientCIDRs" && k != "headers" && k != "jwt" {
+			if k != "clientCIDRs" && k != "clientIPGeoLocations" && k != "headers" && k != "jwt" {
 				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.principal." + k}}, nil
 			}
 		}
@@ -173,6 +241,15 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 					Matcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_SinglePredicate_CustomMatch{
 						CustomMatch: typedExtension("ip_matcher", ipm)},
 				}}})
+		}
+		if raw, ok := r.Principal["clientIPGeoLocations"]; ok {
+			gp, err := geoPredicate(raw, &geo)
+			if err != nil {
+				return nil, fmt.Errorf("authorization.rules[%d].principal: %w", i, err)
+			}
+			if gp != nil {
+				preds = append(preds, gp)
+			}
 		}
 		if raw, ok := r.Principal["jwt"]; ok {
 			jp, err := jwtPredicates(raw)
@@ -215,17 +292,25 @@ func renderAuthorization(v json.RawMessage, who policyName) ([]policy.Fragment, 
 	if a.DefaultAction != nil {
 		def = *a.DefaultAction
 	}
-	m := &xdsmatcherv3.Matcher{OnNoMatch: rbacOnMatch("default", def)}
+	tree := &xdsmatcherv3.Matcher{OnNoMatch: rbacOnMatch("default", def)}
 	if len(list.Matchers) > 0 {
-		m.MatcherType = &xdsmatcherv3.Matcher_MatcherList_{MatcherList: list}
+		tree.MatcherType = &xdsmatcherv3.Matcher_MatcherList_{MatcherList: list}
 	}
-	return []policy.Fragment{{
+	var frags []policy.Fragment
+	if geo.any() {
+		gf, err := geoFragments(geo, who, m)
+		if err != nil {
+			return nil, err
+		}
+		frags = gf
+	}
+	return append(frags, policy.Fragment{
 		Capability: "rbac",
 		// On in the chain, as Envoy Gateway leaves it: without rules it
 		// allows everything but where a route's config says.
 		Filter:               &policy.HTTPFilter{Name: rbacFilter, Order: orderRBAC, Enabled: true, Typed: &rbachttpv3.RBAC{}},
-		TypedPerFilterConfig: map[string]proto.Message{rbacFilter: &rbachttpv3.RBACPerRoute{Rbac: &rbachttpv3.RBAC{Matcher: m}}},
-	}}, nil
+		TypedPerFilterConfig: map[string]proto.Message{rbacFilter: &rbachttpv3.RBACPerRoute{Rbac: &rbachttpv3.RBAC{Matcher: tree}}},
+	}), nil
 }
 
 // pathRegex is the regular expression Envoy Gateway matches :path with: a
@@ -348,12 +433,17 @@ var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "st
 // policy, envoy.filters.http.ext_authz/securitypolicy/<ns>/<name>, calling
 // the gRPC or HTTP service (timeout 10s unless set) with the listed
 // request headers (and up to a limit of the body), enabled on the route;
-// recomputeRoute picks the route again after the check. The service is one Service port, reached through
-// gwpol's cluster for it (kube_<ns>_<name>_<port>, HTTP/2 for gRPC) where
-// Envoy Gateway names a cluster after the policy. Other backends (several,
-// Backend, ServiceImport) and the options not listed in extAuthFields are
-// not rendered yet: a value using them is unsupported.
-func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+// recomputeRoute picks the route again after the check. The service is
+// one backend: a Service port, reached through gwpol's cluster for it
+// (kube_<ns>_<name>_<port>, HTTP/2 for gRPC), or an Envoy Gateway Backend,
+// through the cluster gwpol gives it as a route's backend
+// (backend_<ns>_<name>_<port>) — where Envoy Gateway names a cluster
+// after the policy. The authority (and the HTTP service's host) is Envoy
+// Gateway's: <name>.<ns>:<port> for a Service, the Backend's first FQDN
+// endpoint, else <name>.<ns> (a Unix socket). Several backends and the
+// options not listed in extAuthFields are not rendered yet: a value
+// using them is unsupported.
+func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(v, &keys); err != nil {
 		return nil, fmt.Errorf("extAuth: %w", err)
@@ -378,16 +468,15 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 	if svc.BackendRef != nil {
 		refs = append([]backendRef{*svc.BackendRef}, refs...)
 	}
-	if len(refs) != 1 || (refs[0].Kind != "" && refs[0].Kind != "Service") || refs[0].Port == nil {
+	if len(refs) != 1 {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth.backend"}}, nil
 	}
 	ref := refs[0]
-	ns := who.namespace
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		ns = *ref.Namespace
+	cluster, host, ok := extensionBackend(ref, who.namespace, m)
+	if !ok {
+		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth.backend"}}, nil
 	}
-	cluster := policy.ServiceCluster(ns, ref.Name, *ref.Port)
-	clusterFrag := map[string]any{"name": cluster}
+	clusterFrag := &clusterv3.Cluster{Name: cluster}
 	timeout, err := durationOr(e.Timeout, 10*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("extAuth.timeout: %w", err)
@@ -397,13 +486,14 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 	if b := e.BodyToExtAuth; b != nil {
 		cfg.WithRequestBody = &extauthzv3.BufferSettings{MaxRequestBytes: b.MaxRequestBytes}
 	}
-	host := fmt.Sprintf("%s.%s:%d", ref.Name, ns, *ref.Port)
 	if grpc {
-		clusterFrag["typed_extension_protocol_options"] = map[string]any{
-			"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
-				"@type":                "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
-				"explicit_http_config": map[string]any{"http2_protocol_options": map[string]any{}},
-			}}
+		h2, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
+			ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})
+		if err != nil {
+			return nil, err
+		}
+		clusterFrag.TypedExtensionProtocolOptions = h2.TypedExtensionProtocolOptions
 		cfg.Services = &extauthzv3.ExtAuthz_GrpcService{GrpcService: &corev3.GrpcService{Timeout: timeout,
 			TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster, Authority: host}}}}
 	} else {
@@ -429,6 +519,63 @@ func renderExtAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 		Filter:     &policy.HTTPFilter{Name: name, Order: orderExtAuth, Typed: cfg},
 		TypedPerFilterConfig: map[string]proto.Message{name: &extauthzv3.ExtAuthzPerRoute{Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{
 			CheckSettings: &extauthzv3.CheckSettings{}}}},
-		Clusters: []map[string]any{clusterFrag},
+		TypedClusters: []proto.Message{clusterFrag},
 	}}, nil
+}
+
+// extensionBackend is the cluster gwpol calls an extension service's one
+// backendRef through, and the authority Envoy Gateway gives the calls: a
+// Service port's cluster (kube_<ns>_<name>_<port>) and <name>.<ns>:<port>;
+// an Envoy Gateway Backend's cluster as a route's backendRef names it
+// (backend_<ns>_<name>_<port>) and its first FQDN endpoint's
+// <hostname>:<port>, else <name>.<ns> (a Unix socket or an IP). ok is
+// false for another kind, or a Service without a port.
+func extensionBackend(ref backendRef, policyNS string, m *model.Model) (cluster, authority string, ok bool) {
+	k := ref.key(policyNS)
+	switch {
+	case k.Group == "" && k.Kind == "Service":
+		if ref.Port == nil {
+			return "", "", false
+		}
+		return policy.ServiceCluster(k.Namespace, k.Name, *ref.Port), net.JoinHostPort(k.Name+"."+k.Namespace, strconv.Itoa(int(*ref.Port))), true
+	case k.Group == Group && k.Kind == backend.Kind:
+		port := int32(0)
+		if ref.Port != nil {
+			port = *ref.Port
+		}
+		cluster = strings.ToLower(k.Kind) + "_" + k.Namespace + "_" + k.Name + "_" + strconv.Itoa(int(port))
+		authority = k.Name + "." + k.Namespace
+		if fqdn, ok := backendFQDN(k, m); ok {
+			authority = fqdn
+		}
+		return cluster, authority, true
+	}
+	return "", "", false
+}
+
+// backendFQDN is a Backend's first FQDN endpoint as host:port.
+func backendFQDN(k model.Key, m *model.Model) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	o, ok := m.Object(k)
+	if !ok {
+		return "", false
+	}
+	raw, err := o.FieldJSON("spec.endpoints")
+	var eps []struct {
+		FQDN *struct {
+			Hostname string `json:"hostname"`
+			Port     int32  `json:"port"`
+		} `json:"fqdn"`
+	}
+	if err != nil || json.Unmarshal(raw, &eps) != nil {
+		return "", false
+	}
+	for _, ep := range eps {
+		if ep.FQDN != nil {
+			return net.JoinHostPort(ep.FQDN.Hostname, strconv.Itoa(int(ep.FQDN.Port))), true
+		}
+	}
+	return "", false
 }

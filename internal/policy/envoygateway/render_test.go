@@ -57,29 +57,6 @@ func TestOriginMatcher(t *testing.T) {
 	}
 }
 
-// TestRenderExtAuth: a gRPC ext auth service on a Service port is a filter
-// named after the policy calling gwpol's cluster for the port (HTTP/2),
-// enabled per route; a Backend is not rendered yet (unsupported).
-func TestRenderExtAuth(t *testing.T) {
-	who := policyName{kind: "securitypolicy", namespace: "default", name: "p"}
-	frags, err := renderExtAuth(json.RawMessage(`{"grpc":{"backendRef":{"name":"authz","port":9000}},"headersToExtAuth":["x-a"],"failOpen":true,"statusOnError":500}`), who)
-	if err != nil || len(frags) != 1 {
-		t.Fatalf("got %v, %v", frags, err)
-	}
-	f := frags[0]
-	const name = "envoy.filters.http.ext_authz/securitypolicy/default/p"
-	if f.Capability != "ext_authz" || f.Filter == nil || f.Filter.Name != name || f.TypedPerFilterConfig[name] == nil {
-		t.Errorf("fragment %+v", f)
-	}
-	if len(f.Clusters) != 1 || f.Clusters[0]["name"] != policy.ServiceCluster("default", "authz", 9000) || f.Clusters[0]["typed_extension_protocol_options"] == nil {
-		t.Errorf("clusters %v, want the Service port's with HTTP/2", f.Clusters)
-	}
-	frags, err = renderExtAuth(json.RawMessage(`{"http":{"backendRef":{"group":"gateway.envoyproxy.io","kind":"Backend","name":"b"}}}`), who)
-	if err != nil || len(frags) != 1 || frags[0].Capability != "envoygateway.SecurityPolicy.extAuth.backend" {
-		t.Errorf("a Backend: got %+v, %v; want the unsupported capability", frags, err)
-	}
-}
-
 // TestRenderDirectResponse: an HTTPRouteFilter's direct response answers
 // its status (200 when none is set) with the inline body as a text format
 // source and the content type as a response header; a ConfigMap body

@@ -181,8 +181,8 @@ func clearEndpointCheckHosts(la *endpointv3.ClusterLoadAssignment) {
 	}
 }
 
-// mergeAny merges two Anys of one type by their messages; otherwise the
-// later replaces.
+// mergeAny merges two Anys of one type by their messages (mergeMessage);
+// otherwise the later replaces.
 func mergeAny(dst, src *anypb.Any) *anypb.Any {
 	if dst == nil || dst.TypeUrl != src.TypeUrl {
 		return src
@@ -192,8 +192,44 @@ func mergeAny(dst, src *anypb.Any) *anypb.Any {
 	if err1 != nil || err2 != nil {
 		return src
 	}
-	proto.Merge(d, s)
+	mergeMessage(d, s)
 	return mustAny(d)
+}
+
+// mergeMessage is proto.Merge, except that where both messages hold an
+// Any of one type the messages packed in it merge too, rather than the
+// later replacing the earlier: a filter whose chain configuration is the
+// union of its routes' may keep part of it in a typed extension (the
+// geolocation filter's provider names the fields every route looks up).
+func mergeMessage(dst, src proto.Message) {
+	d, s := dst.ProtoReflect(), src.ProtoReflect()
+	var nested []protoreflect.FieldDescriptor
+	s.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() && d.Has(fd) {
+			nested = append(nested, fd)
+		}
+		return true
+	})
+	if len(nested) == 0 {
+		proto.Merge(dst, src)
+		return
+	}
+	rest := proto.Clone(src)
+	for _, fd := range nested {
+		rest.ProtoReflect().Clear(fd)
+	}
+	proto.Merge(dst, rest)
+	for _, fd := range nested {
+		dm, sm := d.Mutable(fd).Message().Interface(), s.Get(fd).Message().Interface()
+		da, dok := dm.(*anypb.Any)
+		sa, sok := sm.(*anypb.Any)
+		if dok && sok {
+			merged := mergeAny(da, sa)
+			da.TypeUrl, da.Value = merged.TypeUrl, merged.Value
+			continue
+		}
+		mergeMessage(dm, sm)
+	}
 }
 
 func composeSockets(dst, src *corev3.TransportSocket) *corev3.TransportSocket {

@@ -63,8 +63,9 @@ type filterDef struct {
 	precedence int32
 	upstream   bool
 	config     *anypb.Any
-	enabled    bool // on for every route (a backend's own filter), not per resource
-	merge      bool // the chain's config merges every resource's (policy.HTTPFilter.Merge)
+	enabled    bool     // on for every route (a backend's own filter), not per resource
+	merge      bool     // the chain's config merges every resource's (policy.HTTPFilter.Merge)
+	removes    []string // request headers every route of the chain removes (policy.HTTPFilter.RemoveRequestHeaders)
 }
 
 // rendered is one merged field turned into typed Envoy configuration.
@@ -277,12 +278,16 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 	}
 	for _, fr := range frags {
 		if fr.Capability != "" && !b.target.Has(fr.Capability) {
-			for _, c := range f.Contributors {
-				b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s; the routes it applies to fail closed (503)",
-					fr.Capability, b.target.Name, gk.Kind, f.Key))
+			why := ""
+			if fr.Reason != "" {
+				why = ": " + fr.Reason
 			}
-			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported(required_capability: %s) by render target %s",
-				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, fr.Capability, b.target.Name)}
+			for _, c := range f.Contributors {
+				b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s%s; the routes it applies to fail closed (503)",
+					fr.Capability, b.target.Name, gk.Kind, f.Key, why))
+			}
+			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported(required_capability: %s) by render target %s%s",
+				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, fr.Capability, b.target.Name, why)}
 			return rf
 		}
 	}
@@ -322,7 +327,8 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
-		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, merge: f.Merge, config: a})
+		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, merge: f.Merge,
+			removes: slices.Clone(f.RemoveRequestHeaders), config: a})
 	}
 	for name, cfg := range fr.PerFilterConfig {
 		a, err := anys.toAny(cfg)

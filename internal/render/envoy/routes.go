@@ -55,9 +55,44 @@ func (rb *rcBuild) use(s *scoped) {
 				rb.noteMerged(f)
 			case f.merge && !rb.merged[f.name][f.config]:
 				have.config = mergeAny(have.config, f.config)
+				have.removes = unionHeaders(have.removes, f.removes)
 				rb.filters[f.name] = have
 				rb.noteMerged(f)
 			}
+		}
+	}
+}
+
+// unionHeaders is a's headers, then those of b that a lacks.
+func unionHeaders(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, h := range b {
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// removeHeaders makes every route of the RouteConfiguration remove the
+// request headers its chain's filters ask all routes to remove
+// (policy.HTTPFilter.RemoveRequestHeaders), after the route's own, in
+// filter order.
+func (rb *rcBuild) removeHeaders() {
+	var hs []string
+	defs := slices.Collect(mapValues(rb.filters))
+	slices.SortFunc(defs, func(a, b filterDef) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(b.precedence, a.precedence), cmp.Compare(a.name, b.name))
+	})
+	for _, d := range defs {
+		hs = unionHeaders(hs, d.removes)
+	}
+	if len(hs) == 0 {
+		return
+	}
+	for _, vh := range rb.rc.VirtualHosts {
+		for _, r := range vh.Routes {
+			r.RequestHeadersToRemove = unionHeaders(r.RequestHeadersToRemove, hs)
 		}
 	}
 }
@@ -172,6 +207,7 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 		rb.rc.VirtualHosts = append(rb.rc.VirtualHosts, vb.vh)
 	}
 	slices.SortFunc(rb.rc.VirtualHosts, func(a, b *routev3.VirtualHost) int { return cmp.Compare(a.Name, b.Name) })
+	rb.removeHeaders()
 	return rb
 }
 
@@ -639,6 +675,9 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	if fs, ok := vb.res.NoBackendOn(e.att.Route, e.rule, vb.gw); ok {
 		// decided with the route, before any policy applies
 		r.Action = directResponse(uint32(fs.Status), "")
+		if vb.target.PoliciesOnUnrouted {
+			vb.keepPolicies(r, vb.routeScope(e.rule, l), vhScope, rcScope)
+		}
 		return r
 	}
 	if status, body, broken := vb.brokenRule(e.rule); broken {
@@ -653,6 +692,11 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	rs := vb.routeScope(e.rule, vb.pathOf(e), l)
 	if rs.replaced() {
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
+		if vb.target.PoliciesOnUnrouted {
+			// what the controller keeps of an invalid policy
+			// (policy.InvalidKeeper) stays beside the 500
+			vb.keepPolicies(r, rs, vhScope, rcScope)
+		}
 		return r
 	}
 	if a := answeredBy(rs); a != nil { // a policy answers the rule itself (kgateway's DirectResponse)
@@ -660,11 +704,14 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		r.Metadata = withMetadata(rs.metadata, r.Metadata)
 		return r
 	}
+	levels := []*scoped{rs, vhScope, rcScope}
 	if !vb.forward(r, e, l) {
+		if vb.target.PoliciesOnUnrouted {
+			vb.keepPolicies(r, rs, vhScope, rcScope)
+		}
 		return r
 	}
 	vb.ruleClusters(r, e, rs)
-	levels := []*scoped{rs, vhScope, rcScope}
 	applyRouteMaps(r, levels...)
 	tuneMirrors(r, levels...)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
@@ -673,6 +720,14 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	if body := vb.applyPerRoute(r, rs, routeSite(e, plan.host, l)); body != "" {
 		return &routev3.Route{Name: r.Name, Match: r.Match, Action: directResponse(503, body), Metadata: r.Metadata}
 	}
+	vb.usePolicies(rs, levels)
+	return r
+}
+
+// usePolicies records what a route's policies need beyond the route
+// itself: the HTTP filters of its chain (vb.used) and the clusters they
+// call.
+func (vb *vhostBuild) usePolicies(rs *scoped, levels []*scoped) {
 	vb.used = append(vb.used, rs)
 	for _, s := range levels {
 		if s == nil {
@@ -682,7 +737,25 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 			vb.addClusters(f.clusters)
 		}
 	}
-	return r
+}
+
+// keepPolicies keeps, on a route answering 500 without forwarding (none
+// of its backends takes traffic, or a policy on it is invalid), its
+// policies' route-level settings, per-filter configuration and merge
+// metadata, and records their filters and clusters
+// (Target.PoliciesOnUnrouted): Envoy Gateway's translator keeps a route's
+// security and traffic features beside its direct response, and of an
+// invalid policy what translated (policy.InvalidKeeper). A route a field
+// fails closed (503) keeps nothing: nothing partial is emitted.
+func (vb *vhostBuild) keepPolicies(r *routev3.Route, rs, vhScope, rcScope *scoped) {
+	if rs.failBody != "" {
+		return
+	}
+	levels := []*scoped{rs, vhScope, rcScope}
+	applyRouteMaps(r, levels...)
+	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
+	r.Metadata = withMetadata(rs.metadata, r.Metadata)
+	vb.usePolicies(rs, levels)
 }
 
 // RouteSourceKey is the filter metadata naming the route object, rule and

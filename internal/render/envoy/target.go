@@ -34,6 +34,14 @@ type Target struct {
 	// Envoy Gateway's translation. A rule none of whose backends takes
 	// traffic answers a 500 direct response instead.
 	InvalidShare string
+	// PoliciesOnUnrouted: a route answering 500 because none of its
+	// backends resolves, or because a policy on it is invalid, keeps its
+	// policies' configuration (of an invalid policy, what its kind keeps:
+	// policy.InvalidKeeper) — per-filter configuration, route-level
+	// settings, the filters in the chain and the clusters they call — as
+	// Envoy Gateway's translator keeps the route's security and traffic
+	// features beside its direct response.
+	PoliciesOnUnrouted bool
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
@@ -56,25 +64,27 @@ func (t Target) List() []string { return slices.Sorted(maps.Keys(t.Capabilities)
 
 // Capabilities of upstream Envoy that policy fragments may require.
 var upstream = []string{
-	"route",           // RouteAction / Route / VirtualHost fields (timeouts, retries, rewrites…)
-	"tracing",         // per-route tracing overrides
-	"local_ratelimit", // envoy.filters.http.local_ratelimit
-	"ratelimit",       // envoy.filters.http.ratelimit (global, rate limit service)
-	"cors",            // envoy.filters.http.cors
-	"csrf",            // envoy.filters.http.csrf
-	"header_mutation", // envoy.filters.http.header_mutation
-	"buffer",          // envoy.filters.http.buffer
-	"fault",           // envoy.filters.http.fault
-	"jwt_authn",       // envoy.filters.http.jwt_authn
-	"ext_authz",       // envoy.filters.http.ext_authz
-	"ext_proc",        // envoy.filters.http.ext_proc
-	"rbac",            // envoy.filters.http.rbac
-	"basic_auth",      // envoy.filters.http.basic_auth
-	"api_key_auth",    // envoy.filters.http.api_key_auth
-	"oauth2",          // envoy.filters.http.oauth2
-	"compressor",      // envoy.filters.http.compressor
-	"decompressor",    // envoy.filters.http.decompressor
-	"response_cache",  // envoy.filters.http.cache
+	"route",               // RouteAction / Route / VirtualHost fields (timeouts, retries, rewrites…)
+	"tracing",             // per-route tracing overrides
+	"local_ratelimit",     // envoy.filters.http.local_ratelimit
+	"ratelimit",           // envoy.filters.http.ratelimit (global, rate limit service)
+	"cors",                // envoy.filters.http.cors
+	"csrf",                // envoy.filters.http.csrf
+	"credential_injector", // envoy.filters.http.credential_injector
+	"geoip",               // envoy.filters.http.geoip
+	"header_mutation",     // envoy.filters.http.header_mutation
+	"buffer",              // envoy.filters.http.buffer
+	"fault",               // envoy.filters.http.fault
+	"jwt_authn",           // envoy.filters.http.jwt_authn
+	"ext_authz",           // envoy.filters.http.ext_authz
+	"ext_proc",            // envoy.filters.http.ext_proc
+	"rbac",                // envoy.filters.http.rbac
+	"basic_auth",          // envoy.filters.http.basic_auth
+	"api_key_auth",        // envoy.filters.http.api_key_auth
+	"oauth2",              // envoy.filters.http.oauth2
+	"compressor",          // envoy.filters.http.compressor
+	"decompressor",        // envoy.filters.http.decompressor
+	"response_cache",      // envoy.filters.http.cache
 }
 
 func capSet(extra ...string) map[string]bool {
@@ -101,7 +111,7 @@ func capSet(extra ...string) map[string]bool {
 var Targets = map[string]Target{
 	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster},
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }

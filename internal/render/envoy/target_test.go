@@ -2,6 +2,7 @@ package envoy_test
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -100,14 +101,23 @@ type capabilityFixture struct {
 }
 
 // source is the fixture's input: the base, the TrafficPolicy's fields, and
-// for another kind its documents with the rule referencing them.
+// for another kind its documents, with the rule referencing the one named
+// fixture when its kind is a rule filter (HAProxyRoutePolicy,
+// HTTPRouteFilter); a policy of another kind targets the route itself.
 func (f capabilityFixture) source() string {
 	src := capabilityBase + f.spec
-	if f.docs != "" {
-		src = strings.Replace(src, "  - name: guarded\n", "  - name: guarded\n    filters: [{type: ExtensionRef, extensionRef: {group: haproxy-haptic.org, kind: HAProxyRoutePolicy, name: fixture}}]\n", 1) + f.docs
+	if f.docs == "" {
+		return src
 	}
-	return src
+	if m := fixtureFilter.FindStringSubmatch(f.docs); m != nil {
+		src = strings.Replace(src, "  - name: guarded\n", "  - name: guarded\n    filters: [{type: ExtensionRef, extensionRef: {group: "+m[1]+", kind: "+m[2]+", name: fixture}}]\n", 1)
+	}
+	return src + f.docs
 }
+
+// fixtureFilter finds the rule filter named fixture among a fixture's
+// documents: its API group and kind.
+var fixtureFilter = regexp.MustCompile(`apiVersion: ([^/\s]+)/\S+\nkind: (HAProxyRoutePolicy|HTTPRouteFilter)\nmetadata: \{name: fixture,`)
 
 var capabilityFixtures = []capabilityFixture{
 	{"route", "timeouts", "  timeouts: {request: 5s}\n", ""},
@@ -130,6 +140,18 @@ var capabilityFixtures = []capabilityFixture{
 	{"decompressor", "decompression", "  compression: {requestDecompression: {libraries: [Gzip]}}\n", ""},
 	{"transformation", "transformation", "  transformation: {response: {set: [{name: x-a, value: b}]}}\n", ""},
 	{"acl", "httpACL", "  acl: {defaultAction: deny, rules: [{cidrs: [10.0.0.0/8], action: allow}]}\n", ""},
+	{"credential_injector", "credentialInjection", "", "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: HTTPRouteFilter\nmetadata: {name: fixture, namespace: infra}\n" +
+		"spec:\n  credentialInjection: {credential: {valueRef: {name: token}}}\n" +
+		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: token, namespace: infra}\ndata: {credential: dG9rZW4=}\n"},
+	{"geoip", "authorization", "", "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgateway}\n" +
+		"spec:\n  controllerName: kgateway.dev/kgateway\n  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: infra}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: geo, namespace: infra}\n" +
+		"spec:\n  geoIP: {provider: {type: MaxMind, maxMind: {cityDbSource: {local: {path: /db/city.mmdb}}}}}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ip, namespace: infra}\n" +
+		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  clientIPDetection: {directSourceIP: {}}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: fixture, namespace: infra}\n" +
+		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app}]\n" +
+		"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n"},
 	{"response_cache", "cache", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  cache: {ttlSeconds: 30}\n"},
 	{"waf", "waf", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  waf: {policy: strict, catalogRef: {name: waf}}\n" +
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: waf, namespace: infra}\nimmutable: true\ndata:\n  policies.yaml: \"strict: {requestBody: {mode: none}}\"\n"},

@@ -1,0 +1,323 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	geoipv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/geoip/v3"
+	geoipcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/common/v3"
+	maxmindv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/maxmind/v3"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// geoIPFilter is Envoy's IP geolocation filter: Envoy Gateway adds it,
+// on, to the chain of a listener whose routes authorize by client IP
+// geolocation, writing what it finds into internal request headers the
+// routes' RBAC matches.
+const geoIPFilter = "envoy.filters.http.geoip"
+
+// orderGeoIP puts the geolocation filter just before RBAC (same order,
+// and envoy.filters.http.geoip sorts before envoy.filters.http.rbac), as
+// Envoy Gateway orders them.
+const orderGeoIP = orderRBAC
+
+// geoField is a geolocation field Envoy Gateway looks up and the
+// internal header it is written to, in Envoy Gateway's order.
+type geoField int
+
+const (
+	geoCountry geoField = iota
+	geoRegion
+	geoCity
+	geoASN
+	geoISP
+	geoAnon
+	geoAnonVPN
+	geoAnonHosting
+	geoAnonTor
+	geoAnonProxy
+	geoFields
+)
+
+// geoHeaders are the internal headers, by field.
+var geoHeaders = [geoFields]string{
+	"x-eg-internal-geoip-country", "x-eg-internal-geoip-region", "x-eg-internal-geoip-city",
+	"x-eg-internal-geoip-asn", "x-eg-internal-geoip-isp", "x-eg-internal-geoip-anon",
+	"x-eg-internal-geoip-anon-vpn", "x-eg-internal-geoip-anon-hosting", "x-eg-internal-geoip-anon-tor",
+	"x-eg-internal-geoip-anon-proxy",
+}
+
+// geoUse is the set of fields a policy's rules match on.
+type geoUse [geoFields]bool
+
+func (u geoUse) any() bool {
+	for _, b := range u {
+		if b {
+			return true
+		}
+	}
+	return false
+}
+
+// headers are the used fields' internal headers, in Envoy Gateway's order.
+func (u geoUse) headers() []string {
+	var out []string
+	for f, used := range u {
+		if used {
+			out = append(out, geoHeaders[f])
+		}
+	}
+	return out
+}
+
+// geoLocation is one of a rule's principal.clientIPGeoLocations.
+type geoLocation struct {
+	Country   *string `json:"country"`
+	Region    *string `json:"region"`
+	City      *string `json:"city"`
+	ASN       *uint32 `json:"asn"`
+	ISP       *string `json:"isp"`
+	Anonymous *struct {
+		IsAnonymous *bool `json:"isAnonymous"`
+		IsVPN       *bool `json:"isVPN"`
+		IsHosting   *bool `json:"isHosting"`
+		IsTor       *bool `json:"isTor"`
+		IsProxy     *bool `json:"isProxy"`
+	} `json:"anonymous"`
+}
+
+// geoPredicate is Envoy Gateway's match of a rule's client IP
+// geolocations: per location, each field it names compared with its
+// internal header (names ignoring case, numbers and flags exactly), all
+// of them; any of the locations. It records the fields used in use; nil
+// when no location names a field.
+func geoPredicate(raw json.RawMessage, use *geoUse) (*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
+	var locs []geoLocation
+	if err := json.Unmarshal(raw, &locs); err != nil {
+		return nil, fmt.Errorf("clientIPGeoLocations: %w", err)
+	}
+	var perLocation []*xdsmatcherv3.Matcher_MatcherList_Predicate
+	for _, l := range locs {
+		var preds []*xdsmatcherv3.Matcher_MatcherList_Predicate
+		add := func(f geoField, value string, ignoreCase bool) {
+			use[f] = true
+			preds = append(preds, headerPredicate(geoHeaders[f], &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_Exact{Exact: value}, IgnoreCase: ignoreCase}))
+		}
+		str := func(f geoField, v *string) {
+			if v != nil {
+				add(f, *v, true)
+			}
+		}
+		flag := func(f geoField, v *bool) {
+			if v != nil {
+				add(f, strconv.FormatBool(*v), false)
+			}
+		}
+		str(geoCountry, l.Country)
+		str(geoRegion, l.Region)
+		str(geoCity, l.City)
+		if l.ASN != nil {
+			add(geoASN, strconv.FormatUint(uint64(*l.ASN), 10), false)
+		}
+		str(geoISP, l.ISP)
+		if a := l.Anonymous; a != nil {
+			flag(geoAnon, a.IsAnonymous)
+			flag(geoAnonVPN, a.IsVPN)
+			flag(geoAnonHosting, a.IsHosting)
+			flag(geoAnonTor, a.IsTor)
+			flag(geoAnonProxy, a.IsProxy)
+		}
+		switch len(preds) {
+		case 0:
+		case 1:
+			perLocation = append(perLocation, preds[0])
+		default:
+			perLocation = append(perLocation, &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_AndMatcher{
+				AndMatcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_PredicateList{Predicate: preds}}})
+		}
+	}
+	if len(perLocation) == 0 {
+		return nil, nil
+	}
+	return anyOf(perLocation), nil
+}
+
+// geoSetting is what the geolocation filter of a listener is configured
+// with: the MaxMind databases of the Gateway's EnvoyProxy and how the
+// listener's ClientTrafficPolicy detects the client IP.
+type geoSetting struct {
+	city, country, asn, isp, anon string
+	customHeader                  string
+	xffHops                       *uint32
+}
+
+// geoFragments are the geolocation filter, on in the chain, looking up
+// the fields the policy's rules use (the chain's configuration is the
+// merge of every route's, so it looks up what any of them uses), and the
+// removal of those fields' internal headers from the requests of every
+// route served through the chain, so that no client can set them. Envoy Gateway configures the
+// filter from the listener; gwpol finds the listeners through the
+// policy's targets, and reports it unsupported when they are configured
+// differently.
+func geoFragments(use geoUse, who policyName, m *model.Model) ([]policy.Fragment, error) {
+	settings, ok, err := geoSettings(who, m)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		// The policy failed the geolocation check (it is invalid, its
+		// routes answer 500): Envoy Gateway configures no provider, so
+		// no filter, but still removes the internal headers.
+		return []policy.Fragment{{TypedRoute: &routev3.Route{RequestHeadersToRemove: use.headers()}}}, nil
+	}
+	if len(settings) != 1 {
+		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.clientIPGeoLocations.differing-listeners"}}, nil
+	}
+	s := settings[0]
+	keys := &geoipcommonv3.CommonGeoipProviderConfig_GeolocationFieldKeys{}
+	for f, used := range use {
+		if !used {
+			continue
+		}
+		h := geoHeaders[f]
+		switch geoField(f) {
+		case geoCountry:
+			keys.Country = h
+		case geoRegion:
+			keys.Region = h
+		case geoCity:
+			keys.City = h
+		case geoASN:
+			keys.Asn = h
+		case geoISP:
+			keys.Isp = h
+		case geoAnon:
+			keys.Anon = h
+		case geoAnonVPN:
+			keys.AnonVpn = h
+		case geoAnonHosting:
+			keys.AnonHosting = h
+		case geoAnonTor:
+			keys.AnonTor = h
+		case geoAnonProxy:
+			keys.AnonProxy = h
+		}
+	}
+	provider := &maxmindv3.MaxMindConfig{CityDbPath: s.city, CountryDbPath: s.country, AsnDbPath: s.asn, IspDbPath: s.isp, AnonDbPath: s.anon,
+		CommonProviderConfig: &geoipcommonv3.CommonGeoipProviderConfig{GeoFieldKeys: keys}}
+	cfg := &geoipv3.Geoip{Provider: typedCoreExtension("envoy.geoip_providers.maxmind", provider)}
+	switch {
+	case s.customHeader != "":
+		cfg.CustomHeaderConfig = &geoipv3.Geoip_CustomHeaderConfig{HeaderName: s.customHeader}
+	case s.xffHops != nil:
+		cfg.XffConfig = &geoipv3.Geoip_XffConfig{XffNumTrustedHops: *s.xffHops}
+	}
+	return []policy.Fragment{{
+		Capability: "geoip",
+		Filter: &policy.HTTPFilter{Name: geoIPFilter, Order: orderGeoIP, Enabled: true, Merge: true, Typed: cfg,
+			RemoveRequestHeaders: use.headers()},
+	}}, nil
+}
+
+// geoSettings are the distinct geolocation settings of the listeners the
+// policy reaches; ok is false when one of them fails the geolocation
+// check (checkGeoLocations).
+func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err error) {
+	if m == nil {
+		return nil, false, fmt.Errorf("clientIPGeoLocations: no input to find the Gateway's EnvoyProxy in")
+	}
+	o, found := m.Object(model.Key{Group: Group, Kind: securityPolicy.name, Namespace: who.namespace, Name: who.name})
+	if !found {
+		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s not found", who.namespace, who.name)
+	}
+	raw, err := o.FieldJSON("spec")
+	var t targeting
+	if err != nil || json.Unmarshal(raw, &t) != nil {
+		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
+	}
+	p := &policy.Policy{Obj: o, Targets: targets(t)}
+	ctps := clientTrafficPolicies(m)
+	for _, gs := range reachedGateways(p, m) {
+		if geoProblem(gs, ctps, m) != "" {
+			return nil, false, nil
+		}
+		mm, found := maxMindPaths(gs.gw, m)
+		if !found {
+			return nil, false, nil
+		}
+		for _, l := range gs.gw.Spec.Listeners {
+			if gs.section != "" && string(l.Name) != gs.section {
+				continue
+			}
+			s := mm
+			if ctp := ctpFor(ctps, gs.gw, string(l.Name)); ctp != nil && ctp.ClientIPDetection != nil {
+				d := ctp.ClientIPDetection
+				switch {
+				case d.CustomHeader != nil:
+					s.customHeader = d.CustomHeader.Name
+				case d.XForwardedFor != nil && d.XForwardedFor.NumTrustedHops != nil:
+					hops := uint32(0)
+					if n := *d.XForwardedFor.NumTrustedHops; n > 0 {
+						hops = n - 1
+					}
+					s.xffHops = &hops
+				}
+			}
+			if !containsSetting(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out, true, nil
+}
+
+func containsSetting(ss []geoSetting, s geoSetting) bool {
+	for _, x := range ss {
+		same := x.city == s.city && x.country == s.country && x.asn == s.asn && x.isp == s.isp && x.anon == s.anon && x.customHeader == s.customHeader
+		if same && (x.xffHops == nil) == (s.xffHops == nil) && (x.xffHops == nil || *x.xffHops == *s.xffHops) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxMindPaths are the local database paths of the MaxMind provider the
+// Gateway's EnvoyProxy configures (spec.geoIP.provider.maxMind).
+func maxMindPaths(gw *model.Gateway, m *model.Model) (geoSetting, bool) {
+	key, ok := envoyProxyOf(gw, m)
+	if !ok {
+		return geoSetting{}, false
+	}
+	o, ok := m.Object(key)
+	if !ok {
+		return geoSetting{}, false
+	}
+	raw, err := o.FieldJSON("spec.geoIP.provider.maxMind")
+	type source struct {
+		Local struct {
+			Path string `json:"path"`
+		} `json:"local"`
+	}
+	var mm struct {
+		City    *source `json:"cityDbSource"`
+		Country *source `json:"countryDbSource"`
+		ASN     *source `json:"asnDbSource"`
+		ISP     *source `json:"ispDbSource"`
+		Anon    *source `json:"anonymousIpDbSource"`
+	}
+	if err != nil || json.Unmarshal(raw, &mm) != nil {
+		return geoSetting{}, false
+	}
+	path := func(s *source) string {
+		if s == nil {
+			return ""
+		}
+		return s.Local.Path
+	}
+	return geoSetting{city: path(mm.City), country: path(mm.Country), asn: path(mm.ASN), isp: path(mm.ISP), anon: path(mm.Anon)}, true
+}
