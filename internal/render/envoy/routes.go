@@ -676,7 +676,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		// decided with the route, before any policy applies
 		r.Action = directResponse(uint32(fs.Status), "")
 		if vb.target.PoliciesOnUnrouted {
-			vb.keepPolicies(r, vb.routeScope(e.rule, l), vhScope, rcScope)
+			vb.keepPolicies(r, vb.routeScope(e.rule, vb.pathOf(e), l), vhScope, rcScope)
 		}
 		return r
 	}
