@@ -42,6 +42,11 @@ type FieldInput struct {
 	// several Gateways may share): kgateway names a listener's tracer and
 	// OpenTelemetry access logs after their Gateway.
 	Gateway GatewayName
+	// SharedPort: the field is merged at one HTTP listener (ScopeVirtualHost)
+	// that shares its port, and so its connection manager, with other HTTP
+	// listeners; false where the listener is alone on its port and its
+	// connection settings are its own.
+	SharedPort bool
 }
 
 // GatewayName is a Gateway's namespace and name.
@@ -110,6 +115,17 @@ type Fragment struct {
 	// into the TLS context of those that terminate TLS (a
 	// DownstreamTlsContext, e.g. client certificate validation).
 	FilterChain, DownstreamTLS proto.Message
+	// Unset are settings of HCM, Listener, FilterChain or DownstreamTLS
+	// the field turns off where the target's baseline has them on, and
+	// whose "off" is the proto zero value a merge cannot carry (merge
+	// slashes, session resumption disabled, an empty ALPN list): proto
+	// field paths rooted at "hcm", "listener", "chain" or "tls", e.g.
+	// "hcm.merge_slashes", cleared before the field's messages merge.
+	Unset []string
+	// NetworkFilters go into the filter chains of the listeners the field
+	// applies to, before the HTTP connection manager (a connection
+	// limit), in the order given.
+	NetworkFilters []proto.Message
 	// Port, when not 0, limits the fragment to the listeners on that port
 	// (kgateway's ListenerPolicy perPort); there it replaces the kind's
 	// fragments without a port.

@@ -85,6 +85,8 @@ type rendered struct {
 	listener    *listenerv3.Listener         // settings of the listeners
 	chain       *listenerv3.FilterChain      // settings of the listeners' filter chains
 	tls         *tlsv3.DownstreamTlsContext  // settings of the TLS-terminating filter chains
+	unset       []string                     // settings turned off first (policy.Fragment.Unset)
+	network     []*listenerv3.Filter         // network filters before the connection manager
 	// port: the field's settings apply on this listener port only,
 	// replacing there the kind's fields for every port (port 0).
 	port     int32
@@ -100,14 +102,21 @@ type rendered struct {
 // whole are left out: their configuration is placed on each route
 // (routeScope), combined per route by merge.Result.Routed.
 func (b *builder) scope(pts merge.Points, sc policy.Scope) *scoped {
-	return b.scopeOf(pts, sc, false, nil)
+	return b.scopeOf(pts, sc, false, nil, false)
 }
 
 // gatewayScope renders the merge points of the Gateway or of one of its
 // listeners: fields there may depend on which Gateway they configure
 // (policy.FieldInput.Gateway).
 func (gb *gatewayBuild) gatewayScope(pts merge.Points, sc policy.Scope) *scoped {
-	return gb.scopeOf(pts, sc, false, gb.gw)
+	return gb.scopeOf(pts, sc, false, gb.gw, false)
+}
+
+// listenerScope renders the merge points of one HTTP listener (its
+// virtual host); shared: other HTTP listeners share its port (see
+// policy.FieldInput.SharedPort).
+func (gb *gatewayBuild) listenerScope(pts merge.Points, shared bool) *scoped {
+	return gb.scopeOf(pts, policy.ScopeVirtualHost, false, gb.gw, shared)
 }
 
 // overridesWhole reports whether a kind's policies replace less specific
@@ -118,8 +127,9 @@ func overridesWhole(k policy.Kind) bool {
 }
 
 // scopeOf renders the points of the kinds that override whole (routed)
-// or of the others; gw is the Gateway they configure, nil on routes.
-func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *topology.Gateway) *scoped {
+// or of the others; gw is the Gateway they configure, nil on routes;
+// shared as in listenerScope.
+func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *topology.Gateway, shared bool) *scoped {
 	s := &scoped{}
 	var md map[string]*structpb.Struct
 	for _, p := range pts {
@@ -135,7 +145,7 @@ func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *to
 			continue // kinds without a renderer contribute metadata only
 		}
 		for _, f := range p.Fields {
-			rf := b.renderField(p.Kind, r, f, sc, gw)
+			rf := b.renderField(p.Kind, r, f, sc, gw, shared)
 			if rf.failBody != "" && s.failBody == "" {
 				s.failBody = rf.failBody
 			}
@@ -211,7 +221,7 @@ func originsStruct(origins map[string][]string) *structpb.Struct {
 // renderField renders one merged field through its kind, once per
 // distinct (field, contributors, scope, Gateway): the same policies
 // reaching many routes render once.
-func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway) *rendered {
+func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway, shared bool) *rendered {
 	gk := k.GroupKind()
 	ids := make([]string, len(f.Contributors))
 	nss := make([]string, len(f.Contributors))
@@ -228,14 +238,14 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	if gw != nil {
 		gwName = policy.GatewayName{Namespace: gw.Namespace, Name: gw.Name}
 	}
-	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",") + "|" + gwName.Namespace + "/" + gwName.Name
+	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",") + "|" + gwName.Namespace + "/" + gwName.Name + "|" + strconv.FormatBool(shared)
 	b.mu.Lock()
 	rf, ok := b.rendered[cacheKey]
 	b.mu.Unlock()
 	if ok {
 		return rf
 	}
-	rf = b.renderNew(k, r, f, sc, ids, nss, gwName)
+	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared)
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
@@ -250,11 +260,11 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 }
 
 // renderNew renders a field through its kind and types the fragments.
-func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName) *rendered {
+func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, shared bool) *rendered {
 	gk := k.GroupKind()
 	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
 	owner := f.Owner.Policy
-	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw}
+	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw, SharedPort: shared}
 	frags, err := r.RenderField(in, b.env)
 	// A setting gwpol does not render yet (listener, connection manager
 	// and cluster settings) is an error finding (GWP404) naming what is
@@ -402,6 +412,14 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("TLS settings are a %T", fr.DownstreamTLS)
 		}
 		rf.tls = mergeInto(rf.tls, t)
+	}
+	rf.unset = append(rf.unset, fr.Unset...)
+	for _, m := range fr.NetworkFilters {
+		nf, ok := m.(*listenerv3.Filter)
+		if !ok {
+			return fmt.Errorf("network filter is a %T", m)
+		}
+		rf.network = append(rf.network, nf)
 	}
 	if fr.Port != 0 {
 		rf.port = fr.Port

@@ -349,12 +349,11 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			}}},
 			Metadata: gb.whole.metadata,
 		}
-		whole := onPort(gb.whole.fields, port)
-		for _, f := range whole {
-			if f.listener != nil {
-				overlay(el, f.listener)
-			}
+		if bl := gb.target.Baseline; bl != nil && bl.Listener != nil {
+			overlay(el, bl.Listener)
 		}
+		whole := onPort(gb.whole.fields, port)
+		connectionSettings(el, whole)
 		var http []*topology.Listener
 		sni := false
 		for _, l := range ls {
@@ -364,7 +363,15 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		if len(http) > 0 {
 			rc := gb.routeConfig(name, http, gb.whole, false)
-			chain, err := gb.filterChain(name, rc, nil, whole)
+			fields := whole
+			if rc.listener != nil && len(ls) == 1 {
+				// the port's one listener: its own connection settings
+				// over the Gateway's
+				own := onPort(rc.listener.fields, port)
+				connectionSettings(el, own)
+				fields = append(slices.Clip(whole), own...)
+			}
+			chain, err := gb.filterChain(name, rc, nil, fields)
 			if err != nil {
 				return nil, err
 			}
@@ -378,6 +385,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			cname := chainName(l)
 			own := gb.gatewayScope(b.res.Listener(l).Own, policy.ScopeRouteConfig)
 			rc := gb.routeConfig(cname, []*topology.Listener{l}, own, true)
+			if len(ls) == 1 {
+				connectionSettings(el, onPort(own.fields, port))
+			}
 			chain, err := gb.filterChain(cname, rc, l, onPort(own.fields, port))
 			if err != nil {
 				return nil, err
@@ -473,30 +483,34 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		}},
 		HttpFilters: rc.httpFilters(),
 	}
-	for _, f := range fields {
-		if f.hcm != nil {
-			overlay(m, f.hcm)
-		}
+	if bl := gb.target.Baseline; bl != nil && bl.HCM != nil {
+		overlay(m, bl.HCM)
 	}
+	hcmFields := fields
 	if rc.scope != nil && rc.scope != gb.whole {
 		// an HTTPS listener's own connection manager: its policies'
 		// settings over the Gateway's
-		for _, f := range rc.scope.fields {
-			if f.hcm != nil {
-				overlay(m, f.hcm)
-			}
+		hcmFields = append(slices.Clip(fields), rc.scope.fields...)
+	}
+	for _, f := range hcmFields {
+		if f.hcm != nil || len(f.unset) > 0 {
+			applySettings(m, "hcm", f, f.hcm)
 		}
+	}
+	var network []*listenerv3.Filter
+	for _, f := range fields {
+		network = append(network, f.network...)
 	}
 	chain := &listenerv3.FilterChain{
 		Name: name,
-		Filters: []*listenerv3.Filter{{
+		Filters: append(network, &listenerv3.Filter{
 			Name:       "envoy.filters.network.http_connection_manager",
 			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(m)},
-		}},
+		}),
 	}
 	for _, f := range fields {
-		if f.chain != nil {
-			overlay(chain, f.chain)
+		if f.chain != nil || len(f.unset) > 0 {
+			applySettings(chain, "chain", f, f.chain)
 		}
 	}
 	if l == nil {

@@ -70,7 +70,7 @@ func (gb *gatewayBuild) routedScope(pts merge.Points) *scoped {
 	if ok {
 		return s
 	}
-	s = gb.scopeOf(pts, policy.ScopeRoute, true, nil)
+	s = gb.scopeOf(pts, policy.ScopeRoute, true, nil, false)
 	gb.mu.Lock()
 	defer gb.mu.Unlock()
 	if prev, ok := gb.routedBy[key.String()]; ok {

@@ -40,6 +40,10 @@ type rcBuild struct {
 	// merged are the configs merged into each merging filter so far
 	// (rendered fields are shared, so each is merged once).
 	merged map[string]map[*anypb.Any]bool
+	// listener is the merge of the one HTTP listener served through the
+	// RouteConfiguration, nil when several share it: its connection
+	// settings are the chain's own.
+	listener *scoped
 }
 
 func (rb *rcBuild) use(s *scoped) {
@@ -186,7 +190,13 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 	if !https {
 		for _, p := range plans {
 			if _, ok := vhScopes[p.owner]; !ok {
-				vhScopes[p.owner] = gb.gatewayScope(gb.res.Listener(p.owner).Own, policy.ScopeVirtualHost)
+				vhScopes[p.owner] = gb.listenerScope(gb.res.Listener(p.owner).Own, len(ls) > 1)
+			}
+		}
+		if len(ls) == 1 {
+			rb.listener = vhScopes[ls[0]]
+			if rb.listener == nil {
+				rb.listener = gb.listenerScope(gb.res.Listener(ls[0]).Own, false)
 			}
 		}
 	}

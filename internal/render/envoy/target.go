@@ -45,6 +45,10 @@ type Target struct {
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
+	// Baseline is what the controller writes on every listener, connection
+	// manager and TLS context before policies tune them; nil: Envoy's
+	// defaults (and gwpol's few settings every target shares).
+	Baseline *ListenerBaseline
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -109,9 +113,10 @@ func capSet(extra ...string) map[string]bool {
 // gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
 // the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
-	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
-	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true},
+	"envoy":    {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
+	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
+		Baseline: envoyGatewayBaseline()},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }

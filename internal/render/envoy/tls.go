@@ -44,18 +44,27 @@ func kindOf(f *rendered) string {
 // of the Gateway's spec.tls.frontend for its port, and over those the
 // settings policy fields make (a ListenerPolicy's clientCertificateValidation).
 func (gb *gatewayBuild) downstreamTLS(l *topology.Listener, fields []*rendered) *tlsv3.DownstreamTlsContext {
-	common := &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}
-	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: common}
+	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}}
+	if bl := gb.target.Baseline; bl != nil && bl.TLS != nil {
+		overlay(tls, bl.TLS)
+	}
+	common := tls.CommonTlsContext
 	for _, c := range gb.res.Graph.ResolvedCertificates(l) {
 		common.TlsCertificateSdsSecretConfigs = append(common.TlsCertificateSdsSecretConfigs,
 			&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(c.Namespace, c.Name), SdsConfig: adsSource()})
 	}
 	opts, _ := l.TLSOptions() // a listener whose options do not parse is not served
-	common.AlpnProtocols = opts.ALPN
+	if opts.ALPN != nil || common.AlpnProtocols == nil {
+		common.AlpnProtocols = opts.ALPN
+	}
 	p := common.TlsParams
 	p.CipherSuites, p.EcdhCurves, p.SignatureAlgorithms = opts.CipherSuites, opts.ECDHCurves, opts.SignatureAlgorithms
-	p.TlsMinimumProtocolVersion = tlsVersion(opts.MinVersion)
-	p.TlsMaximumProtocolVersion = tlsVersion(opts.MaxVersion)
+	if opts.MinVersion != "" || p.TlsMinimumProtocolVersion == tlsv3.TlsParameters_TLS_AUTO {
+		p.TlsMinimumProtocolVersion = tlsVersion(opts.MinVersion)
+	}
+	if opts.MaxVersion != "" || p.TlsMaximumProtocolVersion == tlsv3.TlsParameters_TLS_AUTO {
+		p.TlsMaximumProtocolVersion = tlsVersion(opts.MaxVersion)
+	}
 	var vc *tlsv3.CertificateValidationContext
 	if v := l.FrontendValidation(); v != nil {
 		refs, _, _, _ := gb.res.Graph.FrontendCAs(l)
@@ -81,8 +90,8 @@ func (gb *gatewayBuild) downstreamTLS(l *topology.Listener, fields []*rendered) 
 		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: vc}
 	}
 	for _, f := range fields {
-		if f.tls != nil {
-			overlay(tls, f.tls)
+		if f.tls != nil || len(f.unset) > 0 {
+			applySettings(tls, "tls", f, f.tls)
 		}
 	}
 	return tls
