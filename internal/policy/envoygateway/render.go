@@ -56,11 +56,20 @@ var renderers = map[string]fieldRenderer{
 // scopedRenderers are the fields whose rendering depends on the Envoy
 // resource the merge configures (ClientTrafficPolicy's connection
 // manager settings, see render_clienttrafficpolicy.go).
-var scopedRenderers = map[string]func(v json.RawMessage, who policyName, sc policy.Scope) ([]policy.Fragment, error){
-	"ClientTrafficPolicy.clientIPDetection": renderClientIPDetection,
-	"ClientTrafficPolicy.http1":             renderHTTP1,
-	"ClientTrafficPolicy.scheme":            renderScheme,
-	"ClientTrafficPolicy.timeout":           renderClientTimeout,
+var scopedRenderers = map[string]func(v json.RawMessage, who policyName, at placement) ([]policy.Fragment, error){
+	"ClientTrafficPolicy.clientIPDetection":   renderClientIPDetection,
+	"ClientTrafficPolicy.connection":          renderClientConnection,
+	"ClientTrafficPolicy.enableProxyProtocol": renderEnableProxyProtocol,
+	"ClientTrafficPolicy.grpc":                renderGRPC,
+	"ClientTrafficPolicy.headers":             renderHeaders,
+	"ClientTrafficPolicy.http1":               renderHTTP1,
+	"ClientTrafficPolicy.http2":               renderClientHTTP2,
+	"ClientTrafficPolicy.path":                renderPath,
+	"ClientTrafficPolicy.proxyProtocol":       renderClientProxyProtocol,
+	"ClientTrafficPolicy.scheme":              renderScheme,
+	"ClientTrafficPolicy.tcpKeepalive":        renderClientTCPKeepalive,
+	"ClientTrafficPolicy.timeout":             renderClientTimeout,
+	"ClientTrafficPolicy.tls":                 renderClientTLS,
 }
 
 // inputRenderers are the fields rendered from each contributor's value
@@ -93,6 +102,11 @@ const (
 	orderCompressor
 	orderBuffer
 )
+
+// orderGRPCWeb places the gRPC-Web filter a ClientTrafficPolicy turns on
+// where Envoy Gateway's data plane puts its own for a GRPCRoute: after
+// every policy filter, before the router.
+const orderGRPCWeb = 1 << 20
 
 // OverridesWhole implements policy.WholeOverrider: BackendTrafficPolicy,
 // SecurityPolicy and EnvoyExtensionPolicy do (a route's policy replaces
@@ -129,7 +143,9 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return mr(v, who, m) }, true
 	}
 	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
-		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
+		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+			return sr(v, who, placement{scope: in.Scope, sharedPort: in.SharedPort})
+		}, true
 	}
 	if !ok || len(in.Values) == 0 {
 		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key, Reason: unrenderable[k.name+"."+in.Key]}}, nil

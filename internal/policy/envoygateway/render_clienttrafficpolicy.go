@@ -20,47 +20,66 @@ import (
 // HTTP connection manager of the listeners a policy targets, as Envoy
 // Gateway's listener translation sets them. gwpol serves all HTTP
 // listeners of a port through one connection manager, so a policy on one
-// of them (a sectionName of an HTTP listener: a virtual-host-level
-// merge) cannot be expressed: such a value is unsupported and fails the
-// listener's routes closed, rather than reaching its port neighbours.
+// of several HTTP listeners sharing a port (a sectionName: a
+// virtual-host-level merge) cannot be expressed: such a value is
+// unsupported and fails the listener's routes closed, rather than
+// reaching its port neighbours. On an HTTP listener alone on its port,
+// and on an HTTPS listener, the settings are the listener's own.
+
+// placement is where a field's merge configures the data plane: its
+// scope, and for one HTTP listener's (ScopeVirtualHost) whether other
+// HTTP listeners share its port.
+type placement struct {
+	scope      policy.Scope
+	sharedPort bool
+}
+
+// shared reports whether the settings would reach the port's other
+// listeners: gwpol serves all HTTP listeners of a port through one
+// connection manager.
+func (p placement) shared() bool { return p.scope == policy.ScopeVirtualHost && p.sharedPort }
 
 // connectionManager is a field's fragment: the connection manager
 // settings, or the unsupported one where they cannot apply.
-func connectionManager(field string, in policy.Scope, m *hcmv3.HttpConnectionManager) []policy.Fragment {
-	if in == policy.ScopeVirtualHost {
-		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy." + field + ".one-listener-of-a-shared-port"}}
-	}
-	return []policy.Fragment{{HCM: m}}
+func connectionManager(field string, at placement, m *hcmv3.HttpConnectionManager) []policy.Fragment {
+	return listenerSettings(field, at, policy.Fragment{HCM: m})
 }
 
 // http1Settings is spec.http1.
 type http1Settings struct {
-	EnableTrailers     *bool `json:"enableTrailers"`
-	PreserveHeaderCase *bool `json:"preserveHeaderCase"`
-	HTTP10             *struct {
+	EnableTrailers                   *bool `json:"enableTrailers"`
+	PreserveHeaderCase               *bool `json:"preserveHeaderCase"`
+	DisableSafeMaxConnectionDuration *bool `json:"disableSafeMaxConnectionDuration"`
+	IgnoredUpgradeTypes              []struct {
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	} `json:"ignoredUpgradeTypes"`
+	HTTP10 *struct {
 		UseDefaultHost *bool `json:"useDefaultHost"`
 	} `json:"http10"`
 }
 
-// renderHTTP1 is the connection manager's HTTP/1 options: trailers, and
+// renderHTTP1 is the connection manager's HTTP/1 options: trailers,
 // header names sent in the case they came in (the preserve_case
-// formatter). Accepting HTTP/1.0 (with a default host taken from the
-// listener) is not rendered yet.
-func renderHTTP1(v json.RawMessage, _ policyName, sc policy.Scope) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "enableTrailers", "preserveHeaderCase"); k != "" {
+// formatter), the Upgrade values left alone (not upgraded), and HTTP/1
+// connections closed at the maximum duration even mid-request (Envoy
+// Gateway waits for the response otherwise, see renderClientConnection).
+// Accepting HTTP/1.0 (with a default host taken from the listener) is not
+// rendered yet.
+func renderHTTP1(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http1." + k}}, nil
 	}
 	var h http1Settings
 	if err := json.Unmarshal(v, &h); err != nil {
 		return nil, fmt.Errorf("http1: %w", err)
 	}
-	trailers := h.EnableTrailers != nil && *h.EnableTrailers
-	preserve := h.PreserveHeaderCase != nil && *h.PreserveHeaderCase
-	if !trailers && !preserve {
-		return nil, nil
+	fr := policy.Fragment{}
+	if h.DisableSafeMaxConnectionDuration != nil && *h.DisableSafeMaxConnectionDuration {
+		fr.Unset = []string{"hcm.http1_safe_max_connection_duration"}
 	}
-	opts := &corev3.Http1ProtocolOptions{EnableTrailers: trailers}
-	if preserve {
+	opts := &corev3.Http1ProtocolOptions{EnableTrailers: h.EnableTrailers != nil && *h.EnableTrailers}
+	if h.PreserveHeaderCase != nil && *h.PreserveHeaderCase {
 		pc, err := anypb.New(&preservecasev3.PreserveCaseFormatterConfig{})
 		if err != nil {
 			return nil, err
@@ -68,13 +87,24 @@ func renderHTTP1(v json.RawMessage, _ policyName, sc policy.Scope) ([]policy.Fra
 		opts.HeaderKeyFormat = &corev3.Http1ProtocolOptions_HeaderKeyFormat{HeaderFormat: &corev3.Http1ProtocolOptions_HeaderKeyFormat_StatefulFormatter{
 			StatefulFormatter: &corev3.TypedExtensionConfig{Name: "preserve_case", TypedConfig: pc}}}
 	}
-	return connectionManager("http1", sc, &hcmv3.HttpConnectionManager{HttpProtocolOptions: opts}), nil
+	ignored, err := ignoredUpgrades(h.IgnoredUpgradeTypes)
+	if err != nil {
+		return nil, err
+	}
+	opts.IgnoreHttp_11Upgrade = ignored
+	if opts.EnableTrailers || opts.HeaderKeyFormat != nil || len(ignored) > 0 {
+		fr.HCM = &hcmv3.HttpConnectionManager{HttpProtocolOptions: opts}
+	}
+	if fr.HCM == nil && fr.Unset == nil {
+		return nil, nil
+	}
+	return listenerSettings("http1", at, fr), nil
 }
 
 // renderScheme: MatchBackend sets the :scheme sent upstream to the
 // upstream connection's (https to a TLS backend); MatchClient is Envoy's
 // default.
-func renderScheme(v json.RawMessage, _ policyName, sc policy.Scope) ([]policy.Fragment, error) {
+func renderScheme(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
 		return nil, fmt.Errorf("scheme: %w", err)
@@ -83,13 +113,17 @@ func renderScheme(v json.RawMessage, _ policyName, sc policy.Scope) ([]policy.Fr
 	case "MatchClient":
 		return nil, nil
 	case "MatchBackend":
-		return connectionManager("scheme", sc, &hcmv3.HttpConnectionManager{SchemeHeaderTransformation: &corev3.SchemeHeaderTransformation{MatchUpstream: true}}), nil
+		return connectionManager("scheme", at, &hcmv3.HttpConnectionManager{SchemeHeaderTransformation: &corev3.SchemeHeaderTransformation{MatchUpstream: true}}), nil
 	}
 	return nil, fmt.Errorf("scheme: unknown value %q", s)
 }
 
 // clientIPSettings is spec.clientIPDetection.
 type clientIPSettings struct {
+	CustomHeader *struct {
+		Name       string `json:"name"`
+		FailClosed *bool  `json:"failClosed"`
+	} `json:"customHeader"`
 	XForwardedFor *struct {
 		NumTrustedHops             *uint32  `json:"numTrustedHops"`
 		TrustedCIDRs               []string `json:"trustedCIDRs"`
@@ -101,15 +135,25 @@ type clientIPSettings struct {
 // X-Forwarded-For — through Envoy's xff original IP detection extension,
 // trusting the listed CIDRs or (one hop fewer than configured, as Envoy
 // Gateway keeps compatible with Envoy's counting) the last hops, and then
-// not the connection's own address. The direct source IP is Envoy's
-// default. A custom header is not rendered yet.
-func renderClientIPDetection(v json.RawMessage, _ policyName, sc policy.Scope) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "xForwardedFor", "directSourceIP"); k != "" {
+// not the connection's own address; or from a header of the client's
+// choosing (customHeader). The direct source IP is Envoy's default.
+func renderClientIPDetection(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v, "xForwardedFor", "directSourceIP", "customHeader"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.clientIPDetection." + k}}, nil
 	}
 	var c clientIPSettings
 	if err := json.Unmarshal(v, &c); err != nil {
 		return nil, fmt.Errorf("clientIPDetection: %w", err)
+	}
+	if ch := c.CustomHeader; ch != nil {
+		ext, err := customHeaderIP(ch.Name, ch.FailClosed != nil && *ch.FailClosed)
+		if err != nil {
+			return nil, err
+		}
+		return connectionManager("clientIPDetection", at, &hcmv3.HttpConnectionManager{
+			UseRemoteAddress:              wrapperspb.Bool(false),
+			OriginalIpDetectionExtensions: []*corev3.TypedExtensionConfig{ext},
+		}), nil
 	}
 	x := c.XForwardedFor
 	if x == nil || (x.NumTrustedHops == nil && x.TrustedCIDRs == nil) {
@@ -132,7 +176,7 @@ func renderClientIPDetection(v json.RawMessage, _ policyName, sc policy.Scope) (
 	if err != nil {
 		return nil, err
 	}
-	return connectionManager("clientIPDetection", sc, &hcmv3.HttpConnectionManager{
+	return connectionManager("clientIPDetection", at, &hcmv3.HttpConnectionManager{
 		UseRemoteAddress:              wrapperspb.Bool(false),
 		OriginalIpDetectionExtensions: []*corev3.TypedExtensionConfig{{Name: "envoy.extensions.http.original_ip_detection.xff", TypedConfig: a}},
 	}), nil
@@ -152,7 +196,7 @@ type clientTimeouts struct {
 // request, its headers, an idle connection and an idle stream. The TCP
 // timeouts (TLS handshake, connection inspection, an idle TCP
 // connection) are not rendered yet.
-func renderClientTimeout(v json.RawMessage, _ policyName, sc policy.Scope) ([]policy.Fragment, error) {
+func renderClientTimeout(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
 	if k := unrenderedKeys(v, "http"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout." + k}}, nil
 	}
@@ -184,5 +228,5 @@ func renderClientTimeout(v json.RawMessage, _ policyName, sc policy.Scope) ([]po
 			d.set(dur)
 		}
 	}
-	return connectionManager("timeout", sc, m), nil
+	return connectionManager("timeout", at, m), nil
 }

@@ -2,10 +2,14 @@ package envoygateway
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	connlimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/connection_limit/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -17,19 +21,21 @@ import (
 func TestConnectionManagerScope(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		render  func(json.RawMessage, policyName, policy.Scope) ([]policy.Fragment, error)
+		render  func(json.RawMessage, policyName, placement) ([]policy.Fragment, error)
 		value   string
-		scope   policy.Scope
+		at      placement
 		wantCap string
 	}{
-		{"http1 on the Gateway", renderHTTP1, `{"preserveHeaderCase":true}`, policy.ScopeRouteConfig, ""},
-		{"http1 on one HTTP listener", renderHTTP1, `{"preserveHeaderCase":true}`, policy.ScopeVirtualHost, "envoygateway.ClientTrafficPolicy.http1.one-listener-of-a-shared-port"},
-		{"http1 http10 not rendered", renderHTTP1, `{"http10":{}}`, policy.ScopeRouteConfig, "envoygateway.ClientTrafficPolicy.http1.http10"},
-		{"scheme", renderScheme, `"MatchBackend"`, policy.ScopeRouteConfig, ""},
-		{"custom client IP header not rendered", renderClientIPDetection, `{"customHeader":{"name":"x-real-ip"}}`, policy.ScopeRouteConfig, "envoygateway.ClientTrafficPolicy.clientIPDetection.customHeader"},
+		{"http1 on the Gateway", renderHTTP1, `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeRouteConfig}, ""},
+		{"http1 on one HTTP listener of a shared port", renderHTTP1, `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeVirtualHost, sharedPort: true}, "envoygateway.ClientTrafficPolicy.http1.one-listener-of-a-shared-port"},
+		{"http1 on an HTTP listener alone on its port", renderHTTP1, `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeVirtualHost}, ""},
+		{"http1 http10 not rendered", renderHTTP1, `{"http10":{}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.http1.http10"},
+		{"scheme", renderScheme, `"MatchBackend"`, placement{scope: policy.ScopeRouteConfig}, ""},
+		{"custom client IP header", renderClientIPDetection, `{"customHeader":{"name":"x-real-ip"}}`, placement{scope: policy.ScopeRouteConfig}, ""},
+		{"tcp timeouts not rendered", renderClientTimeout, `{"tcp":{"idleTimeout":"1s"}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.timeout.tcp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			frags, err := tc.render(json.RawMessage(tc.value), policyName{}, tc.scope)
+			frags, err := tc.render(json.RawMessage(tc.value), policyName{}, tc.at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +56,7 @@ func TestConnectionManagerScope(t *testing.T) {
 // the policy names (Envoy counts the hops differently), and stops using
 // the connection's address.
 func TestXFFTrustedHops(t *testing.T) {
-	frags, err := renderClientIPDetection(json.RawMessage(`{"xForwardedFor":{"numTrustedHops":2}}`), policyName{}, policy.ScopeRouteConfig)
+	frags, err := renderClientIPDetection(json.RawMessage(`{"xForwardedFor":{"numTrustedHops":2}}`), policyName{}, placement{scope: policy.ScopeRouteConfig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,5 +73,113 @@ func TestXFFTrustedHops(t *testing.T) {
 	}
 	if cfg.XffNumTrustedHops != 1 {
 		t.Errorf("xff_num_trusted_hops %d, want 1", cfg.XffNumTrustedHops)
+	}
+}
+
+// TestListenerSettingsUnset: a setting whose "off" is Envoy's zero value,
+// where Envoy Gateway's baseline has it on, is turned off by path rather
+// than by a message (a merge cannot carry a zero).
+func TestListenerSettingsUnset(t *testing.T) {
+	at := placement{scope: policy.ScopeRouteConfig}
+	for _, tc := range []struct {
+		name      string
+		render    func(json.RawMessage, policyName, placement) ([]policy.Fragment, error)
+		value     string
+		wantUnset []string
+	}{
+		{"merge slashes off", renderPath, `{"disableMergeSlashes":true}`, []string{"hcm.merge_slashes"}},
+		{"merge slashes kept", renderPath, `{"disableMergeSlashes":false}`, nil},
+		{"underscores allowed", renderHeaders, `{"withUnderscoresAction":"Allow"}`, []string{"hcm.common_http_protocol_options.headers_with_underscores_action"}},
+		{"underscores dropped", renderHeaders, `{"withUnderscoresAction":"DropHeader"}`, nil},
+		{"every connection accepted at once", renderClientConnection, `{"maxAcceptPerSocketEvent":0}`, []string{"listener.max_connections_to_accept_per_socket_event"}},
+		{"HTTP/1 connections closed mid-request", renderHTTP1, `{"disableSafeMaxConnectionDuration":true}`, []string{"hcm.http1_safe_max_connection_duration"}},
+		{"no ALPN", renderClientTLS, `{"alpnProtocols":[]}`, []string{"tls.common_tls_context.alpn_protocols"}},
+		{"session resumption on", renderClientTLS, `{"session":{"resumption":{"stateless":{},"stateful":{}}}}`,
+			[]string{"tls.disable_stateless_session_resumption", "tls.disable_stateful_session_resumption"}},
+		{"automatic minimum version", renderClientTLS, `{"minVersion":"Auto"}`, []string{"tls.common_tls_context.tls_params.tls_minimum_protocol_version"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := tc.render(json.RawMessage(tc.value), policyName{kind: "clienttrafficpolicy", namespace: "infra", name: "p"}, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range frags {
+				got = append(got, f.Unset...)
+			}
+			if !slices.Equal(got, tc.wantUnset) {
+				t.Errorf("unset %q, want %q", got, tc.wantUnset)
+			}
+		})
+	}
+}
+
+// TestClientValidation: the CA bundle is one SDS secret named after the
+// policy; a client certificate is required unless optional, and an
+// expired one accepted through the combined validation context.
+func TestClientValidation(t *testing.T) {
+	who := policyName{kind: "clienttrafficpolicy", namespace: "infra", name: "mtls"}
+	for _, tc := range []struct {
+		name                   string
+		value                  string
+		wantRequire, wantCombo bool
+	}{
+		{"required", `{"clientValidation":{"caCertificateRefs":[{"name":"ca"}]}}`, true, false},
+		{"optional", `{"clientValidation":{"optional":true,"caCertificateRefs":[{"name":"ca"}]}}`, false, false},
+		{"expired allowed", `{"clientValidation":{"allowExpiredCertificate":true,"caCertificateRefs":[{"name":"ca"}]}}`, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := renderClientTLS(json.RawMessage(tc.value), who, placement{scope: policy.ScopeRouteConfig})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, ok := frags[0].DownstreamTLS.(*tlsv3.DownstreamTlsContext)
+			if !ok {
+				t.Fatalf("fragment %+v holds no TLS context", frags[0])
+			}
+			if got := ctx.GetRequireClientCertificate().GetValue(); got != tc.wantRequire {
+				t.Errorf("require_client_certificate %v, want %v", got, tc.wantRequire)
+			}
+			common := ctx.GetCommonTlsContext()
+			sds := common.GetValidationContextSdsSecretConfig()
+			if tc.wantCombo {
+				combo := common.GetCombinedValidationContext()
+				if !combo.GetDefaultValidationContext().GetAllowExpiredCertificate() {
+					t.Errorf("expired certificates not allowed: %v", combo)
+				}
+				sds = combo.GetValidationContextSdsSecretConfig()
+			}
+			if want := "secret/infra/mtls/ca.crt"; sds.GetName() != want {
+				t.Errorf("CA bundle SDS name %q, want %q", sds.GetName(), want)
+			}
+		})
+	}
+}
+
+// TestConnectionLimit: a connection limit is a network filter before
+// the connection manager; the connection's maximum duration lets HTTP/1
+// finish its response first.
+func TestConnectionLimit(t *testing.T) {
+	frags, err := renderClientConnection(json.RawMessage(`{"connectionLimit":{"value":3,"closeDelay":"10s","maxConnectionDuration":"300s"}}`), policyName{}, placement{scope: policy.ScopeVirtualHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frags) != 1 || len(frags[0].NetworkFilters) != 1 {
+		t.Fatalf("fragments %+v, want one with one network filter", frags)
+	}
+	nf, ok := frags[0].NetworkFilters[0].(*listenerv3.Filter)
+	if !ok || nf.GetName() != "envoy.filters.network.connection_limit" {
+		t.Fatalf("network filter %v", frags[0].NetworkFilters[0])
+	}
+	cl := &connlimitv3.ConnectionLimit{}
+	if err := nf.GetTypedConfig().UnmarshalTo(cl); err != nil {
+		t.Fatal(err)
+	}
+	if cl.GetMaxConnections().GetValue() != 3 || cl.GetDelay().AsDuration().Seconds() != 10 {
+		t.Errorf("connection limit %v, want 3 connections, 10s delay", cl)
+	}
+	m, ok := frags[0].HCM.(*hcmv3.HttpConnectionManager)
+	if !ok || !m.GetHttp1SafeMaxConnectionDuration() || m.GetCommonHttpProtocolOptions().GetMaxConnectionDuration().AsDuration().Seconds() != 300 {
+		t.Errorf("connection manager %v, want a 300s maximum duration, safe for HTTP/1", frags[0].HCM)
 	}
 }
