@@ -215,7 +215,11 @@ func egChainView(c any) string {
 			view["network"] = network
 		}
 		ts, _ := fc["transportSocket"].(map[string]any)
-		if tls, ok := ts["typedConfig"].(map[string]any); ok {
+		tls, ok := ts["typedConfig"].(map[string]any)
+		if quic, isQUIC := tls["downstreamTlsContext"].(map[string]any); isQUIC {
+			tls = quic // HTTP/3's QUIC transport wraps it
+		}
+		if ok {
 			view["tls"] = egLeaves(egTLSSettings(tls), "tls")
 		}
 		b, _ := json.Marshal(view)

@@ -126,6 +126,10 @@ type Fragment struct {
 	// applies to, before the HTTP connection manager (a connection
 	// limit), in the order given.
 	NetworkFilters []proto.Message
+	// HTTP3: the TLS-terminating HTTP listeners the field applies to also
+	// serve HTTP/3 — a QUIC (UDP) listener on the same port with their
+	// filter chains, and their routes advertising it (alt-svc).
+	HTTP3 bool
 	// Port, when not 0, limits the fragment to the listeners on that port
 	// (kgateway's ListenerPolicy perPort); there it replaces the kind's
 	// fragments without a port.

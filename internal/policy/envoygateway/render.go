@@ -64,6 +64,7 @@ var scopedRenderers = map[string]func(v json.RawMessage, who policyName, at plac
 	"ClientTrafficPolicy.headers":             renderHeaders,
 	"ClientTrafficPolicy.http1":               renderHTTP1,
 	"ClientTrafficPolicy.http2":               renderClientHTTP2,
+	"ClientTrafficPolicy.http3":               renderHTTP3,
 	"ClientTrafficPolicy.path":                renderPath,
 	"ClientTrafficPolicy.proxyProtocol":       renderClientProxyProtocol,
 	"ClientTrafficPolicy.scheme":              renderScheme,

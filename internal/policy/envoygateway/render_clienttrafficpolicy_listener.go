@@ -371,6 +371,16 @@ func renderGRPC(v json.RawMessage, _ policyName, at placement) ([]policy.Fragmen
 		Name: "envoy.filters.http.grpc_web", Typed: &grpcwebv3.GrpcWeb{}, Order: orderGRPCWeb, Enabled: true}}), nil
 }
 
+// renderHTTP3 serves HTTP/3 beside HTTPS on the listeners that terminate
+// TLS (policy.Fragment.HTTP3: the QUIC listener and the alt-svc header,
+// as internal/render/envoy builds them for Envoy Gateway's shape).
+func renderHTTP3(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedKeys(v); k != "" {
+		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http3." + k}}, nil
+	}
+	return listenerSettings("http3", at, policy.Fragment{HTTP3: true}), nil
+}
+
 // customHeaderIP is the client address taken from a header of the
 // client's choosing (Envoy's custom_header original IP detection),
 // trusted as the client's; failClosed answers 403 when it is missing or

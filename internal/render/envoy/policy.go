@@ -87,6 +87,7 @@ type rendered struct {
 	tls         *tlsv3.DownstreamTlsContext  // settings of the TLS-terminating filter chains
 	unset       []string                     // settings turned off first (policy.Fragment.Unset)
 	network     []*listenerv3.Filter         // network filters before the connection manager
+	http3       bool                         // HTTP/3 served beside (policy.Fragment.HTTP3)
 	// port: the field's settings apply on this listener port only,
 	// replacing there the kind's fields for every port (port 0).
 	port     int32
@@ -414,6 +415,7 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		rf.tls = mergeInto(rf.tls, t)
 	}
 	rf.unset = append(rf.unset, fr.Unset...)
+	rf.http3 = rf.http3 || fr.HTTP3
 	for _, m := range fr.NetworkFilters {
 		nf, ok := m.(*listenerv3.Filter)
 		if !ok {

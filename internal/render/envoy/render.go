@@ -355,6 +355,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		whole := onPort(gb.whole.fields, port)
 		connectionSettings(el, whole)
 		var http []*topology.Listener
+		var quic []*listenerv3.FilterChain
 		sni := false
 		for _, l := range ls {
 			if l.Protocol == gwv1.HTTPProtocolType {
@@ -392,6 +393,10 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			if err != nil {
 				return nil, err
 			}
+			if servesHTTP3(onPort(own.fields, port)) && quicCapable(chain) {
+				quic = append(quic, quicChain(chain))
+				advertiseHTTP3(rc.rc, l.Port)
+			}
 			if chain.FilterChainMatch != nil {
 				sni = true
 			}
@@ -412,6 +417,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			})
 		}
 		out.Listeners = append(out.Listeners, el)
+		if len(quic) > 0 {
+			out.Listeners = append(out.Listeners, quicListener(name, port, quic))
+		}
 	}
 	if len(out.RouteConfigurations) > 0 {
 		// the connection managers' own services (access log, tracing
