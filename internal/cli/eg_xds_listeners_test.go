@@ -225,7 +225,40 @@ func egChainView(c any) string {
 		b, _ := json.Marshal(view)
 		return strings.Join(names, ",") + " " + string(b)
 	}
-	return ""
+	return egStreamChainView(fc, network)
+}
+
+// egStreamChainView is a TCP proxy chain's view: its other network
+// filters, the proxy's idle timeout and the TLS context's leaves (""
+// without a TCP proxy).
+func egStreamChainView(fc map[string]any, network []any) string {
+	view := map[string]any{}
+	var others []any
+	proxy := false
+	for _, f := range network {
+		m, _ := f.(map[string]any)
+		if m["name"] != "envoy.filters.network.tcp_proxy" {
+			others = append(others, f)
+			continue
+		}
+		proxy = true
+		tc, _ := m["typedConfig"].(map[string]any)
+		if d, ok := tc["idleTimeout"]; ok {
+			view["idleTimeout"] = d
+		}
+	}
+	if !proxy {
+		return ""
+	}
+	if len(others) > 0 {
+		view["network"] = others
+	}
+	ts, _ := fc["transportSocket"].(map[string]any)
+	if tls, ok := ts["typedConfig"].(map[string]any); ok {
+		view["tls"] = egLeaves(egTLSSettings(tls), "tls")
+	}
+	b, _ := json.Marshal(view)
+	return "tcp_proxy " + string(b)
 }
 
 // egTLSSettings is a DownstreamTlsContext without its representation:

@@ -130,6 +130,10 @@ type Fragment struct {
 	// serve HTTP/3 — a QUIC (UDP) listener on the same port with their
 	// filter chains, and their routes advertising it (alt-svc).
 	HTTP3 bool
+	// TCPProxy is merged into the TCP proxies of the TCP and TLS listeners
+	// the field applies to (a TcpProxy holding only the settings the field
+	// makes, e.g. idle_timeout).
+	TCPProxy proto.Message
 	// Port, when not 0, limits the fragment to the listeners on that port
 	// (kgateway's ListenerPolicy perPort); there it replaces the kind's
 	// fragments without a port.

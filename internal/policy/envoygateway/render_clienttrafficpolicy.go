@@ -7,6 +7,7 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	preservecasev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/header_formatters/preserve_case/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -182,7 +183,7 @@ func renderClientIPDetection(v json.RawMessage, _ policyName, at placement) ([]p
 	}), nil
 }
 
-// clientTimeouts is spec.timeout's HTTP part.
+// clientTimeouts is spec.timeout.
 type clientTimeouts struct {
 	HTTP *struct {
 		RequestReceivedTimeout        *string `json:"requestReceivedTimeout"`
@@ -190,43 +191,65 @@ type clientTimeouts struct {
 		IdleTimeout                   *string `json:"idleTimeout"`
 		StreamIdleTimeout             *string `json:"streamIdleTimeout"`
 	} `json:"http"`
+	TCP *struct {
+		IdleTimeout *string `json:"idleTimeout"`
+	} `json:"tcp"`
 }
 
-// renderClientTimeout is the connection manager's timeouts: the whole
-// request, its headers, an idle connection and an idle stream. The TCP
-// timeouts (TLS handshake, connection inspection, an idle TCP
-// connection) are not rendered yet.
+// renderClientTimeout is the connection manager's timeouts — the whole
+// request, its headers, an idle connection and an idle stream — and the
+// idle timeout of the TCP proxies of TCP and TLS listeners. The TCP
+// timeouts of HTTP listeners (TLS handshake, connection inspection) are
+// not rendered yet.
 func renderClientTimeout(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "http"); k != "" {
+	if k := unrenderedKeys(v, "http", "tcp"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout." + k}}, nil
+	}
+	if raw, ok := rawObject(v)["tcp"]; ok {
+		if k := unrenderedKeys(raw, "idleTimeout"); k != "" {
+			return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout.tcp." + k}}, nil
+		}
 	}
 	var t clientTimeouts
 	if err := json.Unmarshal(v, &t); err != nil {
 		return nil, fmt.Errorf("timeout: %w", err)
 	}
-	if t.HTTP == nil {
+	fr := policy.Fragment{}
+	if t.TCP != nil {
+		d, err := optDuration(t.TCP.IdleTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("timeout.tcp.idleTimeout: %w", err)
+		}
+		if d != nil {
+			fr.TCPProxy = &tcpproxyv3.TcpProxy{IdleTimeout: d}
+		}
+	}
+	if t.HTTP != nil {
+		m := &hcmv3.HttpConnectionManager{}
+		for _, d := range []struct {
+			name string
+			v    *string
+			set  func(*durationpb.Duration)
+		}{
+			{"requestReceivedTimeout", t.HTTP.RequestReceivedTimeout, func(d *durationpb.Duration) { m.RequestTimeout = d }},
+			{"requestHeadersReceivedTimeout", t.HTTP.RequestHeadersReceivedTimeout, func(d *durationpb.Duration) { m.RequestHeadersTimeout = d }},
+			{"idleTimeout", t.HTTP.IdleTimeout, func(d *durationpb.Duration) {
+				m.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: d}
+			}},
+			{"streamIdleTimeout", t.HTTP.StreamIdleTimeout, func(d *durationpb.Duration) { m.StreamIdleTimeout = d }},
+		} {
+			dur, err := optDuration(d.v)
+			if err != nil {
+				return nil, fmt.Errorf("timeout.http.%s: %w", d.name, err)
+			}
+			if dur != nil {
+				d.set(dur)
+			}
+		}
+		fr.HCM = m
+	}
+	if fr.HCM == nil && fr.TCPProxy == nil {
 		return nil, nil
 	}
-	m := &hcmv3.HttpConnectionManager{}
-	for _, d := range []struct {
-		name string
-		v    *string
-		set  func(*durationpb.Duration)
-	}{
-		{"requestReceivedTimeout", t.HTTP.RequestReceivedTimeout, func(d *durationpb.Duration) { m.RequestTimeout = d }},
-		{"requestHeadersReceivedTimeout", t.HTTP.RequestHeadersReceivedTimeout, func(d *durationpb.Duration) { m.RequestHeadersTimeout = d }},
-		{"idleTimeout", t.HTTP.IdleTimeout, func(d *durationpb.Duration) {
-			m.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{IdleTimeout: d}
-		}},
-		{"streamIdleTimeout", t.HTTP.StreamIdleTimeout, func(d *durationpb.Duration) { m.StreamIdleTimeout = d }},
-	} {
-		dur, err := optDuration(d.v)
-		if err != nil {
-			return nil, fmt.Errorf("timeout.http.%s: %w", d.name, err)
-		}
-		if dur != nil {
-			d.set(dur)
-		}
-	}
-	return connectionManager("timeout", at, m), nil
+	return listenerSettings("timeout", at, fr), nil
 }

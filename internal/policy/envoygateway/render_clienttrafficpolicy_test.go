@@ -32,7 +32,8 @@ func TestConnectionManagerScope(t *testing.T) {
 		{"http1 http10 not rendered", renderHTTP1, `{"http10":{}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.http1.http10"},
 		{"scheme", renderScheme, `"MatchBackend"`, placement{scope: policy.ScopeRouteConfig}, ""},
 		{"custom client IP header", renderClientIPDetection, `{"customHeader":{"name":"x-real-ip"}}`, placement{scope: policy.ScopeRouteConfig}, ""},
-		{"tcp timeouts not rendered", renderClientTimeout, `{"tcp":{"idleTimeout":"1s"}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.timeout.tcp"},
+		{"TCP idle timeout", renderClientTimeout, `{"tcp":{"idleTimeout":"1s"}}`, placement{scope: policy.ScopeRouteConfig}, ""},
+		{"timeout of an unknown kind", renderClientTimeout, `{"udp":{"idleTimeout":"1s"}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.timeout.udp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frags, err := tc.render(json.RawMessage(tc.value), policyName{}, tc.at)
@@ -45,7 +46,7 @@ func TestConnectionManagerScope(t *testing.T) {
 			if frags[0].Capability != tc.wantCap {
 				t.Errorf("capability %q, want %q", frags[0].Capability, tc.wantCap)
 			}
-			if tc.wantCap == "" && frags[0].HCM == nil {
+			if tc.wantCap == "" && frags[0].HCM == nil && frags[0].TCPProxy == nil {
 				t.Errorf("no connection manager settings")
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -88,6 +89,7 @@ type rendered struct {
 	unset       []string                     // settings turned off first (policy.Fragment.Unset)
 	network     []*listenerv3.Filter         // network filters before the connection manager
 	http3       bool                         // HTTP/3 served beside (policy.Fragment.HTTP3)
+	tcpProxy    *tcpproxyv3.TcpProxy         // settings of the TCP and TLS listeners' TCP proxies
 	// port: the field's settings apply on this listener port only,
 	// replacing there the kind's fields for every port (port 0).
 	port     int32
@@ -416,6 +418,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 	}
 	rf.unset = append(rf.unset, fr.Unset...)
 	rf.http3 = rf.http3 || fr.HTTP3
+	if fr.TCPProxy != nil {
+		tp, ok := fr.TCPProxy.(*tcpproxyv3.TcpProxy)
+		if !ok {
+			return fmt.Errorf("TCP proxy settings are a %T", fr.TCPProxy)
+		}
+		rf.tcpProxy = mergeInto(rf.tcpProxy, tp)
+	}
 	for _, m := range fr.NetworkFilters {
 		nf, ok := m.(*listenerv3.Filter)
 		if !ok {

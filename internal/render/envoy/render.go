@@ -403,7 +403,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			el.FilterChains = append(el.FilterChains, chain)
 			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
 		}
-		streams, streamSNI := gb.streamChains(name, ls)
+		streams, streamSNI := gb.streamChains(name, ls, whole)
 		el.FilterChains = append(el.FilterChains, streams...)
 		// by name, as kgateway sorts a listener's chains
 		slices.SortFunc(el.FilterChains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })

@@ -45,13 +45,14 @@ func servedProtocol(p gwv1.ProtocolType) bool {
 // streamChains builds the tcp_proxy filter chains of the TCP and TLS
 // listeners of one port (the Envoy listener named listenerName), and
 // reports whether one matches on SNI (the listener then needs a
-// tls_inspector).
-func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener) ([]*listenerv3.FilterChain, bool) {
+// tls_inspector). fields are the Gateway's rendered fields on the port,
+// whose network filters, TCP proxy and TLS settings the chains take.
+func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener, fields []*rendered) ([]*listenerv3.FilterChain, bool) {
 	var chains []*listenerv3.FilterChain
 	byName := map[string]*listenerv3.FilterChain{}
 	for _, l := range ls {
 		for _, a := range l.StreamRoutes() {
-			fc := gb.streamChain(listenerName, l, a)
+			fc := gb.streamChain(listenerName, l, a, fields)
 			if fc == nil {
 				continue
 			}
@@ -85,35 +86,50 @@ func widenMatch(into, from *listenerv3.FilterChain) {
 
 // streamChain is the filter chain of one route attached to a TCP or TLS
 // listener, nil when kgateway programs none for it.
-func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a *topology.Attachment) *listenerv3.FilterChain {
+func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a *topology.Attachment, fields []*rendered) *listenerv3.FilterChain {
 	r := a.Route
 	terminate := streamTerminatesTLS(l)
 	if terminate && apimeta.IsStatusConditionFalse(l.Conditions, "ResolvedRefs") {
 		return nil // certificates that do not resolve: kgateway drops the chain
 	}
 	name := listenerName + "-" + r.Meta.Namespace + "." + r.Meta.Name + "-rule-0" // the route's one rule
+	tp := gb.tcpProxy(name, r.Rules[0])
+	var network []*listenerv3.Filter
+	for _, f := range fields {
+		network = append(network, f.network...)
+		if f.tcpProxy != nil {
+			overlay(tp, f.tcpProxy)
+		}
+	}
 	fc := &listenerv3.FilterChain{
 		Name: name,
-		Filters: []*listenerv3.Filter{{
+		Filters: append(network, &listenerv3.Filter{
 			Name:       "envoy.filters.network.tcp_proxy",
-			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(gb.tcpProxy(name, r.Rules[0]))},
-		}},
+			ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(tp)},
+		}),
 	}
 	if r.Kind == "TLSRoute" && len(a.Hostnames) > 0 {
 		fc.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: slices.Clone(a.Hostnames)}
 	}
 	if terminate {
-		fc.TransportSocket = streamTLS(l)
+		fc.TransportSocket = gb.streamTLS(l, fields)
 	}
 	return fc
 }
 
 // streamTLS is the TLS transport socket of a TLS listener that terminates:
 // its certificates by SDS name, TlsParams at their defaults written out as
-// kgateway writes them, and no ALPN protocol (kgateway offers none on a
-// TCP chain: nothing above TLS is negotiated).
-func streamTLS(l *topology.Listener) *corev3.TransportSocket {
-	common := &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}
+// kgateway writes them (or the target's baseline, without its ALPN
+// protocols), and no ALPN protocol (kgateway offers none on a TCP chain:
+// nothing above TLS is negotiated); over those the TLS settings of the
+// Gateway's fields.
+func (gb *gatewayBuild) streamTLS(l *topology.Listener, fields []*rendered) *corev3.TransportSocket {
+	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}}
+	if bl := gb.target.Baseline; bl != nil && bl.TLS != nil {
+		overlay(tls, bl.TLS)
+		tls.CommonTlsContext.AlpnProtocols = nil
+	}
+	common := tls.CommonTlsContext
 	owner := l.Gateway.Namespace
 	if l.Set != nil {
 		owner = l.Set.Namespace
@@ -126,9 +142,14 @@ func streamTLS(l *topology.Listener) *corev3.TransportSocket {
 		common.TlsCertificateSdsSecretConfigs = append(common.TlsCertificateSdsSecretConfigs,
 			&tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(ns, string(ref.Name)), SdsConfig: adsSource()})
 	}
+	for _, f := range fields {
+		if f.tls != nil || len(f.unset) > 0 {
+			applySettings(tls, "tls", f, f.tls)
+		}
+	}
 	return &corev3.TransportSocket{
 		Name:       "envoy.transport_sockets.tls",
-		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&tlsv3.DownstreamTlsContext{CommonTlsContext: common})},
+		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
 }
 
