@@ -184,3 +184,41 @@ func TestConnectionLimit(t *testing.T) {
 		t.Errorf("connection manager %v, want a 300s maximum duration, safe for HTTP/1", frags[0].HCM)
 	}
 }
+
+// TestClientValidationWithoutCA: mode Request asks for a client
+// certificate and RequireAny requires one, any certificate trusted; the
+// hashes and names a certificate must carry go beside the CA bundle.
+func TestClientValidationWithoutCA(t *testing.T) {
+	at := placement{scope: policy.ScopeRouteConfig}
+	for _, tc := range []struct {
+		mode        string
+		wantRequire bool
+	}{{"Request", false}, {"RequireAny", true}} {
+		frags, err := renderClientTLS(json.RawMessage(`{"clientValidation":{"mode":"`+tc.mode+`"}}`), policyName{}, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, ok := frags[0].DownstreamTLS.(*tlsv3.DownstreamTlsContext)
+		if !ok {
+			t.Fatalf("%s: no TLS context in %+v", tc.mode, frags[0])
+		}
+		if ctx.GetRequireClientCertificate() == nil || ctx.GetRequireClientCertificate().GetValue() != tc.wantRequire {
+			t.Errorf("%s: require_client_certificate %v, want %v", tc.mode, ctx.GetRequireClientCertificate(), tc.wantRequire)
+		}
+		if v := ctx.GetCommonTlsContext().GetValidationContext(); v.GetTrustChainVerification() != tlsv3.CertificateValidationContext_ACCEPT_UNTRUSTED {
+			t.Errorf("%s: validation context %v, want any certificate trusted", tc.mode, v)
+		}
+	}
+	frags, err := renderClientTLS(json.RawMessage(`{"clientValidation":{"caCertificateRefs":[{"name":"ca"}],"certificateHashes":["ab"],
+		"subjectAltNames":{"dnsNames":[{"type":"Suffix","value":".example.com"}],"otherNames":[{"oid":"1.2.3","value":"x"}]}}}`), policyName{namespace: "ns", name: "p"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, _ := frags[0].DownstreamTLS.(*tlsv3.DownstreamTlsContext)
+	def := ctx.GetCommonTlsContext().GetCombinedValidationContext().GetDefaultValidationContext()
+	sans := def.GetMatchTypedSubjectAltNames()
+	if len(def.GetVerifyCertificateHash()) != 1 || len(sans) != 2 || sans[0].GetSanType() != tlsv3.SubjectAltNameMatcher_DNS ||
+		sans[0].GetMatcher().GetSuffix() != ".example.com" || sans[1].GetOid() != "1.2.3" {
+		t.Errorf("default validation context %v, want the hash and both names", def)
+	}
+}

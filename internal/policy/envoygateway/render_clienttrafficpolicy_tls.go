@@ -6,6 +6,8 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -25,11 +27,48 @@ type clientTLS struct {
 			Stateful  *struct{} `json:"stateful"`
 		} `json:"resumption"`
 	} `json:"session"`
-	ClientValidation *struct {
-		Optional                *bool             `json:"optional"`
-		AllowExpiredCertificate *bool             `json:"allowExpiredCertificate"`
-		CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
-	} `json:"clientValidation"`
+	ClientValidation *clientValidationSpec `json:"clientValidation"`
+}
+
+// clientValidationSpec is spec.tls.clientValidation.
+type clientValidationSpec struct {
+	Optional                *bool             `json:"optional"`
+	AllowExpiredCertificate *bool             `json:"allowExpiredCertificate"`
+	CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
+	Mode                    *string           `json:"mode"`
+	SPKIHashes              []string          `json:"spkiHashes"`
+	CertificateHashes       []string          `json:"certificateHashes"`
+	SubjectAltNames         *struct {
+		DNSNames       []sanMatch `json:"dnsNames"`
+		EmailAddresses []sanMatch `json:"emailAddresses"`
+		IPAddresses    []sanMatch `json:"ipAddresses"`
+		URIs           []sanMatch `json:"uris"`
+		OtherNames     []sanMatch `json:"otherNames"`
+	} `json:"subjectAltNames"`
+}
+
+// sanMatch is one subject alternative name a client certificate may
+// carry: a string match, and for an otherName its OID.
+type sanMatch struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+	OID   string `json:"oid"`
+}
+
+// matcher is the Envoy string matcher of a match type (Exact when
+// unset).
+func (m sanMatch) matcher() (*matcherv3.StringMatcher, error) {
+	switch m.Type {
+	case "", "Exact":
+		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: m.Value}}, nil
+	case "Prefix":
+		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Prefix{Prefix: m.Value}}, nil
+	case "Suffix":
+		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Suffix{Suffix: m.Value}}, nil
+	case "RegularExpression":
+		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: m.Value}}}, nil
+	}
+	return nil, fmt.Errorf("unknown match type %q", m.Type)
 }
 
 // tlsVersions are spec.tls's version names.
@@ -60,7 +99,7 @@ func renderClientTLS(v json.RawMessage, who policyName, at placement) ([]policy.
 		return nil, fmt.Errorf("tls: %w", err)
 	}
 	if raw, ok := rawObject(v)["clientValidation"]; ok {
-		if k := unrenderedKeys(raw, "optional", "allowExpiredCertificate", "caCertificateRefs"); k != "" {
+		if k := unrenderedKeys(raw, "optional", "allowExpiredCertificate", "caCertificateRefs", "mode", "spkiHashes", "certificateHashes", "subjectAltNames"); k != "" {
 			return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.tls.clientValidation." + k}}, nil
 		}
 	}
@@ -99,21 +138,9 @@ func renderClientTLS(v json.RawMessage, who policyName, at placement) ([]policy.
 			fr.Unset = append(fr.Unset, "tls.disable_stateful_session_resumption")
 		}
 	}
-	if c := t.ClientValidation; c != nil && len(c.CACertificateRefs) > 0 {
-		sds := &tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(who.namespace, who.name+"/ca.crt"), SdsConfig: &corev3.ConfigSource{
-			ResourceApiVersion:    corev3.ApiVersion_V3,
-			ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
-		}}
-		if c.AllowExpiredCertificate != nil && *c.AllowExpiredCertificate {
-			common.ValidationContextType = &tlsv3.CommonTlsContext_CombinedValidationContext{CombinedValidationContext: &tlsv3.CommonTlsContext_CombinedCertificateValidationContext{
-				DefaultValidationContext:         &tlsv3.CertificateValidationContext{AllowExpiredCertificate: true},
-				ValidationContextSdsSecretConfig: sds,
-			}}
-		} else {
-			common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContextSdsSecretConfig{ValidationContextSdsSecretConfig: sds}
-		}
-		if c.Optional == nil || !*c.Optional {
-			ctx.RequireClientCertificate = wrapperspb.Bool(true)
+	if c := t.ClientValidation; c != nil {
+		if err := clientValidation(ctx, c, who); err != nil {
+			return nil, err
 		}
 	}
 	return listenerSettings("tls", at, fr), nil
@@ -126,4 +153,70 @@ func rawObject(v json.RawMessage) map[string]json.RawMessage {
 		return nil
 	}
 	return m
+}
+
+// clientValidation sets how client certificates are validated: against
+// the CA bundle the policy names (one SDS secret, see renderClientTLS),
+// with the hashes and subject alternative names they must carry and
+// expired ones accepted where asked (Envoy's combined validation context
+// then holds those beside the bundle); without a bundle, mode Request
+// asks for a certificate and RequireAny requires one, trusting any. The
+// certificate is required unless optional, and Envoy Gateway says so
+// either way.
+func clientValidation(ctx *tlsv3.DownstreamTlsContext, c *clientValidationSpec, who policyName) error {
+	common := ctx.CommonTlsContext
+	mode, sans := c.Mode, c.SubjectAltNames
+	if len(c.CACertificateRefs) == 0 {
+		if mode == nil {
+			return nil
+		}
+		switch *mode {
+		case "Request":
+			ctx.RequireClientCertificate = wrapperspb.Bool(false)
+		case "RequireAny":
+			ctx.RequireClientCertificate = wrapperspb.Bool(true)
+		default:
+			return fmt.Errorf("tls.clientValidation.mode: unknown value %q", *mode)
+		}
+		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
+			TrustChainVerification: tlsv3.CertificateValidationContext_ACCEPT_UNTRUSTED}}
+		return nil
+	}
+	if mode != nil {
+		return fmt.Errorf("tls.clientValidation.mode %q with caCertificateRefs is not rendered yet", *mode)
+	}
+	sds := &tlsv3.SdsSecretConfig{Name: policy.SecretSDSName(who.namespace, who.name+"/ca.crt"), SdsConfig: &corev3.ConfigSource{
+		ResourceApiVersion:    corev3.ApiVersion_V3,
+		ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
+	}}
+	def := &tlsv3.CertificateValidationContext{VerifyCertificateSpki: c.SPKIHashes, VerifyCertificateHash: c.CertificateHashes,
+		AllowExpiredCertificate: c.AllowExpiredCertificate != nil && *c.AllowExpiredCertificate}
+	if sans != nil {
+		for _, group := range []struct {
+			t  tlsv3.SubjectAltNameMatcher_SanType
+			ms []sanMatch
+		}{
+			{tlsv3.SubjectAltNameMatcher_DNS, sans.DNSNames},
+			{tlsv3.SubjectAltNameMatcher_EMAIL, sans.EmailAddresses},
+			{tlsv3.SubjectAltNameMatcher_IP_ADDRESS, sans.IPAddresses},
+			{tlsv3.SubjectAltNameMatcher_URI, sans.URIs},
+			{tlsv3.SubjectAltNameMatcher_OTHER_NAME, sans.OtherNames},
+		} {
+			for _, m := range group.ms {
+				sm, err := m.matcher()
+				if err != nil {
+					return fmt.Errorf("tls.clientValidation.subjectAltNames: %w", err)
+				}
+				def.MatchTypedSubjectAltNames = append(def.MatchTypedSubjectAltNames, &tlsv3.SubjectAltNameMatcher{SanType: group.t, Matcher: sm, Oid: m.OID})
+			}
+		}
+	}
+	if proto.Equal(def, &tlsv3.CertificateValidationContext{}) {
+		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContextSdsSecretConfig{ValidationContextSdsSecretConfig: sds}
+	} else {
+		common.ValidationContextType = &tlsv3.CommonTlsContext_CombinedValidationContext{CombinedValidationContext: &tlsv3.CommonTlsContext_CombinedCertificateValidationContext{
+			DefaultValidationContext: def, ValidationContextSdsSecretConfig: sds}}
+	}
+	ctx.RequireClientCertificate = wrapperspb.Bool(c.Optional == nil || !*c.Optional)
+	return nil
 }
