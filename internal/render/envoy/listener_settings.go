@@ -1,6 +1,8 @@
 package envoy
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -10,6 +12,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // ListenerBaseline is what a controller writes on every listener, HTTP
@@ -96,6 +101,25 @@ func connectionSettings(el *listenerv3.Listener, fields []*rendered) {
 	for _, f := range fields {
 		if f.listener != nil || len(f.unset) > 0 {
 			applySettings(el, "listener", f, f.listener)
+		}
+	}
+}
+
+// reportSharedListener reports the listener settings (socket options,
+// listener filters, buffer and accept limits) a listener's own fields
+// make where the listener shares its port, and so its Envoy listener,
+// with others: they are left out rather than imposed on the neighbours
+// (GWP404). fields are the listener's merge, whole the Gateway's, which
+// apply to every listener of the port.
+func (gb *gatewayBuild) reportSharedListener(l *topology.Listener, fields, whole []*rendered) {
+	for _, f := range fields {
+		if slices.Contains(whole, f) || (f.listener == nil && !slices.ContainsFunc(f.unset, func(p string) bool { return strings.HasPrefix(p, "listener.") })) {
+			continue
+		}
+		for _, p := range f.contributors {
+			gb.report(p, f.field, policy.LintUnsupportedCapability.Code, fmt.Sprintf(
+				"unsupported: field %s sets Envoy listener settings for listener %s, which shares port %d with other listeners of its Gateway; render target %s serves them with one Envoy listener and leaves these settings out",
+				f.field, l.Name, l.Port, gb.target.Name))
 		}
 	}
 }

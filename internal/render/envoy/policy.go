@@ -99,6 +99,9 @@ type rendered struct {
 	fills bool
 	// perRoute build what the field configures per route (perroute.go).
 	perRoute []perRouteFn
+	// contributors are the policies whose values the field is, for
+	// findings render makes where it places the field.
+	contributors []*policy.Policy
 }
 
 // scope renders the merge points of one resource. Kinds that override
@@ -250,6 +253,9 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	}
 	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared)
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
+	for _, c := range f.Contributors {
+		rf.contributors = append(rf.contributors, c.Policy)
+	}
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
 	}

@@ -388,6 +388,8 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			rc := gb.routeConfig(cname, []*topology.Listener{l}, own, true)
 			if len(ls) == 1 {
 				connectionSettings(el, onPort(own.fields, port))
+			} else {
+				gb.reportSharedListener(l, onPort(own.fields, port), whole)
 			}
 			chain, err := gb.filterChain(cname, rc, l, onPort(own.fields, port))
 			if err != nil {
