@@ -19,6 +19,20 @@ type Env struct {
 	// "kgateway"; "" outside render), for the few fields a target
 	// expresses with its own filters.
 	Target string
+
+	// backendChecks are the registered BackendCheckers' (Registry.Decode).
+	backendChecks []func(model.Key, int32) []MissingRef
+}
+
+// BackendProblems are the references that do not resolve in the policies
+// of other kinds on a backend port (BackendChecker); nil when none, and
+// outside Registry.Decode.
+func (e *Env) BackendProblems(backend model.Key, port int32) []MissingRef {
+	var out []MissingRef
+	for _, check := range e.backendChecks {
+		out = append(out, check(backend, port)...)
+	}
+	return out
 }
 
 // ValueRunningOnHost is the Config.Values key of the envoyGateway:
@@ -438,6 +452,12 @@ func (s *Set) Get(k model.Key) *Policy { return s.byKey[k] }
 // Decode decodes every object of every registered kind.
 func (r *Registry) Decode(env *Env) *Set {
 	s := &Set{byKey: map[model.Key]*Policy{}}
+	env.backendChecks = nil
+	for _, k := range r.kinds {
+		if bc, ok := k.(BackendChecker); ok {
+			env.backendChecks = append(env.backendChecks, bc.BackendChecks(env.Model))
+		}
+	}
 	for _, k := range r.kinds {
 		for _, o := range env.Model.OfKind(k.GroupKind()) {
 			p := k.Decode(o, env)

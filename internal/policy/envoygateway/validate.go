@@ -87,7 +87,7 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env)
 		return // the spec's shape was checked by Decode
 	}
 	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
-	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend}
+	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
 	if refs.ExtAuth != nil {
 		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {
 			if b != nil {
@@ -128,7 +128,9 @@ func (v refValidator) configMaps(refs references) {
 		switch keys, ok := v.configMapKeys(name); {
 		case !ok:
 			v.invalid(path, "Lua: can't find the referenced configmap %s in namespace %s.", name, ns)
-		case !slices.Contains(keys, "lua"):
+		case len(keys) == 0:
+			// Without a lua key Envoy Gateway reads another: only an
+			// empty ConfigMap fails.
 			v.invalid(path, "Lua: can't find the key lua in the referenced configmap %s.", name)
 		}
 	}
@@ -162,6 +164,9 @@ type refValidator struct {
 	// noBackend: Envoy Gateway's Backend kind is disabled
 	// (envoyGateway.enableBackend: false).
 	noBackend bool
+	// backendProblems are what other kinds' policies on a backend name
+	// that does not resolve (policy.Env.BackendProblems).
+	backendProblems func(model.Key, int32) []policy.MissingRef
 }
 
 func (v refValidator) invalid(path, format string, args ...any) {
@@ -173,7 +178,11 @@ func (v refValidator) invalid(path, format string, args ...any) {
 func (v refValidator) backends(feature, path string, refs []backendRef) {
 	types := map[string]bool{}
 	for _, r := range refs {
-		if msg := v.backend(r); msg != "" {
+		msg := v.backend(r)
+		if msg == "" {
+			msg = v.backendTLS(r)
+		}
+		if msg != "" {
 			v.invalid(path, "%s: %s", feature, msg)
 			return
 		}
@@ -254,6 +263,24 @@ func (v refValidator) backend(r backendRef) string {
 		}
 	}
 	return ""
+}
+
+// backendTLS: the CA certificate of the BackendTLSPolicy on a resolved
+// backend must be in the input, as Envoy Gateway reads it while it
+// translates the calling policy (its message).
+func (v refValidator) backendTLS(r backendRef) string {
+	if v.backendProblems == nil {
+		return ""
+	}
+	var port int32
+	if r.Port != nil {
+		port = *r.Port
+	}
+	ms := v.backendProblems(r.key(v.p.Obj.Namespace), port)
+	if len(ms) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %s not found in namespace %s.", lower(ms[0].Kind), ms[0].Name, ms[0].Namespace)
 }
 
 // clientSecret checks the OIDC client secret: it must exist, be
