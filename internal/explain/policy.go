@@ -195,7 +195,7 @@ func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*
 	if c.Parent != "" {
 		t.Via = "Inherited"
 	}
-	if !p.IsValid() && !p.Kind.Spec().InvalidKeepsValidFields {
+	if !p.Applies() && !p.Kind.Spec().InvalidKeepsValidFields {
 		t.Invalid = true
 		return t, nil, true
 	}

@@ -241,6 +241,11 @@ type Policy struct {
 	// reason Invalid). Warnings make it PartiallyValid.
 	Invalid  []diag.Diagnostic
 	Warnings []diag.Diagnostic
+	// FailOpen: every problem in Invalid is in a part of the policy its
+	// controller leaves out while it applies the rest (Envoy Gateway's
+	// extensions set to failOpen). The policy is not accepted, yet it
+	// takes effect without those parts (Applies).
+	FailOpen bool
 	// Findings are other diagnostics (unknown fields, deprecations).
 	Findings []diag.Diagnostic
 	// Data is kind-private decoded state (e.g. the typed spec).
@@ -294,6 +299,10 @@ func (p *Policy) Ref() diag.ObjectRef { return p.Obj.Ref() }
 
 // IsValid reports whether the policy may take effect.
 func (p *Policy) IsValid() bool { return len(p.Invalid) == 0 }
+
+// Applies reports whether the policy takes effect where it attaches: it
+// is valid, or invalid only in parts that fail open (FailOpen).
+func (p *Policy) Applies() bool { return p.IsValid() || p.FailOpen }
 
 // SetFields lists the keys of the fields the policy sets, in the kind's order.
 func (p *Policy) SetFields() []string {
