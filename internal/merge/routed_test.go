@@ -22,6 +22,9 @@ func (wholeKind) MergesInto(p *policy.Policy) policy.Strategy {
 	return policy.Strategy(s)
 }
 
+// ReplacedOnMerge: field b is a list a merging policy replaces.
+func (wholeKind) ReplacedOnMerge(key string) bool { return key == "b" }
+
 var _ policy.WholeOverrider = wholeKind{}
 
 func wholePol(name string, seq int, values map[string]any) *policy.Policy {
@@ -109,6 +112,15 @@ func TestRouted(t *testing.T) {
 		r, ru, l := routedResult(at(LevelRoute, m), nil, at(LevelGateway, gwPol), nil)
 		got := routedView(r.Routed(ru, l))
 		want := map[string][]string{"a": {"m", "gw", "JSONMerge"}, "b": {"gw", "OverridableShallow"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+	})
+	t.Run("a field the merge replaces has the most specific value alone", func(t *testing.T) {
+		m := wholePol("m", 3, map[string]any{"a": "m-a", "b": "m-b", "mergeType": "StrategicMerge"})
+		r, ru, l := routedResult(at(LevelRoute, m), nil, at(LevelGateway, gwPol), nil)
+		got := routedView(r.Routed(ru, l))
+		want := map[string][]string{"a": {"m", "gw", "StrategicMerge"}, "b": {"m", "OverridableShallow"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got)\n%s", diff)
 		}

@@ -216,6 +216,11 @@ type WholeOverrider interface {
 	// specific level's policy (StrategicMerge, JSONMerge), "" when p
 	// replaces it.
 	MergesInto(p *Policy) Strategy
+	// ReplacedOnMerge reports whether a merging policy's value of the
+	// field replaces the less specific level's rather than merging into
+	// it (a list the API gives no patch strategy, under either merge):
+	// the more specific value is then the field's only contributor.
+	ReplacedOnMerge(key string) bool
 }
 
 // InvalidKeeper is implemented by whole-overriding kinds whose

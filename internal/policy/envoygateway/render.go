@@ -110,6 +110,12 @@ func (k *Kind) OverridesWhole() bool { return k.mergeable }
 // ProcessingOrder implements policy.WholeOverrider: Envoy Gateway's.
 func (k *Kind) ProcessingOrder(a, b *policy.Policy) int { return processingOrder(a, b) }
 
+// ReplacedOnMerge implements policy.WholeOverrider: EnvoyExtensionPolicy's
+// fields are lists its API gives no patch strategy, so a route's list
+// replaces its Gateway's under StrategicMerge as under JSONMerge (Envoy
+// Gateway merges the policies with Kubernetes' strategic merge patch).
+func (k *Kind) ReplacedOnMerge(string) bool { return k == envoyExtensionPolicy }
+
 // MergesInto implements policy.WholeOverrider: spec.mergeType.
 func (k *Kind) MergesInto(p *policy.Policy) policy.Strategy {
 	switch decoded(p).mergeType {

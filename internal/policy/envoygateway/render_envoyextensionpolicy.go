@@ -193,7 +193,7 @@ func renderExtProc(in policy.FieldInput, _ *policy.Env, who policyName) ([]polic
 	}
 	failed, ok := failedExtProcs(in, len(raws))
 	if !ok {
-		return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc.merged-with-failed-entries"}}, nil
+		return nil, fmt.Errorf("extProc: the entries that failed open are not those of the list in effect")
 	}
 	var frags []policy.Fragment
 	for i, raw := range raws {
@@ -335,41 +335,23 @@ func setBodyMode(body *string, mode *extprocv3.ProcessingMode_BodySendMode, trai
 }
 
 // failedExtProcs are the indexes, in the effective list of n entries, of
-// the external processors that failed open (markFailOpen). Values are
-// most specific first: under JSONMerge the most specific list replaces
-// the others; under StrategicMerge the lists are concatenated in that
-// order (an entry has neither type nor name, so none replaces another).
-// ok is false when the effective list is not one of those.
+// the external processors that failed open (markFailOpen). The list is
+// one policy's: a merging policy's list replaces its Gateway's
+// (ReplacedOnMerge). ok is false when the effective list is not that
+// value's.
 func failedExtProcs(in policy.FieldInput, n int) (failed []int, ok bool) {
-	lists := make([][]int, len(in.Values))
-	lens := make([]int, len(in.Values))
-	someFailed := false
-	for i, v := range in.Values {
-		raw := v
-		if ev, isEP := v.(extProcValue); isEP {
-			lists[i], raw, someFailed = ev.failed, ev.raw, someFailed || len(ev.failed) > 0
-		}
-		b, err := json.Marshal(raw)
-		var items []json.RawMessage
-		if err != nil || json.Unmarshal(b, &items) != nil {
-			return nil, !someFailed
-		}
-		lens[i] = len(items)
-	}
-	if !someFailed {
+	if len(in.Values) == 0 {
 		return nil, true
 	}
-	if len(in.Values) == 1 || in.Strategy != policy.StrategicMerge {
-		return lists[0], lens[0] == n
+	ev, isEP := in.Values[0].(extProcValue)
+	if !isEP || len(ev.failed) == 0 {
+		return nil, true
 	}
-	offset := 0
-	for i := range lists {
-		for _, f := range lists[i] {
-			failed = append(failed, f+offset)
-		}
-		offset += lens[i]
+	var items []json.RawMessage
+	if json.Unmarshal(ev.raw, &items) != nil || len(in.Values) > 1 || len(items) != n {
+		return nil, false
 	}
-	return failed, offset == n
+	return ev.failed, true
 }
 
 // renderWasm: Envoy Gateway downloads a Wasm module itself (from an HTTP
