@@ -237,23 +237,19 @@ func (v refValidator) backend(r backendRef) string {
 	if gk.Kind == "" {
 		gk.Kind = "Service"
 	}
-	if gk == backend && v.noBackend {
-		return fmt.Sprintf("resource %s of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration.", r.Name)
-	}
+	// Envoy Gateway's order: the port, the object (and its port), the
+	// ReferenceGrant, then what building the destination finds (a disabled
+	// Backend kind, an ExternalName Service).
 	if gk.Kind == "Service" && gk.Group == "" && r.Port == nil {
 		return "a valid port number corresponding to a port on the Service must be specified."
 	}
-	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
-		return fmt.Sprintf("backend ref to %s %s/%s not permitted by any ReferenceGrant.", gk.Kind, ns, r.Name)
-	}
+	var svc *model.Service
 	switch gk {
 	case model.GroupKind{Kind: "Service"}:
-		svc := v.m.Service(ns, r.Name)
+		svc = v.m.Service(ns, r.Name)
 		switch {
 		case svc == nil:
 			return fmt.Sprintf("service %s/%s not found.", ns, r.Name)
-		case svc.Spec.Type == "ExternalName":
-			return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)
 		case !svc.HasPort(*r.Port):
 			return fmt.Sprintf("TCP Port %d not found on service %s/%s.", *r.Port, ns, r.Name)
 		}
@@ -261,6 +257,15 @@ func (v refValidator) backend(r backendRef) string {
 		if _, ok := v.m.Object(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}); !ok {
 			return fmt.Sprintf("%s %s/%s not found.", lower(gk.Kind), ns, r.Name)
 		}
+	}
+	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
+		return fmt.Sprintf("backend ref to %s %s/%s not permitted by any ReferenceGrant.", gk.Kind, ns, r.Name)
+	}
+	if gk == backend && v.noBackend {
+		return fmt.Sprintf("resource %s of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration.", r.Name)
+	}
+	if svc != nil && svc.Spec.Type == "ExternalName" {
+		return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)
 	}
 	return ""
 }
