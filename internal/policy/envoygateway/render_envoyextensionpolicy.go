@@ -180,9 +180,9 @@ const extServiceTimeout = 10 * time.Second
 // on error the entry sets; a route enables it with an empty config.
 // An entry that did not validate but fails open is left out, as Envoy
 // Gateway leaves it out (the policy's other entries stay). backendSettings
-// (traffic features of the cluster) and FQDN Backends are not rendered
-// yet: unsupported.
-func renderExtProc(in policy.FieldInput, _ *policy.Env, who policyName) ([]policy.Fragment, error) {
+// (traffic features of the cluster) and Backends of hostnames (a DNS
+// cluster in Envoy Gateway's rendering) are not rendered yet: unsupported.
+func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.Fragment, error) {
 	v, err := effectiveValue(in)
 	if err != nil {
 		return nil, err
@@ -211,6 +211,15 @@ func renderExtProc(in policy.FieldInput, _ *policy.Env, who policyName) ([]polic
 		if len(refs) == 0 {
 			return nil, fmt.Errorf("extProc[%d]: no backendRefs", i)
 		}
+		var m *model.Model
+		if env != nil {
+			m = env.Model
+		}
+		if slices.ContainsFunc(refs, func(r backendRef) bool { return backendAddressType(m, who.namespace, r) == "FQDN" }) {
+			// Envoy Gateway reaches hostnames through a DNS cluster of
+			// the entry, not rendered yet.
+			return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc.backendRefs.fqdn"}}, nil
+		}
 		frag, err := extProcFilter(e, refs, i, who)
 		if err != nil {
 			return nil, fmt.Errorf("extProc[%d]: %w", i, err)
@@ -222,13 +231,6 @@ func renderExtProc(in policy.FieldInput, _ *policy.Env, who policyName) ([]polic
 
 // extProcFilter is one entry's filter, per-route config and cluster.
 func extProcFilter(e extProc, refs []backendRef, i int, who policyName) ([]policy.Fragment, error) {
-	for _, r := range refs {
-		if r.Kind == backend.Kind && r.Port == nil {
-			// A Backend's own endpoints may be hostnames (a DNS cluster
-			// in Envoy Gateway's rendering), not rendered yet.
-			return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc.backendRefs.Backend"}}, nil
-		}
-	}
 	first := refs[0]
 	ns := who.namespace
 	if first.Namespace != nil && *first.Namespace != "" {

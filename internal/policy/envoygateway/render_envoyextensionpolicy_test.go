@@ -175,3 +175,36 @@ func TestRenderWasm(t *testing.T) {
 		t.Errorf("got %+v, %v", frags, err)
 	}
 }
+
+// TestRenderExtProcBackends: a Backend of IP endpoints is reached through
+// the entry's EDS cluster, its authority without a port; one of hostnames
+// (a DNS cluster in Envoy Gateway's rendering) is unsupported.
+func TestRenderExtProcBackends(t *testing.T) {
+	objs, err := manifest.Parse("b.yaml", []byte(extensionObjects), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := policy.NewRegistry(All()...)
+	env := &policy.Env{Model: model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})}
+	who := policyName{kind: "envoyextensionpolicy", namespace: "app", name: "p"}
+	tests := []struct {
+		name, ref, capability, authority string
+	}{
+		{"IP endpoints", `{"group":"gateway.envoyproxy.io","kind":"Backend","name":"ip"}`, "ext_proc", "ip.app"},
+		{"hostname endpoints", `{"group":"gateway.envoyproxy.io","kind":"Backend","name":"fqdn"}`, "envoygateway.EnvoyExtensionPolicy.extProc.backendRefs.fqdn", ""},
+	}
+	for _, tc := range tests {
+		frags, err := renderExtProc(policy.FieldInput{Key: "extProc", Values: []any{json.RawMessage(`[{"backendRefs":[` + tc.ref + `]}]`)}}, env, who)
+		if err != nil || len(frags) != 1 || frags[0].Capability != tc.capability {
+			t.Errorf("%s: got %+v, %v; want capability %s", tc.name, frags, err, tc.capability)
+			continue
+		}
+		if tc.authority == "" {
+			continue
+		}
+		cfg, ok := frags[0].Filter.Typed.(*extprocv3.ExternalProcessor)
+		if !ok || cfg.GetGrpcService().GetEnvoyGrpc().GetAuthority() != tc.authority {
+			t.Errorf("%s: config %v, want authority %s", tc.name, frags[0].Filter.Typed, tc.authority)
+		}
+	}
+}

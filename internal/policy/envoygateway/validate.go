@@ -198,14 +198,19 @@ func (v refValidator) backends(feature, path string, refs []backendRef) {
 // endpoints — "FQDN", "IP", or "Mixed" when they differ. One extension's
 // destinations must share one type (one Envoy cluster type).
 func (v refValidator) addressType(r backendRef) string {
-	if r.Kind != backend.Kind {
+	return backendAddressType(v.m, v.p.Obj.Namespace, r)
+}
+
+// backendAddressType is refValidator.addressType for a reference made
+// from namespace ns.
+func backendAddressType(m *model.Model, ns string, r backendRef) string {
+	if r.Kind != backend.Kind || m == nil {
 		return "IP"
 	}
-	ns := v.p.Obj.Namespace
 	if r.Namespace != nil && *r.Namespace != "" {
 		ns = *r.Namespace
 	}
-	o, ok := v.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
+	o, ok := m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
 	if !ok {
 		return "IP"
 	}
