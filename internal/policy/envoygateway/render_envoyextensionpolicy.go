@@ -174,7 +174,8 @@ const extServiceTimeout = 10 * time.Second
 // gRPC service (authority <name>.<namespace>[:<port>] of the first
 // backendRef) through the cluster Envoy Gateway names after the entry,
 // envoyextensionpolicy/<owner namespace>/<owner name>/extproc/<i> — an
-// EDS cluster of the backends' endpoints speaking HTTP/2 — with the
+// EDS cluster of the backends' endpoints speaking HTTP/2, fed those of
+// gwpol's cluster for a single Service port — with the
 // processing mode (headers skipped, bodies not sent unless asked),
 // message timeout, failOpen, shadow mode, metadata namespaces and status
 // on error the entry sets; a route enables it with an empty config.
@@ -298,11 +299,18 @@ func extProcFilter(e extProc, refs []backendRef, i int, who policyName) ([]polic
 	if err != nil {
 		return nil, err
 	}
+	// The endpoints are the backends': one Service port's are those
+	// gwpol's own cluster for it is fed (so a bootstrap resolves the
+	// Service), several backends' the entry's own.
+	eds := cluster
+	if len(refs) == 1 && (first.Kind == "" || first.Kind == "Service") && first.Group == "" && first.Port != nil {
+		eds = policy.ServiceCluster(ns, first.Name, *first.Port)
+	}
 	c := &clusterv3.Cluster{
 		Name:                 cluster,
 		ConnectTimeout:       durationpb.New(extServiceTimeout),
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
-		EdsClusterConfig: &clusterv3.Cluster_EdsClusterConfig{ServiceName: cluster, EdsConfig: &corev3.ConfigSource{
+		EdsClusterConfig: &clusterv3.Cluster_EdsClusterConfig{ServiceName: eds, EdsConfig: &corev3.ConfigSource{
 			ResourceApiVersion:    corev3.ApiVersion_V3,
 			ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}},
 		}},

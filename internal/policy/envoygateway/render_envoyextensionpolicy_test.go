@@ -130,7 +130,8 @@ func TestRenderExtProc(t *testing.T) {
 	}
 	c, ok := f.TypedClusters[0].(*clusterv3.Cluster)
 	if len(f.TypedClusters) != 1 || !ok || c.Name != "envoyextensionpolicy/app/p/extproc/1" || c.GetType() != clusterv3.Cluster_EDS ||
-		c.GetConnectTimeout().AsDuration() != 10*time.Second || c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] == nil {
+		c.GetConnectTimeout().AsDuration() != 10*time.Second || c.TypedExtensionProtocolOptions[httpProtocolOptionsKey] == nil ||
+		c.GetEdsClusterConfig().GetServiceName() != policy.ServiceCluster("ext", "svc", 9000) {
 		t.Errorf("cluster %v", f.TypedClusters)
 	}
 	plain, ok := frags[1].Filter.Typed.(*extprocv3.ExternalProcessor)
