@@ -164,4 +164,18 @@ func TestEffectiveWhole(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merged fields (-want +got)\n%s", diff)
 	}
+
+	// Field b is replaced on merge: the merging policy's value alone is in
+	// effect, and the Gateway's value of b is shadowed (under b only).
+	replacing := wholePol("replacing", 2, map[string]any{"b": "r-b", "mergeType": "JSONMerge"})
+	r, ru, l = routedResult(at(LevelRoute, replacing), nil, at(LevelGateway, gwPol), nil)
+	shadows := map[string][]string{}
+	for _, e := range r.Effective(ru, l) {
+		for _, s := range e.Shadowed {
+			shadows[e.Key] = append(shadows[e.Key], s.Owner.Policy.Obj.Name+"."+s.Key)
+		}
+	}
+	if diff := cmp.Diff(map[string][]string{"b": {"gw.b"}}, shadows); diff != "" {
+		t.Errorf("replaced on merge: shadowed (-want +got)\n%s", diff)
+	}
 }
