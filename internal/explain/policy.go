@@ -16,7 +16,9 @@ type PolicyReport struct {
 	Accepted bool   `json:"accepted"`
 	// PartlyApplied: the policy is not accepted, yet its kind leaves out
 	// only the settings that fail (Problems names them) and the others
-	// take part in the merge (kgateway's ListenerPolicy).
+	// take part in the merge (kgateway's ListenerPolicy), or it fails
+	// open: applies without the parts that fail (policy.Policy.FailOpen,
+	// Envoy Gateway's failOpen extensions).
 	PartlyApplied bool `json:"partlyApplied,omitempty"`
 	// Targets are every merge point the policy reached, in graph order.
 	Targets []PolicyTarget `json:"targets"`
@@ -38,7 +40,7 @@ type PolicyTarget struct {
 	// first (see Target.DelegatedBy): each path merges apart.
 	DelegatedBy []string `json:"delegatedBy,omitempty"`
 	// Invalid: the policy is attached here but not accepted, so it takes
-	// no part in the merge.
+	// no part in the merge (unless it fails open: PolicyReport.PartlyApplied).
 	Invalid bool          `json:"invalid,omitempty"`
 	Fields  []PolicyField `json:"fields"`
 }
@@ -67,7 +69,7 @@ type Shadow struct {
 // merge IR only, so it serves every registered kind alike.
 func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 	rep := PolicyReport{Policy: p.ID(), Accepted: p.IsValid(), Targets: []PolicyTarget{}}
-	rep.PartlyApplied = !rep.Accepted && p.Kind.Spec().InvalidKeepsValidFields
+	rep.PartlyApplied = !rep.Accepted && (p.Kind.Spec().InvalidKeepsValidFields || p.FailOpen)
 	type fieldRef struct {
 		f      *merge.Field
 		ti, fi int
@@ -195,7 +197,7 @@ func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*
 	if c.Parent != "" {
 		t.Via = "Inherited"
 	}
-	if !p.IsValid() && !p.Kind.Spec().InvalidKeepsValidFields {
+	if !p.Applies() && !p.Kind.Spec().InvalidKeepsValidFields {
 		t.Invalid = true
 		return t, nil, true
 	}

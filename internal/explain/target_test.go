@@ -9,6 +9,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
@@ -177,5 +178,26 @@ func TestExplainStreamRoutes(t *testing.T) {
 		if len(got.Fields) != 0 || got.Listener != tt.listener || len(got.Notes) != 1 || !strings.Contains(got.Notes[0], tt.note) {
 			t.Errorf("%s: fields %v, listener %q, notes %q; want no field, %s, a note with %q", tt.name, got.Fields, got.Listener, got.Notes, tt.listener, tt.note)
 		}
+	}
+}
+
+// TestPolicyFailingOpen: a policy invalid only in parts that fail open is
+// reported not accepted, with its problem, yet its fields take part where
+// it attaches, as render applies them.
+func TestPolicyFailingOpen(t *testing.T) {
+	c := compileFile(t, "../../testdata/explain/failopen-extproc.yaml")
+	p := c.Policies.Get(model.Key{Group: "gateway.envoyproxy.io", Kind: "EnvoyExtensionPolicy", Namespace: "default", Name: "procs"})
+	if p == nil {
+		t.Fatal("policy not decoded")
+	}
+	rep := explain.Policy(c.Result, p)
+	if rep.Accepted || !rep.PartlyApplied {
+		t.Errorf("accepted %v, partly applied %v; want not accepted, partly applied", rep.Accepted, rep.PartlyApplied)
+	}
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "service default/gone not found") {
+		t.Errorf("problems %v", rep.Problems)
+	}
+	if len(rep.Targets) != 1 || rep.Targets[0].Invalid || len(rep.Targets[0].Fields) != 1 || rep.Targets[0].Fields[0].Field != "extProc" || rep.Targets[0].Fields[0].Outcome != "won" {
+		t.Errorf("targets %+v, want the route rule with extProc won", rep.Targets)
 	}
 }

@@ -184,7 +184,8 @@ func instances(in policy.Instancer, key string, f *Field) []string {
 // under every field, each of their fields a Shadowed entry of its own key
 // — Envoy Gateway overrides them whole, fields the more specific policy
 // leaves unset included — and policies of the same level that lost the
-// target to the first one are Losers.
+// target to the first one are Losers. A policy merged into whose value of
+// a field the merge replaced is Shadowed under that field.
 func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 	if pt == nil || len(pt.Fields) == 0 {
 		return nil
@@ -221,6 +222,17 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute]}
 		for _, c := range shadowed {
 			e.Shadowed = append(e.Shadowed, fieldsOf(k, c, lv)...)
+		}
+		// A less specific policy the more specific one merged into, whose
+		// value of the field the merge replaced (ReplacedOnMerge).
+		for _, c := range pt.Candidates {
+			if _, sets := c.Policy.Values[f.Key]; sets && !slices.Contains(f.Contributors, c) {
+				for _, hidden := range fieldsOf(k, c, lv) {
+					if hidden.Key == f.Key {
+						e.Shadowed = append(e.Shadowed, hidden)
+					}
+				}
+			}
 		}
 		out = append(out, e)
 	}

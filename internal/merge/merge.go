@@ -65,11 +65,11 @@ type Tie struct {
 // Point is the merge of one kind's policies at one target.
 type Point struct {
 	Kind policy.Kind
-	// Candidates are the valid policies, in precedence order, and the
-	// invalid ones of a kind whose invalid policies keep their valid
-	// fields (policy.KindSpec.InvalidKeepsValidFields).
+	// Candidates are the policies that apply (policy.Policy.Applies), in
+	// precedence order, and the invalid ones of a kind whose invalid
+	// policies keep their valid fields (policy.KindSpec.InvalidKeepsValidFields).
 	Candidates []*Candidate
-	// Invalid are attached policies that are not accepted; they take no
+	// Invalid are attached policies that do not apply; they take no
 	// part in the merge, but their targets may be replaced (ValidationMode).
 	Invalid []*Candidate
 	// Fields are the outcome in effect, in the kind's field order: the
@@ -250,7 +250,7 @@ func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 	pt := &Point{Kind: k}
 	keeps := k.Spec().InvalidKeepsValidFields
 	for _, c := range atts {
-		if keeps || c.Policy.IsValid() {
+		if keeps || c.Policy.Applies() {
 			pt.Candidates = append(pt.Candidates, c)
 		} else {
 			pt.Invalid = append(pt.Invalid, c)

@@ -127,6 +127,9 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 		if len(f.Contributors) == 0 {
 			continue
 		}
+		if len(f.Contributors) > 1 && wo.ReplacedOnMerge(fs.Key) {
+			f.Contributors, f.Values = f.Contributors[:1], f.Values[:1]
+		}
 		f.Owner = f.Contributors[0]
 		if len(f.Contributors) > 1 {
 			f.Strategy = strategy

@@ -22,6 +22,9 @@ func (wholeKind) MergesInto(p *policy.Policy) policy.Strategy {
 	return policy.Strategy(s)
 }
 
+// ReplacedOnMerge: field b is a list a merging policy replaces.
+func (wholeKind) ReplacedOnMerge(key string) bool { return key == "b" }
+
 var _ policy.WholeOverrider = wholeKind{}
 
 func wholePol(name string, seq int, values map[string]any) *policy.Policy {
@@ -113,6 +116,15 @@ func TestRouted(t *testing.T) {
 			t.Errorf("(-want +got)\n%s", diff)
 		}
 	})
+	t.Run("a field the merge replaces has the most specific value alone", func(t *testing.T) {
+		m := wholePol("m", 3, map[string]any{"a": "m-a", "b": "m-b", "mergeType": "StrategicMerge"})
+		r, ru, l := routedResult(at(LevelRoute, m), nil, at(LevelGateway, gwPol), nil)
+		got := routedView(r.Routed(ru, l))
+		want := map[string][]string{"a": {"m", "gw", "StrategicMerge"}, "b": {"m", "OverridableShallow"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+	})
 }
 
 // TestEffectiveWhole: for a kind that overrides whole, Effective on a rule
@@ -151,5 +163,19 @@ func TestEffectiveWhole(t *testing.T) {
 	want := map[string][]string{"a": {"merging", "gw", "StrategicMerge"}, "b": {"gw", "OverridableShallow"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merged fields (-want +got)\n%s", diff)
+	}
+
+	// Field b is replaced on merge: the merging policy's value alone is in
+	// effect, and the Gateway's value of b is shadowed (under b only).
+	replacing := wholePol("replacing", 2, map[string]any{"b": "r-b", "mergeType": "JSONMerge"})
+	r, ru, l = routedResult(at(LevelRoute, replacing), nil, at(LevelGateway, gwPol), nil)
+	shadows := map[string][]string{}
+	for _, e := range r.Effective(ru, l) {
+		for _, s := range e.Shadowed {
+			shadows[e.Key] = append(shadows[e.Key], s.Owner.Policy.Obj.Name+"."+s.Key)
+		}
+	}
+	if diff := cmp.Diff(map[string][]string{"b": {"gw.b"}}, shadows); diff != "" {
+		t.Errorf("replaced on merge: shadowed (-want +got)\n%s", diff)
 	}
 }

@@ -45,6 +45,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.BackendAppProtocoler](),
 	reflect.TypeFor[policy.RouteValidator](),
 	reflect.TypeFor[policy.BackendCaller](),
+	reflect.TypeFor[policy.BackendChecker](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

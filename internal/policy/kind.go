@@ -31,6 +31,7 @@ package policy
 //	StatusReasoner    status: route conditions for rules the kind's references break
 //	RouteValidator    attach, status: a controller's own validation of the routes on its Gateways
 //	BackendCaller     status: the backends a policy calls, which report a backend policy against it
+//	BackendChecker    decode (Env.BackendProblems): references of a backend's policy that a policy calling the backend needs resolved
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
@@ -215,6 +216,11 @@ type WholeOverrider interface {
 	// specific level's policy (StrategicMerge, JSONMerge), "" when p
 	// replaces it.
 	MergesInto(p *Policy) Strategy
+	// ReplacedOnMerge reports whether a merging policy's value of the
+	// field replaces the less specific level's rather than merging into
+	// it (a list the API gives no patch strategy, under either merge):
+	// the more specific value is then the field's only contributor.
+	ReplacedOnMerge(key string) bool
 }
 
 // InvalidKeeper is implemented by whole-overriding kinds whose
@@ -466,4 +472,23 @@ func (v *RouteVerdict) Refusal(rule, ref int) (RefusedBackend, bool) {
 type BackendCaller interface {
 	// CalledBackends are the backend objects p calls, in spec order.
 	CalledBackends(p *Policy) []model.Key
+}
+
+// BackendChecker is implemented by kinds whose policies on a backend name
+// objects that must resolve for the backend to be called (Gateway API
+// BackendTLSPolicy: its CA certificates). Envoy Gateway resolves them
+// while it translates a policy that calls the backend (an ext-proc
+// service) and rejects that policy when they do not. A kind whose
+// policies call backends asks through Env.BackendProblems, which
+// Registry.Decode fills before it decodes any policy.
+type BackendChecker interface {
+	// BackendChecks reads the kind's objects in m once and returns what,
+	// for a backend port, the kind's policy on it names that does not
+	// resolve (nil when nothing).
+	BackendChecks(m *model.Model) func(backend model.Key, port int32) []MissingRef
+}
+
+// MissingRef is an object a reference names that is not in the input.
+type MissingRef struct {
+	Kind, Namespace, Name string
 }

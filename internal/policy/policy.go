@@ -19,6 +19,20 @@ type Env struct {
 	// "kgateway"; "" outside render), for the few fields a target
 	// expresses with its own filters.
 	Target string
+
+	// backendChecks are the registered BackendCheckers' (Registry.Decode).
+	backendChecks []func(model.Key, int32) []MissingRef
+}
+
+// BackendProblems are the references that do not resolve in the policies
+// of other kinds on a backend port (BackendChecker); nil when none, and
+// outside Registry.Decode.
+func (e *Env) BackendProblems(backend model.Key, port int32) []MissingRef {
+	var out []MissingRef
+	for _, check := range e.backendChecks {
+		out = append(out, check(backend, port)...)
+	}
+	return out
 }
 
 // ValueRunningOnHost is the Config.Values key of the envoyGateway:
@@ -227,6 +241,11 @@ type Policy struct {
 	// reason Invalid). Warnings make it PartiallyValid.
 	Invalid  []diag.Diagnostic
 	Warnings []diag.Diagnostic
+	// FailOpen: every problem in Invalid is in a part of the policy its
+	// controller leaves out while it applies the rest (Envoy Gateway's
+	// extensions set to failOpen). The policy is not accepted, yet it
+	// takes effect without those parts (Applies).
+	FailOpen bool
 	// Findings are other diagnostics (unknown fields, deprecations).
 	Findings []diag.Diagnostic
 	// Data is kind-private decoded state (e.g. the typed spec).
@@ -280,6 +299,10 @@ func (p *Policy) Ref() diag.ObjectRef { return p.Obj.Ref() }
 
 // IsValid reports whether the policy may take effect.
 func (p *Policy) IsValid() bool { return len(p.Invalid) == 0 }
+
+// Applies reports whether the policy takes effect where it attaches: it
+// is valid, or invalid only in parts that fail open (FailOpen).
+func (p *Policy) Applies() bool { return p.IsValid() || p.FailOpen }
 
 // SetFields lists the keys of the fields the policy sets, in the kind's order.
 func (p *Policy) SetFields() []string {
@@ -438,6 +461,12 @@ func (s *Set) Get(k model.Key) *Policy { return s.byKey[k] }
 // Decode decodes every object of every registered kind.
 func (r *Registry) Decode(env *Env) *Set {
 	s := &Set{byKey: map[model.Key]*Policy{}}
+	env.backendChecks = nil
+	for _, k := range r.kinds {
+		if bc, ok := k.(BackendChecker); ok {
+			env.backendChecks = append(env.backendChecks, bc.BackendChecks(env.Model))
+		}
+	}
 	for _, k := range r.kinds {
 		for _, o := range env.Model.OfKind(k.GroupKind()) {
 			p := k.Decode(o, env)

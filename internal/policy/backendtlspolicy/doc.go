@@ -3,8 +3,11 @@
 // certificate of a Service or kgateway Backend it connects to.
 //
 // It is a policy kind (stage: policy) and imports only diag, model,
-// manifest and the policy contract (hook: policy.ConditionWriter). Its targets are backends; its status is the Gateway
-// API's, written per Gateway whose routes use the backend: ResolvedRefs
+// manifest and the policy contract (hooks: policy.ConditionWriter, and
+// policy.BackendChecker, through which a policy that calls a backend —
+// an Envoy Gateway ext-proc service — finds its CA certificates
+// missing). Its targets are backends; its status is the Gateway API's,
+// written per Gateway whose routes use the backend: ResolvedRefs
 // (the CA certificate references) and Accepted — False/Conflicted for a
 // policy that targets the same backend as an older one, and
 // False/NoValidCACertificate when no CA certificate resolves. It does not

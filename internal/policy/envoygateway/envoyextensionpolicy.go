@@ -1,5 +1,14 @@
 package envoygateway
 
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
 // EnvoyExtensionPolicy adds extensions to the traffic of a Gateway or
 // route: Wasm modules, external processors and Lua scripts.
 func EnvoyExtensionPolicy() *Kind { return envoyExtensionPolicy }
@@ -10,4 +19,80 @@ var envoyExtensionPolicy = &Kind{
 	fields:    []string{"wasm", "extProc", "lua", "dynamicModule"},
 	targets:   allTargets,
 	mergeable: true,
+}
+
+// extProcValue is spec.extProc as a policy holds it (policy.Policy.Values):
+// the value as written, and the entries that did not validate but fail
+// open — Envoy Gateway leaves those out of the data plane and applies
+// the rest. It marshals as written.
+type extProcValue struct {
+	raw    json.RawMessage
+	failed []int
+}
+
+// MarshalJSON is the value as written.
+func (v extProcValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
+
+// failOpen is what an extension entry says about failing open.
+type failOpen struct {
+	FailOpen *bool `json:"failOpen"`
+}
+
+// markFailOpen decides, once the policy is validated, whether its
+// problems all fail open: an external processor or Wasm module that does
+// not validate and sets failOpen is left out while Envoy Gateway applies
+// the rest of the policy (which it still reports Invalid). Any other
+// problem — in a Lua script, a dynamic module, an entry that fails
+// closed, or outside the extensions — keeps the whole policy out, and
+// its routes answer 500. The failed external processors are recorded on
+// the extProc value, for render to leave out.
+func markFailOpen(p *policy.Policy, raw []byte) {
+	if p.IsValid() {
+		return
+	}
+	var spec struct {
+		ExtProc []failOpen `json:"extProc"`
+		Wasm    []failOpen `json:"wasm"`
+	}
+	if json.Unmarshal(raw, &spec) != nil {
+		return
+	}
+	var failed []int
+	for _, d := range p.Invalid {
+		field, i, ok := extensionEntry(d.Field)
+		if !ok {
+			return
+		}
+		list := spec.ExtProc
+		if field == "wasm" {
+			list = spec.Wasm
+		}
+		if i >= len(list) || list[i].FailOpen == nil || !*list[i].FailOpen {
+			return
+		}
+		if field == "extProc" && !slices.Contains(failed, i) {
+			failed = append(failed, i)
+		}
+	}
+	p.FailOpen = true
+	if v, ok := p.Values["extProc"].(json.RawMessage); ok && len(failed) > 0 {
+		slices.Sort(failed)
+		p.Values["extProc"] = extProcValue{raw: v, failed: failed}
+	}
+}
+
+// extensionEntry reads a diagnostic's field path spec.extProc[i]… or
+// spec.wasm[i]…: the field and the entry's index.
+func extensionEntry(path string) (field string, i int, ok bool) {
+	for _, f := range []string{"extProc", "wasm"} {
+		rest, found := strings.CutPrefix(path, "spec."+f+"[")
+		if !found {
+			continue
+		}
+		n, _, found := strings.Cut(rest, "]")
+		if _, err := fmt.Sscanf(n, "%d", &i); found && err == nil {
+			return f, i, true
+		}
+	}
+	return "", 0, false
 }

@@ -3,8 +3,11 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -30,18 +33,116 @@ func checkLuaSyntax(p *policy.Policy, raw []byte, m *model.Model) {
 	if json.Unmarshal(raw, &l) != nil || len(l.Lua) == 0 || luaValidationDisabled(p, m) {
 		return
 	}
+	strict := luaValidationStrict(p, m)
 	for i, s := range l.Lua {
 		if s.Inline == nil {
 			continue
 		}
-		_, err := parse.Parse(strings.NewReader(*s.Inline), "<string>")
-		if err == nil {
+		name := fmt.Sprintf("envoyextensionpolicy/%s/%s/lua/%d", p.Obj.Namespace, p.Obj.Name, i)
+		chunk, err := parse.Parse(strings.NewReader(*s.Inline), "<string>")
+		if err != nil {
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.lua[%d].inline", i),
+				"Lua: validation failed for lua body in policy with name %s: failed to validate with %s: %s.", name, luaEntry(*s.Inline), strings.TrimSpace(err.Error())))
 			continue
 		}
-		name := fmt.Sprintf("envoyextensionpolicy/%s/%s/lua/%d", p.Obj.Namespace, p.Obj.Name, i)
-		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.lua[%d].inline", i),
-			"Lua: validation failed for lua body in policy with name %s: failed to validate with %s: %s.", name, luaEntry(*s.Inline), strings.TrimSpace(err.Error())))
+		if !strict {
+			continue
+		}
+		if entry, line, method, ok := unknownHandleMethod(chunk); ok {
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.lua[%d].inline", i),
+				"Lua: validation failed for lua body in policy with name %s: failed to validate with %s: <string>:%d: attempt to call a non-function object (the stream handle has no method %s).",
+				name, entry, line, method))
+		}
 	}
+}
+
+// streamHandleMethods are the methods of the stream handle Envoy passes
+// envoy_on_request and envoy_on_response (Envoy's Lua filter API, which
+// Envoy Gateway's Strict validation mocks).
+var streamHandleMethods = []string{"logTrace", "logDebug", "logInfo", "logWarn", "logErr", "logCritical", "headers", "body", "bodyChunks",
+	"trailers", "httpCall", "respond", "metadata", "streamInfo", "connection", "connectionStreamInfo", "filterContext",
+	"setUpstreamOverrideHost", "importPublicKey", "verifySignature", "base64Escape", "timestamp", "timestampString"}
+
+// unknownHandleMethod finds, in the entry points a script defines, the
+// first call of a method the stream handle does not have, made directly
+// on the handle parameter (h:UnknownApi()). Envoy Gateway's Strict
+// validation runs the script against a mock of the handle and fails on
+// such a call when its branch runs; gwpol never runs input, so it reads
+// the calls instead, in every branch.
+func unknownHandleMethod(chunk []ast.Stmt) (entry string, line int, method string, ok bool) {
+	for _, st := range chunk {
+		def, isDef := st.(*ast.FuncDefStmt)
+		if !isDef || def.Name == nil || def.Func == nil || def.Func.ParList == nil || len(def.Func.ParList.Names) == 0 {
+			continue
+		}
+		id, isIdent := def.Name.Func.(*ast.IdentExpr)
+		if !isIdent || (id.Value != "envoy_on_request" && id.Value != "envoy_on_response") {
+			continue
+		}
+		handle := def.Func.ParList.Names[0]
+		var found *ast.FuncCallExpr
+		walkLua(reflect.ValueOf(def.Func.Stmts), func(c *ast.FuncCallExpr) bool {
+			recv, onIdent := c.Receiver.(*ast.IdentExpr)
+			if c.Method != "" && onIdent && recv.Value == handle && !slices.Contains(streamHandleMethods, c.Method) {
+				found = c
+				return false
+			}
+			return true
+		})
+		if found != nil {
+			return id.Value, found.Line(), found.Method, true
+		}
+	}
+	return "", 0, "", false
+}
+
+// walkLua calls f on every method or function call under v (a gopher-lua
+// AST value), in source order, until f returns false.
+func walkLua(v reflect.Value, f func(*ast.FuncCallExpr) bool) bool {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return true
+		}
+		if c, ok := v.Interface().(*ast.FuncCallExpr); ok {
+			// The receiver and arguments are evaluated before the call.
+			if !walkLua(reflect.ValueOf(c.Receiver), f) || !walkLua(reflect.ValueOf(c.Func), f) || !walkLua(reflect.ValueOf(c.Args), f) {
+				return false
+			}
+			return f(c)
+		}
+		return walkLua(v.Elem(), f)
+	case reflect.Slice:
+		for i := range v.Len() {
+			if !walkLua(v.Index(i), f) {
+				return false
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && !walkLua(v.Field(i), f) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// luaValidationStrict reports whether every Gateway p reaches validates
+// Lua strictly (its EnvoyProxy's luaValidation, Strict unless set).
+func luaValidationStrict(p *policy.Policy, m *model.Model) bool {
+	for _, gs := range reachedGateways(p, m) {
+		key, ok := envoyProxyOf(gs.gw, m)
+		if !ok {
+			continue
+		}
+		if o, ok := m.Object(key); ok {
+			if b, err := o.FieldJSON("spec.luaValidation"); err == nil && string(b) != "null" && string(b) != `"Strict"` {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // luaValidationDisabled reports whether the EnvoyProxy of a Gateway p

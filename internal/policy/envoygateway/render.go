@@ -89,7 +89,9 @@ var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
 // (translator's http filter order): fault injection and CORS first,
-// authentication, then authorization, rate limits and compression last.
+// authentication, then the extensions (Lua, external processors, Wasm,
+// dynamic modules; each kind's filters by their index in the policy,
+// see extensionFilter), authorization, rate limits and compression last.
 const (
 	orderFault = 10 + iota
 	orderCORS
@@ -97,6 +99,10 @@ const (
 	orderBasicAuth
 	orderOAuth2
 	orderJWT
+	orderLua
+	orderExtProc
+	orderWasm
+	orderDynamicModule
 	orderRBAC
 	orderLocalRateLimit
 	orderRateLimit
@@ -118,6 +124,12 @@ func (k *Kind) OverridesWhole() bool { return k.mergeable }
 
 // ProcessingOrder implements policy.WholeOverrider: Envoy Gateway's.
 func (k *Kind) ProcessingOrder(a, b *policy.Policy) int { return processingOrder(a, b) }
+
+// ReplacedOnMerge implements policy.WholeOverrider: EnvoyExtensionPolicy's
+// fields are lists its API gives no patch strategy, so a route's list
+// replaces its Gateway's under StrategicMerge as under JSONMerge (Envoy
+// Gateway merges the policies with Kubernetes' strategic merge patch).
+func (k *Kind) ReplacedOnMerge(string) bool { return k == envoyExtensionPolicy }
 
 // MergesInto implements policy.WholeOverrider: spec.mergeType.
 func (k *Kind) MergesInto(p *policy.Policy) policy.Strategy {
@@ -148,6 +160,9 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 			return sr(v, who, placement{scope: in.Scope, sharedPort: in.SharedPort})
 		}, true
 	}
+	if er, withEnv := envRenderers[k.name+"."+in.Key]; withEnv && len(in.Values) > 0 {
+		return er(in, env, k.contributor(in))
+	}
 	if !ok || len(in.Values) == 0 {
 		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key, Reason: unrenderable[k.name+"."+in.Key]}}, nil
 	}
@@ -155,11 +170,17 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 	if err != nil {
 		return nil, err
 	}
+	return r(v, k.contributor(in))
+}
+
+// contributor is the policy whose value of the field is in effect, the
+// most specific contributor, named as Envoy Gateway names it.
+func (k *Kind) contributor(in policy.FieldInput) policyName {
 	who := policyName{kind: lower(k.name)}
 	if len(in.Contributors) > 0 {
 		who.namespace, who.name = splitID(in.Contributors[0])
 	}
-	return r(v, who)
+	return who
 }
 
 // splitID takes namespace and name from a policy ID

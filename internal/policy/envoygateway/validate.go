@@ -87,7 +87,7 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env)
 		return // the spec's shape was checked by Decode
 	}
 	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
-	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend}
+	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
 	if refs.ExtAuth != nil {
 		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {
 			if b != nil {
@@ -128,7 +128,9 @@ func (v refValidator) configMaps(refs references) {
 		switch keys, ok := v.configMapKeys(name); {
 		case !ok:
 			v.invalid(path, "Lua: can't find the referenced configmap %s in namespace %s.", name, ns)
-		case !slices.Contains(keys, "lua"):
+		case len(keys) == 0:
+			// Without a lua key Envoy Gateway reads another: only an
+			// empty ConfigMap fails.
 			v.invalid(path, "Lua: can't find the key lua in the referenced configmap %s.", name)
 		}
 	}
@@ -162,6 +164,9 @@ type refValidator struct {
 	// noBackend: Envoy Gateway's Backend kind is disabled
 	// (envoyGateway.enableBackend: false).
 	noBackend bool
+	// backendProblems are what other kinds' policies on a backend name
+	// that does not resolve (policy.Env.BackendProblems).
+	backendProblems func(model.Key, int32) []policy.MissingRef
 }
 
 func (v refValidator) invalid(path, format string, args ...any) {
@@ -173,7 +178,11 @@ func (v refValidator) invalid(path, format string, args ...any) {
 func (v refValidator) backends(feature, path string, refs []backendRef) {
 	types := map[string]bool{}
 	for _, r := range refs {
-		if msg := v.backend(r); msg != "" {
+		msg := v.backend(r)
+		if msg == "" {
+			msg = v.backendTLS(r)
+		}
+		if msg != "" {
 			v.invalid(path, "%s: %s", feature, msg)
 			return
 		}
@@ -189,14 +198,19 @@ func (v refValidator) backends(feature, path string, refs []backendRef) {
 // endpoints — "FQDN", "IP", or "Mixed" when they differ. One extension's
 // destinations must share one type (one Envoy cluster type).
 func (v refValidator) addressType(r backendRef) string {
-	if r.Kind != backend.Kind {
+	return backendAddressType(v.m, v.p.Obj.Namespace, r)
+}
+
+// backendAddressType is refValidator.addressType for a reference made
+// from namespace ns.
+func backendAddressType(m *model.Model, ns string, r backendRef) string {
+	if r.Kind != backend.Kind || m == nil {
 		return "IP"
 	}
-	ns := v.p.Obj.Namespace
 	if r.Namespace != nil && *r.Namespace != "" {
 		ns = *r.Namespace
 	}
-	o, ok := v.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
+	o, ok := m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
 	if !ok {
 		return "IP"
 	}
@@ -228,23 +242,19 @@ func (v refValidator) backend(r backendRef) string {
 	if gk.Kind == "" {
 		gk.Kind = "Service"
 	}
-	if gk == backend && v.noBackend {
-		return fmt.Sprintf("resource %s of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration.", r.Name)
-	}
+	// Envoy Gateway's order: the port, the object (and its port), the
+	// ReferenceGrant, then what building the destination finds (a disabled
+	// Backend kind, an ExternalName Service).
 	if gk.Kind == "Service" && gk.Group == "" && r.Port == nil {
 		return "a valid port number corresponding to a port on the Service must be specified."
 	}
-	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
-		return fmt.Sprintf("backend ref to %s %s/%s not permitted by any ReferenceGrant.", gk.Kind, ns, r.Name)
-	}
+	var svc *model.Service
 	switch gk {
 	case model.GroupKind{Kind: "Service"}:
-		svc := v.m.Service(ns, r.Name)
+		svc = v.m.Service(ns, r.Name)
 		switch {
 		case svc == nil:
 			return fmt.Sprintf("service %s/%s not found.", ns, r.Name)
-		case svc.Spec.Type == "ExternalName":
-			return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)
 		case !svc.HasPort(*r.Port):
 			return fmt.Sprintf("TCP Port %d not found on service %s/%s.", *r.Port, ns, r.Name)
 		}
@@ -253,7 +263,34 @@ func (v refValidator) backend(r backendRef) string {
 			return fmt.Sprintf("%s %s/%s not found.", lower(gk.Kind), ns, r.Name)
 		}
 	}
+	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
+		return fmt.Sprintf("backend ref to %s %s/%s not permitted by any ReferenceGrant.", gk.Kind, ns, r.Name)
+	}
+	if gk == backend && v.noBackend {
+		return fmt.Sprintf("resource %s of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration.", r.Name)
+	}
+	if svc != nil && svc.Spec.Type == "ExternalName" {
+		return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)
+	}
 	return ""
+}
+
+// backendTLS: the CA certificate of the BackendTLSPolicy on a resolved
+// backend must be in the input, as Envoy Gateway reads it while it
+// translates the calling policy (its message).
+func (v refValidator) backendTLS(r backendRef) string {
+	if v.backendProblems == nil {
+		return ""
+	}
+	var port int32
+	if r.Port != nil {
+		port = *r.Port
+	}
+	ms := v.backendProblems(r.key(v.p.Obj.Namespace), port)
+	if len(ms) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %s not found in namespace %s.", lower(ms[0].Kind), ms[0].Name, ms[0].Namespace)
 }
 
 // clientSecret checks the OIDC client secret: it must exist, be

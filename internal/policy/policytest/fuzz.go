@@ -44,13 +44,17 @@ func FuzzDecode(f *testing.F, kinds ...policy.Kind) {
 			return // unparseable input is the manifest fuzzers' concern
 		}
 		set := &manifest.Set{Objects: objs}
-		m := model.Build(set, model.Options{Extra: policy.NewRegistry(kinds...).GroupKinds()})
+		reg := policy.NewRegistry(kinds...)
+		m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
 		for _, mode := range []string{"Standard", "Strict"} {
 			// Strict runs with a deployment's optional services too (Envoy
 			// Gateway's rate limit service), so that the checks they
 			// enable run.
 			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode,
 				Values: map[string]any{policy.ValueRateLimitEnabled: mode == "Strict"}}}
+			// Through the registry, as the pipeline decodes: the hooks
+			// it hands every decoder (Env.BackendProblems) are set.
+			reg.Decode(env)
 			for _, k := range kinds {
 				decodeAll(t, k, objs, env)
 			}

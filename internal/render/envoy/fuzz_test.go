@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
 	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/policytest"
@@ -79,12 +80,23 @@ func FuzzRender(f *testing.F) {
 	policytest.AddSeeds(f, "../../../testdata/examples/60-policies.yaml", "../../../testdata/examples/70-haproxy.yaml",
 		"../../../testdata/render/*/input.yaml", "../../../testdata/render/*/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml")
 	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: app}\nspec:\n  headerModifiers: {request: {set: [{name: x-a, value: \"a\\u0091b\"}]}}\n  timeouts: {request: 5s}\n"))
+	// Envoy Gateway's extensions: Lua (inline, a ConfigMap's), external
+	// processors (one failing open) and the BackendTLSPolicy of their
+	// backend.
+	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: eep, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}]\n" +
+		"  lua: [{type: Inline, inline: \"function envoy_on_request(h) end\", filterContext: {k: v}}, {type: ValueRef, valueRef: {name: lua, kind: ConfigMap, group: v1}}]\n" +
+		"  extProc: [{backendRefs: [{name: svc2, port: 8080}], processingMode: {request: {body: Streamed}}, messageTimeout: 1s}, {failOpen: true, backendRefs: [{name: gone, port: 1}]}]\n" +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lua, namespace: app}\ndata: {script: x}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: svc2}]\n  validation: {hostname: svc2, caCertificateRefs: [{group: '', kind: ConfigMap, name: lua}]}\n"))
 	ws := wso2.New(nil, nil)
 	// Envoy Gateway's kinds bring its route validation (verdicts that
 	// leave rules out, answer them or refuse backendRefs) to the routes
-	// of the seeds with an Envoy Gateway GatewayClass.
-	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI()},
-		envoygateway.All()...)...)
+	// of the seeds with an Envoy Gateway GatewayClass; BackendTLSPolicy
+	// the CA checks of its extensions' backends.
+	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI(),
+		backendtlspolicy.New()}, envoygateway.All()...)...)
 	f.Fuzz(func(t *testing.T, docs []byte) {
 		base, err := manifest.Parse("base.yaml", []byte(fuzzBase), manifest.Limits{})
 		if err != nil {

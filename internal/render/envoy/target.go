@@ -82,6 +82,7 @@ var upstream = []string{
 	"jwt_authn",           // envoy.filters.http.jwt_authn
 	"ext_authz",           // envoy.filters.http.ext_authz
 	"ext_proc",            // envoy.filters.http.ext_proc
+	"lua",                 // envoy.filters.http.lua
 	"rbac",                // envoy.filters.http.rbac
 	"basic_auth",          // envoy.filters.http.basic_auth
 	"api_key_auth",        // envoy.filters.http.api_key_auth

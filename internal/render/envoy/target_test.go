@@ -152,6 +152,8 @@ var capabilityFixtures = []capabilityFixture{
 		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: fixture, namespace: infra}\n" +
 		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app}]\n" +
 		"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n"},
+	{"lua", "lua", "", "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) end\"}]\n"},
 	{"response_cache", "cache", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  cache: {ttlSeconds: 30}\n"},
 	{"waf", "waf", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  waf: {policy: strict, catalogRef: {name: waf}}\n" +
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: waf, namespace: infra}\nimmutable: true\ndata:\n  policies.yaml: \"strict: {requestBody: {mode: none}}\"\n"},
