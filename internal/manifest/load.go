@@ -144,6 +144,7 @@ func displayName(path string) string {
 
 func readInput(path string, opt Options) ([]byte, error) {
 	var r io.Reader
+	size := int64(0) // what the input is expected to hold, when known
 	if path == "-" {
 		if opt.Stdin == nil {
 			return nil, diag.Errorf(diag.Invalid, "%s: no standard input to read", StdinName)
@@ -164,10 +165,10 @@ func readInput(path string, opt Options) ([]byte, error) {
 		if err := regularFile(path, st); err != nil {
 			return nil, err
 		}
-		r = f
+		r, size = f, st.Size()
 	}
 	max := opt.Limits.MaxFileBytes
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	data, err := readAll(io.LimitReader(r, max+1), min(size, max)+1)
 	if err != nil {
 		return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", displayName(path), unwrapPathErr(err))
 	}
@@ -175,6 +176,17 @@ func readInput(path string, opt Options) ([]byte, error) {
 		return nil, diag.Errorf(diag.Invalid, "%s: %w: larger than %d bytes", displayName(path), ErrTooLarge, max)
 	}
 	return data, nil
+}
+
+// readAll is io.ReadAll into a buffer made for the expected size: io.ReadAll
+// starts small and grows by copying, which for a large manifest allocated
+// about twice the file and copied it several times over. A file that
+// changed size since it was measured is still read whole.
+func readAll(r io.Reader, expect int64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(expect) + bytes.MinRead) // ReadFrom grows when less than MinRead is free
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 func unwrapPathErr(err error) error {
