@@ -40,6 +40,7 @@ func (o *Object) DecodeAll(v any) ([]UnknownField, []error) {
 	if err != nil {
 		return nil, []error{err}
 	}
+	defer d.release()
 	d.collect = true
 	d.errs = appendErr(d.errs, d.value(d.root, d.rv.Elem(), planFor(d.rv.Elem().Type())))
 	return d.unknowns, d.errs
@@ -86,6 +87,7 @@ func (o *Object) decode(path string, v any, strict bool) ([]UnknownField, error)
 	if err != nil {
 		return nil, err
 	}
+	defer d.release()
 	if err := d.value(d.root, d.rv.Elem(), planFor(d.rv.Elem().Type())); err != nil {
 		return nil, err
 	}
@@ -104,9 +106,25 @@ func (o *Object) newDecoder(path string, v any, strict bool) (*decoder, error) {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return nil, Errorf(o.posOf(n), "%s %s: %v", o.Kind, o.Name, &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)})
 	}
-	d := &decoder{o: o, base: path, strict: strict, root: n, rv: rv}
+	d := decoders.Get().(*decoder)
+	buf := d.buf
+	buf.Reset()
+	*d = decoder{o: o, base: path, strict: strict, root: n, rv: rv, buf: buf}
 	d.steps = d.stepBuf[:0]
 	return d, nil
+}
+
+// decoders are reused: a model decodes tens of thousands of objects, and
+// a decoder with its path steps and JSON buffer was an allocation of half
+// a kilobyte per object.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+// release returns d to the pool, keeping only its buffers: what it
+// decoded and found belongs to the caller.
+func (d *decoder) release() {
+	buf := d.buf
+	*d = decoder{buf: buf}
+	decoders.Put(d)
 }
 
 // settle is where a value's error goes: back to the caller, or, when
