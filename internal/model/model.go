@@ -189,7 +189,9 @@ func Build(set *manifest.Set, opt Options) *Model {
 	if opt.DefaultNamespace == "" {
 		opt.DefaultNamespace = "default"
 	}
-	m := &Model{objects: map[Key]*manifest.Object{}, byGK: map[GroupKind][]*manifest.Object{}, typed: map[Key]any{}}
+	// Sized for the input: grown one doubling at a time, the two maps
+	// keyed by Key rehashed every key several times over.
+	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}}
 	for _, o := range set.Objects {
 		m.Diagnostics = append(m.Diagnostics, o.Findings...)
 		gk := GroupKind{o.Group, o.Kind}
@@ -246,6 +248,7 @@ type decoded struct {
 // decodeAll decodes the known kinds in parallel; results are gathered in
 // key order so output does not depend on scheduling.
 func (m *Model) decodeAll(objs []*manifest.Object, lenient bool) {
+	m.typed = make(map[Key]any, len(objs))
 	res := make([]decoded, len(objs))
 	parallel.Each(len(objs), func(i int) {
 		o := objs[i]
