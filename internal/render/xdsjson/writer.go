@@ -41,6 +41,11 @@ type Writer struct {
 	// collect appends to filling: populated's Range callback.
 	collect func(protoreflect.FieldDescriptor, protoreflect.Value) bool
 	filling *[]fieldValue
+	// The same for map keys (sortedKeys).
+	freeKeys    []*[]protoreflect.MapKey
+	collectKey  func(protoreflect.MapKey, protoreflect.Value) bool
+	keysFilling *[]protoreflect.MapKey
+	freeNames   [][]string // Struct keys (goStruct)
 
 	// Skip is a field left out wherever it occurs (a RouteConfiguration's
 	// virtual hosts, written as units of their own); Hole is how many
@@ -65,18 +70,20 @@ type anyOut struct {
 
 var anySeed = maphash.MakeSeed()
 
-// cachedAny is where the Any's expansion at the writer's depth is cached.
-func (w *Writer) cachedAny(typeURL string, value []byte) (uint64, *anyOut) {
+// cachedAny is where the Any's expansion at the writer's depth is cached,
+// and that expansion when it is. (It returns the bytes, not the entry: a
+// pointer to the looked-up copy cost an allocation per Any written.)
+func (w *Writer) cachedAny(typeURL string, value []byte) (key uint64, out []byte, hit bool) {
 	var h maphash.Hash
 	h.SetSeed(anySeed)
 	h.WriteByte(byte(w.Depth))
 	h.WriteString(typeURL)
 	h.Write(value)
-	key := h.Sum64()
+	key = h.Sum64()
 	if e, ok := w.anys[key]; ok && e.depth == w.Depth && e.typeURL == typeURL && bytes.Equal(e.value, value) {
-		return key, &e
+		return key, e.out, true
 	}
-	return key, nil
+	return key, nil, false
 }
 
 // Message appends m at the writer's depth.
@@ -243,14 +250,10 @@ func (w *Writer) list(l protoreflect.List, fd protoreflect.FieldDescriptor) erro
 }
 
 func (w *Writer) mapValue(mp protoreflect.Map, fd protoreflect.FieldDescriptor) error {
-	keys := make([]protoreflect.MapKey, 0, mp.Len())
-	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
-		keys = append(keys, k)
-		return true
-	})
-	slices.SortFunc(keys, compareKeys)
+	keys := w.sortedKeys(mp)
+	defer w.releaseKeys(keys)
 	w.Buf = append(w.Buf, '{')
-	for i, k := range keys {
+	for i, k := range *keys {
 		if err := w.key(i, k.String()); err != nil {
 			return err
 		}
@@ -258,8 +261,37 @@ func (w *Writer) mapValue(mp protoreflect.Map, fd protoreflect.FieldDescriptor) 
 			return err
 		}
 	}
-	w.close(len(keys), '}')
+	w.close(len(*keys), '}')
 	return nil
+}
+
+// sortedKeys lists mp's keys in protojson's order, in a slice reused
+// like populated's (a map is written per route: typed_per_filter_config,
+// filter_metadata).
+func (w *Writer) sortedKeys(mp protoreflect.Map) *[]protoreflect.MapKey {
+	var keys *[]protoreflect.MapKey
+	if k := len(w.freeKeys); k > 0 {
+		keys, w.freeKeys = w.freeKeys[k-1], w.freeKeys[:k-1]
+	} else {
+		keys = new([]protoreflect.MapKey)
+	}
+	if w.collectKey == nil {
+		w.collectKey = func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+			*w.keysFilling = append(*w.keysFilling, k)
+			return true
+		}
+	}
+	w.keysFilling = keys
+	mp.Range(w.collectKey)
+	w.keysFilling = nil
+	slices.SortFunc(*keys, compareKeys)
+	return keys
+}
+
+func (w *Writer) releaseKeys(keys *[]protoreflect.MapKey) {
+	clear(*keys)
+	*keys = (*keys)[:0]
+	w.freeKeys = append(w.freeKeys, keys)
 }
 
 // compareKeys orders map keys as protojson does: false before true,
@@ -471,9 +503,9 @@ func (w *Writer) anyValue(m protoreflect.Message) error {
 		w.Buf = append(w.Buf, '{', '}')
 		return nil
 	}
-	key, hit := w.cachedAny(typeURL, value)
-	if hit != nil {
-		w.Buf = append(w.Buf, hit.out...)
+	key, out, hit := w.cachedAny(typeURL, value)
+	if hit {
+		w.Buf = append(w.Buf, out...)
 		return nil
 	}
 	start := len(w.Buf)
@@ -543,10 +575,19 @@ func (w *Writer) listValue(m protoreflect.Message) error {
 }
 
 func (w *Writer) goStruct(s *structpb.Struct) error {
-	keys := make([]string, 0, len(s.GetFields()))
+	// Key slices are reused as populated's are: every route's metadata
+	// is a Struct.
+	var keys []string
+	if k := len(w.freeNames); k > 0 {
+		keys, w.freeNames = w.freeNames[k-1], w.freeNames[:k-1]
+	}
 	for k := range s.GetFields() {
 		keys = append(keys, k)
 	}
+	defer func() {
+		clear(keys)
+		w.freeNames = append(w.freeNames, keys[:0])
+	}()
 	slices.Sort(keys)
 	w.Buf = append(w.Buf, '{')
 	for i, k := range keys {
