@@ -291,6 +291,19 @@ func (p *Policy) ID() string {
 	return gk.Group + "/" + gk.Kind + "/" + p.Obj.Namespace + "/" + p.Obj.Name
 }
 
+// AppendID appends the policy's ID to b: for keys built per route, where
+// making the string each time would be an allocation.
+func (p *Policy) AppendID(b []byte) []byte {
+	gk := p.Kind.GroupKind()
+	if p.BuiltIn != nil {
+		gk = p.BuiltIn.Route
+	}
+	b = append(append(b, gk.Group...), '/')
+	b = append(append(b, gk.Kind...), '/')
+	b = append(append(b, p.Obj.Namespace...), '/')
+	return append(b, p.Obj.Name...)
+}
+
 // Key is the policy's object key.
 func (p *Policy) Key() model.Key { return model.KeyOf(p.Obj) }
 

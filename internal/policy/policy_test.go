@@ -50,6 +50,13 @@ func TestIDAndSortIDs(t *testing.T) {
 	if id := p("infra", "rl", 0, 0).ID(); id != "g/K/infra/rl" {
 		t.Errorf("ID = %q", id)
 	}
+	builtIn := p("team", "r", 0, 0)
+	builtIn.BuiltIn = &BuiltIn{Route: model.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}}
+	for _, pol := range []*Policy{p("infra", "rl", 0, 0), builtIn} {
+		if got := string(pol.AppendID([]byte("x,"))); got != "x,"+pol.ID() {
+			t.Errorf("AppendID = %q, want x,%s", got, pol.ID())
+		}
+	}
 	got := SortIDs([]string{"b", "a", "b"})
 	if len(got) != 2 || got[0] != "a" || got[1] != "b" {
 		t.Errorf("SortIDs = %v", got)

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -229,27 +229,27 @@ func originsStruct(origins map[string][]string) *structpb.Struct {
 // reaching many routes render once.
 func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway, shared bool) *rendered {
 	gk := k.GroupKind()
-	ids := make([]string, len(f.Contributors))
-	nss := make([]string, len(f.Contributors))
-	key := make([]string, len(f.Contributors))
-	for i, c := range f.Contributors {
-		ids[i] = c.Policy.ID()
-		nss[i] = c.Policy.Obj.Namespace
-		key[i] = ids[i]
-		if b := c.Policy.BuiltIn; b != nil {
-			key[i] += "#" + b.Rule // a route's rules set their own values
-		}
-	}
 	var gwName policy.GatewayName
 	if gw != nil {
 		gwName = policy.GatewayName{Namespace: gw.Namespace, Name: gw.Name}
 	}
-	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",") + "|" + gwName.Namespace + "/" + gwName.Name + "|" + strconv.FormatBool(shared)
+	// The key is built in a stack buffer and looked up without making a
+	// string of it: most calls hit, and building it from strings cost
+	// half a dozen allocations each.
+	var arr [256]byte
+	key := appendRenderKey(arr[:0], gk, f, sc, gwName, shared)
 	b.mu.Lock()
-	rf, ok := b.rendered[cacheKey]
+	rf, ok := b.rendered[string(key)]
 	b.mu.Unlock()
 	if ok {
 		return rf
+	}
+	cacheKey := string(key)
+	ids := make([]string, len(f.Contributors))
+	nss := make([]string, len(f.Contributors))
+	for i, c := range f.Contributors {
+		ids[i] = c.Policy.ID()
+		nss[i] = c.Policy.Obj.Namespace
 	}
 	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared)
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
@@ -266,6 +266,31 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	}
 	b.rendered[cacheKey] = rf
 	return rf
+}
+
+// appendRenderKey appends what renders a field alike: the kind and field,
+// scope, strategy, contributors (a route's rules set their own values:
+// a built-in contributor is told apart by its rule) and Gateway —
+// "group/kind#field|scope|strategy|id[#rule],…|namespace/name|shared".
+func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.Scope, gw policy.GatewayName, shared bool) []byte {
+	if gk.Group != "" {
+		key = append(append(key, gk.Group...), '/')
+	}
+	key = append(append(append(key, gk.Kind...), '#'), f.Key...)
+	key = append(append(append(key, '|'), sc...), '|')
+	key = append(append(key, f.Strategy...), '|')
+	for i, c := range f.Contributors {
+		if i > 0 {
+			key = append(key, ',')
+		}
+		key = c.Policy.AppendID(key)
+		if bi := c.Policy.BuiltIn; bi != nil {
+			key = append(append(key, '#'), bi.Rule...)
+		}
+	}
+	key = append(append(key, '|'), gw.Namespace...)
+	key = append(append(key, '/'), gw.Name...)
+	return strconv.AppendBool(append(key, '|'), shared)
 }
 
 // renderNew renders a field through its kind and types the fragments.

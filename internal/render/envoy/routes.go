@@ -441,12 +441,20 @@ func routeEntries(atts []*topology.Attachment) []entry {
 func appendEntries(out []entry, a *topology.Attachment) []entry {
 	rt := a.Route
 	if rt.Kind == "HTTPRoute" && rt.Flat != nil {
-		atts := map[*topology.Route]*topology.Attachment{rt: a}
+		out = slices.Grow(out, len(rt.Flat))
+		// Delegated children's attachments, made when a child appears:
+		// most routes delegate nothing, and need no map.
+		var atts map[*topology.Route]*topology.Attachment
 		for _, fm := range rt.Flat {
-			att := atts[fm.Route]
-			if att == nil {
-				att = &topology.Attachment{Route: fm.Route, Parent: a.Parent, Hostnames: a.Hostnames}
-				atts[fm.Route] = att
+			att := a
+			if fm.Route != rt {
+				if att = atts[fm.Route]; att == nil {
+					att = &topology.Attachment{Route: fm.Route, Parent: a.Parent, Hostnames: a.Hostnames}
+					if atts == nil {
+						atts = map[*topology.Route]*topology.Attachment{}
+					}
+					atts[fm.Route] = att
+				}
 			}
 			e := entry{att: att, rule: fm.Rule, ruleIndex: fm.RuleIndex, match: fm.MatchIndex, hm: &fm.Match,
 				created: fm.Route.Meta.CreationTimestamp.Time, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via}
