@@ -417,6 +417,9 @@ func newSelectorIndex(g *topology.Graph, backends map[model.GroupKind]bool) *sel
 		if idx.byLabel[kind] == nil {
 			idx.byLabel[kind] = map[string][]model.Key{}
 		}
+		if len(ls) == 0 {
+			return // nothing selects it; match reads a missing key as no labels
+		}
 		idx.labels[k] = ls
 		for lk, lv := range ls {
 			idx.byLabel[kind][lk+"="+lv] = append(idx.byLabel[kind][lk+"="+lv], k)

@@ -72,6 +72,7 @@ type filterDef struct {
 // rendered is one merged field turned into typed Envoy configuration.
 type rendered struct {
 	kindKey     string // group/kind#field, for most-specific-wins
+	kindID      int32  // kindKey as a small number (builder.kindIDs), compared per route
 	metaKey     string // the kind's merge metadata key
 	field       string // the field's key
 	filters     []filterDef
@@ -264,6 +265,12 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	if prev, ok := b.rendered[cacheKey]; ok {
 		return prev // rendered concurrently; keep one
 	}
+	id, ok := b.kindIDs[rf.kindKey]
+	if !ok {
+		id = int32(len(b.kindIDs))
+		b.kindIDs[rf.kindKey] = id
+	}
+	rf.kindID = id
 	b.rendered[cacheKey] = rf
 	return rf
 }

@@ -232,6 +232,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		res: res, opt: opt, target: t,
 		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
 		rendered: map[string]*rendered{},
+		kindIDs:  map[string]int32{},
 		rules:    map[ruleKey]*scoped{},
 		routed:   map[routeKey]*scoped{},
 		routedBy: map[string]*scoped{},
@@ -292,8 +293,9 @@ type builder struct {
 	target Target
 	env    *policy.Env
 
-	mu       sync.Mutex // guards rendered, rules, routed, routedBy, reported and diags
+	mu       sync.Mutex // guards rendered, kindIDs, rules, routed, routedBy, reported and diags
 	rendered map[string]*rendered
+	kindIDs  map[string]int32 // rendered.kindID by kindKey
 	rules    map[ruleKey]*scoped
 	routed   map[routeKey]*scoped // routeScope's, where kinds override whole
 	routedBy map[string]*scoped   // routedScope's, by the policies in effect

@@ -2,7 +2,6 @@ package envoy
 
 import (
 	"maps"
-	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -53,19 +52,26 @@ func (gb *gatewayBuild) routeScope(rule *topology.Rule, path *merge.RulePath, l 
 // effect: the routes a Gateway's or a listener's policy reaches alone all
 // share one.
 func (gb *gatewayBuild) routedScope(pts merge.Points) *scoped {
-	var key strings.Builder
+	// Built in a stack buffer and looked up as string(key), as
+	// renderField's key is: nearly every route hits.
+	var arr [256]byte
+	key := arr[:0]
 	for _, pt := range pts {
-		key.WriteString(pt.Kind.GroupKind().String())
+		gk := pt.Kind.GroupKind()
+		if gk.Group != "" {
+			key = append(append(key, gk.Group...), '/')
+		}
+		key = append(key, gk.Kind...)
 		for _, c := range pt.Candidates {
-			key.WriteString("|" + c.Policy.ID())
+			key = c.Policy.AppendID(append(key, '|'))
 		}
 		for _, c := range pt.Invalid {
-			key.WriteString("|invalid:" + c.Policy.ID())
+			key = c.Policy.AppendID(append(key, "|invalid:"...))
 		}
-		key.WriteByte(';')
+		key = append(key, ';')
 	}
 	gb.mu.Lock()
-	s, ok := gb.routedBy[key.String()]
+	s, ok := gb.routedBy[string(key)]
 	gb.mu.Unlock()
 	if ok {
 		return s
@@ -73,10 +79,10 @@ func (gb *gatewayBuild) routedScope(pts merge.Points) *scoped {
 	s = gb.scopeOf(pts, policy.ScopeRoute, true, nil, false)
 	gb.mu.Lock()
 	defer gb.mu.Unlock()
-	if prev, ok := gb.routedBy[key.String()]; ok {
+	if prev, ok := gb.routedBy[string(key)]; ok {
 		return prev
 	}
-	gb.routedBy[key.String()] = s
+	gb.routedBy[string(key)] = s
 	return s
 }
 

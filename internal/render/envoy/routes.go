@@ -1041,7 +1041,10 @@ func answeredBy(rs *scoped) *routev3.Route_DirectResponse {
 // sets it wins — the rule's own, then the listener's, then the Gateway's —
 // as Envoy's most-specific-wins does for per-filter config.
 func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
-	seen := map[string]bool{}
+	// The fields decided so far, by kindID: a route's levels have a dozen
+	// or two, and a map of them, made per route, outgrew its stack space.
+	var arr [32]int32
+	seen := arr[:0]
 	for _, s := range levels {
 		if s == nil {
 			continue
@@ -1051,14 +1054,13 @@ func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
 			// when it renders nothing onto the route (a rule's own
 			// URLRewrite, rendered by Gateway API routing, beats a
 			// Gateway's autoHostRewrite).
-			id := f.kindKey
-			if seen[id] {
+			if slices.Contains(seen, f.kindID) {
 				if ra, ok := r.Action.(*routev3.Route_Route); ok && f.fills && f.routeAction != nil {
 					fillUnset(ra.Route, f.routeAction)
 				}
 				continue
 			}
-			seen[id] = true
+			seen = append(seen, f.kindID)
 			if f.route != nil {
 				proto.Merge(r, f.route)
 			}
@@ -1089,16 +1091,17 @@ func fillUnset(dst, src *routev3.RouteAction) {
 // applyVHostMaps merges VirtualHost fields from the listener level, else
 // the RouteConfiguration level.
 func applyVHostMaps(vh *routev3.VirtualHost, levels ...*scoped) {
-	seen := map[string]bool{}
+	var arr [32]int32 // as in applyRouteMaps
+	seen := arr[:0]
 	for _, s := range levels {
 		if s == nil {
 			continue
 		}
 		for _, f := range s.fields {
-			if f.vhost == nil || seen[f.kindKey] {
+			if f.vhost == nil || slices.Contains(seen, f.kindID) {
 				continue
 			}
-			seen[f.kindKey] = true
+			seen = append(seen, f.kindID)
 			proto.Merge(vh, f.vhost)
 		}
 	}
