@@ -71,10 +71,13 @@ type flattener struct {
 func (g *Graph) flatten(root *Route) {
 	f := &flattener{g: g, path: map[*Route]bool{}}
 	rules := make([]keptRule, 0, len(root.Rules))
+	n := 0
 	for _, rule := range root.Rules {
 		rule.kept = true
 		rules = append(rules, keptRule{rule: rule, matches: ownMatches(rule)})
+		n += len(rules[len(rules)-1].matches)
 	}
+	f.out = make([]FlatMatch, 0, n) // the root's own; delegations grow it
 	f.route(root, rules, nil)
 	root.Flat = f.out
 }
@@ -94,6 +97,15 @@ func (f *flattener) route(rt *Route, rules []keptRule, via []*Rule) {
 	f.path[rt] = true
 	defer delete(f.path, rt)
 	for i, kr := range rules {
+		if !kr.rule.IsDelegating() {
+			// Nothing is flattened under its matches: they go straight
+			// to the output (only a delegating rule's children must come
+			// before its own entries).
+			for mi, m := range kr.matches {
+				f.out = append(f.out, FlatMatch{Route: rt, Rule: kr.rule, RuleIndex: i, MatchIndex: mi, Match: m, Via: via})
+			}
+			continue
+		}
 		own := make([]FlatMatch, 0, len(kr.matches))
 		for mi, m := range kr.matches {
 			fm := FlatMatch{Route: rt, Rule: kr.rule, RuleIndex: i, MatchIndex: mi, Match: m, Via: via, Delegates: kr.rule.IsDelegating()}
