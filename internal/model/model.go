@@ -217,27 +217,51 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 		m.objects[k] = o
 	}
-	// The winners, in key order: duplicates resolve by position, never by
-	// input order.
-	type keyed struct {
-		k Key
-		o *manifest.Object
-	}
-	sorted := make([]keyed, 0, len(m.objects))
-	for k, o := range m.objects {
-		sorted = append(sorted, keyed{k, o})
-	}
-	slices.SortFunc(sorted, func(a, b keyed) int { return a.k.Compare(b.k) })
-	keep := make([]*manifest.Object, len(sorted))
-	for i, ko := range sorted {
-		keep[i] = ko.o
-	}
+	keep := m.sortedObjects()
 	for _, o := range keep {
 		gk := GroupKind{o.Group, o.Kind}
 		m.byGK[gk] = append(m.byGK[gk], o)
 	}
 	m.decodeAll(keep, opt.LenientFields)
 	return m
+}
+
+// sortedObjects are the winners in key order (Key.Compare): duplicates
+// resolve by position, never by input order. They are sorted per kind,
+// the kinds in parallel, and the kinds put in order: the same order as
+// one sort by key, without comparing kinds and groups tens of thousands
+// of times on one core.
+func (m *Model) sortedObjects() []*manifest.Object {
+	type keyed struct {
+		k Key
+		o *manifest.Object
+	}
+	byKind := map[GroupKind][]keyed{}
+	for k, o := range m.objects {
+		byKind[k.GK()] = append(byKind[k.GK()], keyed{k, o})
+	}
+	kinds := make([]GroupKind, 0, len(byKind))
+	for gk := range byKind {
+		kinds = append(kinds, gk)
+	}
+	slices.SortFunc(kinds, func(a, b GroupKind) int {
+		return Key{Group: a.Group, Kind: a.Kind}.Compare(Key{Group: b.Group, Kind: b.Kind})
+	})
+	parallel.Each(len(kinds), func(i int) {
+		slices.SortFunc(byKind[kinds[i]], func(a, b keyed) int {
+			if c := strings.Compare(a.k.Namespace, b.k.Namespace); c != 0 {
+				return c
+			}
+			return strings.Compare(a.k.Name, b.k.Name)
+		})
+	})
+	keep := make([]*manifest.Object, 0, len(m.objects))
+	for _, gk := range kinds {
+		for _, ko := range byKind[gk] {
+			keep = append(keep, ko.o)
+		}
+	}
+	return keep
 }
 
 type decoded struct {

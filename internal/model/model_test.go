@@ -687,3 +687,33 @@ func TestListenerNamesAsTheCRDs(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyOrder: the typed views list objects in key order (kind, group,
+// namespace, name) whatever the input order, across kinds too (Routes
+// holds several).
+func TestKeyOrder(t *testing.T) {
+	var b strings.Builder
+	for i, k := range []string{"HTTPRoute", "GRPCRoute", "HTTPRoute", "GRPCRoute", "HTTPRoute", "GRPCRoute"} {
+		fmt.Fprintf(&b, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: %s\nmetadata: {name: r%d, namespace: ns%d}\nspec: {}\n", k, 5-i, i%3)
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Service\nmetadata: {name: s%d, namespace: ns%d}\n", 5-i, i%2)
+	}
+	m := build(t, b.String())
+	keys := func(n int, key func(int) model.Key) []model.Key {
+		out := make([]model.Key, n)
+		for i := range out {
+			out[i] = key(i)
+		}
+		return out
+	}
+	for what, ks := range map[string][]model.Key{
+		"routes":   keys(len(m.Routes), func(i int) model.Key { return m.Routes[i].Key() }),
+		"services": keys(len(m.Services), func(i int) model.Key { return model.KeyOf(m.Services[i].Src) }),
+	} {
+		if len(ks) != 6 || !slices.IsSortedFunc(ks, model.Key.Compare) {
+			t.Errorf("%s not in key order: %v", what, ks)
+		}
+	}
+	if m.Routes[0].Kind != "GRPCRoute" || m.Routes[5].Kind != "HTTPRoute" {
+		t.Errorf("kinds not in order: %s first, %s last", m.Routes[0].Kind, m.Routes[5].Kind)
+	}
+}
