@@ -19,6 +19,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -41,7 +42,20 @@ func backendIndex(res *merge.Result) map[model.Key]*merge.BackendPoints {
 }
 
 // backendPolicies shapes every cluster of a backend that policies target.
+// The policies' fields are rendered first, in parallel (as the rules' are,
+// see precomputeRules); they are merged into the clusters in name order.
 func (gb *gatewayBuild) backendPolicies() {
+	type clusterPoints struct {
+		name string
+		c    *clusterv3.Cluster
+		own  merge.Points
+	}
+	var todo []clusterPoints
+	type fieldOf struct {
+		p *merge.Point
+		f *merge.Field
+	}
+	var fields []fieldOf
 	for _, name := range slices.Sorted(mapKeys(gb.clusterBackend)) {
 		bp := gb.backends[gb.clusterBackend[name]]
 		c := gb.clusters[name]
@@ -49,6 +63,24 @@ func (gb *gatewayBuild) backendPolicies() {
 			continue
 		}
 		own := bp.ForPort(gb.clusterPortName(name))
+		todo = append(todo, clusterPoints{name, c, own})
+		if gb.target.Name == "kgateway" && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
+			continue // blackholed below: nothing of it renders
+		}
+		for _, p := range own {
+			if _, ok := p.Kind.(policy.Renderer); ok && len(p.Invalid) == 0 {
+				for _, f := range p.Fields {
+					fields = append(fields, fieldOf{p, f})
+				}
+			}
+		}
+	}
+	parallel.Each(len(fields), func(i int) {
+		p := fields[i].p
+		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false)
+	})
+	for _, t := range todo {
+		name, c, own := t.name, t.c, t.own
 		if gb.target.Name == "kgateway" && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
 			gb.clusters[name] = blackholeBackend(name)
 			continue
