@@ -41,11 +41,11 @@ type Writer struct {
 	// collect appends to filling: populated's Range callback.
 	collect func(protoreflect.FieldDescriptor, protoreflect.Value) bool
 	filling *[]fieldValue
-	// The same for map keys (sortedKeys).
-	freeKeys    []*[]protoreflect.MapKey
-	collectKey  func(protoreflect.MapKey, protoreflect.Value) bool
-	keysFilling *[]protoreflect.MapKey
-	freeNames   [][]string // Struct keys (goStruct)
+	// The same for map entries (sortedEntries).
+	freeEntries    []*[]mapEntry
+	collectEntry   func(protoreflect.MapKey, protoreflect.Value) bool
+	entriesFilling *[]mapEntry
+	freeNames      [][]string // Struct keys (goStruct)
 
 	// Skip is a field left out wherever it occurs (a RouteConfiguration's
 	// virtual hosts, written as units of their own); Hole is how many
@@ -250,48 +250,55 @@ func (w *Writer) list(l protoreflect.List, fd protoreflect.FieldDescriptor) erro
 }
 
 func (w *Writer) mapValue(mp protoreflect.Map, fd protoreflect.FieldDescriptor) error {
-	keys := w.sortedKeys(mp)
-	defer w.releaseKeys(keys)
+	entries := w.sortedEntries(mp)
+	defer w.releaseEntries(entries)
 	w.Buf = append(w.Buf, '{')
-	for i, k := range *keys {
-		if err := w.key(i, k.String()); err != nil {
+	for i, e := range *entries {
+		if err := w.key(i, e.k.String()); err != nil {
 			return err
 		}
-		if err := w.singular(mp.Get(k), fd.MapValue()); err != nil {
+		if err := w.singular(e.v, fd.MapValue()); err != nil {
 			return err
 		}
 	}
-	w.close(len(*keys), '}')
+	w.close(len(*entries), '}')
 	return nil
 }
 
-// sortedKeys lists mp's keys in protojson's order, in a slice reused
-// like populated's (a map is written per route: typed_per_filter_config,
-// filter_metadata).
-func (w *Writer) sortedKeys(mp protoreflect.Map) *[]protoreflect.MapKey {
-	var keys *[]protoreflect.MapKey
-	if k := len(w.freeKeys); k > 0 {
-		keys, w.freeKeys = w.freeKeys[k-1], w.freeKeys[:k-1]
+// mapEntry is one entry of a map field, as Range visits it: taking the
+// value there spares a lookup (and its key conversion) per entry.
+type mapEntry struct {
+	k protoreflect.MapKey
+	v protoreflect.Value
+}
+
+// sortedEntries lists mp's entries in protojson's key order, in a slice
+// reused like populated's (a map is written per route:
+// typed_per_filter_config, filter_metadata).
+func (w *Writer) sortedEntries(mp protoreflect.Map) *[]mapEntry {
+	var entries *[]mapEntry
+	if k := len(w.freeEntries); k > 0 {
+		entries, w.freeEntries = w.freeEntries[k-1], w.freeEntries[:k-1]
 	} else {
-		keys = new([]protoreflect.MapKey)
+		entries = new([]mapEntry)
 	}
-	if w.collectKey == nil {
-		w.collectKey = func(k protoreflect.MapKey, _ protoreflect.Value) bool {
-			*w.keysFilling = append(*w.keysFilling, k)
+	if w.collectEntry == nil {
+		w.collectEntry = func(k protoreflect.MapKey, v protoreflect.Value) bool {
+			*w.entriesFilling = append(*w.entriesFilling, mapEntry{k, v})
 			return true
 		}
 	}
-	w.keysFilling = keys
-	mp.Range(w.collectKey)
-	w.keysFilling = nil
-	slices.SortFunc(*keys, compareKeys)
-	return keys
+	w.entriesFilling = entries
+	mp.Range(w.collectEntry)
+	w.entriesFilling = nil
+	slices.SortFunc(*entries, func(a, b mapEntry) int { return compareKeys(a.k, b.k) })
+	return entries
 }
 
-func (w *Writer) releaseKeys(keys *[]protoreflect.MapKey) {
-	clear(*keys)
-	*keys = (*keys)[:0]
-	w.freeKeys = append(w.freeKeys, keys)
+func (w *Writer) releaseEntries(entries *[]mapEntry) {
+	clear(*entries)
+	*entries = (*entries)[:0]
+	w.freeEntries = append(w.freeEntries, entries)
 }
 
 // compareKeys orders map keys as protojson does: false before true,
