@@ -28,7 +28,7 @@ func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + 
 // (GWP404) and the routes it applies to fail closed rather than dropping
 // the field silently.
 var renderers = map[string]fieldRenderer{
-	"BackendTrafficPolicy.compression":       renderCompressor,
+	"BackendTrafficPolicy.compression":       renderCompression,
 	"BackendTrafficPolicy.compressor":        renderCompressor,
 	"BackendTrafficPolicy.faultInjection":    renderFaultInjection,
 	"BackendTrafficPolicy.httpUpgrade":       renderHTTPUpgrade,

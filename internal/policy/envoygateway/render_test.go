@@ -2,9 +2,11 @@ package envoygateway
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	compressorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -105,5 +107,64 @@ func TestRenderDirectResponse(t *testing.T) {
 	}
 	if _, ok := BackendTrafficPolicy().Answer("directResponse", json.RawMessage(`{}`)); ok {
 		t.Error("only HTTPRouteFilter answers")
+	}
+}
+
+// TestRenderCompressor: an entry of spec.compressor is on only with its
+// type's own object; all off renders nothing (not even the
+// accept-encoding removal); the deprecated spec.compression has no such
+// objects, so its entries are on; chooseFirst stays with the first entry.
+func TestRenderCompressor(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		value      string
+		deprecated bool
+		filters    []string // filter names, "*" marking the chooseFirst one
+	}{
+		{name: "all on", value: `[{"type":"Brotli","brotli":{}},{"type":"Gzip","gzip":{}}]`, filters: []string{"*envoy.filters.http.compressor.brotli", "envoy.filters.http.compressor.gzip"}},
+		{name: "null turns off", value: `[{"type":"Brotli","brotli":null},{"type":"Gzip","gzip":{}},{"type":"Zstd","zstd":{}}]`, filters: []string{"envoy.filters.http.compressor.gzip", "envoy.filters.http.compressor.zstd"}},
+		{name: "absent turns off", value: `[{"type":"Gzip"},{"type":"Zstd","zstd":{}}]`, filters: []string{"envoy.filters.http.compressor.zstd"}},
+		{name: "another type's object does not count", value: `[{"type":"Gzip","brotli":{}}]`},
+		{name: "all off", value: `[{"type":"Brotli","brotli":null},{"type":"Gzip","gzip":null}]`},
+		{name: "deprecated compression", value: `[{"type":"Gzip"},{"type":"Brotli"}]`, deprecated: true, filters: []string{"*envoy.filters.http.compressor.gzip", "envoy.filters.http.compressor.brotli"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := renderCompressor
+			if tc.deprecated {
+				r = renderCompression
+			}
+			frags, err := r(json.RawMessage(tc.value), policyName{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			removes := false
+			for _, f := range frags {
+				if rt, ok := f.TypedRoute.(*routev3.Route); ok && slices.Equal(rt.GetRequestHeadersToRemove(), []string{"accept-encoding"}) {
+					removes = true
+				}
+				if f.Filter == nil {
+					continue
+				}
+				c, ok := f.Filter.Typed.(*compressorv3.Compressor)
+				if !ok {
+					t.Fatalf("%s: typed config %T", f.Filter.Name, f.Filter.Typed)
+				}
+				if f.TypedPerFilterConfig[f.Filter.Name] == nil {
+					t.Errorf("%s is not enabled on the route", f.Filter.Name)
+				}
+				name := f.Filter.Name
+				if c.GetChooseFirst() {
+					name = "*" + name
+				}
+				got = append(got, name)
+			}
+			if !slices.Equal(got, tc.filters) {
+				t.Errorf("filters %q, want %q", got, tc.filters)
+			}
+			if removes != (len(tc.filters) > 0) {
+				t.Errorf("removes accept-encoding: %v, want %v", removes, len(tc.filters) > 0)
+			}
+		})
 	}
 }
