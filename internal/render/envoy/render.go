@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -17,7 +18,10 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
@@ -25,7 +29,6 @@ import (
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Options for Render.
@@ -487,6 +490,9 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 			}
 		}
 	}
+	if gb.target.RequestIdleTimeout && m.StreamIdleTimeout == nil {
+		requestIdleTimeouts(rc.rc)
+	}
 	chain := &listenerv3.FilterChain{
 		Name: name,
 		Filters: []*listenerv3.Filter{{
@@ -514,6 +520,24 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
 	return chain, nil
+}
+
+// requestIdleTimeouts gives the routes of rc that have a request timeout
+// and no idle timeout the idle timeout Target.RequestIdleTimeout says.
+func requestIdleTimeouts(rc *routev3.RouteConfiguration) {
+	for _, vh := range rc.GetVirtualHosts() {
+		for _, r := range vh.GetRoutes() {
+			ra := r.GetRoute()
+			if ra == nil || ra.Timeout == nil || ra.IdleTimeout != nil {
+				continue
+			}
+			d := ra.Timeout.AsDuration()
+			if d != 0 {
+				d = max(time.Hour, d)
+			}
+			ra.IdleTimeout = durationpb.New(d)
+		}
+	}
 }
 
 // terminatesTLS: an HTTPS listener terminates TLS only with certificates;

@@ -45,6 +45,14 @@ type Target struct {
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
+	// RequestIdleTimeout gives every route with a request timeout a
+	// stream idle timeout, so that the stream does not time out first:
+	// an hour, or the request timeout when longer, 0 (none) when the
+	// request timeout is 0 — unless the route sets its own or its
+	// connection manager sets a stream idle timeout (Envoy Gateway's xDS
+	// translation, whatever set the request timeout: the route rule's
+	// timeouts.request or a policy).
+	RequestIdleTimeout bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -109,9 +117,10 @@ func capSet(extra ...string) map[string]bool {
 // gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
 // the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
-	"envoy":        {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
-	"kgateway":     {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true},
+	"envoy":    {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
+	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
+		RequestIdleTimeout: true},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }
