@@ -17,10 +17,27 @@ import (
 type fieldRenderer func(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 
 // policyName is a policy as Envoy Gateway names it in filter names
-// (<kind lower-cased>/<namespace>/<name>).
-type policyName struct{ kind, namespace, name string }
+// (<kind lower-cased>/<namespace>/<name>). merged, where the policy's
+// value is in effect through a merge (mergeType), is the name of the
+// merged result: the most specific policy's, whether or not it set the
+// field (policy.FieldInput.Whole).
+type policyName struct {
+	kind, namespace, name string
+	merged                *policyName
+}
 
 func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + p.name }
+
+// result is the name Envoy Gateway gives what it builds from the policy
+// in effect: the merged result's where there is a merge, else the
+// policy's own. (References in the value still resolve in the
+// namespace of the policy that set it, p.namespace.)
+func (p policyName) result() policyName {
+	if p.merged != nil {
+		return *p.merged
+	}
+	return p
+}
 
 // renderers are the fields rendered so far, by Kind.field; one file per
 // kind holds them (render_<kind>.go). Every other field asks for a
@@ -71,10 +88,12 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 }
 
 // modelRenderers are the fields whose rendering reads other objects of
-// the input (the Backend an extension service is).
+// the input (the Backend an extension service is, the keys of a ConfigMap a
+// response body comes from).
 var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error){
-	"SecurityPolicy.authorization": renderAuthorization,
-	"SecurityPolicy.extAuth":       renderExtAuth,
+	"SecurityPolicy.authorization":          renderAuthorization,
+	"SecurityPolicy.extAuth":                renderExtAuth,
+	"BackendTrafficPolicy.responseOverride": renderResponseOverride,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
@@ -131,6 +150,13 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
 		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
 	}
+	if mr, reads := modelRenderers[k.name+"."+in.Key]; reads {
+		var m *model.Model
+		if env != nil {
+			m = env.Model
+		}
+		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return mr(v, who, m) }, true
+	}
 	if !ok || len(in.Values) == 0 {
 		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key, Reason: unrenderable[k.name+"."+in.Key]}}, nil
 	}
@@ -141,6 +167,11 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 	who := policyName{kind: lower(k.name)}
 	if len(in.Contributors) > 0 {
 		who.namespace, who.name = splitID(in.Contributors[0])
+	}
+	if in.Whole != "" {
+		m := policyName{kind: who.kind}
+		m.namespace, m.name = splitID(in.Whole)
+		who.merged = &m
 	}
 	return r(v, who)
 }

@@ -63,7 +63,7 @@ func (gb *gatewayBuild) backendPolicies() {
 				continue
 			}
 			for _, f := range p.Fields {
-				if rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil); rf.cluster != nil {
+				if rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, ""); rf.cluster != nil {
 					mergeCluster(c, rf.cluster)
 				}
 			}

@@ -134,8 +134,12 @@ func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *to
 		if !ok {
 			continue // kinds without a renderer contribute metadata only
 		}
+		whole := ""
+		if routed && len(p.Candidates) > 1 {
+			whole = p.Candidates[0].Policy.ID() // a merge of whole policies (policy.FieldInput.Whole)
+		}
 		for _, f := range p.Fields {
-			rf := b.renderField(p.Kind, r, f, sc, gw)
+			rf := b.renderField(p.Kind, r, f, sc, gw, whole)
 			if rf.failBody != "" && s.failBody == "" {
 				s.failBody = rf.failBody
 			}
@@ -211,7 +215,7 @@ func originsStruct(origins map[string][]string) *structpb.Struct {
 // renderField renders one merged field through its kind, once per
 // distinct (field, contributors, scope, Gateway): the same policies
 // reaching many routes render once.
-func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway) *rendered {
+func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway, whole string) *rendered {
 	gk := k.GroupKind()
 	ids := make([]string, len(f.Contributors))
 	nss := make([]string, len(f.Contributors))
@@ -228,14 +232,14 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	if gw != nil {
 		gwName = policy.GatewayName{Namespace: gw.Namespace, Name: gw.Name}
 	}
-	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",") + "|" + gwName.Namespace + "/" + gwName.Name
+	cacheKey := gk.String() + "#" + f.Key + "|" + string(sc) + "|" + string(f.Strategy) + "|" + strings.Join(key, ",") + "|" + gwName.Namespace + "/" + gwName.Name + "|" + whole
 	b.mu.Lock()
 	rf, ok := b.rendered[cacheKey]
 	b.mu.Unlock()
 	if ok {
 		return rf
 	}
-	rf = b.renderNew(k, r, f, sc, ids, nss, gwName)
+	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, whole)
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
@@ -250,11 +254,11 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 }
 
 // renderNew renders a field through its kind and types the fragments.
-func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName) *rendered {
+func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, whole string) *rendered {
 	gk := k.GroupKind()
 	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
 	owner := f.Owner.Policy
-	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw}
+	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw, Whole: whole}
 	frags, err := r.RenderField(in, b.env)
 	// A setting gwpol does not render yet (listener, connection manager
 	// and cluster settings) is an error finding (GWP404) naming what is

@@ -93,6 +93,7 @@ var upstream = []string{
 	"compressor",          // envoy.filters.http.compressor
 	"decompressor",        // envoy.filters.http.decompressor
 	"response_cache",      // envoy.filters.http.cache
+	"custom_response",     // envoy.filters.http.custom_response
 }
 
 func capSet(extra ...string) map[string]bool {
