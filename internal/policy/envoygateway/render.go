@@ -67,7 +67,6 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.csrf":                    renderCSRF,
 	"HTTPRouteFilter.credentialInjection":    renderCredentialInjection,
 	"SecurityPolicy.jwt":                     renderJWT,
-	"HTTPRouteFilter.directResponse":         renderDirectResponse,
 }
 
 // scopedRenderers are the fields whose rendering depends on the Envoy
@@ -94,6 +93,7 @@ var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model
 	"SecurityPolicy.authorization":          renderAuthorization,
 	"SecurityPolicy.extAuth":                renderExtAuth,
 	"BackendTrafficPolicy.responseOverride": renderResponseOverride,
+	"HTTPRouteFilter.directResponse":        renderDirectResponse,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters

@@ -13,23 +13,28 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// directResponseSpec is an HTTPRouteFilter's spec.directResponse.
-type directResponseSpec struct {
+// directResponse is HTTPRouteFilter's spec.directResponse.
+type directResponse struct {
 	ContentType *string `json:"contentType"`
-	StatusCode  *int    `json:"statusCode"`
 	Body        *struct {
-		Type     string          `json:"type"`
-		Inline   *string         `json:"inline"`
-		ValueRef json.RawMessage `json:"valueRef"`
+		Type     *string   `json:"type"`
+		Inline   *string   `json:"inline"`
+		ValueRef *localRef `json:"valueRef"`
 	} `json:"body"`
+	StatusCode *int `json:"statusCode"`
+	Header     *struct {
+		Add    []responseHeader `json:"add"`
+		Set    []responseHeader `json:"set"`
+		Remove []string         `json:"remove"`
+	} `json:"header"`
 }
 
-// status is the response's status: 200 when none is set, as Envoy
-// Gateway defaults it.
-func (d directResponseSpec) status() int {
+// status is the direct response's status: 200 unless it says.
+func (d directResponse) status() int {
 	if d.StatusCode != nil {
 		return *d.StatusCode
 	}
@@ -39,43 +44,63 @@ func (d directResponseSpec) status() int {
 var _ policy.Answerer = (*Kind)(nil)
 
 // Answer implements policy.Answerer: an HTTPRouteFilter's directResponse
-// answers the rule naming it with its status.
+// answers the rules that name it with its status.
 func (k *Kind) Answer(key string, v any) (int, bool) {
 	raw, ok := v.(json.RawMessage)
 	if k != httpRouteFilter || key != "directResponse" || !ok {
 		return 0, false
 	}
-	var d directResponseSpec
+	var d directResponse
 	if json.Unmarshal(raw, &d) != nil {
 		return 0, false
 	}
 	return d.status(), true
 }
 
-// renderDirectResponse: the rule's routes answer the status and the
-// inline body themselves, with the content type as a response header, as
-// Envoy Gateway writes them (the body as a text format source). A body
-// held in a ConfigMap (valueRef) cannot be rendered: gwpol reads no
-// ConfigMap data.
-func renderDirectResponse(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var d directResponseSpec
+// renderDirectResponse is an HTTPRouteFilter's direct response, as Envoy
+// Gateway writes it on the route of a rule naming the filter: Envoy's
+// direct_response with the status (200 by default) and the body as a
+// format string (command operators work in it), the content type and the
+// filter's headers as response headers of the route (set ones replacing,
+// added ones appended). A body from a ConfigMap is a
+// ${configmap:ns/name#key} placeholder, as for responseOverride.
+func renderDirectResponse(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
+	var d directResponse
 	if err := json.Unmarshal(v, &d); err != nil {
 		return nil, fmt.Errorf("directResponse: %w", err)
 	}
-	act := &routev3.DirectResponseAction{Status: uint32(d.status())}
+	if h := d.Header; h != nil && len(h.Remove) > 0 {
+		return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.directResponse.header.remove"}}, nil
+	}
+	dr := &routev3.DirectResponseAction{Status: uint32(d.status())}
 	if b := d.Body; b != nil {
+		var src *corev3.DataSource
 		switch {
-		case b.Type == "ValueRef" || len(b.ValueRef) > 0:
-			return nil, fmt.Errorf("directResponse.body.valueRef: a body held in a ConfigMap is not rendered (gwpol reads no ConfigMap data)")
-		case b.Inline != nil:
-			act.BodyFormat = &corev3.SubstitutionFormatString{Format: &corev3.SubstitutionFormatString_TextFormatSource{
-				TextFormatSource: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: []byte(*b.Inline)}}}}
+		case b.Type != nil && *b.Type == "ValueRef" && b.ValueRef != nil:
+			key := responseBodyConfigMapKey(m, who.namespace, b.ValueRef.Name)
+			src = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(who.namespace, b.ValueRef.Name, key)}}
+		case b.Inline != nil && *b.Inline != "":
+			src = &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: []byte(*b.Inline)}}
+		}
+		if src != nil {
+			dr.BodyFormat = &corev3.SubstitutionFormatString{Format: &corev3.SubstitutionFormatString_TextFormatSource{TextFormatSource: src}}
 		}
 	}
-	r := &routev3.Route{Action: &routev3.Route_DirectResponse{DirectResponse: act}}
-	if d.ContentType != nil {
-		r.ResponseHeadersToAdd = []*corev3.HeaderValueOption{{Header: &corev3.HeaderValue{Key: "Content-Type", Value: *d.ContentType},
-			AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD}}
+	r := &routev3.Route{Action: &routev3.Route_DirectResponse{DirectResponse: dr}}
+	if ct := d.ContentType; ct != nil {
+		r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
+			Header: &corev3.HeaderValue{Key: "Content-Type", Value: *ct}, AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+	}
+	if h := d.Header; h != nil {
+		for _, a := range h.Add {
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
+				Header: &corev3.HeaderValue{Key: a.Name, Value: a.Value}, KeepEmptyValue: a.Value == ""})
+		}
+		for _, s := range h.Set {
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
+				Header: &corev3.HeaderValue{Key: s.Name, Value: s.Value}, KeepEmptyValue: s.Value == "",
+				AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+		}
 	}
 	return []policy.Fragment{{Capability: "route", TypedRoute: r}}, nil
 }

@@ -68,3 +68,65 @@ func TestRenderCredentialInjection(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderDirectResponse: an HTTPRouteFilter's directResponse answers
+// the route itself, 200 unless it says, with an inline body as bytes or a
+// ConfigMap body as a placeholder; Answer reports the same status (views
+// and render agree), and only for HTTPRouteFilter's directResponse.
+func TestRenderDirectResponse(t *testing.T) {
+	m := responseOverrideModel(t)
+	who := policyName{kind: "httproutefilter", namespace: "app", name: "f"}
+	for _, tc := range []struct {
+		name, value string
+		status      uint32
+		body        string // the inline bytes or string
+		ctype       string
+		capability  string
+	}{
+		{name: "defaults to 200", value: `{"body":{"inline":"ok"}}`, status: 200, body: "ok"},
+		{name: "inline body and content type", value: `{"contentType":"text/plain","statusCode":404,"body":{"type":"Inline","inline":"blocked"}}`, status: 404, body: "blocked", ctype: "text/plain"},
+		{name: "status and no body", value: `{"statusCode":404}`, status: 404},
+		{name: "ConfigMap body", value: `{"statusCode":503,"body":{"type":"ValueRef","valueRef":{"kind":"ConfigMap","name":"one-key"}}}`, status: 503, body: "${configmap:app/one-key#page.html}"},
+		{name: "header removal", value: `{"header":{"remove":["server"]}}`, capability: "envoygateway.HTTPRouteFilter.directResponse.header.remove"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := renderDirectResponse(json.RawMessage(tc.value), who, m)
+			if err != nil || len(frags) != 1 {
+				t.Fatalf("got %v, %v", frags, err)
+			}
+			if tc.capability != "" {
+				if frags[0].Capability != tc.capability || frags[0].TypedRoute != nil {
+					t.Errorf("got %+v; want only the unsupported capability %s", frags[0], tc.capability)
+				}
+				return
+			}
+			r, ok := frags[0].TypedRoute.(*routev3.Route)
+			dr := r.GetDirectResponse()
+			if !ok || dr == nil {
+				t.Fatalf("got %+v; want a direct response", frags[0])
+			}
+			src := dr.GetBodyFormat().GetTextFormatSource()
+			if body := string(src.GetInlineBytes()) + src.GetInlineString(); dr.Status != tc.status || body != tc.body {
+				t.Errorf("status %d body %q, want %d %q", dr.Status, body, tc.status, tc.body)
+			}
+			ctype := ""
+			for _, h := range r.GetResponseHeadersToAdd() {
+				if h.GetHeader().GetKey() == "Content-Type" {
+					ctype = h.GetHeader().GetValue()
+				}
+			}
+			if ctype != tc.ctype {
+				t.Errorf("content type %q, want %q", ctype, tc.ctype)
+			}
+			if st, ok := httpRouteFilter.Answer("directResponse", json.RawMessage(tc.value)); !ok || uint32(st) != tc.status {
+				t.Errorf("Answer: %d %v, want %d", st, ok, tc.status)
+			}
+		})
+	}
+	if _, ok := httpRouteFilter.Answer("urlRewrite", json.RawMessage(`{}`)); ok {
+		t.Error("urlRewrite answers")
+	}
+	if _, ok := backendTrafficPolicy.Answer("directResponse", json.RawMessage(`{}`)); ok {
+		t.Error("a BackendTrafficPolicy answers")
+	}
+}

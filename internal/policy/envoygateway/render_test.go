@@ -59,57 +59,6 @@ func TestOriginMatcher(t *testing.T) {
 	}
 }
 
-// TestRenderDirectResponse: an HTTPRouteFilter's direct response answers
-// its status (200 when none is set) with the inline body as a text format
-// source and the content type as a response header; a ConfigMap body
-// cannot be rendered. Answer reports the same status.
-func TestRenderDirectResponse(t *testing.T) {
-	tests := []struct {
-		name, spec  string
-		status      uint32
-		body, ctype string
-		err         bool
-	}{
-		{"inline body and content type", `{"contentType":"text/plain","statusCode":404,"body":{"type":"Inline","inline":"blocked"}}`, 404, "blocked", "text/plain", false},
-		{"status defaults to 200", `{}`, 200, "", "", false},
-		{"ConfigMap body", `{"statusCode":503,"body":{"type":"ValueRef","valueRef":{"group":"","kind":"ConfigMap","name":"b"}}}`, 0, "", "", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			frags, err := renderDirectResponse(json.RawMessage(tt.spec), policyName{})
-			if tt.err {
-				if err == nil {
-					t.Fatalf("rendered %v, want an error", frags)
-				}
-				return
-			}
-			if err != nil || len(frags) != 1 {
-				t.Fatalf("got %v, %v", frags, err)
-			}
-			r, _ := frags[0].TypedRoute.(*routev3.Route)
-			dr := r.GetDirectResponse()
-			if dr.GetStatus() != tt.status || string(dr.GetBodyFormat().GetTextFormatSource().GetInlineBytes()) != tt.body {
-				t.Errorf("direct response %v, want %d %q", dr, tt.status, tt.body)
-			}
-			var ctype string
-			for _, h := range r.GetResponseHeadersToAdd() {
-				if h.GetHeader().GetKey() == "Content-Type" {
-					ctype = h.GetHeader().GetValue()
-				}
-			}
-			if ctype != tt.ctype {
-				t.Errorf("content type %q, want %q", ctype, tt.ctype)
-			}
-			if st, ok := HTTPRouteFilter().Answer("directResponse", json.RawMessage(tt.spec)); !ok || uint32(st) != tt.status {
-				t.Errorf("Answer = %d %v, want %d", st, ok, tt.status)
-			}
-		})
-	}
-	if _, ok := BackendTrafficPolicy().Answer("directResponse", json.RawMessage(`{}`)); ok {
-		t.Error("only HTTPRouteFilter answers")
-	}
-}
-
 // TestRenderCompressor: an entry of spec.compressor is on only with its
 // type's own object; all off renders nothing (not even the
 // accept-encoding removal); the deprecated spec.compression has no such

@@ -699,8 +699,8 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		}
 		return r
 	}
-	if a := answeredBy(rs); a != nil { // a policy answers the rule itself (kgateway's DirectResponse)
-		r.Action = a
+	if from := answeredBy(rs); from != nil { // a policy answers the rule itself (kgateway's DirectResponse)
+		proto.Merge(r, from) // the answer, with the response headers it sets
 		r.Metadata = withMetadata(rs.metadata, r.Metadata)
 		return r
 	}
@@ -1004,15 +1004,16 @@ func ExpandRouteVars(s, namespace, name, rule string) string {
 	})
 }
 
-// answeredBy is the direct response a rule's own policy puts in place of
-// forwarding, nil when none does.
-func answeredBy(rs *scoped) *routev3.Route_DirectResponse {
+// answeredBy is the route configuration of the direct response a rule's
+// own policy puts in place of forwarding (its action, and the response
+// headers it adds), nil when none does.
+func answeredBy(rs *scoped) *routev3.Route {
 	if rs == nil {
 		return nil
 	}
 	for _, f := range rs.fields {
-		if a, ok := f.route.GetAction().(*routev3.Route_DirectResponse); ok {
-			return a
+		if _, ok := f.route.GetAction().(*routev3.Route_DirectResponse); ok {
+			return f.route
 		}
 	}
 	return nil
