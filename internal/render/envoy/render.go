@@ -326,11 +326,15 @@ type gatewayBuild struct {
 	// clusterBackend: the backend object a cluster is built for.
 	clusterBackend map[string]model.Key
 	whole          *scoped
+	// templates are the backend clusters some route replaced with rule
+	// clusters, referenced the clusters something names (applyCluster);
+	// see dropTemplates.
+	templates, referenced map[string]bool
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
-		clusterBackend: map[string]model.Key{}}
+		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{}}
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
@@ -415,6 +419,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	}
 	if gb.target.Name == "kgateway" {
 		gb.protocolsFromServices()
+	}
+	if gb.target.DropReplacedClusters {
+		gb.dropTemplates()
 	}
 	gb.backendPolicies()
 	gb.gatewayClientCertificate(out.RouteConfigurations)

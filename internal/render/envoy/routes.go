@@ -705,13 +705,14 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		return r
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
+	from := len(vb.clusters)
 	if !vb.forward(r, e, l) {
 		if vb.target.PoliciesOnUnrouted {
 			vb.keepPolicies(r, rs, vhScope, rcScope)
 		}
 		return r
 	}
-	vb.ruleClusters(r, e, rs)
+	vb.ruleClusters(r, e, rs, from)
 	applyRouteMaps(r, levels...)
 	tuneMirrors(r, levels...)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)

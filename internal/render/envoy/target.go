@@ -53,6 +53,12 @@ type Target struct {
 	// translation, whatever set the request timeout: the route rule's
 	// timeouts.request or a policy).
 	RequestIdleTimeout bool
+	// DropReplacedClusters leaves out a backend's cluster when every route
+	// to it sends to clusters of its rule's own instead (a route-level
+	// policy shapes them, see ruleclusters.go) and nothing else names it:
+	// Envoy Gateway emits only the clusters something refers to. Without
+	// it the backend's cluster stays beside the rule clusters.
+	DropReplacedClusters bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -120,8 +126,8 @@ func capSet(extra ...string) map[string]bool {
 var Targets = map[string]Target{
 	"envoy":    {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
-		RequestIdleTimeout: true},
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster,
+		RequestIdleTimeout: true, DropReplacedClusters: true},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }
