@@ -62,6 +62,7 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
 	"BackendTrafficPolicy.retry":             renderRetry,
 	"BackendTrafficPolicy.telemetry":         renderTelemetry,
+	"HTTPRouteFilter.urlRewrite":             renderURLRewrite,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.cors":                    renderCORS,
 	"SecurityPolicy.csrf":                    renderCSRF,

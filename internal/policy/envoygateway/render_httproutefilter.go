@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -174,4 +175,58 @@ func typedCoreExtension(name string, m proto.Message) *corev3.TypedExtensionConf
 		panic(fmt.Sprintf("envoygateway: packing %T: %v", m, err))
 	}
 	return &corev3.TypedExtensionConfig{Name: name, TypedConfig: a}
+}
+
+// urlRewrite is HTTPRouteFilter's spec.urlRewrite.
+type urlRewrite struct {
+	Hostname *struct {
+		Type      string  `json:"type"`
+		Header    *string `json:"header"`
+		PathRegex *struct {
+			Pattern      string `json:"pattern"`
+			Substitution string `json:"substitution"`
+		} `json:"pathRegex"`
+	} `json:"hostname"`
+	Path *struct {
+		Type              string `json:"type"`
+		ReplaceRegexMatch *struct {
+			Pattern      string `json:"pattern"`
+			Substitution string `json:"substitution"`
+		} `json:"replaceRegexMatch"`
+	} `json:"path"`
+	AppendXForwardedHost *bool `json:"appendXForwardedHost"`
+}
+
+// renderURLRewrite is an HTTPRouteFilter's URL rewrite on the route of a
+// rule naming it, as Envoy Gateway writes it: the host from a request
+// header or from the path by a regular expression, and then the original
+// host in x-forwarded-host unless appendXForwardedHost is false; the path
+// by a regular expression. The host of the backend (type Backend) is not
+// rendered yet.
+func renderURLRewrite(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var u urlRewrite
+	if err := json.Unmarshal(v, &u); err != nil {
+		return nil, fmt.Errorf("urlRewrite: %w", err)
+	}
+	ra := &routev3.RouteAction{}
+	if h := u.Hostname; h != nil {
+		switch {
+		case h.Type == "Header" && h.Header != nil:
+			ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteHeader{HostRewriteHeader: *h.Header}
+		case h.Type == "PathRegex" && h.PathRegex != nil:
+			ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewritePathRegex{HostRewritePathRegex: &matcherv3.RegexMatchAndSubstitute{
+				Pattern: &matcherv3.RegexMatcher{Regex: h.PathRegex.Pattern}, Substitution: h.PathRegex.Substitution}}
+		default:
+			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.hostname." + h.Type}}, nil
+		}
+		ra.AppendXForwardedHost = u.AppendXForwardedHost == nil || *u.AppendXForwardedHost
+	}
+	if p := u.Path; p != nil {
+		if p.Type != "ReplaceRegexMatch" || p.ReplaceRegexMatch == nil {
+			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.path." + p.Type}}, nil
+		}
+		ra.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
+			Pattern: &matcherv3.RegexMatcher{Regex: p.ReplaceRegexMatch.Pattern}, Substitution: p.ReplaceRegexMatch.Substitution}
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
 }

@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -128,5 +129,50 @@ func TestRenderDirectResponse(t *testing.T) {
 	}
 	if _, ok := backendTrafficPolicy.Answer("directResponse", json.RawMessage(`{}`)); ok {
 		t.Error("a BackendTrafficPolicy answers")
+	}
+}
+
+// TestRenderURLRewrite: the host from a header or from the path (with
+// x-forwarded-host unless turned off), the path by a regular expression;
+// the backend's host is not rendered yet.
+func TestRenderURLRewrite(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, want, capability string
+	}{
+		{"host from a header", `{"hostname":{"type":"Header","header":"x-host"}}`, "header=x-host xfh=true", ""},
+		{"without x-forwarded-host", `{"hostname":{"type":"Header","header":"x-host"},"appendXForwardedHost":false}`, "header=x-host xfh=false", ""},
+		{"host from the path", `{"hostname":{"type":"PathRegex","pathRegex":{"pattern":"^/(.*)/","substitution":"\\1"}}}`, "pathregex=^/(.*)/ xfh=true", ""},
+		{"path", `{"path":{"type":"ReplaceRegexMatch","replaceRegexMatch":{"pattern":"^/v1","substitution":"/v2"}}}`, "regex=^/v1 xfh=false", ""},
+		{"backend host", `{"hostname":{"type":"Backend"}}`, "", "envoygateway.HTTPRouteFilter.urlRewrite.hostname.Backend"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := renderURLRewrite(json.RawMessage(tc.value), policyName{})
+			if err != nil || len(frags) != 1 {
+				t.Fatalf("got %v, %v", frags, err)
+			}
+			if tc.capability != "" {
+				if frags[0].Capability != tc.capability {
+					t.Errorf("capability %q, want %q", frags[0].Capability, tc.capability)
+				}
+				return
+			}
+			ra, ok := frags[0].TypedRouteAction.(*routev3.RouteAction)
+			if !ok {
+				t.Fatalf("got %+v", frags[0])
+			}
+			got := ""
+			switch {
+			case ra.GetHostRewriteHeader() != "":
+				got = "header=" + ra.GetHostRewriteHeader()
+			case ra.GetHostRewritePathRegex() != nil:
+				got = "pathregex=" + ra.GetHostRewritePathRegex().GetPattern().GetRegex()
+			case ra.GetRegexRewrite() != nil:
+				got = "regex=" + ra.GetRegexRewrite().GetPattern().GetRegex()
+			}
+			got += fmt.Sprintf(" xfh=%v", ra.AppendXForwardedHost)
+			if got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -272,6 +272,7 @@ func localResponse(ro responseOverride, ns string, m *model.Model) *localrespons
 		}
 	}
 	if body != "" {
+		//lint:ignore SA1019 Envoy Gateway writes the body as text_format (still honoured by Envoy), and gwpol reproduces it
 		lr.BodyFormat = &corev3.SubstitutionFormatString{Format: &corev3.SubstitutionFormatString_TextFormat{TextFormat: body}}
 	}
 	if ct := r.ContentType; ct != nil && *ct != "" {

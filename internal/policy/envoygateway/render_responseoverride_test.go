@@ -132,6 +132,7 @@ func describeAction(t *testing.T, name string, fm *xdsmatcherv3.Matcher_MatcherL
 			t.Fatal(err)
 		}
 		s := name
+		//lint:ignore SA1019 the renderer writes text_format, as Envoy Gateway does
 		if b := lr.GetBodyFormat().GetTextFormat(); b != "" {
 			s += " body=" + b
 		}

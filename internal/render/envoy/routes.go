@@ -715,6 +715,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	vb.ruleClusters(r, e, rs, from)
 	applyRouteMaps(r, levels...)
 	tuneMirrors(r, levels...)
+	vb.backendPerRoute(r, e.rule.Backends)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule))
