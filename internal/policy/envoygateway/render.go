@@ -151,13 +151,6 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
 		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return sr(v, who, in.Scope) }, true
 	}
-	if mr, reads := modelRenderers[k.name+"."+in.Key]; reads {
-		var m *model.Model
-		if env != nil {
-			m = env.Model
-		}
-		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return mr(v, who, m) }, true
-	}
 	if !ok || len(in.Values) == 0 {
 		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key, Reason: unrenderable[k.name+"."+in.Key]}}, nil
 	}

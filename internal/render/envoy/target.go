@@ -126,7 +126,7 @@ func capSet(extra ...string) map[string]bool {
 var Targets = map[string]Target{
 	"envoy":    {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster,
+	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
 		RequestIdleTimeout: true, DropReplacedClusters: true},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
