@@ -225,7 +225,7 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 	for _, f := range pt.Fields {
 		f.Losers = losers
 		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute]}
-		if lvl := pt.Candidates[0].Level; lvl != f.Owner.Level {
+		if lvl := lead[0].Level; lvl != f.Owner.Level {
 			e.ShadowedBy = lvl
 		}
 		for _, c := range shadowed {
