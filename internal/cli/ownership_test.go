@@ -97,11 +97,22 @@ func backendRoutePaths(c *pipeline.Compiled, rule *topology.Rule) map[string]boo
 			if !ok1 || !ok2 || !slices.Contains(bp.BackendKinds(), k.GK()) {
 				continue
 			}
-			if build, err := bc.BackendCluster(o, ""); err == nil && build.Route != nil {
+			build, err := bc.BackendCluster(o, "")
+			if err != nil || build == nil {
+				continue // no cluster of its own (the plain one), or none rendered
+			}
+			if build.Route != nil {
 				build.Route.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
 					out["route."+string(fd.Name())] = true
 					return true
 				})
+			}
+			if build.PerRoute != nil {
+				// the per-filter configs a route to it needs (a dynamic
+				// forward proxy's loopback RBAC): no policy's either
+				for name := range build.PerRoute(&routev3.RouteAction{}) {
+					out["typed_per_filter_config."+name] = true
+				}
 			}
 		}
 	}
@@ -261,7 +272,7 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 							}
 							checkAnswers(t, c, out, rp.Route, rule.Rule, path, l, target+" "+name)
 							routes++
-							fields += checkRoute(t, c, env, rp.Route, rule.Rule, path, l, er, target+" "+name, gaps)
+							fields += checkRoute(t, c, env, rp.Route, rule.Rule, path, l, er, envoy.Targets[target], target+" "+name, gaps)
 						}
 					}
 				}
@@ -353,7 +364,7 @@ type claim struct {
 
 // checkRoute checks one Envoy route both ways; it returns the number of
 // explained fields.
-func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, er envoyRoute, where string, gaps map[string][]string) int {
+func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, er envoyRoute, tgt envoy.Target, where string, gaps map[string][]string) int {
 	t.Helper()
 	er.vars = [3]string{rt.Meta.Namespace, rt.Meta.Name, rule.Name}
 	view := explain.RuleOn(c.Result, rt, rule, path, l, explain.Options{})
@@ -413,6 +424,11 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 	}
 	for p := range backendRoutePaths(c, rule) {
 		claimed[p] = true
+	}
+	if tgt.RequestIdleTimeout && claimed["route.timeout"] {
+		// the target derives the idle timeout from the request timeout,
+		// whoever owns that (envoy.Target.RequestIdleTimeout)
+		claimed["route.idle_timeout"] = true
 	}
 	for _, p := range setPaths(er) {
 		switch {

@@ -320,13 +320,17 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			d := merge.DecideField(e.Field, l)
 			f.Decisions = append(f.Decisions, Decision{Loser: l.Policy.ID(), Rule: string(d.Rule), Reason: d.Detail})
 		}
+		by := level
+		if e.ShadowedBy != "" {
+			by = string(e.ShadowedBy) // the policy that hides them is not this field's owner
+		}
 		for _, s := range e.Shadowed {
 			for _, c := range s.Contributors {
 				id := c.Policy.ID()
 				if !slices.Contains(f.Shadowed, id) {
 					f.Shadowed = append(f.Shadowed, id)
 					f.Decisions = append(f.Decisions, Decision{Loser: id, Rule: string(merge.RuleLevel),
-						Reason: fmt.Sprintf("%s level is more specific than %s level", level, c.Level)})
+						Reason: fmt.Sprintf("%s level is more specific than %s level", by, c.Level)})
 				}
 			}
 		}

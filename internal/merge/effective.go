@@ -20,6 +20,12 @@ type EffectiveField struct {
 	// Shadowed are results for the same field at less specific levels that
 	// this one hides.
 	Shadowed []*Field
+	// ShadowedBy is the level whose policy hides Shadowed when that is not
+	// the owner's: for a kind that overrides whole, the most specific
+	// policy in effect hides the others whole, including fields another
+	// policy it merged with owns (a rule's policy merged with its
+	// Gateway's hides its route's). "" means the owner's level.
+	ShadowedBy Level
 	// Replaced are the kind's fields for every port that this field, for
 	// the listener's port, replaces there (policy.PortScoper).
 	Replaced []*Field
@@ -220,6 +226,9 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 	for _, f := range pt.Fields {
 		f.Losers = losers
 		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute]}
+		if lvl := lead[0].Level; lvl != f.Owner.Level {
+			e.ShadowedBy = lvl
+		}
 		for _, c := range shadowed {
 			e.Shadowed = append(e.Shadowed, fieldsOf(k, c, lv)...)
 		}

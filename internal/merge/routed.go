@@ -12,8 +12,12 @@ import (
 // be nil for a rule attached nowhere): per level, from the most specific
 // (rule, route, listener, ListenerSet, Gateway), the first policy in the
 // kind's processing order; the most specific level's policy replaces the
-// less specific ones unless it merges into the next one (its fields then
-// carry both values, most specific first, and its merge strategy). An
+// less specific ones unless it is a route's or a rule's policy that
+// merges (its fields then carry both values, most specific first, and its
+// merge strategy) — and it merges only with the closest policy on the
+// Gateway's side (listener, ListenerSet, Gateway), never with another
+// route-side one: a rule's merging policy skips its route's, which it
+// hides (Envoy Gateway merges a route policy with its parent's only). An
 // invalid policy at the most specific level that has any leaves the point
 // with Invalid and no fields but those the controller keeps of it
 // (policy.InvalidKeeper): the rule fails rather than falling back to a
@@ -99,6 +103,10 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 	pt := &Point{Kind: k}
 	var chain []*Candidate
 	for _, lvl := range levels {
+		gatewaySide := specificity[lvl] <= specificity[LevelListener]
+		if len(chain) > 0 && !gatewaySide {
+			continue // a merging route-side policy skips to the Gateway's side
+		}
 		cs := byLevel[lvl]
 		if len(cs) == 0 {
 			if len(chain) == 0 {
@@ -110,8 +118,8 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 		}
 		first := slices.MinFunc(cs, func(a, b *Candidate) int { return wo.ProcessingOrder(a.Policy, b.Policy) })
 		chain = append(chain, first)
-		if wo.MergesInto(first.Policy) == "" {
-			break
+		if gatewaySide || wo.MergesInto(first.Policy) == "" {
+			break // a Gateway-side policy merges into nothing
 		}
 	}
 	pt.Candidates = chain

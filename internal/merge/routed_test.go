@@ -75,6 +75,8 @@ func TestRouted(t *testing.T) {
 	route2 := wholePol("route2", 4, map[string]any{"b": "route2-b"})
 	merging := wholePol("merging", 3, map[string]any{"a": "m-a", "mergeType": "StrategicMerge"})
 	broken := wholePol("broken", 5, map[string]any{"a": "x"})
+	ruleMerging := wholePol("rule-merging", 2, map[string]any{"a": "rm-a", "mergeType": "StrategicMerge"})
+	lsMerging := wholePol("listener-merging", 2, map[string]any{"b": "lm-b", "mergeType": "StrategicMerge"})
 	tests := []struct {
 		name                        string
 		rule, listener, gw, invalid []*Candidate
@@ -95,6 +97,18 @@ func TestRouted(t *testing.T) {
 		{"mergeType merges into the next level: both contribute, most specific first",
 			at(LevelRoute, merging), at(LevelListener, lsPol), at(LevelGateway, gwPol), nil,
 			map[string][]string{"a": {"merging", "OverridableShallow"}, "b": {"listener", "OverridableShallow"}}},
+		{"a rule's merging policy skips its route's (which it hides) and merges with the Gateway side",
+			append(at(LevelRule, ruleMerging), at(LevelRoute, route2)...), nil, at(LevelGateway, gwPol), nil,
+			map[string][]string{"a": {"rule-merging", "gw", "StrategicMerge"}, "b": {"gw", "OverridableShallow"}}},
+		{"a rule's merging policy with no policy on the Gateway side stands alone",
+			append(at(LevelRule, ruleMerging), at(LevelRoute, route2)...), nil, nil, nil,
+			map[string][]string{"a": {"rule-merging", "OverridableShallow"}}},
+		{"a route's merging policy merges with the closest Gateway-side policy only",
+			at(LevelRoute, merging), at(LevelListener, lsMerging), at(LevelGateway, gwPol), nil,
+			map[string][]string{"a": {"merging", "OverridableShallow"}, "b": {"listener-merging", "OverridableShallow"}}},
+		{"a listener's policy merges into nothing, mergeType or not",
+			nil, at(LevelListener, lsMerging), at(LevelGateway, gwPol), nil,
+			map[string][]string{"b": {"listener-merging", "OverridableShallow"}}},
 		{"an invalid policy at the most specific level fails the rule, no fallback",
 			nil, nil, at(LevelGateway, gwPol), at(LevelRoute, broken),
 			map[string][]string{"invalid": {"broken"}}},

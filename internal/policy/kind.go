@@ -87,7 +87,8 @@ type BackendClusterer interface {
 	// object (a go-control-plane Cluster, built in the kind's render
 	// files) and what routing to it needs. A backend type gwpol does not
 	// render is a diag.Unsupported error; the renderer then keeps a plain
-	// EDS cluster and reports it (GWP404).
+	// EDS cluster and reports it (GWP404). A nil build without error: the
+	// object's cluster is the plain EDS cluster.
 	BackendCluster(obj *manifest.Object, name string) (*BackendBuild, error)
 }
 
@@ -105,6 +106,11 @@ type BackendBuild struct {
 	// action's defaults (a GCP backend rewrites the host to its own and
 	// sets no cluster-not-found code).
 	Route proto.Message
+	// PerRoute, when set, gives the typed_per_filter_config entries (by
+	// filter name; go-control-plane messages) a route sending to the
+	// backend needs, from the route's final RouteAction (e.g. what its
+	// host rewrite lets a client choose). nil entries: none.
+	PerRoute func(action proto.Message) map[string]proto.Message
 }
 
 // PortlessBackends is implemented by BackendProviders whose backend

@@ -47,6 +47,12 @@ type FieldInput struct {
 	// listeners; false where the listener is alone on its port and its
 	// connection settings are its own.
 	SharedPort bool
+	// Whole is, where a more specific policy of a kind that overrides
+	// whole merged with a less specific one (policy.WholeOverrider, Envoy
+	// Gateway's mergeType), the ID of the more specific one, whether or
+	// not it sets this field: Envoy Gateway names what it builds from the
+	// merged result after it. Empty otherwise.
+	Whole string
 }
 
 // GatewayName is a Gateway's namespace and name.

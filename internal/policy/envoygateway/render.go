@@ -17,10 +17,27 @@ import (
 type fieldRenderer func(v json.RawMessage, who policyName) ([]policy.Fragment, error)
 
 // policyName is a policy as Envoy Gateway names it in filter names
-// (<kind lower-cased>/<namespace>/<name>).
-type policyName struct{ kind, namespace, name string }
+// (<kind lower-cased>/<namespace>/<name>). merged, where the policy's
+// value is in effect through a merge (mergeType), is the name of the
+// merged result: the most specific policy's, whether or not it set the
+// field (policy.FieldInput.Whole).
+type policyName struct {
+	kind, namespace, name string
+	merged                *policyName
+}
 
 func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + p.name }
+
+// result is the name Envoy Gateway gives what it builds from the policy
+// in effect: the merged result's where there is a merge, else the
+// policy's own. (References in the value still resolve in the
+// namespace of the policy that set it, p.namespace.)
+func (p policyName) result() policyName {
+	if p.merged != nil {
+		return *p.merged
+	}
+	return p
+}
 
 // renderers are the fields rendered so far, by Kind.field; one file per
 // kind holds them (render_<kind>.go). Every other field asks for a
@@ -28,7 +45,7 @@ func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + 
 // (GWP404) and the routes it applies to fail closed rather than dropping
 // the field silently.
 var renderers = map[string]fieldRenderer{
-	"BackendTrafficPolicy.compression":       renderCompressor,
+	"BackendTrafficPolicy.compression":       renderCompression,
 	"BackendTrafficPolicy.compressor":        renderCompressor,
 	"BackendTrafficPolicy.faultInjection":    renderFaultInjection,
 	"BackendTrafficPolicy.httpUpgrade":       renderHTTPUpgrade,
@@ -45,12 +62,12 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
 	"BackendTrafficPolicy.retry":             renderRetry,
 	"BackendTrafficPolicy.telemetry":         renderTelemetry,
+	"HTTPRouteFilter.urlRewrite":             renderURLRewrite,
 	"SecurityPolicy.basicAuth":               renderBasicAuth,
 	"SecurityPolicy.cors":                    renderCORS,
 	"SecurityPolicy.csrf":                    renderCSRF,
 	"HTTPRouteFilter.credentialInjection":    renderCredentialInjection,
 	"SecurityPolicy.jwt":                     renderJWT,
-	"HTTPRouteFilter.directResponse":         renderDirectResponse,
 }
 
 // scopedRenderers are the fields whose rendering depends on the Envoy
@@ -81,10 +98,13 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 }
 
 // modelRenderers are the fields whose rendering reads other objects of
-// the input (the Backend an extension service is).
+// the input (the Backend an extension service is, the keys of a ConfigMap a
+// response body comes from).
 var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error){
-	"SecurityPolicy.authorization": renderAuthorization,
-	"SecurityPolicy.extAuth":       renderExtAuth,
+	"SecurityPolicy.authorization":          renderAuthorization,
+	"SecurityPolicy.extAuth":                renderExtAuth,
+	"BackendTrafficPolicy.responseOverride": renderResponseOverride,
+	"HTTPRouteFilter.directResponse":        renderDirectResponse,
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
@@ -179,6 +199,11 @@ func (k *Kind) contributor(in policy.FieldInput) policyName {
 	who := policyName{kind: lower(k.name)}
 	if len(in.Contributors) > 0 {
 		who.namespace, who.name = splitID(in.Contributors[0])
+	}
+	if in.Whole != "" {
+		m := policyName{kind: who.kind}
+		m.namespace, m.name = splitID(in.Whole)
+		who.merged = &m
 	}
 	return who
 }

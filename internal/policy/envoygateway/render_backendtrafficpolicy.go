@@ -51,18 +51,40 @@ var compressorLibraries = map[string]struct {
 // (the first in the list chosen first when a client accepts several),
 // enabled on the route by a CompressorPerRoute, and the route removes the
 // request's accept-encoding so that the backend does not compress too.
+//
+// In spec.compressor an entry counts only when it also holds its type's
+// own object (`brotli: {}` for Brotli…): `brotli: null`, or no brotli at
+// all, turns that compressor off, and a list whose entries are all off
+// compresses nothing (Envoy Gateway's buildCompression; chooseFirst stays
+// with the list's first entry, on or off). The deprecated spec.compression
+// has no such objects: each entry is on.
 // Library options (brotli quality, gzip level…) are not rendered yet: a
 // value that sets them is unsupported.
 func renderCompressor(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	return compressorFragments(v, true)
+}
+
+// renderCompression is the deprecated spec.compression (renderCompressor).
+func renderCompression(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	return compressorFragments(v, false)
+}
+
+// compressorFragments renders a compressor list; switched: an entry is on
+// only with its type's object (spec.compressor, see renderCompressor).
+func compressorFragments(v json.RawMessage, switched bool) ([]policy.Fragment, error) {
 	var cs []compression
 	if err := json.Unmarshal(v, &cs); err != nil {
 		return nil, fmt.Errorf("compressor: %w", err)
 	}
-	frags := []policy.Fragment{{Capability: "compressor", TypedRoute: &routev3.Route{RequestHeadersToRemove: []string{"accept-encoding"}}}}
+	var frags []policy.Fragment
 	for i, c := range cs {
 		lib, ok := compressorLibraries[c.Type]
 		if !ok {
 			return nil, fmt.Errorf("compressor[%d].type: unknown compressor %q", i, c.Type)
+		}
+		own := map[string]json.RawMessage{"Brotli": c.Brotli, "Gzip": c.Gzip, "Zstd": c.Zstd}[c.Type]
+		if switched && (len(own) == 0 || string(own) == "null") {
+			continue
 		}
 		for _, opts := range []json.RawMessage{c.Brotli, c.Gzip, c.Zstd} {
 			if len(opts) > 0 && string(opts) != "null" && string(opts) != "{}" {
@@ -86,7 +108,10 @@ func renderCompressor(v json.RawMessage, _ policyName) ([]policy.Fragment, error
 				Overrides: &compressorv3.CompressorOverrides{ResponseDirectionConfig: &compressorv3.ResponseDirectionOverrides{}}}}},
 		})
 	}
-	return frags, nil
+	if len(frags) == 0 {
+		return nil, nil
+	}
+	return append([]policy.Fragment{{Capability: "compressor", TypedRoute: &routev3.Route{RequestHeadersToRemove: []string{"accept-encoding"}}}}, frags...), nil
 }
 
 // httpUpgrade is one entry of spec.httpUpgrade.

@@ -473,9 +473,11 @@ type timeouts struct {
 
 // renderTimeout: the TCP connect timeout on the cluster, the HTTP
 // connection's idle timeout and lifetime in its upstream HTTP protocol
-// options, and the request timeout (with the idle timeout Envoy Gateway
-// pairs with it) and the longest stream on the route. Other timeouts are
-// not rendered yet.
+// options, and the request timeout and the longest stream on the route
+// (a request timeout the route rule sets itself, timeouts.request, wins;
+// the render target adds the idle timeout Envoy Gateway pairs with it,
+// see envoy.Target.RequestIdleTimeout). Other timeouts are not rendered
+// yet.
 func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 	if k := unrenderedKeys(v, "tcp", "http"); k != "" {
 		return unsupportedPart("timeout", k), nil
@@ -533,7 +535,7 @@ func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		if req != nil || stream != nil {
 			ra := &routev3.RouteAction{}
 			if req != nil {
-				ra.Timeout, ra.IdleTimeout = req, routeIdleTimeout(req)
+				ra.Timeout = req
 			}
 			if stream != nil {
 				ra.MaxStreamDuration = &routev3.RouteAction_MaxStreamDuration{MaxStreamDuration: stream}
@@ -542,17 +544,6 @@ func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		}
 	}
 	return append(frags, policy.Fragment{Cluster: c}), nil
-}
-
-// routeIdleTimeout is the stream idle timeout Envoy Gateway gives a
-// route with a request timeout: an hour, or the request timeout when
-// longer, none when the request timeout is 0 (disabled).
-func routeIdleTimeout(req *durationpb.Duration) *durationpb.Duration {
-	d := req.AsDuration()
-	if d == 0 {
-		return durationpb.New(0)
-	}
-	return durationpb.New(max(time.Hour, d))
 }
 
 // tcpKeepalive is spec.tcpKeepalive.

@@ -9,27 +9,33 @@ import (
 	credentialinjectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/credential_injector/v3"
 	genericv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/injected_credentials/generic/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// directResponseSpec is an HTTPRouteFilter's spec.directResponse.
-type directResponseSpec struct {
+// directResponse is HTTPRouteFilter's spec.directResponse.
+type directResponse struct {
 	ContentType *string `json:"contentType"`
-	StatusCode  *int    `json:"statusCode"`
 	Body        *struct {
-		Type     string          `json:"type"`
-		Inline   *string         `json:"inline"`
-		ValueRef json.RawMessage `json:"valueRef"`
+		Type     *string   `json:"type"`
+		Inline   *string   `json:"inline"`
+		ValueRef *localRef `json:"valueRef"`
 	} `json:"body"`
+	StatusCode *int `json:"statusCode"`
+	Header     *struct {
+		Add    []responseHeader `json:"add"`
+		Set    []responseHeader `json:"set"`
+		Remove []string         `json:"remove"`
+	} `json:"header"`
 }
 
-// status is the response's status: 200 when none is set, as Envoy
-// Gateway defaults it.
-func (d directResponseSpec) status() int {
+// status is the direct response's status: 200 unless it says.
+func (d directResponse) status() int {
 	if d.StatusCode != nil {
 		return *d.StatusCode
 	}
@@ -39,43 +45,63 @@ func (d directResponseSpec) status() int {
 var _ policy.Answerer = (*Kind)(nil)
 
 // Answer implements policy.Answerer: an HTTPRouteFilter's directResponse
-// answers the rule naming it with its status.
+// answers the rules that name it with its status.
 func (k *Kind) Answer(key string, v any) (int, bool) {
 	raw, ok := v.(json.RawMessage)
 	if k != httpRouteFilter || key != "directResponse" || !ok {
 		return 0, false
 	}
-	var d directResponseSpec
+	var d directResponse
 	if json.Unmarshal(raw, &d) != nil {
 		return 0, false
 	}
 	return d.status(), true
 }
 
-// renderDirectResponse: the rule's routes answer the status and the
-// inline body themselves, with the content type as a response header, as
-// Envoy Gateway writes them (the body as a text format source). A body
-// held in a ConfigMap (valueRef) cannot be rendered: gwpol reads no
-// ConfigMap data.
-func renderDirectResponse(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var d directResponseSpec
+// renderDirectResponse is an HTTPRouteFilter's direct response, as Envoy
+// Gateway writes it on the route of a rule naming the filter: Envoy's
+// direct_response with the status (200 by default) and the body as a
+// format string (command operators work in it), the content type and the
+// filter's headers as response headers of the route (set ones replacing,
+// added ones appended). A body from a ConfigMap is a
+// ${configmap:ns/name#key} placeholder, as for responseOverride.
+func renderDirectResponse(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
+	var d directResponse
 	if err := json.Unmarshal(v, &d); err != nil {
 		return nil, fmt.Errorf("directResponse: %w", err)
 	}
-	act := &routev3.DirectResponseAction{Status: uint32(d.status())}
+	if h := d.Header; h != nil && len(h.Remove) > 0 {
+		return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.directResponse.header.remove"}}, nil
+	}
+	dr := &routev3.DirectResponseAction{Status: uint32(d.status())}
 	if b := d.Body; b != nil {
+		var src *corev3.DataSource
 		switch {
-		case b.Type == "ValueRef" || len(b.ValueRef) > 0:
-			return nil, fmt.Errorf("directResponse.body.valueRef: a body held in a ConfigMap is not rendered (gwpol reads no ConfigMap data)")
-		case b.Inline != nil:
-			act.BodyFormat = &corev3.SubstitutionFormatString{Format: &corev3.SubstitutionFormatString_TextFormatSource{
-				TextFormatSource: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: []byte(*b.Inline)}}}}
+		case b.Type != nil && *b.Type == "ValueRef" && b.ValueRef != nil:
+			key := responseBodyConfigMapKey(m, who.namespace, b.ValueRef.Name)
+			src = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(who.namespace, b.ValueRef.Name, key)}}
+		case b.Inline != nil && *b.Inline != "":
+			src = &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: []byte(*b.Inline)}}
+		}
+		if src != nil {
+			dr.BodyFormat = &corev3.SubstitutionFormatString{Format: &corev3.SubstitutionFormatString_TextFormatSource{TextFormatSource: src}}
 		}
 	}
-	r := &routev3.Route{Action: &routev3.Route_DirectResponse{DirectResponse: act}}
-	if d.ContentType != nil {
-		r.ResponseHeadersToAdd = []*corev3.HeaderValueOption{{Header: &corev3.HeaderValue{Key: "Content-Type", Value: *d.ContentType},
-			AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD}}
+	r := &routev3.Route{Action: &routev3.Route_DirectResponse{DirectResponse: dr}}
+	if ct := d.ContentType; ct != nil {
+		r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
+			Header: &corev3.HeaderValue{Key: "Content-Type", Value: *ct}, AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+	}
+	if h := d.Header; h != nil {
+		for _, a := range h.Add {
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
+				Header: &corev3.HeaderValue{Key: a.Name, Value: a.Value}, KeepEmptyValue: a.Value == ""})
+		}
+		for _, s := range h.Set {
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
+				Header: &corev3.HeaderValue{Key: s.Name, Value: s.Value}, KeepEmptyValue: s.Value == "",
+				AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+		}
 	}
 	return []policy.Fragment{{Capability: "route", TypedRoute: r}}, nil
 }
@@ -149,4 +175,58 @@ func typedCoreExtension(name string, m proto.Message) *corev3.TypedExtensionConf
 		panic(fmt.Sprintf("envoygateway: packing %T: %v", m, err))
 	}
 	return &corev3.TypedExtensionConfig{Name: name, TypedConfig: a}
+}
+
+// urlRewrite is HTTPRouteFilter's spec.urlRewrite.
+type urlRewrite struct {
+	Hostname *struct {
+		Type      string  `json:"type"`
+		Header    *string `json:"header"`
+		PathRegex *struct {
+			Pattern      string `json:"pattern"`
+			Substitution string `json:"substitution"`
+		} `json:"pathRegex"`
+	} `json:"hostname"`
+	Path *struct {
+		Type              string `json:"type"`
+		ReplaceRegexMatch *struct {
+			Pattern      string `json:"pattern"`
+			Substitution string `json:"substitution"`
+		} `json:"replaceRegexMatch"`
+	} `json:"path"`
+	AppendXForwardedHost *bool `json:"appendXForwardedHost"`
+}
+
+// renderURLRewrite is an HTTPRouteFilter's URL rewrite on the route of a
+// rule naming it, as Envoy Gateway writes it: the host from a request
+// header or from the path by a regular expression, and then the original
+// host in x-forwarded-host unless appendXForwardedHost is false; the path
+// by a regular expression. The host of the backend (type Backend) is not
+// rendered yet.
+func renderURLRewrite(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+	var u urlRewrite
+	if err := json.Unmarshal(v, &u); err != nil {
+		return nil, fmt.Errorf("urlRewrite: %w", err)
+	}
+	ra := &routev3.RouteAction{}
+	if h := u.Hostname; h != nil {
+		switch {
+		case h.Type == "Header" && h.Header != nil:
+			ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteHeader{HostRewriteHeader: *h.Header}
+		case h.Type == "PathRegex" && h.PathRegex != nil:
+			ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewritePathRegex{HostRewritePathRegex: &matcherv3.RegexMatchAndSubstitute{
+				Pattern: &matcherv3.RegexMatcher{Regex: h.PathRegex.Pattern}, Substitution: h.PathRegex.Substitution}}
+		default:
+			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.hostname." + h.Type}}, nil
+		}
+		ra.AppendXForwardedHost = u.AppendXForwardedHost == nil || *u.AppendXForwardedHost
+	}
+	if p := u.Path; p != nil {
+		if p.Type != "ReplaceRegexMatch" || p.ReplaceRegexMatch == nil {
+			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.path." + p.Type}}, nil
+		}
+		ra.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
+			Pattern: &matcherv3.RegexMatcher{Regex: p.ReplaceRegexMatch.Pattern}, Substitution: p.ReplaceRegexMatch.Substitution}
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
 }

@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -64,6 +65,113 @@ func TestRenderCredentialInjection(t *testing.T) {
 			}
 			if _, ok := f.TypedPerFilterConfig[name].(*routev3.FilterConfig); !ok {
 				t.Errorf("per-route config %v, want a FilterConfig turning the filter on", f.TypedPerFilterConfig)
+			}
+		})
+	}
+}
+
+// TestRenderDirectResponse: an HTTPRouteFilter's directResponse answers
+// the route itself, 200 unless it says, with an inline body as bytes or a
+// ConfigMap body as a placeholder; Answer reports the same status (views
+// and render agree), and only for HTTPRouteFilter's directResponse.
+func TestRenderDirectResponse(t *testing.T) {
+	m := responseOverrideModel(t)
+	who := policyName{kind: "httproutefilter", namespace: "app", name: "f"}
+	for _, tc := range []struct {
+		name, value string
+		status      uint32
+		body        string // the inline bytes or string
+		ctype       string
+		capability  string
+	}{
+		{name: "defaults to 200", value: `{"body":{"inline":"ok"}}`, status: 200, body: "ok"},
+		{name: "inline body and content type", value: `{"contentType":"text/plain","statusCode":404,"body":{"type":"Inline","inline":"blocked"}}`, status: 404, body: "blocked", ctype: "text/plain"},
+		{name: "status and no body", value: `{"statusCode":404}`, status: 404},
+		{name: "ConfigMap body", value: `{"statusCode":503,"body":{"type":"ValueRef","valueRef":{"kind":"ConfigMap","name":"one-key"}}}`, status: 503, body: "${configmap:app/one-key#page.html}"},
+		{name: "header removal", value: `{"header":{"remove":["server"]}}`, capability: "envoygateway.HTTPRouteFilter.directResponse.header.remove"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := renderDirectResponse(json.RawMessage(tc.value), who, m)
+			if err != nil || len(frags) != 1 {
+				t.Fatalf("got %v, %v", frags, err)
+			}
+			if tc.capability != "" {
+				if frags[0].Capability != tc.capability || frags[0].TypedRoute != nil {
+					t.Errorf("got %+v; want only the unsupported capability %s", frags[0], tc.capability)
+				}
+				return
+			}
+			r, ok := frags[0].TypedRoute.(*routev3.Route)
+			dr := r.GetDirectResponse()
+			if !ok || dr == nil {
+				t.Fatalf("got %+v; want a direct response", frags[0])
+			}
+			src := dr.GetBodyFormat().GetTextFormatSource()
+			if body := string(src.GetInlineBytes()) + src.GetInlineString(); dr.Status != tc.status || body != tc.body {
+				t.Errorf("status %d body %q, want %d %q", dr.Status, body, tc.status, tc.body)
+			}
+			ctype := ""
+			for _, h := range r.GetResponseHeadersToAdd() {
+				if h.GetHeader().GetKey() == "Content-Type" {
+					ctype = h.GetHeader().GetValue()
+				}
+			}
+			if ctype != tc.ctype {
+				t.Errorf("content type %q, want %q", ctype, tc.ctype)
+			}
+			if st, ok := httpRouteFilter.Answer("directResponse", json.RawMessage(tc.value)); !ok || uint32(st) != tc.status {
+				t.Errorf("Answer: %d %v, want %d", st, ok, tc.status)
+			}
+		})
+	}
+	if _, ok := httpRouteFilter.Answer("urlRewrite", json.RawMessage(`{}`)); ok {
+		t.Error("urlRewrite answers")
+	}
+	if _, ok := backendTrafficPolicy.Answer("directResponse", json.RawMessage(`{}`)); ok {
+		t.Error("a BackendTrafficPolicy answers")
+	}
+}
+
+// TestRenderURLRewrite: the host from a header or from the path (with
+// x-forwarded-host unless turned off), the path by a regular expression;
+// the backend's host is not rendered yet.
+func TestRenderURLRewrite(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, want, capability string
+	}{
+		{"host from a header", `{"hostname":{"type":"Header","header":"x-host"}}`, "header=x-host xfh=true", ""},
+		{"without x-forwarded-host", `{"hostname":{"type":"Header","header":"x-host"},"appendXForwardedHost":false}`, "header=x-host xfh=false", ""},
+		{"host from the path", `{"hostname":{"type":"PathRegex","pathRegex":{"pattern":"^/(.*)/","substitution":"\\1"}}}`, "pathregex=^/(.*)/ xfh=true", ""},
+		{"path", `{"path":{"type":"ReplaceRegexMatch","replaceRegexMatch":{"pattern":"^/v1","substitution":"/v2"}}}`, "regex=^/v1 xfh=false", ""},
+		{"backend host", `{"hostname":{"type":"Backend"}}`, "", "envoygateway.HTTPRouteFilter.urlRewrite.hostname.Backend"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := renderURLRewrite(json.RawMessage(tc.value), policyName{})
+			if err != nil || len(frags) != 1 {
+				t.Fatalf("got %v, %v", frags, err)
+			}
+			if tc.capability != "" {
+				if frags[0].Capability != tc.capability {
+					t.Errorf("capability %q, want %q", frags[0].Capability, tc.capability)
+				}
+				return
+			}
+			ra, ok := frags[0].TypedRouteAction.(*routev3.RouteAction)
+			if !ok {
+				t.Fatalf("got %+v", frags[0])
+			}
+			got := ""
+			switch {
+			case ra.GetHostRewriteHeader() != "":
+				got = "header=" + ra.GetHostRewriteHeader()
+			case ra.GetHostRewritePathRegex() != nil:
+				got = "pathregex=" + ra.GetHostRewritePathRegex().GetPattern().GetRegex()
+			case ra.GetRegexRewrite() != nil:
+				got = "regex=" + ra.GetRegexRewrite().GetPattern().GetRegex()
+			}
+			got += fmt.Sprintf(" xfh=%v", ra.AppendXForwardedHost)
+			if got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
 	}

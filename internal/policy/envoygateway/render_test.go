@@ -2,9 +2,11 @@ package envoygateway
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	compressorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -57,53 +59,61 @@ func TestOriginMatcher(t *testing.T) {
 	}
 }
 
-// TestRenderDirectResponse: an HTTPRouteFilter's direct response answers
-// its status (200 when none is set) with the inline body as a text format
-// source and the content type as a response header; a ConfigMap body
-// cannot be rendered. Answer reports the same status.
-func TestRenderDirectResponse(t *testing.T) {
-	tests := []struct {
-		name, spec  string
-		status      uint32
-		body, ctype string
-		err         bool
+// TestRenderCompressor: an entry of spec.compressor is on only with its
+// type's own object; all off renders nothing (not even the
+// accept-encoding removal); the deprecated spec.compression has no such
+// objects, so its entries are on; chooseFirst stays with the first entry.
+func TestRenderCompressor(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		value      string
+		deprecated bool
+		filters    []string // filter names, "*" marking the chooseFirst one
 	}{
-		{"inline body and content type", `{"contentType":"text/plain","statusCode":404,"body":{"type":"Inline","inline":"blocked"}}`, 404, "blocked", "text/plain", false},
-		{"status defaults to 200", `{}`, 200, "", "", false},
-		{"ConfigMap body", `{"statusCode":503,"body":{"type":"ValueRef","valueRef":{"group":"","kind":"ConfigMap","name":"b"}}}`, 0, "", "", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			frags, err := renderDirectResponse(json.RawMessage(tt.spec), policyName{})
-			if tt.err {
-				if err == nil {
-					t.Fatalf("rendered %v, want an error", frags)
+		{name: "all on", value: `[{"type":"Brotli","brotli":{}},{"type":"Gzip","gzip":{}}]`, filters: []string{"*envoy.filters.http.compressor.brotli", "envoy.filters.http.compressor.gzip"}},
+		{name: "null turns off", value: `[{"type":"Brotli","brotli":null},{"type":"Gzip","gzip":{}},{"type":"Zstd","zstd":{}}]`, filters: []string{"envoy.filters.http.compressor.gzip", "envoy.filters.http.compressor.zstd"}},
+		{name: "absent turns off", value: `[{"type":"Gzip"},{"type":"Zstd","zstd":{}}]`, filters: []string{"envoy.filters.http.compressor.zstd"}},
+		{name: "another type's object does not count", value: `[{"type":"Gzip","brotli":{}}]`},
+		{name: "all off", value: `[{"type":"Brotli","brotli":null},{"type":"Gzip","gzip":null}]`},
+		{name: "deprecated compression", value: `[{"type":"Gzip"},{"type":"Brotli"}]`, deprecated: true, filters: []string{"*envoy.filters.http.compressor.gzip", "envoy.filters.http.compressor.brotli"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := renderCompressor
+			if tc.deprecated {
+				r = renderCompression
+			}
+			frags, err := r(json.RawMessage(tc.value), policyName{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			removes := false
+			for _, f := range frags {
+				if rt, ok := f.TypedRoute.(*routev3.Route); ok && slices.Equal(rt.GetRequestHeadersToRemove(), []string{"accept-encoding"}) {
+					removes = true
 				}
-				return
-			}
-			if err != nil || len(frags) != 1 {
-				t.Fatalf("got %v, %v", frags, err)
-			}
-			r, _ := frags[0].TypedRoute.(*routev3.Route)
-			dr := r.GetDirectResponse()
-			if dr.GetStatus() != tt.status || string(dr.GetBodyFormat().GetTextFormatSource().GetInlineBytes()) != tt.body {
-				t.Errorf("direct response %v, want %d %q", dr, tt.status, tt.body)
-			}
-			var ctype string
-			for _, h := range r.GetResponseHeadersToAdd() {
-				if h.GetHeader().GetKey() == "Content-Type" {
-					ctype = h.GetHeader().GetValue()
+				if f.Filter == nil {
+					continue
 				}
+				c, ok := f.Filter.Typed.(*compressorv3.Compressor)
+				if !ok {
+					t.Fatalf("%s: typed config %T", f.Filter.Name, f.Filter.Typed)
+				}
+				if f.TypedPerFilterConfig[f.Filter.Name] == nil {
+					t.Errorf("%s is not enabled on the route", f.Filter.Name)
+				}
+				name := f.Filter.Name
+				if c.GetChooseFirst() {
+					name = "*" + name
+				}
+				got = append(got, name)
 			}
-			if ctype != tt.ctype {
-				t.Errorf("content type %q, want %q", ctype, tt.ctype)
+			if !slices.Equal(got, tc.filters) {
+				t.Errorf("filters %q, want %q", got, tc.filters)
 			}
-			if st, ok := HTTPRouteFilter().Answer("directResponse", json.RawMessage(tt.spec)); !ok || uint32(st) != tt.status {
-				t.Errorf("Answer = %d %v, want %d", st, ok, tt.status)
+			if removes != (len(tc.filters) > 0) {
+				t.Errorf("removes accept-encoding: %v, want %v", removes, len(tc.filters) > 0)
 			}
 		})
-	}
-	if _, ok := BackendTrafficPolicy().Answer("directResponse", json.RawMessage(`{}`)); ok {
-		t.Error("only HTTPRouteFilter answers")
 	}
 }

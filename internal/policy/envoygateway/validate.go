@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -113,11 +114,17 @@ func (v refValidator) configMaps(refs references) {
 			continue
 		}
 		name, path := o.Response.Body.ValueRef.Name, fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
+		// Envoy Gateway reads the key response.body, else any key the
+		// ConfigMap has (render names the one it reads,
+		// responseBodyConfigMapKey).
 		switch keys, ok := v.configMapKeys(name); {
 		case !ok:
 			v.invalid(path, "ResponseOverride: can't find the referenced configmap %s/%s.", ns, name)
-		case !slices.Contains(keys, "response.body"):
+		case len(keys) == 0:
 			v.invalid(path, "ResponseOverride: can't find the key response.body in the referenced configmap %s/%s.", ns, name)
+		case len(keys) > 1 && !slices.Contains(keys, responseBodyKey):
+			v.p.Findings = append(v.p.Findings, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, path,
+				"ResponseOverride: configmap %s/%s has no key response.body but several others (%s): Envoy Gateway takes the body from any one of them", ns, name, strings.Join(keys, ", ")))
 		}
 	}
 	for i, l := range refs.Lua {

@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -77,7 +78,7 @@ func (gb *gatewayBuild) backendPolicies() {
 	}
 	parallel.Each(len(fields), func(i int) {
 		p := fields[i].p
-		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false)
+		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false, "")
 	})
 	for _, t := range todo {
 		name, c, own := t.name, t.c, t.own
@@ -95,7 +96,7 @@ func (gb *gatewayBuild) backendPolicies() {
 				continue
 			}
 			for _, f := range p.Fields {
-				if rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false); rf.cluster != nil {
+				if rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, ""); rf.cluster != nil {
 					mergeCluster(c, rf.cluster)
 				}
 			}
@@ -347,6 +348,9 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 		return nil
 	}
 	build, err := bc.BackendCluster(o, name)
+	if err == nil && build == nil {
+		return nil // the plain EDS cluster
+	}
 	var c *clusterv3.Cluster
 	if err == nil {
 		if c, _ = build.Cluster.(*clusterv3.Cluster); c == nil {
@@ -376,6 +380,7 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 		}
 	}
 	bb.route, _ = build.Route.(*routev3.RouteAction)
+	bb.perRoute = build.PerRoute
 	return bb
 }
 
@@ -387,6 +392,38 @@ type backendBuilt struct {
 	filter   *filterDef
 	clusters []*clusterv3.Cluster
 	route    *routev3.RouteAction
+	perRoute func(action proto.Message) map[string]proto.Message // policy.BackendBuild.PerRoute
+}
+
+// backendPerRoute adds to a forwarding route the per-filter configs its
+// backend objects ask for (policy.BackendBuild.PerRoute), given its final
+// route action.
+func (vb *vhostBuild) backendPerRoute(r *routev3.Route, backends []*topology.Backend) {
+	act := r.GetRoute()
+	if act == nil {
+		return
+	}
+	for _, be := range backends {
+		if !be.Resolved || (be.Group == "" && be.Kind == "Service") {
+			continue
+		}
+		op := backendClusterOp(be)
+		bb := vb.backendObjectCluster(op.name, *op.backend)
+		if bb == nil || bb.perRoute == nil {
+			continue
+		}
+		cfgs := bb.perRoute(act)
+		for _, name := range slices.Sorted(maps.Keys(cfgs)) {
+			a, err := vb.anys.typedAny(cfgs[name])
+			if err != nil || cfgs[name] == nil {
+				continue
+			}
+			if r.TypedPerFilterConfig == nil {
+				r.TypedPerFilterConfig = map[string]*anypb.Any{}
+			}
+			r.TypedPerFilterConfig[name] = a
+		}
+	}
 }
 
 // backendRoute applies the route action settings of the one backend

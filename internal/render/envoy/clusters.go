@@ -54,11 +54,20 @@ type clusterOp struct {
 	settings []*clusterv3.Cluster
 	metadata *corev3.Metadata
 	retarget func(name string) // points the route at another name for it
+	// template: the route that recorded this backend cluster sends to a
+	// cluster of its rule's own copied from it instead (ruleClusters).
+	template bool
 }
 
 // applyCluster records a cluster a virtual host needs; it returns the
 // HTTP filter a chain routing to it needs (nil for most).
 func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
+	switch {
+	case op.template:
+		gb.templates[op.name] = true
+	case op.of == "" && op.name != "":
+		gb.referenced[op.name] = true
+	}
 	if op.fragments != nil {
 		gb.addClusters(op.fragments)
 		return nil
@@ -228,6 +237,7 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 			continue
 		}
 		gb.merged[c.Name] = append(gb.merged[c.Name], c)
+		gb.referenced[c.Name] = true
 		if k, ok := gb.fragmentBackend(c.Name); ok {
 			gb.applyCluster(clusterOp{name: c.Name, backend: &k})
 		}

@@ -151,8 +151,12 @@ func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *to
 		if !ok {
 			continue // kinds without a renderer contribute metadata only
 		}
+		whole := ""
+		if routed && len(p.Candidates) > 1 {
+			whole = p.Candidates[0].Policy.ID() // a merge of whole policies (policy.FieldInput.Whole)
+		}
 		for _, f := range p.Fields {
-			rf := b.renderField(p.Kind, r, f, sc, gw, shared)
+			rf := b.renderField(p.Kind, r, f, sc, gw, shared, whole)
 			if rf.failBody != "" && s.failBody == "" {
 				s.failBody = rf.failBody
 			}
@@ -228,7 +232,7 @@ func originsStruct(origins map[string][]string) *structpb.Struct {
 // renderField renders one merged field through its kind, once per
 // distinct (field, contributors, scope, Gateway): the same policies
 // reaching many routes render once.
-func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway, shared bool) *rendered {
+func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway, shared bool, whole string) *rendered {
 	gk := k.GroupKind()
 	var gwName policy.GatewayName
 	if gw != nil {
@@ -238,7 +242,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	// string of it: most calls hit, and building it from strings cost
 	// half a dozen allocations each.
 	var arr [256]byte
-	key := appendRenderKey(arr[:0], gk, f, sc, gwName, shared)
+	key := appendRenderKey(arr[:0], gk, f, sc, gwName, shared, whole)
 	b.mu.Lock()
 	rf, ok := b.rendered[string(key)]
 	b.mu.Unlock()
@@ -252,7 +256,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 		ids[i] = c.Policy.ID()
 		nss[i] = c.Policy.Obj.Namespace
 	}
-	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared)
+	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared, whole)
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, c := range f.Contributors {
 		rf.contributors = append(rf.contributors, c.Policy)
@@ -279,7 +283,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 // scope, strategy, contributors (a route's rules set their own values:
 // a built-in contributor is told apart by its rule) and Gateway —
 // "group/kind#field|scope|strategy|id[#rule],…|namespace/name|shared".
-func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.Scope, gw policy.GatewayName, shared bool) []byte {
+func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.Scope, gw policy.GatewayName, shared bool, whole string) []byte {
 	if gk.Group != "" {
 		key = append(append(key, gk.Group...), '/')
 	}
@@ -297,15 +301,16 @@ func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.S
 	}
 	key = append(append(key, '|'), gw.Namespace...)
 	key = append(append(key, '/'), gw.Name...)
-	return strconv.AppendBool(append(key, '|'), shared)
+	key = strconv.AppendBool(append(key, '|'), shared)
+	return append(append(key, '|'), whole...)
 }
 
 // renderNew renders a field through its kind and types the fragments.
-func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, shared bool) *rendered {
+func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, shared bool, whole string) *rendered {
 	gk := k.GroupKind()
 	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
 	owner := f.Owner.Policy
-	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw, SharedPort: shared}
+	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw, SharedPort: shared, Whole: whole}
 	frags, err := r.RenderField(in, b.env)
 	// A setting gwpol does not render yet (listener, connection manager
 	// and cluster settings) is an error finding (GWP404) naming what is

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -17,7 +18,10 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
@@ -25,7 +29,6 @@ import (
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Options for Render.
@@ -325,11 +328,15 @@ type gatewayBuild struct {
 	// clusterBackend: the backend object a cluster is built for.
 	clusterBackend map[string]model.Key
 	whole          *scoped
+	// templates are the backend clusters some route replaced with rule
+	// clusters, referenced the clusters something names (applyCluster);
+	// see dropTemplates.
+	templates, referenced map[string]bool
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
-		clusterBackend: map[string]model.Key{}}
+		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{}}
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
@@ -435,6 +442,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	if gb.target.Name == "kgateway" {
 		gb.protocolsFromServices()
 	}
+	if gb.target.DropReplacedClusters {
+		gb.dropTemplates()
+	}
 	gb.backendPolicies()
 	gb.gatewayClientCertificate(out.RouteConfigurations)
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
@@ -513,6 +523,9 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 	for _, f := range fields {
 		network = append(network, f.network...)
 	}
+	if gb.target.RequestIdleTimeout && m.StreamIdleTimeout == nil {
+		requestIdleTimeouts(rc.rc)
+	}
 	chain := &listenerv3.FilterChain{
 		Name: name,
 		Filters: append(network, &listenerv3.Filter{
@@ -540,6 +553,24 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
 	return chain, nil
+}
+
+// requestIdleTimeouts gives the routes of rc that have a request timeout
+// and no idle timeout the idle timeout Target.RequestIdleTimeout says.
+func requestIdleTimeouts(rc *routev3.RouteConfiguration) {
+	for _, vh := range rc.GetVirtualHosts() {
+		for _, r := range vh.GetRoutes() {
+			ra := r.GetRoute()
+			if ra == nil || ra.Timeout == nil || ra.IdleTimeout != nil {
+				continue
+			}
+			d := ra.Timeout.AsDuration()
+			if d != 0 {
+				d = max(time.Hour, d)
+			}
+			ra.IdleTimeout = durationpb.New(d)
+		}
+	}
 }
 
 // terminatesTLS: an HTTPS listener terminates TLS only with certificates;

@@ -87,10 +87,14 @@ func (gb *gatewayBuild) routedScope(pts merge.Points) *scoped {
 }
 
 // joinScopes is one route's configuration from two disjoint sets of
-// kinds.
+// kinds: a, the rule's own merge, wins over b where both set a route
+// field (its fields come last, see applyRouteMaps) or a per-filter
+// config — a's holds the route rule's own Gateway API fields, which
+// Envoy Gateway applies over its policies' (an HTTPRoute's
+// timeouts.request over a BackendTrafficPolicy's requestTimeout).
 func joinScopes(a, b *scoped) *scoped {
 	s := &scoped{
-		fields:   append(append([]*rendered(nil), a.fields...), b.fields...),
+		fields:   append(append([]*rendered(nil), b.fields...), a.fields...),
 		invalid:  a.invalid || b.invalid,
 		failBody: a.failBody,
 	}

@@ -717,21 +717,23 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		}
 		return r
 	}
-	if a := answeredBy(rs); a != nil { // a policy answers the rule itself (kgateway's DirectResponse)
-		r.Action = a
+	if from := answeredBy(rs); from != nil { // a policy answers the rule itself (kgateway's DirectResponse)
+		proto.Merge(r, from) // the answer, with the response headers it sets
 		r.Metadata = withMetadata(rs.metadata, r.Metadata)
 		return r
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
+	from := len(vb.clusters)
 	if !vb.forward(r, e, l) {
 		if vb.target.PoliciesOnUnrouted {
 			vb.keepPolicies(r, rs, vhScope, rcScope)
 		}
 		return r
 	}
-	vb.ruleClusters(r, e, rs)
+	vb.ruleClusters(r, e, rs, from)
 	applyRouteMaps(r, levels...)
 	tuneMirrors(r, levels...)
+	vb.backendPerRoute(r, e.rule.Backends)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule))
@@ -1022,15 +1024,16 @@ func ExpandRouteVars(s, namespace, name, rule string) string {
 	})
 }
 
-// answeredBy is the direct response a rule's own policy puts in place of
-// forwarding, nil when none does.
-func answeredBy(rs *scoped) *routev3.Route_DirectResponse {
+// answeredBy is the route configuration of the direct response a rule's
+// own policy puts in place of forwarding (its action, and the response
+// headers it adds), nil when none does.
+func answeredBy(rs *scoped) *routev3.Route {
 	if rs == nil {
 		return nil
 	}
 	for _, f := range rs.fields {
-		if a, ok := f.route.GetAction().(*routev3.Route_DirectResponse); ok {
-			return a
+		if _, ok := f.route.GetAction().(*routev3.Route_DirectResponse); ok {
+			return f.route
 		}
 	}
 	return nil

@@ -63,14 +63,24 @@ func ruleClusterName(e entry, backend, backends int) string {
 
 // ruleClusters points a forwarding route at clusters of its rule's own
 // when the route scope's fields shape clusters (see the file comment).
-func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped) {
+// The backend clusters the route recorded (vb.clusters from from on) that
+// it no longer names become templates (clusterOp.template).
+func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from int) {
 	settings, md := rs.clusterSettings()
 	if len(settings) == 0 {
 		return
 	}
+	replaced := func(name string) {
+		for i := range vb.clusters[from:] {
+			if op := &vb.clusters[from+i]; op.name == name && op.backend != nil && op.of == "" {
+				op.template = true
+			}
+		}
+	}
 	switch cs := r.GetRoute().GetClusterSpecifier().(type) {
 	case *routev3.RouteAction_Cluster:
 		name := ruleClusterName(e, 0, 1)
+		replaced(cs.Cluster)
 		vb.clusters = append(vb.clusters, clusterOp{name: name, of: cs.Cluster, settings: settings, metadata: md,
 			retarget: func(n string) { cs.Cluster = n }})
 		cs.Cluster = name
@@ -88,9 +98,23 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped) {
 			}
 			k++
 			name := ruleClusterName(e, ref, len(wcs))
+			replaced(wc.Name)
 			vb.clusters = append(vb.clusters, clusterOp{name: name, of: wc.Name, settings: settings, metadata: md,
 				retarget: func(n string) { wc.Name = n }})
 			wc.Name = name
+		}
+	}
+}
+
+// dropTemplates leaves out the backend clusters that only served as
+// templates of rule clusters: every route that recorded one sends to
+// clusters of its rule's own instead, and nothing else (another route, a
+// mirror, a policy's fragment, a TCP route) names it
+// (Target.DropReplacedClusters).
+func (gb *gatewayBuild) dropTemplates() {
+	for name := range gb.templates {
+		if !gb.referenced[name] {
+			delete(gb.clusters, name)
 		}
 	}
 }

@@ -49,6 +49,20 @@ type Target struct {
 	// manager and TLS context before policies tune them; nil: Envoy's
 	// defaults (and gwpol's few settings every target shares).
 	Baseline *ListenerBaseline
+	// RequestIdleTimeout gives every route with a request timeout a
+	// stream idle timeout, so that the stream does not time out first:
+	// an hour, or the request timeout when longer, 0 (none) when the
+	// request timeout is 0 — unless the route sets its own or its
+	// connection manager sets a stream idle timeout (Envoy Gateway's xDS
+	// translation, whatever set the request timeout: the route rule's
+	// timeouts.request or a policy).
+	RequestIdleTimeout bool
+	// DropReplacedClusters leaves out a backend's cluster when every route
+	// to it sends to clusters of its rule's own instead (a route-level
+	// policy shapes them, see ruleclusters.go) and nothing else names it:
+	// Envoy Gateway emits only the clusters something refers to. Without
+	// it the backend's cluster stays beside the rule clusters.
+	DropReplacedClusters bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -90,6 +104,7 @@ var upstream = []string{
 	"compressor",          // envoy.filters.http.compressor
 	"decompressor",        // envoy.filters.http.decompressor
 	"response_cache",      // envoy.filters.http.cache
+	"custom_response",     // envoy.filters.http.custom_response
 }
 
 func capSet(extra ...string) map[string]bool {
@@ -117,7 +132,7 @@ var Targets = map[string]Target{
 	"envoy":    {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
 	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
-		Baseline: envoyGatewayBaseline()},
+		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }

@@ -94,7 +94,8 @@ spec:
 
 // capabilityFixture is one policy field that needs one capability: a
 // TrafficPolicy field (spec, appended to the base's policy), or with docs
-// another kind's policy named fixture that the route's rule references.
+// another kind's policy named fixture, which the route's rule references
+// (HAProxyRoutePolicy) or which targets the route itself.
 type capabilityFixture struct {
 	capability, field, spec string
 	docs                    string
@@ -154,6 +155,8 @@ var capabilityFixtures = []capabilityFixture{
 		"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n"},
 	{"lua", "lua", "", "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n" +
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) end\"}]\n"},
+	{"custom_response", "responseOverride", "", "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app}]\n  responseOverride: [{match: {statusCodes: [{value: 404}]}, response: {body: {inline: gone}}}]\n"},
 	{"response_cache", "cache", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  cache: {ttlSeconds: 30}\n"},
 	{"waf", "waf", "", "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: fixture, namespace: infra}\nspec:\n  waf: {policy: strict, catalogRef: {name: waf}}\n" +
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: waf, namespace: infra}\nimmutable: true\ndata:\n  policies.yaml: \"strict: {requestBody: {mode: none}}\"\n"},
