@@ -369,14 +369,18 @@ func egText(v egRouteView) string {
 // Gateway port's HTTP filter chains (`eg xds listeners`; see
 // eg_xds_clusters_test.go). GWPOL_EG_XDS_VERBOSE=1 logs each
 // difference; GWPOL_EG_XDS_ALL=1 compares the cases egctl mishandles too
-// (for diagnosis: the figure then means nothing, and the floor is not
-// checked).
+// (for diagnosis: the figure then means nothing, and neither the floor
+// nor the list is checked). A compared case that differs must be listed
+// with its reason in the eg-xds section of
+// testdata/conformance-divergences.txt, and a listed case must differ.
 func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(egConformanceDir, "*"))
 	if len(dirs) == 0 {
 		t.Skipf("Envoy Gateway cases not found at %s; skipping", egConformanceDir)
 	}
 	verbose := os.Getenv("GWPOL_EG_XDS_VERBOSE") != ""
+	all := os.Getenv("GWPOL_EG_XDS_ALL") != ""
+	listed := divergenceSection(t, "eg-xds")
 	n, nClusters, nListeners, m := 0, 0, 0, 0
 	skipped := map[string]int{}
 	for _, dir := range dirs {
@@ -389,7 +393,7 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if why := egMishandled(t, dir, set); why != "" && os.Getenv("GWPOL_EG_XDS_ALL") == "" {
+		if why := egMishandled(t, dir, set); why != "" && !all {
 			skipped[strings.SplitN(why, " ", 2)[0]]++
 			continue
 		}
@@ -413,8 +417,14 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 		if len(badListeners) == 0 {
 			nListeners++
 		}
-		if bad = append(append(bad, badClusters...), badListeners...); len(bad) > 0 && verbose {
+		bad = append(append(bad, badClusters...), badListeners...)
+		if len(bad) > 0 && verbose {
 			t.Logf("%s:\n  %s", name, strings.Join(bad, "\n  "))
+		}
+		if reason, isListed := listed[name]; !all && isListed && len(bad) == 0 {
+			t.Errorf("%s agrees now; remove it from the eg-xds section of testdata/conformance-divergences.txt (%s)", name, reason)
+		} else if !all && !isListed && len(bad) > 0 {
+			t.Errorf("%s differs from egctl's xds.json and is not listed with a reason in the eg-xds section of testdata/conformance-divergences.txt:\n  %s", name, strings.Join(bad, "\n  "))
 		}
 	}
 	var why []string
