@@ -52,20 +52,9 @@ type responseOverride struct {
 			} `json:"value"`
 		} `json:"responseHeaders"`
 	} `json:"match"`
-	Response *struct {
-		ContentType *string `json:"contentType"`
-		Body        *struct {
-			Type     *string   `json:"type"`
-			Inline   *string   `json:"inline"`
-			ValueRef *localRef `json:"valueRef"`
-		} `json:"body"`
-		StatusCode *int `json:"statusCode"`
-		Header     *struct {
-			Add    []responseHeader `json:"add"`
-			Set    []responseHeader `json:"set"`
-			Remove []string         `json:"remove"`
-		} `json:"header"`
-	} `json:"response"`
+	// Response is Envoy Gateway's CustomResponse, the shape an
+	// HTTPRouteFilter's directResponse has too.
+	Response *directResponse `json:"response"`
 	Redirect *struct {
 		Scheme   *string `json:"scheme"`
 		Hostname *string `json:"hostname"`
