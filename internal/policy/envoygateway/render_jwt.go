@@ -82,7 +82,8 @@ const (
 // store). A JWKS in a ConfigMap (its "jwks" key), which Envoy Gateway
 // inlines, is the ConfigMap's placeholder: gwpol never reads ConfigMap
 // data, so that provider's name hashes another configuration than Envoy
-// Gateway's. JWKS fetched through backendRefs are not rendered yet.
+// Gateway's. A JWKS fetched through backendRefs is not rendered yet (see
+// backendJWKS): unsupported, saying so.
 func renderJWT(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 	if k := unrenderedKeys(v, "optional", "failOpen", "providers"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt." + k}}, nil
@@ -110,9 +111,12 @@ func renderJWT(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 	var names []string
 	var frags []policy.Fragment
 	for i, p := range j.Providers {
-		prov, cluster, part, err := buildJWTProvider(p, who.namespace)
+		prov, cluster, part, err := buildJWTProvider(p, who.namespace, jwksClusterName(who, i))
 		if err != nil {
 			return nil, fmt.Errorf("jwt.providers[%d]: %w", i, err)
+		}
+		if part == jwksBackendsPart {
+			return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt." + part, Reason: fmt.Sprintf(jwksBackendsReason, jwksClusterName(who, i))}}, nil
 		}
 		if part != "" {
 			return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt." + part}}, nil
@@ -155,7 +159,7 @@ func renderJWT(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 // buildJWTProvider is one provider as Envoy Gateway configures it, and
 // the cluster its remote JWKS is fetched through; part names a setting
 // not rendered yet.
-func buildJWTProvider(p jwtProvider, ns string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
+func buildJWTProvider(p jwtProvider, ns, jwksCluster string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
 	prov = &jwtauthnv3.JwtProvider{
 		Issuer: p.Issuer, Audiences: p.Audiences, PayloadInMetadata: p.Name, Forward: true,
 		NormalizePayloadInMetadata: &jwtauthnv3.JwtProvider_NormalizePayload{SpaceDelimitedClaims: []string{"scope", "scp"}},
@@ -184,6 +188,18 @@ func buildJWTProvider(p jwtProvider, ns string) (prov *jwtauthnv3.JwtProvider, c
 			return nil, nil, "", fmt.Errorf("localJWKS: neither inline nor valueRef")
 		}
 		prov.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: jwks}}}
+	case len(p.RemoteJWKS) > 0 && string(p.RemoteJWKS) != "null" && viaBackends(p.RemoteJWKS):
+		remote, part, err := backendJWKS(p.RemoteJWKS, jwksCluster)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		prov.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_RemoteJwks{RemoteJwks: remote}
+		if part == "" {
+			// The provider is Envoy Gateway's; the cluster it is fetched
+			// through is not built yet.
+			part = jwksBackendsPart
+		}
+		return prov, nil, part, nil
 	case len(p.RemoteJWKS) > 0 && string(p.RemoteJWKS) != "null":
 		if k := unrenderedKeys(p.RemoteJWKS, "uri", "cacheDuration", "failedRefetchDuration"); k != "" {
 			return nil, nil, "remoteJWKS." + k, nil
