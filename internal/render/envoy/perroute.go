@@ -169,21 +169,17 @@ func cloneValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) protorefl
 // route's rule recorded from vb.clusters[from] on: merged after the
 // field's shared settings, they replace what those set (mergeCluster).
 // Rule clusters differ from each other where the settings do
-// (gatewayBuild.ruleCluster).
+// (gatewayBuild.ruleCluster). A route none of whose backends has a
+// cluster (every share invalid: Envoy answers 500) has none to tune.
 func (vb *vhostBuild) addRuleClusterSettings(m proto.Message, from int) error {
 	c, ok := m.(*clusterv3.Cluster)
 	if !ok {
 		return fmt.Errorf("cluster settings are a %T", m)
 	}
-	n := 0
 	for i := range vb.clusters[from:] {
 		if op := &vb.clusters[from+i]; op.of != "" {
 			op.settings = append(slices.Clip(op.settings), c)
-			n++
 		}
-	}
-	if n == 0 {
-		return fmt.Errorf("cluster settings for a route without clusters of its rule's own")
 	}
 	return nil
 }
