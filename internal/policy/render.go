@@ -150,8 +150,11 @@ type Fragment struct {
 	// and domains, a stat prefix made of the route's name). A field
 	// renders once for all the routes it reaches; this is called once per
 	// route. Of the fragments it returns, render uses Filter,
-	// TypedPerFilterConfig and TypedRoute; an error makes the route
-	// answer 503, as any field that cannot be rendered.
+	// TypedPerFilterConfig, TypedRoute and Cluster (merged into the
+	// clusters of the route's rule's own, after the field's shared
+	// Cluster: an HTTP health check's Host defaulting to the route's
+	// hostname); an error makes the route answer 503, as any field that
+	// cannot be rendered.
 	PerRoute func(RouteSite) ([]Fragment, error)
 }
 

@@ -244,15 +244,16 @@ var underscores = map[string]corev3.HttpProtocolOptions_HeadersWithUnderscoresAc
 // X-Request-ID from the client kept. The other header settings are not
 // rendered yet.
 func renderHeaders(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "host", "withUnderscoresAction", "preserveXRequestID"); k != "" {
+	if k := unrenderedKeys(v, "host", "withUnderscoresAction", "preserveXRequestID", "xForwardedClientCert"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.headers." + k}}, nil
 	}
 	var h struct {
 		Host *struct {
 			StripTrailingHostDot *bool `json:"stripTrailingHostDot"`
 		} `json:"host"`
-		WithUnderscoresAction *string `json:"withUnderscoresAction"`
-		PreserveXRequestID    *bool   `json:"preserveXRequestID"`
+		WithUnderscoresAction *string               `json:"withUnderscoresAction"`
+		PreserveXRequestID    *bool                 `json:"preserveXRequestID"`
+		XForwardedClientCert  *xForwardedClientCert `json:"xForwardedClientCert"`
 	}
 	if err := json.Unmarshal(v, &h); err != nil {
 		return nil, fmt.Errorf("headers: %w", err)
@@ -276,7 +277,64 @@ func renderHeaders(v json.RawMessage, _ policyName, at placement) ([]policy.Frag
 			m.CommonHttpProtocolOptions = &corev3.HttpProtocolOptions{HeadersWithUnderscoresAction: a}
 		}
 	}
+	if x := h.XForwardedClientCert; x != nil {
+		if err := x.apply(m); err != nil {
+			return nil, err
+		}
+	}
 	return listenerSettings("headers", at, fr), nil
+}
+
+// xForwardedClientCert is headers.xForwardedClientCert: what the
+// connection manager does with the x-forwarded-client-cert header.
+type xForwardedClientCert struct {
+	Mode             *string  `json:"mode"`
+	CertDetailsToAdd []string `json:"certDetailsToAdd"`
+}
+
+// xfccModes are the API's modes; Sanitize, the default, is Envoy's too.
+var xfccModes = map[string]hcmv3.HttpConnectionManager_ForwardClientCertDetails{
+	"Sanitize":          hcmv3.HttpConnectionManager_SANITIZE,
+	"ForwardOnly":       hcmv3.HttpConnectionManager_FORWARD_ONLY,
+	"AppendForward":     hcmv3.HttpConnectionManager_APPEND_FORWARD,
+	"SanitizeSet":       hcmv3.HttpConnectionManager_SANITIZE_SET,
+	"AlwaysForwardOnly": hcmv3.HttpConnectionManager_ALWAYS_FORWARD_ONLY,
+}
+
+// apply sets the forwarding mode and, for the modes that add the client
+// certificate's details (AppendForward, SanitizeSet), which details: as
+// Envoy Gateway does, the other modes ignore certDetailsToAdd.
+func (x *xForwardedClientCert) apply(m *hcmv3.HttpConnectionManager) error {
+	mode := hcmv3.HttpConnectionManager_SANITIZE
+	if x.Mode != nil {
+		var ok bool
+		if mode, ok = xfccModes[*x.Mode]; !ok {
+			return fmt.Errorf("headers.xForwardedClientCert.mode: unknown value %q", *x.Mode)
+		}
+	}
+	m.ForwardClientCertDetails = mode
+	if mode != hcmv3.HttpConnectionManager_APPEND_FORWARD && mode != hcmv3.HttpConnectionManager_SANITIZE_SET || len(x.CertDetailsToAdd) == 0 {
+		return nil
+	}
+	d := &hcmv3.HttpConnectionManager_SetCurrentClientCertDetails{}
+	for _, c := range x.CertDetailsToAdd {
+		switch c {
+		case "Subject":
+			d.Subject = wrapperspb.Bool(true)
+		case "Cert":
+			d.Cert = true
+		case "Chain":
+			d.Chain = true
+		case "DNS":
+			d.Dns = true
+		case "URI":
+			d.Uri = true
+		default:
+			return fmt.Errorf("headers.xForwardedClientCert.certDetailsToAdd: unknown value %q", c)
+		}
+	}
+	m.SetCurrentClientCertDetails = d
+	return nil
 }
 
 // clientHTTP2 is spec.http2.

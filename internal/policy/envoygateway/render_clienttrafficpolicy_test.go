@@ -10,6 +10,7 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	xffv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/original_ip_detection/xff/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -220,5 +221,63 @@ func TestClientValidationWithoutCA(t *testing.T) {
 	if len(def.GetVerifyCertificateHash()) != 1 || len(sans) != 2 || sans[0].GetSanType() != tlsv3.SubjectAltNameMatcher_DNS ||
 		sans[0].GetMatcher().GetSuffix() != ".example.com" || sans[1].GetOid() != "1.2.3" {
 		t.Errorf("default validation context %v, want the hash and both names", def)
+	}
+}
+
+// TestXForwardedClientCert: each mode is Envoy's forward_client_cert_details
+// (Sanitize when none is given); the certificate's details are set only
+// for the modes that add them (AppendForward, SanitizeSet), ignored by the
+// others as Envoy Gateway ignores them; an unknown value is an error.
+func TestXForwardedClientCert(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		mode    hcmv3.HttpConnectionManager_ForwardClientCertDetails
+		details string // protojson of set_current_client_cert_details, "" for none
+		err     bool
+	}{
+		{value: `{}`, mode: hcmv3.HttpConnectionManager_SANITIZE},
+		{value: `{"mode":"Sanitize","certDetailsToAdd":["Cert"]}`, mode: hcmv3.HttpConnectionManager_SANITIZE},
+		{value: `{"mode":"ForwardOnly","certDetailsToAdd":["Cert"]}`, mode: hcmv3.HttpConnectionManager_FORWARD_ONLY},
+		{value: `{"mode":"AlwaysForwardOnly"}`, mode: hcmv3.HttpConnectionManager_ALWAYS_FORWARD_ONLY},
+		{value: `{"mode":"AppendForward"}`, mode: hcmv3.HttpConnectionManager_APPEND_FORWARD},
+		{value: `{"mode":"AppendForward","certDetailsToAdd":["Cert"]}`, mode: hcmv3.HttpConnectionManager_APPEND_FORWARD, details: `{"cert":true}`},
+		{value: `{"mode":"SanitizeSet","certDetailsToAdd":["Cert","URI","Chain","Subject","DNS"]}`, mode: hcmv3.HttpConnectionManager_SANITIZE_SET,
+			details: `{"subject":true,"cert":true,"chain":true,"dns":true,"uri":true}`},
+		{value: `{"mode":"Append"}`, err: true},
+		{value: `{"mode":"SanitizeSet","certDetailsToAdd":["Email"]}`, err: true},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			frags, err := renderHeaders(json.RawMessage(`{"xForwardedClientCert":`+tc.value+`}`), policyName{}, placement{scope: policy.ScopeRouteConfig})
+			if tc.err {
+				if err == nil {
+					t.Fatalf("got %+v, want an error", frags)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, ok := frags[0].HCM.(*hcmv3.HttpConnectionManager)
+			if len(frags) != 1 || !ok {
+				t.Fatalf("got %+v, want connection manager settings", frags)
+			}
+			if m.ForwardClientCertDetails != tc.mode {
+				t.Errorf("mode %v, want %v", m.ForwardClientCertDetails, tc.mode)
+			}
+			got := ""
+			if d := m.SetCurrentClientCertDetails; d != nil {
+				b, err := protojson.Marshal(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = compactJSON(t, string(b))
+			}
+			if want := tc.details; want != "" {
+				tc.details = compactJSON(t, want)
+			}
+			if got != tc.details {
+				t.Errorf("details %s, want %s", got, tc.details)
+			}
+		})
 	}
 }

@@ -4,11 +4,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -35,17 +38,32 @@ type passiveCheck struct {
 }
 
 type activeCheck struct {
-	Timeout            *string   `json:"timeout"`
-	Interval           *string   `json:"interval"`
-	InitialJitter      *string   `json:"initialJitter"`
-	UnhealthyThreshold *uint32   `json:"unhealthyThreshold"`
-	HealthyThreshold   *uint32   `json:"healthyThreshold"`
-	Type               string    `json:"type"`
-	TCP                *tcpCheck `json:"tcp"`
+	Timeout            *string    `json:"timeout"`
+	Interval           *string    `json:"interval"`
+	InitialJitter      *string    `json:"initialJitter"`
+	UnhealthyThreshold *uint32    `json:"unhealthyThreshold"`
+	HealthyThreshold   *uint32    `json:"healthyThreshold"`
+	Type               string     `json:"type"`
+	TCP                *tcpCheck  `json:"tcp"`
+	HTTP               *httpCheck `json:"http"`
 	GRPC               *struct {
 		Service *string `json:"service"`
 	} `json:"grpc"`
 }
+
+// httpCheck is active.http.
+type httpCheck struct {
+	Hostname          *string       `json:"hostname"`
+	Path              string        `json:"path"`
+	Method            *string       `json:"method"`
+	ExpectedStatuses  []int64       `json:"expectedStatuses"`
+	RetriableStatuses []int64       `json:"retriableStatuses"`
+	ExpectedResponse  *checkPayload `json:"expectedResponse"`
+	RequestBody       *checkPayload `json:"requestBody"`
+}
+
+// httpCheckKeys are the keys of active.http rendered.
+var httpCheckKeys = []string{"hostname", "path", "method", "expectedStatuses", "retriableStatuses", "expectedResponse", "requestBody"}
 
 type tcpCheck struct {
 	Send    *checkPayload `json:"send"`
@@ -61,9 +79,13 @@ type checkPayload struct {
 // (the share of healthy hosts below which Envoy balances over all of
 // them), passive checking (outlier detection) and active TCP or gRPC
 // checks, with the API's defaults where the policy leaves a setting out,
-// as the API server would fill them in. Active HTTP checks (their Host
-// is the route's hostname unless set), overrides and health check logs
-// are not rendered yet.
+// as the API server would fill them in. An active HTTP check without a
+// hostname sends the hostname of the route it checks for, as Envoy
+// Gateway's does (its IR route's: the virtual host's, "*" for any): the
+// field's cluster has the check without a Host, each route's rule
+// clusters get it with the route's (a PerRoute fragment); clusters no
+// route owns (TCP routes') keep it without. Overrides and health check
+// logs are not rendered yet.
 func renderHealthCheck(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 	if k := unrenderedKeys(v, "panicThreshold", "passive", "active"); k != "" {
 		return unsupportedPart("healthCheck", k), nil
@@ -90,16 +112,40 @@ func renderHealthCheck(v json.RawMessage, _ policyName) ([]policy.Fragment, erro
 		if err := json.Unmarshal(v, &raw); err != nil {
 			return nil, fmt.Errorf("healthCheck: %w", err)
 		}
-		if k := unrenderedKeys(raw.Active, "timeout", "interval", "initialJitter", "unhealthyThreshold", "healthyThreshold", "type", "tcp", "grpc"); k != "" {
+		if k := unrenderedKeys(raw.Active, "timeout", "interval", "initialJitter", "unhealthyThreshold", "healthyThreshold", "type", "tcp", "http", "grpc"); k != "" {
 			return unsupportedPart("healthCheck", "active."+k), nil
+		}
+		if a.Type == "HTTP" {
+			var rawHTTP struct {
+				HTTP json.RawMessage `json:"http"`
+			}
+			if err := json.Unmarshal(raw.Active, &rawHTTP); err != nil {
+				return nil, fmt.Errorf("healthCheck.active: %w", err)
+			}
+			if k := unrenderedKeys(rawHTTP.HTTP, httpCheckKeys...); k != "" {
+				return unsupportedPart("healthCheck", "active.http."+k), nil
+			}
 		}
 		hc, err := activeHealthCheck(a)
 		if err != nil {
 			return nil, err
 		}
 		c.HealthChecks = []*corev3.HealthCheck{hc}
+		if a.Type == "HTTP" && (a.HTTP.Hostname == nil || *a.HTTP.Hostname == "") {
+			return []policy.Fragment{{Cluster: c}, {PerRoute: routeHostCheck(hc)}}, nil
+		}
 	}
 	return clusterFragment(c), nil
+}
+
+// routeHostCheck is, for each route, a cluster holding the active HTTP
+// check hc with the route's hostname as its Host.
+func routeHostCheck(hc *corev3.HealthCheck) func(policy.RouteSite) ([]policy.Fragment, error) {
+	return func(site policy.RouteSite) ([]policy.Fragment, error) {
+		own := proto.Clone(hc).(*corev3.HealthCheck)
+		own.GetHttpHealthCheck().Host = site.Hostname
+		return clusterFragment(&clusterv3.Cluster{HealthChecks: []*corev3.HealthCheck{own}}), nil
+	}
 }
 
 // outlierDetection is passive health checking, the API's defaults filled
@@ -138,7 +184,7 @@ func outlierDetection(p *passiveCheck) (*clusterv3.OutlierDetection, error) {
 	return od, nil
 }
 
-// activeHealthCheck is an active TCP or gRPC check, the API's defaults
+// activeHealthCheck is an active HTTP, TCP or gRPC check, the API's defaults
 // filled in (1s timeout every 3s, unhealthy after 3 failures, healthy
 // after 1 success).
 func activeHealthCheck(a *activeCheck) (*corev3.HealthCheck, error) {
@@ -158,6 +204,8 @@ func activeHealthCheck(a *activeCheck) (*corev3.HealthCheck, error) {
 		UnhealthyThreshold: wrapperspb.UInt32(uint32Default(a.UnhealthyThreshold, 3)),
 		HealthyThreshold:   wrapperspb.UInt32(uint32Default(a.HealthyThreshold, 1))}
 	switch {
+	case a.Type == "HTTP" && a.HTTP != nil:
+		hc.HealthChecker = &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: httpHealthCheck(a.HTTP)}
 	case a.Type == "TCP" && a.TCP != nil:
 		tcp := &corev3.HealthCheck_TcpHealthCheck{Send: healthPayload(a.TCP.Send)}
 		if r := healthPayload(a.TCP.Receive); r != nil {
@@ -174,6 +222,50 @@ func activeHealthCheck(a *activeCheck) (*corev3.HealthCheck, error) {
 		return nil, fmt.Errorf("healthCheck.active: type %q without its settings", a.Type)
 	}
 	return hc, nil
+}
+
+// httpHealthCheck is an active HTTP check: the method upper-cased, the
+// expected statuses (200 when none is given) and the retriable ones as
+// Envoy's half-open ranges of consecutive codes, duplicates dropped; the
+// expected response is what the check receives, the request body what
+// it sends.
+func httpHealthCheck(h *httpCheck) *corev3.HealthCheck_HttpHealthCheck {
+	out := &corev3.HealthCheck_HttpHealthCheck{Path: h.Path}
+	if h.Hostname != nil {
+		out.Host = *h.Hostname
+	}
+	if h.Method != nil {
+		out.Method = corev3.RequestMethod(corev3.RequestMethod_value[strings.ToUpper(*h.Method)])
+	}
+	expected := h.ExpectedStatuses
+	if len(expected) == 0 {
+		expected = []int64{200}
+	}
+	out.ExpectedStatuses = statusRanges(expected)
+	out.RetriableStatuses = statusRanges(h.RetriableStatuses)
+	if r := healthPayload(h.ExpectedResponse); r != nil {
+		out.Receive = []*corev3.HealthCheck_Payload{r}
+	}
+	out.Send = healthPayload(h.RequestBody)
+	return out
+}
+
+// statusRanges are HTTP status codes as ranges [start, end) of
+// consecutive codes, in order; nil for none.
+func statusRanges(codes []int64) []*typev3.Int64Range {
+	if len(codes) == 0 {
+		return nil
+	}
+	sorted := slices.Compact(slices.Sorted(slices.Values(codes)))
+	var out []*typev3.Int64Range
+	for _, c := range sorted {
+		if n := len(out); n > 0 && out[n-1].End == c {
+			out[n-1].End++
+			continue
+		}
+		out = append(out, &typev3.Int64Range{Start: c, End: c + 1})
+	}
+	return out
 }
 
 // healthPayload is a payload as Envoy takes it: text hex-encoded, or

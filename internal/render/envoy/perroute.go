@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -62,9 +63,11 @@ func ruleHasMatches(rule *topology.Rule) bool {
 
 // applyPerRoute adds to r what the route scope's fields build for this
 // route: per-filter configs (over a copy of the shared map), route
-// settings, and HTTP filters for the chain. It reports the 503 body when
-// one of them fails ("" when none does).
-func (vb *vhostBuild) applyPerRoute(r *routev3.Route, rs *scoped, site policy.RouteSite) string {
+// settings, HTTP filters for the chain, and settings of the clusters of
+// its rule's own (those recorded from vb.clusters[from] on, see
+// ruleClusters). It reports the 503 body when one of them fails ("" when
+// none does).
+func (vb *vhostBuild) applyPerRoute(r *routev3.Route, rs *scoped, site policy.RouteSite, from int) string {
 	copied := false
 	for _, f := range rs.fields {
 		for _, fn := range f.perRoute {
@@ -73,7 +76,7 @@ func (vb *vhostBuild) applyPerRoute(r *routev3.Route, rs *scoped, site policy.Ro
 				return fmt.Sprintf("gwpol: %s cannot be rendered for route %s: %v", fn.what, r.Name, err)
 			}
 			for _, fr := range frags {
-				if err := vb.addPerRoute(r, fr, &copied); err != nil {
+				if err := vb.addPerRoute(r, fr, &copied, from); err != nil {
 					return fmt.Sprintf("gwpol: %s renders to invalid Envoy config for route %s: %v", fn.what, r.Name, err)
 				}
 			}
@@ -83,7 +86,12 @@ func (vb *vhostBuild) applyPerRoute(r *routev3.Route, rs *scoped, site policy.Ro
 }
 
 // addPerRoute adds one per-route fragment to r.
-func (vb *vhostBuild) addPerRoute(r *routev3.Route, fr policy.Fragment, copied *bool) error {
+func (vb *vhostBuild) addPerRoute(r *routev3.Route, fr policy.Fragment, copied *bool, from int) error {
+	if fr.Cluster != nil {
+		if err := vb.addRuleClusterSettings(fr.Cluster, from); err != nil {
+			return err
+		}
+	}
 	if f := fr.Filter; f != nil {
 		if f.Typed == nil {
 			return fmt.Errorf("filter %s: per-route filters are typed", f.Name)
@@ -154,4 +162,24 @@ func cloneValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) protorefl
 		return v
 	}
 	return protoreflect.ValueOfMessage(proto.Clone(v.Message().Interface()).ProtoReflect())
+}
+
+// addRuleClusterSettings adds settings a field builds for one route (an
+// HTTP health check sending the route's hostname) to the clusters of the
+// route's rule recorded from vb.clusters[from] on: merged after the
+// field's shared settings, they replace what those set (mergeCluster).
+// Rule clusters differ from each other where the settings do
+// (gatewayBuild.ruleCluster). A route none of whose backends has a
+// cluster (every share invalid: Envoy answers 500) has none to tune.
+func (vb *vhostBuild) addRuleClusterSettings(m proto.Message, from int) error {
+	c, ok := m.(*clusterv3.Cluster)
+	if !ok {
+		return fmt.Errorf("cluster settings are a %T", m)
+	}
+	for i := range vb.clusters[from:] {
+		if op := &vb.clusters[from+i]; op.of != "" {
+			op.settings = append(slices.Clip(op.settings), c)
+		}
+	}
+	return nil
 }

@@ -737,7 +737,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule))
-	if body := vb.applyPerRoute(r, rs, routeSite(e, plan.host, l)); body != "" {
+	if body := vb.applyPerRoute(r, rs, routeSite(e, plan.host, l), from); body != "" {
 		return &routev3.Route{Name: r.Name, Match: r.Match, Action: directResponse(503, body), Metadata: r.Metadata}
 	}
 	vb.usePolicies(rs, levels)
