@@ -149,6 +149,16 @@ type RuleChecker interface {
 	CheckRule(p *Policy, routeKind string) []diag.Diagnostic
 }
 
+// StreamListenerConfigurer is implemented by kinds whose policies on a
+// TCP or TLS listener (sectionName) configure that listener's filter
+// chains (Envoy Gateway's ClientTrafficPolicy: TLS, connection, keepalive,
+// PROXY protocol, TCP idle timeout). The renderer merges other kinds'
+// policies on such a listener into nothing: their controllers program no
+// listener-level configuration there.
+type StreamListenerConfigurer interface {
+	ConfiguresStreamListeners() bool
+}
+
 // DeepConflicter is implemented by kinds whose deep merge of a field can
 // conflict (kgateway ACLs with different default actions); on conflict the
 // field falls back to shallow merging.
