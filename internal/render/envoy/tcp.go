@@ -246,8 +246,8 @@ func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32
 			}
 			for _, p := range f.contributors {
 				gb.report(p, f.field, policy.LintUnsupportedCapability.Code, fmt.Sprintf(
-					"unsupported: field %s configures HTTP connections, but listener %s is a %s listener; render target %s serves it with a TCP proxy and leaves the field out",
-					f.field, l.Name, l.Protocol, gb.target.Name))
+					"unsupported: field %s sets nothing the TCP proxy chains of %s listener %s take (they have no HTTP connection manager, and TLS settings only where the listener terminates TLS); render target %s leaves the field out",
+					f.field, l.Protocol, l.Name, gb.target.Name))
 			}
 		}
 		out[l] = s

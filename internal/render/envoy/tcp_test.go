@@ -11,6 +11,8 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
@@ -268,5 +270,58 @@ spec:
 				t.Errorf("%s: listener %s changed by TrafficPolicies on the stream listeners", target, with.Listeners[i].Name)
 			}
 		}
+	}
+}
+
+// TestStreamListenerUnsupported: what a ClientTrafficPolicy on a TCP or
+// TLS listener sets that the listener's chains cannot take is GWP404 —
+// TLS on a passthrough listener, Envoy listener settings of one listener
+// among others of its port — never dropped in silence.
+func TestStreamListenerUnsupported(t *testing.T) {
+	const input = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: gwpol
+  listeners:
+  - {name: a, protocol: TLS, port: 8443, hostname: a.example.com, tls: {mode: Passthrough}}
+  - {name: b, protocol: TLS, port: 8443, hostname: b.example.com, tls: {mode: Passthrough}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: one, namespace: infra}
+spec: {ports: [{port: 443}]}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: a}]
+  rules: [{backendRefs: [{name: one, port: 443}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: on-a, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: a}]
+  tls: {minVersion: "1.3"}
+  tcpKeepalive: {}
+`
+	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	out := render(t, compile(t, &manifest.Set{Objects: objs}, cfg), envoy.Options{Target: "envoygateway", Config: cfg})
+	got := diagText(out.Diagnostics)
+	for _, want := range []string{"GWP404: unsupported: field tls sets nothing the TCP proxy chains of TLS listener a take", "GWP404: unsupported: field tcpKeepalive sets Envoy listener settings for listener a, which shares port 8443"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+	l := out.Gateways[0].Listeners[0]
+	if len(l.SocketOptions) != 0 || l.FilterChains[0].TransportSocket != nil {
+		t.Errorf("listener %s: socket options %v, transport socket %v; want neither", l.Name, l.SocketOptions, l.FilterChains[0].TransportSocket)
 	}
 }
