@@ -145,14 +145,14 @@ kind: Service
 metadata: {name: one, namespace: infra}
 spec: {ports: [{port: 443}]}
 ` + `---
-apiVersion: gateway.networking.k8s.io/v1alpha2
+apiVersion: gateway.networking.k8s.io/v1
 kind: TLSRoute
 metadata: {name: t, namespace: infra}
 spec:
   parentRefs: [{name: gw, sectionName: tls}]
   rules: [{backendRefs: [{name: one, port: 443}]}]
 ---
-apiVersion: gateway.networking.k8s.io/v1alpha2
+apiVersion: gateway.networking.k8s.io/v1
 kind: TCPRoute
 metadata: {name: c, namespace: infra}
 spec:
@@ -293,7 +293,7 @@ kind: Service
 metadata: {name: one, namespace: infra}
 spec: {ports: [{port: 443}]}
 ---
-apiVersion: gateway.networking.k8s.io/v1alpha2
+apiVersion: gateway.networking.k8s.io/v1
 kind: TLSRoute
 metadata: {name: r, namespace: infra}
 spec:
