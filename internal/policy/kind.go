@@ -27,6 +27,7 @@ package policy
 //	InvalidKeeper     merge (Routed): the fields of an invalid policy its controller keeps on the rules it fails
 //	PortScoper        merge (Effective), explain: fields that apply on one listener port only
 //	Renderer          render/envoy: Envoy fragments for one merged field
+//	StreamListenerConfigurer  render/envoy: policies on a TCP or TLS listener configure its TCP proxy chains
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
 //	RouteValidator    attach, status: a controller's own validation of the routes on its Gateways
