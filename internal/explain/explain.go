@@ -188,9 +188,11 @@ func streamRule(t Target, rt *topology.Route, l *topology.Listener) Target {
 
 // streamNote says what a TCP or TLS listener takes from the fields
 // listed: its connections go through a tcp_proxy, with no HTTP connection
-// manager, virtual host or route for an HTTP field to configure.
+// manager, virtual host or route for an HTTP field to configure; the
+// kinds that configure such listeners (policy.StreamListenerConfigurer)
+// reach its chains from the listener as from the Gateway.
 func streamNote(l *topology.Listener) string {
-	return fmt.Sprintf("%s listener: its connections are proxied as bytes (tcp_proxy), so fields that configure HTTP (connection manager, virtual hosts, routes) do not apply to them; only settings of the Envoy listener itself that a policy on the whole Gateway makes (a ListenerPolicy's proxyProtocol, say) reach them", l.Protocol)
+	return fmt.Sprintf("%s listener: its connections are proxied as bytes (tcp_proxy), so fields that configure HTTP (connection manager, virtual hosts, routes) do not apply to them; settings of the Envoy listener itself that a policy on the whole Gateway makes (a ListenerPolicy's proxyProtocol, say) reach them, and so do the listener, TLS, connection and TCP proxy settings of the policy kinds that configure TCP and TLS listeners, from a policy on the listener as on the Gateway", l.Protocol)
 }
 
 // fieldSpec is the kind's spec of an effective field (the zero

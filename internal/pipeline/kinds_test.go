@@ -26,6 +26,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.RuleFielder](),
 	reflect.TypeFor[policy.Instancer](),
 	reflect.TypeFor[policy.WholeOverrider](),
+	reflect.TypeFor[policy.StreamListenerConfigurer](),
 	reflect.TypeFor[policy.InvalidKeeper](),
 	reflect.TypeFor[policy.PortScoper](),
 	reflect.TypeFor[policy.Renderer](),

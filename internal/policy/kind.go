@@ -27,6 +27,7 @@ package policy
 //	InvalidKeeper     merge (Routed): the fields of an invalid policy its controller keeps on the rules it fails
 //	PortScoper        merge (Effective), explain: fields that apply on one listener port only
 //	Renderer          render/envoy: Envoy fragments for one merged field
+//	StreamListenerConfigurer  render/envoy: policies on a TCP or TLS listener configure its TCP proxy chains
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
 //	RouteValidator    attach, status: a controller's own validation of the routes on its Gateways
@@ -147,6 +148,16 @@ type RuleChecker interface {
 	// CheckRule returns the problems of using p on a rule of a route of
 	// routeKind (HTTPRoute or GRPCRoute); nil when p may be used there.
 	CheckRule(p *Policy, routeKind string) []diag.Diagnostic
+}
+
+// StreamListenerConfigurer is implemented by kinds whose policies on a
+// TCP or TLS listener (sectionName) configure that listener's filter
+// chains (Envoy Gateway's ClientTrafficPolicy: TLS, connection, keepalive,
+// PROXY protocol, TCP idle timeout). The renderer merges other kinds'
+// policies on such a listener into nothing: their controllers program no
+// listener-level configuration there.
+type StreamListenerConfigurer interface {
+	ConfiguresStreamListeners() bool
 }
 
 // DeepConflicter is implemented by kinds whose deep merge of a field can

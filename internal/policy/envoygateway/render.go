@@ -142,6 +142,13 @@ const orderGRPCWeb = 1 << 20
 // by reference, so neither does.
 func (k *Kind) OverridesWhole() bool { return k.mergeable }
 
+// ConfiguresStreamListeners implements policy.StreamListenerConfigurer:
+// ClientTrafficPolicy does, as Envoy Gateway applies a policy on a TCP or
+// TLS listener to that listener's TCP proxy chains.
+func (k *Kind) ConfiguresStreamListeners() bool { return k == clientTrafficPolicy }
+
+var _ policy.StreamListenerConfigurer = (*Kind)(nil)
+
 // ProcessingOrder implements policy.WholeOverrider: Envoy Gateway's.
 func (k *Kind) ProcessingOrder(a, b *policy.Policy) int { return processingOrder(a, b) }
 

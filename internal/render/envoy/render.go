@@ -414,7 +414,17 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			el.FilterChains = append(el.FilterChains, chain)
 			out.RouteConfigurations = append(out.RouteConfigurations, rc.rc)
 		}
-		streams, streamSNI := gb.streamChains(name, ls, whole)
+		streamOwn := gb.streamListenerScopes(ls, port)
+		for _, l := range ls {
+			if own := streamOwn[l]; own != nil {
+				if len(ls) == 1 {
+					connectionSettings(el, onPort(own.fields, port))
+				} else {
+					gb.reportSharedListener(l, onPort(own.fields, port), whole)
+				}
+			}
+		}
+		streams, streamSNI := gb.streamChains(name, ls, whole, streamOwn)
 		el.FilterChains = append(el.FilterChains, streams...)
 		// by name, as kgateway sorts a listener's chains
 		slices.SortFunc(el.FilterChains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })

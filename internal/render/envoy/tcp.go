@@ -1,7 +1,9 @@
 package envoy
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -10,6 +12,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -45,17 +48,28 @@ func servedProtocol(p gwv1.ProtocolType) bool {
 // streamChains builds the tcp_proxy filter chains of the TCP and TLS
 // listeners of one port (the Envoy listener named listenerName), and
 // reports whether one matches on SNI (the listener then needs a
-// tls_inspector). fields are the Gateway's rendered fields on the port,
-// whose network filters, TCP proxy and TLS settings the chains take.
-func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener, fields []*rendered) ([]*listenerv3.FilterChain, bool) {
+// tls_inspector). whole are the Gateway's rendered fields on the port,
+// whose network filters, TCP proxy and TLS settings the chains take;
+// own, per listener, the merge of its own policies of the kinds that
+// configure such listeners (streamListenerScopes): its fields replace the
+// Gateway's of the same kind and key, and its merge metadata goes on the
+// listener's chains.
+func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listener, whole []*rendered, own map[*topology.Listener]*scoped) ([]*listenerv3.FilterChain, bool) {
 	var chains []*listenerv3.FilterChain
 	byName := map[string]*listenerv3.FilterChain{}
 	for _, l := range ls {
+		fields := whole
+		var md *corev3.Metadata
+		if s := own[l]; s != nil {
+			fields = overWhole(whole, onPort(s.fields, int32(l.Port)))
+			md = s.metadata
+		}
 		for _, a := range l.StreamRoutes() {
 			fc := gb.streamChain(listenerName, l, a, fields)
 			if fc == nil {
 				continue
 			}
+			fc.Metadata = md
 			if prev, ok := byName[fc.Name]; ok {
 				widenMatch(prev, fc)
 				continue
@@ -194,4 +208,85 @@ func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcppro
 	}
 	tp.ClusterSpecifier = &tcpproxyv3.TcpProxy_WeightedClusters{WeightedClusters: wc}
 	return tp
+}
+
+// streamListenerScopes renders, for each TCP and TLS listener of a port,
+// the merge of its own policies (sectionName, its ListenerSet) of the
+// kinds that configure such listeners (policy.StreamListenerConfigurer,
+// Envoy Gateway's ClientTrafficPolicy, whose TLS, connection, keepalive,
+// PROXY protocol and TCP timeout settings Envoy Gateway puts on the
+// listener's TCP proxy chains). Other kinds' policies there configure
+// nothing a controller programs, and are not rendered (kgateway's
+// output is unchanged). A rendered field none of whose settings a
+// stream chain takes is reported unsupported (GWP404).
+func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32) map[*topology.Listener]*scoped {
+	out := map[*topology.Listener]*scoped{}
+	for _, l := range ls {
+		if l.Protocol != gwv1.TCPProtocolType && l.Protocol != gwv1.TLSProtocolType {
+			continue
+		}
+		lp := gb.res.Listener(l)
+		if lp == nil {
+			continue
+		}
+		var pts merge.Points
+		for _, p := range lp.Own {
+			if sc, ok := p.Kind.(policy.StreamListenerConfigurer); ok && sc.ConfiguresStreamListeners() {
+				pts = append(pts, p)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		s := gb.gatewayScope(pts, policy.ScopeRouteConfig)
+		terminate := streamTerminatesTLS(l)
+		for _, f := range onPort(s.fields, port) {
+			if streamTakes(f, terminate) || !renderedSomething(f) {
+				continue
+			}
+			for _, p := range f.contributors {
+				gb.report(p, f.field, policy.LintUnsupportedCapability.Code, fmt.Sprintf(
+					"unsupported: field %s sets nothing the TCP proxy chains of %s listener %s take (they have no HTTP connection manager, and TLS settings only where the listener terminates TLS); render target %s leaves the field out",
+					f.field, l.Protocol, l.Name, gb.target.Name))
+			}
+		}
+		out[l] = s
+	}
+	return out
+}
+
+// streamTakes reports whether a stream chain (one that terminates TLS
+// or not) takes some of a rendered field's settings.
+func streamTakes(f *rendered, terminate bool) bool {
+	if f.listener != nil || len(f.network) > 0 || f.tcpProxy != nil || (terminate && f.tls != nil) {
+		return true
+	}
+	return slices.ContainsFunc(f.unset, func(p string) bool {
+		return strings.HasPrefix(p, "listener.") || (terminate && strings.HasPrefix(p, "tls."))
+	})
+}
+
+// renderedSomething: the field made settings of some resource (a field
+// that made none was reported where it was rendered, or sets nothing).
+func renderedSomething(f *rendered) bool {
+	return f.hcm != nil || f.tls != nil || f.chain != nil || len(f.filters) > 0 || len(f.perFilter) > 0 ||
+		f.routeAction != nil || f.route != nil || f.vhost != nil || f.http3 || len(f.unset) > 0
+}
+
+// overWhole are the fields of a listener's own merge over the Gateway's:
+// the Gateway's, less those the listener's merge has a field of the same
+// kind and key for, then the listener's (explain's order: the listener's
+// owner decides a field, the Gateway's only where the listener has none).
+func overWhole(whole, own []*rendered) []*rendered {
+	mine := map[string]bool{}
+	for _, f := range own {
+		mine[f.kindKey] = true
+	}
+	out := make([]*rendered, 0, len(whole)+len(own))
+	for _, f := range whole {
+		if !mine[f.kindKey] {
+			out = append(out, f)
+		}
+	}
+	return append(out, own...)
 }

@@ -8,6 +8,12 @@ import (
 
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
 // streamBase is a Gateway with two passthrough TLS listeners sharing port
@@ -115,4 +121,207 @@ func describeStreamChain(t *testing.T, fc *listenerv3.FilterChain) string {
 		to = strings.TrimSpace(fmt.Sprintf("%s %s:%d", to, w.Name, w.Weight))
 	}
 	return fmt.Sprintf("%s %s -> %s", fc.Name, strings.Join(fc.GetFilterChainMatch().GetServerNames(), ","), to)
+}
+
+// streamPolicyBase is a Gateway with a terminating TLS listener and a TCP
+// listener, each with one route.
+const streamPolicyBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: gwpol
+  listeners:
+  - {name: tls, protocol: TLS, port: 6443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
+  - {name: tcp, protocol: TCP, port: 9000}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: cert, namespace: infra}
+type: kubernetes.io/tls
+---
+apiVersion: v1
+kind: Service
+metadata: {name: one, namespace: infra}
+spec: {ports: [{port: 443}]}
+` + `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: t, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: tls}]
+  rules: [{backendRefs: [{name: one, port: 443}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TCPRoute
+metadata: {name: c, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: tcp}]
+  rules: [{backendRefs: [{name: one, port: 443}]}]
+`
+
+func streamListener(t *testing.T, gw *envoy.Gateway, name string) *listenerv3.Listener {
+	t.Helper()
+	for _, l := range gw.Listeners {
+		if l.Name == name {
+			if len(l.FilterChains) != 1 {
+				t.Fatalf("%s: %d filter chains, want 1", name, len(l.FilterChains))
+			}
+			return l
+		}
+	}
+	t.Fatalf("no listener %s", name)
+	return nil
+}
+
+// TestStreamListenerClientTrafficPolicy: an Envoy Gateway
+// ClientTrafficPolicy on a TLS or TCP listener (sectionName) reaches the
+// listener's TCP proxy chain, replacing the Gateway's policy's fields of
+// the same key there, with its merge metadata on the chain.
+func TestStreamListenerClientTrafficPolicy(t *testing.T) {
+	const policies = `---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: whole, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  tls: {minVersion: "1.3"}
+  timeout: {tcp: {idleTimeout: 1m}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: on-tls, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: tls}]
+  tls: {maxVersion: "1.2"}
+  connection: {connectionLimit: {value: 5}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: on-tcp, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: tcp}]
+  timeout: {tcp: {idleTimeout: 7m}}
+  enableProxyProtocol: true
+`
+	gw := renderInline(t, streamPolicyBase+policies, "envoygateway")
+
+	tl := streamListener(t, gw, "listener~6443")
+	fc := tl.FilterChains[0]
+	tls := &tlsv3.DownstreamTlsContext{}
+	if err := fc.GetTransportSocket().GetTypedConfig().UnmarshalTo(tls); err != nil {
+		t.Fatal(err)
+	}
+	p := tls.GetCommonTlsContext().GetTlsParams()
+	// the listener's tls replaces the Gateway's: no 1.3 minimum
+	if p.GetTlsMaximumProtocolVersion() != tlsv3.TlsParameters_TLSv1_2 || p.GetTlsMinimumProtocolVersion() != tlsv3.TlsParameters_TLSv1_2 {
+		t.Errorf("tls chain: TLS params %v, want 1.2 to 1.2 (the listener's policy over Envoy Gateway's baseline)", p)
+	}
+	if len(fc.Filters) != 2 || fc.Filters[0].Name != "envoy.filters.network.connection_limit" {
+		t.Errorf("tls chain: filters %v, want the connection limit before the tcp_proxy", fc.Filters)
+	}
+	tp := &tcpproxyv3.TcpProxy{}
+	if err := fc.Filters[len(fc.Filters)-1].GetTypedConfig().UnmarshalTo(tp); err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.GetIdleTimeout().AsDuration().String(); got != "1m0s" {
+		t.Errorf("tls chain: idle timeout %s, want the Gateway's 1m0s (the listener's policy sets none)", got)
+	}
+	owners := fc.GetMetadata().GetFilterMetadata()["merge.gateway.envoyproxy.io/ClientTrafficPolicy"].AsMap()
+	if fmt.Sprint(owners) != "map[connection:[gateway.envoyproxy.io/ClientTrafficPolicy/infra/on-tls] tls:[gateway.envoyproxy.io/ClientTrafficPolicy/infra/on-tls]]" {
+		t.Errorf("tls chain metadata: %v", owners)
+	}
+
+	cl := streamListener(t, gw, "listener~9000")
+	if len(cl.ListenerFilters) != 1 || cl.ListenerFilters[0].Name != "envoy.filters.listener.proxy_protocol" {
+		t.Errorf("tcp listener: listener filters %v, want the PROXY protocol's", cl.ListenerFilters)
+	}
+	if err := cl.FilterChains[0].Filters[0].GetTypedConfig().UnmarshalTo(tp); err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.GetIdleTimeout().AsDuration().String(); got != "7m0s" {
+		t.Errorf("tcp chain: idle timeout %s, want the listener's 7m0s", got)
+	}
+	if cl.FilterChains[0].TransportSocket != nil {
+		t.Errorf("tcp chain: a transport socket on a listener that terminates no TLS")
+	}
+}
+
+// TestStreamListenerOtherKinds: a kgateway TrafficPolicy on a TCP or
+// TLS listener configures nothing there: the render is the one without
+// it, with no finding.
+func TestStreamListenerOtherKinds(t *testing.T) {
+	const tp = `---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: on-%[1]s, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: %[1]s}]
+  timeouts: {request: 5s}
+`
+	for _, target := range []string{"kgateway", "envoy"} {
+		without := renderInline(t, streamPolicyBase, target)
+		with := renderInline(t, streamPolicyBase+fmt.Sprintf(tp, "tls")+fmt.Sprintf(tp, "tcp"), target)
+		if len(with.Listeners) != len(without.Listeners) {
+			t.Fatalf("%s: %d listeners, want %d", target, len(with.Listeners), len(without.Listeners))
+		}
+		for i := range with.Listeners {
+			if !proto.Equal(with.Listeners[i], without.Listeners[i]) {
+				t.Errorf("%s: listener %s changed by TrafficPolicies on the stream listeners", target, with.Listeners[i].Name)
+			}
+		}
+	}
+}
+
+// TestStreamListenerUnsupported: what a ClientTrafficPolicy on a TCP or
+// TLS listener sets that the listener's chains cannot take is GWP404 —
+// TLS on a passthrough listener, Envoy listener settings of one listener
+// among others of its port — never dropped in silence.
+func TestStreamListenerUnsupported(t *testing.T) {
+	const input = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: gwpol
+  listeners:
+  - {name: a, protocol: TLS, port: 8443, hostname: a.example.com, tls: {mode: Passthrough}}
+  - {name: b, protocol: TLS, port: 8443, hostname: b.example.com, tls: {mode: Passthrough}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: one, namespace: infra}
+spec: {ports: [{port: 443}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: a}]
+  rules: [{backendRefs: [{name: one, port: 443}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: on-a, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: a}]
+  tls: {minVersion: "1.3"}
+  tcpKeepalive: {}
+`
+	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	out := render(t, compile(t, &manifest.Set{Objects: objs}, cfg), envoy.Options{Target: "envoygateway", Config: cfg})
+	got := diagText(out.Diagnostics)
+	for _, want := range []string{"GWP404: unsupported: field tls sets nothing the TCP proxy chains of TLS listener a take", "GWP404: unsupported: field tcpKeepalive sets Envoy listener settings for listener a, which shares port 8443"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+	l := out.Gateways[0].Listeners[0]
+	if len(l.SocketOptions) != 0 || l.FilterChains[0].TransportSocket != nil {
+		t.Errorf("listener %s: socket options %v, transport socket %v; want neither", l.Name, l.SocketOptions, l.FilterChains[0].TransportSocket)
+	}
 }
