@@ -53,9 +53,9 @@ policy sets — the Backend's own spec, or the cluster's default.
 TARGET may also be a policy, POLICYKIND/NAMESPACE/NAME (` + policyKindWords() + `):
 explain then lists every target the policy reached and how (targetRef,
 sectionName, ExtensionRef, inherited from a delegating parent route), each
-of its fields there (won, merged, or lost to whom and why; the rules and
-listeners where a more specific level shadows it), and the problems that
-kept it from a target.
+of its fields there (won, merged, lost to whom and why, or not in effect
+and why; the rules and listeners where a more specific level shadows it),
+and the problems that kept it from a target.
 
 Each loser is named with the rule that decided against it: level (a more
 specific level wins), attachment (ExtensionRef beats sectionName beats a

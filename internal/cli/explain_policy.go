@@ -144,6 +144,8 @@ func fieldText(f explain.PolicyField) string {
 			return fmt.Sprintf("%s: merged (owner %s)", f.Field, shortID(f.Owner))
 		}
 		return f.Field + ": merged (owner)"
+	case "not in effect":
+		return fmt.Sprintf("%s: not in effect: %s", f.Field, f.Reason)
 	}
 	return f.Field + ": " + f.Outcome
 }

@@ -48,7 +48,8 @@ type PolicyTarget struct {
 // PolicyField is the outcome of one of the policy's fields at one target.
 type PolicyField struct {
 	Field string `json:"field"`
-	// Outcome is won, merged (one contributor of several) or lost.
+	// Outcome is won, merged (one contributor of several), lost, or not
+	// in effect (policy.Policy.OutOfEffect: Reason says why).
 	Outcome string `json:"outcome"`
 	// Owner, Rule and Reason say who beat it and why, when it lost.
 	Owner  string `json:"owner,omitempty"`
@@ -208,6 +209,9 @@ func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*
 		}
 		t.Fields = append(t.Fields, fieldOutcome(f, c))
 		fs = append(fs, f)
+	}
+	for _, key := range slices.Sorted(maps.Keys(p.OutOfEffect)) {
+		t.Fields = append(t.Fields, PolicyField{Field: key, Outcome: "not in effect", Reason: p.OutOfEffect[key]})
 	}
 	return t, fs, true
 }

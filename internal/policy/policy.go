@@ -246,6 +246,12 @@ type Policy struct {
 	// extensions set to failOpen). The policy is not accepted, yet it
 	// takes effect without those parts (Applies).
 	FailOpen bool
+	// OutOfEffect are fields the policy sets that its controller ignores
+	// by its own rule (Envoy Gateway's deprecated BackendTrafficPolicy
+	// compression beside compressor), with the reason: left out of Values,
+	// so they neither merge nor render, and shown by explain as not in
+	// effect. Set by the kind at decode; nil when there are none.
+	OutOfEffect map[string]string
 	// Findings are other diagnostics (unknown fields, deprecations).
 	Findings []diag.Diagnostic
 	// Data is kind-private decoded state (e.g. the typed spec).

@@ -190,6 +190,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 			d.namespaces[fmt.Sprintf("spec.targetSelectors[%d]", i)] = sel.Namespaces
 		}
 	}
+	if k == backendTrafficPolicy {
+		compressionOutOfEffect(p, d, fields)
+	}
 	if t.TargetRef != nil {
 		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
 		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
@@ -211,6 +214,30 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		markFailOpen(p, raw)
 	}
 	return p
+}
+
+// compressionOutOfEffect reports BackendTrafficPolicy's deprecated
+// spec.compression (Envoy Gateway's DeprecatedField warning, which names it
+// before spec.targetRef) and, where spec.compressor holds entries too,
+// takes it out of the policy's values: Envoy Gateway's buildCompression
+// reads spec.compression only when spec.compressor is empty, so render
+// must not build it and explain must not show it in effect.
+func compressionOutOfEffect(p *policy.Policy, d *data, fields map[string]json.RawMessage) {
+	if _, ok := p.Values["compression"]; !ok {
+		return
+	}
+	const msg = "spec.compression is deprecated, use spec.compressor instead"
+	d.deprecated = append(d.deprecated, msg)
+	var compressor []json.RawMessage
+	if json.Unmarshal(fields["compressor"], &compressor) != nil || len(compressor) == 0 {
+		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.compression", msg))
+		return
+	}
+	const why = "spec.compressor is set too, and Envoy Gateway uses only spec.compressor"
+	delete(p.Values, "compression")
+	p.OutOfEffect = map[string]string{"compression": why}
+	p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.compression",
+		"%s; it is not in effect here: %s", msg, why))
 }
 
 // targets lists targetRef, targetRefs and targetSelectors in that order.

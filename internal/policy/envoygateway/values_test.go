@@ -146,3 +146,31 @@ func TestRateLimitErrorField(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressionOutOfEffect: Envoy Gateway reads the deprecated
+// spec.compression only when spec.compressor is empty (buildCompression).
+func TestCompressionOutOfEffect(t *testing.T) {
+	tests := []struct {
+		spec     string
+		inEffect bool
+	}{
+		{"  compression: [{type: Gzip}]\n", true},
+		{"  compression: [{type: Gzip}]\n  compressor: []\n", true},
+		{"  compression: [{type: Gzip}]\n  compressor: [{type: Brotli, brotli: {}}]\n", false},
+		{"  compression: [{type: Gzip}]\n  compressor: [{type: Brotli}]\n", false}, // an entry switched off still wins
+	}
+	for _, tt := range tests {
+		p := decode(t, "BackendTrafficPolicy", tt.spec)
+		_, inValues := p.Values["compression"]
+		reason, out := p.OutOfEffect["compression"]
+		if inValues != tt.inEffect || out == tt.inEffect || (out && reason == "") {
+			t.Errorf("%q: in values %v, out of effect %v (%q); want in effect %v", tt.spec, inValues, out, reason, tt.inEffect)
+		}
+		if d := decoded(p).deprecated; len(d) != 1 || d[0] != "spec.compression is deprecated, use spec.compressor instead" {
+			t.Errorf("%q: deprecated %q", tt.spec, d)
+		}
+		if len(p.Findings) != 1 || p.Findings[0].Code != "GWP104" {
+			t.Errorf("%q: findings %v", tt.spec, p.Findings)
+		}
+	}
+}
