@@ -169,10 +169,12 @@ func prefixReplacement(repl string, e entry) string {
 	return repl
 }
 
-// applyRewrite translates URLRewrite.
-func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entry) {
+// applyRewrite translates URLRewrite (a hostname rewrite appends
+// x-forwarded-host under targets with Target.HostRewriteAppendsXFH).
+func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entry, t Target) {
 	if f.Hostname != nil {
 		act.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: string(*f.Hostname)}
+		act.AppendXForwardedHost = t.HostRewriteAppendsXFH
 	}
 	p := f.Path
 	if p == nil {

@@ -63,6 +63,11 @@ type Target struct {
 	// Envoy Gateway emits only the clusters something refers to. Without
 	// it the backend's cluster stays beside the rule clusters.
 	DropReplacedClusters bool
+	// HostRewriteAppendsXFH: a route whose URLRewrite filter rewrites the
+	// hostname also appends the original host to x-forwarded-host
+	// (append_x_forwarded_host), as Envoy Gateway's translator sets it for
+	// every host rewrite.
+	HostRewriteAppendsXFH bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -132,7 +137,7 @@ var Targets = map[string]Target{
 	"envoy":    {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
 	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
-		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true},
+		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true},
 	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
 		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }
