@@ -30,7 +30,9 @@ func (p policyName) String() string { return p.kind + "/" + p.namespace + "/" + 
 
 // result is the name Envoy Gateway gives what it builds from the policy
 // in effect: the merged result's where there is a merge, else the
-// policy's own. (References in the value still resolve in the
+// policy's own. SecurityPolicy's filters do not use it: Envoy Gateway
+// names each after the field's owner in the merge (the policy that set it,
+// buildSecurityPolicyOwners), which is p itself. (References in the value still resolve in the
 // namespace of the policy that set it, p.namespace.)
 func (p policyName) result() policyName {
 	if p.merged != nil {

@@ -272,3 +272,40 @@ func TestKeptWhenInvalid(t *testing.T) {
 		t.Errorf("BackendTrafficPolicy keeps %v, want nothing", got)
 	}
 }
+
+// TestSecurityPolicyMergeNaming: where a route's SecurityPolicy merges
+// (mergeType) with its Gateway's, Envoy Gateway (v1.9.0
+// buildSecurityPolicyOwners) names a field's filter after the policy that
+// set the field — the route's when it does, else the Gateway's — not after
+// the merged result as BackendTrafficPolicy's responseOverride is (egctl's
+// securitypolicy-with-merge: basic_auth/securitypolicy/<gateway policy>).
+func TestSecurityPolicyMergeNaming(t *testing.T) {
+	const gw, route = "gateway.envoyproxy.io/SecurityPolicy/infra/gw-auth", "gateway.envoyproxy.io/SecurityPolicy/app/route-auth"
+	value := json.RawMessage(`{"users":{"name":"users"}}`)
+	for _, tt := range []struct {
+		contributors []string
+		want         string
+	}{
+		{[]string{gw}, "envoy.filters.http.basic_auth/securitypolicy/infra/gw-auth"},
+		{[]string{route, gw}, "envoy.filters.http.basic_auth/securitypolicy/app/route-auth"},
+	} {
+		values := make([]any, len(tt.contributors))
+		for i := range values {
+			values[i] = value
+		}
+		in := policy.FieldInput{Key: "basicAuth", Strategy: policy.StrategicMerge, Values: values, Contributors: tt.contributors, Whole: route}
+		frags, err := SecurityPolicy().RenderField(in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range frags {
+			if f.Filter != nil {
+				names = append(names, f.Filter.Name)
+			}
+		}
+		if len(names) != 1 || names[0] != tt.want {
+			t.Errorf("contributors %v: filters %q, want %q", tt.contributors, names, tt.want)
+		}
+	}
+}
