@@ -256,7 +256,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 		ids[i] = c.Policy.ID()
 		nss[i] = c.Policy.Obj.Namespace
 	}
-	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared, whole)
+	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared, whole, sc != policy.ScopeRoute && servesStreams(gw))
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, c := range f.Contributors {
 		rf.contributors = append(rf.contributors, c.Policy)
@@ -305,8 +305,19 @@ func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.S
 	return append(append(key, '|'), whole...)
 }
 
+// servesStreams: gw has a TCP or TLS listener with a route it programs a
+// tcp_proxy chain for (tcp.go), which the Gateway's fields reach too.
+func servesStreams(gw *topology.Gateway) bool {
+	if gw == nil {
+		return false
+	}
+	return slices.ContainsFunc(gw.Listeners, func(l *topology.Listener) bool { return len(l.StreamRoutes()) > 0 })
+}
+
 // renderNew renders a field through its kind and types the fragments.
-func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, shared bool, whole string) *rendered {
+// streams: the field also reaches TCP and TLS chains, which never answer
+// with a direct response: a field they cannot take is left out of them.
+func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, shared bool, whole string, streams bool) *rendered {
 	gk := k.GroupKind()
 	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
 	owner := f.Owner.Policy
@@ -338,9 +349,13 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 			if fr.Reason != "" {
 				why = ": " + fr.Reason
 			}
+			effect := "the routes it applies to fail closed (503)"
+			if streams {
+				effect = "the HTTP routes it applies to fail closed (503), while the TCP and TLS routes it applies to keep forwarding without it"
+			}
 			for _, c := range f.Contributors {
-				b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s%s; the routes it applies to fail closed (503)",
-					fr.Capability, b.target.Name, gk.Kind, f.Key, why))
+				b.report(c.Policy, f.Key, policy.LintUnsupportedCapability.Code, fmt.Sprintf("unsupported(required_capability: %s): render target %s cannot express %s field %s%s; %s",
+					fr.Capability, b.target.Name, gk.Kind, f.Key, why, effect))
 			}
 			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s is unsupported(required_capability: %s) by render target %s%s",
 				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, fr.Capability, b.target.Name, why)}
