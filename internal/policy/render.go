@@ -110,6 +110,13 @@ type Fragment struct {
 	// protocol options of several fields merge, and an upstream PROXY
 	// protocol transport socket wraps whatever socket the cluster has.
 	Cluster proto.Message
+	// ClusterOfType is cluster settings for a backend's cluster of one
+	// custom cluster type only, the one its ClusterType names: merged as
+	// Cluster is into a cluster of that type, top-level settings included,
+	// while a cluster of any other type takes none of them (Envoy Gateway's
+	// dns tunes a dynamic forward proxy's DNS cache, and leaves an EDS
+	// cluster as it is).
+	ClusterOfType proto.Message
 	// HCM and Listener are merged (proto.Merge) into the HTTP connection
 	// manager and the Listener of the scoped Gateway's listeners: a
 	// go-control-plane HttpConnectionManager and Listener the kind's render

@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
@@ -43,6 +44,25 @@ var loopbackHosts = []string{
 	`^::1(?::\d+)?$`,
 }
 
+// dfpClusterType is the custom cluster type of a DynamicResolver Backend.
+const dfpClusterType = "envoy.clusters.dynamic_forward_proxy"
+
+// dfpClusterConfig is a dynamic forward proxy cluster's configuration: its
+// DNS cache, named as Envoy Gateway names it after the family, the refresh
+// rate and, where a BackendTrafficPolicy's dns configures it, the policy
+// ("<namespace>/<name>"; else "default").
+func dfpClusterConfig(family clusterv3.Cluster_DnsLookupFamily, refresh time.Duration, by string) (*anypb.Any, error) {
+	if by == "" {
+		by = "default"
+	}
+	cache := &commondfpv3.DnsCacheConfig{
+		Name:            fmt.Sprintf("envoy-gateway-dfp-cache-%s-%dms-%s", strings.ToLower(family.String()), refresh.Milliseconds(), by),
+		DnsLookupFamily: family,
+		DnsRefreshRate:  durationpb.New(refresh),
+	}
+	return anypb.New(&dfpclusterv3.ClusterConfig{ClusterImplementationSpecifier: &dfpclusterv3.ClusterConfig_DnsCacheConfig{DnsCacheConfig: cache}})
+}
+
 // BackendCluster implements policy.BackendClusterer for Envoy Gateway's
 // Backend. A DynamicResolver Backend is a dynamic forward proxy cluster:
 // Envoy resolves each request's host itself through a DNS cache (Envoy
@@ -73,12 +93,7 @@ func (k *Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendB
 		return nil, err
 	}
 	const family = clusterv3.Cluster_V4_PREFERRED
-	cache := &commondfpv3.DnsCacheConfig{
-		Name:            "envoy-gateway-dfp-cache-v4_preferred-30000ms-default",
-		DnsLookupFamily: family,
-		DnsRefreshRate:  durationpb.New(30 * time.Second),
-	}
-	cfg, err := anypb.New(&dfpclusterv3.ClusterConfig{ClusterImplementationSpecifier: &dfpclusterv3.ClusterConfig_DnsCacheConfig{DnsCacheConfig: cache}})
+	cfg, err := dfpClusterConfig(family, 30*time.Second, "")
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +104,7 @@ func (k *Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendB
 	c := &clusterv3.Cluster{
 		Name:                 name,
 		ConnectTimeout:       durationpb.New(5 * time.Second),
-		ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: "envoy.clusters.dynamic_forward_proxy", TypedConfig: cfg}},
+		ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: dfpClusterType, TypedConfig: cfg}},
 		DnsLookupFamily:      family,
 		LoadBalancingPolicy:  lb,
 	}

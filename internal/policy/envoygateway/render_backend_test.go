@@ -1,10 +1,12 @@
 package envoygateway
 
 import (
+	"encoding/json"
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	dfpclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dynamic_forward_proxy/v3"
 	rbachttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 
@@ -92,5 +94,39 @@ func TestLoopbackDeny(t *testing.T) {
 				t.Errorf("header %q (%v), want %q", in.HeaderName, err, tc.header)
 			}
 		})
+	}
+}
+
+// TestDNSOnDynamicResolver: spec.dns tunes a dynamic forward proxy
+// cluster's DNS cache as Envoy Gateway's buildDFPDNSCacheConfig does (the
+// cache named after the family, refresh rate and policy), and only such a
+// cluster (ClusterOfType); a DNS cluster takes the DnsCluster settings.
+func TestDNSOnDynamicResolver(t *testing.T) {
+	for _, tt := range []struct {
+		spec, cache string
+		family      clusterv3.Cluster_DnsLookupFamily
+	}{
+		{`{"dnsRefreshRate":"1s","lookupFamily":"IPv4AndIPv6"}`, "envoy-gateway-dfp-cache-all-1000ms-app/dns", clusterv3.Cluster_ALL},
+		{`{"respectDnsTtl":true}`, "envoy-gateway-dfp-cache-v4_preferred-30000ms-app/dns", clusterv3.Cluster_V4_PREFERRED},
+		{`{"dnsRefreshRate":"0s","lookupFamily":"IPv4"}`, "envoy-gateway-dfp-cache-v4_only-30000ms-app/dns", clusterv3.Cluster_V4_ONLY},
+	} {
+		frags, err := renderDNS(json.RawMessage(tt.spec), policyName{kind: "backendtrafficpolicy", namespace: "app", name: "dns"})
+		if err != nil || len(frags) != 1 {
+			t.Fatalf("%s: %v, %d fragments", tt.spec, err, len(frags))
+		}
+		c, ok := frags[0].ClusterOfType.(*clusterv3.Cluster)
+		if !ok || c.GetClusterType().GetName() != dfpClusterType || c.DnsLookupFamily != tt.family {
+			t.Fatalf("%s: cluster of type %v", tt.spec, frags[0].ClusterOfType)
+		}
+		var cfg dfpclusterv3.ClusterConfig
+		if err := c.GetClusterType().GetTypedConfig().UnmarshalTo(&cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.GetDnsCacheConfig(); got.GetName() != tt.cache || got.GetDnsLookupFamily() != tt.family {
+			t.Errorf("%s: cache %v, want %s", tt.spec, got, tt.cache)
+		}
+		if frags[0].Cluster.(*clusterv3.Cluster).GetClusterType().GetName() != "envoy.cluster.dns" {
+			t.Errorf("%s: no DnsCluster settings for DNS clusters", tt.spec)
+		}
 	}
 }

@@ -409,11 +409,23 @@ var dnsLookupFamilies = map[string]commondnsv3.DnsLookupFamily{
 	"IPv4AndIPv6": commondnsv3.DnsLookupFamily_ALL,
 }
 
+// dfpLookupFamilies are spec.dns.lookupFamily's values as a dynamic
+// forward proxy's DNS cache takes them (Envoy Gateway's
+// computeDNSLookupFamily: IPv4Preferred, like no value, is V4_PREFERRED).
+var dfpLookupFamilies = map[string]clusterv3.Cluster_DnsLookupFamily{
+	"IPv4": clusterv3.Cluster_V4_ONLY, "IPv6": clusterv3.Cluster_V6_ONLY,
+	"IPv4Preferred": clusterv3.Cluster_V4_PREFERRED, "IPv6Preferred": clusterv3.Cluster_AUTO,
+	"IPv4AndIPv6": clusterv3.Cluster_ALL,
+}
+
 // renderDNS tunes the resolution of DNS clusters (a Backend's hostname
 // endpoints): a DnsCluster cluster type, which tunes a cluster of that
 // type only — a Service's EDS cluster, resolved by the control plane, is
-// left as it is, as Envoy Gateway leaves it.
-func renderDNS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+// left as it is, as Envoy Gateway leaves it. A DynamicResolver Backend's
+// dynamic forward proxy cluster takes the lookup family and refresh rate
+// instead, in its DNS cache and the cluster's lookup family, the cache
+// named after the policy (dfpDNS); respectDnsTtl means nothing to it.
+func renderDNS(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 	var d dnsSettings
 	if err := json.Unmarshal(v, &d); err != nil {
 		return nil, fmt.Errorf("dns: %w", err)
@@ -438,8 +450,34 @@ func renderDNS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return clusterFragment(&clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{
-		ClusterType: &clusterv3.Cluster_CustomClusterType{Name: "envoy.cluster.dns", TypedConfig: a}}}), nil
+	dfp, err := dfpDNS(d, who.result())
+	if err != nil {
+		return nil, err
+	}
+	return []policy.Fragment{{Cluster: &clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{
+		ClusterType: &clusterv3.Cluster_CustomClusterType{Name: "envoy.cluster.dns", TypedConfig: a}}}, ClusterOfType: dfp}}, nil
+}
+
+// dfpDNS is spec.dns for a dynamic forward proxy cluster: Envoy Gateway's
+// DNS cache for the family and refresh rate (30 s unless a positive rate
+// is set), named after the policy, and the cluster's lookup family.
+func dfpDNS(d dnsSettings, who policyName) (*clusterv3.Cluster, error) {
+	family := clusterv3.Cluster_V4_PREFERRED
+	if d.LookupFamily != nil {
+		family = dfpLookupFamilies[*d.LookupFamily] // known: renderDNS checked it
+	}
+	refresh := 30 * time.Second
+	if rate, err := optDuration(d.DNSRefreshRate); err == nil && rate.AsDuration() > 0 {
+		refresh = rate.AsDuration()
+	}
+	cfg, err := dfpClusterConfig(family, refresh, who.namespace+"/"+who.name)
+	if err != nil {
+		return nil, err
+	}
+	return &clusterv3.Cluster{
+		ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: dfpClusterType, TypedConfig: cfg}},
+		DnsLookupFamily:      family,
+	}, nil
 }
 
 // renderRoutingType: whether Envoy reaches a Service through its

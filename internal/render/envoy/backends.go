@@ -96,9 +96,11 @@ func (gb *gatewayBuild) backendPolicies() {
 				continue
 			}
 			for _, f := range p.Fields {
-				if rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, ""); rf.cluster != nil {
+				rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
+				if rf.cluster != nil {
 					mergeCluster(c, rf.cluster)
 				}
+				mergeClusterOfType(c, rf.ofType)
 			}
 		}
 		finishHTTPOptions(c)
@@ -145,6 +147,15 @@ func blackholeBackend(name string) *clusterv3.Cluster {
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC},
 		LoadAssignment:       &endpointv3.ClusterLoadAssignment{ClusterName: name},
 	}
+}
+
+// mergeClusterOfType merges settings for a cluster of one custom cluster
+// type (policy.Fragment.ClusterOfType) into c when c is of that type.
+func mergeClusterOfType(c, src *clusterv3.Cluster) {
+	if src == nil || c.GetClusterType().GetName() != src.GetClusterType().GetName() {
+		return
+	}
+	mergeCluster(c, src)
 }
 
 // mergeCluster merges a field's settings into a cluster. Where

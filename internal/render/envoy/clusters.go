@@ -51,7 +51,7 @@ type clusterOp struct {
 	// of names the backend cluster a rule's own cluster copies, with the
 	// rule's settings and their metadata (ruleCluster).
 	of       string
-	settings []*clusterv3.Cluster
+	settings []clusterSetting
 	metadata *corev3.Metadata
 	retarget func(name string) // points the route at another name for it
 	// template: the route that recorded this backend cluster sends to a

@@ -83,6 +83,7 @@ type rendered struct {
 	vhost       *routev3.VirtualHost
 	clusters    []*clusterv3.Cluster
 	cluster     *clusterv3.Cluster           // settings of the targeted backend's cluster (ScopeCluster)
+	ofType      *clusterv3.Cluster           // settings for a cluster of its custom type only (policy.Fragment.ClusterOfType)
 	hcm         *hcmv3.HttpConnectionManager // settings of the listeners' connection managers
 	listener    *listenerv3.Listener         // settings of the listeners
 	chain       *listenerv3.FilterChain      // settings of the listeners' filter chains
@@ -499,6 +500,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("cluster settings are a %T, not a Cluster", fr.Cluster)
 		}
 		rf.cluster = mergeInto(rf.cluster, c)
+	}
+	if fr.ClusterOfType != nil {
+		c, ok := fr.ClusterOfType.(*clusterv3.Cluster)
+		if !ok || c.GetClusterType() == nil {
+			return fmt.Errorf("cluster settings of a type are a %T without a cluster type", fr.ClusterOfType)
+		}
+		rf.ofType = proto.Clone(c).(*clusterv3.Cluster)
 	}
 	for _, m := range fr.TypedClusters {
 		c, ok := m.(*clusterv3.Cluster)

@@ -20,17 +20,29 @@ import (
 // that: the backend's shared cluster cannot carry one route's settings
 // without imposing them on every other route to the same backend.
 
+// clusterSetting is one field's partial cluster; ofType: it applies to a
+// cluster of its custom cluster type only (mergeClusterOfType).
+type clusterSetting struct {
+	c      *clusterv3.Cluster
+	ofType bool
+}
+
 // clusterSettings are the partial clusters the scope's fields make, and
 // the merge metadata of just those fields (the cluster says who shaped
 // it, as the route says who configured it).
-func (s *scoped) clusterSettings() ([]*clusterv3.Cluster, *corev3.Metadata) {
-	var cs []*clusterv3.Cluster
+func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
+	var cs []clusterSetting
 	var md map[string]*structpb.Struct
 	for _, f := range s.fields {
-		if f.cluster == nil {
+		if f.cluster == nil && f.ofType == nil {
 			continue
 		}
-		cs = append(cs, f.cluster)
+		if f.cluster != nil {
+			cs = append(cs, clusterSetting{c: f.cluster})
+		}
+		if f.ofType != nil {
+			cs = append(cs, clusterSetting{c: f.ofType, ofType: true})
+		}
 		owners := s.metadata.GetFilterMetadata()[f.metaKey].GetFields()[f.field]
 		if owners == nil {
 			continue
@@ -165,7 +177,11 @@ func (gb *gatewayBuild) buildRuleCluster(op clusterOp) *clusterv3.Cluster {
 		c.EdsClusterConfig.ServiceName = op.of
 	}
 	for _, s := range op.settings {
-		mergeCluster(c, s)
+		if s.ofType {
+			mergeClusterOfType(c, s.c)
+			continue
+		}
+		mergeCluster(c, s.c)
 	}
 	finishHTTPOptions(c)
 	if op.metadata != nil {
