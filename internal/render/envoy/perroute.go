@@ -178,7 +178,7 @@ func (vb *vhostBuild) addRuleClusterSettings(m proto.Message, from int) error {
 	}
 	for i := range vb.clusters[from:] {
 		if op := &vb.clusters[from+i]; op.of != "" {
-			op.settings = append(slices.Clip(op.settings), c)
+			op.settings = append(slices.Clip(op.settings), clusterSetting{c: c})
 		}
 	}
 	return nil
