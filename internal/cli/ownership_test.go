@@ -75,7 +75,9 @@ var gatewayAPIPaths = map[string]bool{
 	"request_headers_to_add": true, "request_headers_to_remove": true, "response_headers_to_add": true, "response_headers_to_remove": true,
 	"route.cluster": true, "route.weighted_clusters": true, "route.cluster_not_found_response_code": true,
 	"route.prefix_rewrite": true, "route.regex_rewrite": true, "route.host_rewrite_literal": true, "route.request_mirror_policies": true,
-	"route.upgrade_configs": true,
+	// Envoy Gateway appends x-forwarded-host wherever a URLRewrite rewrites the host
+	"route.append_x_forwarded_host": true,
+	"route.upgrade_configs":         true,
 	// a rule's own sessionPersistence
 	"typed_per_filter_config.envoy.filters.http.stateful_session": true,
 }
