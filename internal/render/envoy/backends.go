@@ -150,12 +150,17 @@ func blackholeBackend(name string) *clusterv3.Cluster {
 }
 
 // mergeClusterOfType merges settings for a cluster of one custom cluster
-// type (policy.Fragment.ClusterOfType) into c when c is of that type.
+// type (policy.Fragment.ClusterOfType) into c when c is of that type. The
+// type's configuration and the lookup family are the settings' whole, so
+// they replace c's even where they hold a zero value (lookup family AUTO),
+// which a merge would skip.
 func mergeClusterOfType(c, src *clusterv3.Cluster) {
 	if src == nil || c.GetClusterType().GetName() != src.GetClusterType().GetName() {
 		return
 	}
 	mergeCluster(c, src)
+	c.DnsLookupFamily = src.DnsLookupFamily
+	c.GetClusterType().TypedConfig = proto.Clone(src.GetClusterType().GetTypedConfig()).(*anypb.Any)
 }
 
 // mergeCluster merges a field's settings into a cluster. Where

@@ -109,3 +109,30 @@ func TestMergeClusterHealthCheckHost(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeClusterOfType: settings of one cluster type tune only a cluster
+// of that type, and replace its type configuration and lookup family
+// whole, zero values (AUTO) included.
+func TestMergeClusterOfType(t *testing.T) {
+	typed := func(name string, family clusterv3.Cluster_DnsLookupFamily, rate string) *clusterv3.Cluster {
+		return &clusterv3.Cluster{
+			ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: name, TypedConfig: &anypb.Any{TypeUrl: "t", Value: []byte(rate)}}},
+			DnsLookupFamily:      family,
+		}
+	}
+	dst := typed("dfp", clusterv3.Cluster_V4_PREFERRED, "30s")
+	mergeClusterOfType(dst, typed("dfp", clusterv3.Cluster_AUTO, "1s"))
+	if dst.DnsLookupFamily != clusterv3.Cluster_AUTO || string(dst.GetClusterType().GetTypedConfig().GetValue()) != "1s" {
+		t.Errorf("same type: %v", dst)
+	}
+	other := typed("dns", clusterv3.Cluster_V4_PREFERRED, "30s")
+	mergeClusterOfType(other, typed("dfp", clusterv3.Cluster_ALL, "1s"))
+	if other.DnsLookupFamily != clusterv3.Cluster_V4_PREFERRED || string(other.GetClusterType().GetTypedConfig().GetValue()) != "30s" {
+		t.Errorf("other type: %v", other)
+	}
+	eds := &clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS}}
+	mergeClusterOfType(eds, typed("dfp", clusterv3.Cluster_ALL, "1s"))
+	if eds.DnsLookupFamily != clusterv3.Cluster_AUTO || eds.GetType() != clusterv3.Cluster_EDS {
+		t.Errorf("EDS: %v", eds)
+	}
+}
