@@ -216,6 +216,18 @@ func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
 		gw.Namespace, gw.Name, gw.Spec.GatewayClassName)
 }
 
+// invalidNote says why a rule an invalid policy merges into answers 500,
+// in the words of the controller serving it: kgateway replaces all the
+// route configures; Envoy Gateway answers 500 and keeps, beside that
+// answer, only what the policy kind says it keeps (the fields listed).
+func invalidNote(r *merge.Result, gw *topology.Gateway, inv string) string {
+	ctrl, _ := r.Graph.Controller(gw, "kgateway.dev/kgateway")
+	if ctrl == "kgateway.dev/kgateway" {
+		return "replaced by a direct response (500): the invalid policy " + inv + " merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"
+	}
+	return "replaced by a direct response (500): the invalid policy " + inv + " merges here, and " + ctrl + " answers 500 on the routes an invalid policy applies to"
+}
+
 // Rule explains a route rule as served on one listener (nil: attached nowhere).
 func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.Listener, opt Options) Target {
 	return RuleOn(r, rt, rule, nil, l, opt)
@@ -260,7 +272,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 			ctrl, f.Reason, strings.TrimSuffix(f.Message, ".")))
 	}
 	for _, inv := range invalidHere(r, rule, path, l) {
-		t.Notes = append(t.Notes, "replaced by a direct response (500): the invalid policy "+inv+" merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)")
+		t.Notes = append(t.Notes, invalidNote(r, gw, inv))
 	}
 	fixed := func() (merge.FixedStatus, bool) {
 		return r.FixedStatusAlong(rt, rule, path, gw)

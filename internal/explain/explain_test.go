@@ -304,3 +304,51 @@ func TestMatchField(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacedNoteEnvoyGateway: on an Envoy Gateway Gateway the note names
+// that controller's answer instead of kgateway's replacement.
+func TestReplacedNoteEnvoyGateway(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyExtensionPolicy
+metadata: {name: bad, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  lua: [{type: Inline, inline: "function envoy_on_request(h) end end"}]
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rt := c.Graph.Route("HTTPRoute", "infra", "r")
+	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
+	want := []string{"replaced by a direct response (500): the invalid policy gateway.envoyproxy.io/EnvoyExtensionPolicy/infra/bad merges here, and gateway.envoyproxy.io/gatewayclass-controller answers 500 on the routes an invalid policy applies to"}
+	if diff := cmp.Diff(want, got.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
