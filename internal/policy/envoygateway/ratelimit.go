@@ -1,11 +1,14 @@
 package envoygateway
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -188,6 +191,9 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 		out.hasGl = true
 		out.global = []rlRule{}
 		for i := range spec.Global.Rules {
+			if err := knownUnit(spec.Global.Rules[i].Limit.Unit); err != nil {
+				return at(fmt.Sprintf("global.rules[%d].limit.unit", i), err)
+			}
 			r, err := buildRule(&spec.Global.Rules[i], ns, name, i)
 			if err != nil {
 				return at(fmt.Sprintf("global.rules[%d]", i), err)
@@ -218,6 +224,17 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 	return out, nil
 }
 
+// knownUnit refuses a limit unit Envoy Gateway's CRD does not admit (the
+// API server would refuse the policy); an empty one is left to the
+// checks that need it.
+func knownUnit(u string) error {
+	if _, ok := unitSeconds[u]; ok || u == "" {
+		return nil
+	}
+	units := slices.SortedFunc(maps.Keys(unitSeconds), func(a, b string) int { return cmp.Compare(unitSeconds[a], unitSeconds[b]) })
+	return fmt.Errorf("unknown rate limit unit %q: use one of %s", u, strings.Join(units, ", "))
+}
+
 // buildLocal is Envoy Gateway's local rate limit: at most one rule
 // without client selectors, the default bucket, whose unit every rule's
 // must be a multiple of (Envoy's local rate limit needs it).
@@ -230,6 +247,11 @@ func buildLocal(l *rateLimitRules, ns, name string) (*rlLocal, error) {
 				return nil, at("local.rules", errors.New("local rateLimit can not have more than one rule without clientSelectors"))
 			}
 			out.requests, out.unit, out.xrl = r.Limit.Requests, r.Limit.Unit, r.XRateLimitHeaders
+		}
+	}
+	for i, r := range l.Rules {
+		if err := knownUnit(r.Limit.Unit); err != nil {
+			return nil, at(fmt.Sprintf("local.rules[%d].limit.unit", i), err)
 		}
 	}
 	unit := unitSeconds[out.unit]

@@ -135,6 +135,11 @@ func TestRateLimitErrorField(t *testing.T) {
 			"spec.rateLimit.global.rules[1]", 9},
 		{"  rateLimit:\n    local:\n      rules:\n      - limit: {requests: 1, unit: Minute}\n      - clientSelectors: [{headers: [{name: x, value: y}]}]\n        limit: {requests: 2, unit: Second}\n",
 			"spec.rateLimit.local.rules[1].limit.unit", 10},
+		// a unit the CRD does not admit, named at the rule's unit
+		{"  rateLimit:\n    global:\n      rules:\n      - clientSelectors: [{headers: [{name: x, type: Distinct}]}]\n        limit: {requests: 1, unit: Fortnight}\n",
+			"spec.rateLimit.global.rules[0].limit.unit", 9},
+		{"  rateLimit:\n    local:\n      rules:\n      - limit: {requests: 1, unit: Fortnight}\n",
+			"spec.rateLimit.local.rules[0].limit.unit", 8},
 	}
 	for _, tc := range tests {
 		p := decodeWith(t, "BackendTrafficPolicy", tc.spec, withRLS)
