@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -170,7 +171,7 @@ var errGlobalDisabled = errors.New("enable Ratelimit in the EnvoyGateway config 
 func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, error) {
 	var spec rateLimitSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return rlSet{}, err
+		return rlSet{}, typeError(err)
 	}
 	var out rlSet
 	local := func() error {
@@ -222,6 +223,25 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 		}
 	}
 	return out, nil
+}
+
+// typeError says which rateLimit field has a value of the wrong type
+// (encoding/json names it without list indexes) in the schema's words.
+func typeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" {
+		return err
+	}
+	want := "a " + te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.Uint32, reflect.Uint64, reflect.Uint:
+		want = "a whole number from 0"
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "true or false"
+	}
+	return fmt.Errorf("rateLimit.%s must be %s, not %s", strings.TrimPrefix(te.Field, "."), want, te.Value)
 }
 
 // knownUnit refuses a limit unit Envoy Gateway's CRD does not admit (the

@@ -1,6 +1,7 @@
 package envoygateway
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -177,5 +178,18 @@ func TestCompressionOutOfEffect(t *testing.T) {
 		if len(p.Findings) != 1 || p.Findings[0].Code != "GWP104" {
 			t.Errorf("%q: findings %v", tt.spec, p.Findings)
 		}
+	}
+}
+
+// TestRateLimitTypeError: a value of the wrong type names the field and
+// what it must be, not encoding/json's Go struct path.
+func TestRateLimitTypeError(t *testing.T) {
+	withRLS := policy.Config{Values: map[string]any{policy.ValueRateLimitEnabled: true}}
+	p := decodeWith(t, "BackendTrafficPolicy", "  rateLimit:\n    global:\n      rules:\n      - clientSelectors: [{headers: [{name: x, type: Distinct}]}]\n        limit: {requests: -5, unit: Hour}\n", withRLS)
+	if len(p.Invalid) != 1 {
+		t.Fatalf("%d invalid findings, want 1", len(p.Invalid))
+	}
+	if got, want := p.Invalid[0].Message, "rateLimit.global.rules.limit.requests must be a whole number from 0, not number -5"; !strings.Contains(got, want) {
+		t.Errorf("message %q, want it to contain %q", got, want)
 	}
 }
