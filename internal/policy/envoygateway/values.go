@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +43,9 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 			v.nonNegative("CircuitBreaker: invalid "+upperFirst(f)+" value %v.", "circuitBreaker", f)
 		}
 		v.tableSize()
+		v.httpStatuses("healthCheck", "active", "http", "expectedStatuses")
+		v.httpStatuses("healthCheck", "active", "http", "retriableStatuses")
+		v.httpStatuses("retry", "retryOn", "httpStatusCodes")
 		globalRL, _ := env.Config.Values[policy.ValueRateLimitEnabled].(bool)
 		v.rateLimit(raw, globalRL)
 		v.bandwidth("request")
@@ -60,6 +64,20 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 		if v.at("http3") != nil && v.at("tls", "clientValidation") != nil {
 			decoded(p).warning = [2]string{"UnsupportedHTTP3ClientValidation",
 				"HTTP/3 was disabled for the HTTPS listeners because Envoy does not support downstream client TLS validation over QUIC"}
+		}
+	}
+}
+
+// httpStatuses checks a list of HTTP statuses: the CRD admits 100 to 599
+// only (the API server refuses the policy otherwise, and Envoy a health
+// check range beyond 600).
+func (v valueChecks) httpStatuses(path ...string) {
+	list, _ := v.at(path...).([]any)
+	for i, s := range list {
+		if n, ok := s.(float64); ok && (n < 100 || n > 599 || n != float64(int(n))) {
+			at := slices.Clone(path)
+			at[len(at)-1] += fmt.Sprintf("[%d]", i)
+			v.invalid(at, "%v is not an HTTP status: the CRD admits 100 to 599.", n)
 		}
 	}
 }

@@ -193,3 +193,25 @@ func TestRateLimitTypeError(t *testing.T) {
 		t.Errorf("message %q, want it to contain %q", got, want)
 	}
 }
+
+// TestHTTPStatusRange: a status outside 100–599 in a health check's or
+// retry's status list is invalid, named at the entry.
+func TestHTTPStatusRange(t *testing.T) {
+	tests := []struct {
+		spec, field string // field "" when valid
+	}{
+		{"  healthCheck:\n    active: {type: HTTP, http: {path: /h, expectedStatuses: [200, 999]}}\n", "spec.healthCheck.active.http.expectedStatuses[1]"},
+		{"  healthCheck:\n    active: {type: HTTP, http: {path: /h, expectedStatuses: [100, 599]}}\n", ""},
+		{"  retry:\n    retryOn: {httpStatusCodes: [42]}\n", "spec.retry.retryOn.httpStatusCodes[0]"},
+	}
+	for _, tt := range tests {
+		p := decode(t, "BackendTrafficPolicy", tt.spec)
+		var got string
+		if len(p.Invalid) > 0 {
+			got = p.Invalid[0].Field
+		}
+		if got != tt.field || len(p.Invalid) > 1 {
+			t.Errorf("%q: invalid at %q (%d findings), want %q", tt.spec, got, len(p.Invalid), tt.field)
+		}
+	}
+}
