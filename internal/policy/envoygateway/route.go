@@ -468,6 +468,11 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 		if dr.StatusCode != nil {
 			code = *dr.StatusCode
 		}
+		if code < 200 || code > 599 {
+			// Envoy's direct response admits 200 to 599 only: a rule
+			// answering anything else would be refused config.
+			return dropRule("UnsupportedValue", f.path+".extensionRef", "Invalid directResponse statusCode %d in HTTPRouteFilter %s/%s: Envoy answers only 200 to 599.", code, ns, ref.Name)
+		}
 		st.directResponse = &code
 	}
 	if ci := spec.CredentialInjection; ci != nil {
