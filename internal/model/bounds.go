@@ -178,6 +178,12 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 					host(fmt.Sprintf("%s.filters[%d].requestRedirect.hostname", rule, j), string(*f.RequestRedirect.Hostname), preciseHostname)
 				}
 			}
+			for j, b := range r.BackendRefs {
+				for k, f := range b.Filters {
+					modifier(fmt.Sprintf("%s.filters[%d].requestHeaderModifier", backendPath(rule, j), k), f.RequestHeaderModifier)
+					modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", backendPath(rule, j), k), f.ResponseHeaderModifier)
+				}
+			}
 		}
 		hosts(x.Spec.Hostnames)
 	case *gwv1.GRPCRoute:
@@ -194,6 +200,12 @@ func crdBounds(o *manifest.Object, v any) []diag.Diagnostic {
 			for j, f := range r.Filters {
 				modifier(fmt.Sprintf("%s.filters[%d].requestHeaderModifier", rule, j), f.RequestHeaderModifier)
 				modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", rule, j), f.ResponseHeaderModifier)
+			}
+			for j, b := range r.BackendRefs {
+				for k, f := range b.Filters {
+					modifier(fmt.Sprintf("%s.filters[%d].requestHeaderModifier", backendPath(rule, j), k), f.RequestHeaderModifier)
+					modifier(fmt.Sprintf("%s.filters[%d].responseHeaderModifier", backendPath(rule, j), k), f.ResponseHeaderModifier)
+				}
 			}
 		}
 		hosts(x.Spec.Hostnames)

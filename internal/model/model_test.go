@@ -616,6 +616,8 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 		{"space in a set header", route("HTTPRoute", "filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: \"x y\", value: v}]}}]"), "spec.rules[0].filters[0].requestHeaderModifier.set[0].name"},
 		{"too long", route("HTTPRoute", "filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: "+strings.Repeat("h", 257)+", value: v}]}}]"), "spec.rules[0].filters[0].responseHeaderModifier.add[0].name"},
 		{"grpc header", route("GRPCRoute", "matches: [{headers: [{name: \"\", value: a}]}]"), "spec.rules[0].matches[0].headers[0].name"},
+		{"backendRef header filter without a name", route("HTTPRoute", "backendRefs: [{name: web, port: 80, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{value: v}]}}]}]"), "spec.rules[0].backendRefs[0].filters[0].requestHeaderModifier.set[0].name"},
+		{"grpc backendRef header filter", route("GRPCRoute", "backendRefs: [{name: web, port: 80, filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: \"a b\", value: v}]}}]}]"), "spec.rules[0].backendRefs[0].filters[0].responseHeaderModifier.add[0].name"},
 		{"wildcard alone as a hostname", strings.Replace(route("HTTPRoute", "matches: [{path: {value: /}}]"), "spec:\n", "spec:\n  hostnames: [\"*\"]\n", 1), "spec.hostnames[0]"},
 		{"upper-case redirect hostname", route("HTTPRoute", "filters: [{type: RequestRedirect, requestRedirect: {hostname: Example.com}}]"), "spec.rules[0].filters[0].requestRedirect.hostname"},
 		{"relative path prefix", route("HTTPRoute", "matches: [{path: {type: PathPrefix, value: \" u\"}}]"), "spec.rules[0].matches[0].path.value"},
