@@ -2,9 +2,11 @@ package explain_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -235,14 +237,16 @@ spec:
 }
 
 // TestReplacedNote: an invalid policy merging into a rule replaces its
-// route with a 500 (kgateway), so explain says nothing listed applies.
+// route with a 500, and explain says so in the serving controller's words:
+// kgateway replaces all the route configures (nothing listed applies);
+// Envoy Gateway answers 500.
 func TestReplacedNote(t *testing.T) {
-	const in = `
+	const base = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: infra}
 spec:
-  gatewayClassName: kgateway
+  gatewayClassName: CLASS
   listeners: [{name: http, protocol: HTTP, port: 80}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
@@ -256,7 +260,11 @@ apiVersion: v1
 kind: Service
 metadata: {name: svc, namespace: infra}
 spec: {ports: [{port: 80}]}
----
+`
+	tests := []struct {
+		name, class, policies, want string
+	}{
+		{"kgateway", "kgateway", `---
 apiVersion: gateway.kgateway.dev/v1alpha1
 kind: TrafficPolicy
 metadata: {name: good, namespace: infra}
@@ -270,17 +278,35 @@ metadata: {name: bad, namespace: infra}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
   timeouts: {request: soon}
-`
-	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
-	if err != nil {
-		t.Fatal(err)
+`, "replaced by a direct response (500): the invalid policy gateway.kgateway.dev/TrafficPolicy/infra/bad merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"},
+		{"Envoy Gateway", "eg", `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyExtensionPolicy
+metadata: {name: bad, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  lua: [{type: Inline, inline: "function envoy_on_request(h) end end"}]
+`, "replaced by a direct response (500): the invalid policy gateway.envoyproxy.io/EnvoyExtensionPolicy/infra/bad merges here, and gateway.envoyproxy.io/gatewayclass-controller answers 500 on the routes an invalid policy applies to"},
 	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
-	rt := c.Graph.Route("HTTPRoute", "infra", "r")
-	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
-	want := []string{"replaced by a direct response (500): the invalid policy gateway.kgateway.dev/TrafficPolicy/infra/bad merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"}
-	if diff := cmp.Diff(want, got.Notes); diff != "" {
-		t.Errorf("notes (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := strings.Replace(base, "CLASS", tt.class, 1) + tt.policies
+			objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			rt := c.Graph.Route("HTTPRoute", "infra", "r")
+			got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
+			if diff := cmp.Diff([]string{tt.want}, got.Notes); diff != "" {
+				t.Errorf("notes (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -302,53 +328,5 @@ func TestMatchField(t *testing.T) {
 		if got := explain.MatchField(tt.key, tt.want); got != tt.match {
 			t.Errorf("MatchField(%q, %q) = %v, want %v", tt.key, tt.want, got, tt.match)
 		}
-	}
-}
-
-// TestReplacedNoteEnvoyGateway: on an Envoy Gateway Gateway the note names
-// that controller's answer instead of kgateway's replacement.
-func TestReplacedNoteEnvoyGateway(t *testing.T) {
-	const in = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, protocol: HTTP, port: 80}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: infra}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: svc, port: 80}]}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc, namespace: infra}
-spec: {ports: [{port: 80}]}
----
-apiVersion: gateway.envoyproxy.io/v1alpha1
-kind: EnvoyExtensionPolicy
-metadata: {name: bad, namespace: infra}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
-  lua: [{type: Inline, inline: "function envoy_on_request(h) end end"}]
-`
-	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
-	rt := c.Graph.Route("HTTPRoute", "infra", "r")
-	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
-	want := []string{"replaced by a direct response (500): the invalid policy gateway.envoyproxy.io/EnvoyExtensionPolicy/infra/bad merges here, and gateway.envoyproxy.io/gatewayclass-controller answers 500 on the routes an invalid policy applies to"}
-	if diff := cmp.Diff(want, got.Notes); diff != "" {
-		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }
