@@ -68,6 +68,27 @@ type LintRuleOwner interface {
 	LintRules() []diag.Rule
 }
 
+// Untranslator is implemented by kinds whose family reads objects, or
+// parts of objects, it does not translate offline (a whole kind, such as
+// Envoy Gateway's EnvoyPatchPolicy; the settings of its EnvoyProxy it
+// does not model): each is reported where it is set (GWP406), with the
+// reason, rather than dropped silently. The kinds named must be in the
+// model (Auxiliary).
+type Untranslator interface {
+	UntranslatedFields() []UntranslatedField
+}
+
+// UntranslatedField is one declaration of Untranslator.
+type UntranslatedField struct {
+	Kind model.GroupKind
+	// Path is the field ("" the whole object); with Except, each key
+	// under it but the paths Except names is reported on its own.
+	Path   string
+	Except []string
+	// Reason says why it has no effect offline, for the finding.
+	Reason string
+}
+
 // Auxiliary is implemented by kinds that read other objects of their API
 // group (kgateway's GatewayExtension, WSO2's RestApi…).
 type Auxiliary interface {
