@@ -119,8 +119,8 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("cors: %w", err)
 	}
 	per := &corsv3.CorsPolicy{
-		AllowMethods:                 strings.Join(c.AllowMethods, ", "),
-		AllowHeaders:                 strings.Join(c.AllowHeaders, ", "),
+		AllowMethods:                 joinOrWildcard(c.AllowMethods),
+		AllowHeaders:                 joinOrWildcard(c.AllowHeaders),
 		ExposeHeaders:                strings.Join(c.ExposeHeaders, ", "),
 		AllowCredentials:             wrapperspb.Bool(c.AllowCredentials != nil && *c.AllowCredentials),
 		ForwardNotMatchingPreflights: wrapperspb.Bool(false),
@@ -142,6 +142,16 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		Filter:               &policy.HTTPFilter{Name: corsFilter, Order: orderCORS, Enabled: true, Typed: &corsv3.Cors{}},
 		TypedPerFilterConfig: map[string]proto.Message{corsFilter: per},
 	}}, nil
+}
+
+// joinOrWildcard joins a CORS list with ", ", or is "*" when the list
+// has "*": Envoy reads "*" as any only alone (in "*, GET" it is a
+// literal), so Envoy Gateway writes it alone.
+func joinOrWildcard(vs []string) string {
+	if slices.Contains(vs, "*") {
+		return "*"
+	}
+	return strings.Join(vs, ", ")
 }
 
 // originMatcher matches one allowed origin: a wildcard origin ("*",

@@ -98,7 +98,7 @@ func ruleCORS(rule *model.Rule) []policy.RuleField {
 		if f.Type != gwv1.HTTPRouteFilterCORS || f.CORS == nil {
 			continue
 		}
-		last = &policy.RuleField{Key: "cors", Value: &CorsPolicy{HTTPCORSFilter: *f.CORS}, Path: rule.Path + ".filters[" + strconv.Itoa(i) + "].cors"}
+		last = &policy.RuleField{Key: "cors", Value: &CorsPolicy{HTTPCORSFilter: *f.CORS, rule: true}, Path: rule.Path + ".filters[" + strconv.Itoa(i) + "].cors"}
 	}
 	if last == nil {
 		return nil
