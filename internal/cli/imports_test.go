@@ -25,7 +25,7 @@ import (
 // imports cli. internal/benchgen generates benchmark inputs; its floor
 // command runs the CLI.
 var stageOrder = []string{
-	"internal/parallel", "internal/render/xdsjson", "internal/secret",
+	"internal/parallel", "internal/render/xdsjson", "internal/secret", "internal/inert",
 	"internal/diag", "internal/linttest", "internal/manifest", "internal/model", "internal/policyversion", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -152,13 +153,13 @@ func runRender(o *renderOptions) error {
 	out = out.Resources()
 	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
 	if noGateways != "" {
-		fmt.Fprintln(o.IO.ErrOut, noGateways)
+		fmt.Fprintln(o.IO.ErrOut, inert.String(noGateways))
 	}
 	for _, gw := range out.Unmanaged {
-		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", gw)
+		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", inert.String(gw))
 	}
 	for _, l := range fixed {
-		io.WriteString(o.IO.ErrOut, l+"\n")
+		io.WriteString(o.IO.ErrOut, inert.String(l)+"\n")
 	}
 	if !o.Bootstrap {
 		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
@@ -356,7 +357,7 @@ func formatDiagLine(d diag.Diagnostic) string {
 	if pos == "" {
 		pos = d.Object.String()
 	}
-	return pos + ": " + d.Severity.String() + " " + d.Code + ": " + d.Message
+	return inert.String(pos + ": " + d.Severity.String() + " " + d.Code + ": " + d.Message)
 }
 
 // The render stage feeds lint its capability findings (GWP404) for a
