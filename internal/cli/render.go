@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gwpol/gwpol/internal/diag"
-	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
