@@ -164,7 +164,10 @@ func runRender(o *renderOptions) error {
 	if !o.Bootstrap {
 		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
 			if o.Output == "json" {
-				return out.WriteJSON(w, envoy.ResourceType(o.Type))
+				// protojson's escapes, and bidi and C1 controls as \u
+				// escapes: the same JSON, inert in a terminal.
+				jw := inert.NewJSONWriter(w)
+				return firstErr(out.WriteJSON(jw, envoy.ResourceType(o.Type)), jw.Close())
 			}
 			return out.WriteYAML(w, envoy.ResourceType(o.Type))
 		}), inputErr)
@@ -185,18 +188,28 @@ func (o *renderOptions) writeBootstraps(out *envoy.Output) error {
 		if err != nil {
 			return err
 		}
-		return writeOut(o.globalOptions, o.Out, data)
+		return writeOut(o.globalOptions, o.Out, o.inertJSON(data))
 	}
 	for _, g := range out.Gateways {
 		data, err := (&envoy.Output{Target: out.Target, Gateways: []*envoy.Gateway{g}}).MarshalBootstraps(o.Output)
 		if err != nil {
 			return err
 		}
+		data = o.inertJSON(data)
 		if err := writeOut(o.globalOptions, filepath.Join(o.Out, g.Namespace+"-"+g.Name+"."+o.Output), data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inertJSON is JSON output with bidi and C1 controls as \u escapes (the
+// same JSON, inert in a terminal); YAML output escapes them itself.
+func (o *renderOptions) inertJSON(data []byte) []byte {
+	if o.Output != "json" {
+		return data
+	}
+	return inert.JSON(data)
 }
 
 func isDir(path string) bool {

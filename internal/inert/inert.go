@@ -1,6 +1,7 @@
 package inert
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -114,4 +115,48 @@ func jsonEscape(b []byte, prefix string) []byte {
 func hex4(r rune) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
+}
+
+// JSONWriter is JSON for a stream: what is written to it reaches w with
+// those runes escaped. A rune split across writes is held until it is
+// whole; Close writes what is held.
+type JSONWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+// NewJSONWriter returns a JSONWriter writing to w.
+func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
+
+// Write escapes p (with what an earlier write left incomplete) up to its
+// last whole rune and writes it.
+func (j *JSONWriter) Write(p []byte) (int, error) {
+	buf := append(j.pending, p...)
+	cut := len(buf)
+	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(buf[i]) {
+			if !utf8.FullRune(buf[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	out := jsonEscape(buf[:cut], `\u`)
+	_, err := j.w.Write(out)
+	j.pending = append([]byte(nil), buf[cut:]...)
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Close writes what is held (an incomplete rune at the end: written as
+// it is).
+func (j *JSONWriter) Close() error {
+	if len(j.pending) == 0 {
+		return nil
+	}
+	_, err := j.w.Write(j.pending)
+	j.pending = nil
+	return err
 }

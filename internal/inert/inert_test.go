@@ -1,6 +1,7 @@
 package inert
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -113,6 +114,17 @@ func FuzzString(f *testing.F) {
 		_ = json.Unmarshal(b, &orig)
 		if back != orig || !safe(strings.ReplaceAll(string(j), "\n", "")) {
 			t.Fatalf("JSON(%s) = %s", b, j)
+		}
+		// The stream writer, fed in pieces that split runes, writes the same.
+		var streamed bytes.Buffer
+		jw := NewJSONWriter(&streamed)
+		for i, step := 0, 1; i < len(b); i, step = i+step, step%5+1 {
+			if _, err := jw.Write(b[i:min(i+step, len(b))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := jw.Close(); err != nil || !bytes.Equal(streamed.Bytes(), j) {
+			t.Fatalf("JSONWriter wrote %s, JSON %s", streamed.Bytes(), j)
 		}
 	})
 }
