@@ -12,7 +12,8 @@ import (
 // order) that v sets and the Go type t a renderer decodes it into has no
 // field for: the renderer's type is the record of what it consumes, so a
 // key it lacks would be dropped silently by encoding/json. "" when every
-// key is known. Objects are walked into through struct fields, slices and
+// key is known (matched as encoding/json matches them, case aside).
+// Objects are walked into through struct fields, slices and
 // pointers; a field of type json.RawMessage or a map takes any keys (its
 // renderer reads them itself).
 func unrendered(v json.RawMessage, t reflect.Type) string {
@@ -41,6 +42,16 @@ func unrendered(v json.RawMessage, t reflect.Type) string {
 		fields := jsonFieldTypes(t)
 		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			ft, ok := fields[k]
+			if !ok {
+				// encoding/json, which the renderers decode with, also
+				// takes a key that differs only in case
+				for name, t := range fields {
+					if strings.EqualFold(name, k) {
+						ft, ok = t, true
+						break
+					}
+				}
+			}
 			if !ok {
 				return k
 			}
