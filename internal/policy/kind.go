@@ -13,6 +13,7 @@ package policy
 //
 //	Kind              every stage: GroupKind, Spec (attachment, fields, merge), Decode
 //	Auxiliary         the registry: other objects of the kind's API group it reads
+//	Untranslator      the registry (Decode): objects and fields its family reads but does not translate, reported (GWP406)
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	BackendDescriber  explain: the cluster settings such an object's own spec sets
