@@ -38,6 +38,8 @@ func (t Target) Desc() string {
 // that is missing, a field a more specific policy hides).
 type Finding struct {
 	Rule *Rule
+	// Kind is the policy kind of the effective field (nil with Key "").
+	Kind policy.Kind
 	// Field is the guardrail's field name the finding is about.
 	Field string
 	// Key is the effective field it was checked on; "" for none.
@@ -50,6 +52,9 @@ type Finding struct {
 	diag  *diag.Diagnostic // a violation's finding, for lint
 	place string           // where, for the finding's message
 }
+
+// Code is the lint code of the finding's rule.
+func (f Finding) Code() string { return f.Rule.Type.code() }
 
 // Check evaluates rules at one target, whose effective fields es are the
 // merge IR's (merge.Result.EffectiveOn): every guardrail in scope there,
@@ -182,12 +187,12 @@ func (g *Rule) setOnlyBy(t Target, es []merge.EffectiveField) []Finding {
 					detail := fmt.Sprintf("%s %s here; only %s may set it", p.Describe(), what, g.allowed())
 					d := g.violation(p, f.Key, p.FieldPath(f.Key)+ns[0].path, "guardrail %q: %s %s on "+where+"; only %s may set %s%s. To satisfy it, remove %s from %s and let the platform's value apply, or have the platform team set it",
 						g.Name, p.Describe(), what, g.allowed(), name, g.said(), f.Key, p.Describe())
-					bad = append(bad, Finding{Rule: g, Field: name, Key: e.Key, Detail: detail + g.said(), diag: d})
+					bad = append(bad, Finding{Rule: g, Field: name, Key: e.Key, Kind: e.Kind, Detail: detail + g.said(), diag: d})
 				}
 			}
 			out = append(out, bad...)
 			if len(bad) == 0 && len(by) > 0 {
-				out = append(out, Finding{Rule: g, Field: name, Key: e.Key, Holds: true, Detail: "set by " + strings.Join(slices.Compact(by), ", ") + ", which may set it"})
+				out = append(out, Finding{Rule: g, Field: name, Key: e.Key, Kind: e.Kind, Holds: true, Detail: "set by " + strings.Join(slices.Compact(by), ", ") + ", which may set it"})
 			}
 		}
 		// A more specific policy that does not set the field but hides
@@ -277,13 +282,13 @@ func (g *Rule) values(t Target, es []merge.EffectiveField) []Finding {
 						field := f.Key + l.path
 						d := g.violation(p, f.Key, p.FieldPath(f.Key)+l.path, "guardrail %q: %s is %s in %s, in effect on "+where+"; %s%s. To satisfy it, %s",
 							g.Name, field, text(l.value), p.Describe(), problem, g.said(), g.remedy(field))
-						out = append(out, Finding{Rule: g, Field: name, Key: e.Key,
+						out = append(out, Finding{Rule: g, Field: name, Key: e.Key, Kind: e.Kind,
 							Detail: fmt.Sprintf("%s is %s in %s; %s", field, text(l.value), p.Describe(), problem) + g.said(), diag: d})
 					}
 				}
 			}
 			if checked > 0 && bad == 0 {
-				out = append(out, Finding{Rule: g, Field: name, Key: e.Key, Holds: true, Detail: g.bounds()})
+				out = append(out, Finding{Rule: g, Field: name, Key: e.Key, Kind: e.Kind, Holds: true, Detail: g.bounds()})
 			}
 		}
 	}
@@ -384,7 +389,7 @@ func (g *Rule) require(r *merge.Result, t Target, es []merge.EffectiveField) []F
 			}
 		}
 		if have != nil {
-			out = append(out, Finding{Rule: g, Field: name, Key: have.Key, Holds: true, Detail: "in effect, from " + have.Field.Owner.Policy.Describe()})
+			out = append(out, Finding{Rule: g, Field: name, Key: have.Key, Kind: have.Kind, Holds: true, Detail: "in effect, from " + have.Field.Owner.Policy.Describe()})
 			continue
 		}
 		for _, e := range es {
