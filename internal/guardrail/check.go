@@ -148,11 +148,41 @@ func (g *Rule) said() string {
 // path (falling back to the field key's path where the sub-field has no
 // position).
 func (g *Rule) violation(p *policy.Policy, key, path, format string, args ...any) *diag.Diagnostic {
-	d := p.Diag(g.Type.code(), g.Severity, path, format, args...)
-	if d.Pos.Line == 0 && path != p.FieldPath(key) {
-		d = p.Diag(g.Type.code(), g.Severity, p.FieldPath(key), format, args...)
+	at := path // the nearest part of it the object has, when none is there whole
+	for _, try := range positionsOf(path, p.FieldPath(key)) {
+		if p.Obj.Lookup(try) != nil {
+			at = try
+			break
+		}
 	}
+	d := p.Diag(g.Type.code(), g.Severity, at, format, args...)
 	return &d
+}
+
+// positionsOf are the paths to try, in order, for the position of a
+// value's part: the path itself; the path with a list its value nests
+// under its own spec field's name folded into it (a value of
+// spec.policies holding policies[1] is at spec.policies[1]); each of that
+// path's parents down to the field's own path.
+func positionsOf(path, field string) []string {
+	out := []string{path}
+	folded := path
+	if rest, ok := strings.CutPrefix(path, field+"."); ok {
+		last := field[strings.LastIndexByte(field, '.')+1:]
+		if strings.HasPrefix(rest, last+"[") {
+			folded = field + rest[len(last):]
+			out = append(out, folded)
+		}
+	}
+	for p := folded; len(p) > len(field); {
+		i := strings.LastIndexAny(p, ".[")
+		if i <= 0 {
+			break
+		}
+		p = p[:i]
+		out = append(out, p)
+	}
+	return append(out, field)
 }
 
 func (g *Rule) setOnlyBy(t Target, es []merge.EffectiveField) []Finding {
@@ -362,7 +392,7 @@ func (g *Rule) remedy(field string) string {
 func (g *Rule) require(r *merge.Result, t Target, es []merge.EffectiveField) []Finding {
 	var out []Finding
 	for _, name := range g.Fields {
-		var have *merge.EffectiveField
+		var have, off *merge.EffectiveField
 		var cleared, hiddenBy string
 		for _, e := range es {
 			sub, ok := match(name, e.Key)
@@ -375,6 +405,7 @@ func (g *Rule) require(r *merge.Result, t Target, es []merge.EffectiveField) []F
 						continue
 					}
 					if disables(e.Kind, f.Key, f.Values[i]) {
+						off = &e
 						cleared = fmt.Sprintf("%s switches %s off", c.Policy.Describe(), f.Key)
 						if len(e.Shadowed) > 0 {
 							cleared += ", clearing the " + e.Shadowed[0].Key + " of " + e.Shadowed[0].Owner.Policy.Describe()
@@ -417,7 +448,11 @@ func (g *Rule) require(r *merge.Result, t Target, es []merge.EffectiveField) []F
 		if t.Listener != nil {
 			place = "listener " + t.Listener.ID()
 		}
-		out = append(out, Finding{Rule: g, Field: name, Detail: fmt.Sprintf("required %s is missing: %s", name, why) + g.said(), diag: &d, place: place})
+		f := Finding{Rule: g, Field: name, Detail: fmt.Sprintf("required %s is missing: %s", name, why) + g.said(), diag: &d, place: place}
+		if cleared != "" {
+			f.Key, f.Kind = off.Key, off.Kind // the row of the value that switches it off
+		}
+		out = append(out, f)
 	}
 	return out
 }
