@@ -60,6 +60,36 @@ func (f Finding) Code() string { return f.Rule.Type.code() }
 // merge IR's (merge.Result.EffectiveOn): every guardrail in scope there,
 // for every field in effect it names, and every require.
 func Check(r *merge.Result, rules []Rule, t Target, es []merge.EffectiveField) []Finding {
+	return check(&values{}, rules, t, es)
+}
+
+// values are the field values decoded to JSON data, by result and
+// contributor: a Gateway's or listener's result is the same on every
+// route rule it reaches, so it is decoded once per run.
+type values struct {
+	m map[valueKey]any
+}
+
+type valueKey struct {
+	f *merge.Field
+	i int
+}
+
+// data is the JSON data of a result's i-th value.
+func (c *values) data(f *merge.Field, i int) any {
+	k := valueKey{f, i}
+	if v, ok := c.m[k]; ok {
+		return v
+	}
+	if c.m == nil {
+		c.m = map[valueKey]any{}
+	}
+	v := decode(f.Values[i])
+	c.m[k] = v
+	return v
+}
+
+func check(c *values, rules []Rule, t Target, es []merge.EffectiveField) []Finding {
 	var out []Finding
 	for i := range rules {
 		g := &rules[i]
@@ -68,12 +98,12 @@ func Check(r *merge.Result, rules []Rule, t Target, es []merge.EffectiveField) [
 		}
 		switch g.Type {
 		case SetOnlyBy:
-			out = append(out, g.setOnlyBy(t, es)...)
+			out = append(out, g.setOnlyBy(c, es)...)
 		case Bounds, OneOf:
-			out = append(out, g.values(t, es)...)
+			out = append(out, g.values(c, es)...)
 		case Require:
 			if t.Route != nil && (t.Route.Kind == "HTTPRoute" || t.Route.Kind == "GRPCRoute") {
-				out = append(out, g.require(r, t, es)...)
+				out = append(out, g.require(c, t, es)...)
 			}
 		}
 	}
@@ -185,7 +215,7 @@ func positionsOf(path, field string) []string {
 	return append(out, field)
 }
 
-func (g *Rule) setOnlyBy(t Target, es []merge.EffectiveField) []Finding {
+func (g *Rule) setOnlyBy(c *values, es []merge.EffectiveField) []Finding {
 	var out []Finding
 	hidden := map[string]bool{}
 	for _, e := range es {
@@ -197,15 +227,15 @@ func (g *Rule) setOnlyBy(t Target, es []merge.EffectiveField) []Finding {
 			var bad []Finding
 			var by []string
 			for _, f := range inEffect(e) {
-				for i, c := range f.Contributors {
+				for i, cand := range f.Contributors {
 					if i >= len(f.Values) {
 						break
 					}
-					ns := nodes(decode(f.Values[i]), sub)
+					ns := nodes(c.data(f, i), sub)
 					if len(ns) == 0 {
 						continue
 					}
-					p := c.Policy
+					p := cand.Policy
 					if g.allows(p) {
 						by = append(by, p.Describe())
 						continue
@@ -284,7 +314,7 @@ func disables(k policy.Kind, key string, v any) bool {
 
 // values checks max/min and oneOf on every scalar under the named
 // field, in each value in effect.
-func (g *Rule) values(t Target, es []merge.EffectiveField) []Finding {
+func (g *Rule) values(c *values, es []merge.EffectiveField) []Finding {
 	var out []Finding
 	for _, e := range es {
 		for _, name := range g.Fields {
@@ -294,11 +324,11 @@ func (g *Rule) values(t Target, es []merge.EffectiveField) []Finding {
 			}
 			checked, bad := 0, 0
 			for _, f := range inEffect(e) {
-				for i, c := range f.Contributors {
+				for i, cand := range f.Contributors {
 					if i >= len(f.Values) {
 						break
 					}
-					for _, l := range scalars(nodes(decode(f.Values[i]), sub)) {
+					for _, l := range scalars(nodes(c.data(f, i), sub)) {
 						problem, applies := g.judge(l.value)
 						if !applies {
 							continue
@@ -308,7 +338,7 @@ func (g *Rule) values(t Target, es []merge.EffectiveField) []Finding {
 							continue
 						}
 						bad++
-						p := c.Policy
+						p := cand.Policy
 						field := f.Key + l.path
 						d := g.violation(p, f.Key, p.FieldPath(f.Key)+l.path, "guardrail %q: %s is %s in %s, in effect on "+where+"; %s%s. To satisfy it, %s",
 							g.Name, field, text(l.value), p.Describe(), problem, g.said(), g.remedy(field))
@@ -389,7 +419,7 @@ func (g *Rule) remedy(field string) string {
 
 // require checks that each required field is in effect on a route rule
 // with a value that does not switch it off.
-func (g *Rule) require(r *merge.Result, t Target, es []merge.EffectiveField) []Finding {
+func (g *Rule) require(c *values, t Target, es []merge.EffectiveField) []Finding {
 	var out []Finding
 	for _, name := range g.Fields {
 		var have, off *merge.EffectiveField
@@ -400,13 +430,13 @@ func (g *Rule) require(r *merge.Result, t Target, es []merge.EffectiveField) []F
 				continue
 			}
 			for _, f := range inEffect(e) {
-				for i, c := range f.Contributors {
-					if i >= len(f.Values) || len(nodes(decode(f.Values[i]), sub)) == 0 {
+				for i, cand := range f.Contributors {
+					if i >= len(f.Values) || len(nodes(c.data(f, i), sub)) == 0 {
 						continue
 					}
 					if disables(e.Kind, f.Key, f.Values[i]) {
 						off = &e
-						cleared = fmt.Sprintf("%s switches %s off", c.Policy.Describe(), f.Key)
+						cleared = fmt.Sprintf("%s switches %s off", cand.Policy.Describe(), f.Key)
 						if len(e.Shadowed) > 0 {
 							cleared += ", clearing the " + e.Shadowed[0].Key + " of " + e.Shadowed[0].Owner.Policy.Describe()
 						}
@@ -492,10 +522,11 @@ func Evaluate(r *merge.Result, rules []Rule) []diag.Diagnostic {
 			}
 		}
 	}
+	c := &values{}
 	for _, gw := range r.Graph.Gateways {
 		for _, l := range gw.Listeners {
 			t := Target{Listener: l}
-			add(t, Check(r, rules, t, r.Effective(nil, l)))
+			add(t, check(c, rules, t, r.Effective(nil, l)))
 		}
 	}
 	for _, rp := range r.Routes {
@@ -507,7 +538,7 @@ func Evaluate(r *merge.Result, rules []Rule) []diag.Diagnostic {
 				for _, l := range parent.Listeners {
 					for _, path := range rule.PathsThrough(parent) {
 						t := Target{Route: rp.Route, Rule: rule.Rule, Path: path, Listener: l}
-						add(t, Check(r, rules, t, r.EffectiveOn(rule.Rule, path, l)))
+						add(t, check(c, rules, t, r.EffectiveOn(rule.Rule, path, l)))
 					}
 				}
 			}
