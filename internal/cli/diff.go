@@ -149,8 +149,7 @@ func writeGuardrailChanges(b *bytes.Buffer, gs []diff.GuardrailChange) {
 		if g.Change == "resolved" {
 			sign = "-"
 		}
-		d := g.Finding
-		fmt.Fprintf(b, "  %s %s %s %s: %s\n", sign, d.Severity, d.Code, d.Pos, d.Message)
+		fmt.Fprintf(b, "  %s %s %s %s:%d:%d: %s\n", sign, g.Severity, g.Code, inert.String(g.File), g.Line, g.Column, inert.String(g.Message))
 	}
 	n := 0
 	for _, g := range gs {

@@ -206,7 +206,7 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 			fmt.Fprintln(w, fitLine("  note: "+inert.String(n), width, "    "))
 		}
 		for _, g := range t.Guardrails {
-			fmt.Fprintln(w, fitLine("  "+guardLine(g), width, "    "))
+			fmt.Fprintln(w, fitLine("  "+inert.String(guardLine(g)), width, "    "))
 		}
 		if len(t.Fields) == 0 {
 			fmt.Fprintln(w, "  no policy fields in effect")

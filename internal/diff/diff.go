@@ -49,8 +49,22 @@ type Report struct {
 // (introduced), or the reverse (resolved); a finding is the same on both
 // sides when its code, guardrail, object and field are.
 type GuardrailChange struct {
-	Change  string          `json:"change"` // introduced, resolved
-	Finding diag.Diagnostic `json:"finding"`
+	Change string `json:"change"` // introduced, resolved
+	// The finding, in lint's JSON shape; its position is on the side
+	// that has it (new for introduced, old for resolved).
+	Code     string         `json:"code"`
+	Severity string         `json:"severity"`
+	Message  string         `json:"message"`
+	Object   diag.ObjectRef `json:"object"`
+	Field    string         `json:"field"`
+	File     string         `json:"file"`
+	Line     int            `json:"line"`
+	Column   int            `json:"column"`
+}
+
+func guardrailChange(change string, d diag.Diagnostic) GuardrailChange {
+	return GuardrailChange{Change: change, Code: d.Code, Severity: d.Severity.String(), Message: d.Message, Object: d.Object, Field: d.Field,
+		File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col}
 }
 
 // Compare computes the changes from old to new, and the findings of
@@ -99,12 +113,12 @@ func guardrailChanges(old, new *merge.Result, rules []guardrail.Rule) []Guardrai
 	var out []GuardrailChange
 	for _, d := range b {
 		if !had[id(d)] {
-			out = append(out, GuardrailChange{Change: "introduced", Finding: d})
+			out = append(out, guardrailChange("introduced", d))
 		}
 	}
 	for _, d := range a {
 		if !has[id(d)] {
-			out = append(out, GuardrailChange{Change: "resolved", Finding: d})
+			out = append(out, guardrailChange("resolved", d))
 		}
 	}
 	return out
