@@ -167,13 +167,23 @@ func runRender(o *renderOptions) error {
 		// follows the output.
 		var out *envoy.Output
 		err := writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
+			var jw *inert.JSONWriter
+			if o.Output == "json" {
+				// as below: bidi and C1 controls as \u escapes
+				jw = inert.NewJSONWriter(w)
+				w = jw
+			}
 			s := envoy.NewStream(w, o.Output, envoy.ResourceType(o.Type))
 			var err error
 			if out, err = renderPlatformWith(c, o.Target, kgatewayKey, gws, s.Gateway); err != nil {
 				s.Abort()
 				return err
 			}
-			return s.Close()
+			err = s.Close()
+			if jw != nil {
+				err = firstErr(err, jw.Close())
+			}
+			return err
 		})
 		if out != nil {
 			notes(out)
