@@ -68,6 +68,7 @@ counted in the summary.`, lint.PolicyOverridden.Code, lint.PrecedenceByName.Code
 	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (text or json) and exit")
 	f.StringVar(&o.Target, "target", inferredTarget, policy.LintUnsupportedCapability.Code+" checks the capabilities of this "+targetFlagHelp)
 	f.StringVar(&o.Out, "out", "", "write the report to this file (atomically) instead of stdout")
+	f.BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json", "sarif", "github"))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletions("error", "warning", "info", "none"))
 	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
