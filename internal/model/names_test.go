@@ -166,4 +166,3 @@ func safeComponent(s string) bool {
 	}
 	return true
 }
-
