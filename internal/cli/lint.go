@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -137,8 +138,10 @@ type jsonDiagnostic struct {
 	Object   diag.ObjectRef `json:"object"`
 	Field    string         `json:"field"`
 	File     string         `json:"file"`
-	Line     int            `json:"line"`
-	Column   int            `json:"column"`
+	// Line and Column are left out when unknown (a file that could not
+	// be read has no position in it), never given as 0.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
 type jsonReport struct {
@@ -166,7 +169,14 @@ func writeGitHub(w io.Writer, rep *lint.Report) {
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	for _, d := range rep.Diagnostics {
 		level := map[diag.Severity]string{diag.Error: "error", diag.Warning: "warning", diag.Info: "notice"}[d.Severity]
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, prop.Replace(d.Pos.File), d.Pos.Line, d.Pos.Col, d.Code, esc.Replace(d.Message))
+		at := "file=" + prop.Replace(d.Pos.File)
+		if d.Pos.Line > 0 {
+			at += ",line=" + strconv.Itoa(d.Pos.Line)
+		}
+		if d.Pos.Line > 0 && d.Pos.Col > 0 {
+			at += ",col=" + strconv.Itoa(d.Pos.Col)
+		}
+		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, at, d.Code, esc.Replace(d.Message))
 	}
 }
 
