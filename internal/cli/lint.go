@@ -195,7 +195,11 @@ func writeLintText(w io.Writer, rep *lint.Report, color bool) {
 			file = d.Pos.File
 			fmt.Fprintln(w, style("15").Render(file))
 		}
-		fmt.Fprintf(w, "  %d:%d  %s  %s  %s\n", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, d.Message)
+		at := "file" // the whole file (unreadable, over-size): no made-up 0:0
+		if d.Pos.Line > 0 {
+			at = fmt.Sprintf("%d:%d", d.Pos.Line, d.Pos.Col)
+		}
+		fmt.Fprintf(w, "  %s  %s  %s  %s\n", at, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, d.Message)
 	}
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info, %d suppressed\n", rep.Count(diag.Error), rep.Count(diag.Warning), rep.Count(diag.Info), rep.Suppressed)
 	for _, s := range rep.Skipped {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -129,4 +130,47 @@ func treeOf(t *testing.T, dir string) map[string]bool {
 		return nil
 	})
 	return out
+}
+
+// TestUnpositionedFindings: a file that cannot be read (here: over
+// --max-file-size) is reported naming the file, with no made-up 0:0 (or
+// 1:1) position in any format.
+func TestUnpositionedFindings(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("# padding\n", 50)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ format, bad string }{
+		{"json", `"line"`}, {"github", "line="}, {"sarif", `"region"`}, {"text", ":0"},
+	} {
+		stdout, stderr, code := run(t, "lint", "-f", big, "--max-file-size", "100", "-o", c.format)
+		if code != ExitInput || !strings.Contains(stdout+stderr, "big.yaml") || !strings.Contains(stdout, "GWP100") {
+			t.Errorf("%s: exit %d, %s %s; want 3 and GWP100 naming big.yaml", c.format, code, stdout, stderr)
+		}
+		if strings.Contains(stdout, c.bad) {
+			t.Errorf("%s: a made-up position (%s) in %s", c.format, c.bad, stdout)
+		}
+	}
+}
+
+// TestFIFOInInputDirectory: a FIFO among the manifests is a GWP111
+// warning and the rest is linted; excluded, it is not mentioned. Neither
+// run hangs (the FIFO has no writer: opening it would block).
+func TestFIFOInInputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "svc.yaml"), []byte("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: app}\nspec: {ports: [{port: 80}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "lint", "-f", dir, "-o", "json")
+	if code != ExitOK || !strings.Contains(stdout, "GWP111") || !strings.Contains(stdout, "pipe.yaml") {
+		t.Errorf("exit %d: %s %s; want 0 with a GWP111 warning naming pipe.yaml", code, stdout, stderr)
+	}
+	stdout, stderr, code = run(t, "lint", "-f", dir, "--exclude", "**/pipe.yaml", "-o", "json")
+	if code != ExitOK || strings.Contains(stdout, "pipe.yaml") {
+		t.Errorf("excluded: exit %d: %s %s; want 0, the FIFO unmentioned", code, stdout, stderr)
+	}
 }

@@ -430,6 +430,10 @@ var blockProblems = map[string]bool{
 }
 
 func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
+	if line, col, ok := midFileBOM(c); ok {
+		return nil, Errorf(diag.Position{File: file, Line: line, Col: col},
+			"a byte order mark (U+FEFF) starts this line in the middle of the file, where YAML takes it for part of the key (files joined with their BOMs?); remove it — this document is not read")
+	}
 	var objs []*Object
 	err := eachDocument(file, c, func(doc *yaml.Node) error {
 		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
@@ -437,6 +441,31 @@ func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 		return err
 	})
 	return objs, err
+}
+
+// bom is U+FEFF in UTF-8.
+var bom = []byte("\xef\xbb\xbf")
+
+// midFileBOM finds a byte order mark at the start of a line (after
+// blanks, if any) other than the file's first: a file's own BOM is
+// allowed, but one further on — where concatenating files leaves theirs —
+// becomes part of the next key, and the document would read as one
+// without apiVersion or kind. A U+FEFF inside a value is data, left alone.
+// It returns the 1-based line and column in the file.
+func midFileBOM(c chunk) (line, col int, ok bool) {
+	for from := 0; ; {
+		i := bytes.Index(c.data[from:], bom)
+		if i < 0 {
+			return 0, 0, false
+		}
+		at := from + i
+		from = at + len(bom)
+		lineStart := bytes.LastIndexByte(c.data[:at], '\n') + 1
+		if len(bytes.Trim(c.data[lineStart:at], " \t")) > 0 || at == 0 && c.firstLine == 0 {
+			continue
+		}
+		return c.firstLine + bytes.Count(c.data[:at], []byte("\n")) + 1, at - lineStart + 1, true
+	}
 }
 
 // eachDocument decodes a chunk's documents into nodes, with positions in
