@@ -64,7 +64,7 @@ spec:
 
 // TestRenderOutDirConfined: render --bootstrap --out DIR writes one file
 // per valid Gateway inside DIR and nothing anywhere else: Gateways named
-// "/../…", "..", or in namespace ".." or "/tmp" are GWP110 errors and
+// "/../…", "..", or in namespace ".." or "/tmp" are GWP113 errors and
 // rendered nowhere; a symlink in DIR pointing outside is not followed.
 func TestRenderOutDirConfined(t *testing.T) {
 	base := t.TempDir()
@@ -89,8 +89,8 @@ func TestRenderOutDirConfined(t *testing.T) {
 	if code != ExitInput || !strings.Contains(stderr, "default-linked.yaml is a symlink") {
 		t.Errorf("render through a symlink in the out dir: exit %d, %s", code, stderr)
 	}
-	if got := strings.Count(stderr, "GWP110"); got != 5 {
-		t.Errorf("%d GWP110 findings, want 5 (each bad name and namespace):\n%s", got, stderr)
+	if got := strings.Count(stderr, "GWP113"); got != 5 {
+		t.Errorf("%d GWP113 findings, want 5 (each bad name and namespace):\n%s", got, stderr)
 	}
 	if data, _ := os.ReadFile(outside); string(data) != "precious\n" {
 		t.Errorf("the file outside --out was written: %q", data)
@@ -154,7 +154,7 @@ func TestUnpositionedFindings(t *testing.T) {
 	}
 }
 
-// TestFIFOInInputDirectory: a FIFO among the manifests is a GWP111
+// TestFIFOInInputDirectory: a FIFO among the manifests is a GWP114
 // warning and the rest is linted; excluded, it is not mentioned. Neither
 // run hangs (the FIFO has no writer: opening it would block).
 func TestFIFOInInputDirectory(t *testing.T) {
@@ -166,8 +166,8 @@ func TestFIFOInInputDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := run(t, "lint", "-f", dir, "-o", "json")
-	if code != ExitOK || !strings.Contains(stdout, "GWP111") || !strings.Contains(stdout, "pipe.yaml") {
-		t.Errorf("exit %d: %s %s; want 0 with a GWP111 warning naming pipe.yaml", code, stdout, stderr)
+	if code != ExitOK || !strings.Contains(stdout, "GWP114") || !strings.Contains(stdout, "pipe.yaml") {
+		t.Errorf("exit %d: %s %s; want 0 with a GWP114 warning naming pipe.yaml", code, stdout, stderr)
 	}
 	stdout, stderr, code = run(t, "lint", "-f", dir, "--exclude", "**/pipe.yaml", "-o", "json")
 	if code != ExitOK || strings.Contains(stdout, "pipe.yaml") {

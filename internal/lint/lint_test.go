@@ -65,7 +65,7 @@ var fixtureFolders = []string{"../../testdata/lint", "../../testdata/wso2", "../
 // fixtureless are the rules a YAML fixture cannot show, each with the
 // test that does.
 var fixtureless = map[string]string{
-	"GWP111": "a FIFO, socket or device cannot be committed; manifest's TestLoadRefusesSpecialFiles and TestSpecialFileNeverOpened make them",
+	"GWP114": "a FIFO, socket or device cannot be committed; manifest's TestLoadRefusesSpecialFiles and TestSpecialFileNeverOpened make them",
 }
 
 // TestEveryRuleHasAFixture: every rule of lint's registry has a `# want`

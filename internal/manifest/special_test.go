@@ -16,7 +16,7 @@ import (
 
 // TestLoadRefusesSpecialFiles: a FIFO, a socket or a device named with
 // -f is refused with an error naming it; found while walking a directory,
-// it is skipped unread with a GWP111 warning naming the file (no made-up
+// it is skipped unread with a GWP114 warning naming the file (no made-up
 // line), and the directory's other files are read.
 func TestLoadRefusesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -56,7 +56,7 @@ func TestLoadRefusesSpecialFiles(t *testing.T) {
 		}
 		if len(set.Problems) != 1 || set.Problems[0].Code != LintNotARegularFile.Code || set.Problems[0].Pos != (diag.Position{File: c.path}) ||
 			!strings.Contains(set.Problems[0].Message, c.kind) || set.Unreadable() {
-			t.Errorf("%s: problems %v; want one GWP111 at the file naming %q", c.path, set.Problems, c.kind)
+			t.Errorf("%s: problems %v; want one GWP114 at the file naming %q", c.path, set.Problems, c.kind)
 		}
 	}
 	if set, _ := loadWithin(t, dir, nil); set == nil || len(set.Objects) != 1 {

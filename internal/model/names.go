@@ -68,7 +68,7 @@ func metadataProblems(o *manifest.Object, gk GroupKind, namespaced bool) field.E
 	return apivalidation.ValidateObjectMeta(meta, namespaced, NameRule(gk), field.NewPath("metadata"))
 }
 
-// nameFindings are the GWP110 findings about an object's names: its own
+// nameFindings are the GWP113 findings about an object's names: its own
 // and every reference's in its spec. reads tells the kinds gwpol reads,
 // whose name rules it knows.
 func nameFindings(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool) []diag.Diagnostic {

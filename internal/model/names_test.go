@@ -13,7 +13,7 @@ import (
 
 // TestInvalidNamesLeaveObjectOut: a name the API server refuses (issue
 // #31's catalogue: "..", "/", a newline, a NUL, empty, 300 characters,
-// megabytes) is GWP110 at the value, and the object is in no typed view.
+// megabytes) is GWP113 at the value, and the object is in no typed view.
 func TestInvalidNamesLeaveObjectOut(t *testing.T) {
 	for _, c := range []struct{ desc, name string }{
 		{"dot-dot", `".."`}, {"slash", `"a/b"`}, {"traversal", `"/../../victim"`}, {"newline", `"gw\n"`},
@@ -25,7 +25,7 @@ func TestInvalidNamesLeaveObjectOut(t *testing.T) {
 			if len(m.Gateways) != 0 {
 				t.Errorf("the Gateway is in the model")
 			}
-			d := only(t, m.Diagnostics, "GWP110")
+			d := only(t, m.Diagnostics, "GWP113")
 			if d.Pos.Line != 5 || d.Pos.Col != 9 || d.Field != "metadata.name" {
 				t.Errorf("at %v %s, want in.yaml:5:9 metadata.name", d.Pos, d.Field)
 			}
@@ -59,12 +59,12 @@ func TestNameRulesPerKind(t *testing.T) {
 		m := build(t, c.doc)
 		var got []string
 		for _, d := range m.Diagnostics {
-			if d.Code == "GWP110" {
+			if d.Code == "GWP113" {
 				got = append(got, d.Field)
 			}
 		}
 		if c.field == "" && len(got) > 0 || c.field != "" && (len(got) != 1 || got[0] != c.field) {
-			t.Errorf("%s: GWP110 at %v, want %q", c.doc, got, c.field)
+			t.Errorf("%s: GWP113 at %v, want %q", c.doc, got, c.field)
 		}
 	}
 }
@@ -91,12 +91,12 @@ func TestReferenceNames(t *testing.T) {
 		m := build(t, route+c.spec)
 		var got []string
 		for _, d := range m.Diagnostics {
-			if d.Code == "GWP110" {
+			if d.Code == "GWP113" {
 				got = append(got, d.Field)
 			}
 		}
 		if c.field == "" && len(got) > 0 || c.field != "" && (len(got) != 1 || got[0] != c.field) {
-			t.Errorf("%s: GWP110 at %v, want %q", c.spec, got, c.field)
+			t.Errorf("%s: GWP113 at %v, want %q", c.spec, got, c.field)
 		}
 		if c.field != "" && len(m.Routes) != 0 {
 			t.Errorf("%s: the route is in the model", c.spec)
