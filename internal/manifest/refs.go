@@ -127,3 +127,45 @@ func (w *refWalk) reference(n *yaml.Node, key string) Reference {
 	})
 	return r
 }
+
+// ListLengths calls f for every list at pattern, a field path in which
+// "[]" stands for every item of a list ("spec.rules[].matches"), with the
+// list's concrete path, its length and its position. Absent parts and
+// values that are not lists are skipped (other checks report a wrong type).
+func (o *Object) ListLengths(pattern string, f func(path string, n int, pos diag.Position)) {
+	o.listLengths(o.tree(), "", pattern, f)
+}
+
+func (o *Object) listLengths(n *yaml.Node, at, pattern string, f func(string, int, diag.Position)) {
+	head, rest, wild := strings.Cut(pattern, "[]")
+	if at != "" && head != "" && !strings.HasPrefix(head, ".") {
+		head = "." + head
+	}
+	path := at + head
+	target := n
+	if h := strings.TrimPrefix(head, "."); h != "" {
+		target = resolve(lookupPath(n, h))
+	}
+	if target == nil || target.Kind != yaml.SequenceNode {
+		return
+	}
+	if !wild {
+		f(path, len(target.Content), o.posOf(target))
+		return
+	}
+	for i, item := range target.Content {
+		o.listLengths(resolve(item), path+"["+strconv.Itoa(i)+"]", strings.TrimPrefix(rest, "."), f)
+	}
+}
+
+// lookupPath follows a dotted path of mapping keys from n.
+func lookupPath(n *yaml.Node, path string) *yaml.Node {
+	for _, key := range strings.Split(path, ".") {
+		n = resolve(n)
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		n = lookup(n, key)
+	}
+	return n
+}

@@ -193,14 +193,15 @@ func Build(set *manifest.Set, opt Options) *Model {
 	// keyed by Key rehashed every key several times over.
 	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}}
 	// Names first, as written (before namespace defaulting): an object
-	// with a name the API server refuses takes no part (names.go).
-	badNames := make([][]diag.Diagnostic, len(set.Objects))
+	// with a name the API server refuses, or a list longer than its CRD
+	// allows, takes no part (names.go, limits.go).
+	refused := make([][]diag.Diagnostic, len(set.Objects))
 	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
 	parallel.Each(len(set.Objects), func(i int) {
 		o := set.Objects[i]
 		gk := GroupKind{o.Group, o.Kind}
 		if kd, known := kinds[gk]; known || opt.Extra[gk] {
-			badNames[i] = nameFindings(o, gk, !known || kd.namespaced, reads)
+			refused[i] = append(nameFindings(o, gk, !known || kd.namespaced, reads), limitFindings(o, gk)...)
 		}
 	})
 	for i, o := range set.Objects {
@@ -210,8 +211,8 @@ func Build(set *manifest.Set, opt Options) *Model {
 		if !known && !opt.Extra[gk] {
 			continue // kinds gwpol does not read are skipped, as documented
 		}
-		if len(badNames[i]) > 0 {
-			m.Diagnostics = append(m.Diagnostics, badNames[i]...)
+		if len(refused[i]) > 0 {
+			m.Diagnostics = append(m.Diagnostics, refused[i]...)
 			continue
 		}
 		if o.Namespace == "" && (!known || kd.namespaced) {
