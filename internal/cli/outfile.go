@@ -188,7 +188,11 @@ func (n *namedFile) discard() {
 // before stop is called, then lets the signal end the process as it would
 // have: a deferred Remove does not run on a signal. It listens before the
 // file exists, so no signal slips between the two. A signal ignored when
-// gwpol started stays ignored (listening would undo that).
+// gwpol started stays ignored (listening would undo that) — as far as Go
+// lets a program know: signal.Ignored sees SIGINT (and SIGHUP) ignored at
+// start, but the runtime installs its own SIGTERM handler before main
+// runs, so a SIGTERM ignored by the parent cannot be told apart and ends
+// gwpol as it ends any Go program.
 //
 // The handler and the commit (the rename or link that makes the output)
 // take one lock: a signal during the commit waits for it, and a commit
