@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -105,7 +106,11 @@ func runLint(o *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOut(o.globalOptions, o.Out, b.Bytes()); err != nil {
+	data := b.Bytes()
+	if o.Output == "json" || o.Output == "sarif" {
+		data = inert.JSON(data) // bidi and C1 controls as \u escapes too
+	}
+	if err := writeOut(o.globalOptions, o.Out, data); err != nil {
 		return err
 	}
 	if err := inputResult(c); err != nil {
@@ -169,14 +174,18 @@ func writeGitHub(w io.Writer, rep *lint.Report) {
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	for _, d := range rep.Diagnostics {
 		level := map[diag.Severity]string{diag.Error: "error", diag.Warning: "warning", diag.Info: "notice"}[d.Severity]
-		at := "file=" + prop.Replace(d.Pos.File)
+		// GitHub's log shows the line as well as the annotation, and
+		// interprets terminal escapes: control characters are escaped
+		// first, then what the workflow command syntax needs. A finding
+		// about a whole file has no line: none is made up.
+		at := "file=" + prop.Replace(inert.String(d.Pos.File))
 		if d.Pos.Line > 0 {
 			at += ",line=" + strconv.Itoa(d.Pos.Line)
 		}
 		if d.Pos.Line > 0 && d.Pos.Col > 0 {
 			at += ",col=" + strconv.Itoa(d.Pos.Col)
 		}
-		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, at, d.Code, esc.Replace(d.Message))
+		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, at, d.Code, esc.Replace(inert.String(d.Message)))
 	}
 }
 
@@ -193,17 +202,17 @@ func writeLintText(w io.Writer, rep *lint.Report, color bool) {
 	for _, d := range rep.Diagnostics {
 		if d.Pos.File != file {
 			file = d.Pos.File
-			fmt.Fprintln(w, style("15").Render(file))
+			fmt.Fprintln(w, style("15").Render(inert.String(file)))
 		}
 		at := "file" // the whole file (unreadable, over-size): no made-up 0:0
 		if d.Pos.Line > 0 {
 			at = fmt.Sprintf("%d:%d", d.Pos.Line, d.Pos.Col)
 		}
-		fmt.Fprintf(w, "  %s  %s  %s  %s\n", at, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, d.Message)
+		fmt.Fprintf(w, "  %s  %s  %s  %s\n", at, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, inert.String(d.Message))
 	}
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info, %d suppressed\n", rep.Count(diag.Error), rep.Count(diag.Warning), rep.Count(diag.Info), rep.Suppressed)
 	for _, s := range rep.Skipped {
-		fmt.Fprintf(w, "skipped: %s\n", s)
+		fmt.Fprintf(w, "skipped: %s\n", inert.String(s))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 )
 
 // An --out file is written inside an os.Root opened on its directory, by
@@ -61,7 +62,7 @@ func writeIn(g *globalOptions, root *os.Root, name, shown, dir string, mode os.F
 		f.discard()
 		return writeError(shown, err)
 	}
-	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", shown)
+	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", inert.String(shown))
 	return nil
 }
 

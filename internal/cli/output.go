@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,9 +33,11 @@ func encode(format string, v any) ([]byte, error) {
 		return nil, err
 	}
 	if format == "json" {
-		return b.Bytes(), nil
+		return inert.JSON(b.Bytes()), nil
 	}
-	return yaml.JSONToYAML(b.Bytes())
+	// The YAML emitter writes bidi controls raw and refuses DEL and C1
+	// controls: those reach it as escapes written out (inert.JSONForYAML).
+	return yaml.JSONToYAML(inert.JSONForYAML(b.Bytes()))
 }
 
 // writeData encodes v and writes it to stdout or, atomically, to path.

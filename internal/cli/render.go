@@ -13,6 +13,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -153,18 +154,21 @@ func runRender(o *renderOptions) error {
 	out = out.Resources()
 	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
 	if noGateways != "" {
-		fmt.Fprintln(o.IO.ErrOut, noGateways)
+		fmt.Fprintln(o.IO.ErrOut, inert.String(noGateways))
 	}
 	for _, gw := range out.Unmanaged {
-		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", gw)
+		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", inert.String(gw))
 	}
 	for _, l := range fixed {
-		io.WriteString(o.IO.ErrOut, l+"\n")
+		io.WriteString(o.IO.ErrOut, inert.String(l)+"\n")
 	}
 	if !o.Bootstrap {
 		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
 			if o.Output == "json" {
-				return out.WriteJSON(w, envoy.ResourceType(o.Type))
+				// protojson's escapes, and bidi and C1 controls as \u
+				// escapes: the same JSON, inert in a terminal.
+				jw := inert.NewJSONWriter(w)
+				return firstErr(out.WriteJSON(jw, envoy.ResourceType(o.Type)), jw.Close())
 			}
 			return out.WriteYAML(w, envoy.ResourceType(o.Type))
 		}), inputErr)
@@ -185,7 +189,7 @@ func (o *renderOptions) writeBootstraps(out *envoy.Output) error {
 		if err != nil {
 			return err
 		}
-		return writeOut(o.globalOptions, o.Out, data)
+		return writeOut(o.globalOptions, o.Out, o.inertJSON(data))
 	}
 	root, err := os.OpenRoot(o.Out)
 	if err != nil {
@@ -207,6 +211,7 @@ func (o *renderOptions) writeBootstraps(out *envoy.Output) error {
 		if err != nil {
 			return err
 		}
+		data = o.inertJSON(data)
 		if err := writeDerived(o.globalOptions, root, o.Out, name, func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err
@@ -230,6 +235,15 @@ func bootstrapFileName(namespace, name, ext string) (string, error) {
 		return "", diag.Errorf(diag.Invalid, "refusing to name an --out file after Gateway %q: %s", name, strings.Join(msgs, "; "))
 	}
 	return namespace + "-" + name + "." + ext, nil
+}
+
+// inertJSON is JSON output with bidi and C1 controls as \u escapes (the
+// same JSON, inert in a terminal); YAML output escapes them itself.
+func (o *renderOptions) inertJSON(data []byte) []byte {
+	if o.Output != "json" {
+		return data
+	}
+	return inert.JSON(data)
 }
 
 func isDir(path string) bool {
@@ -390,7 +404,7 @@ func formatDiagLine(d diag.Diagnostic) string {
 	if pos == "" {
 		pos = d.Object.String()
 	}
-	return pos + ": " + d.Severity.String() + " " + d.Code + ": " + d.Message
+	return inert.String(pos + ": " + d.Severity.String() + " " + d.Code + ": " + d.Message)
 }
 
 // The render stage feeds lint its capability findings (GWP404) for a
