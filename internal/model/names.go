@@ -8,7 +8,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -175,7 +175,7 @@ func referenceNameProblems(r manifest.Reference, reads func(GroupKind) bool) []s
 	if r.Name == "" {
 		return []string{"must not be empty"}
 	}
-	msgs := path.IsValidPathSegmentName(r.Name)
+	msgs := content.IsPathSegmentName(r.Name)
 	if len(r.Name) > maxReferenceName {
 		msgs = append(msgs, fmt.Sprintf("must be no more than %d characters", maxReferenceName))
 	}
