@@ -38,6 +38,8 @@ type globalOptions struct {
 	StrictFields bool
 	// MaxFileSize overrides the config key maxFileSize when positive.
 	MaxFileSize int64
+	// OutFollowSymlinks: --out FILE may write through a symlink at FILE.
+	OutFollowSymlinks bool
 	// CPUProfile and MemProfile are files a CPU profile of the run and a
 	// heap profile at its end are written to (hidden flags, for
 	// performance work: docs/performance.md).
