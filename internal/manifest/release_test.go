@@ -49,6 +49,7 @@ items:
 - {apiVersion: v1, kind: Service, metadata: {name: item}}
 `),
 		"crlf.yaml":      []byte("apiVersion: v1\r\nkind: Service\r\nmetadata:\r\n  name: c\r\n---\r\napiVersion: v1\r\nkind: Service\r\nmetadata:\r\n  name: d\r\n"),
+		"bom.yaml":       []byte("\ufeffapiVersion: v1\nkind: Service\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: c}\n"),
 		"directive.yaml": []byte("%YAML 1.2\n---\napiVersion: v1\nkind: Service\nmetadata: {name: d}\n"),
 		"doc.json":       []byte(`{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "j"}, "spec": {"ports": [{"port": 80}]}}`),
 	}
