@@ -483,13 +483,19 @@ func (s *statusRun) accept(p *policy.Policy, a entry) {
 	s.warn(p, a)
 }
 
-// warn writes the deprecation warnings, or the kind's other warning, on
-// an entry.
+// warn writes the kind's other warning and the deprecation warnings on
+// an entry. Envoy Gateway writes the other warning first and then merges
+// the deprecations into it (SetWarningForPolicyAncestor): both messages,
+// and the reason Warnings. Deprecated fields are listed sorted by path,
+// as its buildDeprecationWarningMessage does.
 func (s *statusRun) warn(p *policy.Policy, a entry) {
 	d := decoded(p)
+	deprecated := strings.Join(sorted(d.deprecated), "; ")
 	switch {
+	case len(d.deprecated) > 0 && d.warning[0] != "":
+		s.set(p, a, cond("Warning", true, "Warnings", d.warning[1]+"; "+deprecated))
 	case len(d.deprecated) > 0:
-		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(d.deprecated, "; ")))
+		s.set(p, a, cond("Warning", true, "DeprecatedField", deprecated))
 	case d.warning[0] != "":
 		s.set(p, a, cond("Warning", true, d.warning[0], d.warning[1]))
 	}
