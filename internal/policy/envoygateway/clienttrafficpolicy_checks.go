@@ -181,8 +181,8 @@ func (v valueChecks) window(name string, path ...string) {
 // clientValidation checks spec.tls.clientValidation as Envoy Gateway's
 // buildListenerTLSParameters does, as far as the input can tell: each CA
 // reference resolves (its kind, the ReferenceGrant for another namespace,
-// the object, a key ca.crt or a single entry), and a verifying mode has
-// CA references. Whether the referenced data holds valid certificates is
+// the object, a key ca.crt or a single entry), a verifying mode has CA
+// references, and each CRL reference resolves (key ca.crl). Whether the referenced data holds valid certificates is
 // Secret data gwpol does not read (docs/controllers/envoygateway-checks.md).
 func (v valueChecks) clientValidation(m *model.Model) {
 	path := []string{"tls", "clientValidation"}
@@ -193,29 +193,41 @@ func (v valueChecks) clientValidation(m *model.Model) {
 	refs, _ := cv["caCertificateRefs"].([]any)
 	for i, r := range refs {
 		ref, _ := r.(map[string]any)
-		if msg := v.caRef(m, ref); msg != "" {
+		if msg := v.dataRef(m, ref, "ca.crt"); msg != "" {
 			v.invalid(append(slices.Clone(path), fmt.Sprintf("caCertificateRefs[%d]", i)), "TLS: failed to get certificate from ref: %s.", msg)
 			return
 		}
 	}
-	if len(refs) > 0 {
-		return
-	}
 	mode, hasMode := cv["mode"].(string)
 	optional, _ := cv["optional"].(bool)
-	switch {
-	case !hasMode && optional:
-		v.invalid(path, "TLS: tls.clientValidation.optional=true requires caCertificateRefs (maps to mode %q).", "VerifyIfGiven")
-	case !hasMode:
-		v.invalid(path, "TLS: tls.clientValidation.mode %q requires caCertificateRefs.", "RequireAndVerify")
-	case mode == "VerifyIfGiven" || mode == "RequireAndVerify":
-		v.invalid(path, "TLS: tls.clientValidation.mode %q requires caCertificateRefs.", mode)
+	if len(refs) == 0 {
+		switch {
+		case !hasMode && optional:
+			v.invalid(path, "TLS: tls.clientValidation.optional=true requires caCertificateRefs (maps to mode %q).", "VerifyIfGiven")
+			return
+		case !hasMode:
+			v.invalid(path, "TLS: tls.clientValidation.mode %q requires caCertificateRefs.", "RequireAndVerify")
+			return
+		case mode == "VerifyIfGiven" || mode == "RequireAndVerify":
+			v.invalid(path, "TLS: tls.clientValidation.mode %q requires caCertificateRefs.", mode)
+			return
+		}
+	}
+	crl, _ := cv["crl"].(map[string]any)
+	crlRefs, _ := crl["refs"].([]any)
+	for i, r := range crlRefs {
+		ref, _ := r.(map[string]any)
+		if msg := v.dataRef(m, ref, "ca.crl"); msg != "" {
+			v.invalid(append(slices.Clone(path), "crl", fmt.Sprintf("refs[%d]", i)), "TLS: failed to get crl from ref: %s.", msg)
+			return
+		}
 	}
 }
 
-// caRef is Envoy Gateway's validateAndGetDataAtKeyInRef for a CA
-// certificate reference: the problem, "" when it resolves.
-func (v valueChecks) caRef(m *model.Model, ref map[string]any) string {
+// dataRef is Envoy Gateway's validateAndGetDataAtKeyInRef for a CA
+// certificate or CRL reference read at key: the problem, "" when it
+// resolves.
+func (v valueChecks) dataRef(m *model.Model, ref map[string]any, key string) string {
 	group, _ := ref["group"].(string)
 	kind, _ := ref["kind"].(string)
 	name, _ := ref["name"].(string)
@@ -248,8 +260,8 @@ func (v valueChecks) caRef(m *model.Model, ref map[string]any) string {
 	if o == nil {
 		return fmt.Sprintf("%s %s/%s does not exist", strings.ToLower(kind), ns, name)
 	}
-	if !slices.Contains(o.Keys, "ca.crt") && len(o.Keys) != 1 {
-		return fmt.Sprintf("ref %s [%s] has none of the expected keys [ca.crt] and more than one entry", strings.ToLower(kind), name)
+	if !slices.Contains(o.Keys, key) && len(o.Keys) != 1 {
+		return fmt.Sprintf("ref %s [%s] has none of the expected keys [%s] and more than one entry", strings.ToLower(kind), name, key)
 	}
 	return ""
 }

@@ -131,6 +131,13 @@ func TestClientTrafficPolicyChecks(t *testing.T) {
 			want:   []string{"TLS: failed to get certificate from ref: ref secret [ca] has none of the expected keys [ca.crt] and more than one entry."}},
 		{name: "tls.clientValidation.ca-single-entry", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
 			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {other.pem: eA==}\n"},
+		{name: "tls.clientValidation.crl-missing", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{name: crl}]}}}\n", others: caSecret,
+			want: []string{"TLS: failed to get crl from ref: secret default/crl does not exist."}},
+		{name: "tls.clientValidation.crl-key", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{kind: ConfigMap, name: crl}]}}}\n",
+			others: caSecret + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: crl, namespace: default}\ndata: {a: x, b: y}\n",
+			want:   []string{"TLS: failed to get crl from ref: ref configmap [crl] has none of the expected keys [ca.crl] and more than one entry."}},
+		{name: "tls.clientValidation.crl-valid", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{kind: ConfigMap, name: crl}]}}}\n",
+			others: caSecret + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: crl, namespace: default}\ndata: {ca.crl: x}\n"},
 		{name: "tls.clientValidation-valid", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n", others: caSecret},
 	}
 	for _, tc := range tests {

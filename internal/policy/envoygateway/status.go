@@ -402,6 +402,9 @@ func (s *statusRun) notFound(t target) string {
 		return fmt.Sprintf("No section name %s found for %s %s/%s", t.rule, t.route.Kind, t.route.Meta.Namespace, t.route.Meta.Name)
 	case t.level == levelListener && t.listener == nil && t.gateway != nil:
 		return fmt.Sprintf("No section name %s found for Gateway %s/%s", t.section, t.gateway.Namespace, t.gateway.Name)
+	case t.level == levelListener && t.listener == nil && s.kind.bySection:
+		// resolveClientTrafficPolicyTargetRef's own message.
+		return fmt.Sprintf("ListenerSet %s/%s does not have a listener named %q", t.set.Namespace, t.set.Name, t.section)
 	case t.level == levelListener && t.listener == nil:
 		return fmt.Sprintf("No section name %s found for ListenerSet %s/%s", t.section, t.set.Namespace, t.set.Name)
 	}
@@ -426,6 +429,10 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 		owner := t.listener.Ancestor()
 		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
 		what = "Listener " + owner.Name + "/" + t.section
+		if s.kind.bySection {
+			// ProcessClientTrafficPolicies names the targetRef's object.
+			what = "section of " + owner.Name
+		}
 	case levelSet:
 		key, what = "ListenerSet/"+t.set.Namespace+"/"+t.set.Name, "ListenerSet "+t.set.Name
 	default:
