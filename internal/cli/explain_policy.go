@@ -86,6 +86,8 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 	switch {
 	case rep.PartlyApplied:
 		state = "not accepted: the settings its problems name are left out, the others apply"
+	case rep.NotApplied:
+		state = "not applied"
 	case !rep.Accepted:
 		state = "not accepted"
 	}
@@ -97,6 +99,9 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 		fmt.Fprintf(&b, "  %s: %s\n", refText(t.Target), howReached(t))
 		if t.Invalid {
 			b.WriteString("    invalid here: takes no part in the merge\n")
+		}
+		if na := t.NotApplied; na != nil {
+			fmt.Fprintf(&b, "    not applied here (%s): %s\n", na.Reason, na.Message)
 		}
 		for _, f := range t.Fields {
 			b.WriteString("    " + fieldText(f) + "\n")

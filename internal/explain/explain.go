@@ -145,6 +145,7 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
 		t.Notes = append(t.Notes, streamNote(l))
 	}
+	t.Notes = append(t.Notes, notAppliedNotes(r.NotApplied(nil, l))...)
 	for _, e := range es {
 		if e.Level() == merge.LevelGateway || !MatchField(e.Key, opt.Field) {
 			continue
@@ -160,6 +161,18 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 		}
 	}
 	return t
+}
+
+// notAppliedNotes say, for each policy that reaches the target but that
+// its controller does not apply there, that none of its fields are listed
+// and why, in status's words (merge.Candidate.Rejected).
+func notAppliedNotes(vs []merge.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, fmt.Sprintf("not applied: %s reaches this target but none of its fields take effect (%s: %s)",
+			v.Policy.Describe(), v.Rejection.Reason, v.Rejection.Message))
+	}
+	return out
 }
 
 // streamRule explains a TCPRoute or TLSRoute rule: no policy field
@@ -241,6 +254,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	if rp := r.Rule(rule); path != nil && rp != nil && len(rp.Paths) > 1 {
 		t.DelegatedBy = viaText(r, path.Via) // named when there is a choice
 	}
+	t.Notes = append(t.Notes, notAppliedNotes(r.NotApplied(rule, l))...)
 	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" {
 		return streamRule(t, rt, l)
 	}

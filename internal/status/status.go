@@ -309,34 +309,12 @@ func replaced(cs []metav1.Condition, reason, why string) []metav1.Condition {
 	return out
 }
 
-// ownStatuses asks each kind that decides its policies' status itself
-// (policy.AncestorStatuser) for them, once per kind. Every policy of such a
-// kind is in the result, with no ancestors when it reaches nothing.
+// ownStatuses are the ancestor statuses of the kinds that decide their
+// policies' status themselves (policy.AncestorStatuser), as attach kept
+// them: every policy of such a kind is in the result, with no ancestors
+// when it reaches nothing.
 func ownStatuses(r *merge.Result) map[*policy.Policy][]policy.AncestorStatus {
-	byKind := map[model.GroupKind][]*policy.Policy{}
-	var kinds []model.GroupKind
-	statusers := map[model.GroupKind]policy.AncestorStatuser{}
-	for _, p := range r.Policies.Policies {
-		as, ok := p.Kind.(policy.AncestorStatuser)
-		if !ok {
-			continue
-		}
-		gk := p.Kind.GroupKind()
-		if _, seen := statusers[gk]; !seen {
-			kinds = append(kinds, gk)
-			statusers[gk] = as
-		}
-		byKind[gk] = append(byKind[gk], p)
-	}
-	out := map[*policy.Policy][]policy.AncestorStatus{}
-	for _, gk := range kinds {
-		ps := byKind[gk]
-		res := statusers[gk].AncestorStatuses(ps, r.Graph)
-		for _, p := range ps {
-			out[p] = res[p]
-		}
-	}
-	return out
+	return r.Attach.Ancestors
 }
 
 // kindStatus prints the ancestors a kind decided for p, each written by
