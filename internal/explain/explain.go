@@ -230,13 +230,14 @@ func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
 }
 
 // invalidNote says why a rule an invalid policy merges into answers 500,
-// in the words of the controller serving it: kgateway replaces all the
-// route configures; Envoy Gateway answers 500 and keeps, beside that
-// answer, only what the policy kind says it keeps (the fields listed).
+// in the words of the controller serving it: one that replaces the rule
+// whole (policy.Controller.ReplacesInvalidWhole) keeps nothing the route
+// configures; another answers 500 and keeps, beside that answer, only
+// what the policy kind says it keeps (the fields listed).
 func invalidNote(r *merge.Result, gw *topology.Gateway, inv string) string {
-	ctrl, _ := r.Graph.Controller(gw, "kgateway.dev/kgateway")
-	if ctrl == "kgateway.dev/kgateway" {
-		return "replaced by a direct response (500): the invalid policy " + inv + " merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"
+	ctrl, _ := r.Graph.Controller(gw, r.Registry.DefaultController().Name)
+	if c, ok := r.Registry.Controller(ctrl); ok && c.ReplacesInvalidWhole {
+		return "replaced by a direct response (500): the invalid policy " + inv + " merges here, so none of the fields listed take effect (" + c.Title + " replaces what an invalid policy configures)"
 	}
 	return "replaced by a direct response (500): the invalid policy " + inv + " merges here, and " + ctrl + " answers 500 on the routes an invalid policy applies to"
 }

@@ -147,8 +147,9 @@ func conv(cs []metav1.Condition) []Condition {
 // Compute builds the report.
 func Compute(r *merge.Result, opt Options) *Report {
 	if opt.ControllerName == "" {
-		opt.ControllerName = "kgateway.dev/kgateway"
+		opt.ControllerName = r.Registry.DefaultController().Name
 	}
+	extra := func(ctrl string) bool { c, _ := r.Registry.Controller(ctrl); return c.ExtraConditions }
 	rep := &Report{Gateways: []Gateway{}, Routes: []Route{}, Policies: []Policy{}}
 	g := r.Graph
 	for _, gw := range g.Gateways {
@@ -159,7 +160,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
 			continue
 		}
-		kgw := gatewayController(g, gw, opt.ControllerName) == KgatewayController
+		kgw := extra(gatewayController(g, gw, opt.ControllerName))
 		if kgw {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
 			if topology.InsecureFrontend(gw) {
@@ -212,10 +213,10 @@ func Compute(r *merge.Result, opt Options) *Report {
 				conds = verdictConditions(rt, p, v)
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
-				if ctrl == KgatewayController {
+				if extra(ctrl) {
 					conds = append(conds, programmedCondition(r, rt))
 				}
-				conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
+				conds = append(conds, ruleConditions(r, rt, extra(ctrl))...)
 			}
 			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
 		}
@@ -350,11 +351,6 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 	}
 	return out
 }
-
-// KgatewayController is kgateway's controllerName: the Gateways and
-// routes it reports get the conditions kgateway adds to the Gateway API's
-// (Gateway ResolvedRefs, route kgateway.dev/Programmed).
-const KgatewayController = "kgateway.dev/kgateway"
 
 // ProgrammedType is the route condition kgateway adds to the standard
 // ones: whether every rule was translated as written.

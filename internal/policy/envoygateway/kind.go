@@ -304,3 +304,6 @@ func (k *Kind) unknownFields(o *manifest.Object, spec map[string]json.RawMessage
 	}
 	return out
 }
+
+// Controller is Envoy Gateway, the controller of this family's kinds.
+var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway"}

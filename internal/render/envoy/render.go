@@ -451,7 +451,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			gb.addClusters(f.clusters)
 		}
 	}
-	if gb.target.Name == "kgateway" {
+	if gb.target.ProtocolsFromServices {
 		gb.protocolsFromServices()
 	}
 	if gb.target.DropReplacedClusters {
