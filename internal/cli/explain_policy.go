@@ -102,6 +102,9 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 		}
 		if na := t.NotApplied; na != nil {
 			fmt.Fprintf(&b, "    not applied here (%s): %s\n", na.Reason, na.Message)
+			if na.By != "" {
+				fmt.Fprintf(&b, "      %s has it: %s\n", shortID(na.By), na.Why)
+			}
 		}
 		for _, f := range t.Fields {
 			b.WriteString("    " + fieldText(f) + "\n")

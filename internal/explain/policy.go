@@ -61,11 +61,13 @@ type NotApplied struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 	By      string `json:"by,omitempty"`
+	// Why says what put By first (level, creation time, input order).
+	Why string `json:"why,omitempty"`
 }
 
 // notApplied is a rejection as explain shows it.
 func notApplied(rj *policy.Rejection) *NotApplied {
-	out := &NotApplied{Verdict: rj.Verdict, Reason: rj.Reason, Message: rj.Message}
+	out := &NotApplied{Verdict: rj.Verdict, Reason: rj.Reason, Message: rj.Message, Why: rj.Why}
 	if rj.By != nil {
 		out.By = rj.By.ID()
 	}

@@ -38,14 +38,18 @@ func wholeConflicts(in *Input) []diag.Diagnostic {
 			}
 			place := v.Desc()
 			if by := v.Rejection.By; by != nil {
-				place += " (taken by " + by.ID() + ")"
+				place += " (taken by " + by.ID()
+				if why := v.Rejection.Why; why != "" {
+					place += ": " + why
+				}
+				place += ")"
 			}
 			places = append(places, place)
 		}
 		if len(places) == 0 {
 			continue
 		}
-		out = append(out, p.Diag(PolicyOverridden.Code, 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in processing order (creationTimestamp, then namespace/name; document order without timestamps) and took the target; target each object with one policy, or merge them",
+		out = append(out, p.Diag(PolicyOverridden.Code, 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in its controller's processing order and took the target; target each object with one policy, or merge them",
 			p.ID(), strings.Join(places, "; ")))
 	}
 	return out

@@ -47,6 +47,10 @@ type Rejection struct {
 	Reason  string
 	Message string
 	By      *Policy
+	// Why says what put By first: its level, or — at one level — its
+	// creation time, or, when the times are equal or absent, the order
+	// the controller was given the objects in.
+	Why string
 }
 
 // String is "Reason: Message", the way every view names the verdict.

@@ -199,6 +199,19 @@ func processingOrder(a, b *policy.Policy) int {
 	return cmp.Or(cmp.Compare(a.Obj.Seq, b.Obj.Seq), cmp.Compare(a.Obj.File, b.Obj.File), cmp.Compare(a.Obj.Pos.Line, b.Obj.Pos.Line))
 }
 
+// firstBecause says why first came before p in processingOrder.
+func firstBecause(first, p *policy.Policy) string {
+	const stamp = "2006-01-02T15:04:05Z07:00"
+	if !first.Created.Equal(p.Created) && !first.Created.IsZero() && !p.Created.IsZero() {
+		return fmt.Sprintf("it is older: created %s, this one %s", first.Created.UTC().Format(stamp), p.Created.UTC().Format(stamp))
+	}
+	why := "neither has a creationTimestamp"
+	if !first.Created.IsZero() || !p.Created.IsZero() {
+		why = "their creationTimestamps are equal or one is missing"
+	}
+	return why + ", so the order the controller is given them decides (here the input's order; in a cluster, one the repository cannot control)"
+}
+
 // resolve lists what p's targetRefs and targetSelectors name; targets not
 // in the input are left out (Envoy Gateway writes no status for them).
 func (s *statusRun) resolve(p *policy.Policy) []target {
@@ -337,7 +350,7 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "Conflicted", msg))
 		}
-		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictConflicted, Reason: "Conflicted", Message: msg, By: first.policy})
+		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictConflicted, Reason: "Conflicted", Message: msg, By: first.policy, Why: firstBecause(first.policy, p)})
 		return
 	}
 	c := &claim{policy: p, target: t}
@@ -642,7 +655,8 @@ func (s *statusRun) replaced(c *claim, l *topology.Listener, by *claim) {
 		return // a policy's own sectionName target: it applies there
 	}
 	msg := fmt.Sprintf("%s %s/%s targets listener %s and replaces this policy there whole", s.kind.name, by.policy.Obj.Namespace, by.policy.Obj.Name, l.ID())
-	s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictOverridden, Reason: "Overridden", Message: msg, By: by.policy})
+	s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictOverridden, Reason: "Overridden", Message: msg, By: by.policy,
+		Why: "it targets the listener itself, which is more specific"})
 }
 
 // relateRoute: a route policy overrides the policies of the listeners it
