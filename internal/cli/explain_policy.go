@@ -111,9 +111,9 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 			b.WriteString("    invalid here: takes no part in the merge\n")
 		}
 		if na := t.NotApplied; na != nil {
-			fmt.Fprintf(&b, "    not applied here (%s): %s\n", na.Reason, na.Message)
+			fmt.Fprintf(&b, "    not applied here (%s): %s\n", inert.String(na.Reason), inert.String(na.Message))
 			if na.By != "" {
-				fmt.Fprintf(&b, "      %s has it: %s\n", shortID(na.By), na.Why)
+				fmt.Fprintf(&b, "      %s has it: %s\n", inert.String(shortID(na.By)), inert.String(na.Why))
 			}
 		}
 		for _, f := range t.Fields {
