@@ -19,8 +19,11 @@ import (
 const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
 
 // The agreement reached so far: the test fails when it drops below.
+// (259: securitypolicy-with-oidc-invalid-secretref names its policies
+// with capitals, which the API server refuses — egctl refuses that input
+// too — so gwpol leaves them out, GWP113.)
 const (
-	egPolicyFloor = 260
+	egPolicyFloor = 259
 	egRouteFloor  = 273
 )
 

@@ -36,6 +36,7 @@ TargetNotFound) and Attached (Attached, Merged, Overridden, Pending).`,
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml or json")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout")
+	cmd.Flags().BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("yaml", "json"))
 	return cmd
 }
