@@ -204,14 +204,15 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 		k := KeyOf(o)
 		if prev, dup := m.objects[k]; dup {
-			kept, dropped := prev, o
-			if prefer(o, prev) {
-				kept, dropped = o, prev
-				m.objects[k] = o
+			if sameContent(prev, o) {
+				continue // one object written twice (two example files): applied twice, it is still one
 			}
+			// Different content: the one applied last wins, as `kubectl
+			// apply -f a -f b` would leave it (-f order, then document order).
+			m.objects[k] = o
 			m.Diagnostics = append(m.Diagnostics, diag.Diagnostic{
-				Code: LintDuplicateObject.Code, Severity: diag.Error, Object: k.Ref(), Field: "metadata.name", Pos: dropped.FieldPos("metadata.name"),
-				Message: "duplicate " + k.Ref().String() + ", also defined at " + kept.Pos.String() + ", which gwpol uses; applied to a cluster, one would overwrite the other — rename or remove one",
+				Code: LintDuplicateObject.Code, Severity: LintDuplicateObject.Severity, Object: k.Ref(), Field: "metadata.name", Pos: prev.FieldPos("metadata.name"),
+				Message: k.Ref().String() + " is defined twice with different content, here and at " + o.FieldPos("metadata.name").String() + "; applied in this order the later one replaces this one, and gwpol uses it — remove one or make them equal",
 			})
 			continue
 		}
@@ -499,17 +500,10 @@ func GatewayAPIKey(kind, ns, name string) Key {
 	return Key{Group: GatewayGroup, Kind: kind, Namespace: ns, Name: name}
 }
 
-// prefer decides which of two objects with one key is used. It looks at
-// their content, never at where they were read, so the same objects in any
-// order give the same result.
-func prefer(a, b *manifest.Object) bool {
+// sameContent reports whether two objects with one key say the same thing
+// (their documents decode to the same JSON): then they are one object.
+func sameContent(a, b *manifest.Object) bool {
 	ja, errA := a.JSON()
 	jb, errB := b.JSON()
-	if errA != nil || errB != nil {
-		return errB != nil && errA == nil
-	}
-	if c := bytes.Compare(ja, jb); c != 0 {
-		return c < 0
-	}
-	return a.Pos.Compare(b.Pos) < 0 // identical content: either will do
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
