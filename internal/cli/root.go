@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/spf13/cobra"
 )
 
@@ -34,6 +36,9 @@ type globalOptions struct {
 	AllowEmpty bool
 	// Exclude are globs of input paths not to read, with config exclude.
 	Exclude []string
+	// AssumeExist are kinds kept outside the repository, with config
+	// assumeExist.
+	AssumeExist []string
 	// StrictFields overrides config strictFields when given.
 	StrictFields bool
 	// MaxFileSize overrides the config key maxFileSize when positive.
@@ -75,9 +80,11 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.StringVar(&g.PolicyDefinitions, "policy-definitions", "", "directory of WSO2 policy definitions (policy-definition.yaml) that policy versions resolve against (config policyDefinitions)")
 	pf.StringArrayVar(&g.EngineManifests, "engine-manifest", nil, "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest); repeatable: the files together are one engine build (e.g. with system-build-lock.yaml)")
 	pf.StringArrayVar(&g.Exclude, "exclude", nil, "glob of input paths not to read (repeatable; * within a path segment, ** across them; config exclude)")
+	pf.StringArrayVar(&g.AssumeExist, "assume-exist", nil, "kind whose objects live outside the input (Secret, Service or ConfigMap; repeatable; config assumeExist): a reference to an absent one is resolved")
 	pf.BoolVar(&g.StrictFields, "strict-fields", true, "report unknown fields as errors, as kubectl's strict field validation rejects them (config strictFields); --strict-fields=false: warnings")
 	pf.BoolVar(&g.AllowEmpty, "allow-empty", false, "accept inputs that hold no Kubernetes object (default: exit 3, so a CI gate pointed at the wrong path fails)")
 	pf.Int64Var(&g.MaxFileSize, "max-file-size", 0, "largest input file (or stdin) read, in bytes (default 67108864, or config maxFileSize)")
+	_ = root.RegisterFlagCompletionFunc("assume-exist", fixedCompletions(model.AssumableKinds...))
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
@@ -107,6 +114,10 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	if g.Namespace != "" {
 		c.Namespace = g.Namespace
 	}
+	c.AssumeExist = slices.Concat(c.AssumeExist, g.AssumeExist)
+	if err := checkAssumeExist(c.AssumeExist); err != nil {
+		return err
+	}
 	if cmd.Flags().Changed("strict-fields") {
 		c.StrictFields = &g.StrictFields
 	}
@@ -130,6 +141,21 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 		c.MaxFileSize = g.MaxFileSize
 	}
 	g.config = c
+	return nil
+}
+
+// checkAssumeExist fails on a kind gwpol cannot take as present: a typo
+// would otherwise leave every reference of that kind unresolved.
+func checkAssumeExist(kinds []string) error {
+	for _, k := range kinds {
+		if model.CanonicalAssumableKind(k) == "" {
+			msg := fmt.Sprintf("assumeExist: %q is not a kind gwpol can assume (%s)", k, strings.Join(model.AssumableKinds, ", "))
+			if near := closest(strings.ToLower(k), []string{"configmap", "secret", "service"}); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", model.CanonicalAssumableKind(near))
+			}
+			return usageError("%s", msg)
+		}
+	}
 	return nil
 }
 

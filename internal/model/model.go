@@ -73,6 +73,10 @@ type Options struct {
 	// LenientFields reports unknown fields as warnings (config
 	// strictFields: false); by default they are errors.
 	LenientFields bool
+	// AssumeExist are core kinds (AssumableKinds) kept outside the input:
+	// a lookup of an absent object of one of them finds a stand-in
+	// (config assumeExist, --assume-exist).
+	AssumeExist []string
 }
 
 // Model is the typed, indexed input.
@@ -97,6 +101,8 @@ type Model struct {
 
 	grantOnce  sync.Once
 	grantsByNS map[string][]*ReferenceGrant
+
+	assume *assumed
 }
 
 // Object returns the manifest object with this key.
@@ -126,22 +132,34 @@ func (m *Model) Route(kind, ns, name string) *Route {
 	return r
 }
 
-// Service returns a Service.
+// Service returns a Service (a stand-in when the input lacks it and
+// Services are assumed to exist).
 func (m *Model) Service(ns, name string) *Service {
-	s, _ := m.typed[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].(*Service)
+	s, ok := m.typed[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].(*Service)
+	if !ok {
+		s, _ = m.assumedObject("Service", ns, name).(*Service)
+	}
 	return s
 }
 
-// Secret returns a Secret's metadata view.
+// Secret returns a Secret's metadata view (a stand-in when the input
+// lacks it and Secrets are assumed to exist).
 func (m *Model) Secret(ns, name string) *Opaque {
-	s, _ := m.typed[Key{Group: CoreGroup, Kind: "Secret", Namespace: ns, Name: name}].(*Opaque)
+	return m.opaque("Secret", ns, name)
+}
+
+func (m *Model) opaque(kind, ns, name string) *Opaque {
+	s, ok := m.typed[Key{Group: CoreGroup, Kind: kind, Namespace: ns, Name: name}].(*Opaque)
+	if !ok {
+		s, _ = m.assumedObject(kind, ns, name).(*Opaque)
+	}
 	return s
 }
 
-// ConfigMap returns a ConfigMap's metadata view.
+// ConfigMap returns a ConfigMap's metadata view (a stand-in when the
+// input lacks it and ConfigMaps are assumed to exist).
 func (m *Model) ConfigMap(ns, name string) *Opaque {
-	s, _ := m.typed[Key{Group: CoreGroup, Kind: "ConfigMap", Namespace: ns, Name: name}].(*Opaque)
-	return s
+	return m.opaque("ConfigMap", ns, name)
 }
 
 // NamespaceNameLabel is the label the API server puts on every Namespace,
@@ -191,7 +209,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 	}
 	// Sized for the input: grown one doubling at a time, the two maps
 	// keyed by Key rehashed every key several times over.
-	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}}
+	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}, assume: newAssumed(opt.AssumeExist)}
 	for _, o := range set.Objects {
 		m.Diagnostics = append(m.Diagnostics, o.Findings...)
 		gk := GroupKind{o.Group, o.Kind}

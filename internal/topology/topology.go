@@ -134,6 +134,11 @@ type Route struct {
 	firstReach     *childReach // the first parent that reached it, for messages
 }
 
+// ReachedAsChild reports whether a delegating parent route reaches the
+// route: it is then served through its parents, with or without parents
+// of its own.
+func (r *Route) ReachedAsChild() bool { return r.reachedAsChild }
+
 // Attached reports whether any parentRef was accepted.
 func (r *Route) Attached() bool {
 	for _, p := range r.Parents {
