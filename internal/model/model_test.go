@@ -427,7 +427,7 @@ binaryData:
 	// The Opaque type has no field a value could hide in.
 	for i, typ := 0, reflect.TypeFor[model.Opaque](); i < typ.NumField(); i++ {
 		switch f := typ.Field(i); f.Name {
-		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Src":
+		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Src", "Assumed": // Assumed is a bool
 		default:
 			t.Errorf("Opaque has a field %s; check it cannot carry data", f.Name)
 		}
