@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -78,7 +79,7 @@ func runLint(o *lintOptions) error {
 	if o.ListRules {
 		return listRules(o)
 	}
-	c, err := o.compile()
+	c, inputErr, err := o.compileForReport()
 	if err != nil {
 		return err
 	}
@@ -89,16 +90,20 @@ func runLint(o *lintOptions) error {
 	}
 	in.Extra = extra
 	rep := lint.Run(in, lintConfig(c.Config))
+	var notes []string // why the run exits 3, in the report itself
+	if inputErr != nil {
+		notes = append(notes, inputErr.Error())
+	}
 	var b bytes.Buffer
 	switch o.Output {
 	case "json":
-		err = writeLintJSON(&b, rep)
+		err = writeLintJSON(&b, rep, notes)
 	case "sarif":
-		err = writeSARIF(&b, rep)
+		err = writeSARIF(&b, rep, notes)
 	case "github":
-		writeGitHub(&b, rep)
+		writeGitHub(&b, rep, notes)
 	default:
-		writeLintText(&b, rep, o.IO.Color())
+		writeLintText(&b, rep, o.IO.Color(), o.IO.Width)
 	}
 	if err != nil {
 		return err
@@ -106,8 +111,8 @@ func runLint(o *lintOptions) error {
 	if err := writeOut(o.globalOptions, o.Out, b.Bytes()); err != nil {
 		return err
 	}
-	if err := inputResult(c); err != nil {
-		return err // exit 3 in every format, after the report
+	if inputErr != nil {
+		return inputErr // exit 3 in every format, after the report
 	}
 	threshold, _ := diag.ParseSeverity(o.FailOn)
 	if threshold != diag.None && rep.AtLeast(threshold) {
@@ -144,12 +149,25 @@ type jsonReport struct {
 	Diagnostics []jsonDiagnostic `json:"diagnostics"`
 	Summary     map[string]int   `json:"summary"`
 	Skipped     []string         `json:"skipped,omitempty"`
+	// Notifications say why the run could not read all of its input
+	// (exit 3): the report is still complete for what was read.
+	Notifications []jsonNotification `json:"notifications,omitempty"`
 }
 
-func writeLintJSON(w io.Writer, rep *lint.Report) error {
+// jsonNotification is a problem of the run rather than of the input's
+// objects.
+type jsonNotification struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+func writeLintJSON(w io.Writer, rep *lint.Report, notes []string) error {
 	out := jsonReport{Diagnostics: []jsonDiagnostic{}, Skipped: rep.Skipped, Summary: map[string]int{
 		"error": rep.Count(diag.Error), "warning": rep.Count(diag.Warning), "info": rep.Count(diag.Info), "suppressed": rep.Suppressed,
 	}}
+	for _, n := range notes {
+		out.Notifications = append(out.Notifications, jsonNotification{Level: "error", Message: n})
+	}
 	for _, d := range rep.Diagnostics {
 		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Code: d.Code, Severity: d.Severity.String(), Message: d.Message,
 			Object: d.Object, Field: d.Field, File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col})
@@ -160,8 +178,11 @@ func writeLintJSON(w io.Writer, rep *lint.Report) error {
 	return enc.Encode(out)
 }
 
-func writeGitHub(w io.Writer, rep *lint.Report) {
+func writeGitHub(w io.Writer, rep *lint.Report, notes []string) {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	for _, n := range notes {
+		fmt.Fprintf(w, "::error title=gwpol::%s\n", esc.Replace(n))
+	}
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	for _, d := range rep.Diagnostics {
 		level := map[diag.Severity]string{diag.Error: "error", diag.Warning: "warning", diag.Info: "notice"}[d.Severity]
@@ -169,7 +190,11 @@ func writeGitHub(w io.Writer, rep *lint.Report) {
 	}
 }
 
-func writeLintText(w io.Writer, rep *lint.Report, color bool) {
+// writeLintText writes findings grouped by file. On a terminal (width >
+// 0) a finding longer than the line puts its message under the position,
+// indented and wrapped at spaces, so no object name is split; piped, each
+// finding is one line, for grep.
+func writeLintText(w io.Writer, rep *lint.Report, color bool, width int) {
 	style := func(c string) lipgloss.Style {
 		s := lipgloss.NewStyle()
 		if color {
@@ -184,11 +209,20 @@ func writeLintText(w io.Writer, rep *lint.Report, color bool) {
 			file = d.Pos.File
 			fmt.Fprintln(w, style("15").Render(file))
 		}
-		fmt.Fprintf(w, "  %d:%d  %s  %s  %s\n", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, d.Message)
+		head := fmt.Sprintf("  %d:%d  %s  %s", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code)
+		line := head + "  " + d.Message
+		if width <= 0 || ansi.StringWidth(line) <= width {
+			fmt.Fprintln(w, line)
+			continue
+		}
+		fmt.Fprintln(w, head)
+		for _, l := range wrapWords("    "+d.Message, width, "") {
+			fmt.Fprintln(w, l)
+		}
 	}
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info, %d suppressed\n", rep.Count(diag.Error), rep.Count(diag.Warning), rep.Count(diag.Info), rep.Suppressed)
 	for _, s := range rep.Skipped {
-		fmt.Fprintf(w, "skipped: %s\n", s)
+		fmt.Fprintln(w, fitLine("skipped: "+s, width, "  "))
 	}
 }
 
