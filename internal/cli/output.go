@@ -15,7 +15,7 @@ import (
 	"syscall"
 
 	"github.com/gwpol/gwpol/internal/diag"
-	"sigs.k8s.io/yaml"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 func checkFormat(got string, allowed ...string) error {
@@ -26,7 +26,8 @@ func checkFormat(got string, allowed ...string) error {
 }
 
 // encode renders v as indented JSON or as YAML (through JSON, so field
-// names and order are the same in both).
+// names and order are the same in both: a Gateway's name comes before its
+// listeners, as its struct lists them, not in alphabetical order).
 func encode(format string, v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -38,7 +39,31 @@ func encode(format string, v any) ([]byte, error) {
 	if format == "json" {
 		return b.Bytes(), nil
 	}
-	return yaml.JSONToYAML(b.Bytes())
+	return orderedYAML(b.Bytes())
+}
+
+// orderedYAML transcodes JSON to block-style YAML keeping the order of
+// every object's keys.
+func orderedYAML(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var plain func(n *yaml.Node)
+	plain = func(n *yaml.Node) {
+		n.Style = 0 // block collections, plain scalars (quoted where YAML needs it)
+		for _, c := range n.Content {
+			plain(c)
+		}
+	}
+	plain(&doc)
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), enc.Close()
 }
 
 // writeData encodes v and writes it to stdout or, atomically, to path.
