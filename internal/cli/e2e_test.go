@@ -26,7 +26,7 @@ import (
 // tests, so a golden no test writes any more is an orphan (-update removes
 // it).
 var goldens = goldenfile.Own([]string{"../../testdata/golden"}, nil,
-	"TestGoldenE2E", "TestRenderScoping", "TestExplainFitsTerminal", "TestMixedRepository")
+	"TestGoldenE2E", "TestRenderScoping", "TestExplainFitsTerminal", "TestMixedRepository", "TestStatusSummaryAndScope")
 
 // gwpolBin is built once for the end-to-end tests.
 var gwpolBin string
