@@ -77,7 +77,7 @@ default; JSON always does):
   gwpol explain gateway/infra/public/https -f manifests/ -o json
   gwpol explain service/shop/orders:8080 -f manifests/`,
 		Args:              exactArgs(1, "one TARGET such as httproute/NS/NAME"),
-		ValidArgsFunction: g.fromInputs(explainTargets),
+		ValidArgsFunction: withKindWords(targetKindWords(), g.fromInputs(explainTargets)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Target = args[0]
 			if err := checkFormat(o.Output, "text", "json"); err != nil {

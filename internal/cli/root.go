@@ -54,10 +54,17 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Use:   "gwpol",
 		Short: "Offline compiler and diagnostician for Gateway API policies",
 		Long: `gwpol reads Gateway API manifests (Gateways, routes, Services, Secrets) and
-the policies attached to them (kgateway TrafficPolicy, HAProxy
-HAProxyRoutePolicy, WSO2 API Platform policies), computes which policy
-attaches where and which one wins each field, and renders, explains and
-lints the result. It needs no cluster and never sends anything anywhere.`,
+the policies attached to them, computes which policy attaches where and
+which one wins each field, and renders, explains, lints and reports the
+status of the result as each Gateway's controller (kgateway, Envoy Gateway,
+HAProxy HAPTIC, WSO2 API Platform) would. It needs no cluster and never
+sends anything anywhere.
+
+Kinds read, by API group (others are skipped):
+` + supportedKindsText() + `
+Exit status, the same in every output format: 0 ok; 1 findings at or above
+--fail-on (lint); 2 usage error; 3 input unreadable or unparseable, or no
+Kubernetes object in it; 4 internal error.`,
 		Example: `  gwpol status -f manifests/
   gwpol explain httproute/shop/orders -f manifests/
   gwpol lint -f manifests/ -o sarif > gwpol.sarif
@@ -100,7 +107,28 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 		newGraphCmd(g, nil),
 		newGenDocsCmd(),
 	)
+	// cobra adds the completion command on Execute; added now, its
+	// commands get examples in help and man pages like the others.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = "  source <(gwpol completion bash)\n  gwpol completion zsh > \"${fpath[1]}/_gwpol\""
+		for _, sh := range c.Commands() {
+			sh.Example = completionExamples[sh.Name()]
+		}
+	}
 	return root
+}
+
+// completionExamples are how each shell loads gwpol's completions (the
+// release archives also carry them, in completions/).
+var completionExamples = map[string]string{
+	"bash":       "  source <(gwpol completion bash)\n  gwpol completion bash > /etc/bash_completion.d/gwpol",
+	"zsh":        "  gwpol completion zsh > \"${fpath[1]}/_gwpol\"",
+	"fish":       "  gwpol completion fish > ~/.config/fish/completions/gwpol.fish",
+	"powershell": "  gwpol completion powershell | Out-String | Invoke-Expression",
 }
 
 func (g *globalOptions) init(cmd *cobra.Command) error {

@@ -22,9 +22,9 @@ const projectURI = "https://github.com/gwpol/gwpol"
 // ran in, which code-scanning uploads take as the repository root.
 const srcRoot = "%SRCROOT%"
 
-// ruleHelpURI is a rule's stable anchor in the README's rule table.
+// ruleHelpURI is a rule's stable anchor in the rule catalogue.
 func ruleHelpURI(code string) string {
-	return projectURI + "/blob/main/README.md#" + strings.ToLower(code)
+	return projectURI + "/blob/main/docs/lint-rules.md#" + strings.ToLower(code)
 }
 
 // writeSARIF writes a SARIF 2.1.0 log that code-scanning UIs read whole:
