@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/diff"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -103,13 +104,13 @@ func diffText(rep *diff.Report) string {
 	for _, c := range rep.Changes {
 		if c.Target != target {
 			target = c.Target
-			fmt.Fprintln(&b, target)
+			fmt.Fprintln(&b, inert.String(target))
 		}
 		if c.Object != "" {
-			fmt.Fprintf(&b, "  %s %s %s\n", map[string]string{"added": "+", "removed": "-"}[c.Kind], c.Object, c.Kind)
+			fmt.Fprintf(&b, "  %s %s %s\n", map[string]string{"added": "+", "removed": "-"}[c.Kind], inert.String(c.Object), c.Kind)
 			continue
 		}
-		field := c.Field
+		field := inert.String(c.Field)
 		if i := strings.LastIndex(field, ":"); i >= 0 {
 			field = field[i+1:]
 		}
@@ -138,6 +139,10 @@ func diffText(rep *diff.Report) string {
 // diffSide is "OWNER (LEVEL)", with the whole value when asked (an added
 // or removed field has no leaves to show it by).
 func diffSide(s *diff.Side, value bool) string {
+	return inert.String(diffSideRaw(s, value))
+}
+
+func diffSideRaw(s *diff.Side, value bool) string {
 	if s.Owner == "" {
 		if value {
 			return string(s.Value)
@@ -162,12 +167,12 @@ func writeLeaves(b *bytes.Buffer, leaves []diff.Leaf) {
 	}
 	for _, l := range leaves {
 		if l.Unified == "" {
-			fmt.Fprintf(b, "      %s: %s → %s\n", l.Path, side(l.Old), side(l.New))
+			fmt.Fprintf(b, "      %s: %s → %s\n", inert.String(l.Path), inert.String(side(l.Old)), inert.String(side(l.New)))
 			continue
 		}
-		fmt.Fprintf(b, "      %s:\n", l.Path)
+		fmt.Fprintf(b, "      %s:\n", inert.String(l.Path))
 		for _, line := range strings.Split(strings.TrimSuffix(l.Unified, "\n"), "\n") {
-			fmt.Fprintf(b, "        %s\n", line)
+			fmt.Fprintf(b, "        %s\n", inert.String(line))
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
 )
@@ -192,17 +193,17 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 			title += " (delegated by " + strings.Join(t.DelegatedBy, " via ") + ")"
 		}
 		// Styled line by line: lipgloss pads a multi-line block to one width.
-		for _, l := range strings.Split(fitLine(title, width, "  "), "\n") {
+		for _, l := range strings.Split(fitLine(inert.String(title), width, "  "), "\n") {
 			fmt.Fprintln(w, head.Render(l))
 		}
 		for _, r := range t.EnvoyRoutes {
-			fmt.Fprintln(w, fitLine("  envoy route: "+r, width, "    "))
+			fmt.Fprintln(w, fitLine("  envoy route: "+inert.String(r), width, "    "))
 		}
 		if t.Cluster != "" {
-			fmt.Fprintln(w, fitLine("  envoy cluster: "+t.Cluster, width, "    "))
+			fmt.Fprintln(w, fitLine("  envoy cluster: "+inert.String(t.Cluster), width, "    "))
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintln(w, fitLine("  note: "+n, width, "    "))
+			fmt.Fprintln(w, fitLine("  note: "+inert.String(n), width, "    "))
 		}
 		if len(t.Fields) == 0 {
 			fmt.Fprintln(w, "  no policy fields in effect")

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -37,9 +38,11 @@ func encode(format string, v any) ([]byte, error) {
 		return nil, err
 	}
 	if format == "json" {
-		return b.Bytes(), nil
+		return inert.JSON(b.Bytes()), nil
 	}
-	return orderedYAML(b.Bytes())
+	// The YAML emitter writes bidi controls raw and refuses DEL and C1
+	// controls: those reach it as escapes written out (inert.JSONForYAML).
+	return orderedYAML(inert.JSONForYAML(b.Bytes()))
 }
 
 // orderedYAML transcodes JSON to block-style YAML keeping the order of
@@ -120,7 +123,7 @@ func writeOutWith(g *globalOptions, path string, write func(io.Writer) error) er
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
 	}
-	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", path)
+	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", inert.String(path))
 	return nil
 }
 

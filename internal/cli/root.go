@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/spf13/cobra"
 )
@@ -225,7 +226,7 @@ func TuneRuntime() {
 func Main(args []string, ios *IOStreams) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(ios.ErrOut, "gwpol: internal error: %v (please report this, with the input if you can)\n%s", r, debug.Stack())
+			fmt.Fprintf(ios.ErrOut, "%s\n%s", inert.Lines(fmt.Sprintf("gwpol: internal error: %v (please report this, with the input if you can)", r)), debug.Stack())
 			code = ExitInternal
 		}
 	}()

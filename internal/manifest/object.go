@@ -165,6 +165,27 @@ func (o *Object) KeyPos(path string) diag.Position {
 	return o.FieldPos(path)
 }
 
+// MapKeys lists the keys of the map at path (merge keys applied, as the
+// JSON form has them) with each key's position; nil when path is not a
+// map.
+func (o *Object) MapKeys(path string) []MapKey {
+	n := o.Lookup(path)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []MapKey
+	eachPair(n, func(k, _ *yaml.Node) {
+		out = append(out, MapKey{Name: resolve(k).Value, Pos: o.posOf(k)})
+	})
+	return out
+}
+
+// MapKey is one key of a map and where it is written.
+type MapKey struct {
+	Name string
+	Pos  diag.Position
+}
+
 func splitLast(path string) (string, string) {
 	i := strings.LastIndexByte(path, '.')
 	if i < 0 {
