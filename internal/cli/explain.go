@@ -104,7 +104,7 @@ default; JSON always does):
 	return cmd
 }
 
-// strategyHelp defines each merge strategy in one sentence; the README's
+// strategyHelp defines each merge strategy in one sentence; docs/explain.md's
 // "Merge strategies" section says the same.
 const strategyHelp = `  AugmentedShallow    the first policy in precedence order that sets the field owns it whole (the usual default)
   OverridableShallow  the last policy in precedence order that sets the field owns it whole
