@@ -107,7 +107,7 @@ func loadManifests(g *globalOptions, paths []string) (*manifest.Set, error) {
 
 // errUnreadable ends a run whose output was written but some of whose
 // input could not be read (exit 3): the findings already name each file.
-var errUnreadable = diag.Errorf(diag.Invalid, "some input could not be read (%s findings above); the output covers the rest", manifest.LintInputUnreadable.Code)
+var errUnreadable = diag.Errorf(diag.Invalid, "some input could not be read (the %s findings name it); the output covers the rest", manifest.LintInputUnreadable.Code)
 
 // firstErr is the first non-nil error.
 func firstErr(errs ...error) error {
