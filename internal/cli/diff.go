@@ -77,7 +77,7 @@ func runDiff(o *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := diff.Compare(old.Result, new.Result)
+	rep := diff.Compare(old.Result, new.Result, o.config.Guardrails...)
 	if o.Output == "json" {
 		err = writeData(o.globalOptions, "", "json", rep)
 	} else {
@@ -89,17 +89,18 @@ func runDiff(o *diffOptions) error {
 	if err := firstErr(inputResult(old), inputResult(new)); err != nil {
 		return err
 	}
-	if o.ExitCode && len(rep.Changes) > 0 {
+	if o.ExitCode && (len(rep.Changes) > 0 || slices.ContainsFunc(rep.Guardrails, func(g diff.GuardrailChange) bool { return g.Change == "introduced" })) {
 		return errFindings
 	}
 	return nil
 }
 
 func diffText(rep *diff.Report) string {
-	if len(rep.Changes) == 0 {
-		return "no changes in effective policy, status, Gateways or routes\n"
-	}
 	var b bytes.Buffer
+	writeGuardrailChanges(&b, rep.Guardrails)
+	if len(rep.Changes) == 0 {
+		return b.String() + "no changes in effective policy, status, Gateways or routes\n"
+	}
 	target := ""
 	for _, c := range rep.Changes {
 		if c.Target != target {
@@ -134,6 +135,29 @@ func diffText(rep *diff.Report) string {
 	}
 	fmt.Fprintf(&b, "%d change(s)\n", len(rep.Changes))
 	return b.String()
+}
+
+// writeGuardrailChanges lists the guardrail findings a change
+// introduces (+) and resolves (-), each where the new (or old) side has it.
+func writeGuardrailChanges(b *bytes.Buffer, gs []diff.GuardrailChange) {
+	if len(gs) == 0 {
+		return
+	}
+	fmt.Fprintln(b, "guardrails")
+	for _, g := range gs {
+		sign := "+"
+		if g.Change == "resolved" {
+			sign = "-"
+		}
+		fmt.Fprintf(b, "  %s %s %s %s:%d:%d: %s\n", sign, g.Severity, g.Code, inert.String(g.File), g.Line, g.Column, inert.String(g.Message))
+	}
+	n := 0
+	for _, g := range gs {
+		if g.Change == "introduced" {
+			n++
+		}
+	}
+	fmt.Fprintf(b, "%d guardrail finding(s) introduced, %d resolved\n", n, len(gs)-n)
 }
 
 // diffSide is "OWNER (LEVEL)", with the whole value when asked (an added

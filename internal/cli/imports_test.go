@@ -30,7 +30,7 @@ import (
 var stageOrder = []string{
 	"internal/inert", "internal/parallel", "internal/render/xdsjson", "internal/secret",
 	"internal/diag", "internal/linttest", "internal/manifest", "internal/model", "internal/policyversion", "internal/topology",
-	"internal/policy", "internal/attach", "internal/merge", "internal/status",
+	"internal/policy", "internal/attach", "internal/merge", "internal/status", "internal/guardrail",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
 	"internal/pipeline", "internal/cli", "internal/benchgen",
 }

@@ -130,7 +130,10 @@ spec:
 	runs = append(runs, []string{"diff", oldDir, newDir}, []string{"diff", oldDir, newDir, "-o", "json"},
 		append([]string{"render", "--gateway", "app/gw" + bare}, in...),
 		append([]string{"graph", "--route", "httproute/app/x" + bare}, in...),
-		[]string{"lint", "-f", filepath.Join(dir, "missing"+bare)})
+		[]string{"lint", "-f", filepath.Join(dir, "missing"+bare)},
+		// Shell completion offers names from the inputs.
+		[]string{"__complete", "explain", "-f", newDir, ""}, []string{"__complete", "graph", "-f", newDir, "--route", ""},
+		[]string{"__complete", "render", "-f", newDir, "--gateway", ""})
 	for _, args := range runs {
 		stdout, stderr, code := run(t, args...)
 		if code == ExitInternal {

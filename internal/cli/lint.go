@@ -89,7 +89,7 @@ func runLint(o *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped()}
+	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
 	extra, err := lintExtra(c, o.Target)
 	if err != nil {
 		return err

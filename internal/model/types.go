@@ -105,9 +105,9 @@ type Opaque struct {
 	Name      string
 	Labels    map[string]string
 	Immutable bool
-	// Keys are the names of the data entries (data and stringData, or
-	// binaryData), each one the API server accepts, sorted; never their
-	// values.
+	// Keys are the names of the entries (a Secret's data and stringData,
+	// a ConfigMap's data and binaryData), each a name the API server
+	// accepts, sorted; never their values.
 	Keys []string
 	Src  *manifest.Object
 	// Assumed: the input does not hold the object; config assumeExist
@@ -117,9 +117,9 @@ type Opaque struct {
 	values map[string]secret.Value
 }
 
-// Value is a Secret's entry key — from stringData, which wins as the API
-// server merges it, else data, base64-decoded — and whether it has one.
-// binaryData and ConfigMaps hold no Value.
+// Value is the value of a Secret's entry key — from stringData, which
+// wins as the API server merges it, else from data, base64-decoded — and
+// whether the Secret has one. A ConfigMap holds no Value.
 func (o *Opaque) Value(key string) (secret.Value, bool) {
 	v, ok := o.values[key]
 	return v, ok

@@ -47,6 +47,8 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.RouteValidator](),
 	reflect.TypeFor[policy.BackendCaller](),
 	reflect.TypeFor[policy.BackendChecker](),
+	reflect.TypeFor[policy.Disabler](),
+	reflect.TypeFor[policy.ValueTyper](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

@@ -41,8 +41,12 @@ package policy
 //	RuleNoter         explain: notes of the kind's own on a route rule (a policy chain it runs)
 //	ObjectExplainer   cli's explain command: a view of its own of one object of the kind
 //	Standalone        cli's render command: what serves the kind's objects when there is no Gateway
+//	Disabler          guardrail: a value of a field that switches its feature off (a route clearing its Gateway's)
+//	ValueTyper        guardrail: the Go type of a field's value, whose JSON names its sub-fields
 
 import (
+	"reflect"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
@@ -508,4 +512,25 @@ type BackendChecker interface {
 // MissingRef is an object a reference names that is not in the input.
 type MissingRef struct {
 	Kind, Namespace, Name string
+}
+
+// Disabler is implemented by kinds some of whose field values switch the
+// field's feature off where they apply rather than configure it
+// (kgateway's extAuth disable: {}, an empty rateLimit.local): a route
+// policy with such a value clears what its Gateway's policy set, and a
+// view asking "is the feature in effect here" must not count it.
+type Disabler interface {
+	// Disables reports whether v, a value of the field key, switches the
+	// feature off.
+	Disables(key string, v any) bool
+}
+
+// ValueTyper is implemented by kinds whose field values are Go types with
+// JSON tags in the shape of the spec (what explain's --show-values
+// prints): the guardrail config names sub-fields of a field
+// (timeouts.request) by those tags, and a name no tag has is refused.
+type ValueTyper interface {
+	// FieldType is the type of the value of the field key; nil when the
+	// kind does not know it (its sub-fields are then not checked).
+	FieldType(key string) reflect.Type
 }
