@@ -371,6 +371,29 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			}
 		}
 		f.FilterOrder = filterSteps(e.FilterOrder())
+		// A rule's own field (a Gateway API filter) stands for a field of
+		// several kinds (a CORS filter is kgateway's TrafficPolicy cors and
+		// Envoy Gateway's SecurityPolicy cors): one row, with what each
+		// kind's value hides.
+		if i := slices.IndexFunc(out, func(o Field) bool { return o.Field == f.Field && o.Owner == f.Owner && e.Field.Owner.IsBuiltIn() }); i >= 0 {
+			o := &out[i]
+			for _, id := range f.Shadowed {
+				if !slices.Contains(o.Shadowed, id) {
+					o.Shadowed = append(o.Shadowed, id)
+				}
+			}
+			for _, id := range f.Overridden {
+				if !slices.Contains(o.Overridden, id) {
+					o.Overridden = append(o.Overridden, id)
+				}
+			}
+			for _, d := range f.Decisions {
+				if !slices.ContainsFunc(o.Decisions, func(x Decision) bool { return x.Loser == d.Loser }) {
+					o.Decisions = append(o.Decisions, d)
+				}
+			}
+			continue
+		}
 		if opt.ShowValues {
 			v := any(e.Field.Values[0])
 			if len(e.Field.Values) > 1 {

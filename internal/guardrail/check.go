@@ -2,6 +2,7 @@ package guardrail
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,10 +20,21 @@ type Target struct {
 	Rule     *topology.Rule
 	Path     *merge.RulePath
 	Listener *topology.Listener
+	// Backend is set, alone, for a backend object's merge (a Service's
+	// cluster settings), on one of its ports when Port names one.
+	Backend *merge.BackendPoints
+	Port    string
 }
 
 // Desc names the target in messages.
 func (t Target) Desc() string {
+	if t.Backend != nil {
+		s := t.Backend.Key.Kind + " " + t.Backend.Key.Namespace + "/" + t.Backend.Key.Name
+		if t.Port != "" {
+			s += " port " + t.Port
+		}
+		return s
+	}
 	if t.Route == nil {
 		return "listener " + t.Listener.ID()
 	}
@@ -110,8 +122,13 @@ func check(c *values, rules []Rule, t Target, es []merge.EffectiveField) []Findi
 	return out
 }
 
-// inScope reports whether the rule applies at t.
+// inScope reports whether the rule applies at t: a backend object is in
+// scope of a rule that names no Gateway and no route namespace (the
+// clusters it configures serve whatever routes use it).
 func (g *Rule) inScope(t Target) bool {
+	if t.Backend != nil {
+		return len(g.Gateways) == 0 && len(g.RouteNamespaces) == 0
+	}
 	if len(g.Gateways) > 0 {
 		if t.Listener == nil || !slices.Contains(g.Gateways, t.Listener.Gateway.Namespace+"/"+t.Listener.Gateway.Name) {
 			return false
@@ -487,6 +504,18 @@ func (g *Rule) require(c *values, t Target, es []merge.EffectiveField) []Finding
 	return out
 }
 
+// backendFields are a backend merge's results as effective fields: one
+// level, nothing shadowed (a port's own policies come first in its merge).
+func backendFields(pts merge.Points) []merge.EffectiveField {
+	var out []merge.EffectiveField
+	for _, pt := range pts {
+		for _, f := range pt.Fields {
+			out = append(out, merge.EffectiveField{Kind: pt.Kind, Key: f.Key, Field: f})
+		}
+	}
+	return out
+}
+
 // where marks the place in a violation's message that Evaluate fills
 // with the targets where it occurs (never a format verb: messages carry
 // the user's words).
@@ -531,17 +560,28 @@ func Evaluate(r *merge.Result, rules []Rule) []diag.Diagnostic {
 	}
 	for _, rp := range r.Routes {
 		for _, rule := range rp.Rules {
-			if rule.Delegating || !rp.Route.Served(rule.Rule) {
-				continue
+			if rule.Delegating || !rp.Route.Served(rule.Rule) || (rule.Rule.Problem != nil && rule.Rule.Problem.Dropped) {
+				continue // no Envoy route of its own, or none at all
 			}
 			for _, parent := range rp.Route.Parents {
 				for _, l := range parent.Listeners {
+					if _, out := r.LeftOut(rp.Route, rule.Rule, l.Gateway); out {
+						continue // not programmed there: nothing of it is in effect
+					}
 					for _, path := range rule.PathsThrough(parent) {
 						t := Target{Route: rp.Route, Rule: rule.Rule, Path: path, Listener: l}
 						add(t, check(c, rules, t, r.EffectiveOn(rule.Rule, path, l)))
 					}
 				}
 			}
+		}
+	}
+	for _, bp := range r.Backends {
+		t := Target{Backend: bp}
+		add(t, check(c, rules, t, backendFields(bp.Own)))
+		for _, port := range slices.Sorted(maps.Keys(bp.Ports)) {
+			t := Target{Backend: bp, Port: port}
+			add(t, check(c, rules, t, backendFields(bp.Ports[port])))
 		}
 	}
 	out := make([]diag.Diagnostic, 0, len(order))

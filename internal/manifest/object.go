@@ -139,6 +139,18 @@ func (o *Object) Lookup(path string) *yaml.Node {
 	return resolve(n)
 }
 
+// Keys are the keys of the mapping at a field path, in document order
+// (nil when the path is missing or not a mapping).
+func (o *Object) Keys(path string) []string {
+	n := o.Lookup(path)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []string
+	eachPair(n, func(k, _ *yaml.Node) { out = append(out, resolve(k).Value) })
+	return out
+}
+
 // FieldPos is the position of a field path; when the path runs out early it
 // is the position of the deepest part that exists, so a finding about a
 // missing field points at its parent rather than at line 1.

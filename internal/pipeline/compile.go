@@ -71,6 +71,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	}
 	ds = append(ds, c.Model.Diagnostics...)
 	ds = append(ds, c.Graph.Diagnostics...)
+	ds = append(ds, c.Policies.Untranslated...)
 	for _, p := range c.Policies.Policies {
 		ds = append(ds, p.Invalid...)
 		ds = append(ds, p.Warnings...)

@@ -19,6 +19,7 @@ import (
 var hooks = []reflect.Type{
 	reflect.TypeFor[policy.Kind](),
 	reflect.TypeFor[policy.Auxiliary](),
+	reflect.TypeFor[policy.Untranslator](),
 	reflect.TypeFor[policy.BackendProvider](),
 	reflect.TypeFor[policy.RuleChecker](),
 	reflect.TypeFor[policy.DeepConflicter](),

@@ -13,6 +13,7 @@ package policy
 //
 //	Kind              every stage: GroupKind, Spec (attachment, fields, merge), Decode
 //	Auxiliary         the registry: other objects of the kind's API group it reads
+//	Untranslator      the registry (Decode): objects and fields its family reads but does not translate, reported (GWP406)
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	BackendDescriber  explain: the cluster settings such an object's own spec sets
@@ -70,6 +71,27 @@ type Kind interface {
 // Rules several kinds share are declared in this package (LintRules).
 type LintRuleOwner interface {
 	LintRules() []diag.Rule
+}
+
+// Untranslator is implemented by kinds whose family reads objects, or
+// parts of objects, it does not translate offline (a whole kind, such as
+// Envoy Gateway's EnvoyPatchPolicy; the settings of its EnvoyProxy it
+// does not model): each is reported where it is set (GWP406), with the
+// reason, rather than dropped silently. The kinds named must be in the
+// model (Auxiliary).
+type Untranslator interface {
+	UntranslatedFields() []UntranslatedField
+}
+
+// UntranslatedField is one declaration of Untranslator.
+type UntranslatedField struct {
+	Kind model.GroupKind
+	// Path is the field ("" the whole object); with Except, each key
+	// under it but the paths Except names is reported on its own.
+	Path   string
+	Except []string
+	// Reason says why it has no effect offline, for the finding.
+	Reason string
 }
 
 // Auxiliary is implemented by kinds that read other objects of their API
