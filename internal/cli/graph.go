@@ -49,6 +49,7 @@ those objects, the topology leading to them and the policies attached there.`,
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "dot", "output format: dot or mermaid")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout")
+	cmd.Flags().BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	cmd.Flags().StringArrayVar(&o.Gateways, "gateway", nil, "draw only this Gateway (NAMESPACE/NAME, or NAME with -n) and what it serves; repeatable")
 	cmd.Flags().StringArrayVar(&o.Routes, "route", nil, "draw only this route (KIND/NAMESPACE/NAME, or KIND/NAME with -n) and its Gateways; repeatable")
 	cmd.Flags().StringArrayVar(&o.Policies, "policy", nil, "draw only this policy (POLICYKIND/NAMESPACE/NAME) and the targets it reaches; repeatable")

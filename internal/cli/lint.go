@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -75,6 +76,7 @@ counted in the summary.`, lint.PolicyOverridden.Code, lint.PrecedenceByName.Code
 	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (a plain table; -o json or -o markdown) and exit")
 	f.StringVar(&o.Target, "target", inferredTarget, policy.LintUnsupportedCapability.Code+" checks the capabilities of this "+targetFlagHelp)
 	f.StringVar(&o.Out, "out", "", "write the report to this file (atomically) instead of stdout")
+	f.BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json", "sarif", "github"))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletions("error", "warning", "info", "none"))
 	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
@@ -151,8 +153,10 @@ type jsonDiagnostic struct {
 	Object   diag.ObjectRef `json:"object"`
 	Field    string         `json:"field"`
 	File     string         `json:"file"`
-	Line     int            `json:"line"`
-	Column   int            `json:"column"`
+	// Line and Column are left out when unknown (a file that could not
+	// be read has no position in it), never given as 0.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
 type jsonReport struct {
@@ -198,8 +202,16 @@ func writeGitHub(w io.Writer, rep *lint.Report, notes []string) {
 		level := map[diag.Severity]string{diag.Error: "error", diag.Warning: "warning", diag.Info: "notice"}[d.Severity]
 		// GitHub's log shows the line as well as the annotation, and
 		// interprets terminal escapes: control characters are escaped
-		// first, then what the workflow command syntax needs.
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, prop.Replace(inert.String(d.Pos.File)), d.Pos.Line, d.Pos.Col, d.Code, esc.Replace(inert.String(d.Message)))
+		// first, then what the workflow command syntax needs. A finding
+		// about a whole file has no line: none is made up.
+		at := "file=" + prop.Replace(inert.String(d.Pos.File))
+		if d.Pos.Line > 0 {
+			at += ",line=" + strconv.Itoa(d.Pos.Line)
+		}
+		if d.Pos.Line > 0 && d.Pos.Col > 0 {
+			at += ",col=" + strconv.Itoa(d.Pos.Col)
+		}
+		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, at, d.Code, esc.Replace(inert.String(d.Message)))
 	}
 }
 
@@ -222,7 +234,11 @@ func writeLintText(w io.Writer, rep *lint.Report, color bool, width int) {
 			file = d.Pos.File
 			fmt.Fprintln(w, style("15").Render(inert.String(file)))
 		}
-		head := fmt.Sprintf("  %d:%d  %s  %s", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code)
+		at := "file" // the whole file (unreadable, over-size): no made-up 0:0
+		if d.Pos.Line > 0 {
+			at = fmt.Sprintf("%d:%d", d.Pos.Line, d.Pos.Col)
+		}
+		head := fmt.Sprintf("  %s  %s  %s", at, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code)
 		line := head + "  " + inert.String(d.Message)
 		if width <= 0 || ansi.StringWidth(line) <= width {
 			fmt.Fprintln(w, line)

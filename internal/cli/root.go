@@ -44,6 +44,8 @@ type globalOptions struct {
 	StrictFields bool
 	// MaxFileSize overrides the config key maxFileSize when positive.
 	MaxFileSize int64
+	// OutFollowSymlinks: --out FILE may write through a symlink at FILE.
+	OutFollowSymlinks bool
 
 	config *Config
 }

@@ -92,8 +92,11 @@ func sarifResult(run *sarif.Run, d diag.Diagnostic, wd string) *sarif.Result {
 }
 
 func sarifLocation(p diag.Position, wd string) *sarif.PhysicalLocation {
-	region := sarif.NewRegion().WithStartLine(max(p.Line, 1)).WithStartColumn(max(p.Col, 1))
-	return sarif.NewPhysicalLocation().WithArtifactLocation(artifactLocation(p.File, wd)).WithRegion(region)
+	loc := sarif.NewPhysicalLocation().WithArtifactLocation(artifactLocation(p.File, wd))
+	if p.Line <= 0 {
+		return loc // the whole file: no made-up line 1
+	}
+	return loc.WithRegion(sarif.NewRegion().WithStartLine(p.Line).WithStartColumn(max(p.Col, 1)))
 }
 
 // artifactLocation names a file relative to the working directory under

@@ -54,6 +54,7 @@ output to those objects, the routes and policies that reach them.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "yaml", "output format: yaml, json or summary (one line per object)")
 	f.StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout")
+	f.BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	f.StringArrayVar(&o.Gateways, "gateway", nil, "only this Gateway (NAMESPACE/NAME, or NAME with -n), its routes and the policies that reach them; repeatable")
 	f.StringArrayVar(&o.Routes, "route", nil, "only this route (KIND/NAMESPACE/NAME, or KIND/NAME with -n), its Gateways and the policies that reach it; repeatable")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("yaml", "json", "summary"))

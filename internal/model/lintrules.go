@@ -17,9 +17,12 @@ var (
 	LintDeprecatedVersion = diag.Rule{Code: "GWP104", Name: "deprecated-version", Severity: diag.Warning,
 		Title: "deprecated apiVersion",
 		Doc:   "The object uses an API version that is deprecated or no longer served; move to the v1 API."}
+	LintInvalidName = diag.Rule{Code: "GWP113", Name: "invalid-name", Severity: diag.Error,
+		Title: "object or reference name the API server would refuse",
+		Doc:   "metadata.name or metadata.namespace breaks the API server's rules for the kind (a DNS-1123 subdomain for most kinds and every custom resource, a DNS-1035 label for a Service, a DNS-1123 label for a namespace: lower-case letters, digits, '-' and '.', at most 253 or 63 characters), or a reference (parentRefs, backendRefs, targetRefs, secretRef, certificateRefs…) names an object by a name no object can have. The API server refuses such an object, or the reference can never resolve; gwpol reports it at the value and leaves the object out of the run, so nothing is rendered from it."}
 )
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintInvalidDocument, LintUnknownField, LintDuplicateObject, LintDeprecatedVersion}
+	return []diag.Rule{LintInvalidDocument, LintUnknownField, LintDuplicateObject, LintDeprecatedVersion, LintInvalidName}
 }

@@ -210,12 +210,28 @@ func Build(set *manifest.Set, opt Options) *Model {
 	// Sized for the input: grown one doubling at a time, the two maps
 	// keyed by Key rehashed every key several times over.
 	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}, assume: newAssumed(opt.AssumeExist)}
-	for _, o := range set.Objects {
+	// Names first, as written (before namespace defaulting): an object
+	// with a name the API server refuses, or a list longer than its CRD
+	// allows, takes no part (names.go, limits.go).
+	refused := make([][]diag.Diagnostic, len(set.Objects))
+	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
+	parallel.Each(len(set.Objects), func(i int) {
+		o := set.Objects[i]
+		gk := GroupKind{o.Group, o.Kind}
+		if kd, known := kinds[gk]; known || opt.Extra[gk] {
+			refused[i] = append(nameFindings(o, gk, !known || kd.namespaced, reads), limitFindings(o, gk)...)
+		}
+	})
+	for i, o := range set.Objects {
 		m.Diagnostics = append(m.Diagnostics, o.Findings...)
 		gk := GroupKind{o.Group, o.Kind}
 		kd, known := kinds[gk]
 		if !known && !opt.Extra[gk] {
 			continue // kinds gwpol does not read are skipped, as documented
+		}
+		if len(refused[i]) > 0 {
+			m.Diagnostics = append(m.Diagnostics, refused[i]...)
+			continue
 		}
 		if o.Namespace == "" && (!known || kd.namespaced) {
 			o.Namespace = opt.DefaultNamespace
