@@ -89,6 +89,11 @@ func golden(t *testing.T, name, got string) {
 func TestGoldenE2E(t *testing.T) {
 	goldens.Start(t)
 	ex := "testdata/examples"
+	const (
+		base          = "testdata/base/platform.yaml"
+		ctpConflicted = "testdata/render/clienttrafficpolicy/conflicted/input.yaml"
+		btpConflicted = "testdata/render/backendtrafficpolicy/conflicted/input.yaml"
+	)
 	cases := []struct {
 		name string
 		args []string
@@ -134,6 +139,15 @@ func TestGoldenE2E(t *testing.T) {
 		{"graph-sandbox.mmd", []string{"graph", "-f", ex, "-n", "sandbox", "--route", "httproute/playground", "--policy", "trafficpolicy/sandbox/wrong-section", "-o", "mermaid"}, 0},
 		{"graph-policy.dot", []string{"graph", "-f", ex, "--policy", "trafficpolicy/infra/https-timeouts"}, 0},
 		{"render-public-routes.yaml", []string{"render", "-f", ex, "--gateway", "infra/public", "--type", "route"}, 0},
+		// One verdict, every view: a Conflicted policy (and a Gateway's
+		// one a listener's replaces) as status, lint and graph show it;
+		// render and explain are the fixtures' own goldens.
+		{"status-clienttrafficpolicy-conflicted.yaml", []string{"status", "-f", base, "-f", ctpConflicted}, 0},
+		{"lint-clienttrafficpolicy-conflicted.txt", []string{"lint", "-f", base, "-f", ctpConflicted}, 0},
+		{"graph-clienttrafficpolicy-conflicted.dot", []string{"graph", "-f", base, "-f", ctpConflicted}, 0},
+		{"status-backendtrafficpolicy-conflicted.yaml", []string{"status", "-f", base, "-f", btpConflicted}, 0},
+		{"lint-backendtrafficpolicy-conflicted.txt", []string{"lint", "-f", base, "-f", btpConflicted}, 0},
+		{"graph-backendtrafficpolicy-conflicted.dot", []string{"graph", "-f", base, "-f", btpConflicted}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

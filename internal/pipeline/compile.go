@@ -38,7 +38,9 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 		directresponse.New(),
 		haptic.New(),
 	}
-	return policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
+	reg := policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
+	reg.AddControllers(trafficpolicy.Controller, envoygateway.Controller, haptic.Controller)
+	return reg
 }
 
 // Compiled is the whole pipeline's result for one input set.
