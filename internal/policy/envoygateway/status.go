@@ -451,6 +451,9 @@ func (s *statusRun) notFound(t target) string {
 		return fmt.Sprintf("No section name %s found for %s %s/%s", t.rule, t.route.Kind, t.route.Meta.Namespace, t.route.Meta.Name)
 	case t.level == levelListener && t.listener == nil && t.gateway != nil:
 		return fmt.Sprintf("No section name %s found for Gateway %s/%s", t.section, t.gateway.Namespace, t.gateway.Name)
+	case t.level == levelListener && t.listener == nil && s.kind.bySection:
+		// resolveClientTrafficPolicyTargetRef's own message.
+		return fmt.Sprintf("ListenerSet %s/%s does not have a listener named %q", t.set.Namespace, t.set.Name, t.section)
 	case t.level == levelListener && t.listener == nil:
 		return fmt.Sprintf("No section name %s found for ListenerSet %s/%s", t.section, t.set.Namespace, t.set.Name)
 	}
@@ -475,6 +478,10 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 		owner := t.listener.Ancestor()
 		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
 		what = "Listener " + owner.Name + "/" + t.section
+		if s.kind.bySection {
+			// ProcessClientTrafficPolicies names the targetRef's object.
+			what = "section of " + owner.Name
+		}
 	case levelSet:
 		key, what = "ListenerSet/"+t.set.Namespace+"/"+t.set.Name, "ListenerSet "+t.set.Name
 	default:
@@ -532,13 +539,19 @@ func (s *statusRun) accept(p *policy.Policy, a entry) {
 	s.warn(p, a)
 }
 
-// warn writes the deprecation warnings, or the kind's other warning, on
-// an entry.
+// warn writes the kind's other warning and the deprecation warnings on
+// an entry. Envoy Gateway writes the other warning first and then merges
+// the deprecations into it (SetWarningForPolicyAncestor): both messages,
+// and the reason Warnings. Deprecated fields are listed sorted by path,
+// as its buildDeprecationWarningMessage does.
 func (s *statusRun) warn(p *policy.Policy, a entry) {
 	d := decoded(p)
+	deprecated := strings.Join(sorted(d.deprecated), "; ")
 	switch {
+	case len(d.deprecated) > 0 && d.warning[0] != "":
+		s.set(p, a, cond("Warning", true, "Warnings", d.warning[1]+"; "+deprecated))
 	case len(d.deprecated) > 0:
-		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(d.deprecated, "; ")))
+		s.set(p, a, cond("Warning", true, "DeprecatedField", deprecated))
 	case d.warning[0] != "":
 		s.set(p, a, cond("Warning", true, d.warning[0], d.warning[1]))
 	}
