@@ -56,7 +56,7 @@ those objects, the topology leading to them and the policies attached there.`,
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("dot", "mermaid"))
 	_ = cmd.RegisterFlagCompletionFunc("gateway", g.fromInputs(gatewayRefs))
 	_ = cmd.RegisterFlagCompletionFunc("route", g.fromInputs(routeRefs))
-	_ = cmd.RegisterFlagCompletionFunc("policy", g.fromInputs(policyRefs))
+	_ = cmd.RegisterFlagCompletionFunc("policy", withKindWords(policyKindList(), g.fromInputs(policyRefs)))
 	return cmd
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/inert"
-	"sigs.k8s.io/yaml"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 func checkFormat(got string, allowed ...string) error {
@@ -23,7 +23,8 @@ func checkFormat(got string, allowed ...string) error {
 }
 
 // encode renders v as indented JSON or as YAML (through JSON, so field
-// names and order are the same in both).
+// names and order are the same in both: a Gateway's name comes before its
+// listeners, as its struct lists them, not in alphabetical order).
 func encode(format string, v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -37,7 +38,31 @@ func encode(format string, v any) ([]byte, error) {
 	}
 	// The YAML emitter writes bidi controls raw and refuses DEL and C1
 	// controls: those reach it as escapes written out (inert.JSONForYAML).
-	return yaml.JSONToYAML(inert.JSONForYAML(b.Bytes()))
+	return orderedYAML(inert.JSONForYAML(b.Bytes()))
+}
+
+// orderedYAML transcodes JSON to block-style YAML keeping the order of
+// every object's keys.
+func orderedYAML(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var plain func(n *yaml.Node)
+	plain = func(n *yaml.Node) {
+		n.Style = 0 // block collections, plain scalars (quoted where YAML needs it)
+		for _, c := range n.Content {
+			plain(c)
+		}
+	}
+	plain(&doc)
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), enc.Close()
 }
 
 // writeData encodes v and writes it to stdout or, atomically, to path.

@@ -12,8 +12,8 @@ var (
 		Title: "known kind with an unknown field",
 		Doc:   "A field the kind's API does not define, with the nearest field it does define. kubectl's strict field validation rejects the object, so it is an error; config strictFields: false (or --strict-fields=false) makes it a warning, for clusters that prune unknown fields instead."}
 	LintDuplicateObject = diag.Rule{Code: "GWP103", Name: "duplicate-object", Severity: diag.Error,
-		Title: "two objects with the same kind/namespace/name",
-		Doc:   "The second object would overwrite the first when applied; gwpol uses the first and reports the second."}
+		Title: "two different objects with the same kind/namespace/name",
+		Doc:   "Two documents define one object with different content. Applied in input order (-f order, then document order) the later replaces the earlier, as kubectl apply would; gwpol uses the later and reports the earlier, naming both places. Identical documents (the same GatewayClass in two example files) are one object and raise nothing."}
 	LintDeprecatedVersion = diag.Rule{Code: "GWP104", Name: "deprecated-version", Severity: diag.Warning,
 		Title: "deprecated apiVersion",
 		Doc:   "The object uses an API version that is deprecated or no longer served; move to the v1 API."}
