@@ -401,8 +401,11 @@ var (
 	current    = map[string]bool{"v1": true}
 	oldAndNew  = map[string]bool{"v1": true, "v1beta1": false}
 	grpcSeries = map[string]bool{"v1": true, "v1alpha2": false}
-	// streamSeries: TCPRoute, TLSRoute and UDPRoute, served as v1alpha2 before v1.
+	// streamSeries: TCPRoute and UDPRoute, served as v1alpha2 before v1.
 	streamSeries = map[string]bool{"v1": true, "v1alpha2": false}
+	// tlsSeries: TLSRoute, served as v1alpha2 and (experimental channel,
+	// Gateway API v1.3–v1.4) v1alpha3 before v1; v1alpha3's fields are v1's.
+	tlsSeries = map[string]bool{"v1": true, "v1alpha2": false, "v1alpha3": false}
 )
 
 var kinds = map[GroupKind]kindDef{
@@ -422,7 +425,7 @@ var kinds = map[GroupKind]kindDef{
 		func(o *manifest.Object, v any) any { return newTCPRoute(o, v.(*gwv1.TCPRoute)) }, true, true},
 	{GatewayGroup, "UDPRoute"}: {true, streamSeries, func() any { return &gwv1.UDPRoute{} },
 		func(o *manifest.Object, v any) any { return newUDPRoute(o, v.(*gwv1.UDPRoute)) }, true, true},
-	{GatewayGroup, "TLSRoute"}: {true, streamSeries, func() any { return &gwv1.TLSRoute{} },
+	{GatewayGroup, "TLSRoute"}: {true, tlsSeries, func() any { return &gwv1.TLSRoute{} },
 		func(o *manifest.Object, v any) any { return newTLSRoute(o, v.(*gwv1.TLSRoute)) }, true, true},
 	{GatewayGroup, "ReferenceGrant"}: {true, map[string]bool{"v1": true, "v1beta1": false, "v1alpha2": false}, func() any { return &gwv1.ReferenceGrant{} },
 		func(o *manifest.Object, v any) any {
@@ -452,7 +455,7 @@ func decodeKind(o *manifest.Object, kd kindDef, lenient bool) (any, []diag.Diagn
 	var diags []diag.Diagnostic
 	current, served := kd.versions[o.Version]
 	if !served {
-		return nil, []diag.Diagnostic{{Code: LintDeprecatedVersion.Code, Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
+		return nil, []diag.Diagnostic{{Code: LintVersionNotServed.Code, Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
 			Message: o.Kind + " " + o.APIVersion + " is not a version gwpol reads; use " + groupVersion(o.Group, "v1")}}
 	}
 	if !current {

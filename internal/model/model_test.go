@@ -286,6 +286,8 @@ func TestDeprecatedVersions(t *testing.T) {
 		severity               diag.Severity
 		decoded                bool
 	}{
+		{"TLSRoute v1alpha2", "gateway.networking.k8s.io/v1alpha2", "TLSRoute", "{parentRefs: [{name: gw}], hostnames: [a.example.com], rules: [{backendRefs: [{name: s, port: 443}]}]}", diag.Warning, true},
+		{"TLSRoute v1alpha3", "gateway.networking.k8s.io/v1alpha3", "TLSRoute", "{parentRefs: [{name: gw}], hostnames: [a.example.com], rules: [{backendRefs: [{name: s, port: 443}]}]}", diag.Warning, true},
 		{"Gateway v1beta1", "gateway.networking.k8s.io/v1beta1", "Gateway", "{gatewayClassName: c, listeners: [{name: h, port: 80, protocol: HTTP}]}", diag.Warning, true},
 		{"HTTPRoute v1beta1", "gateway.networking.k8s.io/v1beta1", "HTTPRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},
 		{"GRPCRoute v1alpha2", "gateway.networking.k8s.io/v1alpha2", "GRPCRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},
@@ -299,12 +301,18 @@ func TestDeprecatedVersions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata: {name: x}\nspec: %s\n", tt.apiVersion, tt.kind, tt.spec)
 			m := build(t, src)
-			if got := codes(m.Diagnostics); !slices.Equal(got, []string{"GWP104"}) {
-				t.Fatalf("diagnostics = %+v, want one GWP104", m.Diagnostics)
+			// A deprecated served version is a GWP104 warning; one never
+			// served is a GWP111 error.
+			want := "GWP104"
+			if tt.severity == diag.Error {
+				want = "GWP111"
+			}
+			if got := codes(m.Diagnostics); !slices.Equal(got, []string{want}) {
+				t.Fatalf("diagnostics = %+v, want one %s", m.Diagnostics, want)
 			}
 			d := m.Diagnostics[0]
 			if d.Severity != tt.severity || d.Field != "apiVersion" || d.Pos != (diag.Position{File: "in.yaml", Line: 1, Col: 13}) {
-				t.Errorf("GWP104 = %+v", d)
+				t.Errorf("%s = %+v", want, d)
 			}
 			if strings.Contains(d.Message, " /v1") {
 				t.Errorf("message %q suggests an empty group", d.Message)
