@@ -210,7 +210,7 @@ func parseCEL(e string) (*expr.ParsedExpr, error) {
 	}
 	ast, iss := env.Compile(e)
 	if iss.Err() != nil {
-		return nil, fmt.Errorf("invalid CEL expression %q: %w", e, iss.Err())
+		return nil, fmt.Errorf("invalid RBAC CEL expression %q: %w", e, iss.Err())
 	}
 	pe, err := cel.AstToParsedExpr(ast)
 	if err != nil {

@@ -2,6 +2,7 @@ package trafficpolicy
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,8 +61,14 @@ func (v *validator) validate() {
 		v.duration("spec.retry.perTryTimeout", s.Retry.PerTryTimeout)
 		v.duration("spec.retry.backoffBaseInterval", s.Retry.BackoffBaseInterval)
 	}
-	if s.BasicAuth != nil && s.BasicAuth.SecretRef != nil {
-		v.secret("spec.basicAuth.secretRef", s.BasicAuth.SecretRef.Name, s.BasicAuth.SecretRef.Namespace)
+	if b := s.BasicAuth; b != nil && b.Disable == nil {
+		v.basicAuth(b)
+	}
+	if r := s.RBAC; r != nil {
+		v.rbacExpressions(r.Policy.MatchExpressions)
+	}
+	if a := s.ACL; a != nil {
+		v.aclCIDRs(a)
 	}
 	if a := s.APIKeyAuth; a != nil {
 		if a.SecretRef != nil {
@@ -230,15 +237,20 @@ func (v *validator) granted(kind, ns, name string) bool {
 	return v.env.Model.GrantAllows(Group, KindTrafficPolicy, v.p.Obj.Namespace, model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name})
 }
 
-func (v *validator) secret(path, name string, nsRef *string) {
+// secret checks a Secret reference and returns the Secret, or nil when it
+// is missing or out of reach (reported).
+func (v *validator) secret(path, name string, nsRef *string) *model.Opaque {
 	ns := v.ns(nsRef)
-	if v.env.Model.Secret(ns, name) == nil {
+	sec := v.env.Model.Secret(ns, name)
+	if sec == nil {
 		v.invalid(path, "Secret %s/%s not found", ns, name)
-		return
+		return nil
 	}
 	if !v.granted("Secret", ns, name) {
 		v.invalid(path, "Secret %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to read it", ns, name, ns, v.p.Obj.Namespace)
+		return nil
 	}
+	return sec
 }
 
 // secretSelector: kgateway selects Secrets in every namespace; those in
@@ -272,9 +284,32 @@ func (v *validator) headerSecrets(path string, f *HTTPHeaderFilter) {
 		hs   []HTTPHeader
 	}{{"set", f.Set}, {"add", f.Add}} {
 		for i, h := range list.hs {
-			if h.SecretRef != nil {
-				v.secret(fmt.Sprintf("%s.%s[%d].secretRef", path, list.name, i), h.SecretRef.Name, h.SecretRef.Namespace)
+			if h.SecretRef == nil {
+				continue
 			}
+			at := fmt.Sprintf("%s.%s[%d].secretRef", path, list.name, i)
+			sec := v.secret(at, h.SecretRef.Name, h.SecretRef.Namespace)
+			// kgateway's resolveHeader reads the entry named by key, else
+			// by the header's name; with neither it injects every entry.
+			key := ""
+			switch {
+			case h.SecretRef.Key != nil:
+				key = *h.SecretRef.Key
+			case h.Name != nil:
+				key = *h.Name
+			}
+			if sec == nil || key == "" || sec.HasKey(key) {
+				continue
+			}
+			header := "header value(s)"
+			if h.Name != nil {
+				header = fmt.Sprintf("header '%s'", *h.Name)
+			}
+			at = fmt.Sprintf("%s.%s[%d].secretRef.key", path, list.name, i)
+			if h.SecretRef.Key == nil {
+				at = fmt.Sprintf("%s.%s[%d].name", path, list.name, i)
+			}
+			v.invalid(at, "%s: failed to resolve %s: secret %s/%s does not contain key %q", strings.TrimPrefix(path, "spec.headerModifiers."), header, v.ns(h.SecretRef.Namespace), h.SecretRef.Name, key)
 		}
 	}
 }
@@ -331,5 +366,113 @@ func balancedTemplate(s string) bool {
 			return false
 		}
 		s = rest[end+2:]
+	}
+}
+
+// basicAuth checks what kgateway's constructBasicAuth checks: a Secret
+// reference must resolve and hold its key (".htpasswd" unless key says
+// otherwise), and inline users must be htpasswd entries Envoy accepts.
+// The users a Secret holds are its data, which gwpol never reads.
+func (v *validator) basicAuth(b *BasicAuthPolicy) {
+	if len(b.Users) > 0 {
+		if msg := htpasswdProblem(b.Users); msg != "" {
+			v.invalid("spec.basicAuth.users", "basic auth: %s", msg)
+		}
+		return
+	}
+	if b.SecretRef == nil {
+		return
+	}
+	sec := v.secret("spec.basicAuth.secretRef", b.SecretRef.Name, b.SecretRef.Namespace)
+	key := ".htpasswd"
+	if b.SecretRef.Key != nil {
+		key = *b.SecretRef.Key
+	}
+	if sec != nil && !sec.HasKey(key) {
+		path := "spec.basicAuth.secretRef"
+		if b.SecretRef.Key != nil {
+			path += ".key"
+		}
+		v.invalid(path, "basic auth: secret %s/%s does not contain key '%s'", v.ns(b.SecretRef.Namespace), b.SecretRef.Name, key)
+	}
+}
+
+// htpasswdProblem applies kgateway's validateAndFilterSHAUsers to inline
+// users: Envoy's basic_auth filter accepts only "{SHA}" hashes (28 base64
+// characters), an entry needs a colon, and a name listed twice with
+// different hashes is ambiguous. Any dropped entry makes the policy
+// invalid, and so does a list with no usable entry. It returns "" when
+// the users are fine; entries without a name are named by line.
+func htpasswdProblem(users []string) string {
+	var bad []string
+	valid := map[string]string{}
+	lines := strings.Split(strings.Join(users, "\n"), "\n")
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, hash, ok := strings.Cut(line, ":")
+		switch {
+		case !ok:
+			bad = append(bad, fmt.Sprintf("line %d", i+1))
+		case !strings.HasPrefix(hash, "{SHA}") || len(hash) != 5+28:
+			bad = append(bad, name)
+		case valid[name] != "" && valid[name] != hash:
+			bad = append(bad, name)
+		default:
+			valid[name] = hash
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		return fmt.Sprintf("dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v", len(bad), bad)
+	case len(valid) == 0:
+		return "no valid users with {SHA} hash format found"
+	}
+	return ""
+}
+
+// rbacExpressions compiles each RBAC CEL expression as kgateway's
+// translateRBAC does (parsed and checked with request, source,
+// destination, connection and metadata as dynamic variables); the first
+// that does not compile makes the policy invalid.
+func (v *validator) rbacExpressions(exprs []string) {
+	for i, e := range exprs {
+		if _, err := parseCEL(e); err != nil {
+			v.invalid(fmt.Sprintf("spec.rbac.policy.matchExpressions[%d]", i), "RBAC policy encountered CEL matcher errors: [failed to validate CEL expression: %v]", err)
+			return
+		}
+	}
+}
+
+// aclCIDRs is kgateway's validateACLCIDRs: an entry with a prefix length
+// must be a network address (no host bits set); a bare IP is taken as is.
+// kgateway names every bad entry in one error; gwpol reports it at the
+// first.
+func (v *validator) aclCIDRs(a *ACLPolicy) {
+	var bad []string
+	first := ""
+	for i, r := range a.Rules {
+		for j, c := range r.CIDRs {
+			if !strings.Contains(c, "/") {
+				continue
+			}
+			ip, network, err := net.ParseCIDR(c)
+			switch {
+			case err != nil:
+				bad = append(bad, fmt.Sprintf("%q (%v)", c, err))
+			case !ip.Equal(network.IP):
+				bad = append(bad, fmt.Sprintf("%q (host bits set; did you mean %q?)", c, network.String()))
+			default:
+				continue
+			}
+			if first == "" {
+				first = fmt.Sprintf("spec.acl.rules[%d].cidrs[%d]", i, j)
+			}
+		}
+	}
+	if len(bad) > 0 {
+		v.invalid(first, "acl: invalid CIDR(s): %s", strings.Join(bad, ", "))
 	}
 }
