@@ -1,0 +1,141 @@
+package status_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// extension is a GatewayExtension in infra of the given type, whose
+// service is the Service svc (port 80) unless backend names another.
+func extension(name, typ, backend string) string {
+	field := map[string]string{"ExtAuth": "extAuth", "ExtProc": "extProc", "RateLimit": "rateLimit"}[typ]
+	svc := "grpcService: {backendRef: {name: " + backend + ", port: 80}}"
+	if typ == "RateLimit" {
+		svc = "grpcService: {backendRef: {name: " + backend + ", port: 80}}, domain: d"
+	}
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  type: " + typ + "\n  " + field + ": {" + svc + "}\n"
+}
+
+// secret is a Secret in infra holding the given data keys.
+func secret(name string, keys ...string) string {
+	data := ""
+	for _, k := range keys {
+		data += "  " + k + ": eA==\n"
+	}
+	if data == "" {
+		return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\n"
+	}
+	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ndata:\n" + data
+}
+
+// TestKgatewayChecks: the checks kgateway's translator makes on its
+// policies, one subtest each, as docs/controllers/kgateway-checks.md lists
+// them (the inventory names each subtest). A case compiles the policies
+// with the base Gateway and routes and states the policy's Accepted
+// condition on its ancestor, and a part of the message where kgateway's
+// wording matters.
+func TestKgatewayChecks(t *testing.T) {
+	tp := func(name, fields string) string { return policyDoc(name, "r2", "", fields, 1) }
+	tests := []struct {
+		name, docs string
+		mode       string // ReferenceGrantMode; Permissive when empty
+		validation string // ValidationMode; Standard when empty
+		policy     string
+		want       string // Accepted status/reason
+		message    string // part of its message
+	}{
+		// TrafficPolicy: what ConstructIR and validateWithValidationLevel check.
+		{name: "valid policy accepted", docs: tp("p", "  timeouts: {request: 5s}\n"), policy: "p", want: "True/Valid", message: "Policy accepted"},
+		{name: "policy-weight not an int32", docs: strings.Replace(tp("p", "  timeouts: {request: 5s}\n"), "namespace: infra,", "namespace: infra, annotations: {kgateway.dev/policy-weight: heavy},", 1),
+			policy: "p", want: "False/Invalid", message: "kgateway.dev/policy-weight"},
+		{name: "target not found", docs: policyDoc("p", "nope", "", "  timeouts: {request: 5s}\n", 1), policy: "p", want: "False/TargetNotFound"},
+		{name: "extAuth extension not found", docs: tp("p", "  extAuth: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "GatewayExtension infra/nope not found"},
+		{name: "extAuth extension of another type", docs: extension("ep", "ExtProc", "svc") + tp("p", "  extAuth: {extensionRef: {name: ep}}\n"), policy: "p", want: "False/Invalid", message: "does not configure extAuth"},
+		{name: "extAuth extension backend missing", docs: extension("ea", "ExtAuth", "gone") + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"), policy: "p", want: "False/Invalid", message: "backend Service infra/gone not found"},
+		{name: "extAuth extension resolves", docs: extension("ea", "ExtAuth", "svc") + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"), policy: "p", want: "True/Valid"},
+		{name: "extension in another namespace without ReferenceGrant (Strict)", mode: "Strict",
+			docs:   strings.Replace(extension("ea", "ExtAuth", "svc"), "namespace: infra", "namespace: other", 1) + tp("p", "  extAuth: {extensionRef: {name: ea, namespace: other}}\n"),
+			policy: "p", want: "False/Invalid", message: "missing reference grant"},
+		{name: "extProc extension not found", docs: tp("p", "  extProc: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
+		{name: "global rate limit extension not found", docs: tp("p", "  rateLimit: {global: {extensionRef: {name: nope}, descriptors: [{entries: [{type: RemoteAddress}]}]}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
+		{name: "jwtAuth extension not found", docs: tp("p", "  jwtAuth: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
+		{name: "local rate limit maxTokens below 1", docs: tp("p", "  rateLimit: {local: {tokenBucket: {maxTokens: 0, fillInterval: 1s}}}\n"), policy: "p", want: "False/Invalid", message: "maxTokens"},
+		{name: "local rate limit fillInterval not a duration", docs: tp("p", "  rateLimit: {local: {tokenBucket: {maxTokens: 1, fillInterval: soon}}}\n"), policy: "p", want: "False/Invalid", message: "not a duration"},
+		{name: "timeout not a duration", docs: tp("p", "  timeouts: {request: soon}\n"), policy: "p", want: "False/Invalid", message: "not a duration"},
+		{name: "retry perTryTimeout not a duration", docs: tp("p", "  retry: {attempts: 2, perTryTimeout: soon}\n"), policy: "p", want: "False/Invalid", message: "not a duration"},
+		{name: "basicAuth Secret not found", docs: tp("p", "  basicAuth: {secretRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "Secret infra/nope not found"},
+		{name: "basicAuth Secret without the .htpasswd key", docs: secret("users", "other") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"), policy: "p", want: "False/Invalid", message: "does not contain key '.htpasswd'"},
+		{name: "basicAuth Secret without the named key", docs: secret("users", ".htpasswd") + tp("p", "  basicAuth: {secretRef: {name: users, key: team}}\n"), policy: "p", want: "False/Invalid", message: "does not contain key 'team'"},
+		{name: "basicAuth Secret with the key", docs: secret("users", ".htpasswd") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"), policy: "p", want: "True/Valid"},
+		{name: "basicAuth inline user not SHA", docs: tp("p", "  basicAuth: {users: [\"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\", \"bob:$apr1$x$y\"]}\n"), policy: "p", want: "False/Invalid", message: "dropped 1 user(s)"},
+		{name: "basicAuth inline entry without colon", docs: tp("p", "  basicAuth: {users: [\"alice\"]}\n"), policy: "p", want: "False/Invalid", message: "[line 1]"},
+		{name: "basicAuth inline user twice with different hashes", docs: tp("p", "  basicAuth: {users: [\"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\", \"alice:{SHA}NkvfLtd6hUTTtxGgO2nurcxjydc=\"]}\n"),
+			policy: "p", want: "False/Invalid", message: "[alice]"},
+		{name: "basicAuth inline users valid", docs: tp("p", "  basicAuth: {users: [\"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\", \"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\"]}\n"), policy: "p", want: "True/Valid"},
+		{name: "apiKeyAuth Secret not found", docs: tp("p", "  apiKeyAuth: {secretRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
+		{name: "apiKeyAuth selector matches no Secret", docs: tp("p", "  apiKeyAuth: {secretSelector: {matchLabels: {team: none}}}\n"), policy: "p", want: "False/Invalid", message: "no Secret matches"},
+		{name: "header from a Secret not found", docs: tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: nope}}]}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
+		{name: "header from a Secret without the key", docs: secret("creds", "other") + tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: creds}}]}}\n"),
+			policy: "p", want: "False/Invalid", message: `request: failed to resolve header 'x-key': secret infra/creds does not contain key "x-key"`},
+		{name: "header from a Secret's named key", docs: secret("creds", "token") + tp("p", "  headerModifiers: {response: {add: [{name: x-key, secretRef: {name: creds, key: token}}]}}\n"), policy: "p", want: "True/Valid"},
+		{name: "headers from every key of a Secret", docs: secret("creds") + tp("p", "  headerModifiers: {request: {set: [{secretRef: {name: creds}}]}}\n"), policy: "p", want: "True/Valid"},
+		{name: "rbac CEL expression does not compile", docs: tp("p", "  rbac: {policy: {matchExpressions: [\"request.headers['x'] ==\"]}}\n"), policy: "p", want: "False/Invalid", message: "RBAC policy encountered CEL matcher errors"},
+		{name: "rbac CEL expression compiles", docs: tp("p", "  rbac: {policy: {matchExpressions: [\"request.headers['x'] == 'y'\"]}}\n"), policy: "p", want: "True/Valid"},
+		{name: "acl CIDR with host bits", docs: tp("p", "  acl: {defaultAction: Deny, rules: [{cidrs: [10.0.0.0/8, 172.18.0.0/12], action: Allow}]}\n"), policy: "p", want: "False/Invalid",
+			message: `acl: invalid CIDR(s): "172.18.0.0/12" (host bits set; did you mean "172.16.0.0/12"?)`},
+		{name: "acl network CIDRs and bare IPs", docs: tp("p", "  acl: {defaultAction: Deny, rules: [{cidrs: [10.0.0.0/8, 192.168.1.7, \"2001:db8::/32\"], action: Allow}]}\n"), policy: "p", want: "True/Valid"},
+		{name: "urlRewrite pathRegex not RE2", docs: tp("p", "  urlRewrite: {pathRegex: {pattern: \"(\", substitution: x}}\n"), policy: "p", want: "False/Invalid", message: "not an RE2"},
+		{name: "Strict: transformation template malformed", validation: "Strict", docs: tp("p", "  transformation: {request: {set: [{name: x, value: \"{{ a\"}]}}\n"), policy: "p", want: "False/Invalid", message: "invalid xds configuration"},
+		{name: "Standard: transformation template not validated", docs: tp("p", "  transformation: {request: {set: [{name: x, value: \"{{ a\"}]}}\n"), policy: "p", want: "True/Valid"},
+		{name: "Strict: csrf regex does not compile", validation: "Strict", docs: tp("p", "  csrf: {percentageEnabled: 100, additionalOrigins: [{safeRegex: \"(\"}]}\n"), policy: "p", want: "False/Invalid", message: "invalid xds configuration"},
+
+		// BackendConfigPolicy (backendconfigpolicy/plugin.go: translate).
+		{name: "backendconfigpolicy connectTimeout not a duration", docs: bcpDoc("b", "svc", "", "  connectTimeout: soon\n", 1), policy: "b", want: "False/Invalid"},
+		{name: "backendconfigpolicy valid", docs: bcpDoc("b", "svc", "", "  connectTimeout: 5s\n", 1), policy: "b", want: "True/Valid"},
+		{name: "backendconfigpolicy port name not on the Service", docs: bcpDoc("b", "svc", "grpc", "  connectTimeout: 5s\n", 1), policy: "b", want: "False/TargetNotFound"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mode, validation := tt.mode, tt.validation
+			if mode == "" {
+				mode = "Permissive"
+			}
+			if validation == "" {
+				validation = "Standard"
+			}
+			objs, err := manifest.Parse("test.yaml", []byte(base+tt.docs), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: mode, ValidationMode: validation})
+			rep := status.Compute(c.Result, status.Options{ValidationMode: validation})
+			found := false
+			for _, p := range rep.Policies {
+				if p.Name != tt.policy {
+					continue
+				}
+				for _, a := range p.Ancestors {
+					found = true
+					for _, c := range a.Conditions {
+						if c.Type != "Accepted" {
+							continue
+						}
+						if got := c.Status + "/" + c.Reason; got != tt.want {
+							t.Errorf("%s @ %s: Accepted = %s (%q), want %s", p.Name, a.AncestorRef.String(), got, c.Message, tt.want)
+						}
+						if !strings.Contains(c.Message, tt.message) {
+							t.Errorf("%s @ %s: Accepted message %q does not say %q", p.Name, a.AncestorRef.String(), c.Message, tt.message)
+						}
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no status for policy %s", tt.policy)
+			}
+		})
+	}
+}
