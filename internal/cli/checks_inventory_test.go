@@ -78,12 +78,25 @@ func testFuncs(t *testing.T, root string) map[string]string {
 // holds the subtest's name as a string), or, for a check gwpol cannot make
 // offline, a case of the divergence list.
 func TestEnvoyGatewayChecksInventory(t *testing.T) {
-	const doc = "../../docs/controllers/envoygateway-checks.md"
+	checkInventory(t, "../../docs/controllers/envoygateway-checks.md", "testdata/eg-divergences.txt")
+}
+
+// TestKgatewayChecksInventory: the same for kgateway's inventory, whose
+// divergence cases are those of testdata/conformance-divergences.txt.
+func TestKgatewayChecksInventory(t *testing.T) {
+	checkInventory(t, "../../docs/controllers/kgateway-checks.md", "testdata/conformance-divergences.txt")
+}
+
+// checkInventory reports every problem of the inventory doc, whose
+// divergence rows name cases of divFile (relative to the repository root;
+// lines "case: reason").
+func checkInventory(t *testing.T, doc, divFile string) {
+	t.Helper()
 	b, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	div, err := os.ReadFile("../../testdata/eg-divergences.txt")
+	div, err := os.ReadFile("../../" + divFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,14 +106,15 @@ func TestEnvoyGatewayChecksInventory(t *testing.T) {
 			divergences[name] = true
 		}
 	}
-	for _, problem := range inventoryProblems(doc, string(b), testFuncs(t, "../.."), divergences) {
+	for _, problem := range inventoryProblems(doc, string(b), testFuncs(t, "../.."), divergences, divFile) {
 		t.Error(problem)
 	}
 }
 
 // inventoryProblems checks the rows of an inventory against the test
-// functions (name → text of their file) and the divergence cases.
-func inventoryProblems(doc, text string, tests map[string]string, divergences map[string]bool) []string {
+// functions (name → text of their file) and the divergence cases listed
+// in divFile.
+func inventoryProblems(doc, text string, tests map[string]string, divergences map[string]bool, divFile string) []string {
 	var out []string
 	rows := inventoryRows(text)
 	if len(rows) == 0 {
@@ -120,7 +134,7 @@ func inventoryProblems(doc, text string, tests map[string]string, divergences ma
 		}
 		if m := divCell.FindStringSubmatch(r.test); m != nil {
 			if !divergences[m[1]] {
-				out = append(out, fmt.Sprintf("%s: divergence %q is not in testdata/eg-divergences.txt", at, m[1]))
+				out = append(out, fmt.Sprintf("%s: divergence %q is not in %s", at, m[1], divFile))
 			}
 			continue
 		}
@@ -156,7 +170,7 @@ func TestInventoryProblems(t *testing.T) {
 | A1 | bad | nowhere | r | ` + "`TestReal`" + ` |
 `
 	tests := map[string]string{"TestReal": `t.Run("sub", …)`}
-	got := inventoryProblems("d.md", doc, tests, map[string]bool{"known-case": true})
+	got := inventoryProblems("d.md", doc, tests, map[string]bool{"known-case": true}, "testdata/eg-divergences.txt")
 	want := []string{
 		"d.md:5: A3: no test function TestMissing",
 		`d.md:6: A4: the file of TestReal has no subtest named "nosuch"`,
