@@ -110,7 +110,7 @@ var families = []family{
 	{"extAuth", "{extensionRef: {name: authz}}", "", "envoy.extensions.filters.http.ext_authz.v3.ExtAuthz", true},
 	{"extProc", "{extensionRef: {name: processor}}", "", "envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor", false},
 	{"jwtAuth", "{extensionRef: {name: jwks}}", "", "envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication", true},
-	{"basicAuth", "{users: [\"user:{SHA}x\"]}", "", "envoy.extensions.filters.http.basic_auth.v3.BasicAuth", true},
+	{"basicAuth", "{users: [\"user:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\"]}", "", "envoy.extensions.filters.http.basic_auth.v3.BasicAuth", true},
 	{"apiKeyAuth", "{secretRef: {name: keys}}", "", "envoy.extensions.filters.http.api_key_auth.v3.ApiKeyAuth", true},
 	{"cors", "{allowOrigins: [https://a.example.com]}", "", "envoy.extensions.filters.http.cors.v3.Cors", false},
 	{"buffer", "{maxRequestSize: 1024}", "", "envoy.extensions.filters.http.buffer.v3.Buffer", false},
