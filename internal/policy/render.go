@@ -117,6 +117,11 @@ type Fragment struct {
 	// dns tunes a dynamic forward proxy's DNS cache, and leaves an EDS
 	// cluster as it is).
 	ClusterOfType proto.Message
+	// ClusterFinish adjusts the backend's whole cluster (a go-control-plane
+	// Cluster) once every field's Cluster is merged into it, for a setting
+	// whose meaning depends on what the cluster is (kgateway drops
+	// useHostnameForHashing from a cluster not resolved by DNS).
+	ClusterFinish func(cluster proto.Message)
 	// HCM and Listener are merged (proto.Merge) into the HTTP connection
 	// manager and the Listener of the scoped Gateway's listeners: a
 	// go-control-plane HttpConnectionManager and Listener the kind's render

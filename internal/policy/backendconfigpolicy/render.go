@@ -85,7 +85,62 @@ func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment,
 	if err != nil {
 		return nil, err
 	}
-	return []policy.Fragment{{Cluster: c}}, nil
+	fr := policy.Fragment{Cluster: c}
+	if in.Key == "loadBalancer" {
+		fr.ClusterFinish = hostnameHashingOnDNSOnly
+	}
+	return []policy.Fragment{fr}, nil
+}
+
+// hostnameHashingOnDNSOnly is kgateway's applyLoadBalancerConfig: a
+// consistent-hashing policy hashes on host names only in a cluster whose
+// hosts come from DNS (STRICT_DNS, or the DNS cluster extension with one
+// endpoint per address); in any other (a Service's EDS cluster) kgateway
+// turns useHostnameForHashing off and keeps the rest of the policy.
+func hostnameHashingOnDNSOnly(m proto.Message) {
+	c, ok := m.(*clusterv3.Cluster)
+	if !ok || hostsFromDNS(c) || c.GetLoadBalancingPolicy() == nil || len(c.GetLoadBalancingPolicy().GetPolicies()) == 0 {
+		return
+	}
+	tc := c.GetLoadBalancingPolicy().GetPolicies()[0].GetTypedExtensionConfig()
+	if tc == nil || tc.GetTypedConfig() == nil {
+		return
+	}
+	msg, err := tc.GetTypedConfig().UnmarshalNew()
+	if err != nil {
+		return
+	}
+	var hc *lbcommonv3.ConsistentHashingLbConfig
+	switch p := msg.(type) {
+	case *ringhashv3.RingHash:
+		hc = p.GetConsistentHashingLbConfig()
+	case *maglevv3.Maglev:
+		hc = p.GetConsistentHashingLbConfig()
+	}
+	if hc == nil || !hc.UseHostnameForHashing {
+		return
+	}
+	hc.UseHostnameForHashing = false
+	tc.TypedConfig = pack(msg)
+}
+
+// hostsFromDNS reports whether the cluster's hosts are DNS names Envoy
+// resolves, one endpoint each (kgateway's supportsHostnameForHashing).
+func hostsFromDNS(c *clusterv3.Cluster) bool {
+	switch t := c.GetClusterDiscoveryType().(type) {
+	case *clusterv3.Cluster_Type:
+		return t.Type == clusterv3.Cluster_STRICT_DNS
+	case *clusterv3.Cluster_ClusterType:
+		if t.ClusterType.GetName() != DNSClusterType || t.ClusterType.GetTypedConfig() == nil {
+			return false
+		}
+		d := &dnsclusterv3.DnsCluster{}
+		if err := t.ClusterType.GetTypedConfig().UnmarshalTo(d); err != nil {
+			return false
+		}
+		return !d.GetAllAddressesInSingleEndpoint()
+	}
+	return false
 }
 
 // strict decodes a field's value into a typed view; a setting the view

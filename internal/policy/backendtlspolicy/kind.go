@@ -119,13 +119,21 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 }
 
 // caProblem says why a CA certificate reference does not resolve, "" when
-// it does: it must name a ConfigMap in the policy's namespace.
+// it does: it must name a ConfigMap or a Secret in the policy's namespace
+// (a LocalObjectReference; kgateway's buildTranslateFunc reads either,
+// the Secret without a ReferenceGrant as it is local).
 func caProblem(m *model.Model, ns string, ref ObjectRef) string {
-	if ref.Group != "" || ref.Kind != "ConfigMap" {
-		return fmt.Sprintf("invalid CA certificate ref %s/%s: only ConfigMap is supported", ref.Kind, ref.Name)
-	}
-	if m.ConfigMap(ns, ref.Name) == nil {
-		return fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: ConfigMap not found: %s/%s", ref.Name, ns, ref.Name)
+	switch {
+	case ref.Group == "" && ref.Kind == "ConfigMap":
+		if m.ConfigMap(ns, ref.Name) == nil {
+			return fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: ConfigMap not found: %s/%s", ref.Name, ns, ref.Name)
+		}
+	case ref.Group == "" && ref.Kind == "Secret":
+		if m.Secret(ns, ref.Name) == nil {
+			return fmt.Sprintf("invalid CA certificate ref Secret/%s: Secret not found: %s/%s", ref.Name, ns, ref.Name)
+		}
+	default:
+		return fmt.Sprintf("invalid CA certificate ref %s/%s: only ConfigMap and Secret are supported", ref.Kind, ref.Name)
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -87,6 +88,7 @@ func (gb *gatewayBuild) backendPolicies() {
 			continue
 		}
 		var md map[string]*structpb.Struct
+		var finish []func(proto.Message)
 		for _, p := range own {
 			if !gb.opt.MergeKeyKgateway {
 				md = gb.addOrigins(md, p)
@@ -101,7 +103,11 @@ func (gb *gatewayBuild) backendPolicies() {
 					mergeCluster(c, rf.cluster)
 				}
 				mergeClusterOfType(c, rf.ofType)
+				finish = append(finish, rf.finish...)
 			}
+		}
+		for _, f := range finish {
+			f(c)
 		}
 		finishHTTPOptions(c)
 		if md != nil {
@@ -112,6 +118,31 @@ func (gb *gatewayBuild) backendPolicies() {
 					c.Metadata.FilterMetadata[k] = v
 				}
 			}
+		}
+	}
+}
+
+// targetedServiceClusters adds the cluster of every port of each Service
+// a backend policy targets that no route of the Gateway uses
+// (Target.TargetedServiceClusters); backendPolicies then shapes it.
+func (gb *gatewayBuild) targetedServiceClusters() {
+	keys := slices.SortedFunc(maps.Keys(gb.backends), func(a, b model.Key) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	for _, k := range keys {
+		if k.Group != "" || k.Kind != "Service" {
+			continue
+		}
+		s := gb.res.Graph.Model.Service(k.Namespace, k.Name)
+		if s == nil {
+			continue
+		}
+		for _, p := range s.Spec.Ports {
+			name := policy.ServiceCluster(k.Namespace, k.Name, p.Port)
+			if _, ok := gb.clusters[name]; ok {
+				continue
+			}
+			gb.applyCluster(clusterOp{name: name, http2: servicePortHTTP2(s, p.Port), backend: &model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
 		}
 	}
 }

@@ -84,6 +84,7 @@ type rendered struct {
 	clusters    []*clusterv3.Cluster
 	cluster     *clusterv3.Cluster           // settings of the targeted backend's cluster (ScopeCluster)
 	ofType      *clusterv3.Cluster           // settings for a cluster of its custom type only (policy.Fragment.ClusterOfType)
+	finish      []func(proto.Message)        // adjustments of the whole cluster (policy.Fragment.ClusterFinish)
 	hcm         *hcmv3.HttpConnectionManager // settings of the listeners' connection managers
 	listener    *listenerv3.Listener         // settings of the listeners
 	chain       *listenerv3.FilterChain      // settings of the listeners' filter chains
@@ -507,6 +508,9 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("cluster settings of a type are a %T without a cluster type", fr.ClusterOfType)
 		}
 		rf.ofType = proto.Clone(c).(*clusterv3.Cluster)
+	}
+	if fr.ClusterFinish != nil {
+		rf.finish = append(rf.finish, fr.ClusterFinish)
 	}
 	for _, m := range fr.TypedClusters {
 		c, ok := m.(*clusterv3.Cluster)

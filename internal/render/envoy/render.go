@@ -499,6 +499,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			gb.addClusters(f.clusters)
 		}
 	}
+	if gb.target.TargetedServiceClusters {
+		gb.targetedServiceClusters()
+	}
 	if gb.target.ProtocolsFromServices {
 		gb.protocolsFromServices()
 	}
