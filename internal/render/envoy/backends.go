@@ -122,10 +122,12 @@ func (gb *gatewayBuild) backendPolicies() {
 	}
 }
 
-// targetedServiceClusters adds the cluster of every port of each Service
-// a backend policy targets that no route of the Gateway uses
-// (Target.TargetedServiceClusters); backendPolicies then shapes it.
-func (gb *gatewayBuild) targetedServiceClusters() {
+// unroutedBackendClusters adds, where no route of the Gateway uses them,
+// the cluster of every port of each Service a backend policy targets and
+// the cluster of every portless backend object a kind builds clusters for
+// (kgateway's Backend, port 0) — Target.UnroutedBackendClusters;
+// backendPolicies then shapes them.
+func (gb *gatewayBuild) unroutedBackendClusters() {
 	keys := slices.SortedFunc(maps.Keys(gb.backends), func(a, b model.Key) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
@@ -139,10 +141,19 @@ func (gb *gatewayBuild) targetedServiceClusters() {
 		}
 		for _, p := range s.Spec.Ports {
 			name := policy.ServiceCluster(k.Namespace, k.Name, p.Port)
-			if _, ok := gb.clusters[name]; ok {
-				continue
+			if _, ok := gb.clusters[name]; !ok {
+				gb.applyCluster(clusterOp{name: name, http2: servicePortHTTP2(s, p.Port), backend: &model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
 			}
-			gb.applyCluster(clusterOp{name: name, http2: servicePortHTTP2(s, p.Port), backend: &model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
+		}
+	}
+	for _, prefix := range slices.Sorted(maps.Keys(gb.objectClusters)) {
+		k := gb.objectClusters[prefix]
+		pl, ok := gb.clusterers[k.GK()].(policy.PortlessBackends)
+		if !ok || !slices.Contains(pl.PortlessBackendKinds(), k.GK()) {
+			continue
+		}
+		if _, ok := gb.clusters[prefix+"0"]; !ok {
+			gb.applyCluster(clusterOp{name: prefix + "0", backend: &k})
 		}
 	}
 }

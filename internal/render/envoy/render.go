@@ -499,8 +499,8 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			gb.addClusters(f.clusters)
 		}
 	}
-	if gb.target.TargetedServiceClusters {
-		gb.targetedServiceClusters()
+	if gb.target.UnroutedBackendClusters {
+		gb.unroutedBackendClusters()
 	}
 	if gb.target.ProtocolsFromServices {
 		gb.protocolsFromServices()

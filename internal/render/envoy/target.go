@@ -75,13 +75,15 @@ type Target struct {
 	// GRPCFilters: the data plane adds its gRPC filters (gRPC-Web, stats)
 	// to a virtual host that serves a GRPCRoute (Envoy Gateway's).
 	GRPCFilters bool
-	// TargetedServiceClusters: a Service a backend policy targets has a
-	// cluster for each of its ports whether or not a route of the Gateway
-	// uses it. kgateway writes a cluster for every Service port it
-	// watches, routed or not; gwpol writes the routed ones and these, so
-	// that a policy's settings show even where no route sends traffic yet
-	// (every cluster it writes is one kgateway writes alike).
-	TargetedServiceClusters bool
+	// UnroutedBackendClusters: a Service a backend policy targets has a
+	// cluster for each of its ports, and a backend object of a kind that
+	// builds its own cluster (kgateway's Backend) has its cluster, whether
+	// or not a route of the Gateway uses them. kgateway writes a cluster
+	// for every Service port and Backend it watches, routed or not; gwpol
+	// writes the routed ones and these, so that a policy's or a Backend's
+	// settings show even where no route sends traffic yet (every cluster
+	// it writes is one kgateway writes alike).
+	UnroutedBackendClusters bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -150,7 +152,7 @@ func capSet(extra ...string) map[string]bool {
 var Targets = map[string]Target{
 	"envoy": {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
 	"kgateway": {Name: "kgateway", Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
-		ProtocolsFromServices: true, BlackholesInvalidBackendPolicy: true, TargetedServiceClusters: true},
+		ProtocolsFromServices: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true},
 	"envoygateway": {Name: "envoygateway", Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
 		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true, GRPCFilters: true},
 	"haptic": {Name: "haptic", Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
