@@ -291,3 +291,110 @@ func egBTLS(name, target string) string {
 	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
 		"  targetRefs: [" + target + "]\n  validation: {wellKnownCACertificates: System, hostname: a.example.com}\n"
 }
+
+// egGateway is Gateway infra/g of Envoy Gateway's class with the given
+// listeners (a YAML block at two spaces' indent).
+func egGateway(listeners string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" + listeners
+}
+
+// egRouteTo is HTTPRoute app/r with the given parentRef and hostnames.
+func egRouteTo(parentRef, hostnames string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [" + parentRef + "]\n" +
+		"  hostnames: " + hostnames + "\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+}
+
+const routeOnG = "HTTPRoute/app/r @ Gateway/infra/g"
+
+// TestEnvoyGatewayListenerChecks: the listener checks of Envoy Gateway
+// v1.9.0 (listener.go: validateListenerSpec, ProcessListeners; validate.go:
+// validateListenerConditions, validateAllowedRoutes, validateTLSConfiguration,
+// the conflict checks) and how a route's parentRef selects and is allowed
+// by listeners (route.go: processAllowedListenersForParentRefs; helpers.go:
+// GetReferencedListeners, computeHosts), with the conditions Envoy Gateway
+// writes. Each case names the conditions its check decides; the others
+// gwpol writes for a listener are kgateway's wording and set for now (the
+// Conflicted=False it adds, the Accepted it keeps True beside an invalid
+// certificate), listed in the inventory's open differences.
+func TestEnvoyGatewayListenerChecks(t *testing.T) {
+	const secret = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n"
+	tests := []struct {
+		name, docs string
+		want       map[string]string
+		msg        string
+	}{
+		{name: "a listener Envoy Gateway translates",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a protocol Envoy Gateway does not serve",
+			docs: egGateway("  - {name: a, protocol: FOO, port: 80}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=False/UnsupportedProtocol"}},
+		{name: "an allowedRoutes kind of another group",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {kinds: [{group: example.com, kind: HTTPRoute}]}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "ResolvedRefs=False/InvalidRouteKinds"}},
+		{name: "an allowedRoutes kind the protocol does not carry",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {kinds: [{kind: TCPRoute}]}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "ResolvedRefs=False/InvalidRouteKinds"}},
+		{name: "a certificate Secret not in the input",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: missing}]}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef"}},
+		{name: "a certificate Secret in another namespace without a ReferenceGrant",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert, namespace: other}]}}\n") +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n",
+			want: map[string]string{"Gateway/infra/g#a": "Programmed=False/Invalid ResolvedRefs=False/RefNotPermitted"}},
+		{name: "a certificate Secret with a ReferenceGrant to the Gateway",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert, namespace: other}]}}\n") +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n" +
+				"  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: infra}]\n  to: [{group: '', kind: Secret}]\n",
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"}},
+		{name: "two listeners of different protocols on one port",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n  - {name: b, protocol: TCP, port: 80}\n"),
+			want: map[string]string{"Gateway/infra/g#b": "Conflicted=True/ProtocolConflict Programmed=False/Invalid"}},
+		// how a parentRef selects listeners and they allow the route
+		{name: "a parentRef sectionName that names no listener",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n") + egRouteTo("{name: g, namespace: infra, sectionName: nope}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingParent ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a parentRef port that no listener has",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra, port: 81}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingParent ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a route from another namespace on a listener allowing its own",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n") + egRouteTo("{name: g, namespace: infra}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a route kind the listener does not allow",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: GRPCRoute}]}}\n") + egRouteTo("{name: g, namespace: infra}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a route in a namespace the selector picks",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchLabels: {team: a}}}}}\n") +
+				egRouteTo("{name: g, namespace: infra}", "[]") + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: app, labels: {team: a}}\n",
+			want: map[string]string{routeOnG: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "route hostnames that intersect no listener hostname",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com, allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "[b.example.com]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a wildcard listener hostname takes a route hostname one label or more below it",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: '*.example.com', allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "[a.b.example.com]"),
+			want: map[string]string{routeOnG: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a wildcard listener hostname does not take its own apex",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: '*.example.com', allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "[example.com]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a wildcard route hostname takes a listener hostname below it",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com, allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "['*.example.com']"),
+			want: map[string]string{routeOnG: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, msgs := egStatuses(compile(t, egRoutesBase+secret+tc.docs))
+			for key, want := range tc.want {
+				have := strings.Fields(got[key])
+				for _, c := range strings.Fields(want) {
+					if !slices.Contains(have, c) {
+						t.Errorf("%s: no %s in\n %s", key, c, got[key])
+					}
+				}
+			}
+			if tc.msg != "" && !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, tc.msg) }) {
+				t.Errorf("no condition message contains %q; messages:\n%s", tc.msg, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}
