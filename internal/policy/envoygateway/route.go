@@ -258,6 +258,7 @@ func ruleFilters(rule *model.Rule) []routeFilter {
 type filterState struct {
 	rewrites       int
 	mirror         bool
+	redirect       bool
 	directResponse *int
 }
 
@@ -273,6 +274,9 @@ func (rv *routeValidation) filtersProblem(rule *model.Rule) *routeProblem {
 	if st.mirror && st.directResponse != nil {
 		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter.")
 	}
+	if st.mirror && st.redirect {
+		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter.")
+	}
 	if rule.GRPC != nil && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
 		return dropRule("UnsupportedValue", rule.Path+".filters", "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
 			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead.")
@@ -287,6 +291,7 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 	case string(gwv1.HTTPRouteFilterResponseHeaderModifier):
 		return headerFilterProblem("ResponseHeaderModifier", f.ResponseHeaders, f.path)
 	case string(gwv1.HTTPRouteFilterRequestRedirect):
+		st.redirect = true
 		return redirectProblem(f.Redirect, f.path)
 	case string(gwv1.HTTPRouteFilterURLRewrite):
 		st.rewrites++
