@@ -5,6 +5,8 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
+var _ policy.Untranslator = Kind{}
+
 // ec2Discovery is why a kgateway Backend's EC2 instance selection has no
 // effect offline.
 const ec2Discovery = "kgateway's EC2 discovery (enableAwsEc2Discovery) finds the instances (filters) and the address of each " +
