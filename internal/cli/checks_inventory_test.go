@@ -116,6 +116,10 @@ func checkInventory(t *testing.T, doc, divFile string) {
 	}
 }
 
+// inventorySource is a row's source: a Go file or a chart template file
+// (HAPTIC's are YAML), then the function, macro or snippet.
+var inventorySource = regexp.MustCompile(`\.(go|yaml): \S`)
+
 // inventoryProblems checks the rows of an inventory against the test
 // functions (name → text of their file) and the divergence cases.
 func inventoryProblems(doc, text string, tests map[string]string, divergences map[string]bool, divFile string) []string {
@@ -133,7 +137,7 @@ func inventoryProblems(doc, text string, tests map[string]string, divergences ma
 			out = append(out, fmt.Sprintf("%s: id used already on line %d", at, prev))
 		}
 		seen[r.id] = r.line
-		if !strings.Contains(r.src, ".go: ") {
+		if !inventorySource.MatchString(r.src) {
 			out = append(out, fmt.Sprintf("%s: source %q names no file: function", at, r.src))
 		}
 		if m := divCell.FindStringSubmatch(r.test); m != nil {
