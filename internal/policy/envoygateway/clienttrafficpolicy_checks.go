@@ -75,6 +75,13 @@ func (v valueChecks) commonSettings() {
 func (v valueChecks) httpSettings() {
 	v.headers("EarlyRequestHeaders", "earlyRequestHeaders")
 	v.headers("LateResponseHeaders", "lateResponseHeaders")
+	v.http2Settings()
+}
+
+// http2Settings are the checks of http.go: buildIRHTTP2Settings, which
+// ClientTrafficPolicy and BackendTrafficPolicy share: the window sizes,
+// the connection keepalive's durations; every error is reported.
+func (v valueChecks) http2Settings() {
 	v.window("InitialStreamWindowSize", "http2", "initialStreamWindowSize")
 	v.window("InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
 	for _, f := range []string{"Interval", "Timeout", "IdleInterval"} {

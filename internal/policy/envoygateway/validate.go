@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -51,13 +50,6 @@ type references struct {
 	OIDC    *struct {
 		ClientSecret *secretRef `json:"clientSecret"`
 	} `json:"oidc"`
-	ResponseOverride []struct {
-		Response struct {
-			Body *struct {
-				ValueRef *localRef `json:"valueRef"`
-			} `json:"body"`
-		} `json:"response"`
-	} `json:"responseOverride"`
 	Lua []struct {
 		ValueRef *localRef `json:"valueRef"`
 	} `json:"lua"`
@@ -109,24 +101,6 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env)
 // must exist in its namespace and hold the key Envoy Gateway reads.
 func (v refValidator) configMaps(refs references) {
 	ns := v.p.Obj.Namespace
-	for i, o := range refs.ResponseOverride {
-		if o.Response.Body == nil || o.Response.Body.ValueRef == nil {
-			continue
-		}
-		name, path := o.Response.Body.ValueRef.Name, fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
-		// Envoy Gateway reads the key response.body, else any key the
-		// ConfigMap has (render names the one it reads,
-		// responseBodyConfigMapKey).
-		switch keys, ok := v.configMapKeys(name); {
-		case !ok:
-			v.invalid(path, "ResponseOverride: can't find the referenced configmap %s/%s.", ns, name)
-		case len(keys) == 0:
-			v.invalid(path, "ResponseOverride: can't find the key response.body in the referenced configmap %s/%s.", ns, name)
-		case len(keys) > 1 && !slices.Contains(keys, responseBodyKey):
-			v.p.Findings = append(v.p.Findings, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, path,
-				"ResponseOverride: configmap %s/%s has no key response.body but several others (%s): Envoy Gateway takes the body from any one of them", ns, name, strings.Join(keys, ", ")))
-		}
-	}
 	for i, l := range refs.Lua {
 		if l.ValueRef == nil {
 			continue
