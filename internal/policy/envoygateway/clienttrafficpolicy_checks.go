@@ -235,6 +235,12 @@ func (v valueChecks) clientValidation(m *model.Model) {
 // certificate or CRL reference read at key: the problem, "" when it
 // resolves.
 func (v valueChecks) dataRef(m *model.Model, ref map[string]any, key string) string {
+	return v.dataRefFrom(m, "ClientTrafficPolicy", ref, key)
+}
+
+// dataRefFrom is dataRef for a policy of the given kind (the
+// ReferenceGrant's from).
+func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref map[string]any, key string) string {
 	group, _ := ref["group"].(string)
 	kind, _ := ref["kind"].(string)
 	name, _ := ref["name"].(string)
@@ -257,7 +263,7 @@ func (v valueChecks) dataRef(m *model.Model, ref map[string]any, key string) str
 	if group != "" {
 		return "secret ref group must be unspecified/empty"
 	}
-	if ns != own && !m.GrantAllows(Group, "ClientTrafficPolicy", own, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: name}) {
+	if ns != own && !m.GrantAllows(Group, kindFrom, own, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: name}) {
 		return fmt.Sprintf("ref to %s %s/%s not permitted by any ReferenceGrant", kind, ns, name)
 	}
 	o := m.Secret(ns, name)

@@ -148,6 +148,12 @@ func (v valueChecks) validateSecurityPolicy() *fieldError {
 // names, or the problem. A kind ConfigMap passes the reference check but
 // is then looked up as a Secret, as Envoy Gateway does.
 func (v valueChecks) secretRef(m *model.Model, ref map[string]any) (*model.Opaque, string) {
+	return v.secretRefFrom(m, "SecurityPolicy", ref)
+}
+
+// secretRefFrom is secretRef for a policy of the given kind (the
+// ReferenceGrant's from).
+func (v valueChecks) secretRefFrom(m *model.Model, kindFrom string, ref map[string]any) (*model.Opaque, string) {
 	group, _ := ref["group"].(string)
 	kind, _ := ref["kind"].(string)
 	name, _ := ref["name"].(string)
@@ -164,7 +170,7 @@ func (v valueChecks) secretRef(m *model.Model, ref map[string]any) (*model.Opaqu
 	if ns == "" {
 		ns = own
 	}
-	if ns != own && !m.GrantAllows(Group, "SecurityPolicy", own, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: name}) {
+	if ns != own && !m.GrantAllows(Group, kindFrom, own, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: name}) {
 		return nil, fmt.Sprintf("ref to %s %s/%s not permitted by any ReferenceGrant", kind, ns, name)
 	}
 	s := m.Secret(ns, name)

@@ -831,7 +831,10 @@ func (s *statusRun) overriddenMessage(n *notes) string {
 		return ""
 	}
 	plural := s.kind.plural
-	if n.overridden["route rules"] != nil {
+	if n.overridden["route rules"] != nil && s.kind == backendTrafficPolicy {
+		// processBackendTrafficPolicyForRoute alone writes the singular
+		// ("other backendTrafficPolicy for these route rules"); the
+		// SecurityPolicy and EnvoyExtensionPolicy ones keep the plural.
 		plural = strings.TrimSuffix(s.kind.plural, "ies") + "y"
 	}
 	return fmt.Sprintf("This policy is being overridden by other %s for %s", plural, strings.Join(parts, " and "))

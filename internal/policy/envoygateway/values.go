@@ -33,6 +33,8 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 	switch k.name {
 	case "BackendTrafficPolicy":
 		v.backendTraffic(raw, env)
+	case "EnvoyExtensionPolicy":
+		v.extension(env.Model)
 	case "SecurityPolicy":
 		v.security(env.Model)
 	case "ClientTrafficPolicy":
