@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
-	"net/netip"
 	"regexp"
 	"strings"
 
@@ -609,9 +608,10 @@ type backendEndpoints struct {
 	} `json:"endpoints"`
 }
 
-// backendObjectProblem: a route may not reach a Unix socket, nor, unless
-// Envoy Gateway runs on the host (config envoyGateway.runningOnHost), a
-// loopback address or a single-label hostname.
+// backendObjectProblem: the Backend exists and is valid (validateBackend:
+// on the host — config envoyGateway.runningOnHost — loopback addresses and
+// single-label hostnames are too), and a route may not reach a Unix
+// socket.
 func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	o, ok := rv.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
 	if !ok {
@@ -622,19 +622,14 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	if err != nil || json.Unmarshal(raw, &spec) != nil {
 		return nil
 	}
+	// validateBackendRefBackend: validateBackend (backend_checks.go),
+	// then no Unix socket.
+	if reason, msg := validateBackend(rv.m, ns, name, raw, rv.onHost); reason != "" {
+		return unresolved(reason, "", "%s", msg)
+	}
 	for _, ep := range spec.Endpoints {
-		switch {
-		case ep.Unix != nil:
+		if ep.Unix != nil {
 			return unresolved("UnsupportedAddressType", "", "unix domain sockets are not supported in backend references.")
-		case rv.onHost:
-		case ep.IP != nil:
-			if a, err := netip.ParseAddr(ep.IP.Address); err == nil && a.IsLoopback() {
-				return unresolved("InvalidAddress", "", "IP address %s in the loopback range is only supported when using the Host infrastructure.", ep.IP.Address)
-			}
-		case ep.FQDN != nil:
-			if !strings.Contains(strings.TrimSuffix(ep.FQDN.Hostname, "."), ".") {
-				return unresolved("InvalidAddress", "", "hostname %s should be a domain with at least two segments separated by dots.", ep.FQDN.Hostname)
-			}
 		}
 	}
 	return nil
