@@ -39,7 +39,7 @@ func TestEnvoyExtensionPolicyChecks(t *testing.T) {
 			want: []string{"Lua: can't find the referenced configmap nope in namespace default."}},
 		{name: "lua.configmap-empty", spec: route + "  lua: [{type: ValueRef, valueRef: {group: '', kind: ConfigMap, name: empty}}]\n",
 			others: others + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: empty, namespace: default}\n",
-			want: []string{"Lua: can't find the key lua in the referenced configmap empty."}},
+			want:   []string{"Lua: can't find the key lua in the referenced configmap empty."}},
 		{name: "extProc.messageTimeout", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 1d}]\n", others: others,
 			want: []string{"ExtProc: invalid ExtProc MessageTimeout value 1d."}},
 		{name: "extProc.valid", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 100ms}]\n", others: others},
