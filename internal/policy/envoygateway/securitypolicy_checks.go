@@ -238,7 +238,8 @@ func (v valueChecks) apiKeyAuth(m *model.Model) {
 			}
 			val, _ := s.Value(client)
 			if slices.ContainsFunc(keys, func(k secret.Value) bool { return secret.Equal(k, val) }) {
-				v.invalid(path, "APIKeyAuth: duplicated API key.")
+				// The whole API key auth is refused (its keys are Secret data).
+				v.invalid([]string{"apiKeyAuth"}, "APIKeyAuth: duplicated API key.")
 				return
 			}
 			keys = append(keys, val)
