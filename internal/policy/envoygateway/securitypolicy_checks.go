@@ -37,6 +37,17 @@ func (v valueChecks) security(m *model.Model) {
 	onRoute := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool {
 		return t.Kind == "HTTPRoute" || t.Kind == "GRPCRoute"
 	})
+	onTCPRoute := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool { return t.Kind == "TCPRoute" })
+	if onTCPRoute && !onRoute {
+		if err := v.validateSecurityPolicyForTCP(); err != nil {
+			v.p.Invalid = slices.DeleteFunc(v.p.Invalid, func(d diag.Diagnostic) bool {
+				return strings.HasPrefix(d.Field, "spec.extAuth") || strings.HasPrefix(d.Field, "spec.oidc")
+			})
+			v.invalid([]string{err.path}, "Invalid SecurityPolicy for TCP route: %s.", err.msg)
+			decoded(v.p).refused = true
+			return
+		}
+	}
 	if onRoute {
 		if err := v.validateSecurityPolicy(); err != nil {
 			// Only this error: drop what validateReferences found.
@@ -137,6 +148,47 @@ func (v valueChecks) validateSecurityPolicy() *fieldError {
 			hm, _ := h.(map[string]any)
 			if name, _ := hm["name"].(string); strings.EqualFold(header, name) {
 				return &fieldError{"oidc.forwardIDToken.header", fmt.Sprintf("the OIDC.ForwardIDToken header %q cannot be the same as a JWT provider extractFrom header when passThroughAuthHeader is enabled", header)}
+			}
+		}
+	}
+	return nil
+}
+
+// validateSecurityPolicyForTCP is Envoy Gateway's check of a policy on a
+// TCPRoute: authorization only, and in its rules no CEL, JWT, headers or
+// client IP geolocations, and client CIDRs that parse; the first problem.
+func (v valueChecks) validateSecurityPolicyForTCP() *fieldError {
+	for _, f := range []string{"cors", "csrf", "jwt", "oidc", "apiKeyAuth", "basicAuth", "extAuth"} {
+		if v.at(f) != nil {
+			return &fieldError{f, "only authorization is supported for TCP (routes/listeners)"}
+		}
+	}
+	rules, _ := v.at("authorization", "rules").([]any)
+	for i, r := range rules {
+		rule, _ := r.(map[string]any)
+		path := fmt.Sprintf("authorization.rules[%d]", i)
+		if rule["cel"] != nil {
+			return &fieldError{path, fmt.Sprintf("rule %d: CEL not supported for TCP", i)}
+		}
+		principal, ok := rule["principal"].(map[string]any)
+		if !ok {
+			continue
+		}
+		hs, _ := principal["headers"].([]any)
+		geo, _ := principal["clientIPGeoLocations"].([]any)
+		switch {
+		case principal["jwt"] != nil:
+			return &fieldError{path, fmt.Sprintf("rule %d: JWT not supported for TCP", i)}
+		case len(hs) > 0:
+			return &fieldError{path, fmt.Sprintf("rule %d: headers not supported for TCP", i)}
+		case len(geo) > 0:
+			return &fieldError{path, fmt.Sprintf("rule %d: clientIPGeoLocations not supported for TCP", i)}
+		}
+		cidrs, _ := principal["clientCIDRs"].([]any)
+		for _, c := range cidrs {
+			s, _ := c.(string)
+			if _, _, err := net.ParseCIDR(s); err != nil {
+				return &fieldError{path, fmt.Sprintf("rule %d: invalid ClientCIDR %q: %v", i, s, err)}
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 func TestSecurityPolicyChecks(t *testing.T) {
 	const route = "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n"
 	const gateway = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n"
+	const tcp = "  targetRefs: [{group: gateway.networking.k8s.io, kind: TCPRoute, name: db}]\n"
 	const sha = "YWxpY2U6e1NIQX1xdlRHSGR6RjZLTGF2dDRQTzBnczJhNnBRMDA9" // base64 of alice:{SHA}qvTGHdzF6KLavt4PO0gs2a6pQ00=
 	secret := func(name, data string) string {
 		return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: default}\ndata: " + data + "\n"
@@ -46,6 +47,21 @@ func TestSecurityPolicyChecks(t *testing.T) {
 		{name: "validate.passThrough-valid", spec: route + oidc + ", passThroughAuthHeader: true, forwardIDToken: {header: x-id}}\n" + jwtHeader, others: others},
 		{name: "validate.only-error", spec: route + "  apiKeyAuth: {credentialRefs: [{name: missing}], extractFrom: [{headers: [x], cookies: [y]}]}\n" + extAuth + "}\n  basicAuth: {users: {name: missing}}\n",
 			others: others, want: []string{"Invalid SecurityPolicy: only one of headers, params or cookies must be specified."}},
+
+		// validateSecurityPolicyForTCP (TCPRoute targets)
+		{name: "tcp.authorization-only", spec: tcp + "  basicAuth: {users: {name: users}}\n", others: others,
+			want: []string{"Invalid SecurityPolicy for TCP route: only authorization is supported for TCP (routes/listeners)."}},
+		{name: "tcp.cel", spec: tcp + "  authorization: {rules: [{action: Allow, cel: 'true'}]}\n",
+			want: []string{"Invalid SecurityPolicy for TCP route: rule 0: CEL not supported for TCP."}},
+		{name: "tcp.headers", spec: tcp + "  authorization: {rules: [{action: Allow, principal: {clientCIDRs: [10.0.0.0/8]}}, {action: Deny, principal: {headers: [{name: x, values: [y]}]}}]}\n",
+			want: []string{"Invalid SecurityPolicy for TCP route: rule 1: headers not supported for TCP."}},
+		{name: "tcp.jwt", spec: tcp + "  authorization: {rules: [{action: Allow, principal: {jwt: {provider: p, scopes: [a]}}}]}\n",
+			want: []string{"Invalid SecurityPolicy for TCP route: rule 0: JWT not supported for TCP."}},
+		{name: "tcp.clientIPGeoLocations", spec: tcp + "  authorization: {rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n",
+			want: []string{"Invalid SecurityPolicy for TCP route: rule 0: clientIPGeoLocations not supported for TCP."}},
+		{name: "tcp.clientCIDR", spec: tcp + "  authorization: {rules: [{action: Allow, principal: {clientCIDRs: [10.0.0.0/33]}}]}\n",
+			want: []string{"Invalid SecurityPolicy for TCP route: rule 0: invalid ClientCIDR \"10.0.0.0/33\": invalid CIDR address: 10.0.0.0/33."}},
+		{name: "tcp.valid", spec: tcp + "  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientCIDRs: [10.0.0.0/8]}}]}\n"},
 
 		// basic auth (buildBasicAuth)
 		{name: "basicAuth.secret-missing", spec: route + "  basicAuth: {users: {name: nope}}\n", others: others,
