@@ -17,8 +17,6 @@ type rewriteState struct {
 	corePath, coreHost, extPath, extHost bool
 }
 
-func (r rewriteState) any() bool { return r.corePath || r.coreHost || r.extPath || r.extHost }
-
 // coreRewriteProblem is processURLRewriteFilter's check: a second core
 // rewrite of anything (hasMultipleCoreRewrites), or a core rewrite of what
 // an HTTPRouteFilter rewrote (hasConflictingCoreAndExtensionRewrites).
