@@ -17,14 +17,6 @@ import (
 // route's unresolved reason and message ("" when it resolves).
 func TestBackendChecks(t *testing.T) {
 	const ca = "{caCertificateRefs: [{name: ca}]}"
-	btls := func(section string) string {
-		s := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls" + section + ", namespace: default}\nspec:\n" +
-			"  targetRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: b"
-		if section != "" {
-			s += ", sectionName: '" + section + "'"
-		}
-		return s + "}]\n  validation: {hostname: b.example.com, wellKnownCACertificates: System}\n"
-	}
 	const twoPorts = "endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]"
 	tests := []struct {
 		name, backend, others, reason, message string
@@ -36,10 +28,6 @@ func TestBackendChecks(t *testing.T) {
 			reason: "InvalidBackendRef", message: "must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false."},
 		{name: "tls-own-ca", backend: "{tls: " + ca + ", " + twoPorts + "}"},
 		{name: "tls-insecure", backend: "{tls: {insecureSkipVerify: true}, " + twoPorts + "}"},
-		{name: "tls-policy-whole", backend: "{tls: {sni: x.example.com}, " + twoPorts + "}", others: btls("")},
-		{name: "tls-policy-ports", backend: "{tls: {sni: x.example.com}, " + twoPorts + "}", others: btls("443") + btls("8443")},
-		{name: "tls-policy-some-ports", backend: "{tls: {sni: x.example.com}, " + twoPorts + "}", others: btls("443"),
-			reason: "InvalidBackendRef", message: "must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false."},
 		{name: "tls-client-cert-namespace", backend: "{tls: {insecureSkipVerify: true, clientCertificateRef: {name: c, namespace: other}}, " + twoPorts + "}",
 			reason: "InvalidBackendRef", message: "clientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: other does not match Backend namespace: default."},
 		{name: "fqdn-invalid", backend: "{endpoints: [{fqdn: {hostname: 'bad_host.example.com', port: 80}}]}",
@@ -74,10 +62,7 @@ func TestBackendChecks(t *testing.T) {
 				t.Fatalf("parse: %v", err)
 			}
 			reg := policy.NewRegistry(All()...)
-			// the pipeline keeps BackendTLSPolicies (their own kind registers them)
-			extra := reg.GroupKinds()
-			extra[backendTLSPolicyGK] = true
-			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: extra})
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
 			g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
 			env := &policy.Env{Model: m}
 			rt := g.Route("HTTPRoute", "default", "r")

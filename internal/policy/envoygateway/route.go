@@ -29,9 +29,15 @@ func (k *Kind) RouteController() string { return ControllerName }
 func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
 	onHost, _ := env.Config.Values[policy.ValueRunningOnHost].(bool)
 	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
-	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{}, onHost: onHost, noBackend: noBackend}
-	for _, rule := range rt.Rules {
-		rv.rule(rule.Rule)
+	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}
+	if msg := ruleCountProblem(rt.Route); msg != "" {
+		for _, rule := range rt.Rules {
+			rv.report(rule.Rule, dropRule("InvalidRule", "spec.rules", "%s", msg))
+		}
+	} else {
+		for _, rule := range rt.Rules {
+			rv.rule(rule.Rule)
+		}
 	}
 	rv.serveNothing()
 	for _, p := range rt.Parents {
@@ -100,10 +106,18 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 			return
 		}
 	}
+	refused := false
 	for j, b := range rule.BackendRefs {
-		if p := rv.backendProblem(b); p != nil {
+		if p := rv.backendProblem(rule, j, b); p != nil {
 			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
 			p.ref = j
+			rv.report(rule, p)
+			refused = true
+		}
+	}
+	if !refused {
+		if p := rv.dynamicResolverProblem(rule); p != nil {
+			p.status = 500
 			rv.report(rule, p)
 		}
 	}
@@ -246,6 +260,7 @@ type filterState struct {
 	// matches: an HTTPRouteFilter with matches was applied.
 	matches        bool
 	mirror         bool
+	redirect       bool
 	directResponse *int
 }
 
@@ -261,6 +276,9 @@ func (rv *routeValidation) filtersProblem(rule *model.Rule) *routeProblem {
 	if st.mirror && st.directResponse != nil {
 		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter.")
 	}
+	if st.mirror && st.redirect {
+		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter.")
+	}
 	if rule.GRPC != nil && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
 		return dropRule("UnsupportedValue", rule.Path+".filters", "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
 			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead.")
@@ -275,6 +293,7 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 	case string(gwv1.HTTPRouteFilterResponseHeaderModifier):
 		return headerFilterProblem("ResponseHeaderModifier", f.ResponseHeaders, f.path)
 	case string(gwv1.HTTPRouteFilterRequestRedirect):
+		st.redirect = true
 		return redirectProblem(f.Redirect, f.path)
 	case string(gwv1.HTTPRouteFilterURLRewrite):
 		if p := st.coreRewriteProblem(f.Rewrite, f.path); p != nil {
@@ -489,19 +508,10 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 	return nil
 }
 
-// backendFilterTypes are the filters Envoy Gateway takes on a backendRef.
-var backendFilterTypes = map[string]bool{
-	string(gwv1.HTTPRouteFilterRequestHeaderModifier):  true,
-	string(gwv1.HTTPRouteFilterResponseHeaderModifier): true,
-	string(gwv1.HTTPRouteFilterURLRewrite):             true,
-}
-
-func (rv *routeValidation) backendProblem(b model.BackendRef) *routeProblem {
-	for _, f := range b.Filters {
-		ok := backendFilterTypes[f.Type] || (f.ExtensionRef != nil && string(f.ExtensionRef.Group) == Group && string(f.ExtensionRef.Kind) == httpRouteFilter.name)
-		if !ok {
-			return unresolved("UnsupportedRefValue", f.Path, "Specific filter is not supported within BackendRef, only RequestHeaderModifier, ResponseHeaderModifier, URLRewrite and gateway.envoyproxy.io/HTTPRouteFilter are supported.")
-		}
+func (rv *routeValidation) backendProblem(rule *model.Rule, j int, b model.BackendRef) *routeProblem {
+	if p := rv.backendRefFiltersProblem(rule, j); p != nil {
+		p.path = b.Path + ".filters"
+		return p
 	}
 	p := rv.refProblem(b.BackendObjectReference)
 	if p != nil {
@@ -546,10 +556,7 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference) *routePro
 	case "Service":
 		return rv.serviceProblem(ns, name, int32(*ref.Port))
 	case serviceImport.Kind:
-		if _, ok := rv.m.Object(model.Key{Group: serviceImport.Group, Kind: kind, Namespace: ns, Name: name}); !ok {
-			return unresolved("BackendNotFound", "", "service import %s/%s not found.", ns, name)
-		}
-		return nil
+		return rv.serviceImportProblem(ns, name, int32(*ref.Port))
 	}
 	return rv.backendObjectProblem(ns, name)
 }
@@ -561,51 +568,8 @@ func (rv *routeValidation) serviceProblem(ns, name string, port int32) *routePro
 		return unresolved("BackendNotFound", "", "service %s/%s not found.", ns, name)
 	case svc.Spec.Type == "ExternalName":
 		return unresolved("UnsupportedValue", "", "Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, name)
-	case !svc.HasPort(port):
-		return unresolved("PortNotFound", "", "TCP Port %d not found on Service %s/%s.", port, ns, name)
-	}
-	return nil
-}
-
-// backendEndpoints is the part of a Backend's spec the route validation
-// reads.
-type backendEndpoints struct {
-	Endpoints []struct {
-		FQDN *struct {
-			Hostname string `json:"hostname"`
-		} `json:"fqdn"`
-		IP *struct {
-			Address string `json:"address"`
-		} `json:"ip"`
-		Unix *struct {
-			Path string `json:"path"`
-		} `json:"unix"`
-	} `json:"endpoints"`
-}
-
-// backendObjectProblem: the Backend exists and is valid (validateBackend:
-// on the host — config envoyGateway.runningOnHost — loopback addresses and
-// single-label hostnames are too), and a route may not reach a Unix
-// socket.
-func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
-	o, ok := rv.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
-	if !ok {
-		return unresolved("BackendNotFound", "", "Backend %s/%s not found.", ns, name)
-	}
-	raw, err := o.FieldJSON("spec")
-	var spec backendEndpoints
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
-		return nil
-	}
-	// validateBackendRefBackend: validateBackend (backend_checks.go),
-	// then no Unix socket.
-	if reason, msg := validateBackend(rv.m, ns, name, raw, rv.onHost); reason != "" {
-		return unresolved(reason, "", "%s", msg)
-	}
-	for _, ep := range spec.Endpoints {
-		if ep.Unix != nil {
-			return unresolved("UnsupportedAddressType", "", "unix domain sockets are not supported in backend references.")
-		}
+	case !hasPortFor(svc, port, portProtocol(rv.rt.Kind)):
+		return unresolved("PortNotFound", "", "%s Port %d not found on Service %s/%s.", portProtocol(rv.rt.Kind), port, ns, name)
 	}
 	return nil
 }
