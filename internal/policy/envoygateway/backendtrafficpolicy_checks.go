@@ -25,7 +25,7 @@ import (
 // one (buildClusterSettingsTimeout and buildIRHTTP2Settings join theirs).
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) backendTraffic(raw []byte, env *policy.Env) {
-	globalRL, _ := env.Config.Values[policy.ValueRateLimitEnabled].(bool)
+	globalRL := RateLimitEnabled.Bool(env.Config)
 	v.rateLimit(raw, globalRL)
 	v.bandwidthLimit()
 	v.loadBalancer()
