@@ -261,8 +261,8 @@ func passthroughBeside(p *policy.Policy, rt *model.Route) (diag.Diagnostic, bool
 	for _, rule := range rt.Rules {
 		for _, f := range rule.Filters {
 			ref := f.ExtensionRef
-			if f.Type != "ExtensionRef" || ref == nil {
-				continue
+			if f.Type != "ExtensionRef" || ref == nil || string(ref.Group) == Group && string(ref.Kind) == KindName {
+				continue // a policy reference, whatever its name
 			}
 			if string(ref.Kind) != "SSLPassthrough" && !passthroughName.MatchString(strings.ToLower(string(ref.Name))) {
 				continue

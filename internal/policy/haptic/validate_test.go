@@ -427,6 +427,7 @@ func TestCheckRulePassthrough(t *testing.T) {
 		{"passthrough kind", ext("haproxy-haptic.org", "SSLPassthrough", "p"), []string{"GWP206 spec.rules[1].filters[0].extensionRef"}},
 		{"passthrough by name", ext("example.com", "Thing", "Edge-SSL-Passthrough"), []string{"GWP206 spec.rules[1].filters[0].extensionRef"}},
 		{"other extension", ext("example.com", "Thing", "auth"), nil},
+		{"a policy named like a passthrough is a policy", ext("haproxy-haptic.org", "HAProxyRoutePolicy", "ssl-passthrough"), nil},
 		{"not an extension", model.Filter{Type: "RequestHeaderModifier", Path: "spec.rules[1].filters[0]"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
