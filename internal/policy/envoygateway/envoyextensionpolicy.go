@@ -21,18 +21,6 @@ var envoyExtensionPolicy = &Kind{
 	mergeable: true,
 }
 
-// extProcValue is spec.extProc as a policy holds it (policy.Policy.Values):
-// the value as written, and the entries that did not validate but fail
-// open — Envoy Gateway leaves those out of the data plane and applies
-// the rest. It marshals as written.
-type extProcValue struct {
-	raw    json.RawMessage
-	failed []int
-}
-
-// MarshalJSON is the value as written.
-func (v extProcValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
-
 // failOpen is what an extension entry says about failing open.
 type failOpen struct {
 	FailOpen *bool `json:"failOpen"`
@@ -75,9 +63,9 @@ func markFailOpen(p *policy.Policy, raw []byte) {
 		}
 	}
 	p.FailOpen = true
-	if v, ok := p.Values["extProc"].(json.RawMessage); ok && len(failed) > 0 {
+	if v, ok := p.Values["extProc"].(*fieldValue); ok && len(failed) > 0 {
 		slices.Sort(failed)
-		p.Values["extProc"] = extProcValue{raw: v, failed: failed}
+		v.failed = failed
 	}
 }
 

@@ -3,6 +3,8 @@ package envoygateway
 import (
 	"encoding/json"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -33,20 +35,6 @@ func (g geoAuthorization) used() bool {
 		}
 	}
 	return false
-}
-
-// clientIPDetection is what the check reads of a ClientTrafficPolicy.
-type clientIPDetection struct {
-	targeting
-	ClientIPDetection *struct {
-		XForwardedFor *struct {
-			TrustedCIDRs   []string `json:"trustedCIDRs"`
-			NumTrustedHops *uint32  `json:"numTrustedHops"`
-		} `json:"xForwardedFor"`
-		CustomHeader *struct {
-			Name string `json:"name"`
-		} `json:"customHeader"`
-	} `json:"clientIPDetection"`
 }
 
 // gatewaySection is a Gateway a policy reaches, and the listener when one
@@ -171,16 +159,15 @@ func envoyProxyOf(gw *model.Gateway, m *model.Model) (model.Key, bool) {
 // ctpDoc is one ClientTrafficPolicy as the check reads it.
 type ctpDoc struct {
 	ns string
-	clientIPDetection
+	egv1a1.ClientTrafficPolicySpec
 }
 
 func clientTrafficPolicies(m *model.Model) []ctpDoc {
 	var out []ctpDoc
 	for _, o := range m.OfKind(model.GroupKind{Group: Group, Kind: clientTrafficPolicy.name}) {
-		b, err := o.FieldJSON("spec")
-		var d clientIPDetection
-		if err == nil && json.Unmarshal(b, &d) == nil {
-			out = append(out, ctpDoc{ns: o.Namespace, clientIPDetection: d})
+		var spec egv1a1.ClientTrafficPolicySpec
+		if o.DecodeField("spec", &spec) == nil {
+			out = append(out, ctpDoc{ns: o.Namespace, ClientTrafficPolicySpec: spec})
 		}
 	}
 	return out
@@ -195,7 +182,7 @@ func ctpFor(ctps []ctpDoc, gw *model.Gateway, listener string) *ctpDoc {
 		if c.ns != gw.Namespace {
 			continue
 		}
-		for _, t := range targets(c.targeting) {
+		for _, t := range targets(c.PolicyTargetReferences) {
 			if t.Kind != "Gateway" || t.Name != gw.Name {
 				continue
 			}

@@ -84,7 +84,7 @@ func renderLua(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.
 		return nil, err
 	}
 	var ls []luaSource
-	if err := json.Unmarshal(v, &ls); err != nil {
+	if err := json.Unmarshal(v.raw, &ls); err != nil {
 		return nil, fmt.Errorf("lua: %w", err)
 	}
 	var frags []policy.Fragment
@@ -189,7 +189,7 @@ func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]pol
 		return nil, err
 	}
 	var raws []json.RawMessage
-	if err := json.Unmarshal(v, &raws); err != nil {
+	if err := json.Unmarshal(v.raw, &raws); err != nil {
 		return nil, fmt.Errorf("extProc: %w", err)
 	}
 	failed, ok := failedExtProcs(in, len(raws))
@@ -353,7 +353,7 @@ func failedExtProcs(in policy.FieldInput, n int) (failed []int, ok bool) {
 	if len(in.Values) == 0 {
 		return nil, true
 	}
-	ev, isEP := in.Values[0].(extProcValue)
+	ev, isEP := in.Values[0].(*fieldValue)
 	if !isEP || len(ev.failed) == 0 {
 		return nil, true
 	}

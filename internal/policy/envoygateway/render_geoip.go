@@ -11,7 +11,9 @@ import (
 	geoipcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/common/v3"
 	maxmindv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/maxmind/v3"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"github.com/gwpol/gwpol/internal/model"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -235,9 +237,8 @@ func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err
 	if !found {
 		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s not found", who.namespace, who.name)
 	}
-	raw, err := o.FieldJSON("spec")
-	var t targeting
-	if err != nil || json.Unmarshal(raw, &t) != nil {
+	var t egv1a1.PolicyTargetReferences
+	if o.DecodeField("spec", &t) != nil {
 		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
 	}
 	p := &policy.Policy{Obj: o, Targets: targets(t)}

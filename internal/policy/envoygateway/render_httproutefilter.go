@@ -47,12 +47,15 @@ var _ policy.Answerer = (*Kind)(nil)
 // Answer implements policy.Answerer: an HTTPRouteFilter's directResponse
 // answers the rules that name it with its status.
 func (k *Kind) Answer(key string, v any) (int, bool) {
-	raw, ok := v.(json.RawMessage)
-	if k != httpRouteFilter || key != "directResponse" || !ok {
+	if k != httpRouteFilter || key != "directResponse" {
+		return 0, false
+	}
+	fv, err := valueOf(v)
+	if err != nil {
 		return 0, false
 	}
 	var d directResponse
-	if json.Unmarshal(raw, &d) != nil {
+	if json.Unmarshal(fv.raw, &d) != nil {
 		return 0, false
 	}
 	return d.status(), true
