@@ -78,20 +78,20 @@ var renderers = map[string]fieldRenderer{
 // resource the merge configures (ClientTrafficPolicy's connection
 // manager settings, see render_clienttrafficpolicy.go).
 var scopedRenderers = map[string]func(v *fieldValue, who policyName, at placement) ([]policy.Fragment, error){
-	"ClientTrafficPolicy.clientIPDetection":   untypedWith(renderClientIPDetection),
-	"ClientTrafficPolicy.connection":          untypedWith(renderClientConnection),
-	"ClientTrafficPolicy.enableProxyProtocol": untypedWith(renderEnableProxyProtocol),
-	"ClientTrafficPolicy.grpc":                untypedWith(renderGRPC),
-	"ClientTrafficPolicy.headers":             untypedWith(renderHeaders),
-	"ClientTrafficPolicy.http1":               untypedWith(renderHTTP1),
-	"ClientTrafficPolicy.http2":               untypedWith(renderClientHTTP2),
-	"ClientTrafficPolicy.http3":               untypedWith(renderHTTP3),
-	"ClientTrafficPolicy.path":                untypedWith(renderPath),
-	"ClientTrafficPolicy.proxyProtocol":       untypedWith(renderClientProxyProtocol),
-	"ClientTrafficPolicy.scheme":              untypedWith(renderScheme),
-	"ClientTrafficPolicy.tcpKeepalive":        untypedWith(renderClientTCPKeepalive),
-	"ClientTrafficPolicy.timeout":             untypedWith(renderClientTimeout),
-	"ClientTrafficPolicy.tls":                 untypedWith(renderClientTLS),
+	"ClientTrafficPolicy.clientIPDetection":   typedWith[*egv1a1.ClientIPDetectionSettings]("clientIPDetection", renderClientIPDetection),
+	"ClientTrafficPolicy.connection":          typedWith[*egv1a1.ClientConnection]("connection", renderClientConnection),
+	"ClientTrafficPolicy.enableProxyProtocol": typedWith[*bool]("enableProxyProtocol", renderEnableProxyProtocol),
+	"ClientTrafficPolicy.grpc":                typedWith[*egv1a1.GRPCSettings]("grpc", renderGRPC),
+	"ClientTrafficPolicy.headers":             typedWith[*egv1a1.HeaderSettings]("headers", renderHeaders),
+	"ClientTrafficPolicy.http1":               typedWith[*egv1a1.HTTP1Settings]("http1", renderHTTP1),
+	"ClientTrafficPolicy.http2":               typedWith[*egv1a1.HTTP2Settings]("http2", renderClientHTTP2),
+	"ClientTrafficPolicy.http3":               typedWith[*egv1a1.HTTP3Settings]("http3", renderHTTP3),
+	"ClientTrafficPolicy.path":                typedWith[*egv1a1.PathSettings]("path", renderPath),
+	"ClientTrafficPolicy.proxyProtocol":       typedWith[*egv1a1.ProxyProtocolSettings]("proxyProtocol", renderClientProxyProtocol),
+	"ClientTrafficPolicy.scheme":              typedWith[*egv1a1.SchemeHeaderTransform]("scheme", renderScheme),
+	"ClientTrafficPolicy.tcpKeepalive":        typedWith[*egv1a1.TCPKeepalive]("tcpKeepalive", renderClientTCPKeepalive),
+	"ClientTrafficPolicy.timeout":             typedWith[*egv1a1.ClientTimeout]("timeout", renderClientTimeout),
+	"ClientTrafficPolicy.tls":                 typedWith[*egv1a1.ClientTLSSettings]("tls", renderClientTLS),
 }
 
 // inputRenderers are the fields rendered from each contributor's value

@@ -67,3 +67,15 @@ func TestDecodeNestedUnknownField(t *testing.T) {
 		t.Errorf("invalid: %v", p.Invalid)
 	}
 }
+
+// raw3 is a scoped or model renderer of Envoy Gateway's type T called
+// with a test's JSON value.
+func raw3[T, A any](r func(T, policyName, A) ([]policy.Fragment, error)) func(json.RawMessage, policyName, A) ([]policy.Fragment, error) {
+	return func(v json.RawMessage, who policyName, a A) ([]policy.Fragment, error) {
+		var t T
+		if err := json.Unmarshal(v, &t); err != nil {
+			return nil, err
+		}
+		return r(t, who, a)
+	}
+}
