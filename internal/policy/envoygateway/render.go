@@ -67,9 +67,9 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.retry":             typed[*egv1a1.Retry]("retry", renderRetry),
 	"BackendTrafficPolicy.telemetry":         typed[*egv1a1.BackendTelemetry]("telemetry", renderTelemetry),
 	"HTTPRouteFilter.urlRewrite":             untyped(renderURLRewrite),
-	"SecurityPolicy.basicAuth":               untyped(renderBasicAuth),
-	"SecurityPolicy.cors":                    untyped(renderCORS),
-	"SecurityPolicy.csrf":                    untyped(renderCSRF),
+	"SecurityPolicy.basicAuth":               typed[*egv1a1.BasicAuth]("basicAuth", renderBasicAuth),
+	"SecurityPolicy.cors":                    typed[*egv1a1.CORS]("cors", renderCORS),
+	"SecurityPolicy.csrf":                    typed[*egv1a1.CSRF]("csrf", renderCSRF),
 	"HTTPRouteFilter.credentialInjection":    untyped(renderCredentialInjection),
 	"SecurityPolicy.jwt":                     untyped(renderJWT),
 }

@@ -31,6 +31,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -100,23 +102,12 @@ func specField(path string, fields []string) (string, bool) {
 // adds once per listener and configures per route.
 const corsFilter = "envoy.filters.http.cors"
 
-// cors is SecurityPolicy's spec.cors.
-type cors struct {
-	AllowOrigins     []string `json:"allowOrigins"`
-	AllowMethods     []string `json:"allowMethods"`
-	AllowHeaders     []string `json:"allowHeaders"`
-	ExposeHeaders    []string `json:"exposeHeaders"`
-	MaxAge           *string  `json:"maxAge"`
-	AllowCredentials *bool    `json:"allowCredentials"`
-}
-
 // renderCORS is a CorsPolicy on the route, as Envoy Gateway writes it:
 // lists joined with ", ", max age in seconds, allowCredentials and
 // forwardNotMatchingPreflights always written.
-func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var c cors
-	if err := json.Unmarshal(v, &c); err != nil {
-		return nil, fmt.Errorf("cors: %w", err)
+func renderCORS(c *egv1a1.CORS, _ policyName) ([]policy.Fragment, error) {
+	if c == nil {
+		c = &egv1a1.CORS{}
 	}
 	per := &corsv3.CorsPolicy{
 		AllowMethods:                 joinOrWildcard(c.AllowMethods),
@@ -126,10 +117,10 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		ForwardNotMatchingPreflights: wrapperspb.Bool(false),
 	}
 	for _, o := range c.AllowOrigins {
-		per.AllowOriginStringMatch = append(per.AllowOriginStringMatch, originMatcher(o))
+		per.AllowOriginStringMatch = append(per.AllowOriginStringMatch, originMatcher(string(o)))
 	}
 	if c.MaxAge != nil {
-		d, err := time.ParseDuration(*c.MaxAge)
+		d, err := time.ParseDuration(string(*c.MaxAge))
 		if err != nil {
 			return nil, fmt.Errorf("cors.maxAge: %w", err)
 		}
@@ -378,33 +369,20 @@ func typedExtension(name string, m proto.Message) *xdscorev3.TypedExtensionConfi
 	return &xdscorev3.TypedExtensionConfig{Name: name, TypedConfig: a}
 }
 
-// basicAuth is SecurityPolicy's spec.basicAuth.
-type basicAuth struct {
-	Users struct {
-		Name      string  `json:"name"`
-		Namespace *string `json:"namespace"`
-	} `json:"users"`
-	ForwardUsernameHeader *string `json:"forwardUsernameHeader"`
-}
-
 // renderBasicAuth is Envoy Gateway's basic auth: a filter per policy,
 // envoy.filters.http.basic_auth/securitypolicy/<ns>/<name>, enabled on the
 // route with the users of the policy's Secret (key .htpasswd). gwpol never
 // reads Secret data, so the users are the Secret's placeholder where
 // Envoy Gateway inlines them.
-func renderBasicAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
-	var b basicAuth
-	if err := json.Unmarshal(v, &b); err != nil {
-		return nil, fmt.Errorf("basicAuth: %w", err)
-	}
-	if b.Users.Name == "" {
+func renderBasicAuth(b *egv1a1.BasicAuth, who policyName) ([]policy.Fragment, error) {
+	if b == nil || b.Users.Name == "" {
 		return nil, fmt.Errorf("basicAuth.users: no Secret named")
 	}
 	ns := who.namespace
 	if b.Users.Namespace != nil && *b.Users.Namespace != "" {
-		ns = *b.Users.Namespace
+		ns = string(*b.Users.Namespace)
 	}
-	users := &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.SecretPlaceholder(ns, b.Users.Name, ".htpasswd")}}
+	users := &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.SecretPlaceholder(ns, string(b.Users.Name), ".htpasswd")}}
 	name := "envoy.filters.http.basic_auth/" + who.String()
 	filter := &basicauthv3.BasicAuth{Users: users}
 	if b.ForwardUsernameHeader != nil {

@@ -79,3 +79,15 @@ func raw3[T, A any](r func(T, policyName, A) ([]policy.Fragment, error)) func(js
 		return r(t, who, a)
 	}
 }
+
+// raw2 is a renderer of Envoy Gateway's type T called with a test's JSON
+// value.
+func raw2[T any](r func(T, policyName) ([]policy.Fragment, error)) func(json.RawMessage, policyName) ([]policy.Fragment, error) {
+	return func(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+		var t T
+		if err := json.Unmarshal(v, &t); err != nil {
+			return nil, err
+		}
+		return r(t, who)
+	}
+}
