@@ -71,7 +71,7 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.cors":                    typed[*egv1a1.CORS]("cors", renderCORS),
 	"SecurityPolicy.csrf":                    typed[*egv1a1.CSRF]("csrf", renderCSRF),
 	"HTTPRouteFilter.credentialInjection":    untyped(renderCredentialInjection),
-	"SecurityPolicy.jwt":                     untyped(renderJWT),
+	"SecurityPolicy.jwt":                     typed[*egv1a1.JWT]("jwt", renderJWT),
 }
 
 // scopedRenderers are the fields whose rendering depends on the Envoy

@@ -17,23 +17,6 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// retry is a remote JWKS's backendSettings.retry as jwksRetry reads it.
-type retry struct {
-	NumRetries             *uint32 `json:"numRetries"`
-	NumAttemptsPerPriority *int64  `json:"numAttemptsPerPriority"`
-	RetryOn                *struct {
-		Triggers        []string `json:"triggers"`
-		HTTPStatusCodes []uint32 `json:"httpStatusCodes"`
-	} `json:"retryOn"`
-	PerRetry *struct {
-		Timeout *string `json:"timeout"`
-		BackOff *struct {
-			BaseInterval *string `json:"baseInterval"`
-			MaxInterval  *string `json:"maxInterval"`
-		} `json:"backOff"`
-	} `json:"perRetry"`
-}
-
 // Envoy Gateway's retry defaults: what a route retries on, the status it
 // retries, and how often, unless the policy says otherwise.
 const (
