@@ -1,8 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
-
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -14,23 +12,14 @@ import (
 // GatewayClass or Gateway points at (parametersRef).
 var envoyProxy = model.GroupKind{Group: Group, Kind: "EnvoyProxy"}
 
-// geoAuthorization is what the geolocation check reads of a SecurityPolicy.
-type geoAuthorization struct {
-	Authorization *struct {
-		Rules []struct {
-			Principal struct {
-				ClientIPGeoLocations []json.RawMessage `json:"clientIPGeoLocations"`
-			} `json:"principal"`
-		} `json:"rules"`
-	} `json:"authorization"`
-}
-
-func (g geoAuthorization) used() bool {
-	if g.Authorization == nil {
+// geoUsed reports whether an authorization rule matches client IP
+// geolocations.
+func geoUsed(a *egv1a1.Authorization) bool {
+	if a == nil {
 		return false
 	}
-	for _, r := range g.Authorization.Rules {
-		if len(r.Principal.ClientIPGeoLocations) > 0 {
+	for _, r := range a.Rules {
+		if r.Principal != nil && len(r.Principal.ClientIPGeoLocations) > 0 {
 			return true
 		}
 	}
@@ -49,9 +38,8 @@ type gatewaySection struct {
 // listener it applies to a ClientTrafficPolicy that detects the client IP
 // other than by trusted X-Forwarded-For CIDRs. Envoy Gateway rejects the
 // SecurityPolicy otherwise.
-func checkGeoLocations(p *policy.Policy, raw []byte, m *model.Model) {
-	var g geoAuthorization
-	if json.Unmarshal(raw, &g) != nil || !g.used() {
+func checkGeoLocations(p *policy.Policy, spec *egv1a1.SecurityPolicySpec, m *model.Model) {
+	if !geoUsed(spec.Authorization) {
 		return
 	}
 	ctps := clientTrafficPolicies(m)

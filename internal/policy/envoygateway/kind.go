@@ -176,8 +176,8 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	k.validateReferences(p, raw, env)
 	k.checkValues(p, raw, env)
-	if k == securityPolicy {
-		checkGeoLocations(p, raw, env.Model)
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok {
+		checkGeoLocations(p, sp, env.Model)
 	}
 	if k == envoyExtensionPolicy {
 		checkDynamicModules(p, raw, env.Model)

@@ -105,7 +105,7 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 // the input (the Backend an extension service is, the keys of a ConfigMap a
 // response body comes from).
 var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error){
-	"SecurityPolicy.authorization":          untypedWith(renderAuthorization),
+	"SecurityPolicy.authorization":          typedWith[*egv1a1.Authorization]("authorization", renderAuthorization),
 	"SecurityPolicy.extAuth":                untypedWith(renderExtAuth),
 	"BackendTrafficPolicy.responseOverride": untypedWith(renderResponseOverride),
 	"HTTPRouteFilter.directResponse":        untypedWith(renderDirectResponse),

@@ -77,32 +77,12 @@ func (u geoUse) headers() []string {
 	return out
 }
 
-// geoLocation is one of a rule's principal.clientIPGeoLocations.
-type geoLocation struct {
-	Country   *string `json:"country"`
-	Region    *string `json:"region"`
-	City      *string `json:"city"`
-	ASN       *uint32 `json:"asn"`
-	ISP       *string `json:"isp"`
-	Anonymous *struct {
-		IsAnonymous *bool `json:"isAnonymous"`
-		IsVPN       *bool `json:"isVPN"`
-		IsHosting   *bool `json:"isHosting"`
-		IsTor       *bool `json:"isTor"`
-		IsProxy     *bool `json:"isProxy"`
-	} `json:"anonymous"`
-}
-
 // geoPredicate is Envoy Gateway's match of a rule's client IP
 // geolocations: per location, each field it names compared with its
 // internal header (names ignoring case, numbers and flags exactly), all
 // of them; any of the locations. It records the fields used in use; nil
 // when no location names a field.
-func geoPredicate(raw json.RawMessage, use *geoUse) (*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
-	var locs []geoLocation
-	if err := json.Unmarshal(raw, &locs); err != nil {
-		return nil, fmt.Errorf("clientIPGeoLocations: %w", err)
-	}
+func geoPredicate(locs []egv1a1.ClientIPGeoLocation, use *geoUse) (*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
 	var perLocation []*xdsmatcherv3.Matcher_MatcherList_Predicate
 	for _, l := range locs {
 		var preds []*xdsmatcherv3.Matcher_MatcherList_Predicate

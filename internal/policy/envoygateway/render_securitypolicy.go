@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net"
 	"net/netip"
 	"reflect"
@@ -32,6 +31,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -161,24 +161,6 @@ func originMatcher(o string) *matcherv3.StringMatcher {
 		SafeRegex: &matcherv3.RegexMatcher{Regex: strings.Join(parts, ".*")}}}
 }
 
-// authorization is SecurityPolicy's spec.authorization.
-type authorization struct {
-	DefaultAction *string `json:"defaultAction"`
-	Rules         []struct {
-		Name      *string `json:"name"`
-		Action    string  `json:"action"`
-		Operation *struct {
-			Methods []string `json:"methods"`
-			Path    *struct {
-				Type   *string `json:"type"`
-				Value  string  `json:"value"`
-				Invert *bool   `json:"invert"`
-			} `json:"path"`
-		} `json:"operation"`
-		Principal map[string]json.RawMessage `json:"principal"`
-	} `json:"rules"`
-}
-
 // rbacFilter is Envoy's RBAC filter, which Envoy Gateway adds once per
 // listener and configures per route.
 const rbacFilter = "envoy.filters.http.rbac"
@@ -193,11 +175,10 @@ const rbacFilter = "envoy.filters.http.rbac"
 // rule matches. Geolocations also bring the geolocation filter and the
 // removal of its internal headers from the route's requests. Other
 // principals are not rendered yet: a value using them is unsupported.
-func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	var a authorization
+func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var geo geoUse
-	if err := json.Unmarshal(v, &a); err != nil {
-		return nil, fmt.Errorf("authorization: %w", err)
+	if a == nil {
+		a = &egv1a1.Authorization{}
 	}
 	list := &xdsmatcherv3.Matcher_MatcherList{}
 	for i, r := range a.Rules {
@@ -206,7 +187,7 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 			if len(op.Methods) > 0 {
 				var ms []*xdsmatcherv3.Matcher_MatcherList_Predicate
 				for _, m := range op.Methods {
-					ms = append(ms, headerPredicate(":method", &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_Exact{Exact: m}, IgnoreCase: true}))
+					ms = append(ms, headerPredicate(":method", &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_Exact{Exact: string(m)}, IgnoreCase: true}))
 				}
 				preds = append(preds, anyOf(ms))
 			}
@@ -219,19 +200,14 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 				preds = append(preds, pred)
 			}
 		}
-		for _, k := range slices.Sorted(maps.Keys(r.Principal)) {
-			if k != "clientCIDRs" && k != "clientIPGeoLocations" && k != "headers" && k != "jwt" {
-				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.principal." + k}}, nil
-			}
+		principal := r.Principal
+		if principal == nil {
+			principal = &egv1a1.Principal{}
 		}
-		if raw, ok := r.Principal["clientCIDRs"]; ok {
-			var cidrs []string
-			if err := json.Unmarshal(raw, &cidrs); err != nil {
-				return nil, fmt.Errorf("authorization.rules[%d].principal.clientCIDRs: %w", i, err)
-			}
+		if cidrs := principal.ClientCIDRs; cidrs != nil {
 			ipm := &ipv3.Ip{StatPrefix: "client_ip"}
 			for _, c := range cidrs {
-				prefix, err := netip.ParsePrefix(c)
+				prefix, err := netip.ParsePrefix(string(c))
 				if err != nil {
 					return nil, fmt.Errorf("authorization.rules[%d].principal.clientCIDRs: %w", i, err)
 				}
@@ -244,8 +220,8 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 						CustomMatch: typedExtension("ip_matcher", ipm)},
 				}}})
 		}
-		if raw, ok := r.Principal["clientIPGeoLocations"]; ok {
-			gp, err := geoPredicate(raw, &geo)
+		if locs := principal.ClientIPGeoLocations; locs != nil {
+			gp, err := geoPredicate(locs, &geo)
 			if err != nil {
 				return nil, fmt.Errorf("authorization.rules[%d].principal: %w", i, err)
 			}
@@ -253,21 +229,14 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 				preds = append(preds, gp)
 			}
 		}
-		if raw, ok := r.Principal["jwt"]; ok {
-			jp, err := jwtPredicates(raw)
+		if jwt := principal.JWT; jwt != nil {
+			jp, err := jwtPredicates(jwt)
 			if err != nil {
 				return nil, fmt.Errorf("authorization.rules[%d]: %w", i, err)
 			}
 			preds = append(preds, jp...)
 		}
-		if raw, ok := r.Principal["headers"]; ok {
-			var hs []struct {
-				Name   string   `json:"name"`
-				Values []string `json:"values"`
-			}
-			if err := json.Unmarshal(raw, &hs); err != nil {
-				return nil, fmt.Errorf("authorization.rules[%d].principal.headers: %w", i, err)
-			}
+		if hs := principal.Headers; hs != nil {
 			for _, h := range hs {
 				var vs []*xdsmatcherv3.Matcher_MatcherList_Predicate
 				for _, val := range h.Values {
@@ -288,11 +257,11 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 			pred = &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_AndMatcher{
 				AndMatcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_PredicateList{Predicate: preds}}}
 		}
-		list.Matchers = append(list.Matchers, &xdsmatcherv3.Matcher_MatcherList_FieldMatcher{Predicate: pred, OnMatch: rbacOnMatch(name, r.Action)})
+		list.Matchers = append(list.Matchers, &xdsmatcherv3.Matcher_MatcherList_FieldMatcher{Predicate: pred, OnMatch: rbacOnMatch(name, string(r.Action))})
 	}
 	def := "Deny"
 	if a.DefaultAction != nil {
-		def = *a.DefaultAction
+		def = string(*a.DefaultAction)
 	}
 	tree := &xdsmatcherv3.Matcher{OnNoMatch: rbacOnMatch("default", def)}
 	if len(list.Matchers) > 0 {
@@ -319,7 +288,7 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 // prefix matches whole segments (and what follows: query, fragment,
 // parameters), an exact path only itself, a regular expression as given,
 // anchored at the start.
-func pathRegex(typ *string, v string) string {
+func pathRegex(typ *gwapiv1.PathMatchType, v string) string {
 	switch {
 	case typ != nil && *typ == "Exact":
 		return "^" + regexp.QuoteMeta(v) + `(\?.*|#.*|;.*|$)`
