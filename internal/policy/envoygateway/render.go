@@ -106,7 +106,7 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 // response body comes from).
 var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error){
 	"SecurityPolicy.authorization":          typedWith[*egv1a1.Authorization]("authorization", renderAuthorization),
-	"SecurityPolicy.extAuth":                untypedWith(renderExtAuth),
+	"SecurityPolicy.extAuth":                typedWith[*egv1a1.ExtAuth]("extAuth", renderExtAuth),
 	"BackendTrafficPolicy.responseOverride": untypedWith(renderResponseOverride),
 	"HTTPRouteFilter.directResponse":        untypedWith(renderDirectResponse),
 }

@@ -364,7 +364,9 @@ func renderBasicAuth(b *egv1a1.BasicAuth, who policyName) ([]policy.Fragment, er
 	}}, nil
 }
 
-// extAuth is SecurityPolicy's spec.extAuth, as far as it is rendered.
+// extAuth is what renderExtAuth renders of SecurityPolicy's spec.extAuth
+// (Envoy Gateway's ExtAuth): the record unrendered checks a value
+// against, never decoded into.
 type extAuth struct {
 	GRPC             *extAuthService `json:"grpc"`
 	HTTP             *extAuthService `json:"http"`
@@ -404,29 +406,26 @@ type extAuthService struct {
 // Several backends, and any key extAuth's type has no field for (at any
 // depth, see unrendered), are not rendered yet: a value using them is
 // unsupported, named by its path.
-func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(v, &keys); err != nil {
-		return nil, fmt.Errorf("extAuth: %w", err)
-	}
-	if k := unrendered(v, reflect.TypeFor[extAuth]()); k != "" {
+func renderExtAuth(e *egv1a1.ExtAuth, who policyName, m *model.Model) ([]policy.Fragment, error) {
+	if k := unrendered(e, reflect.TypeFor[extAuth]()); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth." + k}}, nil
 	}
-	var e extAuth
-	if err := json.Unmarshal(v, &e); err != nil {
-		return nil, fmt.Errorf("extAuth: %w", err)
+	if e == nil {
+		e = &egv1a1.ExtAuth{}
 	}
-	svc, grpc := e.HTTP, false
-	if e.GRPC != nil {
-		svc, grpc = e.GRPC, true
-	}
-	if svc == nil {
+	var cluster0 *egv1a1.BackendCluster
+	var path *string
+	var headersToBackend []string
+	grpc := false
+	switch {
+	case e.GRPC != nil:
+		cluster0, grpc = &e.GRPC.BackendCluster, true
+	case e.HTTP != nil:
+		cluster0, path, headersToBackend = &e.HTTP.BackendCluster, e.HTTP.Path, e.HTTP.HeadersToBackend
+	default:
 		return nil, fmt.Errorf("extAuth: neither grpc nor http")
 	}
-	refs := svc.BackendRefs
-	if svc.BackendRef != nil {
-		refs = append([]backendRef{*svc.BackendRef}, refs...)
-	}
+	refs := clusterRefs(cluster0)
 	if len(refs) != 1 {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth.backend"}}, nil
 	}
@@ -456,15 +455,11 @@ func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.
 		cfg.Services = &extauthzv3.ExtAuthz_GrpcService{GrpcService: &corev3.GrpcService{Timeout: timeout,
 			TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster, Authority: host}}}}
 	} else {
-		path := ""
-		if svc.Path != nil {
-			path = *svc.Path
-		}
 		hs := &extauthzv3.HttpService{
-			ServerUri: &corev3.HttpUri{Uri: "http://" + host + path, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: timeout}}
-		if len(svc.HeadersToBackend) > 0 {
+			ServerUri: &corev3.HttpUri{Uri: "http://" + host + deref(path), HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: timeout}}
+		if len(headersToBackend) > 0 {
 			allowed := &matcherv3.ListStringMatcher{}
-			for _, h := range svc.HeadersToBackend {
+			for _, h := range headersToBackend {
 				allowed.Patterns = append(allowed.Patterns, &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h}, IgnoreCase: true})
 			}
 			hs.AuthorizationResponse = &extauthzv3.AuthorizationResponse{AllowedUpstreamHeaders: allowed}
@@ -521,6 +516,35 @@ func extensionBackend(ref backendRef, policyNS string, m *model.Model) (cluster,
 }
 
 // backendFQDN is a Backend's first FQDN endpoint as host:port.
+// clusterRefs are an extension's backends as gwpol resolves them: its
+// backendRef, then its backendRefs.
+func clusterRefs(c *egv1a1.BackendCluster) []backendRef {
+	var out []backendRef
+	if c.BackendRef != nil {
+		out = append(out, refOf(*c.BackendRef))
+	}
+	for _, r := range c.BackendRefs {
+		out = append(out, refOf(r.BackendObjectReference))
+	}
+	return out
+}
+
+// refOf is a Gateway API backend reference as gwpol resolves it.
+func refOf(r gwapiv1.BackendObjectReference) backendRef {
+	out := backendRef{Name: string(r.Name), Port: (*int32)(r.Port)}
+	if r.Group != nil {
+		out.Group = string(*r.Group)
+	}
+	if r.Kind != nil {
+		out.Kind = string(*r.Kind)
+	}
+	if r.Namespace != nil {
+		ns := string(*r.Namespace)
+		out.Namespace = &ns
+	}
+	return out
+}
+
 func backendFQDN(k model.Key, m *model.Model) (string, bool) {
 	if m == nil {
 		return "", false

@@ -135,7 +135,7 @@ func TestRenderExtAuth(t *testing.T) {
 			capability: "envoygateway.SecurityPolicy.extAuth.backend"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			frags, err := renderExtAuth(json.RawMessage(tc.in), who, m)
+			frags, err := raw3(renderExtAuth)(json.RawMessage(tc.in), who, m)
 			if err != nil || len(frags) != 1 {
 				t.Fatalf("got %v, %v", frags, err)
 			}
