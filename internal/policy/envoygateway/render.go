@@ -66,11 +66,11 @@ var renderers = map[string]fieldRenderer{
 	"BackendTrafficPolicy.requestBuffer":     typed[*egv1a1.RequestBuffer]("requestBuffer", renderRequestBuffer),
 	"BackendTrafficPolicy.retry":             typed[*egv1a1.Retry]("retry", renderRetry),
 	"BackendTrafficPolicy.telemetry":         typed[*egv1a1.BackendTelemetry]("telemetry", renderTelemetry),
-	"HTTPRouteFilter.urlRewrite":             untyped(renderURLRewrite),
+	"HTTPRouteFilter.urlRewrite":             typed[*egv1a1.HTTPURLRewriteFilter]("urlRewrite", renderURLRewrite),
 	"SecurityPolicy.basicAuth":               typed[*egv1a1.BasicAuth]("basicAuth", renderBasicAuth),
 	"SecurityPolicy.cors":                    typed[*egv1a1.CORS]("cors", renderCORS),
 	"SecurityPolicy.csrf":                    typed[*egv1a1.CSRF]("csrf", renderCSRF),
-	"HTTPRouteFilter.credentialInjection":    untyped(renderCredentialInjection),
+	"HTTPRouteFilter.credentialInjection":    typed[*egv1a1.HTTPCredentialInjectionFilter]("credentialInjection", renderCredentialInjection),
 	"SecurityPolicy.jwt":                     typed[*egv1a1.JWT]("jwt", renderJWT),
 }
 
@@ -107,8 +107,8 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error){
 	"SecurityPolicy.authorization":          typedWith[*egv1a1.Authorization]("authorization", renderAuthorization),
 	"SecurityPolicy.extAuth":                typedWith[*egv1a1.ExtAuth]("extAuth", renderExtAuth),
-	"BackendTrafficPolicy.responseOverride": untypedWith(renderResponseOverride),
-	"HTTPRouteFilter.directResponse":        untypedWith(renderDirectResponse),
+	"BackendTrafficPolicy.responseOverride": typedWith[[]*egv1a1.ResponseOverride]("responseOverride", renderResponseOverride),
+	"HTTPRouteFilter.directResponse":        typedWith[*egv1a1.HTTPDirectResponseFilter]("directResponse", renderDirectResponse),
 }
 
 // Filter order in the HCM chain, as Envoy Gateway orders its filters
