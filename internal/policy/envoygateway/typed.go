@@ -172,11 +172,8 @@ func typedAs[T any](v *fieldValue) (T, error) {
 		return t, nil
 	}
 	var t T
-	if err := json.Unmarshal(v.raw, &t); err != nil {
-		return t, err
-	}
-	v.typed = t
-	return t, nil
+	err := json.Unmarshal(v.raw, &t)
+	return t, err
 }
 
 // typed adapts a renderer of Envoy Gateway's type T for the field
