@@ -179,9 +179,10 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok {
 		checkGeoLocations(p, sp, env.Model)
 	}
-	if k == envoyExtensionPolicy {
-		checkDynamicModules(p, raw, env.Model)
-		checkLuaSyntax(p, raw, env.Model)
+	eep, isEEP := d.spec.(*egv1a1.EnvoyExtensionPolicySpec)
+	if isEEP {
+		checkDynamicModules(p, eep, env.Model)
+		checkLuaSyntax(p, eep, env.Model)
 	}
 	// A value of the wrong type is reported where no check of Envoy
 	// Gateway's has said more about that field already.
@@ -190,8 +191,8 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 			p.Invalid = append(p.Invalid, e)
 		}
 	}
-	if k == envoyExtensionPolicy {
-		markFailOpen(p, raw)
+	if isEEP {
+		markFailOpen(p, eep)
 	}
 	return p
 }

@@ -1,12 +1,12 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 
@@ -15,26 +15,18 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// luaScripts is what the syntax check reads of an EnvoyExtensionPolicy.
-type luaScripts struct {
-	Lua []struct {
-		Inline *string `json:"inline"`
-	} `json:"lua"`
-}
-
 // checkLuaSyntax: an inline Lua script that does not parse makes the
 // policy Invalid with Envoy Gateway's message (it parses with the same
 // Lua 5.1 parser, gopher-lua). The script is only parsed, never run:
 // Envoy Gateway's stricter validation, which runs it against a mock of
 // Envoy's API, is not reproduced. An EnvoyProxy with luaValidation
 // Disabled on a Gateway the policy reaches turns the check off.
-func checkLuaSyntax(p *policy.Policy, raw []byte, m *model.Model) {
-	var l luaScripts
-	if json.Unmarshal(raw, &l) != nil || len(l.Lua) == 0 || luaValidationDisabled(p, m) {
+func checkLuaSyntax(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *model.Model) {
+	if len(spec.Lua) == 0 || luaValidationDisabled(p, m) {
 		return
 	}
 	strict := luaValidationStrict(p, m)
-	for i, s := range l.Lua {
+	for i, s := range spec.Lua {
 		if s.Inline == nil {
 			continue
 		}
