@@ -114,9 +114,11 @@ func (k *Kind) buildSpec() policy.KindSpec {
 // data is the kind-private decoded state (policy.Policy.Data).
 type data struct {
 	// spec is the decoded spec: a pointer to the kind's type in Envoy
-	// Gateway's API (typed.go).
-	spec      any
-	mergeType string
+	// Gateway's API (typed.go). decodeFailed: a value did not fit its
+	// type (the policy is Invalid; spec holds the rest).
+	spec         any
+	decodeFailed bool
+	mergeType    string
 	// deprecated are Envoy Gateway's DeprecatedField warnings.
 	deprecated []string
 	// warning is another Warning condition Envoy Gateway writes (reason,
@@ -144,7 +146,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		p.Created = meta.CreationTimestamp.Time // Envoy Gateway's processing order: older first
 	}
 	spec, decodeErrs, nested := k.decodeSpec(p)
-	d.spec = spec.Addr().Interface()
+	d.spec, d.decodeFailed = spec.Addr().Interface(), len(decodeErrs) > 0
 	k.holdValues(p, spec)
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
 	t, mergeType := targetingOf(spec)

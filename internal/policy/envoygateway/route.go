@@ -1,12 +1,12 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"regexp"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -413,27 +413,6 @@ func pathModifierProblem(pm *gwv1.HTTPPathModifier, path string) *routeProblem {
 	return nil
 }
 
-// routeFilterSpec is the part of an HTTPRouteFilter's spec the route
-// validation reads.
-type routeFilterSpec struct {
-	URLRewrite *struct {
-		Path *struct {
-			Type              string `json:"type"`
-			ReplaceRegexMatch *struct {
-				Pattern string `json:"pattern"`
-			} `json:"replaceRegexMatch"`
-		} `json:"path"`
-	} `json:"urlRewrite"`
-	DirectResponse *struct {
-		StatusCode *int `json:"statusCode"`
-	} `json:"directResponse"`
-	CredentialInjection *struct {
-		Credential struct {
-			ValueRef secretRef `json:"valueRef"`
-		} `json:"credential"`
-	} `json:"credentialInjection"`
-}
-
 // extensionRefProblem: an ExtensionRef names an HTTPRouteFilter (the one
 // kind Envoy Gateway knows without an extension server), which must
 // exist, and whose rewrite and credential are checked.
@@ -454,9 +433,8 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 		p.reported = true
 		return p
 	}
-	raw, err := hrf.Obj.FieldJSON("spec")
-	var spec routeFilterSpec
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
+	spec, ok := decoded(hrf).spec.(*egv1a1.HTTPRouteFilterSpec)
+	if !ok || decoded(hrf).decodeFailed {
 		return nil // the HTTPRouteFilter's own findings say why
 	}
 	if p := regexRewriteProblem(spec, st, f.path); p != nil {
@@ -482,7 +460,7 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 
 // regexRewriteProblem: an HTTPRouteFilter's regex path rewrite counts as
 // the rule's one urlRewrite, and its pattern must be set and compile.
-func regexRewriteProblem(spec routeFilterSpec, st *filterState, path string) *routeProblem {
+func regexRewriteProblem(spec *egv1a1.HTTPRouteFilterSpec, st *filterState, path string) *routeProblem {
 	rw := spec.URLRewrite
 	if rw == nil || rw.Path == nil || rw.Path.Type != "ReplaceRegexMatch" {
 		return nil
@@ -501,7 +479,8 @@ func regexRewriteProblem(spec routeFilterSpec, st *filterState, path string) *ro
 
 // credentialProblem: the injected credential's Secret must exist (and be
 // reachable) and hold the key "credential".
-func (rv *routeValidation) credentialProblem(r secretRef, ns, path string) *routeProblem {
+func (rv *routeValidation) credentialProblem(ref gwv1.SecretObjectReference, ns, path string) *routeProblem {
+	r := secretRefOf(ref)
 	if r.Namespace != nil && *r.Namespace != "" {
 		ns = *r.Namespace
 	}
@@ -593,22 +572,6 @@ func (rv *routeValidation) serviceProblem(ns, name string, port int32) *routePro
 	return nil
 }
 
-// backendEndpoints is the part of a Backend's spec the route validation
-// reads.
-type backendEndpoints struct {
-	Endpoints []struct {
-		FQDN *struct {
-			Hostname string `json:"hostname"`
-		} `json:"fqdn"`
-		IP *struct {
-			Address string `json:"address"`
-		} `json:"ip"`
-		Unix *struct {
-			Path string `json:"path"`
-		} `json:"unix"`
-	} `json:"endpoints"`
-}
-
 // backendObjectProblem: a route may not reach a Unix socket, nor, unless
 // Envoy Gateway runs on the host (config envoyGateway.runningOnHost), a
 // loopback address or a single-label hostname.
@@ -617,9 +580,8 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	if !ok {
 		return unresolved("BackendNotFound", "", "Backend %s/%s not found.", ns, name)
 	}
-	raw, err := o.FieldJSON("spec")
-	var spec backendEndpoints
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
+	spec, ok := backendEndpoints(o)
+	if !ok {
 		return nil
 	}
 	for _, ep := range spec.Endpoints {
@@ -672,7 +634,7 @@ func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *ro
 		}
 		found++
 		var s sliceEndpoints
-		if b, err := o.FieldJSON("endpoints"); err == nil && json.Unmarshal([]byte(`{"endpoints":`+string(b)+`}`), &s) == nil {
+		if o.DecodeField("endpoints", &s.Endpoints) == nil {
 			for _, ep := range s.Endpoints {
 				ready = ready || ep.Conditions.Ready == nil || *ep.Conditions.Ready
 			}

@@ -6,7 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -30,6 +34,31 @@ func (b backends) refs() []backendRef {
 	out := slices.Clone(b.BackendRefs)
 	if b.BackendRef != nil {
 		out = append([]backendRef{*b.BackendRef}, out...)
+	}
+	return out
+}
+
+// backendEndpoints is what of a Backend's spec the checks read, in
+// Envoy Gateway's type: its endpoints.
+func backendEndpoints(o *manifest.Object) (*egv1a1.BackendSpec, bool) {
+	var spec struct {
+		Endpoints []egv1a1.BackendEndpoint `json:"endpoints"`
+	}
+	if o.DecodeField("spec", &spec) != nil {
+		return nil, false
+	}
+	return &egv1a1.BackendSpec{Endpoints: spec.Endpoints}, true
+}
+
+// secretRefOf is a Gateway API Secret reference as gwpol resolves it.
+func secretRefOf(r gwapiv1.SecretObjectReference) secretRef {
+	out := secretRef{Name: string(r.Name)}
+	if r.Kind != nil {
+		out.Kind = string(*r.Kind)
+	}
+	if r.Namespace != nil {
+		ns := string(*r.Namespace)
+		out.Namespace = &ns
 	}
 	return out
 }
@@ -221,9 +250,8 @@ func backendAddressType(m *model.Model, ns string, r backendRef) string {
 	if !ok {
 		return "IP"
 	}
-	raw, err := o.FieldJSON("spec")
-	var spec backendEndpoints
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
+	spec, ok := backendEndpoints(o)
+	if !ok {
 		return "IP"
 	}
 	seen := ""
