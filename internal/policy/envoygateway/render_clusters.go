@@ -1,9 +1,7 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -43,30 +41,6 @@ import (
 // reported unsupported, naming the sub-field, and fail the routes closed.
 
 const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
-
-// unrenderedKeys names the first key of an object value outside known
-// (sorted, for a deterministic report); "" when all are known.
-func unrenderedKeys(v json.RawMessage, known ...string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(v, &m) != nil {
-		return ""
-	}
-	for _, k := range sortedKeys(m) {
-		if !slices.Contains(known, k) && string(m[k]) != "null" {
-			return k
-		}
-	}
-	return ""
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
 
 // unsupportedPart is the fragment of a sub-field not rendered yet.
 func unsupportedPart(field, part string) []policy.Fragment {

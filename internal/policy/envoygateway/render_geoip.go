@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -278,23 +277,17 @@ func maxMindPaths(gw *model.Gateway, m *model.Model) (geoSetting, bool) {
 	if !ok {
 		return geoSetting{}, false
 	}
-	raw, err := o.FieldJSON("spec.geoIP.provider.maxMind")
-	type source struct {
-		Local struct {
-			Path string `json:"path"`
-		} `json:"local"`
-	}
 	var mm struct {
-		City    *source `json:"cityDbSource"`
-		Country *source `json:"countryDbSource"`
-		ASN     *source `json:"asnDbSource"`
-		ISP     *source `json:"ispDbSource"`
-		Anon    *source `json:"anonymousIpDbSource"`
+		City    *egv1a1.GeoIPDBSource `json:"cityDbSource"`
+		Country *egv1a1.GeoIPDBSource `json:"countryDbSource"`
+		ASN     *egv1a1.GeoIPDBSource `json:"asnDbSource"`
+		ISP     *egv1a1.GeoIPDBSource `json:"ispDbSource"`
+		Anon    *egv1a1.GeoIPDBSource `json:"anonymousIpDbSource"`
 	}
-	if err != nil || json.Unmarshal(raw, &mm) != nil {
+	if o.DecodeField("spec.geoIP.provider.maxMind", &mm) != nil {
 		return geoSetting{}, false
 	}
-	path := func(s *source) string {
+	path := func(s *egv1a1.GeoIPDBSource) string {
 		if s == nil {
 			return ""
 		}

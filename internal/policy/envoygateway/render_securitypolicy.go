@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
@@ -553,17 +552,11 @@ func backendFQDN(k model.Key, m *model.Model) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	raw, err := o.FieldJSON("spec.endpoints")
-	var eps []struct {
-		FQDN *struct {
-			Hostname string `json:"hostname"`
-			Port     int32  `json:"port"`
-		} `json:"fqdn"`
-	}
-	if err != nil || json.Unmarshal(raw, &eps) != nil {
+	spec, ok := backendEndpoints(o)
+	if !ok {
 		return "", false
 	}
-	for _, ep := range eps {
+	for _, ep := range spec.Endpoints {
 		if ep.FQDN != nil {
 			return net.JoinHostPort(ep.FQDN.Hostname, strconv.Itoa(int(ep.FQDN.Port))), true
 		}

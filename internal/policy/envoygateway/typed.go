@@ -68,9 +68,14 @@ func jsonFieldIndexes(t reflect.Type) map[string][]int {
 			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			index := append(append([]int{}, prefix...), i)
-			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-				walk(f.Type, index)
-				continue
+			if ft := f.Type; f.Anonymous && name == "" {
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					walk(ft, index)
+					continue
+				}
 			}
 			if name == "-" || !f.IsExported() {
 				continue
@@ -141,8 +146,8 @@ func (k *Kind) holdValues(p *policy.Policy, spec reflect.Value) {
 			continue
 		}
 		v := &fieldValue{raw: raw}
-		if i, ok := idx[f]; ok {
-			v.typed = spec.FieldByIndex(i).Interface()
+		if fv, ok := fieldAt(spec, idx[f]); ok {
+			v.typed = fv.Interface()
 		}
 		p.Values[f] = v
 	}
@@ -228,7 +233,7 @@ func unrenderedFields(v any, known ...string) string {
 	idx := jsonFieldIndexes(rv.Type())
 	var first string
 	for key, i := range idx {
-		if slices.Contains(known, key) || rv.FieldByIndex(i).IsZero() {
+		if fv, ok := fieldAt(rv, i); slices.Contains(known, key) || !ok || fv.IsZero() {
 			continue
 		}
 		if first == "" || key < first {
@@ -248,4 +253,14 @@ func optDuration[S ~string](s *S) (*durationpb.Duration, error) {
 		return nil, err
 	}
 	return durationpb.New(d), nil
+}
+
+// fieldAt is the struct field at an index path (jsonFieldIndexes); ok is
+// false when the path is empty or goes through a nil embedded pointer.
+func fieldAt(v reflect.Value, index []int) (reflect.Value, bool) {
+	if len(index) == 0 {
+		return reflect.Value{}, false
+	}
+	f, err := v.FieldByIndexErr(index)
+	return f, err == nil
 }

@@ -54,8 +54,8 @@ func unrenderedValue(v reflect.Value, t reflect.Type) string {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			fv := v.FieldByIndex(idx[k])
-			if fv.IsZero() {
+			fv, ok := fieldAt(v, idx[k])
+			if !ok || fv.IsZero() {
 				continue
 			}
 			ft, ok := fields[k]
