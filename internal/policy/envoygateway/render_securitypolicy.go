@@ -552,7 +552,7 @@ func backendFQDN(k model.Key, m *model.Model) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	spec, ok := backendEndpoints(o)
+	spec, ok := backendEndpointsOf(o)
 	if !ok {
 		return "", false
 	}

@@ -38,9 +38,9 @@ func (b backends) refs() []backendRef {
 	return out
 }
 
-// backendEndpoints is what of a Backend's spec the checks read, in
+// backendEndpointsOf is what of a Backend's spec the checks read, in
 // Envoy Gateway's type: its endpoints.
-func backendEndpoints(o *manifest.Object) (*egv1a1.BackendSpec, bool) {
+func backendEndpointsOf(o *manifest.Object) (*egv1a1.BackendSpec, bool) {
 	var spec struct {
 		Endpoints []egv1a1.BackendEndpoint `json:"endpoints"`
 	}
@@ -250,7 +250,7 @@ func backendAddressType(m *model.Model, ns string, r backendRef) string {
 	if !ok {
 		return "IP"
 	}
-	spec, ok := backendEndpoints(o)
+	spec, ok := backendEndpointsOf(o)
 	if !ok {
 		return "IP"
 	}
