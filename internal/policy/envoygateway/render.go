@@ -111,34 +111,6 @@ var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Mod
 	"HTTPRouteFilter.directResponse":        typedWith[*egv1a1.HTTPDirectResponseFilter]("directResponse", renderDirectResponse),
 }
 
-// Filter order in the HCM chain, as Envoy Gateway orders its filters
-// (translator's http filter order): fault injection and CORS first,
-// authentication, then the extensions (Lua, external processors, Wasm,
-// dynamic modules; each kind's filters by their index in the policy,
-// see extensionFilter), authorization, rate limits and compression last.
-const (
-	orderFault = 10 + iota
-	orderCORS
-	orderExtAuth
-	orderBasicAuth
-	orderOAuth2
-	orderJWT
-	orderLua
-	orderExtProc
-	orderWasm
-	orderDynamicModule
-	orderRBAC
-	orderLocalRateLimit
-	orderRateLimit
-	orderCompressor
-	orderBuffer
-)
-
-// orderGRPCWeb places the gRPC-Web filter a ClientTrafficPolicy turns on
-// where Envoy Gateway's data plane puts its own for a GRPCRoute: after
-// every policy filter, before the router.
-const orderGRPCWeb = 1 << 20
-
 // OverridesWhole implements policy.WholeOverrider: BackendTrafficPolicy,
 // SecurityPolicy and EnvoyExtensionPolicy do (a route's policy replaces
 // its Gateway's, or merges into it with spec.mergeType).

@@ -18,12 +18,6 @@ import (
 // listener, enforcing nothing, and configures per route.
 const csrfFilter = "envoy.filters.http.csrf"
 
-// orderCSRF puts the CSRF filter after CORS (same order, and
-// envoy.filters.http.cors sorts before envoy.filters.http.csrf), so that
-// preflights are answered first, and before authentication, as Envoy
-// Gateway orders them.
-const orderCSRF = orderCORS
-
 // renderCSRF is Envoy Gateway's CSRF protection: the filter on in the
 // chain with 0 % enforced, and on the route a CsrfPolicy enforcing every
 // request but the shadow fraction, which is evaluated in shadow mode

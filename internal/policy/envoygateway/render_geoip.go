@@ -22,11 +22,6 @@ import (
 // routes' RBAC matches.
 const geoIPFilter = "envoy.filters.http.geoip"
 
-// orderGeoIP puts the geolocation filter just before RBAC (same order,
-// and envoy.filters.http.geoip sorts before envoy.filters.http.rbac), as
-// Envoy Gateway orders them.
-const orderGeoIP = orderRBAC
-
 // geoField is a geolocation field Envoy Gateway looks up and the
 // internal header it is written to, in Envoy Gateway's order.
 type geoField int

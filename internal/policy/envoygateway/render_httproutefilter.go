@@ -99,11 +99,6 @@ func renderDirectResponse(d *egv1a1.HTTPDirectResponseFilter, who policyName, m 
 // envoy.filters.http.credential_injector/httproutefilter/<ns>/<name>.
 const credentialInjectorFilter = "envoy.filters.http.credential_injector"
 
-// orderCredentialInjector puts the credential injector after the gRPC-Web
-// and gRPC statistics filters internal/render/envoy adds (orders 1<<20
-// and 1<<20+1), just before the router, as Envoy Gateway orders them.
-const orderCredentialInjector = 1<<20 + 2
-
 // renderCredentialInjection is Envoy Gateway's credential injection: a
 // credential_injector filter per HTTPRouteFilter, off in the chain and
 // turned on by the routes whose rules name the filter, injecting a

@@ -24,11 +24,6 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// orderCustomResponse puts the custom response filter first in the chain
-// (Envoy Gateway's filter order), so that it sees every response,
-// including those the other filters answer themselves.
-const orderCustomResponse = 1
-
 // responseBodyKey is the ConfigMap key Envoy Gateway reads a response
 // body from.
 const responseBodyKey = "response.body"
