@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
@@ -176,7 +178,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if err != nil {
 		raw = nil
 	}
-	k.validateReferences(p, raw, env)
+	k.validateReferences(p, d.spec, env)
 	k.checkValues(p, raw, env)
 	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok {
 		checkGeoLocations(p, sp, env.Model)

@@ -359,7 +359,3 @@ func ruleCountProblem(rt *model.Route) string {
 	}
 	return ""
 }
-
-// backendEndpoints is the Backend spec as the policies' backend checks
-// read it (validate.go: backendAddressType).
-type backendEndpoints = backendSpec

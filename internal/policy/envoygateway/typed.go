@@ -193,11 +193,6 @@ func typed[T any](key string, r func(T, policyName) ([]policy.Fragment, error)) 
 	}
 }
 
-// untyped adapts a renderer that still reads the value as written.
-func untyped(r func(json.RawMessage, policyName) ([]policy.Fragment, error)) fieldRenderer {
-	return func(v *fieldValue, who policyName) ([]policy.Fragment, error) { return r(v.raw, who) }
-}
-
 // typedWith is typed for the renderers that take one more argument (the
 // placement, the model).
 func typedWith[T, A any](key string, r func(T, policyName, A) ([]policy.Fragment, error)) func(*fieldValue, policyName, A) ([]policy.Fragment, error) {
@@ -208,11 +203,6 @@ func typedWith[T, A any](key string, r func(T, policyName, A) ([]policy.Fragment
 		}
 		return r(t, who, a)
 	}
-}
-
-// untypedWith is untyped for the renderers that take one more argument.
-func untypedWith[A any](r func(json.RawMessage, policyName, A) ([]policy.Fragment, error)) func(*fieldValue, policyName, A) ([]policy.Fragment, error) {
-	return func(v *fieldValue, who policyName, a A) ([]policy.Fragment, error) { return r(v.raw, who, a) }
 }
 
 // unrenderedFields names the first field a typed value sets outside

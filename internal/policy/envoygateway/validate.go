@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,20 +21,6 @@ type backendRef struct {
 	Name      string  `json:"name"`
 	Namespace *string `json:"namespace"`
 	Port      *int32  `json:"port"`
-}
-
-// backends is a service an extension calls: one backendRef or several.
-type backends struct {
-	BackendRef  *backendRef  `json:"backendRef"`
-	BackendRefs []backendRef `json:"backendRefs"`
-}
-
-func (b backends) refs() []backendRef {
-	out := slices.Clone(b.BackendRefs)
-	if b.BackendRef != nil {
-		out = append([]backendRef{*b.BackendRef}, out...)
-	}
-	return out
 }
 
 // backendEndpointsOf is what of a Backend's spec the checks read, in
@@ -70,40 +55,6 @@ type secretRef struct {
 	Namespace *string `json:"namespace"`
 }
 
-// references are the spec fields whose references validation resolves.
-type references struct {
-	ExtAuth *struct {
-		GRPC *backends `json:"grpc"`
-		HTTP *backends `json:"http"`
-	} `json:"extAuth"`
-	ExtProc []backends `json:"extProc"`
-	OIDC    *struct {
-		ClientSecret *secretRef `json:"clientSecret"`
-	} `json:"oidc"`
-	ResponseOverride []struct {
-		Response struct {
-			Body *struct {
-				ValueRef *localRef `json:"valueRef"`
-			} `json:"body"`
-		} `json:"response"`
-	} `json:"responseOverride"`
-	Lua []struct {
-		ValueRef *localRef `json:"valueRef"`
-	} `json:"lua"`
-	JWT *struct {
-		Providers []struct {
-			LocalJWKS *struct {
-				ValueRef *localRef `json:"valueRef"`
-			} `json:"localJWKS"`
-		} `json:"providers"`
-	} `json:"jwt"`
-}
-
-// localRef names an object in the policy's namespace (a ConfigMap).
-type localRef struct {
-	Name string `json:"name"`
-}
-
 // serviceImport is the multi-cluster Service a backendRef may name.
 var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "ServiceImport"}
 
@@ -111,38 +62,45 @@ var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "Servi
 // backend or Secret reference that does not resolve: the object is missing,
 // in another namespace without a ReferenceGrant, or (a Service) has no such
 // port.
-func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env) {
-	var refs references
-	if json.Unmarshal(raw, &refs) != nil {
-		return // the spec's shape was checked by Decode
-	}
+func (k *Kind) validateReferences(p *policy.Policy, spec any, env *policy.Env) {
 	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
 	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
-	if refs.ExtAuth != nil {
-		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {
-			if b != nil {
-				v.backends("ExtAuth", "spec.extAuth", b.refs())
+	switch s := spec.(type) {
+	case *egv1a1.SecurityPolicySpec:
+		if e := s.ExtAuth; e != nil {
+			if e.GRPC != nil {
+				v.backends("ExtAuth", "spec.extAuth", clusterRefs(&e.GRPC.BackendCluster))
+			}
+			if e.HTTP != nil {
+				v.backends("ExtAuth", "spec.extAuth", clusterRefs(&e.HTTP.BackendCluster))
 			}
 		}
+		if s.OIDC != nil && s.OIDC.ClientSecret.Name != "" {
+			v.clientSecret(secretRefOf(s.OIDC.ClientSecret))
+		}
+		if s.JWT != nil {
+			v.jwksConfigMaps(s.JWT.Providers)
+		}
+	case *egv1a1.EnvoyExtensionPolicySpec:
+		for i, e := range s.ExtProc {
+			v.backends("ExtProc", fmt.Sprintf("spec.extProc[%d]", i), clusterRefs(&e.BackendCluster))
+		}
+		v.luaConfigMaps(s.Lua)
+	case *egv1a1.BackendTrafficPolicySpec:
+		v.responseBodyConfigMaps(s.ResponseOverride)
 	}
-	for i, b := range refs.ExtProc {
-		v.backends("ExtProc", fmt.Sprintf("spec.extProc[%d]", i), b.refs())
-	}
-	if refs.OIDC != nil && refs.OIDC.ClientSecret != nil {
-		v.clientSecret(*refs.OIDC.ClientSecret)
-	}
-	v.configMaps(refs)
 }
 
-// configMaps checks the ConfigMaps a policy reads its content from: they
+// responseBodyConfigMaps checks the ConfigMaps response bodies are read
+// from. Each ConfigMap a policy reads its content from
 // must exist in its namespace and hold the key Envoy Gateway reads.
-func (v refValidator) configMaps(refs references) {
+func (v refValidator) responseBodyConfigMaps(overrides []*egv1a1.ResponseOverride) {
 	ns := v.p.Obj.Namespace
-	for i, o := range refs.ResponseOverride {
-		if o.Response.Body == nil || o.Response.Body.ValueRef == nil {
+	for i, o := range overrides {
+		if o == nil || o.Response == nil || o.Response.Body == nil || o.Response.Body.ValueRef == nil {
 			continue
 		}
-		name, path := o.Response.Body.ValueRef.Name, fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
+		name, path := string(o.Response.Body.ValueRef.Name), fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
 		// Envoy Gateway reads the key response.body, else any key the
 		// ConfigMap has (render names the one it reads,
 		// responseBodyConfigMapKey).
@@ -156,11 +114,16 @@ func (v refValidator) configMaps(refs references) {
 				"ResponseOverride: configmap %s/%s has no key response.body but several others (%s): Envoy Gateway takes the body from any one of them", ns, name, strings.Join(keys, ", ")))
 		}
 	}
-	for i, l := range refs.Lua {
+}
+
+// luaConfigMaps checks the ConfigMaps Lua scripts are read from.
+func (v refValidator) luaConfigMaps(scripts []egv1a1.Lua) {
+	ns := v.p.Obj.Namespace
+	for i, l := range scripts {
 		if l.ValueRef == nil {
 			continue
 		}
-		name, path := l.ValueRef.Name, fmt.Sprintf("spec.lua[%d].valueRef", i)
+		name, path := string(l.ValueRef.Name), fmt.Sprintf("spec.lua[%d].valueRef", i)
 		switch keys, ok := v.configMapKeys(name); {
 		case !ok:
 			v.invalid(path, "Lua: can't find the referenced configmap %s in namespace %s.", name, ns)
@@ -170,15 +133,18 @@ func (v refValidator) configMaps(refs references) {
 			v.invalid(path, "Lua: can't find the key lua in the referenced configmap %s.", name)
 		}
 	}
-	if refs.JWT == nil {
-		return
-	}
-	for i, pr := range refs.JWT.Providers {
+}
+
+// jwksConfigMaps checks the ConfigMaps local JWKS are read from.
+func (v refValidator) jwksConfigMaps(providers []egv1a1.JWTProvider) {
+	ns := v.p.Obj.Namespace
+	for i, pr := range providers {
 		if pr.LocalJWKS == nil || pr.LocalJWKS.ValueRef == nil {
 			continue
 		}
-		if _, ok := v.configMapKeys(pr.LocalJWKS.ValueRef.Name); !ok {
-			v.invalid(fmt.Sprintf("spec.jwt.providers[%d].localJWKS.valueRef", i), "JWT: local JWKS ConfigMap %s/%s not found.", ns, pr.LocalJWKS.ValueRef.Name)
+		name := string(pr.LocalJWKS.ValueRef.Name)
+		if _, ok := v.configMapKeys(name); !ok {
+			v.invalid(fmt.Sprintf("spec.jwt.providers[%d].localJWKS.valueRef", i), "JWT: local JWKS ConfigMap %s/%s not found.", ns, name)
 		}
 	}
 }
