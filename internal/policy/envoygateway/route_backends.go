@@ -60,9 +60,8 @@ func (rv *routeValidation) serviceImportProblem(ns, name string, port int32) *ro
 	if !ok {
 		return unresolved("BackendNotFound", "", "service import %s/%s not found.", ns, name)
 	}
-	raw, err := o.FieldJSON("spec")
 	var spec serviceImportPorts
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
+	if o.DecodeField("spec", &spec) != nil {
 		return nil // the object's own findings say why
 	}
 	proto := portProtocol(rv.rt.Kind)
@@ -285,9 +284,8 @@ func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *backendSpe
 		if p.Obj.Group != model.GatewayGroup || p.Obj.Kind != "BackendTLSPolicy" {
 			continue
 		}
-		raw, err := p.Obj.FieldJSON("spec")
 		var s backendTLSPolicyTargets
-		if err != nil || json.Unmarshal(raw, &s) != nil {
+		if p.Obj.DecodeField("spec", &s) != nil {
 			continue
 		}
 		for _, t := range s.TargetRefs {
