@@ -139,6 +139,11 @@ func wrapU32(v *uint32) *wrapperspb.UInt32Value {
 	return wrapperspb.UInt32(*v)
 }
 
+// orcaHeaders are the response headers backends report their load in
+// (ORCA), which Envoy Gateway removes from responses when it balances by
+// backend utilization.
+var orcaHeaders = []string{"endpoint-load-metrics", "endpoint-load-metrics-bin"}
+
 // maglevTableSize is the Maglev table size Envoy Gateway uses unless the
 // policy sets one.
 const maglevTableSize = 65537
@@ -192,6 +197,13 @@ func renderLoadBalancer(lb *egv1a1.LoadBalancer, _ policyName) ([]policy.Fragmen
 			}
 		}
 		name, cfg = "envoy.load_balancing_policies.client_side_weighted_round_robin", w
+		if bu := lb.BackendUtilization; bu == nil || bu.KeepResponseHeaders == nil || !*bu.KeepResponseHeaders {
+			// The backends' ORCA load reports are Envoy's to read, not
+			// the client's: the route removes them from the response
+			// unless keepResponseHeaders says otherwise (Envoy Gateway's
+			// default).
+			frags = append(frags, policy.Fragment{Capability: "route", TypedRoute: &routev3.Route{ResponseHeadersToRemove: orcaHeaders}})
+		}
 		if lb.ZoneAware != nil && len(lb.ZoneAware.WeightedZones) > 0 {
 			inner, err := lbPolicy(name, cfg)
 			if err != nil {
