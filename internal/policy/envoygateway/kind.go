@@ -186,7 +186,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	eep, isEEP := d.spec.(*egv1a1.EnvoyExtensionPolicySpec)
 	if isEEP {
 		checkDynamicModules(p, eep, env.Model)
-		checkLuaSyntax(p, eep, env.Model)
+		checkLuaSyntax(p, eep, env.Model, env.Config)
 	}
 	// A value of the wrong type is reported where no check of Envoy
 	// Gateway's has said more about that field already.
