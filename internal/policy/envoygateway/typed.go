@@ -108,12 +108,40 @@ func (k *Kind) decodeSpec(p *policy.Policy) (reflect.Value, []diag.Diagnostic, [
 		out = append(out, specError(p, err))
 	}
 	nested := unknown[:0]
+	folded := false
 	for _, u := range unknown {
+		if caseFolded(u) {
+			folded = true
+			continue
+		}
 		if topField(u.Path) != u.Path {
 			nested = append(nested, u)
 		}
 	}
+	if folded && len(errs) == 0 {
+		// A key that differs from a field's name only in case
+		// (backendRefs: [{Name: …}]): Envoy Gateway's translator reads
+		// its input as encoding/json does, which takes such a key for
+		// the field, and its own test cases rely on it. Read the spec
+		// the same way.
+		if raw, err := p.Obj.FieldJSON("spec"); err == nil {
+			again := reflect.New(specTypes[k.name])
+			if json.Unmarshal(raw, again.Interface()) == nil {
+				spec = again
+			}
+		}
+	}
 	return spec.Elem(), out, nested
+}
+
+// caseFolded reports whether an unknown key differs from a key its type
+// knows only in case.
+func caseFolded(u manifest.UnknownField) bool {
+	key := u.Path
+	if i := strings.LastIndexAny(key, ".]"); i >= 0 {
+		key = key[i+1:]
+	}
+	return slices.ContainsFunc(u.Known, func(k string) bool { return k != key && strings.EqualFold(k, key) })
 }
 
 // specError is a decoding error as the policy's finding: at the value
