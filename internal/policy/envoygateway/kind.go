@@ -132,6 +132,9 @@ type data struct {
 	// geoInvalid is the index in Invalid of the geolocation check's
 	// finding (checkGeoLocations), -1 when there is none.
 	geoInvalid int
+	// refused: validateSecurityPolicy refused the policy, so Envoy
+	// Gateway translates none of it (securitypolicy_checks.go).
+	refused bool
 }
 
 // Decode implements policy.Kind. The spec is decoded once, into Envoy
@@ -180,7 +183,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	k.validateReferences(p, d.spec, env)
 	k.checkValues(p, raw, env)
-	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok {
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && !d.refused {
 		checkGeoLocations(p, sp, env.Model)
 	}
 	eep, isEEP := d.spec.(*egv1a1.EnvoyExtensionPolicySpec)

@@ -2,11 +2,8 @@ package envoygateway
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
-	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -35,19 +32,6 @@ func backendEndpointsOf(o *manifest.Object) (*egv1a1.BackendSpec, bool) {
 	return &egv1a1.BackendSpec{Endpoints: spec.Endpoints}, true
 }
 
-// secretRefOf is a Gateway API Secret reference as gwpol resolves it.
-func secretRefOf(r gwapiv1.SecretObjectReference) secretRef {
-	out := secretRef{Name: string(r.Name)}
-	if r.Kind != nil {
-		out.Kind = string(*r.Kind)
-	}
-	if r.Namespace != nil {
-		ns := string(*r.Namespace)
-		out.Namespace = &ns
-	}
-	return out
-}
-
 // secretRef is a SecretObjectReference.
 type secretRef struct {
 	Kind      string  `json:"kind"`
@@ -63,7 +47,7 @@ var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "Servi
 // in another namespace without a ReferenceGrant, or (a Service) has no such
 // port.
 func (k *Kind) validateReferences(p *policy.Policy, spec any, env *policy.Env) {
-	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
+	noBackend := !EnableBackend.Bool(env.Config)
 	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
 	switch s := spec.(type) {
 	case *egv1a1.SecurityPolicySpec:
@@ -75,44 +59,11 @@ func (k *Kind) validateReferences(p *policy.Policy, spec any, env *policy.Env) {
 				v.backends("ExtAuth", "spec.extAuth", clusterRefs(&e.HTTP.BackendCluster))
 			}
 		}
-		if s.OIDC != nil && s.OIDC.ClientSecret.Name != "" {
-			v.clientSecret(secretRefOf(s.OIDC.ClientSecret))
-		}
-		if s.JWT != nil {
-			v.jwksConfigMaps(s.JWT.Providers)
-		}
 	case *egv1a1.EnvoyExtensionPolicySpec:
 		for i, e := range s.ExtProc {
 			v.backends("ExtProc", fmt.Sprintf("spec.extProc[%d]", i), clusterRefs(&e.BackendCluster))
 		}
 		v.luaConfigMaps(s.Lua)
-	case *egv1a1.BackendTrafficPolicySpec:
-		v.responseBodyConfigMaps(s.ResponseOverride)
-	}
-}
-
-// responseBodyConfigMaps checks the ConfigMaps response bodies are read
-// from. Each ConfigMap a policy reads its content from
-// must exist in its namespace and hold the key Envoy Gateway reads.
-func (v refValidator) responseBodyConfigMaps(overrides []*egv1a1.ResponseOverride) {
-	ns := v.p.Obj.Namespace
-	for i, o := range overrides {
-		if o == nil || o.Response == nil || o.Response.Body == nil || o.Response.Body.ValueRef == nil {
-			continue
-		}
-		name, path := string(o.Response.Body.ValueRef.Name), fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
-		// Envoy Gateway reads the key response.body, else any key the
-		// ConfigMap has (render names the one it reads,
-		// responseBodyConfigMapKey).
-		switch keys, ok := v.configMapKeys(name); {
-		case !ok:
-			v.invalid(path, "ResponseOverride: can't find the referenced configmap %s/%s.", ns, name)
-		case len(keys) == 0:
-			v.invalid(path, "ResponseOverride: can't find the key response.body in the referenced configmap %s/%s.", ns, name)
-		case len(keys) > 1 && !slices.Contains(keys, responseBodyKey):
-			v.p.Findings = append(v.p.Findings, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, path,
-				"ResponseOverride: configmap %s/%s has no key response.body but several others (%s): Envoy Gateway takes the body from any one of them", ns, name, strings.Join(keys, ", ")))
-		}
 	}
 }
 
@@ -131,20 +82,6 @@ func (v refValidator) luaConfigMaps(scripts []egv1a1.Lua) {
 			// Without a lua key Envoy Gateway reads another: only an
 			// empty ConfigMap fails.
 			v.invalid(path, "Lua: can't find the key lua in the referenced configmap %s.", name)
-		}
-	}
-}
-
-// jwksConfigMaps checks the ConfigMaps local JWKS are read from.
-func (v refValidator) jwksConfigMaps(providers []egv1a1.JWTProvider) {
-	ns := v.p.Obj.Namespace
-	for i, pr := range providers {
-		if pr.LocalJWKS == nil || pr.LocalJWKS.ValueRef == nil {
-			continue
-		}
-		name := string(pr.LocalJWKS.ValueRef.Name)
-		if _, ok := v.configMapKeys(name); !ok {
-			v.invalid(fmt.Sprintf("spec.jwt.providers[%d].localJWKS.valueRef", i), "JWT: local JWKS ConfigMap %s/%s not found.", ns, name)
 		}
 	}
 }
@@ -292,27 +229,6 @@ func (v refValidator) backendTLS(r backendRef) string {
 		return ""
 	}
 	return fmt.Sprintf("%s %s not found in namespace %s.", lower(ms[0].Kind), ms[0].Name, ms[0].Namespace)
-}
-
-// clientSecret checks the OIDC client secret: it must exist, be
-// reachable, and hold the client-secret key.
-func (v refValidator) clientSecret(r secretRef) {
-	ns := v.p.Obj.Namespace
-	if r.Namespace != nil && *r.Namespace != "" {
-		ns = *r.Namespace
-	}
-	const path = "spec.oidc.clientSecret"
-	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: r.Name}) {
-		v.invalid(path, "OIDC: ref to Secret %s/%s not permitted by any ReferenceGrant.", ns, r.Name)
-		return
-	}
-	s := v.m.Secret(ns, r.Name)
-	switch {
-	case s == nil:
-		v.invalid(path, "OIDC: secret %s/%s does not exist.", ns, r.Name)
-	case !s.HasKey("client-secret"):
-		v.invalid(path, "OIDC: client secret not found in secret %s/%s.", ns, r.Name)
-	}
 }
 
 func lower(s string) string {
