@@ -79,6 +79,19 @@ func (r *Result) Rejection(p *policy.Policy, t policy.TargetKey) *policy.Rejecti
 	return r.Rejected[p][t]
 }
 
+// Reject records that p's controller does not apply it on t, for a
+// verdict a later stage decides (merge: a BackendTLSPolicy conflict on a
+// backend), so that the verdicts stay in one place.
+func (r *Result) Reject(p *policy.Policy, t policy.TargetKey, rj *policy.Rejection) {
+	if r.Rejected == nil {
+		r.Rejected = map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}
+	}
+	if r.Rejected[p] == nil {
+		r.Rejected[p] = map[policy.TargetKey]*policy.Rejection{}
+	}
+	r.Rejected[p][t] = rj
+}
+
 // Broken is a rule made unusable by its policy references (a missing
 // policy, two filters where one is allowed, a filter on a backendRef).
 type Broken struct {

@@ -1,5 +1,7 @@
 package policy
 
+import "slices"
+
 // Controller is what a controller family declares about the controller it
 // emulates, for the generic stages that must behave as that controller
 // does without naming it: status reads which conditions it writes,
@@ -28,6 +30,16 @@ type Controller struct {
 	// configures kept (kgateway); otherwise the controller answers 500
 	// and keeps what its kinds say (InvalidKeeper).
 	ReplacesInvalidWhole bool
+	// Groups are the API groups of the policy kinds the controller's
+	// family defines. On the routes it serves, a rule's own Gateway API
+	// value of a field (RuleFielder) stands for its kinds' field, not for
+	// another family's: it is translated the way this controller does.
+	Groups []string
+}
+
+// Owns reports whether the controller's family defines kind k.
+func (c Controller) Owns(k Kind) bool {
+	return slices.Contains(c.Groups, k.GroupKind().Group)
 }
 
 // AddControllers registers the controllers of the families the pipeline

@@ -663,7 +663,7 @@ func ancestorOf(k model.Key) AncestorRef {
 // reports it. One pass over all points; no per-policy scans.
 func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	idx := map[*policy.Policy][]use{}
-	record := func(pts merge.Points, ancestors []AncestorRef) {
+	record := func(pts merge.Points, ancestors []AncestorRef, backend ...policy.TargetKey) {
 		for _, pt := range pts {
 			for _, c := range pt.Invalid {
 				for _, a := range ancestors {
@@ -672,6 +672,14 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			}
 			for _, c := range pt.Candidates {
 				u := refCount(pt, c.Policy)
+				if len(backend) > 0 && pt.Kind.Spec().OneWins {
+					// one policy wins the backend target: the verdict
+					// merge recorded says which lost (Conflicted)
+					u = usedAttached
+					if r.Attach.Rejection(c.Policy, backend[0]) != nil {
+						u = usedOverridden
+					}
+				}
 				for _, a := range ancestors {
 					idx[c.Policy] = append(idx[c.Policy], use{a, u})
 				}
@@ -686,18 +694,20 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	}
 	var users map[model.Key][]AncestorRef
 	for _, bp := range r.Backends {
-		for _, pt := range backendPoints(bp) {
-			// a policy on a backend reports against the backend itself,
-			// or against the Gateways whose routes use it
-			anc := []AncestorRef{ancestorOf(bp.Key)}
-			if pt.Kind.Spec().GatewayAncestors {
-				if users == nil {
-					users = backendUsers(r.Graph)
-					addBackendCallers(users, r.Policies)
+		for _, port := range backendPorts(bp) {
+			for _, pt := range bp.ForPort(port) {
+				// a policy on a backend reports against the backend
+				// itself, or against the Gateways whose routes use it
+				anc := []AncestorRef{ancestorOf(bp.Key)}
+				if pt.Kind.Spec().GatewayAncestors {
+					if users == nil {
+						users = backendUsers(r.Graph)
+						addBackendCallers(users, r.Policies)
+					}
+					anc = users[bp.Key]
 				}
-				anc = users[bp.Key]
+				record(merge.Points{pt}, anc, policy.TargetKey{Backend: bp.Key, Port: port})
 			}
-			record(merge.Points{pt}, anc)
 		}
 	}
 	for p, rts := range r.Attach.OnBackendRef {
@@ -754,14 +764,10 @@ func pathAncestors(rt *topology.Route, path *merge.RulePath, all []AncestorRef) 
 	return out
 }
 
-// backendPoints are a backend's merges: on the whole object, and on each
-// port a policy names, in port-name order.
-func backendPoints(bp *merge.BackendPoints) merge.Points {
-	out := slices.Clone(bp.Own)
-	for _, name := range slices.Sorted(maps.Keys(bp.Ports)) {
-		out = append(out, bp.Ports[name]...)
-	}
-	return out
+// backendPorts are the targets of a backend's merges: the whole object
+// (""), and each port a policy names, in port-name order.
+func backendPorts(bp *merge.BackendPoints) []string {
+	return append([]string{""}, slices.Sorted(maps.Keys(bp.Ports))...)
 }
 
 // backendUsers indexes, per backend object, the Gateways whose attached

@@ -307,4 +307,4 @@ func (k *Kind) unknownFields(o *manifest.Object, spec map[string]json.RawMessage
 }
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
-var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway"}
+var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway", Groups: []string{Group}}

@@ -8,4 +8,4 @@ const ControllerName = "kgateway.dev/kgateway"
 // Controller is kgateway, the controller of this family's kinds: the
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
-var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: "kgateway", Default: true, ExtraConditions: true, ReplacesInvalidWhole: true}
+var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: "kgateway", Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group}}
