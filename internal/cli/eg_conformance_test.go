@@ -211,9 +211,11 @@ func egCaseConfig(t *testing.T, dir string) *Config {
 	readJSON(t, filepath.Join(dir, "case.json"), &cs)
 	cfg := &Config{Namespace: "default"}
 	setSetting(t, cfg, "envoyGateway.extensionApis.enableLua", !cs.Translator.LuaEnvoyExtensionPolicyDisabled)
-	cfg.EnvoyGateway.RunningOnHost = cs.Translator.RunningOnHost
-	cfg.EnvoyGateway.EnableBackend = cs.Translator.BackendEnabled
-	cfg.EnvoyGateway.RateLimit.Enabled = cs.Translator.GlobalRateLimitEnabled
+	setSetting(t, cfg, "envoyGateway.runningOnHost", cs.Translator.RunningOnHost)
+	if cs.Translator.BackendEnabled != nil {
+		setSetting(t, cfg, "envoyGateway.enableBackend", *cs.Translator.BackendEnabled)
+	}
+	setSetting(t, cfg, "envoyGateway.rateLimit.enabled", cs.Translator.GlobalRateLimitEnabled)
 	return cfg
 }
 

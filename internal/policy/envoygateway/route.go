@@ -27,8 +27,8 @@ func (k *Kind) RouteController() string { return ControllerName }
 // a backendRef or filter reference that does not resolve leaves the rule
 // in place, answering 500, and sets ResolvedRefs False.
 func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
-	onHost, _ := env.Config.Values[policy.ValueRunningOnHost].(bool)
-	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
+	onHost := RunningOnHost.Bool(env.Config)
+	noBackend := !EnableBackend.Bool(env.Config)
 	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}
 	if msg := ruleCountProblem(rt.Route); msg != "" {
 		for _, rule := range rt.Rules {

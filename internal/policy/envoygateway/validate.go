@@ -87,7 +87,7 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env)
 	if json.Unmarshal(raw, &refs) != nil {
 		return // the spec's shape was checked by Decode
 	}
-	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
+	noBackend := !EnableBackend.Bool(env.Config)
 	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
 	if refs.ExtAuth != nil {
 		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {

@@ -45,7 +45,7 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 		v.httpStatuses("healthCheck", "active", "http", "expectedStatuses")
 		v.httpStatuses("healthCheck", "active", "http", "retriableStatuses")
 		v.httpStatuses("retry", "retryOn", "httpStatusCodes")
-		globalRL, _ := env.Config.Values[policy.ValueRateLimitEnabled].(bool)
+		globalRL := RateLimitEnabled.Bool(env.Config)
 		v.rateLimit(raw, globalRL)
 		v.bandwidth("request")
 		v.bandwidth("response")
