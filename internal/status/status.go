@@ -133,8 +133,16 @@ type Options struct {
 	ValidationMode string
 }
 
-// StatusSummary is the synthetic ancestor of policies that attach nowhere.
-var StatusSummary = AncestorRef{Group: "gateway.kgateway.dev", Kind: "StatusSummary", Name: "StatusSummary"}
+// Summary is the synthetic ancestor of the policies that attach nowhere,
+// in the API group of the controller status reports for
+// (policy.Controller.SummaryGroup: kgateway's).
+func Summary(r *merge.Result, controller string) AncestorRef {
+	c, ok := r.Registry.Controller(controller)
+	if !ok || c.SummaryGroup == "" {
+		c = r.Registry.DefaultController()
+	}
+	return AncestorRef{Group: c.SummaryGroup, Kind: "StatusSummary", Name: "StatusSummary"}
+}
 
 func conv(cs []metav1.Condition) []Condition {
 	out := make([]Condition, len(cs))
@@ -213,8 +221,8 @@ func Compute(r *merge.Result, opt Options) *Report {
 				conds = verdictConditions(rt, p, v)
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
-				if extra(ctrl) {
-					conds = append(conds, programmedCondition(r, rt))
+				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
+					conds = append(conds, programmedCondition(r, rt, c.ProgrammedCondition))
 				}
 				conds = append(conds, ruleConditions(r, rt, extra(ctrl))...)
 			}
@@ -352,15 +360,14 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 	return out
 }
 
-// ProgrammedType is the route condition kgateway adds to the standard
-// ones: whether every rule was translated as written.
-const ProgrammedType = "kgateway.dev/Programmed"
-
-// programmedCondition is kgateway's kgateway.dev/Programmed for a route:
+// programmedCondition is the route condition of type typ a controller
+// adds to the standard ones (policy.Controller.ProgrammedCondition,
+// kgateway's kgateway.dev/Programmed): whether every rule was translated
+// as written —
 // False/RouteRuleReplaced when a rule is replaced by a direct response
 // because an invalid policy merges into it or a policy it references is
 // missing (kgateway's Standard validation mode), else True/Programmed.
-func programmedCondition(r *merge.Result, rt *topology.Route) metav1.Condition {
+func programmedCondition(r *merge.Result, rt *topology.Route, typ string) metav1.Condition {
 	var msgs []string
 	reason := ""
 	for i, rule := range rt.Rules {
@@ -374,9 +381,9 @@ func programmedCondition(r *merge.Result, rt *topology.Route) metav1.Condition {
 		}
 	}
 	if len(msgs) > 0 {
-		return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionFalse, Reason: reason, Message: strings.Join(msgs, "; ")}
+		return metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: reason, Message: strings.Join(msgs, "; ")}
 	}
-	return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
+	return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
 }
 
 // replacedBecause says why a rule is replaced, "" when it is not: a rule
@@ -580,7 +587,7 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		if p.Kind.Spec().Attached {
 			conds = append(conds, Condition{Type: "Attached", Status: "False", Reason: "TargetNotFound", Message: msg})
 		}
-		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: StatusSummary, ControllerName: opt.ControllerName, Conditions: conds})
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: Summary(r, opt.ControllerName), ControllerName: opt.ControllerName, Conditions: conds})
 		return out
 	}
 	accepted := acceptedCondition(p)
