@@ -24,9 +24,11 @@ const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
 // too — so gwpol leaves them out, GWP113. 258: envoyextensionpolicy-with-lua-configmap
 // defines one policy twice with different content; the later, which a
 // cluster keeps, wins, where Envoy Gateway's test records the earlier's
-// status — see testdata/eg-divergences.txt.)
+// status — see testdata/eg-divergences.txt. 259: the duplicated API key
+// of httproute-with-api-key-auth-duplicated-api-key is found through
+// secret.Equal.)
 const (
-	egPolicyFloor = 258
+	egPolicyFloor = 259
 	egRouteFloor  = 273
 )
 
