@@ -26,7 +26,7 @@ import (
 // command runs the CLI.
 var stageOrder = []string{
 	"internal/parallel", "internal/render/xdsjson",
-	"internal/diag", "internal/linttest", "internal/manifest", "internal/model", "internal/policyversion", "internal/topology",
+	"internal/diag", "internal/linttest", "internal/manifest", "internal/schema", "internal/model", "internal/policyversion", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
 	"internal/pipeline", "internal/cli", "internal/benchgen",

@@ -1,6 +1,9 @@
 package model
 
-import "github.com/gwpol/gwpol/internal/diag"
+import (
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/schema"
+)
 
 // The lint rules of the findings model makes while typing objects. A finding takes its Code from its rule;
 // lint's registry lists every rule (lint.Rules).
@@ -8,18 +11,20 @@ var (
 	LintInvalidDocument = diag.Rule{Code: "GWP101", Name: "invalid-document", Severity: diag.Error,
 		Title: "document is not valid YAML/JSON or does not fit its kind",
 		Doc:   "A document could not be decoded into its kind (a field has the wrong type); every such field of the document is reported, each at its own position."}
-	LintUnknownField = diag.Rule{Code: "GWP102", Name: "unknown-field", Severity: diag.Error,
-		Title: "known kind with an unknown field",
-		Doc:   "A field the kind's API does not define, with the nearest field it does define. kubectl's strict field validation rejects the object, so it is an error; config strictFields: false (or --strict-fields=false) makes it a warning, for clusters that prune unknown fields instead."}
+	// LintUnknownField is the schema stage's rule: model reports the
+	// unknown fields of the kinds it types, and the stage those of kinds
+	// with a known CRD.
+	LintUnknownField = schema.LintUnknownField
 	LintDuplicateObject = diag.Rule{Code: "GWP103", Name: "duplicate-object", Severity: diag.Error,
 		Title: "two objects with the same kind/namespace/name",
 		Doc:   "The second object would overwrite the first when applied; gwpol uses the first and reports the second."}
-	LintDeprecatedVersion = diag.Rule{Code: "GWP104", Name: "deprecated-version", Severity: diag.Warning,
-		Title: "deprecated apiVersion",
-		Doc:   "The object uses an API version that is deprecated or no longer served; move to the v1 API."}
+	// LintDeprecatedVersion and LintVersionNotServed are the schema
+	// stage's rules: model decides versions for kinds with no known CRD.
+	LintDeprecatedVersion = schema.LintDeprecatedVersion
+	LintVersionNotServed  = schema.LintVersionNotServed
 )
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintInvalidDocument, LintUnknownField, LintDuplicateObject, LintDeprecatedVersion}
+	return []diag.Rule{LintInvalidDocument, LintDuplicateObject}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/parallel"
+	"github.com/gwpol/gwpol/internal/schema"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -73,6 +74,11 @@ type Options struct {
 	// LenientFields reports unknown fields as warnings (config
 	// strictFields: false); by default they are errors.
 	LenientFields bool
+	// Schema is the schema stage's verdict on an object (nil: none made).
+	// An object whose version its CRD does not serve is left out (the
+	// stage reported it); one whose version it serves is read whatever
+	// gwpol's own version table says, without a version finding here.
+	Schema func(*manifest.Object) schema.Verdict
 }
 
 // Model is the typed, indexed input.
@@ -199,6 +205,11 @@ func Build(set *manifest.Set, opt Options) *Model {
 		if !known && !opt.Extra[gk] {
 			continue // kinds gwpol does not read are skipped, as documented
 		}
+		if opt.Schema != nil {
+			if v := opt.Schema(o); v.Checked && !v.Served {
+				continue // the API server refuses it (schema reported it)
+			}
+		}
 		if o.Namespace == "" && (!known || kd.namespaced) {
 			o.Namespace = opt.DefaultNamespace
 		}
@@ -222,7 +233,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 		gk := GroupKind{o.Group, o.Kind}
 		m.byGK[gk] = append(m.byGK[gk], o)
 	}
-	m.decodeAll(keep, opt.LenientFields)
+	m.decodeAll(keep, opt)
 	return m
 }
 
@@ -271,13 +282,17 @@ type decoded struct {
 
 // decodeAll decodes the known kinds in parallel; results are gathered in
 // key order so output does not depend on scheduling.
-func (m *Model) decodeAll(objs []*manifest.Object, lenient bool) {
+func (m *Model) decodeAll(objs []*manifest.Object, opt Options) {
 	m.typed = make(map[Key]any, len(objs))
 	res := make([]decoded, len(objs))
 	parallel.Each(len(objs), func(i int) {
 		o := objs[i]
 		if kd, ok := kinds[GroupKind{o.Group, o.Kind}]; ok {
-			res[i].typed, res[i].diags = decodeKind(o, kd, lenient)
+			var v schema.Verdict
+			if opt.Schema != nil {
+				v = opt.Schema(o)
+			}
+			res[i].typed, res[i].diags = decodeKind(o, kd, opt.LenientFields, v.Checked)
 		}
 	})
 	for i, o := range objs {
@@ -376,11 +391,16 @@ type metaOnly struct {
 	Immutable         *bool `json:"immutable,omitempty"`
 }
 
-func decodeKind(o *manifest.Object, kd kindDef, lenient bool) (any, []diag.Diagnostic) {
+// decodeKind types one object; checked: the schema stage decided its
+// version against its CRD (and reported what there was to report).
+func decodeKind(o *manifest.Object, kd kindDef, lenient, checked bool) (any, []diag.Diagnostic) {
 	var diags []diag.Diagnostic
 	current, served := kd.versions[o.Version]
+	if checked {
+		current, served = true, true
+	}
 	if !served {
-		return nil, []diag.Diagnostic{{Code: LintDeprecatedVersion.Code, Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
+		return nil, []diag.Diagnostic{{Code: LintVersionNotServed.Code, Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
 			Message: o.Kind + " " + o.APIVersion + " is not a version gwpol reads; use " + groupVersion(o.Group, "v1")}}
 	}
 	if !current {
@@ -512,4 +532,12 @@ func prefer(a, b *manifest.Object) bool {
 		return c < 0
 	}
 	return a.Pos.Compare(b.Pos) < 0 // identical content: either will do
+}
+
+// KnownVersion reports whether gwpol's own version table reads version of
+// the kind (a version an older release of the kind's CRD served), for
+// the schema stage (schema.Options.Known).
+func KnownVersion(group, kind, version string) bool {
+	_, ok := kinds[GroupKind{group, kind}].versions[version]
+	return ok
 }

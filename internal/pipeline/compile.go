@@ -16,6 +16,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
+	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -55,6 +56,9 @@ type Compiled struct {
 	// resolving against them.
 	Versions *Versions
 	WSO2     *wso2.Kinds
+	// Schema is the schema stage's result: every object whose kind has a
+	// known CRD validated against it.
+	Schema *schema.Result
 	// systemDiags are the findings about config wso2.systemPolicies;
 	// generatedDiags those about the policies the WSO2 gateway operator
 	// adds to the rules of the HTTPRoutes it serves (WSO2 keeps the chains
@@ -69,13 +73,21 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	if c.Set != nil {
 		ds = append(ds, c.Set.Problems...)
 	}
-	ds = append(ds, c.Model.Diagnostics...)
-	ds = append(ds, c.Graph.Diagnostics...)
-	for _, p := range c.Policies.Policies {
-		ds = append(ds, p.Invalid...)
-		ds = append(ds, p.Warnings...)
-		ds = append(ds, p.Findings...)
+	if c.Schema != nil {
+		ds = append(ds, c.Schema.Diagnostics...)
 	}
+	var later []diag.Diagnostic
+	later = append(later, c.Model.Diagnostics...)
+	for _, p := range c.Policies.Policies {
+		later = append(later, p.Invalid...)
+		later = append(later, p.Warnings...)
+		later = append(later, p.Findings...)
+	}
+	// A type or value the CRD refuses is reported once, by the schema
+	// stage: the same finding of model's typed decoding or of a kind's
+	// hand-written checks at that field is left out.
+	ds = append(ds, c.Schema.Unreported(later, model.LintInvalidDocument.Code, policy.LintPolicyInvalid.Code)...)
+	ds = append(ds, c.Graph.Diagnostics...)
 	ds = append(ds, c.Result.Attach.Diagnostics...)
 	if c.Versions != nil {
 		ds = append(ds, c.Versions.Diagnostics...)
@@ -98,7 +110,8 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	}
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields()})
+	sres := validateSchemas(set, cfg, v)
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields(), Schema: sres.Verdict})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), ValidationMode: cfg.ValidationMode,
 		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: cfg.WeightedRoutePrecedence})
 	pc := cfg.PolicyConfig()
@@ -115,7 +128,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 		found.EngineFile = v.EngineFile
 	}
 	ws.SetFound(found)
-	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys,
+	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, Schema: sres, systemDiags: sys,
 		generatedDiags: genDiags}
 }
 
@@ -156,4 +169,15 @@ var releasable = map[model.GroupKind]bool{
 	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
 	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
 	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
+}
+
+// validateSchemas is the schema stage: every object whose kind has a
+// known CRD — from --crds / config crds first, then the input's
+// CustomResourceDefinitions, then the CRDs Envoy Gateway's module ships —
+// validated as the API server would.
+func validateSchemas(set *manifest.Set, cfg *Config, v *Versions) *schema.Result {
+	cat := schema.NewCatalog(true)
+	cat.Add(v.CRDs, schema.FromFlag)
+	cat.Add(set.Objects, schema.FromInput)
+	return schema.Validate(set.Objects, cat, schema.Options{Lenient: cfg.LenientFields(), Known: model.KnownVersion, DefaultNamespace: cfg.Namespace})
 }

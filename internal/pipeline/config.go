@@ -21,6 +21,10 @@ type Config struct {
 	// strict field validation rejects such objects; false: warnings.
 	StrictFields      *bool  `mapstructure:"strictFields"` // nil: the default, true
 	PolicyDefinitions string `mapstructure:"policyDefinitions"`
+	// CRDs are the files and directories of CustomResourceDefinitions the
+	// cluster runs (config crds, then --crds): the first source of CRDs
+	// the schema stage validates objects against (docs/crds.md).
+	CRDs []string `mapstructure:"crds"`
 	EngineManifest    string `mapstructure:"engineManifest"`
 	// EngineManifests are the engine build manifests to load: the
 	// --engine-manifest flags when given, else EngineManifest.

@@ -261,7 +261,11 @@ func targets(t targeting) []policy.TargetRef {
 		if sel == nil {
 			sel = map[string]string{}
 		}
-		out = append(out, policy.TargetRef{Group: s.Group, Kind: s.Kind, Selector: sel, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
+		group := s.Group
+		if group == "" {
+			group = model.GatewayGroup // the CRD's default for a selector's group
+		}
+		out = append(out, policy.TargetRef{Group: group, Kind: s.Kind, Selector: sel, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
 	}
 	return out
 }

@@ -139,7 +139,7 @@ func checkVersion(p *policy.Policy) bool {
 	if slices.Contains(served[o.Kind], o.Version) {
 		return true
 	}
-	p.Invalid = append(p.Invalid, p.Diag(model.LintDeprecatedVersion.Code, diag.Error, "apiVersion", "%s %s is not a version the WSO2 operator serves (%s); use %s/v1",
+	p.Invalid = append(p.Invalid, p.Diag(model.LintVersionNotServed.Code, diag.Error, "apiVersion", "%s %s is not a version the WSO2 operator serves (%s); use %s/v1",
 		o.Kind, o.APIVersion, strings.Join(served[o.Kind], ", "), Group))
 	return false
 }

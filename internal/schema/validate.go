@@ -1,0 +1,357 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/parallel"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+)
+
+// version is one version of a CRD, with its validators compiled once.
+type version struct {
+	crd        *crd
+	name       string
+	served     bool
+	deprecated bool
+	warning    string
+
+	once sync.Once
+	err  error
+	// structural is the version's structural schema (defaults pruned as
+	// the API server prunes them); schema its OpenAPI validator; rules
+	// its CEL rules (nil: none); status whether status is a subresource
+	// (then a create ignores it).
+	structural *structuralschema.Structural
+	schema     apiservervalidation.SchemaValidator
+	rules      *cel.Validator
+	status     bool
+}
+
+// compile builds the version's validators as the API server does when it
+// starts serving the CRD.
+func (v *version) compile() error {
+	v.once.Do(func() {
+		def := v.crd.def
+		val, err := apihelpers.GetSchemaForVersion(def, v.name)
+		if err != nil {
+			v.err = err
+			return
+		}
+		if val == nil || val.OpenAPIV3Schema == nil {
+			v.err = fmt.Errorf("version %s has no schema", v.name)
+			return
+		}
+		internal := &apiextensions.CustomResourceValidation{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
+			v.err = fmt.Errorf("version %s: %v", v.name, err)
+			return
+		}
+		s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+		if err != nil {
+			v.err = fmt.Errorf("version %s: schema is not structural: %v", v.name, err)
+			return
+		}
+		if errs := structuralschema.ValidateStructural(field.NewPath("openAPIV3Schema"), s); len(errs) > 0 {
+			v.err = fmt.Errorf("version %s: schema is not structural: %v", v.name, errs.ToAggregate())
+			return
+		}
+		s = s.DeepCopy()
+		if err := structuraldefaulting.PruneDefaults(s); err != nil {
+			v.err = fmt.Errorf("version %s: defaults: %v", v.name, err)
+			return
+		}
+		sv, _, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
+		if err != nil {
+			v.err = fmt.Errorf("version %s: %v", v.name, err)
+			return
+		}
+		v.structural, v.schema = s, sv
+		v.rules = cel.NewValidator(s, true, celconfig.PerCallLimit)
+		if sub, err := apihelpers.GetSubresourcesForVersion(def, v.name); err == nil && sub != nil && sub.Status != nil {
+			v.status = true
+		}
+	})
+	return v.err
+}
+
+// Options are the schema stage's settings.
+type Options struct {
+	// Lenient reports unknown fields as warnings (config strictFields:
+	// false), as for kinds model types.
+	Lenient bool
+	// Known are the versions gwpol itself reads of a kind whose CRD it
+	// ships (FromDependency): one an older CRD release served is read with
+	// a GWP104 warning rather than refused, as clusters that still run
+	// that release serve it. nil: none.
+	Known func(group, kind, version string) bool
+	// DefaultNamespace is given to objects of namespaced kinds that set
+	// none, as kubectl does (and model, for the kinds it reads).
+	DefaultNamespace string
+}
+
+// Result is what the stage decided about each object it checked.
+type Result struct {
+	// Diagnostics are the stage's findings, in input order.
+	Diagnostics []diag.Diagnostic
+	verdicts    map[*manifest.Object]Verdict
+	fields      map[diag.ObjectRef]map[string]bool
+}
+
+// Unreported are the findings of ds (made by later stages) the stage did
+// not already make: a finding with one of codes (besides the stage's own
+// unknown-field and version codes) at a field the stage reported on the
+// same object is left out, so that one problem is reported once, in the
+// CRD's own words.
+func (r *Result) Unreported(ds []diag.Diagnostic, codes ...string) []diag.Diagnostic {
+	if r == nil || len(r.fields) == 0 {
+		return ds
+	}
+	redundant := map[string]bool{LintUnknownField.Code: true, LintDeprecatedVersion.Code: true, LintVersionNotServed.Code: true}
+	for _, c := range codes {
+		redundant[c] = true
+	}
+	out := ds[:0:0]
+	for _, d := range ds {
+		if redundant[d.Code] && d.Field != "" && r.fields[d.Object][d.Field] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Verdict is the stage's answer for one object.
+type Verdict struct {
+	// Checked: a CRD for the object's kind is known, so its version was
+	// decided here (and its fields validated when served).
+	Checked bool
+	// Served: the version is one to read (Checked only).
+	Served bool
+	// Rejected: the API server would refuse the object (a schema or rule
+	// violation, or a version not served).
+	Rejected bool
+	// Fields are the field paths findings were made at, so that a later
+	// stage does not report one of them a second time.
+	Fields map[string]bool
+}
+
+// Verdict is the decision about o (the zero Verdict when no CRD for its
+// kind is known or r is nil).
+func (r *Result) Verdict(o *manifest.Object) Verdict {
+	if r == nil {
+		return Verdict{}
+	}
+	return r.verdicts[o]
+}
+
+// Validate checks every object of set whose kind has a CRD in cat. Objects
+// are checked in parallel; validators are compiled once per CRD version.
+func Validate(objs []*manifest.Object, cat *Catalog, opt Options) *Result {
+	type out struct {
+		v     Verdict
+		diags []diag.Diagnostic
+		ok    bool
+	}
+	res := make([]out, len(objs))
+	parallel.Each(len(objs), func(i int) {
+		o := objs[i]
+		if IsCRD(o) || o.Kind == "" {
+			return
+		}
+		d := cat.lookup(GroupKind{o.Group, o.Kind})
+		if d == nil {
+			return
+		}
+		if err := d.load(); err == nil && d.def.Spec.Scope != "Cluster" && o.Namespace == "" && opt.DefaultNamespace != "" {
+			o.Namespace = opt.DefaultNamespace
+		}
+		res[i].v, res[i].diags = check(o, d, opt)
+		res[i].ok = true
+	})
+	r := &Result{verdicts: map[*manifest.Object]Verdict{}, fields: map[diag.ObjectRef]map[string]bool{}}
+	crdProblems := map[*crd]bool{}
+	for i, o := range objs {
+		if !res[i].ok {
+			continue
+		}
+		r.verdicts[o] = res[i].v
+		if len(res[i].v.Fields) > 0 {
+			r.fields[o.Ref()] = res[i].v.Fields
+		}
+		for _, dg := range res[i].diags {
+			if dg.Code == LintCRDUnusable.Code {
+				// Once per CRD, not per object of its kind.
+				d := cat.lookup(GroupKind{o.Group, o.Kind})
+				if crdProblems[d] {
+					continue
+				}
+				crdProblems[d] = true
+			}
+			r.Diagnostics = append(r.Diagnostics, dg)
+		}
+	}
+	return r
+}
+
+// check decides one object's version and validates it.
+func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic) {
+	if err := d.load(); err != nil {
+		return Verdict{}, []diag.Diagnostic{d.unusable(err)}
+	}
+	v := d.versions[o.Version]
+	if v == nil || !v.served {
+		if d.origin == FromDependency && opt.Known != nil && opt.Known(o.Group, o.Kind, o.Version) {
+			// An older CRD release served it; gwpol reads it.
+			return Verdict{Checked: true, Served: true}, []diag.Diagnostic{{Code: LintDeprecatedVersion.Code, Severity: diag.Warning, Object: o.Ref(),
+				Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
+				Message: fmt.Sprintf("%s %s is not served by the %s; only older releases serve it: use %s/%s", o.Kind, o.APIVersion, d.where(), d.gk.Group, d.preferred())}}
+		}
+		msg := fmt.Sprintf("%s %s is not a version the %s serves (it serves %s): the API server refuses the object, and gwpol leaves it out",
+			o.Kind, o.APIVersion, d.where(), strings.Join(d.served(), ", "))
+		return Verdict{Checked: true, Rejected: true}, []diag.Diagnostic{{Code: LintVersionNotServed.Code, Severity: diag.Error, Object: o.Ref(),
+			Field: "apiVersion", Pos: o.FieldPos("apiVersion"), Message: msg}}
+	}
+	verdict := Verdict{Checked: true, Served: true, Fields: map[string]bool{}}
+	var diags []diag.Diagnostic
+	if v.deprecated {
+		msg := v.warning
+		if msg == "" {
+			msg = fmt.Sprintf("%s/%s %s is deprecated", d.gk.Group, v.name, d.gk.Kind)
+		}
+		diags = append(diags, diag.Diagnostic{Code: LintDeprecatedVersion.Code, Severity: diag.Warning, Object: o.Ref(), Field: "apiVersion",
+			Pos: o.FieldPos("apiVersion"), Message: o.Kind + " " + o.APIVersion + ": " + msg})
+	}
+	if err := v.compile(); err != nil {
+		return verdict, append(diags, d.unusable(err))
+	}
+	fds, rejected := validateObject(o, v, opt)
+	for _, fd := range fds {
+		verdict.Fields[fd.Field] = true
+	}
+	verdict.Fields["apiVersion"] = true
+	verdict.Rejected = rejected
+	return verdict, append(diags, fds...)
+}
+
+// validateObject runs what the API server runs on a create: decoding
+// (pruning unknown fields, which strict field validation reports),
+// defaulting, then the schema, embedded-object, list and CEL validations.
+func validateObject(o *manifest.Object, v *version, opt Options) ([]diag.Diagnostic, bool) {
+	u, err := o.Unstructured()
+	if err != nil {
+		return nil, false // model reports the document as undecodable
+	}
+	if v.status {
+		delete(u, "status") // a create resets status when it is a subresource
+	}
+	var out []diag.Diagnostic
+	rejected := false
+	s := v.structural
+	unknown := structuralpruning.PruneWithOptions(u, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, s)
+	sev := diag.Error
+	if opt.Lenient {
+		sev = diag.Warning
+	}
+	for _, p := range unknown {
+		if p == "status" || strings.HasPrefix(p, "status.") {
+			continue // the controller's; the API server drops it from a manifest
+		}
+		msg := fmt.Sprintf("unknown field %q: the %s schema of %s has no such field", p, v.name, v.crd.where())
+		if sev == diag.Error {
+			msg += " (kubectl's strict field validation rejects the object; strictFields: false reports this as a warning)"
+			rejected = true
+		} else {
+			msg += " (the API server drops it)"
+		}
+		out = append(out, diag.Diagnostic{Code: LintUnknownField.Code, Severity: sev, Object: o.Ref(), Field: p, Pos: o.KeyPos(p), Message: msg})
+	}
+	if ferr, _ := schemaobjectmeta.CoerceWithOptions(nil, u, s, false, schemaobjectmeta.CoerceOptions{}); ferr != nil {
+		out = append(out, fieldDiag(o, ferr))
+		return out, true
+	}
+	structuraldefaulting.Default(u, s)
+
+	ctx := context.Background()
+	var errs field.ErrorList
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, s, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
+	if v.rules != nil && !blocking(errs) {
+		celErrs, _ := v.rules.Validate(ctx, nil, s, u, nil, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, celErrs...)
+	}
+	for _, e := range errs {
+		out = append(out, fieldDiag(o, e))
+		rejected = true
+	}
+	return out, rejected
+}
+
+// blocking is the API server's test for errors after which it does not
+// run the CEL rules (their inputs may not have the types they expect).
+func blocking(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// fieldDiag is a finding at the field an API server error names, with the
+// API server's message.
+func fieldDiag(o *manifest.Object, e *field.Error) diag.Diagnostic {
+	path := e.Field
+	if path == "<nil>" {
+		path = ""
+	}
+	pos := o.Pos
+	switch {
+	case strings.HasSuffix(path, "]"):
+		pos = o.FieldPos(path)
+	case path != "":
+		pos = o.KeyPos(path)
+	}
+	return diag.Diagnostic{Code: LintSchemaViolation.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: pos, Message: e.Error()}
+}
+
+// preferred is the version to move to: the storage version if served,
+// else the first served one.
+func (d *crd) preferred() string {
+	for name, v := range d.versions {
+		if v.served && d.isStorage(name) {
+			return name
+		}
+	}
+	if s := d.served(); len(s) > 0 {
+		return s[0]
+	}
+	return "?"
+}
+
+func (d *crd) isStorage(name string) bool {
+	for _, v := range d.def.Spec.Versions {
+		if v.Name == name {
+			return v.Storage
+		}
+	}
+	return false
+}
