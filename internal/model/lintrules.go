@@ -14,7 +14,7 @@ var (
 	// LintUnknownField is the schema stage's rule: model reports the
 	// unknown fields of the kinds it types, and the stage those of kinds
 	// with a known CRD.
-	LintUnknownField = schema.LintUnknownField
+	LintUnknownField    = schema.LintUnknownField
 	LintDuplicateObject = diag.Rule{Code: "GWP103", Name: "duplicate-object", Severity: diag.Error,
 		Title: "two objects with the same kind/namespace/name",
 		Doc:   "The second object would overwrite the first when applied; gwpol uses the first and reports the second."}

@@ -24,8 +24,8 @@ type Config struct {
 	// CRDs are the files and directories of CustomResourceDefinitions the
 	// cluster runs (config crds, then --crds): the first source of CRDs
 	// the schema stage validates objects against (docs/crds.md).
-	CRDs []string `mapstructure:"crds"`
-	EngineManifest    string `mapstructure:"engineManifest"`
+	CRDs           []string `mapstructure:"crds"`
+	EngineManifest string   `mapstructure:"engineManifest"`
 	// EngineManifests are the engine build manifests to load: the
 	// --engine-manifest flags when given, else EngineManifest.
 	EngineManifests []string   `mapstructure:"-"`

@@ -52,7 +52,9 @@ func (gk GroupKind) String() string { return gk.Kind + "." + gk.Group }
 const crdGroup = "apiextensions.k8s.io"
 
 // IsCRD reports whether o is a CustomResourceDefinition.
-func IsCRD(o *manifest.Object) bool { return o.Group == crdGroup && o.Kind == "CustomResourceDefinition" }
+func IsCRD(o *manifest.Object) bool {
+	return o.Group == crdGroup && o.Kind == "CustomResourceDefinition"
+}
 
 // Catalog holds the CRDs a run validates against: at most one per kind,
 // the one from the highest-precedence origin. It is safe for concurrent

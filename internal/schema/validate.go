@@ -39,7 +39,7 @@ type version struct {
 	// (then a create ignores it).
 	structural *structuralschema.Structural
 	schema     apiservervalidation.SchemaValidator
-	rules      *cel.Validator
+	rules      *rules
 	status     bool
 }
 
@@ -82,7 +82,9 @@ func (v *version) compile() error {
 			return
 		}
 		v.structural, v.schema = s, sv
-		v.rules = cel.NewValidator(s, true, celconfig.PerCallLimit)
+		if root := cel.NewValidator(s, true, celconfig.PerCallLimit); root != nil {
+			v.rules = &rules{root: root, own: map[nodeID]ownNode{}}
+		}
 		if sub, err := apihelpers.GetSubresourcesForVersion(def, v.name); err == nil && sub != nil && sub.Status != nil {
 			v.status = true
 		}
@@ -294,8 +296,7 @@ func validateObject(o *manifest.Object, v *version, opt Options) ([]diag.Diagnos
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, s, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
 	if v.rules != nil && !blocking(errs) {
-		celErrs, _ := v.rules.Validate(ctx, nil, s, u, nil, celconfig.RuntimeCELCostBudget)
-		errs = append(errs, celErrs...)
+		errs = append(errs, v.rules.validate(ctx, u)...)
 	}
 	for _, e := range errs {
 		out = append(out, fieldDiag(o, e))
