@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -222,23 +223,46 @@ func (d *crd) load() error {
 			d.err = err
 			return
 		}
+		def := decoded(data)
+		d.def, d.versions, d.err = def.def, def.versions, def.err
+	})
+	return d.err
+}
+
+// A crdDef is a decoded CRD with its versions (and their validators,
+// compiled when first needed), shared by every catalog of the process
+// that holds a CRD of the same content: a CRD is decoded and compiled
+// once per process, however many inputs are compiled against it.
+type crdDef struct {
+	once     sync.Once
+	def      *apiextensionsv1.CustomResourceDefinition
+	versions map[string]*version
+	err      error
+}
+
+var crdDefs sync.Map // sha256 of the CRD's JSON → *crdDef
+
+func decoded(data []byte) *crdDef {
+	v, _ := crdDefs.LoadOrStore(sha256.Sum256(data), &crdDef{})
+	cd, _ := v.(*crdDef)
+	cd.once.Do(func() {
 		def := &apiextensionsv1.CustomResourceDefinition{}
 		if err := json.Unmarshal(data, def); err != nil {
-			d.err = fmt.Errorf("not a CustomResourceDefinition: %v", err)
+			cd.err = fmt.Errorf("not a CustomResourceDefinition: %v", err)
 			return
 		}
 		if def.Spec.Group == "" || def.Spec.Names.Kind == "" {
-			d.err = fmt.Errorf("spec.group and spec.names.kind must be set")
+			cd.err = fmt.Errorf("spec.group and spec.names.kind must be set")
 			return
 		}
-		d.def = def
-		d.versions = map[string]*version{}
+		cd.def = def
+		cd.versions = map[string]*version{}
 		for i := range def.Spec.Versions {
 			v := &def.Spec.Versions[i]
-			d.versions[v.Name] = &version{crd: d, name: v.Name, served: v.Served, deprecated: v.Deprecated, warning: deref(v.DeprecationWarning)}
+			cd.versions[v.Name] = &version{def: def, name: v.Name, served: v.Served, deprecated: v.Deprecated, warning: deref(v.DeprecationWarning)}
 		}
 	})
-	return d.err
+	return cd
 }
 
 func deref(s *string) string {

@@ -25,7 +25,7 @@ import (
 
 // version is one version of a CRD, with its validators compiled once.
 type version struct {
-	crd        *crd
+	def        *apiextensionsv1.CustomResourceDefinition
 	name       string
 	served     bool
 	deprecated bool
@@ -47,7 +47,7 @@ type version struct {
 // starts serving the CRD.
 func (v *version) compile() error {
 	v.once.Do(func() {
-		def := v.crd.def
+		def := v.def
 		val, err := apihelpers.GetSchemaForVersion(def, v.name)
 		if err != nil {
 			v.err = err
@@ -242,7 +242,7 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 	if err := v.compile(); err != nil {
 		return verdict, append(diags, d.unusable(err))
 	}
-	fds, rejected := validateObject(o, v, opt)
+	fds, rejected := validateObject(o, d, v, opt)
 	for _, fd := range fds {
 		verdict.Fields[fd.Field] = true
 	}
@@ -254,7 +254,7 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 // validateObject runs what the API server runs on a create: decoding
 // (pruning unknown fields, which strict field validation reports),
 // defaulting, then the schema, embedded-object, list and CEL validations.
-func validateObject(o *manifest.Object, v *version, opt Options) ([]diag.Diagnostic, bool) {
+func validateObject(o *manifest.Object, d *crd, v *version, opt Options) ([]diag.Diagnostic, bool) {
 	u, err := o.Unstructured()
 	if err != nil {
 		return nil, false // model reports the document as undecodable
@@ -275,7 +275,7 @@ func validateObject(o *manifest.Object, v *version, opt Options) ([]diag.Diagnos
 		if p == "status" || strings.HasPrefix(p, "status.") {
 			continue // the controller's; the API server drops it from a manifest
 		}
-		msg := fmt.Sprintf("unknown field %q: the %s schema of %s has no such field", p, v.name, v.crd.where())
+		msg := fmt.Sprintf("unknown field %q: the %s schema of %s has no such field", p, v.name, d.where())
 		if sev == diag.Error {
 			msg += " (kubectl's strict field validation rejects the object; strictFields: false reports this as a warning)"
 			rejected = true
