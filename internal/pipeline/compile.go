@@ -179,5 +179,19 @@ func validateSchemas(set *manifest.Set, cfg *Config, v *Versions) *schema.Result
 	cat := schema.NewCatalog(true)
 	cat.Add(v.CRDs, schema.FromFlag)
 	cat.Add(set.Objects, schema.FromInput)
-	return schema.Validate(set.Objects, cat, schema.Options{Lenient: cfg.LenientFields(), Known: model.KnownVersion, DefaultNamespace: cfg.Namespace})
+	return schema.Validate(set.Objects, cat, schema.Options{Lenient: cfg.LenientFields(), Known: knownVersion, DefaultNamespace: cfg.Namespace})
+}
+
+// olderPolicyVersions are versions of the Gateway API's policy kinds that
+// older Gateway API releases served and the CRDs gwpol ships no longer do
+// (BackendTLSPolicy v1alpha2 until v1.2); model knows those of the kinds it
+// types.
+var olderPolicyVersions = map[schema.GroupKind][]string{
+	{Group: model.GatewayGroup, Kind: "BackendTLSPolicy"}: {"v1alpha2"},
+}
+
+// knownVersion: gwpol reads version of the kind although the CRDs it ships
+// do not serve it (schema.Options.Known).
+func knownVersion(group, kind, version string) bool {
+	return model.KnownVersion(group, kind, version) || slices.Contains(olderPolicyVersions[schema.GroupKind{Group: group, Kind: kind}], version)
 }

@@ -275,10 +275,14 @@ func validateObject(o *manifest.Object, d *crd, v *version, opt Options) ([]diag
 		if p == "status" || strings.HasPrefix(p, "status.") {
 			continue // the controller's; the API server drops it from a manifest
 		}
-		msg := fmt.Sprintf("unknown field %q: the %s schema of %s has no such field", p, v.name, d.where())
+		msg := "unknown field " + p + " in " + o.Kind
+		if near := diag.Nearest(lastKey(p), propertiesAt(s, p)); near != "" {
+			msg += "; did you mean " + near + "?"
+		} else {
+			msg += "; the " + v.name + " schema of the " + d.where() + " has no such field"
+		}
 		if sev == diag.Error {
-			msg += " (kubectl's strict field validation rejects the object; strictFields: false reports this as a warning)"
-			rejected = true
+			msg += " (the API server rejects the object under strict field validation; strictFields: false reports this as a warning)"
 		} else {
 			msg += " (the API server drops it)"
 		}
@@ -303,6 +307,49 @@ func validateObject(o *manifest.Object, d *crd, v *version, opt Options) ([]diag
 		rejected = true
 	}
 	return out, rejected
+}
+
+// lastKey is the last field name of a path such as spec.rules[0].timeout.
+func lastKey(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		path = path[i+1:]
+	}
+	return path
+}
+
+// propertiesAt are the field names the schema defines beside the last
+// field of path (indices and map keys skipped), for a suggestion.
+func propertiesAt(s *structuralschema.Structural, path string) []string {
+	segs := strings.Split(path, ".")
+	for _, seg := range segs[:len(segs)-1] {
+		if s == nil {
+			return nil
+		}
+		name, rest, _ := strings.Cut(seg, "[")
+		next, ok := s.Properties[name]
+		if !ok {
+			return nil
+		}
+		s = &next
+		for ; rest != "" && s != nil; _, rest, _ = strings.Cut(rest, "[") {
+			switch {
+			case s.Items != nil:
+				s = s.Items
+			case s.AdditionalProperties != nil:
+				s = s.AdditionalProperties.Structural
+			default:
+				return nil
+			}
+		}
+	}
+	if s == nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		out = append(out, k)
+	}
+	return out
 }
 
 // blocking is the API server's test for errors after which it does not
