@@ -254,10 +254,16 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 	for _, b := range rule.Backends {
 		for _, f := range b.Filters {
 			if f.Type != "ExtensionRef" || f.ExtensionRef == nil {
+				r.backendFilterNotTranslated(rt, f)
 				continue
 			}
 			gk := model.GroupKind{Group: string(f.ExtensionRef.Group), Kind: string(f.ExtensionRef.Kind)}
 			k, ok := reg.Lookup(gk)
+			if !ok || !k.Spec().OnePerRule {
+				r.notTranslated(rt, f.Path, fmt.Sprintf("ExtensionRef to %s %s on a backendRef is not translated offline: "+
+					"a controller that takes policies per backend applies it to this backend's share of the rule, and gwpol renders policies per rule, "+
+					"so its config leaves it out; attach it to the rule (its filters, or a targetRef with sectionName) to see it rendered", gk.Kind, f.ExtensionRef.Name))
+			}
 			switch {
 			case ok && k.Spec().OnePerRule:
 				r.broken(rt, rule, k, policy.LintPolicyFilterOnBackend.Code, f.Path,
@@ -271,6 +277,25 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 			}
 		}
 	}
+}
+
+// backendFilterNotTranslated reports a backendRef filter render does not
+// apply: it applies the header modifiers per backend, and leaves out any
+// other type (Gateway API leaves which a backendRef takes to the
+// implementation).
+func (r *Result) backendFilterNotTranslated(rt *topology.Route, f model.Filter) {
+	switch f.Type {
+	case "RequestHeaderModifier", "ResponseHeaderModifier":
+		return
+	}
+	r.notTranslated(rt, f.Path, fmt.Sprintf("a %s filter on a backendRef is not translated offline: gwpol applies only header modifiers per backend, so its config leaves it out; "+
+		"put it in the rule's filters to apply it to the whole rule", f.Type))
+}
+
+// notTranslated is a GWP406 warning at a route's field.
+func (r *Result) notTranslated(rt *topology.Route, path, msg string) {
+	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintNotTranslated.Code, Severity: policy.LintNotTranslated.Severity,
+		Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path), Message: msg})
 }
 
 // checkRule breaks a rule whose policy cannot serve it: an invalid policy

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -14,7 +15,8 @@ type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, 
 
 // fromInputs completes from the -f inputs already on the command line:
 // it compiles them (reading no stdin) and offers the names list finds
-// that start with what was typed. No inputs, or unreadable ones, give no
+// that start with what was typed, but those holding a character inert
+// escapes. No inputs, or unreadable ones, give no
 // suggestions rather than an error the shell would print.
 func (g *globalOptions) fromInputs(list func(*pipeline.Compiled, string) []string) completeFunc {
 	return func(cmd *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -28,7 +30,10 @@ func (g *globalOptions) fromInputs(list func(*pipeline.Compiled, string) []strin
 		}
 		var out []cobra.Completion
 		for _, s := range list(c, g.Namespace) {
-			if strings.HasPrefix(s, typed) && !slices.Contains(out, s) {
+			// A name the shell would print with a control character or a
+			// bidi override in it is not offered: it cannot be typed
+			// back, and printed raw it would rewrite the terminal.
+			if strings.HasPrefix(s, typed) && !slices.Contains(out, s) && inert.String(s) == s {
 				out = append(out, s)
 			}
 		}

@@ -80,6 +80,9 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	if err := readHAPTIC(&c); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
 	}
+	if err := readGuardrails(&c); err != nil {
+		return nil, nil, err
+	}
 	if err := validate(&c); err != nil {
 		// A bad value is a usage error like a bad flag value (exit 2).
 		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)

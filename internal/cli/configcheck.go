@@ -231,6 +231,11 @@ func checkConfigEnv(environ []string) error {
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
+		if name == "GWPOL_GUARDRAILS" {
+			// a list of rules with positions: read from the file only, so
+			// a value here would be dropped without a word
+			return diag.Errorf(diag.Usage, "environment variable %s: guardrails are read from the config file only (guardrails:, see docs/guardrails.md)", name)
+		}
 		if !strings.HasPrefix(name, "GWPOL_") || byEnv[name] {
 			continue
 		}

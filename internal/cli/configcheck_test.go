@@ -64,6 +64,7 @@ func TestConfigEnvKeys(t *testing.T) {
 		{[]string{"GWPOL_ENABLEAUTHMETADATA=true"}, ""},
 		{[]string{"GWPOL_LINT_FAILONN=warning"}, "GWPOL_LINT_FAILONN names no gwpol setting; did you mean GWPOL_LINT_FAILON?"},
 		{[]string{"GWPOL_COLOUR=1"}, "GWPOL_COLOUR names no gwpol setting"},
+		{[]string{"GWPOL_GUARDRAILS=x"}, "guardrails are read from the config file only"},
 	}
 	for _, tt := range tests {
 		err := checkConfigEnv(tt.env)

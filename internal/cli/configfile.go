@@ -2,6 +2,10 @@ package cli
 
 import (
 	"os"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/guardrail"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"path/filepath"
 	"strings"
 
@@ -44,6 +48,32 @@ func section(c *Config, name string) (map[string]any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// readGuardrails reads the guardrails: section of the config file with
+// its positions (guardrail.Parse): an unknown key, an unknown field name
+// or a malformed bound is a usage error at its line.
+func readGuardrails(c *Config) error {
+	c.Guardrails = nil
+	if c.File == "" || c.GuardrailsSection == nil {
+		return nil
+	}
+	data, err := os.ReadFile(c.File)
+	if err != nil {
+		return diag.Errorf(diag.Invalid, "config file %s: %v", c.File, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil // checkConfigFile has reported it
+	}
+	top := doc.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if strings.EqualFold(top.Content[i].Value, "guardrails") {
+			c.Guardrails, err = guardrail.Parse(c.File, top.Content[i+1], pipeline.Registry())
+			return err
+		}
+	}
+	return nil
 }
 
 // relative resolves a path from the config file against the file's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/diff"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -76,7 +77,7 @@ func runDiff(o *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := diff.Compare(old.Result, new.Result)
+	rep := diff.Compare(old.Result, new.Result, o.config.Guardrails...)
 	if o.Output == "json" {
 		err = writeData(o.globalOptions, "", "json", rep)
 	} else {
@@ -88,28 +89,29 @@ func runDiff(o *diffOptions) error {
 	if err := firstErr(inputResult(old), inputResult(new)); err != nil {
 		return err
 	}
-	if o.ExitCode && len(rep.Changes) > 0 {
+	if o.ExitCode && (len(rep.Changes) > 0 || slices.ContainsFunc(rep.Guardrails, func(g diff.GuardrailChange) bool { return g.Change == "introduced" })) {
 		return errFindings
 	}
 	return nil
 }
 
 func diffText(rep *diff.Report) string {
-	if len(rep.Changes) == 0 {
-		return "no changes in effective policy, status, Gateways or routes\n"
-	}
 	var b bytes.Buffer
+	writeGuardrailChanges(&b, rep.Guardrails)
+	if len(rep.Changes) == 0 {
+		return b.String() + "no changes in effective policy, status, Gateways or routes\n"
+	}
 	target := ""
 	for _, c := range rep.Changes {
 		if c.Target != target {
 			target = c.Target
-			fmt.Fprintln(&b, target)
+			fmt.Fprintln(&b, inert.String(target))
 		}
 		if c.Object != "" {
-			fmt.Fprintf(&b, "  %s %s %s\n", map[string]string{"added": "+", "removed": "-"}[c.Kind], c.Object, c.Kind)
+			fmt.Fprintf(&b, "  %s %s %s\n", map[string]string{"added": "+", "removed": "-"}[c.Kind], inert.String(c.Object), c.Kind)
 			continue
 		}
-		field := c.Field
+		field := inert.String(c.Field)
 		if i := strings.LastIndex(field, ":"); i >= 0 {
 			field = field[i+1:]
 		}
@@ -135,9 +137,36 @@ func diffText(rep *diff.Report) string {
 	return b.String()
 }
 
+// writeGuardrailChanges lists the guardrail findings a change
+// introduces (+) and resolves (-), each where the new (or old) side has it.
+func writeGuardrailChanges(b *bytes.Buffer, gs []diff.GuardrailChange) {
+	if len(gs) == 0 {
+		return
+	}
+	fmt.Fprintln(b, "guardrails")
+	for _, g := range gs {
+		sign := "+"
+		if g.Change == "resolved" {
+			sign = "-"
+		}
+		fmt.Fprintf(b, "  %s %s %s %s:%d:%d: %s\n", sign, g.Severity, g.Code, inert.String(g.File), g.Line, g.Column, inert.String(g.Message))
+	}
+	n := 0
+	for _, g := range gs {
+		if g.Change == "introduced" {
+			n++
+		}
+	}
+	fmt.Fprintf(b, "%d guardrail finding(s) introduced, %d resolved\n", n, len(gs)-n)
+}
+
 // diffSide is "OWNER (LEVEL)", with the whole value when asked (an added
 // or removed field has no leaves to show it by).
 func diffSide(s *diff.Side, value bool) string {
+	return inert.String(diffSideRaw(s, value))
+}
+
+func diffSideRaw(s *diff.Side, value bool) string {
 	if s.Owner == "" {
 		if value {
 			return string(s.Value)
@@ -162,12 +191,12 @@ func writeLeaves(b *bytes.Buffer, leaves []diff.Leaf) {
 	}
 	for _, l := range leaves {
 		if l.Unified == "" {
-			fmt.Fprintf(b, "      %s: %s → %s\n", l.Path, side(l.Old), side(l.New))
+			fmt.Fprintf(b, "      %s: %s → %s\n", inert.String(l.Path), inert.String(side(l.Old)), inert.String(side(l.New)))
 			continue
 		}
-		fmt.Fprintf(b, "      %s:\n", l.Path)
+		fmt.Fprintf(b, "      %s:\n", inert.String(l.Path))
 		for _, line := range strings.Split(strings.TrimSuffix(l.Unified, "\n"), "\n") {
-			fmt.Fprintf(b, "        %s\n", line)
+			fmt.Fprintf(b, "        %s\n", inert.String(line))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 )
 
 // Exit codes, identical in every output format.
@@ -42,9 +43,12 @@ func exitCode(err error) int {
 	return ExitInternal
 }
 
+// errorText is the line printed for err; what the error quotes from the
+// input or the command line is escaped (inert.Lines: an error of several
+// lines keeps them).
 func errorText(err error) string {
 	if diag.KindOf(err) == diag.Internal {
-		return fmt.Sprintf("gwpol: internal error: %v (please report this)", err)
+		return inert.Lines(fmt.Sprintf("gwpol: internal error: %v (please report this)", err))
 	}
-	return "gwpol: " + err.Error()
+	return inert.Lines("gwpol: " + err.Error())
 }

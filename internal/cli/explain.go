@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
 )
@@ -133,7 +134,7 @@ func runExplain(o *explainOptions) error {
 		return err
 	}
 	names, answers := explainRender(c, o.RenderTarget)
-	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers}
+	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers, Guardrails: c.Config.Guardrails}
 	rep, err := explain.Explain(c.Result, t, opt)
 	if err != nil {
 		return lookupResult(c, err)
@@ -192,17 +193,20 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 			title += " (delegated by " + strings.Join(t.DelegatedBy, " via ") + ")"
 		}
 		// Styled line by line: lipgloss pads a multi-line block to one width.
-		for _, l := range strings.Split(fitLine(title, width, "  "), "\n") {
+		for _, l := range strings.Split(fitLine(inert.String(title), width, "  "), "\n") {
 			fmt.Fprintln(w, head.Render(l))
 		}
 		for _, r := range t.EnvoyRoutes {
-			fmt.Fprintln(w, fitLine("  envoy route: "+r, width, "    "))
+			fmt.Fprintln(w, fitLine("  envoy route: "+inert.String(r), width, "    "))
 		}
 		if t.Cluster != "" {
-			fmt.Fprintln(w, fitLine("  envoy cluster: "+t.Cluster, width, "    "))
+			fmt.Fprintln(w, fitLine("  envoy cluster: "+inert.String(t.Cluster), width, "    "))
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintln(w, fitLine("  note: "+n, width, "    "))
+			fmt.Fprintln(w, fitLine("  note: "+inert.String(n), width, "    "))
+		}
+		for _, g := range t.Guardrails {
+			fmt.Fprintln(w, fitLine("  "+inert.String(guardLine(g)), width, "    "))
 		}
 		if len(t.Fields) == 0 {
 			fmt.Fprintln(w, "  no policy fields in effect")
@@ -233,6 +237,9 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 			if len(f.FilterOrder) > 0 {
 				lines = append(lines, filterOrderLine(f.FilterOrder))
 			}
+			for _, g := range f.Guardrails {
+				lines = append(lines, guardLine(g))
+			}
 			if len(f.Value) > 0 {
 				lines = append(lines, "value: "+string(f.Value))
 			}
@@ -240,6 +247,14 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 		}
 		writeRows(w, [2]string{"FIELD", "OWNER AND HOW IT WON"}, rows, color, width)
 	}
+}
+
+// guardLine says whether a guardrail holds, naming it and its code.
+func guardLine(g explain.Guard) string {
+	if g.Holds {
+		return fmt.Sprintf("guardrail %q holds: %s", g.Name, g.Detail)
+	}
+	return fmt.Sprintf("guardrail %q VIOLATED (%s): %s", g.Name, g.Code, g.Detail)
 }
 
 // decisionLines say, per loser, what beat it: "beats X: weight 5 …" for

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -52,7 +53,9 @@ func explainObject(o *explainOptions, c *pipeline.Compiled, ox policy.ObjectExpl
 		_, err = o.IO.Out.Write(data)
 		return err
 	}
-	_, err = io.WriteString(o.IO.Out, v.Text(o.IO.Width, layoutTable))
+	// A kind's view is plain text (layoutTable draws without colour):
+	// escaped whole, newlines kept.
+	_, err = io.WriteString(o.IO.Out, inert.Lines(v.Text(o.IO.Width, layoutTable)))
 	return err
 }
 
@@ -61,6 +64,13 @@ func explainObject(o *explainOptions, c *pipeline.Compiled, ox policy.ObjectExpl
 // row ("1. name", then "header: cell" lines), wrapped at the width.
 // Nothing is cut.
 func layoutTable(headers []string, rows [][]string, width int) string {
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		for _, c := range r {
+			cells[i] = append(cells[i], inert.String(c))
+		}
+	}
+	rows = cells
 	out := table.New().Border(lipgloss.NormalBorder()).BorderStyle(lipgloss.NewStyle()).Headers(headers...).Rows(rows...).Render()
 	if width <= 0 || lipgloss.Width(out) <= width {
 		return out
@@ -89,24 +99,24 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 	case !rep.Accepted:
 		state = "not accepted"
 	}
-	fmt.Fprintf(&b, "%s (%s)\n", shortID(rep.Policy), state)
+	fmt.Fprintf(&b, "%s (%s)\n", inert.String(shortID(rep.Policy)), state)
 	if len(rep.Targets) == 0 {
 		b.WriteString("  reaches no target\n")
 	}
 	for _, t := range rep.Targets {
-		fmt.Fprintf(&b, "  %s: %s\n", refText(t.Target), howReached(t))
+		fmt.Fprintf(&b, "  %s: %s\n", inert.String(refText(t.Target)), inert.String(howReached(t)))
 		if t.Invalid {
 			b.WriteString("    invalid here: takes no part in the merge\n")
 		}
 		for _, f := range t.Fields {
-			b.WriteString("    " + fieldText(f) + "\n")
+			b.WriteString("    " + inert.String(fieldText(f)) + "\n")
 			for _, s := range f.ShadowedAt {
-				fmt.Fprintf(&b, "      shadowed at %s by %s\n", s.Target, shortID(s.By))
+				fmt.Fprintf(&b, "      shadowed at %s by %s\n", inert.String(s.Target), inert.String(shortID(s.By)))
 			}
 		}
 	}
 	for _, u := range rep.Problems {
-		b.WriteString("  problem: " + u + "\n")
+		b.WriteString("  problem: " + inert.String(u) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

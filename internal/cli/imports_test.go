@@ -16,8 +16,11 @@ import (
 // Every package under internal/ is in it but test helpers
 // (TestImportsFollowPipeline fails on one that is not, so a new package
 // is placed on purpose).
-// internal/parallel and internal/render/xdsjson (protobuf to JSON and
-// YAML) are helpers below every stage and import nothing of gwpol's;
+// internal/inert (escaping input strings for output), internal/parallel,
+// internal/render/xdsjson (protobuf to JSON and YAML; its YAML escapes
+// what inert does) and internal/secret (Secret values and what may be
+// said of them) are helpers below every stage, importing none of gwpol's
+// but inert;
 // internal/linttest (lint fixtures' want comments, for tests) only diag. internal/policy covers the contract and every kind package
 // under it. internal/pipeline runs the stages (and names the kinds, in
 // its registry), so it comes after all of them and before cli alone: no
@@ -25,9 +28,9 @@ import (
 // imports cli. internal/benchgen generates benchmark inputs; its floor
 // command runs the CLI.
 var stageOrder = []string{
-	"internal/parallel", "internal/render/xdsjson",
+	"internal/inert", "internal/parallel", "internal/render/xdsjson", "internal/secret",
 	"internal/diag", "internal/linttest", "internal/manifest", "internal/schema", "internal/model", "internal/policyversion", "internal/topology",
-	"internal/policy", "internal/attach", "internal/merge", "internal/status",
+	"internal/policy", "internal/attach", "internal/merge", "internal/status", "internal/guardrail",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
 	"internal/pipeline", "internal/cli", "internal/benchgen",
 }

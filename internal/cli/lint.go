@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -82,7 +83,7 @@ func runLint(o *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped()}
+	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
 	extra, err := lintExtra(c, o.Target)
 	if err != nil {
 		return err
@@ -103,7 +104,11 @@ func runLint(o *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOut(o.globalOptions, o.Out, b.Bytes()); err != nil {
+	data := b.Bytes()
+	if o.Output == "json" || o.Output == "sarif" {
+		data = inert.JSON(data) // bidi and C1 controls as \u escapes too
+	}
+	if err := writeOut(o.globalOptions, o.Out, data); err != nil {
 		return err
 	}
 	if err := inputResult(c); err != nil {
@@ -165,7 +170,10 @@ func writeGitHub(w io.Writer, rep *lint.Report) {
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	for _, d := range rep.Diagnostics {
 		level := map[diag.Severity]string{diag.Error: "error", diag.Warning: "warning", diag.Info: "notice"}[d.Severity]
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, prop.Replace(d.Pos.File), d.Pos.Line, d.Pos.Col, d.Code, esc.Replace(d.Message))
+		// GitHub's log shows the line as well as the annotation, and
+		// interprets terminal escapes: control characters are escaped
+		// first, then what the workflow command syntax needs.
+		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, prop.Replace(inert.String(d.Pos.File)), d.Pos.Line, d.Pos.Col, d.Code, esc.Replace(inert.String(d.Message)))
 	}
 }
 
@@ -182,13 +190,13 @@ func writeLintText(w io.Writer, rep *lint.Report, color bool) {
 	for _, d := range rep.Diagnostics {
 		if d.Pos.File != file {
 			file = d.Pos.File
-			fmt.Fprintln(w, style("15").Render(file))
+			fmt.Fprintln(w, style("15").Render(inert.String(file)))
 		}
-		fmt.Fprintf(w, "  %d:%d  %s  %s  %s\n", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, d.Message)
+		fmt.Fprintf(w, "  %d:%d  %s  %s  %s\n", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, inert.String(d.Message))
 	}
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info, %d suppressed\n", rep.Count(diag.Error), rep.Count(diag.Warning), rep.Count(diag.Info), rep.Suppressed)
 	for _, s := range rep.Skipped {
-		fmt.Fprintf(w, "skipped: %s\n", s)
+		fmt.Fprintf(w, "skipped: %s\n", inert.String(s))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"sigs.k8s.io/yaml"
 )
 
@@ -36,9 +37,11 @@ func encode(format string, v any) ([]byte, error) {
 		return nil, err
 	}
 	if format == "json" {
-		return b.Bytes(), nil
+		return inert.JSON(b.Bytes()), nil
 	}
-	return yaml.JSONToYAML(b.Bytes())
+	// The YAML emitter writes bidi controls raw and refuses DEL and C1
+	// controls: those reach it as escapes written out (inert.JSONForYAML).
+	return yaml.JSONToYAML(inert.JSONForYAML(b.Bytes()))
 }
 
 // writeData encodes v and writes it to stdout or, atomically, to path.
@@ -95,7 +98,7 @@ func writeOutWith(g *globalOptions, path string, write func(io.Writer) error) er
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
 	}
-	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", path)
+	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", inert.String(path))
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -152,18 +153,21 @@ func runRender(o *renderOptions) error {
 	out = out.Resources()
 	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
 	if noGateways != "" {
-		fmt.Fprintln(o.IO.ErrOut, noGateways)
+		fmt.Fprintln(o.IO.ErrOut, inert.String(noGateways))
 	}
 	for _, gw := range out.Unmanaged {
-		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", gw)
+		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", inert.String(gw))
 	}
 	for _, l := range fixed {
-		io.WriteString(o.IO.ErrOut, l+"\n")
+		io.WriteString(o.IO.ErrOut, inert.String(l)+"\n")
 	}
 	if !o.Bootstrap {
 		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
 			if o.Output == "json" {
-				return out.WriteJSON(w, envoy.ResourceType(o.Type))
+				// protojson's escapes, and bidi and C1 controls as \u
+				// escapes: the same JSON, inert in a terminal.
+				jw := inert.NewJSONWriter(w)
+				return firstErr(out.WriteJSON(jw, envoy.ResourceType(o.Type)), jw.Close())
 			}
 			return out.WriteYAML(w, envoy.ResourceType(o.Type))
 		}), inputErr)
@@ -184,18 +188,28 @@ func (o *renderOptions) writeBootstraps(out *envoy.Output) error {
 		if err != nil {
 			return err
 		}
-		return writeOut(o.globalOptions, o.Out, data)
+		return writeOut(o.globalOptions, o.Out, o.inertJSON(data))
 	}
 	for _, g := range out.Gateways {
 		data, err := (&envoy.Output{Target: out.Target, Gateways: []*envoy.Gateway{g}}).MarshalBootstraps(o.Output)
 		if err != nil {
 			return err
 		}
+		data = o.inertJSON(data)
 		if err := writeOut(o.globalOptions, filepath.Join(o.Out, g.Namespace+"-"+g.Name+"."+o.Output), data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inertJSON is JSON output with bidi and C1 controls as \u escapes (the
+// same JSON, inert in a terminal); YAML output escapes them itself.
+func (o *renderOptions) inertJSON(data []byte) []byte {
+	if o.Output != "json" {
+		return data
+	}
+	return inert.JSON(data)
 }
 
 func isDir(path string) bool {
@@ -356,7 +370,7 @@ func formatDiagLine(d diag.Diagnostic) string {
 	if pos == "" {
 		pos = d.Object.String()
 	}
-	return pos + ": " + d.Severity.String() + " " + d.Code + ": " + d.Message
+	return inert.String(pos + ": " + d.Severity.String() + " " + d.Code + ": " + d.Message)
 }
 
 // The render stage feeds lint its capability findings (GWP404) for a

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/spf13/cobra"
 )
 
@@ -180,7 +181,7 @@ func TuneRuntime() {
 func Main(args []string, ios *IOStreams) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(ios.ErrOut, "gwpol: internal error: %v (please report this, with the input if you can)\n%s", r, debug.Stack())
+			fmt.Fprintf(ios.ErrOut, "%s\n%s", inert.Lines(fmt.Sprintf("gwpol: internal error: %v (please report this, with the input if you can)", r)), debug.Stack())
 			code = ExitInternal
 		}
 	}()

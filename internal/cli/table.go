@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/gwpol/gwpol/internal/inert"
 )
 
 // listWidth is the terminal width at and below which a two-column table
@@ -24,6 +25,7 @@ type fieldRow struct {
 // terminal wider than listWidth gets a table whose second column wraps;
 // a narrower one a list, key then indented details. Nothing is ever cut.
 func writeRows(w io.Writer, headers [2]string, rows []fieldRow, color bool, width int) {
+	rows = inertRows(rows)
 	keyWidth := ansi.StringWidth(headers[0])
 	for _, r := range rows {
 		keyWidth = max(keyWidth, ansi.StringWidth(r.Key))
@@ -51,6 +53,7 @@ func writeRows(w io.Writer, headers [2]string, rows []fieldRow, color bool, widt
 // writeList is the narrow layout: "  key" then its details indented,
 // continuation lines indented further.
 func writeList(w io.Writer, rows []fieldRow, width int) {
+	rows = inertRows(rows)
 	var b strings.Builder
 	for _, r := range rows {
 		for _, l := range wrapLines([]string{r.Key}, width-2, "  ") {
@@ -85,4 +88,18 @@ func fitLine(s string, width int, indent string) string {
 		return s
 	}
 	return strings.Join(wrapLines([]string{s}, width, indent), "\n")
+}
+
+// inertRows is rows with every key and line escaped (inert.String): the
+// one place table and list output takes strings from the input. Escaping
+// twice changes nothing, so a caller may have escaped already.
+func inertRows(rows []fieldRow) []fieldRow {
+	out := make([]fieldRow, len(rows))
+	for i, r := range rows {
+		out[i] = fieldRow{Key: inert.String(r.Key), Lines: make([]string, len(r.Lines))}
+		for j, l := range r.Lines {
+			out[i].Lines[j] = inert.String(l)
+		}
+	}
+	return out
 }

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/status"
 )
@@ -38,10 +40,36 @@ type Change struct {
 // Report lists the changes, sorted by target and field.
 type Report struct {
 	Changes []Change `json:"changes"`
+	// Guardrails are the guardrail findings (config guardrails:) the
+	// change introduces, and those it resolves.
+	Guardrails []GuardrailChange `json:"guardrails,omitempty"`
 }
 
-// Compare computes the changes from old to new.
-func Compare(old, new *merge.Result) *Report {
+// GuardrailChange is a guardrail finding that new has and old has not
+// (introduced), or the reverse (resolved); a finding is the same on both
+// sides when its code, guardrail, object and field are.
+type GuardrailChange struct {
+	Change string `json:"change"` // introduced, resolved
+	// The finding, in lint's JSON shape; its position is on the side
+	// that has it (new for introduced, old for resolved).
+	Code     string         `json:"code"`
+	Severity string         `json:"severity"`
+	Message  string         `json:"message"`
+	Object   diag.ObjectRef `json:"object"`
+	Field    string         `json:"field"`
+	File     string         `json:"file"`
+	Line     int            `json:"line"`
+	Column   int            `json:"column"`
+}
+
+func guardrailChange(change string, d diag.Diagnostic) GuardrailChange {
+	return GuardrailChange{Change: change, Code: d.Code, Severity: d.Severity.String(), Message: d.Message, Object: d.Object, Field: d.Field,
+		File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col}
+}
+
+// Compare computes the changes from old to new, and the findings of
+// guardrails the change introduces or resolves.
+func Compare(old, new *merge.Result, guardrails ...guardrail.Rule) *Report {
 	a, b := fields(old), fields(new)
 	rep := &Report{Changes: []Change{}}
 	for k, s := range a {
@@ -62,7 +90,38 @@ func Compare(old, new *merge.Result) *Report {
 	rep.Changes = append(rep.Changes, statusChanges(old, new)...)
 	rep.Changes = append(rep.Changes, objectChanges(old, new)...)
 	slices.SortFunc(rep.Changes, compareChanges)
+	rep.Guardrails = guardrailChanges(old, new, guardrails)
 	return rep
+}
+
+// guardrailChanges compares the guardrail findings of the two sides.
+func guardrailChanges(old, new *merge.Result, rules []guardrail.Rule) []GuardrailChange {
+	if len(rules) == 0 {
+		return nil
+	}
+	id := func(d diag.Diagnostic) string {
+		return d.Code + "\x00" + d.Message[:strings.Index(d.Message+":", ":")] + "\x00" + d.Object.String() + "\x00" + d.Field
+	}
+	a, b := guardrail.Evaluate(old, rules), guardrail.Evaluate(new, rules)
+	had, has := map[string]bool{}, map[string]bool{}
+	for _, d := range a {
+		had[id(d)] = true
+	}
+	for _, d := range b {
+		has[id(d)] = true
+	}
+	var out []GuardrailChange
+	for _, d := range b {
+		if !had[id(d)] {
+			out = append(out, guardrailChange("introduced", d))
+		}
+	}
+	for _, d := range a {
+		if !has[id(d)] {
+			out = append(out, guardrailChange("resolved", d))
+		}
+	}
+	return out
 }
 
 // compareChanges sorts by target, an object's own change first, then by

@@ -4,5 +4,9 @@
 // review of a change. It is a view: it reads the merge IR (through
 // explain's effective view) and recomputes nothing.
 //
-// diff imports explain, status, merge and the stages before them.
+// With guardrails (config guardrails:) it also lists the guardrail
+// findings the change introduces and those it resolves (guardrail.Evaluate
+// on each side).
+//
+// diff imports explain, guardrail, status, merge and the stages before them.
 package diff

@@ -16,7 +16,11 @@
 // identities (policy.Identifier) and notes of their own
 // (policy.RuleNoter, e.g. WSO2's policy chain).
 //
-// explain is a view: it imports merge, policy, topology, model and diag
+// With Options.Guardrails it shows, per field and target, the platform's
+// guardrails that apply and whether they hold (guardrail.Check, which
+// reads the same IR).
+//
+// explain is a view: it imports guardrail, merge, policy, topology, model and diag
 // (the stages before it), never a policy kind package, status, render,
 // lint, pipeline or cli. Its tests compile inputs through
 // internal/pipeline.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -53,6 +54,9 @@ type Field struct {
 	// Notes say more about the owner (a backend's cluster: which spec
 	// field or other kind's setting it replaces).
 	Notes []string `json:"notes,omitempty"`
+	// Guardrails are the platform's guardrails (config guardrails:) that
+	// apply to the field here, and whether each holds.
+	Guardrails []Guard `json:"guardrails,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
@@ -98,6 +102,10 @@ type Target struct {
 	FixedStatus int      `json:"fixedStatus,omitempty"`
 	Fields      []Field  `json:"fields"`
 	Notes       []string `json:"notes,omitempty"`
+	// Guardrails are guardrails about no field in effect here: a
+	// required field that is missing, or one a more specific policy
+	// hides from a namespace that may set it.
+	Guardrails []Guard `json:"guardrails,omitempty"`
 }
 
 // Report is the explain output.
@@ -121,6 +129,9 @@ type Options struct {
 	// not know (a capability the render target lacks, a field that cannot
 	// be rendered): route name, status and the response body saying why.
 	Answers func(*topology.Rule, *merge.RulePath, *topology.Listener) []Answer
+	// Guardrails are the platform's rules (config guardrails:) to show
+	// per field and target; none: no guardrail is shown.
+	Guardrails []guardrail.Rule
 }
 
 // Answer is an Envoy route that answers every request with Status.
@@ -138,6 +149,7 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	}
 	es := r.Effective(nil, l)
 	t := Target{Target: owner, EnvoyRoutes: []string{}, Fields: fields(es, opt)}
+	guards(r, guardrail.Target{Listener: l}, es, &t, opt)
 	if note := unmanagedNote(r, l.Gateway); note != "" {
 		t.Notes = append(t.Notes, note)
 		return t
@@ -236,8 +248,10 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 // RuleOn explains a delegated rule as served on one listener along one
 // parent path (path nil: its Own merge, as Rule).
 func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, opt Options) Target {
+	es := r.EffectiveOn(rule, path, l)
 	t := Target{Target: Ref{Group: "gateway.networking.k8s.io", Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Section: rule.Section()},
-		EnvoyRoutes: []string{}, Fields: fields(r.EffectiveOn(rule, path, l), opt)}
+		EnvoyRoutes: []string{}, Fields: fields(es, opt)}
+	guards(r, guardrail.Target{Route: rt, Rule: rule, Path: path, Listener: l}, es, &t, opt)
 	if rp := r.Rule(rule); path != nil && rp != nil && len(rp.Paths) > 1 {
 		t.DelegatedBy = viaText(r, path.Via) // named when there is a choice
 	}
@@ -357,6 +371,29 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			}
 		}
 		f.FilterOrder = filterSteps(e.FilterOrder())
+		// A rule's own field (a Gateway API filter) stands for a field of
+		// several kinds (a CORS filter is kgateway's TrafficPolicy cors and
+		// Envoy Gateway's SecurityPolicy cors): one row, with what each
+		// kind's value hides.
+		if i := slices.IndexFunc(out, func(o Field) bool { return o.Field == f.Field && o.Owner == f.Owner && e.Field.Owner.IsBuiltIn() }); i >= 0 {
+			o := &out[i]
+			for _, id := range f.Shadowed {
+				if !slices.Contains(o.Shadowed, id) {
+					o.Shadowed = append(o.Shadowed, id)
+				}
+			}
+			for _, id := range f.Overridden {
+				if !slices.Contains(o.Overridden, id) {
+					o.Overridden = append(o.Overridden, id)
+				}
+			}
+			for _, d := range f.Decisions {
+				if !slices.ContainsFunc(o.Decisions, func(x Decision) bool { return x.Loser == d.Loser }) {
+					o.Decisions = append(o.Decisions, d)
+				}
+			}
+			continue
+		}
 		if opt.ShowValues {
 			v := any(e.Field.Values[0])
 			if len(e.Field.Values) > 1 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -47,6 +48,8 @@ type drawing struct {
 
 func (d *drawing) node(n *node) string {
 	if d.byID[n.id] == nil {
+		n.label = labelText(n.label)
+		n.namespace, n.gateway = inert.String(n.namespace), inert.String(n.gateway)
 		d.byID[n.id] = n
 		d.nodes = append(d.nodes, n)
 	}
@@ -54,11 +57,28 @@ func (d *drawing) node(n *node) string {
 }
 
 func (d *drawing) edge(e edge) {
+	e.label = labelText(e.label)
 	if !d.seenEdges[e] {
 		d.seenEdges[e] = true
 		d.edges = append(d.edges, e)
 	}
 }
+
+// labelText is a label with every line escaped (inert.String): names
+// from the input reach DOT and Mermaid, and whoever reads them in a
+// terminal, without a control character or a bidi override raw. The
+// label's own line breaks stay.
+func labelText(label string) string {
+	lines := strings.Split(label, "\n")
+	for i, l := range lines {
+		lines[i] = inert.String(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mermaidText is label text inside Mermaid's quotes: a quote written as
+// Mermaid's entity, so a name cannot end the label early.
+func mermaidText(s string) string { return strings.ReplaceAll(s, `"`, "#quot;") }
 
 // viaLabel keeps attachment labels short so node names dominate.
 var viaLabel = map[attach.Via]string{attach.ViaExtensionRef: "filter", attach.ViaSection: "section", attach.ViaTargetRef: "ref"}
@@ -331,12 +351,12 @@ func Mermaid(r *merge.Result, o Options) string {
 	b.WriteString("flowchart LR\n")
 	var problems []string
 	for i, ns := range d.namespaces() {
-		fmt.Fprintf(&b, "  subgraph ns%d[\"namespace %s\"]\n", i, ns)
+		fmt.Fprintf(&b, "  subgraph ns%d[\"namespace %s\"]\n", i, mermaidText(ns))
 		for _, n := range d.nodes {
 			if n.namespace != ns {
 				continue
 			}
-			label := strings.ReplaceAll(n.label, "\n", "<br/>")
+			label := strings.ReplaceAll(mermaidText(n.label), "\n", "<br/>")
 			open, close := "[", "]"
 			switch n.shape {
 			case "ellipse":
@@ -364,7 +384,7 @@ func Mermaid(r *merge.Result, o Options) string {
 			arrow = "-.->"
 		}
 		if e.label != "" {
-			fmt.Fprintf(&b, "  %s %s|%s| %s\n", from, arrow, e.label, to)
+			fmt.Fprintf(&b, "  %s %s|%s| %s\n", from, arrow, mermaidText(e.label), to)
 		} else {
 			fmt.Fprintf(&b, "  %s %s %s\n", from, arrow, to)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
@@ -36,6 +37,12 @@ type Input struct {
 	// Skipped names checks that could not run, for the summary (e.g. the
 	// engine-build checks without --engine-manifest).
 	Skipped []string
+	// Guardrails are the platform team's rules (config guardrails:),
+	// whose violations are GWP601–GWP604.
+	Guardrails []guardrail.Rule
+
+	guardrailsDone bool
+	guardrails     []diag.Diagnostic
 }
 
 // Ignore suppresses a code, for all objects or those matching a glob
@@ -178,7 +185,7 @@ func suppressedBy(in *Input, cfg Config, d diag.Diagnostic) Suppression {
 // and those the kinds of reg declare (policy.LintRuleOwner; nil reg: none).
 // A rule two kinds share is listed once.
 func Rules(reg *policy.Registry) []Rule {
-	rules := ownRules()
+	rules := append(ownRules(), guardrailRules()...)
 	var kinds []diag.Rule
 	if reg != nil {
 		kinds = reg.LintRules()

@@ -59,8 +59,9 @@ func TestRules(t *testing.T) {
 
 // fixtureFolders are the lint fixture folders, each checked by its own
 // test through linttest: testdata/lint (TestRules), testdata/wso2
-// (cli's TestWSO2LintWants) and testdata/haptic (haptic's TestFixtures).
-var fixtureFolders = []string{"../../testdata/lint", "../../testdata/wso2", "../../testdata/haptic"}
+// (cli's TestWSO2LintWants), testdata/haptic (haptic's TestFixtures) and
+// testdata/guardrails (cli's TestGuardrailFixtures).
+var fixtureFolders = []string{"../../testdata/lint", "../../testdata/wso2", "../../testdata/haptic", "../../testdata/guardrails"}
 
 // TestEveryRuleHasAFixture: every rule of lint's registry has a `# want`
 // line in a lint fixture folder, so every code is shown to fire where it

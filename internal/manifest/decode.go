@@ -385,6 +385,9 @@ func (d *decoder) typeError(n *yaml.Node, path string, t reflect.Type, got strin
 
 // jsonTypeName says what JSON a Go type takes, for messages.
 func jsonTypeName(t reflect.Type) string {
+	if reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return "a string"
+	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,

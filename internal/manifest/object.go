@@ -139,6 +139,18 @@ func (o *Object) Lookup(path string) *yaml.Node {
 	return resolve(n)
 }
 
+// Keys are the keys of the mapping at a field path, in document order
+// (nil when the path is missing or not a mapping).
+func (o *Object) Keys(path string) []string {
+	n := o.Lookup(path)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []string
+	eachPair(n, func(k, _ *yaml.Node) { out = append(out, resolve(k).Value) })
+	return out
+}
+
 // FieldPos is the position of a field path; when the path runs out early it
 // is the position of the deepest part that exists, so a finding about a
 // missing field points at its parent rather than at line 1.
@@ -163,6 +175,27 @@ func (o *Object) KeyPos(path string) diag.Position {
 		}
 	}
 	return o.FieldPos(path)
+}
+
+// MapKeys lists the keys of the map at path (merge keys applied, as the
+// JSON form has them) with each key's position; nil when path is not a
+// map.
+func (o *Object) MapKeys(path string) []MapKey {
+	n := o.Lookup(path)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []MapKey
+	eachPair(n, func(k, _ *yaml.Node) {
+		out = append(out, MapKey{Name: resolve(k).Value, Pos: o.posOf(k)})
+	})
+	return out
+}
+
+// MapKey is one key of a map and where it is written.
+type MapKey struct {
+	Name string
+	Pos  diag.Position
 }
 
 func splitLast(path string) (string, string) {

@@ -57,11 +57,56 @@ func (r *Result) RoutedOn(rule *topology.Rule, path *RulePath, l *topology.Liste
 				}
 			}
 		}
-		if pt := routedPoint(k, wo, byLevel, invalid); pt != nil {
+		pt := routedPoint(k, wo, byLevel, invalid)
+		if own := ruleOwnFields(lv, k); len(own) > 0 && (pt == nil || pt.Invalid == nil) {
+			pt = overlayOwn(pt, k, own)
+		}
+		if pt != nil {
 			out = append(out, pt)
 		}
 	}
 	return out
+}
+
+// ruleOwnFields are the values the rule sets itself in its Gateway API
+// spec for kind k (policy.RuleFielder), from its own merge point.
+func ruleOwnFields(lv []Points, k policy.Kind) []*Field {
+	if len(lv) == 0 {
+		return nil
+	}
+	if pt := lv[0].Of(k); pt != nil {
+		return pt.Rule
+	}
+	return nil
+}
+
+// overlayOwn lays the rule's own values over the policy in effect: each
+// replaces the policy's value of its field whole (Envoy Gateway takes a
+// route filter's setting over a policy's), and the policy's contributors
+// to that field lose. The rule's candidate joins the point's, so that
+// what renders it tells the rule's values apart.
+func overlayOwn(pt *Point, k policy.Kind, own []*Field) *Point {
+	if pt == nil {
+		pt = &Point{Kind: k}
+	} else {
+		cp := *pt
+		cp.Fields = slices.Clone(pt.Fields)
+		cp.Candidates = slices.Clone(pt.Candidates)
+		pt = &cp
+	}
+	for _, o := range own {
+		f := *o
+		if i := slices.IndexFunc(pt.Fields, func(p *Field) bool { return p.Key == o.Key }); i >= 0 {
+			f.Losers = slices.Concat(f.Losers, pt.Fields[i].Contributors)
+			pt.Fields = slices.Delete(pt.Fields, i, i+1)
+		}
+		pt.Fields = append(pt.Fields, &f)
+		if !slices.Contains(pt.Candidates, o.Owner) {
+			// first: the rule's own values are the most specific in effect
+			pt.Candidates = append([]*Candidate{o.Owner}, pt.Candidates...)
+		}
+	}
+	return pt
 }
 
 // keptWhenInvalid are the fields of the first of the invalid policies

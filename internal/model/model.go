@@ -378,13 +378,14 @@ var kinds = map[GroupKind]kindDef{
 		func(o *manifest.Object, v any) any {
 			return &Namespace{Name: o.Name, Labels: labels.Set(o.Labels), Src: o}
 		}, false},
-	{CoreGroup, "Secret"}: {true, current, func() any { return &metaOnly{} },
-		func(o *manifest.Object, v any) any { return newOpaque(o, v.(*metaOnly)) }, false},
-	{CoreGroup, "ConfigMap"}: {true, current, func() any { return &metaOnly{} },
-		func(o *manifest.Object, v any) any { return newOpaque(o, v.(*metaOnly)) }, false},
+	{CoreGroup, "Secret"}: {true, current, func() any { return &secretObject{} },
+		func(o *manifest.Object, v any) any { return newSecret(o, v.(*secretObject)) }, false},
+	{CoreGroup, "ConfigMap"}: {true, current, func() any { return &configMapObject{} },
+		func(o *manifest.Object, v any) any { return newConfigMap(o, v.(*configMapObject)) }, false},
 }
 
-// metaOnly is what gwpol reads of Secrets and ConfigMaps: never their data.
+// metaOnly is what gwpol reads of a Namespace, and of Secrets and
+// ConfigMaps besides their entries (secretObject, configMapObject).
 type metaOnly struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -406,6 +407,13 @@ func decodeKind(o *manifest.Object, kd kindDef, lenient, checked bool) (any, []d
 	if !current {
 		diags = append(diags, diag.Diagnostic{Code: LintDeprecatedVersion.Code, Severity: diag.Warning, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
 			Message: o.Kind + " " + o.APIVersion + " is deprecated; change apiVersion to " + groupVersion(o.Group, "v1")})
+	}
+	if o.Group == CoreGroup && (o.Kind == "Secret" || o.Kind == "ConfigMap") {
+		// Before decoding: a decoding error names its field path, and a
+		// key the API server refuses is not one to say.
+		if out := entryKeys(o); len(out) > 0 {
+			return nil, append(diags, out...)
+		}
 	}
 	v := kd.newObj()
 	unknown, errs := o.DecodeAll(v)

@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/secret"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -420,7 +421,7 @@ binaryData:
 	if c == nil {
 		t.Fatal("ConfigMap missing")
 	}
-	if want := []string{"policies.yaml", "blob"}; !slices.Equal(c.Keys, want) || c.Immutable {
+	if want := []string{"blob", "policies.yaml"}; !slices.Equal(c.Keys, want) || c.Immutable {
 		t.Errorf("ConfigMap view = %+v", c)
 	}
 	cv := *c
@@ -431,10 +432,15 @@ binaryData:
 	if len(m.ConfigMaps) != 1 || m.ConfigMaps[0] != c {
 		t.Errorf("ConfigMaps = %v", m.ConfigMaps)
 	}
-	// The Opaque type has no field a value could hide in.
+	// The Opaque type has no field a value could hide in but values,
+	// whose values print as [redacted].
 	for i, typ := 0, reflect.TypeFor[model.Opaque](); i < typ.NumField(); i++ {
 		switch f := typ.Field(i); f.Name {
 		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Src":
+		case "values":
+			if f.Type != reflect.TypeFor[map[string]secret.Value]() {
+				t.Errorf("Opaque.values is %v, not a map of secret.Value", f.Type)
+			}
 		default:
 			t.Errorf("Opaque has a field %s; check it cannot carry data", f.Name)
 		}
@@ -724,5 +730,78 @@ func TestKeyOrder(t *testing.T) {
 	}
 	if m.Routes[0].Kind != "GRPCRoute" || m.Routes[5].Kind != "HTTPRoute" {
 		t.Errorf("kinds not in order: %s first, %s last", m.Routes[0].Kind, m.Routes[5].Kind)
+	}
+}
+
+// TestSecretEntriesMustBeMapsOfStrings: data, stringData (and a
+// ConfigMap's data) the API server would refuse — a list, a scalar, a
+// value that is not a string, base64 that does not decode, a key name it
+// refuses — is an error at its position, names no value and no refused
+// key, and the object takes no further part: nothing is read from it.
+func TestSecretEntriesMustBeMapsOfStrings(t *testing.T) {
+	const mark = "GWPOL-MARKER"
+	for _, tc := range []struct{ name, body, field string }{
+		{"data list", "data:\n  - " + mark + "-1\n  - " + mark + "-2\n", "data"},
+		{"data list of maps", "data:\n  - {" + mark + "-1: " + mark + "-2}\n", "data"},
+		{"stringData list", "stringData: [" + mark + "-1, " + mark + "-2]\n", "stringData"},
+		{"data scalar", "data: " + mark + "-1\n", "data"},
+		{"value is a list", "stringData:\n  keys: [" + mark + "-1]\n", "stringData.keys"},
+		{"value is a map", "data:\n  keys: {" + mark + "-1: x}\n", "data.keys"},
+		{"bad base64", "data:\n  keys: \"!" + mark + "-1\"\n", ""},
+		{"bad key name", "stringData:\n  \"" + mark + " 1\": x\n", "stringData"},
+		{"key with a newline", "stringData:\n  \"a\\n" + mark + "\": x\n", "stringData"},
+		{"key ..", "data:\n  \"..x\": eA==\n", "data"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := build(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: keys, namespace: shop}\nimmutable: true\n"+tc.body)
+			if s := m.Secret("shop", "keys"); s != nil {
+				t.Errorf("the Secret is in the model with keys %v", s.Keys)
+			}
+			if len(m.Diagnostics) == 0 {
+				t.Fatal("no finding")
+			}
+			for _, d := range m.Diagnostics {
+				if d.Code != model.LintInvalidDocument.Code || d.Severity != diag.Error || d.Pos.Line < 5 {
+					t.Errorf("finding %s %s at %v: want an error at the entry", d.Code, d.Severity, d.Pos)
+				}
+				if tc.field != "" && d.Field != tc.field {
+					t.Errorf("field %q, want %q", d.Field, tc.field)
+				}
+				if strings.Contains(d.Message, mark) {
+					t.Errorf("message quotes the input: %s", d.Message)
+				}
+			}
+		})
+	}
+	m := build(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cat, namespace: shop}\ndata: [a, b]\n")
+	if m.ConfigMap("shop", "cat") != nil || len(m.Diagnostics) != 1 {
+		t.Errorf("ConfigMap with list data: %v", m.Diagnostics)
+	}
+}
+
+// TestSecretValues: stringData wins over data, data is base64-decoded, and
+// the values are held as secret.Value.
+func TestSecretValues(t *testing.T) {
+	m := build(t, `apiVersion: v1
+kind: Secret
+metadata: {name: s}
+data: {a: eA==, b: eQ==}
+stringData: {b: zz, c: "123"}
+`)
+	s := m.Secret("default", "s")
+	if s == nil {
+		t.Fatalf("Secret missing: %v", m.Diagnostics)
+	}
+	if !slices.Equal(s.Keys, []string{"a", "b", "c"}) {
+		t.Errorf("Keys = %v", s.Keys)
+	}
+	for k, n := range map[string]int{"a": 1, "b": 2, "c": 3} {
+		v, ok := s.Value(k)
+		if !ok || v.Len() != n || v.String() != secret.Redacted {
+			t.Errorf("Value(%s) = %v %v, len %d", k, v, ok, v.Len())
+		}
+	}
+	if _, ok := s.Value("d"); ok {
+		t.Error("Value of a missing key")
 	}
 }

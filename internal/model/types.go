@@ -1,9 +1,12 @@
 package model
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/secret"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -86,30 +89,83 @@ type Namespace struct {
 	Src    *manifest.Object
 }
 
-// Opaque is the metadata view of a Secret or ConfigMap. Data is never read.
+// Opaque is the metadata view of a Secret or ConfigMap: its name, labels,
+// immutability and key names. A Secret's values are held as secret.Value,
+// which no message can print (Value reads one); a ConfigMap's data is read
+// by the policy kinds that need it from Src.
 type Opaque struct {
 	Kind      string
 	Namespace string
 	Name      string
 	Labels    map[string]string
 	Immutable bool
-	// Keys are the names of the data entries (data and stringData, or
-	// binaryData), never their values.
+	// Keys are the names of the entries (a Secret's data and stringData,
+	// a ConfigMap's data and binaryData), each a name the API server
+	// accepts, sorted; never their values.
 	Keys []string
 	Src  *manifest.Object
+
+	values map[string]secret.Value
 }
 
-func newOpaque(o *manifest.Object, m *metaOnly) *Opaque {
-	op := &Opaque{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: o.Labels, Src: o}
-	if m.Immutable != nil {
-		op.Immutable = *m.Immutable
+// Value is the value of a Secret's entry key — from stringData, which
+// wins as the API server merges it, else from data, base64-decoded — and
+// whether the Secret has one. A ConfigMap holds no Value.
+func (o *Opaque) Value(key string) (secret.Value, bool) {
+	v, ok := o.values[key]
+	return v, ok
+}
+
+// secretObject is what gwpol reads of a Secret: metadata, immutable, and
+// its entries as values no message can print. data and stringData must be
+// maps of strings, as the API server requires.
+type secretObject struct {
+	metaOnly
+	Data       map[string]secret.Encoded `json:"data"`
+	StringData map[string]secret.Value   `json:"stringData"`
+}
+
+// configMapObject is what gwpol reads of a ConfigMap here: metadata,
+// immutable, and the names of its entries (data and binaryData must be
+// maps of strings).
+type configMapObject struct {
+	metaOnly
+	Data       map[string]string `json:"data"`
+	BinaryData map[string]string `json:"binaryData"`
+}
+
+func newSecret(o *manifest.Object, s *secretObject) *Opaque {
+	op := newOpaque(o, s.Immutable)
+	if len(s.Data)+len(s.StringData) > 0 {
+		op.values = make(map[string]secret.Value, len(s.Data)+len(s.StringData))
 	}
-	for _, field := range []string{"data", "stringData", "binaryData"} {
-		if n := o.Lookup(field); n != nil {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				op.Keys = append(op.Keys, n.Content[i].Value)
-			}
-		}
+	for k, v := range s.Data {
+		op.values[k] = v.Value
+	}
+	for k, v := range s.StringData {
+		op.values[k] = v
+	}
+	op.Keys = slices.Sorted(maps.Keys(op.values))
+	return op
+}
+
+func newConfigMap(o *manifest.Object, c *configMapObject) *Opaque {
+	op := newOpaque(o, c.Immutable)
+	keys := map[string]bool{}
+	for k := range c.Data {
+		keys[k] = true
+	}
+	for k := range c.BinaryData {
+		keys[k] = true
+	}
+	op.Keys = slices.Sorted(maps.Keys(keys))
+	return op
+}
+
+func newOpaque(o *manifest.Object, immutable *bool) *Opaque {
+	op := &Opaque{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: o.Labels, Src: o}
+	if immutable != nil {
+		op.Immutable = *immutable
 	}
 	return op
 }

@@ -88,6 +88,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	// hand-written checks at that field is left out.
 	ds = append(ds, c.Schema.Unreported(later, model.LintInvalidDocument.Code, policy.LintPolicyInvalid.Code)...)
 	ds = append(ds, c.Graph.Diagnostics...)
+	ds = append(ds, c.Policies.Untranslated...)
 	ds = append(ds, c.Result.Attach.Diagnostics...)
 	if c.Versions != nil {
 		ds = append(ds, c.Versions.Diagnostics...)

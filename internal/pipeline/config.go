@@ -3,6 +3,7 @@ package pipeline
 import (
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 )
@@ -41,6 +42,13 @@ type Config struct {
 	// EnvoyGateway are Envoy Gateway's deployment settings that change
 	// its verdicts and that no manifest in the input says.
 	EnvoyGateway EnvoyGatewaySettings `mapstructure:"envoyGateway"`
+
+	// GuardrailsSection marks guardrails: as a key of the file; the CLI
+	// reads the section itself, with positions, into Guardrails.
+	GuardrailsSection []any `mapstructure:"guardrails"`
+	// Guardrails are the platform team's rules (guardrail.Parse), which
+	// lint checks (GWP601–GWP604) and explain and diff show.
+	Guardrails []guardrail.Rule `mapstructure:"-"`
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`

@@ -19,6 +19,7 @@ import (
 var hooks = []reflect.Type{
 	reflect.TypeFor[policy.Kind](),
 	reflect.TypeFor[policy.Auxiliary](),
+	reflect.TypeFor[policy.Untranslator](),
 	reflect.TypeFor[policy.BackendProvider](),
 	reflect.TypeFor[policy.RuleChecker](),
 	reflect.TypeFor[policy.DeepConflicter](),
@@ -47,6 +48,8 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.RouteValidator](),
 	reflect.TypeFor[policy.BackendCaller](),
 	reflect.TypeFor[policy.BackendChecker](),
+	reflect.TypeFor[policy.Disabler](),
+	reflect.TypeFor[policy.ValueTyper](),
 }
 
 // notHooks are the contract's interfaces that no kind implements: what a

@@ -13,6 +13,7 @@ package policy
 //
 //	Kind              every stage: GroupKind, Spec (attachment, fields, merge), Decode
 //	Auxiliary         the registry: other objects of the kind's API group it reads
+//	Untranslator      the registry (Decode): objects and fields its family reads but does not translate, reported (GWP406)
 //	BackendProvider   the registry, topology: backendRef kinds the API group defines
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	BackendDescriber  explain: the cluster settings such an object's own spec sets
@@ -41,8 +42,12 @@ package policy
 //	RuleNoter         explain: notes of the kind's own on a route rule (a policy chain it runs)
 //	ObjectExplainer   cli's explain command: a view of its own of one object of the kind
 //	Standalone        cli's render command: what serves the kind's objects when there is no Gateway
+//	Disabler          guardrail: a value of a field that switches its feature off (a route clearing its Gateway's)
+//	ValueTyper        guardrail: the Go type of a field's value, whose JSON names its sub-fields
 
 import (
+	"reflect"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
@@ -66,6 +71,27 @@ type Kind interface {
 // Rules several kinds share are declared in this package (LintRules).
 type LintRuleOwner interface {
 	LintRules() []diag.Rule
+}
+
+// Untranslator is implemented by kinds whose family reads objects, or
+// parts of objects, it does not translate offline (a whole kind, such as
+// Envoy Gateway's EnvoyPatchPolicy; the settings of its EnvoyProxy it
+// does not model): each is reported where it is set (GWP406), with the
+// reason, rather than dropped silently. The kinds named must be in the
+// model (Auxiliary).
+type Untranslator interface {
+	UntranslatedFields() []UntranslatedField
+}
+
+// UntranslatedField is one declaration of Untranslator.
+type UntranslatedField struct {
+	Kind model.GroupKind
+	// Path is the field ("" the whole object); with Except, each key
+	// under it but the paths Except names is reported on its own.
+	Path   string
+	Except []string
+	// Reason says why it has no effect offline, for the finding.
+	Reason string
 }
 
 // Auxiliary is implemented by kinds that read other objects of their API
@@ -508,4 +534,25 @@ type BackendChecker interface {
 // MissingRef is an object a reference names that is not in the input.
 type MissingRef struct {
 	Kind, Namespace, Name string
+}
+
+// Disabler is implemented by kinds some of whose field values switch the
+// field's feature off where they apply rather than configure it
+// (kgateway's extAuth disable: {}, an empty rateLimit.local): a route
+// policy with such a value clears what its Gateway's policy set, and a
+// view asking "is the feature in effect here" must not count it.
+type Disabler interface {
+	// Disables reports whether v, a value of the field key, switches the
+	// feature off.
+	Disables(key string, v any) bool
+}
+
+// ValueTyper is implemented by kinds whose field values are Go types with
+// JSON tags in the shape of the spec (what explain's --show-values
+// prints): the guardrail config names sub-fields of a field
+// (timeouts.request) by those tags, and a name no tag has is refused.
+type ValueTyper interface {
+	// FieldType is the type of the value of the field key; nil when the
+	// kind does not know it (its sub-fields are then not checked).
+	FieldType(key string) reflect.Type
 }

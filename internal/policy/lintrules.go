@@ -23,9 +23,12 @@ var (
 	LintUnsupportedCapability = diag.Rule{Code: "GWP404", Name: "unsupported-capability", Severity: diag.Error,
 		Title: "unsupported(required_capability) for the render target",
 		Doc:   "A field needs an Envoy capability the render target lacks; the affected routes fail closed with a 503 naming the policy and field."}
+	LintNotTranslated = diag.Rule{Code: "GWP406", Name: "not-translated", Severity: diag.Warning,
+		Title: "object or field not translated offline",
+		Doc:   "The controller reads this object or field, but gwpol does not translate it (an EnvoyPatchPolicy's patches, EnvoyProxy settings gwpol does not model): the running config has it and gwpol's output does not. The finding says why."}
 )
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintTargetNotFound, LintExtensionRefNotFound, LintDuplicatePolicyFilter, LintPolicyFilterOnBackend, LintPolicyInvalid, LintUnsupportedCapability}
+	return []diag.Rule{LintTargetNotFound, LintExtensionRefNotFound, LintDuplicatePolicyFilter, LintPolicyFilterOnBackend, LintPolicyInvalid, LintUnsupportedCapability, LintNotTranslated}
 }

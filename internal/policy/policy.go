@@ -471,7 +471,11 @@ type ObjectCondition struct {
 // Set is every decoded policy, sorted by kind, namespace, name.
 type Set struct {
 	Policies []*Policy
-	byKey    map[model.Key]*Policy
+	// Untranslated are the findings about objects and fields of the input
+	// that a family reads but does not translate (Untranslator), so that
+	// nothing set is dropped silently.
+	Untranslated []diag.Diagnostic
+	byKey        map[model.Key]*Policy
 }
 
 // Get finds a policy by key.
@@ -494,7 +498,68 @@ func (r *Registry) Decode(env *Env) *Set {
 		}
 	}
 	slices.SortFunc(s.Policies, func(a, b *Policy) int { return model.KeyOf(a.Obj).Compare(model.KeyOf(b.Obj)) })
+	s.Untranslated = r.untranslated(env.Model)
 	return s
+}
+
+// untranslated reports each object field the kinds' families declare
+// untranslated (Untranslator), once per declaration.
+func (r *Registry) untranslated(m *model.Model) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	seen := map[string]bool{}
+	for _, k := range r.kinds {
+		u, ok := k.(Untranslator)
+		if !ok {
+			continue
+		}
+		for _, f := range u.UntranslatedFields() {
+			id := f.Kind.Group + "/" + f.Kind.Kind + " " + f.Path
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			for _, o := range m.OfKind(f.Kind) {
+				out = append(out, f.findings(o)...)
+			}
+		}
+	}
+	return out
+}
+
+// findings are the diagnostics about one object: the field at Path when
+// it is set (a whole kind when Path is ""), or, with Except, each key set
+// under Path but those.
+func (f UntranslatedField) findings(o *manifest.Object) []diag.Diagnostic {
+	ref := diag.ObjectRef{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+	at := func(path string) diag.Diagnostic {
+		pos := o.Pos
+		if path != "" {
+			pos = o.KeyPos(path)
+		}
+		what := o.Kind + " field " + path
+		if path == "" {
+			what = o.Kind
+		}
+		return diag.Diagnostic{Code: LintNotTranslated.Code, Severity: LintNotTranslated.Severity, Object: ref, Field: path, Pos: pos,
+			Message: what + " is not translated offline: " + f.Reason}
+	}
+	if f.Path == "" {
+		return []diag.Diagnostic{at("")}
+	}
+	if !o.Has(f.Path) {
+		return nil
+	}
+	if len(f.Except) == 0 {
+		return []diag.Diagnostic{at(f.Path)}
+	}
+	var out []diag.Diagnostic
+	for _, key := range o.Keys(f.Path) {
+		p := f.Path + "." + key
+		if !slices.Contains(f.Except, p) {
+			out = append(out, at(p))
+		}
+	}
+	return out
 }
 
 // Diag builds a diagnostic about a field of the policy. code is a rule

@@ -64,9 +64,10 @@ var backend = model.GroupKind{Group: Group, Kind: "Backend"}
 // AuxiliaryKinds implements policy.Auxiliary: Backends and ServiceImports
 // are kept in the model so that backendRefs to them resolve, EnvoyProxies
 // for the settings of a Gateway's data plane, EndpointSlices for whether
-// a mirrored Service has endpoints.
+// a mirrored Service has endpoints, EnvoyPatchPolicies to say they are not
+// applied (UntranslatedFields).
 func (k *Kind) AuxiliaryKinds() []model.GroupKind {
-	return []model.GroupKind{backend, serviceImport, envoyProxy, endpointSlice}
+	return []model.GroupKind{backend, serviceImport, envoyProxy, endpointSlice, envoyPatchPolicy}
 }
 
 // BackendKinds implements policy.BackendProvider: Envoy Gateway's Backend

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"net/netip"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -118,8 +119,8 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("cors: %w", err)
 	}
 	per := &corsv3.CorsPolicy{
-		AllowMethods:                 strings.Join(c.AllowMethods, ", "),
-		AllowHeaders:                 strings.Join(c.AllowHeaders, ", "),
+		AllowMethods:                 joinOrWildcard(c.AllowMethods),
+		AllowHeaders:                 joinOrWildcard(c.AllowHeaders),
 		ExposeHeaders:                strings.Join(c.ExposeHeaders, ", "),
 		AllowCredentials:             wrapperspb.Bool(c.AllowCredentials != nil && *c.AllowCredentials),
 		ForwardNotMatchingPreflights: wrapperspb.Bool(false),
@@ -141,6 +142,16 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		Filter:               &policy.HTTPFilter{Name: corsFilter, Order: orderCORS, Enabled: true, Typed: &corsv3.Cors{}},
 		TypedPerFilterConfig: map[string]proto.Message{corsFilter: per},
 	}}, nil
+}
+
+// joinOrWildcard joins a CORS list with ", ", or is "*" when the list
+// has "*": Envoy reads "*" as any only alone (in "*, GET" it is a
+// literal), so Envoy Gateway writes it alone.
+func joinOrWildcard(vs []string) string {
+	if slices.Contains(vs, "*") {
+		return "*"
+	}
+	return strings.Join(vs, ", ")
 }
 
 // originMatcher matches one allowed origin: a wildcard origin ("*",
@@ -424,10 +435,10 @@ type extAuthService struct {
 	BackendRef  *backendRef  `json:"backendRef"`
 	BackendRefs []backendRef `json:"backendRefs"`
 	Path        *string      `json:"path"`
+	// HeadersToBackend (http only) are the authorization response's
+	// headers Envoy copies onto the request to the backend.
+	HeadersToBackend []string `json:"headersToBackend"`
 }
-
-// extAuthFields are the spec.extAuth keys renderExtAuth renders.
-var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "statusOnError", "recomputeRoute", "timeout", "bodyToExtAuth"}
 
 // renderExtAuth is Envoy Gateway's external authorization: a filter per
 // policy, envoy.filters.http.ext_authz/securitypolicy/<ns>/<name>, calling
@@ -440,18 +451,19 @@ var extAuthFields = []string{"grpc", "http", "headersToExtAuth", "failOpen", "st
 // (backend_<ns>_<name>_<port>) — where Envoy Gateway names a cluster
 // after the policy. The authority (and the HTTP service's host) is Envoy
 // Gateway's: <name>.<ns>:<port> for a Service, the Backend's first FQDN
-// endpoint, else <name>.<ns> (a Unix socket). Several backends and the
-// options not listed in extAuthFields are not rendered yet: a value
-// using them is unsupported.
+// endpoint, else <name>.<ns> (a Unix socket). The HTTP service's
+// headersToBackend become the response headers allowed upstream
+// (case-insensitive exact matches), as Envoy Gateway writes them.
+// Several backends, and any key extAuth's type has no field for (at any
+// depth, see unrendered), are not rendered yet: a value using them is
+// unsupported, named by its path.
 func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(v, &keys); err != nil {
 		return nil, fmt.Errorf("extAuth: %w", err)
 	}
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		if !slices.Contains(extAuthFields, k) {
-			return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth." + k}}, nil
-		}
+	if k := unrendered(v, reflect.TypeFor[extAuth]()); k != "" {
+		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth." + k}}, nil
 	}
 	var e extAuth
 	if err := json.Unmarshal(v, &e); err != nil {
@@ -501,8 +513,16 @@ func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.
 		if svc.Path != nil {
 			path = *svc.Path
 		}
-		cfg.Services = &extauthzv3.ExtAuthz_HttpService{HttpService: &extauthzv3.HttpService{
-			ServerUri: &corev3.HttpUri{Uri: "http://" + host + path, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: timeout}}}
+		hs := &extauthzv3.HttpService{
+			ServerUri: &corev3.HttpUri{Uri: "http://" + host + path, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: timeout}}
+		if len(svc.HeadersToBackend) > 0 {
+			allowed := &matcherv3.ListStringMatcher{}
+			for _, h := range svc.HeadersToBackend {
+				allowed.Patterns = append(allowed.Patterns, &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h}, IgnoreCase: true})
+			}
+			hs.AuthorizationResponse = &extauthzv3.AuthorizationResponse{AllowedUpstreamHeaders: allowed}
+		}
+		cfg.Services = &extauthzv3.ExtAuthz_HttpService{HttpService: hs}
 	}
 	if len(e.HeadersToExtAuth) > 0 {
 		cfg.AllowedHeaders = &matcherv3.ListStringMatcher{}

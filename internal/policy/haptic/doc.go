@@ -7,10 +7,11 @@
 // rule, and anything wrong — a bad value (GWP401), a missing, mutable or
 // malformed credential Secret or WAF catalog (GWP402), a feature a
 // GRPCRoute cannot use (GWP403) — closes the rule rather than letting it
-// forward without its policy. Credential Secrets are read (stringData, or
-// base64 data) only to check them in HAPTIC's formats — API key lines, a
-// PEM or JWKS public key that fits the JWT algorithm — and their values are
-// never printed. A WAF policy names a self-service catalog entry
+// forward without its policy. Credential Secrets are read (as
+// secret.Value, through model.Opaque.Value) only to check them in HAPTIC's
+// formats — API key lines, a PEM or JWKS public key that fits the JWT
+// algorithm — by internal/secret, whose problems say line and block
+// numbers, sizes and key types from a closed set, never the value. A WAF policy names a self-service catalog entry
 // (catalogRef) or, without catalogRef, a trusted policy of the deployment;
 // catalogs are checked whole, as HAPTIC takes them.
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
 )
 
 // Algorithms accepted for authentication.jwt.algorithm.
@@ -309,22 +310,18 @@ func (v *validator) secret(path string, ref SecretRef, key string) *model.Opaque
 	return sec
 }
 
-// keyLines checks an API key Secret's keys entry (stringData or base64
-// data) in HAPTIC's format. Values stay in memory; findings name line
-// numbers only.
+// keyLines checks an API key Secret's keys entry in HAPTIC's format: one
+// key per line, a bare key or key:consumer (secret.CheckKeyLines). Values
+// stay in memory; findings name line numbers only.
 func (v *validator) keyLines(path string, sec *model.Opaque) {
-	where := fmt.Sprintf("Secret %s/%s key %s", v.ns, sec.Name, APIKeySecretKey)
-	text, found, err := secretValue(sec, APIKeySecretKey)
-	switch {
-	case err != nil:
-		v.dependency(path+".name", "%s: %v; the rule fails closed until it is fixed", where, err)
-	case !found:
-		// Listed in the Secret's keys but under neither data nor stringData
-		// (binaryData): nothing gwpol can read.
-	default:
-		if problem := apiKeyLines(string(text)); problem != "" {
-			v.dependency(path+".name", "%s: %s; the rule fails closed until it is fixed", where, problem)
-		}
+	val, found := sec.Value(APIKeySecretKey)
+	if !found {
+		// Listed in the Secret's keys but not a value (a ConfigMap's
+		// binaryData): nothing gwpol can read.
+		return
+	}
+	if err := secret.CheckKeyLines(val); err != nil {
+		v.dependency(path+".name", "Secret %s/%s key %s: %v; the rule fails closed until it is fixed", v.ns, sec.Name, APIKeySecretKey, err)
 	}
 }
 
@@ -332,15 +329,11 @@ func (v *validator) keyLines(path string, sec *model.Opaque) {
 // JWKS) that fits the algorithm; HAPTIC does not accept the policy
 // otherwise. The key is never quoted.
 func (v *validator) publicKey(path string, sec *model.Opaque, alg string) {
-	where := fmt.Sprintf("Secret %s/%s key %s", v.ns, sec.Name, JWTSecretKey)
-	data, found, err := secretValue(sec, JWTSecretKey)
-	switch {
-	case err != nil:
-		v.dependency(path+".name", "%s: %v; the rule fails closed until it is fixed", where, err)
-	case !found:
-	default:
-		if problem := jwtKey(data, alg); problem != "" {
-			v.dependency(path+".name", "%s is not a usable JWT verification key: %s; the rule fails closed until it is", where, problem)
-		}
+	val, found := sec.Value(JWTSecretKey)
+	if !found {
+		return
+	}
+	if problem := jwtKey(val, alg); problem != "" {
+		v.dependency(path+".name", "Secret %s/%s key %s is not a usable JWT verification key: %s; the rule fails closed until it is", v.ns, sec.Name, JWTSecretKey, problem)
 	}
 }

@@ -29,6 +29,7 @@ func (Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
 		out = append(out, policy.RuleField{Key: "timeouts", Value: &Timeouts{Request: t}, Path: rule.Path + ".timeouts"})
 	}
 	out = append(out, ruleRewrites(rule)...)
+	out = append(out, ruleCORS(rule)...)
 	if r := rule.HTTP.Retry; r != nil {
 		v := &Retry{RetryOn: ruleRetryOn, Attempts: new(int32(1)), BackoffBaseInterval: gwDuration(r.Backoff), PerTryTimeout: backend}
 		if r.Attempts != nil {
@@ -77,6 +78,32 @@ func ruleRewrites(rule *model.Rule) []policy.RuleField {
 		}
 	}
 	return out
+}
+
+// ruleCORS is the rule's own CORS filter (Gateway API HTTPRoute `type:
+// CORS`) as the TrafficPolicy cors value it stands for: kgateway's
+// built-in route policy configures the route's CORS from it, and a
+// TrafficPolicy's cors only fills a route that has none of its own, as
+// for every other rule field. With several, the last is in effect (each
+// writes the route's one CORS configuration). A delegating rule's
+// filters stay on the parent.
+func ruleCORS(rule *model.Rule) []policy.RuleField {
+	for _, b := range rule.BackendRefs {
+		if b.Kind != nil && *b.Kind == "HTTPRoute" {
+			return nil
+		}
+	}
+	var last *policy.RuleField
+	for i, f := range rule.HTTP.Filters {
+		if f.Type != gwv1.HTTPRouteFilterCORS || f.CORS == nil {
+			continue
+		}
+		last = &policy.RuleField{Key: "cors", Value: &CorsPolicy{HTTPCORSFilter: *f.CORS, rule: true}, Path: rule.Path + ".filters[" + strconv.Itoa(i) + "].cors"}
+	}
+	if last == nil {
+		return nil
+	}
+	return []policy.RuleField{*last}
 }
 
 func deref(s *string) string {

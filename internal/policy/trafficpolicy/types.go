@@ -295,6 +295,8 @@ type RateLimitDescriptorEntryGeneric struct {
 type CorsPolicy struct {
 	gwv1.HTTPCORSFilter `json:",inline"`
 	Disable             *PolicyDisable `json:"disable,omitempty"`
+	// rule: the value is an HTTPRoute rule's own CORS filter (RuleFields).
+	rule bool
 }
 
 // CSRFPolicy configures the CSRF filter.

@@ -64,6 +64,10 @@ func (gb *gatewayBuild) routedScope(pts merge.Points) *scoped {
 		key = append(key, gk.Kind...)
 		for _, c := range pt.Candidates {
 			key = c.Policy.AppendID(append(key, '|'))
+			if bi := c.Policy.BuiltIn; bi != nil {
+				// a rule's own values: one per rule
+				key = append(append(key, '#'), bi.Rule...)
+			}
 		}
 		for _, c := range pt.Invalid {
 			key = c.Policy.AppendID(append(key, "|invalid:"...))

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gwpol/gwpol/internal/inert"
 )
 
 // ToYAML transcodes a JSON document, as the writer produces it, into
@@ -341,8 +343,9 @@ func quoteYAML(s string) string {
 
 // needsEscape reports whether r may not appear raw in a double-quoted
 // scalar: C0, DEL, C1 (NEL among them), surrogates, LS/PS, the BOM, the
-// non-characters U+FFFE/U+FFFF and the replacement rune an invalid byte
-// decodes to (written as the rune JSON readers read there).
+// non-characters U+FFFE/U+FFFF, the replacement rune an invalid byte
+// decodes to (written as the rune JSON readers read there), and the bidi
+// controls inert escapes.
 func needsEscape(r rune) bool {
 	switch {
 	case r < 0x20, 0x7f <= r && r <= 0x9f:
@@ -350,6 +353,8 @@ func needsEscape(r rune) bool {
 	case 0xd800 <= r && r <= 0xdfff, r == 0x2028, r == 0x2029, r == 0xfeff:
 		return true
 	case r == 0xfffe, r == 0xffff, r == utf8.RuneError:
+		return true
+	case inert.Escaped(r): // bidi controls: a terminal would reorder the text
 		return true
 	}
 	return false

@@ -19,6 +19,8 @@ func TestYAMLScalars(t *testing.T) {
 		"? x", "[x]", "{x}", "x,y", " lead", "trail ", "tab\there", "new\nline", "cr\rx", "back\\slash", "ctl\x01", "del\x7f", "é ü 中", "\u2028", "\ufeffbom",
 		// Issue 16: C1 controls (NEL among them), PS, non-characters, astral runes.
 		"a\u0091b", "\u009e", "x\u0085y", "\u0080", "\u009f", "ps\u2029", "\ufffe", "\uffff", "\U0001F600", "\ufffd",
+		// Issue 31: bidi controls.
+		"evil\u202ecod", "\u2066x\u2069\u200e\u200f\u061c",
 		"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router", "listener~80~r1_example_com", "max-age=60", "merge.gateway.kgateway.dev/TrafficPolicy",
 		strings.Repeat("long ", 60)}
 	doc := map[string]any{

@@ -1,0 +1,40 @@
+package secret
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// CheckKeyLines checks a credential list of one key per line, either a
+// bare key or key:consumer; blank lines are skipped and no key may appear
+// twice. The error names line numbers only — never a key or a consumer.
+func CheckKeyLines(v Value) error {
+	seen := map[string]int{}
+	lines := 0
+	for i, line := range strings.Split(string(v.bytes()), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		lines++
+		k, c, hasConsumer := strings.Cut(line, ":")
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "":
+			return fmt.Errorf("line %d has an empty key", i+1)
+		case hasConsumer && strings.TrimSpace(c) == "":
+			return fmt.Errorf("line %d ends in ':' with no consumer (write the bare key, or key:consumer)", i+1)
+		case strings.ContainsAny(k, " \t"):
+			return fmt.Errorf("line %d: a key may not contain spaces", i+1)
+		}
+		if prev, dup := seen[k]; dup {
+			return fmt.Errorf("line %d repeats the key of line %d; each key names one consumer", i+1, prev)
+		}
+		seen[k] = i + 1
+	}
+	if lines == 0 {
+		return errors.New("it holds no key (one per line: a bare key or key:consumer)")
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package secret
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+const marker = "GWPOL-MARKER-SECRET"
+
+// TestValueNeverPrints: a Value prints as [redacted] under every verb, as
+// a field of a struct (exported or not, by value or pointer), in a map, in
+// an error, and in JSON, YAML and text encodings.
+func TestValueNeverPrints(t *testing.T) {
+	v := NewValue([]byte(marker))
+	type inner struct {
+		Exported Value
+		hidden   Value
+	}
+	holders := []any{v, &v, inner{v, v}, &inner{v, v}, map[string]Value{"k": v}, []Value{v}, Encoded{v}, struct{ e Encoded }{Encoded{v}}}
+	var out []string
+	for _, h := range holders {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "% x", "%d", "%T"} {
+			out = append(out, fmt.Sprintf(verb, h))
+		}
+		out = append(out, fmt.Sprint(h), fmt.Sprintln(h))
+		if b, err := json.Marshal(h); err == nil {
+			out = append(out, string(b))
+		}
+		if b, err := yaml.Marshal(h); err == nil {
+			out = append(out, string(b))
+		}
+	}
+	out = append(out, fmt.Errorf("wrapped: %w", errors.New(v.String())).Error())
+	if b, _ := v.MarshalText(); string(b) != Redacted {
+		t.Errorf("MarshalText = %q", b)
+	}
+	for _, s := range out {
+		if strings.Contains(s, marker) || strings.Contains(s, fmt.Sprintf("%x", marker)) || strings.Contains(s, "71 87 80") {
+			t.Errorf("a Value printed its content: %s", s)
+		}
+	}
+	if v.Len() != len(marker) {
+		t.Errorf("Len = %d", v.Len())
+	}
+	if got := fmt.Sprintf("%v|%s|%d", v, v, v); got != "[redacted]|[redacted]|[redacted]" {
+		t.Errorf("verbs: %s", got)
+	}
+}
+
+func TestEncodedDecodesBase64(t *testing.T) {
+	var e Encoded
+	if err := e.UnmarshalText([]byte(base64.StdEncoding.EncodeToString([]byte(marker)))); err != nil || string(e.bytes()) != marker {
+		t.Fatalf("decode: %v", err)
+	}
+	if err := e.UnmarshalText([]byte("!!" + marker)); err == nil || strings.Contains(err.Error(), marker) {
+		t.Errorf("bad base64: %v", err)
+	}
+}
+
+func pemOf(typ string, b []byte) string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}))
+}
+
+// TestPublicKeysSayOnlyClosedSetWords: whatever a JWKS or PEM document
+// carries in kty, crv or a block type, a problem names it from a closed
+// set, and never quotes the document.
+func TestPublicKeysSayOnlyClosedSetWords(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`{"keys":[{"kty":"` + marker + `"}]}`, "kty unrecognised is not RSA or EC"},
+		{`{"keys":[{"kty":"RSA\n` + marker + `"}]}`, "kty unrecognised"},
+		{`{"keys":[{"kty":"EC","crv":"` + marker + `","x":"AQ","y":"AQ"}]}`, "curve unrecognised is not P-256"},
+		{`{"keys":[{"kty":"OKP","crv":"Ed25519"}]}`, "kty OKP is not RSA or EC"},
+		{`{"keys":[{"kty":"EC","crv":"P-999","x":"AQ","y":"AQ"}]}`, "curve unrecognised"},
+		{`{"keys":[{"kty":"EC","crv":"Ed25519","x":"AQ","y":"AQ"}]}`, "curve Ed25519"},
+		{pemOf(marker, []byte(marker)), "block 1 is a PEM block of an unrecognised type"},
+		{pemOf("RSA PRIVATE KEY", []byte(marker)), "block 1 is a PEM RSA PRIVATE KEY, not a public key"},
+		{pemOf("PUBLIC KEY", []byte(marker)), "block 1 (PEM PUBLIC KEY) does not parse"},
+		{`{"keys": "` + marker + `"}`, "not a valid JWKS document"},
+		{marker, "neither a PEM public key nor a JWKS document"},
+		{"  \n", "it is empty"},
+		{`{"keys":[]}`, "no keys"},
+		{`{"keys":[{"kty":"RSA","n":"AQAB","e":"AA"}]}`, "e is not"},
+		{`{"keys":[{"kty":"RSA","n":"!` + marker + `","e":"AQAB"}]}`, "n is not base64url"},
+		{`{"keys":[{"kty":"EC","crv":"P-256","x":"AQ","y":"AQ"}]}`, "not on curve P-256"},
+	} {
+		_, err := PublicKeys(NewValue([]byte(tc.doc)))
+		if err == nil {
+			t.Errorf("%q accepted", tc.doc)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q in it", tc.doc, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "MARKER") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("problem quotes the document: %v", err)
+		}
+	}
+}
+
+func TestPublicKeysTypes(t *testing.T) {
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ek, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsaDER, _ := x509.MarshalPKIXPublicKey(&rk.PublicKey)
+	ecDER, _ := x509.MarshalPKIXPublicKey(&ek.PublicKey)
+	keys, err := PublicKeys(NewValue([]byte(pemOf("PUBLIC KEY", rsaDER) + pemOf("PUBLIC KEY", ecDER) + pemOf("RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&rk.PublicKey)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range keys {
+		got = append(got, fmt.Sprintf("%s/%d", k.Type, k.Bits))
+	}
+	if strings.Join(got, " ") != "RSA/2048 EC P-384/384 RSA/2048" {
+		t.Errorf("types = %v", got)
+	}
+	b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+	jwks := fmt.Sprintf(`{"keys":[{"kty":"EC","crv":"P-384","x":"%s","y":"%s"}]}`, b64(ek.X.Bytes()), b64(ek.Y.Bytes()))
+	if keys, err := PublicKeys(NewValue([]byte(jwks))); err != nil || len(keys) != 1 || keys[0].Type != "EC P-384" {
+		t.Errorf("JWKS: %v %v", keys, err)
+	}
+}
+
+func TestCheckKeyLines(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ok   bool
+	}{
+		{"k1:alice\nk2:bob\n", true},
+		{"k1\nk2\n", true},
+		{"  k1 : alice \n\n", true},
+		{"k1:alice\nk1:bob\n", false},
+		{"k1:\n", false},
+		{":alice\n", false},
+		{"k 1:alice\n", false},
+		{"\n\n", false},
+		{marker + ":x\n" + marker + ":y", false},
+	} {
+		err := CheckKeyLines(NewValue([]byte(tc.text)))
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: %v, want ok %v", tc.text, err, tc.ok)
+		}
+		if err != nil && strings.Contains(err.Error(), "MARKER") {
+			t.Errorf("problem quotes a key: %v", err)
+		}
+	}
+}
+
+func TestTerm(t *testing.T) {
+	if Term("RSA", JWKTypes) != "RSA" || Term("rsa", JWKTypes) != Unrecognised || JWKCurve("P-256\x1b") != Unrecognised {
+		t.Error("Term lets an unknown word through")
+	}
+	if PEMType("CERTIFICATE") != "PEM CERTIFICATE" || !strings.Contains(PEMType("CERTIFICATE\n"+marker), Unrecognised) {
+		t.Error("PEMType")
+	}
+}
+
+// FuzzPublicKeys: no document panics the parser, and a problem never
+// carries a byte of the document outside the closed vocabulary: it is
+// printable ASCII on one line.
+func FuzzPublicKeys(f *testing.F) {
+	f.Add(`{"keys":[{"kty":"EC","crv":"P-256","x":"AQ","y":"AQ"}]}`)
+	f.Add(pemOf("CERTIFICATE", []byte("x")))
+	f.Add(pemOf("X\x1b[2K", []byte("x")))
+	f.Fuzz(func(t *testing.T, doc string) {
+		_, err := PublicKeys(NewValue([]byte(doc)))
+		if err == nil {
+			return
+		}
+		for _, r := range err.Error() {
+			if r < 0x20 || r > 0x7e {
+				t.Fatalf("problem has %q: %v", r, err)
+			}
+		}
+	})
+}
