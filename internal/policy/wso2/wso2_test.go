@@ -127,7 +127,7 @@ func TestDecodeAPIPolicy(t *testing.T) {
 	if diff := cmp.Diff([]string{"GWP401@spec"}, codes(byName["empty"].Invalid)); diff != "" {
 		t.Errorf("empty (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"GWP104@apiVersion"}, codes(byName["future"].Invalid)); diff != "" {
+	if diff := cmp.Diff([]string{"GWP111@apiVersion"}, codes(byName["future"].Invalid)); diff != "" {
 		t.Errorf("future (-want +got):\n%s", diff)
 	}
 }
