@@ -50,11 +50,17 @@ func egCELCounted(d diag.Diagnostic) bool {
 // every finding.
 func lintFiles(t *testing.T, cfg *Config, files ...string) []diag.Diagnostic {
 	t.Helper()
-	set, err := manifest.Load(files, manifest.Options{})
+	v, err := pipeline.LoadVersions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := pipeline.LoadVersions(cfg)
+	return lintWith(t, cfg, v, files...)
+}
+
+// lintWith is lintFiles with the files beside the input already loaded.
+func lintWith(t *testing.T, cfg *Config, v *pipeline.Versions, files ...string) []diag.Diagnostic {
+	t.Helper()
+	set, err := manifest.Load(files, manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +151,12 @@ func TestConformanceKgatewayCRDs(t *testing.T) {
 		t.Skipf("kgateway CRDs not found: %v", err)
 	}
 	kinds := map[string]bool{"TrafficPolicy": true, "ListenerPolicy": true, "BackendConfigPolicy": true}
+	// The CRDs are read once, as one run reads them (--crds).
+	cfg := &Config{Namespace: "default", CRDs: []string{kgatewayCRDs}}
+	versions, err := pipeline.LoadVersions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	checked, clean := 0, 0
 	for _, dir := range dirs {
 		var exp struct {
@@ -166,9 +178,8 @@ func TestConformanceKgatewayCRDs(t *testing.T) {
 		if len(accepted) == 0 {
 			continue
 		}
-		cfg := &Config{Namespace: "default", CRDs: []string{kgatewayCRDs}}
 		bad := map[string][]string{}
-		for _, d := range lintFiles(t, cfg, filepath.Join(dir, "input.yaml")) {
+		for _, d := range lintWith(t, cfg, versions, filepath.Join(dir, "input.yaml")) {
 			id := d.Object.Kind + "/" + d.Object.Namespace + "/" + d.Object.Name
 			if accepted[id] && strings.HasPrefix(d.Code, "GWP1") && d.Severity == diag.Error {
 				bad[id] = append(bad[id], d.Code+" "+d.Field+": "+d.Message)
