@@ -61,8 +61,22 @@ type Result struct {
 	// validates routes by rules of its own (policy.RouteValidator), by
 	// controllerName.
 	Verdicts map[*topology.Route]map[string]*policy.RouteVerdict
+	// Ancestors are the ancestor statuses of the policies whose kind's
+	// controller decides them itself (policy.AncestorStatuser), every
+	// policy of such a kind present (with none when it reaches nothing).
+	Ancestors map[*policy.Policy][]policy.AncestorStatus
+	// Rejected are, per policy, the targets it reaches whose controller
+	// does not apply it there, with the verdict: the one decision merge
+	// and every view read (see Rejection).
+	Rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
 
 	Diagnostics []diag.Diagnostic
+}
+
+// Rejection is the controller's verdict when it does not apply p on the
+// target t; nil when it does (or never decided otherwise).
+func (r *Result) Rejection(p *policy.Policy, t policy.TargetKey) *policy.Rejection {
+	return r.Rejected[p][t]
 }
 
 // Broken is a rule made unusable by its policy references (a missing
@@ -107,8 +121,42 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		}
 	}
 	r.validateRoutes(g, reg, set, cfg)
+	r.decide(g, set)
 	r.sortAll()
 	return r
+}
+
+// decide asks each kind whose controller decides its policies' status
+// itself (policy.AncestorStatuser) for its decisions, once per kind with
+// every policy of the kind.
+func (r *Result) decide(g *topology.Graph, set *policy.Set) {
+	r.Ancestors = map[*policy.Policy][]policy.AncestorStatus{}
+	r.Rejected = map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}
+	byKind := map[model.GroupKind][]*policy.Policy{}
+	var kinds []model.GroupKind
+	deciders := map[model.GroupKind]policy.AncestorStatuser{}
+	for _, p := range set.Policies {
+		as, ok := p.Kind.(policy.AncestorStatuser)
+		if !ok {
+			continue
+		}
+		gk := p.Kind.GroupKind()
+		if _, seen := deciders[gk]; !seen {
+			kinds = append(kinds, gk)
+			deciders[gk] = as
+		}
+		byKind[gk] = append(byKind[gk], p)
+	}
+	for _, gk := range kinds {
+		ps := byKind[gk]
+		d := deciders[gk].AncestorStatuses(ps, g)
+		for _, p := range ps {
+			r.Ancestors[p] = d.Ancestors[p]
+			if rj := d.Rejected[p]; len(rj) > 0 {
+				r.Rejected[p] = rj
+			}
+		}
+	}
 }
 
 func (r *Result) notFound(p *policy.Policy, path, code, msg string) {

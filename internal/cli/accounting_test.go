@@ -19,6 +19,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -364,7 +365,7 @@ func (w *acctWalk) field(parent *yaml.Node, i, width int, path, pat string) bool
 	// Its value may be the default: it is applied if something under it
 	// is, or (a scalar) if another value changes the output.
 	w.key = key
-	if changed || w.children(val, path, pat) || (val.Kind == yaml.ScalarNode && w.mutated(val)) {
+	if changed || w.children(val, path, pat) || (val.Kind == yaml.ScalarNode && w.mutated(val, path)) {
 		w.l.applied[key] = true
 		record("applied")
 		if changed {
@@ -388,7 +389,10 @@ func (w *acctWalk) children(val *yaml.Node, path, pat string) bool {
 }
 
 // mutated reports whether another value of the scalar changes the output.
-func (w *acctWalk) mutated(n *yaml.Node) bool {
+// A value the API server's name rules refuse (GWP113 at the field: "" for
+// a reference's name) changes it only by leaving the object out, which
+// says nothing of whether the field is read: that value does not count.
+func (w *acctWalk) mutated(n *yaml.Node, path string) bool {
 	old, oldTag, oldStyle := n.Value, n.Tag, n.Style
 	if len(w.l.values[w.key]) > 3 {
 		w.l.values[w.key] = w.l.values[w.key][:3]
@@ -413,7 +417,10 @@ func (w *acctWalk) mutated(n *yaml.Node) bool {
 	for _, a := range alts {
 		n.Value = a
 		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
-		if w.changes() {
+		v, changed := w.in.views(w.dc.all(w.doc), w.base)
+		if changed && !slices.ContainsFunc(v.keys, func(k diagKey) bool {
+			return k.code == model.LintInvalidName.Code && k.field == path && sameObject(k.object, w.ref)
+		}) {
 			return true
 		}
 	}
@@ -426,6 +433,9 @@ func (w *acctWalk) reported(path string) bool {
 	for _, k := range w.base.keys {
 		if !(slices.Contains(reportCodes, k.code) || k.sev == diag.Error) || !sameObject(k.object, w.ref) {
 			continue
+		}
+		if k.code == model.LintInvalidName.Code {
+			return true // a name the API server refuses leaves the whole object out
 		}
 		if k.field == "" || k.field == path || strings.HasPrefix(path, k.field+".") || strings.HasPrefix(path, k.field+"[") {
 			return true

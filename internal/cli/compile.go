@@ -29,6 +29,40 @@ func (g *globalOptions) compile() (*pipeline.Compiled, error) {
 	return pipeline.CompileWith(set, g.config, v), nil
 }
 
+// compileForReport is compile for a command whose report must be written
+// whole even when the run exits 3 (lint: a CI upload step reads its SARIF
+// or JSON whatever the exit code). An input error — a path that cannot be
+// read, no Kubernetes object at all, unreadable WSO2 definitions — is
+// returned as inputErr with what could be compiled (possibly nothing), for
+// the report to carry as a notification; other errors (usage) stop it.
+func (g *globalOptions) compileForReport() (c *pipeline.Compiled, inputErr, err error) {
+	if err := g.requireFiles(); err != nil {
+		return nil, nil, err
+	}
+	isInput := func(err error) bool { return diag.KindOf(err) == diag.Invalid }
+	set, err := loadManifests(g, g.Files)
+	switch {
+	case err != nil && !isInput(err):
+		return nil, nil, err
+	case err != nil:
+		set, inputErr = &manifest.Set{}, err
+	default:
+		inputErr = g.requireObjects(set)
+	}
+	v, err := pipeline.LoadVersions(g.config)
+	switch {
+	case err != nil && !isInput(err):
+		return nil, nil, err
+	case err != nil:
+		inputErr, v = firstErr(inputErr, err), nil
+	}
+	c = pipeline.CompileWith(set, g.config, v)
+	if inputErr == nil {
+		inputErr = inputResult(c)
+	}
+	return c, inputErr, nil
+}
+
 // requireObjects fails when the inputs hold no Kubernetes object at all:
 // an empty directory, a 0-byte file or empty stdin would otherwise lint
 // clean, and a CI gate pointed at the wrong path would pass for ever.
@@ -73,7 +107,7 @@ func loadManifests(g *globalOptions, paths []string) (*manifest.Set, error) {
 
 // errUnreadable ends a run whose output was written but some of whose
 // input could not be read (exit 3): the findings already name each file.
-var errUnreadable = diag.Errorf(diag.Invalid, "some input could not be read (%s findings above); the output covers the rest", manifest.LintInputUnreadable.Code)
+var errUnreadable = diag.Errorf(diag.Invalid, "some input could not be read (the %s findings name it); the output covers the rest", manifest.LintInputUnreadable.Code)
 
 // firstErr is the first non-nil error.
 func firstErr(errs ...error) error {

@@ -41,6 +41,43 @@ func (g *globalOptions) fromInputs(list func(*pipeline.Compiled, string) []strin
 	}
 }
 
+// withKindWords completes a TARGET's kind first: before the first "/" it
+// offers every kind the command takes (the target kinds and every
+// registered policy kind, so completion names them all), then the objects
+// of the inputs.
+func withKindWords(kinds []string, objects completeFunc) completeFunc {
+	return func(cmd *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if strings.Contains(typed, "/") {
+			return objects(cmd, args, typed)
+		}
+		var out []cobra.Completion
+		for _, k := range kinds {
+			if strings.HasPrefix(k+"/", strings.ToLower(typed)) {
+				out = append(out, k+"/")
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+}
+
+// targetKindWords are the kinds explain takes as TARGET, lower case.
+func targetKindWords() []string {
+	out := []string{"gateway", "listenerset", "httproute", "grpcroute", "tcproute", "tlsroute", "service", "backend"}
+	for _, k := range pipeline.Registry().Kinds() {
+		out = append(out, strings.ToLower(k.GroupKind().Kind))
+	}
+	return out
+}
+
+// policyKindList are the registered policy kinds, lower case.
+func policyKindList() []string {
+	var out []string
+	for _, k := range pipeline.Registry().Kinds() {
+		out = append(out, strings.ToLower(k.GroupKind().Kind))
+	}
+	return out
+}
+
 // explainTargets are every TARGET explain accepts in these inputs: Gateways
 // and their listeners, routes and their rules, and policies, as
 // KIND/NS/NAME[/SECTION] (KIND/NAME[/SECTION] in the -n namespace).

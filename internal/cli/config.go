@@ -54,16 +54,21 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 		}
 	}
 	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil, diag.Errorf(diag.Usage, "config file %s not found", path)
+		}
+		// Checked before viper reads it: a positioned message for a syntax
+		// error, a key set twice or an unknown key.
+		if err := checkConfigFile(path); err != nil {
+			return nil, nil, err
+		}
 		v.SetConfigFile(path)
 		if err := v.ReadInConfig(); err != nil {
 			var nf viper.ConfigFileNotFoundError
 			if errors.As(err, &nf) || os.IsNotExist(errors.Unwrap(err)) {
 				return nil, nil, diag.Errorf(diag.Usage, "config file %s not found", path)
 			}
-			return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
-		}
-		if err := checkConfigFile(path); err != nil {
-			return nil, nil, err
+			return nil, nil, diag.Errorf(diag.Usage, "config file %s: %v", path, err)
 		}
 	}
 	if err := checkConfigEnv(os.Environ()); err != nil {

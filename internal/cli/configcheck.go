@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -112,12 +113,55 @@ func checkConfigFile(path string) error {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
+		return configSyntaxError(path, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil
 	}
+	if err := duplicateKeys(path, doc.Content[0]); err != nil {
+		return err
+	}
 	return newConfigSchema().checkMapping(path, doc.Content[0], "")
+}
+
+// yamlLine is the "line N: " yaml.v3 puts in its messages.
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// configSyntaxError turns the YAML library's message into a positioned
+// usage error (a config file is part of the command line: exit 2).
+func configSyntaxError(path string, err error) error {
+	msg := strings.TrimSpace(err.Error())
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return diag.Errorf(diag.Usage, "config %s:%s: not valid YAML: %s", path, m[1], m[2])
+	}
+	return diag.Errorf(diag.Usage, "config %s: not valid YAML: %s", path, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// duplicateKeys fails on a mapping that sets one key twice: the YAML
+// library refuses such a file with a message that names neither the file
+// nor the setting, and which value was meant is anyone's guess.
+func duplicateKeys(path string, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if prev, dup := seen[k.Value]; dup && k.Kind == yaml.ScalarNode {
+				return diag.Errorf(diag.Usage, "config %s:%d:%d: key %q is set twice (also at line %d); keep one", path, k.Line, k.Column, k.Value, prev.Line)
+			}
+			seen[k.Value] = k
+			if err := duplicateKeys(path, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode, yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := duplicateKeys(path, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (s configSchema) checkMapping(file string, n *yaml.Node, prefix string) error {

@@ -29,6 +29,9 @@ func TestConfigFileKeys(t *testing.T) {
 		{"envoy gateway rate limit service", "envoyGateway:\n  rateLimit:\n    enabled: true\n    serviceURL: grpc://rls.infra.svc:8081\n    timeout: 20ms\n    failClosed: true\n", ""},
 		{"misspelled rate limit key", "envoyGateway:\n  rateLimit:\n    enable: true\n", `unknown key "envoyGateway.rateLimit.enable"; did you mean "envoyGateway.rateLimit.enabled"?`},
 		{"rate limit service without a port", "envoyGateway:\n  rateLimit:\n    serviceURL: grpc://rls.infra.svc\n", `envoyGateway.rateLimit.serviceURL must be a URL with a host and a port`},
+		{"key set twice", "namespace: shop\nenableAuthMetadata: false\nlint:\n  failOn: error\nenableAuthMetadata: true\n", `.gwpol.yaml:5:1: key "enableAuthMetadata" is set twice (also at line 2)`},
+		{"nested key set twice", "lint:\n  failOn: error\n  failOn: warning\n", `.gwpol.yaml:3:3: key "failOn" is set twice (also at line 2)`},
+		{"not yaml", "namespace: shop\n\tlint: {}\n", `.gwpol.yaml:2: not valid YAML: found a tab character that violates indentation`},
 		{"rate limit timeout not a duration", "envoyGateway:\n  rateLimit:\n    timeout: 20\n", `envoyGateway.rateLimit.timeout must be a duration such as 20ms, not "20"`},
 	}
 	for _, tt := range tests {

@@ -19,13 +19,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	goldenfile "github.com/gwpol/gwpol/internal/golden"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // goldens is testdata/golden: every file in it is checked by one of these
 // tests, so a golden no test writes any more is an orphan (-update removes
 // it).
 var goldens = goldenfile.Own([]string{"../../testdata/golden"}, nil,
-	"TestGoldenE2E", "TestRenderScoping", "TestExplainFitsTerminal", "TestMixedRepository")
+	"TestGoldenE2E", "TestRenderScoping", "TestExplainFitsTerminal", "TestMixedRepository", "TestStatusSummaryAndScope")
 
 // gwpolBin is built once for the end-to-end tests.
 var gwpolBin string
@@ -88,6 +89,11 @@ func golden(t *testing.T, name, got string) {
 func TestGoldenE2E(t *testing.T) {
 	goldens.Start(t)
 	ex := "testdata/examples"
+	const (
+		base          = "testdata/base/platform.yaml"
+		ctpConflicted = "testdata/render/clienttrafficpolicy/conflicted/input.yaml"
+		btpConflicted = "testdata/render/backendtrafficpolicy/conflicted/input.yaml"
+	)
 	cases := []struct {
 		name string
 		args []string
@@ -133,6 +139,15 @@ func TestGoldenE2E(t *testing.T) {
 		{"graph-sandbox.mmd", []string{"graph", "-f", ex, "-n", "sandbox", "--route", "httproute/playground", "--policy", "trafficpolicy/sandbox/wrong-section", "-o", "mermaid"}, 0},
 		{"graph-policy.dot", []string{"graph", "-f", ex, "--policy", "trafficpolicy/infra/https-timeouts"}, 0},
 		{"render-public-routes.yaml", []string{"render", "-f", ex, "--gateway", "infra/public", "--type", "route"}, 0},
+		// One verdict, every view: a Conflicted policy (and a Gateway's
+		// one a listener's replaces) as status, lint and graph show it;
+		// render and explain are the fixtures' own goldens.
+		{"status-clienttrafficpolicy-conflicted.yaml", []string{"status", "-f", base, "-f", ctpConflicted}, 0},
+		{"lint-clienttrafficpolicy-conflicted.txt", []string{"lint", "-f", base, "-f", ctpConflicted}, 0},
+		{"graph-clienttrafficpolicy-conflicted.dot", []string{"graph", "-f", base, "-f", ctpConflicted}, 0},
+		{"status-backendtrafficpolicy-conflicted.yaml", []string{"status", "-f", base, "-f", btpConflicted}, 0},
+		{"lint-backendtrafficpolicy-conflicted.txt", []string{"lint", "-f", base, "-f", btpConflicted}, 0},
+		{"graph-backendtrafficpolicy-conflicted.dot", []string{"graph", "-f", base, "-f", btpConflicted}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -248,7 +263,7 @@ func TestShuffleDeterminism(t *testing.T) {
 	}
 	var first map[string]string
 	for i := 0; i < 20; i++ {
-		perm := shuffled(len(docs), int64(i))
+		perm := applyOrderKept(docs, shuffled(len(docs), int64(i)))
 		var b strings.Builder
 		for _, j := range perm {
 			b.WriteString("---\n" + docs[j] + "\n")
@@ -269,6 +284,40 @@ func TestShuffleDeterminism(t *testing.T) {
 			}
 		}
 	}
+}
+
+// applyOrderKept puts the documents that define one object back in their
+// input order within the places the shuffle gave them: of two different
+// definitions the one applied last wins, so their order is input, not
+// noise.
+func applyOrderKept(docs []string, perm []int) []int {
+	key := func(d string) string {
+		var o struct {
+			Kind     string `yaml:"kind"`
+			Metadata struct{ Name, Namespace string }
+		}
+		if yaml.Unmarshal([]byte(d), &o) != nil {
+			return d
+		}
+		return o.Kind + "/" + o.Metadata.Namespace + "/" + o.Metadata.Name
+	}
+	byKey := map[string][]int{} // places in perm, in perm order
+	for at, j := range perm {
+		k := key(docs[j])
+		byKey[k] = append(byKey[k], at)
+	}
+	out := slices.Clone(perm)
+	for _, places := range byKey {
+		idx := make([]int, len(places))
+		for i, at := range places {
+			idx[i] = perm[at]
+		}
+		slices.Sort(idx)
+		for i, at := range places {
+			out[at] = idx[i]
+		}
+	}
+	return out
 }
 
 func shuffled(n int, seed int64) []int {

@@ -19,8 +19,14 @@ import (
 const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
 
 // The agreement reached so far: the test fails when it drops below.
+// (259: securitypolicy-with-oidc-invalid-secretref names its policies
+// with capitals, which the API server refuses — egctl refuses that input
+// too — so gwpol leaves them out, GWP113. 258: envoyextensionpolicy-with-lua-configmap
+// defines one policy twice with different content; the later, which a
+// cluster keeps, wins, where Envoy Gateway's test records the earlier's
+// status — see testdata/eg-divergences.txt.)
 const (
-	egPolicyFloor = 260
+	egPolicyFloor = 258
 	egRouteFloor  = 273
 )
 

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// egExamples is the Envoy Gateway example platform the README's "Envoy
-// Gateway policies" section runs.
+// egExamples is the Envoy Gateway example platform the "Policies"
+// section of docs/controllers/envoygateway.md runs.
 const egExamples = "testdata/examples-envoygateway"
 
-// TestEnvoyGatewayExamples runs the README's Envoy Gateway commands: the
-// orders route's compressor is a StrategicMerge of its own policy and the
+// TestEnvoyGatewayExamples runs the commands of
+// docs/controllers/envoygateway.md: the orders route's compressor is a StrategicMerge of its own policy and the
 // Gateway's (both named), its admin rule's cors overrides the listener's;
 // lint finds only the fields the catalog route's policy hides, the admin
 // rule's cors and the Gateway's lua list the orders route's replaces

@@ -78,7 +78,7 @@ default; JSON always does):
   gwpol explain gateway/infra/public/https -f manifests/ -o json
   gwpol explain service/shop/orders:8080 -f manifests/`,
 		Args:              exactArgs(1, "one TARGET such as httproute/NS/NAME"),
-		ValidArgsFunction: g.fromInputs(explainTargets),
+		ValidArgsFunction: withKindWords(targetKindWords(), g.fromInputs(explainTargets)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Target = args[0]
 			if err := checkFormat(o.Output, "text", "json"); err != nil {
@@ -104,7 +104,7 @@ default; JSON always does):
 	return cmd
 }
 
-// strategyHelp defines each merge strategy in one sentence; the README's
+// strategyHelp defines each merge strategy in one sentence; docs/explain.md's
 // "Merge strategies" section says the same.
 const strategyHelp = `  AugmentedShallow    the first policy in precedence order that sets the field owns it whole (the usual default)
   OverridableShallow  the last policy in precedence order that sets the field owns it whole

@@ -96,6 +96,8 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 	switch {
 	case rep.PartlyApplied:
 		state = "not accepted: the settings its problems name are left out, the others apply"
+	case rep.NotApplied:
+		state = "not applied"
 	case !rep.Accepted:
 		state = "not accepted"
 	}
@@ -107,6 +109,12 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 		fmt.Fprintf(&b, "  %s: %s\n", inert.String(refText(t.Target)), inert.String(howReached(t)))
 		if t.Invalid {
 			b.WriteString("    invalid here: takes no part in the merge\n")
+		}
+		if na := t.NotApplied; na != nil {
+			fmt.Fprintf(&b, "    not applied here (%s): %s\n", inert.String(na.Reason), inert.String(na.Message))
+			if na.By != "" {
+				fmt.Fprintf(&b, "      %s has it: %s\n", inert.String(shortID(na.By)), inert.String(na.Why))
+			}
 		}
 		for _, f := range t.Fields {
 			b.WriteString("    " + inert.String(fieldText(f)) + "\n")

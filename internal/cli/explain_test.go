@@ -47,10 +47,10 @@ func TestFlagParsing(t *testing.T) {
 	}
 }
 
-// TestStrategiesDefinedOnce: explain --help (and so the man page) and the
-// README define every merge strategy with the same sentence.
+// TestStrategiesDefinedOnce: explain --help (and so the man page) and
+// docs/explain.md define every merge strategy with the same sentence.
 func TestStrategiesDefinedOnce(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/explain.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestStrategiesDefinedOnce(t *testing.T) {
 			continue
 		}
 		if want := "`" + string(s) + "`: " + sentence; !strings.Contains(string(readme), want) {
-			t.Errorf("README lacks %q", want)
+			t.Errorf("docs/explain.md lacks %q", want)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/lint"
@@ -41,22 +43,57 @@ func FuzzPipeline(f *testing.F) {
 	cfg := &Config{Namespace: "default", ReferenceGrantMode: "Strict", ValidationMode: "Strict"}
 	// A rate limit service, so that global rate limits render.
 	cfg.EnvoyGateway.RateLimit.Enabled = true
+	assumeAll := *cfg
+	assumeAll.AssumeExist = []string{"Secret", "Service", "ConfigMap"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := manifest.Parse("fuzz.yaml", data, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
 		if err != nil {
 			return
 		}
-		c := pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
-		status.Compute(c.Result, status.Options{})
-		lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
+		run := cfg
+		if len(data)%2 == 1 { // half the inputs with the objects they lack assumed present
+			run = &assumeAll
+		}
+		c := pipeline.Compile(&manifest.Set{Objects: objs}, run)
+		rep := status.Compute(c.Result, status.Options{})
+		if _, err := encode("yaml", rep); err != nil {
+			t.Fatalf("status YAML: %v", err)
+		}
+		writeStatusSummary(io.Discard, rep, 80)
+		lrep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
+		writeLintText(io.Discard, lrep, false, 80)
+		if err := writeSARIF(io.Discard, lrep, []string{"note"}); err != nil {
+			t.Fatalf("SARIF: %v", err)
+		}
 		for _, target := range []string{"envoy", "kgateway", "envoygateway"} {
-			out, err := envoy.Render(c.Result, envoy.Options{Target: target, Config: cfg.PolicyConfig()})
+			out, err := envoy.Render(c.Result, envoy.Options{Target: target, Config: run.PolicyConfig()})
 			if err != nil {
 				continue
 			}
 			if _, err := out.Marshal("json", envoy.TypeAll); err != nil {
 				t.Fatalf("marshal: %v", err)
 			}
+		}
+	})
+}
+
+// FuzzConfigFile feeds arbitrary bytes to the config loader as a
+// .gwpol.yaml: it may refuse them, as a usage error (exit 2) with the
+// file's name, but never panic.
+func FuzzConfigFile(f *testing.F) {
+	for _, seed := range []string{"namespace: shop\n", "lint:\n  failOn: error\n  failOn: warning\n", "\tlint: {}\n", "assumeExist: [Secret]\n",
+		"lint:\n  ignore:\n  - {code: GWP303, object: \"TrafficPolicy/infra/*\"}\n", "a: &a [*a]\n", ""} {
+		f.Add([]byte(seed))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, DefaultConfigFile)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := loadConfig(path)
+		if err != nil && (exitCode(err) != ExitUsage && exitCode(err) != ExitInput || !strings.Contains(err.Error(), path)) {
+			t.Fatalf("config %q: %v (exit %d): want a usage or input error naming the file", data, err, exitCode(err))
 		}
 	})
 }

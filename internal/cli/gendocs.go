@@ -13,7 +13,8 @@ import (
 )
 
 // newGenDocsCmd is the hidden command behind `go generate ./...`: it writes
-// shell completions to completions/ and a man page per command to man/.
+// shell completions to completions/, a man page per command to man/ and
+// the lint rule catalogue to docs/lint-rules.md.
 func newGenDocsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:    "__gendocs ROOT",
@@ -38,9 +39,6 @@ func GenerateDocs(root *cobra.Command, dir string) error {
 				_ = os.Remove(f) // orphans from renamed commands
 			}
 		}
-	}
-	if err := updateReadme(filepath.Join(dir, "README.md")); err != nil {
-		return err
 	}
 	for name, data := range files {
 		p := filepath.Join(dir, name)
@@ -71,7 +69,7 @@ func RenderDocs(root *cobra.Command) (map[string][]byte, error) {
 	// the same whether generated from the binary or from a test.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
-	out := map[string][]byte{}
+	out := map[string][]byte{"docs/lint-rules.md": []byte(RulesDoc())}
 	gens := map[string]func(*bytes.Buffer) error{
 		"completions/gwpol.bash": func(b *bytes.Buffer) error { return root.GenBashCompletionV2(b, true) },
 		"completions/gwpol.zsh":  func(b *bytes.Buffer) error { return root.GenZshCompletion(b) },
@@ -98,7 +96,7 @@ func RenderDocs(root *cobra.Command) (map[string][]byte, error) {
 			return err
 		}
 		name := "man/" + joinDash(c.CommandPath()) + ".1"
-		out[name] = b.Bytes()
+		out[name] = manSections(b.Bytes())
 		for _, sub := range c.Commands() {
 			if err := walk(sub); err != nil {
 				return err
@@ -109,6 +107,36 @@ func RenderDocs(root *cobra.Command) (map[string][]byte, error) {
 	return out, walk(root)
 }
 
+// manExitStatus is every page's EXIT STATUS section: the codes are the
+// same for every command and every output format.
+const manExitStatus = `.SH EXIT STATUS
+.TP
+.B 0
+Success: no lint finding at or above --fail-on; no change for diff --exit-code.
+.TP
+.B 1
+lint: findings at or above --fail-on; diff --exit-code: the effective policy changed.
+.TP
+.B 2
+Usage error: a bad flag, argument, config key or value, or an unknown target (with the nearest valid one).
+.TP
+.B 3
+Input unreadable or unparseable (FILE:LINE:COL), or no Kubernetes object in it (--allow-empty accepts that). lint still writes its whole report, in every format.
+.TP
+.B 4
+Internal error (a bug in gwpol; please report it).
+`
+
+// manSections gives a generated page the sections cobra does not write:
+// EXAMPLES (cobra calls it EXAMPLE) and EXIT STATUS, before SEE ALSO.
+func manSections(page []byte) []byte {
+	s := strings.Replace(string(page), ".SH EXAMPLE\n", ".SH EXAMPLES\n", 1)
+	if i := strings.Index(s, ".SH SEE ALSO"); i >= 0 {
+		return []byte(s[:i] + manExitStatus + s[i:])
+	}
+	return []byte(s + manExitStatus)
+}
+
 func joinDash(path string) string {
 	b := []byte(path)
 	for i := range b {
@@ -117,20 +145,4 @@ func joinDash(path string) string {
 		}
 	}
 	return string(b)
-}
-
-// updateReadme writes the rule table between the README's markers.
-func updateReadme(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	const start, end = "<!-- rules:start -->\n", "<!-- rules:end -->"
-	s := string(data)
-	i, j := strings.Index(s, start), strings.Index(s, end)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s: rule table markers not found", path)
-	}
-	s = s[:i+len(start)] + RulesTable() + s[j:]
-	return os.WriteFile(path, []byte(s), 0o644)
 }

@@ -49,13 +49,14 @@ those objects, the topology leading to them and the policies attached there.`,
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "dot", "output format: dot or mermaid")
 	cmd.Flags().StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout")
+	cmd.Flags().BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	cmd.Flags().StringArrayVar(&o.Gateways, "gateway", nil, "draw only this Gateway (NAMESPACE/NAME, or NAME with -n) and what it serves; repeatable")
 	cmd.Flags().StringArrayVar(&o.Routes, "route", nil, "draw only this route (KIND/NAMESPACE/NAME, or KIND/NAME with -n) and its Gateways; repeatable")
 	cmd.Flags().StringArrayVar(&o.Policies, "policy", nil, "draw only this policy (POLICYKIND/NAMESPACE/NAME) and the targets it reaches; repeatable")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("dot", "mermaid"))
 	_ = cmd.RegisterFlagCompletionFunc("gateway", g.fromInputs(gatewayRefs))
 	_ = cmd.RegisterFlagCompletionFunc("route", g.fromInputs(routeRefs))
-	_ = cmd.RegisterFlagCompletionFunc("policy", g.fromInputs(policyRefs))
+	_ = cmd.RegisterFlagCompletionFunc("policy", withKindWords(policyKindList(), g.fromInputs(policyRefs)))
 	return cmd
 }
 

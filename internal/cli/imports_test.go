@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os/exec"
@@ -10,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
 // stageOrder is the pipeline; a package may import only stages before it.
@@ -133,4 +137,64 @@ func filesImporting(t *testing.T, dir string, files []string, path string) []str
 		}
 	}
 	return out
+}
+
+// genericPackages are the stages and views that serve every controller
+// family alike (DESIGN, "Controller families"): they reach a family only
+// through internal/policy's contract, never by its name.
+var genericPackages = []string{"internal/model", "internal/topology", "internal/attach", "internal/merge", "internal/status",
+	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph", "internal/pipeline"}
+
+// TestGenericPackagesNameNoController: no generic package holds a
+// registered controller's controllerName, or compares a render target's
+// name ("is this kgateway?"); what a controller does differently is its
+// family's policy.Controller and kinds' hooks. (Importing a family is
+// TestImportsFollowPipeline's: only internal/pipeline, which lists them.)
+func TestGenericPackagesNameNoController(t *testing.T) {
+	names := envoy.TargetNames()
+	reg := pipeline.Registry()
+	var controllers []string
+	for _, name := range []string{"kgateway.dev/kgateway", "gateway.envoyproxy.io/gatewayclass-controller", "haproxy-haptic.org/controller"} {
+		if _, ok := reg.Controller(name); !ok {
+			t.Fatalf("%s is not a registered controller: keep this list to the families'", name)
+		}
+		controllers = append(controllers, name)
+	}
+	for _, pkg := range genericPackages {
+		dir := filepath.Join(repoDir, pkg)
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.BasicLit:
+					if s, err := strconv.Unquote(x.Value); err == nil && x.Kind == token.STRING {
+						for _, c := range controllers {
+							if strings.Contains(s, c) {
+								t.Errorf("%s names the controller %s: read it from its family (policy.Controller)", file, c)
+							}
+						}
+					}
+				case *ast.BinaryExpr:
+					if x.Op != token.EQL && x.Op != token.NEQ {
+						return true
+					}
+					for _, side := range []ast.Expr{x.X, x.Y} {
+						if lit, ok := side.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							if s, err := strconv.Unquote(lit.Value); err == nil && slices.Contains(names, s) {
+								t.Errorf("%s compares with the target name %q: give the target (or the family's controller) a trait instead", file, s)
+							}
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
 }

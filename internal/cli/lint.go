@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/lint"
@@ -41,10 +43,15 @@ counted in the summary.`, lint.PolicyOverridden.Code, lint.PrecedenceByName.Code
 		Example: `  gwpol lint -f manifests/
   gwpol lint -f manifests/ -o sarif > gwpol.sarif
   gwpol lint -f manifests/ -o github --fail-on warning
-  gwpol lint --list-rules`,
+  gwpol lint --list-rules
+  gwpol lint --list-rules -o markdown > docs/lint-rules.md`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(o.Output, "text", "json", "sarif", "github"); err != nil {
+			formats := []string{"text", "json", "sarif", "github"}
+			if o.ListRules {
+				formats = []string{"text", "json", "markdown"}
+			}
+			if err := checkFormat(o.Output, formats...); err != nil {
 				return err
 			}
 			o.Target = askedTarget(o.Target, cmd.Flags().Changed("target"), o.config)
@@ -64,11 +71,12 @@ counted in the summary.`, lint.PolicyOverridden.Code, lint.PrecedenceByName.Code
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, sarif or github")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text, json, sarif or github (with --list-rules: text, json or markdown)")
 	f.StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or none")
-	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (text or json) and exit")
+	f.BoolVar(&o.ListRules, "list-rules", false, "list every rule (a plain table; -o json or -o markdown) and exit")
 	f.StringVar(&o.Target, "target", inferredTarget, policy.LintUnsupportedCapability.Code+" checks the capabilities of this "+targetFlagHelp)
 	f.StringVar(&o.Out, "out", "", "write the report to this file (atomically) instead of stdout")
+	f.BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("text", "json", "sarif", "github"))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", fixedCompletions("error", "warning", "info", "none"))
 	_ = cmd.RegisterFlagCompletionFunc("target", fixedCompletions(targetChoices()...))
@@ -79,7 +87,7 @@ func runLint(o *lintOptions) error {
 	if o.ListRules {
 		return listRules(o)
 	}
-	c, err := o.compile()
+	c, inputErr, err := o.compileForReport()
 	if err != nil {
 		return err
 	}
@@ -90,16 +98,20 @@ func runLint(o *lintOptions) error {
 	}
 	in.Extra = extra
 	rep := lint.Run(in, lintConfig(c.Config))
+	var notes []string // why the run exits 3, in the report itself
+	if inputErr != nil {
+		notes = append(notes, inputErr.Error())
+	}
 	var b bytes.Buffer
 	switch o.Output {
 	case "json":
-		err = writeLintJSON(&b, rep)
+		err = writeLintJSON(&b, rep, notes)
 	case "sarif":
-		err = writeSARIF(&b, rep)
+		err = writeSARIF(&b, rep, notes)
 	case "github":
-		writeGitHub(&b, rep)
+		writeGitHub(&b, rep, notes)
 	default:
-		writeLintText(&b, rep, o.IO.Color())
+		writeLintText(&b, rep, o.IO.Color(), o.IO.Width)
 	}
 	if err != nil {
 		return err
@@ -111,8 +123,8 @@ func runLint(o *lintOptions) error {
 	if err := writeOut(o.globalOptions, o.Out, data); err != nil {
 		return err
 	}
-	if err := inputResult(c); err != nil {
-		return err // exit 3 in every format, after the report
+	if inputErr != nil {
+		return inputErr // exit 3 in every format, after the report
 	}
 	threshold, _ := diag.ParseSeverity(o.FailOn)
 	if threshold != diag.None && rep.AtLeast(threshold) {
@@ -141,20 +153,35 @@ type jsonDiagnostic struct {
 	Object   diag.ObjectRef `json:"object"`
 	Field    string         `json:"field"`
 	File     string         `json:"file"`
-	Line     int            `json:"line"`
-	Column   int            `json:"column"`
+	// Line and Column are left out when unknown (a file that could not
+	// be read has no position in it), never given as 0.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
 type jsonReport struct {
 	Diagnostics []jsonDiagnostic `json:"diagnostics"`
 	Summary     map[string]int   `json:"summary"`
 	Skipped     []string         `json:"skipped,omitempty"`
+	// Notifications say why the run could not read all of its input
+	// (exit 3): the report is still complete for what was read.
+	Notifications []jsonNotification `json:"notifications,omitempty"`
 }
 
-func writeLintJSON(w io.Writer, rep *lint.Report) error {
+// jsonNotification is a problem of the run rather than of the input's
+// objects.
+type jsonNotification struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+func writeLintJSON(w io.Writer, rep *lint.Report, notes []string) error {
 	out := jsonReport{Diagnostics: []jsonDiagnostic{}, Skipped: rep.Skipped, Summary: map[string]int{
 		"error": rep.Count(diag.Error), "warning": rep.Count(diag.Warning), "info": rep.Count(diag.Info), "suppressed": rep.Suppressed,
 	}}
+	for _, n := range notes {
+		out.Notifications = append(out.Notifications, jsonNotification{Level: "error", Message: n})
+	}
 	for _, d := range rep.Diagnostics {
 		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{Code: d.Code, Severity: d.Severity.String(), Message: d.Message,
 			Object: d.Object, Field: d.Field, File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col})
@@ -165,19 +192,34 @@ func writeLintJSON(w io.Writer, rep *lint.Report) error {
 	return enc.Encode(out)
 }
 
-func writeGitHub(w io.Writer, rep *lint.Report) {
+func writeGitHub(w io.Writer, rep *lint.Report, notes []string) {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	for _, n := range notes {
+		fmt.Fprintf(w, "::error title=gwpol::%s\n", esc.Replace(n))
+	}
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	for _, d := range rep.Diagnostics {
 		level := map[diag.Severity]string{diag.Error: "error", diag.Warning: "warning", diag.Info: "notice"}[d.Severity]
 		// GitHub's log shows the line as well as the annotation, and
 		// interprets terminal escapes: control characters are escaped
-		// first, then what the workflow command syntax needs.
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, prop.Replace(inert.String(d.Pos.File)), d.Pos.Line, d.Pos.Col, d.Code, esc.Replace(inert.String(d.Message)))
+		// first, then what the workflow command syntax needs. A finding
+		// about a whole file has no line: none is made up.
+		at := "file=" + prop.Replace(inert.String(d.Pos.File))
+		if d.Pos.Line > 0 {
+			at += ",line=" + strconv.Itoa(d.Pos.Line)
+		}
+		if d.Pos.Line > 0 && d.Pos.Col > 0 {
+			at += ",col=" + strconv.Itoa(d.Pos.Col)
+		}
+		fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, at, d.Code, esc.Replace(inert.String(d.Message)))
 	}
 }
 
-func writeLintText(w io.Writer, rep *lint.Report, color bool) {
+// writeLintText writes findings grouped by file. On a terminal (width >
+// 0) a finding longer than the line puts its message under the position,
+// indented and wrapped at spaces, so no object name is split; piped, each
+// finding is one line, for grep.
+func writeLintText(w io.Writer, rep *lint.Report, color bool, width int) {
 	style := func(c string) lipgloss.Style {
 		s := lipgloss.NewStyle()
 		if color {
@@ -192,17 +234,31 @@ func writeLintText(w io.Writer, rep *lint.Report, color bool) {
 			file = d.Pos.File
 			fmt.Fprintln(w, style("15").Render(inert.String(file)))
 		}
-		fmt.Fprintf(w, "  %d:%d  %s  %s  %s\n", d.Pos.Line, d.Pos.Col, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code, inert.String(d.Message))
+		at := "file" // the whole file (unreadable, over-size): no made-up 0:0
+		if d.Pos.Line > 0 {
+			at = fmt.Sprintf("%d:%d", d.Pos.Line, d.Pos.Col)
+		}
+		head := fmt.Sprintf("  %s  %s  %s", at, sev[d.Severity].Render(fmt.Sprintf("%-7s", d.Severity)), d.Code)
+		line := head + "  " + inert.String(d.Message)
+		if width <= 0 || ansi.StringWidth(line) <= width {
+			fmt.Fprintln(w, line)
+			continue
+		}
+		fmt.Fprintln(w, head)
+		for _, l := range wrapWords("    "+inert.String(d.Message), width, "") {
+			fmt.Fprintln(w, l)
+		}
 	}
 	fmt.Fprintf(w, "%d error(s), %d warning(s), %d info, %d suppressed\n", rep.Count(diag.Error), rep.Count(diag.Warning), rep.Count(diag.Info), rep.Suppressed)
 	for _, s := range rep.Skipped {
-		fmt.Fprintf(w, "skipped: %s\n", inert.String(s))
+		fmt.Fprintln(w, fitLine("skipped: "+inert.String(s), width, "  "))
 	}
 }
 
 func listRules(o *lintOptions) error {
 	rules := lintRules()
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		type jr struct {
 			Code     string `json:"code"`
 			Name     string `json:"name"`
@@ -215,20 +271,68 @@ func listRules(o *lintOptions) error {
 			out = append(out, jr{r.Code, r.Name, r.Severity.String(), r.Title, r.Doc})
 		}
 		return writeData(o.globalOptions, o.Out, "json", out)
+	case "markdown":
+		return writeOut(o.globalOptions, o.Out, []byte(RulesTable()))
 	}
-	_, err := io.WriteString(o.IO.Out, RulesTable())
-	return err
+	return writeOut(o.globalOptions, o.Out, []byte(rulesText(o.IO.Width)))
 }
 
-// RulesTable is the rule list in Markdown, as the README carries it.
+// rulesText is the rule list as a plain table: code, severity, name and
+// title, the title wrapped under itself at the terminal's width (0: one
+// line per rule).
+func rulesText(width int) string {
+	var b strings.Builder
+	rules := lintRules()
+	nameW := len("NAME")
+	for _, r := range rules {
+		nameW = max(nameW, len(r.Name))
+	}
+	indent := strings.Repeat(" ", 7+1+8+1+nameW+1)
+	fmt.Fprintf(&b, "%-7s %-8s %-*s %s\n", "CODE", "SEVERITY", nameW, "NAME", "FINDING")
+	for _, r := range rules {
+		line := fmt.Sprintf("%-7s %-8s %-*s %s", r.Code, r.Severity, nameW, r.Name, r.Title)
+		if width > 0 {
+			line = strings.Join(wrapWords(line, width, strings.Repeat(" ", len(indent))), "\n")
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// RulesTable is the rule list in Markdown: one row per rule, each with
+// the anchor that is its stable helpUri in SARIF (ruleHelpURI).
 func RulesTable() string {
 	var b strings.Builder
 	b.WriteString("| code | severity | name | finding |\n|---|---|---|---|\n")
 	for _, r := range lintRules() {
-		// The anchor is each rule's stable helpUri in SARIF (ruleHelpURI).
-		fmt.Fprintf(&b, "| <a id=\"%s\"></a>%s | %s | %s | %s |\n", strings.ToLower(r.Code), r.Code, r.Severity, r.Name, r.Title)
+		fmt.Fprintf(&b, "| <a id=\"%s\"></a>[%s](#%s-%s) | %s | %s | %s |\n", strings.ToLower(r.Code), r.Code, strings.ToLower(r.Code), r.Name, r.Severity, r.Name, r.Title)
 	}
 	return b.String()
+}
+
+// RulesDoc is docs/lint-rules.md: the table, then each rule's doc under
+// its own heading. It is generated from the registry (go generate), and a
+// test fails when the committed file is stale.
+func RulesDoc() string {
+	var b strings.Builder
+	b.WriteString("<!-- Generated by `go generate ./...` from the rule registry; do not edit. -->\n")
+	b.WriteString("# Lint rules\n\n")
+	b.WriteString("Every finding `gwpol lint` reports has a stable code (codes are never reused), a default\n")
+	b.WriteString("severity (change it with config `lint.severity`), a name and a title. `gwpol lint --list-rules`\n")
+	b.WriteString("prints this table (`-o json`, `-o markdown`). Suppress a finding with config `lint.ignore` or the\n")
+	b.WriteString("annotation `gwpol.dev/ignore: \"GWP301,GWP303\"` on the object.\n\n")
+	b.WriteString(RulesTable())
+	for _, r := range lintRules() {
+		fmt.Fprintf(&b, "\n## %s %s\n\n%s, by default. %s\n\n%s\n", r.Code, r.Name, capitalize(r.Severity.String()), capitalize(r.Title)+".", r.Doc)
+	}
+	return b.String()
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // lintRules is lint's registry with the rules of every supported kind.

@@ -4,19 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
-	"sync"
-	"syscall"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/inert"
-	"sigs.k8s.io/yaml"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 func checkFormat(got string, allowed ...string) error {
@@ -27,7 +23,8 @@ func checkFormat(got string, allowed ...string) error {
 }
 
 // encode renders v as indented JSON or as YAML (through JSON, so field
-// names and order are the same in both).
+// names and order are the same in both: a Gateway's name comes before its
+// listeners, as its struct lists them, not in alphabetical order).
 func encode(format string, v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -41,7 +38,31 @@ func encode(format string, v any) ([]byte, error) {
 	}
 	// The YAML emitter writes bidi controls raw and refuses DEL and C1
 	// controls: those reach it as escapes written out (inert.JSONForYAML).
-	return yaml.JSONToYAML(inert.JSONForYAML(b.Bytes()))
+	return orderedYAML(inert.JSONForYAML(b.Bytes()))
+}
+
+// orderedYAML transcodes JSON to block-style YAML keeping the order of
+// every object's keys.
+func orderedYAML(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var plain func(n *yaml.Node)
+	plain = func(n *yaml.Node) {
+		n.Style = 0 // block collections, plain scalars (quoted where YAML needs it)
+		for _, c := range n.Content {
+			plain(c)
+		}
+	}
+	plain(&doc)
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), enc.Close()
 }
 
 // writeData encodes v and writes it to stdout or, atomically, to path.
@@ -67,39 +88,16 @@ func writeOutWith(g *globalOptions, path string, write func(io.Writer) error) er
 	if path == "" || path == "-" {
 		return write(g.IO.Out)
 	}
-	path, mode, err := outTarget(path)
+	dir, name, mode, err := outTarget(path, g.OutFollowSymlinks)
 	if err != nil {
 		return err
 	}
-	guard := guardTemporary()
-	defer guard.stop()
-	dir := filepath.Dir(path)
-	tmp, err := guard.create(dir, "."+filepath.Base(path)+".tmp-*")
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return outError(path, dir, err)
 	}
-	defer os.Remove(tmp.Name())
-	// CreateTemp makes the file private; the output keeps the mode of the
-	// file it replaces, or is an ordinary one.
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
-	}
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		if _, produced := errors.AsType[*diag.KindError](err); produced {
-			return err // the output could not be produced, not written
-		}
-		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
-	}
-	fmt.Fprintf(g.IO.ErrOut, "wrote %s\n", inert.String(path))
-	return nil
+	defer root.Close()
+	return writeIn(g, root, name, path, dir, mode, write)
 }
 
 // outError says why --out cannot be written, naming the path the user gave
@@ -115,32 +113,45 @@ func outError(path, dir string, err error) error {
 	return diag.Errorf(diag.Invalid, "cannot write %s: %v", path, err)
 }
 
-// outTarget is the file --out replaces and the mode it is written with.
-// Only a regular file is replaced: renaming over a device, a FIFO or a
-// socket would destroy it. A symlink is followed, so the link stays and
-// the file it names is what is written.
-func outTarget(path string) (string, os.FileMode, error) {
+// writeError is a write, close or rename of an --out file that failed:
+// exit 3 naming the file, never the usage hint (the flag was well formed).
+func writeError(path string, err error) error {
+	return diag.Errorf(diag.Invalid, "cannot write %s: %v", path, err)
+}
+
+// outFollowHelp documents --out-follow-symlinks on every command with --out.
+const outFollowHelp = "with --out FILE, write the file a symlink at FILE names (default: a symlink there is refused, so a link committed at the output path cannot redirect the write)"
+
+// outTarget is the directory and name of the file --out replaces, and the
+// mode it is written with. Only a regular file is replaced: renaming over
+// a device, a FIFO or a socket would destroy it. A symlink is refused,
+// unless follow (--out-follow-symlinks): then the link stays and the file
+// it names is what is written.
+func outTarget(path string, follow bool) (dir, name string, mode os.FileMode, err error) {
 	st, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return path, 0o644, nil
+		return filepath.Dir(path), filepath.Base(path), 0o644, nil
 	}
 	if err != nil {
-		return "", 0, diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+		return "", "", 0, diag.Errorf(diag.Invalid, "cannot write %s: %v", path, err)
 	}
 	if st.Mode()&fs.ModeSymlink != 0 {
+		if !follow {
+			return "", "", 0, diag.Errorf(diag.Invalid, "--out %s is a symlink; gwpol does not write through a symlink unless --out-follow-symlinks is given", path)
+		}
 		resolved, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return "", 0, diag.Errorf(diag.Invalid, "--out %s: a symlink that cannot be followed: %v", path, err)
+			return "", "", 0, diag.Errorf(diag.Invalid, "--out %s: a symlink that cannot be followed: %v", path, err)
 		}
 		if st, err = os.Stat(resolved); err != nil {
-			return "", 0, diag.Errorf(diag.Usage, "cannot write %s: %v", path, err)
+			return "", "", 0, diag.Errorf(diag.Invalid, "cannot write %s: %v", path, err)
 		}
 		path = resolved
 	}
 	if !st.Mode().IsRegular() {
-		return "", 0, diag.Errorf(diag.Invalid, "--out %s: not a regular file (%s); gwpol replaces only regular files", path, fileKind(st.Mode()))
+		return "", "", 0, diag.Errorf(diag.Invalid, "--out %s: not a regular file (%s); gwpol replaces only regular files", path, fileKind(st.Mode()))
 	}
-	return path, st.Mode().Perm(), nil
+	return filepath.Dir(path), filepath.Base(path), st.Mode().Perm(), nil
 }
 
 // fileKind names a file type for a message.
@@ -148,6 +159,8 @@ func fileKind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
 	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO"
 	case m&fs.ModeSocket != 0:
@@ -158,58 +171,4 @@ func fileKind(m os.FileMode) string {
 		return "a device"
 	}
 	return "mode " + m.String()
-}
-
-// tempGuard removes the temporary file when SIGINT or SIGTERM arrives
-// before stop is called, then lets the signal end the process as it
-// would have: a deferred Remove does not run on a signal. It listens
-// before the file exists, so no signal slips between the two.
-type tempGuard struct {
-	mu     sync.Mutex
-	name   string
-	caught chan os.Signal
-	done   chan struct{}
-}
-
-func guardTemporary() *tempGuard {
-	g := &tempGuard{caught: make(chan os.Signal, 1), done: make(chan struct{})}
-	signal.Notify(g.caught, os.Interrupt, syscall.SIGTERM)
-	go g.wait()
-	return g
-}
-
-// create makes the temporary file under the guard's lock, so a signal
-// arriving meanwhile waits for its name and removes it.
-func (g *tempGuard) create(dir, pattern string) (*os.File, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	f, err := os.CreateTemp(dir, pattern)
-	if err == nil {
-		g.name = f.Name()
-	}
-	return f, err
-}
-
-func (g *tempGuard) wait() {
-	select {
-	case sig := <-g.caught:
-		g.mu.Lock() // held until the process ends: no new file is tracked
-		if g.name != "" {
-			os.Remove(g.name)
-		}
-		signal.Reset(sig)
-		self, err := os.FindProcess(os.Getpid())
-		if err == nil {
-			err = self.Signal(sig)
-		}
-		if err != nil {
-			os.Exit(ExitInternal) // the signal cannot be re-raised: end anyway
-		}
-	case <-g.done:
-	}
-}
-
-func (g *tempGuard) stop() {
-	signal.Stop(g.caught)
-	close(g.done)
 }

@@ -5,11 +5,11 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
@@ -87,6 +87,7 @@ validation rules; Secrets are referenced by SDS name, never inlined.`,
 	f.StringArrayVar(&o.Routes, "route", nil, "render only the Envoy routes of this route, KIND/NAMESPACE/NAME[/RULE] (KIND/NAME[/RULE] with -n), with the listeners and clusters they need; repeatable")
 	f.BoolVar(&o.Bootstrap, "bootstrap", false, "print one complete static Envoy bootstrap per Gateway (admin on 127.0.0.1:19000)")
 	f.StringVar(&o.Out, "out", "", "write to this file (atomically) instead of stdout; with --bootstrap, a directory gets one NAMESPACE-NAME file per Gateway")
+	f.BoolVar(&g.OutFollowSymlinks, "out-follow-symlinks", false, outFollowHelp)
 	f.StringVar(&o.Target, "target", inferredTarget, targetFlagHelp)
 	f.StringVar(&o.MergeKey, "merge-key", "gwpol", "metadata key style: gwpol (merge.<group>/<kind>) or kgateway (merge.<kind>.<group>)")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletions("yaml", "json"))
@@ -190,17 +191,50 @@ func (o *renderOptions) writeBootstraps(out *envoy.Output) error {
 		}
 		return writeOut(o.globalOptions, o.Out, o.inertJSON(data))
 	}
+	root, err := os.OpenRoot(o.Out)
+	if err != nil {
+		return outError(o.Out, o.Out, err)
+	}
+	defer root.Close()
+	written := map[string]string{} // file name → the Gateway written to it
 	for _, g := range out.Gateways {
+		name, err := bootstrapFileName(g.Namespace, g.Name, o.Output)
+		if err != nil {
+			return err
+		}
+		id := g.Namespace + "/" + g.Name
+		if other, dup := written[name]; dup {
+			return diag.Errorf(diag.Invalid, "--out %s: Gateways %s and %s both map to the file %s; give --gateway to write one of them", o.Out, other, id, name)
+		}
+		written[name] = id
 		data, err := (&envoy.Output{Target: out.Target, Gateways: []*envoy.Gateway{g}}).MarshalBootstraps(o.Output)
 		if err != nil {
 			return err
 		}
 		data = o.inertJSON(data)
-		if err := writeOut(o.globalOptions, filepath.Join(o.Out, g.Namespace+"-"+g.Name+"."+o.Output), data); err != nil {
+		if err := writeDerived(o.globalOptions, root, o.Out, name, func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
+		}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// bootstrapFileName is NAMESPACE-NAME.EXT, the file of one Gateway's
+// bootstrap in an --out directory. The parts are checked again here as
+// the API server checks them (the model refuses objects with other
+// names), so the file name is one plain path component whatever the
+// input held.
+func bootstrapFileName(namespace, name, ext string) (string, error) {
+	if msgs := validation.IsDNS1123Label(namespace); len(msgs) > 0 {
+		return "", diag.Errorf(diag.Invalid, "refusing to name an --out file after namespace %q: %s", namespace, strings.Join(msgs, "; "))
+	}
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return "", diag.Errorf(diag.Invalid, "refusing to name an --out file after Gateway %q: %s", name, strings.Join(msgs, "; "))
+	}
+	return namespace + "-" + name + "." + ext, nil
 }
 
 // inertJSON is JSON output with bidi and C1 controls as \u escapes (the

@@ -75,7 +75,7 @@ func TestRenderCommand(t *testing.T) {
 	// An object left out of the config because it did not decode is
 	// named on stderr with its position, never dropped silently; warnings
 	// stay lint's.
-	if want := "testdata/examples/90-mistakes.yaml:31:11: error GWP101: Service broken-port: spec.ports[0].port must be a number, not string\n"; !strings.Contains(stderr, want) {
+	if want := "testdata/examples/90-mistakes.yaml:32:11: error GWP101: Service broken-port: spec.ports[0].port must be a number, not string\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	if strings.Contains(stderr, " warning ") {

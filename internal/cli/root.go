@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/inert"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/spf13/cobra"
 )
 
@@ -38,10 +40,15 @@ type globalOptions struct {
 	AllowEmpty bool
 	// Exclude are globs of input paths not to read, with config exclude.
 	Exclude []string
+	// AssumeExist are kinds kept outside the repository, with config
+	// assumeExist.
+	AssumeExist []string
 	// StrictFields overrides config strictFields when given.
 	StrictFields bool
 	// MaxFileSize overrides the config key maxFileSize when positive.
 	MaxFileSize int64
+	// OutFollowSymlinks: --out FILE may write through a symlink at FILE.
+	OutFollowSymlinks bool
 
 	config *Config
 }
@@ -53,10 +60,17 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Use:   "gwpol",
 		Short: "Offline compiler and diagnostician for Gateway API policies",
 		Long: `gwpol reads Gateway API manifests (Gateways, routes, Services, Secrets) and
-the policies attached to them (kgateway TrafficPolicy, HAProxy
-HAProxyRoutePolicy, WSO2 API Platform policies), computes which policy
-attaches where and which one wins each field, and renders, explains and
-lints the result. It needs no cluster and never sends anything anywhere.`,
+the policies attached to them, computes which policy attaches where and
+which one wins each field, and renders, explains, lints and reports the
+status of the result as each Gateway's controller (kgateway, Envoy Gateway,
+HAProxy HAPTIC, WSO2 API Platform) would. It needs no cluster and never
+sends anything anywhere.
+
+Kinds read, by API group (others are skipped):
+` + supportedKindsText() + `
+Exit status, the same in every output format: 0 ok; 1 findings at or above
+--fail-on (lint); 2 usage error; 3 input unreadable or unparseable, or no
+Kubernetes object in it; 4 internal error.`,
 		Example: `  gwpol status -f manifests/
   gwpol explain httproute/shop/orders -f manifests/
   gwpol lint -f manifests/ -o sarif > gwpol.sarif
@@ -80,9 +94,11 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 	pf.StringArrayVar(&g.EngineManifests, "engine-manifest", nil, "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest); repeatable: the files together are one engine build (e.g. with system-build-lock.yaml)")
 	pf.StringArrayVar(&g.CRDs, "crds", nil, "CustomResourceDefinition file or directory (e.g. a Helm chart's crds/, or kubectl get crd -o yaml) to validate objects against, before the input's CRDs and those gwpol ships; repeatable (config crds; see docs/crds.md)")
 	pf.StringArrayVar(&g.Exclude, "exclude", nil, "glob of input paths not to read (repeatable; * within a path segment, ** across them; config exclude)")
+	pf.StringArrayVar(&g.AssumeExist, "assume-exist", nil, "kind whose objects live outside the input (Secret, Service or ConfigMap; repeatable; config assumeExist): a reference to an absent one is resolved")
 	pf.BoolVar(&g.StrictFields, "strict-fields", true, "report unknown fields as errors, as kubectl's strict field validation rejects them (config strictFields); --strict-fields=false: warnings")
 	pf.BoolVar(&g.AllowEmpty, "allow-empty", false, "accept inputs that hold no Kubernetes object (default: exit 3, so a CI gate pointed at the wrong path fails)")
 	pf.Int64Var(&g.MaxFileSize, "max-file-size", 0, "largest input file (or stdin) read, in bytes (default 67108864, or config maxFileSize)")
+	_ = root.RegisterFlagCompletionFunc("assume-exist", fixedCompletions(model.AssumableKinds...))
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
@@ -99,7 +115,28 @@ lints the result. It needs no cluster and never sends anything anywhere.`,
 		newGraphCmd(g, nil),
 		newGenDocsCmd(),
 	)
+	// cobra adds the completion command on Execute; added now, its
+	// commands get examples in help and man pages like the others.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = "  source <(gwpol completion bash)\n  gwpol completion zsh > \"${fpath[1]}/_gwpol\""
+		for _, sh := range c.Commands() {
+			sh.Example = completionExamples[sh.Name()]
+		}
+	}
 	return root
+}
+
+// completionExamples are how each shell loads gwpol's completions (the
+// release archives also carry them, in completions/).
+var completionExamples = map[string]string{
+	"bash":       "  source <(gwpol completion bash)\n  gwpol completion bash > /etc/bash_completion.d/gwpol",
+	"zsh":        "  gwpol completion zsh > \"${fpath[1]}/_gwpol\"",
+	"fish":       "  gwpol completion fish > ~/.config/fish/completions/gwpol.fish",
+	"powershell": "  gwpol completion powershell | Out-String | Invoke-Expression",
 }
 
 func (g *globalOptions) init(cmd *cobra.Command) error {
@@ -112,6 +149,10 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	}
 	if g.Namespace != "" {
 		c.Namespace = g.Namespace
+	}
+	c.AssumeExist = slices.Concat(c.AssumeExist, g.AssumeExist)
+	if err := checkAssumeExist(c.AssumeExist); err != nil {
+		return err
 	}
 	if cmd.Flags().Changed("strict-fields") {
 		c.StrictFields = &g.StrictFields
@@ -140,6 +181,21 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 		c.MaxFileSize = g.MaxFileSize
 	}
 	g.config = c
+	return nil
+}
+
+// checkAssumeExist fails on a kind gwpol cannot take as present: a typo
+// would otherwise leave every reference of that kind unresolved.
+func checkAssumeExist(kinds []string) error {
+	for _, k := range kinds {
+		if model.CanonicalAssumableKind(k) == "" {
+			msg := fmt.Sprintf("assumeExist: %q is not a kind gwpol can assume (%s)", k, strings.Join(model.AssumableKinds, ", "))
+			if near := closest(strings.ToLower(k), []string{"configmap", "secret", "service"}); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", model.CanonicalAssumableKind(near))
+			}
+			return usageError("%s", msg)
+		}
+	}
 	return nil
 }
 

@@ -22,15 +22,15 @@ const projectURI = "https://github.com/gwpol/gwpol"
 // ran in, which code-scanning uploads take as the repository root.
 const srcRoot = "%SRCROOT%"
 
-// ruleHelpURI is a rule's stable anchor in the README's rule table.
+// ruleHelpURI is a rule's stable anchor in the rule catalogue.
 func ruleHelpURI(code string) string {
-	return projectURI + "/blob/main/README.md#" + strings.ToLower(code)
+	return projectURI + "/blob/main/docs/lint-rules.md#" + strings.ToLower(code)
 }
 
 // writeSARIF writes a SARIF 2.1.0 log that code-scanning UIs read whole:
 // rule help links, tool version, relative percent-encoded artifact URIs,
 // and suppressed findings carried as suppressed rather than dropped.
-func writeSARIF(w io.Writer, rep *lint.Report) error {
+func writeSARIF(w io.Writer, rep *lint.Report, notes []string) error {
 	report, err := sarif.New(sarif.Version210)
 	if err != nil {
 		return err
@@ -45,6 +45,14 @@ func writeSARIF(w io.Writer, rep *lint.Report) error {
 	for _, s := range rep.SuppressedFindings {
 		sarifResult(run, s.Diagnostic, wd).AddSuppression(sarifSuppression(s, wd))
 	}
+	// An invocation says whether the run read all of its input; when it
+	// did not (exit 3), its notifications say why, so an upload of this
+	// log shows the reason rather than an empty result set.
+	inv := sarif.NewInvocation().WithExecutionSuccess(len(notes) == 0)
+	for _, n := range notes {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarif.NewNotification().WithLevel("error").WithTextMessage(n))
+	}
+	run.AddInvocations(inv)
 	report.AddRun(run)
 	return report.PrettyWrite(w)
 }
@@ -84,8 +92,11 @@ func sarifResult(run *sarif.Run, d diag.Diagnostic, wd string) *sarif.Result {
 }
 
 func sarifLocation(p diag.Position, wd string) *sarif.PhysicalLocation {
-	region := sarif.NewRegion().WithStartLine(max(p.Line, 1)).WithStartColumn(max(p.Col, 1))
-	return sarif.NewPhysicalLocation().WithArtifactLocation(artifactLocation(p.File, wd)).WithRegion(region)
+	loc := sarif.NewPhysicalLocation().WithArtifactLocation(artifactLocation(p.File, wd))
+	if p.Line <= 0 {
+		return loc // the whole file: no made-up line 1
+	}
+	return loc.WithRegion(sarif.NewRegion().WithStartLine(p.Line).WithStartColumn(max(p.Col, 1)))
 }
 
 // artifactLocation names a file relative to the working directory under

@@ -66,20 +66,59 @@ func writeList(w io.Writer, rows []fieldRow, width int) {
 	io.WriteString(w, b.String())
 }
 
-// wrapLines wraps each line to limit display columns, at spaces and after
-// commas and slashes where it can, mid-word where it must; continuation
-// lines start with indent (counted in the limit).
+// wrapLines wraps each line to limit display columns at spaces: object
+// names, policy IDs and field paths (hyphens, dots and slashes but no
+// spaces) are never split as long as they fit a line; only a word longer
+// than a whole line (a JSON value) is broken, after its commas where it
+// can. Continuation lines start with indent (counted in the limit) after
+// the line's own leading spaces.
 func wrapLines(lines []string, limit int, indent string) []string {
 	var out []string
 	for _, l := range lines {
-		for i, c := range strings.Split(ansi.Wrap(l, max(limit-len(indent), 8), ",/"), "\n") {
-			if i > 0 {
-				c = indent + c
-			}
-			out = append(out, c)
-		}
+		out = append(out, wrapWords(l, max(limit, 8), indent)...)
 	}
 	return out
+}
+
+// wrapWords greedily packs the words of one line into lines of at most
+// limit display columns (ANSI escapes take none).
+func wrapWords(l string, limit int, indent string) []string {
+	body := strings.TrimLeft(l, " ")
+	lead := l[:len(l)-len(body)]
+	if ansi.StringWidth(l) <= limit || body == "" {
+		return []string{l}
+	}
+	var out []string
+	cur, curW := lead, ansi.StringWidth(lead)
+	empty := true // cur holds no word yet
+	flush := func() {
+		out = append(out, cur)
+		cur, curW, empty = lead+indent, ansi.StringWidth(lead+indent), true
+	}
+	for _, word := range strings.Split(body, " ") {
+		if word == "" {
+			continue
+		}
+		w := ansi.StringWidth(word)
+		if !empty && curW+1+w > limit {
+			flush()
+		}
+		if avail := limit - curW; empty && w > avail {
+			// Longer than a whole line: the one case a word is broken.
+			for _, chunk := range strings.Split(ansi.Wrap(word, max(avail, 1), ","), "\n") {
+				if !empty {
+					flush()
+				}
+				cur, curW, empty = cur+chunk, curW+ansi.StringWidth(chunk), false
+			}
+			continue
+		}
+		if !empty {
+			cur, curW = cur+" ", curW+1
+		}
+		cur, curW, empty = cur+word, curW+w, false
+	}
+	return append(out, cur)
 }
 
 // fitLine wraps one line of prose to a terminal's width (0: as it is).

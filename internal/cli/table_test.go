@@ -48,8 +48,13 @@ func TestWrapLines(t *testing.T) {
 		want   []string
 	}{
 		{"short", 20, "  ", []string{"short"}},
-		{"beats TrafficPolicy/shop/a: weight", 20, "  ", []string{"beats", "  TrafficPolicy/", "  shop/a: weight"}},
+		// A name that fits a line is never split, at slashes or hyphens.
+		{"beats TrafficPolicy/shop/a: weight", 24, "  ", []string{"beats", "  TrafficPolicy/shop/a:", "  weight"}},
+		{"owner gateway.kgateway.dev/TrafficPolicy/infra/edge-defaults-v2 wins", 64, "  ", []string{"owner gateway.kgateway.dev/TrafficPolicy/infra/edge-defaults-v2", "  wins"}},
+		{"  indented words wrap under it", 16, "  ", []string{"  indented words", "    wrap under", "    it"}},
+		// Only a word longer than a whole line is broken.
 		{"aaaaaaaaaaaaaaaaaaaaaaaa", 10, "", []string{"aaaaaaaaaa", "aaaaaaaaaa", "aaaa"}},
+		{`value: {"a":1,"bb":2,"ccc":3}`, 12, "  ", []string{"value:", `  {"a":1,`, `  "bb":2,`, `  "ccc":3}`}},
 	}
 	for _, tt := range tests {
 		got := wrapLines([]string{tt.in}, tt.limit, tt.indent)
@@ -78,5 +83,44 @@ func TestExplainColouredTitleNotPadded(t *testing.T) {
 		if plain := ansi.Strip(l); plain != strings.TrimRight(plain, " ") {
 			t.Errorf("padded line %q", l)
 		}
+	}
+}
+
+// TestLintFitsTerminal: lint's text report on an 80-column terminal keeps
+// every line within 80 columns, puts a long message under its position,
+// indented, and never splits a word (an object name, a policy ID): the
+// message's words are the wrapped lines' words, in order. Piped (width 0)
+// each finding stays one line.
+func TestLintFitsTerminal(t *testing.T) {
+	lintText := func(width int) string {
+		ios, out, errOut := Test("", width > 0)
+		ios.NoColor, ios.Width = true, width
+		root := NewRootCmd(ios)
+		root.SetArgs([]string{"lint", "-f", filepath.Join("..", "..", "testdata", "examples"), "--fail-on", "none"})
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %s", err, errOut)
+		}
+		return out.String()
+	}
+	piped := lintText(0)
+	wrapped := lintText(80)
+	var findings int
+	for _, l := range strings.Split(wrapped, "\n") {
+		if w := ansi.StringWidth(l); w > 80 && strings.Contains(strings.TrimSpace(l), " ") {
+			t.Errorf("line of %d columns at width 80: %q", w, l)
+		}
+		if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "    ") {
+			findings++
+		}
+	}
+	if want := strings.Count(piped, "\n  "); findings != want {
+		t.Errorf("%d findings on the terminal, %d piped", findings, want)
+	}
+	// Re-joined, the terminal's words are the piped report's words.
+	if a, b := strings.Fields(piped), strings.Fields(wrapped); strings.Join(a, " ") != strings.Join(b, " ") {
+		t.Errorf("wrapping changed the words of the report")
+	}
+	if !strings.Contains(wrapped, "\n    ") {
+		t.Errorf("no message was put under its position at 80 columns:\n%s", wrapped)
 	}
 }

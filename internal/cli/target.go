@@ -51,7 +51,10 @@ func targetGroups(asked string, c *pipeline.Compiled, gateways []string) []targe
 		if len(gateways) > 0 && !slices.Contains(gateways, name) {
 			continue
 		}
-		t := envoy.TargetForController(controllers[string(gw.Spec.GatewayClassName)])
+		t := ""
+		if ctl, ok := c.Result.Registry.Controller(controllers[string(gw.Spec.GatewayClassName)]); ok {
+			t = ctl.RenderTarget
+		}
 		if t == "" {
 			t = "envoy"
 		}

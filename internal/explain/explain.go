@@ -157,6 +157,7 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
 		t.Notes = append(t.Notes, streamNote(l))
 	}
+	t.Notes = append(t.Notes, notAppliedNotes(r.NotApplied(nil, l))...)
 	for _, e := range es {
 		if e.Level() == merge.LevelGateway || !MatchField(e.Key, opt.Field) {
 			continue
@@ -172,6 +173,18 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 		}
 	}
 	return t
+}
+
+// notAppliedNotes say, for each policy that reaches the target but that
+// its controller does not apply there, that none of its fields are listed
+// and why, in status's words (merge.Candidate.Rejected).
+func notAppliedNotes(vs []merge.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, fmt.Sprintf("not applied: %s reaches this target but none of its fields take effect (%s: %s)",
+			v.Policy.Describe(), v.Rejection.Reason, v.Rejection.Message))
+	}
+	return out
 }
 
 // streamRule explains a TCPRoute or TLSRoute rule: no policy field
@@ -229,13 +242,14 @@ func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
 }
 
 // invalidNote says why a rule an invalid policy merges into answers 500,
-// in the words of the controller serving it: kgateway replaces all the
-// route configures; Envoy Gateway answers 500 and keeps, beside that
-// answer, only what the policy kind says it keeps (the fields listed).
+// in the words of the controller serving it: one that replaces the rule
+// whole (policy.Controller.ReplacesInvalidWhole) keeps nothing the route
+// configures; another answers 500 and keeps, beside that answer, only
+// what the policy kind says it keeps (the fields listed).
 func invalidNote(r *merge.Result, gw *topology.Gateway, inv string) string {
-	ctrl, _ := r.Graph.Controller(gw, "kgateway.dev/kgateway")
-	if ctrl == "kgateway.dev/kgateway" {
-		return "replaced by a direct response (500): the invalid policy " + inv + " merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"
+	ctrl, _ := r.Graph.Controller(gw, r.Registry.DefaultController().Name)
+	if c, ok := r.Registry.Controller(ctrl); ok && c.ReplacesInvalidWhole {
+		return "replaced by a direct response (500): the invalid policy " + inv + " merges here, so none of the fields listed take effect (" + c.Title + " replaces what an invalid policy configures)"
 	}
 	return "replaced by a direct response (500): the invalid policy " + inv + " merges here, and " + ctrl + " answers 500 on the routes an invalid policy applies to"
 }
@@ -255,6 +269,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	if rp := r.Rule(rule); path != nil && rp != nil && len(rp.Paths) > 1 {
 		t.DelegatedBy = viaText(r, path.Via) // named when there is a choice
 	}
+	t.Notes = append(t.Notes, notAppliedNotes(r.NotApplied(rule, l))...)
 	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" {
 		return streamRule(t, rt, l)
 	}

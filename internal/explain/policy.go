@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -20,6 +21,9 @@ type PolicyReport struct {
 	// open: applies without the parts that fail (policy.Policy.FailOpen,
 	// Envoy Gateway's failOpen extensions).
 	PartlyApplied bool `json:"partlyApplied,omitempty"`
+	// NotApplied: the policy is valid, but its controller applies it on
+	// none of the targets it reaches (each target's NotApplied says why).
+	NotApplied bool `json:"notApplied,omitempty"`
 	// Targets are every merge point the policy reached, in graph order.
 	Targets []PolicyTarget `json:"targets"`
 	// Problems are the findings that keep it from a target (not found, not
@@ -41,8 +45,33 @@ type PolicyTarget struct {
 	DelegatedBy []string `json:"delegatedBy,omitempty"`
 	// Invalid: the policy is attached here but not accepted, so it takes
 	// no part in the merge (unless it fails open: PolicyReport.PartlyApplied).
-	Invalid bool          `json:"invalid,omitempty"`
-	Fields  []PolicyField `json:"fields"`
+	Invalid bool `json:"invalid,omitempty"`
+	// NotApplied is the controller's verdict when it does not apply the
+	// policy here (status's reason and message): none of its fields take
+	// part, and Fields is empty.
+	NotApplied *NotApplied   `json:"notApplied,omitempty"`
+	Fields     []PolicyField `json:"fields"`
+}
+
+// NotApplied is why a controller does not apply a policy on a target:
+// the verdict (Conflicted, Overridden, Invalid), the reason and message
+// status writes, and the policy that has the target instead.
+type NotApplied struct {
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	By      string `json:"by,omitempty"`
+	// Why says what put By first (level, creation time, input order).
+	Why string `json:"why,omitempty"`
+}
+
+// notApplied is a rejection as explain shows it.
+func notApplied(rj *policy.Rejection) *NotApplied {
+	out := &NotApplied{Verdict: rj.Verdict, Reason: rj.Reason, Message: rj.Message, Why: rj.Why}
+	if rj.By != nil {
+		out.By = rj.By.ID()
+	}
+	return out
 }
 
 // PolicyField is the outcome of one of the policy's fields at one target.
@@ -124,6 +153,11 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 		byField[x.f] = &rep.Targets[x.ti].Fields[x.fi]
 	}
 	markShadows(r, p, byField)
+	rep.Targets = append(rep.Targets, unmergedVerdicts(r, p, rep.Targets)...)
+	if rep.Accepted && len(rep.Targets) > 0 && !slices.ContainsFunc(rep.Targets, func(t PolicyTarget) bool { return t.NotApplied == nil }) {
+		// its controller applies it nowhere (status: Accepted False)
+		rep.Accepted, rep.NotApplied = false, true
+	}
 	for _, d := range slices.Concat(p.Invalid, r.Attach.Diagnostics) {
 		line := d.Code + ": " + d.Message
 		if d.Object == p.Ref() && !slices.Contains(rep.Problems, line) {
@@ -198,6 +232,10 @@ func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*
 	if c.Parent != "" {
 		t.Via = "Inherited"
 	}
+	if c.Rejected != nil {
+		t.NotApplied = notApplied(c.Rejected)
+		return t, nil, true
+	}
 	if !p.Applies() && !p.Kind.Spec().InvalidKeepsValidFields {
 		t.Invalid = true
 		return t, nil, true
@@ -217,7 +255,10 @@ func policyTarget(ref Ref, pt *merge.Point, p *policy.Policy) (PolicyTarget, []*
 }
 
 func candidateOf(pt *merge.Point, p *policy.Policy) *merge.Candidate {
-	for _, c := range slices.Concat(pt.Candidates, pt.Invalid) {
+	if pt == nil {
+		return nil
+	}
+	for _, c := range slices.Concat(pt.Candidates, pt.Invalid, pt.Rejected) {
 		if c.Policy == p {
 			return c
 		}
@@ -239,4 +280,67 @@ func fieldOutcome(f *merge.Field, c *merge.Candidate) PolicyField {
 		out.Outcome, out.Owner, out.Rule, out.Reason = "lost", f.Owner.Policy.ID(), string(d.Rule), d.Detail
 	}
 	return out
+}
+
+// unmergedVerdicts are the targets p's controller does not apply it on
+// that no merge point above shows (a Gateway's policy a listener's
+// replaces there; a target of a kind no merge point stands for, such as a
+// TCPRoute): the verdict as attach keeps it (merge.Result.Verdicts).
+func unmergedVerdicts(r *merge.Result, p *policy.Policy, listed []PolicyTarget) []PolicyTarget {
+	var out []PolicyTarget
+	for _, v := range r.Verdicts(p) {
+		c := wholeCandidate(r, p)
+		if c == nil { // it reaches no merge point: its own target's level
+			c = &merge.Candidate{Via: attach.ViaTargetRef, Level: merge.LevelGateway}
+			switch {
+			case v.Target.Rule != nil:
+				c.Level = merge.LevelRule
+			case v.Route != nil:
+				c.Level = merge.LevelRoute
+			case v.Target.Listener != nil:
+				c.Level = merge.LevelListener
+			case v.Target.Set != nil:
+				c.Level = merge.LevelListenerSet
+			}
+		}
+		var refs []Ref
+		t := v.Target
+		switch {
+		case t.Gateway != nil:
+			refs = []Ref{{Group: gatewayGroup, Kind: "Gateway", Namespace: t.Gateway.Namespace, Name: t.Gateway.Name}}
+		case t.Listener != nil:
+			refs = []Ref{listenerRef(t.Listener)}
+		case t.Set != nil:
+			refs = []Ref{{Group: gatewayGroup, Kind: "ListenerSet", Namespace: t.Set.Namespace, Name: t.Set.Name}}
+		case v.Route != nil && t.Rule != nil:
+			refs = []Ref{ruleRef(v.Route, t.Rule)}
+		case v.Route != nil:
+			for _, rule := range v.Route.Rules {
+				refs = append(refs, ruleRef(v.Route, rule))
+			}
+		}
+		for _, ref := range refs {
+			if slices.ContainsFunc(listed, func(pt PolicyTarget) bool { return pt.Target == ref && pt.NotApplied != nil }) {
+				continue
+			}
+			out = append(out, PolicyTarget{Target: ref, Via: string(c.Via), Path: c.Path, Level: string(c.Level), NotApplied: notApplied(v.Rejection), Fields: []PolicyField{}})
+		}
+	}
+	return out
+}
+
+// wholeCandidate is p as it reached its Gateway or ListenerSet (for a
+// listener it is rejected on, which it reached through them).
+func wholeCandidate(r *merge.Result, p *policy.Policy) *merge.Candidate {
+	for _, gp := range r.Gateways {
+		if c := candidateOf(gp.Whole.Of(p.Kind), p); c != nil {
+			return c
+		}
+		for _, lp := range gp.Listeners {
+			if c := candidateOf(lp.Own.Of(p.Kind), p); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
 }

@@ -60,6 +60,9 @@ func ParseTarget(s, defaultNS string) (TargetSpec, error) {
 		t.Name, t.Section, _ = strings.Cut(t.Name, ":")
 	}
 	if t.Name == "" || t.Namespace == "" {
+		if len(parts) == 2 {
+			return TargetSpec{}, diag.Errorf(diag.Usage, "target %q names no namespace: give %s/NAMESPACE/%s, or -n NAMESPACE", s, parts[0], parts[1])
+		}
 		return TargetSpec{}, diag.Errorf(diag.Usage, "target %q: want KIND/NAMESPACE/NAME[/SECTION]", s)
 	}
 	return t, nil
@@ -158,8 +161,22 @@ func NotFound(t TargetSpec, candidates []string) error {
 		key = t.Section
 	}
 	msg := what + " not found"
-	if best := diag.Nearest(key, candidates); best != "" {
-		msg += fmt.Sprintf("; did you mean %q?", best)
+	var elsewhere []string // the same name in other namespaces
+	if t.Section == "" {
+		for _, c := range candidates {
+			if ns, name, ok := strings.Cut(c, "/"); ok && name == t.Name && ns != t.Namespace {
+				elsewhere = append(elsewhere, ns)
+			}
+		}
+	}
+	switch {
+	case len(elsewhere) > 0:
+		msg = fmt.Sprintf("%s %s not found in namespace %s; it is in namespace %s: add -n %s (or name it %s/%s/%s)",
+			t.Kind, t.Name, t.Namespace, strings.Join(elsewhere, ", "), elsewhere[0], strings.ToLower(t.Kind), elsewhere[0], t.Name)
+	default:
+		if best := diag.Nearest(key, candidates); best != "" {
+			msg += fmt.Sprintf("; did you mean %q?", best)
+		}
 	}
 	return diag.Errorf(diag.NotFound, "%s", msg)
 }

@@ -36,6 +36,9 @@ func TestParseTarget(t *testing.T) {
 		{"httproute/orders", "", explain.TargetSpec{}, true},
 		{"httproute", "", explain.TargetSpec{}, true},
 	}
+	if _, err := explain.ParseTarget("httproute/orders", ""); err == nil || !strings.Contains(err.Error(), "or -n NAMESPACE") {
+		t.Errorf("httproute/orders without -n: %v, want a hint at -n", err)
+	}
 	for _, tt := range tests {
 		got, err := explain.ParseTarget(tt.in, tt.ns)
 		if (err != nil) != tt.wantErr {
@@ -105,6 +108,8 @@ func TestExplainResolvesTargets(t *testing.T) {
 		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: "apj"}, 0, diag.NotFound, `HTTPRoute app/apj not found; did you mean "app/api"?`},
 		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: "api", Section: "admn"}, 0, diag.NotFound, `section admn not found; did you mean "admin"?`},
 		{explain.TargetSpec{Kind: "Gateway", Namespace: "infra", Name: "gw", Section: "htp"}, 0, diag.NotFound, `did you mean "http"?`},
+		// The name exists, in another namespace: say which, and -n.
+		{explain.TargetSpec{Kind: "HTTPRoute", Namespace: "default", Name: "api"}, 0, diag.NotFound, `HTTPRoute api not found in namespace default; it is in namespace app: add -n app (or name it httproute/app/api)`},
 	} {
 		rep, err := explain.Explain(c.Result, tt.target, explain.Options{})
 		if tt.err == "" {

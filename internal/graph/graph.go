@@ -86,6 +86,9 @@ var viaLabel = map[attach.Via]string{attach.ViaExtensionRef: "filter", attach.Vi
 // policyUse tallies how a policy fared over every merge point.
 type policyUse struct {
 	candidate, won, lost bool
+	// rejected is the verdict of a target its controller does not apply
+	// it on (merge.Candidate.Rejected), the last one met.
+	rejected *policy.Rejection
 }
 
 // build walks the IR once.
@@ -175,6 +178,16 @@ func build(r *merge.Result) *drawing {
 			attachAll(id, rule.Own)
 		}
 	}
+	// The targets each policy's controller does not apply it on (the
+	// verdict attach keeps): a red dashed edge labelled with the verdict.
+	for _, p := range r.Policies.Policies {
+		for _, v := range r.Verdicts(p) {
+			if to := verdictTarget(v); d.byID[to] != nil {
+				use(p).rejected = v.Rejection
+				d.edge(edge{from: pol(p), to: to, label: strings.ToLower(v.Rejection.Verdict), dashed: true, red: true})
+			}
+		}
+	}
 	for _, p := range r.Policies.Policies {
 		n := &node{id: pol(p), label: p.Kind.GroupKind().Kind + "\n" + p.Obj.Namespace + "/" + p.Obj.Name, shape: "note", namespace: p.Obj.Namespace, policy: true}
 		if why := problem(r, p, use(p)); why != "" {
@@ -184,6 +197,25 @@ func build(r *merge.Result) *drawing {
 		d.node(n)
 	}
 	return d
+}
+
+// verdictTarget is the node a verdict's target is drawn as (a
+// ListenerSet's, its Gateway).
+func verdictTarget(v merge.Verdict) string {
+	t := v.Target
+	switch {
+	case t.Gateway != nil:
+		return "gw_" + t.Gateway.Namespace + "/" + t.Gateway.Name
+	case t.Listener != nil:
+		return "l_" + t.Listener.ID()
+	case t.Set != nil && t.Set.Parent != nil:
+		return "gw_" + t.Set.Parent.Namespace + "/" + t.Set.Parent.Name
+	case v.Route != nil && t.Rule != nil:
+		return "rule_" + v.Route.Kind + "/" + v.Route.Meta.Namespace + "/" + v.Route.Meta.Name + "/" + t.Rule.Section()
+	case v.Route != nil:
+		return "r_" + v.Route.Kind + "/" + v.Route.Meta.Namespace + "/" + v.Route.Meta.Name
+	}
+	return ""
 }
 
 // problem is why a policy does not take effect, or "".
@@ -204,6 +236,8 @@ func problem(r *merge.Result, p *policy.Policy, u *policyUse) string {
 	switch {
 	case !p.IsValid():
 		return "invalid" + code(codes)
+	case !u.candidate && u.rejected != nil:
+		return "not applied (" + u.rejected.Reason + ")"
 	case !u.candidate:
 		return "attached nowhere" + code(codes)
 	case u.lost && !u.won:

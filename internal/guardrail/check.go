@@ -72,7 +72,7 @@ func (f Finding) Code() string { return f.Rule.Type.code() }
 // merge IR's (merge.Result.EffectiveOn): every guardrail in scope there,
 // for every field in effect it names, and every require.
 func Check(r *merge.Result, rules []Rule, t Target, es []merge.EffectiveField) []Finding {
-	return check(&values{}, rules, t, es)
+	return check(&values{holds: true}, rules, t, es)
 }
 
 // values are the field values decoded to JSON data, by result and
@@ -80,6 +80,9 @@ func Check(r *merge.Result, rules []Rule, t Target, es []merge.EffectiveField) [
 // route rule it reaches, so it is decoded once per run.
 type values struct {
 	m map[valueKey]any
+	// holds: report the guardrails that hold too (explain); lint wants
+	// the violations only.
+	holds bool
 }
 
 type valueKey struct {
@@ -268,7 +271,7 @@ func (g *Rule) setOnlyBy(c *values, es []merge.EffectiveField) []Finding {
 				}
 			}
 			out = append(out, bad...)
-			if len(bad) == 0 && len(by) > 0 {
+			if len(bad) == 0 && len(by) > 0 && c.holds {
 				out = append(out, Finding{Rule: g, Field: name, Key: e.Key, Kind: e.Kind, Holds: true, Detail: "set by " + strings.Join(slices.Compact(by), ", ") + ", which may set it"})
 			}
 		}
@@ -364,7 +367,7 @@ func (g *Rule) values(c *values, es []merge.EffectiveField) []Finding {
 					}
 				}
 			}
-			if checked > 0 && bad == 0 {
+			if checked > 0 && bad == 0 && c.holds {
 				out = append(out, Finding{Rule: g, Field: name, Key: e.Key, Kind: e.Kind, Holds: true, Detail: g.bounds()})
 			}
 		}
@@ -465,6 +468,9 @@ func (g *Rule) require(c *values, t Target, es []merge.EffectiveField) []Finding
 			if have != nil {
 				break
 			}
+		}
+		if have != nil && !c.holds {
+			continue
 		}
 		if have != nil {
 			out = append(out, Finding{Rule: g, Field: name, Key: have.Key, Kind: have.Kind, Holds: true, Detail: "in effect, from " + have.Field.Owner.Policy.Describe()})

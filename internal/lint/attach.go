@@ -40,6 +40,40 @@ func crossNamespace(in *Input) []diag.Diagnostic {
 	return out
 }
 
+// missingBackends reports each backendRef of an attached route that names
+// an object or port the input lacks: render answers 500 there. A finding a
+// stage already made at that backendRef (Envoy Gateway's route validation,
+// GWP212) is not repeated.
+func missingBackends(in *Input) []diag.Diagnostic {
+	said := map[string]bool{}
+	for _, d := range in.Stage {
+		said[d.Object.String()+"\x00"+d.Field] = true
+	}
+	var out []diag.Diagnostic
+	for _, rt := range in.Result.Graph.Routes {
+		for _, rule := range rt.Rules {
+			if !rt.Attached() && !(rt.ReachedAsChild() && rt.Served(rule)) {
+				continue // GWP204 or GWP209 says why; its backends carry no traffic
+			}
+			for _, b := range rule.Backends {
+				if b.Reason != "BackendNotFound" || b.Delegates() || said[rt.Key().Ref().String()+"\x00"+b.Path] {
+					continue // a delegation to nothing is GWP211
+				}
+				hint := "add it to the input"
+				if b.Group == "" && b.Kind == "Service" {
+					hint = "add the Service, or, when it is deployed outside this repository, declare it with config assumeExist: [Service] (--assume-exist Service)"
+				}
+				if b.Service != nil {
+					hint = "fix the port or add it to the Service"
+				}
+				out = append(out, diag.Diagnostic{Code: BackendNotFound.Code, Object: rt.Key().Ref(), Field: b.Path, Pos: rt.Src.FieldPos(b.Path + ".name"),
+					Message: fmt.Sprintf("backendRef: %s; render answers 500 for its share of requests (ResolvedRefs False, BackendNotFound) — %s", b.Message, hint)})
+			}
+		}
+	}
+	return out
+}
+
 func unattachedRoutes(in *Input) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, rt := range in.Result.Graph.Routes {

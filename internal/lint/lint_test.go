@@ -63,6 +63,12 @@ func TestRules(t *testing.T) {
 // testdata/guardrails (cli's TestGuardrailFixtures).
 var fixtureFolders = []string{"../../testdata/lint", "../../testdata/wso2", "../../testdata/haptic", "../../testdata/guardrails"}
 
+// fixtureless are the rules a YAML fixture cannot show, each with the
+// test that does.
+var fixtureless = map[string]string{
+	"GWP114": "a FIFO, socket or device cannot be committed; manifest's TestLoadRefusesSpecialFiles and TestSpecialFileNeverOpened make them",
+}
+
 // TestEveryRuleHasAFixture: every rule of lint's registry has a `# want`
 // line in a lint fixture folder, so every code is shown to fire where it
 // should, on the line it should; and no `# want` line sits outside those
@@ -89,6 +95,10 @@ func TestEveryRuleHasAFixture(t *testing.T) {
 	}
 	covered := linttest.Codes(inFolders)
 	for _, r := range lint.Rules(pipeline.Registry()) {
+		if why, ok := fixtureless[r.Code]; ok {
+			t.Logf("%s: no fixture: %s", r.Code, why)
+			continue
+		}
 		if !slices.Contains(covered, r.Code) {
 			t.Errorf("%s (%s) has no fixture: add a case with a `# want %s` line to a lint fixture folder", r.Code, r.Name, r.Code)
 		}

@@ -11,6 +11,9 @@ var (
 	RouteNotAttached = diag.Rule{Code: "GWP204", Name: "route-not-attached", Severity: diag.Warning,
 		Title: "route attached to no listener (with the reason)",
 		Doc:   "A route parentRef was not accepted by any listener; the reason is the Gateway API's (NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent)."}
+	BackendNotFound = diag.Rule{Code: "GWP217", Name: "backend-not-found", Severity: diag.Warning,
+		Title: "backendRef to an object, or a Service port, not in the input",
+		Doc:   "A backendRef of an attached route names a Service (or Backend) the input does not hold, or a port the Service does not expose. The route's ResolvedRefs is False (BackendNotFound) and render answers 500 for that backendRef's share of requests, as the controller does. When the object is deployed outside the repository (a Service an application pipeline creates), declare its kind with config assumeExist: [Service] or --assume-exist Service: references to absent objects of that kind are then resolved."}
 	TooManyAncestors = diag.Rule{Code: "GWP208", Name: "too-many-ancestors", Severity: diag.Warning,
 		Title: "more than 16 ancestors",
 		Doc:   "Policy status holds at most 16 ancestors; the rest are not reported by the controller."}
@@ -39,6 +42,7 @@ func ownRules() []Rule {
 	return []Rule{
 		{ReferenceNotPermitted, crossNamespace},
 		{RouteNotAttached, unattachedRoutes},
+		{BackendNotFound, missingBackends},
 		{TooManyAncestors, tooManyAncestors},
 		{PolicyOverridden, overridden},
 		{PolicyMerged, merged},

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
-	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -23,46 +22,35 @@ func overridesWhole(k policy.Kind) bool {
 	return ok && wo.OverridesWhole()
 }
 
-// wholeConflicts (GWP301) reports policies of a whole-overriding kind
-// that lost a target to another policy of the same level that came first
-// in the kind's processing order (Envoy Gateway's Accepted=False
-// Conflicted): none of their fields take effect there.
+// wholeConflicts (GWP301) reports the policies their controller
+// rejected as Conflicted on a target (the verdict attach keeps,
+// merge.Result.Verdicts: Envoy Gateway's Accepted=False Conflicted, where
+// another policy of the kind at the same level came first in its
+// processing order): none of their fields take effect there. It reads the
+// verdict; it does not order the policies again.
 func wholeConflicts(in *Input) []diag.Diagnostic {
-	var found policyPlaces
-	in.Result.EachPoint(func(t merge.Target, pts merge.Points) {
-		for _, pt := range pts {
-			wo, ok := pt.Kind.(policy.WholeOverrider)
-			if !ok || !wo.OverridesWhole() {
+	var out []diag.Diagnostic
+	for _, p := range in.Result.Policies.Policies {
+		var places []string
+		for _, v := range in.Result.Verdicts(p) {
+			if v.Rejection.Verdict != policy.VerdictConflicted {
 				continue
 			}
-			byLevel := map[merge.Level][]*merge.Candidate{}
-			var levels []merge.Level
-			for _, c := range pt.Candidates {
-				if c.IsBuiltIn() || (c.Level == merge.LevelGateway && !strings.HasPrefix(t.Desc, "Gateway ")) {
-					continue // a Gateway's policies are reported at the Gateway, not at each HTTPS listener
+			place := v.Desc()
+			if by := v.Rejection.By; by != nil {
+				place += " (taken by " + by.ID()
+				if why := v.Rejection.Why; why != "" {
+					place += ": " + why
 				}
-				if _, ok := byLevel[c.Level]; !ok {
-					levels = append(levels, c.Level)
-				}
-				byLevel[c.Level] = append(byLevel[c.Level], c)
+				place += ")"
 			}
-			for _, lvl := range levels {
-				cs := slices.Clone(byLevel[lvl])
-				slices.SortStableFunc(cs, func(a, b *merge.Candidate) int { return wo.ProcessingOrder(a.Policy, b.Policy) })
-				place := t.Desc
-				if lvl == merge.LevelRoute && t.Route != nil {
-					place = t.Route.Kind + " " + t.Route.Meta.Namespace + "/" + t.Route.Meta.Name
-				}
-				for _, c := range cs[1:] {
-					found.add(c.Policy, place+" (taken by "+cs[0].Policy.ID()+")")
-				}
-			}
+			places = append(places, place)
 		}
-	})
-	var out []diag.Diagnostic
-	for _, en := range found.order {
-		out = append(out, en.p.Diag(PolicyOverridden.Code, 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in processing order (creationTimestamp, then namespace/name; document order without timestamps) and took the target; target each object with one policy, or merge them",
-			en.p.ID(), strings.Join(en.places, "; ")))
+		if len(places) == 0 {
+			continue
+		}
+		out = append(out, p.Diag(PolicyOverridden.Code, 0, "metadata.name", "%s is conflicted (none of its fields take effect) at %s: another policy of its kind at the same level came first in its controller's processing order and took the target; target each object with one policy, or merge them",
+			p.ID(), strings.Join(places, "; ")))
 	}
 	return out
 }

@@ -14,6 +14,9 @@ var (
 	LintTemplateNotRendered = diag.Rule{Code: "GWP108", Name: "template-not-rendered", Severity: diag.Warning,
 		Title: "file is a Helm template; skipped",
 		Doc:   "A file holds Go template syntax as Helm charts do ({{ .Values… }}, {{- … }}): its YAML exists only once helm renders it. It is skipped; lint the output of helm template instead, or --exclude it."}
+	LintNotARegularFile = diag.Rule{Code: "GWP114", Name: "not-a-regular-file", Severity: diag.Warning,
+		Title: "a FIFO, socket or device in an input directory; skipped unread",
+		Doc:   "A file with a manifest's name (.yaml, .yml, .json) found while walking an -f directory is a FIFO, a socket or a device: reading it could block forever or never end, so gwpol skips it without opening it and reports it here. --exclude (config exclude) keeps it out of the run without a finding; it is then never opened either. Named directly with -f, such a file is an error; pipe input with -f - instead."}
 	LintDuplicateKey = diag.Rule{Code: "GWP109", Name: "duplicate-key", Severity: diag.Warning,
 		Title: "a mapping sets one key twice; the last value is used",
 		Doc:   "YAML forbids a mapping that sets one key twice, but the Kubernetes API server's decoder keeps the last value, and so does gwpol: each earlier value is reported at its line and ignored. The usual cause is a missing `---` between two documents, which merges the second into the first."}
@@ -21,5 +24,5 @@ var (
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintInputUnreadable, LintNotAManifest, LintTemplateNotRendered, LintDuplicateKey}
+	return []diag.Rule{LintInputUnreadable, LintNotAManifest, LintTemplateNotRendered, LintDuplicateKey, LintNotARegularFile}
 }

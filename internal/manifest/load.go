@@ -100,12 +100,13 @@ var inputExts = []string{".yaml", ".yml", ".json"}
 // their output, as a half-read set may give wrong answers).
 func Load(paths []string, opt Options) (*Set, error) {
 	opt.Limits = opt.Limits.withDefaults()
-	files, err := expand(paths)
+	files, specials, err := expand(paths)
 	if err != nil {
 		return nil, err
 	}
 	ex := NewExcluder(opt.Exclude)
 	files = slices.DeleteFunc(files, ex.Excluded)
+	specials = slices.DeleteFunc(specials, func(s special) bool { return ex.Excluded(s.path) })
 	type result struct {
 		objs     []*Object
 		problems []diag.Diagnostic
@@ -125,6 +126,10 @@ func Load(paths []string, opt Options) (*Set, error) {
 		results[i].objs, results[i].problems = loadFile(name, data, opt.Limits)
 	})
 	set := &Set{}
+	for _, s := range specials {
+		set.Problems = append(set.Problems, diag.Diagnostic{Code: LintNotARegularFile.Code, Severity: LintNotARegularFile.Severity, Pos: diag.Position{File: s.path},
+			Message: "not a regular file (" + s.kind + "); skipped unread, as reading it could block or never end — --exclude it, or pass piped input as -f - (stdin)"})
+	}
 	for _, r := range results {
 		set.Objects = append(set.Objects, r.objs...)
 		set.Problems = append(set.Problems, r.problems...)
@@ -200,8 +205,9 @@ func unwrapPathErr(err error) error {
 // expand turns the user's paths into a list of files. Directories are walked
 // recursively for inputExts, following symlinks but never entering a
 // directory twice, so a symlink loop ends instead of hanging.
-func expand(paths []string) ([]string, error) {
+func expand(paths []string) ([]string, []special, error) {
 	var files []string
+	var specials []special
 	seenFile := map[string]bool{}
 	add := func(p string) {
 		if p != "-" {
@@ -222,25 +228,31 @@ func expand(paths []string) ([]string, error) {
 		}
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
+			return nil, nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
 		}
 		if !st.IsDir() {
 			if err := regularFile(p, st); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			add(p)
 			continue
 		}
-		found, err := walkDir(p)
+		found, skipped, err := walkDir(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, f := range found {
 			add(f)
 		}
+		specials = append(specials, skipped...)
 	}
-	return files, nil
+	return files, specials, nil
 }
+
+// special is a FIFO, socket or device found in a directory walk under an
+// input file name: never opened (a FIFO blocks the open or the read
+// forever, a device never ends), and reported unless excluded.
+type special struct{ path, kind string }
 
 // regularFile refuses what is not a regular file: a FIFO would block
 // the read forever, a device (/dev/zero) would be read until the size
@@ -249,8 +261,13 @@ func regularFile(path string, st fs.FileInfo) error {
 	if st.Mode().IsRegular() {
 		return nil
 	}
-	kind := "mode " + st.Mode().Type().String()
-	switch m := st.Mode(); {
+	return diag.Errorf(diag.Invalid, "%s: not a regular file (%s), not read; pass piped input as -f - (stdin)", path, fileKind(st.Mode()))
+}
+
+// fileKind names a file type for a message.
+func fileKind(m fs.FileMode) string {
+	kind := "mode " + m.Type().String()
+	switch {
 	case m&fs.ModeNamedPipe != 0:
 		kind = "a FIFO"
 	case m&fs.ModeSocket != 0:
@@ -262,11 +279,12 @@ func regularFile(path string, st fs.FileInfo) error {
 	case m.IsDir():
 		kind = "a directory"
 	}
-	return diag.Errorf(diag.Invalid, "%s: not a regular file (%s), not read; pass piped input as -f - (stdin)", path, kind)
+	return kind
 }
 
-func walkDir(root string) ([]string, error) {
+func walkDir(root string) ([]string, []special, error) {
 	var files []string
+	var specials []special
 	visited := map[string]bool{}
 	var walk func(dir string) error
 	walk = func(dir string) error {
@@ -300,15 +318,17 @@ func walkDir(root string) ([]string, error) {
 					return err
 				}
 			case slices.Contains(inputExts, strings.ToLower(filepath.Ext(p))):
-				if err := regularFile(p, st); err != nil {
-					return err
+				if !st.Mode().IsRegular() {
+					specials = append(specials, special{p, fileKind(st.Mode())})
+					continue
 				}
 				files = append(files, p)
 			}
 		}
 		return nil
 	}
-	return files, walk(root)
+	err := walk(root)
+	return files, specials, err
 }
 
 // Parse splits one file's bytes into objects. Large streams are cut at
@@ -410,6 +430,10 @@ var blockProblems = map[string]bool{
 }
 
 func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
+	if line, col, ok := midFileBOM(c); ok {
+		return nil, Errorf(diag.Position{File: file, Line: line, Col: col},
+			"a byte order mark (U+FEFF) starts this line in the middle of the file, where YAML takes it for part of the key (files joined with their BOMs?); remove it — this document is not read")
+	}
 	var objs []*Object
 	err := eachDocument(file, c, func(doc *yaml.Node) error {
 		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
@@ -417,6 +441,31 @@ func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
 		return err
 	})
 	return objs, err
+}
+
+// bom is U+FEFF in UTF-8.
+var bom = []byte("\xef\xbb\xbf")
+
+// midFileBOM finds a byte order mark at the start of a line (after
+// blanks, if any) other than the file's first: a file's own BOM is
+// allowed, but one further on — where concatenating files leaves theirs —
+// becomes part of the next key, and the document would read as one
+// without apiVersion or kind. A U+FEFF inside a value is data, left alone.
+// It returns the 1-based line and column in the file.
+func midFileBOM(c chunk) (line, col int, ok bool) {
+	for from := 0; ; {
+		i := bytes.Index(c.data[from:], bom)
+		if i < 0 {
+			return 0, 0, false
+		}
+		at := from + i
+		from = at + len(bom)
+		lineStart := bytes.LastIndexByte(c.data[:at], '\n') + 1
+		if len(bytes.Trim(c.data[lineStart:at], " \t")) > 0 || at == 0 && c.firstLine == 0 {
+			continue
+		}
+		return c.firstLine + bytes.Count(c.data[:at], []byte("\n")) + 1, at - lineStart + 1, true
+	}
 }
 
 // eachDocument decodes a chunk's documents into nodes, with positions in

@@ -7,6 +7,9 @@
 // kinds whose more specific policy replaces the others whole or merges
 // into them (policy.WholeOverrider: Envoy Gateway's), the policy in effect
 // per rule and listener (Routed), which that view, render and lint use.
+// A candidate its controller rejected at a target (attach.Result.Rejected:
+// Conflicted, Overridden) takes no part there (Point.Rejected); Verdicts
+// and NotApplied hand the views that verdict with its reason.
 //
 // status, render, explain and lint only read this IR; none of them
 // recomputes precedence. merge imports attach, topology, policy and model,

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -89,8 +90,8 @@ func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Li
 			var cur any // the value in effect so far, for FillsUnset fields
 			for i, pts := range lv {
 				f := pts.Of(k).Field(fs.Key)
-				if f == nil {
-					continue
+				if f == nil || r.rejectedOn(f.Owner, l) != nil {
+					continue // a less specific policy its controller does not apply on l
 				}
 				if e == nil {
 					e = &EffectiveField{Kind: k, Key: fs.Key, Field: f, Inherited: i > 0 || (rule == nil && f.Owner.Level == LevelGateway)}
@@ -118,6 +119,71 @@ func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Li
 		}
 	}
 	return out
+}
+
+// rejectedOn is the controller's rejection of c's policy on listener l
+// (a Gateway's or ListenerSet's policy that a listener's replaces whole
+// there), nil when it applies or l is nil.
+func (r *Result) rejectedOn(c *Candidate, l *topology.Listener) *policy.Rejection {
+	if l == nil || c == nil || c.Rejected != nil {
+		return nil
+	}
+	return r.rejection(c.Policy, policy.TargetKey{Listener: l})
+}
+
+// RejectedOn is the controller's rejection of p on listener l (a
+// Gateway's or ListenerSet's policy a listener's replaces whole there),
+// nil when it applies there.
+func (r *Result) RejectedOn(p *policy.Policy, l *topology.Listener) *policy.Rejection {
+	return r.rejection(p, policy.TargetKey{Listener: l})
+}
+
+// NotApplied are the verdicts on a rule served on a listener (l may be
+// nil), or on the listener itself (rule nil): the policies that reach the
+// rule, its route, the listener, its ListenerSet or its Gateway, but that
+// their controller does not apply there — most specific target first,
+// each policy once (a Gateway's policy rejected on the listener counts
+// there).
+func (r *Result) NotApplied(rule *topology.Rule, l *topology.Listener) []Verdict {
+	var keys []policy.TargetKey
+	if rule != nil {
+		keys = append(keys, policy.TargetKey{Rule: rule})
+		if rt := r.routeOf(rule); rt != nil {
+			keys = append(keys, policy.TargetKey{Route: rt})
+		}
+	}
+	if l != nil {
+		keys = append(keys, policy.TargetKey{Listener: l})
+		if l.Set != nil {
+			keys = append(keys, policy.TargetKey{Set: l.Set})
+		}
+		keys = append(keys, policy.TargetKey{Gateway: l.Gateway})
+	}
+	idx := r.verdictIndex()
+	var out []Verdict
+	seen := map[*policy.Policy]bool{}
+	for _, k := range keys {
+		for _, v := range idx[k] {
+			if !seen[v.Policy] {
+				seen[v.Policy] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// verdictIndex indexes every policy's verdicts by target, once.
+func (r *Result) verdictIndex() map[policy.TargetKey][]Verdict {
+	r.verdictsOnce.Do(func() {
+		r.byTarget = map[policy.TargetKey][]Verdict{}
+		for _, p := range r.Policies.Policies {
+			for _, v := range r.Verdicts(p) {
+				r.byTarget[v.Target] = append(r.byTarget[v.Target], v)
+			}
+		}
+	})
+	return r.byTarget
 }
 
 // onPort keeps a port-scoping kind's fields that apply on a listener's
@@ -301,4 +367,62 @@ func fieldKeys(lv []Points, k policy.Kind) []map[string]any {
 		out = append(out, keys)
 	}
 	return out
+}
+
+// Verdict is one target a policy reaches but its controller does not
+// apply it on, as attach decided (attach.Result.Rejected), with the
+// target resolved for the views: Route is set for a route's or a rule's.
+type Verdict struct {
+	Policy    *policy.Policy
+	Target    policy.TargetKey
+	Route     *topology.Route
+	Rejection *policy.Rejection
+}
+
+// Desc names the target for messages: "Gateway ns/name", "listener
+// ns/gw/name", "ListenerSet ns/name", "HTTPRoute ns/name" or
+// "HTTPRoute ns/name rule R".
+func (v Verdict) Desc() string {
+	t := v.Target
+	switch {
+	case t.Gateway != nil:
+		return "Gateway " + t.Gateway.Namespace + "/" + t.Gateway.Name
+	case t.Listener != nil:
+		return "listener " + t.Listener.ID()
+	case t.Set != nil:
+		return "ListenerSet " + t.Set.Namespace + "/" + t.Set.Name
+	case v.Route != nil && t.Rule != nil:
+		return v.Route.Kind + " " + v.Route.Meta.Namespace + "/" + v.Route.Meta.Name + " rule " + t.Rule.Section()
+	case v.Route != nil:
+		return v.Route.Kind + " " + v.Route.Meta.Namespace + "/" + v.Route.Meta.Name
+	}
+	return "an unknown target"
+}
+
+// Verdicts are the targets p reaches that its controller does not apply
+// it on, sorted by their description: the one verdict status, lint,
+// explain and graph all read.
+func (r *Result) Verdicts(p *policy.Policy) []Verdict {
+	rj := r.Attach.Rejected[p]
+	if len(rj) == 0 {
+		return nil
+	}
+	out := make([]Verdict, 0, len(rj))
+	for t, x := range rj {
+		v := Verdict{Policy: p, Target: t, Route: t.Route, Rejection: x}
+		if t.Rule != nil {
+			v.Route = r.routeOf(t.Rule)
+		}
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b Verdict) int { return strings.Compare(a.Desc(), b.Desc()) })
+	return out
+}
+
+// routeOf is the route a rule belongs to.
+func (r *Result) routeOf(rule *topology.Rule) *topology.Route {
+	if rp := r.rules[rule]; rp != nil {
+		return rp.Route
+	}
+	return nil
 }

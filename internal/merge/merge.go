@@ -37,6 +37,10 @@ type Candidate struct {
 	// Parent names the delegating parent ("NS/NAME rule R") for
 	// candidates inherited through route delegation.
 	Parent string
+	// Rejected is the controller's verdict when it does not apply the
+	// policy at this target (attach.Result.Rejected); such a candidate is
+	// in its point's Rejected list only.
+	Rejected *policy.Rejection
 }
 
 // Field is the outcome for one field at one merge point.
@@ -72,6 +76,10 @@ type Point struct {
 	// Invalid are attached policies that do not apply; they take no
 	// part in the merge, but their targets may be replaced (ValidationMode).
 	Invalid []*Candidate
+	// Rejected are attached policies their controller does not apply at
+	// this target (Candidate.Rejected says why: Conflicted, Overridden);
+	// they take no part in the merge and replace nothing.
+	Rejected []*Candidate
 	// Fields are the outcome in effect, in the kind's field order: the
 	// policies' merge (Reported) with the route rule's own values (Rule)
 	// laid over it.

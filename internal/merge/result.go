@@ -2,6 +2,7 @@ package merge
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/model"
@@ -25,6 +26,10 @@ type Result struct {
 	gateways  map[*topology.Gateway]*GatewayPoints
 	listeners map[*topology.Listener]*ListenerPoints
 	rules     map[*topology.Rule]*RulePoints
+
+	// byTarget indexes the verdicts by target (verdictIndex).
+	verdictsOnce sync.Once
+	byTarget     map[policy.TargetKey][]Verdict
 }
 
 // Points are one target's merge results, one per kind that attached there
@@ -121,15 +126,16 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 	r := &Result{Graph: g, Registry: reg, Policies: set, Attach: att,
 		gateways: map[*topology.Gateway]*GatewayPoints{}, listeners: map[*topology.Listener]*ListenerPoints{}, rules: map[*topology.Rule]*RulePoints{}}
 	for _, gw := range g.Gateways {
-		gp := &GatewayPoints{Gateway: gw, Whole: r.merge(leveled(att.Gateway[gw], LevelGateway), cfg)}
+		gp := &GatewayPoints{Gateway: gw, Whole: r.merge(r.leveled(att.Gateway[gw], LevelGateway, policy.TargetKey{Gateway: gw}), cfg)}
 		for _, l := range gw.Listeners {
 			lp := &ListenerPoints{Listener: l, IncludesGateway: l.Protocol == "HTTPS"}
-			group := leveled(att.Listener[l], LevelListener)
+			on := policy.TargetKey{Listener: l}
+			group := r.leveled(att.Listener[l], LevelListener, on)
 			if l.Set != nil {
-				group = append(group, leveled(att.ListenerSet[l.Set], LevelListenerSet)...)
+				group = append(group, r.leveled(att.ListenerSet[l.Set], LevelListenerSet, policy.TargetKey{Set: l.Set}, on)...)
 			}
 			if lp.IncludesGateway {
-				group = append(group, leveled(att.Gateway[gw], LevelGateway)...)
+				group = append(group, r.leveled(att.Gateway[gw], LevelGateway, policy.TargetKey{Gateway: gw}, on)...)
 			}
 			lp.Own = r.merge(group, cfg)
 			gp.Listeners = append(gp.Listeners, lp)
@@ -168,55 +174,80 @@ func (r *Result) backendPoints(k model.Key, atts []*attach.Attachment, cfg polic
 			ports[a.Section] = append(ports[a.Section], a)
 		}
 	}
-	bp := &BackendPoints{Key: k, Own: r.merge(leveled(whole, LevelBackend), cfg)}
+	bp := &BackendPoints{Key: k, Own: r.merge(r.leveled(whole, LevelBackend), cfg)}
 	for name, own := range ports {
 		if bp.Ports == nil {
 			bp.Ports = map[string]Points{}
 		}
-		bp.Ports[name] = r.merge(leveled(append(own, whole...), LevelBackend), cfg)
+		bp.Ports[name] = r.merge(r.leveled(append(own, whole...), LevelBackend), cfg)
 	}
 	return bp
 }
 
-// leveled turns attachments into candidates of one level.
-func leveled(atts []*attach.Attachment, lvl Level) []*Candidate {
+// leveled turns attachments into candidates of one level, each carrying
+// the controller's rejection of its policy on the first of targets that
+// has one (the attachment's own target, then the one merged for).
+func (r *Result) leveled(atts []*attach.Attachment, lvl Level, targets ...policy.TargetKey) []*Candidate {
 	out := make([]*Candidate, 0, len(atts))
 	for _, a := range atts {
-		out = append(out, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path})
+		out = append(out, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path, Rejected: r.rejection(a.Policy, targets...)})
 	}
 	return out
 }
 
+// rejection is the first rejection of p on targets, nil when it applies.
+func (r *Result) rejection(p *policy.Policy, targets ...policy.TargetKey) *policy.Rejection {
+	if r.Attach == nil || len(r.Attach.Rejected[p]) == 0 {
+		return nil
+	}
+	for _, t := range targets {
+		if rj := r.Attach.Rejection(p, t); rj != nil {
+			return rj
+		}
+	}
+	return nil
+}
+
 // merge merges one group of candidates (already in group order), per kind.
-// A policy reaching the group twice counts once, at its first place.
+// A policy reaching the group twice counts once, at its first place. A
+// candidate its controller rejected there (Candidate.Rejected) takes no
+// part: the point lists it under Rejected.
 func (r *Result) merge(group []*Candidate, cfg policy.Config) Points {
 	var out Points
 	for _, k := range r.Registry.Kinds() {
-		var cands []*Candidate
+		var cands, rejected []*Candidate
 		seen := map[*policy.Policy]bool{}
 		for _, c := range group {
-			if c.Policy.Kind == k && !seen[c.Policy] {
-				seen[c.Policy] = true
+			if c.Policy.Kind != k || seen[c.Policy] {
+				continue
+			}
+			seen[c.Policy] = true
+			if c.Rejected != nil {
+				rejected = append(rejected, c)
+			} else {
 				cands = append(cands, c)
 			}
 		}
-		if len(cands) > 0 {
-			out = append(out, mergeLevel(k, cands, cfg))
+		if len(cands) == 0 && len(rejected) == 0 {
+			continue
 		}
+		pt := mergeLevel(k, cands, cfg)
+		pt.Rejected = rejected
+		out = append(out, pt)
 	}
 	return out
 }
 
 // rulePoints merges a rule's group: its ExtensionRef and sectionName
 // policies (rule level), then whole-route policies (route level).
-func (r *Result) rulePoints(atts []*attach.Attachment, cfg policy.Config) Points {
+func (r *Result) rulePoints(rt *topology.Route, rule *topology.Rule, atts []*attach.Attachment, cfg policy.Config) Points {
 	var group []*Candidate
 	for _, a := range atts {
-		lvl := LevelRule
+		lvl, on := LevelRule, policy.TargetKey{Rule: rule}
 		if a.Via == attach.ViaTargetRef {
-			lvl = LevelRoute
+			lvl, on = LevelRoute, policy.TargetKey{Route: rt}
 		}
-		group = append(group, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path})
+		group = append(group, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path, Rejected: r.rejection(a.Policy, on)})
 	}
 	return r.merge(group, cfg)
 }
@@ -226,7 +257,7 @@ func (r *Result) rulePoints(atts []*attach.Attachment, cfg policy.Config) Points
 // as a built-in candidate ahead of every policy.
 func (r *Result) ruleOwn(rt *topology.Route, rule *topology.Rule, cfg policy.Config) Points {
 	atts := append(append([]*attach.Attachment(nil), r.Attach.Rule[rule]...), r.Attach.Route[rt]...)
-	pts := r.rulePoints(atts, cfg)
+	pts := r.rulePoints(rt, rule, atts, cfg)
 	var out Points
 	for _, k := range r.Registry.Kinds() {
 		pt := pts.Of(k)

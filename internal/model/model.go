@@ -74,6 +74,10 @@ type Options struct {
 	// LenientFields reports unknown fields as warnings (config
 	// strictFields: false); by default they are errors.
 	LenientFields bool
+	// AssumeExist are core kinds (AssumableKinds) kept outside the input:
+	// a lookup of an absent object of one of them finds a stand-in
+	// (config assumeExist, --assume-exist).
+	AssumeExist []string
 	// Schema is the schema stage's verdict on an object (nil: none made).
 	// An object whose version its CRD does not serve is left out (the
 	// stage reported it); one whose version it serves is read whatever
@@ -103,6 +107,8 @@ type Model struct {
 
 	grantOnce  sync.Once
 	grantsByNS map[string][]*ReferenceGrant
+
+	assume *assumed
 }
 
 // Object returns the manifest object with this key.
@@ -132,22 +138,34 @@ func (m *Model) Route(kind, ns, name string) *Route {
 	return r
 }
 
-// Service returns a Service.
+// Service returns a Service (a stand-in when the input lacks it and
+// Services are assumed to exist).
 func (m *Model) Service(ns, name string) *Service {
-	s, _ := m.typed[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].(*Service)
+	s, ok := m.typed[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].(*Service)
+	if !ok {
+		s, _ = m.assumedObject("Service", ns, name).(*Service)
+	}
 	return s
 }
 
-// Secret returns a Secret's metadata view.
+// Secret returns a Secret's metadata view (a stand-in when the input
+// lacks it and Secrets are assumed to exist).
 func (m *Model) Secret(ns, name string) *Opaque {
-	s, _ := m.typed[Key{Group: CoreGroup, Kind: "Secret", Namespace: ns, Name: name}].(*Opaque)
+	return m.opaque("Secret", ns, name)
+}
+
+func (m *Model) opaque(kind, ns, name string) *Opaque {
+	s, ok := m.typed[Key{Group: CoreGroup, Kind: kind, Namespace: ns, Name: name}].(*Opaque)
+	if !ok {
+		s, _ = m.assumedObject(kind, ns, name).(*Opaque)
+	}
 	return s
 }
 
-// ConfigMap returns a ConfigMap's metadata view.
+// ConfigMap returns a ConfigMap's metadata view (a stand-in when the
+// input lacks it and ConfigMaps are assumed to exist).
 func (m *Model) ConfigMap(ns, name string) *Opaque {
-	s, _ := m.typed[Key{Group: CoreGroup, Kind: "ConfigMap", Namespace: ns, Name: name}].(*Opaque)
-	return s
+	return m.opaque("ConfigMap", ns, name)
 }
 
 // NamespaceNameLabel is the label the API server puts on every Namespace,
@@ -197,13 +215,29 @@ func Build(set *manifest.Set, opt Options) *Model {
 	}
 	// Sized for the input: grown one doubling at a time, the two maps
 	// keyed by Key rehashed every key several times over.
-	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}}
-	for _, o := range set.Objects {
+	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}, assume: newAssumed(opt.AssumeExist)}
+	// Names first, as written (before namespace defaulting): an object
+	// with a name the API server refuses, or a list longer than its CRD
+	// allows, takes no part (names.go, limits.go).
+	refused := make([][]diag.Diagnostic, len(set.Objects))
+	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
+	parallel.Each(len(set.Objects), func(i int) {
+		o := set.Objects[i]
+		gk := GroupKind{o.Group, o.Kind}
+		if kd, known := kinds[gk]; known || opt.Extra[gk] {
+			refused[i] = append(nameFindings(o, gk, !known || kd.namespaced, reads), limitFindings(o, gk)...)
+		}
+	})
+	for i, o := range set.Objects {
 		m.Diagnostics = append(m.Diagnostics, o.Findings...)
 		gk := GroupKind{o.Group, o.Kind}
 		kd, known := kinds[gk]
 		if !known && !opt.Extra[gk] {
 			continue // kinds gwpol does not read are skipped, as documented
+		}
+		if len(refused[i]) > 0 {
+			m.Diagnostics = append(m.Diagnostics, refused[i]...)
+			continue
 		}
 		if opt.Schema != nil {
 			if v := opt.Schema(o); v.Checked && !v.Served {
@@ -215,14 +249,15 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 		k := KeyOf(o)
 		if prev, dup := m.objects[k]; dup {
-			kept, dropped := prev, o
-			if prefer(o, prev) {
-				kept, dropped = o, prev
-				m.objects[k] = o
+			if sameContent(prev, o) {
+				continue // one object written twice (two example files): applied twice, it is still one
 			}
+			// Different content: the one applied last wins, as `kubectl
+			// apply -f a -f b` would leave it (-f order, then document order).
+			m.objects[k] = o
 			m.Diagnostics = append(m.Diagnostics, diag.Diagnostic{
-				Code: LintDuplicateObject.Code, Severity: diag.Error, Object: k.Ref(), Field: "metadata.name", Pos: dropped.FieldPos("metadata.name"),
-				Message: "duplicate " + k.Ref().String() + ", also defined at " + kept.Pos.String() + ", which gwpol uses; applied to a cluster, one would overwrite the other — rename or remove one",
+				Code: LintDuplicateObject.Code, Severity: LintDuplicateObject.Severity, Object: k.Ref(), Field: "metadata.name", Pos: prev.FieldPos("metadata.name"),
+				Message: k.Ref().String() + " is defined twice with different content, here and at " + o.FieldPos("metadata.name").String() + "; applied in this order the later one replaces this one, and gwpol uses it — remove one or make them equal",
 			})
 			continue
 		}
@@ -527,19 +562,12 @@ func GatewayAPIKey(kind, ns, name string) Key {
 	return Key{Group: GatewayGroup, Kind: kind, Namespace: ns, Name: name}
 }
 
-// prefer decides which of two objects with one key is used. It looks at
-// their content, never at where they were read, so the same objects in any
-// order give the same result.
-func prefer(a, b *manifest.Object) bool {
+// sameContent reports whether two objects with one key say the same thing
+// (their documents decode to the same JSON): then they are one object.
+func sameContent(a, b *manifest.Object) bool {
 	ja, errA := a.JSON()
 	jb, errB := b.JSON()
-	if errA != nil || errB != nil {
-		return errB != nil && errA == nil
-	}
-	if c := bytes.Compare(ja, jb); c != 0 {
-		return c < 0
-	}
-	return a.Pos.Compare(b.Pos) < 0 // identical content: either will do
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // KnownVersion reports whether gwpol's own version table reads version of

@@ -161,12 +161,12 @@ func TestDuplicates(t *testing.T) {
 		firstAt   string
 		objsAfter int
 	}{
-		{"same file", []string{"a.yaml", oneFile}, false, 80, diag.Position{File: "a.yaml", Line: 13, Col: 9}, "a.yaml:1:1", 1},
-		{"same file, reversed input order", []string{"a.yaml", oneFile}, true, 80, diag.Position{File: "a.yaml", Line: 13, Col: 9}, "a.yaml:1:1", 1},
-		{"two files", []string{"a.yaml", svcA, "b.yaml", svcB}, false, 80, diag.Position{File: "b.yaml", Line: 5, Col: 9}, "a.yaml:1:1", 1},
-		{"two files, reversed", []string{"a.yaml", svcA, "b.yaml", svcB}, true, 80, diag.Position{File: "b.yaml", Line: 5, Col: 9}, "a.yaml:1:1", 1},
-		// The winner depends on content only, never on file names or order.
-		{"b first by file name", []string{"b.yaml", svcA, "a.yaml", svcB}, false, 80, diag.Position{File: "a.yaml", Line: 5, Col: 9}, "b.yaml:1:1", 1},
+		// The one applied last wins: -f order, then document order.
+		{"same file", []string{"a.yaml", oneFile}, false, 9090, diag.Position{File: "a.yaml", Line: 4, Col: 9}, "a.yaml:13:9", 1},
+		{"same file, reversed input order", []string{"a.yaml", oneFile}, true, 80, diag.Position{File: "a.yaml", Line: 13, Col: 9}, "a.yaml:4:9", 1},
+		{"two files", []string{"a.yaml", svcA, "b.yaml", svcB}, false, 9090, diag.Position{File: "a.yaml", Line: 4, Col: 9}, "b.yaml:5:9", 1},
+		{"two files, reversed", []string{"a.yaml", svcA, "b.yaml", svcB}, true, 80, diag.Position{File: "b.yaml", Line: 5, Col: 9}, "a.yaml:4:9", 1},
+		{"b given first", []string{"b.yaml", svcA, "a.yaml", svcB}, false, 9090, diag.Position{File: "b.yaml", Line: 4, Col: 9}, "a.yaml:5:9", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,7 +186,7 @@ func TestDuplicates(t *testing.T) {
 				t.Errorf("Object = %+v", d.Object)
 			}
 			if !strings.Contains(d.Message, tt.firstAt) {
-				t.Errorf("message %q does not name the first definition %s", d.Message, tt.firstAt)
+				t.Errorf("message %q does not name the definition that replaces it, %s", d.Message, tt.firstAt)
 			}
 			svc := m.Service("ns", "dup")
 			if svc == nil || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != tt.wantPort {
@@ -436,7 +436,7 @@ binaryData:
 	// whose values print as [redacted].
 	for i, typ := 0, reflect.TypeFor[model.Opaque](); i < typ.NumField(); i++ {
 		switch f := typ.Field(i); f.Name {
-		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Src":
+		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Src", "Assumed": // Assumed is a bool
 		case "values":
 			if f.Type != reflect.TypeFor[map[string]secret.Value]() {
 				t.Errorf("Opaque.values is %v, not a map of secret.Value", f.Type)
@@ -730,6 +730,18 @@ func TestKeyOrder(t *testing.T) {
 	}
 	if m.Routes[0].Kind != "GRPCRoute" || m.Routes[5].Kind != "HTTPRoute" {
 		t.Errorf("kinds not in order: %s first, %s last", m.Routes[0].Kind, m.Routes[5].Kind)
+	}
+}
+
+// TestIdenticalDuplicates: the same object written twice (the same
+// GatewayClass in two example files) is one object, with no finding.
+func TestIdenticalDuplicates(t *testing.T) {
+	m := model.Build(set(t, "a.yaml", svcA, "b.yaml", "# the same Service, formatted differently\n"+strings.ReplaceAll(svcA, "[{port: 80}]", "\n  - port: 80")), model.Options{})
+	if len(m.Diagnostics) != 0 {
+		t.Fatalf("diagnostics = %+v, want none", m.Diagnostics)
+	}
+	if len(m.Services) != 1 {
+		t.Fatalf("Services = %d, want 1", len(m.Services))
 	}
 }
 

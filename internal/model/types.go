@@ -70,10 +70,16 @@ type ServicePort struct {
 type Service struct {
 	*ServiceObject
 	Src *manifest.Object
+	// Assumed: the input does not hold the Service; config assumeExist
+	// says it exists in the cluster, with whatever ports it is asked for.
+	Assumed bool
 }
 
 // HasPort reports whether the Service exposes port.
 func (s *Service) HasPort(port int32) bool {
+	if s.Assumed {
+		return true
+	}
 	for _, p := range s.Spec.Ports {
 		if p.Port == port {
 			return true
@@ -104,6 +110,9 @@ type Opaque struct {
 	// accepts, sorted; never their values.
 	Keys []string
 	Src  *manifest.Object
+	// Assumed: the input does not hold the object; config assumeExist
+	// says it exists in the cluster (immutable, with the keys asked for).
+	Assumed bool
 
 	values map[string]secret.Value
 }

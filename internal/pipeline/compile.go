@@ -39,7 +39,9 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 		directresponse.New(),
 		haptic.New(),
 	}
-	return policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
+	reg := policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
+	reg.AddControllers(trafficpolicy.Controller, envoygateway.Controller, haptic.Controller)
+	return reg
 }
 
 // Compiled is the whole pipeline's result for one input set.
@@ -112,7 +114,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
 	sres := validateSchemas(set, cfg, v)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields(), Schema: sres.Verdict})
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist, Schema: sres.Verdict})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), ValidationMode: cfg.ValidationMode,
 		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: cfg.WeightedRoutePrecedence})
 	pc := cfg.PolicyConfig()

@@ -34,7 +34,11 @@ type Config struct {
 	// Render is the render: section.
 	Render RenderConfig `mapstructure:"render"`
 	// Exclude are globs of input paths not to read (--exclude adds more).
-	Exclude          []string `mapstructure:"exclude"`
+	Exclude []string `mapstructure:"exclude"`
+	// AssumeExist are core kinds (Secret, Service, ConfigMap) whose
+	// objects live outside the repository: a reference to an absent one
+	// is resolved (--assume-exist adds more).
+	AssumeExist      []string `mapstructure:"assumeExist"`
 	KgatewaySettings `mapstructure:",squash"`
 	WSO2             map[string]any `mapstructure:"wso2"`
 	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).

@@ -15,3 +15,53 @@ type AncestorStatus struct {
 	Gateway    *topology.Gateway
 	Conditions []metav1.Condition
 }
+
+// TargetKey names one target a policy reaches: exactly one field is set —
+// a whole Gateway, a whole ListenerSet, a listener (by sectionName, or
+// covered by a less specific policy), a whole route, or a route rule.
+type TargetKey struct {
+	Gateway  *topology.Gateway
+	Set      *topology.ListenerSet
+	Listener *topology.Listener
+	Route    *topology.Route
+	Rule     *topology.Rule
+}
+
+// Verdict states, the controller's decision on a policy at one target it
+// reaches but does not apply there.
+const (
+	// VerdictConflicted: another policy of the kind took the target first
+	// (Envoy Gateway: Accepted False, Conflicted).
+	VerdictConflicted = "Conflicted"
+	// VerdictOverridden: a more specific policy of the kind replaces this
+	// one whole on the target (Envoy Gateway: a listener's
+	// ClientTrafficPolicy over its Gateway's).
+	VerdictOverridden = "Overridden"
+)
+
+// Rejection is why a controller does not apply a policy on a target it
+// reaches: the verdict, the condition reason status writes, and its
+// message. By names the policy that has the target instead, when one does.
+type Rejection struct {
+	Verdict string
+	Reason  string
+	Message string
+	By      *Policy
+	// Why says what put By first: its level, or — at one level — its
+	// creation time, or, when the times are equal or absent, the order
+	// the controller was given the objects in.
+	Why string
+}
+
+// String is "Reason: Message", the way every view names the verdict.
+func (r *Rejection) String() string { return r.Reason + ": " + r.Message }
+
+// Decisions are what a controller that decides its policies' status itself
+// (AncestorStatuser) decides for every policy of one kind, once: the
+// ancestor statuses status prints, and per policy the targets it does not
+// apply on, with why. merge leaves rejected policies out of those targets,
+// and every view reads the rejection instead of deciding again.
+type Decisions struct {
+	Ancestors map[*Policy][]AncestorStatus
+	Rejected  map[*Policy]map[TargetKey]*Rejection
+}

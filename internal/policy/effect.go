@@ -5,14 +5,18 @@ import "reflect"
 // NoEffect reports whether a valid policy sets no field that could take
 // effect: none at all (only targetRefs, or only misspelled keys), or only
 // empty ones (rateLimit: {}, timeouts: {}). Such a policy attaches and is
-// reported Attached, yet changes nothing where it attaches.
+// reported Attached, yet changes nothing where it attaches. An empty value
+// the kind says switches its feature off (Disabler: kgateway's
+// rateLimit.local: {}) changes something: it clears a less specific
+// level's.
 func (p *Policy) NoEffect() bool {
 	if !p.IsValid() || len(p.Kind.Spec().Fields) == 0 {
 		return false
 	}
-	for _, v := range p.Values {
-		if !emptyValue(v) {
-			return false
+	d, disabler := p.Kind.(Disabler)
+	for key, v := range p.Values {
+		if !emptyValue(v) || (disabler && d.Disables(key, v)) {
+			return false // an empty value that switches a feature off clears a less specific level's (kgateway's rateLimit.local: {})
 		}
 	}
 	return true

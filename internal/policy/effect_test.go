@@ -16,6 +16,11 @@ func (effectKind) Spec() KindSpec {
 }
 func (effectKind) Decode(*manifest.Object, *Env) *Policy { return nil }
 
+// disablingKind's empty value of a switches its feature off.
+type disablingKind struct{ effectKind }
+
+func (disablingKind) Disables(key string, v any) bool { return key == "a" }
+
 func TestNoEffect(t *testing.T) {
 	type limits struct{ Max *int }
 	off, five := false, 5
@@ -36,6 +41,9 @@ func TestNoEffect(t *testing.T) {
 		if got := p.NoEffect(); got != tt.want {
 			t.Errorf("%s: NoEffect = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+	if p := (&Policy{Kind: disablingKind{}, Values: map[string]any{"a": &struct{ Max *int }{}}}); p.NoEffect() {
+		t.Error("an empty value that switches its feature off (kgateway's rateLimit.local: {}) has an effect")
 	}
 	invalid := &Policy{Kind: effectKind{}, Values: map[string]any{}, Invalid: []diag.Diagnostic{{Code: "GWP401"}}}
 	if invalid.NoEffect() {

@@ -35,7 +35,7 @@ package policy
 //	BackendCaller     status: the backends a policy calls, which report a backend policy against it
 //	BackendChecker    decode (Env.BackendProblems): references of a backend's policy that a policy calling the backend needs resolved
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
-//	AncestorStatuser  status: a controller's own per-ancestor statuses for all policies of the kind
+//	AncestorStatuser  attach: a controller's own per-ancestor statuses for all policies of the kind, and the targets it rejects them on
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
 //	Identifier        explain: runtime names of rules and policies in the data plane
 //	LintRuleOwner     lint: the lint rules of findings only the kind makes
@@ -318,10 +318,12 @@ type ConditionWriter interface {
 // AncestorStatuser is implemented by kinds whose controller writes policy
 // status by rules of its own rather than from merge origins: Envoy Gateway
 // decides Conflicted, Overridden and Merged across all the policies of one
-// kind, in its processing order, before any field is merged. status calls
-// it once per kind with every policy of that kind.
+// kind, in its processing order, before any field is merged. attach calls
+// it once per kind with every policy of that kind and keeps the decisions
+// (attach.Result.Ancestors, Rejected): merge leaves the rejected policies
+// out of their targets, and status prints the ancestors as decided.
 type AncestorStatuser interface {
-	AncestorStatuses(ps []*Policy, g *topology.Graph) map[*Policy][]AncestorStatus
+	AncestorStatuses(ps []*Policy, g *topology.Graph) Decisions
 }
 
 // ObjectStatuser is implemented by kinds whose objects are APIs of their

@@ -382,6 +382,8 @@ func ComparePrecedence(a, b *Policy) int {
 type Registry struct {
 	kinds []Kind
 	byGK  map[model.GroupKind]Kind
+	// controllers are the families' controllers (AddControllers).
+	controllers []Controller
 }
 
 // NewRegistry builds a registry from kinds; the order is kept for output.

@@ -71,6 +71,12 @@ func egConditions(rep *status.Report) []string {
 	return out
 }
 
+// tlsGateway is a Gateway with an HTTPS listener and the CA Secret its
+// ClientTrafficPolicies validate clients with.
+const tlsGateway = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: secure, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+	"  listeners: [{name: tls, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}]\n" +
+	"---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: infra}\ndata: {ca.crt: eA==}\n"
+
 func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
 	tests := []struct {
@@ -174,9 +180,24 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 		},
 	}, {
 		name: "HTTP/3 with client certificate validation is a warning: Envoy cannot validate clients over QUIC",
+		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
+		want: []string{"quic @ Gateway/infra/secure (" + eg + "): Accepted=True/Accepted Warning=True/UnsupportedHTTP3ClientValidation"},
+	}, {
+		name: "on plain HTTP listeners there is no TLS: no HTTP/3 warning, and the client validation is not checked",
 		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
-			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
-		want: []string{"quic @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/UnsupportedHTTP3ClientValidation"},
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: missing}]}}\n",
+		want: []string{"quic @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted"},
+	}, {
+		name: "the HTTP/3 warning and a deprecated field are one Warning, reason Warnings",
+		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  http3: {}\n  enableProxyProtocol: true\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
+		want: []string{"quic @ Gateway/infra/secure (" + eg + "): Accepted=True/Accepted Warning=True/Warnings"},
+	}, {
+		name: "a missing CA certificate Secret on an HTTPS listener makes the policy Invalid",
+		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: mtls, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  tls: {clientValidation: {caCertificateRefs: [{name: missing}]}}\n",
+		want: []string{"mtls @ Gateway/infra/secure (" + eg + "): Accepted=False/Invalid"},
 	}, {
 		name: "a route one of whose rule policies merges counts as merging into the Gateway's, not overriding it",
 		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "rule-keeps", "HTTPRoute/rb#one", "") +

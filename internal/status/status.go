@@ -147,8 +147,9 @@ func conv(cs []metav1.Condition) []Condition {
 // Compute builds the report.
 func Compute(r *merge.Result, opt Options) *Report {
 	if opt.ControllerName == "" {
-		opt.ControllerName = "kgateway.dev/kgateway"
+		opt.ControllerName = r.Registry.DefaultController().Name
 	}
+	extra := func(ctrl string) bool { c, _ := r.Registry.Controller(ctrl); return c.ExtraConditions }
 	rep := &Report{Gateways: []Gateway{}, Routes: []Route{}, Policies: []Policy{}}
 	g := r.Graph
 	for _, gw := range g.Gateways {
@@ -159,7 +160,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
 			continue
 		}
-		kgw := gatewayController(g, gw, opt.ControllerName) == KgatewayController
+		kgw := extra(gatewayController(g, gw, opt.ControllerName))
 		if kgw {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
 			if topology.InsecureFrontend(gw) {
@@ -212,10 +213,10 @@ func Compute(r *merge.Result, opt Options) *Report {
 				conds = verdictConditions(rt, p, v)
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
-				if ctrl == KgatewayController {
+				if extra(ctrl) {
 					conds = append(conds, programmedCondition(r, rt))
 				}
-				conds = append(conds, ruleConditions(r, rt, ctrl == KgatewayController)...)
+				conds = append(conds, ruleConditions(r, rt, extra(ctrl))...)
 			}
 			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
 		}
@@ -309,34 +310,12 @@ func replaced(cs []metav1.Condition, reason, why string) []metav1.Condition {
 	return out
 }
 
-// ownStatuses asks each kind that decides its policies' status itself
-// (policy.AncestorStatuser) for them, once per kind. Every policy of such a
-// kind is in the result, with no ancestors when it reaches nothing.
+// ownStatuses are the ancestor statuses of the kinds that decide their
+// policies' status themselves (policy.AncestorStatuser), as attach kept
+// them: every policy of such a kind is in the result, with no ancestors
+// when it reaches nothing.
 func ownStatuses(r *merge.Result) map[*policy.Policy][]policy.AncestorStatus {
-	byKind := map[model.GroupKind][]*policy.Policy{}
-	var kinds []model.GroupKind
-	statusers := map[model.GroupKind]policy.AncestorStatuser{}
-	for _, p := range r.Policies.Policies {
-		as, ok := p.Kind.(policy.AncestorStatuser)
-		if !ok {
-			continue
-		}
-		gk := p.Kind.GroupKind()
-		if _, seen := statusers[gk]; !seen {
-			kinds = append(kinds, gk)
-			statusers[gk] = as
-		}
-		byKind[gk] = append(byKind[gk], p)
-	}
-	out := map[*policy.Policy][]policy.AncestorStatus{}
-	for _, gk := range kinds {
-		ps := byKind[gk]
-		res := statusers[gk].AncestorStatuses(ps, r.Graph)
-		for _, p := range ps {
-			out[p] = res[p]
-		}
-	}
-	return out
+	return r.Attach.Ancestors
 }
 
 // kindStatus prints the ancestors a kind decided for p, each written by
@@ -372,11 +351,6 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 	}
 	return out
 }
-
-// KgatewayController is kgateway's controllerName: the Gateways and
-// routes it reports get the conditions kgateway adds to the Gateway API's
-// (Gateway ResolvedRefs, route kgateway.dev/Programmed).
-const KgatewayController = "kgateway.dev/kgateway"
 
 // ProgrammedType is the route condition kgateway adds to the standard
 // ones: whether every rule was translated as written.

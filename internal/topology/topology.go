@@ -134,6 +134,11 @@ type Route struct {
 	firstReach     *childReach // the first parent that reached it, for messages
 }
 
+// ReachedAsChild reports whether a delegating parent route reaches the
+// route: it is then served through its parents, with or without parents
+// of its own.
+func (r *Route) ReachedAsChild() bool { return r.reachedAsChild }
+
 // Attached reports whether any parentRef was accepted.
 func (r *Route) Attached() bool {
 	for _, p := range r.Parents {
@@ -446,7 +451,9 @@ func defaultParentRef(ref gwv1.ParentReference, ns string) gwv1.ParentReference 
 	grp := gwv1.Group(model.GatewayGroup)
 	kind := gwv1.Kind("Gateway")
 	nsv := gwv1.Namespace(ns)
-	if ref.Group == nil || *ref.Group == "" {
+	// The CRD defaults an omitted group; an explicit "" is the core group
+	// (a GAMMA parentRef to a Service), not gateway.networking.k8s.io.
+	if ref.Group == nil {
 		out.Group = &grp
 	}
 	if ref.Kind == nil || *ref.Kind == "" {
@@ -456,6 +463,15 @@ func defaultParentRef(ref gwv1.ParentReference, ns string) gwv1.ParentReference 
 		out.Namespace = &nsv
 	}
 	return out
+}
+
+// groupKind names a group and kind as the API does: Kind alone for the
+// core group, group/Kind otherwise.
+func groupKind(group, kind string) string {
+	if group == "" {
+		return kind + " (core group)"
+	}
+	return group + "/" + kind
 }
 
 func (g *Graph) resolveParent(r *Route, p *Parent) {
@@ -493,7 +509,7 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 			}
 		}
 	default:
-		p.reject("NoMatchingParent", fmt.Sprintf("parentRef kind %s/%s is not a Gateway or ListenerSet", *ref.Group, *ref.Kind))
+		p.reject("NoMatchingParent", fmt.Sprintf("parentRef kind %s is not a Gateway or ListenerSet", groupKind(string(*ref.Group), string(*ref.Kind))))
 		return
 	}
 	if ref.SectionName != nil && *ref.SectionName != "" {

@@ -53,10 +53,10 @@ func unsupportedCipher(ciphers []string) string {
 }
 
 // ciphers checks the ClientTrafficPolicy's TLS cipher list.
-func (v valueChecks) ciphers() {
+func (v valueChecks) ciphers() bool {
 	list, ok := v.at("tls", "ciphers").([]any)
 	if !ok {
-		return
+		return true
 	}
 	var names []string
 	for _, c := range list {
@@ -66,5 +66,7 @@ func (v valueChecks) ciphers() {
 	}
 	if bad := unsupportedCipher(names); bad != "" {
 		v.invalid([]string{"tls", "ciphers"}, "TLS: unsupported cipher suite: %s.", bad)
+		return false
 	}
+	return true
 }

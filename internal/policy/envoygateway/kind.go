@@ -12,6 +12,7 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Group is Envoy Gateway's API group.
@@ -166,6 +167,12 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec: %v", err))
 		return p
 	}
+	var meta struct {
+		CreationTimestamp metav1.Time `json:"creationTimestamp"`
+	}
+	if err := o.DecodeField("metadata", &meta); err == nil {
+		p.Created = meta.CreationTimestamp.Time // Envoy Gateway's processing order: older first
+	}
 	var t targeting
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &t); err != nil {
@@ -280,7 +287,7 @@ func decoded(p *policy.Policy) *data {
 }
 
 // AncestorStatuses implements policy.AncestorStatuser.
-func (k *Kind) AncestorStatuses(ps []*policy.Policy, g *topology.Graph) map[*policy.Policy][]policy.AncestorStatus {
+func (k *Kind) AncestorStatuses(ps []*policy.Policy, g *topology.Graph) policy.Decisions {
 	return newStatusRun(k, g).run(ps)
 }
 
@@ -302,3 +309,6 @@ func (k *Kind) unknownFields(o *manifest.Object, spec map[string]json.RawMessage
 	}
 	return out
 }
+
+// Controller is Envoy Gateway, the controller of this family's kinds.
+var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway"}

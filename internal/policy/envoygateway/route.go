@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -510,7 +509,7 @@ func (rv *routeValidation) credentialProblem(r secretRef, ns, path string) *rout
 	switch {
 	case s == nil:
 		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: secret %s/%s does not exist.", ns, r.Name)
-	case !slices.Contains(s.Keys, "credential"):
+	case !s.HasKey("credential"):
 		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: credential key credential not found in secret %s/%s.", ns, r.Name)
 	}
 	return nil

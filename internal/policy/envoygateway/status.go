@@ -76,6 +76,9 @@ type statusRun struct {
 	// notes collect, per claim, what overrides it or merges into it, by
 	// category, for the messages; they go on the claim's own entries.
 	notes map[*claim]*notes
+	// rejected are, per policy, the targets it reaches but is not applied
+	// on, with the verdict (policy.Decisions.Rejected).
+	rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
 }
 
 // notes are what a less specific policy learns from more specific ones.
@@ -88,12 +91,43 @@ func newStatusRun(k *Kind, g *topology.Graph) *statusRun {
 	return &statusRun{kind: k, g: g, claimed: map[string]*claim{},
 		byListener: map[*topology.Listener]*claim{}, bySet: map[*topology.ListenerSet]*claim{},
 		byGateway: map[*topology.Gateway]*claim{}, ruleClaims: map[*topology.Route][]string{},
-		entries: map[*policy.Policy][]*entry{}, truncated: map[*policy.Policy]bool{}, notes: map[*claim]*notes{}}
+		entries: map[*policy.Policy][]*entry{}, truncated: map[*policy.Policy]bool{}, notes: map[*claim]*notes{},
+		rejected: map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}}
+}
+
+// reject records that p is not applied on t, and why.
+func (s *statusRun) reject(p *policy.Policy, t policy.TargetKey, r *policy.Rejection) {
+	if s.rejected[p] == nil {
+		s.rejected[p] = map[policy.TargetKey]*policy.Rejection{}
+	}
+	if _, ok := s.rejected[p][t]; !ok {
+		s.rejected[p][t] = r
+	}
+}
+
+// key is the target t names, as attach indexes it.
+func (t target) key() policy.TargetKey {
+	switch t.level {
+	case levelRule:
+		for _, r := range t.route.Rules {
+			if r.Name == t.rule {
+				return policy.TargetKey{Rule: r}
+			}
+		}
+		return policy.TargetKey{Route: t.route}
+	case levelRoute:
+		return policy.TargetKey{Route: t.route}
+	case levelListener:
+		return policy.TargetKey{Listener: t.listener}
+	case levelSet:
+		return policy.TargetKey{Set: t.set}
+	}
+	return policy.TargetKey{Gateway: t.gateway}
 }
 
 // run processes the policies level by level, most specific first, each
 // level in processing order, then writes what each level learnt.
-func (s *statusRun) run(ps []*policy.Policy) map[*policy.Policy][]policy.AncestorStatus {
+func (s *statusRun) run(ps []*policy.Policy) policy.Decisions {
 	ordered := slices.Clone(ps)
 	slices.SortStableFunc(ordered, processingOrder)
 	resolved := map[*policy.Policy][]target{}
@@ -117,10 +151,10 @@ func (s *statusRun) run(ps []*policy.Policy) map[*policy.Policy][]policy.Ancesto
 		}
 	}
 	s.finish()
-	out := map[*policy.Policy][]policy.AncestorStatus{}
+	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected}
 	for _, p := range ps {
 		for _, e := range s.entries[p] {
-			out[p] = append(out[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
+			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
 		}
 	}
 	return out
@@ -163,6 +197,19 @@ func processingOrder(a, b *policy.Policy) int {
 		return a.Created.Compare(b.Created)
 	}
 	return cmp.Or(cmp.Compare(a.Obj.Seq, b.Obj.Seq), cmp.Compare(a.Obj.File, b.Obj.File), cmp.Compare(a.Obj.Pos.Line, b.Obj.Pos.Line))
+}
+
+// firstBecause says why first came before p in processingOrder.
+func firstBecause(first, p *policy.Policy) string {
+	const stamp = "2006-01-02T15:04:05Z07:00"
+	if !first.Created.Equal(p.Created) && !first.Created.IsZero() && !p.Created.IsZero() {
+		return fmt.Sprintf("it is older: created %s, this one %s", first.Created.UTC().Format(stamp), p.Created.UTC().Format(stamp))
+	}
+	why := "neither has a creationTimestamp"
+	if !first.Created.IsZero() || !p.Created.IsZero() {
+		why = "their creationTimestamps are equal or one is missing"
+	}
+	return why + ", so the order the controller is given them decides (here the input's order; in a cluster, one the repository cannot control)"
 }
 
 // resolve lists what p's targetRefs and targetSelectors name; targets not
@@ -298,11 +345,12 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		return
 	}
 	key, what := s.claimKey(t)
-	if _, taken := s.claimed[key]; taken {
+	if first, taken := s.claimed[key]; taken {
 		msg := fmt.Sprintf("Unable to target %s, another %s has already attached to it", what, s.kind.name)
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "Conflicted", msg))
 		}
+		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictConflicted, Reason: "Conflicted", Message: msg, By: first.policy, Why: firstBecause(first.policy, p)})
 		return
 	}
 	c := &claim{policy: p, target: t}
@@ -331,6 +379,7 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 			s.set(p, a, cond("Accepted", false, "Invalid", msg))
 			s.warn(p, a)
 		}
+		s.reject(p, t.key(), &policy.Rejection{Verdict: "Invalid", Reason: "Invalid", Message: msg})
 		return
 	}
 	for _, a := range ancestors {
@@ -402,6 +451,9 @@ func (s *statusRun) notFound(t target) string {
 		return fmt.Sprintf("No section name %s found for %s %s/%s", t.rule, t.route.Kind, t.route.Meta.Namespace, t.route.Meta.Name)
 	case t.level == levelListener && t.listener == nil && t.gateway != nil:
 		return fmt.Sprintf("No section name %s found for Gateway %s/%s", t.section, t.gateway.Namespace, t.gateway.Name)
+	case t.level == levelListener && t.listener == nil && s.kind.bySection:
+		// resolveClientTrafficPolicyTargetRef's own message.
+		return fmt.Sprintf("ListenerSet %s/%s does not have a listener named %q", t.set.Namespace, t.set.Name, t.section)
 	case t.level == levelListener && t.listener == nil:
 		return fmt.Sprintf("No section name %s found for ListenerSet %s/%s", t.section, t.set.Namespace, t.set.Name)
 	}
@@ -426,6 +478,10 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 		owner := t.listener.Ancestor()
 		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
 		what = "Listener " + owner.Name + "/" + t.section
+		if s.kind.bySection {
+			// ProcessClientTrafficPolicies names the targetRef's object.
+			what = "section of " + owner.Name
+		}
 	case levelSet:
 		key, what = "ListenerSet/"+t.set.Namespace+"/"+t.set.Name, "ListenerSet "+t.set.Name
 	default:
@@ -483,13 +539,19 @@ func (s *statusRun) accept(p *policy.Policy, a entry) {
 	s.warn(p, a)
 }
 
-// warn writes the deprecation warnings, or the kind's other warning, on
-// an entry.
+// warn writes the kind's other warning and the deprecation warnings on
+// an entry. Envoy Gateway writes the other warning first and then merges
+// the deprecations into it (SetWarningForPolicyAncestor): both messages,
+// and the reason Warnings. Deprecated fields are listed sorted by path,
+// as its buildDeprecationWarningMessage does.
 func (s *statusRun) warn(p *policy.Policy, a entry) {
 	d := decoded(p)
+	deprecated := strings.Join(sorted(d.deprecated), "; ")
 	switch {
+	case len(d.deprecated) > 0 && d.warning[0] != "":
+		s.set(p, a, cond("Warning", true, "Warnings", d.warning[1]+"; "+deprecated))
 	case len(d.deprecated) > 0:
-		s.set(p, a, cond("Warning", true, "DeprecatedField", strings.Join(d.deprecated, "; ")))
+		s.set(p, a, cond("Warning", true, "DeprecatedField", deprecated))
 	case d.warning[0] != "":
 		s.set(p, a, cond("Warning", true, d.warning[0], d.warning[1]))
 	}
@@ -558,10 +620,12 @@ func (s *statusRun) relate() {
 					cat = "listenerset listeners"
 				}
 				s.note(c).add(cat, l.ID())
+				s.replaced(c, l, lc)
 			}
 		}
 		for _, set := range gw.Sets {
-			if s.bySet[set] == nil {
+			sc := s.bySet[set]
+			if sc == nil {
 				continue
 			}
 			if !s.kind.bySection {
@@ -571,6 +635,9 @@ func (s *statusRun) relate() {
 			for _, l := range gw.Listeners { // by section: each of the set's listeners
 				if l.Set == set {
 					s.note(c).add("listenerset listeners", l.ID())
+					if s.byListener[l] == nil {
+						s.replaced(c, l, sc)
+					}
 				}
 			}
 		}
@@ -580,14 +647,29 @@ func (s *statusRun) relate() {
 			continue
 		}
 		for _, l := range set.Parent.Listeners {
-			if l.Set == set && s.byListener[l] != nil {
+			if lc := s.byListener[l]; l.Set == set && lc != nil {
 				s.note(c).add("listenerset listeners", l.ID())
+				s.replaced(c, l, lc)
 			}
 		}
 	}
 	for _, rc := range s.routeClaims {
 		s.relateRoute(rc)
 	}
+}
+
+// replaced records, for a kind reported by listener sections (whose
+// policies configure the listener itself: ClientTrafficPolicy), that the
+// more specific claim by takes listener l from c: Envoy Gateway translates
+// a Gateway's or ListenerSet's policy only on the sections no more
+// specific policy claimed, so c's settings do not reach l at all.
+func (s *statusRun) replaced(c *claim, l *topology.Listener, by *claim) {
+	if !s.kind.bySection || by.policy == c.policy {
+		return // a policy's own sectionName target: it applies there
+	}
+	msg := fmt.Sprintf("%s %s/%s targets listener %s and replaces this policy there whole", s.kind.name, by.policy.Obj.Namespace, by.policy.Obj.Name, l.ID())
+	s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictOverridden, Reason: "Overridden", Message: msg, By: by.policy,
+		Why: "it targets the listener itself, which is more specific"})
 }
 
 // relateRoute: a route policy overrides the policies of the listeners it

@@ -316,7 +316,7 @@ func (v refValidator) clientSecret(r secretRef) {
 	switch {
 	case s == nil:
 		v.invalid(path, "OIDC: secret %s/%s does not exist.", ns, r.Name)
-	case !slices.Contains(s.Keys, "client-secret"):
+	case !s.HasKey("client-secret"):
 		v.invalid(path, "OIDC: client secret not found in secret %s/%s.", ns, r.Name)
 	}
 }

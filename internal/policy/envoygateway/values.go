@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -51,20 +50,8 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 		v.bandwidth("request")
 		v.bandwidth("response")
 	case "ClientTrafficPolicy":
-		v.duration("Timeout: invalid HTTP RequestReceivedTimeout value %s.", "timeout", "http", "requestReceivedTimeout")
-		v.duration("Timeout: invalid HTTP IdleTimeout value %s.", "timeout", "http", "idleTimeout")
-		v.duration("Timeout: invalid TCP IdleTimeout value %s.", "timeout", "tcp", "idleTimeout")
-		v.duration("Connection: invalid CloseDelay value %s.", "connection", "connectionLimit", "closeDelay")
-		v.bytes("Connection: invalid BufferLimit value %s.", "Connection: BufferLimit value %s is out of range, must be between 0 and 4294967295.", "connection", "bufferLimit")
-		v.window("InitialStreamWindowSize", "http2", "initialStreamWindowSize")
-		v.window("InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
-		v.headers("EarlyRequestHeaders", "earlyRequestHeaders")
-		v.headers("LateResponseHeaders", "lateResponseHeaders")
-		v.ciphers()
-		if v.at("http3") != nil && v.at("tls", "clientValidation") != nil {
-			decoded(p).warning = [2]string{"UnsupportedHTTP3ClientValidation",
-				"HTTP/3 was disabled for the HTTPS listeners because Envoy does not support downstream client TLS validation over QUIC"}
-		}
+		v.clientTraffic(env.Model)
+		v.deprecatedClientTraffic()
 	}
 }
 
@@ -103,26 +90,30 @@ func (v valueChecks) invalid(path []string, format string, args ...any) {
 	v.p.Invalid = append(v.p.Invalid, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 }
 
-func (v valueChecks) duration(format string, path ...string) {
+// duration checks a duration; it reports whether the value is invalid.
+func (v valueChecks) duration(format string, path ...string) bool {
 	s, ok := v.at(path...).(string)
 	if !ok {
-		return
+		return false
 	}
 	if _, err := time.ParseDuration(s); err != nil {
 		v.invalid(path, format, s)
+		return true
 	}
+	return false
 }
 
 // bytes checks a size: a quantity of whole bytes that fits in 32 bits.
-func (v valueChecks) bytes(invalid, outOfRange string, path ...string) {
+// It reports whether the value is invalid.
+func (v valueChecks) bytes(invalid, outOfRange string, path ...string) bool {
 	s := quantityString(v.at(path...))
 	if s == "" {
-		return
+		return false
 	}
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
 		v.invalid(path, invalid, s)
-		return
+		return true
 	}
 	n, ok := q.AsInt64()
 	switch {
@@ -130,20 +121,10 @@ func (v valueChecks) bytes(invalid, outOfRange string, path ...string) {
 		v.invalid(path, invalid, s)
 	case n < 0 || n > math.MaxUint32:
 		v.invalid(path, outOfRange, s)
+	default:
+		return false
 	}
-}
-
-// window checks an HTTP/2 window size: 65535 to 2147483647 bytes.
-func (v valueChecks) window(name string, path ...string) {
-	s := quantityString(v.at(path...))
-	if s == "" {
-		return
-	}
-	q, err := resource.ParseQuantity(s)
-	n, ok := q.AsInt64()
-	if err != nil || !ok || n < 65535 || n > math.MaxInt32 {
-		v.invalid(path, "HTTP2: %s value %s is out of range, must be between 65535 and 2147483647", name, s)
-	}
+	return true
 }
 
 func quantityString(x any) string {
@@ -199,33 +180,5 @@ func (v valueChecks) bandwidth(direction string) {
 	}
 	if value/float64(secs) < 1024 {
 		v.invalid(path, "BandwidthLimit: %s: bandwidth limit of %v bytes per %s is below the minimum of 1 KiB/s.", direction, value, unit)
-	}
-}
-
-// headers checks header modifiers as Envoy Gateway does: a header to add
-// or set needs a name, without '/' or ':'; a header to remove a name.
-func (v valueChecks) headers(name, field string) {
-	path := []string{"headers", field}
-	for _, op := range []string{"add", "set", "addIfAbsent"} {
-		list, _ := v.at(append(path, op)...).([]any)
-		for _, h := range list {
-			m, _ := h.(map[string]any)
-			n, _ := m["name"].(string)
-			switch {
-			case n == "":
-				v.invalid(append(path, op), "Headers: %s cannot %s a header with an empty name", name, op)
-				return
-			case strings.ContainsAny(n, "/:"):
-				v.invalid(append(path, op), "Headers: %s cannot %s a header with a '/' or ':' character in them. Header: '%q'", name, op, n)
-				return
-			}
-		}
-	}
-	list, _ := v.at(append(path, "remove")...).([]any)
-	for _, h := range list {
-		if n, _ := h.(string); n == "" {
-			v.invalid(append(path, "remove"), "Headers: %s cannot remove a header with an empty name", name)
-			return
-		}
 	}
 }

@@ -303,7 +303,7 @@ func (v *validator) secret(path string, ref SecretRef, key string) *model.Opaque
 	case !sec.Immutable:
 		v.dependency(path+".name", "credential Secret %s/%s is mutable; set immutable: true (and publish a new Secret name to rotate) — the rule fails closed until then", v.ns, ref.Name)
 		return nil
-	case !slices.Contains(sec.Keys, key):
+	case !sec.HasKey(key):
 		v.dependency(path+".name", "credential Secret %s/%s has no key %s; the rule fails closed until it does", v.ns, ref.Name, key)
 		return nil
 	}

@@ -65,7 +65,7 @@ func (gb *gatewayBuild) backendPolicies() {
 		}
 		own := bp.ForPort(gb.clusterPortName(name))
 		todo = append(todo, clusterPoints{name, c, own})
-		if gb.target.Name == "kgateway" && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
+		if gb.target.BlackholesInvalidBackendPolicy && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
 			continue // blackholed below: nothing of it renders
 		}
 		for _, p := range own {
@@ -82,7 +82,7 @@ func (gb *gatewayBuild) backendPolicies() {
 	})
 	for _, t := range todo {
 		name, c, own := t.name, t.c, t.own
-		if gb.target.Name == "kgateway" && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
+		if gb.target.BlackholesInvalidBackendPolicy && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
 			gb.clusters[name] = blackholeBackend(name)
 			continue
 		}

@@ -26,7 +26,7 @@ var grpcFilters = []filterDef{
 // routes answer), on a target whose data plane adds the gRPC filters for
 // it.
 func (vb *vhostBuild) servesGRPC(e entry) {
-	if vb.target.Name == "envoygateway" && e.att.Route.Kind == "GRPCRoute" {
+	if vb.target.GRPCFilters && e.att.Route.Kind == "GRPCRoute" {
 		vb.grpc = true
 	}
 }

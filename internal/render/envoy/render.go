@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -351,17 +352,18 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	for _, port := range slices.Sorted(mapKeys(byPort)) {
 		ls := byPort[port]
 		name := "listener~" + strconv.Itoa(int(port))
+		portWhole := gb.wholeOn(ls)
 		el := &listenerv3.Listener{
 			Name: name,
 			Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
 				Address: "::", Ipv4Compat: true, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
 			}}},
-			Metadata: gb.whole.metadata,
+			Metadata: portWhole.metadata,
 		}
 		if bl := gb.target.Baseline; bl != nil && bl.Listener != nil {
 			overlay(el, bl.Listener)
 		}
-		whole := onPort(gb.whole.fields, port)
+		whole := onPort(portWhole.fields, port)
 		connectionSettings(el, whole)
 		var http []*topology.Listener
 		var quic []*listenerv3.FilterChain
@@ -372,7 +374,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			}
 		}
 		if len(http) > 0 {
-			rc := gb.routeConfig(name, http, gb.whole, false)
+			rc := gb.routeConfig(name, http, portWhole, false)
 			fields := whole
 			if rc.listener != nil && len(ls) == 1 {
 				// the port's one listener: its own connection settings
@@ -449,7 +451,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			gb.addClusters(f.clusters)
 		}
 	}
-	if gb.target.Name == "kgateway" {
+	if gb.target.ProtocolsFromServices {
 		gb.protocolsFromServices()
 	}
 	if gb.target.DropReplacedClusters {
@@ -463,6 +465,71 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	slices.SortFunc(out.Listeners, func(a, b *listenerv3.Listener) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(out.RouteConfigurations, func(a, b *routev3.RouteConfiguration) int { return cmp.Compare(a.Name, b.Name) })
 	return out, out.validate()
+}
+
+// wholeOn is the whole Gateway's scope on the listeners of one port:
+// without the fields of policies their controller applies on none of them
+// (appliedOn), and without those policies in its merge metadata.
+func (gb *gatewayBuild) wholeOn(ls []*topology.Listener) *scoped {
+	fields, dropped := gb.appliedOn(gb.whole.fields, ls)
+	if dropped == nil {
+		return gb.whole
+	}
+	s := &scoped{metadata: withoutPolicies(gb.whole.metadata, dropped), fields: fields, invalid: gb.whole.invalid, failBody: gb.whole.failBody}
+	s.tpfc = s.buildPerFilter()
+	return s
+}
+
+// appliedOn leaves out of a Gateway's fields on one port those whose
+// owner's controller applies it on none of the port's listeners (a
+// listener's policy replaces the Gateway's whole there: the verdict
+// attach keeps, merge.Result.RejectedOn), and names those owners.
+func (gb *gatewayBuild) appliedOn(fields []*rendered, ls []*topology.Listener) ([]*rendered, map[string]bool) {
+	var out []*rendered
+	var dropped map[string]bool
+	for _, f := range fields {
+		if len(f.contributors) > 0 && !slices.ContainsFunc(ls, func(l *topology.Listener) bool { return gb.res.RejectedOn(f.contributors[0], l) == nil }) {
+			if dropped == nil {
+				dropped = map[string]bool{}
+			}
+			for _, c := range f.contributors {
+				dropped[c.ID()] = true
+			}
+			continue
+		}
+		out = append(out, f)
+	}
+	if dropped == nil {
+		return fields, nil
+	}
+	return out, dropped
+}
+
+// withoutPolicies is merge metadata without the policies ids names (a
+// copy; fields left with none are dropped, and a metadata left empty is
+// nil).
+func withoutPolicies(md *corev3.Metadata, ids map[string]bool) *corev3.Metadata {
+	if md == nil {
+		return nil
+	}
+	out := &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{}}
+	for key, st := range md.FilterMetadata {
+		origins := map[string][]string{}
+		for field, v := range st.GetFields() {
+			for _, x := range v.GetListValue().GetValues() {
+				if id := x.GetStringValue(); !ids[id] {
+					origins[field] = append(origins[field], id)
+				}
+			}
+		}
+		if len(origins) > 0 {
+			out.FilterMetadata[key] = originsStruct(origins)
+		}
+	}
+	if len(out.FilterMetadata) == 0 {
+		return nil
+	}
+	return out
 }
 
 // precomputeRules renders the merges of every rule served by the

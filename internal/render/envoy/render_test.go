@@ -328,6 +328,7 @@ func TestDeterminism(t *testing.T) {
 	for i := range 20 {
 		objs := slices.Clone(set.Objects)
 		rng.Shuffle(len(objs), func(a, b int) { objs[a], objs[b] = objs[b], objs[a] })
+		keepApplyOrder(objs, set.Objects)
 		// Parse again so no state from an earlier run is shared.
 		var buf bytes.Buffer
 		for _, o := range objs {
@@ -346,6 +347,33 @@ func TestDeterminism(t *testing.T) {
 		got := marshal(t, render(t, compile(t, &manifest.Set{Objects: parsed}, cfg), envoy.Options{Target: "kgateway"}), "json")
 		if !bytes.Equal(want, got) {
 			t.Fatalf("shuffle %d changed the output:\n%s", i, firstDiff(want, got))
+		}
+	}
+}
+
+// keepApplyOrder puts the documents that define one object back in their
+// input order within the places the shuffle gave them: of two different
+// definitions the one applied last wins, so their order is input, not
+// noise.
+func keepApplyOrder(objs, original []*manifest.Object) {
+	type key struct{ group, kind, ns, name string }
+	k := func(o *manifest.Object) key { return key{o.Group, o.Kind, o.Namespace, o.Name} }
+	rank := map[*manifest.Object]int{}
+	for i, o := range original {
+		rank[o] = i
+	}
+	places := map[key][]int{}
+	for i, o := range objs {
+		places[k(o)] = append(places[k(o)], i)
+	}
+	for _, at := range places {
+		group := make([]*manifest.Object, len(at))
+		for i, p := range at {
+			group[i] = objs[p]
+		}
+		slices.SortFunc(group, func(a, b *manifest.Object) int { return rank[a] - rank[b] })
+		for i, p := range at {
+			objs[p] = group[i]
 		}
 	}
 }

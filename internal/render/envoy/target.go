@@ -12,10 +12,6 @@ import (
 type Target struct {
 	Name         string
 	Capabilities map[string]bool
-	// Controllers are the GatewayClass controllerNames whose data plane
-	// this target is: render infers the target from them when none is
-	// asked for.
-	Controllers []string
 	// Blackhole: a backendRef that does not resolve keeps its place (and
 	// weight) in the route as the cluster BlackholeCluster, which no
 	// resource defines, so Envoy answers the requests it would get with
@@ -68,6 +64,17 @@ type Target struct {
 	// (append_x_forwarded_host), as Envoy Gateway's translator sets it for
 	// every host rewrite.
 	HostRewriteAppendsXFH bool
+	// ProtocolsFromServices: each Service cluster speaks the upstream
+	// protocol its port's appProtocol names, and only that (kgateway's
+	// data plane; see protocolsFromServices).
+	ProtocolsFromServices bool
+	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
+	// policy on the backend object merges into is replaced by a blackhole
+	// (kgateway), rather than rendered without that policy.
+	BlackholesInvalidBackendPolicy bool
+	// GRPCFilters: the data plane adds its gRPC filters (gRPC-Web, stats)
+	// to a virtual host that serves a GRPCRoute (Envoy Gateway's).
+	GRPCFilters bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -134,12 +141,12 @@ func capSet(extra ...string) map[string]bool {
 // gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
 // the policy and its catalog, as HAPTIC's coraza maps name them per rule.
 var Targets = map[string]Target{
-	"envoy":    {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
-	"kgateway": {Name: "kgateway", Controllers: []string{"kgateway.dev/kgateway"}, Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true},
-	"envoygateway": {Name: "envoygateway", Controllers: []string{"gateway.envoyproxy.io/gatewayclass-controller"}, Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
-		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true},
-	"haptic": {Name: "haptic", Controllers: []string{"haproxy-haptic.org/controller"},
-		Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
+	"envoy": {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
+	"kgateway": {Name: "kgateway", Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
+		ProtocolsFromServices: true, BlackholesInvalidBackendPolicy: true},
+	"envoygateway": {Name: "envoygateway", Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
+		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true, GRPCFilters: true},
+	"haptic": {Name: "haptic", Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }
 
 // only is a capability set of exactly the names given.
@@ -149,17 +156,6 @@ func only(caps ...string) map[string]bool {
 		m[c] = true
 	}
 	return m
-}
-
-// TargetForController names the target whose data plane a GatewayClass
-// controllerName is ("" when none is).
-func TargetForController(controller string) string {
-	for _, name := range TargetNames() {
-		if slices.Contains(Targets[name].Controllers, controller) {
-			return name
-		}
-	}
-	return ""
 }
 
 // TargetNames lists the targets, sorted.

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// inventoryRow is one row of a controller's check inventory
+// (docs/controllers/*-checks.md): its id, source and the test cell.
+type inventoryRow struct {
+	line          int
+	id, src, test string
+}
+
+// inventoryRowID is a row's id: a letter and a number (C1, T12).
+var inventoryRowID = regexp.MustCompile(`^[A-Z][0-9]+$`)
+
+// inventoryRows reads the table rows of an inventory whose first cell is
+// an id.
+func inventoryRows(doc string) []inventoryRow {
+	var out []inventoryRow
+	for i, line := range strings.Split(doc, "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), " | ")
+		for j := range cells {
+			cells[j] = strings.TrimSpace(cells[j])
+		}
+		if len(cells) < 3 || !inventoryRowID.MatchString(cells[0]) {
+			continue
+		}
+		out = append(out, inventoryRow{line: i + 1, id: cells[0], src: cells[2], test: cells[len(cells)-1]})
+	}
+	return out
+}
+
+// testFuncs maps each top-level test function of the repository to the
+// text of the file that declares it.
+func testFuncs(t *testing.T, root string) map[string]string {
+	t.Helper()
+	decl := regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]*)\(t \*testing\.T\)`)
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
+			out[m[1]] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestEnvoyGatewayChecksInventory: every row of the Envoy Gateway check
+// inventory names where the check is in Envoy Gateway's source and a gwpol
+// test that exists (for a subtest, the parent test, declared in a file that
+// holds the subtest's name as a string), or, for a check gwpol cannot make
+// offline, a case of the divergence list.
+func TestEnvoyGatewayChecksInventory(t *testing.T) {
+	const doc = "../../docs/controllers/envoygateway-checks.md"
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	div, err := os.ReadFile("../../testdata/eg-divergences.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	divergences := map[string]bool{}
+	for _, line := range strings.Split(string(div), "\n") {
+		if name, _, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, "#") {
+			divergences[name] = true
+		}
+	}
+	for _, problem := range inventoryProblems(doc, string(b), testFuncs(t, "../.."), divergences) {
+		t.Error(problem)
+	}
+}
+
+// inventoryProblems checks the rows of an inventory against the test
+// functions (name → text of their file) and the divergence cases.
+func inventoryProblems(doc, text string, tests map[string]string, divergences map[string]bool) []string {
+	var out []string
+	rows := inventoryRows(text)
+	if len(rows) == 0 {
+		return []string{doc + ": no rows"}
+	}
+	seen := map[string]int{}
+	testCell := regexp.MustCompile("^`([^`]+)`$")
+	divCell := regexp.MustCompile("^divergence: `([^`]+)`$")
+	for _, r := range rows {
+		at := doc + ":" + strconv.Itoa(r.line) + ": " + r.id
+		if prev, dup := seen[r.id]; dup {
+			out = append(out, fmt.Sprintf("%s: id used already on line %d", at, prev))
+		}
+		seen[r.id] = r.line
+		if !strings.Contains(r.src, ".go: ") {
+			out = append(out, fmt.Sprintf("%s: source %q names no file: function", at, r.src))
+		}
+		if m := divCell.FindStringSubmatch(r.test); m != nil {
+			if !divergences[m[1]] {
+				out = append(out, fmt.Sprintf("%s: divergence %q is not in testdata/eg-divergences.txt", at, m[1]))
+			}
+			continue
+		}
+		m := testCell.FindStringSubmatch(r.test)
+		if m == nil {
+			out = append(out, fmt.Sprintf("%s: names no test (want `TestName`, `TestName/subtest` or divergence: `case`), got %q", at, r.test))
+			continue
+		}
+		parent, sub, hasSub := strings.Cut(m[1], "/")
+		src, ok := tests[parent]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: no test function %s in the repository", at, parent))
+		case hasSub && !strings.Contains(src, `"`+sub+`"`):
+			out = append(out, fmt.Sprintf("%s: the file of %s has no subtest named %q", at, parent, sub))
+		}
+	}
+	return out
+}
+
+// TestInventoryProblems: the inventory check refuses a row naming a test
+// that does not exist, a subtest its parent's file does not name, no test,
+// an unknown divergence, a duplicate id and a source without a function.
+func TestInventoryProblems(t *testing.T) {
+	const doc = `| # | check | source | gwpol | test |
+|---|---|---|---|---|
+| A1 | ok | x.go: f | r | ` + "`TestReal/sub`" + ` |
+| A2 | ok | x.go: f | r | divergence: ` + "`known-case`" + ` |
+| A3 | bad | x.go: f | r | ` + "`TestMissing`" + ` |
+| A4 | bad | x.go: f | r | ` + "`TestReal/nosuch`" + ` |
+| A5 | bad | x.go: f | r | not yet |
+| A6 | bad | x.go: f | r | divergence: ` + "`unknown-case`" + ` |
+| A1 | bad | nowhere | r | ` + "`TestReal`" + ` |
+`
+	tests := map[string]string{"TestReal": `t.Run("sub", …)`}
+	got := inventoryProblems("d.md", doc, tests, map[string]bool{"known-case": true})
+	want := []string{
+		"d.md:5: A3: no test function TestMissing",
+		`d.md:6: A4: the file of TestReal has no subtest named "nosuch"`,
+		"d.md:7: A5: names no test",
+		`d.md:8: A6: divergence "unknown-case" is not in`,
+		"d.md:9: A1: id used already on line 3",
+		`d.md:9: A1: source "nowhere" names no file: function`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("problems =\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %d = %q, want it to start %q", i, got[i], want[i])
+		}
+	}
+}

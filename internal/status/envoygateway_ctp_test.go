@@ -1,0 +1,115 @@
+package status_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestClientTrafficPolicyStatus: the conditions and messages Envoy
+// Gateway's ProcessClientTrafficPolicies writes, one subtest per status
+// path (docs/controllers/envoygateway-checks.md names them).
+func TestClientTrafficPolicyStatus(t *testing.T) {
+	ctp := func(name, target, extra string) string {
+		ref := "{group: gateway.networking.k8s.io, kind: Gateway, name: gw"
+		gw, section, _ := strings.Cut(target, "#")
+		ref = strings.Replace(ref, "name: gw", "name: "+gw, 1)
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  targetRefs: [" + ref + "}]\n  tcpKeepalive: {}\n" + extra
+	}
+	// open is a Gateway that admits the ListenerSets of its namespace.
+	const open = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: open, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+		"  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: a, protocol: HTTP, port: 8080}]\n"
+	const set = open + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: infra}\nspec:\n  parentRef: {name: open}\n" +
+		"  listeners: [{name: x, port: 9090, protocol: HTTP}]\n"
+	onSet := func(name, section string) string {
+		ref := "{group: gateway.networking.k8s.io, kind: ListenerSet, name: extra"
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  targetRefs: [" + ref + "}]\n  tcpKeepalive: {}\n"
+	}
+	tests := []struct {
+		name, policies string
+		want           []string
+	}{{
+		name:     "accepted",
+		policies: ctp("one", "gw", ""),
+		want:     []string{"one @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted."},
+	}, {
+		name:     "section-not-found",
+		policies: ctp("one", "gw#nope", ""),
+		want:     []string{"one @ Gateway/infra/gw#nope: Accepted=False/TargetNotFound: No section name nope found for Gateway infra/gw"},
+	}, {
+		name:     "section-conflicted",
+		policies: ctp("first", "gw#a", "") + ctp("second", "gw#a", ""),
+		want: []string{
+			"first @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ Gateway/infra/gw#a: Accepted=False/Conflicted: Unable to target section of gw, another ClientTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "gateway-conflicted",
+		policies: ctp("first", "gw", "") + ctp("second", "gw", ""),
+		want: []string{
+			"first @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ Gateway/infra/gw: Accepted=False/Conflicted: Unable to target Gateway gw, another ClientTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "gateway-overridden-by-sections",
+		policies: ctp("wide", "gw", "") + ctp("narrow", "gw#b", ""),
+		want: []string{
+			"narrow @ Gateway/infra/gw#b: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/gw: Overridden=True/Overridden: There are existing ClientTrafficPolicies that are overriding these sections [b]",
+		},
+	}, {
+		name:     "listenerset-section-not-found",
+		policies: set + onSet("one", "nope"),
+		want:     []string{`one @ ListenerSet/infra/extra#nope: Accepted=False/TargetNotFound: ListenerSet infra/extra does not have a listener named "nope"`},
+	}, {
+		name:     "listenerset-conflicted",
+		policies: set + onSet("first", "") + onSet("second", ""),
+		want: []string{
+			"first @ ListenerSet/infra/extra: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ ListenerSet/infra/extra: Accepted=False/Conflicted: Unable to target ListenerSet extra, another ClientTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "listenerset-before-gateway",
+		policies: set + ctp("wide", "open", "") + onSet("on-set", ""),
+		want: []string{
+			"on-set @ ListenerSet/infra/extra: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Overridden=True/Overridden: There are existing ClientTrafficPolicies that are overriding these sections [x]",
+		},
+	}, {
+		name:     "translation-error-invalid",
+		policies: ctp("bad", "gw", "  timeout: {http: {idleTimeout: 1d}}\n"),
+		want:     []string{"bad @ Gateway/infra/gw: Accepted=False/Invalid: Timeout: invalid HTTP IdleTimeout value 1d."},
+	}, {
+		name:     "deprecated-field-warning",
+		policies: ctp("old", "gw", "  enableProxyProtocol: true\n"),
+		want: []string{
+			"old @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"old @ Gateway/infra/gw: Warning=True/DeprecatedField: spec.enableProxyProtocol is deprecated, use spec.proxyProtocol instead",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, egBase+tc.policies)
+			var got []string
+			for _, p := range rep.Policies {
+				for _, a := range p.Ancestors {
+					for _, c := range a.Conditions {
+						got = append(got, p.Name+" @ "+a.AncestorRef.String()+": "+c.Type+"="+c.Status+"/"+c.Reason+": "+c.Message)
+					}
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("status =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
+			}
+		})
+	}
+}
