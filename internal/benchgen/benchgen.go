@@ -5,17 +5,20 @@ import (
 	"strings"
 )
 
-// Platform writes n HTTPRoutes (3 rules each, 2 Services per route) on
-// one Gateway's HTTP listener, a TrafficPolicy on every fourth route (and
-// on a rule of another route), a Gateway policy and a listener policy, a
-// ListenerPolicy on the Gateway, and a BackendConfigPolicy on a tenth of
-// the Services (the first Service of every fifth route).
+// Platform writes n HTTPRoutes (3 rules each, 2 Services per route) spread
+// over the HTTP listeners of Gateways(n) Gateways, a TrafficPolicy on every
+// fourth route (and on a rule of another route), per Gateway a Gateway
+// policy, a listener policy and a ListenerPolicy, and a
+// BackendConfigPolicy on a tenth of the Services (the first Service of
+// every fifth route).
 func Platform(n int) []byte {
 	var b strings.Builder
 	b.Grow(n * 1700)
-	b.WriteString(`apiVersion: gateway.networking.k8s.io/v1
+	for g := range Gateways(n) {
+		fmt.Fprintf(&b, `---
+apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
-metadata: {name: gw, namespace: infra}
+metadata: {name: gw-%[1]d, namespace: infra}
 spec:
   gatewayClassName: kgateway
   listeners:
@@ -23,31 +26,32 @@ spec:
 ---
 apiVersion: gateway.kgateway.dev/v1alpha1
 kind: TrafficPolicy
-metadata: {name: gateway-defaults, namespace: infra}
+metadata: {name: gateway-defaults-%[1]d, namespace: infra}
 spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw-%[1]d}]
   timeouts: {request: 30s}
   cors: {allowOrigins: [https://example.com]}
 ---
 apiVersion: gateway.kgateway.dev/v1alpha1
 kind: TrafficPolicy
-metadata: {name: http-listener, namespace: infra}
+metadata: {name: http-listener-%[1]d, namespace: infra}
 spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}]
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw-%[1]d, sectionName: http}]
   rateLimit: {local: {tokenBucket: {maxTokens: 100, fillInterval: 1s}}}
 ---
 apiVersion: gateway.kgateway.dev/v1alpha1
 kind: ListenerPolicy
-metadata: {name: gw-listeners, namespace: infra}
+metadata: {name: gw-listeners-%[1]d, namespace: infra}
 spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw-%[1]d}]
   default:
     tcpKeepalive: {keepAliveProbes: 3, keepAliveTime: 20m, keepAliveInterval: 60s}
-    httpSettings: {idleTimeout: 60s, serverName: gw, maxRequestHeadersKb: 96, useRemoteAddress: true, xffNumTrustedHops: 1}
-`)
+    httpSettings: {idleTimeout: 60s, serverName: gw-%[1]d, maxRequestHeadersKb: 96, useRemoteAddress: true, xffNumTrustedHops: 1}
+`, g)
+	}
 	for i := range n {
 		ns := fmt.Sprintf("team-%d", i%50)
-		writeRoute(&b, i, ns)
+		writeRoute(&b, i, ns, i%Gateways(n))
 		if i%5 == 0 {
 			fmt.Fprintf(&b, `---
 apiVersion: gateway.kgateway.dev/v1alpha1
@@ -80,12 +84,12 @@ spec:
 }
 
 // PlatformEnvoyGateway is Platform in Envoy Gateway's flavour: the same
-// n HTTPRoutes and Services on one Gateway of an Envoy Gateway
-// GatewayClass, with BackendTrafficPolicies at every level — one on the
+// n HTTPRoutes and Services on Gateways(n) Gateways of an Envoy Gateway
+// GatewayClass, with BackendTrafficPolicies at every level — one on each
 // Gateway, one on its listener (which overrides the Gateway's whole), one
 // on every fourth route (every eighth merging into the listener's with
 // StrategicMerge, the others overriding it) and on a rule of another
-// route — and a SecurityPolicy (CORS) on the Gateway.
+// route — and a SecurityPolicy (CORS) on each Gateway.
 func PlatformEnvoyGateway(n int) []byte {
 	var b strings.Builder
 	b.Grow(n * 1700)
@@ -93,10 +97,12 @@ func PlatformEnvoyGateway(n int) []byte {
 kind: GatewayClass
 metadata: {name: eg}
 spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
+`)
+	for g := range Gateways(n) {
+		fmt.Fprintf(&b, `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
-metadata: {name: gw, namespace: infra}
+metadata: {name: gw-%[1]d, namespace: infra}
 spec:
   gatewayClassName: eg
   listeners:
@@ -104,29 +110,30 @@ spec:
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: BackendTrafficPolicy
-metadata: {name: gateway-defaults, namespace: infra}
+metadata: {name: gateway-defaults-%[1]d, namespace: infra}
 spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw-%[1]d}]
   compressor: [{type: Gzip}]
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: BackendTrafficPolicy
-metadata: {name: http-listener, namespace: infra}
+metadata: {name: http-listener-%[1]d, namespace: infra}
 spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}]
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw-%[1]d, sectionName: http}]
   compressor: [{type: Gzip}]
   rateLimit: {type: Local, local: {rules: [{limit: {requests: 100, unit: Second}}]}}
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: SecurityPolicy
-metadata: {name: gateway-cors, namespace: infra}
+metadata: {name: gateway-cors-%[1]d, namespace: infra}
 spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw-%[1]d}]
   cors: {allowOrigins: ["https://*.example.com"], allowMethods: [GET, POST]}
-`)
+`, g)
+	}
 	for i := range n {
 		ns := fmt.Sprintf("team-%d", i%50)
-		writeRoute(&b, i, ns)
+		writeRoute(&b, i, ns, i%Gateways(n))
 		if i%4 == 0 {
 			merge := ""
 			if i%8 == 0 {
@@ -155,11 +162,16 @@ spec:
 	return []byte(b.String())
 }
 
+// Gateways is how many Gateways a generated platform of n routes has:
+// one per 100 routes (at least one), as on a multi-tenant edge, so that
+// work done per Gateway, or per Gateway and route, shows in the curve.
+func Gateways(n int) int { return max(1, n/100) }
+
 // writeRoute writes route i of a generated platform in namespace ns, the
 // same in every flavour: two Services and an HTTPRoute with three rules
 // (a header match, an exact path with a response header, a weighted
 // split).
-func writeRoute(b *strings.Builder, i int, ns string) {
+func writeRoute(b *strings.Builder, i int, ns string, gw int) {
 	fmt.Fprintf(b, `---
 apiVersion: v1
 kind: Service
@@ -175,7 +187,7 @@ apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: route-%[1]d, namespace: %[2]s}
 spec:
-  parentRefs: [{name: gw, namespace: infra}]
+  parentRefs: [{name: gw-%[3]d, namespace: infra}]
   hostnames: [r%[1]d.example.com]
   rules:
   - name: api
@@ -186,5 +198,5 @@ spec:
     filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: cache-control, value: max-age=60}]}}]
     backendRefs: [{name: svc-%[1]d-b, port: 8080}]
   - backendRefs: [{name: svc-%[1]d-a, port: 8080, weight: 80}, {name: svc-%[1]d-b, port: 8080, weight: 20}]
-`, i, ns)
+`, i, ns, gw)
 }

@@ -157,7 +157,7 @@ func checkManifestExample(t *testing.T, where, text string) {
 		t.Fatalf("%s: %v", where, err)
 	}
 	for _, d := range rep.Diagnostics {
-		if slices.Contains([]string{"GWP100", "GWP101", "GWP102", "GWP104", "GWP107", "GWP108", "GWP109"}, d.Code) {
+		if slices.Contains([]string{"GWP100", "GWP101", "GWP102", "GWP104", "GWP107", "GWP108", "GWP109", "GWP111"}, d.Code) {
 			t.Errorf("%s: manifest example, line %d: %s %s", where, d.Line, d.Code, d.Message)
 		}
 	}

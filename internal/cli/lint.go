@@ -92,6 +92,7 @@ func runLint(o *lintOptions) error {
 		return err
 	}
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
+	c.ReleaseTrees()
 	extra, err := lintExtra(c, o.Target)
 	if err != nil {
 		return err

@@ -110,9 +110,17 @@ func checkChoice(flag, got string, allowed ...string) error {
 
 // renderCompiled renders a compiled input for a target.
 func renderCompiled(c *pipeline.Compiled, target string, kgatewayKey bool, gateways ...string) (*envoy.Output, error) {
+	return renderCompiledWith(c, target, kgatewayKey, nil, gateways...)
+}
+
+// renderCompiledWith is renderCompiled handing each Gateway's resources
+// to each (when not nil) instead of collecting them
+// (envoy.Options.EachGateway).
+func renderCompiledWith(c *pipeline.Compiled, target string, kgatewayKey bool, each func(*envoy.Gateway) error, gateways ...string) (*envoy.Output, error) {
 	return envoy.Render(c.Result, envoy.Options{
 		Target:           target,
 		MergeKeyKgateway: kgatewayKey,
+		EachGateway:      each,
 		Gateways:         gateways,
 		Config:           c.Config.PolicyConfig(),
 		// kgateway's setting, honoured under every target: it only adds
@@ -140,8 +148,50 @@ func runRender(o *renderOptions) error {
 	report := c.Errors()
 	inputErr := inputResult(c) // taken now: c must not stay live below
 	noGateways := noGatewaysNote(c)
-	c.ReleaseTopology()
-	out, err := renderPlatform(c, o.Target, o.MergeKey == "kgateway", gws)
+	c.ReleaseTrees()
+	kgatewayKey := o.MergeKey == "kgateway"
+	notes := func(out *envoy.Output) {
+		printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
+		if noGateways != "" {
+			fmt.Fprintln(o.IO.ErrOut, inert.String(noGateways))
+		}
+		for _, gw := range out.Unmanaged {
+			fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", inert.String(gw))
+		}
+		for _, l := range fixed {
+			io.WriteString(o.IO.ErrOut, inert.String(l)+"\n")
+		}
+	}
+	if !o.Bootstrap && len(o.Routes) == 0 && renderStreams(c, o.Target, gws) {
+		// Each Gateway is written out as soon as it is built and let go:
+		// the platform's xDS is never held whole. What rendering found
+		// follows the output.
+		var out *envoy.Output
+		err := writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
+			var jw *inert.JSONWriter
+			if o.Output == "json" {
+				// as below: bidi and C1 controls as \u escapes
+				jw = inert.NewJSONWriter(w)
+				w = jw
+			}
+			s := envoy.NewStream(w, o.Output, envoy.ResourceType(o.Type))
+			var err error
+			if out, err = renderPlatformWith(c, o.Target, kgatewayKey, gws, s.Gateway); err != nil {
+				s.Abort()
+				return err
+			}
+			err = s.Close()
+			if jw != nil {
+				err = firstErr(err, jw.Close())
+			}
+			return err
+		})
+		if out != nil {
+			notes(out)
+		}
+		return firstErr(err, inputErr)
+	}
+	out, err := renderPlatform(c, o.Target, kgatewayKey, gws)
 	if err != nil {
 		return err
 	}
@@ -152,16 +202,7 @@ func runRender(o *renderOptions) error {
 	// the collector reclaim the model and what is left of the parsed input
 	// while the output is written.
 	out = out.Resources()
-	printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))
-	if noGateways != "" {
-		fmt.Fprintln(o.IO.ErrOut, inert.String(noGateways))
-	}
-	for _, gw := range out.Unmanaged {
-		fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", inert.String(gw))
-	}
-	for _, l := range fixed {
-		io.WriteString(o.IO.ErrOut, inert.String(l)+"\n")
-	}
+	notes(out)
 	if !o.Bootstrap {
 		return firstErr(writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
 			if o.Output == "json" {
@@ -413,7 +454,8 @@ func formatDiagLine(d diag.Diagnostic) string {
 // lintExtra gathers the findings render makes (GWP404, unsupported
 // capabilities of the target) for the lint report.
 func lintExtra(c *pipeline.Compiled, target string) ([]diag.Diagnostic, error) {
-	out, err := renderPlatform(c, target, false, nil)
+	// each Gateway's resources are let go as soon as they are built
+	out, err := renderPlatformWith(c, target, false, nil, func(*envoy.Gateway) error { return nil })
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -49,12 +48,26 @@ type globalOptions struct {
 	MaxFileSize int64
 	// OutFollowSymlinks: --out FILE may write through a symlink at FILE.
 	OutFollowSymlinks bool
+	// CPUProfile and MemProfile are files a CPU profile of the run and a
+	// heap profile at its end are written to (hidden flags, for
+	// performance work: docs/performance.md).
+	CPUProfile, MemProfile string
+	// stopProfiles ends the CPU profile and writes the heap profile; nil
+	// when neither was asked for.
+	stopProfiles func() error
 
 	config *Config
 }
 
 // NewRootCmd builds the command tree.
 func NewRootCmd(ios *IOStreams) *cobra.Command {
+	root, _ := newRootCmd(ios)
+	return root
+}
+
+// newRootCmd is NewRootCmd with the global options the commands share, for
+// Main to end the profiles they may have started.
+func newRootCmd(ios *IOStreams) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{IO: ios}
 	root := &cobra.Command{
 		Use:   "gwpol",
@@ -98,6 +111,10 @@ Kubernetes object in it; 4 internal error.`,
 	pf.BoolVar(&g.StrictFields, "strict-fields", true, "report unknown fields as errors, as kubectl's strict field validation rejects them (config strictFields); --strict-fields=false: warnings")
 	pf.BoolVar(&g.AllowEmpty, "allow-empty", false, "accept inputs that hold no Kubernetes object (default: exit 3, so a CI gate pointed at the wrong path fails)")
 	pf.Int64Var(&g.MaxFileSize, "max-file-size", 0, "largest input file (or stdin) read, in bytes (default 67108864, or config maxFileSize)")
+	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	pf.StringVar(&g.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof)")
+	_ = pf.MarkHidden("cpuprofile")
+	_ = pf.MarkHidden("memprofile")
 	_ = root.RegisterFlagCompletionFunc("assume-exist", fixedCompletions(model.AssumableKinds...))
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
@@ -127,7 +144,7 @@ Kubernetes object in it; 4 internal error.`,
 			sh.Example = completionExamples[sh.Name()]
 		}
 	}
-	return root
+	return root, g
 }
 
 // completionExamples are how each shell loads gwpol's completions (the
@@ -140,6 +157,11 @@ var completionExamples = map[string]string{
 }
 
 func (g *globalOptions) init(cmd *cobra.Command) error {
+	stop, err := startProfiles(g.CPUProfile, g.MemProfile)
+	if err != nil {
+		return err
+	}
+	g.stopProfiles = stop
 	if g.NoColor {
 		g.IO.NoColor = true
 	}
@@ -207,30 +229,6 @@ func (g *globalOptions) requireFiles() error {
 	return nil
 }
 
-// defaultMemoryLimit is the Go runtime's soft memory limit unless
-// GOMEMLIMIT is set, and defaultGCPercent its GOGC unless GOGC is. gwpol
-// is a short-lived process whose heap is mostly the parsed input, live
-// until the end: collecting at every doubling from a few megabytes up
-// re-marks that input again and again. A 3x growth target with the limit
-// as the ceiling collects a 10,000-route render a handful of times and
-// keeps it near 0.7 GiB of RSS (a larger target bought no speed: fresh
-// pages cost page faults what they save in marking).
-const (
-	defaultMemoryLimit = 768 << 20
-	defaultGCPercent   = 200
-)
-
-// TuneRuntime applies the process-wide runtime settings gwpol runs with
-// (Main does; so does the benchmarks' floor tool, to be measured alike).
-func TuneRuntime() {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(defaultMemoryLimit)
-	}
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(defaultGCPercent)
-	}
-}
-
 // Main runs gwpol with args and returns the process exit code. A panic is
 // a bug: it is reported as an internal error with exit code 4, never as
 // Go's exit code 2, which means a usage error here.
@@ -241,10 +239,14 @@ func Main(args []string, ios *IOStreams) (code int) {
 			code = ExitInternal
 		}
 	}()
-	TuneRuntime()
-	root := NewRootCmd(ios)
+	root, g := newRootCmd(ios)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
+	if g.stopProfiles != nil {
+		if perr := g.stopProfiles(); perr != nil && err == nil {
+			err = perr
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}

@@ -78,13 +78,28 @@ func targetGroups(asked string, c *pipeline.Compiled, gateways []string) []targe
 // renderPlatform renders the Gateways, each group with its target, into
 // one output.
 func renderPlatform(c *pipeline.Compiled, asked string, kgatewayKey bool, gateways []string) (*envoy.Output, error) {
+	return renderPlatformWith(c, asked, kgatewayKey, gateways, nil)
+}
+
+// renderPlatformWith is renderPlatform handing each Gateway's resources
+// to each (when not nil) instead of collecting them. Gateways of several
+// render targets are rendered a target at a time, so each sees them in
+// output order only when there is one target: with several it must not
+// write them out (renderStreams says when it may).
+func renderPlatformWith(c *pipeline.Compiled, asked string, kgatewayKey bool, gateways []string, each func(*envoy.Gateway) error) (*envoy.Output, error) {
 	var outs []*envoy.Output
 	for _, g := range targetGroups(asked, c, gateways) {
-		out, err := renderCompiled(c, g.target, kgatewayKey, g.gateways...)
+		out, err := renderCompiledWith(c, g.target, kgatewayKey, each, g.gateways...)
 		if err != nil {
 			return nil, err
 		}
 		outs = append(outs, out)
 	}
 	return envoy.Combine(outs...), nil
+}
+
+// renderStreams reports whether render can write the Gateways out as it
+// builds them: one render target for all of them (see renderPlatformWith).
+func renderStreams(c *pipeline.Compiled, asked string, gateways []string) bool {
+	return len(targetGroups(asked, c, gateways)) == 1
 }

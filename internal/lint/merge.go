@@ -7,6 +7,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -181,9 +182,15 @@ func shadowed(in *Input) []diag.Diagnostic {
 		p     *policy.Policy
 		field string
 	}
-	routes := map[key][]string{}
-	var order []key
-	for _, rp := range in.Result.Routes {
+	type hit struct {
+		k    key
+		desc string
+	}
+	// Each route's effective views are read in parallel (they are most of
+	// lint's own time on a large platform), then gathered in route order.
+	hits := make([][]hit, len(in.Result.Routes))
+	parallel.Each(len(in.Result.Routes), func(i int) {
+		rp := in.Result.Routes[i]
 		for _, parent := range rp.Route.Parents {
 			for _, l := range parent.Listeners {
 				for _, rule := range rp.Rules {
@@ -193,22 +200,32 @@ func shadowed(in *Input) []diag.Diagnostic {
 						}
 						for _, s := range e.Shadowed {
 							for _, c := range s.Contributors {
-								k := key{c.Policy, s.Key} // a whole-overriding kind shadows every field of the policy
 								desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
 								if e.Field.Owner.IsBuiltIn() {
 									desc += " (by the rule's own " + e.Key + ")"
 								}
-								if _, ok := routes[k]; !ok {
-									order = append(order, k)
-								}
-								if !slices.Contains(routes[k], desc) {
-									routes[k] = append(routes[k], desc)
-								}
+								// a whole-overriding kind shadows every field of the policy
+								hits[i] = append(hits[i], hit{key{c.Policy, s.Key}, desc})
 							}
 						}
 					}
 				}
 			}
+		}
+	})
+	routes := map[key][]string{}
+	seen := map[hit]bool{}
+	var order []key
+	for _, hs := range hits {
+		for _, h := range hs {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			if _, ok := routes[h.k]; !ok {
+				order = append(order, h.k)
+			}
+			routes[h.k] = append(routes[h.k], h.desc)
 		}
 	}
 	var out []diag.Diagnostic

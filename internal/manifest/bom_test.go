@@ -21,7 +21,7 @@ func TestMidFileBOM(t *testing.T) {
 		{"file's own", b + "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n", 0, 0, 1},
 		{"inside a value", "apiVersion: v1\nkind: Service\nmetadata: {name: a, annotations: {x: \"a" + b + "b\"}}\n", 0, 0, 1},
 	} {
-		objs, problems := loadFile("f.yaml", []byte(c.data), Limits{})
+		objs, problems := loadFile("f.yaml", []byte(c.data), Limits{}, nil)
 		if len(objs) != c.objects {
 			t.Errorf("%s: %d objects, want %d", c.desc, len(objs), c.objects)
 		}

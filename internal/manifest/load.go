@@ -59,6 +59,12 @@ type Options struct {
 	// SizeHint tells an input over Limits.MaxFileBytes how to raise the
 	// limit (the caller knows its flag and config key).
 	SizeHint string
+	// Each, when set, is called on every object as soon as it is read,
+	// concurrently from the loader's goroutines (each object once, unless
+	// its file is read again document by document after a syntax error):
+	// a later stage decodes it there and may Release it, so the whole
+	// input's trees are never in memory at once.
+	Each func(*Object)
 }
 
 // Set is everything read from the inputs, in input order: files sorted by
@@ -123,7 +129,7 @@ func Load(paths []string, opt Options) (*Set, error) {
 			results[i].problems = []diag.Diagnostic{p}
 			return
 		}
-		results[i].objs, results[i].problems = loadFile(name, data, opt.Limits)
+		results[i].objs, results[i].problems = loadFile(name, data, opt.Limits, opt.Each)
 	})
 	set := &Set{}
 	for _, s := range specials {
@@ -335,11 +341,17 @@ func walkDir(root string) ([]string, []special, error) {
 // document separators and parsed in parallel; positions stay those of the
 // whole file.
 func Parse(file string, data []byte, lim Limits) ([]*Object, error) {
+	return parse(file, data, lim, nil)
+}
+
+// parse is Parse calling each (when not nil) on every object as soon as
+// it is read, from the goroutine that read it.
+func parse(file string, data []byte, lim Limits, each func(*Object)) ([]*Object, error) {
 	lim = lim.withDefaults()
 	chunks := splitDocs(data)
 	out := make([][]*Object, len(chunks))
 	errs := make([]error, len(chunks))
-	parallel.Each(len(chunks), func(i int) { out[i], errs[i] = parseChunk(file, chunks[i], lim) })
+	parallel.Each(len(chunks), func(i int) { out[i], errs[i] = parseChunk(file, chunks[i], lim, each) })
 	var objs []*Object
 	for i := range chunks {
 		if errs[i] != nil {
@@ -429,16 +441,42 @@ var blockProblems = map[string]bool{
 	"did not find expected '-' indicator": true,
 }
 
-func parseChunk(file string, c chunk, lim Limits) ([]*Object, error) {
+func parseChunk(file string, c chunk, lim Limits, each func(*Object)) ([]*Object, error) {
 	if line, col, ok := midFileBOM(c); ok {
 		return nil, Errorf(diag.Position{File: file, Line: line, Col: col},
 			"a byte order mark (U+FEFF) starts this line in the middle of the file, where YAML takes it for part of the key (files joined with their BOMs?); remove it — this document is not read")
 	}
 	var objs []*Object
+	// Objects that are their document's root can be read again from their
+	// text after Release; a stream with directives cannot be cut.
+	rereadable := !bytes.HasPrefix(c.data, []byte("%")) && !bytes.Contains(c.data, []byte("\n%"))
+	line, off := 1, 0 // the start of line `line` of the chunk is at data[off]
 	err := eachDocument(file, c, func(doc *yaml.Node) error {
 		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
+		if err != nil {
+			return err
+		}
+		if rereadable && len(got) == 1 && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 && got[0].node == doc.Content[0] {
+			o := got[0]
+			for ; line < o.node.Line && off < len(c.data); line++ {
+				i := bytes.IndexByte(c.data[off:], '\n')
+				if i < 0 {
+					off = len(c.data)
+					break
+				}
+				off += i + 1
+			}
+			if line == o.node.Line {
+				o.text, o.textLine = c.data[off:], line
+			}
+		}
+		for _, o := range got {
+			if each != nil {
+				each(o)
+			}
+		}
 		objs = append(objs, got...)
-		return err
+		return nil
 	})
 	return objs, err
 }

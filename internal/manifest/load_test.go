@@ -919,7 +919,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := parseChunk("big.yaml", chunk{data: data}, lim)
+	whole, err := parseChunk("big.yaml", chunk{data: data}, lim, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1219,32 +1219,6 @@ metadata:
 	s := objs[1]
 	if s.Group != "" || s.Version != "v1" || s.Labels != nil {
 		t.Errorf("core object: group %q version %q labels %v", s.Group, s.Version, s.Labels)
-	}
-}
-
-func TestReleasedObjectKeepsMetadataAndRefusesFieldReads(t *testing.T) {
-	objs, err := Parse("r.yaml", []byte("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: ns, labels: {a: b}}\nspec: {ports: [{port: 80}]}\n"), Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := objs[0]
-	o.Release()
-	if o.Name != "s" || o.Namespace != "ns" || o.Labels["a"] != "b" || o.Pos.Line != 1 {
-		t.Errorf("metadata lost on release: %+v", o)
-	}
-	for name, read := range map[string]func(){
-		"Lookup":   func() { o.Lookup("spec.ports") },
-		"FieldPos": func() { o.FieldPos("spec") },
-		"Decode":   func() { _ = o.Decode(&struct{}{}) },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s after Release answered instead of failing loudly", name)
-				}
-			}()
-			read()
-		}()
 	}
 }
 

@@ -3,6 +3,8 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -28,9 +30,20 @@ type Object struct {
 	// Findings made while decoding the object's document (LintDuplicateKey).
 	Findings []diag.Diagnostic
 
+	// Decoded is what a later stage decoded from the object while its
+	// tree was at hand (model.Predecode), for that stage to take instead
+	// of decoding again; nil when nothing was.
+	Decoded any
+
 	node     *yaml.Node
 	lineBase int // the node's lines count from this line of the file
-	released bool
+	// text is the input from the line the object's mapping starts on to
+	// the end of its chunk, and textLine that line (1-based, as the
+	// tree's lines count): enough to read the object's tree again after
+	// Release. nil for objects that cannot be read alone (List items,
+	// streams with directives), whose trees Release keeps.
+	text     []byte
+	textLine int
 }
 
 func newObject(src source, n *yaml.Node) (*Object, error) {
@@ -108,17 +121,55 @@ func (o *Object) Ref() diag.ObjectRef {
 // String is FILE:LINE Kind/ns/name, for messages.
 func (o *Object) String() string { return o.Pos.String() + " " + o.Ref().String() }
 
-// Release drops the object's YAML tree, for a caller that has read all it
-// needs of it: the trees are most of the heap. Its metadata and position
-// stay; reading a field afterwards is a bug and panics rather than
-// answering "absent".
-func (o *Object) Release() { o.node, o.released = nil, true }
+// Release drops the object's YAML tree, for a caller that has read what
+// it needs of it: the trees are most of the heap (a node is 150 bytes,
+// and a route has a hundred or more), while the input text they come
+// from is a few bytes per node. Its metadata and position stay; a field
+// read afterwards parses the object's text again into the same tree
+// (same values, lines and columns), so nothing answers differently, it
+// only costs that parse. An object that cannot be parsed alone keeps
+// its tree.
+func (o *Object) Release() {
+	if o.text != nil {
+		o.node = nil
+	}
+}
+
+// Released reports whether the object's tree is dropped (Release).
+func (o *Object) Released() bool { return o.node == nil }
 
 func (o *Object) tree() *yaml.Node {
-	if o.released {
-		panic("manifest: field read of released " + o.String())
+	if o.node == nil {
+		return o.reread()
 	}
 	return o.node
+}
+
+// reread parses a released object's text again: its first document is
+// the object's mapping, with the tree's lines counted from textLine, and
+// duplicate keys dropped as when it was first read. The text parsed once
+// already, so failing now is a bug.
+func (o *Object) reread() *yaml.Node {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(o.text)).Decode(&doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		panic(fmt.Sprintf("manifest: reading released %s again: %v", o, err))
+	}
+	root := doc.Content[0]
+	shiftLines(root, o.textLine-1)
+	var dups []diag.Diagnostic
+	if err := checkShape(source{o.File, o.lineBase}, root, Limits{MaxFileBytes: math.MaxInt64, MaxDepth: math.MaxInt, MaxAliasNodes: math.MaxInt}, &dups); err != nil {
+		panic(fmt.Sprintf("manifest: reading released %s again: %v", o, err))
+	}
+	return root
+}
+
+// shiftLines adds delta to the line of every node of a tree (an alias
+// points into the tree; it is not a child of the node it stands for).
+func shiftLines(n *yaml.Node, delta int) {
+	n.Line += delta
+	for _, c := range n.Content {
+		shiftLines(c, delta)
+	}
 }
 
 func (o *Object) posOf(n *yaml.Node) diag.Position {

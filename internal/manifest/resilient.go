@@ -14,13 +14,13 @@ import (
 // loadFile parses one file's bytes the way Load wants it: never failing
 // the run. A syntax error fails the document it is in, not the file: the
 // file is parsed again document by document, so the others are kept.
-func loadFile(file string, data []byte, lim Limits) ([]*Object, []diag.Diagnostic) {
+func loadFile(file string, data []byte, lim Limits, each func(*Object)) ([]*Object, []diag.Diagnostic) {
 	lim = lim.withDefaults()
 	if at, ok := templateSyntax(data); ok {
 		return nil, []diag.Diagnostic{{Code: LintTemplateNotRendered.Code, Severity: diag.Warning, Pos: posIn(file, data, at),
 			Message: file + " looks like a Helm template (Go template syntax); it is skipped: run `helm template` first and lint its output, or --exclude it"}}
 	}
-	objs, err := Parse(file, data, lim)
+	objs, err := parse(file, data, lim, each)
 	if err == nil {
 		return objs, nil
 	}
@@ -29,7 +29,7 @@ func loadFile(file string, data []byte, lim Limits) ([]*Object, []diag.Diagnosti
 	}
 	var errs []error
 	for _, c := range documents(data) {
-		got, err := parseChunk(file, c, lim)
+		got, err := parseChunk(file, c, lim, each)
 		if err != nil {
 			errs = append(errs, err)
 			continue

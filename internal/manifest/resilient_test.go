@@ -27,7 +27,7 @@ func TestLoadFileResilience(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs, problems := loadFile("f.yaml", []byte(tt.data), Limits{})
+			objs, problems := loadFile("f.yaml", []byte(tt.data), Limits{}, nil)
 			var names, got []string
 			for _, o := range objs {
 				names = append(names, o.Name)

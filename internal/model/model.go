@@ -268,7 +268,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 		gk := GroupKind{o.Group, o.Kind}
 		m.byGK[gk] = append(m.byGK[gk], o)
 	}
-	m.decodeAll(keep, opt)
+	m.decodeAll(keep, opt.DefaultNamespace, opt.LenientFields, opt.Schema)
 	return m
 }
 
@@ -313,21 +313,53 @@ func (m *Model) sortedObjects() []*manifest.Object {
 type decoded struct {
 	typed any
 	diags []diag.Diagnostic
+	// the options it was decoded with: Build takes it only under the same
+	defaultNamespace string
+	lenient          bool
+}
+
+// Predecode decodes an object of a kind the model reads as Build will,
+// keeps the result on the object for Build to take, and releases the
+// object's tree when nothing after the model reads its fields (Gateway
+// API kinds, Services, Namespaces: later stages read them typed, and
+// only look up positions for findings). A loader calls it on each object
+// as soon as it is read (manifest.Options.Each), so that the whole
+// input's YAML trees, most of the memory a large input costs, are never
+// held at once. Safe for concurrent use on different objects.
+func Predecode(o *manifest.Object, opt Options) {
+	kd, known := kinds[GroupKind{o.Group, o.Kind}]
+	if !known {
+		return
+	}
+	if opt.DefaultNamespace == "" {
+		opt.DefaultNamespace = "default"
+	}
+	if o.Namespace == "" && kd.namespaced {
+		o.Namespace = opt.DefaultNamespace
+	}
+	typed, diags := decodeKind(o, kd, opt.LenientFields, false)
+	o.Decoded = &decoded{typed: typed, diags: diags, defaultNamespace: opt.DefaultNamespace, lenient: opt.LenientFields}
+	if kd.release {
+		o.Release()
+	}
 }
 
 // decodeAll decodes the known kinds in parallel; results are gathered in
 // key order so output does not depend on scheduling.
-func (m *Model) decodeAll(objs []*manifest.Object, opt Options) {
+func (m *Model) decodeAll(objs []*manifest.Object, defaultNamespace string, lenient bool, verdict func(*manifest.Object) schema.Verdict) {
 	m.typed = make(map[Key]any, len(objs))
 	res := make([]decoded, len(objs))
 	parallel.Each(len(objs), func(i int) {
 		o := objs[i]
-		if kd, ok := kinds[GroupKind{o.Group, o.Kind}]; ok {
-			var v schema.Verdict
-			if opt.Schema != nil {
-				v = opt.Schema(o)
-			}
-			res[i].typed, res[i].diags = decodeKind(o, kd, opt.LenientFields, v.Checked)
+		kd, known := kinds[GroupKind{o.Group, o.Kind}]
+		// checked: the schema stage decided the version against its CRD,
+		// so a version finding made without it (Predecode) is not taken.
+		checked := known && verdict != nil && verdict(o).Checked
+		if d, ok := o.Decoded.(*decoded); ok && d.defaultNamespace == defaultNamespace && d.lenient == lenient && (!checked || kd.versions[o.Version]) {
+			res[i] = *d
+			o.Decoded = nil // the model holds it now
+		} else if known {
+			res[i].typed, res[i].diags = decodeKind(o, kd, lenient, checked)
 		}
 	})
 	for i, o := range objs {
@@ -374,49 +406,56 @@ type kindDef struct {
 	// strict: report unknown fields (not for core kinds, where gwpol reads
 	// only metadata and does not carry the full schema).
 	strict bool
+	// release: nothing after the model reads the object's fields
+	// (Predecode releases its tree); Secrets and ConfigMaps are read by
+	// policy kinds.
+	release bool
 }
 
 var (
 	current    = map[string]bool{"v1": true}
 	oldAndNew  = map[string]bool{"v1": true, "v1beta1": false}
 	grpcSeries = map[string]bool{"v1": true, "v1alpha2": false}
-	// streamSeries: TCPRoute, TLSRoute and UDPRoute, served as v1alpha2 before v1.
+	// streamSeries: TCPRoute and UDPRoute, served as v1alpha2 before v1.
 	streamSeries = map[string]bool{"v1": true, "v1alpha2": false}
+	// tlsSeries: TLSRoute, served as v1alpha2 and (experimental channel,
+	// Gateway API v1.3–v1.4) v1alpha3 before v1; v1alpha3's fields are v1's.
+	tlsSeries = map[string]bool{"v1": true, "v1alpha2": false, "v1alpha3": false}
 )
 
 var kinds = map[GroupKind]kindDef{
 	{GatewayGroup, "GatewayClass"}: {false, oldAndNew, func() any { return &gwv1.GatewayClass{} },
 		func(o *manifest.Object, v any) any {
 			return &GatewayClass{GatewayClass: v.(*gwv1.GatewayClass), Src: o}
-		}, true},
+		}, true, true},
 	{GatewayGroup, "Gateway"}: {true, oldAndNew, func() any { return &gwv1.Gateway{} },
-		func(o *manifest.Object, v any) any { return &Gateway{Gateway: v.(*gwv1.Gateway), Src: o} }, true},
+		func(o *manifest.Object, v any) any { return &Gateway{Gateway: v.(*gwv1.Gateway), Src: o} }, true, true},
 	{GatewayGroup, "ListenerSet"}: {true, current, func() any { return &gwv1.ListenerSet{} },
-		func(o *manifest.Object, v any) any { return &ListenerSet{ListenerSet: v.(*gwv1.ListenerSet), Src: o} }, true},
+		func(o *manifest.Object, v any) any { return &ListenerSet{ListenerSet: v.(*gwv1.ListenerSet), Src: o} }, true, true},
 	{GatewayGroup, "HTTPRoute"}: {true, oldAndNew, func() any { return &gwv1.HTTPRoute{} },
-		func(o *manifest.Object, v any) any { return newHTTPRoute(o, v.(*gwv1.HTTPRoute)) }, true},
+		func(o *manifest.Object, v any) any { return newHTTPRoute(o, v.(*gwv1.HTTPRoute)) }, true, true},
 	{GatewayGroup, "GRPCRoute"}: {true, grpcSeries, func() any { return &gwv1.GRPCRoute{} },
-		func(o *manifest.Object, v any) any { return newGRPCRoute(o, v.(*gwv1.GRPCRoute)) }, true},
+		func(o *manifest.Object, v any) any { return newGRPCRoute(o, v.(*gwv1.GRPCRoute)) }, true, true},
 	{GatewayGroup, "TCPRoute"}: {true, streamSeries, func() any { return &gwv1.TCPRoute{} },
-		func(o *manifest.Object, v any) any { return newTCPRoute(o, v.(*gwv1.TCPRoute)) }, true},
+		func(o *manifest.Object, v any) any { return newTCPRoute(o, v.(*gwv1.TCPRoute)) }, true, true},
 	{GatewayGroup, "UDPRoute"}: {true, streamSeries, func() any { return &gwv1.UDPRoute{} },
-		func(o *manifest.Object, v any) any { return newUDPRoute(o, v.(*gwv1.UDPRoute)) }, true},
-	{GatewayGroup, "TLSRoute"}: {true, streamSeries, func() any { return &gwv1.TLSRoute{} },
-		func(o *manifest.Object, v any) any { return newTLSRoute(o, v.(*gwv1.TLSRoute)) }, true},
+		func(o *manifest.Object, v any) any { return newUDPRoute(o, v.(*gwv1.UDPRoute)) }, true, true},
+	{GatewayGroup, "TLSRoute"}: {true, tlsSeries, func() any { return &gwv1.TLSRoute{} },
+		func(o *manifest.Object, v any) any { return newTLSRoute(o, v.(*gwv1.TLSRoute)) }, true, true},
 	{GatewayGroup, "ReferenceGrant"}: {true, map[string]bool{"v1": true, "v1beta1": false, "v1alpha2": false}, func() any { return &gwv1.ReferenceGrant{} },
 		func(o *manifest.Object, v any) any {
 			return &ReferenceGrant{ReferenceGrant: v.(*gwv1.ReferenceGrant), Src: o}
-		}, true},
+		}, true, true},
 	{CoreGroup, "Service"}: {true, current, func() any { return &ServiceObject{} },
-		func(o *manifest.Object, v any) any { return &Service{ServiceObject: v.(*ServiceObject), Src: o} }, false},
+		func(o *manifest.Object, v any) any { return &Service{ServiceObject: v.(*ServiceObject), Src: o} }, false, true},
 	{CoreGroup, "Namespace"}: {false, current, func() any { return &metaOnly{} },
 		func(o *manifest.Object, v any) any {
 			return &Namespace{Name: o.Name, Labels: labels.Set(o.Labels), Src: o}
-		}, false},
+		}, false, true},
 	{CoreGroup, "Secret"}: {true, current, func() any { return &secretObject{} },
-		func(o *manifest.Object, v any) any { return newSecret(o, v.(*secretObject)) }, false},
+		func(o *manifest.Object, v any) any { return newSecret(o, v.(*secretObject)) }, false, false},
 	{CoreGroup, "ConfigMap"}: {true, current, func() any { return &configMapObject{} },
-		func(o *manifest.Object, v any) any { return newConfigMap(o, v.(*configMapObject)) }, false},
+		func(o *manifest.Object, v any) any { return newConfigMap(o, v.(*configMapObject)) }, false, false},
 }
 
 // metaOnly is what gwpol reads of a Namespace, and of Secrets and

@@ -286,6 +286,8 @@ func TestDeprecatedVersions(t *testing.T) {
 		severity               diag.Severity
 		decoded                bool
 	}{
+		{"TLSRoute v1alpha2", "gateway.networking.k8s.io/v1alpha2", "TLSRoute", "{parentRefs: [{name: gw}], hostnames: [a.example.com], rules: [{backendRefs: [{name: s, port: 443}]}]}", diag.Warning, true},
+		{"TLSRoute v1alpha3", "gateway.networking.k8s.io/v1alpha3", "TLSRoute", "{parentRefs: [{name: gw}], hostnames: [a.example.com], rules: [{backendRefs: [{name: s, port: 443}]}]}", diag.Warning, true},
 		{"Gateway v1beta1", "gateway.networking.k8s.io/v1beta1", "Gateway", "{gatewayClassName: c, listeners: [{name: h, port: 80, protocol: HTTP}]}", diag.Warning, true},
 		{"HTTPRoute v1beta1", "gateway.networking.k8s.io/v1beta1", "HTTPRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},
 		{"GRPCRoute v1alpha2", "gateway.networking.k8s.io/v1alpha2", "GRPCRoute", "{parentRefs: [{name: gw}]}", diag.Warning, true},

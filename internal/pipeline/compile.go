@@ -101,6 +101,15 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	return diag.Sort(ds)
 }
 
+// Predecode is what a loader calls on each object as it is read
+// (manifest.Options.Each): the model's decoding of it under cfg, after
+// which the object's YAML tree is released where nothing later reads it.
+// Compile then takes the decoded objects as they are.
+func Predecode(cfg *Config) func(*manifest.Object) {
+	opt := model.Options{DefaultNamespace: cfg.Namespace, LenientFields: cfg.LenientFields()}
+	return func(o *manifest.Object) { model.Predecode(o, opt) }
+}
+
 // Compile runs the pipeline on already loaded objects, without WSO2 policy
 // definitions or engine build.
 func Compile(set *manifest.Set, cfg *Config) *Compiled { return CompileWith(set, cfg, nil) }
@@ -152,26 +161,16 @@ func (c *Compiled) Errors() []diag.Diagnostic {
 	return out
 }
 
-// ReleaseTopology drops the YAML trees of the objects the views read only
-// through the typed model (Gateways, routes, Services, …): every finding
-// about them was made while compiling, and their trees are most of the
-// heap the collector would otherwise keep re-marking while render builds
-// the Envoy config. Policy objects, Secrets and extension objects keep
-// theirs: renderers decode and point into them. Nothing may read those
-// objects' fields afterwards.
-func (c *Compiled) ReleaseTopology() {
+// ReleaseTrees drops the YAML trees of every object (manifest.Release),
+// for a view about to build its output from the compiled result: every
+// finding was made while compiling, and the trees of the policies, most
+// of what the loader kept, would otherwise be held while render builds
+// the Envoy config. A view that still reads a field (a renderer decoding
+// a policy) gets it parsed again from the object's text, the same.
+func (c *Compiled) ReleaseTrees() {
 	for _, o := range c.Set.Objects {
-		if releasable[model.GroupKind{Group: o.Group, Kind: o.Kind}] {
-			o.Release()
-		}
+		o.Release()
 	}
-}
-
-var releasable = map[model.GroupKind]bool{
-	{Group: model.GatewayGroup, Kind: "GatewayClass"}: true, {Group: model.GatewayGroup, Kind: "Gateway"}: true,
-	{Group: model.GatewayGroup, Kind: "ListenerSet"}: true, {Group: model.GatewayGroup, Kind: "HTTPRoute"}: true,
-	{Group: model.GatewayGroup, Kind: "GRPCRoute"}: true, {Group: model.GatewayGroup, Kind: "ReferenceGrant"}: true,
-	{Group: model.CoreGroup, Kind: "Service"}: true, {Group: model.CoreGroup, Kind: "Namespace"}: true,
 }
 
 // validateSchemas is the schema stage: every object whose kind has a

@@ -1,6 +1,6 @@
 // Command floor measures the decode floor of `gwpol render` in a fresh
 // process, as users run gwpol: it reads manifests into position-carrying
-// YAML nodes and nothing more, with gwpol's runtime settings.
+// YAML nodes and nothing more, with the Go runtime's defaults as gwpol.
 //
 //	go run ./internal/benchgen/floor -write /tmp/platform.yaml -routes 10000
 //	go run ./internal/benchgen/floor -write /tmp/eg.yaml -routes 10000 -flavour envoygateway
@@ -17,7 +17,6 @@ import (
 	"os"
 
 	"github.com/gwpol/gwpol/internal/benchgen"
-	"github.com/gwpol/gwpol/internal/cli"
 	"github.com/gwpol/gwpol/internal/manifest"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -44,7 +43,6 @@ func main() {
 		}
 		return
 	}
-	cli.TuneRuntime() // measured as gwpol runs
 	if *sequential {
 		var docs []*yaml.Node // kept, as a loader keeps them
 		for _, path := range flag.Args() {

@@ -133,7 +133,7 @@ var served = map[string][]string{
 }
 
 // checkVersion reports an apiVersion gwpol does not read (the object is
-// unusable).
+// unusable): GWP111, as for every kind.
 func checkVersion(p *policy.Policy) bool {
 	o := p.Obj
 	if slices.Contains(served[o.Kind], o.Version) {

@@ -18,7 +18,14 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-var benchSizes = []int{1000, 5000, 10000}
+// sizes are the platform sizes benchmarked: 30k routes only without
+// -short.
+func sizes() []int {
+	if testing.Short() {
+		return []int{1000, 10000}
+	}
+	return []int{1000, 10000, 30000}
+}
 
 // BenchmarkRender is `gwpol render -o json` minus file reading and the
 // CLI's runtime settings: decode, model, topology, policies, attach,
@@ -36,7 +43,7 @@ func BenchmarkRenderEnvoyGateway(b *testing.B) {
 
 // benchRender renders the generated platform of each size for target.
 func benchRender(b *testing.B, platform func(int) []byte, target string) {
-	for _, n := range benchSizes {
+	for _, n := range sizes() {
 		data := platform(n)
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -60,7 +67,7 @@ func benchRender(b *testing.B, platform func(int) []byte, target string) {
 // BenchmarkDecodeFloor only decodes the same input into position-carrying
 // YAML nodes: the floor render is measured against.
 func BenchmarkDecodeFloor(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range sizes() {
 		data := benchgen.Platform(n)
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -82,7 +89,7 @@ func reportPerRoute(b *testing.B, n int) {
 // BenchmarkMarshal is only the JSON output of an already rendered
 // platform, streamed as the CLI streams it.
 func BenchmarkMarshal(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range sizes() {
 		objs, err := manifest.Parse("bench.yaml", benchgen.Platform(n), manifest.Limits{})
 		if err != nil {
 			b.Fatal(err)
@@ -103,7 +110,7 @@ func BenchmarkMarshal(b *testing.B) {
 // BenchmarkBuild is only the xDS build (with validation) of an already
 // compiled platform.
 func BenchmarkBuild(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range sizes() {
 		objs, err := manifest.Parse("bench.yaml", benchgen.Platform(n), manifest.Limits{})
 		if err != nil {
 			b.Fatal(err)
@@ -122,7 +129,7 @@ func BenchmarkBuild(b *testing.B) {
 // BenchmarkStages splits BenchmarkRender by stage, reported as ms/op
 // metrics per stage, to show where the time after decoding goes.
 func BenchmarkStages(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range sizes() {
 		data := benchgen.Platform(n)
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			stages := map[string]time.Duration{}

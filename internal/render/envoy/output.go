@@ -304,89 +304,189 @@ func (o *Output) WriteJSON(dst io.Writer, t ResourceType) error {
 
 // write writes the document, indented or compact, to dst.
 func (o *Output) write(dst sink, indent bool, t ResourceType) error {
-	want := func(rt ResourceType) bool { return t == TypeAll || t == "" || t == rt }
-	type gwUnits struct {
-		listeners, clusters []*jsonUnit
-		rcs                 []rcUnits
+	d := newDocStream(dst, indent, t)
+	for _, g := range o.Gateways {
+		if err := d.gateway(g); err != nil {
+			return err
+		}
 	}
-	var all []*jsonUnit
-	gws := make([]gwUnits, len(o.Gateways))
-	for i, g := range o.Gateways {
-		if want(TypeListener) {
-			for _, l := range g.Listeners {
-				u := &jsonUnit{msg: l, depth: 4}
-				gws[i].listeners = append(gws[i].listeners, u)
+	return d.close()
+}
+
+// Stream writes the document Marshal writes (format "json" or "yaml",
+// resource type t) one Gateway at a time, each as it is handed over
+// (Options.EachGateway): memory for output is one Gateway's, however
+// many there are. Close ends the document; Abort gives up on it.
+type Stream struct {
+	doc  *docStream
+	bw   *bufio.Writer
+	pw   *io.PipeWriter // yaml: the compact JSON goes to the transcoder
+	done chan error     // yaml: the transcoder's result
+}
+
+// NewStream starts the document on dst.
+func NewStream(dst io.Writer, format string, t ResourceType) *Stream {
+	s := &Stream{}
+	if format != "yaml" {
+		s.bw = bufio.NewWriterSize(dst, 1<<16)
+		s.doc = newDocStream(s.bw, true, t)
+		return s
+	}
+	pr, pw := io.Pipe()
+	s.pw, s.done = pw, make(chan error, 1)
+	go func() {
+		err := xdsjson.ToYAML(dst, pr)
+		pr.CloseWithError(errYAMLStopped) // unblocks the producer if the transcoder stopped early
+		s.done <- err
+	}()
+	s.bw = bufio.NewWriterSize(pw, 1<<16)
+	s.doc = newDocStream(s.bw, false, t)
+	return s
+}
+
+// Gateway writes one Gateway's resources.
+func (s *Stream) Gateway(g *Gateway) error { return s.doc.gateway(g) }
+
+// Close ends the document and reports what writing it met.
+func (s *Stream) Close() error {
+	err := s.doc.close()
+	if err == nil && s.pw == nil {
+		if _, err = s.bw.WriteString("\n"); err == nil {
+			err = s.bw.Flush()
+		}
+	}
+	if s.pw == nil {
+		return err
+	}
+	if err == nil {
+		err = s.bw.Flush()
+	}
+	s.pw.CloseWithError(err)
+	terr := <-s.done
+	switch {
+	case err != nil && !errors.Is(err, errYAMLStopped):
+		return err
+	case errors.Is(terr, xdsjson.ErrTranscode):
+		return diag.Errorf(diag.Internal, "%v", terr)
+	}
+	return terr
+}
+
+// Abort ends a document that will not be finished (the render failed).
+func (s *Stream) Abort() {
+	if s.pw != nil {
+		s.pw.CloseWithError(errYAMLStopped)
+		<-s.done
+	}
+}
+
+// docStream writes the document one Gateway at a time: the units of a
+// Gateway are written (in parallel, a wave at a time) and copied out
+// before the next Gateway is looked at, so a caller can hand it each
+// Gateway as it is built and let it go (Stream).
+type docStream struct {
+	w       *docWriter
+	t       ResourceType
+	n       int               // Gateways written
+	writers []*xdsjson.Writer // reused by every Gateway's unit stream
+}
+
+func newDocStream(dst sink, indent bool, t ResourceType) *docStream {
+	d := &docStream{w: &docWriter{buf: dst, indent: indent}, t: t}
+	d.w.buf.WriteByte('{')
+	d.w.key(1, "gateways", true)
+	d.w.buf.WriteByte('[')
+	return d
+}
+
+func (d *docStream) want(rt ResourceType) bool { return d.t == TypeAll || d.t == "" || d.t == rt }
+
+// gateway writes one element of "gateways".
+func (d *docStream) gateway(g *Gateway) error {
+	var listeners, clusters, all []*jsonUnit
+	var rcs []rcUnits
+	if d.want(TypeListener) {
+		for _, l := range g.Listeners {
+			u := &jsonUnit{msg: l, depth: 4}
+			listeners = append(listeners, u)
+			all = append(all, u)
+		}
+	}
+	if d.want(TypeRoute) {
+		for _, rc := range g.RouteConfigurations {
+			ru := rcUnits{shell: &jsonUnit{msg: rc, depth: 4, skip: vhostsField}}
+			all = append(all, ru.shell)
+			for _, vh := range rc.VirtualHosts {
+				u := &jsonUnit{msg: vh, depth: 6}
+				ru.vhs = append(ru.vhs, u)
 				all = append(all, u)
 			}
+			rcs = append(rcs, ru)
 		}
-		if want(TypeRoute) {
-			for _, rc := range g.RouteConfigurations {
-				ru := rcUnits{shell: &jsonUnit{msg: rc, depth: 4, skip: vhostsField}}
-				all = append(all, ru.shell)
-				for _, vh := range rc.VirtualHosts {
-					u := &jsonUnit{msg: vh, depth: 6}
-					ru.vhs = append(ru.vhs, u)
-					all = append(all, u)
-				}
-				gws[i].rcs = append(gws[i].rcs, ru)
-			}
-		}
-		if want(TypeCluster) {
-			for _, c := range g.Clusters {
-				u := &jsonUnit{msg: c, depth: 4}
-				gws[i].clusters = append(gws[i].clusters, u)
-				all = append(all, u)
-			}
+	}
+	if d.want(TypeCluster) {
+		for _, c := range g.Clusters {
+			u := &jsonUnit{msg: c, depth: 4}
+			clusters = append(clusters, u)
+			all = append(all, u)
 		}
 	}
 	for i, u := range all {
 		u.index = i
 	}
-	w := &docWriter{buf: dst, indent: indent, units: &unitStream{units: all, indent: indent}}
-	w.buf.WriteByte('{')
-	w.key(1, "gateways", true)
-	gwRefs := make([]*jsonUnit, len(o.Gateways))
-	for i := range gwRefs {
-		gwRefs[i] = &jsonUnit{}
+	w := d.w
+	w.units = &unitStream{units: all, indent: w.indent, writers: d.writers}
+	if d.n > 0 {
+		w.buf.WriteByte(',')
 	}
-	w.list(2, gwRefs, func(u *jsonUnit) {
-		i := slices.Index(gwRefs, u)
-		g, gu := o.Gateways[i], gws[i]
-		w.buf.WriteByte('{')
-		w.key(3, "gateway", true)
-		ref, _ := json.Marshal(struct {
-			Namespace string `json:"namespace"`
-			Name      string `json:"name"`
-		}{g.Namespace, g.Name})
-		if indent {
-			var b bytes.Buffer
-			_ = json.Indent(&b, ref, pad(3), "  ")
-			ref = b.Bytes()
+	d.n++
+	w.nl(2)
+	w.buf.WriteByte('{')
+	w.key(3, "gateway", true)
+	ref, _ := json.Marshal(struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	}{g.Namespace, g.Name})
+	if w.indent {
+		var b bytes.Buffer
+		_ = json.Indent(&b, ref, pad(3), "  ")
+		ref = b.Bytes()
+	}
+	w.buf.Write(ref)
+	write := func(u *jsonUnit) { w.unit(u, 0, -1) }
+	if d.want(TypeListener) {
+		w.key(3, "listeners", false)
+		w.list(4, listeners, write)
+	}
+	if d.want(TypeRoute) {
+		w.key(3, "routeConfigurations", false)
+		shells := make([]*jsonUnit, len(rcs))
+		for j := range rcs {
+			shells[j] = rcs[j].shell
 		}
-		w.buf.Write(ref)
-		write := func(u *jsonUnit) { w.unit(u, 0, -1) }
-		if want(TypeListener) {
-			w.key(3, "listeners", false)
-			w.list(4, gu.listeners, write)
-		}
-		if want(TypeRoute) {
-			w.key(3, "routeConfigurations", false)
-			shells := make([]*jsonUnit, len(gu.rcs))
-			for j := range gu.rcs {
-				shells[j] = gu.rcs[j].shell
-			}
-			w.list(4, shells, func(u *jsonUnit) { w.spliceVHosts(gu.rcs[slices.Index(shells, u)], 4) })
-		}
-		if want(TypeCluster) {
-			w.key(3, "clusters", false)
-			w.list(4, gu.clusters, write)
-		}
-		w.nl(2)
-		w.buf.WriteByte('}')
-	})
+		w.list(4, shells, func(u *jsonUnit) { w.spliceVHosts(rcs[slices.Index(shells, u)], 4) })
+	}
+	if d.want(TypeCluster) {
+		w.key(3, "clusters", false)
+		w.list(4, clusters, write)
+	}
+	w.nl(2)
+	w.buf.WriteByte('}')
+	d.writers = w.units.writers
+	w.units = nil
 	if w.err != nil {
 		return diag.Errorf(diag.Internal, "marshal: %v", w.err)
 	}
+	return nil
+}
+
+// close ends the document.
+func (d *docStream) close() error {
+	w := d.w
+	if d.n > 0 {
+		w.nl(1)
+	}
+	w.buf.WriteByte(']')
 	w.nl(0)
 	// The sink's write errors are sticky (bufio) or impossible
 	// (bytes.Buffer): the last write reports them.

@@ -48,6 +48,16 @@ type Options struct {
 	// RouteSourceMetadata puts on every route the route object, rule and
 	// match it comes from (kgateway's enableRouteSourceMetadata).
 	RouteSourceMetadata bool
+	// EachGateway, when set, is handed each Gateway's resources in output
+	// order instead of Output.Gateways collecting them (which stays
+	// empty): as soon as each is built when the Gateways are built in
+	// that order, as they are when the graph lists them sorted; else once
+	// all are. A caller writing them out (Stream), or only reporting what
+	// rendering found (lint), then never holds the whole platform's xDS
+	// (nor what was cached to build one Gateway's). Its error ends the
+	// render. The output's route index (RouteNames, Answers) is then
+	// empty.
+	EachGateway func(*Gateway) error
 }
 
 // Output is the rendered configuration.
@@ -257,6 +267,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		}
 	}
 	out := &Output{Target: t.Name, routeNames: b.names}
+	var build []*merge.GatewayPoints
 	for _, gp := range res.Gateways {
 		gw := gp.Gateway
 		if len(want) > 0 && !want[gw.Namespace+"/"+gw.Name] {
@@ -266,18 +277,55 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 			out.Unmanaged = append(out.Unmanaged, gw.Namespace+"/"+gw.Name)
 			continue
 		}
+		build = append(build, gp)
+	}
+	byName := func(a, b *Gateway) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	}
+	// Gateways are built in graph order (the shared caches fill in that
+	// order); handed on as built only when that is output order.
+	streamed := opt.EachGateway != nil && slices.IsSortedFunc(build, func(a, b *merge.GatewayPoints) int {
+		return byName(&Gateway{Namespace: a.Gateway.Namespace, Name: a.Gateway.Name}, &Gateway{Namespace: b.Gateway.Namespace, Name: b.Gateway.Name})
+	})
+	for _, gp := range build {
 		g, err := b.gateway(gp)
 		if err != nil {
 			return nil, err
 		}
+		if streamed {
+			if err := opt.EachGateway(g); err != nil {
+				return nil, err
+			}
+			b.forgetGateway()
+			continue
+		}
 		out.Gateways = append(out.Gateways, g)
 	}
-	slices.SortFunc(out.Gateways, func(a, b *Gateway) int {
-		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-	})
+	slices.SortFunc(out.Gateways, byName)
+	if opt.EachGateway != nil && !streamed {
+		for _, g := range out.Gateways {
+			if err := opt.EachGateway(g); err != nil {
+				return nil, err
+			}
+		}
+		out.Gateways = nil
+	}
 	out.Diagnostics = diag.Sort(b.diags)
 	slices.Sort(out.Unmanaged)
 	return out, nil
+}
+
+// forgetGateway drops, once a Gateway is built and handed on, what was
+// cached to build it: its rules' and routes' scopes (a rule another
+// Gateway also serves is scoped again there, alike) and its route names.
+// Rendered policy fields, which Gateways share, and the findings already
+// reported stay.
+func (b *builder) forgetGateway() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	clear(b.rules)
+	clear(b.routed)
+	clear(b.names)
 }
 
 func splitNN(s string) (string, string) {
