@@ -23,6 +23,23 @@ type projection struct {
 	present map[string]bool
 	fields  map[string]*projection
 	elems   *projection
+	// presentKeys and fieldKeys are present's and fields' keys, sorted
+	// (finish).
+	presentKeys, fieldKeys []string
+}
+
+// finish sorts the keys write goes through, once.
+func (p *projection) finish() *projection {
+	if p == nil {
+		return nil
+	}
+	p.presentKeys = sortedPresent(p.present)
+	p.fieldKeys = sortedFields(p.fields)
+	for _, f := range p.fields {
+		f.finish()
+	}
+	p.elems.finish()
+	return p
 }
 
 // projectionOf reads s's own rules; nil when one does not parse (the
@@ -51,7 +68,7 @@ func projectionOf(s *structuralschema.Structural) *projection {
 			}
 		}
 	}
-	return p
+	return p.finish()
 }
 
 // A segment of a path from self: a field name, or "" for "every element".
@@ -222,7 +239,7 @@ func (p *projection) write(b *bytes.Buffer, v any) bool {
 				}
 			}
 		}
-		for _, k := range sortedPresent(p.present) {
+		for _, k := range p.presentKeys {
 			x, ok := v[k]
 			b.WriteString(k)
 			if ok && x != nil {
@@ -231,7 +248,7 @@ func (p *projection) write(b *bytes.Buffer, v any) bool {
 				b.WriteString("-")
 			}
 		}
-		for _, k := range sortedFields(p.fields) {
+		for _, k := range p.fieldKeys {
 			b.WriteString(strconv.Itoa(len(k)))
 			b.WriteByte(':')
 			b.WriteString(k)

@@ -24,9 +24,8 @@ import (
 // of what validating costs.
 type rules struct {
 	root *cel.Validator
-	mu   sync.Mutex
+	mu   sync.RWMutex
 	own  map[nodeID]ownNode // a node's rules without its children's
-	memo sync.Map           // memoKey → field.ErrorList (paths relative to the node)
 }
 
 // nodeID names a validator node for good: its schema node (a Properties
@@ -37,20 +36,29 @@ type nodeID struct {
 	allOf  int
 }
 
-type memoKey struct {
-	node  nodeID
-	value string
-}
-
 // ownNode is a node's own rules (the node with its children dropped:
 // validating with it runs them only), and what they read of its value
 // (nil: all of it).
 type ownNode struct {
 	v    *cel.Validator
 	proj *projection
+	memo *memo
+}
+
+// memo is one node's answers: the errors its rules give (paths relative
+// to the node) by the projection of the value they saw.
+type memo struct {
+	mu sync.RWMutex
+	m  map[string]field.ErrorList
 }
 
 func (r *rules) ownRules(id nodeID, node *cel.Validator) ownNode {
+	r.mu.RLock()
+	o, ok := r.own[id]
+	r.mu.RUnlock()
+	if ok {
+		return o
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if o, ok := r.own[id]; ok {
@@ -58,7 +66,7 @@ func (r *rules) ownRules(id nodeID, node *cel.Validator) ownNode {
 	}
 	c := *node
 	c.Items, c.Properties, c.AdditionalProperties, c.AllOfValidators = nil, nil, nil, nil
-	o := ownNode{v: &c}
+	o = ownNode{v: &c, memo: &memo{m: map[string]field.ErrorList{}}}
 	if id.allOf < 0 {
 		o.proj = projectionOf(id.schema)
 	}
@@ -69,84 +77,105 @@ func (r *rules) ownRules(id nodeID, node *cel.Validator) ownNode {
 // validate is cel.Validator.Validate of the whole object (the root is
 // evaluated without a memo: root rules may read metadata.name).
 func (r *rules) validate(ctx context.Context, obj map[string]any) field.ErrorList {
-	var errs field.ErrorList
-	r.walk(ctx, r.root, nil, obj, &errs, true)
-	return errs
+	w := walker{r: r, ctx: ctx}
+	w.walk(r.root, obj, true)
+	return w.errs
 }
 
-func (r *rules) walk(ctx context.Context, node *cel.Validator, path *field.Path, obj any, errs *field.ErrorList, root bool) {
+// walker is one object's walk; its path is built only for a finding.
+type walker struct {
+	r    *rules
+	ctx  context.Context
+	path []seg
+	errs field.ErrorList
+}
+
+func (w *walker) walk(node *cel.Validator, obj any, root bool) {
 	if node == nil || obj == nil {
 		return
 	}
 	if root || node.Schema == nil || len(node.Schema.XValidations) > 0 {
-		*errs = append(*errs, r.own1(ctx, nodeID{node.Schema, -1}, node, path, obj, root || node.Schema == nil)...)
+		w.own1(nodeID{node.Schema, -1}, node, obj, root || node.Schema == nil)
 	}
 	for i, a := range node.AllOfValidators {
-		*errs = append(*errs, r.own1(ctx, nodeID{node.Schema, i}, a, path, obj, root || node.Schema == nil)...)
+		w.own1(nodeID{node.Schema, i}, a, obj, root || node.Schema == nil)
 	}
 	switch obj := obj.(type) {
 	case []any:
 		if node.Items != nil {
 			for i, x := range obj {
-				r.walk(ctx, node.Items, path.Index(i), x, errs, false)
+				w.path = append(w.path, seg{index: i})
+				w.walk(node.Items, x, false)
+				w.path = w.path[:len(w.path)-1]
 			}
 		}
 	case map[string]any:
+		var buf [16]string
+		keys := sortedKeysInto(buf[:0], obj)
 		if node.AdditionalProperties != nil {
-			for _, k := range sortedKeys(obj) {
-				r.walk(ctx, node.AdditionalProperties, path.Key(k), obj[k], errs, false)
+			for _, k := range keys {
+				w.path = append(w.path, seg{key: k, index: -1})
+				w.walk(node.AdditionalProperties, obj[k], false)
+				w.path = w.path[:len(w.path)-1]
 			}
 		}
 		if node.Properties != nil {
-			for _, k := range sortedKeys(obj) {
+			for _, k := range keys {
 				if sub, ok := node.Properties[k]; ok {
-					r.walk(ctx, &sub, path.Child(k), obj[k], errs, false)
+					w.path = append(w.path, seg{key: k, prop: true, index: -1})
+					w.walk(&sub, obj[k], false)
+					w.path = w.path[:len(w.path)-1]
 				}
 			}
 		}
 	}
 }
 
-// own1 runs node's own rules on obj at path, from the memo when the value
-// was seen before.
-func (r *rules) own1(ctx context.Context, id nodeID, node *cel.Validator, path *field.Path, obj any, noMemo bool) field.ErrorList {
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// own1 runs node's own rules on obj at the walk's path, from the memo
+// when the value was seen before.
+func (w *walker) own1(id nodeID, node *cel.Validator, obj any, noMemo bool) {
 	if noMemo {
 		c := *node
 		c.Items, c.Properties, c.AdditionalProperties, c.AllOfValidators = nil, nil, nil, nil
-		errs, _ := c.Validate(ctx, path, nil, obj, nil, celconfig.RuntimeCELCostBudget)
-		return errs
+		errs, _ := c.Validate(w.ctx, toPath(w.path), nil, obj, nil, celconfig.RuntimeCELCostBudget)
+		w.errs = append(w.errs, errs...)
+		return
 	}
-	own := r.ownRules(id, node)
-	var b bytes.Buffer
+	own := w.r.ownRules(id, node)
+	b, _ := buffers.Get().(*bytes.Buffer)
+	defer buffers.Put(b)
+	b.Reset()
 	keyed := false
 	if own.proj != nil {
-		keyed = own.proj.write(&b, obj)
+		keyed = own.proj.write(b, obj)
 	} else {
-		keyed = canonical(&b, obj)
+		keyed = canonical(b, obj)
 	}
 	if !keyed {
-		errs, _ := own.v.Validate(ctx, path, nil, obj, nil, celconfig.RuntimeCELCostBudget)
-		return errs
+		errs, _ := own.v.Validate(w.ctx, toPath(w.path), nil, obj, nil, celconfig.RuntimeCELCostBudget)
+		w.errs = append(w.errs, errs...)
+		return
 	}
-	k := memoKey{id, b.String()}
-	var rel field.ErrorList
-	if v, ok := r.memo.Load(k); ok {
-		rel, _ = v.(field.ErrorList)
-	} else {
-		rel, _ = own.v.Validate(ctx, nil, nil, obj, nil, celconfig.RuntimeCELCostBudget)
-		r.memo.Store(k, rel)
+	own.memo.mu.RLock()
+	rel, ok := own.memo.m[string(b.Bytes())]
+	own.memo.mu.RUnlock()
+	if !ok {
+		rel, _ = own.v.Validate(w.ctx, nil, nil, obj, nil, celconfig.RuntimeCELCostBudget)
+		own.memo.mu.Lock()
+		own.memo.m[b.String()] = rel
+		own.memo.mu.Unlock()
 	}
 	if len(rel) == 0 {
-		return nil
+		return
 	}
-	base := path.String()
-	out := make(field.ErrorList, len(rel))
-	for i, e := range rel {
+	base := toPath(w.path).String()
+	for _, e := range rel {
 		c := *e
 		c.Field = rebase(base, e.Field)
-		out[i] = &c
+		w.errs = append(w.errs, &c)
 	}
-	return out
 }
 
 // rebase puts a path relative to a node ("<nil>" for the node itself)
@@ -164,7 +193,11 @@ func rebase(base, rel string) string {
 }
 
 func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
+	return sortedKeysInto(make([]string, 0, len(m)), m)
+}
+
+// sortedKeysInto appends m's keys to ks, sorted.
+func sortedKeysInto(ks []string, m map[string]any) []string {
 	for k := range m {
 		ks = append(ks, k)
 	}
@@ -208,7 +241,8 @@ func canonical(b *bytes.Buffer, v any) bool {
 		b.WriteString("]")
 	case map[string]any:
 		b.WriteString("{")
-		for _, k := range sortedKeys(v) {
+		var buf [16]string
+		for _, k := range sortedKeysInto(buf[:0], v) {
 			b.WriteString(strconv.Itoa(len(k)))
 			b.WriteByte(':')
 			b.WriteString(k)

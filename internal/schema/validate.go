@@ -21,6 +21,8 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
 // version is one version of a CRD, with its validators compiled once.
@@ -38,7 +40,9 @@ type version struct {
 	// its CEL rules (nil: none); status whether status is a subresource
 	// (then a create ignores it).
 	structural *structuralschema.Structural
-	schema     apiservervalidation.SchemaValidator
+	schema     onceValidator
+	fast       *fastNode
+	walks      *sNode
 	rules      *rules
 	status     bool
 }
@@ -76,12 +80,19 @@ func (v *version) compile() error {
 			v.err = fmt.Errorf("version %s: defaults: %v", v.name, err)
 			return
 		}
-		sv, _, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
+		_, openapi, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
 		if err != nil {
 			v.err = fmt.Errorf("version %s: %v", v.name, err)
 			return
 		}
-		v.structural, v.schema = s, sv
+		// The validator the API server keeps per CRD version. With
+		// ratcheting (on by default) apiservervalidation's own builds a new
+		// kube-openapi validator on every call; for a create it validates
+		// exactly as this one does.
+		v.schema = onceValidator{validate.NewSchemaValidator(openapi, nil, "", strfmt.Default)}
+		v.fast = compileFast(openapi)
+		v.walks = compileWalks(s)
+		v.structural = s
 		if root := cel.NewValidator(s, true, celconfig.PerCallLimit); root != nil {
 			v.rules = &rules{root: root, own: map[nodeID]ownNode{}}
 		}
@@ -211,6 +222,10 @@ func Validate(objs []*manifest.Object, cat *Catalog, opt Options) *Result {
 	return r
 }
 
+// apiVersionOnly is the Fields of a checked object with no finding but
+// its version's (shared: never written to).
+var apiVersionOnly = map[string]bool{"apiVersion": true}
+
 // check decides one object's version and validates it.
 func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic) {
 	if err := d.load(); err != nil {
@@ -229,7 +244,7 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 		return Verdict{Checked: true, Rejected: true}, []diag.Diagnostic{{Code: LintVersionNotServed.Code, Severity: diag.Error, Object: o.Ref(),
 			Field: "apiVersion", Pos: o.FieldPos("apiVersion"), Message: msg}}
 	}
-	verdict := Verdict{Checked: true, Served: true, Fields: map[string]bool{}}
+	verdict := Verdict{Checked: true, Served: true, Fields: apiVersionOnly}
 	var diags []diag.Diagnostic
 	if v.deprecated {
 		msg := v.warning
@@ -243,10 +258,12 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 		return verdict, append(diags, d.unusable(err))
 	}
 	fds, rejected := validateObject(o, d, v, opt)
-	for _, fd := range fds {
-		verdict.Fields[fd.Field] = true
+	if len(fds) > 0 {
+		verdict.Fields = map[string]bool{"apiVersion": true}
+		for _, fd := range fds {
+			verdict.Fields[fd.Field] = true
+		}
 	}
-	verdict.Fields["apiVersion"] = true
 	verdict.Rejected = rejected
 	return verdict, append(diags, fds...)
 }
@@ -263,15 +280,13 @@ func validateObject(o *manifest.Object, d *crd, v *version, opt Options) ([]diag
 		delete(u, "status") // a create resets status when it is a subresource
 	}
 	var out []diag.Diagnostic
-	rejected := false
 	s := v.structural
-	unknown := structuralpruning.PruneWithOptions(u, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, s)
+	st := v.decode(u, true)
 	sev := diag.Error
 	if opt.Lenient {
 		sev = diag.Warning
 	}
-	for _, p := range unknown {
+	for _, p := range st.unknown {
 		if p == "status" || strings.HasPrefix(p, "status.") {
 			continue // the controller's; the API server drops it from a manifest
 		}
@@ -288,25 +303,73 @@ func validateObject(o *manifest.Object, d *crd, v *version, opt Options) ([]diag
 		}
 		out = append(out, diag.Diagnostic{Code: LintUnknownField.Code, Severity: sev, Object: o.Ref(), Field: p, Pos: o.KeyPos(p), Message: msg})
 	}
-	if ferr, _ := schemaobjectmeta.CoerceWithOptions(nil, u, s, false, schemaobjectmeta.CoerceOptions{}); ferr != nil {
-		out = append(out, fieldDiag(o, ferr))
+	if st.coerce != nil {
+		out = append(out, fieldDiag(o, st.coerce))
 		return out, true
 	}
-	structuraldefaulting.Default(u, s)
-
-	ctx := context.Background()
-	var errs field.ErrorList
-	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
-	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, s, false)...)
-	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
+	errs := st.errs
 	if v.rules != nil && !blocking(errs) {
-		errs = append(errs, v.rules.validate(ctx, u)...)
+		errs = append(errs, v.rules.validate(context.Background(), u)...)
 	}
+	rejected := false
 	for _, e := range errs {
 		out = append(out, fieldDiag(o, e))
 		rejected = true
 	}
 	return out, rejected
+}
+
+// decoded is what the API server's decoding and schema validation made
+// of an object (its CEL rules aside).
+type decodedObject struct {
+	unknown []string     // the fields pruning dropped
+	coerce  *field.Error // embedded object metadata that does not decode
+	errs    field.ErrorList
+}
+
+// decode prunes, defaults and validates u in place as the API server does
+// on a create, up to its CEL rules. With shortcuts, each step's library
+// function runs only where it has work to do (sNode) and the fast path
+// answers for the schema validator when it can; the result is the same
+// (TestShortcutsAgreeWithTheLibrary).
+func (v *version) decode(u map[string]any, shortcuts bool) decodedObject {
+	var out decodedObject
+	s, w := v.structural, v.walks
+	// plain: no null (null pruning and defaulting treat nulls specially),
+	// no embedded resource (metadata coercion and validation), no list
+	// typed set or map directly in a list.
+	plain := shortcuts && !s.XEmbeddedResource && !w.embedded && !w.listInList && !w.nullDefault && !hasNull(u)
+	if !plain || !w.nothingToPrune(u, true) {
+		out.unknown = structuralpruning.PruneWithOptions(u, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	}
+	if !plain {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, s)
+		if ferr, _ := schemaobjectmeta.CoerceWithOptions(nil, u, s, false, schemaobjectmeta.CoerceOptions{}); ferr != nil {
+			out.coerce = ferr
+			return out
+		}
+		structuraldefaulting.Default(u, s)
+	} else {
+		w.applyDefaults(u)
+	}
+	if !shortcuts || !v.fast.valid(u) {
+		out.errs = append(out.errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
+	}
+	if plain {
+		out.errs = append(out.errs, w.listErrors(u)...)
+	} else {
+		out.errs = append(out.errs, schemaobjectmeta.Validate(context.Background(), nil, u, s, false)...)
+		out.errs = append(out.errs, structurallisttype.ValidateListSetsAndMaps(nil, s, u)...)
+	}
+	return out
+}
+
+// onceValidator is a kube-openapi schema validator built once and used
+// for every object (it is safe for concurrent use).
+type onceValidator struct{ *validate.SchemaValidator }
+
+func (v onceValidator) Validate(x any, _ ...apiservervalidation.ValidationOption) *validate.Result {
+	return v.SchemaValidator.Validate(x)
 }
 
 // lastKey is the last field name of a path such as spec.rules[0].timeout.
