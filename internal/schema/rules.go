@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -23,17 +22,46 @@ import (
 // repeat their matches, filters and parentRefs, and evaluating CEL is most
 // of what validating costs.
 type rules struct {
-	root *cel.Validator
-	mu   sync.RWMutex
-	own  map[nodeID]ownNode // a node's rules without its children's
+	root *celNode
 }
 
-// nodeID names a validator node for good: its schema node (a Properties
-// entry is a copy each time it is read, its Schema pointer is not), and
-// which of the node's allOf validators it is (-1: the node itself).
-type nodeID struct {
-	schema *structuralschema.Structural
-	allOf  int
+// celNode is a node of the version's CEL validator tree, copied once (a
+// cel.Validator's Properties hold values: reading one copies it), with its
+// own rules and their memo made when first needed.
+type celNode struct {
+	v          *cel.Validator
+	props      map[string]*celNode
+	propNames  []string // props' keys, sorted
+	additional *celNode
+	items      *celNode
+	allOf      []*celNode
+
+	once sync.Once
+	own  ownNode
+}
+
+func newRules(root *cel.Validator) *rules { return &rules{root: newCELNode(root)} }
+
+func newCELNode(v *cel.Validator) *celNode {
+	if v == nil {
+		return nil
+	}
+	n := &celNode{v: v}
+	if len(v.Properties) > 0 {
+		n.props = make(map[string]*celNode, len(v.Properties))
+		for k := range v.Properties {
+			p := v.Properties[k]
+			n.props[k] = newCELNode(&p)
+			n.propNames = append(n.propNames, k)
+		}
+		slices.Sort(n.propNames)
+	}
+	n.additional = newCELNode(v.AdditionalProperties)
+	n.items = newCELNode(v.Items)
+	for _, a := range v.AllOfValidators {
+		n.allOf = append(n.allOf, newCELNode(a))
+	}
+	return n
 }
 
 // ownNode is a node's own rules (the node with its children dropped:
@@ -52,98 +80,97 @@ type memo struct {
 	m  map[string]field.ErrorList
 }
 
-func (r *rules) ownRules(id nodeID, node *cel.Validator) ownNode {
-	r.mu.RLock()
-	o, ok := r.own[id]
-	r.mu.RUnlock()
-	if ok {
-		return o
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if o, ok := r.own[id]; ok {
-		return o
-	}
-	c := *node
-	c.Items, c.Properties, c.AdditionalProperties, c.AllOfValidators = nil, nil, nil, nil
-	o = ownNode{v: &c, memo: &memo{m: map[string]field.ErrorList{}}}
-	if id.allOf < 0 {
-		o.proj = projectionOf(id.schema)
-	}
-	r.own[id] = o
-	return o
+// ownRules is n's own rules; project: read what they read of the value
+// (not for an allOf validator, whose schema is its parent's).
+func (n *celNode) ownRules(project bool) *ownNode {
+	n.once.Do(func() {
+		c := *n.v
+		c.Items, c.Properties, c.AdditionalProperties, c.AllOfValidators = nil, nil, nil, nil
+		n.own = ownNode{v: &c, memo: &memo{m: map[string]field.ErrorList{}}}
+		if project {
+			n.own.proj = projectionOf(n.v.Schema)
+		}
+	})
+	return &n.own
 }
 
 // validate is cel.Validator.Validate of the whole object (the root is
 // evaluated without a memo: root rules may read metadata.name).
 func (r *rules) validate(ctx context.Context, obj map[string]any) field.ErrorList {
-	w := walker{r: r, ctx: ctx}
+	w := walker{ctx: ctx}
 	w.walk(r.root, obj, true)
 	return w.errs
 }
 
 // walker is one object's walk; its path is built only for a finding.
 type walker struct {
-	r    *rules
 	ctx  context.Context
 	path []seg
 	errs field.ErrorList
 }
 
-func (w *walker) walk(node *cel.Validator, obj any, root bool) {
-	if node == nil || obj == nil {
+func (w *walker) walk(n *celNode, obj any, root bool) {
+	if n == nil || obj == nil {
 		return
 	}
-	if root || node.Schema == nil || len(node.Schema.XValidations) > 0 {
-		w.own1(nodeID{node.Schema, -1}, node, obj, root || node.Schema == nil)
+	noMemo := root || n.v.Schema == nil
+	if noMemo || len(n.v.Schema.XValidations) > 0 {
+		w.own1(n.ownRules(true), obj, noMemo)
 	}
-	for i, a := range node.AllOfValidators {
-		w.own1(nodeID{node.Schema, i}, a, obj, root || node.Schema == nil)
+	for _, a := range n.allOf {
+		w.own1(a.ownRules(false), obj, noMemo)
 	}
 	switch obj := obj.(type) {
 	case []any:
-		if node.Items != nil {
+		if n.items != nil {
 			for i, x := range obj {
 				w.path = append(w.path, seg{index: i})
-				w.walk(node.Items, x, false)
+				w.walk(n.items, x, false)
 				w.path = w.path[:len(w.path)-1]
 			}
 		}
 	case map[string]any:
-		var buf [16]string
-		keys := sortedKeysInto(buf[:0], obj)
-		if node.AdditionalProperties != nil {
-			for _, k := range keys {
+		if n.additional != nil {
+			var buf [16]string
+			for _, k := range sortedKeysInto(buf[:0], obj) {
 				w.path = append(w.path, seg{key: k, index: -1})
-				w.walk(node.AdditionalProperties, obj[k], false)
+				w.walk(n.additional, obj[k], false)
 				w.path = w.path[:len(w.path)-1]
 			}
 		}
-		if node.Properties != nil {
-			for _, k := range keys {
-				if sub, ok := node.Properties[k]; ok {
-					w.path = append(w.path, seg{key: k, prop: true, index: -1})
-					w.walk(&sub, obj[k], false)
-					w.path = w.path[:len(w.path)-1]
-				}
+		if n.props == nil {
+			return
+		}
+		// The object's keys that are properties, in sorted order: from
+		// the sorted property names when there are few, else sorted here.
+		names := n.propNames
+		if len(names) > 2*len(obj) {
+			var buf [16]string
+			names = sortedKeysInto(buf[:0], obj)
+		}
+		for _, k := range names {
+			x, present := obj[k]
+			sub := n.props[k]
+			if !present || sub == nil {
+				continue
 			}
+			w.path = append(w.path, seg{key: k, prop: true, index: -1})
+			w.walk(sub, x, false)
+			w.path = w.path[:len(w.path)-1]
 		}
 	}
 }
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// own1 runs node's own rules on obj at the walk's path, from the memo
+// own1 runs a node's own rules on obj at the walk's path, from the memo
 // when the value was seen before.
-func (w *walker) own1(id nodeID, node *cel.Validator, obj any, noMemo bool) {
+func (w *walker) own1(own *ownNode, obj any, noMemo bool) {
 	if noMemo {
-		c := *node
-		c.Items, c.Properties, c.AdditionalProperties, c.AllOfValidators = nil, nil, nil, nil
-		errs, _ := c.Validate(w.ctx, toPath(w.path), nil, obj, nil, celconfig.RuntimeCELCostBudget)
+		errs, _ := own.v.Validate(w.ctx, toPath(w.path), nil, obj, nil, celconfig.RuntimeCELCostBudget)
 		w.errs = append(w.errs, errs...)
 		return
 	}
-	own := w.r.ownRules(id, node)
 	b, _ := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
 	b.Reset()

@@ -91,7 +91,7 @@ func TestRulesAgreeWithTheLibrary(t *testing.T) {
 				t.Fatal(err)
 			}
 			structuraldefaulting.Default(u, v.structural)
-			lib, _ := v.rules.root.Validate(context.Background(), nil, v.structural, u, nil, celconfig.RuntimeCELCostBudget)
+			lib, _ := v.rules.root.v.Validate(context.Background(), nil, v.structural, u, nil, celconfig.RuntimeCELCostBudget)
 			ours := v.rules.validate(context.Background(), u)
 			if a, b := errorStrings(lib), errorStrings(ours); !slices.Equal(a, b) {
 				t.Errorf("%s (round %d):\n library: %q\n memo:    %q", file, round, a, b)

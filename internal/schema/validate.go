@@ -94,7 +94,7 @@ func (v *version) compile() error {
 		v.walks = compileWalks(s)
 		v.structural = s
 		if root := cel.NewValidator(s, true, celconfig.PerCallLimit); root != nil {
-			v.rules = &rules{root: root, own: map[nodeID]ownNode{}}
+			v.rules = newRules(root)
 		}
 		if sub, err := apihelpers.GetSubresourcesForVersion(def, v.name); err == nil && sub != nil && sub.Status != nil {
 			v.status = true
