@@ -78,29 +78,51 @@ func testFuncs(t *testing.T, root string) map[string]string {
 // holds the subtest's name as a string), or, for a check gwpol cannot make
 // offline, a case of the divergence list.
 func TestEnvoyGatewayChecksInventory(t *testing.T) {
-	const doc = "../../docs/controllers/envoygateway-checks.md"
+	checkInventory(t, "../../docs/controllers/envoygateway-checks.md", "../../testdata/eg-divergences.txt")
+}
+
+// TestHAPTICChecksInventory: the same for HAPTIC's chart templates.
+func TestHAPTICChecksInventory(t *testing.T) {
+	checkInventory(t, "../../docs/controllers/haptic-checks.md", "")
+}
+
+// TestWSO2ChecksInventory: the same for WSO2's gateway-controller.
+func TestWSO2ChecksInventory(t *testing.T) {
+	checkInventory(t, "../../docs/controllers/wso2-checks.md", "")
+}
+
+// checkInventory fails on every row of the inventory doc that names no
+// existing test (or, when divFile is given, no case listed there).
+func checkInventory(t *testing.T, doc, divFile string) {
+	t.Helper()
 	b, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	div, err := os.ReadFile("../../testdata/eg-divergences.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
 	divergences := map[string]bool{}
-	for _, line := range strings.Split(string(div), "\n") {
-		if name, _, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, "#") {
-			divergences[name] = true
+	if divFile != "" {
+		div, err := os.ReadFile(divFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(div), "\n") {
+			if name, _, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, "#") {
+				divergences[name] = true
+			}
 		}
 	}
-	for _, problem := range inventoryProblems(doc, string(b), testFuncs(t, "../.."), divergences) {
+	for _, problem := range inventoryProblems(doc, string(b), testFuncs(t, "../.."), divergences, filepath.Base(divFile)) {
 		t.Error(problem)
 	}
 }
 
+// inventorySource is a row's source: a Go file or a chart template file
+// (HAPTIC's are YAML), then the function, macro or snippet.
+var inventorySource = regexp.MustCompile(`\.(go|yaml): \S`)
+
 // inventoryProblems checks the rows of an inventory against the test
 // functions (name → text of their file) and the divergence cases.
-func inventoryProblems(doc, text string, tests map[string]string, divergences map[string]bool) []string {
+func inventoryProblems(doc, text string, tests map[string]string, divergences map[string]bool, divFile string) []string {
 	var out []string
 	rows := inventoryRows(text)
 	if len(rows) == 0 {
@@ -115,12 +137,12 @@ func inventoryProblems(doc, text string, tests map[string]string, divergences ma
 			out = append(out, fmt.Sprintf("%s: id used already on line %d", at, prev))
 		}
 		seen[r.id] = r.line
-		if !strings.Contains(r.src, ".go: ") {
+		if !inventorySource.MatchString(r.src) {
 			out = append(out, fmt.Sprintf("%s: source %q names no file: function", at, r.src))
 		}
 		if m := divCell.FindStringSubmatch(r.test); m != nil {
 			if !divergences[m[1]] {
-				out = append(out, fmt.Sprintf("%s: divergence %q is not in testdata/eg-divergences.txt", at, m[1]))
+				out = append(out, fmt.Sprintf("%s: divergence %q is not in %s", at, m[1], divFile))
 			}
 			continue
 		}
@@ -156,7 +178,7 @@ func TestInventoryProblems(t *testing.T) {
 | A1 | bad | nowhere | r | ` + "`TestReal`" + ` |
 `
 	tests := map[string]string{"TestReal": `t.Run("sub", …)`}
-	got := inventoryProblems("d.md", doc, tests, map[string]bool{"known-case": true})
+	got := inventoryProblems("d.md", doc, tests, map[string]bool{"known-case": true}, "div.txt")
 	want := []string{
 		"d.md:5: A3: no test function TestMissing",
 		`d.md:6: A4: the file of TestReal has no subtest named "nosuch"`,

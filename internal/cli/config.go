@@ -12,6 +12,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/viper"
 )
 
@@ -47,6 +48,10 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {
 		v.SetDefault(k, "")
 	}
+	settings := pipeline.Registry().Settings()
+	for _, s := range settings {
+		v.SetDefault(s.Key, s.Default)
+	}
 	explicit := path != ""
 	if !explicit {
 		if _, err := os.Stat(DefaultConfigFile); err == nil {
@@ -79,6 +84,9 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
 	}
 	c.File = v.ConfigFileUsed()
+	if err := readSettings(&c, v, settings); err != nil {
+		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
+	}
 	if err := readWSO2(&c); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
 	}
@@ -93,6 +101,34 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
 	}
 	return &c, v, nil
+}
+
+// readSettings reads the controller families' deployment settings
+// (policy.Setting) into c.Settings, each converted to its declared type:
+// a value of the wrong type is a usage error naming the key. A map
+// setting is re-read from the file with its keys in their own case.
+func readSettings(c *Config, v *viper.Viper, settings []policy.Setting) error {
+	c.Settings = map[string]any{}
+	for _, s := range settings {
+		raw := v.Get(s.Key)
+		if _, open := s.Default.(map[string]any); open {
+			m, err := section(c, s.Key)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				m = map[string]any{}
+			}
+			c.Settings[s.Key] = m
+			continue
+		}
+		val, err := s.Parse(raw)
+		if err != nil {
+			return err
+		}
+		c.Settings[s.Key] = val
+	}
+	return nil
 }
 
 func orEnv(path string) string {

@@ -27,6 +27,14 @@ type configSchema struct {
 func newConfigSchema() configSchema {
 	var s configSchema
 	s.walk(reflect.TypeOf(Config{}), "")
+	// the controller families' deployment settings, as they declare them
+	for _, d := range pipeline.Registry().Settings() {
+		if _, open := d.Default.(map[string]any); open {
+			s.open = append(s.open, d.Key)
+		} else {
+			s.leaves = append(s.leaves, d.Key)
+		}
+	}
 	slices.Sort(s.leaves)
 	return s
 }

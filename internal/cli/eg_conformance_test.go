@@ -193,8 +193,8 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 
 // egCaseConfig is the gwpol config a user of the case's Envoy Gateway
 // deployment would write: the translator settings case.json records that
-// gwpol has a setting for (envoyGateway.runningOnHost, enableBackend, rateLimit.enabled),
-// else none.
+// gwpol has a setting for (envoyGateway.runningOnHost, enableBackend, rateLimit.enabled,
+// extensionApis.enableLua), else none.
 func egCaseConfig(t *testing.T, dir string) *Config {
 	t.Helper()
 	var cs struct {
@@ -204,12 +204,37 @@ func egCaseConfig(t *testing.T, dir string) *Config {
 			// GlobalRateLimitEnabled: the harness runs with a rate
 			// limit service (envoyGateway.rateLimit.enabled).
 			GlobalRateLimitEnabled bool `json:"GlobalRateLimitEnabled"`
+			// LuaEnvoyExtensionPolicyDisabled is !extensionApis.enableLua.
+			LuaEnvoyExtensionPolicyDisabled bool `json:"LuaEnvoyExtensionPolicyDisabled"`
 		} `json:"translator"`
 	}
 	readJSON(t, filepath.Join(dir, "case.json"), &cs)
 	cfg := &Config{Namespace: "default"}
+	setSetting(t, cfg, "envoyGateway.extensionApis.enableLua", !cs.Translator.LuaEnvoyExtensionPolicyDisabled)
 	cfg.EnvoyGateway.RunningOnHost = cs.Translator.RunningOnHost
 	cfg.EnvoyGateway.EnableBackend = cs.Translator.BackendEnabled
 	cfg.EnvoyGateway.RateLimit.Enabled = cs.Translator.GlobalRateLimitEnabled
 	return cfg
+}
+
+// setSetting sets a controller family's deployment setting (a declared
+// policy.Setting) in cfg as the config reader would, failing when no
+// family declares the key or the value does not fit it.
+func setSetting(t *testing.T, cfg *Config, key string, value any) {
+	t.Helper()
+	for _, s := range pipeline.Registry().Settings() {
+		if s.Key != key {
+			continue
+		}
+		v, err := s.Parse(value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Settings == nil {
+			cfg.Settings = map[string]any{}
+		}
+		cfg.Settings[key] = v
+		return
+	}
+	t.Fatalf("no controller family declares the setting %s", key)
 }

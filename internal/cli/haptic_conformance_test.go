@@ -43,9 +43,11 @@ type hapticExpected struct {
 }
 
 // hapticConfig turns a case's chart values into gwpol's haptic: config
-// section: the switches gwpol models (shared rate limit, cache tier, the
-// Coraza plugin, WAF policies and limits). Values with no gwpol meaning
-// (dispatch mode, ingress permissions, SPOA transport) are left out.
+// section: the switches gwpol models (shared rate limit and the SPOA
+// messages it needs, cache tier, the Coraza plugin, WAF policies and
+// limits). Values with no gwpol meaning (dispatch mode and ingress
+// permissions, which decide Ingress WAF selection; SPOA transport) are
+// left out.
 func hapticConfig(values map[string]any) map[string]any {
 	out := map[string]any{}
 	dig := func(m map[string]any, path ...string) (any, bool) {
@@ -66,6 +68,9 @@ func hapticConfig(values map[string]any) map[string]any {
 	}
 	if v, ok := dig(values, "cache", "varnish", "enabled"); ok {
 		out["cache"] = map[string]any{"varnish": map[string]any{"enabled": v}}
+	}
+	if v, ok := dig(values, "spoaHub", "haproxy", "messages"); ok {
+		out["spoaHub"] = map[string]any{"haproxy": map[string]any{"messages": v}}
 	}
 	waf := map[string]any{}
 	if plugins, ok := dig(values, "spoaHub", "plugins"); ok {

@@ -55,20 +55,7 @@ type refWalk struct {
 	out  []Reference
 }
 
-func (w *refWalk) pathString() string {
-	var b strings.Builder
-	for i, s := range w.path {
-		switch {
-		case s.index >= 0:
-			b.WriteString("[" + strconv.Itoa(s.index) + "]")
-		case i > 0:
-			b.WriteString("." + s.key)
-		default:
-			b.WriteString(s.key)
-		}
-	}
-	return b.String()
-}
+func (w *refWalk) pathString() string { return stepsString(w.path) }
 
 // in walks n, the value of a field named key (or an element of its list).
 func (w *refWalk) in(n *yaml.Node, key string) {
@@ -128,44 +115,125 @@ func (w *refWalk) reference(n *yaml.Node, key string) Reference {
 	return r
 }
 
-// ListLengths calls f for every list at pattern, a field path in which
-// "[]" stands for every item of a list ("spec.rules[].matches"), with the
-// list's concrete path, its length and its position. Absent parts and
-// values that are not lists are skipped (other checks report a wrong type).
-func (o *Object) ListLengths(pattern string, f func(path string, n int, pos diag.Position)) {
-	o.listLengths(o.tree(), "", pattern, f)
+// ListBound is a bound on the length of lists: those at Path, a field
+// path in which "[]" stands for every item of a list
+// ("spec.rules[].matches"), hold at most Max items.
+type ListBound struct {
+	Path string
+	Max  int
 }
 
-func (o *Object) listLengths(n *yaml.Node, at, pattern string, f func(string, int, diag.Position)) {
-	head, rest, wild := strings.Cut(pattern, "[]")
-	if at != "" && head != "" && !strings.HasPrefix(head, ".") {
-		head = "." + head
-	}
-	path := at + head
-	target := n
-	if h := strings.TrimPrefix(head, "."); h != "" {
-		target = resolve(lookupPath(n, h))
-	}
-	if target == nil || target.Kind != yaml.SequenceNode {
-		return
-	}
-	if !wild {
-		f(path, len(target.Content), o.posOf(target))
-		return
-	}
-	for i, item := range target.Content {
-		o.listLengths(resolve(item), path+"["+strconv.Itoa(i)+"]", strings.TrimPrefix(rest, "."), f)
-	}
+// ListBounds are the list bounds of one kind, made into a tree of their
+// paths (NewListBounds) so that an object is walked once for all of them.
+type ListBounds struct{ root *boundNode }
+
+type boundNode struct {
+	max   int // the bound on a list here; -1: none
+	keys  []boundEdge
+	items *boundNode // what is bound in every item of a list here
 }
 
-// lookupPath follows a dotted path of mapping keys from n.
-func lookupPath(n *yaml.Node, path string) *yaml.Node {
-	for _, key := range strings.Split(path, ".") {
-		n = resolve(n)
-		if n == nil || n.Kind != yaml.MappingNode {
-			return nil
+type boundEdge struct {
+	key  string
+	node *boundNode
+}
+
+// NewListBounds makes bounds into their tree.
+func NewListBounds(bounds []ListBound) *ListBounds {
+	root := &boundNode{max: -1}
+	for _, b := range bounds {
+		n := root
+		for seg := range strings.SplitSeq(b.Path, ".") {
+			key, items := strings.CutSuffix(seg, "[]")
+			n = n.child(key)
+			for items {
+				if n.items == nil {
+					n.items = &boundNode{max: -1}
+				}
+				n = n.items
+				key, items = strings.CutSuffix(key, "[]")
+			}
 		}
-		n = lookup(n, key)
+		n.max = b.Max
 	}
-	return n
+	return &ListBounds{root: root}
+}
+
+func (n *boundNode) child(key string) *boundNode {
+	for _, e := range n.keys {
+		if e.key == key {
+			return e.node
+		}
+	}
+	c := &boundNode{max: -1}
+	n.keys = append(n.keys, boundEdge{key, c})
+	return c
+}
+
+// ListsOver calls f for every list of the object longer than its bound
+// in b, with the list's concrete path (spec.rules[0].matches), its length,
+// the bound and its position. Absent parts and values that are not lists
+// are skipped (other checks report a wrong type). Nothing is built for
+// the lists within bounds: every object of a kind is checked, and hardly
+// any list is over its bound.
+func (o *Object) ListsOver(b *ListBounds, f func(path string, n, max int, pos diag.Position)) {
+	if b == nil {
+		return
+	}
+	var stack [16]refStep
+	w := listWalk{o: o, f: f, steps: stack[:0]}
+	w.walk(b.root, o.tree())
+}
+
+type listWalk struct {
+	o     *Object
+	f     func(string, int, int, diag.Position)
+	steps []refStep // the keys and indexes followed to here
+}
+
+// walk checks the bounds of b on n and below.
+func (w *listWalk) walk(b *boundNode, n *yaml.Node) {
+	n = resolve(n)
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.SequenceNode {
+		if b.max >= 0 && len(n.Content) > b.max {
+			w.f(stepsString(w.steps), len(n.Content), b.max, w.o.posOf(n))
+		}
+		if b.items != nil {
+			for i, item := range n.Content {
+				w.steps = append(w.steps, refStep{index: i})
+				w.walk(b.items, item)
+				w.steps = w.steps[:len(w.steps)-1]
+			}
+		}
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for _, e := range b.keys {
+		if c := lookup(n, e.key); c != nil {
+			w.steps = append(w.steps, refStep{key: e.key, index: -1})
+			w.walk(e.node, c)
+			w.steps = w.steps[:len(w.steps)-1]
+		}
+	}
+}
+
+// stepsString is a field path as findings name it: spec.rules[0].matches.
+func stepsString(steps []refStep) string {
+	var b strings.Builder
+	for i, s := range steps {
+		switch {
+		case s.index >= 0:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		case i > 0:
+			b.WriteString("." + s.key)
+		default:
+			b.WriteString(s.key)
+		}
+	}
+	return b.String()
 }

@@ -84,6 +84,9 @@ func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Li
 			out = append(out, effectiveWhole(k, routed.Of(k), lv)...)
 			continue
 		}
+		if !anyFields(lv, k) {
+			continue // most kinds set nothing on a given rule: nothing to combine
+		}
 		start := len(out)
 		for _, fs := range k.Spec().FieldsFor(fieldKeys(lv, k)...) {
 			var e *EffectiveField
@@ -354,6 +357,16 @@ func (p *Point) candidates() []*Candidate {
 
 // fieldKeys are the keys of the fields merged at each level, for
 // expanding a kind's field families (policy.KindSpec.FieldsFor).
+// anyFields reports whether a level of lv has a field of kind k.
+func anyFields(lv []Points, k policy.Kind) bool {
+	for _, pts := range lv {
+		if len(pts.Of(k).fields()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func fieldKeys(lv []Points, k policy.Kind) []map[string]any {
 	if !slices.ContainsFunc(k.Spec().Fields, func(f policy.FieldSpec) bool { return f.Family }) {
 		return nil

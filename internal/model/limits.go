@@ -201,16 +201,25 @@ var itemLimits = map[GroupKind][]itemLimit{
 	},
 }
 
+// limitBounds are itemLimits made into trees, one walk of an object each.
+var limitBounds = func() map[GroupKind]*manifest.ListBounds {
+	out := make(map[GroupKind]*manifest.ListBounds, len(itemLimits))
+	for gk, ls := range itemLimits {
+		bs := make([]manifest.ListBound, len(ls))
+		for i, l := range ls {
+			bs[i] = manifest.ListBound{Path: l.path, Max: l.max}
+		}
+		out[gk] = manifest.NewListBounds(bs)
+	}
+	return out
+}()
+
 // limitFindings are the lists of o longer than its kind's CRD allows.
 func limitFindings(o *manifest.Object, gk GroupKind) []diag.Diagnostic {
 	var out []diag.Diagnostic
-	for _, l := range itemLimits[gk] {
-		o.ListLengths(l.path, func(path string, n int, pos diag.Position) {
-			if n > l.max {
-				out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: pos,
-					Message: fmt.Sprintf("%s has %d items; the %s CRD allows at most %d, so the API server rejects this object and gwpol leaves it out", path, n, gk.Kind, l.max)})
-			}
-		})
-	}
+	o.ListsOver(limitBounds[gk], func(path string, n, max int, pos diag.Position) {
+		out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: path, Pos: pos,
+			Message: fmt.Sprintf("%s has %d items; the %s CRD allows at most %d, so the API server rejects this object and gwpol leaves it out", path, n, gk.Kind, max)})
+	})
 	return out
 }

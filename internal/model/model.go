@@ -223,9 +223,17 @@ func Build(set *manifest.Set, opt Options) *Model {
 	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
 	parallel.Each(len(set.Objects), func(i int) {
 		o := set.Objects[i]
+		if d, ok := o.Decoded.(*decoded); ok {
+			if d.defaultNamespace == opt.DefaultNamespace && d.lenient == opt.LenientFields {
+				refused[i] = d.refused // found by Predecode, while the tree was at hand
+				return
+			}
+			// Predecoded under other settings: read as written again.
+			o.Namespace, o.Decoded = d.writtenNamespace, nil
+		}
 		gk := GroupKind{o.Group, o.Kind}
 		if kd, known := kinds[gk]; known || opt.Extra[gk] {
-			refused[i] = append(nameFindings(o, gk, !known || kd.namespaced, reads), limitFindings(o, gk)...)
+			refused[i] = refusals(o, gk, !known || kd.namespaced, reads)
 		}
 	})
 	for i, o := range set.Objects {
@@ -313,9 +321,23 @@ func (m *Model) sortedObjects() []*manifest.Object {
 type decoded struct {
 	typed any
 	diags []diag.Diagnostic
+	// refused are the findings about the object's names and list lengths
+	// as written (refusals): when there are any, the object takes no part
+	// and typed is nil.
+	refused []diag.Diagnostic
 	// the options it was decoded with: Build takes it only under the same
 	defaultNamespace string
 	lenient          bool
+	// writtenNamespace is the object's namespace before defaulting.
+	writtenNamespace string
+}
+
+// refusals are the findings that leave an object out before it is
+// decoded: a name the API server refuses (GWP113) or a list longer than
+// its CRD allows. They read the object's names as written (before
+// namespace defaulting).
+func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool) []diag.Diagnostic {
+	return append(nameFindings(o, gk, namespaced, reads), limitFindings(o, gk)...)
 }
 
 // Predecode decodes an object of a kind the model reads as Build will,
@@ -326,19 +348,29 @@ type decoded struct {
 // as soon as it is read (manifest.Options.Each), so that the whole
 // input's YAML trees, most of the memory a large input costs, are never
 // held at once. Safe for concurrent use on different objects.
+//
+// It also finds what Build would refuse the object for (names and list
+// lengths as written, refusals), which reads the tree: opt.Extra must be
+// the kinds Build is given, as the name rules of references depend on
+// them.
 func Predecode(o *manifest.Object, opt Options) {
-	kd, known := kinds[GroupKind{o.Group, o.Kind}]
+	gk := GroupKind{o.Group, o.Kind}
+	kd, known := kinds[gk]
 	if !known {
 		return
 	}
 	if opt.DefaultNamespace == "" {
 		opt.DefaultNamespace = "default"
 	}
-	if o.Namespace == "" && kd.namespaced {
-		o.Namespace = opt.DefaultNamespace
+	d := &decoded{defaultNamespace: opt.DefaultNamespace, lenient: opt.LenientFields, writtenNamespace: o.Namespace}
+	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
+	if d.refused = refusals(o, gk, kd.namespaced, reads); len(d.refused) == 0 {
+		if o.Namespace == "" && kd.namespaced {
+			o.Namespace = opt.DefaultNamespace
+		}
+		d.typed, d.diags = decodeKind(o, kd, opt.LenientFields, false)
 	}
-	typed, diags := decodeKind(o, kd, opt.LenientFields, false)
-	o.Decoded = &decoded{typed: typed, diags: diags, defaultNamespace: opt.DefaultNamespace, lenient: opt.LenientFields}
+	o.Decoded = d
 	if kd.release {
 		o.Release()
 	}

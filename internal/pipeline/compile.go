@@ -41,6 +41,7 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 	}
 	reg := policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
 	reg.AddControllers(trafficpolicy.Controller, envoygateway.Controller, haptic.Controller)
+	reg.AddSettings(envoygateway.Settings...)
 	return reg
 }
 
@@ -106,7 +107,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 // which the object's YAML tree is released where nothing later reads it.
 // Compile then takes the decoded objects as they are.
 func Predecode(cfg *Config) func(*manifest.Object) {
-	opt := model.Options{DefaultNamespace: cfg.Namespace, LenientFields: cfg.LenientFields()}
+	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: RegistryWith(nil).GroupKinds(), LenientFields: cfg.LenientFields()}
 	return func(o *manifest.Object) { model.Predecode(o, opt) }
 }
 

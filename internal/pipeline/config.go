@@ -54,6 +54,12 @@ type Config struct {
 	// lint checks (GWP601–GWP604) and explain and diff show.
 	Guardrails []guardrail.Rule `mapstructure:"-"`
 
+	// Settings are the controller families' deployment settings
+	// (policy.Setting) by key, each of its declared type; the config
+	// reader fills it from the declarations, a test may set a few. A key
+	// not here has its declared default.
+	Settings map[string]any `mapstructure:"-"`
+
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
 }
@@ -115,6 +121,9 @@ func (c *Config) PolicyConfig() policy.Config {
 		for f, s := range fields {
 			pc.PolicyMerge[strings.ToLower(kind+"."+f)] = s
 		}
+	}
+	for k, v := range c.Settings {
+		pc.Values[k] = v
 	}
 	for k, v := range c.WSO2 {
 		pc.Values["wso2."+k] = v

@@ -437,6 +437,10 @@ type RouteVerdict struct {
 	// requests their weight would get is answered 500, and a rule with
 	// no other backend to take traffic answers 500 altogether.
 	Refused []RefusedBackend
+	// JoinReasons: a condition several problems turn False carries their
+	// distinct reasons, sorted and joined by commas (Envoy Gateway's
+	// MultiStatusError.Reason), not the first problem's.
+	JoinReasons bool
 }
 
 // DroppedRule is a rule a controller leaves out, and why.

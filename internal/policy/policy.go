@@ -384,6 +384,8 @@ type Registry struct {
 	byGK  map[model.GroupKind]Kind
 	// controllers are the families' controllers (AddControllers).
 	controllers []Controller
+	// settings are the families' deployment settings (AddSettings).
+	settings []Setting
 }
 
 // NewRegistry builds a registry from kinds; the order is kept for output.

@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -20,11 +21,17 @@ func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVe
 	if n := len(v.Dropped); n > 0 {
 		var msgs []string
 		var idx []string
-		for _, d := range v.Dropped {
-			msgs = append(msgs, d.Message)
+		for i, d := range v.Dropped {
+			if i == 0 || d.Message != v.Dropped[i-1].Message {
+				msgs = append(msgs, d.Message) // one reason for the whole route is said once
+			}
 			idx = append(idx, fmt.Sprint(d.Index))
 		}
-		reason, msg := v.Dropped[0].Reason, strings.Join(msgs, "\n")
+		reasons := make([]string, len(v.Dropped))
+		for i, d := range v.Dropped {
+			reasons[i] = d.Reason
+		}
+		reason, msg := verdictReason(v, reasons), strings.Join(msgs, "\n")
 		if n == len(rt.Rules) {
 			conds = append(conds, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: reason, Message: msg})
 		} else {
@@ -34,15 +41,28 @@ func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVe
 	}
 	refs := metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionTrue, Reason: "ResolvedRefs", Message: "Resolved all the Object references for the Route"}
 	if len(v.Unresolved) > 0 {
-		var msgs []string
+		var msgs, reasons []string
 		for _, c := range v.Unresolved {
 			msgs = append(msgs, c.Message)
+			reasons = append(reasons, c.Reason)
 		}
-		refs = metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: v.Unresolved[0].Reason, Message: strings.Join(msgs, "\n")}
+		refs = metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: verdictReason(v, reasons), Message: strings.Join(msgs, "\n")}
 	}
 	conds = append(conds, refs)
 	for _, c := range v.Conditions {
 		conds = append(conds, metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message})
 	}
 	return conds
+}
+
+// verdictReason is the reason of a condition the problems with reasons
+// turn False: the first one's, or, for a controller that joins them, the
+// distinct ones sorted and comma-joined.
+func verdictReason(v *policy.RouteVerdict, reasons []string) string {
+	if !v.JoinReasons {
+		return reasons[0]
+	}
+	out := slices.Clone(reasons)
+	slices.Sort(out)
+	return strings.Join(slices.Compact(out), ",")
 }

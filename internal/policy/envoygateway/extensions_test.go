@@ -116,6 +116,33 @@ func TestExtensionBackendDisabled(t *testing.T) {
 	}
 }
 
+// TestExtensionLuaDisabled: a deployment that does not enable Lua
+// (envoyGateway.extensionApis.enableLua: false, Envoy Gateway's own
+// default) refuses every Lua policy before reading its script; other
+// extensions are unaffected.
+func TestExtensionLuaDisabled(t *testing.T) {
+	off := policy.Config{Values: map[string]any{EnableLua.Key: false}}
+	const gw = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n"
+	tests := []struct{ name, spec, invalid string }{
+		{"Lua that parses", gw + "  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:logInfo('x') end\"}]\n",
+			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (the deployment's EnvoyGateway configuration does not set extensionApis.enableLua; gwpol config envoyGateway.extensionApis.enableLua)"},
+		{"Lua with validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h) if end\"}]\n",
+			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (the deployment's EnvoyGateway configuration does not set extensionApis.enableLua; gwpol config envoyGateway.extensionApis.enableLua)"},
+		{"no Lua", gw + "  dynamicModule: [{name: allowed}]\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := extensionInvalid(t, tc.spec, off); got != tc.invalid {
+				t.Errorf("invalid = %q, want %q", got, tc.invalid)
+			}
+		})
+	}
+	on := policy.Config{Values: map[string]any{EnableLua.Key: "true"}} // as a GWPOL_* variable gives it
+	if got := extensionInvalid(t, tests[0].spec, on); got != "" {
+		t.Errorf("enableLua \"true\": invalid = %q, want none", got)
+	}
+}
+
 // extensionInvalid decodes an EnvoyExtensionPolicy of the spec given,
 // beside extensionObjects, and returns its first Invalid message ("" for
 // none).

@@ -218,7 +218,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	if k == envoyExtensionPolicy {
 		checkDynamicModules(p, raw, env.Model)
-		checkLuaSyntax(p, raw, env.Model)
+		checkLuaSyntax(p, raw, env.Model, env.Config)
 		markFailOpen(p, raw)
 	}
 	return p

@@ -27,10 +27,21 @@ type luaScripts struct {
 // Lua 5.1 parser, gopher-lua). The script is only parsed, never run:
 // Envoy Gateway's stricter validation, which runs it against a mock of
 // Envoy's API, is not reproduced. An EnvoyProxy with luaValidation
-// Disabled on a Gateway the policy reaches turns the check off.
-func checkLuaSyntax(p *policy.Policy, raw []byte, m *model.Model) {
+// Disabled on a Gateway the policy reaches turns the check off. A
+// deployment that does not enable Lua (EnableLua) refuses every Lua
+// policy, whatever its scripts say.
+func checkLuaSyntax(p *policy.Policy, raw []byte, m *model.Model, cfg policy.Config) {
 	var l luaScripts
-	if json.Unmarshal(raw, &l) != nil || len(l.Lua) == 0 || luaValidationDisabled(p, m) {
+	if json.Unmarshal(raw, &l) != nil || len(l.Lua) == 0 {
+		return
+	}
+	if !EnableLua.Bool(cfg) {
+		// buildLuas refuses before it looks at a script
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.lua",
+			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (the deployment's EnvoyGateway configuration does not set extensionApis.enableLua; gwpol config %s)", EnableLua.Key))
+		return
+	}
+	if luaValidationDisabled(p, m) {
 		return
 	}
 	strict := luaValidationStrict(p, m)

@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
-	"net/netip"
 	"regexp"
 	"strings"
 
@@ -30,9 +29,15 @@ func (k *Kind) RouteController() string { return ControllerName }
 func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
 	onHost, _ := env.Config.Values[policy.ValueRunningOnHost].(bool)
 	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
-	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{}, onHost: onHost, noBackend: noBackend}
-	for _, rule := range rt.Rules {
-		rv.rule(rule.Rule)
+	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}
+	if msg := ruleCountProblem(rt.Route); msg != "" {
+		for _, rule := range rt.Rules {
+			rv.report(rule.Rule, dropRule("InvalidRule", "spec.rules", "%s", msg))
+		}
+	} else {
+		for _, rule := range rt.Rules {
+			rv.rule(rule.Rule)
+		}
 	}
 	rv.serveNothing()
 	for _, p := range rt.Parents {
@@ -101,10 +106,18 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 			return
 		}
 	}
+	refused := false
 	for j, b := range rule.BackendRefs {
-		if p := rv.backendProblem(b); p != nil {
+		if p := rv.backendProblem(rule, j, b); p != nil {
 			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
 			p.ref = j
+			rv.report(rule, p)
+			refused = true
+		}
+	}
+	if !refused {
+		if p := rv.dynamicResolverProblem(rule); p != nil {
+			p.status = 500
 			rv.report(rule, p)
 		}
 	}
@@ -245,6 +258,7 @@ func ruleFilters(rule *model.Rule) []routeFilter {
 type filterState struct {
 	rewrites       int
 	mirror         bool
+	redirect       bool
 	directResponse *int
 }
 
@@ -260,6 +274,9 @@ func (rv *routeValidation) filtersProblem(rule *model.Rule) *routeProblem {
 	if st.mirror && st.directResponse != nil {
 		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter.")
 	}
+	if st.mirror && st.redirect {
+		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter.")
+	}
 	if rule.GRPC != nil && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
 		return dropRule("UnsupportedValue", rule.Path+".filters", "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
 			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead.")
@@ -274,6 +291,7 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 	case string(gwv1.HTTPRouteFilterResponseHeaderModifier):
 		return headerFilterProblem("ResponseHeaderModifier", f.ResponseHeaders, f.path)
 	case string(gwv1.HTTPRouteFilterRequestRedirect):
+		st.redirect = true
 		return redirectProblem(f.Redirect, f.path)
 	case string(gwv1.HTTPRouteFilterURLRewrite):
 		st.rewrites++
@@ -515,19 +533,10 @@ func (rv *routeValidation) credentialProblem(r secretRef, ns, path string) *rout
 	return nil
 }
 
-// backendFilterTypes are the filters Envoy Gateway takes on a backendRef.
-var backendFilterTypes = map[string]bool{
-	string(gwv1.HTTPRouteFilterRequestHeaderModifier):  true,
-	string(gwv1.HTTPRouteFilterResponseHeaderModifier): true,
-	string(gwv1.HTTPRouteFilterURLRewrite):             true,
-}
-
-func (rv *routeValidation) backendProblem(b model.BackendRef) *routeProblem {
-	for _, f := range b.Filters {
-		ok := backendFilterTypes[f.Type] || (f.ExtensionRef != nil && string(f.ExtensionRef.Group) == Group && string(f.ExtensionRef.Kind) == httpRouteFilter.name)
-		if !ok {
-			return unresolved("UnsupportedRefValue", f.Path, "Specific filter is not supported within BackendRef, only RequestHeaderModifier, ResponseHeaderModifier, URLRewrite and gateway.envoyproxy.io/HTTPRouteFilter are supported.")
-		}
+func (rv *routeValidation) backendProblem(rule *model.Rule, j int, b model.BackendRef) *routeProblem {
+	if p := rv.backendRefFiltersProblem(rule, j); p != nil {
+		p.path = b.Path + ".filters"
+		return p
 	}
 	p := rv.refProblem(b.BackendObjectReference)
 	if p != nil {
@@ -572,10 +581,7 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference) *routePro
 	case "Service":
 		return rv.serviceProblem(ns, name, int32(*ref.Port))
 	case serviceImport.Kind:
-		if _, ok := rv.m.Object(model.Key{Group: serviceImport.Group, Kind: kind, Namespace: ns, Name: name}); !ok {
-			return unresolved("BackendNotFound", "", "service import %s/%s not found.", ns, name)
-		}
-		return nil
+		return rv.serviceImportProblem(ns, name, int32(*ref.Port))
 	}
 	return rv.backendObjectProblem(ns, name)
 }
@@ -587,55 +593,8 @@ func (rv *routeValidation) serviceProblem(ns, name string, port int32) *routePro
 		return unresolved("BackendNotFound", "", "service %s/%s not found.", ns, name)
 	case svc.Spec.Type == "ExternalName":
 		return unresolved("UnsupportedValue", "", "Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, name)
-	case !svc.HasPort(port):
-		return unresolved("PortNotFound", "", "TCP Port %d not found on Service %s/%s.", port, ns, name)
-	}
-	return nil
-}
-
-// backendEndpoints is the part of a Backend's spec the route validation
-// reads.
-type backendEndpoints struct {
-	Endpoints []struct {
-		FQDN *struct {
-			Hostname string `json:"hostname"`
-		} `json:"fqdn"`
-		IP *struct {
-			Address string `json:"address"`
-		} `json:"ip"`
-		Unix *struct {
-			Path string `json:"path"`
-		} `json:"unix"`
-	} `json:"endpoints"`
-}
-
-// backendObjectProblem: a route may not reach a Unix socket, nor, unless
-// Envoy Gateway runs on the host (config envoyGateway.runningOnHost), a
-// loopback address or a single-label hostname.
-func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
-	o, ok := rv.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
-	if !ok {
-		return unresolved("BackendNotFound", "", "Backend %s/%s not found.", ns, name)
-	}
-	raw, err := o.FieldJSON("spec")
-	var spec backendEndpoints
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
-		return nil
-	}
-	for _, ep := range spec.Endpoints {
-		switch {
-		case ep.Unix != nil:
-			return unresolved("UnsupportedAddressType", "", "unix domain sockets are not supported in backend references.")
-		case rv.onHost:
-		case ep.IP != nil:
-			if a, err := netip.ParseAddr(ep.IP.Address); err == nil && a.IsLoopback() {
-				return unresolved("InvalidAddress", "", "IP address %s in the loopback range is only supported when using the Host infrastructure.", ep.IP.Address)
-			}
-		case ep.FQDN != nil:
-			if !strings.Contains(strings.TrimSuffix(ep.FQDN.Hostname, "."), ".") {
-				return unresolved("InvalidAddress", "", "hostname %s should be a domain with at least two segments separated by dots.", ep.FQDN.Hostname)
-			}
-		}
+	case !hasPortFor(svc, port, portProtocol(rv.rt.Kind)):
+		return unresolved("PortNotFound", "", "%s Port %d not found on Service %s/%s.", portProtocol(rv.rt.Kind), port, ns, name)
 	}
 	return nil
 }

@@ -157,6 +157,7 @@ func TestValidateRoute(t *testing.T) {
 		{"mirror to a Service with endpoints", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}]\n", ""},
 		{"mirror without port", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc}}}]\n", "refs PortNotSpecified"},
 		{"mirror and direct response", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}, {type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", "drop 0 IncompatibleFilters"},
+		{"mirror and redirect", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}, {type: RequestRedirect, requestRedirect: {statusCode: 301}}]\n", "drop 0 IncompatibleFilters"},
 		{"direct response status Envoy cannot answer", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: status-40}}]\n", "drop 0 UnsupportedValue"},
 		{"gRPC direct response 2xx", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", "drop 0 UnsupportedValue"},
 		{"regex that does not compile", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n  - matches: [{path: {type: RegularExpression, value: \"*x*\"}}]\n", "drop 1 UnsupportedValue"},

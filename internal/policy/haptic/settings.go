@@ -21,6 +21,13 @@ type Settings struct {
 	// SharedRateLimit is rateLimit.shared.enabled: the fleet-wide stick
 	// tables rateLimit needs. Default true.
 	SharedRateLimit bool
+	// RateLimitMessage: the HAProxy side of the SPOA hub sends the
+	// check-ratelimit message (spoaHub.haproxy.messages), which a shared
+	// rate limit needs besides rateLimit.shared.enabled. Default true: the
+	// chart's own messages include it (HAPTIC's shared-rate-limit test
+	// runs with the default values); a deployment that sets the list
+	// without it fails every rate-limited rule closed.
+	RateLimitMessage bool
 	// Varnish is cache.varnish.enabled: the cache tier cache needs.
 	// Default true.
 	Varnish bool
@@ -58,11 +65,11 @@ func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "
 // DefaultSettings are gwpol's defaults: every feature deployed, no
 // trusted catalog, self-service catalogs allowed without limits.
 func DefaultSettings() Settings {
-	return Settings{SharedRateLimit: true, Varnish: true, WAF: true, SelfService: true}
+	return Settings{SharedRateLimit: true, RateLimitMessage: true, Varnish: true, WAF: true, SelfService: true}
 }
 
 // SettingsKeys are the keys of the haptic: section.
-var SettingsKeys = []string{"rateLimit", "cache", "waf"}
+var SettingsKeys = []string{"rateLimit", "cache", "waf", "spoaHub"}
 
 // ParseSettings reads the haptic: section from cfg.Values (keys
 // "haptic.<key>"). Every value is checked: an unknown key or a value of the
@@ -82,6 +89,8 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 			err = readSwitch(v, "haptic.cache", "varnish", &s.Varnish)
 		case "waf":
 			err = s.readWAF(v)
+		case "spoahub":
+			err = s.readSPOAHub(v)
 		default:
 			err = fmt.Errorf("haptic.%s is not a setting gwpol knows; use one of %s", key, strings.Join(SettingsKeys, ", "))
 		}
@@ -300,6 +309,44 @@ func (s *Settings) readTrusted(v any) error {
 			s.Trusted = map[string]CatalogLocation{}
 		}
 		s.Trusted[ref] = loc
+	}
+	return nil
+}
+
+// rateLimitMessage is the SPOA message HAPTIC's shared rate limit sends
+// (44-route-policies.yaml: GatewayPolicyRecord needs it in
+// spoaHub.haproxy.messages).
+const rateLimitMessage = "check-ratelimit"
+
+// readSPOAHub reads spoaHub: {haproxy: {messages: [..]}}, the messages the
+// HAProxy side of the SPOA hub sends; the chart replaces the whole list
+// when the values set it.
+func (s *Settings) readSPOAHub(v any) error {
+	m, err := section(v, "haptic.spoaHub", "haproxy")
+	if err != nil {
+		return err
+	}
+	h, err := section(m["haproxy"], "haptic.spoaHub.haproxy", "messages")
+	if err != nil {
+		return err
+	}
+	raw, ok := h["messages"]
+	if !ok {
+		return nil
+	}
+	list, ok := raw.([]any)
+	if !ok && raw != nil {
+		return fmt.Errorf("haptic.spoaHub.haproxy.messages must be a list of message names, not %T", raw)
+	}
+	s.RateLimitMessage = false
+	for i, e := range list {
+		name, ok := e.(string)
+		if !ok {
+			return fmt.Errorf("haptic.spoaHub.haproxy.messages[%d] must be a message name, not %T", i, e)
+		}
+		if name == rateLimitMessage {
+			s.RateLimitMessage = true
+		}
 	}
 	return nil
 }

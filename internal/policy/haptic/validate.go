@@ -134,8 +134,11 @@ func (v *validator) apiKey(a *APIKey) {
 
 func (v *validator) rateLimit(r *RateLimit) {
 	const base = "spec.rateLimit"
-	if !v.settings.SharedRateLimit {
+	switch {
+	case !v.settings.SharedRateLimit:
 		v.dependency(base, "HAPTIC's shared rate limit is disabled in this deployment (config haptic.rateLimit.shared.enabled: false), so the budget cannot be enforced; the rule fails closed — enable it or drop rateLimit")
+	case !v.settings.RateLimitMessage:
+		v.dependency(base, "HAPTIC's SPOA hub does not send the %s message in this deployment (config haptic.spoaHub.haproxy.messages lacks it), so the shared budget cannot be checked; the rule fails closed (\"Shared rate limiting is unavailable\") — add %s to the messages or drop rateLimit", rateLimitMessage, rateLimitMessage)
 	}
 	ok := true
 	if r.Requests < 1 || r.Requests > math.MaxUint32 {

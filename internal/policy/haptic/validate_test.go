@@ -530,6 +530,9 @@ func TestDeploymentSettings(t *testing.T) {
 		{"limit counts a shared entry once", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "1")}, second, nil},
 		{"shared rate limit disabled", okRate, map[string]any{"rateLimit": map[string]any{"shared": map[string]any{"enabled": false}}}, "", []string{"GWP402 spec.rateLimit"}},
 		{"shared rate limit enabled", okRate, map[string]any{"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}}}, "", nil},
+		{"SPOA hub without the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request"}}}}, "", []string{"GWP402 spec.rateLimit"}},
+		{"SPOA hub with the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request", "check-ratelimit"}}}}, "", nil},
+		{"SPOA hub messages do not matter without a rate limit", "spec:\n  cache: {ttlSeconds: 5}", map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{}}}}, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := decodeWith(t, tc.spec, tc.values, tc.extra)

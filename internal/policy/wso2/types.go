@@ -64,8 +64,11 @@ type RestAPISpec struct {
 	Version     Scalar          `json:"version,omitempty"`
 	Context     string          `json:"context,omitempty"`
 	Upstream    json.RawMessage `json:"upstream,omitempty"`
-	Policies    []PolicyRef     `json:"policies,omitempty"`
-	Operations  []Operation     `json:"operations,omitempty"`
+	// UpstreamDefinitions are named upstreams spec.upstream may refer to
+	// (ref); read only by the controller's checks.
+	UpstreamDefinitions json.RawMessage `json:"upstreamDefinitions,omitempty"`
+	Policies            []PolicyRef     `json:"policies,omitempty"`
+	Operations          []Operation     `json:"operations,omitempty"`
 }
 
 // Operation is one operation of a RestApi: method and path, or (RestApi

@@ -159,6 +159,7 @@ apiVersion: gateway.api-platform.wso2.com/v1
 kind: RestApi
 metadata: {name: petstore}
 spec:
+  displayName: Petstore
   version: 1.0
   context: /petstore
   upstream: {main: {url: "http://petstore:8080"}}
@@ -301,7 +302,11 @@ apiVersion: gateway.api-platform.wso2.com/v1alpha1
 kind: RestApi
 metadata: {name: old, namespace: ns}
 spec:
+  displayName: Old
+  version: v1
   context: /old
+  upstream: {main: {url: "http://old:8080"}}
+  operations: [{method: GET, path: /}]
   policies: [{name: set-headers}]
 `
 	tests := []struct {

@@ -1,0 +1,366 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/model"
+)
+
+// portProtocol is the protocol a route's backend port must carry in Envoy
+// Gateway (validate.go: validateBackendRef): UDP for a UDPRoute, TCP for
+// every other kind; a Service port without a protocol is TCP.
+func portProtocol(routeKind string) string {
+	if routeKind == "UDPRoute" {
+		return "UDP"
+	}
+	return "TCP"
+}
+
+// servicePortProtocol is a Service port's protocol, TCP when unset
+// (helpers.go: getServicePortProtocol).
+func servicePortProtocol(p string) string {
+	if p == "" {
+		return "TCP"
+	}
+	return p
+}
+
+// hasPortFor reports whether svc exposes port with protocol proto.
+func hasPortFor(svc *model.Service, port int32, proto string) bool {
+	if svc.Assumed {
+		return true
+	}
+	for _, p := range svc.Spec.Ports {
+		if p.Port == port && servicePortProtocol(p.Protocol) == proto {
+			return true
+		}
+	}
+	return false
+}
+
+// serviceImportPorts is what the route validation reads of an MCS
+// ServiceImport.
+type serviceImportPorts struct {
+	Ports []struct {
+		Port     int32  `json:"port"`
+		Protocol string `json:"protocol"`
+	} `json:"ports"`
+}
+
+// serviceImportProblem: the ServiceImport must exist and have the port
+// with the route's protocol (validate.go: validateBackendServiceImport).
+func (rv *routeValidation) serviceImportProblem(ns, name string, port int32) *routeProblem {
+	o, ok := rv.m.Object(model.Key{Group: serviceImport.Group, Kind: serviceImport.Kind, Namespace: ns, Name: name})
+	if !ok {
+		return unresolved("BackendNotFound", "", "service import %s/%s not found.", ns, name)
+	}
+	raw, err := o.FieldJSON("spec")
+	var spec serviceImportPorts
+	if err != nil || json.Unmarshal(raw, &spec) != nil {
+		return nil // the object's own findings say why
+	}
+	proto := portProtocol(rv.rt.Kind)
+	for _, p := range spec.Ports {
+		if p.Port == port && servicePortProtocol(p.Protocol) == proto {
+			return nil
+		}
+	}
+	return unresolved("PortNotFound", "", "%s port %d not found on service import %s/%s.", proto, port, ns, name)
+}
+
+// backendRefFiltersProblem checks the filters of one backendRef as Envoy
+// Gateway does (validate.go: validateBackendRefFilters): on an HTTPRoute
+// the header modifiers, a URLRewrite without a path modifier (Envoy's
+// weighted clusters cannot rewrite paths) and an ExtensionRef to an
+// HTTPRouteFilter; on a GRPCRoute the header modifiers only. Other route
+// kinds have no backendRef filters.
+func (rv *routeValidation) backendRefFiltersProblem(rule *model.Rule, j int) *routeProblem {
+	var unsupported bool
+	switch {
+	case rule.HTTP != nil && j < len(rule.HTTP.BackendRefs):
+		for _, f := range rule.HTTP.BackendRefs[j].Filters {
+			if f.Type == gwv1.HTTPRouteFilterExtensionRef {
+				if f.ExtensionRef == nil || string(f.ExtensionRef.Group) != Group || string(f.ExtensionRef.Kind) != httpRouteFilter.name {
+					unsupported = true
+				}
+				continue
+			}
+			if f.Type == gwv1.HTTPRouteFilterURLRewrite && f.URLRewrite != nil && f.URLRewrite.Path != nil {
+				return unresolved("UnsupportedRefValue", "", "URLRewrite path modifier is not supported within BackendRef.")
+			}
+			switch f.Type {
+			case gwv1.HTTPRouteFilterRequestHeaderModifier, gwv1.HTTPRouteFilterResponseHeaderModifier, gwv1.HTTPRouteFilterURLRewrite:
+			default:
+				unsupported = true
+			}
+		}
+		if unsupported {
+			return unresolved("UnsupportedRefValue", "", "Specific filter is not supported within BackendRef, only RequestHeaderModifier, ResponseHeaderModifier, URLRewrite and gateway.envoyproxy.io/HTTPRouteFilter are supported.")
+		}
+	case rule.GRPC != nil && j < len(rule.GRPC.BackendRefs):
+		for _, f := range rule.GRPC.BackendRefs[j].Filters {
+			if f.Type != gwv1.GRPCRouteFilterRequestHeaderModifier && f.Type != gwv1.GRPCRouteFilterResponseHeaderModifier {
+				unsupported = true
+			}
+		}
+		if unsupported {
+			return unresolved("UnsupportedRefValue", "", "Specific filter is not supported within BackendRef, only RequestHeaderModifier and ResponseHeaderModifier are supported.")
+		}
+	}
+	return nil
+}
+
+// backendSpec is the part of an Envoy Gateway Backend's spec the route
+// validation reads (api/v1alpha1/backend_types.go).
+type backendSpec struct {
+	Type      *string `json:"type"`
+	Endpoints []struct {
+		Hostname *string `json:"hostname"`
+		FQDN     *struct {
+			Hostname string `json:"hostname"`
+			Port     int32  `json:"port"`
+		} `json:"fqdn"`
+		IP *struct {
+			Address string `json:"address"`
+			Port    int32  `json:"port"`
+		} `json:"ip"`
+		Unix *struct {
+			Path string `json:"path"`
+		} `json:"unix"`
+	} `json:"endpoints"`
+	TLS *struct {
+		InsecureSkipVerify      *bool             `json:"insecureSkipVerify"`
+		WellKnownCACertificates *string           `json:"wellKnownCACertificates"`
+		CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
+		ClientCertificateRef    *struct {
+			Namespace *string `json:"namespace"`
+		} `json:"clientCertificateRef"`
+	} `json:"tls"`
+}
+
+// isDynamicResolver: a Backend of type DynamicResolver forwards to the
+// host each request names.
+func (s *backendSpec) isDynamicResolver() bool {
+	return s.Type != nil && *s.Type == "DynamicResolver"
+}
+
+// backendOf reads the Backend ns/name; ok is false when the input does
+// not hold it, spec nil when its spec does not decode.
+func (rv *routeValidation) backendOf(ns, name string) (spec *backendSpec, ok bool) {
+	o, ok := rv.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
+	if !ok {
+		return nil, false
+	}
+	raw, err := o.FieldJSON("spec")
+	var s backendSpec
+	if err != nil || json.Unmarshal(raw, &s) != nil {
+		return nil, true
+	}
+	return &s, true
+}
+
+// backendObjectProblem follows Envoy Gateway's validateBackendRefBackend:
+// the Backend must exist and be valid (backend.go: validateBackend — a
+// DynamicResolver has no endpoints, TLS has a CA unless it skips
+// verification, the client certificate is in the Backend's namespace,
+// hostnames are domains of two labels or more and not IP addresses, IP
+// addresses parse and are not loopback unless Envoy Gateway runs on the
+// host), and a route may not reach a Unix socket.
+func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
+	spec, ok := rv.backendOf(ns, name)
+	switch {
+	case !ok:
+		return unresolved("BackendNotFound", "", "Backend %s/%s not found.", ns, name)
+	case spec == nil:
+		return nil // the Backend's own findings say why
+	}
+	if spec.isDynamicResolver() && len(spec.Endpoints) > 0 {
+		return unresolved("InvalidBackendRef", "", "DynamicResolver type cannot have endpoints specified.")
+	}
+	if p := rv.backendTLSProblem(ns, name, spec); p != nil {
+		return p
+	}
+	for _, ep := range spec.Endpoints {
+		if ep.Hostname != nil {
+			if p := rv.endpointHostnameProblem(*ep.Hostname, "hostname"); p != nil {
+				return p
+			}
+		}
+		switch {
+		case ep.FQDN != nil:
+			if p := rv.endpointHostnameProblem(ep.FQDN.Hostname, "FQDN"); p != nil {
+				return p
+			}
+		case ep.IP != nil:
+			a, err := netip.ParseAddr(ep.IP.Address)
+			switch {
+			case err != nil:
+				return unresolved("InvalidAddress", "", "IP address %s is invalid.", ep.IP.Address)
+			case a.IsLoopback() && !rv.onHost:
+				return unresolved("InvalidAddress", "", "IP address %s in the loopback range is only supported when using the Host infrastructure.", ep.IP.Address)
+			}
+		}
+	}
+	for _, ep := range spec.Endpoints {
+		if ep.Unix != nil {
+			return unresolved("UnsupportedAddressType", "", "unix domain sockets are not supported in backend references.")
+		}
+	}
+	return nil
+}
+
+// endpointHostnameProblem is backend.go's validateHostname: a DNS-1123
+// subdomain (a trailing dot aside), of two labels or more unless Envoy
+// Gateway runs on the host, and not an IP address.
+func (rv *routeValidation) endpointHostnameProblem(h, typ string) *routeProblem {
+	if errs := validation.IsDNS1123Subdomain(strings.TrimSuffix(h, ".")); len(errs) > 0 {
+		return unresolved("InvalidAddress", "", "hostname %s is not a valid %s.", h, typ)
+	}
+	if !rv.onHost && len(strings.Split(h, ".")) < 2 {
+		return unresolved("InvalidAddress", "", "hostname %s should be a domain with at least two segments separated by dots.", h)
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return unresolved("InvalidAddress", "", "hostname %s is an IP address.", h)
+	}
+	return nil
+}
+
+// backendTLSPolicyTargets is what the Backend validation reads of a
+// BackendTLSPolicy.
+type backendTLSPolicyTargets struct {
+	TargetRefs []struct {
+		Group       string  `json:"group"`
+		Kind        string  `json:"kind"`
+		Name        string  `json:"name"`
+		SectionName *string `json:"sectionName"`
+	} `json:"targetRefs"`
+	Validation struct {
+		WellKnownCACertificates *string           `json:"wellKnownCACertificates"`
+		CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
+	} `json:"validation"`
+}
+
+// backendTLSProblem is backend.go's validateBackendTLSSettings. A Backend
+// with TLS that verifies its peer needs a CA: its own, or one from a
+// BackendTLSPolicy on the whole Backend, or a BackendTLSPolicy per
+// endpoint port (sectionName = the port). Envoy Gateway matches the
+// policies' targets by the Backend's name only, in any namespace, and
+// does not ask a per-port policy for a CA; gwpol does the same. The client
+// certificate must be in the Backend's namespace.
+func (rv *routeValidation) backendTLSProblem(ns, name string, spec *backendSpec) *routeProblem {
+	tls := spec.TLS
+	if tls == nil {
+		return nil
+	}
+	if tls.InsecureSkipVerify == nil || !*tls.InsecureSkipVerify {
+		if tls.WellKnownCACertificates == nil && len(tls.CACertificateRefs) == 0 && !rv.backendTLSPoliciesCover(name, spec) {
+			return unresolved("InvalidBackendRef", "", "must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false.")
+		}
+	}
+	if ref := tls.ClientCertificateRef; ref != nil && ref.Namespace != nil && *ref.Namespace != "" && *ref.Namespace != ns {
+		return unresolved("InvalidBackendRef", "", "clientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: %s does not match Backend namespace: %s.", *ref.Namespace, ns)
+	}
+	return nil
+}
+
+// backendTLSPoliciesCover: some BackendTLSPolicy on the whole Backend has
+// a CA, or every port of its FQDN and IP endpoints has a policy naming
+// it as sectionName (a Backend with no such port is not covered).
+func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *backendSpec) bool {
+	ports := map[string]bool{}
+	for _, ep := range spec.Endpoints {
+		switch {
+		case ep.FQDN != nil:
+			ports[strconv.Itoa(int(ep.FQDN.Port))] = false
+		case ep.IP != nil:
+			ports[strconv.Itoa(int(ep.IP.Port))] = false
+		}
+	}
+	for _, p := range rv.set.Policies {
+		if p.Obj.Group != model.GatewayGroup || p.Obj.Kind != "BackendTLSPolicy" {
+			continue
+		}
+		raw, err := p.Obj.FieldJSON("spec")
+		var s backendTLSPolicyTargets
+		if err != nil || json.Unmarshal(raw, &s) != nil {
+			continue
+		}
+		for _, t := range s.TargetRefs {
+			if t.Group != Group || t.Kind != backend.Kind || t.Name != name {
+				continue
+			}
+			if t.SectionName == nil {
+				if s.Validation.WellKnownCACertificates != nil || len(s.Validation.CACertificateRefs) > 0 {
+					return true
+				}
+				continue
+			}
+			if _, ok := ports[*t.SectionName]; ok {
+				ports[*t.SectionName] = true
+			}
+		}
+	}
+	if len(ports) == 0 {
+		return false
+	}
+	for _, covered := range ports {
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+// dynamicResolverProblem: a rule forwarding to a DynamicResolver Backend
+// may have no other backendRef (route.go: processHTTPRouteRules,
+// processTLSRouteParentRefs). Envoy Gateway counts the backendRefs with
+// a weight for a TLSRoute, all of them for the other kinds.
+func (rv *routeValidation) dynamicResolverProblem(rule *model.Rule) *routeProblem {
+	dynamic, weighted := false, 0
+	for _, b := range rule.BackendRefs {
+		if b.Weight != 0 {
+			weighted++
+		}
+		if b.Kind == nil || string(*b.Kind) != backend.Kind {
+			continue
+		}
+		ns := rv.rt.Meta.Namespace
+		if b.Namespace != nil && *b.Namespace != "" {
+			ns = string(*b.Namespace)
+		}
+		if spec, _ := rv.backendOf(ns, string(b.Name)); spec != nil && spec.isDynamicResolver() && b.Weight != 0 {
+			dynamic = true
+		}
+	}
+	n := len(rule.BackendRefs)
+	if rv.rt.Kind == "TLSRoute" {
+		n = weighted
+	}
+	if !dynamic || n <= 1 {
+		return nil
+	}
+	if rv.rt.Kind == "TLSRoute" {
+		return unresolved("InvalidBackendRef", rule.Path+".backendRefs", "dynamic resolver is not supported for multiple backendRefs.")
+	}
+	return unresolved("InvalidBackendRef", rule.Path+".backendRefs", "Failed to process route rule %d: dynamic resolver is not supported for multiple backendRefs.", rule.Index)
+}
+
+// ruleCountProblem: Envoy Gateway serves a TCPRoute or UDPRoute of
+// exactly one rule (route.go: processTCPRouteParentRefs,
+// processUDPRouteParentRefs); any other is not accepted.
+func ruleCountProblem(rt *model.Route) string {
+	if (rt.Kind == "TCPRoute" || rt.Kind == "UDPRoute") && len(rt.Rules) != 1 {
+		return "One and only one rule is supported"
+	}
+	return ""
+}
+
+// backendEndpoints is the Backend spec as the policies' backend checks
+// read it (validate.go: backendAddressType).
+type backendEndpoints = backendSpec

@@ -1,0 +1,400 @@
+package status_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// egRoutesBase is an Envoy Gateway platform for the route checks: the
+// class, a Gateway with HTTP, TCP and UDP listeners open to every
+// namespace, and a Service with a TCP and a UDP port.
+const egRoutesBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+  - {name: tcp, protocol: TCP, port: 9000, allowedRoutes: {namespaces: {from: All}}}
+  - {name: udp, protocol: UDP, port: 5353, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec:
+  ports:
+  - {name: http, port: 8080}
+  - {name: dns, port: 53, protocol: UDP}
+`
+
+// egHTTPRoute is HTTPRoute app/r on the HTTP listener with one rule of
+// the given YAML flow sequence of backendRefs.
+func egHTTPRoute(backendRefs string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n" +
+		"  parentRefs: [{name: gw, namespace: infra, sectionName: http}]\n  rules:\n  - backendRefs: " + backendRefs + "\n"
+}
+
+// egBackend is Envoy Gateway Backend app/NAME with the given spec lines.
+func egBackend(name, spec string) string {
+	return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" + spec
+}
+
+// egStatuses prints the statuses of a report: each route parent as
+// "KIND/NS/NAME @ PARENT: Type=Status/Reason …", each listener as
+// "Gateway/NS/NAME#LISTENER: …", each Gateway as "Gateway/NS/NAME: …",
+// each policy ancestor as "KIND/NS/NAME @ ANCESTOR: …", and the messages
+// of every condition, for the checks on wording.
+func egStatuses(rep *status.Report) (lines map[string]string, messages []string) {
+	lines = map[string]string{}
+	put := func(key string, cs []status.Condition) {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Type+"="+c.Status+"/"+c.Reason)
+			messages = append(messages, c.Message)
+		}
+		slices.Sort(out)
+		lines[key] = strings.Join(out, " ")
+	}
+	for _, g := range rep.Gateways {
+		put("Gateway/"+g.Namespace+"/"+g.Name, g.Conditions)
+		for _, l := range g.Listeners {
+			put("Gateway/"+g.Namespace+"/"+g.Name+"#"+l.Name, l.Conditions)
+		}
+	}
+	for _, r := range rep.Routes {
+		for _, p := range r.Parents {
+			put(r.Kind+"/"+r.Namespace+"/"+r.Name+" @ "+p.ParentRef.Kind+"/"+p.ParentRef.Namespace+"/"+p.ParentRef.Name, p.Conditions)
+		}
+	}
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			put(p.Kind+"/"+p.Namespace+"/"+p.Name+" @ "+a.AncestorRef.String(), a.Conditions)
+		}
+	}
+	return lines, messages
+}
+
+const routeOnGW = "HTTPRoute/app/r @ Gateway/infra/gw"
+
+// TestEnvoyGatewayRouteChecks: the route, backendRef and listener checks
+// of Envoy Gateway v1.9.0's translator (docs/controllers/envoygateway-checks.md,
+// sections Gateway and listeners, routes, backendRefs, ReferenceGrant,
+// BackendTLSPolicy), each on an input that makes it decide, with the
+// conditions Envoy Gateway writes.
+func TestEnvoyGatewayRouteChecks(t *testing.T) {
+	tests := []struct {
+		name string
+		docs string
+		want map[string]string
+		// msg: some condition's message contains it
+		msg string
+	}{
+		// backendRefs to Services
+		{name: "a Service port resolves when its protocol is the route's (TCP when unset)",
+			docs: egHTTPRoute("[{name: svc, port: 8080}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a UDP Service port does not serve an HTTPRoute",
+			docs: egHTTPRoute("[{name: svc, port: 53}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/PortNotFound"},
+			msg:  "TCP Port 53 not found on Service app/svc"},
+		{name: "a UDPRoute needs the UDP port of the Service",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: UDPRoute\nmetadata: {name: u, namespace: app}\nspec:\n" +
+				"  parentRefs: [{name: gw, namespace: infra, sectionName: udp}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n",
+			want: map[string]string{"UDPRoute/app/u @ Gateway/infra/gw": "Accepted=True/Accepted ResolvedRefs=False/PortNotFound"},
+			msg:  "UDP Port 8080 not found on Service app/svc"},
+		{name: "a Service not in the input",
+			docs: egHTTPRoute("[{name: nowhere, port: 8080}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound"},
+			msg:  "service app/nowhere not found"},
+		{name: "a Service backendRef without a port",
+			docs: egHTTPRoute("[{name: svc}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/PortNotSpecified"}},
+		{name: "an ExternalName Service",
+			docs: egHTTPRoute("[{name: ext, port: 80}]") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: ext, namespace: app}\nspec: {type: ExternalName, externalName: example.com, ports: [{port: 80}]}\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/UnsupportedValue"}},
+		{name: "a backendRef group Envoy Gateway does not serve",
+			docs: egHTTPRoute("[{group: example.com, kind: Thing, name: x, port: 80}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidKind"},
+			msg:  "Group is invalid"},
+		{name: "a backendRef kind Envoy Gateway does not serve",
+			docs: egHTTPRoute("[{group: '', kind: ConfigMap, name: x, port: 80}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidKind"},
+			msg:  "Kind is invalid"},
+		{name: "two problems of one condition carry both reasons, sorted",
+			docs: egHTTPRoute("[{name: svc, port: 9999}, {name: nowhere, port: 8080}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound,PortNotFound"}},
+		// ReferenceGrant
+		{name: "a backendRef to another namespace without a ReferenceGrant",
+			docs: egHTTPRoute("[{name: svc, namespace: other, port: 8080}]") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 8080}]}\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/RefNotPermitted"},
+			msg:  "Backend ref to Service other/svc not permitted by any ReferenceGrant"},
+		{name: "a ReferenceGrant from the route's kind and namespace permits the backendRef",
+			docs: egHTTPRoute("[{name: svc, namespace: other, port: 8080}]") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 8080}]}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n" +
+				"  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: app}]\n  to: [{group: '', kind: Service}]\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a ReferenceGrant for another route kind does not permit the backendRef",
+			docs: egHTTPRoute("[{name: svc, namespace: other, port: 8080}]") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 8080}]}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n" +
+				"  from: [{group: gateway.networking.k8s.io, kind: GRPCRoute, namespace: app}]\n  to: [{group: '', kind: Service}]\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/RefNotPermitted"}},
+		{name: "a ReferenceGrant naming another object does not permit the backendRef",
+			docs: egHTTPRoute("[{name: svc, namespace: other, port: 8080}]") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 8080}]}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n" +
+				"  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: app}]\n  to: [{group: '', kind: Service, name: another}]\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/RefNotPermitted"}},
+		// ServiceImport
+		{name: "a ServiceImport not in the input",
+			docs: egHTTPRoute("[{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 8080}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound"},
+			msg:  "service import app/si not found"},
+		{name: "a ServiceImport without the port",
+			docs: egHTTPRoute("[{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 8080}]") +
+				"---\napiVersion: multicluster.x-k8s.io/v1alpha1\nkind: ServiceImport\nmetadata: {name: si, namespace: app}\nspec: {type: ClusterSetIP, ports: [{port: 9090, protocol: TCP}]}\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/PortNotFound"},
+			msg:  "TCP port 8080 not found on service import app/si"},
+		{name: "a ServiceImport with the port resolves",
+			docs: egHTTPRoute("[{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 8080}]") +
+				"---\napiVersion: multicluster.x-k8s.io/v1alpha1\nkind: ServiceImport\nmetadata: {name: si, namespace: app}\nspec: {type: ClusterSetIP, ports: [{port: 8080, protocol: TCP}]}\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		// backendRef filters
+		{name: "a backendRef URLRewrite with a path modifier",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: http}]\n" +
+				"  rules:\n  - backendRefs:\n    - name: svc\n      port: 8080\n      filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /x}}}]\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/UnsupportedRefValue"},
+			msg:  "URLRewrite path modifier is not supported within BackendRef"},
+		{name: "a backendRef URLRewrite of the hostname is served",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: http}]\n" +
+				"  rules:\n  - backendRefs:\n    - name: svc\n      port: 8080\n      filters: [{type: URLRewrite, urlRewrite: {hostname: a.example.com}}]\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a backendRef RequestMirror filter on an HTTPRoute",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: http}]\n" +
+				"  rules:\n  - backendRefs:\n    - name: svc\n      port: 8080\n      filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}]\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/UnsupportedRefValue"},
+			msg:  "only RequestHeaderModifier, ResponseHeaderModifier, URLRewrite and gateway.envoyproxy.io/HTTPRouteFilter are supported"},
+		{name: "a GRPCRoute backendRef may carry header modifiers only",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: http}]\n" +
+				"  rules:\n  - backendRefs:\n    - name: svc\n      port: 8080\n      filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}]\n",
+			want: map[string]string{"GRPCRoute/app/g @ Gateway/infra/gw": "Accepted=True/Accepted ResolvedRefs=False/UnsupportedRefValue"},
+			msg:  "only RequestHeaderModifier and ResponseHeaderModifier are supported"},
+		// Envoy Gateway Backends
+		{name: "a DynamicResolver Backend with endpoints",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  type: DynamicResolver\n  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendRef"},
+			msg:  "DynamicResolver type cannot have endpoints specified"},
+		{name: "a DynamicResolver Backend beside another backendRef",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}, {name: svc, port: 8080}]") +
+				egBackend("b", "  type: DynamicResolver\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendRef"},
+			msg:  "dynamic resolver is not supported for multiple backendRefs"},
+		{name: "a DynamicResolver Backend alone is served",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") + egBackend("b", "  type: DynamicResolver\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a Backend with TLS that verifies and no CA",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]\n  tls: {sni: a.example.com}\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendRef"},
+			msg:  "must specify either CACertificateRefs or WellKnownCACertificates"},
+		{name: "a Backend with TLS that skips verification needs no CA",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]\n  tls: {insecureSkipVerify: true}\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a Backend with TLS takes its CA from a BackendTLSPolicy on the whole Backend",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]\n  tls: {sni: a.example.com}\n") +
+				egBTLS("whole", "{group: gateway.envoyproxy.io, kind: Backend, name: b}"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a Backend with TLS is covered by one BackendTLSPolicy per endpoint port",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {ip: {address: 10.0.0.1, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
+				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}") +
+				egBTLS("p8443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a Backend with TLS and a BackendTLSPolicy on one of its two ports",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {ip: {address: 10.0.0.1, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
+				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendRef"}},
+		{name: "a Backend's client certificate in another namespace",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}]\n  tls:\n    insecureSkipVerify: true\n    clientCertificateRef: {name: client, namespace: other}\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendRef"},
+			msg:  "clientCertificateRef Secret is not located in the same namespace as Backend"},
+		{name: "a Backend FQDN that is an IP address",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: 10.1.2.3, port: 443}}]\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidAddress"},
+			msg:  "hostname 10.1.2.3 is an IP address"},
+		{name: "a Backend FQDN of one label",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: backend, port: 443}}]\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidAddress"},
+			msg:  "should be a domain with at least two segments"},
+		{name: "a Backend endpoint hostname is checked like an FQDN",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{hostname: backend, ip: {address: 10.0.0.1, port: 443}}]\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidAddress"}},
+		{name: "a Backend IP in the loopback range",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{ip: {address: 127.0.0.1, port: 443}}]\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidAddress"},
+			msg:  "in the loopback range is only supported when using the Host infrastructure"},
+		{name: "a Backend Unix socket",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{unix: {path: /var/run/x.sock}}]\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/UnsupportedAddressType"}},
+		{name: "a Backend not in the input",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound"}},
+		// TCPRoute and UDPRoute
+		{name: "a TCPRoute of two rules is not accepted",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\nmetadata: {name: t, namespace: app}\nspec:\n" +
+				"  parentRefs: [{name: gw, namespace: infra, sectionName: tcp}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}, {backendRefs: [{name: svc, port: 8080}]}]\n",
+			want: map[string]string{"TCPRoute/app/t @ Gateway/infra/gw": "Accepted=False/InvalidRule ResolvedRefs=True/ResolvedRefs"},
+			msg:  "One and only one rule is supported"},
+		{name: "a TCPRoute of one rule is accepted",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\nmetadata: {name: t, namespace: app}\nspec:\n" +
+				"  parentRefs: [{name: gw, namespace: infra, sectionName: tcp}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n",
+			want: map[string]string{"TCPRoute/app/t @ Gateway/infra/gw": "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a UDPRoute of two rules is not accepted",
+			docs: "---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: UDPRoute\nmetadata: {name: u, namespace: app}\nspec:\n" +
+				"  parentRefs: [{name: gw, namespace: infra, sectionName: udp}]\n  rules: [{backendRefs: [{name: svc, port: 53}]}, {backendRefs: [{name: svc, port: 53}]}]\n",
+			want: map[string]string{"UDPRoute/app/u @ Gateway/infra/gw": "Accepted=False/InvalidRule ResolvedRefs=True/ResolvedRefs"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, msgs := egStatuses(compile(t, egRoutesBase+tc.docs))
+			for key, want := range tc.want {
+				if got[key] != want {
+					t.Errorf("%s:\n got  %s\n want %s", key, got[key], want)
+				}
+			}
+			if tc.msg != "" && !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, tc.msg) }) {
+				t.Errorf("no condition message contains %q; messages:\n%s", tc.msg, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}
+
+// egBTLS is a BackendTLSPolicy app/NAME on target with a well-known CA.
+func egBTLS(name, target string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+		"  targetRefs: [" + target + "]\n  validation: {wellKnownCACertificates: System, hostname: a.example.com}\n"
+}
+
+// egGateway is Gateway infra/g of Envoy Gateway's class with the given
+// listeners (a YAML block at two spaces' indent).
+func egGateway(listeners string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: g, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" + listeners
+}
+
+// egRouteTo is HTTPRoute app/r with the given parentRef and hostnames.
+func egRouteTo(parentRef, hostnames string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [" + parentRef + "]\n" +
+		"  hostnames: " + hostnames + "\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+}
+
+const routeOnG = "HTTPRoute/app/r @ Gateway/infra/g"
+
+// TestEnvoyGatewayListenerChecks: the listener checks of Envoy Gateway
+// v1.9.0 (listener.go: validateListenerSpec, ProcessListeners; validate.go:
+// validateListenerConditions, validateAllowedRoutes, validateTLSConfiguration,
+// the conflict checks) and how a route's parentRef selects and is allowed
+// by listeners (route.go: processAllowedListenersForParentRefs; helpers.go:
+// GetReferencedListeners, computeHosts), with the conditions Envoy Gateway
+// writes. Each case names the conditions its check decides; the others
+// gwpol writes for a listener are kgateway's wording and set for now (the
+// Conflicted=False it adds, the Accepted it keeps True beside an invalid
+// certificate), listed in the inventory's open differences.
+func TestEnvoyGatewayListenerChecks(t *testing.T) {
+	const secret = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n"
+	tests := []struct {
+		name, docs string
+		want       map[string]string
+		msg        string
+	}{
+		{name: "a listener Envoy Gateway translates",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a protocol Envoy Gateway does not serve",
+			docs: egGateway("  - {name: a, protocol: FOO, port: 80}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=False/UnsupportedProtocol"}},
+		{name: "an allowedRoutes kind of another group",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {kinds: [{group: example.com, kind: HTTPRoute}]}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "ResolvedRefs=False/InvalidRouteKinds"}},
+		{name: "an allowedRoutes kind the protocol does not carry",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {kinds: [{kind: TCPRoute}]}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "ResolvedRefs=False/InvalidRouteKinds"}},
+		{name: "a certificate Secret not in the input",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: missing}]}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef"}},
+		{name: "a certificate Secret in another namespace without a ReferenceGrant",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert, namespace: other}]}}\n") +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n",
+			want: map[string]string{"Gateway/infra/g#a": "Programmed=False/Invalid ResolvedRefs=False/RefNotPermitted"}},
+		{name: "a certificate Secret with a ReferenceGrant to the Gateway",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert, namespace: other}]}}\n") +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n" +
+				"  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: infra}]\n  to: [{group: '', kind: Secret}]\n",
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"}},
+		{name: "two listeners of different protocols on one port",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n  - {name: b, protocol: TCP, port: 80}\n"),
+			want: map[string]string{"Gateway/infra/g#b": "Conflicted=True/ProtocolConflict Programmed=False/Invalid"}},
+		// how a parentRef selects listeners and they allow the route
+		{name: "a parentRef sectionName that names no listener",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n") + egRouteTo("{name: g, namespace: infra, sectionName: nope}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingParent ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a parentRef port that no listener has",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra, port: 81}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingParent ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a route from another namespace on a listener allowing its own",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n") + egRouteTo("{name: g, namespace: infra}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a route kind the listener does not allow",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: GRPCRoute}]}}\n") + egRouteTo("{name: g, namespace: infra}", "[]"),
+			want: map[string]string{routeOnG: "Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a route in a namespace the selector picks",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchLabels: {team: a}}}}}\n") +
+				egRouteTo("{name: g, namespace: infra}", "[]") + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: app, labels: {team: a}}\n",
+			want: map[string]string{routeOnG: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "route hostnames that intersect no listener hostname",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com, allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "[b.example.com]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a wildcard listener hostname takes a route hostname one label or more below it",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: '*.example.com', allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "[a.b.example.com]"),
+			want: map[string]string{routeOnG: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a wildcard listener hostname does not take its own apex",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: '*.example.com', allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "[example.com]"),
+			want: map[string]string{routeOnG: "Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a wildcard route hostname takes a listener hostname below it",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com, allowedRoutes: {namespaces: {from: All}}}\n") + egRouteTo("{name: g, namespace: infra}", "['*.example.com']"),
+			want: map[string]string{routeOnG: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, msgs := egStatuses(compile(t, egRoutesBase+secret+tc.docs))
+			for key, want := range tc.want {
+				have := strings.Fields(got[key])
+				for _, c := range strings.Fields(want) {
+					if !slices.Contains(have, c) {
+						t.Errorf("%s: no %s in\n %s", key, c, got[key])
+					}
+				}
+			}
+			if tc.msg != "" && !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, tc.msg) }) {
+				t.Errorf("no condition message contains %q; messages:\n%s", tc.msg, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}
