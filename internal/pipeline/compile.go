@@ -108,7 +108,15 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 // Compile then takes the decoded objects as they are.
 func Predecode(cfg *Config) func(*manifest.Object) {
 	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: RegistryWith(nil).GroupKinds(), LenientFields: cfg.LenientFields()}
-	return func(o *manifest.Object) { model.Predecode(o, opt) }
+	// The CRDs gwpol ships: the schema stage checks an object against
+	// them now, while its tree is at hand, and again only if --crds or
+	// the input gives its kind another CRD.
+	cat := schema.NewCatalog(true)
+	sopt := schemaOptions(cfg)
+	return func(o *manifest.Object) {
+		schema.Early(o, cat, sopt)
+		model.Predecode(o, opt)
+	}
 }
 
 // Compile runs the pipeline on already loaded objects, without WSO2 policy
@@ -182,7 +190,11 @@ func validateSchemas(set *manifest.Set, cfg *Config, v *Versions) *schema.Result
 	cat := schema.NewCatalog(true)
 	cat.Add(v.CRDs, schema.FromFlag)
 	cat.Add(set.Objects, schema.FromInput)
-	return schema.Validate(set.Objects, cat, schema.Options{Lenient: cfg.LenientFields(), Known: knownVersion, DefaultNamespace: cfg.Namespace})
+	return schema.Validate(set.Objects, cat, schemaOptions(cfg))
+}
+
+func schemaOptions(cfg *Config) schema.Options {
+	return schema.Options{Lenient: cfg.LenientFields(), Known: knownVersion, DefaultNamespace: cfg.Namespace}
 }
 
 // olderPolicyVersions are versions of the Gateway API's policy kinds that

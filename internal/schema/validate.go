@@ -191,10 +191,12 @@ func Validate(objs []*manifest.Object, cat *Catalog, opt Options) *Result {
 		if d == nil {
 			return
 		}
-		if err := d.load(); err == nil && d.def.Spec.Scope != "Cluster" && o.Namespace == "" && opt.DefaultNamespace != "" {
-			o.Namespace = opt.DefaultNamespace
+		if e, ok := o.Checked.(*early); ok && e.crd == d && e.opt == opt.key() {
+			res[i].v, res[i].diags, res[i].ok = e.v, e.diags, true
+			o.Checked = nil
+			return
 		}
-		res[i].v, res[i].diags = check(o, d, opt)
+		res[i].v, res[i].diags = checkDefaulted(o, d, opt)
 		res[i].ok = true
 	})
 	r := &Result{verdicts: map[*manifest.Object]Verdict{}, fields: map[diag.ObjectRef]map[string]bool{}}
@@ -225,6 +227,54 @@ func Validate(objs []*manifest.Object, cat *Catalog, opt Options) *Result {
 // apiVersionOnly is the Fields of a checked object with no finding but
 // its version's (shared: never written to).
 var apiVersionOnly = map[string]bool{"apiVersion": true}
+
+// early is Early's answer about an object: Validate takes it when the
+// object's kind has the same CRD in its catalog and the options are the
+// same.
+type early struct {
+	crd   *crd
+	opt   optionsKey
+	v     Verdict
+	diags []diag.Diagnostic
+}
+
+type optionsKey struct {
+	lenient   bool
+	namespace string
+}
+
+func (o Options) key() optionsKey { return optionsKey{o.Lenient, o.DefaultNamespace} }
+
+// Early validates o as Validate would against cat's CRD for its kind, and
+// keeps the answer on the object (o.Checked) for Validate to take if its
+// catalog holds the same CRD for the kind (a CRD in the input or --crds
+// overriding it makes Validate check o again). A loader calls it on each
+// object as it is read, before the object's tree is released, so that
+// validating does not parse the object a second time. opt.Known must be
+// the one Validate is given. Safe for concurrent use on different
+// objects.
+func Early(o *manifest.Object, cat *Catalog, opt Options) {
+	if IsCRD(o) || o.Kind == "" {
+		return
+	}
+	d := cat.lookup(GroupKind{o.Group, o.Kind})
+	if d == nil {
+		return
+	}
+	written := o.Namespace
+	v, diags := checkDefaulted(o, d, opt)
+	o.Namespace = written // as written, for the loader's next steps
+	o.Checked = &early{crd: d, opt: opt.key(), v: v, diags: diags}
+}
+
+// checkDefaulted is check after giving o the default namespace, as
+// kubectl does, when its kind is namespaced and it sets none.
+func checkDefaulted(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic) {
+	if err := d.load(); err == nil && d.def.Spec.Scope != "Cluster" && o.Namespace == "" && opt.DefaultNamespace != "" {
+		o.Namespace = opt.DefaultNamespace
+	}
+	return check(o, d, opt)
+}
 
 // check decides one object's version and validates it.
 func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic) {
