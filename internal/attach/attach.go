@@ -359,7 +359,7 @@ func (r *Result) checkRule(rt *topology.Route, rule *topology.Rule, k policy.Kin
 	if !ok {
 		return
 	}
-	for _, d := range rc.CheckRule(p, rt.Kind) {
+	for _, d := range rc.CheckRule(p, rt.Route) {
 		d.Message += fmt.Sprintf(" (used by %s %s/%s rule %s)", rt.Kind, rt.Meta.Namespace, rt.Meta.Name, rule.Section())
 		r.Diagnostics = append(r.Diagnostics, d)
 		r.Broken[rule] = append(r.Broken[rule], Broken{Kind: k, Code: d.Code, Reason: d.Message, Field: d.Field})

@@ -3,12 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -126,6 +123,11 @@ func readSettings(c *Config, v *viper.Viper, settings []policy.Setting) error {
 		if err != nil {
 			return err
 		}
+		if s.Check != nil {
+			if err := s.Check(val); err != nil {
+				return err
+			}
+		}
 		c.Settings[s.Key] = val
 	}
 	return nil
@@ -166,26 +168,6 @@ func validate(c *Config) error {
 	for code, s := range c.Lint.Severity {
 		if _, err := diag.ParseSeverity(s); err != nil {
 			return fmt.Errorf("lint.severity.%s: %v", code, err)
-		}
-	}
-	return validateEGRateLimit(c.EnvoyGateway.RateLimit)
-}
-
-// validateEGRateLimit checks envoyGateway.rateLimit: a URL with a host
-// and a port, a Go duration.
-func validateEGRateLimit(rl pipeline.EnvoyGatewayRateLimit) error {
-	if rl.ServiceURL != "" {
-		u, err := url.Parse(rl.ServiceURL)
-		if err != nil || u.Hostname() == "" || u.Port() == "" {
-			return fmt.Errorf("envoyGateway.rateLimit.serviceURL must be a URL with a host and a port (grpc://host:port), not %q", rl.ServiceURL)
-		}
-		if _, err := strconv.ParseUint(u.Port(), 10, 16); err != nil {
-			return fmt.Errorf("envoyGateway.rateLimit.serviceURL: port %q is not a port number", u.Port())
-		}
-	}
-	if rl.Timeout != "" {
-		if d, err := time.ParseDuration(rl.Timeout); err != nil || d < 0 {
-			return fmt.Errorf("envoyGateway.rateLimit.timeout must be a duration such as 20ms, not %q", rl.Timeout)
 		}
 	}
 	return nil

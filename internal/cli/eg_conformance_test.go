@@ -24,9 +24,11 @@ const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
 // too — so gwpol leaves them out, GWP113. 258: envoyextensionpolicy-with-lua-configmap
 // defines one policy twice with different content; the later, which a
 // cluster keeps, wins, where Envoy Gateway's test records the earlier's
-// status — see testdata/eg-divergences.txt.)
+// status — see testdata/eg-divergences.txt. 259: the duplicated API key
+// of httproute-with-api-key-auth-duplicated-api-key is found through
+// secret.Equal.)
 const (
-	egPolicyFloor = 258
+	egPolicyFloor = 259
 	egRouteFloor  = 273
 )
 
@@ -211,9 +213,11 @@ func egCaseConfig(t *testing.T, dir string) *Config {
 	readJSON(t, filepath.Join(dir, "case.json"), &cs)
 	cfg := &Config{Namespace: "default"}
 	setSetting(t, cfg, "envoyGateway.extensionApis.enableLua", !cs.Translator.LuaEnvoyExtensionPolicyDisabled)
-	cfg.EnvoyGateway.RunningOnHost = cs.Translator.RunningOnHost
-	cfg.EnvoyGateway.EnableBackend = cs.Translator.BackendEnabled
-	cfg.EnvoyGateway.RateLimit.Enabled = cs.Translator.GlobalRateLimitEnabled
+	setSetting(t, cfg, "envoyGateway.runningOnHost", cs.Translator.RunningOnHost)
+	if cs.Translator.BackendEnabled != nil {
+		setSetting(t, cfg, "envoyGateway.enableBackend", *cs.Translator.BackendEnabled)
+	}
+	setSetting(t, cfg, "envoyGateway.rateLimit.enabled", cs.Translator.GlobalRateLimitEnabled)
 	return cfg
 }
 

@@ -42,7 +42,7 @@ func FuzzPipeline(f *testing.F) {
 	f.Add(examples)
 	cfg := &Config{Namespace: "default", ReferenceGrantMode: "Strict", ValidationMode: "Strict"}
 	// A rate limit service, so that global rate limits render.
-	cfg.EnvoyGateway.RateLimit.Enabled = true
+	cfg.Settings = map[string]any{"envoyGateway.rateLimit.enabled": true}
 	assumeAll := *cfg
 	assumeAll.AssumeExist = []string{"Secret", "Service", "ConfigMap"}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -43,10 +43,6 @@ type Config struct {
 	WSO2             map[string]any `mapstructure:"wso2"`
 	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).
 	HAPTIC map[string]any `mapstructure:"haptic"`
-	// EnvoyGateway are Envoy Gateway's deployment settings that change
-	// its verdicts and that no manifest in the input says.
-	EnvoyGateway EnvoyGatewaySettings `mapstructure:"envoyGateway"`
-
 	// GuardrailsSection marks guardrails: as a key of the file; the CLI
 	// reads the section itself, with positions, into Guardrails.
 	GuardrailsSection []any `mapstructure:"guardrails"`
@@ -131,13 +127,6 @@ func (c *Config) PolicyConfig() policy.Config {
 	for k, v := range c.HAPTIC {
 		pc.Values[haptic.ConfigPrefix+k] = v
 	}
-	pc.Values[policy.ValueRunningOnHost] = c.EnvoyGateway.RunningOnHost
-	pc.Values[policy.ValueBackendDisabled] = c.EnvoyGateway.EnableBackend != nil && !*c.EnvoyGateway.EnableBackend
-	rl := c.EnvoyGateway.RateLimit
-	pc.Values[policy.ValueRateLimitEnabled] = rl.Enabled
-	pc.Values[policy.ValueRateLimitServiceURL] = rl.ServiceURL
-	pc.Values[policy.ValueRateLimitTimeout] = rl.Timeout
-	pc.Values[policy.ValueRateLimitFailClosed] = rl.FailClosed
 	return pc
 }
 
@@ -147,38 +136,4 @@ func (c *Config) PolicyConfig() policy.Config {
 func (c *Config) CheckHAPTIC() error {
 	_, err := haptic.ParseSettings(c.PolicyConfig())
 	return err
-}
-
-// EnvoyGatewaySettings is the envoyGateway: section.
-type EnvoyGatewaySettings struct {
-	// RunningOnHost: Envoy Gateway runs its proxies on the host (its
-	// Custom provider with Host infrastructure), where a Backend may
-	// name a loopback address or a single-label hostname.
-	RunningOnHost bool `mapstructure:"runningOnHost"`
-	// EnableBackend is extensionApis.enableBackend: routes and policies
-	// may use Envoy Gateway's Backend kind. nil means true: Envoy
-	// Gateway's own default is false, but an input holding Backends comes
-	// from a deployment that enabled them.
-	EnableBackend *bool `mapstructure:"enableBackend"`
-	// RateLimit is Envoy Gateway's rate limit service (the rateLimit of
-	// its EnvoyGateway configuration), which global rate limits call.
-	RateLimit EnvoyGatewayRateLimit `mapstructure:"rateLimit"`
-}
-
-// EnvoyGatewayRateLimit is the envoyGateway.rateLimit section.
-type EnvoyGatewayRateLimit struct {
-	// Enabled: the deployment runs a rate limit service (its EnvoyGateway
-	// configuration has rateLimit). Envoy Gateway's default is none, and
-	// then it refuses every policy with a global rate limit (Accepted
-	// False, Invalid).
-	Enabled bool `mapstructure:"enabled"`
-	// ServiceURL is the service's gRPC URL; "" is Envoy Gateway's own,
-	// grpc://envoy-ratelimit.envoy-gateway-system.svc.cluster.local:8081.
-	ServiceURL string `mapstructure:"serviceURL"`
-	// Timeout is rateLimit.timeout, a Go duration ("" for Envoy's
-	// default, 20ms).
-	Timeout string `mapstructure:"timeout"`
-	// FailClosed is rateLimit.failClosed: a request is refused when the
-	// service cannot be reached.
-	FailClosed bool `mapstructure:"failClosed"`
 }

@@ -166,14 +166,15 @@ type BackendAppProtocoler interface {
 }
 
 // RuleChecker is implemented by kinds whose policies are valid or not
-// depending on the rule that references them (HAProxyRoutePolicy rejects
-// response caching on a GRPCRoute). attach calls it for every ExtensionRef
-// that resolves to a policy of the kind; diagnostics it returns break that
-// rule (it fails closed), not the policy.
+// depending on the route whose rule references them (HAProxyRoutePolicy
+// rejects response caching on a GRPCRoute, and any use on a route that
+// also passes TLS through). attach calls it for every ExtensionRef that
+// resolves to a policy of the kind; diagnostics it returns break that rule
+// (it fails closed), not the policy.
 type RuleChecker interface {
-	// CheckRule returns the problems of using p on a rule of a route of
-	// routeKind (HTTPRoute or GRPCRoute); nil when p may be used there.
-	CheckRule(p *Policy, routeKind string) []diag.Diagnostic
+	// CheckRule returns the problems of using p on a rule of route rt
+	// (an HTTPRoute or GRPCRoute); nil when p may be used there.
+	CheckRule(p *Policy, rt *model.Route) []diag.Diagnostic
 }
 
 // StreamListenerConfigurer is implemented by kinds whose policies on a

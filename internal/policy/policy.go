@@ -35,29 +35,6 @@ func (e *Env) BackendProblems(backend model.Key, port int32) []MissingRef {
 	return out
 }
 
-// ValueRunningOnHost is the Config.Values key of the envoyGateway:
-// section's runningOnHost (a bool): a controller's deployment setting,
-// not any kind's, so the pipeline sets it by this name.
-const ValueRunningOnHost = "envoyGateway.runningOnHost"
-
-// ValueBackendDisabled is true when the envoyGateway: section sets
-// enableBackend: false.
-const ValueBackendDisabled = "envoyGateway.backendDisabled"
-
-// The Config.Values keys of the envoyGateway: section's rateLimit, Envoy
-// Gateway's rate limit service (its EnvoyGateway configuration's
-// rateLimit): whether one is deployed (a bool; without one Envoy Gateway
-// refuses global rate limits), its gRPC URL (a string, "" for Envoy
-// Gateway's own Service), the timeout of its calls (a Go duration string,
-// "" for Envoy's default) and whether requests fail when it cannot be
-// reached (a bool).
-const (
-	ValueRateLimitEnabled    = "envoyGateway.rateLimit.enabled"
-	ValueRateLimitServiceURL = "envoyGateway.rateLimit.serviceURL"
-	ValueRateLimitTimeout    = "envoyGateway.rateLimit.timeout"
-	ValueRateLimitFailClosed = "envoyGateway.rateLimit.failClosed"
-)
-
 // Config are the settings policy kinds read (from .gwpol.yaml).
 type Config struct {
 	// PolicyMerge maps kind-specific field keys to DeepMerge/ShallowMerge

@@ -33,6 +33,9 @@ type Setting struct {
 	// Choices, when set, are the only values a string setting takes
 	// (compared case-insensitively; Value returns the choice's spelling).
 	Choices []string
+	// Check, when set, validates a value Parse converted (a URL's form,
+	// a duration); its error names the key.
+	Check func(v any) error
 }
 
 // AddSettings registers the deployment settings of the families the
@@ -80,8 +83,13 @@ func (s Setting) Parse(v any) (any, error) {
 		}
 		return nil, fmt.Errorf("%s must be a whole number, not %s", s.Key, show(v))
 	case string:
-		x, ok := v.(string)
-		if !ok {
+		var x string
+		switch y := v.(type) {
+		case string:
+			x = y
+		case int, int64, uint64, float64, bool: // a YAML scalar written bare (timeout: 20)
+			x = fmt.Sprint(y)
+		default:
 			return nil, fmt.Errorf("%s must be a string, not %s", s.Key, show(v))
 		}
 		if len(s.Choices) == 0 {

@@ -46,7 +46,8 @@ func TestSettingParse(t *testing.T) {
 		{b, map[string]any{}, "x.on must be true or false, not a map"},
 		{n, 1.5, "x.n must be a whole number, not 1.5"},
 		{s, "sometimes", `x.mode must be one of opt-in, default-on, not "sometimes"`},
-		{s, 3, "x.mode must be a string, not 3"},
+		{s, 3, `x.mode must be one of opt-in, default-on, not "3"`},
+		{s, []any{"opt-in"}, "x.mode must be a string, not a list"},
 		{l, []any{"a", 1}, "x.list must be a list of strings, not one holding 1"},
 	}
 	for _, c := range bad {

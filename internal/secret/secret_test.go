@@ -191,3 +191,37 @@ func FuzzPublicKeys(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckHtpasswdSHA(t *testing.T) {
+	const sha = "{SHA}qvTGHdzF6KLavt4PO0gs2a6pQ00=" // SHA1 of "hello"
+	for _, tc := range []struct {
+		text, err string
+	}{
+		{"alice:" + sha + "\nbob:" + sha + "\n", ""},
+		{"alice:" + sha + "\r\n\r\n", ""},
+		{"alice", "invalid htpasswd format: each line must be in the format 'username:password'"},
+		{"alice:$apr1$x$y", "unsupported htpasswd format: please use {SHA}"},
+		{"alice:{SHA}***", "invalid htpasswd format: {SHA} must be base64-encoded SHA1"},
+		{"alice:{SHA}aGVsbG8=", "invalid htpasswd format: {SHA} must be SHA1 (20 bytes)"},
+		{marker + ":" + marker, "unsupported htpasswd format: please use {SHA}"},
+	} {
+		err := CheckHtpasswdSHA(NewValue([]byte(tc.text)))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.err {
+			t.Errorf("%q: %q, want %q", tc.text, got, tc.err)
+		}
+		if strings.Contains(got, "MARKER") || strings.Contains(got, "alice") {
+			t.Errorf("problem quotes the content: %v", err)
+		}
+	}
+}
+
+func TestEqual(t *testing.T) {
+	a, b, c := NewValue([]byte("k1")), NewValue([]byte("k1")), NewValue([]byte("k2"))
+	if !Equal(a, b) || Equal(a, c) || Equal(a, Value{}) || !Equal(Value{}, NewValue(nil)) {
+		t.Error("Equal compares the bytes")
+	}
+}

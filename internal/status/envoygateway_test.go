@@ -436,6 +436,8 @@ func TestSecurityPolicyMergedOnTCPRoute(t *testing.T) {
 	base := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: tcp, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
 		"  listeners: [{name: t, protocol: TCP, port: 9000, allowedRoutes: {namespaces: {from: All}}}]\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\nmetadata: {name: db, namespace: app}\nspec:\n  parentRefs: [{name: tcp, namespace: infra, sectionName: t}]\n  rules: [{backendRefs: [{name: svc, port: 9000}]}]\n"
+	// the basic auth users (htpasswd {SHA}), which Envoy Gateway reads
+	base += "---\napiVersion: v1\nkind: Secret\nmetadata: {name: users, namespace: infra}\ndata: {.htpasswd: YWxpY2U6e1NIQX1xdlRHSGR6RjZLTGF2dDRQTzBnczJhNnBRMDA9}\n"
 	authz := "  authorization: {defaultAction: Deny}\n"
 	route := sp("app", "route", "TCPRoute/db", "  mergeType: StrategicMerge\n"+authz)
 	tests := []struct {

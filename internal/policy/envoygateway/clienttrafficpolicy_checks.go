@@ -75,6 +75,13 @@ func (v valueChecks) commonSettings() {
 func (v valueChecks) httpSettings() {
 	v.headers("EarlyRequestHeaders", "earlyRequestHeaders")
 	v.headers("LateResponseHeaders", "lateResponseHeaders")
+	v.http2Settings()
+}
+
+// http2Settings are the checks of http.go: buildIRHTTP2Settings, which
+// ClientTrafficPolicy and BackendTrafficPolicy share: the window sizes,
+// the connection keepalive's durations; every error is reported.
+func (v valueChecks) http2Settings() {
 	v.window("InitialStreamWindowSize", "http2", "initialStreamWindowSize")
 	v.window("InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
 	for _, f := range []string{"Interval", "Timeout", "IdleInterval"} {
@@ -228,6 +235,12 @@ func (v valueChecks) clientValidation(m *model.Model) {
 // certificate or CRL reference read at key: the problem, "" when it
 // resolves.
 func (v valueChecks) dataRef(m *model.Model, ref map[string]any, key string) string {
+	return v.dataRefFrom(m, "ClientTrafficPolicy", ref, key)
+}
+
+// dataRefFrom is dataRef for a policy of the given kind (the
+// ReferenceGrant's from).
+func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref map[string]any, key string) string {
 	group, _ := ref["group"].(string)
 	kind, _ := ref["kind"].(string)
 	name, _ := ref["name"].(string)
@@ -250,7 +263,7 @@ func (v valueChecks) dataRef(m *model.Model, ref map[string]any, key string) str
 	if group != "" {
 		return "secret ref group must be unspecified/empty"
 	}
-	if ns != own && !m.GrantAllows(Group, "ClientTrafficPolicy", own, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: name}) {
+	if ns != own && !m.GrantAllows(Group, kindFrom, own, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: name}) {
 		return fmt.Sprintf("ref to %s %s/%s not permitted by any ReferenceGrant", kind, ns, name)
 	}
 	o := m.Secret(ns, name)

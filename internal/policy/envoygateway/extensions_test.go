@@ -101,7 +101,7 @@ func TestExtensionChecks(t *testing.T) {
 // Backend; a Service is unaffected.
 func TestExtensionBackendDisabled(t *testing.T) {
 	const extProc = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  extProc: [{backendRefs: "
-	off := policy.Config{Values: map[string]any{policy.ValueBackendDisabled: true}}
+	off := policy.Config{Values: map[string]any{EnableBackend.Key: false}}
 	tests := []struct{ name, spec, invalid string }{
 		{"Backend", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip}]}]\n",
 			"ExtProc: resource ip of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration."},

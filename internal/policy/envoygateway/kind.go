@@ -155,6 +155,9 @@ type data struct {
 	// geoInvalid is the index in Invalid of the geolocation check's
 	// finding (checkGeoLocations), -1 when there is none.
 	geoInvalid int
+	// refused: validateSecurityPolicy refused the policy, so Envoy
+	// Gateway translates none of it (securitypolicy_checks.go).
+	refused bool
 }
 
 // Decode implements policy.Kind.
@@ -213,7 +216,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	k.validateReferences(p, raw, env)
 	k.checkValues(p, raw, env)
-	if k == securityPolicy {
+	if k == securityPolicy && !d.refused {
 		checkGeoLocations(p, raw, env.Model)
 	}
 	if k == envoyExtensionPolicy {

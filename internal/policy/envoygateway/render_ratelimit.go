@@ -71,15 +71,14 @@ func rateLimitConfig(env *policy.Env) rateLimitSettings {
 	if env == nil {
 		return s
 	}
-	vals := env.Config.Values
-	s.url, _ = vals[policy.ValueRateLimitServiceURL].(string)
+	s.url = RateLimitServiceURL.String(env.Config)
 	if s.url == "" {
 		s.url = defaultRateLimitURL
 	}
-	if t, ok := vals[policy.ValueRateLimitTimeout].(string); ok && t != "" {
+	if t := RateLimitTimeout.String(env.Config); t != "" {
 		s.timeout, _ = time.ParseDuration(t)
 	}
-	s.failClosed, _ = vals[policy.ValueRateLimitFailClosed].(bool)
+	s.failClosed = RateLimitFailClosed.Bool(env.Config)
 	return s
 }
 

@@ -27,8 +27,8 @@ func (k *Kind) RouteController() string { return ControllerName }
 // a backendRef or filter reference that does not resolve leaves the rule
 // in place, answering 500, and sets ResolvedRefs False.
 func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
-	onHost, _ := env.Config.Values[policy.ValueRunningOnHost].(bool)
-	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
+	onHost := RunningOnHost.Bool(env.Config)
+	noBackend := !EnableBackend.Bool(env.Config)
 	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}
 	if msg := ruleCountProblem(rt.Route); msg != "" {
 		for _, rule := range rt.Rules {
@@ -256,7 +256,9 @@ func ruleFilters(rule *model.Rule) []routeFilter {
 
 // filterState is what the filters of one rule configured so far.
 type filterState struct {
-	rewrites       int
+	rewrite rewriteState
+	// matches: an HTTPRouteFilter with matches was applied.
+	matches        bool
 	mirror         bool
 	redirect       bool
 	directResponse *int
@@ -294,9 +296,8 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 		st.redirect = true
 		return redirectProblem(f.Redirect, f.path)
 	case string(gwv1.HTTPRouteFilterURLRewrite):
-		st.rewrites++
-		if st.rewrites > 1 {
-			return dropRule("UnsupportedValue", f.path, "Cannot configure multiple urlRewrite filters for a single HTTPRouteRule.")
+		if p := st.coreRewriteProblem(f.Rewrite, f.path); p != nil {
+			return p
 		}
 		return rewriteProblem(f.Rewrite, f.path)
 	case string(gwv1.HTTPRouteFilterRequestMirror):
@@ -434,20 +435,18 @@ func pathModifierProblem(pm *gwv1.HTTPPathModifier, path string) *routeProblem {
 // routeFilterSpec is the part of an HTTPRouteFilter's spec the route
 // validation reads.
 type routeFilterSpec struct {
-	URLRewrite *struct {
-		Path *struct {
-			Type              string `json:"type"`
-			ReplaceRegexMatch *struct {
-				Pattern string `json:"pattern"`
-			} `json:"replaceRegexMatch"`
-		} `json:"path"`
-	} `json:"urlRewrite"`
+	Matches        []json.RawMessage   `json:"matches"`
+	URLRewrite     *routeFilterRewrite `json:"urlRewrite"`
 	DirectResponse *struct {
-		StatusCode *int `json:"statusCode"`
+		StatusCode *int            `json:"statusCode"`
+		Body       json.RawMessage `json:"body"`
 	} `json:"directResponse"`
 	CredentialInjection *struct {
 		Credential struct {
-			ValueRef secretRef `json:"valueRef"`
+			ValueRef struct {
+				secretRef
+				Group *string `json:"group"`
+			} `json:"valueRef"`
 		} `json:"credential"`
 	} `json:"credentialInjection"`
 }
@@ -477,10 +476,21 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 	if err != nil || json.Unmarshal(raw, &spec) != nil {
 		return nil // the HTTPRouteFilter's own findings say why
 	}
-	if p := regexRewriteProblem(spec, st, f.path); p != nil {
+	// processExtensionRefHTTPFilter's order: matches, the rewrite, the
+	// direct response, the credential.
+	if len(spec.Matches) > 0 {
+		if st.matches {
+			return dropRule("UnsupportedValue", f.path, "Only one HTTPRouteFilter with matches is supported per HTTPRouteRule.")
+		}
+		st.matches = true
+	}
+	if p := st.routeFilterRewriteProblem(spec.URLRewrite, f.path); p != nil {
 		return p
 	}
 	if dr := spec.DirectResponse; dr != nil {
+		if p := rv.routeFilterBodyProblem(dr.Body, ns, f.path); p != nil {
+			return p
+		}
 		code := 200
 		if dr.StatusCode != nil {
 			code = *dr.StatusCode
@@ -493,42 +503,7 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 		st.directResponse = &code
 	}
 	if ci := spec.CredentialInjection; ci != nil {
-		return rv.credentialProblem(ci.Credential.ValueRef, hrf.Obj.Namespace, f.path)
-	}
-	return nil
-}
-
-// regexRewriteProblem: an HTTPRouteFilter's regex path rewrite counts as
-// the rule's one urlRewrite, and its pattern must be set and compile.
-func regexRewriteProblem(spec routeFilterSpec, st *filterState, path string) *routeProblem {
-	rw := spec.URLRewrite
-	if rw == nil || rw.Path == nil || rw.Path.Type != "ReplaceRegexMatch" {
-		return nil
-	}
-	if st.rewrites > 0 {
-		return dropRule("UnsupportedValue", path, "Cannot configure multiple urlRewrite filters for a single HTTPRouteRule.")
-	}
-	st.rewrites++
-	if rm := rw.Path.ReplaceRegexMatch; rm == nil || rm.Pattern == "" {
-		return dropRule("UnsupportedValue", path, "ReplaceRegexMatch Pattern must be set when rewrite path type is \"ReplaceRegexMatch\".")
-	} else if _, err := regexp.Compile(rm.Pattern); err != nil {
-		return dropRule("UnsupportedValue", path, "ReplaceRegexMatch must be a valid RE2 regular expression.")
-	}
-	return nil
-}
-
-// credentialProblem: the injected credential's Secret must exist (and be
-// reachable) and hold the key "credential".
-func (rv *routeValidation) credentialProblem(r secretRef, ns, path string) *routeProblem {
-	if r.Namespace != nil && *r.Namespace != "" {
-		ns = *r.Namespace
-	}
-	s := rv.m.Secret(ns, r.Name)
-	switch {
-	case s == nil:
-		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: secret %s/%s does not exist.", ns, r.Name)
-	case !s.HasKey("credential"):
-		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: credential key credential not found in secret %s/%s.", ns, r.Name)
+		return rv.credentialRefProblem(ci.Credential.ValueRef.secretRef, ci.Credential.ValueRef.Group, hrf.Obj.Namespace, f.path)
 	}
 	return nil
 }

@@ -175,7 +175,7 @@ func TestValidateRoute(t *testing.T) {
 // Envoy Gateway lets a Backend name a loopback address or a single-label
 // hostname; a Unix socket stays refused.
 func TestValidateRouteOnHost(t *testing.T) {
-	onHost := policy.Config{Values: map[string]any{policy.ValueRunningOnHost: true}}
+	onHost := policy.Config{Values: map[string]any{RunningOnHost.Key: true}}
 	tests := []struct{ backend, want string }{
 		{"loop", ""},
 		{"local", ""},
@@ -195,7 +195,7 @@ func TestValidateRouteOnHost(t *testing.T) {
 // disabled (envoyGateway.enableBackend: false), a backendRef to a Backend
 // does not resolve, whatever the Backend; Services are unaffected.
 func TestValidateRouteBackendDisabled(t *testing.T) {
-	off := policy.Config{Values: map[string]any{policy.ValueBackendDisabled: true}}
+	off := policy.Config{Values: map[string]any{EnableBackend.Key: false}}
 	tests := []struct{ ref, want string }{
 		{"{group: gateway.envoyproxy.io, kind: Backend, name: fqdn, port: 80}", "refs UnsupportedValue"},
 		{"{name: svc, port: 8080}", ""},

@@ -473,11 +473,17 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 		what = t.route.Kind + " " + t.route.Meta.Name
 		if t.level == levelRule {
 			key += "#" + t.rule
+			what = "RouteRule " + t.route.Meta.Name + "/" + t.rule
 		}
 	case levelListener:
 		owner := t.listener.Ancestor()
 		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
 		what = "Listener " + owner.Name + "/" + t.section
+		if owner.Kind == "Gateway" {
+			// resolve…GatewayTargetRef names the Gateway by namespace/name,
+			// resolve…ListenerSetTargetRef the ListenerSet by its name.
+			what = "Listener " + owner.Namespace + "/" + owner.Name + "/" + t.section
+		}
 		if s.kind.bySection {
 			// ProcessClientTrafficPolicies names the targetRef's object.
 			what = "section of " + owner.Name
@@ -825,7 +831,10 @@ func (s *statusRun) overriddenMessage(n *notes) string {
 		return ""
 	}
 	plural := s.kind.plural
-	if n.overridden["route rules"] != nil {
+	if n.overridden["route rules"] != nil && s.kind == backendTrafficPolicy {
+		// processBackendTrafficPolicyForRoute alone writes the singular
+		// ("other backendTrafficPolicy for these route rules"); the
+		// SecurityPolicy and EnvoyExtensionPolicy ones keep the plural.
 		plural = strings.TrimSuffix(s.kind.plural, "ies") + "y"
 	}
 	return fmt.Sprintf("This policy is being overridden by other %s for %s", plural, strings.Join(parts, " and "))

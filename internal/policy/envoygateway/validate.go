@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -48,26 +47,9 @@ type references struct {
 		HTTP *backends `json:"http"`
 	} `json:"extAuth"`
 	ExtProc []backends `json:"extProc"`
-	OIDC    *struct {
-		ClientSecret *secretRef `json:"clientSecret"`
-	} `json:"oidc"`
-	ResponseOverride []struct {
-		Response struct {
-			Body *struct {
-				ValueRef *localRef `json:"valueRef"`
-			} `json:"body"`
-		} `json:"response"`
-	} `json:"responseOverride"`
-	Lua []struct {
+	Lua     []struct {
 		ValueRef *localRef `json:"valueRef"`
 	} `json:"lua"`
-	JWT *struct {
-		Providers []struct {
-			LocalJWKS *struct {
-				ValueRef *localRef `json:"valueRef"`
-			} `json:"localJWKS"`
-		} `json:"providers"`
-	} `json:"jwt"`
 }
 
 // localRef names an object in the policy's namespace (a ConfigMap).
@@ -87,7 +69,7 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env)
 	if json.Unmarshal(raw, &refs) != nil {
 		return // the spec's shape was checked by Decode
 	}
-	noBackend, _ := env.Config.Values[policy.ValueBackendDisabled].(bool)
+	noBackend := !EnableBackend.Bool(env.Config)
 	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
 	if refs.ExtAuth != nil {
 		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {
@@ -99,9 +81,6 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env)
 	for i, b := range refs.ExtProc {
 		v.backends("ExtProc", fmt.Sprintf("spec.extProc[%d]", i), b.refs())
 	}
-	if refs.OIDC != nil && refs.OIDC.ClientSecret != nil {
-		v.clientSecret(*refs.OIDC.ClientSecret)
-	}
 	v.configMaps(refs)
 }
 
@@ -109,24 +88,6 @@ func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env)
 // must exist in its namespace and hold the key Envoy Gateway reads.
 func (v refValidator) configMaps(refs references) {
 	ns := v.p.Obj.Namespace
-	for i, o := range refs.ResponseOverride {
-		if o.Response.Body == nil || o.Response.Body.ValueRef == nil {
-			continue
-		}
-		name, path := o.Response.Body.ValueRef.Name, fmt.Sprintf("spec.responseOverride[%d].response.body.valueRef", i)
-		// Envoy Gateway reads the key response.body, else any key the
-		// ConfigMap has (render names the one it reads,
-		// responseBodyConfigMapKey).
-		switch keys, ok := v.configMapKeys(name); {
-		case !ok:
-			v.invalid(path, "ResponseOverride: can't find the referenced configmap %s/%s.", ns, name)
-		case len(keys) == 0:
-			v.invalid(path, "ResponseOverride: can't find the key response.body in the referenced configmap %s/%s.", ns, name)
-		case len(keys) > 1 && !slices.Contains(keys, responseBodyKey):
-			v.p.Findings = append(v.p.Findings, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, path,
-				"ResponseOverride: configmap %s/%s has no key response.body but several others (%s): Envoy Gateway takes the body from any one of them", ns, name, strings.Join(keys, ", ")))
-		}
-	}
 	for i, l := range refs.Lua {
 		if l.ValueRef == nil {
 			continue
@@ -139,17 +100,6 @@ func (v refValidator) configMaps(refs references) {
 			// Without a lua key Envoy Gateway reads another: only an
 			// empty ConfigMap fails.
 			v.invalid(path, "Lua: can't find the key lua in the referenced configmap %s.", name)
-		}
-	}
-	if refs.JWT == nil {
-		return
-	}
-	for i, pr := range refs.JWT.Providers {
-		if pr.LocalJWKS == nil || pr.LocalJWKS.ValueRef == nil {
-			continue
-		}
-		if _, ok := v.configMapKeys(pr.LocalJWKS.ValueRef.Name); !ok {
-			v.invalid(fmt.Sprintf("spec.jwt.providers[%d].localJWKS.valueRef", i), "JWT: local JWKS ConfigMap %s/%s not found.", ns, pr.LocalJWKS.ValueRef.Name)
 		}
 	}
 }
@@ -298,27 +248,6 @@ func (v refValidator) backendTLS(r backendRef) string {
 		return ""
 	}
 	return fmt.Sprintf("%s %s not found in namespace %s.", lower(ms[0].Kind), ms[0].Name, ms[0].Namespace)
-}
-
-// clientSecret checks the OIDC client secret: it must exist, be
-// reachable, and hold the client-secret key.
-func (v refValidator) clientSecret(r secretRef) {
-	ns := v.p.Obj.Namespace
-	if r.Namespace != nil && *r.Namespace != "" {
-		ns = *r.Namespace
-	}
-	const path = "spec.oidc.clientSecret"
-	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: r.Name}) {
-		v.invalid(path, "OIDC: ref to Secret %s/%s not permitted by any ReferenceGrant.", ns, r.Name)
-		return
-	}
-	s := v.m.Secret(ns, r.Name)
-	switch {
-	case s == nil:
-		v.invalid(path, "OIDC: secret %s/%s does not exist.", ns, r.Name)
-	case !s.HasKey("client-secret"):
-		v.invalid(path, "OIDC: client secret not found in secret %s/%s.", ns, r.Name)
-	}
 }
 
 func lower(s string) string {

@@ -32,23 +32,11 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 	v := valueChecks{p: p, spec: spec}
 	switch k.name {
 	case "BackendTrafficPolicy":
-		v.duration("Timeout: invalid ConnectTimeout value %s.", "timeout", "tcp", "connectTimeout")
-		v.duration("Timeout: invalid ConnectionIdleTimeout value %s.", "timeout", "http", "connectionIdleTimeout")
-		v.duration("Timeout: invalid MaxConnectionDuration value %s.", "timeout", "http", "maxConnectionDuration")
-		v.duration("Timeout: invalid RequestTimeout value %s.", "timeout", "http", "requestTimeout")
-		v.bytes("BackendConnection: invalid BufferLimit value %s.", "BackendConnection: BufferLimit value %s is out of range, must be between 0 and 4294967295.", "connection", "bufferLimit")
-		v.bytes("RequestBuffer: invalid limit value %s.", "RequestBuffer: limit value %s is out of range, must be between 0 and 4294967295.", "requestBuffer", "limit")
-		for _, f := range []string{"maxConnections", "maxPendingRequests", "maxParallelRequests", "maxParallelRetries", "maxRequestsPerConnection"} {
-			v.nonNegative("CircuitBreaker: invalid "+upperFirst(f)+" value %v.", "circuitBreaker", f)
-		}
-		v.tableSize()
-		v.httpStatuses("healthCheck", "active", "http", "expectedStatuses")
-		v.httpStatuses("healthCheck", "active", "http", "retriableStatuses")
-		v.httpStatuses("retry", "retryOn", "httpStatusCodes")
-		globalRL, _ := env.Config.Values[policy.ValueRateLimitEnabled].(bool)
-		v.rateLimit(raw, globalRL)
-		v.bandwidth("request")
-		v.bandwidth("response")
+		v.backendTraffic(raw, env)
+	case "EnvoyExtensionPolicy":
+		v.extension(env.Model)
+	case "SecurityPolicy":
+		v.security(env.Model)
 	case "ClientTrafficPolicy":
 		v.clientTraffic(env.Model)
 		v.deprecatedClientTraffic()
@@ -137,12 +125,6 @@ func quantityString(x any) string {
 	return ""
 }
 
-func (v valueChecks) nonNegative(format string, path ...string) {
-	if n, ok := v.at(path...).(float64); ok && n < 0 {
-		v.invalid(path, format, n)
-	}
-}
-
 // maxTableSize is the largest consistent-hash table Envoy Gateway accepts.
 const maxTableSize = 5000011
 
@@ -167,18 +149,4 @@ func prime(n int64) bool {
 		}
 	}
 	return true
-}
-
-// bandwidth checks a bandwidth limit: at least 1 KiB per second.
-func (v valueChecks) bandwidth(direction string) {
-	path := []string{"bandwidthLimit", direction, "limit"}
-	value, ok := v.at(append(path, "value")...).(float64)
-	unit, _ := v.at(append(path, "unit")...).(string)
-	secs := unitSeconds[unit]
-	if !ok || secs == 0 {
-		return
-	}
-	if value/float64(secs) < 1024 {
-		v.invalid(path, "BandwidthLimit: %s: bandwidth limit of %v bytes per %s is below the minimum of 1 KiB/s.", direction, value, unit)
-	}
 }

@@ -81,7 +81,7 @@ func TestValueChecks(t *testing.T) {
 	}
 	// A rate limit service is deployed (envoyGateway.rateLimit.enabled),
 	// so that global rate limits are checked.
-	withRLS := policy.Config{Values: map[string]any{policy.ValueRateLimitEnabled: true}}
+	withRLS := policy.Config{Values: map[string]any{RateLimitEnabled.Key: true}}
 	for _, tc := range tests {
 		t.Run(tc.kind+" "+tc.spec, func(t *testing.T) {
 			p := decodeWith(t, tc.kind, tc.spec, withRLS)
@@ -127,7 +127,7 @@ func TestGlobalRateLimitNeedsService(t *testing.T) {
 // of spec.rateLimit Envoy Gateway refuses (the rule, the unit), at its
 // line.
 func TestRateLimitErrorField(t *testing.T) {
-	withRLS := policy.Config{Values: map[string]any{policy.ValueRateLimitEnabled: true}}
+	withRLS := policy.Config{Values: map[string]any{RateLimitEnabled.Key: true}}
 	tests := []struct {
 		spec, field string
 		line        int
@@ -184,7 +184,7 @@ func TestCompressionOutOfEffect(t *testing.T) {
 // TestRateLimitTypeError: a value of the wrong type names the field and
 // what it must be, not encoding/json's Go struct path.
 func TestRateLimitTypeError(t *testing.T) {
-	withRLS := policy.Config{Values: map[string]any{policy.ValueRateLimitEnabled: true}}
+	withRLS := policy.Config{Values: map[string]any{RateLimitEnabled.Key: true}}
 	p := decodeWith(t, "BackendTrafficPolicy", "  rateLimit:\n    global:\n      rules:\n      - clientSelectors: [{headers: [{name: x, type: Distinct}]}]\n        limit: {requests: -5, unit: Hour}\n", withRLS)
 	if len(p.Invalid) != 1 {
 		t.Fatalf("%d invalid findings, want 1", len(p.Invalid))

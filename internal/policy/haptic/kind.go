@@ -1,6 +1,8 @@
 package haptic
 
 import (
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -149,16 +151,24 @@ func isAttachmentField(path string) bool {
 	return false
 }
 
-// CheckRule implements policy.RuleChecker: a GRPCRoute cannot cache
-// responses, and cannot use a WAF policy that buffers request bodies
-// (GWP403); on other routes a cache policy needs the deployment's cache
-// tier (GWP402), reported after the gRPC restriction as HAPTIC does. The
-// diagnostics point at the policy's offending field.
-func (Kind) CheckRule(p *policy.Policy, routeKind string) []diag.Diagnostic {
+// CheckRule implements policy.RuleChecker: a route that also passes TLS
+// through (an SSLPassthrough filter, or an ExtensionRef whose name says
+// ssl…passthrough, on any of its rules) bypasses HTTP policy enforcement,
+// so HAPTIC fails the rule closed (GWP206, IncompatibleFilters, at the
+// passthrough filter); a GRPCRoute cannot cache responses, and cannot use
+// a WAF policy that buffers request bodies (GWP403); on other routes a
+// cache policy needs the deployment's cache tier (GWP402), reported after
+// the gRPC restriction as HAPTIC does. The other diagnostics point at the
+// policy's offending field.
+func (Kind) CheckRule(p *policy.Policy, rt *model.Route) []diag.Diagnostic {
 	s, ok := p.Data.(*Spec)
-	if !ok || s == nil {
+	if !ok || s == nil || rt == nil {
 		return nil
 	}
+	if d, ok := passthroughBeside(p, rt); ok {
+		return []diag.Diagnostic{d}
+	}
+	routeKind := rt.Kind
 	if routeKind != "GRPCRoute" {
 		if s.Cache != nil && s.Cache.tierOff {
 			return []diag.Diagnostic{fieldDiag(p, LintPolicyDependency.Code, "spec.cache",
@@ -236,4 +246,36 @@ func (Kind) BrokenReasons(code, field string) (reason, resolvedRefs string) {
 		return "UnsupportedValue", "RefNotPermitted"
 	}
 	return "UnsupportedValue", ""
+}
+
+// passthroughName is how HAPTIC recognises an SSL passthrough reference
+// by name (44-route-policies.yaml: GatewayPolicyReference), whatever its
+// kind.
+var passthroughName = regexp.MustCompile(`ssl.*passthrough`)
+
+// passthroughBeside is the finding for policy p used on route rt when rt
+// also passes TLS through: HAPTIC (GatewayPolicyReference) fails every
+// rule of such a route closed, since the passthrough bypasses HTTP policy
+// enforcement.
+func passthroughBeside(p *policy.Policy, rt *model.Route) (diag.Diagnostic, bool) {
+	for _, rule := range rt.Rules {
+		for _, f := range rule.Filters {
+			ref := f.ExtensionRef
+			if f.Type != "ExtensionRef" || ref == nil || string(ref.Group) == Group && string(ref.Kind) == KindName {
+				continue // a policy reference, whatever its name
+			}
+			if string(ref.Kind) != "SSLPassthrough" && !passthroughName.MatchString(strings.ToLower(string(ref.Name))) {
+				continue
+			}
+			path := f.Path + ".extensionRef"
+			d := diag.Diagnostic{Code: policy.LintDuplicatePolicyFilter.Code, Severity: diag.Error, Object: rt.Key().Ref(), Field: path,
+				Message: fmt.Sprintf("SSL passthrough bypasses HTTP policy enforcement: %s %s/%s passes TLS through (%s %s at %s) beside %s %s/%s, so HAPTIC fails the rule closed (IncompatibleFilters) — remove the passthrough or use a separate route",
+					rt.Kind, rt.Meta.Namespace, rt.Meta.Name, ref.Kind, ref.Name, f.Path, KindName, p.Obj.Namespace, p.Obj.Name)}
+			if rt.Src != nil {
+				d.Pos = rt.Src.FieldPos(path)
+			}
+			return d, true
+		}
+	}
+	return diag.Diagnostic{}, false
 }

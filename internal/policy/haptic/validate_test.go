@@ -9,6 +9,8 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // deps are the Secrets and catalog a policy in namespace shop may use.
@@ -401,10 +403,47 @@ func TestCheckRule(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := decode(t, tc.spec)
-			if got := codes(Kind{}.CheckRule(p, tc.route)); !slices.Equal(got, tc.want) {
+			if got := codes(Kind{}.CheckRule(p, routeOf(tc.route))); !slices.Equal(got, tc.want) {
 				t.Errorf("CheckRule = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCheckRulePassthrough: a route that also passes TLS through (an
+// SSLPassthrough filter, or an ExtensionRef named ssl…passthrough, on any
+// of its rules) fails every rule using a policy closed, IncompatibleFilters
+// at the passthrough filter, as HAPTIC's GatewayPolicyReference does.
+func TestCheckRulePassthrough(t *testing.T) {
+	ext := func(group, kind, name string) model.Filter {
+		return model.Filter{Type: "ExtensionRef", Path: "spec.rules[1].filters[0]",
+			ExtensionRef: &gwv1.LocalObjectReference{Group: gwv1.Group(group), Kind: gwv1.Kind(kind), Name: gwv1.ObjectName(name)}}
+	}
+	for _, tc := range []struct {
+		name   string
+		filter model.Filter
+		want   []string
+	}{
+		{"passthrough kind", ext("haproxy-haptic.org", "SSLPassthrough", "p"), []string{"GWP206 spec.rules[1].filters[0].extensionRef"}},
+		{"passthrough by name", ext("example.com", "Thing", "Edge-SSL-Passthrough"), []string{"GWP206 spec.rules[1].filters[0].extensionRef"}},
+		{"other extension", ext("example.com", "Thing", "auth"), nil},
+		{"a policy named like a passthrough is a policy", ext("haproxy-haptic.org", "HAProxyRoutePolicy", "ssl-passthrough"), nil},
+		{"not an extension", model.Filter{Type: "RequestHeaderModifier", Path: "spec.rules[1].filters[0]"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := &model.Route{Kind: "HTTPRoute", Meta: &metav1.ObjectMeta{Namespace: "shop", Name: "r"},
+				Rules: []*model.Rule{{Index: 0}, {Index: 1, Filters: []model.Filter{tc.filter}}}}
+			got := Kind{}.CheckRule(decode(t, okRate), rt)
+			if !slices.Equal(codes(got), tc.want) {
+				t.Errorf("CheckRule = %q, want %q", codes(got), tc.want)
+			}
+			if len(got) > 0 && !strings.Contains(got[0].Message, "SSL passthrough bypasses HTTP policy enforcement") {
+				t.Errorf("message: %s", got[0].Message)
+			}
+		})
+	}
+	if reason, _ := (Kind{}).BrokenReasons("GWP206", "spec.rules[1].filters[0].extensionRef"); reason != "IncompatibleFilters" {
+		t.Errorf("reason = %s, want IncompatibleFilters", reason)
 	}
 }
 
@@ -559,6 +598,11 @@ func TestTrustedUnchecked(t *testing.T) {
 	}
 }
 
+// routeOf is a route of the kind with no rules of interest.
+func routeOf(kind string) *model.Route {
+	return &model.Route{Kind: kind, Meta: &metav1.ObjectMeta{Namespace: "shop", Name: "r"}}
+}
+
 // TestCacheTierSwitch: with the cache tier off a cache policy fails its
 // HTTPRoute rules closed; on a GRPCRoute the gRPC restriction is what is
 // reported, as HAPTIC reports it.
@@ -568,14 +612,14 @@ func TestCacheTierSwitch(t *testing.T) {
 	if !p.IsValid() {
 		t.Fatalf("policy itself is valid: %v", p.Invalid)
 	}
-	if got := codes(New().CheckRule(p, "HTTPRoute")); !slices.Equal(got, []string{"GWP402 spec.cache"}) {
+	if got := codes(New().CheckRule(p, routeOf("HTTPRoute"))); !slices.Equal(got, []string{"GWP402 spec.cache"}) {
 		t.Errorf("HTTPRoute: %q", got)
 	}
-	if got := codes(New().CheckRule(p, "GRPCRoute")); !slices.Equal(got, []string{"GWP403 spec.cache"}) {
+	if got := codes(New().CheckRule(p, routeOf("GRPCRoute"))); !slices.Equal(got, []string{"GWP403 spec.cache"}) {
 		t.Errorf("GRPCRoute: %q", got)
 	}
 	on := decodeWith(t, "spec:\n  cache: {ttlSeconds: 60}", nil, "")
-	if got := New().CheckRule(on, "HTTPRoute"); len(got) != 0 {
+	if got := New().CheckRule(on, routeOf("HTTPRoute")); len(got) != 0 {
 		t.Errorf("cache tier on by default, got %v", got)
 	}
 }

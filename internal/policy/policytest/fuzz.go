@@ -51,7 +51,7 @@ func FuzzDecode(f *testing.F, kinds ...policy.Kind) {
 			// Gateway's rate limit service), so that the checks they
 			// enable run.
 			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode,
-				Values: map[string]any{policy.ValueRateLimitEnabled: mode == "Strict"}}}
+				Values: map[string]any{"envoyGateway.rateLimit.enabled": mode == "Strict"}}}
 			// Through the registry, as the pipeline decodes: the hooks
 			// it hands every decoder (Env.BackendProblems) are set.
 			reg.Decode(env)

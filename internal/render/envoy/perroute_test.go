@@ -25,7 +25,7 @@ spec:
   rateLimit: {global: {rules: [{clientSelectors: [{headers: [{name: x-user, type: Distinct}]}], limit: {requests: 1, unit: Second}}]}}
 `
 	withService := func(c *policy.Config) {
-		c.Values = map[string]any{policy.ValueRateLimitEnabled: true}
+		c.Values = map[string]any{"envoyGateway.rateLimit.enabled": true} // Envoy Gateway's rate limit service
 	}
 	gw := renderInline(t, input, "envoygateway", withService)
 	want := map[string]string{ // RouteConfiguration → listener

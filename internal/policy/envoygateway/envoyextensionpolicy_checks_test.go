@@ -1,0 +1,47 @@
+package envoygateway
+
+import "testing"
+
+// TestEnvoyExtensionPolicyChecks has one subtest per check of Envoy
+// Gateway's EnvoyExtensionPolicy translation (buildWasm, buildExtProc)
+// that envoyextensionpolicy_checks.go makes;
+// docs/controllers/envoygateway-checks.md names them.
+func TestEnvoyExtensionPolicyChecks(t *testing.T) {
+	const route = "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n"
+	const others = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: pull, namespace: default}\ntype: kubernetes.io/dockerconfigjson\ndata: {.dockerconfigjson: e30=}\n" +
+		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: opaque, namespace: default}\ndata: {a: eA==, b: eA==}\n" +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: default}\ndata: {ca.crt: x}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: proc, namespace: default}\nspec: {ports: [{port: 9000}]}\n"
+	const image = "  wasm: [{name: w, code: {type: Image, image: {url: 'oci://registry.example.com/w:v1'"
+	const http = "  wasm: [{name: w, code: {type: HTTP, http: {url: 'https://example.com/w.wasm', sha256: 'abc'"
+	runChecks(t, EnvoyExtensionPolicy(), []checkCase{
+		{name: "wasm.http-missing", spec: route + "  wasm: [{name: w, code: {type: HTTP}}]\n",
+			want: []string{"Wasm: missing HTTP field in Wasm code source."}},
+		{name: "wasm.image-missing", spec: route + "  wasm: [{name: w, code: {type: Image}}]\n",
+			want: []string{"Wasm: missing Image field in Wasm code source."}},
+		{name: "wasm.type", spec: route + "  wasm: [{name: w, code: {type: Git}}]\n",
+			want: []string{"Wasm: unsupported Wasm code source type \"Git\"."}},
+		{name: "wasm.tls-ca-missing", spec: route + http + ", tls: {caCertificateRef: {name: nope}}}}}]\n", others: others,
+			want: []string{"Wasm: secret default/nope does not exist."}},
+		{name: "wasm.tls-ca-kind", spec: route + http + ", tls: {caCertificateRef: {kind: Service, name: proc}}}}}]\n", others: others,
+			want: []string{"Wasm: unsupported ref kind:Service."}},
+		{name: "wasm.tls-ca-configmap", spec: route + http + ", tls: {caCertificateRef: {kind: ConfigMap, name: ca}}}}}]\n", others: others},
+		{name: "wasm.pullSecret-missing", spec: route + image + ", pullSecretRef: {name: nope}}}}]\n", others: others,
+			want: []string{"Wasm: secret default/nope does not exist."}},
+		{name: "wasm.pullSecret-grant", spec: route + image + ", pullSecretRef: {name: pull, namespace: other}}}}]\n", others: others,
+			want: []string{"Wasm: ref to Secret other/pull not permitted by any ReferenceGrant."}},
+		{name: "wasm.pullSecret-key", spec: route + image + ", pullSecretRef: {name: opaque}}}}]\n", others: others,
+			want: []string{"Wasm: missing .dockerconfigjson key in secret default/opaque."}},
+		{name: "wasm.valid", spec: route + image + ", pullSecretRef: {name: pull}}}}]\n", others: others},
+		{name: "wasm.every-module", spec: route + "  wasm: [{name: a, code: {type: HTTP}}, {name: b, code: {type: Image}}]\n",
+			want: []string{"Wasm: missing HTTP field in Wasm code source.", "Wasm: missing Image field in Wasm code source."}},
+		{name: "lua.configmap-missing", spec: route + "  lua: [{type: ValueRef, valueRef: {group: '', kind: ConfigMap, name: nope}}]\n", others: others,
+			want: []string{"Lua: can't find the referenced configmap nope in namespace default."}},
+		{name: "lua.configmap-empty", spec: route + "  lua: [{type: ValueRef, valueRef: {group: '', kind: ConfigMap, name: empty}}]\n",
+			others: others + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: empty, namespace: default}\n",
+			want:   []string{"Lua: can't find the key lua in the referenced configmap empty."}},
+		{name: "extProc.messageTimeout", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 1d}]\n", others: others,
+			want: []string{"ExtProc: invalid ExtProc MessageTimeout value 1d."}},
+		{name: "extProc.valid", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 100ms}]\n", others: others},
+	})
+}

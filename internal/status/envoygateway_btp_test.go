@@ -1,0 +1,145 @@
+package status_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestBackendTrafficPolicyStatus: the conditions and messages Envoy
+// Gateway's ProcessBackendTrafficPolicies writes, one subtest per status
+// path (docs/controllers/envoygateway-checks.md names them). egBase's
+// Gateway infra/gw has listeners a and b; route ra attaches to a, rb to
+// both, with rules one (and two).
+func TestBackendTrafficPolicyStatus(t *testing.T) {
+	// open is a Gateway that admits the ListenerSets of its namespace; set
+	// is one, with listener x.
+	const set = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: open, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+		"  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: a, protocol: HTTP, port: 8080}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: infra}\nspec:\n  parentRef: {name: open}\n" +
+		"  listeners: [{name: x, port: 9090, protocol: HTTP}]\n"
+	tests := []struct {
+		name, policies string
+		want           []string
+	}{{
+		name:     "accepted",
+		policies: btp("app", "one", "HTTPRoute/ra", ""),
+		want:     []string{"one @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted."},
+	}, {
+		name:     "gateway-section-not-found",
+		policies: btp("infra", "one", "Gateway/gw#nope", ""),
+		want:     []string{"one @ Gateway/infra/gw#nope: Accepted=False/TargetNotFound: No section name nope found for Gateway infra/gw"},
+	}, {
+		name:     "route-section-not-found",
+		policies: btp("app", "one", "HTTPRoute/ra#nope", ""),
+		want:     []string{"one @ Gateway/infra/gw#a: Accepted=False/TargetNotFound: No section name nope found for HTTPRoute app/ra"},
+	}, {
+		name:     "gateway-conflicted",
+		policies: btp("infra", "first", "Gateway/gw", "") + btp("infra", "second", "Gateway/gw", ""),
+		want: []string{
+			"first @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ Gateway/infra/gw: Accepted=False/Conflicted: Unable to target Gateway gw, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "listener-conflicted",
+		policies: btp("infra", "first", "Gateway/gw#b", "") + btp("infra", "second", "Gateway/gw#b", ""),
+		want: []string{
+			"first @ Gateway/infra/gw#b: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ Gateway/infra/gw#b: Accepted=False/Conflicted: Unable to target Listener infra/gw/b, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "route-conflicted",
+		policies: btp("app", "first", "HTTPRoute/ra", "") + btp("app", "second", "HTTPRoute/ra", ""),
+		want: []string{
+			"first @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ Gateway/infra/gw#a: Accepted=False/Conflicted: Unable to target HTTPRoute ra, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "rule-conflicted",
+		policies: btp("app", "first", "HTTPRoute/ra#one", "") + btp("app", "second", "HTTPRoute/ra#one", ""),
+		want: []string{
+			"first @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ Gateway/infra/gw#a: Accepted=False/Conflicted: Unable to target RouteRule ra/one, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "listenerset-conflicted",
+		policies: set + btp("infra", "first", "ListenerSet/extra", "") + btp("infra", "second", "ListenerSet/extra", ""),
+		want: []string{
+			"first @ ListenerSet/infra/extra: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ ListenerSet/infra/extra: Accepted=False/Conflicted: Unable to target ListenerSet extra, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "listenerset-listener-conflicted",
+		policies: set + btp("infra", "first", "ListenerSet/extra#x", "") + btp("infra", "second", "ListenerSet/extra#x", ""),
+		want: []string{
+			"first @ ListenerSet/infra/extra#x: Accepted=True/Accepted: Policy has been accepted.",
+			"second @ ListenerSet/infra/extra#x: Accepted=False/Conflicted: Unable to target Listener extra/x, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
+		name:     "listenerset-overrides-gateway",
+		policies: set + btp("infra", "wide", "Gateway/open", "") + btp("infra", "on-set", "ListenerSet/extra", ""),
+		want: []string{
+			"on-set @ ListenerSet/infra/extra: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Overridden=True/Overridden: This policy is being overridden by other backendTrafficPolicies for these listenersets: [infra/extra]",
+		},
+	}, {
+		name:     "route-overridden-by-rule",
+		policies: btp("app", "route", "HTTPRoute/ra", "") + btp("app", "rule", "HTTPRoute/ra#one", ""),
+		want: []string{
+			"route @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+			"route @ Gateway/infra/gw#a: Overridden=True/Overridden: This policy is being overridden by other backendTrafficPolicy for these route rules: [one]",
+			"rule @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+		},
+	}, {
+		name:     "gateway-overridden",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("infra", "listener", "Gateway/gw#b", "") + btp("app", "route", "HTTPRoute/ra", ""),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"gw-policy @ Gateway/infra/gw: Overridden=True/Overridden: This policy is being overridden by other backendTrafficPolicies for these gateway listeners: [infra/gw/b] and these routes: [app/ra]",
+			"listener @ Gateway/infra/gw#b: Accepted=True/Accepted: Policy has been accepted.",
+			"route @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+		},
+	}, {
+		name:     "merged",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route", "HTTPRoute/ra", "  mergeType: StrategicMerge\n"),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"gw-policy @ Gateway/infra/gw: Merged=True/Merged: This policy is being merged by other backendTrafficPolicies for these routes: [app/ra]",
+			"route @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+			"route @ Gateway/infra/gw#a: Merged=True/Merged: Merged with policy infra/gw-policy",
+		},
+	}, {
+		name:     "merge-without-parent",
+		policies: btp("app", "route", "HTTPRoute/ra", "  mergeType: StrategicMerge\n"),
+		want:     []string{"route @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted."},
+	}, {
+		name:     "translation-error-invalid",
+		policies: btp("app", "bad", "HTTPRoute/ra", "  retry: {perRetry: {backOff: {baseInterval: 0s}}}\n"),
+		want:     []string{"bad @ Gateway/infra/gw#a: Accepted=False/Invalid: Retry: baseInterval cannot be set to 0s."},
+	}, {
+		name:     "deprecated-field-warning",
+		policies: btp("app", "old", "HTTPRoute/ra", "  compression: [{type: Gzip}]\n"),
+		want: []string{
+			"old @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+			"old @ Gateway/infra/gw#a: Warning=True/DeprecatedField: spec.compression is deprecated, use spec.compressor instead",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, egBase+tc.policies)
+			var got []string
+			for _, p := range rep.Policies {
+				for _, a := range p.Ancestors {
+					for _, c := range a.Conditions {
+						got = append(got, p.Name+" @ "+a.AncestorRef.String()+": "+c.Type+"="+c.Status+"/"+c.Reason+": "+c.Message)
+					}
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("status =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
+			}
+		})
+	}
+}
