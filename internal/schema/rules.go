@@ -219,10 +219,6 @@ func rebase(base, rel string) string {
 	return base + "." + rel
 }
 
-func sortedKeys(m map[string]any) []string {
-	return sortedKeysInto(make([]string, 0, len(m)), m)
-}
-
 // sortedKeysInto appends m's keys to ks, sorted.
 func sortedKeysInto(ks []string, m map[string]any) []string {
 	for k := range m {
