@@ -399,7 +399,8 @@ func (w *acctWalk) mutated(n *yaml.Node, path string) bool {
 	}
 	defer func() { n.Value, n.Tag, n.Style = old, oldTag, oldStyle }()
 	var alts []string
-	switch n.ShortTag() {
+	short := n.ShortTag()
+	switch short {
 	case "!!bool":
 		if old == "true" {
 			alts = []string{"false"}
@@ -416,7 +417,14 @@ func (w *acctWalk) mutated(n *yaml.Node, path string) bool {
 	}
 	for _, a := range alts {
 		n.Value = a
+		// Another value of the same type: a boolean or a number given
+		// as a string changes the output only by being refused (the
+		// decoders are typed, as the API server is), which says nothing
+		// of whether the field is read.
 		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
+		if short == "!!bool" || short == "!!int" {
+			n.Tag, n.Style = oldTag, oldStyle
+		}
 		v, changed := w.in.views(w.dc.all(w.doc), w.base)
 		if changed && !slices.ContainsFunc(v.keys, func(k diagKey) bool {
 			return k.code == model.LintInvalidName.Code && k.field == path && sameObject(k.object, w.ref)

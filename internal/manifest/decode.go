@@ -36,7 +36,13 @@ func (o *Object) DecodeStrict(v any) ([]UnknownField, error) {
 // does not fit: it reports every one, each at its own position, and
 // decodes everything else, so one run shows every mistake of a document.
 func (o *Object) DecodeAll(v any) ([]UnknownField, []error) {
-	d, err := o.newDecoder("", v, true)
+	return o.DecodeFieldAll("", v)
+}
+
+// DecodeFieldAll is DecodeAll for one field (path as in Lookup): the
+// unknown keys and errors it reports have paths below it.
+func (o *Object) DecodeFieldAll(path string, v any) ([]UnknownField, []error) {
+	d, err := o.newDecoder(path, v, true)
 	if err != nil {
 		return nil, []error{err}
 	}

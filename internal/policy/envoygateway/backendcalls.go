@@ -1,8 +1,11 @@
 package envoygateway
 
 import (
-	"encoding/json"
+	"reflect"
 	"slices"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -19,13 +22,8 @@ func (k *Kind) CalledBackends(p *policy.Policy) []model.Key {
 	if k != securityPolicy && k != envoyExtensionPolicy {
 		return nil
 	}
-	raw, err := p.Obj.FieldJSON("spec")
-	var spec any
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
-		return nil
-	}
 	var out []model.Key
-	walkBackendRefs(spec, func(r backendRef) {
+	walkBackendRefs(reflect.ValueOf(decoded(p).spec), func(r backendRef) {
 		key := r.key(p.Obj.Namespace)
 		if !slices.Contains(out, key) {
 			out = append(out, key)
@@ -47,40 +45,46 @@ func (r backendRef) key(ns string) model.Key {
 }
 
 // walkBackendRefs calls f for every backendRef and backendRefs item in a
-// decoded spec, depth first in document order (map keys sorted).
-func walkBackendRefs(v any, f func(backendRef)) {
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
+// typed spec, depth first, fields in the order of their JSON names.
+func walkBackendRefs(v reflect.Value, f func(backendRef)) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		idx := jsonFieldIndexes(v.Type())
+		keys := make([]string, 0, len(idx))
+		for k := range idx {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			switch k {
-			case "backendRef":
-				callRef(t[k], f)
-			case "backendRefs":
-				if items, ok := t[k].([]any); ok {
-					for _, it := range items {
-						callRef(it, f)
+			fv, ok := fieldAt(v, idx[k])
+			if !ok || fv.IsZero() {
+				continue
+			}
+			switch r := fv.Interface().(type) {
+			case *gwapiv1.BackendObjectReference:
+				if k == "backendRef" && r.Name != "" {
+					f(refOf(*r))
+				}
+				continue
+			case []egv1a1.BackendRef:
+				for _, b := range r {
+					if b.Name != "" {
+						f(refOf(b.BackendObjectReference))
 					}
 				}
-			default:
-				walkBackendRefs(t[k], f)
+				continue
 			}
+			walkBackendRefs(fv, f)
 		}
-	case []any:
-		for _, it := range t {
-			walkBackendRefs(it, f)
+	case reflect.Slice:
+		for i := range v.Len() {
+			walkBackendRefs(v.Index(i), f)
 		}
-	}
-}
-
-func callRef(v any, f func(backendRef)) {
-	b, err := json.Marshal(v)
-	var r backendRef
-	if err == nil && json.Unmarshal(b, &r) == nil && r.Name != "" {
-		f(r)
 	}
 }

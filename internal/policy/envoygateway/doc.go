@@ -1,9 +1,12 @@
 // Package envoygateway is the policy kinds of Envoy Gateway
 // (gateway.envoyproxy.io/v1alpha1): BackendTrafficPolicy, SecurityPolicy,
 // ClientTrafficPolicy and EnvoyExtensionPolicy, a file each, sharing how
-// they are decoded (kind.go), validated (validate.go, values.go,
+// they are decoded (kind.go, typed.go: each spec once, into Envoy
+// Gateway's own API types from github.com/envoyproxy/gateway/api/v1alpha1,
+// which renderers and checks read), validated (validate.go, values.go,
 // ratelimit.go, geoip.go) and how their status is decided (status.go);
-// and HTTPRouteFilter, the filter extension rules reference.
+// and HTTPRouteFilter, the filter extension rules reference. The order of
+// the HTTP filters they add is one table (filterorder.go).
 //
 // Envoy Gateway decides status across all the policies of one kind, in its
 // processing order (creationTimestamp, then namespace/name; document order
@@ -22,6 +25,6 @@
 // unsupported (GWP404) and fails closed.
 //
 // Like every kind package it sits in the policy stage: it imports diag,
-// manifest, model, topology and policy; its render files also import
-// go-control-plane.
+// manifest, model, topology and policy, and Envoy Gateway's API types;
+// its render files also import go-control-plane.
 package envoygateway

@@ -1,34 +1,23 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// dynamicModules is what the allowlist check reads of an
-// EnvoyExtensionPolicy, and of an EnvoyProxy.
-type dynamicModules struct {
-	DynamicModule []struct {
-		Name string `json:"name"`
-	} `json:"dynamicModule"`
-	DynamicModules []struct {
-		Name string `json:"name"`
-	} `json:"dynamicModules"`
-}
-
 // checkDynamicModules: a dynamic module must be registered in the
 // dynamicModules allowlist of the EnvoyProxy of every Gateway the policy
 // reaches. Decided only where that EnvoyProxy is in the input: without
 // it, Envoy Gateway's own default settings (not an object) may hold the
 // list.
-func checkDynamicModules(p *policy.Policy, raw []byte, m *model.Model) {
-	var d dynamicModules
-	if json.Unmarshal(raw, &d) != nil || len(d.DynamicModule) == 0 {
+func checkDynamicModules(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *model.Model) {
+	if len(spec.DynamicModule) == 0 {
 		return
 	}
 	for _, gs := range reachedGateways(p, m) {
@@ -36,7 +25,7 @@ func checkDynamicModules(p *policy.Policy, raw []byte, m *model.Model) {
 		if !known {
 			continue
 		}
-		for i, mod := range d.DynamicModule {
+		for i, mod := range spec.DynamicModule {
 			if !slices.Contains(allowed, mod.Name) {
 				p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.dynamicModule[%d].name", i),
 					"DynamicModule: dynamic module %q is not registered in the EnvoyProxy dynamicModules allowlist.", mod.Name))
@@ -57,9 +46,10 @@ func allowedModules(gw *model.Gateway, m *model.Model) (names []string, known bo
 	if !ok {
 		return nil, false
 	}
-	raw, err := o.FieldJSON("spec")
-	var d dynamicModules
-	if err != nil || json.Unmarshal(raw, &d) != nil {
+	var d struct {
+		DynamicModules []egv1a1.DynamicModuleEntry `json:"dynamicModules"`
+	}
+	if o.DecodeField("spec", &d) != nil {
 		return nil, false
 	}
 	for _, mod := range d.DynamicModules {

@@ -1,10 +1,11 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -21,23 +22,6 @@ var envoyExtensionPolicy = &Kind{
 	mergeable: true,
 }
 
-// extProcValue is spec.extProc as a policy holds it (policy.Policy.Values):
-// the value as written, and the entries that did not validate but fail
-// open — Envoy Gateway leaves those out of the data plane and applies
-// the rest. It marshals as written.
-type extProcValue struct {
-	raw    json.RawMessage
-	failed []int
-}
-
-// MarshalJSON is the value as written.
-func (v extProcValue) MarshalJSON() ([]byte, error) { return v.raw, nil }
-
-// failOpen is what an extension entry says about failing open.
-type failOpen struct {
-	FailOpen *bool `json:"failOpen"`
-}
-
 // markFailOpen decides, once the policy is validated, whether its
 // problems all fail open: an external processor or Wasm module that does
 // not validate and sets failOpen is left out while Envoy Gateway applies
@@ -46,16 +30,17 @@ type failOpen struct {
 // closed, or outside the extensions — keeps the whole policy out, and
 // its routes answer 500. The failed external processors are recorded on
 // the extProc value, for render to leave out.
-func markFailOpen(p *policy.Policy, raw []byte) {
+func markFailOpen(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec) {
 	if p.IsValid() {
 		return
 	}
-	var spec struct {
-		ExtProc []failOpen `json:"extProc"`
-		Wasm    []failOpen `json:"wasm"`
+	opens := func(b *bool) bool { return b != nil && *b }
+	var extProc, wasm []bool
+	for _, e := range spec.ExtProc {
+		extProc = append(extProc, opens(e.FailOpen))
 	}
-	if json.Unmarshal(raw, &spec) != nil {
-		return
+	for _, w := range spec.Wasm {
+		wasm = append(wasm, opens(w.FailOpen))
 	}
 	var failed []int
 	for _, d := range p.Invalid {
@@ -63,11 +48,11 @@ func markFailOpen(p *policy.Policy, raw []byte) {
 		if !ok {
 			return
 		}
-		list := spec.ExtProc
+		list := extProc
 		if field == "wasm" {
-			list = spec.Wasm
+			list = wasm
 		}
-		if i >= len(list) || list[i].FailOpen == nil || !*list[i].FailOpen {
+		if i >= len(list) || !list[i] {
 			return
 		}
 		if field == "extProc" && !slices.Contains(failed, i) {
@@ -75,9 +60,9 @@ func markFailOpen(p *policy.Policy, raw []byte) {
 		}
 	}
 	p.FailOpen = true
-	if v, ok := p.Values["extProc"].(json.RawMessage); ok && len(failed) > 0 {
+	if v, ok := p.Values["extProc"].(*fieldValue); ok && len(failed) > 0 {
 		slices.Sort(failed)
-		p.Values["extProc"] = extProcValue{raw: v, failed: failed}
+		v.failed = failed
 	}
 }
 

@@ -1,7 +1,7 @@
 package envoygateway
 
 import (
-	"encoding/json"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -12,41 +12,18 @@ import (
 // GatewayClass or Gateway points at (parametersRef).
 var envoyProxy = model.GroupKind{Group: Group, Kind: "EnvoyProxy"}
 
-// geoAuthorization is what the geolocation check reads of a SecurityPolicy.
-type geoAuthorization struct {
-	Authorization *struct {
-		Rules []struct {
-			Principal struct {
-				ClientIPGeoLocations []json.RawMessage `json:"clientIPGeoLocations"`
-			} `json:"principal"`
-		} `json:"rules"`
-	} `json:"authorization"`
-}
-
-func (g geoAuthorization) used() bool {
-	if g.Authorization == nil {
+// geoUsed reports whether an authorization rule matches client IP
+// geolocations.
+func geoUsed(a *egv1a1.Authorization) bool {
+	if a == nil {
 		return false
 	}
-	for _, r := range g.Authorization.Rules {
-		if len(r.Principal.ClientIPGeoLocations) > 0 {
+	for _, r := range a.Rules {
+		if r.Principal != nil && len(r.Principal.ClientIPGeoLocations) > 0 {
 			return true
 		}
 	}
 	return false
-}
-
-// clientIPDetection is what the check reads of a ClientTrafficPolicy.
-type clientIPDetection struct {
-	targeting
-	ClientIPDetection *struct {
-		XForwardedFor *struct {
-			TrustedCIDRs   []string `json:"trustedCIDRs"`
-			NumTrustedHops *uint32  `json:"numTrustedHops"`
-		} `json:"xForwardedFor"`
-		CustomHeader *struct {
-			Name string `json:"name"`
-		} `json:"customHeader"`
-	} `json:"clientIPDetection"`
 }
 
 // gatewaySection is a Gateway a policy reaches, and the listener when one
@@ -61,9 +38,8 @@ type gatewaySection struct {
 // listener it applies to a ClientTrafficPolicy that detects the client IP
 // other than by trusted X-Forwarded-For CIDRs. Envoy Gateway rejects the
 // SecurityPolicy otherwise.
-func checkGeoLocations(p *policy.Policy, raw []byte, m *model.Model) {
-	var g geoAuthorization
-	if json.Unmarshal(raw, &g) != nil || !g.used() {
+func checkGeoLocations(p *policy.Policy, spec *egv1a1.SecurityPolicySpec, m *model.Model) {
+	if !geoUsed(spec.Authorization) {
 		return
 	}
 	ctps := clientTrafficPolicies(m)
@@ -171,16 +147,15 @@ func envoyProxyOf(gw *model.Gateway, m *model.Model) (model.Key, bool) {
 // ctpDoc is one ClientTrafficPolicy as the check reads it.
 type ctpDoc struct {
 	ns string
-	clientIPDetection
+	egv1a1.ClientTrafficPolicySpec
 }
 
 func clientTrafficPolicies(m *model.Model) []ctpDoc {
 	var out []ctpDoc
 	for _, o := range m.OfKind(model.GroupKind{Group: Group, Kind: clientTrafficPolicy.name}) {
-		b, err := o.FieldJSON("spec")
-		var d clientIPDetection
-		if err == nil && json.Unmarshal(b, &d) == nil {
-			out = append(out, ctpDoc{ns: o.Namespace, clientIPDetection: d})
+		var spec egv1a1.ClientTrafficPolicySpec
+		if o.DecodeField("spec", &spec) == nil {
+			out = append(out, ctpDoc{ns: o.Namespace, ClientTrafficPolicySpec: spec})
 		}
 	}
 	return out
@@ -195,7 +170,7 @@ func ctpFor(ctps []ctpDoc, gw *model.Gateway, listener string) *ctpDoc {
 		if c.ns != gw.Namespace {
 			continue
 		}
-		for _, t := range targets(c.targeting) {
+		for _, t := range targets(c.PolicyTargetReferences) {
 			if t.Kind != "Gateway" || t.Name != gw.Name {
 				continue
 			}

@@ -1,11 +1,16 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -108,42 +113,14 @@ func (k *Kind) buildSpec() policy.KindSpec {
 	return s
 }
 
-// targetRef is Envoy Gateway's LocalPolicyTargetReferenceWithSectionName.
-type targetRef struct {
-	Group       string  `json:"group"`
-	Kind        string  `json:"kind"`
-	Name        string  `json:"name"`
-	SectionName *string `json:"sectionName"`
-}
-
-// targetSelector is Envoy Gateway's TargetSelector.
-type targetSelector struct {
-	Group       string             `json:"group"`
-	Kind        string             `json:"kind"`
-	MatchLabels map[string]string  `json:"matchLabels"`
-	Namespaces  *namespaceSelector `json:"namespaces"`
-}
-
-// namespaceSelector says which namespaces a targetSelector looks in:
-// Same (the policy's, the default), All, or those whose labels match.
-type namespaceSelector struct {
-	From     string `json:"from"`
-	Selector *struct {
-		MatchLabels map[string]string `json:"matchLabels"`
-	} `json:"selector"`
-}
-
-// targeting is what every kind's spec shares.
-type targeting struct {
-	TargetRef       *targetRef       `json:"targetRef"`
-	TargetRefs      []targetRef      `json:"targetRefs"`
-	TargetSelectors []targetSelector `json:"targetSelectors"`
-	MergeType       *string          `json:"mergeType"`
-}
-
 // data is the kind-private decoded state (policy.Policy.Data).
 type data struct {
-	mergeType string
+	// spec is the decoded spec: a pointer to the kind's type in Envoy
+	// Gateway's API (typed.go). decodeFailed: a value did not fit its
+	// type (the policy is Invalid; spec holds the rest).
+	spec         any
+	decodeFailed bool
+	mergeType    string
 	// deprecated are Envoy Gateway's DeprecatedField warnings.
 	deprecated []string
 	// warning is another Warning condition Envoy Gateway writes (reason,
@@ -151,7 +128,7 @@ type data struct {
 	warning [2]string
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
-	namespaces map[string]*namespaceSelector
+	namespaces map[string]*egv1a1.TargetSelectorNamespaces
 	// geoInvalid is the index in Invalid of the geolocation check's
 	// finding (checkGeoLocations), -1 when there is none.
 	geoInvalid int
@@ -160,71 +137,106 @@ type data struct {
 	refused bool
 }
 
-// Decode implements policy.Kind.
+// Decode implements policy.Kind. The spec is decoded once, into Envoy
+// Gateway's own type (typed.go); targeting, checks and renderers read
+// that.
 func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
 	d := &data{geoInvalid: -1}
 	p.Data = d
-	raw, err := o.FieldJSON("spec")
-	if err != nil {
-		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec: %v", err))
-		return p
-	}
 	var meta struct {
 		CreationTimestamp metav1.Time `json:"creationTimestamp"`
 	}
 	if err := o.DecodeField("metadata", &meta); err == nil {
 		p.Created = meta.CreationTimestamp.Time // Envoy Gateway's processing order: older first
 	}
-	var t targeting
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &t); err != nil {
-		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec: %v", err))
-		return p
-	}
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec", "spec: %v", err))
-		return p
-	}
-	for _, f := range k.fields {
-		if v, ok := fields[f]; ok && string(v) != "null" {
-			p.Values[f] = v
-		}
-	}
-	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, k.unknownFields(o, fields), env.Config.LenientFields)...)
+	spec, decodeErrs, nested := k.decodeSpec(p)
+	d.spec, d.decodeFailed = spec.Addr().Interface(), len(decodeErrs) > 0
+	k.holdValues(p, spec)
+	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
+	t, mergeType := targetingOf(spec)
 	p.Targets = targets(t)
 	for i, sel := range t.TargetSelectors {
 		if sel.Namespaces != nil {
 			if d.namespaces == nil {
-				d.namespaces = map[string]*namespaceSelector{}
+				d.namespaces = map[string]*egv1a1.TargetSelectorNamespaces{}
 			}
 			d.namespaces[fmt.Sprintf("spec.targetSelectors[%d]", i)] = sel.Namespaces
 		}
 	}
-	if k == backendTrafficPolicy {
-		compressionOutOfEffect(p, d, fields)
+	if bt, ok := d.spec.(*egv1a1.BackendTrafficPolicySpec); ok {
+		compressionOutOfEffect(p, d, bt)
 	}
 	if t.TargetRef != nil {
 		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
 		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
 	}
-	if t.MergeType != nil && k.mergeable {
-		d.mergeType = *t.MergeType
+	if mergeType != nil && k.mergeable {
+		d.mergeType = string(*mergeType)
 		if !slices.Contains([]string{"StrategicMerge", "JSONMerge"}, d.mergeType) {
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
 		}
 	}
-	k.validateReferences(p, raw, env)
-	k.checkValues(p, raw, env)
-	if k == securityPolicy && !d.refused {
-		checkGeoLocations(p, raw, env.Model)
+	raw, err := o.FieldJSON("spec")
+	if err != nil {
+		raw = nil
 	}
-	if k == envoyExtensionPolicy {
-		checkDynamicModules(p, raw, env.Model)
-		checkLuaSyntax(p, raw, env.Model, env.Config)
-		markFailOpen(p, raw)
+	k.validateReferences(p, d.spec, env)
+	k.checkValues(p, raw, env)
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && !d.refused {
+		checkGeoLocations(p, sp, env.Model)
+	}
+	eep, isEEP := d.spec.(*egv1a1.EnvoyExtensionPolicySpec)
+	if isEEP {
+		checkDynamicModules(p, eep, env.Model)
+		checkLuaSyntax(p, eep, env.Model, env.Config)
+	}
+	// A value of the wrong type is reported where no check of Envoy
+	// Gateway's has said more about that field already.
+	for _, e := range decodeErrs {
+		if !reportedUnder(p.Invalid, topField(e.Field)) {
+			p.Invalid = append(p.Invalid, e)
+		}
+	}
+	if isEEP {
+		markFailOpen(p, eep)
 	}
 	return p
+}
+
+// topField is the spec field a path is in: spec.timeout for
+// spec.timeout.tcp.connectTimeout.
+func topField(path string) string {
+	rest, ok := strings.CutPrefix(path, "spec.")
+	if !ok {
+		return path
+	}
+	if i := strings.IndexAny(rest, ".["); i >= 0 {
+		rest = rest[:i]
+	}
+	return "spec." + rest
+}
+
+// reportedUnder reports whether a finding is at field or below it.
+func reportedUnder(ds []diag.Diagnostic, field string) bool {
+	return slices.ContainsFunc(ds, func(d diag.Diagnostic) bool {
+		return d.Field == field || strings.HasPrefix(d.Field, field+".") || strings.HasPrefix(d.Field, field+"[")
+	})
+}
+
+// targetingOf is what the spec says about attachment: its target
+// references and its mergeType (nil for HTTPRouteFilter, which has
+// neither).
+func targetingOf(spec reflect.Value) (egv1a1.PolicyTargetReferences, *egv1a1.MergeType) {
+	var t egv1a1.PolicyTargetReferences
+	var mt *egv1a1.MergeType
+	if f := spec.FieldByName("PolicyTargetReferences"); f.IsValid() {
+		t, _ = f.Interface().(egv1a1.PolicyTargetReferences)
+	}
+	if f := spec.FieldByName("MergeType"); f.IsValid() {
+		mt, _ = f.Interface().(*egv1a1.MergeType)
+	}
+	return t, mt
 }
 
 // compressionOutOfEffect reports BackendTrafficPolicy's deprecated
@@ -233,14 +245,13 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 // takes it out of the policy's values: Envoy Gateway's buildCompression
 // reads spec.compression only when spec.compressor is empty, so render
 // must not build it and explain must not show it in effect.
-func compressionOutOfEffect(p *policy.Policy, d *data, fields map[string]json.RawMessage) {
+func compressionOutOfEffect(p *policy.Policy, d *data, spec *egv1a1.BackendTrafficPolicySpec) {
 	if _, ok := p.Values["compression"]; !ok {
 		return
 	}
 	const msg = "spec.compression is deprecated, use spec.compressor instead"
 	d.deprecated = append(d.deprecated, msg)
-	var compressor []json.RawMessage
-	if json.Unmarshal(fields["compressor"], &compressor) != nil || len(compressor) == 0 {
+	if len(spec.Compressor) == 0 {
 		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.compression", msg))
 		return
 	}
@@ -252,12 +263,12 @@ func compressionOutOfEffect(p *policy.Policy, d *data, fields map[string]json.Ra
 }
 
 // targets lists targetRef, targetRefs and targetSelectors in that order.
-func targets(t targeting) []policy.TargetRef {
+func targets(t egv1a1.PolicyTargetReferences) []policy.TargetRef {
 	var out []policy.TargetRef
-	ref := func(r targetRef, path string) policy.TargetRef {
-		tr := policy.TargetRef{Group: r.Group, Kind: r.Kind, Name: r.Name, Path: path}
+	ref := func(r gwapiv1.LocalPolicyTargetReferenceWithSectionName, path string) policy.TargetRef {
+		tr := policy.TargetRef{Group: string(r.Group), Kind: string(r.Kind), Name: string(r.Name), Path: path}
 		if r.SectionName != nil {
-			tr.Section = *r.SectionName
+			tr.Section = string(*r.SectionName)
 		}
 		return tr
 	}
@@ -272,11 +283,14 @@ func targets(t targeting) []policy.TargetRef {
 		if sel == nil {
 			sel = map[string]string{}
 		}
-		group := s.Group
+		group := ""
+		if s.Group != nil {
+			group = string(*s.Group)
+		}
 		if group == "" {
 			group = model.GatewayGroup // the CRD's default for a selector's group
 		}
-		out = append(out, policy.TargetRef{Group: group, Kind: s.Kind, Selector: sel, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
+		out = append(out, policy.TargetRef{Group: group, Kind: string(s.Kind), Selector: sel, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
 	}
 	return out
 }
@@ -300,11 +314,11 @@ var targetingKeys = []string{"targetRef", "targetRefs", "targetSelectors", "merg
 
 // unknownFields are the spec keys the kind does not define (a typo, or a
 // field of a newer Envoy Gateway): reported, never silently dropped.
-func (k *Kind) unknownFields(o *manifest.Object, spec map[string]json.RawMessage) []manifest.UnknownField {
+func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 	known := slices.Concat(k.fields, targetingKeys)
 	slices.Sort(known)
 	var out []manifest.UnknownField
-	for _, key := range slices.Sorted(maps.Keys(spec)) {
+	for _, key := range slices.Sorted(slices.Values(o.Keys("spec"))) {
 		if !slices.Contains(known, key) {
 			path := "spec." + key
 			out = append(out, manifest.UnknownField{Path: path, Pos: o.FieldPos(path), Known: known})

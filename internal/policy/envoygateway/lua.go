@@ -1,12 +1,12 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 
@@ -14,13 +14,6 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
-
-// luaScripts is what the syntax check reads of an EnvoyExtensionPolicy.
-type luaScripts struct {
-	Lua []struct {
-		Inline *string `json:"inline"`
-	} `json:"lua"`
-}
 
 // checkLuaSyntax: an inline Lua script that does not parse makes the
 // policy Invalid with Envoy Gateway's message (it parses with the same
@@ -30,9 +23,8 @@ type luaScripts struct {
 // Disabled on a Gateway the policy reaches turns the check off. A
 // deployment that does not enable Lua (EnableLua) refuses every Lua
 // policy, whatever its scripts say.
-func checkLuaSyntax(p *policy.Policy, raw []byte, m *model.Model, cfg policy.Config) {
-	var l luaScripts
-	if json.Unmarshal(raw, &l) != nil || len(l.Lua) == 0 {
+func checkLuaSyntax(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *model.Model, cfg policy.Config) {
+	if len(spec.Lua) == 0 {
 		return
 	}
 	if !EnableLua.Bool(cfg) {
@@ -45,7 +37,7 @@ func checkLuaSyntax(p *policy.Policy, raw []byte, m *model.Model, cfg policy.Con
 		return
 	}
 	strict := luaValidationStrict(p, m)
-	for i, s := range l.Lua {
+	for i, s := range spec.Lua {
 		if s.Inline == nil {
 			continue
 		}

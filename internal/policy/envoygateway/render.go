@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -14,7 +16,7 @@ import (
 // policies' values already merged, see effectiveValue) in the shape Envoy
 // Gateway's translator gives it. who is the policy whose value it is (the
 // most specific contributor), for names Envoy Gateway derives from it.
-type fieldRenderer func(v json.RawMessage, who policyName) ([]policy.Fragment, error)
+type fieldRenderer func(v *fieldValue, who policyName) ([]policy.Fragment, error)
 
 // policyName is a policy as Envoy Gateway names it in filter names
 // (<kind lower-cased>/<namespace>/<name>). merged, where the policy's
@@ -47,49 +49,49 @@ func (p policyName) result() policyName {
 // (GWP404) and the routes it applies to fail closed rather than dropping
 // the field silently.
 var renderers = map[string]fieldRenderer{
-	"BackendTrafficPolicy.compression":       renderCompression,
-	"BackendTrafficPolicy.compressor":        renderCompressor,
-	"BackendTrafficPolicy.faultInjection":    renderFaultInjection,
-	"BackendTrafficPolicy.httpUpgrade":       renderHTTPUpgrade,
-	"BackendTrafficPolicy.circuitBreaker":    renderCircuitBreaker,
-	"BackendTrafficPolicy.loadBalancer":      renderLoadBalancer,
-	"BackendTrafficPolicy.useClientProtocol": renderUseClientProtocol,
-	"BackendTrafficPolicy.dns":               renderDNS,
-	"BackendTrafficPolicy.routingType":       renderRoutingType,
-	"BackendTrafficPolicy.timeout":           renderTimeout,
-	"BackendTrafficPolicy.tcpKeepalive":      renderTCPKeepalive,
-	"BackendTrafficPolicy.connection":        renderConnection,
-	"BackendTrafficPolicy.proxyProtocol":     renderProxyProtocol,
-	"BackendTrafficPolicy.healthCheck":       renderHealthCheck,
-	"BackendTrafficPolicy.requestBuffer":     renderRequestBuffer,
-	"BackendTrafficPolicy.retry":             renderRetry,
-	"BackendTrafficPolicy.telemetry":         renderTelemetry,
-	"HTTPRouteFilter.urlRewrite":             renderURLRewrite,
-	"SecurityPolicy.basicAuth":               renderBasicAuth,
-	"SecurityPolicy.cors":                    renderCORS,
-	"SecurityPolicy.csrf":                    renderCSRF,
-	"HTTPRouteFilter.credentialInjection":    renderCredentialInjection,
-	"SecurityPolicy.jwt":                     renderJWT,
+	"BackendTrafficPolicy.compression":       typed[[]*egv1a1.Compression]("compression", renderCompression),
+	"BackendTrafficPolicy.compressor":        typed[[]*egv1a1.Compression]("compressor", renderCompressor),
+	"BackendTrafficPolicy.faultInjection":    typed[*egv1a1.FaultInjection]("faultInjection", renderFaultInjection),
+	"BackendTrafficPolicy.httpUpgrade":       typed[[]*egv1a1.ProtocolUpgradeConfig]("httpUpgrade", renderHTTPUpgrade),
+	"BackendTrafficPolicy.circuitBreaker":    typed[*egv1a1.CircuitBreaker]("circuitBreaker", renderCircuitBreaker),
+	"BackendTrafficPolicy.loadBalancer":      typed[*egv1a1.LoadBalancer]("loadBalancer", renderLoadBalancer),
+	"BackendTrafficPolicy.useClientProtocol": typed[*bool]("useClientProtocol", renderUseClientProtocol),
+	"BackendTrafficPolicy.dns":               typed[*egv1a1.DNS]("dns", renderDNS),
+	"BackendTrafficPolicy.routingType":       typed[*egv1a1.RoutingType]("routingType", renderRoutingType),
+	"BackendTrafficPolicy.timeout":           typed[*egv1a1.Timeout]("timeout", renderTimeout),
+	"BackendTrafficPolicy.tcpKeepalive":      typed[*egv1a1.TCPKeepalive]("tcpKeepalive", renderTCPKeepalive),
+	"BackendTrafficPolicy.connection":        typed[*egv1a1.BackendConnection]("connection", renderConnection),
+	"BackendTrafficPolicy.proxyProtocol":     typed[*egv1a1.ProxyProtocol]("proxyProtocol", renderProxyProtocol),
+	"BackendTrafficPolicy.healthCheck":       typed[*egv1a1.HealthCheck]("healthCheck", renderHealthCheck),
+	"BackendTrafficPolicy.requestBuffer":     typed[*egv1a1.RequestBuffer]("requestBuffer", renderRequestBuffer),
+	"BackendTrafficPolicy.retry":             typed[*egv1a1.Retry]("retry", renderRetry),
+	"BackendTrafficPolicy.telemetry":         typed[*egv1a1.BackendTelemetry]("telemetry", renderTelemetry),
+	"HTTPRouteFilter.urlRewrite":             typed[*egv1a1.HTTPURLRewriteFilter]("urlRewrite", renderURLRewrite),
+	"SecurityPolicy.basicAuth":               typed[*egv1a1.BasicAuth]("basicAuth", renderBasicAuth),
+	"SecurityPolicy.cors":                    typed[*egv1a1.CORS]("cors", renderCORS),
+	"SecurityPolicy.csrf":                    typed[*egv1a1.CSRF]("csrf", renderCSRF),
+	"HTTPRouteFilter.credentialInjection":    typed[*egv1a1.HTTPCredentialInjectionFilter]("credentialInjection", renderCredentialInjection),
+	"SecurityPolicy.jwt":                     typed[*egv1a1.JWT]("jwt", renderJWT),
 }
 
 // scopedRenderers are the fields whose rendering depends on the Envoy
 // resource the merge configures (ClientTrafficPolicy's connection
 // manager settings, see render_clienttrafficpolicy.go).
-var scopedRenderers = map[string]func(v json.RawMessage, who policyName, at placement) ([]policy.Fragment, error){
-	"ClientTrafficPolicy.clientIPDetection":   renderClientIPDetection,
-	"ClientTrafficPolicy.connection":          renderClientConnection,
-	"ClientTrafficPolicy.enableProxyProtocol": renderEnableProxyProtocol,
-	"ClientTrafficPolicy.grpc":                renderGRPC,
-	"ClientTrafficPolicy.headers":             renderHeaders,
-	"ClientTrafficPolicy.http1":               renderHTTP1,
-	"ClientTrafficPolicy.http2":               renderClientHTTP2,
-	"ClientTrafficPolicy.http3":               renderHTTP3,
-	"ClientTrafficPolicy.path":                renderPath,
-	"ClientTrafficPolicy.proxyProtocol":       renderClientProxyProtocol,
-	"ClientTrafficPolicy.scheme":              renderScheme,
-	"ClientTrafficPolicy.tcpKeepalive":        renderClientTCPKeepalive,
-	"ClientTrafficPolicy.timeout":             renderClientTimeout,
-	"ClientTrafficPolicy.tls":                 renderClientTLS,
+var scopedRenderers = map[string]func(v *fieldValue, who policyName, at placement) ([]policy.Fragment, error){
+	"ClientTrafficPolicy.clientIPDetection":   typedWith[*egv1a1.ClientIPDetectionSettings]("clientIPDetection", renderClientIPDetection),
+	"ClientTrafficPolicy.connection":          typedWith[*egv1a1.ClientConnection]("connection", renderClientConnection),
+	"ClientTrafficPolicy.enableProxyProtocol": typedWith[*bool]("enableProxyProtocol", renderEnableProxyProtocol),
+	"ClientTrafficPolicy.grpc":                typedWith[*egv1a1.GRPCSettings]("grpc", renderGRPC),
+	"ClientTrafficPolicy.headers":             typedWith[*egv1a1.HeaderSettings]("headers", renderHeaders),
+	"ClientTrafficPolicy.http1":               typedWith[*egv1a1.HTTP1Settings]("http1", renderHTTP1),
+	"ClientTrafficPolicy.http2":               typedWith[*egv1a1.HTTP2Settings]("http2", renderClientHTTP2),
+	"ClientTrafficPolicy.http3":               typedWith[*egv1a1.HTTP3Settings]("http3", renderHTTP3),
+	"ClientTrafficPolicy.path":                typedWith[*egv1a1.PathSettings]("path", renderPath),
+	"ClientTrafficPolicy.proxyProtocol":       typedWith[*egv1a1.ProxyProtocolSettings]("proxyProtocol", renderClientProxyProtocol),
+	"ClientTrafficPolicy.scheme":              typedWith[*egv1a1.SchemeHeaderTransform]("scheme", renderScheme),
+	"ClientTrafficPolicy.tcpKeepalive":        typedWith[*egv1a1.TCPKeepalive]("tcpKeepalive", renderClientTCPKeepalive),
+	"ClientTrafficPolicy.timeout":             typedWith[*egv1a1.ClientTimeout]("timeout", renderClientTimeout),
+	"ClientTrafficPolicy.tls":                 typedWith[*egv1a1.ClientTLSSettings]("tls", renderClientTLS),
 }
 
 // inputRenderers are the fields rendered from each contributor's value
@@ -102,40 +104,12 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 // modelRenderers are the fields whose rendering reads other objects of
 // the input (the Backend an extension service is, the keys of a ConfigMap a
 // response body comes from).
-var modelRenderers = map[string]func(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error){
-	"SecurityPolicy.authorization":          renderAuthorization,
-	"SecurityPolicy.extAuth":                renderExtAuth,
-	"BackendTrafficPolicy.responseOverride": renderResponseOverride,
-	"HTTPRouteFilter.directResponse":        renderDirectResponse,
+var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error){
+	"SecurityPolicy.authorization":          typedWith[*egv1a1.Authorization]("authorization", renderAuthorization),
+	"SecurityPolicy.extAuth":                typedWith[*egv1a1.ExtAuth]("extAuth", renderExtAuth),
+	"BackendTrafficPolicy.responseOverride": typedWith[[]*egv1a1.ResponseOverride]("responseOverride", renderResponseOverride),
+	"HTTPRouteFilter.directResponse":        typedWith[*egv1a1.HTTPDirectResponseFilter]("directResponse", renderDirectResponse),
 }
-
-// Filter order in the HCM chain, as Envoy Gateway orders its filters
-// (translator's http filter order): fault injection and CORS first,
-// authentication, then the extensions (Lua, external processors, Wasm,
-// dynamic modules; each kind's filters by their index in the policy,
-// see extensionFilter), authorization, rate limits and compression last.
-const (
-	orderFault = 10 + iota
-	orderCORS
-	orderExtAuth
-	orderBasicAuth
-	orderOAuth2
-	orderJWT
-	orderLua
-	orderExtProc
-	orderWasm
-	orderDynamicModule
-	orderRBAC
-	orderLocalRateLimit
-	orderRateLimit
-	orderCompressor
-	orderBuffer
-)
-
-// orderGRPCWeb places the gRPC-Web filter a ClientTrafficPolicy turns on
-// where Envoy Gateway's data plane puts its own for a GRPCRoute: after
-// every policy filter, before the router.
-const orderGRPCWeb = 1 << 20
 
 // OverridesWhole implements policy.WholeOverrider: BackendTrafficPolicy,
 // SecurityPolicy and EnvoyExtensionPolicy do (a route's policy replaces
@@ -182,10 +156,10 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 		if env != nil {
 			m = env.Model
 		}
-		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) { return mr(v, who, m) }, true
+		r, ok = func(v *fieldValue, who policyName) ([]policy.Fragment, error) { return mr(v, who, m) }, true
 	}
 	if sr, scoped := scopedRenderers[k.name+"."+in.Key]; scoped {
-		r, ok = func(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
+		r, ok = func(v *fieldValue, who policyName) ([]policy.Fragment, error) {
 			return sr(v, who, placement{scope: in.Scope, sharedPort: in.SharedPort})
 		}, true
 	}
@@ -235,35 +209,35 @@ func splitID(id string) (string, string) {
 // compressor merged over its Gateway's Gzip one keeps both): the route's
 // items first, then the Gateway's that the route's do not name again
 // (same type or name for objects, same value for scalars).
-func effectiveValue(in policy.FieldInput) (json.RawMessage, error) {
-	raws := make([]json.RawMessage, len(in.Values))
+func effectiveValue(in policy.FieldInput) (*fieldValue, error) {
+	vals := make([]*fieldValue, len(in.Values))
 	for i, v := range in.Values {
-		raw, ok := v.(json.RawMessage)
-		if !ok {
-			b, err := json.Marshal(v)
-			if err != nil {
-				return nil, err
-			}
-			raw = b
+		fv, err := valueOf(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Key, err)
 		}
-		raws[i] = raw
+		vals[i] = fv
 	}
-	if len(raws) == 1 {
-		return raws[0], nil
+	if len(vals) == 1 {
+		return vals[0], nil
 	}
 	var doc any
-	if err := json.Unmarshal(raws[len(raws)-1], &doc); err != nil {
+	if err := json.Unmarshal(vals[len(vals)-1].raw, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Key, err)
 	}
 	strategic := in.Strategy == policy.StrategicMerge
-	for _, raw := range slices.Backward(raws[:len(raws)-1]) {
+	for _, v := range slices.Backward(vals[:len(vals)-1]) {
 		var patch any
-		if err := json.Unmarshal(raw, &patch); err != nil {
+		if err := json.Unmarshal(v.raw, &patch); err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Key, err)
 		}
 		doc = mergePatch(doc, patch, strategic)
 	}
-	return json.Marshal(doc)
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return &fieldValue{raw: raw}, nil
 }
 
 // mergePatch applies a merge patch (RFC 7386; strategic: lists merge too,

@@ -1,12 +1,12 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -74,16 +74,12 @@ func (k *Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendB
 	if o.Group != Group || o.Kind != backend.Kind {
 		return nil, nil
 	}
-	raw, err := o.FieldJSON("spec")
-	if err != nil {
-		return nil, err
-	}
 	var spec struct {
-		Type *string         `json:"type"`
-		TLS  json.RawMessage `json:"tls"`
+		Type *egv1a1.BackendType        `json:"type"`
+		TLS  *egv1a1.BackendTLSSettings `json:"tls"`
 	}
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
+	if err := o.DecodeField("spec", &spec); err != nil {
+		return nil, err
 	}
 	if spec.Type == nil || *spec.Type != "DynamicResolver" {
 		return nil, nil
@@ -157,20 +153,14 @@ const systemCASecret = "system_ca_certificates"
 // name checked against each request's host (the host is only known per
 // request), HTTP/1.1 or HTTP/2 as ALPN decides. Any other tls setting is
 // not rendered yet (unsupported). nil without tls.
-func dynamicResolverTLS(raw json.RawMessage) (*clusterv3.Cluster, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+func dynamicResolverTLS(t *egv1a1.BackendTLSSettings) (*clusterv3.Cluster, error) {
+	if t == nil {
 		return nil, nil
 	}
-	if k := unrenderedKeys(raw, "wellKnownCACertificates"); k != "" {
+	if k := unrenderedFields(t, "wellKnownCACertificates"); k != "" {
 		return nil, diag.Errorf(diag.Unsupported, "unsupported(required_capability: envoygateway.Backend.DynamicResolver.tls.%s): not rendered yet", k)
 	}
-	var t struct {
-		WellKnown *string `json:"wellKnownCACertificates"`
-	}
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, fmt.Errorf("tls: %w", err)
-	}
-	if t.WellKnown == nil || *t.WellKnown != "System" {
+	if t.WellKnownCACertificates == nil || *t.WellKnownCACertificates != "System" {
 		return nil, diag.Errorf(diag.Unsupported, "unsupported(required_capability: envoygateway.Backend.DynamicResolver.tls): only wellKnownCACertificates System is rendered")
 	}
 	ctx := &tlsv3.UpstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{

@@ -1,7 +1,7 @@
 package envoygateway
 
 import (
-	"encoding/json"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -110,7 +110,7 @@ func TestDNSOnDynamicResolver(t *testing.T) {
 		{`{"respectDnsTtl":true}`, "envoy-gateway-dfp-cache-v4_preferred-30000ms-app/dns", clusterv3.Cluster_V4_PREFERRED},
 		{`{"dnsRefreshRate":"0s","lookupFamily":"IPv4"}`, "envoy-gateway-dfp-cache-v4_only-30000ms-app/dns", clusterv3.Cluster_V4_ONLY},
 	} {
-		frags, err := renderDNS(json.RawMessage(tt.spec), policyName{kind: "backendtrafficpolicy", namespace: "app", name: "dns"})
+		frags, err := renderDNS(typedValue[*egv1a1.DNS](t, tt.spec), policyName{kind: "backendtrafficpolicy", namespace: "app", name: "dns"})
 		if err != nil || len(frags) != 1 {
 			t.Fatalf("%s: %v, %d fragments", tt.spec, err, len(frags))
 		}

@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -20,20 +19,11 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-	"k8s.io/apimachinery/pkg/api/resource"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
-
-// compression is one entry of BackendTrafficPolicy's spec.compressor (and
-// of the deprecated spec.compression, which has only the type).
-type compression struct {
-	Type             string             `json:"type"`
-	Brotli           json.RawMessage    `json:"brotli"`
-	Gzip             json.RawMessage    `json:"gzip"`
-	Zstd             json.RawMessage    `json:"zstd"`
-	MinContentLength *resource.Quantity `json:"minContentLength"`
-}
 
 // compressorLibraries are the compression libraries Envoy Gateway
 // offers, by spec type: the library extension's name and its message.
@@ -60,35 +50,34 @@ var compressorLibraries = map[string]struct {
 // has no such objects: each entry is on.
 // Library options (brotli quality, gzip level…) are not rendered yet: a
 // value that sets them is unsupported.
-func renderCompressor(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+func renderCompressor(v []*egv1a1.Compression, _ policyName) ([]policy.Fragment, error) {
 	return compressorFragments(v, true)
 }
 
 // renderCompression is the deprecated spec.compression (renderCompressor).
-func renderCompression(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
+func renderCompression(v []*egv1a1.Compression, _ policyName) ([]policy.Fragment, error) {
 	return compressorFragments(v, false)
 }
 
 // compressorFragments renders a compressor list; switched: an entry is on
 // only with its type's object (spec.compressor, see renderCompressor).
-func compressorFragments(v json.RawMessage, switched bool) ([]policy.Fragment, error) {
-	var cs []compression
-	if err := json.Unmarshal(v, &cs); err != nil {
-		return nil, fmt.Errorf("compressor: %w", err)
-	}
+func compressorFragments(cs []*egv1a1.Compression, switched bool) ([]policy.Fragment, error) {
 	var frags []policy.Fragment
 	for i, c := range cs {
-		lib, ok := compressorLibraries[c.Type]
+		if c == nil {
+			c = &egv1a1.Compression{}
+		}
+		lib, ok := compressorLibraries[string(c.Type)]
 		if !ok {
 			return nil, fmt.Errorf("compressor[%d].type: unknown compressor %q", i, c.Type)
 		}
-		own := map[string]json.RawMessage{"Brotli": c.Brotli, "Gzip": c.Gzip, "Zstd": c.Zstd}[c.Type]
-		if switched && (len(own) == 0 || string(own) == "null") {
+		own := map[string]bool{"Brotli": c.Brotli != nil, "Gzip": c.Gzip != nil, "Zstd": c.Zstd != nil}[string(c.Type)]
+		if switched && !own {
 			continue
 		}
-		for _, opts := range []json.RawMessage{c.Brotli, c.Gzip, c.Zstd} {
-			if len(opts) > 0 && string(opts) != "null" && string(opts) != "{}" {
-				return []policy.Fragment{{Capability: "envoygateway.BackendTrafficPolicy.compressor." + strings.ToLower(c.Type) + "-options"}}, nil
+		for _, opts := range []any{c.Brotli, c.Gzip, c.Zstd} {
+			if unrenderedFields(opts) != "" {
+				return []policy.Fragment{{Capability: "envoygateway.BackendTrafficPolicy.compressor." + strings.ToLower(string(c.Type)) + "-options"}}, nil
 			}
 		}
 		libAny, err := anypb.New(lib.msg())
@@ -100,7 +89,7 @@ func compressorFragments(v json.RawMessage, switched bool) ([]policy.Fragment, e
 			filter.ResponseDirectionConfig = &compressorv3.Compressor_ResponseDirectionConfig{CommonConfig: &compressorv3.Compressor_CommonDirectionConfig{
 				MinContentLength: wrapperspb.UInt32(uint32(q.Value()))}}
 		}
-		name := "envoy.filters.http.compressor." + strings.ToLower(c.Type)
+		name := "envoy.filters.http.compressor." + strings.ToLower(string(c.Type))
 		frags = append(frags, policy.Fragment{
 			Capability: "compressor",
 			Filter:     &policy.HTTPFilter{Name: name, Order: orderCompressor, Typed: filter},
@@ -114,24 +103,15 @@ func compressorFragments(v json.RawMessage, switched bool) ([]policy.Fragment, e
 	return append([]policy.Fragment{{Capability: "compressor", TypedRoute: &routev3.Route{RequestHeadersToRemove: []string{"accept-encoding"}}}}, frags...), nil
 }
 
-// httpUpgrade is one entry of spec.httpUpgrade.
-type httpUpgrade struct {
-	Type    string `json:"type"`
-	Connect *struct {
-		Terminate *bool `json:"terminate"`
-	} `json:"connect"`
-}
-
 // renderHTTPUpgrade is the route's upgrade configs: the listed protocols
 // instead of Envoy Gateway's default (WebSocket); a CONNECT that
 // terminates gets a connect config.
-func renderHTTPUpgrade(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var us []httpUpgrade
-	if err := json.Unmarshal(v, &us); err != nil {
-		return nil, fmt.Errorf("httpUpgrade: %w", err)
-	}
+func renderHTTPUpgrade(us []*egv1a1.ProtocolUpgradeConfig, _ policyName) ([]policy.Fragment, error) {
 	ra := &routev3.RouteAction{}
 	for _, u := range us {
+		if u == nil {
+			continue
+		}
 		uc := &routev3.RouteAction_UpgradeConfig{UpgradeType: u.Type}
 		if u.Connect != nil && u.Connect.Terminate != nil && *u.Connect.Terminate {
 			uc.ConnectConfig = &routev3.RouteAction_UpgradeConfig_ConnectConfig{}
@@ -146,24 +126,11 @@ func percent100() *corev3.RuntimeFractionalPercent {
 	return &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{Numerator: 100}}
 }
 
-func deref(s *string) string {
+func deref[S ~string](s *S) string {
 	if s == nil {
 		return ""
 	}
-	return *s
-}
-
-// faultInjection is BackendTrafficPolicy's spec.faultInjection.
-type faultInjection struct {
-	Delay *struct {
-		FixedDelay string   `json:"fixedDelay"`
-		Percentage *float64 `json:"percentage"`
-	} `json:"delay"`
-	Abort *struct {
-		HTTPStatus *uint32  `json:"httpStatus"`
-		GRPCStatus *uint32  `json:"grpcStatus"`
-		Percentage *float64 `json:"percentage"`
-	} `json:"abort"`
+	return string(*s)
 }
 
 // faultFilter is Envoy's fault injection filter, which Envoy Gateway
@@ -173,14 +140,13 @@ const faultFilter = "envoy.filters.http.fault"
 // renderFaultInjection is an HTTPFault on the route: the delay and the
 // abort (HTTP or gRPC status), each for its percentage of requests in
 // millionths (all requests when no percentage is given).
-func renderFaultInjection(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var f faultInjection
-	if err := json.Unmarshal(v, &f); err != nil {
-		return nil, fmt.Errorf("faultInjection: %w", err)
+func renderFaultInjection(f *egv1a1.FaultInjection, _ policyName) ([]policy.Fragment, error) {
+	if f == nil {
+		f = &egv1a1.FaultInjection{}
 	}
 	cfg := &faultv3.HTTPFault{}
 	if d := f.Delay; d != nil {
-		dur, err := time.ParseDuration(d.FixedDelay)
+		dur, err := time.ParseDuration(deref(d.FixedDelay))
 		if err != nil {
 			return nil, fmt.Errorf("faultInjection.delay.fixedDelay: %w", err)
 		}
@@ -192,10 +158,10 @@ func renderFaultInjection(v json.RawMessage, _ policyName) ([]policy.Fragment, e
 	if a := f.Abort; a != nil {
 		cfg.Abort = &faultv3.FaultAbort{Percentage: millionths(a.Percentage)}
 		switch {
-		case a.HTTPStatus != nil:
-			cfg.Abort.ErrorType = &faultv3.FaultAbort_HttpStatus{HttpStatus: *a.HTTPStatus}
-		case a.GRPCStatus != nil:
-			cfg.Abort.ErrorType = &faultv3.FaultAbort_GrpcStatus{GrpcStatus: *a.GRPCStatus}
+		case a.HTTPStatus != nil && *a.HTTPStatus >= 0:
+			cfg.Abort.ErrorType = &faultv3.FaultAbort_HttpStatus{HttpStatus: uint32(*a.HTTPStatus)}
+		case a.GrpcStatus != nil && *a.GrpcStatus >= 0:
+			cfg.Abort.ErrorType = &faultv3.FaultAbort_GrpcStatus{GrpcStatus: uint32(*a.GrpcStatus)}
 		default:
 			return nil, fmt.Errorf("faultInjection.abort: neither httpStatus nor grpcStatus")
 		}
@@ -211,10 +177,10 @@ func renderFaultInjection(v json.RawMessage, _ policyName) ([]policy.Fragment, e
 
 // millionths is a percentage as a fraction of a million (100 % when
 // unset).
-func millionths(pct *float64) *typev3.FractionalPercent {
+func millionths(pct *float32) *typev3.FractionalPercent {
 	p := 100.0
 	if pct != nil {
-		p = *pct
+		p = float64(*pct)
 	}
 	return &typev3.FractionalPercent{Numerator: uint32(math.Round(p * 10000)), Denominator: typev3.FractionalPercent_MILLION}
 }

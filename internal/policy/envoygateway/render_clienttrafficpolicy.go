@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 
@@ -13,6 +12,9 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -46,20 +48,6 @@ func connectionManager(field string, at placement, m *hcmv3.HttpConnectionManage
 	return listenerSettings(field, at, policy.Fragment{HCM: m})
 }
 
-// http1Settings is spec.http1.
-type http1Settings struct {
-	EnableTrailers                   *bool `json:"enableTrailers"`
-	PreserveHeaderCase               *bool `json:"preserveHeaderCase"`
-	DisableSafeMaxConnectionDuration *bool `json:"disableSafeMaxConnectionDuration"`
-	IgnoredUpgradeTypes              []struct {
-		Type  string `json:"type"`
-		Value string `json:"value"`
-	} `json:"ignoredUpgradeTypes"`
-	HTTP10 *struct {
-		UseDefaultHost *bool `json:"useDefaultHost"`
-	} `json:"http10"`
-}
-
 // renderHTTP1 is the connection manager's HTTP/1 options: trailers,
 // header names sent in the case they came in (the preserve_case
 // formatter), the Upgrade values left alone (not upgraded), and HTTP/1
@@ -67,13 +55,12 @@ type http1Settings struct {
 // Gateway waits for the response otherwise, see renderClientConnection).
 // Accepting HTTP/1.0 (with a default host taken from the listener) is not
 // rendered yet.
-func renderHTTP1(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes"); k != "" {
+func renderHTTP1(h *egv1a1.HTTP1Settings, _ policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http1." + k}}, nil
 	}
-	var h http1Settings
-	if err := json.Unmarshal(v, &h); err != nil {
-		return nil, fmt.Errorf("http1: %w", err)
+	if h == nil {
+		h = &egv1a1.HTTP1Settings{}
 	}
 	fr := policy.Fragment{}
 	if h.DisableSafeMaxConnectionDuration != nil && *h.DisableSafeMaxConnectionDuration {
@@ -105,11 +92,8 @@ func renderHTTP1(v json.RawMessage, _ policyName, at placement) ([]policy.Fragme
 // renderScheme: MatchBackend sets the :scheme sent upstream to the
 // upstream connection's (https to a TLS backend); MatchClient is Envoy's
 // default.
-func renderScheme(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return nil, fmt.Errorf("scheme: %w", err)
-	}
+func renderScheme(scheme *egv1a1.SchemeHeaderTransform, _ policyName, at placement) ([]policy.Fragment, error) {
+	s := deref(scheme)
 	switch s {
 	case "MatchClient":
 		return nil, nil
@@ -119,32 +103,15 @@ func renderScheme(v json.RawMessage, _ policyName, at placement) ([]policy.Fragm
 	return nil, fmt.Errorf("scheme: unknown value %q", s)
 }
 
-// clientIPSettings is spec.clientIPDetection.
-type clientIPSettings struct {
-	CustomHeader *struct {
-		Name       string `json:"name"`
-		FailClosed *bool  `json:"failClosed"`
-	} `json:"customHeader"`
-	XForwardedFor *struct {
-		NumTrustedHops             *uint32  `json:"numTrustedHops"`
-		TrustedCIDRs               []string `json:"trustedCIDRs"`
-		DisableXForwardedForAppend *bool    `json:"disableXForwardedForAppend"`
-	} `json:"xForwardedFor"`
-}
-
 // renderClientIPDetection: the client's address taken from
 // X-Forwarded-For — through Envoy's xff original IP detection extension,
 // trusting the listed CIDRs or (one hop fewer than configured, as Envoy
 // Gateway keeps compatible with Envoy's counting) the last hops, and then
 // not the connection's own address; or from a header of the client's
 // choosing (customHeader). The direct source IP is Envoy's default.
-func renderClientIPDetection(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "xForwardedFor", "directSourceIP", "customHeader"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.clientIPDetection." + k}}, nil
-	}
-	var c clientIPSettings
-	if err := json.Unmarshal(v, &c); err != nil {
-		return nil, fmt.Errorf("clientIPDetection: %w", err)
+func renderClientIPDetection(c *egv1a1.ClientIPDetectionSettings, _ policyName, at placement) ([]policy.Fragment, error) {
+	if c == nil {
+		return nil, nil
 	}
 	if ch := c.CustomHeader; ch != nil {
 		ext, err := customHeaderIP(ch.Name, ch.FailClosed != nil && *ch.FailClosed)
@@ -164,7 +131,7 @@ func renderClientIPDetection(v json.RawMessage, _ policyName, at placement) ([]p
 	if x.TrustedCIDRs != nil {
 		cfg.XffTrustedCidrs = &xffv3.XffTrustedCidrs{}
 		for i, s := range x.TrustedCIDRs {
-			p, err := netip.ParsePrefix(s)
+			p, err := netip.ParsePrefix(string(s))
 			if err != nil {
 				return nil, fmt.Errorf("clientIPDetection.xForwardedFor.trustedCIDRs[%d]: %w", i, err)
 			}
@@ -183,36 +150,17 @@ func renderClientIPDetection(v json.RawMessage, _ policyName, at placement) ([]p
 	}), nil
 }
 
-// clientTimeouts is spec.timeout.
-type clientTimeouts struct {
-	HTTP *struct {
-		RequestReceivedTimeout        *string `json:"requestReceivedTimeout"`
-		RequestHeadersReceivedTimeout *string `json:"requestHeadersReceivedTimeout"`
-		IdleTimeout                   *string `json:"idleTimeout"`
-		StreamIdleTimeout             *string `json:"streamIdleTimeout"`
-	} `json:"http"`
-	TCP *struct {
-		IdleTimeout *string `json:"idleTimeout"`
-	} `json:"tcp"`
-}
-
 // renderClientTimeout is the connection manager's timeouts — the whole
 // request, its headers, an idle connection and an idle stream — and the
 // idle timeout of the TCP proxies of TCP and TLS listeners. The TCP
 // timeouts of HTTP listeners (TLS handshake, connection inspection) are
 // not rendered yet.
-func renderClientTimeout(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "http", "tcp"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout." + k}}, nil
+func renderClientTimeout(t *egv1a1.ClientTimeout, _ policyName, at placement) ([]policy.Fragment, error) {
+	if t == nil {
+		return nil, nil
 	}
-	if raw, ok := rawObject(v)["tcp"]; ok {
-		if k := unrenderedKeys(raw, "idleTimeout"); k != "" {
-			return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout.tcp." + k}}, nil
-		}
-	}
-	var t clientTimeouts
-	if err := json.Unmarshal(v, &t); err != nil {
-		return nil, fmt.Errorf("timeout: %w", err)
+	if k := unrenderedFields(t.TCP, "idleTimeout"); k != "" {
+		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.timeout.tcp." + k}}, nil
 	}
 	fr := policy.Fragment{}
 	if t.TCP != nil {
@@ -228,7 +176,7 @@ func renderClientTimeout(v json.RawMessage, _ policyName, at placement) ([]polic
 		m := &hcmv3.HttpConnectionManager{}
 		for _, d := range []struct {
 			name string
-			v    *string
+			v    *gwapiv1.Duration
 			set  func(*durationpb.Duration)
 		}{
 			{"requestReceivedTimeout", t.HTTP.RequestReceivedTimeout, func(d *durationpb.Duration) { m.RequestTimeout = d }},

@@ -1,7 +1,8 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,6 +20,9 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -44,14 +48,9 @@ func listenerSettings(field string, at placement, fr policy.Fragment) []policy.F
 // the socket options Envoy Gateway sets on the listener (SO_KEEPALIVE,
 // then TCP_KEEPCNT, TCP_KEEPIDLE and TCP_KEEPINTVL where given, Linux's
 // numbers), times in whole seconds.
-func renderClientTCPKeepalive(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	var k struct {
-		Probes   *uint32 `json:"probes"`
-		IdleTime *string `json:"idleTime"`
-		Interval *string `json:"interval"`
-	}
-	if err := json.Unmarshal(v, &k); err != nil {
-		return nil, fmt.Errorf("tcpKeepalive: %w", err)
+func renderClientTCPKeepalive(k *egv1a1.TCPKeepalive, _ policyName, at placement) ([]policy.Fragment, error) {
+	if k == nil {
+		k = &egv1a1.TCPKeepalive{}
 	}
 	const solSocket, ipprotoTCP = 1, 6
 	opts := []*corev3.SocketOption{{Description: "socket option to enable tcp keep alive", Level: solSocket, Name: 9, Value: &corev3.SocketOption_IntValue{IntValue: 1}}}
@@ -60,32 +59,19 @@ func renderClientTCPKeepalive(v json.RawMessage, _ policyName, at placement) ([]
 	}
 	for _, t := range []struct {
 		name, desc string
-		v          *string
+		v          *gwapiv1.Duration
 		opt        int64
 	}{{"idleTime", "socket option for keep alive idle time", k.IdleTime, 4}, {"interval", "socket option for keep alive interval", k.Interval, 5}} {
 		if t.v == nil {
 			continue
 		}
-		d, err := time.ParseDuration(*t.v)
+		d, err := time.ParseDuration(string(*t.v))
 		if err != nil {
 			return nil, fmt.Errorf("tcpKeepalive.%s: %w", t.name, err)
 		}
 		opts = append(opts, &corev3.SocketOption{Description: t.desc, Level: ipprotoTCP, Name: t.opt, Value: &corev3.SocketOption_IntValue{IntValue: int64(d / time.Second)}})
 	}
 	return listenerSettings("tcpKeepalive", at, policy.Fragment{Listener: &listenerv3.Listener{SocketOptions: opts}}), nil
-}
-
-// clientConnection is spec.connection.
-type clientConnection struct {
-	BufferLimit             *resource.Quantity `json:"bufferLimit"`
-	MaxAcceptPerSocketEvent *uint32            `json:"maxAcceptPerSocketEvent"`
-	ConnectionLimit         *struct {
-		Value                    *uint64 `json:"value"`
-		CloseDelay               *string `json:"closeDelay"`
-		MaxConnectionDuration    *string `json:"maxConnectionDuration"`
-		MaxRequestsPerConnection *uint32 `json:"maxRequestsPerConnection"`
-		MaxStreamDuration        *string `json:"maxStreamDuration"`
-	} `json:"connectionLimit"`
 }
 
 // renderClientConnection: the listener's per-connection buffer and how
@@ -95,13 +81,12 @@ type clientConnection struct {
 // connection's lifetime, requests and streams — with HTTP/1 connections
 // closed only after a response (http1_safe_max_connection_duration),
 // as Envoy Gateway does unless spec.http1 says otherwise.
-func renderClientConnection(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "bufferLimit", "maxAcceptPerSocketEvent", "connectionLimit"); k != "" {
+func renderClientConnection(c *egv1a1.ClientConnection, _ policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(c, "bufferLimit", "maxAcceptPerSocketEvent", "connectionLimit"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.connection." + k}}, nil
 	}
-	var c clientConnection
-	if err := json.Unmarshal(v, &c); err != nil {
-		return nil, fmt.Errorf("connection: %w", err)
+	if c == nil {
+		c = &egv1a1.ClientConnection{}
 	}
 	fr := policy.Fragment{}
 	l := &listenerv3.Listener{}
@@ -122,7 +107,10 @@ func renderClientConnection(v json.RawMessage, _ policyName, at placement) ([]po
 	fr.Listener = l
 	if cl := c.ConnectionLimit; cl != nil {
 		if cl.Value != nil {
-			f := &connlimitv3.ConnectionLimit{StatPrefix: "connection_limit", MaxConnections: wrapperspb.UInt64(*cl.Value)}
+			if *cl.Value < 0 {
+				return nil, fmt.Errorf("connection.connectionLimit.value: %d is negative", *cl.Value)
+			}
+			f := &connlimitv3.ConnectionLimit{StatPrefix: "connection_limit", MaxConnections: wrapperspb.UInt64(uint64(*cl.Value))}
 			d, err := optDuration(cl.CloseDelay)
 			if err != nil {
 				return nil, fmt.Errorf("connection.connectionLimit.closeDelay: %w", err)
@@ -160,27 +148,14 @@ func renderClientConnection(v json.RawMessage, _ policyName, at placement) ([]po
 // renderProxyProtocol reads the PROXY protocol header clients (a load
 // balancer in front) send: the proxy_protocol listener filter, which lets
 // connections without one through when optional.
-func renderClientProxyProtocol(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "optional"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.proxyProtocol." + k}}, nil
-	}
-	var p struct {
-		Optional *bool `json:"optional"`
-	}
-	if err := json.Unmarshal(v, &p); err != nil {
-		return nil, fmt.Errorf("proxyProtocol: %w", err)
-	}
-	return proxyProtocolFilter("proxyProtocol", at, p.Optional != nil && *p.Optional)
+func renderClientProxyProtocol(p *egv1a1.ProxyProtocolSettings, _ policyName, at placement) ([]policy.Fragment, error) {
+	return proxyProtocolFilter("proxyProtocol", at, p != nil && p.Optional != nil && *p.Optional)
 }
 
 // renderEnableProxyProtocol is the older spelling of a required PROXY
 // protocol header.
-func renderEnableProxyProtocol(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	var on bool
-	if err := json.Unmarshal(v, &on); err != nil {
-		return nil, fmt.Errorf("enableProxyProtocol: %w", err)
-	}
-	if !on {
+func renderEnableProxyProtocol(on *bool, _ policyName, at placement) ([]policy.Fragment, error) {
+	if on == nil || !*on {
 		return nil, nil
 	}
 	return proxyProtocolFilter("enableProxyProtocol", at, false)
@@ -205,23 +180,16 @@ var escapedSlashes = map[string]hcmv3.HttpConnectionManager_PathWithEscapedSlash
 
 // renderPath: whether the connection manager merges adjacent slashes
 // (Envoy Gateway's baseline does) and what it does with escaped ones.
-func renderPath(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "disableMergeSlashes", "escapedSlashesAction"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.path." + k}}, nil
-	}
-	var p struct {
-		DisableMergeSlashes  *bool   `json:"disableMergeSlashes"`
-		EscapedSlashesAction *string `json:"escapedSlashesAction"`
-	}
-	if err := json.Unmarshal(v, &p); err != nil {
-		return nil, fmt.Errorf("path: %w", err)
+func renderPath(p *egv1a1.PathSettings, _ policyName, at placement) ([]policy.Fragment, error) {
+	if p == nil {
+		p = &egv1a1.PathSettings{}
 	}
 	fr := policy.Fragment{HCM: &hcmv3.HttpConnectionManager{}}
 	if p.DisableMergeSlashes != nil && *p.DisableMergeSlashes {
 		fr.Unset = []string{"hcm.merge_slashes"}
 	}
 	if s := p.EscapedSlashesAction; s != nil {
-		a, ok := escapedSlashes[*s]
+		a, ok := escapedSlashes[string(*s)]
 		if !ok {
 			return nil, fmt.Errorf("path.escapedSlashesAction: unknown value %q", *s)
 		}
@@ -243,20 +211,12 @@ var underscores = map[string]corev3.HttpProtocolOptions_HeadersWithUnderscoresAc
 // Envoy's zero value, so it is turned off rather than set), and an
 // X-Request-ID from the client kept. The other header settings are not
 // rendered yet.
-func renderHeaders(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "host", "withUnderscoresAction", "preserveXRequestID", "xForwardedClientCert"); k != "" {
+func renderHeaders(h *egv1a1.HeaderSettings, _ policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(h, "host", "withUnderscoresAction", "preserveXRequestID", "xForwardedClientCert"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.headers." + k}}, nil
 	}
-	var h struct {
-		Host *struct {
-			StripTrailingHostDot *bool `json:"stripTrailingHostDot"`
-		} `json:"host"`
-		WithUnderscoresAction *string               `json:"withUnderscoresAction"`
-		PreserveXRequestID    *bool                 `json:"preserveXRequestID"`
-		XForwardedClientCert  *xForwardedClientCert `json:"xForwardedClientCert"`
-	}
-	if err := json.Unmarshal(v, &h); err != nil {
-		return nil, fmt.Errorf("headers: %w", err)
+	if h == nil {
+		h = &egv1a1.HeaderSettings{}
 	}
 	m := &hcmv3.HttpConnectionManager{}
 	fr := policy.Fragment{HCM: m}
@@ -267,7 +227,7 @@ func renderHeaders(v json.RawMessage, _ policyName, at placement) ([]policy.Frag
 		m.PreserveExternalRequestId = *h.PreserveXRequestID
 	}
 	if s := h.WithUnderscoresAction; s != nil {
-		a, ok := underscores[*s]
+		a, ok := underscores[string(*s)]
 		if !ok {
 			return nil, fmt.Errorf("headers.withUnderscoresAction: unknown value %q", *s)
 		}
@@ -278,18 +238,11 @@ func renderHeaders(v json.RawMessage, _ policyName, at placement) ([]policy.Frag
 		}
 	}
 	if x := h.XForwardedClientCert; x != nil {
-		if err := x.apply(m); err != nil {
+		if err := applyXFCC(x, m); err != nil {
 			return nil, err
 		}
 	}
 	return listenerSettings("headers", at, fr), nil
-}
-
-// xForwardedClientCert is headers.xForwardedClientCert: what the
-// connection manager does with the x-forwarded-client-cert header.
-type xForwardedClientCert struct {
-	Mode             *string  `json:"mode"`
-	CertDetailsToAdd []string `json:"certDetailsToAdd"`
 }
 
 // xfccModes are the API's modes; Sanitize, the default, is Envoy's too.
@@ -304,11 +257,11 @@ var xfccModes = map[string]hcmv3.HttpConnectionManager_ForwardClientCertDetails{
 // apply sets the forwarding mode and, for the modes that add the client
 // certificate's details (AppendForward, SanitizeSet), which details: as
 // Envoy Gateway does, the other modes ignore certDetailsToAdd.
-func (x *xForwardedClientCert) apply(m *hcmv3.HttpConnectionManager) error {
+func applyXFCC(x *egv1a1.XForwardedClientCert, m *hcmv3.HttpConnectionManager) error {
 	mode := hcmv3.HttpConnectionManager_SANITIZE
 	if x.Mode != nil {
 		var ok bool
-		if mode, ok = xfccModes[*x.Mode]; !ok {
+		if mode, ok = xfccModes[string(*x.Mode)]; !ok {
 			return fmt.Errorf("headers.xForwardedClientCert.mode: unknown value %q", *x.Mode)
 		}
 	}
@@ -337,27 +290,12 @@ func (x *xForwardedClientCert) apply(m *hcmv3.HttpConnectionManager) error {
 	return nil
 }
 
-// clientHTTP2 is spec.http2.
-type clientHTTP2 struct {
-	InitialStreamWindowSize     *resource.Quantity `json:"initialStreamWindowSize"`
-	InitialConnectionWindowSize *resource.Quantity `json:"initialConnectionWindowSize"`
-	MaxConcurrentStreams        *uint32            `json:"maxConcurrentStreams"`
-	OnInvalidMessage            *string            `json:"onInvalidMessage"`
-	ConnectionKeepalive         *struct {
-		Interval       *string `json:"interval"`
-		Timeout        *string `json:"timeout"`
-		IntervalJitter *uint32 `json:"intervalJitter"`
-		IdleInterval   *string `json:"idleInterval"`
-	} `json:"connectionKeepalive"`
-}
-
 // renderClientHTTP2 is the connection manager's HTTP/2 options over
 // Envoy Gateway's: window sizes, the stream limit, whether an invalid
 // message ends only its stream or the connection, and PING keepalive.
-func renderClientHTTP2(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	var h clientHTTP2
-	if err := json.Unmarshal(v, &h); err != nil {
-		return nil, fmt.Errorf("http2: %w", err)
+func renderClientHTTP2(h *egv1a1.HTTP2Settings, _ policyName, at placement) ([]policy.Fragment, error) {
+	if h == nil {
+		h = &egv1a1.HTTP2Settings{}
 	}
 	o := &corev3.Http2ProtocolOptions{}
 	for _, w := range []struct {
@@ -381,7 +319,7 @@ func renderClientHTTP2(v json.RawMessage, _ policyName, at placement) ([]policy.
 		o.MaxConcurrentStreams = wrapperspb.UInt32(*h.MaxConcurrentStreams)
 	}
 	if s := h.OnInvalidMessage; s != nil {
-		switch *s {
+		switch string(*s) {
 		case "TerminateConnection":
 			o.OverrideStreamErrorOnInvalidHttpMessage = wrapperspb.Bool(false)
 		case "TerminateStream":
@@ -412,17 +350,8 @@ func renderClientHTTP2(v json.RawMessage, _ policyName, at placement) ([]policy.
 
 // renderGRPC: gRPC-Web (browsers' gRPC) translated on every route of the
 // listener — the grpc_web filter, on in the chain.
-func renderGRPC(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "enableWeb"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.grpc." + k}}, nil
-	}
-	var g struct {
-		EnableWeb *bool `json:"enableWeb"`
-	}
-	if err := json.Unmarshal(v, &g); err != nil {
-		return nil, fmt.Errorf("grpc: %w", err)
-	}
-	if g.EnableWeb == nil || !*g.EnableWeb {
+func renderGRPC(g *egv1a1.GRPCSettings, _ policyName, at placement) ([]policy.Fragment, error) {
+	if g == nil || g.EnableWeb == nil || !*g.EnableWeb {
 		return nil, nil
 	}
 	return listenerSettings("grpc", at, policy.Fragment{Filter: &policy.HTTPFilter{
@@ -432,10 +361,7 @@ func renderGRPC(v json.RawMessage, _ policyName, at placement) ([]policy.Fragmen
 // renderHTTP3 serves HTTP/3 beside HTTPS on the listeners that terminate
 // TLS (policy.Fragment.HTTP3: the QUIC listener and the alt-svc header,
 // as internal/render/envoy builds them for Envoy Gateway's shape).
-func renderHTTP3(v json.RawMessage, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http3." + k}}, nil
-	}
+func renderHTTP3(_ *egv1a1.HTTP3Settings, _ policyName, at placement) ([]policy.Fragment, error) {
 	return listenerSettings("http3", at, policy.Fragment{HTTP3: true}), nil
 }
 
@@ -457,14 +383,11 @@ func customHeaderIP(name string, failClosed bool) (*corev3.TypedExtensionConfig,
 
 // ignoredUpgrades are spec.http1.ignoredUpgradeTypes as Envoy string
 // matchers.
-func ignoredUpgrades(types []struct {
-	Type  string `json:"type"`
-	Value string `json:"value"`
-}) ([]*matcherv3.StringMatcher, error) {
+func ignoredUpgrades(types []egv1a1.StringMatch) ([]*matcherv3.StringMatcher, error) {
 	var out []*matcherv3.StringMatcher
 	for i, t := range types {
 		m := &matcherv3.StringMatcher{}
-		switch t.Type {
+		switch deref(t.Type) {
 		case "Exact", "":
 			m.MatchPattern = &matcherv3.StringMatcher_Exact{Exact: t.Value}
 		case "Prefix":
@@ -474,7 +397,7 @@ func ignoredUpgrades(types []struct {
 		case "RegularExpression":
 			m.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: t.Value}}
 		default:
-			return nil, fmt.Errorf("http1.ignoredUpgradeTypes[%s].type: unknown value %q", strconv.Itoa(i), t.Type)
+			return nil, fmt.Errorf("http1.ignoredUpgradeTypes[%s].type: unknown value %q", strconv.Itoa(i), deref(t.Type))
 		}
 		out = append(out, m)
 	}

@@ -27,14 +27,13 @@ func TestConnectionManagerScope(t *testing.T) {
 		at      placement
 		wantCap string
 	}{
-		{"http1 on the Gateway", renderHTTP1, `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeRouteConfig}, ""},
-		{"http1 on one HTTP listener of a shared port", renderHTTP1, `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeVirtualHost, sharedPort: true}, "envoygateway.ClientTrafficPolicy.http1.one-listener-of-a-shared-port"},
-		{"http1 on an HTTP listener alone on its port", renderHTTP1, `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeVirtualHost}, ""},
-		{"http1 http10 not rendered", renderHTTP1, `{"http10":{}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.http1.http10"},
-		{"scheme", renderScheme, `"MatchBackend"`, placement{scope: policy.ScopeRouteConfig}, ""},
-		{"custom client IP header", renderClientIPDetection, `{"customHeader":{"name":"x-real-ip"}}`, placement{scope: policy.ScopeRouteConfig}, ""},
-		{"TCP idle timeout", renderClientTimeout, `{"tcp":{"idleTimeout":"1s"}}`, placement{scope: policy.ScopeRouteConfig}, ""},
-		{"timeout of an unknown kind", renderClientTimeout, `{"udp":{"idleTimeout":"1s"}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.timeout.udp"},
+		{"http1 on the Gateway", raw3(renderHTTP1), `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeRouteConfig}, ""},
+		{"http1 on one HTTP listener of a shared port", raw3(renderHTTP1), `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeVirtualHost, sharedPort: true}, "envoygateway.ClientTrafficPolicy.http1.one-listener-of-a-shared-port"},
+		{"http1 on an HTTP listener alone on its port", raw3(renderHTTP1), `{"preserveHeaderCase":true}`, placement{scope: policy.ScopeVirtualHost}, ""},
+		{"http1 http10 not rendered", raw3(renderHTTP1), `{"http10":{}}`, placement{scope: policy.ScopeRouteConfig}, "envoygateway.ClientTrafficPolicy.http1.http10"},
+		{"scheme", raw3(renderScheme), `"MatchBackend"`, placement{scope: policy.ScopeRouteConfig}, ""},
+		{"custom client IP header", raw3(renderClientIPDetection), `{"customHeader":{"name":"x-real-ip"}}`, placement{scope: policy.ScopeRouteConfig}, ""},
+		{"TCP idle timeout", raw3(renderClientTimeout), `{"tcp":{"idleTimeout":"1s"}}`, placement{scope: policy.ScopeRouteConfig}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frags, err := tc.render(json.RawMessage(tc.value), policyName{}, tc.at)
@@ -58,7 +57,7 @@ func TestConnectionManagerScope(t *testing.T) {
 // the policy names (Envoy counts the hops differently), and stops using
 // the connection's address.
 func TestXFFTrustedHops(t *testing.T) {
-	frags, err := renderClientIPDetection(json.RawMessage(`{"xForwardedFor":{"numTrustedHops":2}}`), policyName{}, placement{scope: policy.ScopeRouteConfig})
+	frags, err := raw3(renderClientIPDetection)(json.RawMessage(`{"xForwardedFor":{"numTrustedHops":2}}`), policyName{}, placement{scope: policy.ScopeRouteConfig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,16 +88,16 @@ func TestListenerSettingsUnset(t *testing.T) {
 		value     string
 		wantUnset []string
 	}{
-		{"merge slashes off", renderPath, `{"disableMergeSlashes":true}`, []string{"hcm.merge_slashes"}},
-		{"merge slashes kept", renderPath, `{"disableMergeSlashes":false}`, nil},
-		{"underscores allowed", renderHeaders, `{"withUnderscoresAction":"Allow"}`, []string{"hcm.common_http_protocol_options.headers_with_underscores_action"}},
-		{"underscores dropped", renderHeaders, `{"withUnderscoresAction":"DropHeader"}`, nil},
-		{"every connection accepted at once", renderClientConnection, `{"maxAcceptPerSocketEvent":0}`, []string{"listener.max_connections_to_accept_per_socket_event"}},
-		{"HTTP/1 connections closed mid-request", renderHTTP1, `{"disableSafeMaxConnectionDuration":true}`, []string{"hcm.http1_safe_max_connection_duration"}},
-		{"no ALPN", renderClientTLS, `{"alpnProtocols":[]}`, []string{"tls.common_tls_context.alpn_protocols"}},
-		{"session resumption on", renderClientTLS, `{"session":{"resumption":{"stateless":{},"stateful":{}}}}`,
+		{"merge slashes off", raw3(renderPath), `{"disableMergeSlashes":true}`, []string{"hcm.merge_slashes"}},
+		{"merge slashes kept", raw3(renderPath), `{"disableMergeSlashes":false}`, nil},
+		{"underscores allowed", raw3(renderHeaders), `{"withUnderscoresAction":"Allow"}`, []string{"hcm.common_http_protocol_options.headers_with_underscores_action"}},
+		{"underscores dropped", raw3(renderHeaders), `{"withUnderscoresAction":"DropHeader"}`, nil},
+		{"every connection accepted at once", raw3(renderClientConnection), `{"maxAcceptPerSocketEvent":0}`, []string{"listener.max_connections_to_accept_per_socket_event"}},
+		{"HTTP/1 connections closed mid-request", raw3(renderHTTP1), `{"disableSafeMaxConnectionDuration":true}`, []string{"hcm.http1_safe_max_connection_duration"}},
+		{"no ALPN", raw3(renderClientTLS), `{"alpnProtocols":[]}`, []string{"tls.common_tls_context.alpn_protocols"}},
+		{"session resumption on", raw3(renderClientTLS), `{"session":{"resumption":{"stateless":{},"stateful":{}}}}`,
 			[]string{"tls.disable_stateless_session_resumption", "tls.disable_stateful_session_resumption"}},
-		{"automatic minimum version", renderClientTLS, `{"minVersion":"Auto"}`, []string{"tls.common_tls_context.tls_params.tls_minimum_protocol_version"}},
+		{"automatic minimum version", raw3(renderClientTLS), `{"minVersion":"Auto"}`, []string{"tls.common_tls_context.tls_params.tls_minimum_protocol_version"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frags, err := tc.render(json.RawMessage(tc.value), policyName{kind: "clienttrafficpolicy", namespace: "infra", name: "p"}, at)
@@ -131,7 +130,7 @@ func TestClientValidation(t *testing.T) {
 		{"expired allowed", `{"clientValidation":{"allowExpiredCertificate":true,"caCertificateRefs":[{"name":"ca"}]}}`, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			frags, err := renderClientTLS(json.RawMessage(tc.value), who, placement{scope: policy.ScopeRouteConfig})
+			frags, err := raw3(renderClientTLS)(json.RawMessage(tc.value), who, placement{scope: policy.ScopeRouteConfig})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +161,7 @@ func TestClientValidation(t *testing.T) {
 // the connection manager; the connection's maximum duration lets HTTP/1
 // finish its response first.
 func TestConnectionLimit(t *testing.T) {
-	frags, err := renderClientConnection(json.RawMessage(`{"connectionLimit":{"value":3,"closeDelay":"10s","maxConnectionDuration":"300s"}}`), policyName{}, placement{scope: policy.ScopeVirtualHost})
+	frags, err := raw3(renderClientConnection)(json.RawMessage(`{"connectionLimit":{"value":3,"closeDelay":"10s","maxConnectionDuration":"300s"}}`), policyName{}, placement{scope: policy.ScopeVirtualHost})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +194,7 @@ func TestClientValidationWithoutCA(t *testing.T) {
 		mode        string
 		wantRequire bool
 	}{{"Request", false}, {"RequireAny", true}} {
-		frags, err := renderClientTLS(json.RawMessage(`{"clientValidation":{"mode":"`+tc.mode+`"}}`), policyName{}, at)
+		frags, err := raw3(renderClientTLS)(json.RawMessage(`{"clientValidation":{"mode":"`+tc.mode+`"}}`), policyName{}, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +209,7 @@ func TestClientValidationWithoutCA(t *testing.T) {
 			t.Errorf("%s: validation context %v, want any certificate trusted", tc.mode, v)
 		}
 	}
-	frags, err := renderClientTLS(json.RawMessage(`{"clientValidation":{"caCertificateRefs":[{"name":"ca"}],"certificateHashes":["ab"],
+	frags, err := raw3(renderClientTLS)(json.RawMessage(`{"clientValidation":{"caCertificateRefs":[{"name":"ca"}],"certificateHashes":["ab"],
 		"subjectAltNames":{"dnsNames":[{"type":"Suffix","value":".example.com"}],"otherNames":[{"oid":"1.2.3","value":"x"}]}}}`), policyName{namespace: "ns", name: "p"}, at)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +246,7 @@ func TestXForwardedClientCert(t *testing.T) {
 		{value: `{"mode":"SanitizeSet","certDetailsToAdd":["Email"]}`, err: true},
 	} {
 		t.Run(tc.value, func(t *testing.T) {
-			frags, err := renderHeaders(json.RawMessage(`{"xForwardedClientCert":`+tc.value+`}`), policyName{}, placement{scope: policy.ScopeRouteConfig})
+			frags, err := raw3(renderHeaders)(json.RawMessage(`{"xForwardedClientCert":`+tc.value+`}`), policyName{}, placement{scope: policy.ScopeRouteConfig})
 			if tc.err {
 				if err == nil {
 					t.Fatalf("got %+v, want an error", frags)

@@ -1,7 +1,8 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -10,55 +11,15 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// clientTLS is spec.tls, the part rendered so far.
-type clientTLS struct {
-	MinVersion          *string  `json:"minVersion"`
-	MaxVersion          *string  `json:"maxVersion"`
-	Ciphers             []string `json:"ciphers"`
-	ECDHCurves          []string `json:"ecdhCurves"`
-	SignatureAlgorithms []string `json:"signatureAlgorithms"`
-	ALPNProtocols       []string `json:"alpnProtocols"`
-	Session             *struct {
-		Resumption *struct {
-			Stateless *struct{} `json:"stateless"`
-			Stateful  *struct{} `json:"stateful"`
-		} `json:"resumption"`
-	} `json:"session"`
-	ClientValidation *clientValidationSpec `json:"clientValidation"`
-}
-
-// clientValidationSpec is spec.tls.clientValidation.
-type clientValidationSpec struct {
-	Optional                *bool             `json:"optional"`
-	AllowExpiredCertificate *bool             `json:"allowExpiredCertificate"`
-	CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
-	Mode                    *string           `json:"mode"`
-	SPKIHashes              []string          `json:"spkiHashes"`
-	CertificateHashes       []string          `json:"certificateHashes"`
-	SubjectAltNames         *struct {
-		DNSNames       []sanMatch `json:"dnsNames"`
-		EmailAddresses []sanMatch `json:"emailAddresses"`
-		IPAddresses    []sanMatch `json:"ipAddresses"`
-		URIs           []sanMatch `json:"uris"`
-		OtherNames     []sanMatch `json:"otherNames"`
-	} `json:"subjectAltNames"`
-}
-
-// sanMatch is one subject alternative name a client certificate may
-// carry: a string match, and for an otherName its OID.
-type sanMatch struct {
-	Type  string `json:"type"`
-	Value string `json:"value"`
-	OID   string `json:"oid"`
-}
-
 // matcher is the Envoy string matcher of a match type (Exact when
 // unset).
-func (m sanMatch) matcher() (*matcherv3.StringMatcher, error) {
-	switch m.Type {
+func sanMatcher(m egv1a1.StringMatch) (*matcherv3.StringMatcher, error) {
+	switch deref(m.Type) {
 	case "", "Exact":
 		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: m.Value}}, nil
 	case "Prefix":
@@ -68,7 +29,7 @@ func (m sanMatch) matcher() (*matcherv3.StringMatcher, error) {
 	case "RegularExpression":
 		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: m.Value}}}, nil
 	}
-	return nil, fmt.Errorf("unknown match type %q", m.Type)
+	return nil, fmt.Errorf("unknown match type %q", deref(m.Type))
 }
 
 // tlsVersions are spec.tls's version names.
@@ -90,26 +51,27 @@ var tlsVersions = map[string]tlsv3.TlsParameters_TlsProtocol{
 // secret per policy; gwpol reads no Secret data and names that secret
 // secret/<policy namespace>/<policy name>/ca.crt. The other TLS settings
 // are not rendered yet.
-func renderClientTLS(v json.RawMessage, who policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "minVersion", "maxVersion", "ciphers", "ecdhCurves", "signatureAlgorithms", "alpnProtocols", "session", "clientValidation"); k != "" {
+func renderClientTLS(t *egv1a1.ClientTLSSettings, who policyName, at placement) ([]policy.Fragment, error) {
+	if k := unrenderedFields(t, "minVersion", "maxVersion", "ciphers", "ecdhCurves", "signatureAlgorithms", "alpnProtocols", "session", "clientValidation"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.tls." + k}}, nil
 	}
-	var t clientTLS
-	if err := json.Unmarshal(v, &t); err != nil {
-		return nil, fmt.Errorf("tls: %w", err)
+	if t == nil {
+		t = &egv1a1.ClientTLSSettings{}
 	}
-	if raw, ok := rawObject(v)["clientValidation"]; ok {
-		if k := unrenderedKeys(raw, "optional", "allowExpiredCertificate", "caCertificateRefs", "mode", "spkiHashes", "certificateHashes", "subjectAltNames"); k != "" {
-			return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.tls.clientValidation." + k}}, nil
-		}
+	if k := unrenderedFields(t.ClientValidation, "optional", "allowExpiredCertificate", "caCertificateRefs", "mode", "spkiHashes", "certificateHashes", "subjectAltNames"); k != "" {
+		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.tls.clientValidation." + k}}, nil
 	}
 	params := &tlsv3.TlsParameters{CipherSuites: t.Ciphers, EcdhCurves: t.ECDHCurves, SignatureAlgorithms: t.SignatureAlgorithms}
-	common := &tlsv3.CommonTlsContext{TlsParams: params, AlpnProtocols: t.ALPNProtocols}
+	var alpn []string
+	for _, a := range t.ALPNProtocols {
+		alpn = append(alpn, string(a))
+	}
+	common := &tlsv3.CommonTlsContext{TlsParams: params, AlpnProtocols: alpn}
 	ctx := &tlsv3.DownstreamTlsContext{CommonTlsContext: common}
 	fr := policy.Fragment{DownstreamTLS: ctx}
 	for _, ver := range []struct {
 		name, field string
-		v           *string
+		v           *egv1a1.TLSVersion
 		set         func(tlsv3.TlsParameters_TlsProtocol)
 	}{
 		{"minVersion", "tls_minimum_protocol_version", t.MinVersion, func(p tlsv3.TlsParameters_TlsProtocol) { params.TlsMinimumProtocolVersion = p }},
@@ -118,7 +80,7 @@ func renderClientTLS(v json.RawMessage, who policyName, at placement) ([]policy.
 		if ver.v == nil {
 			continue
 		}
-		p, ok := tlsVersions[*ver.v]
+		p, ok := tlsVersions[string(*ver.v)]
 		if !ok {
 			return nil, fmt.Errorf("tls.%s: unknown version %q", ver.name, *ver.v)
 		}
@@ -147,13 +109,6 @@ func renderClientTLS(v json.RawMessage, who policyName, at placement) ([]policy.
 }
 
 // rawObject is an object value's members (nil for another value).
-func rawObject(v json.RawMessage) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(v, &m) != nil {
-		return nil
-	}
-	return m
-}
 
 // clientValidation sets how client certificates are validated: against
 // the CA bundle the policy names (one SDS secret, see renderClientTLS),
@@ -163,14 +118,14 @@ func rawObject(v json.RawMessage) map[string]json.RawMessage {
 // asks for a certificate and RequireAny requires one, trusting any. The
 // certificate is required unless optional, and Envoy Gateway says so
 // either way.
-func clientValidation(ctx *tlsv3.DownstreamTlsContext, c *clientValidationSpec, who policyName) error {
+func clientValidation(ctx *tlsv3.DownstreamTlsContext, c *egv1a1.ClientValidationContext, who policyName) error {
 	common := ctx.CommonTlsContext
 	mode, sans := c.Mode, c.SubjectAltNames
 	if len(c.CACertificateRefs) == 0 {
 		if mode == nil {
 			return nil
 		}
-		switch *mode {
+		switch string(*mode) {
 		case "Request":
 			ctx.RequireClientCertificate = wrapperspb.Bool(false)
 		case "RequireAny":
@@ -192,22 +147,32 @@ func clientValidation(ctx *tlsv3.DownstreamTlsContext, c *clientValidationSpec, 
 	def := &tlsv3.CertificateValidationContext{VerifyCertificateSpki: c.SPKIHashes, VerifyCertificateHash: c.CertificateHashes,
 		AllowExpiredCertificate: c.AllowExpiredCertificate != nil && *c.AllowExpiredCertificate}
 	if sans != nil {
+		others := make([]egv1a1.StringMatch, len(sans.OtherNames))
+		oids := make([]string, len(sans.OtherNames))
+		for i, o := range sans.OtherNames {
+			others[i], oids[i] = o.StringMatch, o.Oid
+		}
 		for _, group := range []struct {
-			t  tlsv3.SubjectAltNameMatcher_SanType
-			ms []sanMatch
+			t    tlsv3.SubjectAltNameMatcher_SanType
+			ms   []egv1a1.StringMatch
+			oids []string
 		}{
-			{tlsv3.SubjectAltNameMatcher_DNS, sans.DNSNames},
-			{tlsv3.SubjectAltNameMatcher_EMAIL, sans.EmailAddresses},
-			{tlsv3.SubjectAltNameMatcher_IP_ADDRESS, sans.IPAddresses},
-			{tlsv3.SubjectAltNameMatcher_URI, sans.URIs},
-			{tlsv3.SubjectAltNameMatcher_OTHER_NAME, sans.OtherNames},
+			{tlsv3.SubjectAltNameMatcher_DNS, sans.DNSNames, nil},
+			{tlsv3.SubjectAltNameMatcher_EMAIL, sans.EmailAddresses, nil},
+			{tlsv3.SubjectAltNameMatcher_IP_ADDRESS, sans.IPAddresses, nil},
+			{tlsv3.SubjectAltNameMatcher_URI, sans.URIs, nil},
+			{tlsv3.SubjectAltNameMatcher_OTHER_NAME, others, oids},
 		} {
-			for _, m := range group.ms {
-				sm, err := m.matcher()
+			for i, m := range group.ms {
+				sm, err := sanMatcher(m)
 				if err != nil {
 					return fmt.Errorf("tls.clientValidation.subjectAltNames: %w", err)
 				}
-				def.MatchTypedSubjectAltNames = append(def.MatchTypedSubjectAltNames, &tlsv3.SubjectAltNameMatcher{SanType: group.t, Matcher: sm, Oid: m.OID})
+				oid := ""
+				if group.oids != nil {
+					oid = group.oids[i]
+				}
+				def.MatchTypedSubjectAltNames = append(def.MatchTypedSubjectAltNames, &tlsv3.SubjectAltNameMatcher{SanType: group.t, Matcher: sm, Oid: oid})
 			}
 		}
 	}
@@ -217,6 +182,6 @@ func clientValidation(ctx *tlsv3.DownstreamTlsContext, c *clientValidationSpec, 
 		common.ValidationContextType = &tlsv3.CommonTlsContext_CombinedValidationContext{CombinedValidationContext: &tlsv3.CommonTlsContext_CombinedCertificateValidationContext{
 			DefaultValidationContext: def, ValidationContextSdsSecretConfig: sds}}
 	}
-	ctx.RequireClientCertificate = wrapperspb.Bool(c.Optional == nil || !*c.Optional)
+	ctx.RequireClientCertificate = wrapperspb.Bool(!c.Optional)
 	return nil
 }

@@ -1,9 +1,9 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -25,9 +25,10 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-	"k8s.io/apimachinery/pkg/api/resource"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -42,30 +43,6 @@ import (
 // reported unsupported, naming the sub-field, and fail the routes closed.
 
 const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
-
-// unrenderedKeys names the first key of an object value outside known
-// (sorted, for a deterministic report); "" when all are known.
-func unrenderedKeys(v json.RawMessage, known ...string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(v, &m) != nil {
-		return ""
-	}
-	for _, k := range sortedKeys(m) {
-		if !slices.Contains(known, k) && string(m[k]) != "null" {
-			return k
-		}
-	}
-	return ""
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
 
 // unsupportedPart is the fragment of a sub-field not rendered yet.
 func unsupportedPart(field, part string) []policy.Fragment {
@@ -87,22 +64,6 @@ func httpOptions(o *upstreamhttpv3.HttpProtocolOptions) (*clusterv3.Cluster, err
 	return &clusterv3.Cluster{TypedExtensionProtocolOptions: map[string]*anypb.Any{httpProtocolOptionsKey: a}}, nil
 }
 
-// circuitBreaker is spec.circuitBreaker.
-type circuitBreaker struct {
-	MaxConnections           *int64 `json:"maxConnections"`
-	MaxPendingRequests       *int64 `json:"maxPendingRequests"`
-	MaxParallelRequests      *int64 `json:"maxParallelRequests"`
-	MaxParallelRetries       *int64 `json:"maxParallelRetries"`
-	MaxRequestsPerConnection *int64 `json:"maxRequestsPerConnection"`
-	RetryBudget              *struct {
-		Percent *struct {
-			Numerator   float64  `json:"numerator"`
-			Denominator *float64 `json:"denominator"`
-		} `json:"percent"`
-		MinRetryConcurrency *uint32 `json:"minRetryConcurrency"`
-	} `json:"retryBudget"`
-}
-
 // circuitBreakerDefault is the value of each threshold left unset (the
 // API's default, which Envoy Gateway writes out).
 const circuitBreakerDefault = 1024
@@ -110,13 +71,12 @@ const circuitBreakerDefault = 1024
 // renderCircuitBreaker is the cluster's default-priority thresholds,
 // each unset one at 1024, and the limit of requests per connection in
 // the upstream HTTP protocol options.
-func renderCircuitBreaker(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "maxConnections", "maxPendingRequests", "maxParallelRequests", "maxParallelRetries", "maxRequestsPerConnection", "retryBudget"); k != "" {
+func renderCircuitBreaker(cb *egv1a1.CircuitBreaker, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedFields(cb, "maxConnections", "maxPendingRequests", "maxParallelRequests", "maxParallelRetries", "maxRequestsPerConnection", "retryBudget"); k != "" {
 		return unsupportedPart("circuitBreaker", k), nil
 	}
-	var cb circuitBreaker
-	if err := json.Unmarshal(v, &cb); err != nil {
-		return nil, fmt.Errorf("circuitBreaker: %w", err)
+	if cb == nil {
+		cb = &egv1a1.CircuitBreaker{}
 	}
 	t := &clusterv3.CircuitBreakers_Thresholds{}
 	for _, s := range []struct {
@@ -137,12 +97,12 @@ func renderCircuitBreaker(v json.RawMessage, _ policyName) ([]policy.Fragment, e
 	}
 	if rb := cb.RetryBudget; rb != nil {
 		t.RetryBudget = &clusterv3.CircuitBreakers_Thresholds_RetryBudget{MinRetryConcurrency: wrapU32(rb.MinRetryConcurrency)}
-		if p := rb.Percent; p != nil {
+		if p := rb.Percent; p.Numerator != 0 || p.Denominator != nil {
 			den := 100.0
 			if p.Denominator != nil && *p.Denominator > 0 {
-				den = *p.Denominator
+				den = float64(*p.Denominator)
 			}
-			t.RetryBudget.BudgetPercent = &typev3.Percent{Value: p.Numerator * 100 / den}
+			t.RetryBudget.BudgetPercent = &typev3.Percent{Value: float64(p.Numerator) * 100 / den}
 		}
 	}
 	c := &clusterv3.Cluster{CircuitBreakers: &clusterv3.CircuitBreakers{Thresholds: []*clusterv3.CircuitBreakers_Thresholds{t}}}
@@ -179,31 +139,10 @@ func wrapU32(v *uint32) *wrapperspb.UInt32Value {
 	return wrapperspb.UInt32(*v)
 }
 
-// loadBalancer is spec.loadBalancer.
-type loadBalancer struct {
-	Type           string `json:"type"`
-	ConsistentHash *struct {
-		Type   string `json:"type"`
-		Header *struct {
-			Name string `json:"name"`
-		} `json:"header"`
-		Cookie *struct {
-			Name       string            `json:"name"`
-			TTL        *string           `json:"ttl"`
-			Attributes map[string]string `json:"attributes"`
-		} `json:"cookie"`
-		TableSize *uint64 `json:"tableSize"`
-	} `json:"consistentHash"`
-	BackendUtilization *struct {
-		BlackoutPeriod         *string `json:"blackoutPeriod"`
-		WeightExpirationPeriod *string `json:"weightExpirationPeriod"`
-	} `json:"backendUtilization"`
-	EndpointOverride *struct {
-		ExtractFrom []struct {
-			Header *string `json:"header"`
-		} `json:"extractFrom"`
-	} `json:"endpointOverride"`
-}
+// orcaHeaders are the response headers backends report their load in
+// (ORCA), which Envoy Gateway removes from responses when it balances by
+// backend utilization.
+var orcaHeaders = []string{"endpoint-load-metrics", "endpoint-load-metrics-bin"}
 
 // maglevTableSize is the Maglev table size Envoy Gateway uses unless the
 // policy sets one.
@@ -215,16 +154,15 @@ const maglevTableSize = 65537
 // policy names. An endpoint override wraps the policy (without locality
 // weighting) as its fallback. Slow start, zone-aware routing with
 // weighted zones and the other hash sources are not rendered yet.
-func renderLoadBalancer(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "type", "consistentHash", "backendUtilization", "endpointOverride", "zoneAware"); k != "" {
+func renderLoadBalancer(lb *egv1a1.LoadBalancer, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedFields(lb, "type", "consistentHash", "backendUtilization", "endpointOverride", "zoneAware"); k != "" {
 		return unsupportedPart("loadBalancer", k), nil
 	}
-	if k := zoneAwarePart(v); k != "" {
-		return unsupportedPart("loadBalancer", "zoneAware."+k), nil
+	if lb == nil {
+		lb = &egv1a1.LoadBalancer{}
 	}
-	var lb loadBalancer
-	if err := json.Unmarshal(v, &lb); err != nil {
-		return nil, fmt.Errorf("loadBalancer: %w", err)
+	if k := unrenderedFields(lb.ZoneAware, "weightedZones"); k != "" {
+		return unsupportedPart("loadBalancer", "zoneAware."+k), nil
 	}
 	override := lb.EndpointOverride != nil
 	var name string
@@ -259,7 +197,14 @@ func renderLoadBalancer(v json.RawMessage, _ policyName) ([]policy.Fragment, err
 			}
 		}
 		name, cfg = "envoy.load_balancing_policies.client_side_weighted_round_robin", w
-		if zoned(v) {
+		if bu := lb.BackendUtilization; bu == nil || bu.KeepResponseHeaders == nil || !*bu.KeepResponseHeaders {
+			// The backends' ORCA load reports are Envoy's to read, not
+			// the client's: the route removes them from the response
+			// unless keepResponseHeaders says otherwise (Envoy Gateway's
+			// default).
+			frags = append(frags, policy.Fragment{Capability: "route", TypedRoute: &routev3.Route{ResponseHeadersToRemove: orcaHeaders}})
+		}
+		if lb.ZoneAware != nil && len(lb.ZoneAware.WeightedZones) > 0 {
 			inner, err := lbPolicy(name, cfg)
 			if err != nil {
 				return nil, err
@@ -288,31 +233,6 @@ func renderLoadBalancer(v json.RawMessage, _ policyName) ([]policy.Fragment, err
 	return append(frags, policy.Fragment{Cluster: &clusterv3.Cluster{LoadBalancingPolicy: policyCfg}}), nil
 }
 
-// zoneAwarePart names a zoneAware setting not rendered yet: weighted
-// zones are rendered (their weights are the endpoints' locality weights,
-// which EDS carries; the clusters only weigh by locality), preferring
-// the local zone is not.
-func zoneAwarePart(v json.RawMessage) string {
-	var lb struct {
-		ZoneAware json.RawMessage `json:"zoneAware"`
-	}
-	if json.Unmarshal(v, &lb) != nil || len(lb.ZoneAware) == 0 {
-		return ""
-	}
-	return unrenderedKeys(lb.ZoneAware, "weightedZones")
-}
-
-// zoned: the load balancer weighs zones, which for client-side weighted
-// round robin takes Envoy's weighted-locality wrapper around it.
-func zoned(v json.RawMessage) bool {
-	var lb struct {
-		ZoneAware *struct {
-			WeightedZones []json.RawMessage `json:"weightedZones"`
-		} `json:"zoneAware"`
-	}
-	return json.Unmarshal(v, &lb) == nil && lb.ZoneAware != nil && len(lb.ZoneAware.WeightedZones) > 0
-}
-
 // lbPolicy is a load-balancing policy of one typed extension.
 func lbPolicy(name string, cfg proto.Message) (*clusterv3.LoadBalancingPolicy, error) {
 	a, err := anypb.New(cfg)
@@ -326,7 +246,7 @@ func lbPolicy(name string, cfg proto.Message) (*clusterv3.LoadBalancingPolicy, e
 
 // consistentHash is the Maglev table and the route's hash policy; a nil
 // table with fragments means a hash source not rendered yet.
-func consistentHash(lb loadBalancer) (*maglevv3.Maglev, []policy.Fragment, error) {
+func consistentHash(lb *egv1a1.LoadBalancer) (*maglevv3.Maglev, []policy.Fragment, error) {
 	ch := lb.ConsistentHash
 	m := &maglevv3.Maglev{TableSize: wrapperspb.UInt64(maglevTableSize)}
 	if ch == nil {
@@ -350,32 +270,16 @@ func consistentHash(lb loadBalancer) (*maglevv3.Maglev, []policy.Fragment, error
 		ck.Ttl = ttl
 		hp.PolicySpecifier = &routev3.RouteAction_HashPolicy_Cookie_{Cookie: ck}
 	default:
-		return nil, unsupportedPart("loadBalancer", "consistentHash."+ch.Type), nil
+		return nil, unsupportedPart("loadBalancer", "consistentHash."+string(ch.Type)), nil
 	}
 	return m, []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{HashPolicy: []*routev3.RouteAction_HashPolicy{hp}}}}, nil
-}
-
-// optDuration is a Gateway API duration, nil when unset.
-func optDuration(s *string) (*durationpb.Duration, error) {
-	if s == nil {
-		return nil, nil
-	}
-	d, err := time.ParseDuration(*s)
-	if err != nil {
-		return nil, err
-	}
-	return durationpb.New(d), nil
 }
 
 // renderUseClientProtocol: the upstream connection speaks the
 // downstream's protocol — HTTP/1.1 or HTTP/2, with Envoy Gateway's HTTP/2
 // window sizes.
-func renderUseClientProtocol(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var on bool
-	if err := json.Unmarshal(v, &on); err != nil {
-		return nil, fmt.Errorf("useClientProtocol: %w", err)
-	}
-	if !on {
+func renderUseClientProtocol(on *bool, _ policyName) ([]policy.Fragment, error) {
+	if on == nil || !*on {
 		return nil, nil
 	}
 	c, err := httpOptions(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_UseDownstreamProtocolConfig{
@@ -393,13 +297,6 @@ func renderUseClientProtocol(v json.RawMessage, _ policyName) ([]policy.Fragment
 // per connection, 64 KiB per stream).
 func http2Windows() *corev3.Http2ProtocolOptions {
 	return &corev3.Http2ProtocolOptions{InitialConnectionWindowSize: wrapperspb.UInt32(1 << 20), InitialStreamWindowSize: wrapperspb.UInt32(1 << 16)}
-}
-
-// dnsSettings is spec.dns.
-type dnsSettings struct {
-	DNSRefreshRate *string `json:"dnsRefreshRate"`
-	RespectDNSTTL  *bool   `json:"respectDnsTtl"`
-	LookupFamily   *string `json:"lookupFamily"`
 }
 
 // dnsLookupFamilies are spec.dns.lookupFamily's values in Envoy's terms.
@@ -425,10 +322,9 @@ var dfpLookupFamilies = map[string]clusterv3.Cluster_DnsLookupFamily{
 // dynamic forward proxy cluster takes the lookup family and refresh rate
 // instead, in its DNS cache and the cluster's lookup family, the cache
 // named after the policy (dfpDNS); respectDnsTtl means nothing to it.
-func renderDNS(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
-	var d dnsSettings
-	if err := json.Unmarshal(v, &d); err != nil {
-		return nil, fmt.Errorf("dns: %w", err)
+func renderDNS(d *egv1a1.DNS, who policyName) ([]policy.Fragment, error) {
+	if d == nil {
+		d = &egv1a1.DNS{}
 	}
 	cfg := &dnsclusterv3.DnsCluster{}
 	rate, err := optDuration(d.DNSRefreshRate)
@@ -440,7 +336,7 @@ func renderDNS(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 		cfg.RespectDnsTtl = *d.RespectDNSTTL
 	}
 	if d.LookupFamily != nil {
-		f, ok := dnsLookupFamilies[*d.LookupFamily]
+		f, ok := dnsLookupFamilies[string(*d.LookupFamily)]
 		if !ok {
 			return nil, fmt.Errorf("dns.lookupFamily: unknown family %q", *d.LookupFamily)
 		}
@@ -461,10 +357,10 @@ func renderDNS(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 // dfpDNS is spec.dns for a dynamic forward proxy cluster: Envoy Gateway's
 // DNS cache for the family and refresh rate (30 s unless a positive rate
 // is set), named after the policy, and the cluster's lookup family.
-func dfpDNS(d dnsSettings, who policyName) (*clusterv3.Cluster, error) {
+func dfpDNS(d *egv1a1.DNS, who policyName) (*clusterv3.Cluster, error) {
 	family := clusterv3.Cluster_V4_PREFERRED
 	if d.LookupFamily != nil {
-		family = dfpLookupFamilies[*d.LookupFamily] // known: renderDNS checked it
+		family = dfpLookupFamilies[string(*d.LookupFamily)] // known: renderDNS checked it
 	}
 	refresh := 30 * time.Second
 	if rate, err := optDuration(d.DNSRefreshRate); err == nil && rate.AsDuration() > 0 {
@@ -485,28 +381,11 @@ func dfpDNS(d dnsSettings, who policyName) (*clusterv3.Cluster, error) {
 // over EDS, which gwpol does not render; Listeners, routes and clusters
 // are the same either way, so the field renders to nothing (its owner is
 // still named in the route's merge metadata).
-func renderRoutingType(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var t string
-	if err := json.Unmarshal(v, &t); err != nil {
-		return nil, fmt.Errorf("routingType: %w", err)
-	}
-	if t != "Service" && t != "Endpoint" {
-		return nil, fmt.Errorf("routingType: unknown type %q", t)
+func renderRoutingType(t *egv1a1.RoutingType, _ policyName) ([]policy.Fragment, error) {
+	if t == nil || (*t != "Service" && *t != "Endpoint") {
+		return nil, fmt.Errorf("routingType: unknown type %q", deref(t))
 	}
 	return nil, nil
-}
-
-// timeouts is spec.timeout.
-type timeouts struct {
-	TCP *struct {
-		ConnectTimeout *string `json:"connectTimeout"`
-	} `json:"tcp"`
-	HTTP *struct {
-		ConnectionIdleTimeout *string `json:"connectionIdleTimeout"`
-		MaxConnectionDuration *string `json:"maxConnectionDuration"`
-		RequestTimeout        *string `json:"requestTimeout"`
-		MaxStreamDuration     *string `json:"maxStreamDuration"`
-	} `json:"http"`
 }
 
 // renderTimeout: the TCP connect timeout on the cluster, the HTTP
@@ -516,26 +395,15 @@ type timeouts struct {
 // the render target adds the idle timeout Envoy Gateway pairs with it,
 // see envoy.Target.RequestIdleTimeout). Other timeouts are not rendered
 // yet.
-func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "tcp", "http"); k != "" {
-		return unsupportedPart("timeout", k), nil
+func renderTimeout(t *egv1a1.Timeout, _ policyName) ([]policy.Fragment, error) {
+	if t == nil {
+		t = &egv1a1.Timeout{}
 	}
-	var parts struct {
-		TCP  json.RawMessage `json:"tcp"`
-		HTTP json.RawMessage `json:"http"`
-	}
-	if err := json.Unmarshal(v, &parts); err != nil {
-		return nil, fmt.Errorf("timeout: %w", err)
-	}
-	if k := unrenderedKeys(parts.TCP, "connectTimeout"); k != "" {
+	if k := unrenderedFields(t.TCP, "connectTimeout"); k != "" {
 		return unsupportedPart("timeout", "tcp."+k), nil
 	}
-	if k := unrenderedKeys(parts.HTTP, "connectionIdleTimeout", "maxConnectionDuration", "requestTimeout", "maxStreamDuration"); k != "" {
+	if k := unrenderedFields(t.HTTP, "connectionIdleTimeout", "maxConnectionDuration", "requestTimeout", "maxStreamDuration"); k != "" {
 		return unsupportedPart("timeout", "http."+k), nil
-	}
-	var t timeouts
-	if err := json.Unmarshal(v, &t); err != nil {
-		return nil, fmt.Errorf("timeout: %w", err)
 	}
 	c := &clusterv3.Cluster{}
 	var frags []policy.Fragment
@@ -584,24 +452,16 @@ func renderTimeout(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 	return append(frags, policy.Fragment{Cluster: c}), nil
 }
 
-// tcpKeepalive is spec.tcpKeepalive.
-type tcpKeepalive struct {
-	Probes   *uint32 `json:"probes"`
-	IdleTime *string `json:"idleTime"`
-	Interval *string `json:"interval"`
-}
-
 // renderTCPKeepalive is the upstream connections' TCP keepalive, its
 // times in whole seconds.
-func renderTCPKeepalive(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var k tcpKeepalive
-	if err := json.Unmarshal(v, &k); err != nil {
-		return nil, fmt.Errorf("tcpKeepalive: %w", err)
+func renderTCPKeepalive(k *egv1a1.TCPKeepalive, _ policyName) ([]policy.Fragment, error) {
+	if k == nil {
+		k = &egv1a1.TCPKeepalive{}
 	}
 	ka := &corev3.TcpKeepalive{KeepaliveProbes: wrapU32(k.Probes)}
 	for _, s := range []struct {
 		name string
-		v    *string
+		v    *gwapiv1.Duration
 		to   **wrapperspb.UInt32Value
 	}{{"idleTime", k.IdleTime, &ka.KeepaliveTime}, {"interval", k.Interval, &ka.KeepaliveInterval}} {
 		d, err := optDuration(s.v)
@@ -616,17 +476,14 @@ func renderTCPKeepalive(v json.RawMessage, _ policyName) ([]policy.Fragment, err
 }
 
 // renderConnection is the upstream connections' buffer limit.
-func renderConnection(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "bufferLimit"); k != "" {
+func renderConnection(c *egv1a1.BackendConnection, _ policyName) ([]policy.Fragment, error) {
+	if k := unrenderedFields(c, "bufferLimit"); k != "" {
 		return unsupportedPart("connection", k), nil
 	}
-	var c struct {
-		BufferLimit *resource.Quantity `json:"bufferLimit"`
-	}
-	if err := json.Unmarshal(v, &c); err != nil {
-		return nil, fmt.Errorf("connection: %w", err)
-	}
 	out := &clusterv3.Cluster{}
+	if c == nil {
+		return clusterFragment(out), nil
+	}
 	if q := c.BufferLimit; q != nil {
 		n, ok := q.AsInt64()
 		if !ok || n < 0 || n > 1<<32-1 {
@@ -640,12 +497,9 @@ func renderConnection(v json.RawMessage, _ policyName) ([]policy.Fragment, error
 // renderProxyProtocol sends a PROXY protocol header (V1 or V2) on each
 // upstream connection: the upstream_proxy_protocol transport socket,
 // wrapping the cluster's own.
-func renderProxyProtocol(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var p struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(v, &p); err != nil {
-		return nil, fmt.Errorf("proxyProtocol: %w", err)
+func renderProxyProtocol(p *egv1a1.ProxyProtocol, _ policyName) ([]policy.Fragment, error) {
+	if p == nil {
+		p = &egv1a1.ProxyProtocol{}
 	}
 	cfg := &corev3.ProxyProtocolConfig{}
 	switch p.Version {

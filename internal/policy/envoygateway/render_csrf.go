@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,27 +9,14 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // csrfFilter is Envoy's CSRF filter, which Envoy Gateway adds once per
 // listener, enforcing nothing, and configures per route.
 const csrfFilter = "envoy.filters.http.csrf"
-
-// orderCSRF puts the CSRF filter after CORS (same order, and
-// envoy.filters.http.cors sorts before envoy.filters.http.csrf), so that
-// preflights are answered first, and before authentication, as Envoy
-// Gateway orders them.
-const orderCSRF = orderCORS
-
-// csrf is SecurityPolicy's spec.csrf.
-type csrf struct {
-	AdditionalOrigins []string `json:"additionalOrigins"`
-	ShadowFraction    *struct {
-		Numerator   int64  `json:"numerator"`
-		Denominator *int64 `json:"denominator"`
-	} `json:"shadowFraction"`
-}
 
 // renderCSRF is Envoy Gateway's CSRF protection: the filter on in the
 // chain with 0 % enforced, and on the route a CsrfPolicy enforcing every
@@ -39,29 +25,26 @@ type csrf struct {
 // independently). Additional origins are matched without their scheme
 // (Envoy compares the Origin header's host[:port]): exactly, or with
 // "*" as any run of characters.
-func renderCSRF(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "additionalOrigins", "shadowFraction"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.csrf." + k}}, nil
-	}
-	var c csrf
-	if err := json.Unmarshal(v, &c); err != nil {
-		return nil, fmt.Errorf("csrf: %w", err)
+func renderCSRF(c *egv1a1.CSRF, _ policyName) ([]policy.Fragment, error) {
+	if c == nil {
+		c = &egv1a1.CSRF{}
 	}
 	enforced := uint32(100)
 	per := &csrfv3.CsrfPolicy{}
 	if f := c.ShadowFraction; f != nil {
-		den := int64(100)
+		num, den := int64(f.Numerator), int64(100)
 		if f.Denominator != nil {
-			den = *f.Denominator
+			den = int64(*f.Denominator)
 		}
-		if den <= 0 || f.Numerator < 0 || f.Numerator > den {
-			return nil, fmt.Errorf("csrf.shadowFraction: %d/%d is not a fraction between 0 and 1", f.Numerator, den)
+		if den <= 0 || num < 0 || num > den {
+			return nil, fmt.Errorf("csrf.shadowFraction: %d/%d is not a fraction between 0 and 1", num, den)
 		}
-		enforced = 100 - uint32(f.Numerator*100/den)
+		enforced = 100 - uint32(num*100/den)
 		per.ShadowEnabled = csrfPercent(100)
 	}
 	per.FilterEnabled = csrfPercent(enforced)
-	for _, o := range c.AdditionalOrigins {
+	for _, origin := range c.AdditionalOrigins {
+		o := string(origin)
 		if _, host, ok := strings.Cut(o, "://"); ok {
 			o = host
 		}

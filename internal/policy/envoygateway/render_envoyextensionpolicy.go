@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +18,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -59,16 +60,6 @@ func extensionFilter(name string, order, index int, cfg, perRoute proto.Message)
 // with its own configuration (an empty config).
 func enableOnRoute() *routev3.FilterConfig { return &routev3.FilterConfig{Config: &anypb.Any{}} }
 
-// luaSource is one spec.lua entry.
-type luaSource struct {
-	Type     string  `json:"type"`
-	Inline   *string `json:"inline"`
-	ValueRef *struct {
-		Name string `json:"name"`
-	} `json:"valueRef"`
-	FilterContext json.RawMessage `json:"filterContext"`
-}
-
 // renderLua is a Lua filter per script,
 // envoy.filters.http.lua/<owner>/lua/<i>, with the script as its default
 // source code; a route enables it with an empty config, or with a
@@ -83,8 +74,8 @@ func renderLua(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.
 	if err != nil {
 		return nil, err
 	}
-	var ls []luaSource
-	if err := json.Unmarshal(v, &ls); err != nil {
+	ls, err := typedAs[[]egv1a1.Lua](v)
+	if err != nil {
 		return nil, fmt.Errorf("lua: %w", err)
 	}
 	var frags []policy.Fragment
@@ -94,9 +85,9 @@ func renderLua(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.
 			return nil, fmt.Errorf("lua[%d]: %w", i, err)
 		}
 		var perRoute proto.Message = enableOnRoute()
-		if len(l.FilterContext) > 0 && string(l.FilterContext) != "null" {
+		if fc := l.FilterContext; fc != nil && len(fc.Raw) > 0 && string(fc.Raw) != "null" {
 			ctx := &structpb.Struct{}
-			if err := protojson.Unmarshal(l.FilterContext, ctx); err != nil {
+			if err := protojson.Unmarshal(fc.Raw, ctx); err != nil {
 				return nil, fmt.Errorf("lua[%d].filterContext: %w", i, err)
 			}
 			perRoute = &luav3.LuaPerRoute{FilterContext: ctx}
@@ -112,7 +103,7 @@ func renderLua(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.
 
 // luaCode is a script's source: inline, or the ConfigMap key it is read
 // from.
-func luaCode(l luaSource, env *policy.Env, ns string) (string, error) {
+func luaCode(l egv1a1.Lua, env *policy.Env, ns string) (string, error) {
 	if l.Type != "ValueRef" {
 		if l.Inline == nil {
 			return "", fmt.Errorf("type %s without inline", l.Type)
@@ -124,7 +115,7 @@ func luaCode(l luaSource, env *policy.Env, ns string) (string, error) {
 	}
 	var cm *model.Opaque
 	if env != nil && env.Model != nil {
-		cm = env.Model.ConfigMap(ns, l.ValueRef.Name)
+		cm = env.Model.ConfigMap(ns, string(l.ValueRef.Name))
 	}
 	if cm == nil || len(cm.Keys) == 0 {
 		return "", fmt.Errorf("ConfigMap %s/%s not found or empty", ns, l.ValueRef.Name)
@@ -133,33 +124,7 @@ func luaCode(l luaSource, env *policy.Env, ns string) (string, error) {
 	if !slices.Contains(cm.Keys, key) {
 		key = slices.Min(cm.Keys)
 	}
-	return policy.ConfigMapPlaceholder(ns, l.ValueRef.Name, key), nil
-}
-
-// extProc is one spec.extProc entry, as far as it is rendered.
-type extProc struct {
-	BackendRef      *backendRef     `json:"backendRef"`
-	BackendRefs     []backendRef    `json:"backendRefs"`
-	BackendSettings json.RawMessage `json:"backendSettings"`
-	MessageTimeout  *string         `json:"messageTimeout"`
-	FailOpen        *bool           `json:"failOpen"`
-	ShadowMode      *bool           `json:"shadowMode"`
-	StatusOnError   *int32          `json:"statusOnError"`
-	ProcessingMode  *struct {
-		Request           *extProcMode `json:"request"`
-		Response          *extProcMode `json:"response"`
-		AllowModeOverride bool         `json:"allowModeOverride"`
-	} `json:"processingMode"`
-	Metadata *struct {
-		AccessibleNamespaces []string `json:"accessibleNamespaces"`
-		WritableNamespaces   []string `json:"writableNamespaces"`
-	} `json:"metadata"`
-}
-
-// extProcMode is the processing of a request or a response.
-type extProcMode struct {
-	Body       *string  `json:"body"`
-	Attributes []string `json:"attributes"`
+	return policy.ConfigMapPlaceholder(ns, string(l.ValueRef.Name), key), nil
 }
 
 // extProcKeys are the spec.extProc keys renderExtProc renders.
@@ -188,27 +153,23 @@ func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]pol
 	if err != nil {
 		return nil, err
 	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(v, &raws); err != nil {
+	items, err := typedAs[[]egv1a1.ExtProc](v)
+	if err != nil {
 		return nil, fmt.Errorf("extProc: %w", err)
 	}
-	failed, ok := failedExtProcs(in, len(raws))
+	failed, ok := failedExtProcs(in, len(items))
 	if !ok {
 		return nil, fmt.Errorf("extProc: the entries that failed open are not those of the list in effect")
 	}
 	var frags []policy.Fragment
-	for i, raw := range raws {
+	for i, e := range items {
 		if slices.Contains(failed, i) {
 			continue
 		}
-		if k := unrenderedKeys(raw, extProcKeys...); k != "" {
+		if k := unrenderedFields(e, extProcKeys...); k != "" {
 			return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc." + k}}, nil
 		}
-		var e extProc
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, fmt.Errorf("extProc[%d]: %w", i, err)
-		}
-		refs := backends{BackendRef: e.BackendRef, BackendRefs: e.BackendRefs}.refs()
+		refs := clusterRefs(&e.BackendCluster)
 		if len(refs) == 0 {
 			return nil, fmt.Errorf("extProc[%d]: no backendRefs", i)
 		}
@@ -231,7 +192,7 @@ func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]pol
 }
 
 // extProcFilter is one entry's filter, per-route config and cluster.
-func extProcFilter(e extProc, refs []backendRef, i int, who policyName) ([]policy.Fragment, error) {
+func extProcFilter(e egv1a1.ExtProc, refs []backendRef, i int, who policyName) ([]policy.Fragment, error) {
 	first := refs[0]
 	ns := who.namespace
 	if first.Namespace != nil && *first.Namespace != "" {
@@ -260,14 +221,14 @@ func extProcFilter(e extProc, refs []backendRef, i int, who policyName) ([]polic
 		mode := cfg.ProcessingMode
 		if r := pm.Request; r != nil {
 			mode.RequestHeaderMode = extprocv3.ProcessingMode_SEND
-			if err := setBodyMode(r.Body, &mode.RequestBodyMode, &mode.RequestTrailerMode); err != nil {
+			if err := setBodyMode((*string)(r.Body), &mode.RequestBodyMode, &mode.RequestTrailerMode); err != nil {
 				return nil, err
 			}
 			cfg.RequestAttributes = slices.Clone(r.Attributes)
 		}
 		if r := pm.Response; r != nil {
 			mode.ResponseHeaderMode = extprocv3.ProcessingMode_SEND
-			if err := setBodyMode(r.Body, &mode.ResponseBodyMode, &mode.ResponseTrailerMode); err != nil {
+			if err := setBodyMode((*string)(r.Body), &mode.ResponseBodyMode, &mode.ResponseTrailerMode); err != nil {
 				return nil, err
 			}
 			cfg.ResponseAttributes = slices.Clone(r.Attributes)
@@ -275,7 +236,7 @@ func extProcFilter(e extProc, refs []backendRef, i int, who policyName) ([]polic
 		cfg.AllowModeOverride = pm.AllowModeOverride
 	}
 	if e.MessageTimeout != nil {
-		d, err := time.ParseDuration(*e.MessageTimeout)
+		d, err := time.ParseDuration(string(*e.MessageTimeout))
 		if err != nil {
 			return nil, fmt.Errorf("messageTimeout: %w", err)
 		}
@@ -353,12 +314,12 @@ func failedExtProcs(in policy.FieldInput, n int) (failed []int, ok bool) {
 	if len(in.Values) == 0 {
 		return nil, true
 	}
-	ev, isEP := in.Values[0].(extProcValue)
+	ev, isEP := in.Values[0].(*fieldValue)
 	if !isEP || len(ev.failed) == 0 {
 		return nil, true
 	}
-	var items []json.RawMessage
-	if json.Unmarshal(ev.raw, &items) != nil || len(in.Values) > 1 || len(items) != n {
+	items, err := typedAs[[]egv1a1.ExtProc](ev)
+	if err != nil || len(in.Values) > 1 || len(items) != n {
 		return nil, false
 	}
 	return ev.failed, true

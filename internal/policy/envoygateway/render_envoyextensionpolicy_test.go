@@ -89,7 +89,7 @@ func TestRenderLua(t *testing.T) {
 // backendSettings are unsupported.
 func TestRenderExtProc(t *testing.T) {
 	who := policyName{kind: "envoyextensionpolicy", namespace: "app", name: "p"}
-	value := extProcValue{raw: json.RawMessage(`[
+	value := &fieldValue{raw: json.RawMessage(`[
 		{"backendRefs":[{"name":"gone","port":9000}],"failOpen":true},
 		{"backendRefs":[{"name":"svc","namespace":"ext","port":9000}],"failOpen":true,"messageTimeout":"5s","shadowMode":true,"statusOnError":504,
 		 "processingMode":{"allowModeOverride":true,"request":{"body":"Buffered","attributes":["request.path"]},"response":{"body":"FullDuplexStreamed"}},
@@ -148,7 +148,7 @@ func TestRenderExtProc(t *testing.T) {
 // TestFailedExtProcs: the failed entries' indexes in the effective
 // list, which is one policy's (a merging policy's list replaces).
 func TestFailedExtProcs(t *testing.T) {
-	route := extProcValue{raw: json.RawMessage(`[{"a":1},{"a":2}]`), failed: []int{1}}
+	route := &fieldValue{raw: json.RawMessage(`[{"a":1},{"a":2}]`), failed: []int{1}}
 	tests := []struct {
 		name   string
 		in     policy.FieldInput

@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -11,7 +10,9 @@ import (
 	geoipcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/common/v3"
 	maxmindv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/geoip_providers/maxmind/v3"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"github.com/gwpol/gwpol/internal/model"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -20,11 +21,6 @@ import (
 // geolocation, writing what it finds into internal request headers the
 // routes' RBAC matches.
 const geoIPFilter = "envoy.filters.http.geoip"
-
-// orderGeoIP puts the geolocation filter just before RBAC (same order,
-// and envoy.filters.http.geoip sorts before envoy.filters.http.rbac), as
-// Envoy Gateway orders them.
-const orderGeoIP = orderRBAC
 
 // geoField is a geolocation field Envoy Gateway looks up and the
 // internal header it is written to, in Envoy Gateway's order.
@@ -75,32 +71,12 @@ func (u geoUse) headers() []string {
 	return out
 }
 
-// geoLocation is one of a rule's principal.clientIPGeoLocations.
-type geoLocation struct {
-	Country   *string `json:"country"`
-	Region    *string `json:"region"`
-	City      *string `json:"city"`
-	ASN       *uint32 `json:"asn"`
-	ISP       *string `json:"isp"`
-	Anonymous *struct {
-		IsAnonymous *bool `json:"isAnonymous"`
-		IsVPN       *bool `json:"isVPN"`
-		IsHosting   *bool `json:"isHosting"`
-		IsTor       *bool `json:"isTor"`
-		IsProxy     *bool `json:"isProxy"`
-	} `json:"anonymous"`
-}
-
 // geoPredicate is Envoy Gateway's match of a rule's client IP
 // geolocations: per location, each field it names compared with its
 // internal header (names ignoring case, numbers and flags exactly), all
 // of them; any of the locations. It records the fields used in use; nil
 // when no location names a field.
-func geoPredicate(raw json.RawMessage, use *geoUse) (*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
-	var locs []geoLocation
-	if err := json.Unmarshal(raw, &locs); err != nil {
-		return nil, fmt.Errorf("clientIPGeoLocations: %w", err)
-	}
+func geoPredicate(locs []egv1a1.ClientIPGeoLocation, use *geoUse) (*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
 	var perLocation []*xdsmatcherv3.Matcher_MatcherList_Predicate
 	for _, l := range locs {
 		var preds []*xdsmatcherv3.Matcher_MatcherList_Predicate
@@ -235,9 +211,8 @@ func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err
 	if !found {
 		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s not found", who.namespace, who.name)
 	}
-	raw, err := o.FieldJSON("spec")
-	var t targeting
-	if err != nil || json.Unmarshal(raw, &t) != nil {
+	var t egv1a1.PolicyTargetReferences
+	if o.DecodeField("spec", &t) != nil {
 		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
 	}
 	p := &policy.Policy{Obj: o, Targets: targets(t)}
@@ -297,23 +272,17 @@ func maxMindPaths(gw *model.Gateway, m *model.Model) (geoSetting, bool) {
 	if !ok {
 		return geoSetting{}, false
 	}
-	raw, err := o.FieldJSON("spec.geoIP.provider.maxMind")
-	type source struct {
-		Local struct {
-			Path string `json:"path"`
-		} `json:"local"`
-	}
 	var mm struct {
-		City    *source `json:"cityDbSource"`
-		Country *source `json:"countryDbSource"`
-		ASN     *source `json:"asnDbSource"`
-		ISP     *source `json:"ispDbSource"`
-		Anon    *source `json:"anonymousIpDbSource"`
+		City    *egv1a1.GeoIPDBSource `json:"cityDbSource"`
+		Country *egv1a1.GeoIPDBSource `json:"countryDbSource"`
+		ASN     *egv1a1.GeoIPDBSource `json:"asnDbSource"`
+		ISP     *egv1a1.GeoIPDBSource `json:"ispDbSource"`
+		Anon    *egv1a1.GeoIPDBSource `json:"anonymousIpDbSource"`
 	}
-	if err != nil || json.Unmarshal(raw, &mm) != nil {
+	if o.DecodeField("spec.geoIP.provider.maxMind", &mm) != nil {
 		return geoSetting{}, false
 	}
-	path := func(s *source) string {
+	path := func(s *egv1a1.GeoIPDBSource) string {
 		if s == nil {
 			return ""
 		}

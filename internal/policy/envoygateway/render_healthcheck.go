@@ -2,7 +2,6 @@ package envoygateway
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,65 +14,10 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
-
-// healthCheck is spec.healthCheck.
-type healthCheck struct {
-	PanicThreshold *float64      `json:"panicThreshold"`
-	Passive        *passiveCheck `json:"passive"`
-	Active         *activeCheck  `json:"active"`
-}
-
-type passiveCheck struct {
-	SplitExternalLocalOriginErrors *bool   `json:"splitExternalLocalOriginErrors"`
-	Interval                       *string `json:"interval"`
-	ConsecutiveLocalOriginFailures *uint32 `json:"consecutiveLocalOriginFailures"`
-	ConsecutiveGatewayErrors       *uint32 `json:"consecutiveGatewayErrors"`
-	Consecutive5xxErrors           *uint32 `json:"consecutive5XxErrors"`
-	BaseEjectionTime               *string `json:"baseEjectionTime"`
-	MaxEjectionPercent             *int32  `json:"maxEjectionPercent"`
-	FailurePercentageThreshold     *uint32 `json:"failurePercentageThreshold"`
-	AlwaysEjectOneEndpoint         *bool   `json:"alwaysEjectOneEndpoint"`
-}
-
-type activeCheck struct {
-	Timeout            *string    `json:"timeout"`
-	Interval           *string    `json:"interval"`
-	InitialJitter      *string    `json:"initialJitter"`
-	UnhealthyThreshold *uint32    `json:"unhealthyThreshold"`
-	HealthyThreshold   *uint32    `json:"healthyThreshold"`
-	Type               string     `json:"type"`
-	TCP                *tcpCheck  `json:"tcp"`
-	HTTP               *httpCheck `json:"http"`
-	GRPC               *struct {
-		Service *string `json:"service"`
-	} `json:"grpc"`
-}
-
-// httpCheck is active.http.
-type httpCheck struct {
-	Hostname          *string       `json:"hostname"`
-	Path              string        `json:"path"`
-	Method            *string       `json:"method"`
-	ExpectedStatuses  []int64       `json:"expectedStatuses"`
-	RetriableStatuses []int64       `json:"retriableStatuses"`
-	ExpectedResponse  *checkPayload `json:"expectedResponse"`
-	RequestBody       *checkPayload `json:"requestBody"`
-}
-
-// httpCheckKeys are the keys of active.http rendered.
-var httpCheckKeys = []string{"hostname", "path", "method", "expectedStatuses", "retriableStatuses", "expectedResponse", "requestBody"}
-
-type tcpCheck struct {
-	Send    *checkPayload `json:"send"`
-	Receive *checkPayload `json:"receive"`
-}
-
-type checkPayload struct {
-	Text   *string `json:"text"`
-	Binary []byte  `json:"binary"`
-}
 
 // renderHealthCheck is the rule's clusters' health: the panic threshold
 // (the share of healthy hosts below which Envoy balances over all of
@@ -86,17 +30,13 @@ type checkPayload struct {
 // clusters get it with the route's (a PerRoute fragment); clusters no
 // route owns (TCP routes') keep it without. Overrides and health check
 // logs are not rendered yet.
-func renderHealthCheck(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "panicThreshold", "passive", "active"); k != "" {
-		return unsupportedPart("healthCheck", k), nil
-	}
-	var h healthCheck
-	if err := json.Unmarshal(v, &h); err != nil {
-		return nil, fmt.Errorf("healthCheck: %w", err)
+func renderHealthCheck(h *egv1a1.HealthCheck, _ policyName) ([]policy.Fragment, error) {
+	if h == nil {
+		h = &egv1a1.HealthCheck{}
 	}
 	c := &clusterv3.Cluster{}
 	if h.PanicThreshold != nil {
-		c.CommonLbConfig = &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: *h.PanicThreshold}}
+		c.CommonLbConfig = &clusterv3.Cluster_CommonLbConfig{HealthyPanicThreshold: &typev3.Percent{Value: float64(*h.PanicThreshold)}}
 	}
 	if p := h.Passive; p != nil {
 		od, err := outlierDetection(p)
@@ -106,25 +46,8 @@ func renderHealthCheck(v json.RawMessage, _ policyName) ([]policy.Fragment, erro
 		c.OutlierDetection = od
 	}
 	if a := h.Active; a != nil {
-		var raw struct {
-			Active json.RawMessage `json:"active"`
-		}
-		if err := json.Unmarshal(v, &raw); err != nil {
-			return nil, fmt.Errorf("healthCheck: %w", err)
-		}
-		if k := unrenderedKeys(raw.Active, "timeout", "interval", "initialJitter", "unhealthyThreshold", "healthyThreshold", "type", "tcp", "http", "grpc"); k != "" {
+		if k := unrenderedFields(a, "timeout", "interval", "initialJitter", "unhealthyThreshold", "healthyThreshold", "type", "tcp", "http", "grpc"); k != "" {
 			return unsupportedPart("healthCheck", "active."+k), nil
-		}
-		if a.Type == "HTTP" {
-			var rawHTTP struct {
-				HTTP json.RawMessage `json:"http"`
-			}
-			if err := json.Unmarshal(raw.Active, &rawHTTP); err != nil {
-				return nil, fmt.Errorf("healthCheck.active: %w", err)
-			}
-			if k := unrenderedKeys(rawHTTP.HTTP, httpCheckKeys...); k != "" {
-				return unsupportedPart("healthCheck", "active.http."+k), nil
-			}
 		}
 		hc, err := activeHealthCheck(a)
 		if err != nil {
@@ -152,7 +75,7 @@ func routeHostCheck(hc *corev3.HealthCheck) func(policy.RouteSite) ([]policy.Fra
 // in (interval 3s, ejection 30s for at most 10 % of hosts, 5 consecutive
 // 5xx or local-origin failures); gateway errors and a failure percentage
 // are enforced always when set.
-func outlierDetection(p *passiveCheck) (*clusterv3.OutlierDetection, error) {
+func outlierDetection(p *egv1a1.PassiveHealthCheck) (*clusterv3.OutlierDetection, error) {
 	interval, err := durationOr(p.Interval, 3*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("healthCheck.passive.interval: %w", err)
@@ -187,7 +110,7 @@ func outlierDetection(p *passiveCheck) (*clusterv3.OutlierDetection, error) {
 // activeHealthCheck is an active HTTP, TCP or gRPC check, the API's defaults
 // filled in (1s timeout every 3s, unhealthy after 3 failures, healthy
 // after 1 success).
-func activeHealthCheck(a *activeCheck) (*corev3.HealthCheck, error) {
+func activeHealthCheck(a *egv1a1.ActiveHealthCheck) (*corev3.HealthCheck, error) {
 	timeout, err := durationOr(a.Timeout, time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("healthCheck.active.timeout: %w", err)
@@ -229,7 +152,7 @@ func activeHealthCheck(a *activeCheck) (*corev3.HealthCheck, error) {
 // Envoy's half-open ranges of consecutive codes, duplicates dropped; the
 // expected response is what the check receives, the request body what
 // it sends.
-func httpHealthCheck(h *httpCheck) *corev3.HealthCheck_HttpHealthCheck {
+func httpHealthCheck(h *egv1a1.HTTPActiveHealthChecker) *corev3.HealthCheck_HttpHealthCheck {
 	out := &corev3.HealthCheck_HttpHealthCheck{Path: h.Path}
 	if h.Hostname != nil {
 		out.Host = *h.Hostname
@@ -237,12 +160,12 @@ func httpHealthCheck(h *httpCheck) *corev3.HealthCheck_HttpHealthCheck {
 	if h.Method != nil {
 		out.Method = corev3.RequestMethod(corev3.RequestMethod_value[strings.ToUpper(*h.Method)])
 	}
-	expected := h.ExpectedStatuses
+	expected := statusCodes(h.ExpectedStatuses)
 	if len(expected) == 0 {
 		expected = []int64{200}
 	}
 	out.ExpectedStatuses = statusRanges(expected)
-	out.RetriableStatuses = statusRanges(h.RetriableStatuses)
+	out.RetriableStatuses = statusRanges(statusCodes(h.RetriableStatuses))
 	if r := healthPayload(h.ExpectedResponse); r != nil {
 		out.Receive = []*corev3.HealthCheck_Payload{r}
 	}
@@ -270,7 +193,16 @@ func statusRanges(codes []int64) []*typev3.Int64Range {
 
 // healthPayload is a payload as Envoy takes it: text hex-encoded, or
 // bytes.
-func healthPayload(p *checkPayload) *corev3.HealthCheck_Payload {
+// statusCodes are HTTP statuses as Envoy's ranges count them.
+func statusCodes(ss []egv1a1.HTTPStatus) []int64 {
+	out := make([]int64, len(ss))
+	for i, s := range ss {
+		out[i] = int64(s)
+	}
+	return out
+}
+
+func healthPayload(p *egv1a1.ActiveHealthCheckPayload) *corev3.HealthCheck_Payload {
 	if p == nil {
 		return nil
 	}
@@ -285,7 +217,7 @@ func healthPayload(p *checkPayload) *corev3.HealthCheck_Payload {
 }
 
 // durationOr is a Gateway API duration, def when unset.
-func durationOr(s *string, def time.Duration) (*durationpb.Duration, error) {
+func durationOr[S ~string](s *S, def time.Duration) (*durationpb.Duration, error) {
 	if s == nil {
 		return durationpb.New(def), nil
 	}

@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -14,28 +13,14 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// directResponse is HTTPRouteFilter's spec.directResponse.
-type directResponse struct {
-	ContentType *string `json:"contentType"`
-	Body        *struct {
-		Type     *string   `json:"type"`
-		Inline   *string   `json:"inline"`
-		ValueRef *localRef `json:"valueRef"`
-	} `json:"body"`
-	StatusCode *int `json:"statusCode"`
-	Header     *struct {
-		Add    []responseHeader `json:"add"`
-		Set    []responseHeader `json:"set"`
-		Remove []string         `json:"remove"`
-	} `json:"header"`
-}
-
 // status is the direct response's status: 200 unless it says.
-func (d directResponse) status() int {
+func directStatus(d *egv1a1.HTTPDirectResponseFilter) int {
 	if d.StatusCode != nil {
 		return *d.StatusCode
 	}
@@ -47,15 +32,18 @@ var _ policy.Answerer = (*Kind)(nil)
 // Answer implements policy.Answerer: an HTTPRouteFilter's directResponse
 // answers the rules that name it with its status.
 func (k *Kind) Answer(key string, v any) (int, bool) {
-	raw, ok := v.(json.RawMessage)
-	if k != httpRouteFilter || key != "directResponse" || !ok {
+	if k != httpRouteFilter || key != "directResponse" {
 		return 0, false
 	}
-	var d directResponse
-	if json.Unmarshal(raw, &d) != nil {
+	fv, err := valueOf(v)
+	if err != nil {
 		return 0, false
 	}
-	return d.status(), true
+	d, err := typedAs[*egv1a1.HTTPDirectResponseFilter](fv)
+	if err != nil || d == nil {
+		return 0, false
+	}
+	return directStatus(d), true
 }
 
 // renderDirectResponse is an HTTPRouteFilter's direct response, as Envoy
@@ -65,21 +53,21 @@ func (k *Kind) Answer(key string, v any) (int, bool) {
 // filter's headers as response headers of the route (set ones replacing,
 // added ones appended). A body from a ConfigMap is a
 // ${configmap:ns/name#key} placeholder, as for responseOverride.
-func renderDirectResponse(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	var d directResponse
-	if err := json.Unmarshal(v, &d); err != nil {
-		return nil, fmt.Errorf("directResponse: %w", err)
+func renderDirectResponse(d *egv1a1.HTTPDirectResponseFilter, who policyName, m *model.Model) ([]policy.Fragment, error) {
+	if d == nil {
+		d = &egv1a1.HTTPDirectResponseFilter{}
 	}
 	if h := d.Header; h != nil && len(h.Remove) > 0 {
 		return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.directResponse.header.remove"}}, nil
 	}
-	dr := &routev3.DirectResponseAction{Status: uint32(d.status())}
+	dr := &routev3.DirectResponseAction{Status: uint32(directStatus(d))}
 	if b := d.Body; b != nil {
 		var src *corev3.DataSource
 		switch {
 		case b.Type != nil && *b.Type == "ValueRef" && b.ValueRef != nil:
-			key := responseBodyConfigMapKey(m, who.namespace, b.ValueRef.Name)
-			src = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(who.namespace, b.ValueRef.Name, key)}}
+			name := string(b.ValueRef.Name)
+			key := responseBodyConfigMapKey(m, who.namespace, name)
+			src = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(who.namespace, name, key)}}
 		case b.Inline != nil && *b.Inline != "":
 			src = &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: []byte(*b.Inline)}}
 		}
@@ -95,11 +83,11 @@ func renderDirectResponse(v json.RawMessage, who policyName, m *model.Model) ([]
 	if h := d.Header; h != nil {
 		for _, a := range h.Add {
 			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
-				Header: &corev3.HeaderValue{Key: a.Name, Value: a.Value}, KeepEmptyValue: a.Value == ""})
+				Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value}, KeepEmptyValue: a.Value == ""})
 		}
 		for _, s := range h.Set {
 			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, &corev3.HeaderValueOption{
-				Header: &corev3.HeaderValue{Key: s.Name, Value: s.Value}, KeepEmptyValue: s.Value == "",
+				Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value}, KeepEmptyValue: s.Value == "",
 				AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
 		}
 	}
@@ -111,20 +99,6 @@ func renderDirectResponse(v json.RawMessage, who policyName, m *model.Model) ([]
 // envoy.filters.http.credential_injector/httproutefilter/<ns>/<name>.
 const credentialInjectorFilter = "envoy.filters.http.credential_injector"
 
-// orderCredentialInjector puts the credential injector after the gRPC-Web
-// and gRPC statistics filters internal/render/envoy adds (orders 1<<20
-// and 1<<20+1), just before the router, as Envoy Gateway orders them.
-const orderCredentialInjector = 1<<20 + 2
-
-// credentialInjection is HTTPRouteFilter's spec.credentialInjection.
-type credentialInjection struct {
-	Header     *string `json:"header"`
-	Overwrite  *bool   `json:"overwrite"`
-	Credential struct {
-		ValueRef *secretRef `json:"valueRef"`
-	} `json:"credential"`
-}
-
 // renderCredentialInjection is Envoy Gateway's credential injection: a
 // credential_injector filter per HTTPRouteFilter, off in the chain and
 // turned on by the routes whose rules name the filter, injecting a
@@ -133,15 +107,8 @@ type credentialInjection struct {
 // which Envoy Gateway serves over SDS as
 // credential_injector/credential/httproutefilter/<ns>/<name>: gwpol
 // references it by that name and never reads the Secret's data.
-func renderCredentialInjection(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "header", "overwrite", "credential"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.credentialInjection." + k}}, nil
-	}
-	var c credentialInjection
-	if err := json.Unmarshal(v, &c); err != nil {
-		return nil, fmt.Errorf("credentialInjection: %w", err)
-	}
-	if c.Credential.ValueRef == nil || c.Credential.ValueRef.Name == "" {
+func renderCredentialInjection(c *egv1a1.HTTPCredentialInjectionFilter, who policyName) ([]policy.Fragment, error) {
+	if c == nil || c.Credential.ValueRef.Name == "" {
 		return nil, fmt.Errorf("credentialInjection.credential.valueRef: no Secret named")
 	}
 	generic := &genericv3.Generic{Credential: &tlsv3.SdsSecretConfig{
@@ -177,36 +144,15 @@ func typedCoreExtension(name string, m proto.Message) *corev3.TypedExtensionConf
 	return &corev3.TypedExtensionConfig{Name: name, TypedConfig: a}
 }
 
-// urlRewrite is HTTPRouteFilter's spec.urlRewrite.
-type urlRewrite struct {
-	Hostname *struct {
-		Type      string  `json:"type"`
-		Header    *string `json:"header"`
-		PathRegex *struct {
-			Pattern      string `json:"pattern"`
-			Substitution string `json:"substitution"`
-		} `json:"pathRegex"`
-	} `json:"hostname"`
-	Path *struct {
-		Type              string `json:"type"`
-		ReplaceRegexMatch *struct {
-			Pattern      string `json:"pattern"`
-			Substitution string `json:"substitution"`
-		} `json:"replaceRegexMatch"`
-	} `json:"path"`
-	AppendXForwardedHost *bool `json:"appendXForwardedHost"`
-}
-
 // renderURLRewrite is an HTTPRouteFilter's URL rewrite on the route of a
 // rule naming it, as Envoy Gateway writes it: the host from a request
 // header or from the path by a regular expression, and then the original
 // host in x-forwarded-host unless appendXForwardedHost is false; the path
 // by a regular expression. The host of the backend (type Backend) is not
 // rendered yet.
-func renderURLRewrite(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var u urlRewrite
-	if err := json.Unmarshal(v, &u); err != nil {
-		return nil, fmt.Errorf("urlRewrite: %w", err)
+func renderURLRewrite(u *egv1a1.HTTPURLRewriteFilter, _ policyName) ([]policy.Fragment, error) {
+	if u == nil {
+		u = &egv1a1.HTTPURLRewriteFilter{}
 	}
 	ra := &routev3.RouteAction{}
 	if h := u.Hostname; h != nil {
@@ -217,13 +163,13 @@ func renderURLRewrite(v json.RawMessage, _ policyName) ([]policy.Fragment, error
 			ra.HostRewriteSpecifier = &routev3.RouteAction_HostRewritePathRegex{HostRewritePathRegex: &matcherv3.RegexMatchAndSubstitute{
 				Pattern: &matcherv3.RegexMatcher{Regex: h.PathRegex.Pattern}, Substitution: h.PathRegex.Substitution}}
 		default:
-			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.hostname." + h.Type}}, nil
+			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.hostname." + string(h.Type)}}, nil
 		}
 		ra.AppendXForwardedHost = u.AppendXForwardedHost == nil || *u.AppendXForwardedHost
 	}
 	if p := u.Path; p != nil {
 		if p.Type != "ReplaceRegexMatch" || p.ReplaceRegexMatch == nil {
-			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.path." + p.Type}}, nil
+			return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.urlRewrite.path." + string(p.Type)}}, nil
 		}
 		ra.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 			Pattern: &matcherv3.RegexMatcher{Regex: p.ReplaceRegexMatch.Pattern}, Substitution: p.ReplaceRegexMatch.Substitution}

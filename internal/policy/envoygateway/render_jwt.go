@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -21,6 +20,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -28,40 +29,6 @@ import (
 // providers and requirements those of every route under it, each route
 // naming its requirement.
 const jwtFilter = "envoy.filters.http.jwt_authn"
-
-// jwtSpec is SecurityPolicy's spec.jwt.
-type jwtSpec struct {
-	Optional  *bool         `json:"optional"`
-	FailOpen  *bool         `json:"failOpen"`
-	Providers []jwtProvider `json:"providers"`
-}
-
-type jwtProvider struct {
-	Name           string          `json:"name"`
-	Issuer         string          `json:"issuer"`
-	Audiences      []string        `json:"audiences"`
-	RemoteJWKS     json.RawMessage `json:"remoteJWKS"`
-	LocalJWKS      json.RawMessage `json:"localJWKS"`
-	ClaimToHeaders []struct {
-		Header string `json:"header"`
-		Claim  string `json:"claim"`
-	} `json:"claimToHeaders"`
-	RecomputeRoute *bool `json:"recomputeRoute"`
-	ExtractFrom    *struct {
-		Headers []struct {
-			Name        string  `json:"name"`
-			ValuePrefix *string `json:"valuePrefix"`
-		} `json:"headers"`
-		Cookies []string `json:"cookies"`
-		Params  []string `json:"params"`
-	} `json:"extractFrom"`
-}
-
-type remoteJWKS struct {
-	URI                   string  `json:"uri"`
-	CacheDuration         *string `json:"cacheDuration"`
-	FailedRefetchDuration *string `json:"failedRefetchDuration"`
-}
 
 // Envoy Gateway's JWKS fetching: the API's default cache duration, its
 // request timeout for external services, and the system trust bundle
@@ -84,26 +51,8 @@ const (
 // data, so that provider's name hashes another configuration than Envoy
 // Gateway's. A JWKS fetched through backendRefs is not rendered yet (see
 // backendJWKS): unsupported, saying so.
-func renderJWT(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "optional", "failOpen", "providers"); k != "" {
-		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt." + k}}, nil
-	}
-	var j jwtSpec
-	if err := json.Unmarshal(v, &j); err != nil {
-		return nil, fmt.Errorf("jwt: %w", err)
-	}
-	var raw struct {
-		Providers []json.RawMessage `json:"providers"`
-	}
-	if err := json.Unmarshal(v, &raw); err != nil {
-		return nil, fmt.Errorf("jwt: %w", err)
-	}
-	for _, p := range raw.Providers {
-		if k := unrenderedKeys(p, "name", "issuer", "audiences", "remoteJWKS", "localJWKS", "claimToHeaders", "recomputeRoute", "extractFrom"); k != "" {
-			return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.jwt.providers." + k}}, nil
-		}
-	}
-	if len(j.Providers) == 0 {
+func renderJWT(j *egv1a1.JWT, who policyName) ([]policy.Fragment, error) {
+	if j == nil || len(j.Providers) == 0 {
 		return nil, fmt.Errorf("jwt.providers: none")
 	}
 	cfg := &jwtauthnv3.JwtAuthentication{Providers: map[string]*jwtauthnv3.JwtProvider{}, RequirementMap: map[string]*jwtauthnv3.JwtRequirement{}}
@@ -159,7 +108,7 @@ func renderJWT(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
 // buildJWTProvider is one provider as Envoy Gateway configures it, and
 // the cluster its remote JWKS is fetched through; part names a setting
 // not rendered yet.
-func buildJWTProvider(p jwtProvider, ns, jwksCluster string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
+func buildJWTProvider(p egv1a1.JWTProvider, ns, jwksCluster string) (prov *jwtauthnv3.JwtProvider, cluster *clusterv3.Cluster, part string, err error) {
 	prov = &jwtauthnv3.JwtProvider{
 		Issuer: p.Issuer, Audiences: p.Audiences, PayloadInMetadata: p.Name, Forward: true,
 		NormalizePayloadInMetadata: &jwtauthnv3.JwtProvider_NormalizePayload{SpaceDelimitedClaims: []string{"scope", "scp"}},
@@ -168,27 +117,19 @@ func buildJWTProvider(p jwtProvider, ns, jwksCluster string) (prov *jwtauthnv3.J
 		prov.ClaimToHeaders = append(prov.ClaimToHeaders, &jwtauthnv3.JwtClaimToHeader{HeaderName: c.Header, ClaimName: c.Claim})
 	}
 	switch {
-	case len(p.LocalJWKS) > 0 && string(p.LocalJWKS) != "null":
-		var l struct {
-			Inline   *string `json:"inline"`
-			ValueRef *struct {
-				Name string `json:"name"`
-			} `json:"valueRef"`
-		}
-		if err := json.Unmarshal(p.LocalJWKS, &l); err != nil {
-			return nil, nil, "", fmt.Errorf("localJWKS: %w", err)
-		}
+	case p.LocalJWKS != nil:
+		l := p.LocalJWKS
 		jwks := ""
 		switch {
 		case l.Inline != nil:
 			jwks = *l.Inline
 		case l.ValueRef != nil:
-			jwks = policy.ConfigMapPlaceholder(ns, l.ValueRef.Name, "jwks")
+			jwks = policy.ConfigMapPlaceholder(ns, string(l.ValueRef.Name), "jwks")
 		default:
 			return nil, nil, "", fmt.Errorf("localJWKS: neither inline nor valueRef")
 		}
 		prov.JwksSourceSpecifier = &jwtauthnv3.JwtProvider_LocalJwks{LocalJwks: &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: jwks}}}
-	case len(p.RemoteJWKS) > 0 && string(p.RemoteJWKS) != "null" && viaBackends(p.RemoteJWKS):
+	case p.RemoteJWKS != nil && viaBackends(p.RemoteJWKS):
 		remote, part, err := backendJWKS(p.RemoteJWKS, jwksCluster)
 		if err != nil {
 			return nil, nil, "", err
@@ -200,15 +141,8 @@ func buildJWTProvider(p jwtProvider, ns, jwksCluster string) (prov *jwtauthnv3.J
 			part = jwksBackendsPart
 		}
 		return prov, nil, part, nil
-	case len(p.RemoteJWKS) > 0 && string(p.RemoteJWKS) != "null":
-		if k := unrenderedKeys(p.RemoteJWKS, "uri", "cacheDuration", "failedRefetchDuration"); k != "" {
-			return nil, nil, "remoteJWKS." + k, nil
-		}
-		var r remoteJWKS
-		if err := json.Unmarshal(p.RemoteJWKS, &r); err != nil {
-			return nil, nil, "", fmt.Errorf("remoteJWKS: %w", err)
-		}
-		remote, c, err := fetchJWKS(r)
+	case p.RemoteJWKS != nil:
+		remote, c, err := fetchJWKS(p.RemoteJWKS)
 		if err != nil {
 			return nil, nil, "", err
 		}
@@ -231,7 +165,7 @@ func buildJWTProvider(p jwtProvider, ns, jwksCluster string) (prov *jwtauthnv3.J
 
 // fetchJWKS is a remote JWKS fetched asynchronously through the cluster
 // of its URI's host and port.
-func fetchJWKS(r remoteJWKS) (*jwtauthnv3.RemoteJwks, *clusterv3.Cluster, error) {
+func fetchJWKS(r *egv1a1.RemoteJWKS) (*jwtauthnv3.RemoteJwks, *clusterv3.Cluster, error) {
 	c, err := urlCluster(r.URI)
 	if err != nil {
 		return nil, nil, fmt.Errorf("remoteJWKS.uri: %w", err)

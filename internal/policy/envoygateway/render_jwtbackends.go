@@ -1,11 +1,13 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	jwtauthnv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -42,28 +44,8 @@ func jwksClusterName(who policyName, i int) string {
 
 // viaBackends reports whether a remoteJWKS is fetched through backends
 // (backendRef, backendRefs or backendSettings set).
-func viaBackends(v json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(v, &m) != nil {
-		return false
-	}
-	for _, k := range []string{"backendRef", "backendRefs", "backendSettings"} {
-		if r, ok := m[k]; ok && string(r) != "null" {
-			return true
-		}
-	}
-	return false
-}
-
-// jwksBackendSettings is what of a remoteJWKS's backendSettings shapes
-// the provider (the rest shapes the cluster).
-type jwksBackendSettings struct {
-	Timeout *struct {
-		HTTP *struct {
-			RequestTimeout *string `json:"requestTimeout"`
-		} `json:"http"`
-	} `json:"timeout"`
-	Retry json.RawMessage `json:"retry"`
+func viaBackends(r *egv1a1.RemoteJWKS) bool {
+	return r.BackendRef != nil || r.BackendRefs != nil || r.BackendSettings != nil
 }
 
 // backendJWKS is the RemoteJwks of a provider fetched through backends,
@@ -73,18 +55,13 @@ type jwksBackendSettings struct {
 // says. part names a setting the provider cannot carry (a retry on HTTP
 // statuses, a per-try timeout, retries per priority: Envoy's JWKS retry
 // policy has none of these).
-func backendJWKS(v json.RawMessage, cluster string) (remote *jwtauthnv3.RemoteJwks, part string, err error) {
-	var r struct {
-		URI                   string              `json:"uri"`
-		CacheDuration         *string             `json:"cacheDuration"`
-		FailedRefetchDuration *string             `json:"failedRefetchDuration"`
-		BackendSettings       jwksBackendSettings `json:"backendSettings"`
-	}
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, "", fmt.Errorf("remoteJWKS: %w", err)
+func backendJWKS(r *egv1a1.RemoteJWKS, cluster string) (remote *jwtauthnv3.RemoteJwks, part string, err error) {
+	settings := r.BackendSettings
+	if settings == nil {
+		settings = &egv1a1.ClusterSettings{}
 	}
 	timeout := durationpb.New(jwksTimeout)
-	if t := r.BackendSettings.Timeout; t != nil && t.HTTP != nil && t.HTTP.RequestTimeout != nil {
+	if t := settings.Timeout; t != nil && t.HTTP != nil && t.HTTP.RequestTimeout != nil {
 		if timeout, err = optDuration(t.HTTP.RequestTimeout); err != nil {
 			return nil, "", fmt.Errorf("remoteJWKS.backendSettings.timeout.http.requestTimeout: %w", err)
 		}
@@ -102,8 +79,8 @@ func backendJWKS(v json.RawMessage, cluster string) (remote *jwtauthnv3.RemoteJw
 	if remote.AsyncFetch.FailedRefetchDuration, err = optDuration(r.FailedRefetchDuration); err != nil {
 		return nil, "", fmt.Errorf("remoteJWKS.failedRefetchDuration: %w", err)
 	}
-	if len(r.BackendSettings.Retry) > 0 && string(r.BackendSettings.Retry) != "null" {
-		rp, p, err := jwksRetry(r.BackendSettings.Retry)
+	if settings.Retry != nil {
+		rp, p, err := jwksRetry(settings.Retry)
 		if err != nil || p != "" {
 			return nil, p, err
 		}
@@ -114,31 +91,30 @@ func backendJWKS(v json.RawMessage, cluster string) (remote *jwtauthnv3.RemoteJw
 
 // jwksRetry is a backendSettings.retry as the JWKS fetch's retry policy:
 // the number of retries, the back-off and the triggers (joined).
-func jwksRetry(v json.RawMessage) (*corev3.RetryPolicy, string, error) {
+func jwksRetry(r *egv1a1.Retry) (*corev3.RetryPolicy, string, error) {
 	const at = "remoteJWKS.backendSettings.retry"
-	if k := unrenderedKeys(v, "numRetries", "retryOn", "perRetry"); k != "" {
+	if k := unrenderedFields(r, "numRetries", "retryOn", "perRetry"); k != "" {
 		return nil, at + "." + k, nil
-	}
-	var r retry
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", at, err)
 	}
 	rp := &corev3.RetryPolicy{}
 	if r.NumRetries != nil {
-		rp.NumRetries = wrapperspb.UInt32(*r.NumRetries)
+		if *r.NumRetries < 0 {
+			return nil, "", fmt.Errorf("%s.numRetries: %d is negative", at, *r.NumRetries)
+		}
+		rp.NumRetries = wrapperspb.UInt32(uint32(*r.NumRetries))
 	}
 	if on := r.RetryOn; on != nil {
 		if len(on.HTTPStatusCodes) > 0 {
 			return nil, at + ".retryOn.httpStatusCodes", nil
 		}
 		for i, t := range on.Triggers {
-			if !slices.Contains(retryTriggers, t) {
+			if !slices.Contains(retryTriggers, string(t)) {
 				return nil, "", fmt.Errorf("%s.retryOn.triggers[%d]: unknown trigger %q", at, i, t)
 			}
 			if i > 0 {
 				rp.RetryOn += ","
 			}
-			rp.RetryOn += t
+			rp.RetryOn += string(t)
 		}
 	}
 	if pr := r.PerRetry; pr != nil {

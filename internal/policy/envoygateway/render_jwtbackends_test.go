@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"encoding/json"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ const jwksProvider = `{"name": "foobar", "issuer": "https://foo.bar.com", "audie
 // securitypolicy-with-jwt-backendcluster) — and fetches through the
 // cluster of the provider, with the backendSettings' timeout and retry.
 func TestBackendJWKSNames(t *testing.T) {
-	var p jwtProvider
+	var p egv1a1.JWTProvider
 	if err := json.Unmarshal([]byte(jwksProvider), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestBackendJWKSUnsupported(t *testing.T) {
 	} {
 		v := `{"providers": [{"name": "a", "remoteJWKS": {"uri": "https://a.example/jwks",
 		  "backendRefs": [{"name": "jwks", "port": 443}], "backendSettings": {"retry": ` + tc.retry + `}}}]}`
-		frags, err := renderJWT(json.RawMessage(v), who)
+		frags, err := raw2(renderJWT)(json.RawMessage(v), who)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.retry, err)
 		}
@@ -89,7 +90,7 @@ func TestBackendJWKSUnsupported(t *testing.T) {
 			t.Errorf("%s: reason %q does not name %q", tc.retry, frags[0].Reason, tc.reason)
 		}
 	}
-	if _, err := renderJWT(json.RawMessage(`{"providers": [{"name": "a", "remoteJWKS": {"uri": "https://a.example/jwks",
+	if _, err := raw2(renderJWT)(json.RawMessage(`{"providers": [{"name": "a", "remoteJWKS": {"uri": "https://a.example/jwks",
 	  "backendRefs": [{"name": "jwks"}], "backendSettings": {"retry": {"retryOn": {"triggers": ["sometimes"]}}}}}]}`), who); err == nil {
 		t.Error("an unknown retry trigger: no error")
 	}

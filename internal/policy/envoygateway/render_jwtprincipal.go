@@ -1,26 +1,14 @@
 package envoygateway
 
 import (
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	xdsmatcherv3 "github.com/cncf/xds/go/xds/type/matcher/v3"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	networkinputsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/common_inputs/network/v3"
 	metadatamatcherv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/matching/input_matchers/metadata/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 )
-
-// jwtPrincipal is an authorization rule's principal.jwt.
-type jwtPrincipal struct {
-	Provider string   `json:"provider"`
-	Scopes   []string `json:"scopes"`
-	Claims   []struct {
-		Name      string   `json:"name"`
-		ValueType *string  `json:"valueType"`
-		Values    []string `json:"values"`
-	} `json:"claims"`
-}
 
 // jwtPredicates are the conditions a JWT principal puts on a request, as
 // Envoy Gateway builds them on the payload the jwt_authn filter stores
@@ -28,16 +16,12 @@ type jwtPrincipal struct {
 // or scp claim, and each claim (a dotted name is a nested one) equal to
 // one of its values — or, for a string array claim, holding one of
 // them. All must hold.
-func jwtPredicates(raw json.RawMessage) ([]*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
-	var p jwtPrincipal
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("principal.jwt: %w", err)
-	}
+func jwtPredicates(p *egv1a1.JWTPrincipal) ([]*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
 	var out []*xdsmatcherv3.Matcher_MatcherList_Predicate
 	for _, scope := range p.Scopes {
 		var either []*xdsmatcherv3.Matcher_MatcherList_Predicate
 		for _, key := range []string{"scope", "scp"} {
-			either = append(either, metadataPredicate("scope", "scope_matcher", []string{p.Provider, key}, oneOf(scope)))
+			either = append(either, metadataPredicate("scope", "scope_matcher", []string{p.Provider, key}, oneOf(string(scope))))
 		}
 		out = append(out, anyOf(either))
 	}
@@ -46,7 +30,7 @@ func jwtPredicates(raw json.RawMessage) ([]*xdsmatcherv3.Matcher_MatcherList_Pre
 		var values []*xdsmatcherv3.Matcher_MatcherList_Predicate
 		for _, v := range c.Values {
 			vm := &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_StringMatch{StringMatch: exactString(v)}}
-			if c.ValueType != nil && *c.ValueType == "StringArray" {
+			if deref(c.ValueType) == "StringArray" {
 				vm = oneOf(v)
 			}
 			values = append(values, metadataPredicate("claim", "claim_matcher", path, vm))

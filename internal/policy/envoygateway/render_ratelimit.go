@@ -165,6 +165,9 @@ func mergeRateLimits(base, patch rlSet, strategic bool) rlSet {
 
 // rawValue is a field value as JSON.
 func rawValue(v any) (json.RawMessage, error) {
+	if fv, ok := v.(*fieldValue); ok {
+		return fv.raw, nil
+	}
 	if raw, ok := v.(json.RawMessage); ok {
 		return raw, nil
 	}

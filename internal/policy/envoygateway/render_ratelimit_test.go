@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"encoding/json"
 	"maps"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"slices"
 	"testing"
 
@@ -201,14 +202,14 @@ func TestRateLimitGatewayOnly(t *testing.T) {
 func TestFractionalPercent(t *testing.T) {
 	d := func(v int32) *int32 { return &v }
 	tests := []struct {
-		f    *fraction
+		f    *gwapiv1.Fraction
 		want *typev3.FractionalPercent
 	}{
 		{nil, nil},
-		{&fraction{Numerator: 5}, &typev3.FractionalPercent{Numerator: 5}},
-		{&fraction{Numerator: 1, Denominator: d(1000)}, &typev3.FractionalPercent{Numerator: 10, Denominator: typev3.FractionalPercent_TEN_THOUSAND}},
-		{&fraction{Numerator: 3, Denominator: d(100000)}, &typev3.FractionalPercent{Numerator: 30, Denominator: typev3.FractionalPercent_MILLION}},
-		{&fraction{Numerator: 2, Denominator: d(3)}, &typev3.FractionalPercent{Numerator: 666666, Denominator: typev3.FractionalPercent_MILLION}},
+		{&gwapiv1.Fraction{Numerator: 5}, &typev3.FractionalPercent{Numerator: 5}},
+		{&gwapiv1.Fraction{Numerator: 1, Denominator: d(1000)}, &typev3.FractionalPercent{Numerator: 10, Denominator: typev3.FractionalPercent_TEN_THOUSAND}},
+		{&gwapiv1.Fraction{Numerator: 3, Denominator: d(100000)}, &typev3.FractionalPercent{Numerator: 30, Denominator: typev3.FractionalPercent_MILLION}},
+		{&gwapiv1.Fraction{Numerator: 2, Denominator: d(3)}, &typev3.FractionalPercent{Numerator: 666666, Denominator: typev3.FractionalPercent_MILLION}},
 	}
 	for _, tc := range tests {
 		got := fractionalPercent(tc.f)

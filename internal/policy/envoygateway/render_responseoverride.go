@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,61 +18,15 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// orderCustomResponse puts the custom response filter first in the chain
-// (Envoy Gateway's filter order), so that it sees every response,
-// including those the other filters answer themselves.
-const orderCustomResponse = 1
-
 // responseBodyKey is the ConfigMap key Envoy Gateway reads a response
 // body from.
 const responseBodyKey = "response.body"
-
-// responseOverride is one entry of BackendTrafficPolicy's
-// spec.responseOverride.
-type responseOverride struct {
-	Match struct {
-		StatusCodes []struct {
-			Type  *string `json:"type"`
-			Value *int    `json:"value"`
-			Range *struct {
-				Start int `json:"start"`
-				End   int `json:"end"`
-			} `json:"range"`
-		} `json:"statusCodes"`
-		ResponseHeaders []struct {
-			Name  string `json:"name"`
-			Value struct {
-				Type  *string `json:"type"`
-				Value string  `json:"value"`
-			} `json:"value"`
-		} `json:"responseHeaders"`
-	} `json:"match"`
-	// Response is Envoy Gateway's CustomResponse, the shape an
-	// HTTPRouteFilter's directResponse has too.
-	Response *directResponse `json:"response"`
-	Redirect *struct {
-		Scheme   *string `json:"scheme"`
-		Hostname *string `json:"hostname"`
-		Path     *struct {
-			Type               string  `json:"type"`
-			ReplaceFullPath    *string `json:"replaceFullPath"`
-			ReplacePrefixMatch *string `json:"replacePrefixMatch"`
-		} `json:"path"`
-		Port       *uint32 `json:"port"`
-		StatusCode *uint32 `json:"statusCode"`
-	} `json:"redirect"`
-	Source *string `json:"source"`
-}
-
-// responseHeader is a header name and value (Gateway API's HTTPHeader).
-type responseHeader struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
 
 // renderResponseOverride is Envoy Gateway's response override: one
 // custom_response filter per policy, envoy.filters.http.custom_response/
@@ -91,13 +44,12 @@ type responseHeader struct {
 // ConfigMap is looked up in the namespace of the policy the override
 // comes from (where a route's policy merges into its Gateway's, the
 // route's when it sets responseOverride itself).
-func renderResponseOverride(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	var ros []responseOverride
-	if err := json.Unmarshal(v, &ros); err != nil {
-		return nil, fmt.Errorf("responseOverride: %w", err)
-	}
+func renderResponseOverride(ros []*egv1a1.ResponseOverride, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var matchers []*xdsmatcherv3.Matcher_MatcherList_FieldMatcher
 	for i, ro := range ros {
+		if ro == nil {
+			return nil, fmt.Errorf("responseOverride[%d]: exactly one of response or redirect must be specified", i)
+		}
 		name := fmt.Sprintf("%s/responseoverride/rule/%d", who.result(), i)
 		pred, err := responseOverridePredicate(ro)
 		if err != nil {
@@ -107,7 +59,7 @@ func renderResponseOverride(v json.RawMessage, who policyName, m *model.Model) (
 		switch {
 		case ro.Redirect != nil:
 			if p := ro.Redirect.Path; p != nil && p.ReplaceFullPath == nil {
-				return unsupportedPart("responseOverride", "redirect.path."+p.Type), nil
+				return unsupportedPart("responseOverride", "redirect.path."+string(p.Type)), nil
 			}
 			action = redirectPolicy(ro)
 		case ro.Response != nil:
@@ -140,7 +92,7 @@ func renderResponseOverride(v json.RawMessage, who policyName, m *model.Model) (
 // responseOverridePredicate is what an entry matches: its status codes
 // (any of them), then its headers (all of them), then the response's
 // origin (source), all of which must hold.
-func responseOverridePredicate(ro responseOverride) (*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
+func responseOverridePredicate(ro *egv1a1.ResponseOverride) (*xdsmatcherv3.Matcher_MatcherList_Predicate, error) {
 	var all []*xdsmatcherv3.Matcher_MatcherList_Predicate
 	var codes []*xdsmatcherv3.Matcher_MatcherList_Predicate
 	for _, c := range ro.Match.StatusCodes {
@@ -168,10 +120,11 @@ func responseOverridePredicate(ro responseOverride) (*xdsmatcherv3.Matcher_Match
 	var headers []*xdsmatcherv3.Matcher_MatcherList_Predicate
 	for _, h := range ro.Match.ResponseHeaders {
 		sm, err := responseHeaderMatcher(h.Value.Type, h.Value.Value)
+		name := string(h.Name)
 		if err != nil {
-			return nil, fmt.Errorf("responseHeaders %s: %w", h.Name, err)
+			return nil, fmt.Errorf("responseHeaders %s: %w", name, err)
 		}
-		headers = append(headers, responsePredicate("http-response-header-match-input", &matcherv3.HttpResponseHeaderMatchInput{HeaderName: h.Name}, sm))
+		headers = append(headers, responsePredicate("http-response-header-match-input", &matcherv3.HttpResponseHeaderMatchInput{HeaderName: name}, sm))
 	}
 	if len(headers) > 0 {
 		all = append(all, allOf(headers))
@@ -206,10 +159,10 @@ func allOf(ps []*xdsmatcherv3.Matcher_MatcherList_Predicate) *xdsmatcherv3.Match
 
 // responseHeaderMatcher is Envoy Gateway's StringMatch (Exact by default)
 // as a matcher of a response header's value.
-func responseHeaderMatcher(typ *string, v string) (*xdsmatcherv3.StringMatcher, error) {
+func responseHeaderMatcher(typ *egv1a1.StringMatchType, v string) (*xdsmatcherv3.StringMatcher, error) {
 	t := "Exact"
 	if typ != nil {
-		t = *typ
+		t = string(*typ)
 	}
 	switch t {
 	case "Exact":
@@ -248,14 +201,15 @@ func statusRangeCEL(start, end int) *xdsmatcherv3.CelMatcher {
 // localResponse is an entry's own response: its body (a format string, so
 // Envoy's command operators work in it), its content type set and its
 // headers added (header.add) or set (header.set), its status.
-func localResponse(ro responseOverride, ns string, m *model.Model) *localresponsev3.LocalResponsePolicy {
+func localResponse(ro *egv1a1.ResponseOverride, ns string, m *model.Model) *localresponsev3.LocalResponsePolicy {
 	r := ro.Response
 	lr := &localresponsev3.LocalResponsePolicy{}
 	body := ""
 	if b := r.Body; b != nil {
 		switch {
 		case b.Type != nil && *b.Type == "ValueRef" && b.ValueRef != nil:
-			body = policy.ConfigMapPlaceholder(ns, b.ValueRef.Name, responseBodyConfigMapKey(m, ns, b.ValueRef.Name))
+			name := string(b.ValueRef.Name)
+			body = policy.ConfigMapPlaceholder(ns, name, responseBodyConfigMapKey(m, ns, name))
 		case b.Inline != nil:
 			body = *b.Inline
 		}
@@ -274,11 +228,11 @@ func localResponse(ro responseOverride, ns string, m *model.Model) *localrespons
 	if h := r.Header; h != nil {
 		for _, a := range h.Add {
 			lr.ResponseHeadersToAdd = append(lr.ResponseHeadersToAdd, &corev3.HeaderValueOption{
-				Header: &corev3.HeaderValue{Key: a.Name, Value: a.Value}, KeepEmptyValue: a.Value == ""})
+				Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value}, KeepEmptyValue: a.Value == ""})
 		}
 		for _, s := range h.Set {
 			lr.ResponseHeadersToAdd = append(lr.ResponseHeadersToAdd, &corev3.HeaderValueOption{
-				Header: &corev3.HeaderValue{Key: s.Name, Value: s.Value}, KeepEmptyValue: s.Value == "",
+				Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value}, KeepEmptyValue: s.Value == "",
 				AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
 		}
 	}
@@ -302,24 +256,24 @@ func responseBodyConfigMapKey(m *model.Model, ns, name string) string {
 
 // redirectPolicy is an entry's redirect: the scheme, host, port and full
 // path of the Location given, with status 302 unless it says 301.
-func redirectPolicy(ro responseOverride) *redirectpolicyv3.RedirectPolicy {
+func redirectPolicy(ro *egv1a1.ResponseOverride) *redirectpolicyv3.RedirectPolicy {
 	r := ro.Redirect
 	ra := &routev3.RedirectAction{}
 	if r.Scheme != nil {
 		ra.SchemeRewriteSpecifier = &routev3.RedirectAction_SchemeRedirect{SchemeRedirect: *r.Scheme}
 	}
 	if r.Hostname != nil {
-		ra.HostRedirect = *r.Hostname
+		ra.HostRedirect = string(*r.Hostname)
 	}
 	if r.Port != nil {
-		ra.PortRedirect = *r.Port
+		ra.PortRedirect = uint32(*r.Port)
 	}
 	if p := r.Path; p != nil && p.ReplaceFullPath != nil {
 		ra.PathRewriteSpecifier = &routev3.RedirectAction_PathRedirect{PathRedirect: *p.ReplaceFullPath}
 	}
 	status := uint32(302)
 	if r.StatusCode != nil {
-		status = *r.StatusCode
+		status = uint32(*r.StatusCode)
 	}
 	return &redirectpolicyv3.RedirectPolicy{
 		RedirectActionSpecifier: &redirectpolicyv3.RedirectPolicy_RedirectAction{RedirectAction: ra},

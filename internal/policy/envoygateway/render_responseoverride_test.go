@@ -78,7 +78,7 @@ func TestRenderResponseOverride(t *testing.T) {
 		{name: "range without its range", value: `[{"match":{"statusCodes":[{"type":"Range"}]},"response":{"statusCode":500}}]`, who: own, err: "range must be set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			frags, err := renderResponseOverride(json.RawMessage(tc.value), tc.who, m)
+			frags, err := raw3(renderResponseOverride)(json.RawMessage(tc.value), tc.who, m)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("got %v, %v; want the error %q", frags, err, tc.err)

@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -12,27 +11,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-	"k8s.io/apimachinery/pkg/api/resource"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
-
-// retry is BackendTrafficPolicy's spec.retry.
-type retry struct {
-	NumRetries             *uint32 `json:"numRetries"`
-	NumAttemptsPerPriority *int64  `json:"numAttemptsPerPriority"`
-	RetryOn                *struct {
-		Triggers        []string `json:"triggers"`
-		HTTPStatusCodes []uint32 `json:"httpStatusCodes"`
-	} `json:"retryOn"`
-	PerRetry *struct {
-		Timeout *string `json:"timeout"`
-		BackOff *struct {
-			BaseInterval *string `json:"baseInterval"`
-			MaxInterval  *string `json:"maxInterval"`
-		} `json:"backOff"`
-	} `json:"perRetry"`
-}
 
 // Envoy Gateway's retry defaults: what a route retries on, the status it
 // retries, and how often, unless the policy says otherwise.
@@ -52,10 +35,9 @@ var retryTriggers = []string{"5xx", "gateway-error", "reset", "connect-failure",
 // 5 host selections), the policy's triggers (joined) and statuses in
 // place of the default ones, the per-try timeout and back-off, and
 // priority-aware retries when numAttemptsPerPriority is set.
-func renderRetry(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var r retry
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("retry: %w", err)
+func renderRetry(r *egv1a1.Retry, _ policyName) ([]policy.Fragment, error) {
+	if r == nil {
+		r = &egv1a1.Retry{}
 	}
 	hosts, err := anypb.New(&previoushostsv3.PreviousHostsPredicate{})
 	if err != nil {
@@ -68,10 +50,13 @@ func renderRetry(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		HostSelectionRetryMaxAttempts: 5,
 	}
 	if r.NumRetries != nil {
-		rp.NumRetries = wrapperspb.UInt32(*r.NumRetries)
+		if *r.NumRetries < 0 {
+			return nil, fmt.Errorf("retry.numRetries: %d is negative", *r.NumRetries)
+		}
+		rp.NumRetries = wrapperspb.UInt32(uint32(*r.NumRetries))
 	}
 	if n := r.NumAttemptsPerPriority; n != nil && *n > 0 {
-		pri, err := anypb.New(&previousprioritiesv3.PreviousPrioritiesConfig{UpdateFrequency: int32(min(*n, 1<<31-1))})
+		pri, err := anypb.New(&previousprioritiesv3.PreviousPrioritiesConfig{UpdateFrequency: *n})
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +67,13 @@ func renderRetry(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		if err := retryOn(rp, on.Triggers); err != nil {
 			return nil, err
 		}
-		rp.RetriableStatusCodes = on.HTTPStatusCodes
+		rp.RetriableStatusCodes = nil
+		for _, c := range on.HTTPStatusCodes {
+			if c < 0 || c > 1<<32-1 {
+				return nil, fmt.Errorf("retry.retryOn.httpStatusCodes: %d is not a status", c)
+			}
+			rp.RetriableStatusCodes = append(rp.RetriableStatusCodes, uint32(c))
+		}
 	}
 	if err := perRetry(rp, r); err != nil {
 		return nil, err
@@ -91,15 +82,15 @@ func renderRetry(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 }
 
 // retryOn sets the triggers, comma-separated, when there are any.
-func retryOn(rp *routev3.RetryPolicy, triggers []string) error {
+func retryOn(rp *routev3.RetryPolicy, triggers []egv1a1.TriggerEnum) error {
 	for i, t := range triggers {
-		if !slices.Contains(retryTriggers, t) {
+		if !slices.Contains(retryTriggers, string(t)) {
 			return fmt.Errorf("retry.retryOn.triggers[%d]: unknown trigger %q", i, t)
 		}
 		if i == 0 {
-			rp.RetryOn = t
+			rp.RetryOn = string(t)
 		} else {
-			rp.RetryOn += "," + t
+			rp.RetryOn += "," + string(t)
 		}
 	}
 	return nil
@@ -107,7 +98,7 @@ func retryOn(rp *routev3.RetryPolicy, triggers []string) error {
 
 // perRetry sets the per-try timeout and the back-off (when it has an
 // interval).
-func perRetry(rp *routev3.RetryPolicy, r retry) error {
+func perRetry(rp *routev3.RetryPolicy, r *egv1a1.Retry) error {
 	pr := r.PerRetry
 	if pr == nil {
 		return nil
@@ -139,19 +130,13 @@ const bufferFilter = "envoy.filters.http.buffer"
 
 // renderRequestBuffer buffers whole requests up to the limit before they
 // go upstream: the buffer filter, and the route's BufferPerRoute.
-func renderRequestBuffer(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var b struct {
-		Limit *resource.Quantity `json:"limit"`
-	}
-	if err := json.Unmarshal(v, &b); err != nil {
-		return nil, fmt.Errorf("requestBuffer: %w", err)
-	}
-	if b.Limit == nil {
+func renderRequestBuffer(b *egv1a1.RequestBuffer, _ policyName) ([]policy.Fragment, error) {
+	if b == nil || b.Limit.IsZero() {
 		return nil, fmt.Errorf("requestBuffer.limit: missing")
 	}
 	n, ok := b.Limit.AsInt64()
 	if !ok || n <= 0 || n > 1<<32-1 {
-		return nil, fmt.Errorf("requestBuffer.limit: %s is not a byte count Envoy accepts", b.Limit)
+		return nil, fmt.Errorf("requestBuffer.limit: %s is not a byte count Envoy accepts", &b.Limit)
 	}
 	cfg := &bufferv3.Buffer{MaxRequestBytes: wrapperspb.UInt32(uint32(n))}
 	return []policy.Fragment{{

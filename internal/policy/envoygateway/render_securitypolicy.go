@@ -1,9 +1,9 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
 	"net"
 	"net/netip"
 	"reflect"
@@ -30,6 +30,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -100,23 +103,12 @@ func specField(path string, fields []string) (string, bool) {
 // adds once per listener and configures per route.
 const corsFilter = "envoy.filters.http.cors"
 
-// cors is SecurityPolicy's spec.cors.
-type cors struct {
-	AllowOrigins     []string `json:"allowOrigins"`
-	AllowMethods     []string `json:"allowMethods"`
-	AllowHeaders     []string `json:"allowHeaders"`
-	ExposeHeaders    []string `json:"exposeHeaders"`
-	MaxAge           *string  `json:"maxAge"`
-	AllowCredentials *bool    `json:"allowCredentials"`
-}
-
 // renderCORS is a CorsPolicy on the route, as Envoy Gateway writes it:
 // lists joined with ", ", max age in seconds, allowCredentials and
 // forwardNotMatchingPreflights always written.
-func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	var c cors
-	if err := json.Unmarshal(v, &c); err != nil {
-		return nil, fmt.Errorf("cors: %w", err)
+func renderCORS(c *egv1a1.CORS, _ policyName) ([]policy.Fragment, error) {
+	if c == nil {
+		c = &egv1a1.CORS{}
 	}
 	per := &corsv3.CorsPolicy{
 		AllowMethods:                 joinOrWildcard(c.AllowMethods),
@@ -126,10 +118,10 @@ func renderCORS(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
 		ForwardNotMatchingPreflights: wrapperspb.Bool(false),
 	}
 	for _, o := range c.AllowOrigins {
-		per.AllowOriginStringMatch = append(per.AllowOriginStringMatch, originMatcher(o))
+		per.AllowOriginStringMatch = append(per.AllowOriginStringMatch, originMatcher(string(o)))
 	}
 	if c.MaxAge != nil {
-		d, err := time.ParseDuration(*c.MaxAge)
+		d, err := time.ParseDuration(string(*c.MaxAge))
 		if err != nil {
 			return nil, fmt.Errorf("cors.maxAge: %w", err)
 		}
@@ -170,24 +162,6 @@ func originMatcher(o string) *matcherv3.StringMatcher {
 		SafeRegex: &matcherv3.RegexMatcher{Regex: strings.Join(parts, ".*")}}}
 }
 
-// authorization is SecurityPolicy's spec.authorization.
-type authorization struct {
-	DefaultAction *string `json:"defaultAction"`
-	Rules         []struct {
-		Name      *string `json:"name"`
-		Action    string  `json:"action"`
-		Operation *struct {
-			Methods []string `json:"methods"`
-			Path    *struct {
-				Type   *string `json:"type"`
-				Value  string  `json:"value"`
-				Invert *bool   `json:"invert"`
-			} `json:"path"`
-		} `json:"operation"`
-		Principal map[string]json.RawMessage `json:"principal"`
-	} `json:"rules"`
-}
-
 // rbacFilter is Envoy's RBAC filter, which Envoy Gateway adds once per
 // listener and configures per route.
 const rbacFilter = "envoy.filters.http.rbac"
@@ -202,11 +176,10 @@ const rbacFilter = "envoy.filters.http.rbac"
 // rule matches. Geolocations also bring the geolocation filter and the
 // removal of its internal headers from the route's requests. Other
 // principals are not rendered yet: a value using them is unsupported.
-func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	var a authorization
+func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model) ([]policy.Fragment, error) {
 	var geo geoUse
-	if err := json.Unmarshal(v, &a); err != nil {
-		return nil, fmt.Errorf("authorization: %w", err)
+	if a == nil {
+		a = &egv1a1.Authorization{}
 	}
 	list := &xdsmatcherv3.Matcher_MatcherList{}
 	for i, r := range a.Rules {
@@ -215,7 +188,7 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 			if len(op.Methods) > 0 {
 				var ms []*xdsmatcherv3.Matcher_MatcherList_Predicate
 				for _, m := range op.Methods {
-					ms = append(ms, headerPredicate(":method", &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_Exact{Exact: m}, IgnoreCase: true}))
+					ms = append(ms, headerPredicate(":method", &xdsmatcherv3.StringMatcher{MatchPattern: &xdsmatcherv3.StringMatcher_Exact{Exact: string(m)}, IgnoreCase: true}))
 				}
 				preds = append(preds, anyOf(ms))
 			}
@@ -228,19 +201,14 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 				preds = append(preds, pred)
 			}
 		}
-		for _, k := range slices.Sorted(maps.Keys(r.Principal)) {
-			if k != "clientCIDRs" && k != "clientIPGeoLocations" && k != "headers" && k != "jwt" {
-				return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.authorization.principal." + k}}, nil
-			}
+		principal := r.Principal
+		if principal == nil {
+			principal = &egv1a1.Principal{}
 		}
-		if raw, ok := r.Principal["clientCIDRs"]; ok {
-			var cidrs []string
-			if err := json.Unmarshal(raw, &cidrs); err != nil {
-				return nil, fmt.Errorf("authorization.rules[%d].principal.clientCIDRs: %w", i, err)
-			}
+		if cidrs := principal.ClientCIDRs; cidrs != nil {
 			ipm := &ipv3.Ip{StatPrefix: "client_ip"}
 			for _, c := range cidrs {
-				prefix, err := netip.ParsePrefix(c)
+				prefix, err := netip.ParsePrefix(string(c))
 				if err != nil {
 					return nil, fmt.Errorf("authorization.rules[%d].principal.clientCIDRs: %w", i, err)
 				}
@@ -253,8 +221,8 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 						CustomMatch: typedExtension("ip_matcher", ipm)},
 				}}})
 		}
-		if raw, ok := r.Principal["clientIPGeoLocations"]; ok {
-			gp, err := geoPredicate(raw, &geo)
+		if locs := principal.ClientIPGeoLocations; locs != nil {
+			gp, err := geoPredicate(locs, &geo)
 			if err != nil {
 				return nil, fmt.Errorf("authorization.rules[%d].principal: %w", i, err)
 			}
@@ -262,21 +230,14 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 				preds = append(preds, gp)
 			}
 		}
-		if raw, ok := r.Principal["jwt"]; ok {
-			jp, err := jwtPredicates(raw)
+		if jwt := principal.JWT; jwt != nil {
+			jp, err := jwtPredicates(jwt)
 			if err != nil {
 				return nil, fmt.Errorf("authorization.rules[%d]: %w", i, err)
 			}
 			preds = append(preds, jp...)
 		}
-		if raw, ok := r.Principal["headers"]; ok {
-			var hs []struct {
-				Name   string   `json:"name"`
-				Values []string `json:"values"`
-			}
-			if err := json.Unmarshal(raw, &hs); err != nil {
-				return nil, fmt.Errorf("authorization.rules[%d].principal.headers: %w", i, err)
-			}
+		if hs := principal.Headers; hs != nil {
 			for _, h := range hs {
 				var vs []*xdsmatcherv3.Matcher_MatcherList_Predicate
 				for _, val := range h.Values {
@@ -297,11 +258,11 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 			pred = &xdsmatcherv3.Matcher_MatcherList_Predicate{MatchType: &xdsmatcherv3.Matcher_MatcherList_Predicate_AndMatcher{
 				AndMatcher: &xdsmatcherv3.Matcher_MatcherList_Predicate_PredicateList{Predicate: preds}}}
 		}
-		list.Matchers = append(list.Matchers, &xdsmatcherv3.Matcher_MatcherList_FieldMatcher{Predicate: pred, OnMatch: rbacOnMatch(name, r.Action)})
+		list.Matchers = append(list.Matchers, &xdsmatcherv3.Matcher_MatcherList_FieldMatcher{Predicate: pred, OnMatch: rbacOnMatch(name, string(r.Action))})
 	}
 	def := "Deny"
 	if a.DefaultAction != nil {
-		def = *a.DefaultAction
+		def = string(*a.DefaultAction)
 	}
 	tree := &xdsmatcherv3.Matcher{OnNoMatch: rbacOnMatch("default", def)}
 	if len(list.Matchers) > 0 {
@@ -328,7 +289,7 @@ func renderAuthorization(v json.RawMessage, who policyName, m *model.Model) ([]p
 // prefix matches whole segments (and what follows: query, fragment,
 // parameters), an exact path only itself, a regular expression as given,
 // anchored at the start.
-func pathRegex(typ *string, v string) string {
+func pathRegex(typ *gwapiv1.PathMatchType, v string) string {
 	switch {
 	case typ != nil && *typ == "Exact":
 		return "^" + regexp.QuoteMeta(v) + `(\?.*|#.*|;.*|$)`
@@ -378,33 +339,20 @@ func typedExtension(name string, m proto.Message) *xdscorev3.TypedExtensionConfi
 	return &xdscorev3.TypedExtensionConfig{Name: name, TypedConfig: a}
 }
 
-// basicAuth is SecurityPolicy's spec.basicAuth.
-type basicAuth struct {
-	Users struct {
-		Name      string  `json:"name"`
-		Namespace *string `json:"namespace"`
-	} `json:"users"`
-	ForwardUsernameHeader *string `json:"forwardUsernameHeader"`
-}
-
 // renderBasicAuth is Envoy Gateway's basic auth: a filter per policy,
 // envoy.filters.http.basic_auth/securitypolicy/<ns>/<name>, enabled on the
 // route with the users of the policy's Secret (key .htpasswd). gwpol never
 // reads Secret data, so the users are the Secret's placeholder where
 // Envoy Gateway inlines them.
-func renderBasicAuth(v json.RawMessage, who policyName) ([]policy.Fragment, error) {
-	var b basicAuth
-	if err := json.Unmarshal(v, &b); err != nil {
-		return nil, fmt.Errorf("basicAuth: %w", err)
-	}
-	if b.Users.Name == "" {
+func renderBasicAuth(b *egv1a1.BasicAuth, who policyName) ([]policy.Fragment, error) {
+	if b == nil || b.Users.Name == "" {
 		return nil, fmt.Errorf("basicAuth.users: no Secret named")
 	}
 	ns := who.namespace
 	if b.Users.Namespace != nil && *b.Users.Namespace != "" {
-		ns = *b.Users.Namespace
+		ns = string(*b.Users.Namespace)
 	}
-	users := &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.SecretPlaceholder(ns, b.Users.Name, ".htpasswd")}}
+	users := &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.SecretPlaceholder(ns, string(b.Users.Name), ".htpasswd")}}
 	name := "envoy.filters.http.basic_auth/" + who.String()
 	filter := &basicauthv3.BasicAuth{Users: users}
 	if b.ForwardUsernameHeader != nil {
@@ -417,7 +365,9 @@ func renderBasicAuth(v json.RawMessage, who policyName) ([]policy.Fragment, erro
 	}}, nil
 }
 
-// extAuth is SecurityPolicy's spec.extAuth, as far as it is rendered.
+// extAuth is what renderExtAuth renders of SecurityPolicy's spec.extAuth
+// (Envoy Gateway's ExtAuth): the record unrendered checks a value
+// against, never decoded into.
 type extAuth struct {
 	GRPC             *extAuthService `json:"grpc"`
 	HTTP             *extAuthService `json:"http"`
@@ -457,29 +407,26 @@ type extAuthService struct {
 // Several backends, and any key extAuth's type has no field for (at any
 // depth, see unrendered), are not rendered yet: a value using them is
 // unsupported, named by its path.
-func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(v, &keys); err != nil {
-		return nil, fmt.Errorf("extAuth: %w", err)
-	}
-	if k := unrendered(v, reflect.TypeFor[extAuth]()); k != "" {
+func renderExtAuth(e *egv1a1.ExtAuth, who policyName, m *model.Model) ([]policy.Fragment, error) {
+	if k := unrendered(e, reflect.TypeFor[extAuth]()); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth." + k}}, nil
 	}
-	var e extAuth
-	if err := json.Unmarshal(v, &e); err != nil {
-		return nil, fmt.Errorf("extAuth: %w", err)
+	if e == nil {
+		e = &egv1a1.ExtAuth{}
 	}
-	svc, grpc := e.HTTP, false
-	if e.GRPC != nil {
-		svc, grpc = e.GRPC, true
-	}
-	if svc == nil {
+	var cluster0 *egv1a1.BackendCluster
+	var path *string
+	var headersToBackend []string
+	grpc := false
+	switch {
+	case e.GRPC != nil:
+		cluster0, grpc = &e.GRPC.BackendCluster, true
+	case e.HTTP != nil:
+		cluster0, path, headersToBackend = &e.HTTP.BackendCluster, e.HTTP.Path, e.HTTP.HeadersToBackend
+	default:
 		return nil, fmt.Errorf("extAuth: neither grpc nor http")
 	}
-	refs := svc.BackendRefs
-	if svc.BackendRef != nil {
-		refs = append([]backendRef{*svc.BackendRef}, refs...)
-	}
+	refs := clusterRefs(cluster0)
 	if len(refs) != 1 {
 		return []policy.Fragment{{Capability: "envoygateway.SecurityPolicy.extAuth.backend"}}, nil
 	}
@@ -509,15 +456,11 @@ func renderExtAuth(v json.RawMessage, who policyName, m *model.Model) ([]policy.
 		cfg.Services = &extauthzv3.ExtAuthz_GrpcService{GrpcService: &corev3.GrpcService{Timeout: timeout,
 			TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster, Authority: host}}}}
 	} else {
-		path := ""
-		if svc.Path != nil {
-			path = *svc.Path
-		}
 		hs := &extauthzv3.HttpService{
-			ServerUri: &corev3.HttpUri{Uri: "http://" + host + path, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: timeout}}
-		if len(svc.HeadersToBackend) > 0 {
+			ServerUri: &corev3.HttpUri{Uri: "http://" + host + deref(path), HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: timeout}}
+		if len(headersToBackend) > 0 {
 			allowed := &matcherv3.ListStringMatcher{}
-			for _, h := range svc.HeadersToBackend {
+			for _, h := range headersToBackend {
 				allowed.Patterns = append(allowed.Patterns, &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h}, IgnoreCase: true})
 			}
 			hs.AuthorizationResponse = &extauthzv3.AuthorizationResponse{AllowedUpstreamHeaders: allowed}
@@ -574,6 +517,35 @@ func extensionBackend(ref backendRef, policyNS string, m *model.Model) (cluster,
 }
 
 // backendFQDN is a Backend's first FQDN endpoint as host:port.
+// clusterRefs are an extension's backends as gwpol resolves them: its
+// backendRef, then its backendRefs.
+func clusterRefs(c *egv1a1.BackendCluster) []backendRef {
+	var out []backendRef
+	if c.BackendRef != nil {
+		out = append(out, refOf(*c.BackendRef))
+	}
+	for _, r := range c.BackendRefs {
+		out = append(out, refOf(r.BackendObjectReference))
+	}
+	return out
+}
+
+// refOf is a Gateway API backend reference as gwpol resolves it.
+func refOf(r gwapiv1.BackendObjectReference) backendRef {
+	out := backendRef{Name: string(r.Name), Port: (*int32)(r.Port)}
+	if r.Group != nil {
+		out.Group = string(*r.Group)
+	}
+	if r.Kind != nil {
+		out.Kind = string(*r.Kind)
+	}
+	if r.Namespace != nil {
+		ns := string(*r.Namespace)
+		out.Namespace = &ns
+	}
+	return out
+}
+
 func backendFQDN(k model.Key, m *model.Model) (string, bool) {
 	if m == nil {
 		return "", false
@@ -582,17 +554,11 @@ func backendFQDN(k model.Key, m *model.Model) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	raw, err := o.FieldJSON("spec.endpoints")
-	var eps []struct {
-		FQDN *struct {
-			Hostname string `json:"hostname"`
-			Port     int32  `json:"port"`
-		} `json:"fqdn"`
-	}
-	if err != nil || json.Unmarshal(raw, &eps) != nil {
+	spec, ok := backendEndpointsOf(o)
+	if !ok {
 		return "", false
 	}
-	for _, ep := range eps {
+	for _, ep := range spec.Endpoints {
 		if ep.FQDN != nil {
 			return net.JoinHostPort(ep.FQDN.Hostname, strconv.Itoa(int(ep.FQDN.Port))), true
 		}

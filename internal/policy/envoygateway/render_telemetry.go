@@ -1,7 +1,8 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,49 +12,11 @@ import (
 	tracingv3 "github.com/envoyproxy/go-control-plane/envoy/type/tracing/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/gwpol/gwpol/internal/policy"
 )
-
-// backendTelemetry is BackendTrafficPolicy's spec.telemetry.
-type backendTelemetry struct {
-	Tracing *struct {
-		SamplingFraction        *fraction            `json:"samplingFraction"`
-		ClientSamplingFraction  *fraction            `json:"clientSamplingFraction"`
-		OverallSamplingFraction *fraction            `json:"overallSamplingFraction"`
-		CustomTags              map[string]customTag `json:"customTags"`
-		Tags                    map[string]string    `json:"tags"`
-		SpanName                *struct {
-			Client string `json:"client"`
-			Server string `json:"server"`
-		} `json:"spanName"`
-	} `json:"tracing"`
-	Metrics *struct {
-		RouteStatName *string `json:"routeStatName"`
-	} `json:"metrics"`
-}
-
-// fraction is a Gateway API Fraction (denominator 100 when unset).
-type fraction struct {
-	Numerator   int32  `json:"numerator"`
-	Denominator *int32 `json:"denominator"`
-}
-
-// customTag is one of spec.telemetry.tracing.customTags (deprecated for
-// tags, which win on the same name).
-type customTag struct {
-	Type    string `json:"type"`
-	Literal *struct {
-		Value string `json:"value"`
-	} `json:"literal"`
-	Environment *struct {
-		Name         string  `json:"name"`
-		DefaultValue *string `json:"defaultValue"`
-	} `json:"environment"`
-	RequestHeader *struct {
-		Name         string  `json:"name"`
-		DefaultValue *string `json:"defaultValue"`
-	} `json:"requestHeader"`
-}
 
 // renderTelemetry is the route's share of spec.telemetry, as Envoy
 // Gateway writes it: tracing is the route's tracing overrides (sampling,
@@ -61,13 +24,9 @@ type customTag struct {
 // metrics.routeStatName is the route's stat prefix, with %ROUTE_KIND%,
 // %ROUTE_NAMESPACE%, %ROUTE_NAME% and %ROUTE_RULE_NAME% ("-" for an
 // unnamed rule) filled per route.
-func renderTelemetry(v json.RawMessage, _ policyName) ([]policy.Fragment, error) {
-	if k := unrenderedKeys(v, "tracing", "metrics"); k != "" {
-		return unsupportedPart("telemetry", k), nil
-	}
-	var t backendTelemetry
-	if err := json.Unmarshal(v, &t); err != nil {
-		return nil, fmt.Errorf("telemetry: %w", err)
+func renderTelemetry(t *egv1a1.BackendTelemetry, _ policyName) ([]policy.Fragment, error) {
+	if t == nil {
+		t = &egv1a1.BackendTelemetry{}
 	}
 	var frags []policy.Fragment
 	if tr := t.Tracing; tr != nil {
@@ -116,7 +75,7 @@ func routeStatName(format string, s policy.RouteSite) string {
 
 // tracingTag is a custom tag: a literal, an environment variable or a
 // request header (with its default value).
-func tracingTag(name string, ct customTag) (*tracingv3.CustomTag, error) {
+func tracingTag(name string, ct egv1a1.CustomTag) (*tracingv3.CustomTag, error) {
 	tag := &tracingv3.CustomTag{Tag: name}
 	switch {
 	case ct.Type == "Literal" && ct.Literal != nil:
@@ -136,7 +95,7 @@ func tracingTag(name string, ct customTag) (*tracingv3.CustomTag, error) {
 // fractionalPercent is a fraction as Envoy takes it: over 100, 10,000
 // or 1,000,000 where the denominator allows, else in millionths
 // (rounded down); nil when unset.
-func fractionalPercent(f *fraction) *typev3.FractionalPercent {
+func fractionalPercent(f *gwapiv1.Fraction) *typev3.FractionalPercent {
 	if f == nil {
 		return nil
 	}
@@ -165,7 +124,7 @@ func fractionalPercent(f *fraction) *typev3.FractionalPercent {
 
 // fractionOrZero is fractionalPercent, 0 % when unset (client-forced
 // tracing is off unless asked for).
-func fractionOrZero(f *fraction) *typev3.FractionalPercent {
+func fractionOrZero(f *gwapiv1.Fraction) *typev3.FractionalPercent {
 	if p := fractionalPercent(f); p != nil {
 		return p
 	}

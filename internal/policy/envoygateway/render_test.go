@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"encoding/json"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"slices"
 	"testing"
 
@@ -22,25 +23,25 @@ func TestEffectiveValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"allowMethods":["GET"],"allowOrigins":["https://route"],"nested":{"x":1,"y":2}}`
-	if string(got) != want {
-		t.Errorf("got %s, want %s", got, want)
+	if string(got.raw) != want {
+		t.Errorf("got %s, want %s", got.raw, want)
 	}
 	got, err = effectiveValue(policy.FieldInput{Key: "cors", Strategy: policy.StrategicMerge, Values: []any{route, gateway}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want = `{"allowMethods":["GET"],"allowOrigins":["https://route","https://gw","https://gw2"],"nested":{"x":1,"y":2}}`
-	if string(got) != want {
-		t.Errorf("strategic: got %s, want %s", got, want)
+	if string(got.raw) != want {
+		t.Errorf("strategic: got %s, want %s", got.raw, want)
 	}
 	compressors, err := effectiveValue(policy.FieldInput{Key: "compressor", Strategy: policy.StrategicMerge, Values: []any{
 		json.RawMessage(`[{"type":"Brotli"},{"type":"Gzip","minContentLength":10}]`), json.RawMessage(`[{"type":"Gzip"},{"type":"Zstd"}]`)}})
-	if want := `[{"type":"Brotli"},{"minContentLength":10,"type":"Gzip"},{"type":"Zstd"}]`; err != nil || string(compressors) != want {
-		t.Errorf("strategic lists of objects: got %s, %v; want %s", compressors, err, want)
+	if want := `[{"type":"Brotli"},{"minContentLength":10,"type":"Gzip"},{"type":"Zstd"}]`; err != nil || string(compressors.raw) != want {
+		t.Errorf("strategic lists of objects: got %s, %v; want %s", compressors.raw, err, want)
 	}
 	one, err := effectiveValue(policy.FieldInput{Key: "cors", Values: []any{gateway}})
-	if err != nil || string(one) != string(gateway) {
-		t.Errorf("a single value is used as it is: got %s, %v", one, err)
+	if err != nil || string(one.raw) != string(gateway) {
+		t.Errorf("a single value is used as it is: got %s, %v", one.raw, err)
 	}
 }
 
@@ -82,7 +83,7 @@ func TestRenderCompressor(t *testing.T) {
 			if tc.deprecated {
 				r = renderCompression
 			}
-			frags, err := r(json.RawMessage(tc.value), policyName{})
+			frags, err := r(typedValue[[]*egv1a1.Compression](t, tc.value), policyName{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,9 +60,8 @@ func (rv *routeValidation) serviceImportProblem(ns, name string, port int32) *ro
 	if !ok {
 		return unresolved("BackendNotFound", "", "service import %s/%s not found.", ns, name)
 	}
-	raw, err := o.FieldJSON("spec")
 	var spec serviceImportPorts
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
+	if o.DecodeField("spec", &spec) != nil {
 		return nil // the object's own findings say why
 	}
 	proto := portProtocol(rv.rt.Kind)
@@ -157,9 +156,8 @@ func (rv *routeValidation) backendOf(ns, name string) (spec *backendSpec, ok boo
 	if !ok {
 		return nil, false
 	}
-	raw, err := o.FieldJSON("spec")
 	var s backendSpec
-	if err != nil || json.Unmarshal(raw, &s) != nil {
+	if o.DecodeField("spec", &s) != nil {
 		return nil, true
 	}
 	return &s, true
@@ -286,9 +284,8 @@ func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *backendSpe
 		if p.Obj.Group != model.GatewayGroup || p.Obj.Kind != "BackendTLSPolicy" {
 			continue
 		}
-		raw, err := p.Obj.FieldJSON("spec")
 		var s backendTLSPolicyTargets
-		if err != nil || json.Unmarshal(raw, &s) != nil {
+		if p.Obj.DecodeField("spec", &s) != nil {
 			continue
 		}
 		for _, t := range s.TargetRefs {
@@ -360,7 +357,3 @@ func ruleCountProblem(rt *model.Route) string {
 	}
 	return ""
 }
-
-// backendEndpoints is the Backend spec as the policies' backend checks
-// read it (validate.go: backendAddressType).
-type backendEndpoints = backendSpec

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/model"
@@ -28,11 +29,12 @@ func (k *Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
 		if f.Type != gwv1.HTTPRouteFilterCORS || f.CORS == nil {
 			continue
 		}
-		v, err := json.Marshal(corsOfFilter(f.CORS))
+		c := corsOfFilter(f.CORS)
+		raw, err := json.Marshal(c)
 		if err != nil {
 			continue
 		}
-		last = &policy.RuleField{Key: "cors", Value: json.RawMessage(v), Path: rule.Path + ".filters[" + strconv.Itoa(i) + "].cors"}
+		last = &policy.RuleField{Key: "cors", Value: &fieldValue{raw: raw, typed: c}, Path: rule.Path + ".filters[" + strconv.Itoa(i) + "].cors"}
 	}
 	if last == nil {
 		return nil
@@ -43,10 +45,10 @@ func (k *Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
 // corsOfFilter is a Gateway API CORS filter in SecurityPolicy's cors
 // shape, the one renderCORS renders (Envoy Gateway builds the same IR
 // from both).
-func corsOfFilter(f *gwv1.HTTPCORSFilter) cors {
-	var c cors
+func corsOfFilter(f *gwv1.HTTPCORSFilter) *egv1a1.CORS {
+	c := &egv1a1.CORS{}
 	for _, o := range f.AllowOrigins {
-		c.AllowOrigins = append(c.AllowOrigins, string(o))
+		c.AllowOrigins = append(c.AllowOrigins, egv1a1.Origin(o))
 	}
 	for _, m := range f.AllowMethods {
 		c.AllowMethods = append(c.AllowMethods, string(m))
@@ -61,7 +63,7 @@ func corsOfFilter(f *gwv1.HTTPCORSFilter) cors {
 	if maxAge == 0 {
 		maxAge = 5
 	}
-	c.MaxAge = new(strconv.Itoa(int(maxAge)) + "s")
+	c.MaxAge = new(gwv1.Duration(strconv.Itoa(int(maxAge)) + "s"))
 	c.AllowCredentials = f.AllowCredentials
 	return c
 }

@@ -278,7 +278,7 @@ func (s *statusRun) inNamespaces(p *policy.Policy, ref policy.TargetRef, ns, nam
 	if sel == nil {
 		return false
 	}
-	switch sel.From {
+	switch string(sel.From) {
 	case "All":
 	case "Selector":
 		if sel.Selector == nil {

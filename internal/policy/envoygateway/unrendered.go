@@ -2,60 +2,67 @@ package envoygateway
 
 import (
 	"encoding/json"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
 )
 
-// unrendered is the first key (as a dotted path under the value, sorted
-// order) that v sets and the Go type t a renderer decodes it into has no
-// field for: the renderer's type is the record of what it consumes, so a
-// key it lacks would be dropped silently by encoding/json. "" when every
-// key is known (matched as encoding/json matches them, case aside).
-// Objects are walked into through struct fields, slices and
-// pointers; a field of type json.RawMessage or a map takes any keys (its
-// renderer reads them itself).
-func unrendered(v json.RawMessage, t reflect.Type) string {
+// unrendered is the first field (as a dotted path under the value, JSON
+// keys in sorted order) that the typed value v sets and the Go type t has
+// no field for: t is the record of what a renderer consumes of Envoy
+// Gateway's type (a subset of its fields), so a field it lacks would be
+// dropped silently. "" when every set field is in t. Objects are walked
+// into through struct fields, slices and pointers; a field of t of type
+// json.RawMessage or a map takes any fields (its renderer reads them
+// itself).
+func unrendered(v any, t reflect.Type) string {
+	return unrenderedValue(reflect.ValueOf(v), t)
+}
+
+func unrenderedValue(v reflect.Value, t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch t.Kind() {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	if t == reflect.TypeFor[json.RawMessage]() || t.Kind() == reflect.Map {
+		return ""
+	}
+	switch v.Kind() {
 	case reflect.Slice:
-		if t == reflect.TypeFor[json.RawMessage]() {
+		if t.Kind() != reflect.Slice {
 			return ""
 		}
-		var items []json.RawMessage
-		if json.Unmarshal(v, &items) != nil {
-			return ""
-		}
-		for _, it := range items {
-			if k := unrendered(it, t.Elem()); k != "" {
+		for i := range v.Len() {
+			if k := unrenderedValue(v.Index(i), t.Elem()); k != "" {
 				return k
 			}
 		}
 	case reflect.Struct:
-		var keys map[string]json.RawMessage
-		if json.Unmarshal(v, &keys) != nil {
+		if t.Kind() != reflect.Struct {
 			return ""
 		}
 		fields := jsonFieldTypes(t)
-		for _, k := range slices.Sorted(maps.Keys(keys)) {
-			ft, ok := fields[k]
-			if !ok {
-				// encoding/json, which the renderers decode with, also
-				// takes a key that differs only in case
-				for name, t := range fields {
-					if strings.EqualFold(name, k) {
-						ft, ok = t, true
-						break
-					}
-				}
+		idx := jsonFieldIndexes(v.Type())
+		keys := make([]string, 0, len(idx))
+		for k := range idx {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fv, ok := fieldAt(v, idx[k])
+			if !ok || fv.IsZero() {
+				continue
 			}
+			ft, ok := fields[k]
 			if !ok {
 				return k
 			}
-			if sub := unrendered(keys[k], ft); sub != "" {
+			if sub := unrenderedValue(fv, ft); sub != "" {
 				return k + "." + sub
 			}
 		}

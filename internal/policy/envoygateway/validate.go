@@ -1,11 +1,12 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -19,18 +20,16 @@ type backendRef struct {
 	Port      *int32  `json:"port"`
 }
 
-// backends is a service an extension calls: one backendRef or several.
-type backends struct {
-	BackendRef  *backendRef  `json:"backendRef"`
-	BackendRefs []backendRef `json:"backendRefs"`
-}
-
-func (b backends) refs() []backendRef {
-	out := slices.Clone(b.BackendRefs)
-	if b.BackendRef != nil {
-		out = append([]backendRef{*b.BackendRef}, out...)
+// backendEndpointsOf is what of a Backend's spec the checks read, in
+// Envoy Gateway's type: its endpoints.
+func backendEndpointsOf(o *manifest.Object) (*egv1a1.BackendSpec, bool) {
+	var spec struct {
+		Endpoints []egv1a1.BackendEndpoint `json:"endpoints"`
 	}
-	return out
+	if o.DecodeField("spec", &spec) != nil {
+		return nil, false
+	}
+	return &egv1a1.BackendSpec{Endpoints: spec.Endpoints}, true
 }
 
 // secretRef is a SecretObjectReference.
@@ -40,23 +39,6 @@ type secretRef struct {
 	Namespace *string `json:"namespace"`
 }
 
-// references are the spec fields whose references validation resolves.
-type references struct {
-	ExtAuth *struct {
-		GRPC *backends `json:"grpc"`
-		HTTP *backends `json:"http"`
-	} `json:"extAuth"`
-	ExtProc []backends `json:"extProc"`
-	Lua     []struct {
-		ValueRef *localRef `json:"valueRef"`
-	} `json:"lua"`
-}
-
-// localRef names an object in the policy's namespace (a ConfigMap).
-type localRef struct {
-	Name string `json:"name"`
-}
-
 // serviceImport is the multi-cluster Service a backendRef may name.
 var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "ServiceImport"}
 
@@ -64,35 +46,35 @@ var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "Servi
 // backend or Secret reference that does not resolve: the object is missing,
 // in another namespace without a ReferenceGrant, or (a Service) has no such
 // port.
-func (k *Kind) validateReferences(p *policy.Policy, raw []byte, env *policy.Env) {
-	var refs references
-	if json.Unmarshal(raw, &refs) != nil {
-		return // the spec's shape was checked by Decode
-	}
+func (k *Kind) validateReferences(p *policy.Policy, spec any, env *policy.Env) {
 	noBackend := !EnableBackend.Bool(env.Config)
 	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
-	if refs.ExtAuth != nil {
-		for _, b := range []*backends{refs.ExtAuth.GRPC, refs.ExtAuth.HTTP} {
-			if b != nil {
-				v.backends("ExtAuth", "spec.extAuth", b.refs())
+	switch s := spec.(type) {
+	case *egv1a1.SecurityPolicySpec:
+		if e := s.ExtAuth; e != nil {
+			if e.GRPC != nil {
+				v.backends("ExtAuth", "spec.extAuth", clusterRefs(&e.GRPC.BackendCluster))
+			}
+			if e.HTTP != nil {
+				v.backends("ExtAuth", "spec.extAuth", clusterRefs(&e.HTTP.BackendCluster))
 			}
 		}
+	case *egv1a1.EnvoyExtensionPolicySpec:
+		for i, e := range s.ExtProc {
+			v.backends("ExtProc", fmt.Sprintf("spec.extProc[%d]", i), clusterRefs(&e.BackendCluster))
+		}
+		v.luaConfigMaps(s.Lua)
 	}
-	for i, b := range refs.ExtProc {
-		v.backends("ExtProc", fmt.Sprintf("spec.extProc[%d]", i), b.refs())
-	}
-	v.configMaps(refs)
 }
 
-// configMaps checks the ConfigMaps a policy reads its content from: they
-// must exist in its namespace and hold the key Envoy Gateway reads.
-func (v refValidator) configMaps(refs references) {
+// luaConfigMaps checks the ConfigMaps Lua scripts are read from.
+func (v refValidator) luaConfigMaps(scripts []egv1a1.Lua) {
 	ns := v.p.Obj.Namespace
-	for i, l := range refs.Lua {
+	for i, l := range scripts {
 		if l.ValueRef == nil {
 			continue
 		}
-		name, path := l.ValueRef.Name, fmt.Sprintf("spec.lua[%d].valueRef", i)
+		name, path := string(l.ValueRef.Name), fmt.Sprintf("spec.lua[%d].valueRef", i)
 		switch keys, ok := v.configMapKeys(name); {
 		case !ok:
 			v.invalid(path, "Lua: can't find the referenced configmap %s in namespace %s.", name, ns)
@@ -171,9 +153,8 @@ func backendAddressType(m *model.Model, ns string, r backendRef) string {
 	if !ok {
 		return "IP"
 	}
-	raw, err := o.FieldJSON("spec")
-	var spec backendEndpoints
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
+	spec, ok := backendEndpointsOf(o)
+	if !ok {
 		return "IP"
 	}
 	seen := ""

@@ -145,7 +145,7 @@ func TestRateLimitErrorField(t *testing.T) {
 	for _, tc := range tests {
 		p := decodeWith(t, "BackendTrafficPolicy", tc.spec, withRLS)
 		if len(p.Invalid) != 1 {
-			t.Fatalf("%d invalid findings, want 1", len(p.Invalid))
+			t.Fatalf("%d invalid findings, want 1: %v", len(p.Invalid), p.Invalid)
 		}
 		if d := p.Invalid[0]; d.Field != tc.field || d.Pos.Line != tc.line {
 			t.Errorf("at %s line %d, want %s line %d", d.Field, d.Pos.Line, tc.field, tc.line)
@@ -187,7 +187,7 @@ func TestRateLimitTypeError(t *testing.T) {
 	withRLS := policy.Config{Values: map[string]any{RateLimitEnabled.Key: true}}
 	p := decodeWith(t, "BackendTrafficPolicy", "  rateLimit:\n    global:\n      rules:\n      - clientSelectors: [{headers: [{name: x, type: Distinct}]}]\n        limit: {requests: -5, unit: Hour}\n", withRLS)
 	if len(p.Invalid) != 1 {
-		t.Fatalf("%d invalid findings, want 1", len(p.Invalid))
+		t.Fatalf("%d invalid findings, want 1: %v", len(p.Invalid), p.Invalid)
 	}
 	if got, want := p.Invalid[0].Message, "rateLimit.global.rules.limit.requests must be a whole number from 0, not number -5"; !strings.Contains(got, want) {
 		t.Errorf("message %q, want it to contain %q", got, want)

@@ -1,0 +1,53 @@
+package envoygateway
+
+// The filter order of Envoy Gateway's HTTP connection manager chain, in
+// one table: every filter this package adds takes its place from here
+// (policy.HTTPFilter.Order; render sorts by order, then by name, and an
+// extension kind's filters by their index in the policy, see
+// extensionFilter). The places are Envoy Gateway's translator's (its
+// http filter order).
+
+// orderCustomResponse puts the custom response filter (a
+// BackendTrafficPolicy's responseOverride) first, so that it sees every
+// response, including those the other filters answer themselves.
+const orderCustomResponse = 1
+
+const (
+	// Fault injection and CORS first, then authentication, the
+	// extensions (Lua, external processors, Wasm, dynamic modules),
+	// authorization, rate limits, compression and buffering.
+	orderFault = 10 + iota
+	orderCORS
+	orderExtAuth
+	orderBasicAuth
+	orderOAuth2
+	orderJWT
+	orderLua
+	orderExtProc
+	orderWasm
+	orderDynamicModule
+	orderRBAC
+	orderLocalRateLimit
+	orderRateLimit
+	orderCompressor
+	orderBuffer
+
+	// orderCSRF puts the CSRF filter after CORS (same order, and
+	// envoy.filters.http.cors sorts before envoy.filters.http.csrf), so
+	// that preflights are answered first, and before authentication.
+	orderCSRF = orderCORS
+	// orderGeoIP puts the geolocation filter just before RBAC (same
+	// order, and envoy.filters.http.geoip sorts before
+	// envoy.filters.http.rbac), which matches the headers it writes.
+	orderGeoIP = orderRBAC
+
+	// orderGRPCWeb places the gRPC-Web filter a ClientTrafficPolicy turns
+	// on where Envoy Gateway's data plane puts its own for a GRPCRoute:
+	// after every policy filter, before the router. internal/render/envoy
+	// adds the gRPC statistics filter at orderGRPCWeb+1.
+	orderGRPCWeb = 1 << 20
+	// orderCredentialInjector puts an HTTPRouteFilter's credential
+	// injector after the gRPC-Web and gRPC statistics filters, just
+	// before the router.
+	orderCredentialInjector = orderGRPCWeb + 2
+)
