@@ -88,7 +88,7 @@ func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Li
 			continue // most kinds set nothing on a given rule: nothing to combine
 		}
 		start := len(out)
-		for _, fs := range k.Spec().FieldsFor(fieldKeys(lv, k)...) {
+		for fs := range k.Spec().EachFieldFor(fieldKeys(lv, k)...) {
 			var e *EffectiveField
 			var cur any // the value in effect so far, for FillsUnset fields
 			for i, pts := range lv {

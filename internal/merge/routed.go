@@ -170,14 +170,17 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 	pt.Candidates = chain
 	strategy := wo.MergesInto(chain[0].Policy)
 	for _, fs := range k.Spec().Fields {
-		f := &Field{Key: fs.Key, Strategy: policy.OverridableShallow}
+		var f *Field // made for the fields a candidate sets: a kind has dozens, a policy a few
 		for _, c := range chain {
 			if v, ok := c.Policy.Values[fs.Key]; ok {
+				if f == nil {
+					f = &Field{Key: fs.Key, Strategy: policy.OverridableShallow}
+				}
 				f.Contributors = append(f.Contributors, c)
 				f.Values = append(f.Values, v)
 			}
 		}
-		if len(f.Contributors) == 0 {
+		if f == nil {
 			continue
 		}
 		if len(f.Contributors) > 1 && wo.ReplacedOnMerge(fs.Key) {

@@ -46,6 +46,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.PortlessBackends](),
 	reflect.TypeFor[policy.BackendAppProtocoler](),
 	reflect.TypeFor[policy.RouteValidator](),
+	reflect.TypeFor[policy.ListenerValidator](),
 	reflect.TypeFor[policy.BackendCaller](),
 	reflect.TypeFor[policy.BackendChecker](),
 	reflect.TypeFor[policy.Disabler](),

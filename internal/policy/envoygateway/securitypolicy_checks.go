@@ -1,6 +1,7 @@
 package envoygateway
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -32,7 +33,8 @@ import (
 // authorization. Every builder's error is joined; each builder returns at
 // its first. The ext auth backends are checked by validateReferences.
 // docs/controllers/envoygateway-checks.md lists each check with its source.
-func (v valueChecks) security(m *model.Model) {
+func (v valueChecks) security(env *policy.Env) {
+	m := env.Model
 	v.deprecatedSecurity()
 	onRoute := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool {
 		return t.Kind == "HTTPRoute" || t.Kind == "GRPCRoute"
@@ -62,12 +64,12 @@ func (v valueChecks) security(m *model.Model) {
 		v.apiKeyAuth(m)
 		v.authorization()
 		v.extAuth(m)
-		v.oidc(m)
-		v.jwt(m)
+		v.oidc(env)
+		v.jwt(env)
 		return
 	}
-	v.jwt(m)
-	v.oidc(m)
+	v.jwt(env)
+	v.oidc(env)
 	v.basicAuth(m)
 	v.apiKeyAuth(m)
 	v.extAuth(m)
@@ -433,7 +435,8 @@ func (v valueChecks) extAuth(m *model.Model) {
 // redirect URL, and the TTL durations. The HMAC Secret is Envoy Gateway's
 // own (envoy-gateway-system/envoy-oidc-hmac, made at install): taken as
 // present. The first error ends it.
-func (v valueChecks) oidc(m *model.Model) {
+func (v valueChecks) oidc(env *policy.Env) {
+	m := env.Model
 	o, ok := v.at("oidc").(map[string]any)
 	if !ok {
 		return
@@ -451,6 +454,9 @@ func (v valueChecks) oidc(m *model.Model) {
 	}
 	if _, err := url.Parse(raw); err != nil {
 		fail("provider", "%v", err)
+		return
+	}
+	if v.backendRefsProblem(env, "OIDC", "spec.oidc.provider", prov) {
 		return
 	}
 	if hasToken && hasAuthz {
@@ -497,6 +503,23 @@ func (v valueChecks) oidc(m *model.Model) {
 	}
 }
 
+// backendRefsProblem resolves the backendRefs of a service a policy calls
+// (a remote JWKS, an OIDC provider) as translateExtServiceBackendRefs
+// does for ext auth (validateReferences' refValidator), and reports the
+// first problem; it says whether there was one.
+func (v valueChecks) backendRefsProblem(env *policy.Env, feature, path string, svc map[string]any) bool {
+	raw, err := json.Marshal(svc["backendRefs"])
+	var refs []backendRef
+	if err != nil || json.Unmarshal(raw, &refs) != nil || len(refs) == 0 {
+		return false
+	}
+	noBackend := !EnableBackend.Bool(env.Config)
+	rv := refValidator{p: v.p, m: env.Model, kind: securityPolicy.name, noBackend: noBackend, backendProblems: env.BackendProblems}
+	n := len(v.p.Invalid)
+	rv.backends(feature, path, refs)
+	return len(v.p.Invalid) > n
+}
+
 // tokenEndpointProblem is validateTokenEndpoint: the endpoint parses, its
 // host is a name (not an IP address), and its port is a number.
 func tokenEndpointProblem(endpoint string) string {
@@ -533,7 +556,8 @@ func validRedirectURL(u string) bool {
 // provider the remote JWKS (URI, backends, durations) or the local one (a
 // ConfigMap in the policy's namespace with key jwks or any data); the
 // first error of the providers ends it.
-func (v valueChecks) jwt(m *model.Model) {
+func (v valueChecks) jwt(env *policy.Env) {
+	m := env.Model
 	providers, ok := v.at("jwt", "providers").([]any)
 	if !ok {
 		return
@@ -549,6 +573,9 @@ func (v valueChecks) jwt(m *model.Model) {
 		pr, _ := p.(map[string]any)
 		path := []string{"jwt", fmt.Sprintf("providers[%d]", i)}
 		if remote, ok := pr["remoteJWKS"].(map[string]any); ok {
+			if v.backendRefsProblem(env, "JWT", "spec."+strings.Join(path, ".")+".remoteJWKS", remote) {
+				return
+			}
 			for _, f := range []string{"cacheDuration", "failedRefetchDuration"} {
 				if d, ok := remote[f].(string); ok {
 					if _, err := time.ParseDuration(d); err != nil {

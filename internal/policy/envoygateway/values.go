@@ -36,7 +36,7 @@ func (k *Kind) checkValues(p *policy.Policy, raw []byte, env *policy.Env) {
 	case "EnvoyExtensionPolicy":
 		v.extension(env.Model)
 	case "SecurityPolicy":
-		v.security(env.Model)
+		v.security(env)
 	case "ClientTrafficPolicy":
 		v.clientTraffic(env.Model)
 		v.deprecatedClientTraffic()

@@ -1,0 +1,587 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+var _ policy.ListenerValidator = (*Kind)(nil)
+
+// ListenerController implements policy.ListenerValidator.
+func (k *Kind) ListenerController() string { return ControllerName }
+
+// ValidateListeners implements policy.ListenerValidator with Envoy
+// Gateway v1.9.0's listener translation: each listener's own checks
+// (listener.go: validateListenerSpec), the conflicts between the
+// Gateway's listeners (validate.go: validateConflictedProtocolsListeners,
+// validateConflictedHostnameListeners, validateConflictedLayer4Listeners),
+// then the conditions that follow from them (validateListenerConditions).
+func (k *Kind) ValidateListeners(gw *topology.Gateway, g *topology.Graph, env *policy.Env) map[*topology.Listener][]policy.Condition {
+	ls := make([]*egListener, len(gw.Listeners))
+	for i, l := range gw.Listeners {
+		ls[i] = &egListener{l: l}
+		ls[i].specValid = ls[i].validateSpec(g, env.Model)
+	}
+	protocolConflicts(ls)
+	hostnameConflicts(ls)
+	layer4Conflicts(ls, gwv1.TCPProtocolType)
+	layer4Conflicts(ls, gwv1.UDPProtocolType)
+	out := make(map[*topology.Listener][]policy.Condition, len(ls))
+	for _, e := range ls {
+		e.finish()
+		out[e.l] = e.conds
+	}
+	return out
+}
+
+// egListener is one listener while Envoy Gateway translates it: the
+// conditions set so far, in the order they were first set.
+type egListener struct {
+	l                  *topology.Listener
+	conds              []policy.Condition
+	specValid          bool
+	protocolConflicted bool
+}
+
+// set is Envoy Gateway's ListenerContext.SetCondition: a condition of a
+// type already set replaces it in place.
+func (e *egListener) set(typ string, ok bool, reason, msg string) {
+	c := policy.Condition{Type: typ, Status: string(metav1.ConditionFalse), Reason: reason, Message: msg}
+	if ok {
+		c.Status = string(metav1.ConditionTrue)
+	}
+	for i := range e.conds {
+		if e.conds[i].Type == typ {
+			e.conds[i] = c
+			return
+		}
+	}
+	e.conds = append(e.conds, c)
+}
+
+func (e *egListener) has(typ string) bool {
+	return slices.ContainsFunc(e.conds, func(c policy.Condition) bool { return c.Type == typ })
+}
+
+func (e *egListener) fromSet() bool { return e.l.Set != nil }
+
+// namespace is the namespace of the listener's owner (Gateway or
+// ListenerSet).
+func (e *egListener) namespace() string {
+	if e.l.Set != nil {
+		return e.l.Set.Namespace
+	}
+	return e.l.Gateway.Namespace
+}
+
+// displayName is validate.go's listenerDisplayName: ns/owner/listener.
+func (e *egListener) displayName() string {
+	if e.l.Set != nil {
+		return e.l.Set.Namespace + "/" + e.l.Set.Name + "/" + string(e.l.Name)
+	}
+	return e.l.Gateway.Namespace + "/" + e.l.Gateway.Name + "/" + string(e.l.Name)
+}
+
+func (e *egListener) hostname() string {
+	if e.l.Hostname == nil {
+		return ""
+	}
+	return string(*e.l.Hostname)
+}
+
+// supportedProtocol is validate.go's isSupportedListenerProtocol.
+func supportedProtocol(p gwv1.ProtocolType) bool {
+	switch p {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType:
+		return true
+	}
+	return false
+}
+
+// kindsForProtocol is listener.go's allowedRouteKindsForProtocol.
+func kindsForProtocol(p gwv1.ProtocolType, tls *gwv1.ListenerTLSConfig) []string {
+	switch p {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType:
+		return []string{"HTTPRoute", "GRPCRoute"}
+	case gwv1.TLSProtocolType:
+		if tls != nil && tls.Mode != nil && *tls.Mode == gwv1.TLSModePassthrough {
+			return []string{"TLSRoute"}
+		}
+		return []string{"TCPRoute", "TLSRoute"}
+	case gwv1.TCPProtocolType:
+		return []string{"TCPRoute"}
+	case gwv1.UDPProtocolType:
+		return []string{"UDPRoute"}
+	}
+	return nil
+}
+
+// validateSpec is listener.go's validateListenerSpec: the namespaces
+// selector, the protocol and the route kinds it carries, TLS, the
+// hostname. It reports whether the spec is valid.
+func (e *egListener) validateSpec(g *topology.Graph, m *model.Model) bool {
+	valid := e.validateNamespaces()
+	if supportedProtocol(e.l.Protocol) {
+		if !e.validateKinds() {
+			valid = false
+		}
+	} else {
+		valid = false
+		e.set("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("Protocol %s is unsupported, must be HTTP, HTTPS, TCP or UDP.", e.l.Protocol))
+	}
+	if !e.validateTLS(g, m) {
+		valid = false
+	}
+	if (e.l.Protocol == gwv1.UDPProtocolType || e.l.Protocol == gwv1.TCPProtocolType) && e.l.Hostname != nil {
+		e.set("Programmed", false, "Invalid", fmt.Sprintf("Listener must not have hostname set when protocol is %s.", e.l.Protocol))
+		valid = false
+	}
+	return valid
+}
+
+// validateNamespaces is validate.go's validateAllowedNamespaces.
+func (e *egListener) validateNamespaces() bool {
+	ar := e.l.AllowedRoutes
+	if ar == nil || ar.Namespaces == nil || ar.Namespaces.From == nil || *ar.Namespaces.From != gwv1.NamespacesFromSelector {
+		return true
+	}
+	if ar.Namespaces.Selector == nil {
+		e.set("Programmed", false, "Invalid", `The allowedRoutes.namespaces.selector field must be specified when allowedRoutes.namespaces.from is set to "Selector".`)
+		return false
+	}
+	if _, err := metav1.LabelSelectorAsSelector(ar.Namespaces.Selector); err != nil {
+		e.set("Programmed", false, "Invalid", fmt.Sprintf("The allowedRoutes.namespaces.selector could not be parsed: %v.", err))
+		return false
+	}
+	return true
+}
+
+// validateKinds is validate.go's validateAllowedRoutes: every
+// allowedRoutes kind must be of the Gateway API group and one the
+// protocol carries; the last problem is the one reported.
+func (e *egListener) validateKinds() bool {
+	ar := e.l.AllowedRoutes
+	if ar == nil || len(ar.Kinds) == 0 {
+		return true
+	}
+	can := kindsForProtocol(e.l.Protocol, e.l.TLS)
+	valid := true
+	var supported, unsupported []string
+	for _, k := range ar.Kinds {
+		if k.Group != nil && string(*k.Group) != model.GatewayGroup {
+			e.set("ResolvedRefs", false, "InvalidRouteKinds", "Group is not supported, group must be "+model.GatewayGroup)
+			valid = false
+			continue
+		}
+		if slices.Contains(can, string(k.Kind)) {
+			supported = append(supported, string(k.Kind))
+		} else {
+			unsupported = append(unsupported, string(k.Kind))
+		}
+	}
+	kinds := can
+	if len(supported) > 0 {
+		kinds = supported
+	}
+	for _, k := range unsupported {
+		e.set("ResolvedRefs", false, "InvalidRouteKinds", fmt.Sprintf("%s is not supported, kind must be one of [%s]", k, strings.Join(kinds, " ")))
+		valid = false
+	}
+	return valid
+}
+
+// validateTLS is validate.go's validateTLSConfiguration.
+func (e *egListener) validateTLS(g *topology.Graph, m *model.Model) bool {
+	tls, valid := e.l.TLS, true
+	invalid := func(reason, msg string) {
+		e.set("Programmed", false, reason, msg)
+		valid = false
+	}
+	switch e.l.Protocol {
+	case gwv1.HTTPProtocolType, gwv1.UDPProtocolType, gwv1.TCPProtocolType:
+		if tls != nil {
+			invalid("Invalid", fmt.Sprintf("Listener must not have TLS set when protocol is %s.", e.l.Protocol))
+		}
+	case gwv1.HTTPSProtocolType:
+		switch {
+		case tls == nil:
+			invalid("Invalid", fmt.Sprintf("Listener must have TLS set when protocol is %s.", e.l.Protocol))
+		case tls.Mode != nil && *tls.Mode != gwv1.TLSModeTerminate:
+			invalid("UnsupportedTLSMode", fmt.Sprintf("TLS %s mode is not supported, TLS mode must be Terminate.", *tls.Mode))
+		case !e.validateCertificates(m):
+			valid = false
+		}
+	case gwv1.TLSProtocolType:
+		switch {
+		case tls == nil:
+			invalid("Invalid", fmt.Sprintf("Listener must have TLS set when protocol is %s.", e.l.Protocol))
+		case tls.Mode != nil && *tls.Mode == gwv1.TLSModePassthrough && len(tls.CertificateRefs) > 0:
+			invalid("Invalid", "Listener must not have TLS certificate refs set for TLS mode Passthrough.")
+		case tls.Mode != nil && *tls.Mode == gwv1.TLSModeTerminate && len(tls.CertificateRefs) == 0:
+			invalid("Invalid", "Listener must have TLS certificate refs set for TLS mode Terminate.")
+		case tls.Mode != nil && *tls.Mode == gwv1.TLSModeTerminate && !e.validateCertificates(m):
+			valid = false
+		}
+	}
+	if e.l.Protocol == gwv1.HTTPSProtocolType || e.l.Protocol == gwv1.TLSProtocolType {
+		if _, ok, reason, msg := g.FrontendCAs(e.l); !ok {
+			msg = "Listener has invalid caCertificateRef for frontend TLS validation: " + msg
+			e.set("ResolvedRefs", false, reason, msg)
+			e.set("Programmed", false, reason, msg)
+			e.set("Accepted", false, "NoValidCACertificate", msg)
+			valid = false
+		}
+	}
+	return valid
+}
+
+// sdsSecretType is Envoy Gateway's Secret type for a reference to a
+// certificate an SDS server holds (egv1a1.SDSSecretType).
+const sdsSecretType = "gateway.envoyproxy.io/sds"
+
+// validateCertificates is validate.go's validateTerminateModeAndGetTLSSecrets
+// as far as the objects' metadata tells: each certificateRef a Secret (no
+// group, kind Secret), permitted by a ReferenceGrant from another
+// namespace, in the input, of type kubernetes.io/tls (or Envoy Gateway's
+// SDS reference type) with tls.crt and tls.key. None usable: ResolvedRefs
+// False (RefNotPermitted when every problem is a grant, else
+// InvalidCertificateRef); some: PartiallyInvalidCertificateRef. The PEM
+// content is not read (gwpol never reads Secret data), so certificates
+// that do not parse are taken as valid.
+func (e *egListener) validateCertificates(m *model.Model) bool {
+	refs := e.l.TLS.CertificateRefs
+	if len(refs) == 0 {
+		e.set("Programmed", false, "Invalid", "Listener must have at least 1 TLS certificate ref")
+		return false
+	}
+	type refErr struct{ reason, msg string }
+	var errs []refErr
+	resolved := 0
+	ns := e.namespace()
+	fromGroup, fromKind := model.GatewayGroup, "Gateway"
+	if e.fromSet() {
+		fromKind = "ListenerSet"
+	}
+	for i, r := range refs {
+		bad := func(reason, format string, args ...any) {
+			errs = append(errs, refErr{reason, fmt.Sprintf("certificate refs %d: ", i) + fmt.Sprintf(format, args...)})
+		}
+		if r.Group != nil && *r.Group != "" {
+			bad("InvalidCertificateRef", "Listener's TLS certificate ref group must be unspecified/empty.")
+			continue
+		}
+		if r.Kind != nil && *r.Kind != "Secret" {
+			bad("InvalidCertificateRef", "Listener's TLS certificate ref kind must be Secret.")
+			continue
+		}
+		sns := ns
+		if r.Namespace != nil && *r.Namespace != "" && string(*r.Namespace) != ns {
+			if !m.GrantAllows(fromGroup, fromKind, ns, model.ObjectRefTo{Kind: "Secret", Namespace: string(*r.Namespace), Name: string(r.Name)}) {
+				bad("RefNotPermitted", "Certificate ref to secret %s/%s not permitted by any ReferenceGrant.", *r.Namespace, r.Name)
+				continue
+			}
+			sns = string(*r.Namespace)
+		}
+		s := m.Secret(sns, string(r.Name))
+		if s == nil {
+			bad("InvalidCertificateRef", "Secret %s/%s does not exist.", sns, r.Name)
+			continue
+		}
+		if s.Assumed {
+			resolved++
+			continue
+		}
+		switch typ := secretType(s); {
+		case typ == sdsSecretType:
+			resolved++
+			continue
+		case typ != "kubernetes.io/tls":
+			bad("InvalidCertificateRef", "Secret %s/%s must be of type kubernetes.io/tls.", sns, r.Name)
+			continue
+		}
+		if !s.HasKey("tls.crt") || !s.HasKey("tls.key") {
+			bad("InvalidCertificateRef", "Secret %s/%s must contain tls.crt and tls.key.", sns, r.Name)
+			continue
+		}
+		resolved++
+	}
+	joined := func() string {
+		msgs := make([]error, len(errs))
+		for i, err := range errs {
+			msgs[i] = errors.New(err.msg)
+		}
+		return errors.Join(msgs...).Error()
+	}
+	if resolved == 0 {
+		reason := "RefNotPermitted"
+		for _, err := range errs {
+			if err.reason != "RefNotPermitted" {
+				reason = "InvalidCertificateRef"
+				break
+			}
+		}
+		e.set("ResolvedRefs", false, reason, "No valid secrets exist: "+joined())
+		return false
+	}
+	if len(errs) > 0 {
+		e.set("ResolvedRefs", false, "PartiallyInvalidCertificateRef", "Some secrets are invalid: "+joined())
+	}
+	return true
+}
+
+// secretType is a Secret's type as written, Opaque when unset.
+func secretType(s *model.Opaque) string {
+	if s.Src == nil {
+		return "Opaque"
+	}
+	raw, err := s.Src.FieldJSON("type")
+	var typ string
+	if err != nil || json.Unmarshal(raw, &typ) != nil || typ == "" {
+		return "Opaque"
+	}
+	return typ
+}
+
+// invalidCondition is validate.go's hasInvalidCondition.
+func (e *egListener) invalidCondition() bool {
+	for _, c := range e.conds {
+		switch {
+		case c.Type == "Programmed" && c.Status == string(metav1.ConditionFalse),
+			c.Type == "Accepted" && c.Status == string(metav1.ConditionFalse),
+			c.Type == "ResolvedRefs" && c.Status == string(metav1.ConditionFalse) && c.Reason != "PartiallyInvalidCertificateRef":
+			return true
+		}
+	}
+	return false
+}
+
+// conflictCandidate is validate.go's isSpecValidForConflictChecks.
+func (e *egListener) conflictCandidate() bool { return e.specValid || !e.invalidCondition() }
+
+// conflicted is validate.go's setConflictedConditions: a ListenerSet's
+// listener is also not accepted and not programmed.
+func (e *egListener) conflicted(reason, msg string) {
+	e.set("Conflicted", true, reason, msg)
+	if e.fromSet() {
+		e.set("Accepted", false, reason, msg)
+		e.set("Programmed", false, reason, msg)
+	}
+	if reason == "ProtocolConflict" {
+		e.protocolConflicted = true
+	}
+}
+
+// protocolFamily is validate.go's getProtocolForListener: HTTPS and TLS
+// share a port.
+func protocolFamily(p gwv1.ProtocolType) string {
+	if p == gwv1.HTTPSProtocolType || p == gwv1.TLSProtocolType {
+		return "https/tls"
+	}
+	return string(p)
+}
+
+// byPort groups the listeners that take part in a conflict check by port,
+// in listener order.
+func byPort(ls []*egListener, take func(*egListener) bool) (ports []gwv1.PortNumber, groups map[gwv1.PortNumber][]*egListener) {
+	groups = map[gwv1.PortNumber][]*egListener{}
+	for _, e := range ls {
+		if !take(e) {
+			continue
+		}
+		if _, seen := groups[e.l.Port]; !seen {
+			ports = append(ports, e.l.Port)
+		}
+		groups[e.l.Port] = append(groups[e.l.Port], e)
+	}
+	return ports, groups
+}
+
+// protocolConflicts is validate.go's validateConflictedProtocolsListeners
+// for one Gateway: the listeners of a port must share a protocol family
+// (UDP aside). Among the Gateway's own listeners all of them conflict;
+// a ListenerSet's listener loses to the Gateway's protocol, or to the
+// first protocol on the port when the Gateway has none there.
+func protocolConflicts(ls []*egListener) {
+	ports, groups := byPort(ls, func(e *egListener) bool { return e.conflictCandidate() && supportedProtocol(e.l.Protocol) })
+	for _, port := range ports {
+		on := groups[port]
+		families, gatewayFamilies := map[string]bool{}, map[string]bool{}
+		setFamilies := map[string]map[string]bool{}
+		setConflicts := map[string]bool{}
+		var names []string
+		for _, e := range on {
+			f := protocolFamily(e.l.Protocol)
+			if f == string(gwv1.UDPProtocolType) {
+				continue
+			}
+			families[f] = true
+			names = append(names, e.displayName())
+			if !e.fromSet() {
+				gatewayFamilies[f] = true
+				continue
+			}
+			key := e.l.Set.Namespace + "/" + e.l.Set.Name
+			if setFamilies[key] == nil {
+				setFamilies[key] = map[string]bool{}
+			}
+			setFamilies[key][f] = true
+			if len(setFamilies[key]) > 1 {
+				setConflicts[key] = true
+			}
+		}
+		if len(families) <= 1 {
+			continue
+		}
+		slices.Sort(names)
+		msg := "All listeners for a given port must use a compatible protocol, conflicting listeners: " + strings.Join(names, ", ")
+		winner := ""
+		if len(gatewayFamilies) > 1 {
+			for _, e := range on {
+				if protocolFamily(e.l.Protocol) != string(gwv1.UDPProtocolType) {
+					e.conflicted("ProtocolConflict", msg)
+				}
+			}
+			continue
+		}
+		for f := range gatewayFamilies {
+			winner = f
+		}
+		for _, e := range on {
+			f := protocolFamily(e.l.Protocol)
+			if f == string(gwv1.UDPProtocolType) {
+				continue
+			}
+			if e.fromSet() && len(gatewayFamilies) == 0 && setConflicts[e.l.Set.Namespace+"/"+e.l.Set.Name] {
+				e.conflicted("ProtocolConflict", msg)
+				continue
+			}
+			switch {
+			case winner == "":
+				winner = f
+			case f != winner:
+				e.conflicted("ProtocolConflict", msg)
+			}
+		}
+	}
+}
+
+// hostnameConflicts is validate.go's validateConflictedHostnameListeners
+// for one Gateway: the HTTP, HTTPS and TLS listeners of a port must have
+// distinct hostnames. Two of the Gateway's own with one hostname both
+// conflict; otherwise the Gateway's listener (or the first of a
+// ListenerSet's) keeps it and the others conflict.
+func hostnameConflicts(ls []*egListener) {
+	ports, groups := byPort(ls, func(e *egListener) bool {
+		return e.l.Protocol != gwv1.UDPProtocolType && e.l.Protocol != gwv1.TCPProtocolType && e.conflictCandidate() && !e.protocolConflicted
+	})
+	for _, port := range ports {
+		on := groups[port]
+		count := map[string]int{}
+		for _, e := range on {
+			count[e.hostname()]++
+		}
+		gatewayCount := map[string]int{}
+		setCount := map[string]map[string]int{}
+		setConflicts := map[string]bool{}
+		names := map[string][]string{}
+		for _, e := range on {
+			h := e.hostname()
+			if count[h] <= 1 {
+				continue
+			}
+			names[h] = append(names[h], e.displayName())
+			if !e.fromSet() {
+				gatewayCount[h]++
+				continue
+			}
+			key := e.l.Set.Namespace + "/" + e.l.Set.Name
+			if setCount[key] == nil {
+				setCount[key] = map[string]int{}
+			}
+			setCount[key][h]++
+			if setCount[key][h] > 1 {
+				setConflicts[h] = true
+			}
+		}
+		winners := map[string]*egListener{}
+		for _, e := range on {
+			h := e.hostname()
+			if count[h] <= 1 || gatewayCount[h] > 1 || (setConflicts[h] && e.fromSet()) {
+				continue
+			}
+			if w, ok := winners[h]; !ok || (w.fromSet() && !e.fromSet()) {
+				winners[h] = e
+			}
+		}
+		for _, e := range on {
+			h := e.hostname()
+			if count[h] <= 1 {
+				continue
+			}
+			list := slices.Clone(names[h])
+			slices.Sort(list)
+			msg := "All listeners for a given port must use a unique hostname, conflicting listeners: " + strings.Join(list, ", ")
+			if w, ok := winners[h]; !ok || w != e {
+				e.conflicted("HostnameConflict", msg)
+			}
+		}
+	}
+}
+
+// layer4Conflicts is validate.go's validateConflictedLayer4Listeners: one
+// TCP (or UDP) listener per port; the later ones conflict.
+func layer4Conflicts(ls []*egListener, p gwv1.ProtocolType) {
+	ports, groups := byPort(ls, func(e *egListener) bool { return e.conflictCandidate() && e.l.Protocol == p })
+	for _, port := range ports {
+		for _, e := range groups[port][1:] {
+			e.conflicted("ProtocolConflict", fmt.Sprintf("Only one %s listener is allowed in a given port", p))
+		}
+	}
+}
+
+// finish is validate.go's validateListenerConditions: a listener without
+// problems is Programmed, Accepted and ResolvedRefs (and, from a
+// ListenerSet, not Conflicted); an invalid certificate alone keeps it
+// Accepted; any other problem makes it not Programmed, and references
+// not reported otherwise count as resolved.
+func (e *egListener) finish() {
+	if len(e.conds) == 0 {
+		e.set("Programmed", true, "Programmed", "Sending translated listener configuration to the data plane")
+		e.set("Accepted", true, "Accepted", "Listener has been successfully translated")
+		e.set("ResolvedRefs", true, "ResolvedRefs", "Listener references have been resolved")
+		if e.fromSet() {
+			e.set("Conflicted", false, "NoConflicts", "No conflicts detected")
+		}
+		return
+	}
+	if len(e.conds) == 1 && e.conds[0].Type == "ResolvedRefs" {
+		switch e.conds[0].Reason {
+		case "PartiallyInvalidCertificateRef":
+			e.set("Accepted", true, "Accepted", "Listener has been successfully translated")
+			e.set("Programmed", true, "Programmed", "Sending translated listener configuration to the data plane")
+			return
+		case "InvalidCertificateRef":
+			e.set("Accepted", true, "Accepted", "Listener has been successfully translated")
+			e.set("Programmed", false, "Invalid", "Listener is invalid, see other Conditions for details.")
+			return
+		}
+	}
+	if first := e.conds[0]; first.Type != "Programmed" || first.Status != string(metav1.ConditionTrue) {
+		if !e.has("Programmed") {
+			e.set("Programmed", false, "Invalid", "Listener is invalid, see other Conditions for details.")
+		}
+		if !e.has("ResolvedRefs") {
+			e.set("ResolvedRefs", true, "ResolvedRefs", "Listener references have been resolved")
+		}
+	}
+}
