@@ -185,6 +185,13 @@ func (r *Result) notFound(p *policy.Policy, path, code, msg string) {
 func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef, cfg policy.Config) {
 	ns := p.Obj.Namespace
 	if !slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) || t.Group != model.GatewayGroup {
+		if t.Selector != nil {
+			// A selector of a kind the policy does not attach to is valid
+			// (the CRDs restrict targetRefs only): it selects nothing.
+			r.Diagnostics = append(r.Diagnostics, p.Diag(policy.LintTargetNotFound.Code, diag.Warning, t.Path,
+				"%s does not attach to %s/%s, so this selector selects nothing; it attaches to %v", p.Kind.GroupKind().Kind, t.Group, t.Kind, p.Kind.Spec().TargetKinds))
+			return
+		}
 		r.notFound(p, t.Path, policy.LintTargetNotFound.Code, fmt.Sprintf("%s cannot target %s/%s; it attaches to %v", p.Kind.GroupKind().Kind, t.Group, t.Kind, p.Kind.Spec().TargetKinds))
 		return
 	}

@@ -34,7 +34,7 @@ import (
 // command runs the CLI.
 var stageOrder = []string{
 	"internal/inert", "internal/parallel", "internal/render/xdsjson", "internal/secret",
-	"internal/diag", "internal/linttest", "internal/manifest", "internal/model", "internal/policyversion", "internal/topology",
+	"internal/diag", "internal/linttest", "internal/manifest", "internal/schema", "internal/model", "internal/policyversion", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status", "internal/guardrail",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
 	"internal/pipeline", "internal/cli", "internal/benchgen",
