@@ -83,6 +83,19 @@ func (r *Result) Rejection(p *policy.Policy, t policy.TargetKey) *policy.Rejecti
 	return r.Rejected[p][t]
 }
 
+// Reject records that p's controller does not apply it on t, for a
+// verdict a later stage decides (merge: a BackendTLSPolicy conflict on a
+// backend), so that the verdicts stay in one place.
+func (r *Result) Reject(p *policy.Policy, t policy.TargetKey, rj *policy.Rejection) {
+	if r.Rejected == nil {
+		r.Rejected = map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}
+	}
+	if r.Rejected[p] == nil {
+		r.Rejected[p] = map[policy.TargetKey]*policy.Rejection{}
+	}
+	r.Rejected[p][t] = rj
+}
+
 // Broken is a rule made unusable by its policy references (a missing
 // policy, two filters where one is allowed, a filter on a backendRef).
 type Broken struct {
@@ -172,6 +185,13 @@ func (r *Result) notFound(p *policy.Policy, path, code, msg string) {
 func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef, cfg policy.Config) {
 	ns := p.Obj.Namespace
 	if !slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) || t.Group != model.GatewayGroup {
+		if t.Selector != nil {
+			// A selector of a kind the policy does not attach to is valid
+			// (the CRDs restrict targetRefs only): it selects nothing.
+			r.Diagnostics = append(r.Diagnostics, p.Diag(policy.LintTargetNotFound.Code, diag.Warning, t.Path,
+				"%s does not attach to %s/%s, so this selector selects nothing; it attaches to %v", p.Kind.GroupKind().Kind, t.Group, t.Kind, p.Kind.Spec().TargetKinds))
+			return
+		}
 		r.notFound(p, t.Path, policy.LintTargetNotFound.Code, fmt.Sprintf("%s cannot target %s/%s; it attaches to %v", p.Kind.GroupKind().Kind, t.Group, t.Kind, p.Kind.Spec().TargetKinds))
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
@@ -33,7 +34,7 @@ import (
 // command runs the CLI.
 var stageOrder = []string{
 	"internal/inert", "internal/parallel", "internal/render/xdsjson", "internal/secret",
-	"internal/diag", "internal/linttest", "internal/manifest", "internal/model", "internal/policyversion", "internal/topology",
+	"internal/diag", "internal/linttest", "internal/manifest", "internal/schema", "internal/model", "internal/policyversion", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status", "internal/guardrail",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
 	"internal/pipeline", "internal/cli", "internal/benchgen",
@@ -146,9 +147,11 @@ var genericPackages = []string{"internal/model", "internal/topology", "internal/
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph", "internal/pipeline"}
 
 // TestGenericPackagesNameNoController: no generic package holds a
-// registered controller's controllerName, or compares a render target's
-// name ("is this kgateway?"); what a controller does differently is its
-// family's policy.Controller and kinds' hooks. (Importing a family is
+// registered controller's controllerName, compares a render target's
+// name ("is this kgateway?"), or holds a key-like string (no whitespace)
+// under a family's API group or domain — an annotation, label, option key
+// or API group such as kgateway.dev/route-weight; what a controller does
+// differently is its family's policy.Controller and kinds' hooks. (Importing a family is
 // TestImportsFollowPipeline's: only internal/pipeline, which lists them.)
 func TestGenericPackagesNameNoController(t *testing.T) {
 	names := envoy.TargetNames()
@@ -160,6 +163,13 @@ func TestGenericPackagesNameNoController(t *testing.T) {
 		}
 		controllers = append(controllers, name)
 	}
+	// The families' own vocabulary: their API groups, and the domains their
+	// annotation and label keys live under (kgateway.dev/route-weight,
+	// delegation.kgateway.dev/label). A key-like string literal (no
+	// whitespace: prose in a rule's documentation may name a controller)
+	// holding one is a family's, and belongs in its package.
+	domains := familyDomains(t, reg)
+	keyed := map[string]bool{} // files of schemaData that still hold a family key
 	for _, pkg := range genericPackages {
 		dir := filepath.Join(repoDir, pkg)
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -180,6 +190,18 @@ func TestGenericPackagesNameNoController(t *testing.T) {
 								t.Errorf("%s names the controller %s: read it from its family (policy.Controller)", file, c)
 							}
 						}
+						if !strings.ContainsAny(s, " \t\n") {
+							for _, d := range domains {
+								if s == d || strings.HasSuffix(s, "."+d) || strings.Contains(s, d+"/") || strings.Contains(s, "."+d+"/") {
+									if rel, _ := filepath.Rel(repoDir, file); schemaData[filepath.ToSlash(rel)] != "" {
+										keyed[filepath.ToSlash(rel)] = true
+										break
+									}
+									t.Errorf("%s holds %q, a controller family's key (API group, annotation or label under %s): declare it in the family's package", file, s, d)
+									break
+								}
+							}
+						}
 					}
 				case *ast.BinaryExpr:
 					if x.Op != token.EQL && x.Op != token.NEQ {
@@ -197,4 +219,45 @@ func TestGenericPackagesNameNoController(t *testing.T) {
 			})
 		}
 	}
+	for file := range schemaData {
+		if !keyed[file] {
+			t.Errorf("%s holds no family key any more: remove it from schemaData", file)
+		}
+	}
+}
+
+// schemaData are the generic files that may still hold a family's API
+// group, with why: what the API server would check of a family's objects,
+// not how its controller behaves. The list only shrinks: a file listed
+// that holds no family key any more fails the test.
+var schemaData = map[string]string{
+	"internal/model/limits.go": "the maxItems of kgateway's CRDs, which gwpol does not ship; they go when the schema stage reads kgateway's CRDs",
+}
+
+// familyDomains are the API groups of the registered families' kinds
+// (policy.Controller.Groups, and the groups of kinds no registered
+// controller owns but the Gateway API's) and the domains under them
+// (gateway.kgateway.dev → kgateway.dev: kgateway's annotations).
+func familyDomains(t *testing.T, reg *policy.Registry) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var out []string
+	add := func(g string) {
+		for _, d := range []string{g, strings.TrimPrefix(g, "gateway.")} {
+			if d != "" && !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	for _, k := range reg.Kinds() {
+		if g := k.GroupKind().Group; g != "gateway.networking.k8s.io" && g != "" {
+			add(g)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no family API group registered")
+	}
+	slices.Sort(out)
+	return out
 }

@@ -32,6 +32,9 @@ type globalOptions struct {
 	// policyDefinitions and engineManifest (WSO2 policy versions).
 	PolicyDefinitions string
 	EngineManifests   []string
+	// CRDs add to config crds: CustomResourceDefinition files and
+	// directories the schema stage validates against first.
+	CRDs []string
 	// AllowEmpty accepts inputs with no Kubernetes object in them.
 	AllowEmpty bool
 	// Exclude are globs of input paths not to read, with config exclude.
@@ -102,6 +105,7 @@ Kubernetes object in it; 4 internal error.`,
 	pf.BoolVar(&g.NoColor, "no-color", false, "never colour output (NO_COLOR is honoured too)")
 	pf.StringVar(&g.PolicyDefinitions, "policy-definitions", "", "directory of WSO2 policy definitions (policy-definition.yaml) that policy versions resolve against (config policyDefinitions)")
 	pf.StringArrayVar(&g.EngineManifests, "engine-manifest", nil, "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest); repeatable: the files together are one engine build (e.g. with system-build-lock.yaml)")
+	pf.StringArrayVar(&g.CRDs, "crds", nil, "CustomResourceDefinition file or directory (e.g. a Helm chart's crds/, or kubectl get crd -o yaml) to validate objects against, before the input's CRDs and those gwpol ships; repeatable (config crds; see docs/crds.md)")
 	pf.StringArrayVar(&g.Exclude, "exclude", nil, "glob of input paths not to read (repeatable; * within a path segment, ** across them; config exclude)")
 	pf.StringArrayVar(&g.AssumeExist, "assume-exist", nil, "kind whose objects live outside the input (Secret, Service or ConfigMap; repeatable; config assumeExist): a reference to an absent one is resolved")
 	pf.BoolVar(&g.StrictFields, "strict-fields", true, "report unknown fields as errors, as kubectl's strict field validation rejects them (config strictFields); --strict-fields=false: warnings")
@@ -116,6 +120,7 @@ Kubernetes object in it; 4 internal error.`,
 	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
 	_ = root.MarkPersistentFlagDirname("policy-definitions")
 	_ = root.MarkPersistentFlagFilename("engine-manifest", "yaml", "yml")
+	_ = root.MarkPersistentFlagFilename("crds", "yaml", "yml", "json")
 
 	root.AddCommand(
 		newVersionCmd(g, nil),
@@ -180,6 +185,10 @@ func (g *globalOptions) init(cmd *cobra.Command) error {
 	if g.PolicyDefinitions != "" {
 		c.PolicyDefinitions = g.PolicyDefinitions
 	}
+	for i, p := range c.CRDs {
+		c.CRDs[i] = relative(c, p)
+	}
+	c.CRDs = append(c.CRDs, g.CRDs...) // the flags' after the config's: the later wins a kind
 	c.EngineManifests = nil
 	if c.EngineManifest != "" {
 		c.EngineManifests = []string{c.EngineManifest}

@@ -208,7 +208,7 @@ func checkVerdictInput(t *testing.T, name string, c *pipeline.Compiled, out *env
 					}
 				}
 			}
-			if !graphMarks(dot, p, rj) {
+			if !graphMarks(dot, p, rj, tk) {
 				t.Errorf("%s: not applied (%s), but graph draws no red dashed %q edge from it", at, rj, strings.ToLower(rj.Verdict))
 			}
 		}
@@ -229,10 +229,8 @@ func checkVerdictInput(t *testing.T, name string, c *pipeline.Compiled, out *env
 
 // checkConflictedStatuses: every Conflicted entry status writes for a
 // policy is a verdict the IR carries (status never decides one alone):
-// its controller's rejection (Envoy Gateway), or — for the kinds whose
-// status kgateway's way derives from the merge (the Gateway API's
-// BackendTLSPolicy, which words kgateway's Overridden as Conflicted) — a
-// merge point where another policy took every field it sets.
+// its controller's rejection (Envoy Gateway), or the one merge records
+// on a backend (the Gateway API's BackendTLSPolicy, policy.KindSpec.OneWins).
 func checkConflictedStatuses(t *testing.T, name string, r *merge.Result, rep *status.Report) {
 	t.Helper()
 	byID := map[string]*policy.Policy{}
@@ -246,43 +244,13 @@ func checkConflictedStatuses(t *testing.T, name string, r *merge.Result, rep *st
 		}
 		for _, a := range sp.Ancestors {
 			for _, cnd := range a.Conditions {
-				if cnd.Type == "Accepted" && cnd.Reason == "Conflicted" && !overriddenSomewhere(r, p) &&
+				if cnd.Type == "Accepted" && cnd.Reason == "Conflicted" &&
 					!slices.ContainsFunc(rejections(r, p), func(rj *policy.Rejection) bool { return rj.Reason == "Conflicted" }) {
 					t.Errorf("%s: status says %s is Conflicted at %s, but the IR has no such verdict", name, p.ID(), a.AncestorRef)
 				}
 			}
 		}
 	}
-}
-
-// overriddenSomewhere: at some merge point p is a candidate that sets
-// fields and holds none of them (merge.Field.Losers).
-func overriddenSomewhere(r *merge.Result, p *policy.Policy) bool {
-	found := false
-	check := func(pts merge.Points) {
-		for _, pt := range pts {
-			if !slices.ContainsFunc(pt.Candidates, func(c *merge.Candidate) bool { return c.Policy == p }) {
-				continue
-			}
-			lost, held := false, false
-			for _, f := range pt.Fields {
-				if slices.ContainsFunc(f.Contributors, func(c *merge.Candidate) bool { return c.Policy == p }) {
-					held = true
-				}
-				if slices.ContainsFunc(f.Losers, func(c *merge.Candidate) bool { return c.Policy == p }) {
-					lost = true
-				}
-			}
-			found = found || (lost && !held)
-		}
-	}
-	r.EachPoint(func(_ merge.Target, pts merge.Points) { check(pts) })
-	for _, bp := range r.Backends {
-		for _, pts := range bp.Ports {
-			check(pts)
-		}
-	}
-	return found
 }
 
 func rejections(r *merge.Result, p *policy.Policy) []*policy.Rejection {
@@ -327,6 +295,8 @@ func targetText(tk policy.TargetKey) string {
 		return tk.Route.Kind + " " + tk.Route.Meta.Namespace + "/" + tk.Route.Meta.Name
 	case tk.Rule != nil:
 		return "rule " + tk.Rule.Section()
+	case tk.Backend.Name != "":
+		return tk.Backend.Kind + " " + tk.Backend.Namespace + "/" + tk.Backend.Name + " port " + tk.Port
 	}
 	return "?"
 }
@@ -390,7 +360,9 @@ func statusSays(r *merge.Result, rep *status.Report, p *policy.Policy, tk policy
 			if slices.ContainsFunc(a.Conditions, func(c status.Condition) bool { return c.Type == "Aggregated" }) {
 				return true // the controller cut the list: the entry may be among those left out
 			}
-			if !slices.Contains(gateways, a.AncestorRef.Name) {
+			// a backend's policy reports against the Gateways whose routes
+			// use the backend: any of them
+			if tk.Backend.Name == "" && !slices.Contains(gateways, a.AncestorRef.Name) {
 				continue
 			}
 			if slices.ContainsFunc(a.Conditions, func(c status.Condition) bool { return c.Reason == rj.Reason }) {
@@ -494,8 +466,12 @@ func targetViews(r *merge.Result, tk policy.TargetKey) []explain.Target {
 }
 
 // graphMarks: the DOT output has a red dashed edge from p labelled with
-// the verdict.
-func graphMarks(dot string, p *policy.Policy, rj *policy.Rejection) bool {
+// the verdict — or, for a backend target (graph draws no backend), p's
+// node says it is not applied, with the verdict's reason.
+func graphMarks(dot string, p *policy.Policy, rj *policy.Rejection, tk policy.TargetKey) bool {
+	if tk.Backend.Name != "" {
+		return strings.Contains(dot, fmt.Sprintf("%q [label=", "p_"+p.ID())) && strings.Contains(dot, "not applied ("+rj.Reason+")")
+	}
 	from := fmt.Sprintf("%q -> ", "p_"+p.ID())
 	attrs := fmt.Sprintf("[label=%q, style=dashed, color=red", strings.ToLower(rj.Verdict))
 	for _, line := range strings.Split(dot, "\n") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -109,6 +110,12 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 		t, fs, ok := policyTarget(ref, pts.Of(p.Kind), p)
 		if !ok {
 			return
+		}
+		if rj := backendVerdict(r, p, ref); rj != nil && t.NotApplied == nil {
+			// its controller does not apply it on this backend target
+			// (a BackendTLSPolicy another one wins): what it sets there
+			// is not in effect, as status says
+			t.NotApplied, t.Fields, fs = notApplied(rj), []PolicyField{}, nil
 		}
 		t.DelegatedBy = via
 		for i, f := range fs {
@@ -280,6 +287,17 @@ func fieldOutcome(f *merge.Field, c *merge.Candidate) PolicyField {
 		out.Outcome, out.Owner, out.Rule, out.Reason = "lost", f.Owner.Policy.ID(), string(d.Rule), d.Detail
 	}
 	return out
+}
+
+// backendVerdict is the verdict on p at a backend target (the object,
+// or one of its ports: Section), nil when it applies there or ref is no
+// backend.
+func backendVerdict(r *merge.Result, p *policy.Policy, ref Ref) *policy.Rejection {
+	if ref.Group == gatewayGroup {
+		return nil
+	}
+	key := policy.TargetKey{Backend: model.Key{Group: ref.Group, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, Port: ref.Section}
+	return r.Attach.Rejection(p, key)
 }
 
 // unmergedVerdicts are the targets p's controller does not apply it on

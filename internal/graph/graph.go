@@ -182,8 +182,8 @@ func build(r *merge.Result) *drawing {
 	// verdict attach keeps): a red dashed edge labelled with the verdict.
 	for _, p := range r.Policies.Policies {
 		for _, v := range r.Verdicts(p) {
+			use(p).rejected = v.Rejection // a backend target is drawn as no node
 			if to := verdictTarget(v); d.byID[to] != nil {
-				use(p).rejected = v.Rejection
 				d.edge(edge{from: pol(p), to: to, label: strings.ToLower(v.Rejection.Verdict), dashed: true, red: true})
 			}
 		}
@@ -236,7 +236,7 @@ func problem(r *merge.Result, p *policy.Policy, u *policyUse) string {
 	switch {
 	case !p.IsValid():
 		return "invalid" + code(codes)
-	case !u.candidate && u.rejected != nil:
+	case (!u.candidate || !u.won) && u.rejected != nil:
 		return "not applied (" + u.rejected.Reason + ")"
 	case !u.candidate:
 		return "attached nowhere" + code(codes)

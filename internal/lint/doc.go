@@ -6,6 +6,6 @@
 // registry). Codes are never reused.
 //
 // lint is a view: it imports guardrail, status, merge, attach, policy, topology,
-// model, manifest, policyversion and diag, never render, explain or
+// model, schema, manifest, policyversion and diag, never render, explain or
 // pipeline; the CLI formats its report.
 package lint

@@ -13,6 +13,7 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policyversion"
+	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -180,7 +181,7 @@ func suppressedBy(in *Input, cfg Config, d diag.Diagnostic) Suppression {
 }
 
 // Rules is lint's registry, in code order: lint's own rules, the rules of
-// every stage (manifest, model, topology, policy, attach, policyversion)
+// every stage (manifest, schema, model, topology, policy, attach, policyversion)
 // and those the kinds of reg declare (policy.LintRuleOwner; nil reg: none).
 // A rule two kinds share is listed once.
 func Rules(reg *policy.Registry) []Rule {
@@ -189,7 +190,7 @@ func Rules(reg *policy.Registry) []Rule {
 	if reg != nil {
 		kinds = reg.LintRules()
 	}
-	for _, rs := range [][]diag.Rule{manifest.LintRules(), model.LintRules(), topology.LintRules(), policy.LintRules(),
+	for _, rs := range [][]diag.Rule{manifest.LintRules(), schema.LintRules(), model.LintRules(), topology.LintRules(), policy.LintRules(),
 		attach.LintRules(), policyversion.LintRules(), kinds} {
 		for _, r := range rs {
 			rules = append(rules, Rule{Rule: r})

@@ -34,6 +34,10 @@ type Object struct {
 	// tree was at hand (model.Predecode), for that stage to take instead
 	// of decoding again; nil when nothing was.
 	Decoded any
+	// Checked is the schema stage's answer about the object, found while
+	// its tree was at hand (schema.Early), for the stage to take; nil when
+	// none was.
+	Checked any
 
 	node     *yaml.Node
 	lineBase int // the node's lines count from this line of the file

@@ -35,6 +35,9 @@ type EffectiveField struct {
 	// or they fill parts the more specific levels leave unset
 	// (FieldSpec.FillsUnset).
 	Beside []*Field
+	// Whole is the merged policy's ID where the field's kind overrides
+	// whole and policies merged (Point.Whole); empty otherwise.
+	Whole string
 }
 
 // Level is the level the deciding owner attached at.
@@ -294,7 +297,7 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 	out := make([]EffectiveField, 0, len(pt.Fields))
 	for _, f := range pt.Fields {
 		f.Losers = losers
-		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute]}
+		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute], Whole: pt.Whole}
 		if lvl := lead[0].Level; lvl != f.Owner.Level {
 			e.ShadowedBy = lvl
 		}
@@ -408,6 +411,10 @@ func (v Verdict) Desc() string {
 		return v.Route.Kind + " " + v.Route.Meta.Namespace + "/" + v.Route.Meta.Name + " rule " + t.Rule.Section()
 	case v.Route != nil:
 		return v.Route.Kind + " " + v.Route.Meta.Namespace + "/" + v.Route.Meta.Name
+	case t.Backend.Name != "" && t.Port != "":
+		return t.Backend.Kind + " " + t.Backend.Namespace + "/" + t.Backend.Name + " port " + t.Port
+	case t.Backend.Name != "":
+		return t.Backend.Kind + " " + t.Backend.Namespace + "/" + t.Backend.Name
 	}
 	return "an unknown target"
 }

@@ -93,6 +93,13 @@ type Point struct {
 	// take precedence over every policy.
 	Rule []*Field
 	Ties []Tie
+	// Whole is, for a kind whose policies override whole
+	// (policy.WholeOverrider), the ID of the most specific policy when it
+	// merged with a less specific one: the controller names what it
+	// builds from the merged result after it (policy.FieldInput.Whole).
+	// Empty when one policy is in effect. Decided here, read by render
+	// and explain.
+	Whole string
 }
 
 // Field returns the result in effect for a key, or nil.

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -175,13 +176,47 @@ func (r *Result) backendPoints(k model.Key, atts []*attach.Attachment, cfg polic
 		}
 	}
 	bp := &BackendPoints{Key: k, Own: r.merge(r.leveled(whole, LevelBackend), cfg)}
+	r.conflicts(bp.Own, policy.TargetKey{Backend: k})
 	for name, own := range ports {
 		if bp.Ports == nil {
 			bp.Ports = map[string]Points{}
 		}
 		bp.Ports[name] = r.merge(r.leveled(append(own, whole...), LevelBackend), cfg)
+		r.conflicts(bp.Ports[name], policy.TargetKey{Backend: k, Port: name})
 	}
 	return bp
+}
+
+// conflicts records, for the kinds where one policy wins a backend
+// target whole (KindSpec.OneWins), the verdict on each other candidate
+// there whose fields all lose: Conflicted, by the policy that has them,
+// and why it comes first (a sectionName's port, its age, or the input's
+// order). The verdict goes where attach keeps the controllers' verdicts
+// (attach.Result.Rejected), read through Verdicts by every view.
+func (r *Result) conflicts(pts Points, on policy.TargetKey) {
+	for _, pt := range pts {
+		if !pt.Kind.Spec().OneWins || len(pt.Candidates) < 2 || len(pt.Fields) == 0 {
+			continue
+		}
+		in := map[*policy.Policy]bool{}
+		for _, f := range pt.Fields {
+			for _, c := range f.Contributors {
+				in[c.Policy] = true
+			}
+		}
+		by := pt.Fields[0].Owner.Policy
+		for _, c := range pt.Candidates {
+			if in[c.Policy] || c.IsBuiltIn() {
+				continue
+			}
+			why := policy.Because(by, c.Policy)
+			if on.Port != "" && !slices.ContainsFunc(pt.Candidates, func(o *Candidate) bool { return o.Policy == by && o.Via == c.Via }) {
+				why = "it targets port " + on.Port + " by sectionName, which is more specific"
+			}
+			r.Attach.Reject(c.Policy, on, &policy.Rejection{Verdict: policy.VerdictConflicted, Reason: "Conflicted",
+				Message: "Policy conflicts with higher priority policy", By: by, Why: why})
+		}
+	}
 }
 
 // leveled turns attachments into candidates of one level, each carrying
@@ -258,17 +293,18 @@ func (r *Result) rulePoints(rt *topology.Route, rule *topology.Rule, atts []*att
 func (r *Result) ruleOwn(rt *topology.Route, rule *topology.Rule, cfg policy.Config) Points {
 	atts := append(append([]*attach.Attachment(nil), r.Attach.Rule[rule]...), r.Attach.Route[rt]...)
 	pts := r.rulePoints(rt, rule, atts, cfg)
+	owns := r.ruleFields(rt, rule)
 	var out Points
-	for _, k := range r.Registry.Kinds() {
+	for i, k := range r.Registry.Kinds() {
 		pt := pts.Of(k)
-		if rf, ok := k.(policy.RuleFielder); ok {
-			if own := rf.RuleFields(rt.Route, rule.Rule); len(own) > 0 {
+		if _, ok := k.(policy.RuleFielder); ok {
+			if own := owns[i]; len(own) > 0 {
 				if pt == nil {
 					pt = &Point{Kind: k}
 				}
 				c := &Candidate{Policy: policy.NewBuiltIn(k, rt.Route, rule.Rule, own), Level: LevelRule, Path: rule.Path}
 				for _, f := range own {
-					pt.Rule = append(pt.Rule, &Field{Key: f.Key, Strategy: policy.AugmentedShallow, Owner: c, Contributors: []*Candidate{c}, Values: []any{f.Value}})
+					pt.Rule = append(pt.Rule, &Field{Key: f.Key, Strategy: ownStrategy(k, f.Key), Owner: c, Contributors: []*Candidate{c}, Values: []any{f.Value}})
 				}
 				pt.layer()
 			}
@@ -278,6 +314,79 @@ func (r *Result) ruleOwn(rt *topology.Route, rule *topology.Rule, cfg policy.Con
 		}
 	}
 	return out
+}
+
+// ownStrategy is the strategy a rule's own value of a field is shown
+// with: the field's default in its kind (AugmentedShallow when it has
+// none).
+func ownStrategy(k policy.Kind, key string) policy.Strategy {
+	for _, fs := range k.Spec().Fields {
+		if fs.Key == key && fs.Default != "" {
+			return fs.Default
+		}
+	}
+	return policy.AugmentedShallow
+}
+
+// ruleFields are the rule's own Gateway API values of each kind's fields
+// (RuleFielder), by the kind's index in the registry. One value stands for
+// one kind's field: on a route one controller serves, its family's kinds
+// take the values they model (that controller translates them), and
+// another family's kind only the fields none of them models (the Gateway
+// API translation gwpol shares). A route no registered controller serves
+// alone keeps every kind's.
+func (r *Result) ruleFields(rt *topology.Route, rule *topology.Rule) [][]policy.RuleField {
+	kinds := r.Registry.Kinds()
+	out := make([][]policy.RuleField, len(kinds))
+	n := 0
+	for i, k := range kinds {
+		if rf, ok := k.(policy.RuleFielder); ok {
+			if out[i] = rf.RuleFields(rt.Route, rule.Rule); len(out[i]) > 0 {
+				n++
+			}
+		}
+	}
+	if n < 2 {
+		return out
+	}
+	ctrl, ok := r.servedBy(rt)
+	if !ok {
+		return out
+	}
+	claimed := map[string]bool{}
+	for i, k := range kinds {
+		if ctrl.Owns(k) {
+			for _, f := range out[i] {
+				claimed[f.Key] = true
+			}
+		}
+	}
+	for i, k := range kinds {
+		if len(claimed) > 0 && len(out[i]) > 0 && !ctrl.Owns(k) {
+			out[i] = slices.DeleteFunc(slices.Clone(out[i]), func(f policy.RuleField) bool { return claimed[f.Key] })
+		}
+	}
+	return out
+}
+
+// servedBy is the registered controller of every Gateway the route is a
+// child of; false when there is none, or more than one.
+func (r *Result) servedBy(rt *topology.Route) (policy.Controller, bool) {
+	name := ""
+	for _, p := range rt.Parents {
+		if p.Gateway == nil {
+			continue
+		}
+		c, _ := r.Graph.Controller(p.Gateway, r.Registry.DefaultController().Name)
+		if name != "" && c != name {
+			return policy.Controller{}, false
+		}
+		name = c
+	}
+	if name == "" {
+		return policy.Controller{}, false
+	}
+	return r.Registry.Controller(name)
 }
 
 // Target describes a merge point for messages.

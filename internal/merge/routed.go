@@ -154,8 +154,13 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 		}
 		cs := byLevel[lvl]
 		if len(cs) == 0 {
-			if len(chain) == 0 {
-				pt.Invalid = invalid[lvl] // the most specific policy is unusable
+			// The most specific policy is unusable, or a route-side
+			// policy merges into a Gateway-side level whose policies are
+			// all invalid: the merged result is invalid too (Envoy
+			// Gateway reports the merging policy Invalid on that listener
+			// and answers 500 on the rule).
+			if len(chain) == 0 || len(invalid[lvl]) > 0 {
+				pt.Invalid = invalid[lvl]
 				pt.Fields = keptWhenInvalid(k, wo, pt.Invalid)
 				return pt
 			}
@@ -168,6 +173,9 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 		}
 	}
 	pt.Candidates = chain
+	if len(chain) > 1 {
+		pt.Whole = chain[0].Policy.ID()
+	}
 	strategy := wo.MergesInto(chain[0].Policy)
 	for _, fs := range k.Spec().Fields {
 		var f *Field // made for the fields a candidate sets: a kind has dozens, a policy a few

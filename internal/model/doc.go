@@ -5,5 +5,5 @@
 //
 // Objects of kinds a policy package registers stay as manifest objects here;
 // the policy packages decode them. model imports manifest, diag and
-// parallel only.
+// parallel, and schema for the stage before it (its verdicts and rules).
 package model

@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/parallel"
+	"github.com/gwpol/gwpol/internal/schema"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -77,6 +78,11 @@ type Options struct {
 	// a lookup of an absent object of one of them finds a stand-in
 	// (config assumeExist, --assume-exist).
 	AssumeExist []string
+	// Schema is the schema stage's verdict on an object (nil: none made).
+	// An object whose version its CRD does not serve is left out (the
+	// stage reported it); one whose version it serves is read whatever
+	// gwpol's own version table says, without a version finding here.
+	Schema func(*manifest.Object) schema.Verdict
 }
 
 // Model is the typed, indexed input.
@@ -241,6 +247,11 @@ func Build(set *manifest.Set, opt Options) *Model {
 			m.Diagnostics = append(m.Diagnostics, refused[i]...)
 			continue
 		}
+		if opt.Schema != nil {
+			if v := opt.Schema(o); v.Checked && !v.Served {
+				continue // the API server refuses it (schema reported it)
+			}
+		}
 		if o.Namespace == "" && (!known || kd.namespaced) {
 			o.Namespace = opt.DefaultNamespace
 		}
@@ -265,7 +276,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 		gk := GroupKind{o.Group, o.Kind}
 		m.byGK[gk] = append(m.byGK[gk], o)
 	}
-	m.decodeAll(keep, opt.DefaultNamespace, opt.LenientFields)
+	m.decodeAll(keep, opt.DefaultNamespace, opt.LenientFields, opt.Schema)
 	return m
 }
 
@@ -357,7 +368,7 @@ func Predecode(o *manifest.Object, opt Options) {
 		if o.Namespace == "" && kd.namespaced {
 			o.Namespace = opt.DefaultNamespace
 		}
-		d.typed, d.diags = decodeKind(o, kd, opt.LenientFields)
+		d.typed, d.diags = decodeKind(o, kd, opt.LenientFields, false)
 	}
 	o.Decoded = d
 	if kd.release {
@@ -367,16 +378,20 @@ func Predecode(o *manifest.Object, opt Options) {
 
 // decodeAll decodes the known kinds in parallel; results are gathered in
 // key order so output does not depend on scheduling.
-func (m *Model) decodeAll(objs []*manifest.Object, defaultNamespace string, lenient bool) {
+func (m *Model) decodeAll(objs []*manifest.Object, defaultNamespace string, lenient bool, verdict func(*manifest.Object) schema.Verdict) {
 	m.typed = make(map[Key]any, len(objs))
 	res := make([]decoded, len(objs))
 	parallel.Each(len(objs), func(i int) {
 		o := objs[i]
-		if d, ok := o.Decoded.(*decoded); ok && d.defaultNamespace == defaultNamespace && d.lenient == lenient {
+		kd, known := kinds[GroupKind{o.Group, o.Kind}]
+		// checked: the schema stage decided the version against its CRD,
+		// so a version finding made without it (Predecode) is not taken.
+		checked := known && verdict != nil && verdict(o).Checked
+		if d, ok := o.Decoded.(*decoded); ok && d.defaultNamespace == defaultNamespace && d.lenient == lenient && (!checked || kd.versions[o.Version]) {
 			res[i] = *d
 			o.Decoded = nil // the model holds it now
-		} else if kd, ok := kinds[GroupKind{o.Group, o.Kind}]; ok {
-			res[i].typed, res[i].diags = decodeKind(o, kd, lenient)
+		} else if known {
+			res[i].typed, res[i].diags = decodeKind(o, kd, lenient, checked)
 		}
 	})
 	for i, o := range objs {
@@ -483,9 +498,14 @@ type metaOnly struct {
 	Immutable         *bool `json:"immutable,omitempty"`
 }
 
-func decodeKind(o *manifest.Object, kd kindDef, lenient bool) (any, []diag.Diagnostic) {
+// decodeKind types one object; checked: the schema stage decided its
+// version against its CRD (and reported what there was to report).
+func decodeKind(o *manifest.Object, kd kindDef, lenient, checked bool) (any, []diag.Diagnostic) {
 	var diags []diag.Diagnostic
 	current, served := kd.versions[o.Version]
+	if checked {
+		current, served = true, true
+	}
 	if !served {
 		return nil, []diag.Diagnostic{{Code: LintVersionNotServed.Code, Severity: diag.Error, Object: o.Ref(), Field: "apiVersion", Pos: o.FieldPos("apiVersion"),
 			Message: o.Kind + " " + o.APIVersion + " is not a version gwpol reads; use " + groupVersion(o.Group, "v1")}}
@@ -619,4 +639,12 @@ func sameContent(a, b *manifest.Object) bool {
 	ja, errA := a.JSON()
 	jb, errB := b.JSON()
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// KnownVersion reports whether gwpol's own version table reads version of
+// the kind (a version an older release of the kind's CRD served), for
+// the schema stage (schema.Options.Known).
+func KnownVersion(group, kind, version string) bool {
+	_, ok := kinds[GroupKind{group, kind}].versions[version]
+	return ok
 }

@@ -301,11 +301,12 @@ func TestDeprecatedVersions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata: {name: x}\nspec: %s\n", tt.apiVersion, tt.kind, tt.spec)
 			m := build(t, src)
-			// A deprecated served version is a GWP104 warning; one never
-			// served is a GWP111 error.
-			want := "GWP104"
+			// Without the schema stage (no CRD), model decides: a
+			// deprecated version warns (GWP104), one it does not read is
+			// an error (GWP111).
+			want := model.LintDeprecatedVersion.Code
 			if tt.severity == diag.Error {
-				want = "GWP111"
+				want = model.LintVersionNotServed.Code
 			}
 			if got := codes(m.Diagnostics); !slices.Equal(got, []string{want}) {
 				t.Fatalf("diagnostics = %+v, want one %s", m.Diagnostics, want)

@@ -16,6 +16,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
+	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -58,6 +59,9 @@ type Compiled struct {
 	// resolving against them.
 	Versions *Versions
 	WSO2     *wso2.Kinds
+	// Schema is the schema stage's result: every object whose kind has a
+	// known CRD validated against it.
+	Schema *schema.Result
 	// systemDiags are the findings about config wso2.systemPolicies;
 	// generatedDiags those about the policies the WSO2 gateway operator
 	// adds to the rules of the HTTPRoutes it serves (WSO2 keeps the chains
@@ -72,14 +76,22 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	if c.Set != nil {
 		ds = append(ds, c.Set.Problems...)
 	}
-	ds = append(ds, c.Model.Diagnostics...)
+	if c.Schema != nil {
+		ds = append(ds, c.Schema.Diagnostics...)
+	}
+	var later []diag.Diagnostic
+	later = append(later, c.Model.Diagnostics...)
+	for _, p := range c.Policies.Policies {
+		later = append(later, p.Invalid...)
+		later = append(later, p.Warnings...)
+		later = append(later, p.Findings...)
+	}
+	// A type or value the CRD refuses is reported once, by the schema
+	// stage: the same finding of model's typed decoding or of a kind's
+	// hand-written checks at that field is left out.
+	ds = append(ds, c.Schema.Unreported(later, model.LintInvalidDocument.Code, policy.LintPolicyInvalid.Code)...)
 	ds = append(ds, c.Graph.Diagnostics...)
 	ds = append(ds, c.Policies.Untranslated...)
-	for _, p := range c.Policies.Policies {
-		ds = append(ds, p.Invalid...)
-		ds = append(ds, p.Warnings...)
-		ds = append(ds, p.Findings...)
-	}
 	ds = append(ds, c.Result.Attach.Diagnostics...)
 	if c.Versions != nil {
 		ds = append(ds, c.Versions.Diagnostics...)
@@ -96,7 +108,15 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 // Compile then takes the decoded objects as they are.
 func Predecode(cfg *Config) func(*manifest.Object) {
 	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: RegistryWith(nil).GroupKinds(), LenientFields: cfg.LenientFields()}
-	return func(o *manifest.Object) { model.Predecode(o, opt) }
+	// The CRDs gwpol ships: the schema stage checks an object against
+	// them now, while its tree is at hand, and again only if --crds or
+	// the input gives its kind another CRD.
+	cat := schema.NewCatalog(true)
+	sopt := schemaOptions(cfg)
+	return func(o *manifest.Object) {
+		schema.Early(o, cat, sopt)
+		model.Predecode(o, opt)
+	}
 }
 
 // Compile runs the pipeline on already loaded objects, without WSO2 policy
@@ -111,8 +131,9 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	}
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := RegistryWith(ws)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), ValidationMode: cfg.ValidationMode,
+	sres := validateSchemas(set, cfg, v)
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist, Schema: sres.Verdict})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,
 		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: cfg.WeightedRoutePrecedence})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
@@ -128,7 +149,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 		found.EngineFile = v.EngineFile
 	}
 	ws.SetFound(found)
-	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, systemDiags: sys,
+	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, Schema: sres, systemDiags: sys,
 		generatedDiags: genDiags}
 }
 
@@ -159,4 +180,33 @@ func (c *Compiled) ReleaseTrees() {
 	for _, o := range c.Set.Objects {
 		o.Release()
 	}
+}
+
+// validateSchemas is the schema stage: every object whose kind has a
+// known CRD — from --crds / config crds first, then the input's
+// CustomResourceDefinitions, then the CRDs Envoy Gateway's module ships —
+// validated as the API server would.
+func validateSchemas(set *manifest.Set, cfg *Config, v *Versions) *schema.Result {
+	cat := schema.NewCatalog(true)
+	cat.Add(v.CRDs, schema.FromFlag)
+	cat.Add(set.Objects, schema.FromInput)
+	return schema.Validate(set.Objects, cat, schemaOptions(cfg))
+}
+
+func schemaOptions(cfg *Config) schema.Options {
+	return schema.Options{Lenient: cfg.LenientFields(), Known: knownVersion, DefaultNamespace: cfg.Namespace}
+}
+
+// olderPolicyVersions are versions of the Gateway API's policy kinds that
+// older Gateway API releases served and the CRDs gwpol ships no longer do
+// (BackendTLSPolicy v1alpha2 until v1.2); model knows those of the kinds it
+// types.
+var olderPolicyVersions = map[schema.GroupKind][]string{
+	{Group: model.GatewayGroup, Kind: "BackendTLSPolicy"}: {"v1alpha2"},
+}
+
+// knownVersion: gwpol reads version of the kind although the CRDs it ships
+// do not serve it (schema.Options.Known).
+func knownVersion(group, kind, version string) bool {
+	return model.KnownVersion(group, kind, version) || slices.Contains(olderPolicyVersions[schema.GroupKind{Group: group, Kind: kind}], version)
 }

@@ -22,7 +22,11 @@ type Config struct {
 	// strict field validation rejects such objects; false: warnings.
 	StrictFields      *bool  `mapstructure:"strictFields"` // nil: the default, true
 	PolicyDefinitions string `mapstructure:"policyDefinitions"`
-	EngineManifest    string `mapstructure:"engineManifest"`
+	// CRDs are the files and directories of CustomResourceDefinitions the
+	// cluster runs (config crds, then --crds): the first source of CRDs
+	// the schema stage validates objects against (docs/crds.md).
+	CRDs           []string `mapstructure:"crds"`
+	EngineManifest string   `mapstructure:"engineManifest"`
 	// EngineManifests are the engine build manifests to load: the
 	// --engine-manifest flags when given, else EngineManifest.
 	EngineManifests []string   `mapstructure:"-"`

@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/policyversion"
+	"github.com/gwpol/gwpol/internal/schema"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -25,6 +27,9 @@ type Versions struct {
 	// Diagnostics are the problems found inside those files (GWP503,
 	// GWP506, GWP507), positioned there.
 	Diagnostics []diag.Diagnostic
+	// CRDs are the CustomResourceDefinition objects read from the files
+	// config crds and --crds name (Config.CRDs), in that order.
+	CRDs []*manifest.Object
 }
 
 // LoadVersions reads what the config (after flags) names. An unreadable
@@ -65,8 +70,43 @@ func LoadVersions(cfg *Config) (*Versions, error) {
 		v.Engine = m
 		v.Diagnostics = append(v.Diagnostics, ds...)
 	}
+	crds, err := loadCRDs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	v.CRDs = crds
 	v.Diagnostics = diag.Sort(v.Diagnostics)
 	return v, nil
+}
+
+// loadCRDs reads the CRD files and directories cfg names. A file that
+// cannot be read, or that holds no CustomResourceDefinition, is an input
+// error (exit 3): validating against part of the CRDs the user named
+// would pass what their cluster refuses.
+func loadCRDs(cfg *Config) ([]*manifest.Object, error) {
+	if len(cfg.CRDs) == 0 {
+		return nil, nil
+	}
+	paths := distinctPaths(cfg.CRDs)
+	set, err := manifest.Load(paths, manifest.Options{Limits: manifest.Limits{MaxFileBytes: cfg.MaxFileSize}})
+	if err != nil {
+		return nil, diag.Errorf(diag.Invalid, "--crds: %v", err)
+	}
+	for _, p := range set.Problems {
+		if p.Code == manifest.LintInputUnreadable.Code {
+			return nil, diag.Errorf(diag.Invalid, "--crds: %s: %s", p.Pos, p.Message)
+		}
+	}
+	var out []*manifest.Object
+	for _, o := range set.Objects {
+		if schema.IsCRD(o) {
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return nil, diag.Errorf(diag.Invalid, "--crds %s: no CustomResourceDefinition found", strings.Join(paths, ", "))
+	}
+	return out, nil
 }
 
 // distinctPaths drops the repeats of a path, keeping the first.

@@ -25,6 +25,11 @@ type TargetKey struct {
 	Listener *topology.Listener
 	Route    *topology.Route
 	Rule     *topology.Rule
+	// Backend is a backend object (a Service, a registered backendRef
+	// kind), and Port the port a sectionName names on it ("" for the
+	// whole object).
+	Backend model.Key
+	Port    string
 }
 
 // Verdict states, the controller's decision on a policy at one target it
@@ -51,6 +56,20 @@ type Rejection struct {
 	// creation time, or, when the times are equal or absent, the order
 	// the controller was given the objects in.
 	Why string
+}
+
+// Because says why first precedes p at one target under Precedes (not
+// weight): its creation time, or the order the two were given in.
+func Because(first, p *Policy) string {
+	const stamp = "2006-01-02T15:04:05Z07:00"
+	if !first.Created.Equal(p.Created) && !first.Created.IsZero() && !p.Created.IsZero() {
+		return "it is older: created " + first.Created.UTC().Format(stamp) + ", this one " + p.Created.UTC().Format(stamp)
+	}
+	why := "neither has a creationTimestamp"
+	if !first.Created.IsZero() || !p.Created.IsZero() {
+		why = "their creationTimestamps are equal or one is missing"
+	}
+	return why + ", so the order the controller is given them decides (here the input's order; in a cluster, one the repository cannot control)"
 }
 
 // String is "Reason: Message", the way every view names the verdict.

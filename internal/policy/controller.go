@@ -1,5 +1,11 @@
 package policy
 
+import (
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
 // Controller is what a controller family declares about the controller it
 // emulates, for the generic stages that must behave as that controller
 // does without naming it: status reads which conditions it writes,
@@ -28,6 +34,41 @@ type Controller struct {
 	// configures kept (kgateway); otherwise the controller answers 500
 	// and keeps what its kinds say (InvalidKeeper).
 	ReplacesInvalidWhole bool
+	// Groups are the API groups of the policy kinds the controller's
+	// family defines. On the routes it serves, a rule's own Gateway API
+	// value of a field (RuleFielder) stands for its kinds' field, not for
+	// another family's: it is translated the way this controller does.
+	Groups []string
+	// ProgrammedCondition is the route condition type it adds beside the
+	// Gateway API's, saying whether every rule was translated as written
+	// (kgateway.dev/Programmed); "" for none.
+	ProgrammedCondition string
+	// SummaryGroup is the API group of the synthetic StatusSummary
+	// ancestor it reports a policy that attaches nowhere against.
+	SummaryGroup string
+	// Topology are the annotation, label and option keys the controller
+	// reads on Gateway API objects (topology.Keys).
+	Topology topology.Keys
+}
+
+// TopologyKeys are the keys topology reads (topology.Options.Keys): the
+// default controller's, else the first registered controller's that
+// declares any.
+func (r *Registry) TopologyKeys() topology.Keys {
+	if k := r.DefaultController().Topology; k != (topology.Keys{}) {
+		return k
+	}
+	for _, c := range r.controllers {
+		if c.Topology != (topology.Keys{}) {
+			return c.Topology
+		}
+	}
+	return topology.Keys{}
+}
+
+// Owns reports whether the controller's family defines kind k.
+func (c Controller) Owns(k Kind) bool {
+	return slices.Contains(c.Groups, k.GroupKind().Group)
 }
 
 // AddControllers registers the controllers of the families the pipeline

@@ -175,6 +175,12 @@ type KindSpec struct {
 	// Gateways whose routes use the backend (Gateway API BackendTLSPolicy),
 	// not against the backend object itself.
 	GatewayAncestors bool
+	// OneWins: on a backend target (the object, or one of its ports) one
+	// policy of the kind applies whole; another there that its fields
+	// all lose to is Conflicted (the Gateway API's BackendTLSPolicy
+	// conflict rule). merge records the verdict (policy.Rejection), which
+	// every view reads.
+	OneWins bool
 	// InvalidKeepsValidFields: an invalid policy still applies the fields
 	// it sets validly. The kind's Decode reports each setting that fails
 	// (Policy.Invalid: Accepted=False, reason Invalid) and leaves it out of

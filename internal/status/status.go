@@ -133,8 +133,16 @@ type Options struct {
 	ValidationMode string
 }
 
-// StatusSummary is the synthetic ancestor of policies that attach nowhere.
-var StatusSummary = AncestorRef{Group: "gateway.kgateway.dev", Kind: "StatusSummary", Name: "StatusSummary"}
+// Summary is the synthetic ancestor of the policies that attach nowhere,
+// in the API group of the controller status reports for
+// (policy.Controller.SummaryGroup: kgateway's).
+func Summary(r *merge.Result, controller string) AncestorRef {
+	c, ok := r.Registry.Controller(controller)
+	if !ok || c.SummaryGroup == "" {
+		c = r.Registry.DefaultController()
+	}
+	return AncestorRef{Group: c.SummaryGroup, Kind: "StatusSummary", Name: "StatusSummary"}
+}
 
 func conv(cs []metav1.Condition) []Condition {
 	out := make([]Condition, len(cs))
@@ -219,8 +227,8 @@ func Compute(r *merge.Result, opt Options) *Report {
 				conds = verdictConditions(rt, p, v)
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
-				if extra(ctrl) {
-					conds = append(conds, programmedCondition(r, rt))
+				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
+					conds = append(conds, programmedCondition(r, rt, c.ProgrammedCondition))
 				}
 				conds = append(conds, ruleConditions(r, rt, extra(ctrl))...)
 			}
@@ -358,15 +366,14 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 	return out
 }
 
-// ProgrammedType is the route condition kgateway adds to the standard
-// ones: whether every rule was translated as written.
-const ProgrammedType = "kgateway.dev/Programmed"
-
-// programmedCondition is kgateway's kgateway.dev/Programmed for a route:
+// programmedCondition is the route condition of type typ a controller
+// adds to the standard ones (policy.Controller.ProgrammedCondition,
+// kgateway's kgateway.dev/Programmed): whether every rule was translated
+// as written —
 // False/RouteRuleReplaced when a rule is replaced by a direct response
 // because an invalid policy merges into it or a policy it references is
 // missing (kgateway's Standard validation mode), else True/Programmed.
-func programmedCondition(r *merge.Result, rt *topology.Route) metav1.Condition {
+func programmedCondition(r *merge.Result, rt *topology.Route, typ string) metav1.Condition {
 	var msgs []string
 	reason := ""
 	for i, rule := range rt.Rules {
@@ -380,9 +387,9 @@ func programmedCondition(r *merge.Result, rt *topology.Route) metav1.Condition {
 		}
 	}
 	if len(msgs) > 0 {
-		return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionFalse, Reason: reason, Message: strings.Join(msgs, "; ")}
+		return metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: reason, Message: strings.Join(msgs, "; ")}
 	}
-	return metav1.Condition{Type: ProgrammedType, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
+	return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
 }
 
 // replacedBecause says why a rule is replaced, "" when it is not: a rule
@@ -586,7 +593,7 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		if p.Kind.Spec().Attached {
 			conds = append(conds, Condition{Type: "Attached", Status: "False", Reason: "TargetNotFound", Message: msg})
 		}
-		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: StatusSummary, ControllerName: opt.ControllerName, Conditions: conds})
+		out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: Summary(r, opt.ControllerName), ControllerName: opt.ControllerName, Conditions: conds})
 		return out
 	}
 	accepted := acceptedCondition(p)
@@ -669,7 +676,7 @@ func ancestorOf(k model.Key) AncestorRef {
 // reports it. One pass over all points; no per-policy scans.
 func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	idx := map[*policy.Policy][]use{}
-	record := func(pts merge.Points, ancestors []AncestorRef) {
+	record := func(pts merge.Points, ancestors []AncestorRef, backend ...policy.TargetKey) {
 		for _, pt := range pts {
 			for _, c := range pt.Invalid {
 				for _, a := range ancestors {
@@ -678,6 +685,14 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			}
 			for _, c := range pt.Candidates {
 				u := refCount(pt, c.Policy)
+				if len(backend) > 0 && pt.Kind.Spec().OneWins {
+					// one policy wins the backend target: the verdict
+					// merge recorded says which lost (Conflicted)
+					u = usedAttached
+					if r.Attach.Rejection(c.Policy, backend[0]) != nil {
+						u = usedOverridden
+					}
+				}
 				for _, a := range ancestors {
 					idx[c.Policy] = append(idx[c.Policy], use{a, u})
 				}
@@ -692,18 +707,20 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	}
 	var users map[model.Key][]AncestorRef
 	for _, bp := range r.Backends {
-		for _, pt := range backendPoints(bp) {
-			// a policy on a backend reports against the backend itself,
-			// or against the Gateways whose routes use it
-			anc := []AncestorRef{ancestorOf(bp.Key)}
-			if pt.Kind.Spec().GatewayAncestors {
-				if users == nil {
-					users = backendUsers(r.Graph)
-					addBackendCallers(users, r.Policies)
+		for _, port := range backendPorts(bp) {
+			for _, pt := range bp.ForPort(port) {
+				// a policy on a backend reports against the backend
+				// itself, or against the Gateways whose routes use it
+				anc := []AncestorRef{ancestorOf(bp.Key)}
+				if pt.Kind.Spec().GatewayAncestors {
+					if users == nil {
+						users = backendUsers(r.Graph)
+						addBackendCallers(users, r.Policies)
+					}
+					anc = users[bp.Key]
 				}
-				anc = users[bp.Key]
+				record(merge.Points{pt}, anc, policy.TargetKey{Backend: bp.Key, Port: port})
 			}
-			record(merge.Points{pt}, anc)
 		}
 	}
 	for p, rts := range r.Attach.OnBackendRef {
@@ -760,14 +777,10 @@ func pathAncestors(rt *topology.Route, path *merge.RulePath, all []AncestorRef) 
 	return out
 }
 
-// backendPoints are a backend's merges: on the whole object, and on each
-// port a policy names, in port-name order.
-func backendPoints(bp *merge.BackendPoints) merge.Points {
-	out := slices.Clone(bp.Own)
-	for _, name := range slices.Sorted(maps.Keys(bp.Ports)) {
-		out = append(out, bp.Ports[name]...)
-	}
-	return out
+// backendPorts are the targets of a backend's merges: the whole object
+// (""), and each port a policy names, in port-name order.
+func backendPorts(bp *merge.BackendPoints) []string {
+	return append([]string{""}, slices.Sorted(maps.Keys(bp.Ports))...)
 }
 
 // backendUsers indexes, per backend object, the Gateways whose attached

@@ -160,7 +160,7 @@ func TestAttachedAggregation(t *testing.T) {
 func TestTargetNotFound(t *testing.T) {
 	rep := compile(t, base+policyDoc("lost", "nope", "", "  timeouts: {request: 1s}\n", 1)+policyDoc("nosection", "r1", "three", "  timeouts: {request: 1s}\n", 2))
 	for _, p := range rep.Policies {
-		if len(p.Ancestors) != 1 || p.Ancestors[0].AncestorRef != status.StatusSummary {
+		if len(p.Ancestors) != 1 || p.Ancestors[0].AncestorRef != (status.AncestorRef{Group: "gateway.kgateway.dev", Kind: "StatusSummary", Name: "StatusSummary"}) {
 			t.Fatalf("%s: ancestors %+v, want the StatusSummary ancestor", p.Name, p.Ancestors)
 		}
 		for _, c := range p.Ancestors[0].Conditions {
@@ -243,8 +243,8 @@ spec:
 			rep := compile(t, tt.docs)
 			for _, r := range rep.Routes {
 				if r.Name == tt.route {
-					if got := condOf(r.Parents[0].Conditions, status.ProgrammedType); got != tt.programmed {
-						t.Errorf("route %s %s = %s, want %s", r.Name, status.ProgrammedType, got, tt.programmed)
+					if got := condOf(r.Parents[0].Conditions, "kgateway.dev/Programmed"); got != tt.programmed {
+						t.Errorf("route %s %s = %s, want %s", r.Name, "kgateway.dev/Programmed", got, tt.programmed)
 					}
 				}
 			}

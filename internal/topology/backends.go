@@ -20,7 +20,7 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 		strict := strings.EqualFold(opt.ValidationMode, "Strict")
 		rule.Problem = checkRule(rule, strict)
 		if rule.Problem == nil {
-			rule.Problem = redirectStatus(r, rule)
+			rule.Problem = redirectStatus(g.keys.RedirectStatus, r, rule)
 		}
 		if rule.Problem == nil && strict {
 			rule.Problem = headerFormatProblem(rule)
@@ -48,6 +48,7 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 	if br.Group != nil {
 		b.Group = string(*br.Group)
 	}
+	defer func() { b.delegates, b.byLabel = g.delegation(b) }()
 	if br.Kind != nil && *br.Kind != "" {
 		b.Kind = string(*br.Kind)
 	}

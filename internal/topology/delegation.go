@@ -10,15 +10,10 @@ import (
 )
 
 // Route delegation (kgateway): a parent HTTPRoute rule whose backendRef is
-// an HTTPRoute (by name, "*" for every route of a namespace, or by label
-// with group delegation.kgateway.dev and kind label) hands the requests its
+// an HTTPRoute (by name, "*" for every route of a namespace, or by label:
+// group Keys.DelegationLabelGroup, kind label) hands the requests its
 // match selects to the child routes' rules. Children take the parent's
 // hostnames and listeners; their matches must fall within the parent's.
-const (
-	DelegationLabel      = "delegation.kgateway.dev/label"
-	DelegationLabelGroup = "delegation.kgateway.dev"
-	InheritParentMatcher = "delegation.kgateway.dev/inherit-parent-matcher"
-)
 
 // Delegation is one parent rule handing traffic to one child route it
 // selects (by name, "*" or label, and the child accepting the parent).
@@ -47,7 +42,7 @@ func (r *Rule) DelegatesToNothing() bool {
 		return false
 	}
 	for _, b := range r.Backends {
-		if isDelegationRef(b) && b.Resolved {
+		if b.delegates && b.Resolved {
 			return false
 		}
 	}
@@ -58,7 +53,7 @@ func (r *Rule) DelegatesToNothing() bool {
 // produces no Envoy route of its own.
 func (r *Rule) IsDelegating() bool {
 	for _, b := range r.Backends {
-		if isDelegationRef(b) {
+		if b.delegates {
 			return true
 		}
 	}
@@ -66,24 +61,27 @@ func (r *Rule) IsDelegating() bool {
 }
 
 // Delegates reports whether a backendRef names child HTTPRoutes.
-func (b *Backend) Delegates() bool { return isDelegationRef(b) }
+func (b *Backend) Delegates() bool { return b.delegates }
 
-func isDelegationRef(b *Backend) bool {
-	return (b.Group == model.GatewayGroup && b.Kind == "HTTPRoute") || (b.Group == DelegationLabelGroup && strings.EqualFold(b.Kind, "label"))
+// delegation classifies a backendRef: it names child HTTPRoutes (by name
+// or "*"), or selects them by the family's delegation label.
+func (g *Graph) delegation(b *Backend) (delegates, byLabel bool) {
+	byLabel = g.keys.DelegationLabelGroup != "" && b.Group == g.keys.DelegationLabelGroup && strings.EqualFold(b.Kind, "label")
+	return byLabel || (b.Group == model.GatewayGroup && b.Kind == "HTTPRoute"), byLabel
 }
 
 // resolveDelegation links parents and children after every route's own
 // parentRefs are resolved, then gives each child its parents' listeners,
 // level by level, refusing cycles.
 func (g *Graph) resolveDelegation() {
-	g.httpRoutes = indexHTTPRoutes(g.Routes)
+	g.httpRoutes = indexHTTPRoutes(g.Routes, g.keys.DelegationLabel)
 	for _, parent := range g.Routes {
 		if parent.Kind != "HTTPRoute" {
 			continue
 		}
 		for _, rule := range parent.Rules {
 			for _, b := range rule.Backends {
-				if !isDelegationRef(b) {
+				if !b.delegates {
 					continue
 				}
 				children := g.childrenOf(parent, b)
@@ -135,7 +133,7 @@ type routeIndex struct {
 	byLabel     map[string][]*Route
 }
 
-func indexHTTPRoutes(routes []*Route) routeIndex {
+func indexHTTPRoutes(routes []*Route, label string) routeIndex {
 	ix := routeIndex{byNamespace: map[string][]*Route{}, byName: map[string][]*Route{}, byLabel: map[string][]*Route{}}
 	for _, r := range routes {
 		if r.Kind != "HTTPRoute" {
@@ -144,7 +142,7 @@ func indexHTTPRoutes(routes []*Route) routeIndex {
 		ns := r.Meta.Namespace
 		ix.byNamespace[ns] = append(ix.byNamespace[ns], r)
 		ix.byName[ns+"/"+r.Meta.Name] = append(ix.byName[ns+"/"+r.Meta.Name], r)
-		if v, ok := r.Meta.Labels[DelegationLabel]; ok {
+		if v, ok := r.Meta.Labels[label]; ok && label != "" {
 			ix.byLabel[ns+"/"+v] = append(ix.byLabel[ns+"/"+v], r)
 		}
 	}
@@ -156,7 +154,7 @@ func indexHTTPRoutes(routes []*Route) routeIndex {
 // namespace only.
 func (ix routeIndex) selected(b *Backend) []*Route {
 	switch {
-	case b.Group == DelegationLabelGroup:
+	case b.byLabel:
 		return ix.byLabel[b.Namespace+"/"+b.Name]
 	case b.Name == "*":
 		return ix.byNamespace[b.Namespace]
@@ -181,8 +179,8 @@ func (g *Graph) delegationToNothing(parent *Route, b *Backend) {
 // accept itself), or the routes that match do not accept the parent.
 func (g *Graph) whyNoChildren(parent *Route, b *Backend) string {
 	what := fmt.Sprintf("HTTPRoute %s/%s", b.Namespace, b.Name)
-	if b.Group == DelegationLabelGroup {
-		what = fmt.Sprintf("HTTPRoute in namespace %s labelled %s=%s", b.Namespace, DelegationLabel, b.Name)
+	if b.byLabel {
+		what = fmt.Sprintf("HTTPRoute in namespace %s labelled %s=%s", b.Namespace, g.keys.DelegationLabel, b.Name)
 	} else if b.Name == "*" {
 		what = "HTTPRoute in namespace " + b.Namespace
 	}
@@ -286,8 +284,11 @@ func (p *Parent) settle() {
 	}
 }
 
-func inheritsMatcher(r *Route) bool {
-	switch strings.ToLower(r.Meta.Annotations[InheritParentMatcher]) {
+func (g *Graph) inheritsMatcher(r *Route) bool {
+	if g.keys.InheritParentMatcher == "" {
+		return false
+	}
+	switch strings.ToLower(r.Meta.Annotations[g.keys.InheritParentMatcher]) {
 	case "true", "yes", "enabled":
 		return true
 	}

@@ -123,7 +123,7 @@ func (f *flattener) route(rt *Route, rules []keptRule, via []*Rule) {
 func (f *flattener) delegate(parent *Route, rule *Rule, m gwv1.HTTPRouteMatch, via []*Rule) string {
 	why := ""
 	for _, b := range rule.Backends {
-		if !isDelegationRef(b) {
+		if !b.delegates {
 			continue
 		}
 		var ds []*Delegation
@@ -160,7 +160,7 @@ func (f *flattener) cycle(ds []*Delegation) *Delegation {
 func (f *flattener) children(rule *Rule, ds []*Delegation, m gwv1.HTTPRouteMatch, via []*Rule) bool {
 	kept := 0
 	for _, d := range ds {
-		rules := keptRules(d.Child, m)
+		rules := keptRules(d.Child, m, f.g.inheritsMatcher(d.Child))
 		if len(rules) == 0 {
 			continue // nothing within the parent: kgateway drops the child silently
 		}
@@ -243,7 +243,7 @@ func (g *Graph) reportUnserved() {
 			}
 			via := r.firstReach
 			g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegatedRouteOutsideParent.Code, Severity: diag.Warning, Object: r.Key().Ref(), Field: rule.Path + ".matches", Pos: r.Src.FieldPos(rule.Path + ".matches"),
-				Message: fmt.Sprintf("rule %s of %s matches outside its parent %s (%s); that rule is not served — narrow its match or set %s: \"true\"", rule.Section(), r.Key().Ref(), via.parent.Key().Ref(), describeMatch(via.match), InheritParentMatcher)})
+				Message: fmt.Sprintf("rule %s of %s matches outside its parent %s (%s); that rule is not served — narrow its match or set %s: \"true\"", rule.Section(), r.Key().Ref(), via.parent.Key().Ref(), describeMatch(via.match), g.keys.InheritParentMatcher)})
 		}
 	}
 }
@@ -267,8 +267,7 @@ func describeMatch(m gwv1.HTTPRouteMatch) string {
 // keptRules are the rules of a child kgateway keeps under a parent match,
 // each with the matches it keeps, merged with the parent's when the child
 // inherits the parent's matcher; a rule keeping no match is dropped.
-func keptRules(child *Route, parent gwv1.HTTPRouteMatch) []keptRule {
-	inherit := inheritsMatcher(child)
+func keptRules(child *Route, parent gwv1.HTTPRouteMatch, inherit bool) []keptRule {
 	var out []keptRule
 	for _, rule := range child.Rules {
 		if rule.HTTP == nil {

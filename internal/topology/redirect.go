@@ -6,22 +6,18 @@ import (
 	"strings"
 )
 
-// AnnotationRedirectStatus is kgateway's HTTPRoute annotation that
-// overrides the statusCode of the route's RequestRedirect filters: one
-// code for every rule ("307"), or per rule name ("rule0=307,rule1=308";
-// the rules it does not name keep their own).
-const AnnotationRedirectStatus = "kgateway.dev/http-redirect-status-code"
-
 // redirectCodes are the status codes a redirect may answer with.
 var redirectCodes = map[int]bool{301: true, 302: true, 303: true, 307: true, 308: true}
 
-// redirectStatus sets the status code AnnotationRedirectStatus gives a
-// rule that redirects (Rule.RedirectStatus). A code kgateway does not
+// redirectStatus sets the status code the family's redirect annotation
+// (Keys.RedirectStatus: one code for every rule, "307", or per rule name,
+// "rule0=307,rule1=308", the rules it does not name keeping their own)
+// gives a rule that redirects (Rule.RedirectStatus). A code kgateway does not
 // accept leaves the rule without an action, so kgateway replaces it
 // (the RuleProblem returned).
-func redirectStatus(r *Route, rule *Rule) *RuleProblem {
-	value, ok := r.Meta.Annotations[AnnotationRedirectStatus]
-	if !ok || !redirects(rule) {
+func redirectStatus(key string, r *Route, rule *Rule) *RuleProblem {
+	value, ok := r.Meta.Annotations[key]
+	if !ok || key == "" || !redirects(rule) {
 		return nil
 	}
 	raw, named := value, false

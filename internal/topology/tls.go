@@ -11,16 +11,8 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 )
 
-// kgateway's listener tls.options keys.
+// The ALPN option's values (Keys.TLS.ALPN).
 const (
-	optALPN          = "kgateway.dev/alpn-protocols"
-	optCiphers       = "kgateway.dev/cipher-suites"
-	optCurves        = "kgateway.dev/ecdh-curves"
-	optSigAlgs       = "kgateway.dev/signature-algorithms"
-	optMinVersion    = "kgateway.dev/min-tls-version"
-	optMaxVersion    = "kgateway.dev/max-tls-version"
-	optVerifyHash    = "kgateway.dev/verify-certificate-hash"
-	optVerifySANs    = "kgateway.dev/verify-subject-alt-names"
 	alpnAllowEmpty   = "allow-empty"
 	defaultALPNProto = "h2,http/1.1"
 )
@@ -48,25 +40,27 @@ func (l *Listener) TLSOptions() (TLSOptions, error) {
 			opts[string(k)] = string(v)
 		}
 	}
+	delete(opts, "") // a key the family does not declare is never read
+	k := l.tlsKeys
 	alpn := defaultALPNProto
-	if v, ok := opts[optALPN]; ok {
+	if v, ok := opts[k.ALPN]; ok && k.ALPN != "" {
 		alpn = v
 	}
 	if alpn != alpnAllowEmpty {
 		o.ALPN = commaList(alpn)
 	}
-	o.CipherSuites = commaList(opts[optCiphers])
-	o.ECDHCurves = commaList(opts[optCurves])
-	o.SignatureAlgorithms = commaList(opts[optSigAlgs])
+	o.CipherSuites = commaList(opts[k.CipherSuites])
+	o.ECDHCurves = commaList(opts[k.ECDHCurves])
+	o.SignatureAlgorithms = commaList(opts[k.SignatureAlgorithms])
 	var err error
-	if o.MinVersion, err = tlsVersion(optMinVersion, opts[optMinVersion]); err != nil {
+	if o.MinVersion, err = tlsVersion(k.MinVersion, opts[k.MinVersion]); err != nil {
 		return o, err
 	}
-	if o.MaxVersion, err = tlsVersion(optMaxVersion, opts[optMaxVersion]); err != nil {
+	if o.MaxVersion, err = tlsVersion(k.MaxVersion, opts[k.MaxVersion]); err != nil {
 		return o, err
 	}
-	o.CertificateHashes = hashList(opts[optVerifyHash])
-	o.SubjectAltNames = commaList(opts[optVerifySANs])
+	o.CertificateHashes = hashList(opts[k.VerifyCertificateHash])
+	o.SubjectAltNames = commaList(opts[k.VerifySubjectAltNames])
 	return o, nil
 }
 

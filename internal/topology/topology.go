@@ -28,6 +28,9 @@ type Options struct {
 	// ReferenceGrantMode is kgateway's: Off accepts a backendRef into
 	// another namespace without a ReferenceGrant.
 	ReferenceGrantMode string
+	// Keys are the family's annotation, label and option keys topology
+	// reads (its package declares them).
+	Keys Keys
 	// WeightedRoutePrecedence is kgateway's: a route's
 	// kgateway.dev/route-weight orders its Envoy routes first.
 	WeightedRoutePrecedence bool
@@ -42,6 +45,7 @@ type Graph struct {
 	Diagnostics []diag.Diagnostic
 
 	undecided map[undecidedKey]bool // listener × namespace already reported
+	keys      Keys                  // Options.Keys
 	gateways  map[model.Key]*Gateway
 	routes    map[model.Key]*Route
 	sets      map[model.Key]*ListenerSet
@@ -71,6 +75,9 @@ type ListenerSet struct {
 
 // Listener is one listener of a Gateway or of a ListenerSet attached to it.
 type Listener struct {
+	// tlsKeys are the family's tls.options keys (Keys.TLS).
+	tlsKeys TLSOptionKeys
+
 	Gateway *Gateway
 	Set     *ListenerSet // nil for the Gateway's own listeners
 	Index   int          // index in its owner's spec.listeners
@@ -178,7 +185,7 @@ type Rule struct {
 	// Problem is set when kgateway cannot translate the rule as written.
 	Problem *RuleProblem
 	// RedirectStatus overrides the status code of the rule's
-	// RequestRedirect (AnnotationRedirectStatus); 0 keeps the filter's.
+	// RequestRedirect (Keys.RedirectStatus); 0 keeps the filter's.
 	RedirectStatus int
 
 	kept bool // some flattening serves it (see Route.Served)
@@ -186,6 +193,10 @@ type Rule struct {
 
 // Backend is one resolved backendRef.
 type Backend struct {
+	// delegates: it names child HTTPRoutes (Delegates); byLabel: by the
+	// family's delegation label (Keys).
+	delegates, byLabel bool
+
 	model.BackendRef
 	Group, Kind, Namespace, Name string
 	Port                         int32
@@ -244,11 +255,11 @@ func (s *ListenerSet) Listener(name string) *Listener {
 
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
-	g := &Graph{Model: m, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g := &Graph{Model: m, keys: opt.Keys, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		for i, l := range mg.Spec.Listeners {
-			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l})
+			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsKeys: opt.Keys.TLS})
 		}
 		g.Gateways = append(g.Gateways, gw)
 		g.gateways[mg.Key()] = gw
@@ -287,22 +298,19 @@ func Build(m *model.Model, opt Options) *Graph {
 	return g
 }
 
-// RouteWeightAnnotation orders a route's Envoy routes under kgateway's
-// weightedRoutePrecedence setting.
-const RouteWeightAnnotation = "kgateway.dev/route-weight"
-
 // routeWeight reads a route's weight; a value that is not an int32 counts
 // as 0 and is reported, whether or not the setting is on (the annotation
 // is wrong either way).
 func (g *Graph) routeWeight(r *Route) int32 {
-	s, ok := r.Meta.Annotations[RouteWeightAnnotation]
-	if !ok {
+	key := g.keys.RouteWeight
+	s, ok := r.Meta.Annotations[key]
+	if !ok || key == "" {
 		return 0
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 	if err != nil {
 		g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintRouteWeightInvalid.Code, Severity: diag.Warning, Object: r.Key().Ref(), Field: "metadata.annotations", Pos: r.Src.FieldPos("metadata.annotations"),
-			Message: fmt.Sprintf("annotation %s=%q is not an int32 (-2147483648 to 2147483647); the route's weight is 0", RouteWeightAnnotation, s)})
+			Message: fmt.Sprintf("annotation %s=%q is not an int32 (-2147483648 to 2147483647); the route's weight is 0", key, s)})
 		return 0
 	}
 	return int32(n)
@@ -326,7 +334,7 @@ func (g *Graph) attachListenerSets() {
 			s.Parent, s.Accepted = gw, true
 			gw.Sets = append(gw.Sets, s)
 			for i, le := range ms.Spec.Listeners {
-				gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Set: s, Index: i, Listener: gwv1.Listener(le)})
+				gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Set: s, Index: i, Listener: gwv1.Listener(le), tlsKeys: g.keys.TLS})
 			}
 		}
 	}

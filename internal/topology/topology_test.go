@@ -26,6 +26,9 @@ func graph(t *testing.T, opt Options, docs ...string) *Graph {
 			t.Fatalf("fixture has a finding: %+v", d)
 		}
 	}
+	if opt.Keys == (Keys{}) {
+		opt.Keys = kgatewayKeys
+	}
 	return Build(m, opt)
 }
 

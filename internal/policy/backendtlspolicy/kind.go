@@ -45,6 +45,7 @@ var spec = policy.KindSpec{
 	MaxAncestors:      16,
 	Precedence:        true,
 	GatewayAncestors:  true,
+	OneWins:           true,
 }
 
 // Spec implements policy.Kind.

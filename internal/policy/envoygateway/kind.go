@@ -287,6 +287,9 @@ func targets(t egv1a1.PolicyTargetReferences) []policy.TargetRef {
 		if s.Group != nil {
 			group = string(*s.Group)
 		}
+		if group == "" {
+			group = model.GatewayGroup // the CRD's default for a selector's group
+		}
 		out = append(out, policy.TargetRef{Group: group, Kind: string(s.Kind), Selector: sel, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
 	}
 	return out
@@ -325,4 +328,4 @@ func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 }
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
-var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway"}
+var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway", Groups: []string{Group}}

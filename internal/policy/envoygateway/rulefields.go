@@ -20,7 +20,17 @@ var _ policy.RuleFielder = (*Kind)(nil)
 // HTTPCORSFilter's settings take precedence); with several filters, the
 // last one is the route's. maxAge is seconds in the filter and a duration
 // in the policy; unset, it is the Gateway API CRD's default, 5.
+//
+// For BackendTrafficPolicy, the rule's own retry as the retry value it
+// stands for: Envoy Gateway takes an HTTPRoute rule's retry over a
+// policy's (v1.9.0 ir.HTTPRoute.GetRetry), built from the same IR — the
+// attempts as numRetries, the codes as the statuses retried on, the
+// back-off as the base interval and the rule's backendRequest timeout as
+// the per-try timeout.
 func (k *Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
+	if k == backendTrafficPolicy {
+		return ruleRetry(rule)
+	}
 	if k != securityPolicy || rule.HTTP == nil {
 		return nil
 	}
@@ -71,3 +81,38 @@ func corsOfFilter(f *gwv1.HTTPCORSFilter) *egv1a1.CORS {
 // Overlay implements policy.RuleFielder: the rule's value replaces the
 // policy's whole.
 func (k *Kind) Overlay(_ string, over, _ any) (any, bool) { return over, false }
+
+// ruleRetry is an HTTPRoute rule's own retry as BackendTrafficPolicy's
+// retry value (see RuleFields).
+func ruleRetry(rule *model.Rule) []policy.RuleField {
+	if rule.HTTP == nil || rule.HTTP.Retry == nil {
+		return nil
+	}
+	r := rule.HTTP.Retry
+	v := map[string]any{}
+	if r.Attempts != nil {
+		v["numRetries"] = *r.Attempts
+	}
+	if len(r.Codes) > 0 {
+		codes := make([]int, len(r.Codes))
+		for i, c := range r.Codes {
+			codes[i] = int(c)
+		}
+		v["retryOn"] = map[string]any{"httpStatusCodes": codes}
+	}
+	per := map[string]any{}
+	if t := rule.HTTP.Timeouts; t != nil && t.BackendRequest != nil {
+		per["timeout"] = string(*t.BackendRequest)
+	}
+	if r.Backoff != nil {
+		per["backOff"] = map[string]any{"baseInterval": string(*r.Backoff)}
+	}
+	if len(per) > 0 {
+		v["perRetry"] = per
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return []policy.RuleField{{Key: "retry", Value: json.RawMessage(raw), Path: rule.Path + ".retry"}}
+}

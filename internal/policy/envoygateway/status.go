@@ -200,17 +200,7 @@ func processingOrder(a, b *policy.Policy) int {
 }
 
 // firstBecause says why first came before p in processingOrder.
-func firstBecause(first, p *policy.Policy) string {
-	const stamp = "2006-01-02T15:04:05Z07:00"
-	if !first.Created.Equal(p.Created) && !first.Created.IsZero() && !p.Created.IsZero() {
-		return fmt.Sprintf("it is older: created %s, this one %s", first.Created.UTC().Format(stamp), p.Created.UTC().Format(stamp))
-	}
-	why := "neither has a creationTimestamp"
-	if !first.Created.IsZero() || !p.Created.IsZero() {
-		why = "their creationTimestamps are equal or one is missing"
-	}
-	return why + ", so the order the controller is given them decides (here the input's order; in a cluster, one the repository cannot control)"
-}
+func firstBecause(first, p *policy.Policy) string { return policy.Because(first, p) }
 
 // resolve lists what p's targetRefs and targetSelectors name; targets not
 // in the input are left out (Envoy Gateway writes no status for them).

@@ -6,4 +6,4 @@ import "github.com/gwpol/gwpol/internal/policy"
 const ControllerName = "haproxy-haptic.org/controller"
 
 // Controller is HAPTIC, the controller of this family's kind.
-var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: "haptic"}
+var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: "haptic", Groups: []string{Group}}

@@ -1,6 +1,9 @@
 package trafficpolicy
 
-import "github.com/gwpol/gwpol/internal/policy"
+import (
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
 
 // ControllerName is kgateway's controllerName.
 const ControllerName = "kgateway.dev/kgateway"
@@ -8,4 +11,28 @@ const ControllerName = "kgateway.dev/kgateway"
 // Controller is kgateway, the controller of this family's kinds: the
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
-var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: "kgateway", Default: true, ExtraConditions: true, ReplacesInvalidWhole: true}
+var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: "kgateway", Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
+	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, Topology: TopologyKeys}
+
+// TopologyKeys are the annotation, label and tls.options keys kgateway
+// reads on Gateway API objects, which topology applies: delegation by
+// label and a child's inheriting its parent's matcher, a redirect status
+// override, route weights (weightedRoutePrecedence) and listener TLS
+// options.
+var TopologyKeys = topology.Keys{
+	DelegationLabel:      "delegation.kgateway.dev/label",
+	DelegationLabelGroup: "delegation.kgateway.dev",
+	InheritParentMatcher: "delegation.kgateway.dev/inherit-parent-matcher",
+	RedirectStatus:       "kgateway.dev/http-redirect-status-code",
+	RouteWeight:          "kgateway.dev/route-weight",
+	TLS: topology.TLSOptionKeys{
+		ALPN:                  "kgateway.dev/alpn-protocols",
+		CipherSuites:          "kgateway.dev/cipher-suites",
+		ECDHCurves:            "kgateway.dev/ecdh-curves",
+		SignatureAlgorithms:   "kgateway.dev/signature-algorithms",
+		MinVersion:            "kgateway.dev/min-tls-version",
+		MaxVersion:            "kgateway.dev/max-tls-version",
+		VerifyCertificateHash: "kgateway.dev/verify-certificate-hash",
+		VerifySubjectAltNames: "kgateway.dev/verify-subject-alt-names",
+	},
+}

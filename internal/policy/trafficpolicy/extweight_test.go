@@ -203,7 +203,7 @@ func compileInline(t *testing.T, input string, cfg policy.Config) *merge.Result 
 	}
 	reg := policy.NewRegistry(trafficpolicy.New())
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	for _, p := range pols.Policies {
 		if !p.IsValid() {

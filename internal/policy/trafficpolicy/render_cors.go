@@ -26,11 +26,6 @@ func (r *fieldRenderer) cors() ([]policy.Fragment, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
-	if v.rule && r.env != nil && r.env.Target == "envoygateway" {
-		// Envoy Gateway's own kinds render a rule's CORS filter, in its
-		// shape and over its SecurityPolicy's.
-		return nil, nil
-	}
 	const name = "envoy.filters.http.cors"
 	fr := policy.Fragment{Capability: "cors", Filter: &policy.HTTPFilter{Name: name, Order: orderCors, Typed: &corsv3.Cors{}}}
 	if v.Disable != nil {

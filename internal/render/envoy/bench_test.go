@@ -148,7 +148,7 @@ func BenchmarkStages(b *testing.B) {
 				reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New())
 				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
 				lap("model")
-				g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+				g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 				pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 				res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
 				lap("topology-to-merge")

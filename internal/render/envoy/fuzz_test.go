@@ -112,7 +112,7 @@ func FuzzRender(f *testing.F) {
 		}
 		cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
 		m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
-		g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+		g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 		pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 		res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
 		for _, target := range TargetNames() {

@@ -33,10 +33,7 @@ type perRouteFn struct {
 func routeSite(e entry, host string, l *topology.Listener) policy.RouteSite {
 	rt := e.att.Route
 	s := policy.RouteSite{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name,
-		Rule: e.ruleIndex, RuleName: e.rule.Name, Match: e.match, Hostname: host}
-	if !ruleHasMatches(e.rule) {
-		s.Match = -1
-	}
+		Rule: e.ruleIndex, RuleName: e.rule.Name, Match: SiteMatch(e.rule, e.match), Hostname: host}
 	if l != nil {
 		s.Listener = string(l.Name)
 		if l.Gateway != nil && l.Gateway.Gateway != nil {
@@ -47,6 +44,16 @@ func routeSite(e entry, host string, l *topology.Listener) policy.RouteSite {
 		}
 	}
 	return s
+}
+
+// SiteMatch is the match index a route site names for the Envoy route
+// built from match m of rule (policy.RouteSite.Match): m, or -1 for a
+// rule that lists no matches (its one catch-all route).
+func SiteMatch(rule *topology.Rule, m int) int {
+	if !ruleHasMatches(rule) {
+		return -1
+	}
+	return m
 }
 
 // ruleHasMatches reports whether a rule lists matches (matchCount counts

@@ -154,8 +154,8 @@ func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *to
 			continue // kinds without a renderer contribute metadata only
 		}
 		whole := ""
-		if routed && len(p.Candidates) > 1 {
-			whole = p.Candidates[0].Policy.ID() // a merge of whole policies (policy.FieldInput.Whole)
+		if routed {
+			whole = p.Whole // a merge of whole policies (policy.FieldInput.Whole)
 		}
 		for _, f := range p.Fields {
 			rf := b.renderField(p.Kind, r, f, sc, gw, shared, whole)

@@ -76,7 +76,7 @@ func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result 
 	tb.Helper()
 	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), backendconfigpolicy.New(), backendtlspolicy.New(), directresponse.New(), haptic.New()}, envoygateway.All()...)...)
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	att := attach.Attach(g, reg, pols, cfg)
 	return merge.Compute(g, reg, pols, att, cfg)

@@ -736,7 +736,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	vb.backendPerRoute(r, e.rule.Backends)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
-	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule))
+	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule)), vhScope, rcScope)
 	if body := vb.applyPerRoute(r, rs, routeSite(e, plan.host, l), from); body != "" {
 		return &routev3.Route{Name: r.Name, Match: r.Match, Action: directResponse(503, body), Metadata: r.Metadata}
 	}
@@ -773,9 +773,56 @@ func (vb *vhostBuild) keepPolicies(r *routev3.Route, rs, vhScope, rcScope *scope
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
 	applyRouteMaps(r, levels...)
-	r.TypedPerFilterConfig = withPerFilter(rs.perFilter(), r.TypedPerFilterConfig)
+	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), r.TypedPerFilterConfig), vhScope, rcScope)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	vb.usePolicies(rs, levels)
+}
+
+// filterConfigURL is the type URL of a per-filter FilterConfig.
+const filterConfigURL = "type.googleapis.com/envoy.config.route.v3.FilterConfig"
+
+// offVariants: a filter a route switches off wherever the chain has it
+// (a FilterConfig disabled and optional) is off in its variants too — the
+// filters named after it with a "." suffix that a less specific level
+// (levels) switched on with settings of their own, such as kgateway's
+// compressors with a minimum length or content types. Without this, a
+// route's disable would leave its Gateway's variant running, which every
+// view says the route switched off. own is returned as is when nothing
+// is added (it may be shared).
+func offVariants(own map[string]*anypb.Any, levels ...*scoped) map[string]*anypb.Any {
+	var off []string
+	for name, a := range own {
+		if a.GetTypeUrl() != filterConfigURL {
+			continue
+		}
+		fc := &routev3.FilterConfig{}
+		if a.UnmarshalTo(fc) == nil && fc.Disabled && fc.IsOptional {
+			off = append(off, name)
+		}
+	}
+	if len(off) == 0 {
+		return own
+	}
+	var out map[string]*anypb.Any
+	for _, s := range levels {
+		for name := range s.perFilter() {
+			if _, set := own[name]; set {
+				continue
+			}
+			for _, o := range off {
+				if strings.HasPrefix(name, o+".") {
+					if out == nil {
+						out = maps.Clone(own)
+					}
+					out[name] = own[o]
+				}
+			}
+		}
+	}
+	if out == nil {
+		return own
+	}
+	return out
 }
 
 // RouteSourceKey is the filter metadata naming the route object, rule and

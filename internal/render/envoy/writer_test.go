@@ -81,7 +81,7 @@ func compileForTest(set *manifest.Set) *merge.Result {
 	cfg := policy.Config{ReferenceGrantMode: "Strict"}
 	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New())
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	return merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
 }

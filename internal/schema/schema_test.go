@@ -1,0 +1,203 @@
+package schema
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	envoygateway "github.com/envoyproxy/gateway"
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+)
+
+// TestDependencyIndex: the bundle's documents are found by their group
+// and kind lines exactly as a full decoding of each names them.
+func TestDependencyIndex(t *testing.T) {
+	want := map[GroupKind]bool{}
+	for _, doc := range splitYAML(envoygateway.GatewayCRDs) {
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(doc, &crd); err != nil {
+			t.Fatal(err)
+		}
+		if crd.Kind == "" {
+			continue // the bundle's leading comment
+		}
+		want[GroupKind{crd.Spec.Group, crd.Spec.Names.Kind}] = true
+	}
+	idx := dependencyIndex()
+	if len(idx) != len(want) {
+		t.Errorf("index holds %d kinds, the bundle %d", len(idx), len(want))
+	}
+	for gk := range want {
+		if _, ok := idx[gk]; !ok {
+			t.Errorf("%s missing from the index", gk)
+		}
+	}
+	for _, gk := range []GroupKind{{"gateway.networking.k8s.io", "HTTPRoute"}, {"gateway.envoyproxy.io", "BackendTrafficPolicy"}} {
+		if !want[gk] {
+			t.Errorf("the bundle lacks %s", gk)
+		}
+	}
+}
+
+const egCELCases = "../../../shared/conformance/envoygateway-cel/cases"
+
+// TestRulesAgreeWithTheLibrary: the CEL rules evaluated node by node with
+// the memo (rules.validate) give exactly the errors the API server's
+// validator gives in one call, on every Envoy Gateway CRD validation
+// case, each validated twice (the second from the memo); the memo is
+// shared across the cases, whose values differ in the fields the rules
+// read, so a key that told too little apart would show here.
+func TestRulesAgreeWithTheLibrary(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(egCELCases, "*", "input.yaml"))
+	if len(dirs) == 0 {
+		t.Skip("../shared conformance cases not found; skipping")
+	}
+	cat := NewCatalog(true)
+	compared := 0
+	for _, file := range dirs {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := manifest.Parse(file, data, manifest.Limits{})
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("%s: %v", file, err)
+		}
+		o := objs[0]
+		d := cat.lookup(GroupKind{o.Group, o.Kind})
+		if d == nil || d.load() != nil {
+			t.Fatalf("%s: no CRD", file)
+		}
+		v := d.versions[o.Version]
+		if v.compile() != nil || v.rules == nil {
+			continue
+		}
+		for round := 0; round < 2; round++ {
+			u, err := o.Unstructured()
+			if err != nil {
+				t.Fatal(err)
+			}
+			structuraldefaulting.Default(u, v.structural)
+			lib, _ := v.rules.root.v.Validate(context.Background(), nil, v.structural, u, nil, celconfig.RuntimeCELCostBudget)
+			ours := v.rules.validate(context.Background(), u)
+			if a, b := errorStrings(lib), errorStrings(ours); !slices.Equal(a, b) {
+				t.Errorf("%s (round %d):\n library: %q\n memo:    %q", file, round, a, b)
+			}
+			compared++
+		}
+	}
+	if compared == 0 {
+		t.Error("no case compared")
+	}
+}
+
+func errorStrings(errs field.ErrorList) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestValidateReportsAtTheField: a finding is placed at the offending
+// field's line, with the API server's message, and a defaulted field
+// (targetSelectors[].group) does not count as missing.
+func TestValidateReportsAtTheField(t *testing.T) {
+	src := `apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: p}
+spec:
+  targetSelectors:
+  - kind: Gateway
+    matchLabels: {a: b}
+  timeout:
+    http:
+      idleTimeout: 5 minutes
+`
+	objs, err := manifest.Parse("in.yaml", []byte(src), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Validate(objs, NewCatalog(true), Options{DefaultNamespace: "default"})
+	if len(r.Diagnostics) != 1 {
+		t.Fatalf("findings %+v, want one", r.Diagnostics)
+	}
+	d := r.Diagnostics[0]
+	if d.Code != LintSchemaViolation.Code || d.Severity != diag.Error || d.Pos.Line != 10 || d.Field != "spec.timeout.http.idleTimeout" ||
+		!strings.Contains(d.Message, "spec.timeout.http.idleTimeout in body should match") {
+		t.Errorf("finding %+v", d)
+	}
+	if objs[0].Namespace != "default" {
+		t.Errorf("namespace %q, want the default", objs[0].Namespace)
+	}
+	if v := r.Verdict(objs[0]); !v.Checked || !v.Served || !v.Fields["spec.timeout.http.idleTimeout"] {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+// TestProjection: what a list's rules read is the projection, not the
+// whole value; an unparsable rule reads everything.
+func TestProjection(t *testing.T) {
+	s := structuralOf(t, `{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"matches":{"type":"array","items":{"type":"string"}},"backend":{"type":"string"}}},
+		"x-kubernetes-validations":[{"rule":"self.all(l1, !has(l1.name) || self.exists_one(l2, has(l2.name) && l1.name == l2.name))"},{"rule":"(self.size() > 0 ? self[0].matches.size() : 0) <= 8"}]}`)
+	p := projectionOf(s)
+	if p == nil {
+		t.Fatal("no projection")
+	}
+	key := func(v string) string {
+		var x any
+		if err := json.Unmarshal([]byte(v), &x); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if !p.write(&b, x) {
+			t.Fatal("not written")
+		}
+		return b.String()
+	}
+	a := key(`[{"name":"a","matches":["x"],"backend":"svc-1"}]`)
+	if b := key(`[{"name":"a","matches":["y"],"backend":"svc-2"}]`); a != b {
+		t.Errorf("backend and match values changed the key: %q vs %q", a, b)
+	}
+	if b := key(`[{"name":"b","matches":["x"],"backend":"svc-1"}]`); a == b {
+		t.Error("a name the rules compare did not change the key")
+	}
+	if b := key(`[{"name":"a","matches":["x","y"],"backend":"svc-1"}]`); a == b {
+		t.Error("a length the rules read did not change the key")
+	}
+	bad := structuralOf(t, `{"type":"object","x-kubernetes-validations":[{"rule":"self.(("}]}`)
+	if projectionOf(bad) != nil {
+		t.Error("an unparsable rule has a projection")
+	}
+}
+
+func structuralOf(t *testing.T, src string) *structuralschema.Structural {
+	t.Helper()
+	var v1 apiextensionsv1.JSONSchemaProps
+	if err := json.Unmarshal([]byte(src), &v1); err != nil {
+		t.Fatal(err)
+	}
+	var internal apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := structuralschema.NewStructural(&internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

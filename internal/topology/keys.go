@@ -1,0 +1,31 @@
+package topology
+
+// Keys are the annotation, label and option keys of the controller family
+// whose behaviour topology applies to Gateway API objects: route
+// delegation by label, a child route inheriting its parent's matcher, a
+// redirect status override, route weights and a listener's TLS options.
+// The family declares them (kgateway's: trafficpolicy.TopologyKeys) and
+// internal/pipeline passes them in (Options.Keys): topology names no
+// family's key itself. A key left empty is never read.
+type Keys struct {
+	// DelegationLabel is the label of child HTTPRoutes that a parent's
+	// backendRef of group DelegationLabelGroup (kind label) selects.
+	DelegationLabel, DelegationLabelGroup string
+	// InheritParentMatcher is the child route annotation that keeps its
+	// matches under the parent's instead of requiring them within it.
+	InheritParentMatcher string
+	// RedirectStatus is the HTTPRoute annotation that overrides the
+	// statusCode of the route's RequestRedirect filters.
+	RedirectStatus string
+	// RouteWeight is the route annotation that orders a route's Envoy
+	// routes first (Options.WeightedRoutePrecedence).
+	RouteWeight string
+	// TLS are the listener tls.options keys.
+	TLS TLSOptionKeys
+}
+
+// TLSOptionKeys are the tls.options keys of an HTTPS listener a family
+// reads (TLSOptions).
+type TLSOptionKeys struct {
+	ALPN, CipherSuites, ECDHCurves, SignatureAlgorithms, MinVersion, MaxVersion, VerifyCertificateHash, VerifySubjectAltNames string
+}

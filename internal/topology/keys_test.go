@@ -1,0 +1,20 @@
+package topology
+
+// kgatewayKeys are the keys kgateway's family declares
+// (trafficpolicy.TopologyKeys; a test in internal/cli holds the two
+// equal). topology's tests cannot import a family, so they name them.
+var kgatewayKeys = Keys{
+	DelegationLabel: "delegation.kgateway.dev/label", DelegationLabelGroup: "delegation.kgateway.dev",
+	InheritParentMatcher: "delegation.kgateway.dev/inherit-parent-matcher",
+	RedirectStatus:       "kgateway.dev/http-redirect-status-code",
+	RouteWeight:          "kgateway.dev/route-weight",
+	TLS: TLSOptionKeys{ALPN: "kgateway.dev/alpn-protocols", CipherSuites: "kgateway.dev/cipher-suites", ECDHCurves: "kgateway.dev/ecdh-curves",
+		SignatureAlgorithms: "kgateway.dev/signature-algorithms", MinVersion: "kgateway.dev/min-tls-version", MaxVersion: "kgateway.dev/max-tls-version",
+		VerifyCertificateHash: "kgateway.dev/verify-certificate-hash", VerifySubjectAltNames: "kgateway.dev/verify-subject-alt-names"},
+}
+
+// Names the tests use.
+var (
+	DelegationLabel      = kgatewayKeys.DelegationLabel
+	DelegationLabelGroup = kgatewayKeys.DelegationLabelGroup
+)
