@@ -24,9 +24,8 @@ type Settings struct {
 	// RateLimitMessage: the HAProxy side of the SPOA hub sends the
 	// check-ratelimit message (spoaHub.haproxy.messages), which a shared
 	// rate limit needs besides rateLimit.shared.enabled. Default true: the
-	// chart's own messages include it (HAPTIC's shared-rate-limit test
-	// runs with the default values); a deployment that sets the list
-	// without it fails every rate-limited rule closed.
+	// chart's default spoaHub.haproxy.messages include it; a deployment
+	// that sets the list without it fails every rate-limited rule closed.
 	RateLimitMessage bool
 	// Varnish is cache.varnish.enabled: the cache tier cache needs.
 	// Default true.
