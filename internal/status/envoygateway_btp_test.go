@@ -128,15 +128,7 @@ func TestBackendTrafficPolicyStatus(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := compile(t, egBase+tc.policies)
-			var got []string
-			for _, p := range rep.Policies {
-				for _, a := range p.Ancestors {
-					for _, c := range a.Conditions {
-						got = append(got, p.Name+" @ "+a.AncestorRef.String()+": "+c.Type+"="+c.Status+"/"+c.Reason+": "+c.Message)
-					}
-				}
-			}
-			slices.Sort(got)
+			got := policyConditions(rep)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("status =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
 			}

@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -507,4 +508,19 @@ func TestDelegatedChildPerParentPath(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Attached per policy (-want +got):\n%s", diff)
 	}
+}
+
+// policyConditions lists every policy condition of rep, one line each
+// ("name @ ancestor: Type=Status/Reason: message"), sorted.
+func policyConditions(rep *status.Report) []string {
+	var got []string
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			for _, c := range a.Conditions {
+				got = append(got, p.Name+" @ "+a.AncestorRef.String()+": "+c.Type+"="+c.Status+"/"+c.Reason+": "+c.Message)
+			}
+		}
+	}
+	slices.Sort(got)
+	return got
 }
