@@ -9,7 +9,6 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // lostToRule reports, once per policy and field, the route rules whose own
@@ -194,18 +193,23 @@ func shadowed(in *Input) []diag.Diagnostic {
 		for _, parent := range rp.Route.Parents {
 			for _, l := range parent.Listeners {
 				for _, rule := range rp.Rules {
-					for _, e := range effectiveThrough(in.Result, rule, parent, l) {
-						if e.Inherited {
-							continue
+					for _, path := range rule.PathsThrough(parent) {
+						if !in.Result.MayShadowOn(rule.Rule, path, l) {
+							continue // most rules hide nothing: no view to build
 						}
-						for _, s := range e.Shadowed {
-							for _, c := range s.Contributors {
-								desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
-								if e.Field.Owner.IsBuiltIn() {
-									desc += " (by the rule's own " + e.Key + ")"
+						for _, e := range in.Result.EffectiveOn(rule.Rule, path, l) {
+							if e.Inherited {
+								continue
+							}
+							for _, s := range e.Shadowed {
+								for _, c := range s.Contributors {
+									desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+									if e.Field.Owner.IsBuiltIn() {
+										desc += " (by the rule's own " + e.Key + ")"
+									}
+									// a whole-overriding kind shadows every field of the policy
+									hits[i] = append(hits[i], hit{key{c.Policy, s.Key}, desc})
 								}
-								// a whole-overriding kind shadows every field of the policy
-								hits[i] = append(hits[i], hit{key{c.Policy, s.Key}, desc})
 							}
 						}
 					}
@@ -238,13 +242,3 @@ func shadowed(in *Input) []diag.Diagnostic {
 	return out
 }
 
-// effectiveThrough is a rule's effective view on a listener reached
-// through one of its route's parents: for a delegated rule, along each
-// parent path through that parent (each merges apart).
-func effectiveThrough(r *merge.Result, rule *merge.RulePoints, parent *topology.Parent, l *topology.Listener) []merge.EffectiveField {
-	var out []merge.EffectiveField
-	for _, path := range rule.PathsThrough(parent) {
-		out = append(out, r.EffectiveOn(rule.Rule, path, l)...)
-	}
-	return out
-}

@@ -77,7 +77,16 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 // path (nil: its Own merge).
 func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Listener) []EffectiveField {
 	lv := r.levels(rule, path, l)
-	var out []EffectiveField
+	// At most one entry per field set at some level (a kind that
+	// overrides whole may add its merged fields): sized once, as this
+	// runs for every rule on every listener.
+	n := 0
+	for _, pts := range lv {
+		for _, p := range pts {
+			n += len(p.fields())
+		}
+	}
+	out := make([]EffectiveField, 0, n)
 	var routed Points
 	if rule != nil {
 		routed = r.RoutedOn(rule, path, l)
@@ -125,6 +134,37 @@ func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Li
 		}
 	}
 	return out
+}
+
+// MayShadowOn reports whether EffectiveOn(rule, path, l) can hold a field
+// that is not Inherited and has Shadowed results: false only when no kind
+// that overrides whole has a policy at any level and no field set at the
+// most specific level is also set at a less specific one. It is the
+// cheap test a view that only wants shadowed fields (lint's) makes first,
+// as most rules hide nothing.
+func (r *Result) MayShadowOn(rule *topology.Rule, path *RulePath, l *topology.Listener) bool {
+	lv := r.levels(rule, path, l)
+	if len(lv) == 0 {
+		return false
+	}
+	for _, k := range r.Registry.Kinds() {
+		if wo, ok := k.(policy.WholeOverrider); ok && wo.OverridesWhole() && rule != nil {
+			for _, pts := range lv {
+				if pt := pts.Of(k); pt != nil && (len(pt.Candidates) > 0 || len(pt.Invalid) > 0 || len(pt.Fields) > 0) {
+					return true
+				}
+			}
+			continue
+		}
+		for _, f := range lv[0].Of(k).fields() {
+			for _, pts := range lv[1:] {
+				if pts.Of(k).Field(f.Key) != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // rejectedOn is the controller's rejection of c's policy on listener l

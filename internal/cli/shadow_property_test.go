@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/pipeline"
+)
+
+// TestMayShadowOnCoversEveryShadowedField holds merge.Result.MayShadowOn,
+// the cheap test lint's shadowed-field rule makes before building a
+// rule's effective view, to that view over every corpus input: wherever
+// EffectiveOn has a field that is not inherited and hides another
+// level's, MayShadowOn says it may.
+func TestMayShadowOnCoversEveryShadowedField(t *testing.T) {
+	shadowing, skipped := 0, 0
+	for _, in := range verdictCorpus(t) {
+		c := pipeline.Compile(in.set, in.cfg)
+		r := c.Result
+		if r == nil {
+			continue
+		}
+		for _, rp := range r.Routes {
+			for _, parent := range rp.Route.Parents {
+				for _, l := range parent.Listeners {
+					for _, rule := range rp.Rules {
+						for _, path := range rule.PathsThrough(parent) {
+							may := r.MayShadowOn(rule.Rule, path, l)
+							if !may {
+								skipped++
+							}
+							for _, e := range r.EffectiveOn(rule.Rule, path, l) {
+								if e.Inherited || len(e.Shadowed) == 0 {
+									continue
+								}
+								shadowing++
+								if !may {
+									t.Errorf("%s: %s rule %s on listener %s: %s is shadowed there but MayShadowOn says no", in.name, rp.Route.Meta.Name, rule.Rule.Section(), l.ID(), e.Key)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d shadowing fields, %d rule views skipped", shadowing, skipped)
+	if shadowing == 0 || skipped == 0 {
+		t.Errorf("the corpus no longer exercises both answers (%d shadowing fields, %d rule views skipped)", shadowing, skipped)
+	}
+}
