@@ -3,6 +3,8 @@ package schema
 import (
 	"math"
 	"regexp"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -38,6 +40,12 @@ type fastNode struct {
 
 	minLen, maxLen int64 // -1: not set
 	pattern        *regexp.Regexp
+	// matched are strings pattern matched, the first maxMatched of them:
+	// the same few values recur in object after object (a group, a kind,
+	// a port name), and a regular expression costs more than a lookup.
+	// Bounded, so that it holds no more memory as the input grows.
+	matched    sync.Map
+	remembered atomic.Int32
 
 	// The number validator, for int64 values: the value must fit int32
 	// (format int32), and lie within the bounds.
@@ -246,7 +254,7 @@ func (n *fastNode) valid(x any) bool {
 				return false
 			}
 		}
-		if n.pattern != nil && !n.pattern.MatchString(x) {
+		if n.pattern != nil && !n.matches(x) {
 			return false
 		}
 		if n.formatChecked && !strfmt.Default.Validates(n.format, x) {
@@ -347,4 +355,22 @@ func (n *fastNode) valid(x any) bool {
 	}
 	// float64 and anything else: the validator decides.
 	return false
+}
+
+// maxMatched bounds a node's remembered matches.
+const maxMatched = 64
+
+// matches reports whether n's pattern matches x, from the remembered
+// matches when x is one.
+func (n *fastNode) matches(x string) bool {
+	if _, ok := n.matched.Load(x); ok {
+		return true
+	}
+	if !n.pattern.MatchString(x) {
+		return false
+	}
+	if n.remembered.Load() < maxMatched && n.remembered.Add(1) <= maxMatched {
+		n.matched.Store(x, struct{}{})
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"github.com/gwpol/gwpol/internal/benchgen"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -381,6 +382,39 @@ spec:
 					b.Fatalf("%v %v", st.errs, st.unknown)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkEarly: the schema stage as a loader runs it, on every object
+// of a generated 1k-route platform (kgateway and Envoy Gateway flavours);
+// parsing is left out. ns/route is per route of the platform.
+func BenchmarkEarly(b *testing.B) {
+	const routes = 1000
+	for _, fl := range []struct {
+		name string
+		gen  func(int) []byte
+	}{{"kgateway", benchgen.Platform}, {"envoygateway", benchgen.PlatformEnvoyGateway}} {
+		b.Run(fl.name, func(b *testing.B) {
+			objs, err := manifest.Parse("platform.yaml", fl.gen(routes), manifest.Limits{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cat := NewCatalog(true)
+			opt := Options{DefaultNamespace: "default"}
+			for _, o := range objs {
+				Early(o, cat, opt) // compiles the validators
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := cpuTime()
+			for i := 0; i < b.N; i++ {
+				for _, o := range objs {
+					Early(o, cat, opt)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*routes), "ns/route")
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N*routes), "cpu-ns/route")
 		})
 	}
 }

@@ -212,7 +212,10 @@ func (n *sNode) listErrors(x map[string]any) field.ErrorList {
 				if c == nil || !c.lists {
 					continue
 				}
-				if _, isList := v.([]any); isList && c.listed {
+				if list, isList := v.([]any); isList && c.listed {
+					if c.plainListOK(list) {
+						continue // nothing for the library to find
+					}
 					// The library's call on a parent holding only this
 					// list; its path is built only for a finding.
 					one := map[string]any{k: v}
@@ -263,4 +266,53 @@ func toPath(segs []seg) *field.Path {
 		}
 	}
 	return p
+}
+
+// plainListOK reports whether the library's list validation certainly
+// finds nothing in list, a list of type set or map at n: no list lies
+// below its items, its elements (a set's) or keys (a map's, one key
+// field) are scalars that differ, and a map's elements are objects.
+// false means "maybe not": the library then decides, and says what.
+func (n *sNode) plainListOK(list []any) bool {
+	s := n.s
+	if n.items != nil && n.items.lists {
+		return false
+	}
+	var set bool
+	switch {
+	case *s.XListType == "set":
+		set = true
+	case *s.XListType == "map" && len(s.XListMapKeys) == 1:
+	default:
+		return false
+	}
+	if len(list) > 16 {
+		return false // the comparison below is quadratic
+	}
+	var keys [16]any
+	var present [16]bool
+	for i, x := range list {
+		if set {
+			keys[i], present[i] = x, true
+		} else {
+			m, ok := x.(map[string]any)
+			if !ok {
+				return false // nil or not an object: the library's cases
+			}
+			keys[i], present[i] = m[s.XListMapKeys[0]]
+		}
+		switch keys[i].(type) {
+		case string, int64, bool, float64:
+		default:
+			if present[i] {
+				return false // null or compound: the library compares
+			}
+		}
+		for j := range i {
+			if present[i] == present[j] && keys[i] == keys[j] {
+				return false
+			}
+		}
+	}
+	return true
 }
