@@ -241,4 +241,3 @@ func shadowed(in *Input) []diag.Diagnostic {
 	}
 	return out
 }
-
