@@ -12,6 +12,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -388,12 +389,36 @@ func (v *validator) basicAuth(b *BasicAuthPolicy) {
 	if b.SecretRef.Key != nil {
 		key = *b.SecretRef.Key
 	}
-	if sec != nil && !sec.HasKey(key) {
-		path := "spec.basicAuth.secretRef"
-		if b.SecretRef.Key != nil {
-			path += ".key"
+	if sec == nil {
+		return
+	}
+	path, ns := "spec.basicAuth.secretRef", v.ns(b.SecretRef.Namespace)
+	if b.SecretRef.Key != nil {
+		path += ".key"
+	}
+	if !sec.HasKey(key) {
+		v.invalid(path, "basic auth: secret %s/%s does not contain key '%s'", ns, b.SecretRef.Name, key)
+		return
+	}
+	val, ok := sec.Value(key)
+	if !ok || sec.Assumed {
+		return // the content is not in the input
+	}
+	if val.Len() == 0 {
+		v.invalid(path, "basic auth: secret %s/%s key '%s' is empty", ns, b.SecretRef.Name, key)
+		return
+	}
+	// the users held in the Secret, checked as inline users are; a dropped
+	// entry is named by its line (its user name is the Secret's content)
+	switch valid, dropped := secret.HtpasswdUsers(val); {
+	case len(dropped) > 0:
+		lines := make([]string, len(dropped))
+		for i, n := range dropped {
+			lines[i] = fmt.Sprintf("line %d", n)
 		}
-		v.invalid(path, "basic auth: secret %s/%s does not contain key '%s'", v.ns(b.SecretRef.Namespace), b.SecretRef.Name, key)
+		v.invalid(path, "basic auth: dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v (lines of key '%s' in secret %s/%s)", len(dropped), lines, key, ns, b.SecretRef.Name)
+	case valid == 0:
+		v.invalid(path, "basic auth: no valid users with {SHA} hash format found")
 	}
 }
 
