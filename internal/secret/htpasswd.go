@@ -78,3 +78,7 @@ func HtpasswdUsers(v Value) (valid int, dropped []int) {
 	}
 	return valid, dropped
 }
+
+// Compare orders two values by their bytes (as bytes.Compare), so that a
+// caller can sort credentials deterministically without seeing them.
+func Compare(a, b Value) int { return bytes.Compare(a.bytes(), b.bytes()) }

@@ -34,6 +34,13 @@ func secret(name string, keys ...string) string {
 	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ndata:\n" + data
 }
 
+// jwtExtension is a JWT GatewayExtension infra/jwt with one provider p1
+// whose remaining fields (indented by two spaces under it) are given.
+func jwtExtension(provider string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\nmetadata: {name: jwt, namespace: infra}\nspec:\n  jwt:\n    providers:\n    - name: p1\n      issuer: https://issuer.example.com\n" +
+		"    " + strings.ReplaceAll(strings.TrimSuffix(provider, "\n"), "\n", "\n    ") + "\n"
+}
+
 // secretData is a Secret in infra holding key with the given text as its
 // value (written as stringData).
 func secretData(name, key, value string) string {
@@ -49,6 +56,7 @@ func secretData(name, key, value string) string {
 func TestKgatewayChecks(t *testing.T) {
 	tp := func(name, fields string) string { return policyDoc(name, "r2", "", fields, 1) }
 	cert, key := secrettest.KeyPair()
+	pubPEM := secrettest.PublicKeyPEM()
 	_, otherKey := secrettest.KeyPair()
 	tests := []struct {
 		name, docs string
@@ -94,6 +102,25 @@ func TestKgatewayChecks(t *testing.T) {
 		{name: "basicAuth inline users valid", docs: tp("p", "  basicAuth: {users: [\"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\", \"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\"]}\n"), policy: "p", want: "True/Valid"},
 		{name: "apiKeyAuth Secret not found", docs: tp("p", "  apiKeyAuth: {secretRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "apiKeyAuth selector matches no Secret", docs: tp("p", "  apiKeyAuth: {secretSelector: {matchLabels: {team: none}}}\n"), policy: "p", want: "False/Invalid", message: "no Secret matches"},
+		{name: "apiKeyAuth Secret with every value empty", docs: secretData("keys", "alice", "") + tp("p", "  apiKeyAuth: {secretRef: {name: keys}}\n"), policy: "p", want: "False/Invalid", message: "no valid API keys found in secrets"},
+		{name: "apiKeyAuth one key shared by two clients", docs: "---\n" + secrettest.SecretYAML("infra", "keys", "alice", "GWPOL-MARKER-1", "bob", "GWPOL-MARKER-1") + tp("p", "  apiKeyAuth: {secretRef: {name: keys}}\n"),
+			policy: "p", want: "False/Invalid", message: `errors processing API key secrets: duplicate API key value shared by client "alice" in secret infra/keys and client "bob" in secret infra/keys`},
+		{name: "apiKeyAuth the same client and key in two selected Secrets", docs: "---\n" + strings.Replace(secrettest.SecretYAML("infra", "keys-a", "alice", "GWPOL-MARKER-1"), "namespace: infra}", "namespace: infra, labels: {team: a}}", 1) +
+			"---\n" + strings.Replace(secrettest.SecretYAML("infra", "keys-b", "alice", "GWPOL-MARKER-1", "bob", "GWPOL-MARKER-2"), "namespace: infra}", "namespace: infra, labels: {team: a}}", 1) +
+			tp("p", "  apiKeyAuth: {secretSelector: {matchLabels: {team: a}}}\n"), policy: "p", want: "True/Valid"},
+		{name: "apiKeyAuth distinct keys", docs: "---\n" + secrettest.SecretYAML("infra", "keys", "alice", "GWPOL-MARKER-1", "bob", "GWPOL-MARKER-2") + tp("p", "  apiKeyAuth: {secretRef: {name: keys}}\n"), policy: "p", want: "True/Valid"},
+		{name: "jwt inline key set does not parse", docs: jwtExtension("  jwks: {local: {inline: \"not a key\"}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "jwt: GatewayExtension infra/jwt provider p1: cannot parse local jwks"},
+		{name: "jwt inline JWKS with an unknown key type", docs: jwtExtension("  jwks: {local: {inline: '{\"keys\":[{\"kty\":\"XX\"}]}'}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "cannot parse local jwks"},
+		{name: "jwt inline PEM public key", docs: jwtExtension("  jwks: {local: {inline: "+strconv.Quote(pubPEM)+"}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"), policy: "p", want: "True/Valid"},
+		{name: "jwt inline JWKS", docs: jwtExtension("  jwks: {local: {inline: '{\"keys\":[{\"kty\":\"RSA\",\"n\":\"AQAB\",\"e\":\"AQAB\"}]}'}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"), policy: "p", want: "True/Valid"},
+		{name: "jwt key set ConfigMap not found", docs: jwtExtension("  jwks: {local: {configMapRef: {name: keys}}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "failed to find configmap keys"},
+		{name: "jwt key set ConfigMap without the jwks key", docs: jwtExtension("  jwks: {local: {configMapRef: {name: keys}}}\n") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: keys, namespace: infra}\ndata: {other: x}\n" + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "configmap key 'jwks' not found"},
+		{name: "jwt key set ConfigMap with a key set", docs: jwtExtension("  jwks: {local: {configMapRef: {name: keys}}}\n") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: keys, namespace: infra}\ndata: {jwks: " + strconv.Quote(pubPEM) + "}\n" + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "True/Valid"},
 		{name: "header from a Secret not found", docs: tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: nope}}]}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "header from a Secret without the key", docs: secret("creds", "other") + tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: creds}}]}}\n"),
 			policy: "p", want: "False/Invalid", message: `request: failed to resolve header 'x-key': secret infra/creds does not contain key "x-key"`},

@@ -48,3 +48,16 @@ func SecretYAML(namespace, name string, kv ...string) string {
 	}
 	return b.String()
 }
+
+// PublicKeyPEM is a new ECDSA P-256 public key as a PEM PUBLIC KEY block.
+func PublicKeyPEM() string {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
+	if err != nil {
+		panic(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}
