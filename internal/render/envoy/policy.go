@@ -580,4 +580,3 @@ func (c *anyCache) typedAny(m proto.Message) (*anypb.Any, error) {
 	c.m[key] = a
 	return a, nil
 }
-
