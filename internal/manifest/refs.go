@@ -79,10 +79,20 @@ func (w *refWalk) in(n *yaml.Node, key string) {
 			w.out = append(w.out, w.reference(n, key))
 		}
 		depth := len(w.path)
-		eachPair(n, func(k, v *yaml.Node) {
-			w.path = append(w.path[:depth], refStep{key: k.Value, index: -1})
-			w.in(v, k.Value)
-		})
+		if hasMergeKey(n) {
+			eachPair(n, func(k, v *yaml.Node) {
+				w.path = append(w.path[:depth], refStep{key: k.Value, index: -1})
+				w.in(v, k.Value)
+			})
+		} else {
+			// eachPair's order without its closure, one per mapping of
+			// every object read
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				w.path = append(w.path[:depth], refStep{key: k.Value, index: -1})
+				w.in(n.Content[i+1], k.Value)
+			}
+		}
 		w.path = w.path[:depth]
 	case yaml.SequenceNode:
 		depth := len(w.path)
@@ -236,4 +246,15 @@ func stepsString(steps []refStep) string {
 		}
 	}
 	return b.String()
+}
+
+// hasMergeKey reports whether mapping n has a merge key (<<), which only
+// eachPair applies.
+func hasMergeKey(n *yaml.Node) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if isMergeKey(n.Content[i]) {
+			return true
+		}
+	}
+	return false
 }
