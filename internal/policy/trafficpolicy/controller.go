@@ -12,7 +12,11 @@ const ControllerName = "kgateway.dev/kgateway"
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
 var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: "kgateway", Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
-	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, Topology: TopologyKeys}
+	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, Topology: TopologyKeys,
+	// On a backendRef kgateway applies the header modifiers (per
+	// weighted cluster) and logs any other Gateway API filter type as
+	// not supported there, leaving it out.
+	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier"}}
 
 // TopologyKeys are the annotation, label and tls.options keys kgateway
 // reads on Gateway API objects, which topology applies: delegation by

@@ -84,6 +84,15 @@ type Target struct {
 	// settings show even where no route sends traffic yet (every cluster
 	// it writes is one kgateway writes alike).
 	UnroutedBackendClusters bool
+	// BackendRefDestinations: a backendRef's filters make it a
+	// destination of its own, as Envoy Gateway's destination filters do:
+	// a rule any of whose backendRefs carries a filter forwards through
+	// weighted clusters even to one backend, each keeping its own header
+	// modifiers, and a backendRef's URLRewrite hostname rewrites the Host
+	// of its share (the weighted cluster's host_rewrite_literal). Without
+	// it one backend's header filters go on the route, and a URLRewrite
+	// on a backendRef is not applied (kgateway ignores it).
+	BackendRefDestinations bool
 }
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
@@ -154,7 +163,8 @@ var Targets = map[string]Target{
 	"kgateway": {Name: "kgateway", Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
 		ProtocolsFromServices: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true},
 	"envoygateway": {Name: "envoygateway", Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
-		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true, GRPCFilters: true},
+		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true, GRPCFilters: true,
+		BackendRefDestinations: true},
 	"haptic": {Name: "haptic", Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
 }
 
