@@ -342,7 +342,7 @@ func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 }
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
-var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway", Groups: []string{Group},
+var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: Target.Name, Groups: []string{Group},
 	// Envoy Gateway applies these on a backendRef (a URLRewrite's
 	// hostname only) and refuses the backendRef for any other type
 	// (route_backends.go: backendRefFiltersProblem).
