@@ -347,3 +347,7 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// hostname only) and refuses the backendRef for any other type
 	// (route_backends.go: backendRefFiltersProblem).
 	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier", "URLRewrite"}, BackendRefFiltersRefused: true}
+
+// Family is Envoy Gateway's family for internal/pipeline to register: its
+// controller, render target and deployment settings (its kinds are All's).
+var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings}
