@@ -217,7 +217,7 @@ func TestExplainAgreesWithRender(t *testing.T) {
 		t.Run(in.name, func(t *testing.T) {
 			c := pipeline.Compile(in.set, in.cfg)
 			gaps := map[string][]string{}
-			for _, target := range envoy.TargetNames() {
+			for _, target := range c.Result.Registry.TargetNames() {
 				out, err := renderCompiled(c, target, false, in.gateways...)
 				if err != nil {
 					t.Fatalf("render %s: %v", target, err)
@@ -291,7 +291,7 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 							}
 							checkAnswers(t, c, out, rp.Route, rule.Rule, path, l, target+" "+name)
 							routes++
-							fields += checkRoute(t, c, env, rp.Route, rule.Rule, path, l, er, envoy.Targets[target], target+" "+name, gaps)
+							fields += checkRoute(t, c, env, rp.Route, rule.Rule, path, l, er, c.Result.Registry.Targets()[target], target+" "+name, gaps)
 						}
 					}
 				}

@@ -118,13 +118,14 @@ func renderCompiled(c *pipeline.Compiled, target string, kgatewayKey bool, gatew
 // (envoy.Options.EachGateway).
 func renderCompiledWith(c *pipeline.Compiled, target string, kgatewayKey bool, each func(*envoy.Gateway) error, gateways ...string) (*envoy.Output, error) {
 	return envoy.Render(c.Result, envoy.Options{
-		Target:           target,
-		MergeKeyKgateway: kgatewayKey,
-		EachGateway:      each,
-		Gateways:         gateways,
-		Config:           c.Config.PolicyConfig(),
+		Target:         target,
+		MergeKeyCompat: kgatewayKey,
+		EachGateway:    each,
+		Gateways:       gateways,
+		Config:         c.Config.PolicyConfig(),
 		// kgateway's setting, honoured under every target: it only adds
-		// route metadata for access logs to read
+		// route metadata for access logs to read (under kgateway's key,
+		// policy.Registry.RouteSourceKey)
 		RouteSourceMetadata: c.Config.EnableRouteSourceMetadata,
 	})
 }

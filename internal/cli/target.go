@@ -16,7 +16,9 @@ const inferredTarget = "inferred"
 const targetFlagHelp = "render target: envoy (upstream filters), kgateway (kgateway's build: adds transformation and acl), envoygateway (Envoy Gateway's data plane: upstream filters) or haptic (HAPTIC's route-policy features, WAF included); default: config render.target, else each Gateway's from its GatewayClass controller (kgateway.dev/kgateway: kgateway; gateway.envoyproxy.io/gatewayclass-controller: envoygateway; haproxy-haptic.org/controller: haptic), else envoy"
 
 // targetChoices are the values --target accepts.
-func targetChoices() []string { return append([]string{inferredTarget}, envoy.TargetNames()...) }
+func targetChoices() []string {
+	return append([]string{inferredTarget}, pipeline.Registry().TargetNames()...)
+}
 
 // askedTarget is the target the flag names when given, else config
 // render.target, else inferredTarget.
@@ -67,7 +69,7 @@ func targetGroups(asked string, c *pipeline.Compiled, gateways []string) []targe
 		return []targetGroup{{target: "envoy", gateways: gateways}}
 	}
 	var out []targetGroup
-	for _, t := range envoy.TargetNames() {
+	for _, t := range c.Result.Registry.TargetNames() {
 		if gws := byTarget[t]; len(gws) > 0 {
 			out = append(out, targetGroup{target: t, gateways: gws})
 		}

@@ -182,8 +182,9 @@ func checkShares(t *testing.T, c *pipeline.Compiled, rt *topology.Route, rule *t
 		counts["share"]++
 		if eg && invalid > 0 {
 			wcs := ra.GetWeightedClusters().GetClusters()
-			if len(wcs) == 0 || wcs[0].GetName() != envoy.InvalidBackendCluster || wcs[0].GetWeight().GetValue() != invalid {
-				t.Errorf("%s: refused backendRefs (%v) weigh %d, but route %s does not send that share to %s first: %v", at, refused, invalid, n, envoy.InvalidBackendCluster, wcs)
+			share := c.Result.Registry.Targets()["envoygateway"].InvalidShare
+			if len(wcs) == 0 || share == "" || wcs[0].GetName() != share || wcs[0].GetWeight().GetValue() != invalid {
+				t.Errorf("%s: refused backendRefs (%v) weigh %d, but route %s does not send that share to %s first: %v", at, refused, invalid, n, share, wcs)
 			}
 		}
 		for _, reason := range refused {

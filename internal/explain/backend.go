@@ -121,7 +121,7 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 			effective = append(effective, merge.EffectiveField{Kind: pt.Kind, Key: f.Key, Field: f})
 		}
 		for _, c := range pt.Invalid {
-			t.Notes = append(t.Notes, "the invalid policy "+c.Policy.ID()+" targets this backend, so none of the fields listed take effect: kgateway (--target kgateway) replaces the cluster with one without endpoints (Envoy answers 503)")
+			t.Notes = append(t.Notes, "the invalid policy "+c.Policy.ID()+" targets this backend, so none of the fields listed take effect"+blackholedBy(r.Registry))
 		}
 	}
 	if portName != "" {
@@ -220,4 +220,26 @@ func backendSettings(r *merge.Result, k model.Key) map[string]string {
 
 func compareGK(a, b model.GroupKind) int {
 	return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind)
+}
+
+// blackholedBy names, for the note on an invalid backend policy, the
+// controllers whose render target replaces such a backend's cluster
+// (policy.Target.BlackholesInvalidBackendPolicy): ": kgateway (--target
+// kgateway) replaces the cluster with one without endpoints (Envoy
+// answers 503)"; "" when none does.
+func blackholedBy(reg *policy.Registry) string {
+	var who []string
+	for _, c := range reg.Controllers() {
+		if t, ok := reg.Target(c.RenderTarget); ok && c.RenderTarget != "" && t.BlackholesInvalidBackendPolicy {
+			who = append(who, c.Title+" (--target "+t.Name+")")
+		}
+	}
+	if len(who) == 0 {
+		return ""
+	}
+	verb := " replaces"
+	if len(who) > 1 {
+		verb = " replace"
+	}
+	return ": " + strings.Join(who, " and ") + verb + " the cluster with one without endpoints (Envoy answers 503)"
 }

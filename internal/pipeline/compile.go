@@ -41,6 +41,7 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 	}
 	reg := policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
 	reg.AddControllers(trafficpolicy.Controller, envoygateway.Controller, haptic.Controller)
+	reg.AddTargets(trafficpolicy.Target, envoygateway.Target, haptic.Target)
 	reg.AddSettings(envoygateway.Settings...)
 	return reg
 }

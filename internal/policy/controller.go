@@ -46,6 +46,11 @@ type Controller struct {
 	// SummaryGroup is the API group of the synthetic StatusSummary
 	// ancestor it reports a policy that attaches nowhere against.
 	SummaryGroup string
+	// RouteSourceKey is the filter metadata key under which the
+	// controller's routes name the route object, rule and match they come
+	// from, when its deployment asks for it (kgateway's
+	// dev.kgateway.route_source); "" for none.
+	RouteSourceKey string
 	// Topology are the annotation, label and option keys the controller
 	// reads on Gateway API objects (topology.Keys).
 	Topology topology.Keys
@@ -65,6 +70,23 @@ func (r *Registry) TopologyKeys() topology.Keys {
 	}
 	return topology.Keys{}
 }
+
+// RouteSourceKey is the route source metadata key (Controller.RouteSourceKey)
+// of the first registered controller that declares one, "" when none does.
+func (r *Registry) RouteSourceKey() string {
+	if r == nil {
+		return ""
+	}
+	for _, c := range r.controllers {
+		if c.RouteSourceKey != "" {
+			return c.RouteSourceKey
+		}
+	}
+	return ""
+}
+
+// Controllers are the registered controllers, in registration order.
+func (r *Registry) Controllers() []Controller { return r.controllers }
 
 // Owns reports whether the controller's family defines kind k.
 func (c Controller) Owns(k Kind) bool {

@@ -369,6 +369,8 @@ type Registry struct {
 	controllers []Controller
 	// settings are the families' deployment settings (AddSettings).
 	settings []Setting
+	// targets are the families' render targets (AddTargets).
+	targets []Target
 }
 
 // NewRegistry builds a registry from kinds; the order is kept for output.

@@ -168,15 +168,15 @@ func Compute(r *merge.Result, opt Options) *Report {
 			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
 			continue
 		}
-		kgw := extra(gatewayController(g, gw, opt.ControllerName))
-		if kgw {
+		ownConds := extra(gatewayController(g, gw, opt.ControllerName))
+		if ownConds {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
 			if topology.InsecureFrontend(gw) {
 				conds = append(conds, metav1.Condition{Type: "InsecureFrontendValidationMode", Status: metav1.ConditionTrue, Reason: "ConfigurationChanged",
 					Message: "Gateway frontend validation is configured to allow insecure fallback"})
 			}
 		}
-		if kgw {
+		if ownConds {
 			conds = replaced(conds, "GatewayReplaced", gatewayReplacedBy(r, gw))
 		}
 		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
@@ -188,7 +188,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 					lc[i] = metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
 				}
 			}
-			if kgw {
+			if ownConds {
 				lc = replaced(lc, "ListenerReplaced", listenerReplacedBy(r, l))
 			}
 			ls := Listener{Name: string(l.Name), AttachedRoutes: len(l.Routes), Conditions: conv(lc)}
@@ -433,15 +433,17 @@ func ownReasons(k policy.Kind) bool {
 // broken → PartiallyInvalid, all → Accepted False, and ResolvedRefs False
 // where a reference did not resolve. The reasons are the broken kind's
 // controller's (policy.StatusReasoner), else UnsupportedValue and
-// InvalidKind. Under kgateway's controller (kgateway) a kind without
-// reasons of its own replaces the rule instead (programmedCondition).
-func ruleConditions(r *merge.Result, rt *topology.Route, kgateway bool) []metav1.Condition {
+// InvalidKind. Under a controller with conditions of its own
+// (policy.Controller.ExtraConditions, as kgateway's: ownConditions) a
+// kind without reasons of its own replaces the rule instead
+// (programmedCondition).
+func ruleConditions(r *merge.Result, rt *topology.Route, ownConditions bool) []metav1.Condition {
 	broken := 0
 	var msgs, resolvedMsgs []string
 	reason, resolved := "", ""
 	for _, rule := range rt.Rules {
 		b := r.Attach.Broken[rule]
-		if kgateway {
+		if ownConditions {
 			b = slices.DeleteFunc(slices.Clone(b), func(x attach.Broken) bool { return x.Kind != nil && !ownReasons(x.Kind) })
 		}
 		if len(b) == 0 {

@@ -328,4 +328,4 @@ func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 }
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
-var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: "envoygateway", Groups: []string{Group}}
+var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: Target.Name, Groups: []string{Group}}

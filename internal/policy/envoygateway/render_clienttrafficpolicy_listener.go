@@ -32,7 +32,7 @@ import (
 // limits), the network filters before the connection manager (a
 // connection limit) and more of the connection manager (paths, headers,
 // HTTP/2, gRPC-Web), as Envoy Gateway's listener translation sets them
-// over its baseline (internal/render/envoy's envoyGatewayBaseline).
+// over its baseline (render_target.go).
 
 // listenerSettings is a field's fragment for the listener and its
 // chains: fr, or the unsupported one where the field is one HTTP

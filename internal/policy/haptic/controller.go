@@ -6,4 +6,12 @@ import "github.com/gwpol/gwpol/internal/policy"
 const ControllerName = "haproxy-haptic.org/controller"
 
 // Controller is HAPTIC, the controller of this family's kind.
-var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: "haptic", Groups: []string{Group}}
+var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group}}
+
+// Target is HAPTIC's render target: it serves exactly what its
+// HAProxyRoutePolicy offers — JWT (with required claims) and API-key
+// authentication, the shared rate limit, the response cache and the
+// Coraza WAF — plus plain routing. In gwpol's Envoy rendering a HAPTIC WAF
+// selection is route metadata naming the policy and its catalog, as
+// HAPTIC's coraza maps name them per rule.
+var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}

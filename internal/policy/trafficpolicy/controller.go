@@ -11,8 +11,23 @@ const ControllerName = "kgateway.dev/kgateway"
 // Controller is kgateway, the controller of this family's kinds: the
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
-var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: "kgateway", Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
-	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, Topology: TopologyKeys}
+var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: Target.Name, Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
+	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, RouteSourceKey: RouteSourceKey, Topology: TopologyKeys}
+
+// RouteSourceKey is the filter metadata naming the route object, rule and
+// match an Envoy route comes from (kgateway's enableRouteSourceMetadata),
+// for access logs to read (%METADATA(ROUTE:dev.kgateway.route_source:name)%).
+const RouteSourceKey = "dev.kgateway.route_source"
+
+// Target is the render target of kgateway's Envoy build, which adds its
+// dynamic-module filters (transformation, http-acl) to upstream Envoy's,
+// with the xDS structure kgateway's translator writes.
+var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
+	HTTP2AppProtocols: HTTP2AppProtocols, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true}
+
+// HTTP2AppProtocols are the Service port appProtocols kgateway speaks
+// HTTP/2 to (HTTP/1.1 to every other).
+var HTTP2AppProtocols = []string{"http2", "grpc", "grpc-web", "kubernetes.io/h2c"}
 
 // TopologyKeys are the annotation, label and tls.options keys kgateway
 // reads on Gateway API objects, which topology applies: delegation by

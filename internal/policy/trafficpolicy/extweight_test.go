@@ -202,6 +202,7 @@ func compileInline(t *testing.T, input string, cfg policy.Config) *merge.Result 
 		t.Fatal(err)
 	}
 	reg := policy.NewRegistry(trafficpolicy.New())
+	reg.AddTargets(trafficpolicy.Target)
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})

@@ -90,7 +90,7 @@ func (gb *gatewayBuild) backendPolicies() {
 		var md map[string]*structpb.Struct
 		var finish []func(proto.Message)
 		for _, p := range own {
-			if !gb.opt.MergeKeyKgateway {
+			if !gb.opt.MergeKeyCompat {
 				md = gb.addOrigins(md, p)
 			}
 			r, ok := p.Kind.(policy.Renderer)

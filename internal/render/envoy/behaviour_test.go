@@ -138,8 +138,8 @@ var familyCapability = map[string]string{
 // targetsWith are the render targets that have a capability.
 func targetsWith(capability string) []string {
 	var out []string
-	for _, name := range envoy.TargetNames() {
-		if envoy.Targets[name].Has(capability) {
+	for _, name := range envoy.FamilyTargets().TargetNames() {
+		if envoy.FamilyTargets().Targets()[name].Has(capability) {
 			out = append(out, name)
 		}
 	}
@@ -150,10 +150,10 @@ func targetsWith(capability string) []string {
 // kgateway), whose renderings of one field these tests compare; the
 // targets with fewer fail the field closed instead (target_test.go).
 func envoyTargets() []string {
-	full := envoy.Targets["envoy"].List()
+	full := envoy.FamilyTargets().Targets()["envoy"].List()
 	var out []string
-	for _, name := range envoy.TargetNames() {
-		if !slices.ContainsFunc(full, func(c string) bool { return !envoy.Targets[name].Has(c) }) {
+	for _, name := range envoy.FamilyTargets().TargetNames() {
+		if !slices.ContainsFunc(full, func(c string) bool { return !envoy.FamilyTargets().Targets()[name].Has(c) }) {
 			out = append(out, name)
 		}
 	}
@@ -291,7 +291,7 @@ func renderInline(t *testing.T, input, target string, settings ...func(*policy.C
 		s(&cfg)
 	}
 	res := compile(t, &manifest.Set{Objects: objs}, cfg)
-	out := render(t, res, envoy.Options{Target: target, MergeKeyKgateway: target == "kgateway", Config: cfg})
+	out := render(t, res, envoy.Options{Target: target, MergeKeyCompat: target == "kgateway", Config: cfg})
 	if d := diagText(out.Diagnostics); d != "" {
 		t.Fatalf("render diagnostics:\n%s", d)
 	}
@@ -913,7 +913,7 @@ spec:
   - matches: [{path: {type: PathPrefix, value: /}}]
     backendRefs: [{name: web, port: 80}]
 `
-	for _, target := range envoy.TargetNames() {
+	for _, target := range envoy.FamilyTargets().TargetNames() {
 		gw := renderInline(t, input, target)
 		got := map[string]string{}
 		for _, rc := range gw.RouteConfigurations {

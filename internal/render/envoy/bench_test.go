@@ -145,7 +145,7 @@ func BenchmarkStages(b *testing.B) {
 				}
 				lap("parse")
 				cfg := policy.Config{ReferenceGrantMode: "Strict"}
-				reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New())
+				reg := envoy.WithFamilyTargets(policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New()))
 				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
 				lap("model")
 				g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})

@@ -140,17 +140,17 @@ func servicePortHTTP2(s *model.Service, port int32) bool {
 }
 
 // protocolsFromServices gives each Service cluster the upstream protocol
-// its port's appProtocol names, and only that, as kgateway does: HTTP/2
-// for http2, grpc, grpc-web and kubernetes.io/h2c, HTTP/1.1 otherwise —
-// also for a GRPCRoute backend or a gRPC extension service whose Service
-// does not say so (--target envoy speaks HTTP/2 to those).
+// its port's appProtocol names, and only that (Target.HTTP2AppProtocols):
+// HTTP/2 for the target's HTTP/2 appProtocols, HTTP/1.1 otherwise — also
+// for a GRPCRoute backend or a gRPC extension service whose Service does
+// not say so (--target envoy speaks HTTP/2 to those).
 func (gb *gatewayBuild) protocolsFromServices() {
 	for name, c := range gb.clusters {
 		ns, svc, port, ok := serviceOfCluster(name)
 		if !ok {
 			continue
 		}
-		if kgatewayHTTP2(gb.res.Graph.Model.Service(ns, svc), port) {
+		if speaksHTTP2(gb.res.Graph.Model.Service(ns, svc), port, gb.target.HTTP2AppProtocols) {
 			setHTTP2(c)
 			continue
 		}
@@ -175,17 +175,15 @@ func serviceOfCluster(cluster string) (ns, name string, port int32, ok bool) {
 	return parts[1], parts[2], int32(p), true
 }
 
-// kgatewayHTTP2 is kgateway's reading of a Service port's appProtocol.
-func kgatewayHTTP2(s *model.Service, port int32) bool {
+// speaksHTTP2 reports whether a Service port's appProtocol is one of the
+// target's HTTP/2 ones (Target.HTTP2AppProtocols).
+func speaksHTTP2(s *model.Service, port int32, http2 []string) bool {
 	if s == nil {
 		return false
 	}
 	for _, p := range s.Spec.Ports {
-		if p.Port == port && p.AppProtocol != nil {
-			switch *p.AppProtocol {
-			case "http2", "grpc", "grpc-web", "kubernetes.io/h2c":
-				return true
-			}
+		if p.Port == port && p.AppProtocol != nil && slices.Contains(http2, *p.AppProtocol) {
+			return true
 		}
 	}
 	return false

@@ -77,7 +77,7 @@
 // Target.Blackhole (kgateway, envoy) it stays in the route as
 // BlackholeCluster, a cluster nothing defines (cluster_not_found_response_code
 // 500), as kgateway writes it; under Target.InvalidShare (envoygateway) the
-// weights of all such backendRefs go to InvalidBackendCluster, first among
+// weights of all such backendRefs go to the target's InvalidShare cluster, first among
 // the weighted clusters, as Envoy Gateway writes it; under the others it is
 // left out. A rule none of whose backends takes traffic answers 500
 // (direct_response). A rule the controller's validation drops has no route

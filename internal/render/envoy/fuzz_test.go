@@ -95,8 +95,8 @@ func FuzzRender(f *testing.F) {
 	// leave rules out, answer them or refuse backendRefs) to the routes
 	// of the seeds with an Envoy Gateway GatewayClass; BackendTLSPolicy
 	// the CA checks of its extensions' backends.
-	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI(),
-		backendtlspolicy.New()}, envoygateway.All()...)...)
+	reg := WithFamilyTargets(policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI(),
+		backendtlspolicy.New()}, envoygateway.All()...)...))
 	f.Fuzz(func(t *testing.T, docs []byte) {
 		base, err := manifest.Parse("base.yaml", []byte(fuzzBase), manifest.Limits{})
 		if err != nil {
@@ -115,7 +115,7 @@ func FuzzRender(f *testing.F) {
 		g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 		pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 		res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
-		for _, target := range TargetNames() {
+		for _, target := range reg.TargetNames() {
 			out, err := Render(res, Options{Target: target, Config: cfg})
 			if err != nil {
 				t.Fatalf("%s: %v", target, err)

@@ -5,63 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
-
-// ListenerBaseline is what a controller writes on every listener, HTTP
-// connection manager and TLS context of a Gateway before any policy tunes
-// them; policy fields' settings go over it (and may turn its settings off,
-// policy.Fragment.Unset). Nil parts are Envoy's defaults.
-type ListenerBaseline struct {
-	Listener *listenerv3.Listener
-	HCM      *hcmv3.HttpConnectionManager
-	TLS      *tlsv3.DownstreamTlsContext
-}
-
-// envoyGatewayBaseline is Envoy Gateway's: a 32 KiB connection buffer and
-// one connection accepted per socket event; requests with underscores in
-// header names rejected, escaped slashes unescaped and redirected, its
-// HTTP/2 window sizes and stream limit; TLS 1.2 to 1.3, no session
-// resumption, ALPN h2 and http/1.1.
-func envoyGatewayBaseline() *ListenerBaseline {
-	return &ListenerBaseline{
-		Listener: &listenerv3.Listener{
-			PerConnectionBufferLimitBytes:        wrapperspb.UInt32(32768),
-			MaxConnectionsToAcceptPerSocketEvent: wrapperspb.UInt32(1),
-		},
-		HCM: &hcmv3.HttpConnectionManager{
-			CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{
-				HeadersWithUnderscoresAction: corev3.HttpProtocolOptions_REJECT_REQUEST,
-			},
-			Http2ProtocolOptions: &corev3.Http2ProtocolOptions{
-				InitialConnectionWindowSize: wrapperspb.UInt32(1048576),
-				InitialStreamWindowSize:     wrapperspb.UInt32(65536),
-				MaxConcurrentStreams:        wrapperspb.UInt32(100),
-			},
-			PathWithEscapedSlashesAction: hcmv3.HttpConnectionManager_UNESCAPE_AND_REDIRECT,
-		},
-		TLS: &tlsv3.DownstreamTlsContext{
-			CommonTlsContext: &tlsv3.CommonTlsContext{
-				TlsParams: &tlsv3.TlsParameters{
-					TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_2,
-					TlsMaximumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
-				},
-				AlpnProtocols: []string{"h2", "http/1.1"},
-			},
-			DisableStatefulSessionResumption: true,
-			SessionTicketKeysType:            &tlsv3.DownstreamTlsContext_DisableStatelessSessionResumption{DisableStatelessSessionResumption: true},
-		},
-	}
-}
 
 // applySettings lays one rendered field's settings of a part ("listener",
 // "hcm", "chain" or "tls") over dst: the settings it turns off first,

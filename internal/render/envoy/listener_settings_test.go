@@ -8,6 +8,8 @@ import (
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 )
 
 // TestApplySettings: a field's settings go over the baseline, the ones it
@@ -15,7 +17,7 @@ import (
 // a nested one, a list —, and a path through an unset message or to an
 // unknown name changes nothing.
 func TestApplySettings(t *testing.T) {
-	base := envoyGatewayBaseline()
+	base := envoygateway.Target.Baseline
 	for _, tc := range []struct {
 		name  string
 		part  string

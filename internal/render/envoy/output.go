@@ -567,7 +567,7 @@ func (g *Gateway) Bootstrap() (*bootstrapv3.Bootstrap, error) {
 		StaticResources: &bootstrapv3.Bootstrap_StaticResources{},
 	}
 	for _, l := range g.Listeners {
-		sl, err := staticListener(l, rcs)
+		sl, err := staticListener(l, rcs, g.invalidShare)
 		if err != nil {
 			return nil, diag.Errorf(diag.Internal, "bootstrap of Gateway %s/%s: listener %s: %v", g.Namespace, g.Name, l.Name, err)
 		}
@@ -582,7 +582,7 @@ func (g *Gateway) Bootstrap() (*bootstrapv3.Bootstrap, error) {
 	return bs, nil
 }
 
-func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfiguration) (*listenerv3.Listener, error) {
+func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfiguration, invalidShare string) (*listenerv3.Listener, error) {
 	sl := proto.Clone(l).(*listenerv3.Listener)
 	for _, fc := range sl.FilterChains {
 		for _, f := range fc.Filters {
@@ -599,7 +599,7 @@ func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfigu
 				if !ok {
 					return nil, fmt.Errorf("route configuration %s missing", rds.RouteConfigName)
 				}
-				m.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: staticRouteConfig(rc)}
+				m.RouteSpecifier = &hcmv3.HttpConnectionManager_RouteConfig{RouteConfig: staticRouteConfig(rc, invalidShare)}
 			}
 			f.ConfigType = &listenerv3.Filter_TypedConfig{TypedConfig: mustAny(m)}
 		}
@@ -621,9 +621,9 @@ func staticListener(l *listenerv3.Listener, rcs map[string]*routev3.RouteConfigu
 // staticRouteConfig is a RouteConfiguration as a bootstrap inlines it.
 // Envoy checks that the clusters of a static one exist; one that routes a
 // share of requests to BlackholeCluster (so that they answer 500) says
-// not to (so does one with a share for InvalidBackendCluster).
-func staticRouteConfig(rc *routev3.RouteConfiguration) *routev3.RouteConfiguration {
-	if !routesToBlackhole(rc) {
+// not to (so does one with a share for the target's InvalidShare cluster).
+func staticRouteConfig(rc *routev3.RouteConfiguration, invalidShare string) *routev3.RouteConfiguration {
+	if !routesToBlackhole(rc, invalidShare) {
 		return rc
 	}
 	out := proto.Clone(rc).(*routev3.RouteConfiguration)
@@ -631,7 +631,7 @@ func staticRouteConfig(rc *routev3.RouteConfiguration) *routev3.RouteConfigurati
 	return out
 }
 
-func routesToBlackhole(rc *routev3.RouteConfiguration) bool {
+func routesToBlackhole(rc *routev3.RouteConfiguration, invalidShare string) bool {
 	for _, vh := range rc.GetVirtualHosts() {
 		for _, r := range vh.GetRoutes() {
 			ra := r.GetRoute()
@@ -639,7 +639,7 @@ func routesToBlackhole(rc *routev3.RouteConfiguration) bool {
 				return true
 			}
 			for _, c := range ra.GetWeightedClusters().GetClusters() {
-				if c.GetName() == BlackholeCluster || c.GetName() == InvalidBackendCluster {
+				if c.GetName() == BlackholeCluster || (invalidShare != "" && c.GetName() == invalidShare) {
 					return true
 				}
 			}

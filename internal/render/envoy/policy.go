@@ -174,7 +174,7 @@ func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *to
 
 func (b *builder) metadataKey(k policy.Kind) string {
 	spec := k.Spec()
-	if b.opt.MergeKeyKgateway && spec.MetadataKeyCompat != "" {
+	if b.opt.MergeKeyCompat && spec.MetadataKeyCompat != "" {
 		return spec.MetadataKeyCompat
 	}
 	if spec.MetadataKey != "" {
@@ -204,7 +204,7 @@ func (b *builder) addOrigins(md map[string]*structpb.Struct, p *merge.Point) map
 		}
 		md[key] = st
 	}
-	if b.opt.MergeKeyKgateway {
+	if b.opt.MergeKeyCompat {
 		if !p.Kind.Spec().NoCompatMetadata {
 			add(b.metadataKey(p.Kind), p.Origins())
 		}

@@ -34,19 +34,23 @@ import (
 
 // Options for Render.
 type Options struct {
-	// Target is the render target: "envoy" (default) or "kgateway".
+	// Target is the name of the render target (policy.Target, as the
+	// registry holds them); "" is upstream Envoy.
 	Target string
-	// MergeKeyKgateway writes merge metadata under the kind's
-	// kgateway-compatible key (merge.TrafficPolicy.gateway.kgateway.dev)
-	// instead of merge.<group>/<kind>.
-	MergeKeyKgateway bool
+	// MergeKeyCompat writes merge metadata as the kinds' controller writes
+	// it: under each kind's compatible key (policy.KindSpec.MetadataKeyCompat,
+	// e.g. merge.TrafficPolicy.gateway.kgateway.dev) with the origins the
+	// controller reports, instead of merge.<group>/<kind> with those in
+	// effect.
+	MergeKeyCompat bool
 	// Gateways restricts output to these Gateways (namespace/name); empty
 	// means every Gateway.
 	Gateways []string
 	// Config is handed to policy renderers (through policy.Env).
 	Config policy.Config
 	// RouteSourceMetadata puts on every route the route object, rule and
-	// match it comes from (kgateway's enableRouteSourceMetadata).
+	// match it comes from, under the key a registered controller declares
+	// (policy.Registry.RouteSourceKey; none: no metadata).
 	RouteSourceMetadata bool
 	// EachGateway, when set, is handed each Gateway's resources in output
 	// order instead of Output.Gateways collecting them (which stays
@@ -225,15 +229,18 @@ type Gateway struct {
 	// fromFragments names the clusters policy fragments configured (see
 	// validate).
 	fromFragments map[string]bool
+	// invalidShare is the target's Target.InvalidShare cluster (see
+	// Bootstrap).
+	invalidShare string
 }
 
 // Render builds the xDS resources of the selected Gateways. It fails only
 // on a bad option (unknown target or Gateway) or an internal error (a
 // resource that does not pass ValidateAll).
 func Render(res *merge.Result, opt Options) (*Output, error) {
-	t, ok := LookupTarget(opt.Target)
+	t, ok := LookupTarget(res.Registry, opt.Target)
 	if !ok {
-		return nil, diag.Errorf(diag.Usage, "unknown render target %q (want one of %s)", opt.Target, strings.Join(TargetNames(), ", "))
+		return nil, diag.Errorf(diag.Usage, "unknown render target %q (want one of %s)", opt.Target, strings.Join(res.Registry.TargetNames(), ", "))
 	}
 	want := map[string]bool{}
 	for _, g := range opt.Gateways {
@@ -388,7 +395,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{}}
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
-	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments}
+	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare}
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
@@ -502,7 +509,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	if gb.target.UnroutedBackendClusters {
 		gb.unroutedBackendClusters()
 	}
-	if gb.target.ProtocolsFromServices {
+	if len(gb.target.HTTP2AppProtocols) > 0 {
 		gb.protocolsFromServices()
 	}
 	if gb.target.DropReplacedClusters {

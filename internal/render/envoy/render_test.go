@@ -74,7 +74,7 @@ func goldenDirs() []string {
 // HAProxyRoutePolicy and Envoy Gateway kinds.
 func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result {
 	tb.Helper()
-	reg := policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), backendconfigpolicy.New(), backendtlspolicy.New(), directresponse.New(), haptic.New()}, envoygateway.All()...)...)
+	reg := envoy.WithFamilyTargets(policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), backendconfigpolicy.New(), backendtlspolicy.New(), directresponse.New(), haptic.New()}, envoygateway.All()...)...))
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
@@ -140,11 +140,11 @@ func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
 	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
 	hasHAPTIC := slices.ContainsFunc(res.Policies.Policies, func(p *policy.Policy) bool { return p.Kind.GroupKind().Kind == "HAProxyRoutePolicy" })
 	out := map[string][]byte{}
-	for _, target := range envoy.TargetNames() {
+	for _, target := range envoy.FamilyTargets().TargetNames() {
 		if target == "haptic" && !hasHAPTIC {
 			continue
 		}
-		o := render(t, res, envoy.Options{Target: target, MergeKeyKgateway: target == "kgateway"})
+		o := render(t, res, envoy.Options{Target: target, MergeKeyCompat: target == "kgateway"})
 		out[target+".yaml"] = marshal(t, o, "yaml")
 		if d := diagText(o.Diagnostics); d != "" {
 			out[target+"-diagnostics.txt"] = []byte(d)

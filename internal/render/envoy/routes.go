@@ -675,7 +675,9 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	l := plan.owner
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
 	if vb.opt.RouteSourceMetadata {
-		defer addRouteSource(r, e)
+		if key := vb.res.Registry.RouteSourceKey(); key != "" {
+			defer addRouteSource(r, e, key)
+		}
 	}
 	vb.servesGRPC(e)
 	if e.replaced != "" {
@@ -825,14 +827,11 @@ func offVariants(own map[string]*anypb.Any, levels ...*scoped) map[string]*anypb
 	return out
 }
 
-// RouteSourceKey is the filter metadata naming the route object, rule and
-// match an Envoy route comes from (kgateway's route source metadata).
-const RouteSourceKey = "dev.kgateway.route_source"
-
-// addRouteSource records on r the route, rule and match it comes from, as
-// kgateway names them (an unnamed rule is _rule-N, a match _match-N), for
-// access logs to read (%METADATA(ROUTE:dev.kgateway.route_source:name)%).
-func addRouteSource(r *routev3.Route, e entry) {
+// addRouteSource records on r, under the filter metadata key the
+// controller declares (policy.Controller.RouteSourceKey), the route, rule
+// and match it comes from, as kgateway names them (an unnamed rule is
+// _rule-N, a match _match-N), for access logs to read.
+func addRouteSource(r *routev3.Route, e entry, key string) {
 	rule := e.rule.Name
 	if rule == "" {
 		rule = "_rule-" + strconv.Itoa(e.rule.Index)
@@ -842,14 +841,14 @@ func addRouteSource(r *routev3.Route, e entry) {
 		"namespace": structpb.NewStringValue(e.att.Route.Meta.Namespace), "name": structpb.NewStringValue(e.att.Route.Meta.Name),
 		"rule": structpb.NewStringValue(rule), "match": structpb.NewStringValue("_match-" + strconv.Itoa(e.match)),
 	}}
-	md := &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{RouteSourceKey: src}}
+	md := &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{key: src}}
 	if r.Metadata != nil {
 		// the rule's merge metadata is shared by its routes: add to a copy
 		md = proto.Clone(r.Metadata).(*corev3.Metadata)
 		if md.FilterMetadata == nil {
 			md.FilterMetadata = map[string]*structpb.Struct{}
 		}
-		md.FilterMetadata[RouteSourceKey] = src
+		md.FilterMetadata[key] = src
 	}
 	r.Metadata = md
 }

@@ -36,7 +36,7 @@ func (o *Output) Scope(rules []RuleOn) *Output {
 }
 
 func (g *Gateway) scope(want map[string]bool) *Gateway {
-	sg := &Gateway{Namespace: g.Namespace, Name: g.Name, fromFragments: g.fromFragments}
+	sg := &Gateway{Namespace: g.Namespace, Name: g.Name, fromFragments: g.fromFragments, invalidShare: g.invalidShare}
 	rcs, clusters := map[string]bool{}, map[string]bool{}
 	for _, rc := range g.RouteConfigurations {
 		var vhs []*routev3.VirtualHost

@@ -1,180 +1,18 @@
 package envoy
 
 import (
-	"maps"
-	"slices"
-	"strings"
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// Target is a render target: an Envoy build and the closed set of
-// capabilities (HTTP filters and route features) it provides. Capabilities
-// do not imply each other.
-type Target struct {
-	Name         string
-	Capabilities map[string]bool
-	// Blackhole: a backendRef that does not resolve keeps its place (and
-	// weight) in the route as the cluster BlackholeCluster, which no
-	// resource defines, so Envoy answers the requests it would get with
-	// 500 (cluster_not_found_response_code): kgateway's translation, and
-	// the Gateway API's "500 for the share of an invalid backend". Without
-	// it such backendRefs are left out (see InvalidShare) and a rule none
-	// of whose backends resolves answers a 500 direct response, as Envoy
-	// Gateway writes it.
-	// With it, a rule with no backendRefs at all is replaced with
-	// kgateway's 500 (merge.NoAction), as kgateway finds it no action.
-	Blackhole bool
-	// InvalidShare names the one cluster (which no resource defines) a
-	// route sends the summed weight of its backendRefs that take no
-	// traffic to, first among its weighted clusters, so that Envoy answers
-	// that share of the requests 500 (cluster_not_found_response_code):
-	// Envoy Gateway's translation. A rule none of whose backends takes
-	// traffic answers a 500 direct response instead.
-	InvalidShare string
-	// PoliciesOnUnrouted: a route answering 500 because none of its
-	// backends resolves, or because a policy on it is invalid, keeps its
-	// policies' configuration (of an invalid policy, what its kind keeps:
-	// policy.InvalidKeeper) — per-filter configuration, route-level
-	// settings, the filters in the chain and the clusters they call — as
-	// Envoy Gateway's translator keeps the route's security and traffic
-	// features beside its direct response.
-	PoliciesOnUnrouted bool
-	// HTTPSRedirect writes a RequestRedirect to the https scheme as
-	// https_redirect (kgateway's form) rather than scheme_redirect.
-	HTTPSRedirect bool
-	// Baseline is what the controller writes on every listener, connection
-	// manager and TLS context before policies tune them; nil: Envoy's
-	// defaults (and gwpol's few settings every target shares).
-	Baseline *ListenerBaseline
-	// RequestIdleTimeout gives every route with a request timeout a
-	// stream idle timeout, so that the stream does not time out first:
-	// an hour, or the request timeout when longer, 0 (none) when the
-	// request timeout is 0 — unless the route sets its own or its
-	// connection manager sets a stream idle timeout (Envoy Gateway's xDS
-	// translation, whatever set the request timeout: the route rule's
-	// timeouts.request or a policy).
-	RequestIdleTimeout bool
-	// DropReplacedClusters leaves out a backend's cluster when every route
-	// to it sends to clusters of its rule's own instead (a route-level
-	// policy shapes them, see ruleclusters.go) and nothing else names it:
-	// Envoy Gateway emits only the clusters something refers to. Without
-	// it the backend's cluster stays beside the rule clusters.
-	DropReplacedClusters bool
-	// HostRewriteAppendsXFH: a route whose URLRewrite filter rewrites the
-	// hostname also appends the original host to x-forwarded-host
-	// (append_x_forwarded_host), as Envoy Gateway's translator sets it for
-	// every host rewrite.
-	HostRewriteAppendsXFH bool
-	// ProtocolsFromServices: each Service cluster speaks the upstream
-	// protocol its port's appProtocol names, and only that (kgateway's
-	// data plane; see protocolsFromServices).
-	ProtocolsFromServices bool
-	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
-	// policy on the backend object merges into is replaced by a blackhole
-	// (kgateway), rather than rendered without that policy.
-	BlackholesInvalidBackendPolicy bool
-	// GRPCFilters: the data plane adds its gRPC filters (gRPC-Web, stats)
-	// to a virtual host that serves a GRPCRoute (Envoy Gateway's).
-	GRPCFilters bool
-	// UnroutedBackendClusters: a Service a backend policy targets has a
-	// cluster for each of its ports, and a backend object of a kind that
-	// builds its own cluster (kgateway's Backend) has its cluster, whether
-	// or not a route of the Gateway uses them. kgateway writes a cluster
-	// for every Service port and Backend it watches, routed or not; gwpol
-	// writes the routed ones and these, so that a policy's or a Backend's
-	// settings show even where no route sends traffic yet (every cluster
-	// it writes is one kgateway writes alike).
-	UnroutedBackendClusters bool
-}
+// Target is a render target (policy.Target): the capabilities of an Envoy
+// build and the traits of the xDS structure its controller writes. The
+// families declare theirs; render reads the traits.
+type Target = policy.Target
 
 // BlackholeCluster is the cluster a route names for a backendRef that does
-// not resolve (kgateway's name); no resource defines it.
+// not resolve (Target.Blackhole); no resource defines it.
 const BlackholeCluster = "blackhole-cluster"
 
-// InvalidBackendCluster is the cluster Envoy Gateway's routes name for the
-// share of their backendRefs that take no traffic (Target.InvalidShare);
-// no resource defines it.
-const InvalidBackendCluster = "invalid-backend-cluster"
-
-// Has reports whether the target provides a capability.
-func (t Target) Has(c string) bool { return t.Capabilities[c] }
-
-// List returns the capabilities, sorted.
-func (t Target) List() []string { return slices.Sorted(maps.Keys(t.Capabilities)) }
-
-// Capabilities of upstream Envoy that policy fragments may require.
-var upstream = []string{
-	"route",               // RouteAction / Route / VirtualHost fields (timeouts, retries, rewrites…)
-	"tracing",             // per-route tracing overrides
-	"local_ratelimit",     // envoy.filters.http.local_ratelimit
-	"ratelimit",           // envoy.filters.http.ratelimit (global, rate limit service)
-	"cors",                // envoy.filters.http.cors
-	"csrf",                // envoy.filters.http.csrf
-	"credential_injector", // envoy.filters.http.credential_injector
-	"geoip",               // envoy.filters.http.geoip
-	"header_mutation",     // envoy.filters.http.header_mutation
-	"buffer",              // envoy.filters.http.buffer
-	"fault",               // envoy.filters.http.fault
-	"jwt_authn",           // envoy.filters.http.jwt_authn
-	"ext_authz",           // envoy.filters.http.ext_authz
-	"ext_proc",            // envoy.filters.http.ext_proc
-	"lua",                 // envoy.filters.http.lua
-	"rbac",                // envoy.filters.http.rbac
-	"basic_auth",          // envoy.filters.http.basic_auth
-	"api_key_auth",        // envoy.filters.http.api_key_auth
-	"oauth2",              // envoy.filters.http.oauth2
-	"compressor",          // envoy.filters.http.compressor
-	"decompressor",        // envoy.filters.http.decompressor
-	"response_cache",      // envoy.filters.http.cache
-	"custom_response",     // envoy.filters.http.custom_response
-}
-
-func capSet(extra ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, c := range upstream {
-		m[c] = true
-	}
-	for _, c := range extra {
-		m[c] = true
-	}
-	return m
-}
-
-// Targets are the supported render targets by name: upstream Envoy;
-// kgateway's Envoy build, which adds its dynamic-module filters
-// (transformation, http-acl); Envoy Gateway's, which is upstream Envoy
-// (its policy kinds place their configuration on each route, see
-// policy.WholeOverrider); and HAPTIC (the HAProxy Gateway API
-// controller), which serves exactly what its HAProxyRoutePolicy offers —
-// JWT (with required claims) and API-key authentication, the shared rate
-// limit, the response cache and the Coraza WAF — plus plain routing. In
-// gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
-// the policy and its catalog, as HAPTIC's coraza maps name them per rule.
-var Targets = map[string]Target{
-	"envoy": {Name: "envoy", Capabilities: capSet(), Blackhole: true, HTTPSRedirect: true},
-	"kgateway": {Name: "kgateway", Capabilities: capSet("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
-		ProtocolsFromServices: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true},
-	"envoygateway": {Name: "envoygateway", Capabilities: capSet(), InvalidShare: InvalidBackendCluster, PoliciesOnUnrouted: true,
-		Baseline: envoyGatewayBaseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true, GRPCFilters: true},
-	"haptic": {Name: "haptic", Capabilities: only("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")},
-}
-
-// only is a capability set of exactly the names given.
-func only(caps ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, c := range caps {
-		m[c] = true
-	}
-	return m
-}
-
-// TargetNames lists the targets, sorted.
-func TargetNames() []string { return slices.Sorted(maps.Keys(Targets)) }
-
-// LookupTarget finds a target by name (case-insensitive); "" is envoy.
-func LookupTarget(name string) (Target, bool) {
-	if name == "" {
-		name = "envoy"
-	}
-	t, ok := Targets[strings.ToLower(name)]
-	return t, ok
-}
+// LookupTarget finds a render target by name (case-insensitive) among
+// those the registry holds; "" is upstream Envoy (policy.UpstreamTarget).
+func LookupTarget(reg *policy.Registry, name string) (Target, bool) { return reg.Target(name) }

@@ -48,7 +48,7 @@ func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 			dir = inputs[i-1]
 		}
 		res := compileForTest(set)
-		for _, target := range TargetNames() {
+		for _, target := range FamilyTargets().TargetNames() {
 			out, err := Render(res, Options{Target: target})
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
@@ -79,7 +79,7 @@ func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 
 func compileForTest(set *manifest.Set) *merge.Result {
 	cfg := policy.Config{ReferenceGrantMode: "Strict"}
-	reg := policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New())
+	reg := WithFamilyTargets(policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New()))
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})

@@ -1,0 +1,61 @@
+package envoygateway
+
+import (
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// InvalidBackendCluster is the cluster Envoy Gateway's routes name for the
+// share of their backendRefs that take no traffic (policy.Target.InvalidShare);
+// no resource defines it.
+const InvalidBackendCluster = "invalid-backend-cluster"
+
+// Target is the render target of Envoy Gateway's data plane: upstream
+// Envoy's filters (its policy kinds place their configuration on each
+// route, see policy.WholeOverrider), with the xDS structure Envoy
+// Gateway's translator writes.
+var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCapabilities(), InvalidShare: InvalidBackendCluster,
+	PoliciesOnUnrouted: true, Baseline: baseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true,
+	GRPCFilters: true}
+
+// baseline is what Envoy Gateway writes on every listener before its
+// policies: a 32 KiB connection buffer and one connection accepted per
+// socket event; requests with underscores in header names rejected,
+// escaped slashes unescaped and redirected, its HTTP/2 window sizes and
+// stream limit; TLS 1.2 to 1.3, no session resumption, ALPN h2 and
+// http/1.1.
+func baseline() *policy.ListenerBaseline {
+	return &policy.ListenerBaseline{
+		Listener: &listenerv3.Listener{
+			PerConnectionBufferLimitBytes:        wrapperspb.UInt32(32768),
+			MaxConnectionsToAcceptPerSocketEvent: wrapperspb.UInt32(1),
+		},
+		HCM: &hcmv3.HttpConnectionManager{
+			CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{
+				HeadersWithUnderscoresAction: corev3.HttpProtocolOptions_REJECT_REQUEST,
+			},
+			Http2ProtocolOptions: &corev3.Http2ProtocolOptions{
+				InitialConnectionWindowSize: wrapperspb.UInt32(1048576),
+				InitialStreamWindowSize:     wrapperspb.UInt32(65536),
+				MaxConcurrentStreams:        wrapperspb.UInt32(100),
+			},
+			PathWithEscapedSlashesAction: hcmv3.HttpConnectionManager_UNESCAPE_AND_REDIRECT,
+		},
+		TLS: &tlsv3.DownstreamTlsContext{
+			CommonTlsContext: &tlsv3.CommonTlsContext{
+				TlsParams: &tlsv3.TlsParameters{
+					TlsMinimumProtocolVersion: tlsv3.TlsParameters_TLSv1_2,
+					TlsMaximumProtocolVersion: tlsv3.TlsParameters_TLSv1_3,
+				},
+				AlpnProtocols: []string{"h2", "http/1.1"},
+			},
+			DisableStatefulSessionResumption: true,
+			SessionTicketKeysType:            &tlsv3.DownstreamTlsContext_DisableStatelessSessionResumption{DisableStatelessSessionResumption: true},
+		},
+	}
+}

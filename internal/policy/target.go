@@ -1,0 +1,192 @@
+package policy
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// Target is a render target: an Envoy build and the closed set of
+// capabilities (HTTP filters and route features) it provides, with the
+// traits of the xDS structure its controller writes. Capabilities do not
+// imply each other. A controller family declares its target in its
+// package and internal/pipeline registers it (Registry.AddTargets);
+// render reads the traits and never asks which controller it renders for.
+// UpstreamTarget (upstream Envoy) is always registered.
+type Target struct {
+	Name         string
+	Capabilities map[string]bool
+	// Blackhole: a backendRef that does not resolve keeps its place (and
+	// weight) in the route as the cluster render/envoy's BlackholeCluster,
+	// which no resource defines, so Envoy answers the requests it would
+	// get with 500 (cluster_not_found_response_code): kgateway's
+	// translation, and the Gateway API's "500 for the share of an invalid
+	// backend". Without it such backendRefs are left out (see
+	// InvalidShare) and a rule none of whose backends resolves answers a
+	// 500 direct response, as Envoy Gateway writes it.
+	// With it, a rule with no backendRefs at all is replaced with
+	// kgateway's 500 (merge.NoAction), as kgateway finds it no action.
+	Blackhole bool
+	// InvalidShare names the one cluster (which no resource defines) a
+	// route sends the summed weight of its backendRefs that take no
+	// traffic to, first among its weighted clusters, so that Envoy answers
+	// that share of the requests 500 (cluster_not_found_response_code):
+	// Envoy Gateway's translation. A rule none of whose backends takes
+	// traffic answers a 500 direct response instead.
+	InvalidShare string
+	// PoliciesOnUnrouted: a route answering 500 because none of its
+	// backends resolves, or because a policy on it is invalid, keeps its
+	// policies' configuration (of an invalid policy, what its kind keeps:
+	// InvalidKeeper) — per-filter configuration, route-level settings,
+	// the filters in the chain and the clusters they call — as Envoy
+	// Gateway's translator keeps the route's security and traffic
+	// features beside its direct response.
+	PoliciesOnUnrouted bool
+	// HTTPSRedirect writes a RequestRedirect to the https scheme as
+	// https_redirect (kgateway's form) rather than scheme_redirect.
+	HTTPSRedirect bool
+	// Baseline is what the controller writes on every listener, connection
+	// manager and TLS context before policies tune them; nil: Envoy's
+	// defaults (and gwpol's few settings every target shares).
+	Baseline *ListenerBaseline
+	// RequestIdleTimeout gives every route with a request timeout a
+	// stream idle timeout, so that the stream does not time out first:
+	// an hour, or the request timeout when longer, 0 (none) when the
+	// request timeout is 0 — unless the route sets its own or its
+	// connection manager sets a stream idle timeout (Envoy Gateway's xDS
+	// translation, whatever set the request timeout: the route rule's
+	// timeouts.request or a policy).
+	RequestIdleTimeout bool
+	// DropReplacedClusters leaves out a backend's cluster when every route
+	// to it sends to clusters of its rule's own instead (a route-level
+	// policy shapes them) and nothing else names it: Envoy Gateway emits
+	// only the clusters something refers to. Without it the backend's
+	// cluster stays beside the rule clusters.
+	DropReplacedClusters bool
+	// HostRewriteAppendsXFH: a route whose URLRewrite filter rewrites the
+	// hostname also appends the original host to x-forwarded-host
+	// (append_x_forwarded_host), as Envoy Gateway's translator sets it for
+	// every host rewrite.
+	HostRewriteAppendsXFH bool
+	// HTTP2AppProtocols, when set, make each Service cluster speak the
+	// upstream protocol its port's appProtocol names, and only that:
+	// HTTP/2 for these appProtocols, HTTP/1.1 otherwise — also for a
+	// GRPCRoute backend or a gRPC extension service whose Service does not
+	// say so (kgateway's data plane). Unset: the protocol follows what
+	// uses the cluster (upstream Envoy speaks HTTP/2 to those).
+	HTTP2AppProtocols []string
+	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
+	// policy on the backend object merges into is replaced by a blackhole
+	// (kgateway), rather than rendered without that policy.
+	BlackholesInvalidBackendPolicy bool
+	// GRPCFilters: the data plane adds its gRPC filters (gRPC-Web, stats)
+	// to a virtual host that serves a GRPCRoute (Envoy Gateway's).
+	GRPCFilters bool
+	// UnroutedBackendClusters: a Service a backend policy targets has a
+	// cluster for each of its ports, and a backend object of a kind that
+	// builds its own cluster (kgateway's Backend) has its cluster, whether
+	// or not a route of the Gateway uses them. kgateway writes a cluster
+	// for every Service port and Backend it watches, routed or not; gwpol
+	// writes the routed ones and these, so that a policy's or a Backend's
+	// settings show even where no route sends traffic yet (every cluster
+	// it writes is one kgateway writes alike).
+	UnroutedBackendClusters bool
+}
+
+// ListenerBaseline is what a controller writes on every listener, HTTP
+// connection manager and TLS context of a Gateway before any policy tunes
+// them; policy fields' settings go over it (and may turn its settings off,
+// Fragment.Unset). Each part is the Envoy message of its resource (a
+// Listener, an HttpConnectionManager, a DownstreamTlsContext), built in
+// the family's render files; nil parts are Envoy's defaults.
+type ListenerBaseline struct {
+	Listener proto.Message
+	HCM      proto.Message
+	TLS      proto.Message
+}
+
+// Has reports whether the target provides a capability.
+func (t Target) Has(c string) bool { return t.Capabilities[c] }
+
+// List returns the capabilities, sorted.
+func (t Target) List() []string { return slices.Sorted(maps.Keys(t.Capabilities)) }
+
+// upstreamCapabilities are the capabilities of upstream Envoy that policy
+// fragments may require.
+var upstreamCapabilities = []string{
+	"route",               // RouteAction / Route / VirtualHost fields (timeouts, retries, rewrites…)
+	"tracing",             // per-route tracing overrides
+	"local_ratelimit",     // envoy.filters.http.local_ratelimit
+	"ratelimit",           // envoy.filters.http.ratelimit (global, rate limit service)
+	"cors",                // envoy.filters.http.cors
+	"csrf",                // envoy.filters.http.csrf
+	"credential_injector", // envoy.filters.http.credential_injector
+	"geoip",               // envoy.filters.http.geoip
+	"header_mutation",     // envoy.filters.http.header_mutation
+	"buffer",              // envoy.filters.http.buffer
+	"fault",               // envoy.filters.http.fault
+	"jwt_authn",           // envoy.filters.http.jwt_authn
+	"ext_authz",           // envoy.filters.http.ext_authz
+	"ext_proc",            // envoy.filters.http.ext_proc
+	"lua",                 // envoy.filters.http.lua
+	"rbac",                // envoy.filters.http.rbac
+	"basic_auth",          // envoy.filters.http.basic_auth
+	"api_key_auth",        // envoy.filters.http.api_key_auth
+	"oauth2",              // envoy.filters.http.oauth2
+	"compressor",          // envoy.filters.http.compressor
+	"decompressor",        // envoy.filters.http.decompressor
+	"response_cache",      // envoy.filters.http.cache
+	"custom_response",     // envoy.filters.http.custom_response
+}
+
+// UpstreamCapabilities is the capability set of upstream Envoy plus the
+// extra ones a build adds (its own filters).
+func UpstreamCapabilities(extra ...string) map[string]bool {
+	return OnlyCapabilities(append(slices.Clone(upstreamCapabilities), extra...)...)
+}
+
+// OnlyCapabilities is a capability set of exactly the names given.
+func OnlyCapabilities(caps ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range caps {
+		m[c] = true
+	}
+	return m
+}
+
+// UpstreamTarget is upstream Envoy: every upstream filter and gwpol's
+// own choices where a controller's differ. It is the default target and
+// is always registered.
+var UpstreamTarget = Target{Name: "envoy", Capabilities: UpstreamCapabilities(), Blackhole: true, HTTPSRedirect: true}
+
+// AddTargets registers the render targets of the families the pipeline
+// lists.
+func (r *Registry) AddTargets(ts ...Target) { r.targets = append(r.targets, ts...) }
+
+// Targets are the render targets by name: UpstreamTarget and the
+// registered ones.
+func (r *Registry) Targets() map[string]Target {
+	out := map[string]Target{UpstreamTarget.Name: UpstreamTarget}
+	if r == nil {
+		return out
+	}
+	for _, t := range r.targets {
+		out[t.Name] = t
+	}
+	return out
+}
+
+// TargetNames lists the render targets, sorted.
+func (r *Registry) TargetNames() []string { return slices.Sorted(maps.Keys(r.Targets())) }
+
+// Target finds a render target by name (case-insensitive); "" is
+// UpstreamTarget.
+func (r *Registry) Target(name string) (Target, bool) {
+	if name == "" {
+		name = UpstreamTarget.Name
+	}
+	t, ok := r.Targets()[strings.ToLower(name)]
+	return t, ok
+}
