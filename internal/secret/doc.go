@@ -7,7 +7,8 @@
 // cannot reach a message, a status condition, an explain note or a
 // rendered body by accident. Only this package looks inside one: it parses
 // the values gwpol validates (public keys as PEM or JWKS, credential
-// lists of one key per line) and answers with what may be said — the
+// lists of one key per line, htpasswd files, TLS certificates with their
+// keys and CA bundles) and answers with what may be said — the
 // Secret's name and the key names the model validated are said by their
 // callers; from here come sizes, counts, line and block numbers, and types
 // from a closed set (Term, PEMType, JWKType, JWKCurve), anything outside

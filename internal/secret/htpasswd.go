@@ -47,3 +47,38 @@ func CheckHtpasswdSHA(v Value) error {
 func Equal(a, b Value) bool {
 	return subtle.ConstantTimeCompare(a.bytes(), b.bytes()) == 1
 }
+
+// HtpasswdUsers checks an htpasswd file as kgateway's
+// validateAndFilterSHAUsers does (the file trimmed of surrounding space
+// first, as its fetchHtpasswdFromSecret does): blank lines and # comments
+// are skipped; an entry needs a colon and a {SHA} hash of 28 characters;
+// a name listed again with the same hash is one entry, with another hash
+// it is dropped. It answers how many entries are usable and the line
+// numbers of the dropped ones — kgateway names a dropped user, gwpol
+// names its line, as a user name is the Secret's content.
+func HtpasswdUsers(v Value) (valid int, dropped []int) {
+	data := strings.TrimSpace(string(v.bytes()))
+	hashes := map[string]string{}
+	for i, line := range strings.Split(data, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, hash, ok := strings.Cut(line, ":")
+		switch seen, dup := hashes[name]; {
+		case !ok, !strings.HasPrefix(hash, "{SHA}") || len(hash) != len("{SHA}")+28:
+			dropped = append(dropped, i+1)
+		case dup && seen == hash:
+		case dup:
+			dropped = append(dropped, i+1)
+		default:
+			hashes[name] = hash
+			valid++
+		}
+	}
+	return valid, dropped
+}
+
+// Compare orders two values by their bytes (as bytes.Compare), so that a
+// caller can sort credentials deterministically without seeing them.
+func Compare(a, b Value) int { return bytes.Compare(a.bytes(), b.bytes()) }

@@ -1,11 +1,13 @@
 package status_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -32,6 +34,19 @@ func secret(name string, keys ...string) string {
 	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ndata:\n" + data
 }
 
+// jwtExtension is a JWT GatewayExtension infra/jwt with one provider p1
+// whose remaining fields (indented by two spaces under it) are given.
+func jwtExtension(provider string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\nmetadata: {name: jwt, namespace: infra}\nspec:\n  jwt:\n    providers:\n    - name: p1\n      issuer: https://issuer.example.com\n" +
+		"    " + strings.ReplaceAll(strings.TrimSuffix(provider, "\n"), "\n", "\n    ") + "\n"
+}
+
+// secretData is a Secret in infra holding key with the given text as its
+// value (written as stringData).
+func secretData(name, key, value string) string {
+	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\nstringData:\n  " + key + ": " + strconv.Quote(value) + "\n"
+}
+
 // TestKgatewayChecks: the checks kgateway's translator makes on its
 // policies, one subtest each, as docs/controllers/kgateway-checks.md lists
 // them (the inventory names each subtest). A case compiles the policies
@@ -40,6 +55,9 @@ func secret(name string, keys ...string) string {
 // wording matters.
 func TestKgatewayChecks(t *testing.T) {
 	tp := func(name, fields string) string { return policyDoc(name, "r2", "", fields, 1) }
+	cert, key := secrettest.KeyPair()
+	pubPEM := secrettest.PublicKeyPEM()
+	_, otherKey := secrettest.KeyPair()
 	tests := []struct {
 		name, docs string
 		mode       string // ReferenceGrantMode; Permissive when empty
@@ -70,7 +88,13 @@ func TestKgatewayChecks(t *testing.T) {
 		{name: "basicAuth Secret not found", docs: tp("p", "  basicAuth: {secretRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "Secret infra/nope not found"},
 		{name: "basicAuth Secret without the .htpasswd key", docs: secret("users", "other") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"), policy: "p", want: "False/Invalid", message: "does not contain key '.htpasswd'"},
 		{name: "basicAuth Secret without the named key", docs: secret("users", ".htpasswd") + tp("p", "  basicAuth: {secretRef: {name: users, key: team}}\n"), policy: "p", want: "False/Invalid", message: "does not contain key 'team'"},
-		{name: "basicAuth Secret with the key", docs: secret("users", ".htpasswd") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"), policy: "p", want: "True/Valid"},
+		{name: "basicAuth Secret with the key", docs: secretData("users", ".htpasswd", "alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\n") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"), policy: "p", want: "True/Valid"},
+		{name: "basicAuth Secret user not SHA", docs: secretData("users", ".htpasswd", "# team\nalice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\nbob:$apr1$x$y\n") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"),
+			policy: "p", want: "False/Invalid", message: "dropped 1 user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: [line 3]"},
+		{name: "basicAuth Secret user twice with different hashes", docs: secretData("users", "team", "alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\nalice:{SHA}NkvfLtd6hUTTtxGgO2nurcxjydc=") + tp("p", "  basicAuth: {secretRef: {name: users, key: team}}\n"),
+			policy: "p", want: "False/Invalid", message: "[line 2] (lines of key 'team' in secret infra/users)"},
+		{name: "basicAuth Secret key empty", docs: secretData("users", ".htpasswd", "") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"), policy: "p", want: "False/Invalid", message: "basic auth: secret infra/users key '.htpasswd' is empty"},
+		{name: "basicAuth Secret with comments only", docs: secretData("users", ".htpasswd", "# nobody yet\n") + tp("p", "  basicAuth: {secretRef: {name: users}}\n"), policy: "p", want: "False/Invalid", message: "no valid users with {SHA} hash format found"},
 		{name: "basicAuth inline user not SHA", docs: tp("p", "  basicAuth: {users: [\"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\", \"bob:$apr1$x$y\"]}\n"), policy: "p", want: "False/Invalid", message: "dropped 1 user(s)"},
 		{name: "basicAuth inline entry without colon", docs: tp("p", "  basicAuth: {users: [\"alice\"]}\n"), policy: "p", want: "False/Invalid", message: "[line 1]"},
 		{name: "basicAuth inline user twice with different hashes", docs: tp("p", "  basicAuth: {users: [\"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\", \"alice:{SHA}NkvfLtd6hUTTtxGgO2nurcxjydc=\"]}\n"),
@@ -78,6 +102,25 @@ func TestKgatewayChecks(t *testing.T) {
 		{name: "basicAuth inline users valid", docs: tp("p", "  basicAuth: {users: [\"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\", \"alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\"]}\n"), policy: "p", want: "True/Valid"},
 		{name: "apiKeyAuth Secret not found", docs: tp("p", "  apiKeyAuth: {secretRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "apiKeyAuth selector matches no Secret", docs: tp("p", "  apiKeyAuth: {secretSelector: {matchLabels: {team: none}}}\n"), policy: "p", want: "False/Invalid", message: "no Secret matches"},
+		{name: "apiKeyAuth Secret with every value empty", docs: secretData("keys", "alice", "") + tp("p", "  apiKeyAuth: {secretRef: {name: keys}}\n"), policy: "p", want: "False/Invalid", message: "no valid API keys found in secrets"},
+		{name: "apiKeyAuth one key shared by two clients", docs: "---\n" + secrettest.SecretYAML("infra", "keys", "alice", "GWPOL-MARKER-1", "bob", "GWPOL-MARKER-1") + tp("p", "  apiKeyAuth: {secretRef: {name: keys}}\n"),
+			policy: "p", want: "False/Invalid", message: `errors processing API key secrets: duplicate API key value shared by client "alice" in secret infra/keys and client "bob" in secret infra/keys`},
+		{name: "apiKeyAuth the same client and key in two selected Secrets", docs: "---\n" + strings.Replace(secrettest.SecretYAML("infra", "keys-a", "alice", "GWPOL-MARKER-1"), "namespace: infra}", "namespace: infra, labels: {team: a}}", 1) +
+			"---\n" + strings.Replace(secrettest.SecretYAML("infra", "keys-b", "alice", "GWPOL-MARKER-1", "bob", "GWPOL-MARKER-2"), "namespace: infra}", "namespace: infra, labels: {team: a}}", 1) +
+			tp("p", "  apiKeyAuth: {secretSelector: {matchLabels: {team: a}}}\n"), policy: "p", want: "True/Valid"},
+		{name: "apiKeyAuth distinct keys", docs: "---\n" + secrettest.SecretYAML("infra", "keys", "alice", "GWPOL-MARKER-1", "bob", "GWPOL-MARKER-2") + tp("p", "  apiKeyAuth: {secretRef: {name: keys}}\n"), policy: "p", want: "True/Valid"},
+		{name: "jwt inline key set does not parse", docs: jwtExtension("  jwks: {local: {inline: \"not a key\"}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "jwt: GatewayExtension infra/jwt provider p1: cannot parse local jwks"},
+		{name: "jwt inline JWKS with an unknown key type", docs: jwtExtension("  jwks: {local: {inline: '{\"keys\":[{\"kty\":\"XX\"}]}'}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "cannot parse local jwks"},
+		{name: "jwt inline PEM public key", docs: jwtExtension("  jwks: {local: {inline: "+strconv.Quote(pubPEM)+"}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"), policy: "p", want: "True/Valid"},
+		{name: "jwt inline JWKS", docs: jwtExtension("  jwks: {local: {inline: '{\"keys\":[{\"kty\":\"RSA\",\"n\":\"AQAB\",\"e\":\"AQAB\"}]}'}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"), policy: "p", want: "True/Valid"},
+		{name: "jwt key set ConfigMap not found", docs: jwtExtension("  jwks: {local: {configMapRef: {name: keys}}}\n") + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "failed to find configmap keys"},
+		{name: "jwt key set ConfigMap without the jwks key", docs: jwtExtension("  jwks: {local: {configMapRef: {name: keys}}}\n") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: keys, namespace: infra}\ndata: {other: x}\n" + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "False/Invalid", message: "configmap key 'jwks' not found"},
+		{name: "jwt key set ConfigMap with a key set", docs: jwtExtension("  jwks: {local: {configMapRef: {name: keys}}}\n") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: keys, namespace: infra}\ndata: {jwks: " + strconv.Quote(pubPEM) + "}\n" + tp("p", "  jwtAuth: {extensionRef: {name: jwt}}\n"),
+			policy: "p", want: "True/Valid"},
 		{name: "header from a Secret not found", docs: tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: nope}}]}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "header from a Secret without the key", docs: secret("creds", "other") + tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: creds}}]}}\n"),
 			policy: "p", want: "False/Invalid", message: `request: failed to resolve header 'x-key': secret infra/creds does not contain key "x-key"`},
@@ -96,6 +139,22 @@ func TestKgatewayChecks(t *testing.T) {
 		// BackendConfigPolicy (backendconfigpolicy/plugin.go: translate).
 		{name: "backendconfigpolicy connectTimeout not a duration", docs: bcpDoc("b", "svc", "", "  connectTimeout: soon\n", 1), policy: "b", want: "False/Invalid"},
 		{name: "backendconfigpolicy valid", docs: bcpDoc("b", "svc", "", "  connectTimeout: 5s\n", 1), policy: "b", want: "True/Valid"},
+		{name: "backendconfigpolicy tls Secret not found", docs: bcpDoc("b", "svc", "", "  tls: {secretRef: {name: nope}}\n", 1), policy: "b", want: "False/Invalid", message: "failed to extract TLS data: Secret infra/nope not found"},
+		{name: "backendconfigpolicy tls Secret with a client certificate", docs: "---\n" + secrettest.SecretYAML("infra", "client", "tls.crt", cert, "tls.key", key, "ca.crt", cert) +
+			bcpDoc("b", "svc", "", "  tls: {secretRef: {name: client}, verifySubjectAltNames: [example.com]}\n", 1), policy: "b", want: "True/Valid"},
+		{name: "backendconfigpolicy tls Secret key does not match", docs: "---\n" + secrettest.SecretYAML("infra", "client", "tls.crt", cert, "tls.key", otherKey) +
+			bcpDoc("b", "svc", "", "  tls: {secretRef: {name: client}}\n", 1), policy: "b", want: "False/Invalid", message: "invalid certificate and key pair: tls: private key does not match public key"},
+		{name: "backendconfigpolicy tls Secret certificate without key", docs: "---\n" + secrettest.SecretYAML("infra", "client", "tls.crt", cert) +
+			bcpDoc("b", "svc", "", "  tls: {secretRef: {name: client}}\n", 1), policy: "b", want: "False/Invalid", message: "both certChain and privateKey must be provided"},
+		{name: "backendconfigpolicy tls simpleTLS does not read the client certificate", docs: "---\n" + secrettest.SecretYAML("infra", "client", "tls.crt", cert, "ca.crt", cert) +
+			bcpDoc("b", "svc", "", "  tls: {secretRef: {name: client}, simpleTLS: true}\n", 1), policy: "b", want: "True/Valid"},
+		{name: "backendconfigpolicy tls Secret ca.crt not a certificate", docs: "---\n" + secrettest.SecretYAML("infra", "client", "ca.crt", "GWPOL-MARKER") +
+			bcpDoc("b", "svc", "", "  tls: {secretRef: {name: client}}\n", 1), policy: "b", want: "False/Invalid", message: "invalid ca.crt in Secret infra/client: data does not contain any valid RSA or ECDSA certificates"},
+		{name: "backendconfigpolicy tls subject alt names without a CA", docs: "---\n" + secrettest.SecretYAML("infra", "client", "tls.crt", cert, "tls.key", key) +
+			bcpDoc("b", "svc", "", "  tls: {secretRef: {name: client}, verifySubjectAltNames: [example.com]}\n", 1), policy: "b", want: "False/Invalid", message: "a root_ca must be provided if verify_subject_alt_name is not empty"},
+		{name: "backendconfigpolicy tls subject alt names with the system CA", docs: bcpDoc("b", "svc", "", "  tls: {wellKnownCACertificates: System, verifySubjectAltNames: [example.com]}\n", 1), policy: "b", want: "True/Valid"},
+		{name: "backendconfigpolicy tls insecureSkipVerify reads no Secret", docs: bcpDoc("b", "svc", "", "  tls: {secretRef: {name: nope}, insecureSkipVerify: true}\n", 1), policy: "b", want: "True/Valid"},
+		{name: "backendconfigpolicy tls Secret with metadata only is not read", docs: secret("client") + bcpDoc("b", "svc", "", "  tls: {secretRef: {name: client}, verifySubjectAltNames: [example.com]}\n", 1), policy: "b", want: "True/Valid"},
 		{name: "backendconfigpolicy port name not on the Service", docs: bcpDoc("b", "svc", "grpc", "  connectTimeout: 5s\n", 1), policy: "b", want: "False/TargetNotFound"},
 	}
 	for _, tt := range tests {

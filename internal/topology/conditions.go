@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/secret"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -176,13 +177,35 @@ func (g *Graph) certificateResolves(l *Listener, ref gwv1.SecretObjectReference)
 	if ref.Kind != nil && *ref.Kind != "Secret" {
 		return false, "InvalidCertificateRef", fmt.Sprintf("certificateRef kind %s is not supported; use a Secret", *ref.Kind)
 	}
-	if g.Model.Secret(ns, string(ref.Name)) == nil {
+	s := g.Model.Secret(ns, string(ref.Name))
+	if s == nil {
 		return false, "InvalidCertificateRef", fmt.Sprintf("Secret %s/%s not found", ns, ref.Name)
 	}
 	if !g.Model.GrantAllows(model.GatewayGroup, fromKind, owner, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: string(ref.Name)}) {
 		return false, "RefNotPermitted", fmt.Sprintf("Secret %s/%s is in another namespace and no ReferenceGrant allows it", ns, ref.Name)
 	}
+	if err := checkTLSSecret(s); err != nil {
+		return false, "InvalidCertificateRef", fmt.Sprintf("invalid TLS secret %s/%s: %v", ns, ref.Name, err)
+	}
 	return true, "", ""
+}
+
+// checkTLSSecret checks what a certificate Secret holds (tls.crt, tls.key,
+// ca.crt) through internal/secret, the one package that reads Secret
+// values; the error names keys and types only. A Secret whose data is
+// not in the input is taken as valid: one config assumeExist declares,
+// and one written with metadata only (no data or stringData entry at
+// all: a stand-in for a Secret whose content is managed elsewhere, e.g.
+// by cert-manager). Any entry present means the content is given, and it
+// is checked as kgateway checks it.
+func checkTLSSecret(s *model.Opaque) error {
+	if s.Assumed || len(s.Keys) == 0 {
+		return nil
+	}
+	crt, _ := s.Value("tls.crt")
+	key, _ := s.Value("tls.key")
+	ca, _ := s.Value("ca.crt")
+	return secret.CheckTLSSecret(crt, key, ca)
 }
 
 // RouteParentConditions are the conditions for one parentRef of a route:

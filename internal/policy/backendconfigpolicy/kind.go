@@ -152,7 +152,7 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if d, ok := checkDuration(p, bcp.Spec.ConnectTimeout, "spec.connectTimeout"); !ok {
 		p.Invalid = append(p.Invalid, d)
 	}
-	checkTLS(p, bcp.Spec.TLS, strings.EqualFold(env.Config.ValidationMode, "Strict"))
+	checkTLS(p, bcp.Spec.TLS, env.Model, o.Namespace, strings.EqualFold(env.Config.ValidationMode, "Strict"))
 	return p
 }
 

@@ -1,23 +1,31 @@
 package backendconfigpolicy
 
 import (
-	"crypto/tls"
 	"encoding/json"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
 )
 
 // tlsSpec is the part of spec.tls that is checked before translation: the
-// certificate files and the TLS parameters.
+// certificate sources, the validation settings and the TLS parameters.
 type tlsSpec struct {
+	SecretRef *struct {
+		Name string `json:"name"`
+	} `json:"secretRef"`
 	Files *struct {
 		TLSCertificate *string `json:"tlsCertificate"`
 		TLSKey         *string `json:"tlsKey"`
 		RootCA         *string `json:"rootCA"`
 	} `json:"files"`
-	Parameters *tlsParameters `json:"parameters"`
+	SimpleTLS               *bool          `json:"simpleTLS"`
+	InsecureSkipVerify      *bool          `json:"insecureSkipVerify"`
+	WellKnownCACertificates *string        `json:"wellKnownCACertificates"`
+	VerifySubjectAltNames   []string       `json:"verifySubjectAltNames"`
+	Parameters              *tlsParameters `json:"parameters"`
 }
 
 type tlsParameters struct {
@@ -28,12 +36,27 @@ type tlsParameters struct {
 	SignatureAlgorithms []string `json:"signatureAlgorithms"`
 }
 
-// checkTLS finds what makes kgateway reject a policy's tls: a client
-// certificate and key that are not a PEM pair (kgateway parses them when
-// it translates, in every validation mode), and — in Strict mode, where
-// kgateway has Envoy validate the cluster — cipher suites Envoy's TLS
-// library does not know.
-func checkTLS(p *policy.Policy, v any, strictMode bool) {
+// tlsData is what kgateway's extractTLSData reads from the Secret or the
+// files: the client certificate and key, and the trusted CA. known is
+// false when the Secret's content is not in the input (config
+// assumeExist, or a Secret written with metadata only): then nothing of
+// it is checked.
+type tlsData struct {
+	cert, key, ca secret.Value
+	known         bool
+}
+
+// checkTLS finds what makes kgateway reject a policy's tls, in its
+// translateTLSConfig order (tls.go): with insecureSkipVerify nothing but
+// the parameters; the Secret must exist (in the policy's namespace, no
+// ReferenceGrant) and a ca.crt it holds must parse; a client certificate
+// needs both its chain and its key, and they must be a PEM pair (not read
+// for simpleTLS); without a trusted CA (and not the system's) there may be
+// no verifySubjectAltNames. In Strict mode, where kgateway has Envoy
+// validate the cluster, cipher suites Envoy's TLS library does not know.
+// The Secret's values are read through internal/secret: a problem names
+// the Secret and its keys, never what they hold.
+func checkTLS(p *policy.Policy, v any, m *model.Model, ns string, strictMode bool) {
 	if v == nil {
 		return
 	}
@@ -45,20 +68,73 @@ func checkTLS(p *policy.Policy, v any, strictMode bool) {
 	if json.Unmarshal(raw, &t) != nil {
 		return // the renderer reports the shape
 	}
-	if f := t.Files; f != nil && (f.TLSCertificate != nil || f.TLSKey != nil) {
-		if _, err := tls.X509KeyPair([]byte(deref(f.TLSCertificate)), []byte(deref(f.TLSKey))); err != nil {
-			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.tls.files", "invalid certificate and key pair: %v", err))
-		}
+	invalid := func(path, format string, args ...any) {
+		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, path, format, args...))
+	}
+	if !isTrue(t.InsecureSkipVerify) {
+		checkTLSData(t, m, ns, invalid)
 	}
 	if !strictMode || t.Parameters == nil {
 		return
 	}
 	if bad := unknownCiphers(t.Parameters.CipherSuites); len(bad) > 0 {
-		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.tls.parameters.cipherSuites",
+		invalid("spec.tls.parameters.cipherSuites",
 			"invalid xds configuration: Failed to initialize cipher suites %s. The following ciphers were rejected when tried individually: %s",
-			strings.Join(t.Parameters.CipherSuites, ":"), strings.Join(bad, ", ")))
+			strings.Join(t.Parameters.CipherSuites, ":"), strings.Join(bad, ", "))
 	}
 }
+
+// checkTLSData is kgateway's buildTLSContext check by check.
+func checkTLSData(t tlsSpec, m *model.Model, ns string, invalid func(path, format string, args ...any)) {
+	var d tlsData
+	path := "spec.tls.files"
+	switch {
+	case t.SecretRef != nil:
+		path = "spec.tls.secretRef"
+		s := m.Secret(ns, t.SecretRef.Name)
+		if s == nil {
+			invalid(path, "failed to extract TLS data: Secret %s/%s not found", ns, t.SecretRef.Name)
+			return
+		}
+		if s.Assumed || len(s.Keys) == 0 {
+			return
+		}
+		d.known = true
+		d.cert, _ = s.Value("tls.crt")
+		d.key, _ = s.Value("tls.key")
+		d.ca, _ = s.Value("ca.crt")
+		if d.ca.Len() > 0 {
+			if err := secret.CheckCACertificates(d.ca); err != nil {
+				invalid(path, "failed to extract TLS data: invalid ca.crt in Secret %s/%s: %v", ns, t.SecretRef.Name, err)
+				return
+			}
+		}
+	case t.Files != nil:
+		// the files hold the PEM text itself, written in the policy
+		d.known = true
+		d.cert = secret.NewValue([]byte(deref(t.Files.TLSCertificate)))
+		d.key = secret.NewValue([]byte(deref(t.Files.TLSKey)))
+		d.ca = secret.NewValue([]byte(deref(t.Files.RootCA)))
+	}
+	if !isTrue(t.SimpleTLS) && (d.cert.Len() > 0 || d.key.Len() > 0) {
+		if d.cert.Len() == 0 || d.key.Len() == 0 {
+			invalid(path, "invalid TLS config: for if providing a client certificate, both certChain and privateKey must be provided")
+			return
+		}
+		if err := secret.CheckKeyPair(d.cert, d.key); err != nil {
+			invalid(path, "invalid certificate and key pair: %v", err)
+			return
+		}
+	}
+	if t.WellKnownCACertificates != nil && *t.WellKnownCACertificates == "System" {
+		return
+	}
+	if (d.known || t.SecretRef == nil) && d.ca.Len() == 0 && len(t.VerifySubjectAltNames) > 0 {
+		invalid("spec.tls.verifySubjectAltNames", "a root_ca must be provided if verify_subject_alt_name is not empty")
+	}
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 func deref(s *string) string {
 	if s == nil {

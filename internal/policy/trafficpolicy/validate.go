@@ -12,6 +12,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -48,7 +49,11 @@ func (v *validator) validate() {
 		}
 	}
 	if s.JWTAuth != nil && s.JWTAuth.ExtensionRef != nil {
+		n := len(v.p.Invalid)
 		v.extension("spec.jwtAuth.extensionRef", s.JWTAuth.ExtensionRef, "jwt")
+		if len(v.p.Invalid) == n {
+			v.jwtProviders("spec.jwtAuth.extensionRef", s.JWTAuth.ExtensionRef)
+		}
 	}
 	if s.OAuth2 != nil {
 		v.extension("spec.oauth2.extensionRef", &s.OAuth2.ExtensionRef, "oauth2")
@@ -70,17 +75,21 @@ func (v *validator) validate() {
 	if a := s.ACL; a != nil {
 		v.aclCIDRs(a)
 	}
-	if a := s.APIKeyAuth; a != nil {
-		if a.SecretRef != nil {
+	if a := s.APIKeyAuth; a != nil && a.Disable == nil {
+		switch {
+		case a.SecretRef != nil:
 			var ns *string
 			if a.SecretRef.Namespace != nil {
 				n := string(*a.SecretRef.Namespace)
 				ns = &n
 			}
-			v.secret("spec.apiKeyAuth.secretRef", string(a.SecretRef.Name), ns)
-		}
-		if a.SecretSelector != nil {
-			v.secretSelector("spec.apiKeyAuth.secretSelector", a.SecretSelector.MatchLabels)
+			if sec := v.secret("spec.apiKeyAuth.secretRef", string(a.SecretRef.Name), ns); sec != nil {
+				v.apiKeys("spec.apiKeyAuth.secretRef", []*model.Opaque{sec})
+			}
+		case a.SecretSelector != nil:
+			if secs := v.secretSelector("spec.apiKeyAuth.secretSelector", a.SecretSelector.MatchLabels); len(secs) > 0 {
+				v.apiKeys("spec.apiKeyAuth.secretSelector", secs)
+			}
 		}
 	}
 	if t := s.Transformation; t != nil && strings.EqualFold(v.env.Config.ValidationMode, "Strict") {
@@ -254,24 +263,85 @@ func (v *validator) secret(path, name string, nsRef *string) *model.Opaque {
 }
 
 // secretSelector: kgateway selects Secrets in every namespace; those in
-// another namespace need a ReferenceGrant.
-func (v *validator) secretSelector(path string, match map[string]string) {
+// another namespace need a ReferenceGrant. It returns the selected
+// Secrets when every one of them may be read.
+func (v *validator) secretSelector(path string, match map[string]string) []*model.Opaque {
 	sel := labels.SelectorFromSet(match)
-	found, usable := 0, 0
+	var found []*model.Opaque
+	usable := 0
 	for _, s := range v.env.Model.Secrets {
 		if !sel.Matches(labels.Set(s.Labels)) {
 			continue
 		}
-		found++
+		found = append(found, s)
 		if v.granted("Secret", s.Namespace, s.Name) {
 			usable++
 		}
 	}
 	switch {
-	case found == 0:
+	case len(found) == 0:
 		v.invalid(path, "no Secret matches %s", sel.String())
-	case usable < found:
+		return nil
+	case usable < len(found):
 		v.invalid(path, "failed to get secrets by selector: a matching Secret is in another namespace without a ReferenceGrant (missing reference grant)")
+		return nil
+	}
+	return found
+}
+
+// apiKey is one credential of an API key Secret: the entry's key is the
+// client's name (a key name may be said), its value the API key.
+type apiKey struct {
+	client, secret string
+	key            secret.Value
+}
+
+// apiKeys checks the credentials the selected Secrets hold as kgateway's
+// constructAPIKeyAuth and dedupeAPIKeyCredentials do: every non-empty
+// entry is a credential named by its key; there must be at least one, and
+// one API key value may not belong to two clients (Envoy refuses repeated
+// keys, and which client to keep would be a guess); the same client with
+// the same key twice is one credential. Values are compared through
+// internal/secret and never said. When a Secret's content is not in the
+// input (assumeExist, or metadata only) nothing is checked.
+func (v *validator) apiKeys(path string, secs []*model.Opaque) {
+	var keys []apiKey
+	for _, s := range secs {
+		if s.Assumed || len(s.Keys) == 0 {
+			return
+		}
+		for _, k := range s.Keys {
+			if val, ok := s.Value(k); ok && val.Len() > 0 {
+				keys = append(keys, apiKey{client: k, secret: s.Namespace + "/" + s.Name, key: val})
+			}
+		}
+	}
+	if len(keys) == 0 {
+		v.invalid(path, "no valid API keys found in secrets")
+		return
+	}
+	slices.SortFunc(keys, func(a, b apiKey) int {
+		if c := strings.Compare(a.client, b.client); c != 0 {
+			return c
+		}
+		if c := secret.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.secret, b.secret)
+	})
+	var kept []apiKey
+	var dups []string
+	for _, k := range keys {
+		i := slices.IndexFunc(kept, func(p apiKey) bool { return secret.Equal(p.key, k.key) })
+		switch {
+		case i < 0:
+			kept = append(kept, k)
+		case kept[i].client != k.client:
+			dups = append(dups, fmt.Sprintf("duplicate API key value shared by client %q in secret %s and client %q in secret %s", kept[i].client, kept[i].secret, k.client, k.secret))
+		}
+	}
+	if len(dups) > 0 {
+		v.invalid(path, "errors processing API key secrets: %s", strings.Join(dups, "\n"))
 	}
 }
 
@@ -388,12 +458,36 @@ func (v *validator) basicAuth(b *BasicAuthPolicy) {
 	if b.SecretRef.Key != nil {
 		key = *b.SecretRef.Key
 	}
-	if sec != nil && !sec.HasKey(key) {
-		path := "spec.basicAuth.secretRef"
-		if b.SecretRef.Key != nil {
-			path += ".key"
+	if sec == nil {
+		return
+	}
+	path, ns := "spec.basicAuth.secretRef", v.ns(b.SecretRef.Namespace)
+	if b.SecretRef.Key != nil {
+		path += ".key"
+	}
+	if !sec.HasKey(key) {
+		v.invalid(path, "basic auth: secret %s/%s does not contain key '%s'", ns, b.SecretRef.Name, key)
+		return
+	}
+	val, ok := sec.Value(key)
+	if !ok || sec.Assumed {
+		return // the content is not in the input
+	}
+	if val.Len() == 0 {
+		v.invalid(path, "basic auth: secret %s/%s key '%s' is empty", ns, b.SecretRef.Name, key)
+		return
+	}
+	// the users held in the Secret, checked as inline users are; a dropped
+	// entry is named by its line (its user name is the Secret's content)
+	switch valid, dropped := secret.HtpasswdUsers(val); {
+	case len(dropped) > 0:
+		lines := make([]string, len(dropped))
+		for i, n := range dropped {
+			lines[i] = fmt.Sprintf("line %d", n)
 		}
-		v.invalid(path, "basic auth: secret %s/%s does not contain key '%s'", v.ns(b.SecretRef.Namespace), b.SecretRef.Name, key)
+		v.invalid(path, "basic auth: dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v (lines of key '%s' in secret %s/%s)", len(dropped), lines, key, ns, b.SecretRef.Name)
+	case valid == 0:
+		v.invalid(path, "basic auth: no valid users with {SHA} hash format found")
 	}
 }
 

@@ -75,7 +75,7 @@ metadata: {name: jwks, namespace: infra}
 spec:
   jwt:
     providers:
-    - {name: corp, issuer: https://corp.example.com, jwks: {local: {inline: '{"keys":[]}'}}}
+    - {name: corp, issuer: https://corp.example.com, jwks: {local: {inline: '{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}'}}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -835,7 +835,7 @@ spec:
   jwt:
     validationMode: ` + mode + `
     providers:
-    - {name: corp, issuer: https://corp.example.com, jwks: {local: {inline: '{"keys":[]}'}}}
+    - {name: corp, issuer: https://corp.example.com, jwks: {local: {inline: '{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}'}}}
 `, "jwtAuth", "{extensionRef: {name: moded-jwks}}",
 			func(t *testing.T, gw *envoy.Gateway) {
 				b, _ := json.Marshal(findFilterConfig(t, gw, "envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"))

@@ -63,7 +63,7 @@ apiVersion: gateway.kgateway.dev/v1alpha1
 kind: GatewayExtension
 metadata: {name: jwt, namespace: infra}
 spec:
-  jwt: {providers: [{name: p, issuer: https://issuer, jwks: {local: {inline: '{"keys":[]}'}}}]}
+  jwt: {providers: [{name: p, issuer: https://issuer, jwks: {local: {inline: '{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}'}}}]}
 ---
 apiVersion: gateway.kgateway.dev/v1alpha1
 kind: GatewayExtension
