@@ -7,13 +7,14 @@ package manifest
 // hundred and fifty nodes, each one allocation, plus the library's event
 // and token buffers), and most of the garbage the collector then chases.
 // Manifests use a small part of YAML: block mappings and sequences, one-line
-// plain and quoted scalars, one-line flow collections, comments and "---"
-// separators. fastDocs reads exactly that part into the very trees the
+// plain and quoted scalars, literal and folded scalars, one-line flow
+// collections, comments and "---" separators. fastDocs reads exactly that part into the very trees the
 // library builds, every node of a document from one slab.
 //
 // How it is kept honest: it never decides anything the library would decide
-// differently. Whatever it is not sure of — anchors, aliases, tags, block
-// scalars, multi-line scalars or flow collections, tabs, carriage returns,
+// differently. Whatever it is not sure of — anchors, aliases, tags,
+// indentation indicators, multi-line plain or quoted scalars or flow
+// collections, tabs, carriage returns,
 // bytes outside printable ASCII, directives, odd indentation, explicit keys,
 // and every syntax error — makes it decline the document, which the library
 // then reads as before, so errors and their positions are the library's.
@@ -451,14 +452,116 @@ func (f *fastParser) inlineValue(ind int) int32 {
 	switch f.s[f.p] {
 	case '{', '[':
 		n = f.flow()
+		f.endLine()
+	case '|', '>':
+		n = f.blockScalar(ind)
 	default:
 		n = f.scalar(false)
+		f.endLine()
 	}
-	f.endLine()
 	if next := f.peekLine(); next > ind {
 		f.bad = true
 	}
 	return n
+}
+
+// blockScalar reads a literal or folded scalar, its header at the cursor,
+// in a block collection at indentation ind, and leaves the cursor at the
+// start of the first line after it. Its lines are indented as the first
+// (detected, not given by a digit); a line of blanks only, an empty
+// scalar or one that is not indented past ind are left to the library.
+func (f *fastParser) blockScalar(ind int) int32 {
+	line, col := f.line, f.col()
+	style := yaml.LiteralStyle
+	if f.s[f.p] == '>' {
+		style = yaml.FoldedStyle
+	}
+	f.p++
+	chomp := 0 // clip; -1 strip, +1 keep
+	if f.p < len(f.s) && (f.s[f.p] == '-' || f.s[f.p] == '+') {
+		chomp = 1
+		if f.s[f.p] == '-' {
+			chomp = -1
+		}
+		f.p++
+	}
+	if f.p < len(f.s) && f.s[f.p] >= '0' && f.s[f.p] <= '9' {
+		f.bad = true // an indentation indicator
+		return 0
+	}
+	if f.endLine(); f.bad {
+		return 0
+	}
+	indent := -1
+	var b []byte
+	var leadingBreak, leadingBlank bool
+	breaks := 0 // empty lines since the last line of text
+	for f.p < len(f.s) {
+		i := f.p
+		for i < len(f.s) && f.s[i] == ' ' {
+			i++
+		}
+		if i == len(f.s) || f.s[i] == '\n' {
+			if i > f.p {
+				f.bad = true // blanks only
+				return 0
+			}
+			breaks++
+			if f.p = i; i < len(f.s) {
+				f.p++
+				f.ls, f.line = f.p, f.line+1
+			}
+			continue
+		}
+		sp := i - f.p
+		if indent < 0 {
+			if sp <= ind {
+				f.bad = true // an empty scalar
+				return 0
+			}
+			indent = sp
+		}
+		if sp < indent {
+			break
+		}
+		end := strings.IndexByte(f.s[i:], '\n')
+		if end < 0 {
+			end = len(f.s)
+		} else {
+			end += i
+		}
+		text := f.s[f.p+indent : end]
+		trailingBlank := text[0] == ' '
+		if style == yaml.FoldedStyle && !leadingBlank && !trailingBlank && leadingBreak {
+			if breaks == 0 {
+				b = append(b, ' ')
+			}
+		} else if leadingBreak {
+			b = append(b, '\n')
+		}
+		for ; breaks > 0; breaks-- {
+			b = append(b, '\n')
+		}
+		leadingBlank = trailingBlank
+		b = append(b, text...)
+		if leadingBreak = end < len(f.s); leadingBreak {
+			f.p = end + 1
+			f.ls, f.line = f.p, f.line+1
+		} else {
+			f.p = end
+		}
+	}
+	if indent < 0 {
+		f.bad = true // an empty scalar
+		return 0
+	}
+	if chomp != -1 && leadingBreak {
+		b = append(b, '\n')
+	}
+	for ; chomp == 1 && breaks > 0; breaks-- {
+		b = append(b, '\n')
+	}
+	return f.add(yaml.ScalarNode, style, "!!str", string(b), line, col)
 }
 
 func (f *fastParser) skipSpaces() {

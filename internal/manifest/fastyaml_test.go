@@ -194,6 +194,10 @@ var fastYAMLCases = []string{
 	"a: @x\n", "a: `x\n", "a: %x\n", "a: x%\n", "a: [x]]\n", "a: [x}\n", "a: {x: y]\n",
 	"a:\n  b:\n    c: 1\n  d: 2\ne: 3\n", "a:\n  - b: 1\n    c: 2\n  - d\n", "a:\n- b:\n  - c\n  - d\n  e: f\n",
 	"- a\n-\n- b\n", "a:\n -  b\n", "a: 1 # c\n# foot\n", "# head\na: 1\n", "\n\na: 1\n\n\n", "---\n\n\na: 1\n",
+	"a: |\n  x\n  y\nb: 1\n", "a: |-\n  x\n\n", "a: |+\n  x\n\n\nb: 1\n", "a: >\n  x\n  y\n\n  z\n   w\n  v\n",
+	"a: >-\n  x\n  # not a comment\n# a comment\nb: |\n\n  x\n", "- |\n  x\n- >+\n  y\n", "a: |\n  x", "a: >\n  x\n\n",
+	"a: |2\n   x\n", "a: |\n  \n  x\n", "a: |\nb: 1\n", "a: |\n  x\n    y\n  z\n", "a:\n  b: |\n    x\n  c: 1\n",
+	"a: | # c\n  x\n", "a: |#c\n  x\n", "a: |\n  x\n ...\n", "a: |\n  x\n...\n", "a: >\n x\n\n\n y\n", "a: |\n  x\n   \n",
 	"0: {", "0\n--- \"", "00\r0\n---", // found by FuzzFastYAML
 	"a: b\n---\n# c\n---\nc: d\n", "a: [1, 2]\n---\n- x\n", "{a: 1}\n", "[a, b]\n", "x\n", "\"x\"\n",
 }
