@@ -11,6 +11,10 @@ import (
 // section of docs/controllers/envoygateway.md runs.
 const egExamples = "testdata/examples-envoygateway"
 
+// egExamplesConfig is the example platform's deployment: Envoy Gateway
+// with Lua enabled (extensionApis.enableLua; its default is off).
+const egExamplesConfig = "testdata/base/eg-extensions.gwpol.yaml"
+
 // TestEnvoyGatewayExamples runs the commands of
 // docs/controllers/envoygateway.md: the orders route's compressor is a StrategicMerge of its own policy and the
 // Gateway's (both named), its admin rule's cors overrides the listener's;
@@ -19,7 +23,7 @@ const egExamples = "testdata/examples-envoygateway"
 // (GWP304, info); render infers --target envoygateway and puts the
 // merged compressors on the orders routes.
 func TestEnvoyGatewayExamples(t *testing.T) {
-	out, errOut, code := run(t, "explain", "httproute/store/orders", "-f", egExamples, "-o", "json")
+	out, errOut, code := run(t, "explain", "httproute/store/orders", "--config", egExamplesConfig, "-f", egExamples, "-o", "json")
 	if code != 0 {
 		t.Fatalf("explain: exit %d: %s", code, errOut)
 	}
@@ -60,7 +64,7 @@ func TestEnvoyGatewayExamples(t *testing.T) {
 		t.Errorf("explain showed %d of the 3 expected fields:\n%s", seen, out)
 	}
 
-	out, errOut, code = run(t, "lint", "-f", egExamples, "-o", "json")
+	out, errOut, code = run(t, "lint", "--config", egExamplesConfig, "-f", egExamples, "-o", "json")
 	if code != 0 {
 		t.Fatalf("lint: exit %d: %s%s", code, out, errOut)
 	}
@@ -86,7 +90,7 @@ func TestEnvoyGatewayExamples(t *testing.T) {
 		t.Errorf("GWP304 fields %v, want %v", hidden, want)
 	}
 
-	out, errOut, code = run(t, "render", "-f", egExamples, "-o", "json")
+	out, errOut, code = run(t, "render", "--config", egExamplesConfig, "-f", egExamples, "-o", "json")
 	if code != 0 || errOut != "" {
 		t.Fatalf("render: exit %d: %s", code, errOut)
 	}

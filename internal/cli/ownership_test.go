@@ -197,7 +197,9 @@ func TestExplainAgreesWithRender(t *testing.T) {
 	}
 	// Envoy Gateway's kinds place each policy on the route (routed
 	// points): explain must name the owner render's metadata names there.
-	inputs = append(inputs, input{"examples-envoygateway", eg, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}, nil})
+	egCfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	setSetting(t, egCfg, "envoyGateway.extensionApis.enableLua", true) // the example's deployment (testdata/base/eg-extensions.gwpol.yaml)
+	inputs = append(inputs, input{"examples-envoygateway", eg, egCfg, nil})
 	// Every other corpus of the verdict property (TestVerdictProperty):
 	// Envoy Gateway's cases, the HAPTIC and WSO2 corpora, testdata's other
 	// example sets, and render's, explain's and lint's fixtures — none left

@@ -44,7 +44,11 @@ func verdictInputs(t *testing.T) []verdictInput {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, verdictInput{p, set, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}})
+		cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+		// the example platforms' deployment (testdata/base/eg-extensions.gwpol.yaml)
+		setSetting(t, cfg, "envoyGateway.extensionApis.enableLua", true)
+		setSetting(t, cfg, "envoyGateway.enableBackend", true)
+		out = append(out, verdictInput{p, set, cfg})
 	}
 	return out
 }

@@ -506,25 +506,6 @@ func midFileBOM(c chunk) (line, col int, ok bool) {
 	}
 }
 
-// eachDocument decodes a chunk's documents into nodes, with positions in
-// the whole file, and turns parser errors into FILE:LINE:COL errors.
-func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
-	dec := yaml.NewDecoder(bytes.NewReader(c.data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return parseError(file, c, err)
-		}
-		if err := f(&doc); err != nil {
-			return err
-		}
-	}
-}
-
 // ParseNodes decodes a YAML stream that is not made of Kubernetes objects
 // (policy definitions, build manifests) into the root node of each
 // non-empty document, with the same error positions and the same depth

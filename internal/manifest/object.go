@@ -154,9 +154,15 @@ func (o *Object) tree() *yaml.Node {
 // duplicate keys dropped as when it was first read. The text parsed once
 // already, so failing now is a bug.
 func (o *Object) reread() *yaml.Node {
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(o.text)).Decode(&doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		panic(fmt.Sprintf("manifest: reading released %s again: %v", o, err))
+	doc, ok := fastFirstDocument(o.text)
+	if !ok {
+		doc = new(yaml.Node)
+		if err := yaml.NewDecoder(bytes.NewReader(o.text)).Decode(doc); err != nil {
+			panic(fmt.Sprintf("manifest: reading released %s again: %v", o, err))
+		}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		panic(fmt.Sprintf("manifest: reading released %s again: no document", o))
 	}
 	root := doc.Content[0]
 	shiftLines(root, o.textLine-1)

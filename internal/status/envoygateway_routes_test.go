@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -273,7 +275,7 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, msgs := egStatuses(compile(t, egRoutesBase+tc.docs))
+			got, msgs := egStatuses(compileWithBackend(t, egRoutesBase+tc.docs))
 			for key, want := range tc.want {
 				if got[key] != want {
 					t.Errorf("%s:\n got  %s\n want %s", key, got[key], want)
@@ -284,6 +286,19 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compileWithBackend is compile in an Envoy Gateway deployment that
+// enables its Backend kind (extensionApis.enableBackend, off by default).
+func compileWithBackend(t *testing.T, docs string) *status.Report {
+	t.Helper()
+	objs, err := manifest.Parse("test.yaml", []byte(docs), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
+		Settings: map[string]any{"envoyGateway.enableBackend": true}}
+	return status.Compute(pipeline.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
 }
 
 // egBTLS is a BackendTLSPolicy app/NAME on target with a well-known CA.

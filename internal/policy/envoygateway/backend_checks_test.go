@@ -64,7 +64,7 @@ func TestBackendChecks(t *testing.T) {
 			reg := policy.NewRegistry(All()...)
 			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
 			g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds()})
-			env := &policy.Env{Model: m}
+			env := &policy.Env{Model: m, Config: extensionsOn(policy.Config{})}
 			rt := g.Route("HTTPRoute", "default", "r")
 			if rt == nil {
 				t.Fatalf("route not built: %v", m.Diagnostics)

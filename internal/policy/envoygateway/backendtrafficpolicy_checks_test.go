@@ -38,7 +38,7 @@ func runChecks(t *testing.T, k *Kind, tests []checkCase) {
 	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := policy.Config{Values: map[string]any{RateLimitEnabled.Key: !tc.noRateLimitService}}
+			cfg := extensionsOn(policy.Config{Values: map[string]any{RateLimitEnabled.Key: !tc.noRateLimitService}})
 			got := messages(decodeKind(t, k, tc.spec, tc.others, cfg))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("invalid =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))

@@ -89,7 +89,7 @@ func TestExtensionChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := extensionInvalid(t, tc.spec, policy.Config{}); got != tc.invalid {
+			if got := extensionInvalid(t, tc.spec, extensionsOn(policy.Config{})); got != tc.invalid {
 				t.Errorf("invalid = %q, want %q", got, tc.invalid)
 			}
 		})
@@ -101,16 +101,19 @@ func TestExtensionChecks(t *testing.T) {
 // Backend; a Service is unaffected.
 func TestExtensionBackendDisabled(t *testing.T) {
 	const extProc = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  extProc: [{backendRefs: "
-	off := policy.Config{Values: map[string]any{EnableBackend.Key: false}}
+	// off explicitly, and left at the default, which is Envoy Gateway's
+	offs := []policy.Config{{Values: map[string]any{EnableBackend.Key: false}}, {}}
 	tests := []struct{ name, spec, invalid string }{
 		{"Backend", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip}]}]\n",
-			"ExtProc: resource ip of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration."},
+			"ExtProc: resource ip of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration (if the deployment's EnvoyGateway configuration enables it, say so in .gwpol.yaml: {envoyGateway: {enableBackend: true}})."},
 		{"Service", extProc + "[{name: svc, port: 9000}]}]\n", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := extensionInvalid(t, tc.spec, off); got != tc.invalid {
-				t.Errorf("invalid = %q, want %q", got, tc.invalid)
+			for _, off := range offs {
+				if got := extensionInvalid(t, tc.spec, off); got != tc.invalid {
+					t.Errorf("config %v: invalid = %q, want %q", off.Values, got, tc.invalid)
+				}
 			}
 		})
 	}
@@ -121,19 +124,22 @@ func TestExtensionBackendDisabled(t *testing.T) {
 // default) refuses every Lua policy before reading its script; other
 // extensions are unaffected.
 func TestExtensionLuaDisabled(t *testing.T) {
-	off := policy.Config{Values: map[string]any{EnableLua.Key: false}}
+	// off explicitly, and left at the default, which is Envoy Gateway's
+	offs := []policy.Config{{Values: map[string]any{EnableLua.Key: false}}, {}}
 	const gw = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n"
 	tests := []struct{ name, spec, invalid string }{
 		{"Lua that parses", gw + "  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:logInfo('x') end\"}]\n",
-			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (the deployment's EnvoyGateway configuration does not set extensionApis.enableLua; gwpol config envoyGateway.extensionApis.enableLua)"},
+			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (if the deployment's EnvoyGateway configuration enables it, say so in .gwpol.yaml: {envoyGateway: {extensionApis: {enableLua: true}}})"},
 		{"Lua with validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h) if end\"}]\n",
-			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (the deployment's EnvoyGateway configuration does not set extensionApis.enableLua; gwpol config envoyGateway.extensionApis.enableLua)"},
+			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (if the deployment's EnvoyGateway configuration enables it, say so in .gwpol.yaml: {envoyGateway: {extensionApis: {enableLua: true}}})"},
 		{"no Lua", gw + "  dynamicModule: [{name: allowed}]\n", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := extensionInvalid(t, tc.spec, off); got != tc.invalid {
-				t.Errorf("invalid = %q, want %q", got, tc.invalid)
+			for _, off := range offs {
+				if got := extensionInvalid(t, tc.spec, off); got != tc.invalid {
+					t.Errorf("config %v: invalid = %q, want %q", off.Values, got, tc.invalid)
+				}
 			}
 		})
 	}

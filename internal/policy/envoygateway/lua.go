@@ -30,7 +30,7 @@ func checkLuaSyntax(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *
 	if !EnableLua.Bool(cfg) {
 		// buildLuas refuses before it looks at a script
 		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.lua",
-			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (the deployment's EnvoyGateway configuration does not set extensionApis.enableLua; gwpol config %s)", EnableLua.Key))
+			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (%s)", enables(EnableLua)))
 		return
 	}
 	if luaValidationDisabled(p, m) {

@@ -543,7 +543,7 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference) *routePro
 		return unresolved("InvalidKind", "", "Kind is invalid, only Service, MCS ServiceImport and Envoy Gateway Backend are supported.")
 	}
 	if kind == backend.Kind && rv.noBackend {
-		return unresolved("UnsupportedValue", "", "Backend is disabled in Envoy Gateway configuration.")
+		return unresolved("UnsupportedValue", "", "Backend is disabled in Envoy Gateway configuration (%s).", enables(EnableBackend))
 	}
 	gk := model.GroupKind{Group: group, Kind: kind}
 	if !rv.m.GrantAllows(model.GatewayGroup, rv.rt.Kind, rv.rt.Meta.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}) {

@@ -89,7 +89,7 @@ endpoints: [{addresses: [10.0.0.1]}]
 // verdictOf validates the one route of kind routeKind with the rules given.
 func verdictOf(t *testing.T, routeKind, rules string) *policy.RouteVerdict {
 	t.Helper()
-	return verdictWith(t, policy.Config{}, routeKind, rules)
+	return verdictWith(t, extensionsOn(policy.Config{}), routeKind, rules)
 }
 
 // verdictWith is verdictOf under the config given.
@@ -175,7 +175,7 @@ func TestValidateRoute(t *testing.T) {
 // Envoy Gateway lets a Backend name a loopback address or a single-label
 // hostname; a Unix socket stays refused.
 func TestValidateRouteOnHost(t *testing.T) {
-	onHost := policy.Config{Values: map[string]any{RunningOnHost.Key: true}}
+	onHost := extensionsOn(policy.Config{Values: map[string]any{RunningOnHost.Key: true}})
 	tests := []struct{ backend, want string }{
 		{"loop", ""},
 		{"local", ""},

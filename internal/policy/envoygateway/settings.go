@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/policy"
@@ -20,25 +21,23 @@ var (
 	// v1.9.0's default is off (ExtensionAPISettings.LuaDisabled: true
 	// unless enableLua, or the deprecated disableLua: false, says
 	// otherwise), and then every policy with a lua entry is
-	// Accepted=False, Invalid. gwpol's default is on, as for
-	// enableBackend: an input that holds Lua policies comes from a
-	// deployment that enabled them; false checks against a deployment
-	// left at Envoy Gateway's defaults.
+	// Accepted=False, Invalid. gwpol's default is Envoy Gateway's: an
+	// input with Lua policies checked against a deployment left at its
+	// defaults is told which key enables them (Enables).
 	EnableLua = policy.Setting{
 		Key:     "envoyGateway.extensionApis.enableLua",
-		Default: true,
-		Doc: "Envoy Gateway's extensionApis.enableLua (its own default is false; gwpol assumes true, as an input holding Lua policies comes from a deployment that enabled them): " +
+		Default: false,
+		Doc: "Envoy Gateway's extensionApis.enableLua (default false, as Envoy Gateway's): " +
 			"false: every EnvoyExtensionPolicy with spec.lua is Accepted=False, Invalid (\"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway\")",
 		Source: "api/v1alpha1/envoygateway_helpers.go: ExtensionAPISettings.LuaDisabled; internal/gatewayapi/envoyextensionpolicy.go: buildLuas",
 	}
 	// EnableBackend is extensionApis.enableBackend: routes and policies
-	// may use Envoy Gateway's Backend kind. Envoy Gateway's own default is
-	// false; gwpol's is true, as an input holding Backends comes from a
-	// deployment that enabled them.
+	// may use Envoy Gateway's Backend kind. Envoy Gateway's default, and
+	// gwpol's, is false.
 	EnableBackend = policy.Setting{
 		Key:     "envoyGateway.enableBackend",
-		Default: true,
-		Doc: "Envoy Gateway's extensionApis.enableBackend (its own default is false; gwpol assumes true, as an input holding Backends comes from a deployment that enabled them): " +
+		Default: false,
+		Doc: "Envoy Gateway's extensionApis.enableBackend (default false, as Envoy Gateway's): " +
 			"false: a route or policy that uses the Backend kind is refused (\"Backend is disabled in Envoy Gateway configuration\")",
 		Source: "internal/gatewayapi/runner/runner.go: BackendEnabled; internal/gatewayapi/validate.go: validateBackendRefBackend; internal/gatewayapi/ext_service.go",
 	}
@@ -88,6 +87,23 @@ var (
 		Source:  "api/v1alpha1/envoygateway_types.go: RateLimit.FailClosed",
 	}
 )
+
+// enables is the hint a finding about a switched-off feature ends with:
+// the .gwpol.yaml that switches it on, for a deployment that does.
+func enables(s policy.Setting) string {
+	return fmt.Sprintf("if the deployment's EnvoyGateway configuration enables it, say so in .gwpol.yaml: %s", yamlPath(s.Key, "true"))
+}
+
+// yamlPath writes a dotted key and its value as flow YAML
+// ("a.b: v" → "{a: {b: v}}").
+func yamlPath(key, value string) string {
+	parts := strings.Split(key, ".")
+	out := value
+	for i := len(parts) - 1; i >= 0; i-- {
+		out = "{" + parts[i] + ": " + out + "}"
+	}
+	return out
+}
 
 // The keys the checks name (a Setting cannot name itself in its Check).
 const (

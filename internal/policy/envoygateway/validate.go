@@ -205,7 +205,7 @@ func (v refValidator) backend(r backendRef) string {
 		return fmt.Sprintf("backend ref to %s %s/%s not permitted by any ReferenceGrant.", gk.Kind, ns, r.Name)
 	}
 	if gk == backend && v.noBackend {
-		return fmt.Sprintf("resource %s of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration.", r.Name)
+		return fmt.Sprintf("resource %s of type Backend cannot be used since Backend is disabled in Envoy Gateway configuration (%s).", r.Name, enables(EnableBackend))
 	}
 	if svc != nil && svc.Spec.Type == "ExternalName" {
 		return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)

@@ -133,11 +133,18 @@ func goldenCases() map[string][]string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
+// egExtensions are the settings of an Envoy Gateway deployment that
+// enables its Backend kind and Lua (both off by default), as the example
+// platforms' and the golden cases' do (testdata/base/eg-extensions.gwpol.yaml).
+func egExtensions() map[string]any {
+	return map[string]any{"envoyGateway.extensionApis.enableLua": true, "envoyGateway.enableBackend": true}
+}
+
 // goldenOutputs renders a case in every mode the goldens cover. The
 // haptic target serves only HAProxyRoutePolicy, so it is rendered for the
 // cases that have one (elsewhere it would be every other policy's GWP404).
 func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
-	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard", Values: egExtensions()})
 	hasHAPTIC := slices.ContainsFunc(res.Policies.Policies, func(p *policy.Policy) bool { return p.Kind.GroupKind().Kind == "HAProxyRoutePolicy" })
 	out := map[string][]byte{}
 	for _, target := range envoy.FamilyTargets().TargetNames() {

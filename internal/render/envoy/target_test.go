@@ -185,7 +185,8 @@ func TestTargetConformance(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f.capability, err)
 		}
-		res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
+		cfg := policy.Config{ReferenceGrantMode: "Strict", Values: egExtensions()}
+		res := compile(t, &manifest.Set{Objects: objs}, cfg)
 		for _, p := range res.Policies.Policies {
 			if !p.IsValid() {
 				t.Fatalf("%s: fixture policy %s is invalid: %v", f.capability, p.ID(), p.Invalid)

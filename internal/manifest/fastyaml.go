@@ -1,0 +1,931 @@
+package manifest
+
+// A fast reader for the YAML Kubernetes manifests are written in.
+//
+// Why it exists: decoding YAML into go.yaml.in/yaml/v3 nodes was the
+// largest cost of a run above the work gwpol does itself (a route is a
+// hundred and fifty nodes, each one allocation, plus the library's event
+// and token buffers), and most of the garbage the collector then chases.
+// Manifests use a small part of YAML: block mappings and sequences, one-line
+// plain and quoted scalars, literal and folded scalars, one-line flow
+// collections, comments and "---" separators. fastDocs reads exactly that part into the very trees the
+// library builds, every node of a document from one slab.
+//
+// How it is kept honest: it never decides anything the library would decide
+// differently. Whatever it is not sure of — anchors, aliases, tags,
+// indentation indicators, multi-line plain or quoted scalars or flow
+// collections, tabs, carriage returns,
+// bytes outside printable ASCII, directives, odd indentation, explicit keys,
+// and every syntax error — makes it decline the document, which the library
+// then reads as before, so errors and their positions are the library's.
+// Plain scalars get their tag by the library's rules (fastPlainTag mirrors
+// its resolver). The trees are equal to the library's node for node (kind,
+// style, tag, value, line, column, children); comments are not kept (no
+// stage reads them). TestFastYAMLAgreesWithLibrary checks that equality on
+// every YAML file of the corpora and the test data, and FuzzFastYAML on
+// arbitrary input: the fast tree must equal the library's or the fast
+// reader must have declined.
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// maxFastKey is the longest key the fast reader takes: the library refuses
+// implicit keys longer than 1024 characters.
+const maxFastKey = 1000
+
+// eachDocument decodes a chunk's documents into nodes, with lines counted
+// from the chunk's first line, and turns parser errors into FILE:LINE:COL
+// errors. Documents the fast reader declines are read by the library; an
+// error anywhere sends the whole chunk back to the library before any
+// document is handed to f, so what f sees and the error are what they
+// always were.
+func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
+	if docs, ok := fastDocs(c.data); ok {
+		for _, doc := range docs {
+			if err := f(doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(c.data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return parseError(file, c, err)
+		}
+		if err := f(&doc); err != nil {
+			return err
+		}
+	}
+}
+
+// fastDocs reads the documents of data: the fast reader's tree where it
+// can, else the library's for that piece (the text from one "---" line
+// to the next). It returns false when the library fails on a piece, or
+// the stream has directives, which reach over documents.
+func fastDocs(data []byte) ([]*yaml.Node, bool) {
+	if bytes.HasPrefix(data, []byte("%")) || bytes.Contains(data, []byte("\n%")) || !linesAsLibrary(data) {
+		return nil, false
+	}
+	var docs []*yaml.Node
+	var p fastParser
+	line := 1 // 1-based line of data[start]
+	for start := 0; start < len(data); {
+		end := nextDocStart(data, start)
+		piece := data[start:end]
+		if doc, ok := p.document(piece, line); ok {
+			if doc != nil {
+				docs = append(docs, doc)
+			}
+		} else {
+			dec := yaml.NewDecoder(bytes.NewReader(piece))
+			for {
+				doc := new(yaml.Node)
+				err := dec.Decode(doc)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					return nil, false
+				}
+				shiftLines(doc, line-1)
+				docs = append(docs, doc)
+			}
+		}
+		line += bytes.Count(piece, []byte("\n"))
+		start = end
+	}
+	return docs, true
+}
+
+// linesAsLibrary reports whether the library breaks lines where "\n" is:
+// it also breaks them at a lone CR and at NEL, LS and PS, which would put
+// the lines of the pieces it reads off by some.
+func linesAsLibrary(data []byte) bool {
+	for i := bytes.IndexByte(data, '\r'); i >= 0; {
+		if i+1 == len(data) || data[i+1] != '\n' {
+			return false
+		}
+		j := bytes.IndexByte(data[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return !bytes.Contains(data, []byte("\u0085")) && !bytes.Contains(data, []byte("\u2028")) && !bytes.Contains(data, []byte("\u2029"))
+}
+
+// fastFirstDocument is the first document of data, read fast when it
+// can be (a released object's text, read again).
+func fastFirstDocument(data []byte) (*yaml.Node, bool) {
+	if bytes.HasPrefix(data, []byte("%")) {
+		return nil, false
+	}
+	var p fastParser
+	doc, ok := p.document(data[:nextDocStart(data, 0)], 1)
+	return doc, ok && doc != nil
+}
+
+// nextDocStart is the offset of the first line after the one at start
+// that is a document start marker ("---" then a blank or the line's
+// end), or len(data).
+func nextDocStart(data []byte, start int) int {
+	for from := start; ; {
+		i := bytes.Index(data[from:], []byte("\n---"))
+		if i < 0 {
+			return len(data)
+		}
+		at := from + i + 1
+		if at+3 == len(data) || isBlankz(data[at+3]) {
+			return at
+		}
+		from = at + 3
+	}
+}
+
+func isBlankz(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0 }
+
+// fastParser reads one document at a time. Nodes are built in scratch
+// slices reused from document to document, then copied into one slab
+// per document, so a document costs a few allocations however many nodes
+// it has.
+type fastParser struct {
+	s    string // the piece
+	p    int    // cursor
+	ls   int    // start of the cursor's line
+	line int    // 1-based line of the cursor (in the chunk)
+	bad  bool   // declined
+
+	nodes []yaml.Node
+	first []int32 // per node: its first child in kids
+	count []int32 // per node: its number of children
+	stk   []int32 // children of the collections being read
+	kids  []int32 // children of finished collections, each contiguous
+}
+
+// document reads the piece that starts at 1-based line `line`. It returns
+// nil and true for a piece without a document (blanks and comments before
+// the first "---"), and false when it declines.
+func (f *fastParser) document(piece []byte, line int) (*yaml.Node, bool) {
+	for _, c := range piece {
+		if c < ' ' && c != '\n' || c > '~' {
+			return nil, false // tabs, CR, controls, non-ASCII
+		}
+	}
+	f.s, f.p, f.ls, f.line, f.bad = string(piece), 0, 0, line, false
+	f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:0], f.first[:0], f.count[:0], f.stk[:0], f.kids[:0]
+	explicit := strings.HasPrefix(f.s, "---")
+	docLine, docCol := 0, 0
+	if explicit {
+		docLine, docCol = f.line, 1
+		f.p = 3
+		f.endLine()
+	}
+	ind := f.peekLine()
+	if f.bad {
+		return nil, false
+	}
+	doc := f.add(yaml.DocumentNode, 0, "", "", docLine, docCol)
+	base := len(f.stk)
+	switch {
+	case ind < 0:
+		if !explicit {
+			return nil, true
+		}
+		// An empty document holds one null scalar, placed where the
+		// library's next token is: the next line at column 1.
+		end := f.line
+		if len(f.s) > 0 && f.s[len(f.s)-1] != '\n' {
+			end++
+		}
+		f.push(f.add(yaml.ScalarNode, 0, "!!null", "", end, 1))
+	case ind > 0:
+		return nil, false
+	default:
+		if !explicit {
+			f.nodes[doc].Line, f.nodes[doc].Column = f.line, 1
+		}
+		f.push(f.blockNode(0))
+		if f.peekLine() >= 0 {
+			f.bad = true
+		}
+	}
+	if f.bad {
+		return nil, false
+	}
+	f.finish(doc, base)
+	return f.slab(), true
+}
+
+// slab copies the scratch nodes into one slice and their children into
+// another, each Content capped so that an append never reaches a
+// neighbour's children.
+func (f *fastParser) slab() *yaml.Node {
+	nodes := make([]yaml.Node, len(f.nodes))
+	copy(nodes, f.nodes)
+	ptrs := make([]*yaml.Node, len(f.kids))
+	for i, k := range f.kids {
+		ptrs[i] = &nodes[k]
+	}
+	for i := range nodes {
+		if n := f.count[i]; n > 0 {
+			a := f.first[i]
+			nodes[i].Content = ptrs[a : a+n : a+n]
+		}
+	}
+	return &nodes[0]
+}
+
+func (f *fastParser) add(kind yaml.Kind, style yaml.Style, tag, value string, line, col int) int32 {
+	f.nodes = append(f.nodes, yaml.Node{Kind: kind, Style: style, Tag: tag, Value: value, Line: line, Column: col})
+	f.first = append(f.first, 0)
+	f.count = append(f.count, 0)
+	return int32(len(f.nodes) - 1)
+}
+
+func (f *fastParser) push(n int32) { f.stk = append(f.stk, n) }
+
+// finish gives collection n the children pushed since base.
+func (f *fastParser) finish(n int32, base int) {
+	f.first[n] = int32(len(f.kids))
+	f.count[n] = int32(len(f.stk) - base)
+	f.kids = append(f.kids, f.stk[base:]...)
+	f.stk = f.stk[:base]
+}
+
+func (f *fastParser) col() int { return f.p - f.ls + 1 }
+
+// endLine takes the rest of the cursor's line, which must be blanks and
+// perhaps a comment after a blank, and moves to the next line.
+func (f *fastParser) endLine() {
+	blank := f.p == f.ls || f.s[f.p-1] == ' '
+	for f.p < len(f.s) {
+		switch c := f.s[f.p]; {
+		case c == '\n':
+			f.p++
+			f.ls, f.line = f.p, f.line+1
+			return
+		case c == ' ':
+			blank = true
+			f.p++
+		case c == '#' && blank:
+			i := strings.IndexByte(f.s[f.p:], '\n')
+			if i < 0 {
+				f.p = len(f.s)
+				return
+			}
+			f.p += i
+		default:
+			f.bad = true
+			return
+		}
+	}
+}
+
+// peekLine skips blank and comment lines and returns the indentation of
+// the next line with content, the cursor at its first character, or -1 at
+// the end of the piece.
+func (f *fastParser) peekLine() int {
+	if f.bad {
+		return -1
+	}
+	for f.p < len(f.s) {
+		i := f.p
+		for i < len(f.s) && f.s[i] == ' ' {
+			i++
+		}
+		if i < len(f.s) && f.s[i] != '\n' && f.s[i] != '#' {
+			f.p = i
+			if i-f.ls == 0 && (strings.HasPrefix(f.s[i:], "...") || strings.HasPrefix(f.s[i:], "---")) {
+				f.bad = true // a document marker inside the piece
+				return -1
+			}
+			return i - f.ls
+		}
+		f.p = i
+		if f.endLine(); f.bad {
+			return -1
+		}
+	}
+	return -1
+}
+
+// blockNode reads the block collection whose first line has indentation
+// ind, the cursor on its first character.
+func (f *fastParser) blockNode(ind int) int32 {
+	if f.isSeqEntry() {
+		return f.blockSeq(ind)
+	}
+	return f.blockMap(ind)
+}
+
+func (f *fastParser) isSeqEntry() bool {
+	return f.s[f.p] == '-' && (f.p+1 == len(f.s) || f.s[f.p+1] == ' ' || f.s[f.p+1] == '\n')
+}
+
+// blockMap reads a block mapping whose keys are at indentation ind (the
+// cursor on the first key, which may follow "- " on its line).
+func (f *fastParser) blockMap(ind int) int32 {
+	m := f.add(yaml.MappingNode, 0, "!!map", "", f.line, f.col())
+	base := len(f.stk)
+	for !f.bad {
+		k := f.scalar(false)
+		if f.bad || len(f.nodes[k].Value) > maxFastKey {
+			f.bad = true
+			break
+		}
+		f.push(k)
+		f.skipSpaces()
+		if f.p >= len(f.s) || f.s[f.p] != ':' || f.p+1 < len(f.s) && f.s[f.p+1] != ' ' && f.s[f.p+1] != '\n' {
+			f.bad = true
+			break
+		}
+		f.p++
+		colonLine, colonCol := f.line, f.col()
+		f.skipSpaces()
+		if f.p < len(f.s) && f.s[f.p] != '\n' && f.s[f.p] != '#' {
+			f.push(f.inlineValue(ind))
+		} else {
+			f.endLine()
+			next := f.peekLine()
+			switch {
+			case next > ind:
+				f.push(f.blockNode(next))
+			case next == ind && f.isSeqEntry():
+				f.push(f.blockSeq(ind))
+			default:
+				f.push(f.add(yaml.ScalarNode, 0, "!!null", "", colonLine, colonCol))
+			}
+		}
+		next := f.peekLine()
+		if next < ind {
+			break
+		}
+		if next > ind || f.isSeqEntry() {
+			f.bad = true
+		}
+	}
+	f.finish(m, base)
+	return m
+}
+
+// blockSeq reads a block sequence whose "-" are at indentation ind.
+func (f *fastParser) blockSeq(ind int) int32 {
+	s := f.add(yaml.SequenceNode, 0, "!!seq", "", f.line, f.col())
+	base := len(f.stk)
+	for !f.bad {
+		f.p++ // the "-"
+		f.skipSpaces()
+		if f.p >= len(f.s) || f.s[f.p] == '\n' || f.s[f.p] == '#' {
+			f.endLine()
+			if next := f.peekLine(); next > ind {
+				f.push(f.blockNode(next))
+			} else {
+				f.bad = true // an empty entry
+			}
+		} else {
+			f.push(f.seqEntry(ind))
+		}
+		next := f.peekLine()
+		if next < ind || next == ind && !f.isSeqEntry() {
+			break // the end, or a key of the mapping this sequence is the value of
+		}
+		if next > ind {
+			f.bad = true
+		}
+	}
+	f.finish(s, base)
+	return s
+}
+
+// seqEntry reads what follows "- " on a line: a mapping that starts
+// there, or one value.
+func (f *fastParser) seqEntry(ind int) int32 {
+	switch f.s[f.p] {
+	case '{', '[':
+		return f.inlineValue(ind)
+	case '-':
+		if f.isSeqEntry() {
+			f.bad = true
+			return 0
+		}
+	}
+	if f.startsKey() {
+		return f.blockMap(f.col() - 1)
+	}
+	return f.inlineValue(ind)
+}
+
+// startsKey reports whether the scalar at the cursor is followed by ": "
+// or ":" at the end of its line.
+func (f *fastParser) startsKey() bool {
+	save := *f
+	n := len(f.nodes)
+	f.scalar(false)
+	f.skipSpaces()
+	key := !f.bad && f.p < len(f.s) && f.s[f.p] == ':' && (f.p+1 == len(f.s) || f.s[f.p+1] == ' ' || f.s[f.p+1] == '\n')
+	f.p, f.ls, f.line, f.bad = save.p, save.ls, save.line, save.bad
+	f.nodes, f.first, f.count = f.nodes[:n], f.first[:n], f.count[:n]
+	return key
+}
+
+// inlineValue reads a value that starts at the cursor and ends its line:
+// a flow collection or a scalar. ind is the indentation of the innermost
+// block collection, which a following line must not exceed (it would
+// continue a plain scalar).
+func (f *fastParser) inlineValue(ind int) int32 {
+	var n int32
+	switch f.s[f.p] {
+	case '{', '[':
+		n = f.flow()
+		f.endLine()
+	case '|', '>':
+		n = f.blockScalar(ind)
+	default:
+		n = f.scalar(false)
+		f.endLine()
+	}
+	if next := f.peekLine(); next > ind {
+		f.bad = true
+	}
+	return n
+}
+
+// blockScalar reads a literal or folded scalar, its header at the cursor,
+// in a block collection at indentation ind, and leaves the cursor at the
+// start of the first line after it. Its lines are indented as the first
+// (detected, not given by a digit); a line of blanks only, an empty
+// scalar or one that is not indented past ind are left to the library.
+func (f *fastParser) blockScalar(ind int) int32 {
+	line, col := f.line, f.col()
+	style := yaml.LiteralStyle
+	if f.s[f.p] == '>' {
+		style = yaml.FoldedStyle
+	}
+	f.p++
+	chomp := 0 // clip; -1 strip, +1 keep
+	if f.p < len(f.s) && (f.s[f.p] == '-' || f.s[f.p] == '+') {
+		chomp = 1
+		if f.s[f.p] == '-' {
+			chomp = -1
+		}
+		f.p++
+	}
+	if f.p < len(f.s) && f.s[f.p] >= '0' && f.s[f.p] <= '9' {
+		f.bad = true // an indentation indicator
+		return 0
+	}
+	if f.endLine(); f.bad {
+		return 0
+	}
+	indent := -1
+	var b []byte
+	var leadingBreak, leadingBlank bool
+	breaks := 0 // empty lines since the last line of text
+	for f.p < len(f.s) {
+		i := f.p
+		for i < len(f.s) && f.s[i] == ' ' {
+			i++
+		}
+		if i == len(f.s) || f.s[i] == '\n' {
+			if i > f.p {
+				f.bad = true // blanks only
+				return 0
+			}
+			breaks++
+			if f.p = i; i < len(f.s) {
+				f.p++
+				f.ls, f.line = f.p, f.line+1
+			}
+			continue
+		}
+		sp := i - f.p
+		if indent < 0 {
+			if sp <= ind {
+				f.bad = true // an empty scalar
+				return 0
+			}
+			indent = sp
+		}
+		if sp < indent {
+			break
+		}
+		end := strings.IndexByte(f.s[i:], '\n')
+		if end < 0 {
+			end = len(f.s)
+		} else {
+			end += i
+		}
+		text := f.s[f.p+indent : end]
+		trailingBlank := text[0] == ' '
+		if style == yaml.FoldedStyle && !leadingBlank && !trailingBlank && leadingBreak {
+			if breaks == 0 {
+				b = append(b, ' ')
+			}
+		} else if leadingBreak {
+			b = append(b, '\n')
+		}
+		for ; breaks > 0; breaks-- {
+			b = append(b, '\n')
+		}
+		leadingBlank = trailingBlank
+		b = append(b, text...)
+		if leadingBreak = end < len(f.s); leadingBreak {
+			f.p = end + 1
+			f.ls, f.line = f.p, f.line+1
+		} else {
+			f.p = end
+		}
+	}
+	if indent < 0 {
+		f.bad = true // an empty scalar
+		return 0
+	}
+	if chomp != -1 && leadingBreak {
+		b = append(b, '\n')
+	}
+	for ; chomp == 1 && breaks > 0; breaks-- {
+		b = append(b, '\n')
+	}
+	return f.add(yaml.ScalarNode, style, "!!str", string(b), line, col)
+}
+
+func (f *fastParser) skipSpaces() {
+	for f.p < len(f.s) && f.s[f.p] == ' ' {
+		f.p++
+	}
+}
+
+// flow reads a flow mapping or sequence that closes on its line.
+func (f *fastParser) flow() int32 {
+	open := f.s[f.p]
+	var n int32
+	if open == '{' {
+		n = f.add(yaml.MappingNode, yaml.FlowStyle, "!!map", "", f.line, f.col())
+	} else {
+		n = f.add(yaml.SequenceNode, yaml.FlowStyle, "!!seq", "", f.line, f.col())
+	}
+	base := len(f.stk)
+	f.p++
+	f.skipSpaces()
+	closer := byte(']')
+	if open == '{' {
+		closer = '}'
+	}
+	if f.p < len(f.s) && f.s[f.p] == closer {
+		f.p++
+		f.finish(n, base)
+		return n
+	}
+	for !f.bad {
+		var v int32
+		if open == '{' {
+			k := f.scalar(true)
+			if f.bad || len(f.nodes[k].Value) > maxFastKey {
+				f.bad = true
+				break
+			}
+			f.push(k)
+			f.skipSpaces()
+			if f.p >= len(f.s) || f.s[f.p] != ':' {
+				f.bad = true
+				break
+			}
+			if f.nodes[k].Style == 0 && (f.p+1 >= len(f.s) || f.s[f.p+1] != ' ') {
+				f.bad = true
+				break
+			}
+			f.p++
+			f.skipSpaces()
+		}
+		if f.p >= len(f.s) {
+			f.bad = true
+			break
+		}
+		switch f.s[f.p] {
+		case '{', '[':
+			v = f.flow()
+		case ',', '}', ']':
+			f.bad = true // an empty value
+		default:
+			v = f.scalar(true)
+		}
+		if f.bad {
+			break
+		}
+		f.push(v)
+		f.skipSpaces()
+		if f.p >= len(f.s) {
+			f.bad = true
+			break
+		}
+		if c := f.s[f.p]; c == closer {
+			f.p++
+			break
+		} else if c != ',' {
+			f.bad = true // ":" in a sequence, the wrong closer, a comment
+			break
+		}
+		f.p++
+		f.skipSpaces()
+		if f.p >= len(f.s) || f.s[f.p] == closer || f.s[f.p] == '\n' {
+			f.bad = true // a trailing comma, or a collection over lines
+		}
+	}
+	f.finish(n, base)
+	return n
+}
+
+// scalar reads a one-line plain or quoted scalar at the cursor, in flow
+// or block context.
+func (f *fastParser) scalar(inFlow bool) int32 {
+	if f.p >= len(f.s) {
+		f.bad = true
+		return 0
+	}
+	line, col := f.line, f.col()
+	switch f.s[f.p] {
+	case '\'':
+		return f.singleQuoted(line, col)
+	case '"':
+		return f.doubleQuoted(line, col)
+	}
+	start := f.p
+	switch c := f.s[f.p]; c {
+	case '-':
+		if f.p+1 >= len(f.s) || isBlankz(f.s[f.p+1]) || strings.IndexByte(",[]{}", f.s[f.p+1]) >= 0 {
+			f.bad = true
+			return 0
+		}
+	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '%', '@', '`', '?', ':', '\n', ' ':
+		f.bad = true
+		return 0
+	}
+	end := f.p // after the last non-blank
+	for f.p < len(f.s) {
+		c := f.s[f.p]
+		if c == '\n' {
+			break
+		}
+		if c == ' ' {
+			f.p++
+			continue
+		}
+		if c == '#' && f.s[f.p-1] == ' ' {
+			break
+		}
+		if c == ':' {
+			next := byte('\n')
+			if f.p+1 < len(f.s) {
+				next = f.s[f.p+1]
+			}
+			if next == ' ' || next == '\n' {
+				break
+			}
+			if inFlow && strings.IndexByte(",[]{}?", next) >= 0 {
+				f.bad = true
+				return 0
+			}
+		}
+		if inFlow && strings.IndexByte(",[]{}", c) >= 0 {
+			break
+		}
+		if inFlow && c == '?' {
+			f.bad = true
+			return 0
+		}
+		f.p++
+		end = f.p
+	}
+	f.p = end
+	v := f.s[start:end]
+	tag := fastPlainTag(v)
+	if v == "<<" {
+		tag = "!!merge"
+	}
+	return f.add(yaml.ScalarNode, 0, tag, v, line, col)
+}
+
+func (f *fastParser) singleQuoted(line, col int) int32 {
+	f.p++
+	start := f.p
+	var b []byte // only when there are escaped quotes
+	for {
+		i := strings.IndexAny(f.s[f.p:], "'\n")
+		if i < 0 || f.s[f.p+i] == '\n' {
+			f.bad = true
+			return 0
+		}
+		f.p += i
+		if f.p+1 < len(f.s) && f.s[f.p+1] == '\'' {
+			b = append(b, f.s[start:f.p+1]...)
+			f.p += 2
+			start = f.p
+			continue
+		}
+		break
+	}
+	v := f.s[start:f.p]
+	if b != nil {
+		v = string(append(b, v...))
+	}
+	f.p++
+	return f.add(yaml.ScalarNode, yaml.SingleQuotedStyle, "!!str", v, line, col)
+}
+
+// fastEscapes are the one-letter escapes of double-quoted scalars.
+var fastEscapes = [256]byte{'0': 0, 'a': '\a', 'b': '\b', 't': '\t', 'n': '\n', 'v': '\v', 'f': '\f', 'r': '\r', 'e': 0x1b, ' ': ' ', '"': '"', '\'': '\'', '\\': '\\'}
+
+func (f *fastParser) doubleQuoted(line, col int) int32 {
+	f.p++
+	start := f.p
+	var b []byte
+	for {
+		i := strings.IndexAny(f.s[f.p:], "\"\\\n")
+		if i < 0 || f.s[f.p+i] == '\n' {
+			f.bad = true
+			return 0
+		}
+		f.p += i
+		if f.s[f.p] == '"' {
+			break
+		}
+		b = append(b, f.s[start:f.p]...)
+		if f.p+1 >= len(f.s) {
+			f.bad = true
+			return 0
+		}
+		e := f.s[f.p+1]
+		f.p += 2
+		switch e {
+		case 'x', 'u', 'U':
+			size := 2
+			if e == 'u' {
+				size = 4
+			} else if e == 'U' {
+				size = 8
+			}
+			if f.p+size > len(f.s) {
+				f.bad = true
+				return 0
+			}
+			r, err := strconv.ParseUint(f.s[f.p:f.p+size], 16, 32)
+			if err != nil || r >= 0xD800 && r <= 0xDFFF || r > 0x10FFFF || strings.ContainsAny(f.s[f.p:f.p+size], "+-_") {
+				f.bad = true
+				return 0
+			}
+			b = utf8.AppendRune(b, rune(r))
+			f.p += size
+		case '0':
+			b = append(b, 0)
+		default:
+			c := fastEscapes[e]
+			if c == 0 {
+				f.bad = true // not one the fast reader knows, or a line break
+				return 0
+			}
+			b = append(b, c)
+		}
+		start = f.p
+	}
+	v := f.s[start:f.p]
+	if b != nil {
+		v = string(append(b, v...))
+	}
+	f.p++
+	return f.add(yaml.ScalarNode, yaml.DoubleQuotedStyle, "!!str", v, line, col)
+}
+
+// fastPlainTag is the tag the library resolves a plain scalar to, by the
+// same rules: a few words (only these spellings) for booleans, null and
+// the special floats; then, for text that starts like a number, a
+// timestamp, an integer (any base Go's parser knows, "_" ignored), an
+// integer that fits no int64, a float in YAML's form, and binary or octal
+// integers written with a sign after the prefix.
+func fastPlainTag(v string) string {
+	if v == "" {
+		return "!!null"
+	}
+	switch c := v[0]; {
+	case strings.IndexByte("yYnNtTfFoO~", c) >= 0:
+		switch v {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+			return "!!bool"
+		case "~", "null", "Null", "NULL":
+			return "!!null"
+		}
+		return "!!str"
+	case c == '.':
+		switch v {
+		case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF":
+			return "!!float"
+		}
+		if _, err := strconv.ParseFloat(v, 64); err == nil {
+			return "!!float"
+		}
+		return "!!str"
+	case c == '+' || c == '-' || c >= '0' && c <= '9':
+		return fastNumberTag(v)
+	}
+	return "!!str"
+}
+
+// fastTimestampLayouts are the layouts the library reads timestamps in.
+var fastTimestampLayouts = []string{"2006-1-2T15:4:5.999999999Z07:00", "2006-1-2t15:4:5.999999999Z07:00", "2006-1-2 15:4:5.999999999", "2006-1-2"}
+
+func fastNumberTag(v string) string {
+	switch v {
+	case "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		return "!!float"
+	}
+	if len(v) > 4 && v[4] == '-' && strings.IndexFunc(v[:4], func(r rune) bool { return r < '0' || r > '9' }) < 0 {
+		for _, layout := range fastTimestampLayouts {
+			if _, err := time.Parse(layout, v); err == nil {
+				return "!!timestamp"
+			}
+		}
+	}
+	plain := strings.ReplaceAll(v, "_", "")
+	if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
+		return "!!int"
+	}
+	if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
+		return "!!int"
+	}
+	if isYAMLFloat(plain) {
+		if _, err := strconv.ParseFloat(plain, 64); err == nil {
+			return "!!float"
+		}
+	}
+	for _, p := range []struct {
+		prefix string
+		base   int
+	}{{"0b", 2}, {"0o", 8}} {
+		if rest, ok := strings.CutPrefix(plain, p.prefix); ok {
+			if _, err := strconv.ParseInt(rest, p.base, 64); err == nil {
+				return "!!int"
+			}
+			if _, err := strconv.ParseUint(rest, p.base, 64); err == nil {
+				return "!!int"
+			}
+		} else if rest, ok := strings.CutPrefix(plain, "-"+p.prefix); ok {
+			if _, err := strconv.ParseInt("-"+rest, p.base, 64); err == nil {
+				return "!!int"
+			}
+		}
+	}
+	return "!!str"
+}
+
+// isYAMLFloat matches [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+func isYAMLFloat(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	digits := func() int {
+		n := 0
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		s = s[n:]
+		return n
+	}
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+		if digits() == 0 {
+			return false
+		}
+	} else {
+		if digits() == 0 {
+			return false
+		}
+		if s != "" && s[0] == '.' {
+			s = s[1:]
+			digits()
+		}
+	}
+	if s != "" && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s != "" && (s[0] == '+' || s[0] == '-') {
+			s = s[1:]
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return s == ""
+}
