@@ -602,7 +602,7 @@ func accountingInputs(t *testing.T) []*acctInput {
 		}
 		in := &acctInput{corpus: "haptic", name: filepath.Base(dir), file: file, docs: docs, skip: map[int]bool{}, target: inferredTarget,
 			cfg: &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
-				HAPTIC: hapticConfig(cs.ChartValues)}}
+				Settings: map[string]any{"haptic": hapticConfig(cs.ChartValues)}}}
 		// Without the routepolicies watch HAPTIC sees no HAProxyRoutePolicy.
 		if !slices.Contains(cs.Requires, "routepolicies") {
 			for i, d := range docs {

@@ -84,10 +84,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	if err := readSettings(&c, v, settings); err != nil {
 		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
 	}
-	if err := readWSO2(&c); err != nil {
-		return nil, nil, diag.Errorf(diag.Invalid, "config file %s: %v", path, err)
-	}
-	if err := readHAPTIC(&c); err != nil {
+	if err := readSections(&c, settings); err != nil {
 		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
 	}
 	if err := readGuardrails(&c); err != nil {
@@ -102,24 +99,15 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 
 // readSettings reads the controller families' deployment settings
 // (policy.Setting) into c.Settings, each converted to its declared type:
-// a value of the wrong type is a usage error naming the key. A map
-// setting is re-read from the file with its keys in their own case.
+// a value of the wrong type is a usage error naming the key. Sections
+// (map settings) are readSections'.
 func readSettings(c *Config, v *viper.Viper, settings []policy.Setting) error {
 	c.Settings = map[string]any{}
 	for _, s := range settings {
-		raw := v.Get(s.Key)
 		if _, open := s.Default.(map[string]any); open {
-			m, err := section(c, s.Key)
-			if err != nil {
-				return err
-			}
-			if m == nil {
-				m = map[string]any{}
-			}
-			c.Settings[s.Key] = m
 			continue
 		}
-		val, err := s.Parse(raw)
+		val, err := s.Parse(v.Get(s.Key))
 		if err != nil {
 			return err
 		}
@@ -129,6 +117,33 @@ func readSettings(c *Config, v *viper.Viper, settings []policy.Setting) error {
 			}
 		}
 		c.Settings[s.Key] = val
+	}
+	return nil
+}
+
+// readSections reads the families' config sections (map settings, such as
+// wso2: and haptic:) into c.Settings, re-read from the file with their keys
+// in their own case (viper lower-cases them: WSO2 system policies' params,
+// HAPTIC's trusted WAF policy names are case-sensitive), and checks each
+// (Setting.Check): a section that does not pass is an input error.
+func readSections(c *Config, settings []policy.Setting) error {
+	for _, s := range settings {
+		if _, open := s.Default.(map[string]any); !open {
+			continue
+		}
+		m, err := section(c, s.Key)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			m = map[string]any{}
+		}
+		if s.Check != nil {
+			if err := s.Check(m); err != nil {
+				return err
+			}
+		}
+		c.Settings[s.Key] = m
 	}
 	return nil
 }

@@ -12,21 +12,6 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// readWSO2 re-reads the wso2: section of the config file keeping the case
-// of its keys: viper lower-cases every key, which would turn the params
-// of system policies (allowedOrigins) into something their schema does
-// not know.
-func readWSO2(c *Config) error {
-	if c.WSO2 == nil {
-		return nil
-	}
-	m, err := section(c, "wso2")
-	if m != nil {
-		c.WSO2 = m
-	}
-	return err
-}
-
 // section re-reads a top-level mapping of the config file as written,
 // keys in their own case (viper lower-cases them); nil when the file has
 // none.

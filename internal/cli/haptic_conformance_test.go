@@ -153,7 +153,7 @@ func checkHAPTICCase(dir string) (bad []string, refused *bool, err error) {
 		objs = slices.DeleteFunc(objs, func(o *manifest.Object) bool { return o.Kind == "HAProxyRoutePolicy" })
 	}
 	cfg := &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
-		HAPTIC: hapticConfig(cs.ChartValues)}
+		Settings: map[string]any{"haptic": hapticConfig(cs.ChartValues)}}
 	c := pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
 	out, err := renderPlatform(c, inferredTarget, false, nil)
 	if err != nil {

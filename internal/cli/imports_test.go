@@ -312,11 +312,8 @@ func TestGenericPackagesDeclareNoFamily(t *testing.T) {
 // list only shrinks.
 var familyNamed = map[string]string{
 	"internal/pipeline/compile.go: WSO2":            "the WSO2 kinds of one compile, which carry its policy definitions and engine build",
-	"internal/pipeline/config.go: HAPTIC":           "the haptic: config section, not yet a family-declared setting",
-	"internal/pipeline/config.go: WSO2":             "the wso2: config section, not yet a family-declared setting",
 	"internal/pipeline/config.go: KgatewaySettings": "kgateway's top-level config keys, not yet family-declared settings",
 	"internal/pipeline/config.go: KgatewayVersion":  "kgateway's top-level config keys, not yet family-declared settings",
-	"internal/pipeline/config.go: CheckHAPTIC":      "the haptic: config section, not yet a family-declared setting",
 	"internal/pipeline/versions.go: usesWSO2":       "the WSO2 version checks lint's summary says were skipped",
 }
 

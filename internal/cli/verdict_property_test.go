@@ -92,7 +92,7 @@ func verdictCorpus(t *testing.T) []corpusInput {
 		}
 		if set := load(filepath.Join(dir, "input.yaml")); set != nil {
 			cfg := std()
-			cfg.ControllerName, cfg.HAPTIC = "haproxy-haptic.org/controller", hapticConfig(cs.ChartValues)
+			cfg.ControllerName, cfg.Settings = "haproxy-haptic.org/controller", map[string]any{"haptic": hapticConfig(cs.ChartValues)}
 			out = append(out, corpusInput{"haptic " + filepath.Base(dir), set, cfg, "haptic"})
 		}
 	}

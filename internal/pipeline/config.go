@@ -5,7 +5,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/haptic"
 )
 
 // Config is the content of .gwpol.yaml (every key may also come from a
@@ -40,9 +39,6 @@ type Config struct {
 	// is resolved (--assume-exist adds more).
 	AssumeExist      []string `mapstructure:"assumeExist"`
 	KgatewaySettings `mapstructure:",squash"`
-	WSO2             map[string]any `mapstructure:"wso2"`
-	// HAPTIC are the HAPTIC deployment's chart switches (haptic.Settings).
-	HAPTIC map[string]any `mapstructure:"haptic"`
 	// GuardrailsSection marks guardrails: as a key of the file; the CLI
 	// reads the section itself, with positions, into Guardrails.
 	GuardrailsSection []any `mapstructure:"guardrails"`
@@ -51,9 +47,10 @@ type Config struct {
 	Guardrails []guardrail.Rule `mapstructure:"-"`
 
 	// Settings are the controller families' deployment settings
-	// (policy.Setting) by key, each of its declared type; the config
-	// reader fills it from the declarations, a test may set a few. A key
-	// not here has its declared default.
+	// (policy.Setting) by key, each of its declared type (a section, such
+	// as wso2: or haptic:, as written); the config reader fills it from
+	// the declarations, a test may set a few. A key not here has its
+	// declared default.
 	Settings map[string]any `mapstructure:"-"`
 
 	// File is the config file read, "" when none.
@@ -120,20 +117,11 @@ func (c *Config) PolicyConfig() policy.Config {
 	}
 	for k, v := range c.Settings {
 		pc.Values[k] = v
-	}
-	for k, v := range c.WSO2 {
-		pc.Values["wso2."+k] = v
-	}
-	for k, v := range c.HAPTIC {
-		pc.Values[haptic.ConfigPrefix+k] = v
+		if section, ok := v.(map[string]any); ok {
+			for sk, sv := range section {
+				pc.Values[k+"."+sk] = sv // a section's keys as written (policy.Setting)
+			}
+		}
 	}
 	return pc
-}
-
-// CheckHAPTIC checks the haptic: section (HAPTIC's deployment switches):
-// an unknown switch or a value of the wrong type is a config error, never
-// ignored.
-func (c *Config) CheckHAPTIC() error {
-	_, err := haptic.ParseSettings(c.PolicyConfig())
-	return err
 }

@@ -23,7 +23,10 @@ type Setting struct {
 	// Default is the controller's own default; its type (bool, string,
 	// int or []string) is the type the key takes. A map[string]any
 	// default makes the key a whole top-level section that the family
-	// reads itself (keys kept in the case written).
+	// reads itself (keys kept in the case written): Config.Values holds
+	// the section under Key and each of its keys under Key.key; Check
+	// validates the section, and a section that does not pass is an input
+	// error.
 	Default any
 	// Doc says in one sentence what the setting changes.
 	Doc string

@@ -13,6 +13,24 @@ import (
 // (the haptic: section of .gwpol.yaml).
 const ConfigPrefix = "haptic."
 
+// Section is the haptic: section of .gwpol.yaml as the family declares it
+// (a map setting): HAPTIC's chart switches, which ParseSettings reads and
+// checks — an unknown switch or a value of the wrong type is a config
+// error, never ignored.
+var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default: map[string]any{},
+	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService and its limits), spoaHub.haproxy.messages",
+	Source: "the HAPTIC Helm chart's values (rateLimit, cache, waf, spoaHub)",
+	Check: func(v any) error {
+		values := map[string]any{}
+		if m, ok := v.(map[string]any); ok {
+			for k, val := range m {
+				values[ConfigPrefix+k] = val
+			}
+		}
+		_, err := ParseSettings(policy.Config{Values: values})
+		return err
+	}}
+
 // Settings are the HAPTIC chart switches that decide whether a route
 // policy can be served: the gwpol config keys under haptic:, named after
 // the chart's values. A policy that needs a switched-off feature fails its

@@ -21,7 +21,7 @@ import (
 // the policy definitions directory and engine build file loaded (each
 // "" when not given).
 func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
-	return policy.Family{Name: "WSO2", Finish: func(in policy.FinishInput) []diag.Diagnostic {
+	return policy.Family{Name: "WSO2", Settings: []policy.Setting{Section}, Finish: func(in policy.FinishInput) []diag.Diagnostic {
 		sysChain, sys := ks.System(in.Config, in.ConfigPos)
 		gen, genDiags := ks.generated(in.Model, in.Graph, in.Attached)
 		found := Found{System: sysChain, Generated: gen}
@@ -35,6 +35,14 @@ func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 		return append(sys, genDiags...)
 	}}
 }
+
+// Section is the wso2: section of .gwpol.yaml as the family declares it
+// (a map setting): the gateway-controller's system policies
+// (systemPolicies, checked when the policy definitions load) and its
+// policy engine's address (policyEngineCluster, policyEngineAddress).
+var Section = policy.Setting{Key: "wso2", Default: map[string]any{},
+	Doc:    "the WSO2 gateway-controller's deployment: systemPolicies (the {name, version, params} every API's chain starts with), policyEngineCluster and policyEngineAddress (where the policy engine listens)",
+	Source: "the gateway-controller's deployment configuration (system policies, policy engine address)"}
 
 // generated computes, for each rule of an HTTPRoute the WSO2 gateway
 // operator serves, the policies the operator generates from the rule's
