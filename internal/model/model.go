@@ -80,8 +80,8 @@ type Options struct {
 	AssumeExist []string
 	// ListLimits are the maxItems of the lists of kinds registered by
 	// policy packages (Extra), as their families declare them for CRDs
-	// gwpol does not ship: a list over its limit is refused like one of
-	// the Gateway API's (limits.go).
+	// gwpol does not ship: a list over its limit is refused while no CRD
+	// for the kind is known (limits.go).
 	ListLimits map[GroupKind]*manifest.ListBounds
 	// Schema is the schema stage's verdict on an object (nil: none made).
 	// An object whose version its CRD does not serve is left out (the
@@ -247,6 +247,17 @@ func Build(set *manifest.Set, opt Options) *Model {
 		kd, known := kinds[gk]
 		if !known && !opt.Extra[gk] {
 			continue // kinds gwpol does not read are skipped, as documented
+		}
+		if len(refused[i]) > 0 && opt.Schema != nil && opt.Schema(o).Checked {
+			// The kind's CRD is known: the schema stage judged the list
+			// lengths by its maxItems, the one source of that rule.
+			if kept := slices.DeleteFunc(slices.Clone(refused[i]), isLimitFinding); len(kept) < len(refused[i]) {
+				refused[i] = kept
+				if d, ok := o.Decoded.(*decoded); ok && len(kept) == 0 {
+					// Predecode left it undecoded: decode it now
+					o.Namespace, o.Decoded = d.writtenNamespace, nil
+				}
+			}
 		}
 		if len(refused[i]) > 0 {
 			m.Diagnostics = append(m.Diagnostics, refused[i]...)
