@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/secret"
 )
 
 // The ALPN option's values (Keys.TLS.ALPN).
@@ -60,8 +62,47 @@ func (l *Listener) TLSOptions() (TLSOptions, error) {
 		return o, err
 	}
 	o.CertificateHashes = hashList(opts[k.VerifyCertificateHash])
+	var bad []string
+	for _, h := range o.CertificateHashes {
+		if !sha256Hash(h) {
+			bad = append(bad, "invalid certificate hash: "+h)
+		}
+	}
+	if len(bad) > 0 {
+		return o, fmt.Errorf("%s", strings.Join(bad, "\n"))
+	}
+	if o.MinVersion != "" && o.MaxVersion != "" && o.MaxVersion < o.MinVersion {
+		return o, fmt.Errorf("maximum tls version %s is less than minimum tls version %s", o.MaxVersion, o.MinVersion)
+	}
 	o.SubjectAltNames = commaList(opts[k.VerifySubjectAltNames])
 	return o, nil
+}
+
+// sha256Hash: a certificate hash kgateway accepts (sslutils
+// validateCertificateHash) is a SHA-256 digest, 64 hex digits or 32
+// colon-separated hex pairs.
+func sha256Hash(h string) bool {
+	hexOnly := func(s string) bool {
+		for _, r := range s {
+			if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(h) == 64 {
+		return hexOnly(h)
+	}
+	pairs := strings.Split(h, ":")
+	if len(pairs) != 32 {
+		return false
+	}
+	for _, p := range pairs {
+		if len(p) != 2 || !hexOnly(p) {
+			return false
+		}
+	}
+	return true
 }
 
 func commaList(s string) []string {
@@ -143,6 +184,9 @@ func (g *Graph) FrontendCAs(l *Listener) (refs []CARef, ok bool, reason, msg str
 		case !g.Model.GrantAllows(model.GatewayGroup, "Gateway", l.Gateway.Namespace, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: string(r.Name)}):
 			return nil, false, "RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant allows it", kind, ns, r.Name)
 		}
+		if err := g.caBundleProblem(kind, ns, string(r.Name)); err != nil {
+			return nil, false, "InvalidCACertificateRef", err.Error()
+		}
 		refs = append(refs, CARef{Kind: kind, Namespace: ns, Name: string(r.Name)})
 	}
 	return refs, true, "", ""
@@ -194,4 +238,40 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 	}
 	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
 		Message: fmt.Sprintf("listener %s is not served: %s; kgateway builds no filter chain for it, and render leaves it out", l.ID(), why)}
+}
+
+// caBundleProblem checks what a CA certificate reference holds, as
+// kgateway's sslutils.GetCACertFromConfigMap / GetCACertFromSecret do: a
+// ca.crt entry that parses as PEM certificates (internal/secret). An
+// object whose data is not in the input (assumeExist, or written with
+// metadata only) is taken as valid. A CA that does not parse leaves the
+// listener without the validation it asks for, as a missing one does.
+func (g *Graph) caBundleProblem(kind, ns, name string) error {
+	var o *model.Opaque
+	if kind == "Secret" {
+		o = g.Model.Secret(ns, name)
+	} else {
+		o = g.Model.ConfigMap(ns, name)
+	}
+	if o == nil || o.Assumed || len(o.Keys) == 0 {
+		return nil
+	}
+	if !slices.Contains(o.Keys, "ca.crt") {
+		return fmt.Errorf("failed to extract CA certificate from %s %s/%s: ca.crt key missing", kind, ns, name)
+	}
+	var err error
+	if kind == "Secret" {
+		v, _ := o.Value("ca.crt")
+		err = secret.CheckCACertificates(v)
+	} else {
+		var data map[string]string
+		if o.Src == nil || o.Src.DecodeField("data", &data) != nil {
+			return nil // binaryData or a shape the schema stage reports
+		}
+		err = secret.CertificatesPEM([]byte(data["ca.crt"]))
+	}
+	if err != nil {
+		return fmt.Errorf("invalid ca.crt in %s %s/%s: %w", kind, ns, name, err)
+	}
+	return nil
 }
