@@ -2,7 +2,6 @@ package topology
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
-	"github.com/gwpol/gwpol/internal/secret"
 )
 
 // The ALPN option's values (Keys.TLS.ALPN).
@@ -184,7 +182,7 @@ func (g *Graph) FrontendCAs(l *Listener) (refs []CARef, ok bool, reason, msg str
 		case !g.Model.GrantAllows(model.GatewayGroup, "Gateway", l.Gateway.Namespace, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: string(r.Name)}):
 			return nil, false, "RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant allows it", kind, ns, r.Name)
 		}
-		if err := g.caBundleProblem(kind, ns, string(r.Name)); err != nil {
+		if err := g.caObject(kind, ns, string(r.Name)).CAProblem(); err != nil {
 			return nil, false, "InvalidCACertificateRef", err.Error()
 		}
 		refs = append(refs, CARef{Kind: kind, Namespace: ns, Name: string(r.Name)})
@@ -240,38 +238,10 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		Message: fmt.Sprintf("listener %s is not served: %s; kgateway builds no filter chain for it, and render leaves it out", l.ID(), why)}
 }
 
-// caBundleProblem checks what a CA certificate reference holds, as
-// kgateway's sslutils.GetCACertFromConfigMap / GetCACertFromSecret do: a
-// ca.crt entry that parses as PEM certificates (internal/secret). An
-// object whose data is not in the input (assumeExist, or written with
-// metadata only) is taken as valid. A CA that does not parse leaves the
-// listener without the validation it asks for, as a missing one does.
-func (g *Graph) caBundleProblem(kind, ns, name string) error {
-	var o *model.Opaque
+// caObject is the ConfigMap or Secret a CA reference names.
+func (g *Graph) caObject(kind, ns, name string) *model.Opaque {
 	if kind == "Secret" {
-		o = g.Model.Secret(ns, name)
-	} else {
-		o = g.Model.ConfigMap(ns, name)
+		return g.Model.Secret(ns, name)
 	}
-	if o == nil || o.Assumed || len(o.Keys) == 0 {
-		return nil
-	}
-	if !slices.Contains(o.Keys, "ca.crt") {
-		return fmt.Errorf("failed to extract CA certificate from %s %s/%s: ca.crt key missing", kind, ns, name)
-	}
-	var err error
-	if kind == "Secret" {
-		v, _ := o.Value("ca.crt")
-		err = secret.CheckCACertificates(v)
-	} else {
-		var data map[string]string
-		if o.Src == nil || o.Src.DecodeField("data", &data) != nil {
-			return nil // binaryData or a shape the schema stage reports
-		}
-		err = secret.CertificatesPEM([]byte(data["ca.crt"]))
-	}
-	if err != nil {
-		return fmt.Errorf("invalid ca.crt in %s %s/%s: %w", kind, ns, name, err)
-	}
-	return nil
+	return g.Model.ConfigMap(ns, name)
 }
