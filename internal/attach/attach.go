@@ -570,3 +570,30 @@ func (idx *selectorIndex) match(kind, ns string, sel labels.Selector) []model.Ke
 	}
 	return out
 }
+
+var _ policy.Attachments = (*Result)(nil)
+
+// OnRoute are the policies attached to the route as a whole, in
+// attachment order (policy.Attachments).
+func (r *Result) OnRoute(rt *topology.Route) []*policy.Policy {
+	out := make([]*policy.Policy, 0, len(r.Route[rt]))
+	for _, a := range r.Route[rt] {
+		out = append(out, a.Policy)
+	}
+	return out
+}
+
+// OnRule are the policies attached to one rule, in attachment order
+// (policy.Attachments).
+func (r *Result) OnRule(rule *topology.Rule) []policy.RuleAttachment {
+	out := make([]policy.RuleAttachment, 0, len(r.Rule[rule]))
+	for _, a := range r.Rule[rule] {
+		out = append(out, policy.RuleAttachment{Policy: a.Policy, ExtensionRef: a.Via == ViaExtensionRef})
+	}
+	return out
+}
+
+// Break records a rule a family's step finds unusable (Broken).
+func (r *Result) Break(rule *topology.Rule, b policy.BrokenRule) {
+	r.Broken[rule] = append(r.Broken[rule], Broken{Kind: b.Kind, Code: b.Code, Reason: b.Reason})
+}

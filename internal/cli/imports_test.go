@@ -169,7 +169,6 @@ func TestGenericPackagesNameNoController(t *testing.T) {
 	// whitespace: prose in a rule's documentation may name a controller)
 	// holding one is a family's, and belongs in its package.
 	domains := familyDomains(t, reg)
-	keyed := map[string]bool{} // files of schemaData that still hold a family key
 	for _, pkg := range genericPackages {
 		dir := filepath.Join(repoDir, pkg)
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -193,10 +192,6 @@ func TestGenericPackagesNameNoController(t *testing.T) {
 						if !strings.ContainsAny(s, " \t\n") {
 							for _, d := range domains {
 								if s == d || strings.HasSuffix(s, "."+d) || strings.Contains(s, d+"/") || strings.Contains(s, "."+d+"/") {
-									if rel, _ := filepath.Rel(repoDir, file); schemaData[filepath.ToSlash(rel)] != "" {
-										keyed[filepath.ToSlash(rel)] = true
-										break
-									}
 									t.Errorf("%s holds %q, a controller family's key (API group, annotation or label under %s): declare it in the family's package", file, s, d)
 									break
 								}
@@ -219,19 +214,6 @@ func TestGenericPackagesNameNoController(t *testing.T) {
 			})
 		}
 	}
-	for file := range schemaData {
-		if !keyed[file] {
-			t.Errorf("%s holds no family key any more: remove it from schemaData", file)
-		}
-	}
-}
-
-// schemaData are the generic files that may still hold a family's API
-// group, with why: what the API server would check of a family's objects,
-// not how its controller behaves. The list only shrinks: a file listed
-// that holds no family key any more fails the test.
-var schemaData = map[string]string{
-	"internal/model/limits.go": "the maxItems of kgateway's CRDs, which gwpol does not ship; they go when the schema stage reads kgateway's CRDs",
 }
 
 // familyDomains are the API groups of the registered families' kinds
@@ -329,19 +311,13 @@ func TestGenericPackagesDeclareNoFamily(t *testing.T) {
 // a family ("file: name"), with why they are not in the family yet. The
 // list only shrinks.
 var familyNamed = map[string]string{
-	"internal/model/limits.go: kgatewayGroup":                "the maxItems of kgateway's CRDs (schemaData)",
-	"internal/pipeline/compile.go: WSO2":                     "the WSO2 kinds of one compile, which carry its policy definitions and engine build",
-	"internal/pipeline/config.go: HAPTIC":                    "the haptic: config section, not yet a family-declared setting",
-	"internal/pipeline/config.go: WSO2":                      "the wso2: config section, not yet a family-declared setting",
-	"internal/pipeline/config.go: KgatewaySettings":          "kgateway's top-level config keys, not yet family-declared settings",
-	"internal/pipeline/config.go: KgatewayVersion":           "kgateway's top-level config keys, not yet family-declared settings",
-	"internal/pipeline/config.go: CheckHAPTIC":               "the haptic: config section, not yet a family-declared setting",
-	"internal/pipeline/haptic.go: haptic.go":                 "HAPTIC's deployment check, not yet a family hook",
-	"internal/pipeline/haptic.go: hapticDeploymentDiags":     "HAPTIC's deployment check, not yet a family hook",
-	"internal/pipeline/versions.go: usesWSO2":                "the WSO2 version checks lint's summary says were skipped",
-	"internal/pipeline/wso2_generated.go: wso2_generated.go": "the WSO2 operator's generated policies, not yet a family hook",
-	"internal/pipeline/wso2_generated.go: wso2Generated":     "the WSO2 operator's generated policies, not yet a family hook",
-	"internal/pipeline/wso2_generated.go: wso2Served":        "the WSO2 operator's generated policies, not yet a family hook",
+	"internal/pipeline/compile.go: WSO2":            "the WSO2 kinds of one compile, which carry its policy definitions and engine build",
+	"internal/pipeline/config.go: HAPTIC":           "the haptic: config section, not yet a family-declared setting",
+	"internal/pipeline/config.go: WSO2":             "the wso2: config section, not yet a family-declared setting",
+	"internal/pipeline/config.go: KgatewaySettings": "kgateway's top-level config keys, not yet family-declared settings",
+	"internal/pipeline/config.go: KgatewayVersion":  "kgateway's top-level config keys, not yet family-declared settings",
+	"internal/pipeline/config.go: CheckHAPTIC":      "the haptic: config section, not yet a family-declared setting",
+	"internal/pipeline/versions.go: usesWSO2":       "the WSO2 version checks lint's summary says were skipped",
 }
 
 // declared is one declaration of declaredNames.

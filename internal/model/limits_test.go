@@ -4,12 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 )
 
 // TestListLimits: a list longer than its CRD's maxItems (100,000
-// targetRefs on a kgateway TrafficPolicy, 33 parentRefs on an HTTPRoute,
-// 65 matches in the second rule) is GWP101 at the list, and the object is
+// targetRefs on a kgateway TrafficPolicy, whose limit of 16 its family
+// declares through Options.ListLimits; 33 parentRefs on an HTTPRoute, 65
+// matches in the second rule) is GWP101 at the list, and the object is
 // left out; at the limit it is read.
 func TestListLimits(t *testing.T) {
 	refs := func(n int) string {
@@ -23,7 +25,8 @@ func TestListLimits(t *testing.T) {
 		return "apiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: p, namespace: infra}\nspec:\n  targetRefs:\n" + refs(n)
 	}
 	tp := model.GroupKind{Group: "gateway.kgateway.dev", Kind: "TrafficPolicy"}
-	opts := model.Options{Extra: map[model.GroupKind]bool{tp: true}}
+	opts := model.Options{Extra: map[model.GroupKind]bool{tp: true},
+		ListLimits: map[model.GroupKind]*manifest.ListBounds{tp: manifest.NewListBounds([]manifest.ListBound{{Path: "spec.targetRefs", Max: 16}})}}
 	for _, c := range []struct {
 		n     int
 		field string

@@ -78,6 +78,11 @@ type Options struct {
 	// a lookup of an absent object of one of them finds a stand-in
 	// (config assumeExist, --assume-exist).
 	AssumeExist []string
+	// ListLimits are the maxItems of the lists of kinds registered by
+	// policy packages (Extra), as their families declare them for CRDs
+	// gwpol does not ship: a list over its limit is refused like one of
+	// the Gateway API's (limits.go).
+	ListLimits map[GroupKind]*manifest.ListBounds
 	// Schema is the schema stage's verdict on an object (nil: none made).
 	// An object whose version its CRD does not serve is left out (the
 	// stage reported it); one whose version it serves is read whatever
@@ -233,7 +238,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 		gk := GroupKind{o.Group, o.Kind}
 		if kd, known := kinds[gk]; known || opt.Extra[gk] {
-			refused[i] = refusals(o, gk, !known || kd.namespaced, reads)
+			refused[i] = refusals(o, gk, !known || kd.namespaced, reads, opt.ListLimits)
 		}
 	})
 	for i, o := range set.Objects {
@@ -336,8 +341,8 @@ type decoded struct {
 // decoded: a name the API server refuses (GWP113) or a list longer than
 // its CRD allows. They read the object's names as written (before
 // namespace defaulting).
-func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool) []diag.Diagnostic {
-	return append(nameFindings(o, gk, namespaced, reads), limitFindings(o, gk)...)
+func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool, limits map[GroupKind]*manifest.ListBounds) []diag.Diagnostic {
+	return append(nameFindings(o, gk, namespaced, reads), limitFindings(o, gk, limits)...)
 }
 
 // Predecode decodes an object of a kind the model reads as Build will,
@@ -364,7 +369,7 @@ func Predecode(o *manifest.Object, opt Options) {
 	}
 	d := &decoded{defaultNamespace: opt.DefaultNamespace, lenient: opt.LenientFields, writtenNamespace: o.Namespace}
 	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
-	if d.refused = refusals(o, gk, kd.namespaced, reads); len(d.refused) == 0 {
+	if d.refused = refusals(o, gk, kd.namespaced, reads, opt.ListLimits); len(d.refused) == 0 {
 		if o.Namespace == "" && kd.namespaced {
 			o.Namespace = opt.DefaultNamespace
 		}

@@ -20,17 +20,14 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// Registry is the explicit list of supported policy kinds, with the WSO2
-// kinds resolving against no policy definitions or engine build.
-func Registry() *policy.Registry { return RegistryWith(nil) }
+// Registry is the explicit list of the controller families and their
+// policy kinds, with the WSO2 kinds resolving against no policy
+// definitions or engine build.
+func Registry() *policy.Registry { return registry(wso2.New(nil, nil), &Versions{}) }
 
-// RegistryWith is Registry with the WSO2 kinds ws, which carry the policy
-// definitions and engine build their references resolve against (nil:
-// none loaded).
-func RegistryWith(ws *wso2.Kinds) *policy.Registry {
-	if ws == nil {
-		ws = wso2.New(nil, nil)
-	}
+// registry is Registry with the WSO2 kinds ws, which carry the policy
+// definitions and engine build of v their references resolve against.
+func registry(ws *wso2.Kinds, v *Versions) *policy.Registry {
 	kinds := []policy.Kind{
 		trafficpolicy.New(),
 		trafficpolicy.NewListenerPolicy(),
@@ -40,9 +37,7 @@ func RegistryWith(ws *wso2.Kinds) *policy.Registry {
 		haptic.New(),
 	}
 	reg := policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
-	reg.AddControllers(trafficpolicy.Controller, envoygateway.Controller, haptic.Controller)
-	reg.AddTargets(trafficpolicy.Target, envoygateway.Target, haptic.Target)
-	reg.AddSettings(envoygateway.Settings...)
+	reg.AddFamilies(trafficpolicy.Family, envoygateway.Family, haptic.Family, ws.Family(v.DefinitionsDir, v.EngineFile))
 	return reg
 }
 
@@ -63,12 +58,9 @@ type Compiled struct {
 	// Schema is the schema stage's result: every object whose kind has a
 	// known CRD validated against it.
 	Schema *schema.Result
-	// systemDiags are the findings about config wso2.systemPolicies;
-	// generatedDiags those about the policies the WSO2 gateway operator
-	// adds to the rules of the HTTPRoutes it serves (WSO2 keeps the chains
-	// for explain: wso2.Found).
-	systemDiags    []diag.Diagnostic
-	generatedDiags []diag.Diagnostic
+	// finishDiags are the findings of the families' Finish steps
+	// (policy.Family.Finish).
+	finishDiags []diag.Diagnostic
 }
 
 // Diagnostics collects every stage's findings, sorted.
@@ -97,9 +89,8 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 	if c.Versions != nil {
 		ds = append(ds, c.Versions.Diagnostics...)
 	}
-	ds = append(ds, c.systemDiags...)
-	ds = append(ds, c.generatedDiags...)
-	ds = append(ds, hapticDeploymentDiags(c)...)
+	ds = append(ds, c.finishDiags...)
+	ds = append(ds, c.deploymentDiags()...)
 	return diag.Sort(ds)
 }
 
@@ -108,7 +99,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 // which the object's YAML tree is released where nothing later reads it.
 // Compile then takes the decoded objects as they are.
 func Predecode(cfg *Config) func(*manifest.Object) {
-	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: RegistryWith(nil).GroupKinds(), LenientFields: cfg.LenientFields()}
+	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: Registry().GroupKinds(), LenientFields: cfg.LenientFields()}
 	// The CRDs gwpol ships: the schema stage checks an object against
 	// them now, while its tree is at hand, and again only if --crds or
 	// the input gives its kind another CRD.
@@ -131,27 +122,23 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 		v = &Versions{}
 	}
 	ws := wso2.New(v.Definitions, v.Engine)
-	reg := RegistryWith(ws)
+	reg := registry(ws, v)
 	sres := validateSchemas(set, cfg, v)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist, Schema: sres.Verdict})
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
+		Schema: sres.Verdict})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,
 		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: cfg.WeightedRoutePrecedence})
 	pc := cfg.PolicyConfig()
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
-	sysChain, sys := ws.System(pc, v.ConfigPos(cfg))
-	gen, genDiags := wso2Generated(ws, m, g, att)
-	found := wso2.Found{System: sysChain, Generated: gen}
-	if v.Definitions != nil {
-		found.DefinitionsDir = v.DefinitionsDir
+	var finish []diag.Diagnostic
+	for _, f := range reg.Families() {
+		if f.Finish != nil {
+			finish = append(finish, f.Finish(policy.FinishInput{Model: m, Graph: g, Attached: att, Config: pc, ConfigPos: v.ConfigPos(cfg)})...)
+		}
 	}
-	if v.Engine != nil {
-		found.EngineFile = v.EngineFile
-	}
-	ws.SetFound(found)
-	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, Schema: sres, systemDiags: sys,
-		generatedDiags: genDiags}
+	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, Schema: sres, finishDiags: finish}
 }
 
 // Unreadable reports whether part of the input could not be read (the

@@ -1,11 +1,13 @@
 // Package pipeline compiles an input set: manifest objects → model →
 // topology → decoded policies → attach → merge, with the settings of
 // .gwpol.yaml (Config) and the WSO2 policy definitions and engine build
-// (Versions, LoadVersions). Its registry (Registry, RegistryWith) is the
-// one place that lists the supported policy kinds. The result, Compiled,
-// holds every stage's output and findings (Diagnostics); the views read
-// it. What WSO2's operator adds to the routes it serves (wso2Generated)
-// is compiled here too, and recorded on the WSO2 kinds for explain.
+// (Versions, LoadVersions). Its registry (Registry) is the one place that
+// lists the controller families (policy.Family) and their policy kinds.
+// The result, Compiled, holds every stage's output and findings
+// (Diagnostics); the views read it. The families' own steps — what a
+// controller adds beyond the manifests (Family.Finish: WSO2's operator),
+// the check of its deployment settings (Family.CheckDeployment: HAPTIC's)
+// — run here, called without knowing whose they are.
 //
 // pipeline comes after every stage and view in the import order: it may
 // import the stages (manifest, model, topology, policy and its kind

@@ -15,8 +15,10 @@
 // kind makes is declared in that kind's package (LintRuleOwner).
 //
 // policy sits between topology and attach: it imports topology, model,
-// manifest and diag. Render output is described here in neutral form
-// (fragments with protojson-shaped maps, or a proto.Message a kind's own
-// render files build), so that only internal/render/envoy and those
-// render files import go-control-plane.
+// manifest and diag. Render output is described here as fragments of
+// proto.Message values a kind's own render files build, so that only
+// internal/render/envoy and those render files import go-control-plane.
+// A controller family also declares here its controller (controller.go),
+// its render target (target.go) and its deployment settings
+// (settings.go).
 package policy

@@ -371,6 +371,8 @@ type Registry struct {
 	settings []Setting
 	// targets are the families' render targets (AddTargets).
 	targets []Target
+	// families are the registered families (AddFamilies).
+	families []Family
 }
 
 // NewRegistry builds a registry from kinds; the order is kept for output.

@@ -61,10 +61,11 @@ type GatewayName struct{ Namespace, Name string }
 // IsZero reports whether no Gateway is named.
 func (g GatewayName) IsZero() bool { return g.Name == "" }
 
-// Fragment is Envoy configuration in neutral, protojson-shaped form, so
-// that policy kinds describe what they need without importing
-// go-control-plane; internal/render/envoy turns fragments into typed
-// resources and validates them. Maps carry "@type" where protojson needs it.
+// Fragment is the Envoy configuration one merged field makes: the
+// go-control-plane messages a kind's render files build (as proto.Message,
+// so that nothing else in the kind imports go-control-plane), where they
+// go and what they need. internal/render/envoy places and merges them
+// into the resources and validates them.
 type Fragment struct {
 	// Capability the target must have (e.g. local_ratelimit, waf).
 	Capability string
@@ -74,33 +75,20 @@ type Fragment struct {
 	Reason string
 	// Filter is an HTTP filter for the HCM chain. It is added once per
 	// chain (by Name), disabled by default, and enabled where a
-	// PerFilterConfig names it.
+	// TypedPerFilterConfig names it.
 	Filter *HTTPFilter
-	// PerFilterConfig entries go into typed_per_filter_config of the
+	// TypedPerFilterConfig entries go into typed_per_filter_config of the
 	// scoped resource, keyed by filter name.
-	PerFilterConfig map[string]map[string]any
-	// TypedPerFilterConfig are PerFilterConfig entries a kind's render
-	// files build as go-control-plane messages.
 	TypedPerFilterConfig map[string]proto.Message
-	// RouteAction, Route and VirtualHost are merged (protojson) into the
-	// scoped resource's fields.
-	RouteAction map[string]any
-	Route       map[string]any
-	VirtualHost map[string]any
-	// MirrorPolicy is merged (protojson) into each of the route's request
-	// mirror policies — those the route's own RequestMirror filters make —
-	// for a field that tunes mirroring rather than adding a mirror.
-	MirrorPolicy map[string]any
-	// TypedRouteAction, TypedRoute, TypedVirtualHost and TypedMirrorPolicy
-	// are RouteAction, Route, VirtualHost and MirrorPolicy built as
-	// go-control-plane messages (RouteAction, Route, VirtualHost,
-	// RouteAction_RequestMirrorPolicy) by the kind's render files; they
-	// merge into the scoped resource the same way.
+	// TypedRouteAction, TypedRoute and TypedVirtualHost (a RouteAction, a
+	// Route, a VirtualHost) are merged into the scoped resource's fields.
+	// TypedMirrorPolicy (a RouteAction_RequestMirrorPolicy) is merged into
+	// each of the route's request mirror policies — those the route's own
+	// RequestMirror filters make — for a field that tunes mirroring rather
+	// than adding a mirror.
 	TypedRouteAction, TypedRoute, TypedVirtualHost, TypedMirrorPolicy proto.Message
-	// Clusters the configuration refers to (e.g. an auth service).
-	Clusters []map[string]any
-	// TypedClusters are Clusters built as go-control-plane Clusters by the
-	// kind's render files.
+	// TypedClusters are the clusters the configuration refers to (e.g. an
+	// auth service), go-control-plane Clusters.
 	TypedClusters []proto.Message
 	// Cluster is merged into the cluster of the backend the field's
 	// policies target (ScopeCluster): a go-control-plane Cluster the
@@ -193,11 +181,9 @@ type RouteSite struct {
 
 // HTTPFilter is one entry of the HCM http_filters chain.
 type HTTPFilter struct {
-	Name   string
-	Config map[string]any // typed_config, with "@type"
+	Name string
 	// Typed is typed_config built as a go-control-plane message by the
-	// kind's render files (a misspelt field or enum cannot compile); it is
-	// used instead of Config.
+	// kind's render files (a misspelt field or enum cannot compile).
 	Typed proto.Message
 	// Order sorts filters in the chain (lower first); ties by Precedence
 	// (higher first), then by name.

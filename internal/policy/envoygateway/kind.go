@@ -329,3 +329,7 @@ func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
 var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: Target.Name, Groups: []string{Group}}
+
+// Family is Envoy Gateway's family for internal/pipeline to register: its
+// controller, render target and deployment settings (its kinds are All's).
+var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings}

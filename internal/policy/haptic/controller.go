@@ -15,3 +15,8 @@ var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", Render
 // selection is route metadata naming the policy and its catalog, as
 // HAPTIC's coraza maps name them per rule.
 var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}
+
+// Family is HAPTIC's family for internal/pipeline to register: its
+// controller, render target and the check of its deployment's own WAF
+// settings (CheckDeployment).
+var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, CheckDeployment: CheckDeployment}

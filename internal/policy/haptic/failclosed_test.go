@@ -176,9 +176,6 @@ func enabledFilters(t *testing.T, p *policy.Policy) []string {
 			continue // the field cannot render: its routes must answer 503
 		}
 		for _, fr := range frags {
-			for n := range fr.PerFilterConfig {
-				out = append(out, n)
-			}
 			for n := range fr.TypedPerFilterConfig {
 				out = append(out, n)
 			}

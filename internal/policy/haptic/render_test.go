@@ -47,32 +47,27 @@ func renderAll(t *testing.T, p *policy.Policy) map[string][]policy.Fragment {
 
 // enablesFilter reports whether f turns its filter on on the route.
 func enablesFilter(f policy.Fragment) bool {
-	_, ok := f.PerFilterConfig[f.Filter.Name]
-	_, typed := f.TypedPerFilterConfig[f.Filter.Name]
-	return ok || typed
+	_, ok := f.TypedPerFilterConfig[f.Filter.Name]
+	return ok
 }
 
-// fragmentsJSON is frags as JSON with sorted keys, typed messages in their
-// protojson form (proto field names), so that tests read map and typed
-// fragments alike.
+// fragmentsJSON is frags as JSON with sorted keys, messages in their
+// protojson form (proto field names).
 func fragmentsJSON(t *testing.T, frags []policy.Fragment) ([]byte, error) {
 	t.Helper()
 	var out []any
 	for _, f := range frags {
-		m := map[string]any{"capability": f.Capability, "route": f.Route}
+		m := map[string]any{"capability": f.Capability, "route": nil}
 		if f.TypedRoute != nil {
 			m["route"] = generic(t, f.TypedRoute)
 		}
 		if f.Filter != nil {
-			m["filter"] = f.Filter.Config
+			m["filter"] = nil
 			if f.Filter.Typed != nil {
 				m["filter"] = generic(t, f.Filter.Typed)
 			}
 		}
 		per := map[string]any{}
-		for n, c := range f.PerFilterConfig {
-			per[n] = c
-		}
 		for n, c := range f.TypedPerFilterConfig {
 			per[n] = generic(t, c)
 		}
@@ -117,7 +112,7 @@ func TestRenderFields(t *testing.T) {
 			if !enablesFilter(f) {
 				t.Errorf("%s: filter %s is not enabled on the route", key, f.Filter.Name)
 			}
-			if f.Filter.Config["@type"] == nil && f.Filter.Typed == nil {
+			if f.Filter.Typed == nil {
 				t.Errorf("%s: filter config has no type", key)
 			}
 		}
@@ -130,7 +125,7 @@ func TestRenderFields(t *testing.T) {
 	}
 	// WAF is route metadata naming the selection, nothing an Envoy filter
 	// would half-apply.
-	if w := got[FieldWAF][0]; w.Filter != nil || w.PerFilterConfig != nil || w.TypedPerFilterConfig != nil || w.RouteAction != nil {
+	if w := got[FieldWAF][0]; w.Filter != nil || w.TypedPerFilterConfig != nil || w.TypedRouteAction != nil {
 		t.Errorf("waf fragment carries filter configuration: %+v", w)
 	} else if rt, ok := w.TypedRoute.(*routev3.Route); !ok || rt.GetMetadata().GetFilterMetadata() == nil {
 		t.Errorf("waf fragment does not name the selection in route metadata: %+v", w)

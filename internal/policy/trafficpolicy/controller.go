@@ -51,3 +51,8 @@ var TopologyKeys = topology.Keys{
 		VerifySubjectAltNames: "kgateway.dev/verify-subject-alt-names",
 	},
 }
+
+// Family is kgateway's family for internal/pipeline to register: its
+// controller, render target and CRDs' list limits (its kinds are this package's and its
+// siblings', backendconfigpolicy, backendtlspolicy and directresponse).
+var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits}

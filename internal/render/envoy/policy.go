@@ -1,7 +1,6 @@
 package envoy
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,7 +14,6 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -393,22 +391,15 @@ func (b *builder) report(p *policy.Policy, key, code, msg string) {
 // add types one fragment.
 func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 	if f := fr.Filter; f != nil {
-		a, err := anys.toAny(f.Config)
-		if f.Typed != nil {
-			a, err = anys.typedAny(f.Typed)
+		if f.Typed == nil {
+			return fmt.Errorf("filter %s: missing config", f.Name)
 		}
+		a, err := anys.typedAny(f.Typed)
 		if err != nil {
 			return fmt.Errorf("filter %s: %w", f.Name, err)
 		}
 		rf.filters = append(rf.filters, filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, enabled: f.Enabled, upstream: f.Upstream, merge: f.Merge,
 			removes: slices.Clone(f.RemoveRequestHeaders), config: a})
-	}
-	for name, cfg := range fr.PerFilterConfig {
-		a, err := anys.toAny(cfg)
-		if err != nil {
-			return fmt.Errorf("typed_per_filter_config %s: %w", name, err)
-		}
-		rf.setPerFilter(name, a)
 	}
 	for name, m := range fr.TypedPerFilterConfig {
 		a, err := anys.typedAny(m)
@@ -417,36 +408,8 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		}
 		rf.setPerFilter(name, a)
 	}
-	if fr.RouteAction != nil {
-		m := &routev3.RouteAction{}
-		if err := fromMap(fr.RouteAction, m); err != nil {
-			return fmt.Errorf("route action: %w", err)
-		}
-		rf.routeAction = mergeInto(rf.routeAction, m)
-	}
-	if fr.Route != nil {
-		m := &routev3.Route{}
-		if err := fromMap(fr.Route, m); err != nil {
-			return fmt.Errorf("route: %w", err)
-		}
-		rf.route = mergeInto(rf.route, m)
-	}
-	if fr.MirrorPolicy != nil {
-		m := &routev3.RouteAction_RequestMirrorPolicy{}
-		if err := fromMap(fr.MirrorPolicy, m); err != nil {
-			return fmt.Errorf("request mirror policy: %w", err)
-		}
-		rf.mirror = mergeInto(rf.mirror, m)
-	}
 	if err := rf.addTyped(fr); err != nil {
 		return err
-	}
-	if fr.VirtualHost != nil {
-		m := &routev3.VirtualHost{}
-		if err := fromMap(fr.VirtualHost, m); err != nil {
-			return fmt.Errorf("virtual host: %w", err)
-		}
-		rf.vhost = mergeInto(rf.vhost, m)
 	}
 	if fr.HCM != nil {
 		h, ok := fr.HCM.(*hcmv3.HttpConnectionManager)
@@ -522,16 +485,6 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		}
 		rf.clusters = append(rf.clusters, proto.Clone(c).(*clusterv3.Cluster))
 	}
-	for _, cm := range fr.Clusters {
-		c := &clusterv3.Cluster{}
-		if err := fromMap(cm, c); err != nil {
-			return fmt.Errorf("cluster: %w", err)
-		}
-		if c.Name == "" {
-			return fmt.Errorf("cluster without a name")
-		}
-		rf.clusters = append(rf.clusters, c)
-	}
 	return nil
 }
 
@@ -591,69 +544,18 @@ func zeroOf[M proto.Message](m M) proto.Message {
 	return m.ProtoReflect().Type().Zero().Interface()
 }
 
-var unmarshalOpts = protojson.UnmarshalOptions{}
-
-// fromMap decodes a protojson-shaped map into m.
-func fromMap(v map[string]any, m proto.Message) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return unmarshalOpts.Unmarshal(raw, m)
-}
-
 // anyCache types each distinct filter config once: policies written
 // alike (the same rate limit, the same retry) render to the same
 // configuration, and decoding and validating it again for each would be
 // most of the build. Cached Anys are shared and never modified.
 type anyCache struct {
 	mu sync.Mutex
-	m  map[string]*anypb.Any // by the config's JSON
-}
-
-// toAny decodes a map with "@type" into an Any, checking the message
-// against Envoy's validation rules.
-func (c *anyCache) toAny(v map[string]any) (*anypb.Any, error) {
-	if v == nil {
-		return nil, fmt.Errorf("missing config")
-	}
-	key, ok := appendKey(nil, v)
-	if !ok {
-		raw, err := json.Marshal(v) // map keys sorted: equal configs, equal text
-		if err != nil {
-			return nil, err
-		}
-		key = append([]byte("json:"), raw...)
-	}
-	c.mu.Lock()
-	a, ok := c.m[string(key)]
-	c.mu.Unlock()
-	if ok {
-		return a, nil
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	a = &anypb.Any{}
-	if err := unmarshalOpts.Unmarshal(raw, a); err != nil {
-		return nil, err
-	}
-	if err := validateAny(a); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]*anypb.Any{}
-	}
-	c.m[string(key)] = a
-	return a, nil
+	m  map[string]*anypb.Any // by the message's type and encoding
 }
 
 // typedAny packs a message a kind built, checking it against Envoy's
-// validation rules; like toAny, once per distinct message (keyed by its
-// type and deterministic encoding).
+// validation rules, once per distinct message (keyed by its type and
+// deterministic encoding).
 func (c *anyCache) typedAny(m proto.Message) (*anypb.Any, error) {
 	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 	if err != nil {
@@ -677,47 +579,4 @@ func (c *anyCache) typedAny(m proto.Message) (*anypb.Any, error) {
 	}
 	c.m[key] = a
 	return a, nil
-}
-
-// appendKey appends a canonical, unambiguous encoding of a fragment value
-// (keys sorted, every value tagged with its type): the cache key, cheaper
-// than JSON text. It reports false for a type it does not know, whose
-// value then keys by its JSON.
-func appendKey(b []byte, v any) ([]byte, bool) {
-	switch v := v.(type) {
-	case nil:
-		return append(b, 'n'), true
-	case string:
-		return strconv.AppendQuote(append(b, 's'), v), true
-	case bool:
-		return strconv.AppendBool(append(b, 'b'), v), true
-	case int:
-		return strconv.AppendInt(append(b, 'i'), int64(v), 10), true
-	case int64:
-		return strconv.AppendInt(append(b, 'i'), v, 10), true
-	case float64:
-		return strconv.AppendFloat(append(b, 'f'), v, 'g', -1, 64), true
-	case []any:
-		b = append(b, '[')
-		for _, e := range v {
-			var ok bool
-			if b, ok = appendKey(b, e); !ok {
-				return b, false
-			}
-			b = append(b, ',')
-		}
-		return append(b, ']'), true
-	case map[string]any:
-		b = append(b, '{')
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			b = strconv.AppendQuote(b, k)
-			var ok bool
-			if b, ok = appendKey(append(b, ':'), v[k]); !ok {
-				return b, false
-			}
-			b = append(b, ',')
-		}
-		return append(b, '}'), true
-	}
-	return b, false
 }

@@ -88,7 +88,7 @@ func visit(m protoreflect.Message, f func(*anypb.Any) error) error {
 // Virtual hosts are checked one by one and their RouteConfiguration
 // without them, with ValidateAll alone: the only Anys in them are
 // typed_per_filter_config values, each validated once when its fragment
-// was typed (toAny), which keeps this linear in routes. So are the
+// was typed (typedAny), which keeps this linear in routes. So are the
 // clusters built here for backends (baseCluster: no Any); those policy
 // fragments configured, or that carry protocol options, are walked for
 // Anys too.

@@ -1,53 +1,76 @@
-package pipeline
+package wso2
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// wso2Generated computes, for each rule of an HTTPRoute the WSO2 gateway
+// This file is what the WSO2 gateway operator and gateway-controller do
+// beyond the manifests, as the family's Finish step (policy.Family): the
+// system policies of the deployment, the policies the operator generates
+// for the HTTPRoutes it serves, and the routes it rejects whole.
+
+// Family is the WSO2 family with these kinds, for internal/pipeline to
+// register: its Finish step records what explain shows (Found), naming
+// the policy definitions directory and engine build file loaded (each
+// "" when not given).
+func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
+	return policy.Family{Name: "WSO2", Finish: func(in policy.FinishInput) []diag.Diagnostic {
+		sysChain, sys := ks.System(in.Config, in.ConfigPos)
+		gen, genDiags := ks.generated(in.Model, in.Graph, in.Attached)
+		found := Found{System: sysChain, Generated: gen}
+		if ks.Definitions != nil {
+			found.DefinitionsDir = definitionsDir
+		}
+		if ks.Engine != nil {
+			found.EngineFile = engineFile
+		}
+		ks.SetFound(found)
+		return append(sys, genDiags...)
+	}}
+}
+
+// generated computes, for each rule of an HTTPRoute the WSO2 gateway
 // operator serves, the policies the operator generates from the rule's
-// filters and backends (wso2.Kinds.Generated), with their findings. A
-// route is the operator's when a parent Gateway's class names the
-// operator's controller, or when an APIPolicy attaches to it (the input
-// may hold no GatewayClass).
-func wso2Generated(ws *wso2.Kinds, m *model.Model, g *topology.Graph, att *attach.Result) (map[*model.Rule]*wso2.Chain, []diag.Diagnostic) {
+// filters and backends (Kinds.Generated), with their findings. A route is
+// the operator's when a parent Gateway's class names the operator's
+// controller, or when an APIPolicy attaches to it (the input may hold no
+// GatewayClass).
+func (ks *Kinds) generated(m *model.Model, g *topology.Graph, att policy.Attachments) (map[*model.Rule]*Chain, []diag.Diagnostic) {
 	classes := map[string]string{}
 	for _, gc := range m.GatewayClasses {
 		classes[gc.Name] = string(gc.Spec.ControllerName)
 	}
-	out := map[*model.Rule]*wso2.Chain{}
+	out := map[*model.Rule]*Chain{}
 	var diags []diag.Diagnostic
 	for _, rt := range g.Routes {
-		if rt.Kind != "HTTPRoute" || !wso2Served(ws, classes, rt, att) {
+		if rt.Kind != "HTTPRoute" || !ks.served(classes, rt, att) {
 			continue
 		}
-		diags = append(diags, crossDuplicates(ws, rt, att)...)
+		diags = append(diags, ks.crossDuplicates(rt, att)...)
 		multi := distinctBackends(rt) > 1
 		var rejected []diag.Diagnostic
-		for _, a := range att.Route[rt] {
-			if ws.Owns(a.Policy) && !a.Policy.IsValid() {
-				rejected = append(rejected, a.Policy.Invalid[0])
+		for _, p := range att.OnRoute(rt) {
+			if ks.Owns(p) && !p.IsValid() {
+				rejected = append(rejected, p.Invalid[0])
 			}
 		}
 		for _, rule := range rt.Rules {
-			ch, invalid, findings := ws.Generated(rt.Route, rule.Rule, multi)
+			ch, invalid, findings := ks.Generated(rt.Route, rule.Rule, multi)
 			if ch != nil {
 				out[rule.Rule] = ch
 			}
 			diags = append(append(diags, invalid...), findings...)
 			rejected = append(rejected, invalid...)
-			rejected = append(rejected, invalidExtensionRefs(ws, att, rule)...)
+			rejected = append(rejected, ks.invalidExtensionRefs(att, rule)...)
 		}
-		diags = append(diags, rejectRoute(ws, rt, att, rejected)...)
+		diags = append(diags, ks.rejectRoute(rt, att, rejected)...)
 	}
 	return out, diags
 }
@@ -56,24 +79,24 @@ func wso2Generated(ws *wso2.Kinds, m *model.Model, g *topology.Graph, att *attac
 // targeting one route both list: the operator concatenates the API-level
 // APIPolicies of a route (in name order) into one list, and the
 // gateway-controller keys that list by name, so only the last entry of the
-// name runs — once per listing (wso2.LintDuplicateAPIPolicy; duplicates within
+// name runs — once per listing (LintDuplicateAPIPolicy; duplicates within
 // one object are reported when it is decoded).
-func crossDuplicates(ws *wso2.Kinds, rt *topology.Route, att *attach.Result) []diag.Diagnostic {
+func (ks *Kinds) crossDuplicates(rt *topology.Route, att policy.Attachments) []diag.Diagnostic {
 	var pols []*policy.Policy
-	for _, a := range att.Route[rt] {
-		if ws.Owns(a.Policy) && a.Policy.IsValid() && !slices.Contains(pols, a.Policy) {
-			pols = append(pols, a.Policy)
+	for _, p := range att.OnRoute(rt) {
+		if ks.Owns(p) && p.IsValid() && !slices.Contains(pols, p) {
+			pols = append(pols, p)
 		}
 	}
 	slices.SortFunc(pols, func(a, b *policy.Policy) int { return strings.Compare(a.Obj.Name, b.Obj.Name) })
 	type listing struct {
 		p *policy.Policy
-		r *wso2.Reference
+		r *Reference
 	}
 	byName := map[string][]listing{}
 	var names []string
 	for _, p := range pols {
-		ch, ok := wso2.ChainOf(p)
+		ch, ok := ChainOf(p)
 		if !ok {
 			continue
 		}
@@ -89,10 +112,10 @@ func crossDuplicates(ws *wso2.Kinds, rt *topology.Route, att *attach.Result) []d
 		ls := byName[name]
 		last := ls[len(ls)-1]
 		for _, l := range ls[:len(ls)-1] {
-			if l.p == last.p || slices.Contains(l.r.Problems, wso2.LintDuplicateAPIPolicy.Code) {
+			if l.p == last.p || slices.Contains(l.r.Problems, LintDuplicateAPIPolicy.Code) {
 				continue // within one object: reported at decode
 			}
-			out = append(out, diag.Diagnostic{Code: wso2.LintDuplicateAPIPolicy.Code, Severity: diag.Warning, Object: l.p.Ref(), Field: l.r.Path + ".name", Pos: l.p.Obj.FieldPos(l.r.Path + ".name"),
+			out = append(out, diag.Diagnostic{Code: LintDuplicateAPIPolicy.Code, Severity: diag.Warning, Object: l.p.Ref(), Field: l.r.Path + ".name", Pos: l.p.Obj.FieldPos(l.r.Path + ".name"),
 				Message: fmt.Sprintf("API-level policy %s of %s %s/%s is listed again by APIPolicy %s/%s (%s), which also targets it; the operator joins a route's API-level APIPolicies in name order and the gateway-controller keys them by name, so the last entry's params run %d times and this entry's never do; fix: list %s in one APIPolicy per route",
 					name, rt.Kind, rt.Meta.Namespace, rt.Meta.Name, last.p.Obj.Namespace, last.p.Obj.Name, last.r.Path, len(ls), name)})
 		}
@@ -102,10 +125,10 @@ func crossDuplicates(ws *wso2.Kinds, rt *topology.Route, att *attach.Result) []d
 
 // invalidExtensionRefs are the problems of the invalid APIPolicies a rule
 // references by ExtensionRef.
-func invalidExtensionRefs(ws *wso2.Kinds, att *attach.Result, rule *topology.Rule) []diag.Diagnostic {
+func (ks *Kinds) invalidExtensionRefs(att policy.Attachments, rule *topology.Rule) []diag.Diagnostic {
 	var out []diag.Diagnostic
-	for _, a := range att.Rule[rule] {
-		if a.Via == attach.ViaExtensionRef && ws.Owns(a.Policy) && !a.Policy.IsValid() {
+	for _, a := range att.OnRule(rule) {
+		if a.ExtensionRef && ks.Owns(a.Policy) && !a.Policy.IsValid() {
 			out = append(out, a.Policy.Invalid[0])
 		}
 	}
@@ -117,36 +140,33 @@ func invalidExtensionRefs(ws *wso2.Kinds, att *attach.Result, rule *topology.Rul
 // gateway-controller, which validates it as one and rejects all of it, so
 // no rule is served — not only the one with the bad policy. The rules
 // answer 500 in render, like any rule with an invalid policy.
-func rejectRoute(ws *wso2.Kinds, rt *topology.Route, att *attach.Result, problems []diag.Diagnostic) []diag.Diagnostic {
+func (ks *Kinds) rejectRoute(rt *topology.Route, att policy.Attachments, problems []diag.Diagnostic) []diag.Diagnostic {
 	if len(problems) == 0 {
 		return nil
 	}
 	first := problems[0]
 	reason := fmt.Sprintf("the WSO2 gateway operator rejects %s %s/%s as a whole: %s %s: %s", rt.Kind, rt.Meta.Namespace, rt.Meta.Name, first.Code, first.Field, first.Message)
 	for _, rule := range rt.Rules {
-		att.Broken[rule] = append(att.Broken[rule], attach.Broken{Kind: ws.APIPolicy(), Code: wso2.LintRouteRejected.Code, Reason: reason})
+		att.Break(rule, policy.BrokenRule{Kind: ks.APIPolicy(), Code: LintRouteRejected.Code, Reason: reason})
 	}
-	return []diag.Diagnostic{{Code: wso2.LintRouteRejected.Code, Severity: diag.Error, Object: rt.Key().Ref(), Field: "spec.rules", Pos: rt.Src.FieldPos("spec.rules"),
+	return []diag.Diagnostic{{Code: LintRouteRejected.Code, Severity: diag.Error, Object: rt.Key().Ref(), Field: "spec.rules", Pos: rt.Src.FieldPos("spec.rules"),
 		Message: fmt.Sprintf("the WSO2 gateway operator compiles %s %s/%s into one API, and the gateway-controller rejects all of it when one policy is invalid (%d problem(s), first %s at %s): none of its %d rule(s) is served; fix the policy problems reported on the route and its APIPolicies",
 			rt.Kind, rt.Meta.Namespace, rt.Meta.Name, len(problems), first.Code, first.Pos, len(rt.Rules))}}
 }
 
-func wso2Served(ws *wso2.Kinds, classes map[string]string, rt *topology.Route, att *attach.Result) bool {
+// served reports whether the operator serves the route (see generated).
+func (ks *Kinds) served(classes map[string]string, rt *topology.Route, att policy.Attachments) bool {
 	for _, p := range rt.Parents {
-		if p.Gateway != nil && strings.HasPrefix(classes[string(p.Gateway.Spec.GatewayClassName)], wso2.OperatorControllerPrefix) {
+		if p.Gateway != nil && strings.HasPrefix(classes[string(p.Gateway.Spec.GatewayClassName)], OperatorControllerPrefix) {
 			return true
 		}
 	}
-	for _, a := range att.Route[rt] {
-		if ws.Owns(a.Policy) {
-			return true
-		}
+	if slices.ContainsFunc(att.OnRoute(rt), ks.Owns) {
+		return true
 	}
 	for _, rule := range rt.Rules {
-		for _, a := range att.Rule[rule] {
-			if ws.Owns(a.Policy) {
-				return true
-			}
+		if slices.ContainsFunc(att.OnRule(rule), func(a policy.RuleAttachment) bool { return ks.Owns(a.Policy) }) {
+			return true
 		}
 	}
 	return false

@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Family is one controller family as internal/pipeline lists it
+// (Registry.AddFamilies): what the family declares beside its kinds — its
+// controller, its render target, its deployment settings — and the steps
+// of its own the pipeline runs for it, which generic code calls without
+// knowing whose they are. A family package exports its Family; one whose
+// kinds carry per-compile data (WSO2's policy definitions) builds it per
+// compile.
+type Family struct {
+	// Name is the family's name in messages ("kgateway").
+	Name string
+	// Controller is the controller the family emulates, nil when gwpol
+	// reports no status as a controller of its own (WSO2's operator).
+	Controller *Controller
+	// Target is the render target of the controller's data plane, nil
+	// when it has none of its own.
+	Target *Target
+	// Settings are the controller's deployment settings.
+	Settings []Setting
+	// ListLimits are the maxItems of the lists of the family's kinds (and
+	// of the other kinds of its API group it reads), from its CRDs where
+	// gwpol does not ship them: the model refuses an object with a longer
+	// list, as the API server would (model.Options.ListLimits).
+	ListLimits map[model.GroupKind][]manifest.ListBound
+	// CheckDeployment reports what the controller refuses in its own
+	// deployment settings, whichever policies use them (HAPTIC's trusted
+	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
+	// nothing to check.
+	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
+	// Finish runs once attach and merge are done, for what the controller
+	// adds on its own to what the manifests say (the WSO2 gateway
+	// operator's system policies and the policies it generates from route
+	// filters, and the routes it rejects whole): it reads the attachments,
+	// may mark rules broken (Attachments.Break: the views ask merge for a
+	// rule's fixed status when they show it) and returns its findings.
+	// Nil: no such step.
+	Finish func(in FinishInput) []diag.Diagnostic
+}
+
+// FinishInput is what a family's Finish step reads.
+type FinishInput struct {
+	Model    *model.Model
+	Graph    *topology.Graph
+	Attached Attachments
+	Config   Config
+	// ConfigPos positions a config key in the config file (nil:
+	// unpositioned).
+	ConfigPos func(path string) diag.Position
+}
+
+// Attachments are attach's result as a family's step reads it
+// (attach.Result implements them).
+type Attachments interface {
+	// OnRoute are the policies attached to the route as a whole, in
+	// attachment order.
+	OnRoute(rt *topology.Route) []*Policy
+	// OnRule are the policies attached to one rule of it, in attachment
+	// order.
+	OnRule(rule *topology.Rule) []RuleAttachment
+	// Break marks a rule as made unusable by a kind's policies: it
+	// answers 500, and status, render and explain say why.
+	Break(rule *topology.Rule, b BrokenRule)
+}
+
+// RuleAttachment is one policy attached to a rule.
+type RuleAttachment struct {
+	Policy *Policy
+	// ExtensionRef: the rule references it in an ExtensionRef filter.
+	ExtensionRef bool
+}
+
+// BrokenRule is why a kind's policies make a rule unusable.
+type BrokenRule struct {
+	Kind         Kind
+	Code, Reason string
+}
+
+// AddFamilies registers the families the pipeline lists: their
+// controllers, render targets and settings, and their steps (Families).
+func (r *Registry) AddFamilies(fs ...Family) {
+	for _, f := range fs {
+		if f.Controller != nil {
+			r.AddControllers(*f.Controller)
+		}
+		if f.Target != nil {
+			r.AddTargets(*f.Target)
+		}
+		r.AddSettings(f.Settings...)
+		r.families = append(r.families, f)
+	}
+}
+
+// Families are the registered families, in registration order.
+func (r *Registry) Families() []Family {
+	if r == nil {
+		return nil
+	}
+	return r.families
+}
+
+// ListBounds are the families' ListLimits made into trees, one walk of an
+// object each (model.Options.ListLimits).
+func (r *Registry) ListBounds() map[model.GroupKind]*manifest.ListBounds {
+	out := map[model.GroupKind]*manifest.ListBounds{}
+	for _, f := range r.Families() {
+		for gk, ls := range f.ListLimits {
+			out[gk] = manifest.NewListBounds(ls)
+		}
+	}
+	return out
+}
