@@ -3,6 +3,7 @@ package attach
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -57,6 +58,11 @@ type Result struct {
 	// nothing, yet kgateway reports the policy against those routes'
 	// Gateways (Attached False, Pending).
 	OnBackendRef map[*policy.Policy][]*topology.Route
+	// BackendRef are, per backendRef of a rule, the policies its
+	// ExtensionRef filters name, of kinds that apply per backend
+	// (policy.KindSpec.BackendRefFilter), in precedence order: they
+	// configure that backend's share of the rule only.
+	BackendRef map[BackendRefKey][]*Attachment
 	// Verdicts are, per route, the validation of each controller that
 	// validates routes by rules of its own (policy.RouteValidator), by
 	// controllerName.
@@ -75,6 +81,12 @@ type Result struct {
 	Rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
 
 	Diagnostics []diag.Diagnostic
+}
+
+// BackendRefKey names one backendRef of a rule by its index.
+type BackendRefKey struct {
+	Rule  *topology.Rule
+	Index int
 }
 
 // Rejection is the controller's verdict when it does not apply p on the
@@ -113,8 +125,8 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		Listener: map[*topology.Listener][]*Attachment{}, Route: map[*topology.Route][]*Attachment{},
 		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
 		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{}, Backend: map[model.Key][]*Attachment{},
-		OnBackendRef: map[*policy.Policy][]*topology.Route{},
-		Verdicts:     map[*topology.Route]map[string]*policy.RouteVerdict{},
+		OnBackendRef: map[*policy.Policy][]*topology.Route{}, BackendRef: map[BackendRefKey][]*Attachment{},
+		Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{},
 	}
 	backends := reg.BackendKinds()
 	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
@@ -134,7 +146,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	slices.SortFunc(r.BackendKeys, model.Key.Compare)
 	for _, rt := range g.Routes {
 		for _, rule := range rt.Rules {
-			r.attachExtensionRefs(reg, set, rt, rule)
+			r.attachExtensionRefs(g, reg, set, rt, rule)
 		}
 	}
 	r.validateRoutes(g, reg, set, cfg)
@@ -284,7 +296,7 @@ func appendTo[K comparable](r *Result, m map[K][]*Attachment, k K, p *policy.Pol
 // attachExtensionRefs attaches the policies a rule's filters reference.
 // Per the Gateway API, a filter that cannot be resolved must not be skipped:
 // the rule is marked broken and renders as an error response.
-func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *topology.Route, rule *topology.Rule) {
+func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, set *policy.Set, rt *topology.Route, rule *topology.Rule) {
 	perKind := map[policy.Kind]int{}
 	for _, f := range rule.Filters {
 		if f.Type != "ExtensionRef" || f.ExtensionRef == nil {
@@ -317,45 +329,121 @@ func (r *Result) attachExtensionRefs(reg *policy.Registry, set *policy.Set, rt *
 		r.checkRule(rt, rule, k, p)
 		appendTo(r, r.Rule, rule, p, ViaExtensionRef, f.Path)
 	}
-	for _, b := range rule.Backends {
+	for i, b := range rule.Backends {
 		for _, f := range b.Filters {
 			if f.Type != "ExtensionRef" || f.ExtensionRef == nil {
-				r.backendFilterNotTranslated(rt, f)
+				r.backendFilterIgnored(g, reg, rt, f)
 				continue
 			}
 			gk := model.GroupKind{Group: string(f.ExtensionRef.Group), Kind: string(f.ExtensionRef.Kind)}
 			k, ok := reg.Lookup(gk)
-			if !ok || !k.Spec().OnePerRule {
-				r.notTranslated(rt, f.Path, fmt.Sprintf("ExtensionRef to %s %s on a backendRef is not translated offline: "+
-					"a controller that takes policies per backend applies it to this backend's share of the rule, and gwpol renders policies per rule, "+
-					"so its config leaves it out; attach it to the rule (its filters, or a targetRef with sectionName) to see it rendered", gk.Kind, f.ExtensionRef.Name))
-			}
 			switch {
 			case ok && k.Spec().OnePerRule:
 				r.broken(rt, rule, k, policy.LintPolicyFilterOnBackend.Code, f.Path,
 					fmt.Sprintf("%s filter on a backendRef; %s attaches only to rules, so the rule fails closed — move the filter to the rule's filters", gk.Kind, gk.Kind))
+			case ok && k.Spec().BackendRefFilter:
+				r.attachBackendRef(rt, rule, i, k, set, f)
 			case ok:
+				r.notTranslated(rt, f.Path, fmt.Sprintf("ExtensionRef to %s %s on a backendRef is not translated offline: "+
+					"gwpol applies per backend only the policy kinds whose controller takes them there, and %s is not one; "+
+					"attach it to the rule (its filters, or a targetRef with sectionName) to see it rendered", gk.Kind, f.ExtensionRef.Name, gk.Kind))
 				p := set.Get(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: rt.Meta.Namespace, Name: string(f.ExtensionRef.Name)})
 				// a route's references come together: compare with the last
 				if l := r.OnBackendRef[p]; p != nil && (len(l) == 0 || l[len(l)-1] != rt) {
 					r.OnBackendRef[p] = append(l, rt)
 				}
+			default:
+				r.notTranslated(rt, f.Path, fmt.Sprintf("ExtensionRef to %s %s on a backendRef is not translated offline: %s is not a policy kind gwpol supports; "+
+					"its config leaves it out", gk.Kind, f.ExtensionRef.Name, gk))
 			}
 		}
 	}
 }
 
-// backendFilterNotTranslated reports a backendRef filter render does not
-// apply: it applies the header modifiers per backend, and leaves out any
-// other type (Gateway API leaves which a backendRef takes to the
-// implementation).
-func (r *Result) backendFilterNotTranslated(rt *topology.Route, f model.Filter) {
-	switch f.Type {
-	case "RequestHeaderModifier", "ResponseHeaderModifier":
+// attachBackendRef attaches the policy a backendRef's ExtensionRef
+// filter names, of a kind that applies per backend
+// (policy.KindSpec.BackendRefFilter), to that backendRef of the rule.
+// kgateway resolves these references leniently: one to a policy that
+// does not exist is skipped, with no status saying so (its backendRef
+// filters' errors are undefined upstream), so it is a warning here, not
+// a broken rule. The fields the kind does not apply per backend
+// (policy.FieldSpec.PerBackend) are named where the policy sets them.
+func (r *Result) attachBackendRef(rt *topology.Route, rule *topology.Rule, i int, k policy.Kind, set *policy.Set, f model.Filter) {
+	ref := f.ExtensionRef
+	gk := k.GroupKind()
+	p := set.Get(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: rt.Meta.Namespace, Name: string(ref.Name)})
+	if p == nil {
+		r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintBackendRefFilterIgnored.Code, Severity: policy.LintBackendRefFilterIgnored.Severity,
+			Object: rt.Key().Ref(), Field: f.Path + ".extensionRef.name", Pos: rt.Src.FieldPos(f.Path + ".extensionRef.name"),
+			Message: fmt.Sprintf("ExtensionRef to %s %s/%s, which does not exist: the controller skips an unresolved backendRef filter, so this backend gets no policy (and no status says why); create it or fix the name",
+				gk.Kind, rt.Meta.Namespace, ref.Name)})
 		return
 	}
-	r.notTranslated(rt, f.Path, fmt.Sprintf("a %s filter on a backendRef is not translated offline: gwpol applies only header modifiers per backend, so its config leaves it out; "+
-		"put it in the rule's filters to apply it to the whole rule", f.Type))
+	key := BackendRefKey{Rule: rule, Index: i}
+	if slices.ContainsFunc(r.BackendRef[key], func(a *Attachment) bool { return a.Policy == p }) {
+		return
+	}
+	r.BackendRef[key] = append(r.BackendRef[key], &Attachment{Policy: p, Via: ViaExtensionRef, Path: f.Path})
+	r.Resolved[p]++
+	// a route's references come together: compare with the last
+	if l := r.OnBackendRef[p]; len(l) == 0 || l[len(l)-1] != rt {
+		r.OnBackendRef[p] = append(l, rt)
+	}
+	for _, fs := range k.Spec().Fields {
+		if _, set := p.Values[fs.Key]; !set || fs.PerBackend {
+			continue
+		}
+		rule := policy.LintBackendRefFilterIgnored
+		msg := fmt.Sprintf("%s is left out where %s %s/%s references this policy from a backendRef: %s; put the policy on the rule to apply %s",
+			fs.Key, rt.Kind, rt.Meta.Namespace, rt.Meta.Name, k.Spec().BackendRefNote, fs.Key)
+		if why := fs.BackendRefUntranslated; why != "" {
+			rule = policy.LintNotTranslated
+			msg = fmt.Sprintf("%s is not translated offline where %s %s/%s references this policy from a backendRef: %s",
+				fs.Key, rt.Kind, rt.Meta.Namespace, rt.Meta.Name, why)
+		}
+		d := diag.Diagnostic{Code: rule.Code, Severity: rule.Severity, Object: p.Obj.Ref(), Field: fs.SpecPath, Pos: p.Obj.FieldPos(fs.SpecPath), Message: msg}
+		if !slices.ContainsFunc(r.Diagnostics, func(o diag.Diagnostic) bool {
+			return o.Object == d.Object && o.Field == d.Field && o.Message == d.Message
+		}) {
+			r.Diagnostics = append(r.Diagnostics, d)
+		}
+	}
+}
+
+// backendFilterIgnored reports a Gateway API filter on a backendRef that
+// a controller serving the route ignores there
+// (policy.Controller.BackendRefFilters; kgateway applies only the header
+// modifiers per backend). A controller that refuses such a backendRef
+// says so through its route validation. For one that declares nothing,
+// a type other than the header modifiers (which render applies per
+// backend) is not translated (GWP406).
+func (r *Result) backendFilterIgnored(g *topology.Graph, reg *policy.Registry, rt *topology.Route, f model.Filter) {
+	seen := map[string]bool{}
+	for _, pr := range rt.Parents {
+		if pr.Gateway == nil {
+			continue
+		}
+		name, _ := g.Controller(pr.Gateway, reg.DefaultController().Name)
+		c, ok := reg.Controller(name)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if !ok || c.BackendRefFilters == nil {
+			if f.Type != "RequestHeaderModifier" && f.Type != "ResponseHeaderModifier" {
+				r.notTranslated(rt, f.Path, fmt.Sprintf("a %s filter on a backendRef is not translated offline: gwpol applies only header modifiers per backend, so its config leaves it out; "+
+					"put it in the rule's filters to apply it to the whole rule", f.Type))
+			}
+			continue
+		}
+		if c.BackendRefFiltersRefused || slices.Contains(c.BackendRefFilters, f.Type) {
+			continue
+		}
+		r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintBackendRefFilterIgnored.Code, Severity: policy.LintBackendRefFilterIgnored.Severity,
+			Object: rt.Key().Ref(), Field: f.Path, Pos: rt.Src.FieldPos(f.Path),
+			Message: fmt.Sprintf("a %s filter on a backendRef is ignored by %s, which applies only %s per backend; put it in the rule's filters to apply it to the whole rule",
+				f.Type, c.Title, strings.Join(c.BackendRefFilters, " and "))})
+	}
 }
 
 // notTranslated is a GWP406 warning at a route's field.
@@ -443,6 +531,9 @@ func (r *Result) sortAll() {
 	}
 	for k, l := range r.Rule {
 		r.Rule[k] = sortList(l)
+	}
+	for k, l := range r.BackendRef {
+		r.BackendRef[k] = sortList(l)
 	}
 	r.Diagnostics = diag.Sort(r.Diagnostics)
 }

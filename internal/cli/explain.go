@@ -210,11 +210,22 @@ func writeExplainText(w io.Writer, rep *explain.Report, color bool, width int) {
 		}
 		if len(t.Fields) == 0 {
 			fmt.Fprintln(w, "  no policy fields in effect")
-			continue
+		} else {
+			writeFieldRows(w, t.Fields, color, width)
 		}
-		// Two columns, details stacked, so a rule reads well at 80 columns.
+		for _, b := range t.BackendRefs {
+			fmt.Fprintln(w, fitLine(fmt.Sprintf("  backendRefs[%d] (%s), by its filters:", b.Index, inert.String(b.Backend)), width, "    "))
+			writeFieldRows(w, b.Fields, color, width)
+		}
+	}
+}
+
+// writeFieldRows writes fields in two columns, details stacked, so a rule
+// reads well at 80 columns.
+func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) {
+	{
 		var rows []fieldRow
-		for _, f := range t.Fields {
+		for _, f := range fields {
 			level := f.Level
 			if f.Inherited {
 				level += ", inherited"

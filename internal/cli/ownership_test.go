@@ -470,6 +470,13 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 	for p := range backendRoutePaths(c, rule) {
 		claimed[p] = true
 	}
+	if er.route.GetRoute().GetCluster() != "" {
+		// one backend: its policies' per-filter configs are on the route
+		// (backendRef filters), each a field explain shows for it
+		for _, p := range backendRefFilterPaths(t, c, env, rule, view, l) {
+			claimed[p] = true
+		}
+	}
 	if tgt.RequestIdleTimeout && claimed["route.timeout"] {
 		// the target derives the idle timeout from the request timeout,
 		// whoever owns that (envoy.Target.RequestIdleTimeout)
@@ -490,6 +497,43 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 		}
 	}
 	return len(eff)
+}
+
+// backendRefFilterPaths are the per-filter configs the policies a
+// backendRef's filters name render for it: of the fields explain shows
+// for that backendRef, those the kind applies per backend.
+func backendRefFilterPaths(t *testing.T, c *pipeline.Compiled, env *policy.Env, rule *topology.Rule, view explain.Target, l *topology.Listener) []string {
+	t.Helper()
+	shown := map[string]bool{}
+	for _, b := range view.BackendRefs {
+		for _, f := range b.Fields {
+			shown[fmt.Sprint(b.Index, f.Field, f.Owner)] = true
+		}
+	}
+	var out []string
+	for _, bp := range c.Result.Rule(rule).BackendRefs {
+		for _, pt := range bp.Own {
+			r, ok := pt.Kind.(policy.Renderer)
+			if !ok {
+				continue
+			}
+			for _, f := range pt.Fields {
+				if !shown[fmt.Sprint(bp.Index, f.Key, f.Owner.Policy.Describe())] || !slices.ContainsFunc(pt.Kind.Spec().Fields, func(fs policy.FieldSpec) bool { return fs.Key == f.Key && fs.PerBackend }) {
+					continue
+				}
+				frags, err := r.RenderField(fieldInput(f.Key, f, l), env)
+				if err != nil {
+					continue
+				}
+				for _, fr := range frags {
+					for _, name := range perFilterNames(fr) {
+						out = append(out, "typed_per_filter_config."+name)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 func explainedKeys(v explain.Target) string {

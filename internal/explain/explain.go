@@ -106,6 +106,9 @@ type Target struct {
 	// required field that is missing, or one a more specific policy
 	// hides from a namespace that may set it.
 	Guardrails []Guard `json:"guardrails,omitempty"`
+	// BackendRefs are, for a rule, its backendRefs whose filters name
+	// policies, with the fields those set for that backend.
+	BackendRefs []BackendRef `json:"backendRefs,omitempty"`
 }
 
 // Report is the explain output.
@@ -264,7 +267,7 @@ func Rule(r *merge.Result, rt *topology.Route, rule *topology.Rule, l *topology.
 func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merge.RulePath, l *topology.Listener, opt Options) Target {
 	es := r.EffectiveOn(rule, path, l)
 	t := Target{Target: Ref{Group: "gateway.networking.k8s.io", Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Section: rule.Section()},
-		EnvoyRoutes: []string{}, Fields: fields(es, opt)}
+		EnvoyRoutes: []string{}, Fields: fields(es, opt), BackendRefs: backendRefs(r, rule, es, opt)}
 	guards(r, guardrail.Target{Route: rt, Rule: rule, Path: path, Listener: l}, es, &t, opt)
 	if rp := r.Rule(rule); path != nil && rp != nil && len(rp.Paths) > 1 {
 		t.DelegatedBy = viaText(r, path.Via) // named when there is a choice

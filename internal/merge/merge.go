@@ -23,10 +23,13 @@ const (
 	// LevelParentRoute: a delegating parent route's rule or whole route,
 	// inherited by a child route (Candidate.Parent names it).
 	LevelParentRoute Level = "parent-route"
+	// LevelBackendRef: a policy a backendRef's filter names; it
+	// configures that backend's share of the rule (RulePoints.BackendRefs).
+	LevelBackendRef Level = "backendref"
 )
 
 // specificity ranks levels from the least specific (0) up.
-var specificity = map[Level]int{LevelGateway: 0, LevelListenerSet: 1, LevelListener: 2, LevelParentRoute: 3, LevelRoute: 4, LevelRule: 5}
+var specificity = map[Level]int{LevelGateway: 0, LevelListenerSet: 1, LevelListener: 2, LevelParentRoute: 3, LevelRoute: 4, LevelRule: 5, LevelBackendRef: 6}
 
 // Candidate is a policy at a merge point.
 type Candidate struct {

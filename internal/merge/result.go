@@ -92,6 +92,32 @@ type RulePoints struct {
 	// each parent path that serves it (see RulePath), in parent key
 	// order; nil for a rule that is not delegated.
 	Paths []*RulePath
+	// BackendRefs are the merges of the policies the rule's backendRefs'
+	// ExtensionRef filters name (attach.Result.BackendRef), one per
+	// backendRef that names any, in index order: each configures that
+	// backend's share of the rule.
+	BackendRefs []*BackendRefPoints
+}
+
+// BackendRefPoints are the merges of one backendRef's policies.
+type BackendRefPoints struct {
+	// Index is the backendRef's index in the rule.
+	Index int
+	Own   Points
+}
+
+// BackendRef returns the merges of backendRef i's policies, nil when it
+// names none.
+func (rp *RulePoints) BackendRef(i int) Points {
+	if rp == nil {
+		return nil
+	}
+	for _, b := range rp.BackendRefs {
+		if b.Index == i {
+			return b.Own
+		}
+	}
+	return nil
 }
 
 // BackendPoints are the merges of the policies on one backend object.
@@ -150,6 +176,12 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 		for _, rule := range rt.Rules {
 			rrp := &RulePoints{Route: rt, Rule: rule, Own: r.ruleOwn(rt, rule, cfg), Delegating: rule.IsDelegating()}
 			rrp.Own = r.inherit(rt, rrp.Own, cfg, map[*topology.Route]bool{rt: true})
+			for i := range rule.Backends {
+				if atts := att.BackendRef[attach.BackendRefKey{Rule: rule, Index: i}]; len(atts) > 0 {
+					own := r.merge(r.leveled(atts, LevelBackendRef, policy.TargetKey{Rule: rule}), cfg)
+					rrp.BackendRefs = append(rrp.BackendRefs, &BackendRefPoints{Index: i, Own: own})
+				}
+			}
 			rp.Rules = append(rp.Rules, rrp)
 			r.rules[rule] = rrp
 		}

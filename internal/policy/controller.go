@@ -54,6 +54,16 @@ type Controller struct {
 	// Topology are the annotation, label and option keys the controller
 	// reads on Gateway API objects (topology.Keys).
 	Topology topology.Keys
+	// BackendRefFilters are the Gateway API filter types the controller
+	// applies on a backendRef (an ExtensionRef there is the referenced
+	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares
+	// nothing, and no finding second-guesses it.
+	BackendRefFilters []string
+	// BackendRefFiltersRefused: the controller refuses a backendRef
+	// carrying another type, and its route validation says so (Envoy
+	// Gateway: ResolvedRefs False, UnsupportedRefValue); otherwise it
+	// ignores such a filter (GWP218).
+	BackendRefFiltersRefused bool
 }
 
 // TopologyKeys are the keys topology reads (topology.Options.Keys): the

@@ -17,6 +17,10 @@ var (
 	LintPolicyFilterOnBackend = diag.Rule{Code: "GWP207", Name: "policy-filter-on-backend", Severity: diag.Error,
 		Title: "policy filter on a backendRef where the kind forbids it",
 		Doc:   "Kinds that attach only to rules reject filters under backendRefs[].filters; the rule fails closed."}
+	LintBackendRefFilterIgnored = diag.Rule{Code: "GWP218", Name: "backendref-filter-ignored", Severity: diag.Warning,
+		Title: "backendRef filter the controller leaves out",
+		Doc: "A filter on a backendRefs[] entry, or a field of the policy it references, that the controller does not apply to that backend: kgateway applies a TrafficPolicy named from a backendRef per backend with its per-filter settings only (auth, ext_proc, rate limits, CORS, header modifiers…) and leaves its route settings (timeouts, retry, urlRewrite, autoHostRewrite, tracing…) out; " +
+			"it skips a backendRef ExtensionRef to a policy that does not exist, and ignores Gateway API filter types other than the header modifiers there. Envoy Gateway leaves an HTTPRouteFilter's directResponse and urlRewrite out on a backendRef. Put the setting on the rule to apply it."}
 	LintPolicyInvalid = diag.Rule{Code: "GWP401", Name: "policy-invalid", Severity: diag.Error,
 		Title: "policy spec invalid",
 		Doc:   "A policy's spec has a value that does not parse or a reference that does not resolve; the policy is not accepted (Accepted=False/Invalid) and what it targets is replaced by an error response."}
@@ -30,5 +34,5 @@ var (
 
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintTargetNotFound, LintExtensionRefNotFound, LintDuplicatePolicyFilter, LintPolicyFilterOnBackend, LintPolicyInvalid, LintUnsupportedCapability, LintNotTranslated}
+	return []diag.Rule{LintTargetNotFound, LintExtensionRefNotFound, LintDuplicatePolicyFilter, LintPolicyFilterOnBackend, LintBackendRefFilterIgnored, LintPolicyInvalid, LintUnsupportedCapability, LintNotTranslated}
 }

@@ -123,6 +123,16 @@ type FieldSpec struct {
 	// on the listener, while the chain the HTTP listeners on a port share
 	// takes only the whole Gateway's.
 	ChainWide bool
+	// PerBackend: where a backendRef's filter references the policy
+	// (KindSpec.BackendRefFilter), the controller applies the field to
+	// that backend's share of the rule — its per-filter configuration on
+	// the backend's weighted cluster. A field without it is left out
+	// there (route-level settings: timeouts, retries, rewrites): GWP218.
+	PerBackend bool
+	// BackendRefUntranslated, when set, says why gwpol does not render a
+	// field the controller does apply on a backendRef (GWP406 there
+	// instead of GWP218).
+	BackendRefUntranslated string
 }
 
 // TargetKind is a kind of attachment point.
@@ -155,6 +165,16 @@ type KindSpec struct {
 	// OnePerRule: at most one such filter per rule (GWP206), and none in
 	// backendRefs[].filters (GWP207). Violations fail the rule closed.
 	OnePerRule bool
+	// BackendRefFilter: a backendRef's ExtensionRef filter may reference
+	// the policy too; its PerBackend fields then configure that backend's
+	// share of the rule only, and the controller leaves its other fields
+	// out there (kgateway's TrafficPolicy).
+	BackendRefFilter bool
+	// BackendRefNote says, for findings, what the kind's controller takes
+	// from a backendRef's reference to the kind ("kgateway applies a
+	// TrafficPolicy named from a backendRef per backend, with its
+	// per-filter settings only").
+	BackendRefNote string
 	// SingleAnswer: a rule answers with at most one policy of the kind
 	// (kgateway's DirectResponse); several break the rule (GWP206, 500)
 	// while each still attaches, as kgateway reports them.

@@ -93,6 +93,15 @@ type Target struct {
 	// settings show even where no route sends traffic yet (every cluster
 	// it writes is one kgateway writes alike).
 	UnroutedBackendClusters bool
+	// BackendRefDestinations: a backendRef's filters make it a
+	// destination of its own, as Envoy Gateway's destination filters do:
+	// a rule any of whose backendRefs carries a filter forwards through
+	// weighted clusters even to one backend, each keeping its own header
+	// modifiers, and a backendRef's URLRewrite hostname rewrites the Host
+	// of its share (the weighted cluster's host_rewrite_literal). Without
+	// it one backend's header filters go on the route, and a URLRewrite
+	// on a backendRef is not applied (kgateway ignores it).
+	BackendRefDestinations bool
 }
 
 // ListenerBaseline is what a controller writes on every listener, HTTP

@@ -536,8 +536,10 @@ type usage int
 
 const (
 	// usedPending: only a backendRef filter references the policy, which
-	// attaches nothing (kgateway: Attached False, Pending); any other use
-	// at the same ancestor says more.
+	// kgateway applies per backend (when the kind does:
+	// policy.KindSpec.BackendRefFilter) while reporting only its
+	// acceptance (Attached False, Pending); any other use at the same
+	// ancestor says more.
 	usedPending usage = iota
 	usedAttached
 	usedMerged
@@ -641,7 +643,7 @@ func attachedCondition(p *policy.Policy, u usage) Condition {
 	case !p.IsValid():
 		return Condition{Type: "Attached", Status: "False", Reason: "Pending", Message: "Policy is not attached: it is not accepted"}
 	case u == usedPending:
-		return Condition{Type: "Attached", Status: "False", Reason: "Pending", Message: "Policy is not attached: only a backendRef filter references it, and that applies no policy"}
+		return Condition{Type: "Attached", Status: "False", Reason: "Pending", Message: "Policy is not attached: only backendRef filters reference it, which the controller applies per backend without reporting an attachment"}
 	case u == usedOverridden:
 		return Condition{Type: "Attached", Status: "False", Reason: "Overridden", Message: "Overridden due to conflict with higher priority policy in target(s)"}
 	case u == usedMerged:

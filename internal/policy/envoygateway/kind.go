@@ -108,7 +108,21 @@ func (k *Kind) buildSpec() policy.KindSpec {
 		MaxAncestors: maxAncestors,
 	}
 	for _, f := range k.fields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow})
+		fs := policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow}
+		if k.extensionRef && f == "credentialInjection" {
+			fs.BackendRefUntranslated = "Envoy Gateway injects the credential for that backend only, with an upstream credential_injector filter in a cluster of the backendRef's own (one cluster per filtered backendRef), " +
+				"which gwpol does not build; name the filter from the rule to see it rendered for the whole rule"
+		}
+		s.Fields = append(s.Fields, fs)
+	}
+	if k.extensionRef {
+		// A backendRef may name an HTTPRouteFilter too (Envoy Gateway's
+		// validateBackendRefFilters); of it Envoy Gateway takes only the
+		// credential injection (route.go: applyHTTPFiltersContextToDestinationFilters
+		// also copies a URL rewrite, whose hostname alone the weighted
+		// cluster reads — and an HTTPRouteFilter's urlRewrite has none).
+		s.BackendRefFilter = true
+		s.BackendRefNote = "Envoy Gateway takes only the credential injection of an HTTPRouteFilter named from a backendRef, and leaves its directResponse and urlRewrite out"
 	}
 	return s
 }
@@ -328,7 +342,11 @@ func (k *Kind) unknownFields(o *manifest.Object) []manifest.UnknownField {
 }
 
 // Controller is Envoy Gateway, the controller of this family's kinds.
-var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: Target.Name, Groups: []string{Group}}
+var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway", RenderTarget: Target.Name, Groups: []string{Group},
+	// Envoy Gateway applies these on a backendRef (a URLRewrite's
+	// hostname only) and refuses the backendRef for any other type
+	// (route_backends.go: backendRefFiltersProblem).
+	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier", "URLRewrite"}, BackendRefFiltersRefused: true}
 
 // Family is Envoy Gateway's family for internal/pipeline to register: its
 // controller, render target and deployment settings (its kinds are All's).

@@ -12,7 +12,11 @@ const ControllerName = "kgateway.dev/kgateway"
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
 var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: Target.Name, Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
-	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, RouteSourceKey: RouteSourceKey, Topology: TopologyKeys}
+	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, RouteSourceKey: RouteSourceKey, Topology: TopologyKeys,
+	// On a backendRef kgateway applies the header modifiers (per
+	// weighted cluster) and logs any other Gateway API filter type as
+	// not supported there, leaving it out.
+	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier"}}
 
 // RouteSourceKey is the filter metadata naming the route object, rule and
 // match an Envoy route comes from (kgateway's enableRouteSourceMetadata),

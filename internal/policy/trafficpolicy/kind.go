@@ -85,6 +85,17 @@ var fields = []field{
 	{"statPrefix", "spec.statPrefix", false, func(s *TrafficPolicySpec) any { return s.StatPrefix }},
 }
 
+// routeLevel are the fields kgateway sets on the Envoy route itself
+// (its route action, tracing, mirrors, stat prefix) rather than as a
+// filter's per-route configuration. On a backendRef's ExtensionRef
+// kgateway applies a TrafficPolicy per backend with only its per-filter
+// configuration (the weighted cluster's typed_per_filter_config), so
+// these are left out there; every other field applies per backend.
+var routeLevel = map[string]bool{
+	"autoHostRewrite": true, "timeouts": true, "retry": true, "urlRewrite": true, "tracing": true,
+	"requestMirror": true, "internalRedirect": true, "statPrefix": true,
+}
+
 // Kind is kgateway's TrafficPolicy.
 type Kind struct{}
 
@@ -116,6 +127,8 @@ var spec = func() policy.KindSpec {
 		MetadataKeyCompat: "merge." + KindTrafficPolicy + "." + Group,
 		TargetKinds:       []policy.TargetKind{policy.TargetGateway, policy.TargetListenerSet, policy.TargetHTTPRoute, policy.TargetGRPCRoute},
 		ExtensionRef:      true,
+		BackendRefFilter:  true,
+		BackendRefNote:    "kgateway applies a TrafficPolicy named from a backendRef to that backend only, with its per-filter settings (the weighted cluster's typed_per_filter_config), and drops its route settings",
 		Attached:          true,
 		MaxAncestors:      16,
 		Precedence:        true,
@@ -129,6 +142,7 @@ var spec = func() policy.KindSpec {
 			fs.Default, fs.ConfigName = policy.AugmentedDeep, "acl"
 		}
 		fs.FillsUnset = f.key == "timeouts"
+		fs.PerBackend = !routeLevel[f.key]
 		s.Fields = append(s.Fields, fs)
 	}
 	return s

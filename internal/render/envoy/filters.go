@@ -225,3 +225,30 @@ func inlineString(s string) *corev3.DataSource {
 }
 
 func wrapUint32(v uint32) *wrapperspb.UInt32Value { return wrapperspb.UInt32(v) }
+
+// backendRefsFiltered reports whether any backendRef of the rule carries
+// a filter (Target.BackendRefDestinations).
+func backendRefsFiltered(rule *topology.Rule) bool {
+	switch {
+	case rule.HTTP != nil:
+		return slices.ContainsFunc(rule.HTTP.BackendRefs, func(b gwv1.HTTPBackendRef) bool { return len(b.Filters) > 0 })
+	case rule.GRPC != nil:
+		return slices.ContainsFunc(rule.GRPC.BackendRefs, func(b gwv1.GRPCBackendRef) bool { return len(b.Filters) > 0 })
+	}
+	return false
+}
+
+// backendRefHostRewrite is the hostname the URLRewrite filter of a rule's
+// i-th backendRef rewrites the Host to, "" when none does (the last one
+// wins, as Envoy Gateway reads the filters in order).
+func backendRefHostRewrite(rule *topology.Rule, i int) string {
+	host := ""
+	if rule.HTTP != nil && i < len(rule.HTTP.BackendRefs) {
+		for _, f := range rule.HTTP.BackendRefs[i].Filters {
+			if f.URLRewrite != nil && f.URLRewrite.Hostname != nil {
+				host = string(*f.URLRewrite.Hostname)
+			}
+		}
+	}
+	return host
+}

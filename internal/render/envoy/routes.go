@@ -301,6 +301,9 @@ type vhostBuild struct {
 	// (perroute.go): the first of a name configures the chain.
 	routeFilters []filterDef
 	grpc         bool // serves a GRPCRoute where the target adds gRPC filters (servesGRPC)
+	// backendPerFilter is, while a route is built, the per-filter
+	// configuration of its one backend's policies (backendrefs.go).
+	backendPerFilter map[string]*anypb.Any
 }
 
 type namedRoute struct {
@@ -726,6 +729,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
 	from := len(vb.clusters)
+	vb.backendPerFilter = nil
 	if !vb.forward(r, e, l) {
 		if vb.target.PoliciesOnUnrouted {
 			vb.keepPolicies(r, rs, vhScope, rcScope)
@@ -739,6 +743,10 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule)), vhScope, rcScope)
+	if bf := vb.backendPerFilter; bf != nil {
+		// the one backend's policies, under the route's (backendrefs.go)
+		r.TypedPerFilterConfig = withPerFilter(bf, r.TypedPerFilterConfig)
+	}
 	if body := vb.applyPerRoute(r, rs, routeSite(e, plan.host, l), from); body != "" {
 		return &routev3.Route{Name: r.Name, Match: r.Match, Action: directResponse(503, body), Metadata: r.Metadata}
 	}
@@ -908,7 +916,12 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		}
 	}
 	act := &routev3.RouteAction{ClusterNotFoundResponseCode: routev3.RouteAction_INTERNAL_SERVER_ERROR}
-	wcs, total := vb.clusterWeights(e)
+	wcs, total, failBody := vb.clusterWeights(e)
+	if failBody != "" {
+		// a backendRef's policy cannot be rendered: nothing partial
+		r.Action = directResponse(503, failBody)
+		return false
+	}
 	switch {
 	case len(e.rule.Backends) == 0 && vb.target.Blackhole:
 		// nothing gives the rule an action: kgateway replaces it
@@ -917,7 +930,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	case len(wcs) == 0 || total == 0:
 		r.Action = directResponse(500, "")
 		return false
-	case len(wcs) == 1:
+	case len(wcs) == 1 && !(vb.target.BackendRefDestinations && backendRefsFiltered(e.rule)):
 		act.ClusterSpecifier = &routev3.RouteAction_Cluster{Cluster: wcs[0].Name}
 	default:
 		act.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
@@ -938,10 +951,12 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	vb.backendRoute(act, e.rule.Backends)
 	r.Action = &routev3.Route_Route{Route: act}
 	applyHeaderFilters(r, filters)
-	if len(wcs) == 1 {
+	if act.GetCluster() != "" {
 		// One backend: its own header filters apply on the route, after
-		// the rule's, as kgateway writes them.
+		// the rule's, as kgateway writes them; its policies' per-filter
+		// configuration under the route's (route, below).
 		c := wcs[0]
+		vb.backendPerFilter = c.TypedPerFilterConfig
 		r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, c.RequestHeadersToAdd...)
 		r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, c.RequestHeadersToRemove...)
 		r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, c.ResponseHeadersToAdd...)
@@ -950,17 +965,18 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	return true
 }
 
-// clusterWeights are the clusters a rule forwards to, with their weights
-// and the header filters of their backendRefs, and the total weight. A
+// clusterWeights are the clusters a rule forwards to, with their weights,
+// the header filters of their backendRefs and the per-filter
+// configuration of the policies those name (backendrefs.go), and the
+// total weight; failBody is set when such a policy cannot be rendered. A
 // backendRef that does not resolve, or that the controller refuses, takes
 // no traffic: under Target.Blackhole it keeps its place as
 // BlackholeCluster; under Target.InvalidShare the weights of all such
 // backendRefs go, first, to that cluster — when another backend takes
 // traffic (else the rule answers 500 itself); under neither it is left
 // out.
-func (vb *vhostBuild) clusterWeights(e entry) ([]*routev3.WeightedCluster_ClusterWeight, uint32) {
-	var wcs []*routev3.WeightedCluster_ClusterWeight
-	total, invalid := uint32(0), uint32(0)
+func (vb *vhostBuild) clusterWeights(e entry) (wcs []*routev3.WeightedCluster_ClusterWeight, total uint32, failBody string) {
+	invalid := uint32(0)
 	for i, b := range e.rule.Backends {
 		if b.Group == gwv1.GroupName && b.Kind == "HTTPRoute" {
 			continue // a delegation: its child routes are served instead
@@ -979,15 +995,26 @@ func (vb *vhostBuild) clusterWeights(e entry) ([]*routev3.WeightedCluster_Cluste
 		total += w
 		h := &routev3.Route{}
 		applyHeaderFilters(h, backendRefFilters(e.rule, i))
-		wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w),
+		tpfc, body := vb.backendRefConfig(e.rule, i)
+		if body != "" && failBody == "" {
+			failBody = body
+		}
+		cw := &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w),
 			RequestHeadersToAdd: h.RequestHeadersToAdd, RequestHeadersToRemove: h.RequestHeadersToRemove,
-			ResponseHeadersToAdd: h.ResponseHeadersToAdd, ResponseHeadersToRemove: h.ResponseHeadersToRemove})
+			ResponseHeadersToAdd: h.ResponseHeadersToAdd, ResponseHeadersToRemove: h.ResponseHeadersToRemove,
+			TypedPerFilterConfig: tpfc}
+		if vb.target.BackendRefDestinations {
+			if host := backendRefHostRewrite(e.rule, i); host != "" {
+				cw.HostRewriteSpecifier = &routev3.WeightedCluster_ClusterWeight_HostRewriteLiteral{HostRewriteLiteral: host}
+			}
+		}
+		wcs = append(wcs, cw)
 	}
 	if share := vb.target.InvalidShare; share != "" && invalid > 0 && total > 0 {
 		wcs = slices.Insert(wcs, 0, &routev3.WeightedCluster_ClusterWeight{Name: share, Weight: wrapUint32(invalid)})
 		total += invalid
 	}
-	return wcs, total
+	return wcs, total, failBody
 }
 
 // takesTraffic reports whether backendRef i of the entry's rule gets a

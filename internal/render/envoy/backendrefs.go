@@ -1,0 +1,72 @@
+package envoy
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// This file renders the policies a backendRef's ExtensionRef filters name
+// (merge.RulePoints.BackendRefs, kinds with policy.KindSpec.BackendRefFilter):
+// the controller applies them to that backend's share of the rule with
+// their per-filter configuration only (policy.FieldSpec.PerBackend), as
+// the typed_per_filter_config of the backend's weighted cluster — which
+// Envoy prefers, filter by filter, to the route's. A rule with one
+// backend has no weighted clusters: the backend's configuration goes on
+// the route, under the route's own for a filter both configure (kgateway
+// writes the backend's first and lets the route's policies overwrite it).
+// The filters they enable join the chain, and the clusters they call are
+// emitted. kgateway writes no merge metadata for them (and Envoy's
+// weighted clusters have no metadata field); explain shows who owns what.
+
+// backendRefScope renders the per-backend fields of the policies
+// backendRef i of rule names; nil when it names none, or when only an
+// invalid policy does (the controller's own finding says why).
+func (gb *gatewayBuild) backendRefScope(rule *topology.Rule, i int) *scoped {
+	pts := gb.res.Rule(rule).BackendRef(i)
+	if len(pts) == 0 {
+		return nil
+	}
+	var keep merge.Points
+	for _, pt := range pts {
+		c := *pt
+		c.Fields = slices.DeleteFunc(slices.Clone(pt.Fields), func(f *merge.Field) bool { return !perBackend(pt.Kind, f.Key) })
+		c.Invalid = nil // an invalid policy takes no part in the merge, and replaces nothing per backend
+		keep = append(keep, &c)
+	}
+	s := gb.scope(keep, policy.ScopeRoute)
+	if len(s.fields) == 0 {
+		return nil
+	}
+	return s
+}
+
+// perBackend reports whether kind k applies field key per backend.
+func perBackend(k policy.Kind, key string) bool {
+	for _, fs := range k.Spec().Fields {
+		if fs.Key == key {
+			return fs.PerBackend
+		}
+	}
+	return false
+}
+
+// backendRefConfig is what the policies of one backendRef configure:
+// the per-filter configuration of its weighted cluster, and the 503 body
+// when one of their fields cannot be rendered ("" when none). It records
+// the filters and clusters they need.
+func (vb *vhostBuild) backendRefConfig(rule *topology.Rule, i int) (map[string]*anypb.Any, string) {
+	bs := vb.backendRefScope(rule, i)
+	if bs == nil {
+		return nil, ""
+	}
+	if bs.failBody != "" {
+		return nil, bs.failBody
+	}
+	vb.usePolicies(bs, []*scoped{bs})
+	return bs.perFilter(), ""
+}
