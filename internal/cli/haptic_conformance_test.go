@@ -45,9 +45,8 @@ type hapticExpected struct {
 // hapticConfig turns a case's chart values into gwpol's haptic: config
 // section: the switches gwpol models (shared rate limit and the SPOA
 // messages it needs, cache tier, the Coraza plugin, WAF policies and
-// limits). Values with no gwpol meaning (dispatch mode and ingress
-// permissions, which decide Ingress WAF selection; SPOA transport) are
-// left out.
+// limits, dispatch mode and Ingress permissions). Values with no gwpol
+// key (SPOA transport, plugin directives) are left out.
 func hapticConfig(values map[string]any) map[string]any {
 	out := map[string]any{}
 	dig := func(m map[string]any, path ...string) (any, bool) {
@@ -93,6 +92,11 @@ func hapticConfig(values map[string]any) map[string]any {
 				}
 			}
 			waf["policies"] = policies
+		}
+	}
+	for _, k := range []string{"dispatch", "ingressPermissions"} {
+		if v, ok := dig(values, "waf", k); ok {
+			waf[k] = v
 		}
 	}
 	if len(waf) > 0 {

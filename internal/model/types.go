@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -339,4 +340,34 @@ func weight(w *int32) int32 {
 		return 1
 	}
 	return *w
+}
+
+// CAProblem checks the CA bundle a ConfigMap or Secret holds under
+// ca.crt, as kgateway's sslutils.GetCACertFromConfigMap and
+// GetCACertFromSecret do (PEM certificates, through internal/secret): nil
+// when it parses, or when the object's data is not in the input (config
+// assumeExist, or an object written with metadata only). The error names
+// the object and the key, never a value.
+func (o *Opaque) CAProblem() error {
+	if o == nil || o.Assumed || len(o.Keys) == 0 {
+		return nil
+	}
+	if !slices.Contains(o.Keys, "ca.crt") {
+		return fmt.Errorf("failed to extract CA certificate from %s %s/%s: ca.crt key missing", o.Kind, o.Namespace, o.Name)
+	}
+	var err error
+	if o.Kind == "Secret" {
+		v, _ := o.Value("ca.crt")
+		err = secret.CheckCACertificates(v)
+	} else {
+		var data map[string]string
+		if o.Src == nil || o.Src.DecodeField("data", &data) != nil {
+			return nil // binaryData, or a shape the schema stage reports
+		}
+		err = secret.CertificatesPEM([]byte(data["ca.crt"]))
+	}
+	if err != nil {
+		return fmt.Errorf("invalid ca.crt in %s %s/%s: %w", o.Kind, o.Namespace, o.Name, err)
+	}
+	return nil
 }

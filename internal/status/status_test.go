@@ -2,12 +2,14 @@ package status_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -341,7 +343,11 @@ func btpDoc(name, target, ca string, created int) string {
 		string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: \"\", kind: Service, name: " + target + "}]\n  validation: {hostname: svc.example.com, caCertificateRefs: [{group: \"\", kind: ConfigMap, name: " + ca + "}]}\n"
 }
 
-const caConfigMap = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\ndata: {ca.crt: x}\n"
+// caConfigMap is the ConfigMap infra/ca holding a CA certificate.
+var caConfigMap = func() string {
+	cert, _ := secrettest.KeyPair()
+	return "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\ndata: {ca.crt: " + strconv.Quote(cert) + "}\n"
+}()
 
 // TestBackendTLSPolicyStatus: a BackendTLSPolicy reports the Gateway API's
 // conditions against the Gateways whose routes use its Service; of two on
@@ -358,6 +364,12 @@ func TestBackendTLSPolicyStatus(t *testing.T) {
 			map[string]string{"old": "Gateway/infra/gw True/ResolvedRefs True/Accepted", "new": "Gateway/infra/gw True/ResolvedRefs False/Conflicted"}},
 		{"missing CA ConfigMap", btpDoc("a", "svc", "nope", 1),
 			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+		{"CA ConfigMap whose ca.crt is no certificate", strings.Replace(caConfigMap, "data: {ca.crt: ", "data: {ca.crt: x, other: ", 1) + btpDoc("a", "svc", "ca", 1),
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+		{"CA ConfigMap without ca.crt", "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\ndata: {other: x}\n" + btpDoc("a", "svc", "ca", 1),
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+		{"CA ConfigMap with metadata only", "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\n" + btpDoc("a", "svc", "ca", 1),
+			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

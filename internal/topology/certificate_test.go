@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,6 +73,70 @@ func TestListenerCertificateContent(t *testing.T) {
 				}
 			}
 			if served := l.Unserved == ""; served != (acc.Status == metav1.ConditionTrue) {
+				t.Errorf("served = %v (%q)", served, l.Unserved)
+			}
+		})
+	}
+}
+
+// TestFrontendCAContent: a frontend validation CA (Gateway
+// spec.tls.frontend) is checked for what it holds, as kgateway's
+// GetCACertFromConfigMap / GetCACertFromSecret check it: a ca.crt of PEM
+// certificates. One that does not parse, or lacks ca.crt, leaves the
+// listener without the validation it asks for, as a missing one does; a
+// ConfigMap or Secret with no data in the input is taken as valid.
+func TestFrontendCAContent(t *testing.T) {
+	cert, _ := secrettest.KeyPair()
+	gw := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  tls:
+    frontend:
+      default:
+        validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: good}]}
+      perPort:
+      - {port: 8443, tls: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: garbled}]}}}
+      - {port: 8444, tls: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: no-ca-key}]}}}
+      - {port: 8445, tls: {validation: {caCertificateRefs: [{group: "", kind: Secret, name: garbled-secret}]}}}
+      - {port: 8446, tls: {validation: {caCertificateRefs: [{group: "", kind: Secret, name: good-secret}]}}}
+      - {port: 8447, tls: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: metadata-only}]}}}
+  listeners:
+  - {name: good, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}
+  - {name: garbled, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: cert}]}}
+  - {name: no-ca-key, protocol: HTTPS, port: 8444, tls: {certificateRefs: [{name: cert}]}}
+  - {name: garbled-secret, protocol: HTTPS, port: 8445, tls: {certificateRefs: [{name: cert}]}}
+  - {name: good-secret, protocol: HTTPS, port: 8446, tls: {certificateRefs: [{name: cert}]}}
+  - {name: metadata-only, protocol: HTTPS, port: 8447, tls: {certificateRefs: [{name: cert}]}}`
+	cm := func(name, data string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: infra}\n" + data
+	}
+	g := graph(t, Options{}, gw, "apiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}",
+		cm("good", "data: {ca.crt: "+strconv.Quote(cert)+"}"),
+		cm("garbled", "data: {ca.crt: \"-----BEGIN CERTIFICATE-----\\n-----END CERTIFICATE-----\\n\"}"),
+		cm("no-ca-key", "data: {other: x}"),
+		cm("metadata-only", ""),
+		secrettest.SecretYAML("infra", "garbled-secret", "ca.crt", "GWPOL-MARKER"),
+		secrettest.SecretYAML("infra", "good-secret", "ca.crt", cert))
+	for _, tc := range []struct{ listener, refs, message string }{
+		{"good", "True/ResolvedRefs", ""},
+		{"garbled", "False/InvalidCACertificateRef", "invalid ca.crt in ConfigMap infra/garbled: x509: PEM block 1 (CERTIFICATE) does not parse"},
+		{"no-ca-key", "False/InvalidCACertificateRef", "failed to extract CA certificate from ConfigMap infra/no-ca-key: ca.crt key missing"},
+		{"garbled-secret", "False/InvalidCACertificateRef", "invalid ca.crt in Secret infra/garbled-secret: data does not contain any valid RSA or ECDSA certificates"},
+		{"good-secret", "True/ResolvedRefs", ""},
+		{"metadata-only", "True/ResolvedRefs", ""},
+	} {
+		t.Run(tc.listener, func(t *testing.T) {
+			l := g.Gateway("infra", "gw").Listener(tc.listener)
+			r := findCond(l.Conditions, "ResolvedRefs")
+			if got := string(r.Status) + "/" + r.Reason; got != tc.refs || !strings.Contains(r.Message, tc.message) {
+				t.Errorf("ResolvedRefs = %s (%s), want %s saying %q", got, r.Message, tc.refs, tc.message)
+			}
+			if strings.Contains(r.Message, "MARKER") {
+				t.Errorf("the message quotes the Secret: %s", r.Message)
+			}
+			if served := l.Unserved == ""; served != (tc.message == "") {
 				t.Errorf("served = %v (%q)", served, l.Unserved)
 			}
 		})

@@ -60,8 +60,47 @@ func (l *Listener) TLSOptions() (TLSOptions, error) {
 		return o, err
 	}
 	o.CertificateHashes = hashList(opts[k.VerifyCertificateHash])
+	var bad []string
+	for _, h := range o.CertificateHashes {
+		if !sha256Hash(h) {
+			bad = append(bad, "invalid certificate hash: "+h)
+		}
+	}
+	if len(bad) > 0 {
+		return o, fmt.Errorf("%s", strings.Join(bad, "\n"))
+	}
+	if o.MinVersion != "" && o.MaxVersion != "" && o.MaxVersion < o.MinVersion {
+		return o, fmt.Errorf("maximum tls version %s is less than minimum tls version %s", o.MaxVersion, o.MinVersion)
+	}
 	o.SubjectAltNames = commaList(opts[k.VerifySubjectAltNames])
 	return o, nil
+}
+
+// sha256Hash: a certificate hash kgateway accepts (sslutils
+// validateCertificateHash) is a SHA-256 digest, 64 hex digits or 32
+// colon-separated hex pairs.
+func sha256Hash(h string) bool {
+	hexOnly := func(s string) bool {
+		for _, r := range s {
+			if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(h) == 64 {
+		return hexOnly(h)
+	}
+	pairs := strings.Split(h, ":")
+	if len(pairs) != 32 {
+		return false
+	}
+	for _, p := range pairs {
+		if len(p) != 2 || !hexOnly(p) {
+			return false
+		}
+	}
+	return true
 }
 
 func commaList(s string) []string {
@@ -143,6 +182,9 @@ func (g *Graph) FrontendCAs(l *Listener) (refs []CARef, ok bool, reason, msg str
 		case !g.Model.GrantAllows(model.GatewayGroup, "Gateway", l.Gateway.Namespace, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: string(r.Name)}):
 			return nil, false, "RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant allows it", kind, ns, r.Name)
 		}
+		if err := g.caObject(kind, ns, string(r.Name)).CAProblem(); err != nil {
+			return nil, false, "InvalidCACertificateRef", err.Error()
+		}
 		refs = append(refs, CARef{Kind: kind, Namespace: ns, Name: string(r.Name)})
 	}
 	return refs, true, "", ""
@@ -194,4 +236,12 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 	}
 	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
 		Message: fmt.Sprintf("listener %s is not served: %s; kgateway builds no filter chain for it, and render leaves it out", l.ID(), why)}
+}
+
+// caObject is the ConfigMap or Secret a CA reference names.
+func (g *Graph) caObject(kind, ns, name string) *model.Opaque {
+	if kind == "Secret" {
+		return g.Model.Secret(ns, name)
+	}
+	return g.Model.ConfigMap(ns, name)
 }

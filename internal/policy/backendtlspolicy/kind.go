@@ -122,16 +122,26 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 // caProblem says why a CA certificate reference does not resolve, "" when
 // it does: it must name a ConfigMap or a Secret in the policy's namespace
 // (a LocalObjectReference; kgateway's buildTranslateFunc reads either,
-// the Secret without a ReferenceGrant as it is local).
+// the Secret without a ReferenceGrant as it is local) whose ca.crt holds
+// PEM certificates (sslutils.GetCACertFromConfigMap / GetCACertFromSecret;
+// not checked when the object's data is not in the input).
 func caProblem(m *model.Model, ns string, ref ObjectRef) string {
 	switch {
 	case ref.Group == "" && ref.Kind == "ConfigMap":
-		if m.ConfigMap(ns, ref.Name) == nil {
+		cm := m.ConfigMap(ns, ref.Name)
+		if cm == nil {
 			return fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: ConfigMap not found: %s/%s", ref.Name, ns, ref.Name)
 		}
+		if err := cm.CAProblem(); err != nil {
+			return fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: %v", ref.Name, err)
+		}
 	case ref.Group == "" && ref.Kind == "Secret":
-		if m.Secret(ns, ref.Name) == nil {
+		sec := m.Secret(ns, ref.Name)
+		if sec == nil {
 			return fmt.Sprintf("invalid CA certificate ref Secret/%s: Secret not found: %s/%s", ref.Name, ns, ref.Name)
+		}
+		if err := sec.CAProblem(); err != nil {
+			return fmt.Sprintf("invalid CA certificate ref Secret/%s: %v", ref.Name, err)
 		}
 	default:
 		return fmt.Sprintf("invalid CA certificate ref %s/%s: only ConfigMap and Secret are supported", ref.Kind, ref.Name)

@@ -69,7 +69,33 @@ type Settings struct {
 	// distinct self-service catalog entries one namespace, and the
 	// cluster, may select (0: no limit).
 	MaxPerNamespace, MaxTotal int
+	// Dispatch is waf.dispatch: which routes the WAF inspects.
+	Dispatch WAFDispatch
+	// IngressPermissions is waf.ingressPermissions: what Ingress authors
+	// may change of an administrator's WAF baseline.
+	IngressPermissions WAFIngressPermissions
 }
+
+// WAFDispatch is the chart's waf.dispatch (values.yaml): Mode opt-in (the
+// chart's default: only routes that select a WAF policy are inspected) or
+// default-on (every route, unless an authorised annotation opts it out),
+// and DefaultEnforcement, deny (default) or detect, for default-on routes
+// without a policy.
+type WAFDispatch struct {
+	Mode, DefaultEnforcement string
+}
+
+// WAFIngressPermissions is the chart's waf.ingressPermissions, with its
+// defaults: policy selection allowed, everything else denied.
+type WAFIngressPermissions struct {
+	AllowPolicySelection, AllowEnforcementOverride, AllowWafDisable, AllowCustomRules, AllowRawHAProxyConfig bool
+}
+
+// The values waf.dispatch takes (the chart's values.yaml).
+var (
+	DispatchModes       = []string{"opt-in", "default-on"}
+	DispatchEnforcement = []string{"deny", "detect"}
+)
 
 // CatalogLocation is a trusted catalog ConfigMap and its key.
 type CatalogLocation struct {
@@ -82,7 +108,9 @@ func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "
 // DefaultSettings are gwpol's defaults: every feature deployed, no
 // trusted catalog, self-service catalogs allowed without limits.
 func DefaultSettings() Settings {
-	return Settings{SharedRateLimit: true, RateLimitMessage: true, Varnish: true, WAF: true, SelfService: true}
+	return Settings{SharedRateLimit: true, RateLimitMessage: true, Varnish: true, WAF: true, SelfService: true,
+		Dispatch:           WAFDispatch{Mode: "opt-in", DefaultEnforcement: "deny"},
+		IngressPermissions: WAFIngressPermissions{AllowPolicySelection: true}}
 }
 
 // SettingsKeys are the keys of the haptic: section.
@@ -210,7 +238,7 @@ func readString(v any, path string) (string, error) {
 }
 
 func (s *Settings) readWAF(v any) error {
-	m, err := section(v, "haptic.waf", "enabled", "policies")
+	m, err := section(v, "haptic.waf", "enabled", "policies", "dispatch", "ingressPermissions")
 	if err != nil {
 		return err
 	}
@@ -218,6 +246,12 @@ func (s *Settings) readWAF(v any) error {
 		if err := readBool(en, "haptic.waf.enabled", &s.WAF); err != nil {
 			return err
 		}
+	}
+	if err := s.readDispatch(m["dispatch"]); err != nil {
+		return err
+	}
+	if err := s.readIngressPermissions(m["ingressPermissions"]); err != nil {
+		return err
 	}
 	p, err := section(m["policies"], "haptic.waf.policies", "defaultPolicy", "inline", "configMapRefs", "selfService")
 	if err != nil {
@@ -363,6 +397,65 @@ func (s *Settings) readSPOAHub(v any) error {
 		}
 		if name == rateLimitMessage {
 			s.RateLimitMessage = true
+		}
+	}
+	return nil
+}
+
+// readDispatch reads waf.dispatch: {mode, defaultEnforcement}, each one of
+// the chart's values.
+func (s *Settings) readDispatch(v any) error {
+	d, err := section(v, "haptic.waf.dispatch", "mode", "defaultEnforcement")
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		key     string
+		choices []string
+		dst     *string
+	}{{"mode", DispatchModes, &s.Dispatch.Mode}, {"defaultEnforcement", DispatchEnforcement, &s.Dispatch.DefaultEnforcement}} {
+		raw, ok := d[f.key]
+		if !ok {
+			continue
+		}
+		path := "haptic.waf.dispatch." + f.key
+		val, err := readString(raw, path)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(f.choices, func(c string) bool { return strings.EqualFold(c, val) })
+		if i < 0 {
+			return fmt.Errorf("%s must be one of %s, not %q", path, strings.Join(f.choices, ", "), val)
+		}
+		*f.dst = f.choices[i]
+	}
+	return nil
+}
+
+// readIngressPermissions reads waf.ingressPermissions: the chart's five
+// switches.
+func (s *Settings) readIngressPermissions(v any) error {
+	p := &s.IngressPermissions
+	fields := []struct {
+		key string
+		dst *bool
+	}{
+		{"allowPolicySelection", &p.AllowPolicySelection}, {"allowEnforcementOverride", &p.AllowEnforcementOverride},
+		{"allowWafDisable", &p.AllowWafDisable}, {"allowCustomRules", &p.AllowCustomRules}, {"allowRawHAProxyConfig", &p.AllowRawHAProxyConfig},
+	}
+	keys := make([]string, len(fields))
+	for i, f := range fields {
+		keys[i] = f.key
+	}
+	m, err := section(v, "haptic.waf.ingressPermissions", keys...)
+	if err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if raw, ok := m[f.key]; ok {
+			if err := readBool(raw, "haptic.waf.ingressPermissions."+f.key, f.dst); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

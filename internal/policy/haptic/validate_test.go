@@ -635,7 +635,14 @@ func TestParseSettings(t *testing.T) {
 		{"bad switch", map[string]any{"haptic.rateLimit": map[string]any{"shared": map[string]any{"enabled": "sometimes"}}}, "haptic.rateLimit.shared.enabled must be true or false"},
 		{"bad limit", map[string]any{"haptic.waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"limits": map[string]any{"maxTotalPolicies": "-1"}}}}}, "must not be negative"},
 		{"trusted ref without name", map[string]any{"haptic.waf": map[string]any{"policies": map[string]any{"configMapRefs": map[string]any{"c": map[string]any{"namespace": "x"}}}}}, "needs namespace and name"},
-		{"unknown waf key", map[string]any{"haptic.waf": map[string]any{"dispatch": map[string]any{}}}, "haptic.waf.dispatch is not a setting"},
+		{"unknown waf key", map[string]any{"haptic.waf": map[string]any{"engine": map[string]any{}}}, "haptic.waf.engine is not a setting"},
+		{"dispatch mode not the chart's", map[string]any{"haptic.waf": map[string]any{"dispatch": map[string]any{"mode": "always"}}}, `haptic.waf.dispatch.mode must be one of opt-in, default-on, not "always"`},
+		{"default enforcement not the chart's", map[string]any{"haptic.waf": map[string]any{"dispatch": map[string]any{"defaultEnforcement": "block"}}}, "haptic.waf.dispatch.defaultEnforcement must be one of deny, detect"},
+		{"unknown dispatch key", map[string]any{"haptic.waf": map[string]any{"dispatch": map[string]any{"modes": "opt-in"}}}, "haptic.waf.dispatch.modes is not a setting"},
+		{"permission not a bool", map[string]any{"haptic.waf": map[string]any{"ingressPermissions": map[string]any{"allowWafDisable": "maybe"}}}, "haptic.waf.ingressPermissions.allowWafDisable must be true or false"},
+		{"unknown permission", map[string]any{"haptic.waf": map[string]any{"ingressPermissions": map[string]any{"allowEverything": true}}}, "haptic.waf.ingressPermissions.allowEverything is not a setting"},
+		{"dispatch and permissions as the chart writes them", map[string]any{"haptic.waf": map[string]any{"dispatch": map[string]any{"mode": "default-on", "defaultEnforcement": "detect"},
+			"ingressPermissions": map[string]any{"allowPolicySelection": false, "allowCustomRules": true}}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSettings(policy.Config{Values: tc.value})
@@ -646,6 +653,25 @@ func TestParseSettings(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// TestWAFDispatchSettings: waf.dispatch and waf.ingressPermissions take
+// the chart's defaults (opt-in, deny; only policy selection allowed) and
+// the values written, in the chart's spelling.
+func TestWAFDispatchSettings(t *testing.T) {
+	d := DefaultSettings()
+	if d.Dispatch != (WAFDispatch{Mode: "opt-in", DefaultEnforcement: "deny"}) || d.IngressPermissions != (WAFIngressPermissions{AllowPolicySelection: true}) {
+		t.Errorf("defaults: %+v %+v", d.Dispatch, d.IngressPermissions)
+	}
+	s, err := ParseSettings(policy.Config{Values: map[string]any{"haptic.waf": map[string]any{
+		"dispatch":           map[string]any{"mode": "Default-On", "defaultEnforcement": "detect"},
+		"ingressPermissions": map[string]any{"allowPolicySelection": false, "allowRawHAProxyConfig": "true"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Dispatch != (WAFDispatch{Mode: "default-on", DefaultEnforcement: "detect"}) || s.IngressPermissions != (WAFIngressPermissions{AllowRawHAProxyConfig: true}) {
+		t.Errorf("parsed: %+v %+v", s.Dispatch, s.IngressPermissions)
 	}
 }
 
