@@ -26,12 +26,13 @@ const egConformanceDir = "../../../shared/conformance/envoygateway/cases"
 // cluster keeps, wins, where Envoy Gateway's test records the earlier's
 // status — see testdata/eg-divergences.txt. 259: the duplicated API key
 // of httproute-with-api-key-auth-duplicated-api-key is found through
-// secret.Equal. Listeners: 327 of 328, the other's certificate PEM does
-// not decode, which gwpol cannot see.)
+// secret.Equal. 261: the CA bundle's certificates and the CRL are read
+// and checked for validity now, as Envoy Gateway does (tls.go). Listeners:
+// 328, the certificates' PEM included.)
 const (
-	egPolicyFloor         = 259
+	egPolicyFloor         = 261
 	egRouteFloor          = 273
-	egListenerStatusFloor = 327
+	egListenerStatusFloor = 328
 )
 
 // egEntry is one ancestor (policy) or parent (route) of expected.json.
@@ -246,7 +247,7 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 // egCaseConfig is the gwpol config a user of the case's Envoy Gateway
 // deployment would write: the translator settings case.json records that
 // gwpol has a setting for (envoyGateway.runningOnHost, enableBackend, rateLimit.enabled,
-// extensionApis.enableLua), else none.
+// extensionApis.enableLua, extensionApis.enableSDSSecretRef), else none.
 func egCaseConfig(t *testing.T, dir string) *Config {
 	t.Helper()
 	var cs struct {
@@ -258,6 +259,8 @@ func egCaseConfig(t *testing.T, dir string) *Config {
 			GlobalRateLimitEnabled bool `json:"GlobalRateLimitEnabled"`
 			// LuaEnvoyExtensionPolicyDisabled is !extensionApis.enableLua.
 			LuaEnvoyExtensionPolicyDisabled bool `json:"LuaEnvoyExtensionPolicyDisabled"`
+			// SDSSecretRefEnabled is extensionApis.enableSDSSecretRef.
+			SDSSecretRefEnabled bool `json:"SDSSecretRefEnabled"`
 		} `json:"translator"`
 	}
 	readJSON(t, filepath.Join(dir, "case.json"), &cs)
@@ -268,6 +271,7 @@ func egCaseConfig(t *testing.T, dir string) *Config {
 		setSetting(t, cfg, "envoyGateway.enableBackend", *cs.Translator.BackendEnabled)
 	}
 	setSetting(t, cfg, "envoyGateway.rateLimit.enabled", cs.Translator.GlobalRateLimitEnabled)
+	setSetting(t, cfg, "envoyGateway.extensionApis.enableSDSSecretRef", cs.Translator.SDSSecretRefEnabled)
 	return cfg
 }
 

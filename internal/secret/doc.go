@@ -10,7 +10,9 @@
 // lists of one key per line, htpasswd files, TLS certificates with their
 // keys and CA bundles) and answers with what may be said — the
 // Secret's name and the key names the model validated are said by their
-// callers; from here come sizes, counts, line and block numbers, and types
+// callers; from here come sizes, counts, line and block numbers, the
+// validity dates of certificates and CRLs, a certificate's public key
+// algorithm (its domains only for comparison, never to print), and types
 // from a closed set (Term, PEMType, JWKType, JWKCurve), anything outside
 // it being "unrecognised".
 //

@@ -292,13 +292,44 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 // enables its Backend kind (extensionApis.enableBackend, off by default).
 func compileWithBackend(t *testing.T, docs string) *status.Report {
 	t.Helper()
+	return compileWithSettings(t, docs, map[string]any{"envoyGateway.enableBackend": true})
+}
+
+// compileWithSettings is compile with the given deployment settings.
+func compileWithSettings(t *testing.T, docs string, settings map[string]any) *status.Report {
+	t.Helper()
 	objs, err := manifest.Parse("test.yaml", []byte(docs), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
-		Settings: map[string]any{"envoyGateway.enableBackend": true}}
+	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard", Settings: settings}
 	return status.Compute(pipeline.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
+}
+
+// TestEnvoyGatewaySDSSecretRef: with extensionApis.enableSDSSecretRef a
+// listener may name an SDS reference Secret, which needs a secretName and
+// a unix:// url (ir.NewSDSConfig).
+func TestEnvoyGatewaySDSSecretRef(t *testing.T) {
+	sds := func(data string) string {
+		return egRoutesBase + egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: sds}]}}\n") +
+			"---\napiVersion: v1\nkind: Secret\nmetadata: {name: sds, namespace: infra}\ntype: gateway.envoyproxy.io/sds\nstringData: " + data + "\n"
+	}
+	on := map[string]any{"envoyGateway.extensionApis.enableSDSSecretRef": true}
+	for _, tc := range []struct{ name, data, want, msg string }{
+		{"valid", "{secretName: web, url: 'unix:///var/run/sds.sock'}", "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs", ""},
+		{"no url", "{secretName: web}", "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef", "no url found in SDS reference secret infra/sds"},
+		{"an https url", "{secretName: web, url: 'https://sds.example.com'}", "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef", "unsupported URL scheme: https"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, msgs := egStatuses(compileWithSettings(t, sds(tc.data), on))
+			if got["Gateway/infra/g#a"] != tc.want {
+				t.Errorf("got %s, want %s", got["Gateway/infra/g#a"], tc.want)
+			}
+			if tc.msg != "" && !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, tc.msg) }) {
+				t.Errorf("no condition message contains %q; messages:\n%s", tc.msg, strings.Join(msgs, "\n"))
+			}
+		})
+	}
 }
 
 // egBTLS is a BackendTLSPolicy app/NAME on target with a well-known CA.
@@ -329,7 +360,7 @@ const routeOnG = "HTTPRoute/app/r @ Gateway/infra/g"
 // GetReferencedListeners, computeHosts), with the conditions Envoy Gateway
 // writes.
 func TestEnvoyGatewayListenerChecks(t *testing.T) {
-	const secret = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n"
+	secret := "---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testTLS + "\n"
 	tests := []struct {
 		name, docs string
 		want       map[string]string
@@ -355,12 +386,12 @@ func TestEnvoyGatewayListenerChecks(t *testing.T) {
 			msg:  "No valid secrets exist: certificate refs 0: Secret infra/missing does not exist."},
 		{name: "a certificate Secret in another namespace without a ReferenceGrant",
 			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert, namespace: other}]}}\n") +
-				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n",
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: " + testTLS + "\n",
 			want: map[string]string{"Gateway/infra/g#a": "Programmed=False/Invalid ResolvedRefs=False/RefNotPermitted"},
 			msg:  "certificate refs 0: Certificate ref to secret other/cert not permitted by any ReferenceGrant."},
 		{name: "a certificate Secret with a ReferenceGrant to the Gateway",
 			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert, namespace: other}]}}\n") +
-				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n" +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: other}\ntype: kubernetes.io/tls\ndata: " + testTLS + "\n" +
 				"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n" +
 				"  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: infra}]\n  to: [{group: '', kind: Secret}]\n",
 			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"}},
@@ -381,6 +412,31 @@ func TestEnvoyGatewayListenerChecks(t *testing.T) {
 				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: half, namespace: infra}\ntype: kubernetes.io/tls\ndata: {tls.crt: eA==}\n",
 			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef"},
 			msg:  "must contain tls.crt and tls.key"},
+		// the certificates' content (tls.go: parseCertsFromTLSSecretsData)
+		{name: "an expired certificate",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: old}]}}\n") +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: old, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testExpiredTLS + "\n",
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef"},
+			msg:  "infra/old must contain valid tls.crt and tls.key, unable to validate certificate in tls.crt: the certificate in PEM block 1 has expired since"},
+		{name: "a key that is not the certificate's",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: mixed}]}}\n") +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: mixed, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testMismatchedTLS + "\n",
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef"},
+			msg:  "the private key in tls.key does not match the certificate in tls.crt"},
+		{name: "an expired certificate beside a valid one",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}, {name: old}]}}\n") + secret +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: old, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testExpiredTLS + "\n",
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=False/PartiallyInvalidCertificateRef"}},
+		{name: "two certificates of one algorithm for one domain",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}, {name: again}]}}\n") + secret +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: again, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testTLS + "\n",
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=False/PartiallyInvalidCertificateRef"},
+			msg:  "infra/again public key algorithm must be unique, a certificate domain of it has a conflicting algorithm [ECDSA]"},
+		{name: "an SDS reference Secret, which the deployment does not enable",
+			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: sds}]}}\n") +
+				"---\napiVersion: v1\nkind: Secret\nmetadata: {name: sds, namespace: infra}\ntype: gateway.envoyproxy.io/sds\nstringData: {secretName: web, url: 'unix:///var/run/sds.sock'}\n",
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef"},
+			msg:  "SDS Secret infra/sds cannot be used because SDS Secret references are not enabled in EnvoyGateway configuration"},
 		{name: "one certificate of two resolves",
 			docs: egGateway("  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}, {name: missing}]}}\n"),
 			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=False/PartiallyInvalidCertificateRef"},

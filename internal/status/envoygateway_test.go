@@ -73,9 +73,9 @@ func egConditions(rep *status.Report) []string {
 
 // tlsGateway is a Gateway with an HTTPS listener and the CA Secret its
 // ClientTrafficPolicies validate clients with.
-const tlsGateway = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: secure, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+var tlsGateway = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: secure, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
 	"  listeners: [{name: tls, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}]\n" +
-	"---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: infra}\ndata: {ca.crt: eA==}\n"
+	"---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: infra}\ndata: " + testCA + "\n"
 
 func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 	const eg = "gateway.envoyproxy.io/gatewayclass-controller"

@@ -1,7 +1,9 @@
 package envoygateway
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
 )
 
 // clientTraffic runs the checks Envoy Gateway's ClientTrafficPolicy
@@ -200,9 +203,19 @@ func (v valueChecks) clientValidation(m *model.Model) {
 	refs, _ := cv["caCertificateRefs"].([]any)
 	for i, r := range refs {
 		ref, _ := r.(map[string]any)
+		at := append(slices.Clone(path), fmt.Sprintf("caCertificateRefs[%d]", i))
 		if msg := v.dataRef(m, ref, "ca.crt"); msg != "" {
-			v.invalid(append(slices.Clone(path), fmt.Sprintf("caCertificateRefs[%d]", i)), "TLS: failed to get certificate from ref: %s.", msg)
+			v.invalid(at, "TLS: failed to get certificate from ref: %s.", msg)
 			return
+		}
+		if data, ok := v.refData(m, ref, "ca.crt"); ok {
+			// filterValidCACertificates: a bundle with no certificate
+			// valid now is refused; one with some is used without the others
+			if valid, err := secret.CheckCABundle(data, certificatesNow()); !valid {
+				name, _ := ref["name"].(string)
+				v.invalid(at, "TLS: no valid certificates exist in %s: %v.", name, err)
+				return
+			}
 		}
 	}
 	mode, hasMode := cv["mode"].(string)
@@ -224,9 +237,17 @@ func (v valueChecks) clientValidation(m *model.Model) {
 	crlRefs, _ := crl["refs"].([]any)
 	for i, r := range crlRefs {
 		ref, _ := r.(map[string]any)
+		at := append(slices.Clone(path), "crl", fmt.Sprintf("refs[%d]", i))
 		if msg := v.dataRef(m, ref, "ca.crl"); msg != "" {
-			v.invalid(append(slices.Clone(path), "crl", fmt.Sprintf("refs[%d]", i)), "TLS: failed to get crl from ref: %s.", msg)
+			v.invalid(at, "TLS: failed to get crl from ref: %s.", msg)
 			return
+		}
+		if data, ok := v.refData(m, ref, "ca.crl"); ok {
+			if err := secret.CheckCRL(data, certificatesNow()); err != nil {
+				name, _ := ref["name"].(string)
+				v.invalid(at, "TLS: invalid crl in %s: %v.", name, err)
+				return
+			}
 		}
 	}
 }
@@ -273,10 +294,71 @@ func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref map[string
 	if o == nil {
 		return fmt.Sprintf("%s %s/%s does not exist", strings.ToLower(kind), ns, name)
 	}
-	if !slices.Contains(o.Keys, key) && len(o.Keys) != 1 {
+	keys := o.Keys
+	if kind == "ConfigMap" && !o.Assumed {
+		keys = slices.Sorted(maps.Keys(configMapData(o))) // Envoy Gateway reads data, never binaryData
+	}
+	if !o.Assumed && !slices.Contains(keys, key) && len(keys) != 1 {
 		return fmt.Sprintf("ref %s [%s] has none of the expected keys [%s] and more than one entry", strings.ToLower(kind), name, key)
 	}
 	return ""
+}
+
+// refData is the data a CA certificate or CRL reference that dataRef
+// resolved points at (getFirstMatchOrFirstFromData: the entry key, else
+// the only entry), for the checks of its content; false for a reference
+// whose content is not in the input (an object assumed to exist, a
+// ClusterTrustBundle).
+func (v valueChecks) refData(m *model.Model, ref map[string]any, key string) (secret.Value, bool) {
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	ns, _ := ref["namespace"].(string)
+	if ns == "" {
+		ns = v.p.Obj.Namespace
+	}
+	switch kind {
+	case "", "Secret":
+		s := m.Secret(ns, name)
+		if s == nil || s.Assumed {
+			return secret.Value{}, false
+		}
+		if val, ok := s.Value(key); ok {
+			return val, true
+		}
+		if len(s.Keys) == 1 {
+			return s.Value(s.Keys[0])
+		}
+	case "ConfigMap":
+		cm := m.ConfigMap(ns, name)
+		if cm == nil || cm.Assumed {
+			return secret.Value{}, false
+		}
+		data := configMapData(cm)
+		if val, ok := data[key]; ok {
+			return secret.NewValue([]byte(val)), true
+		}
+		if len(data) == 1 {
+			for _, val := range data {
+				return secret.NewValue([]byte(val)), true
+			}
+		}
+	}
+	return secret.Value{}, false
+}
+
+// configMapData is a ConfigMap's data entries as written (not
+// binaryData: Envoy Gateway reads a CA bundle or a CRL from data only).
+// The model keeps no ConfigMap content; it is read from the object.
+func configMapData(o *model.Opaque) map[string]string {
+	if o.Src == nil {
+		return nil
+	}
+	raw, err := o.Src.FieldJSON("data")
+	var data map[string]string
+	if err != nil || json.Unmarshal(raw, &data) != nil {
+		return nil
+	}
+	return data
 }
 
 // deprecatedClientTraffic reports the deprecated ClientTrafficPolicy

@@ -37,7 +37,9 @@ func messages(p *policy.Policy) []string {
 // Each case gives every message the policy must be Invalid with (none:
 // valid), so that a check that reports too much fails too.
 func TestClientTrafficPolicyChecks(t *testing.T) {
-	const caSecret = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {ca.crt: eA==}\n"
+	pki := testCerts(t)
+	ca := b64(pki.ca)
+	caSecret := "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {ca.crt: " + ca + "}\n"
 	tests := []struct {
 		name, spec, others string
 		want               []string
@@ -123,22 +125,40 @@ func TestClientTrafficPolicyChecks(t *testing.T) {
 			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: other}\ndata: {ca.crt: eA==}\n",
 			want:   []string{"TLS: failed to get certificate from ref: ref to Secret other/ca not permitted by any ReferenceGrant."}},
 		{name: "tls.clientValidation.ca-granted", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca, namespace: other}]}}\n",
-			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: other}\ndata: {ca.crt: eA==}\n" +
+			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: other}\ndata: {ca.crt: " + ca + "}\n" +
 				"---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: other}\nspec:\n" +
 				"  from: [{group: gateway.envoyproxy.io, kind: ClientTrafficPolicy, namespace: default}]\n  to: [{group: '', kind: Secret}]\n"},
 		{name: "tls.clientValidation.ca-key", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
 			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {a: eA==, b: eA==}\n",
 			want:   []string{"TLS: failed to get certificate from ref: ref secret [ca] has none of the expected keys [ca.crt] and more than one entry."}},
 		{name: "tls.clientValidation.ca-single-entry", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
-			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {other.pem: eA==}\n"},
+			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {other.pem: " + ca + "}\n"},
 		{name: "tls.clientValidation.crl-missing", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{name: crl}]}}}\n", others: caSecret,
 			want: []string{"TLS: failed to get crl from ref: secret default/crl does not exist."}},
 		{name: "tls.clientValidation.crl-key", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{kind: ConfigMap, name: crl}]}}}\n",
 			others: caSecret + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: crl, namespace: default}\ndata: {a: x, b: y}\n",
 			want:   []string{"TLS: failed to get crl from ref: ref configmap [crl] has none of the expected keys [ca.crl] and more than one entry."}},
 		{name: "tls.clientValidation.crl-valid", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{kind: ConfigMap, name: crl}]}}}\n",
-			others: caSecret + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: crl, namespace: default}\ndata: {ca.crl: x}\n"},
+			others: caSecret + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: crl, namespace: default}\ndata: {ca.crl: " + quoted(pki.crl) + "}\n"},
 		{name: "tls.clientValidation-valid", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n", others: caSecret},
+		// the content of the CA bundle and the CRL (filterValidCACertificates, validateCrl)
+		{name: "tls.clientValidation.ca-expired", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: old}]}}\n",
+			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: old, namespace: default}\ndata: {ca.crt: " + b64(pki.expiredCA) + "}\n",
+			want:   []string{"TLS: no valid certificates exist in old: the certificate in PEM block 1 has expired since " + expiry(t, pki.expiredCA) + "."}},
+		{name: "tls.clientValidation.ca-partly-expired", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: both}]}}\n",
+			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: both, namespace: default}\ndata: {ca.crt: " + b64(append(append([]byte{}, pki.expiredCA...), pki.ca...)) + "}\n"},
+		{name: "tls.clientValidation.ca-not-pem", spec: "  tls: {clientValidation: {caCertificateRefs: [{kind: ConfigMap, name: text}]}}\n",
+			others: "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: text, namespace: default}\ndata: {ca.crt: not a certificate}\n",
+			want:   []string{"TLS: no valid certificates exist in text: unable to decode pem data for certificate."}},
+		{name: "tls.clientValidation.ca-configmap-binaryData", spec: "  tls: {clientValidation: {caCertificateRefs: [{kind: ConfigMap, name: bin}]}}\n",
+			others: "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bin, namespace: default}\ndata: {a: " + quoted(pki.ca) + ", b: " + quoted(pki.ca) + "}\nbinaryData: {ca.crt: " + ca + "}\n",
+			want:   []string{"TLS: failed to get certificate from ref: ref configmap [bin] has none of the expected keys [ca.crt] and more than one entry."}},
+		{name: "tls.clientValidation.crl-expired", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{kind: ConfigMap, name: crl}]}}}\n",
+			others: caSecret + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: crl, namespace: default}\ndata: {ca.crl: " + quoted(pki.expiredCRL) + "}\n",
+			want:   []string{"TLS: invalid crl in crl: CRL is expired (next update was due at " + crlNext(t, pki.expiredCRL) + ")."}},
+		{name: "tls.clientValidation.crl-not-pem", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{kind: ConfigMap, name: crl}]}}}\n",
+			others: caSecret + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: crl, namespace: default}\ndata: {ca.crl: x}\n",
+			want:   []string{"TLS: invalid crl in crl: unable to decode pem data for CRL."}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

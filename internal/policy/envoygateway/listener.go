@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -29,7 +31,7 @@ func (k *Kind) ListenerController() string { return ControllerName }
 func (k *Kind) ValidateListeners(gw *topology.Gateway, g *topology.Graph, env *policy.Env) map[*topology.Listener][]policy.Condition {
 	ls := make([]*egListener, len(gw.Listeners))
 	for i, l := range gw.Listeners {
-		ls[i] = &egListener{l: l}
+		ls[i] = &egListener{l: l, cfg: env.Config}
 		ls[i].specValid = ls[i].validateSpec(g, env.Model)
 	}
 	protocolConflicts(ls)
@@ -48,6 +50,7 @@ func (k *Kind) ValidateListeners(gw *topology.Gateway, g *topology.Graph, env *p
 // conditions set so far, in the order they were first set.
 type egListener struct {
 	l                  *topology.Listener
+	cfg                policy.Config
 	conds              []policy.Condition
 	specValid          bool
 	protocolConflicted bool
@@ -249,15 +252,19 @@ func (e *egListener) validateTLS(g *topology.Graph, m *model.Model) bool {
 // certificate an SDS server holds (egv1a1.SDSSecretType).
 const sdsSecretType = "gateway.envoyproxy.io/sds"
 
-// validateCertificates is validate.go's validateTerminateModeAndGetTLSSecrets
-// as far as the objects' metadata tells: each certificateRef a Secret (no
-// group, kind Secret), permitted by a ReferenceGrant from another
-// namespace, in the input, of type kubernetes.io/tls (or Envoy Gateway's
-// SDS reference type) with tls.crt and tls.key. None usable: ResolvedRefs
-// False (RefNotPermitted when every problem is a grant, else
-// InvalidCertificateRef); some: PartiallyInvalidCertificateRef. The PEM
-// content is not read (gwpol never reads Secret data), so certificates
-// that do not parse are taken as valid.
+// validateCertificates is validate.go's validateTerminateModeAndGetTLSSecrets:
+// each certificateRef a Secret (no group, kind Secret), permitted by a
+// ReferenceGrant from another namespace, in the input, of type
+// kubernetes.io/tls with a tls.crt and a tls.key that are not empty (or of
+// Envoy Gateway's SDS reference type, when the deployment enables it
+// (EnableSDSSecretRef), with a secretName and a unix url); then the TLS
+// Secrets' PEM data as parseCertsFromTLSSecretsData reads it (tls.go):
+// every certificate of tls.crt valid now, tls.key of a supported format
+// that matches it, and no two certificates of one public key algorithm
+// for one domain. None usable: ResolvedRefs False (RefNotPermitted when
+// every problem is a grant, else InvalidCertificateRef); some:
+// PartiallyInvalidCertificateRef. A Secret assumed to exist (config
+// assumeExist) is taken as valid: its data is outside the input.
 func (e *egListener) validateCertificates(m *model.Model) bool {
 	refs := e.l.TLS.CertificateRefs
 	if len(refs) == 0 {
@@ -266,12 +273,14 @@ func (e *egListener) validateCertificates(m *model.Model) bool {
 	}
 	type refErr struct{ reason, msg string }
 	var errs []refErr
-	resolved := 0
+	var tlsSecrets []*model.Opaque
+	others := 0 // resolved refs whose data is not read here: SDS references, assumed Secrets
 	ns := e.namespace()
 	fromGroup, fromKind := model.GatewayGroup, "Gateway"
 	if e.fromSet() {
 		fromKind = "ListenerSet"
 	}
+	sdsSeen := map[string]bool{}
 	for i, r := range refs {
 		bad := func(reason, format string, args ...any) {
 			errs = append(errs, refErr{reason, fmt.Sprintf("certificate refs %d: ", i) + fmt.Sprintf(format, args...)})
@@ -298,22 +307,33 @@ func (e *egListener) validateCertificates(m *model.Model) bool {
 			continue
 		}
 		if s.Assumed {
-			resolved++
+			others++
 			continue
 		}
 		switch typ := secretType(s); {
 		case typ == sdsSecretType:
-			resolved++
+			if !EnableSDSSecretRef.Bool(e.cfg) {
+				bad("InvalidCertificateRef", "SDS Secret %s/%s cannot be used because SDS Secret references are not enabled in EnvoyGateway configuration (%s).", sns, r.Name, enables(EnableSDSSecretRef))
+				continue
+			}
+			if err := sdsReference(s); err != nil {
+				bad("InvalidCertificateRef", "Secret %s/%s is not a valid SDS reference secret: %v.", sns, r.Name, err)
+				continue
+			}
+			if !sdsSeen[sns+"/"+string(r.Name)] { // a repeated SDS reference is one
+				sdsSeen[sns+"/"+string(r.Name)] = true
+				others++
+			}
 			continue
 		case typ != "kubernetes.io/tls":
 			bad("InvalidCertificateRef", "Secret %s/%s must be of type kubernetes.io/tls.", sns, r.Name)
 			continue
 		}
-		if !s.HasKey("tls.crt") || !s.HasKey("tls.key") {
+		if !nonEmpty(s, "tls.crt") || !nonEmpty(s, "tls.key") {
 			bad("InvalidCertificateRef", "Secret %s/%s must contain tls.crt and tls.key.", sns, r.Name)
 			continue
 		}
-		resolved++
+		tlsSecrets = append(tlsSecrets, s)
 	}
 	joined := func() string {
 		msgs := make([]error, len(errs))
@@ -322,7 +342,7 @@ func (e *egListener) validateCertificates(m *model.Model) bool {
 		}
 		return errors.Join(msgs...).Error()
 	}
-	if resolved == 0 {
+	if len(tlsSecrets)+others == 0 {
 		reason := "RefNotPermitted"
 		for _, err := range errs {
 			if err.reason != "RefNotPermitted" {
@@ -333,10 +353,80 @@ func (e *egListener) validateCertificates(m *model.Model) bool {
 		e.set("ResolvedRefs", false, reason, "No valid secrets exist: "+joined())
 		return false
 	}
+	if valid, parseErr := tlsSecretsData(tlsSecrets); parseErr != nil {
+		if valid == 0 && others == 0 {
+			e.set("ResolvedRefs", false, "InvalidCertificateRef", fmt.Sprintf("No valid secrets exist: %v.", parseErr))
+			return false
+		}
+		errs = append(errs, refErr{"PartiallyInvalidCertificateRef", parseErr.Error()})
+	}
 	if len(errs) > 0 {
 		e.set("ResolvedRefs", false, "PartiallyInvalidCertificateRef", "Some secrets are invalid: "+joined())
 	}
 	return true
+}
+
+// certificatesNow is the time certificates are checked at: now, as Envoy
+// Gateway checks them when it translates (a test may fix it).
+var certificatesNow = time.Now
+
+// tlsSecretsData is tls.go's parseCertsFromTLSSecretsData over a
+// listener's TLS Secrets, which have a tls.crt and a tls.key: how many
+// are valid, and every problem of the others, joined.
+func tlsSecretsData(secrets []*model.Opaque) (valid int, err error) {
+	var errs []error
+	algorithmDomains := map[string]bool{}
+	now := certificatesNow()
+	for _, s := range secrets {
+		crt, _ := s.Value("tls.crt")
+		key, _ := s.Value("tls.key")
+		if err := secret.CheckServingChain(crt, now); err != nil {
+			errs = append(errs, fmt.Errorf("%s/%s must contain valid tls.crt and tls.key, unable to validate certificate in tls.crt: %v", s.Namespace, s.Name, err))
+			continue
+		}
+		leaf, err := secret.CheckServingKeyPair(crt, key)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s/%s must contain valid tls.crt and tls.key, %v", s.Namespace, s.Name, err))
+			continue
+		}
+		conflict := false
+		seen := map[string]bool{}
+		for _, d := range leaf.Domains {
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			k := leaf.Algorithm + "/" + d
+			if algorithmDomains[k] {
+				// Envoy Gateway names the domain; gwpol says nothing a Secret
+				// holds but what internal/secret allows
+				errs = append(errs, fmt.Errorf("%s/%s public key algorithm must be unique, a certificate domain of it has a conflicting algorithm [%s]", s.Namespace, s.Name, leaf.Algorithm))
+				conflict = true
+				break
+			}
+			algorithmDomains[k] = true
+		}
+		if !conflict {
+			valid++
+		}
+	}
+	return valid, errors.Join(errs...)
+}
+
+// sdsReference is ir.NewSDSConfig's check of an SDS reference Secret: a
+// secretName and a url, the url a unix socket (netutil.ParseURL).
+func sdsReference(s *model.Opaque) error {
+	switch {
+	case !nonEmpty(s, "secretName"):
+		return fmt.Errorf("no secretName found in SDS reference secret %s/%s", s.Namespace, s.Name)
+	case !nonEmpty(s, "url"):
+		return fmt.Errorf("no url found in SDS reference secret %s/%s", s.Namespace, s.Name)
+	}
+	u, _ := s.Value("url")
+	if err := secret.CheckUnixURL(u); err != nil {
+		return fmt.Errorf("invalid URL in SDS reference secret %s/%s: %v", s.Namespace, s.Name, err)
+	}
+	return nil
 }
 
 // secretType is a Secret's type as written, Opaque when unset.

@@ -41,6 +41,17 @@ var (
 			"false: a route or policy that uses the Backend kind is refused (\"Backend is disabled in Envoy Gateway configuration\")",
 		Source: "internal/gatewayapi/runner/runner.go: BackendEnabled; internal/gatewayapi/validate.go: validateBackendRefBackend; internal/gatewayapi/ext_service.go",
 	}
+	// EnableSDSSecretRef is extensionApis.enableSDSSecretRef: a listener
+	// certificate (or a CA) may be a Secret of type
+	// gateway.envoyproxy.io/sds naming a certificate an SDS server holds.
+	// Envoy Gateway's default, and gwpol's, is false.
+	EnableSDSSecretRef = policy.Setting{
+		Key:     "envoyGateway.extensionApis.enableSDSSecretRef",
+		Default: false,
+		Doc: "Envoy Gateway's extensionApis.enableSDSSecretRef (default false, as Envoy Gateway's): " +
+			"false: a listener certificateRef to a Secret of type gateway.envoyproxy.io/sds is refused (ResolvedRefs False, InvalidCertificateRef); true: it is used when it has a secretName and a unix:// url",
+		Source: "internal/gatewayapi/runner/runner.go: SDSSecretRefEnabled; internal/gatewayapi/validate.go: validateTerminateModeAndGetTLSSecrets; internal/ir/xds.go: NewSDSConfig",
+	}
 	// RunningOnHost: Envoy Gateway runs its proxies on the host (its
 	// Custom provider with Host infrastructure), where a Backend may name
 	// a loopback address or a single-label hostname.
@@ -113,7 +124,7 @@ const (
 
 // Settings are the Envoy Gateway deployment settings gwpol reads, for the
 // pipeline to register.
-var Settings = []policy.Setting{EnableLua, EnableBackend, RunningOnHost, RateLimitEnabled, RateLimitServiceURL, RateLimitTimeout, RateLimitFailClosed}
+var Settings = []policy.Setting{EnableLua, EnableBackend, EnableSDSSecretRef, RunningOnHost, RateLimitEnabled, RateLimitServiceURL, RateLimitTimeout, RateLimitFailClosed}
 
 // checkServiceURL: a URL with a host and a port (grpc://host:port).
 func checkServiceURL(v any) error {
