@@ -355,6 +355,7 @@ func configMapData(o *model.Opaque) map[string]string {
 	}
 	raw, err := o.Src.FieldJSON("data")
 	var data map[string]string
+	// A ConfigMap's data, not a policy spec: no typed value holds it.
 	if err != nil || json.Unmarshal(raw, &data) != nil {
 		return nil
 	}

@@ -436,6 +436,7 @@ func secretType(s *model.Opaque) string {
 	}
 	raw, err := s.Src.FieldJSON("type")
 	var typ string
+	// A Secret's type, not a policy spec: no typed value holds it.
 	if err != nil || json.Unmarshal(raw, &typ) != nil || typ == "" {
 		return "Opaque"
 	}

@@ -169,6 +169,8 @@ var errGlobalDisabled = errors.New("enable Ratelimit in the EnvoyGateway config 
 // buildRateLimit builds a policy's rate limits as Envoy Gateway does,
 // or its first error. globalEnabled: a rate limit service is deployed.
 func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, error) {
+	// raw is a merge of several policies' rateLimit documents when rendering; the
+	// check decodes the value as written so that a wrong type reads as Envoy Gateway says it (typeError).
 	var spec rateLimitSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return rlSet{}, typeError(err)

@@ -221,12 +221,14 @@ func effectiveValue(in policy.FieldInput) (*fieldValue, error) {
 	if len(vals) == 1 {
 		return vals[0], nil
 	}
+	// The merge works on several policies' documents as JSON (RFC 7386), not on one typed spec.
 	var doc any
 	if err := json.Unmarshal(vals[len(vals)-1].raw, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Key, err)
 	}
 	strategic := in.Strategy == policy.StrategicMerge
 	for _, v := range slices.Backward(vals[:len(vals)-1]) {
+		// Each less specific policy's document, a patch of the merge.
 		var patch any
 		if err := json.Unmarshal(v.raw, &patch); err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Key, err)

@@ -87,6 +87,7 @@ func renderLua(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.
 		var perRoute proto.Message = enableOnRoute()
 		if fc := l.FilterContext; fc != nil && len(fc.Raw) > 0 && string(fc.Raw) != "null" {
 			ctx := &structpb.Struct{}
+			// The typed Lua holds filterContext as raw JSON; Envoy's proto Struct is built from it.
 			if err := protojson.Unmarshal(fc.Raw, ctx); err != nil {
 				return nil, fmt.Errorf("lua[%d].filterContext: %w", i, err)
 			}

@@ -606,6 +606,7 @@ func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *ro
 		}
 		found++
 		var s sliceEndpoints
+		// An EndpointSlice's endpoints, not a policy spec: no typed value holds them.
 		if b, err := o.FieldJSON("endpoints"); err == nil && json.Unmarshal([]byte(`{"endpoints":`+string(b)+`}`), &s) == nil {
 			for _, ep := range s.Endpoints {
 				ready = ready || ep.Conditions.Ready == nil || *ep.Conditions.Ready

@@ -126,6 +126,7 @@ func (k *Kind) decodeSpec(p *policy.Policy) (reflect.Value, []diag.Diagnostic, [
 		// the same way.
 		if raw, err := p.Obj.FieldJSON("spec"); err == nil {
 			again := reflect.New(specTypes[k.name])
+			// The one decode of the spec in encoding/json's case-folding reading (above).
 			if json.Unmarshal(raw, again.Interface()) == nil {
 				spec = again
 			}
@@ -204,6 +205,7 @@ func typedAs[T any](v *fieldValue) (T, error) {
 	if t, ok := v.typed.(T); ok {
 		return t, nil
 	}
+	// A merged value (effectiveValue) has no typed value: its merged JSON is decoded.
 	var t T
 	err := json.Unmarshal(v.raw, &t)
 	return t, err
