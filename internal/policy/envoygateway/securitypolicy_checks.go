@@ -22,6 +22,17 @@ import (
 	"github.com/gwpol/gwpol/internal/secret"
 )
 
+// refuse makes err the policy's only error, as Envoy Gateway's
+// validateSecurityPolicy(ForTCP) refusal is: what validateReferences found
+// under extAuth and oidc is dropped, and the policy is refused whole.
+func (v valueChecks) refuse(what string, err *fieldError) {
+	v.p.Invalid = slices.DeleteFunc(v.p.Invalid, func(d diag.Diagnostic) bool {
+		return strings.HasPrefix(d.Field, "spec.extAuth") || strings.HasPrefix(d.Field, "spec.oidc")
+	})
+	v.invalid([]string{err.path}, what+": %s.", err.msg)
+	decoded(v.p).refused = true
+}
+
 // security runs the checks of Envoy Gateway's SecurityPolicy translation
 // that the input can decide. On a route (processSecurityPolicyForRoute)
 // validateSecurityPolicy runs first and, when it refuses the policy, is
@@ -42,22 +53,13 @@ func (v valueChecks) security(env *policy.Env) {
 	onTCPRoute := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool { return t.Kind == "TCPRoute" })
 	if onTCPRoute && !onRoute {
 		if err := v.validateSecurityPolicyForTCP(); err != nil {
-			v.p.Invalid = slices.DeleteFunc(v.p.Invalid, func(d diag.Diagnostic) bool {
-				return strings.HasPrefix(d.Field, "spec.extAuth") || strings.HasPrefix(d.Field, "spec.oidc")
-			})
-			v.invalid([]string{err.path}, "Invalid SecurityPolicy for TCP route: %s.", err.msg)
-			decoded(v.p).refused = true
+			v.refuse("Invalid SecurityPolicy for TCP route", err)
 			return
 		}
 	}
 	if onRoute {
 		if err := v.validateSecurityPolicy(); err != nil {
-			// Only this error: drop what validateReferences found.
-			v.p.Invalid = slices.DeleteFunc(v.p.Invalid, func(d diag.Diagnostic) bool {
-				return strings.HasPrefix(d.Field, "spec.extAuth") || strings.HasPrefix(d.Field, "spec.oidc")
-			})
-			v.invalid([]string{err.path}, "Invalid SecurityPolicy: %s.", err.msg)
-			decoded(v.p).refused = true
+			v.refuse("Invalid SecurityPolicy", err)
 			return
 		}
 		v.basicAuth(m)
