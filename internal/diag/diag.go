@@ -132,10 +132,13 @@ const (
 	Usage       Kind = "usage"
 )
 
-// KindError is an error with a kind.
+// KindError is an error with a kind and, when known, the field path
+// (spec.static.hosts[0].host) it is about, where a finding made from it
+// is positioned.
 type KindError struct {
-	Kind Kind
-	Err  error
+	Kind  Kind
+	Field string
+	Err   error
 }
 
 func (e *KindError) Error() string { return e.Err.Error() }
@@ -144,6 +147,20 @@ func (e *KindError) Unwrap() error { return e.Err }
 // Errorf builds a KindError of kind k.
 func Errorf(k Kind, format string, args ...any) error {
 	return &KindError{Kind: k, Err: fmt.Errorf(format, args...)}
+}
+
+// FieldErrorf builds a KindError of kind k about the field at path.
+func FieldErrorf(k Kind, path, format string, args ...any) error {
+	return &KindError{Kind: k, Field: path, Err: fmt.Errorf(format, args...)}
+}
+
+// FieldOf returns the field path err is about, "" when it names none.
+func FieldOf(err error) string {
+	var e *KindError
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
 }
 
 // KindOf returns the kind of err, Internal when it carries none.

@@ -1,6 +1,7 @@
 package trafficpolicy
 
 import (
+	"fmt"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -39,6 +40,9 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendBuil
 	c := &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(5 * time.Second)}
 	switch s := b.Spec; {
 	case s.Static != nil:
+		if err := checkStaticHosts(s.Static.Hosts); err != nil {
+			return nil, err
+		}
 		var eps []*endpointv3.LbEndpoint
 		for _, h := range s.Static.Hosts {
 			eps = append(eps, &endpointv3.LbEndpoint{
@@ -93,6 +97,26 @@ func (Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendBuil
 		return gcpBackend(s.Gcp, name)
 	}
 	return nil, diag.Errorf(diag.Unsupported, "the Backend sets no backend type gwpol renders")
+}
+
+// checkStaticHosts holds static hosts to the bounds kgateway's Backend
+// CRD sets (at least one host; a host is not empty; a port is 1–65535):
+// without the CRD at hand gwpol would otherwise write an endpoint Envoy
+// refuses.
+func checkStaticHosts(hosts []Host) error {
+	if len(hosts) == 0 {
+		return diag.FieldErrorf(diag.Invalid, "spec.static.hosts", "spec.static.hosts is empty; give at least one host")
+	}
+	for i, h := range hosts {
+		path := fmt.Sprintf("spec.static.hosts[%d]", i)
+		if h.Host == "" {
+			return diag.FieldErrorf(diag.Invalid, path+".host", "%s.host is empty", path)
+		}
+		if h.Port < 1 || h.Port > 65535 {
+			return diag.FieldErrorf(diag.Invalid, path+".port", "%s.port %d is not a port (1-65535)", path, h.Port)
+		}
+	}
+	return nil
 }
 
 var _ policy.BackendDescriber = Kind{}

@@ -421,7 +421,11 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 			code = policy.LintUnsupportedCapability.Code
 		}
 		msg := fmt.Sprintf("%s %s/%s cannot be rendered: %v; its cluster %s is a plain EDS cluster", k.Kind, k.Namespace, k.Name, err, name)
-		b.diags = append(b.diags, diag.Diagnostic{Code: code, Severity: diag.Error, Message: msg, Object: o.Ref(), Field: "spec", Pos: o.FieldPos("spec")})
+		field := diag.FieldOf(err)
+		if field == "" {
+			field = "spec"
+		}
+		b.diags = append(b.diags, diag.Diagnostic{Code: code, Severity: diag.Error, Message: msg, Object: o.Ref(), Field: field, Pos: o.FieldPos(field)})
 		return nil
 	}
 	bb = &backendBuilt{cluster: c}

@@ -80,6 +80,11 @@ func FuzzRender(f *testing.F) {
 	policytest.AddSeeds(f, "../../../testdata/examples/60-policies.yaml", "../../../testdata/examples/70-haproxy.yaml",
 		"../../../testdata/render/*/input.yaml", "../../../testdata/render/*/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml")
 	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: app}\nspec:\n  headerModifiers: {request: {set: [{name: x-a, value: \"a\\u0091b\"}]}}\n  timeouts: {request: 5s}\n"))
+	// A kgateway Backend whose static host is empty, routed to: refused,
+	// not written as an endpoint Envoy rejects (found by this target).
+	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: Backend\nmetadata: {name: b, namespace: app}\nspec:\n  static: {hosts: [{host: '', port: 443}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
+		"  rules: [{backendRefs: [{group: gateway.kgateway.dev, kind: Backend, name: b}]}]\n"))
 	// Envoy Gateway's extensions: Lua (inline, a ConfigMap's), external
 	// processors (one failing open) and the BackendTLSPolicy of their
 	// backend.
