@@ -135,7 +135,7 @@ func engineFilter(cluster string) *extprocv3.ExternalProcessor {
 // engineCluster is the policy engine's gRPC cluster: HTTP/2 to host:port.
 func engineCluster(name, address string) (*clusterv3.Cluster, error) {
 	host, portText, err := net.SplitHostPort(address)
-	if err != nil {
+	if err != nil || host == "" {
 		return nil, fmt.Errorf("wso2.%s %q: want HOST:PORT", ConfigKeyEngineAddress, address)
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)
