@@ -111,6 +111,17 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: infra}\nspec:\n" +
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
 		"  jwt: {providers: [{name: corp, remoteJWKS: {uri: 'https:///jwks.json'}}]}\n"))
+	// Values Envoy refuses in the parts of resources a field sets (found
+	// by mutating the fixtures' values): a connection manager setting, a
+	// route's direct response status, a network filter's limit. Each is
+	// the field's finding, not an internal error about the Gateway.
+	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: ListenerPolicy\nmetadata: {name: lp, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  default: {httpSettings: {maxRequestHeadersKb: -1}}\n"))
+	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: HTTPRouteFilter\nmetadata: {name: dr, namespace: infra}\nspec:\n  directResponse: {statusCode: -1}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: closed, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n" +
+		"  rules: [{filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: dr}}]}]\n"))
+	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ctp, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  connection: {connectionLimit: {value: 0}}\n"))
 	// Envoy Gateway's extensions: Lua (inline, a ConfigMap's), external
 	// processors (one failing open) and the BackendTLSPolicy of their
 	// backend.

@@ -399,6 +399,9 @@ func (b *builder) reportAt(p *policy.Policy, key, path, code, msg string) {
 
 // add types one fragment.
 func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
+	if err := checkFragment(fr); err != nil {
+		return err
+	}
 	if f := fr.Filter; f != nil {
 		if f.Typed == nil {
 			return fmt.Errorf("filter %s: missing config", f.Name)

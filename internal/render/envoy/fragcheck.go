@@ -1,0 +1,87 @@
+package envoy
+
+import (
+	"fmt"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// A fragment's settings are parts of resources (a connection manager's
+// timeouts, a route's direct response) whose values come from a policy.
+// Held to Envoy's rules when the fragment is added, a value Envoy refuses
+// is that field's finding; checked only with the whole resource, it was
+// an internal error about the Gateway. A part is not valid on its own (a
+// route needs a match), so each is checked inside a shell: the least
+// resource of its type that Envoy accepts, the part merged over it. What
+// fails then is the part's.
+
+// fragmentShells are the shells by message type; TestFragmentShellsValid
+// holds each to Envoy's rules.
+var fragmentShells = map[protoreflect.FullName]proto.Message{}
+
+func init() {
+	ads := &corev3.ConfigSource{ResourceApiVersion: corev3.ApiVersion_V3, ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}}}
+	routeAction := &routev3.RouteAction{ClusterSpecifier: &routev3.RouteAction_Cluster{Cluster: "shell"}}
+	for _, m := range []proto.Message{
+		&hcmv3.HttpConnectionManager{StatPrefix: "shell", RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{RouteConfigName: "shell", ConfigSource: ads}}},
+		&tcpproxyv3.TcpProxy{StatPrefix: "shell", ClusterSpecifier: &tcpproxyv3.TcpProxy_Cluster{Cluster: "shell"}},
+		&listenerv3.Listener{Name: "shell"},
+		&listenerv3.FilterChain{},
+		&listenerv3.Filter{Name: "shell"},
+		routeAction,
+		&routev3.Route{Match: &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}}, Action: &routev3.Route_Route{Route: routeAction}},
+		&routev3.RouteAction_RequestMirrorPolicy{Cluster: "shell"},
+		&routev3.VirtualHost{Name: "shell", Domains: []string{"*"}},
+		&clusterv3.Cluster{Name: "shell"},
+	} {
+		fragmentShells[m.ProtoReflect().Descriptor().FullName()] = m
+	}
+}
+
+// validPart holds part to Envoy's rules inside its type's shell.
+func validPart(part proto.Message) error {
+	whole := part
+	if shell, ok := fragmentShells[part.ProtoReflect().Descriptor().FullName()]; ok {
+		whole = proto.Clone(shell)
+		proto.Merge(whole, part)
+	}
+	return validateDeep(whole)
+}
+
+// checkFragment holds every typed part of fr to Envoy's rules (its HTTP
+// filter and per-route configs are checked when they are packed).
+func checkFragment(fr policy.Fragment) error {
+	parts := []struct {
+		what string
+		m    proto.Message
+	}{
+		{"connection manager settings", fr.HCM}, {"listener settings", fr.Listener}, {"filter chain settings", fr.FilterChain},
+		{"TLS settings", fr.DownstreamTLS}, {"TCP proxy settings", fr.TCPProxy}, {"cluster settings", fr.Cluster},
+		{"cluster settings", fr.ClusterOfType}, {"route action settings", fr.TypedRouteAction}, {"route settings", fr.TypedRoute},
+		{"request mirror policy", fr.TypedMirrorPolicy}, {"virtual host settings", fr.TypedVirtualHost},
+	}
+	for _, m := range fr.NetworkFilters {
+		parts = append(parts, struct {
+			what string
+			m    proto.Message
+		}{"network filter", m})
+	}
+	for _, p := range parts {
+		if p.m == nil || !p.m.ProtoReflect().IsValid() {
+			continue
+		}
+		if err := validPart(p.m); err != nil {
+			return fmt.Errorf("%s: %w", p.what, err)
+		}
+	}
+	return nil
+}
