@@ -268,7 +268,48 @@ kind: HTTPRouteFilter
 metadata: {name: inject, namespace: eg}
 spec:
   credentialInjection: {header: Authorization, credential: {valueRef: {name: credential}}}
-`, "gateway/eg/gw", "httproute/eg/r", "httproute/eg/r/basic", "httproute/eg/r/keys", "httproute/eg/r/oidc", "httproute/eg/r/inject",
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: client-ca, namespace: eg}
+data: {ca.crt: `+p.b64(pemBlock("CERTIFICATE", p.m())+pemBlock(p.m(), p.m()))+`}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: client-crl, namespace: eg}
+data: {ca.crl: `+p.b64(pemBlock("X509 CRL", p.m())+pemBlock(p.m(), p.m()))+`}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: mtls, namespace: eg}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  tls:
+    clientValidation:
+      caCertificateRefs: [{kind: Secret, name: client-ca}]
+      crl: {refs: [{kind: Secret, name: client-crl}]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: sds, namespace: eg}
+type: gateway.envoyproxy.io/sds
+stringData: {secretName: `+q(p.m())+`, url: `+q(p.m()+"://"+p.m())+`}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: sds-http, namespace: eg}
+type: gateway.envoyproxy.io/sds
+stringData: {secretName: `+q(p.m())+`, url: `+q("https://"+p.m())+`}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: sds-gw, namespace: eg}
+spec:
+  gatewayClassName: eg-class
+  listeners:
+  - {name: a, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: sds}]}}
+  - {name: b, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: sds-http}]}}
+`, "gateway/eg/gw", "gateway/eg/sds-gw", "clienttrafficpolicy/eg/mtls", "httproute/eg/r", "httproute/eg/r/basic", "httproute/eg/r/keys", "httproute/eg/r/oidc", "httproute/eg/r/inject",
 		"securitypolicy/eg/basic", "securitypolicy/eg/keys", "securitypolicy/eg/oidc", "httproutefilter/eg/inject")
 
 	hpRules := []string{"kty", "crv", "pemtype", "private", "badpem", "keys", "spaces", "keyslist", "mutable"}
@@ -344,6 +385,12 @@ func TestNoSecretContentLeaks(t *testing.T) {
 		all = append(all, "-f", dirs[f])
 	}
 	wso2 := []string{"--policy-definitions", "testdata/wso2/defs"}
+	// Envoy Gateway reads an SDS reference Secret (its url) only where
+	// the deployment enables them.
+	egConfig := filepath.Join(t.TempDir(), "eg.gwpol.yaml")
+	if err := os.WriteFile(egConfig, []byte("envoyGateway:\n  extensionApis: {enableSDSSecretRef: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A second plant of the same manifests with other values: diff
 	// between them must see no change and say nothing of either.
 	p2 := &plant{values: make([]string, 0)}
@@ -358,8 +405,8 @@ func TestNoSecretContentLeaks(t *testing.T) {
 	for _, set := range []struct {
 		name string
 		args []string
-	}{{"kgateway", []string{"-f", dirs["kgateway"]}}, {"envoygateway", []string{"-f", dirs["envoygateway"]}},
-		{"haptic", []string{"-f", dirs["haptic"]}}, {"wso2", append([]string{"-f", dirs["wso2"]}, wso2...)}, {"all", append(all, wso2...)}} {
+	}{{"kgateway", []string{"-f", dirs["kgateway"]}}, {"envoygateway", []string{"-f", dirs["envoygateway"], "--config", egConfig}},
+		{"haptic", []string{"-f", dirs["haptic"]}}, {"wso2", append([]string{"-f", dirs["wso2"]}, wso2...)}, {"all", append(append(all, wso2...), "--config", egConfig)}} {
 		a := set.args
 		for _, o := range []string{"text", "json", "sarif", "github"} {
 			runs = append(runs, append([]string{"lint", "-o", o}, a...))
