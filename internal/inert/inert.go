@@ -131,7 +131,10 @@ func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
 // Write escapes p (with what an earlier write left incomplete) up to its
 // last whole rune and writes it.
 func (j *JSONWriter) Write(p []byte) (int, error) {
-	buf := append(j.pending, p...)
+	buf := p // most writes end on a whole rune: p is escaped as it is
+	if len(j.pending) > 0 {
+		buf = append(j.pending, p...)
+	}
 	cut := len(buf)
 	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(buf[i]) {
