@@ -61,7 +61,7 @@ func (gb *gatewayBuild) backendPolicies() {
 	for _, name := range slices.Sorted(mapKeys(gb.clusterBackend)) {
 		bp := gb.backends[gb.clusterBackend[name]]
 		c := gb.clusters[name]
-		if bp == nil || c == nil {
+		if bp == nil || c == nil || gb.unrouted[name] {
 			continue
 		}
 		own := bp.ForPort(gb.clusterPortName(name))
@@ -128,23 +128,22 @@ func (gb *gatewayBuild) backendPolicies() {
 // (kgateway's Backend, port 0) — Target.UnroutedBackendClusters;
 // backendPolicies then shapes them.
 func (gb *gatewayBuild) unroutedBackendClusters() {
-	keys := slices.SortedFunc(maps.Keys(gb.backends), func(a, b model.Key) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	})
-	for _, k := range keys {
-		if k.Group != "" || k.Kind != "Service" {
+	for _, sp := range gb.targetedServicePorts() {
+		if _, ok := gb.clusters[sp.name]; ok {
 			continue
 		}
-		s := gb.res.Graph.Model.Service(k.Namespace, k.Name)
-		if s == nil {
+		if c, done := gb.builder.unrouted[sp.name]; done && shareUnrouted {
+			// finished by an earlier Gateway: recorded as applyCluster
+			// records a Service's cluster, and shaped no further here
+			gb.referenced[sp.name] = true
+			gb.clusterBackend[sp.name] = sp.key
+			gb.clusters[sp.name] = c
+			gb.unrouted[sp.name] = true
 			continue
 		}
-		for _, p := range s.Spec.Ports {
-			name := policy.ServiceCluster(k.Namespace, k.Name, p.Port)
-			if _, ok := gb.clusters[name]; !ok {
-				gb.applyCluster(clusterOp{name: name, http2: servicePortHTTP2(s, p.Port), backend: &model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
-			}
-		}
+		key := sp.key
+		gb.applyCluster(clusterOp{name: sp.name, http2: sp.http2, backend: &key})
+		gb.unrouted[sp.name] = false
 	}
 	for _, prefix := range slices.Sorted(maps.Keys(gb.objectClusters)) {
 		k := gb.objectClusters[prefix]
@@ -157,6 +156,67 @@ func (gb *gatewayBuild) unroutedBackendClusters() {
 		}
 	}
 }
+
+// servicePort is the cluster of one port of a Service.
+type servicePort struct {
+	name  string
+	http2 bool
+	key   model.Key
+}
+
+// targetedServicePorts lists the ports of every Service a backend policy
+// targets, by namespace/name: the same for every Gateway, so listed once
+// per run (Gateways are built one at a time).
+func (b *builder) targetedServicePorts() []servicePort {
+	if b.servicePorts != nil {
+		return *b.servicePorts
+	}
+	var keys []model.Key
+	for k := range b.backends {
+		if k.Group == "" && k.Kind == "Service" {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b model.Key) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	ports := []servicePort{}
+	for _, k := range keys {
+		s := b.res.Graph.Model.Service(k.Namespace, k.Name)
+		if s == nil {
+			continue
+		}
+		for _, p := range s.Spec.Ports {
+			ports = append(ports, servicePort{name: policy.ServiceCluster(k.Namespace, k.Name, p.Port), http2: servicePortHTTP2(s, p.Port), key: model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
+		}
+	}
+	b.servicePorts = &ports
+	return ports
+}
+
+// shareUnrouted puts in place of each Service cluster
+// unroutedBackendClusters added the one an earlier Gateway finished, or
+// keeps this Gateway's for the later ones (see builder.unrouted). It
+// returns the clusters shared, true for those taken from another Gateway.
+func (gb *gatewayBuild) shareUnrouted() map[*clusterv3.Cluster]bool {
+	if len(gb.unrouted) == 0 || !shareUnrouted {
+		return nil
+	}
+	shared := make(map[*clusterv3.Cluster]bool, len(gb.unrouted))
+	for name, done := range gb.unrouted {
+		if done {
+			gb.clusters[name] = gb.builder.unrouted[name]
+		} else {
+			gb.builder.unrouted[name] = gb.clusters[name]
+		}
+		shared[gb.clusters[name]] = done
+	}
+	return shared
+}
+
+// shareUnrouted is off only in the test that compares a render sharing
+// unrouted clusters with one building them for every Gateway.
+var shareUnrouted = true
 
 // clusterPortName is the name of the Service port a Service cluster is
 // built for ("" for other clusters and unnamed ports): policies naming

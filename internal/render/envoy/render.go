@@ -232,6 +232,10 @@ type Gateway struct {
 	// invalidShare is the target's Target.InvalidShare cluster (see
 	// Bootstrap).
 	invalidShare string
+	// shared are the clusters this Gateway has in common with others of
+	// the run (see builder.unrouted): true for those an earlier Gateway
+	// built and validated. Writers reuse their bytes.
+	shared map[*clusterv3.Cluster]bool
 }
 
 // Render builds the xDS resources of the selected Gateways. It fails only
@@ -263,6 +267,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 
 		clusterers:   backendClusterers(res.Registry),
 		backendBuilt: map[string]*backendBuilt{},
+		unrouted:     map[string]*clusterv3.Cluster{},
 	}
 	b.objectClusters = objectClusterIndex(res.Graph.Model, b.clusterers)
 	if res.Policies != nil {
@@ -371,6 +376,16 @@ type builder struct {
 	// objectClusters: the backend objects those kinds define, by the
 	// name of their clusters without the port (see objectClusterIndex)
 	objectClusters map[string]model.Key
+	// unrouted holds, by name, the finished cluster of each Service port
+	// a Gateway has only because a backend policy targets the Service
+	// (Target.UnroutedBackendClusters). Such a cluster depends on the
+	// Service, its policies and the target alone, so every Gateway has
+	// the same one: the first Gateway builds it, the others share it
+	// instead of building, validating and writing it again — with G
+	// Gateways and S targeted Services that is G×S clusters.
+	unrouted map[string]*clusterv3.Cluster
+	// servicePorts: see targetedServicePorts.
+	servicePorts *[]servicePort
 }
 
 // gatewayBuild collects one Gateway's resources.
@@ -388,11 +403,16 @@ type gatewayBuild struct {
 	// clusters, referenced the clusters something names (applyCluster);
 	// see dropTemplates.
 	templates, referenced map[string]bool
+	// unrouted are the clusters unroutedBackendClusters added, true for
+	// those an earlier Gateway finished (builder.unrouted): nothing here
+	// shapes those, shareUnrouted puts the finished one in their place.
+	unrouted map[string]bool
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
-		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{}}
+		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{},
+		unrouted: map[string]bool{}}
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare}
@@ -516,6 +536,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		gb.dropTemplates()
 	}
 	gb.backendPolicies()
+	out.shared = gb.shareUnrouted()
 	gb.gatewayClientCertificate(out.RouteConfigurations)
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		out.Clusters = append(out.Clusters, gb.clusters[name])
