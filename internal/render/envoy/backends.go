@@ -126,24 +126,43 @@ func (gb *gatewayBuild) backendPolicies() {
 // the cluster of every port of each Service a backend policy targets and
 // the cluster of every portless backend object a kind builds clusters for
 // (kgateway's Backend, port 0) — Target.UnroutedBackendClusters;
-// backendPolicies then shapes them.
+// backendPolicies then shapes them. A Service's cluster an earlier
+// Gateway finished is taken as it is (see builder.unrouted).
 func (gb *gatewayBuild) unroutedBackendClusters() {
-	for _, sp := range gb.targetedServicePorts() {
+	ports := gb.targetedServicePorts()
+	// A Gateway presenting a client certificate derives a variant from
+	// each of its clusters (gatewayClientCertificate): it holds the
+	// clusters it takes with its own.
+	inMap := gb.presentsClientCertificate()
+	for i := range ports {
+		sp := &ports[i]
 		if _, ok := gb.clusters[sp.name]; ok {
 			continue
 		}
-		if c, done := gb.builder.unrouted[sp.name]; done && shareUnrouted {
-			// finished by an earlier Gateway: recorded as applyCluster
-			// records a Service's cluster, and shaped no further here
-			gb.referenced[sp.name] = true
-			gb.clusterBackend[sp.name] = sp.key
-			gb.clusters[sp.name] = c
-			gb.unrouted[sp.name] = true
+		if sp.cluster != nil {
+			if inMap {
+				// recorded as applyCluster records a Service's cluster,
+				// and shaped no further here
+				gb.referenced[sp.name] = true
+				gb.clusterBackend[sp.name] = sp.key
+				gb.clusters[sp.name] = sp.cluster
+				gb.unrouted[sp.name] = true
+			}
 			continue
 		}
 		key := sp.key
 		gb.applyCluster(clusterOp{name: sp.name, http2: sp.http2, backend: &key})
-		gb.unrouted[sp.name] = false
+		if shareUnrouted {
+			gb.unrouted[sp.name] = false
+		}
+	}
+	if !inMap {
+		for _, i := range gb.builder.unrouted.byName {
+			sp := &ports[i]
+			if _, ok := gb.clusters[sp.name]; !ok && sp.cluster != nil {
+				gb.taken = append(gb.taken, sp.cluster)
+			}
+		}
 	}
 	for _, prefix := range slices.Sorted(maps.Keys(gb.objectClusters)) {
 		k := gb.objectClusters[prefix]
@@ -157,19 +176,35 @@ func (gb *gatewayBuild) unroutedBackendClusters() {
 	}
 }
 
-// servicePort is the cluster of one port of a Service.
+// unroutedClusters are the clusters of the Service ports backend
+// policies target (Target.UnroutedBackendClusters). Such a cluster, where
+// no route of a Gateway uses it, depends on the Service, its policies and
+// the target alone, so every Gateway has the same one: the first Gateway
+// that needs it builds it, the later ones take it as it is instead of
+// building, validating and writing it again (with G Gateways and S such
+// ports that would be G×S clusters). Gateways are built one at a time.
+type unroutedClusters struct {
+	ports  []servicePort
+	byName []int          // ports, by cluster name
+	at     map[string]int // the index in ports of a cluster name
+	// by is the Gateway (Gateway.index) that built each finished cluster.
+	by map[*clusterv3.Cluster]int
+}
+
+// servicePort is the cluster of one port of a Service, once finished.
 type servicePort struct {
-	name  string
-	http2 bool
-	key   model.Key
+	name    string
+	http2   bool
+	key     model.Key
+	cluster *clusterv3.Cluster
 }
 
 // targetedServicePorts lists the ports of every Service a backend policy
-// targets, by namespace/name: the same for every Gateway, so listed once
-// per run (Gateways are built one at a time).
+// targets, by namespace/name, once per run.
 func (b *builder) targetedServicePorts() []servicePort {
-	if b.servicePorts != nil {
-		return *b.servicePorts
+	u := &b.unrouted
+	if u.at != nil {
+		return u.ports
 	}
 	var keys []model.Key
 	for k := range b.backends {
@@ -180,38 +215,48 @@ func (b *builder) targetedServicePorts() []servicePort {
 	slices.SortFunc(keys, func(a, b model.Key) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	ports := []servicePort{}
+	u.at, u.by = map[string]int{}, map[*clusterv3.Cluster]int{}
 	for _, k := range keys {
 		s := b.res.Graph.Model.Service(k.Namespace, k.Name)
 		if s == nil {
 			continue
 		}
 		for _, p := range s.Spec.Ports {
-			ports = append(ports, servicePort{name: policy.ServiceCluster(k.Namespace, k.Name, p.Port), http2: servicePortHTTP2(s, p.Port), key: model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
+			name := policy.ServiceCluster(k.Namespace, k.Name, p.Port)
+			u.at[name] = len(u.ports)
+			u.byName = append(u.byName, len(u.ports))
+			u.ports = append(u.ports, servicePort{name: name, http2: servicePortHTTP2(s, p.Port), key: model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
 		}
 	}
-	b.servicePorts = &ports
-	return ports
+	slices.SortFunc(u.byName, func(i, j int) int { return strings.Compare(u.ports[i].name, u.ports[j].name) })
+	return u.ports
 }
 
-// shareUnrouted puts in place of each Service cluster
-// unroutedBackendClusters added the one an earlier Gateway finished, or
-// keeps this Gateway's for the later ones (see builder.unrouted). It
-// returns the clusters shared, true for those taken from another Gateway.
-func (gb *gatewayBuild) shareUnrouted() map[*clusterv3.Cluster]bool {
-	if len(gb.unrouted) == 0 || !shareUnrouted {
-		return nil
-	}
-	shared := make(map[*clusterv3.Cluster]bool, len(gb.unrouted))
-	for name, done := range gb.unrouted {
-		if done {
-			gb.clusters[name] = gb.builder.unrouted[name]
-		} else {
-			gb.builder.unrouted[name] = gb.clusters[name]
+// shareUnrouted records the Service clusters this Gateway built
+// (unroutedBackendClusters), now finished, for the later Gateways.
+func (gb *gatewayBuild) shareUnrouted() {
+	u := &gb.builder.unrouted
+	for name, taken := range gb.unrouted {
+		if c := gb.clusters[name]; !taken && c != nil {
+			u.ports[u.at[name]].cluster = c
+			u.by[c] = gb.index
 		}
-		shared[gb.clusters[name]] = done
 	}
-	return shared
+}
+
+// withTaken is the Gateway's clusters in name order: its own (names,
+// sorted, and clusters) with those it took from other Gateways
+// (gatewayBuild.taken, by name).
+func withTaken(names []string, own map[string]*clusterv3.Cluster, taken []*clusterv3.Cluster) []*clusterv3.Cluster {
+	out := make([]*clusterv3.Cluster, 0, len(names)+len(taken))
+	for len(names) > 0 || len(taken) > 0 {
+		if len(taken) == 0 || len(names) > 0 && names[0] < taken[0].Name {
+			out, names = append(out, own[names[0]]), names[1:]
+		} else {
+			out, taken = append(out, taken[0]), taken[1:]
+		}
+	}
+	return out
 }
 
 // shareUnrouted is off only in the test that compares a render sharing

@@ -12,10 +12,12 @@ func SetShareUnrouted(on bool) (restore func()) {
 // SharedClusters is how many of g's clusters it shares with another
 // Gateway of its render, and how many of those another built.
 func SharedClusters(g *Gateway) (shared, taken int) {
-	for _, done := range g.shared {
-		shared++
-		if done {
-			taken++
+	for _, c := range g.Clusters {
+		if by, ok := g.sharedBy[c]; ok {
+			shared++
+			if by != g.index {
+				taken++
+			}
 		}
 	}
 	return shared, taken

@@ -397,7 +397,7 @@ type docStream struct {
 	n       int               // Gateways written
 	writers []*xdsjson.Writer // reused by every Gateway's unit stream
 	// shared holds what a cluster several Gateways share
-	// (Gateway.shared) was written as, so that it is written once:
+	// (Gateway.sharedBy) was written as, so that it is written once:
 	// the same message at the same depth writes the same bytes.
 	shared  map[sharedUnit][]byte
 	sharedW xdsjson.Writer
@@ -465,7 +465,7 @@ func (d *docStream) gateway(g *Gateway) error {
 		for _, c := range g.Clusters {
 			u := &jsonUnit{msg: c, depth: 4}
 			clusters = append(clusters, u)
-			if _, ok := g.shared[c]; ok {
+			if _, ok := g.sharedBy[c]; ok {
 				if u.out, u.err = d.sharedOut(c, u.depth); u.err != nil {
 					return diag.Errorf(diag.Internal, "marshal: %v", u.err)
 				}

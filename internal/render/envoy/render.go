@@ -232,10 +232,12 @@ type Gateway struct {
 	// invalidShare is the target's Target.InvalidShare cluster (see
 	// Bootstrap).
 	invalidShare string
-	// shared are the clusters this Gateway has in common with others of
-	// the run (see builder.unrouted): true for those an earlier Gateway
-	// built and validated. Writers reuse their bytes.
-	shared map[*clusterv3.Cluster]bool
+	// index is the Gateway's place in the order Gateways were built;
+	// sharedBy gives, for each cluster Gateways of the run share, the
+	// index of the one that built and validated it (unroutedClusters.by).
+	// Writers reuse their bytes.
+	index    int
+	sharedBy map[*clusterv3.Cluster]int
 }
 
 // Render builds the xDS resources of the selected Gateways. It fails only
@@ -267,7 +269,6 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 
 		clusterers:   backendClusterers(res.Registry),
 		backendBuilt: map[string]*backendBuilt{},
-		unrouted:     map[string]*clusterv3.Cluster{},
 	}
 	b.objectClusters = objectClusterIndex(res.Graph.Model, b.clusterers)
 	if res.Policies != nil {
@@ -376,16 +377,9 @@ type builder struct {
 	// objectClusters: the backend objects those kinds define, by the
 	// name of their clusters without the port (see objectClusterIndex)
 	objectClusters map[string]model.Key
-	// unrouted holds, by name, the finished cluster of each Service port
-	// a Gateway has only because a backend policy targets the Service
-	// (Target.UnroutedBackendClusters). Such a cluster depends on the
-	// Service, its policies and the target alone, so every Gateway has
-	// the same one: the first Gateway builds it, the others share it
-	// instead of building, validating and writing it again — with G
-	// Gateways and S targeted Services that is G×S clusters.
-	unrouted map[string]*clusterv3.Cluster
-	// servicePorts: see targetedServicePorts.
-	servicePorts *[]servicePort
+	// unrouted: the Service clusters Gateways share (see unroutedClusters)
+	unrouted unroutedClusters
+	built    int // Gateways built so far
 }
 
 // gatewayBuild collects one Gateway's resources.
@@ -403,19 +397,25 @@ type gatewayBuild struct {
 	// clusters, referenced the clusters something names (applyCluster);
 	// see dropTemplates.
 	templates, referenced map[string]bool
-	// unrouted are the clusters unroutedBackendClusters added, true for
-	// those an earlier Gateway finished (builder.unrouted): nothing here
-	// shapes those, shareUnrouted puts the finished one in their place.
+	// unrouted are the Service clusters unroutedBackendClusters added:
+	// false for those this Gateway builds, true for those an earlier
+	// Gateway finished that this one holds with its own (nothing here
+	// shapes those). taken are the others an earlier Gateway finished,
+	// by name: they join the Gateway's clusters as they are.
 	unrouted map[string]bool
+	taken    []*clusterv3.Cluster
+	index    int
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
 		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{},
-		unrouted: map[string]bool{}}
+		unrouted: map[string]bool{}, index: b.built}
+	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
-	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare}
+	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare,
+		index: gb.index, sharedBy: b.unrouted.by}
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
@@ -536,11 +536,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		gb.dropTemplates()
 	}
 	gb.backendPolicies()
-	out.shared = gb.shareUnrouted()
+	gb.shareUnrouted()
 	gb.gatewayClientCertificate(out.RouteConfigurations)
-	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
-		out.Clusters = append(out.Clusters, gb.clusters[name])
-	}
+	out.Clusters = withTaken(slices.Sorted(mapKeys(gb.clusters)), gb.clusters, gb.taken)
 	slices.SortFunc(out.Listeners, func(a, b *listenerv3.Listener) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(out.RouteConfigurations, func(a, b *routev3.RouteConfiguration) int { return cmp.Compare(a.Name, b.Name) })
 	return out, out.validate()

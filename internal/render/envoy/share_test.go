@@ -20,6 +20,7 @@ func TestSharedUnroutedClustersChangeNothing(t *testing.T) {
 	for name, inputs := range goldenCases() {
 		cases[name] = func(t *testing.T) *manifest.Set { return load(t, inputs...) }
 	}
+	cases["shared-unrouted"] = func(t *testing.T) *manifest.Set { return load(t, "testdata/shared-unrouted/input.yaml") }
 	for name, gen := range map[string]func(int) []byte{"generated-kgateway": benchgen.Platform, "generated-envoygateway": benchgen.PlatformEnvoyGateway} {
 		cases[name] = func(t *testing.T) *manifest.Set {
 			objs, err := manifest.Parse(name+".yaml", gen(400), manifest.Limits{})

@@ -91,7 +91,7 @@ func visit(m protoreflect.Message, f func(*anypb.Any) error) error {
 // was typed (typedAny), which keeps this linear in routes. So are the
 // clusters built here for backends (baseCluster: no Any); those policy
 // fragments configured, or that carry protocol options, are walked for
-// Anys too. A cluster taken from another Gateway (Gateway.shared) was
+// Anys too. A cluster taken from another Gateway (Gateway.sharedBy) was
 // checked when that Gateway was built.
 func (g *Gateway) validate() error {
 	type check struct {
@@ -109,7 +109,7 @@ func (g *Gateway) validate() error {
 		}
 	}
 	for _, c := range g.Clusters {
-		if g.shared[c] {
+		if by, ok := g.sharedBy[c]; ok && by != g.index {
 			continue // validated with the Gateway that built it
 		}
 		run := c.ValidateAll
