@@ -20,6 +20,9 @@ import (
 const (
 	GatewayGroup = "gateway.networking.k8s.io"
 	CoreGroup    = ""
+	// CertificatesGroup is Kubernetes' certificates API group, of the
+	// cluster-scoped ClusterTrustBundle.
+	CertificatesGroup = "certificates.k8s.io"
 )
 
 // GroupKind identifies a kind independent of version.
@@ -169,6 +172,17 @@ func (m *Model) opaque(kind, ns, name string) *Opaque {
 		s, _ = m.assumedObject(kind, ns, name).(*Opaque)
 	}
 	return s
+}
+
+// ClusterTrustBundle returns the cluster-scoped ClusterTrustBundle name
+// (a stand-in when the input lacks it and ClusterTrustBundles are assumed
+// to exist), nil when there is none.
+func (m *Model) ClusterTrustBundle(name string) *ClusterTrustBundle {
+	b, ok := m.typed[Key{Group: CertificatesGroup, Kind: "ClusterTrustBundle", Name: name}].(*ClusterTrustBundle)
+	if !ok {
+		b, _ = m.assumedObject("ClusterTrustBundle", "", name).(*ClusterTrustBundle)
+	}
+	return b
 }
 
 // ConfigMap returns a ConfigMap's metadata view (a stand-in when the
@@ -508,6 +522,10 @@ var kinds = map[GroupKind]kindDef{
 		func(o *manifest.Object, v any) any { return newSecret(o, v.(*secretObject)) }, false, false},
 	{CoreGroup, "ConfigMap"}: {true, current, func() any { return &configMapObject{} },
 		func(o *manifest.Object, v any) any { return newConfigMap(o, v.(*configMapObject)) }, false, false},
+	// Served as v1alpha1 since Kubernetes 1.27 and v1beta1 since 1.33; a
+	// cluster runs either, so both are read as current.
+	{CertificatesGroup, "ClusterTrustBundle"}: {false, map[string]bool{"v1beta1": true, "v1alpha1": true}, func() any { return &clusterTrustBundleObject{} },
+		func(o *manifest.Object, v any) any { return newClusterTrustBundle(o, v.(*clusterTrustBundleObject)) }, false, true},
 }
 
 // metaOnly is what gwpol reads of a Namespace, and of Secrets and
