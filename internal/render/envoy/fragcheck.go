@@ -3,7 +3,6 @@ package envoy
 import (
 	"fmt"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -41,7 +40,6 @@ func init() {
 		&routev3.Route{Match: &routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}}, Action: &routev3.Route_Route{Route: routeAction}},
 		&routev3.RouteAction_RequestMirrorPolicy{Cluster: "shell"},
 		&routev3.VirtualHost{Name: "shell", Domains: []string{"*"}},
-		&clusterv3.Cluster{Name: "shell"},
 	} {
 		fragmentShells[m.ProtoReflect().Descriptor().FullName()] = m
 	}
@@ -58,15 +56,18 @@ func validPart(part proto.Message) error {
 }
 
 // checkFragment holds every typed part of fr to Envoy's rules (its HTTP
-// filter and per-route configs are checked when they are packed).
+// filter and per-route configs are checked when they are packed). Cluster
+// settings are not: they carry partial packed configs (protocol options
+// without an upstream protocol, a transport socket the cluster's TLS
+// completes) that only the built cluster makes whole.
 func checkFragment(fr policy.Fragment) error {
 	parts := []struct {
 		what string
 		m    proto.Message
 	}{
 		{"connection manager settings", fr.HCM}, {"listener settings", fr.Listener}, {"filter chain settings", fr.FilterChain},
-		{"TLS settings", fr.DownstreamTLS}, {"TCP proxy settings", fr.TCPProxy}, {"cluster settings", fr.Cluster},
-		{"cluster settings", fr.ClusterOfType}, {"route action settings", fr.TypedRouteAction}, {"route settings", fr.TypedRoute},
+		{"TLS settings", fr.DownstreamTLS}, {"TCP proxy settings", fr.TCPProxy},
+		{"route action settings", fr.TypedRouteAction}, {"route settings", fr.TypedRoute},
 		{"request mirror policy", fr.TypedMirrorPolicy}, {"virtual host settings", fr.TypedVirtualHost},
 	}
 	for _, m := range fr.NetworkFilters {
