@@ -26,7 +26,7 @@ import (
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) backendTraffic(raw []byte, env *policy.Env) {
 	globalRL := RateLimitEnabled.Bool(env.Config)
-	v.rateLimit(raw, globalRL)
+	v.rateLimit(globalRL)
 	v.bandwidthLimit()
 	v.loadBalancer()
 	v.circuitBreaker()

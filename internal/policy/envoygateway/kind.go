@@ -149,6 +149,9 @@ type data struct {
 	// refused: validateSecurityPolicy refused the policy, so Envoy
 	// Gateway translates none of it (securitypolicy_checks.go).
 	refused bool
+	// keys are the spec keys as written, by field, where they differ
+	// from the field's name in case (holdValues).
+	keys map[string]string
 }
 
 // Decode implements policy.Kind. The spec is decoded once, into Envoy
@@ -164,9 +167,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if err := o.DecodeField("metadata", &meta); err == nil {
 		p.Created = meta.CreationTimestamp.Time // Envoy Gateway's processing order: older first
 	}
-	spec, decodeErrs, nested := k.decodeSpec(p)
+	spec, decodeErrs, nested, folded := k.decodeSpec(p)
 	d.spec, d.decodeFailed = spec.Addr().Interface(), len(decodeErrs) > 0
-	k.holdValues(p, spec)
+	k.holdValues(p, spec, folded)
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
 	t, mergeType := targetingOf(spec)
 	p.Targets = targets(t)
@@ -215,6 +218,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if isEEP {
 		markFailOpen(p, eep)
 	}
+	placeAtWrittenKeys(p, d.keys)
 	return p
 }
 
