@@ -194,12 +194,8 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
 		}
 	}
-	raw, err := o.FieldJSON("spec")
-	if err != nil {
-		raw = nil
-	}
 	k.validateReferences(p, d.spec, env)
-	k.checkValues(p, raw, env)
+	k.checkValues(p, env)
 	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && !d.refused {
 		checkGeoLocations(p, sp, env.Model)
 	}
