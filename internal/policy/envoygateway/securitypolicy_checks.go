@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
