@@ -107,7 +107,7 @@ Kubernetes object in it; 4 internal error.`,
 	pf.StringArrayVar(&g.EngineManifests, "engine-manifest", nil, "WSO2 policy engine build manifest (build-manifest.yaml) to check policy versions against (config engineManifest); repeatable: the files together are one engine build (e.g. with system-build-lock.yaml)")
 	pf.StringArrayVar(&g.CRDs, "crds", nil, "CustomResourceDefinition file or directory (e.g. a Helm chart's crds/, or kubectl get crd -o yaml) to validate objects against, before the input's CRDs and those gwpol ships; repeatable (config crds; see docs/crds.md)")
 	pf.StringArrayVar(&g.Exclude, "exclude", nil, "glob of input paths not to read (repeatable; * within a path segment, ** across them; config exclude)")
-	pf.StringArrayVar(&g.AssumeExist, "assume-exist", nil, "kind whose objects live outside the input (Secret, Service or ConfigMap; repeatable; config assumeExist): a reference to an absent one is resolved")
+	pf.StringArrayVar(&g.AssumeExist, "assume-exist", nil, "kind whose objects live outside the input (Secret, Service, ConfigMap or ClusterTrustBundle; repeatable; config assumeExist): a reference to an absent one is resolved")
 	pf.BoolVar(&g.StrictFields, "strict-fields", true, "report unknown fields as errors, as kubectl's strict field validation rejects them (config strictFields); --strict-fields=false: warnings")
 	pf.BoolVar(&g.AllowEmpty, "allow-empty", false, "accept inputs that hold no Kubernetes object (default: exit 3, so a CI gate pointed at the wrong path fails)")
 	pf.Int64Var(&g.MaxFileSize, "max-file-size", 0, "largest input file (or stdin) read, in bytes (default 67108864, or config maxFileSize)")

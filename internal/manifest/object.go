@@ -200,6 +200,16 @@ func (o *Object) Lookup(path string) *yaml.Node {
 	return resolve(n)
 }
 
+// Scalar is the value of the scalar at a field path as written; ok is
+// false when the path is missing, null or not a scalar.
+func (o *Object) Scalar(path string) (value string, ok bool) {
+	n := o.Lookup(path)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		return "", false
+	}
+	return n.Value, true
+}
+
 // Keys are the keys of the mapping at a field path, in document order
 // (nil when the path is missing or not a mapping).
 func (o *Object) Keys(path string) []string {

@@ -12,8 +12,9 @@ import (
 
 // AssumableKinds are the kinds config assumeExist may name: core objects
 // that commonly live outside the repository (cert-manager's Secrets,
-// Services deployed by application pipelines, ConfigMaps of CA bundles).
-var AssumableKinds = []string{"ConfigMap", "Secret", "Service"}
+// Services deployed by application pipelines, ConfigMaps of CA bundles,
+// the ClusterTrustBundles a signer maintains).
+var AssumableKinds = []string{"ConfigMap", "Secret", "Service", "ClusterTrustBundle"}
 
 // AssumedFile is the file name of an object assumed to exist, in positions
 // and messages.
@@ -59,7 +60,11 @@ func (m *Model) assumedObject(kind, ns, name string) any {
 	if !m.Assumes(kind) || name == "" {
 		return nil
 	}
-	k := Key{Group: CoreGroup, Kind: kind, Namespace: ns, Name: name}
+	group := CoreGroup
+	if kind == "ClusterTrustBundle" {
+		group = CertificatesGroup
+	}
+	k := Key{Group: group, Kind: kind, Namespace: ns, Name: name}
 	if _, inInput := m.objects[k]; inInput {
 		return nil // in the input but unreadable (GWP101): that is what the cluster would get
 	}
@@ -69,9 +74,11 @@ func (m *Model) assumedObject(kind, ns, name string) any {
 	if t, ok := a.made[k]; ok {
 		return t
 	}
-	src := assumedSource(kind, ns, name)
+	src := assumedSource(group, kind, ns, name)
 	var t any
 	switch kind {
+	case "ClusterTrustBundle":
+		t = &ClusterTrustBundle{Name: name, Src: src, Assumed: true}
 	case "Service":
 		t = &Service{ServiceObject: &ServiceObject{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
@@ -85,8 +92,12 @@ func (m *Model) assumedObject(kind, ns, name string) any {
 }
 
 // assumedSource is the manifest object of a stand-in: metadata only.
-func assumedSource(kind, ns, name string) *manifest.Object {
-	doc := fmt.Sprintf("apiVersion: v1\nkind: %s\nmetadata:\n  name: %q\n  namespace: %q\n", kind, name, ns)
+func assumedSource(group, kind, ns, name string) *manifest.Object {
+	apiVersion := "v1"
+	if group != CoreGroup {
+		apiVersion = group + "/v1beta1"
+	}
+	doc := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %q\n  namespace: %q\n", apiVersion, kind, name, ns)
 	objs, err := manifest.Parse(AssumedFile, []byte(doc), manifest.Limits{})
 	if err != nil || len(objs) != 1 {
 		// The document is gwpol's own; it always parses.

@@ -2,6 +2,9 @@ package model
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -30,6 +33,63 @@ func limitFindings(o *manifest.Object, gk GroupKind, extra map[GroupKind]*manife
 	return out
 }
 
-// isLimitFinding reports whether d is one of limitFindings' (GWP101; the
-// other refusals, nameFindings', are GWP113).
+// isLimitFinding reports whether d is one of limitFindings' or
+// enumFindings' (GWP101; the other refusals, nameFindings', are GWP113).
 func isLimitFinding(d diag.Diagnostic) bool { return d.Code == LintInvalidDocument.Code }
+
+// FieldEnum is a field of a kind whose CRD gwpol does not ship, held to
+// that CRD's enum, and for a union's discriminator to the member the
+// value names: the CRD's rules ("extAuth must be set when type is
+// ExtAuth") make the API server refuse an object whose discriminator
+// names a member it does not set. Like the list limits, these rules
+// apply only while no CRD for the kind is known; given one, the schema
+// stage reports the same problem in the CRD's words.
+type FieldEnum struct {
+	// Path is the field's path ("spec.type", "spec.aws.auth.type").
+	Path string
+	// Values are the values the CRD allows.
+	Values []string
+	// Members, for a discriminator, are the sibling field each value
+	// requires set ("ExtAuth": "extAuth"); nil for a plain enum.
+	Members map[string]string
+}
+
+// enumFindings are the fields of o outside their kind's FieldEnums, and
+// the discriminators naming a member o does not set.
+func enumFindings(o *manifest.Object, gk GroupKind, enums map[GroupKind][]FieldEnum) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, e := range enums[gk] {
+		v, ok := o.Scalar(e.Path)
+		if !ok {
+			continue // absent, or a wrong type the decoder reports
+		}
+		msg := ""
+		switch member := e.Members[v]; {
+		case !slices.Contains(e.Values, v):
+			msg = fmt.Sprintf("%s: Unsupported value: %q: supported values: %s", e.Path, v, quoteAll(e.Values))
+		case member != "" && !o.Has(siblingPath(e.Path, member)):
+			msg = fmt.Sprintf("%s is %s, but %s is not set", e.Path, v, siblingPath(e.Path, member))
+		default:
+			continue
+		}
+		out = append(out, diag.Diagnostic{Code: LintInvalidDocument.Code, Severity: diag.Error, Object: o.Ref(), Field: e.Path, Pos: o.FieldPos(e.Path),
+			Message: fmt.Sprintf("%s; the %s CRD does not allow this, so the API server rejects this object and gwpol leaves it out", msg, gk.Kind)})
+	}
+	return out
+}
+
+// siblingPath is the path of field member beside the field at path.
+func siblingPath(path, member string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[:i+1] + member
+	}
+	return member
+}
+
+func quoteAll(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
+}

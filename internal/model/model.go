@@ -20,6 +20,9 @@ import (
 const (
 	GatewayGroup = "gateway.networking.k8s.io"
 	CoreGroup    = ""
+	// CertificatesGroup is Kubernetes' certificates API group, of the
+	// cluster-scoped ClusterTrustBundle.
+	CertificatesGroup = "certificates.k8s.io"
 )
 
 // GroupKind identifies a kind independent of version.
@@ -83,6 +86,10 @@ type Options struct {
 	// gwpol does not ship: a list over its limit is refused while no CRD
 	// for the kind is known (limits.go).
 	ListLimits map[GroupKind]*manifest.ListBounds
+	// Enums are the enums and union discriminators of those kinds' CRDs,
+	// as their families declare them: a value outside is refused while
+	// no CRD for the kind is known (limits.go).
+	Enums map[GroupKind][]FieldEnum
 	// Schema is the schema stage's verdict on an object (nil: none made).
 	// An object whose version its CRD does not serve is left out (the
 	// stage reported it); one whose version it serves is read whatever
@@ -167,6 +174,17 @@ func (m *Model) opaque(kind, ns, name string) *Opaque {
 	return s
 }
 
+// ClusterTrustBundle returns the cluster-scoped ClusterTrustBundle name
+// (a stand-in when the input lacks it and ClusterTrustBundles are assumed
+// to exist), nil when there is none.
+func (m *Model) ClusterTrustBundle(name string) *ClusterTrustBundle {
+	b, ok := m.typed[Key{Group: CertificatesGroup, Kind: "ClusterTrustBundle", Name: name}].(*ClusterTrustBundle)
+	if !ok {
+		b, _ = m.assumedObject("ClusterTrustBundle", "", name).(*ClusterTrustBundle)
+	}
+	return b
+}
+
 // ConfigMap returns a ConfigMap's metadata view (a stand-in when the
 // input lacks it and ConfigMaps are assumed to exist).
 func (m *Model) ConfigMap(ns, name string) *Opaque {
@@ -238,7 +256,7 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 		gk := GroupKind{o.Group, o.Kind}
 		if kd, known := kinds[gk]; known || opt.Extra[gk] {
-			refused[i] = refusals(o, gk, !known || kd.namespaced, reads, opt.ListLimits)
+			refused[i] = refusals(o, gk, !known || kd.namespaced, reads, opt)
 		}
 	})
 	for i, o := range set.Objects {
@@ -349,11 +367,11 @@ type decoded struct {
 }
 
 // refusals are the findings that leave an object out before it is
-// decoded: a name the API server refuses (GWP113) or a list longer than
-// its CRD allows. They read the object's names as written (before
+// decoded: a name the API server refuses (GWP113), a list longer than
+// its CRD allows or a value outside its CRD's enum. They read the object's names as written (before
 // namespace defaulting).
-func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool, limits map[GroupKind]*manifest.ListBounds) []diag.Diagnostic {
-	return append(nameFindings(o, gk, namespaced, reads), limitFindings(o, gk, limits)...)
+func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool, opt Options) []diag.Diagnostic {
+	return slices.Concat(nameFindings(o, gk, namespaced, reads), limitFindings(o, gk, opt.ListLimits), enumFindings(o, gk, opt.Enums))
 }
 
 // Predecode decodes an object of a kind the model reads as Build will,
@@ -380,7 +398,7 @@ func Predecode(o *manifest.Object, opt Options) {
 	}
 	d := &decoded{defaultNamespace: opt.DefaultNamespace, lenient: opt.LenientFields, writtenNamespace: o.Namespace}
 	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
-	if d.refused = refusals(o, gk, kd.namespaced, reads, opt.ListLimits); len(d.refused) == 0 {
+	if d.refused = refusals(o, gk, kd.namespaced, reads, opt); len(d.refused) == 0 {
 		if o.Namespace == "" && kd.namespaced {
 			o.Namespace = opt.DefaultNamespace
 		}
@@ -504,6 +522,10 @@ var kinds = map[GroupKind]kindDef{
 		func(o *manifest.Object, v any) any { return newSecret(o, v.(*secretObject)) }, false, false},
 	{CoreGroup, "ConfigMap"}: {true, current, func() any { return &configMapObject{} },
 		func(o *manifest.Object, v any) any { return newConfigMap(o, v.(*configMapObject)) }, false, false},
+	// Served as v1alpha1 since Kubernetes 1.27 and v1beta1 since 1.33; a
+	// cluster runs either, so both are read as current.
+	{CertificatesGroup, "ClusterTrustBundle"}: {false, map[string]bool{"v1beta1": true, "v1alpha1": true}, func() any { return &clusterTrustBundleObject{} },
+		func(o *manifest.Object, v any) any { return newClusterTrustBundle(o, v.(*clusterTrustBundleObject)) }, false, true},
 }
 
 // metaOnly is what gwpol reads of a Namespace, and of Secrets and

@@ -819,3 +819,41 @@ stringData: {b: zz, c: "123"}
 		t.Error("Value of a missing key")
 	}
 }
+
+// TestClusterTrustBundle: a ClusterTrustBundle is read cluster-scoped with
+// its trustBundle, whichever of its two served versions it is written in
+// and whatever default namespace the run has; one the input lacks is
+// absent unless assumeExist names the kind, then a stand-in with no
+// content.
+func TestClusterTrustBundle(t *testing.T) {
+	src := `apiVersion: certificates.k8s.io/v1beta1
+kind: ClusterTrustBundle
+metadata: {name: roots}
+spec: {trustBundle: PEM-A}
+---
+apiVersion: certificates.k8s.io/v1alpha1
+kind: ClusterTrustBundle
+metadata: {name: older}
+spec: {signerName: example.com/signer, trustBundle: PEM-B}
+`
+	m := model.Build(set(t, "in.yaml", src), model.Options{DefaultNamespace: "apps"})
+	if len(m.Diagnostics) > 0 {
+		t.Fatalf("findings: %v", m.Diagnostics)
+	}
+	for name, want := range map[string]string{"roots": "PEM-A", "older": "PEM-B"} {
+		b := m.ClusterTrustBundle(name)
+		if b == nil || b.TrustBundle != want || b.Assumed {
+			t.Errorf("ClusterTrustBundle %s = %+v, want trustBundle %q", name, b, want)
+		}
+	}
+	if b := m.ClusterTrustBundle("nope"); b != nil {
+		t.Errorf("absent ClusterTrustBundle = %+v, want nil", b)
+	}
+	m = model.Build(set(t, "in.yaml", src), model.Options{AssumeExist: []string{"clustertrustbundle"}})
+	if b := m.ClusterTrustBundle("nope"); b == nil || !b.Assumed || b.TrustBundle != "" {
+		t.Errorf("assumed ClusterTrustBundle = %+v, want a stand-in", b)
+	}
+	if b := m.ClusterTrustBundle("roots"); b == nil || b.Assumed {
+		t.Errorf("ClusterTrustBundle in the input = %+v, want it read, not assumed", b)
+	}
+}

@@ -172,6 +172,32 @@ func newConfigMap(o *manifest.Object, c *configMapObject) *Opaque {
 	return op
 }
 
+// ClusterTrustBundle is a certificates.k8s.io ClusterTrustBundle: a
+// cluster-scoped set of CA certificates controllers may trust.
+type ClusterTrustBundle struct {
+	Name string
+	// TrustBundle is spec.trustBundle, PEM certificates.
+	TrustBundle string
+	Src         *manifest.Object
+	// Assumed: the input does not hold it; config assumeExist says it
+	// exists in the cluster, its content unknown.
+	Assumed bool
+}
+
+// clusterTrustBundleObject is what gwpol reads of a ClusterTrustBundle.
+type clusterTrustBundleObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		SignerName  string `json:"signerName,omitempty"`
+		TrustBundle string `json:"trustBundle"`
+	} `json:"spec"`
+}
+
+func newClusterTrustBundle(o *manifest.Object, b *clusterTrustBundleObject) *ClusterTrustBundle {
+	return &ClusterTrustBundle{Name: o.Name, TrustBundle: b.Spec.TrustBundle, Src: o}
+}
+
 func newOpaque(o *manifest.Object, immutable *bool) *Opaque {
 	op := &Opaque{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Labels: o.Labels, Src: o}
 	if immutable != nil {

@@ -125,7 +125,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	ws := wso2.New(v.Definitions, v.Engine)
 	reg := registry(ws, v)
 	sres := validateSchemas(set, cfg, v)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
 		Schema: sres.Verdict})
 	pc := cfg.PolicyConfig()
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,

@@ -30,6 +30,10 @@ type Family struct {
 	// gwpol does not ship them: the model refuses an object with a longer
 	// list, as the API server would (model.Options.ListLimits).
 	ListLimits map[model.GroupKind][]manifest.ListBound
+	// Enums are the enums and union discriminators of those CRDs the
+	// family's code does not check itself: the model refuses an object
+	// with another value, as the API server would (model.Options.Enums).
+	Enums map[model.GroupKind][]model.FieldEnum
 	// CheckDeployment reports what the controller refuses in its own
 	// deployment settings, whichever policies use them (HAPTIC's trusted
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
@@ -124,6 +128,17 @@ func (r *Registry) Families() []Family {
 		return nil
 	}
 	return r.families
+}
+
+// Enums are the families' Enums (model.Options.Enums).
+func (r *Registry) Enums() map[model.GroupKind][]model.FieldEnum {
+	out := map[model.GroupKind][]model.FieldEnum{}
+	for _, f := range r.Families() {
+		for gk, es := range f.Enums {
+			out[gk] = append(out[gk], es...)
+		}
+	}
+	return out
 }
 
 // ListBounds are the families' ListLimits made into trees, one walk of an

@@ -415,6 +415,11 @@ type RouteVerdict struct {
 	// Unreported are the parents (parentRef indexes) the controller
 	// writes no status for.
 	Unreported []int
+	// NotAccepted is, per parent the route does not attach to (parentRef
+	// index), the Accepted=False condition in the controller's own words;
+	// its reason is the Gateway API's one topology decided. A parent
+	// missing here keeps topology's message.
+	NotAccepted map[int]Condition
 	// Answered are the rules the controller keeps (Accepted) but answers
 	// with a direct response instead of forwarding (Envoy Gateway: a
 	// filter reference that does not resolve), in rule order.

@@ -18,6 +18,9 @@ import (
 // reference's reason and every message; then the controller's own.
 func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVerdict) []metav1.Condition {
 	conds := topology.RouteParentConditions(rt, p)[:1] // Accepted
+	if c, ok := v.NotAccepted[p.Index]; ok && !p.Accepted {
+		conds[0] = metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: c.Reason, Message: c.Message}
+	}
 	if n := len(v.Dropped); n > 0 {
 		var msgs []string
 		var idx []string

@@ -315,7 +315,10 @@ func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref objectRef,
 	}
 	switch kind {
 	case "ClusterTrustBundle":
-		// gwpol does not read ClusterTrustBundles: taken as resolved.
+		// Cluster-scoped: no group, namespace or ReferenceGrant is read.
+		if m.ClusterTrustBundle(name) == nil {
+			return fmt.Sprintf("ref ClusterTrustBundle [%s] not found", name)
+		}
 		return ""
 	case "Secret", "ConfigMap":
 	default:
@@ -346,9 +349,9 @@ func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref objectRef,
 
 // refData is the data a CA certificate or CRL reference that dataRef
 // resolved points at (getFirstMatchOrFirstFromData: the entry key, else
-// the only entry), for the checks of its content; false for a reference
-// whose content is not in the input (an object assumed to exist, a
-// ClusterTrustBundle).
+// the only entry; a ClusterTrustBundle's trustBundle whatever the key),
+// for the checks of its content; false for a reference whose content is
+// not in the input (an object assumed to exist).
 func (v valueChecks) refData(m *model.Model, ref objectRef, key string) (secret.Value, bool) {
 	kind, name, ns := ref.kind, ref.name, ref.namespace
 	if ns == "" {
@@ -365,6 +368,10 @@ func (v valueChecks) refData(m *model.Model, ref objectRef, key string) (secret.
 		}
 		if len(s.Keys) == 1 {
 			return s.Value(s.Keys[0])
+		}
+	case "ClusterTrustBundle":
+		if b := m.ClusterTrustBundle(name); b != nil && !b.Assumed {
+			return secret.NewValue([]byte(b.TrustBundle)), true
 		}
 	case "ConfigMap":
 		cm := m.ConfigMap(ns, name)

@@ -35,6 +35,7 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 		}
 	}
 	rv.serveNothing()
+	rv.verdict.NotAccepted = notAccepted(rt)
 	for _, p := range rt.Parents {
 		// Envoy Gateway translates only the ListenerSets its Gateways
 		// accept: a parentRef to one they decline names nothing it knows.
@@ -43,6 +44,38 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 		}
 	}
 	return rv.verdict
+}
+
+// notAccepted words the Accepted=False condition of each parent the route
+// does not attach to as Envoy Gateway's translator does
+// (route.go: processAllowedListenersForParentRefs, and the hostname check
+// of each route kind's processXRouteParentRefs); the reason is the one
+// topology decided, which is Envoy Gateway's too. A parent that names no
+// Gateway the translator holds gets no status from it at all and is not
+// worded here.
+func notAccepted(rt *topology.Route) map[int]policy.Condition {
+	var out map[int]policy.Condition
+	for _, p := range rt.Parents {
+		if p.Accepted || p.Gateway == nil {
+			continue
+		}
+		msg := ""
+		switch p.Reason {
+		case "NoMatchingParent": // no listener has the parentRef's sectionName or port
+			msg = "No listeners match this parent ref"
+		case "NotAllowedByListeners":
+			msg = "No listeners included by this parent ref allowed this attachment."
+		case "NoMatchingListenerHostname":
+			msg = fmt.Sprintf("There were no hostname intersections between the %s and this parent ref's Listener(s).", rt.Kind)
+		default:
+			continue
+		}
+		if out == nil {
+			out = map[int]policy.Condition{}
+		}
+		out[p.Index] = policy.Condition{Type: "Accepted", Status: "False", Reason: p.Reason, Message: msg}
+	}
+	return out
 }
 
 type routeValidation struct {

@@ -60,4 +60,4 @@ var TopologyKeys = topology.Keys{
 // Family is kgateway's family for internal/pipeline to register: its
 // controller, render target and CRDs' list limits (its kinds are this package's and its
 // siblings', backendconfigpolicy, backendtlspolicy and directresponse).
-var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Settings: Settings}
+var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings}

@@ -86,3 +86,32 @@ var ListLimits = map[model.GroupKind][]manifest.ListBound{
 		{Path: "spec.transformation.response.set", Max: 16},
 	},
 }
+
+// Enums are the enums and union discriminators of kgateway's CRDs that
+// gwpol's decoding of its kinds does not check: its readers take the
+// member that is set, so without this a discriminator naming another
+// member, or a mode outside the enum, would pass where the API server
+// refuses the object (model.Options.Enums).
+var Enums = map[model.GroupKind][]model.FieldEnum{
+	{Group: Group, Kind: KindBackend}: {
+		union("spec.type", "AWS", "aws", "Static", "static", "DynamicForwardProxy", "dynamicForwardProxy", "GCP", "gcp", "PriorityGroups", "priorityGroups"),
+		union("spec.aws.auth.type", "Secret", "secretRef", "AssumeRole", "assumeRole"),
+	},
+	{Group: Group, Kind: KindGatewayExtension}: {
+		union("spec.type", "ExtAuth", "extAuth", "ExtProc", "extProc", "RateLimit", "rateLimit", "JWT", "jwt", "OAuth2", "oauth2"),
+	},
+	{Group: Group, Kind: KindListenerPolicy}: {
+		{Path: "spec.default.clientCertificateValidation.mode", Values: []string{"Require", "Optional"}},
+	},
+}
+
+// union is a discriminator at path whose values name members: value,
+// member, value, member…
+func union(path string, pairs ...string) model.FieldEnum {
+	e := model.FieldEnum{Path: path, Members: map[string]string{}}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		e.Values = append(e.Values, pairs[i])
+		e.Members[pairs[i]] = pairs[i+1]
+	}
+	return e
+}

@@ -68,12 +68,25 @@ func (ks *Kinds) skippedChecks(ps []*policy.Policy, cfg policy.Config) []string 
 }
 
 // Section is the wso2: section of .gwpol.yaml as the family declares it
-// (a map setting): the gateway-controller's system policies
-// (systemPolicies, checked when the policy definitions load) and its
-// policy engine's address (policyEngineCluster, policyEngineAddress).
+// (a map setting), which ParseSettings reads and checks: the
+// gateway-controller's own configuration that changes what gwpol emulates
+// (analytics, policyEngine, with the controller's defaults), and gwpol's
+// systemPolicies, policyEngineCluster and policyEngineAddress.
 var Section = policy.Setting{Key: "wso2", Default: map[string]any{},
-	Doc:    "the WSO2 gateway-controller's deployment: systemPolicies (the {name, version, params} every API's chain starts with), policyEngineCluster and policyEngineAddress (where the policy engine listens)",
-	Source: "the gateway-controller's deployment configuration (system policies, policy engine address)"}
+	Doc: "the WSO2 gateway-controller's deployment: analytics.enabled (default false: true starts every chain with the " + AnalyticsPolicyName + " " + AnalyticsPolicyVersion + " system policy) and analytics.allowPayloads (its allow_payloads, default false); " +
+		"policyEngine (its router.policy_engine: mode uds, or tcp to host policy-engine port 9001; timeoutMs and messageTimeoutMs 60000; failureModeAllow false; allowModeOverride true), which the rendered ext_proc filter and cluster follow; " +
+		"systemPolicies (further {name, version, params} every chain starts with, for engine builds that add system policies), policyEngineCluster (the cluster's name in the rendered config) and policyEngineAddress (HOST:PORT, the older spelling of policyEngine in tcp mode)",
+	Source: "gateway/gateway-controller/pkg/config/config.go: defaultConfig (analytics, router.policy_engine); pkg/utils/system_policies.go: InjectSystemPolicies; pkg/xds/translator.go: createExtProcFilter, createPolicyEngineCluster",
+	Check: func(v any) error {
+		values := map[string]any{}
+		if m, ok := stringMap(v); ok {
+			for k, val := range m {
+				values["wso2."+k] = val
+			}
+		}
+		_, err := ParseSettings(policy.Config{Values: values})
+		return err
+	}}
 
 // generated computes, for each rule of an HTTPRoute the WSO2 gateway
 // operator serves, the policies the operator generates from the rule's

@@ -228,13 +228,36 @@ func jsonable(v any) any {
 	return v
 }
 
-// System resolves the configured system policies, the start of every
-// chain. pos places findings (the config file's field paths, e.g.
+// analyticsPath is where the analytics system policy is configured.
+const analyticsPath = "wso2." + ConfigKeyAnalytics
+
+// analyticsReference is the analytics system policy as the
+// gateway-controller injects it when analytics is on: its name and
+// version, and allow_payloads from analytics.allowPayloads
+// (InjectSystemPolicies).
+func analyticsReference(set Settings) *Reference {
+	params, _ := json.Marshal(map[string]any{"allow_payloads": set.AllowPayloads})
+	return &Reference{Name: AnalyticsPolicyName, Version: AnalyticsPolicyVersion, Params: params, Path: analyticsPath}
+}
+
+// System resolves the system policies, the start of every chain: the
+// analytics policy when wso2.analytics.enabled is on, as the
+// gateway-controller injects it, then the configured systemPolicies. pos places findings (the config file's field paths, e.g.
 // wso2.systemPolicies[0].version); nil places them nowhere. A malformed
 // setting is reported by SystemPolicies; here it yields no chain.
 func (ks *Kinds) System(cfg policy.Config, pos func(string) diag.Position) (*Chain, []diag.Diagnostic) {
 	sps, err := SystemPolicies(cfg)
-	if err != nil || len(sps) == 0 {
+	if err != nil {
+		return nil, nil
+	}
+	var refs []*Reference
+	if set, err := ParseSettings(cfg); err == nil && set.Analytics {
+		refs = append(refs, analyticsReference(set))
+	}
+	for i, sp := range sps {
+		refs = append(refs, &Reference{Name: sp.Name, Version: sp.Version, Params: sp.Params, Path: fmt.Sprintf("wso2.%s[%d]", ConfigKeySystemPolicies, i)})
+	}
+	if len(refs) == 0 {
 		return nil, nil
 	}
 	if pos == nil {
@@ -242,9 +265,12 @@ func (ks *Kinds) System(cfg policy.Config, pos func(string) diag.Position) (*Cha
 	}
 	ch := &Chain{Level: LevelSystem, Source: SourceConfig}
 	var diags []diag.Diagnostic
-	for i, sp := range sps {
-		r := &Reference{Name: sp.Name, Version: sp.Version, Params: sp.Params, Path: fmt.Sprintf("wso2.%s[%d]", ConfigKeySystemPolicies, i)}
-		r.Pos = pos(r.Path + ".version")
+	for _, r := range refs {
+		if r.Path == analyticsPath {
+			r.Pos = pos(r.Path + ".enabled")
+		} else {
+			r.Pos = pos(r.Path + ".version")
+		}
 		invalid, findings := ks.check(r, diag.ObjectRef{}, pos)
 		diags = append(append(diags, invalid...), findings...)
 		ch.Refs = append(ch.Refs, r)

@@ -3,7 +3,6 @@ package wso2
 import (
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +25,6 @@ const (
 	ConfigKeyEngineCluster = "policyEngineCluster"
 	ConfigKeyEngineAddress = "policyEngineAddress"
 	DefaultEngineCluster   = "policy-engine"
-	DefaultEngineAddress   = "policy-engine:9001"
 )
 
 // FilterName is the HTTP filter that sends requests to the policy engine.
@@ -95,8 +93,12 @@ func (k *APIPolicyKind) RenderField(in policy.FieldInput, env *policy.Env) ([]po
 	}
 	meta["policies"] = policies
 
+	set, err := ParseSettings(cfg)
+	if err != nil {
+		return nil, err
+	}
 	cluster := EngineCluster(cfg)
-	cl, err := engineCluster(cluster, configString(cfg, ConfigKeyEngineAddress, DefaultEngineAddress))
+	cl, err := engineCluster(cluster, set.Engine)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func (k *APIPolicyKind) RenderField(in policy.FieldInput, env *policy.Env) ([]po
 	}
 	return []policy.Fragment{{
 		Capability: "ext_proc",
-		Filter:     &policy.HTTPFilter{Name: FilterName, Order: filterOrder, Typed: engineFilter(cluster)},
+		Filter:     &policy.HTTPFilter{Name: FilterName, Order: filterOrder, Typed: engineFilter(cluster, set.Engine)},
 		TypedPerFilterConfig: map[string]proto.Message{
 			FilterName: &extprocv3.ExtProcPerRoute{Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: &extprocv3.ExtProcOverrides{}}},
 		},
@@ -115,46 +117,47 @@ func (k *APIPolicyKind) RenderField(in policy.FieldInput, env *policy.Env) ([]po
 	}}, nil
 }
 
-// engineFilter is the ext_proc filter calling the policy engine: headers
-// both ways, and bodies only when a policy of the chain asks for them (the
-// engine overrides the mode).
-func engineFilter(cluster string) *extprocv3.ExternalProcessor {
-	timeout := durationpb.New(20 * time.Second)
+// engineFilter is the ext_proc filter calling the policy engine, as the
+// gateway-controller writes it from router.policy_engine
+// (createExtProcFilter): its timeouts, whether a failed call lets the
+// request through, whether the engine may ask for bodies; headers both
+// ways, bodies only when a policy of the chain asks for them.
+func engineFilter(cluster string, e EngineSettings) *extprocv3.ExternalProcessor {
 	return &extprocv3.ExternalProcessor{
-		GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}}, Timeout: timeout},
+		GrpcService: &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}},
+			Timeout: durationpb.New(time.Duration(e.TimeoutMs) * time.Millisecond)},
 		ProcessingMode: &extprocv3.ProcessingMode{
 			RequestHeaderMode: extprocv3.ProcessingMode_SEND, ResponseHeaderMode: extprocv3.ProcessingMode_SEND,
 			RequestBodyMode: extprocv3.ProcessingMode_NONE, ResponseBodyMode: extprocv3.ProcessingMode_NONE,
 		},
-		AllowModeOverride: true,
+		FailureModeAllow:  e.FailureModeAllow,
+		AllowModeOverride: e.AllowModeOverride,
 		RequestAttributes: []string{"xds.route_name", "xds.route_metadata"},
-		MessageTimeout:    timeout,
+		MessageTimeout:    durationpb.New(time.Duration(e.MessageTimeoutMs) * time.Millisecond),
 	}
 }
 
-// engineCluster is the policy engine's gRPC cluster: HTTP/2 to host:port.
-func engineCluster(name, address string) (*clusterv3.Cluster, error) {
-	host, portText, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, fmt.Errorf("wso2.%s %q: want HOST:PORT", ConfigKeyEngineAddress, address)
-	}
-	port, err := strconv.ParseUint(portText, 10, 16)
-	if err != nil || port == 0 {
-		return nil, fmt.Errorf("wso2.%s %q: the port must be 1-65535", ConfigKeyEngineAddress, address)
-	}
-	typ := clusterv3.Cluster_STRICT_DNS
-	if net.ParseIP(strings.Trim(host, "[]")) != nil {
-		typ = clusterv3.Cluster_STATIC
-	}
+// engineCluster is the policy engine's gRPC cluster (HTTP/2), as the
+// gateway-controller writes it (createPolicyEngineCluster): in uds mode
+// the engine's Unix socket (STATIC), in tcp mode host:port (STRICT_DNS,
+// STATIC for an IP address).
+func engineCluster(name string, e EngineSettings) (*clusterv3.Cluster, error) {
 	h2, err := anypb.New(&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
 		ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
 			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})
 	if err != nil {
 		return nil, err
 	}
-	endpoint := &endpointv3.LbEndpoint{HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
-		Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
-			Address: host, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)}}}}}}}
+	typ := clusterv3.Cluster_STATIC
+	addr := &corev3.Address{Address: &corev3.Address_Pipe{Pipe: &corev3.Pipe{Path: EngineSocket}}}
+	if e.Mode == EngineTCP {
+		if net.ParseIP(strings.Trim(e.Host, "[]")) == nil {
+			typ = clusterv3.Cluster_STRICT_DNS
+		}
+		addr = &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
+			Address: strings.Trim(e.Host, "[]"), PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: e.Port}}}}
+	}
+	endpoint := &endpointv3.LbEndpoint{HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{Address: addr}}}
 	return &clusterv3.Cluster{
 		Name:                          name,
 		ClusterDiscoveryType:          &clusterv3.Cluster_Type{Type: typ},

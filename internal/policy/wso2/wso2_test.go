@@ -260,7 +260,9 @@ func TestRenderField(t *testing.T) {
 	if got, _ := json.Marshal(md); string(got) != `{"chain":["set-headers:v1"],"policies":["gateway.api-platform.wso2.com/APIPolicy/ns/rule"],"resolved":{"set-headers:v1":"v1.0.0"}}` {
 		t.Errorf("metadata: %s", got)
 	}
-	if c, _ := frags[0].TypedClusters[0].(*clusterv3.Cluster); c.GetName() != DefaultEngineCluster || c.GetType() != clusterv3.Cluster_STRICT_DNS {
+	// The gateway-controller's default: the policy engine on its Unix socket.
+	if c, _ := frags[0].TypedClusters[0].(*clusterv3.Cluster); c.GetName() != DefaultEngineCluster || c.GetType() != clusterv3.Cluster_STATIC ||
+		c.GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetPipe().GetPath() != EngineSocket {
 		t.Errorf("cluster: %v", frags[0].TypedClusters[0])
 	}
 	bad := &policy.Env{Config: policy.Config{Values: map[string]any{"wso2.policyEngineAddress": "policy-engine"}}}
