@@ -6,14 +6,16 @@ import (
 )
 
 // validateRoutes asks each controller that validates routes by rules of
-// its own (policy.Family.ValidateRoute) for its verdict on the routes with
-// a parent on one of its Gateways. Only a GatewayClass in the input names
+// its own (policy.RouteValidator) for its verdict on the routes with a
+// parent on one of its Gateways. Only a GatewayClass in the input names
 // the controller: without it the Gateway API checks topology makes stand.
 func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy.Config) {
-	validators := map[string]func(*topology.Route, *policy.Env, *policy.Set) *policy.RouteVerdict{}
-	for _, f := range reg.Families() {
-		if f.ValidateRoute != nil && f.Controller != nil {
-			validators[f.Controller.Name] = f.ValidateRoute
+	validators := map[string]policy.RouteValidator{}
+	for _, k := range reg.Kinds() {
+		if v, ok := k.(policy.RouteValidator); ok {
+			if _, seen := validators[v.RouteController()]; !seen {
+				validators[v.RouteController()] = v
+			}
 		}
 	}
 	if len(validators) == 0 {
@@ -31,7 +33,7 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 			if !ok || r.Verdicts[rt][ctrl] != nil {
 				continue
 			}
-			verdict := v(rt, env, set)
+			verdict := v.ValidateRoute(rt, env, set)
 			if r.Verdicts[rt] == nil {
 				r.Verdicts[rt] = map[string]*policy.RouteVerdict{}
 			}
@@ -42,14 +44,16 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 }
 
 // validateListeners asks each controller that judges listeners itself
-// (policy.Family.ValidateListeners) for the conditions of the listeners of
-// its Gateways. As for routes, only a GatewayClass in the input names the
+// (policy.ListenerValidator) for the conditions of the listeners of its
+// Gateways. As for routes, only a GatewayClass in the input names the
 // controller.
 func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg policy.Config) {
-	validators := map[string]func(*topology.Gateway, *topology.Graph, *policy.Env) map[*topology.Listener][]policy.Condition{}
-	for _, f := range reg.Families() {
-		if f.ValidateListeners != nil && f.Controller != nil {
-			validators[f.Controller.Name] = f.ValidateListeners
+	validators := map[string]policy.ListenerValidator{}
+	for _, k := range reg.Kinds() {
+		if v, ok := k.(policy.ListenerValidator); ok {
+			if _, seen := validators[v.ListenerController()]; !seen {
+				validators[v.ListenerController()] = v
+			}
 		}
 	}
 	if len(validators) == 0 {
@@ -65,7 +69,7 @@ func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg 
 		if r.Listeners == nil {
 			r.Listeners = map[*topology.Listener][]policy.Condition{}
 		}
-		for l, cs := range v(gw, g, env) {
+		for l, cs := range v.ValidateListeners(gw, g, env) {
 			r.Listeners[l] = cs
 		}
 	}
