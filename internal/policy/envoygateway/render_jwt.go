@@ -22,6 +22,7 @@ import (
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -61,6 +62,10 @@ func renderJWT(j *egv1a1.JWT, who policyName) ([]policy.Fragment, error) {
 	var frags []policy.Fragment
 	for i, p := range j.Providers {
 		prov, cluster, part, err := buildJWTProvider(p, who.namespace, jwksClusterName(who, i))
+		if err != nil && diag.KindOf(err) != diag.Unsupported {
+			// Positioned at the provider whose value is refused.
+			return nil, diag.FieldErrorf(diag.Invalid, fmt.Sprintf("spec.jwt.providers[%d]", i), "jwt.providers[%d]: %w", i, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("jwt.providers[%d]: %w", i, err)
 		}
@@ -205,6 +210,11 @@ func urlCluster(raw string) (*clusterv3.Cluster, error) {
 		}
 	}
 	host := u.Hostname()
+	if host == "" {
+		// Envoy refuses an endpoint without an address: the URL is the
+		// field's problem, not a cluster to write.
+		return nil, fmt.Errorf("%q names no host", raw)
+	}
 	name := strings.ReplaceAll(host, ".", "_") + "_" + strconv.FormatUint(port, 10)
 	discovery := clusterv3.Cluster_STRICT_DNS
 	if _, err := netip.ParseAddr(host); err == nil {

@@ -134,7 +134,7 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 // hostPort splits policyEngineAddress.
 func hostPort(address string) (string, uint32, error) {
 	host, portText, err := net.SplitHostPort(address)
-	if err != nil {
+	if err != nil || host == "" { // Envoy refuses an endpoint with an empty address
 		return "", 0, fmt.Errorf("wso2.%s %q: want HOST:PORT", ConfigKeyEngineAddress, address)
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)

@@ -265,9 +265,13 @@ func TestRenderField(t *testing.T) {
 		c.GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetPipe().GetPath() != EngineSocket {
 		t.Errorf("cluster: %v", frags[0].TypedClusters[0])
 	}
-	bad := &policy.Env{Config: policy.Config{Values: map[string]any{"wso2.policyEngineAddress": "policy-engine"}}}
-	if _, err := k.RenderField(policy.FieldInput{Key: FieldChain, Values: values}, bad); err == nil {
-		t.Error("an address without a port renders")
+	// An address Envoy would refuse as the engine's endpoint: no port,
+	// no host, a port out of range.
+	for _, addr := range []string{"policy-engine", ":9001", "[]:9001", "policy-engine:0", "policy-engine:65536"} {
+		bad := &policy.Env{Config: policy.Config{Values: map[string]any{"wso2.policyEngineAddress": addr}}}
+		if _, err := k.RenderField(policy.FieldInput{Key: FieldChain, Values: values}, bad); err == nil {
+			t.Errorf("engine address %q renders", addr)
+		}
 	}
 	if _, err := k.RenderField(policy.FieldInput{Key: "cors"}, nil); err == nil {
 		t.Error("an unknown field renders")

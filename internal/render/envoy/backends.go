@@ -410,10 +410,9 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 		return nil // the plain EDS cluster
 	}
 	var c *clusterv3.Cluster
+	var filter *anypb.Any
 	if err == nil {
-		if c, _ = build.Cluster.(*clusterv3.Cluster); c == nil {
-			err = fmt.Errorf("its cluster is a %T", build.Cluster)
-		}
+		c, filter, err = checkBackendBuild(build, &b.anys)
 	}
 	if err != nil {
 		code := policy.LintPolicyInvalid.Code
@@ -430,20 +429,46 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	}
 	bb = &backendBuilt{cluster: c}
 	if f := build.Filter; f != nil {
-		a, err := b.anys.typedAny(f.Typed)
-		if err != nil {
-			return nil
-		}
-		bb.filter = &filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: a, enabled: true}
+		bb.filter = &filterDef{name: f.Name, order: f.Order, precedence: f.Precedence, config: filter, enabled: true}
 	}
 	for _, m := range build.Clusters {
-		if ec, ok := m.(*clusterv3.Cluster); ok {
-			bb.clusters = append(bb.clusters, ec)
-		}
+		bb.clusters = append(bb.clusters, m.(*clusterv3.Cluster))
 	}
 	bb.route, _ = build.Route.(*routev3.RouteAction)
 	bb.perRoute = build.PerRoute
 	return bb
+}
+
+// checkBackendBuild types what a kind built for a backend object and
+// holds it to Envoy's validation rules before any of it is used: its
+// cluster, the clusters its filter calls and the filter's config. The
+// values come from the object's spec, so an invalid one is the object's
+// finding, not an internal error when the Gateway's config is checked.
+func checkBackendBuild(build *policy.BackendBuild, anys *anyCache) (*clusterv3.Cluster, *anypb.Any, error) {
+	c, _ := build.Cluster.(*clusterv3.Cluster)
+	if c == nil {
+		return nil, nil, fmt.Errorf("its cluster is a %T", build.Cluster)
+	}
+	if err := validateDeep(c); err != nil {
+		return nil, nil, fmt.Errorf("its cluster would not be valid Envoy config: %w", err)
+	}
+	for _, m := range build.Clusters {
+		ec, _ := m.(*clusterv3.Cluster)
+		if ec == nil {
+			return nil, nil, fmt.Errorf("a cluster its filter calls is a %T", m)
+		}
+		if err := validateDeep(ec); err != nil {
+			return nil, nil, fmt.Errorf("cluster %s would not be valid Envoy config: %w", ec.Name, err)
+		}
+	}
+	var filter *anypb.Any
+	if f := build.Filter; f != nil {
+		var err error
+		if filter, err = anys.typedAny(f.Typed); err != nil {
+			return nil, nil, fmt.Errorf("filter %s would not be valid Envoy config: %w", f.Name, err)
+		}
+	}
+	return c, filter, nil
 }
 
 // backendBuilt is a backend object's cluster, the HTTP filter a chain

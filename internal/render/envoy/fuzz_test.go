@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"os"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -19,6 +20,24 @@ import (
 	"github.com/gwpol/gwpol/internal/render/xdsjson/xdsjsontest"
 	"github.com/gwpol/gwpol/internal/topology"
 )
+
+// fuzzPlatform is the shared base of the one-feature fixtures the seeds
+// come from: their policies target its route and Services (infra/shop),
+// so that without it most seeds would attach to nothing and render
+// none of their fields. Its objects are added to fuzzBase's, those
+// fuzzBase already holds (the Gateway) left out.
+const fuzzPlatform = "../../../testdata/base/platform.yaml"
+
+// fuzzConfig turns on every optional API and service of the families
+// (Envoy Gateway's Backend, Lua, SDS Secret references and rate limit
+// service), so that the renderers behind them are fuzzed too and not
+// only the refusals that say they are off.
+var fuzzConfig = policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard", Values: map[string]any{
+	"envoyGateway.enableBackend":                    true,
+	"envoyGateway.extensionApis.enableLua":          true,
+	"envoyGateway.extensionApis.enableSDSSecretRef": true,
+	"envoyGateway.rateLimit.enabled":                true,
+}}
 
 // fuzzBase is what the fuzzed policy documents attach to: a Gateway with
 // an HTTP listener, routes with a named and an unnamed rule, a gRPC
@@ -85,6 +104,13 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: Backend\nmetadata: {name: b, namespace: app}\nspec:\n  static: {hosts: [{host: '', port: 443}]}\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
 		"  rules: [{backendRefs: [{group: gateway.kgateway.dev, kind: Backend, name: b}]}]\n"))
+	// An Envoy Gateway JWT provider whose JWKS URI names no host, on the
+	// platform's route: refused at the provider, not written as a JWKS
+	// cluster whose endpoint Envoy rejects (found by this target once its
+	// base held the route the fixtures' policies target).
+	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
+		"  jwt: {providers: [{name: corp, remoteJWKS: {uri: 'https:///jwks.json'}}]}\n"))
 	// Envoy Gateway's extensions: Lua (inline, a ConfigMap's), external
 	// processors (one failing open) and the BackendTLSPolicy of their
 	// backend.
@@ -95,62 +121,99 @@ func FuzzRender(f *testing.F) {
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lua, namespace: app}\ndata: {script: x}\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
 		"  targetRefs: [{group: '', kind: Service, name: svc2}]\n  validation: {hostname: svc2, caCertificateRefs: [{group: '', kind: ConfigMap, name: lua}]}\n"))
+	reg := fuzzRegistry()
+	base := fuzzBaseObjects(f)
+	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base(t), docs) })
+}
+
+// fuzzRegistry holds every family's kinds. Envoy Gateway's kinds bring
+// its route validation (verdicts that leave rules out, answer them or
+// refuse backendRefs) to the routes of the seeds with an Envoy Gateway
+// GatewayClass; BackendTLSPolicy the CA checks of its extensions'
+// backends.
+func fuzzRegistry() *policy.Registry {
 	ws := wso2.New(nil, nil)
-	// Envoy Gateway's kinds bring its route validation (verdicts that
-	// leave rules out, answer them or refuse backendRefs) to the routes
-	// of the seeds with an Envoy Gateway GatewayClass; BackendTLSPolicy
-	// the CA checks of its extensions' backends.
-	reg := WithFamilyTargets(policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI(),
+	return WithFamilyTargets(policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI(),
 		backendtlspolicy.New()}, envoygateway.All()...)...))
-	f.Fuzz(func(t *testing.T, docs []byte) {
-		base, err := manifest.Parse("base.yaml", []byte(fuzzBase), manifest.Limits{})
+}
+
+// checkRender compiles base and docs and renders them for every target:
+// docs are refused with findings, or their config passes ValidateAll
+// (packed configs included) and its YAML parses back to its JSON.
+func checkRender(t testing.TB, reg *policy.Registry, base []*manifest.Object, docs []byte) {
+	extra, err := manifest.Parse(policytest.FuzzFile, docs, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
+	if err != nil {
+		return // unparseable input stops gwpol before render
+	}
+	set := &manifest.Set{Objects: append(base, extra...)}
+	for i, o := range set.Objects {
+		o.Seq = i
+	}
+	cfg := fuzzConfig
+	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
+	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
+	res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
+	for _, target := range reg.TargetNames() {
+		out, err := Render(res, Options{Target: target, Config: cfg})
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		for _, gw := range out.Gateways {
+			var all []proto.Message
+			for _, l := range gw.Listeners {
+				all = append(all, l)
+			}
+			for _, rc := range gw.RouteConfigurations {
+				all = append(all, rc)
+			}
+			for _, c := range gw.Clusters {
+				all = append(all, c)
+			}
+			for _, r := range all {
+				if err := validateDeep(r); err != nil {
+					t.Fatalf("%s: rendered config is not valid Envoy config: %v", target, err)
+				}
+			}
+		}
+		js, err := out.Marshal("json", TypeAll)
+		if err != nil {
+			t.Fatalf("%s: json: %v", target, err)
+		}
+		ym, err := out.Marshal("yaml", TypeAll)
+		if err != nil {
+			t.Fatalf("%s: yaml: %v", target, err)
+		}
+		xdsjsontest.SameData(t, target, js, ym)
+	}
+}
+
+// fuzzBaseObjects reads fuzzBase and fuzzPlatform once and returns a
+// function that parses them afresh for each input (the pipeline's stages
+// may annotate objects, so inputs share none).
+func fuzzBaseObjects(f testing.TB) func(testing.TB) []*manifest.Object {
+	platform, err := os.ReadFile(fuzzPlatform)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return func(t testing.TB) []*manifest.Object {
+		objs, err := manifest.Parse("base.yaml", []byte(fuzzBase), manifest.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		extra, err := manifest.Parse(policytest.FuzzFile, docs, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
+		more, err := manifest.Parse("platform.yaml", platform, manifest.Limits{})
 		if err != nil {
-			return // unparseable input stops gwpol before render
+			t.Fatal(err)
 		}
-		set := &manifest.Set{Objects: append(base, extra...)}
-		for i, o := range set.Objects {
-			o.Seq = i
+		held := map[string]bool{}
+		for _, o := range objs {
+			held[o.Kind+"/"+o.Namespace+"/"+o.Name] = true
 		}
-		cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
-		m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
-		g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
-		pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
-		res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
-		for _, target := range reg.TargetNames() {
-			out, err := Render(res, Options{Target: target, Config: cfg})
-			if err != nil {
-				t.Fatalf("%s: %v", target, err)
+		for _, o := range more {
+			if !held[o.Kind+"/"+o.Namespace+"/"+o.Name] {
+				objs = append(objs, o)
 			}
-			for _, gw := range out.Gateways {
-				var all []proto.Message
-				for _, l := range gw.Listeners {
-					all = append(all, l)
-				}
-				for _, rc := range gw.RouteConfigurations {
-					all = append(all, rc)
-				}
-				for _, c := range gw.Clusters {
-					all = append(all, c)
-				}
-				for _, r := range all {
-					if err := validateDeep(r); err != nil {
-						t.Fatalf("%s: rendered config is not valid Envoy config: %v", target, err)
-					}
-				}
-			}
-			js, err := out.Marshal("json", TypeAll)
-			if err != nil {
-				t.Fatalf("%s: json: %v", target, err)
-			}
-			ym, err := out.Marshal("yaml", TypeAll)
-			if err != nil {
-				t.Fatalf("%s: yaml: %v", target, err)
-			}
-			xdsjsontest.SameData(t, target, js, ym)
 		}
-	})
+		return objs
+	}
 }

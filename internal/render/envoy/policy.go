@@ -335,11 +335,11 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 	if err != nil && k.Spec().InvalidKeepsValidFields {
 		// The kind reports such a setting on the policy when it decodes it
 		// and the controller leaves it out, keeping the rest: so does render.
-		b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
+		b.reportAt(owner, f.Key, diag.FieldOf(err), policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
 		return rf
 	}
 	if err != nil {
-		b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
+		b.reportAt(owner, f.Key, diag.FieldOf(err), policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
 		rf.failBody = fmt.Sprintf("gwpol: %s %s/%s field %s cannot be rendered: %v", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)
 		return rf
 	}
@@ -378,6 +378,12 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 
 // report adds a diagnostic once per policy, field and code.
 func (b *builder) report(p *policy.Policy, key, code, msg string) {
+	b.reportAt(p, key, "", code, msg)
+}
+
+// reportAt is report positioned at path, a field below the key's (the
+// value a renderer's error names, diag.FieldOf); "" is the key's own.
+func (b *builder) reportAt(p *policy.Policy, key, path, code, msg string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	id := code + "|" + p.ID() + "|" + key
@@ -385,7 +391,10 @@ func (b *builder) report(p *policy.Policy, key, code, msg string) {
 		return
 	}
 	b.reported[id] = true
-	b.diags = append(b.diags, p.Diag(code, diag.Error, p.FieldPath(key), "%s", msg))
+	if path == "" {
+		path = p.FieldPath(key)
+	}
+	b.diags = append(b.diags, p.Diag(code, diag.Error, path, "%s", msg))
 }
 
 // add types one fragment.
@@ -482,6 +491,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 		}
 		if c.Name == "" {
 			return fmt.Errorf("cluster without a name")
+		}
+		// A cluster a field adds is whole (a JWKS server's, an external
+		// authorization service's) and built from the policy's values
+		// (a URL's host and port): held to Envoy's rules here, it is the
+		// field's finding instead of an internal error about the Gateway.
+		if err := validateDeep(c); err != nil {
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
 		rf.clusters = append(rf.clusters, proto.Clone(c).(*clusterv3.Cluster))
 	}
