@@ -80,6 +80,8 @@ func backendRefNote(k policy.Kind, key string, es []merge.EffectiveField, forwar
 		return "applied by the controller for this backend, not translated offline (GWP406): " + fs.BackendRefUntranslated
 	case !fs.PerBackend:
 		return "left out for this backend (GWP218): " + k.Spec().BackendRefNote
+	case fs.PerBackendNote != "":
+		return fs.PerBackendNote
 	}
 	rule := ""
 	for _, e := range es {

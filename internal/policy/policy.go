@@ -129,6 +129,9 @@ type FieldSpec struct {
 	// the backend's weighted cluster. A field without it is left out
 	// there (route-level settings: timeouts, retries, rewrites): GWP218.
 	PerBackend bool
+	// PerBackendNote, for a PerBackend field the controller applies some
+	// other way than by per-filter configuration, says how (explain).
+	PerBackendNote string
 	// BackendRefUntranslated, when set, says why gwpol does not render a
 	// field the controller does apply on a backendRef (GWP406 there
 	// instead of GWP218).

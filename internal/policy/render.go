@@ -105,6 +105,15 @@ type Fragment struct {
 	// dns tunes a dynamic forward proxy's DNS cache, and leaves an EDS
 	// cluster as it is).
 	ClusterOfType proto.Message
+	// BackendCluster is cluster settings (a go-control-plane Cluster) the
+	// field makes where it applies to one backendRef's share of a rule
+	// (FieldSpec.PerBackend, the policy named from a backendRef): that
+	// backendRef forwards to a cluster of its own, a copy of its
+	// backend's with these merged in (Envoy Gateway's upstream credential
+	// injector). For such a backendRef the field's filters and per-filter
+	// configuration are not used; where the field applies to a whole
+	// rule, BackendCluster is not.
+	BackendCluster proto.Message
 	// ClusterFinish adjusts the backend's whole cluster (a go-control-plane
 	// Cluster) once every field's Cluster is merged into it, for a setting
 	// whose meaning depends on what the cluster is (kgateway drops

@@ -110,8 +110,10 @@ func (k *Kind) buildSpec() policy.KindSpec {
 	for _, f := range k.fields {
 		fs := policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow}
 		if k.extensionRef && f == "credentialInjection" {
-			fs.BackendRefUntranslated = "Envoy Gateway injects the credential for that backend only, with an upstream credential_injector filter in a cluster of the backendRef's own (one cluster per filtered backendRef), " +
-				"which gwpol does not build; name the filter from the rule to see it rendered for the whole rule"
+			// Envoy Gateway injects for that backend only
+			// (renderCredentialInjection's BackendCluster).
+			fs.PerBackend = true
+			fs.PerBackendNote = "in effect for this backend only: an upstream credential_injector filter in a cluster of the backendRef's own, as Envoy Gateway builds one per filtered backendRef"
 		}
 		s.Fields = append(s.Fields, fs)
 	}

@@ -3,11 +3,15 @@ package envoygateway
 import (
 	"fmt"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	credentialinjectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/credential_injector/v3"
+	upstreamcodecv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/upstream_codec/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	genericv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/injected_credentials/generic/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -127,11 +131,37 @@ func renderCredentialInjection(c *egv1a1.HTTPCredentialInjectionFilter, who poli
 		injector.Overwrite = *c.Overwrite
 	}
 	name := credentialInjectorFilter + "/" + who.String()
+	own, err := upstreamInjector(name, injector)
+	if err != nil {
+		return nil, err
+	}
 	return []policy.Fragment{{
 		Capability:           "credential_injector",
 		Filter:               &policy.HTTPFilter{Name: name, Order: orderCredentialInjector, Typed: injector},
 		TypedPerFilterConfig: map[string]proto.Message{name: &routev3.FilterConfig{Config: &anypb.Any{}}},
+		BackendCluster:       own,
 	}}, nil
+}
+
+// upstreamInjector is the credential injector where a backendRef names
+// the HTTPRouteFilter: Envoy Gateway gives that backendRef a cluster of
+// its own (one per filtered backendRef) and injects there, with the same
+// filter as an upstream HTTP filter of the cluster, on, before the
+// upstream codec that ends the upstream chain
+// (internal/xds/translator/cluster.go, buildClusterHTTPFilters).
+func upstreamInjector(name string, injector *credentialinjectorv3.CredentialInjector) (*clusterv3.Cluster, error) {
+	inj, err := anypb.New(injector)
+	if err != nil {
+		return nil, err
+	}
+	codec, err := anypb.New(&upstreamcodecv3.UpstreamCodec{})
+	if err != nil {
+		return nil, err
+	}
+	return httpOptions(&upstreamhttpv3.HttpProtocolOptions{HttpFilters: []*hcmv3.HttpFilter{
+		{Name: name, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: inj}},
+		{Name: "envoy.extensions.filters.http.upstream_codec.v3.UpstreamCodec", ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: codec}},
+	}})
 }
 
 // typedCoreExtension packs a message built here as Envoy's core typed

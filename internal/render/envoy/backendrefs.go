@@ -42,7 +42,40 @@ func (gb *gatewayBuild) backendRefScope(rule *topology.Rule, i int) *scoped {
 	if len(s.fields) == 0 {
 		return nil
 	}
+	return s.ownClustersOnly()
+}
+
+// ownClustersOnly: a field that makes settings of a backendRef's own
+// cluster (policy.Fragment.BackendCluster) takes effect there only, not
+// through the chain's filters and the per-filter configuration it makes
+// for a rule. Rendered fields are shared (builder.rendered): those are
+// replaced by copies.
+func (s *scoped) ownClustersOnly() *scoped {
+	changed := false
+	for i, f := range s.fields {
+		if f.ownCluster != nil && (f.filters != nil || f.perFilter != nil) {
+			c := *f
+			c.filters, c.perFilter = nil, nil
+			s.fields[i], changed = &c, true
+		}
+	}
+	if changed {
+		s.tpfc = s.buildPerFilter()
+	}
 	return s
+}
+
+// ownClusterSettings are the settings of the backendRef's own cluster
+// the scope's fields make (nil: the backendRef forwards to its backend's
+// cluster).
+func (s *scoped) ownClusterSettings() []clusterSetting {
+	var cs []clusterSetting
+	for _, f := range s.fields {
+		if f.ownCluster != nil {
+			cs = append(cs, clusterSetting{c: f.ownCluster})
+		}
+	}
+	return cs
 }
 
 // perBackend reports whether kind k applies field key per backend.
@@ -58,7 +91,8 @@ func perBackend(k policy.Kind, key string) bool {
 // backendRefConfig is what the policies of one backendRef configure:
 // the per-filter configuration of its weighted cluster, and the 503 body
 // when one of their fields cannot be rendered ("" when none). It records
-// the filters and clusters they need.
+// the filters and clusters they need, and the settings of the
+// backendRef's own cluster (vhostBuild.ownClusters, for ruleClusters).
 func (vb *vhostBuild) backendRefConfig(rule *topology.Rule, i int) (map[string]*anypb.Any, string) {
 	bs := vb.backendRefScope(rule, i)
 	if bs == nil {
@@ -68,5 +102,11 @@ func (vb *vhostBuild) backendRefConfig(rule *topology.Rule, i int) (map[string]*
 		return nil, bs.failBody
 	}
 	vb.usePolicies(bs, []*scoped{bs})
+	if cs := bs.ownClusterSettings(); cs != nil {
+		if vb.ownClusters == nil {
+			vb.ownClusters = map[int][]clusterSetting{}
+		}
+		vb.ownClusters[i] = cs
+	}
 	return bs.perFilter(), ""
 }

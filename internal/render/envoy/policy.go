@@ -82,6 +82,7 @@ type rendered struct {
 	clusters    []*clusterv3.Cluster
 	cluster     *clusterv3.Cluster           // settings of the targeted backend's cluster (ScopeCluster)
 	ofType      *clusterv3.Cluster           // settings for a cluster of its custom type only (policy.Fragment.ClusterOfType)
+	ownCluster  *clusterv3.Cluster           // settings of a backendRef's own cluster (policy.Fragment.BackendCluster)
 	finish      []func(proto.Message)        // adjustments of the whole cluster (policy.Fragment.ClusterFinish)
 	hcm         *hcmv3.HttpConnectionManager // settings of the listeners' connection managers
 	listener    *listenerv3.Listener         // settings of the listeners
@@ -480,6 +481,13 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("cluster settings of a type are a %T without a cluster type", fr.ClusterOfType)
 		}
 		rf.ofType = proto.Clone(c).(*clusterv3.Cluster)
+	}
+	if fr.BackendCluster != nil {
+		c, ok := fr.BackendCluster.(*clusterv3.Cluster)
+		if !ok {
+			return fmt.Errorf("backendRef cluster settings are a %T, not a Cluster", fr.BackendCluster)
+		}
+		rf.ownCluster = mergeInto(rf.ownCluster, c)
 	}
 	if fr.ClusterFinish != nil {
 		rf.finish = append(rf.finish, fr.ClusterFinish)

@@ -304,6 +304,10 @@ type vhostBuild struct {
 	// backendPerFilter is, while a route is built, the per-filter
 	// configuration of its one backend's policies (backendrefs.go).
 	backendPerFilter map[string]*anypb.Any
+	// ownClusters are, while a route is built, the settings of the
+	// clusters of their own its backendRefs' policies give them, by
+	// backendRef index (backendRefConfig).
+	ownClusters map[int][]clusterSetting
 }
 
 type namedRoute struct {
@@ -729,7 +733,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
 	from := len(vb.clusters)
-	vb.backendPerFilter = nil
+	vb.backendPerFilter, vb.ownClusters = nil, nil
 	if !vb.forward(r, e, l) {
 		if vb.target.PoliciesOnUnrouted {
 			vb.keepPolicies(r, rs, vhScope, rcScope)

@@ -3,6 +3,7 @@ package envoy
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,23 +64,26 @@ func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
 
 // ruleClusterName is Envoy Gateway's name for a rule's cluster:
 // <kind>/<namespace>/<name>/rule/<i>, and …/backend/<j> for each backend
-// when the rule has several.
-func ruleClusterName(e entry, backend, backends int) string {
+// when the rule has several, or when the backend has a cluster of its
+// own (own: Envoy Gateway builds one cluster per backendRef then).
+func ruleClusterName(e entry, backend, backends int, own bool) string {
 	rt := e.att.Route
 	name := strings.ToLower(rt.Kind) + "/" + rt.Meta.Namespace + "/" + rt.Meta.Name + "/rule/" + strconv.Itoa(e.rule.Index)
-	if backends > 1 {
+	if backends > 1 || own {
 		name += "/backend/" + strconv.Itoa(backend)
 	}
 	return name
 }
 
 // ruleClusters points a forwarding route at clusters of its rule's own
-// when the route scope's fields shape clusters (see the file comment).
-// The backend clusters the route recorded (vb.clusters from from on) that
-// it no longer names become templates (clusterOp.template).
+// when the route scope's fields shape clusters (see the file comment),
+// and a backendRef whose policies give it a cluster of its own
+// (vhostBuild.ownClusters) at that one, with the rule's settings too.
+// The backend clusters the route recorded (vb.clusters from from on)
+// that it no longer names become templates (clusterOp.template).
 func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from int) {
 	settings, md := rs.clusterSettings()
-	if len(settings) == 0 {
+	if len(settings) == 0 && len(vb.ownClusters) == 0 {
 		return
 	}
 	replaced := func(name string) {
@@ -89,16 +93,29 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from i
 			}
 		}
 	}
+	// retarget records the cluster of the rule's (and the backendRef's)
+	// own for a route's cluster name, and points the route at it.
+	retarget := func(have *string, ref, backends int) {
+		own := vb.ownClusters[ref]
+		if len(settings) == 0 && len(own) == 0 {
+			return
+		}
+		name := ruleClusterName(e, ref, backends, len(own) > 0)
+		replaced(*have)
+		vb.clusters = append(vb.clusters, clusterOp{name: name, of: *have, settings: slices.Concat(settings, own), metadata: md,
+			retarget: func(n string) { *have = n }})
+		*have = name
+	}
+	refs := vb.forwardedRefs(e)
 	switch cs := r.GetRoute().GetClusterSpecifier().(type) {
 	case *routev3.RouteAction_Cluster:
-		name := ruleClusterName(e, 0, 1)
-		replaced(cs.Cluster)
-		vb.clusters = append(vb.clusters, clusterOp{name: name, of: cs.Cluster, settings: settings, metadata: md,
-			retarget: func(n string) { cs.Cluster = n }})
-		cs.Cluster = name
+		ref := 0
+		if len(refs) > 0 {
+			ref = refs[0]
+		}
+		retarget(&cs.Cluster, ref, 1)
 	case *routev3.RouteAction_WeightedClusters:
 		wcs := cs.WeightedClusters.GetClusters()
-		refs := vb.forwardedRefs(e)
 		k := 0
 		for j, wc := range wcs {
 			if share := vb.target.InvalidShare; share != "" && wc.Name == share {
@@ -109,11 +126,7 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from i
 				ref = refs[k] // named by its backendRef, as Envoy Gateway names it
 			}
 			k++
-			name := ruleClusterName(e, ref, len(wcs))
-			replaced(wc.Name)
-			vb.clusters = append(vb.clusters, clusterOp{name: name, of: wc.Name, settings: settings, metadata: md,
-				retarget: func(n string) { wc.Name = n }})
-			wc.Name = name
+			retarget(&wc.Name, ref, len(wcs))
 		}
 	}
 }
@@ -173,8 +186,8 @@ func (gb *gatewayBuild) buildRuleCluster(op clusterOp) *clusterv3.Cluster {
 	backend := gb.cluster(op.of)
 	c := proto.Clone(backend).(*clusterv3.Cluster)
 	c.Name = op.name
-	if c.GetType() == clusterv3.Cluster_EDS && c.EdsClusterConfig != nil {
-		c.EdsClusterConfig.ServiceName = op.of
+	if c.GetType() == clusterv3.Cluster_EDS && c.EdsClusterConfig != nil && c.EdsClusterConfig.ServiceName == "" {
+		c.EdsClusterConfig.ServiceName = op.of // the backend's endpoints (a copy of a copy keeps them)
 	}
 	for _, s := range op.settings {
 		if s.ofType {
