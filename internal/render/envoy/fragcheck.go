@@ -3,6 +3,7 @@ package envoy
 import (
 	"fmt"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -57,9 +58,11 @@ func validPart(part proto.Message) error {
 
 // checkFragment holds every typed part of fr to Envoy's rules (its HTTP
 // filter and per-route configs are checked when they are packed). Cluster
-// settings are not: they carry partial packed configs (protocol options
-// without an upstream protocol, a transport socket the cluster's TLS
-// completes) that only the built cluster makes whole.
+// settings are held to the cluster's own rules only (a timeout, a port, a
+// threshold), not their packed configs: those are partial (protocol
+// options without an upstream protocol, a transport socket the cluster's
+// TLS completes) until the built cluster makes them whole, and are
+// checked with it.
 func checkFragment(fr policy.Fragment) error {
 	parts := []struct {
 		what string
@@ -84,5 +87,22 @@ func checkFragment(fr policy.Fragment) error {
 			return fmt.Errorf("%s: %w", p.what, err)
 		}
 	}
+	for _, c := range []proto.Message{fr.Cluster, fr.ClusterOfType, fr.BackendCluster} {
+		if err := validClusterSettings(c); err != nil {
+			return fmt.Errorf("cluster settings: %w", err)
+		}
+	}
 	return nil
+}
+
+// validClusterSettings holds cluster settings to the cluster's rules
+// inside the cluster shell, without walking their packed configs.
+func validClusterSettings(m proto.Message) error {
+	c, ok := m.(*clusterv3.Cluster)
+	if !ok || c == nil {
+		return nil
+	}
+	whole := &clusterv3.Cluster{Name: "shell"}
+	proto.Merge(whole, c)
+	return whole.ValidateAll()
 }
