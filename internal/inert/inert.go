@@ -1,6 +1,7 @@
 package inert
 
 import (
+	"encoding/binary"
 	"io"
 	"strconv"
 	"strings"
@@ -90,10 +91,7 @@ func JSON(b []byte) []byte { return jsonEscape(b, `\u`) }
 func JSONForYAML(b []byte) []byte { return jsonEscape(b, `\\u`) }
 
 func jsonEscape(b []byte, prefix string) []byte {
-	i := 0
-	for i < len(b) && b[i] < 0x7f {
-		i++
-	}
+	i := plainPrefix(b)
 	if i == len(b) {
 		return b
 	}
@@ -110,6 +108,27 @@ func jsonEscape(b []byte, prefix string) []byte {
 		i += size
 	}
 	return out
+}
+
+// plainPrefix is the length of b's longest prefix of bytes below DEL
+// (0x7f), which jsonEscape copies as they are. It looks at eight bytes at
+// a time: rendered output is almost all ASCII and runs to gigabytes. In a
+// word x, ((x + 0x01…01) | x) has a byte's high bit set exactly where
+// that byte is 0x7f or above, or follows such a byte (a carry out of
+// 0xff): the first set high bit is always at the first such byte.
+func plainPrefix(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if ((x+ones)|x)&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) && b[i] < 0x7f {
+		i++
+	}
+	return i
 }
 
 func hex4(r rune) string {
@@ -131,7 +150,10 @@ func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
 // Write escapes p (with what an earlier write left incomplete) up to its
 // last whole rune and writes it.
 func (j *JSONWriter) Write(p []byte) (int, error) {
-	buf := append(j.pending, p...)
+	buf := p // most writes end on a whole rune: p is escaped as it is
+	if len(j.pending) > 0 {
+		buf = append(j.pending, p...)
+	}
 	cut := len(buf)
 	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(buf[i]) {

@@ -140,3 +140,58 @@ func containsInOrder(s, sub string) bool {
 	}
 	return true
 }
+
+// plainPrefixBytewise is plainPrefix a byte at a time.
+func plainPrefixBytewise(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] < 0x7f {
+		i++
+	}
+	return i
+}
+
+// TestPlainPrefix holds the word-at-a-time scan to the bytewise one with
+// each byte value at each offset of a word and across words.
+func TestPlainPrefix(t *testing.T) {
+	for n := range 20 {
+		for at := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = byte(c)
+				if got, want := plainPrefix(b), plainPrefixBytewise(b); got != want {
+					t.Fatalf("len %d, byte %#x at %d: %d, want %d", n, c, at, got, want)
+				}
+			}
+		}
+	}
+}
+
+// FuzzPlainPrefix checks plainPrefix on arbitrary bytes.
+func FuzzPlainPrefix(f *testing.F) {
+	for _, s := range []string{"", "abc", "0123456789abcdef\x7f", "héllo wörld, long enough", "\xff\xff\xff\xff\xff\xff\xff\x7e"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := plainPrefix(b), plainPrefixBytewise(b); got != want {
+			t.Fatalf("%q: %d, want %d", b, got, want)
+		}
+	})
+}
+
+// BenchmarkPlainPrefix scans a megabyte of ASCII, as most rendered
+// output is, word-wise and bytewise.
+func BenchmarkPlainPrefix(b *testing.B) {
+	data := []byte(strings.Repeat(`{"name": "kube_team-1_svc-1-a_8080", "connect_timeout": "2s"}`+"\n", 1<<14))
+	b.Run("words", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			plainPrefix(data)
+		}
+	})
+	b.Run("bytes", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			plainPrefixBytewise(data)
+		}
+	})
+}

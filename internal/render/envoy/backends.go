@@ -61,7 +61,7 @@ func (gb *gatewayBuild) backendPolicies() {
 	for _, name := range slices.Sorted(mapKeys(gb.clusterBackend)) {
 		bp := gb.backends[gb.clusterBackend[name]]
 		c := gb.clusters[name]
-		if bp == nil || c == nil {
+		if bp == nil || c == nil || gb.unrouted[name] {
 			continue
 		}
 		own := bp.ForPort(gb.clusterPortName(name))
@@ -126,23 +126,41 @@ func (gb *gatewayBuild) backendPolicies() {
 // the cluster of every port of each Service a backend policy targets and
 // the cluster of every portless backend object a kind builds clusters for
 // (kgateway's Backend, port 0) — Target.UnroutedBackendClusters;
-// backendPolicies then shapes them.
+// backendPolicies then shapes them. A Service's cluster an earlier
+// Gateway finished is taken as it is (see builder.unrouted).
 func (gb *gatewayBuild) unroutedBackendClusters() {
-	keys := slices.SortedFunc(maps.Keys(gb.backends), func(a, b model.Key) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	})
-	for _, k := range keys {
-		if k.Group != "" || k.Kind != "Service" {
+	ports := gb.targetedServicePorts()
+	// A Gateway presenting a client certificate derives a variant from
+	// each of its clusters (gatewayClientCertificate): it holds the
+	// clusters it takes with its own.
+	inMap := gb.presentsClientCertificate()
+	for i := range ports {
+		sp := &ports[i]
+		if _, ok := gb.clusters[sp.name]; ok {
 			continue
 		}
-		s := gb.res.Graph.Model.Service(k.Namespace, k.Name)
-		if s == nil {
+		if sp.cluster != nil {
+			if inMap {
+				// recorded as applyCluster records a Service's cluster,
+				// and shaped no further here
+				gb.referenced[sp.name] = true
+				gb.clusterBackend[sp.name] = sp.key
+				gb.clusters[sp.name] = sp.cluster
+				gb.unrouted[sp.name] = true
+			}
 			continue
 		}
-		for _, p := range s.Spec.Ports {
-			name := policy.ServiceCluster(k.Namespace, k.Name, p.Port)
-			if _, ok := gb.clusters[name]; !ok {
-				gb.applyCluster(clusterOp{name: name, http2: servicePortHTTP2(s, p.Port), backend: &model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
+		key := sp.key
+		gb.applyCluster(clusterOp{name: sp.name, http2: sp.http2, backend: &key})
+		if shareUnrouted {
+			gb.unrouted[sp.name] = false
+		}
+	}
+	if !inMap {
+		for _, i := range gb.builder.unrouted.byName {
+			sp := &ports[i]
+			if _, ok := gb.clusters[sp.name]; !ok && sp.cluster != nil {
+				gb.taken = append(gb.taken, sp.cluster)
 			}
 		}
 	}
@@ -157,6 +175,93 @@ func (gb *gatewayBuild) unroutedBackendClusters() {
 		}
 	}
 }
+
+// unroutedClusters are the clusters of the Service ports backend
+// policies target (Target.UnroutedBackendClusters). Such a cluster, where
+// no route of a Gateway uses it, depends on the Service, its policies and
+// the target alone, so every Gateway has the same one: the first Gateway
+// that needs it builds it, the later ones take it as it is instead of
+// building, validating and writing it again (with G Gateways and S such
+// ports that would be G×S clusters). Gateways are built one at a time.
+type unroutedClusters struct {
+	ports  []servicePort
+	byName []int          // ports, by cluster name
+	at     map[string]int // the index in ports of a cluster name
+	// by is the Gateway (Gateway.index) that built each finished cluster.
+	by map[*clusterv3.Cluster]int
+}
+
+// servicePort is the cluster of one port of a Service, once finished.
+type servicePort struct {
+	name    string
+	http2   bool
+	key     model.Key
+	cluster *clusterv3.Cluster
+}
+
+// targetedServicePorts lists the ports of every Service a backend policy
+// targets, by namespace/name, once per run.
+func (b *builder) targetedServicePorts() []servicePort {
+	u := &b.unrouted
+	if u.at != nil {
+		return u.ports
+	}
+	var keys []model.Key
+	for k := range b.backends {
+		if k.Group == "" && k.Kind == "Service" {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b model.Key) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	u.at, u.by = map[string]int{}, map[*clusterv3.Cluster]int{}
+	for _, k := range keys {
+		s := b.res.Graph.Model.Service(k.Namespace, k.Name)
+		if s == nil {
+			continue
+		}
+		for _, p := range s.Spec.Ports {
+			name := policy.ServiceCluster(k.Namespace, k.Name, p.Port)
+			u.at[name] = len(u.ports)
+			u.byName = append(u.byName, len(u.ports))
+			u.ports = append(u.ports, servicePort{name: name, http2: servicePortHTTP2(s, p.Port), key: model.Key{Kind: "Service", Namespace: k.Namespace, Name: k.Name}})
+		}
+	}
+	slices.SortFunc(u.byName, func(i, j int) int { return strings.Compare(u.ports[i].name, u.ports[j].name) })
+	return u.ports
+}
+
+// shareUnrouted records the Service clusters this Gateway built
+// (unroutedBackendClusters), now finished, for the later Gateways.
+func (gb *gatewayBuild) shareUnrouted() {
+	u := &gb.builder.unrouted
+	for name, taken := range gb.unrouted {
+		if c := gb.clusters[name]; !taken && c != nil {
+			u.ports[u.at[name]].cluster = c
+			u.by[c] = gb.index
+		}
+	}
+}
+
+// withTaken is the Gateway's clusters in name order: its own (names,
+// sorted, and clusters) with those it took from other Gateways
+// (gatewayBuild.taken, by name).
+func withTaken(names []string, own map[string]*clusterv3.Cluster, taken []*clusterv3.Cluster) []*clusterv3.Cluster {
+	out := make([]*clusterv3.Cluster, 0, len(names)+len(taken))
+	for len(names) > 0 || len(taken) > 0 {
+		if len(taken) == 0 || len(names) > 0 && names[0] < taken[0].Name {
+			out, names = append(out, own[names[0]]), names[1:]
+		} else {
+			out, taken = append(out, taken[0]), taken[1:]
+		}
+	}
+	return out
+}
+
+// shareUnrouted is off only in the test that compares a render sharing
+// unrouted clusters with one building them for every Gateway.
+var shareUnrouted = true
 
 // clusterPortName is the name of the Service port a Service cluster is
 // built for ("" for other clusters and unnamed ports): policies naming

@@ -24,11 +24,10 @@ const tlsSocket = "envoy.transport_sockets.tls"
 // gatewayClientCertificate adds the Gateway's client-certificate variants
 // of its TLS clusters and points its routes at them.
 func (gb *gatewayBuild) gatewayClientCertificate(rcs []*routev3.RouteConfiguration) {
-	tls := gb.gw.Spec.TLS
-	if tls == nil || tls.Backend == nil || tls.Backend.ClientCertificateRef == nil {
+	if !gb.presentsClientCertificate() {
 		return
 	}
-	ref := tls.Backend.ClientCertificateRef
+	ref := gb.gw.Spec.TLS.Backend.ClientCertificateRef
 	ns := gb.gw.Namespace
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
@@ -100,4 +99,11 @@ func renameClusters(a *routev3.RouteAction, to map[string]string) {
 			m.Cluster = n
 		}
 	}
+}
+
+// presentsClientCertificate reports whether the Gateway names a client
+// certificate for its backends.
+func (gb *gatewayBuild) presentsClientCertificate() bool {
+	tls := gb.gw.Spec.TLS
+	return tls != nil && tls.Backend != nil && tls.Backend.ClientCertificateRef != nil
 }

@@ -147,8 +147,8 @@ func servicePortHTTP2(s *model.Service, port int32) bool {
 func (gb *gatewayBuild) protocolsFromServices() {
 	for name, c := range gb.clusters {
 		ns, svc, port, ok := serviceOfCluster(name)
-		if !ok {
-			continue
+		if !ok || gb.unrouted[name] {
+			continue // not a Service's, or another Gateway's finished one (shareUnrouted)
 		}
 		if speaksHTTP2(gb.res.Graph.Model.Service(ns, svc), port, gb.target.HTTP2AppProtocols) {
 			setHTTP2(c)

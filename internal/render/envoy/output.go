@@ -62,6 +62,9 @@ type jsonUnit struct {
 	hole, holeAt int
 	out          []byte
 	err          error
+	// fixed: out was written before the unit stream started (a cluster
+	// Gateways share, see docStream.sharedOut) and stays as it is.
+	fixed bool
 }
 
 const (
@@ -144,6 +147,10 @@ type docWriter struct {
 // unit writes u's output, from..to of it (to < 0: to the end).
 func (w *docWriter) unit(u *jsonUnit, from, to int) {
 	if w.err != nil {
+		return
+	}
+	if u.fixed {
+		w.buf.Write(u.out)
 		return
 	}
 	if w.err = w.units.ready(u); w.err != nil {
@@ -389,6 +396,36 @@ type docStream struct {
 	t       ResourceType
 	n       int               // Gateways written
 	writers []*xdsjson.Writer // reused by every Gateway's unit stream
+	// shared holds what a cluster several Gateways share
+	// (Gateway.sharedBy) was written as, so that it is written once:
+	// the same message at the same depth writes the same bytes.
+	shared  map[sharedUnit][]byte
+	sharedW xdsjson.Writer
+}
+
+type sharedUnit struct {
+	c     *clusterv3.Cluster
+	depth int
+}
+
+// sharedOut is the output of a cluster Gateways share, written the
+// first time it is asked for.
+func (d *docStream) sharedOut(c *clusterv3.Cluster, depth int) ([]byte, error) {
+	key := sharedUnit{c, depth}
+	if out, ok := d.shared[key]; ok {
+		return out, nil
+	}
+	w := &d.sharedW
+	w.Indent, w.Depth, w.Skip, w.HoleAt, w.Buf = d.w.indent, depth, nil, -1, w.Buf[:0]
+	if err := w.Message(c.ProtoReflect()); err != nil {
+		return nil, err
+	}
+	if d.shared == nil {
+		d.shared = map[sharedUnit][]byte{}
+	}
+	out := slices.Clone(w.Buf)
+	d.shared[key] = out
+	return out, nil
 }
 
 func newDocStream(dst sink, indent bool, t ResourceType) *docStream {
@@ -428,6 +465,13 @@ func (d *docStream) gateway(g *Gateway) error {
 		for _, c := range g.Clusters {
 			u := &jsonUnit{msg: c, depth: 4}
 			clusters = append(clusters, u)
+			if _, ok := g.sharedBy[c]; ok {
+				if u.out, u.err = d.sharedOut(c, u.depth); u.err != nil {
+					return diag.Errorf(diag.Internal, "marshal: %v", u.err)
+				}
+				u.fixed = true
+				continue
+			}
 			all = append(all, u)
 		}
 	}

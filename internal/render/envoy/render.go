@@ -232,6 +232,12 @@ type Gateway struct {
 	// invalidShare is the target's Target.InvalidShare cluster (see
 	// Bootstrap).
 	invalidShare string
+	// index is the Gateway's place in the order Gateways were built;
+	// sharedBy gives, for each cluster Gateways of the run share, the
+	// index of the one that built and validated it (unroutedClusters.by).
+	// Writers reuse their bytes.
+	index    int
+	sharedBy map[*clusterv3.Cluster]int
 }
 
 // Render builds the xDS resources of the selected Gateways. It fails only
@@ -371,6 +377,9 @@ type builder struct {
 	// objectClusters: the backend objects those kinds define, by the
 	// name of their clusters without the port (see objectClusterIndex)
 	objectClusters map[string]model.Key
+	// unrouted: the Service clusters Gateways share (see unroutedClusters)
+	unrouted unroutedClusters
+	built    int // Gateways built so far
 }
 
 // gatewayBuild collects one Gateway's resources.
@@ -388,14 +397,25 @@ type gatewayBuild struct {
 	// clusters, referenced the clusters something names (applyCluster);
 	// see dropTemplates.
 	templates, referenced map[string]bool
+	// unrouted are the Service clusters unroutedBackendClusters added:
+	// false for those this Gateway builds, true for those an earlier
+	// Gateway finished that this one holds with its own (nothing here
+	// shapes those). taken are the others an earlier Gateway finished,
+	// by name: they join the Gateway's clusters as they are.
+	unrouted map[string]bool
+	taken    []*clusterv3.Cluster
+	index    int
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
-		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{}}
+		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{},
+		unrouted: map[string]bool{}, index: b.built}
+	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
-	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare}
+	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare,
+		index: gb.index, sharedBy: b.unrouted.by}
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
@@ -516,10 +536,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		gb.dropTemplates()
 	}
 	gb.backendPolicies()
+	gb.shareUnrouted()
 	gb.gatewayClientCertificate(out.RouteConfigurations)
-	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
-		out.Clusters = append(out.Clusters, gb.clusters[name])
-	}
+	out.Clusters = withTaken(slices.Sorted(mapKeys(gb.clusters)), gb.clusters, gb.taken)
 	slices.SortFunc(out.Listeners, func(a, b *listenerv3.Listener) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(out.RouteConfigurations, func(a, b *routev3.RouteConfiguration) int { return cmp.Compare(a.Name, b.Name) })
 	return out, out.validate()

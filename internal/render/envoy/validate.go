@@ -91,7 +91,8 @@ func visit(m protoreflect.Message, f func(*anypb.Any) error) error {
 // was typed (typedAny), which keeps this linear in routes. So are the
 // clusters built here for backends (baseCluster: no Any); those policy
 // fragments configured, or that carry protocol options, are walked for
-// Anys too.
+// Anys too. A cluster taken from another Gateway (Gateway.sharedBy) was
+// checked when that Gateway was built.
 func (g *Gateway) validate() error {
 	type check struct {
 		kind, name string
@@ -108,6 +109,9 @@ func (g *Gateway) validate() error {
 		}
 	}
 	for _, c := range g.Clusters {
+		if by, ok := g.sharedBy[c]; ok && by != g.index {
+			continue // validated with the Gateway that built it
+		}
 		run := c.ValidateAll
 		if g.fromFragments[c.Name] || len(c.TypedExtensionProtocolOptions) > 0 {
 			run = func() error { return validateDeep(c) }
