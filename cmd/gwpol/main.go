@@ -1,4 +1,6 @@
 // Command gwpol compiles, explains and lints Gateway API policies offline.
+// It is main only, outside the pipeline's stages: it imports internal/cli
+// and nothing else of gwpol's.
 package main
 
 import (

@@ -180,6 +180,7 @@ func (r *Result) decide(g *topology.Graph, set *policy.Set) {
 	for _, gk := range kinds {
 		ps := byKind[gk]
 		d := deciders[gk].AncestorStatuses(ps, g)
+		r.Diagnostics = append(r.Diagnostics, d.Diagnostics...)
 		for _, p := range ps {
 			r.Ancestors[p] = d.Ancestors[p]
 			if rj := d.Rejected[p]; len(rj) > 0 {

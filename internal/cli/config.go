@@ -19,11 +19,10 @@ const DefaultConfigFile = ".gwpol.yaml"
 // Config and its sections are the content of .gwpol.yaml, which the
 // pipeline consumes (pipeline.Config); cli reads it.
 type (
-	Config           = pipeline.Config
-	KgatewaySettings = pipeline.KgatewaySettings
-	RenderConfig     = pipeline.RenderConfig
-	LintConfig       = pipeline.LintConfig
-	IgnoreRule       = pipeline.IgnoreRule
+	Config       = pipeline.Config
+	RenderConfig = pipeline.RenderConfig
+	LintConfig   = pipeline.LintConfig
+	IgnoreRule   = pipeline.IgnoreRule
 )
 
 // loadConfig reads the config file (explicit path, or .gwpol.yaml when it
@@ -38,10 +37,8 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	v.SetDefault("controllerName", "kgateway.dev/kgateway")
 	v.SetDefault("referenceGrantMode", "Permissive") // kgateway's default
 	v.SetDefault("validationMode", "Standard")
-	v.SetDefault("enableAuthMetadata", false) // kgateway's default
 	v.SetDefault("maxFileSize", 64<<20)
 	v.SetDefault("lint.failOn", "error")
-	v.SetDefault("enableExperimentalGatewayAPIFeatures", true)
 	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {
 		v.SetDefault(k, "")
 	}

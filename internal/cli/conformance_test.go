@@ -113,14 +113,14 @@ func readCase(dir string) (*manifest.Set, *Config, caseSettings, expectedCase, e
 	if cs.Settings.ValidationMode != "" {
 		cfg.ValidationMode = cs.Settings.ValidationMode
 	}
-	cfg.KgatewaySettings = caseKgatewaySettings(cs)
+	cfg.Settings = caseKgatewaySettings(cs)
 	return &manifest.Set{Objects: objs}, cfg, cs, exp, nil
 }
 
-// caseKgatewaySettings are a case's controller flags as gwpol config,
-// with kgateway's defaults where the case sets none (as
-// tools/kgw_case.py prepare writes them).
-func caseKgatewaySettings(cs caseSettings) KgatewaySettings {
+// caseKgatewaySettings are a case's controller flags as gwpol config
+// (kgateway's family settings, by key), with kgateway's defaults where
+// the case sets none (as tools/kgw_case.py prepare writes them).
+func caseKgatewaySettings(cs caseSettings) map[string]any {
 	or := func(b *bool, def bool) bool {
 		if b == nil {
 			return def
@@ -128,16 +128,20 @@ func caseKgatewaySettings(cs caseSettings) KgatewaySettings {
 		return *b
 	}
 	s := cs.Settings
-	return KgatewaySettings{
-		EnableAuthMetadata:                   or(s.EnableAuthMetadata, false),
-		EnableExperimentalGatewayAPIFeatures: or(s.EnableExperimentalGatewayAPIFeatures, true),
-		WeightedRoutePrecedence:              or(s.WeightedRoutePrecedence, false),
-		EnableRouteSourceMetadata:            or(s.EnableRouteSourceMetadata, false),
-		EnableAwsEc2Discovery:                or(s.EnableAwsEc2Discovery, false),
-		DiscoveryNamespaceSelectors:          s.DiscoveryNamespaceSelectors,
+	selectors := s.DiscoveryNamespaceSelectors
+	if selectors == nil {
+		selectors = []any{}
+	}
+	return map[string]any{
+		"enableAuthMetadata":                   or(s.EnableAuthMetadata, false),
+		"enableExperimentalGatewayAPIFeatures": or(s.EnableExperimentalGatewayAPIFeatures, true),
+		"weightedRoutePrecedence":              or(s.WeightedRoutePrecedence, false),
+		"enableRouteSourceMetadata":            or(s.EnableRouteSourceMetadata, false),
+		"enableAwsEc2Discovery":                or(s.EnableAwsEc2Discovery, false),
+		"discoveryNamespaceSelectors":          selectors,
 		// kgateway's TestBasic runs as version v1.0.0-ci1 (README of the
 		// conformance data), which its OpenTelemetry access logs report.
-		KgatewayVersion: "v1.0.0-ci1",
+		"kgatewayVersion": "v1.0.0-ci1",
 	}
 }
 

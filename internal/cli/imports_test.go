@@ -310,12 +310,7 @@ func TestGenericPackagesDeclareNoFamily(t *testing.T) {
 // familyNamed are the declarations of generic packages still named after
 // a family ("file: name"), with why they are not in the family yet. The
 // list only shrinks.
-var familyNamed = map[string]string{
-	"internal/pipeline/compile.go: WSO2":            "the WSO2 kinds of one compile, which carry its policy definitions and engine build",
-	"internal/pipeline/config.go: KgatewaySettings": "kgateway's top-level config keys, not yet family-declared settings",
-	"internal/pipeline/config.go: KgatewayVersion":  "kgateway's top-level config keys, not yet family-declared settings",
-	"internal/pipeline/versions.go: usesWSO2":       "the WSO2 version checks lint's summary says were skipped",
-}
+var familyNamed = map[string]string{}
 
 // declared is one declaration of declaredNames.
 type declared struct {

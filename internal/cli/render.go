@@ -122,11 +122,10 @@ func renderCompiledWith(c *pipeline.Compiled, target string, kgatewayKey bool, e
 		MergeKeyCompat: kgatewayKey,
 		EachGateway:    each,
 		Gateways:       gateways,
-		Config:         c.Config.PolicyConfig(),
-		// kgateway's setting, honoured under every target: it only adds
-		// route metadata for access logs to read (under kgateway's key,
-		// policy.Registry.RouteSourceKey)
-		RouteSourceMetadata: c.Config.EnableRouteSourceMetadata,
+		// Config turns on the route source metadata a registered
+		// controller declares, under every target: it only adds route
+		// metadata for access logs to read (policy.Registry.RouteSourceKey).
+		Config: c.Config.PolicyConfig(),
 	})
 }
 

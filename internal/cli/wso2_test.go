@@ -22,6 +22,7 @@ import (
 	goldenfile "github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
@@ -229,12 +230,20 @@ func compileWSO2(t *testing.T) *pipeline.Compiled {
 	return pipeline.CompileWith(set, cfg, v)
 }
 
+// apiPolicyKind is the APIPolicy kind c compiled with (resolving against
+// its policy definitions and engine build).
+func apiPolicyKind(c *pipeline.Compiled) *wso2.APIPolicyKind {
+	k, _ := c.Registry.Lookup(model.GroupKind{Group: wso2.Group, Kind: wso2.KindAPIPolicy})
+	ak, _ := k.(*wso2.APIPolicyKind)
+	return ak
+}
+
 // ownValues are a rule's merged values of APIPolicy fields, as explain
 // hands them to policy.RuleNoter.
 func ownValues(c *pipeline.Compiled, rule *topology.Rule) func(string) []any {
 	return func(key string) []any {
 		if rp := c.Result.Rule(rule); rp != nil {
-			if f := rp.Own.Of(c.WSO2.APIPolicy()).Field(key); f != nil {
+			if f := rp.Own.Of(apiPolicyKind(c)).Field(key); f != nil {
 				return f.Values
 			}
 		}
@@ -244,7 +253,7 @@ func ownValues(c *pipeline.Compiled, rule *topology.Rule) func(string) []any {
 
 // ruleChain is the chain the policy engine runs for a rule.
 func ruleChain(c *pipeline.Compiled, rule *topology.Rule) []wso2.Entry {
-	return c.WSO2.APIPolicy().RuleChain(rule, ownValues(c, rule))
+	return apiPolicyKind(c).RuleChain(rule, ownValues(c, rule))
 }
 
 func identities(es []wso2.Entry) []string {
@@ -276,7 +285,7 @@ func TestWSO2RuleChains(t *testing.T) {
 		}
 	}
 	// The merged field lists its contributors parent first, too.
-	f := c.Result.Rule(rt.Rules[0]).Own.Of(c.WSO2.APIPolicy()).Field(wso2.FieldChain)
+	f := c.Result.Rule(rt.Rules[0]).Own.Of(apiPolicyKind(c)).Field(wso2.FieldChain)
 	var ids []string
 	for _, ct := range f.Contributors {
 		ids = append(ids, ct.Policy.Obj.Name)
@@ -284,7 +293,7 @@ func TestWSO2RuleChains(t *testing.T) {
 	if diff := cmp.Diff([]string{"hello-api-level", "hello-ratelimit", "hello-cors"}, ids); diff != "" {
 		t.Errorf("contributors (-want +got):\n%s", diff)
 	}
-	notes := c.WSO2.APIPolicy().RuleNotes(rt.Rules[0], ownValues(c, rt.Rules[0]))
+	notes := apiPolicyKind(c).RuleNotes(rt.Rules[0], ownValues(c, rt.Rules[0]))
 	if len(notes) != 6 || !strings.Contains(notes[2], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
 		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
 	}
@@ -295,12 +304,12 @@ func TestWSO2RuleChains(t *testing.T) {
 func TestWSO2Render(t *testing.T) {
 	c := compileWSO2(t)
 	rt := c.Graph.Route("HTTPRoute", "demo", "hello")
-	f := c.Result.Rule(rt.Rules[0]).Own.Of(c.WSO2.APIPolicy()).Field(wso2.FieldChain)
+	f := c.Result.Rule(rt.Rules[0]).Own.Of(apiPolicyKind(c)).Field(wso2.FieldChain)
 	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Scope: policy.ScopeRoute}
 	for _, ct := range f.Contributors {
 		in.Contributors = append(in.Contributors, ct.Policy.ID())
 	}
-	var r policy.Renderer = c.WSO2.APIPolicy()
+	var r policy.Renderer = apiPolicyKind(c)
 	frags, err := r.RenderField(in, &policy.Env{Model: c.Model, Config: c.Config.PolicyConfig()})
 	if err != nil || len(frags) != 1 {
 		t.Fatalf("RenderField: %v, %d fragments", err, len(frags))

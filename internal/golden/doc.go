@@ -8,6 +8,6 @@
 // test here enforces), so `go test ./... -update` reaches every test binary
 // and refreshes every golden in the repository.
 //
-// golden is a test helper outside the pipeline: only _test.go files import
+// golden is a test helper, no stage of the pipeline: only _test.go files import
 // it, and it imports only the standard library.
 package golden

@@ -4,7 +4,7 @@
 // every route rule's effective config must have (require), optionally
 // scoped to Gateways or route namespaces.
 //
-// It is a view over the merge IR: it reads each target's effective
+// It is a view stage over the merge IR (after merge, beside lint): it reads each target's effective
 // fields (merge.Result.EffectiveOn: owners, contributors, values, what a
 // more specific level shadows) and never recomputes precedence or a
 // verdict. Field names are the keys explain shows (prefixes allowed), and

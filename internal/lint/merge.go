@@ -45,10 +45,24 @@ func lostToRule(in *Input) []diag.Diagnostic {
 	})
 	var out []diag.Diagnostic
 	for _, k := range order {
-		out = append(out, k.p.Diag(FieldOverriddenByRouteRule.Code, 0, k.p.FieldPath(k.field), "%s of %s has no effect at %s: the route rule sets it itself, which takes precedence over any policy (status and kgateway's merge metadata still list the policy); remove the field from the policy or from the rule",
-			k.field, k.p.ID(), strings.Join(places[k], "; ")))
+		out = append(out, k.p.Diag(FieldOverriddenByRouteRule.Code, 0, k.p.FieldPath(k.field), "%s of %s has no effect at %s: the route rule sets it itself, which takes precedence over any policy (status and %s merge metadata still list the policy); remove the field from the policy or from the rule",
+			k.field, k.p.ID(), strings.Join(places[k], "; "), controllerOf(in.Result.Registry, k.p)))
 	}
 	return out
+}
+
+// controllerOf names, possessively, the controller of p's kind (the one
+// whose API groups hold it); "the controller's" when none is registered.
+func controllerOf(reg *policy.Registry, p *policy.Policy) string {
+	if reg != nil {
+		group := p.Kind.GroupKind().Group
+		for _, c := range reg.Controllers() {
+			if slices.Contains(c.Groups, group) {
+				return c.Title + "'s"
+			}
+		}
+	}
+	return "the controller's"
 }
 
 // losses describes, for one policy at one point, the fields it lost and to whom.

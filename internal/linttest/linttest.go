@@ -12,8 +12,8 @@
 //	policy: a      # want GWP301 "is overridden .* at" GWP302
 //
 // Every lint fixture folder (testdata/lint, testdata/wso2, testdata/haptic)
-// is read through this package. It is imported by tests only and imports
-// nothing of gwpol's but diag.
+// is read through this package. It is no stage of the pipeline: lint's
+// tests import it, and it imports nothing of gwpol's but diag.
 package linttest
 
 import (

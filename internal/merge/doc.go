@@ -1,4 +1,5 @@
-// Package merge computes gwpol's intermediate representation: for every
+// Package merge is the pipeline's merge stage (after attach, before the
+// views); it computes gwpol's intermediate representation: for every
 // merge point (a Gateway as a whole, a listener, a route rule) and every
 // policy kind, the ordered candidate policies and, per field, the owner,
 // the contributors, the policies that lost and the strategy that decided.

@@ -282,23 +282,27 @@ func (r *Result) rejection(p *policy.Policy, targets ...policy.TargetKey) *polic
 func (r *Result) merge(group []*Candidate, cfg policy.Config) Points {
 	var out Points
 	for _, k := range r.Registry.Kinds() {
-		var cands, rejected []*Candidate
+		var cands, rejected, invalid []*Candidate
 		seen := map[*policy.Policy]bool{}
 		for _, c := range group {
 			if c.Policy.Kind != k || seen[c.Policy] {
 				continue
 			}
 			seen[c.Policy] = true
-			if c.Rejected != nil {
+			switch {
+			case c.Rejected != nil && c.Rejected.Verdict == policy.VerdictInvalid:
+				invalid = append(invalid, c) // invalid here only: as an invalid policy, here
+			case c.Rejected != nil:
 				rejected = append(rejected, c)
-			} else {
+			default:
 				cands = append(cands, c)
 			}
 		}
-		if len(cands) == 0 && len(rejected) == 0 {
+		if len(cands) == 0 && len(rejected) == 0 && len(invalid) == 0 {
 			continue
 		}
 		pt := mergeLevel(k, cands, cfg)
+		pt.Invalid = append(pt.Invalid, invalid...)
 		pt.Rejected = rejected
 		out = append(out, pt)
 	}

@@ -51,10 +51,11 @@ type Compiled struct {
 	Result   *merge.Result
 
 	// Versions are the WSO2 policy definitions and engine build loaded
-	// (never nil; its fields are nil when not given) and WSO2 the kinds
-	// resolving against them.
+	// (never nil; its fields are nil when not given), and the CRDs named.
 	Versions *Versions
-	WSO2     *wso2.Kinds
+	// Registry lists the families and kinds this input compiled with
+	// (the WSO2 kinds resolving against Versions).
+	Registry *policy.Registry
 	// Schema is the schema stage's result: every object whose kind has a
 	// known CRD validated against it.
 	Schema *schema.Result
@@ -126,9 +127,9 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	sres := validateSchemas(set, cfg, v)
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
 		Schema: sres.Verdict})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,
-		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: cfg.WeightedRoutePrecedence})
 	pc := cfg.PolicyConfig()
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,
+		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(pc)})
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
@@ -138,7 +139,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 			finish = append(finish, f.Finish(policy.FinishInput{Model: m, Graph: g, Attached: att, Config: pc, ConfigPos: v.ConfigPos(cfg)})...)
 		}
 	}
-	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, WSO2: ws, Schema: sres, finishDiags: finish}
+	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, Registry: reg, Schema: sres, finishDiags: finish}
 }
 
 // Unreadable reports whether part of the input could not be read (the

@@ -37,8 +37,7 @@ type Config struct {
 	// AssumeExist are core kinds (Secret, Service, ConfigMap) whose
 	// objects live outside the repository: a reference to an absent one
 	// is resolved (--assume-exist adds more).
-	AssumeExist      []string `mapstructure:"assumeExist"`
-	KgatewaySettings `mapstructure:",squash"`
+	AssumeExist []string `mapstructure:"assumeExist"`
 	// GuardrailsSection marks guardrails: as a key of the file; the CLI
 	// reads the section itself, with positions, into Guardrails.
 	GuardrailsSection []any `mapstructure:"guardrails"`
@@ -55,21 +54,6 @@ type Config struct {
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
-}
-
-// KgatewaySettings are kgateway's controller settings that change
-// translation, under the lower-camel-case names of kgateway's own, with
-// its defaults (DESIGN: controller settings).
-type KgatewaySettings struct {
-	EnableAuthMetadata                   bool  `mapstructure:"enableAuthMetadata"`
-	EnableExperimentalGatewayAPIFeatures bool  `mapstructure:"enableExperimentalGatewayAPIFeatures"`
-	WeightedRoutePrecedence              bool  `mapstructure:"weightedRoutePrecedence"`
-	EnableRouteSourceMetadata            bool  `mapstructure:"enableRouteSourceMetadata"`
-	EnableAwsEc2Discovery                bool  `mapstructure:"enableAwsEc2Discovery"`
-	DiscoveryNamespaceSelectors          []any `mapstructure:"discoveryNamespaceSelectors"`
-	// KgatewayVersion is the controller's version, which its OpenTelemetry
-	// access logs report (service.version); empty: not reported.
-	KgatewayVersion string `mapstructure:"kgatewayVersion"`
 }
 
 // RenderConfig is the render: section.
@@ -104,8 +88,6 @@ func (c *Config) PolicyConfig() policy.Config {
 		GlobalPolicyNamespace: c.GlobalPolicyNamespace,
 		ReferenceGrantMode:    c.ReferenceGrantMode,
 		ValidationMode:        c.ValidationMode,
-		EnableAuthMetadata:    c.EnableAuthMetadata,
-		KgatewayVersion:       c.KgatewayVersion,
 		PolicyMerge:           map[string]string{},
 		Values:                map[string]any{},
 		LenientFields:         c.LenientFields(),

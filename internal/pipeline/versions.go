@@ -120,37 +120,15 @@ func distinctPaths(paths []string) []string {
 	return out
 }
 
-// usesWSO2 reports whether the input has WSO2 policy references at all
-// (an APIPolicy, a RestApi, or configured system policies).
-func (c *Compiled) usesWSO2() bool {
-	if sps, _ := wso2.SystemPolicies(c.Config.PolicyConfig()); len(sps) > 0 {
-		return true
-	}
-	for _, p := range c.Policies.Policies {
-		if c.WSO2.Owns(p) {
-			return true
-		}
-	}
-	return false
-}
-
-// Skipped names the WSO2 version checks that could not run for lack of
-// policy definitions or an engine manifest, for lint's summary; nil when
-// the input has no WSO2 policy references.
+// Skipped names the families' checks that could not run for lack of an
+// input beyond the manifests (policy.Family.SkippedChecks), for lint's
+// summary.
 func (c *Compiled) Skipped() []string {
-	if c.Versions == nil || c.WSO2 == nil || !c.usesWSO2() {
-		return nil
-	}
 	var out []string
-	if c.Versions.Definitions == nil {
-		codes := []string{policyversion.LintNoDefinitionForMajor.Code, policyversion.LintAmbiguousMajor.Code, policyversion.LintParamsSchema.Code}
-		if c.Versions.Engine != nil {
-			codes = append(codes, policyversion.LintEngineDrift.Code)
+	for _, f := range c.Registry.Families() {
+		if f.SkippedChecks != nil {
+			out = append(out, f.SkippedChecks(c.Policies.Policies, c.Config.PolicyConfig())...)
 		}
-		out = append(out, strings.Join(codes, ", ")+": no policy definitions (--policy-definitions DIR or config policyDefinitions); only the form of policy versions was checked")
-	}
-	if c.Versions.Engine == nil {
-		out = append(out, policyversion.LintEngineDrift.Code+", "+policyversion.LintEngineMissingMajor.Code+": no engine build manifest (--engine-manifest FILE or config engineManifest)")
 	}
 	return out
 }

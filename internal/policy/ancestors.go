@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/topology"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +43,18 @@ const (
 	// one whole on the target (Envoy Gateway: a listener's
 	// ClientTrafficPolicy over its Gateway's).
 	VerdictOverridden = "Overridden"
+	// VerdictInvalid: the controller refuses the policy at this target
+	// for what the target holds, though it is valid elsewhere (Envoy
+	// Gateway: a ClientTrafficPolicy's http10 default host on a
+	// wildcard-only listener). It is invalid there: it takes no part in
+	// the merge, and what its kind does with an invalid policy's targets
+	// (an answer of 500) happens there.
+	VerdictInvalid = "Invalid"
+	// VerdictRefused: the controller refuses the policy at this target
+	// before translating anything of it there: it takes no part, and
+	// nothing else changes (Envoy Gateway: a ClientTrafficPolicy on one of
+	// several plain HTTP listeners that share a port).
+	VerdictRefused = "Refused"
 )
 
 // Rejection is why a controller does not apply a policy on a target it
@@ -83,4 +96,8 @@ func (r *Rejection) String() string { return r.Reason + ": " + r.Message }
 type Decisions struct {
 	Ancestors map[*Policy][]AncestorStatus
 	Rejected  map[*Policy]map[TargetKey]*Rejection
+	// Diagnostics are the findings the decisions make: a policy the
+	// controller refuses at some of its targets only (Invalid there, for
+	// what those targets hold), at the field at fault.
+	Diagnostics []diag.Diagnostic
 }

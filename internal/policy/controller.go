@@ -51,6 +51,14 @@ type Controller struct {
 	// from, when its deployment asks for it (kgateway's
 	// dev.kgateway.route_source); "" for none.
 	RouteSourceKey string
+	// RouteSource is the deployment setting that turns the route source
+	// metadata on (kgateway's enableRouteSourceMetadata); nil: always on
+	// when RouteSourceKey is set.
+	RouteSource *Setting
+	// WeightedRoutePrecedence is the deployment setting that orders a
+	// Gateway's routes by their weight first (topology.Options,
+	// kgateway's weightedRoutePrecedence); nil: the controller has none.
+	WeightedRoutePrecedence *Setting
 	// Topology are the annotation, label and option keys the controller
 	// reads on Gateway API objects (topology.Keys).
 	Topology topology.Keys
@@ -82,17 +90,33 @@ func (r *Registry) TopologyKeys() topology.Keys {
 }
 
 // RouteSourceKey is the route source metadata key (Controller.RouteSourceKey)
-// of the first registered controller that declares one, "" when none does.
-func (r *Registry) RouteSourceKey() string {
+// of the first registered controller that declares one, when cfg turns
+// it on (Controller.RouteSource); "" when none does.
+func (r *Registry) RouteSourceKey(cfg Config) string {
 	if r == nil {
 		return ""
 	}
 	for _, c := range r.controllers {
 		if c.RouteSourceKey != "" {
+			if c.RouteSource != nil && !c.RouteSource.Bool(cfg) {
+				return ""
+			}
 			return c.RouteSourceKey
 		}
 	}
 	return ""
+}
+
+// WeightedRoutePrecedence reports whether a registered controller's
+// setting (Controller.WeightedRoutePrecedence) orders routes by their
+// weight first under cfg.
+func (r *Registry) WeightedRoutePrecedence(cfg Config) bool {
+	for _, c := range r.controllers {
+		if c.WeightedRoutePrecedence != nil && c.WeightedRoutePrecedence.Bool(cfg) {
+			return true
+		}
+	}
+	return false
 }
 
 // Controllers are the registered controllers, in registration order.

@@ -47,6 +47,12 @@ type Family struct {
 	// rule's fixed status when they show it) and returns its findings.
 	// Nil: no such step.
 	Finish func(in FinishInput) []diag.Diagnostic
+	// SkippedChecks name the family's checks that could not run for lack
+	// of an input beyond the manifests (WSO2's policy definitions and
+	// engine build), for lint's summary; none when the policies and
+	// config use nothing those checks read. Nil: the family has no such
+	// checks.
+	SkippedChecks func(ps []*Policy, cfg Config) []string
 }
 
 // FinishInput is what a family's Finish step reads.

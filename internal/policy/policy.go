@@ -47,14 +47,6 @@ type Config struct {
 	ReferenceGrantMode string
 	// ValidationMode is Standard (default) or Strict.
 	ValidationMode string
-	// EnableAuthMetadata is kgateway's setting of that name: every
-	// authentication filter is followed by one that records
-	// dev.kgateway.auth_policy auth_succeeded=true where it passed.
-	EnableAuthMetadata bool
-	// KgatewayVersion is the kgateway release whose translation to match
-	// (config kgatewayVersion): OpenTelemetry access logs report it as the
-	// resource attribute service.version; empty, they leave it out.
-	KgatewayVersion string
 	// Values holds kind-specific settings by key (e.g. "wso2.systemPolicies").
 	Values map[string]any
 	// LenientFields reports unknown fields as warnings (config

@@ -21,7 +21,8 @@ type Setting struct {
 	// controller's own name: "envoyGateway.extensionApis.enableEnvoyPatchPolicy".
 	Key string
 	// Default is the controller's own default; its type (bool, string,
-	// int or []string) is the type the key takes. A map[string]any
+	// int, []string, or []any for a list of entries the family reads
+	// itself) is the type the key takes. A map[string]any
 	// default makes the key a whole top-level section that the family
 	// reads itself (keys kept in the case written): Config.Values holds
 	// the section under Key and each of its keys under Key.key; Check
@@ -122,6 +123,15 @@ func (s Setting) Parse(v any) (any, error) {
 			return out, nil
 		}
 		return nil, fmt.Errorf("%s must be a list of strings, not %s", s.Key, show(v))
+	case []any:
+		// a list of entries the family reads itself (label selectors)
+		switch x := v.(type) {
+		case []any:
+			return x, nil
+		case nil:
+			return []any{}, nil
+		}
+		return nil, fmt.Errorf("%s must be a list, not %s", s.Key, show(v))
 	case map[string]any:
 		if m, ok := v.(map[string]any); ok {
 			return m, nil

@@ -1,4 +1,5 @@
-// Package status computes the status a controller would write: Gateway and
+// Package status is a view stage over the compiled IR (after merge): it
+// computes the status a controller would write: Gateway and
 // listener conditions, route parent conditions, and per policy and
 // ancestor the Accepted and Attached conditions, from the merge IR.
 //

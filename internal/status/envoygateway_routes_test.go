@@ -498,3 +498,73 @@ func TestEnvoyGatewayListenerChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestClientTrafficPolicyHTTP10DefaultHost: a ClientTrafficPolicy's
+// http1.http10.useDefaultHost needs a default host on every HTTP listener
+// it covers: the listener's own hostname unless it is a wildcard, else the
+// one route (per hostname, rule and match, as Envoy Gateway's IR counts
+// them) with a hostname that is not (clienttrafficpolicy.go:
+// translateHTTP1Settings). It depends on the routes attached, so the
+// status run decides it, per target.
+func TestClientTrafficPolicyHTTP10DefaultHost(t *testing.T) {
+	const policyOn = "ClientTrafficPolicy/infra/p @ Gateway/infra/g"
+	ctp := func(section, extra string) string {
+		ref := "{group: gateway.networking.k8s.io, kind: Gateway, name: g"
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: p, namespace: infra}\nspec:\n" +
+			"  targetRefs: [" + ref + "}]\n  http1: {http10: {useDefaultHost: true}}\n" + extra
+	}
+	route := func(name, hostnames, rules string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+			"  parentRefs: [{name: g, namespace: infra}]\n  hostnames: " + hostnames + "\n  rules: " + rules + "\n"
+	}
+	const oneRule = "[{backendRefs: [{name: svc, port: 8080}]}]"
+	const twoRules = "[{matches: [{path: {value: /a}}], backendRefs: [{name: svc, port: 8080}]}, {matches: [{path: {value: /b}}], backendRefs: [{name: svc, port: 8080}]}]"
+	const open = "allowedRoutes: {namespaces: {from: All}}"
+	const only = "HTTP1: cannot set http10 default host on listener with only wildcard hostnames."
+	const several = "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route."
+	tests := []struct {
+		name, docs, want, msg string
+	}{
+		{name: "a listener hostname without a wildcard is the default host",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com, "+open+"}\n") + ctp("", ""),
+			want: "Accepted=True/Accepted"},
+		{name: "a listener without a hostname and no route",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, "+open+"}\n") + ctp("", ""),
+			want: "Accepted=False/Invalid", msg: only},
+		{name: "a wildcard listener with one route of one hostname and one rule",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: '*.example.com', "+open+"}\n") + ctp("", "") + route("r", "[a.example.com]", oneRule),
+			want: "Accepted=True/Accepted"},
+		{name: "one route whose two rules are two possible default routes",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, "+open+"}\n") + ctp("", "") + route("r", "[a.example.com]", twoRules),
+			want: "Accepted=False/Invalid", msg: several},
+		{name: "two routes with hostnames",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, "+open+"}\n") + ctp("", "") + route("r", "[a.example.com]", oneRule) + route("s", "[b.example.com]", oneRule),
+			want: "Accepted=False/Invalid", msg: several},
+		{name: "a route with a wildcard hostname only",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, "+open+"}\n") + ctp("", "") + route("r", "['*.example.com']", oneRule),
+			want: "Accepted=False/Invalid", msg: only},
+		{name: "a Gateway-wide policy is refused for its wildcard-only listener",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com, "+open+"}\n  - {name: b, protocol: HTTP, port: 8080, "+open+"}\n") + ctp("", ""),
+			want: "Accepted=False/Invalid", msg: only},
+		{name: "a TCP listener needs no default host",
+			docs: egGateway("  - {name: a, protocol: TCP, port: 9000, "+open+"}\n") + ctp("", ""),
+			want: "Accepted=True/Accepted"},
+		{name: "the builders before HTTP1 report first",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, "+open+"}\n") + ctp("", "  timeout: {tcp: {idleTimeout: x}}\n"),
+			want: "Accepted=False/Invalid", msg: "Timeout: invalid TCP IdleTimeout value x.; " + only},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, msgs := egStatuses(compile(t, egRoutesBase+tc.docs))
+			if got[policyOn] != tc.want {
+				t.Errorf("%s:\n got  %s\n want %s", policyOn, got[policyOn], tc.want)
+			}
+			if tc.msg != "" && !slices.Contains(msgs, tc.msg) {
+				t.Errorf("no condition message is %q; messages:\n%s", tc.msg, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}

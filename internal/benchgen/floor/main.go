@@ -8,6 +8,9 @@
 //	time /tmp/floor /tmp/platform.yaml              # documents in parallel
 //	time /tmp/floor -sequential /tmp/platform.yaml  # one decoder
 //	time gwpol render -f /tmp/platform.yaml -o json --target kgateway >/dev/null
+//
+// It is a measuring tool, no stage of the pipeline: it imports benchgen
+// and manifest only.
 package main
 
 import (

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/resource"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -24,84 +25,88 @@ import (
 // one builder, the ones that return at their first error report only that
 // one (buildClusterSettingsTimeout and buildIRHTTP2Settings join theirs).
 // docs/controllers/envoygateway-checks.md lists each check with its source.
-func (v valueChecks) backendTraffic(raw []byte, env *policy.Env) {
+func (v valueChecks) backendTraffic(s *egv1a1.BackendTrafficPolicySpec, env *policy.Env) {
 	globalRL := RateLimitEnabled.Bool(env.Config)
-	v.rateLimit(raw, globalRL)
-	v.bandwidthLimit()
-	v.loadBalancer()
-	v.circuitBreaker()
-	v.first(
-		v.dur("TCPKeepalive: invalid IdleTime value %s.", "tcpKeepalive", "idleTime"),
-		v.dur("TCPKeepalive: invalid Interval value %s.", "tcpKeepalive", "interval"),
-	)
-	v.retry()
-	v.duration("Timeout: invalid ConnectTimeout value %s.", "timeout", "tcp", "connectTimeout")
-	v.duration("Timeout: invalid ConnectionIdleTimeout value %s.", "timeout", "http", "connectionIdleTimeout")
-	v.duration("Timeout: invalid MaxConnectionDuration value %s.", "timeout", "http", "maxConnectionDuration")
-	v.duration("Timeout: invalid RequestTimeout value %s.", "timeout", "http", "requestTimeout")
-	v.duration("Timeout: invalid MaxStreamDuration value %s.", "timeout", "http", "maxStreamDuration")
-	v.duration("Timeout: invalid StreamIdleTimeout value %s.", "timeout", "http", "streamIdleTimeout")
-	if s, n, ok := v.quantity("connection", "bufferLimit"); s != "" {
-		switch {
-		case !ok:
-			v.invalid([]string{"connection", "bufferLimit"}, "BackendConnection: invalid BufferLimit value %s.", s)
-		case n < 0 || n > math.MaxUint32:
-			v.invalid([]string{"connection", "bufferLimit"}, "BackendConnection: BufferLimit value %s is out of range.", s)
+	v.rateLimit(globalRL)
+	v.bandwidthLimit(s.BandwidthLimit)
+	v.loadBalancer(s.LoadBalancer)
+	v.circuitBreaker(s.CircuitBreaker)
+	if ka := s.TCPKeepalive; ka != nil {
+		v.first(
+			v.dur(ka.IdleTime, "TCPKeepalive: invalid IdleTime value %s.", "tcpKeepalive", "idleTime"),
+			v.dur(ka.Interval, "TCPKeepalive: invalid Interval value %s.", "tcpKeepalive", "interval"),
+		)
+	}
+	v.retry(s.Retry)
+	if t := s.Timeout; t != nil {
+		if t.TCP != nil {
+			duration(v, t.TCP.ConnectTimeout, "Timeout: invalid ConnectTimeout value %s.", "timeout", "tcp", "connectTimeout")
+		}
+		if h := t.HTTP; h != nil {
+			duration(v, h.ConnectionIdleTimeout, "Timeout: invalid ConnectionIdleTimeout value %s.", "timeout", "http", "connectionIdleTimeout")
+			duration(v, h.MaxConnectionDuration, "Timeout: invalid MaxConnectionDuration value %s.", "timeout", "http", "maxConnectionDuration")
+			duration(v, h.RequestTimeout, "Timeout: invalid RequestTimeout value %s.", "timeout", "http", "requestTimeout")
+			duration(v, h.MaxStreamDuration, "Timeout: invalid MaxStreamDuration value %s.", "timeout", "http", "maxStreamDuration")
+			duration(v, h.StreamIdleTimeout, "Timeout: invalid StreamIdleTimeout value %s.", "timeout", "http", "streamIdleTimeout")
 		}
 	}
-	v.http2Settings()
-	v.responseOverride(env.Model)
+	if c := s.Connection; c != nil {
+		v.bytes(c.BufferLimit, "BackendConnection: invalid BufferLimit value %s.", "BackendConnection: BufferLimit value %s is out of range.", "connection", "bufferLimit")
+	}
+	v.http2Settings(s.HTTP2)
+	v.responseOverride(s.ResponseOverride, env.Model)
 	buffered := false
-	if s, n, ok := v.quantity("requestBuffer", "limit"); s != "" {
+	if rb := s.RequestBuffer; rb != nil {
+		q := rb.Limit
+		n, ok := q.AsInt64()
 		switch {
 		case !ok:
 			v.invalid([]string{"requestBuffer", "limit"}, "RequestBuffer: limit must be convertible to an int64.")
 		case n < 0 || n > math.MaxUint32:
-			v.invalid([]string{"requestBuffer", "limit"}, "RequestBuffer: limit value %s is out of range, must be between 0 and %d.", s, uint32(math.MaxUint32))
+			v.invalid([]string{"requestBuffer", "limit"}, "RequestBuffer: limit value %s is out of range, must be between 0 and %d.", q.String(), uint32(math.MaxUint32))
 		default:
 			buffered = true
 		}
 	}
-	if name, ok := v.at("telemetry", "metrics", "routeStatName").(string); ok && name != "" {
-		if err := validateRouteStatName(name); err != nil {
+	if t := s.Telemetry; t != nil && t.Metrics != nil && t.Metrics.RouteStatName != nil && *t.Metrics.RouteStatName != "" {
+		if err := validateRouteStatName(*t.Metrics.RouteStatName); err != nil {
 			v.invalid([]string{"telemetry", "metrics", "routeStatName"}, "Telemetry: %v.", err)
 		}
 	}
-	if upgrades, _ := v.at("httpUpgrade").([]any); buffered && len(upgrades) > 0 {
+	if buffered && len(s.HTTPUpgrade) > 0 {
 		v.invalid([]string{"requestBuffer"}, "RequestBuffer: requestBuffer cannot be used together with httpUpgrade.")
 	}
-	v.httpStatuses("healthCheck", "active", "http", "expectedStatuses")
-	v.httpStatuses("healthCheck", "active", "http", "retriableStatuses")
-	v.httpStatuses("retry", "retryOn", "httpStatusCodes")
-}
-
-// quantity reads a resource.Quantity at path: its text ("" when unset),
-// and its value when it is a whole number that fits in an int64
-// (Quantity.AsInt64, which Envoy Gateway calls).
-func (v valueChecks) quantity(path ...string) (s string, n int64, ok bool) {
-	s = quantityString(v.at(path...))
-	if s == "" {
-		return "", 0, false
+	if hc := s.HealthCheck; hc != nil && hc.Active != nil && hc.Active.HTTP != nil {
+		v.httpStatuses(hc.Active.HTTP.ExpectedStatuses, "healthCheck", "active", "http", "expectedStatuses")
+		v.httpStatuses(hc.Active.HTTP.RetriableStatuses, "healthCheck", "active", "http", "retriableStatuses")
 	}
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return s, 0, false
+	if r := s.Retry; r != nil && r.RetryOn != nil {
+		v.httpStatuses(r.RetryOn.HTTPStatusCodes, "retry", "retryOn", "httpStatusCodes")
 	}
-	n, ok = q.AsInt64()
-	return s, n, ok
 }
 
 // bandwidthLimit is buildBandwidthLimit: the request's limit, then the
 // response's, each a whole, non-negative number of bytes per unit of at
 // least 1 KiB per second; it returns at its first error.
-func (v valueChecks) bandwidthLimit() {
-	for _, dir := range []string{"request", "response"} {
-		path := []string{"bandwidthLimit", dir, "limit", "value"}
-		s, n, ok := v.quantity(path...)
-		if s == "" {
+func (v valueChecks) bandwidthLimit(bl *egv1a1.BandwidthLimitSpec) {
+	if bl == nil {
+		return
+	}
+	var limits [2]*egv1a1.BandwidthLimitValue
+	if bl.Request != nil {
+		limits[0] = &bl.Request.Limit
+	}
+	if bl.Response != nil {
+		limits[1] = &bl.Response.Limit
+	}
+	for i, dir := range []string{"request", "response"} {
+		l := limits[i]
+		if l == nil {
 			continue
 		}
-		unit, _ := v.at("bandwidthLimit", dir, "limit", "unit").(string)
+		path := []string{"bandwidthLimit", dir, "limit", "value"}
+		n, ok := l.Value.AsInt64()
+		unit := string(l.Unit)
 		secs := map[string]int64{"Minute": 60, "Hour": 3600}[unit]
 		if secs == 0 {
 			secs = 1 // bandwidthToKibps: any other unit is per second
@@ -126,51 +131,79 @@ func (v valueChecks) bandwidthLimit() {
 // (RoundRobin, LeastRequest, BackendUtilization; Random has none). It
 // returns at its first error; a bad slow start window is reported with
 // Go's own duration error.
-func (v valueChecks) loadBalancer() {
-	typ, _ := v.at("loadBalancer", "type").(string)
-	switch typ {
-	case "ConsistentHash":
-		v.tableSize()
+func (v valueChecks) loadBalancer(lb *egv1a1.LoadBalancer) {
+	if lb == nil {
 		return
-	case "BackendUtilization":
-		for _, f := range []struct{ name, field string }{
-			{"BlackoutPeriod", "blackoutPeriod"}, {"WeightExpirationPeriod", "weightExpirationPeriod"}, {"WeightUpdatePeriod", "weightUpdatePeriod"},
-		} {
-			path := []string{"loadBalancer", "backendUtilization", f.field}
-			if s, ok := v.at(path...).(string); ok {
-				if _, err := time.ParseDuration(s); err != nil {
-					v.invalid(path, "LoadBalancer: invalid %s value %s: %v.", f.name, s, err)
-					return
-				}
-			}
+	}
+	switch lb.Type {
+	case egv1a1.ConsistentHashLoadBalancerType:
+		v.tableSize(lb.ConsistentHash)
+		return
+	case egv1a1.BackendUtilizationLoadBalancerType:
+		if v.backendUtilization(lb.BackendUtilization) {
+			return
 		}
-		path := []string{"loadBalancer", "backendUtilization", "outOfBand", "reportingPeriod"}
-		if s, ok := v.at(path...).(string); ok {
-			if _, err := time.ParseDuration(s); err != nil {
-				v.invalid(path, "LoadBalancer: invalid OutOfBand ReportingPeriod value %s: %v.", s, err)
-				return
-			}
-		}
-	case "RoundRobin", "LeastRequest":
+	case egv1a1.RoundRobinLoadBalancerType, egv1a1.LeastRequestLoadBalancerType:
 	default:
 		return
 	}
-	path := []string{"loadBalancer", "slowStart", "window"}
-	if s, ok := v.at(path...).(string); ok {
-		if _, err := time.ParseDuration(s); err != nil {
-			v.invalid(path, "LoadBalancer: %v.", err)
+	if ss := lb.SlowStart; ss != nil && ss.Window != nil {
+		if _, err := time.ParseDuration(string(*ss.Window)); err != nil {
+			v.invalid([]string{"loadBalancer", "slowStart", "window"}, "LoadBalancer: %v.", err)
 		}
 	}
+}
+
+// backendUtilization checks the periods of a BackendUtilization load
+// balancer, up to the first that is not a duration; it reports whether
+// one was not.
+func (v valueChecks) backendUtilization(bu *egv1a1.BackendUtilization) bool {
+	if bu == nil {
+		return false
+	}
+	var reporting *gwv1.Duration
+	if bu.OutOfBand != nil {
+		reporting = bu.OutOfBand.ReportingPeriod
+	}
+	for _, f := range []struct {
+		name, field string
+		value       *gwv1.Duration
+	}{
+		{"BlackoutPeriod", "blackoutPeriod", bu.BlackoutPeriod},
+		{"WeightExpirationPeriod", "weightExpirationPeriod", bu.WeightExpirationPeriod},
+		{"WeightUpdatePeriod", "weightUpdatePeriod", bu.WeightUpdatePeriod},
+		{"OutOfBand ReportingPeriod", "outOfBand.reportingPeriod", reporting},
+	} {
+		if f.value == nil {
+			continue
+		}
+		if _, err := time.ParseDuration(string(*f.value)); err != nil {
+			v.invalid([]string{"loadBalancer", "backendUtilization", f.field}, "LoadBalancer: invalid %s value %s: %v.", f.name, *f.value, err)
+			return true
+		}
+	}
+	return false
 }
 
 // circuitBreaker is buildCircuitBreaker: each limit fits in 32 bits
 // unsigned, checked in Envoy Gateway's order up to the first that does
 // not.
-func (v valueChecks) circuitBreaker() {
-	for _, f := range []string{"maxConnections", "maxParallelRequests", "maxPendingRequests", "maxParallelRetries", "maxRequestsPerConnection"} {
-		path := []string{"circuitBreaker", f}
-		if n, ok := v.at(path...).(float64); ok && (n < 0 || n > math.MaxUint32) {
-			v.invalid(path, "CircuitBreaker: invalid %s value %v.", upperFirst(f), int64(n))
+func (v valueChecks) circuitBreaker(cb *egv1a1.CircuitBreaker) {
+	if cb == nil {
+		return
+	}
+	for _, f := range []struct {
+		field string
+		value *int64
+	}{
+		{"maxConnections", cb.MaxConnections},
+		{"maxParallelRequests", cb.MaxParallelRequests},
+		{"maxPendingRequests", cb.MaxPendingRequests},
+		{"maxParallelRetries", cb.MaxParallelRetries},
+		{"maxRequestsPerConnection", cb.MaxRequestsPerConnection},
+	} {
+		if n := f.value; n != nil && (*n < 0 || *n > math.MaxUint32) {
+			v.invalid([]string{"circuitBreaker", f.field}, "CircuitBreaker: invalid %s value %v.", upperFirst(f.field), *n)
 			return
 		}
 	}
@@ -180,27 +213,33 @@ func (v valueChecks) circuitBreaker() {
 // Go's own); a back-off interval that parses must not be zero, and the
 // maximum not below the base. Intervals that do not parse are left out,
 // not refused.
-func (v valueChecks) retry() {
-	if s, ok := v.at("retry", "perRetry", "timeout").(string); ok {
-		if _, err := time.ParseDuration(s); err != nil {
+func (v valueChecks) retry(r *egv1a1.Retry) {
+	if r == nil || r.PerRetry == nil {
+		return
+	}
+	if t := r.PerRetry.Timeout; t != nil {
+		if _, err := time.ParseDuration(string(*t)); err != nil {
 			v.invalid([]string{"retry", "perRetry", "timeout"}, "Retry: %v.", err)
 			return
 		}
 	}
-	parse := func(f string) (time.Duration, bool) {
-		s, ok := v.at("retry", "perRetry", "backOff", f).(string)
-		if !ok {
+	bo := r.PerRetry.BackOff
+	if bo == nil {
+		return
+	}
+	parse := func(s *gwv1.Duration) (time.Duration, bool) {
+		if s == nil {
 			return 0, false
 		}
-		d, err := time.ParseDuration(s)
+		d, err := time.ParseDuration(string(*s))
 		return d, err == nil
 	}
-	base, hasBase := parse("baseInterval")
+	base, hasBase := parse(bo.BaseInterval)
 	if hasBase && base == 0 {
 		v.invalid([]string{"retry", "perRetry", "backOff", "baseInterval"}, "Retry: baseInterval cannot be set to 0s.")
 		return
 	}
-	if max, ok := parse("maxInterval"); ok {
+	if max, ok := parse(bo.MaxInterval); ok {
 		switch {
 		case max == 0:
 			v.invalid([]string{"retry", "perRetry", "backOff", "maxInterval"}, "Retry: maxInterval cannot be set to 0s.")
@@ -215,21 +254,17 @@ func (v valueChecks) retry() {
 // any key (data, then binaryData); a ConfigMap that is missing or empty is
 // an error, the first one ends the builder. A body of another type does
 // not read its valueRef.
-func (v valueChecks) responseOverride(m *model.Model) {
-	list, _ := v.at("responseOverride").([]any)
+func (v valueChecks) responseOverride(list []*egv1a1.ResponseOverride, m *model.Model) {
 	ns := v.p.Obj.Namespace
-	for i, o := range list {
-		ro, _ := o.(map[string]any)
-		if ro["redirect"] != nil {
+	for i, ro := range list {
+		if ro == nil || ro.Redirect != nil || ro.Response == nil {
 			continue
 		}
-		resp, _ := ro["response"].(map[string]any)
-		body, _ := resp["body"].(map[string]any)
-		ref, _ := body["valueRef"].(map[string]any)
-		if typ, _ := body["type"].(string); typ != "ValueRef" || ref == nil {
+		body := ro.Response.Body
+		if body == nil || body.Type == nil || *body.Type != egv1a1.ResponseValueTypeValueRef || body.ValueRef == nil {
 			continue
 		}
-		name, _ := ref["name"].(string)
+		name := string(body.ValueRef.Name)
 		path := []string{fmt.Sprintf("responseOverride[%d]", i), "response", "body", "valueRef"}
 		cm := m.ConfigMap(ns, name)
 		switch {

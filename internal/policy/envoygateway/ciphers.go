@@ -53,17 +53,7 @@ func unsupportedCipher(ciphers []string) string {
 }
 
 // ciphers checks the ClientTrafficPolicy's TLS cipher list.
-func (v valueChecks) ciphers() bool {
-	list, ok := v.at("tls", "ciphers").([]any)
-	if !ok {
-		return true
-	}
-	var names []string
-	for _, c := range list {
-		if s, ok := c.(string); ok {
-			names = append(names, s)
-		}
-	}
+func (v valueChecks) ciphers(names []string) bool {
 	if bad := unsupportedCipher(names); bad != "" {
 		v.invalid([]string{"tls", "ciphers"}, "TLS: unsupported cipher suite: %s.", bad)
 		return false

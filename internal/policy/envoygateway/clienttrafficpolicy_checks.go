@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -29,70 +32,100 @@ import (
 // it covers a listener that terminates TLS (covered), as Envoy Gateway
 // builds them only for those.
 // docs/controllers/envoygateway-checks.md lists each check with its source.
-func (v valueChecks) clientTraffic(m *model.Model) {
+func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.Model) {
 	httpListener, tlsListener, httpsListener := covered(v.p, m)
-	v.commonSettings()
-	if httpsListener && v.at("http3") != nil && v.at("tls", "clientValidation") != nil {
+	v.commonSettings(s)
+	if httpsListener && s.HTTP3 != nil && s.TLS != nil && s.TLS.ClientValidation != nil {
 		// shouldDisableHTTP3ForClientValidation, for listeners with TLS
 		// and HTTP.
 		decoded(v.p).warning = [2]string{"UnsupportedHTTP3ClientValidation",
 			"HTTP/3 was disabled for the HTTPS listeners because Envoy does not support downstream client TLS validation over QUIC"}
 	}
 	if httpListener {
-		v.httpSettings()
+		v.httpSettings(s)
 	}
-	if tlsListener && v.ciphers() {
+	if tlsListener && s.TLS != nil && v.ciphers(s.TLS.Ciphers) {
 		// buildListenerTLSParameters returns at the cipher list.
-		v.clientValidation(m)
+		v.clientValidation(s.TLS.ClientValidation, m)
 	}
 }
 
 // commonSettings are the checks of the settings Envoy Gateway builds for
 // every listener: TCP keepalive, connection, timeouts.
-func (v valueChecks) commonSettings() {
-	v.first(
-		v.dur("TCP KeepAlive: invalid IdleTime value %s.", "tcpKeepalive", "idleTime"),
-		v.dur("TCP KeepAlive: invalid Interval value %s.", "tcpKeepalive", "interval"),
-	)
-	v.first(
-		v.dur("Connection: invalid CloseDelay value %s.", "connection", "connectionLimit", "closeDelay"),
-		v.dur("Connection: invalid MaxConnectionDuration value %s.", "connection", "connectionLimit", "maxConnectionDuration"),
-		v.dur("Connection: invalid MaxStreamDuration value %s.", "connection", "connectionLimit", "maxStreamDuration"),
-		func() bool {
-			return v.bytes("Connection: invalid BufferLimit value %s.", "Connection: BufferLimit value %s is out of range, must be between 0 and 4294967295.", "connection", "bufferLimit")
-		},
-	)
-	v.first(
-		v.dur("Timeout: invalid TCP IdleTimeout value %s.", "timeout", "tcp", "idleTimeout"),
-		v.dur("Timeout: invalid TCP TLSHandshakeTimeout value %s.", "timeout", "tcp", "tlsHandshakeTimeout"),
-		v.dur("Timeout: invalid TCP ConnectionInspectionTimeout value %s.", "timeout", "tcp", "connectionInspectionTimeout"),
-		v.dur("Timeout: invalid HTTP RequestReceivedTimeout value %s.", "timeout", "http", "requestReceivedTimeout"),
-		v.dur("Timeout: invalid HTTP IdleTimeout value %s.", "timeout", "http", "idleTimeout"),
-		v.dur("Timeout: invalid HTTP StreamIdleTimeout value %s.", "timeout", "http", "streamIdleTimeout"),
-		v.dur("Timeout: invalid HTTP RequestHeadersReceivedTimeout value %s.", "timeout", "http", "requestHeadersReceivedTimeout"),
-	)
+func (v valueChecks) commonSettings(s *egv1a1.ClientTrafficPolicySpec) {
+	if ka := s.TCPKeepalive; ka != nil {
+		v.first(
+			v.dur(ka.IdleTime, "TCP KeepAlive: invalid IdleTime value %s.", "tcpKeepalive", "idleTime"),
+			v.dur(ka.Interval, "TCP KeepAlive: invalid Interval value %s.", "tcpKeepalive", "interval"),
+		)
+	}
+	if c := s.Connection; c != nil {
+		cl := c.ConnectionLimit
+		if cl == nil {
+			cl = &egv1a1.ConnectionLimit{}
+		}
+		v.first(
+			v.dur(cl.CloseDelay, "Connection: invalid CloseDelay value %s.", "connection", "connectionLimit", "closeDelay"),
+			v.dur(cl.MaxConnectionDuration, "Connection: invalid MaxConnectionDuration value %s.", "connection", "connectionLimit", "maxConnectionDuration"),
+			v.dur(cl.MaxStreamDuration, "Connection: invalid MaxStreamDuration value %s.", "connection", "connectionLimit", "maxStreamDuration"),
+			func() bool {
+				return v.bytes(c.BufferLimit, "Connection: invalid BufferLimit value %s.", "Connection: BufferLimit value %s is out of range, must be between 0 and 4294967295.", "connection", "bufferLimit")
+			},
+		)
+	}
+	if t := s.Timeout; t != nil {
+		tcp, http := t.TCP, t.HTTP
+		if tcp == nil {
+			tcp = &egv1a1.TCPClientTimeout{}
+		}
+		if http == nil {
+			http = &egv1a1.HTTPClientTimeout{}
+		}
+		v.first(
+			v.dur(tcp.IdleTimeout, "Timeout: invalid TCP IdleTimeout value %s.", "timeout", "tcp", "idleTimeout"),
+			v.dur(tcp.TLSHandshakeTimeout, "Timeout: invalid TCP TLSHandshakeTimeout value %s.", "timeout", "tcp", "tlsHandshakeTimeout"),
+			v.dur(tcp.ConnectionInspectionTimeout, "Timeout: invalid TCP ConnectionInspectionTimeout value %s.", "timeout", "tcp", "connectionInspectionTimeout"),
+			v.dur(http.RequestReceivedTimeout, "Timeout: invalid HTTP RequestReceivedTimeout value %s.", "timeout", "http", "requestReceivedTimeout"),
+			v.dur(http.IdleTimeout, "Timeout: invalid HTTP IdleTimeout value %s.", "timeout", "http", "idleTimeout"),
+			v.dur(http.StreamIdleTimeout, "Timeout: invalid HTTP StreamIdleTimeout value %s.", "timeout", "http", "streamIdleTimeout"),
+			v.dur(http.RequestHeadersReceivedTimeout, "Timeout: invalid HTTP RequestHeadersReceivedTimeout value %s.", "timeout", "http", "requestHeadersReceivedTimeout"),
+		)
+	}
 }
 
 // httpSettings are the checks of the settings Envoy Gateway builds for
 // HTTP listeners only: header modifiers and HTTP/2.
-func (v valueChecks) httpSettings() {
-	v.headers("EarlyRequestHeaders", "earlyRequestHeaders")
-	v.headers("LateResponseHeaders", "lateResponseHeaders")
-	v.http2Settings()
+func (v valueChecks) httpSettings(s *egv1a1.ClientTrafficPolicySpec) {
+	if h := s.Headers; h != nil {
+		v.headers(h.EarlyRequestHeaders, "EarlyRequestHeaders", "earlyRequestHeaders")
+		v.headers(h.LateResponseHeaders, "LateResponseHeaders", "lateResponseHeaders")
+	}
+	v.http2Settings(s.HTTP2)
 }
 
 // http2Settings are the checks of http.go: buildIRHTTP2Settings, which
 // ClientTrafficPolicy and BackendTrafficPolicy share: the window sizes,
 // the connection keepalive's durations; every error is reported.
-func (v valueChecks) http2Settings() {
-	v.window("InitialStreamWindowSize", "http2", "initialStreamWindowSize")
-	v.window("InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
-	for _, f := range []string{"Interval", "Timeout", "IdleInterval"} {
-		path := []string{"http2", "connectionKeepalive", strings.ToLower(f[:1]) + f[1:]}
-		if s, ok := v.at(path...).(string); ok {
-			if _, err := time.ParseDuration(s); err != nil {
-				v.invalid(path, "HTTP2: invalid ConnectionKeepalive.%s: %v.", f, err)
-			}
+func (v valueChecks) http2Settings(h *egv1a1.HTTP2Settings) {
+	if h == nil {
+		return
+	}
+	v.window(h.InitialStreamWindowSize, "InitialStreamWindowSize", "http2", "initialStreamWindowSize")
+	v.window(h.InitialConnectionWindowSize, "InitialConnectionWindowSize", "http2", "initialConnectionWindowSize")
+	ka := h.ConnectionKeepalive
+	if ka == nil {
+		return
+	}
+	for _, f := range []struct {
+		name  string
+		value *gwv1.Duration
+	}{{"Interval", ka.Interval}, {"Timeout", ka.Timeout}, {"IdleInterval", ka.IdleInterval}} {
+		if f.value == nil {
+			continue
+		}
+		if _, err := time.ParseDuration(string(*f.value)); err != nil {
+			path := []string{"http2", "connectionKeepalive", strings.ToLower(f.name[:1]) + f.name[1:]}
+			v.invalid(path, "HTTP2: invalid ConnectionKeepalive.%s: %v.", f.name, err)
 		}
 	}
 }
@@ -111,10 +144,10 @@ func (v valueChecks) first(checks ...check) {
 	}
 }
 
-// dur is a check that the value at path, when set, is a Go duration
+// dur is a check that a duration, when set, is a Go duration
 // (time.ParseDuration, which is what Envoy Gateway calls).
-func (v valueChecks) dur(format string, path ...string) check {
-	return func() bool { return v.duration(format, path...) }
+func (v valueChecks) dur(d *gwv1.Duration, format string, path ...string) check {
+	return func() bool { return duration(v, d, format, path...) }
 }
 
 // headers checks a header modifier as Envoy Gateway's
@@ -124,46 +157,42 @@ func (v valueChecks) dur(format string, path ...string) check {
 // remove is non-empty; every removeOnMatch matcher has a value; and at
 // least one entry must survive. It reports every problem, as Envoy
 // Gateway joins them.
-func (v valueChecks) headers(name, field string) {
-	path := []string{"headers", field}
-	mod, ok := v.at(path...).(map[string]any)
-	if !ok {
+func (v valueChecks) headers(mod *egv1a1.HTTPHeaderFilter, name, field string) {
+	if mod == nil {
 		return
 	}
+	path := []string{"headers", field}
 	var kept, removed []string
-	for _, op := range []string{"add", "set", "addIfAbsent"} {
-		list, _ := mod[op].([]any)
-		for _, h := range list {
-			m, _ := h.(map[string]any)
-			n, _ := m["name"].(string)
-			val, _ := m["value"].(string)
+	for _, op := range []struct {
+		name string
+		list []gwv1.HTTPHeader
+	}{{"add", mod.Add}, {"set", mod.Set}, {"addIfAbsent", mod.AddIfAbsent}} {
+		for _, h := range op.list {
+			n, val := string(h.Name), h.Value
 			switch {
 			case n == "":
-				v.invalid(append(path, op), "Headers: %s cannot %s a header with an empty name", name, op)
+				v.invalid(append(path, op.name), "Headers: %s cannot %s a header with an empty name", name, op.name)
 			case strings.ContainsAny(n, "/:"):
-				v.invalid(append(path, op), "Headers: %s cannot %s a header with a '/' or ':' character in them. Header: '%q'", name, op, n)
+				v.invalid(append(path, op.name), "Headers: %s cannot %s a header with a '/' or ':' character in them. Header: '%q'", name, op.name, n)
 			case !headerValue.MatchString(val):
-				v.invalid(append(path, op), "Headers: %s cannot %s a header with an invalid value. Header: '%q'", name, op, n)
+				v.invalid(append(path, op.name), "Headers: %s cannot %s a header with an invalid value. Header: '%q'", name, op.name, n)
 			default:
 				kept = append(kept, n)
 			}
 		}
 	}
-	list, _ := mod["remove"].([]any)
-	for _, h := range list {
-		if n, _ := h.(string); n == "" {
+	for _, n := range mod.Remove {
+		if n == "" {
 			v.invalid(append(path, "remove"), "Headers: %s cannot remove a header with an empty name", name)
 		} else {
 			removed = append(removed, n)
 		}
 	}
-	matches, _ := mod["removeOnMatch"].([]any)
-	for _, h := range matches {
-		m, _ := h.(map[string]any)
-		if s, _ := m["value"].(string); s == "" {
+	for _, m := range mod.RemoveOnMatch {
+		if m.Value == "" {
 			v.invalid(append(path, "removeOnMatch"), "Headers: %s cannot remove a header with an empty matcher value", name)
 		} else {
-			removed = append(removed, s)
+			removed = append(removed, m.Value)
 		}
 	}
 	if len(kept) == 0 && len(removed) == 0 {
@@ -171,20 +200,18 @@ func (v valueChecks) headers(name, field string) {
 	}
 }
 
-// window checks an HTTP/2 window size: a whole number of bytes from
-// 65535 to 2147483647.
-func (v valueChecks) window(name string, path ...string) {
-	s := quantityString(v.at(path...))
-	if s == "" {
+// window checks an HTTP/2 window size, when set: a whole number of bytes
+// from 65535 to 2147483647.
+func (v valueChecks) window(q *resource.Quantity, name string, path ...string) {
+	if q == nil {
 		return
 	}
-	q, err := resource.ParseQuantity(s)
 	n, ok := q.AsInt64()
 	switch {
-	case err != nil || !ok:
-		v.invalid(path, "HTTP2: invalid %s value %s", name, s)
+	case !ok:
+		v.invalid(path, "HTTP2: invalid %s value %s", name, q.String())
 	case n < 65535 || n > math.MaxInt32:
-		v.invalid(path, "HTTP2: %s value %s is out of range, must be between 65535 and 2147483647", name, s)
+		v.invalid(path, "HTTP2: %s value %s is out of range, must be between 65535 and 2147483647", name, q.String())
 	}
 }
 
@@ -194,15 +221,13 @@ func (v valueChecks) window(name string, path ...string) {
 // the object, a key ca.crt or a single entry), a verifying mode has CA
 // references, and each CRL reference resolves (key ca.crl). Whether the referenced data holds valid certificates is
 // Secret data gwpol does not read (docs/controllers/envoygateway-checks.md).
-func (v valueChecks) clientValidation(m *model.Model) {
-	path := []string{"tls", "clientValidation"}
-	cv, ok := v.at(path...).(map[string]any)
-	if !ok {
+func (v valueChecks) clientValidation(cv *egv1a1.ClientValidationContext, m *model.Model) {
+	if cv == nil {
 		return
 	}
-	refs, _ := cv["caCertificateRefs"].([]any)
-	for i, r := range refs {
-		ref, _ := r.(map[string]any)
+	path := []string{"tls", "clientValidation"}
+	for i, r := range cv.CACertificateRefs {
+		ref := secretObjectRef(r)
 		at := append(slices.Clone(path), fmt.Sprintf("caCertificateRefs[%d]", i))
 		if msg := v.dataRef(m, ref, "ca.crt"); msg != "" {
 			v.invalid(at, "TLS: failed to get certificate from ref: %s.", msg)
@@ -212,31 +237,29 @@ func (v valueChecks) clientValidation(m *model.Model) {
 			// filterValidCACertificates: a bundle with no certificate
 			// valid now is refused; one with some is used without the others
 			if valid, err := secret.CheckCABundle(data, certificatesNow()); !valid {
-				name, _ := ref["name"].(string)
-				v.invalid(at, "TLS: no valid certificates exist in %s: %v.", name, err)
+				v.invalid(at, "TLS: no valid certificates exist in %s: %v.", ref.name, err)
 				return
 			}
 		}
 	}
-	mode, hasMode := cv["mode"].(string)
-	optional, _ := cv["optional"].(bool)
-	if len(refs) == 0 {
+	if len(cv.CACertificateRefs) == 0 {
 		switch {
-		case !hasMode && optional:
+		case cv.Mode == nil && cv.Optional:
 			v.invalid(path, "TLS: tls.clientValidation.optional=true requires caCertificateRefs (maps to mode %q).", "VerifyIfGiven")
 			return
-		case !hasMode:
+		case cv.Mode == nil:
 			v.invalid(path, "TLS: tls.clientValidation.mode %q requires caCertificateRefs.", "RequireAndVerify")
 			return
-		case mode == "VerifyIfGiven" || mode == "RequireAndVerify":
-			v.invalid(path, "TLS: tls.clientValidation.mode %q requires caCertificateRefs.", mode)
+		case *cv.Mode == "VerifyIfGiven" || *cv.Mode == "RequireAndVerify":
+			v.invalid(path, "TLS: tls.clientValidation.mode %q requires caCertificateRefs.", *cv.Mode)
 			return
 		}
 	}
-	crl, _ := cv["crl"].(map[string]any)
-	crlRefs, _ := crl["refs"].([]any)
-	for i, r := range crlRefs {
-		ref, _ := r.(map[string]any)
+	if cv.Crl == nil {
+		return
+	}
+	for i, r := range cv.Crl.Refs {
+		ref := secretObjectRef(r)
 		at := append(slices.Clone(path), "crl", fmt.Sprintf("refs[%d]", i))
 		if msg := v.dataRef(m, ref, "ca.crl"); msg != "" {
 			v.invalid(at, "TLS: failed to get crl from ref: %s.", msg)
@@ -244,28 +267,45 @@ func (v valueChecks) clientValidation(m *model.Model) {
 		}
 		if data, ok := v.refData(m, ref, "ca.crl"); ok {
 			if err := secret.CheckCRL(data, certificatesNow()); err != nil {
-				name, _ := ref["name"].(string)
-				v.invalid(at, "TLS: invalid crl in %s: %v.", name, err)
+				v.invalid(at, "TLS: invalid crl in %s: %v.", ref.name, err)
 				return
 			}
 		}
 	}
 }
 
+// objectRef is a reference to a Secret, ConfigMap or ClusterTrustBundle
+// as Envoy Gateway's types write one: empty strings for what is unset.
+type objectRef struct {
+	group, kind, name, namespace string
+}
+
+// secretObjectRef is a Gateway API SecretObjectReference as an objectRef.
+func secretObjectRef(r gwv1.SecretObjectReference) objectRef {
+	ref := objectRef{name: string(r.Name)}
+	if r.Group != nil {
+		ref.group = string(*r.Group)
+	}
+	if r.Kind != nil {
+		ref.kind = string(*r.Kind)
+	}
+	if r.Namespace != nil {
+		ref.namespace = string(*r.Namespace)
+	}
+	return ref
+}
+
 // dataRef is Envoy Gateway's validateAndGetDataAtKeyInRef for a CA
 // certificate or CRL reference read at key: the problem, "" when it
 // resolves.
-func (v valueChecks) dataRef(m *model.Model, ref map[string]any, key string) string {
+func (v valueChecks) dataRef(m *model.Model, ref objectRef, key string) string {
 	return v.dataRefFrom(m, "ClientTrafficPolicy", ref, key)
 }
 
 // dataRefFrom is dataRef for a policy of the given kind (the
 // ReferenceGrant's from).
-func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref map[string]any, key string) string {
-	group, _ := ref["group"].(string)
-	kind, _ := ref["kind"].(string)
-	name, _ := ref["name"].(string)
-	ns, _ := ref["namespace"].(string)
+func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref objectRef, key string) string {
+	group, kind, name, ns := ref.group, ref.kind, ref.name, ref.namespace
 	if kind == "" {
 		kind = "Secret"
 	}
@@ -312,10 +352,8 @@ func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref map[string
 // the only entry; a ClusterTrustBundle's trustBundle whatever the key),
 // for the checks of its content; false for a reference whose content is
 // not in the input (an object assumed to exist).
-func (v valueChecks) refData(m *model.Model, ref map[string]any, key string) (secret.Value, bool) {
-	kind, _ := ref["kind"].(string)
-	name, _ := ref["name"].(string)
-	ns, _ := ref["namespace"].(string)
+func (v valueChecks) refData(m *model.Model, ref objectRef, key string) (secret.Value, bool) {
+	kind, name, ns := ref.kind, ref.name, ref.namespace
 	if ns == "" {
 		ns = v.p.Obj.Namespace
 	}
@@ -373,17 +411,17 @@ func configMapData(o *model.Opaque) map[string]string {
 // fields Envoy Gateway warns about (deprecatedFieldsUsedInClientTrafficPolicy;
 // spec.targetRef, which every kind reports, is done in Decode): a
 // DeprecatedField warning in status and a lint finding at the field.
-func (v valueChecks) deprecatedClientTraffic() {
+func (v valueChecks) deprecatedClientTraffic(s *egv1a1.ClientTrafficPolicySpec) {
 	d := decoded(v.p)
 	for _, f := range []struct {
 		path []string
 		use  string
 		set  bool
 	}{
-		{[]string{"enableProxyProtocol"}, "spec.proxyProtocol", v.at("enableProxyProtocol") != nil},
-		{[]string{"headers", "preserveXRequestID"}, "spec.headers.requestID", v.at("headers", "preserveXRequestID") != nil},
+		{[]string{"enableProxyProtocol"}, "spec.proxyProtocol", s.EnableProxyProtocol != nil},
+		{[]string{"headers", "preserveXRequestID"}, "spec.headers.requestID", s.Headers != nil && s.Headers.PreserveXRequestID != nil},
 		// optional is a plain bool: only true changes anything.
-		{[]string{"tls", "clientValidation", "optional"}, "spec.tls.clientValidation.mode", v.at("tls", "clientValidation", "optional") == true},
+		{[]string{"tls", "clientValidation", "optional"}, "spec.tls.clientValidation.mode", s.TLS != nil && s.TLS.ClientValidation != nil && s.TLS.ClientValidation.Optional},
 	} {
 		if !f.set {
 			continue

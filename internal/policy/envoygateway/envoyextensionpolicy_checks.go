@@ -5,6 +5,9 @@ import (
 	"slices"
 	"time"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/gwpol/gwpol/internal/model"
 )
 
@@ -17,22 +20,17 @@ import (
 // (buildExtProc) the message timeout. Downloading the module and
 // comparing its checksum is not done (gwpol never fetches).
 // docs/controllers/envoygateway-checks.md lists each check with its source.
-func (v valueChecks) extension(m *model.Model) {
-	wasms, _ := v.at("wasm").([]any)
-	for i, w := range wasms {
-		wasm, _ := w.(map[string]any)
-		code, _ := wasm["code"].(map[string]any)
+func (v valueChecks) extension(s *egv1a1.EnvoyExtensionPolicySpec, m *model.Model) {
+	for i, w := range s.Wasm {
 		path := []string{fmt.Sprintf("wasm[%d]", i), "code"}
-		if msg := v.wasmCode(m, code); msg != "" {
+		if msg := v.wasmCode(m, w.Code); msg != "" {
 			v.invalid(path, "Wasm: %s.", msg)
 		}
 	}
-	procs, _ := v.at("extProc").([]any)
-	for i, e := range procs {
-		proc, _ := e.(map[string]any)
-		if s, ok := proc["messageTimeout"].(string); ok {
-			if _, err := time.ParseDuration(s); err != nil {
-				v.invalid([]string{fmt.Sprintf("extProc[%d]", i), "messageTimeout"}, "ExtProc: invalid ExtProc MessageTimeout value %s.", s)
+	for i, e := range s.ExtProc {
+		if t := e.MessageTimeout; t != nil {
+			if _, err := time.ParseDuration(string(*t)); err != nil {
+				v.invalid([]string{fmt.Sprintf("extProc[%d]", i), "messageTimeout"}, "ExtProc: invalid ExtProc MessageTimeout value %s.", *t)
 			}
 		}
 	}
@@ -42,34 +40,32 @@ func (v valueChecks) extension(m *model.Model) {
 // names is set, its TLS CA certificate reference resolves (key ca.crt, or
 // a single entry), and an image's pull Secret resolves and holds
 // .dockerconfigjson.
-func (v valueChecks) wasmCode(m *model.Model, code map[string]any) string {
-	typ, _ := code["type"].(string)
-	var src map[string]any
-	switch typ {
-	case "HTTP":
-		var ok bool
-		if src, ok = code["http"].(map[string]any); !ok {
+func (v valueChecks) wasmCode(m *model.Model, code egv1a1.WasmCodeSource) string {
+	var tls *egv1a1.WasmCodeSourceTLSConfig
+	var pull *gwv1.SecretObjectReference
+	switch code.Type {
+	case egv1a1.HTTPWasmCodeSourceType:
+		if code.HTTP == nil {
 			return "missing HTTP field in Wasm code source"
 		}
-	case "Image":
-		var ok bool
-		if src, ok = code["image"].(map[string]any); !ok {
+		tls = code.HTTP.TLS
+	case egv1a1.ImageWasmCodeSourceType:
+		if code.Image == nil {
 			return "missing Image field in Wasm code source"
 		}
+		tls, pull = code.Image.TLS, code.Image.PullSecretRef
 	default:
-		return fmt.Sprintf("unsupported Wasm code source type %q", typ)
+		return fmt.Sprintf("unsupported Wasm code source type %q", code.Type)
 	}
-	if tls, ok := src["tls"].(map[string]any); ok {
-		ref, _ := tls["caCertificateRef"].(map[string]any)
-		if msg := v.dataRefFrom(m, "EnvoyExtensionPolicy", ref, "ca.crt"); msg != "" {
+	if tls != nil {
+		if msg := v.dataRefFrom(m, "EnvoyExtensionPolicy", secretObjectRef(tls.CACertificateRef), "ca.crt"); msg != "" {
 			return msg
 		}
 	}
-	ref, ok := src["pullSecretRef"].(map[string]any)
-	if typ != "Image" || !ok {
+	if pull == nil {
 		return ""
 	}
-	s, msg := v.secretRefFrom(m, "EnvoyExtensionPolicy", ref)
+	s, msg := v.secretRefFrom(m, "EnvoyExtensionPolicy", secretObjectRef(*pull))
 	if msg != "" {
 		return msg
 	}

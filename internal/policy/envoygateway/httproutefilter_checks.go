@@ -1,9 +1,9 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"regexp"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/model"
@@ -33,30 +33,12 @@ func (st *filterState) coreRewriteProblem(rw *gwv1.HTTPURLRewriteFilter, path st
 	return nil
 }
 
-// routeFilterRewrite is an HTTPRouteFilter's spec.urlRewrite.
-type routeFilterRewrite struct {
-	Path *struct {
-		Type              string `json:"type"`
-		ReplaceRegexMatch *struct {
-			Pattern string `json:"pattern"`
-		} `json:"replaceRegexMatch"`
-	} `json:"path"`
-	Hostname *struct {
-		Type      string  `json:"type"`
-		Header    *string `json:"header"`
-		PathRegex *struct {
-			Pattern      string `json:"pattern"`
-			Substitution string `json:"substitution"`
-		} `json:"pathRegex"`
-	} `json:"hostname"`
-}
-
 // routeFilterRewriteProblem is processExtensionRefHTTPFilter's check of an
 // HTTPRouteFilter's urlRewrite: not beside another extension rewrite nor a
 // core rewrite of the same part; a ReplaceRegexMatch path with a pattern
 // that compiles; a Header hostname with its header; a PathRegex hostname
 // with a pattern that compiles and a substitution.
-func (st *filterState) routeFilterRewriteProblem(rw *routeFilterRewrite, path string) *routeProblem {
+func (st *filterState) routeFilterRewriteProblem(rw *egv1a1.HTTPURLRewriteFilter, path string) *routeProblem {
 	if rw == nil {
 		return nil
 	}
@@ -65,7 +47,7 @@ func (st *filterState) routeFilterRewriteProblem(rw *routeFilterRewrite, path st
 	if (r.extPath || r.extHost) && (host || p) || host && r.coreHost || p && r.corePath {
 		return dropRule("UnsupportedValue", path, "Cannot configure multiple urlRewrite filters for a single HTTPRouteRule.")
 	}
-	if p && rw.Path.Type == "ReplaceRegexMatch" {
+	if p && rw.Path.Type == egv1a1.RegexHTTPPathModifier {
 		if rm := rw.Path.ReplaceRegexMatch; rm == nil || rm.Pattern == "" {
 			return dropRule("UnsupportedValue", path, "ReplaceRegexMatch Pattern must be set when rewrite path type is \"ReplaceRegexMatch\".")
 		} else if _, err := regexp.Compile(rm.Pattern); err != nil {
@@ -75,12 +57,12 @@ func (st *filterState) routeFilterRewriteProblem(rw *routeFilterRewrite, path st
 	}
 	if host {
 		switch h := rw.Hostname; h.Type {
-		case "Header":
+		case egv1a1.HeaderHTTPHostnameModifier:
 			if h.Header == nil {
 				return dropRule("UnsupportedValue", path, "Header must be set when rewrite path type is \"Header\".")
 			}
-		case "Backend":
-		case "PathRegex":
+		case egv1a1.BackendHTTPHostnameModifier:
+		case egv1a1.PathRegexHTTPHostnameModifier:
 			if h.PathRegex == nil || h.PathRegex.Pattern == "" || h.PathRegex.Substitution == "" {
 				return dropRule("UnsupportedValue", path, "PathRegex Pattern and Substitution must be set when rewrite hostname type is \"PathRegex\".")
 			} else if _, err := regexp.Compile(h.PathRegex.Pattern); err != nil {
@@ -97,22 +79,17 @@ func (st *filterState) routeFilterRewriteProblem(rw *routeFilterRewrite, path st
 // routeFilterBodyProblem is getCustomResponseBody for a direct response's
 // body: a ValueRef body's ConfigMap, in the route's namespace, exists and
 // holds an entry. Envoy Gateway reports it as an invalid filter.
-func (rv *routeValidation) routeFilterBodyProblem(raw json.RawMessage, ns, path string) *routeProblem {
-	var body struct {
-		Type     string `json:"type"`
-		ValueRef *struct {
-			Name string `json:"name"`
-		} `json:"valueRef"`
-	}
-	if json.Unmarshal(raw, &body) != nil || body.Type != "ValueRef" || body.ValueRef == nil {
+func (rv *routeValidation) routeFilterBodyProblem(body *egv1a1.CustomResponseBody, ns, path string) *routeProblem {
+	if body == nil || body.Type == nil || *body.Type != egv1a1.ResponseValueTypeValueRef || body.ValueRef == nil {
 		return nil
 	}
-	cm := rv.m.ConfigMap(ns, body.ValueRef.Name)
+	name := string(body.ValueRef.Name)
+	cm := rv.m.ConfigMap(ns, name)
 	switch {
 	case cm == nil:
-		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: can't find the referenced configmap %s/%s.", ns, body.ValueRef.Name)
+		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: can't find the referenced configmap %s/%s.", ns, name)
 	case !cm.Assumed && len(cm.Keys) == 0:
-		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: can't find the key %s in the referenced configmap %s/%s.", responseBodyKey, ns, body.ValueRef.Name)
+		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: can't find the key %s in the referenced configmap %s/%s.", responseBodyKey, ns, name)
 	}
 	return nil
 }
@@ -121,32 +98,35 @@ func (rv *routeValidation) routeFilterBodyProblem(raw json.RawMessage, ns, path 
 // namespace for its injected credential: no group, kind Secret, a
 // ReferenceGrant for another namespace, the Secret exists and holds a
 // non-empty "credential".
-func (rv *routeValidation) credentialRefProblem(r secretRef, group *string, ns, path string) *routeProblem {
+func (rv *routeValidation) credentialRefProblem(r gwv1.SecretObjectReference, ns, path string) *routeProblem {
 	invalid := func(format string, args ...any) *routeProblem {
 		return dropRule("UnsupportedValue", path, "Invalid filter HTTPRouteFilter: "+format, args...)
 	}
-	kind := r.Kind
+	kind := ""
+	if r.Kind != nil {
+		kind = string(*r.Kind)
+	}
 	switch {
-	case group != nil && *group != "":
+	case r.Group != nil && *r.Group != "":
 		return invalid("secret ref group must be unspecified/empty.")
 	case kind == "":
 		kind = "Secret"
 	case kind != "Secret" && kind != "ConfigMap":
 		return invalid("secret ref kind must be Secret.")
 	}
-	to := ns
+	to, name := ns, string(r.Name)
 	if r.Namespace != nil && *r.Namespace != "" {
-		to = *r.Namespace
+		to = string(*r.Namespace)
 	}
-	if to != ns && !rv.m.GrantAllows(Group, httpRouteFilter.name, ns, model.ObjectRefTo{Kind: kind, Namespace: to, Name: r.Name}) {
-		return invalid("ref to %s %s/%s not permitted by any ReferenceGrant.", kind, to, r.Name)
+	if to != ns && !rv.m.GrantAllows(Group, httpRouteFilter.name, ns, model.ObjectRefTo{Kind: kind, Namespace: to, Name: name}) {
+		return invalid("ref to %s %s/%s not permitted by any ReferenceGrant.", kind, to, name)
 	}
-	s := rv.m.Secret(to, r.Name)
+	s := rv.m.Secret(to, name)
 	switch {
 	case s == nil:
-		return invalid("secret %s/%s does not exist.", to, r.Name)
+		return invalid("secret %s/%s does not exist.", to, name)
 	case !nonEmpty(s, "credential"):
-		return invalid("credential key credential not found in secret %s/%s.", to, r.Name)
+		return invalid("credential key credential not found in secret %s/%s.", to, name)
 	}
 	return nil
 }

@@ -151,6 +151,9 @@ type data struct {
 	// refused: validateSecurityPolicy refused the policy, so Envoy
 	// Gateway translates none of it (securitypolicy_checks.go).
 	refused bool
+	// keys are the spec keys as written, by field, where they differ
+	// from the field's name in case (holdValues).
+	keys map[string]string
 }
 
 // Decode implements policy.Kind. The spec is decoded once, into Envoy
@@ -166,9 +169,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if err := o.DecodeField("metadata", &meta); err == nil {
 		p.Created = meta.CreationTimestamp.Time // Envoy Gateway's processing order: older first
 	}
-	spec, decodeErrs, nested := k.decodeSpec(p)
+	spec, decodeErrs, nested, folded := k.decodeSpec(p)
 	d.spec, d.decodeFailed = spec.Addr().Interface(), len(decodeErrs) > 0
-	k.holdValues(p, spec)
+	k.holdValues(p, spec, folded)
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
 	t, mergeType := targetingOf(spec)
 	p.Targets = targets(t)
@@ -193,12 +196,8 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
 		}
 	}
-	raw, err := o.FieldJSON("spec")
-	if err != nil {
-		raw = nil
-	}
 	k.validateReferences(p, d.spec, env)
-	k.checkValues(p, raw, env)
+	k.checkValues(p, env)
 	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && !d.refused {
 		checkGeoLocations(p, sp, env.Model)
 	}
@@ -217,6 +216,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if isEEP {
 		markFailOpen(p, eep)
 	}
+	placeAtWrittenKeys(p, d.keys)
 	return p
 }
 

@@ -439,14 +439,14 @@ func isTrue(b *bool) bool { return b != nil && *b }
 // rateLimit checks what Envoy Gateway rejects in spec.rateLimit (see
 // buildRateLimit); a global rate limit needs a rate limit service
 // (config envoyGateway.rateLimit.enabled).
-func (v valueChecks) rateLimit(raw []byte, globalEnabled bool) {
-	var rl struct {
-		RateLimit json.RawMessage `json:"rateLimit"`
-	}
-	if json.Unmarshal(raw, &rl) != nil || len(rl.RateLimit) == 0 || string(rl.RateLimit) == "null" {
+func (v valueChecks) rateLimit(globalEnabled bool) {
+	// The value Decode holds (holdValues: set, not null, under a key
+	// naming it in any case, as Envoy Gateway reads it).
+	rl, ok := v.p.Values["rateLimit"].(*fieldValue)
+	if !ok {
 		return
 	}
-	if _, err := buildRateLimit(rl.RateLimit, v.p.Obj.Namespace, v.p.Obj.Name, globalEnabled); err != nil {
+	if _, err := buildRateLimit(rl.raw, v.p.Obj.Namespace, v.p.Obj.Name, globalEnabled); err != nil {
 		path := []string{"rateLimit"}
 		var re *rlError
 		if errors.As(err, &re) {

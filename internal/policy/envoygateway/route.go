@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -465,25 +466,6 @@ func pathModifierProblem(pm *gwv1.HTTPPathModifier, path string) *routeProblem {
 	return nil
 }
 
-// routeFilterSpec is the part of an HTTPRouteFilter's spec the route
-// validation reads.
-type routeFilterSpec struct {
-	Matches        []json.RawMessage   `json:"matches"`
-	URLRewrite     *routeFilterRewrite `json:"urlRewrite"`
-	DirectResponse *struct {
-		StatusCode *int            `json:"statusCode"`
-		Body       json.RawMessage `json:"body"`
-	} `json:"directResponse"`
-	CredentialInjection *struct {
-		Credential struct {
-			ValueRef struct {
-				secretRef
-				Group *string `json:"group"`
-			} `json:"valueRef"`
-		} `json:"credential"`
-	} `json:"credentialInjection"`
-}
-
 // extensionRefProblem: an ExtensionRef names an HTTPRouteFilter (the one
 // kind Envoy Gateway knows without an extension server), which must
 // exist, and whose rewrite and credential are checked.
@@ -504,10 +486,12 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 		p.reported = true
 		return p
 	}
-	raw, err := hrf.Obj.FieldJSON("spec")
-	var spec routeFilterSpec
-	if err != nil || json.Unmarshal(raw, &spec) != nil {
-		return nil // the HTTPRouteFilter's own findings say why
+	// The spec its Decode decoded; a value that did not fit its type makes
+	// the HTTPRouteFilter's own findings say why, and no rule problem here.
+	d := decoded(hrf)
+	spec, ok := d.spec.(*egv1a1.HTTPRouteFilterSpec)
+	if !ok || d.decodeFailed {
+		return nil
 	}
 	// processExtensionRefHTTPFilter's order: matches, the rewrite, the
 	// direct response, the credential.
@@ -536,7 +520,7 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 		st.directResponse = &code
 	}
 	if ci := spec.CredentialInjection; ci != nil {
-		return rv.credentialRefProblem(ci.Credential.ValueRef.secretRef, ci.Credential.ValueRef.Group, hrf.Obj.Namespace, f.path)
+		return rv.credentialRefProblem(ci.Credential.ValueRef, hrf.Obj.Namespace, f.path)
 	}
 	return nil
 }

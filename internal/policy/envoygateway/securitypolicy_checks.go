@@ -1,7 +1,8 @@
+//lint:file-ignore SA1019 Envoy Gateway still reads its deprecated fields (users set them), so gwpol reads them too.
+
 package envoygateway
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -13,8 +14,10 @@ import (
 	"strings"
 	"time"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"github.com/google/cel-go/cel"
 	"k8s.io/apimachinery/pkg/util/validation"
+	gwapiv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -44,49 +47,55 @@ func (v valueChecks) refuse(what string, err *fieldError) {
 // authorization. Every builder's error is joined; each builder returns at
 // its first. The ext auth backends are checked by validateReferences.
 // docs/controllers/envoygateway-checks.md lists each check with its source.
-func (v valueChecks) security(env *policy.Env) {
+func (v valueChecks) security(s *egv1a1.SecurityPolicySpec, env *policy.Env) {
 	m := env.Model
-	v.deprecatedSecurity()
+	v.deprecatedSecurity(s.ExtAuth)
 	onRoute := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool {
 		return t.Kind == "HTTPRoute" || t.Kind == "GRPCRoute"
 	})
 	onTCPRoute := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool { return t.Kind == "TCPRoute" })
 	if onTCPRoute && !onRoute {
-		if err := v.validateSecurityPolicyForTCP(); err != nil {
+		if err := validateSecurityPolicyForTCP(s); err != nil {
 			v.refuse("Invalid SecurityPolicy for TCP route", err)
 			return
 		}
 	}
 	if onRoute {
-		if err := v.validateSecurityPolicy(); err != nil {
+		if err := validateSecurityPolicy(s); err != nil {
 			v.refuse("Invalid SecurityPolicy", err)
 			return
 		}
-		v.basicAuth(m)
-		v.apiKeyAuth(m)
-		v.authorization()
-		v.extAuth(m)
-		v.oidc(env)
-		v.jwt(env)
+		v.basicAuth(s.BasicAuth, m)
+		v.apiKeyAuth(s.APIKeyAuth, m)
+		v.authorization(s.Authorization)
+		v.extAuth(s.ExtAuth, m)
+		v.oidc(s.OIDC, env)
+		v.jwt(s.JWT, env)
 		return
 	}
-	v.jwt(env)
-	v.oidc(env)
-	v.basicAuth(m)
-	v.apiKeyAuth(m)
-	v.extAuth(m)
-	v.authorization()
+	v.jwt(s.JWT, env)
+	v.oidc(s.OIDC, env)
+	v.basicAuth(s.BasicAuth, m)
+	v.apiKeyAuth(s.APIKeyAuth, m)
+	v.extAuth(s.ExtAuth, m)
+	v.authorization(s.Authorization)
 }
 
 // deprecatedSecurity: the singular extAuth backendRef of grpc and http is
 // deprecated (deprecatedFieldsUsedInSecurityPolicy), a DeprecatedField
 // warning and GWP104 at the field.
-func (v valueChecks) deprecatedSecurity() {
-	for _, svc := range []string{"grpc", "http"} {
-		if v.at("extAuth", svc, "backendRef") == nil {
+func (v valueChecks) deprecatedSecurity(ea *egv1a1.ExtAuth) {
+	if ea == nil {
+		return
+	}
+	for _, svc := range []struct {
+		name string
+		set  bool
+	}{{"grpc", ea.GRPC != nil && ea.GRPC.BackendRef != nil}, {"http", ea.HTTP != nil && ea.HTTP.BackendRef != nil}} {
+		if !svc.set {
 			continue
 		}
-		field := "spec.extAuth." + svc + ".backendRef"
+		field := "spec.extAuth." + svc.name + ".backendRef"
 		msg := field + " is deprecated, use " + field + "s instead"
 		decoded(v.p).deprecated = append(decoded(v.p).deprecated, msg)
 		v.p.Findings = append(v.p.Findings, v.p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, field, "%s", msg))
@@ -100,57 +109,50 @@ type fieldError struct{ path, msg string }
 // key source names only one of headers, params or cookies; OIDC's
 // passThroughAuthHeader needs a JWT provider that reads a header, and
 // its forwardIDToken header must not be one those providers read.
-func (v valueChecks) validateSecurityPolicy() *fieldError {
-	sources, _ := v.at("apiKeyAuth", "extractFrom").([]any)
-	for i, s := range sources {
-		src, _ := s.(map[string]any)
-		n := 0
-		for _, f := range []string{"headers", "params", "cookies"} {
-			if l, _ := src[f].([]any); len(l) > 0 {
-				n++
+func validateSecurityPolicy(s *egv1a1.SecurityPolicySpec) *fieldError {
+	if s.APIKeyAuth != nil {
+		for i, src := range s.APIKeyAuth.ExtractFrom {
+			if src == nil {
+				continue
+			}
+			n := 0
+			for _, l := range [][]string{src.Headers, src.Params, src.Cookies} {
+				if len(l) > 0 {
+					n++
+				}
+			}
+			if n > 1 {
+				return &fieldError{fmt.Sprintf("apiKeyAuth.extractFrom[%d]", i), "only one of headers, params or cookies must be specified"}
 			}
 		}
-		if n > 1 {
-			return &fieldError{fmt.Sprintf("apiKeyAuth.extractFrom[%d]", i), "only one of headers, params or cookies must be specified"}
-		}
 	}
-	if pass, _ := v.at("oidc", "passThroughAuthHeader").(bool); !pass {
+	o := s.OIDC
+	if o == nil || !isTrue(o.PassThroughAuthHeader) {
 		return nil
 	}
-	if v.at("jwt") == nil {
+	if s.JWT == nil {
 		return &fieldError{"oidc.passThroughAuthHeader", "the OIDC.PassThroughAuthHeader setting must be used in conjunction with JWT settings"}
 	}
-	providers, _ := v.at("jwt", "providers").([]any)
-	readsHeader := false
-	for _, p := range providers {
-		pr, _ := p.(map[string]any)
-		ef, set := pr["extractFrom"].(map[string]any)
-		if hs, _ := ef["headers"].([]any); !set || len(hs) > 0 {
-			readsHeader = true
-			break
-		}
-	}
+	providers := s.JWT.Providers
+	readsHeader := slices.ContainsFunc(providers, func(p egv1a1.JWTProvider) bool {
+		return p.ExtractFrom == nil || len(p.ExtractFrom.Headers) > 0
+	})
 	if !readsHeader {
 		return &fieldError{"oidc.passThroughAuthHeader", "the OIDC.PassThroughAuthHeader setting must be used in conjunction with a JWT provider that is configured to read from a header"}
 	}
-	fwd, ok := v.at("oidc", "forwardIDToken").(map[string]any)
-	if !ok {
+	if o.ForwardIDToken == nil {
 		return nil
 	}
-	header, _ := fwd["header"].(string)
+	header := o.ForwardIDToken.Header
 	for _, p := range providers {
-		pr, _ := p.(map[string]any)
-		ef, set := pr["extractFrom"].(map[string]any)
-		if !set {
+		if p.ExtractFrom == nil {
 			if strings.EqualFold(header, "Authorization") {
 				return &fieldError{"oidc.forwardIDToken.header", fmt.Sprintf("the OIDC.ForwardIDToken header %q cannot be the Authorization header when passThroughAuthHeader is enabled and a JWT provider reads from it", header)}
 			}
 			continue
 		}
-		hs, _ := ef["headers"].([]any)
-		for _, h := range hs {
-			hm, _ := h.(map[string]any)
-			if name, _ := hm["name"].(string); strings.EqualFold(header, name) {
+		for _, h := range p.ExtractFrom.Headers {
+			if strings.EqualFold(header, h.Name) {
 				return &fieldError{"oidc.forwardIDToken.header", fmt.Sprintf("the OIDC.ForwardIDToken header %q cannot be the same as a JWT provider extractFrom header when passThroughAuthHeader is enabled", header)}
 			}
 		}
@@ -161,38 +163,41 @@ func (v valueChecks) validateSecurityPolicy() *fieldError {
 // validateSecurityPolicyForTCP is Envoy Gateway's check of a policy on a
 // TCPRoute: authorization only, and in its rules no CEL, JWT, headers or
 // client IP geolocations, and client CIDRs that parse; the first problem.
-func (v valueChecks) validateSecurityPolicyForTCP() *fieldError {
-	for _, f := range []string{"cors", "csrf", "jwt", "oidc", "apiKeyAuth", "basicAuth", "extAuth"} {
-		if v.at(f) != nil {
-			return &fieldError{f, "only authorization is supported for TCP (routes/listeners)"}
+func validateSecurityPolicyForTCP(s *egv1a1.SecurityPolicySpec) *fieldError {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"cors", s.CORS != nil}, {"csrf", s.CSRF != nil}, {"jwt", s.JWT != nil}, {"oidc", s.OIDC != nil},
+		{"apiKeyAuth", s.APIKeyAuth != nil}, {"basicAuth", s.BasicAuth != nil}, {"extAuth", s.ExtAuth != nil},
+	} {
+		if f.set {
+			return &fieldError{f.name, "only authorization is supported for TCP (routes/listeners)"}
 		}
 	}
-	rules, _ := v.at("authorization", "rules").([]any)
-	for i, r := range rules {
-		rule, _ := r.(map[string]any)
+	if s.Authorization == nil {
+		return nil
+	}
+	for i, rule := range s.Authorization.Rules {
 		path := fmt.Sprintf("authorization.rules[%d]", i)
-		if rule["cel"] != nil {
+		if rule.CEL != nil {
 			return &fieldError{path, fmt.Sprintf("rule %d: CEL not supported for TCP", i)}
 		}
-		principal, ok := rule["principal"].(map[string]any)
-		if !ok {
+		principal := rule.Principal
+		if principal == nil {
 			continue
 		}
-		hs, _ := principal["headers"].([]any)
-		geo, _ := principal["clientIPGeoLocations"].([]any)
 		switch {
-		case principal["jwt"] != nil:
+		case principal.JWT != nil:
 			return &fieldError{path, fmt.Sprintf("rule %d: JWT not supported for TCP", i)}
-		case len(hs) > 0:
+		case len(principal.Headers) > 0:
 			return &fieldError{path, fmt.Sprintf("rule %d: headers not supported for TCP", i)}
-		case len(geo) > 0:
+		case len(principal.ClientIPGeoLocations) > 0:
 			return &fieldError{path, fmt.Sprintf("rule %d: clientIPGeoLocations not supported for TCP", i)}
 		}
-		cidrs, _ := principal["clientCIDRs"].([]any)
-		for _, c := range cidrs {
-			s, _ := c.(string)
-			if _, _, err := net.ParseCIDR(s); err != nil {
-				return &fieldError{path, fmt.Sprintf("rule %d: invalid ClientCIDR %q: %v", i, s, err)}
+		for _, c := range principal.ClientCIDRs {
+			if _, _, err := net.ParseCIDR(string(c)); err != nil {
+				return &fieldError{path, fmt.Sprintf("rule %d: invalid ClientCIDR %q: %v", i, c, err)}
 			}
 		}
 	}
@@ -203,17 +208,14 @@ func (v valueChecks) validateSecurityPolicyForTCP() *fieldError {
 // namespace (cross-namespace allowed with a ReferenceGrant): the Secret it
 // names, or the problem. A kind ConfigMap passes the reference check but
 // is then looked up as a Secret, as Envoy Gateway does.
-func (v valueChecks) secretRef(m *model.Model, ref map[string]any) (*model.Opaque, string) {
+func (v valueChecks) secretRef(m *model.Model, ref objectRef) (*model.Opaque, string) {
 	return v.secretRefFrom(m, "SecurityPolicy", ref)
 }
 
 // secretRefFrom is secretRef for a policy of the given kind (the
 // ReferenceGrant's from).
-func (v valueChecks) secretRefFrom(m *model.Model, kindFrom string, ref map[string]any) (*model.Opaque, string) {
-	group, _ := ref["group"].(string)
-	kind, _ := ref["kind"].(string)
-	name, _ := ref["name"].(string)
-	ns, _ := ref["namespace"].(string)
+func (v valueChecks) secretRefFrom(m *model.Model, kindFrom string, ref objectRef) (*model.Opaque, string) {
+	group, kind, name, ns := ref.group, ref.kind, ref.name, ref.namespace
 	own := v.p.Obj.Namespace
 	switch {
 	case group != "":
@@ -248,13 +250,12 @@ func nonEmpty(s *model.Opaque, key string) bool {
 
 // basicAuth is buildBasicAuth: the users Secret resolves, holds a
 // non-empty .htpasswd, in the {SHA} htpasswd format Envoy reads.
-func (v valueChecks) basicAuth(m *model.Model) {
-	ref, ok := v.at("basicAuth", "users").(map[string]any)
-	if !ok {
+func (v valueChecks) basicAuth(ba *egv1a1.BasicAuth, m *model.Model) {
+	if ba == nil {
 		return
 	}
 	path := []string{"basicAuth", "users"}
-	s, msg := v.secretRef(m, ref)
+	s, msg := v.secretRef(m, secretObjectRef(ba.Users))
 	switch {
 	case msg != "":
 	case !nonEmpty(s, ".htpasswd"):
@@ -273,14 +274,15 @@ func (v valueChecks) basicAuth(m *model.Model) {
 // apiKeyAuth is buildAPIKeyAuth: every credential Secret resolves, and no
 // API key is given to two clients (entries read in name order; a client
 // already seen is skipped).
-func (v valueChecks) apiKeyAuth(m *model.Model) {
-	refs, _ := v.at("apiKeyAuth", "credentialRefs").([]any)
+func (v valueChecks) apiKeyAuth(ak *egv1a1.APIKeyAuth, m *model.Model) {
+	if ak == nil {
+		return
+	}
 	var keys []secret.Value
 	seenClients := map[string]bool{}
-	for i, r := range refs {
-		ref, _ := r.(map[string]any)
+	for i, r := range ak.CredentialRefs {
 		path := []string{"apiKeyAuth", fmt.Sprintf("credentialRefs[%d]", i)}
-		s, msg := v.secretRef(m, ref)
+		s, msg := v.secretRef(m, secretObjectRef(r))
 		if msg != "" {
 			v.invalid(path, "APIKeyAuth: %s.", msg)
 			return
@@ -307,29 +309,30 @@ func (v valueChecks) apiKeyAuth(m *model.Model) {
 // authorization is buildAuthorization: per rule, the principal's client
 // CIDRs parse, the operation's path type is known (a regex compiles), a
 // CEL expression parses; the first error ends it.
-func (v valueChecks) authorization() {
-	rules, _ := v.at("authorization", "rules").([]any)
-	for i, r := range rules {
-		rule, _ := r.(map[string]any)
+func (v valueChecks) authorization(a *egv1a1.Authorization) {
+	if a == nil {
+		return
+	}
+	for i, rule := range a.Rules {
 		path := []string{"authorization", fmt.Sprintf("rules[%d]", i)}
-		principal, _ := rule["principal"].(map[string]any)
-		cidrs, _ := principal["clientCIDRs"].([]any)
-		for _, c := range cidrs {
-			s, _ := c.(string)
-			if _, _, err := net.ParseCIDR(s); err != nil {
-				v.invalid(path, "Authorization: unable to translate authorization rule: %v.", err)
-				return
+		if principal := rule.Principal; principal != nil {
+			for _, c := range principal.ClientCIDRs {
+				if _, _, err := net.ParseCIDR(string(c)); err != nil {
+					v.invalid(path, "Authorization: unable to translate authorization rule: %v.", err)
+					return
+				}
 			}
 		}
-		op, _ := rule["operation"].(map[string]any)
-		if p, ok := op["path"].(map[string]any); ok {
-			typ, _ := p["type"].(string)
-			value, _ := p["value"].(string)
+		if op := rule.Operation; op != nil && op.Path != nil {
+			typ := ""
+			if op.Path.Type != nil {
+				typ = string(*op.Path.Type)
+			}
 			var err error
 			switch typ {
 			case "", "PathPrefix", "Exact":
 			case "RegularExpression":
-				err = validRegex(value)
+				err = validRegex(op.Path.Value)
 			default:
 				err = errors.New("invalid path type")
 			}
@@ -338,8 +341,8 @@ func (v valueChecks) authorization() {
 				return
 			}
 		}
-		if expr, ok := rule["cel"].(string); ok && !validCEL(expr) {
-			v.invalid(path, "Authorization: invalid CEL expression: %s.", expr)
+		if rule.CEL != nil && !validCEL(string(*rule.CEL)) {
+			v.invalid(path, "Authorization: invalid CEL expression: %s.", *rule.CEL)
 			return
 		}
 	}
@@ -360,72 +363,71 @@ func validCEL(expr string) bool {
 // extAuth is buildExtAuth's checks of its own (the backends are
 // validateReferences'): exactly one of grpc and http, with backend refs,
 // and each ValueRef context extension readable.
-func (v valueChecks) extAuth(m *model.Model) {
-	ea, ok := v.at("extAuth").(map[string]any)
-	if !ok {
+func (v valueChecks) extAuth(ea *egv1a1.ExtAuth, m *model.Model) {
+	if ea == nil {
 		return
 	}
-	grpc, hasGRPC := ea["grpc"].(map[string]any)
-	http, hasHTTP := ea["http"].(map[string]any)
 	path := []string{"extAuth"}
+	var svc *egv1a1.BackendCluster
+	name := "http"
 	switch {
-	case !hasGRPC && !hasHTTP:
+	case ea.GRPC == nil && ea.HTTP == nil:
 		v.invalid(path, "ExtAuth: one of grpc or http must be specified.")
 		return
-	case hasGRPC && hasHTTP:
+	case ea.GRPC != nil && ea.HTTP != nil:
 		v.invalid(path, "ExtAuth: only one of grpc or http can be specified.")
 		return
+	case ea.GRPC != nil:
+		svc, name = &ea.GRPC.BackendCluster, "grpc"
+	default:
+		svc = &ea.HTTP.BackendCluster
 	}
-	svc, name := http, "http"
-	if hasGRPC {
-		svc, name = grpc, "grpc"
-	}
-	if refs, _ := svc["backendRefs"].([]any); len(refs) == 0 && svc["backendRef"] == nil {
+	if len(svc.BackendRefs) == 0 && svc.BackendRef == nil {
 		v.invalid(append(path, name), "ExtAuth: %s backend refs must be specified.", name)
 		return
 	}
-	exts, _ := ea["contextExtensions"].([]any)
-	ns := v.p.Obj.Namespace
-	for i, e := range exts {
-		ext, _ := e.(map[string]any)
-		if typ, _ := ext["type"].(string); typ != "ValueRef" {
+	for i, ext := range ea.ContextExtensions {
+		if ext == nil || ext.Type != egv1a1.ContextExtensionValueTypeValueRef {
 			continue
 		}
 		at := append(slices.Clone(path), fmt.Sprintf("contextExtensions[%d]", i), "valueRef")
-		ref, ok := ext["valueRef"].(map[string]any)
-		if !ok {
+		if ext.ValueRef == nil {
 			v.invalid(at, "ExtAuth: unexpected nil reference.")
 			return
 		}
-		kind, _ := ref["kind"].(string)
-		rname, _ := ref["name"].(string)
-		key, _ := ref["key"].(string)
-		var msg string
-		switch kind {
-		case "ConfigMap":
-			cm := m.ConfigMap(ns, rname)
-			switch {
-			case cm == nil:
-				msg = fmt.Sprintf("can't find the referenced configmap %q in namespace %q", rname, ns)
-			case !cm.Assumed && !slices.Contains(cm.Keys, key):
-				msg = fmt.Sprintf("can't find the key %q in the referenced configmap %q", key, rname)
-			}
-		case "Secret":
-			s := m.Secret(ns, rname)
-			switch {
-			case s == nil:
-				msg = fmt.Sprintf("can't find the referenced secret %q in namespace %q", rname, ns)
-			case !s.Assumed && !slices.Contains(s.Keys, key):
-				msg = fmt.Sprintf("can't find the key %q in the referenced secret %q", key, rname)
-			}
-		default:
-			msg = fmt.Sprintf("unexpected reference to kind %q", kind)
-		}
-		if msg != "" {
+		if msg := contextExtensionProblem(m, v.p.Obj.Namespace, ext.ValueRef); msg != "" {
 			v.invalid(at, "ExtAuth: %s.", msg)
 			return
 		}
 	}
+}
+
+// contextExtensionProblem is how Envoy Gateway reads an ext auth context
+// extension's ValueRef: a key of a ConfigMap or Secret in the policy's
+// namespace; the problem, "" when it resolves.
+func contextExtensionProblem(m *model.Model, ns string, ref *egv1a1.LocalObjectKeyReference) string {
+	kind, rname, key := string(ref.Kind), string(ref.Name), ref.Key
+	switch kind {
+	case "ConfigMap":
+		cm := m.ConfigMap(ns, rname)
+		switch {
+		case cm == nil:
+			return fmt.Sprintf("can't find the referenced configmap %q in namespace %q", rname, ns)
+		case !cm.Assumed && !slices.Contains(cm.Keys, key):
+			return fmt.Sprintf("can't find the key %q in the referenced configmap %q", key, rname)
+		}
+	case "Secret":
+		s := m.Secret(ns, rname)
+		switch {
+		case s == nil:
+			return fmt.Sprintf("can't find the referenced secret %q in namespace %q", rname, ns)
+		case !s.Assumed && !slices.Contains(s.Keys, key):
+			return fmt.Sprintf("can't find the key %q in the referenced secret %q", key, rname)
+		}
+	default:
+		return fmt.Sprintf("unexpected reference to kind %q", kind)
+	}
+	return ""
 }
 
 // oidc is buildOIDC, as far as the input decides it: the provider (its
@@ -437,43 +439,38 @@ func (v valueChecks) extAuth(m *model.Model) {
 // redirect URL, and the TTL durations. The HMAC Secret is Envoy Gateway's
 // own (envoy-gateway-system/envoy-oidc-hmac, made at install): taken as
 // present. The first error ends it.
-func (v valueChecks) oidc(env *policy.Env) {
-	m := env.Model
-	o, ok := v.at("oidc").(map[string]any)
-	if !ok {
+func (v valueChecks) oidc(o *egv1a1.OIDC, env *policy.Env) {
+	if o == nil {
 		return
 	}
+	m := env.Model
 	fail := func(field, format string, args ...any) {
 		v.invalid([]string{"oidc", field}, "OIDC: "+format+".", args...)
 	}
-	prov, _ := o["provider"].(map[string]any)
-	issuer, _ := prov["issuer"].(string)
-	token, hasToken := prov["tokenEndpoint"].(string)
-	_, hasAuthz := prov["authorizationEndpoint"].(string)
-	raw := issuer
-	if hasToken {
-		raw = token
+	prov := &o.Provider
+	raw := prov.Issuer
+	if prov.TokenEndpoint != nil {
+		raw = *prov.TokenEndpoint
 	}
 	if _, err := url.Parse(raw); err != nil {
 		fail("provider", "%v", err)
 		return
 	}
-	if v.backendRefsProblem(env, "OIDC", "spec.oidc.provider", prov) {
+	if v.backendRefsProblem(env, "OIDC", "spec.oidc.provider", &prov.BackendCluster) {
 		return
 	}
-	if hasToken && hasAuthz {
-		if msg := tokenEndpointProblem(token); msg != "" {
+	if prov.TokenEndpoint != nil && prov.AuthorizationEndpoint != nil {
+		if msg := tokenEndpointProblem(*prov.TokenEndpoint); msg != "" {
 			fail("provider", "%s", msg)
 			return
 		}
 	}
-	if _, inline := o["clientID"].(string); !inline {
-		ref, ok := o["clientIDRef"].(map[string]any)
-		if !ok {
+	if o.ClientID == nil {
+		if o.ClientIDRef == nil {
 			fail("clientID", "client ID must be specified in OIDC policy %s/%s", v.p.Obj.Namespace, v.p.Obj.Name)
 			return
 		}
-		s, msg := v.secretRef(m, ref)
+		s, msg := v.secretRef(m, secretObjectRef(*o.ClientIDRef))
 		if msg == "" && !nonEmpty(s, "client-id") {
 			msg = fmt.Sprintf("client ID not found in secret %s/%s", s.Namespace, s.Name)
 		}
@@ -482,8 +479,7 @@ func (v valueChecks) oidc(env *policy.Env) {
 			return
 		}
 	}
-	ref, _ := o["clientSecret"].(map[string]any)
-	s, msg := v.secretRef(m, ref)
+	s, msg := v.secretRef(m, secretObjectRef(o.ClientSecret))
 	if msg == "" && !nonEmpty(s, "client-secret") {
 		msg = fmt.Sprintf("client secret not found in secret %s/%s", s.Namespace, s.Name)
 	}
@@ -491,16 +487,20 @@ func (v valueChecks) oidc(env *policy.Env) {
 		fail("clientSecret", "%s", msg)
 		return
 	}
-	if u, ok := o["redirectURL"].(string); ok && !validRedirectURL(u) {
-		fail("redirectURL", "invalid redirect URL %s", u)
+	if u := o.RedirectURL; u != nil && !validRedirectURL(*u) {
+		fail("redirectURL", "invalid redirect URL %s", *u)
 		return
 	}
-	for _, f := range []string{"defaultTokenTTL", "defaultRefreshTokenTTL", "csrfTokenTTL"} {
-		if d, ok := o[f].(string); ok {
-			if _, err := time.ParseDuration(d); err != nil {
-				fail(f, "invalid %s: %v", f, err)
-				return
-			}
+	for _, f := range []struct {
+		name  string
+		value *gwapiv1.Duration
+	}{{"defaultTokenTTL", o.DefaultTokenTTL}, {"defaultRefreshTokenTTL", o.DefaultRefreshTokenTTL}, {"csrfTokenTTL", o.CSRFTokenTTL}} {
+		if f.value == nil {
+			continue
+		}
+		if _, err := time.ParseDuration(string(*f.value)); err != nil {
+			fail(f.name, "invalid %s: %v", f.name, err)
+			return
 		}
 	}
 }
@@ -509,11 +509,13 @@ func (v valueChecks) oidc(env *policy.Env) {
 // (a remote JWKS, an OIDC provider) as translateExtServiceBackendRefs
 // does for ext auth (validateReferences' refValidator), and reports the
 // first problem; it says whether there was one.
-func (v valueChecks) backendRefsProblem(env *policy.Env, feature, path string, svc map[string]any) bool {
-	raw, err := json.Marshal(svc["backendRefs"])
-	var refs []backendRef
-	if err != nil || json.Unmarshal(raw, &refs) != nil || len(refs) == 0 {
+func (v valueChecks) backendRefsProblem(env *policy.Env, feature, path string, svc *egv1a1.BackendCluster) bool {
+	if len(svc.BackendRefs) == 0 {
 		return false
+	}
+	refs := make([]backendRef, len(svc.BackendRefs))
+	for i, r := range svc.BackendRefs {
+		refs[i] = refOf(r.BackendObjectReference)
 	}
 	noBackend := !EnableBackend.Bool(env.Config)
 	rv := refValidator{p: v.p, m: env.Model, kind: securityPolicy.name, noBackend: noBackend, backendProblems: env.BackendProblems}
@@ -558,42 +560,43 @@ func validRedirectURL(u string) bool {
 // provider the remote JWKS (URI, backends, durations) or the local one (a
 // ConfigMap in the policy's namespace with key jwks or any data); the
 // first error of the providers ends it.
-func (v valueChecks) jwt(env *policy.Env) {
-	m := env.Model
-	providers, ok := v.at("jwt", "providers").([]any)
-	if !ok {
+func (v valueChecks) jwt(j *egv1a1.JWT, env *policy.Env) {
+	if j == nil {
 		return
 	}
-	if errs := validateJWTProviders(providers); len(errs) > 0 {
+	m := env.Model
+	if errs := validateJWTProviders(j.Providers); len(errs) > 0 {
 		for _, e := range errs {
 			v.invalid([]string{"jwt", "providers"}, "JWT: %s.", e)
 		}
 		return
 	}
 	ns := v.p.Obj.Namespace
-	for i, p := range providers {
-		pr, _ := p.(map[string]any)
+	for i, pr := range j.Providers {
 		path := []string{"jwt", fmt.Sprintf("providers[%d]", i)}
-		if remote, ok := pr["remoteJWKS"].(map[string]any); ok {
-			if v.backendRefsProblem(env, "JWT", "spec."+strings.Join(path, ".")+".remoteJWKS", remote) {
+		if remote := pr.RemoteJWKS; remote != nil {
+			if v.backendRefsProblem(env, "JWT", "spec."+strings.Join(path, ".")+".remoteJWKS", &remote.BackendCluster) {
 				return
 			}
-			for _, f := range []string{"cacheDuration", "failedRefetchDuration"} {
-				if d, ok := remote[f].(string); ok {
-					if _, err := time.ParseDuration(d); err != nil {
-						v.invalid(append(path, "remoteJWKS", f), "JWT: %v.", err)
-						return
-					}
+			for _, f := range []struct {
+				name  string
+				value *gwapiv1.Duration
+			}{{"cacheDuration", remote.CacheDuration}, {"failedRefetchDuration", remote.FailedRefetchDuration}} {
+				if f.value == nil {
+					continue
+				}
+				if _, err := time.ParseDuration(string(*f.value)); err != nil {
+					v.invalid(append(path, "remoteJWKS", f.name), "JWT: %v.", err)
+					return
 				}
 			}
 			continue
 		}
-		local, _ := pr["localJWKS"].(map[string]any)
-		if typ, _ := local["type"].(string); typ != "ValueRef" {
+		local := pr.LocalJWKS
+		if local == nil || local.Type == nil || *local.Type != egv1a1.LocalJWKSTypeValueRef || local.ValueRef == nil {
 			continue
 		}
-		ref, _ := local["valueRef"].(map[string]any)
-		name, _ := ref["name"].(string)
+		name := string(local.ValueRef.Name)
 		cm := m.ConfigMap(ns, name)
 		switch {
 		case cm == nil:
@@ -611,15 +614,14 @@ func (v valueChecks) jwt(env *policy.Env) {
 // validateJWTProviders is Envoy Gateway's validateJWTProvider: every
 // problem of every provider; the name checks (a qualified name, unique)
 // only while no other problem was found.
-func validateJWTProviders(providers []any) []string {
+func validateJWTProviders(providers []egv1a1.JWTProvider) []string {
 	var errs, names []string
-	for _, p := range providers {
-		pr, _ := p.(map[string]any)
-		name, _ := pr["name"].(string)
+	for _, pr := range providers {
+		name := pr.Name
 		if name == "" {
 			errs = append(errs, "jwt provider cannot be an empty string")
 		}
-		if issuer, _ := pr["issuer"].(string); issuer != "" {
+		if issuer := pr.Issuer; issuer != "" {
 			switch {
 			case strings.Contains(issuer, ":"):
 				if _, err := url.ParseRequestURI(issuer); err != nil {
@@ -631,26 +633,23 @@ func validateJWTProviders(providers []any) []string {
 				}
 			}
 		}
-		remote, hasRemote := pr["remoteJWKS"].(map[string]any)
-		local, hasLocal := pr["localJWKS"].(map[string]any)
-		if hasRemote == hasLocal {
+		remote, local := pr.RemoteJWKS, pr.LocalJWKS
+		if (remote != nil) == (local != nil) {
 			errs = append(errs, "either remoteJWKS or localJWKS must be specified for jwt provider: "+name)
 		}
-		if hasRemote {
-			uri, _ := remote["uri"].(string)
-			if uri == "" {
+		if remote != nil {
+			if remote.URI == "" {
 				errs = append(errs, "uri must be set for remote JWKS provider: "+name)
-			} else if _, err := url.ParseRequestURI(uri); err != nil {
+			} else if _, err := url.ParseRequestURI(remote.URI); err != nil {
 				errs = append(errs, "invalid remote JWKS URI: "+err.Error())
 			}
 		}
-		if hasLocal {
-			typ, _ := local["type"].(string)
-			if typ == "" || typ == "Inline" {
-				if _, ok := local["inline"].(string); !ok {
+		if local != nil {
+			if local.Type == nil || *local.Type == "" || *local.Type == egv1a1.LocalJWKSTypeInline {
+				if local.Inline == nil {
 					errs = append(errs, "inline JWKS must be set for local JWKS provider: "+name+" if type is Inline")
 				}
-			} else if local["valueRef"] == nil {
+			} else if local.ValueRef == nil {
 				errs = append(errs, "valueRef must be set for local JWKS provider: "+name+" if type is ValueRef")
 			}
 		}
@@ -671,16 +670,12 @@ func validateJWTProviders(providers []any) []string {
 				}
 			}
 		}
-		claims, _ := pr["claimToHeaders"].([]any)
-		for _, c := range claims {
-			ch, _ := c.(map[string]any)
-			header, _ := ch["header"].(string)
-			claim, _ := ch["claim"].(string)
+		for _, ch := range pr.ClaimToHeaders {
 			switch {
-			case header == "":
-				errs = append(errs, "header must be set for claimToHeader provider: "+header)
-			case claim == "":
-				errs = append(errs, "claim must be set for claimToHeader provider: "+claim)
+			case ch.Header == "":
+				errs = append(errs, "header must be set for claimToHeader provider: "+ch.Header)
+			case ch.Claim == "":
+				errs = append(errs, "claim must be set for claimToHeader provider: "+ch.Claim)
 			}
 		}
 	}

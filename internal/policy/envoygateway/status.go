@@ -6,8 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -79,6 +82,9 @@ type statusRun struct {
 	// rejected are, per policy, the targets it reaches but is not applied
 	// on, with the verdict (policy.Decisions.Rejected).
 	rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
+	// diags are the findings of the refusals made here
+	// (policy.Decisions.Diagnostics), one per policy, field and message.
+	diags []diag.Diagnostic
 }
 
 // notes are what a less specific policy learns from more specific ones.
@@ -93,6 +99,17 @@ func newStatusRun(k *Kind, g *topology.Graph) *statusRun {
 		byGateway: map[*topology.Gateway]*claim{}, ruleClaims: map[*topology.Route][]string{},
 		entries: map[*policy.Policy][]*entry{}, truncated: map[*policy.Policy]bool{}, notes: map[*claim]*notes{},
 		rejected: map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}}
+}
+
+// finding reports, once, that p is refused for field at a target
+// (GWP401 at the field).
+func (s *statusRun) finding(p *policy.Policy, field, msg string) {
+	d := p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s", msg)
+	if !slices.ContainsFunc(s.diags, func(o diag.Diagnostic) bool {
+		return o.Object == d.Object && o.Field == d.Field && o.Message == d.Message
+	}) {
+		s.diags = append(s.diags, d)
+	}
 }
 
 // reject records that p is not applied on t, and why.
@@ -151,7 +168,7 @@ func (s *statusRun) run(ps []*policy.Policy) policy.Decisions {
 		}
 	}
 	s.finish()
-	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected}
+	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected, Diagnostics: s.diags}
 	for _, p := range ps {
 		for _, e := range s.entries[p] {
 			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
@@ -369,7 +386,19 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 			s.set(p, a, cond("Accepted", false, "Invalid", msg))
 			s.warn(p, a)
 		}
-		s.reject(p, t.key(), &policy.Rejection{Verdict: "Invalid", Reason: "Invalid", Message: msg})
+		// validatePortOverlapForClientTrafficPolicy: the listeners are not
+		// translated with the policy, nor answered 500.
+		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
+		return
+	}
+	if msg, l := s.http10DefaultHost(p, t); msg != "" {
+		s.finding(p, "spec.http1.http10.useDefaultHost", fmt.Sprintf("%s (listener %s); Envoy Gateway refuses the policy there.", strings.TrimSuffix(msg, "."), qualifiedID(l)))
+		msg = withBuilderError(p, msg)
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", false, "Invalid", msg))
+			s.warn(p, a)
+		}
+		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictInvalid, Reason: "Invalid", Message: msg})
 		return
 	}
 	for _, a := range ancestors {
@@ -849,4 +878,76 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 		st = metav1.ConditionTrue
 	}
 	return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg}
+}
+
+// http10DefaultHost is translateHTTP1Settings' check of a
+// ClientTrafficPolicy's http1.http10.useDefaultHost on each HTTP listener
+// it covers: the default host is the listener's hostname when that is not
+// a wildcard; on a wildcard-only listener (no hostname, or *.x) it is taken
+// from the routes, which Envoy Gateway can do only when exactly one of the
+// listener's routes (one per route hostname, rule and match, as its IR
+// counts them) has a hostname without a wildcard. It depends on the routes
+// attached, so it is decided here and not when the policy is decoded.
+func (s *statusRun) http10DefaultHost(p *policy.Policy, t target) (string, *topology.Listener) {
+	spec, ok := decoded(p).spec.(*egv1a1.ClientTrafficPolicySpec)
+	if !ok || spec.HTTP1 == nil || spec.HTTP1.HTTP10 == nil || spec.HTTP1.HTTP10.UseDefaultHost == nil || !*spec.HTTP1.HTTP10.UseDefaultHost {
+		return "", nil
+	}
+	for _, l := range s.listenersOf(t) {
+		if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
+			continue
+		}
+		if l.Hostname != nil && *l.Hostname != "" && !strings.Contains(string(*l.Hostname), "*") {
+			continue
+		}
+		switch n := namedHostRoutes(l); {
+		case n == 0:
+			return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames.", l
+		case n > 1:
+			return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route.", l
+		}
+	}
+	return "", nil
+}
+
+// namedHostRoutes counts the Envoy Gateway IR routes of a listener whose
+// hostname has no wildcard: for each HTTPRoute and GRPCRoute attached, one
+// per hostname it serves there, rule and match (a rule without matches is
+// one route). A route that names no hostname serves the listener's, a
+// wildcard.
+func namedHostRoutes(l *topology.Listener) int {
+	n := 0
+	for _, a := range l.Routes {
+		per := 0
+		for _, r := range a.Route.Rules {
+			switch {
+			case r.HTTP != nil:
+				per += max(1, len(r.HTTP.Matches))
+			case r.GRPC != nil:
+				per += max(1, len(r.GRPC.Matches))
+			}
+		}
+		for _, h := range a.Hostnames {
+			if !strings.Contains(h, "*") {
+				n += per
+			}
+		}
+	}
+	return n
+}
+
+// withBuilderError puts msg among p's own translation errors where Envoy
+// Gateway's translateClientTrafficPolicyForListener meets it: after the
+// TCP keepalive, connection, timeout and header errors, before the rest.
+func withBuilderError(p *policy.Policy, msg string) string {
+	var before, after []string
+	for _, d := range p.Invalid {
+		field := d.Field + "."
+		if strings.HasPrefix(field, "spec.tcpKeepalive.") || strings.HasPrefix(field, "spec.connection.") || strings.HasPrefix(field, "spec.timeout.") || strings.HasPrefix(field, "spec.headers.") {
+			before = append(before, d.Message)
+		} else {
+			after = append(after, d.Message)
+		}
+	}
+	return strings.Join(slices.Concat(before, []string{msg}, after), "; ")
 }

@@ -100,25 +100,28 @@ func jsonFieldIndexes(t reflect.Type) map[string][]int {
 // define are returned too: the API server would prune them (or refuse
 // them, validating strictly), so they never reach Envoy Gateway. The
 // spec's own keys are Decode's to judge (unknownFields).
-func (k *Kind) decodeSpec(p *policy.Policy) (reflect.Value, []diag.Diagnostic, []manifest.UnknownField) {
-	spec := reflect.New(specTypes[k.name])
-	unknown, errs := p.Obj.DecodeFieldAll("spec", spec.Interface())
-	var out []diag.Diagnostic
-	for _, err := range errs {
-		out = append(out, specError(p, err))
+//
+// folded says the spec was read that way, case-folding its keys
+// (encoding/json's reading, which Envoy Gateway's is): then a key such as
+// spec.RateLimit stands for its field (holdValues).
+func (k *Kind) decodeSpec(p *policy.Policy) (spec reflect.Value, errs []diag.Diagnostic, nested []manifest.UnknownField, folded bool) {
+	spec = reflect.New(specTypes[k.name])
+	unknown, decodeErrs := p.Obj.DecodeFieldAll("spec", spec.Interface())
+	for _, err := range decodeErrs {
+		errs = append(errs, specError(p, err))
 	}
-	nested := unknown[:0]
-	folded := false
+	nested = unknown[:0]
+	anyFolded := false
 	for _, u := range unknown {
 		if caseFolded(u) {
-			folded = true
+			anyFolded = true
 			continue
 		}
 		if topField(u.Path) != u.Path {
 			nested = append(nested, u)
 		}
 	}
-	if folded && len(errs) == 0 {
+	if anyFolded && len(decodeErrs) == 0 {
 		// A key that differs from a field's name only in case
 		// (backendRefs: [{Name: …}]): Envoy Gateway's translator reads
 		// its input as encoding/json does, which takes such a key for
@@ -128,11 +131,11 @@ func (k *Kind) decodeSpec(p *policy.Policy) (reflect.Value, []diag.Diagnostic, [
 			again := reflect.New(specTypes[k.name])
 			// The one decode of the spec in encoding/json's case-folding reading (above).
 			if json.Unmarshal(raw, again.Interface()) == nil {
-				spec = again
+				spec, folded = again, true
 			}
 		}
 	}
-	return spec.Elem(), out, nested
+	return spec.Elem(), errs, nested, folded
 }
 
 // caseFolded reports whether an unknown key differs from a key its type
@@ -162,11 +165,20 @@ func specError(p *policy.Policy, err error) diag.Diagnostic {
 }
 
 // holdValues puts each field the kind reads that the spec sets (not
-// null) in p.Values: the typed value with the value as written.
-func (k *Kind) holdValues(p *policy.Policy, spec reflect.Value) {
+// null) in p.Values: the typed value with the value as written. When the
+// spec was read case-folded (decodeSpec), a field's value is the one the
+// typed spec took: that of the last key naming it in any case, as
+// encoding/json takes it; the key as written is kept (data.keys) so that
+// findings about the field point at it.
+func (k *Kind) holdValues(p *policy.Policy, spec reflect.Value, folded bool) {
 	idx := jsonFieldIndexes(spec.Type())
+	var keys []string
+	if folded {
+		keys = p.Obj.Keys("spec")
+	}
 	for _, f := range k.fields {
-		path := "spec." + f
+		key := writtenKey(f, keys)
+		path := "spec." + key
 		if !p.Obj.Has(path) {
 			continue
 		}
@@ -179,7 +191,47 @@ func (k *Kind) holdValues(p *policy.Policy, spec reflect.Value) {
 			v.typed = fv.Interface()
 		}
 		p.Values[f] = v
+		if key != f {
+			d := decoded(p)
+			if d.keys == nil {
+				d.keys = map[string]string{}
+			}
+			d.keys[f] = key
+		}
 	}
+}
+
+// writtenKey is the spec key that sets field f: of keys (the spec's, in
+// document order, when it was read case-folded) the last that names f in
+// any case; f itself otherwise.
+func writtenKey(f string, keys []string) string {
+	for i := len(keys) - 1; i >= 0; i-- {
+		if strings.EqualFold(keys[i], f) {
+			return keys[i]
+		}
+	}
+	return f
+}
+
+// placeAtWrittenKeys moves the findings about a field set under a
+// case-folded key (spec.RateLimit for rateLimit) to that key: their
+// field paths name the field, which the tree does not hold.
+func placeAtWrittenKeys(p *policy.Policy, keys map[string]string) {
+	if len(keys) == 0 {
+		return
+	}
+	place := func(ds []diag.Diagnostic) {
+		for i, d := range ds {
+			top := topField(d.Field)
+			key, ok := keys[strings.TrimPrefix(top, "spec.")]
+			if !ok || !strings.HasPrefix(top, "spec.") {
+				continue
+			}
+			ds[i].Pos = p.Obj.FieldPos("spec." + key + strings.TrimPrefix(d.Field, top))
+		}
+	}
+	place(p.Invalid)
+	place(p.Findings)
 }
 
 // valueOf is a field value as the policy holds it; a value of another

@@ -91,3 +91,39 @@ func raw2[T any](r func(T, policyName) ([]policy.Fragment, error)) func(json.Raw
 		return r(t, who)
 	}
 }
+
+// TestDecodeCaseFoldedKey: Envoy Gateway reads its input as encoding/json
+// does, so a spec key that differs from a field's name only in case
+// (spec.RateLimit) sets that field. Decode holds its value under the
+// field's name, the checks read it (a global rate limit without a rate
+// limit service is refused), and the finding points at the key as
+// written; the key itself is still reported as unknown to the API server.
+func TestDecodeCaseFoldedKey(t *testing.T) {
+	spec := "  RateLimit:\n    global:\n      rules:\n      - limit: {requests: 1, unit: Hour}\n"
+	p := decode(t, "BackendTrafficPolicy", spec)
+	v, ok := p.Values["rateLimit"].(*fieldValue)
+	if !ok {
+		t.Fatalf("rateLimit not held: %v", p.Values)
+	}
+	if rl, ok := v.typed.(*egv1a1.RateLimitSpec); !ok || rl.Global == nil || len(rl.Global.Rules) != 1 {
+		t.Errorf("typed rateLimit %#v", v.typed)
+	}
+	if len(p.Invalid) != 1 {
+		t.Fatalf("invalid: %v", p.Invalid)
+	}
+	if d := p.Invalid[0]; d.Field != "spec.rateLimit.global" || d.Pos.Line != 7 || !strings.Contains(d.Message, "enable Ratelimit") {
+		t.Errorf("finding %q at %s field %s, want spec.rateLimit.global at line 7", d.Message, d.Pos, d.Field)
+	}
+	if len(p.Findings) != 1 || p.Findings[0].Field != "spec.RateLimit" {
+		t.Errorf("findings %v, want the unknown key spec.RateLimit", p.Findings)
+	}
+
+	// The same value under its own name decodes alike.
+	exact := decode(t, "BackendTrafficPolicy", strings.Replace(spec, "RateLimit", "rateLimit", 1))
+	if ev, ok := exact.Values["rateLimit"].(*fieldValue); !ok || string(ev.raw) != string(v.raw) {
+		t.Errorf("exact key held %v, folded %s", exact.Values["rateLimit"], v.raw)
+	}
+	if len(exact.Invalid) != 1 || exact.Invalid[0].Pos != p.Invalid[0].Pos {
+		t.Errorf("exact key: invalid %v", exact.Invalid)
+	}
+}

@@ -32,13 +32,6 @@ func backendEndpointsOf(o *manifest.Object) (*egv1a1.BackendSpec, bool) {
 	return &egv1a1.BackendSpec{Endpoints: spec.Endpoints}, true
 }
 
-// secretRef is a SecretObjectReference.
-type secretRef struct {
-	Kind      string  `json:"kind"`
-	Name      string  `json:"name"`
-	Namespace *string `json:"namespace"`
-}
-
 // serviceImport is the multi-cluster Service a backendRef may name.
 var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "ServiceImport"}
 

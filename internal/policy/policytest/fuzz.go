@@ -1,7 +1,8 @@
 // Package policytest holds what the policy kinds' tests share: the fuzz
 // harness every kind's decoder runs under, and the check that each of a
-// kind's fields has a one-feature render fixture. It is imported by tests
-// only.
+// kind's fields has a one-feature render fixture. It is no stage of the
+// pipeline: tests of the policy stage import it, and it imports policy,
+// model, manifest and diag.
 package policytest
 
 import (

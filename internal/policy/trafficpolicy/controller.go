@@ -12,7 +12,8 @@ const ControllerName = "kgateway.dev/kgateway"
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
 var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: Target.Name, Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
-	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, RouteSourceKey: RouteSourceKey, Topology: TopologyKeys,
+	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, RouteSourceKey: RouteSourceKey, RouteSource: &EnableRouteSourceMetadata,
+	Topology: TopologyKeys, WeightedRoutePrecedence: &WeightedRoutePrecedence,
 	// On a backendRef kgateway applies the header modifiers (per
 	// weighted cluster) and logs any other Gateway API filter type as
 	// not supported there, leaving it out.
@@ -59,4 +60,4 @@ var TopologyKeys = topology.Keys{
 // Family is kgateway's family for internal/pipeline to register: its
 // controller, render target and CRDs' list limits (its kinds are this package's and its
 // siblings', backendconfigpolicy, backendtlspolicy and directresponse).
-var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums}
+var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings}

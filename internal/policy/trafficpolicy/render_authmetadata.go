@@ -21,7 +21,7 @@ const authSucceeded = `{"request":{"body":{"parseAs":"None"},"dynamicMetadata":[
 // writing the same metadata, switched on per resource. Nil when the
 // setting is off.
 func (r *fieldRenderer) authMetadata(capability, family string, order int, disabled bool) []policy.Fragment {
-	if !r.env.Config.EnableAuthMetadata {
+	if !EnableAuthMetadata.Bool(r.env.Config) {
 		return nil
 	}
 	name := family + "_enabled"

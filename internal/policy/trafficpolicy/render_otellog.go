@@ -41,7 +41,7 @@ func otelAccessLog(o *OpenTelemetryAccessLogService, in policy.FieldInput, env *
 	for _, a := range [][2]string{
 		{"service.name", defaultServiceName(gw)},
 		{"service.namespace", gw.Namespace},
-		{"service.version", env.Config.KgatewayVersion},
+		{"service.version", KgatewayVersion.String(env.Config)},
 		{"k8s.namespace.name", gw.Namespace},
 		{"k8s.container.name", kgatewayContainer},
 	} {

@@ -8,6 +8,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policyversion"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -33,7 +34,37 @@ func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 		}
 		ks.SetFound(found)
 		return append(sys, genDiags...)
-	}}
+	}, SkippedChecks: ks.skippedChecks}
+}
+
+// uses reports whether the input has WSO2 policy references at all (an
+// APIPolicy, a RestApi, or configured system policies).
+func (ks *Kinds) uses(ps []*policy.Policy, cfg policy.Config) bool {
+	if sps, _ := SystemPolicies(cfg); len(sps) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(ps, ks.Owns)
+}
+
+// skippedChecks names the version checks that could not run for lack of
+// policy definitions or an engine manifest; nil when the input has no
+// WSO2 policy references.
+func (ks *Kinds) skippedChecks(ps []*policy.Policy, cfg policy.Config) []string {
+	if !ks.uses(ps, cfg) {
+		return nil
+	}
+	var out []string
+	if ks.Definitions == nil {
+		codes := []string{policyversion.LintNoDefinitionForMajor.Code, policyversion.LintAmbiguousMajor.Code, policyversion.LintParamsSchema.Code}
+		if ks.Engine != nil {
+			codes = append(codes, policyversion.LintEngineDrift.Code)
+		}
+		out = append(out, strings.Join(codes, ", ")+": no policy definitions (--policy-definitions DIR or config policyDefinitions); only the form of policy versions was checked")
+	}
+	if ks.Engine == nil {
+		out = append(out, policyversion.LintEngineDrift.Code+", "+policyversion.LintEngineMissingMajor.Code+": no engine build manifest (--engine-manifest FILE or config engineManifest)")
+	}
+	return out
 }
 
 // Section is the wso2: section of .gwpol.yaml as the family declares it

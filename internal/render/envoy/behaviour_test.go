@@ -276,7 +276,12 @@ func camelCase(s string) string {
 }
 
 // withAuthMetadata turns kgateway's enableAuthMetadata setting on.
-func withAuthMetadata(c *policy.Config) { c.EnableAuthMetadata = true }
+func withAuthMetadata(c *policy.Config) {
+	if c.Values == nil {
+		c.Values = map[string]any{}
+	}
+	c.Values["enableAuthMetadata"] = true
+}
 
 // renderInline compiles and renders a manifest; any render diagnostic
 // fails the test (the inputs here are valid).

@@ -48,10 +48,6 @@ type Options struct {
 	Gateways []string
 	// Config is handed to policy renderers (through policy.Env).
 	Config policy.Config
-	// RouteSourceMetadata puts on every route the route object, rule and
-	// match it comes from, under the key a registered controller declares
-	// (policy.Registry.RouteSourceKey; none: no metadata).
-	RouteSourceMetadata bool
 	// EachGateway, when set, is handed each Gateway's resources in output
 	// order instead of Output.Gateways collecting them (which stays
 	// empty): as soon as each is built when the Gateways are built in

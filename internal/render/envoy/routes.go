@@ -681,10 +681,8 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope, rcScope *scoped) *routev3.Route {
 	l := plan.owner
 	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
-	if vb.opt.RouteSourceMetadata {
-		if key := vb.res.Registry.RouteSourceKey(); key != "" {
-			defer addRouteSource(r, e, key)
-		}
+	if key := vb.res.Registry.RouteSourceKey(vb.opt.Config); key != "" {
+		defer addRouteSource(r, e, key)
 	}
 	vb.servesGRPC(e)
 	if e.replaced != "" {

@@ -10,6 +10,7 @@
 // and a benchmark beside it (BenchmarkWriter/BenchmarkProtojson,
 // BenchmarkToYAML/BenchmarkLibraryJSONToYAML).
 //
-// It imports only the protobuf runtime; render/envoy assembles documents
-// from it. xdsjsontest holds the references, for tests only.
+// It is the render stage's writer, below render/envoy, which assembles
+// documents from it; it imports the protobuf runtime and, of gwpol's,
+// only inert. xdsjsontest holds the references, for tests only.
 package xdsjson

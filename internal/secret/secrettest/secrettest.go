@@ -1,6 +1,7 @@
 // Package secrettest makes TLS material for tests: a self-signed
 // certificate and its key as PEM, generated when asked (no key is
-// committed to the repository).
+// committed to the repository). It is for tests only, no stage of the
+// pipeline, and imports nothing of gwpol's.
 package secrettest
 
 import (

@@ -1,7 +1,8 @@
 // Package xdsjsontest holds the references the xdsjson writers are checked
 // against (protojson for the JSON writer, sigs.k8s.io/yaml for the YAML
 // transcoder), shared by xdsjson's own tests and render/envoy's tests over
-// rendered resources. It is imported by tests only.
+// rendered resources. It is no stage of the pipeline: tests import it,
+// and it imports xdsjson.
 package xdsjsontest
 
 import (
