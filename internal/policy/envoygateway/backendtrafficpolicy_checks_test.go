@@ -20,7 +20,13 @@ func decodeKind(t *testing.T, k *Kind, spec, others string, cfg policy.Config) *
 	if err != nil || len(objs) == 0 {
 		t.Fatalf("parse: %v (%d objects)", err, len(objs))
 	}
-	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default"})
+	// The kinds the family reads beside its policies (a ServiceImport, a
+	// Backend) are kept, as the pipeline keeps them.
+	extra := map[model.GroupKind]bool{}
+	for _, gk := range k.AuxiliaryKinds() {
+		extra[gk] = true
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: extra})
 	return k.Decode(objs[0], &policy.Env{Model: m, Config: cfg})
 }
 

@@ -12,6 +12,9 @@ func TestEnvoyExtensionPolicyChecks(t *testing.T) {
 		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: opaque, namespace: default}\ndata: {a: eA==, b: eA==}\n" +
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: default}\ndata: {ca.crt: x}\n" +
 		"---\napiVersion: v1\nkind: Service\nmetadata: {name: proc, namespace: default}\nspec: {ports: [{port: 9000}]}\n"
+	// A ServiceImport with a TCP port and a UDP one, and a Service with a UDP port only.
+	const serviceImports = "---\napiVersion: multicluster.x-k8s.io/v1alpha1\nkind: ServiceImport\nmetadata: {name: si, namespace: default}\nspec: {type: ClusterSetIP, ports: [{port: 9000, protocol: TCP}, {port: 53, protocol: UDP}]}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: dns, namespace: default}\nspec: {ports: [{port: 53, protocol: UDP}]}\n"
 	const image = "  wasm: [{name: w, code: {type: Image, image: {url: 'oci://registry.example.com/w:v1'"
 	const http = "  wasm: [{name: w, code: {type: HTTP, http: {url: 'https://example.com/w.wasm', sha256: 'abc'"
 	runChecks(t, EnvoyExtensionPolicy(), []checkCase{
@@ -43,5 +46,15 @@ func TestEnvoyExtensionPolicyChecks(t *testing.T) {
 		{name: "extProc.messageTimeout", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 1d}]\n", others: others,
 			want: []string{"ExtProc: invalid ExtProc MessageTimeout value 1d."}},
 		{name: "extProc.valid", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 100ms}]\n", others: others},
+		// The backend's port must be a TCP one, a ServiceImport's as a Service's.
+		{name: "extProc.serviceImport-port", spec: route + "  extProc: [{backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 9001}]}]\n", others: others + serviceImports,
+			want: []string{"ExtProc: TCP Port 9001 not found on service default/si."}},
+		{name: "extProc.serviceImport-udp", spec: route + "  extProc: [{backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 53}]}]\n", others: others + serviceImports,
+			want: []string{"ExtProc: TCP Port 53 not found on service default/si."}},
+		{name: "extProc.serviceImport-no-port", spec: route + "  extProc: [{backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si}]}]\n", others: others + serviceImports,
+			want: []string{"ExtProc: a valid port number corresponding to a port on the Service must be specified."}},
+		{name: "extProc.serviceImport-valid", spec: route + "  extProc: [{backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 9000}]}]\n", others: others + serviceImports},
+		{name: "extProc.service-udp", spec: route + "  extProc: [{backendRefs: [{name: dns, port: 53}]}]\n", others: others + serviceImports,
+			want: []string{"ExtProc: TCP Port 53 not found on service default/dns."}},
 	})
 }

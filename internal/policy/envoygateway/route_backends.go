@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 )
 
@@ -60,17 +61,27 @@ func (rv *routeValidation) serviceImportProblem(ns, name string, port int32) *ro
 	if !ok {
 		return unresolved("BackendNotFound", "", "service import %s/%s not found.", ns, name)
 	}
-	var spec serviceImportPorts
-	if o.DecodeField("spec", &spec) != nil {
-		return nil // the object's own findings say why
-	}
 	proto := portProtocol(rv.rt.Kind)
-	for _, p := range spec.Ports {
-		if p.Port == port && servicePortProtocol(p.Protocol) == proto {
-			return nil
-		}
+	if serviceImportHasPort(o, port, proto) {
+		return nil
 	}
 	return unresolved("PortNotFound", "", "%s port %d not found on service import %s/%s.", proto, port, ns, name)
+}
+
+// serviceImportHasPort reports whether the ServiceImport exposes port
+// with protocol proto. A spec that does not decode counts as having it:
+// the object's own findings say why.
+func serviceImportHasPort(o *manifest.Object, port int32, proto string) bool {
+	var spec serviceImportPorts
+	if o.DecodeField("spec", &spec) != nil {
+		return true
+	}
+	for _, p := range spec.Ports {
+		if p.Port == port && servicePortProtocol(p.Protocol) == proto {
+			return true
+		}
+	}
+	return false
 }
 
 // backendRefFiltersProblem checks the filters of one backendRef as Envoy

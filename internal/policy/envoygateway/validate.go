@@ -176,7 +176,7 @@ func (v refValidator) backend(r backendRef) string {
 	// Envoy Gateway's order: the port, the object (and its port), the
 	// ReferenceGrant, then what building the destination finds (a disabled
 	// Backend kind, an ExternalName Service).
-	if gk.Kind == "Service" && gk.Group == "" && r.Port == nil {
+	if (gk == model.GroupKind{Kind: "Service"} || gk == serviceImport) && r.Port == nil {
 		return "a valid port number corresponding to a port on the Service must be specified."
 	}
 	var svc *model.Service
@@ -186,12 +186,18 @@ func (v refValidator) backend(r backendRef) string {
 		switch {
 		case svc == nil:
 			return fmt.Sprintf("service %s/%s not found.", ns, r.Name)
-		case !svc.HasPort(*r.Port):
+		case !hasPortFor(svc, *r.Port, "TCP"):
 			return fmt.Sprintf("TCP Port %d not found on service %s/%s.", *r.Port, ns, r.Name)
 		}
 	case serviceImport, backend:
-		if _, ok := v.m.Object(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}); !ok {
+		o, ok := v.m.Object(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name})
+		switch {
+		case !ok:
 			return fmt.Sprintf("%s %s/%s not found.", lower(gk.Kind), ns, r.Name)
+		case gk == serviceImport && !serviceImportHasPort(o, *r.Port, "TCP"):
+			// The services a policy calls (ext auth, ext proc, …) speak
+			// HTTP or gRPC, both over TCP.
+			return fmt.Sprintf("TCP Port %d not found on service %s/%s.", *r.Port, ns, r.Name)
 		}
 	}
 	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
