@@ -64,20 +64,18 @@ func validPart(part proto.Message) error {
 // TLS completes) until the built cluster makes them whole, and are
 // checked with it.
 func checkFragment(fr policy.Fragment) error {
-	parts := []struct {
+	type part struct {
 		what string
 		m    proto.Message
-	}{
+	}
+	parts := []part{
 		{"connection manager settings", fr.HCM}, {"listener settings", fr.Listener}, {"filter chain settings", fr.FilterChain},
 		{"TLS settings", fr.DownstreamTLS}, {"TCP proxy settings", fr.TCPProxy},
 		{"route action settings", fr.TypedRouteAction}, {"route settings", fr.TypedRoute},
 		{"request mirror policy", fr.TypedMirrorPolicy}, {"virtual host settings", fr.TypedVirtualHost},
 	}
 	for _, m := range fr.NetworkFilters {
-		parts = append(parts, struct {
-			what string
-			m    proto.Message
-		}{"network filter", m})
+		parts = append(parts, part{"network filter", m})
 	}
 	for _, p := range parts {
 		if p.m == nil || !p.m.ProtoReflect().IsValid() {
@@ -95,8 +93,9 @@ func checkFragment(fr policy.Fragment) error {
 	return nil
 }
 
-// validClusterSettings holds cluster settings to the cluster's rules
-// inside the cluster shell, without walking their packed configs.
+// validClusterSettings holds cluster settings to the cluster's rules,
+// merged over a cluster that has only a name (the one field Envoy
+// requires), with ValidateAll: the packed configs are not walked.
 func validClusterSettings(m proto.Message) error {
 	c, ok := m.(*clusterv3.Cluster)
 	if !ok || c == nil {
