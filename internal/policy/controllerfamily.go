@@ -39,6 +39,11 @@ type Family struct {
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
 	// nothing to check.
 	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
+	// CheckConfig refuses deployment settings of the family's that are
+	// malformed (not of the shape the family reads): the configuration
+	// is then an input error, since a setting half read would give wrong
+	// answers (WSO2's system policies). Nil: nothing to refuse.
+	CheckConfig func(cfg Config) error
 	// Finish runs once attach and merge are done, for what the controller
 	// adds on its own to what the manifests say (the WSO2 gateway
 	// operator's system policies and the policies it generates from route
