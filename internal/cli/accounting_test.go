@@ -306,7 +306,12 @@ func (w *acctWalk) mapping(n *yaml.Node, path, pat string) bool {
 
 func (w *acctWalk) sequence(n *yaml.Node, path, pat string) bool {
 	any := false
-	for i, e := range n.Content {
+	// By index, not range: field takes each element out and puts back a
+	// copy of the list, so the slice a range began with no longer holds
+	// the elements in order (its later ones would be named after their
+	// neighbours' types).
+	for i := 0; i < len(n.Content); i++ {
+		e := n.Content[i]
 		seg := "[*]"
 		if t, ok := manifest.Scalar(firstOf(manifest.Field(e, "type"))); ok && e.Kind == yaml.MappingNode {
 			seg = "[type=" + t + "]" // a union: each member is its own field
