@@ -1,21 +1,24 @@
 package attach
 
 import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // validateRoutes asks each controller that validates routes by rules of
-// its own (policy.RouteValidator) for its verdict on the routes with a
-// parent on one of its Gateways. Only a GatewayClass in the input names
+// its own (policy.Family.ValidateRoute) for its verdict on the routes with
+// a parent on one of its Gateways. Only a GatewayClass in the input names
 // the controller: without it the Gateway API checks topology makes stand.
 func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy.Config) {
-	validators := map[string]policy.RouteValidator{}
-	for _, k := range reg.Kinds() {
-		if v, ok := k.(policy.RouteValidator); ok {
-			if _, seen := validators[v.RouteController()]; !seen {
-				validators[v.RouteController()] = v
-			}
+	validators := map[string]func(*topology.Route, *policy.Env, *policy.Set) *policy.RouteVerdict{}
+	for _, f := range reg.Families() {
+		if f.ValidateRoute != nil && f.Controller != nil {
+			validators[f.Controller.Name] = f.ValidateRoute
 		}
 	}
 	if len(validators) == 0 {
@@ -33,7 +36,7 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 			if !ok || r.Verdicts[rt][ctrl] != nil {
 				continue
 			}
-			verdict := v.ValidateRoute(rt, env, set)
+			verdict := v(rt, env, set)
 			if r.Verdicts[rt] == nil {
 				r.Verdicts[rt] = map[string]*policy.RouteVerdict{}
 			}
@@ -44,16 +47,14 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 }
 
 // validateListeners asks each controller that judges listeners itself
-// (policy.ListenerValidator) for the conditions of the listeners of its
-// Gateways. As for routes, only a GatewayClass in the input names the
-// controller.
+// (policy.Family.ValidateListeners) for the conditions of the listeners
+// of its Gateways. As for routes, only a GatewayClass in the input names
+// the controller.
 func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg policy.Config) {
-	validators := map[string]policy.ListenerValidator{}
-	for _, k := range reg.Kinds() {
-		if v, ok := k.(policy.ListenerValidator); ok {
-			if _, seen := validators[v.ListenerController()]; !seen {
-				validators[v.ListenerController()] = v
-			}
+	validators := map[string]func(*topology.Gateway, *topology.Graph, *policy.Env) map[*topology.Listener][]policy.Condition{}
+	for _, f := range reg.Families() {
+		if f.ValidateListeners != nil && f.Controller != nil {
+			validators[f.Controller.Name] = f.ValidateListeners
 		}
 	}
 	if len(validators) == 0 {
@@ -69,8 +70,59 @@ func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg 
 		if r.Listeners == nil {
 			r.Listeners = map[*topology.Listener][]policy.Condition{}
 		}
-		for l, cs := range v.ValidateListeners(gw, g, env) {
+		for l, cs := range v(gw, g, env) {
 			r.Listeners[l] = cs
 		}
 	}
+}
+
+// reportConflicts makes the lint finding for every listener refused for
+// sharing its port with another (Conflicted True: a protocol that cannot
+// share the port, or the same hostname), read from the conditions status
+// writes — the controller's own (r.Listeners) when it judges listeners,
+// topology's otherwise — so lint says what status says. Neither
+// controller serves such a listener. A listener topology already reports
+// as not served (a reserved port, unusable TLS) is not reported twice.
+func (r *Result) reportConflicts(g *topology.Graph) {
+	for _, gw := range g.Gateways {
+		for _, l := range gw.Listeners {
+			if l.Unserved != "" {
+				continue
+			}
+			if c, ok := r.conflicted(l); ok {
+				r.Diagnostics = append(r.Diagnostics, conflictFinding(l, c))
+			}
+		}
+	}
+}
+
+// conflicted is the listener's Conflicted condition when it is True.
+func (r *Result) conflicted(l *topology.Listener) (policy.Condition, bool) {
+	if cs, ok := r.Listeners[l]; ok {
+		for _, c := range cs {
+			if c.Type == "Conflicted" && c.Status == string(metav1.ConditionTrue) {
+				return c, true
+			}
+		}
+		return policy.Condition{}, false
+	}
+	for _, c := range l.Conditions {
+		if c.Type == "Conflicted" && c.Status == metav1.ConditionTrue {
+			return policy.Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}, true
+		}
+	}
+	return policy.Condition{}, false
+}
+
+// conflictFinding is the finding at the listener's port, the value the
+// listeners share.
+func conflictFinding(l *topology.Listener, c policy.Condition) diag.Diagnostic {
+	src := l.Gateway.Src
+	if l.Set != nil {
+		src = l.Set.Src
+	}
+	path := fmt.Sprintf("spec.listeners[%d].port", l.Index)
+	rule := topology.LintListenerNotServed
+	return diag.Diagnostic{Code: rule.Code, Severity: rule.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
+		Message: fmt.Sprintf("listener %s is not served: Conflicted (%s): %s; the controller builds no filter chain for it, so its routes are not served through it", l.ID(), c.Reason, c.Message)}
 }
