@@ -18,6 +18,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/render/xdsjson/xdsjsontest"
+	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -161,7 +162,12 @@ func checkRender(t testing.TB, reg *policy.Registry, base []*manifest.Object, do
 		o.Seq = i
 	}
 	cfg := fuzzConfig
-	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
+	// As the pipeline runs it: the schema stage first, whose verdicts
+	// leave out what the API server refuses (the one place the CRDs'
+	// rules are checked), so that render is fuzzed on what a cluster
+	// would hold.
+	checked := schema.Validate(set.Objects, schema.NewCatalog(true), schema.Options{DefaultNamespace: "default"})
+	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), Schema: checked.Verdict})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)

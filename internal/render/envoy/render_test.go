@@ -36,6 +36,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
+	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -75,7 +76,10 @@ func goldenDirs() []string {
 func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result {
 	tb.Helper()
 	reg := envoy.WithFamilyTargets(policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), backendconfigpolicy.New(), backendtlspolicy.New(), directresponse.New(), haptic.New()}, envoygateway.All()...)...))
-	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
+	// The schema stage first, as the pipeline runs it: its verdicts leave
+	// out what the API server refuses.
+	checked := schema.Validate(set.Objects, schema.NewCatalog(true), schema.Options{DefaultNamespace: "default"})
+	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), Schema: checked.Verdict})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	att := attach.Attach(g, reg, pols, cfg)
