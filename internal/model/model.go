@@ -94,8 +94,11 @@ type Options struct {
 	// An object whose version its CRD does not serve is left out (the
 	// stage reported it; Refused says why); one whose version it serves
 	// is read whatever gwpol's own version table says, without a version
-	// finding here. One whose values the CRD refuses is read as written
-	// (docs/crds.md says why): its findings are the stage's.
+	// finding here. A Gateway API object whose CRD refuses a value the
+	// model carries into every view (carried.go) is left out too; one
+	// whose CRD refuses another of its values is read as written
+	// (docs/crds.md says why). The CRDs are the one source of those rules:
+	// without a verdict, the model takes values as they decode.
 	Schema func(*manifest.Object) schema.Verdict
 }
 
@@ -329,9 +332,10 @@ func Build(set *manifest.Set, opt Options) *Model {
 			continue
 		}
 		if opt.Schema != nil {
-			if v := opt.Schema(o); v.Checked && !v.Served {
-				// The API server refuses its version (the schema stage
-				// reported it): no later stage sees it.
+			if v := opt.Schema(o); v.Checked && (!v.Served || known && carriesRefused(gk, v.Refusals)) {
+				// The API server refuses its version, or a value every view
+				// would carry (the schema stage reported it): no later stage
+				// sees it.
 				m.refuse(o, known, kd, opt.DefaultNamespace, v.Refusals)
 				continue
 			}
