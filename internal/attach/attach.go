@@ -64,11 +64,11 @@ type Result struct {
 	// configure that backend's share of the rule only.
 	BackendRef map[BackendRefKey][]*Attachment
 	// Verdicts are, per route, the validation of each controller that
-	// validates routes by rules of its own (policy.RouteValidator), by
+	// validates routes by rules of its own (policy.Family.ValidateRoute), by
 	// controllerName.
 	Verdicts map[*topology.Route]map[string]*policy.RouteVerdict
 	// Listeners are the conditions of the listeners whose controller
-	// judges them itself (policy.ListenerValidator); a listener not here
+	// judges them itself (policy.Family.ValidateListeners); a listener not here
 	// has topology's.
 	Listeners map[*topology.Listener][]policy.Condition
 	// Ancestors are the ancestor statuses of the policies whose kind's

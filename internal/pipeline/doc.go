@@ -1,13 +1,13 @@
 // Package pipeline compiles an input set: manifest objects → model →
 // topology → decoded policies → attach → merge, with the settings of
-// .gwpol.yaml (Config) and the WSO2 policy definitions and engine build
-// (Versions, LoadVersions). Its registry (Registry) is the one place that
+// .gwpol.yaml (Config) and the policy definitions and engine build
+// versioned policy references resolve against (Versions, LoadVersions). Its registry (Registry) is the one place that
 // lists the controller families (policy.Family) and their policy kinds.
 // The result, Compiled, holds every stage's output and findings
 // (Diagnostics); the views read it. The families' own steps — what a
-// controller adds beyond the manifests (Family.Finish: WSO2's operator),
-// the check of its deployment settings (Family.CheckDeployment: HAPTIC's)
-// — run here, called without knowing whose they are.
+// controller adds beyond the manifests (Family.Finish), the checks of its
+// deployment settings (Family.CheckConfig, Family.CheckDeployment) — run
+// here, called without knowing whose they are.
 //
 // pipeline comes after every stage and view in the import order: it may
 // import the stages (manifest, model, topology, policy and its kind

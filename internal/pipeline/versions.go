@@ -9,16 +9,16 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/policyversion"
 	"github.com/gwpol/gwpol/internal/schema"
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Versions are the WSO2 policy definitions (--policy-definitions DIR,
+// Versions are the policy definitions (--policy-definitions DIR,
 // config policyDefinitions) and the policy engine's build manifest
-// (--engine-manifest FILE, config engineManifest) that policy references
-// resolve against. A nil Definitions or Engine was not given.
+// (--engine-manifest FILE, config engineManifest) that the versioned
+// policy references of a family's kinds resolve against. A nil
+// Definitions or Engine was not given.
 type Versions struct {
 	DefinitionsDir string
 	EngineFile     string // the engine manifests, joined by " + "
@@ -34,8 +34,8 @@ type Versions struct {
 
 // LoadVersions reads what the config (after flags) names. An unreadable
 // or unparseable file is an input error (exit 3) naming FILE:LINE:COL: a
-// half-read definitions set would give wrong answers. A malformed
-// wso2.systemPolicies setting is one too.
+// half-read definitions set would give wrong answers. A family setting
+// the family refuses as malformed is one too (policy.Family.CheckConfig).
 func LoadVersions(cfg *Config) (*Versions, error) {
 	files := cfg.EngineManifests
 	if len(files) == 0 && cfg.EngineManifest != "" {
@@ -45,8 +45,8 @@ func LoadVersions(cfg *Config) (*Versions, error) {
 	// reported); the same file named twice is still one file.
 	files = distinctPaths(files)
 	v := &Versions{DefinitionsDir: cfg.PolicyDefinitions, EngineFile: strings.Join(files, " + ")}
-	if _, err := wso2.SystemPolicies(cfg.PolicyConfig()); err != nil {
-		return nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(cfg.File), err)
+	if err := checkFamilyConfigs(cfg); err != nil {
+		return nil, err
 	}
 	if v.DefinitionsDir != "" {
 		defs, ds, err := policyversion.LoadDefinitions(v.DefinitionsDir)
@@ -133,8 +133,8 @@ func (c *Compiled) Skipped() []string {
 	return out
 }
 
-// ConfigPos places findings about config settings (wso2.systemPolicies)
-// at their line in the config file; without a file, nowhere.
+// ConfigPos places findings about config settings (a family's section,
+// such as SECTION.list[0].key) at their line in the config file; without a file, nowhere.
 func (v *Versions) ConfigPos(cfg *Config) func(string) diag.Position {
 	if v == nil || cfg == nil || cfg.File == "" {
 		return nil
@@ -156,7 +156,7 @@ func (v *Versions) ConfigPos(cfg *Config) func(string) diag.Position {
 	}
 }
 
-// nodePos follows a field path such as wso2.systemPolicies[0].version
+// nodePos follows a field path such as section.list[0].version
 // (keys matched case-insensitively, as viper reads them) as far as it goes.
 func nodePos(file string, n *yaml.Node, path string) diag.Position {
 	at := n
@@ -191,4 +191,19 @@ func orEnv(path string) string {
 		return "(environment)"
 	}
 	return path
+}
+
+// checkFamilyConfigs is the first family setting its family refuses as
+// malformed (policy.Family.CheckConfig), as an input error.
+func checkFamilyConfigs(cfg *Config) error {
+	pc := cfg.PolicyConfig()
+	for _, f := range Registry().Families() {
+		if f.CheckConfig == nil {
+			continue
+		}
+		if err := f.CheckConfig(pc); err != nil {
+			return diag.Errorf(diag.Invalid, "config %s: %v", orEnv(cfg.File), err)
+		}
+	}
+	return nil
 }

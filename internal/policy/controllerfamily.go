@@ -39,6 +39,11 @@ type Family struct {
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
 	// nothing to check.
 	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
+	// CheckConfig refuses deployment settings of the family's that are
+	// malformed (not of the shape the family reads): the configuration
+	// is then an input error, since a setting half read would give wrong
+	// answers (WSO2's system policies). Nil: nothing to refuse.
+	CheckConfig func(cfg Config) error
 	// Finish runs once attach and merge are done, for what the controller
 	// adds on its own to what the manifests say (the WSO2 gateway
 	// operator's system policies and the policies it generates from route
@@ -53,6 +58,20 @@ type Family struct {
 	// config use nothing those checks read. Nil: the family has no such
 	// checks.
 	SkippedChecks func(ps []*Policy, cfg Config) []string
+	// ValidateRoute is the controller's validation of a route with a
+	// parent on one of its Gateways by rules of its own (Envoy Gateway's
+	// translator: each rule's filters, matches and backendRefs, with its
+	// own reasons and messages). attach calls it for every such route
+	// when a GatewayClass in the input names the controller; status
+	// writes its verdict for those parents in place of the Gateway API
+	// checks topology makes, and its findings are lint's. Nil: those
+	// checks stand.
+	ValidateRoute func(rt *topology.Route, env *Env, set *Set) *RouteVerdict
+	// ValidateListeners are the conditions the controller writes on every
+	// listener of gw (the Gateway's own and its ListenerSets'), by rules
+	// of its own, which status reports in place of the generic ones. Nil:
+	// the generic ones stand.
+	ValidateListeners func(gw *topology.Gateway, g *topology.Graph, env *Env) map[*topology.Listener][]Condition
 }
 
 // FinishInput is what a family's Finish step reads.

@@ -17,18 +17,14 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-var _ policy.ListenerValidator = (*Kind)(nil)
-
-// ListenerController implements policy.ListenerValidator.
-func (k *Kind) ListenerController() string { return ControllerName }
-
-// ValidateListeners implements policy.ListenerValidator with Envoy
-// Gateway v1.9.0's listener translation: each listener's own checks
+// validateListeners are the conditions Envoy Gateway writes on its
+// Gateways' listeners (policy.Family.ValidateListeners), by v1.9.0's
+// listener translation: each listener's own checks
 // (listener.go: validateListenerSpec), the conflicts between the
 // Gateway's listeners (validate.go: validateConflictedProtocolsListeners,
 // validateConflictedHostnameListeners, validateConflictedLayer4Listeners),
 // then the conditions that follow from them (validateListenerConditions).
-func (k *Kind) ValidateListeners(gw *topology.Gateway, g *topology.Graph, env *policy.Env) map[*topology.Listener][]policy.Condition {
+func validateListeners(gw *topology.Gateway, g *topology.Graph, env *policy.Env) map[*topology.Listener][]policy.Condition {
 	ls := make([]*egListener, len(gw.Listeners))
 	for i, l := range gw.Listeners {
 		ls[i] = &egListener{l: l, cfg: env.Config}

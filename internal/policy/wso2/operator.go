@@ -34,7 +34,14 @@ func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 		}
 		ks.SetFound(found)
 		return append(sys, genDiags...)
-	}, SkippedChecks: ks.skippedChecks}
+	}, SkippedChecks: ks.skippedChecks, CheckConfig: checkConfig}
+}
+
+// checkConfig refuses a malformed systemPolicies setting
+// (policy.Family.CheckConfig).
+func checkConfig(cfg policy.Config) error {
+	_, err := SystemPolicies(cfg)
+	return err
 }
 
 // uses reports whether the input has WSO2 policy references at all (an
