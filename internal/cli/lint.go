@@ -13,6 +13,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/lint"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
@@ -93,8 +94,12 @@ func runLint(o *lintOptions) error {
 	}
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
 	c.ReleaseTrees()
-	extra, err := lintExtra(c, o.Target)
-	if err != nil {
+	// Render's findings and lint's own rules both only read the
+	// compiled input: one runs while the other does.
+	var extra []diag.Diagnostic
+	wait := parallel.Go(func() { extra, err = lintExtra(c, o.Target) })
+	in.FindOwn()
+	if wait(); err != nil {
 		return err
 	}
 	in.Extra = extra

@@ -43,6 +43,32 @@ type Input struct {
 
 	guardrailsDone bool
 	guardrails     []diag.Diagnostic
+	// own are the findings of lint's own rules, by code (FindOwn).
+	own map[string][]diag.Diagnostic
+}
+
+// FindOwn runs lint's own rules — those that find their findings in the
+// compiled input (Rule.Run), which never read Extra — and keeps what
+// they find for Run, which calls it unless the caller has: a caller
+// computing Extra (render's findings) has them run meanwhile. It only
+// reads in.Result, as a render does.
+func (in *Input) FindOwn() {
+	if in.own != nil {
+		return
+	}
+	in.own = map[string][]diag.Diagnostic{}
+	for _, r := range Rules(in.registry()) {
+		if r.Run != nil {
+			in.own[r.Code] = r.Run(in)
+		}
+	}
+}
+
+func (in *Input) registry() *policy.Registry {
+	if in.Result == nil {
+		return nil
+	}
+	return in.Result.Registry
 }
 
 // Ignore suppresses a code, for all objects or those matching a glob
@@ -121,14 +147,11 @@ func Run(in *Input, cfg Config) *Report {
 			staged[d.Code] = append(staged[d.Code], d)
 		}
 	}
-	var reg *policy.Registry
-	if in.Result != nil {
-		reg = in.Result.Registry
-	}
-	for _, r := range Rules(reg) {
+	in.FindOwn()
+	for _, r := range Rules(in.registry()) {
 		found := staged[r.Code]
 		if r.Run != nil {
-			found = r.Run(in)
+			found = in.own[r.Code]
 		}
 		for _, d := range found {
 			d.Code = r.Code

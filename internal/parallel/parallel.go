@@ -1,7 +1,9 @@
 package parallel
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -46,4 +48,28 @@ func Chunks(n, size int, f func(lo, hi int)) {
 	}
 	work()
 	wg.Wait()
+}
+
+// Go calls f on a goroutine of its own and returns what waits for it. A
+// panic in f is raised again by wait, on the caller's goroutine (with
+// f's stack in its value, which raising it again loses), so a caller's
+// recover handles it as if f had run there.
+func Go(f func()) (wait func()) {
+	var p any
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				p = fmt.Sprintf("%v\n%s", r, debug.Stack())
+			}
+		}()
+		f()
+	}()
+	return func() {
+		<-done
+		if p != nil {
+			panic(p)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -41,4 +42,26 @@ func TestChunksCoverEveryIndexOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestGoWaitsForF(t *testing.T) {
+	var ran atomic.Bool
+	wait := Go(func() { ran.Store(true) })
+	wait()
+	if !ran.Load() {
+		t.Fatal("wait returned before f ran")
+	}
+}
+
+func TestGoRaisesFsPanicOnWait(t *testing.T) {
+	wait := Go(func() { panic("boom") })
+	defer func() {
+		r := recover()
+		s, ok := r.(string)
+		if !ok || !strings.HasPrefix(s, "boom\n") || !strings.Contains(s, "goroutine") {
+			t.Fatalf("wait raised %v, want f's panic with its stack", r)
+		}
+	}()
+	wait()
+	t.Fatal("wait returned after f panicked")
 }

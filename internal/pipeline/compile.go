@@ -8,6 +8,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
 	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
@@ -128,9 +129,13 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
 		Schema: sres.Verdict})
 	pc := cfg.PolicyConfig()
+	// The policies' decoding and the topology read the model alone: one
+	// is built while the other is.
+	var pols *policy.Set
+	wait := parallel.Go(func() { pols = reg.Decode(&policy.Env{Model: m, Config: pc}) })
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,
 		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(pc), ExtensionBackends: reg.ExtensionBackends(pc)})
-	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
+	wait()
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
 	var finish []diag.Diagnostic
