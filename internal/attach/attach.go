@@ -67,10 +67,6 @@ type Result struct {
 	// validates routes by rules of its own (policy.RouteValidator), by
 	// controllerName.
 	Verdicts map[*topology.Route]map[string]*policy.RouteVerdict
-	// Listeners are the conditions of the listeners whose controller
-	// judges them itself (policy.ListenerValidator); a listener not here
-	// has topology's.
-	Listeners map[*topology.Listener][]policy.Condition
 	// Ancestors are the ancestor statuses of the policies whose kind's
 	// controller decides them itself (policy.AncestorStatuser), every
 	// policy of such a kind present (with none when it reaches nothing).
@@ -150,7 +146,6 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		}
 	}
 	r.validateRoutes(g, reg, set, cfg)
-	r.validateListeners(g, reg, cfg)
 	r.decide(g, set)
 	r.sortAll()
 	return r

@@ -42,35 +42,3 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 		}
 	}
 }
-
-// validateListeners asks each controller that judges listeners itself
-// (policy.ListenerValidator) for the conditions of the listeners of its
-// Gateways. As for routes, only a GatewayClass in the input names the
-// controller.
-func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg policy.Config) {
-	validators := map[string]policy.ListenerValidator{}
-	for _, k := range reg.Kinds() {
-		if v, ok := k.(policy.ListenerValidator); ok {
-			if _, seen := validators[v.ListenerController()]; !seen {
-				validators[v.ListenerController()] = v
-			}
-		}
-	}
-	if len(validators) == 0 {
-		return
-	}
-	env := &policy.Env{Model: g.Model, Config: cfg}
-	for _, gw := range g.Gateways {
-		ctrl, _ := g.Controller(gw, "")
-		v, ok := validators[ctrl]
-		if !ok {
-			continue
-		}
-		if r.Listeners == nil {
-			r.Listeners = map[*topology.Listener][]policy.Condition{}
-		}
-		for l, cs := range v.ValidateListeners(gw, g, env) {
-			r.Listeners[l] = cs
-		}
-	}
-}

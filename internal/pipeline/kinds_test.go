@@ -46,7 +46,6 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.PortlessBackends](),
 	reflect.TypeFor[policy.BackendAppProtocoler](),
 	reflect.TypeFor[policy.RouteValidator](),
-	reflect.TypeFor[policy.ListenerValidator](),
 	reflect.TypeFor[policy.BackendCaller](),
 	reflect.TypeFor[policy.BackendChecker](),
 	reflect.TypeFor[policy.Disabler](),

@@ -39,6 +39,12 @@ type Family struct {
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
 	// nothing to check.
 	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
+	// Listeners is the controller's verdict on the listeners of one of its
+	// Gateways by rules of its own (topology.Controller.Listeners): it
+	// replaces each listener's Conditions and Unserved, which topology set
+	// as the Gateway API says, and returns its findings. Status reports the
+	// verdict and render serves by it. Nil: the Gateway API's stand.
+	Listeners func(g *topology.Graph, gw *topology.Gateway, cfg Config) []diag.Diagnostic
 	// CheckConfig refuses deployment settings of the family's that are
 	// malformed (not of the shape the family reads): the configuration
 	// is then an input error, since a setting half read would give wrong
@@ -111,6 +117,26 @@ func (r *Registry) AddFamilies(fs ...Family) {
 		r.AddSettings(f.Settings...)
 		r.families = append(r.families, f)
 	}
+}
+
+// TopologyControllers are what topology applies of each registered
+// controller's own rules (topology.Options.Controllers), by
+// controllerName: its title, and its family's listener verdict under cfg.
+func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controller {
+	out := map[string]topology.Controller{}
+	for _, c := range r.Controllers() {
+		out[c.Name] = topology.Controller{Title: c.Title}
+	}
+	for _, f := range r.Families() {
+		if f.Controller == nil || f.Listeners == nil {
+			continue
+		}
+		judge := f.Listeners
+		tc := out[f.Controller.Name]
+		tc.Listeners = func(g *topology.Graph, gw *topology.Gateway) []diag.Diagnostic { return judge(g, gw, cfg) }
+		out[f.Controller.Name] = tc
+	}
+	return out
 }
 
 // Families are the registered families, in registration order.

@@ -32,7 +32,6 @@ package policy
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
 //	RouteValidator    attach, status: a controller's own validation of the routes on its Gateways
-//	ListenerValidator attach, status: a controller's own conditions for the listeners of its Gateways
 //	BackendCaller     status: the backends a policy calls, which report a backend policy against it
 //	BackendChecker    decode (Env.BackendProblems): references of a backend's policy that a policy calling the backend needs resolved
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
@@ -412,18 +411,6 @@ type Standalone interface {
 type RouteValidator interface {
 	RouteController() string
 	ValidateRoute(rt *topology.Route, env *Env, set *Set) *RouteVerdict
-}
-
-// ListenerValidator is implemented by a family whose controller judges
-// its Gateways' listeners by rules of its own (Envoy Gateway): the
-// conditions it writes on each listener of a Gateway, which status
-// reports in place of the generic ones.
-type ListenerValidator interface {
-	// ListenerController is the controllerName whose Gateways it judges.
-	ListenerController() string
-	// ValidateListeners returns the conditions of every listener of gw
-	// (the Gateway's own and its ListenerSets').
-	ValidateListeners(gw *topology.Gateway, g *topology.Graph, env *Env) map[*topology.Listener][]Condition
 }
 
 // RouteVerdict is a controller's validation of one route.

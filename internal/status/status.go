@@ -181,13 +181,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
-			lc := l.Conditions
-			if cs, ok := r.Attach.Listeners[l]; ok {
-				lc = make([]metav1.Condition, len(cs))
-				for i, c := range cs {
-					lc[i] = metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
-				}
-			}
+			lc := l.Conditions // the verdict of the listener's controller
 			if ownConds {
 				lc = replaced(lc, "ListenerReplaced", listenerReplacedBy(r, l))
 			}

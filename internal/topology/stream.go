@@ -48,7 +48,7 @@ func oldestRoute(atts []*Attachment) *Attachment {
 func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, l := range gw.Listeners {
-		if !isStream(l.Protocol) || len(l.Routes) == 0 {
+		if !IsStream(l.Protocol) || len(l.Routes) == 0 {
 			continue
 		}
 		served := map[*Attachment]bool{}
@@ -115,7 +115,7 @@ func overlappingStreamChains(gw *Gateway) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	claims := map[gwv1.PortNumber]map[string]sniClaim{}
 	for _, l := range gw.Listeners {
-		if l.Conflicted || (l.Protocol != gwv1.HTTPSProtocolType && !isStream(l.Protocol)) {
+		if l.Conflicted || (l.Protocol != gwv1.HTTPSProtocolType && !IsStream(l.Protocol)) {
 			continue
 		}
 		if claims[l.Port] == nil {

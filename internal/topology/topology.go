@@ -34,6 +34,13 @@ type Options struct {
 	// WeightedRoutePrecedence is kgateway's: a route's
 	// kgateway.dev/route-weight orders its Envoy routes first.
 	WeightedRoutePrecedence bool
+	// Controllers are the registered controllers' own rules, by
+	// controllerName (Controller).
+	Controllers map[string]Controller
+	// Controller is the controllerName of a Gateway whose GatewayClass an
+	// input without any GatewayClass does not name (Graph.Controller's
+	// fallback: the configured controller).
+	Controller string
 }
 
 // Graph is the resolved topology.
@@ -46,9 +53,13 @@ type Graph struct {
 
 	undecided map[undecidedKey]bool // listener × namespace already reported
 	keys      Keys                  // Options.Keys
-	gateways  map[model.Key]*Gateway
-	routes    map[model.Key]*Route
-	sets      map[model.Key]*ListenerSet
+	// controllers and fallback are Options.Controllers and
+	// Options.Controller.
+	controllers map[string]Controller
+	fallback    string
+	gateways    map[model.Key]*Gateway
+	routes      map[model.Key]*Route
+	sets        map[model.Key]*ListenerSet
 	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
 	httpRoutes routeIndex
 	// reportedDelegation: delegating backendRefs already reported while
@@ -89,12 +100,14 @@ type Listener struct {
 	// for it, ProtocolConflict or HostnameConflict.
 	Conflicted     bool
 	ConflictReason string
-	// Unserved says why kgateway builds no filter chain for the listener
-	// ("" when it does): one of the Unserved* reasons.
+	// Unserved says why its controller builds no filter chain for the
+	// listener ("" when it does): one of the Unserved* reasons. With
+	// Conditions it is the verdict on the listener (Controller.Listeners)
+	// that status reports and render reads.
 	Unserved string
 }
 
-// Why a listener is not served. A listener refused while kgateway
+// Why a listener is not served. A listener refused while its controller
 // validates the Gateway (route kinds; a reserved port on a ListenerSet)
 // does not count as one of its listeners at all; the others are dropped
 // when it is translated.
@@ -255,7 +268,7 @@ func (s *ListenerSet) Listener(name string) *Listener {
 
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
-	g := &Graph{Model: m, keys: opt.Keys, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g := &Graph{Model: m, keys: opt.Keys, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		for i, l := range mg.Spec.Listeners {
@@ -285,15 +298,10 @@ func Build(m *model.Model, opt Options) *Graph {
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
 		}
-		busy := busyStreamPorts(gw) // after the sort: it breaks ties between routes as old
+		// after the sort: it breaks ties between routes as old
 		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
-		for _, l := range gw.Listeners {
-			l.Conditions = listenerConditions(g, l, busy)
-			if l.Unserved != "" {
-				g.Diagnostics = append(g.Diagnostics, g.notServed(l))
-			}
-		}
+		g.judgeListeners(gw)
 	}
 	return g
 }

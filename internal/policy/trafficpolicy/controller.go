@@ -58,6 +58,8 @@ var TopologyKeys = topology.Keys{
 }
 
 // Family is kgateway's family for internal/pipeline to register: its
-// controller, render target and CRDs' list limits (its kinds are this package's and its
-// siblings', backendconfigpolicy, backendtlspolicy and directresponse).
-var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings}
+// controller, render target, CRDs' list limits and its verdict on its
+// Gateways' listeners (its kinds are this package's and its siblings',
+// backendconfigpolicy, backendtlspolicy and directresponse).
+var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings,
+	Listeners: judgeListeners}
