@@ -64,7 +64,7 @@ type Result struct {
 	// configure that backend's share of the rule only.
 	BackendRef map[BackendRefKey][]*Attachment
 	// Verdicts are, per route, the validation of each controller that
-	// validates routes by rules of its own (policy.RouteValidator), by
+	// validates routes by rules of its own (policy.Family.ValidateRoute), by
 	// controllerName.
 	Verdicts map[*topology.Route]map[string]*policy.RouteVerdict
 	// Ancestors are the ancestor statuses of the policies whose kind's

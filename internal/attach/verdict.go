@@ -6,16 +6,14 @@ import (
 )
 
 // validateRoutes asks each controller that validates routes by rules of
-// its own (policy.RouteValidator) for its verdict on the routes with a
-// parent on one of its Gateways. Only a GatewayClass in the input names
+// its own (policy.Family.ValidateRoute) for its verdict on the routes with
+// a parent on one of its Gateways. Only a GatewayClass in the input names
 // the controller: without it the Gateway API checks topology makes stand.
 func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy.Config) {
-	validators := map[string]policy.RouteValidator{}
-	for _, k := range reg.Kinds() {
-		if v, ok := k.(policy.RouteValidator); ok {
-			if _, seen := validators[v.RouteController()]; !seen {
-				validators[v.RouteController()] = v
-			}
+	validators := map[string]func(*topology.Route, *policy.Env, *policy.Set) *policy.RouteVerdict{}
+	for _, f := range reg.Families() {
+		if f.ValidateRoute != nil && f.Controller != nil {
+			validators[f.Controller.Name] = f.ValidateRoute
 		}
 	}
 	if len(validators) == 0 {
@@ -33,7 +31,7 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 			if !ok || r.Verdicts[rt][ctrl] != nil {
 				continue
 			}
-			verdict := v.ValidateRoute(rt, env, set)
+			verdict := v(rt, env, set)
 			if r.Verdicts[rt] == nil {
 				r.Verdicts[rt] = map[string]*policy.RouteVerdict{}
 			}

@@ -15,7 +15,7 @@ type FixedStatus struct {
 }
 
 // Verdict is the route validation of the controller managing gw
-// (policy.RouteValidator, attach.Result.Verdicts): nil when none validates
+// (policy.Family.ValidateRoute, attach.Result.Verdicts): nil when none validates
 // rt there, and then the Gateway API's own checks decide.
 func (r *Result) Verdict(rt *topology.Route, gw *topology.Gateway) *policy.RouteVerdict {
 	if r.Attach == nil || rt == nil || gw == nil {

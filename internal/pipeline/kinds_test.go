@@ -45,7 +45,6 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.BackendDescriber](),
 	reflect.TypeFor[policy.PortlessBackends](),
 	reflect.TypeFor[policy.BackendAppProtocoler](),
-	reflect.TypeFor[policy.RouteValidator](),
 	reflect.TypeFor[policy.BackendCaller](),
 	reflect.TypeFor[policy.BackendChecker](),
 	reflect.TypeFor[policy.Disabler](),

@@ -39,12 +39,6 @@ type Family struct {
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
 	// nothing to check.
 	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
-	// Listeners is the controller's verdict on the listeners of one of its
-	// Gateways by rules of its own (topology.Controller.Listeners): it
-	// replaces each listener's Conditions and Unserved, which topology set
-	// as the Gateway API says, and returns its findings. Status reports the
-	// verdict and render serves by it. Nil: the Gateway API's stand.
-	Listeners func(g *topology.Graph, gw *topology.Gateway, cfg Config) []diag.Diagnostic
 	// CheckConfig refuses deployment settings of the family's that are
 	// malformed (not of the shape the family reads): the configuration
 	// is then an input error, since a setting half read would give wrong
@@ -64,6 +58,21 @@ type Family struct {
 	// config use nothing those checks read. Nil: the family has no such
 	// checks.
 	SkippedChecks func(ps []*Policy, cfg Config) []string
+	// ValidateRoute is the controller's validation of a route with a
+	// parent on one of its Gateways by rules of its own (Envoy Gateway's
+	// translator: each rule's filters, matches and backendRefs, with its
+	// own reasons and messages). attach calls it for every such route
+	// when a GatewayClass in the input names the controller; status
+	// writes its verdict for those parents in place of the Gateway API
+	// checks topology makes, and its findings are lint's. Nil: those
+	// checks stand.
+	ValidateRoute func(rt *topology.Route, env *Env, set *Set) *RouteVerdict
+	// Listeners is the controller's verdict on the listeners of one of its
+	// Gateways by rules of its own (topology.Controller.Listeners): it
+	// replaces each listener's Conditions and Unserved, which topology set
+	// as the Gateway API says, and returns its findings. Status reports the
+	// verdict and render serves by it. Nil: the Gateway API's stand.
+	Listeners func(g *topology.Graph, gw *topology.Gateway, cfg Config) []diag.Diagnostic
 }
 
 // FinishInput is what a family's Finish step reads.

@@ -31,7 +31,6 @@ package policy
 //	StreamListenerConfigurer  render/envoy: policies on a TCP or TLS listener configure its TCP proxy chains
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	StatusReasoner    status: route conditions for rules the kind's references break
-//	RouteValidator    attach, status: a controller's own validation of the routes on its Gateways
 //	BackendCaller     status: the backends a policy calls, which report a backend policy against it
 //	BackendChecker    decode (Env.BackendProblems): references of a backend's policy that a policy calling the backend needs resolved
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
@@ -399,18 +398,6 @@ type Standalone interface {
 	// ServedBy says what serves the kind's objects instead and how to
 	// look at them.
 	ServedBy() string
-}
-
-// RouteValidator is implemented by kinds whose controller validates the
-// routes on its Gateways by rules of its own (Envoy Gateway's translator:
-// each rule's filters, matches and backendRefs, with its own reasons and
-// messages). attach calls it for every route with a parent on a Gateway
-// whose GatewayClass names RouteController; status writes its verdict for
-// those parents in place of the Gateway API checks topology makes, and
-// its findings are lint's.
-type RouteValidator interface {
-	RouteController() string
-	ValidateRoute(rt *topology.Route, env *Env, set *Set) *RouteVerdict
 }
 
 // RouteVerdict is a controller's validation of one route.

@@ -11,7 +11,7 @@ import (
 )
 
 // verdictConditions are a route parent's conditions from the verdict of
-// a controller that validates routes itself (policy.RouteValidator):
+// a controller that validates routes itself (policy.Family.ValidateRoute):
 // Accepted from the parent's attachment, turned False when the
 // controller drops every rule; PartiallyInvalid "Dropped Rule(s) [i j]:
 // …" when it drops some; ResolvedRefs False with the first unresolved

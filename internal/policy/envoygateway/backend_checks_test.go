@@ -69,7 +69,7 @@ func TestBackendChecks(t *testing.T) {
 			if rt == nil {
 				t.Fatalf("route not built: %v", m.Diagnostics)
 			}
-			v := HTTPRouteFilter().ValidateRoute(rt, env, reg.Decode(env))
+			v := Family.ValidateRoute(rt, env, reg.Decode(env))
 			var reason, message string
 			if len(v.Unresolved) > 0 {
 				reason, message = v.Unresolved[0].Reason, strings.TrimPrefix(v.Unresolved[0].Message, "Failed to process route rule 0 backendRef 0: ")

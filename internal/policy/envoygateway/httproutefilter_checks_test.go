@@ -89,7 +89,7 @@ func TestHTTPRouteFilterChecks(t *testing.T) {
 			if rt == nil {
 				t.Fatalf("route not built: %v", m.Diagnostics)
 			}
-			v := HTTPRouteFilter().ValidateRoute(rt, env, reg.Decode(env))
+			v := Family.ValidateRoute(rt, env, reg.Decode(env))
 			got, message := summary(v), ""
 			for _, d := range v.Dropped {
 				message = d.Message

@@ -352,4 +352,5 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 
 // Family is Envoy Gateway's family for internal/pipeline to register: its
 // controller, render target and deployment settings (its kinds are All's).
-var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings, Listeners: judgeListeners}
+var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
+	ValidateRoute: validateRoute, Listeners: judgeListeners}

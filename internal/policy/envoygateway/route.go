@@ -16,18 +16,12 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-var _ policy.RouteValidator = (*Kind)(nil)
-
-// RouteController implements policy.RouteValidator: Envoy Gateway's
-// translator validates the routes on its Gateways.
-func (k *Kind) RouteController() string { return ControllerName }
-
-// ValidateRoute implements policy.RouteValidator with Envoy Gateway's
-// translator rules: a rule whose match or filter it cannot translate is
-// dropped (Accepted False when every rule is, PartiallyInvalid otherwise);
+// validateRoute is Envoy Gateway's validation of the routes on its
+// Gateways (policy.Family.ValidateRoute), by its translator's rules: a
+// rule whose match or filter it cannot translate is dropped (Accepted False when every rule is, PartiallyInvalid otherwise);
 // a backendRef or filter reference that does not resolve leaves the rule
 // in place, answering 500, and sets ResolvedRefs False.
-func (k *Kind) ValidateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
+func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
 	onHost := RunningOnHost.Bool(env.Config)
 	noBackend := !EnableBackend.Bool(env.Config)
 	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}

@@ -110,7 +110,7 @@ func verdictWith(t *testing.T, cfg policy.Config, routeKind, rules string) *poli
 	if rt == nil {
 		t.Fatalf("route not built: %v", m.Diagnostics)
 	}
-	return HTTPRouteFilter().ValidateRoute(rt, env, set)
+	return Family.ValidateRoute(rt, env, set)
 }
 
 // summary is "drop I REASON" per dropped rule, "refs REASON" per

@@ -13,6 +13,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -201,10 +202,9 @@ func compileInline(t *testing.T, input string, cfg policy.Config) *merge.Result 
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := policy.NewRegistry(trafficpolicy.New())
-	reg.AddTargets(trafficpolicy.Target)
+	reg := pipeline.Registry()
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: reg.TopologyKeys()})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	for _, p := range pols.Policies {
 		if !p.IsValid() {

@@ -138,8 +138,8 @@ var familyCapability = map[string]string{
 // targetsWith are the render targets that have a capability.
 func targetsWith(capability string) []string {
 	var out []string
-	for _, name := range envoy.FamilyTargets().TargetNames() {
-		if envoy.FamilyTargets().Targets()[name].Has(capability) {
+	for _, name := range envoy.Registry().TargetNames() {
+		if envoy.Registry().Targets()[name].Has(capability) {
 			out = append(out, name)
 		}
 	}
@@ -150,10 +150,10 @@ func targetsWith(capability string) []string {
 // kgateway), whose renderings of one field these tests compare; the
 // targets with fewer fail the field closed instead (target_test.go).
 func envoyTargets() []string {
-	full := envoy.FamilyTargets().Targets()["envoy"].List()
+	full := envoy.Registry().Targets()["envoy"].List()
 	var out []string
-	for _, name := range envoy.FamilyTargets().TargetNames() {
-		if !slices.ContainsFunc(full, func(c string) bool { return !envoy.FamilyTargets().Targets()[name].Has(c) }) {
+	for _, name := range envoy.Registry().TargetNames() {
+		if !slices.ContainsFunc(full, func(c string) bool { return !envoy.Registry().Targets()[name].Has(c) }) {
 			out = append(out, name)
 		}
 	}
@@ -918,7 +918,7 @@ spec:
   - matches: [{path: {type: PathPrefix, value: /}}]
     backendRefs: [{name: web, port: 80}]
 `
-	for _, target := range envoy.FamilyTargets().TargetNames() {
+	for _, target := range envoy.Registry().TargetNames() {
 		gw := renderInline(t, input, target)
 		got := map[string]string{}
 		for _, rc := range gw.RouteConfigurations {

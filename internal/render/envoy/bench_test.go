@@ -12,8 +12,6 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/haptic"
-	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -145,10 +143,11 @@ func BenchmarkStages(b *testing.B) {
 				}
 				lap("parse")
 				cfg := policy.Config{ReferenceGrantMode: "Strict"}
-				reg := envoy.WithFamilyTargets(policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New()))
-				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
+				reg := envoy.Registry()
+				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums()})
 				lap("model")
-				g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
+				g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(),
+					ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(cfg)})
 				pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 				res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
 				lap("topology-to-merge")

@@ -6,19 +6,10 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/merge"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
-	"github.com/gwpol/gwpol/internal/policy/envoygateway"
-	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/policy/policytest"
-	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
-	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/render/xdsjson/xdsjsontest"
-	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // fuzzPlatform is the shared base of the one-feature fixtures the seeds
@@ -137,16 +128,12 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base(t), docs) })
 }
 
-// fuzzRegistry holds every family's kinds. Envoy Gateway's kinds bring
-// its route validation (verdicts that leave rules out, answer them or
-// refuse backendRefs) to the routes of the seeds with an Envoy Gateway
-// GatewayClass; BackendTLSPolicy the CA checks of its extensions'
-// backends.
-func fuzzRegistry() *policy.Registry {
-	ws := wso2.New(nil, nil)
-	return WithFamilyTargets(policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New(), ws.APIPolicy(), ws.RestAPI(),
-		backendtlspolicy.New()}, envoygateway.All()...)...))
-}
+// fuzzRegistry is gwpol's registry (Registry): every family's kinds and
+// what each family does as a whole — Envoy Gateway's route validation
+// (verdicts that leave rules out, answer them or refuse backendRefs) on
+// the routes of the seeds with an Envoy Gateway GatewayClass;
+// BackendTLSPolicy's CA checks of its extensions' backends.
+func fuzzRegistry() *policy.Registry { return Registry() }
 
 // checkRender compiles base and docs and renders them for every target:
 // docs are refused with findings, or their config passes ValidateAll
@@ -161,10 +148,7 @@ func checkRender(t testing.TB, reg *policy.Registry, base []*manifest.Object, do
 		o.Seq = i
 	}
 	cfg := fuzzConfig
-	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
-	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
-	res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
+	res := Stages(reg, set, cfg)
 	for _, target := range reg.TargetNames() {
 		out, err := Render(res, Options{Target: target, Config: cfg})
 		if err != nil {

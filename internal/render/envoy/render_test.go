@@ -22,21 +22,12 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
-	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
-	"github.com/gwpol/gwpol/internal/policy/directresponse"
-	"github.com/gwpol/gwpol/internal/policy/envoygateway"
-	"github.com/gwpol/gwpol/internal/policy/haptic"
-	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
-	"github.com/gwpol/gwpol/internal/topology"
 )
 
 const (
@@ -70,16 +61,11 @@ func goldenDirs() []string {
 	return dirs
 }
 
-// compile runs the pipeline up to the IR, with the TrafficPolicy,
-// HAProxyRoutePolicy and Envoy Gateway kinds.
+// compile runs the pipeline up to the IR with gwpol's registry
+// (envoy.Registry).
 func compile(tb testing.TB, set *manifest.Set, cfg policy.Config) *merge.Result {
 	tb.Helper()
-	reg := envoy.WithFamilyTargets(policy.NewRegistry(append([]policy.Kind{trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), backendconfigpolicy.New(), backendtlspolicy.New(), directresponse.New(), haptic.New()}, envoygateway.All()...)...))
-	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
-	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
-	att := attach.Attach(g, reg, pols, cfg)
-	return merge.Compute(g, reg, pols, att, cfg)
+	return envoy.Stages(envoy.Registry(), set, cfg)
 }
 
 func load(tb testing.TB, paths ...string) *manifest.Set {
@@ -147,7 +133,7 @@ func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
 	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard", Values: egExtensions()})
 	hasHAPTIC := slices.ContainsFunc(res.Policies.Policies, func(p *policy.Policy) bool { return p.Kind.GroupKind().Kind == "HAProxyRoutePolicy" })
 	out := map[string][]byte{}
-	for _, target := range envoy.FamilyTargets().TargetNames() {
+	for _, target := range envoy.Registry().TargetNames() {
 		if target == "haptic" && !hasHAPTIC {
 			continue
 		}

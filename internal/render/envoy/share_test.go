@@ -34,7 +34,7 @@ func TestSharedUnroutedClustersChangeNothing(t *testing.T) {
 	for name, set := range cases {
 		t.Run(name, func(t *testing.T) {
 			res := compile(t, set(t), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard", Values: egExtensions()})
-			for _, target := range envoy.FamilyTargets().TargetNames() {
+			for _, target := range envoy.Registry().TargetNames() {
 				opt := envoy.Options{Target: target, MergeKeyCompat: target == "kgateway"}
 				restore := envoy.SetShareUnrouted(false)
 				own := render(t, res, opt)

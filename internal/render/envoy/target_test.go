@@ -173,8 +173,8 @@ func TestTargetConformance(t *testing.T) {
 	for _, f := range capabilityFixtures {
 		covered[f.capability] = true
 	}
-	for _, name := range envoy.FamilyTargets().TargetNames() {
-		for _, c := range envoy.FamilyTargets().Targets()[name].List() {
+	for _, name := range envoy.Registry().TargetNames() {
+		for _, c := range envoy.Registry().Targets()[name].List() {
 			if !covered[c] {
 				t.Errorf("target %s has capability %s but no fixture exercises it", name, c)
 			}
@@ -192,8 +192,8 @@ func TestTargetConformance(t *testing.T) {
 				t.Fatalf("%s: fixture policy %s is invalid: %v", f.capability, p.ID(), p.Invalid)
 			}
 		}
-		for _, name := range envoy.FamilyTargets().TargetNames() {
-			target := envoy.FamilyTargets().Targets()[name]
+		for _, name := range envoy.Registry().TargetNames() {
+			target := envoy.Registry().Targets()[name]
 			t.Run(f.capability+"/"+name, func(t *testing.T) {
 				out := render(t, res, envoy.Options{Target: name})
 				route, hcm := fixtureRoute(t, out)

@@ -10,16 +10,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/haptic"
-	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/xdsjson/xdsjsontest"
-	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // TestWriterMatchesProtojsonOnRenders checks the writer against protojson
@@ -48,7 +43,7 @@ func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 			dir = inputs[i-1]
 		}
 		res := compileForTest(set)
-		for _, target := range FamilyTargets().TargetNames() {
+		for _, target := range Registry().TargetNames() {
 			out, err := Render(res, Options{Target: target})
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
@@ -79,11 +74,7 @@ func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 
 func compileForTest(set *manifest.Set) *merge.Result {
 	cfg := policy.Config{ReferenceGrantMode: "Strict"}
-	reg := WithFamilyTargets(policy.NewRegistry(trafficpolicy.New(), trafficpolicy.NewListenerPolicy(), haptic.New()))
-	m := model.Build(set, model.Options{Extra: reg.GroupKinds()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: trafficpolicy.TopologyKeys})
-	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
-	return merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
+	return Stages(Registry(), set, cfg)
 }
 
 // TestStreamedDocumentMatchesResources checks the wave machinery on a

@@ -29,7 +29,7 @@ func TestYAMLHoldsTheJSONDocument(t *testing.T) {
 	}
 	for name, set := range sets {
 		res := compileForTest(set)
-		for _, target := range FamilyTargets().TargetNames() {
+		for _, target := range Registry().TargetNames() {
 			out, err := Render(res, Options{Target: target})
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,30 @@
+package envoy
+
+import (
+	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// Registry is the registry render's tests compile with: gwpol's own
+// (pipeline.Registry), every family registered with its kinds, controller,
+// render target and steps. A registry built here by hand from a list of
+// kinds would leave out what a family does as a whole — Envoy Gateway's
+// validation of the routes and listeners of its Gateways — and render's
+// tests would then check a configuration gwpol never writes.
+func Registry() *policy.Registry { return pipeline.Registry() }
+
+// Stages runs the stages from model to merge on set under cfg as
+// internal/pipeline runs them (its schema stage and the families' Finish
+// steps aside, which render does not read), with reg (Registry).
+func Stages(reg *policy.Registry, set *manifest.Set, cfg policy.Config) *merge.Result {
+	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums()})
+	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(),
+		ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(cfg)})
+	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
+	return merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
+}
