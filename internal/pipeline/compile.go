@@ -128,8 +128,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
 		Schema: sres.Verdict})
 	pc := cfg.PolicyConfig()
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,
-		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(pc), Controllers: reg.TopologyControllers(pc), Controller: controllerName(cfg, reg)})
+	g := topology.Build(m, reg.TopologyOptions(pc, cfg.ControllerName))
 	pols := reg.Decode(&policy.Env{Model: m, Config: pc})
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)
@@ -198,13 +197,4 @@ var olderPolicyVersions = map[schema.GroupKind][]string{
 // do not serve it (schema.Options.Known).
 func knownVersion(group, kind, version string) bool {
 	return model.KnownVersion(group, kind, version) || slices.Contains(olderPolicyVersions[schema.GroupKind{Group: group, Kind: kind}], version)
-}
-
-// controllerName is the configured controller (config controllerName),
-// else the registry's default one.
-func controllerName(cfg *Config, reg *policy.Registry) string {
-	if cfg.ControllerName != "" {
-		return cfg.ControllerName
-	}
-	return reg.DefaultController().Name
 }

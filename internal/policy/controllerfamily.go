@@ -128,6 +128,19 @@ func (r *Registry) AddFamilies(fs ...Family) {
 	}
 }
 
+// TopologyOptions are topology's options for an input compiled under cfg:
+// the registered kinds' backend kinds, the families' keys and settings,
+// and each controller's own rules (TopologyControllers), with controller
+// the controllerName of a Gateway whose class the input does not name.
+func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Options {
+	if controller == "" {
+		controller = r.DefaultController().Name
+	}
+	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
+		ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
+		Controllers: r.TopologyControllers(cfg), Controller: controller}
+}
+
 // TopologyControllers are what topology applies of each registered
 // controller's own rules (topology.Options.Controllers), by
 // controllerName: its title, and its family's listener verdict under cfg.

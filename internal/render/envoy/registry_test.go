@@ -23,8 +23,7 @@ func Registry() *policy.Registry { return pipeline.Registry() }
 // steps aside, which render does not read), with reg (Registry).
 func Stages(reg *policy.Registry, set *manifest.Set, cfg policy.Config) *merge.Result {
 	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums()})
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(),
-		ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(cfg)})
+	g := topology.Build(m, reg.TopologyOptions(cfg, ""))
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	return merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
 }
