@@ -408,8 +408,8 @@ func (r *Result) attachBackendRef(rt *topology.Route, rule *topology.Rule, i int
 
 // backendFilterIgnored reports a Gateway API filter on a backendRef that
 // a controller serving the route ignores there
-// (policy.Controller.BackendRefFilters; kgateway applies only the header
-// modifiers per backend). A controller that refuses such a backendRef
+// (policy.Controller.BackendRefFilters: the filter types it applies per
+// backend). A controller that refuses such a backendRef
 // says so through its route validation. For one that declares nothing,
 // a type other than the header modifiers (which render applies per
 // backend) is not translated (GWP406).

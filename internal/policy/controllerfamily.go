@@ -39,6 +39,12 @@ type Family struct {
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
 	// nothing to check.
 	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
+	// RuleNotes are, by rule name (diag.Rule.Name), what the family's controller does of
+	// its own about a finding a generic stage makes (a key it reads, a
+	// port it reserves), one or more sentences naming it: lint appends
+	// them to the rule's documentation (lint.Rules), so the catalogue
+	// says it while the stage's rule names no controller.
+	RuleNotes map[string]string
 	// CheckConfig refuses deployment settings of the family's that are
 	// malformed (not of the shape the family reads): the configuration
 	// is then an input error, since a setting half read would give wrong
@@ -157,6 +163,18 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc := out[f.Controller.Name]
 		tc.Listeners = func(g *topology.Graph, gw *topology.Gateway) []diag.Diagnostic { return judge(g, gw, cfg) }
 		out[f.Controller.Name] = tc
+	}
+	return out
+}
+
+// RuleNotes are the families' notes on generic rules (Family.RuleNotes),
+// by rule name, in registration order.
+func (r *Registry) RuleNotes() map[string][]string {
+	out := map[string][]string{}
+	for _, f := range r.Families() {
+		for code, note := range f.RuleNotes {
+			out[code] = append(out[code], note)
+		}
 	}
 	return out
 }

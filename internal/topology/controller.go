@@ -34,7 +34,7 @@ func (g *Graph) judgeListeners(gw *Gateway) {
 	}
 	for _, l := range gw.Listeners {
 		if l.Unserved != "" {
-			g.Diagnostics = append(g.Diagnostics, g.notServed(l, ctrl.Title))
+			g.Diagnostics = append(g.Diagnostics, g.notServed(l))
 		}
 	}
 }

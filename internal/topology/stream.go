@@ -86,7 +86,7 @@ func streamWhy(l *Listener, a *Attachment) (string, string) {
 	r := a.Route
 	switch {
 	case len(r.Rules) != 1:
-		return "spec.rules", fmt.Sprintf("it has %d rules, and kgateway programs a %s only with exactly one", len(r.Rules), r.Kind)
+		return "spec.rules", fmt.Sprintf("it has %d rules, and %s programs a %s only with exactly one", len(r.Rules), l.Gateway.controllerTitle(), r.Kind)
 	case len(r.Rules[0].Backends) == 0:
 		return r.Rules[0].Path, "its rule has no backendRefs"
 	}

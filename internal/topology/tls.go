@@ -208,10 +208,9 @@ func InsecureFrontend(gw *Gateway) bool {
 	return false
 }
 
-// notServed is the finding for a listener its controller (named title;
-// "" when none is in view) builds no filter chain for
-// (LintListenerNotServed), at the field that decided it.
-func (g *Graph) notServed(l *Listener, title string) diag.Diagnostic {
+// notServed is the finding for a listener its controller builds no filter
+// chain for (LintListenerNotServed), at the field that decided it.
+func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 	src := l.Gateway.Src
 	if l.Set != nil {
 		src = l.Set.Src
@@ -235,11 +234,8 @@ func (g *Graph) notServed(l *Listener, title string) diag.Diagnostic {
 			break
 		}
 	}
-	if title == "" {
-		title = "its controller"
-	}
 	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
-		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), why, title)}
+		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), why, l.Gateway.controllerTitle())}
 }
 
 // caObject is the ConfigMap or Secret a CA reference names.

@@ -16,23 +16,26 @@ import (
 // Options for Build.
 type Options struct {
 	// BackendKinds are backendRef kinds other than Service that a policy
-	// package registered (e.g. kgateway's Backend); a ref to one resolves
+	// package registered (policy.BackendProvider); a ref to one resolves
 	// when the object exists.
 	BackendKinds map[model.GroupKind]bool
 	// PortlessBackendKinds are those of BackendKinds whose objects define
 	// their own ports: a ref naming one with a port does not resolve.
 	PortlessBackendKinds map[model.GroupKind]bool
-	// ValidationMode is kgateway's: Strict also drops rules whose
-	// matchers Envoy would reject (RuleProblem).
+	// ValidationMode is the validation mode setting (config
+	// validationMode): Strict also drops rules whose matchers Envoy would
+	// reject (RuleProblem).
 	ValidationMode string
-	// ReferenceGrantMode is kgateway's: Off accepts a backendRef into
-	// another namespace without a ReferenceGrant.
+	// ReferenceGrantMode is the reference grant mode setting (config
+	// referenceGrantMode): Off accepts a backendRef into another
+	// namespace without a ReferenceGrant.
 	ReferenceGrantMode string
 	// Keys are the family's annotation, label and option keys topology
 	// reads (its package declares them).
 	Keys Keys
-	// WeightedRoutePrecedence is kgateway's: a route's
-	// kgateway.dev/route-weight orders its Envoy routes first.
+	// WeightedRoutePrecedence is a controller's setting
+	// (policy.Controller.WeightedRoutePrecedence): a route's weight
+	// annotation (Keys.RouteWeight) orders its Envoy routes first.
 	WeightedRoutePrecedence bool
 	// Controllers are the registered controllers' own rules, by
 	// controllerName (Controller).
@@ -73,6 +76,16 @@ type Gateway struct {
 	*model.Gateway
 	Listeners []*Listener
 	Sets      []*ListenerSet
+
+	title string // how messages name its controller (Controller.Title)
+}
+
+// controllerTitle names the Gateway's controller in messages.
+func (gw *Gateway) controllerTitle() string {
+	if gw.title == "" {
+		return "its controller"
+	}
+	return gw.title
 }
 
 // ListenerSet is a ListenerSet resolved to its parent Gateway.
@@ -141,7 +154,7 @@ type Route struct {
 	Rules   []*Rule
 	// DelegatedBy are the parent rules that delegate to this route.
 	DelegatedBy []*Delegation
-	// PrecedenceWeight is the route's kgateway.dev/route-weight when the
+	// PrecedenceWeight is the route's weight (Keys.RouteWeight) when the
 	// weightedRoutePrecedence setting is on (else 0): higher-weight routes'
 	// Envoy routes come first.
 	PrecedenceWeight int32
@@ -298,6 +311,7 @@ func Build(m *model.Model, opt Options) *Graph {
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
 		}
+		gw.title = g.controllerOf(gw).Title
 		// after the sort: it breaks ties between routes as old
 		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
