@@ -144,7 +144,7 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 	}
 	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
 		ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
-		Controllers: r.TopologyControllers(cfg), Controller: controller}
+		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller}
 }
 
 // TopologyControllers are what topology applies of each registered
