@@ -67,10 +67,6 @@ type Result struct {
 	// validates routes by rules of its own (policy.Family.ValidateRoute), by
 	// controllerName.
 	Verdicts map[*topology.Route]map[string]*policy.RouteVerdict
-	// Listeners are the conditions of the listeners whose controller
-	// judges them itself (policy.Family.ValidateListeners); a listener not here
-	// has topology's.
-	Listeners map[*topology.Listener][]policy.Condition
 	// Ancestors are the ancestor statuses of the policies whose kind's
 	// controller decides them itself (policy.AncestorStatuser), every
 	// policy of such a kind present (with none when it reaches nothing).
@@ -150,8 +146,6 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		}
 	}
 	r.validateRoutes(g, reg, set, cfg)
-	r.validateListeners(g, reg, cfg)
-	r.dropStaleNotServed(g)
 	r.reportConflicts(g)
 	r.decide(g, set)
 	r.sortAll()
@@ -415,8 +409,8 @@ func (r *Result) attachBackendRef(rt *topology.Route, rule *topology.Rule, i int
 
 // backendFilterIgnored reports a Gateway API filter on a backendRef that
 // a controller serving the route ignores there
-// (policy.Controller.BackendRefFilters; kgateway applies only the header
-// modifiers per backend). A controller that refuses such a backendRef
+// (policy.Controller.BackendRefFilters: the filter types it applies per
+// backend). A controller that refuses such a backendRef
 // says so through its route validation. For one that declares nothing,
 // a type other than the header modifiers (which render applies per
 // backend) is not translated (GWP406).

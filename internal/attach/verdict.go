@@ -2,8 +2,6 @@ package attach
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -48,83 +46,12 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 	}
 }
 
-// validateListeners asks each controller that judges listeners itself
-// (policy.Family.ValidateListeners) for the conditions of the listeners
-// of its Gateways. As for routes, only a GatewayClass in the input names
-// the controller.
-func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg policy.Config) {
-	validators := map[string]func(*topology.Gateway, *topology.Graph, *policy.Env) map[*topology.Listener][]policy.Condition{}
-	for _, f := range reg.Families() {
-		if f.ValidateListeners != nil && f.Controller != nil {
-			validators[f.Controller.Name] = f.ValidateListeners
-		}
-	}
-	if len(validators) == 0 {
-		return
-	}
-	env := &policy.Env{Model: g.Model, Config: cfg}
-	for _, gw := range g.Gateways {
-		ctrl, _ := g.Controller(gw, "")
-		v, ok := validators[ctrl]
-		if !ok {
-			continue
-		}
-		if r.Listeners == nil {
-			r.Listeners = map[*topology.Listener][]policy.Condition{}
-		}
-		for l, cs := range v(gw, g, env) {
-			r.Listeners[l] = cs
-		}
-	}
-}
-
-// dropStaleNotServed keeps topology's not-served findings (GWP216) in
-// step with status: for a listener whose controller judges it itself
-// (r.Listeners), topology's reasons (kgateway's: a reserved port, a TLS
-// setting it cannot use) are not the controller's, so the finding stands
-// only where the controller's own conditions also leave the listener
-// unprogrammed. Topology's findings are the graph's; this is where the
-// controller's verdict is known.
-func (r *Result) dropStaleNotServed(g *topology.Graph) {
-	var stale []*topology.Listener
-	for l, cs := range r.Listeners {
-		if l.Unserved != "" && programmed(cs) {
-			stale = append(stale, l)
-		}
-	}
-	if len(stale) == 0 {
-		return
-	}
-	g.Diagnostics = slices.DeleteFunc(g.Diagnostics, func(d diag.Diagnostic) bool {
-		return d.Code == topology.LintListenerNotServed.Code && slices.ContainsFunc(stale, func(l *topology.Listener) bool { return findingOf(d, l) })
-	})
-}
-
-// programmed reports whether a controller's listener conditions say
-// Programmed True.
-func programmed(cs []policy.Condition) bool {
-	return slices.ContainsFunc(cs, func(c policy.Condition) bool {
-		return c.Type == "Programmed" && c.Status == string(metav1.ConditionTrue)
-	})
-}
-
-// findingOf reports whether d is at listener l (its object and a field
-// under its entry in spec.listeners).
-func findingOf(d diag.Diagnostic, l *topology.Listener) bool {
-	src := l.Gateway.Src
-	if l.Set != nil {
-		src = l.Set.Src
-	}
-	entry := fmt.Sprintf("spec.listeners[%d]", l.Index)
-	return d.Object == src.Ref() && (d.Field == entry || strings.HasPrefix(d.Field, entry+"."))
-}
-
 // reportConflicts makes the lint finding for every listener refused for
 // sharing its port with another (Conflicted True: a protocol that cannot
 // share the port, or the same hostname), read from the conditions status
-// writes — the controller's own (r.Listeners) when it judges listeners,
-// topology's otherwise — so lint says what status says. Neither
-// controller serves such a listener. A listener topology already reports
+// writes — the verdict topology stores, its controller's own where it
+// judges listeners (policy.Family.Listeners) — so lint says what status
+// says. No controller serves such a listener. A listener topology already reports
 // as not served (a reserved port, unusable TLS) is not reported twice.
 func (r *Result) reportConflicts(g *topology.Graph) {
 	for _, gw := range g.Gateways {
@@ -141,14 +68,6 @@ func (r *Result) reportConflicts(g *topology.Graph) {
 
 // conflicted is the listener's Conflicted condition when it is True.
 func (r *Result) conflicted(l *topology.Listener) (policy.Condition, bool) {
-	if cs, ok := r.Listeners[l]; ok {
-		for _, c := range cs {
-			if c.Type == "Conflicted" && c.Status == string(metav1.ConditionTrue) {
-				return c, true
-			}
-		}
-		return policy.Condition{}, false
-	}
 	for _, c := range l.Conditions {
 		if c.Type == "Conflicted" && c.Status == metav1.ConditionTrue {
 			return policy.Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}, true

@@ -14,7 +14,7 @@ import (
 
 // This file explains a backend object's clusters: for a Service each
 // port's cluster (kube_<ns>_<name>_<port>), for another backend kind
-// (kgateway's Backend) its one cluster. Every cluster setting a backend
+// (policy.BackendProvider) its one cluster. Every cluster setting a backend
 // policy kind can configure gets a row: the policy that owns it (read
 // from merge.BackendPoints, the same merge render writes as the
 // cluster's merge.<group>/<kind> metadata), else the object's own spec
@@ -65,8 +65,8 @@ func explainBackend(r *merge.Result, t TargetSpec, opt Options) (*Report, error)
 }
 
 // backendKeys finds the objects a target names: the Service, or the
-// objects of every registered backend kind of that name (kgateway's and
-// Envoy Gateway's Backend share one).
+// objects of every registered backend kind of that name (two families'
+// backend kinds may share the kind name).
 func backendKeys(r *merge.Result, t TargetSpec) []model.Key {
 	m := r.Graph.Model
 	if t.Kind == string(policy.TargetService) {
@@ -224,9 +224,9 @@ func compareGK(a, b model.GroupKind) int {
 
 // blackholedBy names, for the note on an invalid backend policy, the
 // controllers whose render target replaces such a backend's cluster
-// (policy.Target.BlackholesInvalidBackendPolicy): ": kgateway (--target
-// kgateway) replaces the cluster with one without endpoints (Envoy
-// answers 503)"; "" when none does.
+// (policy.Target.BlackholesInvalidBackendPolicy): ": TITLE (--target
+// NAME) replaces the cluster with one without endpoints (Envoy answers
+// 503)"; "" when none does.
 func blackholedBy(reg *policy.Registry) string {
 	var who []string
 	for _, c := range reg.Controllers() {

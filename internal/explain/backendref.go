@@ -97,5 +97,5 @@ func backendRefNote(k policy.Kind, key string, es []merge.EffectiveField, forwar
 	case forwarded > 1:
 		return "in effect for this backend's share: its weighted cluster's per-filter configuration, which Envoy prefers to the rule's (" + rule + ")"
 	}
-	return "for the rule's one backend the route carries it, and where the rule's " + key + " (" + rule + ") configures the same filter the rule's wins (kgateway writes the backend's first and the route's over it)"
+	return "for the rule's one backend the route carries it, and where the rule's " + key + " (" + rule + ") configures the same filter the rule's wins (the backend's is written first and the route's over it)"
 }

@@ -14,7 +14,7 @@
 // POLICYKIND/NAMESPACE/NAME, and CheckField refuses an unknown --field.
 // Notes adds to a rule's view what kinds say through their hooks: runtime
 // identities (policy.Identifier) and notes of their own
-// (policy.RuleNoter, e.g. WSO2's policy chain).
+// (policy.RuleNoter, e.g. a policy chain its controller runs).
 //
 // With Options.Guardrails it shows, per field and target, the platform's
 // guardrails that apply and whether they hold (guardrail.Check, which

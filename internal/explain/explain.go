@@ -390,9 +390,8 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		}
 		f.FilterOrder = filterSteps(e.FilterOrder())
 		// A rule's own field (a Gateway API filter) stands for a field of
-		// several kinds (a CORS filter is kgateway's TrafficPolicy cors and
-		// Envoy Gateway's SecurityPolicy cors): one row, with what each
-		// kind's value hides.
+		// several kinds (a CORS filter is the cors field of two families'
+		// kinds): one row, with what each kind's value hides.
 		if i := slices.IndexFunc(out, func(o Field) bool { return o.Field == f.Field && o.Owner == f.Owner && e.Field.Owner.IsBuiltIn() }); i >= 0 {
 			o := &out[i]
 			for _, id := range f.Shadowed {

@@ -13,8 +13,8 @@ import (
 // Notes gathers the kind-specific notes for a rule: runtime identities of
 // one-policy-per-rule kinds (policy.Identifier, and the state two rules
 // share through one policy), the attached policies that set nothing, and
-// the notes of the kinds implementing policy.RuleNoter (WSO2's policy
-// chain), in registry order.
+// the notes of the kinds implementing policy.RuleNoter, in registry
+// order.
 func Notes(r *merge.Result) func(*topology.Route, *topology.Rule) []string {
 	users := map[*policy.Policy][]string{}
 	for _, rp := range r.Routes {

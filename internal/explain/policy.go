@@ -18,9 +18,9 @@ type PolicyReport struct {
 	Accepted bool   `json:"accepted"`
 	// PartlyApplied: the policy is not accepted, yet its kind leaves out
 	// only the settings that fail (Problems names them) and the others
-	// take part in the merge (kgateway's ListenerPolicy), or it fails
-	// open: applies without the parts that fail (policy.Policy.FailOpen,
-	// Envoy Gateway's failOpen extensions).
+	// take part in the merge (policy.KindSpec.InvalidKeepsValidFields),
+	// or it fails open: applies without the parts that fail
+	// (policy.Policy.FailOpen).
 	PartlyApplied bool `json:"partlyApplied,omitempty"`
 	// NotApplied: the policy is valid, but its controller applies it on
 	// none of the targets it reaches (each target's NotApplied says why).

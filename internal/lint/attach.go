@@ -42,8 +42,8 @@ func crossNamespace(in *Input) []diag.Diagnostic {
 
 // missingBackends reports each backendRef of an attached route that names
 // an object or port the input lacks: render answers 500 there. A finding a
-// stage already made at that backendRef (Envoy Gateway's route validation,
-// GWP212) is not repeated.
+// stage already made at that backendRef (a controller's own route
+// validation, policy.RouteValidator) is not repeated.
 func missingBackends(in *Input) []diag.Diagnostic {
 	said := map[string]bool{}
 	for _, d := range in.Stage {

@@ -206,12 +206,16 @@ func suppressedBy(in *Input, cfg Config, d diag.Diagnostic) Suppression {
 // Rules is lint's registry, in code order: lint's own rules, the rules of
 // every stage (manifest, schema, model, topology, policy, attach, policyversion)
 // and those the kinds of reg declare (policy.LintRuleOwner; nil reg: none).
-// A rule two kinds share is listed once.
+// A rule two kinds share is listed once. A rule's documentation ends
+// with the families' notes on it (policy.Family.RuleNotes): what each
+// controller does of its own about that finding.
 func Rules(reg *policy.Registry) []Rule {
 	rules := append(ownRules(), guardrailRules()...)
 	var kinds []diag.Rule
+	var notes map[string][]string
 	if reg != nil {
 		kinds = reg.LintRules()
+		notes = reg.RuleNotes()
 	}
 	for _, rs := range [][]diag.Rule{manifest.LintRules(), schema.LintRules(), model.LintRules(), topology.LintRules(), policy.LintRules(),
 		attach.LintRules(), policyversion.LintRules(), kinds} {
@@ -220,7 +224,13 @@ func Rules(reg *policy.Registry) []Rule {
 		}
 	}
 	slices.SortStableFunc(rules, func(a, b Rule) int { return strings.Compare(a.Code, b.Code) })
-	return slices.CompactFunc(rules, func(a, b Rule) bool { return a.Run == nil && b.Run == nil && a.Rule == b.Rule })
+	rules = slices.CompactFunc(rules, func(a, b Rule) bool { return a.Run == nil && b.Run == nil && a.Rule == b.Rule })
+	for i := range rules {
+		if ns := notes[rules[i].Name]; len(ns) > 0 {
+			rules[i].Doc += " " + strings.Join(ns, " ")
+		}
+	}
+	return rules
 }
 
 // Lookup finds a rule by code in Rules(reg).

@@ -116,6 +116,27 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
+// TestRuleNotesNameRules: every family's note on a generic rule
+// (policy.Family.RuleNotes) names a registered rule and ends its
+// documentation.
+func TestRuleNotesNameRules(t *testing.T) {
+	reg := pipeline.Registry()
+	docs := map[string]string{}
+	for _, r := range lint.Rules(reg) {
+		docs[r.Name] = r.Doc
+	}
+	for name, notes := range reg.RuleNotes() {
+		doc, ok := docs[name]
+		if !ok {
+			t.Errorf("a family notes the rule %q, which is not registered", name)
+			continue
+		}
+		if want := strings.Join(notes, " "); !strings.HasSuffix(doc, " "+want) {
+			t.Errorf("rule %s's documentation %q does not end with its families' notes %q", name, doc, want)
+		}
+	}
+}
+
 // TestSuppression: config ignores and the object annotation both suppress,
 // and suppressed findings are counted.
 func TestSuppression(t *testing.T) {

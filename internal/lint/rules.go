@@ -25,16 +25,16 @@ var (
 		Doc:   "Some of the policy's fields are won by other policies at a target; the rest take effect (status Merged)."}
 	PrecedenceByName = diag.Rule{Code: "GWP303", Name: "precedence-by-name", Severity: diag.Warning,
 		Title: "precedence between two policies decided only by name",
-		Doc:   "Two policies with the same weight and no creationTimestamp set the same field at a target; kgateway leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation (kgateway.dev/policy-weight) on the policy instead. For extAuth, extProc and oauth2 the weight on the GatewayExtension does not settle it: kgateway orders only the extensions' filters in the chain by it."}
+		Doc:   "Two policies with the same weight and no creationTimestamp set the same field at a target; the controller leaves their order undefined, gwpol orders by namespace/name. In a cluster the API server's creationTimestamp decides, which a repository cannot control: set the kind's weight annotation on the policy instead, where the kind has one."}
 	GatewayFieldShadowed = diag.Rule{Code: "GWP304", Name: "gateway-field-shadowed", Severity: diag.Info,
 		Title: "a gateway-level field is shadowed on these routes by a route-level policy",
 		Doc:   "A field set by a Gateway or listener policy is replaced on some routes by a route policy (Envoy's most specific per-filter config wins)."}
 	FieldOverriddenByRouteRule = diag.Rule{Code: "GWP305", Name: "field-overridden-by-route-rule", Severity: diag.Warning,
 		Title: "a policy field has no effect on a route rule that sets the field itself",
-		Doc:   "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry, a URLRewrite filter's hostname or path), which kgateway applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata."}
+		Doc:   "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry, a URLRewrite filter's hostname or path), which the controller applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata."}
 	PolicyNoEffect = diag.Rule{Code: "GWP405", Name: "policy-no-effect", Severity: diag.Warning,
 		Title: "policy attaches but sets no field that takes effect",
-		Doc:   "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType (Envoy Gateway) finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there."}
+		Doc:   "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there."}
 )
 
 // ownRules are lint's own rules with the functions that find them.

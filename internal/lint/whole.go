@@ -8,9 +8,8 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// Kinds whose policies override whole (policy.WholeOverrider: Envoy
-// Gateway's) do not lose fields to each other at a merge point the way
-// kgateway's do: per route rule, the most specific policy replaces the
+// Kinds whose policies override whole (policy.WholeOverrider) do not lose
+// fields to each other at a merge point the way field-merging kinds do: per route rule, the most specific policy replaces the
 // others whole or merges into the next one, and policies of one level
 // conflict. lossFindings and tiesByName leave them out; the findings
 // below read the merge points by level and merge.Result.Routed instead
@@ -24,7 +23,7 @@ func overridesWhole(k policy.Kind) bool {
 
 // wholeConflicts (GWP301) reports the policies their controller
 // rejected as Conflicted on a target (the verdict attach keeps,
-// merge.Result.Verdicts: Envoy Gateway's Accepted=False Conflicted, where
+// merge.Result.Verdicts: Accepted=False Conflicted, where
 // another policy of the kind at the same level came first in its
 // processing order): none of their fields take effect there. It reads the
 // verdict; it does not order the policies again.

@@ -6,7 +6,7 @@
 // It also derives the effective view of a rule (own fields plus those
 // inherited from listener and Gateway, with what shadows what), and, for
 // kinds whose more specific policy replaces the others whole or merges
-// into them (policy.WholeOverrider: Envoy Gateway's), the policy in effect
+// into them (policy.WholeOverrider), the policy in effect
 // per rule and listener (Routed), which that view, render and lint use.
 // A candidate its controller rejected at a target (attach.Result.Rejected:
 // Conflicted, Overridden) takes no part there (Point.Rejected); Verdicts

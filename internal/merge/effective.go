@@ -300,7 +300,7 @@ func instances(in policy.Instancer, key string, f *Field) []string {
 // (Field.Strategy StrategicMerge or JSONMerge, every contributor named).
 // Policies at less specific levels that are not in effect are Shadowed
 // under every field, each of their fields a Shadowed entry of its own key
-// — Envoy Gateway overrides them whole, fields the more specific policy
+// — a WholeOverrider's controller overrides them whole, fields the more specific policy
 // leaves unset included — and policies of the same level that lost the
 // target to the first one are Losers. A policy merged into whose value of
 // a field the merge replaced is Shadowed under that field.

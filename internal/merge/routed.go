@@ -17,7 +17,7 @@ import (
 // merge strategy) — and it merges only with the closest policy on the
 // Gateway's side (listener, ListenerSet, Gateway), never with another
 // route-side one: a rule's merging policy skips its route's, which it
-// hides (Envoy Gateway merges a route policy with its parent's only). An
+// hides (a WholeOverrider merges a route policy with its parent's only). An
 // invalid policy at the most specific level that has any leaves the point
 // with Invalid and no fields but those the controller keeps of it
 // (policy.InvalidKeeper): the rule fails rather than falling back to a
@@ -81,8 +81,8 @@ func ruleOwnFields(lv []Points, k policy.Kind) []*Field {
 }
 
 // overlayOwn lays the rule's own values over the policy in effect: each
-// replaces the policy's value of its field whole (Envoy Gateway takes a
-// route filter's setting over a policy's), and the policy's contributors
+// replaces the policy's value of its field whole (a WholeOverrider's
+// controller takes a route filter's setting over a policy's), and the policy's contributors
 // to that field lose. The rule's candidate joins the point's, so that
 // what renders it tells the rule's values apart.
 func overlayOwn(pt *Point, k policy.Kind, own []*Field) *Point {

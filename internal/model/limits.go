@@ -11,15 +11,16 @@ import (
 )
 
 // Hand-written list limits are for kinds whose CRD gwpol does not ship:
-// their families declare the maxItems of those CRDs (Options.ListLimits;
-// kgateway's). A list over its limit would be refused whole by the API
+// their families declare the maxItems of those CRDs (Options.ListLimits,
+// policy.Family.ListLimits). A list over its limit would be refused whole by the API
 // server; gwpol reports it (GWP101) and leaves the object out, instead of
 // reading 100,000 targetRefs as valid. They apply only while no CRD for
 // the kind is known: given one (--crds, config crds:, or the input), the
 // schema stage reports a list over its maxItems in the CRD's words
 // (GWP110), the one source of the rule, and Build drops these findings.
-// The Gateway API's and Envoy Gateway's kinds always have their CRDs (the
-// ones gwpol ships), so none of their lists is limited here.
+// The kinds whose CRDs gwpol ships (the Gateway API's, and a family's
+// whose module carries them) always have them, so none of their lists is
+// limited here.
 
 // limitFindings are the lists of o longer than its kind's CRD allows
 // (extra: the limits families declare for their kinds).

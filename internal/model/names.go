@@ -159,7 +159,7 @@ const maxReferenceName = 253
 // referenceNameProblems are the reasons no object can have the name a
 // reference gives. A kind gwpol reads (or a core one) is held to its own
 // name rule. Any other referent (a kind gwpol does not know, or a
-// controller's pseudo-kind such as kgateway's delegation label) only to
+// controller's pseudo-kind such as a delegation label) only to
 // what every Kubernetes name meets: apimachinery's path segment rule (no
 // "/", "%", "." or ".."), 1 to 253 characters. An HTTPRoute backendRef
 // named "*" selects every route of a namespace (kgateway's delegation).

@@ -299,7 +299,7 @@ func newTCPRoute(o *manifest.Object, r *gwv1.TCPRoute) *Route {
 }
 
 // newUDPRoute reads a UDPRoute: parentRefs and backendRefs, like a
-// TCPRoute (Envoy Gateway serves them on UDP listeners).
+// TCPRoute (a controller may serve them on UDP listeners).
 func newUDPRoute(o *manifest.Object, r *gwv1.UDPRoute) *Route {
 	rt := &Route{Kind: "UDPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Src: o}
 	for i, rule := range r.Spec.Rules {

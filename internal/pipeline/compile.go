@@ -133,8 +133,7 @@ func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
 	// is built while the other is.
 	var pols *policy.Set
 	wait := parallel.Go(func() { pols = reg.Decode(&policy.Env{Model: m, Config: pc}) })
-	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(), ValidationMode: cfg.ValidationMode,
-		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(pc), ExtensionBackends: reg.ExtensionBackends(pc)})
+	g := topology.Build(m, reg.TopologyOptions(pc, cfg.ControllerName))
 	wait()
 	att := attach.Attach(g, reg, pols, pc)
 	res := merge.Compute(g, reg, pols, att, pc)

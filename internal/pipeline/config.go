@@ -46,8 +46,8 @@ type Config struct {
 	Guardrails []guardrail.Rule `mapstructure:"-"`
 
 	// Settings are the controller families' deployment settings
-	// (policy.Setting) by key, each of its declared type (a section, such
-	// as wso2: or haptic:, as written); the config reader fills it from
+	// (policy.Setting) by key, each of its declared type (a family's
+	// section, as written); the config reader fills it from
 	// the declarations, a test may set a few. A key not here has its
 	// declared default.
 	Settings map[string]any `mapstructure:"-"`

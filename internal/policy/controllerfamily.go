@@ -39,6 +39,12 @@ type Family struct {
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
 	// nothing to check.
 	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
+	// RuleNotes are, by rule name (diag.Rule.Name), what the family's controller does of
+	// its own about a finding a generic stage makes (a key it reads, a
+	// port it reserves), one or more sentences naming it: lint appends
+	// them to the rule's documentation (lint.Rules), so the catalogue
+	// says it while the stage's rule names no controller.
+	RuleNotes map[string]string
 	// CheckConfig refuses deployment settings of the family's that are
 	// malformed (not of the shape the family reads): the configuration
 	// is then an input error, since a setting half read would give wrong
@@ -67,11 +73,12 @@ type Family struct {
 	// checks topology makes, and its findings are lint's. Nil: those
 	// checks stand.
 	ValidateRoute func(rt *topology.Route, env *Env, set *Set) *RouteVerdict
-	// ValidateListeners are the conditions the controller writes on every
-	// listener of gw (the Gateway's own and its ListenerSets'), by rules
-	// of its own, which status reports in place of the generic ones. Nil:
-	// the generic ones stand.
-	ValidateListeners func(gw *topology.Gateway, g *topology.Graph, env *Env) map[*topology.Listener][]Condition
+	// Listeners is the controller's verdict on the listeners of one of its
+	// Gateways by rules of its own (topology.Controller.Listeners): it
+	// replaces each listener's Conditions and Unserved, which topology set
+	// as the Gateway API says, and returns its findings. Status reports the
+	// verdict and render serves by it. Nil: the Gateway API's stand.
+	Listeners func(g *topology.Graph, gw *topology.Gateway, cfg Config) []diag.Diagnostic
 }
 
 // FinishInput is what a family's Finish step reads.
@@ -125,6 +132,51 @@ func (r *Registry) AddFamilies(fs ...Family) {
 		r.AddSettings(f.Settings...)
 		r.families = append(r.families, f)
 	}
+}
+
+// TopologyOptions are topology's options for an input compiled under cfg:
+// the registered kinds' backend kinds, the families' keys and settings,
+// and each controller's own rules (TopologyControllers), with controller
+// the controllerName of a Gateway whose class the input does not name.
+func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Options {
+	if controller == "" {
+		controller = r.DefaultController().Name
+	}
+	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
+		ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
+		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller}
+}
+
+// TopologyControllers are what topology applies of each registered
+// controller's own rules (topology.Options.Controllers), by
+// controllerName: its title, and its family's listener verdict under cfg.
+func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controller {
+	out := map[string]topology.Controller{}
+	for _, c := range r.Controllers() {
+		out[c.Name] = topology.Controller{Title: c.Title}
+	}
+	for _, f := range r.Families() {
+		if f.Controller == nil || f.Listeners == nil {
+			continue
+		}
+		judge := f.Listeners
+		tc := out[f.Controller.Name]
+		tc.Listeners = func(g *topology.Graph, gw *topology.Gateway) []diag.Diagnostic { return judge(g, gw, cfg) }
+		out[f.Controller.Name] = tc
+	}
+	return out
+}
+
+// RuleNotes are the families' notes on generic rules (Family.RuleNotes),
+// by rule name, in registration order.
+func (r *Registry) RuleNotes() map[string][]string {
+	out := map[string][]string{}
+	for _, f := range r.Families() {
+		for code, note := range f.RuleNotes {
+			out[code] = append(out[code], note)
+		}
+	}
+	return out
 }
 
 // Families are the registered families, in registration order.

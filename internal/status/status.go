@@ -126,7 +126,8 @@ type Ancestor struct {
 // Options for Compute.
 type Options struct {
 	ControllerName string
-	// ValidationMode is kgateway's (Standard or Strict). An invalid policy
+	// ValidationMode is the controller's validation mode setting (Standard
+	// or Strict, config validationMode). An invalid policy
 	// on a whole Gateway, a listener or a ListenerSet replaces that
 	// configuration in either mode, and its Accepted says so; the mode
 	// decides which policies are invalid (policy validation reads it).
@@ -135,7 +136,7 @@ type Options struct {
 
 // Summary is the synthetic ancestor of the policies that attach nowhere,
 // in the API group of the controller status reports for
-// (policy.Controller.SummaryGroup: kgateway's).
+// (policy.Controller.SummaryGroup).
 func Summary(r *merge.Result, controller string) AncestorRef {
 	c, ok := r.Registry.Controller(controller)
 	if !ok || c.SummaryGroup == "" {
@@ -181,13 +182,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		out := Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}}
 		for _, l := range gw.Listeners {
-			lc := l.Conditions
-			if cs, ok := r.Attach.Listeners[l]; ok {
-				lc = make([]metav1.Condition, len(cs))
-				for i, c := range cs {
-					lc[i] = metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
-				}
-			}
+			lc := l.Conditions // the verdict of the listener's controller
 			if ownConds {
 				lc = replaced(lc, "ListenerReplaced", listenerReplacedBy(r, l))
 			}
@@ -434,7 +429,7 @@ func ownReasons(k policy.Kind) bool {
 // where a reference did not resolve. The reasons are the broken kind's
 // controller's (policy.StatusReasoner), else UnsupportedValue and
 // InvalidKind. Under a controller with conditions of its own
-// (policy.Controller.ExtraConditions, as kgateway's: ownConditions) a
+// (policy.Controller.ExtraConditions: ownConditions) a
 // kind without reasons of its own replaces the rule instead
 // (programmedCondition).
 func ruleConditions(r *merge.Result, rt *topology.Route, ownConditions bool) []metav1.Condition {
@@ -481,7 +476,8 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ownConditions bool) []m
 
 // parentController is the controller that writes a route's status for one
 // parent: the controllerName of the parent Gateway's class when the input
-// has the class (a HAPTIC Gateway's routes are HAPTIC's to report), else
+// has the class (each Gateway's routes are its own controller's to
+// report), else
 // the configured one.
 func parentController(g *topology.Graph, p *topology.Parent, def string) string {
 	if p == nil {

@@ -17,64 +17,84 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg}
 }
 
-// reservedPorts are ports kgateway keeps for the proxy itself (9091:
-// its readiness and stats endpoint); a listener may not use them.
-var reservedPorts = map[gwv1.PortNumber]bool{9091: true}
-
-// listenerConditions are the conditions a controller writes for a
-// listener: Accepted, Conflicted, Programmed and ResolvedRefs. It also
-// sets l.Unserved when kgateway would build no filter chain for it.
-func listenerConditions(g *Graph, l *Listener, busy map[gwv1.PortNumber]bool) []metav1.Condition {
+// listenerConditions are the conditions the Gateway API asks for on a
+// listener — Accepted, Conflicted, Programmed and ResolvedRefs — before its
+// controller judges it by rules of its own (Controller.Listeners): a
+// protocol without a route kind of the spec is not supported, a
+// port/protocol/hostname clash is a conflict, an allowedRoutes kind the
+// protocol cannot carry is an invalid route kind, and an HTTPS listener's
+// certificates, frontend CAs and tls.options must resolve
+// (TLSConditions). A listener not accepted or conflicted is not
+// programmed, and one that can carry none of its allowed kinds, or none
+// of whose certificates resolves, is not served (Unserved).
+func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
+	l.Unserved = ""
 	accepted := cond("Accepted", true, "Accepted", "Listener is accepted")
-	programmedOK := true // kgateway reports an unsupported protocol as programmed
-	switch l.Protocol {
-	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
-		// kgateway serves all four; gwpol renders the HTTP ones only.
-	default:
-		accepted = cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; a listener is HTTP, HTTPS, TCP or TLS", l.Protocol))
-	}
-	conflicted := cond("Conflicted", false, "NoConflicts", "No conflicts")
-	if l.Conflicted {
-		msg := fmt.Sprintf("another listener uses port %d with a protocol that cannot share it", l.Port)
-		if l.ConflictReason == "HostnameConflict" {
-			msg = fmt.Sprintf("another listener uses port %d with the same hostname %q", l.Port, hostOf(l.Hostname))
-		}
-		conflicted = cond("Conflicted", true, l.ConflictReason, msg)
-		accepted = cond("Accepted", false, l.ConflictReason, msg)
+	programmedOK := true
+	if !specProtocol(l.Protocol) {
+		accepted = cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; a listener is HTTP, HTTPS, TLS, TCP or UDP", l.Protocol))
 		programmedOK = false
 	}
-	if reservedPorts[l.Port] && accepted.Status == metav1.ConditionTrue { // an unsupported protocol is refused first
-		msg := fmt.Sprintf("invalid port %d in listener: port is reserved", l.Port)
-		conflicted = cond("Conflicted", true, "Invalid", msg)
-		accepted = cond("Accepted", false, "Invalid", msg)
-		l.Unserved, programmedOK = UnservedReservedPort, false
+	conflicted := ConflictCondition(l)
+	if l.Conflicted {
+		accepted = cond("Accepted", false, conflicted.Reason, conflicted.Message)
+		programmedOK = false
 	}
 	refs := cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved")
-	if kinds := invalidRouteKinds(l); len(kinds) > 0 {
+	if kinds := InvalidRouteKinds(l); len(kinds) > 0 {
 		refs = cond("ResolvedRefs", false, "InvalidRouteKinds", fmt.Sprintf("Found invalid route kinds: %v", kinds))
-		if len(kinds) == len(l.AllowedRoutes.Kinds) && l.Unserved == "" {
-			l.Unserved = UnservedRouteKinds // nothing it could carry: kgateway drops it
+		if len(kinds) == len(l.AllowedRoutes.Kinds) {
+			l.Unserved = UnservedRouteKinds // nothing it could carry
 		}
 	}
-	accepted, programmedOK, refs = tlsConditions(g, l, accepted, programmedOK, refs)
+	accepted, programmedOK, refs = g.TLSConditions(l, accepted, programmedOK, refs)
+	return []metav1.Condition{accepted, conflicted, ProgrammedCondition(l, accepted, programmedOK, refs), refs}
+}
+
+// specProtocol: the protocols the Gateway API defines route kinds for.
+func specProtocol(p gwv1.ProtocolType) bool {
+	switch p {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType:
+		return true
+	}
+	return false
+}
+
+// ConflictCondition is the listener's Conflicted condition, from the
+// Gateway API's rules for listeners sharing a port (markConflicts).
+func ConflictCondition(l *Listener) metav1.Condition {
+	if !l.Conflicted {
+		return cond("Conflicted", false, "NoConflicts", "No conflicts")
+	}
+	msg := fmt.Sprintf("another listener uses port %d with a protocol that cannot share it", l.Port)
+	if l.ConflictReason == "HostnameConflict" {
+		msg = fmt.Sprintf("another listener uses port %d with the same hostname %q", l.Port, hostOf(l.Hostname))
+	}
+	return cond("Conflicted", true, l.ConflictReason, msg)
+}
+
+// ProgrammedCondition is the Programmed condition that follows from the
+// others: True when nothing refused the listener (programmedOK); else
+// Invalid, with the refusal's own message when it names one. A listener
+// served with only some of its certificates is reported Invalid although
+// programmed.
+func ProgrammedCondition(l *Listener, accepted metav1.Condition, programmedOK bool, refs metav1.Condition) metav1.Condition {
 	programmed := cond("Programmed", programmedOK, "Programmed", "Listener is programmed")
 	if !programmedOK {
 		programmed.Reason, programmed.Message = "Invalid", "Listener is not accepted or has unresolved references"
 		if accepted.Reason == "Invalid" || accepted.Reason == "NoValidCACertificate" {
 			programmed.Message = accepted.Message
 		}
-	} else if isStream(l.Protocol) && !busy[l.Port] {
-		programmed = cond("Programmed", false, "Invalid", "TCP/TLS listener has no valid backends or routes")
 	}
 	if refs.Reason == "InvalidCertificateRef" && accepted.Reason == "Invalid" && accepted.Status == metav1.ConditionTrue {
 		programmed.Reason = "Invalid" // some certificates resolve: served with those, reported Invalid
 	}
-	return []metav1.Condition{accepted, conflicted, programmed, refs}
+	return programmed
 }
 
-// invalidRouteKinds are the allowedRoutes.kinds the listener's protocol
-// cannot carry, as kgateway names them.
-func invalidRouteKinds(l *Listener) []string {
+// InvalidRouteKinds are the allowedRoutes.kinds the listener's protocol
+// cannot carry (or of a group not the Gateway API's), by kind name.
+func InvalidRouteKinds(l *Listener) []string {
 	if l.AllowedRoutes == nil {
 		return nil
 	}
@@ -87,15 +107,23 @@ func invalidRouteKinds(l *Listener) []string {
 	return out
 }
 
-// tlsConditions adds what an HTTPS listener's TLS makes of its
+// Cond is a condition of type typ, True when ok.
+func Cond(typ string, ok bool, reason, msg string) metav1.Condition {
+	return cond(typ, ok, reason, msg)
+}
+
+// TLSConditions adds what an HTTPS listener's TLS makes of its
 // conditions: its certificates (none resolving: not served; some: served
 // with those, reported Invalid), its frontend validation CAs and its
-// tls.options (unusable: not served).
-func tlsConditions(g *Graph, l *Listener, accepted metav1.Condition, programmedOK bool, refs metav1.Condition) (metav1.Condition, bool, metav1.Condition) {
+// tls.options (unusable: not served); it sets l.Unserved when the
+// listener is not served for it. A listener already not served is left
+// as it is.
+func (g *Graph) TLSConditions(l *Listener, accepted metav1.Condition, programmedOK bool, refs metav1.Condition) (metav1.Condition, bool, metav1.Condition) {
 	if l.Protocol != gwv1.HTTPSProtocolType || l.Unserved != "" {
 		return accepted, programmedOK, refs
 	}
-	// kgateway checks the CAs first
+	// The frontend CAs first: without them no client can be validated,
+	// whatever the certificates.
 	if _, ok, reason, msg := g.FrontendCAs(l); !ok {
 		l.Unserved = UnservedTLS
 		return cond("Accepted", false, "NoValidCACertificate", msg), false, cond("ResolvedRefs", false, reason, msg)
@@ -153,8 +181,8 @@ func (g *Graph) certificatesResolve(l *Listener) (bool, string, string) {
 		return true, "", ""
 	}
 	if l.TLS == nil {
-		// kgateway's translator reports nothing here (the API server's
-		// validation rejects such a listener before it would see it)
+		// nothing to report: the API server's validation rejects such a
+		// listener before a controller would see it
 		return true, "", ""
 	}
 	if len(l.TLS.CertificateRefs) == 0 {
@@ -197,7 +225,7 @@ func (g *Graph) certificateResolves(l *Listener, ref gwv1.SecretObjectReference)
 // and one written with metadata only (no data or stringData entry at
 // all: a stand-in for a Secret whose content is managed elsewhere, e.g.
 // by cert-manager). Any entry present means the content is given, and it
-// is checked as kgateway checks it.
+// is checked as a controller loading it into Envoy checks it.
 func checkTLSSecret(s *model.Opaque) error {
 	if s.Assumed || len(s.Keys) == 0 {
 		return nil
@@ -264,16 +292,17 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	return []metav1.Condition{accepted, programmed}
 }
 
-// refusedOnValidation: kgateway refuses the listener while it validates
-// the Gateway (route kinds it cannot carry; a reserved port on a
+// refusedOnValidation: the listener's controller refuses it while it
+// validates the Gateway (Unserved RouteKinds; ReservedPort on a
 // ListenerSet's listener), before translating it.
 func refusedOnValidation(l *Listener) bool {
 	return l.Unserved == UnservedRouteKinds || (l.Unserved == UnservedReservedPort && l.Set != nil)
 }
 
-// GatewayResolvedRefs is the Gateway-level ResolvedRefs kgateway adds:
-// False (ListenersNotResolved) when one of the Gateway's own listeners
-// has an unresolved reference.
+// GatewayResolvedRefs is the Gateway-level ResolvedRefs a controller with
+// conditions of its own adds (policy.Controller.ExtraConditions): False
+// (ListenersNotResolved) when one of the Gateway's own listeners has an
+// unresolved reference.
 func GatewayResolvedRefs(gw *Gateway) metav1.Condition {
 	for _, l := range gw.Listeners {
 		if c := meta(l.Conditions, "ResolvedRefs"); l.Set == nil && c != nil && c.Status == metav1.ConditionFalse {
@@ -315,8 +344,7 @@ func (g *Graph) gatewayClass(name string) *model.GatewayClass {
 	return nil
 }
 
-// ListenerSetConditions are a ListenerSet's Accepted and Programmed, as
-// kgateway writes them: the parent's refusal when it is not attached;
+// ListenerSetConditions are a ListenerSet's Accepted and Programmed: the parent's refusal when it is not attached;
 // ListenersNotValid, False on both when none of its listeners is valid and
 // on Accepted only (True) when some are; else Accepted and Programmed.
 func ListenerSetConditions(s *ListenerSet) []metav1.Condition {
@@ -348,21 +376,9 @@ func conditionTrue(cs []metav1.Condition, typ string) bool {
 	return c != nil && c.Status == metav1.ConditionTrue
 }
 
-// busyStreamPorts are the ports of a Gateway where a TCP or TLS listener
-// has a route kgateway programs (StreamRoutes). A TCP or TLS listener on
-// any other port gets no filter chain from kgateway, so it is not
-// programmed.
-func busyStreamPorts(gw *Gateway) map[gwv1.PortNumber]bool {
-	busy := map[gwv1.PortNumber]bool{}
-	for _, l := range gw.Listeners {
-		if isStream(l.Protocol) && len(l.StreamRoutes()) > 0 {
-			busy[l.Port] = true
-		}
-	}
-	return busy
-}
-
-func isStream(p gwv1.ProtocolType) bool {
+// IsStream: a TCP or TLS listener, served with filter chains of its
+// routes' own.
+func IsStream(p gwv1.ProtocolType) bool {
 	return p == gwv1.TCPProtocolType || p == gwv1.TLSProtocolType
 }
 

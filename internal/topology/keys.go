@@ -4,7 +4,7 @@ package topology
 // whose behaviour topology applies to Gateway API objects: route
 // delegation by label, a child route inheriting its parent's matcher, a
 // redirect status override, route weights and a listener's TLS options.
-// The family declares them (kgateway's: trafficpolicy.TopologyKeys) and
+// The family declares them (policy.Controller.Topology) and
 // internal/pipeline passes them in (Options.Keys): topology names no
 // family's key itself. A key left empty is never read.
 type Keys struct {

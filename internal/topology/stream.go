@@ -48,7 +48,7 @@ func oldestRoute(atts []*Attachment) *Attachment {
 func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, l := range gw.Listeners {
-		if !isStream(l.Protocol) || len(l.Routes) == 0 {
+		if !IsStream(l.Protocol) || len(l.Routes) == 0 {
 			continue
 		}
 		served := map[*Attachment]bool{}
@@ -86,7 +86,7 @@ func streamWhy(l *Listener, a *Attachment) (string, string) {
 	r := a.Route
 	switch {
 	case len(r.Rules) != 1:
-		return "spec.rules", fmt.Sprintf("it has %d rules, and kgateway programs a %s only with exactly one", len(r.Rules), r.Kind)
+		return "spec.rules", fmt.Sprintf("it has %d rules, and %s programs a %s only with exactly one", len(r.Rules), l.Gateway.controllerTitle(), r.Kind)
 	case len(r.Rules[0].Backends) == 0:
 		return r.Rules[0].Path, "its rule has no backendRefs"
 	}
@@ -115,7 +115,7 @@ func overlappingStreamChains(gw *Gateway) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	claims := map[gwv1.PortNumber]map[string]sniClaim{}
 	for _, l := range gw.Listeners {
-		if l.Conflicted || (l.Protocol != gwv1.HTTPSProtocolType && !isStream(l.Protocol)) {
+		if l.Conflicted || (l.Protocol != gwv1.HTTPSProtocolType && !IsStream(l.Protocol)) {
 			continue
 		}
 		if claims[l.Port] == nil {

@@ -16,24 +16,34 @@ import (
 // Options for Build.
 type Options struct {
 	// BackendKinds are backendRef kinds other than Service that a policy
-	// package registered (e.g. kgateway's Backend); a ref to one resolves
+	// package registered (policy.BackendProvider); a ref to one resolves
 	// when the object exists.
 	BackendKinds map[model.GroupKind]bool
 	// PortlessBackendKinds are those of BackendKinds whose objects define
 	// their own ports: a ref naming one with a port does not resolve.
 	PortlessBackendKinds map[model.GroupKind]bool
-	// ValidationMode is kgateway's: Strict also drops rules whose
-	// matchers Envoy would reject (RuleProblem).
+	// ValidationMode is the validation mode setting (config
+	// validationMode): Strict also drops rules whose matchers Envoy would
+	// reject (RuleProblem).
 	ValidationMode string
-	// ReferenceGrantMode is kgateway's: Off accepts a backendRef into
-	// another namespace without a ReferenceGrant.
+	// ReferenceGrantMode is the reference grant mode setting (config
+	// referenceGrantMode): Off accepts a backendRef into another
+	// namespace without a ReferenceGrant.
 	ReferenceGrantMode string
 	// Keys are the family's annotation, label and option keys topology
 	// reads (its package declares them).
 	Keys Keys
-	// WeightedRoutePrecedence is kgateway's: a route's
-	// kgateway.dev/route-weight orders its Envoy routes first.
+	// WeightedRoutePrecedence is a controller's setting
+	// (policy.Controller.WeightedRoutePrecedence): a route's weight
+	// annotation (Keys.RouteWeight) orders its Envoy routes first.
 	WeightedRoutePrecedence bool
+	// Controllers are the registered controllers' own rules, by
+	// controllerName (Controller).
+	Controllers map[string]Controller
+	// Controller is the controllerName of a Gateway whose GatewayClass an
+	// input without any GatewayClass does not name (Graph.Controller's
+	// fallback: the configured controller).
+	Controller string
 	// ExtensionBackends are the backends the controller's extension
 	// plugins register (policy.Registry.ExtensionBackends): a backendRef
 	// of one of their kinds resolves to the one of that namespace, name
@@ -59,9 +69,13 @@ type Graph struct {
 
 	undecided map[undecidedKey]bool // listener × namespace already reported
 	keys      Keys                  // Options.Keys
-	gateways  map[model.Key]*Gateway
-	routes    map[model.Key]*Route
-	sets      map[model.Key]*ListenerSet
+	// controllers and fallback are Options.Controllers and
+	// Options.Controller.
+	controllers map[string]Controller
+	fallback    string
+	gateways    map[model.Key]*Gateway
+	routes      map[model.Key]*Route
+	sets        map[model.Key]*ListenerSet
 	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
 	httpRoutes routeIndex
 	// reportedDelegation: delegating backendRefs already reported while
@@ -75,6 +89,16 @@ type Gateway struct {
 	*model.Gateway
 	Listeners []*Listener
 	Sets      []*ListenerSet
+
+	title string // how messages name its controller (Controller.Title)
+}
+
+// controllerTitle names the Gateway's controller in messages.
+func (gw *Gateway) controllerTitle() string {
+	if gw.title == "" {
+		return "its controller"
+	}
+	return gw.title
 }
 
 // ListenerSet is a ListenerSet resolved to its parent Gateway.
@@ -102,12 +126,14 @@ type Listener struct {
 	// for it, ProtocolConflict or HostnameConflict.
 	Conflicted     bool
 	ConflictReason string
-	// Unserved says why kgateway builds no filter chain for the listener
-	// ("" when it does): one of the Unserved* reasons.
+	// Unserved says why its controller builds no filter chain for the
+	// listener ("" when it does): one of the Unserved* reasons. With
+	// Conditions it is the verdict on the listener (Controller.Listeners)
+	// that status reports and render reads.
 	Unserved string
 }
 
-// Why a listener is not served. A listener refused while kgateway
+// Why a listener is not served. A listener refused while its controller
 // validates the Gateway (route kinds; a reserved port on a ListenerSet)
 // does not count as one of its listeners at all; the others are dropped
 // when it is translated.
@@ -141,7 +167,7 @@ type Route struct {
 	Rules   []*Rule
 	// DelegatedBy are the parent rules that delegate to this route.
 	DelegatedBy []*Delegation
-	// PrecedenceWeight is the route's kgateway.dev/route-weight when the
+	// PrecedenceWeight is the route's weight (Keys.RouteWeight) when the
 	// weightedRoutePrecedence setting is on (else 0): higher-weight routes'
 	// Envoy routes come first.
 	PrecedenceWeight int32
@@ -271,7 +297,7 @@ func (s *ListenerSet) Listener(name string) *Listener {
 
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
-	g := &Graph{Model: m, keys: opt.Keys, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g := &Graph{Model: m, keys: opt.Keys, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		for i, l := range mg.Spec.Listeners {
@@ -301,15 +327,11 @@ func Build(m *model.Model, opt Options) *Graph {
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
 		}
-		busy := busyStreamPorts(gw) // after the sort: it breaks ties between routes as old
+		gw.title = g.controllerOf(gw).Title
+		// after the sort: it breaks ties between routes as old
 		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
-		for _, l := range gw.Listeners {
-			l.Conditions = listenerConditions(g, l, busy)
-			if l.Unserved != "" {
-				g.Diagnostics = append(g.Diagnostics, g.notServed(l))
-			}
-		}
+		g.judgeListeners(gw)
 	}
 	return g
 }

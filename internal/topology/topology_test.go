@@ -305,12 +305,13 @@ spec:
 			checkParent(t, route(t, g, tt.route+"/apps/"+name).Parents[0], want)
 		})
 	}
-	// kgateway serves TCP listeners; a protocol it does not serve is not Accepted.
+	// The Gateway API defines route kinds for TCP and UDP listeners: both
+	// are accepted until a controller judges them (Controller.Listeners).
 	for _, l := range []struct {
 		name   string
 		status metav1.ConditionStatus
 		reason string
-	}{{"tcp", metav1.ConditionTrue, "Accepted"}, {"udp", metav1.ConditionFalse, "UnsupportedProtocol"}} {
+	}{{"tcp", metav1.ConditionTrue, "Accepted"}, {"udp", metav1.ConditionTrue, "Accepted"}} {
 		c := findCond(g.Gateway("infra", "gw").Listener(l.name).Conditions, "Accepted")
 		if c.Status != l.status || c.Reason != l.reason {
 			t.Errorf("%s listener Accepted = %+v, want %s/%s", l.name, c, l.status, l.reason)
@@ -1111,9 +1112,9 @@ func TestListenerSetConditions(t *testing.T) {
 		want       []string
 	}{
 		{"valid", gateway + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}]"), []string{"Accepted=True/Accepted", "Programmed=True/Programmed"}},
-		{"some listeners invalid", gateway + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}, {name: u, port: 9000, protocol: UDP}]"),
+		{"some listeners invalid", gateway + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}, {name: u, port: 9443, protocol: HTTPS, tls: {certificateRefs: [{name: nope}]}}]"),
 			[]string{"Accepted=True/ListenersNotValid", "Programmed=True/Programmed"}},
-		{"every listener invalid", gateway + "---\n" + set("ls", "[{name: u, port: 9000, protocol: UDP}]"),
+		{"every listener invalid", gateway + "---\n" + set("ls", "[{name: u, port: 9443, protocol: HTTPS, tls: {certificateRefs: [{name: nope}]}}]"),
 			[]string{"Accepted=False/ListenersNotValid", "Programmed=False/ListenersNotValid"}},
 		{"parent refuses it", strings.Replace(gateway, "  allowedListeners: {namespaces: {from: Same}}\n", "", 1) + "---\n" + set("ls", "[{name: a, port: 8080, protocol: HTTP}]"),
 			[]string{"Accepted=False/NotAllowed", "Programmed=False/NotAllowed"}},
@@ -1212,28 +1213,6 @@ spec:
 		t.Run(tt.route, func(t *testing.T) {
 			checkParent(t, route(t, g, tt.route).Parents[0], tt.want)
 		})
-	}
-}
-
-// TestIdleStreamListeners: a TCP or TLS listener is programmed only when
-// some route is attached on its port through a TCP or TLS listener.
-func TestIdleStreamListeners(t *testing.T) {
-	gw := `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: cls
-  listeners:
-  - {name: idle-tcp, port: 9000, protocol: TCP}
-  - {name: tls-a, port: 8443, protocol: TLS, hostname: a.example.com, tls: {mode: Passthrough}}
-  - {name: tls-b, port: 8443, protocol: TLS, hostname: b.example.com, tls: {mode: Passthrough}}
-  - {name: http, port: 80, protocol: HTTP}`
-	tlsRoute := "apiVersion: gateway.networking.k8s.io/v1\nkind: TLSRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw, sectionName: tls-b}]\n  hostnames: [b.example.com]\n  rules: [{backendRefs: [{name: db, port: 443}]}]\n"
-	g := graph(t, Options{}, gw, tlsRoute)
-	for name, want := range map[string]metav1.ConditionStatus{"idle-tcp": metav1.ConditionFalse, "tls-a": metav1.ConditionTrue, "tls-b": metav1.ConditionTrue, "http": metav1.ConditionTrue} {
-		if c := findCond(g.Gateway("infra", "gw").Listener(name).Conditions, "Programmed"); c.Status != want {
-			t.Errorf("%s Programmed = %+v, want %s", name, c, want)
-		}
 	}
 }
 

@@ -11,35 +11,40 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/secret"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// validateListeners are the conditions Envoy Gateway writes on its
-// Gateways' listeners (policy.Family.ValidateListeners), by v1.9.0's
-// listener translation: each listener's own checks
-// (listener.go: validateListenerSpec), the conflicts between the
-// Gateway's listeners (validate.go: validateConflictedProtocolsListeners,
+// judgeListeners is Envoy Gateway's verdict on the listeners of one of its
+// Gateways (policy.Family.Listeners): the conditions v1.9.0's listener
+// translation writes — each listener's own checks (listener.go:
+// validateListenerSpec), the conflicts between the Gateway's listeners
+// (validate.go: validateConflictedProtocolsListeners,
 // validateConflictedHostnameListeners, validateConflictedLayer4Listeners),
-// then the conditions that follow from them (validateListenerConditions).
-func validateListeners(gw *topology.Gateway, g *topology.Graph, env *policy.Env) map[*topology.Listener][]policy.Condition {
+// then the conditions that follow from them (validateListenerConditions)
+// — in place of the Gateway API's. Which listeners are served stays the
+// Gateway API's verdict.
+func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) []diag.Diagnostic {
 	ls := make([]*egListener, len(gw.Listeners))
 	for i, l := range gw.Listeners {
-		ls[i] = &egListener{l: l, cfg: env.Config}
-		ls[i].specValid = ls[i].validateSpec(g, env.Model)
+		ls[i] = &egListener{l: l, cfg: cfg}
+		ls[i].specValid = ls[i].validateSpec(g, g.Model)
 	}
 	protocolConflicts(ls)
 	hostnameConflicts(ls)
 	layer4Conflicts(ls, gwv1.TCPProtocolType)
 	layer4Conflicts(ls, gwv1.UDPProtocolType)
-	out := make(map[*topology.Listener][]policy.Condition, len(ls))
 	for _, e := range ls {
 		e.finish()
-		out[e.l] = e.conds
+		e.l.Conditions = make([]metav1.Condition, len(e.conds))
+		for i, c := range e.conds {
+			e.l.Conditions[i] = metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
+		}
 	}
-	return out
+	return nil
 }
 
 // egListener is one listener while Envoy Gateway translates it: the

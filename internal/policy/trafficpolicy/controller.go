@@ -58,6 +58,18 @@ var TopologyKeys = topology.Keys{
 }
 
 // Family is kgateway's family for internal/pipeline to register: its
-// controller, render target and CRDs' list limits (its kinds are this package's and its
-// siblings', backendconfigpolicy, backendtlspolicy and directresponse).
-var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings}
+// controller, render target, CRDs' list limits and its verdict on its
+// Gateways' listeners (its kinds are this package's and its siblings',
+// backendconfigpolicy, backendtlspolicy and directresponse).
+var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings,
+	Listeners: judgeListeners, RuleNotes: ruleNotes}
+
+// ruleNotes are what kgateway does of its own about the findings of
+// generic stages (policy.Family.RuleNotes): the keys it reads and the
+// listeners it refuses.
+var ruleNotes = map[string]string{
+	topology.LintDelegatedRouteOutsideParent.Name: "kgateway's inheriting annotation is " + TopologyKeys.InheritParentMatcher + ".",
+	topology.LintRouteWeightInvalid.Name:          "kgateway's weight annotation is " + TopologyKeys.RouteWeight + ".",
+	topology.LintListenerNotServed.Name:           "kgateway also refuses a listener on the port it reserves for itself (9091: its readiness and stats endpoint).",
+	"precedence-by-name":                          "kgateway's weight annotation is " + AnnotationWeight + "; for extAuth, extProc and oauth2 the weight on the GatewayExtension does not settle it: kgateway orders only the extensions' filters in the chain by it.",
+}

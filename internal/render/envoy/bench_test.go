@@ -146,8 +146,7 @@ func BenchmarkStages(b *testing.B) {
 				reg := envoy.Registry()
 				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums()})
 				lap("model")
-				g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(),
-					ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(cfg)})
+				g := topology.Build(m, reg.TopologyOptions(cfg, ""))
 				pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 				res := merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
 				lap("topology-to-merge")

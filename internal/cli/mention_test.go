@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"go/scanner"
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/pipeline"
+)
+
+// TestGenericPackagesMentionNoFamily scans every non-test Go file of the
+// generic packages token by token (go/scanner) and counts the
+// identifiers, string literals and comments that hold a family's word: a
+// registered controller's title (with or without its spaces: "Envoy
+// Gateway", "envoygateway"), a render target's name but upstream
+// Envoy's, a family package's name (familyWords). What a controller does
+// differently is its family's (policy.Family, policy.Controller,
+// policy.Target); generic code says it by the contract's name for it (a
+// controller that ReplacesInvalidWhole…), never by whose it is.
+// mentionsLeft lists the files that still do, with how many tokens and
+// why; a file's count may only go down, and the entry must follow it.
+func TestGenericPackagesMentionNoFamily(t *testing.T) {
+	reg := pipeline.Registry()
+	words := familyWords(t, reg)
+	for _, c := range reg.Controllers() {
+		if w := strings.ToLower(c.Title); !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	got := map[string]int{}
+	for _, pkg := range genericPackages {
+		files, _ := filepath.Glob(filepath.Join(repoDir, pkg, "*.go"))
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			rel, _ := filepath.Rel(repoDir, file)
+			rel = filepath.ToSlash(rel)
+			if n := familyMentions(t, file, words); n > 0 {
+				got[rel] = n
+			}
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(got)) {
+		left, listed := mentionsLeft[rel]
+		switch {
+		case !listed:
+			t.Errorf("%s: %d identifiers, string literals or comments name a controller family (%s): say it by the family contract's name for it, or move the code into the family", rel, got[rel], strings.Join(words, ", "))
+		case got[rel] > left.tokens:
+			t.Errorf("%s: %d tokens name a controller family, more than the %d mentionsLeft allows: the list only shrinks", rel, got[rel], left.tokens)
+		case got[rel] < left.tokens:
+			t.Errorf("%s: %d tokens name a controller family, fewer than the %d mentionsLeft lists: lower its entry", rel, got[rel], left.tokens)
+		}
+	}
+	for rel := range mentionsLeft {
+		if got[rel] == 0 {
+			t.Errorf("%s names no controller family any more: remove it from mentionsLeft", rel)
+		}
+	}
+}
+
+// familyMentions counts the identifiers, string and character literals
+// and comments of a Go file that hold one of words (lower case).
+func familyMentions(t *testing.T, file string, words []string) int {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var s scanner.Scanner
+	s.Init(fset.AddFile(file, -1, len(src)), src, func(pos token.Position, msg string) { t.Errorf("%s: %s", pos, msg) }, scanner.ScanComments)
+	n := 0
+	for {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return n
+		}
+		if tok != token.IDENT && tok != token.STRING && tok != token.CHAR && tok != token.COMMENT {
+			continue
+		}
+		low := strings.ToLower(lit)
+		if slices.ContainsFunc(words, func(w string) bool { return strings.Contains(low, w) }) {
+			n++
+		}
+	}
+}
+
+// mentionLeft is a file's count of tokens naming a family, and why they
+// are still there.
+type mentionLeft struct {
+	tokens int
+	why    string
+}
+
+// mentionsLeft are the files of generic packages whose identifiers,
+// strings or comments still name a controller family
+// (TestGenericPackagesMentionNoFamily), with why. It only shrinks.
+var mentionsLeft = map[string]mentionLeft{
+	"internal/attach/attach.go":             {3, "kgateway's lenient policy references and backendRef-filter reporting, in generic attach"},
+	"internal/explain/explain.go":           {2, "explain's parent path naming and unresolved-backend note describe kgateway's and Envoy Gateway's behaviour"},
+	"internal/lint/merge.go":                {1, "kgateway's documented extension weight"},
+	"internal/merge/decide.go":              {1, "the deciding rules are kgateway's order"},
+	"internal/merge/delegation.go":          {3, "merging along delegated routes is kgateway's alone; to move with topology's delegation"},
+	"internal/merge/filterorder.go":         {1, "the filter order by weight is kgateway's"},
+	"internal/merge/fixed.go":               {8, "a rule's fixed status (NoAction, 500 body, delegation cycle) follows kgateway, Envoy Gateway's 500 through its route validation; to move: Target/Controller traits for fixed statuses"},
+	"internal/merge/merge.go":               {3, "the field merge follows kgateway's (MergeOrigins, one hierarchy level, undefined order); the merge engine is the field-merging controllers' default"},
+	"internal/merge/paths.go":               {1, "kgateway merges each path of a route apart"},
+	"internal/merge/result.go":              {1, "merge points are kgateway's Envoy resources"},
+	"internal/model/names.go":               {1, "the name \"*\" is kgateway's delegation wildcard, read in generic name checks"},
+	"internal/model/types.go":               {1, "the CA ConfigMap reading follows kgateway's sslutils"},
+	"internal/pipeline/compile.go":          {17, "the family list (registry, Versions for WSO2's kinds): the one place that names the families; to empty it, move the list to a package of its own"},
+	"internal/render/envoy/backendrefs.go":  {2, "kgateway's backendRef filter order and metadata"},
+	"internal/render/envoy/backends.go":     {4, "kgateway's blackhole cluster and backend cluster naming, written for every target"},
+	"internal/render/envoy/clientcert.go":   {1, "kgateway's per-Gateway TLS cluster variants"},
+	"internal/render/envoy/clusters.go":     {3, "kgateway's EDS cluster shape, written for every target"},
+	"internal/render/envoy/doc.go":          {10, "the package doc says whose xDS structure render writes and which target has which trait"},
+	"internal/render/envoy/filters.go":      {3, "kgateway's URL rewrite and Envoy Gateway's filter reading order, in generic filter rendering"},
+	"internal/render/envoy/grpcfilters.go":  {1, "Envoy Gateway's gRPC filters in generic rendering"},
+	"internal/render/envoy/http3.go":        {3, "Envoy Gateway's HTTP/3 listener behind a fragment trait; the comments say whose"},
+	"internal/render/envoy/perroute.go":     {1, "Envoy Gateway's rate-limit keying in generic per-route rendering"},
+	"internal/render/envoy/policy.go":       {2, "kgateway's merge metadata key and 500 body"},
+	"internal/render/envoy/render.go":       {6, "kgateway's filter chain names and listener handling, written for every target"},
+	"internal/render/envoy/routed.go":       {2, "Envoy Gateway's route-level placement of whole-overriding policies, behind a trait; the comments say whose"},
+	"internal/render/envoy/routes.go":       {21, "render writes kgateway's xDS structure (route and virtual host names, rule numbering, delegation order, the 500 body) for every target; naming it needs Target traits for names and order"},
+	"internal/render/envoy/ruleclusters.go": {6, "Envoy Gateway's per-rule clusters (names) are rendered in generic code behind a Target trait; the comments say whose naming"},
+	"internal/render/envoy/session.go":      {2, "kgateway's session persistence translation in generic render"},
+	"internal/render/envoy/tcp.go":          {10, "render's TCP/TLS chains follow kgateway's translator for every target (oldest route, one chain per route); to move with topology's stream routes"},
+	"internal/render/envoy/tls.go":          {3, "kgateway's TLS context and tls.options, written for every target"},
+	"internal/status/status.go":             {11, "status's merge-origin reporting (GetRefCount, per-resource copies, ListenerSet reporting) is kgateway's, applied to every field-merging controller; to move: family steps for ancestor reporting"},
+	"internal/topology/delegation.go":       {5, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
+	"internal/topology/flatten.go":          {8, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
+	"internal/topology/headerformat.go":     {1, "kgateway's Strict validation of header formats lives in topology; to move with rule checks"},
+	"internal/topology/redirect.go":         {2, "kgateway's redirect status override lives in topology; to move: a family step"},
+	"internal/topology/rulecheck.go":        {2, "which rules cannot be translated (Envoy's validation as kgateway runs it) lives in topology; to move: a family step"},
+	"internal/topology/stream.go":           {4, "which TCP/TLS routes get a filter chain (the oldest on TCP, one rule with backends) is kgateway's, read by render and explain for every target; to move: a family step"},
+	"internal/topology/tls.go":              {5, "the tls.options parsing (hash, list folding, versions) is kgateway's; to move: the family's TLS option parser"},
+	"internal/topology/topology.go":         {2, "fields for kgateway's delegation flattening and rule problems; to move with delegation and rule checks"},
+}

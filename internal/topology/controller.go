@@ -1,0 +1,51 @@
+package topology
+
+import "github.com/gwpol/gwpol/internal/diag"
+
+// Controller is what topology applies of one controller's own rules to
+// the Gateways it manages (Options.Controllers, by controllerName): how
+// its messages name it, and its verdict on their listeners. The
+// controller's family declares it and internal/pipeline passes it in, so
+// that topology computes what the Gateway API says and stores each
+// controller's verdict beside it, naming none.
+type Controller struct {
+	// Title is how messages name the controller.
+	Title string
+	// Listeners judges the listeners of gw by the controller's own rules.
+	// It runs once the Gateway API's conditions are set (each listener's
+	// Conditions and Unserved on the way in), replaces both on every
+	// listener it judges, and returns its findings. The stored verdict is
+	// what status reports and render serves. Nil: the Gateway API's
+	// conditions stand.
+	Listeners func(g *Graph, gw *Gateway) []diag.Diagnostic
+}
+
+// judgeListeners sets the conditions of gw's listeners: the Gateway API's,
+// then its controller's own verdict (Controller.Listeners); a listener
+// left unserved is reported (LintListenerNotServed) naming that
+// controller.
+func (g *Graph) judgeListeners(gw *Gateway) {
+	for _, l := range gw.Listeners {
+		l.Conditions = listenerConditions(g, l)
+	}
+	ctrl := g.controllerOf(gw)
+	if ctrl.Listeners != nil {
+		g.Diagnostics = append(g.Diagnostics, ctrl.Listeners(g, gw)...)
+	}
+	for _, l := range gw.Listeners {
+		if l.Unserved != "" {
+			g.Diagnostics = append(g.Diagnostics, g.notServed(l))
+		}
+	}
+}
+
+// controllerOf is the registered controller of gw (Graph.Controller, with
+// Options.Controller for a Gateway whose class the input does not name);
+// the zero Controller when none is registered or in view.
+func (g *Graph) controllerOf(gw *Gateway) Controller {
+	name, managed := g.Controller(gw, g.fallback)
+	if !managed {
+		return Controller{}
+	}
+	return g.controllers[name]
+}
