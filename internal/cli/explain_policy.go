@@ -19,7 +19,7 @@ func policyKindWords() string { return explain.KindWords(pipeline.Registry()) }
 
 // explainPolicy answers explain POLICYKIND/NS/NAME.
 func explainPolicy(o *explainOptions, c *pipeline.Compiled) error {
-	p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, o.Target, o.Namespace)
+	p, err := explain.LookupPolicy(c.Model, c.Result.Registry, c.Policies, o.Target, o.Namespace)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func explainPolicy(o *explainOptions, c *pipeline.Compiled) error {
 // own (policy.ObjectExplainer: WSO2's RestApi chains); KIND/NAME takes the
 // -n (or config) namespace.
 func explainObject(o *explainOptions, c *pipeline.Compiled, ox policy.ObjectExplainer) error {
-	p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, o.Target, c.Config.Namespace)
+	p, err := explain.LookupPolicy(c.Model, c.Result.Registry, c.Policies, o.Target, c.Config.Namespace)
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (o *graphOptions) scope(c *pipeline.Compiled) (graph.Options, error) {
 			ns, name = c.Config.Namespace, g
 		}
 		if c.Graph.Gateway(ns, name) == nil {
-			return opt, explain.NotFound(explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
+			return opt, explain.Absent(c.Model, explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
 		}
 		opt.Gateways = append(opt.Gateways, ns+"/"+name)
 	}
@@ -97,12 +97,12 @@ func (o *graphOptions) scope(c *pipeline.Compiled) (graph.Options, error) {
 			return opt, err
 		}
 		if c.Graph.Route(t.Kind, t.Namespace, t.Name) == nil {
-			return opt, explain.NotFound(t, explain.RouteNames(c.Graph, t.Kind))
+			return opt, explain.Absent(c.Model, t, explain.RouteNames(c.Graph, t.Kind))
 		}
 		opt.Routes = append(opt.Routes, t.Kind+"/"+t.Namespace+"/"+t.Name)
 	}
 	for _, ref := range o.Policies {
-		p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, ref, o.Namespace)
+		p, err := explain.LookupPolicy(c.Model, c.Result.Registry, c.Policies, ref, o.Namespace)
 		if err != nil {
 			return opt, err
 		}

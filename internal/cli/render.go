@@ -304,7 +304,7 @@ func (o *renderOptions) selectedGateways(c *pipeline.Compiled) ([]string, error)
 		ns, name = c.Config.Namespace, o.Gateway
 	}
 	if c.Graph.Gateway(ns, name) == nil {
-		return nil, explain.NotFound(explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
+		return nil, explain.Absent(c.Model, explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
 	}
 	return []string{ns + "/" + name}, nil
 }
@@ -323,7 +323,7 @@ func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, err
 		}
 		rt := c.Graph.Route(t.Kind, t.Namespace, t.Name)
 		if rt == nil {
-			return nil, explain.NotFound(t, explain.RouteNames(c.Graph, t.Kind))
+			return nil, explain.Absent(c.Model, t, explain.RouteNames(c.Graph, t.Kind))
 		}
 		found := false
 		for _, rule := range rt.Rules {
@@ -342,7 +342,7 @@ func (o *renderOptions) selectedRules(c *pipeline.Compiled) ([]envoy.RuleOn, err
 			for _, rule := range rt.Rules {
 				secs = append(secs, rule.Section())
 			}
-			return nil, explain.NotFound(t, secs)
+			return nil, explain.Absent(c.Model, t, secs)
 		}
 	}
 	return out, nil

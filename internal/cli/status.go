@@ -123,7 +123,7 @@ func (o *statusOptions) scope(c *pipeline.Compiled) (statusScope, error) {
 			ns, name = c.Config.Namespace, ref
 		}
 		if c.Graph.Gateway(ns, name) == nil {
-			return sc, explain.NotFound(explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
+			return sc, explain.Absent(c.Model, explain.TargetSpec{Kind: "Gateway", Namespace: ns, Name: name}, explain.GatewayNames(c.Graph))
 		}
 		sc.gateways[ns+"/"+name], sc.asked[ns+"/"+name] = true, true
 		for _, gp := range c.Result.Gateways {
@@ -150,7 +150,7 @@ func (o *statusOptions) scope(c *pipeline.Compiled) (statusScope, error) {
 		}
 		rt := c.Graph.Route(t.Kind, t.Namespace, t.Name)
 		if rt == nil {
-			return sc, explain.NotFound(t, explain.RouteNames(c.Graph, t.Kind))
+			return sc, explain.Absent(c.Model, t, explain.RouteNames(c.Graph, t.Kind))
 		}
 		for _, rp := range c.Result.Routes {
 			if rp.Route == rt {

@@ -32,7 +32,7 @@ const (
 func explainBackend(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 	keys := backendKeys(r, t)
 	if len(keys) == 0 {
-		return nil, NotFound(t, backendNames(r, t.Kind))
+		return nil, Absent(r.Graph.Model, t, backendNames(r, t.Kind))
 	}
 	rep := &Report{Targets: []Target{}}
 	bps := map[model.Key]*merge.BackendPoints{}

@@ -34,8 +34,9 @@ func KindWords(reg *policy.Registry) string {
 // LookupPolicy finds the policy a POLICYKIND/NS/NAME (or POLICYKIND/NAME
 // with namespace, the -n one) names among set; an unknown kind or a
 // malformed reference is a usage error, a name not in the input a
-// not-found error with the nearest one.
-func LookupPolicy(reg *policy.Registry, set *policy.Set, ref, namespace string) (*policy.Policy, error) {
+// not-found error with the nearest one (or, when m left it out as the
+// API server refuses it, with why).
+func LookupPolicy(m *model.Model, reg *policy.Registry, set *policy.Set, ref, namespace string) (*policy.Policy, error) {
 	k, ok := PolicyKindOf(ref, reg)
 	if !ok {
 		return nil, diag.Errorf(diag.Usage, "%q: want POLICYKIND/NAMESPACE/NAME with POLICYKIND one of %s", ref, KindWords(reg))
@@ -58,7 +59,7 @@ func LookupPolicy(reg *policy.Registry, set *policy.Set, ref, namespace string) 
 				names = append(names, q.Obj.Namespace+"/"+q.Obj.Name)
 			}
 		}
-		return nil, NotFound(TargetSpec{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, names)
+		return nil, Absent(m, TargetSpec{Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, names)
 	}
 	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -83,7 +84,7 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 	case "Gateway":
 		gw := g.Gateway(t.Namespace, t.Name)
 		if gw == nil {
-			return nil, NotFound(t, GatewayNames(g))
+			return nil, Absent(g.Model, t, GatewayNames(g))
 		}
 		for _, l := range gw.Listeners {
 			if t.Section == "" || string(l.Name) == t.Section {
@@ -91,14 +92,14 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 			}
 		}
 		if len(rep.Targets) == 0 {
-			return nil, NotFound(t, ListenerNames(gw))
+			return nil, Absent(g.Model, t, ListenerNames(gw))
 		}
 	case "Service", "Backend":
 		return explainBackend(r, t, opt)
 	case "ListenerSet":
 		s := g.ListenerSet(t.Namespace, t.Name)
 		if s == nil || s.Parent == nil {
-			return nil, NotFound(t, nil)
+			return nil, Absent(g.Model, t, nil)
 		}
 		for _, l := range s.Parent.Listeners {
 			if l.Set == s && (t.Section == "" || string(l.Name) == t.Section) {
@@ -108,7 +109,7 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 	default:
 		rt := g.Route(t.Kind, t.Namespace, t.Name)
 		if rt == nil {
-			return nil, NotFound(t, RouteNames(g, t.Kind))
+			return nil, Absent(g.Model, t, RouteNames(g, t.Kind))
 		}
 		var listeners []*topology.Listener
 		for _, p := range rt.Parents {
@@ -144,7 +145,7 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 			for _, rule := range rt.Rules {
 				secs = append(secs, rule.Section())
 			}
-			return nil, NotFound(t, secs)
+			return nil, Absent(g.Model, t, secs)
 		}
 	}
 	return rep, nil
@@ -154,6 +155,17 @@ func Explain(r *merge.Result, t TargetSpec, opt Options) (*Report, error) {
 // candidates (NAMESPACE/NAME, or the sections when t names one) when one
 // is near enough to be a typo.
 func NotFound(t TargetSpec, candidates []string) error {
+	return Absent(nil, t, candidates)
+}
+
+// Absent is NotFound, saying why when m holds an object of the target's
+// name that it left out because the API server refuses it (Model.Refused).
+func Absent(m *model.Model, t TargetSpec, candidates []string) error {
+	if t.Section == "" && m != nil {
+		if k, why, ok := m.RefusedNamed(t.Kind, t.Namespace, t.Name); ok {
+			return refusedError(k, why)
+		}
+	}
 	what := t.Kind + " " + t.Namespace + "/" + t.Name
 	key := t.Namespace + "/" + t.Name
 	if t.Section != "" {
@@ -261,4 +273,17 @@ func pathListeners(r *merge.Result, rt *topology.Route, path *merge.RulePath) []
 		out = []*topology.Listener{nil}
 	}
 	return out
+}
+
+// refusedError says that the input's object k is left out because the
+// API server refuses it, with the first finding that says why.
+func refusedError(k model.Key, why []diag.Diagnostic) error {
+	reason := "see its findings"
+	if len(why) > 0 {
+		reason = why[0].Pos.String() + ": " + why[0].Message
+		if len(why) > 1 {
+			reason += fmt.Sprintf(" (and %d more)", len(why)-1)
+		}
+	}
+	return diag.Errorf(diag.NotFound, "%s %s/%s is in the input but the API server refuses it, so a cluster never holds it and gwpol leaves it out: %s", k.Kind, k.Namespace, k.Name, reason)
 }

@@ -128,14 +128,14 @@ func TestExplainResolvesTargets(t *testing.T) {
 	if err := explain.CheckField("rateLimit", c.Result.Registry); err != nil {
 		t.Errorf("CheckField(rateLimit) = %v: a parent of rateLimit.local is a field", err)
 	}
-	p, err := explain.LookupPolicy(c.Result.Registry, c.Policies, "trafficpolicy/vpn", "app")
+	p, err := explain.LookupPolicy(c.Model, c.Result.Registry, c.Policies, "trafficpolicy/vpn", "app")
 	if err != nil || p.Obj.Name != "vpn" {
 		t.Errorf("LookupPolicy with -n: %v", err)
 	}
-	if _, err := explain.LookupPolicy(c.Result.Registry, c.Policies, "trafficpolicy/vpn", ""); diag.KindOf(err) != diag.Usage {
+	if _, err := explain.LookupPolicy(c.Model, c.Result.Registry, c.Policies, "trafficpolicy/vpn", ""); diag.KindOf(err) != diag.Usage {
 		t.Errorf("LookupPolicy without a namespace: %v, want a usage error", err)
 	}
-	if _, err := explain.LookupPolicy(c.Result.Registry, c.Policies, "trafficpolicies/app/vnp", ""); diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), `did you mean "app/vpn"?`) {
+	if _, err := explain.LookupPolicy(c.Model, c.Result.Registry, c.Policies, "trafficpolicies/app/vnp", ""); diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), `did you mean "app/vpn"?`) {
 		t.Errorf("LookupPolicy of a misspelled name: %v", err)
 	}
 }
@@ -204,5 +204,49 @@ func TestPolicyFailingOpen(t *testing.T) {
 	}
 	if len(rep.Targets) != 1 || rep.Targets[0].Invalid || len(rep.Targets[0].Fields) != 1 || rep.Targets[0].Fields[0].Field != "extProc" || rep.Targets[0].Fields[0].Outcome != "won" {
 		t.Errorf("targets %+v, want the route rule with extProc won", rep.Targets)
+	}
+}
+
+// TestAbsentSaysWhyTheAPIServerRefusedIt: a target the input holds but
+// the model left out, as the API server refuses it (a version its CRD
+// does not serve, a name it refuses), is not found with the refusal's
+// position and message instead of a nearest name; one of another name
+// still gets the nearest.
+func TestAbsentSaysWhyTheAPIServerRefusedIt(t *testing.T) {
+	const input = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: c
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1alpha9
+kind: HTTPRoute
+metadata: {name: old, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: Bad_Name, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+`
+	objs, err := manifest.Parse("in.yaml", []byte(input), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	for _, tt := range []struct {
+		name, want string
+	}{
+		{"old", "HTTPRoute app/old is in the input but the API server refuses it, so a cluster never holds it and gwpol leaves it out: in.yaml:8:"},
+		{"Bad_Name", "HTTPRoute app/Bad_Name is in the input but the API server refuses it"},
+		{"olt", `HTTPRoute app/olt not found`},
+	} {
+		_, err := explain.Explain(c.Result, explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: tt.name}, explain.Options{})
+		if diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want a not-found error with %q", tt.name, err, tt.want)
+		}
 	}
 }

@@ -109,8 +109,13 @@ type Options struct {
 	Enums map[GroupKind][]FieldEnum
 	// Schema is the schema stage's verdict on an object (nil: none made).
 	// An object whose version its CRD does not serve is left out (the
-	// stage reported it); one whose version it serves is read whatever
-	// gwpol's own version table says, without a version finding here.
+	// stage reported it; Refused says why); one whose version it serves
+	// is read whatever gwpol's own version table says, without a version
+	// finding here. A Gateway API object whose CRD refuses a value the
+	// model carries into every view (carried.go) is left out too; one
+	// whose CRD refuses another of its values is read as written
+	// (docs/crds.md says why). The CRDs are the one source of those rules:
+	// without a verdict, the model takes values as they decode.
 	Schema func(*manifest.Object) schema.Verdict
 }
 
@@ -138,6 +143,50 @@ type Model struct {
 	grantsByNS map[string][]*ReferenceGrant
 
 	assume *assumed
+
+	// refused are the objects of the input the API server refuses (a
+	// name, a list length, a value or a version it does not accept), with
+	// the findings that say why: they are left out of every index, as a
+	// cluster never holds them, and views say why one is not there.
+	refused map[Key][]diag.Diagnostic
+}
+
+// Refused reports whether the input holds an object with key k that the
+// API server refuses, and none of that key it accepts, with the findings
+// that say why (Build leaves it out: no stage sees it).
+func (m *Model) Refused(k Key) ([]diag.Diagnostic, bool) {
+	ds, ok := m.refused[k]
+	return ds, ok
+}
+
+// RefusedNamed is Refused for the object a view's target names by kind,
+// namespace and name (of any group), for a not-found answer to say why.
+func (m *Model) RefusedNamed(kind, namespace, name string) (Key, []diag.Diagnostic, bool) {
+	var keys []Key
+	for k := range m.refused {
+		if strings.EqualFold(k.Kind, kind) && k.Namespace == namespace && k.Name == name {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return Key{}, nil, false
+	}
+	k := slices.MinFunc(keys, Key.Compare) // one answer, whatever the map order
+	return k, m.refused[k], true
+}
+
+// refuse records o as refused by the API server for why. An object
+// applied after a refused one of the same key takes its place: a cluster
+// holds the one it accepted.
+func (m *Model) refuse(o *manifest.Object, known bool, kd kindDef, defaultNamespace string, why []diag.Diagnostic) {
+	k := KeyOf(o)
+	if k.Namespace == "" && (!known || kd.namespaced) {
+		k.Namespace = defaultNamespace
+	}
+	if m.refused == nil {
+		m.refused = map[Key][]diag.Diagnostic{}
+	}
+	m.refused[k] = why
 }
 
 // Object returns the manifest object with this key.
@@ -296,11 +345,16 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 		if len(refused[i]) > 0 {
 			m.Diagnostics = append(m.Diagnostics, refused[i]...)
+			m.refuse(o, known, kd, opt.DefaultNamespace, refused[i])
 			continue
 		}
 		if opt.Schema != nil {
-			if v := opt.Schema(o); v.Checked && !v.Served {
-				continue // the API server refuses it (schema reported it)
+			if v := opt.Schema(o); v.Checked && (!v.Served || known && carriesRefused(gk, v.Refusals)) {
+				// The API server refuses its version, or a value every view
+				// would carry (the schema stage reported it): no later stage
+				// sees it.
+				m.refuse(o, known, kd, opt.DefaultNamespace, v.Refusals)
+				continue
 			}
 		}
 		if o.Namespace == "" && (!known || kd.namespaced) {
@@ -321,6 +375,11 @@ func Build(set *manifest.Set, opt Options) *Model {
 			continue
 		}
 		m.objects[k] = o
+	}
+	for k := range m.refused {
+		if _, held := m.objects[k]; held {
+			delete(m.refused, k) // another object of the key was accepted
+		}
 	}
 	keep := m.sortedObjects()
 	for _, o := range keep {
@@ -586,9 +645,6 @@ func decodeKind(o *manifest.Object, kd kindDef, lenient, checked bool) (any, []d
 	}
 	if len(errs) > 0 {
 		return nil, diags
-	}
-	if out := crdBounds(o, v); len(out) > 0 {
-		return nil, append(diags, out...)
 	}
 	diags = append(diags, UnknownFieldFindings(o, unknown, lenient)...)
 	if acc, ok := v.(metav1.ObjectMetaAccessor); ok {

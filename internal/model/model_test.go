@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/secret"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -615,9 +616,12 @@ metadata:
 
 // TestHeaderNamesAsTheCRDs: header and query parameter names in matches
 // and header filters follow the Gateway API's HeaderName (1 to 256 token
-// characters), as the API server enforces; a route breaking it is
-// reported at the name and not built (an empty name would reach Envoy,
-// whose validation refuses it).
+// characters), paths, hostnames, durations and ranges their CRD rules,
+// as the API server enforces; a route breaking one is refused at the
+// field by the schema stage and left out of the model (an empty name
+// would reach Envoy, whose validation refuses it), with the refusal. The
+// field is where the API server reports it: a path's CEL rules are the
+// path's, not its value's.
 func TestHeaderNamesAsTheCRDs(t *testing.T) {
 	route := func(kind, rule string) string {
 		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: ns}\nspec:\n  rules:\n  - " + rule + "\n"
@@ -635,10 +639,10 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 		{"grpc backendRef header filter", route("GRPCRoute", "backendRefs: [{name: web, port: 80, filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: \"a b\", value: v}]}}]}]"), "spec.rules[0].backendRefs[0].filters[0].responseHeaderModifier.add[0].name"},
 		{"wildcard alone as a hostname", strings.Replace(route("HTTPRoute", "matches: [{path: {value: /}}]"), "spec:\n", "spec:\n  hostnames: [\"*\"]\n", 1), "spec.hostnames[0]"},
 		{"upper-case redirect hostname", route("HTTPRoute", "filters: [{type: RequestRedirect, requestRedirect: {hostname: Example.com}}]"), "spec.rules[0].filters[0].requestRedirect.hostname"},
-		{"relative path prefix", route("HTTPRoute", "matches: [{path: {type: PathPrefix, value: \" u\"}}]"), "spec.rules[0].matches[0].path.value"},
-		{"query in an exact path", route("HTTPRoute", "matches: [{path: {type: Exact, value: \"/a?b\"}}]"), "spec.rules[0].matches[0].path.value"},
-		{"dot segment in a path", route("HTTPRoute", "matches: [{path: {value: /a/../b}}]"), "spec.rules[0].matches[0].path.value"},
-		{"encoded slash in a path", route("HTTPRoute", "matches: [{path: {value: /a%2Fb}}]"), "spec.rules[0].matches[0].path.value"},
+		{"relative path prefix", route("HTTPRoute", "matches: [{path: {type: PathPrefix, value: \" u\"}}]"), "spec.rules[0].matches[0].path"},
+		{"query in an exact path", route("HTTPRoute", "matches: [{path: {type: Exact, value: \"/a?b\"}}]"), "spec.rules[0].matches[0].path"},
+		{"dot segment in a path", route("HTTPRoute", "matches: [{path: {value: /a/../b}}]"), "spec.rules[0].matches[0].path"},
+		{"encoded slash in a path", route("HTTPRoute", "matches: [{path: {value: /a%2Fb}}]"), "spec.rules[0].matches[0].path"},
 		{"negative timeout", route("HTTPRoute", "timeouts: {request: \"-5s\"}"), "spec.rules[0].timeouts.request"},
 		{"retry attempts below 1", route("HTTPRoute", "retry: {attempts: -3}"), "spec.rules[0].retry.attempts"},
 		{"retry code outside 4xx-5xx", route("HTTPRoute", "retry: {codes: [503, 200]}"), "spec.rules[0].retry.codes[1]"},
@@ -648,21 +652,15 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := build(t, tt.yaml)
-			var got []string
-			for _, d := range m.Diagnostics {
-				if d.Code == "GWP101" {
-					got = append(got, d.Field)
-					if d.Pos.Line < 1 || !strings.Contains(d.Message, "CRD validation rejects") {
-						t.Errorf("finding without a position or reason: %+v", d)
-					}
-				}
-			}
+			m := buildChecked(t, tt.yaml)
+			kind := strings.TrimPrefix(strings.SplitN(tt.yaml, "\n", 3)[1], "kind: ")
+			why, refused := m.Refused(model.GatewayAPIKey(kind, "ns", "r"))
+			got := refusalFields(t, why)
 			switch {
-			case tt.field == "" && (len(got) > 0 || len(m.Routes) != 1):
-				t.Errorf("valid route: findings %v, %d routes", got, len(m.Routes))
-			case tt.field != "" && (!slices.Equal(got, []string{tt.field}) || len(m.Routes) != 0):
-				t.Errorf("findings at %v (routes built: %d), want one at %s and no route", got, len(m.Routes), tt.field)
+			case tt.field == "" && (refused || len(m.Routes) != 1):
+				t.Errorf("valid route: refused at %v, %d routes", got, len(m.Routes))
+			case tt.field != "" && (!slices.Contains(got, tt.field) || len(m.Routes) != 0):
+				t.Errorf("refused at %v (routes built: %d), want at %s and no route", got, len(m.Routes), tt.field)
 			}
 		})
 	}
@@ -670,7 +668,7 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 
 // TestListenerNamesAsTheCRDs: a listener needs a SectionName (a DNS
 // subdomain), as the API server enforces; a Gateway or ListenerSet
-// without one is reported at the listener and not built (its Envoy
+// without one is refused at the listener's name and not built (its Envoy
 // resources would otherwise be named "").
 func TestListenerNamesAsTheCRDs(t *testing.T) {
 	gw := func(kind, listener string) string {
@@ -691,18 +689,38 @@ func TestListenerNamesAsTheCRDs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := build(t, tt.yaml)
-			var got []string
-			for _, d := range m.Diagnostics {
-				if d.Code == "GWP101" && d.Field == "spec.listeners[0].name" && d.Pos.Line > 0 {
-					got = append(got, d.Message)
-				}
-			}
-			if built := len(m.Gateways) + len(m.ListenerSets); (len(got) == 1) != tt.bad || built != map[bool]int{true: 0, false: 1}[tt.bad] {
-				t.Errorf("findings %q, %d built; want a finding: %v", got, built, tt.bad)
+			m := buildChecked(t, tt.yaml)
+			kind := strings.TrimPrefix(strings.SplitN(tt.yaml, "\n", 3)[1], "kind: ")
+			why, refused := m.Refused(model.GatewayAPIKey(kind, "ns", "g"))
+			got := refusalFields(t, why)
+			if built := len(m.Gateways) + len(m.ListenerSets); refused != tt.bad || slices.Contains(got, "spec.listeners[0].name") != tt.bad || built != map[bool]int{true: 0, false: 1}[tt.bad] {
+				t.Errorf("refused at %v, %d built; want refused at the listener's name: %v", got, built, tt.bad)
 			}
 		})
 	}
+}
+
+// buildChecked builds yaml as the pipeline does: after the schema stage,
+// whose verdicts decide what the model leaves out.
+func buildChecked(t *testing.T, yaml string) *model.Model {
+	t.Helper()
+	s := set(t, "in.yaml", yaml)
+	res := schema.Validate(s.Objects, schema.NewCatalog(true), schema.Options{DefaultNamespace: "default"})
+	return model.Build(s, model.Options{Schema: res.Verdict})
+}
+
+// refusalFields are the fields of an object's refusals, each of which
+// must be a positioned finding with the API server's message.
+func refusalFields(t *testing.T, why []diag.Diagnostic) []string {
+	t.Helper()
+	var out []string
+	for _, d := range why {
+		if d.Pos.Line < 1 || d.Severity != diag.Error || d.Message == "" {
+			t.Errorf("refusal without a position or reason: %+v", d)
+		}
+		out = append(out, d.Field)
+	}
+	return out
 }
 
 // TestKeyOrder: the typed views list objects in key order (kind, group,
@@ -855,5 +873,22 @@ spec: {signerName: example.com/signer, trustBundle: PEM-B}
 	}
 	if b := m.ClusterTrustBundle("roots"); b == nil || b.Assumed {
 		t.Errorf("ClusterTrustBundle in the input = %+v, want it read, not assumed", b)
+	}
+}
+
+// TestRefusedElsewhereStaysIn: a route its CRD refuses at a field the
+// model does not carry as written (an invalid redirect scheme) is read,
+// as the controllers' translators read it (they say what they make of
+// it); the schema stage's finding is the report.
+func TestRefusedElsewhereStaysIn(t *testing.T) {
+	m := buildChecked(t, `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: ns}
+spec:
+  rules:
+  - filters: [{type: RequestRedirect, requestRedirect: {scheme: gopher}}]
+`)
+	if _, refused := m.Refused(model.GatewayAPIKey("HTTPRoute", "ns", "r")); refused || len(m.Routes) != 1 {
+		t.Errorf("refused: %v, %d routes; want the route read", refused, len(m.Routes))
 	}
 }

@@ -162,6 +162,10 @@ type Verdict struct {
 	// Fields are the field paths findings were made at, so that a later
 	// stage does not report one of them a second time.
 	Fields map[string]bool
+	// Refusals are the findings the API server refuses the object for
+	// (Rejected only): a later stage that leaves the object out, as a
+	// cluster would never hold it, says why with them.
+	Refusals []diag.Diagnostic
 }
 
 // Verdict is the decision about o (the zero Verdict when no CRD for its
@@ -291,8 +295,9 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 		}
 		msg := fmt.Sprintf("%s %s is not a version the %s serves (it serves %s): the API server refuses the object, and gwpol leaves it out",
 			o.Kind, o.APIVersion, d.where(), strings.Join(d.served(), ", "))
-		return Verdict{Checked: true, Rejected: true}, []diag.Diagnostic{{Code: LintVersionNotServed.Code, Severity: diag.Error, Object: o.Ref(),
+		refusal := []diag.Diagnostic{{Code: LintVersionNotServed.Code, Severity: diag.Error, Object: o.Ref(),
 			Field: "apiVersion", Pos: o.FieldPos("apiVersion"), Message: msg}}
+		return Verdict{Checked: true, Rejected: true, Refusals: refusal}, refusal
 	}
 	verdict := Verdict{Checked: true, Served: true, Fields: apiVersionOnly}
 	var diags []diag.Diagnostic
@@ -314,7 +319,13 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 			verdict.Fields[fd.Field] = true
 		}
 	}
-	verdict.Rejected = rejected
+	if verdict.Rejected = rejected; rejected {
+		for _, fd := range fds {
+			if fd.Severity == diag.Error && fd.Code == LintSchemaViolation.Code {
+				verdict.Refusals = append(verdict.Refusals, fd)
+			}
+		}
+	}
 	return verdict, append(diags, fds...)
 }
 

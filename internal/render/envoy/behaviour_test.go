@@ -886,7 +886,7 @@ func TestExtProcUnknownProcessingMode(t *testing.T) {
 }
 
 // TestRulesKgatewayCannotTranslate: a rule status reports as dropped
-// (an empty regular expression, which Envoy's schema refuses) has no
+// (an empty regular expression path, which the CRD accepts and Envoy's schema refuses) has no
 // Envoy route, and the routes after it keep their positions; a rule status reports
 // as replaced (a rewrite Envoy would refuse) answers 500 with kgateway's
 // body. Render never fails on either.
@@ -910,7 +910,7 @@ metadata: {name: r, namespace: infra}
 spec:
   parentRefs: [{name: gw}]
   rules:
-  - matches: [{headers: [{type: RegularExpression, name: x-a, value: ""}]}]
+  - matches: [{path: {type: RegularExpression, value: ""}}]
     backendRefs: [{name: web, port: 80}]
   - matches: [{path: {type: PathPrefix, value: /old}}]
     filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: "/a/../b"}}}]
@@ -933,8 +933,8 @@ spec:
 			}
 		}
 		want := map[string]string{
-			"route-0-httproute-r-infra-1-0-matcher-0": "500 " + envoy.InvalidBody,
-			// position 1 (precedence order) was the dropped rule's
+			// position 0 (precedence order) was the dropped rule's
+			"route-1-httproute-r-infra-1-0-matcher-0": "500 " + envoy.InvalidBody,
 			"route-2-httproute-r-infra-2-0-matcher-0": "forwards",
 		}
 		if !maps.Equal(got, want) {

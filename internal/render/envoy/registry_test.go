@@ -7,6 +7,7 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -18,11 +19,15 @@ import (
 // tests would then check a configuration gwpol never writes.
 func Registry() *policy.Registry { return pipeline.Registry() }
 
-// Stages runs the stages from model to merge on set under cfg as
-// internal/pipeline runs them (its schema stage and the families' Finish
-// steps aside, which render does not read), with reg (Registry).
+// Stages runs the stages from schema to merge on set under cfg as
+// internal/pipeline runs them (the families' Finish steps aside, which
+// render does not read), with reg (Registry). The schema stage's verdicts
+// leave out what the API server refuses at a field every view carries
+// (model.Options.Schema), so that render, and FuzzRender, see what
+// gwpol's own pipeline gives render.
 func Stages(reg *policy.Registry, set *manifest.Set, cfg policy.Config) *merge.Result {
-	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums()})
+	checked := schema.Validate(set.Objects, schema.NewCatalog(true), schema.Options{DefaultNamespace: "default"})
+	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), Schema: checked.Verdict})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), PortlessBackendKinds: reg.PortlessBackendKinds(), Keys: reg.TopologyKeys(),
 		ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: reg.WeightedRoutePrecedence(cfg)})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})

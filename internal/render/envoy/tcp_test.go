@@ -40,16 +40,20 @@ metadata: {name: two, namespace: infra}
 spec: {ports: [{port: 443}]}
 `
 
+// streamRoute is a TCPRoute or TLSRoute; hostnames "" writes none (a
+// TCPRoute has no such field; a TLSRoute v1 requires it).
 func streamRoute(kind, name, created, section, hostnames, backends string, rules int) string {
 	rule := "  - backendRefs: [" + backends + "]\n"
+	if hostnames != "" {
+		hostnames = "  hostnames: [" + hostnames + "]\n"
+	}
 	return fmt.Sprintf(`---
 apiVersion: gateway.networking.k8s.io/v1
 kind: %s
 metadata: {name: %s, namespace: infra, creationTimestamp: %q}
 spec:
   parentRefs: [{name: gw%s}]
-  hostnames: [%s]
-  rules:
+%s  rules:
 %s`, kind, name, created, section, hostnames, strings.Repeat(rule, rules))
 }
 
@@ -80,10 +84,10 @@ func TestStreamChains(t *testing.T) {
 			"listener~9000", []string{"listener~9000-infra.r-rule-0  -> kube_infra_one_443:1 blackhole-cluster:3"}},
 		{"all weights zero: nowhere", streamRoute("TCPRoute", "r", "2024-01-01T00:00:00Z", tcp, "", "{name: one, port: 443, weight: 0}, {name: two, port: 443, weight: 0}", 1),
 			"listener~9000", []string{"listener~9000-infra.r-rule-0  -> blackhole-cluster"}},
-		{"a chain per TLSRoute, by SNI", streamRoute("TLSRoute", "r1", "2024-01-01T00:00:00Z", a, "", one, 1) +
-			streamRoute("TLSRoute", "r2", "2024-01-01T00:00:00Z", b, "", two, 1),
+		{"a chain per TLSRoute, by SNI", streamRoute("TLSRoute", "r1", "2024-01-01T00:00:00Z", a, "a.example.com", one, 1) +
+			streamRoute("TLSRoute", "r2", "2024-01-01T00:00:00Z", b, "b.example.com", two, 1),
 			"listener~8443", []string{"listener~8443-infra.r1-rule-0 a.example.com -> kube_infra_one_443", "listener~8443-infra.r2-rule-0 b.example.com -> kube_infra_two_443"}},
-		{"one route through two listeners: one chain", streamRoute("TLSRoute", "r", "2024-01-01T00:00:00Z", "", "", one, 1),
+		{"one route through two listeners: one chain", streamRoute("TLSRoute", "r", "2024-01-01T00:00:00Z", "", "a.example.com, b.example.com", one, 1),
 			"listener~8443", []string{"listener~8443-infra.r-rule-0 a.example.com,b.example.com -> kube_infra_one_443"}},
 	}
 	for _, c := range cases {
@@ -150,6 +154,7 @@ kind: TLSRoute
 metadata: {name: t, namespace: infra}
 spec:
   parentRefs: [{name: gw, sectionName: tls}]
+  hostnames: [tls.example.com]
   rules: [{backendRefs: [{name: one, port: 443}]}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
@@ -298,6 +303,7 @@ kind: TLSRoute
 metadata: {name: r, namespace: infra}
 spec:
   parentRefs: [{name: gw, sectionName: a}]
+  hostnames: [a.example.com]
   rules: [{backendRefs: [{name: one, port: 443}]}]
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
