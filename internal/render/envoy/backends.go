@@ -188,6 +188,10 @@ type unroutedClusters struct {
 	byName []int          // ports, by cluster name
 	at     map[string]int // the index in ports of a cluster name
 	// by is the Gateway (Gateway.index) that built each finished cluster.
+	// A built Gateway keeps the map as it was (Gateway.sharedBy) and is
+	// written while the next one is built (Render), so the map is never
+	// changed once handed on: a Gateway that finishes clusters replaces
+	// it with a copy (rarely more than the first few do).
 	by map[*clusterv3.Cluster]int
 }
 
@@ -236,8 +240,12 @@ func (b *builder) targetedServicePorts() []servicePort {
 // (unroutedBackendClusters), now finished, for the later Gateways.
 func (gb *gatewayBuild) shareUnrouted() {
 	u := &gb.builder.unrouted
+	copied := false
 	for name, taken := range gb.unrouted {
 		if c := gb.clusters[name]; !taken && c != nil {
+			if !copied {
+				u.by, copied = maps.Clone(u.by), true
+			}
 			u.ports[u.at[name]].cluster = c
 			u.by[c] = gb.index
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -296,17 +297,16 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	streamed := opt.EachGateway != nil && slices.IsSortedFunc(build, func(a, b *merge.GatewayPoints) int {
 		return byName(&Gateway{Namespace: a.Gateway.Namespace, Name: a.Gateway.Name}, &Gateway{Namespace: b.Gateway.Namespace, Name: b.Gateway.Name})
 	})
+	if streamed {
+		if err := b.buildAhead(build, opt.EachGateway); err != nil {
+			return nil, err
+		}
+		build = nil
+	}
 	for _, gp := range build {
 		g, err := b.gateway(gp)
 		if err != nil {
 			return nil, err
-		}
-		if streamed {
-			if err := opt.EachGateway(g); err != nil {
-				return nil, err
-			}
-			b.forgetGateway()
-			continue
 		}
 		out.Gateways = append(out.Gateways, g)
 	}
@@ -322,6 +322,71 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	out.Diagnostics = diag.Sort(b.diags)
 	slices.Sort(out.Unmanaged)
 	return out, nil
+}
+
+// buildAhead builds the Gateways in order on a goroutine of its own and
+// hands each to each as soon as it is built, so that the next Gateway is
+// built while each writes the last one out (on a large render the two
+// take about as long): at most two Gateways' resources are held. A built
+// Gateway is never changed again, and what Gateways share is only read
+// once built (unroutedClusters.by is replaced, not changed). A panic
+// while building is raised again here, where the caller's recover sees
+// it.
+func (b *builder) buildAhead(build []*merge.GatewayPoints, each func(*Gateway) error) error {
+	ch := make(chan builtGateway)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for _, gp := range build {
+			r := b.buildOne(gp)
+			select {
+			case ch <- r:
+			case <-stop:
+				return
+			}
+			if r.err != nil || r.panic != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range ch { // the builder is done with b before Render returns
+		}
+	}()
+	for r := range ch {
+		if r.panic != nil {
+			panic(r.panic)
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if err := each(r.g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// builtGateway is what buildAhead's builder hands on: a Gateway, or why
+// there is none.
+type builtGateway struct {
+	g     *Gateway
+	err   error
+	panic any // with the builder's stack, which re-raising loses
+}
+
+// buildOne builds one Gateway for buildAhead and forgets what was cached
+// for it.
+func (b *builder) buildOne(gp *merge.GatewayPoints) (r builtGateway) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.panic = fmt.Sprintf("%v\n%s", p, debug.Stack())
+		}
+	}()
+	r.g, r.err = b.gateway(gp)
+	b.forgetGateway()
+	return r
 }
 
 // forgetGateway drops, once a Gateway is built and handed on, what was
