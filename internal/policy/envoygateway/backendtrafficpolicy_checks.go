@@ -194,9 +194,17 @@ func (v valueChecks) circuitBreaker(cb *egv1a1.CircuitBreaker) {
 // retry is buildRetry: the per-try timeout is a Go duration (its error is
 // Go's own); a back-off interval that parses must not be zero, and the
 // maximum not below the base. Intervals that do not parse are left out,
-// not refused.
+// not refused. What buildRetry and the route's retry policy take nothing
+// from is a warning at the field (retryUnused), for a policy's own retry
+// (a backendSettings' retry is not a route's).
 func (v valueChecks) retry(r *egv1a1.Retry) {
-	if r == nil || r.PerRetry == nil {
+	if r == nil {
+		return
+	}
+	if len(v.at) == 0 {
+		v.retryUnused(r)
+	}
+	if r.PerRetry == nil {
 		return
 	}
 	if t := r.PerRetry.Timeout; t != nil {
@@ -228,6 +236,31 @@ func (v valueChecks) retry(r *egv1a1.Retry) {
 		case hasBase && base > max:
 			v.invalid([]string{"retry", "perRetry", "backOff", "maxInterval"}, "Retry: maxInterval cannot be less than baseInterval.")
 		}
+	}
+}
+
+// retryUnused warns at each retry field set to a value Envoy Gateway
+// takes nothing from: a numAttemptsPerPriority that is not positive (the
+// route's retry policy gets priority-aware retries only for a positive
+// one), a retryOn with neither triggers nor httpStatusCodes, a perRetry
+// with neither timeout nor backOff, a backOff with neither interval
+// (buildRetry keeps each only when it sets something).
+func (v valueChecks) retryUnused(r *egv1a1.Retry) {
+	if n := r.NumAttemptsPerPriority; n != nil && *n <= 0 {
+		v.noEffect([]string{"retry", "numAttemptsPerPriority"}, "Retry: numAttemptsPerPriority %d is not positive: Envoy Gateway sets no priority-aware retries for it, so it has no effect", *n)
+	}
+	if on := r.RetryOn; on != nil && !retryOnSet(on) {
+		v.noEffect([]string{"retry", "retryOn"}, "Retry: retryOn sets neither triggers nor httpStatusCodes: Envoy Gateway keeps its default triggers (%s) and status (%d), as if it were not set", retryDefaultOn, retryDefaultStatus)
+	}
+	pr := r.PerRetry
+	if pr == nil {
+		return
+	}
+	if pr.Timeout == nil && pr.BackOff == nil {
+		v.noEffect([]string{"retry", "perRetry"}, "Retry: perRetry sets neither timeout nor backOff, so it has no effect")
+	}
+	if bo := pr.BackOff; bo != nil && bo.BaseInterval == nil && bo.MaxInterval == nil {
+		v.noEffect([]string{"retry", "perRetry", "backOff"}, "Retry: backOff sets neither baseInterval nor maxInterval: Envoy Gateway writes no back-off, so Envoy's default applies")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -246,4 +247,35 @@ func TestBackendTrafficPolicyChecks(t *testing.T) {
 				"Telemetry: unable to configure Route Stat Name: unable to configure stat name with invalid operator.",
 			}},
 	})
+}
+
+// TestBackendTrafficPolicyRetryUnused: a retry field set to a value
+// Envoy Gateway's buildRetry and route retry policy take nothing from is
+// a warning at the field, and the policy stays valid; a field that sets
+// something is not.
+func TestBackendTrafficPolicyRetryUnused(t *testing.T) {
+	for _, tc := range []struct{ name, spec, field string }{
+		{"numAttemptsPerPriority", "  retry: {numAttemptsPerPriority: 0}\n", "spec.retry.numAttemptsPerPriority"},
+		{"retryOn-empty", "  retry: {retryOn: {}}\n", "spec.retry.retryOn"},
+		{"perRetry-empty", "  retry: {perRetry: {}}\n", "spec.retry.perRetry"},
+		{"backOff-empty", "  retry: {perRetry: {backOff: {}}}\n", "spec.retry.perRetry.backOff"},
+		{"set", "  retry: {numAttemptsPerPriority: 2, retryOn: {triggers: []}, perRetry: {timeout: 1s, backOff: {maxInterval: 2s}}}\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decodeKind(t, BackendTrafficPolicy(), tc.spec, "", extensionsOn(policy.Config{}))
+			var got []string
+			for _, d := range p.Findings {
+				if d.Severity == diag.Warning {
+					got = append(got, d.Field)
+				}
+			}
+			want := []string{}
+			if tc.field != "" {
+				want = []string{tc.field}
+			}
+			if len(p.Invalid) > 0 || !slices.Equal(got, want) {
+				t.Errorf("warnings at %v, invalid %v; want warnings at %v and valid", got, messages(p), want)
+			}
+		})
+	}
 }

@@ -27,7 +27,7 @@ const (
 
 // retryTriggers are the retryOn triggers Envoy Gateway accepts, spelt as
 // Envoy's retry_on conditions.
-var retryTriggers = []string{"5xx", "gateway-error", "reset", "connect-failure", "retriable-4xx", "refused-stream",
+var retryTriggers = []string{"5xx", "gateway-error", "reset", "reset-before-request", "connect-failure", "retriable-4xx", "refused-stream",
 	"retriable-status-codes", "cancelled", "deadline-exceeded", "internal", "resource-exhausted", "unavailable"}
 
 // renderRetry is the route's retry policy as Envoy Gateway builds it:
@@ -63,7 +63,7 @@ func renderRetry(r *egv1a1.Retry, _ policyName) ([]policy.Fragment, error) {
 		rp.RetryPriority = &routev3.RetryPolicy_RetryPriority{Name: "envoy.retry_priorities.previous_priorities",
 			ConfigType: &routev3.RetryPolicy_RetryPriority_TypedConfig{TypedConfig: pri}}
 	}
-	if on := r.RetryOn; on != nil {
+	if on := r.RetryOn; retryOnSet(on) {
 		if err := retryOn(rp, on.Triggers); err != nil {
 			return nil, err
 		}
@@ -79,6 +79,13 @@ func renderRetry(r *egv1a1.Retry, _ policyName) ([]policy.Fragment, error) {
 		return nil, err
 	}
 	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RetryPolicy: rp}}}, nil
+}
+
+// retryOnSet: retryOn sets triggers or httpStatusCodes (an empty list
+// counts). Envoy Gateway's buildRetry takes a retryOn that sets neither
+// as unset: the default triggers and status stay.
+func retryOnSet(on *egv1a1.RetryOn) bool {
+	return on != nil && (on.Triggers != nil || on.HTTPStatusCodes != nil)
 }
 
 // retryOn sets the triggers, comma-separated, when there are any.

@@ -74,6 +74,14 @@ func (v valueChecks) invalid(path []string, format string, args ...any) {
 	v.p.Invalid = append(v.p.Invalid, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 }
 
+// noEffect is a warning at the field at path: it is set, but Envoy
+// Gateway's translation takes nothing from it (why says what it does
+// instead).
+func (v valueChecks) noEffect(path []string, why string, args ...any) {
+	field := "spec." + strings.Join(slices.Concat(v.at, path), ".")
+	v.p.Findings = append(v.p.Findings, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Warning, field, why, args...))
+}
+
 // duration checks a duration, when set; it reports whether the value is
 // invalid.
 func duration[S ~string](v valueChecks, s *S, format string, path ...string) bool {
