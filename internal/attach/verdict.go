@@ -2,6 +2,8 @@ package attach
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -74,6 +76,47 @@ func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg 
 			r.Listeners[l] = cs
 		}
 	}
+}
+
+// dropStaleNotServed keeps topology's not-served findings (GWP216) in
+// step with status: for a listener whose controller judges it itself
+// (r.Listeners), topology's reasons (kgateway's: a reserved port, a TLS
+// setting it cannot use) are not the controller's, so the finding stands
+// only where the controller's own conditions also leave the listener
+// unprogrammed. Topology's findings are the graph's; this is where the
+// controller's verdict is known.
+func (r *Result) dropStaleNotServed(g *topology.Graph) {
+	var stale []*topology.Listener
+	for l, cs := range r.Listeners {
+		if l.Unserved != "" && programmed(cs) {
+			stale = append(stale, l)
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	g.Diagnostics = slices.DeleteFunc(g.Diagnostics, func(d diag.Diagnostic) bool {
+		return d.Code == topology.LintListenerNotServed.Code && slices.ContainsFunc(stale, func(l *topology.Listener) bool { return findingOf(d, l) })
+	})
+}
+
+// programmed reports whether a controller's listener conditions say
+// Programmed True.
+func programmed(cs []policy.Condition) bool {
+	return slices.ContainsFunc(cs, func(c policy.Condition) bool {
+		return c.Type == "Programmed" && c.Status == string(metav1.ConditionTrue)
+	})
+}
+
+// findingOf reports whether d is at listener l (its object and a field
+// under its entry in spec.listeners).
+func findingOf(d diag.Diagnostic, l *topology.Listener) bool {
+	src := l.Gateway.Src
+	if l.Set != nil {
+		src = l.Set.Src
+	}
+	entry := fmt.Sprintf("spec.listeners[%d]", l.Index)
+	return d.Object == src.Ref() && (d.Field == entry || strings.HasPrefix(d.Field, entry+"."))
 }
 
 // reportConflicts makes the lint finding for every listener refused for

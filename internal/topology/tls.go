@@ -209,7 +209,9 @@ func InsecureFrontend(gw *Gateway) bool {
 }
 
 // notServed is the finding for a listener kgateway builds no filter chain
-// for (LintListenerNotServed), at the field that decided it.
+// for (LintListenerNotServed), at the field that decided it. A family that
+// judges its listeners itself keeps it only where its own conditions
+// agree (attach: dropStaleNotServed).
 func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 	src := l.Gateway.Src
 	if l.Set != nil {
@@ -235,7 +237,7 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		}
 	}
 	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
-		Message: fmt.Sprintf("listener %s is not served: %s; kgateway builds no filter chain for it, and render leaves it out", l.ID(), why)}
+		Message: fmt.Sprintf("listener %s is not served: %s; the controller builds no filter chain for it, and render leaves it out", l.ID(), why)}
 }
 
 // caObject is the ConfigMap or Secret a CA reference names.
