@@ -28,6 +28,23 @@ const (
 // GroupKind identifies a kind independent of version.
 type GroupKind struct{ Group, Kind string }
 
+// RefGroupKind is the group and kind a reference names: each as it is
+// written, else the default its API gives one left unset (a Gateway API
+// reference's group defaults to the kind's own; "" is the core group, so
+// an explicit "" is kept). Controllers resolve a reference by the pair
+// (a Secret is the core group's, a Service too): checking the kind alone
+// takes a ref to another group's kind of that name for the core one.
+func RefGroupKind[G, K ~string](group *G, kind *K, def GroupKind) GroupKind {
+	gk := def
+	if group != nil {
+		gk.Group = string(*group)
+	}
+	if kind != nil && *kind != "" {
+		gk.Kind = string(*kind)
+	}
+	return gk
+}
+
 func (gk GroupKind) String() string {
 	if gk.Group == "" {
 		return gk.Kind

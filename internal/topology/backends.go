@@ -45,21 +45,15 @@ func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
 }
 
 func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Backend {
-	b := &Backend{BackendRef: br, Kind: "Service", Namespace: r.Meta.Namespace, Name: string(br.Name)}
-	if br.Group != nil {
-		b.Group = string(*br.Group)
-	}
+	gk := model.RefGroupKind(br.Group, br.Kind, model.GroupKind{Kind: "Service"})
+	b := &Backend{BackendRef: br, Group: gk.Group, Kind: gk.Kind, Namespace: r.Meta.Namespace, Name: string(br.Name)}
 	defer func() { b.delegates, b.byLabel = g.delegation(b) }()
-	if br.Kind != nil && *br.Kind != "" {
-		b.Kind = string(*br.Kind)
-	}
 	if br.Namespace != nil && *br.Namespace != "" {
 		b.Namespace = string(*br.Namespace)
 	}
 	if br.Port != nil {
 		b.Port = int32(*br.Port)
 	}
-	gk := model.GroupKind{Group: b.Group, Kind: b.Kind}
 	extension := false
 	target := model.ObjectRefTo{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
 	switch {

@@ -162,6 +162,11 @@ func (g *Graph) ResolvedCertificates(l *Listener) []CARef {
 	return out
 }
 
+// secretKind is the one kind a listener's certificateRef may name:
+// kgateway looks the reference up by its group and kind among the core
+// Secrets, and anything else does not resolve (InvalidCertificateRef).
+var secretKind = model.GroupKind{Group: model.CoreGroup, Kind: "Secret"}
+
 // certNamespace is a certificateRef's namespace: its own, else its
 // listener owner's.
 func certNamespace(l *Listener, ref gwv1.SecretObjectReference) string {
@@ -202,8 +207,8 @@ func (g *Graph) certificateResolves(l *Listener, ref gwv1.SecretObjectReference)
 		owner, fromKind = l.Set.Namespace, "ListenerSet"
 	}
 	ns := certNamespace(l, ref)
-	if ref.Kind != nil && *ref.Kind != "Secret" {
-		return false, "InvalidCertificateRef", fmt.Sprintf("certificateRef kind %s is not supported; use a Secret", *ref.Kind)
+	if gk := model.RefGroupKind(ref.Group, ref.Kind, secretKind); gk != secretKind {
+		return false, "InvalidCertificateRef", fmt.Sprintf("certificateRef to %s is not supported; use a Secret (group \"\")", gk)
 	}
 	s := g.Model.Secret(ns, string(ref.Name))
 	if s == nil {

@@ -1,6 +1,11 @@
 package envoygateway
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/model"
+)
 
 // TestEnvoyExtensionPolicyChecks has one subtest per check of Envoy
 // Gateway's EnvoyExtensionPolicy translation (buildWasm, buildExtProc)
@@ -63,4 +68,27 @@ func TestEnvoyExtensionPolicyChecks(t *testing.T) {
 		{name: "extProc.service-udp", spec: route + "  extProc: [{backendRefs: [{name: dns, port: 53}]}]\n", others: others + serviceImports,
 			want: []string{"ExtProc: TCP Port 53 not found on service default/dns."}},
 	})
+}
+
+// TestExtServiceKind: an extension service's backendRef is checked as
+// Envoy Gateway's validateExtServiceBackendReference checks it — the
+// group against the ones it supports, then the kind — before anything is
+// looked up; the object is then named by its kind.
+func TestExtServiceKind(t *testing.T) {
+	for _, tc := range []struct {
+		ref     backendRef
+		want    model.GroupKind
+		problem string
+	}{
+		{backendRef{Name: "svc"}, model.GroupKind{Kind: "Service"}, ""},
+		{backendRef{Group: serviceImport.Group, Kind: "ServiceImport", Name: "svc"}, serviceImport, ""},
+		{backendRef{Group: Group, Kind: "Backend", Name: "b"}, backend, ""},
+		{backendRef{Group: "example.com", Kind: "Service", Name: "svc"}, model.GroupKind{}, "group is invalid"},
+		{backendRef{Kind: "Pod", Name: "p"}, model.GroupKind{}, "kind is invalid"},
+	} {
+		gk, msg := extServiceKind(tc.ref)
+		if gk != tc.want || (tc.problem == "") != (msg == "") || !strings.Contains(msg, tc.problem) {
+			t.Errorf("extServiceKind(%+v) = %v, %q; want %v and a message with %q", tc.ref, gk, msg, tc.want, tc.problem)
+		}
+	}
 }

@@ -169,9 +169,9 @@ func (v refValidator) backend(r backendRef) string {
 	if r.Namespace != nil && *r.Namespace != "" {
 		ns = *r.Namespace
 	}
-	gk := model.GroupKind{Group: r.Group, Kind: r.Kind}
-	if gk.Kind == "" {
-		gk.Kind = "Service"
+	gk, msg := extServiceKind(r)
+	if msg != "" {
+		return msg
 	}
 	// Envoy Gateway's order: the port, the object (and its port), the
 	// ReferenceGrant, then what building the destination finds (a disabled
@@ -200,7 +200,7 @@ func (v refValidator) backend(r backendRef) string {
 			return fmt.Sprintf("TCP Port %d not found on service %s/%s.", *r.Port, ns, r.Name)
 		}
 	}
-	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
+	if !v.m.GrantAllows(Group, v.kind, v.p.Obj.Namespace, model.ObjectRefTo{Group: r.Group, Kind: gk.Kind, Namespace: ns, Name: r.Name}) {
 		return fmt.Sprintf("backend ref to %s %s/%s not permitted by any ReferenceGrant.", gk.Kind, ns, r.Name)
 	}
 	if gk == backend && v.noBackend {
@@ -210,6 +210,30 @@ func (v refValidator) backend(r backendRef) string {
 		return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)
 	}
 	return ""
+}
+
+// extServiceKinds are the objects an extension service's backendRef may
+// name, by kind.
+var extServiceKinds = map[string]model.GroupKind{"Service": {Kind: "Service"}, serviceImport.Kind: serviceImport, backend.Kind: backend}
+
+// extServiceKind checks a reference's group and kind as Envoy Gateway
+// v1.9.0's validateExtServiceBackendReference does — each against the
+// ones it supports, separately, before anything is looked up — and
+// gives the object it names by its kind (as Envoy Gateway looks it up),
+// else the message.
+func extServiceKind(r backendRef) (model.GroupKind, string) {
+	if g := r.Group; g != "" && g != serviceImport.Group && g != Group {
+		return model.GroupKind{}, fmt.Sprintf("group is invalid, only the core API group (specified by omitting the group field or setting it to an empty string), the %s API group, and the %s API group are supported.", serviceImport.Group, Group)
+	}
+	kind := r.Kind
+	if kind == "" {
+		kind = "Service"
+	}
+	gk, ok := extServiceKinds[kind]
+	if !ok {
+		return model.GroupKind{}, "kind is invalid, only Service (specified by omitting the kind field or setting it to 'Service'), ServiceImport, and Backend are supported."
+	}
+	return gk, ""
 }
 
 // backendTLS: the CA certificate of the BackendTLSPolicy on a resolved

@@ -254,7 +254,11 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 	case t.TraceableFilter != nil:
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_TraceableFilter{TraceableFilter: &accesslogv3.TraceableFilter{}}
 	case t.HeaderFilter != nil:
-		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: headerMatchMatcher(t.HeaderFilter.Header)}}
+		h, err := headerMatchMatcher(t.HeaderFilter.Header)
+		if err != nil {
+			return nil, fmt.Errorf("headerFilter: %w", err)
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_HeaderFilter{HeaderFilter: &accesslogv3.HeaderFilter{Header: h}}
 	case t.ResponseFlagFilter != nil:
 		flags, err := responseFlags(t.ResponseFlagFilter.Flags)
 		if err != nil {
@@ -329,10 +333,17 @@ func isResponseFlagCode(f string) bool {
 
 // headerMatchMatcher is a Gateway API header match as an Envoy header
 // matcher: the value exactly, or as a regular expression.
-func headerMatchMatcher(h gwv1.HTTPHeaderMatch) *routev3.HeaderMatcher {
+func headerMatchMatcher(h gwv1.HTTPHeaderMatch) (*routev3.HeaderMatcher, error) {
 	sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h.Value}}
-	if h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression {
+	// The type says how the value matches: Exact (the default) or
+	// RegularExpression, the CRD's enum; any other is refused, not read
+	// as Exact.
+	switch {
+	case h.Type == nil || *h.Type == gwv1.HeaderMatchExact:
+	case *h.Type == gwv1.HeaderMatchRegularExpression:
 		sm.MatchPattern = &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: h.Value}}
+	default:
+		return nil, fmt.Errorf("header %s: type %q is not Exact or RegularExpression", h.Name, *h.Type)
 	}
-	return &routev3.HeaderMatcher{Name: string(h.Name), HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{StringMatch: sm}}
+	return &routev3.HeaderMatcher{Name: string(h.Name), HeaderMatchSpecifier: &routev3.HeaderMatcher_StringMatch{StringMatch: sm}}, nil
 }

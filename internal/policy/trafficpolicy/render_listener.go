@@ -26,6 +26,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -334,13 +335,16 @@ func clientCertValidation(v any, ns string) ([]policy.Fragment, error) {
 		if r.Namespace != nil && *r.Namespace != "" {
 			refNS = string(*r.Namespace)
 		}
-		switch r.Kind {
-		case "ConfigMap":
+		// kgateway takes a CA bundle from a core ConfigMap or Secret only
+		// (listenerpolicy resourceRefs' caCertRefs; other refs are refused
+		// in translation): the pair decides, not the kind alone.
+		switch gk := model.RefGroupKind(&r.Group, &r.Kind, model.GroupKind{}); gk {
+		case model.GroupKind{Kind: "ConfigMap"}:
 			parts[i] = policy.ConfigMapPlaceholder(refNS, string(r.Name), "ca.crt")
-		case "Secret":
+		case model.GroupKind{Kind: "Secret"}:
 			parts[i] = policy.SecretPlaceholder(refNS, string(r.Name), "ca.crt")
 		default:
-			return nil, fmt.Errorf("clientCertificateValidation.caCertificateRefs[%d] is a %s, not a ConfigMap or Secret", i, r.Kind)
+			return nil, fmt.Errorf("clientCertificateValidation.caCertificateRefs[%d] names %s, not a core ConfigMap or Secret", i, gk)
 		}
 	}
 	// gwpol never reads the CAs: one Secret's ca.crt is read from where it

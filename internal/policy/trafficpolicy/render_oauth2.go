@@ -84,7 +84,11 @@ func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
 	}
 	if p.DenyRedirect != nil {
 		for _, h := range p.DenyRedirect.Headers {
-			cfg.DenyRedirectMatcher = append(cfg.DenyRedirectMatcher, headerMatchMatcher(h))
+			m, err := headerMatchMatcher(h)
+			if err != nil {
+				return nil, fmt.Errorf("GatewayExtension %s/%s: denyRedirect: %w", ns, ext.Name, err)
+			}
+			cfg.DenyRedirectMatcher = append(cfg.DenyRedirectMatcher, m)
 		}
 	}
 	name := "envoy.filters.http.oauth2/" + ns + "/" + ext.Name

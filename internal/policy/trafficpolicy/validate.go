@@ -192,7 +192,15 @@ func (v *validator) extensionBackends(path string, ext *manifest.Object, provide
 		if ref.namespace != "" {
 			ns = ref.namespace
 		}
-		if ref.kind != "" && ref.kind != "Service" {
+		switch ref.gk {
+		case serviceKind:
+		case model.GroupKind{Group: Group, Kind: KindBackend}:
+			continue
+		default:
+			// kgateway resolves a backendRef by its group and kind among
+			// the backends it indexes (core Services, its Backends); any
+			// other pair is an unknown backend kind.
+			v.invalid(path, "%s: GatewayExtension %s/%s: backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", provider, ext.Namespace, ext.Name, ref.gk, ns, ref.name, Group, KindBackend)
 			continue
 		}
 		if v.env.Model.Service(ns, ref.name) == nil {
@@ -205,7 +213,13 @@ func (v *validator) extensionBackends(path string, ext *manifest.Object, provide
 	}
 }
 
-type backendRef struct{ kind, namespace, name string }
+type backendRef struct {
+	gk              model.GroupKind
+	namespace, name string
+}
+
+// serviceKind is a backendRef's default: a core Service.
+var serviceKind = model.GroupKind{Kind: "Service"}
 
 // backendRefs finds every backendRef-like object (backendRef,
 // jwksBackendRef) in a provider's spec.
@@ -215,8 +229,7 @@ func backendRefs(v any) []backendRef {
 	case map[string]any:
 		for k, c := range t {
 			if m, ok := c.(map[string]any); ok && (k == "backendRef" || k == "jwksBackendRef") {
-				r := backendRef{}
-				r.kind, _ = m["kind"].(string)
+				r := backendRef{gk: model.RefGroupKind(optString(m, "group"), optString(m, "kind"), serviceKind)}
 				r.namespace, _ = m["namespace"].(string)
 				r.name, _ = m["name"].(string)
 				if r.name != "" {
@@ -233,6 +246,15 @@ func backendRefs(v any) []backendRef {
 	}
 	slices.SortFunc(out, func(a, b backendRef) int { return strings.Compare(a.namespace+"/"+a.name, b.namespace+"/"+b.name) })
 	return out
+}
+
+// optString is a decoded object's string field, nil when it is unset.
+func optString(m map[string]any, key string) *string {
+	s, ok := m[key].(string)
+	if !ok {
+		return nil
+	}
+	return &s
 }
 
 func (v *validator) granted(kind, ns, name string) bool {
