@@ -133,9 +133,11 @@ func (k *Kind) buildSpec() policy.KindSpec {
 type data struct {
 	// spec is the decoded spec: a pointer to the kind's type in Envoy
 	// Gateway's API (typed.go). decodeFailed: a value did not fit its
-	// type (the policy is Invalid; spec holds the rest).
+	// type (the policy is Invalid; spec holds the rest); misfit are the
+	// spec fields (spec.rateLimit) such values are in.
 	spec         any
 	decodeFailed bool
+	misfit       map[string]bool
 	mergeType    string
 	// deprecated are Envoy Gateway's DeprecatedField warnings.
 	deprecated []string
@@ -171,6 +173,12 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	spec, decodeErrs, nested, folded := k.decodeSpec(p)
 	d.spec, d.decodeFailed = spec.Addr().Interface(), len(decodeErrs) > 0
+	for _, e := range decodeErrs {
+		if d.misfit == nil {
+			d.misfit = map[string]bool{}
+		}
+		d.misfit[topField(e.Field)] = true
+	}
 	k.holdValues(p, spec, folded)
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
 	t, mergeType := targetingOf(spec)
