@@ -55,12 +55,11 @@ type Kind struct {
 // The hooks of the policy-kind contract (internal/policy/kind.go) that
 // Envoy Gateway's kinds implement.
 var (
-	_ policy.Kind             = (*Kind)(nil)
-	_ policy.Auxiliary        = (*Kind)(nil)
-	_ policy.BackendProvider  = (*Kind)(nil)
-	_ policy.AncestorStatuser = (*Kind)(nil)
-	_ policy.Renderer         = (*Kind)(nil)
-	_ policy.WholeOverrider   = (*Kind)(nil)
+	_ policy.Kind            = (*Kind)(nil)
+	_ policy.Auxiliary       = (*Kind)(nil)
+	_ policy.BackendProvider = (*Kind)(nil)
+	_ policy.Renderer        = (*Kind)(nil)
+	_ policy.WholeOverrider  = (*Kind)(nil)
 )
 
 // backend is Envoy Gateway's Backend, a backendRef kind of its API group
@@ -327,8 +326,16 @@ func decoded(p *policy.Policy) *data {
 	return &data{geoInvalid: -1}
 }
 
-// AncestorStatuses implements policy.AncestorStatuser.
-func (k *Kind) AncestorStatuses(ps []*policy.Policy, g *topology.Graph) policy.Decisions {
+// ancestorStatuses are the family's AncestorStatuses: Envoy Gateway's
+// status run over the policies of one of its kinds.
+func ancestorStatuses(ps []*policy.Policy, g *topology.Graph) policy.Decisions {
+	if len(ps) == 0 {
+		return policy.Decisions{}
+	}
+	k, ok := ps[0].Kind.(*Kind)
+	if !ok {
+		return policy.Decisions{}
+	}
 	return newStatusRun(k, g).run(ps)
 }
 
@@ -361,4 +368,4 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 // Family is Envoy Gateway's family for internal/pipeline to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
-	ValidateRoute: validateRoute, ValidateListeners: validateListeners}
+	ValidateRoute: validateRoute, ValidateListeners: validateListeners, AncestorStatuses: ancestorStatuses}
