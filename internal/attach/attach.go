@@ -151,6 +151,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	}
 	r.validateRoutes(g, reg, set, cfg)
 	r.validateListeners(g, reg, cfg)
+	r.reportConflicts(g)
 	r.decide(g, reg, set)
 	r.sortAll()
 	return r

@@ -1,6 +1,11 @@
 package attach
 
 import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -69,4 +74,55 @@ func (r *Result) validateListeners(g *topology.Graph, reg *policy.Registry, cfg 
 			r.Listeners[l] = cs
 		}
 	}
+}
+
+// reportConflicts makes the lint finding for every listener refused for
+// sharing its port with another (Conflicted True: a protocol that cannot
+// share the port, or the same hostname), read from the conditions status
+// writes — the controller's own (r.Listeners) when it judges listeners,
+// topology's otherwise — so lint says what status says. Neither
+// controller serves such a listener. A listener topology already reports
+// as not served (a reserved port, unusable TLS) is not reported twice.
+func (r *Result) reportConflicts(g *topology.Graph) {
+	for _, gw := range g.Gateways {
+		for _, l := range gw.Listeners {
+			if l.Unserved != "" {
+				continue
+			}
+			if c, ok := r.conflicted(l); ok {
+				r.Diagnostics = append(r.Diagnostics, conflictFinding(l, c))
+			}
+		}
+	}
+}
+
+// conflicted is the listener's Conflicted condition when it is True.
+func (r *Result) conflicted(l *topology.Listener) (policy.Condition, bool) {
+	if cs, ok := r.Listeners[l]; ok {
+		for _, c := range cs {
+			if c.Type == "Conflicted" && c.Status == string(metav1.ConditionTrue) {
+				return c, true
+			}
+		}
+		return policy.Condition{}, false
+	}
+	for _, c := range l.Conditions {
+		if c.Type == "Conflicted" && c.Status == metav1.ConditionTrue {
+			return policy.Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}, true
+		}
+	}
+	return policy.Condition{}, false
+}
+
+// conflictFinding is the finding at the listener's port, the value the
+// listeners share.
+func conflictFinding(l *topology.Listener, c policy.Condition) diag.Diagnostic {
+	src := l.Gateway.Src
+	if l.Set != nil {
+		src = l.Set.Src
+	}
+	path := fmt.Sprintf("spec.listeners[%d].port", l.Index)
+	rule := topology.LintListenerNotServed
+	return diag.Diagnostic{Code: rule.Code, Severity: rule.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
+		Message: fmt.Sprintf("listener %s is not served: Conflicted (%s): %s; the controller builds no filter chain for it, so its routes are not served through it", l.ID(), c.Reason, c.Message)}
 }

@@ -142,6 +142,11 @@ func caseKgatewaySettings(cs caseSettings) map[string]any {
 		// kgateway's TestBasic runs as version v1.0.0-ci1 (README of the
 		// conformance data), which its OpenTelemetry access logs report.
 		"kgatewayVersion": "v1.0.0-ci1",
+		// kgateway's translator harness (test/translator/test.go) runs
+		// every case with one extension backend plugin registered: kind
+		// test-backend-plugin (core group), one backend default/example-svc
+		// port 80 (the setup more/backends-basic's case.json records).
+		"extensionBackends": []any{map[string]any{"group": "", "kind": "test-backend-plugin", "namespace": "default", "name": "example-svc", "port": 80}},
 	}
 }
 

@@ -59,6 +59,10 @@ type Controller struct {
 	// Gateway's routes by their weight first (topology.Options,
 	// kgateway's weightedRoutePrecedence); nil: the controller has none.
 	WeightedRoutePrecedence *Setting
+	// ExtensionBackends is the deployment setting listing the backends
+	// the controller's extension plugins register (extbackends.go);
+	// nil: the controller has none.
+	ExtensionBackends *Setting
 	// Topology are the annotation, label and option keys the controller
 	// reads on Gateway API objects (topology.Keys).
 	Topology topology.Keys

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -59,6 +60,7 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 		b.Port = int32(*br.Port)
 	}
 	gk := model.GroupKind{Group: b.Group, Kind: b.Kind}
+	extension := false
 	target := model.ObjectRefTo{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
 	switch {
 	case gk == model.GroupKind{Group: "", Kind: "Service"}:
@@ -90,6 +92,14 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 			b.fail("BackendNotFound", fmt.Sprintf("BackendRef to %q includes a port. Do not specify a port when referencing a %s resource, as it defines its own port configuration", b.Name, b.Kind))
 			return b
 		}
+	case extensionKind(opt.ExtensionBackends, gk):
+		// The plugin's backends are keyed by namespace, name and port
+		// together: a ref without its port, or with another, finds none.
+		if !slices.Contains(opt.ExtensionBackends, ExtensionBackend{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name, Port: b.Port}) {
+			b.fail("BackendNotFound", fmt.Sprintf("%s %s/%s port %d is not among the backends the controller's extensions register", b.Kind, b.Namespace, b.Name, b.Port))
+			return b
+		}
+		extension = true
 	default:
 		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
 		return b
@@ -98,8 +108,13 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
 		return b
 	}
-	b.Resolved = true
+	b.Resolved, b.Extension = true, extension
 	return b
+}
+
+// extensionKind reports whether an extension plugin registers kind gk.
+func extensionKind(ebs []ExtensionBackend, gk model.GroupKind) bool {
+	return slices.ContainsFunc(ebs, func(e ExtensionBackend) bool { return e.Group == gk.Group && e.Kind == gk.Kind })
 }
 
 func (b *Backend) fail(reason, msg string) { b.Reason, b.Message = reason, msg }

@@ -34,6 +34,19 @@ type Options struct {
 	// WeightedRoutePrecedence is kgateway's: a route's
 	// kgateway.dev/route-weight orders its Envoy routes first.
 	WeightedRoutePrecedence bool
+	// ExtensionBackends are the backends the controller's extension
+	// plugins register (policy.Registry.ExtensionBackends): a backendRef
+	// of one of their kinds resolves to the one of that namespace, name
+	// and port, and to nothing else.
+	ExtensionBackends []ExtensionBackend
+}
+
+// ExtensionBackend is one backend a controller's extension plugin
+// registers: not an object of the input, so it is named whole, with the
+// port a backendRef must give (0: none).
+type ExtensionBackend struct {
+	Group, Kind, Namespace, Name string
+	Port                         int32
 }
 
 // Graph is the resolved topology.
@@ -202,8 +215,11 @@ type Backend struct {
 	Port                         int32
 	Service                      *model.Service // for kind Service
 	Resolved                     bool
-	Reason                       string // BackendNotFound, RefNotPermitted, InvalidKind
-	Message                      string
+	// Extension: it resolved to a backend an extension plugin registers
+	// (Options.ExtensionBackends), whose cluster the plugin completes.
+	Extension bool
+	Reason    string // BackendNotFound, RefNotPermitted, InvalidKind
+	Message   string
 	// Why says, for a delegation to no route, why nothing was selected.
 	Why string
 }

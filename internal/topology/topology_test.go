@@ -547,6 +547,14 @@ func TestBackendRefs(t *testing.T) {
 		{"registered backend kind", "{group: gateway.kgateway.dev, kind: Backend, name: lambda}", true, ""},
 		{"registered backend kind, missing object", "{group: gateway.kgateway.dev, kind: Backend, name: nope}", false, "BackendNotFound"},
 		{"backend kind that defines its ports, with a port", "{group: gateway.kgateway.dev, kind: Backend, name: lambda, port: 8080}", false, "BackendNotFound"},
+		// Backends an extension plugin registers are not objects of the
+		// input: found by namespace, name and port together.
+		{"extension backend", "{kind: plugin-backend, name: ext, port: 80}", true, ""},
+		{"extension backend in another namespace, no ReferenceGrant", "{kind: plugin-backend, name: ext, namespace: backends, port: 80}", false, "RefNotPermitted"},
+		{"extension backend, another port", "{kind: plugin-backend, name: ext, port: 81}", false, "BackendNotFound"},
+		{"extension backend, no port", "{kind: plugin-backend, name: ext}", false, "BackendNotFound"},
+		{"extension backend, another name", "{kind: plugin-backend, name: other, port: 80}", false, "BackendNotFound"},
+		{"extension kind in another group", "{group: example.com, kind: plugin-backend, name: ext, port: 80}", false, "InvalidKind"},
 	}
 	docs := []string{gatewayInfra, backendFixtures}
 	for i, tt := range tests {
@@ -554,7 +562,8 @@ func TestBackendRefs(t *testing.T) {
 			"  parentRefs: [{namespace: infra, name: gw, sectionName: http}]\n  rules:\n  - backendRefs: ["+tt.ref+"]\n"))
 	}
 	backend := model.GroupKind{Group: "gateway.kgateway.dev", Kind: "Backend"}
-	opt := Options{BackendKinds: map[model.GroupKind]bool{backend: true}, PortlessBackendKinds: map[model.GroupKind]bool{backend: true}}
+	opt := Options{BackendKinds: map[model.GroupKind]bool{backend: true}, PortlessBackendKinds: map[model.GroupKind]bool{backend: true},
+		ExtensionBackends: []ExtensionBackend{{Kind: "plugin-backend", Namespace: "apps", Name: "ext", Port: 80}, {Kind: "plugin-backend", Namespace: "backends", Name: "ext", Port: 80}}}
 	g := graph(t, opt, docs...)
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -577,6 +586,9 @@ func TestBackendRefs(t *testing.T) {
 			}
 			if findCond(conds, "Accepted").Status != metav1.ConditionTrue {
 				t.Errorf("Accepted = %+v", findCond(conds, "Accepted"))
+			}
+			if b.Extension != (tt.resolved && strings.HasPrefix(tt.name, "extension")) {
+				t.Errorf("Extension = %v", b.Extension)
 			}
 		})
 	}

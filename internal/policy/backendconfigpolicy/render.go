@@ -416,6 +416,7 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 			return err
 		}
 		m.ConsistentHashingLbConfig = hc
+		m.LocalityWeightedLbConfig = hashLocality(lb.LocalityType)
 		name, cfg = "envoy.load_balancing_policies.ring_hash", m
 	case lb.Maglev != nil:
 		m := &maglevv3.Maglev{}
@@ -424,6 +425,7 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 			return err
 		}
 		m.ConsistentHashingLbConfig = hc
+		m.LocalityWeightedLbConfig = hashLocality(lb.LocalityType)
 		name, cfg = "envoy.load_balancing_policies.maglev", m
 	case lb.Random != nil:
 		name, cfg = "envoy.load_balancing_policies.random", &randomv3.Random{LocalityLbConfig: locality}
@@ -434,6 +436,18 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 		TypedExtensionConfig: &corev3.TypedExtensionConfig{Name: name, TypedConfig: pack(cfg)},
 	}}}
 	return nil
+}
+
+// hashLocality is a hashing balancer's locality weighting: kgateway
+// gives leastRequest, roundRobin and random locality weighting whether or
+// not localityType is set (its one value, WeightedLb, is that default),
+// but ring hash and Maglev only when it is set (kgateway's
+// buildRingHashPolicy and buildMaglevPolicy in backendconfigpolicy/lb.go).
+func hashLocality(localityType *string) *lbcommonv3.LocalityLbConfig_LocalityWeightedLbConfig {
+	if localityType == nil {
+		return nil
+	}
+	return &lbcommonv3.LocalityLbConfig_LocalityWeightedLbConfig{}
 }
 
 // hashPolicy is one input of a consistent hash: a request header, a

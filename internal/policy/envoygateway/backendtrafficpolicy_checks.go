@@ -31,28 +31,10 @@ func (v valueChecks) backendTraffic(s *egv1a1.BackendTrafficPolicySpec, env *pol
 	v.bandwidthLimit(s.BandwidthLimit)
 	v.loadBalancer(s.LoadBalancer)
 	v.circuitBreaker(s.CircuitBreaker)
-	if ka := s.TCPKeepalive; ka != nil {
-		v.first(
-			v.dur(ka.IdleTime, "TCPKeepalive: invalid IdleTime value %s.", "tcpKeepalive", "idleTime"),
-			v.dur(ka.Interval, "TCPKeepalive: invalid Interval value %s.", "tcpKeepalive", "interval"),
-		)
-	}
+	v.tcpKeepalive(s.TCPKeepalive)
 	v.retry(s.Retry)
-	if t := s.Timeout; t != nil {
-		if t.TCP != nil {
-			duration(v, t.TCP.ConnectTimeout, "Timeout: invalid ConnectTimeout value %s.", "timeout", "tcp", "connectTimeout")
-		}
-		if h := t.HTTP; h != nil {
-			duration(v, h.ConnectionIdleTimeout, "Timeout: invalid ConnectionIdleTimeout value %s.", "timeout", "http", "connectionIdleTimeout")
-			duration(v, h.MaxConnectionDuration, "Timeout: invalid MaxConnectionDuration value %s.", "timeout", "http", "maxConnectionDuration")
-			duration(v, h.RequestTimeout, "Timeout: invalid RequestTimeout value %s.", "timeout", "http", "requestTimeout")
-			duration(v, h.MaxStreamDuration, "Timeout: invalid MaxStreamDuration value %s.", "timeout", "http", "maxStreamDuration")
-			duration(v, h.StreamIdleTimeout, "Timeout: invalid StreamIdleTimeout value %s.", "timeout", "http", "streamIdleTimeout")
-		}
-	}
-	if c := s.Connection; c != nil {
-		v.bytes(c.BufferLimit, "BackendConnection: invalid BufferLimit value %s.", "BackendConnection: BufferLimit value %s is out of range.", "connection", "bufferLimit")
-	}
+	v.clusterTimeout(s.Timeout)
+	v.backendConnection(s.Connection)
 	v.http2Settings(s.HTTP2)
 	v.responseOverride(s.ResponseOverride, env.Model)
 	buffered := false

@@ -1,8 +1,11 @@
 package envoygateway
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strconv"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
@@ -11,33 +14,97 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// checkDynamicModules: a dynamic module must be registered in the
-// dynamicModules allowlist of the EnvoyProxy of every Gateway the policy
-// reaches. Decided only where that EnvoyProxy is in the input: without
-// it, Envoy Gateway's own default settings (not an object) may hold the
-// list.
+// checkDynamicModules is buildDynamicModules: each dynamic module must be
+// registered in the dynamicModules allowlist of the EnvoyProxy of every
+// Gateway the policy reaches, and the registered entry's source must be
+// usable — a Local source with its local path, a Remote one with a URL,
+// a sha256 and a URL Envoy Gateway accepts (validateDynamicModuleRemoteURL).
+// Every module's problem is reported (errors.Join). Decided only where
+// that EnvoyProxy is in the input: without it, Envoy Gateway's own
+// default settings (not an object) may hold the list.
 func checkDynamicModules(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *model.Model) {
 	if len(spec.DynamicModule) == 0 {
 		return
 	}
 	for _, gs := range reachedGateways(p, m) {
-		allowed, known := allowedModules(gs.gw, m)
+		entries, known := registeredModules(gs.gw, m)
 		if !known {
 			continue
 		}
+		found := false
 		for i, mod := range spec.DynamicModule {
-			if !slices.Contains(allowed, mod.Name) {
-				p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.dynamicModule[%d].name", i),
-					"DynamicModule: dynamic module %q is not registered in the EnvoyProxy dynamicModules allowlist.", mod.Name))
-				return
+			if msg := moduleProblem(mod.Name, entries); msg != "" {
+				p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.dynamicModule[%d].name", i), "DynamicModule: %s.", msg))
+				found = true
 			}
+		}
+		if found {
+			return // one Gateway's verdict: the policy's findings are its own, not per Gateway
 		}
 	}
 }
 
-// allowedModules are the module names gw's EnvoyProxy registers; known is
-// false when the input does not hold that EnvoyProxy.
-func allowedModules(gw *model.Gateway, m *model.Model) (names []string, known bool) {
+// moduleProblem is what buildDynamicModules finds wrong with the module
+// named name, given the allowlist's entries; "" when it is usable.
+func moduleProblem(name string, entries []egv1a1.DynamicModuleEntry) string {
+	i := slices.IndexFunc(entries, func(e egv1a1.DynamicModuleEntry) bool { return e.Name == name })
+	if i < 0 {
+		return fmt.Sprintf("dynamic module %q is not registered in the EnvoyProxy dynamicModules allowlist", name)
+	}
+	src := entries[i].Source
+	typ := egv1a1.LocalDynamicModuleSourceType
+	if src.Type != nil {
+		typ = *src.Type
+	}
+	switch typ {
+	case egv1a1.RemoteDynamicModuleSourceType:
+		r := src.Remote
+		switch {
+		case r == nil:
+			return fmt.Sprintf("dynamic module %q has no remote source configured", name)
+		case r.URL == "":
+			return fmt.Sprintf("dynamic module %q has no remote source URL configured", name)
+		case r.SHA256 == "":
+			return fmt.Sprintf("dynamic module %q has no remote source SHA256 configured", name)
+		}
+		if err := remoteModuleURLProblem(r.URL); err != nil {
+			return fmt.Sprintf("dynamic module %q has invalid remote source URL %q: %v", name, r.URL, err)
+		}
+	case egv1a1.LocalDynamicModuleSourceType:
+		if src.Local == nil {
+			return fmt.Sprintf("dynamic module %q has no local source configured", name)
+		}
+	default:
+		return fmt.Sprintf("dynamic module %q has unsupported source type %q", name, typ)
+	}
+	return ""
+}
+
+// remoteModuleURLProblem is validateDynamicModuleRemoteURL: a request URI
+// (url.ParseRequestURI), scheme http or https, with a host name and, when
+// it has a port, a numeric one.
+func remoteModuleURLProblem(raw string) error {
+	u, err := url.ParseRequestURI(raw)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("unsupported URL scheme %q", u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return errors.New("URL must include a hostname")
+	}
+	if port := u.Port(); port != "" {
+		if _, err := strconv.Atoi(port); err != nil {
+			return fmt.Errorf("invalid URL port %q: %w", port, err)
+		}
+	}
+	return nil
+}
+
+// registeredModules are the entries of gw's EnvoyProxy's dynamicModules
+// allowlist; known is false when the input does not hold that EnvoyProxy.
+func registeredModules(gw *model.Gateway, m *model.Model) (entries []egv1a1.DynamicModuleEntry, known bool) {
 	key, ok := envoyProxyOf(gw, m)
 	if !ok {
 		return nil, false
@@ -52,8 +119,5 @@ func allowedModules(gw *model.Gateway, m *model.Model) (names []string, known bo
 	if o.DecodeField("spec", &d) != nil {
 		return nil, false
 	}
-	for _, mod := range d.DynamicModules {
-		names = append(names, mod.Name)
-	}
-	return names, true
+	return d.DynamicModules, true
 }

@@ -17,7 +17,8 @@ import (
 // modules: checkDynamicModules): per Wasm module (buildWasm, every
 // module's error joined) its code source, the CA certificate reference of
 // its TLS settings and its image pull Secret; per external processor
-// (buildExtProc) the message timeout. Downloading the module and
+// (buildExtProc) its backendSettings (translateTrafficFeatures) and the
+// message timeout. Downloading the module and
 // comparing its checksum is not done (gwpol never fetches).
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) extension(s *egv1a1.EnvoyExtensionPolicySpec, m *model.Model) {
@@ -28,9 +29,16 @@ func (v valueChecks) extension(s *egv1a1.EnvoyExtensionPolicySpec, m *model.Mode
 		}
 	}
 	for i, e := range s.ExtProc {
+		at := fmt.Sprintf("extProc[%d]", i)
+		// buildExtProc stops at its first error: the backends
+		// (validateReferences reported theirs), the backendSettings, then
+		// the message timeout.
+		if reportedUnder(v.p.Invalid, "spec."+at) || v.trafficFeatures(e.BackendSettings, "ExtProc", at, "backendSettings") {
+			continue
+		}
 		if t := e.MessageTimeout; t != nil {
 			if _, err := time.ParseDuration(string(*t)); err != nil {
-				v.invalid([]string{fmt.Sprintf("extProc[%d]", i), "messageTimeout"}, "ExtProc: invalid ExtProc MessageTimeout value %s.", *t)
+				v.invalid([]string{at, "messageTimeout"}, "ExtProc: invalid ExtProc MessageTimeout value %s.", *t)
 			}
 		}
 	}

@@ -45,6 +45,12 @@ func TestEnvoyExtensionPolicyChecks(t *testing.T) {
 			want:   []string{"Lua: can't find the key lua in the referenced configmap empty."}},
 		{name: "extProc.messageTimeout", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 1d}]\n", others: others,
 			want: []string{"ExtProc: invalid ExtProc MessageTimeout value 1d."}},
+		{name: "extProc.backendSettings", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], backendSettings: {http2: {initialStreamWindowSize: 1Ki}}, messageTimeout: 1d}]\n", others: others,
+			want: []string{"ExtProc: InitialStreamWindowSize value 1Ki is out of range, must be between 65535 and 2147483647"}},
+		{name: "extProc.backendSettings-retry", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], backendSettings: {retry: {perRetry: {backOff: {baseInterval: 0s}}}}}]\n", others: others,
+			want: []string{"ExtProc: baseInterval cannot be set to 0s."}},
+		{name: "extProc.backendSettings-after-backends", spec: route + "  extProc: [{backendRefs: [{name: nope, port: 9000}], backendSettings: {retry: {perRetry: {backOff: {baseInterval: 0s}}}}, messageTimeout: 1d}]\n", others: others,
+			want: []string{"ExtProc: service default/nope not found."}},
 		{name: "extProc.valid", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 100ms}]\n", others: others},
 		// The backend's port must be a TCP one, a ServiceImport's as a Service's.
 		{name: "extProc.serviceImport-port", spec: route + "  extProc: [{backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 9001}]}]\n", others: others + serviceImports,

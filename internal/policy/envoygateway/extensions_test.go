@@ -1,6 +1,8 @@
 package envoygateway
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -34,7 +36,19 @@ spec: {endpoints: [{ip: {address: 2.2.2.2, port: 9000}}, {unix: {path: /var/run/
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: EnvoyProxy
 metadata: {name: proxy, namespace: app}
-spec: {dynamicModules: [{name: allowed, source: {local: {path: /opt/a.so}}}]}
+spec:
+  dynamicModules:
+  - {name: allowed, source: {local: {path: /opt/a.so}}}
+  - {name: remote, source: {type: Remote, remote: {url: "https://modules.example.com/a.so", sha256: abc}}}
+  - {name: remote-port, source: {type: Remote, remote: {url: "https://modules.example.com:8443/a.so", sha256: abc}}}
+  - {name: no-remote, source: {type: Remote}}
+  - {name: no-url, source: {type: Remote, remote: {url: "", sha256: abc}}}
+  - {name: no-sha, source: {type: Remote, remote: {url: "https://modules.example.com/a.so", sha256: ""}}}
+  - {name: ftp, source: {type: Remote, remote: {url: "ftp://modules.example.com/a.so", sha256: abc}}}
+  - {name: relative, source: {type: Remote, remote: {url: "a.so", sha256: abc}}}
+  - {name: no-host, source: {type: Remote, remote: {url: "https:///a.so", sha256: abc}}}
+  - {name: no-local, source: {type: Local}}
+  - {name: other-type, source: {type: Image}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -166,4 +180,58 @@ func extensionInvalid(t *testing.T, spec string, cfg policy.Config) string {
 		return ""
 	}
 	return p.Invalid[0].Message
+}
+
+// TestDynamicModuleSources: buildDynamicModules checks the allowlist
+// entry of every module the policy names — a Remote source needs its
+// remote block, a URL and a sha256, and a URL Envoy Gateway accepts
+// (validateDynamicModuleRemoteURL: a request URI, http or https, with a
+// host); a Local one its local block; another type is refused — and
+// reports every module's problem.
+func TestDynamicModuleSources(t *testing.T) {
+	const gw = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n"
+	tests := []struct {
+		name    string
+		modules string
+		want    []string
+	}{
+		{"remote", "[{name: remote}, {name: remote-port}]", nil},
+		{"no remote block", "[{name: no-remote}]", []string{`DynamicModule: dynamic module "no-remote" has no remote source configured.`}},
+		{"no URL", "[{name: no-url}]", []string{`DynamicModule: dynamic module "no-url" has no remote source URL configured.`}},
+		{"no sha256", "[{name: no-sha}]", []string{`DynamicModule: dynamic module "no-sha" has no remote source SHA256 configured.`}},
+		{"scheme", "[{name: ftp}]", []string{`DynamicModule: dynamic module "ftp" has invalid remote source URL "ftp://modules.example.com/a.so": unsupported URL scheme "ftp".`}},
+		{"not a request URI", "[{name: relative}]", []string{`DynamicModule: dynamic module "relative" has invalid remote source URL "a.so": parse "a.so": invalid URI for request.`}},
+		{"no host", "[{name: no-host}]", []string{`DynamicModule: dynamic module "no-host" has invalid remote source URL "https:///a.so": URL must include a hostname.`}},
+		{"no local block", "[{name: no-local}]", []string{`DynamicModule: dynamic module "no-local" has no local source configured.`}},
+		{"other source type", "[{name: other-type}]", []string{`DynamicModule: dynamic module "other-type" has unsupported source type "Image".`}},
+		{"every module's problem", "[{name: other}, {name: allowed}, {name: no-sha}]", []string{
+			`DynamicModule: dynamic module "other" is not registered in the EnvoyProxy dynamicModules allowlist.`,
+			`DynamicModule: dynamic module "no-sha" has no remote source SHA256 configured.`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := extensionMessages(t, gw+"  dynamicModule: "+tc.modules+"\n"); !slices.Equal(got, tc.want) {
+				t.Errorf("invalid =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
+			}
+		})
+	}
+}
+
+// extensionMessages is every Invalid message of an EnvoyExtensionPolicy
+// with spec over extensionObjects.
+func extensionMessages(t *testing.T, spec string) []string {
+	t.Helper()
+	doc := extensionObjects + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" + spec
+	objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	reg := policy.NewRegistry(All()...)
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+	p := EnvoyExtensionPolicy().Decode(objs[len(objs)-1], &policy.Env{Model: m, Config: extensionsOn(policy.Config{})})
+	var out []string
+	for _, d := range p.Invalid {
+		out = append(out, d.Message)
+	}
+	return out
 }

@@ -135,11 +135,14 @@ func envoyProxyOf(gw *model.Gateway, m *model.Model) (model.Key, bool) {
 		if c.Name != string(gw.Spec.GatewayClassName) || c.Spec.ParametersRef == nil || string(c.Spec.ParametersRef.Kind) != envoyProxy.Kind {
 			continue
 		}
-		ref := c.Spec.ParametersRef
-		if ref.Namespace == nil {
-			return model.Key{}, false
+		// A class's reference without a namespace names the EnvoyProxy in
+		// "default" (Envoy Gateway v1.9.0 provider/kubernetes/controller.go
+		// processGatewayClassParamsRef), not none.
+		ref, ns := c.Spec.ParametersRef, "default"
+		if ref.Namespace != nil {
+			ns = string(*ref.Namespace)
 		}
-		return model.Key{Group: Group, Kind: envoyProxy.Kind, Namespace: string(*ref.Namespace), Name: ref.Name}, true
+		return model.Key{Group: Group, Kind: envoyProxy.Kind, Namespace: ns, Name: ref.Name}, true
 	}
 	return model.Key{}, false
 }

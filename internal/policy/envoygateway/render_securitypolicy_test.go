@@ -308,3 +308,28 @@ func TestSecurityPolicyMergeNaming(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvoyProxyOfClassNamespace: a GatewayClass's parametersRef without
+// a namespace names the EnvoyProxy in "default", as Envoy Gateway reads
+// it; with one, the EnvoyProxy there.
+func TestEnvoyProxyOfClassNamespace(t *testing.T) {
+	for _, tc := range []struct{ ref, want string }{
+		{"{group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo}", "default"},
+		{"{group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: app}", "app"},
+	} {
+		doc := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n  parametersRef: " + tc.ref +
+			"\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: app}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n"
+		objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default"})
+		if len(m.Gateways) != 1 {
+			t.Fatalf("%d Gateways, want 1", len(m.Gateways))
+		}
+		key, ok := envoyProxyOf(m.Gateways[0], m)
+		if !ok || key.Namespace != tc.want || key.Name != "geo" {
+			t.Errorf("parametersRef %s: EnvoyProxy %v (%v), want %s/geo", tc.ref, key, ok, tc.want)
+		}
+	}
+}

@@ -362,7 +362,8 @@ func validCEL(expr string) bool {
 
 // extAuth is buildExtAuth's checks of its own (the backends are
 // validateReferences'): exactly one of grpc and http, with backend refs,
-// and each ValueRef context extension readable.
+// the service's backendSettings (translateTrafficFeatures), and each
+// ValueRef context extension readable.
 func (v valueChecks) extAuth(ea *egv1a1.ExtAuth, m *model.Model) {
 	if ea == nil {
 		return
@@ -384,6 +385,12 @@ func (v valueChecks) extAuth(ea *egv1a1.ExtAuth, m *model.Model) {
 	}
 	if len(svc.BackendRefs) == 0 && svc.BackendRef == nil {
 		v.invalid(append(path, name), "ExtAuth: %s backend refs must be specified.", name)
+		return
+	}
+	// The backends resolve first (validateReferences reported them); the
+	// service's backendSettings are built only when they did.
+	if reportedUnder(v.p.Invalid, "spec.extAuth") ||
+		v.trafficFeatures(svc.BackendSettings, "ExtAuth", "extAuth", name, "backendSettings") {
 		return
 	}
 	for i, ext := range ea.ContextExtensions {
@@ -464,6 +471,9 @@ func (v valueChecks) oidc(o *egv1a1.OIDC, env *policy.Env) {
 			fail("provider", "%s", msg)
 			return
 		}
+	}
+	if v.trafficFeatures(prov.BackendSettings, "OIDC", "oidc", "provider", "backendSettings") {
+		return
 	}
 	if o.ClientID == nil {
 		if o.ClientIDRef == nil {
@@ -575,7 +585,8 @@ func (v valueChecks) jwt(j *egv1a1.JWT, env *policy.Env) {
 	for i, pr := range j.Providers {
 		path := []string{"jwt", fmt.Sprintf("providers[%d]", i)}
 		if remote := pr.RemoteJWKS; remote != nil {
-			if v.backendRefsProblem(env, "JWT", "spec."+strings.Join(path, ".")+".remoteJWKS", &remote.BackendCluster) {
+			if v.backendRefsProblem(env, "JWT", "spec."+strings.Join(path, ".")+".remoteJWKS", &remote.BackendCluster) ||
+				v.trafficFeatures(remote.BackendSettings, "JWT", append(slices.Clone(path), "remoteJWKS", "backendSettings")...) {
 				return
 			}
 			for _, f := range []struct {

@@ -103,6 +103,13 @@ func TestSecurityPolicyChecks(t *testing.T) {
 			want: []string{"ExtAuth: only one of grpc or http can be specified."}},
 		{name: "extAuth.backend-refs", spec: route + "  extAuth: {grpc: {}}\n",
 			want: []string{"ExtAuth: grpc backend refs must be specified."}},
+		// translateTrafficFeatures on the service's backendSettings: the
+		// builders' errors bare, after the feature; the first failing
+		// builder ends it (the timeouts report all theirs).
+		{name: "extAuth.backendSettings", spec: route + "  extAuth: {grpc: {backendRefs: [{name: auth, port: 80}], backendSettings: {loadBalancer: {type: ConsistentHash, consistentHash: {type: SourceIP, tableSize: 4}}}}}\n", others: others,
+			want: []string{"ExtAuth: ConsistentHash: invalid TableSize value 4."}},
+		{name: "extAuth.backendSettings-after-backends", spec: route + "  extAuth: {http: {backendRefs: [{name: nope, port: 80}], backendSettings: {tcpKeepalive: {idleTime: 1d}}}}\n", others: others,
+			want: []string{"ExtAuth: service default/nope not found."}},
 		{name: "extAuth.context-configmap-missing", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: ConfigMap, name: nope, key: tenant}}]}\n", others: others,
 			want: []string{"ExtAuth: can't find the referenced configmap \"nope\" in namespace \"default\"."}},
 		{name: "extAuth.context-configmap-key", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: ConfigMap, name: ctx, key: other}}]}\n", others: others,
@@ -159,6 +166,16 @@ func TestSecurityPolicyChecks(t *testing.T) {
 			want: []string{"JWT: jwt provider cannot be an empty string.", "JWT: either remoteJWKS or localJWKS must be specified for jwt provider: q."}},
 		{name: "jwt.remote-cacheDuration", spec: route + "  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', cacheDuration: 1d}}]}\n",
 			want: []string{"JWT: time: unknown unit \"d\" in duration \"1d\"."}},
+		{name: "jwt.remote-backendSettings", spec: route + "  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: auth, port: 80}], backendSettings: {timeout: {tcp: {connectTimeout: 5x}}}}}]}\n", others: others,
+			want: []string{"JWT: invalid ConnectTimeout value 5x."}},
+		{name: "jwt.remote-backendSettings-first-builder", spec: route + "  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: auth, port: 80}], " +
+			"backendSettings: {timeout: {tcp: {connectTimeout: 5x}, http: {requestTimeout: 1d}}, circuitBreaker: {maxConnections: -1}, retry: {perRetry: {timeout: x}}}}}]}\n", others: others,
+			want: []string{"JWT: invalid ConnectTimeout value 5x.", "JWT: invalid RequestTimeout value 1d."}},
+		{name: "jwt.remote-backendSettings-order", spec: route + "  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: auth, port: 80}], " +
+			"backendSettings: {circuitBreaker: {maxConnections: -1}, connection: {bufferLimit: 1.5}}, cacheDuration: 1d}}]}\n", others: others,
+			want: []string{"JWT: invalid BufferLimit value 1500m."}},
+		{name: "oidc.provider-backendSettings", spec: route + "  oidc: {provider: {issuer: 'https://idp.example.com', authorizationEndpoint: 'https://idp.example.com/auth', tokenEndpoint: 'https://idp.example.com/token', backendRefs: [{name: auth, port: 80}], backendSettings: {tcpKeepalive: {interval: 1d}}}, clientID: app, clientSecret: {name: client}}\n", others: others,
+			want: []string{"OIDC: invalid Interval value 1d."}},
 		{name: "jwt.remote-backend-missing", spec: route + "  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: nope, port: 443}]}}]}\n", others: others,
 			want: []string{"JWT: service default/nope not found."}},
 		{name: "jwt.remote-backend", spec: route + "  jwt: {providers: [{name: p, remoteJWKS: {uri: 'https://idp.example.com/jwks', backendRefs: [{name: auth, port: 80}]}}]}\n", others: others},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -21,6 +22,14 @@ import (
 // decoded, in Envoy Gateway's types; paths name the fields for findings.
 type valueChecks struct {
 	p *policy.Policy
+	// at is the path under spec of the settings a builder checks when it
+	// runs on a nested ClusterSettings (a backendSettings); nil: the
+	// spec's own.
+	at []string
+	// feature, when set, replaces each message's own builder prefix
+	// ("Timeout: …") with the feature's ("JWT: …"): translateTrafficFeatures
+	// returns its builders' errors bare, and its caller names the feature.
+	feature string
 }
 
 // checkValues runs the kind's value checks on the decoded spec.
@@ -54,8 +63,13 @@ func (v valueChecks) httpStatuses(list []egv1a1.HTTPStatus, path ...string) {
 
 func (v valueChecks) invalid(path []string, format string, args ...any) {
 	field := "spec"
-	for _, p := range path {
+	for _, p := range slices.Concat(v.at, path) {
 		field += "." + p
+	}
+	if v.feature != "" {
+		if _, bare, ok := strings.Cut(format, ": "); ok {
+			format = v.feature + ": " + bare
+		}
 	}
 	v.p.Invalid = append(v.p.Invalid, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 }

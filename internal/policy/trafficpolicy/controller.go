@@ -13,7 +13,7 @@ const ControllerName = "kgateway.dev/kgateway"
 // replacing whole a rule an invalid policy merges into.
 var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: Target.Name, Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
 	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, RouteSourceKey: RouteSourceKey, RouteSource: &EnableRouteSourceMetadata,
-	Topology: TopologyKeys, WeightedRoutePrecedence: &WeightedRoutePrecedence,
+	Topology: TopologyKeys, WeightedRoutePrecedence: &WeightedRoutePrecedence, ExtensionBackends: &ExtensionBackends,
 	// On a backendRef kgateway applies the header modifiers (per
 	// weighted cluster) and logs any other Gateway API filter type as
 	// not supported there, leaving it out.

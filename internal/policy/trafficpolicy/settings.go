@@ -25,6 +25,10 @@ var (
 	DiscoveryNamespaceSelectors = policy.Setting{Key: "discoveryNamespaceSelectors", Default: []any{},
 		Doc:    "the label selectors of the namespaces kgateway discovers resources in (empty: all); gwpol reads the namespaces of its input and takes the key for a configuration that sets it",
 		Source: "pkg/settings/settings.go: Settings.DiscoveryNamespaceSelectors (KGW_DISCOVERY_NAMESPACE_SELECTORS)"}
+	ExtensionBackends = policy.Setting{Key: "extensionBackends", Default: []any{},
+		Doc:    "the backends the extension plugins of a kgateway build register ({group, kind, namespace, name, port} each; kgateway alone registers none): a backendRef of such a kind resolves to the entry of its namespace, name and port (ResolvedRefs True; its cluster <kind lower-cased>_<namespace>_<name>_<port>, which the plugin completes), any other of that kind is BackendNotFound",
+		Source: "extensions2/plugin: Plugin.ContributesBackends (BackendPlugin.Backends), registered by a build's extra plugins (test/translator/test.go registers test-backend-plugin so); krtcollections/policy.go: BackendIndex.getBackend (by kind, then namespace/name and port)",
+		Check:  policy.CheckExtensionBackends("extensionBackends")}
 	KgatewayVersion = policy.Setting{Key: "kgatewayVersion", Default: "",
 		Doc:    "the kgateway release, which its OpenTelemetry access logs report as service.version; empty: not reported",
 		Source: "the controller's build version (OpenTelemetry access log resource attribute service.version)"}
@@ -32,4 +36,4 @@ var (
 
 // Settings are kgateway's deployment settings.
 var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
-	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, KgatewayVersion}
+	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, KgatewayVersion}

@@ -596,7 +596,7 @@ func (vb *vhostBuild) backendPerRoute(r *routev3.Route, backends []*topology.Bac
 		return
 	}
 	for _, be := range backends {
-		if !be.Resolved || (be.Group == "" && be.Kind == "Service") {
+		if !be.Resolved || be.Extension || (be.Group == "" && be.Kind == "Service") {
 			continue
 		}
 		op := backendClusterOp(be)
@@ -626,7 +626,7 @@ func (b *builder) backendRoute(act *routev3.RouteAction, backends []*topology.Ba
 		return
 	}
 	for _, be := range backends {
-		if !be.Resolved || (be.Group == "" && be.Kind == "Service") {
+		if !be.Resolved || be.Extension || (be.Group == "" && be.Kind == "Service") {
 			continue
 		}
 		bb := b.backendObjectCluster(act.GetCluster(), model.Key{Group: be.Group, Kind: be.Kind, Namespace: be.Namespace, Name: be.Name})

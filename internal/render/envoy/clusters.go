@@ -38,6 +38,9 @@ func backendClusterOp(b *topology.Backend) clusterOp {
 			backend: &model.Key{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}}
 	}
 	name := objectClusterPrefix(b.Kind, b.Namespace, b.Name) + strconv.Itoa(int(b.Port))
+	if b.Extension {
+		return clusterOp{name: name, extension: true}
+	}
 	return clusterOp{name: name, backend: &model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}}
 }
 
@@ -57,6 +60,9 @@ type clusterOp struct {
 	// template: the route that recorded this backend cluster sends to a
 	// cluster of its rule's own copied from it instead (ruleClusters).
 	template bool
+	// extension: the cluster of a backend an extension plugin registers
+	// (topology.Backend.Extension).
+	extension bool
 }
 
 // applyCluster records a cluster a virtual host needs; it returns the
@@ -75,6 +81,9 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	if op.of != "" {
 		gb.ruleCluster(op)
 		return nil
+	}
+	if _, ok := gb.clusters[op.name]; op.extension && !ok {
+		gb.clusters[op.name] = extensionCluster(op.name)
 	}
 	var filter *filterDef
 	if op.backend != nil && op.backend.Kind != "Service" {
@@ -208,6 +217,15 @@ func baseCluster(name string) *clusterv3.Cluster {
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
 		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: adsSource()},
 	}
+}
+
+// extensionCluster is the cluster the controller starts every backend's
+// from — its name and connect timeout — as it stands for a backend an
+// extension plugin registers: the plugin fills in the rest (discovery
+// type, endpoints) in code gwpol cannot see, and the controller's
+// translator test plugin fills in nothing.
+func extensionCluster(name string) *clusterv3.Cluster {
+	return &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(5 * time.Second)}
 }
 
 func setHTTP2(c *clusterv3.Cluster) {
