@@ -68,7 +68,7 @@ type Result struct {
 	// controllerName.
 	Verdicts map[*topology.Route]map[string]*policy.RouteVerdict
 	// Ancestors are the ancestor statuses of the policies whose kind's
-	// controller decides them itself (policy.AncestorStatuser), every
+	// controller decides them itself (policy.Family.AncestorStatuses), every
 	// policy of such a kind present (with none when it reaches nothing).
 	Ancestors map[*policy.Policy][]policy.AncestorStatus
 	// Rejected are, per policy, the targets it reaches whose controller
@@ -147,35 +147,40 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	}
 	r.validateRoutes(g, reg, set, cfg)
 	r.reportConflicts(g)
-	r.decide(g, set)
+	r.decide(g, reg, set)
 	r.sortAll()
 	return r
 }
 
-// decide asks each kind whose controller decides its policies' status
-// itself (policy.AncestorStatuser) for its decisions, once per kind with
-// every policy of the kind.
-func (r *Result) decide(g *topology.Graph, set *policy.Set) {
+// decide asks each family whose controller decides its policies' status
+// itself (policy.Family.AncestorStatuses) for its decisions, once per
+// kind with every policy of the kind.
+func (r *Result) decide(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
 	r.Ancestors = map[*policy.Policy][]policy.AncestorStatus{}
 	r.Rejected = map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}
 	byKind := map[model.GroupKind][]*policy.Policy{}
 	var kinds []model.GroupKind
-	deciders := map[model.GroupKind]policy.AncestorStatuser{}
+	type decider = func([]*policy.Policy, *topology.Graph) policy.Decisions
+	deciders := map[model.GroupKind]decider{}
 	for _, p := range set.Policies {
-		as, ok := p.Kind.(policy.AncestorStatuser)
-		if !ok {
-			continue
-		}
 		gk := p.Kind.GroupKind()
-		if _, seen := deciders[gk]; !seen {
-			kinds = append(kinds, gk)
-			deciders[gk] = as
+		decide, seen := deciders[gk]
+		if !seen {
+			if f := reg.FamilyOf(p.Kind); f != nil {
+				decide = f.AncestorStatuses
+			}
+			deciders[gk] = decide
+			if decide != nil {
+				kinds = append(kinds, gk)
+			}
 		}
-		byKind[gk] = append(byKind[gk], p)
+		if decide != nil {
+			byKind[gk] = append(byKind[gk], p)
+		}
 	}
 	for _, gk := range kinds {
 		ps := byKind[gk]
-		d := deciders[gk].AncestorStatuses(ps, g)
+		d := deciders[gk](ps, g)
 		r.Diagnostics = append(r.Diagnostics, d.Diagnostics...)
 		for _, p := range ps {
 			r.Ancestors[p] = d.Ancestors[p]

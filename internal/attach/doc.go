@@ -6,7 +6,7 @@
 //
 // attach also keeps each controller's verdicts, decided once here: a
 // route validator's verdict on each route (Verdicts), and, for kinds whose
-// controller decides their status itself (policy.AncestorStatuser: Envoy
+// controller decides their status itself (policy.Family.AncestorStatuses: Envoy
 // Gateway's), the ancestor statuses and the targets a policy reaches but
 // is not applied on, with status's reason (Ancestors, Rejected). merge
 // leaves rejected policies out of those targets; status, render, explain,

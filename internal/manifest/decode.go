@@ -234,7 +234,7 @@ func (d *decoder) number(n *yaml.Node, text string, v reflect.Value, p *plan) er
 		return d.typeError(n, d.path(), p.typ, "number")
 	}
 	if !ok {
-		return d.typeError(n, d.path(), p.typ, "number "+text)
+		return d.mismatch(n, d.path(), integerRange(p.typ), "number "+text)
 	}
 	return nil
 }
@@ -381,12 +381,32 @@ func (d *decoder) jsonError(n *yaml.Node, err error) error {
 }
 
 func (d *decoder) typeError(n *yaml.Node, path string, t reflect.Type, got string) error {
-	err := Errorf(d.o.posOf(n), "%s %s: %s must be %s, not %s", d.o.Kind, d.o.Name, path, jsonTypeName(t), got)
+	return d.mismatch(n, path, jsonTypeName(t), got)
+}
+
+// mismatch is the error of a value (got) that is not what the field at
+// path takes (want, as jsonTypeName words it).
+func (d *decoder) mismatch(n *yaml.Node, path, want, got string) error {
+	err := Errorf(d.o.posOf(n), "%s %s: %s must be %s, not %s", d.o.Kind, d.o.Name, path, want, got)
 	var pe *PosError
 	if errors.As(err, &pe) {
 		pe.Field = path
 	}
 	return err
+}
+
+// integerRange says which numbers an integer type takes, for a number
+// that does not fit it (a fraction, a negative number for an unsigned
+// type, one out of range); jsonTypeName's words for another type.
+func integerRange(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		bits := t.Bits()
+		return "a whole number from " + strconv.FormatInt(-1<<(bits-1), 10) + " to " + strconv.FormatInt(1<<(bits-1)-1, 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a whole number from 0 to " + strconv.FormatUint(uint64(1)<<t.Bits()-1, 10)
+	}
+	return jsonTypeName(t)
 }
 
 // jsonTypeName says what JSON a Go type takes, for messages.

@@ -89,7 +89,7 @@ func Because(first, p *Policy) string {
 func (r *Rejection) String() string { return r.Reason + ": " + r.Message }
 
 // Decisions are what a controller that decides its policies' status itself
-// (AncestorStatuser) decides for every policy of one kind, once: the
+// (Family.AncestorStatuses) decides for every policy of one kind, once: the
 // ancestor statuses status prints, and per policy the targets it does not
 // apply on, with why. merge leaves rejected policies out of those targets,
 // and every view reads the rejection instead of deciding again.

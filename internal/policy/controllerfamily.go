@@ -79,6 +79,28 @@ type Family struct {
 	// as the Gateway API says, and returns its findings. Status reports the
 	// verdict and render serves by it. Nil: the Gateway API's stand.
 	Listeners func(g *topology.Graph, gw *topology.Gateway, cfg Config) []diag.Diagnostic
+	// AncestorStatuses decide the status of the policies of one of the
+	// family's kinds by the controller's own rules rather than from merge
+	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
+	// across all the policies of one kind, in its processing order,
+	// before any field is merged. attach calls it once per kind with
+	// every policy of that kind (ps) and keeps the decisions
+	// (attach.Result.Ancestors, Rejected): merge leaves the rejected
+	// policies out of their targets, and status prints the ancestors as
+	// decided. Nil: status follows merge.
+	AncestorStatuses func(ps []*Policy, g *topology.Graph) Decisions
+	// BrokenReasons are the reasons of the route conditions the
+	// controller writes of its own for a rule that a reference to one of
+	// the family's policies breaks with the diagnostic code on the
+	// policy field (HAPTIC: ResolvedRefs False only for an unresolved
+	// reference — PolicyNotFound, RefNotPermitted — and
+	// IncompatibleFilters for two policies on a rule): reason for
+	// Accepted False and PartiallyInvalid, and resolvedRefs for
+	// ResolvedRefs False ("" when the rule's references resolved, so
+	// ResolvedRefs is not set False). Nil: the controller writes none of
+	// its own (status says UnsupportedValue and InvalidKind, or, under a
+	// controller with conditions of its own, replaces the rule).
+	BrokenReasons func(code, field string) (reason, resolvedRefs string)
 }
 
 // FinishInput is what a family's Finish step reads.
@@ -131,6 +153,15 @@ func (r *Registry) AddFamilies(fs ...Family) {
 		}
 		r.AddSettings(f.Settings...)
 		r.families = append(r.families, f)
+		if f.Controller == nil {
+			continue
+		}
+		if r.familyOfGroup == nil {
+			r.familyOfGroup = map[string]int{}
+		}
+		for _, g := range f.Controller.Groups {
+			r.familyOfGroup[g] = len(r.families) - 1
+		}
 	}
 }
 
@@ -177,6 +208,21 @@ func (r *Registry) RuleNotes() map[string][]string {
 		}
 	}
 	return out
+}
+
+// FamilyOf is the registered family whose controller defines kind k (its
+// API group, Controller.Groups): the one whose steps answer for the
+// kind's policies. Nil when none does (Gateway API's own kinds, and those
+// of a family without a controller of its own).
+func (r *Registry) FamilyOf(k Kind) *Family {
+	if r == nil || k == nil {
+		return nil
+	}
+	i, ok := r.familyOfGroup[k.GroupKind().Group]
+	if !ok {
+		return nil
+	}
+	return &r.families[i]
 }
 
 // Families are the registered families, in registration order.

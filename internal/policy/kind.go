@@ -30,11 +30,9 @@ package policy
 //	Renderer          render/envoy: Envoy fragments for one merged field
 //	StreamListenerConfigurer  render/envoy: policies on a TCP or TLS listener configure its TCP proxy chains
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
-//	StatusReasoner    status: route conditions for rules the kind's references break
 //	BackendCaller     status: the backends a policy calls, which report a backend policy against it
 //	BackendChecker    decode (Env.BackendProblems): references of a backend's policy that a policy calling the backend needs resolved
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
-//	AncestorStatuser  attach: a controller's own per-ancestor statuses for all policies of the kind, and the targets it rejects them on
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
 //	Identifier        explain: runtime names of rules and policies in the data plane
 //	LintRuleOwner     lint: the lint rules of findings only the kind makes
@@ -293,18 +291,6 @@ type Renderer interface {
 	RenderField(in FieldInput, env *Env) ([]Fragment, error)
 }
 
-// StatusReasoner is implemented by kinds whose controller writes route
-// conditions of its own for rules the kind's references break (HAPTIC:
-// ResolvedRefs False only for an unresolved reference — PolicyNotFound,
-// RefNotPermitted — and IncompatibleFilters for two policies on a rule).
-type StatusReasoner interface {
-	// BrokenReasons are the reasons for a rule broken with the diagnostic
-	// code on the policy field: reason for Accepted False and
-	// PartiallyInvalid, and resolvedRefs for ResolvedRefs False ("" when
-	// the rule's references resolved, so ResolvedRefs is not set False).
-	BrokenReasons(code, field string) (reason, resolvedRefs string)
-}
-
 // ConditionWriter is implemented by kinds whose controller writes policy
 // conditions other than kgateway's Accepted/Attached (Gateway API
 // BackendTLSPolicy: ResolvedRefs, and Accepted False/Conflicted for the
@@ -313,17 +299,6 @@ type StatusReasoner interface {
 // ancestor.
 type ConditionWriter interface {
 	PolicyConditions(p *Policy, lost bool) []Condition
-}
-
-// AncestorStatuser is implemented by kinds whose controller writes policy
-// status by rules of its own rather than from merge origins: Envoy Gateway
-// decides Conflicted, Overridden and Merged across all the policies of one
-// kind, in its processing order, before any field is merged. attach calls
-// it once per kind with every policy of that kind and keeps the decisions
-// (attach.Result.Ancestors, Rejected): merge leaves the rejected policies
-// out of their targets, and status prints the ancestors as decided.
-type AncestorStatuser interface {
-	AncestorStatuses(ps []*Policy, g *topology.Graph) Decisions
 }
 
 // ObjectStatuser is implemented by kinds whose objects are APIs of their

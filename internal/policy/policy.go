@@ -388,6 +388,9 @@ type Registry struct {
 	targets []Target
 	// families are the registered families (AddFamilies).
 	families []Family
+	// familyOfGroup is, per API group a family's controller defines, its
+	// index in families (FamilyOf).
+	familyOfGroup map[string]int
 }
 
 // NewRegistry builds a registry from kinds; the order is kept for output.

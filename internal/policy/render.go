@@ -188,6 +188,16 @@ type RouteSite struct {
 	Listener             string
 }
 
+// OrderGRPC is the place in an HTTP filter chain (HTTPFilter.Order) of
+// the gRPC filters a data plane gives a connection manager serving a
+// GRPCRoute, gRPC-Web translation at OrderGRPC and gRPC statistics at
+// OrderGRPC+1: after every policy filter, before the router. Render adds
+// them from here; a family's filter that takes its place among them
+// (a policy turning gRPC-Web on, a filter that must run after them)
+// reads its order from here too, so the families' filter-order tables
+// and render's agree by construction.
+const OrderGRPC = 1 << 20
+
 // HTTPFilter is one entry of the HCM http_filters chain.
 type HTTPFilter struct {
 	Name string

@@ -320,7 +320,7 @@ func replaced(cs []metav1.Condition, reason, why string) []metav1.Condition {
 }
 
 // ownStatuses are the ancestor statuses of the kinds that decide their
-// policies' status themselves (policy.AncestorStatuser), as attach kept
+// policies' status themselves (policy.Family.AncestorStatuses), as attach kept
 // them: every policy of such a kind is in the result, with no ancestors
 // when it reaches nothing.
 func ownStatuses(r *merge.Result) map[*policy.Policy][]policy.AncestorStatus {
@@ -390,7 +390,7 @@ func programmedCondition(r *merge.Result, rt *topology.Route, typ string) metav1
 // replacedBecause says why a rule is replaced, "" when it is not: a rule
 // kgateway cannot translate (topology.RuleProblem), an invalid policy
 // among the rule's own candidates, or a reference broken by a kind that
-// has no route conditions of its own (StatusReasoner).
+// has no route conditions of its own (policy.Family.BrokenReasons).
 func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 	if rule.Problem != nil && !rule.Problem.Dropped {
 		return rule.Problem.Message
@@ -399,7 +399,7 @@ func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 		for _, path := range rp.Served() { // a delegated rule: any parent path's copy
 			for _, pt := range path.Own {
 				for _, c := range pt.Invalid {
-					if !ownReasons(c.Policy.Kind) {
+					if !ownReasons(r.Registry, c.Policy.Kind) {
 						return c.Policy.ID() + ": " + messages(c.Policy.Invalid)
 					}
 				}
@@ -407,7 +407,7 @@ func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 		}
 	}
 	for _, b := range r.Attach.Broken[rule] {
-		if b.Kind != nil && !ownReasons(b.Kind) {
+		if b.Kind != nil && !ownReasons(r.Registry, b.Kind) {
 			return b.Reason
 		}
 	}
@@ -418,16 +418,16 @@ func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 }
 
 // ownReasons reports whether a kind's controller writes route conditions
-// of its own for the rules it breaks (policy.StatusReasoner).
-func ownReasons(k policy.Kind) bool {
-	_, ok := k.(policy.StatusReasoner)
-	return ok
+// of its own for the rules it breaks (policy.Family.BrokenReasons).
+func ownReasons(reg *policy.Registry, k policy.Kind) bool {
+	f := reg.FamilyOf(k)
+	return f != nil && f.BrokenReasons != nil
 }
 
 // ruleConditions reports rules broken by their policy references: some
 // broken → PartiallyInvalid, all → Accepted False, and ResolvedRefs False
 // where a reference did not resolve. The reasons are the broken kind's
-// controller's (policy.StatusReasoner), else UnsupportedValue and
+// controller's (policy.Family.BrokenReasons), else UnsupportedValue and
 // InvalidKind. Under a controller with conditions of its own
 // (policy.Controller.ExtraConditions: ownConditions) a
 // kind without reasons of its own replaces the rule instead
@@ -439,7 +439,7 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ownConditions bool) []m
 	for _, rule := range rt.Rules {
 		b := r.Attach.Broken[rule]
 		if ownConditions {
-			b = slices.DeleteFunc(slices.Clone(b), func(x attach.Broken) bool { return x.Kind != nil && !ownReasons(x.Kind) })
+			b = slices.DeleteFunc(slices.Clone(b), func(x attach.Broken) bool { return x.Kind != nil && !ownReasons(r.Registry, x.Kind) })
 		}
 		if len(b) == 0 {
 			continue
@@ -447,7 +447,7 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ownConditions bool) []m
 		broken++
 		msg := fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason)
 		msgs = append(msgs, msg)
-		why, refs := brokenReasons(b[0])
+		why, refs := brokenReasons(r.Registry, b[0])
 		if reason == "" {
 			reason = why
 		}
@@ -520,9 +520,9 @@ func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) stri
 }
 
 // brokenReasons are the reasons the broken kind's controller writes for b.
-func brokenReasons(b attach.Broken) (reason, resolvedRefs string) {
-	if sr, ok := b.Kind.(policy.StatusReasoner); ok {
-		return sr.BrokenReasons(b.Code, b.Field)
+func brokenReasons(reg *policy.Registry, b attach.Broken) (reason, resolvedRefs string) {
+	if f := reg.FamilyOf(b.Kind); f != nil && f.BrokenReasons != nil {
+		return f.BrokenReasons(b.Code, b.Field)
 	}
 	return "UnsupportedValue", "InvalidKind"
 }

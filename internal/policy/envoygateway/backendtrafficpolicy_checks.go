@@ -27,7 +27,7 @@ import (
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) backendTraffic(s *egv1a1.BackendTrafficPolicySpec, env *policy.Env) {
 	globalRL := RateLimitEnabled.Bool(env.Config)
-	v.rateLimit(globalRL)
+	v.rateLimit(s.RateLimit, globalRL)
 	v.bandwidthLimit(s.BandwidthLimit)
 	v.loadBalancer(s.LoadBalancer)
 	v.circuitBreaker(s.CircuitBreaker)

@@ -13,7 +13,7 @@
 // when neither tells them apart): a target already claimed makes the later
 // policy Conflicted, a more specific policy overrides a less specific one
 // whole (Overridden) unless it sets mergeType, in which case both report
-// Merged. The kinds therefore implement policy.AncestorStatuser.
+// Merged. The family therefore decides them (policy.Family.AncestorStatuses).
 //
 // In the data plane, too, a more specific policy replaces a less specific
 // one whole or merges into it (policy.WholeOverrider): merge.Result.Routed

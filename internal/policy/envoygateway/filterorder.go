@@ -1,5 +1,7 @@
 package envoygateway
 
+import "github.com/gwpol/gwpol/internal/policy"
+
 // The filter order of Envoy Gateway's HTTP connection manager chain, in
 // one table: every filter this package adds takes its place from here
 // (policy.HTTPFilter.Order; render sorts by order, then by name, and an
@@ -42,10 +44,10 @@ const (
 	orderGeoIP = orderRBAC
 
 	// orderGRPCWeb places the gRPC-Web filter a ClientTrafficPolicy turns
-	// on where Envoy Gateway's data plane puts its own for a GRPCRoute:
-	// after every policy filter, before the router. internal/render/envoy
-	// adds the gRPC statistics filter at orderGRPCWeb+1.
-	orderGRPCWeb = 1 << 20
+	// on where Envoy Gateway's data plane puts its own for a GRPCRoute
+	// (policy.OrderGRPC): after every policy filter, before the router,
+	// the gRPC statistics filter after it.
+	orderGRPCWeb = policy.OrderGRPC
 	// orderCredentialInjector puts an HTTPRouteFilter's credential
 	// injector after the gRPC-Web and gRPC statistics filters, just
 	// before the router.

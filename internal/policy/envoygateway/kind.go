@@ -55,12 +55,11 @@ type Kind struct {
 // The hooks of the policy-kind contract (internal/policy/kind.go) that
 // Envoy Gateway's kinds implement.
 var (
-	_ policy.Kind             = (*Kind)(nil)
-	_ policy.Auxiliary        = (*Kind)(nil)
-	_ policy.BackendProvider  = (*Kind)(nil)
-	_ policy.AncestorStatuser = (*Kind)(nil)
-	_ policy.Renderer         = (*Kind)(nil)
-	_ policy.WholeOverrider   = (*Kind)(nil)
+	_ policy.Kind            = (*Kind)(nil)
+	_ policy.Auxiliary       = (*Kind)(nil)
+	_ policy.BackendProvider = (*Kind)(nil)
+	_ policy.Renderer        = (*Kind)(nil)
+	_ policy.WholeOverrider  = (*Kind)(nil)
 )
 
 // backend is Envoy Gateway's Backend, a backendRef kind of its API group
@@ -133,9 +132,11 @@ func (k *Kind) buildSpec() policy.KindSpec {
 type data struct {
 	// spec is the decoded spec: a pointer to the kind's type in Envoy
 	// Gateway's API (typed.go). decodeFailed: a value did not fit its
-	// type (the policy is Invalid; spec holds the rest).
+	// type (the policy is Invalid; spec holds the rest); misfit are the
+	// spec fields (spec.rateLimit) such values are in.
 	spec         any
 	decodeFailed bool
+	misfit       map[string]bool
 	mergeType    string
 	// deprecated are Envoy Gateway's DeprecatedField warnings.
 	deprecated []string
@@ -171,6 +172,12 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	spec, decodeErrs, nested, folded := k.decodeSpec(p)
 	d.spec, d.decodeFailed = spec.Addr().Interface(), len(decodeErrs) > 0
+	for _, e := range decodeErrs {
+		if d.misfit == nil {
+			d.misfit = map[string]bool{}
+		}
+		d.misfit[topField(e.Field)] = true
+	}
 	k.holdValues(p, spec, folded)
 	p.Findings = append(p.Findings, policy.UnknownFieldFindings(o, append(k.unknownFields(o), nested...), env.Config.LenientFields)...)
 	t, mergeType := targetingOf(spec)
@@ -319,8 +326,16 @@ func decoded(p *policy.Policy) *data {
 	return &data{geoInvalid: -1}
 }
 
-// AncestorStatuses implements policy.AncestorStatuser.
-func (k *Kind) AncestorStatuses(ps []*policy.Policy, g *topology.Graph) policy.Decisions {
+// ancestorStatuses are the family's AncestorStatuses: Envoy Gateway's
+// status run over the policies of one of its kinds.
+func ancestorStatuses(ps []*policy.Policy, g *topology.Graph) policy.Decisions {
+	if len(ps) == 0 {
+		return policy.Decisions{}
+	}
+	k, ok := ps[0].Kind.(*Kind)
+	if !ok {
+		return policy.Decisions{}
+	}
 	return newStatusRun(k, g).run(ps)
 }
 
@@ -353,7 +368,7 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 // Family is Envoy Gateway's family for internal/pipeline to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
-	ValidateRoute: validateRoute, Listeners: judgeListeners,
+	ValidateRoute: validateRoute, Listeners: judgeListeners, AncestorStatuses: ancestorStatuses,
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",
 		"policy-no-effect":                  "The mergeType is Envoy Gateway's.",

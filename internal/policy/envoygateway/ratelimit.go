@@ -2,16 +2,16 @@ package envoygateway
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"net"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 )
 
 // This file reads BackendTrafficPolicy's spec.rateLimit into the rules
@@ -19,70 +19,6 @@ import (
 // (in its order: the local rate limit, then the global one; per rule
 // its client selectors). The checks (valueChecks.rateLimit) and the
 // rendering (render_ratelimit.go) share it.
-
-// rateLimitSpec is spec.rateLimit.
-type rateLimitSpec struct {
-	Type   *string         `json:"type"`
-	Local  *rateLimitRules `json:"local"`
-	Global *rateLimitRules `json:"global"`
-}
-
-type rateLimitRules struct {
-	Rules []rateLimitRule `json:"rules"`
-}
-
-type rateLimitRule struct {
-	ClientSelectors []clientSelector `json:"clientSelectors"`
-	Limit           struct {
-		Requests     uint32       `json:"requests"`
-		Unit         string       `json:"unit"`
-		FromMetadata *metadataKey `json:"fromMetadata"`
-	} `json:"limit"`
-	Cost *struct {
-		Request  *rateLimitCost `json:"request"`
-		Response *rateLimitCost `json:"response"`
-	} `json:"cost"`
-	Shared            *bool   `json:"shared"`
-	ShadowMode        *bool   `json:"shadowMode"`
-	XRateLimitHeaders *string `json:"xRateLimitHeaders"`
-}
-
-type metadataKey struct {
-	Namespace string `json:"namespace"`
-	Key       string `json:"key"`
-}
-
-type rateLimitCost struct {
-	Number   *uint64      `json:"number"`
-	Metadata *metadataKey `json:"metadata"`
-}
-
-type clientSelector struct {
-	Headers []stringSelector `json:"headers"`
-	Methods []struct {
-		Value  string `json:"value"`
-		Invert *bool  `json:"invert"`
-	} `json:"methods"`
-	Path *struct {
-		Type   *string `json:"type"`
-		Value  string  `json:"value"`
-		Invert *bool   `json:"invert"`
-	} `json:"path"`
-	SourceCIDR *struct {
-		Type   *string `json:"type"`
-		Value  string  `json:"value"`
-		Invert *bool   `json:"invert"`
-	} `json:"sourceCIDR"`
-	QueryParams []stringSelector `json:"queryParams"`
-}
-
-// stringSelector is a header or query parameter selector.
-type stringSelector struct {
-	Type   *string `json:"type"`
-	Name   string  `json:"name"`
-	Value  *string `json:"value"`
-	Invert *bool   `json:"invert"`
-}
 
 // rlMatch is one string match of a rule (Envoy Gateway's StringMatch):
 // exactly one of exact, prefix and regex, or distinct (every value its
@@ -113,11 +49,11 @@ type rlRule struct {
 	requests uint32
 	unit     string
 	// fromMetadata: the limit is read per request from dynamic metadata.
-	fromMetadata      *metadataKey
-	requestCost       *rateLimitCost
-	responseCost      *rateLimitCost
+	fromMetadata      *egv1a1.RateLimitValueMetadata
+	requestCost       *egv1a1.RateLimitCostSpecifier
+	responseCost      *egv1a1.RateLimitCostSpecifier
 	shared, shadow    bool
-	xRateLimitHeaders *string
+	xRateLimitHeaders *egv1a1.XRateLimitHeadersOption
 }
 
 // matchSet reports whether the rule selects some requests (else it
@@ -131,7 +67,7 @@ func (r *rlRule) matchSet() bool {
 type rlLocal struct {
 	requests uint32
 	unit     string
-	xrl      *string // the default rule's xRateLimitHeaders
+	xrl      *egv1a1.XRateLimitHeadersOption // the default rule's xRateLimitHeaders
 	rules    []rlRule
 }
 
@@ -166,16 +102,15 @@ func at(path string, err error) error {
 // when it runs without a rate limit service.
 var errGlobalDisabled = errors.New("enable Ratelimit in the EnvoyGateway config to configure global rateLimit")
 
-// buildRateLimit builds a policy's rate limits as Envoy Gateway does,
-// or its first error. globalEnabled: a rate limit service is deployed.
-func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, error) {
-	// raw is a merge of several policies' rateLimit documents when rendering; the
-	// check decodes the value as written so that a wrong type reads as Envoy Gateway says it (typeError).
-	var spec rateLimitSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return rlSet{}, typeError(err)
-	}
+// buildRateLimit builds a policy's rate limits from spec.rateLimit as
+// Envoy Gateway's API type holds it (decoded once, in Decode), as Envoy
+// Gateway does, or its first error. globalEnabled: a rate limit service
+// is deployed.
+func buildRateLimit(spec *egv1a1.RateLimitSpec, ns, name string, globalEnabled bool) (rlSet, error) {
 	var out rlSet
+	if spec == nil {
+		return out, nil
+	}
 	local := func() error {
 		if spec.Local == nil {
 			return at("local", errors.New("local configuration empty for rateLimit"))
@@ -194,7 +129,7 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 		out.hasGl = true
 		out.global = []rlRule{}
 		for i := range spec.Global.Rules {
-			if err := knownUnit(spec.Global.Rules[i].Limit.Unit); err != nil {
+			if err := knownUnit(string(spec.Global.Rules[i].Limit.Unit)); err != nil {
 				return at(fmt.Sprintf("global.rules[%d].limit.unit", i), err)
 			}
 			r, err := buildRule(&spec.Global.Rules[i], ns, name, i)
@@ -205,14 +140,15 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 		}
 		return nil
 	}
-	if spec.Type != nil {
-		switch *spec.Type {
-		case "Global":
+	//lint:ignore SA1019 Envoy Gateway still reads the deprecated type (users set it), so gwpol reads it too.
+	if t := spec.Type; t != nil {
+		switch *t {
+		case egv1a1.GlobalRateLimitType:
 			return out, global()
-		case "Local":
+		case egv1a1.LocalRateLimitType:
 			return out, local()
 		}
-		return out, at("type", fmt.Errorf("invalid rateLimit type: %s", *spec.Type))
+		return out, at("type", fmt.Errorf("invalid rateLimit type: %s", *t))
 	}
 	if spec.Local != nil {
 		if err := local(); err != nil {
@@ -225,25 +161,6 @@ func buildRateLimit(raw []byte, ns, name string, globalEnabled bool) (rlSet, err
 		}
 	}
 	return out, nil
-}
-
-// typeError says which rateLimit field has a value of the wrong type
-// (encoding/json names it without list indexes) in the schema's words.
-func typeError(err error) error {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) || te.Field == "" {
-		return err
-	}
-	want := "a " + te.Type.String()
-	switch te.Type.Kind() {
-	case reflect.Uint32, reflect.Uint64, reflect.Uint:
-		want = "a whole number from 0"
-	case reflect.String:
-		want = "a string"
-	case reflect.Bool:
-		want = "true or false"
-	}
-	return fmt.Errorf("rateLimit.%s must be %s, not %s", strings.TrimPrefix(te.Field, "."), want, te.Value)
 }
 
 // knownUnit refuses a limit unit Envoy Gateway's CRD does not admit (the
@@ -260,7 +177,7 @@ func knownUnit(u string) error {
 // buildLocal is Envoy Gateway's local rate limit: at most one rule
 // without client selectors, the default bucket, whose unit every rule's
 // must be a multiple of (Envoy's local rate limit needs it).
-func buildLocal(l *rateLimitRules, ns, name string) (*rlLocal, error) {
+func buildLocal(l *egv1a1.LocalRateLimit, ns, name string) (*rlLocal, error) {
 	out := &rlLocal{requests: 1<<32 - 1, unit: "Second"}
 	defaults := 0
 	for _, r := range l.Rules {
@@ -268,17 +185,17 @@ func buildLocal(l *rateLimitRules, ns, name string) (*rlLocal, error) {
 			if defaults++; defaults > 1 {
 				return nil, at("local.rules", errors.New("local rateLimit can not have more than one rule without clientSelectors"))
 			}
-			out.requests, out.unit, out.xrl = r.Limit.Requests, r.Limit.Unit, r.XRateLimitHeaders
+			out.requests, out.unit, out.xrl = r.Limit.Requests, string(r.Limit.Unit), r.XRateLimitHeaders
 		}
 	}
 	for i, r := range l.Rules {
-		if err := knownUnit(r.Limit.Unit); err != nil {
+		if err := knownUnit(string(r.Limit.Unit)); err != nil {
 			return nil, at(fmt.Sprintf("local.rules[%d].limit.unit", i), err)
 		}
 	}
 	unit := unitSeconds[out.unit]
 	for i, r := range l.Rules {
-		if unit == 0 || unitSeconds[r.Limit.Unit]%unit != 0 {
+		if unit == 0 || unitSeconds[string(r.Limit.Unit)]%unit != 0 {
 			return nil, at(fmt.Sprintf("local.rules[%d].limit.unit", i), errors.New("local rateLimit rule limit unit must be a multiple of the default limit unit"))
 		}
 	}
@@ -298,8 +215,8 @@ func buildLocal(l *rateLimitRules, ns, name string) (*rlLocal, error) {
 // buildRule is one rule: its client selectors' matches (headers,
 // methods and query parameters add up across selectors; the last path
 // and source CIDR count), limit, costs and options.
-func buildRule(r *rateLimitRule, ns, name string, i int) (rlRule, error) {
-	out := rlRule{name: ns + "/" + name + "/rule/" + strconv.Itoa(i), requests: r.Limit.Requests, unit: r.Limit.Unit,
+func buildRule(r *egv1a1.RateLimitRule, ns, name string, i int) (rlRule, error) {
+	out := rlRule{name: ns + "/" + name + "/rule/" + strconv.Itoa(i), requests: r.Limit.Requests, unit: string(r.Limit.Unit),
 		fromMetadata: r.Limit.FromMetadata, shared: r.Shared != nil && *r.Shared, shadow: r.ShadowMode != nil && *r.ShadowMode,
 		xRateLimitHeaders: r.XRateLimitHeaders}
 	if r.Cost != nil {
@@ -317,7 +234,7 @@ func buildRule(r *rateLimitRule, ns, name string, i int) (rlRule, error) {
 			out.headers = append(out.headers, m)
 		}
 		for _, m := range sel.Methods {
-			out.methods = append(out.methods, rlMatch{exact: ptr(m.Value), invert: isTrue(m.Invert)})
+			out.methods = append(out.methods, rlMatch{exact: ptr(string(m.Value)), invert: isTrue(m.Invert)})
 		}
 		if p := sel.Path; p != nil {
 			m := rlMatch{invert: isTrue(p.Invert)}
@@ -361,7 +278,7 @@ func buildRule(r *rateLimitRule, ns, name string, i int) (rlRule, error) {
 
 // headerMatch is a header selector: Exact (the default), RegularExpression
 // or Distinct (no value, not inverted).
-func headerMatch(h stringSelector) (rlMatch, error) {
+func headerMatch(h egv1a1.HeaderMatch) (rlMatch, error) {
 	m := rlMatch{name: h.Name, invert: isTrue(h.Invert)}
 	switch t := deref(h.Type); {
 	case (t == "" || t == "Exact") && h.Value != nil:
@@ -384,7 +301,7 @@ func headerMatch(h stringSelector) (rlMatch, error) {
 
 // queryMatch is a query parameter selector: Exact (the default),
 // RegularExpression or Distinct.
-func queryMatch(q stringSelector) (rlMatch, error) {
+func queryMatch(q egv1a1.QueryParamMatch) (rlMatch, error) {
 	m := rlMatch{name: q.Name, invert: isTrue(q.Invert)}
 	if q.Name == "" {
 		return m, errors.New("name is required when QueryParamMatch is specified")
@@ -438,15 +355,14 @@ func isTrue(b *bool) bool { return b != nil && *b }
 
 // rateLimit checks what Envoy Gateway rejects in spec.rateLimit (see
 // buildRateLimit); a global rate limit needs a rate limit service
-// (config envoyGateway.rateLimit.enabled).
-func (v valueChecks) rateLimit(globalEnabled bool) {
-	// The value Decode holds (holdValues: set, not null, under a key
-	// naming it in any case, as Envoy Gateway reads it).
-	rl, ok := v.p.Values["rateLimit"].(*fieldValue)
-	if !ok {
+// (config envoyGateway.rateLimit.enabled). A value in it that did not fit
+// its type is Decode's finding, at that value: the rest, partly decoded,
+// is not judged as if the value were unset.
+func (v valueChecks) rateLimit(rl *egv1a1.RateLimitSpec, globalEnabled bool) {
+	if decoded(v.p).misfit["spec.rateLimit"] {
 		return
 	}
-	if _, err := buildRateLimit(rl.raw, v.p.Obj.Namespace, v.p.Obj.Name, globalEnabled); err != nil {
+	if _, err := buildRateLimit(rl, v.p.Obj.Namespace, v.p.Obj.Name, globalEnabled); err != nil {
 		path := []string{"rateLimit"}
 		var re *rlError
 		if errors.As(err, &re) {

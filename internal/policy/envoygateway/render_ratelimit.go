@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	xdscorev3 "github.com/cncf/xds/go/xds/core/v3"
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -91,7 +91,11 @@ func renderRateLimit(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, 
 	cfg := rateLimitConfig(env)
 	var eff rlSet
 	for i := len(in.Values) - 1; i >= 0; i-- {
-		raw, err := rawValue(in.Values[i])
+		fv, err := valueOf(in.Values[i])
+		if err != nil {
+			return nil, fmt.Errorf("rateLimit: %w", err)
+		}
+		spec, err := typedAs[*egv1a1.RateLimitSpec](fv)
 		if err != nil {
 			return nil, fmt.Errorf("rateLimit: %w", err)
 		}
@@ -103,7 +107,7 @@ func renderRateLimit(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, 
 		// status (Decode refuses a global rate limit without one, and
 		// the routes of an invalid policy answer 500): render builds
 		// what the value says.
-		set, err := buildRateLimit(raw, ns, name, true)
+		set, err := buildRateLimit(spec, ns, name, true)
 		if err != nil {
 			return nil, fmt.Errorf("rateLimit: %w", err)
 		}
@@ -161,17 +165,6 @@ func mergeRateLimits(base, patch rlSet, strategic bool) rlSet {
 		out.hasGl = true
 	}
 	return out
-}
-
-// rawValue is a field value as JSON.
-func rawValue(v any) (json.RawMessage, error) {
-	if fv, ok := v.(*fieldValue); ok {
-		return fv.raw, nil
-	}
-	if raw, ok := v.(json.RawMessage); ok {
-		return raw, nil
-	}
-	return json.Marshal(v)
 }
 
 // localFragment is the local rate limit on the route: the filter stays
@@ -532,7 +525,7 @@ func methodsOrNone(r *rlRule) []*rlMatch {
 }
 
 // xRateLimitOption is a rule's xRateLimitHeaders (unset: the filter's).
-func xRateLimitOption(o *string) routev3.RateLimit_XRateLimitOption {
+func xRateLimitOption(o *egv1a1.XRateLimitHeadersOption) routev3.RateLimit_XRateLimitOption {
 	switch deref(o) {
 	case "Off":
 		return routev3.RateLimit_OFF
@@ -542,7 +535,7 @@ func xRateLimitOption(o *string) routev3.RateLimit_XRateLimitOption {
 	return routev3.RateLimit_UNSPECIFIED
 }
 
-func hitsAddend(c *rateLimitCost) *routev3.RateLimit_HitsAddend {
+func hitsAddend(c *egv1a1.RateLimitCostSpecifier) *routev3.RateLimit_HitsAddend {
 	h := &routev3.RateLimit_HitsAddend{}
 	if c.Number != nil {
 		h.Number = wrapperspb.UInt64(*c.Number)

@@ -181,16 +181,25 @@ func TestCompressionOutOfEffect(t *testing.T) {
 	}
 }
 
-// TestRateLimitTypeError: a value of the wrong type names the field and
-// what it must be, not encoding/json's Go struct path.
+// TestRateLimitTypeError: a value of the wrong type is one finding, at
+// that value, naming the field with its list index and what it must be;
+// the rate limit, partly decoded without it, is not judged as well (a
+// unit of the wrong type would otherwise read as a unit left unset).
 func TestRateLimitTypeError(t *testing.T) {
 	withRLS := policy.Config{Values: map[string]any{RateLimitEnabled.Key: true}}
-	p := decodeWith(t, "BackendTrafficPolicy", "  rateLimit:\n    global:\n      rules:\n      - clientSelectors: [{headers: [{name: x, type: Distinct}]}]\n        limit: {requests: -5, unit: Hour}\n", withRLS)
-	if len(p.Invalid) != 1 {
-		t.Fatalf("%d invalid findings, want 1: %v", len(p.Invalid), p.Invalid)
+	tests := []struct{ limit, want string }{
+		{"{requests: -5, unit: Hour}", "spec.rateLimit.local.rules[0].limit.requests must be a whole number from 0 to 4294967295, not number -5"},
+		{"{requests: 5, unit: [Hour]}", "spec.rateLimit.local.rules[0].limit.unit must be a string, not array"},
 	}
-	if got, want := p.Invalid[0].Message, "rateLimit.global.rules.limit.requests must be a whole number from 0, not number -5"; !strings.Contains(got, want) {
-		t.Errorf("message %q, want it to contain %q", got, want)
+	for _, tt := range tests {
+		p := decodeWith(t, "BackendTrafficPolicy", "  rateLimit:\n    local:\n      rules:\n      - limit: "+tt.limit+"\n", withRLS)
+		if len(p.Invalid) != 1 {
+			t.Fatalf("%s: %d invalid findings, want 1: %v", tt.limit, len(p.Invalid), p.Invalid)
+		}
+		d := p.Invalid[0]
+		if !strings.Contains(d.Message, tt.want) || d.Field != strings.Fields(tt.want)[0] {
+			t.Errorf("%s: finding at %s %q, want %q", tt.limit, d.Field, d.Message, tt.want)
+		}
 	}
 }
 

@@ -19,4 +19,5 @@ var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities
 // Family is HAPTIC's family for internal/pipeline to register: its
 // controller, render target, deployment settings (the haptic: section)
 // and the check of its deployment's own WAF settings (CheckDeployment).
-var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment}
+var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment,
+	BrokenReasons: brokenReasons}

@@ -36,11 +36,10 @@ type Kind struct {
 // The hooks of the policy-kind contract (internal/policy/kind.go) that
 // HAProxyRoutePolicy implements.
 var (
-	_ policy.Kind           = Kind{}
-	_ policy.RuleChecker    = Kind{}
-	_ policy.Identifier     = Kind{}
-	_ policy.StatusReasoner = Kind{}
-	_ policy.Renderer       = Kind{}
+	_ policy.Kind        = Kind{}
+	_ policy.RuleChecker = Kind{}
+	_ policy.Identifier  = Kind{}
+	_ policy.Renderer    = Kind{}
 )
 
 // New returns the HAProxyRoutePolicy kind. Use one per pipeline run: it
@@ -229,14 +228,14 @@ func (Kind) PolicyIdentity(p *policy.Policy) string {
 	return PolicyIdentity(p.Obj.Namespace, p.Obj.Name)
 }
 
-// BrokenReasons implements policy.StatusReasoner with HAPTIC's route
+// brokenReasons are the family's BrokenReasons, HAPTIC's route
 // conditions: ResolvedRefs False only where a reference did not resolve —
 // PolicyNotFound for a missing policy, RefNotPermitted for a credential
 // Secret the policy may not use — and IncompatibleFilters for two policies
 // on one rule; every other problem (bad values, WAF catalogs, switched-off
 // features, gRPC restrictions) is UnsupportedValue with the references
 // resolved.
-func (Kind) BrokenReasons(code, field string) (reason, resolvedRefs string) {
+func brokenReasons(code, field string) (reason, resolvedRefs string) {
 	switch {
 	case code == policy.LintExtensionRefNotFound.Code:
 		return "UnsupportedValue", "PolicyNotFound"

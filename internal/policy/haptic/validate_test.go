@@ -442,7 +442,7 @@ func TestCheckRulePassthrough(t *testing.T) {
 			}
 		})
 	}
-	if reason, _ := (Kind{}).BrokenReasons("GWP206", "spec.rules[1].filters[0].extensionRef"); reason != "IncompatibleFilters" {
+	if reason, _ := Family.BrokenReasons("GWP206", "spec.rules[1].filters[0].extensionRef"); reason != "IncompatibleFilters" {
 		t.Errorf("reason = %s, want IncompatibleFilters", reason)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	grpcstatsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_stats/v3"
 	grpcwebv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_web/v3"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // Envoy Gateway's data plane gives a connection manager serving a
@@ -11,12 +13,10 @@ import (
 // policies' filters: gRPC-Web translation (browsers' gRPC) and gRPC
 // statistics for every method (and in filter state, for access logs).
 
-// grpcFilterOrder sorts them after every policy filter.
-const grpcFilterOrder = 1 << 20
-
+// They sort after every policy filter (policy.OrderGRPC).
 var grpcFilters = []filterDef{
-	{name: "envoy.filters.http.grpc_web", order: grpcFilterOrder, enabled: true, config: mustAny(&grpcwebv3.GrpcWeb{})},
-	{name: "envoy.filters.http.grpc_stats", order: grpcFilterOrder + 1, enabled: true, config: mustAny(&grpcstatsv3.FilterConfig{
+	{name: "envoy.filters.http.grpc_web", order: policy.OrderGRPC, enabled: true, config: mustAny(&grpcwebv3.GrpcWeb{})},
+	{name: "envoy.filters.http.grpc_stats", order: policy.OrderGRPC + 1, enabled: true, config: mustAny(&grpcstatsv3.FilterConfig{
 		EmitFilterState:        true,
 		PerMethodStatSpecifier: &grpcstatsv3.FilterConfig_StatsForAllMethods{StatsForAllMethods: wrapperspb.Bool(true)},
 	})},
