@@ -162,9 +162,10 @@ func (g *Graph) ResolvedCertificates(l *Listener) []CARef {
 	return out
 }
 
-// secretKind is the one kind a listener's certificateRef may name:
-// kgateway looks the reference up by its group and kind among the core
-// Secrets, and anything else does not resolve (InvalidCertificateRef).
+// secretKind is the one kind a listener's certificateRef may name: the
+// Gateway API's core support is a Secret, the controllers look the
+// reference up by its group and kind among the core Secrets, and anything
+// else does not resolve (InvalidCertificateRef).
 var secretKind = model.GroupKind{Group: model.CoreGroup, Kind: "Secret"}
 
 // certNamespace is a certificateRef's namespace: its own, else its
