@@ -73,6 +73,17 @@ type Family struct {
 	// checks topology makes, and its findings are lint's. Nil: those
 	// checks stand.
 	ValidateRoute func(rt *topology.Route, env *Env, set *Set) *RouteVerdict
+	// CheckRule is the controller's check of one route rule before any
+	// policy applies (topology.RuleCheck): the problem of a rule it cannot
+	// translate as written under cfg (its validation mode), which it
+	// replaces with a direct response or leaves out; it may record what
+	// the controller reads off the route for the rule (a redirect status
+	// annotation: topology.Rule.RedirectStatus). Topology stores the
+	// problem, status reports it (Controller.ProgrammedCondition), merge
+	// answers the replaced rule 500 and render leaves a dropped one out.
+	// It runs on every route rule, whichever Gateways serve it, as the
+	// keys of Controller.Topology are read. Nil: no such checks.
+	CheckRule func(rt *topology.Route, rule *topology.Rule, cfg Config) *topology.RuleProblem
 	// Listeners is the controller's verdict on the listeners of one of its
 	// Gateways by rules of its own (topology.Controller.Listeners): it
 	// replaces each listener's Conditions and Unserved, which topology set
@@ -174,8 +185,20 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 		controller = r.DefaultController().Name
 	}
 	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
-		ValidationMode: cfg.ValidationMode, ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
-		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller}
+		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
+		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller, RuleChecks: r.RuleChecks(cfg)}
+}
+
+// RuleChecks are the families' checks of each route rule under cfg
+// (Family.CheckRule, topology.Options.RuleChecks), in registration order.
+func (r *Registry) RuleChecks(cfg Config) []topology.RuleCheck {
+	var out []topology.RuleCheck
+	for _, f := range r.Families() {
+		if check := f.CheckRule; check != nil {
+			out = append(out, func(rt *topology.Route, rule *topology.Rule) *topology.RuleProblem { return check(rt, rule, cfg) })
+		}
+	}
+	return out
 }
 
 // TopologyControllers are what topology applies of each registered

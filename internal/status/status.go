@@ -362,12 +362,11 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 }
 
 // programmedCondition is the route condition of type typ a controller
-// adds to the standard ones (policy.Controller.ProgrammedCondition,
-// kgateway's kgateway.dev/Programmed): whether every rule was translated
-// as written —
+// adds to the standard ones (policy.Controller.ProgrammedCondition):
+// whether every rule was translated as written —
 // False/RouteRuleReplaced when a rule is replaced by a direct response
-// because an invalid policy merges into it or a policy it references is
-// missing (kgateway's Standard validation mode), else True/Programmed.
+// (replacedBecause), False/RouteRuleDropped when the controller's rule
+// check leaves it out (topology.RuleProblem), else True/Programmed.
 func programmedCondition(r *merge.Result, rt *topology.Route, typ string) metav1.Condition {
 	var msgs []string
 	reason := ""
@@ -388,7 +387,8 @@ func programmedCondition(r *merge.Result, rt *topology.Route, typ string) metav1
 }
 
 // replacedBecause says why a rule is replaced, "" when it is not: a rule
-// kgateway cannot translate (topology.RuleProblem), an invalid policy
+// its controller cannot translate (topology.RuleProblem, found by the
+// family's rule check: policy.Family.CheckRule), an invalid policy
 // among the rule's own candidates, or a reference broken by a kind that
 // has no route conditions of its own (policy.Family.BrokenReasons).
 func replacedBecause(r *merge.Result, rule *topology.Rule) string {

@@ -11,24 +11,15 @@ import (
 
 // resolveBackends resolves every backendRef of every rule: the object must
 // exist (and for a Service, expose the port), and a reference into another
-// namespace needs a ReferenceGrant there.
+// namespace needs a ReferenceGrant there. Each rule is then checked by the
+// families' RuleChecks.
 func (g *Graph) resolveBackends(r *Route, opt Options) {
 	for _, mr := range r.Route.Rules {
 		rule := &Rule{Rule: mr}
 		for _, br := range mr.BackendRefs {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
 		}
-		strict := strings.EqualFold(opt.ValidationMode, "Strict")
-		rule.Problem = checkRule(rule, strict)
-		if rule.Problem == nil {
-			rule.Problem = redirectStatus(g.keys.RedirectStatus, r, rule)
-		}
-		if rule.Problem == nil && strict {
-			rule.Problem = headerFormatProblem(rule)
-		}
-		if p := rule.Problem; p != nil {
-			g.Diagnostics = append(g.Diagnostics, notProgrammed(r, mr, p))
-		}
+		g.checkRule(r, rule)
 		r.Rules = append(r.Rules, rule)
 	}
 }

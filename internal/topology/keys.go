@@ -2,8 +2,8 @@ package topology
 
 // Keys are the annotation, label and option keys of the controller family
 // whose behaviour topology applies to Gateway API objects: route
-// delegation by label, a child route inheriting its parent's matcher, a
-// redirect status override, route weights and a listener's TLS options.
+// delegation by label, a child route inheriting its parent's matcher,
+// route weights and a listener's TLS options.
 // The family declares them (policy.Controller.Topology) and
 // internal/pipeline passes them in (Options.Keys): topology names no
 // family's key itself. A key left empty is never read.
@@ -14,9 +14,6 @@ type Keys struct {
 	// InheritParentMatcher is the child route annotation that keeps its
 	// matches under the parent's instead of requiring them within it.
 	InheritParentMatcher string
-	// RedirectStatus is the HTTPRoute annotation that overrides the
-	// statusCode of the route's RequestRedirect filters.
-	RedirectStatus string
 	// RouteWeight is the route annotation that orders a route's Envoy
 	// routes first (Options.WeightedRoutePrecedence).
 	RouteWeight string

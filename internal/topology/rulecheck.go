@@ -1,110 +1,36 @@
 package topology
 
 import (
-	"fmt"
-	"regexp"
-	"slices"
-	"strings"
-
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// RuleProblem is a route rule kgateway cannot translate as written: it
-// either replaces the rule with a direct response (Dropped false) or, for a
-// matcher its strict validation rejects, leaves the rule out (Dropped
-// true). Status reports it on the route (kgateway.dev/Programmed).
+// RuleProblem is a route rule its controller cannot translate as written
+// (a family's RuleCheck finds it): the controller either replaces the
+// rule with a direct response (Dropped false) or leaves it out (Dropped
+// true). Status reports it on the route (the controller's
+// ProgrammedCondition) and lint at the rule (LintRuleNotProgrammed).
 type RuleProblem struct {
 	Dropped bool
 	Message string
 }
 
-// checkRule finds a rule's problem: a path rewrite Envoy would refuse
-// (replaced in every validation mode) or, under Strict validation, a
-// regular expression RE2 does not compile (dropped; Standard validation
-// passes it through). Header values Envoy's substitution format refuses
-// are headerFormatProblem's.
-func checkRule(rule *Rule, strict bool) *RuleProblem {
-	if rule.GRPC != nil {
-		for _, f := range rule.GRPC.Filters {
-			if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
-				return &RuleProblem{Message: why}
-			}
-		}
-		return emptyRegex(grpcMatchRegexes(rule.GRPC.Matches))
-	}
-	h := rule.HTTP
-	if h == nil {
-		return nil
-	}
-	var all []string
-	for _, m := range h.Matches {
-		all = append(all, MatchRegexes(m)...)
-	}
-	if p := emptyRegex(all); p != nil {
-		return p
-	}
-	for _, f := range h.Filters {
-		if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
-			return &RuleProblem{Message: why}
-		}
-		if rd := f.RequestRedirect; rd != nil && rd.Path != nil {
-			for _, p := range []*string{rd.Path.ReplacePrefixMatch, rd.Path.ReplaceFullPath} {
-				if p == nil {
-					continue
-				}
-				if why := rewriteProblem(*p); why != "" {
-					return &RuleProblem{Message: fmt.Sprintf("the redirect path %s is invalid: %s", *p, why)}
-				}
-			}
-		}
-		if f.URLRewrite == nil || f.URLRewrite.Path == nil {
-			continue
-		}
-		for _, p := range []*string{f.URLRewrite.Path.ReplacePrefixMatch, f.URLRewrite.Path.ReplaceFullPath} {
-			if p == nil {
-				continue
-			}
-			if why := rewriteProblem(*p); why != "" {
-				return &RuleProblem{Message: fmt.Sprintf("the rewrite %s is invalid: %s", *p, why)}
-			}
-		}
-	}
-	if !strict {
-		return nil
-	}
-	for _, m := range h.Matches {
-		for _, re := range MatchRegexes(m) {
-			if _, err := regexp.Compile(re); err != nil {
-				return &RuleProblem{Dropped: true, Message: "invalid matcher configuration: " + err.Error()}
-			}
-		}
-	}
-	return nil
-}
+// RuleCheck is a controller family's check of one route rule before any
+// policy applies (policy.Family.CheckRule, passed in as
+// Options.RuleChecks): the problem of a rule the controller cannot
+// translate as written, nil when it can. It may also record what the
+// family reads off the route for that rule (Rule.RedirectStatus).
+type RuleCheck func(r *Route, rule *Rule) *RuleProblem
 
-// emptyRegex: an empty RegularExpression value leaves the rule out in
-// every validation mode. The Gateway API schema allows it, but Envoy's
-// refuses a matcher without a regex, so no config can carry the rule.
-func emptyRegex(regexes []string) *RuleProblem {
-	for _, re := range regexes {
-		if re == "" {
-			return &RuleProblem{Dropped: true, Message: "invalid matcher configuration: an empty RegularExpression value matches nothing Envoy accepts"}
+// checkRule runs the families' checks on a rule in order and keeps the
+// first problem (Rule.Problem), reported at the rule.
+func (g *Graph) checkRule(r *Route, rule *Rule) {
+	for _, check := range g.ruleChecks {
+		if p := check(r, rule); p != nil {
+			rule.Problem = p
+			g.Diagnostics = append(g.Diagnostics, notProgrammed(r, rule.Rule, p))
+			return
 		}
 	}
-	return nil
-}
-
-// grpcMatchRegexes are a GRPCRoute's RegularExpression header values.
-func grpcMatchRegexes(matches []gwv1.GRPCRouteMatch) []string {
-	var out []string
-	for _, m := range matches {
-		for _, h := range m.Headers {
-			if h.Type != nil && *h.Type == gwv1.GRPCHeaderMatchRegularExpression {
-				out = append(out, h.Value)
-			}
-		}
-	}
-	return out
 }
 
 // MatchRegexes are a match's RegularExpression values: path, headers and
@@ -125,42 +51,4 @@ func MatchRegexes(m gwv1.HTTPRouteMatch) []string {
 		}
 	}
 	return out
-}
-
-// headerValuesProblem says why a header filter's values cannot be sent,
-// "" when they can: the Gateway API schema allows any value, but Envoy
-// refuses one with a NUL, CR or LF (a header injection), so the rule
-// cannot be translated as written.
-func headerValuesProblem(filters ...*gwv1.HTTPHeaderFilter) string {
-	for _, f := range filters {
-		if f == nil {
-			continue
-		}
-		for _, h := range append(slices.Clip(f.Set), f.Add...) {
-			if strings.ContainsAny(h.Value, "\x00\r\n") {
-				return fmt.Sprintf("the value of header %s contains a NUL, CR or LF, which Envoy refuses", h.Name)
-			}
-		}
-	}
-	return ""
-}
-
-// pathChars are the characters of a URI path (RFC 3986 pchar and "/").
-var pathChars = regexp.MustCompile(`^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$`)
-
-// rewriteProblem says why a replacement path is unusable, "" when it is
-// fine: only path characters, and no empty, "." or ".." segment.
-func rewriteProblem(p string) string {
-	if !pathChars.MatchString(p) {
-		return "it must only contain valid URI path characters"
-	}
-	for _, bad := range []string{"//", "/./", "/../"} {
-		if strings.Contains(p, bad) {
-			return fmt.Sprintf("path [%s] cannot contain [%s]", p, bad)
-		}
-	}
-	if strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..") {
-		return fmt.Sprintf("path [%s] cannot end with a dot segment", p)
-	}
-	return ""
 }

@@ -22,10 +22,9 @@ type Options struct {
 	// PortlessBackendKinds are those of BackendKinds whose objects define
 	// their own ports: a ref naming one with a port does not resolve.
 	PortlessBackendKinds map[model.GroupKind]bool
-	// ValidationMode is the validation mode setting (config
-	// validationMode): Strict also drops rules whose matchers Envoy would
-	// reject (RuleProblem).
-	ValidationMode string
+	// RuleChecks are the families' checks of each route rule (RuleCheck),
+	// run in order; the first problem found is the rule's.
+	RuleChecks []RuleCheck
 	// ReferenceGrantMode is the reference grant mode setting (config
 	// referenceGrantMode): Off accepts a backendRef into another
 	// namespace without a ReferenceGrant.
@@ -67,8 +66,9 @@ type Graph struct {
 
 	Diagnostics []diag.Diagnostic
 
-	undecided map[undecidedKey]bool // listener × namespace already reported
-	keys      Keys                  // Options.Keys
+	undecided  map[undecidedKey]bool // listener × namespace already reported
+	keys       Keys                  // Options.Keys
+	ruleChecks []RuleCheck           // Options.RuleChecks
 	// controllers and fallback are Options.Controllers and
 	// Options.Controller.
 	controllers map[string]Controller
@@ -221,10 +221,12 @@ type Rule struct {
 	Backends []*Backend
 	// Children are the delegations this rule makes.
 	Children []*Delegation
-	// Problem is set when kgateway cannot translate the rule as written.
+	// Problem is set when the controller cannot translate the rule as
+	// written (Options.RuleChecks).
 	Problem *RuleProblem
 	// RedirectStatus overrides the status code of the rule's
-	// RequestRedirect (Keys.RedirectStatus); 0 keeps the filter's.
+	// RequestRedirect (a family's RuleCheck reads it off the route); 0
+	// keeps the filter's.
 	RedirectStatus int
 
 	kept bool // some flattening serves it (see Route.Served)
@@ -297,7 +299,7 @@ func (s *ListenerSet) Listener(name string) *Listener {
 
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
-	g := &Graph{Model: m, keys: opt.Keys, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g := &Graph{Model: m, keys: opt.Keys, ruleChecks: opt.RuleChecks, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		for i, l := range mg.Spec.Listeners {

@@ -36,14 +36,13 @@ var HTTP2AppProtocols = []string{"http2", "grpc", "grpc-web", "kubernetes.io/h2c
 
 // TopologyKeys are the annotation, label and tls.options keys kgateway
 // reads on Gateway API objects, which topology applies: delegation by
-// label and a child's inheriting its parent's matcher, a redirect status
-// override, route weights (weightedRoutePrecedence) and listener TLS
-// options.
+// label and a child's inheriting its parent's matcher, route weights
+// (weightedRoutePrecedence) and listener TLS options. The redirect status
+// override (AnnotationRedirectStatus) is its rule check's (checkRule).
 var TopologyKeys = topology.Keys{
 	DelegationLabel:      "delegation.kgateway.dev/label",
 	DelegationLabelGroup: "delegation.kgateway.dev",
 	InheritParentMatcher: "delegation.kgateway.dev/inherit-parent-matcher",
-	RedirectStatus:       "kgateway.dev/http-redirect-status-code",
 	RouteWeight:          "kgateway.dev/route-weight",
 	TLS: topology.TLSOptionKeys{
 		ALPN:                  "kgateway.dev/alpn-protocols",
@@ -58,11 +57,11 @@ var TopologyKeys = topology.Keys{
 }
 
 // Family is kgateway's family for internal/families to register: its
-// controller, render target, CRDs' list limits and its verdict on its
-// Gateways' listeners (its kinds are this package's and its siblings',
+// controller, render target, CRDs' list limits, its check of route rules
+// and its verdict on its Gateways' listeners (its kinds are this package's and its siblings',
 // backendconfigpolicy, backendtlspolicy and directresponse).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings,
-	Listeners: judgeListeners, RuleNotes: ruleNotes}
+	CheckRule: checkRule, Listeners: judgeListeners, RuleNotes: ruleNotes}
 
 // ruleNotes are what kgateway does of its own about the findings of
 // generic stages (policy.Family.RuleNotes): the keys it reads and the
