@@ -66,6 +66,11 @@ type Controller struct {
 	// Topology are the annotation, label and option keys the controller
 	// reads on Gateway API objects (topology.Keys).
 	Topology topology.Keys
+	// TLSOptions reads the tls.options of an HTTPS listener as the
+	// controller does (topology.TLSOptionParser): the settings it writes
+	// into the listener's TLS context, and the options it rejects. Nil:
+	// it reads none.
+	TLSOptions topology.TLSOptionParser
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares
@@ -91,6 +96,22 @@ func (r *Registry) TopologyKeys() topology.Keys {
 		}
 	}
 	return topology.Keys{}
+}
+
+// TLSOptionParser is the tls.options reading topology applies
+// (topology.Options.TLSOptions): the default controller's, else the first
+// registered controller's that declares one, as TopologyKeys; nil when
+// none does.
+func (r *Registry) TLSOptionParser() topology.TLSOptionParser {
+	if p := r.DefaultController().TLSOptions; p != nil {
+		return p
+	}
+	for _, c := range r.controllers {
+		if c.TLSOptions != nil {
+			return c.TLSOptions
+		}
+	}
+	return nil
 }
 
 // RouteSourceKey is the route source metadata key (Controller.RouteSourceKey)

@@ -136,11 +136,7 @@ func (g *Graph) TLSConditions(l *Listener, accepted metav1.Condition, programmed
 		l.Unserved = UnservedTLS
 		return cond("Accepted", false, "Invalid", msg), false, refs
 	}
-	opts, err := l.TLSOptions()
-	if err == nil && len(opts.SubjectAltNames) > 0 && l.FrontendValidation() == nil {
-		err = fmt.Errorf("verify-subject-alt-names annotation requires a trusted CA to be configured")
-	}
-	if err != nil {
+	if _, err := l.TLSOptions(); err != nil {
 		l.Unserved = UnservedTLS
 		return cond("Accepted", false, "Invalid", err.Error()), false, refs
 	}

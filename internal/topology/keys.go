@@ -2,8 +2,8 @@ package topology
 
 // Keys are the annotation, label and option keys of the controller family
 // whose behaviour topology applies to Gateway API objects: route
-// delegation by label, a child route inheriting its parent's matcher,
-// route weights and a listener's TLS options.
+// delegation by label, a child route inheriting its parent's matcher and
+// route weights.
 // The family declares them (policy.Controller.Topology) and
 // internal/pipeline passes them in (Options.Keys): topology names no
 // family's key itself. A key left empty is never read.
@@ -17,12 +17,4 @@ type Keys struct {
 	// RouteWeight is the route annotation that orders a route's Envoy
 	// routes first (Options.WeightedRoutePrecedence).
 	RouteWeight string
-	// TLS are the listener tls.options keys.
-	TLS TLSOptionKeys
-}
-
-// TLSOptionKeys are the tls.options keys of an HTTPS listener a family
-// reads (TLSOptions).
-type TLSOptionKeys struct {
-	ALPN, CipherSuites, ECDHCurves, SignatureAlgorithms, MinVersion, MaxVersion, VerifyCertificateHash, VerifySubjectAltNames string
 }

@@ -7,9 +7,6 @@ var kgatewayKeys = Keys{
 	DelegationLabel: "delegation.kgateway.dev/label", DelegationLabelGroup: "delegation.kgateway.dev",
 	InheritParentMatcher: "delegation.kgateway.dev/inherit-parent-matcher",
 	RouteWeight:          "kgateway.dev/route-weight",
-	TLS: TLSOptionKeys{ALPN: "kgateway.dev/alpn-protocols", CipherSuites: "kgateway.dev/cipher-suites", ECDHCurves: "kgateway.dev/ecdh-curves",
-		SignatureAlgorithms: "kgateway.dev/signature-algorithms", MinVersion: "kgateway.dev/min-tls-version", MaxVersion: "kgateway.dev/max-tls-version",
-		VerifyCertificateHash: "kgateway.dev/verify-certificate-hash", VerifySubjectAltNames: "kgateway.dev/verify-subject-alt-names"},
 }
 
 // Names the tests use.

@@ -2,7 +2,6 @@ package topology
 
 import (
 	"fmt"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -11,16 +10,10 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 )
 
-// The ALPN option's values (Keys.TLS.ALPN).
-const (
-	alpnAllowEmpty   = "allow-empty"
-	defaultALPNProto = "h2,http/1.1"
-)
-
-// TLSOptions are an HTTPS listener's kgateway tls.options, parsed.
+// TLSOptions are an HTTPS listener's TLS settings that its controller
+// reads from tls.options, parsed (TLSOptionParser).
 type TLSOptions struct {
-	// ALPN is the protocols offered: h2 and http/1.1 unless the option
-	// sets others; empty for "allow-empty".
+	// ALPN is the protocols offered; empty when none are.
 	ALPN []string
 	// CipherSuites, ECDHCurves and SignatureAlgorithms, in the order written.
 	CipherSuites, ECDHCurves, SignatureAlgorithms []string
@@ -30,110 +23,19 @@ type TLSOptions struct {
 	CertificateHashes, SubjectAltNames []string
 }
 
-// TLSOptions parses the listener's tls.options. An option kgateway would
-// reject (an unknown TLS version) is an error naming it.
+// TLSOptionParser is a controller family's reading of an HTTPS listener's
+// tls.options (policy.Controller.TLSOptions, passed in as
+// Options.TLSOptions): the settings they give, or an error naming an
+// option the controller rejects, which leaves the listener unserved.
+type TLSOptionParser func(l *Listener) (TLSOptions, error)
+
+// TLSOptions are the listener's tls.options as its family reads them
+// (Options.TLSOptions); none without a parser.
 func (l *Listener) TLSOptions() (TLSOptions, error) {
-	var o TLSOptions
-	opts := map[string]string{}
-	if l.TLS != nil {
-		for k, v := range l.TLS.Options {
-			opts[string(k)] = string(v)
-		}
+	if l.tlsOptions == nil {
+		return TLSOptions{}, nil
 	}
-	delete(opts, "") // a key the family does not declare is never read
-	k := l.tlsKeys
-	alpn := defaultALPNProto
-	if v, ok := opts[k.ALPN]; ok && k.ALPN != "" {
-		alpn = v
-	}
-	if alpn != alpnAllowEmpty {
-		o.ALPN = commaList(alpn)
-	}
-	o.CipherSuites = commaList(opts[k.CipherSuites])
-	o.ECDHCurves = commaList(opts[k.ECDHCurves])
-	o.SignatureAlgorithms = commaList(opts[k.SignatureAlgorithms])
-	var err error
-	if o.MinVersion, err = tlsVersion(k.MinVersion, opts[k.MinVersion]); err != nil {
-		return o, err
-	}
-	if o.MaxVersion, err = tlsVersion(k.MaxVersion, opts[k.MaxVersion]); err != nil {
-		return o, err
-	}
-	o.CertificateHashes = hashList(opts[k.VerifyCertificateHash])
-	var bad []string
-	for _, h := range o.CertificateHashes {
-		if !sha256Hash(h) {
-			bad = append(bad, "invalid certificate hash: "+h)
-		}
-	}
-	if len(bad) > 0 {
-		return o, fmt.Errorf("%s", strings.Join(bad, "\n"))
-	}
-	if o.MinVersion != "" && o.MaxVersion != "" && o.MaxVersion < o.MinVersion {
-		return o, fmt.Errorf("maximum tls version %s is less than minimum tls version %s", o.MaxVersion, o.MinVersion)
-	}
-	o.SubjectAltNames = commaList(opts[k.VerifySubjectAltNames])
-	return o, nil
-}
-
-// sha256Hash: a certificate hash kgateway accepts (sslutils
-// validateCertificateHash) is a SHA-256 digest, 64 hex digits or 32
-// colon-separated hex pairs.
-func sha256Hash(h string) bool {
-	hexOnly := func(s string) bool {
-		for _, r := range s {
-			if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
-				return false
-			}
-		}
-		return true
-	}
-	if len(h) == 64 {
-		return hexOnly(h)
-	}
-	pairs := strings.Split(h, ":")
-	if len(pairs) != 32 {
-		return false
-	}
-	for _, p := range pairs {
-		if len(p) != 2 || !hexOnly(p) {
-			return false
-		}
-	}
-	return true
-}
-
-func commaList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// hashList reads certificate hashes written comma-separated or as a
-// YAML-like list folded into one string (" - A - B"), as kgateway's own
-// examples write them.
-func hashList(s string) []string {
-	var out []string
-	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
-		if p != "-" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func tlsVersion(opt, v string) (string, error) {
-	switch v {
-	case "":
-		return "", nil
-	case "1.0", "1.1", "1.2", "1.3":
-		return "TLSv1_" + v[2:], nil
-	}
-	return "", fmt.Errorf("%s %q is not a TLS version (1.0, 1.1, 1.2 or 1.3)", opt, v)
+	return l.tlsOptions(l)
 }
 
 // FrontendValidation is the client certificate validation the Gateway's

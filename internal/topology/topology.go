@@ -25,6 +25,9 @@ type Options struct {
 	// RuleChecks are the families' checks of each route rule (RuleCheck),
 	// run in order; the first problem found is the rule's.
 	RuleChecks []RuleCheck
+	// TLSOptions reads an HTTPS listener's tls.options (TLSOptionParser);
+	// nil: none are read.
+	TLSOptions TLSOptionParser
 	// ReferenceGrantMode is the reference grant mode setting (config
 	// referenceGrantMode): Off accepts a backendRef into another
 	// namespace without a ReferenceGrant.
@@ -69,6 +72,7 @@ type Graph struct {
 	undecided  map[undecidedKey]bool // listener × namespace already reported
 	keys       Keys                  // Options.Keys
 	ruleChecks []RuleCheck           // Options.RuleChecks
+	tlsOptions TLSOptionParser       // Options.TLSOptions
 	// controllers and fallback are Options.Controllers and
 	// Options.Controller.
 	controllers map[string]Controller
@@ -112,8 +116,8 @@ type ListenerSet struct {
 
 // Listener is one listener of a Gateway or of a ListenerSet attached to it.
 type Listener struct {
-	// tlsKeys are the family's tls.options keys (Keys.TLS).
-	tlsKeys TLSOptionKeys
+	// tlsOptions reads its tls.options (Options.TLSOptions).
+	tlsOptions TLSOptionParser
 
 	Gateway *Gateway
 	Set     *ListenerSet // nil for the Gateway's own listeners
@@ -299,11 +303,11 @@ func (s *ListenerSet) Listener(name string) *Listener {
 
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
-	g := &Graph{Model: m, keys: opt.Keys, ruleChecks: opt.RuleChecks, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g := &Graph{Model: m, keys: opt.Keys, ruleChecks: opt.RuleChecks, tlsOptions: opt.TLSOptions, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		for i, l := range mg.Spec.Listeners {
-			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsKeys: opt.Keys.TLS})
+			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsOptions: opt.TLSOptions})
 		}
 		g.Gateways = append(g.Gateways, gw)
 		g.gateways[mg.Key()] = gw
@@ -374,7 +378,7 @@ func (g *Graph) attachListenerSets() {
 			s.Parent, s.Accepted = gw, true
 			gw.Sets = append(gw.Sets, s)
 			for i, le := range ms.Spec.Listeners {
-				gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Set: s, Index: i, Listener: gwv1.Listener(le), tlsKeys: g.keys.TLS})
+				gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Set: s, Index: i, Listener: gwv1.Listener(le), tlsOptions: g.tlsOptions})
 			}
 		}
 	}

@@ -13,7 +13,7 @@ const ControllerName = "kgateway.dev/kgateway"
 // replacing whole a rule an invalid policy merges into.
 var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: Target.Name, Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
 	ProgrammedCondition: "kgateway.dev/Programmed", SummaryGroup: Group, RouteSourceKey: RouteSourceKey, RouteSource: &EnableRouteSourceMetadata,
-	Topology: TopologyKeys, WeightedRoutePrecedence: &WeightedRoutePrecedence, ExtensionBackends: &ExtensionBackends,
+	Topology: TopologyKeys, TLSOptions: tlsOptions, WeightedRoutePrecedence: &WeightedRoutePrecedence, ExtensionBackends: &ExtensionBackends,
 	// On a backendRef kgateway applies the header modifiers (per
 	// weighted cluster) and logs any other Gateway API filter type as
 	// not supported there, leaving it out.
@@ -34,26 +34,17 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 // HTTP/2 to (HTTP/1.1 to every other).
 var HTTP2AppProtocols = []string{"http2", "grpc", "grpc-web", "kubernetes.io/h2c"}
 
-// TopologyKeys are the annotation, label and tls.options keys kgateway
+// TopologyKeys are the annotation and label keys kgateway
 // reads on Gateway API objects, which topology applies: delegation by
 // label and a child's inheriting its parent's matcher, route weights
-// (weightedRoutePrecedence) and listener TLS options. The redirect status
-// override (AnnotationRedirectStatus) is its rule check's (checkRule).
+// (weightedRoutePrecedence). The redirect status override
+// (AnnotationRedirectStatus) is its rule check's (checkRule), the
+// listener tls.options its parser's (tlsOptions).
 var TopologyKeys = topology.Keys{
 	DelegationLabel:      "delegation.kgateway.dev/label",
 	DelegationLabelGroup: "delegation.kgateway.dev",
 	InheritParentMatcher: "delegation.kgateway.dev/inherit-parent-matcher",
 	RouteWeight:          "kgateway.dev/route-weight",
-	TLS: topology.TLSOptionKeys{
-		ALPN:                  "kgateway.dev/alpn-protocols",
-		CipherSuites:          "kgateway.dev/cipher-suites",
-		ECDHCurves:            "kgateway.dev/ecdh-curves",
-		SignatureAlgorithms:   "kgateway.dev/signature-algorithms",
-		MinVersion:            "kgateway.dev/min-tls-version",
-		MaxVersion:            "kgateway.dev/max-tls-version",
-		VerifyCertificateHash: "kgateway.dev/verify-certificate-hash",
-		VerifySubjectAltNames: "kgateway.dev/verify-subject-alt-names",
-	},
 }
 
 // Family is kgateway's family for internal/families to register: its

@@ -14,7 +14,7 @@ import (
 )
 
 // kgatewayGraph builds the topology of docs with kgateway's verdict on its
-// Gateways' listeners, as internal/pipeline passes it in.
+// Gateways' listeners and its tls.options parser, as internal/families passes them in.
 func kgatewayGraph(t *testing.T, docs ...string) *topology.Graph {
 	t.Helper()
 	objs, err := manifest.Parse("in.yaml", []byte(strings.Join(docs, "\n---\n")), manifest.Limits{})
@@ -25,7 +25,7 @@ func kgatewayGraph(t *testing.T, docs ...string) *topology.Graph {
 	ctrls := map[string]topology.Controller{ControllerName: {Title: Controller.Title, Listeners: func(g *topology.Graph, gw *topology.Gateway) []diag.Diagnostic {
 		return Family.Listeners(g, gw, policy.Config{})
 	}}}
-	return topology.Build(m, topology.Options{Keys: TopologyKeys, Controllers: ctrls, Controller: ControllerName})
+	return topology.Build(m, topology.Options{Keys: TopologyKeys, TLSOptions: tlsOptions, Controllers: ctrls, Controller: ControllerName})
 }
 
 func findCond(conds []metav1.Condition, typ string) metav1.Condition {
