@@ -134,7 +134,6 @@ var mentionsLeft = map[string]mentionLeft{
 	"internal/status/status.go":             {8, "status's merge-origin reporting (GetRefCount, per-resource copies, ListenerSet reporting) is kgateway's, applied to every field-merging controller; to move: family steps for ancestor reporting"},
 	"internal/topology/delegation.go":       {5, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
 	"internal/topology/flatten.go":          {8, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
-	"internal/topology/stream.go":           {4, "which TCP/TLS routes get a filter chain (the oldest on TCP, one rule with backends) is kgateway's, read by render and explain for every target; to move: a family step"},
 	"internal/topology/tls.go":              {1, "one unusable frontend CA leaves the listener unserved, as kgateway serves none of it (the Gateway API refuses the listener only when every CA is unusable), in the generic listener verdict; to move: the family's Listeners step"},
 	"internal/topology/topology.go":         {1, "a field for kgateway's delegation flattening; to move with delegation"},
 }

@@ -90,6 +90,13 @@ type Family struct {
 	// as the Gateway API says, and returns its findings. Status reports the
 	// verdict and render serves by it. Nil: the Gateway API's stand.
 	Listeners func(g *topology.Graph, gw *topology.Gateway, cfg Config) []diag.Diagnostic
+	// StreamRoutes is which routes attached to a TCP or TLS listener of
+	// one of its Gateways the controller programs, each as a filter chain
+	// (topology.StreamRouteRule): render builds those, lint reports the
+	// others (GWP213) and explain says why. A Gateway whose family
+	// declares none takes the default controller's family's (Registry.
+	// TopologyOptions), as it takes its topology keys. Unset: the default's.
+	StreamRoutes topology.StreamRouteRule
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -187,7 +194,7 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
 		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
 		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller, RuleChecks: r.RuleChecks(cfg),
-		TLSOptions: r.TLSOptionParser()}
+		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes()}
 }
 
 // RuleChecks are the families' checks of each route rule under cfg
@@ -219,7 +226,34 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.Listeners = func(g *topology.Graph, gw *topology.Gateway) []diag.Diagnostic { return judge(g, gw, cfg) }
 		out[f.Controller.Name] = tc
 	}
+	for _, f := range r.Families() {
+		if f.Controller != nil && f.StreamRoutes.Served != nil {
+			tc := out[f.Controller.Name]
+			tc.StreamRoutes = f.StreamRoutes
+			out[f.Controller.Name] = tc
+		}
+	}
 	return out
+}
+
+// StreamRoutes is the stream route rule of a Gateway whose controller's
+// family declares none (topology.Options.StreamRoutes): the default
+// controller's family's, else the first registered family's that declares
+// one; unset when none does.
+func (r *Registry) StreamRoutes() topology.StreamRouteRule {
+	var first topology.StreamRouteRule
+	for _, f := range r.Families() {
+		if f.StreamRoutes.Served == nil {
+			continue
+		}
+		if f.Controller != nil && f.Controller.Default {
+			return f.StreamRoutes
+		}
+		if first.Served == nil {
+			first = f.StreamRoutes
+		}
+	}
+	return first
 }
 
 // RuleNotes are the families' notes on generic rules (Family.RuleNotes),

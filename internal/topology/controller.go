@@ -18,6 +18,9 @@ type Controller struct {
 	// what status reports and render serves. Nil: the Gateway API's
 	// conditions stand.
 	Listeners func(g *Graph, gw *Gateway) []diag.Diagnostic
+	// StreamRoutes is which routes a TCP or TLS listener of its Gateways
+	// programs (StreamRouteRule); unset: Options.StreamRoutes.
+	StreamRoutes StreamRouteRule
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

@@ -8,38 +8,33 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// StreamRoutes are the route attachments kgateway programs on a TCP or
-// TLS listener, each as a tcp_proxy filter chain: on a TCP listener the
-// oldest route attached only (then the first by kind, namespace and name,
-// the order of l.Routes), on a TLS listener every one. A route counts when
-// it has exactly one rule and that rule has backendRefs; kgateway
-// programs nothing for the others. Render builds the chains from them,
-// and a TCP or TLS port where no listener has one is not programmed.
-func (l *Listener) StreamRoutes() []*Attachment {
-	var atts []*Attachment
-	switch {
-	case len(l.Routes) == 0:
-		return nil
-	case l.Protocol == gwv1.TCPProtocolType:
-		atts = []*Attachment{oldestRoute(l.Routes)}
-	case l.Protocol == gwv1.TLSProtocolType:
-		atts = l.Routes
-	default:
-		return nil
-	}
-	return slices.DeleteFunc(slices.Clone(atts), func(a *Attachment) bool { return !programmable(a.Route) })
+// StreamRouteRule is which of the routes attached to a TCP or TLS
+// listener its controller programs, each as a tcp_proxy filter chain of
+// its own (policy.Family.StreamRoutes; Controller.StreamRoutes, and
+// Options.StreamRoutes for a Gateway whose controller declares none).
+type StreamRouteRule struct {
+	// Served are the attachments of the stream listener l (it has
+	// routes) the controller programs, in chain order.
+	Served func(l *Listener) []*Attachment
+	// Why says why the controller programs no chain for an attachment of
+	// l that Served leaves out, and the field of the route that keeps it
+	// out.
+	Why func(l *Listener, a *Attachment) (field, why string)
 }
 
-// programmable: kgateway programs a TCPRoute or TLSRoute with exactly one
-// rule, with backendRefs.
-func programmable(r *Route) bool { return len(r.Rules) == 1 && len(r.Rules[0].Backends) > 0 }
-
-// oldestRoute is the attachment of the oldest route (the first of the
-// oldest in the order given when several are as old).
-func oldestRoute(atts []*Attachment) *Attachment {
-	return slices.MinFunc(atts, func(a, b *Attachment) int {
-		return a.Route.Meta.CreationTimestamp.Compare(b.Route.Meta.CreationTimestamp.Time)
-	})
+// StreamRoutes are the route attachments the Gateway's controller
+// programs on a TCP or TLS listener (StreamRouteRule), each as a
+// tcp_proxy filter chain; without a rule, every route attached. Render
+// builds the chains from them, and a TCP or TLS port where no listener
+// has one is not programmed.
+func (l *Listener) StreamRoutes() []*Attachment {
+	if !IsStream(l.Protocol) || len(l.Routes) == 0 {
+		return nil
+	}
+	if rule := l.Gateway.streams; rule.Served != nil {
+		return rule.Served(l)
+	}
+	return l.Routes
 }
 
 // unprogrammedStreamRoutes reports (GWP213) every route a TCP or TLS
@@ -59,7 +54,7 @@ func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 			if served[a] {
 				continue
 			}
-			field, why := streamWhy(l, a)
+			field, why := l.streamWhy(a)
 			r := a.Route
 			out = append(out, diag.Diagnostic{Code: LintStreamRouteNotProgrammed.Code, Severity: LintStreamRouteNotProgrammed.Severity,
 				Object: r.Key().Ref(), Field: field, Pos: r.Src.KeyPos(field),
@@ -69,34 +64,24 @@ func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 	return out
 }
 
-// StreamRouteGap says why kgateway programs no filter chain for a route
-// attached to a TCP or TLS listener, "" when it programs one.
+// StreamRouteGap says why the Gateway's controller programs no filter
+// chain for a route attached to a TCP or TLS listener, "" when it
+// programs one.
 func (l *Listener) StreamRouteGap(a *Attachment) string {
 	if slices.Contains(l.StreamRoutes(), a) {
 		return ""
 	}
-	_, why := streamWhy(l, a)
+	_, why := l.streamWhy(a)
 	return why
 }
 
-// streamWhy says why a route attached to a stream listener gets no
-// filter chain, and at which field. Past the route's own rules, only a
-// TCP listener leaves a route out: it serves the oldest.
-func streamWhy(l *Listener, a *Attachment) (string, string) {
-	r := a.Route
-	switch {
-	case len(r.Rules) != 1:
-		return "spec.rules", fmt.Sprintf("it has %d rules, and %s programs a %s only with exactly one", len(r.Rules), l.Gateway.controllerTitle(), r.Kind)
-	case len(r.Rules[0].Backends) == 0:
-		return r.Rules[0].Path, "its rule has no backendRefs"
+// streamWhy is the rule's reason an attachment of l gets no filter chain,
+// and at which field.
+func (l *Listener) streamWhy(a *Attachment) (string, string) {
+	if rule := l.Gateway.streams; rule.Why != nil {
+		return rule.Why(l, a)
 	}
-	oldest := oldestRoute(l.Routes).Route
-	served := oldest.Kind + " " + oldest.Meta.Namespace + "/" + oldest.Meta.Name
-	if !programmable(oldest) {
-		served = "none (the oldest, " + served + ", cannot be programmed)"
-	}
-	return fmt.Sprintf("spec.parentRefs[%d]", a.Parent.Index),
-		fmt.Sprintf("a TCP listener serves one route, the oldest (by creationTimestamp, then name); it serves %s", served)
+	return "", ""
 }
 
 // sniClaim is a filter chain's match on one port: a server name ("" for

@@ -1,62 +1,90 @@
 package topology
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// TestProgrammedStreamRoutes: which routes kgateway programs on a TCP or TLS
-// listener, and that a TCP or TLS listener none of whose port's routes is
-// programmed is not Programmed itself.
-func TestProgrammedStreamRoutes(t *testing.T) {
-	const gw = `apiVersion: gateway.networking.k8s.io/v1
+// TestStreamRouteRule: the routes a stream listener programs are its
+// Gateway's controller's (Controller.StreamRoutes), else
+// Options.StreamRoutes', else every route attached; a route the rule
+// leaves out is reported (GWP213) with the rule's reason, at its field.
+func TestStreamRouteRule(t *testing.T) {
+	const in = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: cls}
+spec: {controllerName: example.com/own}
+---
+apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: ns}
 spec:
+  gatewayClassName: cls
   listeners:
-  - {name: tcp, protocol: TCP, port: 9000}
   - {name: tls, protocol: TLS, port: 8443, tls: {mode: Passthrough}}
 ---
 apiVersion: v1
 kind: Service
 metadata: {name: svc, namespace: ns}
-spec: {ports: [{port: 80}]}`
-	stream := func(kind, name, created, section string, rules, backends int) string {
-		refs := strings.TrimSuffix(strings.Repeat("{name: svc, port: 80}, ", backends), ", ")
-		rule := fmt.Sprintf("  - backendRefs: [%s]\n", refs)
-		return fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1alpha2
-kind: %s
-metadata: {name: %s, namespace: ns, creationTimestamp: %q}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: a, namespace: ns}
 spec:
-  parentRefs: [{name: gw, sectionName: %s}]
-  rules:
-%s`, kind, name, created, section, strings.Repeat(rule, rules))
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: b, namespace: ns}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]`
+	only := func(name string) StreamRouteRule {
+		return StreamRouteRule{
+			Served: func(l *Listener) []*Attachment {
+				return slices.DeleteFunc(slices.Clone(l.Routes), func(a *Attachment) bool { return a.Route.Meta.Name != name })
+			},
+			Why: func(l *Listener, a *Attachment) (string, string) {
+				return "spec.parentRefs[0]", "only " + name + " is served"
+			},
+		}
 	}
 	cases := []struct {
-		name     string
-		routes   []string
-		listener string
-		want     []string // route names, in order
+		name string
+		opt  Options
+		want []string
+		gap  string // why b gets no chain
 	}{
-		{"no route", nil, "tcp", nil},
-		{"tcp: the oldest only", []string{stream("TCPRoute", "a-new", "2024-02-01T00:00:00Z", "tcp", 1, 1), stream("TCPRoute", "b-old", "2024-01-01T00:00:00Z", "tcp", 1, 1)}, "tcp", []string{"b-old"}},
-		{"tcp: same age, first by name", []string{stream("TCPRoute", "b", "2024-01-01T00:00:00Z", "tcp", 1, 1), stream("TCPRoute", "a", "2024-01-01T00:00:00Z", "tcp", 1, 1)}, "tcp", []string{"a"}},
-		{"tcp: the oldest has two rules, nothing", []string{stream("TCPRoute", "new", "2024-02-01T00:00:00Z", "tcp", 1, 1), stream("TCPRoute", "old", "2024-01-01T00:00:00Z", "tcp", 2, 1)}, "tcp", nil},
-		{"tcp: a rule without backendRefs, nothing", []string{stream("TCPRoute", "r", "2024-01-01T00:00:00Z", "tcp", 1, 0)}, "tcp", nil},
-		{"tls: every route that can be programmed", []string{stream("TLSRoute", "a", "2024-01-01T00:00:00Z", "tls", 1, 1), stream("TLSRoute", "b", "2024-01-01T00:00:00Z", "tls", 2, 1), stream("TLSRoute", "c", "2024-01-01T00:00:00Z", "tls", 1, 2)}, "tls", []string{"a", "c"}},
+		{"no rule: every route", Options{}, []string{"a", "b"}, ""},
+		{"the default rule", Options{StreamRoutes: only("a")}, []string{"a"}, "only a is served"},
+		{"the controller's own rule first", Options{StreamRoutes: only("b"), Controllers: map[string]Controller{"example.com/own": {StreamRoutes: only("a")}}}, []string{"a"}, "only a is served"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := graph(t, Options{}, append([]string{gw}, c.routes...)...)
-			l := g.Gateway("ns", "gw").Listener(c.listener)
+			g := graph(t, c.opt, in)
+			l := g.Gateway("ns", "gw").Listener("tls")
 			var got []string
 			for _, a := range l.StreamRoutes() {
 				got = append(got, a.Route.Meta.Name)
 			}
 			if !slices.Equal(got, c.want) {
 				t.Errorf("StreamRoutes = %q, want %q", got, c.want)
+			}
+			b := l.Routes[slices.IndexFunc(l.Routes, func(a *Attachment) bool { return a.Route.Meta.Name == "b" })]
+			if gap := l.StreamRouteGap(b); gap != c.gap {
+				t.Errorf("StreamRouteGap(b) = %q, want %q", gap, c.gap)
+			}
+			var reported []string
+			for _, d := range g.Diagnostics {
+				if d.Code == LintStreamRouteNotProgrammed.Code {
+					reported = append(reported, d.Field+": "+d.Message)
+				}
+			}
+			if c.gap == "" && len(reported) > 0 || c.gap != "" && (len(reported) != 1 || !strings.HasPrefix(reported[0], "spec.parentRefs[0]: ") || !strings.HasSuffix(reported[0], c.gap)) {
+				t.Errorf("GWP213 findings %q, want one for b saying %q", reported, c.gap)
 			}
 		})
 	}

@@ -137,7 +137,7 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		}
 	}
 	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
-		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), why, l.Gateway.controllerTitle())}
+		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), why, l.Gateway.ControllerTitle())}
 }
 
 // caObject is the ConfigMap or Secret a CA reference names.

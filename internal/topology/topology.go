@@ -28,6 +28,10 @@ type Options struct {
 	// TLSOptions reads an HTTPS listener's tls.options (TLSOptionParser);
 	// nil: none are read.
 	TLSOptions TLSOptionParser
+	// StreamRoutes is which routes a TCP or TLS listener programs on a
+	// Gateway whose controller declares no rule of its own
+	// (Controller.StreamRoutes); unset: every route attached.
+	StreamRoutes StreamRouteRule
 	// ReferenceGrantMode is the reference grant mode setting (config
 	// referenceGrantMode): Off accepts a backendRef into another
 	// namespace without a ReferenceGrant.
@@ -94,11 +98,12 @@ type Gateway struct {
 	Listeners []*Listener
 	Sets      []*ListenerSet
 
-	title string // how messages name its controller (Controller.Title)
+	title   string          // how messages name its controller (Controller.Title)
+	streams StreamRouteRule // its controller's (Controller.StreamRoutes, else Options.StreamRoutes)
 }
 
-// controllerTitle names the Gateway's controller in messages.
-func (gw *Gateway) controllerTitle() string {
+// ControllerTitle names the Gateway's controller in messages.
+func (gw *Gateway) ControllerTitle() string {
 	if gw.title == "" {
 		return "its controller"
 	}
@@ -333,7 +338,11 @@ func Build(m *model.Model, opt Options) *Graph {
 		for _, l := range gw.Listeners {
 			slices.SortFunc(l.Routes, func(a, b *Attachment) int { return a.Route.Key().Compare(b.Route.Key()) })
 		}
-		gw.title = g.controllerOf(gw).Title
+		ctrl := g.controllerOf(gw)
+		gw.title, gw.streams = ctrl.Title, ctrl.StreamRoutes
+		if gw.streams.Served == nil {
+			gw.streams = opt.StreamRoutes
+		}
 		// after the sort: it breaks ties between routes as old
 		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)

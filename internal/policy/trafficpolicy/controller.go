@@ -48,11 +48,12 @@ var TopologyKeys = topology.Keys{
 }
 
 // Family is kgateway's family for internal/families to register: its
-// controller, render target, CRDs' list limits, its check of route rules
-// and its verdict on its Gateways' listeners (its kinds are this package's and its siblings',
+// controller, render target, CRDs' list limits, its check of route rules,
+// its verdict on its Gateways' listeners and the stream routes it programs
+// (its kinds are this package's and its siblings',
 // backendconfigpolicy, backendtlspolicy and directresponse).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings,
-	CheckRule: checkRule, Listeners: judgeListeners, RuleNotes: ruleNotes}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, RuleNotes: ruleNotes}
 
 // ruleNotes are what kgateway does of its own about the findings of
 // generic stages (policy.Family.RuleNotes): the keys it reads and the

@@ -14,7 +14,8 @@ import (
 )
 
 // kgatewayGraph builds the topology of docs with kgateway's verdict on its
-// Gateways' listeners and its tls.options parser, as internal/families passes them in.
+// Gateways' listeners, its tls.options parser and its stream route rule,
+// as internal/families passes them in.
 func kgatewayGraph(t *testing.T, docs ...string) *topology.Graph {
 	t.Helper()
 	objs, err := manifest.Parse("in.yaml", []byte(strings.Join(docs, "\n---\n")), manifest.Limits{})
@@ -24,7 +25,7 @@ func kgatewayGraph(t *testing.T, docs ...string) *topology.Graph {
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
 	ctrls := map[string]topology.Controller{ControllerName: {Title: Controller.Title, Listeners: func(g *topology.Graph, gw *topology.Gateway) []diag.Diagnostic {
 		return Family.Listeners(g, gw, policy.Config{})
-	}}}
+	}, StreamRoutes: Family.StreamRoutes}}
 	return topology.Build(m, topology.Options{Keys: TopologyKeys, TLSOptions: tlsOptions, Controllers: ctrls, Controller: ControllerName})
 }
 
