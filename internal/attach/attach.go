@@ -55,8 +55,9 @@ type Result struct {
 	Broken map[*topology.Rule][]Broken
 	// OnBackendRef lists, per policy, the routes whose backendRef filters
 	// reference it (kinds that allow it there): such a reference attaches
-	// nothing, yet kgateway reports the policy against those routes'
-	// Gateways (Attached False, Pending).
+	// nothing to the rule, yet status reports the policy against those
+	// routes' Gateways (for a kind reporting the Attached condition,
+	// policy.KindSpec.Attached: Attached False, Pending).
 	OnBackendRef map[*policy.Policy][]*topology.Route
 	// BackendRef are, per backendRef of a rule, the policies its
 	// ExtensionRef filters name, of kinds that apply per backend
@@ -572,8 +573,9 @@ func (r *Result) attachBackendTarget(g *topology.Graph, idx *selectorIndex, p *p
 }
 
 // appendBackend attaches p to a backend object; a sectionName naming a
-// Service's port restricts it to that port's cluster (as kgateway
-// attaches it), ahead of the policies on the whole Service.
+// Service's port restricts it to that port's cluster (a targetRef's
+// sectionName names a section of its target, GEP-713; a Service's are its
+// ports), ahead of the policies on the whole Service.
 func (r *Result) appendBackend(k model.Key, p *policy.Policy, t policy.TargetRef) {
 	a := &Attachment{Policy: p, Via: ViaTargetRef, Path: t.Path}
 	if t.Section != "" && k.Group == model.CoreGroup && k.Kind == string(policy.TargetService) {

@@ -102,14 +102,10 @@ type mentionLeft struct {
 // strings or comments still name a controller family
 // (TestGenericPackagesMentionNoFamily), with why. It only shrinks.
 var mentionsLeft = map[string]mentionLeft{
-	"internal/attach/attach.go":             {3, "kgateway's lenient policy references and backendRef-filter reporting, in generic attach"},
-	"internal/explain/explain.go":           {2, "explain's parent path naming and unresolved-backend note describe kgateway's and Envoy Gateway's behaviour"},
-	"internal/lint/merge.go":                {1, "kgateway's documented extension weight"},
-	"internal/merge/decide.go":              {1, "the deciding rules are kgateway's order"},
+	"internal/attach/attach.go":             {1, "kgateway's lenient resolution of a backendRef filter naming no policy (skipped, a warning), applied to every kind that takes backendRef filters; to move: a kind or controller trait"},
+	"internal/explain/explain.go":           {1, "the per-path merge of a delegated rule is kgateway's delegation; to move with topology's delegation"},
 	"internal/merge/delegation.go":          {3, "merging along delegated routes is kgateway's alone; to move with topology's delegation"},
-	"internal/merge/filterorder.go":         {1, "the filter order by weight is kgateway's"},
-	"internal/merge/fixed.go":               {8, "a rule's fixed status (NoAction, 500 body, delegation cycle) follows kgateway, Envoy Gateway's 500 through its route validation; to move: Target/Controller traits for fixed statuses"},
-	"internal/merge/merge.go":               {3, "the field merge follows kgateway's (MergeOrigins, one hierarchy level, undefined order); the merge engine is the field-merging controllers' default"},
+	"internal/merge/fixed.go":               {4, "a rule with no backendRefs replaced by a 500 (NoAction) is kgateway's, for every controller that does not validate its routes itself; a delegation cycle's 500 is kgateway's delegation; to move: a controller trait for the no-action rule, and with delegation"},
 	"internal/merge/paths.go":               {1, "kgateway merges each path of a route apart"},
 	"internal/merge/result.go":              {1, "merge points are kgateway's Envoy resources"},
 	"internal/model/names.go":               {1, "the name \"*\" is kgateway's delegation wildcard, read in generic name checks"},
@@ -131,7 +127,7 @@ var mentionsLeft = map[string]mentionLeft{
 	"internal/render/envoy/session.go":      {2, "kgateway's session persistence translation in generic render"},
 	"internal/render/envoy/tcp.go":          {10, "render's TCP/TLS chains follow kgateway's translator for every target (oldest route, one chain per route); to move with topology's stream routes"},
 	"internal/render/envoy/tls.go":          {3, "kgateway's TLS context and tls.options, written for every target"},
-	"internal/status/status.go":             {8, "status's merge-origin reporting (GetRefCount, per-resource copies, ListenerSet reporting) is kgateway's, applied to every field-merging controller; to move: family steps for ancestor reporting"},
+	"internal/status/status.go":             {3, "the ancestors a policy is reported against (the listener owner of each Envoy resource, each delegated copy's parents, the parentRef's sectionName kept) follow kgateway's reporting for every kind whose status follows merge; to move: a family step for ancestor reporting"},
 	"internal/topology/delegation.go":       {5, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
 	"internal/topology/flatten.go":          {8, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
 	"internal/topology/tls.go":              {1, "one unusable frontend CA leaves the listener unserved, as kgateway serves none of it (the Gateway API refuses the listener only when every CA is unusable), in the generic listener verdict; to move: the family's Listeners step"},

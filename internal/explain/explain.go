@@ -489,8 +489,9 @@ func defaultStrategy(e merge.EffectiveField) policy.Strategy {
 // unresolvedShares notes, for a rule that forwards, each backendRef that
 // does not resolve or that the controller managing gw refuses: the
 // requests its weight would get answer 500, as the Gateway API asks
-// (kgateway routes them to a cluster that does not exist, Envoy Gateway
-// to its invalid-backend cluster).
+// (render routes them to a cluster no resource defines: the blackhole
+// of a target with policy.Target.Blackhole, the one named by
+// policy.Target.InvalidShare).
 func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) []string {
 	var out []string
 	total := int32(0)

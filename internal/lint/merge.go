@@ -171,10 +171,11 @@ func tieHint(p *policy.Policy) string {
 }
 
 // extensionTieNote warns, for tied fields whose values call different
-// extensions, that the extensions' own weights would not settle the tie:
-// kgateway documents that their weight "is used instead" of the policy's,
-// but it sorts only their filters in the chain by it, never the policies
-// at a merge point.
+// objects carrying filter weights (policy.Policy.FilterWeights, set by the
+// kinds whose controller orders those filters by them), that those
+// weights do not settle the tie: they order the filters in the chain
+// (merge.EffectiveField.FilterOrder), never the policies at a merge point.
+// The family's note on the rule says what its controller documents.
 func extensionTieNote(tie merge.Tie) string {
 	var notes []string
 	for _, key := range tie.Fields {

@@ -11,7 +11,10 @@ import (
 // Rule names what ordered two candidates at one merge point.
 type Rule string
 
-// The deciding rules, in the order kgateway applies them.
+// The deciding rules, in the order they apply: GEP-713's (the more
+// specific attachment, then the older policy, then the name), with a
+// kind's weight (policy.KindSpec.WeightAnnotation) before age, and
+// attachment order for a kind without precedence (KindSpec.Precedence).
 const (
 	// RuleLevel: the winner attached at a more specific level (rule over
 	// route, listener over Gateway).

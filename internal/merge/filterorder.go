@@ -21,9 +21,10 @@ type FilterStep struct {
 
 // FilterOrder lists the filters a field in effect enables when its values
 // (the contributors, and those in effect beside them at less specific
-// levels) call several objects that carry filter weights: one step per
-// object, higher weight first, then by name, as kgateway sorts the filters
-// of one stage. Nil when fewer than two objects are called, or when they
+// levels) call several objects that carry filter weights
+// (policy.Policy.FilterWeights, which a kind sets where its controller
+// orders one stage's filters by them): one step per object, higher weight
+// first, then by name. Nil when fewer than two objects are called, or when they
 // run in different stages.
 func (e EffectiveField) FilterOrder() []FilterStep {
 	var steps []FilterStep

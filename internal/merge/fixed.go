@@ -39,8 +39,9 @@ func (r *Result) LeftOut(rt *topology.Route, rule *topology.Rule, gw *topology.G
 }
 
 // FixedStatusOn is FixedStatus for the rule as the controller managing gw
-// serves it: a rule its validation keeps but answers (Envoy Gateway's 500
-// for refused filters) answers that, whatever else the rule does; and a
+// serves it: a rule its route validation (policy.Family.ValidateRoute)
+// keeps but answers (a 500 for filters it refuses) answers that, whatever
+// else the rule does; and a
 // backendRef it refuses takes no traffic, like one that does not resolve.
 // A rule the controller leaves out (LeftOut) answers nothing.
 func (r *Result) FixedStatusOn(rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) (FixedStatus, bool) {
@@ -73,9 +74,10 @@ func (r *Result) FixedStatusAlong(rt *topology.Route, rule *topology.Rule, path 
 }
 
 // NoBackendOn reports whether the controller managing gw, which validates
-// rt, answers the rule 500 because none of its backendRefs takes traffic
-// (none at all, not resolved, refused, weight 0): Envoy Gateway decides it
-// while translating the route, before any policy applies, unless the rule
+// rt (policy.Family.ValidateRoute), answers the rule 500 because none of
+// its backendRefs takes traffic (none at all, not resolved, refused,
+// weight 0): a controller validating its routes decides it while
+// translating the route, before any policy applies, unless the rule
 // redirects or its filters answer it.
 func (r *Result) NoBackendOn(rt *topology.Route, rule *topology.Rule, gw *topology.Gateway) (FixedStatus, bool) {
 	return r.noBackendAlong(rt, rule, nil, gw)
@@ -178,8 +180,8 @@ func (r *Result) NoAction(rule *topology.Rule) bool {
 	return !answered
 }
 
-// answered: a policy of the rule answers it itself (policy.Answerer,
-// kgateway's DirectResponse), with the status render writes; for a
+// answered: a policy of the rule answers it itself (a kind implementing
+// policy.Answerer: a direct response), with the status render writes; for a
 // delegated rule's copy, a policy of its merge along path (nil: Own).
 func (r *Result) answered(rule *topology.Rule, path *RulePath) (FixedStatus, bool) {
 	var own Points
@@ -220,8 +222,9 @@ func redirects(rule *topology.Rule) bool {
 
 // noUsableBackend: a rule none of whose backendRefs can take traffic
 // (none resolves, or only weight 0) answers 500, as the
-// Gateway API asks; render writes a direct response, or (kgateway) a route
-// to a cluster that does not exist, which Envoy answers 500.
+// Gateway API asks; render writes a direct response, or (a target with
+// policy.Target.Blackhole) a route to a cluster no resource defines,
+// which Envoy answers 500.
 func noUsableBackend(rule *topology.Rule, use func(int, *topology.Backend) (string, bool)) (FixedStatus, bool) {
 	fs := FixedStatus{Status: 500}
 	for i, b := range rule.Backends {

@@ -88,8 +88,9 @@ type Point struct {
 	// laid over it.
 	Fields []*Field
 	// Reported is the policies' merge alone: what the controller reports
-	// (kgateway's MergeOrigins and Attached condition do not know that a
-	// route rule's own timeouts and retry win in the data plane).
+	// (merge origins in status, the Attached condition of a kind that
+	// reports it: policy.KindSpec.Attached), which does not know that a
+	// route rule's own timeouts and retry win in the data plane.
 	Reported []*Field
 	// Rule are the route rule's own Gateway API values of the kind's
 	// fields, each owned by a built-in candidate (policy.BuiltIn); they
@@ -262,8 +263,9 @@ func lookupFold(m map[string]string, key string) (string, bool) {
 	return "", false
 }
 
-// mergeLevel merges candidates in precedence order with per-field
-// strategies, the way kgateway merges policies of one hierarchy level.
+// mergeLevel merges the candidates of one hierarchy level in precedence
+// order, each field by the strategy its kind declares for it
+// (policy.FieldSpec, policyMerge in the config: strategyFor).
 func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 	pt := &Point{Kind: k}
 	keeps := k.Spec().InvalidKeepsValidFields
@@ -329,8 +331,9 @@ func combine(key string, s policy.Strategy, setters []*Candidate) *Field {
 	return f
 }
 
-// ties finds adjacent candidates ordered only by name that compete for a
-// field, which kgateway leaves undefined.
+// ties finds adjacent candidates ordered only by name (RuleName) that
+// compete for a field: in a cluster their creation times would decide,
+// which a repository cannot control (lint's GWP303).
 func ties(pt *Point) []Tie {
 	var out []Tie
 	for i := 0; i+1 < len(pt.Candidates); i++ {

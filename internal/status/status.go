@@ -245,7 +245,8 @@ func Compute(r *merge.Result, opt Options) *Report {
 
 // gatewayReplacedBy names the invalid policies that replace a Gateway's
 // configuration: on the whole Gateway, and on a whole ListenerSet attached
-// to it (kgateway reports both on the Gateway). Which policies are invalid
+// to it, both reported on the Gateway by a controller with conditions of
+// its own (policy.Controller.ExtraConditions). Which policies are invalid
 // already depends on the validation mode (Strict adds the errors only
 // Envoy's validation finds), as render's replacements do.
 func gatewayReplacedBy(r *merge.Result, gw *topology.Gateway) string {
@@ -264,8 +265,9 @@ func gatewayReplacedBy(r *merge.Result, gw *topology.Gateway) string {
 
 // listenerReplacedBy names the invalid policies that replace a listener's
 // configuration: its own (sectionName), and for an HTTP listener its whole
-// ListenerSet's (kgateway reports a set-wide policy on the set's HTTP
-// listeners and on the Gateway, not on its HTTPS listeners).
+// ListenerSet's: a set-wide policy configures the virtual hosts of the
+// set's HTTP listeners (merge.ListenerPoints), while each HTTPS listener's
+// own route configuration takes only its own policies and the Gateway's.
 func listenerReplacedBy(r *merge.Result, l *topology.Listener) string {
 	lp := r.Listener(l)
 	if lp == nil {
@@ -532,8 +534,9 @@ type usage int
 
 const (
 	// usedPending: only a backendRef filter references the policy, which
-	// kgateway applies per backend (when the kind does:
-	// policy.KindSpec.BackendRefFilter) while reporting only its
+	// its controller applies per backend (when the kind does:
+	// policy.KindSpec.BackendRefFilter) while a kind reporting the
+	// Attached condition (policy.KindSpec.Attached) reports only its
 	// acceptance (Attached False, Pending); any other use at the same
 	// ancestor says more.
 	usedPending usage = iota
@@ -542,11 +545,13 @@ const (
 	usedOverridden
 )
 
-// refCount classifies a policy at one point like kgateway's GetRefCount:
-// listed under every field of the merged result → Attached, some → Merged,
-// none → Overridden. No origins at all → Attached. It reads the policies'
-// merge as the controller reports it (Reported): kgateway does not count a
-// field a route rule's own value took as lost.
+// refCount classifies a policy at one point for the Attached condition of
+// the kinds that report it (policy.KindSpec.Attached, whose declaration
+// says whose counting it is): listed under every field of the merged
+// result → Attached, some → Merged, none → Overridden. No origins at all →
+// Attached. It reads the policies' merge as the controller reports it
+// (merge.Point.Reported), where a field a route rule's own value took
+// does not count as lost.
 func refCount(pt *merge.Point, p *policy.Policy) usage {
 	if len(pt.Reported) == 0 {
 		return usedAttached

@@ -129,10 +129,14 @@ var spec = func() policy.KindSpec {
 		ExtensionRef:      true,
 		BackendRefFilter:  true,
 		BackendRefNote:    "kgateway applies a TrafficPolicy named from a backendRef to that backend only, with its per-filter settings (the weighted cluster's typed_per_filter_config), and drops its route settings",
-		Attached:          true,
-		MaxAncestors:      16,
-		Precedence:        true,
-		WeightAnnotation:  AnnotationWeight,
+		// kgateway's Attached condition counts a policy's merge origins
+		// (GetRefCount): listed under every merged field Attached, some
+		// Merged, none Overridden; a field the route rule's own value
+		// takes is not counted as lost (status.refCount).
+		Attached:         true,
+		MaxAncestors:     16,
+		Precedence:       true,
+		WeightAnnotation: AnnotationWeight,
 	}
 	for _, f := range fields {
 		fs := policy.FieldSpec{Key: f.key, SpecPath: f.path, Deep: f.deep, Default: policy.AugmentedShallow}
