@@ -219,13 +219,13 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		{name: "a Backend with TLS is covered by one BackendTLSPolicy per endpoint port",
 			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
-				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {ip: {address: 10.0.0.1, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
 				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}") +
 				egBTLS("p8443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		{name: "a Backend with TLS and a BackendTLSPolicy on one of its two ports",
 			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
-				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {ip: {address: 10.0.0.1, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
 				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendRef"}},
 		{name: "a Backend's client certificate in another namespace",
