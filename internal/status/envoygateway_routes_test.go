@@ -222,6 +222,13 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}") +
 				egBTLS("p8443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a BackendTLSPolicy on the Service whose CA ConfigMap is not in the input",
+			docs: egHTTPRoute("[{name: svc, port: 8080}]") +
+				"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" +
+				"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: a.example.com, caCertificateRefs: [{group: '', kind: ConfigMap, name: nope}]}\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendTLS"},
+			msg:  "Failed to process route rule 0 backendRef 0: configmap nope not found in namespace app."},
 		{name: "a Backend with TLS and a BackendTLSPolicy on one of its two ports",
 			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
 				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +

@@ -131,6 +131,31 @@ metadata: {name: host-from-header, namespace: default}
 spec: {urlRewrite: {hostname: {type: Header, header: x-host}}}
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: tls-ca-missing, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: api.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: nope}]}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: tls-ca-two-entries, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: api.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: two-entries}]}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: tls-ca-one-entry, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: api.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: one-entry}]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: two-entries, namespace: default}
+data: {a.pem: x, b.pem: y}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: one-entry, namespace: default}
+data: {bundle.pem: x}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: HTTPRouteFilter
 metadata: {name: bad-cookie, namespace: default}
 spec: {matches: [{cookies: [{name: a, type: RegularExpression, value: "("}]}]}
@@ -231,6 +256,9 @@ func TestValidateRoute(t *testing.T) {
 		{"cookie match regex that does not compile", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
 		{"cookie match regex on a GRPCRoute", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
 		{"an exact cookie match is no regex", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", ""},
+		{"a Backend's own CA ConfigMap not in the input", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: tls-ca-missing}]\n", "refs InvalidBackendTLS"},
+		{"a Backend's own CA ConfigMap of two entries, neither ca.crt nor tls.crt", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: tls-ca-two-entries}]\n", "refs InvalidBackendTLS"},
+		{"a Backend's own CA ConfigMap of a single entry", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: tls-ca-one-entry}]\n", ""},
 		{"regex that does not compile", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n  - matches: [{path: {type: RegularExpression, value: \"*x*\"}}]\n", "drop 1 UnsupportedValue"},
 	}
 	for _, tt := range tests {
