@@ -164,6 +164,13 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 			noEndpoints = true
 			continue
 		}
+		if p := rv.sliceAddressTypeProblem(b.BackendObjectReference); p != nil {
+			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
+			p.path, p.ref = b.Path, j
+			rv.report(rule, p)
+			refused = true
+			continue
+		}
 		valid++
 	}
 	// A rule none of whose backends has an endpoint, none refused, is
@@ -688,6 +695,46 @@ func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *ro
 	}
 	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound", ref: -1,
 		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
+}
+
+// sliceAddressTypeProblem is validateDestinationSettings for a Service:
+// Envoy Gateway builds one cluster per backendRef, of one address type,
+// so a Service whose EndpointSlices mix FQDN with IP address types is
+// refused where it routes to endpoints.
+func (rv *routeValidation) sliceAddressTypeProblem(ref gwv1.BackendObjectReference) *routeProblem {
+	if ref.Kind != nil && *ref.Kind != "Service" || rv.serviceRouting() {
+		return nil
+	}
+	ns := rv.rt.Meta.Namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	if !sliceAddressTypesMixed(rv.m, ns, string(ref.Name)) {
+		return nil
+	}
+	return unresolved("UnsupportedAddressType", "", "mixed endpointslice address type for the same backendRef is not supported.")
+}
+
+// sliceAddressTypesMixed: the Service's EndpointSlices in the input are
+// of FQDN and of IP address types both (getIREndpointsFromEndpointSlices:
+// ir.MIXED).
+func sliceAddressTypesMixed(m *model.Model, ns, name string) bool {
+	fqdn, ip := false, false
+	for _, o := range m.OfKind(endpointSlice) {
+		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != name {
+			continue
+		}
+		var t string
+		if o.DecodeField("addressType", &t) != nil {
+			continue
+		}
+		if t == "FQDN" {
+			fqdn = true
+		} else {
+			ip = true
+		}
+	}
+	return fqdn && ip
 }
 
 // serviceLacksEndpoints: the Service ns/name has EndpointSlices in the

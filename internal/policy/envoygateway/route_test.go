@@ -112,6 +112,25 @@ endpoints: [{addresses: [10.0.0.3]}]
 ---
 apiVersion: v1
 kind: Service
+metadata: {name: mixed, namespace: default}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: mixed-ip, namespace: default, labels: {kubernetes.io/service-name: mixed}}
+addressType: IPv4
+ports: [{port: 8080}]
+endpoints: [{addresses: [10.0.0.4]}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: mixed-fqdn, namespace: default, labels: {kubernetes.io/service-name: mixed}}
+addressType: FQDN
+ports: [{port: 8080}]
+endpoints: [{addresses: [a.example.com]}]
+---
+apiVersion: v1
+kind: Service
 metadata: {name: bare, namespace: default}
 spec: {ports: [{port: 8080}]}
 ---
@@ -249,6 +268,7 @@ func TestValidateRoute(t *testing.T) {
 		{"backendRef to a Service whose EndpointSlices have no address for its port", "HTTPRoute", "  - backendRefs: [{name: idle, port: 8080}]\n", "BackendsAvailable EndpointsNotFound"},
 		{"an endpoint that is not ready still counts", "HTTPRoute", "  - backendRefs: [{name: draining, port: 8080}]\n", ""},
 		{"EndpointSlice ports are matched by the Service port's name", "HTTPRoute", "  - backendRefs: [{name: named, port: 8080}]\n", "BackendsAvailable EndpointsNotFound"},
+		{"a Service whose EndpointSlices mix FQDN and IP address types", "HTTPRoute", "  - backendRefs: [{name: mixed, port: 8080}]\n", "refs UnsupportedAddressType"},
 		{"a Service with no EndpointSlice in the input is not judged", "HTTPRoute", "  - backendRefs: [{name: bare, port: 8080}]\n", ""},
 		{"a backendRef of weight 0 is not judged for endpoints", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}, {name: idle, port: 8080, weight: 0}]\n", ""},
 		{"host rewrite from the path to a dynamic resolver", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: host-from-path}}]\n    backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", "refs UnsupportedValue"},

@@ -234,8 +234,12 @@ func (v refValidator) destination(r backendRef) string {
 	gk, _ := extServiceKind(r)
 	switch gk {
 	case model.GroupKind{Kind: "Service"}:
-		if r.Port != nil && !envoyProxyRoutesToServices(v.m) && serviceLacksEndpoints(v.m, ns, r.Name, *r.Port) {
+		switch {
+		case r.Port == nil || envoyProxyRoutesToServices(v.m):
+		case serviceLacksEndpoints(v.m, ns, r.Name, *r.Port):
 			return fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, r.Name)
+		case sliceAddressTypesMixed(v.m, ns, r.Name):
+			return "mixed endpointslice address type for the same backendRef is not supported."
 		}
 	case backend:
 		o, ok := v.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
