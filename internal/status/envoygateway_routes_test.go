@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
@@ -310,7 +311,7 @@ func compileWithSettings(t *testing.T, docs string, settings map[string]any) *st
 		t.Fatal(err)
 	}
 	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard", Settings: settings}
-	return status.Compute(pipeline.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
+	return status.Compute(families.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
 }
 
 // TestEnvoyGatewaySDSSecretRef: with extensionApis.enableSDSSecretRef a
