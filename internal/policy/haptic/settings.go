@@ -37,7 +37,7 @@ var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default
 // rules closed, as HAPTIC does.
 type Settings struct {
 	// SharedRateLimit is rateLimit.shared.enabled: the fleet-wide stick
-	// tables rateLimit needs. Default true.
+	// tables rateLimit needs. Default false, as the chart's.
 	SharedRateLimit bool
 	// RateLimitMessage: the HAProxy side of the SPOA hub sends the
 	// check-ratelimit message (spoaHub.haproxy.messages), which a shared
@@ -46,10 +46,13 @@ type Settings struct {
 	// that sets the list without it fails every rate-limited rule closed.
 	RateLimitMessage bool
 	// Varnish is cache.varnish.enabled: the cache tier cache needs.
-	// Default true.
+	// Default false, as the chart's.
 	Varnish bool
-	// WAF is waf.enabled: the Coraza SPOA plugin is deployed. Default true.
+	// WAF is waf.enabled: the Coraza SPOA plugin is deployed. Unless the
+	// config sets it, the chart's predicate decides (wafAutoEnabled).
 	WAF bool
+	// wafSet: the config sets waf.enabled.
+	wafSet bool
 	// Inline are the trusted WAF policies defined in values
 	// (waf.policies.inline), by name.
 	Inline map[string]map[string]any
@@ -63,11 +66,12 @@ type Settings struct {
 	// DefaultPolicy is waf.policies.defaultPolicy ("" for none).
 	DefaultPolicy string
 	// SelfService is waf.policies.selfService.enabled: policies may name
-	// catalogs in their own namespace (catalogRef). Default true.
+	// catalogs in their own namespace (catalogRef). Default false, as the
+	// chart's.
 	SelfService bool
 	// MaxPerNamespace and MaxTotal are selfService.limits: how many
 	// distinct self-service catalog entries one namespace, and the
-	// cluster, may select (0: no limit).
+	// cluster, may select (0: no limit; the chart's defaults 4 and 64).
 	MaxPerNamespace, MaxTotal int
 	// Dispatch is waf.dispatch: which routes the WAF inspects.
 	Dispatch WAFDispatch
@@ -105,12 +109,27 @@ type CatalogLocation struct {
 // String is namespace/name/key, the catalog's scope in HAPTIC's terms.
 func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "/" + c.Key }
 
-// DefaultSettings are gwpol's defaults: every feature deployed, no
-// trusted catalog, self-service catalogs allowed without limits.
+// DefaultSettings are the HAPTIC chart's own defaults (charts/haptic
+// values.yaml at a7ac8a15, the commit of the chart tests gwpol runs):
+// the shared rate limit (rateLimit.shared.enabled) and the Varnish tier
+// (cache.varnish.enabled) are off, self-service WAF catalogs are off
+// (waf.policies.selfService, with limits of 4 per namespace and 64 in all
+// once on), no trusted catalog, opt-in dispatch; and the Coraza plugin
+// is off because nothing turns it on (wafAutoEnabled).
 func DefaultSettings() Settings {
-	return Settings{SharedRateLimit: true, RateLimitMessage: true, Varnish: true, WAF: true, SelfService: true,
+	return Settings{RateLimitMessage: true, MaxPerNamespace: 4, MaxTotal: 64,
 		Dispatch:           WAFDispatch{Mode: "opt-in", DefaultEnforcement: "deny"},
 		IngressPermissions: WAFIngressPermissions{AllowPolicySelection: true}}
+}
+
+// wafAutoEnabled is the chart's enable predicate of the Coraza plugin
+// (spoaHub.plugins.coraza.enabled) when the deployment does not set it:
+// on when dispatch is default-on or a WAF catalog is configured — inline
+// policies, trusted ConfigMaps, a default policy or self-service catalogs.
+// (The chart's Ingress compatibility libraries, which also turn it on,
+// concern Ingress objects only.)
+func (s Settings) wafAutoEnabled() bool {
+	return s.Dispatch.Mode == "default-on" || len(s.Inline) > 0 || len(s.Trusted) > 0 || s.DefaultPolicy != "" || s.SelfService
 }
 
 // SettingsKeys are the keys of the haptic: section.
@@ -142,6 +161,9 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 		if err != nil {
 			return Settings{}, err
 		}
+	}
+	if !s.wafSet {
+		s.WAF = s.wafAutoEnabled()
 	}
 	return s, nil
 }
@@ -246,6 +268,7 @@ func (s *Settings) readWAF(v any) error {
 		if err := readBool(en, "haptic.waf.enabled", &s.WAF); err != nil {
 			return err
 		}
+		s.wafSet = true
 	}
 	if err := s.readDispatch(m["dispatch"]); err != nil {
 		return err

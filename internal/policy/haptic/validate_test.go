@@ -174,7 +174,7 @@ func decode(t *testing.T, specYAML string) *policy.Policy {
 	}
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
 	reg := policy.NewRegistry(New())
-	set := reg.Decode(&policy.Env{Model: m})
+	set := reg.Decode(&policy.Env{Model: m, Config: deployedConfig(nil)})
 	for _, p := range set.Policies {
 		if p.Obj.Name == "p" {
 			return p
@@ -515,11 +515,7 @@ func decodeWith(t *testing.T, specYAML string, values map[string]any, extra stri
 		t.Fatalf("parse: %v", err)
 	}
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
-	cfg := policy.Config{Values: map[string]any{}}
-	for k, v := range values {
-		cfg.Values[ConfigPrefix+k] = v
-	}
-	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m, Config: cfg})
+	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m, Config: deployedConfig(values)})
 	for _, p := range set.Policies {
 		if p.Obj.Name == "p" {
 			return p
@@ -709,5 +705,99 @@ func TestCheckDeployment(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// deployed are chart values with every feature a route policy can use
+// switched on and self-service catalogs unlimited: the deployment the
+// checks of this package's tests run in unless a test says otherwise
+// (the chart's own defaults switch them off: TestChartDefaults).
+func deployed() map[string]any {
+	return map[string]any{
+		"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}},
+		"cache":     map[string]any{"varnish": map[string]any{"enabled": true}},
+		"waf": map[string]any{"enabled": true, "policies": map[string]any{
+			"selfService": map[string]any{"enabled": true, "limits": map[string]any{"maxPoliciesPerNamespace": 0, "maxTotalPolicies": 0}}}},
+	}
+}
+
+// deployedConfig is the config of deployed chart values with values
+// (keys of the haptic: section) merged over them, a map into a map.
+func deployedConfig(values map[string]any) policy.Config {
+	merged := mergeValues(deployed(), values)
+	cfg := policy.Config{Values: map[string]any{}}
+	for k, v := range merged {
+		cfg.Values[ConfigPrefix+k] = v
+	}
+	return cfg
+}
+
+func mergeValues(base, over map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		bm, ok1 := out[k].(map[string]any)
+		om, ok2 := v.(map[string]any)
+		if ok1 && ok2 {
+			out[k] = mergeValues(bm, om)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// TestChartDefaults: without a haptic: section gwpol takes the chart's
+// values.yaml defaults — shared rate limit, cache tier and self-service
+// catalogs off (limits 4 and 64) — and the Coraza plugin follows the
+// chart's predicate: on when dispatch is default-on or a catalog is
+// configured, unless waf.enabled says otherwise. A policy that needs a
+// feature the defaults leave off fails closed naming the switch.
+func TestChartDefaults(t *testing.T) {
+	d, err := ParseSettings(policy.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SharedRateLimit || d.Varnish || d.WAF || d.SelfService || d.MaxPerNamespace != 4 || d.MaxTotal != 64 || !d.RateLimitMessage {
+		t.Errorf("defaults = %+v", d)
+	}
+	waf := func(w map[string]any) map[string]any { return map[string]any{"haptic.waf": w} }
+	tests := []struct {
+		name   string
+		values map[string]any
+		want   bool
+	}{
+		{"nothing configured", nil, false},
+		{"inline policy", waf(map[string]any{"policies": map[string]any{"inline": map[string]any{"base": map[string]any{}}}}), true},
+		{"inline map empty", waf(map[string]any{"policies": map[string]any{"inline": map[string]any{}}}), false},
+		{"trusted catalog", waf(map[string]any{"policies": map[string]any{"configMapRefs": map[string]any{"central": map[string]any{"namespace": "security", "name": "catalog", "key": "policies.yaml"}}}}), true},
+		{"default policy", waf(map[string]any{"policies": map[string]any{"defaultPolicy": "base"}}), true},
+		{"self-service", waf(map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": true}}}), true},
+		{"default-on dispatch", waf(map[string]any{"dispatch": map[string]any{"mode": "default-on"}}), true},
+		{"explicitly off", waf(map[string]any{"enabled": false, "policies": map[string]any{"defaultPolicy": "base"}}), false},
+		{"explicitly on", waf(map[string]any{"enabled": true}), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseSettings(policy.Config{Values: tc.values})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.WAF != tc.want {
+				t.Errorf("WAF = %v, want %v", s.WAF, tc.want)
+			}
+		})
+	}
+	doc := "apiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: p, namespace: shop}\nspec:\n  rateLimit: {requests: 10, period: 1s}\n"
+	objs, err := manifest.Parse("policy.yaml", []byte(doc), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
+	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m})
+	if p := set.Policies[0]; len(p.Invalid) == 0 || !strings.Contains(p.Invalid[0].Message, "rateLimit.shared.enabled") {
+		t.Errorf("a rate limit under the chart's defaults: %v, want a finding naming rateLimit.shared.enabled", p.Invalid)
 	}
 }
