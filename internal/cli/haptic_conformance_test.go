@@ -117,8 +117,15 @@ func hapticConfig(values map[string]any) map[string]any {
 	if v, ok := dig(values, "cache", "varnish", "enabled"); ok {
 		out["cache"] = map[string]any{"varnish": map[string]any{"enabled": v}}
 	}
+	hub := map[string]any{}
+	if v, ok := dig(values, "spoaHub", "enabled"); ok {
+		hub["enabled"] = v
+	}
 	if v, ok := dig(values, "spoaHub", "haproxy", "messages"); ok {
-		out["spoaHub"] = map[string]any{"haproxy": map[string]any{"messages": v}}
+		hub["haproxy"] = map[string]any{"messages": v}
+	}
+	if len(hub) > 0 {
+		out["spoaHub"] = hub
 	}
 	waf := map[string]any{}
 	if plugins, ok := dig(values, "spoaHub", "plugins"); ok {

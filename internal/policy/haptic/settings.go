@@ -18,7 +18,7 @@ const ConfigPrefix = "haptic."
 // checks — an unknown switch or a value of the wrong type is a config
 // error, never ignored.
 var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default: map[string]any{},
-	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService and its limits), spoaHub.haproxy.messages",
+	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService and its limits), spoaHub.enabled and spoaHub.haproxy.messages",
 	Source: "the HAPTIC Helm chart's values (rateLimit, cache, waf, spoaHub)",
 	Check: func(v any) error {
 		values := map[string]any{}
@@ -45,6 +45,11 @@ type Settings struct {
 	// chart's default spoaHub.haproxy.messages include it; a deployment
 	// that sets the list without it fails every rate-limited rule closed.
 	RateLimitMessage bool
+	// HubOff is spoaHub.enabled: false, the chart's switch that forces the
+	// SPOA hub sidecar off even when plugins are enabled (unset, the
+	// chart derives it from the plugins). Without the hub HAProxy sends
+	// no SPOA message: no shared rate limit and no Coraza WAF.
+	HubOff bool
 	// Varnish is cache.varnish.enabled: the cache tier cache needs.
 	// Default false, as the chart's.
 	Varnish bool
@@ -164,6 +169,9 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 	}
 	if !s.wafSet {
 		s.WAF = s.wafAutoEnabled()
+	}
+	if s.HubOff {
+		s.WAF = false
 	}
 	return s, nil
 }
@@ -392,13 +400,21 @@ func (s *Settings) readTrusted(v any) error {
 // spoaHub.haproxy.messages).
 const rateLimitMessage = "check-ratelimit"
 
-// readSPOAHub reads spoaHub: {haproxy: {messages: [..]}}, the messages the
-// HAProxy side of the SPOA hub sends; the chart replaces the whole list
-// when the values set it.
+// readSPOAHub reads spoaHub: {enabled, haproxy: {messages: [..]}}: the
+// hub's master switch (null, the chart's default, derives it from the
+// plugins) and the messages the HAProxy side of the SPOA hub sends; the
+// chart replaces the whole list when the values set it.
 func (s *Settings) readSPOAHub(v any) error {
-	m, err := section(v, "haptic.spoaHub", "haproxy")
+	m, err := section(v, "haptic.spoaHub", "enabled", "haproxy")
 	if err != nil {
 		return err
+	}
+	if en, ok := m["enabled"]; ok && en != nil {
+		on := true
+		if err := readBool(en, "haptic.spoaHub.enabled", &on); err != nil {
+			return err
+		}
+		s.HubOff = !on
 	}
 	h, err := section(m["haproxy"], "haptic.spoaHub.haproxy", "messages")
 	if err != nil {

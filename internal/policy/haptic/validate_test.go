@@ -161,6 +161,13 @@ kind: ConfigMap
 metadata: {name: waf-mutable, namespace: shop}
 data:
   policies.yaml: "strict-json: {}"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: waf-binary, namespace: shop}
+immutable: true
+binaryData:
+  policies.yaml: c3RyaWN0LWpzb246IHt9Cg==
 `
 
 // decode decodes one HAProxyRoutePolicy (given as its spec, indented two
@@ -206,7 +213,8 @@ func TestValidate(t *testing.T) {
 		{"empty spec", "spec: {}", []string{"GWP401 spec"}},
 		{"no spec", "", []string{"GWP401 spec"}},
 		{"rate limit only", okRate, nil},
-		{"empty authentication", "spec:\n  authentication: {}", []string{"GWP401 spec.authentication"}},
+		{"empty authentication", "spec:\n  authentication: {}", []string{"GWP401 spec"}},
+		{"empty authentication beside a rate limit", "spec:\n  authentication: {}\n  rateLimit: {requests: 10}", nil},
 		{"targetRefs", "spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetRefs"}},
 		{"targetSelectors", "spec:\n  targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {a: b}}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetSelectors"}},
 		{"wrong type", "spec:\n  rateLimit: {requests: ten}", []string{"GWP401 spec.rateLimit.requests"}},
@@ -292,8 +300,11 @@ func TestValidate(t *testing.T) {
 		{"waf no catalog name", "spec:\n  waf: {policy: strict-json, catalogRef: {}}", []string{"GWP401 spec.waf.catalogRef.name"}},
 		{"waf catalog missing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: nope}}", []string{"GWP402 spec.waf.catalogRef.name"}},
 		{"waf catalog mutable", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-mutable}}", []string{"GWP402 spec.waf.catalogRef.name"}},
-		{"waf catalog other namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", []string{"GWP402 spec.waf.catalogRef.namespace"}},
+		{"waf catalog other namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", nil},
+		{"waf catalog other namespace, none in the policy's", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-elsewhere, namespace: other}}", []string{"GWP402 spec.waf.catalogRef.name"}},
 		{"waf catalog key missing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: nope.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		// HAPTIC reads a catalog from the ConfigMap's data only.
+		{"waf catalog in binaryData", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-binary}}", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"waf catalog malformed", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: broken.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"waf policy not in catalog", "spec:\n  waf: {policy: lenient, catalogRef: {name: waf}}", []string{"GWP402 spec.waf.policy"}},
 
@@ -567,6 +578,10 @@ func TestDeploymentSettings(t *testing.T) {
 		{"shared rate limit enabled", okRate, map[string]any{"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}}}, "", nil},
 		{"SPOA hub without the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request"}}}}, "", []string{"GWP402 spec.rateLimit"}},
 		{"SPOA hub with the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request", "check-ratelimit"}}}}, "", nil},
+		{"SPOA hub off: no shared rate limit", okRate, map[string]any{"spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.rateLimit"}},
+		{"SPOA hub off: no WAF", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": inline, "spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
+		{"SPOA hub on", okRate, map[string]any{"spoaHub": map[string]any{"enabled": true}}, "", nil},
+		{"SPOA hub derived (null)", okRate, map[string]any{"spoaHub": map[string]any{"enabled": nil}}, "", nil},
 		{"SPOA hub messages do not matter without a rate limit", "spec:\n  cache: {ttlSeconds: 5}", map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{}}}}, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -799,5 +814,34 @@ func TestChartDefaults(t *testing.T) {
 	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m})
 	if p := set.Policies[0]; len(p.Invalid) == 0 || !strings.Contains(p.Invalid[0].Message, "rateLimit.shared.enabled") {
 		t.Errorf("a rate limit under the chart's defaults: %v, want a finding naming rateLimit.shared.enabled", p.Invalid)
+	}
+}
+
+// TestAcceptedWithWarning: what HAPTIC's templates accept but ignore is a
+// warning at the field, and the policy stays valid — an authentication
+// with neither jwt nor apiKey beside another section (GatewayPolicyRecord
+// counts only jwt and apiKey as authenticating), and a catalogRef
+// namespace (49-policy-catalogs.yaml reads the catalog from the policy's
+// namespace).
+func TestAcceptedWithWarning(t *testing.T) {
+	for _, tc := range []struct{ name, spec, field, msg string }{
+		{"empty authentication", "spec:\n  authentication: {}\n  rateLimit: {requests: 10}", "spec.authentication", "authenticates no request"},
+		{"catalogRef namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", "spec.waf.catalogRef.namespace", "ignores namespace other and reads ConfigMap shop/waf"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decode(t, tc.spec)
+			if !p.IsValid() {
+				t.Fatalf("invalid: %v", p.Invalid)
+			}
+			var found bool
+			for _, d := range p.Findings {
+				if d.Severity == diag.Warning && d.Field == tc.field && strings.Contains(d.Message, tc.msg) && d.Pos.Line > 0 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no positioned warning at %s containing %q: %v", tc.field, tc.msg, p.Findings)
+			}
+		})
 	}
 }
