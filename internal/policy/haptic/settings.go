@@ -18,7 +18,7 @@ const ConfigPrefix = "haptic."
 // checks — an unknown switch or a value of the wrong type is a config
 // error, never ignored.
 var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default: map[string]any{},
-	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService and its limits), spoaHub.enabled and spoaHub.haproxy.messages",
+	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService with allowSecLang and its limits), spoaHub.enabled and spoaHub.haproxy.messages",
 	Source: "the HAPTIC Helm chart's values (rateLimit, cache, waf, spoaHub)",
 	Check: func(v any) error {
 		values := map[string]any{}
@@ -74,6 +74,9 @@ type Settings struct {
 	// catalogs in their own namespace (catalogRef). Default false, as the
 	// chart's.
 	SelfService bool
+	// AllowSecLang is selfService.allowSecLang: self-service catalog
+	// entries may carry secLang. Default false, as the chart's.
+	AllowSecLang bool
 	// MaxPerNamespace and MaxTotal are selfService.limits: how many
 	// distinct self-service catalog entries one namespace, and the
 	// cluster, may select (0: no limit; the chart's defaults 4 and 64).
@@ -300,12 +303,17 @@ func (s *Settings) readWAF(v any) error {
 	if err := s.readTrusted(p["configMapRefs"]); err != nil {
 		return err
 	}
-	ss, err := section(p["selfService"], "haptic.waf.policies.selfService", "enabled", "limits")
+	ss, err := section(p["selfService"], "haptic.waf.policies.selfService", "enabled", "allowSecLang", "limits")
 	if err != nil {
 		return err
 	}
 	if en, ok := ss["enabled"]; ok {
 		if err := readBool(en, "haptic.waf.policies.selfService.enabled", &s.SelfService); err != nil {
+			return err
+		}
+	}
+	if al, ok := ss["allowSecLang"]; ok {
+		if err := readBool(al, "haptic.waf.policies.selfService.allowSecLang", &s.AllowSecLang); err != nil {
 			return err
 		}
 	}

@@ -164,6 +164,24 @@ data:
 ---
 apiVersion: v1
 kind: ConfigMap
+metadata: {name: waf-settings, namespace: shop}
+immutable: true
+data:
+  json.yaml: |
+    api-json:
+      requestBody: {mode: json}
+  tuned.yaml: |
+    tuned: {enforcement: detect, paranoiaLevel: 2, requestBody: {mode: none}}
+  enforcement.yaml: |
+    tuned: {enforcement: block}
+  paranoia.yaml: |
+    tuned: {paranoiaLevel: 5}
+  seclang.yaml: |
+    custom:
+      secLang: "SecRuleRemoveById 941320"
+---
+apiVersion: v1
+kind: ConfigMap
 metadata: {name: waf-binary, namespace: shop}
 immutable: true
 binaryData:
@@ -303,6 +321,12 @@ func TestValidate(t *testing.T) {
 		{"waf catalog other namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", nil},
 		{"waf catalog other namespace, none in the policy's", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-elsewhere, namespace: other}}", []string{"GWP402 spec.waf.catalogRef.name"}},
 		{"waf catalog key missing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: nope.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		// An entry's settings as values.yaml documents them.
+		{"waf catalog json body mode", "spec:\n  waf: {policy: api-json, catalogRef: {name: waf-settings, key: json.yaml}}", nil},
+		{"waf catalog enforcement and paranoia", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", nil},
+		{"waf catalog bad enforcement", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: enforcement.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"waf catalog paranoia out of range", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: paranoia.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"waf self-service secLang", "spec:\n  waf: {policy: custom, catalogRef: {name: waf-settings, key: seclang.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
 		// HAPTIC reads a catalog from the ConfigMap's data only.
 		{"waf catalog in binaryData", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-binary}}", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"waf catalog malformed", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: broken.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
@@ -406,7 +430,8 @@ func TestCheckRule(t *testing.T) {
 		{"grpc rate limit", okRate, "GRPCRoute", nil},
 		{"grpc waf none", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", "GRPCRoute", nil},
 		{"grpc waf buffered", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
-		{"grpc waf silent", "spec:\n  waf: {policy: silent, catalogRef: {name: waf}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
+		{"grpc waf silent", "spec:\n  waf: {policy: silent, catalogRef: {name: waf}}", "GRPCRoute", nil},
+		{"grpc waf json", "spec:\n  waf: {policy: api-json, catalogRef: {name: waf-settings, key: json.yaml}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
 		{"http waf buffered", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", "HTTPRoute", nil},
 		// A catalog problem is GWP402 on the policy, not GWP403 again.
 		{"grpc waf missing catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: nope}}", "GRPCRoute", nil},
@@ -580,6 +605,7 @@ func TestDeploymentSettings(t *testing.T) {
 		{"SPOA hub with the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request", "check-ratelimit"}}}}, "", nil},
 		{"SPOA hub off: no shared rate limit", okRate, map[string]any{"spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.rateLimit"}},
 		{"SPOA hub off: no WAF", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": inline, "spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
+		{"self-service secLang allowed", "spec:\n  waf: {policy: custom, catalogRef: {name: waf-settings, key: seclang.yaml}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"allowSecLang": true}}}}, "", nil},
 		{"SPOA hub on", okRate, map[string]any{"spoaHub": map[string]any{"enabled": true}}, "", nil},
 		{"SPOA hub derived (null)", okRate, map[string]any{"spoaHub": map[string]any{"enabled": nil}}, "", nil},
 		{"SPOA hub messages do not matter without a rate limit", "spec:\n  cache: {ttlSeconds: 5}", map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{}}}}, "", nil},
