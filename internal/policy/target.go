@@ -102,6 +102,10 @@ type Target struct {
 	// it one backend's header filters go on the route, and a URLRewrite
 	// on a backendRef is not applied (kgateway ignores it).
 	BackendRefDestinations bool
+	// Names are how the controller names the xDS resources it writes
+	// (XDSNames); Registry.Targets completes the parts its family leaves
+	// unset.
+	Names XDSNames
 }
 
 // ListenerBaseline is what a controller writes on every listener, HTTP
@@ -175,13 +179,16 @@ var UpstreamTarget = Target{Name: "envoy", Capabilities: UpstreamCapabilities(),
 func (r *Registry) AddTargets(ts ...Target) { r.targets = append(r.targets, ts...) }
 
 // Targets are the render targets by name: UpstreamTarget and the
-// registered ones.
+// registered ones, each with its Names completed from the registered
+// targets (XDSNames).
 func (r *Registry) Targets() map[string]Target {
-	out := map[string]Target{UpstreamTarget.Name: UpstreamTarget}
-	if r == nil {
-		return out
+	var registered []Target
+	if r != nil {
+		registered = r.targets
 	}
-	for _, t := range r.targets {
+	out := map[string]Target{}
+	for _, t := range append([]Target{UpstreamTarget}, registered...) {
+		t.Names = t.Names.completeFrom(registered)
 		out[t.Name] = t
 	}
 	return out

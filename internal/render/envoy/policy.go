@@ -31,7 +31,8 @@ import (
 type scoped struct {
 	metadata *corev3.Metadata
 	fields   []*rendered
-	// invalid: an invalid policy merges here (replaced: 500, kgateway's body).
+	// invalid: an invalid policy merges here (replaced: 500, the target's
+	// XDSNames.InvalidBody).
 	invalid bool
 	// failBody: a field could not be expressed (replaced: 503, this body).
 	failBody string
@@ -48,9 +49,11 @@ func (s *scoped) replaceStatus() uint32 {
 	return 503
 }
 
-func (s *scoped) replaceBody() string {
+// replaceBody is the body of the direct response replacing the resource,
+// invalidBody the target's for an invalid policy.
+func (s *scoped) replaceBody(invalidBody string) string {
 	if s.invalid {
-		return InvalidBody
+		return invalidBody
 	}
 	return s.failBody
 }

@@ -28,15 +28,16 @@ import (
 //     listener's hostname when the route names none); a TCPRoute's
 //     matches nothing. A route with other than exactly one rule, or a
 //     rule without backendRefs, gets no chain.
-//   - A chain is named, and its tcp_proxy stat prefix is,
-//     `<Envoy listener>-<route namespace>.<route name>-rule-0`.
+//   - A chain is named, and its tcp_proxy stat prefix is, as the target
+//     names it (policy.XDSNames.StreamChain).
 //   - A backendRef that does not resolve still takes its share of
 //     connections: they go to blackhole-cluster, which exists nowhere, so
 //     they fail as the spec asks (Envoy closes them: no route).
 //   - A listener that terminates TLS (mode Terminate, with certificates)
 //     puts its certificates on the chain, offering no ALPN protocol.
 
-// servedProtocol: the listener protocols kgateway programs.
+// servedProtocol: the listener protocols render builds filter chains for
+// (none for UDP: gwpol renders no UDP proxy).
 func servedProtocol(p gwv1.ProtocolType) bool {
 	switch p {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
@@ -106,7 +107,7 @@ func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a
 	if terminate && apimeta.IsStatusConditionFalse(l.Conditions, "ResolvedRefs") {
 		return nil // certificates that do not resolve: kgateway drops the chain
 	}
-	name := listenerName + "-" + r.Meta.Namespace + "." + r.Meta.Name + "-rule-0" // the route's one rule
+	name := gb.naming.StreamChain(listenerName, r.Meta.Namespace, r.Meta.Name)
 	tp := gb.tcpProxy(name, r.Rules[0])
 	var network []*listenerv3.Filter
 	for _, f := range fields {
@@ -212,12 +213,12 @@ func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcppro
 
 // streamListenerScopes renders, for each TCP and TLS listener of a port,
 // the merge of its own policies (sectionName, its ListenerSet) of the
-// kinds that configure such listeners (policy.StreamListenerConfigurer,
-// Envoy Gateway's ClientTrafficPolicy, whose TLS, connection, keepalive,
-// PROXY protocol and TCP timeout settings Envoy Gateway puts on the
-// listener's TCP proxy chains). Other kinds' policies there configure
-// nothing a controller programs, and are not rendered (kgateway's
-// output is unchanged). A rendered field none of whose settings a
+// kinds that configure such listeners (policy.StreamListenerConfigurer:
+// their TLS, connection, keepalive, PROXY protocol and TCP timeout
+// settings go on the listener's TCP proxy chains, as their controller
+// puts them). Other kinds' policies there configure nothing a controller
+// programs, and are not rendered (the output is as without them). A
+// rendered field none of whose settings a
 // stream chain takes is reported unsupported (GWP404).
 func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32) map[*topology.Listener]*scoped {
 	out := map[*topology.Listener]*scoped{}
