@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/proto"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Target is a render target: an Envoy build and the closed set of
@@ -106,6 +107,12 @@ type Target struct {
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
 	Names XDSNames
+	// SessionPersistence is the controller's translation of a route
+	// rule's sessionPersistence: the per-route configuration of Envoy's
+	// stateful session filter (a StatefulSessionPerRoute), which render
+	// places on the rule's routes, turning the filter on there. Nil: the
+	// first registered target's that has one (Registry.Targets).
+	SessionPersistence func(sp *gwv1.SessionPersistence) proto.Message
 }
 
 // ListenerBaseline is what a controller writes on every listener, HTTP
@@ -179,8 +186,9 @@ var UpstreamTarget = Target{Name: "envoy", Capabilities: UpstreamCapabilities(),
 func (r *Registry) AddTargets(ts ...Target) { r.targets = append(r.targets, ts...) }
 
 // Targets are the render targets by name: UpstreamTarget and the
-// registered ones, each with its Names completed from the registered
-// targets (XDSNames).
+// registered ones, each with what its family leaves unset of its Names
+// and SessionPersistence taken from the first registered target that
+// has it (XDSNames).
 func (r *Registry) Targets() map[string]Target {
 	var registered []Target
 	if r != nil {
@@ -189,6 +197,11 @@ func (r *Registry) Targets() map[string]Target {
 	out := map[string]Target{}
 	for _, t := range append([]Target{UpstreamTarget}, registered...) {
 		t.Names = t.Names.completeFrom(registered)
+		for _, o := range registered {
+			if t.SessionPersistence == nil {
+				t.SessionPersistence = o.SessionPersistence
+			}
+		}
 		out[t.Name] = t
 	}
 	return out

@@ -33,6 +33,11 @@ type XDSNames struct {
 	// RuleCluster names a cluster of a route rule's own (its route-level
 	// policies shape its upstream connections).
 	RuleCluster func(c RuleClusterName) string
+	// ClientCertCluster names a Gateway's variant of a TLS cluster that
+	// presents the client certificate its spec.tls.backend names (the
+	// cluster is shared by every Gateway; the variant is the Gateway's
+	// own); ok false when the cluster's name cannot carry a variant.
+	ClientCertCluster func(cluster, gatewayNamespace, gatewayName string) (name string, ok bool)
 	// InvalidBody is the body of the 500 direct response that replaces a
 	// resource an invalid policy merges into.
 	InvalidBody string
@@ -71,7 +76,7 @@ type RuleClusterName struct {
 // Complete reports whether every part is set.
 func (n XDSNames) Complete() bool {
 	return n.Listener != nil && n.HTTPSChain != nil && n.VirtualHost != nil && n.Route != nil &&
-		n.StreamChain != nil && n.RuleCluster != nil && n.InvalidBody != ""
+		n.StreamChain != nil && n.RuleCluster != nil && n.ClientCertCluster != nil && n.InvalidBody != ""
 }
 
 // completeFrom sets each unset part to the first of ts that sets it.
@@ -95,6 +100,9 @@ func (n XDSNames) completeFrom(ts []Target) XDSNames {
 		}
 		if n.RuleCluster == nil {
 			n.RuleCluster = o.RuleCluster
+		}
+		if n.ClientCertCluster == nil {
+			n.ClientCertCluster = o.ClientCertCluster
 		}
 		if n.InvalidBody == "" {
 			n.InvalidBody = o.InvalidBody

@@ -3,10 +3,15 @@ package policy
 import (
 	"strconv"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// A target's names are its family's where it declares them, and the
-// first registered target's that declares a part where it does not;
+// A target's names (and session persistence translation) are its
+// family's where it declares them, and the first registered target's
+// that declares a part where it does not;
 // UpstreamTarget is completed the same way.
 func TestTargetsCompleteNames(t *testing.T) {
 	named := func(tag string) XDSNames {
@@ -20,7 +25,8 @@ func TestTargetsCompleteNames(t *testing.T) {
 	second := XDSNames{VirtualHost: func(rc, host string) string { return "second:" + host },
 		RuleCluster: func(c RuleClusterName) string { return "second:" + c.Name }}
 	r := NewRegistry()
-	r.AddTargets(Target{Name: "first", Names: first}, Target{Name: "second", Names: second})
+	session := func(*gwv1.SessionPersistence) proto.Message { return &wrapperspb.StringValue{Value: "second"} }
+	r.AddTargets(Target{Name: "first", Names: first}, Target{Name: "second", Names: second, SessionPersistence: session})
 	ts := r.Targets()
 	for _, c := range []struct {
 		target, listener, vhost, cluster, body string
@@ -36,6 +42,9 @@ func TestTargetsCompleteNames(t *testing.T) {
 		got := [4]string{n.Listener(80), n.VirtualHost("rc", "h"), n.RuleCluster(RuleClusterName{Name: "n"}), n.InvalidBody}
 		if want := [4]string{c.listener, c.vhost, c.cluster, c.body}; got != want {
 			t.Errorf("%s: names give %q, want %q", c.target, got, want)
+		}
+		if sp := ts[c.target].SessionPersistence; sp == nil || sp(nil).(*wrapperspb.StringValue).GetValue() != "second" {
+			t.Errorf("%s: session persistence not the one registered target's that has one", c.target)
 		}
 		if n.Complete() {
 			t.Errorf("%s: complete, though no target names routes, HTTPS chains or stream chains", c.target)

@@ -21,7 +21,9 @@ import (
 //   - a virtual host is <RouteConfiguration>~<hostname, "." → "_">;
 //   - a route is <virtual host>-route-<position>-<kind>-<name>-<namespace>-<rule>-<match>[-<rule name>]-matcher-<match>;
 //   - a TCP or TLS route's filter chain is <listener>-<namespace>.<name>-rule-0
-//     (kgateway programs a stream route's one rule).
+//     (kgateway programs a stream route's one rule);
+//   - a Gateway's client-certificate variant of a TLS cluster
+//     <base>_<port> is <base>_gw_backend_client_cert_<namespace>_<gateway>_<port>.
 //
 // The body of a resource an invalid policy replaces is kgateway's.
 // Clusters of a rule's own are not kgateway's structure: the part is left
@@ -34,7 +36,19 @@ var XDSNames = policy.XDSNames{
 	StreamChain: func(listener, namespace, name string) string {
 		return listener + "-" + namespace + "." + name + "-rule-0"
 	},
-	InvalidBody: InvalidBody,
+	ClientCertCluster: clientCertCluster,
+	InvalidBody:       InvalidBody,
+}
+
+// clientCertCluster names a Gateway's client-certificate variant of a
+// cluster, the Gateway inserted before the port; a name without a port
+// part has none.
+func clientCertCluster(cluster, ns, gateway string) (string, bool) {
+	i := strings.LastIndexByte(cluster, '_')
+	if i < 0 {
+		return "", false
+	}
+	return cluster[:i] + "_gw_backend_client_cert_" + ns + "_" + gateway + cluster[i:], true
 }
 
 // InvalidBody is the body of kgateway's 500 direct response replacing a

@@ -58,8 +58,8 @@
 // `<service>.<namespace>.svc.cluster.local:<port>` and other kinds are
 // STATIC with no endpoints (Envoy answers 503 until they are filled in).
 // A Gateway whose spec.tls.backend names a client certificate gets its
-// own variant of each TLS cluster, `<cluster>_gw_backend_client_cert_<ns>_<gateway>_<port>`,
-// presenting the certificate, and its routes send to it (clientcert.go).
+// own variant of each TLS cluster (XDSNames.ClientCertCluster), presenting
+// the certificate, and its routes send to it (clientcert.go).
 // Fragments may ask for clusters by name only (plus options such as HTTP/2);
 // a `kube_…` name is completed here with the discovery settings above.
 //

@@ -186,7 +186,8 @@ func (b *builder) metadataKey(k policy.Kind) string {
 	return "merge." + gk.Group + "/" + gk.Kind
 }
 
-// addOrigins adds a point's merge metadata. kgateway's key carries what
+// addOrigins adds a point's merge metadata. A kind's compatible key
+// (Options.MergeKeyCompat, policy.KindSpec.MetadataKeyCompat) carries what
 // the controller reports (its MergeOrigins name a policy even where the
 // route rule's own field wins); gwpol's own keys say what is in effect:
 // the policies under the kind's key, and the route rules' own fields under

@@ -259,8 +259,8 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	if !ok {
 		return nil, diag.Errorf(diag.Usage, "unknown render target %q (want one of %s)", opt.Target, strings.Join(res.Registry.TargetNames(), ", "))
 	}
-	if !t.Names.Complete() {
-		return nil, diag.Errorf(diag.Internal, "render target %q names not every xDS resource (policy.XDSNames): no registered family declares the rest", t.Name)
+	if !t.Names.Complete() || t.SessionPersistence == nil {
+		return nil, diag.Errorf(diag.Internal, "render target %q lacks xDS names (policy.XDSNames) or a session persistence translation that no registered family declares", t.Name)
 	}
 	want := map[string]bool{}
 	for _, g := range opt.Gateways {
@@ -769,7 +769,7 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		chain.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{string(*l.Hostname)}}
 	}
 	if !terminatesTLS(l) {
-		return chain, nil // as kgateway renders it: a plain chain
+		return chain, nil // served without certificates (terminatesTLS): a plain chain
 	}
 	tls := gb.downstreamTLS(l, fields)
 	chain.TransportSocket = &corev3.TransportSocket{
@@ -798,8 +798,9 @@ func requestIdleTimeouts(rc *routev3.RouteConfiguration) {
 }
 
 // terminatesTLS: an HTTPS listener terminates TLS only with certificates;
-// without any kgateway serves it in plain text (no TLS context, no
-// require_tls), and so does gwpol.
+// one without any that its controller still serves (its family's listener
+// verdict leaves it served) is served in plain text: no TLS context, no
+// require_tls.
 func terminatesTLS(l *topology.Listener) bool {
 	return l != nil && l.TLS != nil && len(l.TLS.CertificateRefs) > 0
 }

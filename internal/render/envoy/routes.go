@@ -929,7 +929,8 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	applyHeaderFilters(r, filters)
 	if act.GetCluster() != "" {
 		// One backend: its own header filters apply on the route, after
-		// the rule's, as kgateway writes them; its policies' per-filter
+		// the rule's (without Target.BackendRefDestinations a backendRef
+		// is no destination of its own); its policies' per-filter
 		// configuration under the route's (route, below).
 		c := wcs[0]
 		vb.backendPerFilter = c.TypedPerFilterConfig

@@ -17,13 +17,13 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// This file renders the L4 side of a Gateway as kgateway builds it: TCP
-// and TLS listeners carry no HTTP connection manager but one tcp_proxy
-// filter chain per route they serve.
+// This file renders the L4 side of a Gateway: TCP and TLS listeners carry
+// no HTTP connection manager but one tcp_proxy filter chain per route
+// they serve.
 //
-//   - The routes served are topology's Listener.StreamRoutes: on a TCP
-//     listener the oldest attached (kgateway's "only one route per
-//     listener"), in a chain without a match; on a TLS listener every
+//   - The routes served are topology's Listener.StreamRoutes (its rule:
+//     on a TCP listener the oldest attached, one route per listener),
+//     in a chain without a match; on a TLS listener every
 //     one. A TLSRoute's chain matches the SNI of its hostnames (the
 //     listener's hostname when the route names none); a TCPRoute's
 //     matches nothing. A route with other than exactly one rule, or a
@@ -100,12 +100,12 @@ func widenMatch(into, from *listenerv3.FilterChain) {
 }
 
 // streamChain is the filter chain of one route attached to a TCP or TLS
-// listener, nil when kgateway programs none for it.
+// listener, nil when none is programmed for it.
 func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a *topology.Attachment, fields []*rendered) *listenerv3.FilterChain {
 	r := a.Route
 	terminate := streamTerminatesTLS(l)
 	if terminate && apimeta.IsStatusConditionFalse(l.Conditions, "ResolvedRefs") {
-		return nil // certificates that do not resolve: kgateway drops the chain
+		return nil // certificates that do not resolve (the listener's ResolvedRefs False): no chain
 	}
 	name := gb.naming.StreamChain(listenerName, r.Meta.Namespace, r.Meta.Name)
 	tp := gb.tcpProxy(name, r.Rules[0])
@@ -133,11 +133,10 @@ func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a
 }
 
 // streamTLS is the TLS transport socket of a TLS listener that terminates:
-// its certificates by SDS name, TlsParams at their defaults written out as
-// kgateway writes them (or the target's baseline, without its ALPN
-// protocols), and no ALPN protocol (kgateway offers none on a TCP chain:
-// nothing above TLS is negotiated); over those the TLS settings of the
-// Gateway's fields.
+// its certificates by SDS name, TlsParams written out empty, Envoy's
+// defaults (or the target's Baseline, without its ALPN protocols), and no
+// ALPN protocol (nothing above TLS is negotiated on a TCP chain); over
+// those the TLS settings of the Gateway's fields.
 func (gb *gatewayBuild) streamTLS(l *topology.Listener, fields []*rendered) *corev3.TransportSocket {
 	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}}
 	if bl := gb.target.Baseline; bl != nil && bl.TLS != nil {
