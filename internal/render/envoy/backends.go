@@ -89,6 +89,7 @@ func (gb *gatewayBuild) backendPolicies() {
 		}
 		var md map[string]*structpb.Struct
 		var finish []func(proto.Message)
+		protocol := clusterProtocol(c) // as the backend made it, before any policy
 		for _, p := range own {
 			if !gb.opt.MergeKeyCompat {
 				md = gb.addOrigins(md, p)
@@ -99,7 +100,7 @@ func (gb *gatewayBuild) backendPolicies() {
 			}
 			for _, f := range p.Fields {
 				rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
-				if rf.cluster != nil {
+				if rf.cluster != nil && (rf.clusterOnly == "" || rf.clusterOnly == protocol) {
 					mergeCluster(c, rf.cluster)
 				}
 				mergeClusterOfType(c, rf.ofType)
@@ -462,6 +463,18 @@ func composeSockets(dst, src *corev3.TransportSocket) *corev3.TransportSocket {
 func rawBuffer() *corev3.TransportSocket {
 	return &corev3.TransportSocket{Name: "envoy.transport_sockets.raw_buffer",
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&rawbufferv3.RawBuffer{})}}
+}
+
+// clusterProtocol is the upstream protocol a cluster speaks:
+// policy.ClusterHTTP2 where its HTTP protocol options say HTTP/2,
+// policy.ClusterHTTP1 otherwise.
+func clusterProtocol(c *clusterv3.Cluster) string {
+	o := &upstreamhttpv3.HttpProtocolOptions{}
+	if a := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey]; a != nil && a.UnmarshalTo(o) == nil &&
+		o.GetExplicitHttpConfig().GetHttp2ProtocolOptions() != nil {
+		return policy.ClusterHTTP2
+	}
+	return policy.ClusterHTTP1
 }
 
 // finishHTTPOptions: upstream HTTP protocol options must name the
