@@ -531,7 +531,7 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	if bc == nil || !ok {
 		return nil
 	}
-	build, err := bc.BackendCluster(o, name)
+	build, err := bc.BackendCluster(o, name, b.env.Config)
 	if err == nil && build == nil {
 		return nil // the plain EDS cluster
 	}
