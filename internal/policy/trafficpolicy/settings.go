@@ -31,7 +31,7 @@ var (
 		Check:  policy.CheckExtensionBackends("extensionBackends")}
 	DNSLookupFamily = policy.Setting{Key: "dnsLookupFamily", Default: "V4_PREFERRED", Choices: []string{"V4_PREFERRED", "V4_ONLY", "V6_ONLY", "ALL", "AUTO"},
 		Doc:    "the address family the DNS clusters of Backends (static hosts by name, AWS Lambda, GCP) look names up in; kgateway's default V4_PREFERRED, not Envoy's AUTO",
-		Source: "api/settings/settings.go: Settings.DnsLookupFamily (KGW_DNS_LOOKUP_FAMILY); irtranslator: processDnsLookupFamily"}
+		Source: "api/settings/settings.go: Settings.DnsLookupFamily (KGW_DNS_LOOKUP_FAMILY); translator/irtranslator/backend.go: processDnsLookupFamily"}
 	KgatewayVersion = policy.Setting{Key: "kgatewayVersion", Default: "",
 		Doc:    "the kgateway release, which its OpenTelemetry access logs report as service.version; empty: not reported",
 		Source: "the controller's build version (OpenTelemetry access log resource attribute service.version)"}
