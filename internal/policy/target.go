@@ -78,6 +78,11 @@ type Target struct {
 	// say so (kgateway's data plane). Unset: the protocol follows what
 	// uses the cluster (upstream Envoy speaks HTTP/2 to those).
 	HTTP2AppProtocols []string
+	// PortNameIsAppProtocol: a Service port without an appProtocol is
+	// taken to speak the protocol its name says (a port named grpc speaks
+	// gRPC), as a controller that reads Istio's port-naming convention
+	// does. Unset: only appProtocol names a port's protocol.
+	PortNameIsAppProtocol bool
 	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
 	// policy on the backend object merges into is replaced by a blackhole
 	// (kgateway), rather than rendered without that policy.

@@ -23,6 +23,17 @@ func extension(name, typ, backend string) string {
 	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  type: " + typ + "\n  " + field + ": {" + svc + "}\n"
 }
 
+// extensionRef is an ExtAuth GatewayExtension in infra whose gRPC
+// service's backendRef is the given flow mapping.
+func extensionRef(name, backendRef string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  type: ExtAuth\n  extAuth: {grpcService: {backendRef: " + backendRef + "}}\n"
+}
+
+// staticBackend is a static kgateway Backend in infra.
+func staticBackend(name string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: Backend\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  type: Static\n  static: {hosts: [{host: authz.internal, port: 9000}]}\n"
+}
+
 // secret is a Secret in infra holding the given data keys.
 func secret(name string, keys ...string) string {
 	data := ""
@@ -75,6 +86,9 @@ func TestKgatewayChecks(t *testing.T) {
 		{name: "extAuth extension not found", docs: tp("p", "  extAuth: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "GatewayExtension infra/nope not found"},
 		{name: "extAuth extension of another type", docs: extension("ep", "ExtProc", "svc") + tp("p", "  extAuth: {extensionRef: {name: ep}}\n"), policy: "p", want: "False/Invalid", message: "does not configure extAuth"},
 		{name: "extAuth extension backend missing", docs: extension("ea", "ExtAuth", "gone") + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"), policy: "p", want: "False/Invalid", message: "backend Service infra/gone not found"},
+		{name: "extAuth extension backend Service without the port", docs: extensionRef("ea", "{name: svc, port: 81}") + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"), policy: "p", want: "False/Invalid", message: "backend Service infra/svc has no port 81"},
+		{name: "extAuth extension backend Backend not found", docs: extensionRef("ea", "{group: gateway.kgateway.dev, kind: Backend, name: gone}") + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"), policy: "p", want: "False/Invalid", message: "backend Backend infra/gone not found"},
+		{name: "extAuth extension backend Backend resolves", docs: extensionRef("ea", "{group: gateway.kgateway.dev, kind: Backend, name: authz}") + staticBackend("authz") + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"), policy: "p", want: "True/Valid"},
 		{name: "extAuth extension resolves", docs: extension("ea", "ExtAuth", "svc") + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"), policy: "p", want: "True/Valid"},
 		{name: "extension in another namespace without ReferenceGrant (Strict)", mode: "Strict",
 			docs:   strings.Replace(extension("ea", "ExtAuth", "svc"), "namespace: infra", "namespace: other", 1) + tp("p", "  extAuth: {extensionRef: {name: ea, namespace: other}}\n"),

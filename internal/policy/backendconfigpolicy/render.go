@@ -86,8 +86,15 @@ func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment,
 		return nil, err
 	}
 	fr := policy.Fragment{Cluster: c}
-	if in.Key == "loadBalancer" {
+	switch in.Key {
+	case "loadBalancer":
 		fr.ClusterFinish = hostnameHashingOnDNSOnly
+	case "http1ProtocolOptions":
+		// kgateway's applyHttp1ProtocolOptions skips an HTTP/2 backend
+		fr.ClusterProtocol = policy.ClusterHTTP1
+	case "http2ProtocolOptions":
+		// and applyHttp2ProtocolOptions any other
+		fr.ClusterProtocol = policy.ClusterHTTP2
 	}
 	return []policy.Fragment{fr}, nil
 }
@@ -361,12 +368,9 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 	if err := strict(v, &lb); err != nil {
 		return err
 	}
-	if lb.HealthyPanicThreshold != nil || lb.UpdateMergeWindow != nil {
-		return diag.Errorf(diag.Unsupported, "gwpol does not render loadBalancer.healthyPanicThreshold or updateMergeWindow yet")
-	}
-	common := &clusterv3.Cluster_CommonLbConfig{}
-	if lb.CloseConnectionsOnHostSetChange != nil {
-		common.CloseConnectionsOnHostSetChange = *lb.CloseConnectionsOnHostSetChange
+	common, err := commonLbConfig(lb)
+	if err != nil {
+		return err
 	}
 	c.CommonLbConfig = common
 	locality := &lbcommonv3.LocalityLbConfig{LocalityConfigSpecifier: &lbcommonv3.LocalityLbConfig_LocalityWeightedLbConfig_{
@@ -380,7 +384,13 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 			zc.RoutingEnabled = &typev3.Percent{Value: *p}
 		}
 		if f := z.PreferLocal.Force; f != nil {
-			zc.ForceLocalZone = &lbcommonv3.LocalityLbConfig_ZoneAwareLbConfig_ForceLocalZone{MinSize: u32(f.MinEndpointsInZoneThreshold)}
+			// kgateway's zoneAwareForceIR: at least one endpoint in the
+			// zone when the threshold is not given (the CRD's default too)
+			minSize := wrapperspb.UInt32(1)
+			if f.MinEndpointsInZoneThreshold != nil {
+				minSize = u32(f.MinEndpointsInZoneThreshold)
+			}
+			zc.ForceLocalZone = &lbcommonv3.LocalityLbConfig_ZoneAwareLbConfig_ForceLocalZone{MinSize: minSize}
 		}
 		locality = &lbcommonv3.LocalityLbConfig{LocalityConfigSpecifier: &lbcommonv3.LocalityLbConfig_ZoneAwareLbConfig_{ZoneAwareLbConfig: zc}}
 	}
@@ -436,6 +446,29 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 		TypedExtensionConfig: &corev3.TypedExtensionConfig{Name: name, TypedConfig: pack(cfg)},
 	}}}
 	return nil
+}
+
+// commonLbConfig is the cluster's common load-balancing settings, always
+// written (empty when the policy sets none), as kgateway's
+// translateLoadBalancerConfig starts from an empty one: the panic
+// threshold as a percentage (0 is kept: Envoy then never disregards
+// health), the merge window as a duration (0s applies changes at once).
+func commonLbConfig(lb loadBalancerSpec) (*clusterv3.Cluster_CommonLbConfig, error) {
+	common := &clusterv3.Cluster_CommonLbConfig{}
+	if p := lb.HealthyPanicThreshold; p != nil {
+		common.HealthyPanicThreshold = &typev3.Percent{Value: *p}
+	}
+	if w := lb.UpdateMergeWindow; w != nil {
+		d, err := duration(*w)
+		if err != nil {
+			return nil, fmt.Errorf("updateMergeWindow: %w", err)
+		}
+		common.UpdateMergeWindow = d
+	}
+	if lb.CloseConnectionsOnHostSetChange != nil {
+		common.CloseConnectionsOnHostSetChange = *lb.CloseConnectionsOnHostSetChange
+	}
+	return common, nil
 }
 
 // hashLocality is a hashing balancer's locality weighting: kgateway

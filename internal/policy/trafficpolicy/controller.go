@@ -28,11 +28,14 @@ const RouteSourceKey = "dev.kgateway.route_source"
 // dynamic-module filters (transformation, http-acl) to upstream Envoy's,
 // with the xDS structure kgateway's translator writes.
 var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
-	HTTP2AppProtocols: HTTP2AppProtocols, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
+	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
 	SessionPersistence: sessionPersistence}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
-// HTTP/2 to (HTTP/1.1 to every other).
+// HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is
+// read by its name (kubernetes plugin, k8s.go: NewPluginFromCollections
+// passes OrDefault(port.AppProtocol, port.Name) to ParseAppProtocol), so a
+// port named grpc or http2 speaks HTTP/2 as well.
 var HTTP2AppProtocols = []string{"http2", "grpc", "grpc-web", "kubernetes.io/h2c"}
 
 // TopologyKeys are the annotation and label keys kgateway

@@ -13,6 +13,7 @@ import (
 	dfpfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_forward_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -32,7 +33,34 @@ var _ policy.BackendClusterer = Kind{}
 // AWS Lambda is a DNS cluster whose upstream filters invoke the function
 // (render_backend_aws.go); GCP a DNS cluster to the service whose
 // requests carry an identity token (render_backend_gcp.go).
-func (Kind) BackendCluster(o *manifest.Object, name string) (*policy.BackendBuild, error) {
+func (Kind) BackendCluster(o *manifest.Object, name string, cfg policy.Config) (*policy.BackendBuild, error) {
+	build, err := backendCluster(o, name)
+	if err == nil && build != nil {
+		resolveWith(build.Cluster, DNSLookupFamily.String(cfg))
+	}
+	return build, err
+}
+
+// resolveWith is kgateway's processDnsLookupFamily, run on every backend's
+// cluster once its plugin built it: a cluster resolved by the DNS cluster
+// extension looks names up in the deployment's address family
+// (dnsLookupFamily), whatever the plugin set; other clusters (EDS, a
+// dynamic forward proxy, the extra clusters a backend brings) keep theirs.
+func resolveWith(m proto.Message, family string) {
+	c, ok := m.(*clusterv3.Cluster)
+	ct := c.GetClusterType()
+	if !ok || ct.GetName() != "envoy.clusters.dns" || ct.GetTypedConfig() == nil {
+		return
+	}
+	d := &dnsclusterv3.DnsCluster{}
+	if ct.GetTypedConfig().UnmarshalTo(d) != nil {
+		return
+	}
+	d.DnsLookupFamily = dnscommonv3.DnsLookupFamily(dnscommonv3.DnsLookupFamily_value[family])
+	ct.TypedConfig = pack(d)
+}
+
+func backendCluster(o *manifest.Object, name string) (*policy.BackendBuild, error) {
 	var b Backend
 	if err := o.Decode(&b); err != nil {
 		return nil, err

@@ -29,6 +29,9 @@ var (
 		Doc:    "the backends the extension plugins of a kgateway build register ({group, kind, namespace, name, port} each; kgateway alone registers none): a backendRef of such a kind resolves to the entry of its namespace, name and port (ResolvedRefs True; its cluster <kind lower-cased>_<namespace>_<name>_<port>, which the plugin completes), any other of that kind is BackendNotFound",
 		Source: "extensions2/plugin: Plugin.ContributesBackends (BackendPlugin.Backends), registered by a build's extra plugins (test/translator/test.go registers test-backend-plugin so); krtcollections/policy.go: BackendIndex.getBackend (by kind, then namespace/name and port)",
 		Check:  policy.CheckExtensionBackends("extensionBackends")}
+	DNSLookupFamily = policy.Setting{Key: "dnsLookupFamily", Default: "V4_PREFERRED", Choices: []string{"V4_PREFERRED", "V4_ONLY", "V6_ONLY", "ALL", "AUTO"},
+		Doc:    "the address family the DNS clusters of Backends (static hosts by name, AWS Lambda, GCP) look names up in; kgateway's default V4_PREFERRED, not Envoy's AUTO",
+		Source: "api/settings/settings.go: Settings.DnsLookupFamily (KGW_DNS_LOOKUP_FAMILY); translator/irtranslator/backend.go: processDnsLookupFamily"}
 	KgatewayVersion = policy.Setting{Key: "kgatewayVersion", Default: "",
 		Doc:    "the kgateway release, which its OpenTelemetry access logs report as service.version; empty: not reported",
 		Source: "the controller's build version (OpenTelemetry access log resource attribute service.version)"}
@@ -36,4 +39,4 @@ var (
 
 // Settings are kgateway's deployment settings.
 var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
-	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, KgatewayVersion}
+	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, KgatewayVersion}

@@ -178,9 +178,12 @@ func (v *validator) extension(path string, ref *NamespacedObjectReference, provi
 	v.extensionBackends(path, o, provider)
 }
 
-// extensionBackends checks the services a GatewayExtension sends traffic
-// to: they must exist, and one in another namespace needs a ReferenceGrant
-// from GatewayExtensions of the extension's namespace, whatever the mode.
+// extensionBackends checks the backends a GatewayExtension sends traffic
+// to as kgateway's BackendIndex resolves them (ResolveExtGrpcService,
+// ResolveExtHttpService, a JWKS or OAuth2 provider's backendRef): a
+// Service must exist and expose the port, a Backend must exist, and one in
+// another namespace needs a ReferenceGrant from GatewayExtensions of the
+// extension's namespace, whatever the mode.
 func (v *validator) extensionBackends(path string, ext *manifest.Object, provider string) {
 	var spec map[string]any
 	if err := ext.DecodeField("spec."+provider, &spec); err != nil {
@@ -188,34 +191,52 @@ func (v *validator) extensionBackends(path string, ext *manifest.Object, provide
 		return
 	}
 	for _, ref := range backendRefs(spec) {
-		ns := ext.Namespace
-		if ref.namespace != "" {
-			ns = ref.namespace
+		if ref.namespace == "" {
+			ref.namespace = ext.Namespace
 		}
-		switch ref.gk {
-		case serviceKind:
-		case model.GroupKind{Group: Group, Kind: KindBackend}:
-			continue
-		default:
-			// kgateway resolves a backendRef by its group and kind among
-			// the backends it indexes (core Services, its Backends); any
-			// other pair is an unknown backend kind.
-			v.invalid(path, "%s: GatewayExtension %s/%s: backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", provider, ext.Namespace, ext.Name, ref.gk, ns, ref.name, Group, KindBackend)
-			continue
-		}
-		if v.env.Model.Service(ns, ref.name) == nil {
-			v.invalid(path, "%s: GatewayExtension %s/%s: backend Service %s/%s not found", provider, ext.Namespace, ext.Name, ns, ref.name)
-			continue
-		}
-		if !v.env.Model.GrantAllows(Group, KindGatewayExtension, ext.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: ref.name}) {
-			v.invalid(path, "%s: GatewayExtension %s/%s: backend Service %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", provider, ext.Namespace, ext.Name, ns, ref.name)
+		if problem := v.extensionBackendProblem(ext, ref); problem != "" {
+			v.invalid(path, "%s: GatewayExtension %s/%s: %s", provider, ext.Namespace, ext.Name, problem)
 		}
 	}
+}
+
+// extensionBackendProblem is why one backendRef of a GatewayExtension does
+// not resolve, "" when it does.
+func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef) string {
+	ns := ref.namespace
+	target := model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: ref.name}
+	switch ref.gk {
+	case serviceKind:
+		svc := v.env.Model.Service(ns, ref.name)
+		if svc == nil {
+			return fmt.Sprintf("backend Service %s/%s not found", ns, ref.name)
+		}
+		// kgateway indexes a Service's backends by port: one the Service
+		// does not expose is not found (the CRD requires the port)
+		if ref.port != nil && !svc.HasPort(*ref.port) && svc.Spec.Type != "ExternalName" {
+			return fmt.Sprintf("backend Service %s/%s has no port %d", ns, ref.name, *ref.port)
+		}
+	case model.GroupKind{Group: Group, Kind: KindBackend}:
+		if _, ok := v.env.Model.Object(model.Key{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}); !ok {
+			return fmt.Sprintf("backend %s %s/%s not found", KindBackend, ns, ref.name)
+		}
+		target = model.ObjectRefTo{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}
+	default:
+		// kgateway resolves a backendRef by its group and kind among
+		// the backends it indexes (core Services, its Backends); any
+		// other pair is an unknown backend kind.
+		return fmt.Sprintf("backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", ref.gk, ns, ref.name, Group, KindBackend)
+	}
+	if !v.env.Model.GrantAllows(Group, KindGatewayExtension, ext.Namespace, target) {
+		return fmt.Sprintf("backend %s %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", target.Kind, ns, ref.name)
+	}
+	return ""
 }
 
 type backendRef struct {
 	gk              model.GroupKind
 	namespace, name string
+	port            *int32
 }
 
 // serviceKind is a backendRef's default: a core Service.
@@ -232,6 +253,7 @@ func backendRefs(v any) []backendRef {
 				r := backendRef{gk: model.RefGroupKind(optString(m, "group"), optString(m, "kind"), serviceKind)}
 				r.namespace, _ = m["namespace"].(string)
 				r.name, _ = m["name"].(string)
+				r.port = optPort(m)
 				if r.name != "" {
 					out = append(out, r)
 				}
@@ -246,6 +268,23 @@ func backendRefs(v any) []backendRef {
 	}
 	slices.SortFunc(out, func(a, b backendRef) int { return strings.Compare(a.namespace+"/"+a.name, b.namespace+"/"+b.name) })
 	return out
+}
+
+// optPort is a decoded backendRef's port, nil when it is unset or not a
+// number.
+func optPort(m map[string]any) *int32 {
+	var n int32
+	switch p := m["port"].(type) {
+	case float64:
+		n = int32(p)
+	case int64:
+		n = int32(p)
+	case int:
+		n = int32(p)
+	default:
+		return nil
+	}
+	return &n
 }
 
 // optString is a decoded object's string field, nil when it is unset.

@@ -90,6 +90,7 @@ func (gb *gatewayBuild) backendPolicies() {
 		}
 		var md map[string]*structpb.Struct
 		var finish []func(proto.Message)
+		protocol := clusterProtocol(c) // as the backend made it, before any policy
 		for _, p := range own {
 			if !gb.opt.MergeKeyCompat {
 				md = gb.addOrigins(md, p)
@@ -100,7 +101,7 @@ func (gb *gatewayBuild) backendPolicies() {
 			}
 			for _, f := range p.Fields {
 				rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
-				if rf.cluster != nil {
+				if rf.cluster != nil && (rf.clusterOnly == "" || rf.clusterOnly == protocol) {
 					mergeCluster(c, rf.cluster)
 				}
 				mergeClusterOfType(c, rf.ofType)
@@ -466,6 +467,18 @@ func rawBuffer() *corev3.TransportSocket {
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&rawbufferv3.RawBuffer{})}}
 }
 
+// clusterProtocol is the upstream protocol a cluster speaks:
+// policy.ClusterHTTP2 where its HTTP protocol options say HTTP/2,
+// policy.ClusterHTTP1 otherwise.
+func clusterProtocol(c *clusterv3.Cluster) string {
+	o := &upstreamhttpv3.HttpProtocolOptions{}
+	if a := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey]; a != nil && a.UnmarshalTo(o) == nil &&
+		o.GetExplicitHttpConfig().GetHttp2ProtocolOptions() != nil {
+		return policy.ClusterHTTP2
+	}
+	return policy.ClusterHTTP1
+}
+
 // finishHTTPOptions: upstream HTTP protocol options must name the
 // protocol; a cluster nothing made HTTP/2 speaks HTTP/1.1.
 func finishHTTPOptions(c *clusterv3.Cluster) {
@@ -520,7 +533,7 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	if bc == nil || !ok {
 		return nil
 	}
-	build, err := bc.BackendCluster(o, name)
+	build, err := bc.BackendCluster(o, name, b.env.Config)
 	if err == nil && build == nil {
 		return nil // the plain EDS cluster
 	}

@@ -558,17 +558,34 @@ spec:
 }
 
 // TestServiceClusterProtocol: under kgateway a Service cluster speaks
-// HTTP/2 exactly when its port's appProtocol says so, as kgateway decides
-// it; under envoy and envoygateway (Envoy Gateway's translator gives a
-// GRPCRoute's backends HTTP/2) a GRPCRoute backend speaks HTTP/2 whatever
-// its Service says.
+// HTTP/2 exactly when its port's protocol says so — its appProtocol, or
+// without one its name — as kgateway decides it; under envoy and
+// envoygateway (Envoy Gateway's translator gives a GRPCRoute's backends
+// HTTP/2) a GRPCRoute backend speaks HTTP/2 whatever its Service says.
 func TestServiceClusterProtocol(t *testing.T) {
-	for _, appProtocol := range []string{"", "kubernetes.io/h2c", "grpc", "http2", "grpc-web", "kubernetes.io/ws"} {
+	http2 := []string{"kubernetes.io/h2c", "grpc", "http2", "grpc-web"}
+	type portCase struct{ name, appProtocol string }
+	var cases []portCase
+	for _, ap := range []string{"", "kubernetes.io/h2c", "grpc", "http2", "grpc-web", "kubernetes.io/ws"} {
+		cases = append(cases, portCase{appProtocol: ap})
+	}
+	// kgateway reads a port's name only when it has no appProtocol.
+	cases = append(cases, portCase{name: "grpc"}, portCase{name: "http2"}, portCase{name: "grpc-web"},
+		portCase{name: "web"}, portCase{name: "grpc", appProtocol: "http"}, portCase{name: "web", appProtocol: "grpc"})
+	for _, pc := range cases {
 		for _, target := range envoyTargets() {
-			t.Run(target+"/"+appProtocol, func(t *testing.T) {
-				port := "{port: 9090}"
-				if appProtocol != "" {
-					port = fmt.Sprintf("{port: 9090, appProtocol: %q}", appProtocol)
+			t.Run(target+"/"+pc.name+"/"+pc.appProtocol, func(t *testing.T) {
+				port := "port: 9090"
+				if pc.name != "" {
+					port += fmt.Sprintf(", name: %q", pc.name)
+				}
+				if pc.appProtocol != "" {
+					port += fmt.Sprintf(", appProtocol: %q", pc.appProtocol)
+				}
+				port = "{" + port + "}"
+				protocol := pc.appProtocol
+				if protocol == "" && target == "kgateway" {
+					protocol = pc.name
 				}
 				input := behaviourBase + fmt.Sprintf(`---
 apiVersion: v1
@@ -584,7 +601,7 @@ spec:
   rules: [{backendRefs: [{name: grpc, port: 9090}]}]
 `, port)
 				gw := renderInline(t, input, target)
-				want := slices.Contains([]string{"kubernetes.io/h2c", "grpc", "http2", "grpc-web"}, appProtocol) || target == "envoy" || target == "envoygateway"
+				want := slices.Contains(http2, protocol) || target == "envoy" || target == "envoygateway"
 				for _, c := range gw.Clusters {
 					if c.Name != "kube_infra_grpc_9090" {
 						continue

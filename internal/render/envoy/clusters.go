@@ -159,7 +159,7 @@ func (gb *gatewayBuild) protocolsFromServices() {
 		if !ok || gb.unrouted[name] {
 			continue // not a Service's, or another Gateway's finished one (shareUnrouted)
 		}
-		if speaksHTTP2(gb.res.Graph.Model.Service(ns, svc), port, gb.target.HTTP2AppProtocols) {
+		if speaksHTTP2(gb.res.Graph.Model.Service(ns, svc), port, &gb.target) {
 			setHTTP2(c)
 			continue
 		}
@@ -184,18 +184,34 @@ func serviceOfCluster(cluster string) (ns, name string, port int32, ok bool) {
 	return parts[1], parts[2], int32(p), true
 }
 
-// speaksHTTP2 reports whether a Service port's appProtocol is one of the
+// speaksHTTP2 reports whether a Service port's protocol is one of the
 // target's HTTP/2 ones (Target.HTTP2AppProtocols).
-func speaksHTTP2(s *model.Service, port int32, http2 []string) bool {
+func speaksHTTP2(s *model.Service, port int32, t *policy.Target) bool {
+	p := servicePortProtocol(s, port, t)
+	return p != "" && slices.Contains(t.HTTP2AppProtocols, p)
+}
+
+// servicePortProtocol is the application protocol a Service port speaks
+// under the target: its appProtocol, else its name where the target reads
+// names as protocols (Target.PortNameIsAppProtocol); "" when none. It is
+// the one place a Service port's protocol is decided.
+func servicePortProtocol(s *model.Service, port int32, t *policy.Target) string {
 	if s == nil {
-		return false
+		return ""
 	}
 	for _, p := range s.Spec.Ports {
-		if p.Port == port && p.AppProtocol != nil && slices.Contains(http2, *p.AppProtocol) {
-			return true
+		if p.Port != port {
+			continue
 		}
+		if p.AppProtocol != nil {
+			return *p.AppProtocol
+		}
+		if t.PortNameIsAppProtocol {
+			return p.Name
+		}
+		return ""
 	}
-	return false
+	return ""
 }
 
 // cluster returns the gateway's cluster of that name, creating it.
@@ -323,12 +339,7 @@ func (gb *gatewayBuild) fragmentBackend(cluster string) (model.Key, bool) {
 // object (policy.BackendAppProtocoler); "" when none.
 func (b *builder) appProtocol(be *topology.Backend) string {
 	if be.Service != nil {
-		for _, p := range be.Service.Spec.Ports {
-			if p.Port == be.Port && p.AppProtocol != nil {
-				return *p.AppProtocol
-			}
-		}
-		return ""
+		return servicePortProtocol(be.Service, be.Port, &b.target)
 	}
 	ap, ok := b.clusterers[model.GroupKind{Group: be.Group, Kind: be.Kind}].(policy.BackendAppProtocoler)
 	if !ok {
