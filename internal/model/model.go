@@ -141,6 +141,7 @@ type Model struct {
 
 	grantOnce  sync.Once
 	grantsByNS map[string][]*ReferenceGrant
+	slices     sliceIndex
 
 	assume *assumed
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -22,6 +23,23 @@ type Env struct {
 
 	// backendChecks are the registered BackendCheckers' (Registry.Decode).
 	backendChecks []func(model.Key, int32) []MissingRef
+
+	// memo holds what a family derives once per pass (Memo).
+	memo sync.Map
+}
+
+// Memo returns what build derives from the Env's model and a pass's
+// policies under key, building it on first use: an answer a family needs
+// for every route or policy but that depends only on the whole input (an
+// index, a question about every policy) is then computed once per pass,
+// not once per route. Safe for concurrent use; key must be comparable
+// and name what build depends on beyond the Env (e.g. the *Set).
+func (e *Env) Memo(key any, build func() any) any {
+	if v, ok := e.memo.Load(key); ok {
+		return v
+	}
+	v, _ := e.memo.LoadOrStore(key, build())
+	return v
 }
 
 // BackendProblems are the references that do not resolve in the policies

@@ -72,7 +72,7 @@ var backend = model.GroupKind{Group: Group, Kind: "Backend"}
 // a mirrored Service has endpoints, EnvoyPatchPolicies to say they are not
 // applied (UntranslatedFields).
 func (k *Kind) AuxiliaryKinds() []model.GroupKind {
-	return []model.GroupKind{backend, serviceImport, envoyProxy, endpointSlice, envoyPatchPolicy}
+	return []model.GroupKind{backend, serviceImport, envoyProxy, model.EndpointSliceKind, envoyPatchPolicy}
 }
 
 // BackendKinds implements policy.BackendProvider: Envoy Gateway's Backend

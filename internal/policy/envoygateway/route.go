@@ -659,10 +659,6 @@ func (rv *routeValidation) serviceProblem(ns, name string, port int32) *routePro
 	return nil
 }
 
-// endpointSlice is the Kubernetes EndpointSlice, read for its ports and
-// endpoints.
-var endpointSlice = model.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
-
 // sliceEndpoints is what the endpoints check reads of an EndpointSlice.
 type sliceEndpoints struct {
 	Ports []struct {
@@ -720,10 +716,7 @@ func (rv *routeValidation) sliceAddressTypeProblem(ref gwv1.BackendObjectReferen
 // ir.MIXED).
 func sliceAddressTypesMixed(m *model.Model, ns, name string) bool {
 	fqdn, ip := false, false
-	for _, o := range m.OfKind(endpointSlice) {
-		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != name {
-			continue
-		}
+	for _, o := range m.EndpointSlices(ns, name) {
 		var t string
 		if o.DecodeField("addressType", &t) != nil {
 			continue
@@ -745,12 +738,9 @@ func serviceLacksEndpoints(m *model.Model, ns, name string, port int32) bool {
 		return false
 	}
 	portName, proto := servicePortName(svc, port)
-	found, addresses := 0, 0
-	for _, o := range m.OfKind(endpointSlice) {
-		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != name {
-			continue
-		}
-		found++
+	slices := m.EndpointSlices(ns, name)
+	addresses := 0
+	for _, o := range slices {
 		var s sliceEndpoints
 		// An EndpointSlice's ports and endpoints, not a policy spec: no typed value holds them.
 		if o.Decode(&s) == nil && slicePortMatches(s, portName, proto) {
@@ -759,7 +749,7 @@ func serviceLacksEndpoints(m *model.Model, ns, name string, port int32) bool {
 			}
 		}
 	}
-	return found > 0 && addresses == 0
+	return len(slices) > 0 && addresses == 0
 }
 
 // servicePortName is the name and protocol of the Service port numbered
@@ -794,18 +784,25 @@ func slicePortMatches(s sliceEndpoints, name, proto string) bool {
 // serviceRouting: some EnvoyProxy or BackendTrafficPolicy of the input
 // sets routingType Service, where Envoy Gateway reaches a Service by its
 // cluster IP and reads no EndpointSlice. gwpol does not work out which
-// routes that covers, so it judges no Service's endpoints then.
+// routes that covers, so it judges no Service's endpoints then. The
+// answer depends on the whole input, so it is worked out once per pass
+// (policy.Env.Memo), not for every backendRef.
 func (rv *routeValidation) serviceRouting() bool {
-	if envoyProxyRoutesToServices(rv.m) {
-		return true
-	}
-	for _, p := range rv.set.Policies {
-		if p.Obj.Group == Group && p.Obj.Kind == "BackendTrafficPolicy" && routingTypeService(p.Obj) {
+	return rv.env.Memo(serviceRoutingKey{rv.set}, func() any {
+		if envoyProxyRoutesToServices(rv.m) {
 			return true
 		}
-	}
-	return false
+		for _, p := range rv.set.Policies {
+			if p.Obj.Group == Group && p.Obj.Kind == "BackendTrafficPolicy" && routingTypeService(p.Obj) {
+				return true
+			}
+		}
+		return false
+	}).(bool)
 }
+
+// serviceRoutingKey is serviceRouting's answer for one policy set.
+type serviceRoutingKey struct{ set *policy.Set }
 
 // envoyProxyRoutesToServices: some EnvoyProxy of the input sets
 // routingType Service (what decides for the services a policy calls).
