@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -49,7 +50,7 @@ func compile(t *testing.T, file string) *pipeline.Compiled {
 	}
 	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
 		Settings: map[string]any{"haptic": fixtureDeployment}}
-	return pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
+	return families.Compile(&manifest.Set{Objects: objs}, cfg)
 }
 
 // fixtureDeployment are the chart values the fixtures run with: every
