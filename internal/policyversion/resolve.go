@@ -57,8 +57,8 @@ var (
 // name and version count once, as they do in the controller's
 // name|version-keyed map.
 //
-// A ref that is empty resolves like the major of the latest loaded
-// definition of name, with a GWP508 Note naming it.
+// A ref that is empty resolves to the latest loaded definition of name
+// itself (never ambiguous), run at its major, with a GWP508 Note naming it.
 //
 // Problems: GWP501 for a full-semver or malformed ref; GWP502 when
 // no definition matches (naming the majors that do exist); GWP503 when
@@ -72,14 +72,21 @@ func (ds *Definitions) Resolve(name, ref string) Resolution {
 			r.Problem = ds.noLatest(name)
 			return r
 		}
-		t = latest.Major
+		// The controller takes the latest definition itself
+		// (ResolvePolicyVersion: latestVersions[name]) and hands the
+		// engine its major; other definitions of that major do not make
+		// the reference ambiguous, as they do for an explicit vN.
+		r.Major = latest.Major
+		r.Identity = Identity(name, latest.Major)
+		r.Definition = latest
 		r.Note = &Problem{
 			Code:     LintVersionDefaulted.Code,
 			Severity: diag.Info,
-			Message: fmt.Sprintf("policy %s has no version; the gateway-controller resolves it to the major of the latest loaded definition, %s (%s)",
-				name, t, latest),
-			Hint: "set version: " + t + " to keep the API on this major when a newer definition is loaded",
+			Message: fmt.Sprintf("policy %s has no version; the gateway-controller resolves it to the latest loaded definition, %s, whose major %s the engine runs",
+				name, latest, latest.Major),
+			Hint: "set version: " + latest.Major + " to keep the API on this major when a newer definition is loaded",
 		}
+		return r
 	}
 	if !majorOnly.MatchString(t) {
 		r.Problem = ds.refProblem(name, ref, t)

@@ -236,9 +236,13 @@ func TestResolve(t *testing.T) {
 		{name: "malformed word", policy: "basic-ratelimit", ref: "latest", code: LintVersionNotMajor.Code,
 			hint: "use a major-only version such as version: v1"},
 		{name: "empty resolves to the latest definition's major", policy: "set-headers", ref: "", resolved: "v2.0.0", identity: "set-headers:v2",
-			note: []string{"policy set-headers has no version", "latest loaded definition, v2", "set-headers v2.0.0 ("}},
+			note: []string{"policy set-headers has no version", "latest loaded definition, set-headers v2.0.0 (", "major v2 the engine runs"}},
 		{name: "blank resolves like empty", policy: "api-key-auth", ref: "  ", resolved: "v0.1.3", identity: "api-key-auth:v0",
-			note: []string{"latest loaded definition, v0"}},
+			note: []string{"whose major v0 the engine runs"}},
+		// ResolvePolicyVersion returns latestVersions[name] for an empty
+		// version: two definitions of its major are not ambiguous then.
+		{name: "empty takes the latest of a major with several definitions", policy: "jwt-auth", ref: "", resolved: "v1.1.0", identity: "jwt-auth:v1",
+			note: []string{"latest loaded definition, jwt-auth v1.1.0 ("}},
 		{name: "empty with no definition of the name", policy: "cors", ref: "", code: LintNoDefinitionForMajor.Code,
 			msg: []string{"has no version", "policy definition for 'cors' not loaded"}, hint: "add a policy definition of cors (version vX.Y.Z) to the policy definitions"},
 		{name: "empty skips a definition the controller cannot see", policy: "url-rewrite", ref: "", code: LintNoDefinitionForMajor.Code},

@@ -38,12 +38,20 @@ var enforcements = []string{"deny", "detect"}
 
 const minParanoia, maxParanoia = 1, 4
 
-// entryRules are what a catalog's source allows its entries: a
+// entryRules are what the deployment allows a catalog's entries: a
 // self-service catalog may not carry secLang unless the deployment allows
-// it (values.yaml: waf.policies.selfService.allowSecLang); trusted
-// catalogs and inline policies may.
+// it (values.yaml: waf.policies.selfService.allowSecLang; trusted catalogs
+// and inline policies may), and no entry may ask for a larger request
+// body than the ceiling (waf.policies.requestBody.maxBytes).
 type entryRules struct {
 	selfService, allowSecLang bool
+	maxBodyBytes              int
+}
+
+// rules are the entry rules of the deployment's trusted policies, or of
+// its self-service catalogs.
+func (s Settings) rules(selfService bool) entryRules {
+	return entryRules{selfService: selfService, allowSecLang: s.AllowSecLang, maxBodyBytes: s.MaxBodyBytes}
 }
 
 // readEntry checks one catalog entry's shape: the settings values.yaml
@@ -66,6 +74,12 @@ func readEntry(v any, rules entryRules) catalogEntry {
 	rbm, ok := rb.(map[string]any)
 	if !ok {
 		return catalogEntry{problem: "requestBody is not a map"}
+	}
+	if mb, ok := rbm["maxBytes"]; ok && mb != nil {
+		n, isInt := wholeNumber(mb)
+		if !isInt || n < 1 || (rules.maxBodyBytes > 0 && n > int64(rules.maxBodyBytes)) {
+			return catalogEntry{problem: fmt.Sprintf("requestBody.maxBytes must be a whole number from 1 to %d (config haptic.waf.policies.requestBody.maxBytes, the deployment's ceiling)", rules.maxBodyBytes)}
+		}
 	}
 	mv, ok := rbm["mode"]
 	if !ok || mv == nil {

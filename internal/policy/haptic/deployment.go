@@ -30,13 +30,17 @@ func CheckDeployment(m *model.Model, cfg policy.Config, pos func(string) diag.Po
 		out = append(out, d)
 	}
 	known := map[string]bool{}
-	for name := range s.Inline {
+	for _, name := range slices.Sorted(maps.Keys(s.Inline)) {
+		if e := readEntry(nilIfEmpty(s.Inline[name]), s.rules(false)); e.problem != "" {
+			report("haptic.waf.policies.inline."+name, "trusted WAF policy %s %s; HAPTIC's admission refuses the configuration and the rules selecting it fail closed", name, e.problem)
+			continue
+		}
 		known[name] = true
 	}
 	cache := &catalogCache{m: map[catalogKey]parsedCatalog{}}
 	for _, ref := range slices.Sorted(maps.Keys(s.Trusted)) {
 		loc := s.Trusted[ref]
-		entries, problem := readTrustedCatalog(m, cache, loc)
+		entries, problem := readTrustedCatalog(m, cache, loc, s.rules(false))
 		if problem != "" {
 			report("haptic.waf.policies.configMapRefs."+ref, "trusted WAF catalog %s (ConfigMap %s/%s key %s) %s; HAPTIC's admission refuses it and the rules selecting its policies fail closed",
 				ref, loc.Namespace, loc.Name, loc.Key, problem)

@@ -18,7 +18,7 @@ const ConfigPrefix = "haptic."
 // checks — an unknown switch or a value of the wrong type is a config
 // error, never ignored.
 var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default: map[string]any{},
-	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService with allowSecLang and its limits), spoaHub.enabled and spoaHub.haproxy.messages",
+	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, requestBody.maxBytes, selfService with allowSecLang and its limits), spoaHub.enabled and spoaHub.haproxy.messages",
 	Source: "the HAPTIC Helm chart's values (rateLimit, cache, waf, spoaHub)",
 	Check: func(v any) error {
 		values := map[string]any{}
@@ -74,6 +74,10 @@ type Settings struct {
 	// catalogs in their own namespace (catalogRef). Default false, as the
 	// chart's.
 	SelfService bool
+	// MaxBodyBytes is waf.policies.requestBody.maxBytes: the largest
+	// request body a WAF policy may ask to inspect (its
+	// requestBody.maxBytes). Default 8192, as the chart's.
+	MaxBodyBytes int
 	// AllowSecLang is selfService.allowSecLang: self-service catalog
 	// entries may carry secLang. Default false, as the chart's.
 	AllowSecLang bool
@@ -125,10 +129,17 @@ func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "
 // once on), no trusted catalog, opt-in dispatch; and the Coraza plugin
 // is off because nothing turns it on (wafAutoEnabled).
 func DefaultSettings() Settings {
-	return Settings{RateLimitMessage: true, MaxPerNamespace: 4, MaxTotal: 64,
+	return Settings{RateLimitMessage: true, MaxPerNamespace: 4, MaxTotal: 64, MaxBodyBytes: DefaultMaxBodyBytes,
 		Dispatch:           WAFDispatch{Mode: "opt-in", DefaultEnforcement: "deny"},
 		IngressPermissions: WAFIngressPermissions{AllowPolicySelection: true}}
 }
+
+// DefaultMaxBodyBytes and MaxBodyBytesLimit are the chart's
+// waf.policies.requestBody.maxBytes default and its upper bound.
+const (
+	DefaultMaxBodyBytes = 8192
+	MaxBodyBytesLimit   = 1 << 20
+)
 
 // wafAutoEnabled is the chart's enable predicate of the Coraza plugin
 // (spoaHub.plugins.coraza.enabled) when the deployment does not set it:
@@ -287,8 +298,11 @@ func (s *Settings) readWAF(v any) error {
 	if err := s.readIngressPermissions(m["ingressPermissions"]); err != nil {
 		return err
 	}
-	p, err := section(m["policies"], "haptic.waf.policies", "defaultPolicy", "inline", "configMapRefs", "selfService")
+	p, err := section(m["policies"], "haptic.waf.policies", "defaultPolicy", "inline", "configMapRefs", "selfService", "requestBody")
 	if err != nil {
+		return err
+	}
+	if err := s.readRequestBody(p["requestBody"]); err != nil {
 		return err
 	}
 	_, inline := p["inline"]
@@ -330,6 +344,27 @@ func (s *Settings) readWAF(v any) error {
 		if err := readCount(n, "haptic.waf.policies.selfService.limits.maxTotalPolicies", &s.MaxTotal); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// readRequestBody reads waf.policies.requestBody: {maxBytes}, the ceiling
+// of a WAF policy's body cap (1 … 1 MiB).
+func (s *Settings) readRequestBody(v any) error {
+	rb, err := section(v, "haptic.waf.policies.requestBody", "maxBytes")
+	if err != nil {
+		return err
+	}
+	raw, ok := rb["maxBytes"]
+	if !ok {
+		return nil
+	}
+	const path = "haptic.waf.policies.requestBody.maxBytes"
+	if err := readCount(raw, path, &s.MaxBodyBytes); err != nil {
+		return err
+	}
+	if s.MaxBodyBytes < 1 || s.MaxBodyBytes > MaxBodyBytesLimit {
+		return fmt.Errorf("%s must be from 1 to %d, not %d", path, MaxBodyBytesLimit, s.MaxBodyBytes)
 	}
 	return nil
 }

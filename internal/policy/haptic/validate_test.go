@@ -176,6 +176,9 @@ data:
     tuned: {enforcement: block}
   paranoia.yaml: |
     tuned: {paranoiaLevel: 5}
+  maxbytes.yaml: |
+    capped:
+      requestBody: {mode: any, maxBytes: 4096}
   seclang.yaml: |
     custom:
       secLang: "SecRuleRemoveById 941320"
@@ -605,6 +608,8 @@ func TestDeploymentSettings(t *testing.T) {
 		{"SPOA hub with the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request", "check-ratelimit"}}}}, "", nil},
 		{"SPOA hub off: no shared rate limit", okRate, map[string]any{"spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.rateLimit"}},
 		{"SPOA hub off: no WAF", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": inline, "spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
+		{"self-service body cap within the ceiling", "spec:\n  waf: {policy: capped, catalogRef: {name: waf-settings, key: maxbytes.yaml}}", nil, "", nil},
+		{"self-service body cap over a lowered ceiling", "spec:\n  waf: {policy: capped, catalogRef: {name: waf-settings, key: maxbytes.yaml}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"requestBody": map[string]any{"maxBytes": 1024}}}}, "", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"self-service secLang allowed", "spec:\n  waf: {policy: custom, catalogRef: {name: waf-settings, key: seclang.yaml}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"allowSecLang": true}}}}, "", nil},
 		{"SPOA hub on", okRate, map[string]any{"spoaHub": map[string]any{"enabled": true}}, "", nil},
 		{"SPOA hub derived (null)", okRate, map[string]any{"spoaHub": map[string]any{"enabled": nil}}, "", nil},
@@ -740,6 +745,12 @@ func TestCheckDeployment(t *testing.T) {
 		{"invalid catalog hides its policies", waf(map[string]any{"configMapRefs": ref("catalog-bad"), "defaultPolicy": "central"}),
 			[]string{"GWP402 haptic.waf.policies.configMapRefs.c", "GWP402 haptic.waf.policies.defaultPolicy"}},
 		{"waf off", policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"enabled": false, "policies": map[string]any{"defaultPolicy": "absent"}}}}, nil},
+		{"invalid inline policy", waf(map[string]any{"inline": map[string]any{"base": map[string]any{"enforcement": "block"}}, "defaultPolicy": "base"}),
+			[]string{"GWP402 haptic.waf.policies.defaultPolicy", "GWP402 haptic.waf.policies.inline.base"}},
+		{"inline body cap over the ceiling", waf(map[string]any{"inline": map[string]any{"big": map[string]any{"requestBody": map[string]any{"mode": "any", "maxBytes": 16384}}}}),
+			[]string{"GWP402 haptic.waf.policies.inline.big"}},
+		{"inline body cap within a raised ceiling", waf(map[string]any{"inline": map[string]any{"big": map[string]any{"requestBody": map[string]any{"mode": "any", "maxBytes": 16384}}},
+			"requestBody": map[string]any{"maxBytes": 65536}}), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := codes(CheckDeployment(m, tc.cfg, nil)); !slices.Equal(got, tc.want) {
@@ -869,5 +880,25 @@ func TestAcceptedWithWarning(t *testing.T) {
 				t.Errorf("no positioned warning at %s containing %q: %v", tc.field, tc.msg, p.Findings)
 			}
 		})
+	}
+}
+
+// TestBodyCeilingSetting: waf.policies.requestBody.maxBytes, the ceiling
+// of a WAF policy's body cap, defaults to the chart's 8192 and takes 1 …
+// 1 MiB; anything else is a config error naming the key.
+func TestBodyCeilingSetting(t *testing.T) {
+	cfg := func(v any) policy.Config {
+		return policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"policies": map[string]any{"requestBody": map[string]any{"maxBytes": v}}}}}
+	}
+	if s, err := ParseSettings(policy.Config{}); err != nil || s.MaxBodyBytes != DefaultMaxBodyBytes {
+		t.Errorf("default: %d, %v", s.MaxBodyBytes, err)
+	}
+	if s, err := ParseSettings(cfg("4096")); err != nil || s.MaxBodyBytes != 4096 {
+		t.Errorf("\"4096\": %d, %v", s.MaxBodyBytes, err)
+	}
+	for _, bad := range []any{0, MaxBodyBytesLimit + 1, "lots", -1} {
+		if _, err := ParseSettings(cfg(bad)); err == nil || !strings.Contains(err.Error(), "haptic.waf.policies.requestBody.maxBytes") {
+			t.Errorf("%v: error %v, want one naming the key", bad, err)
+		}
 	}
 }

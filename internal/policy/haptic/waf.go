@@ -78,7 +78,7 @@ func (v *validator) trusted(base string, w *WAF) {
 	var broken []string
 	mode := ""
 	if e, ok := v.settings.Inline[w.Policy]; ok {
-		entry := readEntry(nilIfEmpty(e), entryRules{})
+		entry := readEntry(nilIfEmpty(e), v.settings.rules(false))
 		if entry.problem != "" {
 			v.dependency(base+".policy", "trusted WAF policy %q (config haptic.waf.policies.inline) %s; the rule fails closed until it is fixed", w.Policy, entry.problem)
 			return
@@ -120,10 +120,10 @@ func nilIfEmpty(m map[string]any) any {
 // trustedCatalog reads a trusted catalog ConfigMap: it must exist, be
 // immutable and hold a valid catalog.
 func (v *validator) trustedCatalog(loc CatalogLocation) (map[string]catalogEntry, string) {
-	return readTrustedCatalog(v.model(), v.catalogs, loc)
+	return readTrustedCatalog(v.model(), v.catalogs, loc, v.settings.rules(false))
 }
 
-func readTrustedCatalog(m *model.Model, cache *catalogCache, loc CatalogLocation) (map[string]catalogEntry, string) {
+func readTrustedCatalog(m *model.Model, cache *catalogCache, loc CatalogLocation, rules entryRules) (map[string]catalogEntry, string) {
 	var c *model.Opaque
 	if m != nil {
 		c = m.ConfigMap(loc.Namespace, loc.Name)
@@ -138,7 +138,7 @@ func readTrustedCatalog(m *model.Model, cache *catalogCache, loc CatalogLocation
 	if text == nil || text.Kind != yaml.ScalarNode || len(text.Value) > maxCatalogBytes {
 		return nil, "has no catalog under that key"
 	}
-	entries, err := cache.parse(c, loc.Key, text.Value, entryRules{})
+	entries, err := cache.parse(c, loc.Key, text.Value, rules)
 	if err != nil {
 		return nil, "is not a valid catalog: " + catalogProblem(err, loc.Key)
 	}
@@ -191,7 +191,7 @@ func (v *validator) catalog(base string, w *WAF) bool {
 		v.dependency(path+".key", "%s key %s must be a YAML document of at most %d bytes; the rule fails closed until it is", where, ref.Key, maxCatalogBytes)
 		return false
 	}
-	entries, err := v.catalogs.parse(c, ref.Key, text.Value, entryRules{selfService: true, allowSecLang: v.settings.AllowSecLang})
+	entries, err := v.catalogs.parse(c, ref.Key, text.Value, v.settings.rules(true))
 	if err != nil {
 		v.dependency(path+".key", "%s key %s is not a valid catalog of WAF policies: %s; the rule fails closed until it is", where, ref.Key, catalogProblem(err, ref.Key))
 		return false
