@@ -18,6 +18,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -160,7 +161,7 @@ type views struct {
 }
 
 func (in *acctInput) views(objs []*manifest.Object, base *views) (*views, bool) {
-	c := pipeline.CompileWith(&manifest.Set{Objects: objs}, in.cfg, in.versions)
+	c := families.CompileWith(&manifest.Set{Objects: objs}, in.cfg, in.versions)
 	v := &views{}
 	var lines []string
 	add := func(code, obj, field, msg string, sev diag.Severity) {
@@ -633,7 +634,7 @@ func accountingInputs(t *testing.T) []*acctInput {
 		v, ok := versions[key]
 		if !ok {
 			var err error
-			if v, err = pipeline.LoadVersions(cfg); err != nil {
+			if v, err = families.LoadVersions(cfg); err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
 			versions[key] = v

@@ -10,8 +10,8 @@ import (
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -49,7 +49,7 @@ func TestExplainBackendAgreesWithClusterMetadata(t *testing.T) {
 	clusters := 0
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			c := pipeline.Compile(in.set, in.cfg)
+			c := families.Compile(in.set, in.cfg)
 			var gws []string
 			if in.gateway != "" {
 				gws = []string{in.gateway}

@@ -12,10 +12,10 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/benchgen"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/parallel"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -90,7 +90,7 @@ func BenchmarkCompile(b *testing.B) {
 			b.Fatal(err)
 		}
 		cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
-		c := pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
+		c := families.Compile(&manifest.Set{Objects: objs}, cfg)
 		reg, pc := c.Result.Registry, cfg.PolicyConfig()
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -116,7 +116,7 @@ func BenchmarkPipeline(b *testing.B) {
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				status.Compute(pipeline.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
+				status.Compute(families.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
 		})

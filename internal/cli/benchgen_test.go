@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/benchgen"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // TestGeneratedPlatformsCompileClean keeps the benchmark inputs honest: a
@@ -25,7 +25,7 @@ func TestGeneratedPlatformsCompileClean(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
-			c := pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
+			c := families.Compile(&manifest.Set{Objects: objs}, cfg)
 			for _, d := range c.Errors() {
 				t.Errorf("%s:%d:%d %s: %s", d.Pos.File, d.Pos.Line, d.Pos.Col, d.Code, d.Message)
 			}

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // codeRun is one input set the pipeline and the views run on.
@@ -130,7 +130,7 @@ func TestEmittedCodesRegistered(t *testing.T) {
 			t.Fatalf("%s: %v", run.description, err)
 		}
 		cfg.PolicyDefinitions, cfg.EngineManifest = run.defs, run.engine
-		v, err := pipeline.LoadVersions(cfg)
+		v, err := families.LoadVersions(cfg)
 		if err != nil {
 			continue // a broken definitions set is an input error, no finding
 		}
@@ -138,7 +138,7 @@ func TestEmittedCodesRegistered(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", run.description, err)
 		}
-		c := pipeline.CompileWith(set, cfg, v)
+		c := families.CompileWith(set, cfg, v)
 		ds := c.Diagnostics()
 		targets := []string{inferredTarget}
 		if run.allTargets {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 )
@@ -22,11 +23,11 @@ func (g *globalOptions) compile() (*pipeline.Compiled, error) {
 	if err := g.requireObjects(set); err != nil {
 		return nil, err
 	}
-	v, err := pipeline.LoadVersions(g.config)
+	v, err := families.LoadVersions(g.config)
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.CompileWith(set, g.config, v), nil
+	return families.CompileWith(set, g.config, v), nil
 }
 
 // compileForReport is compile for a command whose report must be written
@@ -49,14 +50,14 @@ func (g *globalOptions) compileForReport() (c *pipeline.Compiled, inputErr, err 
 	default:
 		inputErr = g.requireObjects(set)
 	}
-	v, err := pipeline.LoadVersions(g.config)
+	v, err := families.LoadVersions(g.config)
 	switch {
 	case err != nil && !isInput(err):
 		return nil, nil, err
 	case err != nil:
 		inputErr, v = firstErr(inputErr, err), nil
 	}
-	c = pipeline.CompileWith(set, g.config, v)
+	c = families.CompileWith(set, g.config, v)
 	if inputErr == nil {
 		inputErr = inputResult(c)
 	}
@@ -88,7 +89,7 @@ func displayPaths(paths []string) []string {
 // loadOptions are the manifest loader's settings from flags and config.
 func (g *globalOptions) loadOptions() manifest.Options {
 	return manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize},
-		Exclude: slices.Concat(g.config.Exclude, g.Exclude), SizeHint: sizeHint, Each: pipeline.Predecode(g.config)}
+		Exclude: slices.Concat(g.config.Exclude, g.Exclude), SizeHint: sizeHint, Each: families.Predecode(g.config)}
 }
 
 // sizeHint is what an input over the size limit is told: the flag and

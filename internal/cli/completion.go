@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
@@ -63,7 +64,7 @@ func withKindWords(kinds []string, objects completeFunc) completeFunc {
 // targetKindWords are the kinds explain takes as TARGET, lower case.
 func targetKindWords() []string {
 	out := []string{"gateway", "listenerset", "httproute", "grpcroute", "tcproute", "tlsroute", "service", "backend"}
-	for _, k := range pipeline.Registry().Kinds() {
+	for _, k := range families.Registry().Kinds() {
 		out = append(out, strings.ToLower(k.GroupKind().Kind))
 	}
 	return out
@@ -72,7 +73,7 @@ func targetKindWords() []string {
 // policyKindList are the registered policy kinds, lower case.
 func policyKindList() []string {
 	var out []string
-	for _, k := range pipeline.Registry().Kinds() {
+	for _, k := range families.Registry().Kinds() {
 		out = append(out, strings.ToLower(k.GroupKind().Kind))
 	}
 	return out

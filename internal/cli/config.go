@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/viper"
@@ -42,7 +43,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {
 		v.SetDefault(k, "")
 	}
-	settings := pipeline.Registry().Settings()
+	settings := families.Registry().Settings()
 	for _, s := range settings {
 		v.SetDefault(s.Key, s.Default)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/lint"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -28,7 +28,7 @@ func newConfigSchema() configSchema {
 	var s configSchema
 	s.walk(reflect.TypeOf(Config{}), "")
 	// the controller families' deployment settings, as they declare them
-	for _, d := range pipeline.Registry().Settings() {
+	for _, d := range families.Registry().Settings() {
 		if _, open := d.Default.(map[string]any); open {
 			s.open = append(s.open, d.Key)
 		} else {
@@ -256,7 +256,7 @@ func checkIgnore(at func(*yaml.Node) string, v *yaml.Node) error {
 
 // checkRuleCode fails on a code that no lint rule has.
 func checkRuleCode(where, key, code string) error {
-	if _, ok := lint.Lookup(pipeline.Registry(), strings.ToUpper(code)); ok {
+	if _, ok := lint.Lookup(families.Registry(), strings.ToUpper(code)); ok {
 		return nil
 	}
 	var codes []string

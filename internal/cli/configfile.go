@@ -4,8 +4,8 @@ import (
 	"os"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/guardrail"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"path/filepath"
 	"strings"
 
@@ -54,7 +54,7 @@ func readGuardrails(c *Config) error {
 	top := doc.Content[0]
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		if strings.EqualFold(top.Content[i].Value, "guardrails") {
-			c.Guardrails, err = guardrail.Parse(c.File, top.Content[i+1], pipeline.Registry())
+			c.Guardrails, err = guardrail.Parse(c.File, top.Content[i+1], families.Registry())
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
@@ -154,7 +155,7 @@ func TestConformanceOriginsSummary(t *testing.T) {
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		set, cfg, cs, exp := loadCase(t, dir)
-		c := pipeline.Compile(set, cfg)
+		c := families.Compile(set, cfg)
 		indep, byName, err := originsAgree(c, cs.Gateway, exp)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

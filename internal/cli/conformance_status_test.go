@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/status"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -252,7 +252,7 @@ func caseDiffs(dir string) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("output.yaml: %v", err)}
 	}
-	c := pipeline.Compile(set, cfg)
+	c := families.Compile(set, cfg)
 	rep := status.Compute(c.Result, status.Options{ControllerName: cfg.ControllerName, ValidationMode: cfg.ValidationMode})
 	out := policyDiffs(exp, rep)
 	out = append(out, ownerDiffs(golden, rep)...)

@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -228,7 +228,7 @@ func TestConformanceKgateway(t *testing.T) {
 				t.Skipf("listed in testdata/conformance-divergences.txt: %s", reason)
 			}
 			set, cfg, _, exp := loadCase(t, dir)
-			c := pipeline.Compile(set, cfg)
+			c := families.Compile(set, cfg)
 			rep := status.Compute(c.Result, status.Options{ControllerName: cfg.ControllerName})
 			got := policyStatuses(rep)
 			for key, want := range exp.Policies {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/families"
 )
 
 // moreDir holds the rest of kgateway's public translator goldens: every
@@ -148,7 +148,7 @@ func caseXDSDiffs(t *testing.T, dir string, accepted acceptedDiffs) []xdsDiff {
 		return []xdsDiff{{section: "input", path: "input.yaml", kgw: "read", gwpol: err.Error()}}
 	}
 	kgw := kgatewayXDS(t, dir)
-	gw := gwpolXDS(t, pipeline.Compile(set, cfg), cs.Gateway)
+	gw := gwpolXDS(t, families.Compile(set, cfg), cs.Gateway)
 	var left []xdsDiff
 	for _, d := range compareXDS(kgw, gw) {
 		if accepted.match(d) == "" {

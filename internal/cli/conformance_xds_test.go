@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -41,7 +42,7 @@ func TestConformanceXDS(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			set, cfg, cs, _ := loadCase(t, dir)
 			kgw := kgatewayXDS(t, dir)
-			gw := gwpolXDS(t, pipeline.Compile(set, cfg), cs.Gateway)
+			gw := gwpolXDS(t, families.Compile(set, cfg), cs.Gateway)
 			diffs := compareXDS(kgw, gw)
 			var left []xdsDiff
 			for _, d := range diffs {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/diff"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/spf13/cobra"
@@ -63,7 +64,7 @@ func runDiff(o *diffOptions) error {
 		if err != nil {
 			return nil, err
 		}
-		c := pipeline.Compile(set, o.config)
+		c := families.Compile(set, o.config)
 		// Only what could not be read: the findings about the objects
 		// are lint's, and both sides would repeat them.
 		printDiagnostics(o.IO.ErrOut, slices.DeleteFunc(slices.Clone(set.Problems), func(d diag.Diagnostic) bool { return d.Severity != diag.Error }))

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -205,7 +205,7 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		c := pipeline.Compile(set, egCaseConfig(t, dir))
+		c := families.Compile(set, egCaseConfig(t, dir))
 		rep := status.Compute(c.Result, status.Options{})
 		gotP, gotR := egGot(rep)
 		pbad := egCompare(exp.Policies, gotP, "policy")
@@ -280,7 +280,7 @@ func egCaseConfig(t *testing.T, dir string) *Config {
 // family declares the key or the value does not fit it.
 func setSetting(t *testing.T, cfg *Config, key string, value any) {
 	t.Helper()
-	for _, s := range pipeline.Registry().Settings() {
+	for _, s := range families.Registry().Settings() {
 		if s.Key != key {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 )
@@ -398,7 +399,7 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 			continue
 		}
 		m++
-		c := pipeline.Compile(set, egCaseConfig(t, dir))
+		c := families.Compile(set, egCaseConfig(t, dir))
 		got, gotClusters, gotListeners, err := gwpolEG(t, c)
 		if err != nil {
 			t.Errorf("%s: render: %v", name, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -15,7 +16,7 @@ import (
 
 // policyKindWords lists the registered policy kinds as explain accepts
 // them, for help text.
-func policyKindWords() string { return explain.KindWords(pipeline.Registry()) }
+func policyKindWords() string { return explain.KindWords(families.Registry()) }
 
 // explainPolicy answers explain POLICYKIND/NS/NAME.
 func explainPolicy(o *explainOptions, c *pipeline.Compiled) error {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 	"github.com/gwpol/gwpol/internal/status"
 )
@@ -54,7 +54,7 @@ func FuzzPipeline(f *testing.F) {
 		if len(data)%2 == 1 { // half the inputs with the objects they lack assumed present
 			run = &assumeAll
 		}
-		c := pipeline.Compile(&manifest.Set{Objects: objs}, run)
+		c := families.Compile(&manifest.Set{Objects: objs}, run)
 		rep := status.Compute(c.Result, status.Options{})
 		if _, err := encode("yaml", rep); err != nil {
 			t.Fatalf("status YAML: %v", err)

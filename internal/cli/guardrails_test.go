@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // guardrailFamilies are the controller families with guardrail fixtures
@@ -68,7 +68,7 @@ func guardrailFindings(t *testing.T, config string, files ...string) []linttest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(set, cfg)
+	c := families.Compile(set, cfg)
 	rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics(), Guardrails: cfg.Guardrails}, lint.Config{})
 	var out []linttest.Finding
 	for _, f := range linttest.Findings(rep.Diagnostics) {

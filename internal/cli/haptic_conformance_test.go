@@ -13,8 +13,8 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -158,7 +158,7 @@ func checkHAPTICCase(dir string) (bad []string, refused *bool, err error) {
 	}
 	cfg := &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
 		Settings: map[string]any{"haptic": hapticConfig(cs.ChartValues)}}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, cfg)
+	c := families.Compile(&manifest.Set{Objects: objs}, cfg)
 	out, err := renderPlatform(c, inferredTarget, false, nil)
 	if err != nil {
 		return nil, nil, err

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -27,9 +27,10 @@ import (
 // said of them) are helpers below every stage, importing none of gwpol's
 // but inert;
 // internal/linttest (lint fixtures' want comments, for tests) only diag. internal/policy covers the contract and every kind package
-// under it. internal/pipeline runs the stages (and names the kinds, in
-// its registry), so it comes after all of them and before cli alone: no
-// stage or view compiles through it, and only a command (package main)
+// under it. internal/pipeline runs the stages with the families it is
+// given, so it comes after all of them; internal/families names the
+// families and kinds and gives them to it, before cli alone: no stage or
+// view compiles through either, and only a command (package main)
 // imports cli. internal/benchgen generates benchmark inputs; its floor
 // command runs the CLI.
 var stageOrder = []string{
@@ -37,7 +38,7 @@ var stageOrder = []string{
 	"internal/diag", "internal/linttest", "internal/manifest", "internal/schema", "internal/model", "internal/policyversion", "internal/topology",
 	"internal/policy", "internal/attach", "internal/merge", "internal/status", "internal/guardrail",
 	"internal/render/envoy", "internal/explain", "internal/lint", "internal/diff", "internal/graph",
-	"internal/pipeline", "internal/cli", "internal/benchgen",
+	"internal/pipeline", "internal/families", "internal/cli", "internal/benchgen",
 }
 
 func stageOf(pkg string) int {
@@ -55,7 +56,7 @@ func stageOf(pkg string) int {
 // kind's own render files (render*.go under internal/policy/<kind>/);
 // cobra, viper and lipgloss only in cli; cli only in a command. A policy
 // kind package (internal/policy/<kind>) is imported only by the kind
-// packages and by internal/pipeline, whose registry lists the kinds:
+// packages and by internal/families, which lists the families and kinds:
 // nothing else — cli least of all — names a kind; every stage, view and
 // command reaches a kind through the hooks of internal/policy/kind.go.
 func TestImportsFollowPipeline(t *testing.T) {
@@ -84,8 +85,8 @@ func TestImportsFollowPipeline(t *testing.T) {
 			if strings.HasSuffix(imp, "/internal/cli") && p.Name != "main" {
 				t.Errorf("%s imports %s: only a command (package main) may", p.ImportPath, imp)
 			}
-			if kindPkg(imp) && !strings.Contains(p.ImportPath, "/internal/policy/") && !strings.HasSuffix(p.ImportPath, "/internal/pipeline") {
-				t.Errorf("%s imports %s: only internal/pipeline (its registry) and kind packages may name a policy kind", p.ImportPath, imp)
+			if kindPkg(imp) && !strings.Contains(p.ImportPath, "/internal/policy/") && !strings.HasSuffix(p.ImportPath, "/internal/families") {
+				t.Errorf("%s imports %s: only internal/families (the list of families) and kind packages may name a policy kind", p.ImportPath, imp)
 			}
 			if strings.HasPrefix(imp, "github.com/gwpol/gwpol/internal/") && from >= 0 {
 				to := stageOf(imp)
@@ -152,9 +153,9 @@ var genericPackages = []string{"internal/model", "internal/topology", "internal/
 // under a family's API group or domain — an annotation, label, option key
 // or API group such as kgateway.dev/route-weight; what a controller does
 // differently is its family's policy.Controller and kinds' hooks. (Importing a family is
-// TestImportsFollowPipeline's: only internal/pipeline, which lists them.)
+// TestImportsFollowPipeline's: only internal/families, which lists them.)
 func TestGenericPackagesNameNoController(t *testing.T) {
-	reg := pipeline.Registry()
+	reg := families.Registry()
 	names := reg.TargetNames()
 	var controllers []string
 	for _, name := range []string{"kgateway.dev/kgateway", "gateway.envoyproxy.io/gatewayclass-controller", "haproxy-haptic.org/controller"} {
@@ -259,7 +260,7 @@ func familyDomains(t *testing.T, reg *policy.Registry) []string {
 // and prose in comments and rule documentation may name a controller.
 // familyNamed lists what is left, with why; it only shrinks.
 func TestGenericPackagesDeclareNoFamily(t *testing.T) {
-	words := familyWords(t, pipeline.Registry())
+	words := familyWords(t, families.Registry())
 	named := func(name string) string {
 		low := strings.ToLower(name)
 		for _, w := range words {

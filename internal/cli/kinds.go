@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/model"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -31,7 +31,7 @@ func supportedKinds() []kindGroup {
 		}
 		return byGroup[g]
 	}
-	reg := pipeline.Registry()
+	reg := families.Registry()
 	for _, gk := range model.KnownKinds() {
 		get(gk.Group).Others = append(get(gk.Group).Others, gk.Kind)
 	}

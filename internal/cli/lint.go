@@ -11,10 +11,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/parallel"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
 )
@@ -342,4 +342,4 @@ func capitalize(s string) string {
 }
 
 // lintRules is lint's registry with the rules of every supported kind.
-func lintRules() []lint.Rule { return lint.Rules(pipeline.Registry()) }
+func lintRules() []lint.Rule { return lint.Rules(families.Registry()) }

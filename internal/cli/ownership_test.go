@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
@@ -215,7 +216,7 @@ func TestExplainAgreesWithRender(t *testing.T) {
 	routes, fields, replaced, gapCases := 0, 0, 0, 0
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			c := pipeline.Compile(in.set, in.cfg)
+			c := families.Compile(in.set, in.cfg)
 			gaps := map[string][]string{}
 			for _, target := range c.Result.Registry.TargetNames() {
 				out, err := renderCompiled(c, target, false, in.gateways...)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -50,7 +51,7 @@ func egCELCounted(d diag.Diagnostic) bool {
 // every finding.
 func lintFiles(t *testing.T, cfg *Config, files ...string) []diag.Diagnostic {
 	t.Helper()
-	v, err := pipeline.LoadVersions(cfg)
+	v, err := families.LoadVersions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func lintWith(t *testing.T, cfg *Config, v *pipeline.Versions, files ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.CompileWith(set, cfg, v)
+	c := families.CompileWith(set, cfg, v)
 	extra, err := lintExtra(c, "")
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +160,7 @@ func TestConformanceKgatewayCRDs(t *testing.T) {
 	kinds := map[string]bool{"TrafficPolicy": true, "ListenerPolicy": true, "BackendConfigPolicy": true}
 	// The CRDs are read once, as one run reads them (--crds).
 	cfg := &Config{Namespace: "default", CRDs: []string{kgatewayCRDs}}
-	versions, err := pipeline.LoadVersions(cfg)
+	versions, err := families.LoadVersions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

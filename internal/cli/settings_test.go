@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	goldenfile "github.com/gwpol/gwpol/internal/golden"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -17,7 +17,7 @@ import (
 // default, reaches the kinds in policy.Config.Values converted to its
 // type, and a value of the wrong type is a usage error naming the key.
 func TestConfigSettings(t *testing.T) {
-	settings := pipeline.Registry().Settings()
+	settings := families.Registry().Settings()
 	if len(settings) == 0 {
 		t.Fatal("no family declares a deployment setting")
 	}
@@ -119,7 +119,7 @@ func TestSettingsDocumented(t *testing.T) {
 	}
 	var table strings.Builder
 	table.WriteString(settingsBegin + "\n\n| key | default | what it changes | where the controller defines it |\n|---|---|---|---|\n")
-	for _, s := range pipeline.Registry().Settings() {
+	for _, s := range families.Registry().Settings() {
 		def := fmt.Sprint(s.Default)
 		switch d := s.Default.(type) {
 		case string:

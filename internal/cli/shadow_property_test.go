@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/families"
 )
 
 // TestMayShadowOnCoversEveryShadowedField holds merge.Result.MayShadowOn,
@@ -14,7 +14,7 @@ import (
 func TestMayShadowOnCoversEveryShadowedField(t *testing.T) {
 	shadowing, skipped := 0, 0
 	for _, in := range verdictCorpus(t) {
-		c := pipeline.Compile(in.set, in.cfg)
+		c := families.Compile(in.set, in.cfg)
 		r := c.Result
 		if r == nil {
 			continue

@@ -3,6 +3,7 @@ package cli
 import (
 	"slices"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
@@ -17,7 +18,7 @@ const targetFlagHelp = "render target: envoy (upstream filters), kgateway (kgate
 
 // targetChoices are the values --target accepts.
 func targetChoices() []string {
-	return append([]string{inferredTarget}, pipeline.Registry().TargetNames()...)
+	return append([]string{inferredTarget}, families.Registry().TargetNames()...)
 }
 
 // askedTarget is the target the flag names when given, else config

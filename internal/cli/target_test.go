@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // hapticPlatform is a Gateway of HAPTIC's class with a rule under a valid
@@ -129,7 +129,7 @@ func TestExplainSharedBudgetOnlyWithRateLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := pipeline.Compile(&manifest.Set{Objects: objs}, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(&manifest.Set{Objects: objs}, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 			rt := c.Graph.Route("HTTPRoute", "shop", "app")
 			if rt == nil || len(rt.Rules) != 2 {
 				t.Fatal("route not built")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/graph"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -143,7 +144,7 @@ func TestVerdictProperty(t *testing.T) {
 	checked := map[string]int{}
 	for _, in := range corpus {
 		inputs[in.family]++
-		c := pipeline.Compile(in.set, in.cfg)
+		c := families.Compile(in.set, in.cfg)
 		out, err := renderPlatform(c, inferredTarget, false, nil)
 		if err != nil {
 			continue // an input render refuses has nothing to compare

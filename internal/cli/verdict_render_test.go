@@ -10,6 +10,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -68,7 +69,7 @@ func verdictInputs(t *testing.T) []verdictInput {
 func TestRouteVerdictAgreesWithRender(t *testing.T) {
 	counts := map[string]int{}
 	for _, in := range verdictInputs(t) {
-		c := pipeline.Compile(in.set, in.cfg)
+		c := families.Compile(in.set, in.cfg)
 		for _, target := range []string{inferredTarget, "envoygateway"} {
 			out, err := renderPlatform(c, target, false, nil)
 			if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	goldenfile "github.com/gwpol/gwpol/internal/golden"
 	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -219,7 +220,7 @@ func compileWSO2(t *testing.T) *pipeline.Compiled {
 		t.Fatal(err)
 	}
 	cfg.PolicyDefinitions, cfg.EngineManifest = wso2Path("defs"), wso2Path("build-manifest.yaml")
-	v, err := pipeline.LoadVersions(cfg)
+	v, err := families.LoadVersions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func compileWSO2(t *testing.T) *pipeline.Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.CompileWith(set, cfg, v)
+	return families.CompileWith(set, cfg, v)
 }
 
 // apiPolicyKind is the APIPolicy kind c compiled with (resolving against
@@ -572,11 +573,11 @@ func TestWSO2OperatorGeneratedChains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := pipeline.LoadVersions(cfg)
+	v, err := families.LoadVersions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.CompileWith(set, cfg, v)
+	c := families.CompileWith(set, cfg, v)
 	want := map[string][]string{
 		// identity@level=definition/engine: remove-headers is not in this
 		// engine build, its redirect is another patch.

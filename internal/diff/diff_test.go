@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/diff"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -20,7 +21,7 @@ func compile(t *testing.T, path string) *merge.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}).Result
+	return families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}).Result
 }
 
 func TestCompare(t *testing.T) {

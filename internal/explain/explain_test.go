@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 )
@@ -33,7 +34,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rt := c.Graph.Route("HTTPRoute", "app", "api")
 	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
 	type row struct {
@@ -114,7 +115,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	type row struct {
 		Field, Owner, Level          string
 		Contributors, Lost, Shadowed []string
@@ -213,7 +214,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rt := c.Graph.Route("HTTPRoute", "infra", "r")
 	edge := []string{"gateway.kgateway.dev/TrafficPolicy/infra/edge"}
 	tests := []struct {
@@ -300,7 +301,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 			rt := c.Graph.Route("HTTPRoute", "infra", "r")
 			got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
 			if diff := cmp.Diff([]string{tt.want}, got.Notes); diff != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -55,7 +56,7 @@ func TestParseTarget(t *testing.T) {
 }
 
 func TestPolicyKindOf(t *testing.T) {
-	reg := pipeline.Registry()
+	reg := families.Registry()
 	tests := []struct {
 		target, want string
 	}{
@@ -86,7 +87,7 @@ func compileFile(t *testing.T, path string) *pipeline.Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	return families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 }
 
 // TestExplainResolvesTargets: a target that is in the input is explained
@@ -236,7 +237,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	for _, tt := range []struct {
 		name, want string
 	}{

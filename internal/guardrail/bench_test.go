@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/benchgen"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -27,7 +28,7 @@ func BenchmarkEvaluate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+		c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				guardrail.Evaluate(c.Result, rules)

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/guardrail"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -16,9 +16,9 @@ func parse(t testing.TB, src string) ([]guardrail.Rule, error) {
 		t.Skip(err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode || len(doc.Content[0].Content) < 2 {
-		return guardrail.Parse("g.yaml", nil, pipeline.Registry())
+		return guardrail.Parse("g.yaml", nil, families.Registry())
 	}
-	return guardrail.Parse("g.yaml", doc.Content[0].Content[1], pipeline.Registry())
+	return guardrail.Parse("g.yaml", doc.Content[0].Content[1], families.Registry())
 }
 
 // TestParse: each type of rule reads into its fields; a field name of

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/lint"
-	"github.com/gwpol/gwpol/internal/pipeline"
 )
 
 // declaredRule is a diag.Rule composite literal at package level.
@@ -81,7 +81,7 @@ func TestCodesOnlyInRuleDeclarations(t *testing.T) {
 		t.Fatal("no diag.Rule declarations found under internal/")
 	}
 	registry := map[string]lint.Rule{}
-	for _, r := range lint.Rules(pipeline.Registry()) {
+	for _, r := range lint.Rules(families.Registry()) {
 		registry[r.Code] = r
 	}
 	codes := map[string]declaredRule{}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/linttest"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -34,7 +35,7 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 			out, err := envoy.Render(c.Result, envoy.Options{Target: "envoy", Config: c.Config.PolicyConfig()})
 			if err != nil {
 				t.Fatal(err)
@@ -94,7 +95,7 @@ func TestEveryRuleHasAFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	covered := linttest.Codes(inFolders)
-	for _, r := range lint.Rules(pipeline.Registry()) {
+	for _, r := range lint.Rules(families.Registry()) {
 		if why, ok := fixtureless[r.Code]; ok {
 			t.Logf("%s: no fixture: %s", r.Code, why)
 			continue
@@ -108,7 +109,7 @@ func TestEveryRuleHasAFixture(t *testing.T) {
 // TestRegistry: codes are unique, sorted, documented.
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range lint.Rules(pipeline.Registry()) {
+	for _, r := range lint.Rules(families.Registry()) {
 		if seen[r.Code] || r.Name == "" || r.Title == "" || r.Doc == "" || r.Severity == 0 {
 			t.Errorf("rule %s: duplicate or incomplete", r.Code)
 		}
@@ -120,7 +121,7 @@ func TestRegistry(t *testing.T) {
 // (policy.Family.RuleNotes) names a registered rule and ends its
 // documentation.
 func TestRuleNotesNameRules(t *testing.T) {
-	reg := pipeline.Registry()
+	reg := families.Registry()
 	docs := map[string]string{}
 	for _, r := range lint.Rules(reg) {
 		docs[r.Name] = r.Doc
@@ -144,7 +145,7 @@ func TestSuppression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics()}
 	rep := lint.Run(in, lint.Config{Ignore: []lint.Ignore{{Code: "GWP201", Object: "TrafficPolicy/app/*"}}})
 	if len(rep.Diagnostics) != 0 || rep.Suppressed != 1 {
@@ -171,7 +172,7 @@ func TestTooManyAncestors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 	var codes []string
 	for _, d := range rep.Diagnostics {
@@ -181,7 +182,7 @@ func TestTooManyAncestors(t *testing.T) {
 		t.Errorf("GWP208 not reported; got %v", codes)
 	}
 	// With 16 it must not fire.
-	c = pipeline.Compile(&manifest.Set{Objects: objs[1:]}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c = families.Compile(&manifest.Set{Objects: objs[1:]}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	rep = lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 	for _, d := range rep.Diagnostics {
 		if d.Code == "GWP208" {
@@ -227,7 +228,7 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := pipeline.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+		c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 		var msgs []string
 		for _, d := range lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{}).Diagnostics {
 			if d.Code == "GWP303" {

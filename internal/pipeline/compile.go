@@ -10,37 +10,17 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
-	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
-	"github.com/gwpol/gwpol/internal/policy/directresponse"
-	"github.com/gwpol/gwpol/internal/policy/envoygateway"
-	"github.com/gwpol/gwpol/internal/policy/haptic"
-	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
-	"github.com/gwpol/gwpol/internal/policy/wso2"
 	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// Registry is the explicit list of the controller families and their
-// policy kinds, with the WSO2 kinds resolving against no policy
-// definitions or engine build.
-func Registry() *policy.Registry { return registry(wso2.New(nil, nil), &Versions{}) }
-
-// registry is Registry with the WSO2 kinds ws, which carry the policy
-// definitions and engine build of v their references resolve against.
-func registry(ws *wso2.Kinds, v *Versions) *policy.Registry {
-	kinds := []policy.Kind{
-		trafficpolicy.New(),
-		trafficpolicy.NewListenerPolicy(),
-		backendconfigpolicy.New(),
-		backendtlspolicy.New(),
-		directresponse.New(),
-		haptic.New(),
-	}
-	reg := policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
-	reg.AddFamilies(trafficpolicy.Family, envoygateway.Family, haptic.Family, ws.Family(v.DefinitionsDir, v.EngineFile))
-	return reg
-}
+// Families builds the registry of every controller family and its
+// policy kinds, with the versioned policy references of a family's kinds
+// resolving against v (never nil; its fields are nil when not given).
+// The list is not the pipeline's: a package of its own (internal/families)
+// names the families, so the pipeline runs them without knowing whose
+// they are, and a new controller is added there.
+type Families func(v *Versions) *policy.Registry
 
 // Compiled is the whole pipeline's result for one input set.
 type Compiled struct {
@@ -51,11 +31,11 @@ type Compiled struct {
 	Policies *policy.Set
 	Result   *merge.Result
 
-	// Versions are the WSO2 policy definitions and engine build loaded
+	// Versions are the policy definitions and engine build loaded
 	// (never nil; its fields are nil when not given), and the CRDs named.
 	Versions *Versions
 	// Registry lists the families and kinds this input compiled with
-	// (the WSO2 kinds resolving against Versions).
+	// (their versioned policy references resolving against Versions).
 	Registry *policy.Registry
 	// Schema is the schema stage's result: every object whose kind has a
 	// known CRD validated against it.
@@ -97,11 +77,12 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 }
 
 // Predecode is what a loader calls on each object as it is read
-// (manifest.Options.Each): the model's decoding of it under cfg, after
+// (manifest.Options.Each): the model's decoding of it under cfg, with the
+// kinds of reg, after
 // which the object's YAML tree is released where nothing later reads it.
 // Compile then takes the decoded objects as they are.
-func Predecode(cfg *Config) func(*manifest.Object) {
-	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: Registry().GroupKinds(), LenientFields: cfg.LenientFields()}
+func Predecode(cfg *Config, reg *policy.Registry) func(*manifest.Object) {
+	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields()}
 	// The CRDs gwpol ships: the schema stage checks an object against
 	// them now, while its tree is at hand, and again only if --crds or
 	// the input gives its kind another CRD.
@@ -113,18 +94,14 @@ func Predecode(cfg *Config) func(*manifest.Object) {
 	}
 }
 
-// Compile runs the pipeline on already loaded objects, without WSO2 policy
-// definitions or engine build.
-func Compile(set *manifest.Set, cfg *Config) *Compiled { return CompileWith(set, cfg, nil) }
-
-// CompileWith runs the pipeline with the WSO2 policy definitions and
-// engine build in v (nil: none).
-func CompileWith(set *manifest.Set, cfg *Config, v *Versions) *Compiled {
+// Compile runs the pipeline on already loaded objects with the families
+// fams builds, their versioned policy references resolving against the
+// policy definitions and engine build in v (nil: none).
+func Compile(set *manifest.Set, cfg *Config, v *Versions, fams Families) *Compiled {
 	if v == nil {
 		v = &Versions{}
 	}
-	ws := wso2.New(v.Definitions, v.Engine)
-	reg := registry(ws, v)
+	reg := fams(v)
 	sres := validateSchemas(set, cfg, v)
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
 		Schema: sres.Verdict})
@@ -180,7 +157,7 @@ func (c *Compiled) ReleaseTrees() {
 
 // validateSchemas is the schema stage: every object whose kind has a
 // known CRD — from --crds / config crds first, then the input's
-// CustomResourceDefinitions, then the CRDs Envoy Gateway's module ships —
+// CustomResourceDefinitions, then the CRDs gwpol ships (schema's catalog) —
 // validated as the API server would.
 func validateSchemas(set *manifest.Set, cfg *Config, v *Versions) *schema.Result {
 	cat := schema.NewCatalog(true)

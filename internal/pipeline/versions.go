@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policyversion"
 	"github.com/gwpol/gwpol/internal/schema"
 	yaml "go.yaml.in/yaml/v3"
@@ -34,9 +35,9 @@ type Versions struct {
 
 // LoadVersions reads what the config (after flags) names. An unreadable
 // or unparseable file is an input error (exit 3) naming FILE:LINE:COL: a
-// half-read definitions set would give wrong answers. A family setting
-// the family refuses as malformed is one too (policy.Family.CheckConfig).
-func LoadVersions(cfg *Config) (*Versions, error) {
+// half-read definitions set would give wrong answers. A setting that a
+// family of reg refuses as malformed is one too (policy.Family.CheckConfig).
+func LoadVersions(cfg *Config, reg *policy.Registry) (*Versions, error) {
 	files := cfg.EngineManifests
 	if len(files) == 0 && cfg.EngineManifest != "" {
 		files = []string{cfg.EngineManifest}
@@ -45,7 +46,7 @@ func LoadVersions(cfg *Config) (*Versions, error) {
 	// reported); the same file named twice is still one file.
 	files = distinctPaths(files)
 	v := &Versions{DefinitionsDir: cfg.PolicyDefinitions, EngineFile: strings.Join(files, " + ")}
-	if err := checkFamilyConfigs(cfg); err != nil {
+	if err := checkFamilyConfigs(cfg, reg); err != nil {
 		return nil, err
 	}
 	if v.DefinitionsDir != "" {
@@ -195,9 +196,9 @@ func orEnv(path string) string {
 
 // checkFamilyConfigs is the first family setting its family refuses as
 // malformed (policy.Family.CheckConfig), as an input error.
-func checkFamilyConfigs(cfg *Config) error {
+func checkFamilyConfigs(cfg *Config, reg *policy.Registry) error {
 	pc := cfg.PolicyConfig()
-	for _, f := range Registry().Families() {
+	for _, f := range reg.Families() {
 		if f.CheckConfig == nil {
 			continue
 		}

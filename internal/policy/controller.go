@@ -10,7 +10,7 @@ import (
 // emulates, for the generic stages that must behave as that controller
 // does without naming it: status reads which conditions it writes,
 // explain how it words what it does. A family package exports its
-// Controller and internal/pipeline registers it (Registry.AddControllers);
+// Controller and internal/families registers it (Registry.AddControllers);
 // no generic package holds a controllerName.
 type Controller struct {
 	// Name is the controllerName of the controller's GatewayClasses.

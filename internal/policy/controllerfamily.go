@@ -7,7 +7,7 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// Family is one controller family as internal/pipeline lists it
+// Family is one controller family as internal/families lists it
 // (Registry.AddFamilies): what the family declares beside its kinds — its
 // controller, its render target, its deployment settings — and the steps
 // of its own the pipeline runs for it, which generic code calls without

@@ -6,7 +6,7 @@
 // hook the stages find on it by type assertion (rendering, rule checks,
 // status of its own, …), one sentence each; a kind asserts each hook it
 // implements with a var _ line. Nothing outside a kind's package (and the
-// registry in internal/pipeline) names that kind; attach, merge, status,
+// registry in internal/families) names that kind; attach, merge, status,
 // render, explain, lint and cli work through these interfaces.
 //
 // lintrules.go declares the lint rules of findings several stages and

@@ -4,7 +4,7 @@ package policy
 // implement (Kind) and every optional hook the stages find on a Kind by a
 // comma-ok type assertion. A kind package asserts each hook it implements
 // with a `var _ policy.X = …` line, so that a changed signature fails to
-// compile instead of silently turning the hook off; internal/pipeline's
+// compile instead of silently turning the hook off; internal/families's
 // tests fail on a registered kind that implements a hook without that
 // line, has a hook's method with another signature, or on a hook missing
 // from the list below.

@@ -11,7 +11,7 @@ import (
 // controller does with the same manifests: a switch of its own
 // configuration (Envoy Gateway's EnvoyGateway resource, a Helm chart's
 // values, a controller's environment) that no input object says. A family
-// package declares its settings and internal/pipeline registers them
+// package declares its settings and internal/families registers them
 // (Registry.AddSettings); the config reader makes each one a key of
 // .gwpol.yaml (and of GWPOL_*) with the controller's default, and hands
 // the value to the kinds in Config.Values under the same key. Generic code

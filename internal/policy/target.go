@@ -12,7 +12,7 @@ import (
 // capabilities (HTTP filters and route features) it provides, with the
 // traits of the xDS structure its controller writes. Capabilities do not
 // imply each other. A controller family declares its target in its
-// package and internal/pipeline registers it (Registry.AddTargets);
+// package and internal/families registers it (Registry.AddTargets);
 // render reads the traits and never asks which controller it renders for.
 // UpstreamTarget (upstream Envoy) is always registered.
 type Target struct {

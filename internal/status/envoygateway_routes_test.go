@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
@@ -218,13 +219,13 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		{name: "a Backend with TLS is covered by one BackendTLSPolicy per endpoint port",
 			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
-				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {ip: {address: 10.0.0.1, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
 				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}") +
 				egBTLS("p8443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		{name: "a Backend with TLS and a BackendTLSPolicy on one of its two ports",
 			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
-				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {ip: {address: 10.0.0.1, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
 				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendRef"}},
 		{name: "a Backend's client certificate in another namespace",
@@ -303,7 +304,7 @@ func compileWithSettings(t *testing.T, docs string, settings map[string]any) *st
 		t.Fatal(err)
 	}
 	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard", Settings: settings}
-	return status.Compute(pipeline.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
+	return status.Compute(families.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
 }
 
 // TestEnvoyGatewaySDSSecretRef: with extensionApis.enableSDSSecretRef a

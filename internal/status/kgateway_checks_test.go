@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/secret/secrettest"
@@ -170,7 +171,7 @@ func TestKgatewayChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: mode, ValidationMode: validation})
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: mode, ValidationMode: validation})
 			rep := status.Compute(c.Result, status.Options{ValidationMode: validation})
 			found := false
 			for _, p := range rep.Policies {

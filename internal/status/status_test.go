@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/secret/secrettest"
@@ -71,7 +72,7 @@ func compile(t *testing.T, docs string) *status.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
 	return status.Compute(c.Result, status.Options{})
 }
 
@@ -427,7 +428,7 @@ func TestReplacement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := pipeline.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: tt.mode})
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: tt.mode})
 			rep := status.Compute(c.Result, status.Options{ValidationMode: tt.mode})
 			g := rep.Gateways[0]
 			if got := condOf(g.Conditions, "Accepted"); got != tt.gateway {

@@ -47,6 +47,9 @@ func TestBackendChecks(t *testing.T) {
 			reason: "UnsupportedAddressType", message: "unix domain sockets are not supported in backend references."},
 		{name: "validate-before-unix", backend: "{endpoints: [{unix: {path: /var/run/s.sock}}, {ip: {address: 127.0.0.1, port: 80}}]}",
 			reason: "InvalidAddress", message: "IP address 127.0.0.1 in the loopback range is only supported when using the Host infrastructure."},
+		{name: "mixed-fqdn-and-ip", backend: "{endpoints: [{fqdn: {hostname: api.example.com, port: 80}}, {ip: {address: 10.0.0.1, port: 80}}]}",
+			reason: "UnsupportedAddressType", message: "mixed FQDN and IP or Unix address type for the same backendRef is not supported."},
+		{name: "ip-and-ip", backend: "{endpoints: [{ip: {address: 10.0.0.1, port: 80}}, {ip: {address: 10.0.0.2, port: 80}}]}"},
 		{name: "not-found", backend: "",
 			reason: "BackendNotFound", message: "Backend default/b not found."},
 	}

@@ -15,6 +15,9 @@ import (
 // a hostname from a header, the backend or a path regex).
 type rewriteState struct {
 	corePath, coreHost, extPath, extHost bool
+	// hostFromPath: the hostname is rewritten from the request path
+	// (PathRegex), which a dynamic resolver may not take.
+	hostFromPath bool
 }
 
 // coreRewriteProblem is processURLRewriteFilter's check: a second core
@@ -68,6 +71,7 @@ func (st *filterState) routeFilterRewriteProblem(rw *egv1a1.HTTPURLRewriteFilter
 			} else if _, err := regexp.Compile(h.PathRegex.Pattern); err != nil {
 				return dropRule("UnsupportedValue", path, "PathRegex must be a valid RE2 regular expression.")
 			}
+			r.hostFromPath = true
 		default:
 			return nil
 		}

@@ -365,7 +365,7 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// (route_backends.go: backendRefFiltersProblem).
 	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier", "URLRewrite"}, BackendRefFiltersRefused: true}
 
-// Family is Envoy Gateway's family for internal/pipeline to register: its
+// Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
 	ValidateRoute: validateRoute, Listeners: judgeListeners, AncestorStatuses: ancestorStatuses,

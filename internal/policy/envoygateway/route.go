@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -125,7 +125,11 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 		rv.report(rule, p)
 		return
 	}
-	if p := rv.filtersProblem(rule); p != nil {
+	p, st := rv.filtersProblem(rule)
+	// A rule whose filters fail answers 500 before its backends are
+	// weighed (processHTTPRouteRules' first case).
+	filtersFailed := p != nil && p.condition != "BackendsAvailable"
+	if p != nil {
 		if p.condition != "BackendsAvailable" {
 			p.status = 500 // only its copies go nowhere otherwise
 		}
@@ -134,21 +138,61 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 			return
 		}
 	}
-	refused := false
+	// The cookies an HTTPRouteFilter adds to the rule's matches are
+	// compiled with them (processHTTPRouteRule, after the filters): a bad
+	// one drops the rule.
+	if p := cookieMatchProblem(rule, st.cookies); p != nil {
+		rv.report(rule, p)
+		return
+	}
+	refused, noEndpoints, valid := false, false, 0
 	for j, b := range rule.BackendRefs {
 		if p := rv.backendProblem(rule, j, b); p != nil {
 			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
 			p.ref = j
 			rv.report(rule, p)
 			refused = true
+			continue
 		}
+		if b.Weight == 0 {
+			continue
+		}
+		if p := rv.endpointsProblem(b.BackendObjectReference); p != nil {
+			p.message, p.path, p.ref = "Failed to find endpoints: "+p.message, b.Path, j
+			rv.report(rule, p)
+			noEndpoints = true
+			continue
+		}
+		valid++
 	}
-	if !refused {
-		if p := rv.dynamicResolverProblem(rule); p != nil {
+	// A rule none of whose backends has an endpoint, none refused, is
+	// answered 503 (a refused one makes it 500, its filters' failure too),
+	// unless its filters redirect or answer it themselves.
+	if noEndpoints && !refused && !filtersFailed && valid == 0 && !st.redirect && st.directResponse == nil {
+		rv.verdict.Answered = append(rv.verdict.Answered, policy.AnsweredRule{Index: rule.Index, Status: 503, Reason: "EndpointsNotFound",
+			Message: "none of its backendRefs' Services has an endpoint for the port in the EndpointSlices of the input"})
+	}
+	if !refused && !filtersFailed {
+		if p := rv.dynamicResolverProblem(rule, st); p != nil {
 			p.status = 500
 			rv.report(rule, p)
 		}
 	}
+}
+
+// cookieMatchProblem is buildCookieMatches: a RegularExpression cookie
+// match of an HTTPRouteFilter must compile (RE2), as the rule's own
+// regular expressions must.
+func cookieMatchProblem(rule *model.Rule, cookies []egv1a1.HTTPCookieMatch) *routeProblem {
+	for _, c := range cookies {
+		if c.Type == nil || *c.Type != egv1a1.CookieMatchRegularExpression {
+			continue
+		}
+		if _, err := regexp.Compile(c.Value); err != nil {
+			return dropRule("UnsupportedValue", rule.Path+".filters", "Failed to process route rule %d: regex %q is invalid: %v.", rule.Index, c.Value, err)
+		}
+	}
+	return nil
 }
 
 // serveNothing: Envoy Gateway serves a GRPCRoute none of whose rules it
@@ -194,6 +238,8 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 	}
 	what, sev := "Envoy Gateway answers its requests with 500 (ResolvedRefs False)", topology.LintRuleNotProgrammed.Severity
 	switch {
+	case p.condition == "BackendsAvailable" && p.ref >= 0:
+		what, sev = "the Service's EndpointSlices in the input list no address for that port: Envoy answers the share of the rule's requests this backendRef's weight would get with 503 (BackendsAvailable False)", diag.Warning
 	case p.ref >= 0:
 		what = "Envoy Gateway answers the share of its requests this backendRef's weight would get with 500 (ResolvedRefs False)"
 	case p.condition == "Accepted" && p.status != 0:
@@ -286,7 +332,9 @@ func ruleFilters(rule *model.Rule) []routeFilter {
 type filterState struct {
 	rewrite rewriteState
 	// matches: an HTTPRouteFilter with matches was applied.
-	matches        bool
+	matches bool
+	// cookies: the cookie matches of the HTTPRouteFilter with matches.
+	cookies        []egv1a1.HTTPCookieMatch
 	mirror         bool
 	redirect       bool
 	directResponse *int
@@ -294,24 +342,24 @@ type filterState struct {
 
 // filtersProblem is the first problem among a rule's filters, then the
 // combinations Envoy Gateway refuses.
-func (rv *routeValidation) filtersProblem(rule *model.Rule) *routeProblem {
+func (rv *routeValidation) filtersProblem(rule *model.Rule) (*routeProblem, *filterState) {
 	st := &filterState{}
 	for _, f := range ruleFilters(rule) {
 		if p := rv.filterProblem(f, st); p != nil {
-			return p
+			return p, st
 		}
 	}
 	if st.mirror && st.directResponse != nil {
-		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter.")
+		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter."), st
 	}
 	if st.mirror && st.redirect {
-		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter.")
+		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter."), st
 	}
 	if rule.GRPC != nil && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
 		return dropRule("UnsupportedValue", rule.Path+".filters", "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
-			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead.")
+			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead."), st
 	}
-	return nil
+	return nil, st
 }
 
 func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeProblem {
@@ -333,7 +381,7 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 		if f.Mirror == nil {
 			return nil
 		}
-		p := rv.refProblem(f.Mirror.BackendRef)
+		p := rv.refProblem(f.Mirror.BackendRef, true)
 		if p == nil {
 			p = rv.endpointsProblem(f.Mirror.BackendRef)
 		}
@@ -494,6 +542,9 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 			return dropRule("UnsupportedValue", f.path, "Only one HTTPRouteFilter with matches is supported per HTTPRouteRule.")
 		}
 		st.matches = true
+		for _, m := range spec.Matches {
+			st.cookies = append(st.cookies, m.Cookies...)
+		}
 	}
 	if p := st.routeFilterRewriteProblem(spec.URLRewrite, f.path); p != nil {
 		return p
@@ -524,7 +575,7 @@ func (rv *routeValidation) backendProblem(rule *model.Rule, j int, b model.Backe
 		p.path = b.Path + ".filters"
 		return p
 	}
-	p := rv.refProblem(b.BackendObjectReference)
+	p := rv.refProblem(b.BackendObjectReference, b.Weight != 0)
 	if p != nil {
 		p.path = b.Path
 	}
@@ -534,7 +585,10 @@ func (rv *routeValidation) backendProblem(rule *model.Rule, j int, b model.Backe
 // refProblem checks one backend reference the way Envoy Gateway does:
 // its group and kind (matched by kind: a Backend without its group is
 // still Envoy Gateway's Backend), the ReferenceGrant, then the object.
-func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference) *routeProblem {
+// weighted: the reference carries traffic (a weight other than 0), so
+// Envoy Gateway builds its destination too (processDestination), which
+// checks what only a destination shows.
+func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted bool) *routeProblem {
 	group, kind := "", "Service"
 	if ref.Group != nil {
 		group = string(*ref.Group)
@@ -569,7 +623,10 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference) *routePro
 	case serviceImport.Kind:
 		return rv.serviceImportProblem(ns, name, int32(*ref.Port))
 	}
-	return rv.backendObjectProblem(ns, name)
+	if p := rv.backendObjectProblem(ns, name); p != nil || !weighted {
+		return p
+	}
+	return rv.backendAddressTypeProblem(ns, name)
 }
 
 func (rv *routeValidation) serviceProblem(ns, name string, port int32) *routeProblem {
@@ -585,48 +642,111 @@ func (rv *routeValidation) serviceProblem(ns, name string, port int32) *routePro
 	return nil
 }
 
-// endpointSlice is the Kubernetes EndpointSlice, read for its endpoints'
-// readiness.
+// endpointSlice is the Kubernetes EndpointSlice, read for its ports and
+// endpoints.
 var endpointSlice = model.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
 
-// sliceEndpoints is what the readiness check reads of an EndpointSlice.
+// sliceEndpoints is what the endpoints check reads of an EndpointSlice.
 type sliceEndpoints struct {
+	Ports []struct {
+		Name     *string `json:"name"`
+		Protocol *string `json:"protocol"`
+	} `json:"ports"`
 	Endpoints []struct {
-		Conditions struct {
-			Ready *bool `json:"ready"`
-		} `json:"conditions"`
+		Addresses []string `json:"addresses"`
 	} `json:"endpoints"`
 }
 
-// endpointsProblem: a mirrored Service whose EndpointSlices in the input
-// hold no ready endpoint mirrors to nothing (BackendsAvailable False). A
-// Service with no EndpointSlice in the input is not judged: the input
-// rarely carries them.
+// endpointsProblem is processServiceDestinationSetting's endpoint lookup:
+// Envoy Gateway sends a Service port's traffic to the addresses of the
+// Service's EndpointSlices that list a port of the same name and
+// protocol. An endpoint that is not ready still counts (Envoy drains it);
+// none at all is EndpointsNotFound (BackendsAvailable False). A Service
+// none of whose EndpointSlices is in the input is not judged: inputs
+// rarely carry them, and a cluster has them. Nor is one Envoy Gateway
+// may reach by its cluster IP (routingType Service, serviceRouting).
 func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *routeProblem {
-	if ref.Kind != nil && *ref.Kind != "Service" {
+	if ref.Kind != nil && *ref.Kind != "Service" || ref.Port == nil || rv.serviceRouting() {
 		return nil
 	}
 	ns := rv.rt.Meta.Namespace
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
-	found, ready := 0, false
+	svc := rv.m.Service(ns, string(ref.Name))
+	if svc == nil || svc.Assumed {
+		return nil
+	}
+	name, proto := servicePortName(svc, int32(*ref.Port))
+	found, addresses := 0, 0
 	for _, o := range rv.m.OfKind(endpointSlice) {
 		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != string(ref.Name) {
 			continue
 		}
 		found++
 		var s sliceEndpoints
-		// An EndpointSlice's endpoints, not a policy spec: no typed value holds them.
-		if b, err := o.FieldJSON("endpoints"); err == nil && json.Unmarshal([]byte(`{"endpoints":`+string(b)+`}`), &s) == nil {
+		// An EndpointSlice's ports and endpoints, not a policy spec: no typed value holds them.
+		if o.Decode(&s) == nil && slicePortMatches(s, name, proto) {
 			for _, ep := range s.Endpoints {
-				ready = ready || ep.Conditions.Ready == nil || *ep.Conditions.Ready
+				addresses += len(ep.Addresses)
 			}
 		}
 	}
-	if found == 0 || ready {
+	if found == 0 || addresses > 0 {
 		return nil
 	}
 	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound", ref: -1,
 		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
+}
+
+// servicePortName is the name and protocol of the Service port numbered
+// port: the first one, whatever its protocol, as Envoy Gateway looks it up.
+func servicePortName(svc *model.Service, port int32) (name, proto string) {
+	for _, p := range svc.Spec.Ports {
+		if p.Port == port {
+			return p.Name, servicePortProtocol(p.Protocol)
+		}
+	}
+	return "", "TCP"
+}
+
+// slicePortMatches: the slice lists a port of that name and protocol (an
+// unnamed one matches an unnamed Service port).
+func slicePortMatches(s sliceEndpoints, name, proto string) bool {
+	for _, p := range s.Ports {
+		pn, pp := "", "TCP"
+		if p.Name != nil {
+			pn = *p.Name
+		}
+		if p.Protocol != nil {
+			pp = *p.Protocol
+		}
+		if pn == name && pp == proto {
+			return true
+		}
+	}
+	return false
+}
+
+// serviceRouting: some EnvoyProxy or BackendTrafficPolicy of the input
+// sets routingType Service, where Envoy Gateway reaches a Service by its
+// cluster IP and reads no EndpointSlice. gwpol does not work out which
+// routes that covers, so it judges no Service's endpoints then.
+func (rv *routeValidation) serviceRouting() bool {
+	for _, o := range rv.m.OfKind(envoyProxy) {
+		if routingTypeService(o) {
+			return true
+		}
+	}
+	for _, p := range rv.set.Policies {
+		if p.Obj.Group == Group && p.Obj.Kind == "BackendTrafficPolicy" && routingTypeService(p.Obj) {
+			return true
+		}
+	}
+	return false
+}
+
+func routingTypeService(o *manifest.Object) bool {
+	var t string
+	return o.DecodeField("spec.routingType", &t) == nil && t == string(egv1a1.ServiceRoutingType)
 }

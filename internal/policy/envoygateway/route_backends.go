@@ -224,6 +224,30 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	return nil
 }
 
+// backendAddressTypeProblem is validateDestinationSettings for a Backend:
+// Envoy Gateway builds one cluster per backendRef, of one address type,
+// so a Backend mixing FQDN endpoints with IP (or Unix) ones is refused;
+// IP and Unix endpoints together make a static cluster and are served.
+func (rv *routeValidation) backendAddressTypeProblem(ns, name string) *routeProblem {
+	spec, _ := rv.backendOf(ns, name)
+	if spec == nil || spec.isDynamicResolver() {
+		return nil
+	}
+	fqdn, other := false, false
+	for _, ep := range spec.Endpoints {
+		switch {
+		case ep.IP != nil, ep.Unix != nil:
+			other = true
+		case ep.FQDN != nil:
+			fqdn = true
+		}
+	}
+	if fqdn && other {
+		return unresolved("UnsupportedAddressType", "", "mixed FQDN and IP or Unix address type for the same backendRef is not supported.")
+	}
+	return nil
+}
+
 // endpointHostnameProblem is backend.go's validateHostname: a DNS-1123
 // subdomain (a trailing dot aside), of two labels or more unless Envoy
 // Gateway runs on the host, and not an IP address.
@@ -326,10 +350,13 @@ func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *backendSpe
 }
 
 // dynamicResolverProblem: a rule forwarding to a DynamicResolver Backend
-// may have no other backendRef (route.go: processHTTPRouteRules,
+// may not take its upstream host from the request path (an HTTPRouteFilter
+// hostname rewrite of type PathRegex: the resolver's loopback guard reads
+// only the rewrite header or the authority), and may have no other
+// backendRef (route.go: processHTTPRouteRules,
 // processTLSRouteParentRefs). Envoy Gateway counts the backendRefs with
 // a weight for a TLSRoute, all of them for the other kinds.
-func (rv *routeValidation) dynamicResolverProblem(rule *model.Rule) *routeProblem {
+func (rv *routeValidation) dynamicResolverProblem(rule *model.Rule, st *filterState) *routeProblem {
 	dynamic, weighted := false, 0
 	for _, b := range rule.BackendRefs {
 		if b.Weight != 0 {
@@ -345,6 +372,9 @@ func (rv *routeValidation) dynamicResolverProblem(rule *model.Rule) *routeProble
 		if spec, _ := rv.backendOf(ns, string(b.Name)); spec != nil && spec.isDynamicResolver() && b.Weight != 0 {
 			dynamic = true
 		}
+	}
+	if dynamic && st.rewrite.hostFromPath {
+		return unresolved("UnsupportedValue", rule.Path+".filters", "Failed to process route rule %d: host rewrite from path (PathRegex) is not supported with a dynamic resolver backend.", rule.Index)
 	}
 	n := len(rule.BackendRefs)
 	if rv.rt.Kind == "TLSRoute" {

@@ -83,7 +83,62 @@ apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata: {name: svc-1, namespace: default, labels: {kubernetes.io/service-name: svc}}
 addressType: IPv4
+ports: [{port: 8080}]
 endpoints: [{addresses: [10.0.0.1]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: draining, namespace: default}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: draining-1, namespace: default, labels: {kubernetes.io/service-name: draining}}
+addressType: IPv4
+ports: [{port: 8080, protocol: TCP}]
+endpoints: [{addresses: [10.0.0.2], conditions: {ready: false}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: named, namespace: default}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: named-1, namespace: default, labels: {kubernetes.io/service-name: named}}
+addressType: IPv4
+ports: [{name: web, port: 8080}]
+endpoints: [{addresses: [10.0.0.3]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: bare, namespace: default}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: dyn, namespace: default}
+spec: {type: DynamicResolver}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: host-from-path, namespace: default}
+spec: {urlRewrite: {hostname: {type: PathRegex, pathRegex: {pattern: "^/([^/]+)", substitution: "\\1"}}}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: host-from-header, namespace: default}
+spec: {urlRewrite: {hostname: {type: Header, header: x-host}}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: bad-cookie, namespace: default}
+spec: {matches: [{cookies: [{name: a, type: RegularExpression, value: "("}]}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: HTTPRouteFilter
+metadata: {name: ok-cookie, namespace: default}
+spec: {matches: [{cookies: [{name: a, type: RegularExpression, value: "^x+$"}, {name: b, value: "("}]}]}
 `
 
 // verdictOf validates the one route of kind routeKind with the rules given.
@@ -95,8 +150,14 @@ func verdictOf(t *testing.T, routeKind, rules string) *policy.RouteVerdict {
 // verdictWith is verdictOf under the config given.
 func verdictWith(t *testing.T, cfg policy.Config, routeKind, rules string) *policy.RouteVerdict {
 	t.Helper()
+	return verdictAmong(t, cfg, routeObjects, routeKind, rules)
+}
+
+// verdictAmong is verdictWith among the objects given.
+func verdictAmong(t *testing.T, cfg policy.Config, objects, routeKind, rules string) *policy.RouteVerdict {
+	t.Helper()
 	group := "gateway.networking.k8s.io/v1"
-	doc := routeObjects + "---\napiVersion: " + group + "\nkind: " + routeKind + "\nmetadata: {name: r, namespace: default}\nspec:\n  rules:\n" + rules
+	doc := objects + "---\napiVersion: " + group + "\nkind: " + routeKind + "\nmetadata: {name: r, namespace: default}\nspec:\n  rules:\n" + rules
 	objs, err := manifest.Parse("r.yaml", []byte(doc), manifest.Limits{})
 	if err != nil {
 		t.Fatalf("parse: %v", err)
@@ -160,6 +221,16 @@ func TestValidateRoute(t *testing.T) {
 		{"mirror and redirect", "HTTPRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}, {type: RequestRedirect, requestRedirect: {statusCode: 301}}]\n", "drop 0 IncompatibleFilters"},
 		{"direct response status Envoy cannot answer", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: status-40}}]\n", "drop 0 UnsupportedValue"},
 		{"gRPC direct response 2xx", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", "drop 0 UnsupportedValue"},
+		{"backendRef to a Service whose EndpointSlices have no address for its port", "HTTPRoute", "  - backendRefs: [{name: idle, port: 8080}]\n", "BackendsAvailable EndpointsNotFound"},
+		{"an endpoint that is not ready still counts", "HTTPRoute", "  - backendRefs: [{name: draining, port: 8080}]\n", ""},
+		{"EndpointSlice ports are matched by the Service port's name", "HTTPRoute", "  - backendRefs: [{name: named, port: 8080}]\n", "BackendsAvailable EndpointsNotFound"},
+		{"a Service with no EndpointSlice in the input is not judged", "HTTPRoute", "  - backendRefs: [{name: bare, port: 8080}]\n", ""},
+		{"a backendRef of weight 0 is not judged for endpoints", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}, {name: idle, port: 8080, weight: 0}]\n", ""},
+		{"host rewrite from the path to a dynamic resolver", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: host-from-path}}]\n    backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", "refs UnsupportedValue"},
+		{"host rewrite from a header to a dynamic resolver", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: host-from-header}}]\n    backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", ""},
+		{"cookie match regex that does not compile", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
+		{"cookie match regex on a GRPCRoute", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
+		{"an exact cookie match is no regex", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", ""},
 		{"regex that does not compile", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n  - matches: [{path: {type: RegularExpression, value: \"*x*\"}}]\n", "drop 1 UnsupportedValue"},
 	}
 	for _, tt := range tests {
@@ -251,11 +322,38 @@ func TestRouteVerdictOutcomes(t *testing.T) {
 		{"gRPC partly dropped", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 8080}}}, {type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n  - backendRefs: [{name: svc, port: 8080}]\n", 2, "0 answers 500"},
 		{"gRPC wholly dropped", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-200}}]\n", 1, "out 0"},
 		{"HTTP wholly dropped still answers", "HTTPRoute", "  - filters: [{type: RequestRedirect, requestRedirect: {scheme: ftp}}]\n", 1, "0 answers 500"},
+		{"no backend with an endpoint answers 503", "HTTPRoute", "  - backendRefs: [{name: idle, port: 8080}, {name: named, port: 8080}]\n", 1, "0 answers 503"},
+		{"a backend with endpoints takes the traffic", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}, {name: idle, port: 8080}]\n", 1, ""},
+		{"a refused backend beside one without endpoints: 500, not 503", "HTTPRoute", "  - backendRefs: [{name: idle, port: 8080}, {name: nope, port: 8080}]\n", 1, "refuse 0/1"},
+		{"a redirect is served whatever the endpoints", "HTTPRoute", "  - filters: [{type: RequestRedirect, requestRedirect: {statusCode: 301}}]\n    backendRefs: [{name: idle, port: 8080}]\n", 1, ""},
+		{"host rewrite from the path to a dynamic resolver answers 500", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: host-from-path}}]\n    backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", 1, "0 answers 500"},
+		{"a bad cookie regex leaves the rule out", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", 1, "out 0"},
 		{"mirror without ready endpoints", "GRPCRoute", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: idle, port: 8080}}}]\n    backendRefs: [{name: svc, port: 8080}]\n", 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := outcomes(verdictOf(t, tt.kind, tt.rules), tt.n); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEndpointsUnderServiceRouting: where an EnvoyProxy or a
+// BackendTrafficPolicy routes to Services by their cluster IP (routingType
+// Service), Envoy Gateway reads no EndpointSlice for them, and gwpol judges
+// no Service's endpoints.
+func TestEndpointsUnderServiceRouting(t *testing.T) {
+	tests := []struct{ name, extra, want string }{
+		{"endpoint routing (the default)", "", "BackendsAvailable EndpointsNotFound"},
+		{"EnvoyProxy routingType Service", "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: p, namespace: default}\nspec: {routingType: Service}\n", ""},
+		{"EnvoyProxy routingType Endpoint", "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: p, namespace: default}\nspec: {routingType: Endpoint}\n", "BackendsAvailable EndpointsNotFound"},
+		{"BackendTrafficPolicy routingType Service", "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: b, namespace: default}\nspec: {targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}], routingType: Service}\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := verdictAmong(t, extensionsOn(policy.Config{}), routeObjects+tt.extra, "HTTPRoute", "  - backendRefs: [{name: idle, port: 8080}]\n")
+			if got := summary(v); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

@@ -16,7 +16,7 @@ var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", Render
 // HAPTIC's coraza maps name them per rule.
 var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}
 
-// Family is HAPTIC's family for internal/pipeline to register: its
+// Family is HAPTIC's family for internal/families to register: its
 // controller, render target, deployment settings (the haptic: section)
 // and the check of its deployment's own WAF settings (CheckDeployment).
 var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment,

@@ -57,7 +57,7 @@ var TopologyKeys = topology.Keys{
 	},
 }
 
-// Family is kgateway's family for internal/pipeline to register: its
+// Family is kgateway's family for internal/families to register: its
 // controller, render target, CRDs' list limits and its verdict on its
 // Gateways' listeners (its kinds are this package's and its siblings',
 // backendconfigpolicy, backendtlspolicy and directresponse).

@@ -10,10 +10,10 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -202,7 +202,7 @@ func compileInline(t *testing.T, input string, cfg policy.Config) *merge.Result 
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := pipeline.Registry()
+	reg := families.Registry()
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds()})
 	g := topology.Build(m, topology.Options{BackendKinds: reg.BackendKinds(), Keys: reg.TopologyKeys()})
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})

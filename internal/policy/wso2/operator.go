@@ -17,7 +17,7 @@ import (
 // system policies of the deployment, the policies the operator generates
 // for the HTTPRoutes it serves, and the routes it rejects whole.
 
-// Family is the WSO2 family with these kinds, for internal/pipeline to
+// Family is the WSO2 family with these kinds, for internal/families to
 // register: its Finish step records what explain shows (Found), naming
 // the policy definitions directory and engine build file loaded (each
 // "" when not given).

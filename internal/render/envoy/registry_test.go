@@ -2,22 +2,22 @@ package envoy
 
 import (
 	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/schema"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // Registry is the registry render's tests compile with: gwpol's own
-// (pipeline.Registry), every family registered with its kinds, controller,
+// (families.Registry), every family registered with its kinds, controller,
 // render target and steps. A registry built here by hand from a list of
 // kinds would leave out what a family does as a whole — Envoy Gateway's
 // validation of the routes and listeners of its Gateways — and render's
 // tests would then check a configuration gwpol never writes.
-func Registry() *policy.Registry { return pipeline.Registry() }
+func Registry() *policy.Registry { return families.Registry() }
 
 // Stages runs the stages from schema to merge on set under cfg as
 // internal/pipeline runs them (the families' Finish steps aside, which

@@ -1,7 +1,8 @@
-package pipeline
+package families
 
 import (
 	"fmt"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ func TestPredecodeChangesNoAnswer(t *testing.T) {
 	}
 	refusals, released := 0, 0
 	for _, ns := range []string{"", "team-a"} {
-		cfg := &Config{Namespace: ns}
+		cfg := &pipeline.Config{Namespace: ns}
 		for _, in := range inputs {
 			whole, err := manifest.Load([]string{in}, manifest.Options{})
 			if err != nil {
@@ -80,7 +81,7 @@ func findings(ds []diag.Diagnostic) string {
 
 // typed summarises the model: how many objects of each view, and the
 // namespace and name of every route.
-func typed(c *Compiled) string {
+func typed(c *pipeline.Compiled) string {
 	m := c.Model
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d classes %d gateways %d listenersets %d grants %d services %d namespaces %d secrets %d configmaps %d routes:",

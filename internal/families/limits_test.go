@@ -1,6 +1,7 @@
-package pipeline
+package families
 
 import (
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ spec:
 		{"HTTPRoute", route, "GWP110 spec.parentRefs", true},
 	} {
 		for _, early := range []bool{false, true} {
-			cfg := &Config{}
+			cfg := &pipeline.Config{}
 			opt := manifest.Options{}
 			if early {
 				opt.Each = Predecode(cfg)

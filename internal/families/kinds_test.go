@@ -1,4 +1,4 @@
-package pipeline
+package families
 
 import (
 	"go/ast"

@@ -1,7 +1,8 @@
-package pipeline
+package families
 
 import (
 	"errors"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // A setting its family refuses as malformed (policy.Family.CheckConfig)
 // is an input error naming the config file, before anything is loaded.
 func TestLoadVersionsRefusesMalformedFamilySetting(t *testing.T) {
-	cfg := &Config{File: "gwpol.yaml", Settings: map[string]any{"wso2.systemPolicies": "not a list"}}
+	cfg := &pipeline.Config{File: "gwpol.yaml", Settings: map[string]any{"wso2.systemPolicies": "not a list"}}
 	_, err := LoadVersions(cfg)
 	var ke *diag.KindError
 	if !errors.As(err, &ke) || ke.Kind != diag.Invalid {
