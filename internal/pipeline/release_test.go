@@ -1,4 +1,4 @@
-package families
+package pipeline
 
 import (
 	"encoding/json"
@@ -9,11 +9,10 @@ import (
 
 	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
-// TestReleasedTreesChangeNoAnswer: compiling with pipeline.Config.ReleaseTrees
+// TestReleasedTreesChangeNoAnswer: compiling with Config.ReleaseTrees
 // (every tree let go once the policies are decoded, as render and lint
 // compile) finds what compiling with the trees held finds — every finding
 // with its position, read again from the objects' texts — and reports
@@ -39,12 +38,12 @@ func TestReleasedTreesChangeNoAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compile := func(in string, release bool) (*pipeline.Compiled, bool) {
+	compile := func(in string, release bool) (*Compiled, bool) {
 		set, err := manifest.Load([]string{in}, manifest.Options{})
 		if err != nil {
 			return nil, false // an input made to fail loading: nothing to compile
 		}
-		return Compile(set, &pipeline.Config{ReleaseTrees: release}), true
+		return Compile(set, &Config{ReleaseTrees: release}), true
 	}
 	released, positioned := 0, 0
 	for _, in := range inputs {
@@ -78,7 +77,7 @@ func TestReleasedTreesChangeNoAnswer(t *testing.T) {
 	}
 }
 
-func statusJSON(t *testing.T, c *pipeline.Compiled) string {
+func statusJSON(t *testing.T, c *Compiled) string {
 	b, err := json.Marshal(status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode}))
 	if err != nil {
 		t.Fatal(err)
