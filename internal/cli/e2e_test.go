@@ -89,6 +89,10 @@ func golden(t *testing.T, name, got string) {
 func TestGoldenE2E(t *testing.T) {
 	goldens.Start(t)
 	ex := "testdata/examples"
+	// The HAPTIC features the examples' HAProxyRoutePolicies show need
+	// their chart switches on (the chart's defaults have them off, which
+	// lint.txt shows); the goldens about those features run with them on.
+	hapticDeployment := "testdata/haptic-deployment.gwpol.yaml"
 	const (
 		base          = "testdata/base/platform.yaml"
 		ctpConflicted = "testdata/render/clienttrafficpolicy/conflicted/input.yaml"
@@ -113,15 +117,15 @@ func TestGoldenE2E(t *testing.T) {
 		{"explain-deep-merge.txt", []string{"explain", "httproute/app/api", "-f", "testdata/explain/deep-merge.yaml"}, 0},
 		{"explain-delegated-child.txt", []string{"explain", "httproute/docs/docs-v1", "-f", ex}, 0},
 		{"explain-delegated-child.json", []string{"explain", "httproute/docs/docs-v1/v1", "-f", ex, "-o", "json"}, 0},
-		{"explain-haproxy-rule.txt", []string{"explain", "httproute/api/accounts/profile", "-f", ex}, 0},
+		{"explain-haproxy-rule.txt", []string{"explain", "httproute/api/accounts/profile", "-f", ex, "--config", hapticDeployment}, 0},
 		// waf is HAPTIC's: under kgateway render answers 503, and explain says so.
-		{"explain-unsupported-by-target.txt", []string{"explain", "httproute/api/accounts/signup", "-f", ex, "--target", "kgateway"}, 0},
+		{"explain-unsupported-by-target.txt", []string{"explain", "httproute/api/accounts/signup", "-f", ex, "--target", "kgateway", "--config", hapticDeployment}, 0},
 		{"explain-decide.txt", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml"}, 0},
 		{"explain-decide.json", []string{"explain", "httproute/app/api", "-f", "testdata/explain/decide.yaml", "-o", "json"}, 0},
 		{"explain-policy.txt", []string{"explain", "trafficpolicy/infra/edge-defaults", "-f", ex}, 0},
 		{"explain-policy.json", []string{"explain", "trafficpolicies/infra/edge-defaults", "-f", ex, "-o", "json"}, 0},
 		{"explain-policy-lost.txt", []string{"explain", "-n", "shop", "trafficpolicy/orders-retry-b", "-f", ex}, 0},
-		{"explain-policy-haproxy.txt", []string{"explain", "haproxyroutepolicy/api/short-cache", "-f", ex}, 0},
+		{"explain-policy-haproxy.txt", []string{"explain", "haproxyroutepolicy/api/short-cache", "-f", ex, "--config", hapticDeployment}, 0},
 		{"explain-policy-inherited.txt", []string{"explain", "trafficpolicy/infra/docs-platform", "-f", ex}, 0},
 		{"explain-policy-unreached.txt", []string{"explain", "trafficpolicy/payments/refunds-timeout", "-f", ex}, 0},
 		{"explain-fixed-status.txt", []string{"explain", "httproute/sandbox/playground/borrowed", "-f", ex}, 0},

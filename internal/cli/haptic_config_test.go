@@ -17,9 +17,10 @@ func TestHAPTICConfig(t *testing.T) {
 		name, file, err string
 		check           func(t *testing.T, s haptic.Settings)
 	}{
-		{name: "switches and trusted policies", file: "haptic:\n  rateLimit: {shared: {enabled: false}}\n  cache: {varnish: {enabled: false}}\n  waf:\n    policies:\n      inline: {Inline-Safe: {requestBody: {mode: none}}}\n      configMapRefs: {central: {namespace: security, name: catalog}}\n      selfService: {limits: {maxTotalPolicies: \"2\"}}\n",
+		{name: "switches and trusted policies", file: "haptic:\n  rateLimit: {shared: {enabled: true}}\n  cache: {varnish: {enabled: true}}\n  waf:\n    policies:\n      inline: {Inline-Safe: {requestBody: {mode: none}}}\n      configMapRefs: {central: {namespace: security, name: catalog}}\n      selfService: {enabled: true, limits: {maxTotalPolicies: \"2\"}}\n",
 			check: func(t *testing.T, s haptic.Settings) {
-				if s.SharedRateLimit || s.Varnish || !s.WAF || !s.SelfService || s.MaxTotal != 2 {
+				// waf.enabled unset: the catalogs turn the Coraza plugin on (the chart's rule).
+				if !s.SharedRateLimit || !s.Varnish || !s.WAF || !s.SelfService || s.MaxTotal != 2 || s.MaxPerNamespace != 4 {
 					t.Errorf("switches not read: %+v", s)
 				}
 				if _, ok := s.Inline["Inline-Safe"]; !ok {
@@ -29,8 +30,9 @@ func TestHAPTICConfig(t *testing.T) {
 					t.Errorf("trusted catalog %q", got)
 				}
 			}},
+		// The chart's values.yaml: every switch a route policy needs is off.
 		{name: "defaults", file: "namespace: default\n", check: func(t *testing.T, s haptic.Settings) {
-			if s.SharedRateLimit != true || s.Varnish != true || s.WAF != true {
+			if s.SharedRateLimit || s.Varnish || s.WAF || s.SelfService || s.MaxPerNamespace != 4 || s.MaxTotal != 64 {
 				t.Errorf("defaults: %+v", s)
 			}
 		}},

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +27,54 @@ const hapticConformanceDir = "../../../shared/conformance/haptic/cases"
 type hapticCase struct {
 	Requires    []string       `json:"requires"`
 	ChartValues map[string]any `json:"chartValues"`
+	// HelmSkipTest is the test's skip condition; upstream runs the test
+	// only where it renders empty (runValues).
+	HelmSkipTest string `json:"helmSkipTest"`
+}
+
+// skipUnlessRE is a skip condition of the form "skip unless a value is
+// true", the only form the cases use.
+var skipUnlessRE = regexp.MustCompile(`^\{\{ if not \.Values\.([A-Za-z0-9_.-]+) \}\}true\{\{ end \}\}$`)
+
+// runValues are the chart values upstream runs the case with: its
+// extraContext, and — for a test upstream skips unless a value is true
+// (shared-rate-limit: rateLimit.shared.enabled, off in the chart's
+// defaults) — that value set true. A value the case's own values decide
+// otherwise (the Coraza plugin, enabled by the plugin list the WAF cases
+// give) is left to them.
+func runValues(cs hapticCase) map[string]any {
+	m := skipUnlessRE.FindStringSubmatch(cs.HelmSkipTest)
+	if m == nil {
+		return cs.ChartValues
+	}
+	out := maps.Clone(cs.ChartValues)
+	if out == nil {
+		out = map[string]any{}
+	}
+	cur := out
+	path := strings.Split(m[1], ".")
+	for _, k := range path[:len(path)-1] {
+		next, ok := cur[k]
+		switch nm := next.(type) {
+		case nil:
+			if ok {
+				return cs.ChartValues
+			}
+			nm2 := map[string]any{}
+			cur[k] = nm2
+			cur = nm2
+		case map[string]any:
+			nm = maps.Clone(nm)
+			cur[k] = nm
+			cur = nm
+		default:
+			return cs.ChartValues // not a map on the way: the case's values decide
+		}
+	}
+	if _, set := cur[path[len(path)-1]]; !set {
+		cur[path[len(path)-1]] = true
+	}
+	return out
 }
 
 type hapticExpected struct {
@@ -68,8 +117,15 @@ func hapticConfig(values map[string]any) map[string]any {
 	if v, ok := dig(values, "cache", "varnish", "enabled"); ok {
 		out["cache"] = map[string]any{"varnish": map[string]any{"enabled": v}}
 	}
+	hub := map[string]any{}
+	if v, ok := dig(values, "spoaHub", "enabled"); ok {
+		hub["enabled"] = v
+	}
 	if v, ok := dig(values, "spoaHub", "haproxy", "messages"); ok {
-		out["spoaHub"] = map[string]any{"haproxy": map[string]any{"messages": v}}
+		hub["haproxy"] = map[string]any{"messages": v}
+	}
+	if len(hub) > 0 {
+		out["spoaHub"] = hub
 	}
 	waf := map[string]any{}
 	if plugins, ok := dig(values, "spoaHub", "plugins"); ok {
@@ -157,7 +213,7 @@ func checkHAPTICCase(dir string) (bad []string, refused *bool, err error) {
 		objs = slices.DeleteFunc(objs, func(o *manifest.Object) bool { return o.Kind == "HAProxyRoutePolicy" })
 	}
 	cfg := &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
-		Settings: map[string]any{"haptic": hapticConfig(cs.ChartValues)}}
+		Settings: map[string]any{"haptic": hapticConfig(runValues(cs))}}
 	c := families.Compile(&manifest.Set{Objects: objs}, cfg)
 	out, err := renderPlatform(c, inferredTarget, false, nil)
 	if err != nil {

@@ -782,7 +782,7 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 }
 
 // checkReplaced: a route replaced because an invalid policy merges into
-// it (kgateway's body) carries none of the fields explain lists, so
+// it (the target's policy.XDSNames.InvalidBody) carries none of the fields explain lists, so
 // explain must say so; other direct responses (fail closed, a capability
 // the target lacks, a render error, no backend) are decided by render and
 // not checked here.
@@ -797,7 +797,7 @@ func checkReplaced(t *testing.T, c *pipeline.Compiled, out *envoy.Output, rt *to
 		}
 		return
 	}
-	invalid := body == envoy.InvalidBody
+	invalid := body == out.InvalidBody(l.Gateway)
 	if noted := replacedNote(view); invalid != noted {
 		t.Errorf("%s answers %d (replaced for an invalid policy: %v), but explain says replaced: %v (notes: %q)", where, status, invalid, noted, view.Notes)
 	}

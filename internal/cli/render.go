@@ -499,7 +499,7 @@ func fixedAnswers(out *envoy.Output, rule *topology.Rule, path *merge.RulePath, 
 	}
 	var fixed []explain.Answer
 	for _, a := range out.AnswersOn(rule, path, l) {
-		if a.Status != 0 && a.Body != envoy.InvalidBody {
+		if a.Status != 0 && a.Body != out.InvalidBody(l.Gateway) {
 			fixed = append(fixed, explain.Answer{Route: a.Route, Status: a.Status, Body: a.Body})
 		}
 	}

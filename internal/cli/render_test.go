@@ -51,7 +51,10 @@ func TestRenderFlags(t *testing.T) {
 // documented shape, an atomic --out, GWP404 on stderr for the upstream
 // target, and a usage error for an unknown Gateway.
 func TestRenderCommand(t *testing.T) {
-	stdout, stderr, code := run(t, "render", "-f", "testdata/examples", "-o", "json")
+	// The deployment config turns on the HAPTIC switches the examples'
+	// WAF policy needs, so the finding is the target's, not the chart
+	// default's.
+	stdout, stderr, code := run(t, "render", "-f", "testdata/examples", "-o", "json", "--config", "testdata/haptic-deployment.gwpol.yaml")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

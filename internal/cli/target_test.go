@@ -63,7 +63,10 @@ func TestTargetInferredFromGatewayClass(t *testing.T) {
 	if err := os.WriteFile(file, []byte(hapticPlatform), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := run(t, "lint", "-f", file, "-o", "json")
+	// The platform's WAF policy needs the chart switches the chart's
+	// defaults leave off; this test is about the target, not them.
+	deployment := "testdata/haptic-deployment.gwpol.yaml"
+	stdout, stderr, code := run(t, "lint", "-f", file, "-o", "json", "--config", deployment)
 	if code != ExitOK || strings.Contains(stdout, "GWP404") {
 		t.Errorf("lint: exit %d, want a clean report:\n%s%s", code, stdout, stderr)
 	}
@@ -75,7 +78,7 @@ func TestTargetInferredFromGatewayClass(t *testing.T) {
 		{[]string{"--target", "haptic"}, true},
 		{[]string{"--target", "envoy"}, false},
 	} {
-		stdout, stderr, code := run(t, append([]string{"render", "-f", file, "-o", "json"}, tc.args...)...)
+		stdout, stderr, code := run(t, append([]string{"render", "-f", file, "-o", "json", "--config", deployment}, tc.args...)...)
 		if code != ExitOK {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
 		}

@@ -26,7 +26,7 @@ type Env struct {
 
 // BackendProblems are the references that do not resolve in the policies
 // of other kinds on a backend port (BackendChecker); nil when none, and
-// outside Registry.Decode.
+// before Registry.PrepareBackendChecks.
 func (e *Env) BackendProblems(backend model.Key, port int32) []MissingRef {
 	var out []MissingRef
 	for _, check := range e.backendChecks {
@@ -490,15 +490,23 @@ type Set struct {
 // Get finds a policy by key.
 func (s *Set) Get(k model.Key) *Policy { return s.byKey[k] }
 
-// Decode decodes every object of every registered kind.
-func (r *Registry) Decode(env *Env) *Set {
-	s := &Set{byKey: map[model.Key]*Policy{}}
+// PrepareBackendChecks makes env answer BackendProblems from the
+// registered BackendCheckers over env's model: Decode does it first, and a
+// controller's route validation needs it too (a backend a route forwards
+// to is checked as one a policy calls).
+func (r *Registry) PrepareBackendChecks(env *Env) {
 	env.backendChecks = nil
 	for _, k := range r.kinds {
 		if bc, ok := k.(BackendChecker); ok {
 			env.backendChecks = append(env.backendChecks, bc.BackendChecks(env.Model))
 		}
 	}
+}
+
+// Decode decodes every object of every registered kind.
+func (r *Registry) Decode(env *Env) *Set {
+	s := &Set{byKey: map[model.Key]*Policy{}}
+	r.PrepareBackendChecks(env)
 	for _, k := range r.kinds {
 		for _, o := range env.Model.OfKind(k.GroupKind()) {
 			p := k.Decode(o, env)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/proto"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Target is a render target: an Envoy build and the closed set of
@@ -102,6 +103,16 @@ type Target struct {
 	// it one backend's header filters go on the route, and a URLRewrite
 	// on a backendRef is not applied (kgateway ignores it).
 	BackendRefDestinations bool
+	// Names are how the controller names the xDS resources it writes
+	// (XDSNames); Registry.Targets completes the parts its family leaves
+	// unset.
+	Names XDSNames
+	// SessionPersistence is the controller's translation of a route
+	// rule's sessionPersistence: the per-route configuration of Envoy's
+	// stateful session filter (a StatefulSessionPerRoute), which render
+	// places on the rule's routes, turning the filter on there. Nil: the
+	// first registered target's that has one (Registry.Targets).
+	SessionPersistence func(sp *gwv1.SessionPersistence) proto.Message
 }
 
 // ListenerBaseline is what a controller writes on every listener, HTTP
@@ -175,13 +186,22 @@ var UpstreamTarget = Target{Name: "envoy", Capabilities: UpstreamCapabilities(),
 func (r *Registry) AddTargets(ts ...Target) { r.targets = append(r.targets, ts...) }
 
 // Targets are the render targets by name: UpstreamTarget and the
-// registered ones.
+// registered ones, each with what its family leaves unset of its Names
+// and SessionPersistence taken from the first registered target that
+// has it (XDSNames).
 func (r *Registry) Targets() map[string]Target {
-	out := map[string]Target{UpstreamTarget.Name: UpstreamTarget}
-	if r == nil {
-		return out
+	var registered []Target
+	if r != nil {
+		registered = r.targets
 	}
-	for _, t := range r.targets {
+	out := map[string]Target{}
+	for _, t := range append([]Target{UpstreamTarget}, registered...) {
+		t.Names = t.Names.completeFrom(registered)
+		for _, o := range registered {
+			if t.SessionPersistence == nil {
+				t.SessionPersistence = o.SessionPersistence
+			}
+		}
 		out[t.Name] = t
 	}
 	return out

@@ -223,6 +223,13 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}") +
 				egBTLS("p8443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a BackendTLSPolicy on the Service whose CA ConfigMap is not in the input",
+			docs: egHTTPRoute("[{name: svc, port: 8080}]") +
+				"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" +
+				"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: a.example.com, caCertificateRefs: [{group: '', kind: ConfigMap, name: nope}]}\n",
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendTLS"},
+			msg:  "Failed to process route rule 0 backendRef 0: configmap nope not found in namespace app."},
 		{name: "a Backend with TLS and a BackendTLSPolicy on one of its two ports",
 			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
 				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
@@ -400,6 +407,13 @@ func TestEnvoyGatewayListenerChecks(t *testing.T) {
 			docs: egGateway("  - {name: a, protocol: HTTP, port: 80}\n  - {name: b, protocol: TCP, port: 80}\n"),
 			want: map[string]string{"Gateway/infra/g#a": "Conflicted=True/ProtocolConflict Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs", "Gateway/infra/g#b": "Conflicted=True/ProtocolConflict Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs"},
 			msg:  "All listeners for a given port must use a compatible protocol, conflicting listeners: infra/g/a, infra/g/b"},
+		{name: "an allowedRoutes namespace selector that does not parse",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: []}]}}}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Programmed=False/Invalid ResolvedRefs=True/ResolvedRefs"},
+			msg:  "The allowedRoutes.namespaces.selector could not be parsed: "},
+		{name: "an allowedRoutes namespace selector that parses",
+			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: Exists}]}}}}\n"),
+			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"}},
 		{name: "a UDP listener is served",
 			docs: egGateway("  - {name: a, protocol: UDP, port: 53}\n"),
 			want: map[string]string{"Gateway/infra/g#a": "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"}},

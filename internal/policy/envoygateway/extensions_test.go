@@ -34,6 +34,28 @@ metadata: {name: ip-and-uds, namespace: app}
 spec: {endpoints: [{ip: {address: 2.2.2.2, port: 9000}}, {unix: {path: /var/run/x.sock}}]}
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: ip-and-fqdn, namespace: app}
+spec: {endpoints: [{ip: {address: 2.2.2.2, port: 9000}}, {fqdn: {hostname: ext.example.com, port: 9000}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: dyn, namespace: app}
+spec: {type: DynamicResolver}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: idle, namespace: app}
+spec: {ports: [{name: grpc, port: 9000}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: idle-1, namespace: app, labels: {kubernetes.io/service-name: idle}}
+addressType: IPv4
+ports: [{name: grpc, port: 9000, protocol: TCP}]
+endpoints: []
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: EnvoyProxy
 metadata: {name: proxy, namespace: app}
 spec:
@@ -88,6 +110,13 @@ func TestExtensionChecks(t *testing.T) {
 		{"IP and FQDN destinations", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip}, {group: gateway.envoyproxy.io, kind: Backend, name: fqdn}]}]\n",
 			"ExtProc: external service destinations having multiple endpoint types are not supported."},
 		{"one Backend of mixed endpoints", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip-and-uds}]}]\n", ""},
+		{"one Backend of FQDN and IP endpoints", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: ip-and-fqdn}]}]\n",
+			"ExtProc: mixed endpointslice address type for the same backendRef is not supported."},
+		{"a DynamicResolver Backend", extProc + "[{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]}]\n",
+			"ExtProc: dynamic resolver destinations are not supported."},
+		{"a Service whose EndpointSlices list no address for the port", extProc + "[{name: idle, port: 9000}]}]\n",
+			"ExtProc: no ready endpoints for the related Service app/idle."},
+		{"a backend of weight 0 builds no destination", extProc + "[{name: svc, port: 9000}, {name: idle, port: 9000, weight: 0}, {group: gateway.envoyproxy.io, kind: Backend, name: dyn, weight: 0}]}]\n", ""},
 		{"registered module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  dynamicModule: [{name: allowed}]\n", ""},
 		{"unregistered module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  dynamicModule: [{name: other}]\n",
 			`DynamicModule: dynamic module "other" is not registered in the EnvoyProxy dynamicModules allowlist.`},

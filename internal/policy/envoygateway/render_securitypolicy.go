@@ -525,8 +525,16 @@ func clusterRefs(c *egv1a1.BackendCluster) []backendRef {
 		out = append(out, refOf(*c.BackendRef))
 	}
 	for _, r := range c.BackendRefs {
-		out = append(out, refOf(r.BackendObjectReference))
+		out = append(out, weightedRefOf(r))
 	}
+	return out
+}
+
+// weightedRefOf is refOf for an Envoy Gateway backendRef, which may carry
+// a weight.
+func weightedRefOf(r egv1a1.BackendRef) backendRef {
+	out := refOf(r.BackendObjectReference)
+	out.unweighted = r.Weight != nil && *r.Weight == 0
 	return out
 }
 

@@ -21,7 +21,7 @@ const InvalidBackendCluster = "invalid-backend-cluster"
 // Gateway's translator writes.
 var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCapabilities(), InvalidShare: InvalidBackendCluster,
 	PoliciesOnUnrouted: true, Baseline: baseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true,
-	GRPCFilters: true, BackendRefDestinations: true}
+	GRPCFilters: true, BackendRefDestinations: true, Names: XDSNames}
 
 // baseline is what Envoy Gateway writes on every listener before its
 // policies: a 32 KiB connection buffer and one connection accepted per

@@ -24,7 +24,7 @@ import (
 func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy.RouteVerdict {
 	onHost := RunningOnHost.Bool(env.Config)
 	noBackend := !EnableBackend.Bool(env.Config)
-	rv := &routeValidation{rt: rt, m: env.Model, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}
+	rv := &routeValidation{rt: rt, m: env.Model, env: env, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}
 	if msg := ruleCountProblem(rt.Route); msg != "" {
 		for _, rule := range rt.Rules {
 			rv.report(rule.Rule, dropRule("InvalidRule", "spec.rules", "%s", msg))
@@ -81,6 +81,7 @@ func notAccepted(rt *topology.Route) map[int]policy.Condition {
 type routeValidation struct {
 	rt      *topology.Route
 	m       *model.Model
+	env     *policy.Env
 	set     *policy.Set
 	verdict *policy.RouteVerdict
 	onHost  bool // Envoy Gateway runs on the host (envoyGateway.runningOnHost)
@@ -161,6 +162,13 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 			p.message, p.path, p.ref = "Failed to find endpoints: "+p.message, b.Path, j
 			rv.report(rule, p)
 			noEndpoints = true
+			continue
+		}
+		if p := rv.sliceAddressTypeProblem(b.BackendObjectReference); p != nil {
+			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
+			p.path, p.ref = b.Path, j
+			rv.report(rule, p)
+			refused = true
 			continue
 		}
 		valid++
@@ -619,11 +627,20 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted 
 	}
 	switch kind {
 	case "Service":
-		return rv.serviceProblem(ns, name, int32(*ref.Port))
+		if p := rv.serviceProblem(ns, name, int32(*ref.Port)); p != nil || !weighted {
+			return p
+		}
+		return rv.backendTLSPolicyProblem(model.Key{Kind: "Service", Namespace: ns, Name: name}, ref.Port)
 	case serviceImport.Kind:
 		return rv.serviceImportProblem(ns, name, int32(*ref.Port))
 	}
 	if p := rv.backendObjectProblem(ns, name); p != nil || !weighted {
+		return p
+	}
+	if p := rv.backendCAProblem(ns, name); p != nil {
+		return p
+	}
+	if p := rv.backendTLSPolicyProblem(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name}, ref.Port); p != nil {
 		return p
 	}
 	return rv.backendAddressTypeProblem(ns, name)
@@ -673,30 +690,76 @@ func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *ro
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
-	svc := rv.m.Service(ns, string(ref.Name))
-	if svc == nil || svc.Assumed {
+	if !serviceLacksEndpoints(rv.m, ns, string(ref.Name), int32(*ref.Port)) {
 		return nil
 	}
-	name, proto := servicePortName(svc, int32(*ref.Port))
+	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound", ref: -1,
+		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
+}
+
+// sliceAddressTypeProblem is validateDestinationSettings for a Service:
+// Envoy Gateway builds one cluster per backendRef, of one address type,
+// so a Service whose EndpointSlices mix FQDN with IP address types is
+// refused where it routes to endpoints.
+func (rv *routeValidation) sliceAddressTypeProblem(ref gwv1.BackendObjectReference) *routeProblem {
+	if ref.Kind != nil && *ref.Kind != "Service" || rv.serviceRouting() {
+		return nil
+	}
+	ns := rv.rt.Meta.Namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	if !sliceAddressTypesMixed(rv.m, ns, string(ref.Name)) {
+		return nil
+	}
+	return unresolved("UnsupportedAddressType", "", "mixed endpointslice address type for the same backendRef is not supported.")
+}
+
+// sliceAddressTypesMixed: the Service's EndpointSlices in the input are
+// of FQDN and of IP address types both (getIREndpointsFromEndpointSlices:
+// ir.MIXED).
+func sliceAddressTypesMixed(m *model.Model, ns, name string) bool {
+	fqdn, ip := false, false
+	for _, o := range m.OfKind(endpointSlice) {
+		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != name {
+			continue
+		}
+		var t string
+		if o.DecodeField("addressType", &t) != nil {
+			continue
+		}
+		if t == "FQDN" {
+			fqdn = true
+		} else {
+			ip = true
+		}
+	}
+	return fqdn && ip
+}
+
+// serviceLacksEndpoints: the Service ns/name has EndpointSlices in the
+// input and none lists an address for port (endpointsProblem's rule).
+func serviceLacksEndpoints(m *model.Model, ns, name string, port int32) bool {
+	svc := m.Service(ns, name)
+	if svc == nil || svc.Assumed {
+		return false
+	}
+	portName, proto := servicePortName(svc, port)
 	found, addresses := 0, 0
-	for _, o := range rv.m.OfKind(endpointSlice) {
-		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != string(ref.Name) {
+	for _, o := range m.OfKind(endpointSlice) {
+		if o.Namespace != ns || o.Labels["kubernetes.io/service-name"] != name {
 			continue
 		}
 		found++
 		var s sliceEndpoints
 		// An EndpointSlice's ports and endpoints, not a policy spec: no typed value holds them.
-		if o.Decode(&s) == nil && slicePortMatches(s, name, proto) {
+		if o.Decode(&s) == nil && slicePortMatches(s, portName, proto) {
 			for _, ep := range s.Endpoints {
 				addresses += len(ep.Addresses)
 			}
 		}
 	}
-	if found == 0 || addresses > 0 {
-		return nil
-	}
-	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound", ref: -1,
-		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
+	return found > 0 && addresses == 0
 }
 
 // servicePortName is the name and protocol of the Service port numbered
@@ -733,13 +796,22 @@ func slicePortMatches(s sliceEndpoints, name, proto string) bool {
 // cluster IP and reads no EndpointSlice. gwpol does not work out which
 // routes that covers, so it judges no Service's endpoints then.
 func (rv *routeValidation) serviceRouting() bool {
-	for _, o := range rv.m.OfKind(envoyProxy) {
-		if routingTypeService(o) {
-			return true
-		}
+	if envoyProxyRoutesToServices(rv.m) {
+		return true
 	}
 	for _, p := range rv.set.Policies {
 		if p.Obj.Group == Group && p.Obj.Kind == "BackendTrafficPolicy" && routingTypeService(p.Obj) {
+			return true
+		}
+	}
+	return false
+}
+
+// envoyProxyRoutesToServices: some EnvoyProxy of the input sets
+// routingType Service (what decides for the services a policy calls).
+func envoyProxyRoutesToServices(m *model.Model) bool {
+	for _, o := range m.OfKind(envoyProxy) {
+		if routingTypeService(o) {
 			return true
 		}
 	}

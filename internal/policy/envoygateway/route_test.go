@@ -112,6 +112,25 @@ endpoints: [{addresses: [10.0.0.3]}]
 ---
 apiVersion: v1
 kind: Service
+metadata: {name: mixed, namespace: default}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: mixed-ip, namespace: default, labels: {kubernetes.io/service-name: mixed}}
+addressType: IPv4
+ports: [{port: 8080}]
+endpoints: [{addresses: [10.0.0.4]}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: mixed-fqdn, namespace: default, labels: {kubernetes.io/service-name: mixed}}
+addressType: FQDN
+ports: [{port: 8080}]
+endpoints: [{addresses: [a.example.com]}]
+---
+apiVersion: v1
+kind: Service
 metadata: {name: bare, namespace: default}
 spec: {ports: [{port: 8080}]}
 ---
@@ -129,6 +148,31 @@ apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: HTTPRouteFilter
 metadata: {name: host-from-header, namespace: default}
 spec: {urlRewrite: {hostname: {type: Header, header: x-host}}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: tls-ca-missing, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: api.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: nope}]}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: tls-ca-two-entries, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: api.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: two-entries}]}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: tls-ca-one-entry, namespace: default}
+spec: {endpoints: [{fqdn: {hostname: api.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: one-entry}]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: two-entries, namespace: default}
+data: {a.pem: x, b.pem: y}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: one-entry, namespace: default}
+data: {bundle.pem: x}
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: HTTPRouteFilter
@@ -224,6 +268,7 @@ func TestValidateRoute(t *testing.T) {
 		{"backendRef to a Service whose EndpointSlices have no address for its port", "HTTPRoute", "  - backendRefs: [{name: idle, port: 8080}]\n", "BackendsAvailable EndpointsNotFound"},
 		{"an endpoint that is not ready still counts", "HTTPRoute", "  - backendRefs: [{name: draining, port: 8080}]\n", ""},
 		{"EndpointSlice ports are matched by the Service port's name", "HTTPRoute", "  - backendRefs: [{name: named, port: 8080}]\n", "BackendsAvailable EndpointsNotFound"},
+		{"a Service whose EndpointSlices mix FQDN and IP address types", "HTTPRoute", "  - backendRefs: [{name: mixed, port: 8080}]\n", "refs UnsupportedAddressType"},
 		{"a Service with no EndpointSlice in the input is not judged", "HTTPRoute", "  - backendRefs: [{name: bare, port: 8080}]\n", ""},
 		{"a backendRef of weight 0 is not judged for endpoints", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}, {name: idle, port: 8080, weight: 0}]\n", ""},
 		{"host rewrite from the path to a dynamic resolver", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: host-from-path}}]\n    backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", "refs UnsupportedValue"},
@@ -231,6 +276,9 @@ func TestValidateRoute(t *testing.T) {
 		{"cookie match regex that does not compile", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
 		{"cookie match regex on a GRPCRoute", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
 		{"an exact cookie match is no regex", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: ok-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", ""},
+		{"a Backend's own CA ConfigMap not in the input", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: tls-ca-missing}]\n", "refs InvalidBackendTLS"},
+		{"a Backend's own CA ConfigMap of two entries, neither ca.crt nor tls.crt", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: tls-ca-two-entries}]\n", "refs InvalidBackendTLS"},
+		{"a Backend's own CA ConfigMap of a single entry", "HTTPRoute", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: tls-ca-one-entry}]\n", ""},
 		{"regex that does not compile", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}]\n  - matches: [{path: {type: RegularExpression, value: \"*x*\"}}]\n", "drop 1 UnsupportedValue"},
 	}
 	for _, tt := range tests {

@@ -525,7 +525,7 @@ func (v valueChecks) backendRefsProblem(env *policy.Env, feature, path string, s
 	}
 	refs := make([]backendRef, len(svc.BackendRefs))
 	for i, r := range svc.BackendRefs {
-		refs[i] = refOf(r.BackendObjectReference)
+		refs[i] = weightedRefOf(r)
 	}
 	noBackend := !EnableBackend.Bool(env.Config)
 	rv := refValidator{p: v.p, m: env.Model, kind: securityPolicy.name, noBackend: noBackend, backendProblems: env.BackendProblems}

@@ -18,6 +18,9 @@ type backendRef struct {
 	Name      string  `json:"name"`
 	Namespace *string `json:"namespace"`
 	Port      *int32  `json:"port"`
+	// unweighted: weight 0, a backend Envoy Gateway checks but builds no
+	// destination for.
+	unweighted bool
 }
 
 // backendEndpointsOf is what of a Backend's spec the checks read, in
@@ -111,6 +114,12 @@ func (v refValidator) backends(feature, path string, refs []backendRef) {
 	types := map[string]bool{}
 	for _, r := range refs {
 		msg := v.backend(r)
+		if msg == "" && r.unweighted {
+			continue
+		}
+		if msg == "" {
+			msg = v.destination(r)
+		}
 		if msg == "" {
 			msg = v.backendTLS(r)
 		}
@@ -208,6 +217,41 @@ func (v refValidator) backend(r backendRef) string {
 	}
 	if svc != nil && svc.Spec.Type == "ExternalName" {
 		return fmt.Sprintf("Service %s/%s is of type ExternalName, which is not supported as a backend; use an Envoy Gateway Backend resource with an FQDN endpoint instead.", ns, r.Name)
+	}
+	return ""
+}
+
+// destination is what building an extension service's destination finds
+// (ext_service.go: processExtServiceDestination): a Service whose
+// EndpointSlices list no address for the port (the rule of
+// serviceLacksEndpoints), a DynamicResolver Backend, a Backend mixing
+// FQDN with IP endpoints.
+func (v refValidator) destination(r backendRef) string {
+	ns := v.p.Obj.Namespace
+	if r.Namespace != nil && *r.Namespace != "" {
+		ns = *r.Namespace
+	}
+	gk, _ := extServiceKind(r)
+	switch gk {
+	case model.GroupKind{Kind: "Service"}:
+		switch {
+		case r.Port == nil || envoyProxyRoutesToServices(v.m):
+		case serviceLacksEndpoints(v.m, ns, r.Name, *r.Port):
+			return fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, r.Name)
+		case sliceAddressTypesMixed(v.m, ns, r.Name):
+			return "mixed endpointslice address type for the same backendRef is not supported."
+		}
+	case backend:
+		o, ok := v.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
+		var spec struct {
+			Type *string `json:"type"`
+		}
+		if ok && o.DecodeField("spec", &spec) == nil && spec.Type != nil && *spec.Type == string(egv1a1.BackendTypeDynamicResolver) {
+			return "dynamic resolver destinations are not supported."
+		}
+		if v.addressType(r) == "Mixed" {
+			return "mixed endpointslice address type for the same backendRef is not supported."
+		}
 	}
 	return ""
 }

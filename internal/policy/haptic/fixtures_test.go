@@ -48,7 +48,20 @@ func compile(t *testing.T, file string) *pipeline.Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
+		Settings: map[string]any{"haptic": fixtureDeployment}}
+	return families.Compile(&manifest.Set{Objects: objs}, cfg)
+}
+
+// fixtureDeployment are the chart values the fixtures run with: every
+// feature a route policy can use switched on, self-service catalogs
+// without limits (the chart's defaults switch them off, which the
+// fixtures are not about).
+var fixtureDeployment = map[string]any{
+	"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}},
+	"cache":     map[string]any{"varnish": map[string]any{"enabled": true}},
+	"waf": map[string]any{"enabled": true, "policies": map[string]any{
+		"selfService": map[string]any{"enabled": true, "limits": map[string]any{"maxPoliciesPerNamespace": 0, "maxTotalPolicies": 0}}}},
 }
 
 // brokenRules are the runtime identities of the rules that fail closed.

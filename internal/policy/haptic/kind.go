@@ -181,14 +181,12 @@ func (Kind) CheckRule(p *policy.Policy, rt *model.Route) []diag.Diagnostic {
 			"%s %s/%s sets cache, which a GRPCRoute cannot use (gRPC responses are streams); the rule fails closed — drop cache or use a policy without it for gRPC", KindName, p.Obj.Namespace, p.Obj.Name))
 	}
 	switch w := s.WAF; {
-	case w == nil || !w.catalogRead || w.requestBody == "none":
-		// No WAF, or a catalog problem already reported as GWP402.
-	case w.requestBody != "":
-		out = append(out, fieldDiag(p, LintGRPCFeature.Code, "spec.waf.policy",
-			"WAF policy %q buffers request bodies (its catalog entry sets requestBody.mode other than none), which a GRPCRoute cannot do; the rule fails closed — use a WAF policy with requestBody.mode none", w.Policy))
+	case w == nil || !w.catalogRead || w.requestBody == "none" || w.requestBody == "":
+		// No WAF, a catalog problem already reported as GWP402, or a
+		// policy that reads headers only (none, the chart's default mode).
 	default:
 		out = append(out, fieldDiag(p, LintGRPCFeature.Code, "spec.waf.policy",
-			"WAF policy %q does not declare requestBody.mode in its catalog, so it may buffer request bodies, which a GRPCRoute cannot do; the rule fails closed — set requestBody.mode: none in the catalog entry", w.Policy))
+			"WAF policy %q buffers request bodies (its catalog entry sets requestBody.mode %s), which a GRPCRoute cannot do; the rule fails closed — use a WAF policy with requestBody.mode none", w.Policy, w.requestBody))
 	}
 	return out
 }

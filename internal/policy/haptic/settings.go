@@ -18,7 +18,7 @@ const ConfigPrefix = "haptic."
 // checks — an unknown switch or a value of the wrong type is a config
 // error, never ignored.
 var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default: map[string]any{},
-	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService and its limits), spoaHub.haproxy.messages",
+	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, selfService with allowSecLang and its limits), spoaHub.enabled and spoaHub.haproxy.messages",
 	Source: "the HAPTIC Helm chart's values (rateLimit, cache, waf, spoaHub)",
 	Check: func(v any) error {
 		values := map[string]any{}
@@ -37,7 +37,7 @@ var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default
 // rules closed, as HAPTIC does.
 type Settings struct {
 	// SharedRateLimit is rateLimit.shared.enabled: the fleet-wide stick
-	// tables rateLimit needs. Default true.
+	// tables rateLimit needs. Default false, as the chart's.
 	SharedRateLimit bool
 	// RateLimitMessage: the HAProxy side of the SPOA hub sends the
 	// check-ratelimit message (spoaHub.haproxy.messages), which a shared
@@ -45,11 +45,19 @@ type Settings struct {
 	// chart's default spoaHub.haproxy.messages include it; a deployment
 	// that sets the list without it fails every rate-limited rule closed.
 	RateLimitMessage bool
+	// HubOff is spoaHub.enabled: false, the chart's switch that forces the
+	// SPOA hub sidecar off even when plugins are enabled (unset, the
+	// chart derives it from the plugins). Without the hub HAProxy sends
+	// no SPOA message: no shared rate limit and no Coraza WAF.
+	HubOff bool
 	// Varnish is cache.varnish.enabled: the cache tier cache needs.
-	// Default true.
+	// Default false, as the chart's.
 	Varnish bool
-	// WAF is waf.enabled: the Coraza SPOA plugin is deployed. Default true.
+	// WAF is waf.enabled: the Coraza SPOA plugin is deployed. Unless the
+	// config sets it, the chart's predicate decides (wafAutoEnabled).
 	WAF bool
+	// wafSet: the config sets waf.enabled.
+	wafSet bool
 	// Inline are the trusted WAF policies defined in values
 	// (waf.policies.inline), by name.
 	Inline map[string]map[string]any
@@ -63,11 +71,15 @@ type Settings struct {
 	// DefaultPolicy is waf.policies.defaultPolicy ("" for none).
 	DefaultPolicy string
 	// SelfService is waf.policies.selfService.enabled: policies may name
-	// catalogs in their own namespace (catalogRef). Default true.
+	// catalogs in their own namespace (catalogRef). Default false, as the
+	// chart's.
 	SelfService bool
+	// AllowSecLang is selfService.allowSecLang: self-service catalog
+	// entries may carry secLang. Default false, as the chart's.
+	AllowSecLang bool
 	// MaxPerNamespace and MaxTotal are selfService.limits: how many
 	// distinct self-service catalog entries one namespace, and the
-	// cluster, may select (0: no limit).
+	// cluster, may select (0: no limit; the chart's defaults 4 and 64).
 	MaxPerNamespace, MaxTotal int
 	// Dispatch is waf.dispatch: which routes the WAF inspects.
 	Dispatch WAFDispatch
@@ -105,12 +117,27 @@ type CatalogLocation struct {
 // String is namespace/name/key, the catalog's scope in HAPTIC's terms.
 func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "/" + c.Key }
 
-// DefaultSettings are gwpol's defaults: every feature deployed, no
-// trusted catalog, self-service catalogs allowed without limits.
+// DefaultSettings are the HAPTIC chart's own defaults (charts/haptic
+// values.yaml at a7ac8a15, the commit of the chart tests gwpol runs):
+// the shared rate limit (rateLimit.shared.enabled) and the Varnish tier
+// (cache.varnish.enabled) are off, self-service WAF catalogs are off
+// (waf.policies.selfService, with limits of 4 per namespace and 64 in all
+// once on), no trusted catalog, opt-in dispatch; and the Coraza plugin
+// is off because nothing turns it on (wafAutoEnabled).
 func DefaultSettings() Settings {
-	return Settings{SharedRateLimit: true, RateLimitMessage: true, Varnish: true, WAF: true, SelfService: true,
+	return Settings{RateLimitMessage: true, MaxPerNamespace: 4, MaxTotal: 64,
 		Dispatch:           WAFDispatch{Mode: "opt-in", DefaultEnforcement: "deny"},
 		IngressPermissions: WAFIngressPermissions{AllowPolicySelection: true}}
+}
+
+// wafAutoEnabled is the chart's enable predicate of the Coraza plugin
+// (spoaHub.plugins.coraza.enabled) when the deployment does not set it:
+// on when dispatch is default-on or a WAF catalog is configured — inline
+// policies, trusted ConfigMaps, a default policy or self-service catalogs.
+// (The chart's Ingress compatibility libraries, which also turn it on,
+// concern Ingress objects only.)
+func (s Settings) wafAutoEnabled() bool {
+	return s.Dispatch.Mode == "default-on" || len(s.Inline) > 0 || len(s.Trusted) > 0 || s.DefaultPolicy != "" || s.SelfService
 }
 
 // SettingsKeys are the keys of the haptic: section.
@@ -142,6 +169,12 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 		if err != nil {
 			return Settings{}, err
 		}
+	}
+	if !s.wafSet {
+		s.WAF = s.wafAutoEnabled()
+	}
+	if s.HubOff {
+		s.WAF = false
 	}
 	return s, nil
 }
@@ -246,6 +279,7 @@ func (s *Settings) readWAF(v any) error {
 		if err := readBool(en, "haptic.waf.enabled", &s.WAF); err != nil {
 			return err
 		}
+		s.wafSet = true
 	}
 	if err := s.readDispatch(m["dispatch"]); err != nil {
 		return err
@@ -269,12 +303,17 @@ func (s *Settings) readWAF(v any) error {
 	if err := s.readTrusted(p["configMapRefs"]); err != nil {
 		return err
 	}
-	ss, err := section(p["selfService"], "haptic.waf.policies.selfService", "enabled", "limits")
+	ss, err := section(p["selfService"], "haptic.waf.policies.selfService", "enabled", "allowSecLang", "limits")
 	if err != nil {
 		return err
 	}
 	if en, ok := ss["enabled"]; ok {
 		if err := readBool(en, "haptic.waf.policies.selfService.enabled", &s.SelfService); err != nil {
+			return err
+		}
+	}
+	if al, ok := ss["allowSecLang"]; ok {
+		if err := readBool(al, "haptic.waf.policies.selfService.allowSecLang", &s.AllowSecLang); err != nil {
 			return err
 		}
 	}
@@ -369,13 +408,21 @@ func (s *Settings) readTrusted(v any) error {
 // spoaHub.haproxy.messages).
 const rateLimitMessage = "check-ratelimit"
 
-// readSPOAHub reads spoaHub: {haproxy: {messages: [..]}}, the messages the
-// HAProxy side of the SPOA hub sends; the chart replaces the whole list
-// when the values set it.
+// readSPOAHub reads spoaHub: {enabled, haproxy: {messages: [..]}}: the
+// hub's master switch (null, the chart's default, derives it from the
+// plugins) and the messages the HAProxy side of the SPOA hub sends; the
+// chart replaces the whole list when the values set it.
 func (s *Settings) readSPOAHub(v any) error {
-	m, err := section(v, "haptic.spoaHub", "haproxy")
+	m, err := section(v, "haptic.spoaHub", "enabled", "haproxy")
 	if err != nil {
 		return err
+	}
+	if en, ok := m["enabled"]; ok && en != nil {
+		on := true
+		if err := readBool(en, "haptic.spoaHub.enabled", &on); err != nil {
+			return err
+		}
+		s.HubOff = !on
 	}
 	h, err := section(m["haproxy"], "haptic.spoaHub.haproxy", "messages")
 	if err != nil {

@@ -41,6 +41,14 @@ func (v *validator) invalid(path, format string, args ...any) {
 	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, policy.LintPolicyInvalid.Code, path, format, args...))
 }
 
+// warn is a finding about a field HAPTIC accepts but that does not do
+// what it seems to; the policy stays valid.
+func (v *validator) warn(path, format string, args ...any) {
+	d := fieldDiag(v.p, policy.LintPolicyInvalid.Code, path, format, args...)
+	d.Severity = diag.Warning
+	v.p.Findings = append(v.p.Findings, d)
+}
+
 func (v *validator) dependency(path, format string, args ...any) {
 	v.p.Invalid = append(v.p.Invalid, fieldDiag(v.p, LintPolicyDependency.Code, path, format, args...))
 }
@@ -61,13 +69,17 @@ func (v *validator) validate() {
 		}
 	}
 	s := v.spec
-	if s.Authentication == nil && s.RateLimit == nil && s.WAF == nil && s.Cache == nil {
-		v.invalid("spec", "%s sets none of authentication, rateLimit, waf and cache; set at least one", KindName)
+	// HAPTIC counts a policy as authenticating only when jwt or apiKey is
+	// set (GatewayPolicyRecord: authenticated); an empty authentication
+	// enforces nothing and is not an error on its own.
+	authenticated := s.Authentication != nil && (s.Authentication.JWT != nil || s.Authentication.APIKey != nil)
+	if !authenticated && s.RateLimit == nil && s.WAF == nil && s.Cache == nil {
+		v.invalid("spec", "%s enforces nothing: it sets none of authentication (jwt or apiKey), rateLimit, waf and cache; set at least one", KindName)
+	}
+	if a := s.Authentication; a != nil && !authenticated && (s.RateLimit != nil || s.WAF != nil || s.Cache != nil) {
+		v.warn("spec.authentication", "authentication sets neither jwt nor apiKey, so HAPTIC authenticates no request on the rules using this policy (its other settings apply); set jwt or apiKey, or remove authentication")
 	}
 	if a := s.Authentication; a != nil {
-		if a.JWT == nil && a.APIKey == nil {
-			v.invalid("spec.authentication", "authentication sets neither jwt nor apiKey; set one or both, or remove authentication")
-		}
 		if a.JWT != nil {
 			v.jwt(a.JWT)
 		}
@@ -137,6 +149,8 @@ func (v *validator) rateLimit(r *RateLimit) {
 	switch {
 	case !v.settings.SharedRateLimit:
 		v.dependency(base, "HAPTIC's shared rate limit is disabled in this deployment (config haptic.rateLimit.shared.enabled: false), so the budget cannot be enforced; the rule fails closed — enable it or drop rateLimit")
+	case v.settings.HubOff:
+		v.dependency(base, "HAPTIC's SPOA hub is switched off in this deployment (config haptic.spoaHub.enabled: false), so no shared rate limit can be checked; the rule fails closed — turn the hub on or drop rateLimit")
 	case !v.settings.RateLimitMessage:
 		v.dependency(base, "HAPTIC's SPOA hub does not send the %s message in this deployment (config haptic.spoaHub.haproxy.messages lacks it), so the shared budget cannot be checked; the rule fails closed (\"Shared rate limiting is unavailable\") — add %s to the messages or drop rateLimit", rateLimitMessage, rateLimitMessage)
 	}

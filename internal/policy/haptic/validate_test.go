@@ -161,6 +161,31 @@ kind: ConfigMap
 metadata: {name: waf-mutable, namespace: shop}
 data:
   policies.yaml: "strict-json: {}"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: waf-settings, namespace: shop}
+immutable: true
+data:
+  json.yaml: |
+    api-json:
+      requestBody: {mode: json}
+  tuned.yaml: |
+    tuned: {enforcement: detect, paranoiaLevel: 2, requestBody: {mode: none}}
+  enforcement.yaml: |
+    tuned: {enforcement: block}
+  paranoia.yaml: |
+    tuned: {paranoiaLevel: 5}
+  seclang.yaml: |
+    custom:
+      secLang: "SecRuleRemoveById 941320"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: waf-binary, namespace: shop}
+immutable: true
+binaryData:
+  policies.yaml: c3RyaWN0LWpzb246IHt9Cg==
 `
 
 // decode decodes one HAProxyRoutePolicy (given as its spec, indented two
@@ -174,7 +199,7 @@ func decode(t *testing.T, specYAML string) *policy.Policy {
 	}
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
 	reg := policy.NewRegistry(New())
-	set := reg.Decode(&policy.Env{Model: m})
+	set := reg.Decode(&policy.Env{Model: m, Config: deployedConfig(nil)})
 	for _, p := range set.Policies {
 		if p.Obj.Name == "p" {
 			return p
@@ -206,7 +231,8 @@ func TestValidate(t *testing.T) {
 		{"empty spec", "spec: {}", []string{"GWP401 spec"}},
 		{"no spec", "", []string{"GWP401 spec"}},
 		{"rate limit only", okRate, nil},
-		{"empty authentication", "spec:\n  authentication: {}", []string{"GWP401 spec.authentication"}},
+		{"empty authentication", "spec:\n  authentication: {}", []string{"GWP401 spec"}},
+		{"empty authentication beside a rate limit", "spec:\n  authentication: {}\n  rateLimit: {requests: 10}", nil},
 		{"targetRefs", "spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetRefs"}},
 		{"targetSelectors", "spec:\n  targetSelectors: [{group: gateway.networking.k8s.io, kind: HTTPRoute, matchLabels: {a: b}}]\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetSelectors"}},
 		{"wrong type", "spec:\n  rateLimit: {requests: ten}", []string{"GWP401 spec.rateLimit.requests"}},
@@ -292,8 +318,17 @@ func TestValidate(t *testing.T) {
 		{"waf no catalog name", "spec:\n  waf: {policy: strict-json, catalogRef: {}}", []string{"GWP401 spec.waf.catalogRef.name"}},
 		{"waf catalog missing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: nope}}", []string{"GWP402 spec.waf.catalogRef.name"}},
 		{"waf catalog mutable", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-mutable}}", []string{"GWP402 spec.waf.catalogRef.name"}},
-		{"waf catalog other namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", []string{"GWP402 spec.waf.catalogRef.namespace"}},
+		{"waf catalog other namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", nil},
+		{"waf catalog other namespace, none in the policy's", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-elsewhere, namespace: other}}", []string{"GWP402 spec.waf.catalogRef.name"}},
 		{"waf catalog key missing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: nope.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		// An entry's settings as values.yaml documents them.
+		{"waf catalog json body mode", "spec:\n  waf: {policy: api-json, catalogRef: {name: waf-settings, key: json.yaml}}", nil},
+		{"waf catalog enforcement and paranoia", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", nil},
+		{"waf catalog bad enforcement", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: enforcement.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"waf catalog paranoia out of range", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: paranoia.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"waf self-service secLang", "spec:\n  waf: {policy: custom, catalogRef: {name: waf-settings, key: seclang.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
+		// HAPTIC reads a catalog from the ConfigMap's data only.
+		{"waf catalog in binaryData", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-binary}}", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"waf catalog malformed", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: broken.yaml}}", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"waf policy not in catalog", "spec:\n  waf: {policy: lenient, catalogRef: {name: waf}}", []string{"GWP402 spec.waf.policy"}},
 
@@ -395,7 +430,8 @@ func TestCheckRule(t *testing.T) {
 		{"grpc rate limit", okRate, "GRPCRoute", nil},
 		{"grpc waf none", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", "GRPCRoute", nil},
 		{"grpc waf buffered", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
-		{"grpc waf silent", "spec:\n  waf: {policy: silent, catalogRef: {name: waf}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
+		{"grpc waf silent", "spec:\n  waf: {policy: silent, catalogRef: {name: waf}}", "GRPCRoute", nil},
+		{"grpc waf json", "spec:\n  waf: {policy: api-json, catalogRef: {name: waf-settings, key: json.yaml}}", "GRPCRoute", []string{"GWP403 spec.waf.policy"}},
 		{"http waf buffered", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", "HTTPRoute", nil},
 		// A catalog problem is GWP402 on the policy, not GWP403 again.
 		{"grpc waf missing catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: nope}}", "GRPCRoute", nil},
@@ -515,11 +551,7 @@ func decodeWith(t *testing.T, specYAML string, values map[string]any, extra stri
 		t.Fatalf("parse: %v", err)
 	}
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
-	cfg := policy.Config{Values: map[string]any{}}
-	for k, v := range values {
-		cfg.Values[ConfigPrefix+k] = v
-	}
-	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m, Config: cfg})
+	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m, Config: deployedConfig(values)})
 	for _, p := range set.Policies {
 		if p.Obj.Name == "p" {
 			return p
@@ -571,6 +603,11 @@ func TestDeploymentSettings(t *testing.T) {
 		{"shared rate limit enabled", okRate, map[string]any{"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}}}, "", nil},
 		{"SPOA hub without the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request"}}}}, "", []string{"GWP402 spec.rateLimit"}},
 		{"SPOA hub with the rate-limit message", okRate, map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{"check-request", "check-ratelimit"}}}}, "", nil},
+		{"SPOA hub off: no shared rate limit", okRate, map[string]any{"spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.rateLimit"}},
+		{"SPOA hub off: no WAF", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": inline, "spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
+		{"self-service secLang allowed", "spec:\n  waf: {policy: custom, catalogRef: {name: waf-settings, key: seclang.yaml}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"allowSecLang": true}}}}, "", nil},
+		{"SPOA hub on", okRate, map[string]any{"spoaHub": map[string]any{"enabled": true}}, "", nil},
+		{"SPOA hub derived (null)", okRate, map[string]any{"spoaHub": map[string]any{"enabled": nil}}, "", nil},
 		{"SPOA hub messages do not matter without a rate limit", "spec:\n  cache: {ttlSeconds: 5}", map[string]any{"spoaHub": map[string]any{"haproxy": map[string]any{"messages": []any{}}}}, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -707,6 +744,129 @@ func TestCheckDeployment(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := codes(CheckDeployment(m, tc.cfg, nil)); !slices.Equal(got, tc.want) {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// deployed are chart values with every feature a route policy can use
+// switched on and self-service catalogs unlimited: the deployment the
+// checks of this package's tests run in unless a test says otherwise
+// (the chart's own defaults switch them off: TestChartDefaults).
+func deployed() map[string]any {
+	return map[string]any{
+		"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}},
+		"cache":     map[string]any{"varnish": map[string]any{"enabled": true}},
+		"waf": map[string]any{"enabled": true, "policies": map[string]any{
+			"selfService": map[string]any{"enabled": true, "limits": map[string]any{"maxPoliciesPerNamespace": 0, "maxTotalPolicies": 0}}}},
+	}
+}
+
+// deployedConfig is the config of deployed chart values with values
+// (keys of the haptic: section) merged over them, a map into a map.
+func deployedConfig(values map[string]any) policy.Config {
+	merged := mergeValues(deployed(), values)
+	cfg := policy.Config{Values: map[string]any{}}
+	for k, v := range merged {
+		cfg.Values[ConfigPrefix+k] = v
+	}
+	return cfg
+}
+
+func mergeValues(base, over map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		bm, ok1 := out[k].(map[string]any)
+		om, ok2 := v.(map[string]any)
+		if ok1 && ok2 {
+			out[k] = mergeValues(bm, om)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// TestChartDefaults: without a haptic: section gwpol takes the chart's
+// values.yaml defaults — shared rate limit, cache tier and self-service
+// catalogs off (limits 4 and 64) — and the Coraza plugin follows the
+// chart's predicate: on when dispatch is default-on or a catalog is
+// configured, unless waf.enabled says otherwise. A policy that needs a
+// feature the defaults leave off fails closed naming the switch.
+func TestChartDefaults(t *testing.T) {
+	d, err := ParseSettings(policy.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SharedRateLimit || d.Varnish || d.WAF || d.SelfService || d.MaxPerNamespace != 4 || d.MaxTotal != 64 || !d.RateLimitMessage {
+		t.Errorf("defaults = %+v", d)
+	}
+	waf := func(w map[string]any) map[string]any { return map[string]any{"haptic.waf": w} }
+	tests := []struct {
+		name   string
+		values map[string]any
+		want   bool
+	}{
+		{"nothing configured", nil, false},
+		{"inline policy", waf(map[string]any{"policies": map[string]any{"inline": map[string]any{"base": map[string]any{}}}}), true},
+		{"inline map empty", waf(map[string]any{"policies": map[string]any{"inline": map[string]any{}}}), false},
+		{"trusted catalog", waf(map[string]any{"policies": map[string]any{"configMapRefs": map[string]any{"central": map[string]any{"namespace": "security", "name": "catalog", "key": "policies.yaml"}}}}), true},
+		{"default policy", waf(map[string]any{"policies": map[string]any{"defaultPolicy": "base"}}), true},
+		{"self-service", waf(map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": true}}}), true},
+		{"default-on dispatch", waf(map[string]any{"dispatch": map[string]any{"mode": "default-on"}}), true},
+		{"explicitly off", waf(map[string]any{"enabled": false, "policies": map[string]any{"defaultPolicy": "base"}}), false},
+		{"explicitly on", waf(map[string]any{"enabled": true}), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseSettings(policy.Config{Values: tc.values})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.WAF != tc.want {
+				t.Errorf("WAF = %v, want %v", s.WAF, tc.want)
+			}
+		})
+	}
+	doc := "apiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: p, namespace: shop}\nspec:\n  rateLimit: {requests: 10, period: 1s}\n"
+	objs, err := manifest.Parse("policy.yaml", []byte(doc), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindName}: true}})
+	set := policy.NewRegistry(New()).Decode(&policy.Env{Model: m})
+	if p := set.Policies[0]; len(p.Invalid) == 0 || !strings.Contains(p.Invalid[0].Message, "rateLimit.shared.enabled") {
+		t.Errorf("a rate limit under the chart's defaults: %v, want a finding naming rateLimit.shared.enabled", p.Invalid)
+	}
+}
+
+// TestAcceptedWithWarning: what HAPTIC's templates accept but ignore is a
+// warning at the field, and the policy stays valid — an authentication
+// with neither jwt nor apiKey beside another section (GatewayPolicyRecord
+// counts only jwt and apiKey as authenticating), and a catalogRef
+// namespace (49-policy-catalogs.yaml reads the catalog from the policy's
+// namespace).
+func TestAcceptedWithWarning(t *testing.T) {
+	for _, tc := range []struct{ name, spec, field, msg string }{
+		{"empty authentication", "spec:\n  authentication: {}\n  rateLimit: {requests: 10}", "spec.authentication", "authenticates no request"},
+		{"catalogRef namespace", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, namespace: other}}", "spec.waf.catalogRef.namespace", "ignores namespace other and reads ConfigMap shop/waf"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decode(t, tc.spec)
+			if !p.IsValid() {
+				t.Fatalf("invalid: %v", p.Invalid)
+			}
+			var found bool
+			for _, d := range p.Findings {
+				if d.Severity == diag.Warning && d.Field == tc.field && strings.Contains(d.Message, tc.msg) && d.Pos.Line > 0 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no positioned warning at %s containing %q: %v", tc.field, tc.msg, p.Findings)
 			}
 		})
 	}

@@ -24,6 +24,10 @@ func (v *validator) waf(w *WAF) {
 		v.invalid(base+".policy", "waf.policy is empty; name a policy of the WAF catalog")
 		return
 	}
+	if v.settings.HubOff {
+		v.dependency(base, "WAF is not available in this HAPTIC deployment: its SPOA hub, which runs the Coraza plugin, is switched off (config haptic.spoaHub.enabled: false); the rule fails closed — turn the hub on or drop waf")
+		return
+	}
 	if !v.settings.WAF {
 		v.dependency(base, "WAF is not enabled in this HAPTIC deployment (config haptic.waf.enabled: false, the chart's Coraza SPOA plugin); the rule fails closed — enable it or drop waf")
 		return
@@ -35,8 +39,13 @@ func (v *validator) waf(w *WAF) {
 	if w.CatalogRef.Key == "" {
 		w.CatalogRef.Key = DefaultCatalogKey
 	}
-	ref := SecretRef{Name: w.CatalogRef.Name, Namespace: w.CatalogRef.Namespace}
-	if !v.refShape(base+".catalogRef", "catalog ConfigMap", ref) {
+	if ns := w.CatalogRef.Namespace; ns != "" && ns != v.ns {
+		// HAPTIC reads a catalogRef in the policy's namespace whatever it
+		// names (49-policy-catalogs.yaml): the namespace is not an error,
+		// but it is not where the catalog comes from.
+		v.warn(base+".catalogRef.namespace", "HAPTIC reads WAF catalogs only from the policy's namespace: it ignores namespace %s and reads ConfigMap %s/%s; drop the namespace, or copy the catalog into %s", ns, v.ns, w.CatalogRef.Name, v.ns)
+	}
+	if !v.refShape(base+".catalogRef", "catalog ConfigMap", SecretRef{Name: w.CatalogRef.Name}) {
 		return
 	}
 	if !v.settings.SelfService {
@@ -69,7 +78,7 @@ func (v *validator) trusted(base string, w *WAF) {
 	var broken []string
 	mode := ""
 	if e, ok := v.settings.Inline[w.Policy]; ok {
-		entry := readEntry(nilIfEmpty(e))
+		entry := readEntry(nilIfEmpty(e), entryRules{})
 		if entry.problem != "" {
 			v.dependency(base+".policy", "trusted WAF policy %q (config haptic.waf.policies.inline) %s; the rule fails closed until it is fixed", w.Policy, entry.problem)
 			return
@@ -129,7 +138,7 @@ func readTrustedCatalog(m *model.Model, cache *catalogCache, loc CatalogLocation
 	if text == nil || text.Kind != yaml.ScalarNode || len(text.Value) > maxCatalogBytes {
 		return nil, "has no catalog under that key"
 	}
-	entries, err := cache.parse(c, loc.Key, text.Value)
+	entries, err := cache.parse(c, loc.Key, text.Value, entryRules{})
 	if err != nil {
 		return nil, "is not a valid catalog: " + catalogProblem(err, loc.Key)
 	}
@@ -182,7 +191,7 @@ func (v *validator) catalog(base string, w *WAF) bool {
 		v.dependency(path+".key", "%s key %s must be a YAML document of at most %d bytes; the rule fails closed until it is", where, ref.Key, maxCatalogBytes)
 		return false
 	}
-	entries, err := v.catalogs.parse(c, ref.Key, text.Value)
+	entries, err := v.catalogs.parse(c, ref.Key, text.Value, entryRules{selfService: true, allowSecLang: v.settings.AllowSecLang})
 	if err != nil {
 		v.dependency(path+".key", "%s key %s is not a valid catalog of WAF policies: %s; the rule fails closed until it is", where, ref.Key, catalogProblem(err, ref.Key))
 		return false
@@ -263,7 +272,7 @@ func selectionOf(o *manifest.Object) (selection, bool) {
 		return selection{}, false
 	}
 	w := hp.Spec.WAF
-	if strings.TrimSpace(w.Policy) == "" || strings.TrimSpace(w.CatalogRef.Name) == "" || (w.CatalogRef.Namespace != "" && w.CatalogRef.Namespace != o.Namespace) {
+	if strings.TrimSpace(w.Policy) == "" || strings.TrimSpace(w.CatalogRef.Name) == "" {
 		return selection{}, false
 	}
 	key := w.CatalogRef.Key

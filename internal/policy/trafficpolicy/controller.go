@@ -28,7 +28,8 @@ const RouteSourceKey = "dev.kgateway.route_source"
 // dynamic-module filters (transformation, http-acl) to upstream Envoy's,
 // with the xDS structure kgateway's translator writes.
 var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
-	HTTP2AppProtocols: HTTP2AppProtocols, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true}
+	HTTP2AppProtocols: HTTP2AppProtocols, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
+	SessionPersistence: sessionPersistence}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other).

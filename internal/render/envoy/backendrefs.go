@@ -17,11 +17,12 @@ import (
 // the typed_per_filter_config of the backend's weighted cluster — which
 // Envoy prefers, filter by filter, to the route's. A rule with one
 // backend has no weighted clusters: the backend's configuration goes on
-// the route, under the route's own for a filter both configure (kgateway
-// writes the backend's first and lets the route's policies overwrite it).
-// The filters they enable join the chain, and the clusters they call are
-// emitted. kgateway writes no merge metadata for them (and Envoy's
-// weighted clusters have no metadata field); explain shows who owns what.
+// the route, under the route's own for a filter both configure (the
+// backend's is written first and the route's policies overwrite it, as
+// the controller of such kinds writes them). The filters they enable
+// join the chain, and the clusters they call are emitted. No merge
+// metadata is written for them (Envoy's weighted clusters have no
+// metadata field); explain shows who owns what.
 
 // backendRefScope renders the per-backend fields of the policies
 // backendRef i of rule names; nil when it names none, or when only an

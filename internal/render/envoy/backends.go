@@ -30,7 +30,8 @@ import (
 // to the clusters built for them: each field a kind renders at
 // ScopeCluster is a partial Cluster merged into the backend's cluster, in
 // registry order, and the cluster carries the merge metadata of the kinds
-// that shaped it (gwpol's keys only: kgateway writes none on clusters).
+// that shaped it (gwpol's own keys only, even under MergeKeyCompat: the
+// kinds' compatible keys are their controller's route metadata).
 
 const proxyProtocolSocket = "envoy.transport_sockets.upstream_proxy_protocol"
 
@@ -125,7 +126,7 @@ func (gb *gatewayBuild) backendPolicies() {
 // unroutedBackendClusters adds, where no route of the Gateway uses them,
 // the cluster of every port of each Service a backend policy targets and
 // the cluster of every portless backend object a kind builds clusters for
-// (kgateway's Backend, port 0) — Target.UnroutedBackendClusters;
+// (port 0, policy.BackendClusterer) — Target.UnroutedBackendClusters;
 // backendPolicies then shapes them. A Service's cluster an earlier
 // Gateway finished is taken as it is (see builder.unrouted).
 func (gb *gatewayBuild) unroutedBackendClusters() {
@@ -291,7 +292,8 @@ func (gb *gatewayBuild) clusterPortName(cluster string) string {
 	return ""
 }
 
-// blackholeBackend is the cluster kgateway puts in place of a backend's
+// blackholeBackend is the cluster a target with
+// Target.BlackholesInvalidBackendPolicy puts in place of a backend's
 // when a policy on the backend cannot be applied: static, with no
 // endpoints, so every connection fails rather than reaching the backend
 // without the policy (a TLS origination that is not there, say).

@@ -919,6 +919,7 @@ spec:
     backendRefs: [{name: web, port: 80}]
 `
 	for _, target := range envoy.Registry().TargetNames() {
+		tg, _ := envoy.Registry().Target(target)
 		gw := renderInline(t, input, target)
 		got := map[string]string{}
 		for _, rc := range gw.RouteConfigurations {
@@ -934,7 +935,7 @@ spec:
 		}
 		want := map[string]string{
 			// position 0 (precedence order) was the dropped rule's
-			"route-1-httproute-r-infra-1-0-matcher-0": "500 " + envoy.InvalidBody,
+			"route-1-httproute-r-infra-1-0-matcher-0": "500 " + tg.Names.InvalidBody,
 			"route-2-httproute-r-infra-2-0-matcher-0": "forwards",
 		}
 		if !maps.Equal(got, want) {

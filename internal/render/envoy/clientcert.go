@@ -2,7 +2,6 @@ package envoy
 
 import (
 	"slices"
-	"strings"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -15,9 +14,9 @@ import (
 
 // A Gateway whose spec.tls.backend names a client certificate presents it
 // on the upstream TLS connections of its routes. The clusters are shared
-// by every Gateway, so kgateway gives each TLS cluster a variant of the
-// Gateway's own — <cluster>_gw_backend_client_cert_<ns>_<gateway>_<port>,
-// the certificate added — and the Gateway's routes send to the variant.
+// by every Gateway, so each TLS cluster gets a variant of the Gateway's
+// own — named by the target (policy.XDSNames.ClientCertCluster), the
+// certificate added — and the Gateway's routes send to the variant.
 
 const tlsSocket = "envoy.transport_sockets.tls"
 
@@ -36,7 +35,7 @@ func (gb *gatewayBuild) gatewayClientCertificate(rcs []*routev3.RouteConfigurati
 	variants := map[string]string{}
 	for _, name := range slices.Sorted(mapKeys(gb.clusters)) {
 		c := gb.clusters[name]
-		v, ok := clientCertVariant(c, gb.gw.Namespace, gb.gw.Name, sds)
+		v, ok := clientCertVariant(c, gb.naming.ClientCertCluster, gb.gw.Namespace, gb.gw.Name, sds)
 		if ok {
 			variants[name] = v.Name
 			gb.clusters[v.Name] = v
@@ -56,7 +55,7 @@ func (gb *gatewayBuild) gatewayClientCertificate(rcs []*routev3.RouteConfigurati
 
 // clientCertVariant is the Gateway's variant of a cluster with an upstream
 // TLS socket: the same cluster presenting the certificate.
-func clientCertVariant(c *clusterv3.Cluster, gwNS, gwName string, sds *tlsv3.SdsSecretConfig) (*clusterv3.Cluster, bool) {
+func clientCertVariant(c *clusterv3.Cluster, variant func(cluster, ns, gateway string) (string, bool), gwNS, gwName string, sds *tlsv3.SdsSecretConfig) (*clusterv3.Cluster, bool) {
 	if c.GetTransportSocket().GetName() != tlsSocket {
 		return nil, false
 	}
@@ -64,12 +63,12 @@ func clientCertVariant(c *clusterv3.Cluster, gwNS, gwName string, sds *tlsv3.Sds
 	if err := c.GetTransportSocket().GetTypedConfig().UnmarshalTo(ctx); err != nil {
 		return nil, false
 	}
-	i := strings.LastIndexByte(c.Name, '_')
-	if i < 0 {
+	name, ok := variant(c.Name, gwNS, gwName)
+	if !ok {
 		return nil, false
 	}
 	v := proto.Clone(c).(*clusterv3.Cluster)
-	v.Name = c.Name[:i] + "_gw_backend_client_cert_" + gwNS + "_" + gwName + c.Name[i:]
+	v.Name = name
 	if v.LoadAssignment != nil {
 		v.LoadAssignment.ClusterName = v.Name
 	}

@@ -289,7 +289,7 @@ func objectClusterPrefix(kind, ns, name string) string {
 }
 
 // objectClusterIndex indexes the backend objects a registered kind builds
-// clusters for (kgateway's Backend) by objectClusterPrefix, so that a
+// clusters for (policy.BackendClusterer) by objectClusterPrefix, so that a
 // policy fragment naming such a cluster — an OAuth2 provider, an auth
 // service given as a Backend — gets the cluster the kind builds for the
 // object, as a route's backendRef does, not a plain EDS cluster.

@@ -15,39 +15,42 @@
 //
 // # Structure and names
 //
-// The structure and names follow kgateway's translator so that output can
-// be diffed against a live config_dump:
+// Every resource is named as the render target names it
+// (policy.Target.Names, policy.XDSNames: its family declares the names
+// its controller's translator gives, and cites that source), so that
+// output can be diffed against a live config_dump:
 //
-//   - one Listener per port, `listener~<port>`, bound to [::]:<port>;
+//   - one Listener per port (XDSNames.Listener), bound to [::]:<port>;
 //   - HTTP listeners on a port share one filter chain and one
-//     RouteConfiguration, both named `listener~<port>`;
-//   - each HTTPS listener has its own filter chain and RouteConfiguration,
-//     named after the listener (`<listenerSetNamespace>/<listenerSetName>/<listener>`
-//     for ListenerSet listeners), matched by SNI when the listener has a
+//     RouteConfiguration, both named as the Listener;
+//   - each HTTPS listener has its own filter chain and RouteConfiguration
+//     (XDSNames.HTTPSChain), matched by SNI when the listener has a
 //     hostname (a tls_inspector listener filter is added then);
-//   - VirtualHosts are `<routeConfiguration>~<hostname with "." → "_">`,
-//     one per distinct hostname; on a shared port the most specific
-//     listener owns a hostname;
-//   - Routes are `<virtualHost>-route-<i>-<kind>-<name>-<namespace>-<rule>-<match>[-<ruleName>]-matcher-<match>`,
-//     i being the position in Gateway API precedence order.
+//   - one VirtualHost per distinct hostname (XDSNames.VirtualHost); on a
+//     shared port the most specific listener owns a hostname;
+//   - Routes (XDSNames.Route) in Gateway API precedence order, their
+//     position in it part of the name;
+//   - a TCP or TLS route's filter chain (XDSNames.StreamChain), and a
+//     cluster of a rule's own (XDSNames.RuleCluster, see ruleclusters.go).
 //
 // # Kinds that override whole
 //
 // A kind whose more specific policy replaces the less specific ones whole
-// (policy.WholeOverrider: Envoy Gateway's) is placed on each Route, as
+// (policy.WholeOverrider) is placed on each Route, as
 // merge.Result.Routed finds it for the rule and listener — never on the
 // VirtualHost or RouteConfiguration, where Envoy would let a Gateway's
 // configuration show through a route whose own policy hides it. Routes
 // reached by the same policies share one rendering (routedScope). What a
 // field configures per route — naming the route or the listener serving
-// it, as Envoy Gateway's global rate-limit descriptors and domains do —
+// it, as a global rate limit's descriptors and domain may —
 // a fragment builds in its PerRoute, called for each route with the
 // route's policy.RouteSite (perroute.go).
 //
 // # Clusters
 //
 // A Service backend port is the cluster `kube_<namespace>_<service>_<port>`;
-// any other backend kind (kgateway's Backend) is
+// any other backend kind (one whose kind builds its cluster,
+// policy.BackendClusterer) is
 // `<kind lower-cased>_<namespace>_<name>_<port or 0>`, e.g.
 // `backend_default_oauth-provider_0`. In xDS output clusters are EDS
 // (endpoints come from the control plane over ADS). In a bootstrap, where
@@ -55,8 +58,8 @@
 // `<service>.<namespace>.svc.cluster.local:<port>` and other kinds are
 // STATIC with no endpoints (Envoy answers 503 until they are filled in).
 // A Gateway whose spec.tls.backend names a client certificate gets its
-// own variant of each TLS cluster, `<cluster>_gw_backend_client_cert_<ns>_<gateway>_<port>`,
-// presenting the certificate, and its routes send to it (clientcert.go).
+// own variant of each TLS cluster (XDSNames.ClientCertCluster), presenting
+// the certificate, and its routes send to it (clientcert.go).
 // Fragments may ask for clusters by name only (plus options such as HTTP/2);
 // a `kube_…` name is completed here with the discovery settings above.
 //
@@ -73,26 +76,27 @@
 //
 // A backendRef that does not resolve, or that the controller managing the
 // Gateway refuses (its route validation, policy.RouteVerdict.Refused),
-// answers 500 for its share of the rule's requests: under targets with
-// Target.Blackhole (kgateway, envoy) it stays in the route as
-// BlackholeCluster, a cluster nothing defines (cluster_not_found_response_code
-// 500), as kgateway writes it; under Target.InvalidShare (envoygateway) the
-// weights of all such backendRefs go to the target's InvalidShare cluster, first among
-// the weighted clusters, as Envoy Gateway writes it; under the others it is
-// left out. A rule none of whose backends takes traffic answers 500
-// (direct_response). A rule the controller's validation drops has no route
-// (its index is kept), or, where the controller still answers it (Envoy
-// Gateway's 500 for filters it refuses), a direct response. A Gateway no
-// controller in the input manages (the input has GatewayClasses, none its
-// own) is not rendered (Output.Unmanaged). A rule made unusable by its policy references
+// answers 500 for its share of the rule's requests: under a target with
+// Target.Blackhole it stays in the route as BlackholeCluster, a cluster
+// nothing defines (cluster_not_found_response_code 500); under one with
+// Target.InvalidShare the weights of all such backendRefs go to the
+// target's InvalidShare cluster, first among the weighted clusters; under
+// the others it is left out. A rule none of whose backends takes traffic
+// answers 500 (direct_response). A rule the controller's validation
+// drops has no route (its index is kept), or, where the controller still
+// answers it (a 500 for filters it refuses, policy.RouteVerdict), a
+// direct response. A Gateway no controller in the input manages (the
+// input has GatewayClasses, none its own) is not rendered
+// (Output.Unmanaged). A rule made unusable by its policy references
 // (attach.Result.Broken) answers 500, or 503 when the broken kind fails
-// closed. An invalid policy replaces the resource it merges into: a Route
-// keeps its name and match and answers 500 with kgateway's body; a
-// VirtualHost keeps its name and domains with one catch-all 500 route; a
-// RouteConfiguration gets one `default` VirtualHost for `*` answering 500;
-// for the kgateway target, the cluster of a backend an invalid policy
-// targets becomes a STATIC cluster without endpoints (Envoy answers 503),
-// as kgateway's is; other targets leave the invalid policy out.
+// closed. An invalid policy replaces the resource it merges into, the
+// 500 carrying the target's body (XDSNames.InvalidBody): a Route keeps
+// its name and match; a VirtualHost keeps its name and domains with one
+// catch-all route; a RouteConfiguration gets one `default` VirtualHost
+// for `*`. Under Target.BlackholesInvalidBackendPolicy the cluster of a
+// backend an invalid policy targets becomes a STATIC cluster without
+// endpoints (Envoy answers 503); other targets leave the invalid policy
+// out.
 // A policy field the render target cannot express (a capability the
 // target lacks) is reported as GWP404 and the resources it applies to
 // answer 503 with a body naming the policy and field. Replaced resources

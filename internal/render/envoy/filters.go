@@ -57,8 +57,9 @@ func backendRefFilters(rule *topology.Rule, i int) []ruleFilter {
 }
 
 // withInheritedRewrite adds, to a delegated child rule without a
-// URLRewrite, the nearest delegating parent rule's: kgateway rewrites the
-// child's requests as the parent rule asks.
+// URLRewrite, the nearest delegating parent rule's: a delegated child's
+// requests are rewritten as the parent rule asks (via: topology's
+// flattening, FlatMatch.Via).
 func withInheritedRewrite(fs []ruleFilter, via []*topology.Rule) []ruleFilter {
 	if slices.ContainsFunc(fs, func(f ruleFilter) bool { return f.rewrite != nil }) {
 		return fs
@@ -187,8 +188,9 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 		}
 	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && *p.ReplacePrefixMatch == "/" && e.path.kind == 2 && e.path.value != "/":
 		// Envoy's prefix rewrite to "/" would leave "//rest" for
-		// "/prefix/rest"; kgateway strips the prefix and the slashes after
-		// it with a regex instead.
+		// "/prefix/rest", where the Gateway API asks for "/rest" (its
+		// HTTPRouteRewritePath conformance test): a regex strips the
+		// prefix and the slashes after it instead.
 		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 			Pattern: &matcherv3.RegexMatcher{Regex: "^" + e.path.value + `\/*`}, Substitution: "/",
 		}
@@ -240,7 +242,8 @@ func backendRefsFiltered(rule *topology.Rule) bool {
 
 // backendRefHostRewrite is the hostname the URLRewrite filter of a rule's
 // i-th backendRef rewrites the Host to, "" when none does (the last one
-// wins, as Envoy Gateway reads the filters in order).
+// wins: under Target.BackendRefDestinations the filters are read in
+// order).
 func backendRefHostRewrite(rule *topology.Rule, i int) string {
 	host := ""
 	if rule.HTTP != nil && i < len(rule.HTTP.BackendRefs) {

@@ -8,8 +8,8 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// Envoy Gateway's data plane gives a connection manager serving a
-// GRPCRoute two filters of its own, on for every route, after the
+// A target with Target.GRPCFilters gives a connection manager serving a
+// GRPCRoute two filters of its data plane's own, on for every route, after the
 // policies' filters: gRPC-Web translation (browsers' gRPC) and gRPC
 // statistics for every method (and in filter state, for access logs).
 

@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// HTTP/3 beside HTTPS (policy.Fragment.HTTP3), as Envoy Gateway serves
-// it: a UDP listener on the port, <listener>~quic, whose filter chains are
+// HTTP/3 beside HTTPS, where a field turns it on (policy.Fragment.HTTP3,
+// set by the kind whose controller serves it so): a UDP listener on the port, <listener>~quic, whose filter chains are
 // the HTTPS chains that offer it, each with an HTTP/3 connection manager
 // and its TLS context in a QUIC transport offering ALPN h3; and every
 // route of those chains advertising it to HTTP/1 and HTTP/2 clients in an
@@ -29,8 +29,8 @@ func servesHTTP3(fields []*rendered) bool {
 
 // quicCapable reports whether a chain can be served over QUIC: it
 // terminates TLS, and validates no client certificate (Envoy does not
-// over QUIC, so Envoy Gateway leaves HTTP/3 off there and warns in the
-// policy's status).
+// over QUIC, so HTTP/3 stays off there; the kind that turns it on says
+// so in its policy's status).
 func quicCapable(fc *listenerv3.FilterChain) bool {
 	tls := &tlsv3.DownstreamTlsContext{}
 	if fc.GetTransportSocket().GetTypedConfig().UnmarshalTo(tls) != nil {
@@ -74,7 +74,8 @@ func quicListener(name string, port int32, chains []*listenerv3.FilterChain) *li
 			Protocol: corev3.SocketAddress_UDP, Address: "::", Ipv4Compat: true, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
 		}}},
 		FilterChains: chains,
-		// drained only when modified, as Envoy Gateway's QUIC listeners
+		// drained only when modified, as the QUIC listeners of the data
+		// plane whose kind turns HTTP/3 on are
 		DrainType: listenerv3.Listener_MODIFY_ONLY,
 		UdpListenerConfig: &listenerv3.UdpListenerConfig{
 			QuicOptions:            &listenerv3.QuicProtocolOptions{},

@@ -18,8 +18,8 @@ import (
 // This file places the configuration a field builds per Envoy route
 // (policy.Fragment.PerRoute): a field renders once for every route it
 // reaches, but some of what it configures names the route or the
-// listener serving it — Envoy Gateway's global rate limits key their
-// descriptors by the route's name and their domain by the listener's.
+// listener serving it — a global rate limit may key its descriptors by
+// the route's name and its domain by the listener's.
 
 // perRouteFn is one fragment's PerRoute, with what names the field in a
 // 503 body.

@@ -31,7 +31,8 @@ import (
 type scoped struct {
 	metadata *corev3.Metadata
 	fields   []*rendered
-	// invalid: an invalid policy merges here (replaced: 500, kgateway's body).
+	// invalid: an invalid policy merges here (replaced: 500, the target's
+	// XDSNames.InvalidBody).
 	invalid bool
 	// failBody: a field could not be expressed (replaced: 503, this body).
 	failBody string
@@ -48,9 +49,11 @@ func (s *scoped) replaceStatus() uint32 {
 	return 503
 }
 
-func (s *scoped) replaceBody() string {
+// replaceBody is the body of the direct response replacing the resource,
+// invalidBody the target's for an invalid policy.
+func (s *scoped) replaceBody(invalidBody string) string {
 	if s.invalid {
-		return InvalidBody
+		return invalidBody
 	}
 	return s.failBody
 }
@@ -183,7 +186,8 @@ func (b *builder) metadataKey(k policy.Kind) string {
 	return "merge." + gk.Group + "/" + gk.Kind
 }
 
-// addOrigins adds a point's merge metadata. kgateway's key carries what
+// addOrigins adds a point's merge metadata. A kind's compatible key
+// (Options.MergeKeyCompat, policy.KindSpec.MetadataKeyCompat) carries what
 // the controller reports (its MergeOrigins name a policy even where the
 // route rule's own field wins); gwpol's own keys say what is in effect:
 // the policies under the kind's key, and the route rules' own fields under

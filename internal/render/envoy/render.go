@@ -6,7 +6,6 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,7 +39,7 @@ type Options struct {
 	Target string
 	// MergeKeyCompat writes merge metadata as the kinds' controller writes
 	// it: under each kind's compatible key (policy.KindSpec.MetadataKeyCompat,
-	// e.g. merge.TrafficPolicy.gateway.kgateway.dev) with the origins the
+	// merge.<Kind>.<group>) with the origins the
 	// controller reports, instead of merge.<group>/<kind> with those in
 	// effect.
 	MergeKeyCompat bool
@@ -175,6 +174,19 @@ func (o *Output) AnswersOn(rule *topology.Rule, path *merge.RulePath, l *topolog
 	return out
 }
 
+// InvalidBody is the body of the direct responses with which the render
+// of Gateway gw replaces a resource an invalid policy merges into (its
+// target's policy.XDSNames.InvalidBody); "" when the output holds no such
+// Gateway.
+func (o *Output) InvalidBody(gw *topology.Gateway) string {
+	for _, g := range o.Gateways {
+		if g.Namespace == gw.Namespace && g.Name == gw.Name {
+			return g.invalidBody
+		}
+	}
+	return ""
+}
+
 // RouteAnswer is the status (0: none) and body an Envoy route answers every
 // request with: its direct response, or 500 when its one cluster is
 // BlackholeCluster (cluster_not_found_response_code).
@@ -229,6 +241,8 @@ type Gateway struct {
 	// invalidShare is the target's Target.InvalidShare cluster (see
 	// Bootstrap).
 	invalidShare string
+	// invalidBody is the target's XDSNames.InvalidBody (InvalidBody).
+	invalidBody string
 	// index is the Gateway's place in the order Gateways were built;
 	// sharedBy gives, for each cluster Gateways of the run share, the
 	// index of the one that built and validated it (unroutedClusters.by).
@@ -245,6 +259,9 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	if !ok {
 		return nil, diag.Errorf(diag.Usage, "unknown render target %q (want one of %s)", opt.Target, strings.Join(res.Registry.TargetNames(), ", "))
 	}
+	if !t.Names.Complete() || t.SessionPersistence == nil {
+		return nil, diag.Errorf(diag.Internal, "render target %q lacks xDS names (policy.XDSNames) or a session persistence translation that no registered family declares", t.Name)
+	}
 	want := map[string]bool{}
 	for _, g := range opt.Gateways {
 		if res.Graph.Gateway(splitNN(g)) == nil {
@@ -253,7 +270,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 		want[g] = true
 	}
 	b := &builder{
-		res: res, opt: opt, target: t,
+		res: res, opt: opt, target: t, naming: t.Names,
 		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
 		rendered: map[string]*rendered{},
 		kindIDs:  map[string]int32{},
@@ -417,6 +434,7 @@ type builder struct {
 	res    *merge.Result
 	opt    Options
 	target Target
+	naming policy.XDSNames // target.Names, read once
 	env    *policy.Env
 
 	mu       sync.Mutex // guards rendered, kindIDs, rules, routed, routedBy, reported and diags
@@ -475,19 +493,19 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
-	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare,
+	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare, invalidBody: gb.naming.InvalidBody,
 		index: gb.index, sharedBy: b.unrouted.by}
 
 	byPort := map[int32][]*topology.Listener{}
 	for _, l := range gp.Gateway.Listeners {
 		if l.Conflicted || l.Unserved != "" || !servedProtocol(l.Protocol) {
-			continue // conflicted listeners and those kgateway does not serve are not programmed
+			continue // conflicted listeners, those the controller does not serve (its family's verdict) and protocols without chains are not programmed
 		}
 		byPort[int32(l.Port)] = append(byPort[int32(l.Port)], l)
 	}
 	for _, port := range slices.Sorted(mapKeys(byPort)) {
 		ls := byPort[port]
-		name := "listener~" + strconv.Itoa(int(port))
+		name := gb.naming.Listener(port)
 		portWhole := gb.wholeOn(ls)
 		el := &listenerv3.Listener{
 			Name: name,
@@ -530,7 +548,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			if l.Protocol != gwv1.HTTPSProtocolType {
 				continue
 			}
-			cname := chainName(l)
+			cname := gb.naming.HTTPSChain(l)
 			own := gb.gatewayScope(b.res.Listener(l).Own, policy.ScopeRouteConfig)
 			rc := gb.routeConfig(cname, []*topology.Listener{l}, own, true)
 			if len(ls) == 1 {
@@ -564,7 +582,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		streams, streamSNI := gb.streamChains(name, ls, whole, streamOwn)
 		el.FilterChains = append(el.FilterChains, streams...)
-		// by name, as kgateway sorts a listener's chains
+		// by name, whatever the order of the listeners
 		slices.SortFunc(el.FilterChains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })
 		if len(el.FilterChains) == 0 {
 			continue // a TCP or TLS port without a route: Envoy takes no listener without filter chains
@@ -695,15 +713,6 @@ func (gb *gatewayBuild) precomputeRules() {
 	parallel.Each(len(rules), func(i int) { gb.ruleScope(rules[i], nil) })
 }
 
-// chainName is kgateway's name for an HTTPS listener's filter chain and
-// RouteConfiguration.
-func chainName(l *topology.Listener) string {
-	if l.Set != nil {
-		return l.Set.Namespace + "/" + l.Set.Name + "/" + string(l.Name)
-	}
-	return string(l.Name)
-}
-
 // filterChain builds a filter chain with its HTTP connection manager; l is
 // the HTTPS listener (nil for the shared HTTP chain), and fields the
 // rendered policy fields of its RouteConfiguration on its port, which
@@ -760,7 +769,7 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		chain.FilterChainMatch = &listenerv3.FilterChainMatch{ServerNames: []string{string(*l.Hostname)}}
 	}
 	if !terminatesTLS(l) {
-		return chain, nil // as kgateway renders it: a plain chain
+		return chain, nil // served without certificates (terminatesTLS): a plain chain
 	}
 	tls := gb.downstreamTLS(l, fields)
 	chain.TransportSocket = &corev3.TransportSocket{
@@ -789,8 +798,9 @@ func requestIdleTimeouts(rc *routev3.RouteConfiguration) {
 }
 
 // terminatesTLS: an HTTPS listener terminates TLS only with certificates;
-// without any kgateway serves it in plain text (no TLS context, no
-// require_tls), and so does gwpol.
+// one without any that its controller still serves (its family's listener
+// verdict leaves it served) is served in plain text: no TLS context, no
+// require_tls.
 func terminatesTLS(l *topology.Listener) bool {
 	return l != nil && l.TLS != nil && len(l.TLS.CertificateRefs) > 0
 }

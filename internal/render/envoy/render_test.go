@@ -119,18 +119,26 @@ func goldenCases() map[string][]string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// egExtensions are the settings of an Envoy Gateway deployment that
-// enables its Backend kind and Lua (both off by default), as the example
-// platforms' and the golden cases' do (testdata/base/eg-extensions.gwpol.yaml).
-func egExtensions() map[string]any {
-	return map[string]any{"envoyGateway.extensionApis.enableLua": true, "envoyGateway.enableBackend": true}
+// deployedSettings are the deployment settings the render tests run with:
+// Envoy Gateway's Lua extension and Backend API enabled (both off by
+// default, on in the example platforms' and golden cases' deployments:
+// testdata/base/eg-extensions.gwpol.yaml), and a HAPTIC
+// deployment with the chart switches of every route-policy feature on
+// (the chart's defaults leave the shared rate limit, the cache tier and
+// self-service WAF catalogs off, and the rules using them fail closed):
+// these tests are about what each target renders of a feature.
+func deployedSettings() map[string]any {
+	return map[string]any{"envoyGateway.extensionApis.enableLua": true, "envoyGateway.enableBackend": true,
+		"haptic.rateLimit": map[string]any{"shared": map[string]any{"enabled": true}},
+		"haptic.cache":     map[string]any{"varnish": map[string]any{"enabled": true}},
+		"haptic.waf":       map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": true}}}}
 }
 
 // goldenOutputs renders a case in every mode the goldens cover. The
 // haptic target serves only HAProxyRoutePolicy, so it is rendered for the
 // cases that have one (elsewhere it would be every other policy's GWP404).
 func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
-	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard", Values: egExtensions()})
+	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard", Values: deployedSettings()})
 	hasHAPTIC := slices.ContainsFunc(res.Policies.Policies, func(p *policy.Policy) bool { return p.Kind.GroupKind().Kind == "HAProxyRoutePolicy" })
 	out := map[string][]byte{}
 	for _, target := range envoy.Registry().TargetNames() {

@@ -15,9 +15,9 @@ import (
 // routeScope is what configures one Envoy route of a rule served through
 // listener l: the rule's own merge (ruleScope) and, for the kinds that
 // override whole, the policy merge.Result.Routed finds for the rule on
-// that listener, rendered onto the route itself (Envoy Gateway places
-// every policy on the route, so that a route's policy can hide its
-// Gateway's whole). Computed once per rule and listener.
+// that listener, rendered onto the route itself (the controller of such
+// kinds places every policy on the route, so that a route's policy can
+// hide its Gateway's whole). Computed once per rule and listener.
 func (gb *gatewayBuild) routeScope(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) *scoped {
 	rs := gb.ruleScope(rule, path)
 	if !gb.anyWhole {
@@ -93,9 +93,9 @@ func (gb *gatewayBuild) routedScope(pts merge.Points) *scoped {
 // joinScopes is one route's configuration from two disjoint sets of
 // kinds: a, the rule's own merge, wins over b where both set a route
 // field (its fields come last, see applyRouteMaps) or a per-filter
-// config — a's holds the route rule's own Gateway API fields, which
-// Envoy Gateway applies over its policies' (an HTTPRoute's
-// timeouts.request over a BackendTrafficPolicy's requestTimeout).
+// config — a's holds the route rule's own Gateway API fields, which the
+// controller of the whole-overriding kinds applies over its policies'
+// (an HTTPRoute's timeouts.request over a policy's request timeout).
 func joinScopes(a, b *scoped) *scoped {
 	s := &scoped{
 		fields:   append(append([]*rendered(nil), b.fields...), a.fields...),

@@ -27,10 +27,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// InvalidBody is kgateway's body for resources replaced because a policy
-// merged into them is invalid.
-const InvalidBody = "invalid route configuration detected and replaced with a direct response."
-
 // rcBuild is one RouteConfiguration under construction, with the HTTP
 // filters its resources need.
 type rcBuild struct {
@@ -177,7 +173,7 @@ type vhostPlan struct {
 func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScope *scoped, https bool) *rcBuild {
 	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, scope: rcScope, filters: map[string]filterDef{}}
 	if rcScope.replaced() {
-		rb.rc.VirtualHosts = []*routev3.VirtualHost{fallbackVHost("default", []string{"*"}, rcScope.replaceStatus(), rcScope.replaceBody())}
+		rb.rc.VirtualHosts = []*routev3.VirtualHost{fallbackVHost("default", []string{"*"}, rcScope.replaceStatus(), rcScope.replaceBody(gb.naming.InvalidBody))}
 		return rb
 	}
 	rb.rc.Metadata = rcScope.metadata
@@ -283,9 +279,6 @@ func hostOf(h *gwv1.Hostname) string {
 	return string(*h)
 }
 
-// vhostName is kgateway's virtual host name.
-func vhostName(rc, host string) string { return rc + "~" + strings.ReplaceAll(host, ".", "_") }
-
 // vhostBuild builds one virtual host. Virtual hosts are built in parallel;
 // what one adds to its Gateway and RouteConfiguration (clusters, HTTP
 // filters, route names) is recorded and applied afterwards in virtual
@@ -346,13 +339,13 @@ func (gb *gatewayBuild) apply(vb *vhostBuild, rb *rcBuild) {
 
 // vhost builds one virtual host and its routes.
 func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *scoped, https bool) *routev3.VirtualHost {
-	name := vhostName(rcName, plan.host)
+	name := vb.naming.VirtualHost(rcName, plan.host)
 	vh := &routev3.VirtualHost{Name: name, Domains: []string{plan.host}}
 	if https && terminatesTLS(plan.owner) {
 		vh.RequireTls = routev3.VirtualHost_ALL
 	}
 	if vhScope.replaced() {
-		return fallbackVHost(name, vh.Domains, vhScope.replaceStatus(), vhScope.replaceBody())
+		return fallbackVHost(name, vh.Domains, vhScope.replaceStatus(), vhScope.replaceBody(vb.naming.InvalidBody))
 	}
 	applyVHostMaps(vh, vhScope, rcScope)
 	if vhScope != nil {
@@ -365,7 +358,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 	entries := routeEntries(plan.atts)
 	for i, e := range entries {
 		if e.delegates && e.replaced == "" {
-			continue // a delegating rule emits no route but keeps its index (kgateway)
+			continue // a delegating rule emits no route but keeps its index (topology's Flat)
 		}
 		if p := e.rule.Problem; p != nil && p.Dropped {
 			continue // left out, as status says (RouteRuleDropped); it keeps its index too
@@ -404,7 +397,7 @@ func directResponse(status uint32, body string) *routev3.Route_DirectResponse {
 type entry struct {
 	att       *topology.Attachment
 	rule      *topology.Rule
-	ruleIndex int // as kgateway numbers it in the route name
+	ruleIndex int // as the target's route names number it (policy.RouteName.Rule)
 	match     int
 	// hm is an HTTPRoute match as served: a delegated child's may be
 	// merged with its parent's.
@@ -429,8 +422,8 @@ type pathMatch struct {
 // precedence order: exact path, then regex, then prefix, longer exact and
 // prefix paths first; then method, more headers, more query params; then the older
 // route, then namespace/name, then rule and match order. Entries equal on
-// all of these (one child reached through two parents) keep kgateway's
-// flattening order.
+// all of these (one child reached through two parents) keep topology's
+// flattening order (Route.Flat).
 func routeEntries(atts []*topology.Attachment) []entry {
 	var out []entry
 	for _, a := range atts {
@@ -442,9 +435,9 @@ func routeEntries(atts []*topology.Attachment) []entry {
 
 // appendEntries adds a route's rule × match entries. An HTTPRoute's come
 // from its flattened delegation tree (topology's Flat): a delegating rule
-// keeps its own (route-less) entry, which consumes an index as in
-// kgateway, and its children's kept rules follow in the parent's virtual
-// host.
+// keeps its own (route-less) entry, which consumes an index in the route
+// names (policy.RouteName.Rule), and its children's kept rules follow in
+// the parent's virtual host.
 func appendEntries(out []entry, a *topology.Attachment) []entry {
 	rt := a.Route
 	if rt.Kind == "HTTPRoute" && rt.Flat != nil {
@@ -485,7 +478,8 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 }
 
 func compareEntries(a, b entry) int {
-	// Under kgateway's weightedRoutePrecedence a route's weight comes
+	// Under the controller's weighted route precedence
+	// (policy.Controller.WeightedRoutePrecedence) a route's weight comes
 	// first (topology leaves it 0 otherwise).
 	if c := cmp.Compare(b.att.Route.PrecedenceWeight, a.att.Route.PrecedenceWeight); c != 0 {
 		return c
@@ -595,33 +589,6 @@ func deref[T ~string](p *T) string {
 	return string(*p)
 }
 
-// routeName is kgateway's route name.
-func routeName(vh string, i int, e entry) string {
-	rt := e.att.Route
-	var b strings.Builder
-	b.Grow(len(vh) + 64)
-	b.WriteString(vh)
-	b.WriteString("-route-")
-	b.WriteString(strconv.Itoa(i))
-	b.WriteByte('-')
-	b.WriteString(strings.ToLower(rt.Kind))
-	b.WriteByte('-')
-	b.WriteString(rt.Meta.Name)
-	b.WriteByte('-')
-	b.WriteString(rt.Meta.Namespace)
-	b.WriteByte('-')
-	b.WriteString(strconv.Itoa(e.ruleIndex))
-	b.WriteByte('-')
-	b.WriteString(strconv.Itoa(e.match))
-	if e.rule.Name != "" {
-		b.WriteByte('-')
-		b.WriteString(e.rule.Name)
-	}
-	b.WriteString("-matcher-")
-	b.WriteString(strconv.Itoa(e.match))
-	return b.String()
-}
-
 // routeMatch translates a rule match.
 func routeMatch(e entry) *routev3.RouteMatch {
 	m := &routev3.RouteMatch{}
@@ -680,15 +647,20 @@ func headerMatcher(name, value string, regex bool) *routev3.HeaderMatcher {
 // route builds one Envoy route for a rule × match in a virtual host.
 func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope, rcScope *scoped) *routev3.Route {
 	l := plan.owner
-	r := &routev3.Route{Name: routeName(vh, i, e), Match: routeMatch(e)}
+	rt := e.att.Route
+	name := vb.naming.Route(policy.RouteName{VirtualHost: vh, Position: i, Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name,
+		Rule: e.ruleIndex, RuleName: e.rule.Name, Match: e.match})
+	r := &routev3.Route{Name: name, Match: routeMatch(e)}
 	if key := vb.res.Registry.RouteSourceKey(vb.opt.Config); key != "" {
 		defer addRouteSource(r, e, key)
 	}
 	vb.servesGRPC(e)
 	if e.replaced != "" {
-		// kgateway answers the parent's match itself: falling through to a
-		// broader route would send the traffic somewhere nobody chose.
-		r.Action = directResponse(500, InvalidBody)
+		// a delegating match topology could not flatten (a cycle, no
+		// child: FlatMatch.Replaced) answers itself, since falling
+		// through to a broader route would send the traffic somewhere
+		// nobody chose.
+		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return r
 	}
 	if f, ok := vb.res.Verdict(e.att.Route, vb.gw).Fate(e.rule.Index); ok && f.Status != 0 {
@@ -710,13 +682,14 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		return r
 	}
 	if e.rule.Problem != nil {
-		// A rule kgateway cannot translate as written (RouteRuleReplaced).
-		r.Action = directResponse(500, InvalidBody)
+		// A rule the controller cannot translate as written (topology's
+		// Rule.Problem, RouteRuleReplaced).
+		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return r
 	}
 	rs := vb.routeScope(e.rule, vb.pathOf(e), l)
 	if rs.replaced() {
-		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody())
+		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody(vb.naming.InvalidBody))
 		if vb.target.PoliciesOnUnrouted {
 			// what the controller keeps of an invalid policy
 			// (policy.InvalidKeeper) stays beside the 500
@@ -724,7 +697,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		}
 		return r
 	}
-	if from := answeredBy(rs); from != nil { // a policy answers the rule itself (kgateway's DirectResponse)
+	if from := answeredBy(rs); from != nil { // a policy answers the rule itself (policy.Answerer)
 		proto.Merge(r, from) // the answer, with the response headers it sets
 		r.Metadata = withMetadata(rs.metadata, r.Metadata)
 		return r
@@ -775,9 +748,9 @@ func (vb *vhostBuild) usePolicies(rs *scoped, levels []*scoped) {
 // of its backends takes traffic, or a policy on it is invalid), its
 // policies' route-level settings, per-filter configuration and merge
 // metadata, and records their filters and clusters
-// (Target.PoliciesOnUnrouted): Envoy Gateway's translator keeps a route's
+// (Target.PoliciesOnUnrouted: the target's translator keeps a route's
 // security and traffic features beside its direct response, and of an
-// invalid policy what translated (policy.InvalidKeeper). A route a field
+// invalid policy what translated, policy.InvalidKeeper). A route a field
 // fails closed (503) keeps nothing: nothing partial is emitted.
 func (vb *vhostBuild) keepPolicies(r *routev3.Route, rs, vhScope, rcScope *scoped) {
 	if rs.failBody != "" {
@@ -796,8 +769,8 @@ const filterConfigURL = "type.googleapis.com/envoy.config.route.v3.FilterConfig"
 // offVariants: a filter a route switches off wherever the chain has it
 // (a FilterConfig disabled and optional) is off in its variants too — the
 // filters named after it with a "." suffix that a less specific level
-// (levels) switched on with settings of their own, such as kgateway's
-// compressors with a minimum length or content types. Without this, a
+// (levels) switched on with settings of their own, such as a
+// compressor with a minimum length or content types. Without this, a
 // route's disable would leave its Gateway's variant running, which every
 // view says the route switched off. own is returned as is when nothing
 // is added (it may be shared).
@@ -892,7 +865,7 @@ func withMetadata(shared, own *corev3.Metadata) *corev3.Metadata {
 }
 
 // brokenRule reports a rule attach marked unusable: 503 when the broken
-// kind fails closed, else 500 with kgateway's body.
+// kind fails closed, else 500 with the target's XDSNames.InvalidBody.
 func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 	bs := gb.res.Attach.Broken[rule]
 	if len(bs) == 0 {
@@ -903,7 +876,7 @@ func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 			return 503, "gwpol: rule fails closed: " + b.Reason, true
 		}
 	}
-	return 500, InvalidBody, true
+	return 500, gb.naming.InvalidBody, true
 }
 
 // forward sets the route's action from the rule's backends and Gateway API
@@ -926,8 +899,9 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	switch {
 	case len(e.rule.Backends) == 0 && vb.target.Blackhole:
-		// nothing gives the rule an action: kgateway replaces it
-		r.Action = directResponse(500, InvalidBody)
+		// nothing gives the rule an action: under Target.Blackhole the
+		// controller replaces it (merge.NoAction)
+		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return false
 	case len(wcs) == 0 || total == 0:
 		r.Action = directResponse(500, "")
@@ -955,7 +929,8 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	applyHeaderFilters(r, filters)
 	if act.GetCluster() != "" {
 		// One backend: its own header filters apply on the route, after
-		// the rule's, as kgateway writes them; its policies' per-filter
+		// the rule's (without Target.BackendRefDestinations a backendRef
+		// is no destination of its own); its policies' per-filter
 		// configuration under the route's (route, below).
 		c := wcs[0]
 		vb.backendPerFilter = c.TypedPerFilterConfig
@@ -1187,8 +1162,8 @@ func applyVHostMaps(vh *routev3.VirtualHost, levels ...*scoped) {
 
 // ruleScope renders a rule's own merge once, whatever the number of
 // virtual hosts and matches it appears in: a delegated rule's merge along
-// the parent path it is served through (path), as kgateway merges each
-// flattened copy with its own parents' policies.
+// the parent path it is served through (path): each flattened copy
+// merges with its own parents' policies (merge.RulePath).
 func (gb *gatewayBuild) ruleScope(rule *topology.Rule, path *merge.RulePath) *scoped {
 	key := ruleKey{rule, path}
 	gb.mu.Lock()

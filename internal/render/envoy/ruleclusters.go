@@ -4,22 +4,23 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
-	"strconv"
-	"strings"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // This file gives a rule whose route-level policies shape its upstream
-// connections clusters of its own. Envoy Gateway's BackendTrafficPolicy
-// sets circuit breakers, load balancing, health checks, timeouts… on the
-// routes it targets, and Envoy Gateway builds one cluster per rule for
-// that: the backend's shared cluster cannot carry one route's settings
-// without imposing them on every other route to the same backend.
+// connections (circuit breakers, load balancing, health checks,
+// timeouts… a fragment's cluster settings on the routes a policy
+// targets) clusters of its own, named by the target
+// (policy.XDSNames.RuleCluster): the backend's shared cluster cannot
+// carry one route's settings without imposing them on every other route
+// to the same backend.
 
 // clusterSetting is one field's partial cluster; ofType: it applies to a
 // cluster of its custom cluster type only (mergeClusterOfType).
@@ -62,19 +63,6 @@ func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
 	return cs, &corev3.Metadata{FilterMetadata: md}
 }
 
-// ruleClusterName is Envoy Gateway's name for a rule's cluster:
-// <kind>/<namespace>/<name>/rule/<i>, and …/backend/<j> for each backend
-// when the rule has several, or when the backend has a cluster of its
-// own (own: Envoy Gateway builds one cluster per backendRef then).
-func ruleClusterName(e entry, backend, backends int, own bool) string {
-	rt := e.att.Route
-	name := strings.ToLower(rt.Kind) + "/" + rt.Meta.Namespace + "/" + rt.Meta.Name + "/rule/" + strconv.Itoa(e.rule.Index)
-	if backends > 1 || own {
-		name += "/backend/" + strconv.Itoa(backend)
-	}
-	return name
-}
-
 // ruleClusters points a forwarding route at clusters of its rule's own
 // when the route scope's fields shape clusters (see the file comment),
 // and a backendRef whose policies give it a cluster of its own
@@ -100,7 +88,9 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from i
 		if len(settings) == 0 && len(own) == 0 {
 			return
 		}
-		name := ruleClusterName(e, ref, backends, len(own) > 0)
+		rt := e.att.Route
+		name := vb.naming.RuleCluster(policy.RuleClusterName{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Rule: e.rule.Index,
+			Backend: ref, Backends: backends, Own: len(own) > 0})
 		replaced(*have)
 		vb.clusters = append(vb.clusters, clusterOp{name: name, of: *have, settings: slices.Concat(settings, own), metadata: md,
 			retarget: func(n string) { *have = n }})
@@ -123,7 +113,7 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from i
 			}
 			ref := j
 			if k < len(refs) {
-				ref = refs[k] // named by its backendRef, as Envoy Gateway names it
+				ref = refs[k] // named by its backendRef (policy.RuleClusterName.Backend)
 			}
 			k++
 			retarget(&wc.Name, ref, len(wcs))
@@ -151,8 +141,8 @@ func (gb *gatewayBuild) dropTemplates() {
 // served through several listeners brings its cluster once per route:
 // the same settings share it; where listener-level policies make them
 // differ, the later route gets a cluster of its own, its name suffixed
-// with a hash of the settings (Envoy Gateway's one name per rule could
-// not hold both).
+// with a hash of the settings (the target's one name per rule,
+// XDSNames.RuleCluster, could not hold both).
 func (gb *gatewayBuild) ruleCluster(op clusterOp) {
 	c := gb.buildRuleCluster(op)
 	have, ok := gb.clusters[op.name]

@@ -17,26 +17,27 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// This file renders the L4 side of a Gateway as kgateway builds it: TCP
-// and TLS listeners carry no HTTP connection manager but one tcp_proxy
-// filter chain per route they serve.
+// This file renders the L4 side of a Gateway: TCP and TLS listeners carry
+// no HTTP connection manager but one tcp_proxy filter chain per route
+// they serve.
 //
-//   - The routes served are topology's Listener.StreamRoutes: on a TCP
-//     listener the oldest attached (kgateway's "only one route per
-//     listener"), in a chain without a match; on a TLS listener every
+//   - The routes served are topology's Listener.StreamRoutes (its rule:
+//     on a TCP listener the oldest attached, one route per listener),
+//     in a chain without a match; on a TLS listener every
 //     one. A TLSRoute's chain matches the SNI of its hostnames (the
 //     listener's hostname when the route names none); a TCPRoute's
 //     matches nothing. A route with other than exactly one rule, or a
 //     rule without backendRefs, gets no chain.
-//   - A chain is named, and its tcp_proxy stat prefix is,
-//     `<Envoy listener>-<route namespace>.<route name>-rule-0`.
+//   - A chain is named, and its tcp_proxy stat prefix is, as the target
+//     names it (policy.XDSNames.StreamChain).
 //   - A backendRef that does not resolve still takes its share of
 //     connections: they go to blackhole-cluster, which exists nowhere, so
 //     they fail as the spec asks (Envoy closes them: no route).
 //   - A listener that terminates TLS (mode Terminate, with certificates)
 //     puts its certificates on the chain, offering no ALPN protocol.
 
-// servedProtocol: the listener protocols kgateway programs.
+// servedProtocol: the listener protocols render builds filter chains for
+// (none for UDP: gwpol renders no UDP proxy).
 func servedProtocol(p gwv1.ProtocolType) bool {
 	switch p {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
@@ -99,14 +100,14 @@ func widenMatch(into, from *listenerv3.FilterChain) {
 }
 
 // streamChain is the filter chain of one route attached to a TCP or TLS
-// listener, nil when kgateway programs none for it.
+// listener, nil when none is programmed for it.
 func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a *topology.Attachment, fields []*rendered) *listenerv3.FilterChain {
 	r := a.Route
 	terminate := streamTerminatesTLS(l)
 	if terminate && apimeta.IsStatusConditionFalse(l.Conditions, "ResolvedRefs") {
-		return nil // certificates that do not resolve: kgateway drops the chain
+		return nil // certificates that do not resolve (the listener's ResolvedRefs False): no chain
 	}
-	name := listenerName + "-" + r.Meta.Namespace + "." + r.Meta.Name + "-rule-0" // the route's one rule
+	name := gb.naming.StreamChain(listenerName, r.Meta.Namespace, r.Meta.Name)
 	tp := gb.tcpProxy(name, r.Rules[0])
 	var network []*listenerv3.Filter
 	for _, f := range fields {
@@ -132,11 +133,10 @@ func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a
 }
 
 // streamTLS is the TLS transport socket of a TLS listener that terminates:
-// its certificates by SDS name, TlsParams at their defaults written out as
-// kgateway writes them (or the target's baseline, without its ALPN
-// protocols), and no ALPN protocol (kgateway offers none on a TCP chain:
-// nothing above TLS is negotiated); over those the TLS settings of the
-// Gateway's fields.
+// its certificates by SDS name, TlsParams written out empty, Envoy's
+// defaults (or the target's Baseline, without its ALPN protocols), and no
+// ALPN protocol (nothing above TLS is negotiated on a TCP chain); over
+// those the TLS settings of the Gateway's fields.
 func (gb *gatewayBuild) streamTLS(l *topology.Listener, fields []*rendered) *corev3.TransportSocket {
 	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}}
 	if bl := gb.target.Baseline; bl != nil && bl.TLS != nil {
@@ -212,12 +212,12 @@ func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcppro
 
 // streamListenerScopes renders, for each TCP and TLS listener of a port,
 // the merge of its own policies (sectionName, its ListenerSet) of the
-// kinds that configure such listeners (policy.StreamListenerConfigurer,
-// Envoy Gateway's ClientTrafficPolicy, whose TLS, connection, keepalive,
-// PROXY protocol and TCP timeout settings Envoy Gateway puts on the
-// listener's TCP proxy chains). Other kinds' policies there configure
-// nothing a controller programs, and are not rendered (kgateway's
-// output is unchanged). A rendered field none of whose settings a
+// kinds that configure such listeners (policy.StreamListenerConfigurer:
+// their TLS, connection, keepalive, PROXY protocol and TCP timeout
+// settings go on the listener's TCP proxy chains, as their controller
+// puts them). Other kinds' policies there configure nothing a controller
+// programs, and are not rendered (the output is as without them). A
+// rendered field none of whose settings a
 // stream chain takes is reported unsupported (GWP404).
 func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32) map[*topology.Listener]*scoped {
 	out := map[*topology.Listener]*scoped{}

@@ -15,7 +15,7 @@ import (
 
 // onPort are the rendered fields that apply on a listener port: those
 // for every port, except that a kind's fields for this very port
-// (kgateway's ListenerPolicy perPort) replace that kind's others there.
+// (policy.PortScoper) replace that kind's others there.
 func onPort(fields []*rendered, port int32) []*rendered {
 	perPort := map[string]bool{}
 	for _, f := range fields {
@@ -39,10 +39,12 @@ func kindOf(f *rendered) string {
 }
 
 // downstreamTLS is the TLS context of an HTTPS listener that terminates
-// TLS, as kgateway builds it: its certificates (those that resolve, by
-// SDS name), its kgateway tls.options, the client certificate validation
-// of the Gateway's spec.tls.frontend for its port, and over those the
-// settings policy fields make (a ListenerPolicy's clientCertificateValidation).
+// TLS: the target's Baseline, its certificates (those that resolve, by
+// SDS name), its tls.options as the controller's keys name them
+// (topology.Keys.TLS, Listener.TLSOptions), the client certificate
+// validation of the Gateway's spec.tls.frontend for its port, and over
+// those the settings policy fields make (a policy's client certificate
+// validation).
 func (gb *gatewayBuild) downstreamTLS(l *topology.Listener, fields []*rendered) *tlsv3.DownstreamTlsContext {
 	tls := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{TlsParams: &tlsv3.TlsParameters{}}}
 	if bl := gb.target.Baseline; bl != nil && bl.TLS != nil {
