@@ -44,12 +44,14 @@ const maxFastKey = 1000
 
 // eachDocument decodes a chunk's documents into nodes, with lines counted
 // from the chunk's first line, and turns parser errors into FILE:LINE:COL
-// errors. Documents the fast reader declines are read by the library; an
+// errors. text is the chunk's data as one string: the values of the fast
+// reader's nodes are substrings of it, so the input is held once, in
+// text, and not once more per document. Documents the fast reader declines are read by the library; an
 // error anywhere sends the whole chunk back to the library before any
 // document is handed to f, so what f sees and the error are what they
 // always were.
-func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
-	if docs, ok := fastDocs(c.data); ok {
+func eachDocument(file string, c chunk, text string, f func(*yaml.Node) error) error {
+	if docs, ok := fastDocs(text); ok {
 		for _, doc := range docs {
 			if err := f(doc); err != nil {
 				return err
@@ -77,8 +79,8 @@ func eachDocument(file string, c chunk, f func(*yaml.Node) error) error {
 // can, else the library's for that piece (the text from one "---" line
 // to the next). It returns false when the library fails on a piece, or
 // the stream has directives, which reach over documents.
-func fastDocs(data []byte) ([]*yaml.Node, bool) {
-	if bytes.HasPrefix(data, []byte("%")) || bytes.Contains(data, []byte("\n%")) || !linesAsLibrary(data) {
+func fastDocs(data string) ([]*yaml.Node, bool) {
+	if strings.HasPrefix(data, "%") || strings.Contains(data, "\n%") || !linesAsLibrary(data) {
 		return nil, false
 	}
 	var docs []*yaml.Node
@@ -92,7 +94,7 @@ func fastDocs(data []byte) ([]*yaml.Node, bool) {
 				docs = append(docs, doc)
 			}
 		} else {
-			dec := yaml.NewDecoder(bytes.NewReader(piece))
+			dec := yaml.NewDecoder(strings.NewReader(piece))
 			for {
 				doc := new(yaml.Node)
 				err := dec.Decode(doc)
@@ -106,7 +108,7 @@ func fastDocs(data []byte) ([]*yaml.Node, bool) {
 				docs = append(docs, doc)
 			}
 		}
-		line += bytes.Count(piece, []byte("\n"))
+		line += strings.Count(piece, "\n")
 		start = end
 	}
 	return docs, true
@@ -115,24 +117,24 @@ func fastDocs(data []byte) ([]*yaml.Node, bool) {
 // linesAsLibrary reports whether the library breaks lines where "\n" is:
 // it also breaks them at a lone CR and at NEL, LS and PS, which would put
 // the lines of the pieces it reads off by some.
-func linesAsLibrary(data []byte) bool {
-	for i := bytes.IndexByte(data, '\r'); i >= 0; {
+func linesAsLibrary(data string) bool {
+	for i := strings.IndexByte(data, '\r'); i >= 0; {
 		if i+1 == len(data) || data[i+1] != '\n' {
 			return false
 		}
-		j := bytes.IndexByte(data[i+1:], '\r')
+		j := strings.IndexByte(data[i+1:], '\r')
 		if j < 0 {
 			break
 		}
 		i += 1 + j
 	}
-	return !bytes.Contains(data, []byte("\u0085")) && !bytes.Contains(data, []byte("\u2028")) && !bytes.Contains(data, []byte("\u2029"))
+	return !strings.Contains(data, "\u0085") && !strings.Contains(data, "\u2028") && !strings.Contains(data, "\u2029")
 }
 
 // fastFirstDocument is the first document of data, read fast when it
 // can be (a released object's text, read again).
-func fastFirstDocument(data []byte) (*yaml.Node, bool) {
-	if bytes.HasPrefix(data, []byte("%")) {
+func fastFirstDocument(data string) (*yaml.Node, bool) {
+	if strings.HasPrefix(data, "%") {
 		return nil, false
 	}
 	var p fastParser
@@ -143,9 +145,9 @@ func fastFirstDocument(data []byte) (*yaml.Node, bool) {
 // nextDocStart is the offset of the first line after the one at start
 // that is a document start marker ("---" then a blank or the line's
 // end), or len(data).
-func nextDocStart(data []byte, start int) int {
+func nextDocStart(data string, start int) int {
 	for from := start; ; {
-		i := bytes.Index(data[from:], []byte("\n---"))
+		i := strings.Index(data[from:], "\n---")
 		if i < 0 {
 			return len(data)
 		}
@@ -164,7 +166,7 @@ func isBlankz(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '
 // per document, so a document costs a few allocations however many nodes
 // it has.
 type fastParser struct {
-	s    string // the piece
+	s    string // the piece: node values are substrings of it
 	p    int    // cursor
 	ls   int    // start of the cursor's line
 	line int    // 1-based line of the cursor (in the chunk)
@@ -180,13 +182,13 @@ type fastParser struct {
 // document reads the piece that starts at 1-based line `line`. It returns
 // nil and true for a piece without a document (blanks and comments before
 // the first "---"), and false when it declines.
-func (f *fastParser) document(piece []byte, line int) (*yaml.Node, bool) {
-	for _, c := range piece {
-		if c < ' ' && c != '\n' || c > '~' {
+func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
+	for i := 0; i < len(piece); i++ {
+		if c := piece[i]; c < ' ' && c != '\n' || c > '~' {
 			return nil, false // tabs, CR, controls, non-ASCII
 		}
 	}
-	f.s, f.p, f.ls, f.line, f.bad = string(piece), 0, 0, line, false
+	f.s, f.p, f.ls, f.line, f.bad = piece, 0, 0, line, false
 	f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:0], f.first[:0], f.count[:0], f.stk[:0], f.kids[:0]
 	explicit := strings.HasPrefix(f.s, "---")
 	docLine, docCol := 0, 0

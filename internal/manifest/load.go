@@ -451,7 +451,10 @@ func parseChunk(file string, c chunk, lim Limits, each func(*Object)) ([]*Object
 	// text after Release; a stream with directives cannot be cut.
 	rereadable := !bytes.HasPrefix(c.data, []byte("%")) && !bytes.Contains(c.data, []byte("\n%"))
 	line, off := 1, 0 // the start of line `line` of the chunk is at data[off]
-	err := eachDocument(file, c, func(doc *yaml.Node) error {
+	// One string of the chunk for the nodes' values and the objects'
+	// texts: the file's bytes are let go once it is read.
+	text := string(c.data)
+	err := eachDocument(file, c, text, func(doc *yaml.Node) error {
 		got, err := objectsOf(source{file, c.firstLine}, doc, lim)
 		if err != nil {
 			return err
@@ -467,7 +470,7 @@ func parseChunk(file string, c chunk, lim Limits, each func(*Object)) ([]*Object
 				off += i + 1
 			}
 			if line == o.node.Line {
-				o.text, o.textLine = c.data[off:], line
+				o.text, o.textLine = text[off:], line
 			}
 		}
 		for _, o := range got {
@@ -513,7 +516,7 @@ func midFileBOM(c chunk) (line, col int, ok bool) {
 func ParseNodes(file string, data []byte, lim Limits) ([]*yaml.Node, error) {
 	lim = lim.withDefaults()
 	var roots []*yaml.Node
-	err := eachDocument(file, chunk{data: data}, func(doc *yaml.Node) error {
+	err := eachDocument(file, chunk{data: data}, string(data), func(doc *yaml.Node) error {
 		root := doc
 		if root.Kind == yaml.DocumentNode {
 			if len(root.Content) == 0 {

@@ -44,9 +44,10 @@ type Object struct {
 	// text is the input from the line the object's mapping starts on to
 	// the end of its chunk, and textLine that line (1-based, as the
 	// tree's lines count): enough to read the object's tree again after
-	// Release. nil for objects that cannot be read alone (List items,
-	// streams with directives), whose trees Release keeps.
-	text     []byte
+	// Release. "" for objects that cannot be read alone (List items,
+	// streams with directives), whose trees Release keeps. It is a
+	// substring of the chunk's text, which the tree's values share.
+	text     string
 	textLine int
 }
 
@@ -134,7 +135,7 @@ func (o *Object) String() string { return o.Pos.String() + " " + o.Ref().String(
 // only costs that parse. An object that cannot be parsed alone keeps
 // its tree.
 func (o *Object) Release() {
-	if o.text != nil {
+	if o.text != "" {
 		o.node = nil
 	}
 }
@@ -157,7 +158,7 @@ func (o *Object) reread() *yaml.Node {
 	doc, ok := fastFirstDocument(o.text)
 	if !ok {
 		doc = new(yaml.Node)
-		if err := yaml.NewDecoder(bytes.NewReader(o.text)).Decode(doc); err != nil {
+		if err := yaml.NewDecoder(strings.NewReader(o.text)).Decode(doc); err != nil {
 			panic(fmt.Sprintf("manifest: reading released %s again: %v", o, err))
 		}
 	}

@@ -21,7 +21,11 @@ func Each(n int, f func(i int)) {
 
 // Chunks calls f(lo, hi) over consecutive ranges of at most size indices
 // covering [0, n), on up to GOMAXPROCS goroutines. Workers take the next
-// range from a shared counter, so uneven pieces still balance.
+// range from a shared counter, so uneven pieces still balance. A panic in
+// f stops the workers taking more ranges and is raised again on the
+// caller's goroutine once they have all returned (with the panicking
+// worker's stack in its value), so the CLI's recover reports it as an
+// internal error instead of the process dying from a worker.
 func Chunks(n, size int, f func(lo, hi int)) {
 	size = max(size, 1)
 	chunks := (n + size - 1) / size
@@ -32,8 +36,18 @@ func Chunks(n, size int, f func(lo, hi int)) {
 		}
 		return
 	}
-	var next atomic.Int64
+	var (
+		next  atomic.Int64
+		first sync.Once
+		p     any
+	)
 	work := func() {
+		defer func() {
+			if r := recover(); r != nil {
+				next.Store(int64(chunks)) // no worker starts another range
+				first.Do(func() { p = withStack(r) })
+			}
+		}()
 		for {
 			c := int(next.Add(1) - 1)
 			if c >= chunks {
@@ -48,6 +62,15 @@ func Chunks(n, size int, f func(lo, hi int)) {
 	}
 	work()
 	wg.Wait()
+	if p != nil {
+		panic(p)
+	}
+}
+
+// withStack is a recovered panic value with the stack of the goroutine
+// that panicked, which raising it again on another goroutine would lose.
+func withStack(r any) string {
+	return fmt.Sprintf("%v\n%s", r, debug.Stack())
 }
 
 // Go calls f on a goroutine of its own and returns what waits for it. A
@@ -61,7 +84,7 @@ func Go(f func()) (wait func()) {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				p = fmt.Sprintf("%v\n%s", r, debug.Stack())
+				p = withStack(r)
 			}
 		}()
 		f()

@@ -1,6 +1,8 @@
 package parallel
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -64,4 +66,32 @@ func TestGoRaisesFsPanicOnWait(t *testing.T) {
 	}()
 	wait()
 	t.Fatal("wait returned after f panicked")
+}
+
+func TestChunksRaiseAWorkersPanicOnTheCaller(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	for _, bad := range []int{0, 1, 63} { // the caller's own range, a worker's, the last
+		var ran atomic.Int32
+		func() {
+			defer func() {
+				r := recover()
+				s, ok := r.(string)
+				if !ok || !strings.HasPrefix(s, fmt.Sprintf("boom %d\n", bad)) || !strings.Contains(s, "goroutine") {
+					t.Fatalf("bad=%d: Chunks raised %v, want the worker's panic with its stack", bad, r)
+				}
+			}()
+			Each(64, func(i int) {
+				ran.Add(1)
+				if i == bad {
+					panic(fmt.Sprintf("boom %d", i))
+				}
+			})
+			t.Fatalf("bad=%d: Each returned after f panicked", bad)
+		}()
+		if n := ran.Load(); n < 1 || n > 64 {
+			t.Fatalf("bad=%d: f ran %d times", bad, n)
+		}
+	}
 }
