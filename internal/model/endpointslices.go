@@ -3,6 +3,8 @@ package model
 import (
 	"sync"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/gwpol/gwpol/internal/manifest"
 )
 
@@ -18,23 +20,20 @@ const serviceNameLabel = "kubernetes.io/service-name"
 // every slice of the input.
 type sliceIndex struct {
 	once      sync.Once
-	byService map[NamespacedName][]*manifest.Object
+	byService map[types.NamespacedName][]*manifest.Object
 }
-
-// NamespacedName is an object's namespace and name.
-type NamespacedName struct{ Namespace, Name string }
 
 // EndpointSlices returns the input's EndpointSlices of Service ns/name
 // (labelled kubernetes.io/service-name), in the model's object order.
 func (m *Model) EndpointSlices(ns, name string) []*manifest.Object {
 	m.slices.once.Do(func() {
-		m.slices.byService = map[NamespacedName][]*manifest.Object{}
+		m.slices.byService = map[types.NamespacedName][]*manifest.Object{}
 		for _, o := range m.byGK[EndpointSliceKind] {
 			if svc, ok := o.Labels[serviceNameLabel]; ok {
-				k := NamespacedName{o.Namespace, svc}
+				k := types.NamespacedName{Namespace: o.Namespace, Name: svc}
 				m.slices.byService[k] = append(m.slices.byService[k], o)
 			}
 		}
 	})
-	return m.slices.byService[NamespacedName{ns, name}]
+	return m.slices.byService[types.NamespacedName{Namespace: ns, Name: name}]
 }

@@ -32,8 +32,10 @@ type Env struct {
 // policies under key, building it on first use: an answer a family needs
 // for every route or policy but that depends only on the whole input (an
 // index, a question about every policy) is then computed once per pass,
-// not once per route. Safe for concurrent use; key must be comparable
-// and name what build depends on beyond the Env (e.g. the *Set).
+// not once per route. Safe for concurrent use: callers racing on a new
+// key may each build, and all get the first value stored, so build must
+// be a pure function of its inputs. key must be comparable and name what
+// build depends on beyond the Env (e.g. the *Set).
 func (e *Env) Memo(key any, build func() any) any {
 	if v, ok := e.memo.Load(key); ok {
 		return v
