@@ -83,7 +83,7 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
 	}
 	if err := readSections(&c, settings); err != nil {
-		return nil, nil, diag.Errorf(diag.Invalid, "config %s: %v", orEnv(path), err)
+		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
 	}
 	if err := readGuardrails(&c); err != nil {
 		return nil, nil, err
@@ -123,7 +123,8 @@ func readSettings(c *Config, v *viper.Viper, settings []policy.Setting) error {
 // wso2: and haptic:) into c.Settings, re-read from the file with their keys
 // in their own case (viper lower-cases them: WSO2 system policies' params,
 // HAPTIC's trusted WAF policy names are case-sensitive), and checks each
-// (Setting.Check): a section that does not pass is an input error.
+// (Setting.Check): a section that does not pass is a usage error, as a
+// bad value of any other key is (exit 2, docs/configuration.md).
 func readSections(c *Config, settings []policy.Setting) error {
 	for _, s := range settings {
 		if _, open := s.Default.(map[string]any); !open {

@@ -10,13 +10,13 @@ import (
 )
 
 // A setting its family refuses as malformed (policy.Family.CheckConfig)
-// is an input error naming the config file, before anything is loaded.
+// is a usage error naming the config file, before anything is loaded.
 func TestLoadVersionsRefusesMalformedFamilySetting(t *testing.T) {
 	cfg := &pipeline.Config{File: "gwpol.yaml", Settings: map[string]any{"wso2.systemPolicies": "not a list"}}
 	_, err := LoadVersions(cfg)
 	var ke *diag.KindError
-	if !errors.As(err, &ke) || ke.Kind != diag.Invalid {
-		t.Fatalf("LoadVersions = %v, want an invalid-input error", err)
+	if !errors.As(err, &ke) || ke.Kind != diag.Usage {
+		t.Fatalf("LoadVersions = %v, want a usage error", err)
 	}
 	if !strings.Contains(err.Error(), "config gwpol.yaml") || !strings.Contains(err.Error(), "systemPolicies") {
 		t.Errorf("error %q does not name the config file and the setting", err)

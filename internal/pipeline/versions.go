@@ -36,7 +36,8 @@ type Versions struct {
 // LoadVersions reads what the config (after flags) names. An unreadable
 // or unparseable file is an input error (exit 3) naming FILE:LINE:COL: a
 // half-read definitions set would give wrong answers. A setting that a
-// family of reg refuses as malformed is one too (policy.Family.CheckConfig).
+// family of reg refuses as malformed is a usage error (exit 2), as any
+// bad config value is (policy.Family.CheckConfig).
 func LoadVersions(cfg *Config, reg *policy.Registry) (*Versions, error) {
 	files := cfg.EngineManifests
 	if len(files) == 0 && cfg.EngineManifest != "" {
@@ -195,7 +196,8 @@ func orEnv(path string) string {
 }
 
 // checkFamilyConfigs is the first family setting its family refuses as
-// malformed (policy.Family.CheckConfig), as an input error.
+// malformed (policy.Family.CheckConfig), as a usage error: a bad config
+// value exits 2 whichever family reads the key (docs/configuration.md).
 func checkFamilyConfigs(cfg *Config, reg *policy.Registry) error {
 	pc := cfg.PolicyConfig()
 	for _, f := range reg.Families() {
@@ -203,7 +205,7 @@ func checkFamilyConfigs(cfg *Config, reg *policy.Registry) error {
 			continue
 		}
 		if err := f.CheckConfig(pc); err != nil {
-			return diag.Errorf(diag.Invalid, "config %s: %v", orEnv(cfg.File), err)
+			return diag.Errorf(diag.Usage, "config %s: %v", orEnv(cfg.File), err)
 		}
 	}
 	return nil
