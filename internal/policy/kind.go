@@ -18,7 +18,7 @@ package policy
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	BackendDescriber  explain: the cluster settings such an object's own spec sets
 //	PortlessBackends  the registry, topology: backendRef kinds a ref must name without a port
-//	BackendAppProtocoler  render/envoy: the protocol such a backend object speaks (WebSocket upgrade)
+//	BackendAppProtocoler  render/envoy (Registry.BackendProtocol): the protocol such a backend object speaks (WebSocket upgrade, protocol options)
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
