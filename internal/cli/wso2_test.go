@@ -523,6 +523,8 @@ func TestRestAPIStatus(t *testing.T) {
 		{"lint/506-params.yaml", map[string]string{
 			"RestApi/billing-api-v1.0": "Accepted=True/Accepted Programmed=False/Invalid",
 			"RestApi/billing-api-v2.0": "Accepted=True/Accepted Programmed=True/Programmed",
+			// "20" for an integer: the controller coerces nothing (1c84e11c).
+			"RestApi/billing-api-v3.0": "Accepted=True/Accepted Programmed=False/Invalid",
 		}},
 		{"lint/511-other-api-kinds.yaml", map[string]string{
 			"LlmProvider/openai":      "Accepted=True/Accepted Programmed=False/Invalid",

@@ -19,9 +19,10 @@ import (
 //   - the gateway-controller renders every string containing "{{" as a Go
 //     template with its own functions (env, secret, default, …).
 //
-// Both yield a string, which the controller then coerces by the schema's
-// type like any other string param, so a deferred value satisfies any
-// scalar type (string, integer, number, boolean). Malformed forms are
+// Both yield a string, which the controller (at 1c84e11c) validates as it
+// is: a deferred value fits where the schema admits a string, never where
+// it wants an integer, number or boolean (the coercion of rendered strings
+// came to the controller later, in f15757a16). Malformed forms are
 // rejected upstream and are errors here too.
 
 // Deferred is one param whose value is resolved at deploy time.
@@ -46,7 +47,7 @@ func (d Deferred) Problem(def *Definition) Problem {
 	return Problem{
 		Code:     LintParamDeferred.Code,
 		Severity: diag.Info,
-		Message: fmt.Sprintf("%s of %s comes from %s, resolved at deploy time; it is taken as a string of the type the parameters schema of %s declares, and its value is not checked",
+		Message: fmt.Sprintf("%s of %s comes from %s, resolved at deploy time to a string, which the parameters schema of %s admits there; its value is not checked",
 			at, def.Identity(), d.Source, def),
 		Hint: "make sure the value it yields at deploy time fits the schema (gwpol cannot see it)",
 	}
@@ -176,11 +177,10 @@ func escapeToken(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
-// scalarAt reports whether the schema lets the value at pointer be a
-// scalar: its declared type is string, integer, number or boolean, or it
-// declares none, or the path cannot be followed (the schema does not say,
-// so a deferred string is not contradicted).
-func scalarAt(schema any, pointer string) bool {
+// stringAt reports whether the schema lets the value at pointer be a
+// string: no type there (or no schema known), type string, or a type list
+// with string.
+func stringAt(schema any, pointer string) bool {
 	s, _ := schema.(map[string]any)
 	for _, tok := range splitPointer(pointer) {
 		if s == nil {
@@ -193,14 +193,9 @@ func scalarAt(schema any, pointer string) bool {
 	}
 	switch t := s["type"].(type) {
 	case string:
-		return t != "object" && t != "array"
+		return t == "string"
 	case []any:
-		for _, e := range t {
-			if e != "object" && e != "array" {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(t, any("string"))
 	}
 	return true
 }

@@ -108,6 +108,12 @@ func parseVersion(v string) (*semver.Version, string) {
 	return nil, ""
 }
 
+// loaderRefuses is what the gateway-controller does with a definition
+// whose version is missing or not vMAJOR.MINOR.PATCH, or with a second
+// definition of one name and version: LoadPoliciesFromDirectory
+// (pkg/utils/policy_loader.go at 1c84e11c) fails, and main exits.
+const loaderRefuses = "the gateway-controller's policy loader refuses the definitions and the controller does not start"
+
 // versionProblem is the GWP507 finding for a definition or engine version,
 // or nil when the version is the vX.Y.Z the WSO2 code resolves.
 func versionProblem(what, name, version string, sv *semver.Version) *Problem {
@@ -118,15 +124,15 @@ func versionProblem(what, name, version string, sv *semver.Version) *Problem {
 		return &Problem{
 			Code:     LintDefinitionNotSemver.Code,
 			Severity: diag.Error,
-			Message: fmt.Sprintf("%s %s has version %q, which is semver but not of the form vMAJOR.MINOR.PATCH; the gateway-controller only resolves references to versions of that form, so no reference can reach it",
-				what, name, version),
+			Message: fmt.Sprintf("%s %s has version %q, which is semver but not of the form vMAJOR.MINOR.PATCH; %s (and resolves references only to versions of that form)",
+				what, name, version, loaderRefuses),
 			Hint: fmt.Sprintf("write version: v%d.%d.%d", sv.Major(), sv.Minor(), sv.Patch()),
 		}
 	case version == "":
 		return &Problem{
 			Code:     LintDefinitionNotSemver.Code,
 			Severity: diag.Error,
-			Message:  fmt.Sprintf("%s %s has no version", what, name),
+			Message:  fmt.Sprintf("%s %s has no version; %s", what, name, loaderRefuses),
 			Hint:     "set version to the full semantic version, e.g. version: v1.0.0",
 		}
 	case fullVersion.MatchString(version):
@@ -142,8 +148,8 @@ func versionProblem(what, name, version string, sv *semver.Version) *Problem {
 	return &Problem{
 		Code:     LintDefinitionNotSemver.Code,
 		Severity: diag.Error,
-		Message: fmt.Sprintf("%s %s has version %q, which is not semver; the gateway-controller ignores it when resolving references",
-			what, name, version),
+		Message: fmt.Sprintf("%s %s has version %q, which is not semver; %s",
+			what, name, version, loaderRefuses),
 		Hint: "set version to the full semantic version, e.g. version: v1.0.0",
 	}
 }
@@ -401,9 +407,10 @@ func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) 
 }
 
 // duplicateDiags reports one name and version defined more than once. The
-// gateway-controller keys definitions by name|version, so only one of them
-// survives loading and which one depends on load order. Identical copies
-// are a warning; copies that differ are an error.
+// gateway-controller's loader keys definitions by name|version and fails
+// on a second one ("duplicate policy definition"), identical or not, so
+// the controller does not start: an error either way, the message saying
+// whether the copies differ.
 func duplicateDiags(ds *Definitions) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for i := 0; i < len(ds.all); {
@@ -414,15 +421,15 @@ func duplicateDiags(ds *Definitions) []diag.Diagnostic {
 		if j-i > 1 && ds.all[i].Version != "" {
 			first := ds.all[i]
 			for _, d := range ds.all[i+1 : j] {
-				sev, how := diag.Warning, "an identical copy of"
+				how := "an identical copy of"
 				if !bytes.Equal(d.Parameters, first.Parameters) || !bytes.Equal(d.SystemParameters, first.SystemParameters) {
-					sev, how = diag.Error, "differing from"
+					how = "differing from"
 				}
 				out = append(out, fileDiag(Problem{
 					Code:     LintAmbiguousMajor.Code,
-					Severity: sev,
-					Message: fmt.Sprintf("policy definition %s %s is defined again here, %s the one at %s; the gateway-controller keeps only one definition per name and version, whichever it loads last",
-						d.Name, d.Version, how, first.Pos),
+					Severity: diag.Error,
+					Message: fmt.Sprintf("policy definition %s %s is defined again here, %s the one at %s; %s (duplicate policy definition)",
+						d.Name, d.Version, how, first.Pos, loaderRefuses),
 					Hint: "keep one file per policy name and version",
 				}, "version", d.Pos))
 			}

@@ -14,8 +14,9 @@
 //     compatible under major identity.
 //   - Definition.ValidateParams: a reference's params against the
 //     definition's `parameters` JSON Schema (draft-7 unless the schema says
-//     otherwise), after the same string-to-number/boolean coercion the
-//     gateway-controller applies to template-rendered params.
+//     otherwise), as parsed: the gateway-controller at 1c84e11c coerces
+//     nothing, so a string where the schema wants a number fails, and a
+//     param resolved at deploy time (valueFrom, template) is a string.
 //
 // Results are plain structs carrying a stable lint code (GWP501–GWP507), a
 // severity, a message and a fix hint. This package does not know where a

@@ -13,7 +13,7 @@ var (
 		Doc:   "No loaded policy definition has that name and major; the controller cannot resolve the reference."}
 	LintAmbiguousMajor = diag.Rule{Code: "GWP503", Name: "ambiguous-major", Severity: diag.Error,
 		Title: "several definitions for one name and major",
-		Doc:   "Two definitions share a name and major; resolution is ambiguous and the engine rejects duplicates."}
+		Doc:   "Two definitions share a name and major; resolution is ambiguous and the engine rejects duplicates. Two of one name and version make the gateway-controller's policy loader fail, so the controller does not start."}
 	LintEngineDrift = diag.Rule{Code: "GWP504", Name: "engine-drift", Severity: diag.Warning,
 		Title: "engine build and controller definitions differ in minor/patch",
 		Doc:   "Compatible under major identity, but the engine runs a different minor/patch than the controller validated against."}
@@ -25,13 +25,13 @@ var (
 		Doc:   "The reference's params do not validate against the definition's parameters schema."}
 	LintDefinitionNotSemver = diag.Rule{Code: "GWP507", Name: "definition-not-semver", Severity: diag.Error,
 		Title: "definition version is not semver",
-		Doc:   "A policy definition's version is not a semantic version, so no major can be derived from it."}
+		Doc:   "A policy definition's version is missing, not a semantic version or not of the form vMAJOR.MINOR.PATCH; the gateway-controller's policy loader refuses the definitions and the controller does not start."}
 	LintVersionDefaulted = diag.Rule{Code: "GWP508", Name: "version-defaulted", Severity: diag.Info,
 		Title: "policy reference without a version resolved to the latest definition's major",
 		Doc:   "The gateway-controller resolves a reference without a version to the major of the highest loaded definition of that name; the finding names it, so a newer definition cannot move the API to another major unnoticed."}
 	LintParamDeferred = diag.Rule{Code: "GWP509", Name: "param-deferred", Severity: diag.Info,
 		Title: "param resolved at deploy time (valueFrom, template); its value is not checked",
-		Doc:   "A param given as valueFrom.secretKeyRef/configMapKeyRef (the operator substitutes the key's string) or as a gateway-controller template ({{ env \"X\" }}, {{ secret \"X\" }}, …) is only known at deploy time; it satisfies any scalar type of the schema, and the note says where it comes from."}
+		Doc:   "A param given as valueFrom.secretKeyRef/configMapKeyRef (the operator substitutes the key's string) or as a gateway-controller template ({{ env \"X\" }}, {{ secret \"X\" }}, …) is only known at deploy time; it is a string then, which fits where the schema admits a string (a failure of a type it cannot have stands), and the note says where it comes from."}
 )
 
 // LintRules are the rules above, for lint's registry.

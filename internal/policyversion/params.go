@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,17 +123,18 @@ func (d *Definition) ValidateParams(params any) []ParamError {
 }
 
 // CheckParams checks a reference's params against the definition's
-// parameters schema the way the operator and gateway-controller resolve
-// and validate them: valueFrom maps become the string the operator reads
-// from the Secret or ConfigMap, strings holding "{{" are the controller's
-// templates (which must parse with its functions), absent params are
-// validated as an empty object (so required properties are enforced), and
-// string values are coerced to the number or boolean their property's
-// schema declares ("10" for an integer, "true" for a boolean), as the
-// controller does for template-rendered params. A deferred value (valueFrom
-// or template) satisfies any scalar type: what it will be is not known
-// offline, so type, enum and format failures at it are dropped, and it is
-// returned in deferred for an info note.
+// parameters schema the way the operator and gateway-controller (at
+// 1c84e11c) resolve and validate them: valueFrom maps become the string the
+// operator reads from the Secret or ConfigMap, strings holding "{{" are the
+// controller's templates (which must parse with its functions) and render
+// to strings, absent params are validated as an empty object (so required
+// properties are enforced), and nothing is coerced — validatePolicyParams
+// hands gojsonschema the params as parsed, so "10" where the schema
+// declares an integer fails. A deferred value (valueFrom or template) is a
+// string whose content is not known offline: a failure at it stands where
+// the schema there does not admit a string, and failures of its content
+// (enum, pattern, format, length) are dropped; it is returned in deferred
+// for an info note.
 //
 // params may be any JSON-encodable value (map[string]any from YAML,
 // json.RawMessage, []byte of JSON, a struct). A definition without a schema,
@@ -150,11 +150,6 @@ func (d *Definition) CheckParams(params any) (errs []ParamError, deferred []Defe
 		return []ParamError{{Message: "params cannot be read as JSON: " + err.Error()}}, nil
 	}
 	inst = deferParams(inst, "", &deferred, &errs)
-	if m, ok := inst.(map[string]any); ok {
-		if s, ok := d.schemaDoc.(map[string]any); ok {
-			coerce(m, s)
-		}
-	}
 	slices.SortFunc(deferred, func(a, b Deferred) int { return cmp.Compare(a.Path, b.Path) })
 	if err := d.schema.Validate(inst); err != nil {
 		ve, ok := err.(*jsonschema.ValidationError)
@@ -171,11 +166,12 @@ func (d *Definition) CheckParams(params any) (errs []ParamError, deferred []Defe
 	return slices.Compact(errs), deferred
 }
 
-// undeferred drops the failures at a deferred value whose schema allows a
-// scalar; where the schema wants an object or array, the string the value
-// becomes cannot fit, and the failure stays, saying so. Failures at a
-// malformed valueFrom or template (already in form) are dropped too: the
-// form error says what is wrong there.
+// undeferred drops the failures at a deferred value whose schema admits a
+// string: the string's content is what fails, and it is not known offline.
+// Where the schema wants another type, the string the value becomes cannot
+// fit, and the failure stays, saying so. Failures at a malformed valueFrom
+// or template (already in form) are dropped too: the form error says what
+// is wrong there.
 func (d *Definition) undeferred(errs []ParamError, deferred []Deferred, form []ParamError) []ParamError {
 	var out []ParamError
 	for _, e := range errs {
@@ -185,7 +181,7 @@ func (d *Definition) undeferred(errs []ParamError, deferred []Deferred, form []P
 		case malformed:
 		case i < 0:
 			out = append(out, e)
-		case !scalarAt(d.schemaDoc, e.Path):
+		case !stringAt(d.schemaDoc, e.Path):
 			e.Message = deferred[i].Source + " yields a string: " + e.Message
 			out = append(out, e)
 		}
@@ -223,68 +219,6 @@ func instance(params any) (any, error) {
 		return map[string]any{}, nil
 	}
 	return v, nil
-}
-
-// coerce mirrors the gateway-controller's coerceParamsBySchema: through
-// properties (nested objects) and items (arrays), a string where the schema
-// declares integer, number or boolean becomes that type when it parses.
-func coerce(params, schema map[string]any) {
-	props, ok := schema["properties"].(map[string]any)
-	if !ok {
-		return
-	}
-	for key, val := range params {
-		ps, ok := props[key].(map[string]any)
-		if !ok {
-			continue
-		}
-		typ, _ := ps["type"].(string)
-		switch typ {
-		case "object":
-			if nested, ok := val.(map[string]any); ok {
-				coerce(nested, ps)
-			}
-		case "array":
-			items, ok1 := ps["items"].(map[string]any)
-			arr, ok2 := val.([]any)
-			if !ok1 || !ok2 {
-				continue
-			}
-			itemType, _ := items["type"].(string)
-			for i, it := range arr {
-				if itemType == "object" {
-					if m, ok := it.(map[string]any); ok {
-						coerce(m, items)
-					}
-				} else {
-					arr[i] = coerceScalar(it, itemType)
-				}
-			}
-		default:
-			params[key] = coerceScalar(val, typ)
-		}
-	}
-}
-
-func coerceScalar(v any, typ string) any {
-	s, ok := v.(string)
-	if !ok {
-		return v
-	}
-	switch typ {
-	case "integer", "number":
-		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
-			return f
-		}
-	case "boolean":
-		switch s {
-		case "true":
-			return true
-		case "false":
-			return false
-		}
-	}
-	return v
 }
 
 // collect flattens a validation error tree into the failures a user can act

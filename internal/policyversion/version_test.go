@@ -109,13 +109,13 @@ func TestDefinitionDiagnostics(t *testing.T) {
 			{LintDefinitionNotSemver.Code, diag.Error, "header-filter.yml", 2, "version",
 				[]string{`header-filter has version "1.0", which is not semver`, "fix: set version"}},
 			{LintDefinitionNotSemver.Code, diag.Error, "rewrite/policy-definition.yaml", 2, "version",
-				[]string{`"1.2.0", which is semver but not of the form vMAJOR.MINOR.PATCH`, "no reference can reach it", "fix: write version: v1.2.0"}},
+				[]string{`"1.2.0", which is semver but not of the form vMAJOR.MINOR.PATCH`, "policy loader refuses the definitions and the controller does not start", "fix: write version: v1.2.0"}},
 		}},
 		{"dupversion", []want{
-			{LintAmbiguousMajor.Code, diag.Warning, "b/policy-definition.yaml", 2, "version",
-				[]string{"cors v1.0.2 is defined again here, an identical copy of the one at", "a/policy-definition.yaml:2:10"}},
+			{LintAmbiguousMajor.Code, diag.Error, "b/policy-definition.yaml", 2, "version",
+				[]string{"cors v1.0.2 is defined again here, an identical copy of the one at", "a/policy-definition.yaml:2:10", "the controller does not start"}},
 			{LintAmbiguousMajor.Code, diag.Error, "c/policy-definition.yaml", 2, "version",
-				[]string{"differing from the one at", "keeps only one definition per name and version"}},
+				[]string{"differing from the one at", "(duplicate policy definition)"}},
 		}},
 		{"badschema", []want{
 			{LintParamsSchema.Code, diag.Error, "badschema/policy-definition.yaml", 7, "parameters.properties.count.type",
@@ -498,8 +498,14 @@ func TestValidateParams(t *testing.T) {
 				{"/limits/1/requests", "minimum: got 0, want 1"},
 				{"/limits/2", "missing property 'requests'"},
 			}},
-		{name: "strings coerced like the controller", def: def("basic-ratelimit", "v1"),
-			params: map[string]any{"limits": []any{map[string]any{"requests": "10", "duration": "1m"}}, "enabled": "true"}},
+		// validatePolicyParams at 1c84e11c hands gojsonschema the params as
+		// parsed: no coercion of strings (that came in f15757a16).
+		{name: "strings are not coerced", def: def("basic-ratelimit", "v1"),
+			params: map[string]any{"limits": []any{map[string]any{"requests": "10", "duration": "1m"}}, "enabled": "true"},
+			want: []ParamError{
+				{"/enabled", "got string, want boolean"},
+				{"/limits/0/requests", "got string, want integer"},
+			}},
 		{name: "uncoercible string", def: def("basic-ratelimit", "v1"),
 			params: map[string]any{"limits": []any{map[string]any{"requests": "ten", "duration": "1m"}}, "enabled": "yes"},
 			want: []ParamError{
@@ -529,8 +535,10 @@ func TestValidateParams(t *testing.T) {
 }
 
 // TestCheckParamsDeferred: params the operator (valueFrom) or the
-// gateway-controller (templates) resolve at deploy time satisfy any scalar
-// type and come back as deferred; malformed forms are errors, as upstream.
+// gateway-controller (templates) resolve at deploy time are strings there:
+// they fit where the schema admits a string (their content unchecked) and
+// come back as deferred, and fail where it wants another type; malformed
+// forms are errors, as upstream.
 func TestCheckParamsDeferred(t *testing.T) {
 	ds, _ := loadDefs(t, "defs")
 	rl := ds.Resolve("basic-ratelimit", "v1").Definition
@@ -547,11 +555,15 @@ func TestCheckParamsDeferred(t *testing.T) {
 		deferred []Deferred
 	}{
 		{name: "secretKeyRef for an integer", params: limit(vf("secretKeyRef", map[string]any{"name": "rl", "key": "requests"}), "1m"),
+			want:     []ParamError{{"/limits/0/requests", `Secret rl key "requests" (valueFrom.secretKeyRef) yields a string: got string, want integer`}},
 			deferred: []Deferred{{"/limits/0/requests", `Secret rl key "requests" (valueFrom.secretKeyRef)`}}},
 		{name: "configMapKeyRef with namespace for a patterned string", params: limit(5, vf("configMapKeyRef", map[string]any{"name": "rl", "key": "window", "namespace": "ops"})),
 			deferred: []Deferred{{"/limits/0/duration", `ConfigMap ops/rl key "window" (valueFrom.configMapKeyRef)`}}},
 		{name: "env template for an integer", params: limit(`{{ env "RL_REQUESTS" }}`, "1m"),
+			want:     []ParamError{{"/limits/0/requests", `template {{ env "RL_REQUESTS" }} yields a string: got string, want integer`}},
 			deferred: []Deferred{{"/limits/0/requests", `template {{ env "RL_REQUESTS" }}`}}},
+		{name: "env template for a patterned string", params: limit(5, `{{ env "RL_WINDOW" }}`),
+			deferred: []Deferred{{"/limits/0/duration", `template {{ env "RL_WINDOW" }}`}}},
 		{name: "chained template functions for a patterned string", params: limit(1, `{{ env "W" | default "1m" | trim }}`),
 			deferred: []Deferred{{"/limits/0/duration", `template {{ env "W" | default "1m" | trim }}`}}},
 		{name: "valueFrom where the schema wants an array stays an error", params: map[string]any{"limits": vf("secretKeyRef", map[string]any{"name": "rl", "key": "all"})},
@@ -567,9 +579,9 @@ func TestCheckParamsDeferred(t *testing.T) {
 			want: []ParamError{{"/limits/0/requests/valueFrom", "valueFrom has unknown field(s) fieldRef (want one of secretKeyRef, configMapKeyRef); the gateway operator rejects it"}}},
 		{name: "a map with valueFrom and more is a plain object", params: limit(map[string]any{"valueFrom": "x", "other": 1}, "1m"),
 			want: []ParamError{{"/limits/0/requests", "got object, want integer"}}},
-		{name: "literal values are still checked beside deferred ones", params: limit(`{{ env "N" }}`, "1 hour"),
-			want:     []ParamError{{"/limits/0/duration", "'1 hour' does not match pattern '^[0-9]+(s|m|h)$'"}},
-			deferred: []Deferred{{"/limits/0/requests", `template {{ env "N" }}`}}},
+		{name: "literal values are still checked beside deferred ones", params: limit(0, `{{ env "W" }}`),
+			want:     []ParamError{{"/limits/0/requests", "minimum: got 0, want 1"}},
+			deferred: []Deferred{{"/limits/0/duration", `template {{ env "W" }}`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -587,12 +599,13 @@ func TestCheckParamsDeferred(t *testing.T) {
 func TestValidateParamsDoesNotModifyCaller(t *testing.T) {
 	ds, _ := loadDefs(t, "defs")
 	d := ds.Resolve("basic-ratelimit", "v1").Definition
-	params := map[string]any{"limits": []any{map[string]any{"requests": "10", "duration": "1m"}}}
+	ref := map[string]any{"valueFrom": map[string]any{"configMapKeyRef": map[string]any{"name": "rl", "key": "window"}}}
+	params := map[string]any{"limits": []any{map[string]any{"requests": 10, "duration": ref}}}
 	if errs := d.ValidateParams(params); len(errs) != 0 {
 		t.Fatalf("errors: %v", errs)
 	}
-	if v := params["limits"].([]any)[0].(map[string]any)["requests"]; v != "10" {
-		t.Errorf("caller's params changed: requests = %#v", v)
+	if v, ok := params["limits"].([]any)[0].(map[string]any)["duration"].(map[string]any); !ok || v["valueFrom"] == nil {
+		t.Errorf("caller's params changed: duration = %#v", params["limits"].([]any)[0].(map[string]any)["duration"])
 	}
 }
 

@@ -17,7 +17,8 @@ var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", Render
 var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}
 
 // Family is HAPTIC's family for internal/families to register: its
-// controller, render target, deployment settings (the haptic: section)
-// and the check of its deployment's own WAF settings (CheckDeployment).
+// controller, render target, deployment settings (the haptic: section),
+// the check of its deployment's own WAF settings (CheckDeployment) and
+// the rules it fails per route (finish: SSL passthrough beside a policy).
 var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment,
-	BrokenReasons: brokenReasons}
+	BrokenReasons: brokenReasons, Finish: finish}

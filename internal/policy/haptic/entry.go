@@ -176,8 +176,8 @@ func bodyCapProblem(m map[string]any, rules entryRules) string {
 
 // secLangProblem: secLang is a string without a TOML triple quote (HAPTIC
 // writes it into the SPOA hub's TOML), within the deployment's size
-// limit, and in a self-service catalog only where the deployment allows
-// it.
+// limit, and in a self-service catalog — even empty — only where the
+// deployment allows it (the chart refuses any secLang key there).
 func secLangProblem(m map[string]any, rules entryRules) string {
 	raw, ok := m["secLang"]
 	if !ok || raw == nil {
@@ -191,7 +191,7 @@ func secLangProblem(m map[string]any, rules entryRules) string {
 		return `secLang contains """, which HAPTIC refuses (it would end the SPOA hub's TOML string)`
 	case rules.maxSecLang > 0 && len(s) > rules.maxSecLang:
 		return fmt.Sprintf("secLang is %d bytes, over the limit of %d (config haptic.waf.policies.limits.maxSecLangBytes)", len(s), rules.maxSecLang)
-	case s != "" && rules.selfService && !rules.allowSecLang:
+	case rules.selfService && !rules.allowSecLang:
 		return "sets secLang, which a self-service catalog may not (config haptic.waf.policies.selfService.allowSecLang: false)"
 	}
 	return ""

@@ -49,6 +49,7 @@ func TestEntryRules(t *testing.T) {
 		{"secLang with a triple quote", "p:\n  secLang: 'SecAction \"\"\"'", trusted, `secLang contains """`},
 		{"secLang over the limit", "p:\n  secLang: SecRuleRemoveById 941320", entryRules{maxBodyBytes: 8192, maxSecLang: 8, maxExclusion: 256}, "over the limit of 8"},
 		{"secLang in self-service", "p:\n  secLang: SecRuleRemoveById 941320", selfService, "self-service catalog may not"},
+		{"empty secLang in self-service", "p:\n  secLang: ''", selfService, "self-service catalog may not"},
 		{"ruleExclusions not a list", "p:\n  ruleExclusions: {rules: [1]}", trusted, "ruleExclusions is not a list"},
 		{"ruleExclusions over the limit", "p:\n  ruleExclusions: [920420, 930130]", entryRules{maxBodyBytes: 8192, maxSecLang: 65536, maxExclusion: 1}, "over the limit of 1"},
 		{"allowedMethods empty", "p:\n  allowedMethods: []", trusted, "non-empty list"},
