@@ -29,12 +29,14 @@ type caseSettings struct {
 		ReferenceGrantMode    string                       `json:"ReferenceGrantMode"`
 		ValidationMode        string                       `json:"ValidationMode"`
 		// The flags gwpol reads as config keys; nil: kgateway's default.
-		EnableAuthMetadata                   *bool `json:"EnableAuthMetadata"`
-		EnableExperimentalGatewayAPIFeatures *bool `json:"EnableExperimentalGatewayAPIFeatures"`
-		WeightedRoutePrecedence              *bool `json:"WeightedRoutePrecedence"`
-		EnableRouteSourceMetadata            *bool `json:"EnableRouteSourceMetadata"`
-		EnableAwsEc2Discovery                *bool `json:"EnableAwsEc2Discovery"`
-		DiscoveryNamespaceSelectors          []any `json:"DiscoveryNamespaceSelectors"`
+		EnableAuthMetadata                   *bool   `json:"EnableAuthMetadata"`
+		EnableExperimentalGatewayAPIFeatures *bool   `json:"EnableExperimentalGatewayAPIFeatures"`
+		WeightedRoutePrecedence              *bool   `json:"WeightedRoutePrecedence"`
+		EnableRouteSourceMetadata            *bool   `json:"EnableRouteSourceMetadata"`
+		EnableAwsEc2Discovery                *bool   `json:"EnableAwsEc2Discovery"`
+		DiscoveryNamespaceSelectors          []any   `json:"DiscoveryNamespaceSelectors"`
+		ListenerBindIpv6                     *bool   `json:"ListenerBindIpv6"`
+		DnsLookupFamily                      *string `json:"DnsLookupFamily"`
 	} `json:"settings"`
 }
 
@@ -129,6 +131,10 @@ func caseKgatewaySettings(cs caseSettings) map[string]any {
 	}
 	s := cs.Settings
 	selectors := s.DiscoveryNamespaceSelectors
+	dnsFamily := "V4_PREFERRED"
+	if s.DnsLookupFamily != nil {
+		dnsFamily = *s.DnsLookupFamily
+	}
 	if selectors == nil {
 		selectors = []any{}
 	}
@@ -139,6 +145,8 @@ func caseKgatewaySettings(cs caseSettings) map[string]any {
 		"enableRouteSourceMetadata":            or(s.EnableRouteSourceMetadata, false),
 		"enableAwsEc2Discovery":                or(s.EnableAwsEc2Discovery, false),
 		"discoveryNamespaceSelectors":          selectors,
+		"listenerBindIpv6":                     or(s.ListenerBindIpv6, true),
+		"dnsLookupFamily":                      dnsFamily,
 		// kgateway's TestBasic runs as version v1.0.0-ci1 (README of the
 		// conformance data), which its OpenTelemetry access logs report.
 		"kgatewayVersion": "v1.0.0-ci1",

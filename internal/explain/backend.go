@@ -129,7 +129,8 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 			t.Notes = append(t.Notes, fmt.Sprintf("policies naming port %s (sectionName) come before those on the whole Service", portName))
 		}
 	}
-	t.Fields = clusterRows(r, k, fields(effective, opt), opt)
+	num, _ := strconv.Atoi(port)
+	t.Fields = clusterRows(r, k, int32(num), fields(effective, opt), opt)
 	return t
 }
 
@@ -147,7 +148,7 @@ func backendClusterName(k model.Key, port string) string {
 // later kind sets replaces an earlier kind's on the same setting, a
 // policy replaces the object's own spec, and what nothing sets is the
 // cluster's default.
-func clusterRows(r *merge.Result, k model.Key, inEffect []Field, opt Options) []Field {
+func clusterRows(r *merge.Result, k model.Key, port int32, inEffect []Field, opt Options) []Field {
 	spec := backendSettings(r, k)
 	byKey := map[string]*Field{}
 	for i := range inEffect {
@@ -170,6 +171,12 @@ func clusterRows(r *merge.Result, k model.Key, inEffect []Field, opt Options) []
 				continue
 			}
 			f.ClusterSetting = fs.Cluster
+			if note := otherProtocol(r, kind, fs, k, port); note != "" {
+				// left out of the cluster: it replaces nothing there
+				f.Notes = append(f.Notes, note)
+				out = append(out, *f)
+				continue
+			}
 			if prev := owner[fs.Cluster]; fs.Cluster != "" && prev != nil {
 				prev.ReplacedBy = append(prev.ReplacedBy, f.Owner)
 				f.Notes = append(f.Notes, fmt.Sprintf("replaces %s's %s on the cluster's %s", prev.PolicyKind, prev.Field, fs.Cluster))
@@ -189,6 +196,33 @@ func clusterRows(r *merge.Result, k model.Key, inEffect []Field, opt Options) []
 		}
 	}
 	return out
+}
+
+// otherProtocol says, for a field limited to one upstream protocol
+// (policy.FieldSpec.Protocol) on a backend that speaks the other as its
+// controller decides it (policy.Registry.BackendProtocol), that the field
+// is left out of this cluster; "" otherwise. Render leaves it out and
+// lint reports it by the same decision.
+func otherProtocol(r *merge.Result, kind policy.Kind, fs policy.FieldSpec, k model.Key, port int32) string {
+	if fs.Protocol == "" {
+		return ""
+	}
+	t, ok := r.Registry.KindTarget(kind)
+	if !ok {
+		return ""
+	}
+	speaks := r.Registry.BackendProtocol(&t, r.Graph.Model, k, port)
+	if speaks == "" || speaks == fs.Protocol {
+		return ""
+	}
+	return fmt.Sprintf("not applied to this cluster: the backend is an %s one and the field applies to %s backends only (the policy stays Accepted)", protocolTitle(speaks), protocolTitle(fs.Protocol))
+}
+
+func protocolTitle(p string) string {
+	if p == policy.ClusterHTTP2 {
+		return "HTTP/2"
+	}
+	return "HTTP/1.1"
 }
 
 // unsetRow is a cluster setting no policy sets: the object's spec owns

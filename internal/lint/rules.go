@@ -32,6 +32,9 @@ var (
 	FieldOverriddenByRouteRule = diag.Rule{Code: "GWP305", Name: "field-overridden-by-route-rule", Severity: diag.Warning,
 		Title: "a policy field has no effect on a route rule that sets the field itself",
 		Doc:   "The route rule sets the same thing in its own Gateway API spec (HTTPRoute timeouts, retry, a URLRewrite filter's hostname or path), which the controller applies ahead of every policy; the policy's value is lost there, although the controller still reports the policy Attached and lists it in its merge metadata."}
+	FieldNotForBackendProtocol = diag.Rule{Code: "GWP306", Name: "field-not-for-backend-protocol", Severity: diag.Warning,
+		Title: "a backend policy field for one upstream protocol on a backend that speaks the other",
+		Doc:   "A backend policy sets a field its controller applies only to a backend of one upstream protocol (HTTP/1 or HTTP/2 protocol options) on a backend that speaks the other, as the controller decides it from the backend before any policy: a Service port's appProtocol (or its name, where the controller reads port names), a backend object's own app protocol. The controller leaves the field out of that backend's cluster and keeps the policy accepted, so status shows nothing. Target only backends of the field's protocol, set the backend's appProtocol, or use the other protocol's options."}
 	PolicyNoEffect = diag.Rule{Code: "GWP405", Name: "policy-no-effect", Severity: diag.Warning,
 		Title: "policy attaches but sets no field that takes effect",
 		Doc:   "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there."}
@@ -49,6 +52,7 @@ func ownRules() []Rule {
 		{PrecedenceByName, tiesByName},
 		{GatewayFieldShadowed, shadowed},
 		{FieldOverriddenByRouteRule, lostToRule},
+		{FieldNotForBackendProtocol, protocolMismatches},
 		{PolicyNoEffect, noEffect},
 	}
 }

@@ -152,6 +152,18 @@ func (c Controller) Owns(k Kind) bool {
 	return slices.Contains(c.Groups, k.GroupKind().Group)
 }
 
+// KindTarget is the render target of the controller whose family
+// defines kind k (Controller.RenderTarget): the data plane a policy of
+// the kind programs. false when no registered controller owns it.
+func (r *Registry) KindTarget(k Kind) (Target, bool) {
+	for _, c := range r.controllers {
+		if c.Owns(k) && c.RenderTarget != "" {
+			return r.Target(c.RenderTarget)
+		}
+	}
+	return Target{}, false
+}
+
 // AddControllers registers the controllers of the families the pipeline
 // lists.
 func (r *Registry) AddControllers(cs ...Controller) { r.controllers = append(r.controllers, cs...) }

@@ -150,6 +150,24 @@ type FieldSpec struct {
 	// field the controller does apply on a backendRef (GWP406 there
 	// instead of GWP218).
 	BackendRefUntranslated string
+	// Protocol, when set, limits the field to a backend that speaks that
+	// upstream protocol (ClusterHTTP1 or ClusterHTTP2, as
+	// Registry.BackendProtocol decides it before any policy): on a backend
+	// of the other the controller leaves the field out and keeps the
+	// policy accepted (kgateway's HTTP/1 and HTTP/2 protocol options of a
+	// BackendConfigPolicy). render leaves it out there and lint reports it.
+	Protocol string
+}
+
+// FieldProtocol is the upstream protocol a field of the kind is limited
+// to (FieldSpec.Protocol); "" for any.
+func (s KindSpec) FieldProtocol(key string) string {
+	for _, f := range s.Fields {
+		if f.Key == key {
+			return f.Protocol
+		}
+	}
+	return ""
 }
 
 // TargetKind is a kind of attachment point.

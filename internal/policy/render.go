@@ -25,8 +25,8 @@ const (
 	ClusterLoadBalancing     = "load_balancing_policy"
 	ClusterCommonHTTPOptions = "common_http_protocol_options"
 	ClusterHTTP2Options      = "http2_protocol_options"
-	// ClusterHTTP2 and ClusterHTTP1 are the values of
-	// Fragment.ClusterProtocol.
+	// ClusterHTTP2 and ClusterHTTP1 are the upstream protocols of a
+	// backend (Registry.BackendProtocol, FieldSpec.Protocol).
 	ClusterHTTP2 = "http2"
 	ClusterHTTP1 = "http1"
 )
@@ -109,12 +109,6 @@ type Fragment struct {
 	// dns tunes a dynamic forward proxy's DNS cache, and leaves an EDS
 	// cluster as it is).
 	ClusterOfType proto.Message
-	// ClusterProtocol, when set, limits Cluster to a backend's cluster
-	// that speaks that upstream protocol (ClusterHTTP2 or ClusterHTTP1, as
-	// the backend's protocol made it before any policy): a cluster of the
-	// other keeps none of the settings (kgateway applies HTTP/2 protocol
-	// options only to an HTTP/2 backend, HTTP/1 ones only to the others).
-	ClusterProtocol string
 	// BackendCluster is cluster settings (a go-control-plane Cluster) the
 	// field makes where it applies to one backendRef's share of a rule
 	// (FieldSpec.PerBackend, the policy named from a backendRef): that

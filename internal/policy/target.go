@@ -118,6 +118,21 @@ type Target struct {
 	// places on the rule's routes, turning the filter on there. Nil: the
 	// first registered target's that has one (Registry.Targets).
 	SessionPersistence func(sp *gwv1.SessionPersistence) proto.Message
+	// BindIPv6 is the deployment setting (a bool) that chooses the
+	// address the Gateway's listeners bind: true, every address, IPv6 and
+	// IPv4 (::, ipv4_compat); false, IPv4 only (0.0.0.0). nil: always ::.
+	BindIPv6 *Setting
+}
+
+// ListenerAddress is the address the target's listeners bind in the
+// deployment cfg (BindIPv6), and whether IPv4 connections reach it as
+// IPv4-mapped addresses (Envoy accepts ipv4_compat only on an IPv6
+// address).
+func (t *Target) ListenerAddress(cfg Config) (address string, ipv4Compat bool) {
+	if t.BindIPv6 != nil && !t.BindIPv6.Bool(cfg) {
+		return "0.0.0.0", false
+	}
+	return "::", true
 }
 
 // ListenerBaseline is what a controller writes on every listener, HTTP

@@ -58,6 +58,16 @@ var clusterSettings = map[string]string{
 	"upstreamProxyProtocol": "transport_socket (upstream PROXY protocol, wrapping the TLS socket)", "dns": "cluster_type (DNS resolution)",
 }
 
+// protocolOnly are the fields kgateway applies to a backend of one
+// upstream protocol only, leaving them out elsewhere with a log line and
+// the policy accepted: applyHttp1ProtocolOptions skips a backend whose
+// app protocol is HTTP/2, applyHttp2ProtocolOptions any other
+// (protocoloptions.go).
+var protocolOnly = map[string]string{
+	"http1ProtocolOptions": policy.ClusterHTTP1,
+	"http2ProtocolOptions": policy.ClusterHTTP2,
+}
+
 var spec = func() policy.KindSpec {
 	s := policy.KindSpec{
 		ConfigKey:         "backendConfigPolicy",
@@ -70,7 +80,7 @@ var spec = func() policy.KindSpec {
 		WeightAnnotation:  annotationWeight,
 	}
 	for _, f := range fields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.AugmentedShallow, Cluster: clusterSettings[f]})
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.AugmentedShallow, Cluster: clusterSettings[f], Protocol: protocolOnly[f]})
 	}
 	return s
 }()

@@ -86,15 +86,8 @@ func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment,
 		return nil, err
 	}
 	fr := policy.Fragment{Cluster: c}
-	switch in.Key {
-	case "loadBalancer":
+	if in.Key == "loadBalancer" {
 		fr.ClusterFinish = hostnameHashingOnDNSOnly
-	case "http1ProtocolOptions":
-		// kgateway's applyHttp1ProtocolOptions skips an HTTP/2 backend
-		fr.ClusterProtocol = policy.ClusterHTTP1
-	case "http2ProtocolOptions":
-		// and applyHttp2ProtocolOptions any other
-		fr.ClusterProtocol = policy.ClusterHTTP2
 	}
 	return []policy.Fragment{fr}, nil
 }

@@ -29,7 +29,7 @@ const RouteSourceKey = "dev.kgateway.route_source"
 // with the xDS structure kgateway's translator writes.
 var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
 	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
-	SessionPersistence: sessionPersistence}
+	SessionPersistence: sessionPersistence, BindIPv6: &ListenerBindIPv6}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is

@@ -32,6 +32,9 @@ var (
 	DNSLookupFamily = policy.Setting{Key: "dnsLookupFamily", Default: "V4_PREFERRED", Choices: []string{"V4_PREFERRED", "V4_ONLY", "V6_ONLY", "ALL", "AUTO"},
 		Doc:    "the address family the DNS clusters of Backends (static hosts by name, AWS Lambda, GCP) look names up in; kgateway's default V4_PREFERRED, not Envoy's AUTO",
 		Source: "api/settings/settings.go: Settings.DnsLookupFamily (KGW_DNS_LOOKUP_FAMILY); translator/irtranslator/backend.go: processDnsLookupFamily"}
+	ListenerBindIPv6 = policy.Setting{Key: "listenerBindIpv6", Default: true,
+		Doc:    "the address the Gateway's Envoy listeners bind: true, :: with ipv4_compat (IPv6 and IPv4 clients); false, 0.0.0.0 (IPv4 only, no ipv4_compat)",
+		Source: "api/settings/settings.go: Settings.ListenerBindIpv6 (KGW_LISTENER_BIND_IPV6); translator/listener/gateway_listener_translator.go: MergedListener.TranslateListener (bindAddress); translator/irtranslator/gateway.go (Ipv4Compat only on a non-IPv4 address)"}
 	KgatewayVersion = policy.Setting{Key: "kgatewayVersion", Default: "",
 		Doc:    "the kgateway release, which its OpenTelemetry access logs report as service.version; empty: not reported",
 		Source: "the controller's build version (OpenTelemetry access log resource attribute service.version)"}
@@ -39,4 +42,4 @@ var (
 
 // Settings are kgateway's deployment settings.
 var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
-	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, KgatewayVersion}
+	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion}

@@ -101,7 +101,7 @@ func (gb *gatewayBuild) backendPolicies() {
 			}
 			for _, f := range p.Fields {
 				rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
-				if rf.cluster != nil && (rf.clusterOnly == "" || rf.clusterOnly == protocol) {
+				if only := p.Kind.Spec().FieldProtocol(f.Key); rf.cluster != nil && (only == "" || only == protocol) {
 					mergeCluster(c, rf.cluster)
 				}
 				mergeClusterOfType(c, rf.ofType)

@@ -65,13 +65,14 @@ func quicChain(fc *listenerv3.FilterChain) *listenerv3.FilterChain {
 	return q
 }
 
-// quicListener is the UDP listener of a port's HTTP/3 chains.
-func quicListener(name string, port int32, chains []*listenerv3.FilterChain) *listenerv3.Listener {
+// quicListener is the UDP listener of a port's HTTP/3 chains, on the
+// address the port's TCP listener binds.
+func quicListener(name, addr string, compat bool, port int32, chains []*listenerv3.FilterChain) *listenerv3.Listener {
 	slices.SortFunc(chains, func(a, b *listenerv3.FilterChain) int { return cmp.Compare(a.Name, b.Name) })
 	return &listenerv3.Listener{
 		Name: name + "~quic",
 		Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
-			Protocol: corev3.SocketAddress_UDP, Address: "::", Ipv4Compat: true, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
+			Protocol: corev3.SocketAddress_UDP, Address: addr, Ipv4Compat: compat, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
 		}}},
 		FilterChains: chains,
 		// drained only when modified, as the QUIC listeners of the data

@@ -85,7 +85,6 @@ type rendered struct {
 	clusters    []*clusterv3.Cluster
 	cluster     *clusterv3.Cluster           // settings of the targeted backend's cluster (ScopeCluster)
 	ofType      *clusterv3.Cluster           // settings for a cluster of its custom type only (policy.Fragment.ClusterOfType)
-	clusterOnly string                       // cluster's settings for a cluster of this protocol only (policy.Fragment.ClusterProtocol)
 	ownCluster  *clusterv3.Cluster           // settings of a backendRef's own cluster (policy.Fragment.BackendCluster)
 	finish      []func(proto.Message)        // adjustments of the whole cluster (policy.Fragment.ClusterFinish)
 	hcm         *hcmv3.HttpConnectionManager // settings of the listeners' connection managers
@@ -482,9 +481,6 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 			return fmt.Errorf("cluster settings are a %T, not a Cluster", fr.Cluster)
 		}
 		rf.cluster = mergeInto(rf.cluster, c)
-	}
-	if fr.ClusterProtocol != "" {
-		rf.clusterOnly = fr.ClusterProtocol
 	}
 	if fr.ClusterOfType != nil {
 		c, ok := fr.ClusterOfType.(*clusterv3.Cluster)

@@ -507,10 +507,11 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		ls := byPort[port]
 		name := gb.naming.Listener(port)
 		portWhole := gb.wholeOn(ls)
+		addr, compat := gb.target.ListenerAddress(gb.opt.Config)
 		el := &listenerv3.Listener{
 			Name: name,
 			Address: &corev3.Address{Address: &corev3.Address_SocketAddress{SocketAddress: &corev3.SocketAddress{
-				Address: "::", Ipv4Compat: true, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
+				Address: addr, Ipv4Compat: compat, PortSpecifier: &corev3.SocketAddress_PortValue{PortValue: uint32(port)},
 			}}},
 			Metadata: portWhole.metadata,
 		}
@@ -595,7 +596,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		}
 		out.Listeners = append(out.Listeners, el)
 		if len(quic) > 0 {
-			out.Listeners = append(out.Listeners, quicListener(name, port, quic))
+			out.Listeners = append(out.Listeners, quicListener(name, addr, compat, port, quic))
 		}
 	}
 	if len(out.RouteConfigurations) > 0 {
