@@ -2,6 +2,7 @@ package explain_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -329,5 +330,87 @@ func TestMatchField(t *testing.T) {
 		if got := explain.MatchField(tt.key, tt.want); got != tt.match {
 			t.Errorf("MatchField(%q, %q) = %v, want %v", tt.key, tt.want, got, tt.match)
 		}
+	}
+}
+
+// TestRefusedRoutePolicyYieldsToTheGateway: an Envoy Gateway
+// SecurityPolicy that validateSecurityPolicy refuses on its route is not
+// translated there (processSecurityPolicyForRoute returns), so the route
+// takes its Gateway's SecurityPolicy and is not answered 500; a policy
+// refused by its builders (a missing Secret) still answers 500.
+func TestRefusedRoutePolicyYieldsToTheGateway(t *testing.T) {
+	const base = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: app}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 8080}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: gw-sp, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  cors: {allowOrigins: ["https://a.example.com"]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: route-sp, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+`
+	tests := []struct {
+		name, routePolicy string
+		owner             string
+		status            int
+	}{
+		{"refused by validateSecurityPolicy: the Gateway's applies",
+			"  oidc: {provider: {issuer: 'https://idp.example.com'}, clientID: c, clientSecret: {name: s}, passThroughAuthHeader: true}\n",
+			"gateway.envoyproxy.io/SecurityPolicy/app/gw-sp", 0},
+		{"refused by a builder: the route answers 500",
+			"  basicAuth: {users: {name: missing}}\n",
+			"", 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := manifest.Parse("t.yaml", []byte(base+tt.routePolicy), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			rt := c.Graph.Route("HTTPRoute", "app", "r")
+			got := explain.Rule(c.Result, rt, rt.Rules[0], c.Graph.Gateway("app", "gw").Listeners[0], explain.Options{})
+			owner := ""
+			for _, f := range got.Fields {
+				if f.Field == "cors" {
+					owner = f.Owner
+				}
+			}
+			answers := got.FixedStatus
+			if slices.ContainsFunc(got.Notes, func(n string) bool { return strings.Contains(n, "replaced by a direct response (500)") }) {
+				answers = 500
+			}
+			if tt.owner != "" && owner != tt.owner || answers != tt.status {
+				t.Errorf("cors from %q, answers %d; want from %q, answers %d (notes %v)", owner, answers, tt.owner, tt.status, got.Notes)
+			}
+		})
 	}
 }

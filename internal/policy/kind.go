@@ -396,6 +396,10 @@ type RouteVerdict struct {
 	// its reason is the Gateway API's one topology decided. A parent
 	// missing here keeps topology's message.
 	NotAccepted map[int]Condition
+	// ParentConditions are further conditions the controller writes on
+	// one parent only (parentRef index), after Conditions (Envoy Gateway:
+	// RouteRulesOverlap, judged per listener).
+	ParentConditions map[int][]Condition
 	// Answered are the rules the controller keeps (Accepted) but answers
 	// with a direct response instead of forwarding (Envoy Gateway: a
 	// filter reference that does not resolve), in rule order.

@@ -56,6 +56,20 @@ func TestSecurityPolicyStatus(t *testing.T) {
 			"route @ Gateway/infra/gw#a: Merged=True/Merged: Merged with policy infra/gw-policy",
 		},
 	}, {
+		// processSecurityPolicyForRoute returns when validateSecurityPolicy
+		// refuses: the route's Invalid, no Overridden note, no warning;
+		// the Gateway's policy still counts the route as overriding it.
+		name: "route-refused-by-validation",
+		policies: sp("infra", "gw-policy", "Gateway/gw", "") +
+			sp("app", "route", "HTTPRoute/ra", "  oidc: {provider: {issuer: 'https://idp.example.com'}, clientID: c, clientSecret: {name: s}, passThroughAuthHeader: true}\n") +
+			sp("app", "rule", "HTTPRoute/ra#one", ""),
+		want: []string{
+			"gw-policy @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"gw-policy @ Gateway/infra/gw: Overridden=True/Overridden: This policy is being overridden by other securityPolicies for these routes: [app/ra]",
+			"route @ Gateway/infra/gw#a: Accepted=False/Invalid: Invalid SecurityPolicy: the OIDC.PassThroughAuthHeader setting must be used in conjunction with JWT settings.",
+			"rule @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+		},
+	}, {
 		name:     "translation-error-invalid",
 		policies: sp("app", "bad", "HTTPRoute/ra", "  basicAuth: {users: {name: missing}}\n"),
 		want:     []string{"bad @ Gateway/infra/gw#a: Accepted=False/Invalid: BasicAuth: secret app/missing does not exist."},

@@ -15,7 +15,8 @@ import (
 // Accepted from the parent's attachment, turned False when the
 // controller drops every rule; PartiallyInvalid "Dropped Rule(s) [i j]:
 // …" when it drops some; ResolvedRefs False with the first unresolved
-// reference's reason and every message; then the controller's own.
+// reference's reason and every message; then the controller's own, the
+// route's and this parent's.
 func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVerdict) []metav1.Condition {
 	conds := topology.RouteParentConditions(rt, p)[:1] // Accepted
 	if c, ok := v.NotAccepted[p.Index]; ok && !p.Accepted {
@@ -52,7 +53,7 @@ func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVe
 		refs = metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: verdictReason(v, reasons), Message: strings.Join(msgs, "\n")}
 	}
 	conds = append(conds, refs)
-	for _, c := range v.Conditions {
+	for _, c := range slices.Concat(v.Conditions, v.ParentConditions[p.Index]) {
 		conds = append(conds, metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message})
 	}
 	return conds

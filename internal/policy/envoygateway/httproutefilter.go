@@ -11,6 +11,6 @@ func HTTPRouteFilter() *Kind { return httpRouteFilter }
 var httpRouteFilter = &Kind{
 	name:         "HTTPRouteFilter",
 	plural:       "httpRouteFilters",
-	fields:       []string{"directResponse", "urlRewrite", "credentialInjection"},
+	fields:       []string{"directResponse", "urlRewrite", "credentialInjection", "matches"},
 	extensionRef: true,
 }

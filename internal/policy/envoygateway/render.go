@@ -71,6 +71,7 @@ var renderers = map[string]fieldRenderer{
 	"SecurityPolicy.cors":                    typed[*egv1a1.CORS]("cors", renderCORS),
 	"SecurityPolicy.csrf":                    typed[*egv1a1.CSRF]("csrf", renderCSRF),
 	"HTTPRouteFilter.credentialInjection":    typed[*egv1a1.HTTPCredentialInjectionFilter]("credentialInjection", renderCredentialInjection),
+	"HTTPRouteFilter.matches":                typed[[]egv1a1.HTTPRouteMatchFilter]("matches", renderFilterMatches),
 	"SecurityPolicy.jwt":                     typed[*egv1a1.JWT]("jwt", renderJWT),
 }
 

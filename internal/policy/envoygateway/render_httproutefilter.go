@@ -206,3 +206,30 @@ func renderURLRewrite(u *egv1a1.HTTPURLRewriteFilter, _ policyName) ([]policy.Fr
 	}
 	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
 }
+
+// renderFilterMatches is an HTTPRouteFilter's matches on the routes of a
+// rule naming it: Envoy Gateway crosses the rule's matches with the
+// filter's (route.go: buildRouteMatchCombinations), one Envoy route per
+// pair, each with the filter match's cookies (buildCookieMatches, the
+// xDS translator's CookieMatcher). With one filter match every route of
+// the rule takes its cookies; gwpol writes one Envoy route per rule
+// match, so it cannot write the routes of several.
+func renderFilterMatches(ms []egv1a1.HTTPRouteMatchFilter, _ policyName) ([]policy.Fragment, error) {
+	switch len(ms) {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		return []policy.Fragment{{Capability: "envoygateway.HTTPRouteFilter.matches.several",
+			Reason: "Envoy Gateway makes one Envoy route for each pair of a rule match and a match of the HTTPRouteFilter; gwpol writes one route per rule match, so it renders an HTTPRouteFilter of one match only"}}, nil
+	}
+	match := &routev3.RouteMatch{}
+	for _, c := range ms[0].Cookies {
+		sm := &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: c.Value}}
+		if c.Type != nil && *c.Type == egv1a1.CookieMatchRegularExpression {
+			sm = &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: c.Value}}}
+		}
+		match.Cookies = append(match.Cookies, &routev3.CookieMatcher{Name: c.Name, StringMatch: sm})
+	}
+	return []policy.Fragment{{Capability: "route", TypedRoute: &routev3.Route{Match: match}}}, nil
+}

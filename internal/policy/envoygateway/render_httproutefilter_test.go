@@ -8,6 +8,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	credentialinjectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/credential_injector/v3"
 	genericv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/http/injected_credentials/generic/v3"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // TestRenderCredentialInjection: a filter per HTTPRouteFilter, off in the
@@ -174,4 +175,61 @@ func TestRenderURLRewrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRenderFilterMatches: an HTTPRouteFilter's one match puts its cookie
+// matchers (exact, or a safe regex) on each of the rule's Envoy routes;
+// several are reported as not rendered, with why.
+func TestRenderFilterMatches(t *testing.T) {
+	who := policyName{kind: "httproutefilter", namespace: "app", name: "session"}
+	for _, tc := range []struct {
+		name, in   string
+		cookies    string
+		capability string
+	}{
+		{name: "one match", in: `[{"cookies":[{"name":"session","value":"abc"},{"name":"v","type":"RegularExpression","value":"v[0-9]+"}]}]`,
+			cookies: `[{"name":"session","stringMatch":{"exact":"abc"}},{"name":"v","stringMatch":{"safeRegex":{"regex":"v[0-9]+"}}}]`},
+		{name: "several matches", in: `[{"cookies":[{"name":"a","value":"1"}]},{"cookies":[{"name":"b","value":"2"}]}]`,
+			capability: "envoygateway.HTTPRouteFilter.matches.several"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frags, err := raw2(renderFilterMatches)(json.RawMessage(tc.in), who)
+			if err != nil || len(frags) != 1 {
+				t.Fatalf("got %v, %v", frags, err)
+			}
+			f := frags[0]
+			if tc.capability != "" {
+				if f.Capability != tc.capability || f.Reason == "" {
+					t.Errorf("fragment %+v, want capability %q with a reason", f, tc.capability)
+				}
+				return
+			}
+			r, ok := f.TypedRoute.(*routev3.Route)
+			if f.Capability != "route" || !ok {
+				t.Fatalf("fragment %+v, want a route", f)
+			}
+			got, err := protojson.Marshal(r.GetMatch())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotCookies struct {
+				Cookies json.RawMessage `json:"cookies"`
+			}
+			if err := json.Unmarshal(got, &gotCookies); err != nil {
+				t.Fatal(err)
+			}
+			if !jsonEqual(t, gotCookies.Cookies, tc.cookies) {
+				t.Errorf("cookies %s, want %s", gotCookies.Cookies, tc.cookies)
+			}
+		})
+	}
+}
+
+func jsonEqual(t *testing.T, a json.RawMessage, b string) bool {
+	t.Helper()
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		t.Fatalf("not JSON: %s / %s", a, b)
+	}
+	return fmt.Sprint(x) == fmt.Sprint(y)
 }

@@ -35,6 +35,7 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 		}
 	}
 	rv.serveNothing()
+	rv.overlaps()
 	rv.verdict.NotAccepted = notAccepted(rt)
 	for _, p := range rt.Parents {
 		// Envoy Gateway translates only the ListenerSets its Gateways

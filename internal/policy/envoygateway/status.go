@@ -363,13 +363,14 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	c := &claim{policy: p, target: t}
 	s.claimed[key] = c
 	s.claims = append(s.claims, c)
+	refused := s.refusedOnRoute(p, t)
 	switch t.level {
 	case levelRule:
 		s.ruleClaims[t.route] = append(s.ruleClaims[t.route], t.rule)
 		s.routeClaims = append(s.routeClaims, c)
 	case levelRoute:
 		s.routeClaims = append(s.routeClaims, c)
-		if rules := s.ruleClaims[t.route]; len(rules) > 0 {
+		if rules := s.ruleClaims[t.route]; len(rules) > 0 && !refused {
 			for _, r := range rules {
 				s.note(c).add("route rules", r)
 			}
@@ -380,6 +381,17 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		s.bySet[t.set] = c
 	case levelGateway:
 		s.byGateway[t.gateway] = c
+	}
+	if refused {
+		// processSecurityPolicyForRoute returns before translating: the
+		// route keeps what a less specific policy gives it, no 500, and
+		// no warning or Overridden note is written.
+		msg := invalidMessage(p)
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", false, "Invalid", msg))
+		}
+		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
+		return
 	}
 	if msg := s.samePort(t); msg != "" {
 		for _, a := range ancestors {
@@ -404,6 +416,17 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	for _, a := range ancestors {
 		s.accept(p, a)
 	}
+}
+
+// refusedOnRoute: p is a SecurityPolicy that validateSecurityPolicy (or
+// its TCP route form) refuses, and t a route or route rule: Envoy Gateway
+// runs the validator there only, and a refused policy translates nothing
+// on that route (processSecurityPolicyForRoute returns), so the route's
+// rules take the SecurityPolicy of their listener, ListenerSet or Gateway,
+// if any, as if the route had none (translateSecurityPolicyForListeners
+// fills every route whose security is unset).
+func (s *statusRun) refusedOnRoute(p *policy.Policy, t target) bool {
+	return s.kind == securityPolicy && decoded(p).refused && (t.level == levelRoute || t.level == levelRule)
 }
 
 // samePort: plain HTTP listeners of one Gateway on one port share one
