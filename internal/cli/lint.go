@@ -88,12 +88,12 @@ func runLint(o *lintOptions) error {
 	if o.ListRules {
 		return listRules(o)
 	}
+	o.config.ReleaseTrees = true // lint reads the trees only for its findings' positions
 	c, inputErr, err := o.compileForReport()
 	if err != nil {
 		return err
 	}
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
-	c.ReleaseTrees()
 	// Render's findings and lint's own rules both only read the
 	// compiled input: one runs while the other does.
 	var extra []diag.Diagnostic

@@ -130,6 +130,7 @@ func renderCompiledWith(c *pipeline.Compiled, target string, kgatewayKey bool, e
 }
 
 func runRender(o *renderOptions) error {
+	o.config.ReleaseTrees = true // render reads the compiled result, not the trees
 	c, err := o.compile()
 	if err != nil {
 		return err
@@ -148,7 +149,6 @@ func runRender(o *renderOptions) error {
 	report := c.Errors()
 	inputErr := inputResult(c) // taken now: c must not stay live below
 	noGateways := noGatewaysNote(c)
-	c.ReleaseTrees()
 	kgatewayKey := o.MergeKey == "kgateway"
 	notes := func(out *envoy.Output) {
 		printDiagnostics(o.IO.ErrOut, append(report, out.Diagnostics...))

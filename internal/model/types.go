@@ -260,30 +260,32 @@ type Filter struct {
 
 func newHTTPRoute(o *manifest.Object, r *gwv1.HTTPRoute) *Route {
 	rt := &Route{Kind: "HTTPRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, HTTP: r, Src: o}
-	for i := range r.Spec.Rules {
+	rt.Rules = newRules(len(r.Spec.Rules))
+	for i, ru := range rt.Rules {
 		rule := &r.Spec.Rules[i]
-		ru := newRule(i, rule.Name)
+		ru.setName(rule.Name)
 		ru.HTTP = rule
 		ru.Filters = filters(rule.Filters, ru.Path, httpFilter)
+		ru.BackendRefs = make([]BackendRef, 0, len(rule.BackendRefs))
 		for j, b := range rule.BackendRefs {
-			ru.addBackend(j, b.BackendRef, filters(b.Filters, backendPath(ru.Path, j), httpFilter))
+			ru.addBackend(j, b.BackendRef, filters(b.Filters, backendPath(i, j), httpFilter))
 		}
-		rt.Rules = append(rt.Rules, ru)
 	}
 	return rt
 }
 
 func newGRPCRoute(o *manifest.Object, r *gwv1.GRPCRoute) *Route {
 	rt := &Route{Kind: "GRPCRoute", Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, GRPC: r, Src: o}
-	for i := range r.Spec.Rules {
+	rt.Rules = newRules(len(r.Spec.Rules))
+	for i, ru := range rt.Rules {
 		rule := &r.Spec.Rules[i]
-		ru := newRule(i, rule.Name)
+		ru.setName(rule.Name)
 		ru.GRPC = rule
 		ru.Filters = filters(rule.Filters, ru.Path, grpcFilter)
+		ru.BackendRefs = make([]BackendRef, 0, len(rule.BackendRefs))
 		for j, b := range rule.BackendRefs {
-			ru.addBackend(j, b.BackendRef, filters(b.Filters, backendPath(ru.Path, j), grpcFilter))
+			ru.addBackend(j, b.BackendRef, filters(b.Filters, backendPath(i, j), grpcFilter))
 		}
-		rt.Rules = append(rt.Rules, ru)
 	}
 	return rt
 }
@@ -328,19 +330,69 @@ func newTLSRoute(o *manifest.Object, r *gwv1.TLSRoute) *Route {
 }
 
 func newRule(i int, name *gwv1.SectionName) *Rule {
-	ru := &Rule{Index: i, Path: "spec.rules[" + strconv.Itoa(i) + "]"}
-	if name != nil {
-		ru.Name = string(*name)
-	}
+	ru := &Rule{Index: i, Path: rulePath(i)}
+	ru.setName(name)
 	return ru
 }
 
-func backendPath(rulePath string, j int) string {
-	return rulePath + ".backendRefs[" + strconv.Itoa(j) + "]"
+// newRules are a route's n rules, indexed, in one allocation: a large
+// input holds tens of thousands of them for the whole run.
+func newRules(n int) []*Rule {
+	if n == 0 {
+		return nil
+	}
+	backing := make([]Rule, n)
+	out := make([]*Rule, n)
+	for i := range backing {
+		backing[i] = Rule{Index: i, Path: rulePath(i)}
+		out[i] = &backing[i]
+	}
+	return out
+}
+
+func (ru *Rule) setName(name *gwv1.SectionName) {
+	if name != nil {
+		ru.Name = string(*name)
+	}
+}
+
+// sharedPaths is how many rules (and backendRefs per rule) have their
+// field paths made once for every route: most routes have a few, and a
+// large input would otherwise hold one copy of the same few strings per
+// rule and per backendRef.
+const sharedPaths = 16
+
+var rulePaths, backendPaths = func() ([]string, [][]string) {
+	rules := make([]string, sharedPaths)
+	backends := make([][]string, sharedPaths)
+	for i := range rules {
+		rules[i] = "spec.rules[" + strconv.Itoa(i) + "]"
+		backends[i] = make([]string, sharedPaths)
+		for j := range backends[i] {
+			backends[i][j] = rules[i] + ".backendRefs[" + strconv.Itoa(j) + "]"
+		}
+	}
+	return rules, backends
+}()
+
+// rulePath is the field path of rule i, spec.rules[i].
+func rulePath(i int) string {
+	if i < sharedPaths {
+		return rulePaths[i]
+	}
+	return "spec.rules[" + strconv.Itoa(i) + "]"
+}
+
+// backendPath is the field path of backendRef j of rule i.
+func backendPath(i, j int) string {
+	if i < sharedPaths && j < sharedPaths {
+		return backendPaths[i][j]
+	}
+	return rulePath(i) + ".backendRefs[" + strconv.Itoa(j) + "]"
 }
 
 func (ru *Rule) addBackend(j int, b gwv1.BackendRef, fs []Filter) {
-	ru.BackendRefs = append(ru.BackendRefs, BackendRef{BackendObjectReference: b.BackendObjectReference, Weight: weight(b.Weight), Filters: fs, Path: backendPath(ru.Path, j)})
+	ru.BackendRefs = append(ru.BackendRefs, BackendRef{BackendObjectReference: b.BackendObjectReference, Weight: weight(b.Weight), Filters: fs, Path: backendPath(ru.Index, j)})
 }
 
 func httpFilter(f gwv1.HTTPRouteFilter) (string, *gwv1.LocalObjectReference) {
@@ -353,7 +405,10 @@ func grpcFilter(f gwv1.GRPCRouteFilter) (string, *gwv1.LocalObjectReference) {
 
 // filters reduces HTTP or gRPC route filters to what attachment needs.
 func filters[F any](fs []F, path string, get func(F) (string, *gwv1.LocalObjectReference)) []Filter {
-	var out []Filter
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]Filter, 0, len(fs))
 	for j, f := range fs {
 		typ, ref := get(f)
 		out = append(out, Filter{Type: typ, ExtensionRef: ref, Path: path + ".filters[" + strconv.Itoa(j) + "]"})

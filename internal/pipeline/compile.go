@@ -112,15 +112,18 @@ func Compile(set *manifest.Set, cfg *Config, v *Versions, fams Families) *Compil
 	wait := parallel.Go(func() { pols = reg.Decode(&policy.Env{Model: m, Config: pc}) })
 	g := topology.Build(m, reg.TopologyOptions(pc, cfg.ControllerName))
 	wait()
+	c := &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Versions: v, Registry: reg, Schema: sres}
+	if cfg.ReleaseTrees {
+		c.ReleaseTrees() // no later stage reads a tree but for a finding's position
+	}
 	att := attach.Attach(g, reg, pols, pc)
-	res := merge.Compute(g, reg, pols, att, pc)
-	var finish []diag.Diagnostic
+	c.Result = merge.Compute(g, reg, pols, att, pc)
 	for _, f := range reg.Families() {
 		if f.Finish != nil {
-			finish = append(finish, f.Finish(policy.FinishInput{Model: m, Graph: g, Attached: att, Config: pc, ConfigPos: v.ConfigPos(cfg)})...)
+			c.finishDiags = append(c.finishDiags, f.Finish(policy.FinishInput{Model: m, Graph: g, Attached: att, Config: pc, ConfigPos: v.ConfigPos(cfg)})...)
 		}
 	}
-	return &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Result: res, Versions: v, Registry: reg, Schema: sres, finishDiags: finish}
+	return c
 }
 
 // Unreadable reports whether part of the input could not be read (the
@@ -141,10 +144,10 @@ func (c *Compiled) Errors() []diag.Diagnostic {
 }
 
 // ReleaseTrees drops the YAML trees of every object (manifest.Release),
-// for a view about to build its output from the compiled result: every
-// finding was made while compiling, and the trees of the policies, most
-// of what the loader kept, would otherwise be held while render builds
-// the Envoy config. A view that still reads a field (a renderer decoding
+// for a view that builds its output from the compiled result (with
+// Config.ReleaseTrees, compile calls it once the policies are decoded):
+// the trees of the policies, most of what the loader kept, would
+// otherwise be held while attach, merge and the view run. A view that still reads a field (a renderer decoding
 // a policy) gets it parsed again from the object's text, the same.
 func (c *Compiled) ReleaseTrees() {
 	for _, o := range c.Set.Objects {

@@ -54,6 +54,15 @@ type Config struct {
 
 	// File is the config file read, "" when none.
 	File string `mapstructure:"-"`
+
+	// ReleaseTrees is set by a view that reads no object's tree after
+	// compiling, bar the few positions of its findings (render, lint):
+	// compile then lets every tree go as soon as the policies are decoded
+	// (Compiled.ReleaseTrees), instead of holding the policies' trees
+	// through attach and merge, the largest part of the heap while they
+	// run. A tree read later is parsed again from the object's text, the
+	// same (manifest.Object.Release).
+	ReleaseTrees bool `mapstructure:"-"`
 }
 
 // RenderConfig is the render: section.

@@ -860,7 +860,7 @@ func (rv *routeValidation) serviceRouting() bool {
 			return true
 		}
 		for _, p := range rv.set.Policies {
-			if p.Obj.Group == Group && p.Obj.Kind == "BackendTrafficPolicy" && routingTypeService(p.Obj) {
+			if p.Obj.Group == Group && p.Obj.Kind == "BackendTrafficPolicy" && policyRoutesToServices(p) {
 				return true
 			}
 		}
@@ -880,6 +880,21 @@ func envoyProxyRoutesToServices(m *model.Model) bool {
 		}
 	}
 	return false
+}
+
+// policyRoutesToServices: a BackendTrafficPolicy sets routingType
+// Service. Its decoded spec answers: render and lint let the policies'
+// trees go once they are decoded, and reading the field from the object
+// would parse its document again on every pass. A spec that did not
+// decode whole, or that spells the key in another case (which only the
+// decoded spec folds), is read from the object, as before.
+func policyRoutesToServices(p *policy.Policy) bool {
+	if d, ok := p.Data.(*data); ok && !d.decodeFailed && d.keys["routingType"] == "" {
+		if s, ok := d.spec.(*egv1a1.BackendTrafficPolicySpec); ok {
+			return s.RoutingType != nil && *s.RoutingType == egv1a1.ServiceRoutingType
+		}
+	}
+	return routingTypeService(p.Obj)
 }
 
 func routingTypeService(o *manifest.Object) bool {

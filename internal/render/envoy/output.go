@@ -442,19 +442,28 @@ func (d *docStream) want(rt ResourceType) bool { return d.t == TypeAll || d.t ==
 func (d *docStream) gateway(g *Gateway) error {
 	var listeners, clusters, all []*jsonUnit
 	var rcs []rcUnits
+	// One allocation for the Gateway's units: a Gateway of a large
+	// platform has thousands of clusters, each a unit.
+	units := make([]jsonUnit, 0, d.unitCount(g))
+	unit := func(u jsonUnit) *jsonUnit {
+		units = append(units, u)
+		return &units[len(units)-1]
+	}
+	all = make([]*jsonUnit, 0, cap(units))
 	if d.want(TypeListener) {
+		listeners = make([]*jsonUnit, 0, len(g.Listeners))
 		for _, l := range g.Listeners {
-			u := &jsonUnit{msg: l, depth: 4}
+			u := unit(jsonUnit{msg: l, depth: 4})
 			listeners = append(listeners, u)
 			all = append(all, u)
 		}
 	}
 	if d.want(TypeRoute) {
 		for _, rc := range g.RouteConfigurations {
-			ru := rcUnits{shell: &jsonUnit{msg: rc, depth: 4, skip: vhostsField}}
+			ru := rcUnits{shell: unit(jsonUnit{msg: rc, depth: 4, skip: vhostsField})}
 			all = append(all, ru.shell)
 			for _, vh := range rc.VirtualHosts {
-				u := &jsonUnit{msg: vh, depth: 6}
+				u := unit(jsonUnit{msg: vh, depth: 6})
 				ru.vhs = append(ru.vhs, u)
 				all = append(all, u)
 			}
@@ -462,8 +471,9 @@ func (d *docStream) gateway(g *Gateway) error {
 		}
 	}
 	if d.want(TypeCluster) {
+		clusters = make([]*jsonUnit, 0, len(g.Clusters))
 		for _, c := range g.Clusters {
-			u := &jsonUnit{msg: c, depth: 4}
+			u := unit(jsonUnit{msg: c, depth: 4})
 			clusters = append(clusters, u)
 			if _, ok := g.sharedBy[c]; ok {
 				if u.out, u.err = d.sharedOut(c, u.depth); u.err != nil {
@@ -522,6 +532,23 @@ func (d *docStream) gateway(g *Gateway) error {
 		return diag.Errorf(diag.Internal, "marshal: %v", w.err)
 	}
 	return nil
+}
+
+// unitCount is how many units gateway makes of g's resources.
+func (d *docStream) unitCount(g *Gateway) int {
+	n := 0
+	if d.want(TypeListener) {
+		n += len(g.Listeners)
+	}
+	if d.want(TypeRoute) {
+		for _, rc := range g.RouteConfigurations {
+			n += 1 + len(rc.VirtualHosts)
+		}
+	}
+	if d.want(TypeCluster) {
+		n += len(g.Clusters)
+	}
+	return n
 }
 
 // close ends the document.
