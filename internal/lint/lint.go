@@ -45,6 +45,8 @@ type Input struct {
 	guardrails     []diag.Diagnostic
 	// own are the findings of lint's own rules, by code (FindOwn).
 	own map[string][]diag.Diagnostic
+	// ruleViews are the route rules' views two own rules read (views).
+	ruleViews ruleViews
 }
 
 // FindOwn runs lint's own rules — those that find their findings in the

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/merge"
-	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -191,51 +190,13 @@ func extensionTieNote(tie merge.Tie) string {
 	return ". For " + strings.Join(notes, "; for ")
 }
 
+// shadowed (GWP304) reports, once per policy and field, the route rules
+// on which a route-level result hides a less specific policy's field.
 func shadowed(in *Input) []diag.Diagnostic {
-	type key struct {
-		p     *policy.Policy
-		field string
-	}
-	type hit struct {
-		k    key
-		desc string
-	}
-	// Each route's effective views are read in parallel (they are most of
-	// lint's own time on a large platform), then gathered in route order.
-	hits := make([][]hit, len(in.Result.Routes))
-	parallel.Each(len(in.Result.Routes), func(i int) {
-		rp := in.Result.Routes[i]
-		for _, parent := range rp.Route.Parents {
-			for _, l := range parent.Listeners {
-				for _, rule := range rp.Rules {
-					for _, path := range rule.PathsThrough(parent) {
-						if !in.Result.MayShadowOn(rule.Rule, path, l) {
-							continue // most rules hide nothing: no view to build
-						}
-						for _, e := range in.Result.EffectiveOn(rule.Rule, path, l) {
-							if e.Inherited {
-								continue
-							}
-							for _, s := range e.Shadowed {
-								for _, c := range s.Contributors {
-									desc := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
-									if e.Field.Owner.IsBuiltIn() {
-										desc += " (by the rule's own " + e.Key + ")"
-									}
-									// a whole-overriding kind shadows every field of the policy
-									hits[i] = append(hits[i], hit{key{c.Policy, s.Key}, desc})
-								}
-							}
-						}
-					}
-				}
-			}
-		}
-	})
-	routes := map[key][]string{}
-	seen := map[hit]bool{}
-	var order []key
-	for _, hs := range hits {
+	routes := map[shadowKey][]string{}
+	seen := map[shadowHit]bool{}
+	var order []shadowKey
+	for _, hs := range in.views().shadow {
 		for _, h := range hs {
 			if seen[h] {
 				continue

@@ -59,21 +59,9 @@ func wholeConflicts(in *Input) []diag.Diagnostic {
 // merge into, and the mergeType has no effect there.
 func mergedIntoNothing(in *Input) []diag.Diagnostic {
 	var found policyPlaces
-	for _, rp := range in.Result.Routes {
-		for _, parent := range rp.Route.Parents {
-			for _, l := range parent.Listeners {
-				for _, rule := range rp.Rules {
-					for _, path := range rule.PathsThrough(parent) {
-						for _, pt := range in.Result.RoutedOn(rule.Rule, path, l) {
-							wo, ok := pt.Kind.(policy.WholeOverrider)
-							if !ok || len(pt.Candidates) != 1 || wo.MergesInto(pt.Candidates[0].Policy) == "" {
-								continue
-							}
-							found.add(pt.Candidates[0].Policy, rp.Route.Kind+" "+rp.Route.Meta.Namespace+"/"+rp.Route.Meta.Name+" rule "+rule.Rule.Section())
-						}
-					}
-				}
-			}
+	for _, hs := range in.views().merges {
+		for _, h := range hs {
+			found.add(h.p, h.place)
 		}
 	}
 	var out []diag.Diagnostic

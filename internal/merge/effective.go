@@ -76,6 +76,17 @@ func (r *Result) Effective(rule *topology.Rule, l *topology.Listener) []Effectiv
 // EffectiveOn is Effective for a delegated rule as served along one parent
 // path (nil: its Own merge).
 func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Listener) []EffectiveField {
+	var routed Points
+	if rule != nil {
+		routed = r.RoutedOn(rule, path, l)
+	}
+	return r.EffectiveFrom(rule, path, l, routed)
+}
+
+// EffectiveFrom is EffectiveOn given routed, RoutedOn(rule, path, l)
+// (unused when rule is nil): a view that reads both computes the routed
+// points, the costliest part of the view, once.
+func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.Listener, routed Points) []EffectiveField {
 	lv := r.levels(rule, path, l)
 	// At most one entry per field set at some level (a kind that
 	// overrides whole may add its merged fields): sized once, as this
@@ -87,10 +98,6 @@ func (r *Result) EffectiveOn(rule *topology.Rule, path *RulePath, l *topology.Li
 		}
 	}
 	out := make([]EffectiveField, 0, n)
-	var routed Points
-	if rule != nil {
-		routed = r.RoutedOn(rule, path, l)
-	}
 	for _, k := range r.Registry.Kinds() {
 		if wo, ok := k.(policy.WholeOverrider); ok && wo.OverridesWhole() && rule != nil {
 			out = append(out, effectiveWhole(k, routed.Of(k), lv)...)
@@ -159,6 +166,41 @@ func (r *Result) MayShadowOn(rule *topology.Rule, path *RulePath, l *topology.Li
 		for _, f := range lv[0].Of(k).fields() {
 			for _, pts := range lv[1:] {
 				if pts.Of(k).Field(f.Key) != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// MayMergeOn reports whether RoutedOn(rule, path, l) can hold a point
+// whose policy in effect merges into a less specific one: false when no
+// candidate of a kind that overrides whole, at any level, sets a merge
+// strategy (policy.WholeOverrider.MergesInto). A view that only wants
+// such points asks it first, as it costs less than the points.
+func (r *Result) MayMergeOn(rule *topology.Rule, path *RulePath, l *topology.Listener) bool {
+	if rule == nil {
+		return false
+	}
+	lv := r.levels(rule, path, l)
+	for _, k := range r.Registry.Kinds() {
+		wo, ok := k.(policy.WholeOverrider)
+		if !ok || !wo.OverridesWhole() {
+			continue
+		}
+		for _, pts := range lv {
+			pt := pts.Of(k)
+			if pt == nil {
+				continue
+			}
+			for _, c := range pt.Candidates {
+				if wo.MergesInto(c.Policy) != "" {
+					return true
+				}
+			}
+			for _, f := range pt.Rule {
+				if wo.MergesInto(f.Owner.Policy) != "" {
 					return true
 				}
 			}

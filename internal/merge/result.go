@@ -7,6 +7,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -171,27 +172,42 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 		r.Gateways = append(r.Gateways, gp)
 		r.gateways[gw] = gp
 	}
-	for _, rt := range g.Routes {
-		rp := &RoutePoints{Route: rt}
-		for _, rule := range rt.Rules {
-			rrp := &RulePoints{Route: rt, Rule: rule, Own: r.ruleOwn(rt, rule, cfg), Delegating: rule.IsDelegating()}
-			rrp.Own = r.inherit(rt, rrp.Own, cfg, map[*topology.Route]bool{rt: true})
-			for i := range rule.Backends {
-				if atts := att.BackendRef[attach.BackendRefKey{Rule: rule, Index: i}]; len(atts) > 0 {
-					own := r.merge(r.leveled(atts, LevelBackendRef, policy.TargetKey{Rule: rule}), cfg)
-					rrp.BackendRefs = append(rrp.BackendRefs, &BackendRefPoints{Index: i, Own: own})
-				}
-			}
-			rp.Rules = append(rp.Rules, rrp)
-			r.rules[rule] = rrp
+	// A route's merge reads the attachments and its delegating parents'
+	// own merges, never another route's result: routes merge in
+	// parallel (the stage is on the run's critical path), then are
+	// indexed in graph order.
+	if len(g.Routes) > 0 {
+		r.Routes = make([]*RoutePoints, len(g.Routes))
+	}
+	parallel.Each(len(g.Routes), func(i int) { r.Routes[i] = r.routePoints(g.Routes[i], att, cfg) })
+	for _, rp := range r.Routes {
+		for _, rrp := range rp.Rules {
+			r.rules[rrp.Rule] = rrp
 		}
-		r.Routes = append(r.Routes, rp)
 	}
 	r.computePaths(cfg)
 	for _, k := range att.BackendKeys {
 		r.Backends = append(r.Backends, r.backendPoints(k, att.Backend[k], cfg))
 	}
 	return r
+}
+
+// routePoints merges each rule of a route: its own group, what its
+// delegating parents pass down, and its backendRefs' policies.
+func (r *Result) routePoints(rt *topology.Route, att *attach.Result, cfg policy.Config) *RoutePoints {
+	rp := &RoutePoints{Route: rt}
+	for _, rule := range rt.Rules {
+		rrp := &RulePoints{Route: rt, Rule: rule, Own: r.ruleOwn(rt, rule, cfg), Delegating: rule.IsDelegating()}
+		rrp.Own = r.inherit(rt, rrp.Own, cfg, map[*topology.Route]bool{rt: true})
+		for i := range rule.Backends {
+			if atts := att.BackendRef[attach.BackendRefKey{Rule: rule, Index: i}]; len(atts) > 0 {
+				own := r.merge(r.leveled(atts, LevelBackendRef, policy.TargetKey{Rule: rule}), cfg)
+				rrp.BackendRefs = append(rrp.BackendRefs, &BackendRefPoints{Index: i, Own: own})
+			}
+		}
+		rp.Rules = append(rp.Rules, rrp)
+	}
+	return rp
 }
 
 // backendPoints merges the policies on one backend object: those on the

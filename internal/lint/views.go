@@ -1,0 +1,118 @@
+package lint
+
+import (
+	"sync"
+
+	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/parallel"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// ruleViews is what two rules find in every route rule's view on every
+// listener it is served through: the fields a route-level policy hides
+// (shadowed, GWP304) and the merging policies in effect alone
+// (mergedIntoNothing, GWP405). Both read the points of the kinds that
+// override whole (merge.Result.RoutedOn), the costliest part of a view,
+// so one walk computes them once for both.
+type ruleViews struct {
+	once sync.Once
+	// shadow and merges are per route of Result.Routes, in the order the
+	// route's views were walked.
+	shadow [][]shadowHit
+	merges [][]mergeHit
+}
+
+// shadowHit is a policy's field hidden on one route rule, desc naming it.
+type shadowHit struct {
+	k    shadowKey
+	desc string
+}
+
+type shadowKey struct {
+	p     *policy.Policy
+	field string
+}
+
+// mergeHit is a merging policy in effect alone at a route rule (place).
+type mergeHit struct {
+	p     *policy.Policy
+	place string
+}
+
+// views walks every route's rule views once, in parallel (they are most
+// of lint's own time on a large platform).
+func (in *Input) views() *ruleViews {
+	v := &in.ruleViews
+	v.once.Do(func() {
+		res := in.Result
+		v.shadow = make([][]shadowHit, len(res.Routes))
+		v.merges = make([][]mergeHit, len(res.Routes))
+		parallel.Each(len(res.Routes), func(i int) {
+			v.shadow[i], v.merges[i] = routeViews(res, res.Routes[i])
+		})
+	})
+	return v
+}
+
+// routeViews is one route's share of ruleViews. A view's routed points
+// are computed only when one of the two rules can find something in it
+// (merge.Result.MayShadowOn, MayMergeOn): most rules hide nothing and
+// have no merging policy.
+func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit) {
+	for _, parent := range rp.Route.Parents {
+		for _, l := range parent.Listeners {
+			for _, rule := range rp.Rules {
+				for _, path := range rule.PathsThrough(parent) {
+					mayShadow := res.MayShadowOn(rule.Rule, path, l)
+					mayMerge := res.MayMergeOn(rule.Rule, path, l)
+					if !mayShadow && !mayMerge {
+						continue
+					}
+					routed := res.RoutedOn(rule.Rule, path, l)
+					place := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+					if mayShadow {
+						shadow = appendShadowed(shadow, res.EffectiveFrom(rule.Rule, path, l, routed), place)
+					}
+					if mayMerge {
+						merges = appendMergedAlone(merges, routed, place)
+					}
+				}
+			}
+		}
+	}
+	return shadow, merges
+}
+
+// appendShadowed adds the fields a view's own (not inherited) results
+// hide.
+func appendShadowed(hits []shadowHit, view []merge.EffectiveField, place string) []shadowHit {
+	for _, e := range view {
+		if e.Inherited {
+			continue
+		}
+		for _, s := range e.Shadowed {
+			for _, c := range s.Contributors {
+				desc := place
+				if e.Field.Owner.IsBuiltIn() {
+					desc += " (by the rule's own " + e.Key + ")"
+				}
+				// a whole-overriding kind shadows every field of the policy
+				hits = append(hits, shadowHit{shadowKey{c.Policy, s.Key}, desc})
+			}
+		}
+	}
+	return hits
+}
+
+// appendMergedAlone adds the routed points whose one policy in effect
+// sets a merge strategy: it had nothing to merge into.
+func appendMergedAlone(hits []mergeHit, routed merge.Points, place string) []mergeHit {
+	for _, pt := range routed {
+		wo, ok := pt.Kind.(policy.WholeOverrider)
+		if !ok || len(pt.Candidates) != 1 || wo.MergesInto(pt.Candidates[0].Policy) == "" {
+			continue
+		}
+		hits = append(hits, mergeHit{pt.Candidates[0].Policy, place})
+	}
+	return hits
+}
