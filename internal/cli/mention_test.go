@@ -103,12 +103,8 @@ type mentionLeft struct {
 // (TestGenericPackagesMentionNoFamily), with why. It only shrinks.
 var mentionsLeft = map[string]mentionLeft{
 	"internal/attach/attach.go":         {1, "kgateway's lenient resolution of a backendRef filter naming no policy (skipped, a warning), applied to every kind that takes backendRef filters; to move: a kind or controller trait"},
-	"internal/explain/explain.go":       {1, "the per-path merge of a delegated rule is kgateway's delegation; to move with topology's delegation"},
-	"internal/merge/delegation.go":      {3, "merging along delegated routes is kgateway's alone; to move with topology's delegation"},
 	"internal/merge/fixed.go":           {4, "a rule with no backendRefs replaced by a 500 (NoAction) is kgateway's, for every controller that does not validate its routes itself; a delegation cycle's 500 is kgateway's delegation; to move: a controller trait for the no-action rule, and with delegation"},
-	"internal/merge/paths.go":           {1, "kgateway merges each path of a route apart"},
 	"internal/merge/result.go":          {1, "merge points are kgateway's Envoy resources"},
-	"internal/model/names.go":           {1, "the name \"*\" is kgateway's delegation wildcard, read in generic name checks"},
 	"internal/model/types.go":           {1, "the CA ConfigMap reading follows kgateway's sslutils"},
 	"internal/render/envoy/backends.go": {1, "kgateway's static Backend endpoints' health-check hosts, in generic cluster merging"},
 	"internal/render/envoy/clusters.go": {2, "kgateway's EDS cluster shape (5s connect timeout) and WebSocket appProtocol, written for every target"},

@@ -34,6 +34,12 @@ type Family struct {
 	// family's code does not check itself: the model refuses an object
 	// with another value, as the API server would (model.Options.Enums).
 	Enums map[model.GroupKind][]model.FieldEnum
+	// Wildcards are, by kind, the reference name the controller reads as
+	// every object of that kind in the reference's namespace rather than
+	// as one object's name (a backendRef delegating to every HTTPRoute of
+	// a namespace): the model holds such a reference to no name rule
+	// (model.Options.Wildcards). Nil: the controller has none.
+	Wildcards map[model.GroupKind]string
 	// CheckDeployment reports what the controller refuses in its own
 	// deployment settings, whichever policies use them (HAPTIC's trusted
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
@@ -297,6 +303,20 @@ func (r *Registry) Enums() map[model.GroupKind][]model.FieldEnum {
 	for _, f := range r.Families() {
 		for gk, es := range f.Enums {
 			out[gk] = append(out[gk], es...)
+		}
+	}
+	return out
+}
+
+// Wildcards are the families' Wildcards (model.Options.Wildcards); of two
+// families naming a kind's wildcard, the first registered's.
+func (r *Registry) Wildcards() map[model.GroupKind]string {
+	out := map[model.GroupKind]string{}
+	for _, f := range r.Families() {
+		for gk, w := range f.Wildcards {
+			if _, ok := out[gk]; !ok {
+				out[gk] = w
+			}
 		}
 	}
 	return out

@@ -56,7 +56,7 @@ var TopologyKeys = topology.Keys{
 // its verdict on its Gateways' listeners and the stream routes it programs
 // (its kinds are this package's and its siblings',
 // backendconfigpolicy, backendtlspolicy and directresponse).
-var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings,
+var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards,
 	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, RuleNotes: ruleNotes}
 
 // ruleNotes are what kgateway does of its own about the findings of
