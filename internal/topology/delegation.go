@@ -25,8 +25,8 @@ import (
 // that sets Select sets every function; unset (Select nil), no backendRef
 // delegates.
 type DelegationRules struct {
-	// Select reports whether a backendRef of an HTTPRoute rule delegates,
-	// and which routes it selects.
+	// Select reports whether a route rule's backendRef delegates, and
+	// which HTTPRoutes it selects (only an HTTPRoute's are followed).
 	Select func(b *Backend) (ChildSelector, bool)
 	// Accepts reports whether a selected child takes parent as its
 	// delegating parent (its parentRefs may name the parents it takes).
