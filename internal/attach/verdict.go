@@ -25,7 +25,7 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 		return
 	}
 	env := &policy.Env{Model: g.Model, Config: cfg}
-	reg.PrepareBackendChecks(env)
+	reg.PrepareBackendPolicies(env)
 	for _, rt := range g.Routes {
 		for _, p := range rt.Parents {
 			gw := p.Gateway

@@ -44,7 +44,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.PortlessBackends](),
 	reflect.TypeFor[policy.BackendAppProtocoler](),
 	reflect.TypeFor[policy.BackendCaller](),
-	reflect.TypeFor[policy.BackendChecker](),
+	reflect.TypeFor[policy.BackendReferrer](),
 	reflect.TypeFor[policy.Disabler](),
 	reflect.TypeFor[policy.ValueTyper](),
 }

@@ -54,3 +54,33 @@ endpoints: []
 		}
 	}
 }
+
+// TestEndpointSlicesByServiceImport: a multi-cluster ServiceImport's
+// slices are those labelled with its name by the Multi-Cluster Services
+// API's label, not a Service's of the same name.
+func TestEndpointSlicesByServiceImport(t *testing.T) {
+	objs := set(t, "in.yaml", `
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-svc, namespace: shop, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+endpoints: []
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-import, namespace: shop, labels: {multicluster.kubernetes.io/service-name: web}}
+addressType: IPv4
+endpoints: []
+`)
+	m := model.Build(objs, model.Options{Extra: map[model.GroupKind]bool{model.EndpointSliceKind: true}})
+	var got []string
+	for _, o := range m.ServiceImportEndpointSlices("shop", "web") {
+		got = append(got, o.Name)
+	}
+	if !slices.Equal(got, []string{"web-import"}) {
+		t.Errorf("ServiceImportEndpointSlices(shop, web) = %v, want [web-import]", got)
+	}
+	if got := m.ServiceImportEndpointSlices("other", "web"); got != nil {
+		t.Errorf("ServiceImportEndpointSlices(other, web) = %v, want none", got)
+	}
+}

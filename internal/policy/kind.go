@@ -18,7 +18,7 @@ package policy
 //	BackendClusterer  render/envoy: the Envoy cluster of such a backend object
 //	BackendDescriber  explain: the cluster settings such an object's own spec sets
 //	PortlessBackends  the registry, topology: backendRef kinds a ref must name without a port
-//	BackendAppProtocoler  render/envoy: the protocol such a backend object speaks (WebSocket upgrade)
+//	BackendAppProtocoler  render/envoy (Registry.BackendProtocol): the protocol such a backend object speaks (WebSocket upgrade, protocol options)
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
@@ -31,7 +31,7 @@ package policy
 //	StreamListenerConfigurer  render/envoy: policies on a TCP or TLS listener configure its TCP proxy chains
 //	Answerer          merge (FixedStatus), explain: a field that answers the rule itself
 //	BackendCaller     status: the backends a policy calls, which report a backend policy against it
-//	BackendChecker    decode (Env.BackendProblems): references of a backend's policy that a policy calling the backend needs resolved
+//	BackendReferrer   decode, route validation (Env.BackendPolicies): what the policy governing a backend port references, which a controller resolves while it builds a destination
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
 //	Identifier        explain: runtime names of rules and policies in the data plane
@@ -492,23 +492,30 @@ type BackendCaller interface {
 	CalledBackends(p *Policy) []model.Key
 }
 
-// BackendChecker is implemented by kinds whose policies on a backend name
-// objects that must resolve for the backend to be called (Gateway API
-// BackendTLSPolicy: its CA certificates). Envoy Gateway resolves them
-// while it translates a policy that calls the backend (an ext-proc
-// service) and rejects that policy when they do not. A kind whose
-// policies call backends asks through Env.BackendProblems, which
-// Registry.Decode fills before it decodes any policy.
-type BackendChecker interface {
-	// BackendChecks reads the kind's objects in m once and returns what,
-	// for a backend port, the kind's policy on it names that does not
-	// resolve (nil when nothing).
-	BackendChecks(m *model.Model) func(backend model.Key, port int32) []MissingRef
+// BackendReferrer is implemented by kinds whose policy on a backend port
+// references objects a controller resolves while it builds a destination
+// to that port (Gateway API BackendTLSPolicy: its CA certificates). The
+// kind says which of its policies governs the port and what it
+// references; the controller judges the references by its own rules (an
+// Envoy Gateway route or ext-proc service is refused when they hold no
+// CA). Ask through Env.BackendPolicies, which Registry.Decode fills
+// before it decodes any policy.
+type BackendReferrer interface {
+	// BackendPolicy reads the kind's objects in m once and returns, for
+	// a backend port, the kind's policy governing it (nil when none).
+	BackendPolicy(m *model.Model) func(backend model.Key, port int32) *BackendPolicy
 }
 
-// MissingRef is an object a reference names that is not in the input.
-type MissingRef struct {
-	Kind, Namespace, Name string
+// BackendPolicy is the policy governing a backend port, as a controller
+// that builds a destination to the port reads it.
+type BackendPolicy struct {
+	// Policy is the governing policy.
+	Policy model.Key
+	// Refs are the objects it references, in spec order: group and kind
+	// as written, the policy's namespace.
+	Refs []model.Key
+	// WellKnown: it names a well-known CA set instead of references.
+	WellKnown bool
 }
 
 // Disabler is implemented by kinds some of whose field values switch the

@@ -21,8 +21,8 @@ type Env struct {
 	// expresses with its own filters.
 	Target string
 
-	// backendChecks are the registered BackendCheckers' (Registry.Decode).
-	backendChecks []func(model.Key, int32) []MissingRef
+	// backendPolicies are the registered BackendReferrers' (Registry.Decode).
+	backendPolicies []func(model.Key, int32) *BackendPolicy
 
 	// memo holds what a family derives once per pass (Memo).
 	memo sync.Map
@@ -44,13 +44,15 @@ func (e *Env) Memo(key any, build func() any) any {
 	return v
 }
 
-// BackendProblems are the references that do not resolve in the policies
-// of other kinds on a backend port (BackendChecker); nil when none, and
-// before Registry.PrepareBackendChecks.
-func (e *Env) BackendProblems(backend model.Key, port int32) []MissingRef {
-	var out []MissingRef
-	for _, check := range e.backendChecks {
-		out = append(out, check(backend, port)...)
+// BackendPolicies are the policies of other kinds governing a backend
+// port (BackendReferrer), one per kind that has one; nil when none, and
+// before Registry.PrepareBackendPolicies.
+func (e *Env) BackendPolicies(backend model.Key, port int32) []*BackendPolicy {
+	var out []*BackendPolicy
+	for _, governing := range e.backendPolicies {
+		if bp := governing(backend, port); bp != nil {
+			out = append(out, bp)
+		}
 	}
 	return out
 }
@@ -510,15 +512,15 @@ type Set struct {
 // Get finds a policy by key.
 func (s *Set) Get(k model.Key) *Policy { return s.byKey[k] }
 
-// PrepareBackendChecks makes env answer BackendProblems from the
-// registered BackendCheckers over env's model: Decode does it first, and a
-// controller's route validation needs it too (a backend a route forwards
-// to is checked as one a policy calls).
-func (r *Registry) PrepareBackendChecks(env *Env) {
-	env.backendChecks = nil
+// PrepareBackendPolicies makes env answer BackendPolicies from the
+// registered BackendReferrers over env's model: Decode does it first, and
+// a controller's route validation needs it too (a backend a route
+// forwards to is judged as one a policy calls).
+func (r *Registry) PrepareBackendPolicies(env *Env) {
+	env.backendPolicies = nil
 	for _, k := range r.kinds {
-		if bc, ok := k.(BackendChecker); ok {
-			env.backendChecks = append(env.backendChecks, bc.BackendChecks(env.Model))
+		if br, ok := k.(BackendReferrer); ok {
+			env.backendPolicies = append(env.backendPolicies, br.BackendPolicy(env.Model))
 		}
 	}
 }
@@ -526,7 +528,7 @@ func (r *Registry) PrepareBackendChecks(env *Env) {
 // Decode decodes every object of every registered kind.
 func (r *Registry) Decode(env *Env) *Set {
 	s := &Set{byKey: map[model.Key]*Policy{}}
-	r.PrepareBackendChecks(env)
+	r.PrepareBackendPolicies(env)
 	for _, k := range r.kinds {
 		for _, o := range env.Model.OfKind(k.GroupKind()) {
 			p := k.Decode(o, env)

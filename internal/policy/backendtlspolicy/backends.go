@@ -8,24 +8,26 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-var _ policy.BackendChecker = Kind{}
+var _ policy.BackendReferrer = Kind{}
+
+// serviceImport is the multi-cluster Service a targetRef may name; its
+// ports are sections by name, as a Service's are.
+var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "ServiceImport"}
 
 // onBackend is one policy's targetRef of a backend: the port section it
-// names ("" for the whole backend) and the CA certificates it reads.
+// names ("" for the whole backend) and what it references.
 type onBackend struct {
 	section string
-	cas     []ObjectRef
-	ns      string
+	policy  *policy.BackendPolicy
 }
 
-// BackendChecks implements policy.BackendChecker: the CA certificate
-// references of the policy on a backend port that name a ConfigMap or
-// Secret the input does not hold. The policy is the first (in input
-// order) whose targetRef names that port's section — a Service port's
-// name, a Backend's port number — else the first that names the whole
-// backend, as Envoy Gateway picks it; it lives in the backend's
-// namespace.
-func (Kind) BackendChecks(m *model.Model) func(backend model.Key, port int32) []policy.MissingRef {
+// BackendPolicy implements policy.BackendReferrer: the policy governing
+// a backend port is the first (in input order) whose targetRef names
+// that port's section — a Service's or ServiceImport's port name, another
+// backend's port number — else the first that names the whole backend;
+// it lives in the backend's namespace (the Gateway API's rule, and Envoy
+// Gateway's getBackendTLSPolicy).
+func (Kind) BackendPolicy(m *model.Model) func(backend model.Key, port int32) *policy.BackendPolicy {
 	index := map[model.Key][]onBackend{}
 	for _, o := range m.OfKind(model.GroupKind{Group: model.GatewayGroup, Kind: KindName}) {
 		raw, err := o.FieldJSON("spec")
@@ -33,9 +35,15 @@ func (Kind) BackendChecks(m *model.Model) func(backend model.Key, port int32) []
 		if err != nil || json.Unmarshal(raw, &s) != nil {
 			continue // Decode reports it
 		}
+		bp := &policy.BackendPolicy{Policy: model.KeyOf(o), WellKnown: s.Validation.WellKnownCACertificates != nil}
+		if !bp.WellKnown {
+			for _, ref := range s.Validation.CACertificateRefs {
+				bp.Refs = append(bp.Refs, model.Key{Group: ref.Group, Kind: ref.Kind, Namespace: o.Namespace, Name: ref.Name})
+			}
+		}
 		for _, t := range s.TargetRefs {
 			k := model.Key{Group: t.Group, Kind: t.Kind, Namespace: o.Namespace, Name: t.Name}
-			e := onBackend{cas: s.Validation.CACertificateRefs, ns: o.Namespace}
+			e := onBackend{policy: bp}
 			if t.SectionName != nil {
 				e.section = *t.SectionName
 			}
@@ -43,40 +51,34 @@ func (Kind) BackendChecks(m *model.Model) func(backend model.Key, port int32) []
 		}
 	}
 	if len(index) == 0 {
-		return func(model.Key, int32) []policy.MissingRef { return nil }
+		return func(model.Key, int32) *policy.BackendPolicy { return nil }
 	}
-	return func(backend model.Key, port int32) []policy.MissingRef {
+	return func(backend model.Key, port int32) *policy.BackendPolicy {
 		es := index[backend]
 		if len(es) == 0 {
 			return nil
 		}
-		section := portSection(m, backend, port)
-		pick := -1
-		for i, e := range es {
-			if section != "" && e.section == section {
-				pick = i
-				break
-			}
-		}
-		if pick < 0 {
-			for i, e := range es {
-				if e.section == "" {
-					pick = i
-					break
+		if section := portSection(m, backend, port); section != "" {
+			for _, e := range es {
+				if e.section == section {
+					return e.policy
 				}
 			}
 		}
-		if pick < 0 {
-			return nil
+		for _, e := range es {
+			if e.section == "" {
+				return e.policy
+			}
 		}
-		return missingCAs(m, es[pick])
+		return nil
 	}
 }
 
 // portSection is the section name a targetRef gives a backend's port: a
-// Service port's name, else the port number.
+// Service's or ServiceImport's port name, else the port number.
 func portSection(m *model.Model, backend model.Key, port int32) string {
-	if backend.Group == "" && backend.Kind == "Service" {
+	switch (model.GroupKind{Group: backend.Group, Kind: backend.Kind}) {
+	case model.GroupKind{Kind: "Service"}:
 		if svc := m.Service(backend.Namespace, backend.Name); svc != nil {
 			for _, p := range svc.Spec.Ports {
 				if p.Port == port {
@@ -85,6 +87,8 @@ func portSection(m *model.Model, backend model.Key, port int32) string {
 			}
 		}
 		return ""
+	case serviceImport:
+		return serviceImportPortName(m, backend, port)
 	}
 	if port == 0 {
 		return ""
@@ -92,18 +96,27 @@ func portSection(m *model.Model, backend model.Key, port int32) string {
 	return strconv.Itoa(int(port))
 }
 
-// missingCAs are the CA certificate references of e that name a ConfigMap
-// or Secret not in the input; the first only, as a controller stops at it.
-func missingCAs(m *model.Model, e onBackend) []policy.MissingRef {
-	for _, ref := range e.cas {
-		if ref.Group != "" {
-			continue
-		}
-		switch {
-		case ref.Kind == "ConfigMap" && m.ConfigMap(e.ns, ref.Name) == nil,
-			ref.Kind == "Secret" && m.Secret(e.ns, ref.Name) == nil:
-			return []policy.MissingRef{{Kind: ref.Kind, Namespace: e.ns, Name: ref.Name}}
+// serviceImportPortName is the name of the ServiceImport's port numbered
+// port ("" when it has none, or the object is not in the input).
+func serviceImportPortName(m *model.Model, backend model.Key, port int32) string {
+	o, ok := m.Object(backend)
+	if !ok {
+		return ""
+	}
+	var spec struct {
+		Ports []struct {
+			Name string `json:"name"`
+			Port int32  `json:"port"`
+		} `json:"ports"`
+	}
+	// A ServiceImport's ports, not this kind's spec: no typed value holds them.
+	if o.DecodeField("spec", &spec) != nil {
+		return ""
+	}
+	for _, p := range spec.Ports {
+		if p.Port == port {
+			return p.Name
 		}
 	}
-	return nil
+	return ""
 }

@@ -1,7 +1,7 @@
 package backendtlspolicy
 
 import (
-	"slices"
+	"reflect"
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -9,11 +9,11 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// TestBackendChecks: the CA references that do not resolve, of the
-// policy on a backend port — the one naming the port's section (a Service
-// port's name, another backend's port number) before one naming the
-// whole backend, in the backend's namespace.
-func TestBackendChecks(t *testing.T) {
+// TestBackendPolicy: the policy governing a backend port — the one
+// naming the port's section (a Service's or ServiceImport's port name,
+// another backend's port number) before one naming the whole backend, in
+// the backend's namespace — and what it references.
+func TestBackendPolicy(t *testing.T) {
 	const doc = `apiVersion: v1
 kind: Service
 metadata: {name: svc, namespace: app}
@@ -44,30 +44,56 @@ metadata: {name: backend, namespace: app}
 spec:
   targetRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: be, sectionName: "443"}]
   validation: {hostname: be, caCertificateRefs: [{group: '', kind: Secret, name: missing-secret}]}
+---
+apiVersion: multicluster.x-k8s.io/v1alpha1
+kind: ServiceImport
+metadata: {name: si, namespace: app}
+spec: {type: ClusterSetIP, ports: [{name: https, port: 443, protocol: TCP}, {port: 80, protocol: TCP}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: si-https, namespace: app}
+spec:
+  targetRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, sectionName: https}]
+  validation: {hostname: si, wellKnownCACertificates: System}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: si-443, namespace: app}
+spec:
+  targetRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, sectionName: "80"}]
+  validation: {hostname: si, caCertificateRefs: [{group: '', kind: ClusterTrustBundle, name: b}]}
 `
 	objs, err := manifest.Parse("btp.yaml", []byte(doc), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{New().GroupKind(): true}})
-	check := New().BackendChecks(m)
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{New().GroupKind(): true, serviceImport: true}})
+	governing := New().BackendPolicy(m)
 	svc := model.Key{Kind: "Service", Namespace: "app", Name: "svc"}
 	be := model.Key{Group: "gateway.envoyproxy.io", Kind: "Backend", Namespace: "app", Name: "be"}
+	si := model.Key{Group: serviceImport.Group, Kind: serviceImport.Kind, Namespace: "app", Name: "si"}
+	policyKey := func(name string) model.Key {
+		return model.Key{Group: model.GatewayGroup, Kind: KindName, Namespace: "app", Name: name}
+	}
+	ref := func(kind, name string) []model.Key { return []model.Key{{Kind: kind, Namespace: "app", Name: name}} }
 	tests := []struct {
 		name    string
 		backend model.Key
 		port    int32
-		want    []policy.MissingRef
+		want    *policy.BackendPolicy
 	}{
-		{"the section's policy, CA present", svc, 9000, nil},
-		{"the whole Service's policy, CA missing", svc, 8080, []policy.MissingRef{{Kind: "ConfigMap", Namespace: "app", Name: "missing-cm"}}},
-		{"a Backend's port section", be, 443, []policy.MissingRef{{Kind: "Secret", Namespace: "app", Name: "missing-secret"}}},
+		{"the section's policy", svc, 9000, &policy.BackendPolicy{Policy: policyKey("grpc"), Refs: ref("ConfigMap", "ca")}},
+		{"the whole Service's policy", svc, 8080, &policy.BackendPolicy{Policy: policyKey("whole"), Refs: ref("ConfigMap", "missing-cm")}},
+		{"a Backend's port section", be, 443, &policy.BackendPolicy{Policy: policyKey("backend"), Refs: ref("Secret", "missing-secret")}},
 		{"a Backend's other port", be, 80, nil},
 		{"another namespace", model.Key{Kind: "Service", Namespace: "other", Name: "svc"}, 9000, nil},
+		{"a ServiceImport's port, by name", si, 443, &policy.BackendPolicy{Policy: policyKey("si-https"), WellKnown: true}},
+		{"a ServiceImport's unnamed port has no section: not by number", si, 80, nil},
 	}
 	for _, tc := range tests {
-		if got := check(tc.backend, tc.port); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		if got := governing(tc.backend, tc.port); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -4,10 +4,12 @@
 //
 // It is a policy kind (stage: policy) and imports only diag, model,
 // manifest and the policy contract (hooks: policy.ConditionWriter, and
-// policy.BackendChecker, through which a policy that calls a backend —
-// an Envoy Gateway ext-proc service — finds its CA certificates
-// missing). Its targets are backends; its status is the Gateway API's,
-// written per Gateway whose routes use the backend: ResolvedRefs
+// policy.BackendReferrer, through which a controller building a
+// destination to a backend port — an Envoy Gateway route backend or
+// ext-proc service — finds the policy governing the port and the CA
+// certificates it references, to judge them by its own rules). Its
+// targets are backends; its status is the Gateway API's, written per
+// Gateway whose routes use the backend: ResolvedRefs
 // (the CA certificate references) and Accepted — False/Conflicted for a
 // policy that targets the same backend as an older one, and
 // False/NoValidCACertificate when no CA certificate resolves. It does not

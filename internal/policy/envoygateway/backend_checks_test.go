@@ -16,7 +16,8 @@ import (
 // names them. Each case is the Backend's spec (and other objects) and the
 // route's unresolved reason and message ("" when it resolves).
 func TestBackendChecks(t *testing.T) {
-	const ca = "{caCertificateRefs: [{name: ca}]}"
+	const ca = "{caCertificateRefs: [{group: '', kind: ConfigMap, name: ca}]}"
+	const caMap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: default}\ndata: {ca.crt: x}\n"
 	const twoPorts = "endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]"
 	tests := []struct {
 		name, backend, others, reason, message string
@@ -26,7 +27,7 @@ func TestBackendChecks(t *testing.T) {
 			reason: "InvalidBackendRef", message: "DynamicResolver type cannot have endpoints specified."},
 		{name: "tls-no-ca", backend: "{tls: {sni: x.example.com}, " + twoPorts + "}",
 			reason: "InvalidBackendRef", message: "must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false."},
-		{name: "tls-own-ca", backend: "{tls: " + ca + ", " + twoPorts + "}"},
+		{name: "tls-own-ca", backend: "{tls: " + ca + ", " + twoPorts + "}", others: caMap},
 		{name: "tls-insecure", backend: "{tls: {insecureSkipVerify: true}, " + twoPorts + "}"},
 		{name: "tls-client-cert-namespace", backend: "{tls: {insecureSkipVerify: true, clientCertificateRef: {name: c, namespace: other}}, " + twoPorts + "}",
 			reason: "InvalidBackendRef", message: "clientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: other does not match Backend namespace: default."},

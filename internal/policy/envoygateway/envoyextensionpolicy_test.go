@@ -12,7 +12,7 @@ import (
 
 // decodeExtension decodes an EnvoyExtensionPolicy of the spec given,
 // beside extensionObjects and extra documents, through a registry that
-// holds BackendTLSPolicy too (so its BackendChecker is asked).
+// holds BackendTLSPolicy too (so the policy governing a backend port is known).
 func decodeExtension(t *testing.T, spec, extra string) *policy.Policy {
 	t.Helper()
 	doc := extensionObjects + extra + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" + spec
@@ -89,6 +89,37 @@ func TestExtensionBackendTLS(t *testing.T) {
 		{"whole Service, CA missing", svc + btp("t", "", "gone"), "ExtProc: configmap gone not found in namespace app."},
 		{"the section's policy wins", svc + cm + btp("a-whole", "", "gone") + btp("b-port", "grpc", "ca"), ""},
 		{"another section", svc + btp("t", "http", "gone"), ""},
+		{"CA ConfigMap holding no CA", svc + btp("t", "grpc", "noca") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: noca, namespace: app}\ndata: {a: x, b: y}\n",
+			"ExtProc: no ca found in configmap noca."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decodeExtension(t, spec, tc.extra)
+			got := ""
+			if len(p.Invalid) > 0 {
+				got = p.Invalid[0].Message
+			}
+			if got != tc.invalid {
+				t.Errorf("invalid = %q, want %q", got, tc.invalid)
+			}
+		})
+	}
+}
+
+// TestExtensionServiceImportEndpoints: an external processor's
+// ServiceImport is built as a route's is (processServiceImportDestinationSetting):
+// EndpointSlices in the input that list no address for its port make the
+// calling policy Invalid.
+func TestExtensionServiceImportEndpoints(t *testing.T) {
+	const spec = "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  extProc: [{backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 9000}]}]\n"
+	const si = "---\napiVersion: multicluster.x-k8s.io/v1alpha1\nkind: ServiceImport\nmetadata: {name: si, namespace: app}\nspec: {type: ClusterSetIP, ports: [{name: grpc, port: 9000, protocol: TCP}]}\n"
+	slice := func(addrs string) string {
+		return "---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: si-a, namespace: app, labels: {multicluster.kubernetes.io/service-name: si}}\n" +
+			"addressType: IPv4\nports: [{name: grpc, port: 9000, protocol: TCP}]\nendpoints: [{addresses: [" + addrs + "]}]\n"
+	}
+	tests := []struct{ name, extra, invalid string }{
+		{"endpoints", si + slice("10.0.0.1"), ""},
+		{"no address", si + slice(""), "ExtProc: no ready endpoints for the related ServiceImport app/si."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

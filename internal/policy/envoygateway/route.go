@@ -247,7 +247,7 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 	what, sev := "Envoy Gateway answers its requests with 500 (ResolvedRefs False)", topology.LintRuleNotProgrammed.Severity
 	switch {
 	case p.condition == "BackendsAvailable" && p.ref >= 0:
-		what, sev = "the Service's EndpointSlices in the input list no address for that port: Envoy answers the share of the rule's requests this backendRef's weight would get with 503 (BackendsAvailable False)", diag.Warning
+		what, sev = "the EndpointSlices in the input of the backendRef's Service (or ServiceImport) list no address for that port: Envoy answers the share of the rule's requests this backendRef's weight would get with 503 (BackendsAvailable False)", diag.Warning
 	case p.ref >= 0:
 		what = "Envoy Gateway answers the share of its requests this backendRef's weight would get with 500 (ResolvedRefs False)"
 	case p.condition == "Accepted" && p.status != 0:
@@ -630,17 +630,19 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted 
 		if p := rv.serviceProblem(ns, name, int32(*ref.Port)); p != nil || !weighted {
 			return p
 		}
-		return rv.backendTLSPolicyProblem(model.Key{Kind: "Service", Namespace: ns, Name: name}, ref.Port)
+		return rv.destinationTLSProblem(model.Key{Kind: "Service", Namespace: ns, Name: name}, ref.Port, nil)
 	case serviceImport.Kind:
-		return rv.serviceImportProblem(ns, name, int32(*ref.Port))
+		if p := rv.serviceImportProblem(ns, name, int32(*ref.Port)); p != nil || !weighted {
+			return p
+		}
+		return rv.destinationTLSProblem(model.Key{Group: serviceImport.Group, Kind: serviceImport.Kind, Namespace: ns, Name: name}, ref.Port, nil)
 	}
 	if p := rv.backendObjectProblem(ns, name); p != nil || !weighted {
 		return p
 	}
-	if p := rv.backendCAProblem(ns, name); p != nil {
-		return p
-	}
-	if p := rv.backendTLSPolicyProblem(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name}, ref.Port); p != nil {
+	// The BackendTLSPolicy is matched by the reference's group as written.
+	spec, _ := rv.backendOf(ns, name)
+	if p := rv.destinationTLSProblem(model.Key{Group: group, Kind: backend.Kind, Namespace: ns, Name: name}, ref.Port, spec); p != nil {
 		return p
 	}
 	return rv.backendAddressTypeProblem(ns, name)
@@ -670,53 +672,81 @@ type sliceEndpoints struct {
 	} `json:"endpoints"`
 }
 
-// endpointsProblem is processServiceDestinationSetting's endpoint lookup:
-// Envoy Gateway sends a Service port's traffic to the addresses of the
-// Service's EndpointSlices that list a port of the same name and
+// endpointsProblem is processServiceDestinationSetting's endpoint lookup
+// (and processServiceImportDestinationSetting's, for a ServiceImport):
+// Envoy Gateway sends a port's traffic to the addresses of the Service's
+// (ServiceImport's) EndpointSlices that list a port of the same name and
 // protocol. An endpoint that is not ready still counts (Envoy drains it);
-// none at all is EndpointsNotFound (BackendsAvailable False). A Service
+// none at all is EndpointsNotFound (BackendsAvailable False). A backend
 // none of whose EndpointSlices is in the input is not judged: inputs
 // rarely carry them, and a cluster has them. Nor is one Envoy Gateway
-// may reach by its cluster IP (routingType Service, serviceRouting).
+// may reach by its cluster IP (routingType Service, serviceRouting), a
+// ServiceImport by its IPs unless it has none (headless).
 func (rv *routeValidation) endpointsProblem(ref gwv1.BackendObjectReference) *routeProblem {
-	if ref.Kind != nil && *ref.Kind != "Service" || ref.Port == nil || rv.serviceRouting() {
+	kind := "Service"
+	if ref.Kind != nil {
+		kind = string(*ref.Kind)
+	}
+	if kind != "Service" && kind != serviceImport.Kind || ref.Port == nil {
 		return nil
 	}
 	ns := rv.rt.Meta.Namespace
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
-	if !serviceLacksEndpoints(rv.m, ns, string(ref.Name), int32(*ref.Port)) {
+	if !lacksEndpoints(rv.m, kind, ns, string(ref.Name), int32(*ref.Port), rv.serviceRouting) {
 		return nil
 	}
 	return &routeProblem{condition: "BackendsAvailable", reason: "EndpointsNotFound", ref: -1,
-		message: fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, ref.Name)}
+		message: fmt.Sprintf("no ready endpoints for the related %s %s/%s.", kind, ns, ref.Name)}
 }
 
-// sliceAddressTypeProblem is validateDestinationSettings for a Service:
-// Envoy Gateway builds one cluster per backendRef, of one address type,
-// so a Service whose EndpointSlices mix FQDN with IP address types is
-// refused where it routes to endpoints.
+// lacksEndpoints is endpointsProblem's rule for the Service or
+// ServiceImport (by kind) ns/name's port; serviceRouting says whether
+// Envoy Gateway reaches backends by their cluster IPs instead.
+func lacksEndpoints(m *model.Model, kind, ns, name string, port int32, serviceRouting func() bool) bool {
+	if kind == serviceImport.Kind {
+		return serviceImportLacksEndpoints(m, ns, name, port, serviceRouting)
+	}
+	return !serviceRouting() && serviceLacksEndpoints(m, ns, name, port)
+}
+
+// sliceAddressTypeProblem is validateDestinationSettings for a Service
+// or ServiceImport: Envoy Gateway builds one cluster per backendRef, of
+// one address type, so one whose EndpointSlices mix FQDN with IP address
+// types is refused where it routes to endpoints.
 func (rv *routeValidation) sliceAddressTypeProblem(ref gwv1.BackendObjectReference) *routeProblem {
-	if ref.Kind != nil && *ref.Kind != "Service" || rv.serviceRouting() {
+	kind := "Service"
+	if ref.Kind != nil {
+		kind = string(*ref.Kind)
+	}
+	if kind != "Service" && kind != serviceImport.Kind || rv.serviceRouting() {
 		return nil
 	}
 	ns := rv.rt.Meta.Namespace
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
-	if !sliceAddressTypesMixed(rv.m, ns, string(ref.Name)) {
+	if !sliceAddressTypesMixed(backendSlices(rv.m, kind, ns, string(ref.Name))) {
 		return nil
 	}
 	return unresolved("UnsupportedAddressType", "", "mixed endpointslice address type for the same backendRef is not supported.")
 }
 
-// sliceAddressTypesMixed: the Service's EndpointSlices in the input are
-// of FQDN and of IP address types both (getIREndpointsFromEndpointSlices:
-// ir.MIXED).
-func sliceAddressTypesMixed(m *model.Model, ns, name string) bool {
+// backendSlices are the EndpointSlices of the Service or ServiceImport
+// (by kind) ns/name.
+func backendSlices(m *model.Model, kind, ns, name string) []*manifest.Object {
+	if kind == serviceImport.Kind {
+		return m.ServiceImportEndpointSlices(ns, name)
+	}
+	return m.EndpointSlices(ns, name)
+}
+
+// sliceAddressTypesMixed: the EndpointSlices are of FQDN and of IP
+// address types both (getIREndpointsFromEndpointSlices: ir.MIXED).
+func sliceAddressTypesMixed(slices []*manifest.Object) bool {
 	fqdn, ip := false, false
-	for _, o := range m.EndpointSlices(ns, name) {
+	for _, o := range slices {
 		var t string
 		if o.DecodeField("addressType", &t) != nil {
 			continue
@@ -738,7 +768,43 @@ func serviceLacksEndpoints(m *model.Model, ns, name string, port int32) bool {
 		return false
 	}
 	portName, proto := servicePortName(svc, port)
-	slices := m.EndpointSlices(ns, name)
+	return slicesLackAddresses(m.EndpointSlices(ns, name), portName, proto)
+}
+
+// serviceImportLacksEndpoints is serviceLacksEndpoints for a ServiceImport:
+// its port of that number gives the name and protocol the slices must
+// list; one with IPs is reached by them where Envoy Gateway routes to
+// services (serviceRouting), a headless one by its endpoints always.
+func serviceImportLacksEndpoints(m *model.Model, ns, name string, port int32, serviceRouting func() bool) bool {
+	o, ok := m.Object(model.Key{Group: serviceImport.Group, Kind: serviceImport.Kind, Namespace: ns, Name: name})
+	if !ok {
+		return false
+	}
+	var spec struct {
+		IPs   []string `json:"ips"`
+		Ports []struct {
+			Name     string `json:"name"`
+			Port     int32  `json:"port"`
+			Protocol string `json:"protocol"`
+		} `json:"ports"`
+	}
+	// A ServiceImport's spec, not a policy's: no typed value holds it.
+	if o.DecodeField("spec", &spec) != nil || len(spec.IPs) > 0 && serviceRouting() {
+		return false
+	}
+	portName, proto := "", "TCP"
+	for _, p := range spec.Ports {
+		if p.Port == port {
+			portName, proto = p.Name, servicePortProtocol(p.Protocol)
+			break
+		}
+	}
+	return slicesLackAddresses(m.ServiceImportEndpointSlices(ns, name), portName, proto)
+}
+
+// slicesLackAddresses: there are slices, and none that lists the port
+// (by name and protocol) lists an address.
+func slicesLackAddresses(slices []*manifest.Object, portName, proto string) bool {
 	addresses := 0
 	for _, o := range slices {
 		var s sliceEndpoints

@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"encoding/json"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -151,6 +150,7 @@ type backendSpec struct {
 		CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
 		ClientCertificateRef    *struct {
 			Namespace *string `json:"namespace"`
+			Name      string  `json:"name"`
 		} `json:"clientCertificateRef"`
 	} `json:"tls"`
 }
@@ -164,7 +164,13 @@ func (s *backendSpec) isDynamicResolver() bool {
 // backendOf reads the Backend ns/name; ok is false when the input does
 // not hold it, spec nil when its spec does not decode.
 func (rv *routeValidation) backendOf(ns, name string) (spec *backendSpec, ok bool) {
-	o, ok := rv.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
+	return readBackend(rv.m, ns, name)
+}
+
+// readBackend reads the Backend ns/name of m; ok is false when the input
+// does not hold it, spec nil when its spec does not decode.
+func readBackend(m *model.Model, ns, name string) (spec *backendSpec, ok bool) {
+	o, ok := m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
 	if !ok {
 		return nil, false
 	}
@@ -249,67 +255,19 @@ func (rv *routeValidation) backendAddressTypeProblem(ns, name string) *routeProb
 	return nil
 }
 
-// backendCAProblem is processServerValidationTLSSettings for a Backend
-// whose TLS verifies its peer with CA certificates of its own: each
-// ConfigMap or Secret, in the Backend's namespace, exists and holds a CA
-// (ca.crt, tls.crt, or a single entry: getFirstMatchOrFirstFromData).
-// Envoy Gateway finds it while it builds the destination, after the
-// Backend's validation, and refuses the backendRef (InvalidBackendTLS).
-func (rv *routeValidation) backendCAProblem(ns, name string) *routeProblem {
-	spec, _ := rv.backendOf(ns, name)
-	if spec == nil || spec.TLS == nil || spec.TLS.InsecureSkipVerify != nil && *spec.TLS.InsecureSkipVerify ||
-		spec.TLS.WellKnownCACertificates != nil && *spec.TLS.WellKnownCACertificates == "System" {
-		return nil
-	}
-	for _, raw := range spec.TLS.CACertificateRefs {
-		var ref struct {
-			Group, Kind, Name string
-		}
-		if json.Unmarshal(raw, &ref) != nil || ref.Group != "" {
-			continue
-		}
-		var o *model.Opaque
-		switch ref.Kind {
-		case "ConfigMap":
-			o = rv.m.ConfigMap(ns, ref.Name)
-		case "Secret":
-			o = rv.m.Secret(ns, ref.Name)
-		default:
-			continue
-		}
-		kind := lower(ref.Kind)
-		switch {
-		case o == nil:
-			return unresolved("InvalidBackendTLS", "", "%s %s not found in namespace %s.", kind, ref.Name, ns)
-		case !holdsCA(o):
-			return unresolved("InvalidBackendTLS", "", "no ca found in %s %s.", kind, ref.Name)
-		}
-	}
-	return nil
-}
-
-// holdsCA: the ConfigMap or Secret has a ca.crt or tls.crt entry, or a
-// single entry of any name (an object assumed to exist is taken as valid).
-func holdsCA(o *model.Opaque) bool {
-	return o.Assumed || len(o.Keys) == 1 || slices.Contains(o.Keys, "ca.crt") || slices.Contains(o.Keys, "tls.crt")
-}
-
-// backendTLSPolicyProblem: the BackendTLSPolicy on the backend's port
-// names CA certificates that resolve, as Envoy Gateway reads them while it
-// builds the destination (processDestination → applyBackendTLSSetting);
-// one that does not refuses the backendRef (InvalidBackendTLS). The
-// policies' own checks (policy.BackendChecker) decide which policy and
-// what is missing.
-func (rv *routeValidation) backendTLSPolicyProblem(k model.Key, port *gwv1.PortNumber) *routeProblem {
+// destinationTLSProblem is applyBackendTLSSetting for a route's backend
+// port (backendtls.go): a problem refuses the backendRef
+// (InvalidBackendTLS). spec is the Backend's, nil for a Service or
+// ServiceImport.
+func (rv *routeValidation) destinationTLSProblem(k model.Key, port *gwv1.PortNumber, spec *backendSpec) *routeProblem {
 	var n int32
 	if port != nil {
 		n = int32(*port)
 	}
-	ms := rv.env.BackendProblems(k, n)
-	if len(ms) == 0 {
-		return nil
+	if msg := destinationTLSProblem(rv.env, k, n, spec); msg != "" {
+		return unresolved("InvalidBackendTLS", "", "%s.", msg)
 	}
-	return unresolved("InvalidBackendTLS", "", "%s %s not found in namespace %s.", lower(ms[0].Kind), ms[0].Name, ms[0].Namespace)
+	return nil
 }
 
 // endpointHostnameProblem is backend.go's validateHostname: a DNS-1123

@@ -528,7 +528,7 @@ func (v valueChecks) backendRefsProblem(env *policy.Env, feature, path string, s
 		refs[i] = weightedRefOf(r)
 	}
 	noBackend := !EnableBackend.Bool(env.Config)
-	rv := refValidator{p: v.p, m: env.Model, kind: securityPolicy.name, noBackend: noBackend, backendProblems: env.BackendProblems}
+	rv := refValidator{p: v.p, m: env.Model, kind: securityPolicy.name, noBackend: noBackend, env: env}
 	n := len(v.p.Invalid)
 	rv.backends(feature, path, refs)
 	return len(v.p.Invalid) > n

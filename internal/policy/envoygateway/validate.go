@@ -44,7 +44,7 @@ var serviceImport = model.GroupKind{Group: "multicluster.x-k8s.io", Kind: "Servi
 // port.
 func (k *Kind) validateReferences(p *policy.Policy, spec any, env *policy.Env) {
 	noBackend := !EnableBackend.Bool(env.Config)
-	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, backendProblems: env.BackendProblems}
+	v := refValidator{p: p, m: env.Model, kind: k.name, noBackend: noBackend, env: env}
 	switch s := spec.(type) {
 	case *egv1a1.SecurityPolicySpec:
 		if e := s.ExtAuth; e != nil {
@@ -99,9 +99,10 @@ type refValidator struct {
 	// noBackend: Envoy Gateway's Backend kind is disabled
 	// (envoyGateway.enableBackend: false).
 	noBackend bool
-	// backendProblems are what other kinds' policies on a backend name
-	// that does not resolve (policy.Env.BackendProblems).
-	backendProblems func(model.Key, int32) []policy.MissingRef
+	// env answers what the policies of other kinds on a backend port
+	// reference (policy.Env.BackendPolicies) and the deployment's
+	// settings; nil in checks that build no destination.
+	env *policy.Env
 }
 
 func (v refValidator) invalid(path, format string, args ...any) {
@@ -222,10 +223,10 @@ func (v refValidator) backend(r backendRef) string {
 }
 
 // destination is what building an extension service's destination finds
-// (ext_service.go: processExtServiceDestination): a Service whose
-// EndpointSlices list no address for the port (the rule of
-// serviceLacksEndpoints), a DynamicResolver Backend, a Backend mixing
-// FQDN with IP endpoints.
+// (ext_service.go: processExtServiceDestination): a Service or
+// ServiceImport whose EndpointSlices list no address for the port (the
+// rule of lacksEndpoints) or mix address types, a DynamicResolver
+// Backend, a Backend mixing FQDN with IP endpoints.
 func (v refValidator) destination(r backendRef) string {
 	ns := v.p.Obj.Namespace
 	if r.Namespace != nil && *r.Namespace != "" {
@@ -233,12 +234,15 @@ func (v refValidator) destination(r backendRef) string {
 	}
 	gk, _ := extServiceKind(r)
 	switch gk {
-	case model.GroupKind{Kind: "Service"}:
+	case model.GroupKind{Kind: "Service"}, serviceImport:
+		// A called service's destination takes no BackendTrafficPolicy's
+		// routingType: only an EnvoyProxy's.
+		routesToServices := func() bool { return envoyProxyRoutesToServices(v.m) }
 		switch {
-		case r.Port == nil || envoyProxyRoutesToServices(v.m):
-		case serviceLacksEndpoints(v.m, ns, r.Name, *r.Port):
-			return fmt.Sprintf("no ready endpoints for the related Service %s/%s.", ns, r.Name)
-		case sliceAddressTypesMixed(v.m, ns, r.Name):
+		case r.Port == nil:
+		case lacksEndpoints(v.m, gk.Kind, ns, r.Name, *r.Port, routesToServices):
+			return fmt.Sprintf("no ready endpoints for the related %s %s/%s.", gk.Kind, ns, r.Name)
+		case !routesToServices() && sliceAddressTypesMixed(backendSlices(v.m, gk.Kind, ns, r.Name)):
 			return "mixed endpointslice address type for the same backendRef is not supported."
 		}
 	case backend:
@@ -280,22 +284,27 @@ func extServiceKind(r backendRef) (model.GroupKind, string) {
 	return gk, ""
 }
 
-// backendTLS: the CA certificate of the BackendTLSPolicy on a resolved
-// backend must be in the input, as Envoy Gateway reads it while it
-// translates the calling policy (its message).
+// backendTLS is applyBackendTLSSetting for a called service's resolved
+// backend (backendtls.go), as Envoy Gateway builds it while it translates
+// the calling policy.
 func (v refValidator) backendTLS(r backendRef) string {
-	if v.backendProblems == nil {
+	if v.env == nil {
 		return ""
 	}
 	var port int32
 	if r.Port != nil {
 		port = *r.Port
 	}
-	ms := v.backendProblems(r.key(v.p.Obj.Namespace), port)
-	if len(ms) == 0 {
-		return ""
+	k := r.key(v.p.Obj.Namespace)
+	var spec *backendSpec
+	if k.Kind == backend.Kind { // found by kind; its policy by the group as written
+
+		spec, _ = readBackend(v.m, k.Namespace, k.Name)
 	}
-	return fmt.Sprintf("%s %s not found in namespace %s.", lower(ms[0].Kind), ms[0].Name, ms[0].Namespace)
+	if msg := destinationTLSProblem(v.env, k, port, spec); msg != "" {
+		return msg + "."
+	}
+	return ""
 }
 
 func lower(s string) string {

@@ -54,7 +54,7 @@ func FuzzDecode(f *testing.F, kinds ...policy.Kind) {
 			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode,
 				Values: map[string]any{"envoyGateway.rateLimit.enabled": mode == "Strict"}}}
 			// Through the registry, as the pipeline decodes: the hooks
-			// it hands every decoder (Env.BackendProblems) are set.
+			// it hands every decoder (Env.BackendPolicies) are set.
 			reg.Decode(env)
 			for _, k := range kinds {
 				decodeAll(t, k, objs, env)

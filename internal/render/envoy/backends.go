@@ -90,7 +90,7 @@ func (gb *gatewayBuild) backendPolicies() {
 		}
 		var md map[string]*structpb.Struct
 		var finish []func(proto.Message)
-		protocol := clusterProtocol(c) // as the backend made it, before any policy
+		protocol := gb.backendProtocol(name, c)
 		for _, p := range own {
 			if !gb.opt.MergeKeyCompat {
 				md = gb.addOrigins(md, p)
@@ -465,6 +465,23 @@ func composeSockets(dst, src *corev3.TransportSocket) *corev3.TransportSocket {
 func rawBuffer() *corev3.TransportSocket {
 	return &corev3.TransportSocket{Name: "envoy.transport_sockets.raw_buffer",
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&rawbufferv3.RawBuffer{})}}
+}
+
+// backendProtocol is the upstream protocol the backend of a cluster
+// speaks before any policy: as the target decides it from what the
+// backend says (policy.Registry.BackendProtocol), else as the cluster's
+// own options say (a target that does not decide it so, a rule's copy of
+// a Service's cluster, whose options follow the same decision).
+func (gb *gatewayBuild) backendProtocol(name string, c *clusterv3.Cluster) string {
+	k := gb.clusterBackend[name]
+	_, _, port, isService := serviceOfCluster(name)
+	if k.Group == "" && k.Kind == "Service" && !isService {
+		return clusterProtocol(c)
+	}
+	if p := gb.res.Registry.BackendProtocol(&gb.target, gb.res.Graph.Model, k, port); p != "" {
+		return p
+	}
+	return clusterProtocol(c)
 }
 
 // clusterProtocol is the upstream protocol a cluster speaks:

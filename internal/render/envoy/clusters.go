@@ -185,33 +185,9 @@ func serviceOfCluster(cluster string) (ns, name string, port int32, ok bool) {
 }
 
 // speaksHTTP2 reports whether a Service port's protocol is one of the
-// target's HTTP/2 ones (Target.HTTP2AppProtocols).
+// target's HTTP/2 ones (policy.Target.UpstreamProtocol).
 func speaksHTTP2(s *model.Service, port int32, t *policy.Target) bool {
-	p := servicePortProtocol(s, port, t)
-	return p != "" && slices.Contains(t.HTTP2AppProtocols, p)
-}
-
-// servicePortProtocol is the application protocol a Service port speaks
-// under the target: its appProtocol, else its name where the target reads
-// names as protocols (Target.PortNameIsAppProtocol); "" when none. It is
-// the one place a Service port's protocol is decided.
-func servicePortProtocol(s *model.Service, port int32, t *policy.Target) string {
-	if s == nil {
-		return ""
-	}
-	for _, p := range s.Spec.Ports {
-		if p.Port != port {
-			continue
-		}
-		if p.AppProtocol != nil {
-			return *p.AppProtocol
-		}
-		if t.PortNameIsAppProtocol {
-			return p.Name
-		}
-		return ""
-	}
-	return ""
+	return t.UpstreamProtocol(t.ServicePortProtocol(s, port)) == policy.ClusterHTTP2
 }
 
 // cluster returns the gateway's cluster of that name, creating it.
@@ -334,20 +310,12 @@ func (gb *gatewayBuild) fragmentBackend(cluster string) (model.Key, bool) {
 	return k, ok
 }
 
-// appProtocol is the application protocol a resolved backend names: its
-// Service port's appProtocol, or what the kind defining it reads from the
-// object (policy.BackendAppProtocoler); "" when none.
+// appProtocol is the application protocol a resolved backend names
+// (policy.Registry.BackendAppProtocol); "" when none.
 func (b *builder) appProtocol(be *topology.Backend) string {
 	if be.Service != nil {
-		return servicePortProtocol(be.Service, be.Port, &b.target)
+		return b.target.ServicePortProtocol(be.Service, be.Port)
 	}
-	ap, ok := b.clusterers[model.GroupKind{Group: be.Group, Kind: be.Kind}].(policy.BackendAppProtocoler)
-	if !ok {
-		return ""
-	}
-	o, found := b.res.Graph.Model.Object(model.Key{Group: be.Group, Kind: be.Kind, Namespace: be.Namespace, Name: be.Name})
-	if !found {
-		return ""
-	}
-	return ap.BackendAppProtocol(o)
+	k := model.Key{Group: be.Group, Kind: be.Kind, Namespace: be.Namespace, Name: be.Name}
+	return b.res.Registry.BackendAppProtocol(&b.target, b.res.Graph.Model, k, be.Port)
 }

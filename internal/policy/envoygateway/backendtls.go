@@ -1,0 +1,218 @@
+package envoygateway
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// The upstream TLS Envoy Gateway builds for a destination
+// (backendtlspolicy.go: applyBackendTLSSetting), in its order: a
+// Backend's own CA certificates and client certificate, then the
+// BackendTLSPolicy governing the backend port. Route backends and the
+// services a policy calls (ext_service.go) are built alike, so both ask
+// here; a problem refuses the destination (a route's InvalidBackendTLS,
+// a calling policy's Invalid).
+
+// destinationTLSProblem is what applyBackendTLSSetting finds wrong with
+// backend k's port (Envoy Gateway's error, "" when none). spec is the
+// Backend's when k is one (nil otherwise, or when it does not decode).
+func destinationTLSProblem(env *policy.Env, k model.Key, port int32, spec *backendSpec) string {
+	if spec != nil && spec.TLS != nil {
+		if msg := backendOwnTLSProblem(env, k, spec); msg != "" {
+			return msg
+		}
+	}
+	for _, bp := range env.BackendPolicies(k, port) {
+		if bp.Policy.Group != model.GatewayGroup || bp.Policy.Kind != "BackendTLSPolicy" || bp.WellKnown {
+			continue
+		}
+		if msg := caCertsProblem(env, bp.Refs); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// backendOwnTLSProblem is processServerValidationTLSSettings and
+// processClientTLSSettings for a Backend: its own CA certificates, unless
+// it skips verification or trusts the system's; then its client
+// certificate Secret (the namespace rule is the Backend's validation's).
+func backendOwnTLSProblem(env *policy.Env, k model.Key, spec *backendSpec) string {
+	tls := spec.TLS
+	skip := tls.InsecureSkipVerify != nil && *tls.InsecureSkipVerify
+	system := tls.WellKnownCACertificates != nil && *tls.WellKnownCACertificates == "System"
+	if !skip && !system && len(tls.CACertificateRefs) > 0 {
+		var refs []model.Key
+		for _, raw := range tls.CACertificateRefs {
+			var ref struct{ Group, Kind, Name string }
+			// One of the Backend's refs, read as the Backend's own spec is
+			// (backendSpec keeps them raw).
+			if json.Unmarshal(raw, &ref) == nil {
+				refs = append(refs, model.Key{Group: ref.Group, Kind: ref.Kind, Namespace: k.Namespace, Name: ref.Name})
+			}
+		}
+		if msg := caCertsProblem(env, refs); msg != "" {
+			return msg
+		}
+	}
+	if ref := tls.ClientCertificateRef; ref != nil && (ref.Namespace == nil || *ref.Namespace == "" || *ref.Namespace == k.Namespace) {
+		return clientCertificateProblem(env, k, ref.Name)
+	}
+	return ""
+}
+
+// clientCertificateProblem is processClientTLSSettings' Secret lookup:
+// it exists, and an SDS reference Secret is allowed and well formed. Its
+// message names the Secret in the owner's namespace, as Envoy Gateway's
+// does.
+func clientCertificateProblem(env *policy.Env, owner model.Key, name string) string {
+	s := env.Model.Secret(owner.Namespace, name)
+	switch {
+	case s == nil:
+		return fmt.Sprintf("failed to locate TLS secret for client auth: %s/%s specified in %s %s/%s", owner.Namespace, name, owner.Kind, owner.Namespace, owner.Name)
+	case s.Assumed || secretType(s) != sdsSecretType:
+		return ""
+	case !EnableSDSSecretRef.Bool(env.Config):
+		return sdsDisabled()
+	}
+	if err := sdsReference(s); err != nil {
+		return fmt.Sprintf("invalid SDS reference secret: %v", err)
+	}
+	return ""
+}
+
+// sdsDisabled is Envoy Gateway's refusal of an SDS reference Secret when
+// its deployment does not enable them, with the key that says it does.
+func sdsDisabled() string {
+	return "SDS Secret reference is not enabled in EnvoyGateway configuration (" + enables(EnableSDSSecretRef) + ")"
+}
+
+// caCertsProblem is getCaCertsFromCARefs over CA certificate references
+// in their owner's namespace (a Backend's or a BackendTLSPolicy's: no
+// ReferenceGrant applies). Each ConfigMap or Secret must exist and hold a
+// CA — its ca.crt, else its tls.crt, else its only entry — or be an SDS
+// reference (allowed, well formed, one, and not beside certificates);
+// each ClusterTrustBundle must exist. References of other kinds are
+// skipped, and none of a supported kind is an unsupported kind; CA
+// entries that are all empty are no valid CA.
+func caCertsProblem(env *policy.Env, refs []model.Key) string {
+	supported, sds, ca := false, false, 0
+	for _, ref := range refs {
+		switch ref.Kind {
+		case "ConfigMap":
+			supported = true
+			cm := env.Model.ConfigMap(ref.Namespace, ref.Name)
+			if cm == nil {
+				return fmt.Sprintf("configmap %s not found in namespace %s", ref.Name, ref.Namespace)
+			}
+			n, ok := configMapCALen(cm)
+			if !ok {
+				return fmt.Sprintf("no ca found in configmap %s", ref.Name)
+			}
+			ca += n
+		case "Secret":
+			supported = true
+			s := env.Model.Secret(ref.Namespace, ref.Name)
+			if s == nil {
+				return fmt.Sprintf("secret %s not found in namespace %s", ref.Name, ref.Namespace)
+			}
+			if !s.Assumed && secretType(s) == sdsSecretType {
+				if msg := sdsCAProblem(env, s, sds); msg != "" {
+					return msg
+				}
+				sds = true
+				continue
+			}
+			n, ok := secretCALen(s)
+			if !ok {
+				return fmt.Sprintf("no ca found in secret %s", ref.Name)
+			}
+			ca += n
+		case "ClusterTrustBundle":
+			supported = true
+			b := env.Model.ClusterTrustBundle(ref.Name)
+			if b == nil {
+				return fmt.Sprintf("cluster trust bundle %s not found", ref.Name)
+			}
+			if b.Assumed {
+				ca++
+			}
+			ca += len(b.TrustBundle)
+		}
+	}
+	switch {
+	case sds && ca > 0:
+		return "cannot mix SDS reference secrets with other CA certificate types"
+	case sds:
+		return ""
+	case ca == 0 && !supported:
+		return "Unsupported reference kind, supported kinds are ConfigMap, Secret, and ClusterTrustBundle in caCertificateRefs"
+	case ca == 0:
+		return "no valid CA certificate found in referenced resources"
+	}
+	return ""
+}
+
+// sdsCAProblem: an SDS reference Secret as a CA is allowed, well formed,
+// and the only one (seen: one came before).
+func sdsCAProblem(env *policy.Env, s *model.Opaque, seen bool) string {
+	switch {
+	case !EnableSDSSecretRef.Bool(env.Config):
+		return sdsDisabled()
+	case seen:
+		return "multiple SDS reference secrets are not supported"
+	}
+	if err := sdsReference(s); err != nil {
+		return fmt.Sprintf("invalid SDS reference secret %s: %v", s.Name, err)
+	}
+	return ""
+}
+
+// caKeys are the entries Envoy Gateway takes a CA from, in its order
+// (getFirstMatchOrFirstFromData), before an object's only entry.
+var caKeys = []string{"ca.crt", "tls.crt"}
+
+// secretCALen is the length of the Secret's CA entry, and whether it has
+// one; a Secret assumed to exist holds one.
+func secretCALen(s *model.Opaque) (int, bool) {
+	if s.Assumed {
+		return 1, true
+	}
+	for _, k := range caKeys {
+		if v, ok := s.Value(k); ok {
+			return v.Len(), true
+		}
+	}
+	if len(s.Keys) == 1 {
+		v, _ := s.Value(s.Keys[0])
+		return v.Len(), true
+	}
+	return 0, false
+}
+
+// configMapCALen is secretCALen for a ConfigMap, whose CA Envoy Gateway
+// reads from data only (binaryData is not looked at).
+func configMapCALen(cm *model.Opaque) (int, bool) {
+	if cm.Assumed || cm.Src == nil {
+		return 1, true
+	}
+	var data map[string]string
+	// A ConfigMap's data, not a policy spec: no typed value holds it.
+	if raw, err := cm.Src.FieldJSON("data"); err == nil && json.Unmarshal(raw, &data) != nil {
+		return 0, false
+	}
+	for _, k := range caKeys {
+		if v, ok := data[k]; ok {
+			return len(v), true
+		}
+	}
+	if len(data) == 1 {
+		for _, v := range data {
+			return len(v), true
+		}
+	}
+	return 0, false
+}
