@@ -103,19 +103,12 @@ type mentionLeft struct {
 // (TestGenericPackagesMentionNoFamily), with why. It only shrinks.
 var mentionsLeft = map[string]mentionLeft{
 	"internal/attach/attach.go":         {1, "kgateway's lenient resolution of a backendRef filter naming no policy (skipped, a warning), applied to every kind that takes backendRef filters; to move: a kind or controller trait"},
-	"internal/explain/explain.go":       {1, "the per-path merge of a delegated rule is kgateway's delegation; to move with topology's delegation"},
-	"internal/merge/delegation.go":      {3, "merging along delegated routes is kgateway's alone; to move with topology's delegation"},
-	"internal/merge/fixed.go":           {4, "a rule with no backendRefs replaced by a 500 (NoAction) is kgateway's, for every controller that does not validate its routes itself; a delegation cycle's 500 is kgateway's delegation; to move: a controller trait for the no-action rule, and with delegation"},
-	"internal/merge/paths.go":           {1, "kgateway merges each path of a route apart"},
+	"internal/merge/fixed.go":           {3, "a rule with no backendRefs replaced by a 500 (NoAction) is kgateway's, for every controller that does not validate its routes itself; to move: a controller trait for the no-action rule"},
 	"internal/merge/result.go":          {1, "merge points are kgateway's Envoy resources"},
-	"internal/model/names.go":           {1, "the name \"*\" is kgateway's delegation wildcard, read in generic name checks"},
 	"internal/model/types.go":           {1, "the CA ConfigMap reading follows kgateway's sslutils"},
 	"internal/render/envoy/backends.go": {1, "kgateway's static Backend endpoints' health-check hosts, in generic cluster merging"},
 	"internal/render/envoy/clusters.go": {2, "kgateway's EDS cluster shape (5s connect timeout) and WebSocket appProtocol, written for every target"},
 	"internal/render/envoy/routes.go":   {4, "kgateway's virtual host ownership, regex order, route source metadata and stat prefix variables, written for every target"},
 	"internal/status/status.go":         {3, "the ancestors a policy is reported against (the listener owner of each Envoy resource, each delegated copy's parents, the parentRef's sectionName kept) follow kgateway's reporting for every kind whose status follows merge; to move: a family step for ancestor reporting"},
-	"internal/topology/delegation.go":   {5, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
-	"internal/topology/flatten.go":      {8, "route delegation is kgateway's alone and lives in topology; to move: a family step for delegation"},
 	"internal/topology/tls.go":          {1, "one unusable frontend CA leaves the listener unserved, as kgateway serves none of it (the Gateway API refuses the listener only when every CA is unusable), in the generic listener verdict; to move: the family's Listeners step"},
-	"internal/topology/topology.go":     {1, "a field for kgateway's delegation flattening; to move with delegation"},
 }

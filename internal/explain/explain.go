@@ -90,9 +90,9 @@ type Target struct {
 	Listener string `json:"listener,omitempty"`
 	// DelegatedBy is the parent path the view is for, when a delegated
 	// rule is served through several (omitted when there is one): the
-	// delegating rules above it,
-	// nearest first, as "NAMESPACE/NAME rule R". kgateway merges each
-	// path's copy of the rule with that path's parents' policies.
+	// delegating rules above it, nearest first, as "NAMESPACE/NAME rule
+	// R". Each path's copy of the rule merges with that path's parents'
+	// policies (merge.RulePath).
 	DelegatedBy []string `json:"delegatedBy,omitempty"`
 	EnvoyRoutes []string `json:"envoyRoutes"`
 	// Cluster is the Envoy cluster a backend target explains.

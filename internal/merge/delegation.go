@@ -9,14 +9,14 @@ import (
 
 // inherit folds the policies of a child route's delegating parents into the
 // child rule's points, level by level (parent, then grandparent), each with
-// the strategy its parent route asks for (kgateway's
-// inherited-policy-priority, read by the kind). It is the merge a rule is
-// explained and reported with where no parent path is given (RulePoints.Own):
-// of several parents that keep the child, the first delegation in key
-// order (a parent whose match the child falls outside does not serve it).
-// Render, and the views that take a path, use each path's own merge
-// (RulePoints.Paths), as kgateway merges each flattened copy with its own
-// parents'.
+// the strategy its parent route asks for (policy.Inheritor: the kind reads
+// it off the parent route). It is the merge a rule is explained and
+// reported with where no parent path is given (RulePoints.Own): of several
+// parents that keep the child, the first delegation in key order (a parent
+// whose match the child falls outside does not serve it). Render, and the
+// views that take a path, use each path's own merge (RulePoints.Paths):
+// each flattened copy of a child rule (topology.FlatMatch) merges with its
+// own parents'.
 func (r *Result) inherit(rt *topology.Route, own Points, cfg policy.Config, seen map[*topology.Route]bool) Points {
 	var d *topology.Delegation
 	for _, x := range rt.DelegatedBy {
@@ -45,8 +45,9 @@ func inheritStrategy(k policy.Kind, parent *topology.Route) policy.Strategy {
 
 // fold merges a parent level into a child's result for one kind: the
 // policies' results level by level, and the rules' own values level by
-// level (kgateway applies every level's built-in rule fields before any
-// policy, so a parent rule's own retry still beats a child's policy).
+// level, then lays the rules' values over the policies' as one point does
+// (layer): every level's own rule fields come before any policy, so a
+// parent rule's own retry still beats a child's policy.
 func fold(k policy.Kind, child, parent *Point, s policy.Strategy) *Point {
 	out := &Point{Kind: k, Candidates: slices.Concat(child.Candidates, parent.Candidates), Invalid: slices.Concat(child.Invalid, parent.Invalid),
 		Ties: slices.Concat(child.Ties, parent.Ties)}

@@ -251,14 +251,15 @@ func usable(_ int, b *topology.Backend) (string, bool) {
 
 // delegatesToNothing: a delegating rule none of whose backendRefs selects
 // a route it can serve (GWP211) or whose backendRefs close a delegation
-// cycle (GWP210) answers 500, as kgateway answers it.
+// cycle (GWP210) answers 500, as a rule none of whose backendRefs
+// resolves does (noUsableBackend).
 func delegatesToNothing(rule *topology.Rule) (FixedStatus, bool) {
 	fs := FixedStatus{Status: 500}
 	for _, b := range rule.Backends {
 		if b.Why == "" {
 			return FixedStatus{}, false
 		}
-		if b.Reason == "RefNotPermitted" { // refused: it closes a delegation cycle
+		if b.ClosesCycle {
 			fs.Reasons = append(fs.Reasons, topology.LintDelegationCycle.Code+": its backendRef is refused: "+b.Why)
 			continue
 		}

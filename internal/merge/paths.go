@@ -10,10 +10,10 @@ import (
 
 // RulePath is one way a delegated child rule is served: through a chain
 // of delegating parent rules (topology.FlatMatch.Via, nearest first; empty
-// when the rule's route is also attached to a listener on its own). kgateway
-// flattens a child once per parent path and each copy inherits the
-// policies of its own parents, so a child delegated by two parents merges
-// twice: Own is the merge along this path.
+// when the rule's route is also attached to a listener on its own). A
+// child is flattened once per parent path (topology.Route.Flat) and each
+// copy inherits the policies of its own parents, so a child delegated by
+// two parents merges twice: Own is the merge along this path.
 type RulePath struct {
 	Via []*topology.Rule
 	Own Points

@@ -107,6 +107,11 @@ type Options struct {
 	// as their families declare them: a value outside is refused while
 	// no CRD for the kind is known (limits.go).
 	Enums map[GroupKind][]FieldEnum
+	// Wildcards are, by kind, the reference name that selects every
+	// object of the kind in a namespace instead of naming one, as a
+	// family's controller reads it (policy.Family.Wildcards): a reference
+	// with that name is held to no name rule.
+	Wildcards map[GroupKind]string
 	// Schema is the schema stage's verdict on an object (nil: none made).
 	// An object whose version its CRD does not serve is left out (the
 	// stage reported it; Refused says why); one whose version it serves
@@ -448,7 +453,7 @@ type decoded struct {
 // its CRD allows or a value outside its CRD's enum. They read the object's names as written (before
 // namespace defaulting).
 func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool, opt Options) []diag.Diagnostic {
-	return slices.Concat(nameFindings(o, gk, namespaced, reads), limitFindings(o, gk, opt.ListLimits), enumFindings(o, gk, opt.Enums))
+	return slices.Concat(nameFindings(o, gk, namespaced, reads, opt.Wildcards), limitFindings(o, gk, opt.ListLimits), enumFindings(o, gk, opt.Enums))
 }
 
 // Predecode decodes an object of a kind the model reads as Build will,
@@ -461,9 +466,9 @@ func refusals(o *manifest.Object, gk GroupKind, namespaced bool, reads func(Grou
 // held at once. Safe for concurrent use on different objects.
 //
 // It also finds what Build would refuse the object for (names and list
-// lengths as written, refusals), which reads the tree: opt.Extra must be
-// the kinds Build is given, as the name rules of references depend on
-// them.
+// lengths as written, refusals), which reads the tree: opt.Extra and
+// opt.Wildcards must be those Build is given, as the name rules of
+// references depend on them.
 func Predecode(o *manifest.Object, opt Options) {
 	gk := GroupKind{o.Group, o.Kind}
 	kd, known := kinds[gk]

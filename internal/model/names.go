@@ -71,7 +71,7 @@ func metadataProblems(o *manifest.Object, gk GroupKind, namespaced bool) field.E
 // nameFindings are the GWP113 findings about an object's names: its own
 // and every reference's in its spec. reads tells the kinds gwpol reads,
 // whose name rules it knows.
-func nameFindings(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool) []diag.Diagnostic {
+func nameFindings(o *manifest.Object, gk GroupKind, namespaced bool, reads func(GroupKind) bool, wildcards map[GroupKind]string) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, e := range metadataProblems(o, gk, namespaced) {
 		path := e.Field
@@ -93,7 +93,7 @@ func nameFindings(o *manifest.Object, gk GroupKind, namespaced bool, reads func(
 	}
 	for _, r := range o.References() {
 		if r.HasName {
-			if msgs := referenceNameProblems(r, reads); len(msgs) > 0 {
+			if msgs := referenceNameProblems(r, reads, wildcards); len(msgs) > 0 {
 				out = append(out, diag.Diagnostic{Code: LintInvalidName.Code, Severity: diag.Error, Object: o.Ref(), Field: r.Path + ".name", Pos: r.NamePos,
 					Message: fmt.Sprintf("%s.name %s cannot name %s: %s; the reference can never resolve, so gwpol leaves this %s out — fix the name",
 						r.Path, ShownValue(r.Name), referentText(r), strings.Join(msgs, "; "), o.Kind)})
@@ -161,13 +161,14 @@ const maxReferenceName = 253
 // name rule. Any other referent (a kind gwpol does not know, or a
 // controller's pseudo-kind such as a delegation label) only to
 // what every Kubernetes name meets: apimachinery's path segment rule (no
-// "/", "%", "." or ".."), 1 to 253 characters. An HTTPRoute backendRef
-// named "*" selects every route of a namespace (kgateway's delegation).
-func referenceNameProblems(r manifest.Reference, reads func(GroupKind) bool) []string {
+// "/", "%", "." or ".."), 1 to 253 characters. A kind's wildcard
+// (Options.Wildcards) selects objects instead of naming one: no rule
+// applies to it.
+func referenceNameProblems(r manifest.Reference, reads func(GroupKind) bool, wildcards map[GroupKind]string) []string {
 	g, k := referent(r)
 	gk := GroupKind{g, k}
 	if k != "" && (reads(gk) || g == CoreGroup && coreKinds[k]) {
-		if gk == (GroupKind{GatewayGroup, "HTTPRoute"}) && r.Name == "*" {
+		if w, ok := wildcards[gk]; ok && r.Name == w {
 			return nil
 		}
 		return NameProblems(gk, r.Name)

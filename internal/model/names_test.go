@@ -71,24 +71,33 @@ func TestNameRulesPerKind(t *testing.T) {
 
 // TestReferenceNames: reference names and namespaces are checked by the
 // rule of the kind they name (default kinds per field), loosely for
-// kinds gwpol does not read; "*" stays a delegation wildcard; the object
-// holding a bad one is left out.
+// kinds gwpol does not read; a kind's wildcard (Options.Wildcards)
+// selects rather than names, and is refused where no family declares it;
+// the object holding a bad one is left out.
 func TestReferenceNames(t *testing.T) {
 	const route = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n"
+	wildcards := map[model.GroupKind]string{{Group: model.GatewayGroup, Kind: "HTTPRoute"}: "*"}
 	for _, c := range []struct {
 		spec  string
 		field string
+		bare  bool // built without the wildcard
 	}{
-		{"  parentRefs: [{name: \"gw\\r\\e[2K\"}]\n", "spec.parentRefs[0].name"},
-		{"  parentRefs: [{name: gw, namespace: App}]\n", "spec.parentRefs[0].namespace"},
-		{"  parentRefs: [{name: gw.v1}]\n  rules:\n  - backendRefs: [{name: svc.v1, port: 80}]\n", "spec.rules[0].backendRefs[0].name"},
-		{"  rules:\n  - backendRefs: [{name: \"*\", group: gateway.networking.k8s.io, kind: HTTPRoute}]\n", ""},
-		{"  rules:\n  - backendRefs: [{name: My_Label, group: delegation.kgateway.dev, kind: label}]\n", ""},
-		{"  rules:\n  - backendRefs: [{name: \"a/b\", group: example.com, kind: Thing}]\n", "spec.rules[0].backendRefs[0].name"},
-		{"  rules:\n  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: \"..\", port: 80}}}]\n", "spec.rules[0].filters[0].requestMirror.backendRef.name"},
-		{"  rules:\n  - filters: [{type: ExtensionRef, extensionRef: {group: example.com, kind: Thing, name: " + strings.Repeat("x", 254) + "}}]\n", "spec.rules[0].filters[0].extensionRef.name"},
+		{"  rules:\n  - backendRefs: [{name: \"*\", group: gateway.networking.k8s.io, kind: HTTPRoute}]\n", "spec.rules[0].backendRefs[0].name", true},
+		{"  rules:\n  - backendRefs: [{name: \"*\", port: 80}]\n", "spec.rules[0].backendRefs[0].name", false},
+		{"  parentRefs: [{name: \"gw\\r\\e[2K\"}]\n", "spec.parentRefs[0].name", false},
+		{"  parentRefs: [{name: gw, namespace: App}]\n", "spec.parentRefs[0].namespace", false},
+		{"  parentRefs: [{name: gw.v1}]\n  rules:\n  - backendRefs: [{name: svc.v1, port: 80}]\n", "spec.rules[0].backendRefs[0].name", false},
+		{"  rules:\n  - backendRefs: [{name: \"*\", group: gateway.networking.k8s.io, kind: HTTPRoute}]\n", "", false},
+		{"  rules:\n  - backendRefs: [{name: My_Label, group: delegation.kgateway.dev, kind: label}]\n", "", false},
+		{"  rules:\n  - backendRefs: [{name: \"a/b\", group: example.com, kind: Thing}]\n", "spec.rules[0].backendRefs[0].name", false},
+		{"  rules:\n  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: \"..\", port: 80}}}]\n", "spec.rules[0].filters[0].requestMirror.backendRef.name", false},
+		{"  rules:\n  - filters: [{type: ExtensionRef, extensionRef: {group: example.com, kind: Thing, name: " + strings.Repeat("x", 254) + "}}]\n", "spec.rules[0].filters[0].extensionRef.name", false},
 	} {
-		m := build(t, route+c.spec)
+		opt := model.Options{Wildcards: wildcards}
+		if c.bare {
+			opt = model.Options{}
+		}
+		m := model.Build(set(t, "in.yaml", route+c.spec), opt)
 		var got []string
 		for _, d := range m.Diagnostics {
 			if d.Code == "GWP113" {

@@ -82,7 +82,7 @@ func (c *Compiled) Diagnostics() []diag.Diagnostic {
 // which the object's YAML tree is released where nothing later reads it.
 // Compile then takes the decoded objects as they are.
 func Predecode(cfg *Config, reg *policy.Registry) func(*manifest.Object) {
-	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), LenientFields: cfg.LenientFields()}
+	opt := model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), Wildcards: reg.Wildcards(), LenientFields: cfg.LenientFields()}
 	// The CRDs gwpol ships: the schema stage checks an object against
 	// them now, while its tree is at hand, and again only if --crds or
 	// the input gives its kind another CRD.
@@ -103,7 +103,7 @@ func Compile(set *manifest.Set, cfg *Config, v *Versions, fams Families) *Compil
 	}
 	reg := fams(v)
 	sres := validateSchemas(set, cfg, v)
-	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
+	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), Wildcards: reg.Wildcards(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
 		Schema: sres.Verdict})
 	pc := cfg.PolicyConfig()
 	// The policies' decoding and the topology read the model alone: one

@@ -34,6 +34,25 @@ type Family struct {
 	// family's code does not check itself: the model refuses an object
 	// with another value, as the API server would (model.Options.Enums).
 	Enums map[model.GroupKind][]model.FieldEnum
+	// Delegation is the controller's route delegation
+	// (topology.DelegationRules): which backendRefs of an HTTPRoute rule
+	// hand its traffic to other HTTPRoutes and which routes they select,
+	// which rules of a child a parent match keeps and with which matches,
+	// which children it refuses, and the status of a delegation that
+	// reaches no child (one that selects nothing, or closes a cycle).
+	// Topology applies the default controller's family's to every
+	// HTTPRoute, else the first registered family's that declares them
+	// (Registry.Delegation), as it reads the default's keys; merge folds
+	// the parents' policies into each flattened child rule by the kinds'
+	// policy.Inheritor. Unset (Select nil): the controller delegates
+	// nothing.
+	Delegation topology.DelegationRules
+	// Wildcards are, by kind, the reference name the controller reads as
+	// every object of that kind in the reference's namespace rather than
+	// as one object's name (a backendRef delegating to every HTTPRoute of
+	// a namespace): the model holds such a reference to no name rule
+	// (model.Options.Wildcards). Nil: the controller has none.
+	Wildcards map[model.GroupKind]string
 	// CheckDeployment reports what the controller refuses in its own
 	// deployment settings, whichever policies use them (HAPTIC's trusted
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
@@ -194,7 +213,26 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
 		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
 		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller, RuleChecks: r.RuleChecks(cfg),
-		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes()}
+		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes(), Delegation: r.Delegation()}
+}
+
+// Delegation is the route delegation topology applies
+// (topology.Options.Delegation): the default controller's family's, else
+// the first registered family's that declares one; unset when none does.
+func (r *Registry) Delegation() topology.DelegationRules {
+	var first topology.DelegationRules
+	for _, f := range r.Families() {
+		if f.Delegation.Select == nil {
+			continue
+		}
+		if f.Controller != nil && f.Controller.Default {
+			return f.Delegation
+		}
+		if first.Select == nil {
+			first = f.Delegation
+		}
+	}
+	return first
 }
 
 // RuleChecks are the families' checks of each route rule under cfg
@@ -297,6 +335,20 @@ func (r *Registry) Enums() map[model.GroupKind][]model.FieldEnum {
 	for _, f := range r.Families() {
 		for gk, es := range f.Enums {
 			out[gk] = append(out[gk], es...)
+		}
+	}
+	return out
+}
+
+// Wildcards are the families' Wildcards (model.Options.Wildcards); of two
+// families naming a kind's wildcard, the first registered's.
+func (r *Registry) Wildcards() map[model.GroupKind]string {
+	out := map[model.GroupKind]string{}
+	for _, f := range r.Families() {
+		for gk, w := range f.Wildcards {
+			if _, ok := out[gk]; !ok {
+				out[gk] = w
+			}
 		}
 	}
 	return out

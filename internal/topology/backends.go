@@ -38,7 +38,7 @@ func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
 func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Backend {
 	gk := model.RefGroupKind(br.Group, br.Kind, model.GroupKind{Kind: "Service"})
 	b := &Backend{BackendRef: br, Group: gk.Group, Kind: gk.Kind, Namespace: r.Meta.Namespace, Name: string(br.Name)}
-	defer func() { b.delegates, b.byLabel = g.delegation(b) }()
+	defer g.classify(b)
 	if br.Namespace != nil && *br.Namespace != "" {
 		b.Namespace = string(*br.Namespace)
 	}

@@ -9,17 +9,68 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// Route delegation (kgateway): a parent HTTPRoute rule whose backendRef is
-// an HTTPRoute (by name, "*" for every route of a namespace, or by label:
-// group Keys.DelegationLabelGroup, kind label) hands the requests its
-// match selects to the child routes' rules. Children take the parent's
-// hostnames and listeners; their matches must fall within the parent's.
+// Route delegation: a parent HTTPRoute rule whose backendRef selects other
+// HTTPRoutes hands the requests its match selects to those child routes'
+// rules. Children take the parent's hostnames and listeners. Which
+// backendRefs delegate, which routes they select, which child rules a
+// parent match keeps and what a refused delegation reports are the
+// controller's (DelegationRules); topology walks the trees by them.
+
+// DelegationRules are a controller's route delegation, which its family
+// declares (policy.Family.Delegation) and topology applies to every
+// HTTPRoute (Options.Delegation): it links each delegating backendRef to
+// the routes it selects, flattens the tree under every route attached to
+// a listener (Route.Flat: a delegating rule's children, depth first, in
+// place of the rule's own entry) and reports what is not served. A family
+// that sets Select sets every function; unset (Select nil), no backendRef
+// delegates.
+type DelegationRules struct {
+	// Select reports whether a route rule's backendRef delegates, and
+	// which HTTPRoutes it selects (only an HTTPRoute's are followed).
+	Select func(b *Backend) (ChildSelector, bool)
+	// Accepts reports whether a selected child takes parent as its
+	// delegating parent (its parentRefs may name the parents it takes).
+	Accepts func(child, parent *Route) bool
+	// Keep are the rules of child that a parent match keeps, each with
+	// the matches it is served with under it (its own, or combined with
+	// the parent's); none: the child is not served under that match.
+	Keep func(child *Route, parent gwv1.HTTPRouteMatch) []KeptRule
+	// Refuse says why a child some of whose rules a parent match keeps
+	// cannot be delegated to at all: the reason and message of its
+	// Accepted False condition for that parent, and why in gwpol's words,
+	// completing "<routes> …" (plural); message "" when it can.
+	Refuse func(child *Route) (reason, message, why string)
+	// Unresolved are the reason and message of the ResolvedRefs condition
+	// of a delegating backendRef that hands traffic to no child: cycle is
+	// the selected route already above it in the chain, nil when it
+	// selects or keeps no route.
+	Unresolved func(parent *Route, b *Backend, cycle *Route) (reason, message string)
+	// Widen completes "narrow its match or …": what has a child rule whose
+	// matches fall outside its parent's served ("" when nothing does).
+	Widen string
+}
+
+// ChildSelector is which HTTPRoutes of a namespace a delegating backendRef
+// selects: the one named Name, every one (All), or, with Label, those whose
+// label Label has the value Name.
+type ChildSelector struct {
+	Namespace, Name string
+	All             bool
+	Label           string
+}
+
+// KeptRule is a child rule a parent match keeps, with the matches it is
+// served with there (DelegationRules.Keep).
+type KeptRule struct {
+	Rule    *Rule
+	Matches []gwv1.HTTPRouteMatch
+}
 
 // Delegation is one parent rule handing traffic to one child route it
-// selects (by name, "*" or label, and the child accepting the parent).
-// Whether the child is served under that parent is decided when the
-// parent's tree is flattened (see flatten.go): kgateway keeps only the
-// child rules whose matches fall within the parent rule's match.
+// selects (and the child accepting the parent). Whether the child is
+// served under that parent is decided when the parent's tree is
+// flattened (see flatten.go): only the child rules the controller keeps
+// under the parent rule's match (DelegationRules.Keep).
 type Delegation struct {
 	Parent  *Route
 	Rule    *Rule    // the parent's delegating rule
@@ -29,20 +80,22 @@ type Delegation struct {
 	// this parent: the child is served there and reports the parent in its
 	// status.
 	Kept bool
-	// Invalid says why the child cannot be a delegatee at all (it sets
-	// hostnames, which a delegatee inherits): Accepted False,
-	// UnsupportedValue, for that parent.
-	Invalid string
+	// Invalid says why the child cannot be a delegatee at all
+	// (DelegationRules.Refuse), and InvalidReason is the reason of its
+	// Accepted False condition for that parent.
+	Invalid, InvalidReason string
+	invalidWhy             string // DelegationRules.Refuse's why
 }
 
 // DelegatesToNothing reports whether a delegating rule has no delegation
-// that resolved: it answers 500 (kgateway) instead of routing anywhere.
+// that resolved: it answers 500 instead of routing anywhere, as a rule
+// none of whose backendRefs resolves does.
 func (r *Rule) DelegatesToNothing() bool {
 	if !r.IsDelegating() {
 		return false
 	}
 	for _, b := range r.Backends {
-		if b.delegates && b.Resolved {
+		if b.selector != nil && b.Resolved {
 			return false
 		}
 	}
@@ -53,35 +106,59 @@ func (r *Rule) DelegatesToNothing() bool {
 // produces no Envoy route of its own.
 func (r *Rule) IsDelegating() bool {
 	for _, b := range r.Backends {
-		if b.delegates {
+		if b.selector != nil {
 			return true
 		}
 	}
 	return false
 }
 
-// Delegates reports whether a backendRef names child HTTPRoutes.
-func (b *Backend) Delegates() bool { return b.delegates }
+// Delegates reports whether a backendRef selects child HTTPRoutes.
+func (b *Backend) Delegates() bool { return b.selector != nil }
 
-// delegation classifies a backendRef: it names child HTTPRoutes (by name
-// or "*"), or selects them by the family's delegation label.
-func (g *Graph) delegation(b *Backend) (delegates, byLabel bool) {
-	byLabel = g.keys.DelegationLabelGroup != "" && b.Group == g.keys.DelegationLabelGroup && strings.EqualFold(b.Kind, "label")
-	return byLabel || (b.Group == model.GatewayGroup && b.Kind == "HTTPRoute"), byLabel
+// classify records whether a backendRef delegates, and what it selects
+// (DelegationRules.Select).
+func (g *Graph) classify(b *Backend) {
+	if g.delegation.Select == nil {
+		return
+	}
+	if sel, ok := g.delegation.Select(b); ok {
+		b.selector = &sel
+	}
 }
 
 // resolveDelegation links parents and children after every route's own
-// parentRefs are resolved, then gives each child its parents' listeners,
-// level by level, refusing cycles.
+// parentRefs are resolved, flattens the tree under each route attached to
+// a listener, then gives each child its parents' listeners, level by
+// level, refusing cycles.
 func (g *Graph) resolveDelegation() {
-	g.httpRoutes = indexHTTPRoutes(g.Routes, g.keys.DelegationLabel)
+	g.link()
+	for _, r := range g.Routes {
+		if r.Kind == "HTTPRoute" && attachedToGateway(r) {
+			g.flatten(r)
+		}
+	}
+	g.reportUnserved()
+	state := map[*Route]int{} // 0 unvisited, 1 in progress, 2 done
+	for _, r := range g.Routes {
+		g.settle(r, state)
+	}
+}
+
+// link gives every delegating backendRef the children it selects that
+// accept its route, and reports one that selects none.
+func (g *Graph) link() {
+	if g.delegation.Select == nil {
+		return // no backendRef delegates
+	}
+	g.httpRoutes = indexHTTPRoutes(g.Routes)
 	for _, parent := range g.Routes {
 		if parent.Kind != "HTTPRoute" {
 			continue
 		}
 		for _, rule := range parent.Rules {
 			for _, b := range rule.Backends {
-				if !b.delegates {
+				if b.selector == nil {
 					continue
 				}
 				children := g.childrenOf(parent, b)
@@ -98,25 +175,15 @@ func (g *Graph) resolveDelegation() {
 			}
 		}
 	}
-	for _, r := range g.Routes {
-		if r.Kind == "HTTPRoute" && attachedToGateway(r) {
-			g.flatten(r)
-		}
-	}
-	g.reportUnserved()
-	state := map[*Route]int{} // 0 unvisited, 1 in progress, 2 done
-	for _, r := range g.Routes {
-		g.settle(r, state)
-	}
 }
 
-// childrenOf lists the routes a delegating backendRef selects. A child that
-// names parents in its parentRefs accepts only those. The parent itself
-// may be selected: that is a cycle, refused when the tree is flattened.
+// childrenOf lists the routes a delegating backendRef selects that accept
+// the parent (DelegationRules.Accepts). The parent itself may be
+// selected: that is a cycle, refused when the tree is flattened.
 func (g *Graph) childrenOf(parent *Route, b *Backend) []*Route {
 	var out []*Route
-	for _, c := range g.httpRoutes.selected(b) {
-		if acceptsParent(c, parent) {
+	for _, c := range g.httpRoutes.selected(*b.selector) {
+		if g.delegation.Accepts(c, parent) {
 			out = append(out, c)
 		}
 	}
@@ -124,51 +191,66 @@ func (g *Graph) childrenOf(parent *Route, b *Backend) []*Route {
 }
 
 // routeIndex finds the HTTPRoutes a delegating backendRef may select
-// without scanning every route for every reference: by namespace (for
-// "*"), by namespace and name, and by namespace and delegation label.
-// Lists keep the graph's route order.
+// without scanning every route for every reference: by namespace (All),
+// by namespace and name, and by label, namespace and value (each label
+// indexed the first time a selector names it). Lists keep the graph's
+// route order.
 type routeIndex struct {
+	routes      []*Route
 	byNamespace map[string][]*Route
 	byName      map[string][]*Route
-	byLabel     map[string][]*Route
+	byLabel     map[string]map[string][]*Route
 }
 
-func indexHTTPRoutes(routes []*Route, label string) routeIndex {
-	ix := routeIndex{byNamespace: map[string][]*Route{}, byName: map[string][]*Route{}, byLabel: map[string][]*Route{}}
+func indexHTTPRoutes(routes []*Route) routeIndex {
+	ix := routeIndex{byNamespace: map[string][]*Route{}, byName: map[string][]*Route{}, byLabel: map[string]map[string][]*Route{}}
 	for _, r := range routes {
 		if r.Kind != "HTTPRoute" {
 			continue
 		}
 		ns := r.Meta.Namespace
+		ix.routes = append(ix.routes, r)
 		ix.byNamespace[ns] = append(ix.byNamespace[ns], r)
 		ix.byName[ns+"/"+r.Meta.Name] = append(ix.byName[ns+"/"+r.Meta.Name], r)
-		if v, ok := r.Meta.Labels[label]; ok && label != "" {
-			ix.byLabel[ns+"/"+v] = append(ix.byLabel[ns+"/"+v], r)
-		}
 	}
 	return ix
 }
 
-// selected lists the routes a delegating backendRef names (by name, "*"
-// or label), whether or not they accept the parent: HTTPRoutes of its
-// namespace only.
-func (ix routeIndex) selected(b *Backend) []*Route {
+// selected lists the routes a selector names, whether or not they accept
+// the parent: HTTPRoutes of its namespace only.
+func (ix routeIndex) selected(sel ChildSelector) []*Route {
 	switch {
-	case b.byLabel:
-		return ix.byLabel[b.Namespace+"/"+b.Name]
-	case b.Name == "*":
-		return ix.byNamespace[b.Namespace]
+	case sel.Label != "":
+		return ix.labelled(sel.Label)[sel.Namespace+"/"+sel.Name]
+	case sel.All:
+		return ix.byNamespace[sel.Namespace]
 	}
-	return ix.byName[b.Namespace+"/"+b.Name]
+	return ix.byName[sel.Namespace+"/"+sel.Name]
+}
+
+// labelled indexes the routes by their value of one label, by namespace.
+func (ix routeIndex) labelled(label string) map[string][]*Route {
+	if m, ok := ix.byLabel[label]; ok {
+		return m
+	}
+	m := map[string][]*Route{}
+	for _, r := range ix.routes {
+		if v, ok := r.Meta.Labels[label]; ok {
+			k := r.Meta.Namespace + "/" + v
+			m[k] = append(m[k], r)
+		}
+	}
+	ix.byLabel[label] = m
+	return m
 }
 
 // delegationToNothing marks a delegating backendRef that selects no child
-// route unresolved, as kgateway does (ResolvedRefs=False, BackendNotFound,
-// and the rule answers 500 when nothing else resolves), and says why: the
-// traffic must not fall through to a broader route unnoticed.
+// route unresolved, with the controller's reason (DelegationRules.
+// Unresolved; the rule answers 500 when nothing else resolves), and says
+// why: the traffic must not fall through to a broader route unnoticed.
 func (g *Graph) delegationToNothing(parent *Route, b *Backend) {
-	b.Resolved, b.Reason = false, "BackendNotFound"
-	b.Message = fmt.Sprintf("%s/%s/%s/%s: unresolved reference", b.Group, b.Kind, b.Namespace, b.Name)
+	b.Resolved = false
+	b.Reason, b.Message = g.delegation.Unresolved(parent, b, nil)
 	b.Why = g.whyNoChildren(parent, b)
 	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegationToNothing.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
 		Message: fmt.Sprintf("backendRef delegates to no route: %s; the rule answers 500", b.Why)})
@@ -178,15 +260,16 @@ func (g *Graph) delegationToNothing(parent *Route, b *Backend) {
 // parent itself does (it names Gateways in its parentRefs, so it does not
 // accept itself), or the routes that match do not accept the parent.
 func (g *Graph) whyNoChildren(parent *Route, b *Backend) string {
-	what := fmt.Sprintf("HTTPRoute %s/%s", b.Namespace, b.Name)
-	if b.byLabel {
-		what = fmt.Sprintf("HTTPRoute in namespace %s labelled %s=%s", b.Namespace, g.keys.DelegationLabel, b.Name)
-	} else if b.Name == "*" {
-		what = "HTTPRoute in namespace " + b.Namespace
+	sel := *b.selector
+	what := fmt.Sprintf("HTTPRoute %s/%s", sel.Namespace, sel.Name)
+	if sel.Label != "" {
+		what = fmt.Sprintf("HTTPRoute in namespace %s labelled %s=%s", sel.Namespace, sel.Label, sel.Name)
+	} else if sel.All {
+		what = "HTTPRoute in namespace " + sel.Namespace
 	}
 	var self bool
 	var refusing []string
-	for _, c := range g.httpRoutes.selected(b) {
+	for _, c := range g.httpRoutes.selected(sel) {
 		if c == parent {
 			self = true
 			continue
@@ -202,22 +285,6 @@ func (g *Graph) whyNoChildren(parent *Route, b *Backend) string {
 	return "no " + what + " in the input"
 }
 
-func acceptsParent(child, parent *Route) bool {
-	if len(child.ParentRefs) == 0 {
-		return true
-	}
-	for _, p := range child.ParentRefs {
-		ns := child.Meta.Namespace
-		if p.Namespace != nil && *p.Namespace != "" {
-			ns = string(*p.Namespace)
-		}
-		if p.Kind != nil && *p.Kind == "HTTPRoute" && string(p.Name) == parent.Meta.Name && ns == parent.Meta.Namespace {
-			return true
-		}
-	}
-	return false
-}
-
 // settle gives a child route one Parent entry per delegating parent route
 // that kept it (or refused it as a delegatee), with the listeners that
 // parent is served on; parents are settled first. Cycles were refused when
@@ -230,7 +297,7 @@ func (g *Graph) settle(r *Route, state map[*Route]int) {
 	byParent := map[*Route]*Parent{}
 	for _, d := range r.DelegatedBy {
 		if !d.Kept && d.Invalid == "" {
-			continue // filtered out: kgateway reports nothing for it
+			continue // not served there: no status for that parent
 		}
 		if state[d.Parent] == 1 {
 			continue
@@ -267,7 +334,7 @@ func newDelegatedParent(child *Route, d *Delegation) *Parent {
 		}
 	}
 	if !d.Kept {
-		p.Reason, p.Message = "UnsupportedValue", d.Invalid
+		p.Reason, p.Message = d.InvalidReason, d.Invalid
 	}
 	return p
 }
@@ -282,17 +349,6 @@ func (p *Parent) settle() {
 	default:
 		p.Accepted = true
 	}
-}
-
-func (g *Graph) inheritsMatcher(r *Route) bool {
-	if g.keys.InheritParentMatcher == "" {
-		return false
-	}
-	switch strings.ToLower(r.Meta.Annotations[g.keys.InheritParentMatcher]) {
-	case "true", "yes", "enabled":
-		return true
-	}
-	return false
 }
 
 // Served reports whether a rule of a route is served: a route delegated to

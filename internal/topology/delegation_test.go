@@ -6,70 +6,80 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/model"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// TestDelegationSelection: a delegating backendRef selects the HTTPRoutes
-// of its namespace by name, by "*" or by the delegation label, never a
-// route of another namespace or kind, and never the parent itself.
-func TestDelegationSelection(t *testing.T) {
-	child := func(ns, name, label string) string {
-		labels := ""
-		if label != "" {
-			labels = ", labels: {" + DelegationLabel + ": " + label + "}"
-		}
-		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: " + ns + labels + "}\nspec:\n  rules: [{}]\n"
+// TestDelegationFollowsRules: topology delegates only as the controller's
+// DelegationRules say. Without rules a backendRef naming an HTTPRoute
+// hands nothing to it; with a controller's own rules (here: select by a
+// label through a made-up kind, keep every child rule under the parent's
+// match as written, refuse a child named "refused") the tree is linked,
+// flattened and reported by them, with the controller's reasons.
+func TestDelegationFollowsRules(t *testing.T) {
+	parent := httpRoute("infra", "parent", "  parentRefs: [{name: gw}]\n  rules:\n"+
+		"  - matches: [{path: {type: PathPrefix, value: /a}}]\n    backendRefs: [{group: example.com, kind: Team, name: blue, namespace: apps}]\n"+
+		"  - matches: [{path: {type: PathPrefix, value: /b}}]\n    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: refused, namespace: apps}]\n")
+	child := func(name, team string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: apps, labels: {team: " + team + "}}\nspec:\n  rules:\n  - matches: [{path: {type: PathPrefix, value: /x}}]\n"
 	}
-	grpc := "apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: api, namespace: a}\nspec:\n  rules: [{}]\n"
-	children := []string{child("a", "api", "team"), child("a", "web", "team"), child("a", "admin", ""), child("b", "api", "team"), grpc}
-	tests := []struct {
-		ref  string
-		want []string
-	}{
-		{"{group: gateway.networking.k8s.io, kind: HTTPRoute, name: api, namespace: a}", []string{"a/api"}},
-		{"{group: gateway.networking.k8s.io, kind: HTTPRoute, name: '*', namespace: a}", []string{"a/admin", "a/api", "a/web"}},
-		{"{group: " + DelegationLabelGroup + ", kind: label, name: team, namespace: a}", []string{"a/api", "a/web"}},
-		{"{group: " + DelegationLabelGroup + ", kind: label, name: other, namespace: a}", nil},
-		{"{group: gateway.networking.k8s.io, kind: HTTPRoute, name: api, namespace: c}", nil},
-		{"{group: gateway.networking.k8s.io, kind: HTTPRoute, name: '*', namespace: infra}", nil}, // only the parent itself
-	}
-	for _, tt := range tests {
-		t.Run(tt.ref, func(t *testing.T) {
-			parent := httpRoute("infra", "parent", "  parentRefs: [{name: gw}]\n  rules:\n  - backendRefs: ["+tt.ref+"]\n")
-			g := graph(t, Options{}, append([]string{gatewayInfra, parent}, children...)...)
-			var got []string
-			for _, d := range route(t, g, "HTTPRoute/infra/parent").Rules[0].Children {
-				got = append(got, d.Child.Meta.Namespace+"/"+d.Child.Meta.Name)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("children = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
+	docs := []string{gatewayInfra, parent, child("one", "blue"), child("two", "red"), child("refused", "red")}
 
-// BenchmarkDelegation builds the topology of n parent routes, each
-// delegating by name to its own child in one namespace: selection is a
-// lookup per reference, not a scan of every route.
-func BenchmarkDelegation(b *testing.B) {
-	for _, n := range []int{1000, 5000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			docs := []string{gatewayInfra}
-			for i := range n {
-				docs = append(docs,
-					httpRoute("infra", fmt.Sprintf("parent-%d", i), fmt.Sprintf("  parentRefs: [{name: gw}]\n  hostnames: [h%d.example.com]\n  rules:\n  - backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: child-%d, namespace: apps}]\n", i, i)),
-					httpRoute("apps", fmt.Sprintf("child-%d", i), "  rules: [{}]\n"))
+	g := graph(t, Options{}, docs...)
+	rt := route(t, g, "HTTPRoute/infra/parent")
+	if rt.Rules[0].IsDelegating() || rt.Rules[1].IsDelegating() || len(route(t, g, "HTTPRoute/apps/one").DelegatedBy) > 0 {
+		t.Fatalf("without DelegationRules a rule delegates")
+	}
+	if len(rt.Flat) != 2 {
+		t.Errorf("without DelegationRules the root serves %d rule × match entries, want its own 2", len(rt.Flat))
+	}
+
+	rules := DelegationRules{
+		Select: func(b *Backend) (ChildSelector, bool) {
+			switch {
+			case b.Group == "example.com" && b.Kind == "Team":
+				return ChildSelector{Namespace: b.Namespace, Name: b.Name, Label: "team"}, true
+			case b.Kind == "HTTPRoute":
+				return ChildSelector{Namespace: b.Namespace, Name: b.Name}, true
 			}
-			objs, err := manifest.Parse("in.yaml", []byte(strings.Join(docs, "\n---\n")), manifest.Limits{})
-			if err != nil {
-				b.Fatal(err)
+			return ChildSelector{}, false
+		},
+		Accepts: func(child, parent *Route) bool { return true },
+		Keep: func(child *Route, parent gwv1.HTTPRouteMatch) []KeptRule {
+			var out []KeptRule
+			for _, r := range child.Rules {
+				out = append(out, KeptRule{Rule: r, Matches: []gwv1.HTTPRouteMatch{parent}})
 			}
-			m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
-			b.ResetTimer()
-			for b.Loop() {
-				Build(m, Options{})
+			return out
+		},
+		Refuse: func(child *Route) (string, string, string) {
+			if child.Meta.Name == "refused" {
+				return "Refused", "the controller refuses it", "are refused"
 			}
-		})
+			return "", "", ""
+		},
+		Unresolved: func(parent *Route, b *Backend, cycle *Route) (string, string) {
+			return "NoChild", "no child for " + b.Name
+		},
+		Widen: "ask the controller",
+	}
+	g = graph(t, Options{Delegation: rules}, docs...)
+	rt = route(t, g, "HTTPRoute/infra/parent")
+	var got []string
+	for _, fm := range rt.Flat {
+		_, v := PathOf(fm.Match.Path)
+		got = append(got, fmt.Sprintf("%s/%d %s delegates=%v replaced=%v", fm.Route.Meta.Name, fm.RuleIndex, v, fm.Delegates, fm.Replaced != ""))
+	}
+	want := []string{"one/0 /a delegates=false replaced=false", "parent/0 /a delegates=true replaced=false", "parent/1 /b delegates=true replaced=true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("flattened:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if b := rt.Rules[1].Backends[0]; b.Resolved || b.Reason != "NoChild" || b.Message != "no child for refused" || b.Why != "HTTPRoute/apps/refused are refused" {
+		t.Errorf("refused child's backendRef: resolved %v, %q %q, why %q", b.Resolved, b.Reason, b.Message, b.Why)
+	}
+	if p := route(t, g, "HTTPRoute/apps/refused").Parents; len(p) != 1 || p[0].Accepted || p[0].Reason != "Refused" {
+		t.Errorf("refused child's parents: %+v", p)
+	}
+	if len(route(t, g, "HTTPRoute/apps/two").DelegatedBy) != 0 {
+		t.Errorf("a route of another label value is delegated to")
 	}
 }

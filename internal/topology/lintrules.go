@@ -2,7 +2,9 @@ package topology
 
 import "github.com/gwpol/gwpol/internal/diag"
 
-// The lint rules of the findings topology makes resolving listeners and route delegation. A finding takes its Code from its rule;
+// The lint rules of the findings topology makes resolving listeners and
+// route delegation (by the controller's DelegationRules, whose family's
+// RuleNotes say its own rules). A finding takes its Code from its rule;
 // lint's registry lists every rule (lint.Rules).
 var (
 	LintNamespaceLabelsUnknown = diag.Rule{Code: "GWP106", Name: "namespace-labels-unknown", Severity: diag.Warning,
@@ -10,13 +12,13 @@ var (
 		Doc:   "A listener's allowedRoutes selector needs labels beyond the automatic kubernetes.io/metadata.name of a namespace whose Namespace manifest is not in the input. gwpol assumes the routes from it are allowed, so they stay analysed, and reports the listener once per namespace; add the Namespace manifest to decide it."}
 	LintDelegatedRouteOutsideParent = diag.Rule{Code: "GWP209", Name: "delegated-route-outside-parent", Severity: diag.Warning,
 		Title: "delegated child route attached to no parent or matching outside it",
-		Doc:   "A child HTTPRoute rule's matches fall outside every delegating parent's match (that rule is not served): a child match is kept only when its path starts with the parent's path prefix and it repeats the parent's header and query param matches and method, unless the child inherits the parent's matcher (by the annotation its controller reads)."}
+		Doc:   "A child HTTPRoute rule's matches fall outside every delegating parent's match (that rule is not served): the controller keeps under a parent match only the child matches its delegation rules place within it, unless the child inherits the parent's matcher."}
 	LintDelegationCycle = diag.Rule{Code: "GWP210", Name: "delegation-cycle", Severity: diag.Error,
 		Title: "route delegation cycle",
-		Doc:   "HTTPRoutes delegate to each other in a loop: flattening a parent's tree reaches a backendRef that selects a route already above it. That backendRef is refused: its match answers 500 and the route's ResolvedRefs is False (RefNotPermitted); the rest of the tree is served."}
+		Doc:   "HTTPRoutes delegate to each other in a loop: flattening a parent's tree reaches a backendRef that selects a route already above it. That backendRef is refused: its match answers 500 and the route's ResolvedRefs is False (with the controller's reason); the rest of the tree is served."}
 	LintDelegationToNothing = diag.Rule{Code: "GWP211", Name: "delegation-to-nothing", Severity: diag.Error,
 		Title: "delegating backendRef selects no child route",
-		Doc:   "An HTTPRoute backendRef (by name, \"*\" or delegation label) selects no route it can serve: none exists, it names the parent itself, the routes it names do not accept the parent in their parentRefs, no rule of theirs matches within the parent's match, or they set spec.hostnames (a delegatee inherits the parent's). The rule answers 500 and the route's ResolvedRefs is False (BackendNotFound)."}
+		Doc:   "A delegating HTTPRoute backendRef selects no route it can serve: none exists, it names the parent itself, the routes it selects do not accept the parent, no rule of theirs is kept under the parent's match, or the controller refuses them as delegatees. The rule answers 500 and the route's ResolvedRefs is False (with the controller's reason)."}
 	LintRuleNotProgrammed = diag.Rule{Code: "GWP212", Name: "rule-not-programmed", Severity: diag.Error,
 		Title: "route rule the controller cannot translate as written",
 		Doc:   "A route rule Envoy's validation, as the controller runs it, refuses: a rewrite or redirect path with a dot segment, an invalid character or a line break, a header value with NUL, CR or LF, or, under Strict validation, one that is not a valid Envoy substitution format (a % that starts no %COMMAND% and is not doubled) (the rule is replaced: it answers 500), or a regular expression that is empty, or does not compile as RE2 under Strict validation (the rule is dropped: its requests go to the next matching route). Status reports it (Programmed False, RouteRuleReplaced or RouteRuleDropped), render writes it so, and explain notes it. A controller that validates routes by rules of its own judges the rule by them instead."}

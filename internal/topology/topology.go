@@ -39,6 +39,9 @@ type Options struct {
 	// Keys are the family's annotation, label and option keys topology
 	// reads (its package declares them).
 	Keys Keys
+	// Delegation is the controller's route delegation (DelegationRules;
+	// policy.Registry.Delegation); unset, no backendRef delegates.
+	Delegation DelegationRules
 	// WeightedRoutePrecedence is a controller's setting
 	// (policy.Controller.WeightedRoutePrecedence): a route's weight
 	// annotation (Keys.RouteWeight) orders its Envoy routes first.
@@ -84,6 +87,7 @@ type Graph struct {
 	gateways    map[model.Key]*Gateway
 	routes      map[model.Key]*Route
 	sets        map[model.Key]*ListenerSet
+	delegation  DelegationRules // Options.Delegation
 	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
 	httpRoutes routeIndex
 	// reportedDelegation: delegating backendRefs already reported while
@@ -181,8 +185,8 @@ type Route struct {
 	// Envoy routes come first.
 	PrecedenceWeight int32
 	// Flat is, for an HTTPRoute attached to a Gateway or ListenerSet, every
-	// rule × match it serves with its delegations flattened, in kgateway's
-	// order (see flatten).
+	// rule × match it serves with its delegations flattened, in the order
+	// the controller translates them (see flatten).
 	Flat []FlatMatch
 
 	reachedAsChild bool        // some flattening reached it as a delegated child
@@ -243,9 +247,9 @@ type Rule struct {
 
 // Backend is one resolved backendRef.
 type Backend struct {
-	// delegates: it names child HTTPRoutes (Delegates); byLabel: by the
-	// family's delegation label (Keys).
-	delegates, byLabel bool
+	// selector is what a delegating backendRef selects (Delegates;
+	// DelegationRules.Select), nil for any other.
+	selector *ChildSelector
 
 	model.BackendRef
 	Group, Kind, Namespace, Name string
@@ -259,6 +263,9 @@ type Backend struct {
 	Message   string
 	// Why says, for a delegation to no route, why nothing was selected.
 	Why string
+	// ClosesCycle: a delegating backendRef refused because the route it
+	// selects is already above it in the delegation chain.
+	ClosesCycle bool
 }
 
 // Attachment is a route attached to a listener through one parentRef.
@@ -308,7 +315,7 @@ func (s *ListenerSet) Listener(name string) *Listener {
 
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
-	g := &Graph{Model: m, keys: opt.Keys, ruleChecks: opt.RuleChecks, tlsOptions: opt.TLSOptions, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g := &Graph{Model: m, keys: opt.Keys, delegation: opt.Delegation, ruleChecks: opt.RuleChecks, tlsOptions: opt.TLSOptions, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		for i, l := range mg.Spec.Listeners {

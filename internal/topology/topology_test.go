@@ -1147,30 +1147,6 @@ func TestGatewayListenersNotValid(t *testing.T) {
 	}
 }
 
-// TestDelegationUnresolved: a delegating backendRef no route takes (the
-// only candidate names another parent) leaves the parent's ResolvedRefs
-// False/BackendNotFound; one a child takes resolves.
-func TestDelegationUnresolved(t *testing.T) {
-	parent := httpRoute("infra", "parent", "  parentRefs: [{name: gw}]\n  rules:\n  - backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: '*', namespace: a}]\n")
-	tests := []struct {
-		name, child string
-		want        string
-	}{
-		{"taken", httpRoute("a", "child", "  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: infra}]\n  rules: [{}]\n"), "True/ResolvedRefs"},
-		{"no child takes it", httpRoute("a", "child", "  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: other, namespace: infra}]\n  rules: [{}]\n"), "False/BackendNotFound"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := graph(t, Options{}, gatewayInfra, parent, tt.child)
-			r := route(t, g, "HTTPRoute/infra/parent")
-			c := findCond(RouteParentConditions(r, r.Parents[0]), "ResolvedRefs")
-			if got := string(c.Status) + "/" + c.Reason; got != tt.want {
-				t.Errorf("ResolvedRefs = %s (%s), want %s", got, c.Message, tt.want)
-			}
-		})
-	}
-}
-
 // TestStreamRoutes: a TCPRoute attaches to TCP listeners and TLS listeners
 // that terminate TLS, a TLSRoute to TLS listeners (by SNI hostname), a
 // UDPRoute to UDP listeners, never to HTTP ones, whatever

@@ -38,32 +38,32 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 // port named grpc or http2 speaks HTTP/2 as well.
 var HTTP2AppProtocols = []string{"http2", "grpc", "grpc-web", "kubernetes.io/h2c"}
 
-// TopologyKeys are the annotation and label keys kgateway
-// reads on Gateway API objects, which topology applies: delegation by
-// label and a child's inheriting its parent's matcher, route weights
-// (weightedRoutePrecedence). The redirect status override
-// (AnnotationRedirectStatus) is its rule check's (checkRule), the
-// listener tls.options its parser's (tlsOptions).
+// TopologyKeys are the annotation keys kgateway reads on Gateway API
+// objects which topology applies: route weights
+// (weightedRoutePrecedence). The delegation keys are its delegation
+// rules' (Delegation), the redirect status override
+// (AnnotationRedirectStatus) its rule check's (checkRule), the listener
+// tls.options its parser's (tlsOptions).
 var TopologyKeys = topology.Keys{
-	DelegationLabel:      "delegation.kgateway.dev/label",
-	DelegationLabelGroup: "delegation.kgateway.dev",
-	InheritParentMatcher: "delegation.kgateway.dev/inherit-parent-matcher",
-	RouteWeight:          "kgateway.dev/route-weight",
+	RouteWeight: "kgateway.dev/route-weight",
 }
 
 // Family is kgateway's family for internal/families to register: its
-// controller, render target, CRDs' list limits, its check of route rules,
+// controller, render target, CRDs' list limits, its route delegation, its
+// check of route rules,
 // its verdict on its Gateways' listeners and the stream routes it programs
 // (its kinds are this package's and its siblings',
 // backendconfigpolicy, backendtlspolicy and directresponse).
-var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings,
+var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
 	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, RuleNotes: ruleNotes}
 
 // ruleNotes are what kgateway does of its own about the findings of
 // generic stages (policy.Family.RuleNotes): the keys it reads and the
 // listeners it refuses.
 var ruleNotes = map[string]string{
-	topology.LintDelegatedRouteOutsideParent.Name: "kgateway's inheriting annotation is " + TopologyKeys.InheritParentMatcher + ".",
+	topology.LintDelegatedRouteOutsideParent.Name: "kgateway keeps a child match only when its path starts with the parent's path prefix and it repeats the parent's header and query param matches and method; its inheriting annotation is " + InheritParentMatcher + ".",
+	topology.LintDelegationCycle.Name:             "kgateway's reason for the refused backendRef is RefNotPermitted.",
+	topology.LintDelegationToNothing.Name:         "kgateway's delegating backendRefs name an HTTPRoute, \"" + RouteWildcard + "\" for every HTTPRoute of the namespace, or a label (group " + DelegationLabelGroup + ", kind label: the routes whose " + DelegationLabel + " has that value); a child with parentRefs accepts only the parent HTTPRoutes they name; kgateway refuses a delegatee that sets spec.hostnames (it inherits the parent's); its reason is BackendNotFound.",
 	topology.LintRouteWeightInvalid.Name:          "kgateway's weight annotation is " + TopologyKeys.RouteWeight + ".",
 	topology.LintListenerNotServed.Name:           "kgateway also refuses a listener on the port it reserves for itself (9091: its readiness and stats endpoint).",
 	"precedence-by-name":                          "kgateway's weight annotation is " + AnnotationWeight + "; for extAuth, extProc and oauth2 the weight on the GatewayExtension does not settle it: kgateway orders only the extensions' filters in the chain by it.",

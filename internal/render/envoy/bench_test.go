@@ -144,7 +144,7 @@ func BenchmarkStages(b *testing.B) {
 				lap("parse")
 				cfg := policy.Config{ReferenceGrantMode: "Strict"}
 				reg := envoy.Registry()
-				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums()})
+				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), Wildcards: reg.Wildcards()})
 				lap("model")
 				g := topology.Build(m, reg.TopologyOptions(cfg, ""))
 				pols := reg.Decode(&policy.Env{Model: m, Config: cfg})

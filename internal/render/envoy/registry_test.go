@@ -27,7 +27,7 @@ func Registry() *policy.Registry { return families.Registry() }
 // gwpol's own pipeline gives render.
 func Stages(reg *policy.Registry, set *manifest.Set, cfg policy.Config) *merge.Result {
 	checked := schema.Validate(set.Objects, schema.NewCatalog(true), schema.Options{DefaultNamespace: "default"})
-	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), Schema: checked.Verdict})
+	m := model.Build(set, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), Wildcards: reg.Wildcards(), Schema: checked.Verdict})
 	g := topology.Build(m, reg.TopologyOptions(cfg, ""))
 	pols := reg.Decode(&policy.Env{Model: m, Config: cfg})
 	return merge.Compute(g, reg, pols, attach.Attach(g, reg, pols, cfg), cfg)
