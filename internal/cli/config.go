@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -80,17 +79,17 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	}
 	c.File = v.ConfigFileUsed()
 	if err := readSettings(&c, v, settings); err != nil {
-		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
+		return nil, nil, valueError(path, "", err)
 	}
 	if err := readSections(&c, settings); err != nil {
-		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
+		return nil, nil, valueError(path, "", err)
 	}
 	if err := readGuardrails(&c); err != nil {
 		return nil, nil, err
 	}
 	if err := validate(&c); err != nil {
 		// A bad value is a usage error like a bad flag value (exit 2).
-		return nil, nil, diag.Errorf(diag.Usage, "config %s: %v", orEnv(path), err)
+		return nil, nil, valueError(path, "", err)
 	}
 	return &c, v, nil
 }
@@ -107,11 +106,11 @@ func readSettings(c *Config, v *viper.Viper, settings []policy.Setting) error {
 		}
 		val, err := s.Parse(v.Get(s.Key))
 		if err != nil {
-			return err
+			return settingError{s.Key, err}
 		}
 		if s.Check != nil {
 			if err := s.Check(val); err != nil {
-				return err
+				return settingError{s.Key, err}
 			}
 		}
 		c.Settings[s.Key] = val
@@ -132,14 +131,14 @@ func readSections(c *Config, settings []policy.Setting) error {
 		}
 		m, err := section(c, s.Key)
 		if err != nil {
-			return err
+			return settingError{s.Key, err}
 		}
 		if m == nil {
 			m = map[string]any{}
 		}
 		if s.Check != nil {
 			if err := s.Check(m); err != nil {
-				return err
+				return settingError{s.Key, err}
 			}
 		}
 		c.Settings[s.Key] = m
@@ -147,41 +146,35 @@ func readSections(c *Config, settings []policy.Setting) error {
 	return nil
 }
 
-func orEnv(path string) string {
-	if path == "" {
-		return "(environment)"
-	}
-	return path
-}
-
 // validate checks the settings' values (a bad one is a usage error).
 func validate(c *Config) error {
 	switch strings.ToLower(c.ReferenceGrantMode) {
 	case "strict", "permissive", "off":
 	default:
-		return fmt.Errorf("referenceGrantMode must be Strict, Permissive or Off, not %q", c.ReferenceGrantMode)
+		return badSetting("referenceGrantMode", "referenceGrantMode must be Strict, Permissive or Off, not %q", c.ReferenceGrantMode)
 	}
 	switch strings.ToLower(c.ValidationMode) {
 	case "standard", "strict":
 	default:
-		return fmt.Errorf("validationMode must be Standard or Strict, not %q", c.ValidationMode)
+		return badSetting("validationMode", "validationMode must be Standard or Strict, not %q", c.ValidationMode)
 	}
 	for kind, fields := range c.PolicyMerge {
 		for f, s := range fields {
 			if s != "DeepMerge" && s != "ShallowMerge" {
-				return fmt.Errorf("policyMerge.%s.%s must be DeepMerge or ShallowMerge, not %q", kind, f, s)
+				key := "policyMerge." + kind + "." + f
+				return badSetting(key, "%s must be DeepMerge or ShallowMerge, not %q", key, s)
 			}
 		}
 	}
 	if t := c.Render.Target; t != "" && !slices.Contains(targetChoices(), t) {
-		return fmt.Errorf("render.target must be one of %s, not %q", strings.Join(targetChoices(), ", "), t)
+		return badSetting("render.target", "render.target must be one of %s, not %q", strings.Join(targetChoices(), ", "), t)
 	}
 	if _, err := diag.ParseSeverity(c.Lint.FailOn); err != nil {
-		return fmt.Errorf("lint.failOn: %v", err)
+		return badSetting("lint.failOn", "lint.failOn: %v", err)
 	}
 	for code, s := range c.Lint.Severity {
 		if _, err := diag.ParseSeverity(s); err != nil {
-			return fmt.Errorf("lint.severity.%s: %v", code, err)
+			return badSetting("lint.severity."+code, "lint.severity.%s: %v", code, err)
 		}
 	}
 	return nil

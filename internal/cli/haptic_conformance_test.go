@@ -94,7 +94,8 @@ type hapticExpected struct {
 // hapticConfig turns a case's chart values into gwpol's haptic: config
 // section: the switches gwpol models (shared rate limit and the SPOA
 // messages it needs, cache tier, the Coraza plugin, WAF policies and
-// limits, dispatch mode and Ingress permissions). Values with no gwpol
+// limits and body caps, the HAProxy body buffer, dispatch mode and
+// Ingress permissions). Values with no gwpol
 // key (SPOA transport, plugin directives) are left out.
 func hapticConfig(values map[string]any) map[string]any {
 	out := map[string]any{}
@@ -142,7 +143,7 @@ func hapticConfig(values map[string]any) map[string]any {
 	if p, ok := dig(values, "waf", "policies"); ok {
 		if pm, ok := p.(map[string]any); ok {
 			policies := map[string]any{}
-			for _, k := range []string{"defaultPolicy", "inline", "configMapRefs", "selfService"} {
+			for _, k := range []string{"defaultPolicy", "inline", "configMapRefs", "selfService", "requestBody", "limits"} {
 				if v, ok := pm[k]; ok {
 					policies[k] = v
 				}
@@ -157,6 +158,9 @@ func hapticConfig(values map[string]any) map[string]any {
 	}
 	if len(waf) > 0 {
 		out["waf"] = waf
+	}
+	if v, ok := dig(values, "requestBodyInspection", "haproxyBuffer"); ok {
+		out["requestBodyInspection"] = map[string]any{"haproxyBuffer": v}
 	}
 	return out
 }

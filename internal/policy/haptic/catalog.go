@@ -6,7 +6,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/gwpol/gwpol/internal/model"
@@ -24,111 +23,6 @@ type catalogEntry struct {
 	mode string
 	// problem says why HAPTIC would reject the entry ("" when valid).
 	problem string
-}
-
-// requestBodyModes are the requestBody.mode values the chart's values.yaml
-// documents for a WAF policy: none (the default: headers only, what a
-// GRPCRoute needs), any and json (bodies buffered and inspected).
-// Anything else makes the catalog invalid.
-var requestBodyModes = []string{"none", "any", "json"}
-
-// enforcements are a policy's enforcement values (values.yaml: deny, the
-// default, or detect) and paranoia its paranoiaLevel range (1 … 4).
-var enforcements = []string{"deny", "detect"}
-
-const minParanoia, maxParanoia = 1, 4
-
-// entryRules are what the deployment allows a catalog's entries: a
-// self-service catalog may not carry secLang unless the deployment allows
-// it (values.yaml: waf.policies.selfService.allowSecLang; trusted catalogs
-// and inline policies may), and no entry may ask for a larger request
-// body than the ceiling (waf.policies.requestBody.maxBytes).
-type entryRules struct {
-	selfService, allowSecLang bool
-	maxBodyBytes              int
-}
-
-// rules are the entry rules of the deployment's trusted policies, or of
-// its self-service catalogs.
-func (s Settings) rules(selfService bool) entryRules {
-	return entryRules{selfService: selfService, allowSecLang: s.AllowSecLang, maxBodyBytes: s.MaxBodyBytes}
-}
-
-// readEntry checks one catalog entry's shape: the settings values.yaml
-// documents for a WAF policy and the limits the source sets.
-func readEntry(v any, rules entryRules) catalogEntry {
-	if v == nil {
-		return catalogEntry{}
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return catalogEntry{problem: "is not a map of settings"}
-	}
-	if p := entrySettingsProblem(m, rules); p != "" {
-		return catalogEntry{problem: p}
-	}
-	rb, ok := m["requestBody"]
-	if !ok || rb == nil {
-		return catalogEntry{}
-	}
-	rbm, ok := rb.(map[string]any)
-	if !ok {
-		return catalogEntry{problem: "requestBody is not a map"}
-	}
-	if mb, ok := rbm["maxBytes"]; ok && mb != nil {
-		n, isInt := wholeNumber(mb)
-		if !isInt || n < 1 || (rules.maxBodyBytes > 0 && n > int64(rules.maxBodyBytes)) {
-			return catalogEntry{problem: fmt.Sprintf("requestBody.maxBytes must be a whole number from 1 to %d (config haptic.waf.policies.requestBody.maxBytes, the deployment's ceiling)", rules.maxBodyBytes)}
-		}
-	}
-	mv, ok := rbm["mode"]
-	if !ok || mv == nil {
-		return catalogEntry{}
-	}
-	mode, ok := mv.(string)
-	if !ok {
-		return catalogEntry{problem: "requestBody.mode is not a string"}
-	}
-	if !slices.Contains(requestBodyModes, mode) {
-		return catalogEntry{problem: fmt.Sprintf("requestBody.mode %q is not one of %s", mode, strings.Join(requestBodyModes, ", "))}
-	}
-	return catalogEntry{mode: mode}
-}
-
-// entrySettingsProblem checks an entry's enforcement, paranoiaLevel and
-// secLang against what values.yaml allows ("" when they pass).
-func entrySettingsProblem(m map[string]any, rules entryRules) string {
-	if e, ok := m["enforcement"]; ok && e != nil {
-		s, isString := e.(string)
-		if !isString || !slices.Contains(enforcements, s) {
-			return fmt.Sprintf("enforcement must be one of %s", strings.Join(enforcements, ", "))
-		}
-	}
-	if p, ok := m["paranoiaLevel"]; ok && p != nil {
-		n, isInt := wholeNumber(p)
-		if !isInt || n < minParanoia || n > maxParanoia {
-			return fmt.Sprintf("paranoiaLevel must be a whole number from %d to %d", minParanoia, maxParanoia)
-		}
-	}
-	if s, ok := m["secLang"]; ok && s != nil && s != "" && rules.selfService && !rules.allowSecLang {
-		return "sets secLang, which a self-service catalog may not (config haptic.waf.policies.selfService.allowSecLang: false)"
-	}
-	return ""
-}
-
-// wholeNumber reads a YAML integer (decoded as int, or float64 from JSON).
-func wholeNumber(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	case uint64:
-		return int64(n), n <= 1<<62
-	case float64:
-		return int64(n), n == float64(int64(n))
-	}
-	return 0, false
 }
 
 // mapValue returns the value of key in a mapping node (aliases resolved),
@@ -204,7 +98,7 @@ func parseCatalog(text string, rules entryRules) (map[string]catalogEntry, error
 	}
 	entries := make(map[string]catalogEntry, len(raw))
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
-		e := readEntry(raw[name], rules)
+		e := readEntry(name, raw[name], rules)
 		if e.problem != "" {
 			return nil, fmt.Errorf("entry %q %s", name, e.problem)
 		}

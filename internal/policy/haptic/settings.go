@@ -18,8 +18,8 @@ const ConfigPrefix = "haptic."
 // checks — an unknown switch or a value of the wrong type is a config
 // error, never ignored.
 var Section = policy.Setting{Key: strings.TrimSuffix(ConfigPrefix, "."), Default: map[string]any{},
-	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, requestBody.maxBytes, selfService with allowSecLang and its limits), spoaHub.enabled and spoaHub.haproxy.messages",
-	Source: "the HAPTIC Helm chart's values (rateLimit, cache, waf, spoaHub)",
+	Doc:    "HAPTIC's Helm chart values that decide whether a route policy can be served: rateLimit.shared.enabled, cache.varnish.enabled, waf (enabled, trusted policies inline and in ConfigMaps, defaultPolicy, requestBody maxBytes and defaultMaxBytes, limits maxCount, maxSecLangBytes and maxRuleExclusions, selfService with allowSecLang and its limits), requestBodyInspection.haproxyBuffer (sizeBytes, reservedBytes), spoaHub.enabled and spoaHub.haproxy.messages",
+	Source: "the HAPTIC Helm chart's values (rateLimit, cache, waf, requestBodyInspection, spoaHub)",
 	Check: func(v any) error {
 		values := map[string]any{}
 		if m, ok := v.(map[string]any); ok {
@@ -78,6 +78,20 @@ type Settings struct {
 	// request body a WAF policy may ask to inspect (its
 	// requestBody.maxBytes). Default 8192, as the chart's.
 	MaxBodyBytes int
+	// DefaultBodyBytes is waf.policies.requestBody.defaultMaxBytes: the
+	// body cap of a policy that sets none. Default 8192; at most
+	// MaxBodyBytes.
+	DefaultBodyBytes int
+	// BufferBytes and ReservedBytes are requestBodyInspection.haproxyBuffer
+	// sizeBytes and reservedBytes: HAProxy's request buffer, shared by
+	// every body inspector, and what of it headers keep. Defaults 16384
+	// and 8192; MaxBodyBytes must fit in what is left.
+	BufferBytes, ReservedBytes int
+	// MaxPolicies, MaxSecLangBytes and MaxRuleExclusions are
+	// waf.policies.limits maxCount (trusted policies, inline and in
+	// trusted catalogs together), maxSecLangBytes and maxRuleExclusions
+	// (per policy). Defaults 16, 65536 and 256.
+	MaxPolicies, MaxSecLangBytes, MaxRuleExclusions int
 	// AllowSecLang is selfService.allowSecLang: self-service catalog
 	// entries may carry secLang. Default false, as the chart's.
 	AllowSecLang bool
@@ -130,6 +144,8 @@ func (c CatalogLocation) String() string { return c.Namespace + "/" + c.Name + "
 // is off because nothing turns it on (wafAutoEnabled).
 func DefaultSettings() Settings {
 	return Settings{RateLimitMessage: true, MaxPerNamespace: 4, MaxTotal: 64, MaxBodyBytes: DefaultMaxBodyBytes,
+		DefaultBodyBytes: DefaultMaxBodyBytes, BufferBytes: defaultBufferBytes, ReservedBytes: defaultReservedBytes,
+		MaxPolicies: defaultMaxPolicies, MaxSecLangBytes: defaultMaxSecLang, MaxRuleExclusions: defaultMaxExclusions,
 		Dispatch:           WAFDispatch{Mode: "opt-in", DefaultEnforcement: "deny"},
 		IngressPermissions: WAFIngressPermissions{AllowPolicySelection: true}}
 }
@@ -139,6 +155,18 @@ func DefaultSettings() Settings {
 const (
 	DefaultMaxBodyBytes = 8192
 	MaxBodyBytesLimit   = 1 << 20
+)
+
+// The chart's defaults and bounds of the body buffer and the WAF policy
+// limits (values.yaml at a7ac8a15; the bounds as 83-waf-policies.yaml
+// checks them at 0eeb5e29, maxRuleExclusions taking the bounds of the
+// excluded-target limit it replaced).
+const (
+	defaultBufferBytes, minBufferBytes, maxBufferBytes = 16384, 16384, 2 << 20
+	defaultReservedBytes                               = 8192
+	defaultMaxPolicies, maxMaxPolicies                 = 16, 1024
+	defaultMaxSecLang                                  = 65536
+	defaultMaxExclusions, maxMaxExclusions             = 256, 4096
 )
 
 // wafAutoEnabled is the chart's enable predicate of the Coraza plugin
@@ -152,7 +180,7 @@ func (s Settings) wafAutoEnabled() bool {
 }
 
 // SettingsKeys are the keys of the haptic: section.
-var SettingsKeys = []string{"rateLimit", "cache", "waf", "spoaHub"}
+var SettingsKeys = []string{"rateLimit", "cache", "waf", "spoaHub", "requestBodyInspection"}
 
 // ParseSettings reads the haptic: section from cfg.Values (keys
 // "haptic.<key>"). Every value is checked: an unknown key or a value of the
@@ -174,12 +202,17 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 			err = s.readWAF(v)
 		case "spoahub":
 			err = s.readSPOAHub(v)
+		case "requestbodyinspection":
+			err = s.readBodyInspection(v)
 		default:
 			err = fmt.Errorf("haptic.%s is not a setting gwpol knows; use one of %s", key, strings.Join(SettingsKeys, ", "))
 		}
 		if err != nil {
 			return Settings{}, err
 		}
+	}
+	if err := s.checkBodyBudget(); err != nil {
+		return Settings{}, err
 	}
 	if !s.wafSet {
 		s.WAF = s.wafAutoEnabled()
@@ -298,11 +331,14 @@ func (s *Settings) readWAF(v any) error {
 	if err := s.readIngressPermissions(m["ingressPermissions"]); err != nil {
 		return err
 	}
-	p, err := section(m["policies"], "haptic.waf.policies", "defaultPolicy", "inline", "configMapRefs", "selfService", "requestBody")
+	p, err := section(m["policies"], "haptic.waf.policies", "defaultPolicy", "inline", "configMapRefs", "selfService", "requestBody", "limits")
 	if err != nil {
 		return err
 	}
 	if err := s.readRequestBody(p["requestBody"]); err != nil {
+		return err
+	}
+	if err := s.readLimits(p["limits"]); err != nil {
 		return err
 	}
 	_, inline := p["inline"]
@@ -348,23 +384,95 @@ func (s *Settings) readWAF(v any) error {
 	return nil
 }
 
-// readRequestBody reads waf.policies.requestBody: {maxBytes}, the ceiling
-// of a WAF policy's body cap (1 … 1 MiB).
+// readRequestBody reads waf.policies.requestBody: {maxBytes,
+// defaultMaxBytes, waitTimeout}, the ceiling of a WAF policy's body cap and the cap of
+// a policy that sets none (each 1 … 1 MiB).
 func (s *Settings) readRequestBody(v any) error {
-	rb, err := section(v, "haptic.waf.policies.requestBody", "maxBytes")
+	rb, err := section(v, "haptic.waf.policies.requestBody", "maxBytes", "defaultMaxBytes", "waitTimeout")
 	if err != nil {
 		return err
 	}
-	raw, ok := rb["maxBytes"]
-	if !ok {
-		return nil
-	}
-	const path = "haptic.waf.policies.requestBody.maxBytes"
-	if err := readCount(raw, path, &s.MaxBodyBytes); err != nil {
+	// waitTimeout is how long HAProxy waits for a body at run time; no
+	// verdict depends on it, but it is the chart's key and must be text.
+	if _, err := readString(rb["waitTimeout"], "haptic.waf.policies.requestBody.waitTimeout"); err != nil {
 		return err
 	}
-	if s.MaxBodyBytes < 1 || s.MaxBodyBytes > MaxBodyBytesLimit {
-		return fmt.Errorf("%s must be from 1 to %d, not %d", path, MaxBodyBytesLimit, s.MaxBodyBytes)
+	return readBounded(rb, "haptic.waf.policies.requestBody", []bounded{
+		{"maxBytes", 1, MaxBodyBytesLimit, &s.MaxBodyBytes},
+		{"defaultMaxBytes", 1, MaxBodyBytesLimit, &s.DefaultBodyBytes},
+	})
+}
+
+// readLimits reads waf.policies.limits: {maxCount, maxSecLangBytes,
+// maxRuleExclusions}.
+func (s *Settings) readLimits(v any) error {
+	l, err := section(v, "haptic.waf.policies.limits", "maxCount", "maxSecLangBytes", "maxRuleExclusions")
+	if err != nil {
+		return err
+	}
+	return readBounded(l, "haptic.waf.policies.limits", []bounded{
+		{"maxCount", 1, maxMaxPolicies, &s.MaxPolicies},
+		{"maxSecLangBytes", 1, MaxBodyBytesLimit, &s.MaxSecLangBytes},
+		{"maxRuleExclusions", 1, maxMaxExclusions, &s.MaxRuleExclusions},
+	})
+}
+
+// readBodyInspection reads requestBodyInspection: {haproxyBuffer:
+// {sizeBytes, reservedBytes}}.
+func (s *Settings) readBodyInspection(v any) error {
+	m, err := section(v, "haptic.requestBodyInspection", "haproxyBuffer")
+	if err != nil {
+		return err
+	}
+	b, err := section(m["haproxyBuffer"], "haptic.requestBodyInspection.haproxyBuffer", "sizeBytes", "reservedBytes")
+	if err != nil {
+		return err
+	}
+	return readBounded(b, "haptic.requestBodyInspection.haproxyBuffer", []bounded{
+		{"sizeBytes", minBufferBytes, maxBufferBytes, &s.BufferBytes},
+		{"reservedBytes", 1, maxBufferBytes - 1, &s.ReservedBytes},
+	})
+}
+
+// checkBodyBudget holds the body settings to what the chart's render
+// requires of them together: a default cap within the ceiling, headroom
+// left in the buffer, and a ceiling that fits in the rest. The chart
+// refuses to render otherwise, so these are config errors, not per-rule
+// findings.
+func (s *Settings) checkBodyBudget() error {
+	switch {
+	case s.DefaultBodyBytes > s.MaxBodyBytes:
+		return fmt.Errorf("haptic.waf.policies.requestBody.defaultMaxBytes (%d) must not exceed maxBytes (%d); HAPTIC's chart refuses to render", s.DefaultBodyBytes, s.MaxBodyBytes)
+	case s.ReservedBytes >= s.BufferBytes:
+		return fmt.Errorf("haptic.requestBodyInspection.haproxyBuffer.reservedBytes (%d) must be smaller than sizeBytes (%d); HAPTIC's chart refuses to render", s.ReservedBytes, s.BufferBytes)
+	case s.MaxBodyBytes > s.BufferBytes-s.ReservedBytes:
+		return fmt.Errorf("haptic.waf.policies.requestBody.maxBytes (%d) exceeds the HAProxy request buffer left for bodies (requestBodyInspection.haproxyBuffer sizeBytes %d − reservedBytes %d = %d); HAPTIC's chart refuses to render — raise sizeBytes or lower maxBytes",
+			s.MaxBodyBytes, s.BufferBytes, s.ReservedBytes, s.BufferBytes-s.ReservedBytes)
+	}
+	return nil
+}
+
+// bounded is a whole-number setting with the chart's bounds.
+type bounded struct {
+	key      string
+	min, max int
+	dst      *int
+}
+
+// readBounded reads the bounded settings present in m (keys under path).
+func readBounded(m map[string]any, path string, fields []bounded) error {
+	for _, f := range fields {
+		raw, ok := m[f.key]
+		if !ok {
+			continue
+		}
+		key := path + "." + f.key
+		if err := readCount(raw, key, f.dst); err != nil {
+			return err
+		}
+		if *f.dst < f.min || *f.dst > f.max {
+			return fmt.Errorf("%s must be from %d to %d, not %d", key, f.min, f.max, *f.dst)
+		}
 	}
 	return nil
 }

@@ -609,7 +609,7 @@ func TestDeploymentSettings(t *testing.T) {
 		{"SPOA hub off: no shared rate limit", okRate, map[string]any{"spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.rateLimit"}},
 		{"SPOA hub off: no WAF", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": inline, "spoaHub": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
 		{"self-service body cap within the ceiling", "spec:\n  waf: {policy: capped, catalogRef: {name: waf-settings, key: maxbytes.yaml}}", nil, "", nil},
-		{"self-service body cap over a lowered ceiling", "spec:\n  waf: {policy: capped, catalogRef: {name: waf-settings, key: maxbytes.yaml}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"requestBody": map[string]any{"maxBytes": 1024}}}}, "", []string{"GWP402 spec.waf.catalogRef.key"}},
+		{"self-service body cap over a lowered ceiling", "spec:\n  waf: {policy: capped, catalogRef: {name: waf-settings, key: maxbytes.yaml}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"requestBody": map[string]any{"maxBytes": 1024, "defaultMaxBytes": 1024}}}}, "", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"self-service secLang allowed", "spec:\n  waf: {policy: custom, catalogRef: {name: waf-settings, key: seclang.yaml}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"allowSecLang": true}}}}, "", nil},
 		{"SPOA hub on", okRate, map[string]any{"spoaHub": map[string]any{"enabled": true}}, "", nil},
 		{"SPOA hub derived (null)", okRate, map[string]any{"spoaHub": map[string]any{"enabled": nil}}, "", nil},
@@ -726,8 +726,16 @@ func TestCheckDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
-	waf := func(policies map[string]any) policy.Config {
-		return policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"policies": policies}}}
+	// waf is a config of WAF policies and, in pairs, other haptic: keys.
+	waf := func(policies map[string]any, keyValues ...any) policy.Config {
+		cfg := policy.Config{Values: map[string]any{ConfigPrefix + "waf": map[string]any{"policies": policies}}}
+		for i := 0; i+1 < len(keyValues); i += 2 {
+			cfg.Values[ConfigPrefix+keyValues[i].(string)] = keyValues[i+1]
+		}
+		if _, err := ParseSettings(cfg); err != nil {
+			t.Fatalf("config: %v", err)
+		}
+		return cfg
 	}
 	ref := func(name string) map[string]any {
 		return map[string]any{"c": map[string]any{"namespace": "security", "name": name}}
@@ -750,7 +758,7 @@ func TestCheckDeployment(t *testing.T) {
 		{"inline body cap over the ceiling", waf(map[string]any{"inline": map[string]any{"big": map[string]any{"requestBody": map[string]any{"mode": "any", "maxBytes": 16384}}}}),
 			[]string{"GWP402 haptic.waf.policies.inline.big"}},
 		{"inline body cap within a raised ceiling", waf(map[string]any{"inline": map[string]any{"big": map[string]any{"requestBody": map[string]any{"mode": "any", "maxBytes": 16384}}},
-			"requestBody": map[string]any{"maxBytes": 65536}}), nil},
+			"requestBody": map[string]any{"maxBytes": 65536}}, "requestBodyInspection", map[string]any{"haproxyBuffer": map[string]any{"sizeBytes": 65536 + 8192}}), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := codes(CheckDeployment(m, tc.cfg, nil)); !slices.Equal(got, tc.want) {
@@ -893,7 +901,9 @@ func TestBodyCeilingSetting(t *testing.T) {
 	if s, err := ParseSettings(policy.Config{}); err != nil || s.MaxBodyBytes != DefaultMaxBodyBytes {
 		t.Errorf("default: %d, %v", s.MaxBodyBytes, err)
 	}
-	if s, err := ParseSettings(cfg("4096")); err != nil || s.MaxBodyBytes != 4096 {
+	lowered := cfg("4096")
+	lowered.Values[ConfigPrefix+"waf"].(map[string]any)["policies"].(map[string]any)["requestBody"].(map[string]any)["defaultMaxBytes"] = "4096"
+	if s, err := ParseSettings(lowered); err != nil || s.MaxBodyBytes != 4096 || s.DefaultBodyBytes != 4096 {
 		t.Errorf("\"4096\": %d, %v", s.MaxBodyBytes, err)
 	}
 	for _, bad := range []any{0, MaxBodyBytesLimit + 1, "lots", -1} {

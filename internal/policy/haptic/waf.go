@@ -78,7 +78,7 @@ func (v *validator) trusted(base string, w *WAF) {
 	var broken []string
 	mode := ""
 	if e, ok := v.settings.Inline[w.Policy]; ok {
-		entry := readEntry(nilIfEmpty(e), v.settings.rules(false))
+		entry := readEntry(w.Policy, nilIfEmpty(e), v.settings.rules(false))
 		if entry.problem != "" {
 			v.dependency(base+".policy", "trusted WAF policy %q (config haptic.waf.policies.inline) %s; the rule fails closed until it is fixed", w.Policy, entry.problem)
 			return
