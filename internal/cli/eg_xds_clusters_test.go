@@ -33,8 +33,10 @@ var egClusterDefaults = map[string]string{
 		`"localityLbConfig":{"localityWeightedLbConfig":{}}}}}]}`,
 }
 
-// gwpolClusterDefaults are gwpol's (baseCluster).
-var gwpolClusterDefaults = map[string]string{"connectTimeout": `"5s"`}
+// gwpolClusterDefaults are what gwpol writes on every cluster of the
+// Envoy Gateway target (baseCluster): its connect timeout is Envoy
+// Gateway's (policy.Target.ConnectTimeout).
+var gwpolClusterDefaults = map[string]string{"connectTimeout": egClusterDefaults["connectTimeout"]}
 
 // egClusterViews are, per route identity, the distinct views of the
 // clusters the route sends to, sorted, as one comparable text: Envoy

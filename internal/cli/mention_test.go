@@ -102,13 +102,8 @@ type mentionLeft struct {
 // strings or comments still name a controller family
 // (TestGenericPackagesMentionNoFamily), with why. It only shrinks.
 var mentionsLeft = map[string]mentionLeft{
-	"internal/attach/attach.go":         {1, "kgateway's lenient resolution of a backendRef filter naming no policy (skipped, a warning), applied to every kind that takes backendRef filters; to move: a kind or controller trait"},
-	"internal/merge/fixed.go":           {3, "a rule with no backendRefs replaced by a 500 (NoAction) is kgateway's, for every controller that does not validate its routes itself; to move: a controller trait for the no-action rule"},
-	"internal/merge/result.go":          {1, "merge points are kgateway's Envoy resources"},
-	"internal/model/types.go":           {1, "the CA ConfigMap reading follows kgateway's sslutils"},
-	"internal/render/envoy/backends.go": {1, "kgateway's static Backend endpoints' health-check hosts, in generic cluster merging"},
-	"internal/render/envoy/clusters.go": {2, "kgateway's EDS cluster shape (5s connect timeout) and WebSocket appProtocol, written for every target"},
-	"internal/render/envoy/routes.go":   {4, "kgateway's virtual host ownership, regex order, route source metadata and stat prefix variables, written for every target"},
-	"internal/status/status.go":         {3, "the ancestors a policy is reported against (the listener owner of each Envoy resource, each delegated copy's parents, the parentRef's sectionName kept) follow kgateway's reporting for every kind whose status follows merge; to move: a family step for ancestor reporting"},
-	"internal/topology/tls.go":          {1, "one unusable frontend CA leaves the listener unserved, as kgateway serves none of it (the Gateway API refuses the listener only when every CA is unusable), in the generic listener verdict; to move: the family's Listeners step"},
+	"internal/attach/attach.go": {1, "kgateway's lenient resolution of a backendRef filter naming no policy (skipped, a warning), applied to every kind that takes backendRef filters; to move: a kind or controller trait"},
+	"internal/merge/result.go":  {1, "merge points are kgateway's Envoy resources (an HTTPS listener's policies merge with its Gateway's as one group, IncludesGateway), which Envoy Gateway's listener-level verdicts rely on as well; to move: a controller trait for how listener and Gateway levels combine"},
+	"internal/model/types.go":   {1, "the CA ConfigMap reading follows kgateway's sslutils"},
+	"internal/topology/tls.go":  {1, "one unusable frontend CA leaves the listener unserved, as kgateway serves none of it (and Envoy Gateway's listener step refuses it too: validate.go, frontendTLSValidation.ValidateError), in the generic listener verdict while the Gateway API refuses the listener only when every CA is unusable; to move: the family's Listeners step"},
 }

@@ -124,7 +124,7 @@ func renderCompiledWith(c *pipeline.Compiled, target string, kgatewayKey bool, e
 		Gateways:       gateways,
 		// Config turns on the route source metadata a registered
 		// controller declares, under every target: it only adds route
-		// metadata for access logs to read (policy.Registry.RouteSourceKey).
+		// metadata for access logs to read (policy.Registry.RouteSource).
 		Config: c.Config.PolicyConfig(),
 	})
 }

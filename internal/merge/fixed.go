@@ -54,7 +54,7 @@ func (r *Result) FixedStatusOn(rt *topology.Route, rule *topology.Rule, gw *topo
 // answers each copy from its own merge.
 func (r *Result) FixedStatusAlong(rt *topology.Route, rule *topology.Rule, path *RulePath, gw *topology.Gateway) (FixedStatus, bool) {
 	if gw == nil {
-		return r.fixedStatus(rule, path, usable)
+		return r.fixedStatus(rule, path, usable, nil)
 	}
 	v := r.Verdict(rt, gw)
 	if f, ok := v.Fate(rule.Index); ok {
@@ -70,7 +70,7 @@ func (r *Result) FixedStatusAlong(rt *topology.Route, rule *topology.Rule, path 
 	if fs, ok := r.noBackendAlong(rt, rule, path, gw); ok {
 		return fs, true
 	}
-	return r.fixedStatus(rule, path, r.usableOn(v, rule, gw))
+	return r.fixedStatus(rule, path, r.usableOn(v, rule, gw), gw)
 }
 
 // NoBackendOn reports whether the controller managing gw, which validates
@@ -125,18 +125,21 @@ func (r *Result) BackendRefused(rt *topology.Route, rule *topology.Rule, i int, 
 // policy kind that fails closed made it unusable, 500 when another broken
 // policy reference did, when the rule cannot be translated as written
 // (topology.RuleProblem, not dropped) or, unless it redirects, when nothing
-// gives it an action (no backendRefs: kgateway replaces it, NoAction) or
-// none of its backendRefs can take traffic (not found, not permitted
-// without a ReferenceGrant, an unsupported kind; weight 0), as gateways
-// answer. Views report it; the renderer emits the same response (a test
-// over every fixture and shared case holds the two together).
+// gives it an action (no backendRefs, NoAction: a controller with a
+// NoActionReason replaces it) or none of its backendRefs can take traffic
+// (not found, not permitted without a ReferenceGrant, an unsupported kind;
+// weight 0), as gateways answer. Views report it; the renderer emits the
+// same response (a test over every fixture and shared case holds the two
+// together). It is the default controller's answer (FixedStatusOn: a
+// Gateway's).
 func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
-	return r.fixedStatus(rule, nil, usable)
+	return r.fixedStatus(rule, nil, usable, nil)
 }
 
 // fixedStatus is FixedStatus with the backendRefs judged by use: why one
-// takes no traffic (when it does not) and whether it does.
-func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, *topology.Backend) (string, bool)) (FixedStatus, bool) {
+// takes no traffic (when it does not) and whether it does; gw is the
+// Gateway whose controller answers (nil: the default controller).
+func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, *topology.Backend) (string, bool), gw *topology.Gateway) (FixedStatus, bool) {
 	if bs := r.Attach.Broken[rule]; len(bs) > 0 {
 		fs := FixedStatus{Status: 500}
 		for _, b := range bs {
@@ -160,18 +163,30 @@ func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, 
 		return fs, true
 	}
 	if len(rule.Backends) == 0 {
-		return FixedStatus{Status: 500, Reasons: []string{"replaced: " + NoActionReason}}, true
+		if why := r.NoActionReason(gw); why != "" {
+			return FixedStatus{Status: 500, Reasons: []string{"replaced: " + why}}, true
+		}
+		return FixedStatus{Status: 500, Reasons: []string{"no backendRefs: nothing to forward to"}}, true
 	}
 	return noUsableBackend(rule, use)
 }
 
-// NoActionReason is why kgateway replaces a rule that neither forwards,
-// redirects nor answers (RouteRuleReplaced).
-const NoActionReason = "no action specified: the rule has no backendRefs and no filter that answers"
+// NoActionReason is why the controller managing gw (the default one when
+// gw is nil) replaces a rule that nothing gives an action
+// (policy.Controller.NoActionReason); "" when it answers such a rule 500
+// as one with no usable backend.
+func (r *Result) NoActionReason(gw *topology.Gateway) string {
+	if r.Graph == nil || r.Registry == nil {
+		return ""
+	}
+	name, _ := r.Graph.Controller(gw, r.Registry.DefaultController().Name)
+	c, _ := r.Registry.Controller(name)
+	return c.NoActionReason
+}
 
-// NoAction reports whether kgateway replaces the rule because nothing
-// gives it an action: no backendRefs, no redirect, no policy answering it,
-// and nothing else already broke or replaced it.
+// NoAction reports whether nothing gives the rule an action: no
+// backendRefs, no redirect, no policy answering it, and nothing else
+// already broke or replaced it.
 func (r *Result) NoAction(rule *topology.Rule) bool {
 	if len(rule.Backends) > 0 || len(r.Attach.Broken[rule]) > 0 || rule.Problem != nil || rule.IsDelegating() || redirects(rule) {
 		return false

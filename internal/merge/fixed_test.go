@@ -64,6 +64,43 @@ func TestFixedStatus(t *testing.T) {
 	}
 }
 
+// TestNoActionReplaced: a rule nothing gives an action is replaced, with
+// the controller's reason, under a controller that replaces such rules
+// (policy.Controller.NoActionReason), on its Gateways and by default; on
+// another controller's Gateway it answers 500 as a rule with nothing to
+// forward to.
+func TestNoActionReplaced(t *testing.T) {
+	const why = "nothing to do"
+	reg := &policy.Registry{}
+	reg.AddControllers(policy.Controller{Name: "example.com/replacing", Default: true, NoActionReason: why}, policy.Controller{Name: "example.com/other"})
+	gateway := func(class string) *topology.Gateway {
+		return &topology.Gateway{Gateway: &model.Gateway{Gateway: &gwv1.Gateway{Spec: gwv1.GatewaySpec{GatewayClassName: gwv1.ObjectName(class)}}}}
+	}
+	classes := []*model.GatewayClass{
+		{GatewayClass: &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "r"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/replacing"}}},
+		{GatewayClass: &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "o"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}},
+	}
+	rule := &topology.Rule{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{}}}
+	rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute"}, Rules: []*topology.Rule{rule}}
+	r := &Result{Registry: reg, Graph: &topology.Graph{Model: &model.Model{GatewayClasses: classes}}, Attach: &attach.Result{}}
+	if !r.NoAction(rule) {
+		t.Fatal("a rule without backendRefs, redirect or answer has no action")
+	}
+	for _, tt := range []struct {
+		name     string
+		gw       *topology.Gateway
+		replaced bool
+	}{{"default controller", nil, true}, {"its Gateway", gateway("r"), true}, {"another controller's Gateway", gateway("o"), false}} {
+		fs, ok := r.FixedStatusOn(rt, rule, tt.gw)
+		if !ok || fs.Status != 500 || len(fs.Reasons) != 1 {
+			t.Fatalf("%s: %+v %v, want one 500", tt.name, fs, ok)
+		}
+		if got := fs.Reasons[0] == "replaced: "+why; got != tt.replaced {
+			t.Errorf("%s: reason %q, replaced with the controller's reason: %v, want %v", tt.name, fs.Reasons[0], got, tt.replaced)
+		}
+	}
+}
+
 // TestFixedStatusOn: on a Gateway whose controller validates the route,
 // its verdict decides first — a rule it answers answers that, one it
 // leaves out answers nothing (LeftOut), and a refused backendRef takes no

@@ -17,6 +17,51 @@ type AncestorStatus struct {
 	Conditions []metav1.Condition
 }
 
+// AncestorReport is how a controller reports the ancestors of a policy
+// whose status follows merge (one of a family without AncestorStatuses):
+// the objects status lists a policy under, for the resources it
+// configures. Unset parts report against the Gateway alone.
+type AncestorReport struct {
+	// ListenerOwners: a policy configuring a listener's resources is
+	// reported against the listener's owner — the ListenerSet of a
+	// listener it adds, else the Gateway — and a whole-Gateway policy
+	// against every owner of the Gateway's listeners.
+	ListenerOwners bool
+	// SectionName: a policy on a route keeps each parentRef's sectionName
+	// in the ancestor it is reported against.
+	SectionName bool
+	// PerDelegationPath: a delegated route's rule, merged apart along
+	// each parent path, is reported against the parents of the path
+	// that reaches it rather than every parent of the route.
+	PerDelegationPath bool
+}
+
+// AncestorReport is how a policy of kind k is reported against its
+// ancestors (Family.Ancestors): its family's, else — for a kind whose
+// family declares none, or that has no family — the default controller's
+// family's, else the first registered family's that declares one.
+func (r *Registry) AncestorReport(k Kind) AncestorReport {
+	if f := r.FamilyOf(k); f != nil && f.Ancestors != nil {
+		return *f.Ancestors
+	}
+	var first *AncestorReport
+	for _, f := range r.Families() {
+		if f.Ancestors == nil {
+			continue
+		}
+		if f.Controller != nil && f.Controller.Default {
+			return *f.Ancestors
+		}
+		if first == nil {
+			first = f.Ancestors
+		}
+	}
+	if first != nil {
+		return *first
+	}
+	return AncestorReport{}
+}
+
 // TargetKey names one target a policy reaches: exactly one field is set —
 // a whole Gateway, a whole ListenerSet, a listener (by sectionName, or
 // covered by a less specific policy), a whole route, or a route rule.

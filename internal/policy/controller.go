@@ -34,6 +34,12 @@ type Controller struct {
 	// configures kept (kgateway); otherwise the controller answers 500
 	// and keeps what its kinds say (InvalidKeeper).
 	ReplacesInvalidWhole bool
+	// NoActionReason is why the controller replaces a route rule that
+	// nothing gives an action — no backendRefs, no redirect, no policy
+	// answering it — with a 500 (its own route condition says so:
+	// ProgrammedCondition). "": it answers such a rule 500 as one with no
+	// backend to forward to, and says nothing of its own.
+	NoActionReason string
 	// Groups are the API groups of the policy kinds the controller's
 	// family defines. On the routes it serves, a rule's own Gateway API
 	// value of a field (RuleFielder) stands for its kinds' field, not for
@@ -51,6 +57,9 @@ type Controller struct {
 	// from, when its deployment asks for it (kgateway's
 	// dev.kgateway.route_source); "" for none.
 	RouteSourceKey string
+	// RouteSourceFields are the fields of that metadata for one Envoy
+	// route, by what the controller names each part.
+	RouteSourceFields func(o RouteOrigin) map[string]string
 	// RouteSource is the deployment setting that turns the route source
 	// metadata on (kgateway's enableRouteSourceMetadata); nil: always on
 	// when RouteSourceKey is set.
@@ -114,22 +123,35 @@ func (r *Registry) TLSOptionParser() topology.TLSOptionParser {
 	return nil
 }
 
-// RouteSourceKey is the route source metadata key (Controller.RouteSourceKey)
-// of the first registered controller that declares one, when cfg turns
-// it on (Controller.RouteSource); "" when none does.
-func (r *Registry) RouteSourceKey(cfg Config) string {
+// RouteOrigin is the route object, rule and match an Envoy route comes
+// from (Controller.RouteSourceFields).
+type RouteOrigin struct {
+	// Kind, Namespace and Name are the route object's.
+	Kind, Namespace, Name string
+	// Rule is the rule's index in the route, RuleName its name ("" when
+	// unnamed), and Match the index of the match in the rule.
+	Rule     int
+	RuleName string
+	Match    int
+}
+
+// RouteSource is the route source metadata key (Controller.RouteSourceKey)
+// and its fields (Controller.RouteSourceFields) of the first registered
+// controller that declares a key, when cfg turns it on
+// (Controller.RouteSource); "" and nil when none does.
+func (r *Registry) RouteSource(cfg Config) (string, func(RouteOrigin) map[string]string) {
 	if r == nil {
-		return ""
+		return "", nil
 	}
 	for _, c := range r.controllers {
 		if c.RouteSourceKey != "" {
-			if c.RouteSource != nil && !c.RouteSource.Bool(cfg) {
-				return ""
+			if c.RouteSource != nil && !c.RouteSource.Bool(cfg) || c.RouteSourceFields == nil {
+				return "", nil
 			}
-			return c.RouteSourceKey
+			return c.RouteSourceKey, c.RouteSourceFields
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // WeightedRoutePrecedence reports whether a registered controller's

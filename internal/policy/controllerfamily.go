@@ -126,6 +126,10 @@ type Family struct {
 	// policies out of their targets, and status prints the ancestors as
 	// decided. Nil: status follows merge.
 	AncestorStatuses func(ps []*Policy, g *topology.Graph) Decisions
+	// Ancestors is how the controller reports the ancestors of the
+	// family's policies whose status follows merge (no AncestorStatuses).
+	// Nil: the default controller's family's (Registry.AncestorReport).
+	Ancestors *AncestorReport
 	// BrokenReasons are the reasons of the route conditions the
 	// controller writes of its own for a rule that a reference to one of
 	// the family's policies breaks with the diagnostic code on the

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -27,8 +28,9 @@ type Target struct {
 	// backend". Without it such backendRefs are left out (see
 	// InvalidShare) and a rule none of whose backends resolves answers a
 	// 500 direct response, as Envoy Gateway writes it.
-	// With it, a rule with no backendRefs at all is replaced with
-	// kgateway's 500 (merge.NoAction), as kgateway finds it no action.
+	// With it, a rule with no backendRefs at all answers the 500 of a
+	// replaced resource (XDSNames.InvalidBody), as its controller replaces
+	// such a rule (Controller.NoActionReason, merge.NoAction).
 	Blackhole bool
 	// InvalidShare names the one cluster (which no resource defines) a
 	// route sends the summed weight of its backendRefs that take no
@@ -108,6 +110,28 @@ type Target struct {
 	// it one backend's header filters go on the route, and a URLRewrite
 	// on a backendRef is not applied (kgateway ignores it).
 	BackendRefDestinations bool
+	// ConnectTimeout is the connect timeout the controller writes on
+	// every cluster it builds for a backend (and on the cluster a
+	// backend an extension plugin registers starts from). 0: Envoy's
+	// own default, 5s, written out.
+	ConnectTimeout time.Duration
+	// WebSocketAppProtocols are the backend appProtocols (a Service
+	// port's, a backend object's) that make a route to such a backend
+	// upgrade to WebSocket (its upgrade_configs). None: no route upgrades
+	// for what its backends speak.
+	WebSocketAppProtocols []string
+	// RegexPathsByLength: among a virtual host's routes, those matching
+	// the path by a regular expression come longer expression first, as
+	// exact paths and prefixes do. Unset: they keep the order of their
+	// routes (age, then namespace and name), since the Gateway API leaves
+	// their precedence to the implementation.
+	RegexPathsByLength bool
+	// CheckHostClearsEndpointHosts: a backend policy's health check that
+	// names the host to send clears the hostname the backend's static
+	// endpoints carry in their health_check_config, so that the check's
+	// own host is sent. Unset: the endpoints keep theirs, which Envoy
+	// sends in place of the check's.
+	CheckHostClearsEndpointHosts bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
@@ -145,6 +169,14 @@ type ListenerBaseline struct {
 	Listener proto.Message
 	HCM      proto.Message
 	TLS      proto.Message
+}
+
+// ClusterConnectTimeout is ConnectTimeout, Envoy's default where unset.
+func (t Target) ClusterConnectTimeout() time.Duration {
+	if t.ConnectTimeout == 0 {
+		return 5 * time.Second
+	}
+	return t.ConnectTimeout
 }
 
 // Has reports whether the target provides a capability.
@@ -197,9 +229,11 @@ func OnlyCapabilities(caps ...string) map[string]bool {
 }
 
 // UpstreamTarget is upstream Envoy: every upstream filter and gwpol's
-// own choices where a controller's differ. It is the default target and
-// is always registered.
-var UpstreamTarget = Target{Name: "envoy", Capabilities: UpstreamCapabilities(), Blackhole: true, HTTPSRedirect: true}
+// own choices where a controller's differ — a route to a backend whose
+// appProtocol is the Kubernetes WebSocket one upgrades, a health check's
+// host is the one sent. It is the default target and is always registered.
+var UpstreamTarget = Target{Name: "envoy", Capabilities: UpstreamCapabilities(), Blackhole: true, HTTPSRedirect: true,
+	WebSocketAppProtocols: []string{"kubernetes.io/ws"}, CheckHostClearsEndpointHosts: true}
 
 // AddTargets registers the render targets of the families the pipeline
 // lists.

@@ -223,7 +223,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
-					conds = append(conds, programmedCondition(r, rt, c.ProgrammedCondition))
+					conds = append(conds, programmedCondition(r, rt, c))
 				}
 				conds = append(conds, ruleConditions(r, rt, extra(ctrl))...)
 			}
@@ -369,11 +369,12 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 // False/RouteRuleReplaced when a rule is replaced by a direct response
 // (replacedBecause), False/RouteRuleDropped when the controller's rule
 // check leaves it out (topology.RuleProblem), else True/Programmed.
-func programmedCondition(r *merge.Result, rt *topology.Route, typ string) metav1.Condition {
+func programmedCondition(r *merge.Result, rt *topology.Route, c policy.Controller) metav1.Condition {
+	typ := c.ProgrammedCondition
 	var msgs []string
 	reason := ""
 	for i, rule := range rt.Rules {
-		switch why := replacedBecause(r, rule); {
+		switch why := replacedBecause(r, rule, c.NoActionReason); {
 		case why != "":
 			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
 			reason = cmp.Or(reason, "RouteRuleReplaced")
@@ -392,8 +393,10 @@ func programmedCondition(r *merge.Result, rt *topology.Route, typ string) metav1
 // its controller cannot translate (topology.RuleProblem, found by the
 // family's rule check: policy.Family.CheckRule), an invalid policy
 // among the rule's own candidates, or a reference broken by a kind that
-// has no route conditions of its own (policy.Family.BrokenReasons).
-func replacedBecause(r *merge.Result, rule *topology.Rule) string {
+// has no route conditions of its own (policy.Family.BrokenReasons), or
+// nothing giving it an action, when the controller replaces such a rule
+// (noAction: policy.Controller.NoActionReason).
+func replacedBecause(r *merge.Result, rule *topology.Rule, noAction string) string {
 	if rule.Problem != nil && !rule.Problem.Dropped {
 		return rule.Problem.Message
 	}
@@ -413,8 +416,8 @@ func replacedBecause(r *merge.Result, rule *topology.Rule) string {
 			return b.Reason
 		}
 	}
-	if r.NoAction(rule) {
-		return merge.NoActionReason
+	if noAction != "" && r.NoAction(rule) {
+		return noAction
 	}
 	return ""
 }
@@ -676,15 +679,25 @@ func ancestorOf(k model.Key) AncestorRef {
 }
 
 // usesIndex lists, for every policy, each merge point that holds it (valid
-// or not) with the ancestors status is reported against: the owner of the
-// listener through which each Envoy resource is reached, as kgateway
-// reports it. One pass over all points; no per-policy scans.
+// or not) with the ancestors status is reported against, as the policy's
+// controller reports them (policy.Registry.AncestorReport: the owner of
+// the listener through which each Envoy resource is reached, or the
+// Gateway). One pass over all points; no per-policy scans.
 func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	idx := map[*policy.Policy][]use{}
-	record := func(pts merge.Points, ancestors []AncestorRef, backend ...policy.TargetKey) {
+	reports := map[policy.Kind]policy.AncestorReport{}
+	reportOf := func(k policy.Kind) policy.AncestorReport {
+		rep, ok := reports[k]
+		if !ok {
+			rep = r.Registry.AncestorReport(k)
+			reports[k] = rep
+		}
+		return rep
+	}
+	record := func(pts merge.Points, ancestors *ancestorsBy, backend ...policy.TargetKey) {
 		for _, pt := range pts {
 			for _, c := range pt.Invalid {
-				for _, a := range ancestors {
+				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
 					idx[c.Policy] = append(idx[c.Policy], use{a, usedAttached})
 				}
 			}
@@ -698,16 +711,18 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 						u = usedOverridden
 					}
 				}
-				for _, a := range ancestors {
+				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
 					idx[c.Policy] = append(idx[c.Policy], use{a, u})
 				}
 			}
 		}
 	}
 	for _, gp := range r.Gateways {
-		record(gp.Whole, gatewayAncestors(gp.Gateway))
+		record(gp.Whole, newAncestorsBy(func(rep policy.AncestorReport) []AncestorRef { return gatewayAncestors(gp.Gateway, rep) }))
 		for _, lp := range gp.Listeners {
-			record(lp.Own, []AncestorRef{ancestorOf(lp.Listener.Ancestor())})
+			record(lp.Own, newAncestorsBy(func(rep policy.AncestorReport) []AncestorRef {
+				return []AncestorRef{listenerAncestor(lp.Listener, rep)}
+			}))
 		}
 	}
 	var users map[model.Key][]AncestorRef
@@ -724,19 +739,19 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 					anc = users[bp.Key]
 				}
-				record(merge.Points{pt}, anc, policy.TargetKey{Backend: bp.Key, Port: port})
+				record(merge.Points{pt}, fixedAncestors(anc), policy.TargetKey{Backend: bp.Key, Port: port})
 			}
 		}
 	}
 	for p, rts := range r.Attach.OnBackendRef {
 		for _, rt := range rts {
-			for _, a := range RouteAncestors(rt) {
+			for _, a := range RouteAncestors(rt, reportOf(p.Kind)) {
 				idx[p] = append(idx[p], use{a, usedPending})
 			}
 		}
 	}
 	for _, rp := range r.Routes {
-		anc := RouteAncestors(rp.Route)
+		anc := newAncestorsBy(func(rep policy.AncestorReport) []AncestorRef { return RouteAncestors(rp.Route, rep) })
 		for _, rule := range rp.Rules {
 			if rule.Delegating { // a delegating rule is no Envoy resource
 				continue
@@ -747,31 +762,79 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 			}
 			// A delegated rule: each parent path's copy with the policies
 			// its own parents pass down, reported against the listeners
-			// that path serves it on (kgateway merges each copy apart).
+			// that path serves it on where the controller reports so
+			// (policy.AncestorReport.PerDelegationPath).
 			for _, path := range rule.Paths {
-				record(path.Own, pathAncestors(rp.Route, path, anc))
+				record(path.Own, newAncestorsBy(func(rep policy.AncestorReport) []AncestorRef {
+					if !rep.PerDelegationPath {
+						return anc.of(rep)
+					}
+					return pathAncestors(rp.Route, path, anc.of(rep), rep)
+				}))
 			}
 		}
 	}
 	return idx
 }
 
+// ancestorsBy are the ancestors of one merge point as a way of reporting
+// them gives them, worked out again only when a policy of the point asks
+// for another way than the last (nearly always there is one).
+type ancestorsBy struct {
+	build func(policy.AncestorReport) []AncestorRef
+	done  bool
+	rep   policy.AncestorReport
+	as    []AncestorRef
+}
+
+func newAncestorsBy(build func(policy.AncestorReport) []AncestorRef) *ancestorsBy {
+	return &ancestorsBy{build: build}
+}
+
+// fixedAncestors are ancestors that do not depend on the way of reporting.
+func fixedAncestors(as []AncestorRef) *ancestorsBy {
+	return &ancestorsBy{done: true, as: as, build: func(policy.AncestorReport) []AncestorRef { return as }}
+}
+
+func (a *ancestorsBy) of(rep policy.AncestorReport) []AncestorRef {
+	if !a.done || a.rep != rep {
+		a.as, a.rep, a.done = a.build(rep), rep, true
+	}
+	return a.as
+}
+
+// listenerAncestor is what a policy on l's resources is reported against:
+// l's owner (policy.AncestorReport.ListenerOwners), else its Gateway.
+func listenerAncestor(l *topology.Listener, rep policy.AncestorReport) AncestorRef {
+	if rep.ListenerOwners {
+		return ancestorOf(l.Ancestor())
+	}
+	return ancestorOf(l.Gateway.Key())
+}
+
+// parentAncestor is the ancestor of a route's parentRef p through l: l's
+// (listenerAncestor), with p's sectionName where the controller keeps it
+// (policy.AncestorReport.SectionName).
+func parentAncestor(p *topology.Parent, l *topology.Listener, rep policy.AncestorReport) AncestorRef {
+	a := listenerAncestor(l, rep)
+	if rep.SectionName && p.Ref.SectionName != nil {
+		a.SectionName = string(*p.Ref.SectionName)
+	}
+	return a
+}
+
 // pathAncestors are the ancestors of a delegated route reached along one
 // parent path: those of its parentRefs through the path's nearest parent
 // rule (its own parentRefs for a path without parents); all of the
 // route's when none matches.
-func pathAncestors(rt *topology.Route, path *merge.RulePath, all []AncestorRef) []AncestorRef {
+func pathAncestors(rt *topology.Route, path *merge.RulePath, all []AncestorRef, rep policy.AncestorReport) []AncestorRef {
 	var out []AncestorRef
 	for _, p := range rt.Parents {
 		if len(path.Via) == 0 && p.Delegation != nil || len(path.Via) > 0 && (p.Delegation == nil || p.Delegation.Rule != path.Via[0]) {
 			continue
 		}
 		for _, l := range p.Listeners {
-			a := ancestorOf(l.Ancestor())
-			if p.Ref.SectionName != nil {
-				a.SectionName = string(*p.Ref.SectionName)
-			}
-			if !slices.Contains(out, a) {
+			if a := parentAncestor(p, l, rep); !slices.Contains(out, a) {
 				out = append(out, a)
 			}
 		}
@@ -829,8 +892,12 @@ func addBackendCallers(users map[model.Key][]AncestorRef, set *policy.Set) {
 
 // gatewayAncestors: a whole-Gateway policy configures the Gateway's own
 // listeners and those of every ListenerSet attached to it, and reports
-// against each owner.
-func gatewayAncestors(gw *topology.Gateway) []AncestorRef {
+// against each owner (policy.AncestorReport.ListenerOwners), else against
+// the Gateway.
+func gatewayAncestors(gw *topology.Gateway, rep policy.AncestorReport) []AncestorRef {
+	if !rep.ListenerOwners {
+		return []AncestorRef{ancestorOf(gw.Key())}
+	}
 	var out []AncestorRef
 	own := false
 	for _, l := range gw.Listeners {
@@ -847,16 +914,12 @@ func gatewayAncestors(gw *topology.Gateway) []AncestorRef {
 }
 
 // RouteAncestors are the Gateways (or ListenerSets) a route is attached
-// through; a parentRef's sectionName is kept, as kgateway reports it.
-func RouteAncestors(rt *topology.Route) []AncestorRef {
+// through, as rep reports them (policy.AncestorReport).
+func RouteAncestors(rt *topology.Route, rep policy.AncestorReport) []AncestorRef {
 	var out []AncestorRef
 	for _, p := range rt.Parents {
 		for _, l := range p.Listeners {
-			a := ancestorOf(l.Ancestor())
-			if p.Ref.SectionName != nil {
-				a.SectionName = string(*p.Ref.SectionName)
-			}
-			if !slices.Contains(out, a) {
+			if a := parentAncestor(p, l, rep); !slices.Contains(out, a) {
 				out = append(out, a)
 			}
 		}

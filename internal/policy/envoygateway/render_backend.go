@@ -99,7 +99,7 @@ func (k *Kind) BackendCluster(o *manifest.Object, name string, _ policy.Config) 
 	}
 	c := &clusterv3.Cluster{
 		Name:                 name,
-		ConnectTimeout:       durationpb.New(5 * time.Second),
+		ConnectTimeout:       durationpb.New(connectTimeout),
 		ClusterDiscoveryType: &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: dfpClusterType, TypedConfig: cfg}},
 		DnsLookupFamily:      family,
 		LoadBalancingPolicy:  lb,

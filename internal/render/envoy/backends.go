@@ -102,9 +102,9 @@ func (gb *gatewayBuild) backendPolicies() {
 			for _, f := range p.Fields {
 				rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
 				if only := p.Kind.Spec().FieldProtocol(f.Key); rf.cluster != nil && (only == "" || only == protocol) {
-					mergeCluster(c, rf.cluster)
+					gb.mergeCluster(c, rf.cluster)
 				}
-				mergeClusterOfType(c, rf.ofType)
+				gb.mergeClusterOfType(c, rf.ofType)
 				finish = append(finish, rf.finish...)
 			}
 		}
@@ -312,11 +312,11 @@ func blackholeBackend(name string) *clusterv3.Cluster {
 // type's configuration and the lookup family are the settings' whole, so
 // they replace c's even where they hold a zero value (lookup family AUTO),
 // which a merge would skip.
-func mergeClusterOfType(c, src *clusterv3.Cluster) {
+func (b *builder) mergeClusterOfType(c, src *clusterv3.Cluster) {
 	if src == nil || c.GetClusterType().GetName() != src.GetClusterType().GetName() {
 		return
 	}
-	mergeCluster(c, src)
+	b.mergeCluster(c, src)
 	c.DnsLookupFamily = src.DnsLookupFamily
 	c.GetClusterType().TypedConfig = proto.Clone(src.GetClusterType().GetTypedConfig()).(*anypb.Any)
 }
@@ -327,8 +327,10 @@ func mergeClusterOfType(c, src *clusterv3.Cluster) {
 // breaker replaces the earlier one, upstream HTTP protocol options of
 // several fields merge into one extension, and transport sockets compose
 // (a PROXY protocol socket wraps the TLS or raw socket; a TLS socket
-// replaces the one inside it).
-func mergeCluster(dst, src *clusterv3.Cluster) {
+// replaces the one inside it). A health check naming its host clears the
+// static endpoints' own where the target says so
+// (policy.Target.CheckHostClearsEndpointHosts).
+func (b *builder) mergeCluster(dst, src *clusterv3.Cluster) {
 	src = proto.Clone(src).(*clusterv3.Cluster)
 	opts, ts := src.TypedExtensionProtocolOptions, src.TransportSocket
 	src.TypedExtensionProtocolOptions, src.TransportSocket = nil, nil
@@ -345,7 +347,7 @@ func mergeCluster(dst, src *clusterv3.Cluster) {
 	}
 	if src.HealthChecks != nil {
 		dst.HealthChecks = nil
-		if healthCheckHost(src.HealthChecks) {
+		if b.target.CheckHostClearsEndpointHosts && healthCheckHost(src.HealthChecks) {
 			clearEndpointCheckHosts(dst.LoadAssignment)
 		}
 	}
@@ -376,8 +378,8 @@ func healthCheckHost(hcs []*corev3.HealthCheck) bool {
 }
 
 // clearEndpointCheckHosts drops the health-check hostname of a static
-// Backend's endpoints: a health check that names its host sends that one,
-// and kgateway leaves the endpoints' health_check_config empty then.
+// backend's endpoints, so that a health check naming its host sends that
+// one (policy.Target.CheckHostClearsEndpointHosts).
 func clearEndpointCheckHosts(la *endpointv3.ClusterLoadAssignment) {
 	for _, l := range la.GetEndpoints() {
 		for _, e := range l.GetLbEndpoints() {

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 func socket(name string, m proto.Message) *corev3.TransportSocket {
@@ -47,9 +49,10 @@ func TestMergeClusterSockets(t *testing.T) {
 		{"proxy protocol then tls", []*clusterv3.Cluster{pp, tls}, "envoy.transport_sockets.tls"},
 		{"proxy protocol alone", []*clusterv3.Cluster{pp}, "envoy.transport_sockets.raw_buffer"},
 	} {
-		c := baseCluster("c")
+		b := &builder{target: policy.UpstreamTarget}
+		c := b.baseCluster("c")
 		for _, p := range tc.order {
-			mergeCluster(c, p)
+			b.mergeCluster(c, p)
 		}
 		if got := innerSocket(t, c.TransportSocket); got != tc.inner {
 			t.Errorf("%s: inner socket %q, want %q", tc.name, got, tc.inner)
@@ -64,9 +67,10 @@ func TestMergeClusterHTTPOptions(t *testing.T) {
 	common := &clusterv3.Cluster{TypedExtensionProtocolOptions: map[string]*anypb.Any{httpProtocolOptionsKey: mustAny(&upstreamhttpv3.HttpProtocolOptions{
 		CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{MaxHeadersCount: wrapperspb.UInt32(15)}})}}
 	timeout := &clusterv3.Cluster{ConnectTimeout: durationpb.New(2e9)}
-	c := baseCluster("c")
-	mergeCluster(c, common)
-	mergeCluster(c, timeout)
+	b := &builder{target: policy.UpstreamTarget}
+	c := b.baseCluster("c")
+	b.mergeCluster(c, common)
+	b.mergeCluster(c, timeout)
 	finishHTTPOptions(c)
 	o := &upstreamhttpv3.HttpProtocolOptions{}
 	if err := c.TypedExtensionProtocolOptions[httpProtocolOptionsKey].UnmarshalTo(o); err != nil {
@@ -86,23 +90,31 @@ func TestMergeClusterHTTPOptions(t *testing.T) {
 	}
 }
 
-// TestMergeClusterHealthCheckHost: a health check naming its host clears
-// the health-check hostname of a static Backend's endpoints (kgateway's
-// output); one without keeps it.
+// TestMergeClusterHealthCheckHost: under a target whose controller clears
+// them (policy.Target.CheckHostClearsEndpointHosts), a health check naming
+// its host clears the health-check hostname of a static backend's
+// endpoints, and one without keeps it; under a target that does not, the
+// endpoints keep theirs.
 func TestMergeClusterHealthCheckHost(t *testing.T) {
+	clears := policy.Target{Name: "clears", CheckHostClearsEndpointHosts: true}
+	keeps := policy.Target{Name: "keeps"}
+	withHost := &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: &corev3.HealthCheck_HttpHealthCheck{Host: "probe.example.com", Path: "/"}}}
 	for _, tc := range []struct {
-		name string
-		hc   *corev3.HealthCheck
-		want string
+		name   string
+		target policy.Target
+		hc     *corev3.HealthCheck
+		want   string
 	}{
-		{"http host", &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: &corev3.HealthCheck_HttpHealthCheck{Host: "probe.example.com", Path: "/"}}}, ""},
-		{"grpc authority", &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_GrpcHealthCheck_{GrpcHealthCheck: &corev3.HealthCheck_GrpcHealthCheck{Authority: "probe"}}}, ""},
-		{"http without host", &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: &corev3.HealthCheck_HttpHealthCheck{Path: "/"}}}, "svc.example.com"},
+		{"http host", clears, withHost, ""},
+		{"grpc authority", clears, &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_GrpcHealthCheck_{GrpcHealthCheck: &corev3.HealthCheck_GrpcHealthCheck{Authority: "probe"}}}, ""},
+		{"http without host", clears, &corev3.HealthCheck{HealthChecker: &corev3.HealthCheck_HttpHealthCheck_{HttpHealthCheck: &corev3.HealthCheck_HttpHealthCheck{Path: "/"}}}, "svc.example.com"},
+		{"http host, target keeps", keeps, withHost, "svc.example.com"},
 	} {
 		c := &clusterv3.Cluster{Name: "c", LoadAssignment: &endpointv3.ClusterLoadAssignment{ClusterName: "c", Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: []*endpointv3.LbEndpoint{{
 			HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{HealthCheckConfig: &endpointv3.Endpoint_HealthCheckConfig{Hostname: "svc.example.com"}}},
 		}}}}}}
-		mergeCluster(c, &clusterv3.Cluster{HealthChecks: []*corev3.HealthCheck{tc.hc}})
+		b := &builder{target: tc.target}
+		b.mergeCluster(c, &clusterv3.Cluster{HealthChecks: []*corev3.HealthCheck{tc.hc}})
 		got := c.LoadAssignment.Endpoints[0].LbEndpoints[0].GetEndpoint().GetHealthCheckConfig().GetHostname()
 		if got != tc.want {
 			t.Errorf("%s: endpoint health-check hostname %q, want %q", tc.name, got, tc.want)
@@ -120,18 +132,19 @@ func TestMergeClusterOfType(t *testing.T) {
 			DnsLookupFamily:      family,
 		}
 	}
+	b := &builder{target: policy.UpstreamTarget}
 	dst := typed("dfp", clusterv3.Cluster_V4_PREFERRED, "30s")
-	mergeClusterOfType(dst, typed("dfp", clusterv3.Cluster_AUTO, "1s"))
+	b.mergeClusterOfType(dst, typed("dfp", clusterv3.Cluster_AUTO, "1s"))
 	if dst.DnsLookupFamily != clusterv3.Cluster_AUTO || string(dst.GetClusterType().GetTypedConfig().GetValue()) != "1s" {
 		t.Errorf("same type: %v", dst)
 	}
 	other := typed("dns", clusterv3.Cluster_V4_PREFERRED, "30s")
-	mergeClusterOfType(other, typed("dfp", clusterv3.Cluster_ALL, "1s"))
+	b.mergeClusterOfType(other, typed("dfp", clusterv3.Cluster_ALL, "1s"))
 	if other.DnsLookupFamily != clusterv3.Cluster_V4_PREFERRED || string(other.GetClusterType().GetTypedConfig().GetValue()) != "30s" {
 		t.Errorf("other type: %v", other)
 	}
 	eds := &clusterv3.Cluster{ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS}}
-	mergeClusterOfType(eds, typed("dfp", clusterv3.Cluster_ALL, "1s"))
+	b.mergeClusterOfType(eds, typed("dfp", clusterv3.Cluster_ALL, "1s"))
 	if eds.DnsLookupFamily != clusterv3.Cluster_AUTO || eds.GetType() != clusterv3.Cluster_EDS {
 		t.Errorf("EDS: %v", eds)
 	}

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -83,7 +82,7 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 		return nil
 	}
 	if _, ok := gb.clusters[op.name]; op.extension && !ok {
-		gb.clusters[op.name] = extensionCluster(op.name)
+		gb.clusters[op.name] = gb.extensionCluster(op.name)
 	}
 	var filter *filterDef
 	if op.backend != nil && op.backend.Kind != "Service" {
@@ -195,17 +194,17 @@ func (gb *gatewayBuild) cluster(name string) *clusterv3.Cluster {
 	if c, ok := gb.clusters[name]; ok {
 		return c
 	}
-	c := baseCluster(name)
+	c := gb.baseCluster(name)
 	gb.clusters[name] = c
 	return c
 }
 
-// baseCluster is an EDS cluster fed over ADS, as kgateway programs
-// Service and Backend clusters.
-func baseCluster(name string) *clusterv3.Cluster {
+// baseCluster is an EDS cluster fed over ADS, with the connect timeout
+// the target's controller writes (policy.Target.ConnectTimeout).
+func (b *builder) baseCluster(name string) *clusterv3.Cluster {
 	return &clusterv3.Cluster{
 		Name:                 name,
-		ConnectTimeout:       durationpb.New(5 * time.Second),
+		ConnectTimeout:       durationpb.New(b.target.ClusterConnectTimeout()),
 		ClusterDiscoveryType: &clusterv3.Cluster_Type{Type: clusterv3.Cluster_EDS},
 		EdsClusterConfig:     &clusterv3.Cluster_EdsClusterConfig{EdsConfig: adsSource()},
 	}
@@ -216,8 +215,8 @@ func baseCluster(name string) *clusterv3.Cluster {
 // extension plugin registers: the plugin fills in the rest (discovery
 // type, endpoints) in code gwpol cannot see, and the controller's
 // translator test plugin fills in nothing.
-func extensionCluster(name string) *clusterv3.Cluster {
-	return &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(5 * time.Second)}
+func (b *builder) extensionCluster(name string) *clusterv3.Cluster {
+	return &clusterv3.Cluster{Name: name, ConnectTimeout: durationpb.New(b.target.ClusterConnectTimeout())}
 }
 
 func setHTTP2(c *clusterv3.Cluster) {
@@ -251,9 +250,9 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 		}
 		existing, ok := gb.clusters[c.Name]
 		if !ok {
-			existing = baseCluster(c.Name)
+			existing = gb.baseCluster(c.Name)
 			if c.ClusterDiscoveryType != nil {
-				existing = &clusterv3.Cluster{Name: c.Name, ConnectTimeout: durationpb.New(5 * time.Second)}
+				existing = &clusterv3.Cluster{Name: c.Name, ConnectTimeout: durationpb.New(gb.target.ClusterConnectTimeout())}
 			}
 			gb.clusters[c.Name] = existing
 		}
@@ -263,11 +262,15 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 }
 
 // websocketBackend: a Service port, or a backend object, whose
-// appProtocol is kubernetes.io/ws speaks WebSocket, so the route upgrades
-// (kgateway does the same).
+// appProtocol is one the target upgrades for
+// (policy.Target.WebSocketAppProtocols) speaks WebSocket, so the route
+// upgrades.
 func (b *builder) websocketBackend(bs []*topology.Backend) bool {
+	if len(b.target.WebSocketAppProtocols) == 0 {
+		return false
+	}
 	for _, be := range bs {
-		if be.Resolved && b.appProtocol(be) == "kubernetes.io/ws" {
+		if be.Resolved && slices.Contains(b.target.WebSocketAppProtocols, b.appProtocol(be)) {
 			return true
 		}
 	}

@@ -14,10 +14,12 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// TestRouteOrder: Envoy routes come in kgateway's order — the route weight
-// first (under weightedRoutePrecedence; 0 otherwise), then exact paths,
-// regular expressions and prefixes, the longer exact path or prefix first
-// while regular expressions keep route order, then the older route.
+// TestRouteOrder: Envoy routes come in Gateway API precedence order — the
+// route weight first (under weightedRoutePrecedence; 0 otherwise), then
+// exact paths, regular expressions and prefixes, the longer exact path or
+// prefix first while regular expressions keep route order unless the
+// target orders them by length (policy.Target.RegexPathsByLength), then
+// the older route.
 func TestRouteOrder(t *testing.T) {
 	route := func(name string, weight int32, age int, paths ...string) *topology.Route {
 		rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute", Meta: &metav1.ObjectMeta{Namespace: "ns", Name: name,
@@ -36,16 +38,19 @@ func TestRouteOrder(t *testing.T) {
 		return rt
 	}
 	tests := []struct {
-		name   string
-		routes []*topology.Route
-		want   []string
+		name          string
+		routes        []*topology.Route
+		regexByLength bool
+		want          []string
 	}{
 		{"kinds and lengths", []*topology.Route{route("a", 0, 1, "^/a", "~/a/.*", "~/b/c/.*", "=/a/1", "=/a/1/2", "^/a/1")},
-			[]string{"a/4", "a/3", "a/1", "a/2", "a/5", "a/0"}},
+			false, []string{"a/4", "a/3", "a/1", "a/2", "a/5", "a/0"}},
 		{"regular expressions by age, not length", []*topology.Route{route("new", 0, 2, "~/longer/.*"), route("old", 0, 1, "~/x")},
-			[]string{"old/0", "new/0"}},
+			false, []string{"old/0", "new/0"}},
+		{"regular expressions by length where the target says so", []*topology.Route{route("new", 0, 2, "~/longer/.*"), route("old", 0, 1, "~/x")},
+			true, []string{"new/0", "old/0"}},
 		{"weight first", []*topology.Route{route("light", -1, 1, "=/a/1/2"), route("heavy", 5, 2, "^/x"), route("plain", 0, 3, "^/d/1/1")},
-			[]string{"heavy/0", "plain/0", "light/0"}},
+			false, []string{"heavy/0", "plain/0", "light/0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +59,7 @@ func TestRouteOrder(t *testing.T) {
 				atts = append(atts, &topology.Attachment{Route: rt})
 			}
 			var got []string
-			for _, e := range routeEntries(atts) {
+			for _, e := range routeEntries(atts, tt.regexByLength) {
 				got = append(got, fmt.Sprintf("%s/%d", e.att.Route.Meta.Name, e.rule.Index))
 			}
 			if !slices.Equal(got, tt.want) {

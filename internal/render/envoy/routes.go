@@ -5,7 +5,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -218,8 +217,10 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 }
 
 // planVHosts assigns every hostname served through these listeners to the
-// most specific listener that covers it; routes reaching the hostname
-// through a less specific listener are not programmed there (kgateway).
+// most specific listener that covers it, since the Gateway API sends a
+// request that several listeners of a port match to the most specific
+// one; routes reaching the hostname through a less specific listener are
+// not programmed there.
 func planVHosts(ls []*topology.Listener) []*vhostPlan {
 	byHost := map[string]*vhostPlan{}
 	for _, l := range ls {
@@ -355,7 +356,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		vh.TypedPerFilterConfig = withPerFilter(vhScope.perFilter(), vh.TypedPerFilterConfig)
 		vb.used = append(vb.used, vhScope)
 	}
-	entries := routeEntries(plan.atts)
+	entries := routeEntries(plan.atts, vb.target.RegexPathsByLength)
 	for i, e := range entries {
 		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (topology's Flat)
@@ -420,16 +421,17 @@ type pathMatch struct {
 
 // routeEntries lists every rule × match of the attachments in Gateway API
 // precedence order: exact path, then regex, then prefix, longer exact and
-// prefix paths first; then method, more headers, more query params; then the older
+// prefix paths first (and longer regular expressions, under a target
+// whose controller orders them so: regexByLength); then method, more headers, more query params; then the older
 // route, then namespace/name, then rule and match order. Entries equal on
 // all of these (one child reached through two parents) keep topology's
 // flattening order (Route.Flat).
-func routeEntries(atts []*topology.Attachment) []entry {
+func routeEntries(atts []*topology.Attachment, regexByLength bool) []entry {
 	var out []entry
 	for _, a := range atts {
 		out = appendEntries(out, a)
 	}
-	slices.SortStableFunc(out, compareEntries)
+	slices.SortStableFunc(out, func(a, b entry) int { return compareEntries(a, b, regexByLength) })
 	return out
 }
 
@@ -477,7 +479,7 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 	return out
 }
 
-func compareEntries(a, b entry) int {
+func compareEntries(a, b entry, regexByLength bool) int {
 	// Under the controller's weighted route precedence
 	// (policy.Controller.WeightedRoutePrecedence) a route's weight comes
 	// first (topology leaves it 0 otherwise).
@@ -488,8 +490,9 @@ func compareEntries(a, b entry) int {
 		return c
 	}
 	// Exact paths and prefixes, the longer first; regular expressions
-	// have no such order (kgateway keeps them in route order).
-	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 && a.path.kind != 1 {
+	// too only where the target says so (policy.Target.RegexPathsByLength):
+	// the Gateway API leaves their order to the implementation.
+	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 && (a.path.kind != 1 || regexByLength) {
 		return c
 	}
 	if a.method != b.method {
@@ -651,8 +654,8 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	name := vb.naming.Route(policy.RouteName{VirtualHost: vh, Position: i, Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name,
 		Rule: e.ruleIndex, RuleName: e.rule.Name, Match: e.match})
 	r := &routev3.Route{Name: name, Match: routeMatch(e)}
-	if key := vb.res.Registry.RouteSourceKey(vb.opt.Config); key != "" {
-		defer addRouteSource(r, e, key)
+	if key, fields := vb.res.Registry.RouteSource(vb.opt.Config); key != "" {
+		defer addRouteSource(r, e, key, fields)
 	}
 	vb.servesGRPC(e)
 	if e.replaced != "" {
@@ -812,18 +815,14 @@ func offVariants(own map[string]*anypb.Any, levels ...*scoped) map[string]*anypb
 
 // addRouteSource records on r, under the filter metadata key the
 // controller declares (policy.Controller.RouteSourceKey), the route, rule
-// and match it comes from, as kgateway names them (an unnamed rule is
-// _rule-N, a match _match-N), for access logs to read.
-func addRouteSource(r *routev3.Route, e entry, key string) {
-	rule := e.rule.Name
-	if rule == "" {
-		rule = "_rule-" + strconv.Itoa(e.rule.Index)
+// and match it comes from, with the fields the controller gives them
+// (policy.Controller.RouteSourceFields), for access logs to read.
+func addRouteSource(r *routev3.Route, e entry, key string, fields func(policy.RouteOrigin) map[string]string) {
+	src := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	for k, v := range fields(policy.RouteOrigin{Kind: e.att.Route.Kind, Namespace: e.att.Route.Meta.Namespace, Name: e.att.Route.Meta.Name,
+		Rule: e.rule.Index, RuleName: e.rule.Name, Match: e.match}) {
+		src.Fields[k] = structpb.NewStringValue(v)
 	}
-	src := &structpb.Struct{Fields: map[string]*structpb.Value{
-		"group": structpb.NewStringValue(gwv1.GroupName), "kind": structpb.NewStringValue(e.att.Route.Kind),
-		"namespace": structpb.NewStringValue(e.att.Route.Meta.Namespace), "name": structpb.NewStringValue(e.att.Route.Meta.Name),
-		"rule": structpb.NewStringValue(rule), "match": structpb.NewStringValue("_match-" + strconv.Itoa(e.match)),
-	}}
 	md := &corev3.Metadata{FilterMetadata: map[string]*structpb.Struct{key: src}}
 	if r.Metadata != nil {
 		// the rule's merge metadata is shared by its routes: add to a copy
@@ -1049,9 +1048,10 @@ func tuneMirrors(r *routev3.Route, levels ...*scoped) {
 // routeTemplate is a {{ variable }} in a route's stat prefix.
 var routeTemplate = regexp.MustCompile(`\{\{\s*(route_namespace|route_name|rule_name)\s*\}\}`)
 
-// expandRouteTemplate fills the route variables a stat prefix may name,
-// as kgateway does, per route: a policy reaching many routes renders its
-// prefix once, with the variables still in it.
+// expandRouteTemplate fills the route variables a policy kind's stat
+// prefix field may name (its API's syntax, whatever the target), per
+// route: a policy reaching many routes renders its prefix once, with the
+// variables still in it.
 func expandRouteTemplate(s string, e entry) string {
 	return ExpandRouteVars(s, e.att.Route.Meta.Namespace, e.att.Route.Meta.Name, e.rule.Name)
 }

@@ -181,10 +181,10 @@ func (gb *gatewayBuild) buildRuleCluster(op clusterOp) *clusterv3.Cluster {
 	}
 	for _, s := range op.settings {
 		if s.ofType {
-			mergeClusterOfType(c, s.c)
+			gb.mergeClusterOfType(c, s.c)
 			continue
 		}
-		mergeCluster(c, s.c)
+		gb.mergeCluster(c, s.c)
 	}
 	finishHTTPOptions(c)
 	if op.metadata != nil {
