@@ -83,6 +83,18 @@ spec:
 	return []byte(b.String())
 }
 
+// Flavour is a generated platform and the render target it is written
+// for.
+type Flavour struct {
+	Target   string
+	Platform func(routes int) []byte
+}
+
+// Flavours are the generated platforms every benchmark and scaling test
+// runs: kgateway's (TrafficPolicies) and Envoy Gateway's
+// (BackendTrafficPolicies at every level).
+var Flavours = []Flavour{{"kgateway", Platform}, {"envoygateway", PlatformEnvoyGateway}}
+
 // PlatformEnvoyGateway is Platform in Envoy Gateway's flavour: the same
 // n HTTPRoutes and Services on Gateways(n) Gateways of an Envoy Gateway
 // GatewayClass, with BackendTrafficPolicies at every level — one on each

@@ -12,15 +12,9 @@ import (
 // platform with error findings (a policy naming a route the generator
 // never wrote) would time error reporting instead of the work it claims.
 func TestGeneratedPlatformsCompileClean(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		platform func(int) []byte
-	}{
-		{"kgateway", benchgen.Platform},
-		{"envoygateway", benchgen.PlatformEnvoyGateway},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			objs, err := manifest.Parse("platform.yaml", tc.platform(1000), manifest.Limits{})
+	for _, tc := range benchgen.Flavours {
+		t.Run(tc.Target, func(t *testing.T) {
+			objs, err := manifest.Parse("platform.yaml", tc.Platform(1000), manifest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}

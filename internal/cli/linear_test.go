@@ -18,21 +18,18 @@ import (
 // rescans the input for every route shows as growth well past linear.
 func TestLintWorkIsLinear(t *testing.T) {
 	const small, large, linearGrowth = 200, 800, 4 * 1.3
-	for _, tc := range []struct {
-		target   string
-		platform func(int) []byte
-	}{{"kgateway", benchgen.Platform}, {"envoygateway", benchgen.PlatformEnvoyGateway}} {
-		t.Run(tc.target, func(t *testing.T) {
+	for _, tc := range benchgen.Flavours {
+		t.Run(tc.Target, func(t *testing.T) {
 			dir := t.TempDir()
 			lint := func(n int) uint64 {
-				path := filepath.Join(dir, tc.target+".yaml")
-				if err := os.WriteFile(path, tc.platform(n), 0o600); err != nil {
+				path := filepath.Join(dir, tc.Target+".yaml")
+				if err := os.WriteFile(path, tc.Platform(n), 0o600); err != nil {
 					t.Fatal(err)
 				}
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
 				ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
-				if code := Main([]string{"lint", "-f", path, "-o", "json", "--target", tc.target}, ios); code != ExitOK {
+				if code := Main([]string{"lint", "-f", path, "-o", "json", "--target", tc.Target}, ios); code != ExitOK {
 					t.Fatalf("lint of %d routes: exit code %d", n, code)
 				}
 				runtime.ReadMemStats(&after)
@@ -41,7 +38,7 @@ func TestLintWorkIsLinear(t *testing.T) {
 			lint(small) // what is built once per process
 			a, b := lint(small), lint(large)
 			growth := float64(b) / float64(a)
-			t.Logf("%s: %d allocations at %d routes, %d at %d: ×%.2f", tc.target, a, small, b, large, growth)
+			t.Logf("%s: %d allocations at %d routes, %d at %d: ×%.2f", tc.Target, a, small, b, large, growth)
 			if growth > linearGrowth {
 				t.Errorf("linting %d routes allocates ×%.2f as often as %d routes, more than ×%.1f: some work grows faster than the routes (profile BenchmarkLintCommand)", large, growth, small, linearGrowth)
 			}

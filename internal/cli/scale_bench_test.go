@@ -28,13 +28,10 @@ import (
 //	go test ./internal/cli -run XXX -bench Scale -benchtime 3x
 func BenchmarkScale(b *testing.B) {
 	floor := floorBinary(b)
-	for _, fl := range []struct {
-		name     string
-		platform func(int) []byte
-	}{{"kgateway", benchgen.Platform}, {"envoygateway", benchgen.PlatformEnvoyGateway}} {
+	for _, fl := range benchgen.Flavours {
 		for _, n := range benchSizes() {
 			path := filepath.Join(b.TempDir(), "platform.yaml")
-			if err := os.WriteFile(path, fl.platform(n), 0o644); err != nil {
+			if err := os.WriteFile(path, fl.Platform(n), 0o644); err != nil {
 				b.Fatal(err)
 			}
 			for _, c := range []struct {
@@ -42,10 +39,10 @@ func BenchmarkScale(b *testing.B) {
 				argv []string
 			}{
 				{"floor", []string{floor, "-sequential", path}},
-				{"render", []string{gwpolBin, "render", "-f", path, "-o", "json", "--target", fl.name}},
-				{"lint", []string{gwpolBin, "lint", "-f", path, "-o", "json", "--target", fl.name}},
+				{"render", []string{gwpolBin, "render", "-f", path, "-o", "json", "--target", fl.Target}},
+				{"lint", []string{gwpolBin, "lint", "-f", path, "-o", "json", "--target", fl.Target}},
 			} {
-				b.Run(fmt.Sprintf("%s/%s/routes=%d", fl.name, c.name, n), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/%s/routes=%d", fl.Target, c.name, n), func(b *testing.B) {
 					var cpu time.Duration
 					var peak int64
 					for b.Loop() {

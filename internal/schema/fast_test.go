@@ -391,12 +391,9 @@ spec:
 // parsing is left out. ns/route is per route of the platform.
 func BenchmarkEarly(b *testing.B) {
 	const routes = 1000
-	for _, fl := range []struct {
-		name string
-		gen  func(int) []byte
-	}{{"kgateway", benchgen.Platform}, {"envoygateway", benchgen.PlatformEnvoyGateway}} {
-		b.Run(fl.name, func(b *testing.B) {
-			objs, err := manifest.Parse("platform.yaml", fl.gen(routes), manifest.Limits{})
+	for _, fl := range benchgen.Flavours {
+		b.Run(fl.Target, func(b *testing.B) {
+			objs, err := manifest.Parse("platform.yaml", fl.Platform(routes), manifest.Limits{})
 			if err != nil {
 				b.Fatal(err)
 			}

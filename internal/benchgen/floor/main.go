@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -31,16 +32,12 @@ func main() {
 	flavour := flag.String("flavour", "kgateway", "platform to write: kgateway (TrafficPolicies) or envoygateway (BackendTrafficPolicies at gateway, listener, route and rule level)")
 	flag.Parse()
 	if *write != "" {
-		gen := benchgen.Platform
-		switch *flavour {
-		case "kgateway":
-		case "envoygateway":
-			gen = benchgen.PlatformEnvoyGateway
-		default:
+		i := slices.IndexFunc(benchgen.Flavours, func(f benchgen.Flavour) bool { return f.Target == *flavour })
+		if i < 0 {
 			fmt.Fprintf(os.Stderr, "unknown -flavour %q (kgateway, envoygateway)\n", *flavour)
 			os.Exit(2)
 		}
-		if err := os.WriteFile(*write, gen(*routes), 0o644); err != nil {
+		if err := os.WriteFile(*write, benchgen.Flavours[i].Platform(*routes), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -19,16 +19,13 @@ import (
 // past linear already at these small sizes.
 func TestRenderWorkIsLinear(t *testing.T) {
 	const small, large, linearGrowth = 200, 800, 4 * 1.3
-	for _, tc := range []struct {
-		target   string
-		platform func(int) []byte
-	}{{"kgateway", benchgen.Platform}, {"envoygateway", benchgen.PlatformEnvoyGateway}} {
-		t.Run(tc.target, func(t *testing.T) {
-			renderAllocs(t, tc.platform(small), tc.target) // what is built once per process
-			a := renderAllocs(t, tc.platform(small), tc.target)
-			b := renderAllocs(t, tc.platform(large), tc.target)
+	for _, tc := range benchgen.Flavours {
+		t.Run(tc.Target, func(t *testing.T) {
+			renderAllocs(t, tc.Platform(small), tc.Target) // what is built once per process
+			a := renderAllocs(t, tc.Platform(small), tc.Target)
+			b := renderAllocs(t, tc.Platform(large), tc.Target)
 			growth := float64(b) / float64(a)
-			t.Logf("%s: %d allocations at %d routes, %d at %d: ×%.2f", tc.target, a, small, b, large, growth)
+			t.Logf("%s: %d allocations at %d routes, %d at %d: ×%.2f", tc.Target, a, small, b, large, growth)
 			if growth > linearGrowth {
 				t.Errorf("rendering %d routes allocates ×%.2f as often as %d routes, more than ×%.1f: some work grows faster than the routes (profile BenchmarkRender)", large, growth, small, linearGrowth)
 			}
