@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -31,33 +30,27 @@ func TestGenericPackagesHoldNoConfigKey(t *testing.T) {
 	if len(keys) == 0 {
 		t.Fatal("no family declares a setting")
 	}
-	for _, pkg := range genericPackages {
-		files, _ := filepath.Glob(filepath.Join(repoDir, pkg, "*.go"))
-		for _, file := range files {
-			if strings.HasSuffix(file, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				lit, ok := n.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return true
-				}
-				s, err := strconv.Unquote(lit.Value)
-				if err != nil {
-					return true
-				}
-				for _, v := range append([]string{s}, tagValues(s)...) {
-					if slices.Contains(keys, strings.ToLower(v)) {
-						t.Errorf("%s holds %q, a family's deployment setting: read it through the registry (policy.Setting)", file, v)
-					}
-				}
-				return true
-			})
+	for _, file := range genericSources(t) {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			for _, v := range append([]string{s}, tagValues(s)...) {
+				if slices.Contains(keys, strings.ToLower(v)) {
+					t.Errorf("%s holds %q, a family's deployment setting: read it through the registry (policy.Setting)", file, v)
+				}
+			}
+			return true
+		})
 	}
 	typ := reflect.TypeFor[pipeline.Config]()
 	seen := map[string]bool{}

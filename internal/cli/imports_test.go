@@ -141,6 +141,26 @@ func filesImporting(t *testing.T, dir string, files []string, path string) []str
 	return out
 }
 
+// genericSources are the non-test Go files of the generic packages: what
+// the tests that keep controller behaviour out of them read (a test
+// exercises its package with a family's inputs, and may say whose).
+func genericSources(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pkg := range genericPackages {
+		files, err := filepath.Glob(filepath.Join(repoDir, pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			if !strings.HasSuffix(file, "_test.go") {
+				out = append(out, file)
+			}
+		}
+	}
+	return out
+}
+
 // genericPackages are the stages and views that serve every controller
 // family alike (DESIGN, "Controller families"): they reach a family only
 // through internal/policy's contract, never by its name.
@@ -170,50 +190,43 @@ func TestGenericPackagesNameNoController(t *testing.T) {
 	// whitespace: prose in a rule's documentation may name a controller)
 	// holding one is a family's, and belongs in its package.
 	domains := familyDomains(t, reg)
-	for _, pkg := range genericPackages {
-		dir := filepath.Join(repoDir, pkg)
-		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-		for _, file := range files {
-			if strings.HasSuffix(file, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch x := n.(type) {
-				case *ast.BasicLit:
-					if s, err := strconv.Unquote(x.Value); err == nil && x.Kind == token.STRING {
-						for _, c := range controllers {
-							if strings.Contains(s, c) {
-								t.Errorf("%s names the controller %s: read it from its family (policy.Controller)", file, c)
-							}
-						}
-						if !strings.ContainsAny(s, " \t\n") {
-							for _, d := range domains {
-								if s == d || strings.HasSuffix(s, "."+d) || strings.Contains(s, d+"/") || strings.Contains(s, "."+d+"/") {
-									t.Errorf("%s holds %q, a controller family's key (API group, annotation or label under %s): declare it in the family's package", file, s, d)
-									break
-								}
-							}
+	for _, file := range genericSources(t) {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(x.Value); err == nil && x.Kind == token.STRING {
+					for _, c := range controllers {
+						if strings.Contains(s, c) {
+							t.Errorf("%s names the controller %s: read it from its family (policy.Controller)", file, c)
 						}
 					}
-				case *ast.BinaryExpr:
-					if x.Op != token.EQL && x.Op != token.NEQ {
-						return true
-					}
-					for _, side := range []ast.Expr{x.X, x.Y} {
-						if lit, ok := side.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							if s, err := strconv.Unquote(lit.Value); err == nil && slices.Contains(names, s) {
-								t.Errorf("%s compares with the target name %q: give the target (or the family's controller) a trait instead", file, s)
+					if !strings.ContainsAny(s, " \t\n") {
+						for _, d := range domains {
+							if s == d || strings.HasSuffix(s, "."+d) || strings.Contains(s, d+"/") || strings.Contains(s, "."+d+"/") {
+								t.Errorf("%s holds %q, a controller family's key (API group, annotation or label under %s): declare it in the family's package", file, s, d)
+								break
 							}
 						}
 					}
 				}
-				return true
-			})
-		}
+			case *ast.BinaryExpr:
+				if x.Op != token.EQL && x.Op != token.NEQ {
+					return true
+				}
+				for _, side := range []ast.Expr{x.X, x.Y} {
+					if lit, ok := side.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if s, err := strconv.Unquote(lit.Value); err == nil && slices.Contains(names, s) {
+							t.Errorf("%s compares with the target name %q: give the target (or the family's controller) a trait instead", file, s)
+						}
+					}
+				}
+			}
+			return true
+		})
 	}
 }
 
@@ -279,25 +292,19 @@ func TestGenericPackagesDeclareNoFamily(t *testing.T) {
 		}
 		t.Errorf("%s declares %s %s, named after the family %q: move it into the family's package (or name what it is, not whose)", rel, what, name, named(name))
 	}
-	for _, pkg := range genericPackages {
-		files, _ := filepath.Glob(filepath.Join(repoDir, pkg, "*.go"))
-		for _, file := range files {
-			rel, _ := filepath.Rel(repoDir, file)
-			rel = filepath.ToSlash(rel)
-			if strings.HasSuffix(file, "_test.go") {
-				continue // a test exercises the package with a family's inputs, and may say whose
-			}
-			if named(strings.TrimSuffix(filepath.Base(file), ".go")) != "" {
-				report(rel, "the file", filepath.Base(file))
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for what, id := range declaredNames(f) {
-				if named(id.Name) != "" {
-					report(rel, what.kind, id.Name)
-				}
+	for _, file := range genericSources(t) {
+		rel, _ := filepath.Rel(repoDir, file)
+		rel = filepath.ToSlash(rel)
+		if named(strings.TrimSuffix(filepath.Base(file), ".go")) != "" {
+			report(rel, "the file", filepath.Base(file))
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, id := range declaredNames(f) {
+			if named(id.Name) != "" {
+				report(rel, what.kind, id.Name)
 			}
 		}
 	}
