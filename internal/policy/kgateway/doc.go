@@ -3,10 +3,10 @@
 // behaviour and its deployment settings, in one place.
 //
 //   - Kinds: TrafficPolicy (kind.go, types*.go, render_*.go), ListenerPolicy
-//     (listenerpolicy*.go), BackendConfigPolicy (backendconfig_*.go: the
+//     (listenerpolicy*.go), BackendConfigPolicy (backendconfig_*.go, render_backendconfig.go: the
 //     settings of the Envoy clusters built for a Service or Backend; its
 //     status ancestor is the backend it configures, as kgateway reports
-//     it) and DirectResponse (directresponse_*.go: the fixed answer a
+//     it) and DirectResponse (directresponse_*.go, render_directresponse.go: the fixed answer a
 //     rule's ExtensionRef filter puts in place of forwarding), plus the
 //     kinds they reference (GatewayExtension, Backend).
 //   - The family (controller.go: Family): how kgateway validates routes
