@@ -150,8 +150,14 @@ type data struct {
 	// finding (checkGeoLocations), -1 when there is none.
 	geoInvalid int
 	// refused: validateSecurityPolicy refused the policy, so Envoy
-	// Gateway translates none of it (securitypolicy_checks.go).
+	// Gateway translates none of it on its route targets
+	// (securitypolicy_checks.go).
 	refused bool
+	// routeRefusal is that refusal when the policy also targets a
+	// Gateway, listener or ListenerSet, where it is translated all the
+	// same: not one of the policy's errors (Invalid), it is reported on
+	// the route targets only (nil otherwise).
+	routeRefusal *diag.Diagnostic
 	// keys are the spec keys as written, by field, where they differ
 	// from the field's name in case (holdValues).
 	keys map[string]string
@@ -205,7 +211,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	k.validateReferences(p, d.spec, env)
 	k.checkValues(p, env)
-	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && !d.refused {
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && (!d.refused || d.routeRefusal != nil) {
 		checkGeoLocations(p, sp, env.Model)
 	}
 	eep, isEEP := d.spec.(*egv1a1.EnvoyExtensionPolicySpec)
