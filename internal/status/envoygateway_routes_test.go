@@ -135,6 +135,22 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 		{name: "two problems of one condition carry both reasons, sorted",
 			docs: egHTTPRoute("[{name: svc, port: 9999}, {name: nowhere, port: 8080}]"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound,PortNotFound"}},
+		// a backendRef's own filters (processDestinationFilters)
+		{name: "a backendRef's header filter that sets the Host header refuses the backendRef",
+			docs: egHTTPRoute("[{name: svc, port: 8080, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: Host, value: a.example.com}]}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendFilters"},
+			msg:  "Failed to process route rule 0 backendRef 0: RequestHeaderModifier Filter did not provide valid configuration"},
+		{name: "every invalid filter of a backendRef is said, one per line",
+			docs: egHTTPRoute("[{name: svc, port: 8080, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [':path']}}, " +
+				"{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x-a, value: 'a  b'}]}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendFilters"},
+			msg:  "ResponseHeaderModifier Filter did not provide valid configuration to add/set/remove any headers."},
+		{name: "a backendRef of weight 0 has no destination, so its filters are not processed",
+			docs: egHTTPRoute("[{name: svc, port: 8080}, {name: svc, port: 8080, weight: 0, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: Host, value: a.example.com}]}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a backendRef's valid filters pass",
+			docs: egHTTPRoute("[{name: svc, port: 8080, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-a, value: b}]}}, {type: URLRewrite, urlRewrite: {hostname: b.example.com}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		// ReferenceGrant
 		{name: "a backendRef to another namespace without a ReferenceGrant",
 			docs: egHTTPRoute("[{name: svc, namespace: other, port: 8080}]") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 8080}]}\n",
