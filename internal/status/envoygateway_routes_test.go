@@ -88,6 +88,22 @@ func egStatuses(rep *status.Report) (lines map[string]string, messages []string)
 
 const routeOnGW = "HTTPRoute/app/r @ Gateway/infra/gw"
 
+// withProxyClientCert is egRoutesBase whose class names EnvoyProxy
+// infra/proxy presenting the client certificate ref to backends, route
+// app/r to the Service, a BackendTLSPolicy on the Service when tls, and
+// extra.
+func withProxyClientCert(ref string, tls bool, extra string) string {
+	docs := strings.Replace(egRoutesBase, "spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}",
+		"spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller, parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: proxy, namespace: infra}}", 1) +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: proxy, namespace: infra}\nspec:\n  backendTLS: {clientCertificateRef: " + ref + "}\n" +
+		egHTTPRoute("[{name: svc, port: 8080}]") + extra
+	if tls {
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: svc.example.com, wellKnownCACertificates: System}\n"
+	}
+	return docs
+}
+
 // TestEnvoyGatewayRouteChecks: the route, backendRef and listener checks
 // of Envoy Gateway v1.9.0's translator (docs/controllers/envoygateway-checks.md,
 // sections Gateway and listeners, routes, backendRefs, ReferenceGrant,
@@ -150,6 +166,21 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		{name: "a backendRef's valid filters pass",
 			docs: egHTTPRoute("[{name: svc, port: 8080, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-a, value: b}]}}, {type: URLRewrite, urlRewrite: {hostname: b.example.com}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		// the client certificate of the Gateway's EnvoyProxy (applyBackendTLSSetting)
+		{name: "the EnvoyProxy's client certificate Secret is missing: a backend reached over TLS is refused",
+			docs: withProxyClientCert("{name: client}", true, ""),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendTLS"},
+			msg:  "failed to locate TLS secret for client auth: infra/client specified in EnvoyProxy infra/proxy"},
+		{name: "the EnvoyProxy's client certificate Secret in another namespace",
+			docs: withProxyClientCert("{name: client, namespace: app}", true, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: client, namespace: app}\ntype: kubernetes.io/tls\nstringData: {tls.crt: c, tls.key: k}\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendTLS"},
+			msg:  "ClientCertificateRef Secret is not located in the same namespace as EnvoyProxy. Secret namespace: app does not match EnvoyProxy namespace: infra"},
+		{name: "the EnvoyProxy's client certificate Secret exists",
+			docs: withProxyClientCert("{name: client}", true, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: client, namespace: infra}\ntype: kubernetes.io/tls\nstringData: {tls.crt: c, tls.key: k}\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "the EnvoyProxy's client certificate is not read for a backend reached without TLS",
+			docs: withProxyClientCert("{name: client}", false, ""),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		// ReferenceGrant
 		{name: "a backendRef to another namespace without a ReferenceGrant",
