@@ -93,7 +93,7 @@ func spVerdict(t *testing.T, policies string, fields ...string) (owners []string
 	}
 	slices.Sort(conds)
 	for _, d := range c.Diagnostics() {
-		if d.Code == "GWP401" && d.Object.Kind == "SecurityPolicy" {
+		if d.Code == "GWP401" && d.Object.Group == "gateway.envoyproxy.io" {
 			findings = append(findings, d.Object.Name+" "+d.Field)
 		}
 	}
@@ -205,6 +205,73 @@ func TestRefusedSecurityPolicyAppliesFromItsGateway(t *testing.T) {
 			owners, answers, conds, findings := spVerdict(t, tc.policies, "oidc")
 			if !slices.Equal(owners, tc.owners) || answers != tc.answers {
 				t.Errorf("owners %v, answers %d; want %v, %d", owners, answers, tc.owners, tc.answers)
+			}
+			if !slices.Equal(conds, tc.conds) {
+				t.Errorf("conditions:\n  %s\nwant:\n  %s", strings.Join(conds, "\n  "), strings.Join(tc.conds, "\n  "))
+			}
+			if !slices.Equal(findings, tc.findings) {
+				t.Errorf("findings at %v, want %v", findings, tc.findings)
+			}
+		})
+	}
+}
+
+// btp is a BackendTrafficPolicy of namespace app with the given
+// targetRefs and fields.
+func btp(name, targetRefs, fields string) string {
+	return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+		"  targetRefs: " + targetRefs + "\n" + fields
+}
+
+// TestMergedBackendTrafficPolicyBuiltAgain: Envoy Gateway builds a route
+// BackendTrafficPolicy with mergeType from the policy merged into its
+// listener's or Gateway's, per listener; settings its builders check
+// together may then come from the two policies, and a merge each of
+// whose policies is valid alone may fail: the route policy is Invalid on
+// that listener and the route answers 500.
+func TestMergedBackendTrafficPolicyBuiltAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name, gw, route string
+		answers         int
+		conds           []string
+		findings        []string
+	}{
+		{name: "the Gateway's request buffer beside the route's upgrades",
+			gw:      "  requestBuffer: {limit: 1Mi}\n",
+			route:   "  mergeType: StrategicMerge\n  httpUpgrade: [{type: websocket}]\n",
+			answers: 500,
+			conds: []string{
+				"gw-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-btp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#http Accepted=False/Invalid RequestBuffer: requestBuffer cannot be used together with httpUpgrade.",
+			},
+			findings: []string{"route-btp spec.mergeType"}},
+		{name: "a back-off's maxInterval below the Gateway's baseInterval",
+			gw:      "  retry: {perRetry: {backOff: {baseInterval: 2s}}}\n",
+			route:   "  mergeType: JSONMerge\n  retry: {perRetry: {backOff: {maxInterval: 1s}}}\n",
+			answers: 500,
+			conds: []string{
+				"gw-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-btp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#http Accepted=False/Invalid Retry: maxInterval cannot be less than baseInterval.",
+			},
+			findings: []string{"route-btp spec.retry.perRetry.backOff.maxInterval"}},
+		{name: "settings that go together merge",
+			gw:    "  retry: {perRetry: {backOff: {baseInterval: 1s}}}\n",
+			route: "  mergeType: StrategicMerge\n  retry: {perRetry: {backOff: {maxInterval: 2s}}}\n",
+			conds: []string{
+				"gw-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-btp@Gateway/app/gw Merged=True/Merged This policy is being merged by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#http Merged=True/Merged Merged with policy app/gw-btp",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, answers, conds, findings := spVerdict(t, btp("gw-btp", toGateway, tc.gw)+btp("route-btp", toRoute, tc.route))
+			if answers != tc.answers {
+				t.Errorf("answers %d, want %d", answers, tc.answers)
 			}
 			if !slices.Equal(conds, tc.conds) {
 				t.Errorf("conditions:\n  %s\nwant:\n  %s", strings.Join(conds, "\n  "), strings.Join(tc.conds, "\n  "))

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -740,11 +742,17 @@ func (s *statusRun) relateRoute(rc *claim) {
 	mergesOn, refused := 0, []string(nil)
 	defer func() {
 		if len(refused) > 0 && len(refused) == mergesOn {
-			// refused wherever it merges: the route keeps its parents'
-			// policies alone (a route policy refused on some listeners
-			// only still applies on the route: gwpol merges a route's
-			// policies once for all its listeners)
-			s.reject(rc.policy, rc.target.key(), &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: refused[0]})
+			// refused wherever it merges (a route policy refused on some
+			// listeners only still applies on the route: gwpol merges a
+			// route's policies once for all its listeners): a
+			// SecurityPolicy is not translated, so the route keeps its
+			// parents' policies alone; a BackendTrafficPolicy's errors
+			// answer the route 500 (applyTrafficFeatureToRoute)
+			verdict := policy.VerdictRefused
+			if s.kind == backendTrafficPolicy {
+				verdict = policy.VerdictInvalid
+			}
+			s.reject(rc.policy, rc.target.key(), &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refused[0]})
 		}
 	}()
 	for _, p := range rt.Parents {
@@ -767,8 +775,12 @@ func (s *statusRun) relateRoute(rc *claim) {
 						msg := conditionMessage(err.msg)
 						s.replace(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", msg))
 						s.note(c).add("routes", name)
-						s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); Envoy Gateway does not apply it there, the route takes %s/%s alone.",
-							strings.TrimSuffix(msg, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), c.policy.Obj.Namespace, c.policy.Obj.Name))
+						what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
+						if s.kind == backendTrafficPolicy {
+							what = "Envoy Gateway answers the route's requests there with 500"
+						}
+						s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
+							strings.TrimSuffix(msg, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
 						refused = append(refused, msg)
 						continue
 					}
@@ -789,6 +801,9 @@ func (s *statusRun) relateRoute(rc *claim) {
 // validateSecurityPolicy on the others), so two policies that pass alone
 // may not pass together. nil for the other kinds, which have no validator.
 func (s *statusRun) mergedRefusal(rt *topology.Route, route, parent *policy.Policy) *fieldError {
+	if s.kind == backendTrafficPolicy {
+		return mergedTrafficProblem(route, parent)
+	}
 	if s.kind != securityPolicy {
 		return nil
 	}
@@ -802,11 +817,47 @@ func (s *statusRun) mergedRefusal(rt *topology.Route, route, parent *policy.Poli
 	return validateSecurityPolicy(merged)
 }
 
+// mergedTrafficProblem is what buildTrafficFeatures refuses in route's
+// BackendTrafficPolicy merged over parent's that it refuses in neither
+// alone (translateBackendTrafficPolicyForRouteWithMerge builds the merged
+// policy per listener): the settings its builders check together, which
+// the merge may take from different policies — a request buffer beside
+// HTTP upgrades, a retry back-off's maxInterval below its baseInterval.
+// Each policy's own values were checked alone (valueChecks).
+func mergedTrafficProblem(route, parent *policy.Policy) *fieldError {
+	m := mergedSpec[egv1a1.BackendTrafficPolicySpec](route, parent)
+	if m == nil {
+		return nil
+	}
+	if rb := m.RequestBuffer; rb != nil && len(m.HTTPUpgrade) > 0 {
+		if n, ok := rb.Limit.AsInt64(); ok && n >= 0 && n <= math.MaxUint32 {
+			return &fieldError{"requestBuffer", "RequestBuffer: requestBuffer cannot be used together with httpUpgrade"}
+		}
+	}
+	if r := m.Retry; r != nil && r.PerRetry != nil && r.PerRetry.BackOff != nil {
+		bo := r.PerRetry.BackOff
+		if bo.BaseInterval != nil && bo.MaxInterval != nil {
+			base, err1 := time.ParseDuration(string(*bo.BaseInterval))
+			max, err2 := time.ParseDuration(string(*bo.MaxInterval))
+			if err1 == nil && err2 == nil && base > 0 && max > 0 && base > max {
+				return &fieldError{"retry.perRetry.backOff.maxInterval", "Retry: maxInterval cannot be less than baseInterval"}
+			}
+		}
+	}
+	return nil
+}
+
 // mergedSecuritySpec is route's SecurityPolicy spec merged over parent's
 // with route's mergeType (utils.Merge), nil when a spec is missing.
 func mergedSecuritySpec(route, parent *policy.Policy) *egv1a1.SecurityPolicySpec {
-	rs, ok1 := decoded(route).spec.(*egv1a1.SecurityPolicySpec)
-	ps, ok2 := decoded(parent).spec.(*egv1a1.SecurityPolicySpec)
+	return mergedSpec[egv1a1.SecurityPolicySpec](route, parent)
+}
+
+// mergedSpec is route's spec merged over parent's with route's mergeType
+// (utils.Merge), nil when a spec is not a T.
+func mergedSpec[T any](route, parent *policy.Policy) *T {
+	rs, ok1 := decoded(route).spec.(*T)
+	ps, ok2 := decoded(parent).spec.(*T)
 	if !ok1 || !ok2 {
 		return nil
 	}
@@ -816,7 +867,7 @@ func mergedSecuritySpec(route, parent *policy.Policy) *egv1a1.SecurityPolicySpec
 	if !jsonRoundTrip(ps, &doc) || !jsonRoundTrip(rs, &patch) {
 		return nil
 	}
-	out := &egv1a1.SecurityPolicySpec{}
+	out := new(T)
 	if !jsonRoundTrip(mergePatch(doc, patch, decoded(route).mergeType == "StrategicMerge"), out) {
 		return nil
 	}
