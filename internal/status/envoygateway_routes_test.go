@@ -1,7 +1,9 @@
 package status_test
 
 import (
+	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -626,6 +628,52 @@ func TestClientTrafficPolicyHTTP10DefaultHost(t *testing.T) {
 			}
 			if tc.msg != "" && !slices.Contains(msgs, tc.msg) {
 				t.Errorf("no condition message is %q; messages:\n%s", tc.msg, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayBackendTLSPolicyStatus: on an Envoy Gateway Gateway a
+// BackendTLSPolicy's status is Envoy Gateway's (processBackendTLSPolicy):
+// its CA certificates judged by getCaCertsFromCARefs — a ConfigMap's CA
+// may be its tls.crt or its only entry, a ClusterTrustBundle is read, a
+// reference of another kind alone is InvalidKind — with its messages.
+func TestEnvoyGatewayBackendTLSPolicyStatus(t *testing.T) {
+	btlsp := func(refs string) string {
+		return egHTTPRoute("[{name: svc, port: 8080}]") +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: svc.example.com, caCertificateRefs: " + refs + "}\n"
+	}
+	const policyOnGW = "BackendTLSPolicy/app/tls @ Gateway/infra/gw"
+	der, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(testCA, "{ca.crt: "), "}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testPEM := strconv.Quote(string(der)) // a YAML double-quoted string
+	for _, tc := range []struct {
+		name, docs, want, msg string
+	}{
+		{name: "a ConfigMap whose CA is its only entry, of another name",
+			docs: btlsp("[{group: '', kind: ConfigMap, name: ca}]") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: app}\ndata: {root.pem: " + testPEM + "}\n",
+			want: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs", msg: "Resolved all the Object references."},
+		{name: "a ClusterTrustBundle",
+			docs: btlsp("[{group: certificates.k8s.io, kind: ClusterTrustBundle, name: roots}]") +
+				"---\napiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: roots}\nspec: {trustBundle: " + testPEM + "}\n",
+			want: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+		{name: "a ConfigMap that is not in the input",
+			docs: btlsp("[{group: '', kind: ConfigMap, name: nowhere}]"),
+			want: "Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef", msg: "Configmap nowhere not found in namespace app."},
+		{name: "only a kind it does not read",
+			docs: btlsp("[{group: example.com, kind: Vault, name: v}]"),
+			want: "Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidKind", msg: "Unsupported reference kind, supported kinds are ConfigMap, Secret, and ClusterTrustBundle in caCertificateRefs."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, msgs := egStatuses(compile(t, egRoutesBase+tc.docs))
+			if got[policyOnGW] != tc.want {
+				t.Errorf("%s: %q, want %q (all: %v)", policyOnGW, got[policyOnGW], tc.want, got)
+			}
+			if tc.msg != "" && !slices.Contains(msgs, tc.msg) {
+				t.Errorf("no message %q in %q", tc.msg, msgs)
 			}
 		})
 	}
