@@ -294,6 +294,10 @@ type Policy struct {
 	Findings []diag.Diagnostic
 	// Data is kind-private decoded state (e.g. the typed spec).
 	Data any
+	// ControllerConditions are, by controller name, the conditions a
+	// controller that judges this kind by its own rules writes for the
+	// policy (Family.ForeignConditions); nil when none does.
+	ControllerConditions map[string][]Condition
 	// BuiltIn is set when this is not a policy object but a route rule's
 	// own Gateway API fields (see NewBuiltIn).
 	BuiltIn *BuiltIn
@@ -556,7 +560,28 @@ func (r *Registry) Decode(env *Env) *Set {
 	}
 	slices.SortFunc(s.Policies, func(a, b *Policy) int { return model.KeyOf(a.Obj).Compare(model.KeyOf(b.Obj)) })
 	s.Untranslated = r.untranslated(env.Model)
+	r.judgeForeign(s, env)
 	return s
+}
+
+// judgeForeign keeps on each policy the verdicts of the controllers that
+// judge its kind by their own rules (Family.ForeignConditions), once.
+func (r *Registry) judgeForeign(s *Set, env *Env) {
+	for _, f := range r.families {
+		if f.Controller == nil || len(f.ForeignConditions) == 0 {
+			continue
+		}
+		for _, p := range s.Policies {
+			judge, ok := f.ForeignConditions[p.Kind.GroupKind()]
+			if !ok {
+				continue
+			}
+			if p.ControllerConditions == nil {
+				p.ControllerConditions = map[string][]Condition{}
+			}
+			p.ControllerConditions[f.Controller.Name] = judge(p, env)
+		}
+	}
 }
 
 // untranslated reports each object field the kinds' families declare

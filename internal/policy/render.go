@@ -149,6 +149,10 @@ type Fragment struct {
 	// serve HTTP/3 — a QUIC (UDP) listener on the same port with their
 	// filter chains, and their routes advertising it (alt-svc).
 	HTTP3 bool
+	// NoUpgrade: the routes the field applies to do not take the
+	// target's default upgrade (Target.HTTPRoutesUpgrade) — a request
+	// the field buffers whole cannot be upgraded.
+	NoUpgrade bool
 	// TCPProxy is merged into the TCP proxies of the TCP and TLS listeners
 	// the field applies to (a TcpProxy holding only the settings the field
 	// makes, e.g. idle_timeout).

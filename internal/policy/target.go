@@ -120,6 +120,14 @@ type Target struct {
 	// upgrade to WebSocket (its upgrade_configs). None: no route upgrades
 	// for what its backends speak.
 	WebSocketAppProtocols []string
+	// HTTPRoutesUpgrade is the upgrade every forwarding route of an
+	// HTTPRoute allows, whatever its backends speak (Envoy Gateway lets
+	// every HTTP/1.1 route upgrade to WebSocket; a GRPCRoute's route is
+	// HTTP/2 and upgrades nothing): written when no policy field sets the
+	// route's upgrade configs (those replace it) or keeps upgrades off
+	// (Fragment.NoUpgrade). It makes WebSocketAppProtocols moot. "": only
+	// WebSocketAppProtocols upgrade.
+	HTTPRoutesUpgrade string
 	// RegexPathsByLength: among a virtual host's routes, those matching
 	// the path by a regular expression come longer expression first, as
 	// exact paths and prefixes do. Unset: they keep the order of their

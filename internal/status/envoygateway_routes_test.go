@@ -1,7 +1,9 @@
 package status_test
 
 import (
+	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,6 +90,22 @@ func egStatuses(rep *status.Report) (lines map[string]string, messages []string)
 
 const routeOnGW = "HTTPRoute/app/r @ Gateway/infra/gw"
 
+// withProxyClientCert is egRoutesBase whose class names EnvoyProxy
+// infra/proxy presenting the client certificate ref to backends, route
+// app/r to the Service, a BackendTLSPolicy on the Service when tls, and
+// extra.
+func withProxyClientCert(ref string, tls bool, extra string) string {
+	docs := strings.Replace(egRoutesBase, "spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}",
+		"spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller, parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: proxy, namespace: infra}}", 1) +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: proxy, namespace: infra}\nspec:\n  backendTLS: {clientCertificateRef: " + ref + "}\n" +
+		egHTTPRoute("[{name: svc, port: 8080}]") + extra
+	if tls {
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: svc.example.com, wellKnownCACertificates: System}\n"
+	}
+	return docs
+}
+
 // TestEnvoyGatewayRouteChecks: the route, backendRef and listener checks
 // of Envoy Gateway v1.9.0's translator (docs/controllers/envoygateway-checks.md,
 // sections Gateway and listeners, routes, backendRefs, ReferenceGrant,
@@ -135,6 +153,37 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 		{name: "two problems of one condition carry both reasons, sorted",
 			docs: egHTTPRoute("[{name: svc, port: 9999}, {name: nowhere, port: 8080}]"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/BackendNotFound,PortNotFound"}},
+		// a backendRef's own filters (processDestinationFilters)
+		{name: "a backendRef's header filter that sets the Host header refuses the backendRef",
+			docs: egHTTPRoute("[{name: svc, port: 8080, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: Host, value: a.example.com}]}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendFilters"},
+			msg:  "Failed to process route rule 0 backendRef 0: RequestHeaderModifier Filter did not provide valid configuration"},
+		{name: "every invalid filter of a backendRef is said, one per line",
+			docs: egHTTPRoute("[{name: svc, port: 8080, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [':path']}}, " +
+				"{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x-a, value: 'a  b'}]}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendFilters"},
+			msg:  "ResponseHeaderModifier Filter did not provide valid configuration to add/set/remove any headers."},
+		{name: "a backendRef of weight 0 has no destination, so its filters are not processed",
+			docs: egHTTPRoute("[{name: svc, port: 8080}, {name: svc, port: 8080, weight: 0, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: Host, value: a.example.com}]}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "a backendRef's valid filters pass",
+			docs: egHTTPRoute("[{name: svc, port: 8080, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-a, value: b}]}}, {type: URLRewrite, urlRewrite: {hostname: b.example.com}}]}]"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		// the client certificate of the Gateway's EnvoyProxy (applyBackendTLSSetting)
+		{name: "the EnvoyProxy's client certificate Secret is missing: a backend reached over TLS is refused",
+			docs: withProxyClientCert("{name: client}", true, ""),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendTLS"},
+			msg:  "failed to locate TLS secret for client auth: infra/client specified in EnvoyProxy infra/proxy"},
+		{name: "the EnvoyProxy's client certificate Secret in another namespace",
+			docs: withProxyClientCert("{name: client, namespace: app}", true, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: client, namespace: app}\ntype: kubernetes.io/tls\nstringData: {tls.crt: c, tls.key: k}\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendTLS"},
+			msg:  "ClientCertificateRef Secret is not located in the same namespace as EnvoyProxy. Secret namespace: app does not match EnvoyProxy namespace: infra"},
+		{name: "the EnvoyProxy's client certificate Secret exists",
+			docs: withProxyClientCert("{name: client}", true, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: client, namespace: infra}\ntype: kubernetes.io/tls\nstringData: {tls.crt: c, tls.key: k}\n"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		{name: "the EnvoyProxy's client certificate is not read for a backend reached without TLS",
+			docs: withProxyClientCert("{name: client}", false, ""),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		// ReferenceGrant
 		{name: "a backendRef to another namespace without a ReferenceGrant",
 			docs: egHTTPRoute("[{name: svc, namespace: other, port: 8080}]") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 8080}]}\n",
@@ -579,6 +628,52 @@ func TestClientTrafficPolicyHTTP10DefaultHost(t *testing.T) {
 			}
 			if tc.msg != "" && !slices.Contains(msgs, tc.msg) {
 				t.Errorf("no condition message is %q; messages:\n%s", tc.msg, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayBackendTLSPolicyStatus: on an Envoy Gateway Gateway a
+// BackendTLSPolicy's status is Envoy Gateway's (processBackendTLSPolicy):
+// its CA certificates judged by getCaCertsFromCARefs — a ConfigMap's CA
+// may be its tls.crt or its only entry, a ClusterTrustBundle is read, a
+// reference of another kind alone is InvalidKind — with its messages.
+func TestEnvoyGatewayBackendTLSPolicyStatus(t *testing.T) {
+	btlsp := func(refs string) string {
+		return egHTTPRoute("[{name: svc, port: 8080}]") +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: svc.example.com, caCertificateRefs: " + refs + "}\n"
+	}
+	const policyOnGW = "BackendTLSPolicy/app/tls @ Gateway/infra/gw"
+	der, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(testCA, "{ca.crt: "), "}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testPEM := strconv.Quote(string(der)) // a YAML double-quoted string
+	for _, tc := range []struct {
+		name, docs, want, msg string
+	}{
+		{name: "a ConfigMap whose CA is its only entry, of another name",
+			docs: btlsp("[{group: '', kind: ConfigMap, name: ca}]") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: app}\ndata: {root.pem: " + testPEM + "}\n",
+			want: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs", msg: "Resolved all the Object references."},
+		{name: "a ClusterTrustBundle",
+			docs: btlsp("[{group: certificates.k8s.io, kind: ClusterTrustBundle, name: roots}]") +
+				"---\napiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: roots}\nspec: {trustBundle: " + testPEM + "}\n",
+			want: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+		{name: "a ConfigMap that is not in the input",
+			docs: btlsp("[{group: '', kind: ConfigMap, name: nowhere}]"),
+			want: "Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidCACertificateRef", msg: "Configmap nowhere not found in namespace app."},
+		{name: "only a kind it does not read",
+			docs: btlsp("[{group: example.com, kind: Vault, name: v}]"),
+			want: "Accepted=False/NoValidCACertificate ResolvedRefs=False/InvalidKind", msg: "Unsupported reference kind, supported kinds are ConfigMap, Secret, and ClusterTrustBundle in caCertificateRefs."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, msgs := egStatuses(compile(t, egRoutesBase+tc.docs))
+			if got[policyOnGW] != tc.want {
+				t.Errorf("%s: %q, want %q (all: %v)", policyOnGW, got[policyOnGW], tc.want, got)
+			}
+			if tc.msg != "" && !slices.Contains(msgs, tc.msg) {
+				t.Errorf("no message %q in %q", tc.msg, msgs)
 			}
 		})
 	}

@@ -608,7 +608,11 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 	cw, own := p.Kind.(policy.ConditionWriter)
 	for anc, u := range worst {
 		if own {
-			out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: written(cw.PolicyConditions(p, u == usedOverridden))})
+			conds := cw.PolicyConditions(p, u == usedOverridden)
+			if judged, ok := p.ControllerConditions[reportingController(r, anc, opt.ControllerName)]; ok {
+				conds = judgedConditions(judged, u == usedOverridden)
+			}
+			out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: written(conds)})
 			continue
 		}
 		conds := []Condition{accepted}
@@ -620,6 +624,38 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 	slices.SortFunc(out.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
 	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(out.Ancestors) > max {
 		out.Ancestors = out.Ancestors[:max]
+	}
+	return out
+}
+
+// reportingController is the controller that reports a policy against
+// anc: its Gateway's (or ListenerSet's Gateway's), or, for a policy that
+// calls a backend (a BackendTLSPolicy's ancestor), that policy's family's.
+func reportingController(r *merge.Result, anc AncestorRef, def string) string {
+	if anc.Kind == "Gateway" || anc.Kind == "ListenerSet" {
+		return ancestorController(r.Graph, anc, def)
+	}
+	if k, ok := r.Registry.Lookup(model.GroupKind{Group: anc.Group, Kind: anc.Kind}); ok {
+		if f := r.Registry.FamilyOf(k); f != nil && f.Controller != nil {
+			return f.Controller.Name
+		}
+	}
+	return def
+}
+
+// judgedConditions are a controller's own verdict on a policy
+// (policy.Family.ForeignConditions); where the policy lost its target to
+// an earlier one (lost), Accepted says Conflicted, whatever else is wrong.
+func judgedConditions(judged []policy.Condition, lost bool) []policy.Condition {
+	out := slices.Clone(judged)
+	if !lost {
+		return out
+	}
+	conflicted := policy.Condition{Type: "Accepted", Status: "False", Reason: "Conflicted", Message: "Policy conflicts with an earlier policy of its kind on the same target."}
+	if j := slices.IndexFunc(out, func(c policy.Condition) bool { return c.Type == "Accepted" }); j >= 0 {
+		out[j] = conflicted
+	} else {
+		out = append(out, conflicted)
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 package envoygateway
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"github.com/gwpol/gwpol/internal/model"
@@ -144,12 +146,16 @@ func caCertsProblem(env *policy.Env, refs []model.Key) string {
 	case sds:
 		return ""
 	case ca == 0 && !supported:
-		return "Unsupported reference kind, supported kinds are ConfigMap, Secret, and ClusterTrustBundle in caCertificateRefs"
+		return unsupportedCAKind + " in caCertificateRefs"
 	case ca == 0:
 		return "no valid CA certificate found in referenced resources"
 	}
 	return ""
 }
+
+// unsupportedCAKind is ErrInvalidCACertificateKind: no reference of a
+// kind getCaCertsFromCARefs reads.
+const unsupportedCAKind = "Unsupported reference kind, supported kinds are ConfigMap, Secret, and ClusterTrustBundle"
 
 // sdsCAProblem: an SDS reference Secret as a CA is allowed, well formed,
 // and the only one (seen: one came before).
@@ -204,4 +210,48 @@ func configMapCALen(cm *model.Opaque) (int, bool) {
 		return v.Len(), true
 	}
 	return 0, false
+}
+
+// backendTLSPolicy is the Gateway API's BackendTLSPolicy, whose status
+// Envoy Gateway writes by its own rules on the destinations it builds.
+var backendTLSPolicy = model.GroupKind{Group: model.GatewayGroup, Kind: "BackendTLSPolicy"}
+
+// backendTLSPolicyConditions are the conditions Envoy Gateway writes for
+// a BackendTLSPolicy a destination uses (backendtlspolicy.go:
+// processBackendTLSPolicy): its CA certificates judged by
+// getCaCertsFromCARefs (none when it trusts the system's), ResolvedRefs
+// and Accepted False — NoValidCACertificate, with InvalidCACertificateRef,
+// or InvalidKind when no reference is of a kind it reads — else both True.
+func backendTLSPolicyConditions(p *policy.Policy, env *policy.Env) []policy.Condition {
+	var v struct {
+		CACertificateRefs       []struct{ Group, Kind, Name string } `json:"caCertificateRefs"`
+		WellKnownCACertificates *string                              `json:"wellKnownCACertificates"`
+	}
+	raw, err := p.Obj.FieldJSON("spec.validation")
+	if err != nil || json.Unmarshal(raw, &v) != nil {
+		return nil // the kind's decode reports it
+	}
+	msg := ""
+	if v.WellKnownCACertificates == nil || *v.WellKnownCACertificates != "System" {
+		refs := make([]model.Key, len(v.CACertificateRefs))
+		for i, r := range v.CACertificateRefs {
+			refs[i] = model.Key{Group: r.Group, Kind: r.Kind, Namespace: p.Obj.Namespace, Name: r.Name}
+		}
+		msg = caCertsProblem(env, refs)
+	}
+	if msg == "" {
+		return []policy.Condition{
+			{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: "Resolved all the Object references."},
+			{Type: "Accepted", Status: "True", Reason: "Accepted", Message: "Policy has been accepted."},
+		}
+	}
+	msg = conditionMessage(msg)
+	resolved := "InvalidCACertificateRef"
+	if strings.HasPrefix(msg, unsupportedCAKind) {
+		resolved = "InvalidKind"
+	}
+	return []policy.Condition{
+		{Type: "ResolvedRefs", Status: "False", Reason: resolved, Message: msg},
+		{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: msg},
+	}
 }

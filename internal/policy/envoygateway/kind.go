@@ -150,8 +150,14 @@ type data struct {
 	// finding (checkGeoLocations), -1 when there is none.
 	geoInvalid int
 	// refused: validateSecurityPolicy refused the policy, so Envoy
-	// Gateway translates none of it (securitypolicy_checks.go).
+	// Gateway translates none of it on its route targets
+	// (securitypolicy_checks.go).
 	refused bool
+	// routeRefusal is that refusal when the policy also targets a
+	// Gateway, listener or ListenerSet, where it is translated all the
+	// same: not one of the policy's errors (Invalid), it is reported on
+	// the route targets only (nil otherwise).
+	routeRefusal *diag.Diagnostic
 	// keys are the spec keys as written, by field, where they differ
 	// from the field's name in case (holdValues).
 	keys map[string]string
@@ -205,7 +211,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	k.validateReferences(p, d.spec, env)
 	k.checkValues(p, env)
-	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && !d.refused {
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && (!d.refused || d.routeRefusal != nil) {
 		checkGeoLocations(p, sp, env.Model)
 	}
 	eep, isEEP := d.spec.(*egv1a1.EnvoyExtensionPolicySpec)
@@ -369,6 +375,7 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
 	ValidateRoute: validateRoute, Listeners: judgeListeners, AncestorStatuses: ancestorStatuses,
+	ForeignConditions: map[model.GroupKind]func(*policy.Policy, *policy.Env) []policy.Condition{backendTLSPolicy: backendTLSPolicyConditions},
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",
 		"policy-no-effect":                  "The mergeType is Envoy Gateway's.",

@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -28,10 +30,17 @@ type overlapKey struct {
 }
 
 // overlapIndex is one listener's Envoy routes bucketed by overlapKey:
-// the routes (kind/namespace/name) of each key, and each route's keys.
+// the routes (kind/namespace/name) of each key, and each route's keys
+// with the rule they come from.
 type overlapIndex struct {
 	routes map[overlapKey][]string
-	keys   map[string][]overlapKey
+	keys   map[string][]ruleKey
+}
+
+// ruleKey is an Envoy route's key and the index of the rule it comes from.
+type ruleKey struct {
+	key  overlapKey
+	rule int
 }
 
 // overlapMemo names a listener's index among what a pass derives once
@@ -42,12 +51,15 @@ type overlapMemo struct {
 }
 
 // overlaps writes RouteRulesOverlap on each parent of the route whose
-// listeners hold another route matching the same requests.
+// listeners hold another route matching the same requests, and the
+// finding (LintRoutesOverlap) at each rule of the route that meets
+// another route's, from the same index.
 func (rv *routeValidation) overlaps() {
 	if rv.rt.Kind != "HTTPRoute" && rv.rt.Kind != "GRPCRoute" {
 		return
 	}
 	self := routeID(rv.rt)
+	byRule := map[int][]string{} // the routes each rule meets, and where
 	for _, p := range rv.rt.Parents {
 		if !p.Accepted || p.Gateway == nil {
 			continue
@@ -55,10 +67,11 @@ func (rv *routeValidation) overlaps() {
 		var others []string
 		for _, l := range p.Listeners {
 			idx := rv.env.Memo(overlapMemo{l, rv.set}, func() any { return buildOverlapIndex(l, rv.set) }).(*overlapIndex)
-			for _, k := range idx.keys[self] {
-				for _, o := range idx.routes[k] {
+			for _, rk := range idx.keys[self] {
+				for _, o := range idx.routes[rk.key] {
 					if o != self {
 						others = append(others, routeDisplayName(o))
+						byRule[rk.rule] = append(byRule[rk.rule], fmt.Sprintf("%s on listener %s#%s", routeDisplayName(o), p.Gateway.Namespace+"/"+p.Gateway.Name, l.Name))
 					}
 				}
 			}
@@ -75,6 +88,32 @@ func (rv *routeValidation) overlaps() {
 			Type: "RouteRulesOverlap", Status: string(metav1.ConditionTrue), Reason: "RouteRulesOverlap",
 			Message: "Overlapping match conditions with route(s): " + strings.Join(others, ", "),
 		})
+	}
+	rv.overlapFindings(byRule)
+}
+
+// maxOverlapsNamed is how many overlapping routes a finding names.
+const maxOverlapsNamed = 3
+
+// overlapFindings reports each rule that matches the same requests as
+// another route's: one finding per rule, naming the routes and listeners.
+func (rv *routeValidation) overlapFindings(byRule map[int][]string) {
+	for _, i := range slices.Sorted(maps.Keys(byRule)) {
+		if i < 0 || i >= len(rv.rt.Rules) {
+			continue
+		}
+		rule := rv.rt.Rules[i].Rule
+		where := byRule[i]
+		slices.Sort(where)
+		where = slices.Compact(where)
+		if n := len(where) - maxOverlapsNamed; n > 0 {
+			// many routes of one match: the first few say it
+			where = append(where[:maxOverlapsNamed:maxOverlapsNamed], fmt.Sprintf("%d more", n))
+		}
+		rv.verdict.Diagnostics = append(rv.verdict.Diagnostics, diag.Diagnostic{Code: LintRoutesOverlap.Code, Severity: LintRoutesOverlap.Severity,
+			Object: rv.rt.Key().Ref(), Field: rule.Path, Pos: rv.rt.Src.FieldPos(rule.Path),
+			Message: fmt.Sprintf("rule %s matches the same requests (hostname, path, headers, query parameters, cookies) as %s: Envoy serves them by one route only, and Envoy Gateway sets RouteRulesOverlap on the route's status",
+				rule.Section(), strings.Join(where, ", "))})
 	}
 }
 
@@ -94,7 +133,7 @@ func routeDisplayName(id string) string {
 // not compile, nor a route with too many rules), per match. A listener
 // that is not ready gets none.
 func buildOverlapIndex(l *topology.Listener, set *policy.Set) *overlapIndex {
-	idx := &overlapIndex{routes: map[overlapKey][]string{}, keys: map[string][]overlapKey{}}
+	idx := &overlapIndex{routes: map[overlapKey][]string{}, keys: map[string][]ruleKey{}}
 	if !listenerReady(l) {
 		return idx
 	}
@@ -122,7 +161,7 @@ func buildOverlapIndex(l *topology.Listener, set *policy.Set) *overlapIndex {
 					if !slices.Contains(idx.routes[k], id) {
 						idx.routes[k] = append(idx.routes[k], id)
 					}
-					idx.keys[id] = append(idx.keys[id], k)
+					idx.keys[id] = append(idx.keys[id], ruleKey{k, rule.Index})
 				}
 			}
 		}

@@ -147,7 +147,10 @@ func renderRequestBuffer(b *egv1a1.RequestBuffer, _ policyName) ([]policy.Fragme
 	}
 	cfg := &bufferv3.Buffer{MaxRequestBytes: wrapperspb.UInt32(uint32(n))}
 	return []policy.Fragment{{
-		Capability:           "buffer",
+		Capability: "buffer",
+		// a request buffered whole cannot be upgraded: Envoy Gateway
+		// writes no upgrade configs on the route (buildUpgradeConfig)
+		NoUpgrade:            true,
 		Filter:               &policy.HTTPFilter{Name: bufferFilter, Order: orderBuffer, Typed: cfg},
 		TypedPerFilterConfig: map[string]proto.Message{bufferFilter: &bufferv3.BufferPerRoute{Override: &bufferv3.BufferPerRoute_Buffer{Buffer: cfg}}},
 	}}, nil

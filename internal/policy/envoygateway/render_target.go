@@ -3,7 +3,6 @@ package envoygateway
 import (
 	"time"
 
-	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
@@ -25,7 +24,12 @@ const InvalidBackendCluster = "invalid-backend-cluster"
 var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCapabilities(), InvalidShare: InvalidBackendCluster,
 	PoliciesOnUnrouted: true, Baseline: baseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true,
 	GRPCFilters: true, BackendRefDestinations: true, Names: XDSNames,
-	ConnectTimeout: connectTimeout, WebSocketAppProtocols: webSocketAppProtocols,
+	ConnectTimeout: connectTimeout,
+	// Its xDS translator lets every HTTP/1.1 route (not a GRPCRoute's)
+	// upgrade to WebSocket unless a BackendTrafficPolicy lists the
+	// upgrades or buffers requests (xds route.go: buildUpgradeConfig),
+	// whatever appProtocol its backends give.
+	HTTPRoutesUpgrade: "websocket",
 	// Envoy Gateway sorts a listener's routes by the characters of their
 	// path match, regular expressions included (gatewayapi sort.go:
 	// XdsIRRoutes, pathMatchCount).
@@ -35,14 +39,6 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 // writes where no BackendTrafficPolicy sets one (xds translator,
 // cluster.go: buildConnectTimeout's tcpClusterPerConnectTimeout).
 const connectTimeout = 10 * time.Second
-
-// webSocketAppProtocols are the backend appProtocols Envoy Gateway reads
-// as WebSocket (gatewayapi route.go: isWebSocketAppProtocol, the
-// Kubernetes and Envoy Gateway conventions). Its translator upgrades
-// every HTTP/1.1 route to WebSocket unless a BackendTrafficPolicy says
-// otherwise (xds route.go: buildUpgradeConfig); gwpol writes the upgrade
-// on the routes to these backends only.
-var webSocketAppProtocols = []string{"kubernetes.io/ws", "kubernetes.io/wss", string(egv1a1.AppProtocolTypeWS), string(egv1a1.AppProtocolTypeWSS)}
 
 // baseline is what Envoy Gateway writes on every listener before its
 // policies: a 32 KiB connection buffer and one connection accepted per

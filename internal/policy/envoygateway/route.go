@@ -587,8 +587,54 @@ func (rv *routeValidation) backendProblem(rule *model.Rule, j int, b model.Backe
 	p := rv.refProblem(b.BackendObjectReference, b.Weight != 0)
 	if p != nil {
 		p.path = b.Path
+		return p
 	}
+	if b.Weight != 0 {
+		return rv.destinationFiltersProblem(rule, j, b)
+	}
+	return nil
+}
+
+// destinationFiltersProblem is processDestinationFilters: a weighted
+// backendRef's own filters are processed as a rule's are
+// (ProcessHTTPFilters, ProcessGRPCFilters, each backendRef afresh), and
+// their errors, joined, refuse the backendRef (InvalidBackendFilters).
+func (rv *routeValidation) destinationFiltersProblem(rule *model.Rule, j int, b model.BackendRef) *routeProblem {
+	st := &filterState{}
+	var msgs []string
+	reported := true
+	for _, f := range backendRefFilters(rule, j, b.Path) {
+		if p := rv.filterProblem(f, st); p != nil {
+			msgs = append(msgs, p.message)
+			reported = reported && p.reported
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	p := unresolved("InvalidBackendFilters", b.Path+".filters", "%s", strings.Join(msgs, "\n"))
+	// a filter attach reports already (an HTTPRouteFilter not found)
+	// makes no second finding
+	p.reported = reported
 	return p
+}
+
+// backendRefFilters are the filters of a rule's backendRef j.
+func backendRefFilters(rule *model.Rule, j int, path string) []routeFilter {
+	var out []routeFilter
+	switch {
+	case rule.HTTP != nil && j < len(rule.HTTP.BackendRefs):
+		for i, f := range rule.HTTP.BackendRefs[j].Filters {
+			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
+				Mirror: f.RequestMirror, Redirect: f.RequestRedirect, Rewrite: f.URLRewrite, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
+		}
+	case rule.GRPC != nil && j < len(rule.GRPC.BackendRefs):
+		for i, f := range rule.GRPC.BackendRefs[j].Filters {
+			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
+				Mirror: f.RequestMirror, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
+		}
+	}
+	return out
 }
 
 // refProblem checks one backend reference the way Envoy Gateway does:

@@ -1,7 +1,10 @@
 package envoygateway
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -262,7 +265,76 @@ func (rv *routeValidation) destinationTLSProblem(k model.Key, port *gwv1.PortNum
 	if msg := destinationTLSProblem(rv.env, k, n, spec); msg != "" {
 		return unresolved("InvalidBackendTLS", "", "%s.", msg)
 	}
+	if usesTLS(rv.env, k, n, spec) {
+		if msg := rv.proxyClientCertProblem(); msg != "" {
+			return unresolved("InvalidBackendTLS", "", "%s.", msg)
+		}
+	}
 	return nil
+}
+
+// usesTLS: Envoy Gateway connects to backend k's port over TLS — the
+// Backend has TLS settings, or a BackendTLSPolicy governs the port
+// (applyBackendTLSSetting's merged validation settings are not nil).
+func usesTLS(env *policy.Env, k model.Key, port int32, spec *egv1a1.BackendSpec) bool {
+	if spec != nil && spec.TLS != nil {
+		return true
+	}
+	return slices.ContainsFunc(env.BackendPolicies(k, port), func(bp *policy.BackendPolicy) bool {
+		return bp.Policy.Group == model.GatewayGroup && bp.Policy.Kind == "BackendTLSPolicy"
+	})
+}
+
+// proxyClientCertProblem is applyBackendTLSSetting's last step for a
+// destination it connects to over TLS: the client certificate the
+// EnvoyProxy of the route's Gateway presents to backends
+// (spec.backendTLS.clientCertificateRef, processClientTLSSettings with the
+// EnvoyProxy as owner: a Secret in its namespace, that exists, or an SDS
+// reference allowed and well formed). A Gateway that gives its own
+// (spec.tls.backend) is used instead, validated with the Gateway. Envoy
+// Gateway checks per parent; gwpol refuses the backendRef at the first
+// parent whose proxy's certificate is refused.
+func (rv *routeValidation) proxyClientCertProblem() string {
+	for _, p := range rv.rt.Parents {
+		gw := p.Gateway
+		if gw == nil || !p.Accepted || gw.Spec.TLS != nil && gw.Spec.TLS.Backend != nil {
+			continue
+		}
+		key, ok := envoyProxyOf(gw.Gateway, rv.m)
+		if !ok {
+			continue
+		}
+		ref, _ := rv.env.Memo(proxyClientCertMemo{key}, func() any { return proxyClientCert(rv.m, key) }).(*gwv1.SecretObjectReference)
+		if ref == nil {
+			continue
+		}
+		if ref.Namespace != nil && string(*ref.Namespace) != key.Namespace {
+			return fmt.Sprintf("ClientCertificateRef Secret is not located in the same namespace as EnvoyProxy. Secret namespace: %s does not match EnvoyProxy namespace: %s", *ref.Namespace, key.Namespace)
+		}
+		if msg := clientCertificateProblem(rv.env, key, string(ref.Name)); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// proxyClientCertMemo names an EnvoyProxy's client certificate reference
+// among what a pass derives once (policy.Env.Memo).
+type proxyClientCertMemo struct{ proxy model.Key }
+
+// proxyClientCert is the EnvoyProxy's spec.backendTLS.clientCertificateRef,
+// nil when it sets none or is not in the input.
+func proxyClientCert(m *model.Model, key model.Key) *gwv1.SecretObjectReference {
+	o, ok := m.Object(key)
+	if !ok {
+		return nil
+	}
+	raw, err := o.FieldJSON("spec.backendTLS.clientCertificateRef")
+	var ref gwv1.SecretObjectReference
+	if err != nil || string(raw) == "null" || json.Unmarshal(raw, &ref) != nil || ref.Name == "" {
+		return nil
+	}
+	return &ref
 }
 
 // endpointHostnameProblem is backend.go's validateHostname: a DNS-1123

@@ -36,6 +36,24 @@ func (v valueChecks) refuse(what string, err *fieldError) {
 	decoded(v.p).refused = true
 }
 
+// refuseOnRoutes is the validator's refusal of the policy on its route
+// targets, where Envoy Gateway translates none of it
+// (processSecurityPolicyForRoute returns). A policy that targets only
+// routes is refused whole (refuse); one that also targets a Gateway,
+// listener or ListenerSet is translated there as if valid, so the
+// refusal is kept for the route targets alone (data.routeRefusal, which
+// the status run reports) and is no error of the policy's.
+func (v valueChecks) refuseOnRoutes(what string, err *fieldError, onListeners bool) {
+	if !onListeners {
+		v.refuse(what, err)
+		return
+	}
+	d := decoded(v.p)
+	d.refused = true
+	refusal := v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec."+err.path, "%s: %s.", what, err.msg)
+	d.routeRefusal = &refusal
+}
+
 // security runs the checks of Envoy Gateway's SecurityPolicy translation
 // that the input can decide. On a route (processSecurityPolicyForRoute)
 // validateSecurityPolicy runs first and, when it refuses the policy, is
@@ -54,24 +72,31 @@ func (v valueChecks) security(s *egv1a1.SecurityPolicySpec, env *policy.Env) {
 		return t.Kind == "HTTPRoute" || t.Kind == "GRPCRoute"
 	})
 	onTCPRoute := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool { return t.Kind == "TCPRoute" })
+	// The validator runs per route target; a Gateway, listener or
+	// ListenerSet target is translated without it.
+	onListeners := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool {
+		return t.Kind != "HTTPRoute" && t.Kind != "GRPCRoute" && t.Kind != "TCPRoute"
+	})
 	if onTCPRoute && !onRoute {
 		if err := validateSecurityPolicyForTCP(s); err != nil {
-			v.refuse("Invalid SecurityPolicy for TCP route", err)
-			return
+			v.refuseOnRoutes("Invalid SecurityPolicy for TCP route", err, onListeners)
+			if !onListeners {
+				return
+			}
 		}
 	}
 	if onRoute {
 		if err := validateSecurityPolicy(s); err != nil {
-			v.refuse("Invalid SecurityPolicy", err)
+			v.refuseOnRoutes("Invalid SecurityPolicy", err, onListeners)
+			if !onListeners {
+				return
+			}
+			// translated on its Gateway and listener targets, in
+			// translateSecurityPolicyForListeners' order (below)
+		} else {
+			v.routeBuilders(s, env)
 			return
 		}
-		v.basicAuth(s.BasicAuth, m)
-		v.apiKeyAuth(s.APIKeyAuth, m)
-		v.authorization(s.Authorization)
-		v.extAuth(s.ExtAuth, m)
-		v.oidc(s.OIDC, env)
-		v.jwt(s.JWT, env)
-		return
 	}
 	v.jwt(s.JWT, env)
 	v.oidc(s.OIDC, env)
@@ -79,6 +104,18 @@ func (v valueChecks) security(s *egv1a1.SecurityPolicySpec, env *policy.Env) {
 	v.apiKeyAuth(s.APIKeyAuth, m)
 	v.extAuth(s.ExtAuth, m)
 	v.authorization(s.Authorization)
+}
+
+// routeBuilders are translateSecurityPolicyForRoute's builders, in its
+// order.
+func (v valueChecks) routeBuilders(s *egv1a1.SecurityPolicySpec, env *policy.Env) {
+	m := env.Model
+	v.basicAuth(s.BasicAuth, m)
+	v.apiKeyAuth(s.APIKeyAuth, m)
+	v.authorization(s.Authorization)
+	v.extAuth(s.ExtAuth, m)
+	v.oidc(s.OIDC, env)
+	v.jwt(s.JWT, env)
 }
 
 // deprecatedSecurity: the singular extAuth backendRef of grpc and http is

@@ -2,9 +2,14 @@ package envoygateway
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -387,6 +392,11 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		// route keeps what a less specific policy gives it, no 500, and
 		// no warning or Overridden note is written.
 		msg := invalidMessage(p)
+		if r := decoded(p).routeRefusal; r != nil {
+			// valid on its other targets: refused here only
+			msg = r.Message
+			s.finding(p, r.Field, msg)
+		}
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "Invalid", msg))
 		}
@@ -727,6 +737,24 @@ func (s *statusRun) relateRoute(rc *claim) {
 	rt := rc.target.route
 	name := rt.Meta.Namespace + "/" + rt.Meta.Name
 	merges := decoded(rc.policy).mergeType != ""
+	// the listeners the policy merges on, and the refusals of the merged
+	// policy there
+	mergesOn, refused := 0, []string(nil)
+	defer func() {
+		if len(refused) > 0 && len(refused) == mergesOn {
+			// refused wherever it merges (a route policy refused on some
+			// listeners only still applies on the route: gwpol merges a
+			// route's policies once for all its listeners): a
+			// SecurityPolicy is not translated, so the route keeps its
+			// parents' policies alone; a BackendTrafficPolicy's errors
+			// answer the route 500 (applyTrafficFeatureToRoute)
+			verdict := policy.VerdictRefused
+			if s.kind == backendTrafficPolicy {
+				verdict = policy.VerdictInvalid
+			}
+			s.reject(rc.policy, rc.target.key(), &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refused[0]})
+		}
+	}()
 	for _, p := range rt.Parents {
 		for _, l := range p.Listeners {
 			parent := s.parentOf(l)
@@ -739,12 +767,23 @@ func (s *statusRun) relateRoute(rc *claim) {
 					s.note(c).add("routes", name)
 					continue
 				}
-				if merges && c == parent && !tcpMergeable(rt, rc.policy, c.policy) {
-					s.replace(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", "Only authorization is supported for TCP (routes/listeners)."))
-					s.note(c).add("routes", name)
-					continue
+				if merges && c == parent {
+					mergesOn++
 				}
 				if merges && c == parent {
+					if err := s.mergedRefusal(rt, rc.policy, c.policy); err != nil {
+						msg := conditionMessage(err.msg)
+						s.replace(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", msg))
+						s.note(c).add("routes", name)
+						what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
+						if s.kind == backendTrafficPolicy {
+							what = "Envoy Gateway answers the route's requests there with 500"
+						}
+						s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
+							strings.TrimSuffix(msg, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
+						refused = append(refused, msg)
+						continue
+					}
 					s.note(c).merged = appendNew(s.note(c).merged, name)
 					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
 					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Merged", true, "Merged", msg))
@@ -756,20 +795,114 @@ func (s *statusRun) relateRoute(rc *claim) {
 	}
 }
 
-// tcpMergeable: on a TCPRoute a SecurityPolicy can only authorize, so a
-// route policy merged with its listener's must leave nothing else set.
-func tcpMergeable(rt *topology.Route, route, parent *policy.Policy) bool {
-	if rt.Kind != "TCPRoute" || route.Kind != policy.Kind(securityPolicy) {
-		return true
+// mergedRefusal is what Envoy Gateway's validator refuses in route's
+// policy merged into parent's: processSecurityPolicyForRoute validates the
+// merged policy again on each listener (the TCP validator on a TCPRoute,
+// validateSecurityPolicy on the others), so two policies that pass alone
+// may not pass together. nil for the other kinds, which have no validator.
+func (s *statusRun) mergedRefusal(rt *topology.Route, route, parent *policy.Policy) *fieldError {
+	if s.kind == backendTrafficPolicy {
+		return mergedTrafficProblem(route, parent)
 	}
-	for _, p := range []*policy.Policy{route, parent} {
-		for f := range p.Values {
-			if f != "authorization" {
-				return false
+	if s.kind != securityPolicy {
+		return nil
+	}
+	merged := mergedSecuritySpec(route, parent)
+	if merged == nil {
+		return nil
+	}
+	if rt.Kind == "TCPRoute" {
+		return validateSecurityPolicyForTCP(merged)
+	}
+	return validateSecurityPolicy(merged)
+}
+
+// mergedTrafficProblem is what buildTrafficFeatures refuses in route's
+// BackendTrafficPolicy merged over parent's that it refuses in neither
+// alone (translateBackendTrafficPolicyForRouteWithMerge builds the merged
+// policy per listener): the settings its builders check together, which
+// the merge may take from different policies — a request buffer beside
+// HTTP upgrades, a retry back-off's maxInterval below its baseInterval.
+// Each policy's own values were checked alone (valueChecks).
+func mergedTrafficProblem(route, parent *policy.Policy) *fieldError {
+	m := mergedSpec[egv1a1.BackendTrafficPolicySpec](route, parent)
+	if m == nil {
+		return nil
+	}
+	if rb := m.RequestBuffer; rb != nil && len(m.HTTPUpgrade) > 0 {
+		if n, ok := rb.Limit.AsInt64(); ok && n >= 0 && n <= math.MaxUint32 {
+			return &fieldError{"requestBuffer", "RequestBuffer: requestBuffer cannot be used together with httpUpgrade"}
+		}
+	}
+	if r := m.Retry; r != nil && r.PerRetry != nil && r.PerRetry.BackOff != nil {
+		bo := r.PerRetry.BackOff
+		if bo.BaseInterval != nil && bo.MaxInterval != nil {
+			base, err1 := time.ParseDuration(string(*bo.BaseInterval))
+			max, err2 := time.ParseDuration(string(*bo.MaxInterval))
+			if err1 == nil && err2 == nil && base > 0 && max > 0 && base > max {
+				return &fieldError{"retry.perRetry.backOff.maxInterval", "Retry: maxInterval cannot be less than baseInterval"}
 			}
 		}
 	}
-	return true
+	return nil
+}
+
+// mergedSecuritySpec is route's SecurityPolicy spec merged over parent's
+// with route's mergeType (utils.Merge), nil when a spec is missing.
+func mergedSecuritySpec(route, parent *policy.Policy) *egv1a1.SecurityPolicySpec {
+	return mergedSpec[egv1a1.SecurityPolicySpec](route, parent)
+}
+
+// mergedSpec is route's spec merged over parent's with route's mergeType
+// (utils.Merge), nil when a spec is not a T.
+func mergedSpec[T any](route, parent *policy.Policy) *T {
+	rs, ok1 := decoded(route).spec.(*T)
+	ps, ok2 := decoded(parent).spec.(*T)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	// The merge works on the two policies' documents as JSON, as
+	// effectiveValue's does; the merged document is then read back.
+	var doc, patch any
+	if !jsonRoundTrip(ps, &doc) || !jsonRoundTrip(rs, &patch) {
+		return nil
+	}
+	out := new(T)
+	if !jsonRoundTrip(mergePatch(doc, patch, decoded(route).mergeType == "StrategicMerge"), out) {
+		return nil
+	}
+	return out
+}
+
+// jsonRoundTrip decodes into out what v encodes to.
+func jsonRoundTrip(v, out any) bool {
+	b, err := json.Marshal(v)
+	return err == nil && json.Unmarshal(b, out) == nil
+}
+
+// conditionMessage is Envoy Gateway's Error2ConditionMsg: the first letter
+// upper-cased, a full stop at the end.
+func conditionMessage(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	r, n := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(r)) + msg[n:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
+}
+
+// refusalField is where a finding about a merged policy's refusal points
+// in p: the field the validator names when p sets it, else its mergeType.
+func refusalField(p *policy.Policy, err *fieldError) string {
+	top, _, _ := strings.Cut(err.path, ".")
+	top, _, _ = strings.Cut(top, "[")
+	if _, ok := p.Values[top]; ok {
+		return "spec." + err.path
+	}
+	return "spec.mergeType"
 }
 
 // scopeOf lists the claims over a listener: its own, its ListenerSet's,

@@ -716,6 +716,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	}
 	vb.ruleClusters(r, e, rs, from)
 	applyRouteMaps(r, levels...)
+	vb.defaultUpgrade(r, e, levels)
 	tuneMirrors(r, levels...)
 	vb.backendPerRoute(r, e.rule.Backends)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
@@ -730,6 +731,35 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	}
 	vb.usePolicies(rs, levels)
 	return r
+}
+
+// defaultUpgrade writes the upgrade the target allows on every
+// forwarding route of an HTTPRoute (Target.HTTPRoutesUpgrade), after the
+// policies: one that sets the route's upgrade configs replaces it, one
+// that buffers requests keeps it off (Fragment.NoUpgrade).
+func (vb *vhostBuild) defaultUpgrade(r *routev3.Route, e entry, levels []*scoped) {
+	ra, ok := r.Action.(*routev3.Route_Route)
+	if vb.target.HTTPRoutesUpgrade == "" || !ok || e.att.Route.Kind != "HTTPRoute" || len(ra.Route.UpgradeConfigs) > 0 {
+		return
+	}
+	// as in applyRouteMaps, a field of a more specific level hides the
+	// same field of the others
+	var seen []int32
+	for _, s := range levels {
+		if s == nil {
+			continue
+		}
+		for _, f := range s.fields {
+			if slices.Contains(seen, f.kindID) {
+				continue
+			}
+			if f.noUpgrade {
+				return
+			}
+			seen = append(seen, f.kindID)
+		}
+	}
+	ra.Route.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: vb.target.HTTPRoutesUpgrade}}
 }
 
 // usePolicies records what a route's policies need beyond the route
@@ -910,7 +940,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	default:
 		act.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}
 	}
-	if vb.websocketBackend(e.rule.Backends) {
+	if vb.target.HTTPRoutesUpgrade == "" && vb.websocketBackend(e.rule.Backends) {
 		act.UpgradeConfigs = []*routev3.RouteAction_UpgradeConfig{{UpgradeType: "websocket"}}
 	}
 	for _, f := range filters {

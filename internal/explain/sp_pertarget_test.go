@@ -1,0 +1,284 @@
+package explain_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/families"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// spBase is an Envoy Gateway Gateway with one listener, a route on it,
+// and the OIDC client Secret.
+const spBase = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: app}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: oidc, namespace: app}
+stringData: {client-secret: s3cr3t}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 8080}]}]
+`
+
+// sp is a SecurityPolicy of namespace app with the given targetRefs and
+// fields.
+func sp(name, targetRefs, fields string) string {
+	return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+		"  targetRefs: " + targetRefs + "\n" + fields
+}
+
+const (
+	toGateway = "[{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]"
+	toRoute   = "[{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]"
+)
+
+// spVerdict compiles spBase with the policies and says, for the
+// route's rule on the listener, which policy owns each of fields, whether
+// it answers 500, the policies' conditions and their GWP401 findings.
+func spVerdict(t *testing.T, policies string, fields ...string) (owners []string, answers int, conds, findings []string) {
+	t.Helper()
+	objs, err := manifest.Parse("t.yaml", []byte(spBase+policies), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	rt := c.Graph.Route("HTTPRoute", "app", "r")
+	got := explain.Rule(c.Result, rt, rt.Rules[0], c.Graph.Gateway("app", "gw").Listeners[0], explain.Options{})
+	for _, want := range fields {
+		owner := "-"
+		for _, f := range got.Fields {
+			if f.Field == want {
+				owner = f.Owner[strings.LastIndex(f.Owner, "/")+1:]
+			}
+		}
+		owners = append(owners, want+"="+owner)
+	}
+	answers = got.FixedStatus
+	if slices.ContainsFunc(got.Notes, func(n string) bool { return strings.Contains(n, "replaced by a direct response (500)") }) {
+		answers = 500
+	}
+	for _, p := range status.Compute(c.Result, status.Options{}).Policies {
+		for _, a := range p.Ancestors {
+			for _, cd := range a.Conditions {
+				if cd.Type != "Warning" {
+					conds = append(conds, p.Name+"@"+a.AncestorRef.String()+" "+cd.Type+"="+cd.Status+"/"+cd.Reason+" "+cd.Message)
+				}
+			}
+		}
+	}
+	slices.Sort(conds)
+	for _, d := range c.Diagnostics() {
+		if d.Code == "GWP401" && d.Object.Group == "gateway.envoyproxy.io" {
+			findings = append(findings, d.Object.Name+" "+d.Field)
+		}
+	}
+	return owners, answers, conds, findings
+}
+
+// TestMergedSecurityPolicyValidatedAgain: Envoy Gateway validates a route
+// SecurityPolicy with mergeType alone, then the policy merged into its
+// listener's or Gateway's again on each listener
+// (processSecurityPolicyForRoute). Two policies that pass alone may not
+// pass together: the OIDC ID token forwarded in a header that a JWT
+// provider of the Gateway's policy reads, once StrategicMerge joins the
+// two provider lists. Refused there, the route policy is Invalid on that
+// listener and the route takes the Gateway's policy alone; under
+// JSONMerge the route's providers replace the Gateway's and the merge
+// passes.
+func TestMergedSecurityPolicyValidatedAgain(t *testing.T) {
+	gw := sp("gw-sp", toGateway, "  cors: {allowOrigins: ['https://a.example.com']}\n"+
+		"  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n")
+	route := func(mergeType string) string {
+		return sp("route-sp", toRoute, "  mergeType: "+mergeType+"\n"+
+			"  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}}]}\n"+
+			"  oidc: {provider: {issuer: 'https://app-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n")
+	}
+	for _, tc := range []struct {
+		name, mergeType string
+		owners          []string
+		conds           []string
+		findings        []string
+	}{
+		{name: "StrategicMerge joins the providers: refused on the listener", mergeType: "StrategicMerge",
+			owners: []string{"cors=gw-sp", "oidc=-", "jwt=gw-sp"},
+			conds: []string{
+				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-sp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other securityPolicies for these routes: [app/r]",
+				// the route's own ancestor (its parentRef as written) is
+				// accepted; the merge is judged on the listener
+				"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				`route-sp@Gateway/app/gw#http Accepted=False/Invalid The OIDC.ForwardIDToken header "x-id-token" cannot be the same as a JWT provider extractFrom header when passThroughAuthHeader is enabled.`,
+			},
+			findings: []string{"route-sp spec.oidc.forwardIDToken.header"}},
+		{name: "JSONMerge replaces the providers: merged", mergeType: "JSONMerge",
+			owners: []string{"cors=gw-sp", "oidc=route-sp", "jwt=route-sp"},
+			conds: []string{
+				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-sp@Gateway/app/gw Merged=True/Merged This policy is being merged by other securityPolicies for these routes: [app/r]",
+				"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-sp@Gateway/app/gw#http Merged=True/Merged Merged with policy app/gw-sp",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			owners, answers, conds, findings := spVerdict(t, gw+route(tc.mergeType), "cors", "oidc", "jwt")
+			if !slices.Equal(owners, tc.owners) || answers != 0 {
+				t.Errorf("owners %v, answers %d; want %v, 0", owners, answers, tc.owners)
+			}
+			if !slices.Equal(conds, tc.conds) {
+				t.Errorf("conditions:\n  %s\nwant:\n  %s", strings.Join(conds, "\n  "), strings.Join(tc.conds, "\n  "))
+			}
+			if !slices.Equal(findings, tc.findings) {
+				t.Errorf("findings at %v, want %v", findings, tc.findings)
+			}
+		})
+	}
+}
+
+// TestRefusedSecurityPolicyAppliesFromItsGateway: Envoy Gateway runs
+// validateSecurityPolicy on a policy's route targets only; a policy
+// targeting a route and the route's Gateway that the validator refuses is
+// Invalid on the route (which is not answered 500) and translated on the
+// Gateway as if valid, so it reaches the route from there. A policy
+// targeting the route alone is refused whole; a builder's error (a
+// missing Secret) makes it Invalid on every target.
+func TestRefusedSecurityPolicyAppliesFromItsGateway(t *testing.T) {
+	both := "[{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}, {group: gateway.networking.k8s.io, kind: Gateway, name: gw}]"
+	oidc := func(secret string) string {
+		return "  oidc: {provider: {issuer: 'https://idp.example.com'}, clientID: c, clientSecret: {name: " + secret + "}, passThroughAuthHeader: true}\n"
+	}
+	const refusal = "Invalid SecurityPolicy: the OIDC.PassThroughAuthHeader setting must be used in conjunction with JWT settings."
+	for _, tc := range []struct {
+		name, policies string
+		owners         []string
+		answers        int
+		conds          []string
+		findings       []string
+	}{
+		{name: "route and Gateway: applied from the Gateway", policies: sp("both", both, oidc("oidc")),
+			owners: []string{"oidc=both"},
+			conds: []string{
+				// the route's ancestor is the Gateway, which the
+				// route target writes first; Envoy Gateway counts the
+				// route, whose policy this is, as overriding it
+				"both@Gateway/app/gw Accepted=False/Invalid " + refusal,
+				"both@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other securityPolicies for these routes: [app/r]",
+			},
+			findings: []string{"both spec.oidc.passThroughAuthHeader"}},
+		{name: "route alone: refused whole", policies: sp("both", toRoute, oidc("oidc")),
+			owners:   []string{"oidc=-"},
+			conds:    []string{"both@Gateway/app/gw Accepted=False/Invalid " + refusal},
+			findings: []string{"both spec.oidc.passThroughAuthHeader"}},
+		{name: "route and Gateway, a builder's error: Invalid everywhere", policies: sp("both", both, "  basicAuth: {users: {name: missing}}\n"),
+			owners: []string{"oidc=-"}, answers: 500,
+			conds: []string{
+				"both@Gateway/app/gw Accepted=False/Invalid BasicAuth: secret app/missing does not exist.",
+				"both@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other securityPolicies for these routes: [app/r]",
+			},
+			findings: []string{"both spec.basicAuth.users"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			owners, answers, conds, findings := spVerdict(t, tc.policies, "oidc")
+			if !slices.Equal(owners, tc.owners) || answers != tc.answers {
+				t.Errorf("owners %v, answers %d; want %v, %d", owners, answers, tc.owners, tc.answers)
+			}
+			if !slices.Equal(conds, tc.conds) {
+				t.Errorf("conditions:\n  %s\nwant:\n  %s", strings.Join(conds, "\n  "), strings.Join(tc.conds, "\n  "))
+			}
+			if !slices.Equal(findings, tc.findings) {
+				t.Errorf("findings at %v, want %v", findings, tc.findings)
+			}
+		})
+	}
+}
+
+// btp is a BackendTrafficPolicy of namespace app with the given
+// targetRefs and fields.
+func btp(name, targetRefs, fields string) string {
+	return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+		"  targetRefs: " + targetRefs + "\n" + fields
+}
+
+// TestMergedBackendTrafficPolicyBuiltAgain: Envoy Gateway builds a route
+// BackendTrafficPolicy with mergeType from the policy merged into its
+// listener's or Gateway's, per listener; settings its builders check
+// together may then come from the two policies, and a merge each of
+// whose policies is valid alone may fail: the route policy is Invalid on
+// that listener and the route answers 500.
+func TestMergedBackendTrafficPolicyBuiltAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name, gw, route string
+		answers         int
+		conds           []string
+		findings        []string
+	}{
+		{name: "the Gateway's request buffer beside the route's upgrades",
+			gw:      "  requestBuffer: {limit: 1Mi}\n",
+			route:   "  mergeType: StrategicMerge\n  httpUpgrade: [{type: websocket}]\n",
+			answers: 500,
+			conds: []string{
+				"gw-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-btp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#http Accepted=False/Invalid RequestBuffer: requestBuffer cannot be used together with httpUpgrade.",
+			},
+			findings: []string{"route-btp spec.mergeType"}},
+		{name: "a back-off's maxInterval below the Gateway's baseInterval",
+			gw:      "  retry: {perRetry: {backOff: {baseInterval: 2s}}}\n",
+			route:   "  mergeType: JSONMerge\n  retry: {perRetry: {backOff: {maxInterval: 1s}}}\n",
+			answers: 500,
+			conds: []string{
+				"gw-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-btp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#http Accepted=False/Invalid Retry: maxInterval cannot be less than baseInterval.",
+			},
+			findings: []string{"route-btp spec.retry.perRetry.backOff.maxInterval"}},
+		{name: "settings that go together merge",
+			gw:    "  retry: {perRetry: {backOff: {baseInterval: 1s}}}\n",
+			route: "  mergeType: StrategicMerge\n  retry: {perRetry: {backOff: {maxInterval: 2s}}}\n",
+			conds: []string{
+				"gw-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-btp@Gateway/app/gw Merged=True/Merged This policy is being merged by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#http Merged=True/Merged Merged with policy app/gw-btp",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, answers, conds, findings := spVerdict(t, btp("gw-btp", toGateway, tc.gw)+btp("route-btp", toRoute, tc.route))
+			if answers != tc.answers {
+				t.Errorf("answers %d, want %d", answers, tc.answers)
+			}
+			if !slices.Equal(conds, tc.conds) {
+				t.Errorf("conditions:\n  %s\nwant:\n  %s", strings.Join(conds, "\n  "), strings.Join(tc.conds, "\n  "))
+			}
+			if !slices.Equal(findings, tc.findings) {
+				t.Errorf("findings at %v, want %v", findings, tc.findings)
+			}
+		})
+	}
+}
