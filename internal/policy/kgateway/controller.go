@@ -48,7 +48,7 @@ func routeSourceFields(o policy.RouteOrigin) map[string]string {
 // dynamic-module filters (transformation, http-acl) to upstream Envoy's,
 // with the xDS structure kgateway's translator writes.
 var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
-	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
+	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, HostsJoinListeners: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
 	SessionPersistence: sessionPersistence, BindIPv6: &ListenerBindIPv6,
 	// kgateway's EDS clusters connect within 5s (irtranslator's
 	// ClusterConnectionTimeout), a route to a kubernetes.io/ws backend
@@ -80,7 +80,7 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's and its siblings',
 // backendconfigpolicy, backendtlspolicy and directresponse).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, RuleNotes: ruleNotes, Ancestors: &Ancestors}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures
