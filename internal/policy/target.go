@@ -126,15 +126,6 @@ type Target struct {
 	// routes (age, then namespace and name), since the Gateway API leaves
 	// their precedence to the implementation.
 	RegexPathsByLength bool
-	// HostsJoinListeners: in the RouteConfiguration the HTTP listeners
-	// of one port share, a hostname's virtual host serves the routes of
-	// every listener that serves the hostname (a route reaching it
-	// through two listeners, twice), and takes its listener's policies
-	// from the listener with the longest hostname covering it (the first
-	// of equally long ones). Unset: only the routes of the most specific
-	// listener (an exact hostname, then a wildcard, then none), as the
-	// Gateway API sends such a request to that listener.
-	HostsJoinListeners bool
 	// CheckHostClearsEndpointHosts: a backend policy's health check that
 	// names the host to send clears the hostname the backend's static
 	// endpoints carry in their health_check_config, so that the check's

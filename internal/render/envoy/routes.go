@@ -177,7 +177,7 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 	rb.rc.Metadata = rcScope.metadata
 	rb.rc.TypedPerFilterConfig = rcScope.perFilter()
 	rb.use(rcScope)
-	plans := planVHosts(ls, gb.target.HostsJoinListeners)
+	plans := planVHosts(ls)
 	// A virtual host's own merge is its owning listener's: rendered once
 	// per listener, not once per hostname.
 	vhScopes := map[*topology.Listener]*scoped{}
@@ -219,15 +219,8 @@ func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScop
 // most specific listener that covers it, since the Gateway API sends a
 // request that several listeners of a port match to the most specific
 // one; routes reaching the hostname through a less specific listener are
-// not programmed there — unless join (policy.Target.HostsJoinListeners):
-// then the hostname's virtual host serves the routes of every listener,
-// in listener order, and its owner is the listener with the longest
-// hostname covering it.
-func planVHosts(ls []*topology.Listener, join bool) []*vhostPlan {
-	owner := ownerOf
-	if join {
-		owner = longestOwner
-	}
+// not programmed there.
+func planVHosts(ls []*topology.Listener) []*vhostPlan {
 	byHost := map[string]*vhostPlan{}
 	for _, l := range ls {
 		for _, a := range l.Routes {
@@ -238,10 +231,10 @@ func planVHosts(ls []*topology.Listener, join bool) []*vhostPlan {
 			for _, h := range hosts {
 				p := byHost[h]
 				if p == nil {
-					p = &vhostPlan{host: h, owner: owner(ls, h)}
+					p = &vhostPlan{host: h, owner: ownerOf(ls, h)}
 					byHost[h] = p
 				}
-				if join || p.owner == l {
+				if p.owner == l {
 					p.atts = append(p.atts, a)
 				}
 			}
@@ -275,28 +268,6 @@ func ownerOf(ls []*topology.Listener, host string) *topology.Listener {
 		if rank > bestRank {
 			best, bestRank = l, rank
 		}
-	}
-	return best
-}
-
-// longestOwner picks the listener whose hostname covers the host (equal
-// to it, a "*." wildcard it ends with, or none) and is the longest; ties
-// go to the first listener, so an exact hostname does not beat a
-// wildcard as long listed before it.
-func longestOwner(ls []*topology.Listener, host string) *topology.Listener {
-	var best *topology.Listener
-	bestLen := -1
-	for _, l := range ls {
-		lh := hostOf(l.Hostname)
-		if lh != "" && lh != host && !(strings.HasPrefix(lh, "*.") && strings.HasSuffix(host, lh[1:])) {
-			continue
-		}
-		if len(lh) > bestLen {
-			best, bestLen = l, len(lh)
-		}
-	}
-	if best == nil { // no listener covers it: not a hostname of theirs
-		return ownerOf(ls, host)
 	}
 	return best
 }
