@@ -182,6 +182,8 @@ func clusterRows(r *merge.Result, k model.Key, port int32, inEffect []Field, opt
 				f.Notes = append(f.Notes, fmt.Sprintf("replaces %s's %s on the cluster's %s", prev.PolicyKind, prev.Field, fs.Cluster))
 			} else if from, ok := spec[fs.Cluster]; ok && fs.Cluster != "" {
 				f.Notes = append(f.Notes, fmt.Sprintf("replaces the %s's own %s (%s)", k.Kind, fs.Cluster, from))
+			} else if alt := policy.ClusterSettingAlternative(fs.Cluster); alt != "" && spec[alt] != "" {
+				f.Notes = append(f.Notes, fmt.Sprintf("replaces the %s's own %s (%s): a cluster has one explicit HTTP protocol configuration", k.Kind, alt, spec[alt]))
 			}
 			if fs.Cluster != "" {
 				owner[fs.Cluster] = f

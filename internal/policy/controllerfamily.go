@@ -116,6 +116,11 @@ type Family struct {
 	// declares none takes the default controller's family's (Registry.
 	// TopologyOptions), as it takes its topology keys. Unset: the default's.
 	StreamRoutes topology.StreamRouteRule
+	// Conflicts marks the listeners of one of its Gateways that share a
+	// port in a way the controller refuses, by rules of its own
+	// (topology.Controller.Conflicts), in place of the Gateway API's. Nil:
+	// the Gateway API's.
+	Conflicts func(gw *topology.Gateway)
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -278,11 +283,15 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		out[f.Controller.Name] = tc
 	}
 	for _, f := range r.Families() {
-		if f.Controller != nil && f.StreamRoutes.Served != nil {
-			tc := out[f.Controller.Name]
-			tc.StreamRoutes = f.StreamRoutes
-			out[f.Controller.Name] = tc
+		if f.Controller == nil {
+			continue
 		}
+		tc := out[f.Controller.Name]
+		if f.StreamRoutes.Served != nil {
+			tc.StreamRoutes = f.StreamRoutes
+		}
+		tc.Conflicts = f.Conflicts
+		out[f.Controller.Name] = tc
 	}
 	return out
 }

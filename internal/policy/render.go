@@ -25,11 +25,28 @@ const (
 	ClusterLoadBalancing     = "load_balancing_policy"
 	ClusterCommonHTTPOptions = "common_http_protocol_options"
 	ClusterHTTP2Options      = "http2_protocol_options"
+	ClusterHTTP1Options      = "http_protocol_options"
 	// ClusterHTTP2 and ClusterHTTP1 are the upstream protocols of a
 	// backend (Registry.BackendProtocol, FieldSpec.Protocol).
 	ClusterHTTP2 = "http2"
 	ClusterHTTP1 = "http1"
 )
+
+// ClusterSettingAlternative is the cluster setting that one replaces
+// when set: the HTTP/1 and HTTP/2 protocol options are the two forms of
+// a cluster's one explicit HTTP protocol configuration (Envoy's
+// HttpProtocolOptions.explicit_http_config), so a policy's HTTP/1
+// options replace the HTTP/2 options a backend's own spec gave its
+// cluster, and the other way round. "" for a setting without one.
+func ClusterSettingAlternative(setting string) string {
+	switch setting {
+	case ClusterHTTP1Options:
+		return ClusterHTTP2Options
+	case ClusterHTTP2Options:
+		return ClusterHTTP1Options
+	}
+	return ""
+}
 
 // FieldInput is one merged field handed to a kind's renderer: the values
 // of its contributors in merge order (one value for shallow strategies).

@@ -199,6 +199,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			rep.ListenerSets = append(rep.ListenerSets, ListenerSet{Namespace: s.Namespace, Name: s.Name, Conditions: conv(topology.ListenerSetConditions(s))})
 		}
 	}
+	refused := topology.StreamRefusals(g)
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
 		for _, p := range rt.Parents {
@@ -226,6 +227,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 					conds = append(conds, programmedCondition(r, rt, c))
 				}
 				conds = append(conds, ruleConditions(r, rt, extra(ctrl))...)
+				if rf, ok := refused[rt]; ok && gatewayController(g, rf.Gateway, opt.ControllerName) == ctrl {
+					conds = append(conds, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: rf.Reason, Message: rf.Message})
+				}
 			}
 			out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: conv(mergeConds(conds))})
 		}

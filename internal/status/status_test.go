@@ -537,3 +537,64 @@ func policyConditions(rep *status.Report) []string {
 	slices.Sort(got)
 	return got
 }
+
+// TestStreamRouteRefusal: kgateway takes up, for a TCP listener, its
+// oldest route, and for a TLS listener every route, and translates one
+// with exactly one rule only: a route it takes up with another number of
+// rules is Accepted=False/UnsupportedValue on each of its parentRefs
+// (translator/listener/gateway_listener_translator.go:
+// translateTcpFilterChain); a route it does not take up keeps Accepted.
+func TestStreamRouteRefusal(t *testing.T) {
+	gw := `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: x
+  listeners:
+  - {name: tcp, protocol: TCP, port: 9000}
+  - {name: tls, protocol: TLS, port: 9443, tls: {mode: Passthrough}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: infra}
+spec: {ports: [{port: 80}]}
+`
+	route := func(kind, name, section string, created, rules int) string {
+		doc := "---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
+			strconv.Itoa(created) + "Z\"}\nspec:\n  parentRefs: [{name: gw, sectionName: " + section + "}]\n  rules:\n"
+		for range rules {
+			doc += "  - {backendRefs: [{name: svc, port: 80}]}\n"
+		}
+		return doc
+	}
+	tests := []struct {
+		name string
+		docs string
+		want map[string]string // route: its Accepted
+	}{
+		{"TLS: every route taken up, the one of two rules refused",
+			route("TLSRoute", "one", "tls", 1, 1) + route("TLSRoute", "two", "tls", 2, 2),
+			map[string]string{"one": "True/Accepted", "two": "False/UnsupportedValue"}},
+		{"TCP: the oldest taken up and refused",
+			route("TCPRoute", "old", "tcp", 1, 2) + route("TCPRoute", "new", "tcp", 2, 1),
+			map[string]string{"old": "False/UnsupportedValue", "new": "True/Accepted"}},
+		{"TCP: a newer route of two rules is not taken up",
+			route("TCPRoute", "old", "tcp", 1, 1) + route("TCPRoute", "new", "tcp", 2, 2),
+			map[string]string{"old": "True/Accepted", "new": "True/Accepted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := compile(t, gw+tt.docs)
+			got := map[string]string{}
+			for _, r := range rep.Routes {
+				for _, p := range r.Parents {
+					got[r.Name] = condOf(p.Conditions, "Accepted")
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Accepted (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -21,6 +21,12 @@ type Controller struct {
 	// StreamRoutes is which routes a TCP or TLS listener of its Gateways
 	// programs (StreamRouteRule); unset: Options.StreamRoutes.
 	StreamRoutes StreamRouteRule
+	// Conflicts marks the listeners of gw that share a port in a way the
+	// controller refuses (Listener.Conflicted, ConflictReason), by its
+	// own rules, in place of the Gateway API's (markConflicts). It runs
+	// before routes attach, so a conflicted listener takes none. Nil: the
+	// Gateway API's rules.
+	Conflicts func(gw *Gateway)
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

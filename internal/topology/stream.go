@@ -20,6 +20,51 @@ type StreamRouteRule struct {
 	// l that Served leaves out, and the field of the route that keeps it
 	// out.
 	Why func(l *Listener, a *Attachment) (field, why string)
+	// Refused are the routes attached to the stream listener l (it has
+	// routes) the controller takes up for a chain and then refuses to
+	// translate, and the Accepted=False condition it writes on each of
+	// their parentRefs (StreamRefusals). Nil: it refuses none.
+	Refused func(l *Listener) map[*Route]Refusal
+}
+
+// Refusal is a controller's Accepted=False verdict on a route.
+type Refusal struct {
+	Reason, Message string
+}
+
+// StreamRefusals are the routes the controllers of g's Gateways refuse
+// on a TCP or TLS listener (StreamRouteRule.Refused), with the refusing
+// Gateway: status writes the refusal on each of the route's parentRefs
+// that Gateway's controller reports. One pass over the listeners.
+func StreamRefusals(g *Graph) map[*Route]StreamRefusal {
+	var out map[*Route]StreamRefusal
+	for _, gw := range g.Gateways {
+		rule := gw.streams
+		if rule.Refused == nil {
+			continue
+		}
+		for _, l := range gw.Listeners {
+			if !IsStream(l.Protocol) || len(l.Routes) == 0 {
+				continue
+			}
+			for rt, r := range rule.Refused(l) {
+				if out == nil {
+					out = map[*Route]StreamRefusal{}
+				}
+				if _, seen := out[rt]; !seen {
+					out[rt] = StreamRefusal{Refusal: r, Gateway: gw}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// StreamRefusal is a route's refusal by the controller of the Gateway
+// whose stream listener it attaches to.
+type StreamRefusal struct {
+	Refusal
+	Gateway *Gateway
 }
 
 // StreamRoutes are the route attachments the Gateway's controller

@@ -326,7 +326,11 @@ func Build(m *model.Model, opt Options) *Graph {
 	}
 	g.attachListenerSets()
 	for _, gw := range g.Gateways {
-		markConflicts(gw)
+		if conflicts := g.controllerOf(gw).Conflicts; conflicts != nil {
+			conflicts(gw)
+		} else {
+			markConflicts(gw)
+		}
 	}
 	for _, mr := range m.Routes {
 		r := &Route{Route: mr}

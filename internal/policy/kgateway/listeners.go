@@ -61,6 +61,11 @@ func listenerConditions(g *topology.Graph, l *topology.Listener, busy map[gwv1.P
 	}
 	accepted, programmedOK, refs = g.TLSConditions(l, accepted, programmedOK, refs)
 	programmed := topology.ProgrammedCondition(l, accepted, programmedOK, refs)
+	if l.Conflicted {
+		// rejectConflictedListener writes the conflict's reason on
+		// Programmed too
+		programmed = topology.Cond("Programmed", false, conflicted.Reason, conflicted.Message)
+	}
 	if programmedOK && topology.IsStream(l.Protocol) && !busy[l.Port] {
 		programmed = topology.Cond("Programmed", false, "Invalid", "TCP/TLS listener has no valid backends or routes")
 	}

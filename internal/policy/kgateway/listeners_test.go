@@ -25,7 +25,7 @@ func kgatewayGraph(t *testing.T, docs ...string) *topology.Graph {
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
 	ctrls := map[string]topology.Controller{ControllerName: {Title: Controller.Title, Listeners: func(g *topology.Graph, gw *topology.Gateway) []diag.Diagnostic {
 		return Family.Listeners(g, gw, policy.Config{})
-	}, StreamRoutes: Family.StreamRoutes}}
+	}, StreamRoutes: Family.StreamRoutes, Conflicts: Family.Conflicts}}
 	return topology.Build(m, topology.Options{Keys: TopologyKeys, TLSOptions: tlsOptions, Controllers: ctrls, Controller: ControllerName})
 }
 

@@ -15,7 +15,7 @@ import (
 // A route counts when it has exactly one rule and that rule has
 // backendRefs; kgateway programs nothing for the others (its TCPRoute and
 // TLSRoute translation builds one tcp_proxy from a route's single rule).
-var StreamRoutes = topology.StreamRouteRule{Served: servedStreams, Why: streamWhy}
+var StreamRoutes = topology.StreamRouteRule{Served: servedStreams, Why: streamWhy, Refused: refusedStreams}
 
 // servedStreams are the attachments of the stream listener l kgateway
 // programs.
@@ -57,4 +57,31 @@ func streamWhy(l *topology.Listener, a *topology.Attachment) (string, string) {
 	}
 	return fmt.Sprintf("spec.parentRefs[%d]", a.Parent.Index),
 		fmt.Sprintf("a TCP listener serves one route, the oldest (by creationTimestamp, then name); it serves %s", served)
+}
+
+// refusedStreams are the routes kgateway takes up for a chain on the
+// stream listener l and then refuses (topology.StreamRouteRule.Refused):
+// translateTcpFilterChain translates a TCPRoute or TLSRoute with exactly
+// one rule, and marks one with any other number Accepted=False,
+// UnsupportedValue, on each of its parentRefs. It takes up, on a TCP
+// listener, the oldest route only, on a TLS listener every route (one
+// chain each).
+func refusedStreams(l *topology.Listener) map[*topology.Route]topology.Refusal {
+	takenUp := l.Routes
+	if l.Protocol == gwv1.TCPProtocolType {
+		takenUp = []*topology.Attachment{oldestRoute(l.Routes)}
+	}
+	var out map[*topology.Route]topology.Refusal
+	for _, a := range takenUp {
+		r := a.Route
+		if len(r.Rules) == 1 {
+			continue
+		}
+		if out == nil {
+			out = map[*topology.Route]topology.Refusal{}
+		}
+		out[r] = topology.Refusal{Reason: "UnsupportedValue",
+			Message: fmt.Sprintf("%s has %d rules; %s translates a %s with exactly one", r.Kind, len(r.Rules), l.Gateway.ControllerTitle(), r.Kind)}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package envoy
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,10 +20,17 @@ import (
 // exact paths, regular expressions and prefixes, the longer exact path or
 // prefix first while regular expressions keep route order unless the
 // target orders them by length (policy.Target.RegexPathsByLength), then
-// the older route.
+// the older route, then "namespace/name" as one string (kgateway's
+// routeutils/sortable_route.go: routeWrapperLessFunc, the Gateway API's
+// alphabetical order), first of the route the virtual host serves and
+// only then, for a delegated child's rules, of the child.
 func TestRouteOrder(t *testing.T) {
 	route := func(name string, weight int32, age int, paths ...string) *topology.Route {
-		rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute", Meta: &metav1.ObjectMeta{Namespace: "ns", Name: name,
+		ns := "ns"
+		if i := strings.IndexByte(name, '/'); i >= 0 {
+			ns, name = name[:i], name[i+1:]
+		}
+		rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute", Meta: &metav1.ObjectMeta{Namespace: ns, Name: name,
 			CreationTimestamp: metav1.NewTime(time.Unix(int64(age), 0))}}, PrecedenceWeight: weight}
 		for i, p := range paths {
 			typ, v := gwv1.PathMatchPathPrefix, p[1:]
@@ -51,6 +59,13 @@ func TestRouteOrder(t *testing.T) {
 			true, []string{"new/0", "old/0"}},
 		{"weight first", []*topology.Route{route("light", -1, 1, "=/a/1/2"), route("heavy", 5, 2, "^/x"), route("plain", 0, 3, "^/d/1/1")},
 			false, []string{"heavy/0", "plain/0", "light/0"}},
+		// '-' sorts before '/', '0' after it.
+		{"namespace and name as one string", []*topology.Route{route("team/a", 0, 1, "^/a"), route("team0/b", 0, 1, "^/a"), route("team-b/x", 0, 1, "^/a")},
+			false, []string{"x/0", "a/0", "b/0"}},
+		{"a delegated child takes its parent route's age", []*topology.Route{delegating(route("parent", 0, 1), route("child", 0, 9, "^/a")), route("middle", 0, 5, "^/a")},
+			false, []string{"child/0", "middle/0"}},
+		{"children of one parent: by their own age", []*topology.Route{delegating(route("parent", 0, 1), route("young", 0, 9, "^/a"), route("old", 0, 3, "^/a"))},
+			false, []string{"old/0", "young/0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,11 +75,22 @@ func TestRouteOrder(t *testing.T) {
 			}
 			var got []string
 			for _, e := range routeEntries(atts, tt.regexByLength) {
-				got = append(got, fmt.Sprintf("%s/%d", e.att.Route.Meta.Name, e.rule.Index))
+				got = append(got, fmt.Sprintf("%s/%d", e.src.Meta.Name, e.rule.Index))
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("order = %v, want %v", got, tt.want)
 			}
 		})
 	}
+}
+
+// delegating makes parent serve children's rules as delegated (its Flat,
+// as topology's flattening lists them: the children in the order given).
+func delegating(parent *topology.Route, children ...*topology.Route) *topology.Route {
+	for _, c := range children {
+		for _, rule := range c.Rules {
+			parent.Flat = append(parent.Flat, topology.FlatMatch{Route: c, Rule: rule, RuleIndex: rule.Index, Match: rule.HTTP.Matches[0]})
+		}
+	}
+	return parent
 }

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -410,7 +409,10 @@ type entry struct {
 	delegates bool   // the rule delegates to child HTTPRoutes
 	replaced  string // why a delegating entry answers 500 instead
 	via       []*topology.Rule
-	created   time.Time
+	// top is the route the virtual host serves (the attachment's); a
+	// delegated child's rules are served as its top parent's, so its age
+	// and name order them first, then the child's own (src).
+	top, src *topology.Route
 }
 
 // pathMatch is a match's path in Envoy terms.
@@ -423,9 +425,11 @@ type pathMatch struct {
 // precedence order: exact path, then regex, then prefix, longer exact and
 // prefix paths first (and longer regular expressions, under a target
 // whose controller orders them so: regexByLength); then method, more headers, more query params; then the older
-// route, then namespace/name, then rule and match order. Entries equal on
-// all of these (one child reached through two parents) keep topology's
-// flattening order (Route.Flat).
+// route, then namespace/name (as one "namespace/name" string, the Gateway
+// API's alphabetical order), each first of the route the virtual host
+// serves and then, for a delegated child's rules, of the child, then rule
+// and match order. Entries equal on all of these (one child reached
+// through two parents) keep topology's flattening order (Route.Flat).
 func routeEntries(atts []*topology.Attachment, regexByLength bool) []entry {
 	var out []entry
 	for _, a := range atts {
@@ -459,7 +463,7 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 				}
 			}
 			e := entry{att: att, rule: fm.Rule, ruleIndex: fm.RuleIndex, match: fm.MatchIndex, hm: &fm.Match,
-				created: fm.Route.Meta.CreationTimestamp.Time, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via}
+				top: rt, src: fm.Route, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via}
 			e.path = httpPath(fm.Match.Path)
 			e.method, e.headers, e.queries = fm.Match.Method != nil, len(fm.Match.Headers), len(fm.Match.QueryParams)
 			out = append(out, e)
@@ -468,7 +472,7 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 	}
 	for _, rule := range rt.Rules {
 		for m := range matchCount(rule) {
-			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, created: rt.Meta.CreationTimestamp.Time}
+			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, top: rt, src: rt}
 			e.path, e.method, e.headers, e.queries = describeMatch(rule, m)
 			if rule.HTTP != nil && m < len(rule.HTTP.Matches) {
 				e.hm = &rule.HTTP.Matches[m]
@@ -504,18 +508,50 @@ func compareEntries(a, b entry, regexByLength bool) int {
 	if c := cmp.Or(cmp.Compare(b.headers, a.headers), cmp.Compare(b.queries, a.queries)); c != 0 {
 		return c
 	}
-	if !a.created.Equal(b.created) {
+	return cmp.Or(compareRoutes(a.top, b.top), compareRoutes(a.src, b.src),
+		cmp.Compare(a.rule.Index, b.rule.Index), cmp.Compare(a.match, b.match))
+}
+
+// compareRoutes orders two routes of equal match precedence: the older
+// first (one without a creationTimestamp last), then by "namespace/name"
+// — one string, so namespace "team-b" sorts before "team" as '-' comes
+// before '/' —, then by kind.
+func compareRoutes(a, b *topology.Route) int {
+	ta, tb := a.Meta.CreationTimestamp.Time, b.Meta.CreationTimestamp.Time
+	if !ta.Equal(tb) {
 		switch {
-		case a.created.IsZero():
+		case ta.IsZero():
 			return 1
-		case b.created.IsZero():
+		case tb.IsZero():
 			return -1
 		}
-		return a.created.Compare(b.created)
+		return ta.Compare(tb)
 	}
-	ra, rb := a.att.Route, b.att.Route
-	return cmp.Or(cmp.Compare(ra.Meta.Namespace, rb.Meta.Namespace), cmp.Compare(ra.Meta.Name, rb.Meta.Name),
-		cmp.Compare(ra.Kind, rb.Kind), cmp.Compare(a.rule.Index, b.rule.Index), cmp.Compare(a.match, b.match))
+	return cmp.Or(compareQualified(a.Meta.Namespace, a.Meta.Name, b.Meta.Namespace, b.Meta.Name), cmp.Compare(a.Kind, b.Kind))
+}
+
+// compareQualified compares nsA+"/"+nameA with nsB+"/"+nameB without
+// building either string (it runs in a sort).
+func compareQualified(nsA, nameA, nsB, nameB string) int {
+	if nsA == nsB {
+		return cmp.Compare(nameA, nameB)
+	}
+	at := func(ns, name string, i int) byte {
+		switch {
+		case i < len(ns):
+			return ns[i]
+		case i == len(ns):
+			return '/'
+		}
+		return name[i-len(ns)-1]
+	}
+	la, lb := len(nsA)+1+len(nameA), len(nsB)+1+len(nameB)
+	for i := 0; i < la && i < lb; i++ {
+		if c := cmp.Compare(at(nsA, nameA, i), at(nsB, nameB, i)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(la, lb)
 }
 
 func matchCount(rule *topology.Rule) int {
