@@ -80,7 +80,7 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's and its siblings',
 // backendconfigpolicy, backendtlspolicy and directresponse).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures
