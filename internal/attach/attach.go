@@ -129,12 +129,13 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
 	idx := newSelectorIndex(g, backends)
 	for _, p := range set.Policies {
+		allNamespaces := reg.SelectsInAllNamespaces(p, cfg)
 		for _, t := range p.Targets {
 			if backends[model.GroupKind{Group: t.Group, Kind: t.Kind}] && slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) {
 				r.attachBackendTarget(g, idx, p, t)
 				continue
 			}
-			r.attachTarget(g, idx, p, t, cfg)
+			r.attachTarget(g, idx, p, t, allNamespaces)
 		}
 	}
 	for k := range r.Backend {
@@ -197,7 +198,10 @@ func (r *Result) notFound(p *policy.Policy, path, code, msg string) {
 	r.Diagnostics = append(r.Diagnostics, p.Diag(code, diag.Error, path, "%s", msg))
 }
 
-func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef, cfg policy.Config) {
+// attachTarget attaches p to what t names or selects; allNamespaces: p's
+// selectors select in every namespace, not only p's own (its family's
+// deployment, policy.Registry.SelectsInAllNamespaces).
+func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef, allNamespaces bool) {
 	ns := p.Obj.Namespace
 	if !slices.Contains(p.Kind.Spec().TargetKinds, policy.TargetKind(t.Kind)) || t.Group != model.GatewayGroup {
 		if t.Selector != nil {
@@ -212,8 +216,8 @@ func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.P
 	}
 	if t.Selector != nil {
 		selNS := ns
-		if cfg.GlobalPolicyNamespace != "" && ns == cfg.GlobalPolicyNamespace {
-			selNS = "" // the global policy namespace selects across namespaces
+		if allNamespaces {
+			selNS = ""
 		}
 		matched := idx.match(t.Kind, selNS, labels.SelectorFromSet(t.Selector))
 		for _, k := range matched {

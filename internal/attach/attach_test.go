@@ -45,7 +45,7 @@ func compile(t *testing.T, docs string) *pipeline.Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	return families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 }
 
 // order lists the candidates of rule "one" as name(via).

@@ -190,7 +190,7 @@ func (in *acctInput) views(objs []*manifest.Object, base *views) (*views, bool) 
 		return v, true
 	}
 	var b bytes.Buffer
-	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode})
+	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName})
 	j, _ := json.Marshal(rep)
 	b.Write(j)
 	for _, p := range c.Policies.Policies {
@@ -610,7 +610,7 @@ func accountingInputs(t *testing.T) []*acctInput {
 			continue
 		}
 		in := &acctInput{corpus: "haptic", name: filepath.Base(dir), file: file, docs: docs, skip: map[int]bool{}, target: inferredTarget,
-			cfg: &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
+			cfg: &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller",
 				Settings: map[string]any{"haptic": hapticConfig(cs.ChartValues)}}}
 		// Without the routepolicies watch HAPTIC sees no HAProxyRoutePolicy.
 		if !slices.Contains(cs.Requires, "routepolicies") {
@@ -666,7 +666,7 @@ func accountingInputs(t *testing.T) []*acctInput {
 			docs = append(slices.Clone(baseDocs), docs...)
 		}
 		out = append(out, &acctInput{corpus: "testdata", name: strings.TrimPrefix(file, "../../testdata/"), file: file, docs: docs,
-			cfg: &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}, target: inferredTarget})
+			cfg: &Config{Namespace: "default"}, target: inferredTarget})
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func TestExplainBackendAgreesWithClusterMetadata(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inputs = append(inputs, input{filepath.Base(filepath.Dir(f)), set, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}, ""})
+		inputs = append(inputs, input{filepath.Base(filepath.Dir(f)), set, &Config{Namespace: "default"}, ""})
 	}
 	clusters := 0
 	for _, in := range inputs {

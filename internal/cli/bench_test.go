@@ -89,7 +89,7 @@ func BenchmarkCompile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+		cfg := &Config{Namespace: "default"}
 		c := families.Compile(&manifest.Set{Objects: objs}, cfg)
 		reg, pc := c.Result.Registry, cfg.PolicyConfig()
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
@@ -112,7 +112,7 @@ func BenchmarkPipeline(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+		cfg := &Config{Namespace: "default"}
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

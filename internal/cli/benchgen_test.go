@@ -18,7 +18,7 @@ func TestGeneratedPlatformsCompileClean(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+			cfg := &Config{Namespace: "default"}
 			c := families.Compile(&manifest.Set{Objects: objs}, cfg)
 			for _, d := range c.Errors() {
 				t.Errorf("%s:%d:%d %s: %s", d.Pos.File, d.Pos.Line, d.Pos.Col, d.Code, d.Message)

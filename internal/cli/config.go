@@ -35,11 +35,9 @@ func loadConfig(path string) (*Config, *viper.Viper, error) {
 	v.AutomaticEnv()
 	v.SetDefault("namespace", "default")
 	v.SetDefault("controllerName", "kgateway.dev/kgateway")
-	v.SetDefault("referenceGrantMode", "Permissive") // kgateway's default
-	v.SetDefault("validationMode", "Standard")
 	v.SetDefault("maxFileSize", 64<<20)
 	v.SetDefault("lint.failOn", "error")
-	for _, k := range []string{"globalPolicyNamespace", "policyDefinitions", "engineManifest"} {
+	for _, k := range []string{"policyDefinitions", "engineManifest"} {
 		v.SetDefault(k, "")
 	}
 	settings := families.Registry().Settings()
@@ -148,24 +146,6 @@ func readSections(c *Config, settings []policy.Setting) error {
 
 // validate checks the settings' values (a bad one is a usage error).
 func validate(c *Config) error {
-	switch strings.ToLower(c.ReferenceGrantMode) {
-	case "strict", "permissive", "off":
-	default:
-		return badSetting("referenceGrantMode", "referenceGrantMode must be Strict, Permissive or Off, not %q", c.ReferenceGrantMode)
-	}
-	switch strings.ToLower(c.ValidationMode) {
-	case "standard", "strict":
-	default:
-		return badSetting("validationMode", "validationMode must be Standard or Strict, not %q", c.ValidationMode)
-	}
-	for kind, fields := range c.PolicyMerge {
-		for f, s := range fields {
-			if s != "DeepMerge" && s != "ShallowMerge" {
-				key := "policyMerge." + kind + "." + f
-				return badSetting(key, "%s must be DeepMerge or ShallowMerge, not %q", key, s)
-			}
-		}
-	}
 	if t := c.Render.Target; t != "" && !slices.Contains(targetChoices(), t) {
 		return badSetting("render.target", "render.target must be one of %s, not %q", strings.Join(targetChoices(), ", "), t)
 	}

@@ -19,8 +19,7 @@ import (
 // through the registry — never a key the generic packages hold. No string
 // literal or struct tag of a generic package is a registered setting's
 // key; and every key of the configuration file (pipeline.Config) is gwpol's
-// own (genericConfigKeys) or a controller's still listed in configKeysLeft
-// with why, a list that only shrinks.
+// own (genericConfigKeys).
 func TestGenericPackagesHoldNoConfigKey(t *testing.T) {
 	reg := families.Registry()
 	var keys []string
@@ -53,20 +52,13 @@ func TestGenericPackagesHoldNoConfigKey(t *testing.T) {
 		})
 	}
 	typ := reflect.TypeFor[pipeline.Config]()
-	seen := map[string]bool{}
 	for i := range typ.NumField() {
 		key := typ.Field(i).Tag.Get("mapstructure")
 		if key == "" || key == "-" {
 			continue
 		}
-		seen[key] = true
-		if _, left := configKeysLeft[key]; !left && !slices.Contains(genericConfigKeys, key) {
-			t.Errorf("pipeline.Config has the key %s, neither gwpol's own (genericConfigKeys) nor listed in configKeysLeft: a controller's setting is its family's policy.Setting", key)
-		}
-	}
-	for key := range configKeysLeft {
-		if !seen[key] {
-			t.Errorf("configKeysLeft lists %s, which pipeline.Config no longer has: remove it", key)
+		if !slices.Contains(genericConfigKeys, key) {
+			t.Errorf("pipeline.Config has the key %s, which is not gwpol's own (genericConfigKeys): a controller's setting is its family's policy.Setting", key)
 		}
 	}
 }
@@ -89,12 +81,3 @@ func tagValues(s string) []string {
 // manifests, and the lint, render and guardrails sections.
 var genericConfigKeys = []string{"namespace", "controllerName", "maxFileSize", "strictFields", "policyDefinitions", "crds",
 	"engineManifest", "lint", "render", "exclude", "assumeExist", "guardrails"}
-
-// configKeysLeft are the keys of pipeline.Config that are one controller's
-// deployment settings, with why they are still there. It only shrinks.
-var configKeysLeft = map[string]string{
-	"globalPolicyNamespace": "kgateway's KGW_GLOBAL_POLICY_NAMESPACE, read by attach (selectors across namespaces); to move: a kgateway policy.Setting and a controller trait attach reads",
-	"referenceGrantMode":    "kgateway's reference grant mode, read by topology (Off: backendRefs need no grant) and kgateway's kinds (policy.Config.StrictGrants); to move: a kgateway policy.Setting and a topology option its family gives",
-	"validationMode":        "kgateway's KGW_VALIDATION_MODE, read by kgateway's kinds and rule check; to move: a kgateway policy.Setting its kinds read",
-	"policyMerge":           "kgateway's KGW_POLICY_MERGE (per-field merge strategies); to move: a kgateway policy.Setting merge reads through the registry",
-}

@@ -253,7 +253,7 @@ func caseDiffs(dir string) []string {
 		return []string{fmt.Sprintf("output.yaml: %v", err)}
 	}
 	c := families.Compile(set, cfg)
-	rep := status.Compute(c.Result, status.Options{ControllerName: cfg.ControllerName, ValidationMode: cfg.ValidationMode})
+	rep := status.Compute(c.Result, status.Options{ControllerName: cfg.ControllerName})
 	out := policyDiffs(exp, rep)
 	out = append(out, ownerDiffs(golden, rep)...)
 	out = append(out, routeDiffs(golden, rep)...)

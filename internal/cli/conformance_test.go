@@ -107,15 +107,7 @@ func readCase(dir string) (*manifest.Set, *Config, caseSettings, expectedCase, e
 	if err := decodeJSON(filepath.Join(dir, "expected.json"), &exp); err != nil {
 		return nil, nil, cs, exp, err
 	}
-	cfg := &Config{Namespace: "default", ControllerName: "kgateway.dev/kgateway", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
-		PolicyMerge: cs.Settings.PolicyMerge, GlobalPolicyNamespace: cs.Settings.GlobalPolicyNamespace}
-	if cs.Settings.ReferenceGrantMode != "" {
-		cfg.ReferenceGrantMode = cs.Settings.ReferenceGrantMode
-	}
-	if cs.Settings.ValidationMode != "" {
-		cfg.ValidationMode = cs.Settings.ValidationMode
-	}
-	cfg.Settings = caseKgatewaySettings(cs)
+	cfg := &Config{Namespace: "default", ControllerName: "kgateway.dev/kgateway", Settings: caseKgatewaySettings(cs)}
 	return &manifest.Set{Objects: objs}, cfg, cs, exp, nil
 }
 
@@ -138,7 +130,25 @@ func caseKgatewaySettings(cs caseSettings) map[string]any {
 	if selectors == nil {
 		selectors = []any{}
 	}
+	orString := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	merge := map[string]any{} // as the config file's policyMerge: section gives it
+	for kind, fields := range s.PolicyMerge {
+		m := map[string]any{}
+		for f, v := range fields {
+			m[f] = v
+		}
+		merge[kind] = m
+	}
 	return map[string]any{
+		"policyMerge":                          merge,
+		"globalPolicyNamespace":                s.GlobalPolicyNamespace,
+		"referenceGrantMode":                   orString(s.ReferenceGrantMode, "Permissive"),
+		"validationMode":                       orString(s.ValidationMode, "Standard"),
 		"enableAuthMetadata":                   or(s.EnableAuthMetadata, false),
 		"enableExperimentalGatewayAPIFeatures": or(s.EnableExperimentalGatewayAPIFeatures, true),
 		"weightedRoutePrecedence":              or(s.WeightedRoutePrecedence, false),

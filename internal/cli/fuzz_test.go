@@ -40,7 +40,7 @@ func FuzzPipeline(f *testing.F) {
 		}
 	}
 	f.Add(examples)
-	cfg := &Config{Namespace: "default", ReferenceGrantMode: "Strict", ValidationMode: "Strict"}
+	cfg := (&Config{Namespace: "default"}).WithSetting("referenceGrantMode", "Strict").WithSetting("validationMode", "Strict")
 	// A rate limit service, so that global rate limits render.
 	cfg.Settings = map[string]any{"envoyGateway.rateLimit.enabled": true}
 	assumeAll := *cfg

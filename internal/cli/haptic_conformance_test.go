@@ -216,7 +216,7 @@ func checkHAPTICCase(dir string) (bad []string, refused *bool, err error) {
 	if !slices.Contains(cs.Requires, "routepolicies") {
 		objs = slices.DeleteFunc(objs, func(o *manifest.Object) bool { return o.Kind == "HAProxyRoutePolicy" })
 	}
-	cfg := &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
+	cfg := &Config{Namespace: "default", ControllerName: "haproxy-haptic.org/controller",
 		Settings: map[string]any{"haptic": hapticConfig(runValues(cs))}}
 	c := families.Compile(&manifest.Set{Objects: objs}, cfg)
 	out, err := renderPlatform(c, inferredTarget, false, nil)

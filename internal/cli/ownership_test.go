@@ -191,14 +191,14 @@ func TestExplainAgreesWithRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs = append(inputs, input{"examples", ex, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}, nil})
+	inputs = append(inputs, input{"examples", ex, &Config{Namespace: "default"}, nil})
 	eg, err := manifest.Load([]string{"../../testdata/examples-envoygateway"}, manifest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Envoy Gateway's kinds place each policy on the route (routed
 	// points): explain must name the owner render's metadata names there.
-	egCfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	egCfg := &Config{Namespace: "default"}
 	setSetting(t, egCfg, "envoyGateway.extensionApis.enableLua", true) // the example's deployment (testdata/base/eg-extensions.gwpol.yaml)
 	inputs = append(inputs, input{"examples-envoygateway", eg, egCfg, nil})
 	// Every other corpus of the verdict property (TestVerdictProperty):

@@ -73,7 +73,7 @@ func runStatus(o *statusOptions) error {
 		return lookupResult(c, err)
 	}
 	printDiagnostics(o.IO.ErrOut, c.Errors())
-	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode})
+	rep := status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName})
 	rep = sc.apply(rep)
 	if o.Output == "summary" {
 		var b strings.Builder

@@ -132,7 +132,7 @@ func TestExplainSharedBudgetOnlyWithRateLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := families.Compile(&manifest.Set{Objects: objs}, &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(&manifest.Set{Objects: objs}, &Config{Namespace: "default"})
 			rt := c.Graph.Route("HTTPRoute", "shop", "app")
 			if rt == nil || len(rt.Rules) != 2 {
 				t.Fatal("route not built")

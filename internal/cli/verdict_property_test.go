@@ -61,7 +61,7 @@ func verdictCorpus(t *testing.T) []corpusInput {
 	t.Helper()
 	var out []corpusInput
 	std := func() *Config {
-		return &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+		return &Config{Namespace: "default"}
 	}
 	load := func(paths ...string) *manifest.Set {
 		set, err := manifest.Load(paths, manifest.Options{})
@@ -170,7 +170,7 @@ func TestVerdictProperty(t *testing.T) {
 func checkVerdictInput(t *testing.T, name string, c *pipeline.Compiled, out *envoy.Output, checked map[string]int) {
 	t.Helper()
 	r := c.Result
-	rep := status.Compute(r, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode})
+	rep := status.Compute(r, status.Options{ControllerName: c.Config.ControllerName})
 	lintRep := lint.Run(&lint.Input{Result: r, Stage: c.Diagnostics(), Extra: out.Diagnostics}, lint.Config{})
 	dot := graph.DOT(r, graph.Options{})
 	checkConflictedStatuses(t, name, r, rep)

@@ -45,7 +45,7 @@ func verdictInputs(t *testing.T) []verdictInput {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := &Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+		cfg := &Config{Namespace: "default"}
 		// the example platforms' deployment (testdata/base/eg-extensions.gwpol.yaml)
 		setSetting(t, cfg, "envoyGateway.extensionApis.enableLua", true)
 		setSetting(t, cfg, "envoyGateway.enableBackend", true)

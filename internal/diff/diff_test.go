@@ -21,7 +21,7 @@ func compile(t *testing.T, path string) *merge.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}).Result
+	return families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"}).Result
 }
 
 func TestCompare(t *testing.T) {

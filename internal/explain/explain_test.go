@@ -35,7 +35,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 	rt := c.Graph.Route("HTTPRoute", "app", "api")
 	got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
 	type row struct {
@@ -116,7 +116,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 	type row struct {
 		Field, Owner, Level          string
 		Contributors, Lost, Shadowed []string
@@ -215,7 +215,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 	rt := c.Graph.Route("HTTPRoute", "infra", "r")
 	edge := []string{"gateway.kgateway.dev/TrafficPolicy/infra/edge"}
 	tests := []struct {
@@ -302,7 +302,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 			rt := c.Graph.Route("HTTPRoute", "infra", "r")
 			got := explain.Rule(c.Result, rt, rt.Rules[0], rt.Parents[0].Listeners[0], explain.Options{})
 			if diff := cmp.Diff([]string{tt.want}, got.Notes); diff != "" {
@@ -395,7 +395,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 			rt := c.Graph.Route("HTTPRoute", "app", "r")
 			got := explain.Rule(c.Result, rt, rt.Rules[0], c.Graph.Gateway("app", "gw").Listeners[0], explain.Options{})
 			owner := ""

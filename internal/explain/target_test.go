@@ -87,7 +87,7 @@ func compileFile(t *testing.T, path string) *pipeline.Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	return families.Compile(set, &pipeline.Config{Namespace: "default"})
 }
 
 // TestExplainResolvesTargets: a target that is in the input is explained
@@ -237,7 +237,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 	for _, tt := range []struct {
 		name, want string
 	}{

@@ -79,7 +79,7 @@ func TestReleasedTreesChangeNoAnswer(t *testing.T) {
 }
 
 func statusJSON(t *testing.T, c *pipeline.Compiled) string {
-	b, err := json.Marshal(status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName, ValidationMode: c.Config.ValidationMode}))
+	b, err := json.Marshal(status.Compute(c.Result, status.Options{ControllerName: c.Config.ControllerName}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func BenchmarkEvaluate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+		c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				guardrail.Evaluate(c.Result, rules)

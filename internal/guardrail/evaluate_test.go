@@ -26,7 +26,7 @@ func evaluate(t *testing.T, config string, files ...string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(set, &pipeline.Config{Namespace: "default"})
 	var out []string
 	for _, d := range guardrail.Evaluate(c.Result, rules) {
 		out = append(out, fmt.Sprintf("%s:%d %s", d.Pos.File[strings.LastIndex(d.Pos.File, "/")+1:], d.Pos.Line, d.Code))
@@ -61,7 +61,7 @@ func TestOneFindingPerPolicyField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(set, &pipeline.Config{Namespace: "default"})
 	ds := guardrail.Evaluate(c.Result, rules)
 	if len(ds) != 1 || ds[0].Pos.Line != 6 || !strings.Contains(ds[0].Message, "(listener infra/gw/http); HTTPRoute app/base rule main (listener infra/gw/web)") {
 		t.Errorf("findings %v, want one at line 6 naming both listeners", ds)

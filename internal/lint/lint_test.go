@@ -35,7 +35,7 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(set, &pipeline.Config{Namespace: "default"})
 			out, err := envoy.Render(c.Result, envoy.Options{Target: "envoy", Config: c.Config.PolicyConfig()})
 			if err != nil {
 				t.Fatal(err)
@@ -145,7 +145,7 @@ func TestSuppression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(set, &pipeline.Config{Namespace: "default"})
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics()}
 	rep := lint.Run(in, lint.Config{Ignore: []lint.Ignore{{Code: "GWP201", Object: "TrafficPolicy/app/*"}}})
 	if len(rep.Diagnostics) != 0 || rep.Suppressed != 1 {
@@ -172,7 +172,7 @@ func TestTooManyAncestors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 	rep := lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 	var codes []string
 	for _, d := range rep.Diagnostics {
@@ -182,7 +182,7 @@ func TestTooManyAncestors(t *testing.T) {
 		t.Errorf("GWP208 not reported; got %v", codes)
 	}
 	// With 16 it must not fire.
-	c = families.Compile(&manifest.Set{Objects: objs[1:]}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c = families.Compile(&manifest.Set{Objects: objs[1:]}, &pipeline.Config{Namespace: "default"})
 	rep = lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{})
 	for _, d := range rep.Diagnostics {
 		if d.Code == "GWP208" {
@@ -228,7 +228,7 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := families.Compile(set, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+		c := families.Compile(set, &pipeline.Config{Namespace: "default"})
 		var msgs []string
 		for _, d := range lint.Run(&lint.Input{Result: c.Result, Stage: c.Diagnostics()}, lint.Config{}).Diagnostics {
 			if d.Code == "GWP303" {

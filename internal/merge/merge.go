@@ -2,7 +2,6 @@ package merge
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -77,7 +76,7 @@ type Point struct {
 	// policies keep their valid fields (policy.KindSpec.InvalidKeepsValidFields).
 	Candidates []*Candidate
 	// Invalid are attached policies that do not apply; they take no
-	// part in the merge, but their targets may be replaced (ValidationMode).
+	// part in the merge, but their targets may be replaced (the controller's validation mode).
 	Invalid []*Candidate
 	// Rejected are attached policies their controller does not apply at
 	// this target (Candidate.Rejected says why: Conflicted, Overridden);
@@ -229,44 +228,23 @@ func (p *Point) Has(pol *policy.Policy) bool {
 	return false
 }
 
-// strategyFor picks a field's strategy at one level: the kind's default,
-// or deep merge when the field allows it and the configuration asks.
-func strategyFor(k policy.Kind, f policy.FieldSpec, cfg policy.Config) policy.Strategy {
-	s := f.Default
-	if s == "" {
-		s = policy.AugmentedShallow
-	}
-	name := f.ConfigName
-	if name == "" {
-		name = f.Key
-	}
-	if !f.Deep {
+// strategyFor picks a field's strategy at one level: the one the
+// deployment gives it when it may merge deep and the kind's family sets
+// one (policy.Registry.FieldStrategy), else the kind's default.
+func strategyFor(reg *policy.Registry, k policy.Kind, f policy.FieldSpec, cfg policy.Config) policy.Strategy {
+	if s, ok := reg.FieldStrategy(cfg, k, f); ok {
 		return s
 	}
-	if v, ok := lookupFold(cfg.PolicyMerge, k.Spec().ConfigKey+"."+name); ok {
-		switch {
-		case strings.EqualFold(v, "DeepMerge"):
-			return policy.AugmentedDeep
-		case strings.EqualFold(v, "ShallowMerge"):
-			return policy.AugmentedShallow
-		}
+	if f.Default == "" {
+		return policy.AugmentedShallow
 	}
-	return s
-}
-
-func lookupFold(m map[string]string, key string) (string, bool) {
-	for k, v := range m {
-		if strings.EqualFold(k, key) {
-			return v, true
-		}
-	}
-	return "", false
+	return f.Default
 }
 
 // mergeLevel merges the candidates of one hierarchy level in precedence
 // order, each field by the strategy its kind declares for it
-// (policy.FieldSpec, policyMerge in the config: strategyFor).
-func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
+// (policy.FieldSpec, or the deployment's: strategyFor).
+func mergeLevel(reg *policy.Registry, k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 	pt := &Point{Kind: k}
 	keeps := k.Spec().InvalidKeepsValidFields
 	for _, c := range atts {
@@ -290,7 +268,7 @@ func mergeLevel(k policy.Kind, atts []*Candidate, cfg policy.Config) *Point {
 		if len(setters) == 0 {
 			continue
 		}
-		st := strategyFor(k, fs, cfg)
+		st := strategyFor(reg, k, fs, cfg)
 		if st == policy.AugmentedDeep && conflicts(k, fs.Key, setters) {
 			st = policy.AugmentedShallow
 		}

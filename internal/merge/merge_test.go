@@ -31,6 +31,28 @@ func (testKind) DeepConflict(key string, a, b any) bool {
 	return key == "acl" && (a == "deny" || b == "deny")
 }
 
+// testMerge is the test family's deployment setting that gives testKind's
+// deep-capable fields a strategy by name (DeepMerge, ShallowMerge), as a
+// controller's deployment may (policy.DeploymentTraits.FieldStrategy).
+var testMerge = policy.Setting{Key: "testMerge", Default: map[string]any{}}
+
+// testRegistry registers testKind with its family.
+var testRegistry = func() *policy.Registry {
+	reg := policy.NewRegistry(testKind{})
+	reg.AddFamilies(policy.Family{Name: "test", Settings: []policy.Setting{testMerge},
+		Controller: &policy.Controller{Name: "test.gwpol.dev/controller", Groups: []string{"test.gwpol.dev"}},
+		Deployment: policy.DeploymentTraits{FieldStrategy: func(cfg policy.Config, _ policy.Kind, field string) (policy.Strategy, bool) {
+			switch testMerge.Section(cfg)[field] {
+			case "DeepMerge":
+				return policy.AugmentedDeep, true
+			case "ShallowMerge":
+				return policy.AugmentedShallow, true
+			}
+			return "", false
+		}}})
+	return reg
+}()
+
 func pol(name string, weight int32, age int, values map[string]any) *policy.Policy {
 	p := &policy.Policy{Kind: testKind{}, Obj: &manifest.Object{Namespace: "ns", Name: name}, Weight: weight, Values: values}
 	if age > 0 {
@@ -80,7 +102,7 @@ func TestMergeLevel(t *testing.T) {
 				"acl":  {policy.AugmentedDeep, []string{"p1", "p2"}, []string{}},
 			}},
 		{"configured deep merge concatenates, higher priority first",
-			cands(p1, p2), policy.Config{PolicyMerge: map[string]string{"testpolicy.list": "DeepMerge"}},
+			cands(p1, p2), policy.Config{}.WithSetting(testMerge.Key, map[string]any{"list": "DeepMerge"}),
 			map[string]fieldWant{
 				"a":    {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
 				"b":    {policy.AugmentedShallow, []string{"p2"}, []string{}},
@@ -88,12 +110,20 @@ func TestMergeLevel(t *testing.T) {
 				"acl":  {policy.AugmentedDeep, []string{"p1", "p2"}, []string{}},
 			}},
 		{"ShallowMerge turns off a default deep merge",
-			cands(p1, p2), policy.Config{PolicyMerge: map[string]string{"testPolicy.acl": "ShallowMerge"}},
+			cands(p1, p2), policy.Config{}.WithSetting(testMerge.Key, map[string]any{"acl": "ShallowMerge"}),
 			map[string]fieldWant{
 				"a":    {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
 				"b":    {policy.AugmentedShallow, []string{"p2"}, []string{}},
 				"list": {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
 				"acl":  {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+			}},
+		{"the deployment's strategy is for deep-capable fields only",
+			cands(p1, p2), policy.Config{}.WithSetting(testMerge.Key, map[string]any{"a": "DeepMerge"}),
+			map[string]fieldWant{
+				"a":    {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+				"b":    {policy.AugmentedShallow, []string{"p2"}, []string{}},
+				"list": {policy.AugmentedShallow, []string{"p1"}, []string{"p2"}},
+				"acl":  {policy.AugmentedDeep, []string{"p1", "p2"}, []string{}},
 			}},
 		{"a deep-merge conflict falls back to shallow",
 			cands(p3, p1), policy.Config{},
@@ -105,7 +135,7 @@ func TestMergeLevel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pt := mergeLevel(testKind{}, tt.in, tt.cfg)
+			pt := mergeLevel(testRegistry, testKind{}, tt.in, tt.cfg)
 			got := map[string]fieldWant{}
 			for _, f := range pt.Fields {
 				got[f.Key] = fieldWant{f.Strategy, names(f.Contributors), names(f.Losers)}
@@ -141,22 +171,22 @@ func TestCombineStrategies(t *testing.T) {
 
 func TestTiesOnlyWhenNameDecides(t *testing.T) {
 	a, b := pol("a", 0, 0, map[string]any{"a": 1}), pol("b", 0, 0, map[string]any{"a": 2})
-	if pt := mergeLevel(testKind{}, cands(a, b), policy.Config{}); len(pt.Ties) != 1 || pt.Ties[0].Fields[0] != "a" {
+	if pt := mergeLevel(testRegistry, testKind{}, cands(a, b), policy.Config{}); len(pt.Ties) != 1 || pt.Ties[0].Fields[0] != "a" {
 		t.Errorf("undated equal-weight policies sharing a field: ties = %+v, want one on field a", pt.Ties)
 	}
 	older := pol("b", 0, 1, map[string]any{"a": 2})
-	if pt := mergeLevel(testKind{}, cands(older, a), policy.Config{}); len(pt.Ties) != 0 {
+	if pt := mergeLevel(testRegistry, testKind{}, cands(older, a), policy.Config{}); len(pt.Ties) != 0 {
 		t.Errorf("a dated policy orders before an undated one; no tie expected, got %+v", pt.Ties)
 	}
 	heavy := pol("z", 5, 0, map[string]any{"a": 2})
-	if pt := mergeLevel(testKind{}, cands(heavy, a), policy.Config{}); len(pt.Ties) != 0 {
+	if pt := mergeLevel(testRegistry, testKind{}, cands(heavy, a), policy.Config{}); len(pt.Ties) != 0 {
 		t.Errorf("weight decides; no tie expected, got %+v", pt.Ties)
 	}
 }
 
 func TestFoldAcrossDelegation(t *testing.T) {
-	child := mergeLevel(testKind{}, cands(pol("child", 0, 0, map[string]any{"a": 1, "list": "c"})), policy.Config{})
-	parent := mergeLevel(testKind{}, cands(pol("parent", 0, 0, map[string]any{"a": 2, "b": 2, "list": "p"})), policy.Config{})
+	child := mergeLevel(testRegistry, testKind{}, cands(pol("child", 0, 0, map[string]any{"a": 1, "list": "c"})), policy.Config{})
+	parent := mergeLevel(testRegistry, testKind{}, cands(pol("parent", 0, 0, map[string]any{"a": 2, "b": 2, "list": "p"})), policy.Config{})
 	tests := []struct {
 		s    policy.Strategy
 		want map[string]fieldWant
@@ -198,7 +228,7 @@ func TestRuleFieldsWinAcrossDelegation(t *testing.T) {
 		return &Field{Key: "a", Strategy: policy.AugmentedShallow, Owner: c, Contributors: []*Candidate{c}, Values: []any{v}}
 	}
 	point := func(pol *policy.Policy, rule *Field) *Point {
-		pt := mergeLevel(testKind{}, cands(pol), policy.Config{})
+		pt := mergeLevel(testRegistry, testKind{}, cands(pol), policy.Config{})
 		if rule != nil {
 			pt.Rule = []*Field{rule}
 		}

@@ -68,7 +68,7 @@ spec: {ports: [{port: 80}]}
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 			got := map[string]string{}
 			for _, rp := range c.Result.Routes {
 				if rp.Route.Meta.Name != "child" {

@@ -317,7 +317,7 @@ func (r *Result) merge(group []*Candidate, cfg policy.Config) Points {
 		if len(cands) == 0 && len(rejected) == 0 && len(invalid) == 0 {
 			continue
 		}
-		pt := mergeLevel(k, cands, cfg)
+		pt := mergeLevel(r.Registry, k, cands, cfg)
 		pt.Invalid = append(pt.Invalid, invalid...)
 		pt.Rejected = rejected
 		out = append(out, pt)

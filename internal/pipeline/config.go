@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"strings"
+	"maps"
 
 	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -10,13 +10,9 @@ import (
 // Config is the content of .gwpol.yaml (every key may also come from a
 // GWPOL_* environment variable, e.g. GWPOL_CONTROLLERNAME).
 type Config struct {
-	Namespace             string                       `mapstructure:"namespace"`
-	ControllerName        string                       `mapstructure:"controllerName"`
-	GlobalPolicyNamespace string                       `mapstructure:"globalPolicyNamespace"`
-	ReferenceGrantMode    string                       `mapstructure:"referenceGrantMode"`
-	ValidationMode        string                       `mapstructure:"validationMode"`
-	PolicyMerge           map[string]map[string]string `mapstructure:"policyMerge"`
-	MaxFileSize           int64                        `mapstructure:"maxFileSize"`
+	Namespace      string `mapstructure:"namespace"`
+	ControllerName string `mapstructure:"controllerName"`
+	MaxFileSize    int64  `mapstructure:"maxFileSize"`
 	// StrictFields makes unknown fields errors (GWP102), as kubectl's
 	// strict field validation rejects such objects; false: warnings.
 	StrictFields      *bool  `mapstructure:"strictFields"` // nil: the default, true
@@ -93,19 +89,7 @@ func (c *Config) LenientFields() bool { return c.StrictFields != nil && !*c.Stri
 
 // PolicyConfig converts the file config into what policy kinds read.
 func (c *Config) PolicyConfig() policy.Config {
-	pc := policy.Config{
-		GlobalPolicyNamespace: c.GlobalPolicyNamespace,
-		ReferenceGrantMode:    c.ReferenceGrantMode,
-		ValidationMode:        c.ValidationMode,
-		PolicyMerge:           map[string]string{},
-		Values:                map[string]any{},
-		LenientFields:         c.LenientFields(),
-	}
-	for kind, fields := range c.PolicyMerge {
-		for f, s := range fields {
-			pc.PolicyMerge[strings.ToLower(kind+"."+f)] = s
-		}
-	}
+	pc := policy.Config{Values: map[string]any{}, LenientFields: c.LenientFields()}
 	for k, v := range c.Settings {
 		pc.Values[k] = v
 		if section, ok := v.(map[string]any); ok {
@@ -115,4 +99,16 @@ func (c *Config) PolicyConfig() policy.Config {
 		}
 	}
 	return pc
+}
+
+// WithSetting sets the family deployment setting key (policy.Setting) to
+// v, as the config file would (tests set a few settings so), and returns
+// c.
+func (c *Config) WithSetting(key string, v any) *Config {
+	c.Settings = maps.Clone(c.Settings)
+	if c.Settings == nil {
+		c.Settings = map[string]any{}
+	}
+	c.Settings[key] = v
+	return c
 }

@@ -58,6 +58,10 @@ type Family struct {
 	// WAF catalogs); pos positions a config key (nil: unpositioned). Nil:
 	// nothing to check.
 	CheckDeployment func(m *model.Model, cfg Config, pos func(path string) diag.Position) []diag.Diagnostic
+	// Deployment are what the controller's deployment settings change in
+	// the generic stages (DeploymentTraits); each unset trait changes
+	// nothing.
+	Deployment DeploymentTraits
 	// RuleNotes are, by rule name (diag.Rule.Name), what the family's controller does of
 	// its own about a finding a generic stage makes (a key it reads, a
 	// port it reserves), one or more sentences naming it: lint appends
@@ -229,7 +233,7 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 		controller = r.DefaultController().Name
 	}
 	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
-		ReferenceGrantMode: cfg.ReferenceGrantMode, WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
+		UngrantedBackendRefs: r.UngrantedBackendRefs(cfg), WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
 		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller, RuleChecks: r.RuleChecks(cfg),
 		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes(), Delegation: r.Delegation()}
 }

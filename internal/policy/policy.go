@@ -59,26 +59,13 @@ func (e *Env) BackendPolicies(backend model.Key, port int32) []*BackendPolicy {
 
 // Config are the settings policy kinds read (from .gwpol.yaml).
 type Config struct {
-	// PolicyMerge maps kind-specific field keys to DeepMerge/ShallowMerge
-	// for same-level merging (kgateway's KGW_POLICY_MERGE).
-	PolicyMerge map[string]string
-	// GlobalPolicyNamespace may select targets across namespaces.
-	GlobalPolicyNamespace string
-	// ReferenceGrantMode is Strict (default), Permissive or Off (no
-	// ReferenceGrant is needed anywhere).
-	ReferenceGrantMode string
-	// ValidationMode is Standard (default) or Strict.
-	ValidationMode string
-	// Values holds kind-specific settings by key (e.g. "wso2.systemPolicies").
+	// Values holds the families' deployment settings by key
+	// (policy.Setting: "wso2.systemPolicies"), read through their
+	// declarations.
 	Values map[string]any
 	// LenientFields reports unknown fields as warnings (config
 	// strictFields: false); by default they are errors.
 	LenientFields bool
-}
-
-// StrictGrants reports whether cross-namespace references need a grant.
-func (c Config) StrictGrants() bool {
-	return !strings.EqualFold(c.ReferenceGrantMode, "Permissive") && !strings.EqualFold(c.ReferenceGrantMode, "Off")
 }
 
 // Strategy is how one field merges among the policies at a target.
@@ -108,8 +95,9 @@ type FieldSpec struct {
 	SpecPath string   // where it is in the object, e.g. spec.rateLimit.local
 	Deep     bool     // may deep-merge (lists concatenated) when configured
 	Default  Strategy // strategy within one level when not configured
-	// ConfigName is the field's name in policyMerge settings when it
-	// differs from Key (kgateway: "acl" for httpACL).
+	// ConfigName is the field's name in its family's per-field deployment
+	// settings (DeploymentTraits.FieldStrategy) when it differs from Key
+	// (kgateway: "acl" for httpACL).
 	ConfigName string
 	// FillsUnset: a less specific level's value still sets the parts a
 	// more specific one leaves unset (kgateway applies Gateway and listener
@@ -187,7 +175,8 @@ const (
 
 // KindSpec is the static description of a kind.
 type KindSpec struct {
-	// ConfigKey names the kind in configuration (policyMerge.<ConfigKey>).
+	// ConfigKey names the kind in its family's per-kind deployment
+	// settings (DeploymentTraits.FieldStrategy).
 	ConfigKey string
 	// MetadataKey is the filter_metadata key written by render; the
 	// kgateway-compatible form is MetadataKeyCompat.

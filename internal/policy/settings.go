@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,3 +184,16 @@ func (s Setting) Int(c Config) int { n, _ := s.value(c).(int); return n }
 
 // Strings is a list setting's value in c.
 func (s Setting) Strings(c Config) []string { l, _ := s.value(c).([]string); return l }
+
+// WithSetting is c with the deployment setting key set to v, as the
+// config file would give it (tests set a few settings so); c's own Values
+// are left as they are.
+func (c Config) WithSetting(key string, v any) Config {
+	values := maps.Clone(c.Values)
+	if values == nil {
+		values = map[string]any{}
+	}
+	values[key] = v
+	c.Values = values
+	return c
+}

@@ -359,7 +359,7 @@ func compileWithSettings(t *testing.T, docs string, settings map[string]any) *st
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard", Settings: settings}
+	cfg := &pipeline.Config{Namespace: "default", Settings: settings}
 	return status.Compute(families.Compile(&manifest.Set{Objects: objs}, cfg).Result, status.Options{})
 }
 

@@ -72,8 +72,8 @@ func TestKgatewayChecks(t *testing.T) {
 	_, otherKey := secrettest.KeyPair()
 	tests := []struct {
 		name, docs string
-		mode       string // ReferenceGrantMode; Permissive when empty
-		validation string // ValidationMode; Standard when empty
+		mode       string // kgateway's referenceGrantMode; its default when empty
+		validation string // kgateway's validationMode; its default when empty
 		policy     string
 		want       string // Accepted status/reason
 		message    string // part of its message
@@ -174,19 +174,19 @@ func TestKgatewayChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mode, validation := tt.mode, tt.validation
-			if mode == "" {
-				mode = "Permissive"
+			cfg := &pipeline.Config{Namespace: "default"}
+			if tt.mode != "" {
+				cfg.WithSetting("referenceGrantMode", tt.mode)
 			}
-			if validation == "" {
-				validation = "Standard"
+			if tt.validation != "" {
+				cfg.WithSetting("validationMode", tt.validation)
 			}
 			objs, err := manifest.Parse("test.yaml", []byte(base+tt.docs), manifest.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: mode, ValidationMode: validation})
-			rep := status.Compute(c.Result, status.Options{ValidationMode: validation})
+			c := families.Compile(&manifest.Set{Objects: objs}, cfg)
+			rep := status.Compute(c.Result, status.Options{})
 			found := false
 			for _, p := range rep.Policies {
 				if p.Name != tt.policy {

@@ -125,13 +125,8 @@ type Ancestor struct {
 
 // Options for Compute.
 type Options struct {
+	// ControllerName is the controller status reports for.
 	ControllerName string
-	// ValidationMode is the controller's validation mode setting (Standard
-	// or Strict, config validationMode). An invalid policy
-	// on a whole Gateway, a listener or a ListenerSet replaces that
-	// configuration in either mode, and its Accepted says so; the mode
-	// decides which policies are invalid (policy validation reads it).
-	ValidationMode string
 }
 
 // Summary is the synthetic ancestor of the policies that attach nowhere,

@@ -72,7 +72,7 @@ func compile(t *testing.T, docs string) *status.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 	return status.Compute(c.Result, status.Options{})
 }
 
@@ -428,8 +428,8 @@ func TestReplacement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: tt.mode})
-			rep := status.Compute(c.Result, status.Options{ValidationMode: tt.mode})
+			c := families.Compile(&manifest.Set{Objects: objs}, (&pipeline.Config{Namespace: "default"}).WithSetting("validationMode", tt.mode))
+			rep := status.Compute(c.Result, status.Options{})
 			g := rep.Gateways[0]
 			if got := condOf(g.Conditions, "Accepted"); got != tt.gateway {
 				t.Errorf("Gateway Accepted = %s, want %s", got, tt.gateway)

@@ -3,7 +3,6 @@ package topology
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -89,7 +88,7 @@ func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Back
 		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
 		return b
 	}
-	if !strings.EqualFold(opt.ReferenceGrantMode, "Off") && !g.Model.GrantAllows(model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
+	if !opt.UngrantedBackendRefs && !g.Model.GrantAllows(model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
 		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
 		return b
 	}

@@ -32,10 +32,10 @@ type Options struct {
 	// Gateway whose controller declares no rule of its own
 	// (Controller.StreamRoutes); unset: every route attached.
 	StreamRoutes StreamRouteRule
-	// ReferenceGrantMode is the reference grant mode setting (config
-	// referenceGrantMode): Off accepts a backendRef into another
-	// namespace without a ReferenceGrant.
-	ReferenceGrantMode string
+	// UngrantedBackendRefs accepts a backendRef into another namespace
+	// without a ReferenceGrant: a controller deployed with grants turned
+	// off (policy.Registry.UngrantedBackendRefs).
+	UngrantedBackendRefs bool
 	// Keys are the family's annotation, label and option keys topology
 	// reads (its package declares them).
 	Keys Keys

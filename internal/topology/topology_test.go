@@ -1192,16 +1192,17 @@ spec:
 	}
 }
 
-// TestReferenceGrantModeOff: with kgateway's ReferenceGrantMode Off a
-// backendRef into another namespace resolves without a ReferenceGrant.
-func TestReferenceGrantModeOff(t *testing.T) {
+// TestUngrantedBackendRefs: under a controller deployed with grants off
+// (kgateway's referenceGrantMode Off) a backendRef into another namespace
+// resolves without a ReferenceGrant; otherwise it needs one.
+func TestUngrantedBackendRefs(t *testing.T) {
 	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 80}]}\n"
 	rt := httpRoute("infra", "r", "  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, namespace: other, port: 80}]}]\n")
-	for mode, want := range map[string]string{"Off": "True/ResolvedRefs", "Permissive": "False/RefNotPermitted"} {
-		g := graph(t, Options{ReferenceGrantMode: mode}, gatewayInfra, svc, rt)
+	for ungranted, want := range map[bool]string{true: "True/ResolvedRefs", false: "False/RefNotPermitted"} {
+		g := graph(t, Options{UngrantedBackendRefs: ungranted}, gatewayInfra, svc, rt)
 		r := route(t, g, "HTTPRoute/infra/r")
 		if c := findCond(RouteParentConditions(r, r.Parents[0]), "ResolvedRefs"); string(c.Status)+"/"+c.Reason != want {
-			t.Errorf("mode %s: ResolvedRefs = %+v, want %s", mode, c, want)
+			t.Errorf("ungranted %v: ResolvedRefs = %+v, want %s", ungranted, c, want)
 		}
 	}
 }

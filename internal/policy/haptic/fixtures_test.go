@@ -48,7 +48,7 @@ func compile(t *testing.T, file string) *pipeline.Compiled {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard",
+	cfg := &pipeline.Config{Namespace: "default",
 		Settings: map[string]any{"haptic": fixtureDeployment}}
 	return families.Compile(&manifest.Set{Objects: objs}, cfg)
 }

@@ -3,7 +3,6 @@ package kgateway
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -163,7 +162,7 @@ func (k BackendConfigKind) Decode(o *manifest.Object, env *policy.Env) *policy.P
 	if d, ok := checkDuration(p, bcp.Spec.ConnectTimeout, "spec.connectTimeout"); !ok {
 		p.Invalid = append(p.Invalid, d)
 	}
-	checkTLS(p, bcp.Spec.TLS, env.Model, o.Namespace, strings.EqualFold(env.Config.ValidationMode, "Strict"))
+	checkTLS(p, bcp.Spec.TLS, env.Model, o.Namespace, strictValidation(env.Config))
 	return p
 }
 

@@ -77,10 +77,10 @@ var TopologyKeys = topology.Keys{
 // controller, render target, CRDs' list limits, its route delegation, its
 // check of route rules,
 // its verdict on its Gateways' listeners and the stream routes it programs
-// (its kinds are this package's and its siblings',
-// backendconfigpolicy, backendtlspolicy and directresponse).
+// (its kinds are this package's, with the Gateway API's
+// BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, RuleNotes: ruleNotes, Ancestors: &Ancestors}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures

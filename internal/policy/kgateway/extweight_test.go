@@ -146,9 +146,9 @@ func TestExtensionWeightOrdersFiltersNotMerging(t *testing.T) {
 			for _, p := range tt.policies {
 				input += p.yaml(tt.family)
 			}
-			cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+			cfg := policy.Config{}
 			if tt.deep {
-				cfg.PolicyMerge = map[string]string{"trafficPolicy." + tt.key: "DeepMerge"}
+				cfg = cfg.WithSetting(kgateway.PolicyMerge.Key, map[string]any{"trafficPolicy": map[string]any{tt.key: "DeepMerge"}})
 			}
 			res := compileInline(t, input, cfg)
 			gw := res.Gateways[0]

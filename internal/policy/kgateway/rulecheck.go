@@ -27,7 +27,7 @@ const AnnotationRedirectStatus = "kgateway.dev/http-redirect-status-code"
 // A rule whose problem Envoy's configuration cannot carry at all (an empty
 // regular expression) is left out in every mode.
 func checkRule(rt *topology.Route, rule *topology.Rule, cfg policy.Config) *topology.RuleProblem {
-	strict := strings.EqualFold(cfg.ValidationMode, "Strict")
+	strict := strictValidation(cfg)
 	if p := translationProblem(rule, strict); p != nil {
 		return p
 	}

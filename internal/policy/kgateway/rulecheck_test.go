@@ -25,7 +25,7 @@ func checkedRoute(t *testing.T, mode, annotations, spec string) *topology.Route 
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
 	reg := policy.NewRegistry()
 	reg.AddFamilies(Family)
-	g := topology.Build(m, topology.Options{RuleChecks: reg.RuleChecks(policy.Config{ValidationMode: mode})})
+	g := topology.Build(m, topology.Options{RuleChecks: reg.RuleChecks(policy.Config{}.WithSetting(ValidationMode.Key, mode))})
 	r := g.Route("HTTPRoute", "infra", "r")
 	if r == nil {
 		t.Fatal("route not in the graph")

@@ -35,6 +35,19 @@ var (
 	ListenerBindIPv6 = policy.Setting{Key: "listenerBindIpv6", Default: true,
 		Doc:    "the address the Gateway's Envoy listeners bind: true, :: with ipv4_compat (IPv6 and IPv4 clients); false, 0.0.0.0 (IPv4 only, no ipv4_compat)",
 		Source: "api/settings/settings.go: Settings.ListenerBindIpv6 (KGW_LISTENER_BIND_IPV6); translator/listener/gateway_listener_translator.go: MergedListener.TranslateListener (bindAddress); translator/irtranslator/gateway.go (Ipv4Compat only on a non-IPv4 address)"}
+	ValidationMode = policy.Setting{Key: "validationMode", Default: "Standard", Choices: []string{"Standard", "Strict"},
+		Doc:    "how invalid routes and policies are handled: Standard replaces what an invalid rule or policy breaks with a direct response (500); Strict also refuses what Envoy's own validation of the generated configuration would (regular expressions, substitution formats, transformation templates, upstream TLS)",
+		Source: "api/settings/settings.go: Settings.ValidationMode (KGW_VALIDATION_MODE: STANDARD, STRICT)"}
+	ReferenceGrantMode = policy.Setting{Key: "referenceGrantMode", Default: "Permissive", Choices: []string{"Strict", "Permissive", "Off"},
+		Doc:    "which references into another namespace need a ReferenceGrant: Permissive, backendRefs; Strict, also a TrafficPolicy's GatewayExtension references; Off, none (backendRefs included)",
+		Source: "api/settings/settings.go: Settings.ReferenceGrantMode (KGW_REFERENCE_GRANT_MODE: OFF, PERMISSIVE, STRICT); pkg/krtcollections/policy.go: NewRefGrantIndex"}
+	GlobalPolicyNamespace = policy.Setting{Key: "globalPolicyNamespace", Default: "",
+		Doc:    "the namespace whose policies' targetSelectors select targets in every namespace, not only their own; empty: none",
+		Source: "api/settings/settings.go: Settings.GlobalPolicyNamespace (KGW_GLOBAL_POLICY_NAMESPACE)"}
+	PolicyMerge = policy.Setting{Key: "policyMerge", Default: map[string]any{},
+		Doc:    "how the policies of one level merge a field that can merge deep, by kind and field ({trafficPolicy: {extAuth: DeepMerge}}): DeepMerge keeps every policy's (extAuth, extProc, transformation; acl by default), ShallowMerge the first policy's only",
+		Source: "api/settings/settings.go: Settings.PolicyMerge (KGW_POLICY_MERGE, JSON)",
+		Check:  checkPolicyMerge}
 	KgatewayVersion = policy.Setting{Key: "kgatewayVersion", Default: "",
 		Doc:    "the kgateway release, which its OpenTelemetry access logs report as service.version; empty: not reported",
 		Source: "the controller's build version (OpenTelemetry access log resource attribute service.version)"}
@@ -42,4 +55,5 @@ var (
 
 // Settings are kgateway's deployment settings.
 var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
-	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion}
+	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion,
+	ValidationMode, ReferenceGrantMode, GlobalPolicyNamespace, PolicyMerge}

@@ -92,13 +92,13 @@ func (v *validator) validate() {
 			}
 		}
 	}
-	if t := s.Transformation; t != nil && strings.EqualFold(v.env.Config.ValidationMode, "Strict") {
+	if t := s.Transformation; t != nil && strictValidation(v.env.Config) {
 		// Strict mode validates generated config the way Envoy would: a
 		// malformed template is rejected there, so the policy is invalid.
 		v.templates("spec.transformation.request", t.Request)
 		v.templates("spec.transformation.response", t.Response)
 	}
-	if strings.EqualFold(v.env.Config.ValidationMode, "Strict") {
+	if strictValidation(v.env.Config) {
 		v.strictEnvoyChecks()
 	}
 	if h := s.HeaderModifiers; h != nil {
@@ -167,7 +167,7 @@ func (v *validator) extension(path string, ref *NamespacedObjectReference, provi
 		return
 	}
 	// kgateway checks this hop only in Strict ReferenceGrant mode.
-	if v.env.Config.StrictGrants() && !v.granted(KindGatewayExtension, ns, ref.Name) {
+	if strictGrants(v.env.Config) && !v.granted(KindGatewayExtension, ns, ref.Name) {
 		v.invalid(path, "%s: GatewayExtension %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to use it (missing reference grant)", provider, ns, ref.Name, ns, v.p.Obj.Namespace)
 		return
 	}

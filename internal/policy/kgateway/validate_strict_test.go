@@ -52,7 +52,7 @@ spec:
 	m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindGatewayExtension}: true, {Group: Group, Kind: KindTrafficPolicy}: true}})
 	want := map[string]string{"csrf": "spec.csrf.additionalOrigins[1].safeRegex", "authz": "spec.extAuth.extensionRef"}
 	for _, mode := range []string{"Strict", "Standard"} {
-		env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode}}
+		env := &policy.Env{Model: m, Config: policy.Config{}.WithSetting(ValidationMode.Key, mode)}
 		for _, o := range objs {
 			if o.Kind != KindTrafficPolicy {
 				continue

@@ -51,8 +51,8 @@ func FuzzDecode(f *testing.F, kinds ...policy.Kind) {
 			// Strict runs with a deployment's optional services too (Envoy
 			// Gateway's rate limit service), so that the checks they
 			// enable run.
-			env := &policy.Env{Model: m, Config: policy.Config{ValidationMode: mode, ReferenceGrantMode: mode,
-				Values: map[string]any{"envoyGateway.rateLimit.enabled": mode == "Strict"}}}
+			env := &policy.Env{Model: m, Config: policy.Config{Values: map[string]any{
+				"validationMode": mode, "referenceGrantMode": "Strict", "envoyGateway.rateLimit.enabled": mode == "Strict"}}}
 			// Through the registry, as the pipeline decodes: the hooks
 			// it hands every decoder (Env.BackendPolicies) are set.
 			reg.Decode(env)

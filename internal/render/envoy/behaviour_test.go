@@ -291,7 +291,7 @@ func renderInline(t *testing.T, input, target string, settings ...func(*policy.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	cfg := policy.Config{}
 	for _, s := range settings {
 		s(&cfg)
 	}
@@ -772,7 +772,7 @@ func TestExtensionFilterPrecedence(t *testing.T) {
 		})
 		for _, target := range envoyTargets() {
 			gw := renderInline(t, input, target, func(c *policy.Config) {
-				c.PolicyMerge = map[string]string{"trafficpolicy." + strings.ToLower(fam.field): "DeepMerge"}
+				*c = c.WithSetting("policyMerge", map[string]any{"trafficPolicy": map[string]any{fam.field: "DeepMerge"}})
 			})
 			var got []string
 			for _, f := range hcmOf(t, gw.Listeners[0].FilterChains[0]).GetHttpFilters() {
@@ -884,7 +884,7 @@ func TestExtProcUnknownProcessingMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	cfg := policy.Config{}
 	res := compile(t, &manifest.Set{Objects: objs}, cfg)
 	for _, target := range envoyTargets() {
 		out := render(t, res, envoy.Options{Target: target, Config: cfg})

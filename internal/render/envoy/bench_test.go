@@ -51,7 +51,7 @@ func benchRender(b *testing.B, platform func(int) []byte, target string) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				res := compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
+				res := compile(b, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 				out := render(b, res, envoy.Options{Target: target})
 				if err := out.WriteJSON(io.Discard, envoy.TypeAll); err != nil {
 					b.Fatal(err)
@@ -92,7 +92,7 @@ func BenchmarkMarshal(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		out := render(b, compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"}), envoy.Options{Target: "kgateway"})
+		out := render(b, compile(b, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict")), envoy.Options{Target: "kgateway"})
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -113,7 +113,7 @@ func BenchmarkBuild(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res := compile(b, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
+		res := compile(b, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -142,7 +142,7 @@ func BenchmarkStages(b *testing.B) {
 					b.Fatal(err)
 				}
 				lap("parse")
-				cfg := policy.Config{ReferenceGrantMode: "Strict"}
+				cfg := policy.Config{}.WithSetting("referenceGrantMode", "Strict")
 				reg := envoy.Registry()
 				m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), Wildcards: reg.Wildcards()})
 				lap("model")

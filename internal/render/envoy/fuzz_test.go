@@ -23,7 +23,7 @@ const fuzzPlatform = "../../../testdata/base/platform.yaml"
 // (Envoy Gateway's Backend, Lua, SDS Secret references and rate limit
 // service), so that the renderers behind them are fuzzed too and not
 // only the refusals that say they are off.
-var fuzzConfig = policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard", Values: map[string]any{
+var fuzzConfig = policy.Config{Values: map[string]any{
 	"envoyGateway.enableBackend":                    true,
 	"envoyGateway.extensionApis.enableLua":          true,
 	"envoyGateway.extensionApis.enableSDSSecretRef": true,

@@ -43,7 +43,7 @@ func renderAllocs(t *testing.T, data []byte, target string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict"})
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 	if err := render(t, res, envoy.Options{Target: target}).WriteJSON(io.Discard, envoy.TypeAll); err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestRenderNamesAsTheTargetDeclares(t *testing.T) {
 		StreamChain: func(listener, ns, name string) string { return "S-" + listener + "-" + ns + "-" + name },
 		InvalidBody: "replaced",
 	}})
-	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	cfg := policy.Config{}
 	res := envoy.Stages(reg, &manifest.Set{Objects: objs}, cfg)
 	out := render(t, res, envoy.Options{Target: "named", Config: cfg})
 	if len(out.Gateways) != 1 {
@@ -123,7 +123,7 @@ func TestRenderRefusesTargetWithoutNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	cfg := policy.Config{}
 	res := envoy.Stages(reg, &manifest.Set{Objects: objs}, cfg)
 	if _, err := envoy.Render(res, envoy.Options{Target: "unnamed", Config: cfg}); err == nil || !strings.Contains(err.Error(), "XDSNames") {
 		t.Errorf("Render = %v, want an error naming XDSNames", err)

@@ -138,7 +138,7 @@ func deployedSettings() map[string]any {
 // haptic target serves only HAProxyRoutePolicy, so it is rendered for the
 // cases that have one (elsewhere it would be every other policy's GWP404).
 func goldenOutputs(t *testing.T, inputs []string) map[string][]byte {
-	res := compile(t, load(t, inputs...), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard", Values: deployedSettings()})
+	res := compile(t, load(t, inputs...), policy.Config{Values: deployedSettings()}.WithSetting("referenceGrantMode", "Strict"))
 	hasHAPTIC := slices.ContainsFunc(res.Policies.Policies, func(p *policy.Policy) bool { return p.Kind.GroupKind().Kind == "HAProxyRoutePolicy" })
 	out := map[string][]byte{}
 	for _, target := range envoy.Registry().TargetNames() {
@@ -323,7 +323,7 @@ func validateDeep(m proto.Message) error {
 // documents: the bytes must not change.
 func TestDeterminism(t *testing.T) {
 	set := load(t, examplesDir)
-	cfg := policy.Config{ReferenceGrantMode: "Strict"}
+	cfg := policy.Config{}.WithSetting("referenceGrantMode", "Strict")
 	want := marshal(t, render(t, compile(t, set, cfg), envoy.Options{Target: "kgateway"}), "json")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 20 {

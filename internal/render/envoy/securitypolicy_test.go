@@ -136,7 +136,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 	out := render(t, res, envoy.Options{Target: "envoygateway"})
 	if len(out.Gateways) != 1 {
 		t.Fatalf("%d gateways rendered, want 1", len(out.Gateways))
@@ -189,7 +189,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 	out := render(t, res, envoy.Options{Target: "envoygateway"})
 	const why = "gwpol never reads Secret data"
 	var found bool
@@ -216,7 +216,7 @@ func TestInvalidPolicyKeepsItsFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+	res := compile(t, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 	out := render(t, res, envoy.Options{Target: "envoygateway"})
 	if len(out.Gateways) != 1 {
 		t.Fatalf("%d gateways rendered, want 1", len(out.Gateways))

@@ -33,7 +33,7 @@ func TestSharedUnroutedClustersChangeNothing(t *testing.T) {
 	taken := 0
 	for name, set := range cases {
 		t.Run(name, func(t *testing.T) {
-			res := compile(t, set(t), policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard", Values: deployedSettings()})
+			res := compile(t, set(t), policy.Config{Values: deployedSettings()}.WithSetting("referenceGrantMode", "Strict"))
 			for _, target := range envoy.Registry().TargetNames() {
 				opt := envoy.Options{Target: target, MergeKeyCompat: target == "kgateway"}
 				restore := envoy.SetShareUnrouted(false)

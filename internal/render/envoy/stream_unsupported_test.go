@@ -60,7 +60,7 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := compile(t, &manifest.Set{Objects: objs}, policy.Config{ReferenceGrantMode: "Strict", ValidationMode: "Standard"})
+		res := compile(t, &manifest.Set{Objects: objs}, policy.Config{}.WithSetting("referenceGrantMode", "Strict"))
 		out := render(t, res, envoy.Options{Target: "envoy"})
 		var msgs []string
 		for _, d := range out.Diagnostics {

@@ -185,7 +185,7 @@ func TestTargetConformance(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f.capability, err)
 		}
-		cfg := policy.Config{ReferenceGrantMode: "Strict", Values: deployedSettings()}
+		cfg := policy.Config{Values: deployedSettings()}.WithSetting("referenceGrantMode", "Strict")
 		res := compile(t, &manifest.Set{Objects: objs}, cfg)
 		for _, p := range res.Policies.Policies {
 			if !p.IsValid() {

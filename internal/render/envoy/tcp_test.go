@@ -318,7 +318,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := policy.Config{ReferenceGrantMode: "Permissive", ValidationMode: "Standard"}
+	cfg := policy.Config{}
 	out := render(t, compile(t, &manifest.Set{Objects: objs}, cfg), envoy.Options{Target: "envoygateway", Config: cfg})
 	got := diagText(out.Diagnostics)
 	for _, want := range []string{"GWP404: unsupported: field tls sets nothing the TCP proxy chains of TLS listener a take", "GWP404: unsupported: field tcpKeepalive sets Envoy listener settings for listener a, which shares port 8443"} {

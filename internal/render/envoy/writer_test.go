@@ -73,7 +73,7 @@ func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 }
 
 func compileForTest(set *manifest.Set) *merge.Result {
-	cfg := policy.Config{ReferenceGrantMode: "Strict"}
+	cfg := policy.Config{}.WithSetting("referenceGrantMode", "Strict")
 	return Stages(Registry(), set, cfg)
 }
 
