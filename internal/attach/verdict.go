@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -26,6 +27,17 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 	}
 	env := &policy.Env{Model: g.Model, Config: cfg}
 	reg.PrepareBackendPolicies(env)
+	// Each route's verdict reads the compiled input alone (what a
+	// controller derives from every route or policy, through env.Memo),
+	// so the routes are validated in parallel and the verdicts taken in
+	// route order.
+	type job struct {
+		rt      *topology.Route
+		ctrl    string
+		verdict *policy.RouteVerdict
+	}
+	var jobs []job
+	asked := map[*topology.Route]map[string]bool{}
 	for _, rt := range g.Routes {
 		for _, p := range rt.Parents {
 			gw := p.Gateway
@@ -33,17 +45,25 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 				gw = p.Declined // a ListenerSet its Gateway declined
 			}
 			ctrl, _ := g.Controller(gw, "")
-			v, ok := validators[ctrl]
-			if !ok || r.Verdicts[rt][ctrl] != nil {
+			if _, ok := validators[ctrl]; !ok || asked[rt][ctrl] || r.Verdicts[rt][ctrl] != nil {
 				continue
 			}
-			verdict := v(rt, env, set)
-			if r.Verdicts[rt] == nil {
-				r.Verdicts[rt] = map[string]*policy.RouteVerdict{}
+			if asked[rt] == nil {
+				asked[rt] = map[string]bool{}
 			}
-			r.Verdicts[rt][ctrl] = verdict
-			r.Diagnostics = append(r.Diagnostics, verdict.Diagnostics...)
+			asked[rt][ctrl] = true
+			jobs = append(jobs, job{rt: rt, ctrl: ctrl})
 		}
+	}
+	parallel.Each(len(jobs), func(i int) {
+		jobs[i].verdict = validators[jobs[i].ctrl](jobs[i].rt, env, set)
+	})
+	for _, j := range jobs {
+		if r.Verdicts[j.rt] == nil {
+			r.Verdicts[j.rt] = map[string]*policy.RouteVerdict{}
+		}
+		r.Verdicts[j.rt][j.ctrl] = j.verdict
+		r.Diagnostics = append(r.Diagnostics, j.verdict.Diagnostics...)
 	}
 }
 

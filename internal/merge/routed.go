@@ -31,38 +31,59 @@ func (r *Result) Routed(rule *topology.Rule, l *topology.Listener) Points {
 func (r *Result) RoutedOn(rule *topology.Rule, path *RulePath, l *topology.Listener) Points {
 	lv := r.levels(rule, path, l)
 	var out Points
+	// A rule's levels hold a few candidates per kind: slices reused
+	// across kinds, not maps per kind (this runs for every route a
+	// render or lint serves).
+	var valid, invalid []*Candidate
 	for _, k := range r.Registry.Kinds() {
 		wo, ok := k.(policy.WholeOverrider)
 		if !ok || !wo.OverridesWhole() {
 			continue
 		}
-		byLevel := map[Level][]*Candidate{}
-		invalid := map[Level][]*Candidate{}
-		seen := map[*policy.Policy]bool{}
+		valid, invalid = valid[:0], invalid[:0]
 		for _, pts := range lv {
 			pt := pts.Of(k)
 			if pt == nil {
 				continue
 			}
 			for _, c := range pt.Candidates {
-				if !seen[c.Policy] && !c.IsBuiltIn() {
-					seen[c.Policy] = true
-					byLevel[c.Level] = append(byLevel[c.Level], c)
+				if !c.IsBuiltIn() && !holds(valid, c.Policy) && !holds(invalid, c.Policy) {
+					valid = append(valid, c)
 				}
 			}
 			for _, c := range pt.Invalid {
-				if !seen[c.Policy] {
-					seen[c.Policy] = true
-					invalid[c.Level] = append(invalid[c.Level], c)
+				if !holds(valid, c.Policy) && !holds(invalid, c.Policy) {
+					invalid = append(invalid, c)
 				}
 			}
 		}
-		pt := routedPoint(k, wo, byLevel, invalid)
+		pt := routedPoint(k, wo, valid, invalid)
 		if own := ruleOwnFields(lv, k); len(own) > 0 && (pt == nil || pt.Invalid == nil) {
 			pt = overlayOwn(pt, k, own)
 		}
 		if pt != nil {
 			out = append(out, pt)
+		}
+	}
+	return out
+}
+
+// holds reports whether one of cs is p's.
+func holds(cs []*Candidate, p *policy.Policy) bool {
+	for _, c := range cs {
+		if c.Policy == p {
+			return true
+		}
+	}
+	return false
+}
+
+// atLevel are the candidates of cs at lvl, in their order (a new slice).
+func atLevel(cs []*Candidate, lvl Level) []*Candidate {
+	var out []*Candidate
+	for _, c := range cs {
+		if c.Level == lvl {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -130,15 +151,15 @@ func keptWhenInvalid(k policy.Kind, wo policy.WholeOverrider, invalid []*Candida
 	return out
 }
 
-// routedPoint combines one kind's candidates by level (see Routed).
-func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[Level][]*Candidate) *Point {
-	levels := make([]Level, 0, len(byLevel)+len(invalid))
-	for lvl := range byLevel {
-		levels = append(levels, lvl)
-	}
-	for lvl := range invalid {
-		if _, ok := byLevel[lvl]; !ok {
-			levels = append(levels, lvl)
+// routedPoint combines one kind's candidates (valid and invalid, each in
+// the order the levels gave them) by level (see Routed).
+func routedPoint(k policy.Kind, wo policy.WholeOverrider, valid, invalid []*Candidate) *Point {
+	var levels []Level
+	for _, cs := range [][]*Candidate{valid, invalid} {
+		for _, c := range cs {
+			if !slices.Contains(levels, c.Level) {
+				levels = append(levels, c.Level)
+			}
 		}
 	}
 	if len(levels) == 0 {
@@ -152,15 +173,15 @@ func routedPoint(k policy.Kind, wo policy.WholeOverrider, byLevel, invalid map[L
 		if len(chain) > 0 && !gatewaySide {
 			continue // a merging route-side policy skips to the Gateway's side
 		}
-		cs := byLevel[lvl]
+		cs := atLevel(valid, lvl)
 		if len(cs) == 0 {
 			// The most specific policy is unusable, or a route-side
 			// policy merges into a Gateway-side level whose policies are
 			// all invalid: the merged result is invalid too (Envoy
 			// Gateway reports the merging policy Invalid on that listener
 			// and answers 500 on the rule).
-			if len(chain) == 0 || len(invalid[lvl]) > 0 {
-				pt.Invalid = invalid[lvl]
+			if inv := atLevel(invalid, lvl); len(chain) == 0 || len(inv) > 0 {
+				pt.Invalid = inv
 				pt.Fields = keptWhenInvalid(k, wo, pt.Invalid)
 				return pt
 			}

@@ -32,16 +32,25 @@ type Env struct {
 // policies under key, building it on first use: an answer a family needs
 // for every route or policy but that depends only on the whole input (an
 // index, a question about every policy) is then computed once per pass,
-// not once per route. Safe for concurrent use: callers racing on a new
-// key may each build, and all get the first value stored, so build must
-// be a pure function of its inputs. key must be comparable and name what
+// not once per route. Safe for concurrent use: one caller builds a new
+// key's value and those racing on it wait for it (routes are validated in
+// parallel, and an index built twice is work done twice), so build must
+// not ask Memo for its own key. key must be comparable and name what
 // build depends on beyond the Env (e.g. the *Set).
 func (e *Env) Memo(key any, build func() any) any {
-	if v, ok := e.memo.Load(key); ok {
-		return v
+	v, ok := e.memo.Load(key)
+	if !ok {
+		v, _ = e.memo.LoadOrStore(key, &memoEntry{})
 	}
-	v, _ := e.memo.LoadOrStore(key, build())
-	return v
+	m, _ := v.(*memoEntry)
+	m.once.Do(func() { m.v = build() })
+	return m.v
+}
+
+// memoEntry is one key's value, built once.
+type memoEntry struct {
+	once sync.Once
+	v    any
 }
 
 // BackendPolicies are the policies of other kinds governing a backend

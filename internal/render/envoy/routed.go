@@ -23,16 +23,16 @@ func (gb *gatewayBuild) routeScope(rule *topology.Rule, path *merge.RulePath, l 
 	if !gb.anyWhole {
 		return rs
 	}
-	pts := gb.res.RoutedOn(rule, path, l)
-	if len(pts) == 0 {
-		return rs
-	}
 	key := routeKey{rule, l, path}
 	gb.mu.Lock()
 	s, ok := gb.routed[key]
 	gb.mu.Unlock()
 	if ok {
-		return s
+		return s // before RoutedOn, which builds the points' fields
+	}
+	pts := gb.res.RoutedOn(rule, path, l)
+	if len(pts) == 0 {
+		return rs
 	}
 	ws := gb.routedScope(pts)
 	s = ws
