@@ -264,7 +264,7 @@ func familyDomains(t *testing.T, reg *policy.Registry) []string {
 // (case-insensitively): a registered controller's title (spaces left
 // out: "envoygateway"), a registered render target's name but upstream
 // Envoy's, or the name of a family's package that is not a kind's name
-// (wso2; trafficpolicy and directresponse name kinds, whose Envoy
+// (wso2; a kind's name such as directresponse, whose Envoy
 // counterparts — a direct response — generic code may well declare).
 // Test files may say whose inputs they exercise the package with.
 // What is named after a family is that family's and belongs in its

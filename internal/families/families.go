@@ -21,12 +21,10 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
-	"github.com/gwpol/gwpol/internal/policy/backendconfigpolicy"
 	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
-	"github.com/gwpol/gwpol/internal/policy/directresponse"
 	"github.com/gwpol/gwpol/internal/policy/envoygateway"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
-	"github.com/gwpol/gwpol/internal/policy/trafficpolicy"
+	"github.com/gwpol/gwpol/internal/policy/kgateway"
 	"github.com/gwpol/gwpol/internal/policy/wso2"
 )
 
@@ -36,15 +34,15 @@ import (
 func For(v *pipeline.Versions) *policy.Registry {
 	ws := wso2.New(v.Definitions, v.Engine)
 	kinds := []policy.Kind{
-		trafficpolicy.New(),
-		trafficpolicy.NewListenerPolicy(),
-		backendconfigpolicy.New(),
+		kgateway.New(),
+		kgateway.NewListenerPolicy(),
+		kgateway.NewBackendConfigPolicy(),
 		backendtlspolicy.New(),
-		directresponse.New(),
+		kgateway.NewDirectResponse(),
 		haptic.New(),
 	}
 	reg := policy.NewRegistry(slices.Concat(kinds, ws.All(), envoygateway.All())...)
-	reg.AddFamilies(trafficpolicy.Family, envoygateway.Family, haptic.Family, ws.Family(v.DefinitionsDir, v.EngineFile))
+	reg.AddFamilies(kgateway.Family, envoygateway.Family, haptic.Family, ws.Family(v.DefinitionsDir, v.EngineFile))
 	return reg
 }
 

@@ -1,12 +1,13 @@
-// Package policy is the policy-kind contract and registry. A policy kind
-// is one sub-package (trafficpolicy, backendconfigpolicy,
-// backendtlspolicy, haptic, wso2, envoygateway) that implements Kind: how
+// Package policy is the policy-kind contract and registry. A controller
+// family is one sub-package (kgateway, envoygateway, haptic, wso2) holding
+// its policy kinds; backendtlspolicy is the Gateway API's own kind, which
+// every family's targets read. Each kind implements Kind: how
 // to decode and validate its objects, how they attach, which fields they
 // set and how each field merges. kind.go lists Kind and every optional
 // hook the stages find on it by type assertion (rendering, rule checks,
 // status of its own, …), one sentence each; a kind asserts each hook it
-// implements with a var _ line. Nothing outside a kind's package (and the
-// registry in internal/families) names that kind; attach, merge, status,
+// implements with a var _ line. Nothing outside a family's package (and the
+// registry in internal/families) names its kinds; attach, merge, status,
 // render, explain, lint and cli work through these interfaces.
 //
 // lintrules.go declares the lint rules of findings several stages and

@@ -1,0 +1,93 @@
+package kgateway
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// TestListenerPolicyInvalidSettings: a ListenerPolicy setting kgateway
+// cannot build makes the policy invalid with kgateway's message (one per
+// error, at the field), and only that setting is left out of the values
+// that merge; the policy's other settings stay. A perPort entry keeps its
+// value (render skips the failing setting there).
+func TestListenerPolicyInvalidSettings(t *testing.T) {
+	tests := []struct {
+		name, spec string
+		want       []string // field: message
+		keys       []string // Values left
+	}{
+		{"valid windows", `default: {httpSettings: {http2ProtocolOptions: {initialStreamWindowSize: 64Ki}, idleTimeout: 30s}}`,
+			nil, []string{"default.httpSettings.http2ProtocolOptions", "default.httpSettings.mergeIdleTimeout"}},
+		{"one window out of range", `default: {httpSettings: {http2ProtocolOptions: {initialStreamWindowSize: 1Ki, maxConcurrentStreams: 10}, idleTimeout: 30s}}`,
+			[]string{"spec.default.httpSettings.http2ProtocolOptions.initialStreamWindowSize: initialStreamWindowSize must be between 65535 and 2147483647 bytes (inclusive), got 1024"},
+			[]string{"default.httpSettings.mergeIdleTimeout"}},
+		{"both windows out of range: two errors", `default: {httpSettings: {http2ProtocolOptions: {initialStreamWindowSize: 1Ki, initialConnectionWindowSize: 4Gi}}}`,
+			[]string{
+				"spec.default.httpSettings.http2ProtocolOptions.initialStreamWindowSize: initialStreamWindowSize must be between 65535 and 2147483647 bytes (inclusive), got 1024",
+				"spec.default.httpSettings.http2ProtocolOptions.initialConnectionWindowSize: initialConnectionWindowSize must be between 65535 and 2147483647 bytes (inclusive), got 4294967296",
+			}, nil},
+		{"bad local reply body format: the local replies go, the server name stays",
+			`default: {httpSettings: {serverName: edge, localReplies: {defaultBodyFormat: {text: a, json: {b: c}}}}}`,
+			[]string{"spec.default.httpSettings.localReplies: localReplies.defaultBodyFormat: text and json are exclusive"},
+			[]string{"default.httpSettings.serverName"}},
+		{"a bad trusted CIDR is dropped, the others trusted",
+			`default: {httpSettings: {useRemoteAddress: false, xffTrustedCIDRs: [10.0.0.0/8, not-a-cidr]}}`,
+			[]string{"spec.default.httpSettings.xffTrustedCIDRs[1]: invalid CIDR address: not-a-cidr"},
+			[]string{"default.httpSettings.useRemoteAddress", "default.httpSettings.xffConfig"}},
+		{"an access log that cannot be built takes both its keys with it",
+			`default: {httpSettings: {accessLog: [{fileSink: {path: /dev/stdout}, grpcService: {logName: x, backendRef: {name: s, port: 9}}}], serverName: edge}}`,
+			[]string{"spec.default.httpSettings.accessLog: accessLog[0]: fileSink and grpcService are exclusive"},
+			[]string{"default.httpSettings.serverName"}},
+		{"perPort: reported at the entry, the entry kept",
+			`perPort: [{port: 8080, listener: {httpSettings: {http2ProtocolOptions: {initialConnectionWindowSize: 1}}}}]`,
+			[]string{"spec.perPort[0].listener.httpSettings.http2ProtocolOptions.initialConnectionWindowSize: initialConnectionWindowSize must be between 65535 and 2147483647 bytes (inclusive), got 1"},
+			[]string{"perPortPolicy[8080]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := fmt.Sprintf("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: ListenerPolicy\nmetadata: {name: lp, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  %s\n", tt.spec)
+			objs, err := manifest.Parse("inline.yaml", []byte(doc), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{Extra: map[model.GroupKind]bool{{Group: Group, Kind: KindListenerPolicy}: true}})
+			p := ListenerKind{}.Decode(objs[0], &policy.Env{Model: m})
+			var got []string
+			for _, d := range p.Invalid {
+				if d.Code != policy.LintPolicyInvalid.Code || d.Pos.Line == 0 {
+					t.Errorf("finding %s at %v: want %s with a position", d.Code, d.Pos, policy.LintPolicyInvalid.Code)
+				}
+				got = append(got, d.Field+": "+d.Message)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("invalid (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.keys, slices.Sorted(maps.Keys(p.Values))); diff != "" {
+				t.Errorf("values left (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestListenerPerPortSkipsInvalidSetting: a perPort entry renders its
+// valid settings for its port and leaves out the one that fails (the
+// policy reports it), rather than failing the whole entry.
+func TestListenerPerPortSkipsInvalidSetting(t *testing.T) {
+	bad := ListenerConfig{HTTPSettings: &HTTPSettings{ServerName: new("edge"), StripHostPortMode: new("Sideways")}}
+	in := policy.FieldInput{Key: perPortKey(8080), Values: []any{&bad}, Contributors: []string{"gateway.kgateway.dev/ListenerPolicy/infra/lp"}}
+	frs, err := ListenerKind{}.RenderField(in, &policy.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frs) != 1 || frs[0].Port != 8080 || frs[0].HCM == nil {
+		t.Fatalf("fragments %v: want the server name's alone, on port 8080", frs)
+	}
+}

@@ -1,0 +1,442 @@
+package kgateway
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"slices"
+	"strconv"
+	"strings"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	dynmodulesv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/dynamic_modules/v3"
+	dynmodulefilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/dynamic_modules/v3"
+	omitcanaryv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/omit_canary_hosts/v3"
+	previoushostsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// RenderField implements policy.Renderer: each TrafficPolicy field becomes
+// kgateway's Envoy configuration — an HTTP filter in the HCM chain
+// (disabled by default) enabled and configured per resource through
+// typed_per_filter_config, or RouteAction/Route fields. Filter names are
+// kgateway's. Fragments declare the capability they need; transformation
+// and acl need kgateway's dynamic modules.
+func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
+	if len(in.Values) == 0 {
+		return nil, nil
+	}
+	if _, ok := in.Values[0].(*RuleRewrite); ok {
+		return nil, nil // Gateway API routing renders the rule's own rewrite
+	}
+	r := &fieldRenderer{in: in, env: env}
+	f, ok := fieldRenderers[in.Key]
+	if !ok {
+		return nil, nil // metadata only
+	}
+	return f(r)
+}
+
+type fieldRenderer struct {
+	in  policy.FieldInput
+	env *policy.Env
+}
+
+// ns is the namespace of the i-th contributor.
+func (r *fieldRenderer) ns(i int) string {
+	if i < len(r.in.Namespaces) {
+		return r.in.Namespaces[i]
+	}
+	return ""
+}
+
+var fieldRenderers = map[string]func(*fieldRenderer) ([]policy.Fragment, error){
+	"rateLimit.local":  (*fieldRenderer).localRateLimit,
+	"rateLimit.global": (*fieldRenderer).globalRateLimit,
+	"cors":             (*fieldRenderer).cors,
+	"csrf":             (*fieldRenderer).csrf,
+	"headerModifiers":  (*fieldRenderer).headerModifiers,
+	"buffer":           (*fieldRenderer).buffer,
+	"faultInjection":   (*fieldRenderer).fault,
+	"jwt":              (*fieldRenderer).jwt,
+	"extAuth":          (*fieldRenderer).extAuth,
+	"extProc":          (*fieldRenderer).extProc,
+	"rbac":             (*fieldRenderer).rbac,
+	"basicAuth":        (*fieldRenderer).basicAuth,
+	"apiKeyAuth":       (*fieldRenderer).apiKeyAuth,
+	"oidc":             (*fieldRenderer).oauth2,
+	"compression":      (*fieldRenderer).compression,
+	"decompression":    (*fieldRenderer).decompression,
+	"timeouts":         (*fieldRenderer).timeouts,
+	"retry":            (*fieldRenderer).retry,
+	"urlRewrite":       (*fieldRenderer).urlRewrite,
+	"autoHostRewrite":  (*fieldRenderer).autoHostRewrite,
+	"tracing":          (*fieldRenderer).tracing,
+	"transformation":   (*fieldRenderer).transformation,
+	"httpACL":          (*fieldRenderer).acl,
+	"internalRedirect": (*fieldRenderer).internalRedirect,
+	"statPrefix":       (*fieldRenderer).statPrefix,
+	"requestMirror":    (*fieldRenderer).requestMirror,
+}
+
+// Filter order in the HCM chain (lower runs first), roughly Envoy's usual
+// stages: faults, CORS, access control, authentication, authorization,
+// rate limiting, mutation, buffering, compression.
+const (
+	orderFault = 100 + iota*10
+	orderCors
+	orderCsrf
+	orderACL
+	orderExtProc
+	orderOAuth2
+	orderJWT
+	orderBasicAuth
+	orderAPIKeyAuth
+	orderExtAuth
+	orderRBAC
+	// orderHealthCheck: a ListenerPolicy's health check answers after
+	// authorization (which may guard it) and before rate limits (which
+	// must not throttle it), as kgateway places it.
+	orderHealthCheck
+	// orderRateLimit is one stage for local and global rate limits, as in
+	// kgateway: within it filters sort by name, so a global limit
+	// ("ratelimit/<ns>/<name>") runs before the local one ("ratelimit/local").
+	orderRateLimit
+	orderHeaderMutation
+	orderTransformation
+	orderBuffer
+	orderDecompressor
+	orderCompressor
+)
+
+func typeURL(name string) string { return "type.googleapis.com/" + name }
+
+// disabledConfig switches a filter off on one resource.
+func disabledConfig() *routev3.FilterConfig { return &routev3.FilterConfig{Disabled: true} }
+
+// enabledConfig switches a disabled-by-default filter on, as configured in
+// the chain (kgateway's FilterConfig with an empty config).
+func enabledConfig() *routev3.FilterConfig { return &routev3.FilterConfig{Config: &anypb.Any{}} }
+
+// --------------------------------------------------------------------------
+// cors, csrf, buffer and fault: render_<family>.go; rate limits:
+// render_ratelimit.go; header mutation: render_headers.go
+
+// --------------------------------------------------------------------------
+// GatewayExtension-backed fields: the lookup they share (ext_auth, ext_proc,
+// jwt and oauth2 each have their render_<family>.go; their disable
+// markers render_disable.go)
+
+// extension finds and decodes a GatewayExtension (namespace defaults to
+// the policy's).
+func (r *fieldRenderer) extension(ref *NamespacedObjectReference, policyNS string) (*GatewayExtension, string, error) {
+	return lookupExtension(r.env.Model, ref, policyNS)
+}
+
+// serviceCluster names the cluster of a backendRef and returns the
+// fragment cluster entry asking for it (HTTP/2 for gRPC services).
+func serviceCluster(ref gwv1.BackendObjectReference, ns string, http2 bool) (string, *clusterv3.Cluster) {
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	port := int32(0)
+	if ref.Port != nil {
+		port = int32(*ref.Port)
+	}
+	name := policy.ServiceCluster(ns, string(ref.Name), port)
+	if ref.Kind != nil && *ref.Kind != "" && *ref.Kind != "Service" {
+		name = strings.ToLower(string(*ref.Kind)) + "_" + ns + "_" + string(ref.Name) + "_" + strconv.Itoa(int(port)) // as render/envoy names a backend object's cluster
+	}
+	c := &clusterv3.Cluster{Name: name}
+	if http2 {
+		c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
+			UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: &corev3.Http2ProtocolOptions{}}}}})}
+	}
+	return name, c
+}
+
+// --------------------------------------------------------------------------
+// route action fields
+
+func (r *fieldRenderer) timeouts() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*Timeouts)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	ra := &routev3.RouteAction{}
+	var err error
+	if v.Request != nil {
+		if ra.Timeout, err = duration("timeouts.request", *v.Request); err != nil {
+			return nil, err
+		}
+	}
+	if v.StreamIdle != nil {
+		if ra.IdleTimeout, err = duration("timeouts.streamIdle", *v.StreamIdle); err != nil {
+			return nil, err
+		}
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: ra}}, nil
+}
+
+// Envoy's retry host predicates by kgateway's names.
+var retryHostPredicates = map[string]func() *routev3.RetryPolicy_RetryHostPredicate{
+	"PreviousHosts": func() *routev3.RetryPolicy_RetryHostPredicate {
+		return &routev3.RetryPolicy_RetryHostPredicate{Name: "envoy.retry_host_predicates.previous_hosts",
+			ConfigType: &routev3.RetryPolicy_RetryHostPredicate_TypedConfig{TypedConfig: pack(&previoushostsv3.PreviousHostsPredicate{})}}
+	},
+	"OmitCanaryHosts": func() *routev3.RetryPolicy_RetryHostPredicate {
+		return &routev3.RetryPolicy_RetryHostPredicate{Name: "envoy.retry_host_predicates.omit_canary_hosts",
+			ConfigType: &routev3.RetryPolicy_RetryHostPredicate_TypedConfig{TypedConfig: pack(&omitcanaryv3.OmitCanaryHostsPredicate{})}}
+	},
+}
+
+func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*Retry)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	if len(r.in.Contributors) > 0 && strings.HasPrefix(r.in.Contributors[0], Group+"/") {
+		v = retryDefaults(v) // a policy's, not a route rule's own
+	}
+	rp := &routev3.RetryPolicy{}
+	on := slices.Clone(v.RetryOn)
+	if len(v.StatusCodes) > 0 && !slices.Contains(on, "retriable-status-codes") {
+		on = append(on, "retriable-status-codes")
+	}
+	rp.RetryOn = strings.Join(on, ",")
+	var err error
+	if v.Attempts != nil {
+		if *v.Attempts < 0 {
+			return nil, fmt.Errorf("retry.attempts: %d is negative", *v.Attempts)
+		}
+		rp.NumRetries = wrapperspb.UInt32(uint32(*v.Attempts))
+	}
+	if v.PerTryTimeout != nil {
+		if rp.PerTryTimeout, err = duration("retry.perTryTimeout", *v.PerTryTimeout); err != nil {
+			return nil, err
+		}
+	}
+	if rp.RetriableStatusCodes, err = statusCodes("retry.statusCodes", v.StatusCodes); err != nil {
+		return nil, err
+	}
+	if v.BackoffBaseInterval != nil {
+		base, err := duration("retry.backoffBaseInterval", *v.BackoffBaseInterval)
+		if err != nil {
+			return nil, err
+		}
+		rp.RetryBackOff = &routev3.RetryPolicy_RetryBackOff{BaseInterval: base}
+	}
+	for _, p := range v.RetryHostPredicates {
+		pred, ok := retryHostPredicates[p]
+		if !ok {
+			return nil, fmt.Errorf("retryHostPredicates: %q is not PreviousHosts or OmitCanaryHosts", p)
+		}
+		rp.RetryHostPredicate = append(rp.RetryHostPredicate, pred())
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RetryPolicy: rp}}}, nil
+}
+
+// statusCodes are HTTP status codes as Envoy's unsigned integers.
+func statusCodes(field string, codes []int32) ([]uint32, error) {
+	var out []uint32
+	for _, c := range codes {
+		if c < 0 {
+			return nil, fmt.Errorf("%s: %d is not a status code", field, c)
+		}
+		out = append(out, uint32(c))
+	}
+	return out, nil
+}
+
+// retryDefaults is a policy's retry as the API server stores it: the
+// CRD defaults one attempt and a 25ms backoff base interval (a route
+// rule's own retry has no such defaults).
+func retryDefaults(r *Retry) *Retry {
+	c := *r
+	if c.Attempts == nil {
+		one := int32(1)
+		c.Attempts = &one
+	}
+	if c.BackoffBaseInterval == nil {
+		base := "25ms"
+		c.BackoffBaseInterval = &base
+	}
+	return &c
+}
+
+func (r *fieldRenderer) urlRewrite() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*URLRewrite)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	if v.PathRegex == nil {
+		return nil, nil
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RegexRewrite: &matcherv3.RegexMatchAndSubstitute{
+		Pattern: &matcherv3.RegexMatcher{Regex: v.PathRegex.Pattern}, Substitution: v.PathRegex.Substitution,
+	}}}}, nil
+}
+
+func (r *fieldRenderer) autoHostRewrite() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*bool)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{
+		HostRewriteSpecifier: &routev3.RouteAction_AutoHostRewrite{AutoHostRewrite: wrapperspb.Bool(*v)}}}}, nil
+}
+
+func (r *fieldRenderer) internalRedirect() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*InternalRedirect)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	codes, err := statusCodes("internalRedirect.redirectResponseCodes", v.RedirectResponseCodes)
+	if err != nil {
+		return nil, err
+	}
+	p := &routev3.InternalRedirectPolicy{RedirectResponseCodes: codes, AllowCrossSchemeRedirect: derefOr(v.AllowCrossSchemeRedirect), ResponseHeadersToCopy: v.ResponseHeadersToCopy}
+	if v.MaxRedirects != nil {
+		p.MaxInternalRedirects = wrapperspb.UInt32(*v.MaxRedirects)
+	}
+	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{InternalRedirectPolicy: p}}}, nil
+}
+
+// requestMirror tunes the mirrors the route's RequestMirror filters make;
+// it adds none.
+func (r *fieldRenderer) requestMirror() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*RequestMirrorPolicy)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	m := &routev3.RouteAction_RequestMirrorPolicy{DisableShadowHostSuffixAppend: derefOr(v.DisableShadowHostSuffixAppend), HostRewriteLiteral: derefOr(v.HostRewriteLiteral)}
+	return []policy.Fragment{{Capability: "route", TypedMirrorPolicy: m}}, nil
+}
+
+func (r *fieldRenderer) statPrefix() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*string)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	return []policy.Fragment{{Capability: "route", TypedRoute: &routev3.Route{StatPrefix: *v}}}, nil
+}
+
+// tracing overrides the listener's tracing on a route: its sampling
+// percentages and span tags, or sampling off (disable).
+func (r *fieldRenderer) tracing() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*RouteTracing)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	t := &routev3.Tracing{}
+	if v.Disable != nil {
+		t.ClientSampling, t.RandomSampling, t.OverallSampling = fraction(nil, 0), fraction(nil, 0), fraction(nil, 0)
+		return []policy.Fragment{{Capability: "tracing", TypedRoute: &routev3.Route{Tracing: t}}}, nil
+	}
+	if v.ClientSampling != nil {
+		t.ClientSampling = fraction(v.ClientSampling, 0)
+	}
+	if v.RandomSampling != nil {
+		t.RandomSampling = fraction(v.RandomSampling, 0)
+	}
+	if v.OverallSampling != nil {
+		t.OverallSampling = fraction(v.OverallSampling, 0)
+	}
+	tags, err := customTags(v.Attributes)
+	if err != nil {
+		return nil, fmt.Errorf("tracing.%w", err)
+	}
+	t.CustomTags = tags
+	return []policy.Fragment{{Capability: "tracing", TypedRoute: &routev3.Route{Tracing: t}}}, nil
+}
+
+// --------------------------------------------------------------------------
+// kgateway's dynamic-module filters
+
+// dynamicModule is kgateway's rustformation-based filter and per-route
+// config: the policy value travels as JSON in a StringValue.
+func dynamicModule(capability, name, filterName string, order int, filterJSON, routeJSON string) policy.Fragment {
+	module := &dynmodulesv3.DynamicModuleConfig{Name: "rust_module"}
+	filter := &dynmodulefilterv3.DynamicModuleFilter{DynamicModuleConfig: module, FilterName: filterName, FilterConfig: pack(wrapperspb.String(filterJSON))}
+	per := &dynmodulefilterv3.DynamicModuleFilterPerRoute{
+		DynamicModuleConfig: module,
+		FilterName:          filterName, // what Envoy reads; per_route_config_name is its deprecated spelling, kgateway writes both
+		//lint:ignore SA1019 kgateway writes the deprecated spelling too, and gwpol reproduces it
+		PerRouteConfigName: filterName,
+		FilterConfig:       pack(wrapperspb.String(routeJSON)),
+	}
+	return policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: name, Typed: filter, Order: order},
+		TypedPerFilterConfig: map[string]proto.Message{name: per}}
+}
+
+func (r *fieldRenderer) transformation() ([]policy.Fragment, error) {
+	// Deep merge concatenates the contributors' lists; kgateway applies
+	// the preferred (first) policy's entries last, so they win in Envoy.
+	merged := &TransformationPolicy{}
+	for i := len(r.in.Values) - 1; i >= 0; i-- {
+		v, ok := r.in.Values[i].(*TransformationPolicy)
+		if !ok {
+			return nil, fmt.Errorf("unexpected value %T", r.in.Values[i])
+		}
+		merged.Request = mergeTransform(merged.Request, v.Request)
+		merged.Response = mergeTransform(merged.Response, v.Response)
+	}
+	js, err := json.Marshal(merged)
+	if err != nil {
+		return nil, err
+	}
+	return []policy.Fragment{dynamicModule("transformation", "dynamic_modules/simple_mutations", "rustformation", orderTransformation, "{}", string(js))}, nil
+}
+
+func mergeTransform(a, b *Transform) *Transform {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		c := *b
+		return &c
+	}
+	out := *a
+	out.Set = append(slices.Clone(a.Set), b.Set...)
+	out.Add = append(slices.Clone(a.Add), b.Add...)
+	out.Remove = append(slices.Clone(a.Remove), b.Remove...)
+	out.DynamicMetadata = append(slices.Clone(a.DynamicMetadata), b.DynamicMetadata...)
+	if b.Body != nil {
+		out.Body = b.Body
+	}
+	return &out
+}
+
+func (r *fieldRenderer) acl() ([]policy.Fragment, error) {
+	// Deep merge: the preferred policy's rules first.
+	var merged *ACLPolicy
+	for _, val := range r.in.Values {
+		v, ok := val.(*ACLPolicy)
+		if !ok {
+			return nil, fmt.Errorf("unexpected value %T", val)
+		}
+		if merged == nil {
+			c := *v
+			c.Rules = slices.Clone(v.Rules)
+			merged = &c
+			continue
+		}
+		merged.Rules = append(merged.Rules, v.Rules...)
+	}
+	js, err := json.Marshal(merged)
+	if err != nil {
+		return nil, err
+	}
+	filterJSON := `{"defaultAction":"allow"}`
+	return []policy.Fragment{dynamicModule("acl", "dynamic_modules/http-acl", "http-acl", orderACL, filterJSON, string(js))}, nil
+}

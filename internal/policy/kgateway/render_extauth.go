@@ -1,0 +1,150 @@
+package kgateway
+
+import (
+	"fmt"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	extauthzv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_authz/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// extAuth: one ext_authz filter per GatewayExtension (deep merge keeps
+// several), honouring the family's disable marker through
+// filter_enabled_metadata.
+func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
+	var out []policy.Fragment
+	enabled := false // some contributor authorizes (not all disable)
+	for i, val := range r.in.Values {
+		v, ok := val.(*ExtAuthPolicy)
+		if !ok {
+			return nil, fmt.Errorf("unexpected value %T", val)
+		}
+		if v.Disable != nil {
+			out = append(out, disableMarker("ext_authz", "ext_auth", orderExtAuth-1))
+			continue
+		}
+		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
+		if err != nil {
+			return nil, err
+		}
+		p := ext.Spec.ExtAuth
+		if p == nil {
+			return nil, fmt.Errorf("GatewayExtension %s/%s has no extAuth", ns, ext.Name)
+		}
+		cfg, cl, err := extAuthz(p, ns, ext.Name)
+		if err != nil {
+			return nil, err
+		}
+		filterName := "ext_auth/" + ns + "/" + ext.Name
+		fr := policy.Fragment{Capability: "ext_authz", Filter: &policy.HTTPFilter{Name: filterName, Order: orderExtAuth, Typed: cfg},
+			TypedClusters: []proto.Message{cl}}
+		// Switched on as configured in the chain (kgateway's FilterConfig),
+		// or with the policy's own check settings.
+		if len(v.ContextExtensions) > 0 || v.WithRequestBody != nil {
+			cs := &extauthzv3.CheckSettings{ContextExtensions: v.ContextExtensions}
+			if v.WithRequestBody != nil {
+				cs.WithRequestBody = requestBody(v.WithRequestBody)
+			}
+			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: &extauthzv3.ExtAuthzPerRoute{
+				Override: &extauthzv3.ExtAuthzPerRoute_CheckSettings{CheckSettings: cs}}}
+		} else {
+			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: enabledConfig()}
+		}
+		fr.Filter.Precedence = filterWeight("extAuth", ext).Weight
+		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
+		enabled = true
+	}
+	return append(out, r.authMetadata("ext_authz", "ext_auth", orderExtAuth+1, !enabled)...), nil
+}
+
+// extAuthz is the filter calling an extension's authorization service,
+// switched off by the family's disable marker, with the cluster entry of
+// the service.
+func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, *clusterv3.Cluster, error) {
+	cfg := &extauthzv3.ExtAuthz{
+		FilterEnabledMetadata: &matcherv3.MetadataMatcher{Filter: disableNamespace("ext_auth"),
+			Path:  []*matcherv3.MetadataMatcher_PathSegment{{Segment: &matcherv3.MetadataMatcher_PathSegment_Key{Key: "disable"}}},
+			Value: &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_BoolMatch{BoolMatch: true}}, Invert: true},
+		StatusOnError: &typev3.HttpStatus{Code: typev3.StatusCode_Forbidden},
+	}
+	var cl *clusterv3.Cluster
+	switch {
+	case p.GrpcService != nil:
+		var name string
+		name, cl = serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
+		gs := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
+		if p.GrpcService.Authority != nil {
+			gs.Authority = *p.GrpcService.Authority
+		}
+		svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: gs}}
+		if p.GrpcService.RequestTimeout != nil {
+			t, err := duration("grpcService.requestTimeout", *p.GrpcService.RequestTimeout)
+			if err != nil {
+				return nil, nil, err
+			}
+			svc.Timeout = t
+		}
+		cfg.Services = &extauthzv3.ExtAuthz_GrpcService{GrpcService: svc}
+	case p.HTTPService != nil:
+		h := p.HTTPService
+		var name string
+		name, cl = serviceCluster(h.BackendRef.BackendObjectReference, ns, false)
+		// kgateway's defaults: the cluster name as the URI (Envoy sends to
+		// the cluster either way) and a 2s timeout.
+		timeout := durationpb.New(2 * time.Second)
+		if h.RequestTimeout != nil {
+			var err error
+			if timeout, err = duration("httpService.requestTimeout", *h.RequestTimeout); err != nil {
+				return nil, nil, err
+			}
+		}
+		cfg.Services = &extauthzv3.ExtAuthz_HttpService{HttpService: &extauthzv3.HttpService{PathPrefix: h.PathPrefix,
+			ServerUri: &corev3.HttpUri{Uri: name, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: name}, Timeout: timeout}}}
+	default:
+		return nil, nil, fmt.Errorf("GatewayExtension %s/%s: extAuth needs grpcService or httpService", ns, extName)
+	}
+	if p.FailOpen != nil {
+		cfg.FailureModeAllow = *p.FailOpen
+	}
+	if p.ClearRouteCache != nil {
+		cfg.ClearRouteCache = *p.ClearRouteCache
+	}
+	if p.StatusOnError != nil {
+		cfg.StatusOnError.Code = statusCode(*p.StatusOnError)
+	}
+	if p.StatPrefix != nil {
+		cfg.StatPrefix = *p.StatPrefix
+	}
+	if b := p.WithRequestBody; b != nil {
+		cfg.WithRequestBody = requestBody(b)
+	}
+	return cfg, cl, nil
+}
+
+// requestBody is ext_authz's with_request_body.
+func requestBody(b *ExtAuthBufferSettings) *extauthzv3.BufferSettings {
+	o := &extauthzv3.BufferSettings{MaxRequestBytes: uint32(max(b.MaxRequestBytes, 0))}
+	if b.AllowPartialMessage != nil {
+		o.AllowPartialMessage = *b.AllowPartialMessage
+	}
+	if b.PackAsBytes != nil {
+		o.PackAsBytes = *b.PackAsBytes
+	}
+	return o
+}
+
+// statusCode is the Envoy status code of an HTTP status; one Envoy does
+// not name falls back to 403, kgateway's default.
+func statusCode(code int32) typev3.StatusCode {
+	if _, ok := typev3.StatusCode_name[code]; ok {
+		return typev3.StatusCode(code)
+	}
+	return typev3.StatusCode_Forbidden
+}

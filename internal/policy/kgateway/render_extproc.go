@@ -1,0 +1,277 @@
+package kgateway
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// extProc: one ext_proc filter per GatewayExtension, wrapped so the
+// family's disable marker switches it off (ext_proc has no switch of its
+// own).
+func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
+	var out []policy.Fragment
+	for i, val := range r.in.Values {
+		v, ok := val.(*ExtProcPolicy)
+		if !ok {
+			return nil, fmt.Errorf("unexpected value %T", val)
+		}
+		if v.Disable != nil {
+			out = append(out, disableMarker("ext_proc", "ext_proc", orderExtProc-1))
+			continue
+		}
+		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
+		if err != nil {
+			return nil, err
+		}
+		p := ext.Spec.ExtProc
+		if p == nil {
+			return nil, fmt.Errorf("GatewayExtension %s/%s has no extProc", ns, ext.Name)
+		}
+		svc, cl, err := extGrpcService(p.GrpcService, ns)
+		if err != nil {
+			return nil, fmt.Errorf("GatewayExtension %s/%s: extProc.%w", ns, ext.Name, err)
+		}
+		cfg := &extprocv3.ExternalProcessor{
+			GrpcService:        svc,
+			FailureModeAllow:   p.FailOpen == nil || *p.FailOpen,
+			RequestAttributes:  p.RequestAttributes,
+			ResponseAttributes: p.ResponseAttributes,
+		}
+		if err := processorSettings(cfg, p); err != nil {
+			return nil, fmt.Errorf("GatewayExtension %s/%s: extProc.%w", ns, ext.Name, err)
+		}
+		if p.ProcessingMode != nil {
+			if cfg.ProcessingMode, err = processingMode(p.ProcessingMode); err != nil {
+				return nil, err
+			}
+		}
+		if p.MessageTimeout != nil {
+			t, err := time.ParseDuration(*p.MessageTimeout)
+			if err != nil {
+				return nil, fmt.Errorf("messageTimeout: %q is not a duration", *p.MessageTimeout)
+			}
+			cfg.MessageTimeout = durationpb.New(t)
+		}
+		if p.StatPrefix != nil {
+			cfg.StatPrefix = *p.StatPrefix
+		}
+		overrides := &extprocv3.ExtProcOverrides{}
+		if v.ProcessingMode != nil {
+			if overrides.ProcessingMode, err = processingMode(v.ProcessingMode); err != nil {
+				return nil, err
+			}
+		}
+		filterName := "ext_proc/" + ns + "/" + ext.Name
+		fr := policy.Fragment{
+			Capability: "ext_proc",
+			Filter: &policy.HTTPFilter{Name: filterName, Order: extProcOrder(p.FilterStage),
+				Typed: unlessDisabled("ext_proc", "envoy.filters.http.ext_proc", cfg)},
+			TypedPerFilterConfig: map[string]proto.Message{filterName: &extprocv3.ExtProcPerRoute{
+				Override: &extprocv3.ExtProcPerRoute_Overrides{Overrides: overrides}}},
+		}
+		fr.Filter.Precedence = filterWeight("extProc", ext).Weight
+		// After the route stage is after routing: kgateway runs such a
+		// processor among the router's upstream filters.
+		fr.Filter.Upstream = p.FilterStage != nil && p.FilterStage.Stage == "Route" && p.FilterStage.Predicate == "After"
+		fr.TypedClusters = []proto.Message{cl}
+		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
+	}
+	return out, nil
+}
+
+// stageOrders place kgateway's filter stages among gwpol's filter orders:
+// the order of a filter during the stage, and of one before and after it.
+var stageOrders = map[string][3]int{
+	"Fault":     {orderFault - 3, orderFault, orderFault + 3},
+	"CORS":      {orderCors - 3, orderCors, orderCors + 3},
+	"WAF":       {orderACL - 3, orderACL, orderACL + 3},
+	"AuthN":     {orderOAuth2 - 1, orderJWT, orderExtAuth + 5},
+	"AuthZ":     {orderRBAC - 3, orderRBAC, orderRBAC + 5},
+	"RateLimit": {orderRateLimit - 3, orderRateLimit, orderRateLimit + 5},
+	"Accepted":  {orderHeaderMutation - 3, orderHeaderMutation, orderHeaderMutation + 3},
+	"Route":     {orderBuffer - 3, orderBuffer, orderBuffer + 3},
+}
+
+// extProcOrder is where an ext_proc filter runs in the chain: at its
+// extension's filterStage, by default after authorization (kgateway's
+// default); filters of one stage sort by weight.
+func extProcOrder(fs *FilterStageSpec) int {
+	stage, pred := "AuthZ", "After"
+	if fs != nil && fs.Stage != "" {
+		stage, pred = fs.Stage, fs.Predicate
+	}
+	o, ok := stageOrders[stage]
+	if !ok {
+		o = stageOrders["AuthZ"]
+	}
+	switch pred {
+	case "Before":
+		return o[0]
+	case "After":
+		return o[2]
+	}
+	return o[1]
+}
+
+// extGrpcService is the Envoy gRPC client of an extension's service:
+// its cluster, authority, request deadline and retries, with the
+// cluster entry (HTTP/2).
+func extGrpcService(g ExtGrpcService, ns string) (*corev3.GrpcService, *clusterv3.Cluster, error) {
+	name, cl := serviceCluster(g.BackendRef.BackendObjectReference, ns, true)
+	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
+	if g.Authority != nil {
+		eg.Authority = *g.Authority
+	}
+	svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}
+	if g.RequestTimeout != nil {
+		t, err := duration("grpcService.requestTimeout", *g.RequestTimeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		svc.Timeout = t
+	}
+	if r := g.Retry; r != nil {
+		rp := &corev3.RetryPolicy{}
+		if r.Attempts != nil {
+			rp.NumRetries = wrapperspb.UInt32(uint32(max(*r.Attempts, 0)))
+		}
+		if b := r.Backoff; b != nil {
+			base, err := duration("grpcService.retry.backoff.baseInterval", b.BaseInterval)
+			if err != nil {
+				return nil, nil, err
+			}
+			rp.RetryBackOff = &corev3.BackoffStrategy{BaseInterval: base}
+			if b.MaxInterval != nil {
+				if rp.RetryBackOff.MaxInterval, err = duration("grpcService.retry.backoff.maxInterval", *b.MaxInterval); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		svc.RetryPolicy = rp
+	}
+	return svc, cl, nil
+}
+
+var routeCacheActions = map[string]extprocv3.ExternalProcessor_RouteCacheAction{
+	"FromResponse": extprocv3.ExternalProcessor_DEFAULT,
+	"Clear":        extprocv3.ExternalProcessor_CLEAR,
+	"Retain":       extprocv3.ExternalProcessor_RETAIN,
+}
+
+// processorSettings: which processing modes a processor may ask for, the
+// longest message timeout it may set, what to do with the route cache,
+// and which metadata namespaces it receives.
+func processorSettings(cfg *extprocv3.ExternalProcessor, p *ExtProcProvider) error {
+	if p.AllowProcessingModeOverride != nil {
+		cfg.AllowModeOverride = *p.AllowProcessingModeOverride
+	}
+	for i, m := range p.AllowedProcessingModeOverrides {
+		if m == nil {
+			continue
+		}
+		pm, err := processingMode(m)
+		if err != nil {
+			return fmt.Errorf("allowedProcessingModeOverrides[%d].%w", i, err)
+		}
+		cfg.AllowedOverrideModes = append(cfg.AllowedOverrideModes, pm)
+	}
+	if p.MaxMessageTimeout != nil {
+		t, err := duration("maxMessageTimeout", *p.MaxMessageTimeout)
+		if err != nil {
+			return err
+		}
+		cfg.MaxMessageTimeout = t
+	}
+	if p.RouteCacheAction != "" {
+		a, ok := routeCacheActions[p.RouteCacheAction]
+		if !ok {
+			return fmt.Errorf("routeCacheAction: %q is not one of Clear, FromResponse, Retain", p.RouteCacheAction)
+		}
+		cfg.RouteCacheAction = a
+	}
+	if mo := p.MetadataOptions; mo != nil && mo.Forwarding != nil {
+		cfg.MetadataOptions = &extprocv3.MetadataOptions{ForwardingNamespaces: &extprocv3.MetadataOptions_MetadataNamespaces{
+			Typed: mo.Forwarding.Typed, Untyped: mo.Forwarding.Untyped}}
+	}
+	return nil
+}
+
+// processingMode is Envoy's ProcessingMode; a mode that is not one of
+// Envoy's values (in kgateway's spelling, NONE, or CamelCase) is an error
+// naming the field and the values allowed.
+func processingMode(m *ProcessingMode) (*extprocv3.ProcessingMode, error) {
+	out := &extprocv3.ProcessingMode{}
+	for _, h := range []struct {
+		field, value string
+		dst          *extprocv3.ProcessingMode_HeaderSendMode
+	}{
+		{"requestHeaderMode", m.RequestHeaderMode, &out.RequestHeaderMode},
+		{"responseHeaderMode", m.ResponseHeaderMode, &out.ResponseHeaderMode},
+		{"requestTrailerMode", m.RequestTrailerMode, &out.RequestTrailerMode},
+		{"responseTrailerMode", m.ResponseTrailerMode, &out.ResponseTrailerMode},
+	} {
+		n, err := enumValue(h.field, h.value, extprocv3.ProcessingMode_HeaderSendMode_value)
+		if err != nil {
+			return nil, err
+		}
+		*h.dst = extprocv3.ProcessingMode_HeaderSendMode(n)
+	}
+	for _, b := range []struct {
+		field, value string
+		dst          *extprocv3.ProcessingMode_BodySendMode
+	}{
+		{"requestBodyMode", m.RequestBodyMode, &out.RequestBodyMode},
+		{"responseBodyMode", m.ResponseBodyMode, &out.ResponseBodyMode},
+	} {
+		n, err := enumValue(b.field, b.value, extprocv3.ProcessingMode_BodySendMode_value)
+		if err != nil {
+			return nil, err
+		}
+		*b.dst = extprocv3.ProcessingMode_BodySendMode(n)
+	}
+	return out, nil
+}
+
+// enumValue is the number of an enum value given by name ("" is the
+// zero value).
+func enumValue(field, v string, values map[string]int32) (int32, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, ok := values[enumName(v)]
+	if !ok {
+		return 0, fmt.Errorf("processingMode.%s: %q is not one of %s", field, v, strings.Join(slices.Sorted(maps.Keys(values)), ", "))
+	}
+	return n, nil
+}
+
+// enumName is the Envoy enum value name of a policy's enum string.
+// kgateway's API spells most enums as Envoy does (NONE, BUFFERED_PARTIAL),
+// which are kept as they are; a CamelCase spelling (BufferedPartial)
+// becomes BUFFERED_PARTIAL. Splitting an upper-case name at each capital
+// would mangle NONE into N_O_N_E.
+func enumName(s string) string {
+	if strings.ToUpper(s) == s {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && c >= 'A' && c <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(c)
+	}
+	return strings.ToUpper(b.String())
+}

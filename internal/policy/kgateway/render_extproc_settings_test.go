@@ -1,0 +1,70 @@
+package kgateway
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	extprocv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ext_proc/v3"
+)
+
+// TestExtProcProviderSettings: an ExtProc extension's service client
+// settings (deadline, retries) and processor settings (mode overrides,
+// maximum message timeout, route cache action, forwarded metadata,
+// attributes) reach the ext_proc filter; a route cache action Envoy does
+// not have is an error naming the field.
+func TestExtProcProviderSettings(t *testing.T) {
+	var p ExtProcProvider
+	spec := `{"grpcService": {"backendRef": {"name": "ep", "port": 9000}, "requestTimeout": "300ms",
+	  "retry": {"attempts": 3, "backoff": {"baseInterval": "50ms", "maxInterval": "200ms"}}},
+	  "allowProcessingModeOverride": true, "allowedProcessingModeOverrides": [{"requestBodyMode": "NONE"}],
+	  "maxMessageTimeout": "500ms", "routeCacheAction": "Clear", "metadataOptions": {"forwarding": {"typed": ["io.x"]}},
+	  "requestAttributes": ["source.address"]}`
+	if err := json.Unmarshal([]byte(spec), &p); err != nil {
+		t.Fatal(err)
+	}
+	svc, _, err := extGrpcService(p.GrpcService, "infra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.GetTimeout().AsDuration() != 300*time.Millisecond || svc.GetRetryPolicy().GetNumRetries().GetValue() != 3 ||
+		svc.GetRetryPolicy().GetRetryBackOff().GetMaxInterval().AsDuration() != 200*time.Millisecond {
+		t.Errorf("service %v: want the 300ms deadline and 3 retries backing off up to 200ms", svc)
+	}
+	cfg := &extprocv3.ExternalProcessor{GrpcService: svc, RequestAttributes: p.RequestAttributes}
+	if err := processorSettings(cfg, &p); err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.AllowModeOverride || len(cfg.AllowedOverrideModes) != 1 || cfg.AllowedOverrideModes[0].RequestBodyMode != extprocv3.ProcessingMode_NONE ||
+		cfg.GetMaxMessageTimeout().AsDuration() != 500*time.Millisecond || cfg.RouteCacheAction != extprocv3.ExternalProcessor_CLEAR ||
+		cfg.GetMetadataOptions().GetForwardingNamespaces().GetTyped()[0] != "io.x" {
+		t.Errorf("processor %v does not carry the extension's settings", cfg)
+	}
+	if err := cfg.ValidateAll(); err != nil {
+		t.Error(err)
+	}
+	p.RouteCacheAction = "Forget"
+	if err := processorSettings(cfg, &p); err == nil || !strings.Contains(err.Error(), "routeCacheAction") {
+		t.Errorf("route cache action %q: error %v, want one naming routeCacheAction", p.RouteCacheAction, err)
+	}
+}
+
+// TestExtProcStage: an ext_proc filter runs at its extension's stage —
+// by default after authorization (after RBAC, before rate limiting) — and
+// before, during or after a stage in that order.
+func TestExtProcStage(t *testing.T) {
+	def := extProcOrder(nil)
+	if def <= orderRBAC || def >= orderRateLimit {
+		t.Errorf("default order %d, want between RBAC (%d) and rate limiting (%d)", def, orderRBAC, orderRateLimit)
+	}
+	before := extProcOrder(&FilterStageSpec{Stage: "AuthN", Predicate: "Before"})
+	during := extProcOrder(&FilterStageSpec{Stage: "AuthN"})
+	after := extProcOrder(&FilterStageSpec{Stage: "AuthN", Predicate: "After"})
+	if !(before < orderOAuth2 && before < during && during < after && after < orderRBAC) {
+		t.Errorf("AuthN before/during/after %d/%d/%d: want increasing, before OAuth2 (%d) and all before RBAC (%d)", before, during, after, orderOAuth2, orderRBAC)
+	}
+	if late := extProcOrder(&FilterStageSpec{Stage: "RateLimit", Predicate: "After"}); late <= orderRateLimit {
+		t.Errorf("after rate limiting: order %d, want above %d", late, orderRateLimit)
+	}
+}

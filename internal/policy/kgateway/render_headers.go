@@ -1,0 +1,95 @@
+package kgateway
+
+import (
+	"fmt"
+	"slices"
+
+	mutationrulesv3 "github.com/envoyproxy/go-control-plane/envoy/config/common/mutation_rules/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	headermutationv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/header_mutation/v3"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// headerModifiers: header mutations per resource through the
+// header_mutation filter (values from Secrets stay placeholders).
+func (r *fieldRenderer) headerModifiers() ([]policy.Fragment, error) {
+	v, ok := r.in.Values[0].(*HeaderModifiers)
+	if !ok {
+		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
+	}
+	const name = "envoy.extensions.filters.http.header_mutation"
+	mutations := &headermutationv3.Mutations{RequestMutations: r.mutations(v.Request), ResponseMutations: r.mutations(v.Response)}
+	// The chain's filter carries no mutations of its own (they are per
+	// route); kgateway types that empty config as HeaderMutationPerRoute.
+	var chain proto.Message = &headermutationv3.HeaderMutation{}
+	if r.env.Target == "kgateway" {
+		chain = &headermutationv3.HeaderMutationPerRoute{}
+	}
+	return []policy.Fragment{{
+		Capability:           "header_mutation",
+		Filter:               &policy.HTTPFilter{Name: name, Order: orderHeaderMutation, Typed: chain},
+		TypedPerFilterConfig: map[string]proto.Message{name: &headermutationv3.HeaderMutationPerRoute{Mutations: mutations}},
+	}}, nil
+}
+
+// mutations: set overwrites, add appends, remove removes. A value from a
+// Secret is never read; it is written as a placeholder naming the Secret.
+func (r *fieldRenderer) mutations(f *HTTPHeaderFilter) []*mutationrulesv3.HeaderMutation {
+	if f == nil {
+		return nil
+	}
+	var out []*mutationrulesv3.HeaderMutation
+	add := func(hs []HTTPHeader, action corev3.HeaderValueOption_HeaderAppendAction) {
+		for _, h := range hs {
+			for _, kv := range r.headerValues(h) {
+				out = append(out, &mutationrulesv3.HeaderMutation{Action: &mutationrulesv3.HeaderMutation_Append{Append: &corev3.HeaderValueOption{
+					Header: &corev3.HeaderValue{Key: kv[0], Value: kv[1]}, AppendAction: action}}})
+			}
+		}
+	}
+	add(f.Add, corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD)
+	add(f.Set, corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD)
+	for _, h := range f.Remove {
+		out = append(out, &mutationrulesv3.HeaderMutation{Action: &mutationrulesv3.HeaderMutation_Remove{Remove: h}})
+	}
+	return out
+}
+
+// headerValues expands one header: inline, or from a Secret (one key, or
+// every key of the Secret when neither name nor key is given).
+func (r *fieldRenderer) headerValues(h HTTPHeader) [][2]string {
+	if h.SecretRef == nil {
+		if h.Name == nil {
+			return nil
+		}
+		val := ""
+		if h.Value != nil {
+			val = *h.Value
+		}
+		return [][2]string{{*h.Name, val}}
+	}
+	ns := r.ns(0)
+	if h.SecretRef.Namespace != nil && *h.SecretRef.Namespace != "" {
+		ns = *h.SecretRef.Namespace
+	}
+	sec := h.SecretRef.Name
+	switch {
+	case h.Name != nil && h.SecretRef.Key != nil:
+		return [][2]string{{*h.Name, policy.SecretPlaceholder(ns, sec, *h.SecretRef.Key)}}
+	case h.Name != nil:
+		return [][2]string{{*h.Name, policy.SecretPlaceholder(ns, sec, *h.Name)}}
+	case h.SecretRef.Key != nil:
+		return [][2]string{{*h.SecretRef.Key, policy.SecretPlaceholder(ns, sec, *h.SecretRef.Key)}}
+	}
+	var out [][2]string
+	if s := r.env.Model.Secret(ns, sec); s != nil {
+		keys := slices.Clone(s.Keys)
+		slices.Sort(keys)
+		for _, k := range keys {
+			out = append(out, [2]string{k, policy.SecretPlaceholder(ns, sec, k)})
+		}
+	}
+	return out
+}

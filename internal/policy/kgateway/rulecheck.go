@@ -1,0 +1,289 @@
+package kgateway
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// AnnotationRedirectStatus is the HTTPRoute annotation that overrides the
+// statusCode of the route's RequestRedirect filters: one code for every
+// rule ("307") or per rule name ("rule0=307,rule1=308"), the rules it does
+// not name keeping their own.
+const AnnotationRedirectStatus = "kgateway.dev/http-redirect-status-code"
+
+// checkRule is kgateway's check of a route rule before any policy applies
+// (policy.Family.CheckRule): what its translator refuses in the rule
+// (irtranslator/validate.go: rewrite and redirect paths), the redirect
+// status its annotation gives, and under Strict validation what Envoy's
+// own validation of the route configuration refuses (a regular expression
+// RE2 does not compile, a header value that is no substitution format).
+// A rule whose problem Envoy's configuration cannot carry at all (an empty
+// regular expression) is left out in every mode.
+func checkRule(rt *topology.Route, rule *topology.Rule, cfg policy.Config) *topology.RuleProblem {
+	strict := strings.EqualFold(cfg.ValidationMode, "Strict")
+	if p := translationProblem(rule, strict); p != nil {
+		return p
+	}
+	if p := redirectStatus(rt, rule); p != nil {
+		return p
+	}
+	if strict {
+		return headerFormatProblem(rule)
+	}
+	return nil
+}
+
+// translationProblem finds a rule's problem: a path rewrite Envoy would
+// refuse (replaced in every validation mode) or, under Strict validation,
+// a regular expression RE2 does not compile (dropped; Standard validation
+// passes it through). Header values Envoy's substitution format refuses
+// are headerFormatProblem's.
+func translationProblem(rule *topology.Rule, strict bool) *topology.RuleProblem {
+	if rule.GRPC != nil {
+		for _, f := range rule.GRPC.Filters {
+			if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
+				return &topology.RuleProblem{Message: why}
+			}
+		}
+		return emptyRegex(grpcMatchRegexes(rule.GRPC.Matches))
+	}
+	h := rule.HTTP
+	if h == nil {
+		return nil
+	}
+	var all []string
+	for _, m := range h.Matches {
+		all = append(all, topology.MatchRegexes(m)...)
+	}
+	if p := emptyRegex(all); p != nil {
+		return p
+	}
+	for _, f := range h.Filters {
+		if p := filterProblem(f); p != nil {
+			return p
+		}
+	}
+	if !strict {
+		return nil
+	}
+	for _, re := range all {
+		if _, err := regexp.Compile(re); err != nil {
+			return &topology.RuleProblem{Dropped: true, Message: "invalid matcher configuration: " + err.Error()}
+		}
+	}
+	return nil
+}
+
+// filterProblem is what kgateway refuses in one HTTPRoute rule filter: a
+// header value Envoy cannot send, a redirect or rewrite path it refuses.
+func filterProblem(f gwv1.HTTPRouteFilter) *topology.RuleProblem {
+	if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
+		return &topology.RuleProblem{Message: why}
+	}
+	if rd := f.RequestRedirect; rd != nil && rd.Path != nil {
+		if p, why := pathsProblem(rd.Path.ReplacePrefixMatch, rd.Path.ReplaceFullPath); why != "" {
+			return &topology.RuleProblem{Message: fmt.Sprintf("the redirect path %s is invalid: %s", p, why)}
+		}
+	}
+	if f.URLRewrite != nil && f.URLRewrite.Path != nil {
+		if p, why := pathsProblem(f.URLRewrite.Path.ReplacePrefixMatch, f.URLRewrite.Path.ReplaceFullPath); why != "" {
+			return &topology.RuleProblem{Message: fmt.Sprintf("the rewrite %s is invalid: %s", p, why)}
+		}
+	}
+	return nil
+}
+
+// pathsProblem is the first of the replacement paths given that is
+// unusable, and why ("" when none is).
+func pathsProblem(paths ...*string) (string, string) {
+	for _, p := range paths {
+		if p == nil {
+			continue
+		}
+		if why := rewriteProblem(*p); why != "" {
+			return *p, why
+		}
+	}
+	return "", ""
+}
+
+// emptyRegex: an empty RegularExpression value leaves the rule out in
+// every validation mode. The Gateway API schema allows it, but Envoy's
+// refuses a matcher without a regex, so no config can carry the rule.
+func emptyRegex(regexes []string) *topology.RuleProblem {
+	for _, re := range regexes {
+		if re == "" {
+			return &topology.RuleProblem{Dropped: true, Message: "invalid matcher configuration: an empty RegularExpression value matches nothing Envoy accepts"}
+		}
+	}
+	return nil
+}
+
+// grpcMatchRegexes are a GRPCRoute's RegularExpression header values.
+func grpcMatchRegexes(matches []gwv1.GRPCRouteMatch) []string {
+	var out []string
+	for _, m := range matches {
+		for _, h := range m.Headers {
+			if h.Type != nil && *h.Type == gwv1.GRPCHeaderMatchRegularExpression {
+				out = append(out, h.Value)
+			}
+		}
+	}
+	return out
+}
+
+// headerValuesProblem says why a header filter's values cannot be sent,
+// "" when they can: the Gateway API schema allows any value, but Envoy
+// refuses one with a NUL, CR or LF (a header injection), so the rule
+// cannot be translated as written.
+func headerValuesProblem(filters ...*gwv1.HTTPHeaderFilter) string {
+	for _, f := range filters {
+		if f == nil {
+			continue
+		}
+		for _, h := range append(slices.Clip(f.Set), f.Add...) {
+			if strings.ContainsAny(h.Value, "\x00\r\n") {
+				return fmt.Sprintf("the value of header %s contains a NUL, CR or LF, which Envoy refuses", h.Name)
+			}
+		}
+	}
+	return ""
+}
+
+// pathChars are the characters of a URI path (RFC 3986 pchar and "/").
+var pathChars = regexp.MustCompile(`^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$`)
+
+// rewriteProblem says why a replacement path is unusable, "" when it is
+// fine: only path characters, and no empty, "." or ".." segment
+// (irtranslator/validate.go: ValidateRoutePath).
+func rewriteProblem(p string) string {
+	if !pathChars.MatchString(p) {
+		return "it must only contain valid URI path characters"
+	}
+	for _, bad := range []string{"//", "/./", "/../"} {
+		if strings.Contains(p, bad) {
+			return fmt.Sprintf("path [%s] cannot contain [%s]", p, bad)
+		}
+	}
+	if strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..") {
+		return fmt.Sprintf("path [%s] cannot end with a dot segment", p)
+	}
+	return ""
+}
+
+// redirectCodes are the status codes a redirect may answer with.
+var redirectCodes = map[int]bool{301: true, 302: true, 303: true, 307: true, 308: true}
+
+// redirectStatus sets the status code AnnotationRedirectStatus gives a
+// rule that redirects (topology.Rule.RedirectStatus). A code kgateway does
+// not accept leaves the rule without an action, so kgateway replaces it
+// (the problem returned).
+func redirectStatus(rt *topology.Route, rule *topology.Rule) *topology.RuleProblem {
+	value, ok := rt.Meta.Annotations[AnnotationRedirectStatus]
+	if !ok || !redirects(rule) {
+		return nil
+	}
+	raw, named := value, false
+	if strings.Contains(value, "=") {
+		raw, named = "", true
+		for _, part := range strings.Split(value, ",") {
+			name, code, _ := strings.Cut(part, "=")
+			if rule.Name != "" && strings.TrimSpace(name) == rule.Name {
+				raw = strings.TrimSpace(code)
+			}
+		}
+	}
+	if named && raw == "" {
+		return nil // the annotation does not name this rule
+	}
+	code, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil || !redirectCodes[code] {
+		return &topology.RuleProblem{Message: fmt.Sprintf("invalid redirect status code: %s; must be one of 301, 302, 303, 307, 308", strings.TrimSpace(raw))}
+	}
+	rule.RedirectStatus = code
+	return nil
+}
+
+// redirects reports whether an HTTPRoute rule has a RequestRedirect filter.
+func redirects(rule *topology.Rule) bool {
+	if rule.HTTP == nil {
+		return false
+	}
+	return slices.ContainsFunc(rule.HTTP.Filters, func(f gwv1.HTTPRouteFilter) bool { return f.RequestRedirect != nil })
+}
+
+// envoyCommand is one of Envoy's substitution commands in a header value,
+// %NAME%, %NAME(ARGS)% or %NAME(ARGS):LENGTH%, as Envoy's parser reads it.
+var envoyCommand = regexp.MustCompile(`^%[A-Z0-9_]+(\([^)]*\))?(:[0-9]+)?%`)
+
+// headerFormatProblem: Envoy reads a header value a header modifier adds or
+// sets as a substitution format, and refuses one with a % that starts no
+// command (%% is a literal %). kgateway's Strict validation runs Envoy's
+// own check, so such a rule is replaced. It looks at the rule's filters and
+// those of its backendRefs.
+func headerFormatProblem(rule *topology.Rule) *topology.RuleProblem {
+	for _, f := range headerFilters(rule) {
+		if f == nil {
+			continue
+		}
+		for _, h := range append(slices.Clip(f.Set), f.Add...) {
+			if pos, ok := envoyFormatOK(h.Value); !ok {
+				return &topology.RuleProblem{Message: fmt.Sprintf("invalid route configuration: the value %s of header %s is not an Envoy substitution format: no valid command at position %d (Strict validation runs Envoy's check)", h.Value, h.Name, pos)}
+			}
+		}
+	}
+	return nil
+}
+
+// envoyFormatOK reports whether Envoy parses v as a substitution format,
+// and otherwise the position of the % that starts no command.
+func envoyFormatOK(v string) (int, bool) {
+	for i := 0; i < len(v); i++ {
+		switch {
+		case v[i] != '%':
+		case i+1 < len(v) && v[i+1] == '%':
+			i++
+		default:
+			m := envoyCommand.FindString(v[i:])
+			if m == "" {
+				return i, false
+			}
+			i += len(m) - 1
+		}
+	}
+	return 0, true
+}
+
+// headerFilters are the header modifier filters of a rule and of its
+// backendRefs.
+func headerFilters(rule *topology.Rule) []*gwv1.HTTPHeaderFilter {
+	var out []*gwv1.HTTPHeaderFilter
+	switch {
+	case rule.HTTP != nil:
+		for _, f := range rule.HTTP.Filters {
+			out = append(out, f.RequestHeaderModifier, f.ResponseHeaderModifier)
+		}
+		for _, b := range rule.HTTP.BackendRefs {
+			for _, f := range b.Filters {
+				out = append(out, f.RequestHeaderModifier, f.ResponseHeaderModifier)
+			}
+		}
+	case rule.GRPC != nil:
+		for _, f := range rule.GRPC.Filters {
+			out = append(out, f.RequestHeaderModifier, f.ResponseHeaderModifier)
+		}
+		for _, b := range rule.GRPC.BackendRefs {
+			for _, f := range b.Filters {
+				out = append(out, f.RequestHeaderModifier, f.ResponseHeaderModifier)
+			}
+		}
+	}
+	return out
+}

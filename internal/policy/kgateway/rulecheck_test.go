@@ -1,0 +1,136 @@
+package kgateway
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// checkedRoute builds the topology of a Gateway and the HTTPRoute of
+// spec (annotations on it when given) with kgateway's rule check under
+// the validation mode, as internal/families passes it in, and returns the
+// route.
+func checkedRoute(t *testing.T, mode, annotations, spec string) *topology.Route {
+	t.Helper()
+	gw := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: cls\n  listeners:\n  - {name: http, port: 80, protocol: HTTP}\n"
+	rt := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra" + annotations + "}\nspec:\n  parentRefs: [{name: gw}]\n  rules:\n" + spec
+	objs, err := manifest.Parse("in.yaml", []byte(gw+"---\n"+rt), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{})
+	reg := policy.NewRegistry()
+	reg.AddFamilies(Family)
+	g := topology.Build(m, topology.Options{RuleChecks: reg.RuleChecks(policy.Config{ValidationMode: mode})})
+	r := g.Route("HTTPRoute", "infra", "r")
+	if r == nil {
+		t.Fatal("route not in the graph")
+	}
+	return r
+}
+
+// TestRuleProblems: the rules kgateway replaces or leaves out, by
+// validation mode.
+func TestRuleProblems(t *testing.T) {
+	tests := []struct {
+		name, rule string
+		strict     bool
+		want       string // "" none, "replaced" or "dropped"
+	}{
+		{"good rewrite", `filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /v2/api}}}]`, false, ""},
+		{"dot segments in a rewrite", `filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /new//../path}}}]`, false, "replaced"},
+		{"bracket in a rewrite", `filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: "x-[y"}}}]`, true, "replaced"},
+		{"bad path regex, standard: passed through", `matches: [{path: {type: RegularExpression, value: "[bad"}}]`, false, ""},
+		{"bad path regex, strict: dropped", `matches: [{path: {type: RegularExpression, value: "[bad"}}]`, true, "dropped"},
+		{"lookbehind in a header regex, strict: dropped", `matches: [{headers: [{name: x, type: RegularExpression, value: "(?<=foo)bar"}]}]`, true, "dropped"},
+		{"bad query regex, strict: dropped", `matches: [{queryParams: [{name: q, type: RegularExpression, value: ".*[x"}]}]`, true, "dropped"},
+		{"good regexes, strict", `matches: [{path: {type: RegularExpression, value: "/api/v[0-9]+/.*"}}]`, true, ""},
+		{"empty header regex, standard: dropped", `matches: [{headers: [{name: x, type: RegularExpression, value: ""}]}]`, false, "dropped"},
+		{"empty path regex, strict: dropped", `matches: [{path: {type: RegularExpression, value: ""}}]`, true, "dropped"},
+		{"line break in a set header: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a\nb"}]}}]`, false, "replaced"},
+		{"NUL in an added response header: replaced", `filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x, value: "a\x00"}]}}]`, false, "replaced"},
+		{"line break in a redirect path: replaced", `filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplaceFullPath, replaceFullPath: "a\nb"}}}]`, false, "replaced"},
+		{"good redirect path", `filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplaceFullPath, replaceFullPath: /new}}}]`, false, ""},
+		{"ordinary header values", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a b; c=d"}]}}]`, false, ""},
+		{"unterminated format command, strict: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x, value: "%REQ(Correlation-Id"}]}}]`, true, "replaced"},
+		{"format command without its closing %, strict: replaced", `filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x, value: "%RESPONSE(Invalid-Variable)"}]}}]`, true, "replaced"},
+		{"unterminated format command, standard: passed through", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x, value: "%REQ(x"}]}}]`, false, ""},
+		{"format commands and a literal %, strict", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "id=%REQ(x-id):10% at %START_TIME% is 100%%"}]}}]`, true, ""},
+		{"lone % in a header value, strict: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "50% off"}]}}]`, true, "replaced"},
+		{"lone % in a backendRef's header value, strict: replaced", `backendRefs: [{name: svc, port: 80, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "50% off"}]}}]}]`, true, "replaced"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mode := "Standard"
+			if tt.strict {
+				mode = "Strict"
+			}
+			p := checkedRoute(t, mode, "", "  - "+tt.rule+"\n").Rules[0].Problem
+			got := ""
+			switch {
+			case p != nil && p.Dropped:
+				got = "dropped"
+			case p != nil:
+				got = "replaced"
+			}
+			if got != tt.want {
+				t.Errorf("problem = %q (%+v), want %q", got, p, tt.want)
+			}
+		})
+	}
+}
+
+// TestRedirectStatusAnnotation: kgateway's redirect status annotation sets
+// the code of the rules that redirect (all, or those it names); a code it
+// does not accept replaces the rule.
+func TestRedirectStatusAnnotation(t *testing.T) {
+	rules := "  - name: a\n    filters: [{type: RequestRedirect, requestRedirect: {scheme: https}}]\n" +
+		"  - name: b\n    filters: [{type: RequestRedirect, requestRedirect: {scheme: https}}]\n" +
+		"  - name: c\n    backendRefs: [{name: svc, port: 80}]\n"
+	for _, tt := range []struct {
+		value    string
+		statuses []int
+		replaced []bool
+	}{
+		{"307", []int{307, 307, 0}, []bool{false, false, false}},
+		{"a=308", []int{308, 0, 0}, []bool{false, false, false}},
+		{"a=308,b=200", []int{308, 0, 0}, []bool{false, true, false}},
+		{"nope", []int{0, 0, 0}, []bool{true, true, false}},
+	} {
+		r := checkedRoute(t, "", ", annotations: {"+AnnotationRedirectStatus+": \""+tt.value+"\"}", rules)
+		for i, rule := range r.Rules {
+			if rule.RedirectStatus != tt.statuses[i] || (rule.Problem != nil) != tt.replaced[i] {
+				t.Errorf("%s: rule %d: status %d, problem %+v; want status %d, replaced %v", tt.value, i, rule.RedirectStatus, rule.Problem, tt.statuses[i], tt.replaced[i])
+			}
+			if rule.Problem != nil && !strings.Contains(rule.Problem.Message, "invalid redirect status code") {
+				t.Errorf("%s: rule %d: message %q", tt.value, i, rule.Problem.Message)
+			}
+		}
+	}
+}
+
+func TestEnvoyFormatOK(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		pos   int
+		ok    bool
+	}{
+		{"plain", 0, true},
+		{"%REQ(Correlation-Id)%", 0, true},
+		{"id-%REQ(x-id):8%-%START_TIME%", 0, true},
+		{"100%% sure", 0, true},
+		{"%REQ(Correlation-Id", 0, false},
+		{"%RESPONSE(Invalid-Variable)", 0, false},
+		{"ok %req(x)%", 3, false}, // command names are upper case
+		{"trailing %", 9, false},
+	} {
+		pos, ok := envoyFormatOK(tc.value)
+		if ok != tc.ok || (!ok && pos != tc.pos) {
+			t.Errorf("envoyFormatOK(%q) = %d, %v; want %d, %v", tc.value, pos, ok, tc.pos, tc.ok)
+		}
+	}
+}

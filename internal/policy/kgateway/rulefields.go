@@ -1,0 +1,202 @@
+package kgateway
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// ruleRetryOn is what kgateway retries on for an HTTPRoute rule's own
+// retry, sorted as kgateway writes it (retriable-status-codes is always
+// there; the codes themselves may be empty).
+var ruleRetryOn = []string{"cancelled", "connect-failure", "refused-stream", "reset", "retriable-headers", "retriable-status-codes", "unavailable"}
+
+// RuleFields implements policy.RuleFielder: an HTTPRoute rule's own
+// timeouts and retry, translated the way kgateway's built-in rule policy
+// translates them, as TrafficPolicy timeouts and retry values. kgateway
+// applies them before any TrafficPolicy, which only fills what they leave
+// unset. GRPCRoute rules have neither field.
+func (Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
+	if rule.HTTP == nil {
+		return nil
+	}
+	var out []policy.RuleField
+	backend := gwDuration(ruleBackendRequest(rule.HTTP))
+	if t := ruleTimeout(rule.HTTP); t != nil {
+		out = append(out, policy.RuleField{Key: "timeouts", Value: &Timeouts{Request: t}, Path: rule.Path + ".timeouts"})
+	}
+	out = append(out, ruleRewrites(rule)...)
+	out = append(out, ruleCORS(rule)...)
+	if r := rule.HTTP.Retry; r != nil {
+		v := &Retry{RetryOn: ruleRetryOn, Attempts: new(int32(1)), BackoffBaseInterval: gwDuration(r.Backoff), PerTryTimeout: backend}
+		if r.Attempts != nil {
+			v.Attempts = new(int32(*r.Attempts))
+		}
+		for _, c := range r.Codes {
+			v.StatusCodes = append(v.StatusCodes, int32(c))
+		}
+		out = append(out, policy.RuleField{Key: "retry", Value: v, Path: rule.Path + ".retry"})
+	}
+	return out
+}
+
+// RuleRewrite is a rule's own URLRewrite filter standing for the
+// TrafficPolicy field it beats: a hostname beats autoHostRewrite, a path
+// beats urlRewrite (kgateway applies a policy's only when the route has no
+// host rewrite, no prefix and no regex rewrite yet). Gateway API routing
+// renders the filter itself, so the kind renders nothing for it.
+type RuleRewrite struct {
+	Hostname string `json:"hostname,omitempty"`
+	Path     string `json:"path,omitempty"` // ReplaceFullPath or ReplacePrefixMatch, then the value
+}
+
+// ruleRewrites are the rule's own URLRewrite filter as TrafficPolicy
+// values. A delegating rule's filters stay on the parent (they do not
+// reach the children's routes).
+func ruleRewrites(rule *model.Rule) []policy.RuleField {
+	for _, b := range rule.BackendRefs {
+		if b.Kind != nil && *b.Kind == "HTTPRoute" {
+			return nil
+		}
+	}
+	var out []policy.RuleField
+	for i, f := range rule.HTTP.Filters {
+		rw := f.URLRewrite
+		if f.Type != gwv1.HTTPRouteFilterURLRewrite || rw == nil {
+			continue
+		}
+		path := rule.Path + ".filters[" + strconv.Itoa(i) + "].urlRewrite"
+		if rw.Hostname != nil {
+			out = append(out, policy.RuleField{Key: "autoHostRewrite", Value: &RuleRewrite{Hostname: string(*rw.Hostname)}, Path: path + ".hostname"})
+		}
+		if p := rw.Path; p != nil && (p.ReplaceFullPath != nil || p.ReplacePrefixMatch != nil) {
+			v := &RuleRewrite{Path: string(p.Type) + " " + deref(p.ReplaceFullPath) + deref(p.ReplacePrefixMatch)}
+			out = append(out, policy.RuleField{Key: "urlRewrite", Value: v, Path: path + ".path"})
+		}
+	}
+	return out
+}
+
+// ruleCORS is the rule's own CORS filter (Gateway API HTTPRoute `type:
+// CORS`) as the TrafficPolicy cors value it stands for: kgateway's
+// built-in route policy configures the route's CORS from it, and a
+// TrafficPolicy's cors only fills a route that has none of its own, as
+// for every other rule field. With several, the last is in effect (each
+// writes the route's one CORS configuration). A delegating rule's
+// filters stay on the parent.
+func ruleCORS(rule *model.Rule) []policy.RuleField {
+	for _, b := range rule.BackendRefs {
+		if b.Kind != nil && *b.Kind == "HTTPRoute" {
+			return nil
+		}
+	}
+	var last *policy.RuleField
+	for i, f := range rule.HTTP.Filters {
+		if f.Type != gwv1.HTTPRouteFilterCORS || f.CORS == nil {
+			continue
+		}
+		last = &policy.RuleField{Key: "cors", Value: &CorsPolicy{HTTPCORSFilter: *f.CORS, rule: true}, Path: rule.Path + ".filters[" + strconv.Itoa(i) + "].cors"}
+	}
+	if last == nil {
+		return nil
+	}
+	return []policy.RuleField{*last}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// ruleTimeout is the route timeout kgateway derives from a rule's
+// timeouts: when the rule retries, its request timeout (the backend
+// timeout bounds each try instead); when it does not, the backend timeout,
+// else the request timeout. Unparsable durations count as unset.
+func ruleTimeout(r *gwv1.HTTPRouteRule) *string {
+	if r.Timeouts == nil {
+		return nil
+	}
+	req, backend := gwDuration(r.Timeouts.Request), gwDuration(r.Timeouts.BackendRequest)
+	if r.Retry == nil && backend != nil {
+		return backend
+	}
+	return req
+}
+
+func ruleBackendRequest(r *gwv1.HTTPRouteRule) *gwv1.Duration {
+	if r.Timeouts == nil {
+		return nil
+	}
+	return r.Timeouts.BackendRequest
+}
+
+// gwDuration is a Gateway API duration as a Go duration string, nil when
+// unset or unparsable (the CRD validates it; kgateway skips a bad one).
+func gwDuration(d *gwv1.Duration) *string {
+	if d == nil {
+		return nil
+	}
+	if _, err := time.ParseDuration(string(*d)); err != nil {
+		return nil
+	}
+	return new(string(*d))
+}
+
+// Overlay implements policy.RuleFielder. Timeouts combine part by part:
+// the request and the stream-idle timeout each come from the more
+// specific value that sets it (kgateway sets a route's timeout only where
+// none is set yet, and its idle timeout from the route's policy, else the
+// Gateway's). Any other field, a rule's own retry included, replaces the
+// less specific value whole.
+func (Kind) Overlay(key string, over, under any) (any, bool) {
+	if key != "timeouts" {
+		return over, false
+	}
+	o, ok := over.(*Timeouts)
+	u, ok2 := under.(*Timeouts)
+	if !ok || !ok2 {
+		return over, false
+	}
+	eff, remains := *o, false
+	if eff.Request == nil && u.Request != nil {
+		eff.Request, remains = u.Request, true
+	}
+	if eff.StreamIdle == nil && u.StreamIdle != nil {
+		eff.StreamIdle, remains = u.StreamIdle, true
+	}
+	if !remains {
+		return over, false
+	}
+	return &eff, true
+}
+
+// Instance implements policy.Instancer: extAuth, extProc and oidc name the
+// GatewayExtension whose filter they enable (render names the filter after
+// it); a disable, or any other field, names none.
+func (Kind) Instance(key string, v any, ns string) string {
+	var ref *NamespacedObjectReference
+	switch x := v.(type) {
+	case *ExtAuthPolicy:
+		if x.Disable == nil {
+			ref = x.ExtensionRef
+		}
+	case *ExtProcPolicy:
+		if x.Disable == nil {
+			ref = x.ExtensionRef
+		}
+	case *OAuth2Policy:
+		ref = &x.ExtensionRef
+	}
+	if ref == nil || ref.Name == "" {
+		return ""
+	}
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = *ref.Namespace
+	}
+	return ns + "/" + ref.Name
+}

@@ -1,0 +1,45 @@
+package kgateway
+
+import "github.com/gwpol/gwpol/internal/policy"
+
+// kgateway's controller settings (its KGW_* environment, read into
+// pkg/settings' Settings) that change what it does with the same
+// manifests: top-level keys of .gwpol.yaml under the lower-camel-case
+// names of kgateway's own, with its defaults.
+var (
+	EnableAuthMetadata = policy.Setting{Key: "enableAuthMetadata", Default: false,
+		Doc:    "true: every authentication filter is followed by one that records auth_succeeded=true under dev.kgateway.auth_policy where the request passed it",
+		Source: "pkg/settings/settings.go: Settings.EnableAuthMetadata (KGW_ENABLE_AUTH_METADATA)"}
+	EnableExperimentalGatewayAPIFeatures = policy.Setting{Key: "enableExperimentalGatewayAPIFeatures", Default: true,
+		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields; gwpol reads them either way and takes the key for a configuration that sets it",
+		Source: "pkg/settings/settings.go: Settings.EnableExperimentalGatewayAPIFeatures (KGW_ENABLE_EXPERIMENTAL_GATEWAY_API_FEATURES)"}
+	WeightedRoutePrecedence = policy.Setting{Key: "weightedRoutePrecedence", Default: false,
+		Doc:    "true: a route's kgateway.dev/route-weight orders its Envoy routes ahead of the Gateway API's precedence (routes of equal weight keep it; the default weight is 0)",
+		Source: "pkg/settings/settings.go: Settings.WeightedRoutePrecedence (KGW_WEIGHTED_ROUTE_PRECEDENCE)"}
+	EnableRouteSourceMetadata = policy.Setting{Key: "enableRouteSourceMetadata", Default: false,
+		Doc:    "true: every Envoy route carries dev.kgateway.route_source filter metadata naming the route object, rule and match it comes from (rendered under every target)",
+		Source: "pkg/settings/settings.go: Settings.EnableRouteSourceMetadata (KGW_ENABLE_ROUTE_SOURCE_METADATA)"}
+	EnableAwsEc2Discovery = policy.Setting{Key: "enableAwsEc2Discovery", Default: false,
+		Doc:    "kgateway's discovery of AWS EC2 instances for Backends of type AWS; gwpol never calls AWS, and reports such a Backend as not translated offline",
+		Source: "pkg/settings/settings.go: Settings.EnableAwsEc2Discovery"}
+	DiscoveryNamespaceSelectors = policy.Setting{Key: "discoveryNamespaceSelectors", Default: []any{},
+		Doc:    "the label selectors of the namespaces kgateway discovers resources in (empty: all); gwpol reads the namespaces of its input and takes the key for a configuration that sets it",
+		Source: "pkg/settings/settings.go: Settings.DiscoveryNamespaceSelectors (KGW_DISCOVERY_NAMESPACE_SELECTORS)"}
+	ExtensionBackends = policy.Setting{Key: "extensionBackends", Default: []any{},
+		Doc:    "the backends the extension plugins of a kgateway build register ({group, kind, namespace, name, port} each; kgateway alone registers none): a backendRef of such a kind resolves to the entry of its namespace, name and port (ResolvedRefs True; its cluster <kind lower-cased>_<namespace>_<name>_<port>, which the plugin completes), any other of that kind is BackendNotFound",
+		Source: "extensions2/plugin: Plugin.ContributesBackends (BackendPlugin.Backends), registered by a build's extra plugins (test/translator/test.go registers test-backend-plugin so); krtcollections/policy.go: BackendIndex.getBackend (by kind, then namespace/name and port)",
+		Check:  policy.CheckExtensionBackends("extensionBackends")}
+	DNSLookupFamily = policy.Setting{Key: "dnsLookupFamily", Default: "V4_PREFERRED", Choices: []string{"V4_PREFERRED", "V4_ONLY", "V6_ONLY", "ALL", "AUTO"},
+		Doc:    "the address family the DNS clusters of Backends (static hosts by name, AWS Lambda, GCP) look names up in; kgateway's default V4_PREFERRED, not Envoy's AUTO",
+		Source: "api/settings/settings.go: Settings.DnsLookupFamily (KGW_DNS_LOOKUP_FAMILY); translator/irtranslator/backend.go: processDnsLookupFamily"}
+	ListenerBindIPv6 = policy.Setting{Key: "listenerBindIpv6", Default: true,
+		Doc:    "the address the Gateway's Envoy listeners bind: true, :: with ipv4_compat (IPv6 and IPv4 clients); false, 0.0.0.0 (IPv4 only, no ipv4_compat)",
+		Source: "api/settings/settings.go: Settings.ListenerBindIpv6 (KGW_LISTENER_BIND_IPV6); translator/listener/gateway_listener_translator.go: MergedListener.TranslateListener (bindAddress); translator/irtranslator/gateway.go (Ipv4Compat only on a non-IPv4 address)"}
+	KgatewayVersion = policy.Setting{Key: "kgatewayVersion", Default: "",
+		Doc:    "the kgateway release, which its OpenTelemetry access logs report as service.version; empty: not reported",
+		Source: "the controller's build version (OpenTelemetry access log resource attribute service.version)"}
+)
+
+// Settings are kgateway's deployment settings.
+var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
+	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion}

@@ -1,0 +1,633 @@
+package kgateway
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// validator checks a TrafficPolicy the way kgateway's translator does
+// before using it: references must resolve (GatewayExtensions, Secrets,
+// ConfigMaps; across namespaces only with a ReferenceGrant in Strict mode)
+// and values must parse. Every problem names the field.
+type validator struct {
+	p    *policy.Policy
+	env  *policy.Env
+	spec *TrafficPolicySpec
+}
+
+func (v *validator) invalid(path, format string, args ...any) {
+	v.p.Invalid = append(v.p.Invalid, v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, path, format, args...))
+}
+
+func (v *validator) validate() {
+	s := v.spec
+	if s.ExtAuth != nil && s.ExtAuth.ExtensionRef != nil {
+		v.extension("spec.extAuth.extensionRef", s.ExtAuth.ExtensionRef, "extAuth")
+	}
+	if s.ExtProc != nil && s.ExtProc.ExtensionRef != nil {
+		v.extension("spec.extProc.extensionRef", s.ExtProc.ExtensionRef, "extProc")
+	}
+	if s.RateLimit != nil && s.RateLimit.Global != nil {
+		v.extension("spec.rateLimit.global.extensionRef", &s.RateLimit.Global.ExtensionRef, "rateLimit")
+	}
+	if s.RateLimit != nil && s.RateLimit.Local != nil && s.RateLimit.Local.TokenBucket != nil {
+		tb := s.RateLimit.Local.TokenBucket
+		v.duration("spec.rateLimit.local.tokenBucket.fillInterval", &tb.FillInterval)
+		if tb.MaxTokens < 1 {
+			v.invalid("spec.rateLimit.local.tokenBucket.maxTokens", "maxTokens must be at least 1")
+		}
+	}
+	if s.JWTAuth != nil && s.JWTAuth.ExtensionRef != nil {
+		n := len(v.p.Invalid)
+		v.extension("spec.jwtAuth.extensionRef", s.JWTAuth.ExtensionRef, "jwt")
+		if len(v.p.Invalid) == n {
+			v.jwtProviders("spec.jwtAuth.extensionRef", s.JWTAuth.ExtensionRef)
+		}
+	}
+	if s.OAuth2 != nil {
+		v.extension("spec.oauth2.extensionRef", &s.OAuth2.ExtensionRef, "oauth2")
+	}
+	if s.Timeouts != nil {
+		v.duration("spec.timeouts.request", s.Timeouts.Request)
+		v.duration("spec.timeouts.streamIdle", s.Timeouts.StreamIdle)
+	}
+	if s.Retry != nil {
+		v.duration("spec.retry.perTryTimeout", s.Retry.PerTryTimeout)
+		v.duration("spec.retry.backoffBaseInterval", s.Retry.BackoffBaseInterval)
+	}
+	if b := s.BasicAuth; b != nil && b.Disable == nil {
+		v.basicAuth(b)
+	}
+	if r := s.RBAC; r != nil {
+		v.rbacExpressions(r.Policy.MatchExpressions)
+	}
+	if a := s.ACL; a != nil {
+		v.aclCIDRs(a)
+	}
+	if a := s.APIKeyAuth; a != nil && a.Disable == nil {
+		switch {
+		case a.SecretRef != nil:
+			var ns *string
+			if a.SecretRef.Namespace != nil {
+				n := string(*a.SecretRef.Namespace)
+				ns = &n
+			}
+			if sec := v.secret("spec.apiKeyAuth.secretRef", string(a.SecretRef.Name), ns); sec != nil {
+				v.apiKeys("spec.apiKeyAuth.secretRef", []*model.Opaque{sec})
+			}
+		case a.SecretSelector != nil:
+			if secs := v.secretSelector("spec.apiKeyAuth.secretSelector", a.SecretSelector.MatchLabels); len(secs) > 0 {
+				v.apiKeys("spec.apiKeyAuth.secretSelector", secs)
+			}
+		}
+	}
+	if t := s.Transformation; t != nil && strings.EqualFold(v.env.Config.ValidationMode, "Strict") {
+		// Strict mode validates generated config the way Envoy would: a
+		// malformed template is rejected there, so the policy is invalid.
+		v.templates("spec.transformation.request", t.Request)
+		v.templates("spec.transformation.response", t.Response)
+	}
+	if strings.EqualFold(v.env.Config.ValidationMode, "Strict") {
+		v.strictEnvoyChecks()
+	}
+	if h := s.HeaderModifiers; h != nil {
+		v.headerSecrets("spec.headerModifiers.request", h.Request)
+		v.headerSecrets("spec.headerModifiers.response", h.Response)
+	}
+	if u := s.URLRewrite; u != nil && u.PathRegex != nil {
+		v.regex("spec.urlRewrite.pathRegex.pattern", u.PathRegex.Pattern)
+	}
+}
+
+// regex checks a pattern Envoy compiles as RE2 (Go's regexp syntax is
+// RE2's): an empty or malformed one would make the route's config invalid.
+func (v *validator) regex(path, pattern string) {
+	if pattern == "" {
+		v.invalid(path, "%s is empty; give the RE2 pattern to rewrite", path)
+		return
+	}
+	if _, err := regexp.Compile(pattern); err != nil {
+		v.invalid(path, "%s is not an RE2 regular expression: %v", path, err)
+	}
+}
+
+// strictEnvoyChecks are checks Envoy makes on the config a policy
+// produces, which kgateway's Strict validation mode runs before accepting
+// it: a CSRF origin's regular expression must compile (RE2, whose syntax
+// Go's regexp shares), and an HTTP authorization service's path prefix
+// must start with "/".
+func (v *validator) strictEnvoyChecks() {
+	if c := v.spec.Csrf; c != nil {
+		for i, o := range c.AdditionalOrigins {
+			if o.SafeRegex == nil {
+				continue
+			}
+			if _, err := regexp.Compile(*o.SafeRegex); err != nil {
+				v.invalid(fmt.Sprintf("spec.csrf.additionalOrigins[%d].safeRegex", i), "invalid xds configuration: regular expression %q does not compile: %v", *o.SafeRegex, err)
+			}
+		}
+	}
+	if a := v.spec.ExtAuth; a != nil && a.ExtensionRef != nil {
+		ext, ns, err := lookupExtension(v.env.Model, a.ExtensionRef, v.p.Obj.Namespace)
+		if err != nil || ext.Spec.ExtAuth == nil || ext.Spec.ExtAuth.HTTPService == nil {
+			return // reported by the reference check
+		}
+		if pp := ext.Spec.ExtAuth.HTTPService.PathPrefix; pp != "" && !strings.HasPrefix(pp, "/") {
+			v.invalid("spec.extAuth.extensionRef", "invalid xds configuration: GatewayExtension %s/%s extAuth.httpService.pathPrefix %q does not start with \"/\"", ns, ext.Name, pp)
+		}
+	}
+}
+
+func (v *validator) ns(ref *string) string {
+	if ref != nil && *ref != "" {
+		return *ref
+	}
+	return v.p.Obj.Namespace
+}
+
+// extension checks a GatewayExtension reference: it must exist, be reachable
+// from the policy's namespace and provide what the field needs.
+func (v *validator) extension(path string, ref *NamespacedObjectReference, provider string) {
+	ns := v.ns(ref.Namespace)
+	key := model.Key{Group: Group, Kind: KindGatewayExtension, Namespace: ns, Name: ref.Name}
+	o, ok := v.env.Model.Object(key)
+	if !ok {
+		v.invalid(path, "GatewayExtension %s/%s not found; create it or fix %s.name", ns, ref.Name, path)
+		return
+	}
+	// kgateway checks this hop only in Strict ReferenceGrant mode.
+	if v.env.Config.StrictGrants() && !v.granted(KindGatewayExtension, ns, ref.Name) {
+		v.invalid(path, "%s: GatewayExtension %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to use it (missing reference grant)", provider, ns, ref.Name, ns, v.p.Obj.Namespace)
+		return
+	}
+	if !o.Has("spec." + provider) {
+		v.invalid(path, "GatewayExtension %s/%s does not configure %s (spec.%s is missing)", ns, ref.Name, provider, provider)
+		return
+	}
+	v.extensionBackends(path, o, provider)
+}
+
+// extensionBackends checks the backends a GatewayExtension sends traffic
+// to as kgateway's BackendIndex resolves them (ResolveExtGrpcService,
+// ResolveExtHttpService, a JWKS or OAuth2 provider's backendRef): a
+// Service must exist and expose the port, a Backend must exist, and one in
+// another namespace needs a ReferenceGrant from GatewayExtensions of the
+// extension's namespace, whatever the mode.
+func (v *validator) extensionBackends(path string, ext *manifest.Object, provider string) {
+	var spec map[string]any
+	if err := ext.DecodeField("spec."+provider, &spec); err != nil {
+		v.invalid(path, "GatewayExtension %s/%s: %v", ext.Namespace, ext.Name, err)
+		return
+	}
+	for _, ref := range backendRefs(spec) {
+		if ref.namespace == "" {
+			ref.namespace = ext.Namespace
+		}
+		if problem := v.extensionBackendProblem(ext, ref); problem != "" {
+			v.invalid(path, "%s: GatewayExtension %s/%s: %s", provider, ext.Namespace, ext.Name, problem)
+		}
+	}
+}
+
+// extensionBackendProblem is why one backendRef of a GatewayExtension does
+// not resolve, "" when it does.
+func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef) string {
+	ns := ref.namespace
+	target := model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: ref.name}
+	switch ref.gk {
+	case serviceKind:
+		svc := v.env.Model.Service(ns, ref.name)
+		if svc == nil {
+			return fmt.Sprintf("backend Service %s/%s not found", ns, ref.name)
+		}
+		// kgateway indexes a Service's backends by port: one the Service
+		// does not expose is not found (the CRD requires the port)
+		if ref.port != nil && !svc.HasPort(*ref.port) && svc.Spec.Type != "ExternalName" {
+			return fmt.Sprintf("backend Service %s/%s has no port %d", ns, ref.name, *ref.port)
+		}
+	case model.GroupKind{Group: Group, Kind: KindBackend}:
+		if _, ok := v.env.Model.Object(model.Key{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}); !ok {
+			return fmt.Sprintf("backend %s %s/%s not found", KindBackend, ns, ref.name)
+		}
+		target = model.ObjectRefTo{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}
+	default:
+		// kgateway resolves a backendRef by its group and kind among
+		// the backends it indexes (core Services, its Backends); any
+		// other pair is an unknown backend kind.
+		return fmt.Sprintf("backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", ref.gk, ns, ref.name, Group, KindBackend)
+	}
+	if !v.env.Model.GrantAllows(Group, KindGatewayExtension, ext.Namespace, target) {
+		return fmt.Sprintf("backend %s %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", target.Kind, ns, ref.name)
+	}
+	return ""
+}
+
+type backendRef struct {
+	gk              model.GroupKind
+	namespace, name string
+	port            *int32
+}
+
+// serviceKind is a backendRef's default: a core Service.
+var serviceKind = model.GroupKind{Kind: "Service"}
+
+// backendRefs finds every backendRef-like object (backendRef,
+// jwksBackendRef) in a provider's spec.
+func backendRefs(v any) []backendRef {
+	var out []backendRef
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			if m, ok := c.(map[string]any); ok && (k == "backendRef" || k == "jwksBackendRef") {
+				r := backendRef{gk: model.RefGroupKind(optString(m, "group"), optString(m, "kind"), serviceKind)}
+				r.namespace, _ = m["namespace"].(string)
+				r.name, _ = m["name"].(string)
+				r.port = optPort(m)
+				if r.name != "" {
+					out = append(out, r)
+				}
+				continue
+			}
+			out = append(out, backendRefs(c)...)
+		}
+	case []any:
+		for _, c := range t {
+			out = append(out, backendRefs(c)...)
+		}
+	}
+	slices.SortFunc(out, func(a, b backendRef) int { return strings.Compare(a.namespace+"/"+a.name, b.namespace+"/"+b.name) })
+	return out
+}
+
+// optPort is a decoded backendRef's port, nil when it is unset or not a
+// number.
+func optPort(m map[string]any) *int32 {
+	var n int32
+	switch p := m["port"].(type) {
+	case float64:
+		n = int32(p)
+	case int64:
+		n = int32(p)
+	case int:
+		n = int32(p)
+	default:
+		return nil
+	}
+	return &n
+}
+
+// optString is a decoded object's string field, nil when it is unset.
+func optString(m map[string]any, key string) *string {
+	s, ok := m[key].(string)
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+func (v *validator) granted(kind, ns, name string) bool {
+	if ns == v.p.Obj.Namespace {
+		return true
+	}
+	group := ""
+	if kind == KindGatewayExtension || kind == KindBackend {
+		group = Group
+	}
+	return v.env.Model.GrantAllows(Group, KindTrafficPolicy, v.p.Obj.Namespace, model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name})
+}
+
+// secret checks a Secret reference and returns the Secret, or nil when it
+// is missing or out of reach (reported).
+func (v *validator) secret(path, name string, nsRef *string) *model.Opaque {
+	ns := v.ns(nsRef)
+	sec := v.env.Model.Secret(ns, name)
+	if sec == nil {
+		v.invalid(path, "Secret %s/%s not found", ns, name)
+		return nil
+	}
+	if !v.granted("Secret", ns, name) {
+		v.invalid(path, "Secret %s/%s is in another namespace and no ReferenceGrant in %s allows TrafficPolicies from %s to read it", ns, name, ns, v.p.Obj.Namespace)
+		return nil
+	}
+	return sec
+}
+
+// secretSelector: kgateway selects Secrets in every namespace; those in
+// another namespace need a ReferenceGrant. It returns the selected
+// Secrets when every one of them may be read.
+func (v *validator) secretSelector(path string, match map[string]string) []*model.Opaque {
+	sel := labels.SelectorFromSet(match)
+	var found []*model.Opaque
+	usable := 0
+	for _, s := range v.env.Model.Secrets {
+		if !sel.Matches(labels.Set(s.Labels)) {
+			continue
+		}
+		found = append(found, s)
+		if v.granted("Secret", s.Namespace, s.Name) {
+			usable++
+		}
+	}
+	switch {
+	case len(found) == 0:
+		v.invalid(path, "no Secret matches %s", sel.String())
+		return nil
+	case usable < len(found):
+		v.invalid(path, "failed to get secrets by selector: a matching Secret is in another namespace without a ReferenceGrant (missing reference grant)")
+		return nil
+	}
+	return found
+}
+
+// apiKey is one credential of an API key Secret: the entry's key is the
+// client's name (a key name may be said), its value the API key.
+type apiKey struct {
+	client, secret string
+	key            secret.Value
+}
+
+// apiKeys checks the credentials the selected Secrets hold as kgateway's
+// constructAPIKeyAuth and dedupeAPIKeyCredentials do: every non-empty
+// entry is a credential named by its key; there must be at least one, and
+// one API key value may not belong to two clients (Envoy refuses repeated
+// keys, and which client to keep would be a guess); the same client with
+// the same key twice is one credential. Values are compared through
+// internal/secret and never said. When a Secret's content is not in the
+// input (assumeExist, or metadata only) nothing is checked.
+func (v *validator) apiKeys(path string, secs []*model.Opaque) {
+	var keys []apiKey
+	for _, s := range secs {
+		if s.Assumed || len(s.Keys) == 0 {
+			return
+		}
+		for _, k := range s.Keys {
+			if val, ok := s.Value(k); ok && val.Len() > 0 {
+				keys = append(keys, apiKey{client: k, secret: s.Namespace + "/" + s.Name, key: val})
+			}
+		}
+	}
+	if len(keys) == 0 {
+		v.invalid(path, "no valid API keys found in secrets")
+		return
+	}
+	slices.SortFunc(keys, func(a, b apiKey) int {
+		if c := strings.Compare(a.client, b.client); c != 0 {
+			return c
+		}
+		if c := secret.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.secret, b.secret)
+	})
+	var kept []apiKey
+	var dups []string
+	for _, k := range keys {
+		i := slices.IndexFunc(kept, func(p apiKey) bool { return secret.Equal(p.key, k.key) })
+		switch {
+		case i < 0:
+			kept = append(kept, k)
+		case kept[i].client != k.client:
+			dups = append(dups, fmt.Sprintf("duplicate API key value shared by client %q in secret %s and client %q in secret %s", kept[i].client, kept[i].secret, k.client, k.secret))
+		}
+	}
+	if len(dups) > 0 {
+		v.invalid(path, "errors processing API key secrets: %s", strings.Join(dups, "\n"))
+	}
+}
+
+func (v *validator) headerSecrets(path string, f *HTTPHeaderFilter) {
+	if f == nil {
+		return
+	}
+	for _, list := range []struct {
+		name string
+		hs   []HTTPHeader
+	}{{"set", f.Set}, {"add", f.Add}} {
+		for i, h := range list.hs {
+			if h.SecretRef == nil {
+				continue
+			}
+			at := fmt.Sprintf("%s.%s[%d].secretRef", path, list.name, i)
+			sec := v.secret(at, h.SecretRef.Name, h.SecretRef.Namespace)
+			// kgateway's resolveHeader reads the entry named by key, else
+			// by the header's name; with neither it injects every entry.
+			key := ""
+			switch {
+			case h.SecretRef.Key != nil:
+				key = *h.SecretRef.Key
+			case h.Name != nil:
+				key = *h.Name
+			}
+			if sec == nil || key == "" || sec.HasKey(key) {
+				continue
+			}
+			header := "header value(s)"
+			if h.Name != nil {
+				header = fmt.Sprintf("header '%s'", *h.Name)
+			}
+			at = fmt.Sprintf("%s.%s[%d].secretRef.key", path, list.name, i)
+			if h.SecretRef.Key == nil {
+				at = fmt.Sprintf("%s.%s[%d].name", path, list.name, i)
+			}
+			v.invalid(at, "%s: failed to resolve %s: secret %s/%s does not contain key %q", strings.TrimPrefix(path, "spec.headerModifiers."), header, v.ns(h.SecretRef.Namespace), h.SecretRef.Name, key)
+		}
+	}
+}
+
+func (v *validator) duration(path string, s *string) {
+	if s == nil {
+		return
+	}
+	d, err := time.ParseDuration(*s)
+	switch {
+	case err != nil:
+		v.invalid(path, "%q is not a duration (use forms like 100ms, 5s, 1m): %v", *s, strings.TrimPrefix(err.Error(), "time: "))
+	case d < 0:
+		// The CRD's pattern admits digits and units only, and Envoy
+		// refuses a negative Duration: no mode lets one through.
+		v.invalid(path, "%q is negative; the API server's CRD validation and Envoy both reject it", *s)
+	}
+}
+
+func (v *validator) templates(path string, t *Transform) {
+	if t == nil {
+		return
+	}
+	if t.Body != nil && t.Body.Value != nil && !balancedTemplate(*t.Body.Value) {
+		v.invalid(path+".body.value", "invalid xds configuration: template %q is malformed (unbalanced {{ }})", *t.Body.Value)
+	}
+	for _, list := range []struct {
+		name string
+		hs   []HeaderTransformation
+	}{{"set", t.Set}, {"add", t.Add}} {
+		for i, h := range list.hs {
+			if !balancedTemplate(h.Value) {
+				v.invalid(fmt.Sprintf("%s.%s[%d].value", path, list.name, i), "invalid xds configuration: template %q is malformed (unbalanced {{ }})", h.Value)
+			}
+		}
+	}
+}
+
+// balancedTemplate reports whether every "{{" is closed by "}}" before the
+// next one opens.
+func balancedTemplate(s string) bool {
+	for {
+		open := strings.Index(s, "{{")
+		close := strings.Index(s, "}}")
+		switch {
+		case open < 0:
+			return close < 0
+		case close < open:
+			return false
+		}
+		rest := s[open+2:]
+		end := strings.Index(rest, "}}")
+		if end < 0 || strings.Contains(rest[:end], "{{") {
+			return false
+		}
+		s = rest[end+2:]
+	}
+}
+
+// basicAuth checks what kgateway's constructBasicAuth checks: a Secret
+// reference must resolve and hold its key (".htpasswd" unless key says
+// otherwise), and inline users must be htpasswd entries Envoy accepts.
+// The users a Secret holds are its data, which gwpol never reads.
+func (v *validator) basicAuth(b *BasicAuthPolicy) {
+	if len(b.Users) > 0 {
+		if msg := htpasswdProblem(b.Users); msg != "" {
+			v.invalid("spec.basicAuth.users", "basic auth: %s", msg)
+		}
+		return
+	}
+	if b.SecretRef == nil {
+		return
+	}
+	sec := v.secret("spec.basicAuth.secretRef", b.SecretRef.Name, b.SecretRef.Namespace)
+	key := ".htpasswd"
+	if b.SecretRef.Key != nil {
+		key = *b.SecretRef.Key
+	}
+	if sec == nil {
+		return
+	}
+	path, ns := "spec.basicAuth.secretRef", v.ns(b.SecretRef.Namespace)
+	if b.SecretRef.Key != nil {
+		path += ".key"
+	}
+	if !sec.HasKey(key) {
+		v.invalid(path, "basic auth: secret %s/%s does not contain key '%s'", ns, b.SecretRef.Name, key)
+		return
+	}
+	val, ok := sec.Value(key)
+	if !ok || sec.Assumed {
+		return // the content is not in the input
+	}
+	if val.Len() == 0 {
+		v.invalid(path, "basic auth: secret %s/%s key '%s' is empty", ns, b.SecretRef.Name, key)
+		return
+	}
+	// the users held in the Secret, checked as inline users are; a dropped
+	// entry is named by its line (its user name is the Secret's content)
+	switch valid, dropped := secret.HtpasswdUsers(val); {
+	case len(dropped) > 0:
+		lines := make([]string, len(dropped))
+		for i, n := range dropped {
+			lines[i] = fmt.Sprintf("line %d", n)
+		}
+		v.invalid(path, "basic auth: dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v (lines of key '%s' in secret %s/%s)", len(dropped), lines, key, ns, b.SecretRef.Name)
+	case valid == 0:
+		v.invalid(path, "basic auth: no valid users with {SHA} hash format found")
+	}
+}
+
+// htpasswdProblem applies kgateway's validateAndFilterSHAUsers to inline
+// users: Envoy's basic_auth filter accepts only "{SHA}" hashes (28 base64
+// characters), an entry needs a colon, and a name listed twice with
+// different hashes is ambiguous. Any dropped entry makes the policy
+// invalid, and so does a list with no usable entry. It returns "" when
+// the users are fine; entries without a name are named by line.
+func htpasswdProblem(users []string) string {
+	var bad []string
+	valid := map[string]string{}
+	lines := strings.Split(strings.Join(users, "\n"), "\n")
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, hash, ok := strings.Cut(line, ":")
+		switch {
+		case !ok:
+			bad = append(bad, fmt.Sprintf("line %d", i+1))
+		case !strings.HasPrefix(hash, "{SHA}") || len(hash) != 5+28:
+			bad = append(bad, name)
+		case valid[name] != "" && valid[name] != hash:
+			bad = append(bad, name)
+		default:
+			valid[name] = hash
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		return fmt.Sprintf("dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v", len(bad), bad)
+	case len(valid) == 0:
+		return "no valid users with {SHA} hash format found"
+	}
+	return ""
+}
+
+// rbacExpressions compiles each RBAC CEL expression as kgateway's
+// translateRBAC does (parsed and checked with request, source,
+// destination, connection and metadata as dynamic variables); the first
+// that does not compile makes the policy invalid.
+func (v *validator) rbacExpressions(exprs []string) {
+	for i, e := range exprs {
+		if _, err := parseCEL(e); err != nil {
+			v.invalid(fmt.Sprintf("spec.rbac.policy.matchExpressions[%d]", i), "RBAC policy encountered CEL matcher errors: [failed to validate CEL expression: %v]", err)
+			return
+		}
+	}
+}
+
+// aclCIDRs is kgateway's validateACLCIDRs: an entry with a prefix length
+// must be a network address (no host bits set); a bare IP is taken as is.
+// kgateway names every bad entry in one error; gwpol reports it at the
+// first.
+func (v *validator) aclCIDRs(a *ACLPolicy) {
+	var bad []string
+	first := ""
+	for i, r := range a.Rules {
+		for j, c := range r.CIDRs {
+			if !strings.Contains(c, "/") {
+				continue
+			}
+			ip, network, err := net.ParseCIDR(c)
+			switch {
+			case err != nil:
+				bad = append(bad, fmt.Sprintf("%q (%v)", c, err))
+			case !ip.Equal(network.IP):
+				bad = append(bad, fmt.Sprintf("%q (host bits set; did you mean %q?)", c, network.String()))
+			default:
+				continue
+			}
+			if first == "" {
+				first = fmt.Sprintf("spec.acl.rules[%d].cidrs[%d]", i, j)
+			}
+		}
+	}
+	if len(bad) > 0 {
+		v.invalid(first, "acl: invalid CIDR(s): %s", strings.Join(bad, ", "))
+	}
+}
