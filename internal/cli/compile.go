@@ -89,7 +89,8 @@ func displayPaths(paths []string) []string {
 // loadOptions are the manifest loader's settings from flags and config.
 func (g *globalOptions) loadOptions() manifest.Options {
 	return manifest.Options{Stdin: g.IO.In, Limits: manifest.Limits{MaxFileBytes: g.config.MaxFileSize},
-		Exclude: slices.Concat(g.config.Exclude, g.Exclude), SizeHint: sizeHint, Each: families.Predecode(g.config)}
+		Exclude: slices.Concat(g.config.Exclude, g.Exclude), SizeHint: sizeHint, Each: families.Predecode(g.config),
+		Read: func(n int) { memoryBudget(g.IO.Process, int64(n)) }}
 }
 
 // sizeHint is what an input over the size limit is told: the flag and

@@ -23,6 +23,10 @@ type IOStreams struct {
 	// Width is the terminal's width in columns when Out is a terminal, and
 	// 0 otherwise: piped output is never wrapped (nor cut).
 	Width int
+	// Process: the streams are the process's own (System), so the run
+	// may set the process's runtime (its memory budget, memoryBudget);
+	// not when the CLI runs inside another program, a test.
+	Process bool
 }
 
 // Color reports whether output may be coloured.
@@ -35,6 +39,7 @@ func System() *IOStreams {
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		IsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
 		NoColor:    noColor,
+		Process:    true,
 	}
 	if s.IsTerminal {
 		s.Width = terminalWidth(os.Stdout.Fd(), os.Getenv("COLUMNS"))

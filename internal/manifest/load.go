@@ -65,6 +65,10 @@ type Options struct {
 	// a later stage decodes it there and may Release it, so the whole
 	// input's trees are never in memory at once.
 	Each func(*Object)
+	// Read, when set, is told the size of every input as soon as it is
+	// read, before it is parsed (concurrently, as Each): what the run
+	// will hold grows with it.
+	Read func(bytes int)
 }
 
 // Set is everything read from the inputs, in input order: files sorted by
@@ -128,6 +132,9 @@ func Load(paths []string, opt Options) (*Set, error) {
 			}
 			results[i].problems = []diag.Diagnostic{p}
 			return
+		}
+		if opt.Read != nil {
+			opt.Read(len(data))
 		}
 		results[i].objs, results[i].problems = loadFile(name, data, opt.Limits, opt.Each)
 	})

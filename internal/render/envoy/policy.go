@@ -578,10 +578,19 @@ func zeroOf[M proto.Message](m M) proto.Message {
 // anyCache types each distinct filter config once: policies written
 // alike (the same rate limit, the same retry) render to the same
 // configuration, and decoding and validating it again for each would be
-// most of the build. Cached Anys are shared and never modified.
+// most of the build. Cached Anys are shared and never modified; the
+// cache is the Gateway's being built when Gateways are handed on as
+// built (builder.forgetGateway).
 type anyCache struct {
 	mu sync.Mutex
 	m  map[string]*anypb.Any // by the message's type and encoding
+}
+
+// forget drops the cached configs (builder.forgetGateway).
+func (c *anyCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
 }
 
 // typedAny packs a message a kind built, checking it against Envoy's
