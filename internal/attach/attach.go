@@ -370,20 +370,16 @@ func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, se
 // attachBackendRef attaches the policy a backendRef's ExtensionRef
 // filter names, of a kind that applies per backend
 // (policy.KindSpec.BackendRefFilter), to that backendRef of the rule.
-// kgateway resolves these references leniently: one to a policy that
-// does not exist is skipped, with no status saying so (its backendRef
-// filters' errors are undefined upstream), so it is a warning here, not
-// a broken rule. The fields the kind does not apply per backend
-// (policy.FieldSpec.PerBackend) are named where the policy sets them.
+// A reference to a policy that does not exist attaches nothing
+// (unresolvedBackendRef says what the controller makes of it). The fields
+// the kind does not apply per backend (policy.FieldSpec.PerBackend) are
+// named where the policy sets them.
 func (r *Result) attachBackendRef(rt *topology.Route, rule *topology.Rule, i int, k policy.Kind, set *policy.Set, f model.Filter) {
 	ref := f.ExtensionRef
 	gk := k.GroupKind()
 	p := set.Get(model.Key{Group: gk.Group, Kind: gk.Kind, Namespace: rt.Meta.Namespace, Name: string(ref.Name)})
 	if p == nil {
-		r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintBackendRefFilterIgnored.Code, Severity: policy.LintBackendRefFilterIgnored.Severity,
-			Object: rt.Key().Ref(), Field: f.Path + ".extensionRef.name", Pos: rt.Src.FieldPos(f.Path + ".extensionRef.name"),
-			Message: fmt.Sprintf("ExtensionRef to %s %s/%s, which does not exist: the controller skips an unresolved backendRef filter, so this backend gets no policy (and no status says why); create it or fix the name",
-				gk.Kind, rt.Meta.Namespace, ref.Name)})
+		r.unresolvedBackendRef(rt, k, f)
 		return
 	}
 	key := BackendRefKey{Rule: rule, Index: i}
@@ -415,6 +411,24 @@ func (r *Result) attachBackendRef(rt *topology.Route, rule *topology.Rule, i int
 			r.Diagnostics = append(r.Diagnostics, d)
 		}
 	}
+}
+
+// unresolvedBackendRef reports a backendRef's ExtensionRef filter naming a
+// policy that does not exist. A controller that skips it
+// (policy.KindSpec.SkipsUnresolvedBackendRef: that backend gets no policy,
+// no status says so — such filters' errors are left undefined upstream)
+// is warned about (GWP218), not a broken rule; what another controller
+// does instead gwpol does not translate (GWP406).
+func (r *Result) unresolvedBackendRef(rt *topology.Route, k policy.Kind, f model.Filter) {
+	gk, path := k.GroupKind(), f.Path+".extensionRef.name"
+	rule := policy.LintBackendRefFilterIgnored
+	what := "the controller skips an unresolved backendRef filter, so this backend gets no policy (and no status says why)"
+	if !k.Spec().SkipsUnresolvedBackendRef {
+		rule = policy.LintNotTranslated
+		what = "the controller does not skip an unresolved backendRef filter, and what it does instead is not translated offline (gwpol renders the backend without the policy)"
+	}
+	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: rule.Code, Severity: rule.Severity, Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path),
+		Message: fmt.Sprintf("ExtensionRef to %s %s/%s, which does not exist: %s; create it or fix the name", gk.Kind, rt.Meta.Namespace, f.ExtensionRef.Name, what)})
 }
 
 // backendFilterIgnored reports a Gateway API filter on a backendRef that

@@ -59,13 +59,15 @@ type GatewayPoints struct {
 
 // ListenerPoints are the merges of one listener.
 //
-// kgateway merges per Envoy resource: an HTTP listener's own policies
+// A controller merges per resource it writes: a listener's own policies
 // (sectionName on its Gateway or ListenerSet, and its whole ListenerSet)
-// configure its virtual hosts, while every HTTP listener on a port shares
-// one RouteConfiguration configured by the whole-Gateway policies. An HTTPS
-// listener has a RouteConfiguration of its own, where its policies and the
-// whole-Gateway ones merge as one group (listener first), so a listener
-// policy can override a Gateway policy there.
+// configure its own parts (an HTTP listener's virtual hosts), while the
+// whole-Gateway policies configure what listeners share (one
+// RouteConfiguration per port). A listener of a protocol the controller
+// gives a resource of its own (an HTTPS listener's RouteConfiguration:
+// policy.Controller.GatewayMergeProtocols) has its policies and the
+// whole-Gateway ones merge there as one group (listener first), so a
+// listener policy can override a Gateway policy there.
 type ListenerPoints struct {
 	Listener *topology.Listener
 	// Own is the merge for the listener's resource: its virtual hosts
@@ -155,8 +157,10 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 		gateways: map[*topology.Gateway]*GatewayPoints{}, listeners: map[*topology.Listener]*ListenerPoints{}, rules: map[*topology.Rule]*RulePoints{}}
 	for _, gw := range g.Gateways {
 		gp := &GatewayPoints{Gateway: gw, Whole: r.merge(r.leveled(att.Gateway[gw], LevelGateway, policy.TargetKey{Gateway: gw}), cfg)}
+		controller, _ := g.Controller(gw, reg.DefaultController().Name)
+		withGateway := reg.GatewayMergeProtocols(controller)
 		for _, l := range gw.Listeners {
-			lp := &ListenerPoints{Listener: l, IncludesGateway: l.Protocol == "HTTPS"}
+			lp := &ListenerPoints{Listener: l, IncludesGateway: slices.Contains(withGateway, string(l.Protocol))}
 			on := policy.TargetKey{Listener: l}
 			group := r.leveled(att.Listener[l], LevelListener, on)
 			if l.Set != nil {

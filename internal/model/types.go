@@ -447,11 +447,13 @@ func weight(w *int32) int32 {
 }
 
 // CAProblem checks the CA bundle a ConfigMap or Secret holds under
-// ca.crt, as kgateway's sslutils.GetCACertFromConfigMap and
-// GetCACertFromSecret do (PEM certificates, through internal/secret): nil
-// when it parses, or when the object's data is not in the input (config
-// assumeExist, or an object written with metadata only). The error names
-// the object and the key, never a value.
+// ca.crt, the Gateway API's rule for a caCertificateRef (FrontendTLSValidation
+// and BackendTLSPolicyValidation: a PEM-encoded CA certificate bundle in a
+// key named ca.crt, a reference to an object without it being invalid):
+// the key must be there and hold PEM certificates that parse
+// (secret.CheckCACertificates); nil when they do, or when the object's
+// data is not in the input (config assumeExist, or an object written with
+// metadata only). The error names the object and the key, never a value.
 func (o *Opaque) CAProblem() error {
 	if o == nil || o.Assumed || len(o.Keys) == 0 {
 		return nil

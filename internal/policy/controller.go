@@ -90,6 +90,28 @@ type Controller struct {
 	// Gateway: ResolvedRefs False, UnsupportedRefValue); otherwise it
 	// ignores such a filter (GWP218).
 	BackendRefFiltersRefused bool
+	// GatewayMergeProtocols are the protocols of the listeners whose own
+	// policies the controller merges with its Gateway's whole-Gateway
+	// policies as one group, the listener's first: a listener of such a
+	// protocol has a resource of its own that both configure (an HTTPS
+	// listener's RouteConfiguration), so a listener policy overrides a
+	// Gateway policy there field by field. On the other listeners the
+	// Gateway's policies configure a resource the listeners share (one
+	// RouteConfiguration per port for HTTP) and a listener's its own parts
+	// (its virtual hosts). Nil: the default controller's
+	// (Registry.GatewayMergeProtocols).
+	GatewayMergeProtocols []string
+}
+
+// GatewayMergeProtocols are the listener protocols on which the controller
+// named controller merges a listener's policies with its Gateway's as one
+// group (Controller.GatewayMergeProtocols): its own, else the default
+// controller's — also for a controller the registry does not hold.
+func (r *Registry) GatewayMergeProtocols(controller string) []string {
+	if c, ok := r.Controller(controller); ok && c.GatewayMergeProtocols != nil {
+		return c.GatewayMergeProtocols
+	}
+	return r.DefaultController().GatewayMergeProtocols
 }
 
 // TopologyKeys are the keys topology reads (topology.Options.Keys): the

@@ -19,7 +19,11 @@
 // manifest and diag. Render output is described here as fragments of
 // proto.Message values a kind's own render files build, so that only
 // internal/render/envoy and those render files import go-control-plane.
-// A controller family also declares here its controller (controller.go),
-// its render target (target.go) and its deployment settings
-// (settings.go).
+// A controller family exports, in its own package, values of this
+// package's types: its Family (controllerfamily.go: its controller, its
+// render target, its settings and the steps of its own the pipeline runs
+// for it), its Controller (controller.go), its render Target (target.go)
+// and its Settings (settings.go). A new controller starts there, one new
+// package listed in internal/families; docs/development.md ("Adding a
+// controller") walks through it.
 package policy

@@ -203,6 +203,13 @@ type KindSpec struct {
 	// share of the rule only, and the controller leaves its other fields
 	// out there (kgateway's TrafficPolicy).
 	BackendRefFilter bool
+	// SkipsUnresolvedBackendRef: the kind's controller skips a backendRef
+	// ExtensionRef filter naming a policy of the kind that does not exist
+	// — that backend gets no policy, and no status says so — where the
+	// Gateway API has an unresolved filter answer with an error (attach
+	// warns, GWP218). Unset: the controller does not skip it, which gwpol
+	// does not translate (GWP406, the rule renders without the policy).
+	SkipsUnresolvedBackendRef bool
 	// BackendRefNote says, for findings, what the kind's controller takes
 	// from a backendRef's reference to the kind ("kgateway applies a
 	// TrafficPolicy named from a backendRef per backend, with its

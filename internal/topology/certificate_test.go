@@ -142,3 +142,60 @@ spec:
 		})
 	}
 }
+
+// TestFrontendCARule: with one usable frontend CA and one missing, the
+// Gateway API's rule (NoUsableCARefuses, the verdict of a Gateway whose
+// controller judges no listener of its own) reports ResolvedRefs False
+// and serves the listener, validating with the usable CA; a controller
+// refusing on any unusable CA (AnyUnusableCARefuses) refuses it and
+// serves none of it. With no usable CA both refuse.
+func TestFrontendCARule(t *testing.T) {
+	cert, _ := secrettest.KeyPair()
+	gw := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: other
+  tls:
+    frontend:
+      default:
+        validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: good}, {group: "", kind: ConfigMap, name: missing}]}
+      perPort:
+      - {port: 8443, tls: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: missing}]}}}
+  listeners:
+  - {name: mixed, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}
+  - {name: none, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: cert}]}}`
+	g := graph(t, Options{}, gw, "apiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good, namespace: infra}\ndata: {ca.crt: "+strconv.Quote(cert)+"}")
+	for _, tc := range []struct {
+		listener string
+		rule     CARule
+		accepted string
+		served   bool
+	}{
+		{"mixed", NoUsableCARefuses, "True/Accepted", true},
+		{"mixed", AnyUnusableCARefuses, "False/NoValidCACertificate", false},
+		{"none", NoUsableCARefuses, "False/NoValidCACertificate", false},
+		{"none", AnyUnusableCARefuses, "False/NoValidCACertificate", false},
+	} {
+		l := g.Gateway("infra", "gw").Listener(tc.listener)
+		l.Unserved = ""
+		accepted, _, refs := g.TLSConditions(l, Cond("Accepted", true, "Accepted", "Listener is accepted"), true, Cond("ResolvedRefs", true, "ResolvedRefs", "All references resolved"), tc.rule)
+		if got := string(accepted.Status) + "/" + accepted.Reason; got != tc.accepted {
+			t.Errorf("%s under rule %d: Accepted %s, want %s", tc.listener, tc.rule, got, tc.accepted)
+		}
+		if refs.Status != "False" || refs.Reason != "InvalidCACertificateRef" || !strings.Contains(refs.Message, "ConfigMap infra/missing not found") {
+			t.Errorf("%s under rule %d: ResolvedRefs %s/%s (%s), want False/InvalidCACertificateRef naming infra/missing", tc.listener, tc.rule, refs.Status, refs.Reason, refs.Message)
+		}
+		if served := l.Unserved == ""; served != tc.served {
+			t.Errorf("%s under rule %d: served = %v, want %v", tc.listener, tc.rule, served, tc.served)
+		}
+	}
+	if usable, ok, _, _ := g.FrontendCAs(g.Gateway("infra", "gw").Listener("mixed")); ok || len(usable) != 1 || usable[0].Name != "good" {
+		t.Errorf("FrontendCAs(mixed) = %v, %v; want [good], not all usable", usable, ok)
+	}
+	// The graph's own verdict (no registered controller) is the Gateway API's.
+	if l := g.Gateway("infra", "gw").Listener("mixed"); findCond(l.Conditions, "Accepted").Status != "True" {
+		t.Errorf("mixed: Accepted %+v, want True under the Gateway API's rule", findCond(l.Conditions, "Accepted"))
+	}
+}

@@ -47,7 +47,7 @@ func listenerConditions(g *Graph, l *Listener) []metav1.Condition {
 			l.Unserved = UnservedRouteKinds // nothing it could carry
 		}
 	}
-	accepted, programmedOK, refs = g.TLSConditions(l, accepted, programmedOK, refs)
+	accepted, programmedOK, refs = g.TLSConditions(l, accepted, programmedOK, refs, NoUsableCARefuses)
 	return []metav1.Condition{accepted, conflicted, ProgrammedCondition(l, accepted, programmedOK, refs), refs}
 }
 
@@ -112,21 +112,39 @@ func Cond(typ string, ok bool, reason, msg string) metav1.Condition {
 	return cond(typ, ok, reason, msg)
 }
 
+// CARule is how a controller treats an HTTPS listener whose frontend
+// validation names a CA certificate it cannot use.
+type CARule uint8
+
+const (
+	// NoUsableCARefuses is the Gateway API's rule: ResolvedRefs is False
+	// with the reference's reason, the listener validates clients with
+	// the usable CAs, and it is refused (Accepted False,
+	// NoValidCACertificate, not served) only when none is usable.
+	NoUsableCARefuses CARule = iota
+	// AnyUnusableCARefuses: one unusable CA refuses the listener, which
+	// the controller then does not serve at all.
+	AnyUnusableCARefuses
+)
+
 // TLSConditions adds what an HTTPS listener's TLS makes of its
 // conditions: its certificates (none resolving: not served; some: served
-// with those, reported Invalid), its frontend validation CAs and its
-// tls.options (unusable: not served); it sets l.Unserved when the
-// listener is not served for it. A listener already not served is left
-// as it is.
-func (g *Graph) TLSConditions(l *Listener, accepted metav1.Condition, programmedOK bool, refs metav1.Condition) (metav1.Condition, bool, metav1.Condition) {
+// with those, reported Invalid), its frontend validation CAs (by the
+// controller's rule cas) and its tls.options (unusable: not served); it
+// sets l.Unserved when the listener is not served for it. A listener
+// already not served is left as it is.
+func (g *Graph) TLSConditions(l *Listener, accepted metav1.Condition, programmedOK bool, refs metav1.Condition, cas CARule) (metav1.Condition, bool, metav1.Condition) {
 	if l.Protocol != gwv1.HTTPSProtocolType || l.Unserved != "" {
 		return accepted, programmedOK, refs
 	}
 	// The frontend CAs first: without them no client can be validated,
 	// whatever the certificates.
-	if _, ok, reason, msg := g.FrontendCAs(l); !ok {
-		l.Unserved = UnservedTLS
-		return cond("Accepted", false, "NoValidCACertificate", msg), false, cond("ResolvedRefs", false, reason, msg)
+	if usable, ok, reason, msg := g.FrontendCAs(l); !ok {
+		if cas == AnyUnusableCARefuses || len(usable) == 0 {
+			l.Unserved = UnservedTLS
+			return cond("Accepted", false, "NoValidCACertificate", msg), false, cond("ResolvedRefs", false, reason, msg)
+		}
+		refs = cond("ResolvedRefs", false, reason, msg)
 	}
 	if ok, reason, msg := g.certificatesResolve(l); !ok {
 		refs = cond("ResolvedRefs", false, reason, msg)

@@ -61,35 +61,50 @@ type CARef struct {
 }
 
 // FrontendCAs resolves the listener's frontend validation CA references
-// (relative to the Gateway, which owns spec.tls). ok is false with the
-// spec's reason and a message when one is not usable: then kgateway
-// serves none of the listener.
+// (relative to the Gateway, which owns spec.tls): refs are the usable
+// ones, in order. ok is false, with the Gateway API's reason and a message
+// for the first, when some are not usable; what that does to the listener
+// is its controller's rule (CARule).
 func (g *Graph) FrontendCAs(l *Listener) (refs []CARef, ok bool, reason, msg string) {
 	v := l.FrontendValidation()
 	if v == nil {
 		return nil, true, "", ""
 	}
+	ok = true
 	for _, r := range v.CACertificateRefs {
-		ns := l.Gateway.Namespace
-		if r.Namespace != nil && *r.Namespace != "" {
-			ns = string(*r.Namespace)
+		ref, why, problem := g.frontendCA(l, r)
+		if problem == "" {
+			refs = append(refs, ref)
+			continue
 		}
-		kind := string(r.Kind)
-		switch {
-		case kind != "ConfigMap" && kind != "Secret":
-			return nil, false, "InvalidCACertificateKind", fmt.Sprintf("invalid ca.crt kind %s in %s/%s", kind, ns, r.Name)
-		case kind == "ConfigMap" && g.Model.ConfigMap(ns, string(r.Name)) == nil,
-			kind == "Secret" && g.Model.Secret(ns, string(r.Name)) == nil:
-			return nil, false, "InvalidCACertificateRef", fmt.Sprintf("%s %s/%s not found", kind, ns, r.Name)
-		case !g.Model.GrantAllows(model.GatewayGroup, "Gateway", l.Gateway.Namespace, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: string(r.Name)}):
-			return nil, false, "RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant allows it", kind, ns, r.Name)
+		if ok {
+			ok, reason, msg = false, why, problem
 		}
-		if err := g.caObject(kind, ns, string(r.Name)).CAProblem(); err != nil {
-			return nil, false, "InvalidCACertificateRef", err.Error()
-		}
-		refs = append(refs, CARef{Kind: kind, Namespace: ns, Name: string(r.Name)})
 	}
-	return refs, true, "", ""
+	return refs, ok, reason, msg
+}
+
+// frontendCA resolves one frontend validation CA reference: the Gateway
+// API's reason and a message when it is not usable ("" when it is).
+func (g *Graph) frontendCA(l *Listener, r gwv1.ObjectReference) (ref CARef, reason, msg string) {
+	ns := l.Gateway.Namespace
+	if r.Namespace != nil && *r.Namespace != "" {
+		ns = string(*r.Namespace)
+	}
+	kind := string(r.Kind)
+	switch {
+	case kind != "ConfigMap" && kind != "Secret":
+		return ref, "InvalidCACertificateKind", fmt.Sprintf("invalid ca.crt kind %s in %s/%s", kind, ns, r.Name)
+	case kind == "ConfigMap" && g.Model.ConfigMap(ns, string(r.Name)) == nil,
+		kind == "Secret" && g.Model.Secret(ns, string(r.Name)) == nil:
+		return ref, "InvalidCACertificateRef", fmt.Sprintf("%s %s/%s not found", kind, ns, r.Name)
+	case !g.Model.GrantAllows(model.GatewayGroup, "Gateway", l.Gateway.Namespace, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: string(r.Name)}):
+		return ref, "RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant allows it", kind, ns, r.Name)
+	}
+	if err := g.caObject(kind, ns, string(r.Name)).CAProblem(); err != nil {
+		return ref, "InvalidCACertificateRef", err.Error()
+	}
+	return CARef{Kind: kind, Namespace: ns, Name: string(r.Name)}, "", ""
 }
 
 // InsecureFrontend reports whether the Gateway lets some port accept
@@ -125,7 +140,7 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		path += ".allowedRoutes.kinds"
 	case UnservedTLS:
 		path += ".tls"
-		if _, ok, _, _ := g.FrontendCAs(l); !ok {
+		if refusedForCAs(l) {
 			src, path = l.Gateway.Src, "spec.tls.frontend"
 		}
 	}
@@ -138,6 +153,18 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 	}
 	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
 		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), why, l.Gateway.ControllerTitle())}
+}
+
+// refusedForCAs: the listener's verdict refuses it for its frontend
+// validation CAs (Accepted False, NoValidCACertificate), whichever rule
+// decided it.
+func refusedForCAs(l *Listener) bool {
+	for _, c := range l.Conditions {
+		if c.Type == "Accepted" && c.Status == metav1.ConditionFalse && c.Reason == "NoValidCACertificate" {
+			return true
+		}
+	}
+	return false
 }
 
 // caObject is the ConfigMap or Secret a CA reference names.

@@ -369,7 +369,13 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// Envoy Gateway applies these on a backendRef (a URLRewrite's
 	// hostname only) and refuses the backendRef for any other type
 	// (route_backends.go: backendRefFiltersProblem).
-	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier", "URLRewrite"}, BackendRefFiltersRefused: true}
+	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier", "URLRewrite"}, BackendRefFiltersRefused: true,
+	// Each HTTPS listener gets a filter chain and RouteConfiguration of
+	// its own (xds/translator/translator.go:
+	// processHTTPListenerXdsTranslation), where a ClientTrafficPolicy
+	// or BackendTrafficPolicy on the listener and one on the whole
+	// Gateway meet; HTTP listeners on a port share one.
+	GatewayMergeProtocols: []string{"HTTPS"}}
 
 // Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).

@@ -929,13 +929,13 @@ func envoyProxyRoutesToServices(m *model.Model) bool {
 }
 
 // policyRoutesToServices: a BackendTrafficPolicy sets routingType
-// Service. Its decoded spec answers: render and lint let the policies'
+// Service. Its decoded spec answers — render and lint let the policies'
 // trees go once they are decoded, and reading the field from the object
-// would parse its document again on every pass. A spec that did not
-// decode whole, or that spells the key in another case (which only the
-// decoded spec folds), is read from the object, as before.
+// would parse its document again on every pass —, also where another
+// field did not fit its type (the rest decodes) and where the key is
+// spelled in another case (read as Envoy Gateway reads it, decodeSpec).
 func policyRoutesToServices(p *policy.Policy) bool {
-	if d, ok := p.Data.(*data); ok && !d.decodeFailed && d.keys["routingType"] == "" {
+	if d, ok := p.Data.(*data); ok {
 		if s, ok := d.spec.(*egv1a1.BackendTrafficPolicySpec); ok {
 			return s.RoutingType != nil && *s.RoutingType == egv1a1.ServiceRoutingType
 		}

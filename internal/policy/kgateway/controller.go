@@ -25,7 +25,12 @@ var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", Rend
 	// On a backendRef kgateway applies the header modifiers (per
 	// weighted cluster) and logs any other Gateway API filter type as
 	// not supported there, leaving it out.
-	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier"}}
+	BackendRefFilters: []string{"RequestHeaderModifier", "ResponseHeaderModifier"},
+	// kgateway merges per Envoy resource it writes: an HTTPS listener has
+	// a RouteConfiguration of its own (xdsnames.go: httpsChainName), where
+	// the listener's policies and the whole Gateway's merge as one group;
+	// HTTP listeners on a port share one, the Gateway's.
+	GatewayMergeProtocols: []string{"HTTPS"}}
 
 // RouteSourceKey is the filter metadata naming the route object, rule and
 // match an Envoy route comes from (kgateway's enableRouteSourceMetadata),

@@ -128,7 +128,11 @@ var spec = func() policy.KindSpec {
 		TargetKinds:       []policy.TargetKind{policy.TargetGateway, policy.TargetListenerSet, policy.TargetHTTPRoute, policy.TargetGRPCRoute},
 		ExtensionRef:      true,
 		BackendRefFilter:  true,
-		BackendRefNote:    "kgateway applies a TrafficPolicy named from a backendRef to that backend only, with its per-filter settings (the weighted cluster's typed_per_filter_config), and drops its route settings",
+		// kgateway resolves a backendRef's ExtensionRef leniently: one to
+		// a TrafficPolicy that does not exist is skipped, with no status
+		// saying so (its backendRef filters' errors are left undefined).
+		SkipsUnresolvedBackendRef: true,
+		BackendRefNote:            "kgateway applies a TrafficPolicy named from a backendRef to that backend only, with its per-filter settings (the weighted cluster's typed_per_filter_config), and drops its route settings",
 		// kgateway's Attached condition counts a policy's merge origins
 		// (GetRefCount): listed under every merged field Attached, some
 		// Merged, none Overridden; a field the route rule's own value

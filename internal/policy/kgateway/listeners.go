@@ -59,7 +59,11 @@ func listenerConditions(g *topology.Graph, l *topology.Listener, busy map[gwv1.P
 			l.Unserved = topology.UnservedRouteKinds // nothing it could carry: kgateway drops it
 		}
 	}
-	accepted, programmedOK, refs = g.TLSConditions(l, accepted, programmedOK, refs)
+	// One unusable frontend CA refuses the listener: kgateway reports it
+	// NoValidCACertificate even when other CAs are usable (its
+	// frontendtlsconfig translator cases), and serves none of it, where
+	// the Gateway API refuses a listener only when no CA is usable.
+	accepted, programmedOK, refs = g.TLSConditions(l, accepted, programmedOK, refs, topology.AnyUnusableCARefuses)
 	programmed := topology.ProgrammedCondition(l, accepted, programmedOK, refs)
 	if l.Conflicted {
 		// rejectConflictedListener writes the conflict's reason on
