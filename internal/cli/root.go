@@ -48,10 +48,11 @@ type globalOptions struct {
 	MaxFileSize int64
 	// OutFollowSymlinks: --out FILE may write through a symlink at FILE.
 	OutFollowSymlinks bool
-	// CPUProfile and MemProfile are files a CPU profile of the run and a
-	// heap profile at its end are written to (hidden flags, for
-	// performance work: docs/performance.md).
-	CPUProfile, MemProfile string
+	// CPUProfile, MemProfile and Trace are files a CPU profile of the
+	// run, a heap profile at its end and an execution trace of the run
+	// are written to (hidden flags, for performance work:
+	// docs/performance.md).
+	CPUProfile, MemProfile, Trace string
 	// stopProfiles ends the CPU profile and writes the heap profile; nil
 	// when neither was asked for.
 	stopProfiles func() error
@@ -113,7 +114,9 @@ Kubernetes object in it; 4 internal error.`,
 	pf.Int64Var(&g.MaxFileSize, "max-file-size", 0, "largest input file (or stdin) read, in bytes (default 67108864, or config maxFileSize)")
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	pf.StringVar(&g.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof)")
+	pf.StringVar(&g.Trace, "trace", "", "write an execution trace of the run to this file (go tool trace)")
 	_ = pf.MarkHidden("cpuprofile")
+	_ = pf.MarkHidden("trace")
 	_ = pf.MarkHidden("memprofile")
 	_ = root.RegisterFlagCompletionFunc("assume-exist", fixedCompletions(model.AssumableKinds...))
 	_ = root.MarkPersistentFlagFilename("filename", "yaml", "yml", "json")
@@ -157,7 +160,7 @@ var completionExamples = map[string]string{
 }
 
 func (g *globalOptions) init(cmd *cobra.Command) error {
-	stop, err := startProfiles(g.CPUProfile, g.MemProfile)
+	stop, err := startProfiles(g.CPUProfile, g.MemProfile, g.Trace)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,8 @@
 // guardrails that apply and whether they hold (guardrail.Check, which
 // reads the same IR).
 //
-// explain is a view: it imports guardrail, merge, policy, topology, model and diag
-// (the stages before it), never a policy kind package, status, render,
-// lint, pipeline or cli. Its tests compile inputs through
-// internal/pipeline.
+// explain is a view: it imports guardrail, merge, attach, policy, topology,
+// model and diag (the stages before it), never a policy kind package,
+// status, render, lint, pipeline or cli. Its tests compile inputs through
+// internal/families.
 package explain

@@ -5,7 +5,7 @@
 // for the findings it makes (their LintRules; a kind's through the policy
 // registry). Codes are never reused.
 //
-// lint is a view: it imports guardrail, status, merge, attach, policy, topology,
-// model, schema, manifest, policyversion and diag, never render, explain or
-// pipeline; the CLI formats its report.
+// lint is a view: it imports guardrail, status, merge, attach, policy,
+// topology, model, schema, manifest, policyversion, parallel and diag,
+// never render, explain or pipeline; the CLI formats its report.
 package lint

@@ -42,14 +42,28 @@ func (o *Object) DecodeAll(v any) ([]UnknownField, []error) {
 // DecodeFieldAll is DecodeAll for one field (path as in Lookup): the
 // unknown keys and errors it reports have paths below it.
 func (o *Object) DecodeFieldAll(path string, v any) ([]UnknownField, []error) {
+	unknown, _, errs := o.decodeAll(path, v, false)
+	return unknown, errs
+}
+
+// DecodeFieldAllFolded is DecodeFieldAll reading keys as encoding/json
+// does: a key that names no field exactly sets the field whose name it
+// matches in any case (a controller that decodes its input with
+// encoding/json takes Name for name). folded are the keys read that way;
+// unknown are only those that match no field at all.
+func (o *Object) DecodeFieldAllFolded(path string, v any) (unknown, folded []UnknownField, errs []error) {
+	return o.decodeAll(path, v, true)
+}
+
+func (o *Object) decodeAll(path string, v any, fold bool) (unknown, folded []UnknownField, errs []error) {
 	d, err := o.newDecoder(path, v, true)
 	if err != nil {
-		return nil, []error{err}
+		return nil, nil, []error{err}
 	}
 	defer d.release()
-	d.collect = true
+	d.collect, d.fold = true, fold
 	d.errs = appendErr(d.errs, d.value(d.root, d.rv.Elem(), planFor(d.rv.Elem().Type())))
-	return d.unknowns, d.errs
+	return d.unknowns, d.folded, d.errs
 }
 
 func appendErr(errs []error, err error) []error {
@@ -61,7 +75,8 @@ func appendErr(errs []error, err error) []error {
 
 // A decoder goes from the YAML tree straight into Go values, reading them as
 // encoding/json would read the object's JSON form (see writeJSON), except
-// that keys match field names exactly, as in Kubernetes' decoder. Values
+// that keys match field names exactly, as in Kubernetes' decoder (unless
+// fold: DecodeFieldAllFolded). Values
 // only encoding/json knows how to decode are handed to it as JSON.
 //
 // It recurses along the tree without a depth guard: Parse has refused
@@ -75,6 +90,8 @@ type decoder struct {
 	unknowns []UnknownField
 	collect  bool    // whether to go on past values that do not fit
 	errs     []error // those values' errors, when collecting
+	fold     bool    // whether a key matches a field's name in any case
+	folded   []UnknownField
 	root     *yaml.Node
 	rv       reflect.Value
 	buf      bytes.Buffer // JSON for encoding/json, reused
@@ -252,6 +269,11 @@ func (d *decoder) object(n *yaml.Node, v reflect.Value, p *plan) error {
 func (d *decoder) field(k, n *yaml.Node, v reflect.Value, p *plan) error {
 	key := resolve(k).Value
 	f, ok := p.fields[key]
+	if !ok && d.fold {
+		if f, ok = p.foldedField(key); ok && d.strict {
+			d.folded = append(d.folded, UnknownField{Path: joinPath(d.path(), key), Pos: d.o.posOf(k), Known: p.keys()})
+		}
+	}
 	if !ok {
 		if d.strict {
 			d.unknowns = append(d.unknowns, UnknownField{Path: joinPath(d.path(), key), Pos: d.o.posOf(k), Known: p.keys()})
@@ -469,6 +491,18 @@ func (p *plan) keys() []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// foldedField is the field whose JSON key equals key in any case, as
+// encoding/json matches one that names none exactly; of several, the
+// first in key order.
+func (p *plan) foldedField(key string) (*fieldPlan, bool) {
+	for _, k := range p.keys() {
+		if strings.EqualFold(k, key) {
+			return p.fields[k], true
+		}
+	}
+	return nil, false
 }
 
 type fieldPlan struct {

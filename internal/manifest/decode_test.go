@@ -646,3 +646,71 @@ spec:
 		t.Errorf("the values that fit were not decoded: %+v", svc)
 	}
 }
+
+// TestDecodeFieldAllFolded: a key that names a field only in another case
+// sets it, as encoding/json reads it (the decoded value equals
+// encoding/json's from the field's JSON), is listed as folded at its
+// position, and is no unknown key; a key that matches nothing still is,
+// and a folded key's value that does not fit is an error at its position.
+func TestDecodeFieldAllFolded(t *testing.T) {
+	type ref struct {
+		Name string `json:"name"`
+		Port int32  `json:"port"`
+	}
+	type spec struct {
+		RateLimit *struct {
+			Type string `json:"type"`
+		} `json:"rateLimit"`
+		BackendRefs []ref `json:"backendRefs"`
+	}
+	src := "apiVersion: v1\nkind: X\nmetadata: {name: x}\nspec:\n  RateLimit: {TYPE: Global}\n  backendRefs:\n  - {Name: a, port: 80}\n  - {NAME: b, Port: 81, extra: 1}\n"
+	objs, err := Parse("x.yaml", []byte(src), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got spec
+	unknown, folded, errs := objs[0].DecodeFieldAllFolded("spec", &got)
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	raw, err := objs[0].FieldJSON("spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want spec
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decoded differs from encoding/json's reading (-json +folded):\n%s", diff)
+	}
+	var paths []string
+	for _, f := range folded {
+		paths = append(paths, f.Path+"@"+f.Pos.String())
+	}
+	wantFolded := []string{"spec.RateLimit@x.yaml:5:3", "spec.RateLimit.TYPE@x.yaml:5:15", "spec.backendRefs[0].Name@x.yaml:7:6",
+		"spec.backendRefs[1].NAME@x.yaml:8:6", "spec.backendRefs[1].Port@x.yaml:8:15"}
+	if diff := cmp.Diff(wantFolded, paths); diff != "" {
+		t.Errorf("folded keys (-want +got):\n%s", diff)
+	}
+	if len(unknown) != 1 || unknown[0].Path != "spec.backendRefs[1].extra" {
+		t.Errorf("unknown = %+v, want spec.backendRefs[1].extra only", unknown)
+	}
+	// Read exactly, the folded keys are unknown (RateLimit's own keys
+	// unvisited) and set nothing.
+	var exact spec
+	if unknown, errs := objs[0].DecodeFieldAll("spec", &exact); len(errs) != 0 || len(unknown) != 5 || exact.RateLimit != nil {
+		t.Errorf("exact reading: unknown %d, errors %v, rateLimit %v", len(unknown), errs, exact.RateLimit)
+	}
+
+	bad, err := Parse("y.yaml", []byte("apiVersion: v1\nkind: X\nmetadata: {name: y}\nspec:\n  backendRefs: [{PORT: eighty}]\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s spec
+	_, _, errs = bad[0].DecodeFieldAllFolded("spec", &s)
+	var pe *PosError
+	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Pos.String() != "y.yaml:5:24" || !strings.Contains(pe.Msg, "spec.backendRefs[0].PORT must be a number") {
+		t.Errorf("errors = %v, want one at y.yaml:5:24 naming spec.backendRefs[0].PORT", errs)
+	}
+}

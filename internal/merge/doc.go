@@ -13,6 +13,6 @@
 // and NotApplied hand the views that verdict with its reason.
 //
 // status, render, explain and lint only read this IR; none of them
-// recomputes precedence. merge imports attach, topology, policy and model,
-// never status or a view.
+// recomputes precedence. merge imports attach, topology, policy, model and
+// parallel, never status or a view.
 package merge

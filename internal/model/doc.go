@@ -4,6 +4,8 @@
 // indexes every object by group/kind/namespace/name and by label.
 //
 // Objects of kinds a policy package registers stay as manifest objects here;
-// the policy packages decode them. model imports manifest, diag and
-// parallel, and schema for the stage before it (its verdicts and rules).
+// the policy packages decode them. model imports manifest, diag,
+// parallel and secret (Secret and ConfigMap values, held so that no
+// message can print them), and schema for the stage before it (its
+// verdicts and rules).
 package model

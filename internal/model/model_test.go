@@ -439,10 +439,10 @@ binaryData:
 	// whose values print as [redacted].
 	for i, typ := 0, reflect.TypeFor[model.Opaque](); i < typ.NumField(); i++ {
 		switch f := typ.Field(i); f.Name {
-		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Src", "Assumed": // Assumed is a bool
-		case "values":
+		case "Kind", "Namespace", "Name", "Labels", "Immutable", "Keys", "Type", "Src", "Assumed": // Assumed is a bool
+		case "values", "data":
 			if f.Type != reflect.TypeFor[map[string]secret.Value]() {
-				t.Errorf("Opaque.values is %v, not a map of secret.Value", f.Type)
+				t.Errorf("Opaque.%s is %v, not a map of secret.Value", f.Name, f.Type)
 			}
 		default:
 			t.Errorf("Opaque has a field %s; check it cannot carry data", f.Name)

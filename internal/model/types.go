@@ -110,13 +110,33 @@ type Opaque struct {
 	// a ConfigMap's data and binaryData), each a name the API server
 	// accepts, sorted; never their values.
 	Keys []string
+	// Type is a Secret's type as written ("" when unset: the API server
+	// makes it Opaque); a ConfigMap has none.
+	Type string
 	Src  *manifest.Object
 	// Assumed: the input does not hold the object; config assumeExist
 	// says it exists in the cluster (immutable, with the keys asked for).
 	Assumed bool
 
 	values map[string]secret.Value
+	// data is a ConfigMap's data (not binaryData), decoded with the
+	// object, so that the CA bundles, CRLs and JWKS controllers read
+	// from ConfigMaps are not decoded again by each reader; held as
+	// values no message can print, as a Secret's are.
+	data map[string]secret.Value
 }
+
+// Data is the value of a ConfigMap's entry key in data (binaryData is
+// not looked at), and whether the ConfigMap has one there. A Secret
+// holds no Data.
+func (o *Opaque) Data(key string) (secret.Value, bool) {
+	v, ok := o.data[key]
+	return v, ok
+}
+
+// DataKeys are the names of a ConfigMap's data entries (not
+// binaryData), sorted.
+func (o *Opaque) DataKeys() []string { return slices.Sorted(maps.Keys(o.data)) }
 
 // Value is the value of a Secret's entry key — from stringData, which
 // wins as the API server merges it, else from data, base64-decoded — and
@@ -131,6 +151,7 @@ func (o *Opaque) Value(key string) (secret.Value, bool) {
 // maps of strings, as the API server requires.
 type secretObject struct {
 	metaOnly
+	Type       string                    `json:"type"`
 	Data       map[string]secret.Encoded `json:"data"`
 	StringData map[string]secret.Value   `json:"stringData"`
 }
@@ -140,8 +161,8 @@ type secretObject struct {
 // maps of strings).
 type configMapObject struct {
 	metaOnly
-	Data       map[string]string `json:"data"`
-	BinaryData map[string]string `json:"binaryData"`
+	Data       map[string]secret.Value `json:"data"`
+	BinaryData map[string]string       `json:"binaryData"`
 }
 
 func newSecret(o *manifest.Object, s *secretObject) *Opaque {
@@ -156,6 +177,7 @@ func newSecret(o *manifest.Object, s *secretObject) *Opaque {
 		op.values[k] = v
 	}
 	op.Keys = slices.Sorted(maps.Keys(op.values))
+	op.Type = s.Type
 	return op
 }
 
@@ -169,6 +191,7 @@ func newConfigMap(o *manifest.Object, c *configMapObject) *Opaque {
 		keys[k] = true
 	}
 	op.Keys = slices.Sorted(maps.Keys(keys))
+	op.data = c.Data
 	return op
 }
 
@@ -441,11 +464,8 @@ func (o *Opaque) CAProblem() error {
 		v, _ := o.Value("ca.crt")
 		err = secret.CheckCACertificates(v)
 	} else {
-		var data map[string]string
-		if o.Src == nil || o.Src.DecodeField("data", &data) != nil {
-			return nil // binaryData, or a shape the schema stage reports
-		}
-		err = secret.CertificatesPEM([]byte(data["ca.crt"]))
+		v, _ := o.Data("ca.crt") // binaryData is not read: one there holds no CA
+		err = secret.CheckCACertificates(v)
 	}
 	if err != nil {
 		return fmt.Errorf("invalid ca.crt in %s %s/%s: %w", o.Kind, o.Namespace, o.Name, err)

@@ -9,9 +9,13 @@ import (
 	"strings"
 	"sync"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
 // rules evaluates a CRD version's CEL rules as the API server's validator
@@ -21,15 +25,24 @@ import (
 // values get the same errors, relative to the node: a platform's routes
 // repeat their matches, filters and parentRefs, and evaluating CEL is most
 // of what validating costs.
+//
+// A node's rules are compiled when an object first has a value there,
+// not all at once when the version is: compiling is most of what a
+// CRD's validators cost to build (Envoy Gateway's kinds carry hundreds of
+// rules, 0.3 CPU s a run), and an input's objects reach few of its nodes.
 type rules struct {
 	root *celNode
 }
 
-// celNode is a node of the version's CEL validator tree, copied once (a
-// cel.Validator's Properties hold values: reading one copies it), with its
-// own rules and their memo made when first needed.
+// celNode is a node of the version's schema that has CEL rules at or
+// below it, laid out as the API server's validator tree is (the nodes
+// cel.NewValidator makes a validator for), with its own rules compiled
+// and their memo made when first needed.
 type celNode struct {
-	v          *cel.Validator
+	// schema is the node's schema (with its rules); compile builds the
+	// validator of the node's own rules alone.
+	schema     *structuralschema.Structural
+	compile    func() *cel.Validator
 	props      map[string]*celNode
 	propNames  []string // props' keys, sorted
 	additional *celNode
@@ -40,33 +53,150 @@ type celNode struct {
 	own  ownNode
 }
 
-func newRules(root *cel.Validator) *rules { return &rules{root: newCELNode(root)} }
-
-func newCELNode(v *cel.Validator) *celNode {
-	if v == nil {
+// newRules lays out the rules of s, the schema of a resource's root
+// (nil when it has none, as cel.NewValidator answers).
+func newRules(s *structuralschema.Structural) *rules {
+	if !hasRules(s) {
 		return nil
 	}
-	n := &celNode{v: v}
-	if len(v.Properties) > 0 {
-		n.props = make(map[string]*celNode, len(v.Properties))
-		for k := range v.Properties {
-			p := v.Properties[k]
-			n.props[k] = newCELNode(&p)
+	bare := s.DeepCopy()
+	stripRules(bare)
+	n := newCELNode(s, bare, true, model.SchemaDeclType(s, true))
+	if n == nil {
+		return nil
+	}
+	return &rules{root: n}
+}
+
+// hasRules is cel.NewValidator's test of whether a schema has rules: its
+// own or its descendants' (not an allOf's).
+func hasRules(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.XValidations) > 0 || hasRules(s.Items) {
+		return true
+	}
+	if s.AdditionalProperties != nil && hasRules(s.AdditionalProperties.Structural) {
+		return true
+	}
+	for k := range s.Properties {
+		p := s.Properties[k]
+		if hasRules(&p) {
+			return true
+		}
+	}
+	return false
+}
+
+// newCELNode lays out node s (bare: the same node of a copy of the schema
+// without rules anywhere; isRoot: the root of a resource, whose apiVersion,
+// kind and metadata rules may read; decl: its CEL type as the validator
+// tree derives it from its parent's), choosing its children as
+// cel.NewValidator does; nil when no rule is at or below it.
+func newCELNode(s, bare *structuralschema.Structural, isRoot bool, decl *apiservercel.DeclType) *celNode {
+	n := &celNode{schema: s}
+	if len(s.XValidations) > 0 {
+		n.compile = ownCompiler(bare, s.XValidations, isRoot)
+	}
+	var elem *apiservercel.DeclType
+	if decl != nil {
+		elem = decl.ElemType
+	}
+	if s.Items != nil {
+		n.items = newCELNode(s.Items, bare.Items, s.Items.XEmbeddedResource, elem)
+	}
+	for k := range s.Properties {
+		p, bp := s.Properties[k], bare.Properties[k]
+		var t *apiservercel.DeclType
+		if esc, ok := apiservercel.Escape(k); ok {
+			if decl == nil || decl.Fields[esc] == nil {
+				continue // a field of no known type: not validated by CEL
+			}
+			t = decl.Fields[esc].Type
+		} else if t = model.SchemaDeclType(&p, p.XEmbeddedResource); t == nil {
+			continue
+		}
+		if c := newCELNode(&p, &bp, p.XEmbeddedResource, t); c != nil {
+			if n.props == nil {
+				n.props = map[string]*celNode{}
+			}
+			n.props[k] = c
 			n.propNames = append(n.propNames, k)
 		}
-		slices.Sort(n.propNames)
 	}
-	n.additional = newCELNode(v.AdditionalProperties)
-	n.items = newCELNode(v.Items)
-	for _, a := range v.AllOfValidators {
-		n.allOf = append(n.allOf, newCELNode(a))
+	slices.Sort(n.propNames)
+	if a := s.AdditionalProperties; a != nil && a.Structural != nil {
+		n.additional = newCELNode(a.Structural, bare.AdditionalProperties.Structural, a.Structural.XEmbeddedResource, elem)
+	}
+	if s.ValueValidation != nil {
+		for _, a := range s.ValueValidation.AllOf {
+			if len(a.XValidations) > 0 {
+				// An allOf's rules are compiled against the node's schema.
+				n.allOf = append(n.allOf, &celNode{schema: s, compile: ownCompiler(bare, a.XValidations, isRoot)})
+			}
+		}
+	}
+	if n.compile == nil && n.items == nil && n.props == nil && n.additional == nil && n.allOf == nil {
+		return nil
 	}
 	return n
 }
 
-// ownNode is a node's own rules (the node with its children dropped:
-// validating with it runs them only), and what they read of its value
-// (nil: all of it).
+// ownCompiler compiles rules on a node alone: a copy of the bare node
+// given those rules, so that cel.NewValidator compiles them (against the
+// node's type, as in the whole tree) and nothing below, where the bare
+// schema has none.
+func ownCompiler(bare *structuralschema.Structural, rules apiextensionsv1.ValidationRules, isRoot bool) func() *cel.Validator {
+	return func() *cel.Validator {
+		alone := *bare
+		alone.XValidations = rules
+		return cel.NewValidator(&alone, isRoot, celconfig.PerCallLimit)
+	}
+}
+
+// stripRules removes every rule from s and below: its own, and those of
+// its allOf schemas.
+func stripRules(s *structuralschema.Structural) {
+	if s == nil {
+		return
+	}
+	s.XValidations = nil
+	if s.ValueValidation != nil {
+		for i := range s.ValueValidation.AllOf {
+			stripNested(&s.ValueValidation.AllOf[i])
+		}
+	}
+	stripRules(s.Items)
+	if s.AdditionalProperties != nil {
+		stripRules(s.AdditionalProperties.Structural)
+	}
+	for k, p := range s.Properties {
+		stripRules(&p)
+		s.Properties[k] = p
+	}
+}
+
+func stripNested(nv *structuralschema.NestedValueValidation) {
+	if nv == nil {
+		return
+	}
+	nv.XValidations = nil
+	for i := range nv.ValueValidation.AllOf {
+		stripNested(&nv.ValueValidation.AllOf[i])
+	}
+	stripNested(nv.Items)
+	if nv.AdditionalProperties != nil {
+		stripNested(nv.AdditionalProperties)
+	}
+	for k, p := range nv.Properties {
+		stripNested(&p)
+		nv.Properties[k] = p
+	}
+}
+
+// ownNode is a node's own rules (nil v: none), and what they read of its
+// value (nil: all of it).
 type ownNode struct {
 	v    *cel.Validator
 	proj *projection
@@ -80,15 +210,17 @@ type memo struct {
 	m  map[string]field.ErrorList
 }
 
-// ownRules is n's own rules; project: read what they read of the value
-// (not for an allOf validator, whose schema is its parent's).
+// ownRules is n's own rules, compiled on first use; project: read what
+// they read of the value (not for an allOf's, whose schema is its
+// parent's).
 func (n *celNode) ownRules(project bool) *ownNode {
 	n.once.Do(func() {
-		c := *n.v
-		c.Items, c.Properties, c.AdditionalProperties, c.AllOfValidators = nil, nil, nil, nil
-		n.own = ownNode{v: &c, memo: &memo{m: map[string]field.ErrorList{}}}
+		n.own = ownNode{memo: &memo{m: map[string]field.ErrorList{}}}
+		if n.compile != nil {
+			n.own.v = n.compile()
+		}
 		if project {
-			n.own.proj = projectionOf(n.v.Schema)
+			n.own.proj = projectionOf(n.schema)
 		}
 	})
 	return &n.own
@@ -113,8 +245,8 @@ func (w *walker) walk(n *celNode, obj any, root bool) {
 	if n == nil || obj == nil {
 		return
 	}
-	noMemo := root || n.v.Schema == nil
-	if noMemo || len(n.v.Schema.XValidations) > 0 {
+	noMemo := root || n.schema == nil
+	if noMemo || len(n.schema.XValidations) > 0 {
 		w.own1(n.ownRules(true), obj, noMemo)
 	}
 	for _, a := range n.allOf {
@@ -166,6 +298,9 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // own1 runs a node's own rules on obj at the walk's path, from the memo
 // when the value was seen before.
 func (w *walker) own1(own *ownNode, obj any, noMemo bool) {
+	if own.v == nil {
+		return // no rules of its own
+	}
 	if noMemo {
 		errs, _ := own.v.Validate(w.ctx, toPath(w.path), nil, obj, nil, celconfig.RuntimeCELCostBudget)
 		w.errs = append(w.errs, errs...)

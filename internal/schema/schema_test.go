@@ -16,7 +16,9 @@ import (
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -55,11 +57,13 @@ func TestDependencyIndex(t *testing.T) {
 const egCELCases = "../../../shared/conformance/envoygateway-cel/cases"
 
 // TestRulesAgreeWithTheLibrary: the CEL rules evaluated node by node with
-// the memo (rules.validate) give exactly the errors the API server's
-// validator gives in one call, on every Envoy Gateway CRD validation
-// case, each validated twice (the second from the memo); the memo is
-// shared across the cases, whose values differ in the fields the rules
-// read, so a key that told too little apart would show here.
+// the memo (rules.validate), each node's compiled when first reached,
+// give exactly the errors the API server's validator (every rule
+// compiled at once, cel.NewValidator) gives in one call, on every Envoy
+// Gateway CRD validation case, each validated twice (the second from the
+// memo); the memo is shared across the cases, whose values differ in the
+// fields the rules read, so a key that told too little apart would show
+// here.
 func TestRulesAgreeWithTheLibrary(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(egCELCases, "*", "input.yaml"))
 	if len(dirs) == 0 {
@@ -67,6 +71,7 @@ func TestRulesAgreeWithTheLibrary(t *testing.T) {
 	}
 	cat := NewCatalog(true)
 	compared := 0
+	library := map[*version]*cel.Validator{}
 	for _, file := range dirs {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -85,13 +90,16 @@ func TestRulesAgreeWithTheLibrary(t *testing.T) {
 		if v.compile() != nil || v.rules == nil {
 			continue
 		}
+		if library[v] == nil {
+			library[v] = cel.NewValidator(v.structural, true, celconfig.PerCallLimit)
+		}
 		for round := 0; round < 2; round++ {
 			u, err := o.Unstructured()
 			if err != nil {
 				t.Fatal(err)
 			}
 			structuraldefaulting.Default(u, v.structural)
-			lib, _ := v.rules.root.v.Validate(context.Background(), nil, v.structural, u, nil, celconfig.RuntimeCELCostBudget)
+			lib, _ := library[v].Validate(context.Background(), nil, v.structural, u, nil, celconfig.RuntimeCELCostBudget)
 			ours := v.rules.validate(context.Background(), u)
 			if a, b := errorStrings(lib), errorStrings(ours); !slices.Equal(a, b) {
 				t.Errorf("%s (round %d):\n library: %q\n memo:    %q", file, round, a, b)
@@ -200,4 +208,60 @@ func structuralOf(t *testing.T, src string) *structuralschema.Structural {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestRulesAgreeOnTheCorpus: the same as TestRulesAgreeWithTheLibrary on
+// every object of every corpus (defaulted as the stage defaults them) and
+// on values made from the first object of each CRD version by changing
+// one node at a time (up to 40 objects and 200 changes per version; those
+// the stage would run the rules on: of the types the schema gives), so that rules fail and nodes are reached first by
+// a failing value; compiling a node's rules alone must give the errors
+// the whole tree's compile gives.
+func TestRulesAgreeOnTheCorpus(t *testing.T) {
+	library := map[*version]*cel.Validator{}
+	values, failing := 0, 0
+	compare := func(v *version, name string, u any) {
+		if v.rules == nil {
+			return
+		}
+		if library[v] == nil {
+			library[v] = cel.NewValidator(v.structural, true, celconfig.PerCallLimit)
+		}
+		m, ok := u.(map[string]any)
+		if !ok || blocking(apiservervalidation.ValidateCustomResource(nil, m, v.schema)) {
+			return // the stage runs no rule on a value of the wrong types
+		}
+		values++
+		lib, _ := library[v].Validate(context.Background(), nil, v.structural, m, nil, celconfig.RuntimeCELCostBudget)
+		ours := v.rules.validate(context.Background(), m)
+		if a, b := errorStrings(lib), errorStrings(ours); !slices.Equal(a, b) {
+			t.Errorf("%s:\n library: %q\n ours:    %q", name, a, b)
+		}
+		if len(lib) > 0 {
+			failing++
+		}
+	}
+	// Bounded per CRD version: the library's validator runs every rule
+	// on every value, with no memo.
+	seen, mutated := map[*version]int{}, map[*version]bool{}
+	for _, c := range fastCases(t) {
+		if c.v.rules == nil || seen[c.v] >= 40 {
+			continue
+		}
+		seen[c.v]++
+		compare(c.v, c.name, c.u)
+		if mutated[c.v] {
+			continue
+		}
+		mutated[c.v] = true
+		ms := mutations(c.u)
+		step := max(1, len(ms)/200)
+		for i := 0; i < len(ms); i += step {
+			compare(c.v, c.name+", "+ms[i].what, ms[i].u)
+		}
+	}
+	t.Logf("%d values of %d CRD versions with rules, %d of them failing a rule", values, len(seen), failing)
+	if failing == 0 {
+		t.Error("no value failed a rule: the comparison shows nothing")
+	}
 }

@@ -1,9 +1,9 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -19,7 +19,7 @@ import (
 // destinationTLSProblem is what applyBackendTLSSetting finds wrong with
 // backend k's port (Envoy Gateway's error, "" when none). spec is the
 // Backend's when k is one (nil otherwise, or when it does not decode).
-func destinationTLSProblem(env *policy.Env, k model.Key, port int32, spec *backendSpec) string {
+func destinationTLSProblem(env *policy.Env, k model.Key, port int32, spec *egv1a1.BackendSpec) string {
 	if spec != nil && spec.TLS != nil {
 		if msg := backendOwnTLSProblem(env, k, spec); msg != "" {
 			return msg
@@ -40,26 +40,21 @@ func destinationTLSProblem(env *policy.Env, k model.Key, port int32, spec *backe
 // processClientTLSSettings for a Backend: its own CA certificates, unless
 // it skips verification or trusts the system's; then its client
 // certificate Secret (the namespace rule is the Backend's validation's).
-func backendOwnTLSProblem(env *policy.Env, k model.Key, spec *backendSpec) string {
+func backendOwnTLSProblem(env *policy.Env, k model.Key, spec *egv1a1.BackendSpec) string {
 	tls := spec.TLS
 	skip := tls.InsecureSkipVerify != nil && *tls.InsecureSkipVerify
 	system := tls.WellKnownCACertificates != nil && *tls.WellKnownCACertificates == "System"
 	if !skip && !system && len(tls.CACertificateRefs) > 0 {
 		var refs []model.Key
-		for _, raw := range tls.CACertificateRefs {
-			var ref struct{ Group, Kind, Name string }
-			// One of the Backend's refs, read as the Backend's own spec is
-			// (backendSpec keeps them raw).
-			if json.Unmarshal(raw, &ref) == nil {
-				refs = append(refs, model.Key{Group: ref.Group, Kind: ref.Kind, Namespace: k.Namespace, Name: ref.Name})
-			}
+		for _, ref := range tls.CACertificateRefs {
+			refs = append(refs, model.Key{Group: string(ref.Group), Kind: string(ref.Kind), Namespace: k.Namespace, Name: string(ref.Name)})
 		}
 		if msg := caCertsProblem(env, refs); msg != "" {
 			return msg
 		}
 	}
-	if ref := tls.ClientCertificateRef; ref != nil && (ref.Namespace == nil || *ref.Namespace == "" || *ref.Namespace == k.Namespace) {
-		return clientCertificateProblem(env, k, ref.Name)
+	if ref := clientCertificateRef(tls); ref != nil && (ref.Namespace == nil || *ref.Namespace == "" || string(*ref.Namespace) == k.Namespace) {
+		return clientCertificateProblem(env, k, string(ref.Name))
 	}
 	return ""
 }
@@ -199,20 +194,14 @@ func configMapCALen(cm *model.Opaque) (int, bool) {
 	if cm.Assumed || cm.Src == nil {
 		return 1, true
 	}
-	var data map[string]string
-	// A ConfigMap's data, not a policy spec: no typed value holds it.
-	if raw, err := cm.Src.FieldJSON("data"); err == nil && json.Unmarshal(raw, &data) != nil {
-		return 0, false
-	}
 	for _, k := range caKeys {
-		if v, ok := data[k]; ok {
-			return len(v), true
+		if v, ok := cm.Data(k); ok {
+			return v.Len(), true
 		}
 	}
-	if len(data) == 1 {
-		for _, v := range data {
-			return len(v), true
-		}
+	if keys := cm.DataKeys(); len(keys) == 1 {
+		v, _ := cm.Data(keys[0])
+		return v.Len(), true
 	}
 	return 0, false
 }

@@ -3,9 +3,7 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -339,7 +337,7 @@ func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref objectRef,
 	}
 	keys := o.Keys
 	if kind == "ConfigMap" && !o.Assumed {
-		keys = slices.Sorted(maps.Keys(configMapData(o))) // Envoy Gateway reads data, never binaryData
+		keys = o.DataKeys() // Envoy Gateway reads data, never binaryData
 	}
 	if !o.Assumed && !slices.Contains(keys, key) && len(keys) != 1 {
 		return fmt.Sprintf("ref %s [%s] has none of the expected keys [%s] and more than one entry", strings.ToLower(kind), name, key)
@@ -378,33 +376,14 @@ func (v valueChecks) refData(m *model.Model, ref objectRef, key string) (secret.
 		if cm == nil || cm.Assumed {
 			return secret.Value{}, false
 		}
-		data := configMapData(cm)
-		if val, ok := data[key]; ok {
-			return secret.NewValue([]byte(val)), true
+		if val, ok := cm.Data(key); ok {
+			return val, true
 		}
-		if len(data) == 1 {
-			for _, val := range data {
-				return secret.NewValue([]byte(val)), true
-			}
+		if keys := cm.DataKeys(); len(keys) == 1 {
+			return cm.Data(keys[0])
 		}
 	}
 	return secret.Value{}, false
-}
-
-// configMapData is a ConfigMap's data entries as written (not
-// binaryData: Envoy Gateway reads a CA bundle or a CRL from data only).
-// The model keeps no ConfigMap content; it is read from the object.
-func configMapData(o *model.Opaque) map[string]string {
-	if o.Src == nil {
-		return nil
-	}
-	raw, err := o.Src.FieldJSON("data")
-	var data map[string]string
-	// A ConfigMap's data, not a policy spec: no typed value holds it.
-	if err != nil || json.Unmarshal(raw, &data) != nil {
-		return nil
-	}
-	return data
 }
 
 // deprecatedClientTraffic reports the deprecated ClientTrafficPolicy

@@ -1,4 +1,7 @@
-// Package envoygateway is the policy kinds of Envoy Gateway
+// Package envoygateway is the Envoy Gateway controller family (Family,
+// kind.go): its controller and render target, its deployment settings
+// (settings.go), its own validation of the routes and listeners of its
+// Gateways (route*.go, listener.go), and its policy kinds
 // (gateway.envoyproxy.io/v1alpha1): BackendTrafficPolicy, SecurityPolicy,
 // ClientTrafficPolicy and EnvoyExtensionPolicy, a file each, sharing how
 // they are decoded (kind.go, typed.go: each spec once, into Envoy
@@ -25,6 +28,7 @@
 // unsupported (GWP404) and fails closed.
 //
 // Like every kind package it sits in the policy stage: it imports diag,
-// manifest, model, topology and policy, and Envoy Gateway's API types;
+// manifest, model, secret, topology and policy, and Envoy Gateway's API
+// types;
 // its render files also import go-control-plane.
 package envoygateway

@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -432,16 +431,10 @@ func sdsReference(s *model.Opaque) error {
 
 // secretType is a Secret's type as written, Opaque when unset.
 func secretType(s *model.Opaque) string {
-	if s.Src == nil {
+	if s.Type == "" {
 		return "Opaque"
 	}
-	raw, err := s.Src.FieldJSON("type")
-	var typ string
-	// A Secret's type, not a policy spec: no typed value holds it.
-	if err != nil || json.Unmarshal(raw, &typ) != nil || typ == "" {
-		return "Opaque"
-	}
-	return typ
+	return s.Type
 }
 
 // invalidCondition is validate.go's hasInvalidCondition.

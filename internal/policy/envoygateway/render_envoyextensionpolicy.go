@@ -178,7 +178,7 @@ func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]pol
 		if env != nil {
 			m = env.Model
 		}
-		if slices.ContainsFunc(refs, func(r backendRef) bool { return backendAddressType(m, who.namespace, r) == "FQDN" }) {
+		if slices.ContainsFunc(refs, func(r backendRef) bool { return backendAddressType(env, m, who.namespace, r) == "FQDN" }) {
 			// Envoy Gateway reaches hostnames through a DNS cluster of
 			// the entry, not rendered yet.
 			return []policy.Fragment{{Capability: "envoygateway.EnvoyExtensionPolicy.extProc.backendRefs.fqdn"}}, nil

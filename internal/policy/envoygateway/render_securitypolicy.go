@@ -558,12 +558,8 @@ func backendFQDN(k model.Key, m *model.Model) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	o, ok := m.Object(k)
-	if !ok {
-		return "", false
-	}
-	spec, ok := backendEndpointsOf(o)
-	if !ok {
+	spec, _ := readBackend(nil, m, k.Namespace, k.Name)
+	if spec == nil {
 		return "", false
 	}
 	for _, ep := range spec.Endpoints {

@@ -1,16 +1,17 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"net/netip"
 	"strconv"
 	"strings"
 
+	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // portProtocol is the protocol a route's backend port must carry in Envoy
@@ -126,59 +127,53 @@ func (rv *routeValidation) backendRefFiltersProblem(rule *model.Rule, j int) *ro
 	return nil
 }
 
-// backendSpec is the part of an Envoy Gateway Backend's spec the route
-// validation reads (api/v1alpha1/backend_types.go).
-type backendSpec struct {
-	Type      *string `json:"type"`
-	Endpoints []struct {
-		Hostname *string `json:"hostname"`
-		FQDN     *struct {
-			Hostname string `json:"hostname"`
-			Port     int32  `json:"port"`
-		} `json:"fqdn"`
-		IP *struct {
-			Address string `json:"address"`
-			Port    int32  `json:"port"`
-		} `json:"ip"`
-		Unix *struct {
-			Path string `json:"path"`
-		} `json:"unix"`
-	} `json:"endpoints"`
-	TLS *struct {
-		InsecureSkipVerify      *bool             `json:"insecureSkipVerify"`
-		WellKnownCACertificates *string           `json:"wellKnownCACertificates"`
-		CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
-		ClientCertificateRef    *struct {
-			Namespace *string `json:"namespace"`
-			Name      string  `json:"name"`
-		} `json:"clientCertificateRef"`
-	} `json:"tls"`
-}
-
 // isDynamicResolver: a Backend of type DynamicResolver forwards to the
 // host each request names.
-func (s *backendSpec) isDynamicResolver() bool {
-	return s.Type != nil && *s.Type == "DynamicResolver"
+func isDynamicResolver(s *egv1a1.BackendSpec) bool {
+	return s.Type != nil && *s.Type == egv1a1.BackendTypeDynamicResolver
 }
 
 // backendOf reads the Backend ns/name; ok is false when the input does
 // not hold it, spec nil when its spec does not decode.
-func (rv *routeValidation) backendOf(ns, name string) (spec *backendSpec, ok bool) {
-	return readBackend(rv.m, ns, name)
+func (rv *routeValidation) backendOf(ns, name string) (spec *egv1a1.BackendSpec, ok bool) {
+	return readBackend(rv.env, rv.m, ns, name)
 }
 
+// clientCertificateRef is a Backend's TLS client certificate, nil when
+// it names none (the field is in an embedded struct that may be unset).
+func clientCertificateRef(tls *egv1a1.BackendTLSSettings) *gwv1.SecretObjectReference {
+	if tls.BackendTLSConfig == nil {
+		return nil
+	}
+	return tls.ClientCertificateRef
+}
+
+// backendKey is the Env.Memo key of a Backend's decoded spec.
+type backendKey struct{ namespace, name string }
+
 // readBackend reads the Backend ns/name of m; ok is false when the input
-// does not hold it, spec nil when its spec does not decode.
-func readBackend(m *model.Model, ns, name string) (spec *backendSpec, ok bool) {
+// does not hold it, spec nil when its spec does not decode. Its spec is
+// decoded once per pass (env.Memo; every backendRef of every route to it
+// asks again), or per call without an Env.
+func readBackend(env *policy.Env, m *model.Model, ns, name string) (spec *egv1a1.BackendSpec, ok bool) {
 	o, ok := m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: name})
 	if !ok {
 		return nil, false
 	}
-	var s backendSpec
-	if o.DecodeField("spec", &s) != nil {
-		return nil, true
+	if env == nil {
+		return decodeBackend(o), true
 	}
-	return &s, true
+	return env.Memo(backendKey{ns, name}, func() any { return decodeBackend(o) }).(*egv1a1.BackendSpec), true
+}
+
+// decodeBackend is a Backend object's spec, nil when it does not decode
+// (the object's own findings say why).
+func decodeBackend(o *manifest.Object) *egv1a1.BackendSpec {
+	var s egv1a1.BackendSpec
+	if o.DecodeField("spec", &s) != nil {
+		return nil
+	}
+	return &s
 }
 
 // backendObjectProblem follows Envoy Gateway's validateBackendRefBackend:
@@ -196,7 +191,7 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	case spec == nil:
 		return nil // the Backend's own findings say why
 	}
-	if spec.isDynamicResolver() && len(spec.Endpoints) > 0 {
+	if isDynamicResolver(spec) && len(spec.Endpoints) > 0 {
 		return unresolved("InvalidBackendRef", "", "DynamicResolver type cannot have endpoints specified.")
 	}
 	if p := rv.backendTLSProblem(ns, name, spec); p != nil {
@@ -237,7 +232,7 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 // IP and Unix endpoints together make a static cluster and are served.
 func (rv *routeValidation) backendAddressTypeProblem(ns, name string) *routeProblem {
 	spec, _ := rv.backendOf(ns, name)
-	if spec == nil || spec.isDynamicResolver() {
+	if spec == nil || isDynamicResolver(spec) {
 		return nil
 	}
 	fqdn, other := false, false
@@ -259,7 +254,7 @@ func (rv *routeValidation) backendAddressTypeProblem(ns, name string) *routeProb
 // port (backendtls.go): a problem refuses the backendRef
 // (InvalidBackendTLS). spec is the Backend's, nil for a Service or
 // ServiceImport.
-func (rv *routeValidation) destinationTLSProblem(k model.Key, port *gwv1.PortNumber, spec *backendSpec) *routeProblem {
+func (rv *routeValidation) destinationTLSProblem(k model.Key, port *gwv1.PortNumber, spec *egv1a1.BackendSpec) *routeProblem {
 	var n int32
 	if port != nil {
 		n = int32(*port)
@@ -296,9 +291,59 @@ type backendTLSPolicyTargets struct {
 		SectionName *string `json:"sectionName"`
 	} `json:"targetRefs"`
 	Validation struct {
-		WellKnownCACertificates *string           `json:"wellKnownCACertificates"`
-		CACertificateRefs       []json.RawMessage `json:"caCertificateRefs"`
+		WellKnownCACertificates *string                     `json:"wellKnownCACertificates"`
+		CACertificateRefs       []gwv1.LocalObjectReference `json:"caCertificateRefs"`
 	} `json:"validation"`
+}
+
+// backendTLSCover is, for a Backend name, what the BackendTLSPolicies
+// naming a Backend of that name give it: some policy on the whole Backend
+// with a CA, and the ports (sectionName) some policy names.
+type backendTLSCover struct {
+	whole bool
+	ports map[string]bool
+}
+
+// tlsCoverKey is the Env.Memo key of a pass's backendTLSCover index.
+type tlsCoverKey struct{ set *policy.Set }
+
+// backendTLSCovers indexes, once per pass, the BackendTLSPolicies of set
+// that target Envoy Gateway Backends by the Backends' names (each route
+// to a Backend asks; each policy's spec is read once).
+func backendTLSCovers(env *policy.Env, set *policy.Set) map[string]*backendTLSCover {
+	return env.Memo(tlsCoverKey{set}, func() any {
+		out := map[string]*backendTLSCover{}
+		for _, p := range set.Policies {
+			if p.Obj.Group != model.GatewayGroup || p.Obj.Kind != "BackendTLSPolicy" {
+				continue
+			}
+			var s backendTLSPolicyTargets
+			// The Gateway API kind's spec, which its own kind package decodes
+			// into data of its own: this family reads the targets it matches
+			// its own way (by name, any namespace).
+			if p.Obj.DecodeField("spec", &s) != nil {
+				continue
+			}
+			hasCA := s.Validation.WellKnownCACertificates != nil || len(s.Validation.CACertificateRefs) > 0
+			for _, t := range s.TargetRefs {
+				if t.Group != Group || t.Kind != backend.Kind {
+					continue
+				}
+				c := out[t.Name]
+				if c == nil {
+					c = &backendTLSCover{ports: map[string]bool{}}
+					out[t.Name] = c
+				}
+				switch {
+				case t.SectionName == nil:
+					c.whole = c.whole || hasCA
+				default:
+					c.ports[*t.SectionName] = true
+				}
+			}
+		}
+		return out
+	}).(map[string]*backendTLSCover)
 }
 
 // backendTLSProblem is backend.go's validateBackendTLSSettings. A Backend
@@ -308,7 +353,7 @@ type backendTLSPolicyTargets struct {
 // policies' targets by the Backend's name only, in any namespace, and
 // does not ask a per-port policy for a CA; gwpol does the same. The client
 // certificate must be in the Backend's namespace.
-func (rv *routeValidation) backendTLSProblem(ns, name string, spec *backendSpec) *routeProblem {
+func (rv *routeValidation) backendTLSProblem(ns, name string, spec *egv1a1.BackendSpec) *routeProblem {
 	tls := spec.TLS
 	if tls == nil {
 		return nil
@@ -318,7 +363,7 @@ func (rv *routeValidation) backendTLSProblem(ns, name string, spec *backendSpec)
 			return unresolved("InvalidBackendRef", "", "must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false.")
 		}
 	}
-	if ref := tls.ClientCertificateRef; ref != nil && ref.Namespace != nil && *ref.Namespace != "" && *ref.Namespace != ns {
+	if ref := clientCertificateRef(tls); ref != nil && ref.Namespace != nil && *ref.Namespace != "" && string(*ref.Namespace) != ns {
 		return unresolved("InvalidBackendRef", "", "clientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: %s does not match Backend namespace: %s.", *ref.Namespace, ns)
 	}
 	return nil
@@ -327,48 +372,31 @@ func (rv *routeValidation) backendTLSProblem(ns, name string, spec *backendSpec)
 // backendTLSPoliciesCover: some BackendTLSPolicy on the whole Backend has
 // a CA, or every port of its FQDN and IP endpoints has a policy naming
 // it as sectionName (a Backend with no such port is not covered).
-func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *backendSpec) bool {
-	ports := map[string]bool{}
-	for _, ep := range spec.Endpoints {
-		switch {
-		case ep.FQDN != nil:
-			ports[strconv.Itoa(int(ep.FQDN.Port))] = false
-		case ep.IP != nil:
-			ports[strconv.Itoa(int(ep.IP.Port))] = false
-		}
-	}
-	for _, p := range rv.set.Policies {
-		if p.Obj.Group != model.GatewayGroup || p.Obj.Kind != "BackendTLSPolicy" {
-			continue
-		}
-		var s backendTLSPolicyTargets
-		if p.Obj.DecodeField("spec", &s) != nil {
-			continue
-		}
-		for _, t := range s.TargetRefs {
-			if t.Group != Group || t.Kind != backend.Kind || t.Name != name {
-				continue
-			}
-			if t.SectionName == nil {
-				if s.Validation.WellKnownCACertificates != nil || len(s.Validation.CACertificateRefs) > 0 {
-					return true
-				}
-				continue
-			}
-			if _, ok := ports[*t.SectionName]; ok {
-				ports[*t.SectionName] = true
-			}
-		}
-	}
-	if len(ports) == 0 {
+func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *egv1a1.BackendSpec) bool {
+	c := backendTLSCovers(rv.env, rv.set)[name]
+	if c == nil {
 		return false
 	}
-	for _, covered := range ports {
-		if !covered {
+	if c.whole {
+		return true
+	}
+	ports := 0
+	for _, ep := range spec.Endpoints {
+		var port int32
+		switch {
+		case ep.FQDN != nil:
+			port = ep.FQDN.Port
+		case ep.IP != nil:
+			port = ep.IP.Port
+		default:
+			continue
+		}
+		if !c.ports[strconv.Itoa(int(port))] {
 			return false
 		}
+		ports++
 	}
-	return true
+	return ports > 0
 }
 
 // dynamicResolverProblem: a rule forwarding to a DynamicResolver Backend
@@ -391,7 +419,7 @@ func (rv *routeValidation) dynamicResolverProblem(rule *model.Rule, st *filterSt
 		if b.Namespace != nil && *b.Namespace != "" {
 			ns = string(*b.Namespace)
 		}
-		if spec, _ := rv.backendOf(ns, string(b.Name)); spec != nil && spec.isDynamicResolver() && b.Weight != 0 {
+		if spec, _ := rv.backendOf(ns, string(b.Name)); spec != nil && isDynamicResolver(spec) && b.Weight != 0 {
 			dynamic = true
 		}
 	}

@@ -101,51 +101,24 @@ func jsonFieldIndexes(t reflect.Type) map[string][]int {
 // them, validating strictly), so they never reach Envoy Gateway. The
 // spec's own keys are Decode's to judge (unknownFields).
 //
-// folded says the spec was read that way, case-folding its keys
-// (encoding/json's reading, which Envoy Gateway's is): then a key such as
+// Keys are read as encoding/json reads them, which is Envoy Gateway's
+// translator's reading (its own test cases rely on it): a key that differs
+// from a field's name only in case (backendRefs: [{Name: …}]) sets that
+// field. folded says some key was read that way: then a key such as
 // spec.RateLimit stands for its field (holdValues).
 func (k *Kind) decodeSpec(p *policy.Policy) (spec reflect.Value, errs []diag.Diagnostic, nested []manifest.UnknownField, folded bool) {
 	spec = reflect.New(specTypes[k.name])
-	unknown, decodeErrs := p.Obj.DecodeFieldAll("spec", spec.Interface())
+	unknown, foldedKeys, decodeErrs := p.Obj.DecodeFieldAllFolded("spec", spec.Interface())
 	for _, err := range decodeErrs {
 		errs = append(errs, specError(p, err))
 	}
 	nested = unknown[:0]
-	anyFolded := false
 	for _, u := range unknown {
-		if caseFolded(u) {
-			anyFolded = true
-			continue
-		}
 		if topField(u.Path) != u.Path {
 			nested = append(nested, u)
 		}
 	}
-	if anyFolded && len(decodeErrs) == 0 {
-		// A key that differs from a field's name only in case
-		// (backendRefs: [{Name: …}]): Envoy Gateway's translator reads
-		// its input as encoding/json does, which takes such a key for
-		// the field, and its own test cases rely on it. Read the spec
-		// the same way.
-		if raw, err := p.Obj.FieldJSON("spec"); err == nil {
-			again := reflect.New(specTypes[k.name])
-			// The one decode of the spec in encoding/json's case-folding reading (above).
-			if json.Unmarshal(raw, again.Interface()) == nil {
-				spec, folded = again, true
-			}
-		}
-	}
-	return spec.Elem(), errs, nested, folded
-}
-
-// caseFolded reports whether an unknown key differs from a key its type
-// knows only in case.
-func caseFolded(u manifest.UnknownField) bool {
-	key := u.Path
-	if i := strings.LastIndexAny(key, ".]"); i >= 0 {
-		key = key[i+1:]
-	}
-	return slices.ContainsFunc(u.Known, func(k string) bool { return k != key && strings.EqualFold(k, key) })
+	return spec.Elem(), errs, nested, len(foldedKeys) > 0
 }
 
 // specError is a decoding error as the policy's finding: at the value

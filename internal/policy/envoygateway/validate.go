@@ -6,7 +6,6 @@ import (
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/diag"
-	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -21,18 +20,6 @@ type backendRef struct {
 	// unweighted: weight 0, a backend Envoy Gateway checks but builds no
 	// destination for.
 	unweighted bool
-}
-
-// backendEndpointsOf is what of a Backend's spec the checks read, in
-// Envoy Gateway's type: its endpoints.
-func backendEndpointsOf(o *manifest.Object) (*egv1a1.BackendSpec, bool) {
-	var spec struct {
-		Endpoints []egv1a1.BackendEndpoint `json:"endpoints"`
-	}
-	if o.DecodeField("spec", &spec) != nil {
-		return nil, false
-	}
-	return &egv1a1.BackendSpec{Endpoints: spec.Endpoints}, true
 }
 
 // serviceImport is the multi-cluster Service a backendRef may name.
@@ -140,24 +127,20 @@ func (v refValidator) backends(feature, path string, refs []backendRef) {
 // endpoints — "FQDN", "IP", or "Mixed" when they differ. One extension's
 // destinations must share one type (one Envoy cluster type).
 func (v refValidator) addressType(r backendRef) string {
-	return backendAddressType(v.m, v.p.Obj.Namespace, r)
+	return backendAddressType(v.env, v.m, v.p.Obj.Namespace, r)
 }
 
 // backendAddressType is refValidator.addressType for a reference made
-// from namespace ns.
-func backendAddressType(m *model.Model, ns string, r backendRef) string {
+// from namespace ns (env: the pass, nil outside one).
+func backendAddressType(env *policy.Env, m *model.Model, ns string, r backendRef) string {
 	if r.Kind != backend.Kind || m == nil {
 		return "IP"
 	}
 	if r.Namespace != nil && *r.Namespace != "" {
 		ns = *r.Namespace
 	}
-	o, ok := m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
-	if !ok {
-		return "IP"
-	}
-	spec, ok := backendEndpointsOf(o)
-	if !ok {
+	spec, _ := readBackend(env, m, ns, r.Name)
+	if spec == nil {
 		return "IP"
 	}
 	seen := ""
@@ -246,11 +229,7 @@ func (v refValidator) destination(r backendRef) string {
 			return "mixed endpointslice address type for the same backendRef is not supported."
 		}
 	case backend:
-		o, ok := v.m.Object(model.Key{Group: Group, Kind: backend.Kind, Namespace: ns, Name: r.Name})
-		var spec struct {
-			Type *string `json:"type"`
-		}
-		if ok && o.DecodeField("spec", &spec) == nil && spec.Type != nil && *spec.Type == string(egv1a1.BackendTypeDynamicResolver) {
+		if spec, _ := readBackend(v.env, v.m, ns, r.Name); spec != nil && isDynamicResolver(spec) {
 			return "dynamic resolver destinations are not supported."
 		}
 		if v.addressType(r) == "Mixed" {
@@ -296,10 +275,10 @@ func (v refValidator) backendTLS(r backendRef) string {
 		port = *r.Port
 	}
 	k := r.key(v.p.Obj.Namespace)
-	var spec *backendSpec
+	var spec *egv1a1.BackendSpec
 	if k.Kind == backend.Kind { // found by kind; its policy by the group as written
 
-		spec, _ = readBackend(v.m, k.Namespace, k.Name)
+		spec, _ = readBackend(v.env, v.m, k.Namespace, k.Name)
 	}
 	if msg := destinationTLSProblem(v.env, k, port, spec); msg != "" {
 		return msg + "."

@@ -1,5 +1,6 @@
-// Package haptic is the policy kind for HAPTIC's HAProxyRoutePolicy
-// (haproxy-haptic.org/v1alpha1): authentication (JWT, API keys), a rate
+// Package haptic is the HAPTIC controller family (Family, controller.go:
+// its controller, render target and deployment settings) and its policy
+// kind, HAProxyRoutePolicy (haproxy-haptic.org/v1alpha1): authentication (JWT, API keys), a rate
 // limit, a WAF policy and a response cache for the route rules that
 // reference it through an ExtensionRef filter.
 //
@@ -20,7 +21,7 @@
 // Settings); a policy needing a switched-off feature fails closed.
 //
 // Like every kind package it sits in the policy stage: it imports diag,
-// manifest, model and policy. Its render file builds the Envoy
+// manifest, model, secret and policy. Its render file builds the Envoy
 // configuration of each field as go-control-plane messages in policy
 // Fragments (the typed fields), which render/envoy packs and validates.
 package haptic

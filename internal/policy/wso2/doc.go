@@ -1,4 +1,6 @@
-// Package wso2 is the policy kind of the WSO2 API Platform gateway
+// Package wso2 is the WSO2 API Platform gateway family (Kinds.Family: its
+// deployment settings and the gateway operator's own steps, built per
+// compile with the policy definitions) and its policy kinds
 // (gateway.api-platform.wso2.com): APIPolicy, attached to an HTTPRoute by
 // spec.targetRef (API level) or referenced from a rule's ExtensionRef filter
 // (rule level), and RestApi, which carries its own chains (spec.policies at
