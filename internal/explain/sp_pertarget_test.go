@@ -66,7 +66,7 @@ func spVerdict(t *testing.T, policies string, fields ...string) (owners []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default", ReferenceGrantMode: "Permissive", ValidationMode: "Standard"})
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 	rt := c.Graph.Route("HTTPRoute", "app", "r")
 	got := explain.Rule(c.Result, rt, rt.Rules[0], c.Graph.Gateway("app", "gw").Listeners[0], explain.Options{})
 	for _, want := range fields {

@@ -12,6 +12,7 @@ import (
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/secret/secrettest"
 	"github.com/gwpol/gwpol/internal/status"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 const base = `
@@ -68,12 +69,7 @@ func policyDoc(name, target, section, fields string, created int) string {
 
 func compile(t *testing.T, docs string) *status.Report {
 	t.Helper()
-	objs, err := manifest.Parse("test.yaml", []byte(docs), manifest.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
-	return status.Compute(c.Result, status.Options{})
+	return status.Compute(compileFull(t, docs).Result, status.Options{})
 }
 
 // attached returns "status/reason" of each policy's Attached condition.
@@ -585,7 +581,8 @@ spec: {ports: [{port: 80}]}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := compile(t, gw+tt.docs)
+			c := compileFull(t, gw+tt.docs)
+			rep := status.Compute(c.Result, status.Options{})
 			got := map[string]string{}
 			for _, r := range rep.Routes {
 				for _, p := range r.Parents {
@@ -595,6 +592,29 @@ spec: {ports: [{port: 80}]}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Accepted (-want +got):\n%s", diff)
 			}
+			// The finding that the route carries no connection (GWP213)
+			// says what status says: refused or accepted.
+			for _, d := range c.Graph.Diagnostics {
+				if d.Code != topology.LintStreamRouteNotProgrammed.Code {
+					continue
+				}
+				name := d.Object.Name
+				refused := strings.Contains(d.Message, "is refused (Accepted=False, UnsupportedValue)")
+				if accepted := strings.HasPrefix(got[name], "True/"); accepted == refused || accepted != strings.Contains(d.Message, " is accepted by ") {
+					t.Errorf("%s: status says Accepted %s, GWP213 says %q", name, got[name], d.Message)
+				}
+			}
 		})
 	}
+}
+
+// compileFull is compile's pipeline result, for tests that read what
+// status reads and what the findings say.
+func compileFull(t *testing.T, docs string) *pipeline.Compiled {
+	t.Helper()
+	objs, err := manifest.Parse("test.yaml", []byte(docs), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
 }

@@ -32,27 +32,45 @@ type Refusal struct {
 	Reason, Message string
 }
 
+// decideStreamRefusals records, on each TCP or TLS listener of gw with
+// routes, the routes its controller refuses there (StreamRouteRule.Refused).
+func decideStreamRefusals(gw *Gateway) {
+	if gw.streams.Refused == nil {
+		return
+	}
+	for _, l := range gw.Listeners {
+		if IsStream(l.Protocol) && len(l.Routes) > 0 {
+			l.refused = gw.streams.Refused(l)
+		}
+	}
+}
+
+// Refusal is the controller's refusal of route r on the stream listener
+// l, if it refuses it there.
+func (l *Listener) Refusal(r *Route) (Refusal, bool) {
+	rf, ok := l.refused[r]
+	return rf, ok
+}
+
 // StreamRefusals are the routes the controllers of g's Gateways refuse
-// on a TCP or TLS listener (StreamRouteRule.Refused), with the refusing
-// Gateway: status writes the refusal on each of the route's parentRefs
-// that Gateway's controller reports. One pass over the listeners.
+// on a TCP or TLS listener, with the refusing Gateway (the first
+// listener's, in Gateway and listener order): status writes the refusal
+// on each of the route's parentRefs that Gateway's controller reports.
+// It reads what Build decided.
 func StreamRefusals(g *Graph) map[*Route]StreamRefusal {
 	var out map[*Route]StreamRefusal
 	for _, gw := range g.Gateways {
-		rule := gw.streams
-		if rule.Refused == nil {
-			continue
-		}
 		for _, l := range gw.Listeners {
-			if !IsStream(l.Protocol) || len(l.Routes) == 0 {
-				continue
-			}
-			for rt, r := range rule.Refused(l) {
+			for _, a := range l.Routes {
+				rf, ok := l.refused[a.Route]
+				if !ok {
+					continue
+				}
 				if out == nil {
 					out = map[*Route]StreamRefusal{}
 				}
-				if _, seen := out[rt]; !seen {
-					out[rt] = StreamRefusal{Refusal: r, Gateway: gw}
+				if _, seen := out[a.Route]; !seen {
+					out[a.Route] = StreamRefusal{Refusal: rf, Gateway: gw}
 				}
 			}
 		}
@@ -101,9 +119,13 @@ func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 			}
 			field, why := l.streamWhy(a)
 			r := a.Route
+			verdict := fmt.Sprintf("is accepted by %s listener %s but", l.Protocol, l.ID())
+			if rf, ok := l.refused[r]; ok {
+				verdict = fmt.Sprintf("is refused (Accepted=False, %s) by %s listener %s and", rf.Reason, l.Protocol, l.ID())
+			}
 			out = append(out, diag.Diagnostic{Code: LintStreamRouteNotProgrammed.Code, Severity: LintStreamRouteNotProgrammed.Severity,
 				Object: r.Key().Ref(), Field: field, Pos: r.Src.KeyPos(field),
-				Message: fmt.Sprintf("%s %s/%s is accepted by %s listener %s but carries no connection: %s", r.Kind, r.Meta.Namespace, r.Meta.Name, l.Protocol, l.ID(), why)})
+				Message: fmt.Sprintf("%s %s/%s %s carries no connection: %s", r.Kind, r.Meta.Namespace, r.Meta.Name, verdict, why)})
 		}
 	}
 	return out
@@ -117,6 +139,9 @@ func (l *Listener) StreamRouteGap(a *Attachment) string {
 		return ""
 	}
 	_, why := l.streamWhy(a)
+	if rf, ok := l.refused[a.Route]; ok {
+		return fmt.Sprintf("refused (Accepted=False, %s): %s", rf.Reason, why)
+	}
 	return why
 }
 

@@ -144,6 +144,11 @@ type Listener struct {
 	// Conditions it is the verdict on the listener (Controller.Listeners)
 	// that status reports and render reads.
 	Unserved string
+	// refused are the routes attached to it (a TCP or TLS listener) its
+	// controller takes up and refuses (StreamRouteRule.Refused), decided
+	// once while the Gateway is built: status writes the refusal, lint
+	// and explain say it (Refusal).
+	refused map[*Route]Refusal
 }
 
 // Why a listener is not served. A listener refused while its controller
@@ -355,6 +360,7 @@ func Build(m *model.Model, opt Options) *Graph {
 			gw.streams = opt.StreamRoutes
 		}
 		// after the sort: it breaks ties between routes as old
+		decideStreamRefusals(gw)
 		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		g.judgeListeners(gw)
