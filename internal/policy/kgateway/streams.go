@@ -20,11 +20,17 @@ var StreamRoutes = topology.StreamRouteRule{Served: servedStreams, Why: streamWh
 // servedStreams are the attachments of the stream listener l kgateway
 // programs.
 func servedStreams(l *topology.Listener) []*topology.Attachment {
-	atts := l.Routes
+	return slices.DeleteFunc(slices.Clone(takenUp(l)), func(a *topology.Attachment) bool { return !programmable(a.Route) })
+}
+
+// takenUp are the attachments of the stream listener l kgateway builds a
+// chain for, before it looks at their rules: on a TCP listener the
+// oldest route's, on a TLS listener every one.
+func takenUp(l *topology.Listener) []*topology.Attachment {
 	if l.Protocol == gwv1.TCPProtocolType {
-		atts = []*topology.Attachment{oldestRoute(l.Routes)}
+		return []*topology.Attachment{oldestRoute(l.Routes)}
 	}
-	return slices.DeleteFunc(slices.Clone(atts), func(a *topology.Attachment) bool { return !programmable(a.Route) })
+	return l.Routes
 }
 
 // programmable: kgateway programs a TCPRoute or TLSRoute with exactly one
@@ -67,12 +73,8 @@ func streamWhy(l *topology.Listener, a *topology.Attachment) (string, string) {
 // listener, the oldest route only, on a TLS listener every route (one
 // chain each).
 func refusedStreams(l *topology.Listener) map[*topology.Route]topology.Refusal {
-	takenUp := l.Routes
-	if l.Protocol == gwv1.TCPProtocolType {
-		takenUp = []*topology.Attachment{oldestRoute(l.Routes)}
-	}
 	var out map[*topology.Route]topology.Refusal
-	for _, a := range takenUp {
+	for _, a := range takenUp(l) {
 		r := a.Route
 		if len(r.Rules) == 1 {
 			continue
