@@ -16,8 +16,9 @@ import (
 // whose routes reach a backend it targets, and those of the policies that
 // call such a backend — each its own judgement where it has one, else the
 // kind's own rule. The verdict becomes the policy's Invalid, which merge,
-// lint and explain read, so a BackendTLSPolicy only Envoy Gateway uses is
-// applied and reported by Envoy Gateway's CA rule. A policy no controller
+// lint and explain read, so a Gateway API BackendTLSPolicy only one
+// controller uses is applied and reported by that controller's CA rule,
+// as its status says. A policy no controller
 // uses is judged by the configured one. When the users disagree the
 // policy is refused (merge has one verdict per policy, not one per
 // controller) and each refusal names its controller.
