@@ -44,7 +44,7 @@ const corsJSON = "{\n\t\"name\": \"cors\",\n\t\"version\": \"v2.0.0\",\n\t\"para
 func TestJSONDefinitions(t *testing.T) {
 	dir := writeDefs(t, map[string]string{
 		"cors/policy-definition.yaml": corsYAML,
-		"cors-v2.json":              corsJSON,
+		"cors-v2.json":                corsJSON,
 	})
 	ds, diags, err := LoadDefinitions(dir)
 	if err != nil || len(diags) != 0 {
