@@ -126,3 +126,72 @@ func TestEnvoyGatewayRouteFilterOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayExclusiveListenerHostnames holds helpers.go:
+// computeHosts: a route hostname that another listener of the same port
+// has as its own is served by that listener only, on a Gateway's own
+// listeners as on a ListenerSet's; a listener of another port, and a
+// route without hostnames, are not affected.
+func TestEnvoyGatewayExclusiveListenerHostnames(t *testing.T) {
+	gw := `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  allowedListeners: {namespaces: {from: Same}}
+  listeners:
+  - {name: wild, protocol: HTTP, port: 80, hostname: "*.example.com", allowedRoutes: {namespaces: {from: All}}}
+  - {name: api, protocol: HTTP, port: 80, hostname: api.example.com, allowedRoutes: {namespaces: {from: All}}}
+  - {name: alt, protocol: HTTP, port: 8080, hostname: "*.example.com", allowedRoutes: {namespaces: {from: All}}}
+  - {name: any, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: set, namespace: infra}
+spec:
+  parentRef: {name: gw}
+  listeners:
+  - {name: web, protocol: HTTP, port: 80, hostname: web.example.com, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{name: http, port: 8080}]}
+`
+	route := func(name, section, hostnames string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+			"  parentRefs: [{name: gw, namespace: infra, sectionName: " + section + "}]\n  hostnames: " + hostnames + "\n" +
+			"  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	}
+	const key = "HTTPRoute/app/r @ Gateway/infra/gw"
+	tests := []struct{ name, docs, want string }{
+		{"a hostname another listener of the port has is not the wildcard listener's", route("r", "wild", "[api.example.com]"),
+			"Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"},
+		{"nor the listener without a hostname's", route("r", "any", "[api.example.com]"),
+			"Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"},
+		{"it is the listener's own", route("r", "api", "[api.example.com]"),
+			"Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+		{"another hostname of the route still attaches", route("r", "wild", "[api.example.com, www.example.com]"),
+			"Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+		{"a ListenerSet's listener of the port takes its hostname from the Gateway's", route("r", "wild", "[web.example.com]"),
+			"Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"},
+		{"a listener of another port is not affected", route("r", "alt", "[api.example.com]"),
+			"Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+		{"a route without hostnames takes the wildcard listener's", route("r", "wild", "[]"),
+			"Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := egStatuses(compileWithBackend(t, gw+tc.docs))
+			if got[key] != tc.want {
+				t.Errorf("%s:\n got  %s\n want %s", key, got[key], tc.want)
+			}
+		})
+	}
+}

@@ -794,9 +794,6 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted 
 	case kind != "Service" && kind != serviceImport.Kind && kind != backend.Kind:
 		return unresolved("InvalidKind", "", "Kind is invalid, only Service, MCS ServiceImport and Envoy Gateway Backend are supported.")
 	}
-	if kind == backend.Kind && rv.noBackend {
-		return unresolved("UnsupportedValue", "", "Backend is disabled in Envoy Gateway configuration (%s).", enables(EnableBackend))
-	}
 	gk := model.GroupKind{Group: group, Kind: kind}
 	if !rv.m.GrantAllows(model.GatewayGroup, rv.rt.Kind, rv.rt.Meta.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}) {
 		return unresolved("RefNotPermitted", "", "Backend ref to %s %s/%s not permitted by any ReferenceGrant.", kind, ns, name)
@@ -815,6 +812,11 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted 
 			return p
 		}
 		return rv.destinationTLSProblem(model.Key{Group: serviceImport.Group, Kind: serviceImport.Kind, Namespace: ns, Name: name}, ref.Port, nil)
+	}
+	// validateBackendRefBackend: the kind's switch comes after the
+	// ReferenceGrant.
+	if rv.noBackend {
+		return unresolved("UnsupportedValue", "", "Backend is disabled in Envoy Gateway configuration (%s).", enables(EnableBackend))
 	}
 	if p := rv.backendObjectProblem(ns, name); p != nil || !weighted {
 		return p

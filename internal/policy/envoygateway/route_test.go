@@ -318,6 +318,8 @@ func TestValidateRouteBackendDisabled(t *testing.T) {
 	tests := []struct{ ref, want string }{
 		{"{group: gateway.envoyproxy.io, kind: Backend, name: fqdn, port: 80}", "refs UnsupportedValue"},
 		{"{name: svc, port: 8080}", ""},
+		// the ReferenceGrant is judged before the Backend kind's switch
+		{"{group: gateway.envoyproxy.io, kind: Backend, name: fqdn, namespace: other}", "refs RefNotPermitted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {
