@@ -125,6 +125,11 @@ type Family struct {
 	// (topology.Controller.Conflicts), in place of the Gateway API's. Nil:
 	// the Gateway API's.
 	Conflicts func(gw *topology.Gateway)
+	// ExclusiveListenerHostnames: the controller serves a hostname that
+	// is a listener's own on that listener alone of its port: a route
+	// hostname equal to it does not attach to the port's other listeners
+	// (topology.Controller.ExclusiveListenerHostnames).
+	ExclusiveListenerHostnames bool
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -297,6 +302,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 			tc.StreamRoutes = f.StreamRoutes
 		}
 		tc.Conflicts = f.Conflicts
+		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		out[f.Controller.Name] = tc
 	}
 	return out

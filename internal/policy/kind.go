@@ -378,8 +378,12 @@ type Standalone interface {
 
 // RouteVerdict is a controller's validation of one route.
 type RouteVerdict struct {
-	// Dropped are the rules the controller leaves out, in rule order.
+	// Dropped are the rules the controller leaves out, in rule order; a
+	// rule dropped for several problems has one entry per problem.
 	Dropped []DroppedRule
+	// RefsUnjudged: the controller refuses the whole route before it
+	// resolves any reference, and writes no ResolvedRefs condition.
+	RefsUnjudged bool
 	// Unresolved are the references that did not resolve (ResolvedRefs
 	// False with the first one's reason), in rule order.
 	Unresolved []Condition
