@@ -13,6 +13,7 @@ import (
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -250,11 +251,10 @@ func (s *statusRun) names(p *policy.Policy, ref policy.TargetRef) []model.Key {
 		return []model.Key{{Namespace: p.Obj.Namespace, Name: ref.Name}}
 	}
 	var out []model.Key
-	match := func(ns, name string, labels map[string]string) {
-		for k, v := range ref.Selector {
-			if labels[k] != v {
-				return
-			}
+	sel := ref.LabelSelector()
+	match := func(ns, name string, set map[string]string) {
+		if !sel.Matches(labels.Set(set)) {
+			return
 		}
 		if s.inNamespaces(p, ref, ns, name) {
 			out = append(out, model.Key{Namespace: ns, Name: name})
@@ -293,14 +293,14 @@ func (s *statusRun) inNamespaces(p *policy.Policy, ref policy.TargetRef, ns, nam
 	switch string(sel.From) {
 	case "All":
 	case "Selector":
+		// targetSelectorNamespacesMatch: a namespace selector it cannot
+		// read selects no namespace.
 		if sel.Selector == nil {
 			return false
 		}
-		labels := s.g.Model.NamespaceLabels(ns)
-		for k, v := range sel.Selector.MatchLabels {
-			if labels[k] != v {
-				return false
-			}
+		nsSel, err := metav1.LabelSelectorAsSelector(sel.Selector)
+		if err != nil || !nsSel.Matches(labels.Set(s.g.Model.NamespaceLabels(ns))) {
+			return false
 		}
 	default:
 		return false
