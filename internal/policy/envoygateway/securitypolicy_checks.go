@@ -447,8 +447,9 @@ func (v valueChecks) extAuth(ea *egv1a1.ExtAuth, m *model.Model) {
 }
 
 // contextExtensionProblem is how Envoy Gateway reads an ext auth context
-// extension's ValueRef: a key of a ConfigMap or Secret in the policy's
-// namespace; the problem, "" when it resolves.
+// extension's ValueRef (getContextExtensionValueFromRef): a data key of a
+// ConfigMap, or a key of a Secret whose value is base64 text, in the
+// policy's namespace; the problem, "" when it resolves.
 func contextExtensionProblem(m *model.Model, ns string, ref *egv1a1.LocalObjectKeyReference) string {
 	kind, rname, key := string(ref.Kind), string(ref.Name), ref.Key
 	switch kind {
@@ -457,7 +458,7 @@ func contextExtensionProblem(m *model.Model, ns string, ref *egv1a1.LocalObjectK
 		switch {
 		case cm == nil:
 			return fmt.Sprintf("can't find the referenced configmap %q in namespace %q", rname, ns)
-		case !cm.Assumed && !slices.Contains(cm.Keys, key):
+		case !slices.Contains(dataKeys(cm, key), key):
 			return fmt.Sprintf("can't find the key %q in the referenced configmap %q", key, rname)
 		}
 	case "Secret":
@@ -465,8 +466,16 @@ func contextExtensionProblem(m *model.Model, ns string, ref *egv1a1.LocalObjectK
 		switch {
 		case s == nil:
 			return fmt.Sprintf("can't find the referenced secret %q in namespace %q", rname, ns)
-		case !s.Assumed && !slices.Contains(s.Keys, key):
+		case s.Assumed:
+		case !slices.Contains(s.Keys, key):
 			return fmt.Sprintf("can't find the key %q in the referenced secret %q", key, rname)
+		default:
+			// Envoy Gateway decodes the entry's value once more as
+			// base64: the value itself must be base64 text.
+			val, _ := s.Value(key)
+			if err := secret.CheckBase64(val); err != nil {
+				return fmt.Sprintf("error decoding the base64 value of the key %q in the referenced secret %q: %v", key, rname, err)
+			}
 		}
 	default:
 		return fmt.Sprintf("unexpected reference to kind %q", kind)
@@ -649,7 +658,7 @@ func (v valueChecks) jwt(j *egv1a1.JWT, env *policy.Env) {
 		switch {
 		case cm == nil:
 			v.invalid(append(path, "localJWKS", "valueRef"), "JWT: local JWKS ConfigMap %s/%s not found.", ns, name)
-		case len(cm.Keys) == 0:
+		case len(dataKeys(cm, "jwks")) == 0:
 			// Envoy Gateway's message, its arguments in its order.
 			v.invalid(append(path, "localJWKS", "valueRef"), "JWT: JWKS data not found in ConfigMap jwks/%s, no %q key and no other data found.", cm.Namespace, cm.Name)
 		default:
