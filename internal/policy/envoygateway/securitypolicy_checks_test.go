@@ -128,7 +128,7 @@ func TestSecurityPolicyChecks(t *testing.T) {
 		// A ConfigMap's context extension is read from data, not binaryData.
 		{name: "extAuth.context-configmap-binaryData", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: ConfigMap, name: bin, key: tenant}}]}\n",
 			others: others + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bin, namespace: default}\nbinaryData: {tenant: YQ==}\n",
-			want: []string{"ExtAuth: can't find the key \"tenant\" in the referenced configmap \"bin\"."}},
+			want:   []string{"ExtAuth: can't find the key \"tenant\" in the referenced configmap \"bin\"."}},
 
 		// OIDC (buildOIDC, buildOIDCProvider)
 		{name: "oidc.token-endpoint-ip", spec: route + "  oidc: {provider: {issuer: 'https://idp.example.com', authorizationEndpoint: 'https://idp.example.com/auth', tokenEndpoint: 'https://10.0.0.1/token'}, clientID: app, clientSecret: {name: client}}\n", others: others,
@@ -197,7 +197,7 @@ func TestSecurityPolicyChecks(t *testing.T) {
 			want: []string{"JWT: JWKS data not found in ConfigMap jwks/default, no \"nojwks\" key and no other data found."}},
 		{name: "jwt.local-configmap-binaryData", spec: route + "  jwt: {providers: [{name: p, localJWKS: {type: ValueRef, valueRef: {group: '', kind: ConfigMap, name: binjwks}}}]}\n",
 			others: others + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: binjwks, namespace: default}\nbinaryData: {jwks: e30=}\n",
-			want: []string{"JWT: JWKS data not found in ConfigMap jwks/default, no \"binjwks\" key and no other data found."}},
+			want:   []string{"JWT: JWKS data not found in ConfigMap jwks/default, no \"binjwks\" key and no other data found."}},
 
 		// order: on a route basic auth, API key auth, authorization, ext auth, OIDC, JWT
 		{name: "route-order", spec: route + "  jwt: {providers: [{name: p}]}\n  oidc: {provider: {issuer: 'https://idp.example.com'}, clientID: app, clientSecret: {name: nope}}\n" +
