@@ -368,7 +368,8 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	c := &claim{policy: p, target: t}
 	s.claimed[key] = c
 	s.claims = append(s.claims, c)
-	refused := s.refusedOnRoute(p, t)
+	refusal := s.refusedOnRoute(p, t)
+	refused := refusal != nil
 	switch t.level {
 	case levelRule:
 		s.ruleClaims[t.route] = append(s.ruleClaims[t.route], t.rule)
@@ -391,11 +392,10 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		// processSecurityPolicyForRoute returns before translating: the
 		// route keeps what a less specific policy gives it, no 500, and
 		// no warning or Overridden note is written.
-		msg := invalidMessage(p)
-		if r := decoded(p).routeRefusal; r != nil {
-			// valid on its other targets: refused here only
-			msg = r.Message
-			s.finding(p, r.Field, msg)
+		msg := refusal.Message
+		if decoded(p).partial {
+			// translated on its other targets: refused here only
+			s.finding(p, refusal.Field, msg)
 		}
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "Invalid", msg))
@@ -428,15 +428,20 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	}
 }
 
-// refusedOnRoute: p is a SecurityPolicy that validateSecurityPolicy (or
-// its TCP route form) refuses, and t a route or route rule: Envoy Gateway
-// runs the validator there only, and a refused policy translates nothing
-// on that route (processSecurityPolicyForRoute returns), so the route's
-// rules take the SecurityPolicy of their listener, ListenerSet or Gateway,
-// if any, as if the route had none (translateSecurityPolicyForListeners
-// fills every route whose security is unset).
-func (s *statusRun) refusedOnRoute(p *policy.Policy, t target) bool {
-	return s.kind == securityPolicy && decoded(p).refused && (t.level == levelRoute || t.level == levelRule)
+// refusedOnRoute is the refusal of p, a SecurityPolicy, on t, a route or
+// route rule whose kind's validator (validateSecurityPolicy, or
+// validateSecurityPolicyForTCP on a TCPRoute) refuses it; nil when there
+// is none. Envoy Gateway runs the validator there only, and a refused
+// policy translates nothing on that route (processSecurityPolicyForRoute
+// returns), so the route's rules take the SecurityPolicy of their
+// listener, ListenerSet or Gateway, if any, as if the route had none
+// (translateSecurityPolicyForListeners fills every route whose security
+// is unset).
+func (s *statusRun) refusedOnRoute(p *policy.Policy, t target) *diag.Diagnostic {
+	if s.kind != securityPolicy || !decoded(p).refused || (t.level != levelRoute && t.level != levelRule) {
+		return nil
+	}
+	return decoded(p).refusals[t.route.Kind == "TCPRoute"]
 }
 
 // samePort: plain HTTP listeners of one Gateway on one port share one
