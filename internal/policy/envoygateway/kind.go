@@ -233,6 +233,9 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if isEEP {
 		markFailOpen(p, eep)
 	}
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok {
+		extAuthFailsOpen(p, d, sp)
+	}
 	placeAtWrittenKeys(p, d.keys)
 	return p
 }

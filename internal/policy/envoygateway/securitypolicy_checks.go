@@ -739,3 +739,28 @@ func validateJWTProviders(providers []egv1a1.JWTProvider) []string {
 	}
 	return errs
 }
+
+// extAuthFailsOpen: where ext auth is the only part of the policy that
+// fails and it sets failOpen, Envoy Gateway leaves ext auth out and
+// applies the rest, without the 500 it answers for any other error
+// (translateSecurityPolicyForRoute, …ForListeners: shouldFailOpen). The
+// policy stays Invalid; ext auth is taken out of its values, so render
+// does not build it and explain shows it not in effect. A policy a
+// validator refuses everywhere does not fail open: nothing of it is
+// translated.
+func extAuthFailsOpen(p *policy.Policy, d *data, s *egv1a1.SecurityPolicySpec) {
+	if p.IsValid() || s.ExtAuth == nil || !isTrue(s.ExtAuth.FailOpen) || (d.refused && !d.partial) {
+		return
+	}
+	for _, e := range p.Invalid {
+		if e.Field != "spec.extAuth" && !strings.HasPrefix(e.Field, "spec.extAuth.") {
+			return
+		}
+	}
+	p.FailOpen = true
+	delete(p.Values, "extAuth")
+	if p.OutOfEffect == nil {
+		p.OutOfEffect = map[string]string{}
+	}
+	p.OutOfEffect["extAuth"] = "ext auth does not translate and sets failOpen: Envoy Gateway leaves it out and applies the rest of the policy"
+}
