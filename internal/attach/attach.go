@@ -217,11 +217,15 @@ func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.P
 	}
 	if t.Selector != nil {
 		selNS := ns
-		if allNamespaces {
+		elsewhere, _ := p.Kind.(policy.NamespaceSelecting)
+		if allNamespaces || elsewhere != nil {
 			selNS = ""
 		}
 		matched := idx.match(t.Kind, selNS, t.LabelSelector())
 		for _, k := range matched {
+			if !allNamespaces && k.Namespace != ns && !elsewhere.SelectsIn(p, t, g.Model, k.Namespace, k.Name) {
+				continue
+			}
 			r.attachTo(g, p, policy.TargetRef{Group: t.Group, Kind: t.Kind, Name: k.Name, Section: t.Section, Path: t.Path}, k.Namespace, true)
 		}
 		return

@@ -101,6 +101,8 @@ func TestEnvoyGatewayTargetSelectorExpressions(t *testing.T) {
 // TestEnvoyGatewayTargetSelectorNamespaceExpressions: a targetSelector's
 // namespaces selector reads matchExpressions too
 // (targetSelectorNamespacesMatch); the ReferenceGrant is still needed.
+// Attachment selects in the same namespaces as status
+// (policy.NamespaceSelecting).
 func TestEnvoyGatewayTargetSelectorNamespaceExpressions(t *testing.T) {
 	gateway := func(ns string) string {
 		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: " + ns + ", labels: {pick: me}}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
@@ -119,8 +121,19 @@ func TestEnvoyGatewayTargetSelectorNamespaceExpressions(t *testing.T) {
 	// stage-ns is selected but grants nothing; dev-ns grants but is not selected.
 	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
 	want := []string{"picker @ Gateway/prod-ns/gw (" + eg + "): Accepted=True/Accepted"}
-	got := egConditions(compile(t, docs))
+	c := compileFull(t, docs)
+	got := egConditions(status.Compute(c.Result, status.Options{}))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	// The policy applies where its status says it is accepted.
+	var attached []string
+	for _, ns := range []string{"prod-ns", "stage-ns", "dev-ns"} {
+		for _, a := range c.Result.Attach.Gateway[c.Graph.Gateway(ns, "gw")] {
+			attached = append(attached, a.Policy.Obj.Name+" @ "+ns)
+		}
+	}
+	if diff := cmp.Diff([]string{"picker @ prod-ns"}, attached); diff != "" {
+		t.Errorf("attached (-want +got):\n%s", diff)
 	}
 }

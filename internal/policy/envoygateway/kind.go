@@ -240,6 +240,33 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	return p
 }
 
+// SelectsIn implements policy.NamespaceSelecting: a targetSelector with
+// namespaces from All, or from a Selector that matches the namespace's
+// labels, may pick ns/name in another namespace where a ReferenceGrant
+// there lets the policy's kind refer to it (helpers.go:
+// targetNamespaceMatches, isCrossNamespaceReferencePermitted). A
+// namespace selector that cannot be read selects no namespace.
+func (k *Kind) SelectsIn(p *policy.Policy, t policy.TargetRef, m *model.Model, ns, name string) bool {
+	sel := decoded(p).namespaces[t.Path]
+	if sel == nil {
+		return false
+	}
+	switch string(sel.From) {
+	case "All":
+	case "Selector":
+		if sel.Selector == nil {
+			return false
+		}
+		nsSel, err := metav1.LabelSelectorAsSelector(sel.Selector)
+		if err != nil || !nsSel.Matches(m.NamespaceLabels(ns)) {
+			return false
+		}
+	default:
+		return false
+	}
+	return m.GrantAllows(Group, k.name, p.Obj.Namespace, model.ObjectRefTo{Group: model.GatewayGroup, Kind: t.Kind, Namespace: ns, Name: name})
+}
+
 // topField is the spec field a path is in: spec.timeout for
 // spec.timeout.tcp.connectTimeout.
 func topField(path string) string {

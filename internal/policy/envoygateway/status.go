@@ -283,29 +283,7 @@ func (s *statusRun) names(p *policy.Policy, ref policy.TargetRef) []model.Key {
 
 // inNamespaces reports whether a selector of p may pick an object in ns.
 func (s *statusRun) inNamespaces(p *policy.Policy, ref policy.TargetRef, ns, name string) bool {
-	if ns == p.Obj.Namespace {
-		return true
-	}
-	sel := decoded(p).namespaces[ref.Path]
-	if sel == nil {
-		return false
-	}
-	switch string(sel.From) {
-	case "All":
-	case "Selector":
-		// targetSelectorNamespacesMatch: a namespace selector it cannot
-		// read selects no namespace.
-		if sel.Selector == nil {
-			return false
-		}
-		nsSel, err := metav1.LabelSelectorAsSelector(sel.Selector)
-		if err != nil || !nsSel.Matches(labels.Set(s.g.Model.NamespaceLabels(ns))) {
-			return false
-		}
-	default:
-		return false
-	}
-	return s.g.Model.GrantAllows(Group, s.kind.name, p.Obj.Namespace, model.ObjectRefTo{Group: model.GatewayGroup, Kind: ref.Kind, Namespace: ns, Name: name})
+	return ns == p.Obj.Namespace || s.kind.SelectsIn(p, ref, s.g.Model, ns, name)
 }
 
 // lookup resolves one named target.
