@@ -70,6 +70,18 @@ type LintRuleOwner interface {
 	LintRules() []diag.Rule
 }
 
+// NamespaceSelecting is implemented by kinds whose targetSelectors may
+// select targets outside the policy's namespace by a rule of the policy's
+// own (a selector's namespaces field, with a ReferenceGrant): attach asks
+// it about each object a selector matches
+// elsewhere, so that the policy applies where its status says it is
+// accepted.
+type NamespaceSelecting interface {
+	// SelectsIn reports whether p's selector t may select the object
+	// ns/name of t's kind, ns being another namespace than p's.
+	SelectsIn(p *Policy, t TargetRef, m *model.Model, ns, name string) bool
+}
+
 // Untranslator is implemented by kinds whose family reads objects, or
 // parts of objects, it does not translate offline (a whole kind, such as
 // Envoy Gateway's EnvoyPatchPolicy; the settings of its EnvoyProxy it

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
@@ -267,7 +270,25 @@ type TargetRef struct {
 	Section           string
 	// Selector: when set, this is a targetSelector (Name is empty).
 	Selector map[string]string
-	Path     string // field path in the policy, for positions
+	// Expressions are the selector's matchExpressions, ANDed with its
+	// labels (LabelSelector).
+	Expressions []metav1.LabelSelectorRequirement
+	Path        string // field path in the policy, for positions
+}
+
+// LabelSelector is the targetSelector's labels and expressions as one
+// selector, as the API machinery reads a LabelSelector. One it cannot
+// read (an unknown operator, a value list the operator forbids) selects
+// nothing: the controllers skip it rather than select everything.
+func (t TargetRef) LabelSelector() labels.Selector {
+	if len(t.Expressions) == 0 {
+		return labels.SelectorFromSet(t.Selector)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: t.Selector, MatchExpressions: t.Expressions})
+	if err != nil {
+		return labels.Nothing()
+	}
+	return sel
 }
 
 // Policy is one decoded policy object.
