@@ -732,65 +732,93 @@ func (s *statusRun) replaced(c *claim, l *topology.Listener, by *claim) {
 
 // relateRoute: a route policy overrides the policies of the listeners it
 // is attached through, or, with mergeType, merges into the most specific
-// of them (and overrides the less specific).
+// of them (and overrides the less specific). Envoy Gateway builds a
+// merged policy again on each listener (processBackendTrafficPolicyForRoute,
+// processSecurityPolicyForRoute), so it may refuse it on some of the
+// route's listeners only: the verdict is kept per listener (refusedOn).
 func (s *statusRun) relateRoute(rc *claim) {
 	rt := rc.target.route
 	name := rt.Meta.Namespace + "/" + rt.Meta.Name
 	merges := decoded(rc.policy).mergeType != ""
-	// the listeners the policy merges on, and the refusals of the merged
-	// policy there
-	mergesOn, refused := 0, []string(nil)
-	defer func() {
-		if len(refused) > 0 && len(refused) == mergesOn {
-			// refused wherever it merges (a route policy refused on some
-			// listeners only still applies on the route: gwpol merges a
-			// route's policies once for all its listeners): a
-			// SecurityPolicy is not translated, so the route keeps its
-			// parents' policies alone; a BackendTrafficPolicy's errors
-			// answer the route 500 (applyTrafficFeatureToRoute)
-			verdict := policy.VerdictRefused
-			if s.kind == backendTrafficPolicy {
-				verdict = policy.VerdictInvalid
-			}
-			s.reject(rc.policy, rc.target.key(), &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refused[0]})
-		}
-	}()
+	var reached []*topology.Listener
+	refusals := map[*topology.Listener]string{}
 	for _, p := range rt.Parents {
 		for _, l := range p.Listeners {
-			parent := s.parentOf(l)
-			for _, c := range s.scopeOf(l) {
-				if merges && c == parent && !c.policy.IsValid() {
-					// Nothing valid to merge into: the merged result is
-					// invalid on that listener, and the parent counts as
-					// overridden.
-					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
-					s.note(c).add("routes", name)
-					continue
-				}
-				if merges && c == parent {
-					mergesOn++
-				}
-				if merges && c == parent {
-					if err := s.mergedRefusal(rt, rc.policy, c.policy); err != nil {
-						msg := conditionMessage(err.msg)
-						s.replace(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", msg))
-						s.note(c).add("routes", name)
-						what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
-						if s.kind == backendTrafficPolicy {
-							what = "Envoy Gateway answers the route's requests there with 500"
-						}
-						s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
-							strings.TrimSuffix(msg, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
-						refused = append(refused, msg)
-						continue
-					}
-					s.note(c).merged = appendNew(s.note(c).merged, name)
-					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
-					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Merged", true, "Merged", msg))
-					continue
-				}
-				s.note(c).add("routes", name)
+			if slices.Contains(reached, l) {
+				continue
 			}
+			reached = append(reached, l)
+			if msg := s.relateOnListener(rc, l, name, merges); msg != "" {
+				refusals[l] = msg
+			}
+		}
+	}
+	s.refusedOn(rc, reached, refusals)
+}
+
+// relateOnListener relates a route claim to the policies over one of the
+// listeners the route is attached through, and returns the message of
+// the merged policy's refusal there ("" when it is not refused).
+func (s *statusRun) relateOnListener(rc *claim, l *topology.Listener, name string, merges bool) string {
+	parent := s.parentOf(l)
+	refusal := ""
+	for _, c := range s.scopeOf(l) {
+		if !merges || c != parent {
+			s.note(c).add("routes", name)
+			continue
+		}
+		at := entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}
+		if !c.policy.IsValid() {
+			// Nothing valid to merge into: the merged result is invalid on
+			// that listener (merge finds the parent invalid there), and
+			// the parent counts as overridden.
+			s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
+			s.note(c).add("routes", name)
+			continue
+		}
+		if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
+			refusal = conditionMessage(err.msg)
+			s.replace(rc.policy, at, cond("Accepted", false, "Invalid", refusal))
+			s.note(c).add("routes", name)
+			what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
+			if s.kind == backendTrafficPolicy {
+				what = "Envoy Gateway answers the route's requests there with 500"
+			}
+			s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
+				strings.TrimSuffix(refusal, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
+			continue
+		}
+		s.note(c).merged = appendNew(s.note(c).merged, name)
+		s.set(rc.policy, at, cond("Merged", true, "Merged", "Merged with policy "+c.policy.Obj.Namespace+"/"+c.policy.Obj.Name))
+	}
+	return refusal
+}
+
+// refusedOn records where the merged policy is refused: on the whole
+// route target when it is refused on every listener the route is
+// attached through, else on the route as served through each refusing
+// listener (policy.TargetKey.On) — its other listeners keep it. A
+// refused BackendTrafficPolicy's errors answer the route 500 there
+// (applyTrafficFeatureToRoute); a refused SecurityPolicy is not
+// translated there, so the route keeps its parents' policies alone.
+func (s *statusRun) refusedOn(rc *claim, reached []*topology.Listener, refusals map[*topology.Listener]string) {
+	if len(refusals) == 0 {
+		return
+	}
+	verdict := policy.VerdictRefused
+	if s.kind == backendTrafficPolicy {
+		verdict = policy.VerdictInvalid
+	}
+	whole := rc.target.key()
+	if len(refusals) == len(reached) {
+		s.reject(rc.policy, whole, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refusals[reached[0]]})
+		return
+	}
+	for _, l := range reached {
+		if msg, ok := refusals[l]; ok {
+			on := whole
+			on.On = l
+			s.reject(rc.policy, on, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: msg})
 		}
 	}
 }
