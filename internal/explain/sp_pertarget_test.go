@@ -1,6 +1,7 @@
 package explain_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -405,5 +406,131 @@ func TestMergedPolicyRefusedOnOneListener(t *testing.T) {
 				t.Errorf("verdicts %v, want %q among them", vs, want)
 			}
 		})
+	}
+}
+
+// TestClientTrafficPolicySharedPortPerListener: Envoy Gateway checks a
+// ClientTrafficPolicy's port overlap listener by listener
+// (validatePortOverlapForClientTrafficPolicy, before each listener is
+// translated). A ListenerSet-wide policy whose listener y shares its port
+// with the Gateway's listener a is not applied on y alone: x, on a port of
+// its own, takes it, and y — left unclaimed — takes the Gateway's policy.
+func TestClientTrafficPolicySharedPortPerListener(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: open, namespace: app}
+spec:
+  gatewayClassName: eg
+  allowedListeners: {namespaces: {from: Same}}
+  listeners: [{name: a, protocol: HTTP, port: 8080}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: extra, namespace: app}
+spec:
+  parentRef: {name: open}
+  listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: wide, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: open}]
+  timeout: {http: {idleTimeout: 10s}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: on-set, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: extra}]
+  timeout: {http: {idleTimeout: 20s}}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
+	var got []string
+	for _, l := range c.Graph.Gateway("app", "open").Listeners {
+		owner := "-"
+		for _, f := range explain.Listener(c.Result, l, explain.Options{}).Fields {
+			if f.Field == "timeout" {
+				owner = f.Owner[strings.LastIndex(f.Owner, "/")+1:]
+			}
+		}
+		got = append(got, string(l.Name)+"="+owner)
+	}
+	if want := []string{"a=wide", "x=on-set", "y=wide"}; !slices.Equal(got, want) {
+		t.Errorf("timeout per listener %v, want %v", got, want)
+	}
+	var vs []string
+	for _, p := range c.Result.Policies.Policies {
+		for _, v := range c.Result.Verdicts(p) {
+			vs = append(vs, p.Obj.Name+": "+v.Desc()+": "+v.Rejection.Verdict)
+		}
+	}
+	if want := []string{"on-set: listener app/extra/y: Refused", "wide: listener app/extra/x: Overridden"}; !slices.Equal(vs, want) {
+		t.Errorf("verdicts %v, want %v", vs, want)
+	}
+}
+
+// TestClientTrafficPolicyDefaultHostPerListener: a Gateway-wide
+// ClientTrafficPolicy setting http1.http10.useDefaultHost is refused on
+// the listener whose default host Envoy Gateway cannot find (no hostname,
+// and no route with a hostname without a wildcard) and only there
+// (translateClientTrafficPolicyForListener, per listener): that
+// listener's routes answer 500, the other listener keeps the policy.
+func TestClientTrafficPolicyDefaultHostPerListener(t *testing.T) {
+	in := strings.Replace(spBase, "listeners: [{name: http, port: 80, protocol: HTTP}]",
+		"listeners: [{name: http, port: 80, protocol: HTTP, hostname: a.example.com}, {name: b, port: 8080, protocol: HTTP}]", 1) + `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: wild, namespace: app}
+spec:
+  parentRefs: [{name: gw, sectionName: b}]
+  hostnames: ['*.example.com']
+  rules: [{backendRefs: [{name: svc, port: 8080}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: wide, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  http1: {http10: {useDefaultHost: true}}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
+	var got []string
+	for _, name := range []string{"r", "wild"} {
+		rt := c.Graph.Route("HTTPRoute", "app", name)
+		for _, p := range rt.Parents {
+			for _, l := range p.Listeners {
+				v := explain.Rule(c.Result, rt, rt.Rules[0], l, explain.Options{})
+				owner := "-"
+				for _, f := range v.Fields {
+					if strings.HasPrefix(f.Field, "http1") {
+						owner = f.Owner[strings.LastIndex(f.Owner, "/")+1:]
+					}
+				}
+				answer := 0
+				if slices.ContainsFunc(v.Notes, func(n string) bool { return strings.Contains(n, "replaced by a direct response (500)") }) {
+					answer = 500
+				}
+				got = append(got, fmt.Sprintf("%s@%s http1=%s answers %d", name, l.Name, owner, answer))
+			}
+		}
+	}
+	want := []string{"r@http http1=wide answers 0", "r@b http1=- answers 500", "wild@b http1=- answers 500"}
+	if !slices.Equal(got, want) {
+		t.Errorf("per route and listener:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 }

@@ -50,6 +50,10 @@ type target struct {
 type claim struct {
 	policy *policy.Policy
 	target target
+	// skipped are the listeners of a ListenerSet or Gateway target the
+	// policy is refused on before translation (sharedPort): they stay
+	// unclaimed, for a less specific policy to take.
+	skipped map[*topology.Listener]bool
 }
 
 // entry is one ancestor entry being built.
@@ -403,24 +407,10 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
 		return
 	}
-	if msg := s.samePort(t); msg != "" {
-		for _, a := range ancestors {
-			s.set(p, a, cond("Accepted", false, "Invalid", msg))
-			s.warn(p, a)
-		}
-		// validatePortOverlapForClientTrafficPolicy: the listeners are not
-		// translated with the policy, nor answered 500.
-		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
+	if s.sharedPort(c, ancestors) {
 		return
 	}
-	if msg, l := s.http10DefaultHost(p, t); msg != "" {
-		s.finding(p, "spec.http1.http10.useDefaultHost", fmt.Sprintf("%s (listener %s); Envoy Gateway refuses the policy there.", strings.TrimSuffix(msg, "."), qualifiedID(l)))
-		msg = withBuilderError(p, msg)
-		for _, a := range ancestors {
-			s.set(p, a, cond("Accepted", false, "Invalid", msg))
-			s.warn(p, a)
-		}
-		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictInvalid, Reason: "Invalid", Message: msg})
+	if s.defaultHostRefused(c, ancestors) {
 		return
 	}
 	for _, a := range ancestors {
@@ -439,23 +429,57 @@ func (s *statusRun) refusedOnRoute(p *policy.Policy, t target) bool {
 	return s.kind == securityPolicy && decoded(p).refused && (t.level == levelRoute || t.level == levelRule)
 }
 
-// samePort: plain HTTP listeners of one Gateway on one port share one
-// Envoy listener, so a ClientTrafficPolicy (which configures the Envoy
-// listener) may not cover only some of them — Envoy Gateway rejects it.
-func (s *statusRun) samePort(t target) string {
+// sharedPort refuses c's policy on each listener it covers that shares
+// its port with a plain HTTP listener it does not cover
+// (validatePortOverlapForClientTrafficPolicy, run per listener before the
+// listener is translated): the policy is Invalid on c's ancestors, and
+// not applied on those listeners — which, for a ListenerSet-wide policy,
+// stay unclaimed, so the Gateway's policy takes them (Envoy Gateway claims
+// a ListenerSet's sections only as it translates them). It reports
+// whether no listener is left to translate.
+func (s *statusRun) sharedPort(c *claim, ancestors []entry) bool {
 	if !s.kind.bySection {
-		return ""
+		return false
 	}
-	covered := s.listenersOf(t)
-	var others []string
+	covered := s.listenersOf(c.target)
+	var msgs []string
 	for _, l := range covered {
-		if l.Protocol != "HTTP" {
+		msg := s.samePort(l, covered)
+		if msg == "" {
 			continue
 		}
-		for _, o := range l.Gateway.Listeners {
-			if o.Protocol == "HTTP" && o.Port == l.Port && !slices.Contains(covered, o) {
-				others = appendNew(others, qualifiedID(o))
-			}
+		msgs = append(msgs, msg)
+		if c.skipped == nil {
+			c.skipped = map[*topology.Listener]bool{}
+		}
+		c.skipped[l] = true
+		// not translated with the policy, nor answered 500
+		s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
+	}
+	if len(msgs) == 0 {
+		return false
+	}
+	msg := strings.Join(msgs, "; ")
+	for _, a := range ancestors {
+		s.set(c.policy, a, cond("Accepted", false, "Invalid", msg))
+		s.warn(c.policy, a)
+	}
+	return len(c.skipped) == len(covered)
+}
+
+// samePort: plain HTTP listeners of one Gateway on one port share one
+// Envoy listener, so a ClientTrafficPolicy (which configures the Envoy
+// listener) may not cover l without the others on its port — Envoy
+// Gateway refuses it there. covered are the listeners the policy's target
+// covers. "" when l may take it.
+func (s *statusRun) samePort(l *topology.Listener, covered []*topology.Listener) string {
+	if !s.kind.bySection || l.Protocol != gwv1.HTTPProtocolType {
+		return ""
+	}
+	var others []string
+	for _, o := range l.Gateway.Listeners {
+		if o != l && o.Protocol == gwv1.HTTPProtocolType && o.Port == l.Port && !slices.Contains(covered, o) {
+			others = appendNew(others, qualifiedID(o))
 		}
 	}
 	if len(others) == 0 {
@@ -690,8 +714,8 @@ func (s *statusRun) relate() {
 				s.note(c).add("listenersets", set.Namespace+"/"+set.Name)
 				continue
 			}
-			for _, l := range gw.Listeners { // by section: each of the set's listeners
-				if l.Set == set {
+			for _, l := range gw.Listeners { // by section: each of the set's listeners it translated
+				if l.Set == set && !sc.skipped[l] {
 					s.note(c).add("listenerset listeners", l.ID())
 					if s.byListener[l] == nil {
 						s.replaced(c, l, sc)
@@ -1064,34 +1088,62 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg}
 }
 
+// defaultHostRefused makes c's policy Invalid on each listener it
+// covers whose default host translateHTTP1Settings cannot find
+// (http10DefaultHost): Envoy Gateway translates a ClientTrafficPolicy
+// listener by listener, so its errors there answer that listener's
+// routes 500 and leave the others with the policy. It reports whether
+// any listener refused it.
+func (s *statusRun) defaultHostRefused(c *claim, ancestors []entry) bool {
+	p := c.policy
+	var msgs []string
+	for _, l := range s.listenersOf(c.target) {
+		msg := s.http10DefaultHost(p, l, c.skipped)
+		if msg == "" {
+			continue
+		}
+		s.finding(p, "spec.http1.http10.useDefaultHost", fmt.Sprintf("%s (listener %s); Envoy Gateway refuses the policy there.", strings.TrimSuffix(msg, "."), qualifiedID(l)))
+		msg = withBuilderError(p, msg)
+		msgs = appendNew(msgs, msg)
+		s.reject(p, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictInvalid, Reason: "Invalid", Message: msg})
+	}
+	if len(msgs) == 0 {
+		return false
+	}
+	for _, a := range ancestors {
+		s.set(p, a, cond("Accepted", false, "Invalid", strings.Join(msgs, "; ")))
+		s.warn(p, a)
+	}
+	return true
+}
+
 // http10DefaultHost is translateHTTP1Settings' check of a
-// ClientTrafficPolicy's http1.http10.useDefaultHost on each HTTP listener
-// it covers: the default host is the listener's hostname when that is not
-// a wildcard; on a wildcard-only listener (no hostname, or *.x) it is taken
-// from the routes, which Envoy Gateway can do only when exactly one of the
-// listener's routes (one per route hostname, rule and match, as its IR
-// counts them) has a hostname without a wildcard. It depends on the routes
-// attached, so it is decided here and not when the policy is decoded.
-func (s *statusRun) http10DefaultHost(p *policy.Policy, t target) (string, *topology.Listener) {
+// ClientTrafficPolicy's http1.http10.useDefaultHost on one HTTP listener
+// it covers (and translates: not skipped): the default host is the
+// listener's hostname when that is not a wildcard; on a wildcard-only
+// listener (no hostname, or *.x) it is taken from the routes, which Envoy
+// Gateway can do only when exactly one of the listener's routes (one per
+// route hostname, rule and match, as its IR counts them) has a hostname
+// without a wildcard. It depends on the routes attached, so it is decided
+// here and not when the policy is decoded. "" when l takes the policy.
+func (s *statusRun) http10DefaultHost(p *policy.Policy, l *topology.Listener, skipped map[*topology.Listener]bool) string {
 	spec, ok := decoded(p).spec.(*egv1a1.ClientTrafficPolicySpec)
 	if !ok || spec.HTTP1 == nil || spec.HTTP1.HTTP10 == nil || spec.HTTP1.HTTP10.UseDefaultHost == nil || !*spec.HTTP1.HTTP10.UseDefaultHost {
-		return "", nil
+		return ""
 	}
-	for _, l := range s.listenersOf(t) {
-		if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
-			continue
-		}
-		if l.Hostname != nil && *l.Hostname != "" && !strings.Contains(string(*l.Hostname), "*") {
-			continue
-		}
-		switch n := namedHostRoutes(l); {
-		case n == 0:
-			return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames.", l
-		case n > 1:
-			return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route.", l
-		}
+	if skipped[l] || (l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType) {
+		return "" // not translated, or no HTTP settings there
 	}
-	return "", nil
+	if l.Hostname != nil && *l.Hostname != "" && !strings.Contains(string(*l.Hostname), "*") {
+		return ""
+	}
+	switch n := namedHostRoutes(l); {
+	case n == 0:
+		return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames."
+	case n > 1:
+		return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route."
+	}
+	return ""
 }
 
 // namedHostRoutes counts the Envoy Gateway IR routes of a listener whose
