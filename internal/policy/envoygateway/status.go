@@ -442,29 +442,44 @@ func (s *statusRun) sharedPort(c *claim, ancestors []entry) bool {
 		return false
 	}
 	covered := s.listenersOf(c.target)
+	refusals := map[*topology.Listener]string{}
 	var msgs []string
 	for _, l := range covered {
-		msg := s.samePort(l, covered)
-		if msg == "" {
-			continue
+		if msg := s.samePort(l, covered); msg != "" {
+			refusals[l], msgs = msg, append(msgs, msg)
 		}
-		msgs = append(msgs, msg)
-		if c.skipped == nil {
-			c.skipped = map[*topology.Listener]bool{}
-		}
-		c.skipped[l] = true
-		// not translated with the policy, nor answered 500
-		s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
 	}
 	if len(msgs) == 0 {
 		return false
+	}
+	c.skipped = map[*topology.Listener]bool{}
+	for l := range refusals {
+		c.skipped[l] = true
 	}
 	msg := strings.Join(msgs, "; ")
 	for _, a := range ancestors {
 		s.set(c.policy, a, cond("Accepted", false, "Invalid", msg))
 		s.warn(c.policy, a)
 	}
-	return len(c.skipped) == len(covered)
+	// not translated with the policy, nor answered 500
+	s.rejectOn(c, covered, refusals, policy.VerdictRefused)
+	return len(refusals) == len(covered)
+}
+
+// rejectOn records a verdict on c's policy for the listeners of its
+// target it is refused on, each with its message: on the whole target
+// when that is every listener it covers, else on each of those listeners
+// (the others keep the policy).
+func (s *statusRun) rejectOn(c *claim, covered []*topology.Listener, refusals map[*topology.Listener]string, verdict string) {
+	if len(refusals) == len(covered) {
+		s.reject(c.policy, c.target.key(), &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refusals[covered[0]]})
+		return
+	}
+	for _, l := range covered {
+		if msg, ok := refusals[l]; ok {
+			s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: msg})
+		}
+	}
 }
 
 // samePort: plain HTTP listeners of one Gateway on one port share one
@@ -1096,16 +1111,20 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 // any listener refused it.
 func (s *statusRun) defaultHostRefused(c *claim, ancestors []entry) bool {
 	p := c.policy
+	covered := s.listenersOf(c.target)
+	refusals := map[*topology.Listener]string{}
 	var msgs []string
-	for _, l := range s.listenersOf(c.target) {
-		msg := s.http10DefaultHost(p, l, c.skipped)
+	for _, l := range covered {
+		if c.skipped[l] {
+			continue // not translated: refused already (sharedPort)
+		}
+		msg := s.http10DefaultHost(p, l)
 		if msg == "" {
 			continue
 		}
 		s.finding(p, "spec.http1.http10.useDefaultHost", fmt.Sprintf("%s (listener %s); Envoy Gateway refuses the policy there.", strings.TrimSuffix(msg, "."), qualifiedID(l)))
 		msg = withBuilderError(p, msg)
-		msgs = appendNew(msgs, msg)
-		s.reject(p, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: policy.VerdictInvalid, Reason: "Invalid", Message: msg})
+		refusals[l], msgs = msg, appendNew(msgs, msg)
 	}
 	if len(msgs) == 0 {
 		return false
@@ -1114,25 +1133,26 @@ func (s *statusRun) defaultHostRefused(c *claim, ancestors []entry) bool {
 		s.set(p, a, cond("Accepted", false, "Invalid", strings.Join(msgs, "; ")))
 		s.warn(p, a)
 	}
+	s.rejectOn(c, covered, refusals, policy.VerdictInvalid)
 	return true
 }
 
 // http10DefaultHost is translateHTTP1Settings' check of a
 // ClientTrafficPolicy's http1.http10.useDefaultHost on one HTTP listener
-// it covers (and translates: not skipped): the default host is the
+// it covers: the default host is the
 // listener's hostname when that is not a wildcard; on a wildcard-only
 // listener (no hostname, or *.x) it is taken from the routes, which Envoy
 // Gateway can do only when exactly one of the listener's routes (one per
 // route hostname, rule and match, as its IR counts them) has a hostname
 // without a wildcard. It depends on the routes attached, so it is decided
 // here and not when the policy is decoded. "" when l takes the policy.
-func (s *statusRun) http10DefaultHost(p *policy.Policy, l *topology.Listener, skipped map[*topology.Listener]bool) string {
+func (s *statusRun) http10DefaultHost(p *policy.Policy, l *topology.Listener) string {
 	spec, ok := decoded(p).spec.(*egv1a1.ClientTrafficPolicySpec)
 	if !ok || spec.HTTP1 == nil || spec.HTTP1.HTTP10 == nil || spec.HTTP1.HTTP10.UseDefaultHost == nil || !*spec.HTTP1.HTTP10.UseDefaultHost {
 		return ""
 	}
-	if skipped[l] || (l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType) {
-		return "" // not translated, or no HTTP settings there
+	if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
+		return "" // no HTTP settings there
 	}
 	if l.Hostname != nil && *l.Hostname != "" && !strings.Contains(string(*l.Hostname), "*") {
 		return ""
