@@ -112,7 +112,11 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 			b.WriteString("    invalid here: takes no part in the merge\n")
 		}
 		if na := t.NotApplied; na != nil {
-			fmt.Fprintf(&b, "    not applied here (%s): %s\n", inert.String(na.Reason), inert.String(na.Message))
+			where := "here"
+			if t.Listener != "" {
+				where = "on listener " + t.Listener
+			}
+			fmt.Fprintf(&b, "    not applied %s (%s): %s\n", inert.String(where), inert.String(na.Reason), inert.String(na.Message))
 			if na.By != "" {
 				fmt.Fprintf(&b, "      %s has it: %s\n", inert.String(shortID(na.By)), inert.String(na.Why))
 			}

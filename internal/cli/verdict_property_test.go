@@ -285,6 +285,10 @@ func appliesSomewhere(r *merge.Result, p *policy.Policy) bool {
 }
 
 func targetText(tk policy.TargetKey) string {
+	if on := tk.On; on != nil {
+		tk.On = nil
+		return targetText(tk) + " on listener " + on.ID()
+	}
 	switch {
 	case tk.Gateway != nil:
 		return "Gateway " + tk.Gateway.Namespace + "/" + tk.Gateway.Name
@@ -392,7 +396,7 @@ func renderedAt(r *merge.Result, out *envoy.Output, tk policy.TargetKey) map[str
 		names := map[string]bool{}
 		for _, rule := range rules {
 			for _, pa := range rt.Parents {
-				for _, l := range pa.Listeners {
+				for _, l := range throughListeners(pa.Listeners, tk) {
 					for _, n := range out.RouteNames(rule, l) {
 						names[n] = true
 					}
@@ -451,7 +455,7 @@ func targetViews(r *merge.Result, tk policy.TargetKey) []explain.Target {
 	if rt, rules := rulesOf(r, tk); rt != nil {
 		for _, rule := range rules {
 			for _, pa := range rt.Parents {
-				for _, l := range pa.Listeners {
+				for _, l := range throughListeners(pa.Listeners, tk) {
 					if rp := r.Rule(rule); rp != nil && !rp.Delegating {
 						out = append(out, explain.Rule(r, rt, rule, l, explain.Options{}))
 					}
@@ -464,6 +468,18 @@ func targetViews(r *merge.Result, tk policy.TargetKey) []explain.Target {
 		out = append(out, explain.Listener(r, l, explain.Options{}))
 	}
 	return out
+}
+
+// throughListeners are the listeners of ls a route target's verdict
+// holds on: all of them, or the one it is narrowed to (TargetKey.On).
+func throughListeners(ls []*topology.Listener, tk policy.TargetKey) []*topology.Listener {
+	if tk.On == nil {
+		return ls
+	}
+	if slices.Contains(ls, tk.On) {
+		return []*topology.Listener{tk.On}
+	}
+	return nil
 }
 
 // graphMarks: the DOT output has a red dashed edge from p labelled with

@@ -467,6 +467,16 @@ func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *
 			}
 		}
 	}
+	if l != nil {
+		// a policy its controller finds invalid on the route as served
+		// through l only (policy.TargetKey.On): invalid here, as merge's
+		// RoutedOn has it
+		for _, v := range r.NotApplied(rule, l) {
+			if id := v.Policy.ID(); v.Target.On != nil && v.Rejection.Verdict == policy.VerdictInvalid && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
 	return out
 }
 

@@ -50,8 +50,12 @@ type PolicyTarget struct {
 	// NotApplied is the controller's verdict when it does not apply the
 	// policy here (status's reason and message): none of its fields take
 	// part, and Fields is empty.
-	NotApplied *NotApplied   `json:"notApplied,omitempty"`
-	Fields     []PolicyField `json:"fields"`
+	NotApplied *NotApplied `json:"notApplied,omitempty"`
+	// Listener narrows NotApplied to the route as served through one
+	// listener (ns/gateway/name): the controller refuses the policy
+	// there only (policy.TargetKey.On), and applies it on the others.
+	Listener string        `json:"listener,omitempty"`
+	Fields   []PolicyField `json:"fields"`
 }
 
 // NotApplied is why a controller does not apply a policy on a target:
@@ -337,11 +341,15 @@ func unmergedVerdicts(r *merge.Result, p *policy.Policy, listed []PolicyTarget) 
 				refs = append(refs, ruleRef(v.Route, rule))
 			}
 		}
+		on := ""
+		if t.On != nil {
+			on = t.On.ID()
+		}
 		for _, ref := range refs {
-			if slices.ContainsFunc(listed, func(pt PolicyTarget) bool { return pt.Target == ref && pt.NotApplied != nil }) {
+			if slices.ContainsFunc(listed, func(pt PolicyTarget) bool { return pt.Target == ref && pt.NotApplied != nil && pt.Listener == on }) {
 				continue
 			}
-			out = append(out, PolicyTarget{Target: ref, Via: string(c.Via), Path: c.Path, Level: string(c.Level), NotApplied: notApplied(v.Rejection), Fields: []PolicyField{}})
+			out = append(out, PolicyTarget{Target: ref, Via: string(c.Via), Path: c.Path, Level: string(c.Level), NotApplied: notApplied(v.Rejection), Listener: on, Fields: []PolicyField{}})
 		}
 	}
 	return out

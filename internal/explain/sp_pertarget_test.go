@@ -1,6 +1,7 @@
 package explain_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -280,5 +281,256 @@ func TestMergedBackendTrafficPolicyBuiltAgain(t *testing.T) {
 				t.Errorf("findings at %v, want %v", findings, tc.findings)
 			}
 		})
+	}
+}
+
+// twoListeners is spBase with a second listener, b, on another port; the
+// route is attached to the Gateway, so through both.
+var twoListeners = strings.Replace(spBase, "listeners: [{name: http, port: 80, protocol: HTTP}]",
+	"listeners: [{name: http, port: 80, protocol: HTTP}, {name: b, port: 8080, protocol: HTTP}]", 1)
+
+// TestMergedPolicyRefusedOnOneListener: Envoy Gateway builds a route
+// policy with mergeType again on each listener the route is attached
+// through, merged into that listener's closest policy
+// (processBackendTrafficPolicyForRoute, processSecurityPolicyForRoute).
+// Refused on one listener, the route is served differently on each: on
+// that listener a BackendTrafficPolicy's route answers 500 and a
+// SecurityPolicy's route takes the listener's policy alone; on the other,
+// the merged (or the route's own) policy applies.
+func TestMergedPolicyRefusedOnOneListener(t *testing.T) {
+	toListener := "[{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}]"
+	for _, tc := range []struct {
+		name, policies string
+		field          string
+		// per listener (http, b): the owner of field and the answer
+		owners  []string
+		answers []int
+		conds   []string
+	}{
+		{name: "BackendTrafficPolicy: 500 on the refusing listener, merged on the other",
+			policies: btp("l-btp", toListener, "  requestBuffer: {limit: 1Mi}\n") +
+				btp("gw-btp", toGateway, "  timeout: {http: {requestTimeout: 5s}}\n") +
+				btp("route-btp", toRoute, "  mergeType: StrategicMerge\n  httpUpgrade: [{type: websocket}]\n"),
+			field: "httpUpgrade", owners: []string{"-", "route-btp"}, answers: []int{500, 0},
+			conds: []string{
+				"gw-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-btp@Gateway/app/gw Merged=True/Merged This policy is being merged by other backendTrafficPolicies for these routes: [app/r]",
+				"gw-btp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other backendTrafficPolicies for these gateway listeners: [app/gw/http]",
+				"l-btp@Gateway/app/gw#http Accepted=True/Accepted Policy has been accepted.",
+				"l-btp@Gateway/app/gw#http Overridden=True/Overridden This policy is being overridden by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#b Merged=True/Merged Merged with policy app/gw-btp",
+				"route-btp@Gateway/app/gw#http Accepted=False/Invalid RequestBuffer: requestBuffer cannot be used together with httpUpgrade.",
+			}},
+		{name: "BackendTrafficPolicy: no policy above on the other listener, the route's alone",
+			policies: btp("l-btp", toListener, "  requestBuffer: {limit: 1Mi}\n") +
+				btp("route-btp", toRoute, "  mergeType: StrategicMerge\n  httpUpgrade: [{type: websocket}]\n"),
+			field: "httpUpgrade", owners: []string{"-", "route-btp"}, answers: []int{500, 0},
+			conds: []string{
+				"l-btp@Gateway/app/gw#http Accepted=True/Accepted Policy has been accepted.",
+				"l-btp@Gateway/app/gw#http Overridden=True/Overridden This policy is being overridden by other backendTrafficPolicies for these routes: [app/r]",
+				"route-btp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-btp@Gateway/app/gw#http Accepted=False/Invalid RequestBuffer: requestBuffer cannot be used together with httpUpgrade.",
+			}},
+		{name: "SecurityPolicy: the listener's policy alone on the refusing listener, merged on the other",
+			policies: sp("l-sp", toListener, "  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n") +
+				sp("gw-sp", toGateway, "  cors: {allowOrigins: ['https://a.example.com']}\n") +
+				sp("route-sp", toRoute, "  mergeType: StrategicMerge\n"+
+					"  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}}]}\n"+
+					"  oidc: {provider: {issuer: 'https://app-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n"),
+			field: "oidc", owners: []string{"-", "route-sp"}, answers: []int{0, 0},
+			conds: []string{
+				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"gw-sp@Gateway/app/gw Merged=True/Merged This policy is being merged by other securityPolicies for these routes: [app/r]",
+				"gw-sp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other securityPolicies for these gateway listeners: [app/gw/http]",
+				"l-sp@Gateway/app/gw#http Accepted=True/Accepted Policy has been accepted.",
+				"l-sp@Gateway/app/gw#http Overridden=True/Overridden This policy is being overridden by other securityPolicies for these routes: [app/r]",
+				"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+				"route-sp@Gateway/app/gw#b Merged=True/Merged Merged with policy app/gw-sp",
+				`route-sp@Gateway/app/gw#http Accepted=False/Invalid The OIDC.ForwardIDToken header "x-id-token" cannot be the same as a JWT provider extractFrom header when passThroughAuthHeader is enabled.`,
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Parse("t.yaml", []byte(twoListeners+tc.policies), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
+			rt := c.Graph.Route("HTTPRoute", "app", "r")
+			var owners []string
+			var answers []int
+			for _, l := range c.Graph.Gateway("app", "gw").Listeners {
+				got := explain.Rule(c.Result, rt, rt.Rules[0], l, explain.Options{})
+				owner := "-"
+				for _, f := range got.Fields {
+					if f.Field == tc.field {
+						owner = f.Owner[strings.LastIndex(f.Owner, "/")+1:]
+					}
+				}
+				answer := got.FixedStatus
+				if slices.ContainsFunc(got.Notes, func(n string) bool { return strings.Contains(n, "replaced by a direct response (500)") }) {
+					answer = 500
+				}
+				owners, answers = append(owners, owner), append(answers, answer)
+			}
+			if !slices.Equal(owners, tc.owners) || !slices.Equal(answers, tc.answers) {
+				t.Errorf("per listener: owners %v, answers %v; want %v, %v", owners, answers, tc.owners, tc.answers)
+			}
+			var conds []string
+			for _, p := range status.Compute(c.Result, status.Options{}).Policies {
+				for _, a := range p.Ancestors {
+					for _, cd := range a.Conditions {
+						if cd.Type != "Warning" {
+							conds = append(conds, p.Name+"@"+a.AncestorRef.String()+" "+cd.Type+"="+cd.Status+"/"+cd.Reason+" "+cd.Message)
+						}
+					}
+				}
+			}
+			slices.Sort(conds)
+			if !slices.Equal(conds, tc.conds) {
+				t.Errorf("conditions:\n  %s\nwant:\n  %s", strings.Join(conds, "\n  "), strings.Join(tc.conds, "\n  "))
+			}
+			// the verdict every view reads: refused through the first
+			// listener only
+			var vs []string
+			for _, p := range c.Result.Policies.Policies {
+				for _, v := range c.Result.Verdicts(p) {
+					vs = append(vs, p.Obj.Name+": "+v.Desc()+": "+v.Rejection.Verdict)
+				}
+			}
+			want := "route-btp: HTTPRoute app/r on listener app/gw/http: Invalid"
+			if strings.HasPrefix(tc.field, "oidc") {
+				want = "route-sp: HTTPRoute app/r on listener app/gw/http: Refused"
+			}
+			if !slices.Contains(vs, want) {
+				t.Errorf("verdicts %v, want %q among them", vs, want)
+			}
+		})
+	}
+}
+
+// TestClientTrafficPolicySharedPortPerListener: Envoy Gateway checks a
+// ClientTrafficPolicy's port overlap listener by listener
+// (validatePortOverlapForClientTrafficPolicy, before each listener is
+// translated). A ListenerSet-wide policy whose listener y shares its port
+// with the Gateway's listener a is not applied on y alone: x, on a port of
+// its own, takes it, and y — left unclaimed — takes the Gateway's policy.
+func TestClientTrafficPolicySharedPortPerListener(t *testing.T) {
+	const in = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: open, namespace: app}
+spec:
+  gatewayClassName: eg
+  allowedListeners: {namespaces: {from: Same}}
+  listeners: [{name: a, protocol: HTTP, port: 8080}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: extra, namespace: app}
+spec:
+  parentRef: {name: open}
+  listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: wide, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: open}]
+  timeout: {http: {idleTimeout: 10s}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: on-set, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: extra}]
+  timeout: {http: {idleTimeout: 20s}}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
+	var got []string
+	for _, l := range c.Graph.Gateway("app", "open").Listeners {
+		owner := "-"
+		for _, f := range explain.Listener(c.Result, l, explain.Options{}).Fields {
+			if f.Field == "timeout" {
+				owner = f.Owner[strings.LastIndex(f.Owner, "/")+1:]
+			}
+		}
+		got = append(got, string(l.Name)+"="+owner)
+	}
+	if want := []string{"a=wide", "x=on-set", "y=wide"}; !slices.Equal(got, want) {
+		t.Errorf("timeout per listener %v, want %v", got, want)
+	}
+	var vs []string
+	for _, p := range c.Result.Policies.Policies {
+		for _, v := range c.Result.Verdicts(p) {
+			vs = append(vs, p.Obj.Name+": "+v.Desc()+": "+v.Rejection.Verdict)
+		}
+	}
+	if want := []string{"on-set: listener app/extra/y: Refused", "wide: listener app/extra/x: Overridden"}; !slices.Equal(vs, want) {
+		t.Errorf("verdicts %v, want %v", vs, want)
+	}
+}
+
+// TestClientTrafficPolicyDefaultHostPerListener: a Gateway-wide
+// ClientTrafficPolicy setting http1.http10.useDefaultHost is refused on
+// the listener whose default host Envoy Gateway cannot find (no hostname,
+// and no route with a hostname without a wildcard) and only there
+// (translateClientTrafficPolicyForListener, per listener): that
+// listener's routes answer 500, the other listener keeps the policy.
+func TestClientTrafficPolicyDefaultHostPerListener(t *testing.T) {
+	in := strings.Replace(spBase, "listeners: [{name: http, port: 80, protocol: HTTP}]",
+		"listeners: [{name: http, port: 80, protocol: HTTP, hostname: a.example.com}, {name: b, port: 8080, protocol: HTTP}]", 1) + `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: wild, namespace: app}
+spec:
+  parentRefs: [{name: gw, sectionName: b}]
+  hostnames: ['*.example.com']
+  rules: [{backendRefs: [{name: svc, port: 8080}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: wide, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  http1: {http10: {useDefaultHost: true}}
+`
+	objs, err := manifest.Parse("t.yaml", []byte(in), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := families.Compile(&manifest.Set{Objects: objs}, &pipeline.Config{Namespace: "default"})
+	var got []string
+	for _, name := range []string{"r", "wild"} {
+		rt := c.Graph.Route("HTTPRoute", "app", name)
+		for _, p := range rt.Parents {
+			for _, l := range p.Listeners {
+				v := explain.Rule(c.Result, rt, rt.Rules[0], l, explain.Options{})
+				owner := "-"
+				for _, f := range v.Fields {
+					if strings.HasPrefix(f.Field, "http1") {
+						owner = f.Owner[strings.LastIndex(f.Owner, "/")+1:]
+					}
+				}
+				answer := 0
+				if slices.ContainsFunc(v.Notes, func(n string) bool { return strings.Contains(n, "replaced by a direct response (500)") }) {
+					answer = 500
+				}
+				got = append(got, fmt.Sprintf("%s@%s http1=%s answers %d", name, l.Name, owner, answer))
+			}
+		}
+	}
+	want := []string{"r@http http1=wide answers 0", "r@b http1=- answers 500", "wild@b http1=- answers 500"}
+	if !slices.Equal(got, want) {
+		t.Errorf("per route and listener:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 }

@@ -235,8 +235,16 @@ func (r *Result) RejectedOn(p *policy.Policy, l *topology.Listener) *policy.Reje
 func (r *Result) NotApplied(rule *topology.Rule, l *topology.Listener) []Verdict {
 	var keys []policy.TargetKey
 	if rule != nil {
+		rt := r.routeOf(rule)
+		if l != nil {
+			// the rule as served through l first: the most specific
+			keys = append(keys, policy.TargetKey{Rule: rule, On: l})
+			if rt != nil {
+				keys = append(keys, policy.TargetKey{Route: rt, On: l})
+			}
+		}
 		keys = append(keys, policy.TargetKey{Rule: rule})
-		if rt := r.routeOf(rule); rt != nil {
+		if rt != nil {
 			keys = append(keys, policy.TargetKey{Route: rt})
 		}
 	}
@@ -479,8 +487,14 @@ type Verdict struct {
 
 // Desc names the target for messages: "Gateway ns/name", "listener
 // ns/gw/name", "ListenerSet ns/name", "HTTPRoute ns/name" or
-// "HTTPRoute ns/name rule R".
+// "HTTPRoute ns/name rule R", the last two followed by " on listener
+// ns/gw/name" for the route as served through one listener.
 func (v Verdict) Desc() string {
+	if on := v.Target.On; on != nil && v.Route != nil {
+		t := v
+		t.Target.On = nil
+		return t.Desc() + " on listener " + on.ID()
+	}
 	t := v.Target
 	switch {
 	case t.Gateway != nil:

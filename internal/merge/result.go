@@ -168,6 +168,8 @@ func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *atta
 			}
 			if lp.IncludesGateway {
 				group = append(group, r.leveled(att.Gateway[gw], LevelGateway, policy.TargetKey{Gateway: gw}, on)...)
+			} else {
+				group = append(group, r.invalidOn(att.Gateway[gw], on)...)
 			}
 			lp.Own = r.merge(group, cfg)
 			gp.Listeners = append(gp.Listeners, lp)
@@ -278,6 +280,21 @@ func (r *Result) leveled(atts []*attach.Attachment, lvl Level, targets ...policy
 	out := make([]*Candidate, 0, len(atts))
 	for _, a := range atts {
 		out = append(out, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path, Rejected: r.rejection(a.Policy, targets...)})
+	}
+	return out
+}
+
+// invalidOn are the Gateway's policies (atts) its controller finds
+// invalid on one listener only (policy.VerdictInvalid at on): invalid
+// there, so the listener's own point holds them — its routes answer as
+// those of an invalid policy — while the Gateway's point keeps them for
+// its other listeners.
+func (r *Result) invalidOn(atts []*attach.Attachment, on policy.TargetKey) []*Candidate {
+	var out []*Candidate
+	for _, a := range atts {
+		if rj := r.rejection(a.Policy, on); rj != nil && rj.Verdict == policy.VerdictInvalid {
+			out = append(out, &Candidate{Policy: a.Policy, Via: a.Via, Level: LevelGateway, Path: a.Path, Rejected: rj})
+		}
 	}
 	return out
 }

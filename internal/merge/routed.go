@@ -47,9 +47,16 @@ func (r *Result) RoutedOn(rule *topology.Rule, path *RulePath, l *topology.Liste
 				continue
 			}
 			for _, c := range pt.Candidates {
-				if !c.IsBuiltIn() && !holds(valid, c.Policy) && !holds(invalid, c.Policy) {
-					valid = append(valid, c)
+				if c.IsBuiltIn() || holds(valid, c.Policy) || holds(invalid, c.Policy) {
+					continue
 				}
+				switch rj := r.onListener(c, rule, l); {
+				case rj == nil:
+					valid = append(valid, c)
+				case rj.Verdict == policy.VerdictInvalid:
+					invalid = append(invalid, c) // invalid on this listener only
+				}
+				// any other verdict: not applied through l, as if absent
 			}
 			for _, c := range pt.Invalid {
 				if !holds(valid, c.Policy) && !holds(invalid, c.Policy) {
@@ -66,6 +73,25 @@ func (r *Result) RoutedOn(rule *topology.Rule, path *RulePath, l *topology.Liste
 		}
 	}
 	return out
+}
+
+// onListener is the controller's verdict on a route's or a rule's
+// candidate as the rule is served through l (policy.TargetKey.On): a
+// policy it builds again per listener and refuses on some listeners
+// only. nil when there is none.
+func (r *Result) onListener(c *Candidate, rule *topology.Rule, l *topology.Listener) *policy.Rejection {
+	if l == nil || r.Attach == nil || len(r.Attach.Rejected[c.Policy]) == 0 {
+		return nil
+	}
+	switch c.Level {
+	case LevelRule:
+		return r.Attach.Rejection(c.Policy, policy.TargetKey{Rule: rule, On: l})
+	case LevelRoute:
+		if rt := r.routeOf(rule); rt != nil {
+			return r.Attach.Rejection(c.Policy, policy.TargetKey{Route: rt, On: l})
+		}
+	}
+	return nil
 }
 
 // holds reports whether one of cs is p's.

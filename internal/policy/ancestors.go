@@ -64,13 +64,20 @@ func (r *Registry) AncestorReport(k Kind) AncestorReport {
 
 // TargetKey names one target a policy reaches: exactly one field is set —
 // a whole Gateway, a whole ListenerSet, a listener (by sectionName, or
-// covered by a less specific policy), a whole route, or a route rule.
+// covered by a less specific policy), a whole route, or a route rule —
+// except that a route or a rule may carry On.
 type TargetKey struct {
 	Gateway  *topology.Gateway
 	Set      *topology.ListenerSet
 	Listener *topology.Listener
 	Route    *topology.Route
 	Rule     *topology.Rule
+	// On narrows a Route or Rule target to the route as served through
+	// one listener: a controller that builds a route's policy again per
+	// listener (merged into that listener's policy) may refuse it on
+	// some of the route's listeners only, and the route is then served
+	// differently on each.
+	On *topology.Listener
 	// Backend is a backend object (a Service, a registered backendRef
 	// kind), and Port the port a sectionName names on it ("" for the
 	// whole object).

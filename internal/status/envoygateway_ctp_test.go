@@ -84,6 +84,21 @@ func TestClientTrafficPolicyStatus(t *testing.T) {
 			"wide @ Gateway/infra/open: Overridden=True/Overridden: There are existing ClientTrafficPolicies that are overriding these sections [x]",
 		},
 	}, {
+		// validatePortOverlapForClientTrafficPolicy runs per listener: the
+		// set's listener y shares port 8080 with the Gateway's a, so the
+		// set's policy is Invalid and not translated there — y stays
+		// unclaimed and the Gateway's policy takes it (not among the
+		// sections overriding it); x, on a port of its own, takes the
+		// set's policy.
+		name: "listenerset-shared-port-per-listener",
+		policies: strings.Replace(set, "listeners: [{name: x, port: 9090, protocol: HTTP}]", "listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP}]", 1) +
+			ctp("wide", "open", "") + onSet("on-set", ""),
+		want: []string{
+			"on-set @ ListenerSet/infra/extra: Accepted=False/Invalid: ClientTrafficPolicy is being applied to multiple http (non https) listeners (infra/open/a) on the same port, which is not allowed.",
+			"wide @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Overridden=True/Overridden: There are existing ClientTrafficPolicies that are overriding these sections [x]",
+		},
+	}, {
 		name:     "translation-error-invalid",
 		policies: ctp("bad", "gw", "  timeout: {http: {idleTimeout: 1d}}\n"),
 		want:     []string{"bad @ Gateway/infra/gw: Accepted=False/Invalid: Timeout: invalid HTTP IdleTimeout value 1d."},

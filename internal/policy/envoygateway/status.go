@@ -51,6 +51,10 @@ type target struct {
 type claim struct {
 	policy *policy.Policy
 	target target
+	// skipped are the listeners of a ListenerSet or Gateway target the
+	// policy is refused on before translation (sharedPort): they stay
+	// unclaimed, for a less specific policy to take.
+	skipped map[*topology.Listener]bool
 }
 
 // entry is one ancestor entry being built.
@@ -381,24 +385,10 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
 		return
 	}
-	if msg := s.samePort(t); msg != "" {
-		for _, a := range ancestors {
-			s.set(p, a, cond("Accepted", false, "Invalid", msg))
-			s.warn(p, a)
-		}
-		// validatePortOverlapForClientTrafficPolicy: the listeners are not
-		// translated with the policy, nor answered 500.
-		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: msg})
+	if s.sharedPort(c, ancestors) {
 		return
 	}
-	if msg, l := s.http10DefaultHost(p, t); msg != "" {
-		s.finding(p, "spec.http1.http10.useDefaultHost", fmt.Sprintf("%s (listener %s); Envoy Gateway refuses the policy there.", strings.TrimSuffix(msg, "."), qualifiedID(l)))
-		msg = withBuilderError(p, msg)
-		for _, a := range ancestors {
-			s.set(p, a, cond("Accepted", false, "Invalid", msg))
-			s.warn(p, a)
-		}
-		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictInvalid, Reason: "Invalid", Message: msg})
+	if s.defaultHostRefused(c, ancestors) {
 		return
 	}
 	for _, a := range ancestors {
@@ -422,23 +412,72 @@ func (s *statusRun) refusedOnRoute(p *policy.Policy, t target) *diag.Diagnostic 
 	return decoded(p).refusals[t.route.Kind == "TCPRoute"]
 }
 
+// sharedPort refuses c's policy on each listener it covers that shares
+// its port with a plain HTTP listener it does not cover
+// (validatePortOverlapForClientTrafficPolicy, run per listener before the
+// listener is translated): the policy is Invalid on c's ancestors, and
+// not applied on those listeners — which, for a ListenerSet-wide policy,
+// stay unclaimed, so the Gateway's policy takes them (Envoy Gateway claims
+// a ListenerSet's sections only as it translates them). It reports
+// whether no listener is left to translate.
+func (s *statusRun) sharedPort(c *claim, ancestors []entry) bool {
+	if !s.kind.bySection {
+		return false
+	}
+	covered := s.listenersOf(c.target)
+	refusals := map[*topology.Listener]string{}
+	var msgs []string
+	for _, l := range covered {
+		if msg := s.samePort(l, covered); msg != "" {
+			refusals[l], msgs = msg, append(msgs, msg)
+		}
+	}
+	if len(msgs) == 0 {
+		return false
+	}
+	c.skipped = map[*topology.Listener]bool{}
+	for l := range refusals {
+		c.skipped[l] = true
+	}
+	msg := strings.Join(msgs, "; ")
+	for _, a := range ancestors {
+		s.set(c.policy, a, cond("Accepted", false, "Invalid", msg))
+		s.warn(c.policy, a)
+	}
+	// not translated with the policy, nor answered 500
+	s.rejectOn(c, covered, refusals, policy.VerdictRefused)
+	return len(refusals) == len(covered)
+}
+
+// rejectOn records a verdict on c's policy for the listeners of its
+// target it is refused on, each with its message: on the whole target
+// when that is every listener it covers, else on each of those listeners
+// (the others keep the policy).
+func (s *statusRun) rejectOn(c *claim, covered []*topology.Listener, refusals map[*topology.Listener]string, verdict string) {
+	if len(refusals) == len(covered) {
+		s.reject(c.policy, c.target.key(), &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refusals[covered[0]]})
+		return
+	}
+	for _, l := range covered {
+		if msg, ok := refusals[l]; ok {
+			s.reject(c.policy, policy.TargetKey{Listener: l}, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: msg})
+		}
+	}
+}
+
 // samePort: plain HTTP listeners of one Gateway on one port share one
 // Envoy listener, so a ClientTrafficPolicy (which configures the Envoy
-// listener) may not cover only some of them — Envoy Gateway rejects it.
-func (s *statusRun) samePort(t target) string {
-	if !s.kind.bySection {
+// listener) may not cover l without the others on its port — Envoy
+// Gateway refuses it there. covered are the listeners the policy's target
+// covers. "" when l may take it.
+func (s *statusRun) samePort(l *topology.Listener, covered []*topology.Listener) string {
+	if !s.kind.bySection || l.Protocol != gwv1.HTTPProtocolType {
 		return ""
 	}
-	covered := s.listenersOf(t)
 	var others []string
-	for _, l := range covered {
-		if l.Protocol != "HTTP" {
-			continue
-		}
-		for _, o := range l.Gateway.Listeners {
-			if o.Protocol == "HTTP" && o.Port == l.Port && !slices.Contains(covered, o) {
-				others = appendNew(others, qualifiedID(o))
-			}
+	for _, o := range l.Gateway.Listeners {
+		if o != l && o.Protocol == gwv1.HTTPProtocolType && o.Port == l.Port && !slices.Contains(covered, o) {
+			others = appendNew(others, qualifiedID(o))
 		}
 	}
 	if len(others) == 0 {
@@ -673,8 +712,8 @@ func (s *statusRun) relate() {
 				s.note(c).add("listenersets", set.Namespace+"/"+set.Name)
 				continue
 			}
-			for _, l := range gw.Listeners { // by section: each of the set's listeners
-				if l.Set == set {
+			for _, l := range gw.Listeners { // by section: each of the set's listeners it translated
+				if l.Set == set && !sc.skipped[l] {
 					s.note(c).add("listenerset listeners", l.ID())
 					if s.byListener[l] == nil {
 						s.replaced(c, l, sc)
@@ -715,65 +754,93 @@ func (s *statusRun) replaced(c *claim, l *topology.Listener, by *claim) {
 
 // relateRoute: a route policy overrides the policies of the listeners it
 // is attached through, or, with mergeType, merges into the most specific
-// of them (and overrides the less specific).
+// of them (and overrides the less specific). Envoy Gateway builds a
+// merged policy again on each listener (processBackendTrafficPolicyForRoute,
+// processSecurityPolicyForRoute), so it may refuse it on some of the
+// route's listeners only: the verdict is kept per listener (refusedOn).
 func (s *statusRun) relateRoute(rc *claim) {
 	rt := rc.target.route
 	name := rt.Meta.Namespace + "/" + rt.Meta.Name
 	merges := decoded(rc.policy).mergeType != ""
-	// the listeners the policy merges on, and the refusals of the merged
-	// policy there
-	mergesOn, refused := 0, []string(nil)
-	defer func() {
-		if len(refused) > 0 && len(refused) == mergesOn {
-			// refused wherever it merges (a route policy refused on some
-			// listeners only still applies on the route: gwpol merges a
-			// route's policies once for all its listeners): a
-			// SecurityPolicy is not translated, so the route keeps its
-			// parents' policies alone; a BackendTrafficPolicy's errors
-			// answer the route 500 (applyTrafficFeatureToRoute)
-			verdict := policy.VerdictRefused
-			if s.kind == backendTrafficPolicy {
-				verdict = policy.VerdictInvalid
-			}
-			s.reject(rc.policy, rc.target.key(), &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refused[0]})
-		}
-	}()
+	var reached []*topology.Listener
+	refusals := map[*topology.Listener]string{}
 	for _, p := range rt.Parents {
 		for _, l := range p.Listeners {
-			parent := s.parentOf(l)
-			for _, c := range s.scopeOf(l) {
-				if merges && c == parent && !c.policy.IsValid() {
-					// Nothing valid to merge into: the merged result is
-					// invalid on that listener, and the parent counts as
-					// overridden.
-					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
-					s.note(c).add("routes", name)
-					continue
-				}
-				if merges && c == parent {
-					mergesOn++
-				}
-				if merges && c == parent {
-					if err := s.mergedRefusal(rt, rc.policy, c.policy); err != nil {
-						msg := conditionMessage(err.msg)
-						s.replace(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Accepted", false, "Invalid", msg))
-						s.note(c).add("routes", name)
-						what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
-						if s.kind == backendTrafficPolicy {
-							what = "Envoy Gateway answers the route's requests there with 500"
-						}
-						s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
-							strings.TrimSuffix(msg, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
-						refused = append(refused, msg)
-						continue
-					}
-					s.note(c).merged = appendNew(s.note(c).merged, name)
-					msg := "Merged with policy " + c.policy.Obj.Namespace + "/" + c.policy.Obj.Name
-					s.set(rc.policy, entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}, cond("Merged", true, "Merged", msg))
-					continue
-				}
-				s.note(c).add("routes", name)
+			if slices.Contains(reached, l) {
+				continue
 			}
+			reached = append(reached, l)
+			if msg := s.relateOnListener(rc, l, name, merges); msg != "" {
+				refusals[l] = msg
+			}
+		}
+	}
+	s.refusedOn(rc, reached, refusals)
+}
+
+// relateOnListener relates a route claim to the policies over one of the
+// listeners the route is attached through, and returns the message of
+// the merged policy's refusal there ("" when it is not refused).
+func (s *statusRun) relateOnListener(rc *claim, l *topology.Listener, name string, merges bool) string {
+	parent := s.parentOf(l)
+	refusal := ""
+	for _, c := range s.scopeOf(l) {
+		if !merges || c != parent {
+			s.note(c).add("routes", name)
+			continue
+		}
+		at := entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}
+		if !c.policy.IsValid() {
+			// Nothing valid to merge into: the merged result is invalid on
+			// that listener (merge finds the parent invalid there), and
+			// the parent counts as overridden.
+			s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
+			s.note(c).add("routes", name)
+			continue
+		}
+		if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
+			refusal = conditionMessage(err.msg)
+			s.replace(rc.policy, at, cond("Accepted", false, "Invalid", refusal))
+			s.note(c).add("routes", name)
+			what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
+			if s.kind == backendTrafficPolicy {
+				what = "Envoy Gateway answers the route's requests there with 500"
+			}
+			s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
+				strings.TrimSuffix(refusal, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
+			continue
+		}
+		s.note(c).merged = appendNew(s.note(c).merged, name)
+		s.set(rc.policy, at, cond("Merged", true, "Merged", "Merged with policy "+c.policy.Obj.Namespace+"/"+c.policy.Obj.Name))
+	}
+	return refusal
+}
+
+// refusedOn records where the merged policy is refused: on the whole
+// route target when it is refused on every listener the route is
+// attached through, else on the route as served through each refusing
+// listener (policy.TargetKey.On) — its other listeners keep it. A
+// refused BackendTrafficPolicy's errors answer the route 500 there
+// (applyTrafficFeatureToRoute); a refused SecurityPolicy is not
+// translated there, so the route keeps its parents' policies alone.
+func (s *statusRun) refusedOn(rc *claim, reached []*topology.Listener, refusals map[*topology.Listener]string) {
+	if len(refusals) == 0 {
+		return
+	}
+	verdict := policy.VerdictRefused
+	if s.kind == backendTrafficPolicy {
+		verdict = policy.VerdictInvalid
+	}
+	whole := rc.target.key()
+	if len(refusals) == len(reached) {
+		s.reject(rc.policy, whole, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refusals[reached[0]]})
+		return
+	}
+	for _, l := range reached {
+		if msg, ok := refusals[l]; ok {
+			on := whole
+			on.On = l
+			s.reject(rc.policy, on, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: msg})
 		}
 	}
 }
@@ -1019,34 +1086,67 @@ func cond(typ string, ok bool, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg}
 }
 
+// defaultHostRefused makes c's policy Invalid on each listener it
+// covers whose default host translateHTTP1Settings cannot find
+// (http10DefaultHost): Envoy Gateway translates a ClientTrafficPolicy
+// listener by listener, so its errors there answer that listener's
+// routes 500 and leave the others with the policy. It reports whether
+// any listener refused it.
+func (s *statusRun) defaultHostRefused(c *claim, ancestors []entry) bool {
+	p := c.policy
+	covered := s.listenersOf(c.target)
+	refusals := map[*topology.Listener]string{}
+	var msgs []string
+	for _, l := range covered {
+		if c.skipped[l] {
+			continue // not translated: refused already (sharedPort)
+		}
+		msg := s.http10DefaultHost(p, l)
+		if msg == "" {
+			continue
+		}
+		s.finding(p, "spec.http1.http10.useDefaultHost", fmt.Sprintf("%s (listener %s); Envoy Gateway refuses the policy there.", strings.TrimSuffix(msg, "."), qualifiedID(l)))
+		msg = withBuilderError(p, msg)
+		refusals[l], msgs = msg, appendNew(msgs, msg)
+	}
+	if len(msgs) == 0 {
+		return false
+	}
+	for _, a := range ancestors {
+		s.set(p, a, cond("Accepted", false, "Invalid", strings.Join(msgs, "; ")))
+		s.warn(p, a)
+	}
+	s.rejectOn(c, covered, refusals, policy.VerdictInvalid)
+	return true
+}
+
 // http10DefaultHost is translateHTTP1Settings' check of a
-// ClientTrafficPolicy's http1.http10.useDefaultHost on each HTTP listener
-// it covers: the default host is the listener's hostname when that is not
-// a wildcard; on a wildcard-only listener (no hostname, or *.x) it is taken
-// from the routes, which Envoy Gateway can do only when exactly one of the
-// listener's routes (one per route hostname, rule and match, as its IR
-// counts them) has a hostname without a wildcard. It depends on the routes
-// attached, so it is decided here and not when the policy is decoded.
-func (s *statusRun) http10DefaultHost(p *policy.Policy, t target) (string, *topology.Listener) {
+// ClientTrafficPolicy's http1.http10.useDefaultHost on one HTTP listener
+// it covers: the default host is the
+// listener's hostname when that is not a wildcard; on a wildcard-only
+// listener (no hostname, or *.x) it is taken from the routes, which Envoy
+// Gateway can do only when exactly one of the listener's routes (one per
+// route hostname, rule and match, as its IR counts them) has a hostname
+// without a wildcard. It depends on the routes attached, so it is decided
+// here and not when the policy is decoded. "" when l takes the policy.
+func (s *statusRun) http10DefaultHost(p *policy.Policy, l *topology.Listener) string {
 	spec, ok := decoded(p).spec.(*egv1a1.ClientTrafficPolicySpec)
 	if !ok || spec.HTTP1 == nil || spec.HTTP1.HTTP10 == nil || spec.HTTP1.HTTP10.UseDefaultHost == nil || !*spec.HTTP1.HTTP10.UseDefaultHost {
-		return "", nil
+		return ""
 	}
-	for _, l := range s.listenersOf(t) {
-		if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
-			continue
-		}
-		if l.Hostname != nil && *l.Hostname != "" && !strings.Contains(string(*l.Hostname), "*") {
-			continue
-		}
-		switch n := namedHostRoutes(l); {
-		case n == 0:
-			return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames.", l
-		case n > 1:
-			return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route.", l
-		}
+	if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
+		return "" // no HTTP settings there
 	}
-	return "", nil
+	if l.Hostname != nil && *l.Hostname != "" && !strings.Contains(string(*l.Hostname), "*") {
+		return ""
+	}
+	switch n := namedHostRoutes(l); {
+	case n == 0:
+		return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames."
+	case n > 1:
+		return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route."
+	}
+	return ""
 }
 
 // namedHostRoutes counts the Envoy Gateway IR routes of a listener whose
