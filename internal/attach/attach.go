@@ -312,12 +312,14 @@ func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, se
 		}
 		ref := f.ExtensionRef
 		gk := model.GroupKind{Group: string(ref.Group), Kind: string(ref.Kind)}
-		if c, own := ownFilter(g, reg, rt, ref); own {
-			r.notTranslated(rt, f.Path+".extensionRef", fmt.Sprintf("ExtensionRef to %s %s is a filter %s implements itself, not a policy; gwpol leaves what it does out of what it renders", gk, ref.Name, c.Title))
-			continue
-		}
 		k, ok := reg.Lookup(gk)
 		if !ok || !k.Spec().ExtensionRef {
+			// Not a policy kind: a filter the controllers implement
+			// themselves, or one they do not know.
+			if c, own := ownFilter(g, reg, rt, ref); own {
+				r.notTranslated(rt, f.Path+".extensionRef", fmt.Sprintf("ExtensionRef to %s %s is a filter %s implements itself, not a policy; gwpol leaves what it does out of what it renders", gk, ref.Name, c.Title))
+				continue
+			}
 			r.broken(rt, rule, nil, policy.LintExtensionRefNotFound.Code, f.Path+".extensionRef",
 				fmt.Sprintf("ExtensionRef to %s is not a policy kind gwpol supports here; the rule would answer with an error", gk))
 			continue

@@ -86,13 +86,14 @@ func failsOnItsOwn(rule *model.Rule) bool {
 	return false
 }
 
-// ownFilter is the Controller's OwnFilter: an SSL passthrough filter,
+// ownFilter is the Controller's OwnFilter: an SSL passthrough filter
+// (a HAProxyRoutePolicy is a policy, whatever its name),
 // which HAPTIC's gateway library turns into TLS passthrough for the
 // route's hostnames (22-ssl-passthrough.yaml:
 // PublishGatewayHTTPSSLPassthrough) and GatewayPolicyReference does not
 // count as an unsupported ExtensionRef.
-func ownFilter(_, kind, name string) bool {
-	return passthroughRef(kind, name)
+func ownFilter(group, kind, name string) bool {
+	return !(group == Group && kind == KindName) && passthroughRef(kind, name)
 }
 
 // passthroughRef: kind SSLPassthrough in any group, or a name that says
