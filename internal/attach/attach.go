@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Via is how a policy reached a target.
@@ -319,6 +320,12 @@ func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, se
 		gk := model.GroupKind{Group: string(ref.Group), Kind: string(ref.Kind)}
 		k, ok := reg.Lookup(gk)
 		if !ok || !k.Spec().ExtensionRef {
+			// Not a policy kind: a filter the controllers implement
+			// themselves, or one they do not know.
+			if c, own := ownFilter(g, reg, rt, ref); own {
+				r.notTranslated(rt, f.Path+".extensionRef", fmt.Sprintf("ExtensionRef to %s %s is a filter %s implements itself, not a policy; gwpol leaves what it does out of what it renders", gk, ref.Name, c.Title))
+				continue
+			}
 			r.broken(rt, rule, nil, policy.LintExtensionRefNotFound.Code, f.Path+".extensionRef",
 				fmt.Sprintf("ExtensionRef to %s is not a policy kind gwpol supports here; the rule would answer with an error", gk))
 			continue
@@ -474,6 +481,27 @@ func (r *Result) backendFilterIgnored(g *topology.Graph, reg *policy.Registry, r
 }
 
 // notTranslated is a GWP406 warning at a route's field.
+// ownFilter reports whether the controllers of every Gateway the route
+// attaches to implement the ExtensionRef themselves
+// (policy.Controller.OwnFilter), and returns one of them (all, when
+// several, agree).
+func ownFilter(g *topology.Graph, reg *policy.Registry, rt *topology.Route, ref *gwv1.LocalObjectReference) (policy.Controller, bool) {
+	var own policy.Controller
+	seen := false
+	for _, p := range rt.Parents {
+		if p.Gateway == nil {
+			continue
+		}
+		name, _ := g.Controller(p.Gateway, "")
+		c, ok := reg.Controller(name)
+		if !ok || c.OwnFilter == nil || !c.OwnFilter(string(ref.Group), string(ref.Kind), string(ref.Name)) {
+			return policy.Controller{}, false
+		}
+		own, seen = c, true
+	}
+	return own, seen
+}
+
 func (r *Result) notTranslated(rt *topology.Route, path, msg string) {
 	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintNotTranslated.Code, Severity: policy.LintNotTranslated.Severity,
 		Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path), Message: msg})

@@ -80,6 +80,18 @@ type Controller struct {
 	// into the listener's TLS context, and the options it rejects. Nil:
 	// it reads none.
 	TLSOptions topology.TLSOptionParser
+	// OwnFilter reports whether a route rule's ExtensionRef filter is one
+	// the controller implements itself rather than a policy kind (HAPTIC's
+	// SSL passthrough): on the routes of its Gateways such a filter
+	// neither attaches a policy nor breaks the rule as an unknown kind,
+	// and gwpol does not render what it does (GWP406). Nil: none.
+	OwnFilter func(group, kind, name string) bool
+	// UnknownFilterReasons are the route condition reasons the controller
+	// gives a rule whose ExtensionRef names a kind it neither knows nor
+	// implements: reason for Accepted False and PartiallyInvalid, and
+	// resolvedRefs for ResolvedRefs False ("": the controller leaves
+	// ResolvedRefs to the backends). Nil: UnsupportedValue and InvalidKind.
+	UnknownFilterReasons func() (reason, resolvedRefs string)
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares

@@ -221,7 +221,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
 					conds = append(conds, programmedCondition(r, rt, c))
 				}
-				conds = append(conds, ruleConditions(r, rt, extra(ctrl))...)
+				conds = append(conds, ruleConditions(r, rt, ctrl, extra(ctrl))...)
 				if rf, ok := refused[rt]; ok && gatewayController(g, rf.Gateway, opt.ControllerName) == ctrl {
 					conds = append(conds, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: rf.Reason, Message: rf.Message})
 				}
@@ -431,12 +431,14 @@ func ownReasons(reg *policy.Registry, k policy.Kind) bool {
 // ruleConditions reports rules broken by their policy references: some
 // broken → PartiallyInvalid, all → Accepted False, and ResolvedRefs False
 // where a reference did not resolve. The reasons are the broken kind's
-// controller's (policy.Family.BrokenReasons), else UnsupportedValue and
+// controller's (policy.Family.BrokenReasons); for a kind the route's
+// controller does not know, that controller's
+// (policy.Controller.UnknownFilterReasons), else UnsupportedValue and
 // InvalidKind. Under a controller with conditions of its own
 // (policy.Controller.ExtraConditions: ownConditions) a
 // kind without reasons of its own replaces the rule instead
 // (programmedCondition).
-func ruleConditions(r *merge.Result, rt *topology.Route, ownConditions bool) []metav1.Condition {
+func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditions bool) []metav1.Condition {
 	broken := 0
 	var msgs, resolvedMsgs []string
 	reason, resolved := "", ""
@@ -451,7 +453,7 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ownConditions bool) []m
 		broken++
 		msg := fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason)
 		msgs = append(msgs, msg)
-		why, refs := brokenReasons(r.Registry, b[0])
+		why, refs := brokenReasons(r.Registry, b[0], ctrl)
 		if reason == "" {
 			reason = why
 		}
@@ -523,10 +525,15 @@ func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) stri
 	return def
 }
 
-// brokenReasons are the reasons the broken kind's controller writes for b.
-func brokenReasons(reg *policy.Registry, b attach.Broken) (reason, resolvedRefs string) {
+// brokenReasons are the reasons the broken kind's controller writes for b,
+// or, for a kind gwpol does not know, those the route's controller ctrl
+// gives an unknown ExtensionRef.
+func brokenReasons(reg *policy.Registry, b attach.Broken, ctrl string) (reason, resolvedRefs string) {
 	if f := reg.FamilyOf(b.Kind); f != nil && f.BrokenReasons != nil {
 		return f.BrokenReasons(b.Code, b.Field)
+	}
+	if c, ok := reg.Controller(ctrl); ok && b.Kind == nil && c.UnknownFilterReasons != nil {
+		return c.UnknownFilterReasons()
 	}
 	return "UnsupportedValue", "InvalidKind"
 }

@@ -5,8 +5,12 @@ import "github.com/gwpol/gwpol/internal/policy"
 // ControllerName is HAPTIC's controllerName.
 const ControllerName = "haproxy-haptic.org/controller"
 
-// Controller is HAPTIC, the controller of this family's kind.
-var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group}}
+// Controller is HAPTIC, the controller of this family's kind. It passes
+// TLS through for an HTTPRoute with an SSL passthrough filter (ownFilter),
+// and fails a rule with any other ExtensionRef closed as unsupported
+// without calling its references unresolved (unknownFilterReasons).
+var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group},
+	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons}
 
 // Target is HAPTIC's render target: it serves exactly what its
 // HAProxyRoutePolicy offers — JWT (with required claims) and API-key

@@ -229,10 +229,11 @@ func (Kind) PolicyIdentity(p *policy.Policy) string {
 // brokenReasons are the family's BrokenReasons, HAPTIC's route
 // conditions: ResolvedRefs False only where a reference did not resolve —
 // PolicyNotFound for a missing policy, RefNotPermitted for a credential
-// Secret the policy may not use — and IncompatibleFilters for two policies
-// on one rule; every other problem (bad values, WAF catalogs, switched-off
-// features, gRPC restrictions) is UnsupportedValue with the references
-// resolved.
+// Secret the policy may not use (a secretRef without a name or in
+// another namespace, a missing or mutable Secret) — and
+// IncompatibleFilters for two policies on one rule; every other problem
+// (bad values, WAF catalogs, switched-off features, gRPC restrictions) is
+// UnsupportedValue with the references resolved.
 func brokenReasons(code, field string) (reason, resolvedRefs string) {
 	switch {
 	case code == policy.LintExtensionRefNotFound.Code:
@@ -261,7 +262,7 @@ func passthroughBeside(p *policy.Policy, rt *model.Route) (diag.Diagnostic, bool
 			if f.Type != "ExtensionRef" || ref == nil || string(ref.Group) == Group && string(ref.Kind) == KindName {
 				continue // a policy reference, whatever its name
 			}
-			if string(ref.Kind) != "SSLPassthrough" && !passthroughName.MatchString(strings.ToLower(string(ref.Name))) {
+			if !passthroughRef(string(ref.Kind), string(ref.Name)) {
 				continue
 			}
 			path := f.Path + ".extensionRef"

@@ -284,6 +284,13 @@ func isTokenChar(c byte) bool {
 // secretRef checks the shape of a Secret reference; false when it cannot
 // be looked up.
 func (v *validator) secretRef(path string, ref SecretRef) bool {
+	if strings.TrimSpace(ref.Name) == "" && v.p.Obj.Has(path) {
+		// GatewayPolicyRecord refuses a secretRef without a name as it
+		// refuses one in another namespace: a reference the policy may
+		// not use (RefNotPermitted), not a bad value.
+		v.dependency(path+".name", "%s.name is empty: HAPTIC needs a credential Secret name in the policy's namespace %s (RefNotPermitted); the rule fails closed until it has one", path[strings.LastIndexByte(path, '.')+1:], v.ns)
+		return false
+	}
 	return v.refShape(path, "credential Secret", ref)
 }
 

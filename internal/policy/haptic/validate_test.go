@@ -247,6 +247,7 @@ func TestValidate(t *testing.T) {
 		{"jwt bad algorithm", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: HS256}", []string{"GWP401 spec.authentication.jwt.algorithm"}},
 		{"jwt lower-case algorithm", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, algorithm: rs256}", []string{"GWP401 spec.authentication.jwt.algorithm"}},
 		{"jwt no secret name", "spec:\n  authentication:\n    jwt: {algorithm: RS256}", []string{"GWP401 spec.authentication.jwt.secretRef.name"}},
+		{"apiKey secretRef without a name", "spec:\n  authentication:\n    apiKey: {secretRef: {namespace: shop}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"jwt empty required claim", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, requiredClaims: ['']}", []string{"GWP401 spec.authentication.jwt.requiredClaims[0]"}},
 		{"jwt forward claim without header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},
 		{"jwt forward claim bad header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: 'X User'}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},

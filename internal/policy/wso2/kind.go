@@ -233,6 +233,7 @@ func (k *RestAPIKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	for i := range ra.Spec.Operations {
 		unknownFields(p, o.UnknownFieldsAt(fmt.Sprintf("spec.operations[%d].policies", i), refsType), env.Config)
 	}
+	checkArtifactID(p)
 	checkRestAPI(p, ra.Spec)
 	api := &RestAPI{Spec: ra.Spec, API: &Chain{Level: LevelAPI, Source: p.ID()}, Upstream: upstreamURL(o)}
 	for i, r := range ra.Spec.Policies {
