@@ -209,11 +209,7 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 		v = retryDefaults(v) // a policy's, not a route rule's own
 	}
 	rp := &routev3.RetryPolicy{}
-	on := slices.Clone(v.RetryOn)
-	if len(v.StatusCodes) > 0 && !slices.Contains(on, "retriable-status-codes") {
-		on = append(on, "retriable-status-codes")
-	}
-	rp.RetryOn = strings.Join(on, ",")
+	rp.RetryOn = retryOn(v)
 	var err error
 	if v.Attempts != nil {
 		if *v.Attempts < 0 {
@@ -244,6 +240,18 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 		rp.RetryHostPredicate = append(rp.RetryHostPredicate, pred())
 	}
 	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RetryPolicy: rp}}}, nil
+}
+
+// retryOn is Envoy's retry_on as kgateway writes it: the conditions as a
+// set (sorted, each once), with retriable-status-codes added when status
+// codes are given — so the order they are listed in changes nothing.
+func retryOn(v *Retry) string {
+	on := slices.Clone(v.RetryOn)
+	if len(v.StatusCodes) > 0 {
+		on = append(on, "retriable-status-codes")
+	}
+	slices.Sort(on)
+	return strings.Join(slices.Compact(on), ",")
 }
 
 // statusCodes are HTTP status codes as Envoy's unsigned integers.
