@@ -82,22 +82,14 @@ func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
 	if p.Domain == "" {
 		return nil, fmt.Errorf("GatewayExtension %s/%s: rateLimit.domain is empty", ns, ext.Name)
 	}
-	cluster, cl := serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
+	svc, cl, err := extGrpcService(p.GrpcService, ns)
+	if err != nil {
+		return nil, err
+	}
 	timeout := 100 * time.Millisecond
 	if p.Timeout != nil {
 		if timeout, err = time.ParseDuration(*p.Timeout); err != nil {
 			return nil, fmt.Errorf("rateLimit.timeout: %q is not a duration", *p.Timeout)
-		}
-	}
-	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}
-	if p.GrpcService.Authority != nil {
-		eg.Authority = *p.GrpcService.Authority
-	}
-	svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}
-	if p.GrpcService.RequestTimeout != nil {
-		// The gRPC call's own deadline, beside the filter's overall timeout.
-		if svc.Timeout, err = duration("rateLimit.grpcService.requestTimeout", *p.GrpcService.RequestTimeout); err != nil {
-			return nil, err
 		}
 	}
 	cfg := &ratelimitv3.RateLimit{
