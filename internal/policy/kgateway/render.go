@@ -399,11 +399,27 @@ func (r *fieldRenderer) transformation() ([]policy.Fragment, error) {
 		merged.Request = mergeTransform(merged.Request, v.Request)
 		merged.Response = mergeTransform(merged.Response, v.Response)
 	}
+	if merged.Request == nil && merged.Response == nil {
+		return nil, nil // kgateway writes no transformation for an empty one
+	}
+	merged.Request, merged.Response = bodyDefault(merged.Request), bodyDefault(merged.Response)
 	js, err := json.Marshal(merged)
 	if err != nil {
 		return nil, err
 	}
 	return []policy.Fragment{dynamicModule("transformation", "dynamic_modules/simple_mutations", "rustformation", orderTransformation, "{}", string(js))}, nil
+}
+
+// bodyDefault gives a body without parseAs the CRD's default, AsString:
+// kgateway serializes the policy as the API server stored it.
+func bodyDefault(t *Transform) *Transform {
+	if t == nil || t.Body == nil || t.Body.ParseAs != "" {
+		return t
+	}
+	c, b := *t, *t.Body
+	b.ParseAs = "AsString"
+	c.Body = &b
+	return &c
 }
 
 func mergeTransform(a, b *Transform) *Transform {
