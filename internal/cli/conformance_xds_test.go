@@ -386,15 +386,6 @@ func setify(v any, _ string) any {
 					e = sortDistinctHeaders(l)
 				}
 			}
-			if s, ok := e.(string); ok && k == "retryOn" {
-				parts := strings.Split(s, ",")
-				for i := range parts {
-					parts[i] = strings.TrimSpace(parts[i])
-				}
-				parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
-				slices.Sort(parts)
-				e = strings.Join(parts, ",")
-			}
 			out[k] = e
 		}
 		return out

@@ -115,6 +115,9 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 				if f == nil || r.rejectedOn(f.Owner, l) != nil {
 					continue // a less specific policy its controller does not apply on l
 				}
+				if fs.NotOnGRPCRoutes && rule != nil && rule.GRPC != nil && f.Owner.Level.OnGateway() {
+					continue // a Gateway's or listener's value does not reach a GRPCRoute's rule
+				}
 				if e == nil {
 					e = &EffectiveField{Kind: k, Key: fs.Key, Field: f, Inherited: i > 0 || (rule == nil && f.Owner.Level == LevelGateway)}
 					cur = f.Values[0]

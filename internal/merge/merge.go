@@ -30,6 +30,12 @@ const (
 // specificity ranks levels from the least specific (0) up.
 var specificity = map[Level]int{LevelGateway: 0, LevelListenerSet: 1, LevelListener: 2, LevelParentRoute: 3, LevelRoute: 4, LevelRule: 5, LevelBackendRef: 6}
 
+// OnGateway reports whether the level is a Gateway's or one of its
+// listeners' (a ListenerSet's), above every route.
+func (l Level) OnGateway() bool {
+	return l == LevelGateway || l == LevelListenerSet || l == LevelListener
+}
+
 // Candidate is a policy at a merge point.
 type Candidate struct {
 	Policy *policy.Policy

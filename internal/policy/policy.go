@@ -117,6 +117,12 @@ type FieldSpec struct {
 	// where the route has none). The kind's RuleFielder.Overlay combines
 	// the values.
 	FillsUnset bool
+	// NotOnGRPCRoutes: a Gateway's or listener's value does not reach the
+	// rules of GRPCRoutes; only a policy on the route itself sets the field
+	// there (kgateway's Gateway-level timeouts are defaults for the routes
+	// whose timeouts the Gateway API defines, and it defines none for
+	// GRPCRoutes).
+	NotOnGRPCRoutes bool
 	// Cluster names the Envoy cluster setting a field on a backend
 	// configures (transport_socket, load_balancing_policy…): where two
 	// kinds' fields share one, the later kind's replaces the earlier's on

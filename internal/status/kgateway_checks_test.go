@@ -96,6 +96,8 @@ func TestKgatewayChecks(t *testing.T) {
 		{name: "extProc extension not found", docs: tp("p", "  extProc: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "global rate limit extension not found", docs: tp("p", "  rateLimit: {global: {extensionRef: {name: nope}, descriptors: [{entries: [{type: RemoteAddress}]}]}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "jwtAuth extension not found", docs: tp("p", "  jwtAuth: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
+		{name: "local rate limit without a token bucket", docs: tp("p", "  rateLimit: {local: {percentEnabled: 50}}\n"), policy: "p", want: "False/Invalid", message: "TokenBucket"},
+		{name: "local rate limit empty: it switches rate limiting off", docs: tp("p", "  rateLimit: {local: {}}\n"), policy: "p", want: "True/Valid"},
 		{name: "local rate limit maxTokens below 1", docs: tp("p", "  rateLimit: {local: {tokenBucket: {maxTokens: 0, fillInterval: 1s}}}\n"), policy: "p", want: "False/Invalid", message: "maxTokens"},
 		{name: "local rate limit fillInterval not a duration", docs: tp("p", "  rateLimit: {local: {tokenBucket: {maxTokens: 1, fillInterval: soon}}}\n"), policy: "p", want: "False/Invalid", message: "not a duration"},
 		{name: "timeout not a duration", docs: tp("p", "  timeouts: {request: soon}\n"), policy: "p", want: "False/Invalid", message: "not a duration"},

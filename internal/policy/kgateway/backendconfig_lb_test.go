@@ -2,11 +2,13 @@ package kgateway
 
 import (
 	"testing"
+	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	dnsclusterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/dns/v3"
 	lbcommonv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/common/v3"
+	leastrequestv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/least_request/v3"
 	maglevv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/maglev/v3"
 	ringhashv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/load_balancing_policies/ring_hash/v3"
 )
@@ -104,4 +106,51 @@ func TestCommonLbConfig(t *testing.T) {
 	if err != nil || empty == nil || empty.GetHealthyPanicThreshold() != nil || empty.GetUpdateMergeWindow() != nil {
 		t.Errorf("nothing set: %v, %v; want an empty config", empty, err)
 	}
+}
+
+// TestBackendConfigCRDDefaults: what the BackendConfigPolicy CRD defaults
+// (the API server stores it before kgateway reads the policy) is written
+// when the policy leaves it out — a least-request balancer's choiceCount
+// (2), outlier detection's interval, base ejection time, consecutive 5xx
+// and maximum ejection percentage — and a value given replaces it.
+func TestBackendConfigCRDDefaults(t *testing.T) {
+	t.Run("leastRequest.choiceCount", func(t *testing.T) {
+		for _, tc := range []struct {
+			lr   map[string]any
+			want uint32
+		}{{map[string]any{}, 2}, {map[string]any{"choiceCount": 5}, 5}} {
+			c := &clusterv3.Cluster{}
+			if err := loadBalancer(map[string]any{"leastRequest": tc.lr}, c, nil); err != nil {
+				t.Fatal(err)
+			}
+			lr := &leastrequestv3.LeastRequest{}
+			if err := c.GetLoadBalancingPolicy().GetPolicies()[0].GetTypedExtensionConfig().GetTypedConfig().UnmarshalTo(lr); err != nil {
+				t.Fatal(err)
+			}
+			if lr.GetChoiceCount().GetValue() != tc.want {
+				t.Errorf("%v: choice_count %v, want %d", tc.lr, lr.GetChoiceCount(), tc.want)
+			}
+		}
+	})
+	t.Run("outlierDetection", func(t *testing.T) {
+		for _, tc := range []struct {
+			od                        map[string]any
+			interval, ejection        time.Duration
+			consecutive5xx, maxEjectP uint32
+		}{
+			{map[string]any{}, 10 * time.Second, 30 * time.Second, 5, 10},
+			{map[string]any{"maxEjectionPercent": 0, "consecutive5xx": 0}, 10 * time.Second, 30 * time.Second, 0, 0},
+			{map[string]any{"interval": "2s", "baseEjectionTime": "1m", "maxEjectionPercent": 55}, 2 * time.Second, time.Minute, 5, 55},
+		} {
+			c := &clusterv3.Cluster{}
+			if err := outlierDetection(tc.od, c); err != nil {
+				t.Fatal(err)
+			}
+			od := c.GetOutlierDetection()
+			if od.GetInterval().AsDuration() != tc.interval || od.GetBaseEjectionTime().AsDuration() != tc.ejection ||
+				od.GetConsecutive_5Xx().GetValue() != tc.consecutive5xx || od.GetMaxEjectionPercent() == nil || od.GetMaxEjectionPercent().GetValue() != tc.maxEjectP {
+				t.Errorf("%v: outlier detection %v", tc.od, od)
+			}
+		}
+	})
 }

@@ -150,6 +150,8 @@ var spec = func() policy.KindSpec {
 			fs.Default, fs.ConfigName = policy.AugmentedDeep, "acl"
 		}
 		fs.FillsUnset = f.key == "timeouts"
+		// timeout_retry.go: applyTimeoutDefaults skips GRPCRoutes' routes
+		fs.NotOnGRPCRoutes = f.key == "timeouts"
 		fs.PerBackend = !routeLevel[f.key]
 		s.Fields = append(s.Fields, fs)
 	}

@@ -209,11 +209,7 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 		v = retryDefaults(v) // a policy's, not a route rule's own
 	}
 	rp := &routev3.RetryPolicy{}
-	on := slices.Clone(v.RetryOn)
-	if len(v.StatusCodes) > 0 && !slices.Contains(on, "retriable-status-codes") {
-		on = append(on, "retriable-status-codes")
-	}
-	rp.RetryOn = strings.Join(on, ",")
+	rp.RetryOn = retryOn(v)
 	var err error
 	if v.Attempts != nil {
 		if *v.Attempts < 0 {
@@ -244,6 +240,18 @@ func (r *fieldRenderer) retry() ([]policy.Fragment, error) {
 		rp.RetryHostPredicate = append(rp.RetryHostPredicate, pred())
 	}
 	return []policy.Fragment{{Capability: "route", TypedRouteAction: &routev3.RouteAction{RetryPolicy: rp}}}, nil
+}
+
+// retryOn is Envoy's retry_on as kgateway writes it: the conditions as a
+// set (sorted, each once), with retriable-status-codes added when status
+// codes are given — so the order they are listed in changes nothing.
+func retryOn(v *Retry) string {
+	on := slices.Clone(v.RetryOn)
+	if len(v.StatusCodes) > 0 {
+		on = append(on, "retriable-status-codes")
+	}
+	slices.Sort(on)
+	return strings.Join(slices.Compact(on), ",")
 }
 
 // statusCodes are HTTP status codes as Envoy's unsigned integers.
@@ -391,11 +399,27 @@ func (r *fieldRenderer) transformation() ([]policy.Fragment, error) {
 		merged.Request = mergeTransform(merged.Request, v.Request)
 		merged.Response = mergeTransform(merged.Response, v.Response)
 	}
+	if merged.Request == nil && merged.Response == nil {
+		return nil, nil // kgateway writes no transformation for an empty one
+	}
+	merged.Request, merged.Response = bodyDefault(merged.Request), bodyDefault(merged.Response)
 	js, err := json.Marshal(merged)
 	if err != nil {
 		return nil, err
 	}
 	return []policy.Fragment{dynamicModule("transformation", "dynamic_modules/simple_mutations", "rustformation", orderTransformation, "{}", string(js))}, nil
+}
+
+// bodyDefault gives a body without parseAs the CRD's default, AsString:
+// kgateway serializes the policy as the API server stored it.
+func bodyDefault(t *Transform) *Transform {
+	if t == nil || t.Body == nil || t.Body.ParseAs != "" {
+		return t
+	}
+	c, b := *t, *t.Body
+	b.ParseAs = "AsString"
+	c.Body = &b
+	return &c
 }
 
 func mergeTransform(a, b *Transform) *Transform {

@@ -184,6 +184,14 @@ func u32(n *uint32) *wrapperspb.UInt32Value {
 	return wrapperspb.UInt32(*n)
 }
 
+// u32Or is n, or def when n is not given (a CRD default).
+func u32Or(n *uint32, def uint32) *wrapperspb.UInt32Value {
+	if n == nil {
+		return wrapperspb.UInt32(def)
+	}
+	return wrapperspb.UInt32(*n)
+}
+
 func seconds(s *string) (*wrapperspb.UInt32Value, error) {
 	if s == nil {
 		return nil, nil
@@ -391,7 +399,9 @@ func loadBalancer(v any, c *clusterv3.Cluster, ids []string) error {
 	var cfg proto.Message
 	switch {
 	case lb.LeastRequest != nil:
-		m := &leastrequestv3.LeastRequest{ChoiceCount: u32(lb.LeastRequest.ChoiceCount), LocalityLbConfig: locality}
+		// choiceCount: the CRD's default, 2, stored by the API server
+		// before kgateway writes it
+		m := &leastrequestv3.LeastRequest{ChoiceCount: u32Or(lb.LeastRequest.ChoiceCount, 2), LocalityLbConfig: locality}
 		s, err := slowStartConfig(lb.LeastRequest.SlowStart, ids)
 		if err != nil {
 			return err
@@ -638,8 +648,9 @@ func healthCheck(v any, c *clusterv3.Cluster) error {
 	return nil
 }
 
-// outlierDetection, with kgateway's defaults for the interval (10s), the
-// base ejection time (30s) and consecutive 5xx (5).
+// outlierDetection, with the CRD's defaults (the API server stores them,
+// kgateway writes them): the interval (10s), the base ejection time (30s),
+// consecutive 5xx (5) and the maximum ejection percentage (10).
 func outlierDetection(v any, c *clusterv3.Cluster) error {
 	var o struct {
 		Interval                               *string `json:"interval"`
@@ -658,7 +669,7 @@ func outlierDetection(v any, c *clusterv3.Cluster) error {
 	}
 	od := &clusterv3.OutlierDetection{
 		Interval: durationpb.New(10 * time.Second), BaseEjectionTime: durationpb.New(30 * time.Second), Consecutive_5Xx: wrapperspb.UInt32(5),
-		MaxEjectionPercent: u32(o.MaxEjectionPercent), ConsecutiveLocalOriginFailure: u32(o.ConsecutiveLocalOriginFailure),
+		MaxEjectionPercent: u32Or(o.MaxEjectionPercent, 10), ConsecutiveLocalOriginFailure: u32(o.ConsecutiveLocalOriginFailure),
 		EnforcingConsecutiveLocalOriginFailure: u32(o.EnforcingConsecutiveLocalOriginFailure), EnforcingConsecutive_5Xx: u32(o.EnforcingConsecutive5xx),
 		ConsecutiveGatewayFailure: u32(o.ConsecutiveGatewayFailure), EnforcingConsecutiveGatewayFailure: u32(o.EnforcingConsecutiveGatewayFailure),
 	}

@@ -37,37 +37,42 @@ func (r *fieldRenderer) cors() ([]policy.Fragment, error) {
 	for _, o := range c.AllowOrigins {
 		per.AllowOriginStringMatch = append(per.AllowOriginStringMatch, originMatcher(string(o)))
 	}
-	per.AllowMethods = joinStrings(c.AllowMethods, ",")
-	per.AllowHeaders = joinStrings(c.AllowHeaders, ",")
-	per.ExposeHeaders = joinStrings(c.ExposeHeaders, ",")
+	// kgateway joins the lists with ", " and writes allow_credentials only
+	// when it is true (pluginsdk/policy/cors.go: BuildCorsPolicy).
+	per.AllowMethods = joinStrings(c.AllowMethods, ", ")
+	per.AllowHeaders = joinStrings(c.AllowHeaders, ", ")
+	per.ExposeHeaders = joinStrings(c.ExposeHeaders, ", ")
 	maxAge := c.MaxAge
 	if maxAge == 0 {
 		maxAge = 5 // the Gateway API default
 	}
 	per.MaxAge = strconv.Itoa(int(maxAge))
-	if c.AllowCredentials != nil {
-		per.AllowCredentials = wrapperspb.Bool(*c.AllowCredentials)
+	if c.AllowCredentials != nil && *c.AllowCredentials {
+		per.AllowCredentials = wrapperspb.Bool(true)
 	}
 	fr.TypedPerFilterConfig = map[string]proto.Message{name: per}
 	return []policy.Fragment{fr}, nil
 }
 
-// originMatcher matches one allowed origin; "*" wildcards become a regex.
+// originMatcher matches one allowed origin as kgateway does
+// (pluginsdk/policy/cors.go: ConvertOriginToEnvoyStringMatcher): without a
+// wildcard exactly; "*" alone any origin; one "*" at the end by prefix;
+// any other "*" as ".*" in an anchored regex of the quoted origin — so
+// "https://*.example.com" matches any number of labels before
+// example.com, and not example.com itself.
 func originMatcher(o string) *matcherv3.StringMatcher {
 	regex := func(r string) *matcherv3.StringMatcher {
 		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: r}}}
 	}
-	if o == "*" {
-		return regex(".*")
+	switch n := strings.Count(o, "*"); {
+	case o == "*":
+		return regex("^.*$")
+	case n == 0:
+		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: o}}
+	case n == 1 && strings.HasSuffix(o, "*"):
+		return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Prefix{Prefix: strings.TrimSuffix(o, "*")}}
 	}
-	if strings.Contains(o, "*") {
-		parts := strings.Split(o, "*")
-		for i, p := range parts {
-			parts[i] = regexp.QuoteMeta(p)
-		}
-		return regex(strings.Join(parts, "[^.]+"))
-	}
-	return &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: o}}
+	return regex("^" + strings.ReplaceAll(regexp.QuoteMeta(o), `\*`, ".*") + "$")
 }
 
 func joinStrings[S ~string](ss []S, sep string) string {

@@ -2,6 +2,8 @@ package kgateway
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -77,20 +79,11 @@ func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, *cl
 	var cl *clusterv3.Cluster
 	switch {
 	case p.GrpcService != nil:
-		var name string
-		name, cl = serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
-		gs := &corev3.GrpcService_EnvoyGrpc{ClusterName: name}
-		if p.GrpcService.Authority != nil {
-			gs.Authority = *p.GrpcService.Authority
+		svc, c, err := extGrpcService(*p.GrpcService, ns)
+		if err != nil {
+			return nil, nil, err
 		}
-		svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: gs}}
-		if p.GrpcService.RequestTimeout != nil {
-			t, err := duration("grpcService.requestTimeout", *p.GrpcService.RequestTimeout)
-			if err != nil {
-				return nil, nil, err
-			}
-			svc.Timeout = t
-		}
+		cl = c
 		cfg.Services = &extauthzv3.ExtAuthz_GrpcService{GrpcService: svc}
 	case p.HTTPService != nil:
 		h := p.HTTPService
@@ -105,8 +98,15 @@ func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, *cl
 				return nil, nil, err
 			}
 		}
-		cfg.Services = &extauthzv3.ExtAuthz_HttpService{HttpService: &extauthzv3.HttpService{PathPrefix: h.PathPrefix,
-			ServerUri: &corev3.HttpUri{Uri: name, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: name}, Timeout: timeout}}}
+		hs := &extauthzv3.HttpService{PathPrefix: h.PathPrefix,
+			ServerUri:             &corev3.HttpUri{Uri: name, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: name}, Timeout: timeout},
+			AuthorizationRequest:  authorizationRequest(h.AuthorizationRequest),
+			AuthorizationResponse: authorizationResponse(h.AuthorizationResponse)}
+		var err error
+		if hs.RetryPolicy, err = extRetryPolicy(h.Retry, "httpService"); err != nil {
+			return nil, nil, err
+		}
+		cfg.Services = &extauthzv3.ExtAuthz_HttpService{HttpService: hs}
 	default:
 		return nil, nil, fmt.Errorf("GatewayExtension %s/%s: extAuth needs grpcService or httpService", ns, extName)
 	}
@@ -122,10 +122,47 @@ func extAuthz(p *ExtAuthProvider, ns, extName string) (*extauthzv3.ExtAuthz, *cl
 	if p.StatPrefix != nil {
 		cfg.StatPrefix = *p.StatPrefix
 	}
+	cfg.AllowedHeaders = exactList(p.HeadersToForward)
 	if b := p.WithRequestBody; b != nil {
 		cfg.WithRequestBody = requestBody(b)
 	}
 	return cfg, cl, nil
+}
+
+// authorizationRequest is the headers an HTTP authorization service is
+// sent beside the client's, by name (kgateway reads them from a map; gwpol
+// writes them sorted, so the output does not depend on map order).
+func authorizationRequest(a *AuthorizationRequest) *extauthzv3.AuthorizationRequest {
+	if a == nil || len(a.HeadersToAdd) == 0 {
+		return nil
+	}
+	out := &extauthzv3.AuthorizationRequest{}
+	for _, k := range slices.Sorted(maps.Keys(a.HeadersToAdd)) {
+		out.HeadersToAdd = append(out.HeadersToAdd, &corev3.HeaderValue{Key: k, Value: a.HeadersToAdd[k]})
+	}
+	return out
+}
+
+// authorizationResponse is which of the authorization service's response
+// headers reach the backend and the client.
+func authorizationResponse(a *AuthorizationResponse) *extauthzv3.AuthorizationResponse {
+	if a == nil || len(a.HeadersToBackend)+len(a.HeadersToClient)+len(a.HeadersToClientOnSuccess) == 0 {
+		return nil
+	}
+	return &extauthzv3.AuthorizationResponse{AllowedUpstreamHeaders: exactList(a.HeadersToBackend),
+		AllowedClientHeaders: exactList(a.HeadersToClient), AllowedClientHeadersOnSuccess: exactList(a.HeadersToClientOnSuccess)}
+}
+
+// exactList matches each header name exactly; nil for none.
+func exactList(names []string) *matcherv3.ListStringMatcher {
+	if len(names) == 0 {
+		return nil
+	}
+	l := &matcherv3.ListStringMatcher{}
+	for _, n := range names {
+		l.Patterns = append(l.Patterns, &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_Exact{Exact: n}})
+	}
+	return l
 }
 
 // requestBody is ext_authz's with_request_body.

@@ -142,26 +142,40 @@ func extGrpcService(g ExtGrpcService, ns string) (*corev3.GrpcService, *clusterv
 		}
 		svc.Timeout = t
 	}
-	if r := g.Retry; r != nil {
-		rp := &corev3.RetryPolicy{}
-		if r.Attempts != nil {
-			rp.NumRetries = wrapperspb.UInt32(uint32(max(*r.Attempts, 0)))
-		}
-		if b := r.Backoff; b != nil {
-			base, err := duration("grpcService.retry.backoff.baseInterval", b.BaseInterval)
-			if err != nil {
-				return nil, nil, err
-			}
-			rp.RetryBackOff = &corev3.BackoffStrategy{BaseInterval: base}
-			if b.MaxInterval != nil {
-				if rp.RetryBackOff.MaxInterval, err = duration("grpcService.retry.backoff.maxInterval", *b.MaxInterval); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-		svc.RetryPolicy = rp
+	rp, err := extRetryPolicy(g.Retry, "grpcService")
+	if err != nil {
+		return nil, nil, err
 	}
+	svc.RetryPolicy = rp
 	return svc, cl, nil
+}
+
+// extRetryPolicy is how an extension's client retries its calls: the
+// attempts (the CRD's default, 1, when the policy gives none) and the
+// backoff (pluginsdk: buildExtSvcRetryPolicy, shared by every extension's
+// gRPC and HTTP service). nil without a retry.
+func extRetryPolicy(r *ExtSvcRetryPolicy, field string) (*corev3.RetryPolicy, error) {
+	if r == nil {
+		return nil, nil
+	}
+	attempts := int32(1)
+	if r.Attempts != nil {
+		attempts = *r.Attempts
+	}
+	rp := &corev3.RetryPolicy{NumRetries: wrapperspb.UInt32(uint32(max(attempts, 0)))}
+	if b := r.Backoff; b != nil {
+		base, err := duration(field+".retry.backoff.baseInterval", b.BaseInterval)
+		if err != nil {
+			return nil, err
+		}
+		rp.RetryBackOff = &corev3.BackoffStrategy{BaseInterval: base}
+		if b.MaxInterval != nil {
+			if rp.RetryBackOff.MaxInterval, err = duration(field+".retry.backoff.maxInterval", *b.MaxInterval); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return rp, nil
 }
 
 var routeCacheActions = map[string]extprocv3.ExternalProcessor_RouteCacheAction{

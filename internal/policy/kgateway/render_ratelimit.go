@@ -25,6 +25,15 @@ func (r *fieldRenderer) localRateLimit() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
 	const name, statPrefix = "ratelimit/local", "http_local_rate_limiter"
+	filter := &policy.HTTPFilter{Name: name, Order: orderRateLimit, Typed: &localratelimitv3.LocalRateLimit{StatPrefix: statPrefix}}
+	if v.disables() {
+		// kgateway's switch-off: enabled for no request, with the
+		// smallest token bucket a per-route config must have.
+		off := &localratelimitv3.LocalRateLimit{StatPrefix: statPrefix,
+			TokenBucket:   &typev3.TokenBucket{MaxTokens: 1, FillInterval: durationpb.New(time.Nanosecond)},
+			FilterEnabled: &corev3.RuntimeFractionalPercent{RuntimeKey: "local_rate_limit_disabled", DefaultValue: &typev3.FractionalPercent{}}}
+		return []policy.Fragment{{Capability: "local_ratelimit", Filter: filter, TypedPerFilterConfig: map[string]proto.Message{name: off}}}, nil
+	}
 	per := &localratelimitv3.LocalRateLimit{
 		StatPrefix:     statPrefix,
 		FilterEnabled:  runtimePercent("local_rate_limit_enabled", v.PercentEnabled, 100),
@@ -42,11 +51,7 @@ func (r *fieldRenderer) localRateLimit() ([]policy.Fragment, error) {
 		per.TokenBucket = &typev3.TokenBucket{MaxTokens: uint32(max(tb.MaxTokens, 0)),
 			TokensPerFill: wrapperspb.UInt32(uint32(max(tokens, 0))), FillInterval: durationpb.New(fill)}
 	}
-	return []policy.Fragment{{
-		Capability:           "local_ratelimit",
-		Filter:               &policy.HTTPFilter{Name: name, Order: orderRateLimit, Typed: &localratelimitv3.LocalRateLimit{StatPrefix: statPrefix}},
-		TypedPerFilterConfig: map[string]proto.Message{name: per},
-	}}, nil
+	return []policy.Fragment{{Capability: "local_ratelimit", Filter: filter, TypedPerFilterConfig: map[string]proto.Message{name: per}}}, nil
 }
 
 // runtimePercent is a runtime-overridable percentage (default def).
@@ -77,22 +82,14 @@ func (r *fieldRenderer) globalRateLimit() ([]policy.Fragment, error) {
 	if p.Domain == "" {
 		return nil, fmt.Errorf("GatewayExtension %s/%s: rateLimit.domain is empty", ns, ext.Name)
 	}
-	cluster, cl := serviceCluster(p.GrpcService.BackendRef.BackendObjectReference, ns, true)
+	svc, cl, err := extGrpcService(p.GrpcService, ns)
+	if err != nil {
+		return nil, err
+	}
 	timeout := 100 * time.Millisecond
 	if p.Timeout != nil {
 		if timeout, err = time.ParseDuration(*p.Timeout); err != nil {
 			return nil, fmt.Errorf("rateLimit.timeout: %q is not a duration", *p.Timeout)
-		}
-	}
-	eg := &corev3.GrpcService_EnvoyGrpc{ClusterName: cluster}
-	if p.GrpcService.Authority != nil {
-		eg.Authority = *p.GrpcService.Authority
-	}
-	svc := &corev3.GrpcService{TargetSpecifier: &corev3.GrpcService_EnvoyGrpc_{EnvoyGrpc: eg}}
-	if p.GrpcService.RequestTimeout != nil {
-		// The gRPC call's own deadline, beside the filter's overall timeout.
-		if svc.Timeout, err = duration("rateLimit.grpcService.requestTimeout", *p.GrpcService.RequestTimeout); err != nil {
-			return nil, err
 		}
 	}
 	cfg := &ratelimitv3.RateLimit{

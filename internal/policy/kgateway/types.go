@@ -255,6 +255,13 @@ type LocalRateLimitPolicy struct {
 	PercentEnforced *int32       `json:"percentEnforced,omitempty"`
 }
 
+// disables reports whether the policy is empty, which kgateway reads as
+// switching local rate limiting off where it applies (over a less
+// specific policy's).
+func (l *LocalRateLimitPolicy) disables() bool {
+	return l.TokenBucket == nil && l.PercentEnabled == nil && l.PercentEnforced == nil
+}
+
 // TokenBucket sizes and refills the local rate limit bucket.
 type TokenBucket struct {
 	MaxTokens     int32  `json:"maxTokens"`

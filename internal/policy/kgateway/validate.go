@@ -41,12 +41,8 @@ func (v *validator) validate() {
 	if s.RateLimit != nil && s.RateLimit.Global != nil {
 		v.extension("spec.rateLimit.global.extensionRef", &s.RateLimit.Global.ExtensionRef, "rateLimit")
 	}
-	if s.RateLimit != nil && s.RateLimit.Local != nil && s.RateLimit.Local.TokenBucket != nil {
-		tb := s.RateLimit.Local.TokenBucket
-		v.duration("spec.rateLimit.local.tokenBucket.fillInterval", &tb.FillInterval)
-		if tb.MaxTokens < 1 {
-			v.invalid("spec.rateLimit.local.tokenBucket.maxTokens", "maxTokens must be at least 1")
-		}
+	if s.RateLimit != nil && s.RateLimit.Local != nil {
+		v.localRateLimit(s.RateLimit.Local)
 	}
 	if s.JWTAuth != nil && s.JWTAuth.ExtensionRef != nil {
 		n := len(v.p.Invalid)
@@ -107,6 +103,24 @@ func (v *validator) validate() {
 	}
 	if u := s.URLRewrite; u != nil && u.PathRegex != nil {
 		v.regex("spec.urlRewrite.pathRegex.pattern", u.PathRegex.Pattern)
+	}
+}
+
+// localRateLimit checks the token bucket Envoy's local rate limit needs.
+// An empty policy is valid: it switches local rate limiting off
+// (LocalRateLimitPolicy.disables). Any other without a token bucket gets
+// an empty one from kgateway, which Envoy's validation refuses.
+func (v *validator) localRateLimit(l *LocalRateLimitPolicy) {
+	tb := l.TokenBucket
+	switch {
+	case l.disables():
+	case tb == nil:
+		v.invalid("spec.rateLimit.local", "invalid LocalRateLimit.TokenBucket: embedded message failed validation | caused by: invalid TokenBucket.FillInterval: value is required (rateLimit.local sets no tokenBucket)")
+	default:
+		v.duration("spec.rateLimit.local.tokenBucket.fillInterval", &tb.FillInterval)
+		if tb.MaxTokens < 1 {
+			v.invalid("spec.rateLimit.local.tokenBucket.maxTokens", "maxTokens must be at least 1")
+		}
 	}
 }
 

@@ -103,6 +103,9 @@ type rendered struct {
 	// fills: at a less specific level, the field still sets the route
 	// action fields a more specific level left unset (FieldSpec.FillsUnset).
 	fills bool
+	// notGRPC: at a less specific level, the field does not reach a
+	// GRPCRoute's routes (FieldSpec.NotOnGRPCRoutes).
+	notGRPC bool
 	// perRoute build what the field configures per route (perroute.go).
 	perRoute []perRouteFn
 	// contributors are the policies whose values the field is, for
@@ -269,6 +272,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	}
 	for _, fs := range k.Spec().Fields {
 		rf.fills = rf.fills || (fs.Key == f.Key && fs.FillsUnset)
+		rf.notGRPC = rf.notGRPC || (fs.Key == f.Key && fs.NotOnGRPCRoutes)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

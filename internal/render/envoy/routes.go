@@ -712,7 +712,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		// decided with the route, before any policy applies
 		r.Action = directResponse(uint32(fs.Status), "")
 		if vb.target.PoliciesOnUnrouted {
-			vb.keepPolicies(r, vb.routeScope(e.rule, vb.pathOf(e), l), vhScope, rcScope)
+			vb.keepPolicies(r, e.rule.GRPC != nil, vb.routeScope(e.rule, vb.pathOf(e), l), vhScope, rcScope)
 		}
 		return r
 	}
@@ -732,7 +732,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		if vb.target.PoliciesOnUnrouted {
 			// what the controller keeps of an invalid policy
 			// (policy.InvalidKeeper) stays beside the 500
-			vb.keepPolicies(r, rs, vhScope, rcScope)
+			vb.keepPolicies(r, e.rule.GRPC != nil, rs, vhScope, rcScope)
 		}
 		return r
 	}
@@ -746,12 +746,12 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	vb.backendPerFilter, vb.ownClusters = nil, nil
 	if !vb.forward(r, e, l) {
 		if vb.target.PoliciesOnUnrouted {
-			vb.keepPolicies(r, rs, vhScope, rcScope)
+			vb.keepPolicies(r, e.rule.GRPC != nil, rs, vhScope, rcScope)
 		}
 		return r
 	}
 	vb.ruleClusters(r, e, rs, from)
-	applyRouteMaps(r, levels...)
+	applyRouteMaps(r, e.rule.GRPC != nil, levels...)
 	vb.defaultUpgrade(r, e, levels)
 	tuneMirrors(r, levels...)
 	vb.backendPerRoute(r, e.rule.Backends)
@@ -821,12 +821,12 @@ func (vb *vhostBuild) usePolicies(rs *scoped, levels []*scoped) {
 // security and traffic features beside its direct response, and of an
 // invalid policy what translated, policy.InvalidKeeper). A route a field
 // fails closed (503) keeps nothing: nothing partial is emitted.
-func (vb *vhostBuild) keepPolicies(r *routev3.Route, rs, vhScope, rcScope *scoped) {
+func (vb *vhostBuild) keepPolicies(r *routev3.Route, grpc bool, rs, vhScope, rcScope *scoped) {
 	if rs.failBody != "" {
 		return
 	}
 	levels := []*scoped{rs, vhScope, rcScope}
-	applyRouteMaps(r, levels...)
+	applyRouteMaps(r, grpc, levels...)
 	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), r.TypedPerFilterConfig), vhScope, rcScope)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
 	vb.usePolicies(rs, levels)
@@ -1158,17 +1158,22 @@ func answeredBy(rs *scoped) *routev3.Route {
 // applyRouteMaps merges the policy fields that configure a route directly
 // (RouteAction and Route fields): per field, the most specific level that
 // sets it wins — the rule's own, then the listener's, then the Gateway's —
-// as Envoy's most-specific-wins does for per-filter config.
-func applyRouteMaps(r *routev3.Route, levels ...*scoped) {
+// as Envoy's most-specific-wins does for per-filter config. On a
+// GRPCRoute's route (grpc), a field that does not reach GRPCRoutes from
+// the listener or Gateway (levels after the first) is left out.
+func applyRouteMaps(r *routev3.Route, grpc bool, levels ...*scoped) {
 	// The fields decided so far, by kindID: a route's levels have a dozen
 	// or two, and a map of them, made per route, outgrew its stack space.
 	var arr [32]int32
 	seen := arr[:0]
-	for _, s := range levels {
+	for i, s := range levels {
 		if s == nil {
 			continue
 		}
 		for _, f := range s.fields {
+			if grpc && i > 0 && f.notGRPC {
+				continue
+			}
 			// A field decided here hides the less specific levels' even
 			// when it renders nothing onto the route (a rule's own
 			// URLRewrite, rendered by Gateway API routing, beats a
