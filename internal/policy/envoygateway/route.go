@@ -41,6 +41,7 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 	rv.serveNothing()
 	rv.overlaps()
 	rv.verdict.NotAccepted = notAccepted(rt)
+	rv.acceptedAfterRules()
 	for _, p := range rt.Parents {
 		// Envoy Gateway translates only the ListenerSets its Gateways
 		// accept: a parentRef to one they decline names nothing it knows.
@@ -81,6 +82,44 @@ func notAccepted(rt *topology.Route) map[int]policy.Condition {
 		out[p.Index] = policy.Condition{Type: "Accepted", Status: "False", Reason: p.Reason, Message: msg}
 	}
 	return out
+}
+
+// acceptedAfterRules is what processHTTPRouteParentRefs and
+// processGRPCRouteParentRefs make of the Accepted condition of a parent
+// the route does not attach to, once its rules are judged (they are
+// judged on every parent): dropping some rules writes Accepted True
+// beside PartiallyInvalid over the parent's NotAllowedByListeners or
+// NoMatchingParent (nothing but a hostname check, which a parent without
+// listeners passes, comes after it); dropping every rule writes the
+// rules' reason, except on an HTTPRoute's parent whose listeners share no
+// hostname with the route: its hostname check comes after the rules'.
+func (rv *routeValidation) acceptedAfterRules() {
+	dropped := map[int]bool{}
+	for _, d := range rv.verdict.Dropped {
+		dropped[d.Index] = true
+	}
+	rules := len(rv.rt.Rules)
+	if len(dropped) == 0 || rv.rt.Kind != "HTTPRoute" && rv.rt.Kind != "GRPCRoute" {
+		return
+	}
+	for _, p := range rv.rt.Parents {
+		if p.Accepted || p.Gateway == nil {
+			continue
+		}
+		switch hostnames := p.Reason == "NoMatchingListenerHostname"; {
+		case len(dropped) < rules && !hostnames:
+			if rv.verdict.NotAccepted == nil {
+				rv.verdict.NotAccepted = map[int]policy.Condition{}
+			}
+			rv.verdict.NotAccepted[p.Index] = policy.Condition{Type: "Accepted", Status: "True", Reason: "Accepted", Message: "Route is accepted"}
+		case len(dropped) == rules && hostnames && rv.rt.Kind == "HTTPRoute":
+			// after the rules' Accepted=False, so that it stands
+			if rv.verdict.ParentConditions == nil {
+				rv.verdict.ParentConditions = map[int][]policy.Condition{}
+			}
+			rv.verdict.ParentConditions[p.Index] = append(rv.verdict.ParentConditions[p.Index], rv.verdict.NotAccepted[p.Index])
+		}
+	}
 }
 
 type routeValidation struct {
