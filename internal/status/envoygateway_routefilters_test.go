@@ -256,3 +256,44 @@ spec: {ports: [{name: http, port: 8080}]}
 		})
 	}
 }
+
+// TestEnvoyGatewayTLSRouteDynamicResolver holds processTLSRouteParentRefs'
+// check on each listener a TLSRoute attaches to: a DynamicResolver
+// Backend forwards by the SNI, which a listener that terminates TLS has
+// decrypted; on a passthrough listener it is served.
+func TestEnvoyGatewayTLSRouteDynamicResolver(t *testing.T) {
+	gw := `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}, allowedRoutes: {namespaces: {from: All}}}
+  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: cert, namespace: infra}
+type: kubernetes.io/tls
+data: ` + testTLS + `
+` + egBackend("dyn", "  type: DynamicResolver\n")
+	tests := []struct{ name, section, want string }{
+		{"on a listener that terminates TLS", "term", "Accepted=True/Accepted ResolvedRefs=False/UnsupportedValue"},
+		{"on a passthrough listener", "pass", "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := gw + egStream("TLSRoute", tc.section, "  hostnames: [www.example.com]\n", "[{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]")
+			got, msgs := egStatuses(compileWithBackend(t, docs))
+			if key := "TLSRoute/app/s @ Gateway/infra/gw"; got[key] != tc.want {
+				t.Errorf("%s:\n got  %s\n want %s\n%s", key, got[key], tc.want, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}

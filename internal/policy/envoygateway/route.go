@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -38,6 +39,7 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 			rv.rule(rule.Rule)
 		}
 	}
+	rv.terminatedDynamicResolver()
 	rv.serveNothing()
 	rv.overlaps()
 	rv.verdict.NotAccepted = notAccepted(rt)
@@ -132,6 +134,31 @@ type routeValidation struct {
 	// noBackend: Envoy Gateway's Backend kind is disabled
 	// (envoyGateway.enableBackend: false).
 	noBackend bool
+	// dynamic: a rule has a valid DynamicResolver destination with a
+	// weight.
+	dynamic bool
+}
+
+// terminatedDynamicResolver is processTLSRouteParentRefs' check on each
+// served listener a TLSRoute attaches to: a dynamic resolver forwards by
+// the SNI, so it needs TLS passthrough; on a listener that terminates TLS
+// the parent gets ResolvedRefs False and the route is not served there.
+func (rv *routeValidation) terminatedDynamicResolver() {
+	if rv.rt.Kind != "TLSRoute" || !rv.dynamic {
+		return
+	}
+	for _, p := range rv.rt.Parents {
+		if !slices.ContainsFunc(p.Listeners, func(l *topology.Listener) bool {
+			return l.Unserved == "" && (l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate)
+		}) {
+			continue
+		}
+		if rv.verdict.ParentConditions == nil {
+			rv.verdict.ParentConditions = map[int][]policy.Condition{}
+		}
+		rv.verdict.ParentConditions[p.Index] = append(rv.verdict.ParentConditions[p.Index], policy.Condition{Type: "ResolvedRefs", Status: "False",
+			Reason: "UnsupportedValue", Message: "Dynamic resolver backend is only supported with TLS passthrough listeners"})
+	}
 }
 
 // routeProblem is one of Envoy Gateway's route status errors: the
@@ -231,6 +258,7 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 		valid++
 		dynamic = dynamic || rv.isDynamicResolverRef(b.BackendObjectReference)
 	}
+	rv.dynamic = rv.dynamic || dynamic
 	// A rule none of whose backends has an endpoint, none refused, is
 	// answered 503 (a refused one makes it 500, its filters' failure too),
 	// unless its filters redirect or answer it themselves.
