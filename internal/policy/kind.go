@@ -408,9 +408,11 @@ type RouteVerdict struct {
 	// writes no status for.
 	Unreported []int
 	// NotAccepted is, per parent the route does not attach to (parentRef
-	// index), the Accepted=False condition in the controller's own words;
-	// its reason is the Gateway API's one topology decided. A parent
-	// missing here keeps topology's message.
+	// index), the Accepted condition the controller writes there: False in
+	// its own words, with the Gateway API's reason topology decided, or
+	// True where the controller's verdict on the rules replaces it (Envoy
+	// Gateway: some rules dropped). A parent missing here keeps
+	// topology's condition.
 	NotAccepted map[int]Condition
 	// ParentConditions are further conditions the controller writes on
 	// one parent only (parentRef index), after Conditions (Envoy Gateway:

@@ -75,10 +75,13 @@ func CheckServingChain(v Value, now time.Time) error {
 // Leaf is a serving chain's first certificate as a controller compares
 // the certificates of one listener: its public key algorithm, which may be
 // said, and the domains it serves (its DNS SANs, else its common name),
-// for the comparison only, not to print.
+// for the comparison only, not to print; SANs are its DNS SANs alone
+// (the certificates of listeners sharing a port are compared by them),
+// not to print either.
 type Leaf struct {
 	Algorithm string
 	Domains   []string
+	SANs      []string
 }
 
 // CheckServingKeyPair checks a TLS Secret's tls.key against its tls.crt, which
@@ -120,7 +123,7 @@ func CheckServingKeyPair(chain, key Value) (Leaf, error) {
 	if _, err := tls.X509KeyPair(certPEM, pem.EncodeToMemory(kb)); err != nil {
 		return Leaf{}, errors.New("the private key in tls.key does not match the certificate in tls.crt")
 	}
-	l := Leaf{Algorithm: leaf.PublicKeyAlgorithm.String(), Domains: leaf.DNSNames}
+	l := Leaf{Algorithm: leaf.PublicKeyAlgorithm.String(), Domains: leaf.DNSNames, SANs: leaf.DNSNames}
 	if len(l.Domains) == 0 && leaf.Subject.CommonName != "" {
 		l.Domains = []string{leaf.Subject.CommonName}
 	}

@@ -195,3 +195,105 @@ spec: {ports: [{name: http, port: 8080}]}
 		})
 	}
 }
+
+// TestEnvoyGatewayAcceptedAfterRules holds what processHTTPRouteParentRefs
+// and processGRPCRouteParentRefs write on a parent the route does not
+// attach to, whose rules they still judge: some rules dropped is
+// Accepted True (beside PartiallyInvalid) over NotAllowedByListeners;
+// every rule dropped is the rules' reason, except on an HTTPRoute whose
+// hostnames meet no listener's, whose hostname check comes last.
+func TestEnvoyGatewayAcceptedAfterRules(t *testing.T) {
+	gw := `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: 80, hostname: only.example.com}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: infra}
+spec: {ports: [{name: http, port: 8080}]}
+`
+	route := func(kind, ns, hostnames string, rules int) string {
+		out := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: " + ns + "}\nspec:\n" +
+			"  parentRefs: [{name: gw, namespace: infra}]\n  hostnames: " + hostnames + "\n  rules:\n" +
+			"  - matches: [{headers: [{name: a, type: RegularExpression, value: '('}]}]\n    backendRefs: [{name: svc, port: 8080}]\n"
+		for range rules - 1 {
+			out += "  - backendRefs: [{name: svc, port: 8080}]\n"
+		}
+		return out
+	}
+	tests := []struct{ name, docs, key, want string }{
+		{"some rules dropped on a parent whose listeners do not allow the namespace", route("HTTPRoute", "app", "[]", 2),
+			"HTTPRoute/app/r @ Gateway/infra/gw", "Accepted=True/Accepted PartiallyInvalid=True/UnsupportedValue ResolvedRefs=True/ResolvedRefs"},
+		{"every rule dropped there: the rules' reason", route("GRPCRoute", "app", "[]", 1),
+			"GRPCRoute/app/r @ Gateway/infra/gw", "Accepted=False/UnsupportedValue ResolvedRefs=True/ResolvedRefs"},
+		{"every rule of an HTTPRoute dropped where no hostname meets: the hostname check comes last", route("HTTPRoute", "infra", "[other.example.com]", 1),
+			"HTTPRoute/infra/r @ Gateway/infra/gw", "Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs"},
+		{"a GRPCRoute's skips it", route("GRPCRoute", "infra", "[other.example.com]", 1),
+			"GRPCRoute/infra/r @ Gateway/infra/gw", "Accepted=False/UnsupportedValue ResolvedRefs=True/ResolvedRefs"},
+		{"some rules dropped where no hostname meets: the hostname check comes last", route("HTTPRoute", "infra", "[other.example.com]", 2),
+			"HTTPRoute/infra/r @ Gateway/infra/gw", "Accepted=False/NoMatchingListenerHostname PartiallyInvalid=True/UnsupportedValue ResolvedRefs=True/ResolvedRefs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := egStatuses(compileWithBackend(t, gw+tc.docs))
+			if got[tc.key] != tc.want {
+				t.Errorf("%s:\n got  %s\n want %s", tc.key, got[tc.key], tc.want)
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayTLSRouteDynamicResolver holds processTLSRouteParentRefs'
+// check on each listener a TLSRoute attaches to: a DynamicResolver
+// Backend forwards by the SNI, which a listener that terminates TLS has
+// decrypted; on a passthrough listener it is served.
+func TestEnvoyGatewayTLSRouteDynamicResolver(t *testing.T) {
+	gw := `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}, allowedRoutes: {namespaces: {from: All}}}
+  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: cert, namespace: infra}
+type: kubernetes.io/tls
+data: ` + testTLS + `
+` + egBackend("dyn", "  type: DynamicResolver\n")
+	tests := []struct{ name, section, want string }{
+		{"on a listener that terminates TLS", "term", "Accepted=True/Accepted ResolvedRefs=False/UnsupportedValue"},
+		{"on a passthrough listener", "pass", "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := gw + egStream("TLSRoute", tc.section, "  hostnames: [www.example.com]\n", "[{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]")
+			got, msgs := egStatuses(compileWithBackend(t, docs))
+			if key := "TLSRoute/app/s @ Gateway/infra/gw"; got[key] != tc.want {
+				t.Errorf("%s:\n got  %s\n want %s\n%s", key, got[key], tc.want, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@ import (
 func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVerdict) []metav1.Condition {
 	conds := topology.RouteParentConditions(rt, p)[:1] // Accepted
 	if c, ok := v.NotAccepted[p.Index]; ok && !p.Accepted {
-		conds[0] = metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: c.Reason, Message: c.Message}
+		conds[0] = metav1.Condition{Type: "Accepted", Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
 	}
 	if len(v.Dropped) > 0 {
 		// A rule may be dropped for several problems: each is said, the

@@ -38,6 +38,9 @@ func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) 
 	layer4Conflicts(ls, gwv1.UDPProtocolType)
 	for _, e := range ls {
 		e.finish()
+	}
+	overlappingTLS(ls)
+	for _, e := range ls {
 		e.l.Conditions = make([]metav1.Condition, len(e.conds))
 		for i, c := range e.conds {
 			e.l.Conditions[i] = metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
@@ -54,6 +57,12 @@ type egListener struct {
 	conds              []policy.Condition
 	specValid          bool
 	protocolConflicted bool
+	// sds: one of its certificates is an SDS reference Envoy Gateway
+	// accepts, whose DNS names it cannot read.
+	sds bool
+	// sans are the DNS SANs of its valid certificates, to compare with
+	// the other listeners' of its port (never printed).
+	sans []string
 }
 
 // set is Envoy Gateway's ListenerContext.SetCondition: a condition of a
@@ -353,7 +362,10 @@ func (e *egListener) validateCertificates(m *model.Model) bool {
 		e.set("ResolvedRefs", false, reason, "No valid secrets exist: "+joined())
 		return false
 	}
-	if valid, parseErr := tlsSecretsData(tlsSecrets); parseErr != nil {
+	e.sds = len(sdsSeen) > 0
+	valid, sans, parseErr := tlsSecretsData(tlsSecrets)
+	e.sans = sans
+	if parseErr != nil {
 		if valid == 0 && others == 0 {
 			e.set("ResolvedRefs", false, "InvalidCertificateRef", fmt.Sprintf("No valid secrets exist: %v.", parseErr))
 			return false
@@ -372,8 +384,9 @@ var certificatesNow = time.Now
 
 // tlsSecretsData is tls.go's parseCertsFromTLSSecretsData over a
 // listener's TLS Secrets, which have a tls.crt and a tls.key: how many
-// are valid, and every problem of the others, joined.
-func tlsSecretsData(secrets []*model.Opaque) (valid int, err error) {
+// are valid, the DNS SANs of their certificates (to compare, never to
+// print), and every problem of the others, joined.
+func tlsSecretsData(secrets []*model.Opaque) (valid int, sans []string, err error) {
 	var errs []error
 	algorithmDomains := map[string]bool{}
 	now := certificatesNow()
@@ -408,9 +421,10 @@ func tlsSecretsData(secrets []*model.Opaque) (valid int, err error) {
 		}
 		if !conflict {
 			valid++
+			sans = append(sans, leaf.SANs...)
 		}
 	}
-	return valid, errors.Join(errs...)
+	return valid, sans, errors.Join(errs...)
 }
 
 // sdsReference is ir.NewSDSConfig's check of an SDS reference Secret: a
@@ -669,4 +683,107 @@ func (e *egListener) finish() {
 			e.set("ResolvedRefs", true, "ResolvedRefs", "Listener references have been resolved")
 		}
 	}
+}
+
+// overlappingTLS is listener.go: checkOverlappingTLSConfig over a
+// Gateway's HTTPS listeners (its ListenerSets' too), once their
+// conditions are final: overlapping hostnames, then certificates Envoy
+// Gateway cannot read (SDS), then overlapping certificate SANs, each
+// replacing the one before on a listener (OverlappingTLSConfig True).
+// Only listeners without an invalid condition take part.
+func overlappingTLS(ls []*egListener) {
+	var https []*egListener
+	for _, e := range ls {
+		if e.l.Protocol == gwv1.HTTPSProtocolType && !e.invalidCondition() {
+			https = append(https, e)
+		}
+	}
+	pairs(https, func(a, b *egListener) bool { return hostnamesOverlap(a.l.Hostname, b.l.Hostname) }, func(e, o *egListener) {
+		e.set("OverlappingTLSConfig", true, "OverlappingHostnames", fmt.Sprintf("The hostname %s overlaps with the hostname %s in listener %s.", e.hostname(), o.hostname(), o.l.Name))
+	})
+	opaqueCertificates(https)
+	pairs(https, func(a, b *egListener) bool { return sansOverlap(a.sans, b.sans) }, func(e, o *egListener) {
+		// Envoy Gateway names both SANs; gwpol prints nothing a Secret holds
+		e.set("OverlappingTLSConfig", true, "OverlappingCertificates", fmt.Sprintf("A certificate SAN overlaps with a certificate SAN in listener %s. "+
+			"ALPN will default to HTTP/1.1 to prevent HTTP/2 connection coalescing, unless explicitly configured via ClientTrafficPolicy", o.l.Name))
+	})
+}
+
+// pairs is the pairing of checkOverlappingHostnames and
+// checkOverlappingCertificates: listeners of one port that overlap are
+// paired, each once as the first of a pair, and mark is called for each
+// with its pair (for a listener several overlap, the last one paired).
+func pairs(ls []*egListener, overlap func(a, b *egListener) bool, mark func(e, other *egListener)) {
+	other := make([]*egListener, len(ls))
+	for i, a := range ls {
+		if other[i] != nil {
+			continue
+		}
+		for j := i + 1; j < len(ls); j++ {
+			if b := ls[j]; other[j] == nil && a.l.Port == b.l.Port && overlap(a, b) {
+				// no break: a later overlapping listener renames the pair
+				other[i], other[j] = b, a
+			}
+		}
+	}
+	for i, e := range ls {
+		if other[i] != nil {
+			mark(e, other[i])
+		}
+	}
+}
+
+// opaqueCertificates is checkOverlappingCertificates' first step: on a
+// port with two valid HTTPS listeners or more, a listener whose
+// certificate is an SDS reference, and every listener whose SANs may
+// overlap such a listener's hostname (any, when it has none), gets
+// OverlappingTLSConfig SDSCertificateOpaque: Envoy Gateway cannot read
+// those certificates' names.
+func opaqueCertificates(https []*egListener) {
+	count := map[gwv1.PortNumber]int{}
+	sds := map[gwv1.PortNumber][]*egListener{}
+	for _, e := range https {
+		count[e.l.Port]++
+		if e.sds {
+			sds[e.l.Port] = append(sds[e.l.Port], e)
+		}
+	}
+	for _, e := range https {
+		if count[e.l.Port] < 2 || !slices.ContainsFunc(sds[e.l.Port], func(s *egListener) bool {
+			return s == e || s.l.Hostname == nil || slices.ContainsFunc(e.sans, func(n string) bool { h := gwv1.Hostname(n); return hostnamesOverlap(s.l.Hostname, &h) })
+		}) {
+			continue
+		}
+		e.set("OverlappingTLSConfig", true, "SDSCertificateOpaque", "HTTP/2 is disabled by default because one or more HTTPS listeners on this port use an SDS-backed certificate "+
+			"whose DNS names cannot be inspected. Configure ALPN explicitly with ClientTrafficPolicy to override this default.")
+	}
+}
+
+// sansOverlap is isOverlappingCertificate: a SAN of one overlaps a SAN
+// of the other.
+func sansOverlap(a, b []string) bool {
+	return slices.ContainsFunc(a, func(x string) bool {
+		return slices.ContainsFunc(b, func(y string) bool { hx, hy := gwv1.Hostname(x), gwv1.Hostname(y); return hostnamesOverlap(&hx, &hy) })
+	})
+}
+
+// hostnamesOverlap is listener.go: areOverlappingHostnames: a listener
+// without a hostname overlaps every other; a wildcard covers the names
+// one label below it.
+func hostnamesOverlap(a, b *gwv1.Hostname) bool {
+	if a == nil || b == nil {
+		return true
+	}
+	return hostnameCovers(string(*a), string(*b)) || hostnameCovers(string(*b), string(*a))
+}
+
+// hostnameCovers is hostnameMatchesWithOther: h equals pattern, or
+// pattern is a wildcard and h, not one, is a single label below it.
+func hostnameCovers(h, pattern string) bool {
+	wild := func(s string) bool { return len(s) > 1 && s[0] == '*' }
+	if wild(pattern) && !wild(h) {
+		label, ok := strings.CutSuffix(h, pattern[1:])
+		return ok && !strings.Contains(label, ".")
+	}
+	return h == pattern
 }

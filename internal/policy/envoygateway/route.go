@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -38,9 +39,11 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 			rv.rule(rule.Rule)
 		}
 	}
+	rv.terminatedDynamicResolver()
 	rv.serveNothing()
 	rv.overlaps()
 	rv.verdict.NotAccepted = notAccepted(rt)
+	rv.acceptedAfterRules()
 	for _, p := range rt.Parents {
 		// Envoy Gateway translates only the ListenerSets its Gateways
 		// accept: a parentRef to one they decline names nothing it knows.
@@ -83,6 +86,44 @@ func notAccepted(rt *topology.Route) map[int]policy.Condition {
 	return out
 }
 
+// acceptedAfterRules is what processHTTPRouteParentRefs and
+// processGRPCRouteParentRefs make of the Accepted condition of a parent
+// the route does not attach to, once its rules are judged (they are
+// judged on every parent): dropping some rules writes Accepted True
+// beside PartiallyInvalid over the parent's NotAllowedByListeners or
+// NoMatchingParent (nothing but a hostname check, which a parent without
+// listeners passes, comes after it); dropping every rule writes the
+// rules' reason, except on an HTTPRoute's parent whose listeners share no
+// hostname with the route: its hostname check comes after the rules'.
+func (rv *routeValidation) acceptedAfterRules() {
+	dropped := map[int]bool{}
+	for _, d := range rv.verdict.Dropped {
+		dropped[d.Index] = true
+	}
+	rules := len(rv.rt.Rules)
+	if len(dropped) == 0 || rv.rt.Kind != "HTTPRoute" && rv.rt.Kind != "GRPCRoute" {
+		return
+	}
+	for _, p := range rv.rt.Parents {
+		if p.Accepted || p.Gateway == nil {
+			continue
+		}
+		switch hostnames := p.Reason == "NoMatchingListenerHostname"; {
+		case len(dropped) < rules && !hostnames:
+			if rv.verdict.NotAccepted == nil {
+				rv.verdict.NotAccepted = map[int]policy.Condition{}
+			}
+			rv.verdict.NotAccepted[p.Index] = policy.Condition{Type: "Accepted", Status: "True", Reason: "Accepted", Message: "Route is accepted"}
+		case len(dropped) == rules && hostnames && rv.rt.Kind == "HTTPRoute":
+			// after the rules' Accepted=False, so that it stands
+			if rv.verdict.ParentConditions == nil {
+				rv.verdict.ParentConditions = map[int][]policy.Condition{}
+			}
+			rv.verdict.ParentConditions[p.Index] = append(rv.verdict.ParentConditions[p.Index], rv.verdict.NotAccepted[p.Index])
+		}
+	}
+}
+
 type routeValidation struct {
 	rt      *topology.Route
 	m       *model.Model
@@ -93,6 +134,31 @@ type routeValidation struct {
 	// noBackend: Envoy Gateway's Backend kind is disabled
 	// (envoyGateway.enableBackend: false).
 	noBackend bool
+	// dynamic: a rule has a valid DynamicResolver destination with a
+	// weight.
+	dynamic bool
+}
+
+// terminatedDynamicResolver is processTLSRouteParentRefs' check on each
+// served listener a TLSRoute attaches to: a dynamic resolver forwards by
+// the SNI, so it needs TLS passthrough; on a listener that terminates TLS
+// the parent gets ResolvedRefs False and the route is not served there.
+func (rv *routeValidation) terminatedDynamicResolver() {
+	if rv.rt.Kind != "TLSRoute" || !rv.dynamic {
+		return
+	}
+	for _, p := range rv.rt.Parents {
+		if !slices.ContainsFunc(p.Listeners, func(l *topology.Listener) bool {
+			return l.Unserved == "" && (l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate)
+		}) {
+			continue
+		}
+		if rv.verdict.ParentConditions == nil {
+			rv.verdict.ParentConditions = map[int][]policy.Condition{}
+		}
+		rv.verdict.ParentConditions[p.Index] = append(rv.verdict.ParentConditions[p.Index], policy.Condition{Type: "ResolvedRefs", Status: "False",
+			Reason: "UnsupportedValue", Message: "Dynamic resolver backend is only supported with TLS passthrough listeners"})
+	}
 }
 
 // routeProblem is one of Envoy Gateway's route status errors: the
@@ -192,6 +258,7 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 		valid++
 		dynamic = dynamic || rv.isDynamicResolverRef(b.BackendObjectReference)
 	}
+	rv.dynamic = rv.dynamic || dynamic
 	// A rule none of whose backends has an endpoint, none refused, is
 	// answered 503 (a refused one makes it 500, its filters' failure too),
 	// unless its filters redirect or answer it themselves.

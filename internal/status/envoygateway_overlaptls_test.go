@@ -1,0 +1,133 @@
+package status_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"math/big"
+	"testing"
+	"time"
+)
+
+// tlsSecretFor is TLS Secret infra/NAME whose certificate, valid now,
+// has the one DNS SAN given.
+func tlsSecretFor(name, san string) string {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: san}, DNSNames: []string{san},
+		NotBefore: now.AddDate(-1, 0, 0), NotAfter: now.AddDate(10, 0, 0), KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		panic(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		panic(err)
+	}
+	b64 := func(t string, b []byte) string {
+		return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: t, Bytes: b}))
+	}
+	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ntype: kubernetes.io/tls\n" +
+		"data: {tls.crt: " + b64("CERTIFICATE", der) + ", tls.key: " + b64("EC PRIVATE KEY", kder) + "}\n"
+}
+
+// TestEnvoyGatewayOverlappingTLSConfig holds listener.go:
+// checkOverlappingTLSConfig on the valid HTTPS listeners of one Gateway:
+// two of one port whose hostnames overlap (equal, a wildcard one label
+// above the other, or one without a hostname) are OverlappingHostnames;
+// two whose certificates' SANs overlap are OverlappingCertificates, which
+// replaces the former; other ports, nested wildcards and invalid
+// listeners take no part.
+func TestEnvoyGatewayOverlappingTLSConfig(t *testing.T) {
+	class := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
+	certs := tlsSecretFor("a", "a.test") + tlsSecretFor("b", "b.test") + tlsSecretFor("wild", "*.shared.test") + tlsSecretFor("shared", "x.shared.test")
+	listener := func(name, port, hostname, cert string) string {
+		h := ""
+		if hostname != "" {
+			h = ", hostname: '" + hostname + "'"
+		}
+		return "  - {name: " + name + ", protocol: HTTPS, port: " + port + h + ", tls: {certificateRefs: [{name: " + cert + "}]}}\n"
+	}
+	const ok = "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"
+	overlap := func(reason string) string {
+		return "Accepted=True/Accepted OverlappingTLSConfig=True/" + reason + " Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"
+	}
+	tests := []struct {
+		name, listeners string
+		want            map[string]string
+	}{
+		{"a wildcard hostname and one a label below it", listener("l1", "443", "*.example.com", "a") + listener("l2", "443", "api.example.com", "b"),
+			map[string]string{"l1": overlap("OverlappingHostnames"), "l2": overlap("OverlappingHostnames")}},
+		{"a wildcard does not cover two labels below it", listener("l1", "443", "*.example.com", "a") + listener("l2", "443", "x.api.example.com", "b"),
+			map[string]string{"l1": ok, "l2": ok}},
+		{"a listener without a hostname overlaps every other", listener("l1", "443", "", "a") + listener("l2", "443", "api.example.com", "b"),
+			map[string]string{"l1": overlap("OverlappingHostnames"), "l2": overlap("OverlappingHostnames")}},
+		{"other ports do not overlap", listener("l1", "443", "*.example.com", "a") + listener("l2", "8443", "api.example.com", "b"),
+			map[string]string{"l1": ok, "l2": ok}},
+		{"certificates whose SANs overlap", listener("l1", "443", "one.example.com", "wild") + listener("l2", "443", "two.example.com", "shared"),
+			map[string]string{"l1": overlap("OverlappingCertificates"), "l2": overlap("OverlappingCertificates")}},
+		{"overlapping certificates replace overlapping hostnames", listener("l1", "443", "*.example.com", "a") + listener("l2", "443", "api.example.com", "a"),
+			map[string]string{"l1": overlap("OverlappingCertificates"), "l2": overlap("OverlappingCertificates")}},
+		{"an invalid listener takes no part", listener("l1", "443", "*.example.com", "a") + listener("l2", "443", "api.example.com", "missing"),
+			map[string]string{"l1": ok, "l2": "Accepted=True/Accepted Programmed=False/Invalid ResolvedRefs=False/InvalidCertificateRef"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := egStatuses(compileWithBackend(t, class+certs+egGateway(tc.listeners)))
+			for l, want := range tc.want {
+				if key := "Gateway/infra/g#" + l; got[key] != want {
+					t.Errorf("%s:\n got  %s\n want %s", key, got[key], want)
+				}
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayOpaqueCertificates holds checkOverlappingCertificates'
+// first step: on a port with two valid HTTPS listeners, a listener whose
+// certificate is an SDS reference Envoy Gateway cannot read, and every
+// listener whose SANs overlap its hostname, are SDSCertificateOpaque; a
+// listener whose SANs do not overlap it is not, nor an SDS listener alone
+// on its port.
+func TestEnvoyGatewayOpaqueCertificates(t *testing.T) {
+	class := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
+	objs := class + tlsSecretFor("near", "web.example.com") + tlsSecretFor("far", "other.test") +
+		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: sds, namespace: infra}\ntype: gateway.envoyproxy.io/sds\nstringData: {secretName: web, url: 'unix:///var/run/sds.sock'}\n"
+	on := map[string]any{"envoyGateway.extensionApis.enableSDSSecretRef": true}
+	const ok = "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"
+	const opaque = "Accepted=True/Accepted OverlappingTLSConfig=True/SDSCertificateOpaque Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"
+	tests := []struct {
+		name, listeners string
+		want            map[string]string
+	}{
+		{"an SDS listener and one whose SAN meets its hostname",
+			"  - {name: s, protocol: HTTPS, port: 443, hostname: web.example.com, tls: {certificateRefs: [{name: sds}]}}\n" +
+				"  - {name: n, protocol: HTTPS, port: 443, hostname: api.example.com, tls: {certificateRefs: [{name: near}]}}\n",
+			map[string]string{"s": opaque, "n": opaque}},
+		{"one whose SAN does not",
+			"  - {name: s, protocol: HTTPS, port: 443, hostname: web.example.com, tls: {certificateRefs: [{name: sds}]}}\n" +
+				"  - {name: f, protocol: HTTPS, port: 443, hostname: api.example.com, tls: {certificateRefs: [{name: far}]}}\n",
+			map[string]string{"s": opaque, "f": ok}},
+		{"an SDS listener alone on its port",
+			"  - {name: s, protocol: HTTPS, port: 443, hostname: web.example.com, tls: {certificateRefs: [{name: sds}]}}\n" +
+				"  - {name: f, protocol: HTTPS, port: 8443, hostname: api.example.com, tls: {certificateRefs: [{name: far}]}}\n",
+			map[string]string{"s": ok, "f": ok}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := egStatuses(compileWithSettings(t, objs+egGateway(tc.listeners), on))
+			for l, want := range tc.want {
+				if key := "Gateway/infra/g#" + l; got[key] != want {
+					t.Errorf("%s:\n got  %s\n want %s", key, got[key], want)
+				}
+			}
+		})
+	}
+}
