@@ -240,6 +240,8 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	return p
 }
 
+var _ policy.NamespaceSelecting = (*Kind)(nil)
+
 // SelectsIn implements policy.NamespaceSelecting: a targetSelector with
 // namespaces from All, or from a Selector that matches the namespace's
 // labels, may pick ns/name in another namespace where a ReferenceGrant
