@@ -171,23 +171,15 @@ func runRender(o *renderOptions) error {
 		// follows the output.
 		var out *envoy.Output
 		err := writeOutWith(o.globalOptions, o.Out, func(w io.Writer) error {
-			var jw *inert.JSONWriter
-			if o.Output == "json" {
-				// as below: bidi and C1 controls as \u escapes
-				jw = inert.NewJSONWriter(w)
-				w = jw
-			}
-			s := envoy.NewStream(w, o.Output, envoy.ResourceType(o.Type))
+			// as below: bidi and C1 controls as \u escapes, each
+			// resource escaped as it is written
+			s := envoy.NewInertStream(w, o.Output, envoy.ResourceType(o.Type))
 			var err error
 			if out, err = renderPlatformWith(c, o.Target, kgatewayKey, gws, s.Gateway); err != nil {
 				s.Abort()
 				return err
 			}
-			err = s.Close()
-			if jw != nil {
-				err = firstErr(err, jw.Close())
-			}
-			return err
+			return s.Close()
 		})
 		if out != nil {
 			notes(out)

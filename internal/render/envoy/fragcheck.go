@@ -1,7 +1,9 @@
 package envoy
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -93,15 +95,31 @@ func checkFragment(fr policy.Fragment) error {
 	return nil
 }
 
-// validClusterSettings holds cluster settings to the cluster's rules,
-// merged over a cluster that has only a name (the one field Envoy
-// requires), with ValidateAll: the packed configs are not walked.
+// validClusterSettings holds cluster settings to the cluster's rules as
+// if merged over a cluster that has only a name (the one field Envoy
+// requires), with ValidateAll: the packed configs are not walked. The
+// settings are validated as they are, without that copy (a clone of
+// every field rendered, for every Gateway): only their lack of a name
+// can differ, and that finding is dropped.
 func validClusterSettings(m proto.Message) error {
 	c, ok := m.(*clusterv3.Cluster)
 	if !ok || c == nil {
 		return nil
 	}
-	whole := &clusterv3.Cluster{Name: "shell"}
-	proto.Merge(whole, c)
-	return whole.ValidateAll()
+	err := c.ValidateAll()
+	if err == nil || c.GetName() != "" {
+		return err
+	}
+	errs, ok := err.(clusterv3.ClusterMultiError)
+	if !ok {
+		return err
+	}
+	errs = slices.DeleteFunc(slices.Clone(errs), func(e error) bool {
+		var ve clusterv3.ClusterValidationError
+		return errors.As(e, &ve) && ve.Field() == "Name"
+	})
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
 }

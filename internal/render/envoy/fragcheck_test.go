@@ -3,9 +3,13 @@ package envoy
 import (
 	"strings"
 	"testing"
+	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -47,5 +51,58 @@ func TestCheckFragment(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestClusterSettingsAsOverAShell: validClusterSettings validates the
+// settings themselves instead of a copy merged over a named cluster; the
+// answer must be that copy's, error for error, with and without a name,
+// valid, with one refused value and with several.
+func TestClusterSettingsAsOverAShell(t *testing.T) {
+	overShell := func(c *clusterv3.Cluster) error {
+		whole := &clusterv3.Cluster{Name: "shell"}
+		proto.Merge(whole, c)
+		return whole.ValidateAll()
+	}
+	refused := map[string]func(*clusterv3.Cluster){
+		"connect timeout":  func(c *clusterv3.Cluster) { c.ConnectTimeout = durationpb.New(-time.Second) },
+		"health check":     func(c *clusterv3.Cluster) { c.HealthChecks = []*corev3.HealthCheck{{}} },
+		"lb policy":        func(c *clusterv3.Cluster) { c.LbPolicy = clusterv3.Cluster_LbPolicy(99) },
+		"cleanup interval": func(c *clusterv3.Cluster) { c.CleanupInterval = durationpb.New(-time.Second) },
+		"outlier interval": func(c *clusterv3.Cluster) {
+			c.OutlierDetection = &clusterv3.OutlierDetection{Interval: durationpb.New(-time.Second)}
+		},
+	}
+	fine := func(c *clusterv3.Cluster) {
+		c.ConnectTimeout = durationpb.New(2 * time.Second)
+		c.CircuitBreakers = &clusterv3.CircuitBreakers{Thresholds: []*clusterv3.CircuitBreakers_Thresholds{{MaxConnections: wrapperspb.UInt32(512)}}}
+	}
+	var cases []*clusterv3.Cluster
+	for _, name := range []string{"", "kube_apps_api_8080"} {
+		c := &clusterv3.Cluster{Name: name}
+		fine(c)
+		cases = append(cases, &clusterv3.Cluster{Name: name}, c)
+		all := &clusterv3.Cluster{Name: name}
+		for _, set := range refused {
+			one := &clusterv3.Cluster{Name: name}
+			fine(one)
+			set(one)
+			set(all)
+			cases = append(cases, one)
+		}
+		cases = append(cases, all)
+	}
+	failing := 0
+	for _, c := range cases {
+		want, got := overShell(c), validClusterSettings(c)
+		if (want == nil) != (got == nil) || want != nil && want.Error() != got.Error() {
+			t.Errorf("%v:\n got %v\nwant %v", c, got, want)
+		}
+		if want != nil {
+			failing++
+		}
+	}
+	if want := len(refused)*2 + 2; failing != want {
+		t.Fatalf("%d of %d cases were refused, want %d (each refused value alone and all of them, with and without a name)", failing, len(cases), want)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/render/xdsjson"
 )
@@ -84,7 +85,8 @@ const (
 type unitStream struct {
 	units   []*jsonUnit
 	indent  bool
-	done    int // units [0, done) are written
+	inert   bool // each unit written as inert.JSON makes it (docStream.inert)
+	done    int  // units [0, done) are written
 	writers []*xdsjson.Writer
 }
 
@@ -124,6 +126,9 @@ func (s *unitStream) writeChunk(w *xdsjson.Writer, units []*jsonUnit) {
 		if u.holeAt >= 0 {
 			u.holeAt -= start
 		}
+		if s.inert {
+			u.out, u.holeAt = inertUnit(u.out, u.holeAt)
+		}
 		if u.skip != nil {
 			// A RouteConfiguration's shell is finished after its
 			// virtual hosts, waves later: it keeps its own copy.
@@ -131,6 +136,22 @@ func (s *unitStream) writeChunk(w *xdsjson.Writer, units []*jsonUnit) {
 		}
 		start = ends[i]
 	}
+}
+
+// inertUnit is a unit's output as inert.JSON writes it, and where its
+// hole (holeAt, -1 for none) is then. A unit is whole JSON values, so no
+// rune is split across units and escaping each alone writes what
+// escaping the document would; the halves around a hole are escaped
+// apart, the hole moving with what comes before it.
+func inertUnit(out []byte, holeAt int) ([]byte, int) {
+	if holeAt < 0 {
+		return inert.JSON(out), holeAt
+	}
+	head, tail := inert.JSON(out[:holeAt:holeAt]), inert.JSON(out[holeAt:])
+	if len(head) == holeAt && len(tail) == len(out)-holeAt {
+		return out, holeAt // nothing to escape: the usual case
+	}
+	return slices.Concat(head, tail), len(head)
 }
 
 func pad(depth int) string { return strings.Repeat("  ", depth) }
@@ -333,10 +354,26 @@ type Stream struct {
 
 // NewStream starts the document on dst.
 func NewStream(dst io.Writer, format string, t ResourceType) *Stream {
+	return newStream(dst, format, t, false)
+}
+
+// NewInertStream is NewStream writing JSON as inert.JSON makes it (bidi
+// and C1 controls as \u escapes; YAML is so already, see xdsjson.ToYAML):
+// the bytes inert.NewJSONWriter(dst) would pass on, but each unit is
+// escaped by the worker that writes it, and a cluster Gateways share
+// once, instead of the whole document on one core as it goes out. Where
+// Gateways share many clusters those are most of the output, written
+// again for every Gateway (3.8 GB of a 30k-route generated platform).
+func NewInertStream(dst io.Writer, format string, t ResourceType) *Stream {
+	return newStream(dst, format, t, format != "yaml")
+}
+
+func newStream(dst io.Writer, format string, t ResourceType, inert bool) *Stream {
 	s := &Stream{}
 	if format != "yaml" {
 		s.bw = bufio.NewWriterSize(dst, 1<<16)
 		s.doc = newDocStream(s.bw, true, t)
+		s.doc.inert = inert
 		return s
 	}
 	pr, pw := io.Pipe()
@@ -396,6 +433,8 @@ type docStream struct {
 	t       ResourceType
 	n       int               // Gateways written
 	writers []*xdsjson.Writer // reused by every Gateway's unit stream
+	// inert: everything is written as inert.JSON makes it (NewInertStream)
+	inert bool
 	// shared holds what a cluster several Gateways share
 	// (Gateway.sharedBy) was written as, so that it is written once:
 	// the same message at the same depth writes the same bytes.
@@ -424,6 +463,9 @@ func (d *docStream) sharedOut(c *clusterv3.Cluster, depth int) ([]byte, error) {
 		d.shared = map[sharedUnit][]byte{}
 	}
 	out := slices.Clone(w.Buf)
+	if d.inert {
+		out = inert.JSON(out)
+	}
 	d.shared[key] = out
 	return out, nil
 }
@@ -489,7 +531,7 @@ func (d *docStream) gateway(g *Gateway) error {
 		u.index = i
 	}
 	w := d.w
-	w.units = &unitStream{units: all, indent: w.indent, writers: d.writers}
+	w.units = &unitStream{units: all, indent: w.indent, inert: d.inert, writers: d.writers}
 	if d.n > 0 {
 		w.buf.WriteByte(',')
 	}
@@ -505,6 +547,9 @@ func (d *docStream) gateway(g *Gateway) error {
 		var b bytes.Buffer
 		_ = json.Indent(&b, ref, pad(3), "  ")
 		ref = b.Bytes()
+	}
+	if d.inert {
+		ref = inert.JSON(ref) // the rest of the skeleton is ASCII
 	}
 	w.buf.Write(ref)
 	write := func(u *jsonUnit) { w.unit(u, 0, -1) }
