@@ -702,12 +702,12 @@ func newSelectorIndex(g *topology.Graph, backends map[model.GroupKind]bool) *sel
 // match returns the keys of kind in ns ("" = any) whose labels satisfy sel.
 // The candidates come from the index through the requirement that names
 // the fewest objects (an equality, or an In over its values); a selector
-// of expressions that name no value (Exists, NotIn, DoesNotExist) is
-// checked against every object of the kind.
+// of expressions that name no value (Exists, NotIn, DoesNotExist), or of
+// none (everything), is checked against every object of the kind.
 func (idx *selectorIndex) match(kind, ns string, sel labels.Selector) []model.Key {
-	reqs, _ := sel.Requirements()
-	if len(reqs) == 0 {
-		return nil // an empty selector selects nothing, not everything
+	reqs, selectable := sel.Requirements()
+	if !selectable {
+		return nil // labels.Nothing (policy.TargetRef.LabelSelector)
 	}
 	best, found := idx.all[kind], false
 	for _, req := range reqs {

@@ -279,14 +279,23 @@ type TargetRef struct {
 	// Expressions are the selector's matchExpressions, ANDed with its
 	// labels (LabelSelector).
 	Expressions []metav1.LabelSelectorRequirement
-	Path        string // field path in the policy, for positions
+	// EmptySelectsAll: a selector with neither labels nor expressions
+	// selects every object of its kind, as the API machinery reads an
+	// empty LabelSelector; false: it selects nothing.
+	EmptySelectsAll bool
+	Path            string // field path in the policy, for positions
 }
 
 // LabelSelector is the targetSelector's labels and expressions as one
 // selector, as the API machinery reads a LabelSelector. One it cannot
 // read (an unknown operator, a value list the operator forbids) selects
-// nothing: the controllers skip it rather than select everything.
+// nothing: the controllers skip it rather than select everything. An
+// empty one selects everything only where the kind says so
+// (EmptySelectsAll).
 func (t TargetRef) LabelSelector() labels.Selector {
+	if len(t.Selector) == 0 && len(t.Expressions) == 0 && !t.EmptySelectsAll {
+		return labels.Nothing()
+	}
 	if len(t.Expressions) == 0 {
 		return labels.SelectorFromSet(t.Selector)
 	}

@@ -45,8 +45,8 @@ spec: {parentRefs: [{name: gw}], rules: [{}]}
 
 // TestEnvoyGatewayTargetSelectorExpressions: a targetSelector's
 // matchExpressions select with its matchLabels, ANDed, as Envoy Gateway's
-// selectorFromTargetSelector reads them (helpers.go), and one the API
-// machinery cannot read selects nothing. Status (the policy's ancestors)
+// selectorFromTargetSelector reads them (helpers.go): one the API
+// machinery cannot read selects nothing, an empty one everything. Status (the policy's ancestors)
 // and attachment (the routes the policy applies to) select the same.
 func TestEnvoyGatewayTargetSelectorExpressions(t *testing.T) {
 	tests := []struct {
@@ -60,6 +60,7 @@ func TestEnvoyGatewayTargetSelectorExpressions(t *testing.T) {
 		{"DoesNotExist", "matchExpressions: [{key: tier, operator: DoesNotExist}]", []string{"rc"}},
 		{"labels and expressions are ANDed", "matchLabels: {tier: gold}, matchExpressions: [{key: tier, operator: NotIn, values: [gold]}]", nil},
 		{"labels narrowed by an expression", "matchLabels: {tier: silver}, matchExpressions: [{key: tier, operator: Exists}]", []string{"rb"}},
+		{"an empty selector selects every route of its kind", "matchLabels: {}", []string{"ra", "rb", "rc"}},
 		{"In without values cannot be read: nothing", "matchExpressions: [{key: tier, operator: In}]", nil},
 		{"an unknown operator: nothing", "matchExpressions: [{key: tier, operator: Near, values: [gold]}]", nil},
 	}

@@ -355,7 +355,7 @@ func targets(t egv1a1.PolicyTargetReferences) []policy.TargetRef {
 		if group == "" {
 			group = model.GatewayGroup // the CRD's default for a selector's group
 		}
-		out = append(out, policy.TargetRef{Group: group, Kind: string(s.Kind), Selector: sel, Expressions: s.MatchExpressions, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
+		out = append(out, policy.TargetRef{Group: group, Kind: string(s.Kind), Selector: sel, Expressions: s.MatchExpressions, EmptySelectsAll: true, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
 	}
 	return out
 }

@@ -103,7 +103,7 @@ func (v valueChecks) security(s *egv1a1.SecurityPolicySpec, env *policy.Env) {
 		v.basicAuth(s.BasicAuth, m)
 		v.apiKeyAuth(s.APIKeyAuth, m)
 		v.extAuth(s.ExtAuth, m)
-		v.authorization(s.Authorization)
+		v.authorization(s.Authorization, false)
 	}
 }
 
@@ -113,7 +113,7 @@ func (v valueChecks) routeBuilders(s *egv1a1.SecurityPolicySpec, env *policy.Env
 	m := env.Model
 	v.basicAuth(s.BasicAuth, m)
 	v.apiKeyAuth(s.APIKeyAuth, m)
-	v.authorization(s.Authorization)
+	v.authorization(s.Authorization, true)
 	v.extAuth(s.ExtAuth, m)
 	v.oidc(s.OIDC, env)
 	v.jwt(s.JWT, env)
@@ -346,17 +346,27 @@ func (v valueChecks) apiKeyAuth(ak *egv1a1.APIKeyAuth, m *model.Model) {
 
 // authorization is buildAuthorization: per rule, the principal's client
 // CIDRs parse, the operation's path type is known (a regex compiles), a
-// CEL expression parses; the first error ends it.
-func (v valueChecks) authorization(a *egv1a1.Authorization) {
+// CEL expression parses; the first error ends it. On a route its error
+// is named "Authorization: " as the others' are; on a Gateway or
+// listener translateSecurityPolicyForListeners joins it bare (onRoute
+// false), so the message starts with the builder's own words.
+func (v valueChecks) authorization(a *egv1a1.Authorization, onRoute bool) {
 	if a == nil {
 		return
+	}
+	fail := func(path []string, format string, args ...any) {
+		if onRoute {
+			v.invalid(path, "Authorization: "+format, args...)
+			return
+		}
+		v.invalid(path, strings.ToUpper(format[:1])+format[1:], args...)
 	}
 	for i, rule := range a.Rules {
 		path := []string{"authorization", fmt.Sprintf("rules[%d]", i)}
 		if principal := rule.Principal; principal != nil {
 			for _, c := range principal.ClientCIDRs {
 				if _, _, err := net.ParseCIDR(string(c)); err != nil {
-					v.invalid(path, "Authorization: unable to translate authorization rule: %v.", err)
+					fail(path, "unable to translate authorization rule: %v.", err)
 					return
 				}
 			}
@@ -375,12 +385,12 @@ func (v valueChecks) authorization(a *egv1a1.Authorization) {
 				err = errors.New("invalid path type")
 			}
 			if err != nil {
-				v.invalid(path, "Authorization: unable to translate authorization rule: %v.", err)
+				fail(path, "unable to translate authorization rule: %v.", err)
 				return
 			}
 		}
 		if rule.CEL != nil && !validCEL(string(*rule.CEL)) {
-			v.invalid(path, "Authorization: invalid CEL expression: %s.", *rule.CEL)
+			fail(path, "invalid CEL expression: %s.", *rule.CEL)
 			return
 		}
 	}

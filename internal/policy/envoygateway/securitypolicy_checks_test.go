@@ -208,15 +208,18 @@ func TestSecurityPolicyChecks(t *testing.T) {
 				"OIDC: secret default/nope does not exist.",
 				"JWT: either remoteJWKS or localJWKS must be specified for jwt provider: p.",
 			}},
-		// … on a Gateway JWT, OIDC, basic auth, API key auth, ext auth, authorization
+		// … on a Gateway JWT, OIDC, basic auth, API key auth, ext auth,
+		// authorization, whose error is joined without its name
 		{name: "gateway-order", spec: gateway + "  jwt: {providers: [{name: p}]}\n  oidc: {provider: {issuer: 'https://idp.example.com'}, clientID: app, clientSecret: {name: nope}}\n" +
 			"  authorization: {rules: [{action: Allow, cel: '('}]}\n  basicAuth: {users: {name: nope}}\n", others: others,
 			want: []string{
 				"JWT: either remoteJWKS or localJWKS must be specified for jwt provider: p.",
 				"OIDC: secret default/nope does not exist.",
 				"BasicAuth: secret default/nope does not exist.",
-				"Authorization: invalid CEL expression: (.",
+				"Invalid CEL expression: (.",
 			}},
+		{name: "gateway.authorization-bare", spec: gateway + "  authorization: {rules: [{action: Allow, principal: {clientCIDRs: [10.0.0.0/33]}}]}\n",
+			want: []string{"Unable to translate authorization rule: invalid CIDR address: 10.0.0.0/33."}},
 	})
 }
 

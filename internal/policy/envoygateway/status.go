@@ -646,12 +646,24 @@ func invalidMessage(p *policy.Policy) string {
 }
 
 // set puts a condition on p's entry for a, creating the entry; a second
-// condition of one type keeps the first.
+// condition of one type replaces the first, as Envoy Gateway's
+// SetConditionForPolicyAncestor does, except Accepted=True and Warning,
+// which are written only where unset.
 func (s *statusRun) set(p *policy.Policy, a entry, c metav1.Condition) {
 	for _, e := range s.entries[p] {
 		if e.key == a.key && e.section == a.section {
-			if !slices.ContainsFunc(e.conds, func(o metav1.Condition) bool { return o.Type == c.Type }) {
+			i := slices.IndexFunc(e.conds, func(o metav1.Condition) bool { return o.Type == c.Type })
+			switch {
+			case i < 0:
 				e.conds = append(e.conds, c)
+			case c.Type != "Warning" && !isAccepted(c):
+				// SetConditionForPolicyAncestor (MergeConditions): the
+				// later condition replaces the earlier, so a target that
+				// fails after another of the policy's targets was
+				// accepted on the same ancestor makes it Accepted=False.
+				// Warning is written once, whole (warn); Accepted=True
+				// only where Accepted is unset (SetAcceptedForPolicyAncestor).
+				e.conds[i] = c
 			}
 			return
 		}
@@ -666,6 +678,11 @@ func (s *statusRun) set(p *policy.Policy, a entry, c metav1.Condition) {
 		s.entries[p] = es
 	}
 	s.entries[p] = append(s.entries[p], &e)
+}
+
+// isAccepted: c is Accepted=True.
+func isAccepted(c metav1.Condition) bool {
+	return c.Type == "Accepted" && c.Status == metav1.ConditionTrue
 }
 
 // replace puts a condition on p's entry for a in place of one of its
