@@ -59,6 +59,7 @@ type Definition struct {
 	schemaDoc  any // Parameters decoded for coercion
 	schema     *jsonschema.Schema
 	schemaProb *Problem
+	external   bool // the schema refers outside the definition
 }
 
 // Resolvable reports whether the gateway-controller can resolve a reference

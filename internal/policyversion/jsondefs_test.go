@@ -141,3 +141,36 @@ func TestNullVersionIsNoVersion(t *testing.T) {
 		t.Errorf("got %v %v, want the no-version GWP507", diags, err)
 	}
 }
+
+// TestHybridSchema: the controller's gojsonschema reads a schema that
+// names no $schema in its hybrid mode, which takes draft-4 forms too: a
+// boolean exclusiveMinimum compiles, and validates in draft-4's sense.
+func TestHybridSchema(t *testing.T) {
+	d := NewDefinition("p", "v1.0.0", []byte(`{"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "exclusiveMinimum": true}}}`), diag.Position{})
+	if p := d.SchemaProblem(); p != nil {
+		t.Fatalf("draft-4 form refused: %s", p.Message)
+	}
+	if errs := d.ValidateParams(map[string]any{"n": 0}); len(errs) != 1 {
+		t.Errorf("n = 0 with an exclusive minimum of 0: %v", errs)
+	}
+	if errs := d.ValidateParams(map[string]any{"n": 1}); len(errs) != 0 {
+		t.Errorf("n = 1: %v", errs)
+	}
+}
+
+// TestUncheckableProblem: a schema no draft compiles makes the controller
+// refuse every reference; one gwpol cannot compile only because it refers
+// outside the definition (which the controller would load) claims nothing.
+func TestUncheckableProblem(t *testing.T) {
+	bad := NewDefinition("p", "v1.0.0", []byte(`{"type": "object", "properties": {"n": {"type": 12}}}`), diag.Position{})
+	if p := bad.UncheckableProblem(); p == nil || !strings.Contains(p.Message, "refuses the API") {
+		t.Errorf("invalid schema: %v", p)
+	}
+	ext := NewDefinition("p", "v1.0.0", []byte(`{"$ref": "https://example.com/s.json"}`), diag.Position{})
+	if ext.SchemaProblem() == nil || ext.UncheckableProblem() != nil {
+		t.Errorf("external $ref: schema problem %v, uncheckable %v; want the first only", ext.SchemaProblem(), ext.UncheckableProblem())
+	}
+	if ok := NewDefinition("p", "v1.0.0", []byte(`{"type": "object"}`), diag.Position{}); ok.UncheckableProblem() != nil {
+		t.Errorf("valid schema: %v", ok.UncheckableProblem())
+	}
+}

@@ -76,10 +76,11 @@ func (d *Definition) SchemaProblem() *Problem {
 // gojsonschema.Validate and reports it ("Failed to validate policy
 // parameters"), so it refuses the API whatever its params — even none,
 // since absent params are validated as an empty object. Nil when the
-// schema compiles or there is none.
+// schema compiles or there is none, and when it refers to a schema
+// outside the definition, which gwpol does not load and the controller
+// does.
 func (d *Definition) UncheckableProblem() *Problem {
-	sp := d.SchemaProblem()
-	if sp == nil {
+	if d.SchemaProblem() == nil || d.external {
 		return nil
 	}
 	return &Problem{
@@ -92,10 +93,13 @@ func (d *Definition) UncheckableProblem() *Problem {
 }
 
 // refuseLoader keeps $ref inside the definition: a policy definition may
-// not make gwpol read files or the network.
-type refuseLoader struct{}
+// not make gwpol read files or the network. It notes that it was asked:
+// the controller would load the reference, so what then fails to compile
+// says nothing of what the controller does.
+type refuseLoader struct{ asked *bool }
 
-func (refuseLoader) Load(url string) (any, error) {
+func (l refuseLoader) Load(url string) (any, error) {
+	*l.asked = true
 	return nil, fmt.Errorf("gwpol does not load external schemas (%s); only references inside the definition's parameters work", url)
 }
 
@@ -121,20 +125,34 @@ func (d *Definition) compile() {
 			fail(err)
 			return
 		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft7)
-		c.UseLoader(refuseLoader{})
-		if err := c.AddResource(schemaURL, doc); err != nil {
-			fail(err)
-			return
+		sch, err := compileSchema(doc, jsonschema.Draft7, &d.external)
+		if err != nil {
+			// The controller's gojsonschema reads a schema that names no
+			// $schema in its hybrid mode, which takes draft-4 forms too
+			// (a boolean exclusiveMinimum): a schema draft-4 compiles is
+			// one the controller validates with, in draft-4's sense.
+			if sch4, err4 := compileSchema(doc, jsonschema.Draft4, &d.external); err4 == nil {
+				sch, err = sch4, nil
+			}
 		}
-		sch, err := c.Compile(schemaURL)
 		if err != nil {
 			fail(err)
 			return
 		}
 		d.schema, d.schemaDoc = sch, doc
 	})
+}
+
+// compileSchema compiles a parameters schema, draft the default where it
+// names no $schema.
+func compileSchema(doc any, draft *jsonschema.Draft, external *bool) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(draft)
+	c.UseLoader(refuseLoader{asked: external})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(schemaURL)
 }
 
 // ValidateParams is CheckParams without the deferred params.

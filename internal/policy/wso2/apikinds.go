@@ -86,6 +86,11 @@ func (k *APIKind) Decode(o *manifest.Object, _ *policy.Env) *policy.Policy {
 	if !checkVersion(p) {
 		return p
 	}
+	if k.kind == KindMcp && o.Version == "v1alpha1" {
+		// The pinned controller's MCP validator reads v1alpha1; a v1 Mcp
+		// follows a later API, whose checks gwpol does not have.
+		checkMcp(p)
+	}
 	api := &OtherAPI{Resolved: k.resolved}
 	p.Data = api
 	var lists []string
