@@ -116,19 +116,14 @@ func lambdaEndpoint(endpointURL *string, region string) (host string, port uint3
 	if err != nil || u.Hostname() == "" {
 		return "", 0, false, diag.Errorf(diag.Invalid, "aws.lambda.endpointURL %q is not a URL with a host", *endpointURL)
 	}
-	tls = u.Scheme == "https"
-	port = 80
-	if tls {
-		port = 443
+	// kgateway takes the port from the URL alone, with no scheme default:
+	// a URL without one fails to parse (backend/aws.go:
+	// configureLambdaEndpoint).
+	n, err := strconv.ParseUint(u.Port(), 10, 16)
+	if err != nil {
+		return "", 0, false, diag.Errorf(diag.Invalid, "aws.lambda.endpointURL %q: failed to parse port: the URL must name its port", *endpointURL)
 	}
-	if p := u.Port(); p != "" {
-		n, err := strconv.ParseUint(p, 10, 16)
-		if err != nil {
-			return "", 0, false, diag.Errorf(diag.Invalid, "aws.lambda.endpointURL %q: bad port", *endpointURL)
-		}
-		port = uint32(n)
-	}
-	return u.Hostname(), port, tls, nil
+	return u.Hostname(), uint32(n), u.Scheme == "https", nil
 }
 
 // awsCredentials signs with the Secret's keys (never read offline: named
