@@ -604,7 +604,7 @@ var kinds = map[GroupKind]kindDef{
 			return &ReferenceGrant{ReferenceGrant: v.(*gwv1.ReferenceGrant), Src: o}
 		}, true, true},
 	{CoreGroup, "Service"}: {true, current, func() any { return &ServiceObject{} },
-		func(o *manifest.Object, v any) any { return &Service{ServiceObject: v.(*ServiceObject), Src: o} }, false, true},
+		func(o *manifest.Object, v any) any { return newService(o, v.(*ServiceObject)) }, false, true},
 	{CoreGroup, "Namespace"}: {false, current, func() any { return &metaOnly{} },
 		func(o *manifest.Object, v any) any {
 			return &Namespace{Name: o.Name, Labels: labels.Set(o.Labels), Src: o}
