@@ -256,7 +256,9 @@ type Backend struct {
 	// DelegationRules.Select), nil for any other.
 	selector *ChildSelector
 
-	model.BackendRef
+	// The model's backendRef, shared rather than copied: the topology
+	// holds a Backend per backendRef of every route for the whole run.
+	*model.BackendRef
 	Group, Kind, Namespace, Name string
 	Port                         int32
 	Service                      *model.Service // for kind Service
