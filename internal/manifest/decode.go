@@ -122,7 +122,7 @@ func (o *Object) newDecoder(path string, v any, strict bool) (*decoder, error) {
 	if path != "" {
 		if n = o.Lookup(path); n == nil {
 			at := o.FieldPos(path)
-			n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null", Line: at.Line - o.lineBase, Column: at.Col}
+			n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null", Line: at.Line - int(o.lineBase), Column: at.Col}
 		}
 	}
 	rv := reflect.ValueOf(v)

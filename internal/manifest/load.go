@@ -477,7 +477,7 @@ func parseChunk(file string, c chunk, lim Limits, each func(*Object)) ([]*Object
 				off += i + 1
 			}
 			if line == o.node.Line {
-				o.text, o.textLine = text[off:], line
+				o.text, o.textLine = text[off:], int32(line)
 			}
 		}
 		for _, o := range got {

@@ -39,20 +39,23 @@ type Object struct {
 	// none was.
 	Checked any
 
-	node     *yaml.Node
-	lineBase int // the node's lines count from this line of the file
+	node *yaml.Node
 	// text is the input from the line the object's mapping starts on to
 	// the end of its chunk, and textLine that line (1-based, as the
 	// tree's lines count): enough to read the object's tree again after
 	// Release. "" for objects that cannot be read alone (List items,
 	// streams with directives), whose trees Release keeps. It is a
 	// substring of the chunk's text, which the tree's values share.
-	text     string
-	textLine int
+	text string
+	// lineBase and textLine are int32 side by side, as no input has 2^31
+	// lines: the Object is then 256 bytes, not 264 (a 288-byte
+	// allocation), and a run holds one per object of the input.
+	lineBase int32 // the node's lines count from this line of the file
+	textLine int32
 }
 
 func newObject(src source, n *yaml.Node) (*Object, error) {
-	o := &Object{File: src.file, Pos: diag.Position{File: src.file, Line: n.Line + src.base, Col: n.Column}, node: n, lineBase: src.base}
+	o := &Object{File: src.file, Pos: diag.Position{File: src.file, Line: n.Line + src.base, Col: n.Column}, node: n, lineBase: int32(src.base)}
 	str := func(path string) (string, error) {
 		v := o.Lookup(path)
 		if v == nil || v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
@@ -166,9 +169,9 @@ func (o *Object) reread() *yaml.Node {
 		panic(fmt.Sprintf("manifest: reading released %s again: no document", o))
 	}
 	root := doc.Content[0]
-	shiftLines(root, o.textLine-1)
+	shiftLines(root, int(o.textLine)-1)
 	var dups []diag.Diagnostic
-	if err := checkShape(source{o.File, o.lineBase}, root, Limits{MaxFileBytes: math.MaxInt64, MaxDepth: math.MaxInt, MaxAliasNodes: math.MaxInt}, &dups); err != nil {
+	if err := checkShape(source{o.File, int(o.lineBase)}, root, Limits{MaxFileBytes: math.MaxInt64, MaxDepth: math.MaxInt, MaxAliasNodes: math.MaxInt}, &dups); err != nil {
 		panic(fmt.Sprintf("manifest: reading released %s again: %v", o, err))
 	}
 	return root
@@ -184,7 +187,7 @@ func shiftLines(n *yaml.Node, delta int) {
 }
 
 func (o *Object) posOf(n *yaml.Node) diag.Position {
-	return diag.Position{File: o.File, Line: n.Line + o.lineBase, Col: n.Column}
+	return diag.Position{File: o.File, Line: n.Line + int(o.lineBase), Col: n.Column}
 }
 
 // Has reports whether a field path is present.

@@ -24,12 +24,9 @@ func (failClosedKind) Spec() policy.KindSpec {
 
 func TestFixedStatus(t *testing.T) {
 	svc := func(ok bool, reason string) *topology.Backend {
-		b := &topology.Backend{Kind: "Service", Namespace: "ns", Name: "svc", Resolved: ok, Reason: reason}
-		b.Weight = 1
-		return b
+		return &topology.Backend{BackendRef: &model.BackendRef{Weight: 1}, Kind: "Service", Namespace: "ns", Name: "svc", Resolved: ok, Reason: reason}
 	}
-	weightless := svc(true, "")
-	weightless.Weight = 0
+	weightless := &topology.Backend{BackendRef: &model.BackendRef{}, Kind: "Service", Namespace: "ns", Name: "svc", Resolved: true}
 	forwarding := &topology.Rule{Backends: []*topology.Backend{svc(false, "RefNotPermitted"), svc(true, ""), weightless}}
 	refused := &topology.Rule{Backends: []*topology.Backend{svc(false, "RefNotPermitted")}}
 	allWeightZero := &topology.Rule{Backends: []*topology.Backend{weightless, weightless}}
@@ -109,9 +106,7 @@ func TestNoActionReplaced(t *testing.T) {
 func TestFixedStatusOn(t *testing.T) {
 	const ctrl = "example.com/validating"
 	svc := func() *topology.Backend {
-		b := &topology.Backend{Kind: "Service", Namespace: "ns", Name: "svc", Resolved: true}
-		b.Weight = 1
-		return b
+		return &topology.Backend{BackendRef: &model.BackendRef{Weight: 1}, Kind: "Service", Namespace: "ns", Name: "svc", Resolved: true}
 	}
 	rule := func(i int, bs ...*topology.Backend) *topology.Rule {
 		return &topology.Rule{Rule: &model.Rule{Index: i, HTTP: &gwv1.HTTPRouteRule{}}, Backends: bs}

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/gwpol/gwpol/internal/manifest"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // AssumableKinds are the kinds config assumeExist may name: core objects
@@ -80,10 +79,7 @@ func (m *Model) assumedObject(kind, ns, name string) any {
 	case "ClusterTrustBundle":
 		t = &ClusterTrustBundle{Name: name, Src: src, Assumed: true}
 	case "Service":
-		t = &Service{ServiceObject: &ServiceObject{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		}, Src: src, Assumed: true}
+		t = &Service{Name: name, Namespace: ns, Src: src, Assumed: true}
 	default:
 		t = &Opaque{Kind: kind, Namespace: ns, Name: name, Immutable: true, Src: src, Assumed: true}
 	}

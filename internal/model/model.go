@@ -140,9 +140,12 @@ type Model struct {
 	// deprecated versions, values that do not fit.
 	Diagnostics []diag.Diagnostic
 
-	objects map[Key]*manifest.Object
+	// objects holds, per key, the object the input gives and its typed
+	// form (nil for kinds a policy package reads): one map rather than
+	// two keyed alike, as a 64-byte key per object and map held twice is
+	// megabytes at tens of thousands of objects.
+	objects map[Key]entry
 	byGK    map[GroupKind][]*manifest.Object
-	typed   map[Key]any
 
 	grantOnce  sync.Once
 	grantsByNS map[string][]*ReferenceGrant
@@ -199,16 +202,22 @@ func (m *Model) refuse(o *manifest.Object, known bool, kd kindDef, defaultNamesp
 	m.refused[k] = why
 }
 
+// entry is what the model holds of one key.
+type entry struct {
+	obj   *manifest.Object
+	typed any // nil: not typed (a kind of a policy package, or not decoded)
+}
+
 // Object returns the manifest object with this key.
 func (m *Model) Object(k Key) (*manifest.Object, bool) {
-	o, ok := m.objects[k]
-	return o, ok
+	e, ok := m.objects[k]
+	return e.obj, ok
 }
 
 // Typed returns the typed object for a key (*Gateway, *Route, *Service…).
 func (m *Model) Typed(k Key) (any, bool) {
-	t, ok := m.typed[k]
-	return t, ok
+	t := m.objects[k].typed
+	return t, t != nil
 }
 
 // OfKind lists the objects of one kind, sorted by namespace and name.
@@ -216,20 +225,20 @@ func (m *Model) OfKind(gk GroupKind) []*manifest.Object { return m.byGK[gk] }
 
 // Gateway returns a Gateway by namespace/name.
 func (m *Model) Gateway(ns, name string) *Gateway {
-	g, _ := m.typed[GatewayAPIKey("Gateway", ns, name)].(*Gateway)
+	g, _ := m.objects[GatewayAPIKey("Gateway", ns, name)].typed.(*Gateway)
 	return g
 }
 
 // Route returns a route (HTTPRoute, GRPCRoute, TCPRoute, TLSRoute or UDPRoute).
 func (m *Model) Route(kind, ns, name string) *Route {
-	r, _ := m.typed[GatewayAPIKey(kind, ns, name)].(*Route)
+	r, _ := m.objects[GatewayAPIKey(kind, ns, name)].typed.(*Route)
 	return r
 }
 
 // Service returns a Service (a stand-in when the input lacks it and
 // Services are assumed to exist).
 func (m *Model) Service(ns, name string) *Service {
-	s, ok := m.typed[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].(*Service)
+	s, ok := m.objects[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].typed.(*Service)
 	if !ok {
 		s, _ = m.assumedObject("Service", ns, name).(*Service)
 	}
@@ -243,7 +252,7 @@ func (m *Model) Secret(ns, name string) *Opaque {
 }
 
 func (m *Model) opaque(kind, ns, name string) *Opaque {
-	s, ok := m.typed[Key{Group: CoreGroup, Kind: kind, Namespace: ns, Name: name}].(*Opaque)
+	s, ok := m.objects[Key{Group: CoreGroup, Kind: kind, Namespace: ns, Name: name}].typed.(*Opaque)
 	if !ok {
 		s, _ = m.assumedObject(kind, ns, name).(*Opaque)
 	}
@@ -254,7 +263,7 @@ func (m *Model) opaque(kind, ns, name string) *Opaque {
 // (a stand-in when the input lacks it and ClusterTrustBundles are assumed
 // to exist), nil when there is none.
 func (m *Model) ClusterTrustBundle(name string) *ClusterTrustBundle {
-	b, ok := m.typed[Key{Group: CertificatesGroup, Kind: "ClusterTrustBundle", Name: name}].(*ClusterTrustBundle)
+	b, ok := m.objects[Key{Group: CertificatesGroup, Kind: "ClusterTrustBundle", Name: name}].typed.(*ClusterTrustBundle)
 	if !ok {
 		b, _ = m.assumedObject("ClusterTrustBundle", "", name).(*ClusterTrustBundle)
 	}
@@ -276,7 +285,7 @@ const NamespaceNameLabel = "kubernetes.io/metadata.name"
 // kubernetes.io/metadata.name, which the API server always sets.
 func (m *Model) NamespaceLabels(ns string) labels.Set {
 	out := labels.Set{NamespaceNameLabel: ns}
-	if n, ok := m.typed[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].(*Namespace); ok {
+	if n, ok := m.objects[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].typed.(*Namespace); ok {
 		for k, v := range n.Labels {
 			if k != NamespaceNameLabel {
 				out[k] = v
@@ -289,7 +298,7 @@ func (m *Model) NamespaceLabels(ns string) labels.Set {
 // HasNamespace reports whether the input holds the Namespace object ns,
 // whose labels are then known beyond the automatic name label.
 func (m *Model) HasNamespace(ns string) bool {
-	_, ok := m.typed[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].(*Namespace)
+	_, ok := m.objects[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].typed.(*Namespace)
 	return ok
 }
 
@@ -312,9 +321,9 @@ func Build(set *manifest.Set, opt Options) *Model {
 	if opt.DefaultNamespace == "" {
 		opt.DefaultNamespace = "default"
 	}
-	// Sized for the input: grown one doubling at a time, the two maps
-	// keyed by Key rehashed every key several times over.
-	m := &Model{objects: make(map[Key]*manifest.Object, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}, assume: newAssumed(opt.AssumeExist)}
+	// Sized for the input: grown one doubling at a time, the map keyed
+	// by Key would rehash every key several times over.
+	m := &Model{objects: make(map[Key]entry, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}, assume: newAssumed(opt.AssumeExist)}
 	// Names first, as written (before namespace defaulting): an object
 	// with a name the API server refuses, or a list longer than its CRD
 	// allows, takes no part (names.go, limits.go).
@@ -371,20 +380,21 @@ func Build(set *manifest.Set, opt Options) *Model {
 			o.Namespace = opt.DefaultNamespace
 		}
 		k := KeyOf(o)
-		if prev, dup := m.objects[k]; dup {
+		if e, dup := m.objects[k]; dup {
+			prev := e.obj
 			if sameContent(prev, o) {
 				continue // one object written twice (two example files): applied twice, it is still one
 			}
 			// Different content: the one applied last wins, as `kubectl
 			// apply -f a -f b` would leave it (-f order, then document order).
-			m.objects[k] = o
+			m.objects[k] = entry{obj: o}
 			m.Diagnostics = append(m.Diagnostics, diag.Diagnostic{
 				Code: LintDuplicateObject.Code, Severity: LintDuplicateObject.Severity, Object: k.Ref(), Field: "metadata.name", Pos: prev.FieldPos("metadata.name"),
 				Message: k.Ref().String() + " is defined twice with different content, here and at " + o.FieldPos("metadata.name").String() + "; applied in this order the later one replaces this one, and gwpol uses it — remove one or make them equal",
 			})
 			continue
 		}
-		m.objects[k] = o
+		m.objects[k] = entry{obj: o}
 	}
 	for k := range m.refused {
 		if _, held := m.objects[k]; held {
@@ -411,8 +421,8 @@ func (m *Model) sortedObjects() []*manifest.Object {
 		o *manifest.Object
 	}
 	byKind := map[GroupKind][]keyed{}
-	for k, o := range m.objects {
-		byKind[k.GK()] = append(byKind[k.GK()], keyed{k, o})
+	for k, e := range m.objects {
+		byKind[k.GK()] = append(byKind[k.GK()], keyed{k, e.obj})
 	}
 	kinds := make([]GroupKind, 0, len(byKind))
 	for gk := range byKind {
@@ -499,7 +509,6 @@ func Predecode(o *manifest.Object, opt Options) {
 // decodeAll decodes the known kinds in parallel; results are gathered in
 // key order so output does not depend on scheduling.
 func (m *Model) decodeAll(objs []*manifest.Object, defaultNamespace string, lenient bool, verdict func(*manifest.Object) schema.Verdict) {
-	m.typed = make(map[Key]any, len(objs))
 	res := make([]decoded, len(objs))
 	parallel.Each(len(objs), func(i int) {
 		o := objs[i]
@@ -519,7 +528,7 @@ func (m *Model) decodeAll(objs []*manifest.Object, defaultNamespace string, leni
 		if res[i].typed == nil {
 			continue
 		}
-		m.typed[KeyOf(o)] = res[i].typed
+		m.objects[KeyOf(o)] = entry{obj: o, typed: res[i].typed}
 		m.add(res[i].typed)
 	}
 }
@@ -599,7 +608,7 @@ var kinds = map[GroupKind]kindDef{
 			return &ReferenceGrant{ReferenceGrant: v.(*gwv1.ReferenceGrant), Src: o}
 		}, true, true},
 	{CoreGroup, "Service"}: {true, current, func() any { return &ServiceObject{} },
-		func(o *manifest.Object, v any) any { return &Service{ServiceObject: v.(*ServiceObject), Src: o} }, false, true},
+		func(o *manifest.Object, v any) any { return newService(o, v.(*ServiceObject)) }, false, true},
 	{CoreGroup, "Namespace"}: {false, current, func() any { return &metaOnly{} },
 		func(o *manifest.Object, v any) any {
 			return &Namespace{Name: o.Name, Labels: labels.Set(o.Labels), Src: o}

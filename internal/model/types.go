@@ -44,7 +44,8 @@ type ReferenceGrant struct {
 	Src *manifest.Object
 }
 
-// ServiceObject is the part of a core Service gwpol reads.
+// ServiceObject is what gwpol decodes of a core Service (newService keeps
+// the part it reads).
 type ServiceObject struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata"`
@@ -67,13 +68,23 @@ type ServicePort struct {
 	TargetPort  intstr.IntOrString `json:"targetPort,omitempty"`
 }
 
-// Service with its source.
+// Service is the part of a core Service gwpol reads, with its source. It
+// holds the few metadata fields read rather than the decoded ObjectMeta
+// (about 230 bytes, most of it empty): an input has Services by the tens
+// of thousands, and the model holds them to the end of the run.
 type Service struct {
-	*ServiceObject
-	Src *manifest.Object
+	Name, Namespace     string
+	Labels, Annotations map[string]string
+	Spec                ServiceSpec
+	Src                 *manifest.Object
 	// Assumed: the input does not hold the Service; config assumeExist
 	// says it exists in the cluster, with whatever ports it is asked for.
 	Assumed bool
+}
+
+// newService keeps of a decoded Service what gwpol reads.
+func newService(o *manifest.Object, so *ServiceObject) *Service {
+	return &Service{Name: so.Name, Namespace: so.Namespace, Labels: so.Labels, Annotations: so.Annotations, Spec: so.Spec, Src: o}
 }
 
 // HasPort reports whether the Service exposes port.

@@ -13,10 +13,16 @@ import (
 // namespace needs a ReferenceGrant there. Each rule is then checked by the
 // families' RuleChecks.
 func (g *Graph) resolveBackends(r *Route, opt Options) {
+	if len(r.Route.Rules) > 0 {
+		r.Rules = make([]*Rule, 0, len(r.Route.Rules)) // sized: held for the run
+	}
 	for _, mr := range r.Route.Rules {
 		rule := &Rule{Rule: mr}
-		for _, br := range mr.BackendRefs {
-			rule.Backends = append(rule.Backends, g.resolveBackend(r, br, opt))
+		if len(mr.BackendRefs) > 0 {
+			rule.Backends = make([]*Backend, 0, len(mr.BackendRefs))
+		}
+		for j := range mr.BackendRefs {
+			rule.Backends = append(rule.Backends, g.resolveBackend(r, &mr.BackendRefs[j], opt))
 		}
 		g.checkRule(r, rule)
 		r.Rules = append(r.Rules, rule)
@@ -34,7 +40,7 @@ func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
 		Message: fmt.Sprintf("rule %s: %s; %s (Programmed False) — fix the value", mr.Section(), p.Message, what)}
 }
 
-func (g *Graph) resolveBackend(r *Route, br model.BackendRef, opt Options) *Backend {
+func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Backend {
 	gk := model.RefGroupKind(br.Group, br.Kind, model.GroupKind{Kind: "Service"})
 	b := &Backend{BackendRef: br, Group: gk.Group, Kind: gk.Kind, Namespace: r.Meta.Namespace, Name: string(br.Name)}
 	defer g.classify(b)

@@ -22,8 +22,10 @@ type FlatMatch struct {
 	// the Envoy route's name numbers them.
 	RuleIndex, MatchIndex int
 	// Match is the match served: the rule's own, or combined with the
-	// parent's (DelegationRules.Keep).
-	Match gwv1.HTTPRouteMatch
+	// parent's (DelegationRules.Keep). A pointer into the rule's (or the
+	// kept rule's) matches, not a copy: a FlatMatch is held per match of
+	// every route for the run.
+	Match *gwv1.HTTPRouteMatch
 	// Delegates marks a delegating rule's own entry: it emits no Envoy
 	// route but takes its place in the order.
 	Delegates bool
@@ -94,16 +96,16 @@ func (f *flattener) route(rt *Route, rules []KeptRule, via []*Rule) {
 			// Nothing is flattened under its matches: they go straight
 			// to the output (only a delegating rule's children must come
 			// before its own entries).
-			for mi, m := range kr.Matches {
-				f.out = append(f.out, FlatMatch{Route: rt, Rule: kr.Rule, RuleIndex: i, MatchIndex: mi, Match: m, Via: via})
+			for mi := range kr.Matches {
+				f.out = append(f.out, FlatMatch{Route: rt, Rule: kr.Rule, RuleIndex: i, MatchIndex: mi, Match: &kr.Matches[mi], Via: via})
 			}
 			continue
 		}
 		own := make([]FlatMatch, 0, len(kr.Matches))
-		for mi, m := range kr.Matches {
-			fm := FlatMatch{Route: rt, Rule: kr.Rule, RuleIndex: i, MatchIndex: mi, Match: m, Via: via, Delegates: kr.Rule.IsDelegating()}
+		for mi := range kr.Matches {
+			fm := FlatMatch{Route: rt, Rule: kr.Rule, RuleIndex: i, MatchIndex: mi, Match: &kr.Matches[mi], Via: via, Delegates: kr.Rule.IsDelegating()}
 			if fm.Delegates {
-				fm.Replaced = f.delegate(rt, kr.Rule, m, via)
+				fm.Replaced = f.delegate(rt, kr.Rule, kr.Matches[mi], via)
 			}
 			own = append(own, fm)
 		}

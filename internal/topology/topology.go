@@ -260,21 +260,25 @@ type Backend struct {
 	// DelegationRules.Select), nil for any other.
 	selector *ChildSelector
 
-	model.BackendRef
+	// The model's backendRef, shared rather than copied: the topology
+	// holds a Backend per backendRef of every route for the whole run.
+	*model.BackendRef
 	Group, Kind, Namespace, Name string
-	Port                         int32
 	Service                      *model.Service // for kind Service
-	Resolved                     bool
+	// The port and the flags side by side: no padding between them, in
+	// a struct held once per backendRef of every route.
+	Port     int32
+	Resolved bool
 	// Extension: it resolved to a backend an extension plugin registers
 	// (Options.ExtensionBackends), whose cluster the plugin completes.
 	Extension bool
-	Reason    string // BackendNotFound, RefNotPermitted, InvalidKind
-	Message   string
-	// Why says, for a delegation to no route, why nothing was selected.
-	Why string
 	// ClosesCycle: a delegating backendRef refused because the route it
 	// selects is already above it in the delegation chain.
 	ClosesCycle bool
+	Reason      string // BackendNotFound, RefNotPermitted, InvalidKind
+	Message     string
+	// Why says, for a delegation to no route, why nothing was selected.
+	Why string
 }
 
 // Attachment is a route attached to a listener through one parentRef.

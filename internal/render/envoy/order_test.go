@@ -89,7 +89,7 @@ func TestRouteOrder(t *testing.T) {
 func delegating(parent *topology.Route, children ...*topology.Route) *topology.Route {
 	for _, c := range children {
 		for _, rule := range c.Rules {
-			parent.Flat = append(parent.Flat, topology.FlatMatch{Route: c, Rule: rule, RuleIndex: rule.Index, Match: rule.HTTP.Matches[0]})
+			parent.Flat = append(parent.Flat, topology.FlatMatch{Route: c, Rule: rule, RuleIndex: rule.Index, Match: &rule.HTTP.Matches[0]})
 		}
 	}
 	return parent

@@ -462,7 +462,7 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 					atts[fm.Route] = att
 				}
 			}
-			e := entry{att: att, rule: fm.Rule, ruleIndex: fm.RuleIndex, match: fm.MatchIndex, hm: &fm.Match,
+			e := entry{att: att, rule: fm.Rule, ruleIndex: fm.RuleIndex, match: fm.MatchIndex, hm: fm.Match,
 				top: rt, src: fm.Route, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via}
 			e.path = httpPath(fm.Match.Path)
 			e.method, e.headers, e.queries = fm.Match.Method != nil, len(fm.Match.Headers), len(fm.Match.QueryParams)
