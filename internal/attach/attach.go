@@ -150,6 +150,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	}
 	r.validateRoutes(g, reg, set, cfg)
 	r.reportConflicts(g)
+	r.settleJudged(g, reg, set)
 	r.decide(g, reg, set)
 	r.sortAll()
 	return r

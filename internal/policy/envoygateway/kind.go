@@ -240,6 +240,8 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	return p
 }
 
+var _ policy.NamespaceSelecting = (*Kind)(nil)
+
 // SelectsIn implements policy.NamespaceSelecting: a targetSelector with
 // namespaces from All, or from a Selector that matches the namespace's
 // labels, may pick ns/name in another namespace where a ReferenceGrant
@@ -415,7 +417,10 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
 	ValidateRoute: validateRoute, Listeners: judgeListeners, AncestorStatuses: ancestorStatuses,
-	ForeignConditions: map[model.GroupKind]func(*policy.Policy, *policy.Env) []policy.Condition{backendTLSPolicy: backendTLSPolicyConditions},
+	// helpers.go: computeHosts removes from the hostnames a route serves on
+	// a listener the other same-port listeners' own hostnames.
+	ExclusiveListenerHostnames: true,
+	ForeignJudges:              map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",
 		"policy-no-effect":                  "The mergeType is Envoy Gateway's.",
