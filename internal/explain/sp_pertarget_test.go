@@ -104,29 +104,36 @@ func spVerdict(t *testing.T, policies string, fields ...string) (owners []string
 // TestMergedSecurityPolicyValidatedAgain: Envoy Gateway validates a route
 // SecurityPolicy with mergeType alone, then the policy merged into its
 // listener's or Gateway's again on each listener
-// (processSecurityPolicyForRoute). Two policies that pass alone may not
-// pass together: the OIDC ID token forwarded in a header that a JWT
-// provider of the Gateway's policy reads, once StrategicMerge joins the
-// two provider lists. Refused there, the route policy is Invalid on that
-// listener and the route takes the Gateway's policy alone; under
-// JSONMerge the route's providers replace the Gateway's and the merge
-// passes.
+// (processSecurityPolicyForRoute); a Gateway's policy is never validated
+// alone. Two policies that pass alone may not pass together: the
+// Gateway's OIDC forwards the ID token in the header its JWT provider
+// reads. Refused there, the route policy is Invalid on that listener and
+// the route takes the Gateway's policy alone. A route policy with JWT
+// providers of its own replaces the Gateway's list, under StrategicMerge
+// as under JSONMerge (utils.Merge: the providers list is not tagged
+// patchStrategy "merge"), and the merge passes.
 func TestMergedSecurityPolicyValidatedAgain(t *testing.T) {
 	gw := sp("gw-sp", toGateway, "  cors: {allowOrigins: ['https://a.example.com']}\n"+
-		"  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n")
-	route := func(mergeType string) string {
-		return sp("route-sp", toRoute, "  mergeType: "+mergeType+"\n"+
-			"  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}}]}\n"+
-			"  oidc: {provider: {issuer: 'https://app-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n")
+		"  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n"+
+		"  oidc: {provider: {issuer: 'https://gw-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n")
+	route := func(mergeType, jwt string) string {
+		return sp("route-sp", toRoute, "  mergeType: "+mergeType+"\n  cors: {allowOrigins: ['https://r.example.com']}\n"+jwt)
+	}
+	const ownJWT = "  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-app-token}]}}]}\n"
+	merged := []string{
+		"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+		"gw-sp@Gateway/app/gw Merged=True/Merged This policy is being merged by other securityPolicies for these routes: [app/r]",
+		"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+		"route-sp@Gateway/app/gw#http Merged=True/Merged Merged with policy app/gw-sp",
 	}
 	for _, tc := range []struct {
-		name, mergeType string
-		owners          []string
-		conds           []string
-		findings        []string
+		name, mergeType, jwt string
+		owners               []string
+		conds                []string
+		findings             []string
 	}{
-		{name: "StrategicMerge joins the providers: refused on the listener", mergeType: "StrategicMerge",
-			owners: []string{"cors=gw-sp", "oidc=-", "jwt=gw-sp"},
+		{name: "the Gateway's OIDC and JWT together: refused on the listener", mergeType: "StrategicMerge",
+			owners: []string{"cors=gw-sp", "oidc=gw-sp", "jwt=gw-sp"},
 			conds: []string{
 				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
 				"gw-sp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other securityPolicies for these routes: [app/r]",
@@ -135,18 +142,14 @@ func TestMergedSecurityPolicyValidatedAgain(t *testing.T) {
 				"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
 				`route-sp@Gateway/app/gw#http Accepted=False/Invalid The OIDC.ForwardIDToken header "x-id-token" cannot be the same as a JWT provider extractFrom header when passThroughAuthHeader is enabled.`,
 			},
-			findings: []string{"route-sp spec.oidc.forwardIDToken.header"}},
-		{name: "JSONMerge replaces the providers: merged", mergeType: "JSONMerge",
-			owners: []string{"cors=gw-sp", "oidc=route-sp", "jwt=route-sp"},
-			conds: []string{
-				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
-				"gw-sp@Gateway/app/gw Merged=True/Merged This policy is being merged by other securityPolicies for these routes: [app/r]",
-				"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
-				"route-sp@Gateway/app/gw#http Merged=True/Merged Merged with policy app/gw-sp",
-			}},
+			findings: []string{"route-sp spec.mergeType"}},
+		{name: "StrategicMerge: the route's providers replace the Gateway's, merged", mergeType: "StrategicMerge", jwt: ownJWT,
+			owners: []string{"cors=route-sp", "oidc=gw-sp", "jwt=route-sp"}, conds: merged},
+		{name: "JSONMerge: the route's providers replace the Gateway's, merged", mergeType: "JSONMerge", jwt: ownJWT,
+			owners: []string{"cors=route-sp", "oidc=gw-sp", "jwt=route-sp"}, conds: merged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			owners, answers, conds, findings := spVerdict(t, gw+route(tc.mergeType), "cors", "oidc", "jwt")
+			owners, answers, conds, findings := spVerdict(t, gw+route(tc.mergeType, tc.jwt), "cors", "oidc", "jwt")
 			if !slices.Equal(owners, tc.owners) || answers != 0 {
 				t.Errorf("owners %v, answers %d; want %v, 0", owners, answers, tc.owners)
 			}

@@ -206,10 +206,10 @@ func splitID(id string) (string, string) {
 // where a route's policy merges into its Gateway's (mergeType), the
 // values merged most specific last. JSONMerge is RFC 7386: objects merge
 // key by key, lists and scalars are replaced, null removes. StrategicMerge
-// merges lists as well, as Envoy Gateway's output shows (a route's Brotli
-// compressor merged over its Gateway's Gzip one keeps both): the route's
-// items first, then the Gateway's that the route's do not name again
-// (same type or name for objects, same value for scalars).
+// also merges the lists Envoy Gateway's types tag for it (strategicLists:
+// a route's Brotli compressor merged over its Gateway's Gzip one keeps
+// both): the route's items first, then the Gateway's that the route's do
+// not name again (same type or name for objects, same value for scalars).
 func effectiveValue(in policy.FieldInput) (*fieldValue, error) {
 	vals := make([]*fieldValue, len(in.Values))
 	for i, v := range in.Values {
@@ -234,7 +234,7 @@ func effectiveValue(in policy.FieldInput) (*fieldValue, error) {
 		if err := json.Unmarshal(v.raw, &patch); err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Key, err)
 		}
-		doc = mergePatch(doc, patch, strategic)
+		doc = mergePatch(doc, patch, strategic, in.Key)
 	}
 	raw, err := json.Marshal(doc)
 	if err != nil {
@@ -243,10 +243,13 @@ func effectiveValue(in policy.FieldInput) (*fieldValue, error) {
 	return &fieldValue{raw: raw}, nil
 }
 
-// mergePatch applies a merge patch (RFC 7386; strategic: lists merge too,
-// see effectiveValue).
-func mergePatch(doc, patch any, strategic bool) any {
-	if pl, ok := patch.([]any); ok && strategic {
+// mergePatch applies a merge patch (RFC 7386) to the value at path (a
+// spec field path, "" for the spec). A strategic merge is Envoy Gateway's
+// utils.Merge through the API machinery's strategic merge patch, which
+// merges a list only where the Go type tags it patchStrategy "merge"
+// (strategicLists) and replaces every other, as RFC 7386 does.
+func mergePatch(doc, patch any, strategic bool, path string) any {
+	if pl, ok := patch.([]any); ok && strategic && strategicLists[path] {
 		if dl, ok := doc.([]any); ok {
 			return mergeLists(dl, pl)
 		}
@@ -268,9 +271,24 @@ func mergePatch(doc, patch any, strategic bool) any {
 			delete(out, k)
 			continue
 		}
-		out[k] = mergePatch(out[k], v, strategic)
+		at := k
+		if path != "" {
+			at = path + "." + k
+		}
+		out[k] = mergePatch(out[k], v, strategic, at)
 	}
 	return out
+}
+
+// strategicLists are the policy spec lists Envoy Gateway's API types tag
+// patchStrategy "merge" at v1.9.0 (by the patchMergeKey type or name,
+// which sameItem reads): BackendTrafficPolicy's compression, compressor
+// and httpUpgrade, SecurityPolicy's ext auth context extensions. Under a
+// strategic merge every other list of a route's policy replaces its
+// parent's (JWT providers, authorization rules, CORS origins, external
+// processors, Wasm modules, …).
+var strategicLists = map[string]bool{
+	"compression": true, "compressor": true, "httpUpgrade": true, "extAuth.contextExtensions": true,
 }
 
 // mergeLists is the patch's items, then the document's items the patch

@@ -13,8 +13,11 @@ import (
 )
 
 // TestEffectiveValue: a route's value merged over its Gateway's — objects
-// key by key, lists and scalars replaced (JSONMerge) or lists merged
-// (StrategicMerge), null removes.
+// key by key, lists and scalars replaced, null removes (JSONMerge); a
+// strategic merge merges only the lists Envoy Gateway's types tag
+// patchStrategy "merge" (compressors by type, ext auth context
+// extensions by name) and replaces the others (CORS origins, JWT
+// providers, external processors).
 func TestEffectiveValue(t *testing.T) {
 	route := json.RawMessage(`{"allowOrigins":["https://route"],"maxAge":null,"nested":{"x":1}}`)
 	gateway := json.RawMessage(`{"allowOrigins":["https://gw","https://gw2"],"allowMethods":["GET"],"maxAge":"10s","nested":{"y":2}}`)
@@ -30,9 +33,22 @@ func TestEffectiveValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = `{"allowMethods":["GET"],"allowOrigins":["https://route","https://gw","https://gw2"],"nested":{"x":1,"y":2}}`
+	want = `{"allowMethods":["GET"],"allowOrigins":["https://route"],"nested":{"x":1,"y":2}}`
 	if string(got.raw) != want {
 		t.Errorf("strategic: got %s, want %s", got.raw, want)
+	}
+	for _, tc := range []struct{ key, route, gateway, want string }{
+		{"jwt", `{"providers":[{"name":"b"}]}`, `{"providers":[{"name":"a"}],"optional":true}`, `{"optional":true,"providers":[{"name":"b"}]}`},
+		{"extProc", `[{"backendRefs":[{"name":"r"}]}]`, `[{"backendRefs":[{"name":"g"}]}]`, `[{"backendRefs":[{"name":"r"}]}]`},
+		{"authorization", `{"rules":[{"action":"Allow"}]}`, `{"defaultAction":"Deny","rules":[{"action":"Deny"}]}`, `{"defaultAction":"Deny","rules":[{"action":"Allow"}]}`},
+		{"extAuth", `{"contextExtensions":[{"name":"t","value":"r"}]}`, `{"contextExtensions":[{"name":"t","value":"g"},{"name":"u","value":"g"}],"headersToExtAuth":["x"]}`,
+			`{"contextExtensions":[{"name":"t","value":"r"},{"name":"u","value":"g"}],"headersToExtAuth":["x"]}`},
+		{"httpUpgrade", `[{"type":"websocket"}]`, `[{"type":"CONNECT"}]`, `[{"type":"websocket"},{"type":"CONNECT"}]`},
+	} {
+		got, err := effectiveValue(policy.FieldInput{Key: tc.key, Strategy: policy.StrategicMerge, Values: []any{json.RawMessage(tc.route), json.RawMessage(tc.gateway)}})
+		if err != nil || string(got.raw) != tc.want {
+			t.Errorf("strategic %s: got %s, %v; want %s", tc.key, got.raw, err, tc.want)
+		}
 	}
 	compressors, err := effectiveValue(policy.FieldInput{Key: "compressor", Strategy: policy.StrategicMerge, Values: []any{
 		json.RawMessage(`[{"type":"Brotli"},{"type":"Gzip","minContentLength":10}]`), json.RawMessage(`[{"type":"Gzip"},{"type":"Zstd"}]`)}})

@@ -935,7 +935,7 @@ func mergedSpec[T any](route, parent *policy.Policy) *T {
 		return nil
 	}
 	out := new(T)
-	if !jsonRoundTrip(mergePatch(doc, patch, decoded(route).mergeType == "StrategicMerge"), out) {
+	if !jsonRoundTrip(mergePatch(doc, patch, decoded(route).mergeType == "StrategicMerge", ""), out) {
 		return nil
 	}
 	return out
