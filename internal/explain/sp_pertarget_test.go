@@ -336,12 +336,11 @@ func TestMergedPolicyRefusedOnOneListener(t *testing.T) {
 				"route-btp@Gateway/app/gw#http Accepted=False/Invalid RequestBuffer: requestBuffer cannot be used together with httpUpgrade.",
 			}},
 		{name: "SecurityPolicy: the listener's policy alone on the refusing listener, merged on the other",
-			policies: sp("l-sp", toListener, "  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n") +
+			policies: sp("l-sp", toListener, "  oidc: {provider: {issuer: 'https://gw-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n") +
 				sp("gw-sp", toGateway, "  cors: {allowOrigins: ['https://a.example.com']}\n") +
 				sp("route-sp", toRoute, "  mergeType: StrategicMerge\n"+
-					"  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}}]}\n"+
-					"  oidc: {provider: {issuer: 'https://app-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n"),
-			field: "oidc", owners: []string{"-", "route-sp"}, answers: []int{0, 0},
+					"  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n"),
+			field: "jwt", owners: []string{"-", "route-sp"}, answers: []int{0, 0},
 			conds: []string{
 				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
 				"gw-sp@Gateway/app/gw Merged=True/Merged This policy is being merged by other securityPolicies for these routes: [app/r]",
@@ -402,7 +401,7 @@ func TestMergedPolicyRefusedOnOneListener(t *testing.T) {
 				}
 			}
 			want := "route-btp: HTTPRoute app/r on listener app/gw/http: Invalid"
-			if strings.HasPrefix(tc.field, "oidc") {
+			if strings.HasPrefix(tc.name, "SecurityPolicy") {
 				want = "route-sp: HTTPRoute app/r on listener app/gw/http: Refused"
 			}
 			if !slices.Contains(vs, want) {
