@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -928,23 +929,20 @@ func mergedSpec[T any](route, parent *policy.Policy) *T {
 	if !ok1 || !ok2 {
 		return nil
 	}
-	// The merge works on the two policies' documents as JSON, as
-	// effectiveValue's does; the merged document is then read back.
-	var doc, patch any
-	if !jsonRoundTrip(ps, &doc) || !jsonRoundTrip(rs, &patch) {
+	// The merge works on the two policies' documents, as Envoy Gateway's
+	// utils.Merge and effectiveValue do; the merged document is then read
+	// back.
+	doc, err1 := json.Marshal(ps)
+	patch, err2 := json.Marshal(rs)
+	if err1 != nil || err2 != nil {
 		return nil
 	}
+	merged, err := mergeSpecs(reflect.TypeFor[T](), doc, patch, decoded(route).mergeType == "StrategicMerge")
 	out := new(T)
-	if !jsonRoundTrip(mergePatch(doc, patch, decoded(route).mergeType == "StrategicMerge"), out) {
+	if err != nil || json.Unmarshal(merged, out) != nil {
 		return nil
 	}
 	return out
-}
-
-// jsonRoundTrip decodes into out what v encodes to.
-func jsonRoundTrip(v, out any) bool {
-	b, err := json.Marshal(v)
-	return err == nil && json.Unmarshal(b, out) == nil
 }
 
 // conditionMessage is Envoy Gateway's Error2ConditionMsg: the first letter
