@@ -324,7 +324,7 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 		}
 		t.level = levelGateway
 		if t.section != "" {
-			t.level, t.listener = levelListener, t.gateway.Listener(t.section)
+			t.level, t.listener = levelListener, s.gatewaySection(t.gateway, t.section)
 		}
 	case "ListenerSet":
 		t.set = s.g.ListenerSet(ns, name)
@@ -349,6 +349,25 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 		}
 	}
 	return t, true
+}
+
+// gatewaySection is the listener a Gateway target's sectionName names:
+// one of the Gateway's own. For a kind reported by sections
+// (ClientTrafficPolicy) Envoy Gateway looks among all the listeners of
+// the Gateway's context, its ListenerSets' included
+// (resolveClientTrafficPolicyTargetRef → validateGatewayListenerSectionName
+// over gateway.listeners, then the first listener of that name), so a
+// name only a ListenerSet's listener has finds that listener.
+func (s *statusRun) gatewaySection(gw *topology.Gateway, section string) *topology.Listener {
+	if l := gw.Listener(section); l != nil || !s.kind.bySection {
+		return l
+	}
+	for _, l := range gw.Listeners {
+		if string(l.Name) == section {
+			return l
+		}
+	}
+	return nil
 }
 
 // take lets p claim t, or reports why it cannot: the section does not
@@ -569,6 +588,11 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 		}
 	case levelListener:
 		owner := t.listener.Ancestor()
+		if t.set == nil {
+			// a Gateway target's section: claimed for the Gateway, even
+			// where it names a ListenerSet's listener (gatewaySection)
+			owner = t.gateway.Key()
+		}
 		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
 		what = "Listener " + owner.Name + "/" + t.section
 		if owner.Kind == "Gateway" {
