@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 )
 
 // Via is how a policy reached a target.
@@ -149,6 +150,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	}
 	r.validateRoutes(g, reg, set, cfg)
 	r.reportConflicts(g)
+	r.settleJudged(g, reg, set)
 	r.decide(g, reg, set)
 	r.sortAll()
 	return r
@@ -216,11 +218,15 @@ func (r *Result) attachTarget(g *topology.Graph, idx *selectorIndex, p *policy.P
 	}
 	if t.Selector != nil {
 		selNS := ns
-		if allNamespaces {
+		elsewhere, _ := p.Kind.(policy.NamespaceSelecting)
+		if allNamespaces || elsewhere != nil {
 			selNS = ""
 		}
-		matched := idx.match(t.Kind, selNS, labels.SelectorFromSet(t.Selector))
+		matched := idx.match(t.Kind, selNS, t.LabelSelector())
 		for _, k := range matched {
+			if !allNamespaces && k.Namespace != ns && !elsewhere.SelectsIn(p, t, g.Model, k.Namespace, k.Name) {
+				continue
+			}
 			r.attachTo(g, p, policy.TargetRef{Group: t.Group, Kind: t.Kind, Name: k.Name, Section: t.Section, Path: t.Path}, k.Namespace, true)
 		}
 		return
@@ -564,6 +570,9 @@ func (r *Result) sortAll() {
 type selectorIndex struct {
 	byLabel map[string]map[string][]model.Key // kind → "k=v" → keys
 	labels  map[model.Key]map[string]string
+	// all lists every object of a kind, labelled or not, for selectors
+	// whose expressions name no value to look up.
+	all map[string][]model.Key
 }
 
 // attachBackendTarget attaches p to a backend object in its namespace (by
@@ -571,7 +580,7 @@ type selectorIndex struct {
 func (r *Result) attachBackendTarget(g *topology.Graph, idx *selectorIndex, p *policy.Policy, t policy.TargetRef) {
 	ns := p.Obj.Namespace
 	if t.Selector != nil {
-		for _, k := range idx.match(t.Kind, ns, labels.SelectorFromSet(t.Selector)) {
+		for _, k := range idx.match(t.Kind, ns, t.LabelSelector()) {
 			if t.Section == "" || servicePort(g, k, t.Section) {
 				r.appendBackend(k, p, t)
 			}
@@ -623,11 +632,12 @@ func servicePort(g *topology.Graph, k model.Key, section string) bool {
 }
 
 func newSelectorIndex(g *topology.Graph, backends map[model.GroupKind]bool) *selectorIndex {
-	idx := &selectorIndex{byLabel: map[string]map[string][]model.Key{}, labels: map[model.Key]map[string]string{}}
+	idx := &selectorIndex{byLabel: map[string]map[string][]model.Key{}, labels: map[model.Key]map[string]string{}, all: map[string][]model.Key{}}
 	add := func(kind string, k model.Key, ls map[string]string) {
 		if idx.byLabel[kind] == nil {
 			idx.byLabel[kind] = map[string][]model.Key{}
 		}
+		idx.all[kind] = append(idx.all[kind], k)
 		if len(ls) == 0 {
 			return // nothing selects it; match reads a missing key as no labels
 		}
@@ -655,24 +665,40 @@ func newSelectorIndex(g *topology.Graph, backends map[model.GroupKind]bool) *sel
 			slices.SortFunc(ks, model.Key.Compare)
 		}
 	}
+	for _, ks := range idx.all {
+		slices.SortFunc(ks, model.Key.Compare)
+	}
 	return idx
 }
 
 // match returns the keys of kind in ns ("" = any) whose labels satisfy sel.
+// The candidates come from the index through the requirement that names
+// the fewest objects (an equality, or an In over its values); a selector
+// of expressions that name no value (Exists, NotIn, DoesNotExist) is
+// checked against every object of the kind.
 func (idx *selectorIndex) match(kind, ns string, sel labels.Selector) []model.Key {
 	reqs, _ := sel.Requirements()
 	if len(reqs) == 0 {
 		return nil // an empty selector selects nothing, not everything
 	}
-	var best []model.Key
-	for i, req := range reqs {
-		vals := req.Values().List()
-		if len(vals) != 1 {
+	best, found := idx.all[kind], false
+	for _, req := range reqs {
+		switch req.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+		default:
 			continue
 		}
-		cand := idx.byLabel[kind][req.Key()+"="+vals[0]]
-		if i == 0 || len(cand) < len(best) {
-			best = cand
+		var cand []model.Key
+		vals := req.Values().List()
+		for _, v := range vals {
+			cand = append(cand, idx.byLabel[kind][req.Key()+"="+v]...)
+		}
+		if len(vals) > 1 {
+			// an object has one value per key: no key is listed twice
+			slices.SortFunc(cand, model.Key.Compare)
+		}
+		if !found || len(cand) < len(best) {
+			best, found = cand, true
 		}
 	}
 	var out []model.Key

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"runtime/trace"
 	"slices"
 	"strings"
 
@@ -100,6 +102,7 @@ const sizeHint = "raise the limit with --max-file-size BYTES or config maxFileSi
 // loadManifests reads paths with the loader settings of flags and config;
 // an input over the size limit is told how to raise it.
 func loadManifests(g *globalOptions, paths []string) (*manifest.Set, error) {
+	defer trace.StartRegion(context.Background(), "load").End()
 	set, err := manifest.Load(paths, g.loadOptions())
 	if errors.Is(err, manifest.ErrTooLarge) {
 		return nil, diag.Errorf(diag.Invalid, "%w; %s", err, sizeHint)

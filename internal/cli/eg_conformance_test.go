@@ -11,6 +11,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -197,6 +198,9 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 	}
 	div := egDivergences()
 	var pn, pm, rn, rm, ln, lm int
+	// an, am: the route cases whose whole input a cluster's API server
+	// admits (no object refused by its CRD's schema or rules, nor by name)
+	var an, am int
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		var exp egExpected
@@ -228,6 +232,12 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 			if len(rbad) == 0 {
 				rn++
 			}
+			if admitted(c) {
+				am++
+				if len(rbad) == 0 {
+					an++
+				}
+			}
 		}
 		reason, listed := div[name]
 		switch bad := slices.Concat(pbad, rbad, lbad); {
@@ -239,9 +249,28 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 	}
 	t.Logf("eg status: policies %d/%d, routes %d/%d, listeners %d/%d", pn, pm, rn, rm, ln, lm)
 	fmt.Printf("eg status: policies %d/%d, routes %d/%d, listeners %d/%d\n", pn, pm, rn, rm, ln, lm)
+	// An additional figure, never in place of the one above: the route
+	// cases an API server would admit, i.e. inputs a cluster can hold.
+	t.Logf("eg status: routes on inputs the API server admits %d/%d", an, am)
+	fmt.Printf("eg status: routes on inputs the API server admits %d/%d\n", an, am)
 	if pn < egPolicyFloor || rn < egRouteFloor || ln < egListenerStatusFloor {
 		t.Errorf("agreement dropped below policies %d, routes %d, listeners %d", egPolicyFloor, egRouteFloor, egListenerStatusFloor)
 	}
+}
+
+// admitted reports whether an API server would admit every object of the
+// compiled input: none refused by its CRD's schema or rules (whether or
+// not gwpol still reads it), nor left out for its name.
+func admitted(c *pipeline.Compiled) bool {
+	if c.Model.AnyRefused() {
+		return false
+	}
+	for _, o := range c.Set.Objects {
+		if c.Schema.Verdict(o).Rejected {
+			return false
+		}
+	}
+	return true
 }
 
 // egCaseConfig is the gwpol config a user of the case's Envoy Gateway

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime/trace"
 	"strconv"
 	"strings"
 
@@ -93,6 +95,7 @@ func runLint(o *lintOptions) error {
 	if err != nil {
 		return err
 	}
+	defer trace.StartRegion(context.Background(), "lint").End()
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
 	// Render's findings and lint's own rules both only read the
 	// compiled input: one runs while the other does.

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"runtime/trace"
 	"slices"
 	"strings"
 
@@ -135,6 +137,7 @@ func runRender(o *renderOptions) error {
 	if err != nil {
 		return err
 	}
+	defer trace.StartRegion(context.Background(), "render").End()
 	gws, err := o.selectedGateways(c)
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.Untranslator](),
 	reflect.TypeFor[policy.BackendProvider](),
 	reflect.TypeFor[policy.RuleChecker](),
+	reflect.TypeFor[policy.NamespaceSelecting](),
 	reflect.TypeFor[policy.DeepConflicter](),
 	reflect.TypeFor[policy.Inheritor](),
 	reflect.TypeFor[policy.RuleFielder](),

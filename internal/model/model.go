@@ -165,6 +165,10 @@ func (m *Model) Refused(k Key) ([]diag.Diagnostic, bool) {
 	return ds, ok
 }
 
+// AnyRefused reports whether the input held an object the API server
+// refuses for a value every view would carry (Build left it out).
+func (m *Model) AnyRefused() bool { return len(m.refused) > 0 }
+
 // RefusedNamed is Refused for the object a view's target names by kind,
 // namespace and name (of any group), for a not-found answer to say why.
 func (m *Model) RefusedNamed(kind, namespace, name string) (Key, []diag.Diagnostic, bool) {

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+	"runtime/trace"
 	"slices"
 
 	"github.com/gwpol/gwpol/internal/attach"
@@ -102,13 +104,16 @@ func Compile(set *manifest.Set, cfg *Config, v *Versions, fams Families) *Compil
 		v = &Versions{}
 	}
 	reg := fams(v)
+	region := newStage("schema")
 	sres := validateSchemas(set, cfg, v)
+	region = region.next("model")
 	m := model.Build(set, model.Options{DefaultNamespace: cfg.Namespace, Extra: reg.GroupKinds(), ListLimits: reg.ListBounds(), Enums: reg.Enums(), Wildcards: reg.Wildcards(), LenientFields: cfg.LenientFields(), AssumeExist: cfg.AssumeExist,
 		Schema: sres.Verdict})
 	pc := cfg.PolicyConfig()
 	// The policies' decoding and the topology read the model alone: one
 	// is built while the other is.
 	var pols *policy.Set
+	region = region.next("decode+topology")
 	wait := parallel.Go(func() { pols = reg.Decode(&policy.Env{Model: m, Config: pc}) })
 	g := topology.Build(m, reg.TopologyOptions(pc, cfg.ControllerName))
 	wait()
@@ -116,8 +121,12 @@ func Compile(set *manifest.Set, cfg *Config, v *Versions, fams Families) *Compil
 	if cfg.ReleaseTrees {
 		c.ReleaseTrees() // no later stage reads a tree but for a finding's position
 	}
+	region = region.next("attach")
 	att := attach.Attach(g, reg, pols, pc)
+	region = region.next("merge")
 	c.Result = merge.Compute(g, reg, pols, att, pc)
+	region = region.next("finish")
+	defer region.End()
 	for _, f := range reg.Families() {
 		if f.Finish != nil {
 			c.finishDiags = append(c.finishDiags, f.Finish(policy.FinishInput{Model: m, Graph: g, Attached: att, Config: pc, ConfigPos: v.ConfigPos(cfg)})...)
@@ -125,6 +134,21 @@ func Compile(set *manifest.Set, cfg *Config, v *Versions, fams Families) *Compil
 	}
 	return c
 }
+
+// stage marks a stage of compiling in an execution trace (the hidden
+// --trace flag), so that `go tool trace` shows where each stage runs on
+// one core or two; it costs nothing when no trace is taken.
+type stage struct{ r *trace.Region }
+
+func newStage(name string) stage { return stage{trace.StartRegion(context.Background(), name)} }
+
+// next ends this stage and starts the one named.
+func (s stage) next(name string) stage {
+	s.r.End()
+	return newStage(name)
+}
+
+func (s stage) End() { s.r.End() }
 
 // Unreadable reports whether part of the input could not be read (the
 // findings name each file).

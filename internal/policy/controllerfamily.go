@@ -125,6 +125,11 @@ type Family struct {
 	// (topology.Controller.Conflicts), in place of the Gateway API's. Nil:
 	// the Gateway API's.
 	Conflicts func(gw *topology.Gateway)
+	// ExclusiveListenerHostnames: the controller serves a hostname that
+	// is a listener's own on that listener alone of its port: a route
+	// hostname equal to it does not attach to the port's other listeners
+	// (topology.Controller.ExclusiveListenerHostnames).
+	ExclusiveListenerHostnames bool
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -135,15 +140,17 @@ type Family struct {
 	// policies out of their targets, and status prints the ancestors as
 	// decided. Nil: status follows merge.
 	AncestorStatuses func(ps []*Policy, g *topology.Graph) Decisions
-	// ForeignConditions judge, by the controller's own rules, the
-	// policies of kinds it does not own (by GroupKind) whose status it
-	// writes on its Gateways' ancestors (Envoy Gateway: a Gateway API
-	// BackendTLSPolicy's CA certificates, getCaCertsFromCARefs). Registry.
-	// Decode keeps each policy's verdict on it (Policy.ControllerConditions,
-	// by controller name), and status writes it for the ancestors this
-	// controller reports, in place of the kind's own (ConditionWriter).
-	// Nil: the kind's own everywhere.
-	ForeignConditions map[model.GroupKind]func(p *Policy, env *Env) []Condition
+	// ForeignJudges judge, by the controller's own rules, the policies
+	// of kinds it does not own (by GroupKind) whose status it writes on
+	// its Gateways' ancestors (Envoy Gateway: a Gateway API
+	// BackendTLSPolicy's CA certificates, getCaCertsFromCARefs).
+	// Registry.Decode keeps each policy's verdict on it
+	// (Policy.Judgements, by controller name); attach makes the verdict
+	// of the controllers that use the policy its Invalid, which merge,
+	// lint and explain read, and status writes each controller's
+	// conditions for the ancestors it reports, in place of the kind's own
+	// (ConditionWriter). Nil: the kind's own everywhere.
+	ForeignJudges map[model.GroupKind]func(p *Policy, env *Env) Judgement
 	// Ancestors is how the controller reports the ancestors of the
 	// family's policies whose status follows merge (no AncestorStatuses).
 	// Nil: the default controller's family's (Registry.AncestorReport).
@@ -295,6 +302,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 			tc.StreamRoutes = f.StreamRoutes
 		}
 		tc.Conflicts = f.Conflicts
+		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		out[f.Controller.Name] = tc
 	}
 	return out

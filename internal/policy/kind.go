@@ -20,6 +20,7 @@ package policy
 //	PortlessBackends  the registry, topology: backendRef kinds a ref must name without a port
 //	BackendAppProtocoler  render/envoy (Registry.BackendProtocol): the protocol such a backend object speaks (WebSocket upgrade, protocol options)
 //	RuleChecker       attach: may a policy be used on this rule (route kind)?
+//	NamespaceSelecting  attach: may a targetSelector select an object in another namespace (so the policy applies where its status accepts it)?
 //	DeepConflicter    merge: does a deep merge of a field conflict (then shallow)?
 //	Inheritor         merge: how a parent route's policies combine with a child's
 //	RuleFielder       merge: a route rule's own Gateway API values of the kind's fields
@@ -68,6 +69,18 @@ type Kind interface {
 // Rules several kinds share are declared in this package (LintRules).
 type LintRuleOwner interface {
 	LintRules() []diag.Rule
+}
+
+// NamespaceSelecting is implemented by kinds whose targetSelectors may
+// select targets outside the policy's namespace by a rule of the policy's
+// own (a selector's namespaces field, with a ReferenceGrant): attach asks
+// it about each object a selector matches
+// elsewhere, so that the policy applies where its status says it is
+// accepted.
+type NamespaceSelecting interface {
+	// SelectsIn reports whether p's selector t may select the object
+	// ns/name of t's kind, ns being another namespace than p's.
+	SelectsIn(p *Policy, t TargetRef, m *model.Model, ns, name string) bool
 }
 
 // Untranslator is implemented by kinds whose family reads objects, or
@@ -378,8 +391,12 @@ type Standalone interface {
 
 // RouteVerdict is a controller's validation of one route.
 type RouteVerdict struct {
-	// Dropped are the rules the controller leaves out, in rule order.
+	// Dropped are the rules the controller leaves out, in rule order; a
+	// rule dropped for several problems has one entry per problem.
 	Dropped []DroppedRule
+	// RefsUnjudged: the controller refuses the whole route before it
+	// resolves any reference, and writes no ResolvedRefs condition.
+	RefsUnjudged bool
 	// Unresolved are the references that did not resolve (ResolvedRefs
 	// False with the first one's reason), in rule order.
 	Unresolved []Condition

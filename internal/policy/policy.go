@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
@@ -267,7 +270,25 @@ type TargetRef struct {
 	Section           string
 	// Selector: when set, this is a targetSelector (Name is empty).
 	Selector map[string]string
-	Path     string // field path in the policy, for positions
+	// Expressions are the selector's matchExpressions, ANDed with its
+	// labels (LabelSelector).
+	Expressions []metav1.LabelSelectorRequirement
+	Path        string // field path in the policy, for positions
+}
+
+// LabelSelector is the targetSelector's labels and expressions as one
+// selector, as the API machinery reads a LabelSelector. One it cannot
+// read (an unknown operator, a value list the operator forbids) selects
+// nothing: the controllers skip it rather than select everything.
+func (t TargetRef) LabelSelector() labels.Selector {
+	if len(t.Expressions) == 0 {
+		return labels.SelectorFromSet(t.Selector)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: t.Selector, MatchExpressions: t.Expressions})
+	if err != nil {
+		return labels.Nothing()
+	}
+	return sel
 }
 
 // Policy is one decoded policy object.
@@ -299,10 +320,11 @@ type Policy struct {
 	Findings []diag.Diagnostic
 	// Data is kind-private decoded state (e.g. the typed spec).
 	Data any
-	// ControllerConditions are, by controller name, the conditions a
-	// controller that judges this kind by its own rules writes for the
-	// policy (Family.ForeignConditions); nil when none does.
-	ControllerConditions map[string][]Condition
+	// Judgements are, by controller name, the verdicts of the controllers
+	// that judge this kind by their own rules (Family.ForeignJudges); nil
+	// when none does. attach settles Invalid from the verdicts of the
+	// controllers that use the policy.
+	Judgements map[string]Judgement
 	// BuiltIn is set when this is not a policy object but a route rule's
 	// own Gateway API fields (see NewBuiltIn).
 	BuiltIn *BuiltIn
@@ -311,6 +333,18 @@ type Policy struct {
 	// GatewayExtension an extAuth, extProc or oauth2 value calls). Set by
 	// the kind at decode; nil when no field has one.
 	FilterWeights map[string]FilterWeight
+}
+
+// Judgement is a controller's own verdict on a policy of a kind it does
+// not own (Family.ForeignJudges).
+type Judgement struct {
+	// Conditions are what the controller writes on the ancestors it
+	// reports; nil when it has no verdict of its own (the policy does
+	// not decode: the kind's decode reports it).
+	Conditions []Condition
+	// Invalid are the controller's reasons to refuse the policy, as
+	// findings; none when it accepts it.
+	Invalid []diag.Diagnostic
 }
 
 // FilterWeight is a weight that orders one Envoy filter among the filters
@@ -570,21 +604,21 @@ func (r *Registry) Decode(env *Env) *Set {
 }
 
 // judgeForeign keeps on each policy the verdicts of the controllers that
-// judge its kind by their own rules (Family.ForeignConditions), once.
+// judge its kind by their own rules (Family.ForeignJudges), once.
 func (r *Registry) judgeForeign(s *Set, env *Env) {
 	for _, f := range r.families {
-		if f.Controller == nil || len(f.ForeignConditions) == 0 {
+		if f.Controller == nil || len(f.ForeignJudges) == 0 {
 			continue
 		}
 		for _, p := range s.Policies {
-			judge, ok := f.ForeignConditions[p.Kind.GroupKind()]
+			judge, ok := f.ForeignJudges[p.Kind.GroupKind()]
 			if !ok {
 				continue
 			}
-			if p.ControllerConditions == nil {
-				p.ControllerConditions = map[string][]Condition{}
+			if p.Judgements == nil {
+				p.Judgements = map[string]Judgement{}
 			}
-			p.ControllerConditions[f.Controller.Name] = judge(p, env)
+			p.Judgements[f.Controller.Name] = judge(p, env)
 		}
 	}
 }

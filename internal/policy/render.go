@@ -285,3 +285,9 @@ func SecretPlaceholder(ns, name, key string) string {
 func ConfigMapPlaceholder(ns, name, key string) string {
 	return "${configmap:" + ns + "/" + name + "#" + key + "}"
 }
+
+// ClusterTrustBundlePlaceholder stands, like ConfigMapPlaceholder, for the
+// certificates of a (cluster-scoped) ClusterTrustBundle.
+func ClusterTrustBundlePlaceholder(name string) string {
+	return "${clustertrustbundle:" + name + "}"
+}

@@ -228,9 +228,9 @@ func compareMajors(a, b string) int {
 
 // LoadDefinitions reads the policy definitions below dir (a directory,
 // walked recursively without entering hidden directories, or a single
-// file). Every policy-definition.yaml is a definition; any other *.yaml or
-// *.yml document is one when it has top-level name and version and no
-// apiVersion or kind.
+// file). Every policy-definition.yaml and every *.json file is a
+// definition; any other *.yaml or *.yml document is one when it has
+// top-level name and version and no apiVersion or kind.
 //
 // Problems in the definitions themselves come back as diagnostics
 // positioned in the definition files: GWP507 for a version that is not
@@ -289,7 +289,7 @@ func definitionFiles(root string) ([]string, error) {
 			return nil
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml":
+		case ".yaml", ".yml", ".json":
 			files = append(files, p)
 		}
 		return nil
@@ -297,15 +297,24 @@ func definitionFiles(root string) ([]string, error) {
 	return files, err
 }
 
+// isDefinitionFile reports whether every document of path is read as a
+// definition: a file named policy-definition.yaml, or any .json file
+// (the controller loads every one; see jsondefs.go).
 func isDefinitionFile(path string) bool {
 	b := filepath.Base(path)
-	return b == DefinitionFile || b == "policy-definition.yml"
+	return b == DefinitionFile || b == "policy-definition.yml" || isJSONFile(path)
 }
 
 func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
 	data, err := readFile(file)
 	if err != nil {
 		return nil, nil, err
+	}
+	jsonFile := isJSONFile(file)
+	if jsonFile {
+		if err := checkJSONDefinition(file, data); err != nil {
+			return nil, nil, err
+		}
 	}
 	docs, err := parseDocs(file, data)
 	if err != nil {
@@ -317,7 +326,7 @@ func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
 		diags []diag.Diagnostic
 	)
 	for _, doc := range docs {
-		d, err := definitionOf(file, doc, named)
+		d, err := definitionOf(file, doc, named, jsonFile)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -334,16 +343,18 @@ func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
 
 // definitionOf reads one document as a definition. It returns nil for a
 // document that is not one (only possible when the file is not named
-// policy-definition.yaml).
-func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) {
+// policy-definition.yaml and is not JSON). Its fields are found as the
+// controller's JSON decoding finds them (controllerField); a null version
+// is no version, as the controller reads it.
+func definitionOf(file string, doc *yaml.Node, named, jsonFile bool) (*Definition, error) {
 	if doc.Kind != yaml.MappingNode {
 		if named {
 			return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: a policy definition must be a mapping with name and version, found %s", file, doc.Line, doc.Column, describeNode(doc))
 		}
 		return nil, nil
 	}
-	nameN, nameK := manifest.Field(doc, "name")
-	verN, verK := manifest.Field(doc, "version")
+	nameN, nameK := controllerField(doc, "name", jsonFile)
+	verN, verK := controllerField(doc, "version", jsonFile)
 	if !named {
 		if nameK == nil || verK == nil {
 			return nil, nil
@@ -370,6 +381,8 @@ func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) 
 	switch {
 	case verN == nil && verK == nil:
 		d.Pos = manifest.NodePos(file, nameK)
+	case verN != nil && verN.ShortTag() == "!!null":
+		d.Pos = manifest.NodePos(file, verN)
 	case verN == nil || verN.Kind != yaml.ScalarNode:
 		d.Pos = manifest.NodePos(file, verK)
 		if verN != nil {
@@ -382,7 +395,7 @@ func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) 
 	}
 	d.Semver, d.Major = parseVersion(d.Version)
 
-	if pn, pk := manifest.Field(doc, "parameters"); pk != nil {
+	if pn, pk := controllerField(doc, "parameters", jsonFile); pk != nil {
 		d.paramsPos, d.paramsNode = manifest.NodePos(file, pn), pn
 		raw, err := nodeJSON(file, pn)
 		if err != nil {
@@ -394,7 +407,7 @@ func definitionOf(file string, doc *yaml.Node, named bool) (*Definition, error) 
 	} else {
 		d.paramsPos = manifest.NodePos(file, nameK)
 	}
-	if sn, sk := manifest.Field(doc, "systemParameters"); sk != nil {
+	if sn, sk := controllerField(doc, "systemParameters", jsonFile); sk != nil {
 		raw, err := nodeJSON(file, sn)
 		if err != nil {
 			return nil, diag.Errorf(diag.Invalid, "%s:%d:%d: systemParameters: %v", file, sn.Line, sn.Column, err)

@@ -70,6 +70,27 @@ func (d *Definition) SchemaProblem() *Problem {
 	return d.schemaProb
 }
 
+// UncheckableProblem is the GWP506 finding for a reference resolved to
+// def when def's parameters schema does not compile (SchemaProblem): the
+// gateway-controller's validatePolicyParams gets an error from
+// gojsonschema.Validate and reports it ("Failed to validate policy
+// parameters"), so it refuses the API whatever its params — even none,
+// since absent params are validated as an empty object. Nil when the
+// schema compiles or there is none.
+func (d *Definition) UncheckableProblem() *Problem {
+	sp := d.SchemaProblem()
+	if sp == nil {
+		return nil
+	}
+	return &Problem{
+		Code:     LintParamsSchema.Code,
+		Severity: diag.Error,
+		Message: fmt.Sprintf("the params of %s cannot be validated: the parameters schema of %s is not valid JSON Schema, so the gateway-controller fails to validate them (\"Failed to validate policy parameters\") and refuses the API",
+			d.Identity(), d),
+		Hint: "fix the parameters schema of the definition (the finding on the definition says where)",
+	}
+}
+
 // refuseLoader keeps $ref inside the definition: a policy definition may
 // not make gwpol read files or the network.
 type refuseLoader struct{}

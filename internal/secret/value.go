@@ -79,3 +79,12 @@ func (e *Encoded) UnmarshalText(b []byte) error {
 	e.Value = Value{get: func() []byte { return out }}
 	return nil
 }
+
+// CheckBase64 checks that v is itself standard base64 text (line breaks
+// ignored), as a reader that decodes a Secret's value once more requires.
+// The error says where the text stops being base64, never what it holds.
+func CheckBase64(v Value) error {
+	b := v.bytes()
+	_, err := base64.StdEncoding.Decode(make([]byte, base64.StdEncoding.DecodedLen(len(b))), b)
+	return err
+}

@@ -607,11 +607,12 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 	cw, own := p.Kind.(policy.ConditionWriter)
 	for anc, u := range worst {
 		if own {
+			ctrl := reportingController(r, anc, opt.ControllerName)
 			conds := cw.PolicyConditions(p, u == usedOverridden)
-			if judged, ok := p.ControllerConditions[reportingController(r, anc, opt.ControllerName)]; ok {
-				conds = judgedConditions(judged, u == usedOverridden)
+			if judged := p.Judgements[ctrl]; judged.Conditions != nil {
+				conds = judgedConditions(judged.Conditions, u == usedOverridden)
 			}
-			out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: opt.ControllerName, Conditions: written(conds)})
+			out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: ctrl, Conditions: written(conds)})
 			continue
 		}
 		conds := []Condition{accepted}
@@ -643,7 +644,7 @@ func reportingController(r *merge.Result, anc AncestorRef, def string) string {
 }
 
 // judgedConditions are a controller's own verdict on a policy
-// (policy.Family.ForeignConditions); where the policy lost its target to
+// (policy.Family.ForeignJudges); where the policy lost its target to
 // an earlier one (lost), Accepted says Conflicted, whatever else is wrong.
 func judgedConditions(judged []policy.Condition, lost bool) []policy.Condition {
 	out := slices.Clone(judged)
@@ -890,19 +891,9 @@ func backendPorts(bp *merge.BackendPoints) []string {
 // routes reference it, in graph order. One pass over the routes.
 func backendUsers(g *topology.Graph) map[model.Key][]AncestorRef {
 	out := map[model.Key][]AncestorRef{}
-	for _, rt := range g.Routes {
-		for _, rule := range rt.Rules {
-			for _, b := range rule.Backends {
-				k := model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
-				for _, p := range rt.Parents {
-					if p.Gateway == nil || len(p.Listeners) == 0 {
-						continue
-					}
-					if a := ancestorOf(p.Gateway.Key()); !slices.Contains(out[k], a) {
-						out[k] = append(out[k], a)
-					}
-				}
-			}
+	for k, gws := range g.BackendGateways() {
+		for _, gw := range gws {
+			out[k] = append(out[k], ancestorOf(gw.Key()))
 		}
 	}
 	return out

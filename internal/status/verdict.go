@@ -15,28 +15,32 @@ import (
 // Accepted from the parent's attachment, turned False when the
 // controller drops every rule; PartiallyInvalid "Dropped Rule(s) [i j]:
 // …" when it drops some; ResolvedRefs False with the first unresolved
-// reference's reason and every message; then the controller's own, the
-// route's and this parent's.
+// reference's reason and every message (none when the controller
+// refuses the route before resolving anything); then the controller's
+// own, the route's and this parent's.
 func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVerdict) []metav1.Condition {
 	conds := topology.RouteParentConditions(rt, p)[:1] // Accepted
 	if c, ok := v.NotAccepted[p.Index]; ok && !p.Accepted {
 		conds[0] = metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: c.Reason, Message: c.Message}
 	}
-	if n := len(v.Dropped); n > 0 {
-		var msgs []string
-		var idx []string
+	if len(v.Dropped) > 0 {
+		// A rule may be dropped for several problems: each is said, the
+		// rule counted once.
+		var msgs, idx []string
 		for i, d := range v.Dropped {
 			if i == 0 || d.Message != v.Dropped[i-1].Message {
 				msgs = append(msgs, d.Message) // one reason for the whole route is said once
 			}
-			idx = append(idx, fmt.Sprint(d.Index))
+			if i == 0 || d.Index != v.Dropped[i-1].Index {
+				idx = append(idx, fmt.Sprint(d.Index))
+			}
 		}
 		reasons := make([]string, len(v.Dropped))
 		for i, d := range v.Dropped {
 			reasons[i] = d.Reason
 		}
 		reason, msg := verdictReason(v, reasons), strings.Join(msgs, "\n")
-		if n == len(rt.Rules) {
+		if len(idx) == len(rt.Rules) {
 			conds = append(conds, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: reason, Message: msg})
 		} else {
 			conds = append(conds, metav1.Condition{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: reason,
@@ -52,7 +56,9 @@ func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVe
 		}
 		refs = metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: verdictReason(v, reasons), Message: strings.Join(msgs, "\n")}
 	}
-	conds = append(conds, refs)
+	if !v.RefsUnjudged {
+		conds = append(conds, refs)
+	}
 	for _, c := range slices.Concat(v.Conditions, v.ParentConditions[p.Index]) {
 		conds = append(conds, metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message})
 	}

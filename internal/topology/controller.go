@@ -27,6 +27,13 @@ type Controller struct {
 	// before routes attach, so a conflicted listener takes none. Nil: the
 	// Gateway API's rules.
 	Conflicts func(gw *Gateway)
+	// ExclusiveListenerHostnames: a hostname that is a listener's own is
+	// served on its port by that listener alone, so a route hostname
+	// equal to it is left out of the other listeners of the port (the
+	// route then intersects them only by its other hostnames, or not at
+	// all: NoMatchingListenerHostname). A route without hostnames takes
+	// each listener's hostname as it is.
+	ExclusiveListenerHostnames bool
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

@@ -104,6 +104,10 @@ type Gateway struct {
 
 	title   string          // how messages name its controller (Controller.Title)
 	streams StreamRouteRule // its controller's (Controller.StreamRoutes, else Options.StreamRoutes)
+	// portHosts counts, per port, the listeners with each hostname, when
+	// its controller makes them exclusive
+	// (Controller.ExclusiveListenerHostnames); nil otherwise.
+	portHosts map[gwv1.PortNumber]map[string]int
 }
 
 // ControllerTitle names the Gateway's controller in messages.
@@ -335,6 +339,9 @@ func Build(m *model.Model, opt Options) *Graph {
 			conflicts(gw)
 		} else {
 			markConflicts(gw)
+		}
+		if g.controllerOf(gw).ExclusiveListenerHostnames {
+			gw.portHosts = listenerHostsByPort(gw)
 		}
 	}
 	for _, mr := range m.Routes {
@@ -613,6 +620,10 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 			continue
 		}
 		hosts, ok := intersect(l.Hostname, r.Hostnames)
+		if ok && len(r.Hostnames) > 0 && l.Gateway.portHosts != nil {
+			hosts = othersExcluded(l, hosts)
+			ok = len(hosts) > 0
+		}
 		if !ok {
 			if reason != "NoMatchingListenerHostname" {
 				reason, msg = "NoMatchingListenerHostname", fmt.Sprintf("no hostname of the route matches listener %s (%s)", l.Name, hostOf(l.Hostname))
@@ -792,6 +803,36 @@ func intersect(listener *gwv1.Hostname, route []gwv1.Hostname) ([]string, bool) 
 	slices.Sort(out)
 	out = slices.Compact(out)
 	return out, len(out) > 0
+}
+
+// listenerHostsByPort counts gw's listeners (its ListenerSets' too) per
+// port and hostname.
+func listenerHostsByPort(gw *Gateway) map[gwv1.PortNumber]map[string]int {
+	out := map[gwv1.PortNumber]map[string]int{}
+	for _, l := range gw.Listeners {
+		if l.Hostname == nil {
+			continue
+		}
+		if out[l.Port] == nil {
+			out[l.Port] = map[string]int{}
+		}
+		out[l.Port][string(*l.Hostname)]++
+	}
+	return out
+}
+
+// othersExcluded is hosts, the route hostnames l serves, without those
+// another listener of l's port has as its own hostname
+// (Controller.ExclusiveListenerHostnames).
+func othersExcluded(l *Listener, hosts []string) []string {
+	counts := l.Gateway.portHosts[l.Port]
+	return slices.DeleteFunc(slices.Clone(hosts), func(h string) bool {
+		n := counts[h]
+		if l.Hostname != nil && string(*l.Hostname) == h {
+			n--
+		}
+		return n > 0
+	})
 }
 
 // hostMatches reports whether pattern (possibly *.suffix) covers host.

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -23,10 +24,35 @@ const systemCASecret = "SYSTEM_CA_CERT"
 
 // RenderField implements policy.Renderer. SNI is the validation
 // hostname; the certificate must carry the subjectAltNames (else the
-// hostname); the CA is the system bundle, or the ca.crt of the one
-// ConfigMap or Secret named — which gwpol never reads: a ConfigMap's is a
-// ${configmap:…} placeholder, a Secret's is read from where it is mounted.
-func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment, error) {
+// hostname); the CA is the system bundle, or the CA entry of the one
+// ConfigMap or Secret named (caEntry), or the one ClusterTrustBundle
+// named (a controller that reads those, Envoy Gateway, accepted it) —
+// which gwpol never reads: a ConfigMap's or bundle's is a placeholder, a
+// caEntry is the ConfigMap entry the CA is read from: ca.crt, else
+// tls.crt, else its only entry (Envoy Gateway's getCaCertsFromCARefs;
+// kgateway accepts the ConfigMap only with ca.crt, so it reads the same);
+// ca.crt when the input does not hold the ConfigMap's data.
+func caEntry(env *policy.Env, ns, name string) string {
+	var cm *model.Opaque
+	if env != nil && env.Model != nil {
+		cm = env.Model.ConfigMap(ns, name)
+	}
+	if cm == nil || cm.Assumed {
+		return "ca.crt"
+	}
+	for _, k := range []string{"ca.crt", "tls.crt"} {
+		if _, ok := cm.Data(k); ok {
+			return k
+		}
+	}
+	if keys := cm.DataKeys(); len(keys) == 1 {
+		return keys[0]
+	}
+	return "ca.crt"
+}
+
+// Secret's is read from where it is mounted.
+func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
 	if len(in.Values) == 0 || len(in.Namespaces) == 0 {
 		return nil, nil
 	}
@@ -54,11 +80,13 @@ func (Kind) RenderField(in policy.FieldInput, _ *policy.Env) ([]policy.Fragment,
 		ca := &corev3.DataSource{}
 		switch ref.Kind {
 		case "ConfigMap":
-			ca.Specifier = &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(ns, ref.Name, "ca.crt")}
+			ca.Specifier = &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(ns, ref.Name, caEntry(env, ns, ref.Name))}
+		case "ClusterTrustBundle":
+			ca.Specifier = &corev3.DataSource_InlineString{InlineString: policy.ClusterTrustBundlePlaceholder(ref.Name)}
 		case "Secret":
 			ca.Specifier = &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, ref.Name, "ca.crt")}
 		default:
-			return nil, fmt.Errorf("caCertificateRefs[0] is a %s, not a ConfigMap or Secret", ref.Kind)
+			return nil, fmt.Errorf("caCertificateRefs[0] is a %s, not a ConfigMap, Secret or ClusterTrustBundle", ref.Kind)
 		}
 		common.TlsParams = &tlsv3.TlsParameters{}
 		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -216,20 +217,20 @@ func configMapCALen(cm *model.Opaque) (int, bool) {
 // Envoy Gateway writes by its own rules on the destinations it builds.
 var backendTLSPolicy = model.GroupKind{Group: model.GatewayGroup, Kind: "BackendTLSPolicy"}
 
-// backendTLSPolicyConditions are the conditions Envoy Gateway writes for
-// a BackendTLSPolicy a destination uses (backendtlspolicy.go:
-// processBackendTLSPolicy): its CA certificates judged by
-// getCaCertsFromCARefs (none when it trusts the system's), ResolvedRefs
-// and Accepted False — NoValidCACertificate, with InvalidCACertificateRef,
-// or InvalidKind when no reference is of a kind it reads — else both True.
-func backendTLSPolicyConditions(p *policy.Policy, env *policy.Env) []policy.Condition {
+// judgeBackendTLSPolicy is Envoy Gateway's verdict on a BackendTLSPolicy
+// a destination uses (backendtlspolicy.go: processBackendTLSPolicy): its
+// CA certificates judged by getCaCertsFromCARefs (none when it trusts the
+// system's). Refused: ResolvedRefs and Accepted False —
+// NoValidCACertificate, with InvalidCACertificateRef, or InvalidKind when
+// no reference is of a kind it reads; else both True.
+func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 	var v struct {
 		CACertificateRefs       []struct{ Group, Kind, Name string } `json:"caCertificateRefs"`
 		WellKnownCACertificates *string                              `json:"wellKnownCACertificates"`
 	}
 	raw, err := p.Obj.FieldJSON("spec.validation")
 	if err != nil || json.Unmarshal(raw, &v) != nil {
-		return nil // the kind's decode reports it
+		return policy.Judgement{} // the kind's decode reports it
 	}
 	msg := ""
 	if v.WellKnownCACertificates == nil || *v.WellKnownCACertificates != "System" {
@@ -240,18 +241,25 @@ func backendTLSPolicyConditions(p *policy.Policy, env *policy.Env) []policy.Cond
 		msg = caCertsProblem(env, refs)
 	}
 	if msg == "" {
-		return []policy.Condition{
+		return policy.Judgement{Conditions: []policy.Condition{
 			{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: "Resolved all the Object references."},
 			{Type: "Accepted", Status: "True", Reason: "Accepted", Message: "Policy has been accepted."},
-		}
+		}}
 	}
 	msg = conditionMessage(msg)
 	resolved := "InvalidCACertificateRef"
 	if strings.HasPrefix(msg, unsupportedCAKind) {
 		resolved = "InvalidKind"
 	}
-	return []policy.Condition{
-		{Type: "ResolvedRefs", Status: "False", Reason: resolved, Message: msg},
-		{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: msg},
+	field := "spec.validation"
+	if len(v.CACertificateRefs) > 0 {
+		field += ".caCertificateRefs"
+	}
+	return policy.Judgement{
+		Conditions: []policy.Condition{
+			{Type: "ResolvedRefs", Status: "False", Reason: resolved, Message: msg},
+			{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: msg},
+		},
+		Invalid: []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s", msg)},
 	}
 }

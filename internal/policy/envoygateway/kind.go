@@ -149,15 +149,19 @@ type data struct {
 	// geoInvalid is the index in Invalid of the geolocation check's
 	// finding (checkGeoLocations), -1 when there is none.
 	geoInvalid int
-	// refused: validateSecurityPolicy refused the policy, so Envoy
-	// Gateway translates none of it on its route targets
-	// (securitypolicy_checks.go).
+	// refused: a validator refused the policy on some of its route
+	// targets, where Envoy Gateway translates none of it
+	// (securitypolicy_checks.go: refuseOn).
 	refused bool
-	// routeRefusal is that refusal when the policy also targets a
-	// Gateway, listener or ListenerSet, where it is translated all the
-	// same: not one of the policy's errors (Invalid), it is reported on
-	// the route targets only (nil otherwise).
-	routeRefusal *diag.Diagnostic
+	// refusals are those refusals by route class: true for TCPRoutes
+	// (validateSecurityPolicyForTCP), false for HTTPRoutes and
+	// GRPCRoutes (validateSecurityPolicy).
+	refusals map[bool]*diag.Diagnostic
+	// partial: the policy is translated on another target all the same
+	// (a Gateway, listener, ListenerSet, or a route the other validator
+	// passes), so its refusals are no errors of the policy's (Invalid):
+	// they are reported on their routes' targets only.
+	partial bool
 	// keys are the spec keys as written, by field, where they differ
 	// from the field's name in case (holdValues).
 	keys map[string]string
@@ -211,7 +215,7 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	}
 	k.validateReferences(p, d.spec, env)
 	k.checkValues(p, env)
-	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && (!d.refused || d.routeRefusal != nil) {
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok && (!d.refused || d.partial) {
 		checkGeoLocations(p, sp, env.Model)
 	}
 	eep, isEEP := d.spec.(*egv1a1.EnvoyExtensionPolicySpec)
@@ -229,8 +233,40 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if isEEP {
 		markFailOpen(p, eep)
 	}
+	if sp, ok := d.spec.(*egv1a1.SecurityPolicySpec); ok {
+		extAuthFailsOpen(p, d, sp)
+	}
 	placeAtWrittenKeys(p, d.keys)
 	return p
+}
+
+var _ policy.NamespaceSelecting = (*Kind)(nil)
+
+// SelectsIn implements policy.NamespaceSelecting: a targetSelector with
+// namespaces from All, or from a Selector that matches the namespace's
+// labels, may pick ns/name in another namespace where a ReferenceGrant
+// there lets the policy's kind refer to it (helpers.go:
+// targetNamespaceMatches, isCrossNamespaceReferencePermitted). A
+// namespace selector that cannot be read selects no namespace.
+func (k *Kind) SelectsIn(p *policy.Policy, t policy.TargetRef, m *model.Model, ns, name string) bool {
+	sel := decoded(p).namespaces[t.Path]
+	if sel == nil {
+		return false
+	}
+	switch string(sel.From) {
+	case "All":
+	case "Selector":
+		if sel.Selector == nil {
+			return false
+		}
+		nsSel, err := metav1.LabelSelectorAsSelector(sel.Selector)
+		if err != nil || !nsSel.Matches(m.NamespaceLabels(ns)) {
+			return false
+		}
+	default:
+		return false
+	}
+	return m.GrantAllows(Group, k.name, p.Obj.Namespace, model.ObjectRefTo{Group: model.GatewayGroup, Kind: t.Kind, Namespace: ns, Name: name})
 }
 
 // topField is the spec field a path is in: spec.timeout for
@@ -319,7 +355,7 @@ func targets(t egv1a1.PolicyTargetReferences) []policy.TargetRef {
 		if group == "" {
 			group = model.GatewayGroup // the CRD's default for a selector's group
 		}
-		out = append(out, policy.TargetRef{Group: group, Kind: string(s.Kind), Selector: sel, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
+		out = append(out, policy.TargetRef{Group: group, Kind: string(s.Kind), Selector: sel, Expressions: s.MatchExpressions, Path: fmt.Sprintf("spec.targetSelectors[%d]", i)})
 	}
 	return out
 }
@@ -381,7 +417,10 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
 	ValidateRoute: validateRoute, Listeners: judgeListeners, AncestorStatuses: ancestorStatuses,
-	ForeignConditions: map[model.GroupKind]func(*policy.Policy, *policy.Env) []policy.Condition{backendTLSPolicy: backendTLSPolicyConditions},
+	// helpers.go: computeHosts removes from the hostnames a route serves on
+	// a listener the other same-port listeners' own hostnames.
+	ExclusiveListenerHostnames: true,
+	ForeignJudges:              map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",
 		"policy-no-effect":                  "The mergeType is Envoy Gateway's.",

@@ -118,12 +118,16 @@ func luaCode(l egv1a1.Lua, env *policy.Env, ns string) (string, error) {
 	if env != nil && env.Model != nil {
 		cm = env.Model.ConfigMap(ns, string(l.ValueRef.Name))
 	}
-	if cm == nil || len(cm.Keys) == 0 {
-		return "", fmt.Errorf("ConfigMap %s/%s not found or empty", ns, l.ValueRef.Name)
+	var keys []string
+	if cm != nil {
+		keys = dataKeys(cm, "lua")
+	}
+	if len(keys) == 0 {
+		return "", fmt.Errorf("ConfigMap %s/%s not found or without data", ns, l.ValueRef.Name)
 	}
 	key := "lua"
-	if !slices.Contains(cm.Keys, key) {
-		key = slices.Min(cm.Keys)
+	if !slices.Contains(keys, key) {
+		key = slices.Min(keys)
 	}
 	return policy.ConfigMapPlaceholder(ns, string(l.ValueRef.Name), key), nil
 }

@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"fmt"
+	"net/netip"
 	"regexp"
 	"strings"
 
@@ -29,6 +30,9 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 		for _, rule := range rt.Rules {
 			rv.report(rule.Rule, dropRule("InvalidRule", "spec.rules", "%s", msg))
 		}
+		// processTCPRouteParentRefs (and UDP's) stop at the rule count,
+		// before any backendRef: no ResolvedRefs condition.
+		rv.verdict.RefsUnjudged = true
 	} else {
 		for _, rule := range rt.Rules {
 			rv.rule(rule.Rule)
@@ -117,40 +121,44 @@ func unresolved(reason, path, format string, args ...any) *routeProblem {
 	return &routeProblem{condition: "ResolvedRefs", reason: reason, path: path, message: fmt.Sprintf(format, args...), ref: -1}
 }
 
-// rule validates one rule as Envoy Gateway's translator does: matches
-// (a problem leaves the rule out of the configuration), then filters (the
-// first problem decides; the rule's requests are answered 500), then
+// rule validates one rule as Envoy Gateway's translator does
+// (processHTTPRouteRules): its filters first, every one of them (a filter
+// problem refuses the rule, whose requests are answered 500, but the rule
+// is still processed); then its matches (a problem leaves the rule out of
+// the configuration, and its backendRefs are not looked at); then its
 // backendRefs, each of which is reported and refused (its share of the
 // requests is answered 500).
 func (rv *routeValidation) rule(rule *model.Rule) {
-	if p := matchProblem(rule); p != nil {
-		rv.report(rule, p)
-		return
-	}
-	p, st := rv.filtersProblem(rule)
-	// A rule whose filters fail answers 500 before its backends are
-	// weighed (processHTTPRouteRules' first case).
-	filtersFailed := p != nil && p.condition != "BackendsAvailable"
-	if p != nil {
+	probs, st := rv.filtersProblems(ruleFilters(rule), rule.GRPC != nil)
+	filtersFailed := false
+	for _, p := range probs {
 		if p.condition != "BackendsAvailable" {
+			filtersFailed = true
 			p.status = 500 // only its copies go nowhere otherwise
-		}
-		rv.report(rule, p)
-		if p.condition == "Accepted" {
-			return
 		}
 	}
 	// The cookies an HTTPRouteFilter adds to the rule's matches are
-	// compiled with them (processHTTPRouteRule, after the filters): a bad
-	// one drops the rule.
-	if p := cookieMatchProblem(rule, st.cookies); p != nil {
-		rv.report(rule, p)
+	// compiled with them (processHTTPRouteRule, after the filters).
+	mp := matchProblem(rule)
+	if mp == nil {
+		mp = cookieMatchProblem(rule, st.cookies)
+	}
+	if mp != nil {
+		// The rule has no route at all: no direct response answers it.
+		for _, p := range probs {
+			p.status = 0
+			rv.report(rule, p)
+		}
+		rv.report(rule, mp)
 		return
 	}
-	refused, noEndpoints, valid := false, false, 0
+	for _, p := range probs {
+		rv.report(rule, p)
+	}
+	refused, noEndpoints, valid, dynamic := false, false, 0, false
 	for j, b := range rule.BackendRefs {
 		if p := rv.backendProblem(rule, j, b); p != nil {
-			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
+			p.message = rv.backendRefMessage(rule, j, p.message)
 			p.ref = j
 			rv.report(rule, p)
 			refused = true
@@ -160,19 +168,29 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 			continue
 		}
 		if p := rv.endpointsProblem(b.BackendObjectReference); p != nil {
-			p.message, p.path, p.ref = "Failed to find endpoints: "+p.message, b.Path, j
+			p.path, p.ref = b.Path, j
+			if rv.streamRoute() {
+				// A stream route's destination errors are all
+				// ResolvedRefs ones (processTCPRouteParentRefs and its
+				// siblings collect them without telling them apart).
+				p.condition = "ResolvedRefs"
+				refused = true
+			} else {
+				p.message = "Failed to find endpoints: " + p.message
+				noEndpoints = true
+			}
 			rv.report(rule, p)
-			noEndpoints = true
 			continue
 		}
 		if p := rv.sliceAddressTypeProblem(b.BackendObjectReference); p != nil {
-			p.message = fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, p.message)
+			p.message = rv.backendRefMessage(rule, j, p.message)
 			p.path, p.ref = b.Path, j
 			rv.report(rule, p)
 			refused = true
 			continue
 		}
 		valid++
+		dynamic = dynamic || rv.isDynamicResolverRef(b.BackendObjectReference)
 	}
 	// A rule none of whose backends has an endpoint, none refused, is
 	// answered 503 (a refused one makes it 500, its filters' failure too),
@@ -181,12 +199,35 @@ func (rv *routeValidation) rule(rule *model.Rule) {
 		rv.verdict.Answered = append(rv.verdict.Answered, policy.AnsweredRule{Index: rule.Index, Status: 503, Reason: "EndpointsNotFound",
 			Message: "none of its backendRefs' Services has an endpoint for the port in the EndpointSlices of the input"})
 	}
-	if !refused && !filtersFailed {
-		if p := rv.dynamicResolverProblem(rule, st); p != nil {
+	// The dynamic resolver's checks come last in processHTTPRouteRules'
+	// switch: only a rule whose filters pass and that has a valid
+	// destination with a weight reaches them.
+	if dynamic && !filtersFailed && valid > 0 {
+		if p := rv.dynamicResolverProblem(rule, st, valid); p != nil {
 			p.status = 500
 			rv.report(rule, p)
 		}
 	}
+}
+
+// streamRoute: a TCPRoute, UDPRoute or TLSRoute, whose rules Envoy
+// Gateway pools into one destination per parent (no filters, no matches).
+func (rv *routeValidation) streamRoute() bool {
+	switch rv.rt.Kind {
+	case "TCPRoute", "UDPRoute", "TLSRoute":
+		return true
+	}
+	return false
+}
+
+// backendRefMessage words a backendRef's problem as the route kind's
+// translator does: an HTTPRoute's or GRPCRoute's names the rule and the
+// backendRef; a stream route's is the problem alone.
+func (rv *routeValidation) backendRefMessage(rule *model.Rule, j int, msg string) string {
+	if rv.streamRoute() {
+		return msg
+	}
+	return fmt.Sprintf("Failed to process route rule %d backendRef %d: %s", rule.Index, j, msg)
 }
 
 // cookieMatchProblem is buildCookieMatches: a RegularExpression cookie
@@ -247,6 +288,8 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 	}
 	what, sev := "Envoy Gateway answers its requests with 500 (ResolvedRefs False)", topology.LintRuleNotProgrammed.Severity
 	switch {
+	case p.ref >= 0 && rv.streamRoute():
+		what = "Envoy Gateway sends this backendRef no connections (ResolvedRefs False)"
 	case p.condition == "BackendsAvailable" && p.ref >= 0:
 		what, sev = "the EndpointSlices in the input of the backendRef's Service (or ServiceImport) list no address for that port: Envoy answers the share of the rule's requests this backendRef's weight would get with 503 (BackendsAvailable False)", diag.Warning
 	case p.ref >= 0:
@@ -321,72 +364,131 @@ type routeFilter struct {
 }
 
 func ruleFilters(rule *model.Rule) []routeFilter {
-	var out []routeFilter
 	switch {
 	case rule.HTTP != nil:
-		for i, f := range rule.HTTP.Filters {
-			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
-				Mirror: f.RequestMirror, Redirect: f.RequestRedirect, Rewrite: f.URLRewrite, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", rule.Path, i)})
-		}
+		return httpFilters(rule.HTTP.Filters, rule.Path)
 	case rule.GRPC != nil:
-		for i, f := range rule.GRPC.Filters {
-			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
-				Mirror: f.RequestMirror, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", rule.Path, i)})
-		}
+		return grpcFilters(rule.GRPC.Filters, rule.Path)
+	}
+	return nil
+}
+
+// httpFilters are an HTTPRoute rule's (or backendRef's) filters; path is
+// the field that holds them.
+func httpFilters(fs []gwv1.HTTPRouteFilter, path string) []routeFilter {
+	out := make([]routeFilter, 0, len(fs))
+	for i, f := range fs {
+		out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
+			Mirror: f.RequestMirror, Redirect: f.RequestRedirect, Rewrite: f.URLRewrite, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
 	}
 	return out
 }
 
-// filterState is what the filters of one rule configured so far.
+// grpcFilters are a GRPCRoute rule's (or backendRef's) filters.
+func grpcFilters(fs []gwv1.GRPCRouteFilter, path string) []routeFilter {
+	out := make([]routeFilter, 0, len(fs))
+	for i, f := range fs {
+		out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
+			Mirror: f.RequestMirror, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
+	}
+	return out
+}
+
+// filterState is what the filters of one rule configured so far, as
+// Envoy Gateway's HTTPFiltersContext holds it.
 type filterState struct {
 	rewrite rewriteState
 	// matches: an HTTPRouteFilter with matches was applied.
 	matches bool
 	// cookies: the cookie matches of the HTTPRouteFilter with matches.
-	cookies        []egv1a1.HTTPCookieMatch
-	mirror         bool
-	redirect       bool
+	cookies []egv1a1.HTTPCookieMatch
+	// mirror: a RequestMirror filter configured a mirror (its backend
+	// resolved).
+	mirror bool
+	// redirect: a RequestRedirect filter configured the redirect.
+	redirect bool
+	// directResponse is the status the rule answers with: an
+	// HTTPRouteFilter's direct response, or 500 for a filter Envoy
+	// Gateway cannot process or resolve. Once set, the filters after it
+	// are not processed.
 	directResponse *int
 }
 
-// filtersProblem is the first problem among a rule's filters, then the
-// combinations Envoy Gateway refuses.
-func (rv *routeValidation) filtersProblem(rule *model.Rule) (*routeProblem, *filterState) {
-	st := &filterState{}
-	for _, f := range ruleFilters(rule) {
-		if p := rv.filterProblem(f, st); p != nil {
-			return p, st
-		}
-	}
-	if st.mirror && st.directResponse != nil {
-		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter."), st
-	}
-	if st.mirror && st.redirect {
-		return dropRule("IncompatibleFilters", rule.Path+".filters", "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter."), st
-	}
-	if rule.GRPC != nil && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
-		return dropRule("UnsupportedValue", rule.Path+".filters", "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
-			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead."), st
-	}
-	return nil, st
+// answer records that the rule answers with status from now on.
+func (st *filterState) answer(status int) {
+	st.directResponse = &status
 }
 
-func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeProblem {
+// supportedFilter: the filter types Envoy Gateway translates
+// (helpers.go: ValidateHTTPRouteFilter, ValidateGRPCRouteFilter).
+func supportedFilter(typ string, grpc bool) bool {
+	switch gwv1.HTTPRouteFilterType(typ) {
+	case gwv1.HTTPRouteFilterRequestMirror, gwv1.HTTPRouteFilterRequestHeaderModifier,
+		gwv1.HTTPRouteFilterResponseHeaderModifier, gwv1.HTTPRouteFilterExtensionRef:
+		return true
+	case gwv1.HTTPRouteFilterURLRewrite, gwv1.HTTPRouteFilterRequestRedirect, gwv1.HTTPRouteFilterCORS:
+		return !grpc
+	}
+	return false
+}
+
+// filtersProblems is ProcessHTTPFilters (ProcessGRPCFilters when grpc):
+// every filter's problem, in order, until one configures a direct
+// response (the filters after it are not processed), then the
+// combinations Envoy Gateway refuses.
+func (rv *routeValidation) filtersProblems(filters []routeFilter, grpc bool) ([]*routeProblem, *filterState) {
+	st := &filterState{}
+	var out []*routeProblem
+	for _, f := range filters {
+		if st.directResponse != nil {
+			break
+		}
+		if p := rv.filterProblem(f, st, grpc); p != nil {
+			out = append(out, p)
+		}
+	}
+	path := ""
+	if len(filters) > 0 {
+		path = strings.TrimSuffix(filters[0].path, "[0]")
+	}
+	// A mirror beside a direct response (a filter's own, or the 500 of a
+	// filter that failed) or a redirect: both are cleared.
+	if st.mirror && st.directResponse != nil {
+		out = append(out, dropRule("IncompatibleFilters", path, "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter."))
+		st.mirror, st.directResponse = false, nil
+	}
+	if st.mirror && st.redirect {
+		out = append(out, dropRule("IncompatibleFilters", path, "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter."))
+		st.mirror, st.redirect = false, false
+	}
+	if grpc && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
+		out = append(out, dropRule("UnsupportedValue", path, "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
+			"but a direct response cannot carry a gRPC response message, so the client would receive an invalid response. Use a non-2xx status code to deny or block the request instead."))
+		st.directResponse = nil
+	}
+	return out, st
+}
+
+func (rv *routeValidation) filterProblem(f routeFilter, st *filterState, grpc bool) *routeProblem {
+	if !supportedFilter(f.Type, grpc) {
+		st.answer(500)
+		return dropRule("UnsupportedValue", f.path+".type", "Invalid filter %s: unsupported filter type %s.", f.Type, f.Type)
+	}
 	switch f.Type {
 	case string(gwv1.HTTPRouteFilterRequestHeaderModifier):
 		return headerFilterProblem("RequestHeaderModifier", f.RequestHeaders, f.path)
 	case string(gwv1.HTTPRouteFilterResponseHeaderModifier):
 		return headerFilterProblem("ResponseHeaderModifier", f.ResponseHeaders, f.path)
 	case string(gwv1.HTTPRouteFilterRequestRedirect):
-		st.redirect = true
-		return redirectProblem(f.Redirect, f.path)
+		p := redirectProblem(f.Redirect, f.path)
+		st.redirect = st.redirect || p == nil && f.Redirect != nil
+		return p
 	case string(gwv1.HTTPRouteFilterURLRewrite):
 		if p := st.coreRewriteProblem(f.Rewrite, f.path); p != nil {
 			return p
 		}
 		return rewriteProblem(f.Rewrite, f.path)
 	case string(gwv1.HTTPRouteFilterRequestMirror):
-		st.mirror = true
 		if f.Mirror == nil {
 			return nil
 		}
@@ -398,6 +500,7 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 			p.message, p.path = "Failed to validate the RequestMirror filter: "+p.message, f.path+".requestMirror.backendRef"
 			return p
 		}
+		st.mirror = true
 	case string(gwv1.HTTPRouteFilterExtensionRef):
 		return rv.extensionRefProblem(f, st)
 	}
@@ -408,12 +511,15 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState) *routeP
 // characters, single spaces or tabs between them.
 var headerValue = regexp.MustCompile(`^[!-~]+([\t ]?[!-~]+)*$`)
 
-// headerFilterProblem follows Envoy Gateway: every invalid header is an
-// error, and a filter none of whose headers is valid says so instead.
+// headerFilterProblem follows Envoy Gateway
+// (processRequestHeaderModifierFilter, processResponseHeaderModifierFilter):
+// every invalid header is an error, and a filter none of whose headers is
+// valid says so instead. The wording is each function's own.
 func headerFilterProblem(name string, f *gwv1.HTTPHeaderFilter, path string) *routeProblem {
 	if f == nil {
 		return nil
 	}
+	request := name == "RequestHeaderModifier"
 	var errs []string
 	valid := 0
 	check := func(verb string, hs []gwv1.HTTPHeader) {
@@ -421,8 +527,12 @@ func headerFilterProblem(name string, f *gwv1.HTTPHeaderFilter, path string) *ro
 			switch {
 			case h.Name == "":
 				errs = append(errs, fmt.Sprintf("%s Filter cannot %s a header with an empty name", name, verb))
+			case !modifiableHeader(string(h.Name)) && request:
+				errs = append(errs, fmt.Sprintf("Header: %q. The %s filter cannot %s the Host header or headers with a '/' or ':' character in them. "+
+					"To modify the Host header use the URLRewrite or the HTTPRouteFilter filter.", h.Name, name, verb))
 			case !modifiableHeader(string(h.Name)):
-				errs = append(errs, fmt.Sprintf("Header: %q. The %s filter cannot %s the Host header or headers with a '/' or ':' character in them.", h.Name, name, verb))
+				// the response filter says "set" for an added header too
+				errs = append(errs, fmt.Sprintf("Header: %q. The %s filter cannot set the Host header or headers with a '/' or ':' character in them.", h.Name, name))
 			case !headerValue.MatchString(h.Value):
 				errs = append(errs, fmt.Sprintf("Header: %q. %s Filter cannot %s a header with an invalid value.", h.Name, name, verb))
 			default:
@@ -444,8 +554,10 @@ func headerFilterProblem(name string, f *gwv1.HTTPHeaderFilter, path string) *ro
 	}
 	empty := len(f.Add)+len(f.Set)+len(f.Remove) == 0
 	switch {
-	case valid == 0 && !empty:
+	case valid == 0 && !empty && request:
 		return dropRule("UnsupportedValue", path, "%s Filter did not provide valid configuration to add/set/remove any headers.", name)
+	case valid == 0 && !empty:
+		return dropRule("UnsupportedValue", path, "%s Filter did not provide valid configuration to add/remove any headers.", name)
 	case len(errs) > 0:
 		return dropRule("UnsupportedValue", path, "%s", strings.Join(errs, "\n"))
 	}
@@ -470,10 +582,10 @@ func redirectProblem(rd *gwv1.HTTPRequestRedirectFilter, path string) *routeProb
 			return p
 		}
 	}
-	if rd.Path != nil {
-		if p := pathModifierProblem(rd.Path, path+".requestRedirect.path"); p != nil {
-			return p
-		}
+	// A redirect's path modifier without its value redirects without
+	// changing the path (processRedirectFilter checks only the type).
+	if rd.Path != nil && rd.Path.Type != gwv1.FullPathHTTPPathModifier && rd.Path.Type != gwv1.PrefixMatchHTTPPathModifier {
+		return dropRule("UnsupportedValue", path+".requestRedirect.path.type", "Redirect path type: %s is invalid, only \"ReplaceFullPath\" and \"ReplacePrefixMatch\" are supported.", rd.Path.Type)
 	}
 	if rd.StatusCode != nil && *rd.StatusCode != 301 && *rd.StatusCode != 302 {
 		return dropRule("UnsupportedValue", path+".requestRedirect.statusCode", "Status code %d is invalid, only 302 and 301 are supported.", *rd.StatusCode)
@@ -496,23 +608,45 @@ func rewriteProblem(rw *gwv1.HTTPURLRewriteFilter, path string) *routeProblem {
 	return nil
 }
 
+// hostnameProblem is validate.go: validateHostname, for a redirect's or
+// rewrite's hostname: a DNS subdomain, not an IP address (which the
+// Gateway API's hostname pattern admits), no label over 63 characters.
 func hostnameProblem(h, path string) *routeProblem {
 	if errs := validation.IsDNS1123Subdomain(h); len(errs) > 0 {
 		return dropRule("UnsupportedValue", path, "Hostname %q is invalid: %v.", h, errs)
 	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return dropRule("UnsupportedValue", path, "Hostname: %q cannot be an ip address.", h)
+	}
+	for _, label := range strings.Split(h, ".") {
+		if len(label) > 63 {
+			return dropRule("UnsupportedValue", path, "Label: %q in hostname %q cannot exceed 63 characters.", label, h)
+		}
+	}
 	return nil
 }
 
+// pathModifierProblem is processURLRewriteFilter's check of a rewrite's
+// path: the value of its type set, and the other type's not.
 func pathModifierProblem(pm *gwv1.HTTPPathModifier, path string) *routeProblem {
+	full, prefix := gwv1.FullPathHTTPPathModifier, gwv1.PrefixMatchHTTPPathModifier
 	switch pm.Type {
-	case gwv1.FullPathHTTPPathModifier:
+	case full:
+		if pm.ReplacePrefixMatch != nil {
+			return dropRule("UnsupportedValue", path, "ReplacePrefixMatch cannot be set when rewrite path type is %q.", full)
+		}
 		if pm.ReplaceFullPath == nil {
-			return dropRule("UnsupportedValue", path, "ReplaceFullPath must be set when rewrite path type is %q.", pm.Type)
+			return dropRule("UnsupportedValue", path, "ReplaceFullPath must be set when rewrite path type is %q.", full)
 		}
-	case gwv1.PrefixMatchHTTPPathModifier:
+	case prefix:
+		if pm.ReplaceFullPath != nil {
+			return dropRule("UnsupportedValue", path, "ReplaceFullPath cannot be set when rewrite path type is %q.", prefix)
+		}
 		if pm.ReplacePrefixMatch == nil {
-			return dropRule("UnsupportedValue", path, "ReplacePrefixMatch must be set when rewrite path type is %q.", pm.Type)
+			return dropRule("UnsupportedValue", path, "ReplacePrefixMatch must be set when rewrite path type is %q.", prefix)
 		}
+	default:
+		return dropRule("UnsupportedValue", path+".type", "Rewrite path type: %s is invalid, only %q and %q are supported.", pm.Type, full, prefix)
 	}
 	return nil
 }
@@ -523,9 +657,11 @@ func pathModifierProblem(pm *gwv1.HTTPPathModifier, path string) *routeProblem {
 func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *routeProblem {
 	ref := f.ExtensionRef
 	if ref == nil {
-		return nil
+		st.answer(500)
+		return dropRule("UnsupportedValue", f.path, "Invalid filter ExtensionRef: extensionRef field must be specified for an extended filter.")
 	}
 	if string(ref.Group) != Group || string(ref.Kind) != httpRouteFilter.name {
+		st.answer(500)
 		p := dropRule("UnsupportedValue", f.path+".extensionRef", "Invalid filter ExtensionRef: unknown kind %s/%s.", ref.Group, ref.Kind)
 		p.reported = true
 		return p
@@ -533,6 +669,7 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 	ns := rv.rt.Meta.Namespace
 	hrf := rv.set.Get(model.Key{Group: Group, Kind: httpRouteFilter.name, Namespace: ns, Name: string(ref.Name)})
 	if hrf == nil {
+		st.answer(500)
 		p := unresolved("UnsupportedValue", f.path+".extensionRef.name", "Unable to translate HTTPRouteFilter: %s/%s.", ns, ref.Name)
 		p.reported = true
 		return p
@@ -560,6 +697,7 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 	}
 	if dr := spec.DirectResponse; dr != nil {
 		if p := rv.routeFilterBodyProblem(dr.Body, ns, f.path); p != nil {
+			st.answer(500) // processInvalidHTTPFilter
 			return p
 		}
 		code := 200
@@ -574,7 +712,10 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 		st.directResponse = &code
 	}
 	if ci := spec.CredentialInjection; ci != nil {
-		return rv.credentialRefProblem(ci.Credential.ValueRef, hrf.Obj.Namespace, f.path)
+		if p := rv.credentialRefProblem(ci.Credential.ValueRef, hrf.Obj.Namespace, f.path); p != nil {
+			st.answer(500) // processInvalidHTTPFilter
+			return p
+		}
 	}
 	return nil
 }
@@ -600,17 +741,15 @@ func (rv *routeValidation) backendProblem(rule *model.Rule, j int, b model.Backe
 // (ProcessHTTPFilters, ProcessGRPCFilters, each backendRef afresh), and
 // their errors, joined, refuse the backendRef (InvalidBackendFilters).
 func (rv *routeValidation) destinationFiltersProblem(rule *model.Rule, j int, b model.BackendRef) *routeProblem {
-	st := &filterState{}
-	var msgs []string
-	reported := true
-	for _, f := range backendRefFilters(rule, j, b.Path) {
-		if p := rv.filterProblem(f, st); p != nil {
-			msgs = append(msgs, p.message)
-			reported = reported && p.reported
-		}
-	}
-	if len(msgs) == 0 {
+	probs, _ := rv.filtersProblems(backendRefFilters(rule, j, b.Path), rule.GRPC != nil)
+	if len(probs) == 0 {
 		return nil
+	}
+	msgs := make([]string, len(probs))
+	reported := true
+	for i, p := range probs {
+		msgs[i] = p.message
+		reported = reported && p.reported
 	}
 	p := unresolved("InvalidBackendFilters", b.Path+".filters", "%s", strings.Join(msgs, "\n"))
 	// a filter attach reports already (an HTTPRouteFilter not found)
@@ -621,20 +760,13 @@ func (rv *routeValidation) destinationFiltersProblem(rule *model.Rule, j int, b 
 
 // backendRefFilters are the filters of a rule's backendRef j.
 func backendRefFilters(rule *model.Rule, j int, path string) []routeFilter {
-	var out []routeFilter
 	switch {
 	case rule.HTTP != nil && j < len(rule.HTTP.BackendRefs):
-		for i, f := range rule.HTTP.BackendRefs[j].Filters {
-			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
-				Mirror: f.RequestMirror, Redirect: f.RequestRedirect, Rewrite: f.URLRewrite, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
-		}
+		return httpFilters(rule.HTTP.BackendRefs[j].Filters, path)
 	case rule.GRPC != nil && j < len(rule.GRPC.BackendRefs):
-		for i, f := range rule.GRPC.BackendRefs[j].Filters {
-			out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
-				Mirror: f.RequestMirror, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
-		}
+		return grpcFilters(rule.GRPC.BackendRefs[j].Filters, path)
 	}
-	return out
+	return nil
 }
 
 // refProblem checks one backend reference the way Envoy Gateway does:
@@ -662,9 +794,6 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted 
 	case kind != "Service" && kind != serviceImport.Kind && kind != backend.Kind:
 		return unresolved("InvalidKind", "", "Kind is invalid, only Service, MCS ServiceImport and Envoy Gateway Backend are supported.")
 	}
-	if kind == backend.Kind && rv.noBackend {
-		return unresolved("UnsupportedValue", "", "Backend is disabled in Envoy Gateway configuration (%s).", enables(EnableBackend))
-	}
 	gk := model.GroupKind{Group: group, Kind: kind}
 	if !rv.m.GrantAllows(model.GatewayGroup, rv.rt.Kind, rv.rt.Meta.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}) {
 		return unresolved("RefNotPermitted", "", "Backend ref to %s %s/%s not permitted by any ReferenceGrant.", kind, ns, name)
@@ -683,6 +812,11 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted 
 			return p
 		}
 		return rv.destinationTLSProblem(model.Key{Group: serviceImport.Group, Kind: serviceImport.Kind, Namespace: ns, Name: name}, ref.Port, nil)
+	}
+	// validateBackendRefBackend: the kind's switch comes after the
+	// ReferenceGrant.
+	if rv.noBackend {
+		return unresolved("UnsupportedValue", "", "Backend is disabled in Envoy Gateway configuration (%s).", enables(EnableBackend))
 	}
 	if p := rv.backendObjectProblem(ns, name); p != nil || !weighted {
 		return p

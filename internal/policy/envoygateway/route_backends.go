@@ -476,39 +476,38 @@ func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *egv1a1.Bac
 // hostname rewrite of type PathRegex: the resolver's loopback guard reads
 // only the rewrite header or the authority), and may have no other
 // backendRef (route.go: processHTTPRouteRules,
-// processTLSRouteParentRefs). Envoy Gateway counts the backendRefs with
-// a weight for a TLSRoute, all of them for the other kinds.
-func (rv *routeValidation) dynamicResolverProblem(rule *model.Rule, st *filterState) *routeProblem {
-	dynamic, weighted := false, 0
-	for _, b := range rule.BackendRefs {
-		if b.Weight != 0 {
-			weighted++
-		}
-		if b.Kind == nil || string(*b.Kind) != backend.Kind {
-			continue
-		}
-		ns := rv.rt.Meta.Namespace
-		if b.Namespace != nil && *b.Namespace != "" {
-			ns = string(*b.Namespace)
-		}
-		if spec, _ := rv.backendOf(ns, string(b.Name)); spec != nil && isDynamicResolver(spec) && b.Weight != 0 {
-			dynamic = true
-		}
-	}
-	if dynamic && st.rewrite.hostFromPath {
+// processTLSRouteParentRefs). The caller found a valid DynamicResolver
+// destination among the rule's valid ones (valid of them, with a weight):
+// Envoy Gateway counts those for a TLSRoute, every backendRef for the
+// other kinds.
+func (rv *routeValidation) dynamicResolverProblem(rule *model.Rule, st *filterState, valid int) *routeProblem {
+	if st.rewrite.hostFromPath {
 		return unresolved("UnsupportedValue", rule.Path+".filters", "Failed to process route rule %d: host rewrite from path (PathRegex) is not supported with a dynamic resolver backend.", rule.Index)
 	}
 	n := len(rule.BackendRefs)
 	if rv.rt.Kind == "TLSRoute" {
-		n = weighted
+		n = valid
 	}
-	if !dynamic || n <= 1 {
+	if n <= 1 {
 		return nil
 	}
 	if rv.rt.Kind == "TLSRoute" {
 		return unresolved("InvalidBackendRef", rule.Path+".backendRefs", "dynamic resolver is not supported for multiple backendRefs.")
 	}
 	return unresolved("InvalidBackendRef", rule.Path+".backendRefs", "Failed to process route rule %d: dynamic resolver is not supported for multiple backendRefs.", rule.Index)
+}
+
+// isDynamicResolverRef: ref names a Backend of type DynamicResolver.
+func (rv *routeValidation) isDynamicResolverRef(ref gwv1.BackendObjectReference) bool {
+	if ref.Kind == nil || string(*ref.Kind) != backend.Kind {
+		return false
+	}
+	ns := rv.rt.Meta.Namespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		ns = string(*ref.Namespace)
+	}
+	spec, _ := rv.backendOf(ns, string(ref.Name))
+	return spec != nil && isDynamicResolver(spec)
 }
 
 // ruleCountProblem: Envoy Gateway serves a TCPRoute or UDPRoute of

@@ -272,6 +272,12 @@ func TestValidateRoute(t *testing.T) {
 		{"a Service with no EndpointSlice in the input is not judged", "HTTPRoute", "  - backendRefs: [{name: bare, port: 8080}]\n", ""},
 		{"a backendRef of weight 0 is not judged for endpoints", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}, {name: idle, port: 8080, weight: 0}]\n", ""},
 		{"host rewrite from the path to a dynamic resolver", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: host-from-path}}]\n    backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", "refs UnsupportedValue"},
+		{"a dynamic resolver beside a refused backendRef is still one of several", "HTTPRoute", "  - backendRefs: [{name: nope, port: 8080}, {group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", "refs BackendNotFound; refs InvalidBackendRef"},
+		{"a refused dynamic resolver beside another backendRef is not judged as one", "HTTPRoute", "  - backendRefs: [{name: svc, port: 8080}, {group: gateway.envoyproxy.io, kind: Backend, name: dyn, namespace: other}]\n", "refs RefNotPermitted"},
+		{"a filter type Envoy Gateway does not translate", "GRPCRoute", "  - filters: [{type: URLRewrite}, {type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: nope}}]\n", "drop 0 UnsupportedValue"},
+		{"an HTTPRoute filter type Envoy Gateway does not translate", "HTTPRoute", "  - filters: [{type: ExternalAuth}]\n", "drop 0 UnsupportedValue"},
+		{"rewrite full path with a prefix value", "HTTPRoute", "  - filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: /x, replacePrefixMatch: /y}}}]\n", "drop 0 UnsupportedValue"},
+		{"redirect full path without its value keeps the path", "HTTPRoute", "  - filters: [{type: RequestRedirect, requestRedirect: {path: {type: ReplaceFullPath}}}]\n", ""},
 		{"host rewrite from a header to a dynamic resolver", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: host-from-header}}]\n    backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]\n", ""},
 		{"cookie match regex that does not compile", "HTTPRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
 		{"cookie match regex on a GRPCRoute", "GRPCRoute", "  - filters: [{type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: bad-cookie}}]\n    backendRefs: [{name: svc, port: 8080}]\n", "drop 0 UnsupportedValue"},
@@ -318,6 +324,8 @@ func TestValidateRouteBackendDisabled(t *testing.T) {
 	tests := []struct{ ref, want string }{
 		{"{group: gateway.envoyproxy.io, kind: Backend, name: fqdn, port: 80}", "refs UnsupportedValue"},
 		{"{name: svc, port: 8080}", ""},
+		// the ReferenceGrant is judged before the Backend kind's switch
+		{"{group: gateway.envoyproxy.io, kind: Backend, name: fqdn, namespace: other}", "refs RefNotPermitted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {

@@ -25,42 +25,42 @@ import (
 	"github.com/gwpol/gwpol/internal/secret"
 )
 
-// refuse makes err the policy's only error, as Envoy Gateway's
-// validateSecurityPolicy(ForTCP) refusal is: what validateReferences found
-// under extAuth and oidc is dropped, and the policy is refused whole.
-func (v valueChecks) refuse(what string, err *fieldError) {
-	v.p.Invalid = slices.DeleteFunc(v.p.Invalid, func(d diag.Diagnostic) bool {
-		return strings.HasPrefix(d.Field, "spec.extAuth") || strings.HasPrefix(d.Field, "spec.oidc")
-	})
-	v.invalid([]string{err.path}, what+": %s.", err.msg)
-	decoded(v.p).refused = true
-}
-
-// refuseOnRoutes is the validator's refusal of the policy on its route
-// targets, where Envoy Gateway translates none of it
-// (processSecurityPolicyForRoute returns). A policy that targets only
-// routes is refused whole (refuse); one that also targets a Gateway,
-// listener or ListenerSet is translated there as if valid, so the
-// refusal is kept for the route targets alone (data.routeRefusal, which
-// the status run reports) and is no error of the policy's.
-func (v valueChecks) refuseOnRoutes(what string, err *fieldError, onListeners bool) {
-	if !onListeners {
-		v.refuse(what, err)
-		return
-	}
+// refuseOn records the validator's refusal of the policy on its targets
+// of one route class (tcp: TCPRoutes, validateSecurityPolicyForTCP; else
+// HTTPRoutes and GRPCRoutes, validateSecurityPolicy): Envoy Gateway
+// translates none of it there (processSecurityPolicyForRoute returns
+// after the validator, which it picks by the target's kind). Where the
+// policy is translated on no other target it is refused whole: the
+// refusal is its only error, and what validateReferences found under
+// extAuth and oidc is dropped. Otherwise it is translated there as if
+// valid, and the refusal is no error of the policy's: the status run
+// reports it on that class's targets (data.refusals).
+func (v valueChecks) refuseOn(tcp bool, what string, err *fieldError, translated bool) {
 	d := decoded(v.p)
 	d.refused = true
 	refusal := v.p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec."+err.path, "%s: %s.", what, err.msg)
-	d.routeRefusal = &refusal
+	if d.refusals == nil {
+		d.refusals = map[bool]*diag.Diagnostic{}
+	}
+	d.refusals[tcp] = &refusal
+	if translated {
+		d.partial = true
+		return
+	}
+	v.p.Invalid = slices.DeleteFunc(v.p.Invalid, func(d diag.Diagnostic) bool {
+		return strings.HasPrefix(d.Field, "spec.extAuth") || strings.HasPrefix(d.Field, "spec.oidc")
+	})
+	v.p.Invalid = append(v.p.Invalid, refusal)
 }
 
 // security runs the checks of Envoy Gateway's SecurityPolicy translation
 // that the input can decide. On a route (processSecurityPolicyForRoute)
-// validateSecurityPolicy runs first and, when it refuses the policy, is
-// the only error; then the builders run in translateSecurityPolicyForRoute's
-// order (basic auth, API key auth, authorization, then per parent ext
-// auth, OIDC, JWT); on a Gateway or listener
-// (translateSecurityPolicyForListeners) there is no validateSecurityPolicy
+// the validator of the route's kind runs first (validateSecurityPolicy,
+// or validateSecurityPolicyForTCP on a TCPRoute) and, when it refuses the
+// policy, is the only error there; then the builders run in
+// translateSecurityPolicyForRoute's order (basic auth, API key auth,
+// authorization, then per parent ext auth, OIDC, JWT); on a Gateway or
+// listener (translateSecurityPolicyForListeners) there is no validator
 // and the order is JWT, OIDC, basic auth, API key auth, ext auth,
 // authorization. Every builder's error is joined; each builder returns at
 // its first. The ext auth backends are checked by validateReferences.
@@ -77,33 +77,34 @@ func (v valueChecks) security(s *egv1a1.SecurityPolicySpec, env *policy.Env) {
 	onListeners := slices.ContainsFunc(v.p.Targets, func(t policy.TargetRef) bool {
 		return t.Kind != "HTTPRoute" && t.Kind != "GRPCRoute" && t.Kind != "TCPRoute"
 	})
-	if onTCPRoute && !onRoute {
-		if err := validateSecurityPolicyForTCP(s); err != nil {
-			v.refuseOnRoutes("Invalid SecurityPolicy for TCP route", err, onListeners)
-			if !onListeners {
-				return
-			}
-		}
-	}
+	var httpErr, tcpErr *fieldError
 	if onRoute {
-		if err := validateSecurityPolicy(s); err != nil {
-			v.refuseOnRoutes("Invalid SecurityPolicy", err, onListeners)
-			if !onListeners {
-				return
-			}
-			// translated on its Gateway and listener targets, in
-			// translateSecurityPolicyForListeners' order (below)
-		} else {
-			v.routeBuilders(s, env)
-			return
-		}
+		httpErr = validateSecurityPolicy(s)
 	}
-	v.jwt(s.JWT, env)
-	v.oidc(s.OIDC, env)
-	v.basicAuth(s.BasicAuth, m)
-	v.apiKeyAuth(s.APIKeyAuth, m)
-	v.extAuth(s.ExtAuth, m)
-	v.authorization(s.Authorization)
+	if onTCPRoute {
+		tcpErr = validateSecurityPolicyForTCP(s)
+	}
+	routeTranslated := (onRoute && httpErr == nil) || (onTCPRoute && tcpErr == nil)
+	translated := onListeners || routeTranslated
+	if httpErr != nil {
+		v.refuseOn(false, "Invalid SecurityPolicy", httpErr, translated)
+	}
+	if tcpErr != nil {
+		v.refuseOn(true, "Invalid SecurityPolicy for TCP route", tcpErr, translated)
+	}
+	switch {
+	case !translated:
+	case routeTranslated:
+		v.routeBuilders(s, env)
+	default:
+		// translated on its Gateway and listener targets only
+		v.jwt(s.JWT, env)
+		v.oidc(s.OIDC, env)
+		v.basicAuth(s.BasicAuth, m)
+		v.apiKeyAuth(s.APIKeyAuth, m)
+		v.extAuth(s.ExtAuth, m)
+		v.authorization(s.Authorization)
+	}
 }
 
 // routeBuilders are translateSecurityPolicyForRoute's builders, in its
@@ -447,8 +448,9 @@ func (v valueChecks) extAuth(ea *egv1a1.ExtAuth, m *model.Model) {
 }
 
 // contextExtensionProblem is how Envoy Gateway reads an ext auth context
-// extension's ValueRef: a key of a ConfigMap or Secret in the policy's
-// namespace; the problem, "" when it resolves.
+// extension's ValueRef (getContextExtensionValueFromRef): a data key of a
+// ConfigMap, or a key of a Secret whose value is base64 text, in the
+// policy's namespace; the problem, "" when it resolves.
 func contextExtensionProblem(m *model.Model, ns string, ref *egv1a1.LocalObjectKeyReference) string {
 	kind, rname, key := string(ref.Kind), string(ref.Name), ref.Key
 	switch kind {
@@ -457,7 +459,7 @@ func contextExtensionProblem(m *model.Model, ns string, ref *egv1a1.LocalObjectK
 		switch {
 		case cm == nil:
 			return fmt.Sprintf("can't find the referenced configmap %q in namespace %q", rname, ns)
-		case !cm.Assumed && !slices.Contains(cm.Keys, key):
+		case !slices.Contains(dataKeys(cm, key), key):
 			return fmt.Sprintf("can't find the key %q in the referenced configmap %q", key, rname)
 		}
 	case "Secret":
@@ -465,8 +467,16 @@ func contextExtensionProblem(m *model.Model, ns string, ref *egv1a1.LocalObjectK
 		switch {
 		case s == nil:
 			return fmt.Sprintf("can't find the referenced secret %q in namespace %q", rname, ns)
-		case !s.Assumed && !slices.Contains(s.Keys, key):
+		case s.Assumed:
+		case !slices.Contains(s.Keys, key):
 			return fmt.Sprintf("can't find the key %q in the referenced secret %q", key, rname)
+		default:
+			// Envoy Gateway decodes the entry's value once more as
+			// base64: the value itself must be base64 text.
+			val, _ := s.Value(key)
+			if err := secret.CheckBase64(val); err != nil {
+				return fmt.Sprintf("error decoding the base64 value of the key %q in the referenced secret %q: %v", key, rname, err)
+			}
 		}
 	default:
 		return fmt.Sprintf("unexpected reference to kind %q", kind)
@@ -649,7 +659,7 @@ func (v valueChecks) jwt(j *egv1a1.JWT, env *policy.Env) {
 		switch {
 		case cm == nil:
 			v.invalid(append(path, "localJWKS", "valueRef"), "JWT: local JWKS ConfigMap %s/%s not found.", ns, name)
-		case len(cm.Keys) == 0:
+		case len(dataKeys(cm, "jwks")) == 0:
 			// Envoy Gateway's message, its arguments in its order.
 			v.invalid(append(path, "localJWKS", "valueRef"), "JWT: JWKS data not found in ConfigMap jwks/%s, no %q key and no other data found.", cm.Namespace, cm.Name)
 		default:
@@ -728,4 +738,29 @@ func validateJWTProviders(providers []egv1a1.JWTProvider) []string {
 		}
 	}
 	return errs
+}
+
+// extAuthFailsOpen: where ext auth is the only part of the policy that
+// fails and it sets failOpen, Envoy Gateway leaves ext auth out and
+// applies the rest, without the 500 it answers for any other error
+// (translateSecurityPolicyForRoute, …ForListeners: shouldFailOpen). The
+// policy stays Invalid; ext auth is taken out of its values, so render
+// does not build it and explain shows it not in effect. A policy a
+// validator refuses everywhere does not fail open: nothing of it is
+// translated.
+func extAuthFailsOpen(p *policy.Policy, d *data, s *egv1a1.SecurityPolicySpec) {
+	if p.IsValid() || s.ExtAuth == nil || !isTrue(s.ExtAuth.FailOpen) || (d.refused && !d.partial) {
+		return
+	}
+	for _, e := range p.Invalid {
+		if e.Field != "spec.extAuth" && !strings.HasPrefix(e.Field, "spec.extAuth.") {
+			return
+		}
+	}
+	p.FailOpen = true
+	delete(p.Values, "extAuth")
+	if p.OutOfEffect == nil {
+		p.OutOfEffect = map[string]string{}
+	}
+	p.OutOfEffect["extAuth"] = "ext auth does not translate and sets failOpen: Envoy Gateway leaves it out and applies the rest of the policy"
 }

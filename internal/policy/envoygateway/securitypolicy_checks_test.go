@@ -119,6 +119,16 @@ func TestSecurityPolicyChecks(t *testing.T) {
 		{name: "extAuth.context-secret-key", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: Secret, name: keys, key: k}}]}\n", others: others,
 			want: []string{"ExtAuth: can't find the key \"k\" in the referenced secret \"keys\"."}},
 		{name: "extAuth.valid", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: ConfigMap, name: ctx, key: tenant}}, {name: v, type: Value, value: x}]}\n", others: others},
+		// A Secret's context extension value is decoded once more as base64
+		// (keys: k1 is "k1" once decoded, not base64 text; "azE=" is).
+		{name: "extAuth.context-secret-not-base64", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: Secret, name: keys, key: alice}}]}\n", others: others,
+			want: []string{"ExtAuth: error decoding the base64 value of the key \"alice\" in the referenced secret \"keys\": illegal base64 data at input byte 0."}},
+		{name: "extAuth.context-secret-base64", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: Secret, name: b64, key: v}}]}\n",
+			others: others + secret("b64", "{v: YXpFPQ==}")},
+		// A ConfigMap's context extension is read from data, not binaryData.
+		{name: "extAuth.context-configmap-binaryData", spec: route + extAuth + ", contextExtensions: [{name: t, type: ValueRef, valueRef: {kind: ConfigMap, name: bin, key: tenant}}]}\n",
+			others: others + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bin, namespace: default}\nbinaryData: {tenant: YQ==}\n",
+			want:   []string{"ExtAuth: can't find the key \"tenant\" in the referenced configmap \"bin\"."}},
 
 		// OIDC (buildOIDC, buildOIDCProvider)
 		{name: "oidc.token-endpoint-ip", spec: route + "  oidc: {provider: {issuer: 'https://idp.example.com', authorizationEndpoint: 'https://idp.example.com/auth', tokenEndpoint: 'https://10.0.0.1/token'}, clientID: app, clientSecret: {name: client}}\n", others: others,
@@ -185,6 +195,9 @@ func TestSecurityPolicyChecks(t *testing.T) {
 			want: []string{"JWT: local JWKS ConfigMap default/nope not found."}},
 		{name: "jwt.local-configmap-empty", spec: route + "  jwt: {providers: [{name: p, localJWKS: {type: ValueRef, valueRef: {group: '', kind: ConfigMap, name: nojwks}}}]}\n", others: others,
 			want: []string{"JWT: JWKS data not found in ConfigMap jwks/default, no \"nojwks\" key and no other data found."}},
+		{name: "jwt.local-configmap-binaryData", spec: route + "  jwt: {providers: [{name: p, localJWKS: {type: ValueRef, valueRef: {group: '', kind: ConfigMap, name: binjwks}}}]}\n",
+			others: others + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: binjwks, namespace: default}\nbinaryData: {jwks: e30=}\n",
+			want:   []string{"JWT: JWKS data not found in ConfigMap jwks/default, no \"binjwks\" key and no other data found."}},
 
 		// order: on a route basic auth, API key auth, authorization, ext auth, OIDC, JWT
 		{name: "route-order", spec: route + "  jwt: {providers: [{name: p}]}\n  oidc: {provider: {issuer: 'https://idp.example.com'}, clientID: app, clientSecret: {name: nope}}\n" +

@@ -14,6 +14,7 @@ import (
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -255,11 +256,10 @@ func (s *statusRun) names(p *policy.Policy, ref policy.TargetRef) []model.Key {
 		return []model.Key{{Namespace: p.Obj.Namespace, Name: ref.Name}}
 	}
 	var out []model.Key
-	match := func(ns, name string, labels map[string]string) {
-		for k, v := range ref.Selector {
-			if labels[k] != v {
-				return
-			}
+	sel := ref.LabelSelector()
+	match := func(ns, name string, set map[string]string) {
+		if !sel.Matches(labels.Set(set)) {
+			return
 		}
 		if s.inNamespaces(p, ref, ns, name) {
 			out = append(out, model.Key{Namespace: ns, Name: name})
@@ -288,29 +288,7 @@ func (s *statusRun) names(p *policy.Policy, ref policy.TargetRef) []model.Key {
 
 // inNamespaces reports whether a selector of p may pick an object in ns.
 func (s *statusRun) inNamespaces(p *policy.Policy, ref policy.TargetRef, ns, name string) bool {
-	if ns == p.Obj.Namespace {
-		return true
-	}
-	sel := decoded(p).namespaces[ref.Path]
-	if sel == nil {
-		return false
-	}
-	switch string(sel.From) {
-	case "All":
-	case "Selector":
-		if sel.Selector == nil {
-			return false
-		}
-		labels := s.g.Model.NamespaceLabels(ns)
-		for k, v := range sel.Selector.MatchLabels {
-			if labels[k] != v {
-				return false
-			}
-		}
-	default:
-		return false
-	}
-	return s.g.Model.GrantAllows(Group, s.kind.name, p.Obj.Namespace, model.ObjectRefTo{Group: model.GatewayGroup, Kind: ref.Kind, Namespace: ns, Name: name})
+	return ns == p.Obj.Namespace || s.kind.SelectsIn(p, ref, s.g.Model, ns, name)
 }
 
 // lookup resolves one named target.
@@ -392,7 +370,8 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	c := &claim{policy: p, target: t}
 	s.claimed[key] = c
 	s.claims = append(s.claims, c)
-	refused := s.refusedOnRoute(p, t)
+	refusal := s.refusedOnRoute(p, t)
+	refused := refusal != nil
 	switch t.level {
 	case levelRule:
 		s.ruleClaims[t.route] = append(s.ruleClaims[t.route], t.rule)
@@ -415,11 +394,10 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		// processSecurityPolicyForRoute returns before translating: the
 		// route keeps what a less specific policy gives it, no 500, and
 		// no warning or Overridden note is written.
-		msg := invalidMessage(p)
-		if r := decoded(p).routeRefusal; r != nil {
-			// valid on its other targets: refused here only
-			msg = r.Message
-			s.finding(p, r.Field, msg)
+		msg := refusal.Message
+		if decoded(p).partial {
+			// translated on its other targets: refused here only
+			s.finding(p, refusal.Field, msg)
 		}
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "Invalid", msg))
@@ -438,15 +416,20 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	}
 }
 
-// refusedOnRoute: p is a SecurityPolicy that validateSecurityPolicy (or
-// its TCP route form) refuses, and t a route or route rule: Envoy Gateway
-// runs the validator there only, and a refused policy translates nothing
-// on that route (processSecurityPolicyForRoute returns), so the route's
-// rules take the SecurityPolicy of their listener, ListenerSet or Gateway,
-// if any, as if the route had none (translateSecurityPolicyForListeners
-// fills every route whose security is unset).
-func (s *statusRun) refusedOnRoute(p *policy.Policy, t target) bool {
-	return s.kind == securityPolicy && decoded(p).refused && (t.level == levelRoute || t.level == levelRule)
+// refusedOnRoute is the refusal of p, a SecurityPolicy, on t, a route or
+// route rule whose kind's validator (validateSecurityPolicy, or
+// validateSecurityPolicyForTCP on a TCPRoute) refuses it; nil when there
+// is none. Envoy Gateway runs the validator there only, and a refused
+// policy translates nothing on that route (processSecurityPolicyForRoute
+// returns), so the route's rules take the SecurityPolicy of their
+// listener, ListenerSet or Gateway, if any, as if the route had none
+// (translateSecurityPolicyForListeners fills every route whose security
+// is unset).
+func (s *statusRun) refusedOnRoute(p *policy.Policy, t target) *diag.Diagnostic {
+	if s.kind != securityPolicy || !decoded(p).refused || (t.level != levelRoute && t.level != levelRule) {
+		return nil
+	}
+	return decoded(p).refusals[t.route.Kind == "TCPRoute"]
 }
 
 // sharedPort refuses c's policy on each listener it covers that shares

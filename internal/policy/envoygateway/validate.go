@@ -69,14 +69,26 @@ func (v refValidator) luaConfigMaps(scripts []egv1a1.Lua) {
 	}
 }
 
-// configMapKeys are the keys of a ConfigMap in the policy's namespace;
-// ok is false when it is not in the input.
+// configMapKeys are the data keys of a ConfigMap in the policy's
+// namespace, the Lua script's (dataKeys); ok is false when it is not in
+// the input.
 func (v refValidator) configMapKeys(name string) (keys []string, ok bool) {
 	cm := v.m.ConfigMap(v.p.Obj.Namespace, name)
 	if cm == nil {
 		return nil, false
 	}
-	return cm.Keys, true
+	return dataKeys(cm, "lua"), true
+}
+
+// dataKeys are the names of a ConfigMap's data entries, the only ones
+// Envoy Gateway reads a Lua script, a local JWKS or an ext auth context
+// extension from (cm.Data: a binaryData entry is not found). A ConfigMap
+// assumed to exist (config assumeExist) holds the key wanted.
+func dataKeys(cm *model.Opaque, want string) []string {
+	if cm.Assumed {
+		return []string{want}
+	}
+	return cm.DataKeys()
 }
 
 type refValidator struct {

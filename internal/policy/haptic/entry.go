@@ -10,14 +10,12 @@ import (
 
 // The checks below are HAPTIC's registration of one reusable WAF policy
 // (registerPolicy in charts/haptic/charts/haptic-annotations/83-waf-policies.yaml,
-// read at 0eeb5e29; by the pinned commits the same code had moved into the
+// read at a3a8c5a1, the revision whose field set and limit names are those
+// of the pinned values.yaml — maxRuleExclusions, ruleExclusions,
+// crsSettings; by the pinned commits the same code had moved into the
 // util-policy-waf-catalog macro, which is not readable there). Inline
 // policies, trusted catalogs and self-service catalogs all go through it,
-// in this order, and the first problem is the entry's. The field set and
-// the limit names are those of the pinned values.yaml (a7ac8a15: limits
-// maxCount, maxSecLangBytes, maxRuleExclusions; ruleExclusions replaced
-// the older excludedTargetsByTag) and of the chart's WAF policy docs
-// (crsSettings).
+// in this order, and the first problem is the entry's.
 
 // entryFields are the settings a WAF policy may have; any other is an
 // error.
@@ -31,9 +29,6 @@ var requestBodyModes = []string{"none", "any", "json"}
 // enforcements are a policy's enforcement values: deny (the default) or
 // detect.
 var enforcements = []string{"deny", "detect"}
-
-// crsSettingsKeys are the CRS tuning variables crsSettings may set.
-var crsSettingsKeys = []string{"allowedRequestContentTypes", "maxFileSize", "maxNumArgs", "totalArgLength"}
 
 const maxDescriptionBytes = 512
 
@@ -76,7 +71,7 @@ func readEntry(name string, v any, rules entryRules) catalogEntry {
 	}
 	for _, check := range []func(map[string]any, entryRules) string{
 		unknownEntryField, descriptionProblem, requestBodyShape, enforcementProblem, bodyCapProblem,
-		secLangProblem, exclusionsProblem, methodsProblem, paranoiaProblem, thresholdProblem, crsSettingsProblem,
+		secLangProblem, methodsProblem, paranoiaProblem, thresholdProblem, crsSettingsProblem, exclusionsProblem,
 	} {
 		if p := check(m, rules); p != "" {
 			return catalogEntry{problem: p}
@@ -197,23 +192,6 @@ func secLangProblem(m map[string]any, rules entryRules) string {
 	return ""
 }
 
-// exclusionsProblem: ruleExclusions is a list of at most the deployment's
-// limit of entries.
-func exclusionsProblem(m map[string]any, rules entryRules) string {
-	raw, ok := m["ruleExclusions"]
-	if !ok || raw == nil {
-		return ""
-	}
-	list, isList := raw.([]any)
-	switch {
-	case !isList:
-		return "ruleExclusions is not a list"
-	case rules.maxExclusion > 0 && len(list) > rules.maxExclusion:
-		return fmt.Sprintf("has %d ruleExclusions, over the limit of %d (config haptic.waf.policies.limits.maxRuleExclusions)", len(list), rules.maxExclusion)
-	}
-	return ""
-}
-
 // methodsProblem: allowedMethods is a non-empty list of upper-case HTTP
 // method tokens.
 func methodsProblem(m map[string]any, _ entryRules) string {
@@ -261,25 +239,6 @@ func thresholdProblem(m map[string]any, _ entryRules) string {
 		}
 		if s, _ := scalarText(t[k]); !thresholdRE.MatchString(s) {
 			return fmt.Sprintf("anomalyThreshold.%s must be a whole number from 1 to 99999", k)
-		}
-	}
-	return ""
-}
-
-// crsSettingsProblem: crsSettings is a map of the CRS variables HAPTIC
-// lets a policy tune.
-func crsSettingsProblem(m map[string]any, _ entryRules) string {
-	raw, ok := m["crsSettings"]
-	if !ok || raw == nil {
-		return ""
-	}
-	c, isMap := raw.(map[string]any)
-	if !isMap {
-		return "crsSettings must be a map"
-	}
-	for _, k := range slices.Sorted(maps.Keys(c)) {
-		if !slices.Contains(crsSettingsKeys, k) {
-			return fmt.Sprintf("crsSettings has an unknown setting %q (%s)", k, strings.Join(crsSettingsKeys, ", "))
 		}
 	}
 	return ""

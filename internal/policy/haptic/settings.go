@@ -90,7 +90,8 @@ type Settings struct {
 	// MaxPolicies, MaxSecLangBytes and MaxRuleExclusions are
 	// waf.policies.limits maxCount (trusted policies, inline and in
 	// trusted catalogs together), maxSecLangBytes and maxRuleExclusions
-	// (per policy). Defaults 16, 65536 and 256.
+	// (per policy; the rule IDs and tags its ruleExclusions name, not its
+	// entries). Defaults 16, 65536 and 256.
 	MaxPolicies, MaxSecLangBytes, MaxRuleExclusions int
 	// AllowSecLang is selfService.allowSecLang: self-service catalog
 	// entries may carry secLang. Default false, as the chart's.
@@ -159,8 +160,7 @@ const (
 
 // The chart's defaults and bounds of the body buffer and the WAF policy
 // limits (values.yaml at a7ac8a15; the bounds as 83-waf-policies.yaml
-// checks them at 0eeb5e29, maxRuleExclusions taking the bounds of the
-// excluded-target limit it replaced).
+// checks them at a3a8c5a1).
 const (
 	defaultBufferBytes, minBufferBytes, maxBufferBytes = 16384, 16384, 2 << 20
 	defaultReservedBytes                               = 8192

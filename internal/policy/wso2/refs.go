@@ -54,16 +54,28 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 			findings = append(findings, at(*p, verField))
 		}
 	}
-	if def := r.Resolution.Definition; def != nil && def.SchemaProblem() == nil {
-		errs, deferred := def.CheckParams(r.Params)
-		for _, e := range errs {
-			invalid = append(invalid, at(e.Problem(def), paramField(r.paramsPath(), e.Field())))
-		}
-		for _, d := range deferred {
-			findings = append(findings, at(d.Problem(def), paramField(r.paramsPath(), d.Field())))
-		}
+	if def := r.Resolution.Definition; def != nil {
+		inv, fs := checkParams(r, def, at)
+		invalid, findings = append(invalid, inv...), append(findings, fs...)
 	}
 	r.Problems = slices.Compact(r.Problems)
+	return invalid, findings
+}
+
+// checkParams checks r's params against the definition it resolved to:
+// the controller refuses a reference whose definition's schema it cannot
+// compile, and checks the others' params against the schema.
+func checkParams(r *Reference, def *policyversion.Definition, at func(policyversion.Problem, string) diag.Diagnostic) (invalid, findings []diag.Diagnostic) {
+	if p := def.UncheckableProblem(); p != nil {
+		return []diag.Diagnostic{at(*p, r.paramsPath())}, nil
+	}
+	errs, deferred := def.CheckParams(r.Params)
+	for _, e := range errs {
+		invalid = append(invalid, at(e.Problem(def), paramField(r.paramsPath(), e.Field())))
+	}
+	for _, d := range deferred {
+		findings = append(findings, at(d.Problem(def), paramField(r.paramsPath(), d.Field())))
+	}
 	return invalid, findings
 }
 

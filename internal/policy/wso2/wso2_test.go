@@ -380,3 +380,30 @@ tools: [{policies: "not a list"}]
 		t.Errorf("lists (-want +got):\n%s", diff)
 	}
 }
+
+// TestUncheckableSchemaRefusesTheAPI: a definition whose parameters
+// schema does not compile makes the gateway-controller's
+// validatePolicyParams fail ("Failed to validate policy parameters"), so
+// every API referencing it is refused — with params or without, since
+// absent params are validated as an empty object.
+func TestUncheckableSchemaRefusesTheAPI(t *testing.T) {
+	bad := policyversion.NewDefinition("bad-schema", "v1.0.0", json.RawMessage(`{"type":"object","properties":{"count":{"type":"integr"}}}`), diag.Position{File: "defs/bad.yaml", Line: 2, Col: 10})
+	good := policyversion.NewDefinition("set-headers", "v1.0.0", nil, diag.Position{File: "defs/set-headers.yaml", Line: 2, Col: 10})
+	src := `
+apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: APIPolicy
+metadata: {name: api, namespace: ns}
+spec:
+  policies:
+    - {name: bad-schema, version: v1}
+    - {name: bad-schema, version: v1, params: {count: 3}}
+    - {name: set-headers, version: v1}
+`
+	ps := decode(t, New(policyversion.NewDefinitions(bad, good), nil), src)
+	if diff := cmp.Diff([]string{"GWP506@spec.policies[0].params", "GWP506@spec.policies[1].params"}, codes(ps[0].Invalid)); diff != "" {
+		t.Fatalf("invalid (-want +got):\n%s", diff)
+	}
+	if msg := ps[0].Invalid[0].Message; !strings.Contains(msg, "Failed to validate policy parameters") || !strings.Contains(msg, "refuses the API") {
+		t.Errorf("message: %s", msg)
+	}
+}

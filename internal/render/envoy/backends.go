@@ -82,46 +82,63 @@ func (gb *gatewayBuild) backendPolicies() {
 		p := fields[i].p
 		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false, "")
 	})
-	for _, t := range todo {
-		name, c, own := t.name, t.c, t.own
-		if gb.target.BlackholesInvalidBackendPolicy && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
-			gb.clusters[name] = blackholeBackend(name)
+	// Each cluster is shaped alone, from fields rendered above: in
+	// parallel, on a Gateway with thousands of clusters the longest
+	// stretch its builder would otherwise spend on one core.
+	blackholed := make([]bool, len(todo))
+	parallel.Each(len(todo), func(i int) {
+		blackholed[i] = gb.shapeBackendCluster(todo[i].name, todo[i].c, todo[i].own)
+	})
+	for i, t := range todo {
+		if blackholed[i] {
+			gb.clusters[t.name] = blackholeBackend(t.name)
+		}
+	}
+}
+
+// shapeBackendCluster merges the rendered fields of a backend's policies
+// (own) into its cluster c, and adds their merge metadata; it reports
+// instead, changing nothing, when the cluster is to be blackholed for an
+// invalid policy (Target.BlackholesInvalidBackendPolicy). It reads the
+// builder's caches and changes c alone: clusters are shaped in parallel.
+func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, own merge.Points) (blackhole bool) {
+	if gb.target.BlackholesInvalidBackendPolicy && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
+		return true
+	}
+	var md map[string]*structpb.Struct
+	var finish []func(proto.Message)
+	protocol := gb.backendProtocol(name, c)
+	for _, p := range own {
+		if !gb.opt.MergeKeyCompat {
+			md = gb.addOrigins(md, p)
+		}
+		r, ok := p.Kind.(policy.Renderer)
+		if !ok || len(p.Invalid) > 0 {
 			continue
 		}
-		var md map[string]*structpb.Struct
-		var finish []func(proto.Message)
-		protocol := gb.backendProtocol(name, c)
-		for _, p := range own {
-			if !gb.opt.MergeKeyCompat {
-				md = gb.addOrigins(md, p)
+		for _, f := range p.Fields {
+			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
+			if only := p.Kind.Spec().FieldProtocol(f.Key); rf.cluster != nil && (only == "" || only == protocol) {
+				gb.mergeCluster(c, rf.cluster)
 			}
-			r, ok := p.Kind.(policy.Renderer)
-			if !ok || len(p.Invalid) > 0 {
-				continue
-			}
-			for _, f := range p.Fields {
-				rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
-				if only := p.Kind.Spec().FieldProtocol(f.Key); rf.cluster != nil && (only == "" || only == protocol) {
-					gb.mergeCluster(c, rf.cluster)
-				}
-				gb.mergeClusterOfType(c, rf.ofType)
-				finish = append(finish, rf.finish...)
-			}
+			gb.mergeClusterOfType(c, rf.ofType)
+			finish = append(finish, rf.finish...)
 		}
-		for _, f := range finish {
-			f(c)
-		}
-		finishHTTPOptions(c)
-		if md != nil {
-			if c.Metadata == nil {
-				c.Metadata = &corev3.Metadata{FilterMetadata: md}
-			} else {
-				for k, v := range md {
-					c.Metadata.FilterMetadata[k] = v
-				}
+	}
+	for _, f := range finish {
+		f(c)
+	}
+	finishHTTPOptions(c)
+	if md != nil {
+		if c.Metadata == nil {
+			c.Metadata = &corev3.Metadata{FilterMetadata: md}
+		} else {
+			for k, v := range md {
+				c.Metadata.FilterMetadata[k] = v
 			}
 		}
 	}
+	return false
 }
 
 // unroutedBackendClusters adds, where no route of the Gateway uses them,

@@ -342,15 +342,15 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 }
 
 // buildAhead builds the Gateways in order on a goroutine of its own and
-// hands each to each as soon as it is built, so that the next Gateway is
-// built while each writes the last one out (on a large render the two
-// take about as long): at most two Gateways' resources are held. A built
-// Gateway is never changed again, and what Gateways share is only read
-// once built (unroutedClusters.by is replaced, not changed). A panic
-// while building is raised again here, where the caller's recover sees
-// it.
+// hands each to each as soon as it is built, so that the next Gateways
+// are built while each writes the last one out: at most gatewaysAhead+2
+// Gateways' resources are held (one written, gatewaysAhead waiting, one
+// being built). A built Gateway is never changed again, and what
+// Gateways share is only read once built (unroutedClusters.by is
+// replaced, not changed). A panic while building is raised again here,
+// where the caller's recover sees it.
 func (b *builder) buildAhead(build []*merge.GatewayPoints, each func(*Gateway) error) error {
-	ch := make(chan builtGateway)
+	ch := make(chan builtGateway, gatewaysAhead)
 	stop := make(chan struct{})
 	go func() {
 		defer close(ch)
@@ -384,6 +384,15 @@ func (b *builder) buildAhead(build []*merge.GatewayPoints, each func(*Gateway) e
 	}
 	return nil
 }
+
+// gatewaysAhead is how many built Gateways buildAhead's builder may hand
+// on before they are taken. Gateways differ in size and so in how long
+// building and writing each takes: handed over one by one, the builder
+// (the longer side on a large render) waits whenever the writer is
+// behind on a large Gateway, and a core idles in the writer's serial
+// stretches. A few Gateways of slack let it go on building; the
+// resources held grow by that many Gateways, not with the platform.
+const gatewaysAhead = 2
 
 // builtGateway is what buildAhead's builder hands on: a Gateway, or why
 // there is none.

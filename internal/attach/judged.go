@@ -1,0 +1,125 @@
+package attach
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// settleJudged decides, once, whether a policy that some controllers judge
+// by their own rules (policy.Judgement, Family.ForeignJudges) is valid: by
+// the verdicts of the controllers that use it — those of the Gateways
+// whose routes reach a backend it targets, and those of the policies that
+// call such a backend — each its own judgement where it has one, else the
+// kind's own rule. The verdict becomes the policy's Invalid, which merge,
+// lint and explain read, so a Gateway API BackendTLSPolicy only one
+// controller uses is applied and reported by that controller's CA rule,
+// as its status says. A policy no controller
+// uses is judged by the configured one. When the users disagree the
+// policy is refused (merge has one verdict per policy, not one per
+// controller) and each refusal names its controller.
+func (r *Result) settleJudged(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
+	var judged []*policy.Policy
+	for _, p := range set.Policies {
+		if len(p.Judgements) > 0 {
+			judged = append(judged, p)
+		}
+	}
+	if len(judged) == 0 {
+		return
+	}
+	users := r.backendControllers(g, reg, set)
+	on := map[*policy.Policy][]model.Key{}
+	for _, k := range r.BackendKeys {
+		for _, a := range r.Backend[k] {
+			if len(a.Policy.Judgements) > 0 && !slices.Contains(on[a.Policy], k) {
+				on[a.Policy] = append(on[a.Policy], k)
+			}
+		}
+	}
+	for _, p := range judged {
+		p.Invalid = settledInvalid(p, controllersUsing(on[p], users, g))
+	}
+}
+
+// backendControllers are, per backend object, the controllers that build a
+// destination to it: its Gateways' and its callers' (policy.BackendCaller).
+func (r *Result) backendControllers(g *topology.Graph, reg *policy.Registry, set *policy.Set) map[model.Key][]string {
+	out := map[model.Key][]string{}
+	add := func(k model.Key, c string) {
+		if c != "" && !slices.Contains(out[k], c) {
+			out[k] = append(out[k], c)
+		}
+	}
+	for k, gws := range g.BackendGateways() {
+		for _, gw := range gws {
+			add(k, g.ControllerOf(gw))
+		}
+	}
+	for _, p := range set.Policies {
+		bc, ok := p.Kind.(policy.BackendCaller)
+		f := reg.FamilyOf(p.Kind)
+		if !ok || f == nil || f.Controller == nil {
+			continue
+		}
+		for _, k := range bc.CalledBackends(p) {
+			add(k, f.Controller.Name)
+		}
+	}
+	return out
+}
+
+// controllersUsing are the controllers that use the backends a policy is
+// attached to, sorted; the configured controller when none does.
+func controllersUsing(backends []model.Key, users map[model.Key][]string, g *topology.Graph) []string {
+	var out []string
+	for _, k := range backends {
+		for _, c := range users[k] {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{g.ControllerOf(nil)}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// settledInvalid is p's Invalid under the verdicts of controllers: each
+// one's judgement where it has one, else the kind's own (p.Invalid as
+// decoded). Agreeing verdicts stand as they are; disagreeing ones refuse
+// the policy, each refusal saying whose it is.
+func settledInvalid(p *policy.Policy, controllers []string) []diag.Diagnostic {
+	verdicts := make([][]diag.Diagnostic, len(controllers))
+	refused := 0
+	for i, c := range controllers {
+		verdicts[i] = p.Invalid
+		if j, ok := p.Judgements[c]; ok && j.Conditions != nil {
+			verdicts[i] = j.Invalid
+		}
+		if len(verdicts[i]) > 0 {
+			refused++
+		}
+	}
+	if refused == 0 || len(controllers) == 1 {
+		return verdicts[0]
+	}
+	var out []diag.Diagnostic
+	for i, c := range controllers {
+		for _, d := range verdicts[i] {
+			if refused < len(controllers) {
+				d.Message = c + " refuses it (other controllers using it accept it; gwpol applies a policy for all of them or none): " + d.Message
+			}
+			if !slices.ContainsFunc(out, func(o diag.Diagnostic) bool { return o.Message == d.Message && o.Field == d.Field }) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}

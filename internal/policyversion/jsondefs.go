@@ -1,0 +1,126 @@
+package policyversion
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// How the gateway-controller reads a definition file (loadPolicyFile in
+// pkg/utils/policy_loader.go at 1c84e11c): a .json file is decoded with
+// encoding/json straight into models.PolicyDefinition; a .yaml or .yml
+// file is decoded into a map, marshalled to JSON (keys sorted) and decoded
+// the same way. Either way encoding/json matches a key to a field without
+// regard to case, a later matching key overriding an earlier one, and a
+// value of the wrong JSON type fails the file — and with it the loader,
+// so the controller does not start. Every .json file under the
+// definitions directory is loaded as a definition, like
+// policy-definition.yaml.
+
+// isJSONFile reports whether the controller decodes path as JSON.
+func isJSONFile(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") }
+
+// controllerDefinition is the shape the controller decodes a definition
+// into (models.PolicyDefinition): what it cannot decode into this, it
+// refuses.
+type controllerDefinition struct {
+	Name             string          `json:"name"`
+	Version          string          `json:"version"`
+	DisplayName      string          `json:"displayName"`
+	Description      *string         `json:"description"`
+	Parameters       *map[string]any `json:"parameters"`
+	SystemParameters *map[string]any `json:"systemParameters"`
+	ManagedBy        string          `json:"managedBy"`
+}
+
+// checkJSONDefinition refuses a .json file the controller's loader
+// cannot decode, as a FILE:LINE:COL error: text that is not one JSON
+// value, or a field of another JSON type than the controller reads.
+func checkJSONDefinition(file string, data []byte) error {
+	var def controllerDefinition
+	err := json.Unmarshal(data, &def)
+	if err == nil {
+		return nil
+	}
+	const refused = "; the gateway-controller's policy loader refuses the file and the controller does not start"
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		// Offset counts the bytes read, the offending one included.
+		pos := offsetPos(file, data, se.Offset-1)
+		return diag.Errorf(diag.Invalid, "%s: not valid JSON: %v%s", pos, se, refused)
+	}
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		pos := offsetPos(file, data, te.Offset)
+		if te.Field == "" {
+			return diag.Errorf(diag.Invalid, "%s: a policy definition must be a JSON object with name and version, found a JSON %s%s", pos, te.Value, refused)
+		}
+		if at := jsonFieldPos(file, data, te.Field); at.Line > 0 {
+			pos = at
+		}
+		return diag.Errorf(diag.Invalid, "%s: %s is a JSON %s, where the controller reads %s%s", pos, te.Field, te.Value, jsonTypeName(te.Field), refused)
+	}
+	return diag.Errorf(diag.Invalid, "%s: %v%s", file, err, refused)
+}
+
+// jsonTypeName says what the controller reads a top-level field as.
+func jsonTypeName(field string) string {
+	switch field {
+	case "parameters", "systemParameters":
+		return "an object (a JSON Schema)"
+	}
+	return "a string"
+}
+
+// offsetPos is the line and column of a byte offset in data.
+func offsetPos(file string, data []byte, off int64) diag.Position {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return diag.Position{File: file, Line: line, Col: col}
+}
+
+// jsonFieldPos is where a top-level field's value sits (the zero
+// position when it cannot be found).
+func jsonFieldPos(file string, data []byte, field string) diag.Position {
+	docs, err := parseDocs(file, data)
+	if err != nil || len(docs) != 1 {
+		return diag.Position{}
+	}
+	if v, _ := controllerField(docs[0], field, true); v != nil {
+		return manifest.NodePos(file, v)
+	}
+	return diag.Position{}
+}
+
+// controllerField is the value of field in mapping n as encoding/json
+// assigns it: of the keys that equal field without regard to case, the
+// last — in document order for a JSON file, in sorted order for YAML
+// (the controller marshals the YAML's map to JSON, which sorts its keys).
+// Merge keys and aliases are resolved as manifest.Field resolves them.
+func controllerField(n *yaml.Node, field string, jsonOrder bool) (val, key *yaml.Node) {
+	n = manifest.Resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	var bestKey string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := manifest.Resolve(n.Content[i])
+		if k.Value == "<<" || !strings.EqualFold(k.Value, field) {
+			continue
+		}
+		if key == nil || jsonOrder || k.Value >= bestKey {
+			val, key, bestKey = manifest.Resolve(n.Content[i+1]), n.Content[i], k.Value
+		}
+	}
+	if key == nil {
+		// A key only a merge (<<) brings in.
+		return manifest.Field(n, field)
+	}
+	return val, key
+}
