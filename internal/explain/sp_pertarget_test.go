@@ -104,22 +104,30 @@ func spVerdict(t *testing.T, policies string, fields ...string) (owners []string
 // TestMergedSecurityPolicyValidatedAgain: Envoy Gateway validates a route
 // SecurityPolicy with mergeType alone, then the policy merged into its
 // listener's or Gateway's again on each listener
-// (processSecurityPolicyForRoute); a Gateway's policy is never validated
-// alone. Two policies that pass alone may not pass together: the
-// Gateway's OIDC forwards the ID token in the header its JWT provider
-// reads. Refused there, the route policy is Invalid on that listener and
-// the route takes the Gateway's policy alone. A route policy with JWT
-// providers of its own replaces the Gateway's list, under StrategicMerge
-// as under JSONMerge (utils.Merge: the providers list is not tagged
-// patchStrategy "merge"), and the merge passes.
+// (processSecurityPolicyForRoute). Two policies that pass alone may not
+// pass together: the Gateway's OIDC forwards the ID token in a header that
+// the route's JWT provider reads. Refused there, the route policy is
+// Invalid on that listener and the route takes the Gateway's policy alone.
+// A provider list merges the same under either mergeType: the API type
+// marks no patchStrategy on it, so StrategicMerge replaces it as JSONMerge
+// does — the route's providers take the place of the Gateway's.
 func TestMergedSecurityPolicyValidatedAgain(t *testing.T) {
-	gw := sp("gw-sp", toGateway, "  cors: {allowOrigins: ['https://a.example.com']}\n"+
-		"  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n"+
-		"  oidc: {provider: {issuer: 'https://gw-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n")
-	route := func(mergeType, jwt string) string {
-		return sp("route-sp", toRoute, "  mergeType: "+mergeType+"\n  cors: {allowOrigins: ['https://r.example.com']}\n"+jwt)
+	gwOIDC := "  oidc: {provider: {issuer: 'https://gw-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n"
+	gwJWT := "  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n"
+	route := func(mergeType, header string) string {
+		return sp("route-sp", toRoute, "  mergeType: "+mergeType+"\n"+
+			"  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}, extractFrom: {headers: [{name: "+header+"}]}}]}\n")
 	}
-	const ownJWT = "  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-app-token}]}}]}\n"
+	refused := func() []string {
+		return []string{
+			"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+			"gw-sp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other securityPolicies for these routes: [app/r]",
+			// the route's own ancestor (its parentRef as written) is
+			// accepted; the merge is judged on the listener
+			"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
+			`route-sp@Gateway/app/gw#http Accepted=False/Invalid The OIDC.ForwardIDToken header "x-id-token" cannot be the same as a JWT provider extractFrom header when passThroughAuthHeader is enabled.`,
+		}
+	}
 	merged := []string{
 		"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
 		"gw-sp@Gateway/app/gw Merged=True/Merged This policy is being merged by other securityPolicies for these routes: [app/r]",
@@ -127,29 +135,23 @@ func TestMergedSecurityPolicyValidatedAgain(t *testing.T) {
 		"route-sp@Gateway/app/gw#http Merged=True/Merged Merged with policy app/gw-sp",
 	}
 	for _, tc := range []struct {
-		name, mergeType, jwt string
-		owners               []string
-		conds                []string
-		findings             []string
+		name, policies string
+		owners         []string
+		conds          []string
+		findings       []string
 	}{
-		{name: "the Gateway's OIDC and JWT together: refused on the listener", mergeType: "StrategicMerge",
-			owners: []string{"cors=gw-sp", "oidc=gw-sp", "jwt=gw-sp"},
-			conds: []string{
-				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
-				"gw-sp@Gateway/app/gw Overridden=True/Overridden This policy is being overridden by other securityPolicies for these routes: [app/r]",
-				// the route's own ancestor (its parentRef as written) is
-				// accepted; the merge is judged on the listener
-				"route-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
-				`route-sp@Gateway/app/gw#http Accepted=False/Invalid The OIDC.ForwardIDToken header "x-id-token" cannot be the same as a JWT provider extractFrom header when passThroughAuthHeader is enabled.`,
-			},
-			findings: []string{"route-sp spec.mergeType"}},
-		{name: "StrategicMerge: the route's providers replace the Gateway's, merged", mergeType: "StrategicMerge", jwt: ownJWT,
-			owners: []string{"cors=route-sp", "oidc=gw-sp", "jwt=route-sp"}, conds: merged},
-		{name: "JSONMerge: the route's providers replace the Gateway's, merged", mergeType: "JSONMerge", jwt: ownJWT,
-			owners: []string{"cors=route-sp", "oidc=gw-sp", "jwt=route-sp"}, conds: merged},
+		{name: "StrategicMerge: the route's provider reads the header the Gateway's OIDC forwards the ID token in",
+			policies: sp("gw-sp", toGateway, gwOIDC+"  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: authorization}]}}]}\n") + route("StrategicMerge", "x-id-token"),
+			owners:   []string{"oidc=gw-sp", "jwt=gw-sp"}, conds: refused(), findings: []string{"route-sp spec.mergeType"}},
+		{name: "JSONMerge: the same",
+			policies: sp("gw-sp", toGateway, gwOIDC+"  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: authorization}]}}]}\n") + route("JSONMerge", "x-id-token"),
+			owners:   []string{"oidc=gw-sp", "jwt=gw-sp"}, conds: refused(), findings: []string{"route-sp spec.mergeType"}},
+		{name: "StrategicMerge replaces the Gateway's providers: their header is gone, merged",
+			policies: sp("gw-sp", toGateway, gwOIDC+gwJWT) + route("StrategicMerge", "x-other"),
+			owners:   []string{"oidc=gw-sp", "jwt=route-sp"}, conds: merged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			owners, answers, conds, findings := spVerdict(t, gw+route(tc.mergeType, tc.jwt), "cors", "oidc", "jwt")
+			owners, answers, conds, findings := spVerdict(t, tc.policies, "oidc", "jwt")
 			if !slices.Equal(owners, tc.owners) || answers != 0 {
 				t.Errorf("owners %v, answers %d; want %v, 0", owners, answers, tc.owners)
 			}
@@ -336,11 +338,12 @@ func TestMergedPolicyRefusedOnOneListener(t *testing.T) {
 				"route-btp@Gateway/app/gw#http Accepted=False/Invalid RequestBuffer: requestBuffer cannot be used together with httpUpgrade.",
 			}},
 		{name: "SecurityPolicy: the listener's policy alone on the refusing listener, merged on the other",
-			policies: sp("l-sp", toListener, "  oidc: {provider: {issuer: 'https://gw-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n") +
+			policies: sp("l-sp", toListener, "  oidc: {provider: {issuer: 'https://gw-idp.example.com'}, clientID: c, clientSecret: {name: oidc}, passThroughAuthHeader: true, forwardIDToken: {header: x-id-token}}\n"+
+				"  jwt: {providers: [{name: gw-idp, remoteJWKS: {uri: 'https://gw-idp.example.com/jwks'}, extractFrom: {headers: [{name: authorization}]}}]}\n") +
 				sp("gw-sp", toGateway, "  cors: {allowOrigins: ['https://a.example.com']}\n") +
 				sp("route-sp", toRoute, "  mergeType: StrategicMerge\n"+
 					"  jwt: {providers: [{name: app-idp, remoteJWKS: {uri: 'https://app-idp.example.com/jwks'}, extractFrom: {headers: [{name: x-id-token}]}}]}\n"),
-			field: "jwt", owners: []string{"-", "route-sp"}, answers: []int{0, 0},
+			field: "jwt", owners: []string{"l-sp", "route-sp"}, answers: []int{0, 0},
 			conds: []string{
 				"gw-sp@Gateway/app/gw Accepted=True/Accepted Policy has been accepted.",
 				"gw-sp@Gateway/app/gw Merged=True/Merged This policy is being merged by other securityPolicies for these routes: [app/r]",

@@ -84,6 +84,17 @@ func TestClientTrafficPolicyStatus(t *testing.T) {
 			"wide @ Gateway/infra/open: Overridden=True/Overridden: There are existing ClientTrafficPolicies that are overriding these sections [x]",
 		},
 	}, {
+		// resolveClientTrafficPolicyTargetRef looks a Gateway target's
+		// sectionName up among all the Gateway's listeners, its
+		// ListenerSets' included: x is the set's.
+		name:     "gateway-section-names-a-listenerset-listener",
+		policies: set + ctp("wide", "open", "") + ctp("one", "open#x", ""),
+		want: []string{
+			"one @ Gateway/infra/open#x: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Overridden=True/Overridden: There are existing ClientTrafficPolicies that are overriding these sections [x]",
+		},
+	}, {
 		// validatePortOverlapForClientTrafficPolicy runs per listener: the
 		// set's listener y shares port 8080 with the Gateway's a, so the
 		// set's policy is Invalid and not translated there — y stays

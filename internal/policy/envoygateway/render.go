@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -129,11 +130,39 @@ var _ policy.StreamListenerConfigurer = (*Kind)(nil)
 // ProcessingOrder implements policy.WholeOverrider: Envoy Gateway's.
 func (k *Kind) ProcessingOrder(a, b *policy.Policy) int { return processingOrder(a, b) }
 
-// ReplacedOnMerge implements policy.WholeOverrider: EnvoyExtensionPolicy's
-// fields are lists its API gives no patch strategy, so a route's list
-// replaces its Gateway's under StrategicMerge as under JSONMerge (Envoy
-// Gateway merges the policies with Kubernetes' strategic merge patch).
-func (k *Kind) ReplacedOnMerge(string) bool { return k == envoyExtensionPolicy }
+// ReplacedOnMerge implements policy.WholeOverrider: Envoy Gateway merges
+// the policies with Kubernetes' strategic merge patch (or a JSON merge
+// patch), which merges objects key by key and lists only where the API
+// type marks them patchStrategy=merge (a BackendTrafficPolicy's
+// compressor and httpUpgrade); a merging policy's value of any other
+// list (EnvoyExtensionPolicy's lua, wasm and extProc, a
+// BackendTrafficPolicy's responseOverride) or scalar replaces the less
+// specific policy's whole, under either mergeType (mergeSpecs).
+func (k *Kind) ReplacedOnMerge(key string) bool {
+	t, ok := specTypes[k.name]
+	if !ok {
+		return false
+	}
+	idx, ok := jsonFieldIndexes(t)[key]
+	if !ok {
+		return false
+	}
+	f := t.FieldByIndex(idx)
+	ft := f.Type
+	for ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if reflect.PointerTo(ft).Implements(reflect.TypeFor[json.Marshaler]()) {
+		return true // written as a scalar (a quantity)
+	}
+	switch ft.Kind() {
+	case reflect.Struct, reflect.Map:
+		return false
+	case reflect.Slice:
+		return f.Tag.Get("patchStrategy") != "merge"
+	}
+	return true
+}
 
 // MergesInto implements policy.WholeOverrider: spec.mergeType.
 func (k *Kind) MergesInto(p *policy.Policy) policy.Strategy {
@@ -170,7 +199,7 @@ func (k *Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Frag
 	if !ok || len(in.Values) == 0 {
 		return []policy.Fragment{{Capability: "envoygateway." + k.name + "." + in.Key, Reason: unrenderable[k.name+"."+in.Key]}}, nil
 	}
-	v, err := effectiveValue(in)
+	v, err := effectiveValue(in, k.name)
 	if err != nil {
 		return nil, err
 	}
@@ -204,13 +233,10 @@ func splitID(id string) (string, string) {
 
 // effectiveValue is the field's value in effect: the single policy's, or,
 // where a route's policy merges into its Gateway's (mergeType), the
-// values merged most specific last. JSONMerge is RFC 7386: objects merge
-// key by key, lists and scalars are replaced, null removes. StrategicMerge
-// also merges the lists Envoy Gateway's types tag for it (strategicLists:
-// a route's Brotli compressor merged over its Gateway's Gzip one keeps
-// both): the route's items first, then the Gateway's that the route's do
-// not name again (same type or name for objects, same value for scalars).
-func effectiveValue(in policy.FieldInput) (*fieldValue, error) {
+// values merged most specific last, as Envoy Gateway's utils.Merge merges
+// the two policies (mergeSpecs). kind names the policy kind, whose spec
+// type says how its lists merge.
+func effectiveValue(in policy.FieldInput, kind string) (*fieldValue, error) {
 	vals := make([]*fieldValue, len(in.Values))
 	for i, v := range in.Values {
 		fv, err := valueOf(v)
@@ -222,102 +248,28 @@ func effectiveValue(in policy.FieldInput) (*fieldValue, error) {
 	if len(vals) == 1 {
 		return vals[0], nil
 	}
-	// The merge works on several policies' documents as JSON (RFC 7386), not on one typed spec.
-	var doc any
-	if err := json.Unmarshal(vals[len(vals)-1].raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Key, err)
+	// The merge works on the field as part of a spec document: the
+	// strategic merge reads the spec type's patch tags by path.
+	wrap := func(raw []byte) []byte {
+		b, _ := json.Marshal(map[string]json.RawMessage{in.Key: raw})
+		return b
 	}
-	strategic := in.Strategy == policy.StrategicMerge
+	doc := wrap(vals[len(vals)-1].raw)
 	for _, v := range slices.Backward(vals[:len(vals)-1]) {
-		// Each less specific policy's document, a patch of the merge.
-		var patch any
-		if err := json.Unmarshal(v.raw, &patch); err != nil {
+		// each more specific policy's document patches the merge
+		merged, err := mergeSpecs(specTypes[kind], doc, wrap(v.raw), in.Strategy == policy.StrategicMerge)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Key, err)
 		}
-		doc = mergePatch(doc, patch, strategic, in.Key)
+		doc = merged
 	}
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Key, err)
+	}
+	raw, ok := out[in.Key]
+	if !ok {
+		raw = json.RawMessage("null")
 	}
 	return &fieldValue{raw: raw}, nil
-}
-
-// mergePatch applies a merge patch (RFC 7386) to the value at path (a
-// spec field path, "" for the spec). A strategic merge is Envoy Gateway's
-// utils.Merge through the API machinery's strategic merge patch, which
-// merges a list only where the Go type tags it patchStrategy "merge"
-// (strategicLists) and replaces every other, as RFC 7386 does.
-func mergePatch(doc, patch any, strategic bool, path string) any {
-	if pl, ok := patch.([]any); ok && strategic && strategicLists[path] {
-		if dl, ok := doc.([]any); ok {
-			return mergeLists(dl, pl)
-		}
-	}
-	p, ok := patch.(map[string]any)
-	if !ok {
-		return patch
-	}
-	d, ok := doc.(map[string]any)
-	if !ok {
-		d = map[string]any{}
-	}
-	out := make(map[string]any, len(d)+len(p))
-	for k, v := range d {
-		out[k] = v
-	}
-	for k, v := range p {
-		if v == nil {
-			delete(out, k)
-			continue
-		}
-		at := k
-		if path != "" {
-			at = path + "." + k
-		}
-		out[k] = mergePatch(out[k], v, strategic, at)
-	}
-	return out
-}
-
-// strategicLists are the policy spec lists Envoy Gateway's API types tag
-// patchStrategy "merge" at v1.9.0 (by the patchMergeKey type or name,
-// which sameItem reads): BackendTrafficPolicy's compression, compressor
-// and httpUpgrade, SecurityPolicy's ext auth context extensions. Under a
-// strategic merge every other list of a route's policy replaces its
-// parent's (JWT providers, authorization rules, CORS origins, external
-// processors, Wasm modules, …).
-var strategicLists = map[string]bool{
-	"compression": true, "compressor": true, "httpUpgrade": true, "extAuth.contextExtensions": true,
-}
-
-// mergeLists is the patch's items, then the document's items the patch
-// does not name again.
-func mergeLists(doc, patch []any) []any {
-	out := slices.Clone(patch)
-	for _, d := range doc {
-		if !slices.ContainsFunc(patch, func(p any) bool { return sameItem(d, p) }) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// sameItem: two list items name the same thing — objects by their type
-// or name, scalars by value.
-func sameItem(a, b any) bool {
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if aok != bok {
-		return false
-	}
-	if !aok {
-		return a == b
-	}
-	for _, k := range []string{"type", "name"} {
-		if av, ok := am[k]; ok {
-			return av == bm[k]
-		}
-	}
-	return false
 }

@@ -70,7 +70,7 @@ func enableOnRoute() *routev3.FilterConfig { return &routev3.FilterConfig{Config
 // the ConfigMap key (policy.ConfigMapPlaceholder) where Envoy Gateway
 // inlines the script.
 func renderLua(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.Fragment, error) {
-	v, err := effectiveValue(in)
+	v, err := effectiveValue(in, "EnvoyExtensionPolicy")
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ const extServiceTimeout = 10 * time.Second
 // (traffic features of the cluster) and Backends of hostnames (a DNS
 // cluster in Envoy Gateway's rendering) are not rendered yet: unsupported.
 func renderExtProc(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.Fragment, error) {
-	v, err := effectiveValue(in)
+	v, err := effectiveValue(in, "EnvoyExtensionPolicy")
 	if err != nil {
 		return nil, err
 	}

@@ -12,50 +12,54 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// TestEffectiveValue: a route's value merged over its Gateway's — objects
-// key by key, lists and scalars replaced, null removes (JSONMerge); a
-// strategic merge merges only the lists Envoy Gateway's types tag
-// patchStrategy "merge" (compressors by type, ext auth context
-// extensions by name) and replaces the others (CORS origins, JWT
-// providers, external processors).
+// TestEffectiveValue: a route's value merged over its Gateway's as Envoy
+// Gateway's utils.Merge merges the two typed policies: objects key by
+// key; lists replaced (JSONMerge, and StrategicMerge for a list the API
+// type does not mark patchStrategy=merge, such as cors.allowOrigins) or
+// merged item by item on their patchMergeKey (StrategicMerge of
+// compressor, by type); a null written in the route's policy is no field
+// of the typed policy, so it removes nothing. The merged document is the
+// typed policies' (a quantity is a string, an unset field without
+// omitempty null), as Envoy Gateway's.
 func TestEffectiveValue(t *testing.T) {
-	route := json.RawMessage(`{"allowOrigins":["https://route"],"maxAge":null,"nested":{"x":1}}`)
-	gateway := json.RawMessage(`{"allowOrigins":["https://gw","https://gw2"],"allowMethods":["GET"],"maxAge":"10s","nested":{"y":2}}`)
-	got, err := effectiveValue(policy.FieldInput{Key: "cors", Strategy: policy.JSONMerge, Values: []any{route, gateway}})
-	if err != nil {
-		t.Fatal(err)
+	route := json.RawMessage(`{"allowOrigins":["https://route"],"allowCredentials":true,"maxAge":null}`)
+	gateway := json.RawMessage(`{"allowOrigins":["https://gw","https://gw2"],"allowMethods":["GET"],"maxAge":"10s"}`)
+	want := `{"allowCredentials":true,"allowMethods":["GET"],"allowOrigins":["https://route"],"maxAge":"10s"}`
+	for _, st := range []policy.Strategy{policy.JSONMerge, policy.StrategicMerge} {
+		got, err := effectiveValue(policy.FieldInput{Key: "cors", Strategy: st, Values: []any{route, gateway}}, "SecurityPolicy")
+		if err != nil || string(got.raw) != want {
+			t.Errorf("%s: got %s, %v; want %s", st, got.raw, err, want)
+		}
 	}
-	want := `{"allowMethods":["GET"],"allowOrigins":["https://route"],"nested":{"x":1,"y":2}}`
-	if string(got.raw) != want {
-		t.Errorf("got %s, want %s", got.raw, want)
-	}
-	got, err = effectiveValue(policy.FieldInput{Key: "cors", Strategy: policy.StrategicMerge, Values: []any{route, gateway}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = `{"allowMethods":["GET"],"allowOrigins":["https://route"],"nested":{"x":1,"y":2}}`
-	if string(got.raw) != want {
-		t.Errorf("strategic: got %s, want %s", got.raw, want)
-	}
-	for _, tc := range []struct{ key, route, gateway, want string }{
-		{"jwt", `{"providers":[{"name":"b"}]}`, `{"providers":[{"name":"a"}],"optional":true}`, `{"optional":true,"providers":[{"name":"b"}]}`},
-		{"extProc", `[{"backendRefs":[{"name":"r"}]}]`, `[{"backendRefs":[{"name":"g"}]}]`, `[{"backendRefs":[{"name":"r"}]}]`},
-		{"authorization", `{"rules":[{"action":"Allow"}]}`, `{"defaultAction":"Deny","rules":[{"action":"Deny"}]}`, `{"defaultAction":"Deny","rules":[{"action":"Allow"}]}`},
-		{"extAuth", `{"contextExtensions":[{"name":"t","value":"r"}]}`, `{"contextExtensions":[{"name":"t","value":"g"},{"name":"u","value":"g"}],"headersToExtAuth":["x"]}`,
-			`{"contextExtensions":[{"name":"t","value":"r"},{"name":"u","value":"g"}],"headersToExtAuth":["x"]}`},
-		{"httpUpgrade", `[{"type":"websocket"}]`, `[{"type":"CONNECT"}]`, `[{"type":"websocket"},{"type":"CONNECT"}]`},
+	for _, tc := range []struct{ kind, key, route, gateway, want string }{
+		{"SecurityPolicy", "jwt", `{"providers":[{"name":"b"}]}`, `{"providers":[{"name":"a"}],"optional":true}`, `{"optional":true,"providers":[{"name":"b"}]}`},
+		{"EnvoyExtensionPolicy", "extProc", `[{"backendRefs":[{"name":"r"}]}]`, `[{"backendRefs":[{"name":"g"}]}]`, `[{"backendRefs":[{"name":"r"}]}]`},
+		{"SecurityPolicy", "authorization", `{"rules":[{"action":"Allow"}]}`, `{"defaultAction":"Deny","rules":[{"action":"Deny"}]}`,
+			// the route's typed spec writes defaultAction null (a pointer
+			// without omitempty), which deletes the Gateway's, as utils.Merge does
+			`{"rules":[{"action":"Allow"}]}`},
+		{"SecurityPolicy", "extAuth", `{"contextExtensions":[{"name":"t","value":"r"}]}`, `{"contextExtensions":[{"name":"t","value":"g"},{"name":"u","value":"g"}],"headersToExtAuth":["x"]}`,
+			// typed, as utils.Merge merges them: an item's type is written even when empty
+			`{"contextExtensions":[{"name":"t","type":"","value":"r"},{"name":"u","type":"","value":"g"}],"headersToExtAuth":["x"]}`},
+		{"BackendTrafficPolicy", "httpUpgrade", `[{"type":"websocket"}]`, `[{"type":"CONNECT"}]`, `[{"type":"websocket"},{"type":"CONNECT"}]`},
 	} {
-		got, err := effectiveValue(policy.FieldInput{Key: tc.key, Strategy: policy.StrategicMerge, Values: []any{json.RawMessage(tc.route), json.RawMessage(tc.gateway)}})
+		got, err := effectiveValue(policy.FieldInput{Key: tc.key, Strategy: policy.StrategicMerge, Values: []any{json.RawMessage(tc.route), json.RawMessage(tc.gateway)}}, tc.kind)
 		if err != nil || string(got.raw) != tc.want {
 			t.Errorf("strategic %s: got %s, %v; want %s", tc.key, got.raw, err, tc.want)
 		}
 	}
 	compressors, err := effectiveValue(policy.FieldInput{Key: "compressor", Strategy: policy.StrategicMerge, Values: []any{
-		json.RawMessage(`[{"type":"Brotli"},{"type":"Gzip","minContentLength":10}]`), json.RawMessage(`[{"type":"Gzip"},{"type":"Zstd"}]`)}})
-	if want := `[{"type":"Brotli"},{"minContentLength":10,"type":"Gzip"},{"type":"Zstd"}]`; err != nil || string(compressors.raw) != want {
+		json.RawMessage(`[{"type":"Brotli","brotli":{}},{"type":"Gzip","gzip":{},"minContentLength":10}]`), json.RawMessage(`[{"type":"Gzip","gzip":{}},{"type":"Zstd","zstd":{}}]`)}}, "BackendTrafficPolicy")
+	if want := `[{"brotli":{},"type":"Brotli"},{"gzip":{},"minContentLength":"10","type":"Gzip"},{"type":"Zstd","zstd":{}}]`; err != nil || string(compressors.raw) != want {
 		t.Errorf("strategic lists of objects: got %s, %v; want %s", compressors.raw, err, want)
 	}
-	one, err := effectiveValue(policy.FieldInput{Key: "cors", Values: []any{gateway}})
+	replaced, err := effectiveValue(policy.FieldInput{Key: "responseOverride", Strategy: policy.StrategicMerge, Values: []any{
+		json.RawMessage(`[{"match":{"statusCodes":[{"value":500}]},"response":{"contentType":"text/plain"}}]`),
+		json.RawMessage(`[{"match":{"statusCodes":[{"value":404}]},"response":{"contentType":"text/html"}}]`)}}, "BackendTrafficPolicy")
+	if want := `[{"match":{"statusCodes":[{"type":null,"value":500}]},"response":{"contentType":"text/plain"}}]`; err != nil || string(replaced.raw) != want {
+		t.Errorf("strategic, a list without patchStrategy: got %s, %v; want %s", replaced.raw, err, want)
+	}
+	one, err := effectiveValue(policy.FieldInput{Key: "cors", Values: []any{gateway}}, "SecurityPolicy")
 	if err != nil || string(one.raw) != string(gateway) {
 		t.Errorf("a single value is used as it is: got %s, %v", one.raw, err)
 	}

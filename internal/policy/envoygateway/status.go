@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -301,7 +302,7 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 		}
 		t.level = levelGateway
 		if t.section != "" {
-			t.level, t.listener = levelListener, t.gateway.Listener(t.section)
+			t.level, t.listener = levelListener, s.gatewaySection(t.gateway, t.section)
 		}
 	case "ListenerSet":
 		t.set = s.g.ListenerSet(ns, name)
@@ -326,6 +327,25 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 		}
 	}
 	return t, true
+}
+
+// gatewaySection is the listener a Gateway target's sectionName names:
+// one of the Gateway's own. For a kind reported by sections
+// (ClientTrafficPolicy) Envoy Gateway looks among all the listeners of
+// the Gateway's context, its ListenerSets' included
+// (resolveClientTrafficPolicyTargetRef → validateGatewayListenerSectionName
+// over gateway.listeners, then the first listener of that name), so a
+// name only a ListenerSet's listener has finds that listener.
+func (s *statusRun) gatewaySection(gw *topology.Gateway, section string) *topology.Listener {
+	if l := gw.Listener(section); l != nil || !s.kind.bySection {
+		return l
+	}
+	for _, l := range gw.Listeners {
+		if string(l.Name) == section {
+			return l
+		}
+	}
+	return nil
 }
 
 // take lets p claim t, or reports why it cannot: the section does not
@@ -551,6 +571,11 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 		}
 	case levelListener:
 		owner := t.listener.Ancestor()
+		if t.set == nil {
+			// a Gateway target's section: claimed for the Gateway, even
+			// where it names a ListenerSet's listener (gatewaySection)
+			owner = t.gateway.Key()
+		}
 		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
 		what = "Listener " + owner.Name + "/" + t.section
 		if owner.Kind == "Gateway" {
@@ -928,23 +953,20 @@ func mergedSpec[T any](route, parent *policy.Policy) *T {
 	if !ok1 || !ok2 {
 		return nil
 	}
-	// The merge works on the two policies' documents as JSON, as
-	// effectiveValue's does; the merged document is then read back.
-	var doc, patch any
-	if !jsonRoundTrip(ps, &doc) || !jsonRoundTrip(rs, &patch) {
+	// The merge works on the two policies' documents, as Envoy Gateway's
+	// utils.Merge and effectiveValue do; the merged document is then read
+	// back.
+	doc, err1 := json.Marshal(ps)
+	patch, err2 := json.Marshal(rs)
+	if err1 != nil || err2 != nil {
 		return nil
 	}
+	merged, err := mergeSpecs(reflect.TypeFor[T](), doc, patch, decoded(route).mergeType == "StrategicMerge")
 	out := new(T)
-	if !jsonRoundTrip(mergePatch(doc, patch, decoded(route).mergeType == "StrategicMerge", ""), out) {
+	if err != nil || json.Unmarshal(merged, out) != nil {
 		return nil
 	}
 	return out
-}
-
-// jsonRoundTrip decodes into out what v encodes to.
-func jsonRoundTrip(v, out any) bool {
-	b, err := json.Marshal(v)
-	return err == nil && json.Unmarshal(b, out) == nil
 }
 
 // conditionMessage is Envoy Gateway's Error2ConditionMsg: the first letter
