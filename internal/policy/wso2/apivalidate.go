@@ -64,20 +64,8 @@ func checkRestAPI(p *policy.Policy, spec RestAPISpec) {
 	bad := func(field, format string, args ...any) {
 		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 	}
-	switch name := spec.DisplayName; {
-	case name == "":
-		bad("spec.displayName", "API display name is required")
-	case len(name) > 100:
-		bad("spec.displayName", "API display name must be 1-100 characters")
-	case !displayNamePattern.MatchString(name):
-		bad("spec.displayName", "API display name must be URL-friendly (only letters, numbers, spaces, hyphens, underscores, and dots allowed)")
-	}
-	switch v := string(spec.Version); {
-	case v == "":
-		bad("spec.version", "API version is required")
-	case !apiVersionPattern.MatchString(v):
-		bad("spec.version", "API version must follow semantic versioning pattern (e.g., v1.0, v2.1.3)")
-	}
+	checkDisplayName(spec.DisplayName, "API display name", bad)
+	checkSemanticVersion(string(spec.Version), "API version", bad)
 	checkContext(spec.Context, bad)
 	var ups apiUpstreams
 	raw, err := json.Marshal(struct {
@@ -96,6 +84,29 @@ func checkRestAPI(p *policy.Policy, spec RestAPISpec) {
 		}
 	}
 	checkOperations(spec.Operations, bad)
+}
+
+// checkDisplayName and checkSemanticVersion are the name and version checks the
+// controller's RestApi and MCP validators both make, each naming the
+// field its own way (what).
+func checkDisplayName(name, what string, bad func(string, string, ...any)) {
+	switch {
+	case name == "":
+		bad("spec.displayName", "%s is required", what)
+	case len(name) > 100:
+		bad("spec.displayName", "%s must be 1-100 characters", what)
+	case !displayNamePattern.MatchString(name):
+		bad("spec.displayName", "%s must be URL-friendly (only letters, numbers, spaces, hyphens, underscores, and dots allowed)", what)
+	}
+}
+
+func checkSemanticVersion(v, what string, bad func(string, string, ...any)) {
+	switch {
+	case v == "":
+		bad("spec.version", "%s is required", what)
+	case !apiVersionPattern.MatchString(v):
+		bad("spec.version", "%s must follow semantic versioning pattern (e.g., v1.0, v2.1.3)", what)
+	}
 }
 
 func checkContext(c string, bad func(string, string, ...any)) {

@@ -50,20 +50,8 @@ func checkMcp(p *policy.Policy) {
 	bad := func(field, format string, args ...any) {
 		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 	}
-	switch name := spec.DisplayName; {
-	case name == "":
-		bad("spec.displayName", "MCP proxy displayName is required")
-	case len(name) > 100:
-		bad("spec.displayName", "MCP proxy displayName must be 1-100 characters")
-	case !displayNamePattern.MatchString(name):
-		bad("spec.displayName", "MCP proxy displayName must be URL-friendly (only letters, numbers, spaces, hyphens, underscores, and dots allowed)")
-	}
-	switch v := spec.Version; {
-	case v == "":
-		bad("spec.version", "Version is required")
-	case !apiVersionPattern.MatchString(v):
-		bad("spec.version", "Version must follow semantic versioning pattern (e.g., v1.0, v2.1.3)")
-	}
+	checkDisplayName(spec.DisplayName, "MCP proxy displayName", bad)
+	checkSemanticVersion(spec.Version, "Version", bad)
 	if v := spec.SpecVersion; v != nil && !slices.Contains(mcpSpecVersions, *v) {
 		bad("spec.specVersion", "Unsupported MCP spec version (supported versions: %s)", strings.Join(mcpSpecVersions, ", "))
 	}
