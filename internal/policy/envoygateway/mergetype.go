@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	jsonpatch "github.com/evanphx/json-patch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
 
@@ -22,14 +23,7 @@ func mergeSpecs(spec reflect.Type, doc, patch []byte, strategic bool) ([]byte, e
 	if strategic && spec != nil {
 		return strategicpatch.StrategicMergePatch(doc, patch, reflect.New(spec).Interface())
 	}
-	var d, p any
-	if err := json.Unmarshal(doc, &d); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(patch, &p); err != nil {
-		return nil, err
-	}
-	return json.Marshal(mergePatch(d, p))
+	return jsonpatch.MergePatch(doc, patch)
 }
 
 // typedJSON is raw as the API type spec marshals it; raw itself when it
@@ -42,30 +36,6 @@ func typedJSON(spec reflect.Type, raw []byte) []byte {
 	out, err := json.Marshal(v)
 	if err != nil {
 		return raw
-	}
-	return out
-}
-
-// mergePatch applies a JSON merge patch (RFC 7386).
-func mergePatch(doc, patch any) any {
-	p, ok := patch.(map[string]any)
-	if !ok {
-		return patch
-	}
-	d, ok := doc.(map[string]any)
-	if !ok {
-		d = map[string]any{}
-	}
-	out := make(map[string]any, len(d)+len(p))
-	for k, v := range d {
-		out[k] = v
-	}
-	for k, v := range p {
-		if v == nil {
-			delete(out, k)
-			continue
-		}
-		out[k] = mergePatch(out[k], v)
 	}
 	return out
 }
