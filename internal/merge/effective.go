@@ -389,7 +389,11 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 	}
 	out := make([]EffectiveField, 0, len(pt.Fields))
 	for _, f := range pt.Fields {
-		f.Losers = losers
+		// a copy: pt may be shared by every rule its candidates reach
+		// (Result.routedPoint), and the losers are this view's
+		fc := *f
+		fc.Losers = losers
+		f := &fc
 		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute], Whole: pt.Whole}
 		if lvl := lead[0].Level; lvl != f.Owner.Level {
 			e.ShadowedBy = lvl
