@@ -917,6 +917,9 @@ func (s *statusRun) mergedRefusal(rt *topology.Route, route, parent *policy.Poli
 // HTTP upgrades, a retry back-off's maxInterval below its baseInterval.
 // Each policy's own values were checked alone (valueChecks).
 func mergedTrafficProblem(route, parent *policy.Policy) *fieldError {
+	if !trafficMergeMayConflict(route, parent) {
+		return nil
+	}
 	m := mergedSpec[egv1a1.BackendTrafficPolicySpec](route, parent)
 	if m == nil {
 		return nil
@@ -937,6 +940,29 @@ func mergedTrafficProblem(route, parent *policy.Policy) *fieldError {
 		}
 	}
 	return nil
+}
+
+// trafficMergeMayConflict reports whether the merge of route's and
+// parent's specs can hold what mergedTrafficProblem refuses. A merge
+// keeps, merges or drops what the two documents set and adds nothing, so
+// without a request buffer in one and an HTTP upgrade in one, or a retry
+// back-off in one, there is nothing to check and the merge (two typed
+// round trips and a strategic merge patch, per route and listener) is
+// not built.
+func trafficMergeMayConflict(route, parent *policy.Policy) bool {
+	rs, ok1 := decoded(route).spec.(*egv1a1.BackendTrafficPolicySpec)
+	ps, ok2 := decoded(parent).spec.(*egv1a1.BackendTrafficPolicySpec)
+	if !ok1 || !ok2 {
+		return false // mergedSpec merges nothing either
+	}
+	buffer := rs.RequestBuffer != nil || ps.RequestBuffer != nil
+	upgrade := len(rs.HTTPUpgrade) > 0 || len(ps.HTTPUpgrade) > 0
+	return buffer && upgrade || hasBackOff(rs) || hasBackOff(ps)
+}
+
+// hasBackOff reports whether s sets a retry back-off.
+func hasBackOff(s *egv1a1.BackendTrafficPolicySpec) bool {
+	return s.Retry != nil && s.Retry.PerRetry != nil && s.Retry.PerRetry.BackOff != nil
 }
 
 // mergedSecuritySpec is route's SecurityPolicy spec merged over parent's
