@@ -34,7 +34,7 @@ type Report struct {
 	Routes       []Route       `json:"routes"`
 	Policies     []Policy      `json:"policies"`
 	// Objects are the own conditions a controller writes on objects that
-	// are neither Gateways, routes nor policies (Envoy Gateway's Backend:
+	// are neither Gateways, routes nor policies (a backend object's
 	// Accepted), by its rules (policy.Family.ObjectVerdicts); omitted
 	// when it writes none.
 	Objects []Object `json:"objects,omitempty"`

@@ -39,7 +39,7 @@ var (
 		Default: false,
 		Doc: "Envoy Gateway's extensionApis.enableBackend (default false, as Envoy Gateway's): " +
 			"false: a route or policy that uses the Backend kind is refused (\"Backend is disabled in Envoy Gateway configuration\"), and every Backend's own status says Accepted False",
-		Source: "internal/gatewayapi/runner/runner.go: BackendEnabled; internal/gatewayapi/validate.go: validateBackendRefBackend; internal/gatewayapi/ext_service.go",
+		Source: "internal/gatewayapi/runner/runner.go: BackendEnabled; internal/gatewayapi/backend.go: ProcessBackends; internal/gatewayapi/validate.go: validateBackendRefBackend; internal/gatewayapi/ext_service.go",
 	}
 	// EnableSDSSecretRef is extensionApis.enableSDSSecretRef: a listener
 	// certificate (or a CA) may be a Secret of type
