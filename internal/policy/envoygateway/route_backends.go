@@ -280,11 +280,8 @@ func (rv *routeValidation) proxyClientCertProblem() string {
 		if gw == nil || !p.Accepted || gw.Spec.TLS != nil && gw.Spec.TLS.Backend != nil {
 			continue
 		}
-		key, ok := envoyProxyOf(gw.Gateway, rv.m)
-		if !ok {
-			continue
-		}
-		ref, _ := rv.env.Memo(proxyClientCertMemo{key}, func() any { return proxyClientCert(rv.m, key) }).(*gwv1.SecretObjectReference)
+		cert, _ := rv.env.Memo(proxyClientCertMemo{gw.Gateway}, func() any { return proxyClientCert(gw.Gateway, rv.m) }).(ownedRef)
+		ref, key := cert.ref, cert.owner
 		if ref == nil {
 			continue
 		}
@@ -298,23 +295,30 @@ func (rv *routeValidation) proxyClientCertProblem() string {
 	return ""
 }
 
-// proxyClientCertMemo names an EnvoyProxy's client certificate reference
-// among what a pass derives once (policy.Env.Memo).
-type proxyClientCertMemo struct{ proxy model.Key }
+// proxyClientCertMemo names a Gateway's EnvoyProxy's client certificate
+// reference among what a pass derives once (policy.Env.Memo).
+type proxyClientCertMemo struct{ gw *model.Gateway }
 
-// proxyClientCert is the EnvoyProxy's spec.backendTLS.clientCertificateRef,
-// nil when it sets none or is not in the input.
-func proxyClientCert(m *model.Model, key model.Key) *gwv1.SecretObjectReference {
-	o, ok := m.Object(key)
+// ownedRef is a Secret reference and the EnvoyProxy it is read in.
+type ownedRef struct {
+	ref   *gwv1.SecretObjectReference
+	owner model.Key
+}
+
+// proxyClientCert is spec.backendTLS.clientCertificateRef of the
+// EnvoyProxy in effect on gw (effectiveProxy), nil when it sets none or
+// none is in the input.
+func proxyClientCert(gw *model.Gateway, m *model.Model) ownedRef {
+	o, ok := effectiveProxy(gw, m)
 	if !ok {
-		return nil
+		return ownedRef{}
 	}
 	raw, err := o.FieldJSON("spec.backendTLS.clientCertificateRef")
 	var ref gwv1.SecretObjectReference
 	if err != nil || string(raw) == "null" || json.Unmarshal(raw, &ref) != nil || ref.Name == "" {
-		return nil
+		return ownedRef{}
 	}
-	return &ref
+	return ownedRef{&ref, o.owner}
 }
 
 // endpointHostnameProblem is backend.go's validateHostname of the

@@ -77,6 +77,13 @@ type statusRun struct {
 	// and rule claims.
 	claims      []*claim
 	routeClaims []*claim
+	// unclaimedRoutes are routes a policy targets by a rule name they do
+	// not have: Envoy Gateway records such a route under its parents'
+	// scopes before it resolves the rule (processBackendTrafficPolicyForRoute
+	// and its SecurityPolicy and EnvoyExtensionPolicy twins add it to the
+	// override graph first), so the policies there still name it as
+	// overriding them.
+	unclaimedRoutes []*topology.Route
 	// byListener, bySet, byGateway: the claim on each listener, ListenerSet
 	// and Gateway.
 	byListener map[*topology.Listener]*claim
@@ -355,6 +362,9 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	if msg := s.notFound(t); msg != "" {
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "TargetNotFound", msg))
+		}
+		if t.level == levelRule && !slices.Contains(s.unclaimedRoutes, t.route) {
+			s.unclaimedRoutes = append(s.unclaimedRoutes, t.route)
 		}
 		return
 	}
@@ -778,6 +788,9 @@ func (s *statusRun) relate() {
 	for _, rc := range s.routeClaims {
 		s.relateRoute(rc)
 	}
+	for _, rt := range s.unclaimedRoutes {
+		s.relateUnclaimed(rt)
+	}
 }
 
 // replaced records, for a kind reported by listener sections (whose
@@ -818,6 +831,21 @@ func (s *statusRun) relateRoute(rc *claim) {
 		}
 	}
 	s.refusedOn(rc, reached, refusals)
+}
+
+// relateUnclaimed: a route that only a policy naming a missing rule
+// targets overrides, in the messages, the policies of the listeners it is
+// attached through, as a claimed route does (unclaimedRoutes). Nothing of
+// the policy applies there: only the Overridden message names it.
+func (s *statusRun) relateUnclaimed(rt *topology.Route) {
+	name := rt.Meta.Namespace + "/" + rt.Meta.Name
+	for _, p := range rt.Parents {
+		for _, l := range p.Listeners {
+			for _, c := range s.scopeOf(l) {
+				s.note(c).add("routes", name)
+			}
+		}
+	}
 }
 
 // relateOnListener relates a route claim to the policies over one of the
