@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
@@ -125,5 +127,158 @@ func TestOverlappingTLSConfigALPN(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// egStreamBase is an Envoy Gateway Gateway with a passthrough TLS
+// listener, a terminating one, a TCP listener, and the backends the
+// routes below send to: Services one and two, and a DynamicResolver
+// Backend.
+func egStreamBase(t *testing.T) string {
+	return `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}
+  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
+  - {name: tcp, protocol: TCP, port: 9000}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: one, namespace: infra}
+spec: {ports: [{port: 443}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: two, namespace: infra}
+spec: {ports: [{port: 443}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: dyn, namespace: infra}
+spec: {type: DynamicResolver}
+` + tlsSecretWithSAN(t, "cert", "www.example.com")
+}
+
+// backendOn enables Envoy Gateway's Backend kind.
+func backendOn(c *policy.Config) { c.Values = map[string]any{"envoyGateway.enableBackend": true} }
+
+// streamChainNames are the filter chain names of every Envoy listener,
+// by listener.
+func streamChainNames(gw *envoy.Gateway) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			out[l.Name] = append(out[l.Name], fc.Name)
+		}
+	}
+	return out
+}
+
+// TestTLSRouteDynamicResolverOnTerminatingListener: a TLSRoute whose
+// backend is a DynamicResolver forwards by the SNI, so Envoy Gateway
+// serves it on passthrough listeners only; on a listener that terminates
+// TLS it writes ResolvedRefs False and builds no chain for it, and render
+// builds none (the port, with no other route, has no listener).
+func TestTLSRouteDynamicResolverOnTerminatingListener(t *testing.T) {
+	route := `---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [www.example.com]
+  rules: [{backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]}]
+`
+	got := streamChainNames(renderInline(t, egStreamBase(t)+route, "envoygateway", backendOn))
+	if len(got["listener~443"]) != 1 || len(got["listener~8443"]) != 0 {
+		t.Errorf("chains by listener %v: want one chain on the passthrough listener (443), none on the terminating one (8443)", got)
+	}
+}
+
+// egStreamRoute is a TCPRoute or TLSRoute of namespace infra to the
+// listener section of Gateway gw, created at created, with the rules
+// given (each a backendRefs list).
+func egStreamRoute(kind, name, created, section, hostnames string, rules ...string) string {
+	var b strings.Builder
+	b.WriteString("---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: '" + created + "'}\nspec:\n")
+	b.WriteString("  parentRefs: [{name: gw, sectionName: " + section + "}]\n")
+	if hostnames != "" {
+		b.WriteString("  hostnames: [" + hostnames + "]\n")
+	}
+	b.WriteString("  rules:\n")
+	for _, r := range rules {
+		b.WriteString("  - backendRefs: " + r + "\n")
+	}
+	return b.String()
+}
+
+// TestEnvoyGatewayStreamRoutes: the routes Envoy Gateway programs on a
+// TCP or TLS listener, the ones its status reports Accepted — the first
+// TCPRoute of one rule (by creationTimestamp, then namespace and name)
+// on a TCP listener, and on a TLS listener every TLSRoute (their rules'
+// backends pooled), or, when it has none, the first TCPRoute — and no
+// other.
+func TestEnvoyGatewayStreamRoutes(t *testing.T) {
+	const (
+		one = "[{name: one, port: 443}]"
+		two = "[{name: two, port: 443}]"
+	)
+	tests := []struct {
+		name, routes string
+		want         map[string][]string
+	}{
+		{"the first TCPRoute by creation time", egStreamRoute("TCPRoute", "a-late", "2024-03-01T00:00:00Z", "tcp", "", one) +
+			egStreamRoute("TCPRoute", "z-early", "2024-01-01T00:00:00Z", "tcp", "", two),
+			map[string][]string{"listener~9000": {"listener~9000-infra.z-early-rule-0"}}},
+		{"as old: the first by name", egStreamRoute("TCPRoute", "b", "2024-01-01T00:00:00Z", "tcp", "", one) +
+			egStreamRoute("TCPRoute", "a", "2024-01-01T00:00:00Z", "tcp", "", two),
+			map[string][]string{"listener~9000": {"listener~9000-infra.a-rule-0"}}},
+		{"a TCPRoute of two rules is refused and takes no listener", egStreamRoute("TCPRoute", "old", "2024-01-01T00:00:00Z", "tcp", "", one, two) +
+			egStreamRoute("TCPRoute", "new", "2024-02-01T00:00:00Z", "tcp", "", two),
+			map[string][]string{"listener~9000": {"listener~9000-infra.new-rule-0"}}},
+		{"a TLS listener's TLSRoutes, and no TCPRoute there", egStreamRoute("TLSRoute", "t", "2024-02-01T00:00:00Z", "term", "www.example.com", one) +
+			egStreamRoute("TCPRoute", "c", "2024-01-01T00:00:00Z", "term", "", two),
+			map[string][]string{"listener~8443": {"listener~8443-infra.t-rule-0"}}},
+		{"a TLS listener without TLSRoutes serves its first TCPRoute", egStreamRoute("TCPRoute", "c2", "2024-02-01T00:00:00Z", "term", "", one) +
+			egStreamRoute("TCPRoute", "c1", "2024-01-01T00:00:00Z", "term", "", two),
+			map[string][]string{"listener~8443": {"listener~8443-infra.c1-rule-0"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := streamChainNames(renderInline(t, egStreamBase(t)+tt.routes, "envoygateway", backendOn))
+			if !maps.EqualFunc(got, tt.want, slices.Equal) {
+				t.Errorf("chains by listener\n got %v\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayTLSRouteRulesPooled: Envoy Gateway pools the
+// backendRefs of a TLSRoute's rules into one destination.
+func TestEnvoyGatewayTLSRouteRulesPooled(t *testing.T) {
+	in := egStreamBase(t) + egStreamRoute("TLSRoute", "t", "2024-01-01T00:00:00Z", "pass", "www.example.com", "[{name: one, port: 443}]", "[{name: two, port: 443}]")
+	gw := renderInline(t, in, "envoygateway", backendOn)
+	var got []string
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			tp := &tcpproxyv3.TcpProxy{}
+			if err := fc.Filters[len(fc.Filters)-1].GetTypedConfig().UnmarshalTo(tp); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tp.GetWeightedClusters().GetClusters() {
+				got = append(got, c.Name)
+			}
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("weighted clusters %v, want both rules' backends", got)
 	}
 }
