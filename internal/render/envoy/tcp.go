@@ -182,9 +182,9 @@ func streamTerminatesTLS(l *topology.Listener) bool {
 
 // pooledBackends are the backends of a stream route's rules, in rule
 // order: a TCPRoute or TLSRoute rule has no match to choose it by, so a
-// controller that programs a route of several rules (Envoy Gateway's
-// TLSRoute) pools them into one destination; one that programs routes of
-// one rule only (its StreamRouteRule) has that rule's.
+// controller that programs a route of several rules pools them into one
+// destination; one that programs routes of one rule only (its
+// StreamRouteRule) has that rule's.
 func pooledBackends(r *topology.Route) []*topology.Backend {
 	var out []*topology.Backend
 	for _, rule := range r.Rules {
