@@ -416,7 +416,7 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 // Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
-	ValidateRoute: validateRoute, Listeners: judgeListeners, AncestorStatuses: ancestorStatuses,
+	ValidateRoute: validateRoute, Listeners: judgeListeners, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
 	// helpers.go: computeHosts removes from the hostnames a route serves on
 	// a listener the other same-port listeners' own hostnames.
 	ExclusiveListenerHostnames: true,
