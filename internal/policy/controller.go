@@ -92,6 +92,14 @@ type Controller struct {
 	// resolvedRefs for ResolvedRefs False ("": the controller leaves
 	// ResolvedRefs to the backends). Nil: UnsupportedValue and InvalidKind.
 	UnknownFilterReasons func() (reason, resolvedRefs string)
+	// BrokenRank orders the problems that break one rule of a route the
+	// controller serves as it checks them: the route conditions it writes
+	// (reason, ResolvedRefs, message) are those of the first problem of
+	// the lowest rank. A problem is b's kind (nil: an ExtensionRef kind
+	// gwpol does not know) and its diagnostic code. HAPTIC checks a rule's
+	// ExtensionRefs before the policy they name, and never looks the
+	// policy up when a reference is wrong. Nil: the first problem found.
+	BrokenRank func(b BrokenRule) int
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares

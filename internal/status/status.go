@@ -451,9 +451,10 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditi
 			continue
 		}
 		broken++
-		msg := fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason)
+		first := reportedBreak(r.Registry, b, ctrl)
+		msg := fmt.Sprintf("rule %s: %s", rule.Section(), first.Reason)
 		msgs = append(msgs, msg)
-		why, refs := brokenReasons(r.Registry, b[0], ctrl)
+		why, refs := brokenReasons(r.Registry, first, ctrl)
 		if reason == "" {
 			reason = why
 		}
@@ -523,6 +524,23 @@ func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) stri
 		return name
 	}
 	return def
+}
+
+// reportedBreak is the problem of a broken rule whose conditions the
+// route's controller ctrl writes: the first of the lowest rank
+// (policy.Controller.BrokenRank), else the first found.
+func reportedBreak(reg *policy.Registry, b []attach.Broken, ctrl string) attach.Broken {
+	c, ok := reg.Controller(ctrl)
+	if !ok || c.BrokenRank == nil {
+		return b[0]
+	}
+	best, rank := 0, c.BrokenRank(policy.BrokenRule{Kind: b[0].Kind, Code: b[0].Code, Reason: b[0].Reason})
+	for i := 1; i < len(b); i++ {
+		if n := c.BrokenRank(policy.BrokenRule{Kind: b[i].Kind, Code: b[i].Code, Reason: b[i].Reason}); n < rank {
+			best, rank = i, n
+		}
+	}
+	return b[best]
 }
 
 // brokenReasons are the reasons the broken kind's controller writes for b,
