@@ -100,6 +100,13 @@ type Controller struct {
 	// ExtensionRefs before the policy they name, and never looks the
 	// policy up when a reference is wrong. Nil: the first problem found.
 	BrokenRank func(b BrokenRule) int
+	// RuleConditionsOverTrue: the conditions the controller writes for
+	// the rules a policy reference breaks (Accepted, ResolvedRefs) replace
+	// only a route condition that is True; one the route has False on its
+	// own (a backendRef not found, no listener accepting it) keeps its
+	// reason (HAPTIC's ApplyGatewayPolicyConditions). False: the broken
+	// rules' reason replaces it.
+	RuleConditionsOverTrue bool
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares

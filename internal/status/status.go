@@ -221,7 +221,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
 					conds = append(conds, programmedCondition(r, rt, c))
 				}
-				conds = append(conds, ruleConditions(r, rt, ctrl, extra(ctrl))...)
+				conds = append(conds, overRoute(r.Registry, ctrl, conds, ruleConditions(r, rt, ctrl, extra(ctrl)))...)
 				if rf, ok := refused[rt]; ok && gatewayController(g, rf.Gateway, opt.ControllerName) == ctrl {
 					conds = append(conds, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: rf.Reason, Message: rf.Message})
 				}
@@ -524,6 +524,19 @@ func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) stri
 		return name
 	}
 	return def
+}
+
+// overRoute are the broken rules' conditions rc that apply over the
+// route's own conds: all of them, or, under a controller that replaces
+// only a True condition (policy.Controller.RuleConditionsOverTrue), those
+// whose type the route does not already have False.
+func overRoute(reg *policy.Registry, ctrl string, conds, rc []metav1.Condition) []metav1.Condition {
+	if c, ok := reg.Controller(ctrl); !ok || !c.RuleConditionsOverTrue {
+		return rc
+	}
+	return slices.DeleteFunc(rc, func(x metav1.Condition) bool {
+		return slices.ContainsFunc(conds, func(o metav1.Condition) bool { return o.Type == x.Type && o.Status == metav1.ConditionFalse })
+	})
 }
 
 // reportedBreak is the problem of a broken rule whose conditions the

@@ -10,8 +10,11 @@ const ControllerName = "haproxy-haptic.org/controller"
 // and fails a rule with any other ExtensionRef closed as unsupported
 // without calling its references unresolved (unknownFilterReasons); a
 // rule's references are checked before the policy they name (brokenRank).
+// Its route policy conditions replace only a route condition that is True
+// (46-policy-status.yaml: ApplyGatewayPolicyConditions), so a backendRef
+// not found keeps ResolvedRefs' reason.
 var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group},
-	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank}
+	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true}
 
 // Target is HAPTIC's render target: it serves exactly what its
 // HAProxyRoutePolicy offers — JWT (with required claims) and API-key

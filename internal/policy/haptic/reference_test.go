@@ -120,10 +120,15 @@ func TestReferenceBeforePolicy(t *testing.T) {
 		{"a mutable Secret alone", []string{rule([]string{pol("mut")}), plain},
 			[3]string{"True/", "False/RefNotPermitted", "True/UnsupportedValue"}},
 	}
+	cases = append(cases, routeFalseCases(pol)...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "input.yaml")
-			if err := os.WriteFile(file, []byte(referenceBase+strings.Join(tc.rules, "")), 0o600); err != nil {
+			input := referenceBase + strings.Join(tc.rules, "")
+			if strings.HasPrefix(tc.name, "NoMatchingParent: ") {
+				input = strings.Replace(input, "parentRefs: [{name: public, namespace: infra}]", "parentRefs: [{name: public, namespace: infra, sectionName: https}]", 1)
+			}
+			if err := os.WriteFile(file, []byte(input), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			rep := status.Compute(compile(t, file).Result, status.Options{})
@@ -149,5 +154,31 @@ func TestReferenceBeforePolicy(t *testing.T) {
 				t.Errorf("Accepted, ResolvedRefs, PartiallyInvalid = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// routeFalseCases are TestReferenceBeforePolicy's routes that are False
+// on their own: HAPTIC's ApplyGatewayPolicyConditions
+// (46-policy-status.yaml) replaces Accepted and ResolvedRefs only where
+// they are True, so a backendRef not found keeps ResolvedRefs'
+// BackendNotFound and a parentRef no listener matches keeps Accepted's
+// NoMatchingParent; PartiallyInvalid is written all the same.
+func routeFalseCases(pol func(string) string) []struct {
+	name  string
+	rules []string
+	want  [3]string
+} {
+	noService := "    - backendRefs: [{name: nosvc, port: 8080}]\n"
+	return []struct {
+		name  string
+		rules []string
+		want  [3]string
+	}{
+		{"a missing policy beside a missing Service", []string{rule([]string{pol("absent")}), noService},
+			[3]string{"True/", "False/BackendNotFound", "True/UnsupportedValue"}},
+		{"a mutable Secret beside a missing Service", []string{rule([]string{pol("mut")}), noService},
+			[3]string{"True/", "False/BackendNotFound", "True/UnsupportedValue"}},
+		{"NoMatchingParent: every rule naming a missing policy", []string{rule([]string{pol("absent")})},
+			[3]string{"False/NoMatchingParent", "False/PolicyNotFound", ""}},
 	}
 }
