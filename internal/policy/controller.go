@@ -107,6 +107,12 @@ type Controller struct {
 	// reason (HAPTIC's ApplyGatewayPolicyConditions). False: the broken
 	// rules' reason replaces it.
 	RuleConditionsOverTrue bool
+	// OwnKindsOnly: in a rule's ExtensionRef filters the controller
+	// resolves only its own family's policy kinds (Groups); another
+	// family's kind is one it does not know, so the rule fails as for an
+	// unknown kind (UnknownFilterReasons) and that policy does not attach
+	// there. False: every registered kind attaches.
+	OwnKindsOnly bool
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares

@@ -12,9 +12,11 @@ const ControllerName = "haproxy-haptic.org/controller"
 // rule's references are checked before the policy they name (brokenRank).
 // Its route policy conditions replace only a route condition that is True
 // (46-policy-status.yaml: ApplyGatewayPolicyConditions), so a backendRef
-// not found keeps ResolvedRefs' reason.
+// not found keeps ResolvedRefs' reason. GatewayPolicyReference knows no
+// ExtensionRef kind but HAProxyRoutePolicy (and SSL passthrough): another
+// family's policy kind fails the rule as unsupported (OwnKindsOnly).
 var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group},
-	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true}
+	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true, OwnKindsOnly: true}
 
 // Target is HAPTIC's render target: it serves exactly what its
 // HAProxyRoutePolicy offers — JWT (with required claims) and API-key

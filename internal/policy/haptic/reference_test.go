@@ -10,8 +10,9 @@ import (
 )
 
 // referenceBase is what every TestReferenceBeforePolicy route runs
-// against: a HAPTIC Gateway, a Service, a policy that is valid (ok) and
-// one whose credential Secret is mutable (mut).
+// against: a HAPTIC Gateway, a Service, a policy that is valid (ok), one
+// whose credential Secret is mutable (mut), and a kgateway TrafficPolicy
+// (tp), a policy kind of another family.
 const referenceBase = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: haptic}
@@ -43,6 +44,11 @@ apiVersion: haproxy-haptic.org/v1alpha1
 kind: HAProxyRoutePolicy
 metadata: {name: mut, namespace: shop}
 spec: {authentication: {apiKey: {secretRef: {name: keys}}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: tp, namespace: shop}
+spec: {timeouts: {request: 10s}}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -121,6 +127,7 @@ func TestReferenceBeforePolicy(t *testing.T) {
 			[3]string{"True/", "False/RefNotPermitted", "True/UnsupportedValue"}},
 	}
 	cases = append(cases, routeFalseCases(pol)...)
+	cases = append(cases, foreignKindCases(pol)...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "input.yaml")
@@ -180,5 +187,30 @@ func routeFalseCases(pol func(string) string) []struct {
 			[3]string{"True/", "False/BackendNotFound", "True/UnsupportedValue"}},
 		{"NoMatchingParent: every rule naming a missing policy", []string{rule([]string{pol("absent")})},
 			[3]string{"False/NoMatchingParent", "False/PolicyNotFound", ""}},
+	}
+}
+
+// foreignKindCases are TestReferenceBeforePolicy's routes naming another
+// family's policy kind: GatewayPolicyReference knows only
+// HAProxyRoutePolicy, so a kgateway TrafficPolicy fails the rule as any
+// unsupported kind does — UnsupportedValue, ResolvedRefs True — whether
+// it exists or not, and beside a policy of HAPTIC's own.
+func foreignKindCases(pol func(string) string) []struct {
+	name  string
+	rules []string
+	want  [3]string
+} {
+	tp := func(name string) string { return ref("gateway.kgateway.dev", "TrafficPolicy", name) }
+	return []struct {
+		name  string
+		rules []string
+		want  [3]string
+	}{
+		{"another family's policy that exists", []string{rule([]string{tp("tp")}), rule(nil)},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"another family's policy that does not exist", []string{rule([]string{tp("nope")}), rule(nil)},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"another family's policy beside a missing policy", []string{rule([]string{pol("absent"), tp("tp")})},
+			[3]string{"False/UnsupportedValue", "True/", ""}},
 	}
 }
