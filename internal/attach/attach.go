@@ -337,6 +337,11 @@ func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, se
 				fmt.Sprintf("ExtensionRef to %s is not a policy kind gwpol supports here; the rule would answer with an error", gk))
 			continue
 		}
+		if c, foreign := foreignKind(g, reg, rt, k); foreign {
+			r.broken(rt, rule, nil, policy.LintExtensionRefNotFound.Code, f.Path+".extensionRef",
+				fmt.Sprintf("ExtensionRef to %s is not a policy kind %s supports (it resolves only its own kinds in a rule's filters): the rule answers with an error, and %s %s does not apply here", gk, c.Title, gk.Kind, ref.Name))
+			continue
+		}
 		perKind[k]++
 		if k.Spec().OnePerRule && perKind[k] > 1 {
 			r.broken(rt, rule, k, policy.LintDuplicatePolicyFilter.Code, f.Path,
@@ -507,6 +512,27 @@ func ownFilter(g *topology.Graph, reg *policy.Registry, rt *topology.Route, ref 
 		own, seen = c, true
 	}
 	return own, seen
+}
+
+// foreignKind reports whether the controllers of every Gateway the route
+// attaches to resolve only their own kinds in a rule's ExtensionRef
+// filters (policy.Controller.OwnKindsOnly) and k is none of theirs, and
+// returns one of them.
+func foreignKind(g *topology.Graph, reg *policy.Registry, rt *topology.Route, k policy.Kind) (policy.Controller, bool) {
+	var ctrl policy.Controller
+	seen := false
+	for _, p := range rt.Parents {
+		if p.Gateway == nil {
+			continue
+		}
+		name, _ := g.Controller(p.Gateway, "")
+		c, ok := reg.Controller(name)
+		if !ok || !c.OwnKindsOnly || c.Owns(k) {
+			return policy.Controller{}, false
+		}
+		ctrl, seen = c, true
+	}
+	return ctrl, seen
 }
 
 func (r *Result) notTranslated(rt *topology.Route, path, msg string) {

@@ -19,7 +19,7 @@ type inventoryRow struct {
 }
 
 // inventoryRowID is a row's id: a letter and a number (C1, T12).
-var inventoryRowID = regexp.MustCompile(`^[A-Z][0-9]+$`)
+var inventoryRowID = regexp.MustCompile(`^[A-Z][0-9]+[a-z]?$`)
 
 // inventoryRows reads the table rows of an inventory whose first cell is
 // an id.
@@ -123,8 +123,9 @@ func checkInventory(t *testing.T, doc, divFile string) {
 }
 
 // inventorySource is a row's source: a Go file or a chart template file
-// (HAPTIC's are YAML), then the function, macro or snippet.
-var inventorySource = regexp.MustCompile(`\.(go|yaml): \S`)
+// (HAPTIC's are YAML), read at the pinned commit or at the one its
+// @revision names, then the function, macro or snippet.
+var inventorySource = regexp.MustCompile(`\.(go|yaml)(@[0-9a-f]{7,40})?: \S`)
 
 // inventoryProblems checks the rows of an inventory against the test
 // functions (name → text of their file) and the divergence cases.
@@ -171,7 +172,9 @@ func inventoryProblems(doc, text string, tests map[string]string, divergences ma
 
 // TestInventoryProblems: the inventory check refuses a row naming a test
 // that does not exist, a subtest its parent's file does not name, no test,
-// an unknown divergence, a duplicate id and a source without a function.
+// an unknown divergence, a duplicate id and a source without a function;
+// a row whose id has a letter (A7b, added after A7) is a row too, and a
+// source may name the revision it was read at.
 func TestInventoryProblems(t *testing.T) {
 	const doc = `| # | check | source | gwpol | test |
 |---|---|---|---|---|
@@ -182,6 +185,8 @@ func TestInventoryProblems(t *testing.T) {
 | A5 | bad | x.go: f | r | not yet |
 | A6 | bad | x.go: f | r | divergence: ` + "`unknown-case`" + ` |
 | A1 | bad | nowhere | r | ` + "`TestReal`" + ` |
+| A7b | ok | x.yaml@0123abc: m | r | ` + "`TestReal`" + ` |
+| A7c | bad | x.yaml@0123abc: m | r | ` + "`TestMissing`" + ` |
 `
 	tests := map[string]string{"TestReal": `t.Run("sub", …)`}
 	got := inventoryProblems("d.md", doc, tests, map[string]bool{"known-case": true}, "div.txt")
@@ -192,6 +197,7 @@ func TestInventoryProblems(t *testing.T) {
 		`d.md:8: A6: divergence "unknown-case" is not in`,
 		"d.md:9: A1: id used already on line 3",
 		`d.md:9: A1: source "nowhere" names no file: function`,
+		"d.md:11: A7c: no test function TestMissing",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("problems =\n%s\nwant %d", strings.Join(got, "\n"), len(want))

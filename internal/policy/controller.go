@@ -92,6 +92,27 @@ type Controller struct {
 	// resolvedRefs for ResolvedRefs False ("": the controller leaves
 	// ResolvedRefs to the backends). Nil: UnsupportedValue and InvalidKind.
 	UnknownFilterReasons func() (reason, resolvedRefs string)
+	// BrokenRank orders the problems that break one rule of a route the
+	// controller serves as it checks them: the route conditions it writes
+	// (reason, ResolvedRefs, message) are those of the first problem of
+	// the lowest rank. A problem is b's kind (nil: an ExtensionRef kind
+	// gwpol does not know) and its diagnostic code. HAPTIC checks a rule's
+	// ExtensionRefs before the policy they name, and never looks the
+	// policy up when a reference is wrong. Nil: the first problem found.
+	BrokenRank func(b BrokenRule) int
+	// RuleConditionsOverTrue: the conditions the controller writes for
+	// the rules a policy reference breaks (Accepted, ResolvedRefs) replace
+	// only a route condition that is True; one the route has False on its
+	// own (a backendRef not found, no listener accepting it) keeps its
+	// reason (HAPTIC's ApplyGatewayPolicyConditions). False: the broken
+	// rules' reason replaces it.
+	RuleConditionsOverTrue bool
+	// OwnKindsOnly: in a rule's ExtensionRef filters the controller
+	// resolves only its own family's policy kinds (Groups); another
+	// family's kind is one it does not know, so the rule fails as for an
+	// unknown kind (UnknownFilterReasons) and that policy does not attach
+	// there. False: every registered kind attaches.
+	OwnKindsOnly bool
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares

@@ -334,6 +334,11 @@ func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
 		if d == nil {
 			continue
 		}
+		if !jsonFile {
+			if err := checkYAMLDefinition(file, doc); err != nil {
+				return nil, nil, err
+			}
+		}
 		if p := versionProblem("policy definition", d.Name, d.Version, d.Semver); p != nil {
 			diags = append(diags, fileDiag(*p, "version", d.Pos))
 		}

@@ -67,6 +67,68 @@ func checkJSONDefinition(file string, data []byte) error {
 	return diag.Errorf(diag.Invalid, "%s: %v%s", file, err, refused)
 }
 
+// controllerFields are the fields of controllerDefinition, each with
+// whether the controller reads it as an object (else as a string).
+var controllerFields = []struct {
+	name   string
+	object bool
+}{{"name", false}, {"version", false}, {"displayName", false}, {"description", false},
+	{"parameters", true}, {"systemParameters", true}, {"managedBy", false}}
+
+// checkYAMLDefinition refuses a YAML definition the controller's loader
+// cannot decode: it reads the document into a map, marshals it to JSON
+// and decodes that into models.PolicyDefinition, so a field of the wrong
+// JSON type — a number, boolean, list or map where it reads a string
+// (`version: 1.0`, `name: true`), anything but a map where it reads a
+// JSON Schema — fails the file as it does in a .json file (a timestamp
+// is marshalled as a string; null leaves the field unset). Every key
+// that matches a field without regard to case is decoded into it, so
+// each is checked, not only the one that wins.
+func checkYAMLDefinition(file string, doc *yaml.Node) error {
+	doc = manifest.Resolve(doc)
+	for _, f := range controllerFields {
+		values := []*yaml.Node{}
+		for i := 0; i+1 < len(doc.Content); i += 2 {
+			if k := manifest.Resolve(doc.Content[i]); k.Value != "<<" && strings.EqualFold(k.Value, f.name) {
+				values = append(values, doc.Content[i+1])
+			}
+		}
+		if v, k := controllerField(doc, f.name, false); k != nil && v != nil {
+			values = append(values, v) // a key only a merge (<<) brings in
+		}
+		for _, v := range values {
+			got := yamlJSONType(v)
+			if got == "null" || (f.object && got == "object") || (!f.object && got == "string") {
+				continue
+			}
+			return diag.Errorf(diag.Invalid, "%s: %s is a YAML value the controller marshals as a JSON %s, where it reads %s; the gateway-controller's policy loader refuses the file and the controller does not start",
+				manifest.NodePos(file, v), f.name, got, jsonTypeName(f.name))
+		}
+	}
+	return nil
+}
+
+// yamlJSONType is the JSON type the controller's yaml.v3 decoding and
+// json.Marshal give a node.
+func yamlJSONType(n *yaml.Node) string {
+	n = manifest.Resolve(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "object"
+	case yaml.SequenceNode:
+		return "array"
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return "null"
+	case "!!int", "!!float":
+		return "number"
+	case "!!bool":
+		return "boolean"
+	}
+	return "string" // !!str, !!timestamp (time.Time marshals as text), !!binary
+}
+
 // jsonTypeName says what the controller reads a top-level field as.
 func jsonTypeName(field string) string {
 	switch field {

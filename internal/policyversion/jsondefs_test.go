@@ -132,6 +132,38 @@ func TestJSONDefinitionRefused(t *testing.T) {
 	}
 }
 
+// TestYAMLDefinitionRefused: the controller's loader marshals a YAML
+// definition to JSON and decodes it as it decodes a .json file, so a
+// field of the wrong JSON type stops it too — at the value, for every key
+// encoding/json decodes into the field, also one a later key overrides —
+// while null, a quoted number and a timestamp (marshalled as text) load.
+func TestYAMLDefinitionRefused(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"version a float", "name: x\nversion: 1.0\n", "p/policy-definition.yaml:2:10: version is a YAML value the controller marshals as a JSON number, where it reads a string"},
+		{"name a boolean", "name: true\nversion: v1.0.0\n", "name is a YAML value the controller marshals as a JSON boolean"},
+		{"description a number", "name: x\nversion: v1.0.0\ndescription: 5\n", "p/policy-definition.yaml:3:14: description is a YAML value the controller marshals as a JSON number"},
+		{"parameters a string", "name: x\nversion: v1.0.0\nparameters: \"{}\"\n", "parameters is a YAML value the controller marshals as a JSON string, where it reads an object (a JSON Schema)"},
+		{"systemParameters a list", "name: x\nversion: v1.0.0\nsystemParameters: [a]\n", "systemParameters is a YAML value the controller marshals as a JSON array"},
+		{"managedBy a map", "name: x\nversion: v1.0.0\nmanagedBy: {a: b}\n", "managedBy is a YAML value the controller marshals as a JSON object"},
+		{"a key encoding/json overrides", "name: x\nversion: v1.0.0\ndisplayName: 3\nDisplayName: ok\n", "p/policy-definition.yaml:3:14: displayName is a YAML value the controller marshals as a JSON number"},
+		{"loads", "name: x\nversion: v1.0.0\ndescription: null\ndisplayName: \"5\"\nmanagedBy: 2024-01-01\nparameters: {type: object}\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeDefs(t, map[string]string{"p/policy-definition.yaml": tc.text})
+			_, _, err := LoadDefinitions(dir)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || diag.KindOf(err) != diag.Invalid || !strings.Contains(err.Error(), "controller does not start") {
+				t.Errorf("error %v, want an invalid-input error containing %q that says the controller does not start", err, tc.want)
+			}
+		})
+	}
+}
+
 // TestNullVersionIsNoVersion: a null version reaches the controller as
 // no version ("policy version is required").
 func TestNullVersionIsNoVersion(t *testing.T) {

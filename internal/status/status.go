@@ -236,7 +236,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
 					conds = append(conds, programmedCondition(r, rt, c))
 				}
-				conds = append(conds, ruleConditions(r, rt, ctrl, extra(ctrl))...)
+				conds = append(conds, overRoute(r.Registry, ctrl, conds, ruleConditions(r, rt, ctrl, extra(ctrl)))...)
 				if rf, ok := refused[rt]; ok && gatewayController(g, rf.Gateway, opt.ControllerName) == ctrl {
 					conds = append(conds, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: rf.Reason, Message: rf.Message})
 				}
@@ -482,9 +482,10 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditi
 			continue
 		}
 		broken++
-		msg := fmt.Sprintf("rule %s: %s", rule.Section(), b[0].Reason)
+		first := reportedBreak(r.Registry, b, ctrl)
+		msg := fmt.Sprintf("rule %s: %s", rule.Section(), first.Reason)
 		msgs = append(msgs, msg)
-		why, refs := brokenReasons(r.Registry, b[0], ctrl)
+		why, refs := brokenReasons(r.Registry, first, ctrl)
 		if reason == "" {
 			reason = why
 		}
@@ -554,6 +555,36 @@ func gatewayController(g *topology.Graph, gw *topology.Gateway, def string) stri
 		return name
 	}
 	return def
+}
+
+// overRoute are the broken rules' conditions rc that apply over the
+// route's own conds: all of them, or, under a controller that replaces
+// only a True condition (policy.Controller.RuleConditionsOverTrue), those
+// whose type the route does not already have False.
+func overRoute(reg *policy.Registry, ctrl string, conds, rc []metav1.Condition) []metav1.Condition {
+	if c, ok := reg.Controller(ctrl); !ok || !c.RuleConditionsOverTrue {
+		return rc
+	}
+	return slices.DeleteFunc(rc, func(x metav1.Condition) bool {
+		return slices.ContainsFunc(conds, func(o metav1.Condition) bool { return o.Type == x.Type && o.Status == metav1.ConditionFalse })
+	})
+}
+
+// reportedBreak is the problem of a broken rule whose conditions the
+// route's controller ctrl writes: the first of the lowest rank
+// (policy.Controller.BrokenRank), else the first found.
+func reportedBreak(reg *policy.Registry, b []attach.Broken, ctrl string) attach.Broken {
+	c, ok := reg.Controller(ctrl)
+	if !ok || c.BrokenRank == nil {
+		return b[0]
+	}
+	best, rank := 0, c.BrokenRank(policy.BrokenRule{Kind: b[0].Kind, Code: b[0].Code, Reason: b[0].Reason})
+	for i := 1; i < len(b); i++ {
+		if n := c.BrokenRank(policy.BrokenRule{Kind: b[i].Kind, Code: b[i].Code, Reason: b[i].Reason}); n < rank {
+			best, rank = i, n
+		}
+	}
+	return b[best]
 }
 
 // brokenReasons are the reasons the broken kind's controller writes for b,

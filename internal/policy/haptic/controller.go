@@ -8,9 +8,15 @@ const ControllerName = "haproxy-haptic.org/controller"
 // Controller is HAPTIC, the controller of this family's kind. It passes
 // TLS through for an HTTPRoute with an SSL passthrough filter (ownFilter),
 // and fails a rule with any other ExtensionRef closed as unsupported
-// without calling its references unresolved (unknownFilterReasons).
+// without calling its references unresolved (unknownFilterReasons); a
+// rule's references are checked before the policy they name (brokenRank).
+// Its route policy conditions replace only a route condition that is True
+// (46-policy-status.yaml: ApplyGatewayPolicyConditions), so a backendRef
+// not found keeps ResolvedRefs' reason. GatewayPolicyReference knows no
+// ExtensionRef kind but HAProxyRoutePolicy (and SSL passthrough): another
+// family's policy kind fails the rule as unsupported (OwnKindsOnly).
 var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group},
-	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons}
+	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true, OwnKindsOnly: true}
 
 // Target is HAPTIC's render target: it serves exactly what its
 // HAProxyRoutePolicy offers — JWT (with required claims) and API-key

@@ -7,17 +7,20 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // finish is the family's Finish step for what HAPTIC decides per route,
 // not per rule: GatewayPolicyReference (44-route-policies.yaml) gives
 // every rule of a route that references a HAProxyRoutePolicy on any rule
 // and passes TLS through on any rule the error "SSL passthrough bypasses
-// HTTP policy enforcement", so all of them fail closed. The rules that
-// reference a policy, or an ExtensionRef HAPTIC does not support, already
-// fail by their own checks (the policy's CheckRule, or the unsupported
-// filter); this breaks the others — a rule with no filter, or with only
-// the passthrough filter — and reports each at the rule.
+// HTTP policy enforcement", so all of them fail closed, and that error
+// overwrites every other the rule's references have (IncompatibleFilters;
+// the policy is not looked up). A rule using a policy that exists gets it
+// from the policy's CheckRule; this breaks the others — a rule with no
+// filter, with only the passthrough filter, with an ExtensionRef HAPTIC
+// does not support or naming a policy that does not exist — and reports
+// each at the rule.
 func finish(in policy.FinishInput) []diag.Diagnostic {
 	if in.Graph == nil || in.Attached == nil {
 		return nil
@@ -29,7 +32,7 @@ func finish(in policy.FinishInput) []diag.Diagnostic {
 			continue
 		}
 		for _, rule := range rt.Rules {
-			if failsOnItsOwn(rule.Rule) {
+			if usesPolicy(in.Attached, rule) {
 				continue
 			}
 			d := passthroughRuleDiag(rt.Route, rule.Rule, ref, pass)
@@ -73,13 +76,12 @@ func isPassthrough(f *model.Filter) bool {
 	return passthroughRef(string(f.ExtensionRef.Kind), string(f.ExtensionRef.Name))
 }
 
-// failsOnItsOwn reports whether a rule already fails closed without the
-// route's passthrough: it references a HAProxyRoutePolicy, or an
-// ExtensionRef that is not a passthrough filter (unsupported).
-func failsOnItsOwn(rule *model.Rule) bool {
-	for i := range rule.Filters {
-		f := &rule.Filters[i]
-		if f.Type == "ExtensionRef" && f.ExtensionRef != nil && (isPolicyRef(f) || !isPassthrough(f)) {
+// usesPolicy reports whether a HAProxyRoutePolicy is attached to the rule
+// by its ExtensionRef, so the policy's CheckRule has already failed it for
+// the route's passthrough (passthroughBeside).
+func usesPolicy(att policy.Attachments, rule *topology.Rule) bool {
+	for _, a := range att.OnRule(rule) {
+		if a.ExtensionRef && a.Policy.Kind.GroupKind() == (Kind{}).GroupKind() {
 			return true
 		}
 	}
@@ -100,6 +102,28 @@ func ownFilter(group, kind, name string) bool {
 // ssl…passthrough whatever the kind.
 func passthroughRef(kind, name string) bool {
 	return kind == "SSLPassthrough" || passthroughName.MatchString(strings.ToLower(name))
+}
+
+// brokenRank is the Controller's BrokenRank, the order in which
+// GatewayPolicyReference and GatewayPolicyRecord (44-route-policies.yaml)
+// settle a rule's error. The reference comes first, and a wrong one ends
+// the check: the policy is never looked up, so a missing policy or a
+// credential it may not use sets no ResolvedRefs reason. Of the reference
+// errors, the route's SSL passthrough beside a policy and several
+// policies on the rule (GWP206) set IncompatibleFilters, which outranks
+// the UnsupportedValue of a policy filter on a backendRef (GWP207) and of
+// an ExtensionRef of another kind (any kind but this family's, the
+// unknown ones included) — HAPTIC overwrites the error in that order.
+func brokenRank(b policy.BrokenRule) int {
+	switch {
+	case b.Kind == nil || b.Kind.GroupKind() != (Kind{}).GroupKind():
+		return 2
+	case b.Code == policy.LintDuplicatePolicyFilter.Code:
+		return 0
+	case b.Code == policy.LintPolicyFilterOnBackend.Code:
+		return 1
+	}
+	return 3 // the policy's own checks
 }
 
 // unknownFilterReasons are the Controller's UnknownFilterReasons:

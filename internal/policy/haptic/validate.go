@@ -80,11 +80,23 @@ func (v *validator) validate() {
 		v.warn("spec.authentication", "authentication sets neither jwt nor apiKey, so HAPTIC authenticates no request on the rules using this policy (its other settings apply); set jwt or apiKey, or remove authentication")
 	}
 	if a := s.Authentication; a != nil {
+		// GatewayPolicyRecord checks both credential references (jwt,
+		// then apiKey) before PolicyAuthentication reads either: a
+		// reference the policy may not use is the rule's error
+		// (RefNotPermitted) whatever else is wrong with the
+		// authentication, so it comes first in p.Invalid.
+		jwtRef, keyRef := false, false
 		if a.JWT != nil {
-			v.jwt(a.JWT)
+			jwtRef = v.credential(jwtBase+".secretRef", a.JWT.SecretRef)
 		}
 		if a.APIKey != nil {
-			v.apiKey(a.APIKey)
+			keyRef = v.credential(apiKeyBase+".secretRef", a.APIKey.SecretRef)
+		}
+		if a.JWT != nil {
+			v.jwt(a.JWT, jwtRef)
+		}
+		if a.APIKey != nil {
+			v.apiKey(a.APIKey, keyRef)
 		}
 	}
 	if s.RateLimit != nil {
@@ -98,8 +110,15 @@ func (v *validator) validate() {
 	}
 }
 
-func (v *validator) jwt(j *JWT) {
-	const base = "spec.authentication.jwt"
+const (
+	jwtBase    = "spec.authentication.jwt"
+	apiKeyBase = "spec.authentication.apiKey"
+)
+
+// jwt checks the JWT settings; usable: its secretRef passed credential,
+// so the Secret's content is checked.
+func (v *validator) jwt(j *JWT, usable bool) {
+	const base = jwtBase
 	if j.Algorithm == "" {
 		j.Algorithm = DefaultAlgorithm
 	} else if !slices.Contains(jwtAlgorithms, j.Algorithm) {
@@ -118,15 +137,19 @@ func (v *validator) jwt(j *JWT) {
 		v.headerName(p+".header", "forwardClaims header", f.Header)
 	}
 	j.secretNamespace = v.ns
-	if v.secretRef(base+".secretRef", j.SecretRef) {
+	if v.noSecretRef(base + ".secretRef") {
+		return
+	}
+	if usable {
 		if sec := v.secret(base+".secretRef", j.SecretRef, JWTSecretKey); sec != nil && slices.Contains(jwtAlgorithms, j.Algorithm) {
 			v.publicKey(base+".secretRef", sec, j.Algorithm)
 		}
 	}
 }
 
-func (v *validator) apiKey(a *APIKey) {
-	const base = "spec.authentication.apiKey"
+// apiKey checks the API key settings; usable as for jwt.
+func (v *validator) apiKey(a *APIKey, usable bool) {
+	const base = apiKeyBase
 	if a.Header == "" {
 		a.Header = DefaultAPIKeyHeader
 	} else {
@@ -137,11 +160,42 @@ func (v *validator) apiKey(a *APIKey) {
 	}
 	a.forwardHeader = a.ConsumerHeader
 	a.secretNamespace = v.ns
-	if v.secretRef(base+".secretRef", a.SecretRef) {
+	if v.noSecretRef(base + ".secretRef") {
+		return
+	}
+	if usable {
 		if sec := v.secret(base+".secretRef", a.SecretRef, APIKeySecretKey); sec != nil {
 			v.keyLines(base+".secretRef", sec)
 		}
 	}
+}
+
+// credential is GatewayPolicyRecord's check of a credential secretRef: a
+// reference without a name or to another namespace, or to a Secret that
+// is mutable, is one the policy may not use (RefNotPermitted). It reports
+// whether the Secret's content is to be checked; an absent secretRef is
+// left to the authentication's own check (noSecretRef).
+func (v *validator) credential(path string, ref SecretRef) bool {
+	if !v.p.Obj.Has(path) || !v.secretRef(path, ref) {
+		return false
+	}
+	if m := v.model(); m != nil {
+		if sec := m.Secret(v.ns, ref.Name); sec != nil && !sec.Immutable {
+			v.dependency(path+".name", "credential Secret %s/%s is mutable; set immutable: true (and publish a new Secret name to rotate) — the rule fails closed until then", v.ns, ref.Name)
+			return false
+		}
+	}
+	return true
+}
+
+// noSecretRef reports a credential without a secretRef (GWP401 at its
+// name), which HAPTIC's authentication cannot read.
+func (v *validator) noSecretRef(path string) bool {
+	if v.p.Obj.Has(path) {
+		return false
+	}
+	v.secretRef(path, SecretRef{})
+	return true
 }
 
 func (v *validator) rateLimit(r *RateLimit) {
@@ -313,8 +367,9 @@ func (v *validator) model() *model.Model {
 	return v.env.Model
 }
 
-// secret checks that the Secret exists, is immutable and has the key the
-// credential is read from. It reads names only, never values.
+// secret checks that the Secret exists and has the key the credential is
+// read from (credential has refused a mutable one). It reads names only,
+// never values.
 func (v *validator) secret(path string, ref SecretRef, key string) *model.Opaque {
 	var sec *model.Opaque
 	if m := v.model(); m != nil {
@@ -323,9 +378,6 @@ func (v *validator) secret(path string, ref SecretRef, key string) *model.Opaque
 	switch {
 	case sec == nil:
 		v.dependency(path+".name", "credential Secret %s/%s not found; create it (immutable: true, with key %s) or fix the name — the rule fails closed until then", v.ns, ref.Name, key)
-		return nil
-	case !sec.Immutable:
-		v.dependency(path+".name", "credential Secret %s/%s is mutable; set immutable: true (and publish a new Secret name to rotate) — the rule fails closed until then", v.ns, ref.Name)
 		return nil
 	case !sec.HasKey(key):
 		v.dependency(path+".name", "credential Secret %s/%s has no key %s; the rule fails closed until it does", v.ns, ref.Name, key)

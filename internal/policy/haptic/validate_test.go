@@ -913,3 +913,52 @@ func TestBodyCeilingSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialBeforeAuthentication: GatewayPolicyRecord
+// (44-route-policies.yaml) checks the jwt and then the apiKey secretRef —
+// a name, the policy's namespace, an immutable Secret — before
+// PolicyAuthentication reads either, so a credential reference the policy
+// may not use is the rule's error (RefNotPermitted) even when the
+// authentication has other problems: it is the policy's first Invalid,
+// which the rule's status reports.
+func TestCredentialBeforeAuthentication(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec string
+		// first is "CODE field" of p.Invalid[0]; resolved the
+		// ResolvedRefs reason the rule gets from it.
+		first, resolved string
+	}{
+		{"bad algorithm, mutable Secret",
+			"spec:\n  authentication:\n    jwt: {algorithm: HS999, secretRef: {name: mutable-key}}",
+			"GWP402 spec.authentication.jwt.secretRef.name", "RefNotPermitted"},
+		{"empty claim, then an apiKey Secret in another namespace",
+			"spec:\n  authentication:\n    jwt: {requiredClaims: [\" \"], secretRef: {name: jwt-key}}\n    apiKey: {secretRef: {name: api-keys, namespace: other}}",
+			"GWP402 spec.authentication.apiKey.secretRef.namespace", "RefNotPermitted"},
+		{"bad header, mutable Secret",
+			"spec:\n  authentication:\n    apiKey: {header: \"x y\", secretRef: {name: mutable-key}}",
+			"GWP402 spec.authentication.apiKey.secretRef.name", "RefNotPermitted"},
+		{"jwt without a secretRef, apiKey Secret mutable",
+			"spec:\n  authentication:\n    jwt: {}\n    apiKey: {secretRef: {name: mutable-key}}",
+			"GWP402 spec.authentication.apiKey.secretRef.name", "RefNotPermitted"},
+		{"bad algorithm, usable Secret",
+			"spec:\n  authentication:\n    jwt: {algorithm: HS999, secretRef: {name: jwt-key}}",
+			"GWP401 spec.authentication.jwt.algorithm", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decode(t, tc.spec)
+			if len(p.Invalid) < 2 && tc.resolved != "" {
+				t.Fatalf("want the reference and another problem, got %v", codes(p.Invalid))
+			}
+			if len(p.Invalid) == 0 {
+				t.Fatal("policy is valid")
+			}
+			first := p.Invalid[0]
+			if got := first.Code + " " + first.Field; got != tc.first {
+				t.Errorf("first problem %q, want %q (all: %v)", got, tc.first, codes(p.Invalid))
+			}
+			if _, resolved := brokenReasons(first.Code, first.Field); resolved != tc.resolved {
+				t.Errorf("ResolvedRefs reason %q, want %q", resolved, tc.resolved)
+			}
+		})
+	}
+}

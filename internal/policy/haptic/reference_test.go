@@ -1,0 +1,216 @@
+package haptic_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gwpol/gwpol/internal/status"
+)
+
+// referenceBase is what every TestReferenceBeforePolicy route runs
+// against: a HAPTIC Gateway, a Service, a policy that is valid (ok), one
+// whose credential Secret is mutable (mut), and a kgateway TrafficPolicy
+// (tp), a policy kind of another family.
+const referenceBase = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: haptic}
+spec: {controllerName: haproxy-haptic.org/controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: public, namespace: infra}
+spec:
+  gatewayClassName: haptic
+  listeners: [{name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: orders, namespace: shop}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: keys, namespace: shop}
+stringData: {keys: "k1:alice"}
+---
+apiVersion: haproxy-haptic.org/v1alpha1
+kind: HAProxyRoutePolicy
+metadata: {name: ok, namespace: shop}
+spec: {rateLimit: {requests: 10}}
+---
+apiVersion: haproxy-haptic.org/v1alpha1
+kind: HAProxyRoutePolicy
+metadata: {name: mut, namespace: shop}
+spec: {authentication: {apiKey: {secretRef: {name: keys}}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: tp, namespace: shop}
+spec: {timeouts: {request: 10s}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: shop}
+spec:
+  parentRefs: [{name: public, namespace: infra}]
+  rules:
+`
+
+// ref is an ExtensionRef filter; rule is a rule with those filters (and
+// backendRef filters, when given) forwarding to orders.
+func ref(group, kind, name string) string {
+	return "{type: ExtensionRef, extensionRef: {group: \"" + group + "\", kind: " + kind + ", name: " + name + "}}"
+}
+
+func rule(filters []string, backendFilters ...string) string {
+	s := "    - backendRefs: [{name: orders, port: 8080"
+	if len(backendFilters) > 0 {
+		s += ", filters: [" + strings.Join(backendFilters, ", ") + "]"
+	}
+	s += "}]\n"
+	if len(filters) > 0 {
+		s += "      filters: [" + strings.Join(filters, ", ") + "]\n"
+	}
+	return s
+}
+
+// TestReferenceBeforePolicy: HAPTIC settles a rule's error from its
+// references before the policy they name (44-route-policies.yaml:
+// GatewayPolicyReference, then GatewayPolicyRecord only when the
+// reference is right), so a wrong reference — another kind, a policy
+// filter on a backendRef, two policies, the route's SSL passthrough —
+// is the reason the route reports, and a missing policy or a credential
+// the policy may not use behind it sets no ResolvedRefs reason. The
+// route's conditions are those of its first failing rule.
+func TestReferenceBeforePolicy(t *testing.T) {
+	const grp, kind = "haproxy-haptic.org", "HAProxyRoutePolicy"
+	pol := func(name string) string { return ref(grp, kind, name) }
+	unknown := ref("example.com", "Foo", "x")
+	pass := ref("tls.example.com", "SSLPassthrough", "tls")
+	plain := rule(nil)
+	cases := []struct {
+		name  string
+		rules []string
+		// want: Accepted, ResolvedRefs and PartiallyInvalid as
+		// status/reason ("" for PartiallyInvalid: not written).
+		want [3]string
+	}{
+		{"another kind before a policy with a mutable Secret", []string{rule([]string{unknown, pol("mut")}), plain},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"another kind after a policy with a mutable Secret", []string{rule([]string{pol("mut"), unknown}), plain},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"another kind beside a missing policy", []string{rule([]string{pol("absent"), unknown}), plain},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"a missing policy and a policy filter on the backendRef", []string{rule([]string{pol("absent")}, pol("ok"))},
+			[3]string{"False/UnsupportedValue", "True/", ""}},
+		{"a policy with a mutable Secret, also on the backendRef", []string{rule([]string{pol("mut")}, pol("mut")), plain},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"two policies, one missing", []string{rule([]string{pol("ok"), pol("absent")}), plain},
+			[3]string{"True/", "True/", "True/IncompatibleFilters"}},
+		{"two policies and a backendRef filter", []string{rule([]string{pol("ok"), pol("mut")}, pol("ok")), plain},
+			[3]string{"True/", "True/", "True/IncompatibleFilters"}},
+		{"a missing policy on a passthrough route", []string{rule([]string{pol("absent")}), rule([]string{pass})},
+			[3]string{"False/IncompatibleFilters", "True/", ""}},
+		{"a mutable Secret on a passthrough route", []string{rule([]string{pol("mut")}), rule([]string{pass})},
+			[3]string{"False/IncompatibleFilters", "True/", ""}},
+		{"another kind first on a passthrough route", []string{rule([]string{unknown}), rule([]string{pol("ok")}), rule([]string{pass})},
+			[3]string{"False/IncompatibleFilters", "True/", ""}},
+		{"a policy kind of another group named as a passthrough", []string{rule([]string{pol("ok")}), rule([]string{ref("", kind, "ssl-passthrough")}), plain},
+			[3]string{"False/IncompatibleFilters", "True/", ""}},
+		{"a policy kind of another group", []string{rule([]string{ref("haproxy.org", kind, "absent")}), plain},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"a missing policy, then two policies: the first rule's reasons", []string{rule([]string{pol("absent")}), rule([]string{pol("ok"), pol("ok")})},
+			[3]string{"False/UnsupportedValue", "False/PolicyNotFound", ""}},
+		{"a mutable Secret alone", []string{rule([]string{pol("mut")}), plain},
+			[3]string{"True/", "False/RefNotPermitted", "True/UnsupportedValue"}},
+	}
+	cases = append(cases, routeFalseCases(pol)...)
+	cases = append(cases, foreignKindCases(pol)...)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "input.yaml")
+			input := referenceBase + strings.Join(tc.rules, "")
+			if strings.HasPrefix(tc.name, "NoMatchingParent: ") {
+				input = strings.Replace(input, "parentRefs: [{name: public, namespace: infra}]", "parentRefs: [{name: public, namespace: infra, sectionName: https}]", 1)
+			}
+			if err := os.WriteFile(file, []byte(input), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rep := status.Compute(compile(t, file).Result, status.Options{})
+			if len(rep.Routes) != 1 || len(rep.Routes[0].Parents) != 1 {
+				t.Fatalf("want one route with one parent, got %+v", rep.Routes)
+			}
+			var got [3]string
+			for _, c := range rep.Routes[0].Parents[0].Conditions {
+				v := string(c.Status) + "/"
+				if c.Status != "True" || c.Type == "PartiallyInvalid" {
+					v += c.Reason
+				}
+				switch c.Type {
+				case "Accepted":
+					got[0] = v
+				case "ResolvedRefs":
+					got[1] = v
+				case "PartiallyInvalid":
+					got[2] = v
+				}
+			}
+			if got != tc.want {
+				t.Errorf("Accepted, ResolvedRefs, PartiallyInvalid = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// routeFalseCases are TestReferenceBeforePolicy's routes that are False
+// on their own: HAPTIC's ApplyGatewayPolicyConditions
+// (46-policy-status.yaml) replaces Accepted and ResolvedRefs only where
+// they are True, so a backendRef not found keeps ResolvedRefs'
+// BackendNotFound and a parentRef no listener matches keeps Accepted's
+// NoMatchingParent; PartiallyInvalid is written all the same.
+func routeFalseCases(pol func(string) string) []struct {
+	name  string
+	rules []string
+	want  [3]string
+} {
+	noService := "    - backendRefs: [{name: nosvc, port: 8080}]\n"
+	return []struct {
+		name  string
+		rules []string
+		want  [3]string
+	}{
+		{"a missing policy beside a missing Service", []string{rule([]string{pol("absent")}), noService},
+			[3]string{"True/", "False/BackendNotFound", "True/UnsupportedValue"}},
+		{"a mutable Secret beside a missing Service", []string{rule([]string{pol("mut")}), noService},
+			[3]string{"True/", "False/BackendNotFound", "True/UnsupportedValue"}},
+		{"NoMatchingParent: every rule naming a missing policy", []string{rule([]string{pol("absent")})},
+			[3]string{"False/NoMatchingParent", "False/PolicyNotFound", ""}},
+	}
+}
+
+// foreignKindCases are TestReferenceBeforePolicy's routes naming another
+// family's policy kind: GatewayPolicyReference knows only
+// HAProxyRoutePolicy, so a kgateway TrafficPolicy fails the rule as any
+// unsupported kind does — UnsupportedValue, ResolvedRefs True — whether
+// it exists or not, and beside a policy of HAPTIC's own.
+func foreignKindCases(pol func(string) string) []struct {
+	name  string
+	rules []string
+	want  [3]string
+} {
+	tp := func(name string) string { return ref("gateway.kgateway.dev", "TrafficPolicy", name) }
+	return []struct {
+		name  string
+		rules []string
+		want  [3]string
+	}{
+		{"another family's policy that exists", []string{rule([]string{tp("tp")}), rule(nil)},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"another family's policy that does not exist", []string{rule([]string{tp("nope")}), rule(nil)},
+			[3]string{"True/", "True/", "True/UnsupportedValue"}},
+		{"another family's policy beside a missing policy", []string{rule([]string{pol("absent"), tp("tp")})},
+			[3]string{"False/UnsupportedValue", "True/", ""}},
+	}
+}
