@@ -360,6 +360,11 @@ type Judgement struct {
 	// Invalid are the controller's reasons to refuse the policy, as
 	// findings; none when it accepts it.
 	Invalid []diag.Diagnostic
+	// Conflicted, when set, is what the controller writes on an
+	// ancestor where the policy lost its target to winner, an earlier
+	// policy of its kind on the same target, and is not used otherwise
+	// (it never built anything there); nil keeps the generic conditions.
+	Conflicted func(winner *Policy) []Condition
 }
 
 // FilterWeight is a weight that orders one Envoy filter among the filters

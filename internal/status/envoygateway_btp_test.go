@@ -123,6 +123,17 @@ func TestBackendTrafficPolicyStatus(t *testing.T) {
 			"second @ Gateway/infra/gw: Accepted=False/Conflicted: Unable to target HTTPRoute rb, another BackendTrafficPolicy has already attached to it",
 		},
 	}, {
+		name: "route-parents-of-this-controller-only",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: other}\nspec: {controllerName: example.com/other}\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: foreign, namespace: infra}\nspec:\n  gatewayClassName: other\n  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n" +
+			"  parentRefs: [{name: foreign, namespace: infra}, {name: gw, namespace: infra, sectionName: b}, {name: gw, namespace: infra, sectionName: a}]\n  rules: [{name: one}]\n" +
+			btp("app", "on-both", "HTTPRoute/both", ""),
+		want: []string{
+			"on-both @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted.",
+			"on-both @ Gateway/infra/gw#b: Accepted=True/Accepted: Policy has been accepted.",
+		},
+	}, {
 		name:     "route-overridden-by-rule",
 		policies: btp("app", "route", "HTTPRoute/ra", "") + btp("app", "rule", "HTTPRoute/ra#one", ""),
 		want: []string{

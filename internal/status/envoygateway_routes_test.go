@@ -678,3 +678,29 @@ func TestEnvoyGatewayBackendTLSPolicyStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayBackendTLSPolicyConflicted: a BackendTLSPolicy on the
+// target an earlier one has is never built by Envoy Gateway
+// (getBackendTLSPolicy takes the first that matches), so its ancestor
+// says only Accepted=False/Conflicted, naming the earlier policy
+// (ProcessBackendTLSPolicyStatus), with no ResolvedRefs.
+func TestEnvoyGatewayBackendTLSPolicyConflicted(t *testing.T) {
+	pol := func(name string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: svc.example.com, caCertificateRefs: [{group: '', kind: ConfigMap, name: ca}]}\n"
+	}
+	docs := egRoutesBase + egHTTPRoute("[{name: svc, port: 8080}]") +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: app}\ndata: {ca.crt: x}\n" + pol("first") + pol("second")
+	got, msgs := egStatuses(compile(t, docs))
+	for key, want := range map[string]string{
+		"BackendTLSPolicy/app/second @ Gateway/infra/gw": "Accepted=False/Conflicted",
+		"BackendTLSPolicy/app/first @ Gateway/infra/gw":  "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
+	} {
+		if got[key] != want {
+			t.Errorf("%s: %q, want %q (all: %v)", key, got[key], want, got)
+		}
+	}
+	if want := "Policy conflicts with BackendTLSPolicy app/first."; !slices.Contains(msgs, want) {
+		t.Errorf("no message %q in %q", want, msgs)
+	}
+}

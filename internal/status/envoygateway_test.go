@@ -489,33 +489,47 @@ func TestParentGatewayNotInInput(t *testing.T) {
 	}
 }
 
-// TestEnvoyGatewayAggregatedOverridden: a policy on 17 Gateways is cut to
-// 16 before Envoy Gateway writes Overridden; the entry of a Gateway past
-// the cut that a route policy overrides comes back with Overridden alone,
-// in place of the 16th, and the 15th then says Aggregated.
+// TestEnvoyGatewayAggregatedOverridden: Envoy Gateway holds at most 17
+// entries while it writes a policy's status (boundPolicyAncestors drops
+// the least important past that: the last by namespace and name among
+// the accepted ones) and cuts to 16 at the end. With 17 Gateways nothing
+// is dropped before the cut, so the overridden one keeps its Accepted;
+// with 18 the overridden Gateway (last by name) was dropped when it was
+// added and comes back with Overridden alone, pushing out the one before.
 func TestEnvoyGatewayAggregatedOverridden(t *testing.T) {
-	docs := egBase
-	var refs []string
-	for i := range 17 {
-		name := fmt.Sprintf("g%02d", i)
-		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n"
-		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
-	}
-	docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  timeout: {tcp: {connectTimeout: 5s}}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: last, namespace: app}\nspec:\n  parentRefs: [{name: g16, namespace: infra}]\n" +
-		btp("app", "route-policy", "HTTPRoute/last", "")
-	var got []string
-	for _, line := range egConditions(compile(t, docs)) {
-		if strings.HasPrefix(line, "wide @ ") {
-			got = append(got, strings.TrimPrefix(line, "wide @ "))
+	for _, tc := range []struct {
+		gateways int
+		want     []string
+	}{
+		{17, []string{
+			"Gateway/infra/g14 (" + egController + "): Accepted=True/Accepted Aggregated=True/Aggregated",
+			"Gateway/infra/g16 (" + egController + "): Accepted=True/Accepted Overridden=True/Overridden",
+		}},
+		{18, []string{
+			"Gateway/infra/g14 (" + egController + "): Accepted=True/Accepted Aggregated=True/Aggregated",
+			"Gateway/infra/g17 (" + egController + "): Overridden=True/Overridden",
+		}},
+	} {
+		docs := egBase
+		var refs []string
+		last := fmt.Sprintf("g%02d", tc.gateways-1)
+		for i := range tc.gateways {
+			name := fmt.Sprintf("g%02d", i)
+			docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n"
+			refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
 		}
-	}
-	want := []string{
-		"Gateway/infra/g14 (" + egController + "): Accepted=True/Accepted Aggregated=True/Aggregated",
-		"Gateway/infra/g16 (" + egController + "): Overridden=True/Overridden",
-	}
-	if len(got) != 16 || !slices.Equal(got[14:], want) {
-		t.Errorf("ancestors %d, last two %q, want 16 ending %q", len(got), got[max(0, len(got)-2):], want)
+		docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  timeout: {tcp: {connectTimeout: 5s}}\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: last, namespace: app}\nspec:\n  parentRefs: [{name: " + last + ", namespace: infra}]\n" +
+			btp("app", "route-policy", "HTTPRoute/last", "")
+		var got []string
+		for _, line := range egConditions(compile(t, docs)) {
+			if strings.HasPrefix(line, "wide @ ") {
+				got = append(got, strings.TrimPrefix(line, "wide @ "))
+			}
+		}
+		if len(got) != 16 || !slices.Equal(got[14:], tc.want) {
+			t.Errorf("%d Gateways: ancestors %d, last two %q, want 16 ending %q", tc.gateways, len(got), got[max(0, len(got)-2):], tc.want)
+		}
 	}
 }
 
@@ -539,5 +553,37 @@ func TestEnvoyExtensionPolicyDeprecatedTargetRef(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvoyGatewayAggregatedConflicted: past 16 ancestors Envoy Gateway
+// keeps the ones not accepted first (status/policy.go:
+// TruncatePolicyAncestors → sortRankForPolicyAncestor: Accepted=False,
+// then Overridden, then the rest, each by namespace and name) and writes
+// Aggregated on the last one it keeps.
+func TestEnvoyGatewayAggregatedConflicted(t *testing.T) {
+	docs := egBase
+	var refs []string
+	for i := range 17 {
+		name := fmt.Sprintf("g%02d", i)
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80}]\n"
+		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
+	}
+	ctp := func(name, refs string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  targetRefs: [" + refs + "]\n  tcpKeepalive: {}\n"
+	}
+	docs += ctp("first", refs[16]) + ctp("wide", strings.Join(refs, ", "))
+	var got []string
+	for _, line := range egConditions(compile(t, docs)) {
+		if strings.HasPrefix(line, "wide @ ") {
+			got = append(got, strings.TrimPrefix(line, "wide @ "))
+		}
+	}
+	want := []string{
+		"Gateway/infra/g14 (" + egController + "): Accepted=True/Accepted Aggregated=True/Aggregated",
+		"Gateway/infra/g16 (" + egController + "): Accepted=False/Conflicted",
+	}
+	if len(got) != 16 || !slices.Equal(got[14:], want) {
+		t.Errorf("ancestors %d, last two %q, want 16 ending %q", len(got), got[max(0, len(got)-2):], want)
 	}
 }

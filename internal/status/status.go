@@ -655,9 +655,19 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		}
 	}
 	worst := map[AncestorRef]usage{}
+	// winner is, per ancestor where the policy is used only as the loser
+	// of a backend one policy wins, the policy that won it.
+	winner := map[AncestorRef]*policy.Policy{}
+	usedHere := map[AncestorRef]bool{}
 	for _, u := range us {
 		if cur, ok := worst[u.anc]; !ok || u.use > cur {
 			worst[u.anc] = u.use
+		}
+		if u.by != nil && winner[u.anc] == nil {
+			winner[u.anc] = u.by
+		}
+		if u.use != usedOverridden {
+			usedHere[u.anc] = true
 		}
 	}
 	if len(worst) == 0 {
@@ -680,6 +690,9 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 			conds := cw.PolicyConditions(p, u == usedOverridden)
 			if judged := p.Judgements[ctrl]; judged.Conditions != nil {
 				conds = judgedConditions(judged.Conditions, u == usedOverridden)
+				if by := winner[anc]; by != nil && !usedHere[anc] && judged.Conflicted != nil {
+					conds = judged.Conflicted(by)
+				}
 			}
 			out.Ancestors = append(out.Ancestors, Ancestor{AncestorRef: anc, ControllerName: ctrl, Conditions: written(conds)})
 			continue
@@ -777,6 +790,9 @@ func messages(ds []diag.Diagnostic) string {
 type use struct {
 	anc AncestorRef
 	use usage
+	// by is the policy that took the target, where the use is
+	// usedOverridden on a backend one policy wins.
+	by *policy.Policy
 }
 
 func ancestorOf(k model.Key) AncestorRef {
@@ -803,21 +819,22 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 		for _, pt := range pts {
 			for _, c := range pt.Invalid {
 				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
-					idx[c.Policy] = append(idx[c.Policy], use{a, usedAttached})
+					idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: usedAttached})
 				}
 			}
 			for _, c := range pt.Candidates {
 				u := refCount(pt, c.Policy)
+				var by *policy.Policy
 				if len(backend) > 0 && pt.Kind.Spec().OneWins {
 					// one policy wins the backend target: the verdict
 					// merge recorded says which lost (Conflicted)
 					u = usedAttached
-					if r.Attach.Rejection(c.Policy, backend[0]) != nil {
-						u = usedOverridden
+					if rj := r.Attach.Rejection(c.Policy, backend[0]); rj != nil {
+						u, by = usedOverridden, rj.By
 					}
 				}
 				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
-					idx[c.Policy] = append(idx[c.Policy], use{a, u})
+					idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: u, by: by})
 				}
 			}
 		}
@@ -851,7 +868,7 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 	for p, rts := range r.Attach.OnBackendRef {
 		for _, rt := range rts {
 			for _, a := range RouteAncestors(rt, reportOf(p.Kind)) {
-				idx[p] = append(idx[p], use{a, usedPending})
+				idx[p] = append(idx[p], use{anc: a, use: usedPending})
 			}
 		}
 	}

@@ -244,7 +244,7 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 		return policy.Judgement{Conditions: []policy.Condition{
 			{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: "Resolved all the Object references."},
 			{Type: "Accepted", Status: "True", Reason: "Accepted", Message: "Policy has been accepted."},
-		}}
+		}, Conflicted: backendTLSConflicted}
 	}
 	msg = conditionMessage(msg)
 	resolved := "InvalidCACertificateRef"
@@ -260,6 +260,18 @@ func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
 			{Type: "ResolvedRefs", Status: "False", Reason: resolved, Message: msg},
 			{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: msg},
 		},
-		Invalid: []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s", msg)},
+		Invalid:    []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s", msg)},
+		Conflicted: backendTLSConflicted,
 	}
+}
+
+// backendTLSConflicted is what Envoy Gateway writes on a BackendTLSPolicy
+// that targets what an earlier one does (ProcessBackendTLSPolicyStatus):
+// it never builds the later policy there (getBackendTLSPolicy takes the
+// first that matches), so the ancestor holds Accepted=False alone, naming
+// the policy that took the target — whatever the later one's own
+// references are.
+func backendTLSConflicted(winner *policy.Policy) []policy.Condition {
+	return []policy.Condition{{Type: "Accepted", Status: "False", Reason: "Conflicted",
+		Message: fmt.Sprintf("Policy conflicts with BackendTLSPolicy %s/%s.", winner.Obj.Namespace, winner.Obj.Name)}}
 }

@@ -91,9 +91,10 @@ type statusRun struct {
 	byGateway  map[*topology.Gateway]*claim
 	ruleClaims map[*topology.Route][]string
 	entries    map[*policy.Policy][]*entry
-	// truncated are the policies whose entries were cut to 16 before the
-	// Overridden and Merged notes were written (see set).
-	truncated map[*policy.Policy]bool
+	// evicted are the policies an entry was dropped from to keep their
+	// list within softCap (set): a condition written later on a dropped
+	// ancestor comes back as an entry of its own.
+	evicted map[*policy.Policy]bool
 	// notes collect, per claim, what overrides it or merges into it, by
 	// category, for the messages; they go on the claim's own entries.
 	notes map[*claim]*notes
@@ -115,7 +116,7 @@ func newStatusRun(k *Kind, g *topology.Graph) *statusRun {
 	return &statusRun{kind: k, g: g, claimed: map[string]*claim{},
 		byListener: map[*topology.Listener]*claim{}, bySet: map[*topology.ListenerSet]*claim{},
 		byGateway: map[*topology.Gateway]*claim{}, ruleClaims: map[*topology.Route][]string{},
-		entries: map[*policy.Policy][]*entry{}, truncated: map[*policy.Policy]bool{}, notes: map[*claim]*notes{},
+		entries: map[*policy.Policy][]*entry{}, evicted: map[*policy.Policy]bool{}, notes: map[*claim]*notes{},
 		rejected: map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}}
 }
 
@@ -179,13 +180,10 @@ func (s *statusRun) run(ps []*policy.Policy) policy.Decisions {
 		}
 	}
 	s.relate()
-	for _, p := range ps {
-		if len(s.entries[p]) > maxAncestors {
-			s.entries[p] = s.truncate(s.entries[p])
-			s.truncated[p] = true
-		}
-	}
 	s.finish()
+	for _, p := range ps {
+		s.entries[p] = truncate(s.entries[p])
+	}
 	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected, Diagnostics: s.diags}
 	for _, p := range ps {
 		for _, e := range s.entries[p] {
@@ -195,20 +193,68 @@ func (s *statusRun) run(ps []*policy.Policy) policy.Decisions {
 	return out
 }
 
-// maxAncestors is how many ancestor entries Envoy Gateway keeps.
-const maxAncestors = 16
+// maxAncestors is how many ancestor entries Envoy Gateway keeps;
+// softCap how many it holds while it writes them (status/policy.go:
+// policyAncestorsSoftCap), one more, so that the last truncation can
+// say Aggregated.
+const (
+	maxAncestors = 16
+	softCap      = maxAncestors + 1
+)
 
-// truncate sorts a policy's entries as they are printed and keeps the
-// first 16; the last kept one then says Aggregated, as Envoy Gateway's does.
-func (s *statusRun) truncate(es []*entry) []*entry {
-	slices.SortFunc(es, func(a, b *entry) int { return cmp.Compare(a.String(), b.String()) })
+// truncate is TruncatePolicyAncestors, run once every condition is
+// written: past 16 entries the most important are kept (byImportance)
+// and the last kept one says Aggregated.
+func truncate(es []*entry) []*entry {
 	if len(es) <= maxAncestors {
 		return es
 	}
+	slices.SortStableFunc(es, byImportance)
 	es = es[:maxAncestors]
 	last := es[maxAncestors-1]
+	last.conds = slices.DeleteFunc(last.conds, func(c metav1.Condition) bool { return c.Type == "Aggregated" })
 	last.conds = append(last.conds, aggregated())
 	return es
+}
+
+// evictLeast is boundPolicyAncestors: the entry every other one ranks
+// before (byImportance; of equals, the first) is dropped.
+func evictLeast(es []*entry) []*entry {
+	least := 0
+	for i := 1; i < len(es); i++ {
+		if byImportance(es[least], es[i]) < 0 {
+			least = i
+		}
+	}
+	return slices.Delete(es, least, least+1)
+}
+
+// byImportance is lessPolicyAncestor: an entry not accepted first, then
+// an overridden one, then the rest; within a rank by the ancestor's
+// namespace, then its name (not its kind or section).
+func byImportance(a, b *entry) int {
+	if c := cmp.Compare(importance(a), importance(b)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.key.Namespace, b.key.Namespace); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.key.Name, b.key.Name)
+}
+
+// importance is sortRankForPolicyAncestor: 0 for Accepted=False, 1 for
+// Overridden=True, 2 otherwise.
+func importance(e *entry) int {
+	has := func(typ string, st metav1.ConditionStatus) bool {
+		return slices.ContainsFunc(e.conds, func(c metav1.Condition) bool { return c.Type == typ && c.Status == st })
+	}
+	switch {
+	case has("Accepted", metav1.ConditionFalse):
+		return 0
+	case has("Overridden", metav1.ConditionTrue):
+		return 1
+	}
+	return 2
 }
 
 func aggregated() metav1.Condition {
@@ -705,14 +751,15 @@ func (s *statusRun) set(p *policy.Policy, a entry, c metav1.Condition) {
 	}
 	e := a
 	e.conds = []metav1.Condition{c}
-	if es := s.entries[p]; s.truncated[p] && len(es) >= maxAncestors {
-		// Envoy Gateway makes room in a full, truncated list: it drops
-		// the last entry and says Aggregated on the one before.
-		es = es[:maxAncestors-1]
-		es[len(es)-1].conds = append(es[len(es)-1].conds, aggregated())
-		s.entries[p] = es
-	}
 	s.entries[p] = append(s.entries[p], &e)
+	if len(s.entries[p]) > softCap {
+		// Envoy Gateway keeps the list bounded as it writes it
+		// (boundPolicyAncestors): the least important entry goes, and
+		// a condition written later on that ancestor brings it back
+		// with that condition alone.
+		s.entries[p] = evictLeast(s.entries[p])
+		s.evicted[p] = true
+	}
 }
 
 // isAccepted: c is Accepted=True.
@@ -1109,10 +1156,11 @@ func (s *statusRun) finish() {
 		}
 		for _, a := range s.ancestors(c.target) {
 			kept := slices.ContainsFunc(s.entries[c.policy], func(e *entry) bool { return e.key == a.key && e.section == a.section })
-			if !kept && !s.truncated[c.policy] {
+			if !kept && !s.evicted[c.policy] {
 				continue
 			}
-			// an entry truncation dropped comes back with these alone
+			// an entry dropped to keep the list bounded comes back with
+			// these alone
 			for _, cd := range conds {
 				s.set(c.policy, a, cd)
 			}
