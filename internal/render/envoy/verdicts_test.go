@@ -395,3 +395,34 @@ func TestEnvoyGatewayHTTP10DefaultHost(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayReadsNoTLSOptions: Envoy Gateway reads no tls.options
+// key, so on its Gateways another controller's options (kgateway's TLS
+// version and ciphers, one of them invalid) neither configure an HTTPS
+// listener nor leave it unserved: its status says Programmed, and render
+// serves it with Envoy Gateway's TLS.
+func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
+	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+		"  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}], options: {kgateway.dev/min-tls-version: bogus, kgateway.dev/cipher-suites: ECDHE-RSA-AES128-GCM-SHA256}}}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
+		tlsSecretWithSAN(t, "cert", "www.example.com")
+	gw := renderInline(t, in, "envoygateway")
+	var tls *tlsv3.DownstreamTlsContext
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			tls = &tlsv3.DownstreamTlsContext{}
+			if err := fc.GetTransportSocket().GetTypedConfig().UnmarshalTo(tls); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if tls == nil {
+		t.Fatal("the HTTPS listener is not served")
+	}
+	p := tls.GetCommonTlsContext().GetTlsParams()
+	if p.GetTlsMinimumProtocolVersion() != tlsv3.TlsParameters_TLSv1_2 || len(p.GetCipherSuites()) > 0 || strings.Join(tls.GetCommonTlsContext().GetAlpnProtocols(), ",") != "h2,http/1.1" {
+		t.Errorf("TLS %v, want Envoy Gateway's: TLS 1.2 at least, no cipher list, ALPN h2,http/1.1", tls.GetCommonTlsContext())
+	}
+}
