@@ -1,8 +1,17 @@
 package explain_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/families"
@@ -29,11 +38,6 @@ spec:
   - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}
   - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
   - {name: tcp, protocol: TCP, port: 9000}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: cert, namespace: infra}
-type: kubernetes.io/tls
 ---
 apiVersion: v1
 kind: Service
@@ -75,6 +79,33 @@ spec:
   rules: [{backendRefs: [{name: one, port: 443}]}]
 `
 
+// tlsSecret is the TLS Secret infra/NAME whose certificate, valid now,
+// has the one DNS SAN given: a listener that terminates TLS with it is
+// programmed.
+func tlsSecret(t *testing.T, name, san string) string {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: san}, DNSNames: []string{san},
+		NotBefore: now.AddDate(-1, 0, 0), NotAfter: now.AddDate(10, 0, 0), KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := func(typ string, b []byte) string {
+		return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}))
+	}
+	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ntype: kubernetes.io/tls\n" +
+		"data: {tls.crt: " + b64("CERTIFICATE", der) + ", tls.key: " + b64("EC PRIVATE KEY", kder) + "}\n"
+}
+
 // TestExplainEnvoyGatewayStreamVerdicts: on an Envoy Gateway Gateway,
 // explain says of each TCPRoute and TLSRoute what Envoy Gateway serves,
 // as render builds it: a TLSRoute to a dynamic resolver carries no
@@ -82,7 +113,7 @@ spec:
 // there) and does on the passthrough one; a TCP listener serves its first
 // TCPRoute of one rule, by creation time, and no other.
 func TestExplainEnvoyGatewayStreamVerdicts(t *testing.T) {
-	objs, err := manifest.Parse("t.yaml", []byte(egStreams), manifest.Limits{})
+	objs, err := manifest.Parse("t.yaml", []byte(egStreams+tlsSecret(t, "cert", "www.example.com")), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

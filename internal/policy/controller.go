@@ -78,7 +78,7 @@ type Controller struct {
 	// TLSOptions reads the tls.options of an HTTPS listener as the
 	// controller does (topology.TLSOptionParser): the settings it writes
 	// into the listener's TLS context, and the options it rejects. Nil:
-	// it reads none.
+	// the default controller's (Registry.TLSOptionParser).
 	TLSOptions topology.TLSOptionParser
 	// OwnFilter reports whether a route rule's ExtensionRef filter is one
 	// the controller implements itself rather than a policy kind (HAPTIC's

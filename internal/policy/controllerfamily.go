@@ -291,7 +291,7 @@ func (r *Registry) RuleChecks(cfg Config) []topology.RuleCheck {
 func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controller {
 	out := map[string]topology.Controller{}
 	for _, c := range r.Controllers() {
-		out[c.Name] = topology.Controller{Title: c.Title}
+		out[c.Name] = topology.Controller{Title: c.Title, TLSOptions: c.TLSOptions}
 	}
 	for _, f := range r.Families() {
 		if f.Controller == nil || f.Listeners == nil {

@@ -162,6 +162,12 @@ type Fragment struct {
 	// applies to, before the HTTP connection manager (a connection
 	// limit), in the order given.
 	NetworkFilters []proto.Message
+	// HTTP10DefaultHost: the connection managers the field configures
+	// (accepting HTTP/1.0 in HCM) give an HTTP/1.0 request without a Host
+	// header the default host of the listener each serves, as the target
+	// picks it (Target.HTTP10DefaultHost): a value that depends on the
+	// listener and its routes, not on the field alone.
+	HTTP10DefaultHost bool
 	// HTTP3: the TLS-terminating HTTP listeners the field applies to also
 	// serve HTTP/3 — a QUIC (UDP) listener on the same port with their
 	// filter chains, and their routes advertising it (alt-svc).

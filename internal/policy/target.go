@@ -8,6 +8,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // Target is a render target: an Envoy build and the closed set of
@@ -54,6 +56,13 @@ type Target struct {
 	// manager and TLS context before policies tune them; nil: Envoy's
 	// defaults (and gwpol's few settings every target shares).
 	Baseline *ListenerBaseline
+	// HTTP10DefaultHost is the host a connection manager serving
+	// listener l (for several HTTP listeners sharing a port, the first)
+	// gives an HTTP/1.0 request without a Host header, where a field asks
+	// for it (Fragment.HTTP10DefaultHost); false when the controller
+	// finds none for l, and then it does not accept HTTP/1.0 there at all
+	// (its verdict refuses the field on l). Nil: no field asks for it.
+	HTTP10DefaultHost func(l *topology.Listener) (string, bool)
 	// RequestIdleTimeout gives every route with a request timeout a
 	// stream idle timeout, so that the stream does not time out first:
 	// an hour, or the request timeout when longer, 0 (none) when the
@@ -248,9 +257,10 @@ var UpstreamTarget = Target{Name: "envoy", Capabilities: UpstreamCapabilities(),
 func (r *Registry) AddTargets(ts ...Target) { r.targets = append(r.targets, ts...) }
 
 // Targets are the render targets by name: UpstreamTarget and the
-// registered ones, each with what its family leaves unset of its Names
-// and SessionPersistence taken from the first registered target that
-// has it (XDSNames).
+// registered ones, each with what its family leaves unset of its Names,
+// SessionPersistence and HTTP10DefaultHost (a controller's translation
+// of its own fields, whichever target renders them) taken from the first
+// registered target that has it (XDSNames).
 func (r *Registry) Targets() map[string]Target {
 	var registered []Target
 	if r != nil {
@@ -262,6 +272,9 @@ func (r *Registry) Targets() map[string]Target {
 		for _, o := range registered {
 			if t.SessionPersistence == nil {
 				t.SessionPersistence = o.SessionPersistence
+			}
+			if t.HTTP10DefaultHost == nil {
+				t.HTTP10DefaultHost = o.HTTP10DefaultHost
 			}
 		}
 		out[t.Name] = t

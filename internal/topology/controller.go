@@ -18,6 +18,9 @@ type Controller struct {
 	// what status reports and render serves. Nil: the Gateway API's
 	// conditions stand.
 	Listeners func(g *Graph, gw *Gateway) []diag.Diagnostic
+	// TLSOptions reads the tls.options of its Gateways' HTTPS listeners
+	// (TLSOptionParser). Nil: Options.TLSOptions.
+	TLSOptions TLSOptionParser
 	// StreamRoutes is which routes a TCP or TLS listener of its Gateways
 	// programs (StreamRouteRule); unset: Options.StreamRoutes.
 	StreamRoutes StreamRouteRule
@@ -41,10 +44,17 @@ type Controller struct {
 // left unserved is reported (LintListenerNotServed) naming that
 // controller.
 func (g *Graph) judgeListeners(gw *Gateway) {
+	name, managed := g.Controller(gw, g.fallback)
+	ctrl, registered := g.controllers[name]
 	for _, l := range gw.Listeners {
+		if managed && registered && ctrl.TLSOptions != nil {
+			l.tlsOptions = ctrl.TLSOptions // its own reading of tls.options
+		}
 		l.Conditions = listenerConditions(g, l)
 	}
-	ctrl := g.controllerOf(gw)
+	if !managed {
+		ctrl = Controller{}
+	}
 	if ctrl.Listeners != nil {
 		g.Diagnostics = append(g.Diagnostics, ctrl.Listeners(g, gw)...)
 	}

@@ -411,7 +411,18 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// processHTTPListenerXdsTranslation), where a ClientTrafficPolicy
 	// or BackendTrafficPolicy on the listener and one on the whole
 	// Gateway meet; HTTP listeners on a port share one.
-	GatewayMergeProtocols: []string{"HTTPS"}}
+	GatewayMergeProtocols: []string{"HTTPS"},
+	TLSOptions:            tlsOptions}
+
+// tlsOptions is Envoy Gateway's reading of an HTTPS listener's
+// tls.options (policy.Controller.TLSOptions): none — its translator reads
+// no option key, so an option neither configures the listener nor
+// refuses it (its status says Programmed) — and the ALPN protocols its
+// xDS translator offers where nothing sets them (listener.go:
+// buildALPNProtocols).
+func tlsOptions(*topology.Listener) (topology.TLSOptions, error) {
+	return topology.TLSOptions{ALPN: []string{"h2", "http/1.1"}}, nil
+}
 
 // Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).

@@ -52,11 +52,14 @@ func connectionManager(field string, at placement, m *hcmv3.HttpConnectionManage
 // header names sent in the case they came in (the preserve_case
 // formatter), the Upgrade values left alone (not upgraded), and HTTP/1
 // connections closed at the maximum duration even mid-request (Envoy
-// Gateway waits for the response otherwise, see renderClientConnection).
-// Accepting HTTP/1.0 (with a default host taken from the listener) is not
-// rendered yet.
+// Gateway waits for the response otherwise, see renderClientConnection),
+// and HTTP/1.0 accepted (xds translator listener.go:
+// buildHTTPProtocolOptions), a request without a Host given the
+// listener's default host where useDefaultHost asks for it
+// (policy.Fragment.HTTP10DefaultHost: the host depends on the listener
+// and its routes, listenerDefaultHost).
 func renderHTTP1(h *egv1a1.HTTP1Settings, _ policyName, at placement) ([]policy.Fragment, error) {
-	if k := unrenderedFields(h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes"); k != "" {
+	if k := unrenderedFields(h, "enableTrailers", "preserveHeaderCase", "disableSafeMaxConnectionDuration", "ignoredUpgradeTypes", "http10"); k != "" {
 		return []policy.Fragment{{Capability: "envoygateway.ClientTrafficPolicy.http1." + k}}, nil
 	}
 	if h == nil {
@@ -80,7 +83,11 @@ func renderHTTP1(h *egv1a1.HTTP1Settings, _ policyName, at placement) ([]policy.
 		return nil, err
 	}
 	opts.IgnoreHttp_11Upgrade = ignored
-	if opts.EnableTrailers || opts.HeaderKeyFormat != nil || len(ignored) > 0 {
+	if h.HTTP10 != nil {
+		opts.AcceptHttp_10 = true
+		fr.HTTP10DefaultHost = h.HTTP10.UseDefaultHost != nil && *h.HTTP10.UseDefaultHost
+	}
+	if opts.EnableTrailers || opts.HeaderKeyFormat != nil || len(ignored) > 0 || opts.AcceptHttp_10 {
 		fr.HCM = &hcmv3.HttpConnectionManager{HttpProtocolOptions: opts}
 	}
 	if fr.HCM == nil && fr.Unset == nil {

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // InvalidBackendCluster is the cluster Envoy Gateway's routes name for the
@@ -33,7 +34,14 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// Envoy Gateway sorts a listener's routes by the characters of their
 	// path match, regular expressions included (gatewayapi sort.go:
 	// XdsIRRoutes, pathMatchCount).
-	RegexPathsByLength: true}
+	RegexPathsByLength: true,
+	// A ClientTrafficPolicy's http1.http10.useDefaultHost: the host
+	// translateHTTP1Settings picks for the listener, or none, and then the
+	// policy is refused there.
+	HTTP10DefaultHost: func(l *topology.Listener) (string, bool) {
+		host, problem := listenerDefaultHost(l)
+		return host, problem == ""
+	}}
 
 // connectTimeout is the connect timeout of every cluster Envoy Gateway
 // writes where no BackendTrafficPolicy sets one (xds translator,

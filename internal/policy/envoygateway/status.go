@@ -1263,13 +1263,9 @@ func (s *statusRun) defaultHostRefused(c *claim, ancestors []entry) bool {
 
 // http10DefaultHost is translateHTTP1Settings' check of a
 // ClientTrafficPolicy's http1.http10.useDefaultHost on one HTTP listener
-// it covers: the default host is the
-// listener's hostname when that is not a wildcard; on a wildcard-only
-// listener (no hostname, or *.x) it is taken from the routes, which Envoy
-// Gateway can do only when exactly one of the listener's routes (one per
-// route hostname, rule and match, as its IR counts them) has a hostname
-// without a wildcard. It depends on the routes attached, so it is decided
-// here and not when the policy is decoded. "" when l takes the policy.
+// it covers (listenerDefaultHost). It depends on the routes attached, so
+// it is decided here and not when the policy is decoded. "" when l takes
+// the policy.
 func (s *statusRun) http10DefaultHost(p *policy.Policy, l *topology.Listener) string {
 	spec, ok := decoded(p).spec.(*egv1a1.ClientTrafficPolicySpec)
 	if !ok || spec.HTTP1 == nil || spec.HTTP1.HTTP10 == nil || spec.HTTP1.HTTP10.UseDefaultHost == nil || !*spec.HTTP1.HTTP10.UseDefaultHost {
@@ -1278,25 +1274,39 @@ func (s *statusRun) http10DefaultHost(p *policy.Policy, l *topology.Listener) st
 	if l.Protocol != gwv1.HTTPProtocolType && l.Protocol != gwv1.HTTPSProtocolType {
 		return "" // no HTTP settings there
 	}
+	_, problem := listenerDefaultHost(l)
+	return problem
+}
+
+// listenerDefaultHost is the HTTP/1.0 default host Envoy Gateway gives an
+// HTTP listener (translateHTTP1Settings, useDefaultHost): the listener's
+// hostname when that is not a wildcard; on a wildcard-only listener (no
+// hostname, or *.x) it is taken from the routes, which Envoy Gateway can
+// do only when exactly one of the listener's routes (one per route
+// hostname, rule and match, as its IR counts them) has a hostname without
+// a wildcard; otherwise the problem that refuses the policy on l. Status
+// (the policy's verdict on l) and render (the host its connection manager
+// gives, Target.HTTP10DefaultHost) both ask it.
+func listenerDefaultHost(l *topology.Listener) (host, problem string) {
 	if l.Hostname != nil && *l.Hostname != "" && !strings.Contains(string(*l.Hostname), "*") {
-		return ""
+		return string(*l.Hostname), ""
 	}
-	switch n := namedHostRoutes(l); {
+	switch n, named := namedHostRoutes(l); {
 	case n == 0:
-		return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames."
+		return "", "HTTP1: cannot set http10 default host on listener with only wildcard hostnames."
 	case n > 1:
-		return "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route."
+		return "", "HTTP1: cannot set http10 default host on listener with only wildcard hostnames and more than one possible default route."
+	default:
+		return named, ""
 	}
-	return ""
 }
 
 // namedHostRoutes counts the Envoy Gateway IR routes of a listener whose
 // hostname has no wildcard: for each HTTPRoute and GRPCRoute attached, one
 // per hostname it serves there, rule and match (a rule without matches is
 // one route). A route that names no hostname serves the listener's, a
-// wildcard.
-func namedHostRoutes(l *topology.Listener) int {
-	n := 0
+// wildcard. named is the last such hostname (the one, when n is 1).
+func namedHostRoutes(l *topology.Listener) (n int, named string) {
 	for _, a := range l.Routes {
 		per := 0
 		for _, r := range a.Route.Rules {
@@ -1308,12 +1318,13 @@ func namedHostRoutes(l *topology.Listener) int {
 			}
 		}
 		for _, h := range a.Hostnames {
-			if !strings.Contains(h, "*") {
+			if !strings.Contains(h, "*") && per > 0 {
 				n += per
+				named = h
 			}
 		}
 	}
-	return n
+	return n, named
 }
 
 // withBuilderError puts msg among p's own translation errors where Envoy

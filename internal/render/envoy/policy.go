@@ -94,6 +94,7 @@ type rendered struct {
 	unset       []string                     // settings turned off first (policy.Fragment.Unset)
 	network     []*listenerv3.Filter         // network filters before the connection manager
 	http3       bool                         // HTTP/3 served beside (policy.Fragment.HTTP3)
+	http10Host  bool                         // HTTP/1.0 default host the listener's (policy.Fragment.HTTP10DefaultHost)
 	noUpgrade   bool                         // the target's default upgrade kept off (policy.Fragment.NoUpgrade)
 	tcpProxy    *tcpproxyv3.TcpProxy         // settings of the TCP and TLS listeners' TCP proxies
 	// port: the field's settings apply on this listener port only,
@@ -463,6 +464,7 @@ func (rf *rendered) add(fr policy.Fragment, anys *anyCache) error {
 	}
 	rf.unset = append(rf.unset, fr.Unset...)
 	rf.http3 = rf.http3 || fr.HTTP3
+	rf.http10Host = rf.http10Host || fr.HTTP10DefaultHost
 	rf.noUpgrade = rf.noUpgrade || fr.NoUpgrade
 	if fr.TCPProxy != nil {
 		tp, ok := fr.TCPProxy.(*tcpproxyv3.TcpProxy)

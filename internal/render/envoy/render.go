@@ -761,6 +761,7 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 			applySettings(m, "hcm", f, f.hcm)
 		}
 	}
+	gb.http10DefaultHost(m, rc, l, hcmFields)
 	var network []*listenerv3.Filter
 	for _, f := range fields {
 		network = append(network, f.network...)
@@ -795,6 +796,30 @@ func (gb *gatewayBuild) filterChain(name string, rc *rcBuild, l *topology.Listen
 		ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(tls)},
 	}
 	return chain, nil
+}
+
+// http10DefaultHost gives the connection manager m the HTTP/1.0 default
+// host a field asks for (policy.Fragment.HTTP10DefaultHost): that of
+// the HTTPS listener l, or for the shared HTTP chain (l nil) of the
+// first HTTP listener of its port, whose settings the controller's
+// connection manager there is built from. Where the target finds none
+// for that listener, its controller refuses the field there and accepts
+// no HTTP/1.0 at all.
+func (gb *gatewayBuild) http10DefaultHost(m *hcmv3.HttpConnectionManager, rc *rcBuild, l *topology.Listener, fields []*rendered) {
+	if !slices.ContainsFunc(fields, func(f *rendered) bool { return f.http10Host }) || m.HttpProtocolOptions == nil {
+		return
+	}
+	if l == nil && len(rc.listeners) > 0 {
+		l = rc.listeners[0]
+	}
+	host, ok := "", false
+	if gb.target.HTTP10DefaultHost != nil && l != nil {
+		host, ok = gb.target.HTTP10DefaultHost(l)
+	}
+	m.HttpProtocolOptions.DefaultHostForHttp_10 = host
+	if !ok {
+		m.HttpProtocolOptions.AcceptHttp_10 = false
+	}
 }
 
 // requestIdleTimeouts gives the routes of rc that have a request timeout

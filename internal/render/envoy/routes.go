@@ -34,6 +34,8 @@ type rcBuild struct {
 	// merged are the configs merged into each merging filter so far
 	// (rendered fields are shared, so each is merged once).
 	merged map[string]map[*anypb.Any]bool
+	// listeners are the Gateway listeners served through it, in order.
+	listeners []*topology.Listener
 	// listener is the merge of the one HTTP listener served through the
 	// RouteConfiguration, nil when several share it: its connection
 	// settings are the chain's own.
@@ -169,7 +171,7 @@ type vhostPlan struct {
 // configuring the whole RouteConfiguration; vhost-level merges are the
 // HTTP listeners' own (HTTPS listeners merge into their RouteConfiguration).
 func (gb *gatewayBuild) routeConfig(name string, ls []*topology.Listener, rcScope *scoped, https bool) *rcBuild {
-	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, scope: rcScope, filters: map[string]filterDef{}}
+	rb := &rcBuild{rc: &routev3.RouteConfiguration{Name: name, IgnorePortInHostMatching: true}, scope: rcScope, filters: map[string]filterDef{}, listeners: ls}
 	if rcScope.replaced() {
 		rb.rc.VirtualHosts = []*routev3.VirtualHost{fallbackVHost("default", []string{"*"}, rcScope.replaceStatus(), rcScope.replaceBody(gb.naming.InvalidBody))}
 		return rb

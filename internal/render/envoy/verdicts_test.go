@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"fmt"
 	"maps"
 	"math/big"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 
@@ -280,5 +282,147 @@ func TestEnvoyGatewayTLSRouteRulesPooled(t *testing.T) {
 	}
 	if len(got) != 2 {
 		t.Errorf("weighted clusters %v, want both rules' backends", got)
+	}
+}
+
+// http10Base is an Envoy Gateway Gateway with an HTTP listener of its
+// own hostname (port 80) and one without (port 8080), a route on both,
+// and the routes given.
+const http10Base = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: app}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP, hostname: a.example.com}, {name: b, port: 8080, protocol: HTTP}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: app}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: svc, port: 8080}]}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: wide, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+`
+
+// http10Of is, per Envoy listener, how its connection manager takes
+// HTTP/1.0: "-" not at all, else "accept" and the default host given.
+func http10Of(t *testing.T, gw *envoy.Gateway) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			m := &hcmv3.HttpConnectionManager{}
+			if err := fc.Filters[len(fc.Filters)-1].GetTypedConfig().UnmarshalTo(m); err != nil {
+				t.Fatalf("listener %s: %v", l.Name, err)
+			}
+			o := m.GetHttpProtocolOptions()
+			out[l.Name] = "-"
+			if o.GetAcceptHttp_10() {
+				out[l.Name] = "accept " + o.GetDefaultHostForHttp_10()
+			}
+		}
+	}
+	return out
+}
+
+// directStatuses are the statuses of the direct responses of the routes
+// of the RouteConfiguration named rc, "" for one that forwards.
+func directStatuses(gw *envoy.Gateway, rc string) []string {
+	var out []string
+	for _, c := range gw.RouteConfigurations {
+		if c.Name != rc {
+			continue
+		}
+		for _, vh := range c.VirtualHosts {
+			for _, r := range vh.Routes {
+				st := ""
+				if d := r.GetDirectResponse(); d != nil {
+					st = fmt.Sprint(d.Status)
+				}
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
+// TestEnvoyGatewayHTTP10DefaultHost: a ClientTrafficPolicy's http1.http10
+// makes Envoy Gateway accept HTTP/1.0; with useDefaultHost, a request
+// without a Host gets the listener's hostname, else, on a wildcard-only
+// listener, the one route hostname without a wildcard there. Where it
+// finds none, the policy is refused on that listener only: its routes
+// answer 500 and its connection manager takes no HTTP/1.0, while the
+// other listeners keep the policy — what explain and status say too.
+func TestEnvoyGatewayHTTP10DefaultHost(t *testing.T) {
+	wild := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: wild, namespace: app}\nspec:\n  parentRefs: [{name: gw, sectionName: b}]\n  hostnames: ['*.example.com']\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	named := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: named, namespace: app}\nspec:\n  parentRefs: [{name: gw, sectionName: b}]\n  hostnames: [www.example.com]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	tests := []struct {
+		name, input string
+		want        map[string]string
+		answers8080 []string
+	}{
+		{"HTTP/1.0 without a default host", http10Base + "  http1: {http10: {}}\n",
+			map[string]string{"listener~80": "accept ", "listener~8080": "accept "}, []string{""}},
+		{"the listener's hostname, or the one named route's", http10Base + "  http1: {http10: {useDefaultHost: true}}\n" + named,
+			map[string]string{"listener~80": "accept a.example.com", "listener~8080": "accept www.example.com"}, []string{"", ""}},
+		{"no named route: refused on that listener alone", http10Base + "  http1: {http10: {useDefaultHost: true}}\n" + wild,
+			map[string]string{"listener~80": "accept a.example.com", "listener~8080": "-"}, []string{"500", "500"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gw := renderInline(t, tt.input, "envoygateway")
+			if got := http10Of(t, gw); !maps.Equal(got, tt.want) {
+				t.Errorf("HTTP/1.0 by listener\n got %v\nwant %v", got, tt.want)
+			}
+			if got := directStatuses(gw, "listener~8080"); !slices.Equal(got, tt.answers8080) {
+				t.Errorf("routes of listener~8080 answer %q, want %q", got, tt.answers8080)
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayReadsNoTLSOptions: Envoy Gateway reads no tls.options
+// key, so on its Gateways another controller's options (kgateway's TLS
+// version and ciphers, one of them invalid) neither configure an HTTPS
+// listener nor leave it unserved: its status says Programmed, and render
+// serves it with Envoy Gateway's TLS.
+func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
+	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+		"  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}], options: {kgateway.dev/min-tls-version: bogus, kgateway.dev/cipher-suites: ECDHE-RSA-AES128-GCM-SHA256}}}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
+		tlsSecretWithSAN(t, "cert", "www.example.com")
+	gw := renderInline(t, in, "envoygateway")
+	var tls *tlsv3.DownstreamTlsContext
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			tls = &tlsv3.DownstreamTlsContext{}
+			if err := fc.GetTransportSocket().GetTypedConfig().UnmarshalTo(tls); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if tls == nil {
+		t.Fatal("the HTTPS listener is not served")
+	}
+	p := tls.GetCommonTlsContext().GetTlsParams()
+	if p.GetTlsMinimumProtocolVersion() != tlsv3.TlsParameters_TLSv1_2 || len(p.GetCipherSuites()) > 0 || strings.Join(tls.GetCommonTlsContext().GetAlpnProtocols(), ",") != "h2,http/1.1" {
+		t.Errorf("TLS %v, want Envoy Gateway's: TLS 1.2 at least, no cipher list, ALPN h2,http/1.1", tls.GetCommonTlsContext())
 	}
 }
