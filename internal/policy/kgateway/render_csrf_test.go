@@ -43,7 +43,7 @@ func TestCsrfForms(t *testing.T) {
 				t.Errorf("shadowEnabled %v, want %d%% (set: %v) under envoy.csrf.shadow_enabled", se, tt.shadow, tt.shadowSet)
 			}
 			for _, o := range per.GetAdditionalOrigins() {
-				if r := o.GetSafeRegex(); r != nil && r.GetGoogleRe2() == nil {
+				if r := o.GetSafeRegex(); r != nil && r.GetEngineType() == nil {
 					t.Errorf("regex origin %v: want the RE2 engine named", r)
 				}
 			}
