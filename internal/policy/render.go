@@ -236,7 +236,7 @@ type HTTPFilter struct {
 	// kind's render files (a misspelt field or enum cannot compile).
 	Typed proto.Message
 	// Order sorts filters in the chain (lower first); ties by Precedence
-	// (higher first), then by name.
+	// (higher first) between filters of one Typed type, then by name.
 	Order int
 	// Precedence orders filters of one Order, e.g. kgateway's
 	// kgateway.dev/policy-weight on the extension a filter calls.

@@ -77,10 +77,13 @@ type DirectResponseSpec struct {
 	BodyFormat *BodyFormat `json:"bodyFormat,omitempty"`
 }
 
-// BodyFormat is a body built per request.
+// BodyFormat is a body built per request: a text format string or a JSON
+// format object (exactly one, the CRD's rule), with an optional content
+// type.
 type BodyFormat struct {
-	Text        string  `json:"text"`
-	ContentType *string `json:"contentType,omitempty"`
+	Text        *string        `json:"text,omitempty"`
+	JSON        map[string]any `json:"json,omitempty"`
+	ContentType *string        `json:"contentType,omitempty"`
 }
 
 // Decode implements policy.Kind.

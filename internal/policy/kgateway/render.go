@@ -88,34 +88,70 @@ var fieldRenderers = map[string]func(*fieldRenderer) ([]policy.Fragment, error){
 	"requestMirror":    (*fieldRenderer).requestMirror,
 }
 
-// Filter order in the HCM chain (lower runs first), roughly Envoy's usual
-// stages: faults, CORS, access control, authentication, authorization,
-// rate limiting, mutation, buffering, compression.
+// Filter order in the HCM chain (lower runs first), as kgateway sorts the
+// filters it writes (pluginsdk/filters/stages.go: CompareStagedFilters):
+// each is placed relative to a stage of its chain (WellKnownFilterStage)
+// by a relative weight — BeforeStage -1, DuringStage 0, AfterStage 1 —
+// and filters of one place sort by their precedence weight (one type
+// only), then by name. The places are those of the traffic policy
+// plugin's HttpFilters (trafficpolicy/traffic_policy_plugin.go, read at
+// 0ba18d7f and 60a960b4, which agree), compression.go's
+// addCompressionFiltersIfNeeded and utils.go's AddDisableFilterIfNeeded /
+// AddAuthEnabledFilterIfNeeded.
 const (
-	orderFault = 100 + iota*10
-	orderCors
-	orderCsrf
-	orderACL
-	orderExtProc
-	orderOAuth2
-	orderJWT
-	orderBasicAuth
-	orderAPIKeyAuth
-	orderExtAuth
-	orderRBAC
-	// orderHealthCheck: a ListenerPolicy's health check answers after
-	// authorization (which may guard it) and before rate limits (which
-	// must not throttle it), as kgateway places it.
-	orderHealthCheck
-	// orderRateLimit is one stage for local and global rate limits, as in
-	// kgateway: within it filters sort by name, so a global limit
-	// ("ratelimit/<ns>/<name>") runs before the local one ("ratelimit/local").
-	orderRateLimit
-	orderHeaderMutation
-	orderTransformation
-	orderBuffer
-	orderDecompressor
-	orderCompressor
+	stageFault = iota
+	stageCors
+	stageWaf
+	stageAuthN
+	stageAuthZ
+	stageRateLimit
+	stageAccepted
+	stageOutAuth
+	stageRoute
+)
+
+// stageSpan is the room of one stage among filter orders: relative
+// weights from -stageSpan/2 to stageSpan/2 stay within it.
+const stageSpan = 10
+
+// staged is the order of a filter placed relative to stage by rel.
+func staged(stage, rel int) int { return 100 + stage*stageSpan + rel }
+
+const (
+	// orderDisableMarker: every family's global_disable/<family> marker
+	// runs before the first stage, so a disable is known to every filter.
+	orderDisableMarker = 100 + stageFault*stageSpan - 1
+	orderFault         = 100 + stageFault*stageSpan
+	orderCors          = 100 + stageCors*stageSpan
+	// orderDecompressor: every decompressor right after CORS (AfterStage);
+	// the compressors from there on, one weight each (compression.go).
+	orderDecompressor = orderCors + 1
+	orderCompressor   = orderCors + 1
+	// orderACL: the HTTP ACL dynamic module, at the WAF stage (the stored
+	// revisions of the plugin predate it: not read from source).
+	orderACL = 100 + stageWaf*stageSpan
+	// orderOAuth2 runs before the JWT filters of the stage, which may read
+	// the ID token it sets.
+	orderOAuth2     = 100 + stageAuthN*stageSpan - 1
+	orderJWT        = 100 + stageAuthN*stageSpan
+	orderBasicAuth  = orderJWT
+	orderAPIKeyAuth = orderJWT
+	orderExtAuth    = orderJWT
+	// orderAuthEnabled: each authentication family's "<family>_enabled"
+	// metadata filter, after the stage.
+	orderAuthEnabled = orderJWT + 1
+	orderRBAC        = 100 + stageAuthZ*stageSpan
+	// orderExtProc: an ext_proc filter's default place, after
+	// authorization; orderHealthCheck, a ListenerPolicy's health check,
+	// shares it (listenerpolicy's HttpFilters: AfterStage(AuthZStage)),
+	// so that authorization may guard it and no rate limit throttles it.
+	orderExtProc        = 100 + stageAuthZ*stageSpan + 1
+	orderHealthCheck    = orderExtProc
+	orderRateLimit      = 100 + stageRateLimit*stageSpan
+	orderTransformation = 100 + stageAccepted*stageSpan - 1
+	orderCsrf           = 100 + stageRoute*stageSpan
+	orderHeaderMutation = orderCsrf
+	orderBuffer         = orderCsrf
 )
 
 func typeURL(name string) string { return "type.googleapis.com/" + name }

@@ -33,7 +33,7 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 		off := disabledConfig()
 		off.Config = &anypb.Any{} // as kgateway writes it
 		fr.TypedPerFilterConfig = map[string]proto.Message{name: off}
-		return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, true)...), nil
+		return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderAuthEnabled, true)...), nil
 	case len(v.Users) > 0:
 		users = strings.Join(v.Users, "\n")
 	case v.SecretRef != nil:
@@ -50,7 +50,7 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("basicAuth needs users, secretRef or disable")
 	}
 	fr.TypedPerFilterConfig = map[string]proto.Message{name: &basicauthv3.BasicAuthPerRoute{Users: inlineSource(users)}}
-	return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderBasicAuth+1, false)...), nil
+	return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderAuthEnabled, false)...), nil
 }
 
 // apiKeyAuth: the keys of the selected Secrets per resource, as
@@ -64,7 +64,7 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 	fr := policy.Fragment{Capability: "api_key_auth", Filter: &policy.HTTPFilter{Name: name, Order: orderAPIKeyAuth, Typed: &apikeyauthv3.ApiKeyAuth{}}}
 	if v.Disable != nil {
 		fr.TypedPerFilterConfig = map[string]proto.Message{name: disabledConfig()}
-		return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, true)...), nil
+		return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAuthEnabled, true)...), nil
 	}
 	per := &apikeyauthv3.ApiKeyAuthPerRoute{}
 	for _, s := range v.KeySources {
@@ -118,7 +118,7 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 		per.Forwarding.Header = *v.ClientIDHeader
 	}
 	fr.TypedPerFilterConfig = map[string]proto.Message{name: per}
-	return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAPIKeyAuth+1, false)...), nil
+	return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAuthEnabled, false)...), nil
 }
 
 // matchLabels: every label of a non-empty selector is on the object.

@@ -129,7 +129,10 @@ func (r *fieldRenderer) compression() ([]policy.Fragment, error) {
 // decompression: one decompressor filter per codec the policy accepts
 // (Envoy picks by the request's Content-Encoding), decompressing requests
 // only, switched on per resource; a disable switches every codec's filter
-// off.
+// off. The filters share one place in the chain, right after CORS, so
+// they run in the order of their names whatever the order of the list
+// (compression.go: addCompressionFiltersIfNeeded, AfterStage(CorsStage)
+// for each).
 func (r *fieldRenderer) decompression() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*RequestDecompression)
 	if !ok {
@@ -143,7 +146,7 @@ func (r *fieldRenderer) decompression() ([]policy.Fragment, error) {
 		return nil, err
 	}
 	var out []policy.Fragment
-	for i, l := range libs {
+	for _, l := range libs {
 		c := codecs[l]
 		lib, err := anypb.New(c.decompressorLib)
 		if err != nil {
@@ -156,7 +159,7 @@ func (r *fieldRenderer) decompression() ([]policy.Fragment, error) {
 		}
 		out = append(out, policy.Fragment{
 			Capability:           "decompressor",
-			Filter:               &policy.HTTPFilter{Name: c.decompressorName, Order: orderDecompressor + i, Typed: cfg},
+			Filter:               &policy.HTTPFilter{Name: c.decompressorName, Order: orderDecompressor, Typed: cfg},
 			TypedPerFilterConfig: map[string]proto.Message{c.decompressorName: switchedOn},
 		})
 	}

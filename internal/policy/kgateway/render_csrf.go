@@ -12,9 +12,18 @@ import (
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
+// The runtime keys kgateway gives a resource's CSRF percentages.
+const (
+	csrfFilterEnabledKey = "envoy.csrf.filter_enabled"
+	csrfShadowEnabledKey = "envoy.csrf.shadow_enabled"
+)
+
 // csrf: the CSRF filter, enforcing nowhere by default, and per resource
 // enforcing (and shadowing) on the policy's share of requests with its
-// extra allowed origins.
+// extra allowed origins, as kgateway's constructCSRF builds it: the share
+// is the policy's percentageEnabled, none when it gives none (the CRD has
+// no default: a policy with only additionalOrigins or only
+// percentageShadowed enforces nothing), under kgateway's runtime keys.
 func (r *fieldRenderer) csrf() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*CSRFPolicy)
 	if !ok {
@@ -22,12 +31,17 @@ func (r *fieldRenderer) csrf() ([]policy.Fragment, error) {
 	}
 	const name = "envoy.filters.http.csrf"
 	filter := &csrfv3.CsrfPolicy{FilterEnabled: &corev3.RuntimeFractionalPercent{DefaultValue: fraction(nil, 0)}}
-	per := &csrfv3.CsrfPolicy{FilterEnabled: &corev3.RuntimeFractionalPercent{DefaultValue: fraction(v.PercentageEnabled, 100)}}
+	per := &csrfv3.CsrfPolicy{FilterEnabled: &corev3.RuntimeFractionalPercent{DefaultValue: fraction(v.PercentageEnabled, 0), RuntimeKey: csrfFilterEnabledKey}}
 	if v.PercentageShadowed != nil {
-		per.ShadowEnabled = &corev3.RuntimeFractionalPercent{DefaultValue: fraction(v.PercentageShadowed, 0)}
+		per.ShadowEnabled = &corev3.RuntimeFractionalPercent{DefaultValue: fraction(v.PercentageShadowed, 0), RuntimeKey: csrfShadowEnabledKey}
 	}
 	for _, m := range v.AdditionalOrigins {
-		per.AdditionalOrigins = append(per.AdditionalOrigins, typedStringMatcher(m))
+		o := typedStringMatcher(m)
+		if re := o.GetSafeRegex(); re != nil {
+			//lint:ignore SA1019 kgateway names the RE2 engine (deprecated, still accepted by Envoy), and gwpol reproduces it
+			re.EngineType = &matcherv3.RegexMatcher_GoogleRe2{GoogleRe2: &matcherv3.RegexMatcher_GoogleRE2{}}
+		}
+		per.AdditionalOrigins = append(per.AdditionalOrigins, o)
 	}
 	return []policy.Fragment{{Capability: "csrf", Filter: &policy.HTTPFilter{Name: name, Order: orderCsrf, Typed: filter},
 		TypedPerFilterConfig: map[string]proto.Message{name: per}}}, nil

@@ -21,8 +21,8 @@ import (
 // dev.kgateway.disable_<what>.disable, which every filter of the family
 // in the chain honours. A policy that disables the family switches the
 // marker on for its resources.
-func disableMarker(capability, what string, order int) policy.Fragment {
-	fr := familyMarker(capability, what, order)
+func disableMarker(capability, what string) policy.Fragment {
+	fr := familyMarker(capability, what)
 	fr.TypedPerFilterConfig = map[string]proto.Message{fr.Filter.Name: enabledConfig()}
 	return fr
 }
@@ -30,8 +30,8 @@ func disableMarker(capability, what string, order int) policy.Fragment {
 // familyMarker is the marker filter alone, switched on nowhere: kgateway
 // puts it in every chain that has a filter of the family, so a disable on
 // any resource below finds it there.
-func familyMarker(capability, what string, order int) policy.Fragment {
-	return policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: "global_disable/" + what, Order: order,
+func familyMarker(capability, what string) policy.Fragment {
+	return policy.Fragment{Capability: capability, Filter: &policy.HTTPFilter{Name: "global_disable/" + what, Order: orderDisableMarker,
 		Typed: setMetadata(disableNamespace(what), "disable", structpb.NewBoolValue(true))}}
 }
 

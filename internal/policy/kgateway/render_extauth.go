@@ -29,7 +29,7 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("unexpected value %T", val)
 		}
 		if v.Disable != nil {
-			out = append(out, disableMarker("ext_authz", "ext_auth", orderExtAuth-1))
+			out = append(out, disableMarker("ext_authz", "ext_auth"))
 			continue
 		}
 		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
@@ -60,10 +60,10 @@ func (r *fieldRenderer) extAuth() ([]policy.Fragment, error) {
 			fr.TypedPerFilterConfig = map[string]proto.Message{filterName: enabledConfig()}
 		}
 		fr.Filter.Precedence = filterWeight("extAuth", ext).Weight
-		out = append(out, familyMarker("ext_authz", "ext_auth", orderExtAuth-1), fr)
+		out = append(out, familyMarker("ext_authz", "ext_auth"), fr)
 		enabled = true
 	}
-	return append(out, r.authMetadata("ext_authz", "ext_auth", orderExtAuth+1, !enabled)...), nil
+	return append(out, r.authMetadata("ext_authz", "ext_auth", orderAuthEnabled, !enabled)...), nil
 }
 
 // extAuthz is the filter calling an extension's authorization service,

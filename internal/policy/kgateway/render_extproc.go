@@ -28,7 +28,7 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 			return nil, fmt.Errorf("unexpected value %T", val)
 		}
 		if v.Disable != nil {
-			out = append(out, disableMarker("ext_proc", "ext_proc", orderExtProc-1))
+			out = append(out, disableMarker("ext_proc", "ext_proc"))
 			continue
 		}
 		ext, ns, err := r.extension(v.ExtensionRef, r.ns(i))
@@ -86,43 +86,36 @@ func (r *fieldRenderer) extProc() ([]policy.Fragment, error) {
 		// processor among the router's upstream filters.
 		fr.Filter.Upstream = p.FilterStage != nil && p.FilterStage.Stage == "Route" && p.FilterStage.Predicate == "After"
 		fr.TypedClusters = []proto.Message{cl}
-		out = append(out, familyMarker("ext_proc", "ext_proc", orderExtProc-1), fr)
+		out = append(out, familyMarker("ext_proc", "ext_proc"), fr)
 	}
 	return out, nil
 }
 
-// stageOrders place kgateway's filter stages among gwpol's filter orders:
-// the order of a filter during the stage, and of one before and after it.
-var stageOrders = map[string][3]int{
-	"Fault":     {orderFault - 3, orderFault, orderFault + 3},
-	"CORS":      {orderCors - 3, orderCors, orderCors + 3},
-	"WAF":       {orderACL - 3, orderACL, orderACL + 3},
-	"AuthN":     {orderOAuth2 - 1, orderJWT, orderExtAuth + 5},
-	"AuthZ":     {orderRBAC - 3, orderRBAC, orderRBAC + 5},
-	"RateLimit": {orderRateLimit - 3, orderRateLimit, orderRateLimit + 5},
-	"Accepted":  {orderHeaderMutation - 3, orderHeaderMutation, orderHeaderMutation + 3},
-	"Route":     {orderBuffer - 3, orderBuffer, orderBuffer + 3},
+// filterStages are kgateway's filter stages by the names a
+// FilterStageSpec gives them.
+var filterStages = map[string]int{
+	"Fault": stageFault, "CORS": stageCors, "WAF": stageWaf, "AuthN": stageAuthN, "AuthZ": stageAuthZ,
+	"RateLimit": stageRateLimit, "Accepted": stageAccepted, "Route": stageRoute,
 }
 
 // extProcOrder is where an ext_proc filter runs in the chain: at its
 // extension's filterStage, by default after authorization (kgateway's
-// default); filters of one stage sort by weight.
+// default); filters of one place sort by weight.
 func extProcOrder(fs *FilterStageSpec) int {
-	stage, pred := "AuthZ", "After"
-	if fs != nil && fs.Stage != "" {
-		stage, pred = fs.Stage, fs.Predicate
+	if fs == nil || fs.Stage == "" {
+		return orderExtProc
 	}
-	o, ok := stageOrders[stage]
+	stage, ok := filterStages[fs.Stage]
 	if !ok {
-		o = stageOrders["AuthZ"]
+		return orderExtProc
 	}
-	switch pred {
+	switch fs.Predicate {
 	case "Before":
-		return o[0]
+		return staged(stage, -1)
 	case "After":
-		return o[2]
+		return staged(stage, 1)
 	}
-	return o[1]
+	return staged(stage, 0)
 }
 
 // extGrpcService is the Envoy gRPC client of an extension's service:

@@ -24,8 +24,8 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
 	if v.Disable != nil {
-		return append([]policy.Fragment{disableMarker("jwt_authn", "jwt", orderJWT-1)},
-			r.authMetadata("jwt_authn", "jwt", orderJWT+1, true)...), nil
+		return append([]policy.Fragment{disableMarker("jwt_authn", "jwt")},
+			r.authMetadata("jwt_authn", "jwt", orderAuthEnabled, true)...), nil
 	}
 	ext, ns, err := r.extension(v.ExtensionRef, r.ns(0))
 	if err != nil {
@@ -67,8 +67,8 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: reqName}}},
 		TypedClusters: clusters,
 	}
-	return append([]policy.Fragment{familyMarker("jwt_authn", "jwt", orderJWT-1), fr},
-		r.authMetadata("jwt_authn", "jwt", orderJWT+1, false)...), nil
+	return append([]policy.Fragment{familyMarker("jwt_authn", "jwt"), fr},
+		r.authMetadata("jwt_authn", "jwt", orderAuthEnabled, false)...), nil
 }
 
 // jwtProvider is one provider, with the cluster entry of its remote key

@@ -102,9 +102,12 @@ func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
 	if jf, err := oauth2JWT(p.JWT, names, cluster, ns, ext.Name); err != nil {
 		return nil, fmt.Errorf("GatewayExtension %s/%s: %w", ns, ext.Name, err)
 	} else if jf != nil {
+		// kgateway gives the JWT filter its provider's weight too, so it
+		// sorts among the stage's JWT filters by it (HttpFilters).
+		jf.Filter.Precedence = fr.Filter.Precedence
 		frs = append(frs, *jf)
 	}
-	return append(frs, r.authMetadata("oauth2", "oauth2", orderOAuth2+2, false)...), nil
+	return append(frs, r.authMetadata("oauth2", "oauth2", orderAuthEnabled, false)...), nil
 }
 
 // The Secret kgateway signs OAuth2 cookies with (its key hmac-secret), in
@@ -215,7 +218,7 @@ func oauth2JWT(j *OAuth2JWTConfig, names *oauth2v3.OAuth2Credentials_CookieNames
 	name := "envoy.filters.http.oauth2/jwt/" + ns + "/" + extName
 	return &policy.Fragment{
 		Capability: "jwt_authn",
-		Filter:     &policy.HTTPFilter{Name: name, Order: orderOAuth2 + 1, Typed: cfg},
+		Filter:     &policy.HTTPFilter{Name: name, Order: orderJWT, Typed: cfg},
 		TypedPerFilterConfig: map[string]proto.Message{name: &jwtv3.PerRouteConfig{
 			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: oauth2JWTRequirement}}},
 	}, nil

@@ -81,9 +81,7 @@ func unionHeaders(a, b []string) []string {
 func (rb *rcBuild) removeHeaders() {
 	var hs []string
 	defs := slices.Collect(mapValues(rb.filters))
-	slices.SortFunc(defs, func(a, b filterDef) int {
-		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(b.precedence, a.precedence), cmp.Compare(a.name, b.name))
-	})
+	slices.SortFunc(defs, compareFilters)
 	for _, d := range defs {
 		hs = unionHeaders(hs, d.removes)
 	}
@@ -111,15 +109,29 @@ func (rb *rcBuild) noteMerged(f filterDef) {
 	rb.merged[f.name][f.config] = true
 }
 
+// compareFilters orders the HCM chain: by order, then, between filters
+// of one type (one typed_config type), precedence, higher first — the
+// precedence of one filter type says nothing about another's — then by
+// name.
+func compareFilters(a, b filterDef) int {
+	if c := cmp.Compare(a.order, b.order); c != 0 {
+		return c
+	}
+	if a.config.GetTypeUrl() == b.config.GetTypeUrl() {
+		if c := cmp.Compare(b.precedence, a.precedence); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.name, b.name)
+}
+
 // httpFilters is the HCM chain: every filter used below this
 // RouteConfiguration, disabled by default (enabled per resource by its
-// typed_per_filter_config) unless its fragment leaves it on, sorted by order, precedence (higher first),
-// then name, router last.
+// typed_per_filter_config) unless its fragment leaves it on, sorted by
+// compareFilters, router last.
 func (rb *rcBuild) httpFilters() []*hcmv3.HttpFilter {
 	defs := slices.Collect(mapValues(rb.filters))
-	slices.SortFunc(defs, func(a, b filterDef) int {
-		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(b.precedence, a.precedence), cmp.Compare(a.name, b.name))
-	})
+	slices.SortFunc(defs, compareFilters)
 	out := make([]*hcmv3.HttpFilter, 0, len(defs)+1)
 	var upstream []*hcmv3.HttpFilter
 	for _, d := range defs {
