@@ -134,6 +134,12 @@ type Target struct {
 	// routes (age, then namespace and name), since the Gateway API leaves
 	// their precedence to the implementation.
 	RegexPathsByLength bool
+	// GRPCServiceSegments: a GRPCRoute match naming a service alone
+	// (type Exact) matches the path prefix /<service> by whole path
+	// segments (path_separated_prefix) and ranks as that prefix, as the
+	// controller translates a GRPCRoute match into the HTTPRoute match of
+	// its path. Unset: the prefix /<service>/.
+	GRPCServiceSegments bool
 	// CheckHostClearsEndpointHosts: a backend policy's health check that
 	// names the host to send clears the hostname the backend's static
 	// endpoints carry in their health_check_config, so that the check's

@@ -59,7 +59,11 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// ClusterConnectionTimeout), a route to a kubernetes.io/ws backend
 	// upgrades to WebSocket, and a health check naming its host leaves a
 	// static Backend's endpoints without a health_check_config hostname.
-	ConnectTimeout: 5 * time.Second, WebSocketAppProtocols: []string{"kubernetes.io/ws"}, CheckHostClearsEndpointHosts: true}
+	ConnectTimeout: 5 * time.Second, WebSocketAppProtocols: []string{"kubernetes.io/ws"}, CheckHostClearsEndpointHosts: true,
+	// kgateway turns a GRPCRoute match into an HTTPRoute match
+	// (krtcollections/grpc_route.go: buildGRPCPathMatch): a service alone
+	// is the PathPrefix /<service>.
+	GRPCServiceSegments: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is
