@@ -17,6 +17,10 @@ const ControllerName = "kgateway.dev/kgateway"
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
 var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: Target.Name, Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
+	// a rule's only backend is the route's cluster, its weight unread
+	// (irtranslator/route.go: translateRouteAction), so a lone weight 0
+	// still forwards
+	LoneBackendIgnoresWeight: true,
 	// a rule with no backendRefs (and nothing answering it) is "no action
 	// specified" to kgateway's route translation: RouteRuleReplaced, 500
 	NoActionReason:      "no action specified: the rule has no backendRefs and no filter that answers",

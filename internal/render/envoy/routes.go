@@ -982,7 +982,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		// controller replaces it (merge.NoAction)
 		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return false
-	case len(wcs) == 0 || total == 0:
+	case len(wcs) == 0 || total == 0 && !vb.loneForwards(e, wcs):
 		r.Action = directResponse(500, "")
 		return false
 	case len(wcs) == 1 && !(vb.target.BackendRefDestinations && backendRefsFiltered(e.rule)):
@@ -1019,6 +1019,13 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, c.ResponseHeadersToRemove...)
 	}
 	return true
+}
+
+// loneForwards: the rule's one backendRef takes traffic whatever its
+// weight under the Gateway's controller (merge's LoneBackendForwards,
+// which decided the rule is no fixed answer).
+func (vb *vhostBuild) loneForwards(e entry, wcs []*routev3.WeightedCluster_ClusterWeight) bool {
+	return len(wcs) == 1 && len(e.rule.Backends) == 1 && vb.res.LoneBackendForwards(vb.gw)
 }
 
 // clusterWeights are the clusters a rule forwards to, with their weights,
