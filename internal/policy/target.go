@@ -140,6 +140,11 @@ type Target struct {
 	// controller translates a GRPCRoute match into the HTTPRoute match of
 	// its path. Unset: the prefix /<service>/.
 	GRPCServiceSegments bool
+	// PrefixesRankTrimmed: a PathPrefix match ranks among prefixes by the
+	// length of its value without trailing slashes, as the Gateway API
+	// ignores a trailing slash there (/foo/ ranks as /foo). Unset: by
+	// the length of the value as written.
+	PrefixesRankTrimmed bool
 	// CheckHostClearsEndpointHosts: a backend policy's health check that
 	// names the host to send clears the hostname the backend's static
 	// endpoints carry in their health_check_config, so that the check's

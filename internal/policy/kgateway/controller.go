@@ -67,7 +67,10 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// kgateway turns a GRPCRoute match into an HTTPRoute match
 	// (krtcollections/grpc_route.go: buildGRPCPathMatch): a service alone
 	// is the PathPrefix /<service>.
-	GRPCServiceSegments: true}
+	GRPCServiceSegments: true,
+	// and ranks a PathPrefix by its value without trailing slashes
+	// (routeutils/sortable_route.go: ParsePath → NormalizePathMatch)
+	PrefixesRankTrimmed: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is

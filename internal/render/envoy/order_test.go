@@ -85,6 +85,37 @@ func TestRouteOrder(t *testing.T) {
 	}
 }
 
+// TestPrefixRankTrimmed: under policy.Target.PrefixesRankTrimmed a
+// PathPrefix ranks by its value without trailing slashes (kgateway's
+// routeutils/sortable_route.go: ParsePath → NormalizePathMatch), so an
+// older /foo/ comes after a newer /abcd; ranked as written the two tie on
+// length and the older comes first.
+func TestPrefixRankTrimmed(t *testing.T) {
+	mk := func(name string, age int, path string) *topology.Route {
+		typ, v := gwv1.PathMatchPathPrefix, path
+		rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute", Meta: &metav1.ObjectMeta{Namespace: "ns", Name: name,
+			CreationTimestamp: metav1.NewTime(time.Unix(int64(age), 0))}}}
+		rt.Rules = []*topology.Rule{{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{Matches: []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: &typ, Value: &v}}}}}}}
+		return rt
+	}
+	atts := []*topology.Attachment{{Route: mk("old", 1, "/foo/")}, {Route: mk("new", 2, "/abcd")}, {Route: mk("root", 0, "/")}}
+	for _, tt := range []struct {
+		trimmed bool
+		want    []string
+	}{
+		{true, []string{"new", "old", "root"}},
+		{false, []string{"old", "new", "root"}},
+	} {
+		var got []string
+		for _, e := range routeEntries(atts, routeOrder{trimmedPrefixes: tt.trimmed}) {
+			got = append(got, e.src.Meta.Name)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("PrefixesRankTrimmed %v: order %v, want %v", tt.trimmed, got, tt.want)
+		}
+	}
+}
+
 // delegating makes parent serve children's rules as delegated (its Flat,
 // as topology's flattening lists them: the children in the order given).
 func delegating(parent *topology.Route, children ...*topology.Route) *topology.Route {

@@ -355,7 +355,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		vh.TypedPerFilterConfig = withPerFilter(vhScope.perFilter(), vh.TypedPerFilterConfig)
 		vb.used = append(vb.used, vhScope)
 	}
-	entries := routeEntries(plan.atts, routeOrder{regexByLength: vb.target.RegexPathsByLength, grpcServiceSegments: vb.target.GRPCServiceSegments})
+	entries := routeEntries(plan.atts, routeOrder{regexByLength: vb.target.RegexPathsByLength, grpcServiceSegments: vb.target.GRPCServiceSegments, trimmedPrefixes: vb.target.PrefixesRankTrimmed})
 	for i, e := range entries {
 		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (topology's Flat)
@@ -427,7 +427,19 @@ type pathMatch struct {
 // routeOrder is what of the target orders and writes a virtual host's
 // route matches (policy.Target.RegexPathsByLength, GRPCServiceSegments).
 type routeOrder struct {
-	regexByLength, grpcServiceSegments bool
+	regexByLength, grpcServiceSegments, trimmedPrefixes bool
+}
+
+// rankLen is the length a path match ranks by: its value's, or a prefix's
+// without trailing slashes under trimmed (policy.Target.
+// PrefixesRankTrimmed), "/" itself staying "/".
+func rankLen(p pathMatch, trimmed bool) int {
+	if trimmed && p.kind == 2 {
+		if v := strings.TrimRight(p.value, "/"); v != "" {
+			return len(v)
+		}
+	}
+	return len(p.value)
 }
 
 // routeEntries lists every rule × match of the attachments in Gateway API
@@ -444,7 +456,7 @@ func routeEntries(atts []*topology.Attachment, order routeOrder) []entry {
 	for _, a := range atts {
 		out = appendEntries(out, a, order.grpcServiceSegments)
 	}
-	slices.SortStableFunc(out, func(a, b entry) int { return compareEntries(a, b, order.regexByLength) })
+	slices.SortStableFunc(out, func(a, b entry) int { return compareEntries(a, b, order) })
 	return out
 }
 
@@ -492,7 +504,7 @@ func appendEntries(out []entry, a *topology.Attachment, grpcServiceSegments bool
 	return out
 }
 
-func compareEntries(a, b entry, regexByLength bool) int {
+func compareEntries(a, b entry, order routeOrder) int {
 	// Under the controller's weighted route precedence
 	// (policy.Controller.WeightedRoutePrecedence) a route's weight comes
 	// first (topology leaves it 0 otherwise).
@@ -505,7 +517,7 @@ func compareEntries(a, b entry, regexByLength bool) int {
 	// Exact paths and prefixes, the longer first; regular expressions
 	// too only where the target says so (policy.Target.RegexPathsByLength):
 	// the Gateway API leaves their order to the implementation.
-	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 && (a.path.kind != 1 || regexByLength) {
+	if c := cmp.Compare(rankLen(b.path, order.trimmedPrefixes), rankLen(a.path, order.trimmedPrefixes)); c != 0 && (a.path.kind != 1 || order.regexByLength) {
 		return c
 	}
 	if a.method != b.method {
