@@ -50,6 +50,20 @@ type Target struct {
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
+	// RedirectFound: a RequestRedirect without statusCode answers 302
+	// Found, the CRD's default, which the controller writes itself; unset,
+	// the response code is left to Envoy's default (301).
+	RedirectFound bool
+	// PathModifiersAsWritten: the path modifiers of URLRewrite and
+	// RequestRedirect are written as the controller's built-in filter
+	// writes them: a full path replaced through the pattern .*; a prefix
+	// replaced by "/" through ^<the route's written path match>\/*, the
+	// root prefix's too; any other replacement as given. Unset: a full
+	// path through ^/.*$, only a prefix other than the root replaced by "/"
+	// through a regular expression (built from the match as written in
+	// the route), and the root prefix's replacement keeping a trailing
+	// "/".
+	PathModifiersAsWritten bool
 	// Baseline is what the controller writes on every listener, connection
 	// manager and TLS context before policies tune them; nil: Envoy's
 	// defaults (and gwpol's few settings every target shares).

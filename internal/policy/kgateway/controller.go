@@ -70,7 +70,11 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	GRPCServiceSegments: true,
 	// and ranks a PathPrefix by its value without trailing slashes
 	// (routeutils/sortable_route.go: ParsePath → NormalizePathMatch)
-	PrefixesRankTrimmed: true}
+	PrefixesRankTrimmed: true,
+	// and writes the Gateway API filters as its built-in plugin does
+	// (krtcollections/builtin.go: translateStatusCode's 302 default,
+	// urlRewriteIr.apply, translatePathRewrite)
+	RedirectFound: true, PathModifiersAsWritten: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is

@@ -1008,7 +1008,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	for _, f := range filters {
 		switch {
 		case f.rewrite != nil:
-			applyRewrite(act, f.rewrite, e, vb.target)
+			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
 		case f.mirror != nil:
 			if c := vb.mirrorCluster(e.att.Route, f.mirror); c != "" {
 				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror))
