@@ -95,7 +95,7 @@ func (r *Result) noBackendAlong(rt *topology.Route, rule *topology.Rule, path *R
 	if len(rule.Backends) == 0 {
 		return FixedStatus{Status: 500, Reasons: []string{"no backendRefs: " + controllerOf(r, gw) + " has nothing to forward to"}}, true
 	}
-	return noUsableBackend(rule, r.usableOn(v, rule, gw))
+	return r.noUsableBackendOn(rule, r.usableOn(v, rule, gw), gw)
 }
 
 // usableOn is usable with the backendRefs v refuses taking no traffic.
@@ -168,7 +168,33 @@ func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, 
 		}
 		return FixedStatus{Status: 500, Reasons: []string{"no backendRefs: nothing to forward to"}}, true
 	}
+	return r.noUsableBackendOn(rule, use, gw)
+}
+
+// noUsableBackendOn is noUsableBackend under the controller managing gw:
+// one that forwards a rule's lone backendRef whatever its weight
+// (LoneBackendForwards) takes its weight 0 as a weight.
+func (r *Result) noUsableBackendOn(rule *topology.Rule, use func(int, *topology.Backend) (string, bool), gw *topology.Gateway) (FixedStatus, bool) {
+	if len(rule.Backends) == 1 && rule.Backends[0].Weight <= 0 && r.LoneBackendForwards(gw) {
+		b := *rule.Backends[0]
+		ref := *b.BackendRef
+		ref.Weight = 1
+		b.BackendRef = &ref
+		return noUsableBackend(&topology.Rule{Rule: rule.Rule, Backends: []*topology.Backend{&b}}, use)
+	}
 	return noUsableBackend(rule, use)
+}
+
+// LoneBackendForwards reports whether the controller managing gw (the
+// default one when gw is nil) forwards a rule's only backendRef whatever
+// its weight (policy.Controller.LoneBackendIgnoresWeight).
+func (r *Result) LoneBackendForwards(gw *topology.Gateway) bool {
+	if r.Graph == nil || r.Registry == nil {
+		return false
+	}
+	name, _ := r.Graph.Controller(gw, r.Registry.DefaultController().Name)
+	c, _ := r.Registry.Controller(name)
+	return c.LoneBackendIgnoresWeight
 }
 
 // NoActionReason is why the controller managing gw (the default one when

@@ -157,3 +157,41 @@ func TestFixedStatusOn(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneBackendIgnoresWeight: under a controller that forwards a rule's
+// only backendRef whatever its weight, that backendRef's weight 0 takes
+// traffic; two of weight 0, or a lone one that does not resolve, still
+// answer 500; under another controller a lone weight 0 answers 500.
+func TestLoneBackendIgnoresWeight(t *testing.T) {
+	reg := &policy.Registry{}
+	reg.AddControllers(policy.Controller{Name: "example.com/lone", Default: true, LoneBackendIgnoresWeight: true}, policy.Controller{Name: "example.com/other"})
+	classes := []*model.GatewayClass{
+		{GatewayClass: &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "o"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}},
+	}
+	other := &topology.Gateway{Gateway: &model.Gateway{Gateway: &gwv1.Gateway{Spec: gwv1.GatewaySpec{GatewayClassName: "o"}}}}
+	zero := func(resolved bool) *topology.Backend {
+		return &topology.Backend{BackendRef: &model.BackendRef{}, Kind: "Service", Namespace: "ns", Name: "svc", Resolved: resolved, Reason: "BackendNotFound"}
+	}
+	r := &Result{Registry: reg, Graph: &topology.Graph{Model: &model.Model{GatewayClasses: classes}}, Attach: &attach.Result{}}
+	for _, tt := range []struct {
+		name       string
+		backends   []*topology.Backend
+		gw         *topology.Gateway
+		wantStatus int
+	}{
+		{"lone weight 0 forwards", []*topology.Backend{zero(true)}, nil, 0},
+		{"two of weight 0 answer 500", []*topology.Backend{zero(true), zero(true)}, nil, 500},
+		{"a lone one that does not resolve answers 500", []*topology.Backend{zero(false)}, nil, 500},
+		{"another controller's lone weight 0 answers 500", []*topology.Backend{zero(true)}, other, 500},
+	} {
+		rule := &topology.Rule{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{}}, Backends: tt.backends}
+		rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute"}, Rules: []*topology.Rule{rule}}
+		fs, ok := r.FixedStatusOn(rt, rule, tt.gw)
+		if ok != (tt.wantStatus != 0) || fs.Status != tt.wantStatus {
+			t.Errorf("%s: %+v %v, want status %d", tt.name, fs, ok, tt.wantStatus)
+		}
+		if tt.backends[0].Weight != 0 {
+			t.Errorf("%s: the rule's backendRef was changed", tt.name)
+		}
+	}
+}

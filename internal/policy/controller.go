@@ -40,6 +40,12 @@ type Controller struct {
 	// ProgrammedCondition). "": it answers such a rule 500 as one with no
 	// backend to forward to, and says nothing of its own.
 	NoActionReason string
+	// LoneBackendIgnoresWeight: a route rule with exactly one backendRef
+	// forwards to it whatever its weight, a weight of 0 included, as the
+	// controller writes a lone backend as the route's cluster without its
+	// weight. Unset: a backendRef of weight 0 takes no traffic, as the
+	// Gateway API says, so a rule with no other answers 500.
+	LoneBackendIgnoresWeight bool
 	// Groups are the API groups of the policy kinds the controller's
 	// family defines. On the routes it serves, a rule's own Gateway API
 	// value of a field (RuleFielder) stands for its kinds' field, not for

@@ -139,6 +139,10 @@ type Family struct {
 	// hostname equal to it does not attach to the port's other listeners
 	// (topology.Controller.ExclusiveListenerHostnames).
 	ExclusiveListenerHostnames bool
+	// AdmissionFirst: the controller names why a parentRef attaches to no
+	// listener by asking first whether any listener of the parent admits
+	// the route at all (topology.Controller.AdmissionFirst).
+	AdmissionFirst bool
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -312,6 +316,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		}
 		tc.Conflicts = f.Conflicts
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
+		tc.AdmissionFirst = f.AdmissionFirst
 		out[f.Controller.Name] = tc
 	}
 	return out

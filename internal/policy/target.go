@@ -52,6 +52,20 @@ type Target struct {
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
+	// RedirectFound: a RequestRedirect without statusCode answers 302
+	// Found, the CRD's default, which the controller writes itself; unset,
+	// the response code is left to Envoy's default (301).
+	RedirectFound bool
+	// PathModifiersAsWritten: the path modifiers of URLRewrite and
+	// RequestRedirect are written as the controller's built-in filter
+	// writes them: a full path replaced through the pattern .*; a prefix
+	// replaced by "/" through ^<the route's written path match>\/*, the
+	// root prefix's too; any other replacement as given. Unset: a full
+	// path through ^/.*$, only a prefix other than the root replaced by "/"
+	// through a regular expression (built from the match as written in
+	// the route), and the root prefix's replacement keeping a trailing
+	// "/".
+	PathModifiersAsWritten bool
 	// Baseline is what the controller writes on every listener, connection
 	// manager and TLS context before policies tune them; nil: Envoy's
 	// defaults (and gwpol's few settings every target shares).
@@ -143,6 +157,17 @@ type Target struct {
 	// routes (age, then namespace and name), since the Gateway API leaves
 	// their precedence to the implementation.
 	RegexPathsByLength bool
+	// GRPCServiceSegments: a GRPCRoute match naming a service alone
+	// (type Exact) matches the path prefix /<service> by whole path
+	// segments (path_separated_prefix) and ranks as that prefix, as the
+	// controller translates a GRPCRoute match into the HTTPRoute match of
+	// its path. Unset: the prefix /<service>/.
+	GRPCServiceSegments bool
+	// PrefixesRankTrimmed: a PathPrefix match ranks among prefixes by the
+	// length of its value without trailing slashes, as the Gateway API
+	// ignores a trailing slash there (/foo/ ranks as /foo). Unset: by
+	// the length of the value as written.
+	PrefixesRankTrimmed bool
 	// CheckHostClearsEndpointHosts: a backend policy's health check that
 	// names the host to send clears the hostname the backend's static
 	// endpoints carry in their health_check_config, so that the check's

@@ -37,6 +37,14 @@ type Controller struct {
 	// all: NoMatchingListenerHostname). A route without hostnames takes
 	// each listener's hostname as it is.
 	ExclusiveListenerHostnames bool
+	// AdmissionFirst: why a parentRef attaches to no listener is decided
+	// first by whether any listener of its parent (the Gateway's own, or
+	// the ListenerSet's) admits the route's kind and namespace, whichever
+	// listener its sectionName and port select: NotAllowedByListeners
+	// only when none does; NoMatchingParent when none of those that do is
+	// one it selects; then NoMatchingListenerHostname. Unset: the Gateway
+	// API's order, which judges only the selected listeners.
+	AdmissionFirst bool
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

@@ -609,6 +609,12 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 		p.reject("NoMatchingParent", fmt.Sprintf("parentRef kind %s is not a Gateway or ListenerSet", groupKind(string(*ref.Group), string(*ref.Kind))))
 		return
 	}
+	if g.controllerOf(p.Gateway).AdmissionFirst {
+		if reason, msg := admissionFirst(g, r, candidates, ref); reason != "" {
+			p.reject(reason, msg)
+			return
+		}
+	}
 	if ref.SectionName != nil && *ref.SectionName != "" {
 		candidates = slices.DeleteFunc(candidates, func(l *Listener) bool { return l.Name != *ref.SectionName })
 		if len(candidates) == 0 {
@@ -658,11 +664,69 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 
 func (p *Parent) reject(reason, msg string) { p.Reason, p.Message = reason, msg }
 
+// admissionFirst is the refusal of a parentRef under
+// Controller.AdmissionFirst, from all the listeners of its parent: ""
+// when a listener it selects admits the route, which the Gateway API's
+// order then judges by hostname.
+func admissionFirst(g *Graph, r *Route, all []*Listener, ref gwv1.ParentReference) (reason, msg string) {
+	first, admitted := "", false
+	for _, l := range all {
+		why := g.allows(l, r)
+		if why != "" {
+			if first == "" {
+				first = why
+			}
+			continue
+		}
+		admitted = true
+		if selects(ref, l) {
+			return "", ""
+		}
+	}
+	parent := fmt.Sprintf("%s %s/%s", *ref.Kind, *ref.Namespace, ref.Name)
+	if !admitted {
+		if first == "" {
+			return "NoMatchingParent", parent + " has no listeners"
+		}
+		return "NotAllowedByListeners", fmt.Sprintf("no listener of %s admits the route (%s)", parent, first)
+	}
+	return "NoMatchingParent", fmt.Sprintf("no listener of %s that admits the route is the one the parentRef selects%s", parent, selection(ref))
+}
+
+// selects reports whether a parentRef's sectionName and port select l.
+func selects(ref gwv1.ParentReference, l *Listener) bool {
+	if ref.SectionName != nil && *ref.SectionName != "" && l.Name != *ref.SectionName {
+		return false
+	}
+	return ref.Port == nil || *ref.Port == 0 || l.Port == *ref.Port
+}
+
+// selection says which listener a parentRef selects, for messages.
+func selection(ref gwv1.ParentReference) string {
+	var parts []string
+	if ref.SectionName != nil && *ref.SectionName != "" {
+		parts = append(parts, fmt.Sprintf("sectionName %q", *ref.SectionName))
+	}
+	if ref.Port != nil && *ref.Port != 0 {
+		parts = append(parts, fmt.Sprintf("port %d", *ref.Port))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 // admits returns why a listener refuses a route, or "".
 func (g *Graph) admits(l *Listener, r *Route) string {
 	if l.Conflicted {
 		return fmt.Sprintf("listener %s conflicts with another listener on port %d", l.Name, l.Port)
 	}
+	return g.allows(l, r)
+}
+
+// allows returns why a listener's allowedRoutes (and protocol) refuse
+// a route's kind or namespace, or "".
+func (g *Graph) allows(l *Listener, r *Route) string {
 	if !kindAllowed(l, r.Kind) {
 		return fmt.Sprintf("listener %s (%s) does not allow %s", l.Name, l.Protocol, r.Kind)
 	}

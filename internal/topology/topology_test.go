@@ -1238,3 +1238,58 @@ func TestRouteWeight(t *testing.T) {
 		})
 	}
 }
+
+// TestAdmissionFirst: under Controller.AdmissionFirst a parentRef that
+// attaches nowhere is NotAllowedByListeners only when no listener of its
+// parent admits the route's kind and namespace, whichever its
+// sectionName and port select, and otherwise NoMatchingParent when no
+// listener that admits it is selected (kgateway's query/route.go:
+// processRoute, anyRoutesAllowed before anyListenerMatched); the Gateway
+// API's order judges the selected listeners only.
+func TestAdmissionFirst(t *testing.T) {
+	const class = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: cls}
+spec: {controllerName: example.com/own}`
+	// gatewayInfra: http and https admit every namespace, internal only
+	// infra; grpc admits GRPCRoutes alone.
+	const grpcOnly = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: grpc, namespace: infra}
+spec:
+  gatewayClassName: cls
+  listeners:
+  - name: grpc
+    port: 81
+    protocol: HTTP
+    allowedRoutes: {kinds: [{kind: GRPCRoute}], namespaces: {from: All}}`
+	tests := []struct {
+		name       string
+		ref        string
+		own, gwapi string // reason under AdmissionFirst, under the Gateway API's order
+	}{
+		{"selected listener refuses the namespace, another admits it", "{namespace: infra, name: gw, sectionName: internal}", "NoMatchingParent", "NotAllowedByListeners"},
+		{"no listener of that name, none admits the kind", "{namespace: infra, name: grpc, sectionName: web}", "NotAllowedByListeners", "NoMatchingParent"},
+		{"no listener admits the kind", "{namespace: infra, name: grpc}", "NotAllowedByListeners", "NotAllowedByListeners"},
+		{"a port only refusing listeners use", "{namespace: infra, name: gw, port: 8080}", "NoMatchingParent", "NotAllowedByListeners"},
+		{"a port no listener uses", "{namespace: infra, name: gw, port: 9999}", "NoMatchingParent", "NoMatchingParent"},
+		{"selected and admitted", "{namespace: infra, name: gw, sectionName: http}", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs := []string{class, gatewayInfra, grpcOnly, httpRoute("apps", "r", "  parentRefs: ["+tt.ref+"]\n")}
+			for _, c := range []struct {
+				opt  Options
+				want string
+			}{
+				{Options{Controllers: map[string]Controller{"example.com/own": {AdmissionFirst: true}}}, tt.own},
+				{Options{}, tt.gwapi},
+			} {
+				p := route(t, graph(t, c.opt, docs...), "HTTPRoute/apps/r").Parents[0]
+				if p.Reason != c.want || p.Accepted != (c.want == "") || (c.want != "" && p.Message == "") {
+					t.Errorf("AdmissionFirst %v: accepted=%v reason=%q (%s), want reason %q", c.opt.Controllers != nil, p.Accepted, p.Reason, p.Message, c.want)
+				}
+			}
+		})
+	}
+}

@@ -17,6 +17,10 @@ const ControllerName = "kgateway.dev/kgateway"
 // default one, with conditions of its own beside the Gateway API's, and
 // replacing whole a rule an invalid policy merges into.
 var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", RenderTarget: Target.Name, Default: true, ExtraConditions: true, ReplacesInvalidWhole: true, Groups: []string{Group},
+	// a rule's only backend is the route's cluster, its weight unread
+	// (irtranslator/route.go: translateRouteAction), so a lone weight 0
+	// still forwards
+	LoneBackendIgnoresWeight: true,
 	// a rule with no backendRefs (and nothing answering it) is "no action
 	// specified" to kgateway's route translation: RouteRuleReplaced, 500
 	NoActionReason:      "no action specified: the rule has no backendRefs and no filter that answers",
@@ -59,7 +63,18 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// ClusterConnectionTimeout), a route to a kubernetes.io/ws backend
 	// upgrades to WebSocket, and a health check naming its host leaves a
 	// static Backend's endpoints without a health_check_config hostname.
-	ConnectTimeout: 5 * time.Second, WebSocketAppProtocols: []string{"kubernetes.io/ws"}, CheckHostClearsEndpointHosts: true}
+	ConnectTimeout: 5 * time.Second, WebSocketAppProtocols: []string{"kubernetes.io/ws"}, CheckHostClearsEndpointHosts: true,
+	// kgateway turns a GRPCRoute match into an HTTPRoute match
+	// (krtcollections/grpc_route.go: buildGRPCPathMatch): a service alone
+	// is the PathPrefix /<service>.
+	GRPCServiceSegments: true,
+	// and ranks a PathPrefix by its value without trailing slashes
+	// (routeutils/sortable_route.go: ParsePath → NormalizePathMatch)
+	PrefixesRankTrimmed: true,
+	// and writes the Gateway API filters as its built-in plugin does
+	// (krtcollections/builtin.go: translateStatusCode's 302 default,
+	// urlRewriteIr.apply, translatePathRewrite)
+	RedirectFound: true, PathModifiersAsWritten: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is
@@ -85,7 +100,7 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's, with the Gateway API's
 // BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures

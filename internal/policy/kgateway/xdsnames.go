@@ -18,7 +18,10 @@ import (
 //   - an HTTPS listener's filter chain and RouteConfiguration are named
 //     after the listener (<ListenerSet namespace>/<name>/<listener> for a
 //     ListenerSet's);
-//   - a virtual host is <RouteConfiguration>~<hostname, "." → "_">;
+//   - a virtual host is <RouteConfiguration>~<hostname>, every "." of the
+//     whole name "_" (makeVhostName sanitizes the joined name, so a dotted
+//     listener or ListenerSet name loses its dots there too, while the
+//     RouteConfiguration and filter chain keep them);
 //   - a route is <virtual host>-route-<position>-<kind>-<name>-<namespace>-<rule>-<match>[-<rule name>]-matcher-<match>;
 //   - a TCP or TLS route's filter chain is <listener>-<namespace>.<name>-rule-0
 //     (kgateway programs a stream route's one rule);
@@ -31,13 +34,22 @@ import (
 var XDSNames = policy.XDSNames{
 	Listener:    func(port int32) string { return "listener~" + strconv.Itoa(int(port)) },
 	HTTPSChain:  httpsChainName,
-	VirtualHost: func(rc, host string) string { return rc + "~" + strings.ReplaceAll(host, ".", "_") },
+	VirtualHost: virtualHostName,
 	Route:       routeName,
 	StreamChain: func(listener, namespace, name string) string {
 		return listener + "-" + namespace + "." + name + "-rule-0"
 	},
 	ClientCertCluster: clientCertCluster,
 	InvalidBody:       InvalidBody,
+}
+
+// virtualHostName names a virtual host as kgateway's
+// translator/listener/gateway_listener_translator.go: makeVhostName does:
+// utils.SanitizeForEnvoy over "<RouteConfiguration>~<hostname>", which
+// replaces every "." of the joined name (Envoy's stats tree splits names
+// at dots).
+func virtualHostName(rc, host string) string {
+	return strings.ReplaceAll(rc+"~"+host, ".", "_")
 }
 
 // clientCertCluster names a Gateway's client-certificate variant of a

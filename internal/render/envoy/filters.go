@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -144,8 +145,11 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	if wellKnownPort[scheme] == ra.PortRedirect {
 		ra.PortRedirect = 0
 	}
-	if f.StatusCode != nil {
+	switch {
+	case f.StatusCode != nil:
 		ra.ResponseCode = redirectCodes[*f.StatusCode]
+	case t.RedirectFound:
+		ra.ResponseCode = routev3.RedirectAction_FOUND
 	}
 	if e.rule.RedirectStatus != 0 {
 		ra.ResponseCode = redirectCodes[e.rule.RedirectStatus]
@@ -155,30 +159,36 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 		case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 			ra.PathRewriteSpecifier = &routev3.RedirectAction_PathRedirect{PathRedirect: *p.ReplaceFullPath}
 		case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
-			ra.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: prefixReplacement(*p.ReplacePrefixMatch, e)}
+			ra.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: prefixReplacement(*p.ReplacePrefixMatch, e, t)}
 		}
 	}
 	return ra
 }
 
 // prefixReplacement keeps the path separator between the replaced prefix
-// and the rest of the path.
-func prefixReplacement(repl string, e entry) string {
-	if e.path.kind == 2 && strings.TrimRight(e.path.value, "/") == "" && !strings.HasSuffix(repl, "/") {
+// and the rest of the path, unless the target writes the replacement as
+// given (Target.PathModifiersAsWritten).
+func prefixReplacement(repl string, e entry, t Target) string {
+	if !t.PathModifiersAsWritten && e.path.kind == 2 && strings.TrimRight(e.path.value, "/") == "" && !strings.HasSuffix(repl, "/") {
 		return repl + "/"
 	}
 	return repl
 }
 
-// applyRewrite translates URLRewrite (a hostname rewrite appends
-// x-forwarded-host under targets with Target.HostRewriteAppendsXFH).
-func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entry, t Target) {
+// applyRewrite translates URLRewrite on a route matching m (a hostname
+// rewrite appends x-forwarded-host under targets with
+// Target.HostRewriteAppendsXFH).
+func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entry, m *routev3.RouteMatch, t Target) {
 	if f.Hostname != nil {
 		act.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: string(*f.Hostname)}
 		act.AppendXForwardedHost = t.HostRewriteAppendsXFH
 	}
 	p := f.Path
 	if p == nil {
+		return
+	}
+	if t.PathModifiersAsWritten {
+		rewriteAsWritten(act, p, m)
 		return
 	}
 	switch {
@@ -195,7 +205,30 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 			Pattern: &matcherv3.RegexMatcher{Regex: "^" + e.path.value + `\/*`}, Substitution: "/",
 		}
 	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
-		act.PrefixRewrite = prefixReplacement(*p.ReplacePrefixMatch, e)
+		act.PrefixRewrite = prefixReplacement(*p.ReplacePrefixMatch, e, t)
+	}
+}
+
+// rewriteAsWritten is a URLRewrite path modifier under
+// Target.PathModifiersAsWritten: the full path through .*, a prefix
+// replaced by "/" through ^<the path m matches, as written>\/* (what
+// the route matches by a regular expression keeps a prefix rewrite), any
+// other prefix replacement as given.
+func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *routev3.RouteMatch) {
+	switch {
+	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
+		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
+			Pattern: &matcherv3.RegexMatcher{Regex: ".*"}, Substitution: *p.ReplaceFullPath,
+		}
+	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
+		path := cmp.Or(m.GetPrefix(), m.GetPath(), m.GetPathSeparatedPrefix())
+		if path != "" && *p.ReplacePrefixMatch == "/" {
+			act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
+				Pattern: &matcherv3.RegexMatcher{Regex: "^" + path + `\/*`}, Substitution: "/",
+			}
+			return
+		}
+		act.PrefixRewrite = *p.ReplacePrefixMatch
 	}
 }
 

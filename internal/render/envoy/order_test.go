@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -74,13 +75,44 @@ func TestRouteOrder(t *testing.T) {
 				atts = append(atts, &topology.Attachment{Route: rt})
 			}
 			var got []string
-			for _, e := range routeEntries(atts, tt.regexByLength) {
+			for _, e := range routeEntries(atts, routeOrder{regexByLength: tt.regexByLength}) {
 				got = append(got, fmt.Sprintf("%s/%d", e.src.Meta.Name, e.rule.Index))
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("order = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPrefixRankTrimmed: under policy.Target.PrefixesRankTrimmed a
+// PathPrefix ranks by its value without trailing slashes (kgateway's
+// routeutils/sortable_route.go: ParsePath → NormalizePathMatch), so an
+// older /foo/ comes after a newer /abcd; ranked as written the two tie on
+// length and the older comes first.
+func TestPrefixRankTrimmed(t *testing.T) {
+	mk := func(name string, age int, path string) *topology.Route {
+		typ, v := gwv1.PathMatchPathPrefix, path
+		rt := &topology.Route{Route: &model.Route{Kind: "HTTPRoute", Meta: &metav1.ObjectMeta{Namespace: "ns", Name: name,
+			CreationTimestamp: metav1.NewTime(time.Unix(int64(age), 0))}}}
+		rt.Rules = []*topology.Rule{{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{Matches: []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: &typ, Value: &v}}}}}}}
+		return rt
+	}
+	atts := []*topology.Attachment{{Route: mk("old", 1, "/foo/")}, {Route: mk("new", 2, "/abcd")}, {Route: mk("root", 0, "/")}}
+	for _, tt := range []struct {
+		trimmed bool
+		want    []string
+	}{
+		{true, []string{"new", "old", "root"}},
+		{false, []string{"old", "new", "root"}},
+	} {
+		var got []string
+		for _, e := range routeEntries(atts, routeOrder{trimmedPrefixes: tt.trimmed}) {
+			got = append(got, e.src.Meta.Name)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("PrefixesRankTrimmed %v: order %v, want %v", tt.trimmed, got, tt.want)
+		}
 	}
 }
 
@@ -93,4 +125,57 @@ func delegating(parent *topology.Route, children ...*topology.Route) *topology.R
 		}
 	}
 	return parent
+}
+
+// TestGRPCServiceMatch: a GRPCRoute match naming a service alone is the
+// prefix /service/ by default, and under policy.Target.GRPCServiceSegments
+// (kgateway's krtcollections/grpc_route.go: buildGRPCPathMatch turns it
+// into the HTTPRoute PathPrefix /service) the segment prefix /service,
+// ranked by that length among the virtual host's prefixes; the other
+// method match forms are the same either way.
+func TestGRPCServiceMatch(t *testing.T) {
+	str := func(s string) *string { return &s }
+	regex := gwv1.GRPCMethodMatchRegularExpression
+	grpc := &topology.Route{Route: &model.Route{Kind: "GRPCRoute", Meta: &metav1.ObjectMeta{Namespace: "ns", Name: "g",
+		CreationTimestamp: metav1.NewTime(time.Unix(1, 0))}}}
+	rule := &gwv1.GRPCRouteRule{Matches: []gwv1.GRPCRouteMatch{
+		{Method: &gwv1.GRPCMethodMatch{Service: str("pkg.Svc")}},
+		{Method: &gwv1.GRPCMethodMatch{Service: str("pkg.Svc"), Method: str("Get")}},
+		{Method: &gwv1.GRPCMethodMatch{Method: str("Get")}},
+		{Method: &gwv1.GRPCMethodMatch{Type: &regex, Service: str("pkg\\..*")}},
+		{},
+	}}
+	grpc.Rules = []*topology.Rule{{Rule: &model.Rule{GRPC: rule}}}
+	// a newer HTTPRoute's prefix as long as /pkg.Svc/, longer than /pkg.Svc
+	web := &topology.Route{Route: &model.Route{Kind: "HTTPRoute", Meta: &metav1.ObjectMeta{Namespace: "ns", Name: "web",
+		CreationTimestamp: metav1.NewTime(time.Unix(2, 0))}}}
+	prefix, v := gwv1.PathMatchPathPrefix, "/pkg.Svc1"
+	web.Rules = []*topology.Rule{{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{Matches: []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: &prefix, Value: &v}}}}}}}
+	for _, tt := range []struct {
+		segments bool
+		want     []string
+	}{
+		{false, []string{"g path /pkg.Svc/Get", "g regex /.+/Get", "g regex /pkg\\..*/.+", "g prefix /pkg.Svc/", "web separated /pkg.Svc1", "g prefix /"}},
+		{true, []string{"g path /pkg.Svc/Get", "g regex /.+/Get", "g regex /pkg\\..*/.+", "web separated /pkg.Svc1", "g separated /pkg.Svc", "g prefix /"}},
+	} {
+		var got []string
+		for _, e := range routeEntries([]*topology.Attachment{{Route: grpc}, {Route: web}}, routeOrder{grpcServiceSegments: tt.segments}) {
+			m := routeMatch(e)
+			var what string
+			switch p := m.PathSpecifier.(type) {
+			case *routev3.RouteMatch_Path:
+				what = "path " + p.Path
+			case *routev3.RouteMatch_SafeRegex:
+				what = "regex " + p.SafeRegex.Regex
+			case *routev3.RouteMatch_Prefix:
+				what = "prefix " + p.Prefix
+			case *routev3.RouteMatch_PathSeparatedPrefix:
+				what = "separated " + p.PathSeparatedPrefix
+			}
+			got = append(got, e.src.Meta.Name+" "+what)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("GRPCServiceSegments %v: matches %q, want %q", tt.segments, got, tt.want)
+		}
+	}
 }

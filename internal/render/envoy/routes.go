@@ -369,7 +369,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		vh.TypedPerFilterConfig = withPerFilter(vhScope.perFilter(), vh.TypedPerFilterConfig)
 		vb.used = append(vb.used, vhScope)
 	}
-	entries := routeEntries(plan.atts, vb.target.RegexPathsByLength)
+	entries := routeEntries(plan.atts, routeOrder{regexByLength: vb.target.RegexPathsByLength, grpcServiceSegments: vb.target.GRPCServiceSegments, trimmedPrefixes: vb.target.PrefixesRankTrimmed})
 	for i, e := range entries {
 		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (topology's Flat)
@@ -433,23 +433,44 @@ type entry struct {
 type pathMatch struct {
 	kind  int // 0 exact, 1 regex, 2 prefix
 	value string
+	// segments: a prefix matched by whole path segments
+	// (path_separated_prefix), as an HTTPRoute's PathPrefix is
+	segments bool
+}
+
+// routeOrder is what of the target orders and writes a virtual host's
+// route matches (policy.Target.RegexPathsByLength, GRPCServiceSegments).
+type routeOrder struct {
+	regexByLength, grpcServiceSegments, trimmedPrefixes bool
+}
+
+// rankLen is the length a path match ranks by: its value's, or a prefix's
+// without trailing slashes under trimmed (policy.Target.
+// PrefixesRankTrimmed), "/" itself staying "/".
+func rankLen(p pathMatch, trimmed bool) int {
+	if trimmed && p.kind == 2 {
+		if v := strings.TrimRight(p.value, "/"); v != "" {
+			return len(v)
+		}
+	}
+	return len(p.value)
 }
 
 // routeEntries lists every rule × match of the attachments in Gateway API
 // precedence order: exact path, then regex, then prefix, longer exact and
 // prefix paths first (and longer regular expressions, under a target
-// whose controller orders them so: regexByLength); then method, more headers, more query params; then the older
+// whose controller orders them so: order.regexByLength); then method, more headers, more query params; then the older
 // route, then namespace/name (as one "namespace/name" string, the Gateway
 // API's alphabetical order), each first of the route the virtual host
 // serves and then, for a delegated child's rules, of the child, then rule
 // and match order. Entries equal on all of these (one child reached
 // through two parents) keep topology's flattening order (Route.Flat).
-func routeEntries(atts []*topology.Attachment, regexByLength bool) []entry {
+func routeEntries(atts []*topology.Attachment, order routeOrder) []entry {
 	var out []entry
 	for _, a := range atts {
-		out = appendEntries(out, a)
+		out = appendEntries(out, a, order.grpcServiceSegments)
 	}
-	slices.SortStableFunc(out, func(a, b entry) int { return compareEntries(a, b, regexByLength) })
+	slices.SortStableFunc(out, func(a, b entry) int { return compareEntries(a, b, order) })
 	return out
 }
 
@@ -458,7 +479,7 @@ func routeEntries(atts []*topology.Attachment, regexByLength bool) []entry {
 // keeps its own (route-less) entry, which consumes an index in the route
 // names (policy.RouteName.Rule), and its children's kept rules follow in
 // the parent's virtual host.
-func appendEntries(out []entry, a *topology.Attachment) []entry {
+func appendEntries(out []entry, a *topology.Attachment, grpcServiceSegments bool) []entry {
 	rt := a.Route
 	if rt.Kind == "HTTPRoute" && rt.Flat != nil {
 		out = slices.Grow(out, len(rt.Flat))
@@ -487,7 +508,7 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 	for _, rule := range rt.Rules {
 		for m := range matchCount(rule) {
 			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, top: rt, src: rt}
-			e.path, e.method, e.headers, e.queries = describeMatch(rule, m)
+			e.path, e.method, e.headers, e.queries = describeMatch(rule, m, grpcServiceSegments)
 			if rule.HTTP != nil && m < len(rule.HTTP.Matches) {
 				e.hm = &rule.HTTP.Matches[m]
 			}
@@ -497,7 +518,7 @@ func appendEntries(out []entry, a *topology.Attachment) []entry {
 	return out
 }
 
-func compareEntries(a, b entry, regexByLength bool) int {
+func compareEntries(a, b entry, order routeOrder) int {
 	// Under the controller's weighted route precedence
 	// (policy.Controller.WeightedRoutePrecedence) a route's weight comes
 	// first (topology leaves it 0 otherwise).
@@ -510,7 +531,7 @@ func compareEntries(a, b entry, regexByLength bool) int {
 	// Exact paths and prefixes, the longer first; regular expressions
 	// too only where the target says so (policy.Target.RegexPathsByLength):
 	// the Gateway API leaves their order to the implementation.
-	if c := cmp.Compare(len(b.path.value), len(a.path.value)); c != 0 && (a.path.kind != 1 || regexByLength) {
+	if c := cmp.Compare(rankLen(b.path, order.trimmedPrefixes), rankLen(a.path, order.trimmedPrefixes)); c != 0 && (a.path.kind != 1 || order.regexByLength) {
 		return c
 	}
 	if a.method != b.method {
@@ -580,14 +601,14 @@ func matchCount(rule *topology.Rule) int {
 }
 
 // describeMatch returns what precedence looks at.
-func describeMatch(rule *topology.Rule, m int) (pathMatch, bool, int, int) {
+func describeMatch(rule *topology.Rule, m int, grpcServiceSegments bool) (pathMatch, bool, int, int) {
 	switch {
 	case rule.HTTP != nil && m < len(rule.HTTP.Matches):
 		hm := rule.HTTP.Matches[m]
 		return httpPath(hm.Path), hm.Method != nil, len(hm.Headers), len(hm.QueryParams)
 	case rule.GRPC != nil && m < len(rule.GRPC.Matches):
 		gm := rule.GRPC.Matches[m]
-		return grpcPath(gm.Method), false, len(gm.Headers), 0
+		return grpcPath(gm.Method, grpcServiceSegments), false, len(gm.Headers), 0
 	}
 	return pathMatch{kind: 2, value: "/"}, false, 0, 0
 }
@@ -610,8 +631,10 @@ func httpPath(p *gwv1.HTTPPathMatch) pathMatch {
 }
 
 // grpcPath translates a gRPC method match: service and method → exact
-// path, method only → regex /.+/method, service only → prefix /service/.
-func grpcPath(m *gwv1.GRPCMethodMatch) pathMatch {
+// path, method only → regex /.+/method, service only → prefix /service/,
+// or, under segments (policy.Target.GRPCServiceSegments), the prefix
+// /service matched by whole segments.
+func grpcPath(m *gwv1.GRPCMethodMatch, segments bool) pathMatch {
 	if m == nil || (m.Service == nil && m.Method == nil) {
 		return pathMatch{kind: 2, value: "/"}
 	}
@@ -624,6 +647,9 @@ func grpcPath(m *gwv1.GRPCMethodMatch) pathMatch {
 		return pathMatch{kind: 0, value: "/" + svc + "/" + meth}
 	case meth != "":
 		return pathMatch{kind: 1, value: "/.+/" + meth}
+	}
+	if segments {
+		return pathMatch{kind: 2, value: "/" + svc, segments: true}
 	}
 	return pathMatch{kind: 2, value: "/" + svc + "/"}
 }
@@ -654,7 +680,7 @@ func routeMatch(e entry) *routev3.RouteMatch {
 		// Gateway API prefixes match whole path segments; "/x/" and "/x"
 		// are the same prefix, and "/" matches everything.
 		v := e.path.value
-		if p := strings.TrimRight(v, "/"); e.att.Route.Kind == "HTTPRoute" && p != "" {
+		if p := strings.TrimRight(v, "/"); (e.att.Route.Kind == "HTTPRoute" || e.path.segments) && p != "" {
 			m.PathSpecifier = &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: p}
 		} else {
 			m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: v}
@@ -982,7 +1008,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		// controller replaces it (merge.NoAction)
 		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return false
-	case len(wcs) == 0 || total == 0:
+	case len(wcs) == 0 || total == 0 && !vb.loneForwards(e, wcs):
 		r.Action = directResponse(500, "")
 		return false
 	case len(wcs) == 1 && !(vb.target.BackendRefDestinations && backendRefsFiltered(e.rule)):
@@ -996,7 +1022,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	for _, f := range filters {
 		switch {
 		case f.rewrite != nil:
-			applyRewrite(act, f.rewrite, e, vb.target)
+			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
 		case f.mirror != nil:
 			if c := vb.mirrorCluster(e.att.Route, f.mirror); c != "" {
 				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror))
@@ -1019,6 +1045,13 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, c.ResponseHeadersToRemove...)
 	}
 	return true
+}
+
+// loneForwards: the rule's one backendRef takes traffic whatever its
+// weight under the Gateway's controller (merge's LoneBackendForwards,
+// which decided the rule is no fixed answer).
+func (vb *vhostBuild) loneForwards(e entry, wcs []*routev3.WeightedCluster_ClusterWeight) bool {
+	return len(wcs) == 1 && len(e.rule.Backends) == 1 && vb.res.LoneBackendForwards(vb.gw)
 }
 
 // clusterWeights are the clusters a rule forwards to, with their weights,
