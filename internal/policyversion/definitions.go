@@ -326,12 +326,16 @@ func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
 		defs  []*Definition
 		diags []diag.Diagnostic
 	)
-	for _, doc := range docs {
+	for i, doc := range docs {
 		d, err := definitionOf(file, doc, named, jsonFile)
 		if err != nil {
 			return nil, nil, err
 		}
 		if d == nil {
+			continue
+		}
+		if i > 0 && !jsonFile {
+			diags = append(diags, notLoaded(d))
 			continue
 		}
 		if !jsonFile {
@@ -345,6 +349,15 @@ func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
 		defs = append(defs, d)
 	}
 	return defs, diags, nil
+}
+
+// notLoaded is the GWP513 finding on a definition in a later document of
+// a YAML file: loadPolicyFile (policy_loader.go at 1c84e11c) decodes the
+// file with yaml.Unmarshal, which reads the first document only.
+func notLoaded(d *Definition) diag.Diagnostic {
+	return fileDiag(Problem{Code: LintDefinitionNotLoaded.Code, Severity: diag.Warning,
+		Message: fmt.Sprintf("policy definition %s %s is not the first YAML document of %s: the gateway-controller reads only a file's first document, so it never loads this definition and references to it do not resolve", d.Name, d.Version, d.File),
+		Hint:    "put this definition in a file of its own"}, "name", d.Pos)
 }
 
 // definitionOf reads one document as a definition. It returns nil for a

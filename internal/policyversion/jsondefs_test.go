@@ -3,6 +3,7 @@ package policyversion
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,5 +205,37 @@ func TestUncheckableProblem(t *testing.T) {
 	}
 	if ok := NewDefinition("p", "v1.0.0", []byte(`{"type": "object"}`), diag.Position{}); ok.UncheckableProblem() != nil {
 		t.Errorf("valid schema: %v", ok.UncheckableProblem())
+	}
+}
+
+// TestLaterDocumentNotLoaded: the controller decodes a YAML definition
+// file with yaml.Unmarshal, which reads its first document only, so a
+// definition in a later document is never loaded (GWP513 on it) and does
+// not resolve — not even as a duplicate of the first; a .json file is one
+// value either way.
+func TestLaterDocumentNotLoaded(t *testing.T) {
+	dir := writeDefs(t, map[string]string{
+		"p/policy-definition.yaml": "name: a\nversion: v1.0.0\n---\nname: b\nversion: v1.0.0\n---\nname: a\nversion: v1.0.0\n",
+	})
+	ds, diags, err := LoadDefinitions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(ds.Named("a")); got != 1 {
+		t.Errorf("definitions of a: %d, want 1 (the first document)", got)
+	}
+	if r := ds.Resolve("b", "v1"); r.OK() {
+		t.Errorf("b resolved to %s; the controller never loads it", r.Resolved())
+	}
+	var lines []int
+	for _, d := range diags {
+		if d.Code != LintDefinitionNotLoaded.Code {
+			t.Errorf("unexpected finding %s: %s", d.Code, d.Message)
+			continue
+		}
+		lines = append(lines, d.Pos.Line)
+	}
+	if !slices.Equal(lines, []int{5, 8}) {
+		t.Errorf("GWP513 on lines %v, want [5 8] (the later documents' versions)", lines)
 	}
 }
