@@ -78,6 +78,10 @@ type Result struct {
 	// does not apply it there, with the verdict: the one decision merge
 	// and every view read (see Rejection).
 	Rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
+	// Objects are the controllers' verdicts on objects of their API
+	// groups other than policies and routes that carry a status of their
+	// own (policy.Family.ObjectVerdicts), sorted by object.
+	Objects []policy.ObjectVerdict
 
 	Diagnostics []diag.Diagnostic
 }
@@ -149,7 +153,10 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 			r.attachExtensionRefs(g, reg, set, rt, rule)
 		}
 	}
-	r.validateRoutes(g, reg, set, cfg)
+	env := &policy.Env{Model: g.Model, Config: cfg}
+	reg.PrepareBackendPolicies(env)
+	r.validateRoutes(g, reg, set, env)
+	r.judgeObjects(g, reg, set, env)
 	r.reportConflicts(g)
 	r.settleJudged(g, reg, set)
 	r.decide(g, reg, set)

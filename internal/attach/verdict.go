@@ -2,6 +2,7 @@ package attach
 
 import (
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -15,7 +16,7 @@ import (
 // its own (policy.Family.ValidateRoute) for its verdict on the routes with
 // a parent on one of its Gateways. Only a GatewayClass in the input names
 // the controller: without it the Gateway API checks topology makes stand.
-func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy.Config) {
+func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *policy.Set, env *policy.Env) {
 	validators := map[string]func(*topology.Route, *policy.Env, *policy.Set) *policy.RouteVerdict{}
 	for _, f := range reg.Families() {
 		if f.ValidateRoute != nil && f.Controller != nil {
@@ -25,8 +26,6 @@ func (r *Result) validateRoutes(g *topology.Graph, reg *policy.Registry, set *po
 	if len(validators) == 0 {
 		return
 	}
-	env := &policy.Env{Model: g.Model, Config: cfg}
-	reg.PrepareBackendPolicies(env)
 	// Each route's verdict reads the compiled input alone (what a
 	// controller derives from every route or policy, through env.Memo),
 	// so the routes are validated in parallel and the verdicts taken in
@@ -108,4 +107,27 @@ func conflictFinding(l *topology.Listener, c policy.Condition) diag.Diagnostic {
 	rule := topology.LintListenerNotServed
 	return diag.Diagnostic{Code: rule.Code, Severity: rule.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
 		Message: fmt.Sprintf("listener %s is not served: Conflicted (%s): %s; the controller builds no filter chain for it, so its routes are not served through it", l.ID(), c.Reason, c.Message)}
+}
+
+// judgeObjects asks each controller that writes a status of its own on
+// objects other than policies and routes (policy.Family.ObjectVerdicts)
+// for its verdicts, when a Gateway of the input is the controller's; env
+// is the one its route validation read, so a backendRef to such an object
+// and the object's own status share one decision.
+func (r *Result) judgeObjects(g *topology.Graph, reg *policy.Registry, set *policy.Set, env *policy.Env) {
+	used := map[string]bool{}
+	for _, gw := range g.Gateways {
+		ctrl, _ := g.Controller(gw, "")
+		used[ctrl] = true
+	}
+	for _, f := range reg.Families() {
+		if f.ObjectVerdicts == nil || f.Controller == nil || !used[f.Controller.Name] {
+			continue
+		}
+		for _, v := range f.ObjectVerdicts(env, set) {
+			r.Objects = append(r.Objects, v)
+			r.Diagnostics = append(r.Diagnostics, v.Diagnostics...)
+		}
+	}
+	slices.SortFunc(r.Objects, func(a, b policy.ObjectVerdict) int { return a.Object.Compare(b.Object) })
 }

@@ -140,15 +140,16 @@ func BenchmarkDecodeFloor(b *testing.B) {
 	}
 }
 
-// BenchmarkRenderCommand is `gwpol render -o json -f FILE` as users meet
-// it, in process, output discarded, beside the decode floor run alongside
+// BenchmarkRenderCommand is `gwpol render -o json -f FILE --target T` as
+// users meet it, in process, output discarded, on both flavours of the
+// generated platform (benchgen.Flavours), beside the decode floor run alongside
 // (BenchmarkNodeFloorSequential, the floor as DESIGN states it;
 // BenchmarkNodeFloor and BenchmarkLoadFloor decode in parallel, as gwpol
 // does). BenchmarkScale runs the same in fresh processes, with peak RSS.
 func BenchmarkRenderCommand(b *testing.B) {
-	benchFile(b, func(b *testing.B, path string) {
+	benchFile(b, func(b *testing.B, path, target string) {
 		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
-		if code := Main([]string{"render", "-f", path, "-o", "json", "--target", "kgateway"}, ios); code != ExitOK {
+		if code := Main([]string{"render", "-f", path, "-o", "json", "--target", target}, ios); code != ExitOK {
 			b.Fatalf("exit code %d", code)
 		}
 	})
@@ -158,9 +159,9 @@ func BenchmarkRenderCommand(b *testing.B) {
 // BenchmarkRenderCommand is render: lint builds and validates the same
 // xDS for its capability findings but writes none.
 func BenchmarkLintCommand(b *testing.B) {
-	benchFile(b, func(b *testing.B, path string) {
+	benchFile(b, func(b *testing.B, path, target string) {
 		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
-		if code := Main([]string{"lint", "-f", path, "-o", "json", "--target", "kgateway"}, ios); code != ExitOK {
+		if code := Main([]string{"lint", "-f", path, "-o", "json", "--target", target}, ios); code != ExitOK {
 			b.Fatalf("exit code %d", code)
 		}
 	})
@@ -169,7 +170,7 @@ func BenchmarkLintCommand(b *testing.B) {
 // BenchmarkLoadFloor is gwpol's own loading alone: the file read into
 // position-carrying YAML nodes and object metadata, documents in parallel.
 func BenchmarkLoadFloor(b *testing.B) {
-	benchFile(b, func(b *testing.B, path string) {
+	benchFile(b, func(b *testing.B, path, _ string) {
 		if _, err := manifest.Load([]string{path}, manifest.Options{}); err != nil {
 			b.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func BenchmarkLoadFloor(b *testing.B) {
 // file read and decoded into go-yaml v3 nodes, and nothing of gwpol's (no
 // shape checks, no object metadata).
 func BenchmarkNodeFloor(b *testing.B) {
-	benchFile(b, func(b *testing.B, path string) {
+	benchFile(b, func(b *testing.B, path, _ string) {
 		parts := splitAtSeparators(readFile(b, path), 256<<10)
 		docs := make([][]*yaml.Node, len(parts))
 		parallel.Each(len(parts), func(i int) { docs[i] = decodeNodes(parts[i]) })
@@ -192,7 +193,7 @@ func BenchmarkNodeFloor(b *testing.B) {
 // about 1.6 s for 10k routes on this machine class): one decoder over the
 // file, while render may decode in parallel.
 func BenchmarkNodeFloorSequential(b *testing.B) {
-	benchFile(b, func(b *testing.B, path string) {
+	benchFile(b, func(b *testing.B, path, _ string) {
 		floorSink = decodeNodes(readFile(b, path)) // kept, as a loader keeps them
 	})
 }
@@ -208,27 +209,36 @@ func benchSizes() []int {
 	return []int{1000, 10000, 30000}
 }
 
-// benchFile runs one iteration of run per b.Loop on generated platforms
-// (benchSizes) written to a file, and reports ns/route and the bytes
-// allocated per route.
-func benchFile(b *testing.B, run func(b *testing.B, path string)) {
-	for _, n := range benchSizes() {
-		path := filepath.Join(b.TempDir(), "platform.yaml")
-		if err := os.WriteFile(path, benchgen.Platform(n), 0o644); err != nil {
-			b.Fatal(err)
+// benchFile runs one iteration of run per b.Loop on the generated
+// platforms of each flavour (benchgen.Flavours: kgateway's, Envoy
+// Gateway's) and size (benchSizes) written to a file, told the flavour's
+// render target, and reports ns/route and the bytes allocated per route
+// (BenchmarkScale reports peak RSS, from fresh processes).
+func benchFile(b *testing.B, run func(b *testing.B, path, target string)) {
+	for _, fl := range benchgen.Flavours {
+		for _, n := range benchSizes() {
+			benchPlatform(b, fl, n, run)
 		}
-		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			for b.Loop() {
-				run(b, path)
-			}
-			runtime.ReadMemStats(&after)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
-			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(n), "alloc-B/route")
-		})
 	}
+}
+
+// benchPlatform is benchFile's run on one flavour and size.
+func benchPlatform(b *testing.B, fl benchgen.Flavour, n int, run func(b *testing.B, path, target string)) {
+	path := filepath.Join(b.TempDir(), "platform.yaml")
+	if err := os.WriteFile(path, fl.Platform(n), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("%s/routes=%d", fl.Target, n), func(b *testing.B) {
+		b.ReportAllocs()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for b.Loop() {
+			run(b, path, fl.Target)
+		}
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/route")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(n), "alloc-B/route")
+	})
 }
 
 func readFile(b *testing.B, path string) []byte {

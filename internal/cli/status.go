@@ -222,7 +222,8 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 }
 
 // writeStatusSummary prints one line per Gateway, listener (under its
-// Gateway), route and policy, with its key conditions; lines wrap at the
+// Gateway), route, policy and object with a status of its own (an Envoy
+// Gateway Backend), with its key conditions; lines wrap at the
 // terminal's width (0: never).
 func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
 	line := func(s string) { fmt.Fprintln(w, fitLine(s, width, "      ")) }
@@ -266,6 +267,9 @@ func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
 			parts = []string{"no ancestor"}
 		}
 		line(fmt.Sprintf("%s %s/%s → %s", p.Kind, p.Namespace, p.Name, strings.Join(parts, "; ")))
+	}
+	for _, o := range rep.Objects {
+		line(fmt.Sprintf("%s %s/%s: %s", o.Kind, o.Namespace, o.Name, conditionsSummary(o.Conditions)))
 	}
 }
 

@@ -193,14 +193,20 @@ func notAppliedNotes(vs []merge.Verdict) []string {
 // streamRule explains a TCPRoute or TLSRoute rule: no policy field
 // configures its connections (no kind targets these routes, and the
 // Gateway's HTTP fields do not reach a tcp_proxy), so it lists none, and
-// says whether the listener programs the route at all.
-func streamRule(t Target, rt *topology.Route, l *topology.Listener) Target {
+// says whether the listener programs the route at all: by its
+// controller's rule of which routes a listener serves, and its verdict
+// on the route there.
+func streamRule(r *merge.Result, t Target, rt *topology.Route, l *topology.Listener) Target {
 	t.Fields = []Field{}
 	if l == nil {
 		t.Notes = append(t.Notes, "the route is attached to no listener")
 		return t
 	}
 	t.Listener = l.ID()
+	if c, ok := r.Verdict(rt, l.Gateway).Unserved(l); ok {
+		t.Notes = append(t.Notes, fmt.Sprintf("carries no connection (GWP213): refused on this listener (%s=%s, %s): %s", c.Type, c.Status, c.Reason, c.Message))
+		return t
+	}
 	for _, a := range l.Routes {
 		if a.Route != rt {
 			continue
@@ -274,7 +280,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	}
 	t.Notes = append(t.Notes, notAppliedNotes(r.NotApplied(rule, l))...)
 	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" {
-		return streamRule(t, rt, l)
+		return streamRule(r, t, rt, l)
 	}
 	if l != nil {
 		t.Listener = l.ID()

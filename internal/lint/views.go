@@ -57,7 +57,10 @@ func (in *Input) views() *ruleViews {
 // routeViews is one route's share of ruleViews. A view's routed points
 // are computed only when one of the two rules can find something in it
 // (merge.Result.MayShadowOn, MayMergeOn): most rules hide nothing and
-// have no merging policy.
+// have no merging policy. The effective view is built only when the
+// routed points still leave room for a shadowed own field
+// (MayShadowFrom): with a kind that overrides whole, MayShadowOn says
+// yes on every rule its Gateway's policy reaches.
 func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit) {
 	for _, parent := range rp.Route.Parents {
 		for _, l := range parent.Listeners {
@@ -70,7 +73,7 @@ func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, m
 					}
 					routed := res.RoutedOn(rule.Rule, path, l)
 					place := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
-					if mayShadow {
+					if mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
 						shadow = appendShadowed(shadow, res.EffectiveFrom(rule.Rule, path, l, routed), place)
 					}
 					if mayMerge {

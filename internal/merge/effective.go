@@ -166,15 +166,58 @@ func (r *Result) MayShadowOn(rule *topology.Rule, path *RulePath, l *topology.Li
 			}
 			continue
 		}
-		for _, f := range lv[0].Of(k).fields() {
-			for _, pts := range lv[1:] {
-				if pts.Of(k).Field(f.Key) != nil {
-					return true
-				}
+		if ownFieldSetBelow(lv, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownFieldSetBelow reports whether a field of kind k set at the most
+// specific level is also set at a less specific one: what a kind that
+// does not override whole needs for a view's own entry to hide another.
+func ownFieldSetBelow(lv []Points, k policy.Kind) bool {
+	for _, f := range lv[0].Of(k).fields() {
+		for _, pts := range lv[1:] {
+			if pts.Of(k).Field(f.Key) != nil {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// MayShadowFrom is MayShadowOn once the rule's routed points are known
+// (routed, RoutedOn(rule, path, l)): for a kind that overrides whole it
+// answers from the point in effect instead of from any policy at any
+// level. effectiveWhole marks a field Inherited unless its owner is the
+// route's or the rule's, so a view can hold an own entry that hides
+// another only where the routed point has a field owned there; the rules
+// a Gateway's or a listener's policy reaches alone (most, with such a
+// kind) have none, and their view need not be built.
+func (r *Result) MayShadowFrom(rule *topology.Rule, path *RulePath, l *topology.Listener, routed Points) bool {
+	lv := r.levels(rule, path, l)
+	if len(lv) == 0 {
+		return false
+	}
+	for _, k := range r.Registry.Kinds() {
+		if wo, ok := k.(policy.WholeOverrider); ok && wo.OverridesWhole() && rule != nil {
+			if pt := routed.Of(k); pt != nil && slices.ContainsFunc(pt.Fields, ownedOnRoute) {
+				return true
+			}
+			continue
+		}
+		if ownFieldSetBelow(lv, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownedOnRoute reports whether f's value in effect is a route's or a
+// rule's (not Inherited in a view: effectiveWhole).
+func ownedOnRoute(f *Field) bool {
+	return specificity[f.Owner.Level] >= specificity[LevelRoute]
 }
 
 // MayMergeOn reports whether RoutedOn(rule, path, l) can hold a point
@@ -389,8 +432,12 @@ func effectiveWhole(k policy.Kind, pt *Point, lv []Points) []EffectiveField {
 	}
 	out := make([]EffectiveField, 0, len(pt.Fields))
 	for _, f := range pt.Fields {
-		f.Losers = losers
-		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: specificity[f.Owner.Level] < specificity[LevelRoute], Whole: pt.Whole}
+		// a copy: pt may be shared by every rule its candidates reach
+		// (Result.routedPoint), and the losers are this view's
+		fc := *f
+		fc.Losers = losers
+		f := &fc
+		e := EffectiveField{Kind: k, Key: f.Key, Field: f, Inherited: !ownedOnRoute(f), Whole: pt.Whole}
 		if lvl := lead[0].Level; lvl != f.Owner.Level {
 			e.ShadowedBy = lvl
 		}

@@ -32,6 +32,12 @@ type Result struct {
 	// byTarget indexes the verdicts by target (verdictIndex).
 	verdictsOnce sync.Once
 	byTarget     map[policy.TargetKey][]Verdict
+
+	// routed holds the routed points already combined (routedPoints):
+	// render and lint ask for every rule on every listener, and the
+	// rules a listener's or a route's policies reach share their chain.
+	routedMu sync.Mutex
+	routed   map[routedKey]*Point
 }
 
 // Points are one target's merge results, one per kind that attached there

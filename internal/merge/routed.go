@@ -64,7 +64,7 @@ func (r *Result) RoutedOn(rule *topology.Rule, path *RulePath, l *topology.Liste
 				}
 			}
 		}
-		pt := routedPoint(k, wo, valid, invalid)
+		pt := r.routedPoint(k, wo, valid, invalid)
 		if own := ruleOwnFields(lv, k); len(own) > 0 && (pt == nil || pt.Invalid == nil) {
 			pt = overlayOwn(pt, k, own)
 		}
@@ -177,9 +177,56 @@ func keptWhenInvalid(k policy.Kind, wo policy.WholeOverrider, invalid []*Candida
 	return out
 }
 
-// routedPoint combines one kind's candidates (valid and invalid, each in
+// routedKey is what a routed point is combined from: the kind and its
+// candidates, valid ones first. Candidates are the levels' own (shared
+// by every rule a level's point reaches), so equal keys combine to the
+// same point.
+type routedKey struct {
+	kind       policy.Kind
+	valid, all uint8
+	cands      [routedKeyCands]*Candidate
+}
+
+// routedKeyCands bounds the candidates a key holds; a rule reached by
+// more (several policies of one kind on each level) is combined afresh.
+const routedKeyCands = 6
+
+// routedPoint is combinePoint's point for the candidates, once per
+// distinct kind and candidates: it is read, never changed, by whoever
+// asks (overlayOwn copies it before laying a rule's values over it).
+func (r *Result) routedPoint(k policy.Kind, wo policy.WholeOverrider, valid, invalid []*Candidate) *Point {
+	n := len(valid) + len(invalid)
+	if n == 0 {
+		return nil
+	}
+	if n > routedKeyCands {
+		return combinePoint(k, wo, valid, invalid)
+	}
+	key := routedKey{kind: k, valid: uint8(len(valid)), all: uint8(n)}
+	copy(key.cands[:], valid)
+	copy(key.cands[len(valid):], invalid)
+	r.routedMu.Lock()
+	pt, ok := r.routed[key]
+	r.routedMu.Unlock()
+	if ok {
+		return pt
+	}
+	pt = combinePoint(k, wo, valid, invalid)
+	r.routedMu.Lock()
+	defer r.routedMu.Unlock()
+	if prev, ok := r.routed[key]; ok {
+		return prev // combined concurrently; keep one
+	}
+	if r.routed == nil {
+		r.routed = map[routedKey]*Point{}
+	}
+	r.routed[key] = pt
+	return pt
+}
+
+// combinePoint combines one kind's candidates (valid and invalid, each in
 // the order the levels gave them) by level (see Routed).
-func routedPoint(k policy.Kind, wo policy.WholeOverrider, valid, invalid []*Candidate) *Point {
+func combinePoint(k policy.Kind, wo policy.WholeOverrider, valid, invalid []*Candidate) *Point {
 	var levels []Level
 	for _, cs := range [][]*Candidate{valid, invalid} {
 		for _, c := range cs {

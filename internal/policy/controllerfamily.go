@@ -96,6 +96,15 @@ type Family struct {
 	// checks topology makes, and its findings are lint's. Nil: those
 	// checks stand.
 	ValidateRoute func(rt *topology.Route, env *Env, set *Set) *RouteVerdict
+	// ObjectVerdicts are the controller's verdicts on the objects of its
+	// API group that are neither policies nor routes yet carry a status
+	// of their own (Envoy Gateway's Backend: Accepted), by its
+	// translator's rules. attach calls it once, when a Gateway of the
+	// input is the controller's, with the Env its route validation reads,
+	// so that a backendRef's verdict and the object's own come from one
+	// decision; status writes the conditions and lint reports the
+	// findings. Nil: the controller writes no such status.
+	ObjectVerdicts func(env *Env, set *Set) []ObjectVerdict
 	// CheckRule is the controller's check of one route rule before any
 	// policy applies (topology.RuleCheck): the problem of a rule it cannot
 	// translate as written under cfg (its validation mode), which it

@@ -433,6 +433,23 @@ type RouteVerdict struct {
 	// distinct reasons, sorted and joined by commas (Envoy Gateway's
 	// MultiStatusError.Reason), not the first problem's.
 	JoinReasons bool
+	// UnservedOn are the listeners the route attaches to where the
+	// controller nevertheless serves none of it, and why (Envoy Gateway:
+	// a TLSRoute to a dynamic resolver on a listener that terminates TLS);
+	// the condition it writes there is among ParentConditions. Render
+	// builds nothing for the route there, explain says why.
+	UnservedOn map[*topology.Listener]Condition
+}
+
+// Unserved is why the controller serves none of the route on listener
+// l although it attaches there; false when it serves it (or the verdict
+// is nil).
+func (v *RouteVerdict) Unserved(l *topology.Listener) (Condition, bool) {
+	if v == nil {
+		return Condition{}, false
+	}
+	c, ok := v.UnservedOn[l]
+	return c, ok
 }
 
 // DroppedRule is a rule a controller leaves out, and why.

@@ -29,7 +29,7 @@ var (
 		Doc:   "A field needs an Envoy capability the render target lacks; the affected routes fail closed with a 503 naming the policy and field."}
 	LintNotTranslated = diag.Rule{Code: "GWP406", Name: "not-translated", Severity: diag.Warning,
 		Title: "object or field not translated offline",
-		Doc:   "The controller reads this object or field, but gwpol does not translate it (an EnvoyPatchPolicy's patches, EnvoyProxy settings gwpol does not model): the running config has it and gwpol's output does not. The finding says why."}
+		Doc:   "The controller reads this object or field, but gwpol does not translate it (an EnvoyPatchPolicy's patches, EnvoyProxy settings gwpol does not model): the running config has it and gwpol's output does not. Or no controller gwpol emulates reads it at its pinned version (a BackendTLSPolicy's options): neither has it, and the controller's status does not say so. The finding says why."}
 )
 
 // LintRules are the rules above, for lint's registry.

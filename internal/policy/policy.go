@@ -575,6 +575,16 @@ type ObjectCondition struct {
 	Type, Status, Reason, Message string
 }
 
+// ObjectVerdict is a controller's verdict on one object of its API group
+// that is neither a policy nor a route (Family.ObjectVerdicts): the
+// conditions it writes on the object's own status, and the findings of
+// those that refuse it.
+type ObjectVerdict struct {
+	Object      model.Key
+	Conditions  []ObjectCondition
+	Diagnostics []diag.Diagnostic
+}
+
 // Set is every decoded policy, sorted by kind, namespace, name.
 type Set struct {
 	Policies []*Policy

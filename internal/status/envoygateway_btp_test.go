@@ -84,6 +84,45 @@ func TestBackendTrafficPolicyStatus(t *testing.T) {
 			"wide @ Gateway/infra/open: Overridden=True/Overridden: This policy is being overridden by other backendTrafficPolicies for these listenersets: [infra/extra]",
 		},
 	}, {
+		name:     "listenerset-section-not-found",
+		policies: set + btp("infra", "one", "ListenerSet/extra#nope", ""),
+		want:     []string{"one @ ListenerSet/infra/extra#nope: Accepted=False/TargetNotFound: No section name nope found for ListenerSet infra/extra"},
+	}, {
+		name: "route-through-listenerset",
+		policies: set + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: via-set, namespace: infra}\nspec:\n" +
+			"  parentRefs: [{kind: ListenerSet, name: extra, sectionName: x}, {name: open}]\n  rules: [{name: one}]\n" +
+			btp("infra", "on-route", "HTTPRoute/via-set", ""),
+		want: []string{
+			"on-route @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
+			"on-route @ ListenerSet/infra/extra#x: Accepted=True/Accepted: Policy has been accepted.",
+		},
+	}, {
+		name: "gateway-overridden-every-scope",
+		policies: set + btp("infra", "wide", "Gateway/open", "") + btp("infra", "set-listener", "ListenerSet/extra#x", "") +
+			btp("infra", "listener", "Gateway/open#a", "") +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: on-a, namespace: infra}\nspec:\n  parentRefs: [{name: open, sectionName: a}]\n  rules: [{name: one}]\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: whole, namespace: infra}\nspec:\n  parentRefs: [{name: open}]\n  rules: [{name: one}, {name: two}]\n" +
+			btp("infra", "route", "HTTPRoute/on-a", "") + btp("infra", "rule", "HTTPRoute/whole#two", ""),
+		want: []string{
+			"listener @ Gateway/infra/open#a: Accepted=True/Accepted: Policy has been accepted.",
+			"listener @ Gateway/infra/open#a: Overridden=True/Overridden: This policy is being overridden by other backendTrafficPolicies for these routes: [infra/on-a infra/whole]",
+			"route @ Gateway/infra/open#a: Accepted=True/Accepted: Policy has been accepted.",
+			"rule @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
+			"set-listener @ ListenerSet/infra/extra#x: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
+			"wide @ Gateway/infra/open: Overridden=True/Overridden: This policy is being overridden by other backendTrafficPolicies for these gateway listeners: [infra/open/a] and these listenerset listeners: [infra/extra/x] and these routes: [infra/on-a infra/whole]",
+		},
+	}, {
+		name:     "a route whose policy fails still overrides the Gateway's",
+		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "lost", "HTTPRoute/ra#nope", "") + btp("app", "first", "HTTPRoute/rb", "") + btp("app", "second", "HTTPRoute/rb", ""),
+		want: []string{
+			"first @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"gw-policy @ Gateway/infra/gw: Accepted=True/Accepted: Policy has been accepted.",
+			"gw-policy @ Gateway/infra/gw: Overridden=True/Overridden: This policy is being overridden by other backendTrafficPolicies for these routes: [app/ra app/rb]",
+			"lost @ Gateway/infra/gw#a: Accepted=False/TargetNotFound: No section name nope found for HTTPRoute app/ra",
+			"second @ Gateway/infra/gw: Accepted=False/Conflicted: Unable to target HTTPRoute rb, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
 		name:     "route-overridden-by-rule",
 		policies: btp("app", "route", "HTTPRoute/ra", "") + btp("app", "rule", "HTTPRoute/ra#one", ""),
 		want: []string{

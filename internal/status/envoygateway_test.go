@@ -518,3 +518,26 @@ func TestEnvoyGatewayAggregatedOverridden(t *testing.T) {
 		t.Errorf("ancestors %d, last two %q, want 16 ending %q", len(got), got[max(0, len(got)-2):], want)
 	}
 }
+
+// TestEnvoyExtensionPolicyDeprecatedTargetRef: an EnvoyExtensionPolicy's
+// singular targetRef is a deprecated field too
+// (envoyextensionpolicy.go: deprecatedFieldsUsedInEnvoyExtensionPolicy),
+// written beside its acceptance on each ancestor, whether or not the
+// policy is valid there.
+func TestEnvoyExtensionPolicyDeprecatedTargetRef(t *testing.T) {
+	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	eep := func(name, target, lua string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
+			"  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: " + target + "}\n" +
+			"  lua: [{type: Inline, inline: '" + lua + "'}]\n"
+	}
+	docs := egBase + eep("old", "rb", "function envoy_on_request(h) end") + eep("old-broken", "ra", "function envoy_on_request(h")
+	got := egConditions(compileWithSettings(t, docs, map[string]any{"envoyGateway.extensionApis.enableLua": true}))
+	want := []string{
+		"old @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted Warning=True/DeprecatedField",
+		"old-broken @ Gateway/infra/gw#a (" + eg + "): Accepted=False/Invalid Warning=True/DeprecatedField",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+}

@@ -33,6 +33,21 @@ type Report struct {
 	ListenerSets []ListenerSet `json:"listenerSets,omitempty"`
 	Routes       []Route       `json:"routes"`
 	Policies     []Policy      `json:"policies"`
+	// Objects are the own conditions a controller writes on objects that
+	// are neither Gateways, routes nor policies (a backend object's
+	// Accepted), by its rules (policy.Family.ObjectVerdicts); omitted
+	// when it writes none.
+	Objects []Object `json:"objects,omitempty"`
+}
+
+// Object is the status a controller writes on an object of its own API
+// group that is neither a route nor a policy.
+type Object struct {
+	Group      string      `json:"group"`
+	Kind       string      `json:"kind"`
+	Namespace  string      `json:"namespace,omitempty"`
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions"`
 }
 
 // ListenerSet status.
@@ -239,7 +254,23 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
+	rep.Objects = objectStatuses(r.Attach.Objects)
 	return rep
+}
+
+// objectStatuses are the verdicts attach keeps on the objects whose
+// controller writes a status of their own (policy.Family.ObjectVerdicts),
+// in object order.
+func objectStatuses(vs []policy.ObjectVerdict) []Object {
+	var out []Object
+	for _, v := range vs {
+		o := Object{Group: v.Object.Group, Kind: v.Object.Kind, Namespace: v.Object.Namespace, Name: v.Object.Name, Conditions: []Condition{}}
+		for _, c := range v.Conditions {
+			o.Conditions = append(o.Conditions, Condition(c))
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // gatewayReplacedBy names the invalid policies that replace a Gateway's

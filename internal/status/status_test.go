@@ -335,6 +335,13 @@ func TestBackendConfigPolicyStatus(t *testing.T) {
 	}
 }
 
+// btpRefs is BackendTLSPolicy infra/name on Service svc with the CA
+// references refs (a YAML flow sequence's items).
+func btpRefs(name, refs string) string {
+	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: infra}\n" +
+		"spec:\n  targetRefs: [{group: \"\", kind: Service, name: svc}]\n  validation: {hostname: svc.example.com, caCertificateRefs: [" + refs + "]}\n"
+}
+
 func btpDoc(name, target, ca string, created int) string {
 	return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: \"2020-01-01T00:00:0" +
 		string(rune('0'+created)) + "Z\"}\nspec:\n  targetRefs: [{group: \"\", kind: Service, name: " + target + "}]\n  validation: {hostname: svc.example.com, caCertificateRefs: [{group: \"\", kind: ConfigMap, name: " + ca + "}]}\n"
@@ -354,19 +361,34 @@ func TestBackendTLSPolicyStatus(t *testing.T) {
 		name string
 		docs string
 		want map[string]string // policy → "ancestor ResolvedRefs Accepted"
+		msg  string            // policy a's ResolvedRefs message, when given
 	}{
 		{"accepted", caConfigMap + btpDoc("a", "svc", "ca", 1),
-			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}},
+			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}, ""},
 		{"the newer of two on one Service is Conflicted", caConfigMap + btpDoc("old", "svc", "ca", 1) + btpDoc("new", "svc", "ca", 2),
-			map[string]string{"old": "Gateway/infra/gw True/ResolvedRefs True/Accepted", "new": "Gateway/infra/gw True/ResolvedRefs False/Conflicted"}},
+			map[string]string{"old": "Gateway/infra/gw True/ResolvedRefs True/Accepted", "new": "Gateway/infra/gw True/ResolvedRefs False/Conflicted"}, ""},
 		{"missing CA ConfigMap", btpDoc("a", "svc", "nope", 1),
-			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}, ""},
 		{"CA ConfigMap whose ca.crt is no certificate", strings.Replace(caConfigMap, "data: {ca.crt: ", "data: {ca.crt: x, other: ", 1) + btpDoc("a", "svc", "ca", 1),
-			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}, ""},
 		{"CA ConfigMap without ca.crt", "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\ndata: {other: x}\n" + btpDoc("a", "svc", "ca", 1),
-			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}},
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"}, ""},
 		{"CA ConfigMap with metadata only", "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: infra}\n" + btpDoc("a", "svc", "ca", 1),
-			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}},
+			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}, ""},
+		// kgateway reads the first CA reference only (buildTranslateFunc).
+		{"first CA reference resolves, a later one does not", caConfigMap + btpRefs("a", `{group: "", kind: ConfigMap, name: ca}, {group: "", kind: ConfigMap, name: nope}`),
+			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}, ""},
+		{"first CA reference missing, a later one resolves", caConfigMap + btpRefs("a", `{group: "", kind: ConfigMap, name: nope}, {group: "", kind: ConfigMap, name: ca}`),
+			map[string]string{"a": "Gateway/infra/gw False/InvalidCACertificateRef False/NoValidCACertificate"},
+			"invalid CA certificate ref ConfigMap/nope: ConfigMap not found: infra/nope"},
+		{"a CA reference of another kind", btpRefs("a", `{group: certificates.k8s.io, kind: ClusterTrustBundle, name: bundle}`),
+			map[string]string{"a": "Gateway/infra/gw False/InvalidKind False/NoValidCACertificate"},
+			`unsupported certificate reference kind "ClusterTrustBundle" in group "certificates.k8s.io"`},
+		{"a CA reference of another kind, no group", btpRefs("a", `{group: "", kind: Service, name: svc}`),
+			map[string]string{"a": "Gateway/infra/gw False/InvalidKind False/NoValidCACertificate"},
+			`unsupported certificate reference kind "Service"`},
+		{"a ConfigMap reference's group is not read", caConfigMap + btpRefs("a", `{group: example.com, kind: ConfigMap, name: ca}`),
+			map[string]string{"a": "Gateway/infra/gw True/ResolvedRefs True/Accepted"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -378,6 +400,11 @@ func TestBackendTLSPolicyStatus(t *testing.T) {
 				}
 				for _, a := range p.Ancestors {
 					got[p.Name] = a.AncestorRef.String() + " " + condOf(a.Conditions, "ResolvedRefs") + " " + condOf(a.Conditions, "Accepted")
+					for _, c := range a.Conditions {
+						if p.Name == "a" && tt.msg != "" && c.Type == "ResolvedRefs" && c.Message != tt.msg {
+							t.Errorf("ResolvedRefs message %q, want %q", c.Message, tt.msg)
+						}
+					}
 				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

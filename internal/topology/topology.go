@@ -148,6 +148,14 @@ type Listener struct {
 	// Conditions it is the verdict on the listener (Controller.Listeners)
 	// that status reports and render reads.
 	Unserved string
+	// DefaultALPN, when set, are the ALPN protocols its controller offers
+	// on the listener's TLS connections in place of its render target's
+	// baseline (a policy that sets the protocols still replaces them):
+	// HTTP/1.1 alone, say, where a certificate of the listener may
+	// overlap another's of its port, so that clients do not coalesce
+	// HTTP/2 connections across them (GEP-3567). Decided with Conditions
+	// (Controller.Listeners); render reads it.
+	DefaultALPN []string
 	// refused are the routes attached to it (a TCP or TLS listener) its
 	// controller takes up and refuses (StreamRouteRule.Refused), decided
 	// once while the Gateway is built: status writes the refusal, lint

@@ -3,7 +3,9 @@
 // certificate of a Service or kgateway Backend it connects to.
 //
 // It is a policy kind (stage: policy) and imports only diag, model,
-// manifest and the policy contract (hooks: policy.ConditionWriter, and
+// manifest and the policy contract (hooks: policy.ConditionWriter,
+// policy.Untranslator — its options, which no controller gwpol emulates
+// reads at its pinned version, are reported where they are set — and
 // policy.BackendReferrer, through which a controller building a
 // destination to a backend port — an Envoy Gateway route backend or
 // ext-proc service — finds the policy governing the port and the CA

@@ -22,6 +22,7 @@ type Kind struct{}
 var (
 	_ policy.Kind            = Kind{}
 	_ policy.ConditionWriter = Kind{}
+	_ policy.Untranslator    = Kind{}
 )
 
 // New returns the kind.
@@ -88,10 +89,6 @@ type ObjectRef struct {
 	Name  string `json:"name"`
 }
 
-// unresolved is the kind-private state: the CA references that did not
-// resolve, as the status message says them.
-type unresolved []string
-
 // Decode implements policy.Kind.
 func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
@@ -108,56 +105,69 @@ func (k Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		p.Targets = append(p.Targets, r)
 	}
 	p.Values[validationKey] = &btp.Spec.Validation
-	var bad unresolved
-	for i, ref := range btp.Spec.Validation.CACertificateRefs {
-		if msg := caProblem(env.Model, o.Namespace, ref); msg != "" {
-			bad = append(bad, msg)
-			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.validation.caCertificateRefs[%d]", i), "%s", msg))
+	// kgateway reads the first CA certificate reference only
+	// (buildTranslateFunc: CACertificateRefs[0]), so a later one that does
+	// not resolve refuses nothing; Envoy Gateway, which reads them all,
+	// judges them itself (ForeignJudges).
+	// wellKnownCACertificates System is read before any reference.
+	wk := btp.Spec.Validation.WellKnownCACertificates
+	if refs := btp.Spec.Validation.CACertificateRefs; (wk == nil || *wk != "System") && len(refs) > 0 {
+		if bad := caProblem(env.Model, o.Namespace, refs[0]); bad != nil {
+			p.Data = bad
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.validation.caCertificateRefs[0]", "%s", bad.msg))
 		}
 	}
-	p.Data = bad
 	return p
 }
 
-// caProblem says why a CA certificate reference does not resolve, "" when
-// it does: it must name a ConfigMap or a Secret in the policy's namespace
-// (a LocalObjectReference; kgateway's buildTranslateFunc reads either,
-// the Secret without a ReferenceGrant as it is local) whose ca.crt holds
-// PEM certificates (sslutils.GetCACertFromConfigMap / GetCACertFromSecret;
-// not checked when the object's data is not in the input).
-func caProblem(m *model.Model, ns string, ref ObjectRef) string {
-	switch {
-	case ref.Group == "" && ref.Kind == "ConfigMap":
+// unresolved is the kind-private state: why the CA reference does not
+// resolve, with the ResolvedRefs reason kgateway gives it.
+type unresolved struct{ reason, msg string }
+
+// caProblem says why a CA certificate reference does not resolve, nil when
+// it does. kgateway's buildTranslateFunc switches on the kind alone (the
+// group is not read; no kind is a ConfigMap): a ConfigMap or a Secret in
+// the policy's namespace (a LocalObjectReference; the Secret without a
+// ReferenceGrant as it is local) whose ca.crt holds PEM certificates
+// (sslutils.GetCACertFromConfigMap / GetCACertFromSecret; not checked when
+// the object's data is not in the input); any other kind is InvalidKind.
+func caProblem(m *model.Model, ns string, ref ObjectRef) *unresolved {
+	const badRef = "InvalidCACertificateRef"
+	switch ref.Kind {
+	case "ConfigMap", "":
 		cm := m.ConfigMap(ns, ref.Name)
 		if cm == nil {
-			return fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: ConfigMap not found: %s/%s", ref.Name, ns, ref.Name)
+			return &unresolved{badRef, fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: ConfigMap not found: %s/%s", ref.Name, ns, ref.Name)}
 		}
 		if err := cm.CAProblem(); err != nil {
-			return fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: %v", ref.Name, err)
+			return &unresolved{badRef, fmt.Sprintf("invalid CA certificate ref ConfigMap/%s: %v", ref.Name, err)}
 		}
-	case ref.Group == "" && ref.Kind == "Secret":
+	case "Secret":
 		sec := m.Secret(ns, ref.Name)
 		if sec == nil {
-			return fmt.Sprintf("invalid CA certificate ref Secret/%s: Secret not found: %s/%s", ref.Name, ns, ref.Name)
+			return &unresolved{badRef, fmt.Sprintf("invalid CA certificate ref Secret/%s: Secret not found: %s/%s", ref.Name, ns, ref.Name)}
 		}
 		if err := sec.CAProblem(); err != nil {
-			return fmt.Sprintf("invalid CA certificate ref Secret/%s: %v", ref.Name, err)
+			return &unresolved{badRef, fmt.Sprintf("invalid CA certificate ref Secret/%s: %v", ref.Name, err)}
 		}
 	default:
-		return fmt.Sprintf("invalid CA certificate ref %s/%s: only ConfigMap and Secret are supported", ref.Kind, ref.Name)
+		// helpers.go: InvalidKindError, the group named when it has one.
+		msg := fmt.Sprintf("unsupported certificate reference kind %q", ref.Kind)
+		if ref.Group != "" {
+			msg += fmt.Sprintf(" in group %q", ref.Group)
+		}
+		return &unresolved{"InvalidKind", msg}
 	}
-	return ""
+	return nil
 }
 
 // PolicyConditions implements policy.ConditionWriter with the Gateway
 // API's BackendTLSPolicy conditions.
 func (Kind) PolicyConditions(p *policy.Policy, lost bool) []policy.Condition {
-	bad, _ := p.Data.(unresolved)
-	if len(bad) > 0 {
-		msg := strings.Join(bad, "; ")
+	if bad, _ := p.Data.(*unresolved); bad != nil {
 		return []policy.Condition{
-			{Type: "ResolvedRefs", Status: "False", Reason: "InvalidCACertificateRef", Message: msg},
-			{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: msg},
+			{Type: "ResolvedRefs", Status: "False", Reason: bad.reason, Message: bad.msg},
+			{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: bad.msg},
 		}
 	}
 	resolved := policy.Condition{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: "Resolved all references"}

@@ -105,11 +105,7 @@ func remoteModuleURLProblem(raw string) error {
 // registeredModules are the entries of gw's EnvoyProxy's dynamicModules
 // allowlist; known is false when the input does not hold that EnvoyProxy.
 func registeredModules(gw *model.Gateway, m *model.Model) (entries []egv1a1.DynamicModuleEntry, known bool) {
-	key, ok := envoyProxyOf(gw, m)
-	if !ok {
-		return nil, false
-	}
-	o, ok := m.Object(key)
+	o, ok := effectiveProxy(gw, m)
 	if !ok {
 		return nil, false
 	}

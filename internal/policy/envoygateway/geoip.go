@@ -1,6 +1,8 @@
 package envoygateway
 
 import (
+	"fmt"
+
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -33,19 +35,22 @@ type gatewaySection struct {
 	section string
 }
 
-// checkGeoLocations: an authorization rule on client IP geolocation needs
-// the Gateway's EnvoyProxy to configure a geoIP provider, and every
-// listener it applies to a ClientTrafficPolicy that detects the client IP
-// other than by trusted X-Forwarded-For CIDRs. Envoy Gateway rejects the
-// SecurityPolicy otherwise.
+// checkGeoLocations: an authorization rule on client IP geolocation needs,
+// on every listener it applies to, a ClientTrafficPolicy that detects the
+// client IP in exactly one way other than by trusted X-Forwarded-For
+// CIDRs, and the Gateway's EnvoyProxy (effectiveProxy) to configure a
+// MaxMind provider with a database for each property the rules match.
+// Envoy Gateway rejects the SecurityPolicy otherwise
+// (securitypolicy.go: validateAuthorizationGeoIP, in that order).
 func checkGeoLocations(p *policy.Policy, spec *egv1a1.SecurityPolicySpec, m *model.Model) {
 	if !geoUsed(spec.Authorization) {
 		return
 	}
+	need := geoNeeds(spec.Authorization)
 	ctps := clientTrafficPolicies(m)
 	for _, gs := range reachedGateways(p, m) {
-		if msg := geoProblem(gs, ctps, m); msg != "" {
-			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "Authorization: authorization clientIPGeoLocations %s", msg))
+		if msg := geoProblem(gs, ctps, m, need); msg != "" {
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "Authorization: authorization clientIPGeoLocations%s", msg))
 			// Envoy Gateway checks this after translating the rules: it
 			// keeps the authorization beside the 500 (KeptWhenInvalid).
 			decoded(p).geoInvalid = len(p.Invalid) - 1
@@ -54,21 +59,100 @@ func checkGeoLocations(p *policy.Policy, spec *egv1a1.SecurityPolicySpec, m *mod
 	}
 }
 
-func geoProblem(gs gatewaySection, ctps []ctpDoc, m *model.Model) string {
-	if !geoProvider(gs.gw, m) {
-		return "requires EnvoyProxy.spec.geoIP.provider to be configured."
+// geoNeed is what the geolocation rules match on (ir.Authorization's
+// GeoIPRequirements): each needs its MaxMind database.
+type geoNeed struct{ country, region, city, asn, isp, anonymous bool }
+
+func geoNeeds(a *egv1a1.Authorization) geoNeed {
+	var n geoNeed
+	for _, r := range a.Rules {
+		if r.Principal == nil {
+			continue
+		}
+		for _, g := range r.Principal.ClientIPGeoLocations {
+			n.country = n.country || g.Country != nil
+			n.region = n.region || g.Region != nil
+			n.city = n.city || g.City != nil
+			n.asn = n.asn || g.ASN != nil
+			n.isp = n.isp || g.ISP != nil
+			n.anonymous = n.anonymous || g.Anonymous != nil
+		}
 	}
+	return n
+}
+
+func geoProblem(gs gatewaySection, ctps []ctpDoc, m *model.Model, need geoNeed) string {
 	for _, l := range gs.gw.Spec.Listeners {
 		if gs.section != "" && string(l.Name) != gs.section {
 			continue
 		}
-		ctp := ctpFor(ctps, gs.gw, string(l.Name))
-		switch {
-		case ctp == nil || ctp.ClientIPDetection == nil:
-			return "requires ClientTrafficPolicy.spec.clientIPDetection to be configured."
-		case ctp.ClientIPDetection.XForwardedFor != nil && len(ctp.ClientIPDetection.XForwardedFor.TrustedCIDRs) > 0:
-			return "does not support ClientIPDetection.XForwardedFor.TrustedCIDRs."
+		if msg := clientIPDetectionProblem(ctpFor(ctps, gs.gw, string(l.Name))); msg != "" {
+			return msg
 		}
+		if msg := geoProviderProblem(gs.gw, m, need); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// clientIPDetectionProblem: the listener's ClientTrafficPolicy detects the
+// client IP in exactly one way, and not from X-Forwarded-For with trusted
+// CIDRs.
+func clientIPDetectionProblem(ctp *ctpDoc) string {
+	if ctp == nil || ctp.ClientIPDetection == nil {
+		return " requires ClientTrafficPolicy.spec.clientIPDetection to be configured."
+	}
+	d := ctp.ClientIPDetection
+	modes := 0
+	for _, set := range []bool{d.XForwardedFor != nil, d.CustomHeader != nil, d.DirectSourceIP != nil} {
+		if set {
+			modes++
+		}
+	}
+	switch {
+	case modes != 1:
+		return " requires exactly one of ClientTrafficPolicy.spec.clientIPDetection.{xForwardedFor,customHeader,directSourceIP}."
+	case d.XForwardedFor != nil && len(d.XForwardedFor.TrustedCIDRs) > 0:
+		return " does not support ClientIPDetection.XForwardedFor.TrustedCIDRs."
+	}
+	return ""
+}
+
+// geoProviderProblem: gw's EnvoyProxy configures a MaxMind provider
+// (buildGeoIPProvider) holding the database each matched property is
+// read from.
+func geoProviderProblem(gw *model.Gateway, m *model.Model, need geoNeed) string {
+	var prov *egv1a1.GeoIPProvider
+	if o, ok := effectiveProxy(gw, m); ok {
+		if o.DecodeField("spec.geoIP.provider", &prov) != nil {
+			prov = nil
+		}
+	}
+	if prov == nil {
+		return " requires EnvoyProxy.spec.geoIP.provider to be configured."
+	}
+	if prov.Type != egv1a1.GeoIPProviderTypeMaxMind {
+		return fmt.Sprintf(": unsupported geoIP provider type %q.", prov.Type)
+	}
+	mm := prov.MaxMind
+	if mm == nil {
+		return ": geoIP provider MaxMind is missing maxMind configuration."
+	}
+	const src = " requires EnvoyProxy.spec.geoIP.provider.maxMind."
+	switch {
+	case need.country && mm.CountryDBSource == nil && mm.CityDBSource == nil:
+		return ".country" + src + "countryDbSource or cityDbSource."
+	case need.region && mm.CityDBSource == nil:
+		return ".region" + src + "cityDbSource."
+	case need.city && mm.CityDBSource == nil:
+		return ".city" + src + "cityDbSource."
+	case need.asn && mm.ASNDBSource == nil:
+		return ".asn" + src + "asnDbSource."
+	case need.isp && mm.ISPDBSource == nil:
+		return ".isp" + src + "ispDbSource."
+	case need.anonymous && mm.AnonymousIPDBSource == nil:
+		return ".anonymous" + src + "anonymousIpDbSource."
 	}
 	return ""
 }
@@ -110,41 +194,6 @@ func reachedGateways(p *policy.Policy, m *model.Model) []gatewaySection {
 		}
 	}
 	return out
-}
-
-// geoProvider reports whether gw's EnvoyProxy (the Gateway's own
-// parametersRef, else its class's) configures spec.geoIP.provider.
-func geoProvider(gw *model.Gateway, m *model.Model) bool {
-	key, ok := envoyProxyOf(gw, m)
-	if !ok {
-		return false
-	}
-	o, ok := m.Object(key)
-	if !ok {
-		return false
-	}
-	b, err := o.FieldJSON("spec.geoIP.provider")
-	return err == nil && len(b) > 0 && string(b) != "null"
-}
-
-func envoyProxyOf(gw *model.Gateway, m *model.Model) (model.Key, bool) {
-	if inf := gw.Spec.Infrastructure; inf != nil && inf.ParametersRef != nil && string(inf.ParametersRef.Kind) == envoyProxy.Kind {
-		return model.Key{Group: Group, Kind: envoyProxy.Kind, Namespace: gw.Namespace, Name: inf.ParametersRef.Name}, true
-	}
-	for _, c := range m.GatewayClasses {
-		if c.Name != string(gw.Spec.GatewayClassName) || c.Spec.ParametersRef == nil || string(c.Spec.ParametersRef.Kind) != envoyProxy.Kind {
-			continue
-		}
-		// A class's reference without a namespace names the EnvoyProxy in
-		// "default" (Envoy Gateway v1.9.0 provider/kubernetes/controller.go
-		// processGatewayClassParamsRef), not none.
-		ref, ns := c.Spec.ParametersRef, "default"
-		if ref.Namespace != nil {
-			ns = string(*ref.Namespace)
-		}
-		return model.Key{Group: Group, Kind: envoyProxy.Kind, Namespace: ns, Name: ref.Name}, true
-	}
-	return model.Key{}, false
 }
 
 // ctpDoc is one ClientTrafficPolicy as the check reads it.

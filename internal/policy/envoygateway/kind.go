@@ -416,10 +416,11 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 // Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
-	ValidateRoute: validateRoute, Listeners: judgeListeners, AncestorStatuses: ancestorStatuses,
+	ValidateRoute: validateRoute, Listeners: judgeListeners, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
 	// helpers.go: computeHosts removes from the hostnames a route serves on
 	// a listener the other same-port listeners' own hostnames.
 	ExclusiveListenerHostnames: true,
+	ObjectVerdicts:             objectVerdicts,
 	ForeignJudges:              map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",

@@ -30,6 +30,7 @@ func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) 
 	ls := make([]*egListener, len(gw.Listeners))
 	for i, l := range gw.Listeners {
 		ls[i] = &egListener{l: l, cfg: cfg}
+		l.DefaultALPN = nil
 		ls[i].specValid = ls[i].validateSpec(g, g.Model)
 	}
 	protocolConflicts(ls)
@@ -706,8 +707,17 @@ func overlappingTLS(ls []*egListener) {
 		// Envoy Gateway names both SANs; gwpol prints nothing a Secret holds
 		e.set("OverlappingTLSConfig", true, "OverlappingCertificates", fmt.Sprintf("A certificate SAN overlaps with a certificate SAN in listener %s. "+
 			"ALPN will default to HTTP/1.1 to prevent HTTP/2 connection coalescing, unless explicitly configured via ClientTrafficPolicy", o.l.Name))
+		e.l.DefaultALPN = http11Only
 	})
 }
+
+// http11Only is the ALPN a listener whose certificates may overlap
+// another's of its port offers (topology.Listener.DefaultALPN): Envoy
+// Gateway marks it TLSOverlaps with SDSCertificateOpaque or
+// OverlappingCertificates (not with OverlappingHostnames alone), and its
+// xDS translator (listener.go: addXdsHTTPFilterChain) then offers
+// http/1.1 where no ClientTrafficPolicy sets alpnProtocols.
+var http11Only = []string{"http/1.1"}
 
 // pairs is the pairing of checkOverlappingHostnames and
 // checkOverlappingCertificates: listeners of one port that overlap are
@@ -756,6 +766,7 @@ func opaqueCertificates(https []*egListener) {
 		}
 		e.set("OverlappingTLSConfig", true, "SDSCertificateOpaque", "HTTP/2 is disabled by default because one or more HTTPS listeners on this port use an SDS-backed certificate "+
 			"whose DNS names cannot be inspected. Configure ALPN explicitly with ClientTrafficPolicy to override this default.")
+		e.l.DefaultALPN = http11Only
 	}
 }
 

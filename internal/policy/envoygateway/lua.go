@@ -135,14 +135,12 @@ func walkLua(v reflect.Value, f func(*ast.FuncCallExpr) bool) bool {
 // Lua strictly (its EnvoyProxy's luaValidation, Strict unless set).
 func luaValidationStrict(p *policy.Policy, m *model.Model) bool {
 	for _, gs := range reachedGateways(p, m) {
-		key, ok := envoyProxyOf(gs.gw, m)
+		o, ok := effectiveProxy(gs.gw, m)
 		if !ok {
 			continue
 		}
-		if o, ok := m.Object(key); ok {
-			if b, err := o.FieldJSON("spec.luaValidation"); err == nil && string(b) != "null" && string(b) != `"Strict"` {
-				return false
-			}
+		if b, err := o.FieldJSON("spec.luaValidation"); err == nil && string(b) != "null" && string(b) != `"Strict"` {
+			return false
 		}
 	}
 	return true
@@ -152,14 +150,12 @@ func luaValidationStrict(p *policy.Policy, m *model.Model) bool {
 // reaches sets luaValidation: Disabled.
 func luaValidationDisabled(p *policy.Policy, m *model.Model) bool {
 	for _, gs := range reachedGateways(p, m) {
-		key, ok := envoyProxyOf(gs.gw, m)
+		o, ok := effectiveProxy(gs.gw, m)
 		if !ok {
 			continue
 		}
-		if o, ok := m.Object(key); ok {
-			if b, err := o.FieldJSON("spec.luaValidation"); err == nil && string(b) == `"Disabled"` {
-				return true
-			}
+		if b, err := o.FieldJSON("spec.luaValidation"); err == nil && string(b) == `"Disabled"` {
+			return true
 		}
 	}
 	return false

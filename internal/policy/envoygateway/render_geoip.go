@@ -215,10 +215,15 @@ func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err
 	if o.DecodeField("spec", &t) != nil {
 		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
 	}
+	var auth egv1a1.Authorization
+	if o.DecodeField("spec.authorization", &auth) != nil {
+		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable authorization", who.namespace, who.name)
+	}
+	need := geoNeeds(&auth)
 	p := &policy.Policy{Obj: o, Targets: targets(t)}
 	ctps := clientTrafficPolicies(m)
 	for _, gs := range reachedGateways(p, m) {
-		if geoProblem(gs, ctps, m) != "" {
+		if geoProblem(gs, ctps, m, need) != "" {
 			return nil, false, nil
 		}
 		mm, found := maxMindPaths(gs.gw, m)
@@ -264,11 +269,7 @@ func containsSetting(ss []geoSetting, s geoSetting) bool {
 // maxMindPaths are the local database paths of the MaxMind provider the
 // Gateway's EnvoyProxy configures (spec.geoIP.provider.maxMind).
 func maxMindPaths(gw *model.Gateway, m *model.Model) (geoSetting, bool) {
-	key, ok := envoyProxyOf(gw, m)
-	if !ok {
-		return geoSetting{}, false
-	}
-	o, ok := m.Object(key)
+	o, ok := effectiveProxy(gw, m)
 	if !ok {
 		return geoSetting{}, false
 	}

@@ -327,7 +327,7 @@ func TestEnvoyProxyOfClassNamespace(t *testing.T) {
 		if len(m.Gateways) != 1 {
 			t.Fatalf("%d Gateways, want 1", len(m.Gateways))
 		}
-		key, ok := envoyProxyOf(m.Gateways[0], m)
+		key, ok := classProxy(m.Gateways[0], m)
 		if !ok || key.Namespace != tc.want || key.Name != "geo" {
 			t.Errorf("parametersRef %s: EnvoyProxy %v (%v), want %s/geo", tc.ref, key, ok, tc.want)
 		}

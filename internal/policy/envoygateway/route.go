@@ -142,22 +142,37 @@ type routeValidation struct {
 // terminatedDynamicResolver is processTLSRouteParentRefs' check on each
 // served listener a TLSRoute attaches to: a dynamic resolver forwards by
 // the SNI, so it needs TLS passthrough; on a listener that terminates TLS
-// the parent gets ResolvedRefs False and the route is not served there.
+// the parent gets ResolvedRefs False and the route is not served there
+// (RouteVerdict.UnservedOn), though it is on the parent's passthrough
+// listeners.
 func (rv *routeValidation) terminatedDynamicResolver() {
 	if rv.rt.Kind != "TLSRoute" || !rv.dynamic {
 		return
 	}
+	c := policy.Condition{Type: "ResolvedRefs", Status: "False",
+		Reason: "UnsupportedValue", Message: "Dynamic resolver backend is only supported with TLS passthrough listeners"}
 	for _, p := range rv.rt.Parents {
-		if !slices.ContainsFunc(p.Listeners, func(l *topology.Listener) bool {
-			return l.Unserved == "" && (l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate)
-		}) {
+		terminating := slices.DeleteFunc(slices.Clone(p.Listeners), func(l *topology.Listener) bool {
+			return l.Unserved != "" || l.TLS != nil && l.TLS.Mode != nil && *l.TLS.Mode != gwv1.TLSModeTerminate
+		})
+		if len(terminating) == 0 {
 			continue
 		}
 		if rv.verdict.ParentConditions == nil {
 			rv.verdict.ParentConditions = map[int][]policy.Condition{}
 		}
-		rv.verdict.ParentConditions[p.Index] = append(rv.verdict.ParentConditions[p.Index], policy.Condition{Type: "ResolvedRefs", Status: "False",
-			Reason: "UnsupportedValue", Message: "Dynamic resolver backend is only supported with TLS passthrough listeners"})
+		rv.verdict.ParentConditions[p.Index] = append(rv.verdict.ParentConditions[p.Index], c)
+		if rv.verdict.UnservedOn == nil {
+			rv.verdict.UnservedOn = map[*topology.Listener]policy.Condition{}
+		}
+		for _, l := range terminating {
+			rv.verdict.UnservedOn[l] = c
+			path := fmt.Sprintf("spec.parentRefs[%d]", p.Index)
+			rv.verdict.Diagnostics = append(rv.verdict.Diagnostics, diag.Diagnostic{Code: topology.LintStreamRouteNotProgrammed.Code, Severity: topology.LintStreamRouteNotProgrammed.Severity,
+				Object: rv.rt.Key().Ref(), Field: path, Pos: rv.rt.Src.FieldPos(path),
+				Message: fmt.Sprintf("TLSRoute %s/%s is refused (ResolvedRefs=False, %s) by TLS listener %s and carries no connection there: %s; the listener terminates TLS",
+					rv.rt.Meta.Namespace, rv.rt.Meta.Name, c.Reason, l.ID(), c.Message)})
+		}
 	}
 }
 

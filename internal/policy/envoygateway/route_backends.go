@@ -180,12 +180,9 @@ func decodeBackend(o *manifest.Object) *egv1a1.BackendSpec {
 }
 
 // backendObjectProblem follows Envoy Gateway's validateBackendRefBackend:
-// the Backend must exist and be valid (backend.go: validateBackend — a
-// DynamicResolver has no endpoints, TLS has a CA unless it skips
-// verification, the client certificate is in the Backend's namespace,
-// hostnames are domains of two labels or more and not IP addresses, IP
-// addresses parse and are not loopback unless Envoy Gateway runs on the
-// host), and a route may not reach a Unix socket.
+// the Backend must exist and be valid — the verdict of backend.go's
+// validateBackend that its own status reports (backendJudge.verdict) —
+// and a route may not reach a Unix socket.
 func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	spec, ok := rv.backendOf(ns, name)
 	switch {
@@ -194,32 +191,10 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 	case spec == nil:
 		return nil // the Backend's own findings say why
 	}
-	if isDynamicResolver(spec) && len(spec.Endpoints) > 0 {
-		return unresolved("InvalidBackendRef", "", "DynamicResolver type cannot have endpoints specified.")
-	}
-	if p := rv.backendTLSProblem(ns, name, spec); p != nil {
-		return p
-	}
-	for _, ep := range spec.Endpoints {
-		if ep.Hostname != nil {
-			if p := rv.endpointHostnameProblem(*ep.Hostname, "hostname"); p != nil {
-				return p
-			}
-		}
-		switch {
-		case ep.FQDN != nil:
-			if p := rv.endpointHostnameProblem(ep.FQDN.Hostname, "FQDN"); p != nil {
-				return p
-			}
-		case ep.IP != nil:
-			a, err := netip.ParseAddr(ep.IP.Address)
-			switch {
-			case err != nil:
-				return unresolved("InvalidAddress", "", "IP address %s is invalid.", ep.IP.Address)
-			case a.IsLoopback() && !rv.onHost:
-				return unresolved("InvalidAddress", "", "IP address %s in the loopback range is only supported when using the Host infrastructure.", ep.IP.Address)
-			}
-		}
+	if v := rv.backendJudge().verdict(ns, name, spec); v.problem != nil {
+		p := *v.problem // the route's copy: its caller sets the answer and backendRef
+		p.path = ""
+		return &p
 	}
 	for _, ep := range spec.Endpoints {
 		if ep.Unix != nil {
@@ -227,6 +202,11 @@ func (rv *routeValidation) backendObjectProblem(ns, name string) *routeProblem {
 		}
 	}
 	return nil
+}
+
+// backendJudge is what Envoy Gateway's Backend validation reads.
+func (rv *routeValidation) backendJudge() backendJudge {
+	return backendJudge{env: rv.env, set: rv.set, onHost: rv.onHost}
 }
 
 // backendAddressTypeProblem is validateDestinationSettings for a Backend:
@@ -300,11 +280,8 @@ func (rv *routeValidation) proxyClientCertProblem() string {
 		if gw == nil || !p.Accepted || gw.Spec.TLS != nil && gw.Spec.TLS.Backend != nil {
 			continue
 		}
-		key, ok := envoyProxyOf(gw.Gateway, rv.m)
-		if !ok {
-			continue
-		}
-		ref, _ := rv.env.Memo(proxyClientCertMemo{key}, func() any { return proxyClientCert(rv.m, key) }).(*gwv1.SecretObjectReference)
+		cert, _ := rv.env.Memo(proxyClientCertMemo{gw.Gateway}, func() any { return proxyClientCert(gw.Gateway, rv.m) }).(ownedRef)
+		ref, key := cert.ref, cert.owner
 		if ref == nil {
 			continue
 		}
@@ -318,37 +295,45 @@ func (rv *routeValidation) proxyClientCertProblem() string {
 	return ""
 }
 
-// proxyClientCertMemo names an EnvoyProxy's client certificate reference
-// among what a pass derives once (policy.Env.Memo).
-type proxyClientCertMemo struct{ proxy model.Key }
+// proxyClientCertMemo names a Gateway's EnvoyProxy's client certificate
+// reference among what a pass derives once (policy.Env.Memo).
+type proxyClientCertMemo struct{ gw *model.Gateway }
 
-// proxyClientCert is the EnvoyProxy's spec.backendTLS.clientCertificateRef,
-// nil when it sets none or is not in the input.
-func proxyClientCert(m *model.Model, key model.Key) *gwv1.SecretObjectReference {
-	o, ok := m.Object(key)
+// ownedRef is a Secret reference and the EnvoyProxy it is read in.
+type ownedRef struct {
+	ref   *gwv1.SecretObjectReference
+	owner model.Key
+}
+
+// proxyClientCert is spec.backendTLS.clientCertificateRef of the
+// EnvoyProxy in effect on gw (effectiveProxy), nil when it sets none or
+// none is in the input.
+func proxyClientCert(gw *model.Gateway, m *model.Model) ownedRef {
+	o, ok := effectiveProxy(gw, m)
 	if !ok {
-		return nil
+		return ownedRef{}
 	}
 	raw, err := o.FieldJSON("spec.backendTLS.clientCertificateRef")
 	var ref gwv1.SecretObjectReference
 	if err != nil || string(raw) == "null" || json.Unmarshal(raw, &ref) != nil || ref.Name == "" {
-		return nil
+		return ownedRef{}
 	}
-	return &ref
+	return ownedRef{&ref, o.owner}
 }
 
-// endpointHostnameProblem is backend.go's validateHostname: a DNS-1123
-// subdomain (a trailing dot aside), of two labels or more unless Envoy
-// Gateway runs on the host, and not an IP address.
-func (rv *routeValidation) endpointHostnameProblem(h, typ string) *routeProblem {
+// endpointHostnameProblem is backend.go's validateHostname of the
+// hostname at path: a DNS-1123 subdomain (a trailing dot aside), of two
+// labels or more unless Envoy Gateway runs on the host, and not an IP
+// address.
+func (j backendJudge) endpointHostnameProblem(h, typ, path string) *routeProblem {
 	if errs := validation.IsDNS1123Subdomain(strings.TrimSuffix(h, ".")); len(errs) > 0 {
-		return unresolved("InvalidAddress", "", "hostname %s is not a valid %s.", h, typ)
+		return unresolved("InvalidAddress", path, "hostname %s is not a valid %s.", h, typ)
 	}
-	if !rv.onHost && len(strings.Split(h, ".")) < 2 {
-		return unresolved("InvalidAddress", "", "hostname %s should be a domain with at least two segments separated by dots.", h)
+	if !j.onHost && len(strings.Split(h, ".")) < 2 {
+		return unresolved("InvalidAddress", path, "hostname %s should be a domain with at least two segments separated by dots.", h)
 	}
 	if _, err := netip.ParseAddr(h); err == nil {
-		return unresolved("InvalidAddress", "", "hostname %s is an IP address.", h)
+		return unresolved("InvalidAddress", path, "hostname %s is an IP address.", h)
 	}
 	return nil
 }
@@ -425,18 +410,18 @@ func backendTLSCovers(env *policy.Env, set *policy.Set) map[string]*backendTLSCo
 // policies' targets by the Backend's name only, in any namespace, and
 // does not ask a per-port policy for a CA; gwpol does the same. The client
 // certificate must be in the Backend's namespace.
-func (rv *routeValidation) backendTLSProblem(ns, name string, spec *egv1a1.BackendSpec) *routeProblem {
+func (j backendJudge) backendTLSProblem(ns, name string, spec *egv1a1.BackendSpec) *routeProblem {
 	tls := spec.TLS
 	if tls == nil {
 		return nil
 	}
 	if tls.InsecureSkipVerify == nil || !*tls.InsecureSkipVerify {
-		if tls.WellKnownCACertificates == nil && len(tls.CACertificateRefs) == 0 && !rv.backendTLSPoliciesCover(name, spec) {
-			return unresolved("InvalidBackendRef", "", "must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false.")
+		if tls.WellKnownCACertificates == nil && len(tls.CACertificateRefs) == 0 && !j.backendTLSPoliciesCover(name, spec) {
+			return unresolved("InvalidBackendRef", "spec.tls", "must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false.")
 		}
 	}
 	if ref := clientCertificateRef(tls); ref != nil && ref.Namespace != nil && *ref.Namespace != "" && string(*ref.Namespace) != ns {
-		return unresolved("InvalidBackendRef", "", "clientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: %s does not match Backend namespace: %s.", *ref.Namespace, ns)
+		return unresolved("InvalidBackendRef", "spec.tls.clientCertificateRef.namespace", "clientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: %s does not match Backend namespace: %s.", *ref.Namespace, ns)
 	}
 	return nil
 }
@@ -444,8 +429,8 @@ func (rv *routeValidation) backendTLSProblem(ns, name string, spec *egv1a1.Backe
 // backendTLSPoliciesCover: some BackendTLSPolicy on the whole Backend has
 // a CA, or every port of its FQDN and IP endpoints has a policy naming
 // it as sectionName (a Backend with no such port is not covered).
-func (rv *routeValidation) backendTLSPoliciesCover(name string, spec *egv1a1.BackendSpec) bool {
-	c := backendTLSCovers(rv.env, rv.set)[name]
+func (j backendJudge) backendTLSPoliciesCover(name string, spec *egv1a1.BackendSpec) bool {
+	c := backendTLSCovers(j.env, j.set)[name]
 	if c == nil {
 		return false
 	}

@@ -38,8 +38,8 @@ var (
 		Key:     "envoyGateway.enableBackend",
 		Default: false,
 		Doc: "Envoy Gateway's extensionApis.enableBackend (default false, as Envoy Gateway's): " +
-			"false: a route or policy that uses the Backend kind is refused (\"Backend is disabled in Envoy Gateway configuration\")",
-		Source: "internal/gatewayapi/runner/runner.go: BackendEnabled; internal/gatewayapi/validate.go: validateBackendRefBackend; internal/gatewayapi/ext_service.go",
+			"false: a route or policy that uses the Backend kind is refused (\"Backend is disabled in Envoy Gateway configuration\"), and every Backend's own status says Accepted False",
+		Source: "internal/gatewayapi/runner/runner.go: BackendEnabled; internal/gatewayapi/backend.go: ProcessBackends; internal/gatewayapi/validate.go: validateBackendRefBackend; internal/gatewayapi/ext_service.go",
 	}
 	// EnableSDSSecretRef is extensionApis.enableSDSSecretRef: a listener
 	// certificate (or a CA) may be a Secret of type

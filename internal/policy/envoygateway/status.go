@@ -77,6 +77,13 @@ type statusRun struct {
 	// and rule claims.
 	claims      []*claim
 	routeClaims []*claim
+	// unclaimedRoutes are routes a policy targets by a rule name they do
+	// not have: Envoy Gateway records such a route under its parents'
+	// scopes before it resolves the rule (processBackendTrafficPolicyForRoute
+	// and its SecurityPolicy and EnvoyExtensionPolicy twins add it to the
+	// override graph first), so the policies there still name it as
+	// overriding them.
+	unclaimedRoutes []*topology.Route
 	// byListener, bySet, byGateway: the claim on each listener, ListenerSet
 	// and Gateway.
 	byListener map[*topology.Listener]*claim
@@ -355,6 +362,9 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	if msg := s.notFound(t); msg != "" {
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "TargetNotFound", msg))
+		}
+		if t.level == levelRule && !slices.Contains(s.unclaimedRoutes, t.route) {
+			s.unclaimedRoutes = append(s.unclaimedRoutes, t.route)
 		}
 		return
 	}
@@ -778,6 +788,9 @@ func (s *statusRun) relate() {
 	for _, rc := range s.routeClaims {
 		s.relateRoute(rc)
 	}
+	for _, rt := range s.unclaimedRoutes {
+		s.relateUnclaimed(rt)
+	}
 }
 
 // replaced records, for a kind reported by listener sections (whose
@@ -818,6 +831,21 @@ func (s *statusRun) relateRoute(rc *claim) {
 		}
 	}
 	s.refusedOn(rc, reached, refusals)
+}
+
+// relateUnclaimed: a route that only a policy naming a missing rule
+// targets overrides, in the messages, the policies of the listeners it is
+// attached through, as a claimed route does (unclaimedRoutes). Nothing of
+// the policy applies there: only the Overridden message names it.
+func (s *statusRun) relateUnclaimed(rt *topology.Route) {
+	name := rt.Meta.Namespace + "/" + rt.Meta.Name
+	for _, p := range rt.Parents {
+		for _, l := range p.Listeners {
+			for _, c := range s.scopeOf(l) {
+				s.note(c).add("routes", name)
+			}
+		}
+	}
 }
 
 // relateOnListener relates a route claim to the policies over one of the
@@ -917,6 +945,9 @@ func (s *statusRun) mergedRefusal(rt *topology.Route, route, parent *policy.Poli
 // HTTP upgrades, a retry back-off's maxInterval below its baseInterval.
 // Each policy's own values were checked alone (valueChecks).
 func mergedTrafficProblem(route, parent *policy.Policy) *fieldError {
+	if !trafficMergeMayConflict(route, parent) {
+		return nil
+	}
 	m := mergedSpec[egv1a1.BackendTrafficPolicySpec](route, parent)
 	if m == nil {
 		return nil
@@ -937,6 +968,29 @@ func mergedTrafficProblem(route, parent *policy.Policy) *fieldError {
 		}
 	}
 	return nil
+}
+
+// trafficMergeMayConflict reports whether the merge of route's and
+// parent's specs can hold what mergedTrafficProblem refuses. A merge
+// keeps, merges or drops what the two documents set and adds nothing, so
+// without a request buffer in one and an HTTP upgrade in one, or a retry
+// back-off in one, there is nothing to check and the merge (two typed
+// round trips and a strategic merge patch, per route and listener) is
+// not built.
+func trafficMergeMayConflict(route, parent *policy.Policy) bool {
+	rs, ok1 := decoded(route).spec.(*egv1a1.BackendTrafficPolicySpec)
+	ps, ok2 := decoded(parent).spec.(*egv1a1.BackendTrafficPolicySpec)
+	if !ok1 || !ok2 {
+		return false // mergedSpec merges nothing either
+	}
+	buffer := rs.RequestBuffer != nil || ps.RequestBuffer != nil
+	upgrade := len(rs.HTTPUpgrade) > 0 || len(ps.HTTPUpgrade) > 0
+	return buffer && upgrade || hasBackOff(rs) || hasBackOff(ps)
+}
+
+// hasBackOff reports whether s sets a retry back-off.
+func hasBackOff(s *egv1a1.BackendTrafficPolicySpec) bool {
+	return s.Retry != nil && s.Retry.PerRetry != nil && s.Retry.PerRetry.BackOff != nil
 }
 
 // mergedSecuritySpec is route's SecurityPolicy spec merged over parent's

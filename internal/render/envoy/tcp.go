@@ -21,13 +21,14 @@ import (
 // no HTTP connection manager but one tcp_proxy filter chain per route
 // they serve.
 //
-//   - The routes served are topology's Listener.StreamRoutes (its rule:
-//     on a TCP listener the oldest attached, one route per listener),
-//     in a chain without a match; on a TLS listener every
-//     one. A TLSRoute's chain matches the SNI of its hostnames (the
-//     listener's hostname when the route names none); a TCPRoute's
-//     matches nothing. A route with other than exactly one rule, or a
-//     rule without backendRefs, gets no chain.
+//   - The routes served are topology's Listener.StreamRoutes (its
+//     controller's rule: on a TCP listener one route, in a chain
+//     without a match; on a TLS listener every one), less those the
+//     controller's route verdict refuses on the listener
+//     (policy.RouteVerdict.UnservedOn). A TLSRoute's chain matches the
+//     SNI of its hostnames (the listener's hostname when the route names
+//     none); a TCPRoute's matches nothing. Its connections go to the
+//     backends of its rules (pooledBackends).
 //   - A chain is named, and its tcp_proxy stat prefix is, as the target
 //     names it (policy.XDSNames.StreamChain).
 //   - A backendRef that does not resolve still takes its share of
@@ -66,6 +67,9 @@ func (gb *gatewayBuild) streamChains(listenerName string, ls []*topology.Listene
 			md = s.metadata
 		}
 		for _, a := range l.StreamRoutes() {
+			if _, unserved := gb.res.Verdict(a.Route, gb.gw).Unserved(l); unserved {
+				continue // the controller refuses the route on this listener
+			}
 			fc := gb.streamChain(listenerName, l, a, fields)
 			if fc == nil {
 				continue
@@ -108,7 +112,7 @@ func (gb *gatewayBuild) streamChain(listenerName string, l *topology.Listener, a
 		return nil // certificates that do not resolve (the listener's ResolvedRefs False): no chain
 	}
 	name := gb.naming.StreamChain(listenerName, r.Meta.Namespace, r.Meta.Name)
-	tp := gb.tcpProxy(name, r.Rules[0])
+	tp := gb.tcpProxy(name, pooledBackends(r))
 	var network []*listenerv3.Filter
 	for _, f := range fields {
 		network = append(network, f.network...)
@@ -176,12 +180,25 @@ func streamTerminatesTLS(l *topology.Listener) bool {
 	return l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
 }
 
-// tcpProxy proxies connections to the rule's backends: one cluster, or
+// pooledBackends are the backends of a stream route's rules, in rule
+// order: a TCPRoute or TLSRoute rule has no match to choose it by, so a
+// controller that programs a route of several rules pools them into one
+// destination; one that programs routes of one rule only (its
+// StreamRouteRule) has that rule's.
+func pooledBackends(r *topology.Route) []*topology.Backend {
+	var out []*topology.Backend
+	for _, rule := range r.Rules {
+		out = append(out, rule.Backends...)
+	}
+	return out
+}
+
+// tcpProxy proxies connections to a route's backends: one cluster, or
 // the backends weighted (a zero weight takes nothing and is left out).
-func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcpproxyv3.TcpProxy {
+func (gb *gatewayBuild) tcpProxy(statPrefix string, backends []*topology.Backend) *tcpproxyv3.TcpProxy {
 	tp := &tcpproxyv3.TcpProxy{StatPrefix: statPrefix}
-	names := make([]string, len(rule.Backends))
-	for i, b := range rule.Backends {
+	names := make([]string, len(backends))
+	for i, b := range backends {
 		names[i] = BlackholeCluster
 		if b.Resolved {
 			op := backendClusterOp(b)
@@ -195,7 +212,7 @@ func (gb *gatewayBuild) tcpProxy(statPrefix string, rule *topology.Rule) *tcppro
 		return tp
 	}
 	wc := &tcpproxyv3.TcpProxy_WeightedCluster{}
-	for i, b := range rule.Backends {
+	for i, b := range backends {
 		if b.Weight > 0 {
 			wc.Clusters = append(wc.Clusters, &tcpproxyv3.TcpProxy_WeightedCluster_ClusterWeight{Name: names[i], Weight: uint32(b.Weight)})
 		}

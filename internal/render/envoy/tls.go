@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"slices"
 	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -41,7 +42,9 @@ func kindOf(f *rendered) string {
 // downstreamTLS is the TLS context of an HTTPS listener that terminates
 // TLS: the target's Baseline, its certificates (those that resolve, by
 // SDS name), its tls.options as the controller's keys name them
-// (topology.Keys.TLS, Listener.TLSOptions), the client certificate
+// (topology.Keys.TLS, Listener.TLSOptions; the ALPN protocols of both
+// replaced by the listener's DefaultALPN, its controller's verdict,
+// when it has one), the client certificate
 // validation of the Gateway's spec.tls.frontend for its port, and over
 // those the settings policy fields make (a policy's client certificate
 // validation).
@@ -58,6 +61,9 @@ func (gb *gatewayBuild) downstreamTLS(l *topology.Listener, fields []*rendered) 
 	opts, _ := l.TLSOptions() // a listener whose options do not parse is not served
 	if opts.ALPN != nil || common.AlpnProtocols == nil {
 		common.AlpnProtocols = opts.ALPN
+	}
+	if l.DefaultALPN != nil {
+		common.AlpnProtocols = slices.Clone(l.DefaultALPN)
 	}
 	p := common.TlsParams
 	p.CipherSuites, p.EcdhCurves, p.SignatureAlgorithms = opts.CipherSuites, opts.ECDHCurves, opts.SignatureAlgorithms

@@ -1,0 +1,284 @@
+package envoy_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"maps"
+	"math/big"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
+)
+
+// This file holds render's side of verdicts a controller decides once
+// (on a listener, a route) and status, explain and lint report too: what
+// the rendered configuration serves must be what they say.
+
+// tlsSecretWithSAN is the TLS Secret infra/NAME whose certificate, valid
+// now, has the one DNS SAN given.
+func tlsSecretWithSAN(t *testing.T, name, san string) string {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: san}, DNSNames: []string{san},
+		NotBefore: now.AddDate(-1, 0, 0), NotAfter: now.AddDate(10, 0, 0), KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := func(typ string, b []byte) string {
+		return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}))
+	}
+	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ntype: kubernetes.io/tls\n" +
+		"data: {tls.crt: " + b64("CERTIFICATE", der) + ", tls.key: " + b64("EC PRIVATE KEY", kder) + "}\n"
+}
+
+// chainALPN is, per filter chain of the Envoy listener named port, the
+// ALPN protocols its TLS context offers ("-" for none).
+func chainALPN(t *testing.T, gw *envoy.Gateway, port string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, l := range gw.Listeners {
+		if l.Name != port {
+			continue
+		}
+		for _, fc := range l.FilterChains {
+			tls := &tlsv3.DownstreamTlsContext{}
+			if err := fc.GetTransportSocket().GetTypedConfig().UnmarshalTo(tls); err != nil {
+				t.Fatalf("chain %s: %v", fc.Name, err)
+			}
+			alpn := strings.Join(tls.GetCommonTlsContext().GetAlpnProtocols(), ",")
+			if alpn == "" {
+				alpn = "-"
+			}
+			out[fc.Name] = alpn
+		}
+	}
+	return out
+}
+
+// TestOverlappingTLSConfigALPN: Envoy Gateway offers HTTP/1.1 alone (no
+// h2) on an HTTPS listener it marks OverlappingTLSConfig for its
+// certificates (OverlappingCertificates, SDSCertificateOpaque: the
+// listener's TLSOverlaps), so that clients do not coalesce HTTP/2
+// connections across listeners whose certificates overlap; overlapping
+// hostnames alone change nothing, and a ClientTrafficPolicy that sets
+// alpnProtocols (an empty list included) keeps its own.
+func TestOverlappingTLSConfigALPN(t *testing.T) {
+	const class = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
+	certs := tlsSecretWithSAN(t, "wild", "*.shared.test") + tlsSecretWithSAN(t, "shared", "x.shared.test") +
+		tlsSecretWithSAN(t, "other", "other.test") + tlsSecretWithSAN(t, "api", "api.example.test")
+	listener := func(name, hostname, cert string) string {
+		return "  - {name: " + name + ", protocol: HTTPS, port: 443, hostname: '" + hostname + "', tls: {certificateRefs: [{name: " + cert + "}]}}\n"
+	}
+	gateway := func(listeners string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" + listeners +
+			"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	}
+	ctp := func(tls string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ctp, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: l1}]\n  tls: " + tls + "\n"
+	}
+	overlapping := gateway(listener("l1", "one.shared.test", "wild") + listener("l2", "x.shared.test", "shared") + listener("l3", "other.test", "other"))
+	tests := []struct {
+		name, input string
+		want        map[string]string
+	}{
+		{"certificates whose SANs overlap offer HTTP/1.1 alone", overlapping,
+			map[string]string{"l1": "http/1.1", "l2": "http/1.1", "l3": "h2,http/1.1"}},
+		{"overlapping hostnames alone keep h2", gateway(listener("l1", "*.example.test", "api") + listener("l2", "api.example.test", "other")),
+			map[string]string{"l1": "h2,http/1.1", "l2": "h2,http/1.1"}},
+		{"a ClientTrafficPolicy's alpnProtocols stand", overlapping + ctp("{alpnProtocols: [h2]}"),
+			map[string]string{"l1": "h2", "l2": "http/1.1", "l3": "h2,http/1.1"}},
+		{"a ClientTrafficPolicy's empty alpnProtocols offer none", overlapping + ctp("{alpnProtocols: []}"),
+			map[string]string{"l1": "-", "l2": "http/1.1", "l3": "h2,http/1.1"}},
+		{"a ClientTrafficPolicy without alpnProtocols keeps HTTP/1.1 alone", overlapping + ctp("{minVersion: '1.3'}"),
+			map[string]string{"l1": "http/1.1", "l2": "http/1.1", "l3": "h2,http/1.1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := chainALPN(t, renderInline(t, class+tt.input+certs, "envoygateway"), "listener~443")
+			if len(got) != len(tt.want) {
+				t.Fatalf("chains %v, want %v", slices.Sorted(maps.Keys(got)), tt.want)
+			}
+			for name, want := range tt.want {
+				if got[name] != want {
+					t.Errorf("chain %s offers %q, want %q", name, got[name], want)
+				}
+			}
+		})
+	}
+}
+
+// egStreamBase is an Envoy Gateway Gateway with a passthrough TLS
+// listener, a terminating one, a TCP listener, and the backends the
+// routes below send to: Services one and two, and a DynamicResolver
+// Backend.
+func egStreamBase(t *testing.T) string {
+	return `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}
+  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
+  - {name: tcp, protocol: TCP, port: 9000}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: one, namespace: infra}
+spec: {ports: [{port: 443}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: two, namespace: infra}
+spec: {ports: [{port: 443}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: dyn, namespace: infra}
+spec: {type: DynamicResolver}
+` + tlsSecretWithSAN(t, "cert", "www.example.com")
+}
+
+// backendOn enables Envoy Gateway's Backend kind.
+func backendOn(c *policy.Config) { c.Values = map[string]any{"envoyGateway.enableBackend": true} }
+
+// streamChainNames are the filter chain names of every Envoy listener,
+// by listener.
+func streamChainNames(gw *envoy.Gateway) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			out[l.Name] = append(out[l.Name], fc.Name)
+		}
+	}
+	return out
+}
+
+// TestTLSRouteDynamicResolverOnTerminatingListener: a TLSRoute whose
+// backend is a DynamicResolver forwards by the SNI, so Envoy Gateway
+// serves it on passthrough listeners only; on a listener that terminates
+// TLS it writes ResolvedRefs False and builds no chain for it, and render
+// builds none (the port, with no other route, has no listener).
+func TestTLSRouteDynamicResolverOnTerminatingListener(t *testing.T) {
+	route := `---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [www.example.com]
+  rules: [{backendRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: dyn}]}]
+`
+	got := streamChainNames(renderInline(t, egStreamBase(t)+route, "envoygateway", backendOn))
+	if len(got["listener~443"]) != 1 || len(got["listener~8443"]) != 0 {
+		t.Errorf("chains by listener %v: want one chain on the passthrough listener (443), none on the terminating one (8443)", got)
+	}
+}
+
+// egStreamRoute is a TCPRoute or TLSRoute of namespace infra to the
+// listener section of Gateway gw, created at created, with the rules
+// given (each a backendRefs list).
+func egStreamRoute(kind, name, created, section, hostnames string, rules ...string) string {
+	var b strings.Builder
+	b.WriteString("---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: '" + created + "'}\nspec:\n")
+	b.WriteString("  parentRefs: [{name: gw, sectionName: " + section + "}]\n")
+	if hostnames != "" {
+		b.WriteString("  hostnames: [" + hostnames + "]\n")
+	}
+	b.WriteString("  rules:\n")
+	for _, r := range rules {
+		b.WriteString("  - backendRefs: " + r + "\n")
+	}
+	return b.String()
+}
+
+// TestEnvoyGatewayStreamRoutes: the routes Envoy Gateway programs on a
+// TCP or TLS listener, the ones its status reports Accepted — the first
+// TCPRoute of one rule (by creationTimestamp, then namespace and name)
+// on a TCP listener, and on a TLS listener every TLSRoute (their rules'
+// backends pooled), or, when it has none, the first TCPRoute — and no
+// other.
+func TestEnvoyGatewayStreamRoutes(t *testing.T) {
+	const (
+		one = "[{name: one, port: 443}]"
+		two = "[{name: two, port: 443}]"
+	)
+	tests := []struct {
+		name, routes string
+		want         map[string][]string
+	}{
+		{"the first TCPRoute by creation time", egStreamRoute("TCPRoute", "a-late", "2024-03-01T00:00:00Z", "tcp", "", one) +
+			egStreamRoute("TCPRoute", "z-early", "2024-01-01T00:00:00Z", "tcp", "", two),
+			map[string][]string{"listener~9000": {"listener~9000-infra.z-early-rule-0"}}},
+		{"as old: the first by name", egStreamRoute("TCPRoute", "b", "2024-01-01T00:00:00Z", "tcp", "", one) +
+			egStreamRoute("TCPRoute", "a", "2024-01-01T00:00:00Z", "tcp", "", two),
+			map[string][]string{"listener~9000": {"listener~9000-infra.a-rule-0"}}},
+		{"a TCPRoute of two rules is refused and takes no listener", egStreamRoute("TCPRoute", "old", "2024-01-01T00:00:00Z", "tcp", "", one, two) +
+			egStreamRoute("TCPRoute", "new", "2024-02-01T00:00:00Z", "tcp", "", two),
+			map[string][]string{"listener~9000": {"listener~9000-infra.new-rule-0"}}},
+		{"a TLS listener's TLSRoutes, and no TCPRoute there", egStreamRoute("TLSRoute", "t", "2024-02-01T00:00:00Z", "term", "www.example.com", one) +
+			egStreamRoute("TCPRoute", "c", "2024-01-01T00:00:00Z", "term", "", two),
+			map[string][]string{"listener~8443": {"listener~8443-infra.t-rule-0"}}},
+		{"a TLS listener without TLSRoutes serves its first TCPRoute", egStreamRoute("TCPRoute", "c2", "2024-02-01T00:00:00Z", "term", "", one) +
+			egStreamRoute("TCPRoute", "c1", "2024-01-01T00:00:00Z", "term", "", two),
+			map[string][]string{"listener~8443": {"listener~8443-infra.c1-rule-0"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := streamChainNames(renderInline(t, egStreamBase(t)+tt.routes, "envoygateway", backendOn))
+			if !maps.EqualFunc(got, tt.want, slices.Equal) {
+				t.Errorf("chains by listener\n got %v\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayTLSRouteRulesPooled: Envoy Gateway pools the
+// backendRefs of a TLSRoute's rules into one destination.
+func TestEnvoyGatewayTLSRouteRulesPooled(t *testing.T) {
+	in := egStreamBase(t) + egStreamRoute("TLSRoute", "t", "2024-01-01T00:00:00Z", "pass", "www.example.com", "[{name: one, port: 443}]", "[{name: two, port: 443}]")
+	gw := renderInline(t, in, "envoygateway", backendOn)
+	var got []string
+	for _, l := range gw.Listeners {
+		for _, fc := range l.FilterChains {
+			tp := &tcpproxyv3.TcpProxy{}
+			if err := fc.Filters[len(fc.Filters)-1].GetTypedConfig().UnmarshalTo(tp); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tp.GetWeightedClusters().GetClusters() {
+				got = append(got, c.Name)
+			}
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("weighted clusters %v, want both rules' backends", got)
+	}
+}
