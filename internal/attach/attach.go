@@ -492,26 +492,14 @@ func (r *Result) backendFilterIgnored(g *topology.Graph, reg *policy.Registry, r
 	}
 }
 
-// notTranslated is a GWP406 warning at a route's field.
 // ownFilter reports whether the controllers of every Gateway the route
 // attaches to implement the ExtensionRef themselves
 // (policy.Controller.OwnFilter), and returns one of them (all, when
 // several, agree).
 func ownFilter(g *topology.Graph, reg *policy.Registry, rt *topology.Route, ref *gwv1.LocalObjectReference) (policy.Controller, bool) {
-	var own policy.Controller
-	seen := false
-	for _, p := range rt.Parents {
-		if p.Gateway == nil {
-			continue
-		}
-		name, _ := g.Controller(p.Gateway, "")
-		c, ok := reg.Controller(name)
-		if !ok || c.OwnFilter == nil || !c.OwnFilter(string(ref.Group), string(ref.Kind), string(ref.Name)) {
-			return policy.Controller{}, false
-		}
-		own, seen = c, true
-	}
-	return own, seen
+	return everyParentController(g, reg, rt, func(c policy.Controller) bool {
+		return c.OwnFilter != nil && c.OwnFilter(string(ref.Group), string(ref.Kind), string(ref.Name))
+	})
 }
 
 // foreignKind reports whether the controllers of every Gateway the route
@@ -519,7 +507,14 @@ func ownFilter(g *topology.Graph, reg *policy.Registry, rt *topology.Route, ref 
 // filters (policy.Controller.OwnKindsOnly) and k is none of theirs, and
 // returns one of them.
 func foreignKind(g *topology.Graph, reg *policy.Registry, rt *topology.Route, k policy.Kind) (policy.Controller, bool) {
-	var ctrl policy.Controller
+	return everyParentController(g, reg, rt, func(c policy.Controller) bool { return c.OwnKindsOnly && !c.Owns(k) })
+}
+
+// everyParentController reports whether the controller of every Gateway
+// the route attaches to is registered and holds, and returns the last of
+// them; false when the route attaches to no Gateway.
+func everyParentController(g *topology.Graph, reg *policy.Registry, rt *topology.Route, holds func(policy.Controller) bool) (policy.Controller, bool) {
+	var last policy.Controller
 	seen := false
 	for _, p := range rt.Parents {
 		if p.Gateway == nil {
@@ -527,14 +522,15 @@ func foreignKind(g *topology.Graph, reg *policy.Registry, rt *topology.Route, k 
 		}
 		name, _ := g.Controller(p.Gateway, "")
 		c, ok := reg.Controller(name)
-		if !ok || !c.OwnKindsOnly || c.Owns(k) {
+		if !ok || !holds(c) {
 			return policy.Controller{}, false
 		}
-		ctrl, seen = c, true
+		last, seen = c, true
 	}
-	return ctrl, seen
+	return last, seen
 }
 
+// notTranslated is a GWP406 warning at a route's field.
 func (r *Result) notTranslated(rt *topology.Route, path, msg string) {
 	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintNotTranslated.Code, Severity: policy.LintNotTranslated.Severity,
 		Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path), Message: msg})
