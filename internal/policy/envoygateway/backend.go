@@ -37,7 +37,7 @@ type backendVerdictKey struct{ namespace, name string }
 // same answer, so gwpol decides it once and both read it.
 func (j backendJudge) verdict(ns, name string, spec *egv1a1.BackendSpec) backendVerdict {
 	return j.env.Memo(backendVerdictKey{ns, name}, func() any {
-		return backendVerdict{problem: j.judge(name, ns, spec)}
+		return backendVerdict{problem: j.judge(ns, name, spec)}
 	}).(backendVerdict)
 }
 
@@ -47,7 +47,7 @@ func (j backendJudge) verdict(ns, name string, spec *egv1a1.BackendSpec) backend
 // domain of two labels or more (unless on the host) and not an IP
 // address; each IP address parses and is not loopback (unless on the
 // host).
-func (j backendJudge) judge(name, ns string, spec *egv1a1.BackendSpec) *routeProblem {
+func (j backendJudge) judge(ns, name string, spec *egv1a1.BackendSpec) *routeProblem {
 	if isDynamicResolver(spec) && len(spec.Endpoints) > 0 {
 		return unresolved("InvalidBackendRef", "spec.endpoints", "DynamicResolver type cannot have endpoints specified.")
 	}
