@@ -648,6 +648,19 @@ func TestDeploymentSettings(t *testing.T) {
 		{"self-service invalid unselected entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-unselected-bad}}", nil, "", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"self-service disabled", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": false}}}}, "", []string{"GWP402 spec.waf.catalogRef"}},
 		{"waf disabled", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
+		// The Ingress WAF permissions apply to route policies: without
+		// policy selection no waf.policy is served, trusted or not.
+		{"policy selection disabled: trusted", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": map[string]any{"policies": inline["policies"], "ingressPermissions": map[string]any{"allowPolicySelection": false}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"policy selection disabled: self-service", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"ingressPermissions": map[string]any{"allowPolicySelection": false}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"policy selection allowed, other permissions off", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"ingressPermissions": map[string]any{"allowEnforcementOverride": false, "allowWafDisable": false}}}, "", nil},
+		// A self-service entry in detect mode may not weaken a
+		// default-on deny baseline; deny entries, a detect baseline and
+		// opt-in dispatch leave it alone.
+		{"self-service detect under a default-on deny baseline", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on", "defaultEnforcement": "deny"}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"self-service deny under a default-on deny baseline", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on"}}}, "", nil},
+		{"self-service detect under a default-on detect baseline", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on", "defaultEnforcement": "detect"}}}, "", nil},
+		{"trusted detect under a default-on deny baseline", "spec:\n  waf: {policy: inline-detect}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on"}, "policies": map[string]any{"inline": map[string]any{"inline-detect": map[string]any{"enforcement": "detect"}}}}}, "", nil},
+		{"self-service detect with opt-in dispatch", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "opt-in"}}}, "", nil},
 		{"namespace limit admits the first entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", nil},
 		{"namespace limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, second, []string{"GWP402 spec.waf.catalogRef"}},
 		{"cluster limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("0", "1")}, second, []string{"GWP402 spec.waf.catalogRef"}},

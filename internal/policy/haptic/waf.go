@@ -32,6 +32,16 @@ func (v *validator) waf(w *WAF) {
 		v.dependency(base, "WAF is not enabled in this HAPTIC deployment (config haptic.waf.enabled: false, the chart's Coraza SPOA plugin); the rule fails closed — enable it or drop waf")
 		return
 	}
+	// HAPTIC's policy reference (route-policy.md@04be9778, "WAF"): the
+	// Ingress WAF permissions apply to a route policy's selection too, as
+	// the Ingress engine refuses a selection when the administrator turned
+	// selection off (83-waf-policies.yaml@a3a8c5a1:
+	// util-waf-haptic-coraza-scan, WafPermissionDenied) — the deployment's
+	// defaultPolicy then applies instead.
+	if !v.settings.IngressPermissions.AllowPolicySelection {
+		v.dependency(base+".policy", "WAF policy selection is disabled in this HAPTIC deployment (config haptic.waf.ingressPermissions.allowPolicySelection: false), so HAPTIC refuses waf.policy %q and the rule fails closed — drop waf (the deployment's defaultPolicy applies) or allow policy selection", w.Policy)
+		return
+	}
 	if !v.p.Obj.Has(base + ".catalogRef") {
 		v.trusted(base, w)
 		return
@@ -199,6 +209,17 @@ func (v *validator) catalog(base string, w *WAF) bool {
 	e, ok := entries[w.Policy]
 	if !ok {
 		v.dependency(base+".policy", "%s key %s has no policy %q; add it to the catalog or fix the name — the rule fails closed until then", where, ref.Key, w.Policy)
+		return false
+	}
+	// A tenant's entry may not weaken a default-on deny baseline: with
+	// dispatch default-on and defaultEnforcement deny, a self-service
+	// entry whose enforcement is detect is refused (route-policy.md@04be9778,
+	// "WAF"; 83-waf-policies.yaml@a3a8c5a1: util-waf-haptic-coraza-scan,
+	// selectedSelfService && default-on && deny && detect). A route policy
+	// cannot override the entry's enforcement, so the entry's is the
+	// effective one; trusted policies may weaken the baseline.
+	if d := v.settings.Dispatch; d.Mode == "default-on" && d.DefaultEnforcement == "deny" && e.enforcement == "detect" {
+		v.dependency(base+".policy", "%s key %s policy %q has enforcement detect, which would weaken this deployment's default-on deny baseline (config haptic.waf.dispatch); HAPTIC lets only trusted policies do that, so the rule fails closed — set enforcement: deny or select a trusted policy", where, ref.Key, w.Policy)
 		return false
 	}
 	w.catalogRead, w.requestBody = true, e.mode
