@@ -661,7 +661,15 @@ func TestDeploymentSettings(t *testing.T) {
 		{"self-service detect under a default-on detect baseline", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on", "defaultEnforcement": "detect"}}}, "", nil},
 		{"trusted detect under a default-on deny baseline", "spec:\n  waf: {policy: inline-detect}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on"}, "policies": map[string]any{"inline": map[string]any{"inline-detect": map[string]any{"enforcement": "detect"}}}}}, "", nil},
 		{"self-service detect with opt-in dispatch", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "opt-in"}}}, "", nil},
-		{"namespace limit admits the first entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", nil},
+		{"namespace limit admits the first entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "0")}, "", nil},
+		// The limits count every entry of the referenced catalogs, in
+		// scope and then name order, selected or not: waf/policies.yaml
+		// holds buffered, silent and strict-json.
+		{"namespace limit counts unselected entries of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", []string{"GWP402 spec.waf.catalogRef"}},
+		{"namespace limit admits the catalog's first entry by name", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", nil},
+		{"cluster limit counts unselected entries of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("0", "2")}, "", []string{"GWP402 spec.waf.catalogRef"}},
+		{"limits that hold every entry of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("3", "3")}, "", nil},
+		{"an unreadable catalog loads nothing and counts nothing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "1")}, "\n---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: a-broken, namespace: shop}\nspec:\n  waf: {policy: x, catalogRef: {name: waf, key: broken.yaml}}\n", nil},
 		{"namespace limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, second, []string{"GWP402 spec.waf.catalogRef"}},
 		{"cluster limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("0", "1")}, second, []string{"GWP402 spec.waf.catalogRef"}},
 		{"limit counts a shared entry once", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "1")}, second, nil},
