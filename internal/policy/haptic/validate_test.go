@@ -664,9 +664,10 @@ func TestDeploymentSettings(t *testing.T) {
 		{"namespace limit admits the first entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "0")}, "", nil},
 		// The limits count every entry of the referenced catalogs, in
 		// scope and then name order, selected or not: waf/policies.yaml
-		// holds buffered, silent and strict-json.
+		// holds buffered, silent and strict-json. One entry over a limit
+		// fails the catalog's every selection (diagnosed by scope).
 		{"namespace limit counts unselected entries of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", []string{"GWP402 spec.waf.catalogRef"}},
-		{"namespace limit admits the catalog's first entry by name", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", nil},
+		{"a catalog with an entry over the limit fails every selection from it", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", []string{"GWP402 spec.waf.catalogRef"}},
 		{"cluster limit counts unselected entries of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("0", "2")}, "", []string{"GWP402 spec.waf.catalogRef"}},
 		{"limits that hold every entry of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("3", "3")}, "", nil},
 		{"an unreadable catalog loads nothing and counts nothing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "1")}, "\n---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: a-broken, namespace: shop}\nspec:\n  waf: {policy: x, catalogRef: {name: waf, key: broken.yaml}}\n", nil},

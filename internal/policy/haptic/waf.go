@@ -1,6 +1,7 @@
 package haptic
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -245,7 +246,8 @@ func (s selection) String() string { return s.ns + "/" + s.name + "/" + s.key + 
 // distinct catalog entries share the budgets. So every entry of every
 // referenced catalog counts once, however many policies select it, in
 // scope order and, within a catalog, name order; an entry past a limit is
-// not loaded, and a policy selecting it fails closed. A catalog that
+// not loaded, and as HAPTIC diagnoses a catalog by its scope, every
+// policy selecting from that catalog fails closed. A catalog that
 // cannot be read (missing, mutable, invalid) loads nothing and counts
 // nothing. The outcome does not depend on document order.
 type wafBudget struct {
@@ -300,16 +302,26 @@ func admit(m *model.Model, cache *catalogCache, s Settings) map[selection]string
 		if err != nil {
 			continue
 		}
-		for _, name := range slices.Sorted(maps.Keys(entries)) {
-			sel := selection{sc.ns, sc.name, sc.key, name}
+		names := slices.Sorted(maps.Keys(entries))
+		problem := ""
+		for _, name := range names {
 			switch {
 			case s.MaxPerNamespace > 0 && perNS[sc.ns] >= s.MaxPerNamespace:
-				over[sel] = fmt.Sprintf("the namespace limit of %d self-service WAF policies (config haptic.waf.policies.selfService.limits.maxPoliciesPerNamespace; every entry of the namespace's referenced catalogs counts, selected or not)", s.MaxPerNamespace)
+				problem = cmp.Or(problem, fmt.Sprintf("the namespace limit of %d self-service WAF policies at its entry %q (config haptic.waf.policies.selfService.limits.maxPoliciesPerNamespace; every entry of the namespace's referenced catalogs counts, selected or not)", s.MaxPerNamespace, name))
 			case s.MaxTotal > 0 && total >= s.MaxTotal:
-				over[sel] = fmt.Sprintf("the cluster limit of %d self-service WAF policies (config haptic.waf.policies.selfService.limits.maxTotalPolicies; every entry of the referenced catalogs counts, selected or not)", s.MaxTotal)
+				problem = cmp.Or(problem, fmt.Sprintf("the cluster limit of %d self-service WAF policies at its entry %q (config haptic.waf.policies.selfService.limits.maxTotalPolicies; every entry of the referenced catalogs counts, selected or not)", s.MaxTotal, name))
 			default:
 				perNS[sc.ns]++
 				total++
+			}
+		}
+		// A catalog's problems are diagnosed by scope, not by entry
+		// (49-policy-waf.yaml: the first diagnostic of the scope is every
+		// selection's error), as an invalid entry breaks its whole
+		// catalog (W5): one entry past a limit fails every selection.
+		if problem != "" {
+			for _, name := range names {
+				over[selection{sc.ns, sc.name, sc.key, name}] = problem
 			}
 		}
 	}
