@@ -45,6 +45,12 @@ type Controller struct {
 	// one it selects; then NoMatchingListenerHostname. Unset: the Gateway
 	// API's order, which judges only the selected listeners.
 	AdmissionFirst bool
+	// NoListenersNotValid: a Gateway with no listener at all (none of its
+	// own, none of an attached ListenerSet's) is not valid, as one whose
+	// every listener is refused while the Gateway is validated:
+	// Accepted=False, ListenersNotValid, and not programmed. Unset: such
+	// a Gateway is accepted and programmed.
+	NoListenersNotValid bool
 	// Unwatched says why the controller does not read routes of a kind
 	// under its deployment ("" when it reads them): a route of such a
 	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
