@@ -191,8 +191,26 @@ func (v *validator) extension(path string, ref *NamespacedObjectReference, provi
 	}
 	before := len(v.p.Invalid)
 	v.extensionBackends(path, o, provider)
-	if provider == "oauth2" && len(v.p.Invalid) == before {
+	switch {
+	case len(v.p.Invalid) > before:
+	case provider == "oauth2":
 		v.oauth2Provider(path, o)
+	case provider == "extAuth":
+		v.extAuthProvider(path, o)
+	}
+}
+
+// extAuthProvider is the validation kgateway's policy plugin runs on the
+// ext_authz config an extension builds (extAuthStatusProblem): a
+// statusOnError Envoy's status codes do not define makes every policy
+// calling the extension Invalid, with Envoy's validation message.
+func (v *validator) extAuthProvider(path string, o *manifest.Object) {
+	var ext GatewayExtension
+	if o.Decode(&ext) != nil || ext.Spec.ExtAuth == nil || ext.Spec.ExtAuth.StatusOnError == nil {
+		return
+	}
+	if err := extAuthStatusProblem(*ext.Spec.ExtAuth.StatusOnError); err != nil {
+		v.invalid(path, "%v", err)
 	}
 }
 
