@@ -20,7 +20,7 @@ var (
 		Doc:    "true: every Envoy route carries dev.kgateway.route_source filter metadata naming the route object, rule and match it comes from (rendered under every target)",
 		Source: "pkg/settings/settings.go: Settings.EnableRouteSourceMetadata (KGW_ENABLE_ROUTE_SOURCE_METADATA)"}
 	EnableAwsEc2Discovery = policy.Setting{Key: "enableAwsEc2Discovery", Default: false,
-		Doc:    "kgateway's discovery of AWS EC2 instances for Backends of type AWS; gwpol never calls AWS, and reports such a Backend as not translated offline",
+		Doc:    "kgateway's discovery of AWS EC2 instances for AWS EC2 Backends: false, kgateway refuses such a Backend (its status Accepted False, GWP221); gwpol never calls AWS, and reports one it accepts as not translated offline",
 		Source: "pkg/settings/settings.go: Settings.EnableAwsEc2Discovery"}
 	DiscoveryNamespaceSelectors = policy.Setting{Key: "discoveryNamespaceSelectors", Default: []any{},
 		Doc:    "the label selectors of the namespaces kgateway discovers resources in (empty: all); gwpol reads the namespaces of its input and takes the key for a configuration that sets it",
