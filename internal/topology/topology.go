@@ -171,6 +171,9 @@ const (
 	UnservedRouteKinds   = "RouteKinds"
 	UnservedReservedPort = "ReservedPort"
 	UnservedTLS          = "TLS"
+	// UnservedInvalid: its controller's own verdict does not program it
+	// (Programmed False for a problem of its own rules).
+	UnservedInvalid = "Invalid"
 )
 
 // Ancestor is the object a policy on this listener reports status against:

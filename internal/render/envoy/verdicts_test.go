@@ -426,3 +426,23 @@ func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
 		t.Errorf("TLS %v, want Envoy Gateway's: TLS 1.2 at least, no cipher list, ALPN h2,http/1.1", tls.GetCommonTlsContext())
 	}
 }
+
+// TestEnvoyGatewayUnprogrammedListener: Envoy Gateway builds nothing for
+// a listener its verdict leaves unprogrammed (Programmed False: here an
+// allowedRoutes selector that does not parse), so render serves only the
+// other listener.
+func TestEnvoyGatewayUnprogrammedListener(t *testing.T) {
+	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+		"  - {name: bad, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: []}]}}}}\n" +
+		"  - {name: good, protocol: HTTP, port: 8080}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	var got []string
+	for _, l := range renderInline(t, in, "envoygateway").Listeners {
+		got = append(got, l.Name)
+	}
+	if !slices.Equal(got, []string{"listener~8080"}) {
+		t.Errorf("listeners %v, want the programmed one's only (listener~8080)", got)
+	}
+}
