@@ -278,6 +278,11 @@ func RouteParentConditions(r *Route, p *Parent) []metav1.Condition {
 // GatewayConditions are the Gateway-level conditions every controller
 // writes: Accepted and Programmed.
 func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
+	if gw.Refused.Reason != "" {
+		// refused before anything of it is translated: Accepted False
+		// alone, no Programmed (nothing is deployed for it)
+		return []metav1.Condition{cond("Accepted", false, gw.Refused.Reason, gw.Refused.Message)}
+	}
 	accepted := cond("Accepted", true, "Accepted", "Gateway is accepted")
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc == nil {
 		if _, managed := g.Controller(gw, ""); !managed {
