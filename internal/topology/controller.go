@@ -45,6 +45,11 @@ type Controller struct {
 	// one it selects; then NoMatchingListenerHostname. Unset: the Gateway
 	// API's order, which judges only the selected listeners.
 	AdmissionFirst bool
+	// Unwatched says why the controller does not read routes of a kind
+	// under its deployment ("" when it reads them): a route of such a
+	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
+	// status from it and no traffic. Nil: it reads every route kind.
+	Unwatched func(kind string) string
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,
