@@ -1,8 +1,11 @@
 package wso2
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/diag"
 )
 
 // TestRestAPIChecks: each check the gateway-controller makes of a RestApi's
@@ -115,4 +118,59 @@ func matches(got, want []string) bool {
 		}
 	}
 	return true
+}
+
+// TestTemplatedReference: the gateway-controller renders a reference's
+// name and version before it resolves them, so a template there is
+// resolved at deploy time (a GWP509 note, no error); an APIPolicy's CRD
+// allows none, and a template that does not parse refuses the API.
+func TestTemplatedReference(t *testing.T) {
+	restAPI := func(ref string) string {
+		return `apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: RestApi
+metadata: {name: shop}
+spec:
+  displayName: Shop API
+  version: v1.0
+  context: /shop
+  upstream: {main: {url: "http://shop:8080"}}
+  operations: [{method: GET, path: /items, policies: [` + ref + `]}]
+`
+	}
+	apiPolicy := func(ref string) string {
+		return `apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: APIPolicy
+metadata: {name: api, namespace: ns}
+spec:
+  targetRef: {kind: HTTPRoute, name: hello}
+  policies: [` + ref + `]
+`
+	}
+	const at = "spec.operations[0].policies[0]"
+	for _, tc := range []struct {
+		name, src         string
+		invalid, findings []string
+	}{
+		{"version from env", restAPI(`{name: set-headers, version: '{{ env "SH_VERSION" | default "v1" }}'}`), nil, []string{"GWP509@" + at + ".version"}},
+		{"name from env", restAPI(`{name: '{{ env "AUTH" }}', version: v1, params: {key: k}}`), nil, []string{"GWP509@" + at + ".name"}},
+		{"version as written resolves", restAPI(`{name: set-headers, version: v1}`), nil, nil},
+		{"version template that does not parse", restAPI(`{name: set-headers, version: '{{ nosuch }}'}`), []string{"GWP401@" + at + ".version", "GWP501@" + at + ".version"}, nil},
+		{"APIPolicy: the CRD allows no template", apiPolicy(`{name: set-headers, version: '{{ env "V" }}'}`), []string{"GWP501@spec.policies[0].version"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decode(t, New(definitions(t), engine(t)), tc.src)[0]
+			var fs []diag.Diagnostic
+			for _, d := range p.Findings {
+				if d.Code == "GWP509" {
+					fs = append(fs, d)
+				}
+			}
+			if got := codes(p.Invalid); !slices.Equal(got, tc.invalid) {
+				t.Errorf("invalid = %v, want %v", got, tc.invalid)
+			}
+			if got := codes(fs); !slices.Equal(got, tc.findings) {
+				t.Errorf("GWP509 findings = %v, want %v", got, tc.findings)
+			}
+		})
+	}
 }
