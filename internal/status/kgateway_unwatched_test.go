@@ -58,7 +58,8 @@ spec:
 			", namespace: infra}\nspec:\n  parentRefs: [" + parent + "]\n  rules: [{backendRefs: [{name: svc, port: 80}]}]\n"
 	}
 	docs := gw + route("TCPRoute", "tcp", "{name: gw, sectionName: tcp}") + route("TLSRoute", "tls", "{name: gw, sectionName: tls}") +
-		route("TCPRoute", "set-tcp", "{name: set, kind: ListenerSet}") + route("UDPRoute", "udp", "{name: gw, sectionName: udp}")
+		route("TCPRoute", "set-tcp", "{name: set, kind: ListenerSet}") + route("UDPRoute", "udp", "{name: gw, sectionName: udp}") +
+		route("UDPRoute", "udp-nowhere", "{name: missing}") + route("TCPRoute", "tcp-nowhere", "{name: missing}")
 	tests := []struct {
 		name    string
 		enabled any // the setting's value; nil: kgateway's default
@@ -68,13 +69,13 @@ spec:
 		listeners map[string]string
 	}{
 		{"default: every kind but UDPRoute read", nil,
-			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted", "udp": ""},
+			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted", "udp": "", "udp-nowhere": "", "tcp-nowhere": "False/NoMatchingParent"},
 			map[string]string{"http": "1 True/Programmed", "tcp": "1 True/Programmed", "tls": "1 True/Programmed", "set-tcp": "1 True/Programmed", "udp": "0 True/Programmed"}},
 		{"true: every kind but UDPRoute read", true,
-			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted", "udp": ""},
+			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted", "udp": "", "udp-nowhere": "", "tcp-nowhere": "False/NoMatchingParent"},
 			map[string]string{"http": "1 True/Programmed", "tcp": "1 True/Programmed", "tls": "1 True/Programmed", "set-tcp": "1 True/Programmed", "udp": "0 True/Programmed"}},
 		{"false: TCP and TLS routes unread, their listeners carry nothing", false,
-			map[string]string{"web": "True/Accepted", "tcp": "", "tls": "", "set-tcp": "", "udp": ""},
+			map[string]string{"web": "True/Accepted", "tcp": "", "tls": "", "set-tcp": "", "udp": "", "udp-nowhere": "", "tcp-nowhere": ""},
 			map[string]string{"http": "1 True/Programmed", "tcp": "0 False/Invalid", "tls": "0 False/Invalid", "set-tcp": "0 False/Invalid", "udp": "0 True/Programmed"}},
 	}
 	for _, tt := range tests {

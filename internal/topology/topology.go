@@ -565,6 +565,21 @@ func (g *Graph) resolveParents(r *Route) {
 		p := &Parent{Index: i, Ref: defaultParentRef(ref, r.Meta.Namespace)}
 		r.Parents = append(r.Parents, p)
 		g.resolveParent(r, p)
+		if !p.Accepted && !p.Unwatched {
+			// a parent not found (or a ListenerSet its Gateway declines):
+			// the controller that would report it does not read the kind
+			// either, so it reports nothing
+			gw := p.Gateway
+			if gw == nil {
+				gw = p.Declined
+			}
+			if unwatched := g.controllerOf(gw).Unwatched; unwatched != nil {
+				if why := unwatched(r.Kind); why != "" {
+					p.Unwatched = true
+					p.reject("Unwatched", why)
+				}
+			}
+		}
 	}
 }
 
