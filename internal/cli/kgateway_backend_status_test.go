@@ -41,6 +41,13 @@ func TestKgatewayBackendStatus(t *testing.T) {
 		{name: "lambda credentials Secret with metadata only: not checked", spec: `{aws: {accountId: "000000000000", auth: {type: Secret, secretRef: {name: creds}}, lambda: {functionName: fn}}}`,
 			extra: "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: apps}\n", message: "Backend accepted"},
 		{name: "lambda assuming a role", spec: `{aws: {accountId: "000000000000", auth: {type: AssumeRole, assumeRole: {roleArn: "arn:aws:iam::000000000000:role/r"}}, lambda: {functionName: fn}}}`, message: "Backend accepted"},
+		{name: "priority groups of Backends that exist", spec: "{priorityGroups: [{backendRefs: [{name: a}, {name: b}]}, {backendRefs: [{name: a}]}]}",
+			extra: staticBackends("a", "b"), message: "Backend accepted"},
+		{name: "a priority group naming a Backend not found", spec: "{priorityGroups: [{backendRefs: [{name: a}, {name: gone}]}]}",
+			extra: staticBackends("a"), message: `Backend error: "priority group 0: backend "gone" not found"`},
+		{name: "an empty priority group and a nested one: every error", spec: "{priorityGroups: [{backendRefs: []}, {backendRefs: [{name: pg}]}]}",
+			extra:   staticBackends() + "apiVersion: gateway.kgateway.dev/v1alpha1\nkind: Backend\nmetadata: {name: pg, namespace: apps}\nspec: {priorityGroups: [{backendRefs: [{name: be}]}]}\n",
+			message: `Backend has 2 errors: "priority group 0: backendRefs must not be empty" "priority group 1: backend "pg" is itself a priority groups backend; nested priority groups are not supported"`},
 		{name: "ec2 with discovery off (the default)", spec: `{aws: {accountId: "000000000000", ec2: {}}}`,
 			message: `Backend error: "aws ec2 discovery is disabled by controller settings"`},
 		{name: "ec2 with discovery on", spec: `{aws: {accountId: "000000000000", ec2: {}}}`, config: "enableAwsEc2Discovery: true\n", message: "Backend accepted"},
@@ -99,4 +106,14 @@ func TestKgatewayBackendStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// staticBackends are static kgateway Backends of namespace apps, each
+// document ending with a separator (none when no names are given).
+func staticBackends(names ...string) string {
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: Backend\nmetadata: {name: " + n + ", namespace: apps}\nspec: {static: {hosts: [{host: " + n + ".example.com, port: 80}]}}\n---\n")
+	}
+	return b.String()
 }

@@ -24,7 +24,8 @@ var LintKgatewayBackendNotAccepted = diag.Rule{Code: "GWP221", Name: "kgateway-b
 	Title: "kgateway Backend its controller does not accept",
 	Doc: "A kgateway Backend whose IR kgateway's backend plugin cannot build, as its status says (Accepted False, Invalid): a static host without a port, " +
 		"an AWS Backend whose credentials Secret is not in its namespace or lacks accessKey or secretKey as text, an AWS Lambda endpointURL that does not parse or names no port, " +
-		"or an AWS EC2 Backend while the deployment leaves EC2 discovery off (enableAwsEc2Discovery). " +
+		"an AWS EC2 Backend while the deployment leaves EC2 discovery off (enableAwsEc2Discovery), " +
+		"or a priority group that is empty or names a Backend its namespace lacks or another priority groups Backend. " +
 		"A Secret whose data is not in the input is not checked."}
 
 var _ policy.LintRuleOwner = Kind{}
@@ -42,7 +43,9 @@ type backendProblem struct{ path, msg string }
 // collects the Lambda's errors on: a Backend with one problem reads the
 // same in both). The checks the pinned CRD makes unreachable (an empty
 // host, a Lambda ARN without account or function) are left to it; a
-// Secret whose data is not in the input is taken as valid.
+// Secret whose data is not in the input is taken as valid. A priority
+// groups Backend, whose case the stored plugin.go revisions predate, is
+// judged by buildPriorityGroupsIr.
 func backendProblems(env *policy.Env, ns string, b *Backend) []backendProblem {
 	switch s := b.Spec; {
 	case s.Static != nil:
@@ -70,6 +73,8 @@ func backendProblems(env *policy.Env, ns string, b *Backend) []backendProblem {
 		if p := awsSecretProblem(env, ns, s.Aws, true); p != nil {
 			return []backendProblem{*p}
 		}
+	case len(s.PriorityGroups) > 0:
+		return priorityGroupProblems(env, ns, s.PriorityGroups)
 	case s.Aws != nil && s.Aws.Ec2 != nil:
 		if !EnableAwsEc2Discovery.Bool(env.Config) {
 			return []backendProblem{{"spec.aws.ec2", "aws ec2 discovery is disabled by controller settings"}}
@@ -79,6 +84,34 @@ func backendProblems(env *policy.Env, ns string, b *Backend) []backendProblem {
 		}
 	}
 	return nil
+}
+
+// priorityGroupProblems is priority_groups.go's buildPriorityGroupsIr
+// (read at 4317d1f3), which goes on past an error and reports every one:
+// a group must name Backends, each of the Backend's namespace, none of
+// them a priority groups Backend itself.
+func priorityGroupProblems(env *policy.Env, ns string, groups []PriorityGroup) []backendProblem {
+	var out []backendProblem
+	for i, g := range groups {
+		path := fmt.Sprintf("spec.priorityGroups[%d].backendRefs", i)
+		if len(g.BackendRefs) == 0 {
+			out = append(out, backendProblem{path, fmt.Sprintf("priority group %d: backendRefs must not be empty", i)})
+			continue
+		}
+		for j, ref := range g.BackendRefs {
+			at := fmt.Sprintf("%s[%d]", path, j)
+			o, ok := env.Model.Object(model.Key{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.Name})
+			if !ok {
+				out = append(out, backendProblem{at, fmt.Sprintf("priority group %d: backend %q not found", i, ref.Name)})
+				continue
+			}
+			var b Backend
+			if o.Decode(&b) == nil && len(b.Spec.PriorityGroups) > 0 {
+				out = append(out, backendProblem{at, fmt.Sprintf("priority group %d: backend %q is itself a priority groups backend; nested priority groups are not supported", i, ref.Name)})
+			}
+		}
+	}
+	return out
 }
 
 // awsSecretProblem is plugin.go's loadAWSSecret (keys false: the Secret

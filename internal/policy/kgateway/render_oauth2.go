@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -34,7 +35,7 @@ func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("GatewayExtension %s/%s has no oauth2", ns, ext.Name)
 	}
 	if p.TokenEndpoint == nil || p.AuthorizationEndpoint == nil {
-		return nil, fmt.Errorf("GatewayExtension %s/%s: oauth2 needs tokenEndpoint and authorizationEndpoint (issuer discovery is not done offline)", ns, ext.Name)
+		return nil, diag.Errorf(diag.Unsupported, "GatewayExtension %s/%s: oauth2 names its endpoints through issuerURI, whose discovery document kgateway fetches and gwpol does not (offline): give tokenEndpoint and authorizationEndpoint", ns, ext.Name)
 	}
 	cluster, cl := serviceCluster(p.BackendRef.BackendObjectReference, ns, false)
 	redirect := oauth2DefaultRedirectURI
@@ -190,7 +191,7 @@ func oauth2JWT(j *OAuth2JWTConfig, names *oauth2v3.OAuth2Credentials_CookieNames
 		return nil, nil
 	}
 	if j.JWKSURI == nil || *j.JWKSURI == "" {
-		return nil, fmt.Errorf("jwt needs jwksURI (issuer discovery is not done offline)")
+		return nil, diag.Errorf(diag.Unsupported, "jwt names its JWKS through issuerURI, whose discovery document kgateway fetches and gwpol does not (offline): give jwt.jwksURI")
 	}
 	jwks := &jwtv3.JwtProvider_RemoteJwks{RemoteJwks: &jwtv3.RemoteJwks{HttpUri: &corev3.HttpUri{
 		Uri: *j.JWKSURI, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: durationpb.New(oauth2JWKSFetchTimeout)}}}
