@@ -176,6 +176,9 @@ const (
 	UnservedRouteKinds   = "RouteKinds"
 	UnservedReservedPort = "ReservedPort"
 	UnservedTLS          = "TLS"
+	// UnservedProtocol: its controller does not serve the listener's
+	// protocol at all (kgateway and UDP).
+	UnservedProtocol = "Protocol"
 	// UnservedInvalid: its controller's own verdict does not program it
 	// (Programmed False for a problem of its own rules).
 	UnservedInvalid = "Invalid"
@@ -397,9 +400,11 @@ func Build(m *model.Model, opt Options) *Graph {
 		}
 		// after the sort: it breaks ties between routes as old
 		decideStreamRefusals(gw)
-		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		g.judgeListeners(gw)
+		// after the listeners' verdict: a listener not served is
+		// reported whole
+		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 	}
 	return g
 }
