@@ -150,6 +150,11 @@ type Family struct {
 	// listener by asking first whether any listener of the parent admits
 	// the route at all (topology.Controller.AdmissionFirst).
 	AdmissionFirst bool
+	// UnwatchedRoutes says why the controller, under the deployment cfg,
+	// does not read routes of a kind at all ("" when it reads them):
+	// such a route attaches to none of its Gateways and takes no status
+	// from it (topology.Controller.Unwatched). Nil: it reads every kind.
+	UnwatchedRoutes func(kind string, cfg Config) string
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -325,6 +330,9 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		tc.AdmissionFirst = f.AdmissionFirst
 		tc.Gateway = f.Gateway
+		if unwatched := f.UnwatchedRoutes; unwatched != nil {
+			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }
+		}
 		out[f.Controller.Name] = tc
 	}
 	return out

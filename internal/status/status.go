@@ -222,6 +222,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 			if _, managed := g.Controller(parentGateway(p), opt.ControllerName); !managed {
 				continue // another controller's Gateway: not ours to report
 			}
+			if p.Unwatched {
+				continue // its controller does not read routes of this kind
+			}
 			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
 			if p.Ref.SectionName != nil {
 				ref.SectionName = string(*p.Ref.SectionName)

@@ -58,6 +58,11 @@ type Controller struct {
 	// (Parent.Declined), and a policy targeting it or its listeners
 	// attaches to nothing. Nil: every Gateway is accepted.
 	Gateway func(m *model.Model, gw *model.Gateway) (Refusal, []diag.Diagnostic)
+	// Unwatched says why the controller does not read routes of a kind
+	// under its deployment ("" when it reads them): a route of such a
+	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
+	// status from it and no traffic. Nil: it reads every route kind.
+	Unwatched func(kind string) string
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

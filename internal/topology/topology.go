@@ -246,6 +246,10 @@ type Parent struct {
 	// route serves there: the intersection of both; nil means "any".
 	Hostnames [][]string
 	Accepted  bool
+	// Unwatched: the parent's controller does not read routes of this
+	// route's kind (Controller.Unwatched): it writes no status for the
+	// parentRef, and Reason and Message say why.
+	Unwatched bool
 	// Delegation is set when the parent is a delegating HTTPRoute.
 	Delegation *Delegation
 	// Declined is, for a ListenerSet parent whose Gateway does not attach
@@ -639,6 +643,13 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 	default:
 		p.reject("NoMatchingParent", fmt.Sprintf("parentRef kind %s is not a Gateway or ListenerSet", groupKind(string(*ref.Group), string(*ref.Kind))))
 		return
+	}
+	if unwatched := g.controllerOf(p.Gateway).Unwatched; unwatched != nil {
+		if why := unwatched(r.Kind); why != "" {
+			p.Unwatched = true
+			p.reject("Unwatched", why)
+			return
+		}
 	}
 	if g.controllerOf(p.Gateway).AdmissionFirst {
 		if reason, msg := admissionFirst(g, r, candidates, ref); reason != "" {
