@@ -140,6 +140,8 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		path += ".port"
 	case UnservedRouteKinds:
 		path += ".allowedRoutes.kinds"
+	case UnservedProtocol:
+		path += ".protocol"
 	case UnservedTLS:
 		path += ".tls"
 		if refusedForCAs(l) {

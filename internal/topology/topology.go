@@ -403,9 +403,11 @@ func Build(m *model.Model, opt Options) *Graph {
 		}
 		// after the sort: it breaks ties between routes as old
 		decideStreamRefusals(gw)
-		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		g.judgeListeners(gw)
+		// after the listeners' verdict: a listener not served is
+		// reported whole
+		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 	}
 	return g
 }

@@ -616,6 +616,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			out.Listeners = append(out.Listeners, quicListener(name, addr, compat, port, quic))
 		}
 	}
+	out.Listeners = append(out.Listeners, gb.udpListeners(gp.Gateway.Listeners)...)
 	if len(out.RouteConfigurations) > 0 {
 		// the connection managers' own services (access log, tracing
 		// collectors), referenced whether or not a route is served
