@@ -70,3 +70,37 @@ func TestEnvoyGatewayRouteTargetAncestors(t *testing.T) {
 		})
 	}
 }
+
+// TestTargetNotFoundSummaryInView: a policy whose targets are all missing
+// gets the reporting controller's synthetic StatusSummary ancestor only
+// where that controller is in view — the input has no GatewayClass, or one
+// naming it. An input whose GatewayClasses are all Envoy Gateway's gets
+// none: Envoy Gateway writes a BackendTLSPolicy's status only through the
+// routes whose backends it covers (backendtlspolicy.go:
+// processBackendTLSPolicy), so a policy on a Service that is not there has
+// no status. Found by TestEnvoyGatewayOracle.
+func TestTargetNotFoundSummaryInView(t *testing.T) {
+	const btls = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: not-there}]\n  validation: {hostname: a.example, wellKnownCACertificates: System}\n"
+	class := func(name, controller string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: " + name + "}\nspec: {controllerName: " + controller + "}\n"
+	}
+	tests := []struct {
+		name, docs string
+		want       int // ancestors
+	}{
+		{"only Envoy Gateway's class", class("eg", "gateway.envoyproxy.io/gatewayclass-controller"), 0},
+		{"kgateway's class beside it", class("eg", "gateway.envoyproxy.io/gatewayclass-controller") + class("kgw", "kgateway.dev/kgateway"), 1},
+		{"no class at all", "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, tc.docs+btls)
+			for _, p := range rep.Policies {
+				if p.Kind == "BackendTLSPolicy" && len(p.Ancestors) != tc.want {
+					t.Errorf("ancestors %+v, want %d", p.Ancestors, tc.want)
+				}
+			}
+		})
+	}
+}
