@@ -683,6 +683,13 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		if r.Attach.Resolved[p] > 0 || len(r.Attach.Unresolved[p]) == 0 {
 			return out // attached to targets with no ancestor, or not referenced at all
 		}
+		if _, inView := r.Graph.Controller(nil, opt.ControllerName); !inView {
+			// the summary is the reporting controller's; an input whose
+			// GatewayClasses all name other controllers has none of it
+			// (Envoy Gateway writes no status on a BackendTLSPolicy
+			// whose target is not there)
+			return out
+		}
 		msg := strings.Join(r.Attach.Unresolved[p], "; ")
 		conds := []Condition{{Type: "Accepted", Status: "False", Reason: "TargetNotFound", Message: msg}}
 		if p.Kind.Spec().Attached {

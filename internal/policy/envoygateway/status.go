@@ -655,16 +655,22 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 
 // ancestors are the status entries a target reports against: the Gateway
 // or ListenerSet (with the listener's sectionName) for those; for a route,
-// each of its parentRefs as written.
+// each of its parentRefs as written that names a Gateway of Envoy
+// Gateway's in the input, or a ListenerSet such a Gateway attaches
+// (GetManagedParentReferences keeps the parentRefs the translator made a
+// parent context for, processAllowedListenersForParentRefs makes one only
+// where GetReferencedListeners finds the parent): a parentRef to a
+// Gateway or ListenerSet that is not there is no ancestor.
 func (s *statusRun) ancestors(t target) []entry {
 	switch t.level {
 	case levelRule, levelRoute:
 		var out []entry
 		for _, p := range t.route.Parents {
-			if !s.managed(p.Gateway) || p.Gateway == nil && p.Declined != nil {
-				// a parentRef to a Gateway (or ListenerSet) Envoy
-				// Gateway does not translate has no route parent
-				// context: not an ancestor (GetManagedParentReferences)
+			if p.Gateway == nil || !s.managed(p.Gateway) {
+				// a parentRef to a Gateway (or ListenerSet) that is not
+				// there, that Envoy Gateway refused whole (Declined) or
+				// does not translate has no route parent context: not an
+				// ancestor (GetManagedParentReferences)
 				continue
 			}
 			e := entry{key: model.GatewayAPIKey(string(*p.Ref.Kind), string(*p.Ref.Namespace), string(p.Ref.Name)), gateway: p.Gateway}

@@ -1,0 +1,106 @@
+package status_test
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestEnvoyGatewayRouteTargetAncestors: a policy on a route reports
+// against the route's parentRefs that name a Gateway of Envoy Gateway's
+// in the input, or a ListenerSet such a Gateway has (GetManagedParentReferences:
+// only the parentRefs the translator made a parent context for); a
+// parentRef to a Gateway or ListenerSet that is not there is no ancestor,
+// for every kind that reports route ancestors this way (Envoy Gateway's
+// processBackendTrafficPolicyForRoute, and its SecurityPolicy and
+// EnvoyExtensionPolicy siblings). Found by TestEnvoyGatewayOracle.
+func TestEnvoyGatewayRouteTargetAncestors(t *testing.T) {
+	route := func(parents string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: multi, namespace: app}\nspec:\n  parentRefs: " + parents + "\n  rules: [{name: one}]\n"
+	}
+	const sp = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sec, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: multi}]\n  cors: {allowOrigins: ['https://a.example']}\n"
+	const eep = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: ext, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: multi}]\n" +
+		"  lua: [{type: Inline, inline: 'function envoy_on_request(request_handle) end'}]\n"
+	policies := btp("app", "one", "HTTPRoute/multi", "") + sp + eep
+	accepted := func(anc string) []string {
+		return []string{
+			"BackendTrafficPolicy/app/one @ " + anc + ": Accepted=True/Accepted",
+			"EnvoyExtensionPolicy/app/ext @ " + anc + ": Accepted=True/Accepted",
+			"SecurityPolicy/app/sec @ " + anc + ": Accepted=True/Accepted",
+		}
+	}
+	tests := []struct {
+		name, docs string
+		want       []string
+	}{{
+		name: "a missing Gateway beside a present one",
+		docs: route("[{name: gw, namespace: infra, sectionName: b}, {name: gone, namespace: infra}]"),
+		want: accepted("Gateway/infra/gw#b"),
+	}, {
+		name: "a missing ListenerSet beside a present Gateway",
+		docs: route("[{kind: ListenerSet, name: not-there, namespace: infra, sectionName: x}, {name: gw, namespace: infra}]"),
+		want: accepted("Gateway/infra/gw"),
+	}, {
+		name: "only missing parents: no ancestor, no status",
+		docs: route("[{name: gone, namespace: infra}, {kind: ListenerSet, name: not-there, namespace: infra}]"),
+	}, {
+		name: "a Gateway of another class is not Envoy Gateway's",
+		docs: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: infra}\nspec:\n  gatewayClassName: someone-else\n" +
+			"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+			route("[{name: other, namespace: infra}, {name: gw, namespace: infra, sectionName: a}]"),
+		want: accepted("Gateway/infra/gw#a"),
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// Lua is off by default in Envoy Gateway (extensionApis.enableLua)
+			lines, _ := egStatuses(compileWithSettings(t, egBase+tc.docs+policies, map[string]any{"envoyGateway.extensionApis.enableLua": true}))
+			var got []string
+			for key, conds := range lines {
+				for _, prefix := range []string{"BackendTrafficPolicy/app/one @", "SecurityPolicy/app/sec @", "EnvoyExtensionPolicy/app/ext @"} {
+					if len(key) > len(prefix) && key[:len(prefix)] == prefix {
+						got = append(got, key+": "+conds)
+					}
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTargetNotFoundSummaryInView: a policy whose targets are all missing
+// gets the reporting controller's synthetic StatusSummary ancestor only
+// where that controller is in view — the input has no GatewayClass, or one
+// naming it. An input whose GatewayClasses are all Envoy Gateway's gets
+// none: Envoy Gateway writes a BackendTLSPolicy's status only through the
+// routes whose backends it covers (backendtlspolicy.go:
+// processBackendTLSPolicy), so a policy on a Service that is not there has
+// no status. Found by TestEnvoyGatewayOracle.
+func TestTargetNotFoundSummaryInView(t *testing.T) {
+	const btls = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: not-there}]\n  validation: {hostname: a.example, wellKnownCACertificates: System}\n"
+	class := func(name, controller string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: " + name + "}\nspec: {controllerName: " + controller + "}\n"
+	}
+	tests := []struct {
+		name, docs string
+		want       int // ancestors
+	}{
+		{"only Envoy Gateway's class", class("eg", "gateway.envoyproxy.io/gatewayclass-controller"), 0},
+		{"kgateway's class beside it", class("eg", "gateway.envoyproxy.io/gatewayclass-controller") + class("kgw", "kgateway.dev/kgateway"), 1},
+		{"no class at all", "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, tc.docs+btls)
+			for _, p := range rep.Policies {
+				if p.Kind == "BackendTLSPolicy" && len(p.Ancestors) != tc.want {
+					t.Errorf("ancestors %+v, want %d", p.Ancestors, tc.want)
+				}
+			}
+		})
+	}
+}
