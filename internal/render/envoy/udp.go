@@ -21,12 +21,12 @@ import (
 // shares no socket with the port's TCP listeners), with no filter chain
 // but a udp_proxy listener filter sending every datagram to the cluster of
 // the route the listener serves (topology's Listener.StreamRoutes, its
-// controller's rule: Envoy Gateway's oldest UDPRoute of one rule), as
-// Envoy Gateway's xDS translator builds it (a matcher whose on_no_match
+// controller's rule, such as the oldest UDPRoute of one rule), as a
+// controller's xDS translator builds it (a matcher whose on_no_match
 // routes to the cluster). The udp_proxy routes to one cluster: a route
 // whose datagrams would go to several backends is not rendered but
-// reported (GWP404), since gwpol's clusters are one per backend where
-// Envoy Gateway weighs them inside one.
+// reported (GWP404), since gwpol's clusters are one per backend where a
+// controller may weigh them inside one.
 
 // udpListeners are the Envoy listeners of gw's served UDP listeners.
 func (gb *gatewayBuild) udpListeners(ls []*topology.Listener) []*listenerv3.Listener {
