@@ -179,6 +179,12 @@ func Compute(r *merge.Result, opt Options) *Report {
 			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
 			continue
 		}
+		if gw.Refused.Reason != "" {
+			// its controller refused the whole Gateway: Accepted False
+			// alone, and no listener status (nothing of it is translated)
+			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
+			continue
+		}
 		ownConds := extra(gatewayController(g, gw, opt.ControllerName))
 		if ownConds {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))
@@ -215,6 +221,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 		for _, p := range rt.Parents {
 			if _, managed := g.Controller(parentGateway(p), opt.ControllerName); !managed {
 				continue // another controller's Gateway: not ours to report
+			}
+			if p.Unwatched {
+				continue // its controller does not read routes of this kind
 			}
 			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
 			if p.Ref.SectionName != nil {

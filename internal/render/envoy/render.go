@@ -271,7 +271,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	}
 	b := &builder{
 		res: res, opt: opt, target: t, naming: t.Names,
-		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
+		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name, Traits: &t},
 		rendered: map[string]*rendered{},
 		kindIDs:  map[string]int32{},
 		rules:    map[ruleKey]*scoped{},
