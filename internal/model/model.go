@@ -402,19 +402,16 @@ func Build(set *manifest.Set, opt Options) *Model {
 		}
 	}
 	keep := m.sortedObjects()
-	for _, o := range keep {
-		gk := GroupKind{o.Group, o.Kind}
-		m.byGK[gk] = append(m.byGK[gk], o)
-	}
 	m.decodeAll(keep, opt.DefaultNamespace, opt.LenientFields, opt.Schema)
 	return m
 }
 
 // sortedObjects are the winners in key order (Key.Compare): duplicates
-// resolve by position, never by input order. They are sorted per kind,
-// the kinds in parallel, and the kinds put in order: the same order as
-// one sort by key, without comparing kinds and groups tens of thousands
-// of times on one core.
+// resolve by position, never by input order; it also files them by kind
+// (byGK), in the same order, one kind's list at a time. They are sorted
+// per kind, the kinds in parallel, and the kinds put in order: the same
+// order as one sort by key, without comparing kinds and groups tens of
+// thousands of times on one core.
 func (m *Model) sortedObjects() []*manifest.Object {
 	type keyed struct {
 		k Key
@@ -441,9 +438,12 @@ func (m *Model) sortedObjects() []*manifest.Object {
 	})
 	keep := make([]*manifest.Object, 0, len(m.objects))
 	for _, gk := range kinds {
-		for _, ko := range byKind[gk] {
-			keep = append(keep, ko.o)
+		objs := make([]*manifest.Object, len(byKind[gk]))
+		for i, ko := range byKind[gk] {
+			objs[i] = ko.o
 		}
+		m.byGK[gk] = objs
+		keep = append(keep, objs...)
 	}
 	return keep
 }
