@@ -59,12 +59,16 @@ var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPI
 	ValidationMode, ReferenceGrantMode, GlobalPolicyNamespace, PolicyMerge}
 
 // unwatchedRoutes says why kgateway, under cfg, reads no route of a kind:
-// with enableExperimentalGatewayAPIFeatures false its collections of
-// TCPRoutes and TLSRoutes are empty (CommonCollections.InitCollections
-// builds static empty collections in their place), so it neither serves
-// nor reports them.
+// it builds collections of HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes
+// only, so a UDPRoute is never read; and with
+// enableExperimentalGatewayAPIFeatures false the TCPRoute and TLSRoute
+// collections are empty (CommonCollections.InitCollections builds static
+// empty collections in their place). It neither serves nor reports them.
 func unwatchedRoutes(kind string, cfg policy.Config) string {
-	if (kind == "TCPRoute" || kind == "TLSRoute") && !EnableExperimentalGatewayAPIFeatures.Bool(cfg) {
+	switch {
+	case kind == "UDPRoute":
+		return "kgateway watches no UDPRoutes (only HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes)"
+	case (kind == "TCPRoute" || kind == "TLSRoute") && !EnableExperimentalGatewayAPIFeatures.Bool(cfg):
 		return "kgateway does not watch " + kind + "s: enableExperimentalGatewayAPIFeatures is false"
 	}
 	return ""
