@@ -10,7 +10,8 @@ import (
 // TestBackendTLSPolicyCARefsAsRead: a BackendTLSPolicy naming several CA
 // certificate references renders the CA its controller reads and its
 // status judges — kgateway the first reference alone (buildTranslateFunc:
-// CACertificateRefs[0]), Envoy Gateway all of them joined in order
+// CACertificateRefs[0]), as the kind's own verdict and so the upstream
+// target do, Envoy Gateway all of them joined in order
 // (getCaCertsFromCARefs) — instead of refusing to render (GWP404).
 func TestBackendTLSPolicyCARefsAsRead(t *testing.T) {
 	const (
@@ -23,6 +24,7 @@ func TestBackendTLSPolicyCARefsAsRead(t *testing.T) {
 		objects          string // the CA objects in the input: metadata only (data not checked), or KEY:NAME, a ConfigMap holding KEY
 		accepted         string // the Accepted reason status writes
 		ca               string // the rendered trusted_ca, compacted
+		target           string // render --target; each Gateway's own when empty
 	}{
 		{name: "kgateway: two ConfigMaps, the first read", controller: kgName,
 			refs: "[{kind: ConfigMap, name: ca-b}, {kind: ConfigMap, name: ca-a}]", objects: "ca-a ca-b", accepted: "Accepted",
@@ -35,6 +37,9 @@ func TestBackendTLSPolicyCARefsAsRead(t *testing.T) {
 			ca: `{"filename":"/etc/envoy/secrets/apps/ca-s/ca.crt"}`},
 		{name: "kgateway: a first reference that does not resolve refuses it", controller: kgName,
 			refs: "[{kind: ConfigMap, name: gone}, {kind: ConfigMap, name: ca-a}]", objects: "ca-a", accepted: "NoValidCACertificate"},
+		{name: "upstream Envoy target: the first, as the kind's own verdict reads it", controller: kgName, target: "envoy",
+			refs: "[{kind: ConfigMap, name: ca-b}, {kind: ConfigMap, name: ca-a}]", objects: "ca-a ca-b", accepted: "Accepted",
+			ca: `{"inline_string":"${configmap:apps/ca-b#ca.crt}"}`},
 		{name: "envoygateway: two ConfigMaps joined in order", controller: egName,
 			refs: "[{kind: ConfigMap, name: ca-b}, {kind: ConfigMap, name: ca-a}]", objects: "ca.crt:ca-a tls.crt:ca-b", accepted: "Accepted",
 			ca: `{"inline_string":"${configmap:apps/ca-b#tls.crt}\n${configmap:apps/ca-a#ca.crt}"}`},
@@ -64,7 +69,11 @@ func TestBackendTLSPolicyCARefsAsRead(t *testing.T) {
 			if got := btpAncestors(t, path)["gw"]; got != tc.controller+" "+tc.accepted {
 				t.Errorf("status: %q, want %q", got, tc.controller+" "+tc.accepted)
 			}
-			out, errOut, _ := run(t, "render", "-f", path, "-o", "json")
+			args := []string{"render", "-f", path, "-o", "json"}
+			if tc.target != "" {
+				args = append(args, "--target", tc.target)
+			}
+			out, errOut, _ := run(t, args...)
 			if strings.Contains(errOut, "GWP404") || strings.Contains(out, "GWP404") {
 				t.Errorf("render refuses it:\n%s", errOut)
 			}

@@ -174,13 +174,14 @@ type Target struct {
 	// own host is sent. Unset: the endpoints keep theirs, which Envoy
 	// sends in place of the check's.
 	CheckHostClearsEndpointHosts bool
-	// FirstCACertificateRef: of an upstream TLS validation's CA
-	// certificate references (a BackendTLSPolicy's caCertificateRefs) the
-	// controller reads the first alone, the others neither judged nor
-	// rendered, as the policy kind's own verdict judges it (kgateway).
-	// Unset: every reference, their certificates joined into one bundle
-	// in their order (Envoy Gateway).
-	FirstCACertificateRef bool
+	// AllCACertificateRefs: the controller reads every CA certificate
+	// reference of an upstream TLS validation (a BackendTLSPolicy's
+	// caCertificateRefs), their certificates joined into one bundle in
+	// their order, as it judges them (Envoy Gateway). Unset: the first
+	// reference alone, the others neither judged nor rendered, as the
+	// policy kind's own verdict reads them (kgateway's, and that of a
+	// Gateway no known controller owns).
+	AllCACertificateRefs bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.

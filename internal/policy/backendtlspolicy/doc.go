@@ -17,5 +17,5 @@
 // False/NoValidCACertificate when no CA certificate resolves. It renders
 // (policy.Renderer) the upstream TLS of the backend's cluster, its CA read
 // as the render target's controller reads the references
-// (policy.Target.FirstCACertificateRef).
+// (policy.Target.AllCACertificateRefs).
 package backendtlspolicy

@@ -99,14 +99,14 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 }
 
 // trustedCA is the CA bundle the references make, as the render target's
-// controller reads them (policy.Target.FirstCACertificateRef): the first
-// reference alone, the one the policy's status judges (kgateway); else
-// every reference, their certificates joined in order (Envoy Gateway's
-// getCaCertsFromCARefs, which skips a reference of another kind). A
-// Secret's CA is read from the file it is mounted as, so it can be joined
-// with no other.
+// controller reads them (policy.Target.AllCACertificateRefs): every
+// reference, their certificates joined in order (Envoy Gateway's
+// getCaCertsFromCARefs, which skips a reference of another kind); else
+// the first reference alone, the one the kind's own verdict judges
+// (kgateway's buildTranslateFunc). A Secret's CA is read from the file it
+// is mounted as, so it can be joined with no other.
 func trustedCA(refs []ObjectRef, ns string, env *policy.Env) (*corev3.DataSource, error) {
-	if len(refs) == 1 || env != nil && env.Traits != nil && env.Traits.FirstCACertificateRef {
+	if all := env != nil && env.Traits != nil && env.Traits.AllCACertificateRefs; len(refs) == 1 || !all {
 		ref := refs[0]
 		switch ref.Kind {
 		case "ConfigMap":

@@ -35,6 +35,10 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// path match, regular expressions included (gatewayapi sort.go:
 	// XdsIRRoutes, pathMatchCount).
 	RegexPathsByLength: true,
+	// It joins every CA certificate reference of a BackendTLSPolicy into
+	// one bundle (gatewayapi backendtlspolicy.go: getCaCertsFromCARefs),
+	// as its own verdict on the policy reads them.
+	AllCACertificateRefs: true,
 	// A ClientTrafficPolicy's http1.http10.useDefaultHost: the host
 	// translateHTTP1Settings picks for the listener, or none, and then the
 	// policy is refused there.
