@@ -150,6 +150,9 @@ type Family struct {
 	// listener by asking first whether any listener of the parent admits
 	// the route at all (topology.Controller.AdmissionFirst).
 	AdmissionFirst bool
+	// NoListenersNotValid: the controller refuses a Gateway with no
+	// listener at all (topology.Controller.NoListenersNotValid).
+	NoListenersNotValid bool
 	// UnwatchedRoutes says why the controller, under the deployment cfg,
 	// does not read routes of a kind at all ("" when it reads them):
 	// such a route attaches to none of its Gateways and takes no status
@@ -329,10 +332,11 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.Conflicts = f.Conflicts
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		tc.AdmissionFirst = f.AdmissionFirst
-		tc.Gateway = f.Gateway
+		tc.NoListenersNotValid = f.NoListenersNotValid
 		if unwatched := f.UnwatchedRoutes; unwatched != nil {
 			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }
 		}
+		tc.Gateway = f.Gateway
 		out[f.Controller.Name] = tc
 	}
 	return out

@@ -54,7 +54,7 @@ const gwProxy = "  infrastructure: {parametersRef: {group: gateway.envoyproxy.io
 // translated — one verdict (topology.Gateway.Refused) that every view
 // reads: status writes Accepted False alone and no listener, no route
 // parent and no policy ancestor there; render builds no listener for it;
-// lint reports it (GWP221). An accepted Gateway keeps all of them. The
+// lint reports it (GWP222). An accepted Gateway keeps all of them. The
 // EnvoyProxy judged is the one the merged configuration is named after:
 // the Gateway's own when it has one, else its class's.
 func TestEnvoyGatewayRefusedGateway(t *testing.T) {
@@ -139,15 +139,15 @@ func TestEnvoyGatewayRefusedGateway(t *testing.T) {
 			}
 			found := false
 			for _, d := range c.Diagnostics() {
-				if d.Code == "GWP221" {
+				if d.Code == "GWP222" {
 					found = true
 					if !strings.Contains(d.Message, strings.SplitN(tc.want, ": ", 2)[len(strings.SplitN(tc.want, ": ", 2))-1]) {
-						t.Errorf("GWP221 %q does not say %q", d.Message, tc.want)
+						t.Errorf("GWP222 %q does not say %q", d.Message, tc.want)
 					}
 				}
 			}
 			if found != refused {
-				t.Errorf("GWP221 reported: %v, want %v", found, refused)
+				t.Errorf("GWP222 reported: %v, want %v", found, refused)
 			}
 		})
 	}

@@ -48,6 +48,17 @@ type Controller struct {
 	// one it selects; then NoMatchingListenerHostname. Unset: the Gateway
 	// API's order, which judges only the selected listeners.
 	AdmissionFirst bool
+	// NoListenersNotValid: a Gateway with no listener at all (none of its
+	// own, none of an attached ListenerSet's) is not valid, as one whose
+	// every listener is refused while the Gateway is validated:
+	// Accepted=False, ListenersNotValid, and not programmed. Unset: such
+	// a Gateway is accepted and programmed.
+	NoListenersNotValid bool
+	// Unwatched says why the controller does not read routes of a kind
+	// under its deployment ("" when it reads them): a route of such a
+	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
+	// status from it and no traffic. Nil: it reads every route kind.
+	Unwatched func(kind string) string
 	// Gateway is the controller's verdict on a whole Gateway before it
 	// translates any of it (its parameters, its addresses), with its
 	// findings: a Refusal with a reason refuses it, and the reason and
@@ -58,11 +69,6 @@ type Controller struct {
 	// (Parent.Declined), and a policy targeting it or its listeners
 	// attaches to nothing. Nil: every Gateway is accepted.
 	Gateway func(m *model.Model, gw *model.Gateway) (Refusal, []diag.Diagnostic)
-	// Unwatched says why the controller does not read routes of a kind
-	// under its deployment ("" when it reads them): a route of such a
-	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
-	// status from it and no traffic. Nil: it reads every route kind.
-	Unwatched func(kind string) string
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

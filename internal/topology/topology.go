@@ -169,16 +169,15 @@ type Listener struct {
 }
 
 // Why a listener is not served. A listener refused while its controller
-// validates the Gateway (route kinds; a reserved port on a ListenerSet)
-// does not count as one of its listeners at all; the others are dropped
-// when it is translated.
+// validates the Gateway (route kinds; a protocol it does not serve, where
+// its family marks it so; a reserved port on a ListenerSet) does not
+// count as one of its listeners at all; the others are dropped when it is
+// translated.
 const (
 	UnservedRouteKinds   = "RouteKinds"
+	UnservedProtocol     = "Protocol"
 	UnservedReservedPort = "ReservedPort"
 	UnservedTLS          = "TLS"
-	// UnservedProtocol: its controller does not serve the listener's
-	// protocol at all (kgateway and UDP).
-	UnservedProtocol = "Protocol"
 	// UnservedInvalid: its controller's own verdict does not program it
 	// (Programmed False for a problem of its own rules).
 	UnservedInvalid = "Invalid"

@@ -18,7 +18,7 @@ import (
 
 // LintGatewayNotAccepted is the finding of a Gateway Envoy Gateway
 // refuses whole before translating any of it.
-var LintGatewayNotAccepted = diag.Rule{Code: "GWP221", Name: "gateway-not-accepted", Severity: diag.Error,
+var LintGatewayNotAccepted = diag.Rule{Code: "GWP222", Name: "gateway-not-accepted", Severity: diag.Error,
 	Title: "Envoy Gateway Gateway its controller refuses whole",
 	Doc: "A Gateway Envoy Gateway refuses before it translates any of it, as its status says (Accepted False): the EnvoyProxy in effect on it (the Gateway's own, else its GatewayClass's) fails Envoy Gateway's validation " +
 		"(a filterOrder with a cycle, a clusterStatName with an unsupported operator, an access log or metrics sink without its settings, a Kubernetes service, deployment, HPA or PDB setting or patch it refuses; InvalidParameters), " +

@@ -103,7 +103,8 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's, with the Gateway API's
 // BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, UnwatchedRoutes: unwatchedRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, NoListenersNotValid: true, UnwatchedRoutes: unwatchedRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment,
+	ObjectVerdicts: objectVerdicts}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures

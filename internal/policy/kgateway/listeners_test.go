@@ -92,7 +92,7 @@ metadata: {name: ca, namespace: other}`}
 	}{
 		{"http", "True/Accepted", "True/ResolvedRefs", ""},
 		{"reserved", "False/Invalid", "True/ResolvedRefs", topology.UnservedReservedPort},             // on Gateway reserved
-		{"udp-reserved", "False/UnsupportedProtocol", "True/ResolvedRefs", topology.UnservedProtocol}, // a protocol kgateway does not serve: not served (GWP216)
+		{"udp-reserved", "False/UnsupportedProtocol", "True/ResolvedRefs", topology.UnservedProtocol}, // dropped by validateSupportedRoutes first
 		{"tcp-kinds", "True/Accepted", "False/InvalidRouteKinds", topology.UnservedRouteKinds},
 		{"https", "True/Accepted", "True/ResolvedRefs", ""},
 		{"ca-missing", "False/NoValidCACertificate", "False/InvalidCACertificateRef", topology.UnservedTLS},
