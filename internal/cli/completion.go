@@ -63,7 +63,7 @@ func withKindWords(kinds []string, objects completeFunc) completeFunc {
 
 // targetKindWords are the kinds explain takes as TARGET, lower case.
 func targetKindWords() []string {
-	out := []string{"gateway", "listenerset", "httproute", "grpcroute", "tcproute", "tlsroute", "service", "backend"}
+	out := []string{"gateway", "listenerset", "httproute", "grpcroute", "tcproute", "tlsroute", "udproute", "service", "backend"}
 	for _, k := range families.Registry().Kinds() {
 		out = append(out, strings.ToLower(k.GroupKind().Kind))
 	}

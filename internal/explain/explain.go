@@ -190,7 +190,7 @@ func notAppliedNotes(vs []merge.Verdict) []string {
 	return out
 }
 
-// streamRule explains a TCPRoute or TLSRoute rule: no policy field
+// streamRule explains a TCPRoute, TLSRoute or UDPRoute rule: no policy field
 // configures its connections (no kind targets these routes, and the
 // Gateway's HTTP fields do not reach a tcp_proxy), so it lists none, and
 // says whether the listener programs the route at all: by its
@@ -215,6 +215,10 @@ func streamRule(r *merge.Result, t Target, rt *topology.Route, l *topology.Liste
 			t.Notes = append(t.Notes, "carries no connection (GWP213): "+gap)
 			return t
 		}
+	}
+	if rt.Kind == "UDPRoute" {
+		t.Notes = append(t.Notes, fmt.Sprintf("its datagrams on UDP port %d are proxied (udp_proxy) to its backend: no policy field configures them — no policy kind gwpol reads targets a UDPRoute, and the Gateway's HTTP fields do not apply", l.Port))
+		return t
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("its connections on port %d are proxied as bytes (tcp_proxy) to its backends: no policy field configures them — no policy kind gwpol reads targets a %s, and the Gateway's HTTP fields do not apply", l.Port, rt.Kind))
 	return t
@@ -279,7 +283,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 		t.DelegatedBy = viaText(r, path.Via) // named when there is a choice
 	}
 	t.Notes = append(t.Notes, notAppliedNotes(r.NotApplied(rule, l))...)
-	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" {
+	if rt.Kind == "TCPRoute" || rt.Kind == "TLSRoute" || rt.Kind == "UDPRoute" {
 		return streamRule(r, t, rt, l)
 	}
 	if l != nil {

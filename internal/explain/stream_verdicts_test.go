@@ -111,9 +111,16 @@ func tlsSecret(t *testing.T, name, san string) string {
 // as render builds it: a TLSRoute to a dynamic resolver carries no
 // connection on the listener that terminates TLS (its ResolvedRefs False
 // there) and does on the passthrough one; a TCP listener serves its first
-// TCPRoute of one rule, by creation time, and no other.
+// TCPRoute of one rule, by creation time, and no other; a UDP listener
+// its first UDPRoute of one rule, likewise.
 func TestExplainEnvoyGatewayStreamVerdicts(t *testing.T) {
-	objs, err := manifest.Parse("t.yaml", []byte(egStreams+tlsSecret(t, "cert", "www.example.com")), manifest.Limits{})
+	// a second Gateway with a UDP listener and two UDPRoutes of one rule
+	udp := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: dns, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: dns, protocol: UDP, port: 53}]\n"
+	for _, r := range []struct{ name, created string }{{"u-second", "2024-02-01T00:00:00Z"}, {"u-first", "2024-01-01T00:00:00Z"}} {
+		udp += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: UDPRoute\nmetadata: {name: " + r.name + ", namespace: infra, creationTimestamp: '" + r.created + "'}\n" +
+			"spec:\n  parentRefs: [{name: dns}]\n  rules: [{backendRefs: [{name: one, port: 443}]}]\n"
+	}
+	objs, err := manifest.Parse("t.yaml", []byte(egStreams+tlsSecret(t, "cert", "www.example.com")+udp), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +133,8 @@ func TestExplainEnvoyGatewayStreamVerdicts(t *testing.T) {
 		{"TCPRoute", "z-first", "infra/gw/tcp", "its connections on port "},
 		{"TCPRoute", "a-second", "infra/gw/tcp", "carries no connection (GWP213): a TCP listener serves one TCPRoute, the first of one rule by creationTimestamp, then namespace and name (all are Accepted); it serves TCPRoute infra/z-first"},
 		{"TCPRoute", "two-rules", "infra/gw/tcp", "carries no connection (GWP213): refused (Accepted=False, InvalidRule)"},
+		{"UDPRoute", "u-first", "infra/dns/dns", "its datagrams on UDP port 53 are proxied (udp_proxy)"},
+		{"UDPRoute", "u-second", "infra/dns/dns", "carries no connection (GWP213): a UDP listener serves one UDPRoute, the first of one rule by creationTimestamp, then namespace and name (all are Accepted); it serves UDPRoute infra/u-first"},
 	}
 	for _, tt := range tests {
 		rep, err := explain.Explain(c.Result, explain.TargetSpec{Kind: tt.kind, Namespace: "infra", Name: tt.name}, explain.Options{})

@@ -22,6 +22,7 @@ var kindAliases = map[string]string{
 	"listenerset": "ListenerSet", "listenersets": "ListenerSet", "ls": "ListenerSet",
 	"tcproute": "TCPRoute", "tcproutes": "TCPRoute",
 	"tlsroute": "TLSRoute", "tlsroutes": "TLSRoute",
+	"udproute": "UDPRoute", "udproutes": "UDPRoute",
 	"service": "Service", "services": "Service", "svc": "Service",
 	"backend": "Backend", "backends": "Backend",
 }
@@ -40,7 +41,7 @@ func ParseTarget(s, defaultNS string) (TargetSpec, error) {
 	parts := strings.Split(s, "/")
 	kind, ok := kindAliases[strings.ToLower(parts[0])]
 	if !ok {
-		return TargetSpec{}, diag.Errorf(diag.Usage, "unknown target kind %q; use gateway, httproute, grpcroute, tcproute, tlsroute, listenerset, service or backend", parts[0])
+		return TargetSpec{}, diag.Errorf(diag.Usage, "unknown target kind %q; use gateway, httproute, grpcroute, tcproute, tlsroute, udproute, listenerset, service or backend", parts[0])
 	}
 	t := TargetSpec{Kind: kind}
 	switch {

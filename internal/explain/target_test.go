@@ -28,6 +28,7 @@ func TestParseTarget(t *testing.T) {
 		{"grpcroutes/payments/ledger-api", "", explain.TargetSpec{Kind: "GRPCRoute", Namespace: "payments", Name: "ledger-api"}, false},
 		{"tcproutes/db/postgres", "", explain.TargetSpec{Kind: "TCPRoute", Namespace: "db", Name: "postgres"}, false},
 		{"TLSRoute/orders/#0", "db", explain.TargetSpec{Kind: "TLSRoute", Namespace: "db", Name: "orders", Section: "#0"}, false},
+		{"udproutes/infra/dns", "", explain.TargetSpec{Kind: "UDPRoute", Namespace: "infra", Name: "dns"}, false},
 		{"service/shop/orders:8080", "", explain.TargetSpec{Kind: "Service", Namespace: "shop", Name: "orders", Section: "8080"}, false},
 		{"svc/orders:http", "shop", explain.TargetSpec{Kind: "Service", Namespace: "shop", Name: "orders", Section: "http"}, false},
 		{"services/shop/orders", "", explain.TargetSpec{Kind: "Service", Namespace: "shop", Name: "orders"}, false},

@@ -490,7 +490,10 @@ func allowsListenerSet(m *model.Model, gw *Gateway, s *model.ListenerSet) bool {
 // markConflicts applies the spec's rules for indistinct listeners to the
 // merged listener list (the Gateway's own, then each ListenerSet's, in
 // precedence order). Listeners sharing a port must use compatible protocols
-// (ProtocolConflict) and differ in hostname (HostnameConflict).
+// (ProtocolConflict) and differ in hostname (HostnameConflict); a UDP
+// listener is distinct from the port's TCP-borne listeners (the spec's
+// distinctness is per protocol), so it conflicts only with another UDP
+// listener of its port.
 //
 // Within one resource no conflicting listener wins: all of them are
 // Conflicted (Gateway spec, "Handling indistinct Listeners"). Across
@@ -499,16 +502,25 @@ func allowsListenerSet(m *model.Model, gw *Gateway, s *model.ListenerSet) bool {
 func markConflicts(gw *Gateway) {
 	type hostKey struct {
 		port gwv1.PortNumber
+		udp  bool // UDP and the TCP protocols are distinct on one port
 		host string
 	}
 	// protocol classes per port: the one class seen, or "*" for several.
+	// A UDP listener takes no part: it shares no transport with the
+	// others, so it is distinct from them whatever their protocol.
 	addClass := func(m map[gwv1.PortNumber]string, l *Listener) {
+		if l.Protocol == gwv1.UDPProtocolType {
+			return
+		}
 		c := protocolClass(l.Protocol)
 		if prev, ok := m[l.Port]; !ok {
 			m[l.Port] = c
 		} else if prev != c {
 			m[l.Port] = "*"
 		}
+	}
+	keyOf := func(l *Listener) hostKey {
+		return hostKey{l.Port, l.Protocol == gwv1.UDPProtocolType, hostOf(l.Hostname)}
 	}
 	priorClass := map[gwv1.PortNumber]string{}
 	priorHost := map[hostKey]bool{}
@@ -523,13 +535,13 @@ func markConflicts(gw *Gateway) {
 		ownHost := map[hostKey]int{}
 		for _, l := range own {
 			addClass(ownClass, l)
-			ownHost[hostKey{l.Port, hostOf(l.Hostname)}]++
+			ownHost[keyOf(l)]++
 		}
 		for _, l := range own {
-			k := hostKey{l.Port, hostOf(l.Hostname)}
+			k := keyOf(l)
 			pc, prior := priorClass[l.Port]
 			switch {
-			case ownClass[l.Port] == "*", prior && (pc == "*" || pc != protocolClass(l.Protocol)):
+			case l.Protocol != gwv1.UDPProtocolType && (ownClass[l.Port] == "*" || prior && (pc == "*" || pc != protocolClass(l.Protocol))):
 				l.Conflicted, l.ConflictReason = true, "ProtocolConflict"
 			case ownHost[k] > 1, priorHost[k]:
 				l.Conflicted, l.ConflictReason = true, "HostnameConflict"
@@ -537,7 +549,7 @@ func markConflicts(gw *Gateway) {
 		}
 		for _, l := range own {
 			addClass(priorClass, l)
-			priorHost[hostKey{l.Port, hostOf(l.Hostname)}] = true
+			priorHost[keyOf(l)] = true
 		}
 		start = end
 	}

@@ -23,11 +23,12 @@ import (
 func TestUDPListeners(t *testing.T) {
 	const svc = "---\napiVersion: v1\nkind: Service\nmetadata: {name: dns, namespace: infra}\nspec: {ports: [{name: dns, port: 53, protocol: UDP}]}\n" +
 		"---\napiVersion: v1\nkind: Service\nmetadata: {name: dns2, namespace: infra}\nspec: {ports: [{name: dns, port: 53, protocol: UDP}]}\n"
-	gateway := func(controller string) string {
+	gatewayOn := func(controller, tcpPort string) string {
 		return "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: c}\nspec: {controllerName: " + controller + "}\n" +
 			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: c\n  listeners:\n" +
-			"  - {name: dns, protocol: UDP, port: 53}\n  - {name: tcp, protocol: TCP, port: 5353}\n"
+			"  - {name: dns, protocol: UDP, port: 53}\n  - {name: tcp, protocol: TCP, port: " + tcpPort + "}\n"
 	}
+	gateway := func(controller string) string { return gatewayOn(controller, "5353") }
 	route := func(name, created, rules string) string {
 		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: UDPRoute\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: '" + created + "'}\n" +
 			"spec:\n  parentRefs: [{name: gw, sectionName: dns}]\n  rules: " + rules + "\n"
@@ -40,6 +41,7 @@ func TestUDPListeners(t *testing.T) {
 		codes       []string
 	}{
 		{"one UDPRoute", gateway(eg) + svc + route("a", "2024-01-01T00:00:00Z", one), "kube_infra_dns_53", nil},
+		{"a UDP listener beside a TCP listener of its port", gatewayOn(eg, "53") + svc + route("a", "2024-01-01T00:00:00Z", one), "kube_infra_dns_53", nil},
 		{"the oldest UDPRoute of two", gateway(eg) + svc + route("a", "2024-02-01T00:00:00Z", one) +
 			route("b", "2024-01-01T00:00:00Z", "[{backendRefs: [{name: dns2, port: 53}]}]"), "kube_infra_dns2_53", []string{"GWP213"}},
 		{"a UDPRoute of two rules is refused, the next one served", gateway(eg) + svc +
