@@ -6,6 +6,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -103,7 +104,15 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's, with the Gateway API's
 // BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, UnwatchedRoutes: unwatchedRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, UnwatchedRoutes: unwatchedRoutes, Grants: Grants, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
+
+// Grants is how kgateway matches a ReferenceGrant's groups against a
+// reference (policy.Family.Grants): a group written "core", in the grant's
+// from or to or in the reference, is the core group "" (RefGrantIndex:
+// NewRefGrantIndex and ReferenceAllowed read every group through
+// emptyIfCore). Its Gateways', routes' and policies' references are all
+// judged by it.
+var Grants = model.GrantRule{CoreAlias: true}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures

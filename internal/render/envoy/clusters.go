@@ -124,7 +124,7 @@ func (vb *vhostBuild) mirrorCluster(rt *topology.Route, f *gwv1.HTTPRequestMirro
 	}
 	m := vb.res.Graph.Model
 	svc := m.Service(ns, string(ref.Name))
-	if svc == nil || !m.GrantAllows(gwv1.GroupName, rt.Kind, rt.Meta.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: string(ref.Name)}) {
+	if svc == nil || !m.GrantAllowsBy(vb.res.Graph.RouteGrantRule(rt), gwv1.GroupName, rt.Kind, rt.Meta.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: string(ref.Name)}) {
 		return ""
 	}
 	name := policy.ServiceCluster(ns, string(ref.Name), int32(*ref.Port))
