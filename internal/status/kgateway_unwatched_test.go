@@ -11,8 +11,9 @@ import (
 	"github.com/gwpol/gwpol/internal/status"
 )
 
-// TestExperimentalRouteKinds: with enableExperimentalGatewayAPIFeatures
-// false kgateway watches no TCPRoute and no TLSRoute
+// TestExperimentalRouteKinds: kgateway never reads a UDPRoute (it has no
+// collection of them), and with enableExperimentalGatewayAPIFeatures
+// false it watches no TCPRoute and no TLSRoute
 // (pkg/pluginsdk/collections/setup.go: InitCollections builds empty
 // collections in their place), so such a route attaches nowhere, takes
 // no status from kgateway, and its listener carries nothing; the other
@@ -30,6 +31,7 @@ spec:
   - {name: http, protocol: HTTP, port: 8080}
   - {name: tcp, protocol: TCP, port: 9000}
   - {name: tls, protocol: TLS, port: 9443, tls: {mode: Passthrough}}
+  - {name: udp, protocol: UDP, port: 5353}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: ListenerSet
@@ -56,7 +58,7 @@ spec:
 			", namespace: infra}\nspec:\n  parentRefs: [" + parent + "]\n  rules: [{backendRefs: [{name: svc, port: 80}]}]\n"
 	}
 	docs := gw + route("TCPRoute", "tcp", "{name: gw, sectionName: tcp}") + route("TLSRoute", "tls", "{name: gw, sectionName: tls}") +
-		route("TCPRoute", "set-tcp", "{name: set, kind: ListenerSet}")
+		route("TCPRoute", "set-tcp", "{name: set, kind: ListenerSet}") + route("UDPRoute", "udp", "{name: gw, sectionName: udp}")
 	tests := []struct {
 		name    string
 		enabled any // the setting's value; nil: kgateway's default
@@ -65,15 +67,15 @@ spec:
 		routes    map[string]string
 		listeners map[string]string
 	}{
-		{"default: every kind read", nil,
-			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted"},
-			map[string]string{"http": "1 True/Programmed", "tcp": "1 True/Programmed", "tls": "1 True/Programmed", "set-tcp": "1 True/Programmed"}},
-		{"true: every kind read", true,
-			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted"},
-			map[string]string{"http": "1 True/Programmed", "tcp": "1 True/Programmed", "tls": "1 True/Programmed", "set-tcp": "1 True/Programmed"}},
+		{"default: every kind but UDPRoute read", nil,
+			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted", "udp": ""},
+			map[string]string{"http": "1 True/Programmed", "tcp": "1 True/Programmed", "tls": "1 True/Programmed", "set-tcp": "1 True/Programmed", "udp": "0 True/Programmed"}},
+		{"true: every kind but UDPRoute read", true,
+			map[string]string{"web": "True/Accepted", "tcp": "True/Accepted", "tls": "True/Accepted", "set-tcp": "True/Accepted", "udp": ""},
+			map[string]string{"http": "1 True/Programmed", "tcp": "1 True/Programmed", "tls": "1 True/Programmed", "set-tcp": "1 True/Programmed", "udp": "0 True/Programmed"}},
 		{"false: TCP and TLS routes unread, their listeners carry nothing", false,
-			map[string]string{"web": "True/Accepted", "tcp": "", "tls": "", "set-tcp": ""},
-			map[string]string{"http": "1 True/Programmed", "tcp": "0 False/Invalid", "tls": "0 False/Invalid", "set-tcp": "0 False/Invalid"}},
+			map[string]string{"web": "True/Accepted", "tcp": "", "tls": "", "set-tcp": "", "udp": ""},
+			map[string]string{"http": "1 True/Programmed", "tcp": "0 False/Invalid", "tls": "0 False/Invalid", "set-tcp": "0 False/Invalid", "udp": "0 True/Programmed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -179,6 +179,12 @@ func Compute(r *merge.Result, opt Options) *Report {
 			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
 			continue
 		}
+		if gw.Refused.Reason != "" {
+			// its controller refused the whole Gateway: Accepted False
+			// alone, and no listener status (nothing of it is translated)
+			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
+			continue
+		}
 		ownConds := extra(gatewayController(g, gw, opt.ControllerName))
 		if ownConds {
 			conds = append(conds, topology.GatewayResolvedRefs(gw))

@@ -104,6 +104,11 @@ type Gateway struct {
 
 	title   string          // how messages name its controller (Controller.Title)
 	streams StreamRouteRule // its controller's (Controller.StreamRoutes, else Options.StreamRoutes)
+	// Refused is its controller's verdict refusing the whole Gateway
+	// (Controller.Gateway), decided once when the graph is built; its
+	// Reason is "" when the Gateway is accepted. Status, render, explain
+	// and lint all read it.
+	Refused Refusal
 	// portHosts counts, per port, the listeners with each hostname, when
 	// its controller makes them exclusive
 	// (Controller.ExclusiveListenerHostnames); nil otherwise.
@@ -164,13 +169,18 @@ type Listener struct {
 }
 
 // Why a listener is not served. A listener refused while its controller
-// validates the Gateway (route kinds; a reserved port on a ListenerSet)
-// does not count as one of its listeners at all; the others are dropped
-// when it is translated.
+// validates the Gateway (route kinds; a protocol it does not serve, where
+// its family marks it so; a reserved port on a ListenerSet) does not
+// count as one of its listeners at all; the others are dropped when it is
+// translated.
 const (
 	UnservedRouteKinds   = "RouteKinds"
+	UnservedProtocol     = "Protocol"
 	UnservedReservedPort = "ReservedPort"
 	UnservedTLS          = "TLS"
+	// UnservedInvalid: its controller's own verdict does not program it
+	// (Programmed False for a problem of its own rules).
+	UnservedInvalid = "Invalid"
 )
 
 // Ancestor is the object a policy on this listener reports status against:
@@ -343,11 +353,20 @@ func Build(m *model.Model, opt Options) *Graph {
 	g := &Graph{Model: m, keys: opt.Keys, delegation: opt.Delegation, ruleChecks: opt.RuleChecks, tlsOptions: opt.TLSOptions, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
+		g.Gateways = append(g.Gateways, gw)
+		g.gateways[mg.Key()] = gw
+		gw.title = g.controllerOf(gw).Title
+		if judge := g.controllerOf(gw).Gateway; judge != nil {
+			var ds []diag.Diagnostic
+			gw.Refused, ds = judge(m, mg)
+			g.Diagnostics = append(g.Diagnostics, ds...)
+			if gw.Refused.Reason != "" {
+				continue // nothing of it is translated: no listeners
+			}
+		}
 		for i, l := range mg.Spec.Listeners {
 			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsOptions: opt.TLSOptions})
 		}
-		g.Gateways = append(g.Gateways, gw)
-		g.gateways[mg.Key()] = gw
 	}
 	g.attachListenerSets()
 	for _, gw := range g.Gateways {
@@ -421,6 +440,8 @@ func (g *Graph) attachListenerSets() {
 		switch {
 		case gw == nil:
 			s.Reason, s.Message = "NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, ref.Name)
+		case gw.Refused.Reason != "":
+			s.Reason, s.Message = "ParentNotAccepted", fmt.Sprintf("Parent Gateway %s/%s not accepted", ns, ref.Name)
 		case !allowsListenerSet(g.Model, gw, ms):
 			s.Reason, s.Message = "NotAllowed", fmt.Sprintf("Gateway %s/%s does not allow ListenerSets from namespace %s (spec.allowedListeners)", ns, ref.Name, ms.Namespace)
 		default:
@@ -584,6 +605,13 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 		gw := g.gateways[model.GatewayAPIKey("Gateway", ns, name)]
 		if gw == nil {
 			p.reject("NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, name))
+			return
+		}
+		if gw.Refused.Reason != "" {
+			// its controller translates nothing of it: the parentRef
+			// names no Gateway it holds, and it writes no status there
+			p.Declined = gw
+			p.reject("NoMatchingParent", fmt.Sprintf("Gateway %s/%s is not accepted by %s (%s): %s", ns, name, gw.ControllerTitle(), gw.Refused.Reason, gw.Refused.Message))
 			return
 		}
 		p.Gateway = gw

@@ -40,6 +40,9 @@ func listenerConditions(g *topology.Graph, l *topology.Listener, busy map[gwv1.P
 		// kgateway serves all four; gwpol renders the HTTP ones only.
 	default:
 		accepted = topology.Cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; a listener is HTTP, HTTPS, TCP or TLS", l.Protocol))
+		// validateSupportedRoutes drops it before the Gateway's listeners
+		// are counted: it is not one of the Gateway's valid listeners
+		l.Unserved = topology.UnservedProtocol
 	}
 	conflicted := topology.ConflictCondition(l)
 	if l.Conflicted {

@@ -20,7 +20,7 @@ var (
 		Doc:    "true: every Envoy route carries dev.kgateway.route_source filter metadata naming the route object, rule and match it comes from (rendered under every target)",
 		Source: "pkg/settings/settings.go: Settings.EnableRouteSourceMetadata (KGW_ENABLE_ROUTE_SOURCE_METADATA)"}
 	EnableAwsEc2Discovery = policy.Setting{Key: "enableAwsEc2Discovery", Default: false,
-		Doc:    "kgateway's discovery of AWS EC2 instances for Backends of type AWS; gwpol never calls AWS, and reports such a Backend as not translated offline",
+		Doc:    "kgateway's discovery of AWS EC2 instances for AWS EC2 Backends: false, kgateway refuses such a Backend (its status Accepted False, GWP221); gwpol never calls AWS, and reports one it accepts as not translated offline",
 		Source: "pkg/settings/settings.go: Settings.EnableAwsEc2Discovery"}
 	DiscoveryNamespaceSelectors = policy.Setting{Key: "discoveryNamespaceSelectors", Default: []any{},
 		Doc:    "the label selectors of the namespaces kgateway discovers resources in (empty: all); gwpol reads the namespaces of its input and takes the key for a configuration that sets it",
@@ -59,12 +59,16 @@ var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPI
 	ValidationMode, ReferenceGrantMode, GlobalPolicyNamespace, PolicyMerge}
 
 // unwatchedRoutes says why kgateway, under cfg, reads no route of a kind:
-// with enableExperimentalGatewayAPIFeatures false its collections of
-// TCPRoutes and TLSRoutes are empty (CommonCollections.InitCollections
-// builds static empty collections in their place), so it neither serves
-// nor reports them.
+// it builds collections of HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes
+// only, so a UDPRoute is never read; and with
+// enableExperimentalGatewayAPIFeatures false the TCPRoute and TLSRoute
+// collections are empty (CommonCollections.InitCollections builds static
+// empty collections in their place). It neither serves nor reports them.
 func unwatchedRoutes(kind string, cfg policy.Config) string {
-	if (kind == "TCPRoute" || kind == "TLSRoute") && !EnableExperimentalGatewayAPIFeatures.Bool(cfg) {
+	switch {
+	case kind == "UDPRoute":
+		return "kgateway watches no UDPRoutes (only HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes)"
+	case (kind == "TCPRoute" || kind == "TLSRoute") && !EnableExperimentalGatewayAPIFeatures.Bool(cfg):
 		return "kgateway does not watch " + kind + "s: enableExperimentalGatewayAPIFeatures is false"
 	}
 	return ""

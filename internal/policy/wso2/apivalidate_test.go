@@ -63,6 +63,16 @@ spec:
 		{"path-missing", edit(`, path: "/items/{id}"`, ""), "spec.operations[0].path", "Operation path is required"},
 		{"path-no-slash", edit(`"/items/{id}"`, `"items"`), "spec.operations[0].path", "Operation path must start with /"},
 		{"path-unbalanced", edit(`"/items/{id}"`, `"/items/{id"`), "spec.operations[0].path", "Operation path has unbalanced braces in parameters"},
+		// The controller renders every spec string holding "{{" before it
+		// validates: a template that parses is checked rendered (not
+		// here), one that does not parse refuses the API at its field.
+		{"template-upstream-url", edit(`url: "http://shop:8080"`, `url: '{{ env "SHOP_URL" | default "http://shop:8080" }}'`), "", ""},
+		{"template-context", edit("context: /shop", `context: '{{ env "CTX" | default "/shop" }}'`), "", ""},
+		{"template-definition-url-and-timeout", edit("  operations:", "  upstreamDefinitions: [{name: a, upstreams: [{url: '{{ secret \"pool-url\" }}'}], timeout: {connect: '{{ env \"T\" }}'}}]\n  operations:"), "", ""},
+		{"template-operation-path", edit(`"/items/{id}"`, `'{{ env "P" | default "/items" }}/{id}'`), "", ""},
+		{"template-unknown-function", edit(`url: "http://shop:8080"`, `url: '{{ lookup "SHOP_URL" }}'`), "spec.upstream.main.url", "template \"{{ lookup \\\"SHOP_URL\\\" }}\" does not parse (the gateway-controller rejects the API): function \"lookup\" not defined"},
+		{"template-unclosed-in-display-name", edit("Shop API", "'Shop {{ API'"), "spec.displayName", "template \"Shop {{ API\" does not parse"},
+		{"template-not-in-params-twice", edit(`operations: [{method: GET, path: "/items/{id}"}]`, `operations: [{method: GET, path: "/items/{id}", policies: [{name: api-key-auth, version: v1, params: {key: '{{ env "K" }}', in: header}}]}]`), "", ""},
 		{"artifact-id-not-a-uuid", edit("metadata: {name: shop}", "metadata: {name: shop, annotations: {gateway.api-platform.wso2.com/artifact-id: 'api-42'}}"), "metadata.annotations", "invalid gateway.api-platform.wso2.com/artifact-id annotation: invalid UUID format \"api-42\""},
 		{"artifact-id-uuid", edit("metadata: {name: shop}", "metadata: {name: shop, annotations: {gateway.api-platform.wso2.com/artifact-id: '0192f3a4-5b6c-7d8e-9f01-23456789abcd'}}"), "", ""},
 		{"artifact-id-uuid-forms", edit("metadata: {name: shop}", "metadata: {name: shop, annotations: {gateway.api-platform.wso2.com/artifact-id: '{0192F3A4-5B6C-7D8E-9F01-23456789ABCD}'}}"), "", ""},
