@@ -201,6 +201,11 @@ type Target struct {
 	// tune the listener (which override it). Nil, or a nil message:
 	// nothing.
 	GatewayListener func(gw *topology.Gateway) proto.Message
+	// ExperimentalRuleFields is the deployment setting (a bool) under
+	// which the controller reads an HTTPRoute rule's experimental fields
+	// render translates itself (sessionPersistence; a rule's retry is its
+	// kinds' RuleFields): false, it ignores them. Nil: always read.
+	ExperimentalRuleFields *Setting
 }
 
 // ListenerAddress is the address the target's listeners bind in the
