@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/envoygateway"
+	"github.com/gwpol/gwpol/internal/policy/kgateway"
 )
 
 // hooks are the interfaces of the policy-kind contract
@@ -211,4 +213,25 @@ func assertedType(e ast.Expr) string {
 		}
 	}
 	return ""
+}
+
+// TestGrantRules: each registered controller carries its family's
+// ReferenceGrant rule into topology (policy.Family.Grants,
+// topology.Controller.Grants): kgateway reads a group written "core" as
+// the core group (RefGrantIndex's emptyIfCore); Envoy Gateway compares
+// groups as written (isCrossNamespaceReferencePermitted), as does every
+// other family.
+func TestGrantRules(t *testing.T) {
+	ctrls := Registry().TopologyControllers(policy.Config{})
+	if len(ctrls) < 2 {
+		t.Fatalf("controllers: %d", len(ctrls))
+	}
+	for name, c := range ctrls {
+		if want := name == kgateway.ControllerName; c.Grants.CoreAlias != want {
+			t.Errorf("%s: CoreAlias = %v, want %v", name, c.Grants.CoreAlias, want)
+		}
+	}
+	if _, ok := ctrls[envoygateway.ControllerName]; !ok {
+		t.Errorf("Envoy Gateway's controller %s not registered", envoygateway.ControllerName)
+	}
 }

@@ -372,7 +372,7 @@ func (r *Result) rulePoints(rt *topology.Route, rule *topology.Rule, atts []*att
 func (r *Result) ruleOwn(rt *topology.Route, rule *topology.Rule, cfg policy.Config) Points {
 	atts := append(append([]*attach.Attachment(nil), r.Attach.Rule[rule]...), r.Attach.Route[rt]...)
 	pts := r.rulePoints(rt, rule, atts, cfg)
-	owns := r.ruleFields(rt, rule)
+	owns := r.ruleFields(rt, rule, cfg)
 	var out Points
 	for i, k := range r.Registry.Kinds() {
 		pt := pts.Of(k)
@@ -414,13 +414,13 @@ func ownStrategy(k policy.Kind, key string) policy.Strategy {
 // another family's kind only the fields none of them models (the Gateway
 // API translation gwpol shares). A route no registered controller serves
 // alone keeps every kind's.
-func (r *Result) ruleFields(rt *topology.Route, rule *topology.Rule) [][]policy.RuleField {
+func (r *Result) ruleFields(rt *topology.Route, rule *topology.Rule, cfg policy.Config) [][]policy.RuleField {
 	kinds := r.Registry.Kinds()
 	out := make([][]policy.RuleField, len(kinds))
 	n := 0
 	for i, k := range kinds {
 		if rf, ok := k.(policy.RuleFielder); ok {
-			if out[i] = rf.RuleFields(rt.Route, rule.Rule); len(out[i]) > 0 {
+			if out[i] = rf.RuleFields(rt.Route, rule.Rule, cfg); len(out[i]) > 0 {
 				n++
 			}
 		}

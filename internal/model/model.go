@@ -720,23 +720,47 @@ type ObjectRefTo struct {
 	Group, Kind, Namespace, Name string
 }
 
+// GrantRule is how a controller matches a ReferenceGrant against a
+// reference: which group names it takes as one. Each controller family
+// declares its own (the zero rule compares groups as written).
+type GrantRule struct {
+	// CoreAlias: a group written "core" — in a grant's from or to, or in
+	// the reference itself — is the core group "".
+	CoreAlias bool
+}
+
+// group is g as the rule reads it.
+func (r GrantRule) group(g string) string {
+	if r.CoreAlias && g == "core" {
+		return ""
+	}
+	return g
+}
+
 // GrantAllows reports whether a ReferenceGrant in the target's namespace
-// lets objects of fromGroup/fromKind in fromNS refer to the target. Same
-// namespace references need no grant.
+// lets objects of fromGroup/fromKind in fromNS refer to the target, with
+// groups compared as written (GrantRule's zero rule). Same namespace
+// references need no grant.
 func (m *Model) GrantAllows(fromGroup, fromKind, fromNS string, to ObjectRefTo) bool {
+	return m.GrantAllowsBy(GrantRule{}, fromGroup, fromKind, fromNS, to)
+}
+
+// GrantAllowsBy is GrantAllows with groups matched by rule.
+func (m *Model) GrantAllowsBy(rule GrantRule, fromGroup, fromKind, fromNS string, to ObjectRefTo) bool {
 	if fromNS == to.Namespace {
 		return true
 	}
+	fromGroup, toGroup := rule.group(fromGroup), rule.group(to.Group)
 	for _, g := range m.grantsIn(to.Namespace) {
 		from, toOK := false, false
 		for _, f := range g.Spec.From {
-			if string(f.Group) == fromGroup && string(f.Kind) == fromKind && string(f.Namespace) == fromNS {
+			if rule.group(string(f.Group)) == fromGroup && string(f.Kind) == fromKind && string(f.Namespace) == fromNS {
 				from = true
 				break
 			}
 		}
 		for _, t := range g.Spec.To {
-			if string(t.Group) == to.Group && string(t.Kind) == to.Kind && (t.Name == nil || *t.Name == "" || string(*t.Name) == to.Name) {
+			if rule.group(string(t.Group)) == toGroup && string(t.Kind) == to.Kind && (t.Name == nil || *t.Name == "" || string(*t.Name) == to.Name) {
 				toOK = true
 				break
 			}

@@ -517,6 +517,70 @@ spec:
 	}
 }
 
+// TestGrantRule: a rule with CoreAlias reads a group written "core" as
+// the core group "" wherever it is written (the grant's from or to, the
+// reference); the zero rule compares groups as written.
+func TestGrantRule(t *testing.T) {
+	m := build(t, `apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: core-to, namespace: vault}
+spec:
+  from:
+  - {group: policy.example.io, kind: AuthConfig, namespace: team-a}
+  to:
+  - {group: core, kind: Secret, name: signing-key}
+  - {group: core, kind: ConfigMap}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: core-from, namespace: pool}
+spec:
+  from:
+  - {group: core, kind: Pod, namespace: jobs}
+  to:
+  - {group: "", kind: Service, name: queue}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: literal, namespace: edge}
+spec:
+  from:
+  - {group: gateway.networking.k8s.io, kind: TCPRoute, namespace: lb}
+  to:
+  - {group: "", kind: Service}
+`)
+	alias := model.GrantRule{CoreAlias: true}
+	ref := func(group, kind, ns, name string) model.ObjectRefTo {
+		return model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name}
+	}
+	tests := []struct {
+		name                string
+		rule                model.GrantRule
+		group, kind, fromNS string
+		to                  model.ObjectRefTo
+		want                bool
+	}{
+		{"to core, ref core group: alias", alias, "policy.example.io", "AuthConfig", "team-a", ref("", "Secret", "vault", "signing-key"), true},
+		{"to core, ref core group: literal", model.GrantRule{}, "policy.example.io", "AuthConfig", "team-a", ref("", "Secret", "vault", "signing-key"), false},
+		{"to core, ref written core: literal", model.GrantRule{}, "policy.example.io", "AuthConfig", "team-a", ref("core", "Secret", "vault", "signing-key"), true},
+		{"to core, other name", alias, "policy.example.io", "AuthConfig", "team-a", ref("", "Secret", "vault", "other"), false},
+		{"to core, any ConfigMap", alias, "policy.example.io", "AuthConfig", "team-a", ref("", "ConfigMap", "vault", "ca"), true},
+		{"to core, kind still compared", alias, "policy.example.io", "AuthConfig", "team-a", ref("", "Service", "vault", "signing-key"), false},
+		{"from core, from group empty: alias", alias, "", "Pod", "jobs", ref("", "Service", "pool", "queue"), true},
+		{"from core, from group empty: literal", model.GrantRule{}, "", "Pod", "jobs", ref("", "Service", "pool", "queue"), false},
+		{"ref written core, grant empty: alias", alias, model.GatewayGroup, "TCPRoute", "lb", ref("core", "Service", "edge", "db"), true},
+		{"ref written core, grant empty: literal", model.GrantRule{}, model.GatewayGroup, "TCPRoute", "lb", ref("core", "Service", "edge", "db"), false},
+		{"other groups are not aliased", alias, "gateway.networking.k8s.io.", "TCPRoute", "lb", ref("", "Service", "edge", "db"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := m.GrantAllowsBy(tt.rule, tt.group, tt.kind, tt.fromNS, tt.to); got != tt.want {
+				t.Errorf("GrantAllowsBy = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestIndexAndRoutes(t *testing.T) {
 	m := build(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute

@@ -158,6 +158,12 @@ type Family struct {
 	// such a route attaches to none of its Gateways and takes no status
 	// from it (topology.Controller.Unwatched). Nil: it reads every kind.
 	UnwatchedRoutes func(kind string, cfg Config) string
+	// Grants is how the controller matches a ReferenceGrant's groups
+	// against a reference (model.GrantRule; topology.Controller.Grants):
+	// topology judges its Gateways' and routes' references by it, and the
+	// family's own checks of its policies' references read the same
+	// value. Zero: groups compared as written.
+	Grants model.GrantRule
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -332,6 +338,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.Conflicts = f.Conflicts
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		tc.AdmissionFirst = f.AdmissionFirst
+		tc.Grants = f.Grants
 		tc.NoListenersNotValid = f.NoListenersNotValid
 		if unwatched := f.UnwatchedRoutes; unwatched != nil {
 			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }

@@ -220,9 +220,11 @@ type Inheritor interface {
 // attached. merge makes such a rule a candidate ahead of all policies.
 type RuleFielder interface {
 	// RuleFields returns the rule's own values of the kind's fields, in
-	// the kind's value types (what its renderer takes), in field order;
-	// nil when the rule sets none.
-	RuleFields(rt *model.Route, rule *model.Rule) []RuleField
+	// the kind's value types (what its renderer takes), in field order,
+	// as the controller reads them under the deployment cfg (kgateway
+	// ignores a rule's experimental fields with its experimental switch
+	// off); nil when the rule sets none.
+	RuleFields(rt *model.Route, rule *model.Rule, cfg Config) []RuleField
 	// Overlay lays a value of a field over a less specific one (a rule's
 	// own over a policy's; for FillsUnset fields, a route's over its
 	// Gateway's): the value in effect, and whether any part of the less

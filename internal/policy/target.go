@@ -196,6 +196,17 @@ type Target struct {
 	// address the Gateway's listeners bind: true, every address, IPv6 and
 	// IPv4 (::, ipv4_compat); false, IPv4 only (0.0.0.0). nil: always ::.
 	BindIPv6 *Setting
+	// GatewayListener is what the controller writes on every Envoy
+	// listener of Gateway gw from the Gateway object itself (an
+	// annotation it reads), over Baseline and before the policies that
+	// tune the listener (which override it). Nil, or a nil message:
+	// nothing.
+	GatewayListener func(gw *topology.Gateway) proto.Message
+	// ExperimentalRuleFields is the deployment setting (a bool) under
+	// which the controller reads an HTTPRoute rule's experimental fields
+	// render translates itself (sessionPersistence; a rule's retry is its
+	// kinds' RuleFields): false, it ignores them. Nil: always read.
+	ExperimentalRuleFields *Setting
 }
 
 // ListenerAddress is the address the target's listeners bind in the

@@ -229,7 +229,7 @@ func (g *Graph) certificateResolves(l *Listener, ref gwv1.SecretObjectReference)
 	if s == nil {
 		return false, "InvalidCertificateRef", fmt.Sprintf("Secret %s/%s not found", ns, ref.Name)
 	}
-	if !g.Model.GrantAllows(model.GatewayGroup, fromKind, owner, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: string(ref.Name)}) {
+	if !g.Model.GrantAllowsBy(g.GrantRule(l.Gateway), model.GatewayGroup, fromKind, owner, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: string(ref.Name)}) {
 		return false, "RefNotPermitted", fmt.Sprintf("Secret %s/%s is in another namespace and no ReferenceGrant allows it", ns, ref.Name)
 	}
 	if err := checkTLSSecret(s); err != nil {

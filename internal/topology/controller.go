@@ -59,6 +59,11 @@ type Controller struct {
 	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
 	// status from it and no traffic. Nil: it reads every route kind.
 	Unwatched func(kind string) string
+	// Grants is how the controller matches a ReferenceGrant's groups
+	// against a reference (model.GrantRule): its Gateways' certificate
+	// and CA references and its routes' backendRefs are judged by it
+	// (Graph.GrantRule, Graph.RouteGrantRule). Zero: groups as written.
+	Grants model.GrantRule
 	// Gateway is the controller's verdict on a whole Gateway before it
 	// translates any of it (its parameters, its addresses), with its
 	// findings: a Refusal with a reason refuses it, and the reason and
@@ -106,4 +111,40 @@ func (g *Graph) controllerOf(gw *Gateway) Controller {
 		return Controller{}
 	}
 	return g.controllers[name]
+}
+
+// GrantRule is how gw's controller matches ReferenceGrants
+// (Controller.Grants); the zero rule when none is registered.
+func (g *Graph) GrantRule(gw *Gateway) model.GrantRule {
+	return g.controllerOf(gw).Grants
+}
+
+// RouteGrantRule is how the controllers of r's parents match the
+// ReferenceGrants its backendRefs need (Controller.Grants): a route's
+// backendRef is judged once, so a rule holds only when every controller
+// with a parent of r (its Gateway, or the Gateway that declined its
+// ListenerSet) has it; a route with no such parent (a delegated child)
+// takes the configured controller's (Options.Controller).
+func (g *Graph) RouteGrantRule(r *Route) model.GrantRule {
+	var rule model.GrantRule
+	seen := false
+	for _, p := range r.Parents {
+		gw := p.Gateway
+		if gw == nil {
+			gw = p.Declined
+		}
+		if gw == nil {
+			continue
+		}
+		own := g.controllerOf(gw).Grants
+		if !seen {
+			rule, seen = own, true
+		} else if own != rule {
+			return model.GrantRule{}
+		}
+	}
+	if !seen {
+		return g.controllers[g.fallback].Grants
+	}
+	return rule
 }

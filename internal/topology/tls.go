@@ -100,7 +100,7 @@ func (g *Graph) frontendCA(l *Listener, r gwv1.ObjectReference) (ref CARef, reas
 	case kind == "ConfigMap" && g.Model.ConfigMap(ns, string(r.Name)) == nil,
 		kind == "Secret" && g.Model.Secret(ns, string(r.Name)) == nil:
 		return ref, "InvalidCACertificateRef", fmt.Sprintf("%s %s/%s not found", kind, ns, r.Name)
-	case !g.Model.GrantAllows(model.GatewayGroup, "Gateway", l.Gateway.Namespace, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: string(r.Name)}):
+	case !g.Model.GrantAllowsBy(g.GrantRule(l.Gateway), model.GatewayGroup, "Gateway", l.Gateway.Namespace, model.ObjectRefTo{Kind: kind, Namespace: ns, Name: string(r.Name)}):
 		return ref, "RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant allows it", kind, ns, r.Name)
 	}
 	if err := g.caObject(kind, ns, string(r.Name)).CAProblem(); err != nil {

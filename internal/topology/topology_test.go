@@ -1293,3 +1293,83 @@ spec:
 		})
 	}
 }
+
+// TestGrantRuleByController: each controller matches ReferenceGrants by
+// its own rule (Controller.Grants): under a rule reading "core" as the
+// core group, grants written `group: core` allow its Gateways' certificate
+// and frontend CA references and its routes' backendRefs; a controller
+// comparing groups as written refuses them (RefNotPermitted). A route
+// with parents under both is judged by the stricter rule, and one with
+// no parent Gateway by the configured controller's.
+func TestGrantRuleByController(t *testing.T) {
+	gateway := func(name, class string) string {
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: ` + name + `, namespace: edge}
+spec:
+  gatewayClassName: ` + class + `
+  tls:
+    frontend:
+      default:
+        validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: client-ca, namespace: pki}]}
+  listeners:
+  - name: web
+    port: 8443
+    protocol: HTTPS
+    tls: {certificateRefs: [{name: site, namespace: pki}]}
+    allowedRoutes: {namespaces: {from: All}}`
+	}
+	docs := []string{
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: aliasing}\nspec: {controllerName: example.com/aliasing}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: literal}\nspec: {controllerName: example.com/literal}",
+		gateway("a", "aliasing"), gateway("l", "literal"),
+		"apiVersion: v1\nkind: Secret\nmetadata: {name: site, namespace: pki}\ntype: kubernetes.io/tls",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: client-ca, namespace: pki}",
+		`apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: gateways, namespace: pki}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: edge}]
+  to: [{group: core, kind: Secret, name: site}, {group: core, kind: ConfigMap}]`,
+		"apiVersion: v1\nkind: Service\nmetadata: {name: ledger, namespace: money}\nspec: {ports: [{port: 7000}]}",
+		`apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: routes, namespace: money}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: shop}]
+  to: [{group: core, kind: Service}]`,
+		httpRoute("shop", "on-a", "  parentRefs: [{name: a, namespace: edge}]\n  rules: [{backendRefs: [{name: ledger, namespace: money, port: 7000}]}]\n"),
+		httpRoute("shop", "on-l", "  parentRefs: [{name: l, namespace: edge}]\n  rules: [{backendRefs: [{name: ledger, namespace: money, port: 7000}]}]\n"),
+		httpRoute("shop", "on-both", "  parentRefs: [{name: a, namespace: edge}, {name: l, namespace: edge}]\n  rules: [{backendRefs: [{name: ledger, namespace: money, port: 7000}]}]\n"),
+		httpRoute("shop", "on-none", "  parentRefs: [{name: gone, namespace: edge}]\n  rules: [{backendRefs: [{name: ledger, namespace: money, port: 7000}]}]\n"),
+	}
+	alias := Controller{Grants: model.GrantRule{CoreAlias: true}}
+	for _, fallback := range []string{"example.com/aliasing", "example.com/literal"} {
+		g := graph(t, Options{Controller: fallback, Controllers: map[string]Controller{"example.com/aliasing": alias, "example.com/literal": {}}}, docs...)
+		listeners := []struct{ gw, want string }{{"a", "True/ResolvedRefs"}, {"l", "False/RefNotPermitted"}}
+		for _, tc := range listeners {
+			c := findCond(g.Gateway("edge", tc.gw).Listener("web").Conditions, "ResolvedRefs")
+			if got := string(c.Status) + "/" + c.Reason; got != tc.want {
+				t.Errorf("fallback %s: listener of %s: ResolvedRefs = %s (%s), want %s", fallback, tc.gw, got, c.Message, tc.want)
+			}
+		}
+		// The frontend CA alone, with the certificate granted either way.
+		if _, ok, reason, _ := g.FrontendCAs(g.Gateway("edge", "a").Listener("web")); !ok {
+			t.Errorf("fallback %s: frontend CA under the aliasing controller refused: %s", fallback, reason)
+		}
+		if _, ok, reason, _ := g.FrontendCAs(g.Gateway("edge", "l").Listener("web")); ok || reason != "RefNotPermitted" {
+			t.Errorf("fallback %s: frontend CA under the literal controller: ok=%v reason=%q, want RefNotPermitted", fallback, ok, reason)
+		}
+		noParent := "RefNotPermitted"
+		if fallback == "example.com/aliasing" {
+			noParent = ""
+		}
+		routes := []struct{ name, want string }{{"on-a", ""}, {"on-l", "RefNotPermitted"}, {"on-both", "RefNotPermitted"}, {"on-none", noParent}}
+		for _, tc := range routes {
+			b := route(t, g, "HTTPRoute/shop/"+tc.name).Rules[0].Backends[0]
+			if got := map[bool]string{true: "", false: b.Reason}[b.Resolved]; got != tc.want {
+				t.Errorf("fallback %s: route %s: backend reason %q (%s), want %q", fallback, tc.name, got, b.Message, tc.want)
+			}
+		}
+	}
+}

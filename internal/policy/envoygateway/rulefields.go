@@ -27,7 +27,7 @@ var _ policy.RuleFielder = (*Kind)(nil)
 // attempts as numRetries, the codes as the statuses retried on, the
 // back-off as the base interval and the rule's backendRequest timeout as
 // the per-try timeout.
-func (k *Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
+func (k *Kind) RuleFields(_ *model.Route, rule *model.Rule, _ policy.Config) []policy.RuleField {
 	if k == backendTrafficPolicy {
 		return ruleRetry(rule)
 	}

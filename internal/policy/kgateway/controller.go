@@ -6,6 +6,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -58,7 +59,7 @@ func routeSourceFields(o policy.RouteOrigin) map[string]string {
 // with the xDS structure kgateway's translator writes.
 var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
 	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
-	SessionPersistence: sessionPersistence, BindIPv6: &ListenerBindIPv6,
+	SessionPersistence: sessionPersistence, BindIPv6: &ListenerBindIPv6, GatewayListener: gatewayListener, ExperimentalRuleFields: &EnableExperimentalGatewayAPIFeatures,
 	// kgateway's EDS clusters connect within 5s (irtranslator's
 	// ClusterConnectionTimeout), a route to a kubernetes.io/ws backend
 	// upgrades to WebSocket, and a health check naming its host leaves a
@@ -100,8 +101,16 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's, with the Gateway API's
 // BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, NoListenersNotValid: true, UnwatchedRoutes: unwatchedRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment,
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, NoListenersNotValid: true, UnwatchedRoutes: unwatchedRoutes, Grants: Grants, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment,
 	ObjectVerdicts: objectVerdicts}
+
+// Grants is how kgateway matches a ReferenceGrant's groups against a
+// reference (policy.Family.Grants): a group written "core", in the grant's
+// from or to or in the reference, is the core group "" (RefGrantIndex:
+// NewRefGrantIndex and ReferenceAllowed read every group through
+// emptyIfCore). Its Gateways', routes' and policies' references are all
+// judged by it.
+var Grants = model.GrantRule{CoreAlias: true}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures

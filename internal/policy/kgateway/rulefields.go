@@ -18,19 +18,26 @@ var ruleRetryOn = []string{"cancelled", "connect-failure", "refused-stream", "re
 // timeouts and retry, translated the way kgateway's built-in rule policy
 // translates them, as TrafficPolicy timeouts and retry values. kgateway
 // applies them before any TrafficPolicy, which only fills what they leave
-// unset. GRPCRoute rules have neither field.
-func (Kind) RuleFields(_ *model.Route, rule *model.Rule) []policy.RuleField {
+// unset. GRPCRoute rules have neither field. With
+// enableExperimentalGatewayAPIFeatures false kgateway skips the rule's
+// retry (buildHTTPRouteRulePolicy), and its timeouts are chosen as for a
+// rule without one.
+func (Kind) RuleFields(_ *model.Route, rule *model.Rule, cfg policy.Config) []policy.RuleField {
 	if rule.HTTP == nil {
 		return nil
 	}
 	var out []policy.RuleField
 	backend := gwDuration(ruleBackendRequest(rule.HTTP))
-	if t := ruleTimeout(rule.HTTP); t != nil {
+	retry := rule.HTTP.Retry
+	if !EnableExperimentalGatewayAPIFeatures.Bool(cfg) {
+		retry = nil
+	}
+	if t := ruleTimeout(rule.HTTP.Timeouts, retry != nil); t != nil {
 		out = append(out, policy.RuleField{Key: "timeouts", Value: &Timeouts{Request: t}, Path: rule.Path + ".timeouts"})
 	}
 	out = append(out, ruleRewrites(rule)...)
 	out = append(out, ruleCORS(rule)...)
-	if r := rule.HTTP.Retry; r != nil {
+	if r := retry; r != nil {
 		v := &Retry{RetryOn: ruleRetryOn, Attempts: new(int32(1)), BackoffBaseInterval: gwDuration(r.Backoff), PerTryTimeout: backend}
 		if r.Attempts != nil {
 			v.Attempts = new(int32(*r.Attempts))
@@ -117,12 +124,12 @@ func deref(s *string) string {
 // timeouts: when the rule retries, its request timeout (the backend
 // timeout bounds each try instead); when it does not, the backend timeout,
 // else the request timeout. Unparsable durations count as unset.
-func ruleTimeout(r *gwv1.HTTPRouteRule) *string {
-	if r.Timeouts == nil {
+func ruleTimeout(ts *gwv1.HTTPRouteTimeouts, retry bool) *string {
+	if ts == nil {
 		return nil
 	}
-	req, backend := gwDuration(r.Timeouts.Request), gwDuration(r.Timeouts.BackendRequest)
-	if r.Retry == nil && backend != nil {
+	req, backend := gwDuration(ts.Request), gwDuration(ts.BackendRequest)
+	if !retry && backend != nil {
 		return backend
 	}
 	return req

@@ -50,7 +50,7 @@ func TestRuleFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Kind{}.RuleFields(&model.Route{Kind: "HTTPRoute"}, &model.Rule{Path: "spec.rules[0]", HTTP: tt.rule})
+			got := Kind{}.RuleFields(&model.Route{Kind: "HTTPRoute"}, &model.Rule{Path: "spec.rules[0]", HTTP: tt.rule}, policy.Config{})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("rule fields (-want +got):\n%s", diff)
 			}
@@ -59,11 +59,41 @@ func TestRuleFields(t *testing.T) {
 	delegating := &model.Rule{HTTP: &gwv1.HTTPRouteRule{Filters: []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterURLRewrite,
 		URLRewrite: &gwv1.HTTPURLRewriteFilter{Hostname: (*gwv1.PreciseHostname)(new("x.example.com"))}}}},
 		BackendRefs: []model.BackendRef{{BackendObjectReference: gwv1.BackendObjectReference{Kind: (*gwv1.Kind)(new("HTTPRoute"))}}}}
-	if got := (Kind{}).RuleFields(&model.Route{Kind: "HTTPRoute"}, delegating); got != nil {
+	if got := (Kind{}).RuleFields(&model.Route{Kind: "HTTPRoute"}, delegating, policy.Config{}); got != nil {
 		t.Errorf("a delegating rule's URLRewrite does not reach its children's routes, got %v", got)
 	}
-	if got := (Kind{}).RuleFields(&model.Route{Kind: "GRPCRoute"}, &model.Rule{GRPC: &gwv1.GRPCRouteRule{}}); got != nil {
+	if got := (Kind{}).RuleFields(&model.Route{Kind: "GRPCRoute"}, &model.Rule{GRPC: &gwv1.GRPCRouteRule{}}, policy.Config{}); got != nil {
 		t.Errorf("a GRPCRoute rule has no timeouts or retry, got %v", got)
+	}
+}
+
+// TestRuleFieldsExperimentalOff: with enableExperimentalGatewayAPIFeatures
+// false kgateway skips a rule's retry (buildHTTPRouteRulePolicy), so its
+// timeouts are chosen as for a rule without one: the backend request
+// timeout, when set, bounds the route.
+func TestRuleFieldsExperimentalOff(t *testing.T) {
+	d := func(s string) *gwv1.Duration { v := gwv1.Duration(s); return &v }
+	off := policy.Config{}.WithSetting(EnableExperimentalGatewayAPIFeatures.Key, false)
+	tests := []struct {
+		name string
+		rule *gwv1.HTTPRouteRule
+		want []policy.RuleField
+	}{
+		{"a retry alone: nothing", &gwv1.HTTPRouteRule{Retry: &gwv1.HTTPRouteRetry{}}, nil},
+		{"both timeouts and a retry: the backend timeout bounds the route, no retry",
+			&gwv1.HTTPRouteRule{Timeouts: &gwv1.HTTPRouteTimeouts{Request: d("5s"), BackendRequest: d("1s")}, Retry: &gwv1.HTTPRouteRetry{}},
+			[]policy.RuleField{{Key: "timeouts", Value: &Timeouts{Request: new("1s")}, Path: "spec.rules[0].timeouts"}}},
+		{"backend timeout and a retry: it bounds the route",
+			&gwv1.HTTPRouteRule{Timeouts: &gwv1.HTTPRouteTimeouts{BackendRequest: d("9s")}, Retry: &gwv1.HTTPRouteRetry{}},
+			[]policy.RuleField{{Key: "timeouts", Value: &Timeouts{Request: new("9s")}, Path: "spec.rules[0].timeouts"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Kind{}.RuleFields(&model.Route{Kind: "HTTPRoute"}, &model.Rule{Path: "spec.rules[0]", HTTP: tt.rule}, off)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("rule fields (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -298,7 +298,7 @@ func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef
 		// other pair is an unknown backend kind.
 		return fmt.Sprintf("backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", ref.gk, ns, ref.name, Group, KindBackend)
 	}
-	if !v.env.Model.GrantAllows(Group, KindGatewayExtension, ext.Namespace, target) {
+	if !v.env.Model.GrantAllowsBy(Grants, Group, KindGatewayExtension, ext.Namespace, target) {
 		return fmt.Sprintf("backend %s %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", target.Kind, ns, ref.name)
 	}
 	return ""
@@ -375,7 +375,7 @@ func (v *validator) granted(kind, ns, name string) bool {
 	if kind == KindGatewayExtension || kind == KindBackend {
 		group = Group
 	}
-	return v.env.Model.GrantAllows(Group, KindTrafficPolicy, v.p.Obj.Namespace, model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name})
+	return v.env.Model.GrantAllowsBy(Grants, Group, KindTrafficPolicy, v.p.Obj.Namespace, model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name})
 }
 
 // secret checks a Secret reference and returns the Secret, or nil when it

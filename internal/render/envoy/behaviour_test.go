@@ -750,6 +750,40 @@ func TestRequestMirrorTuning(t *testing.T) {
 	}
 }
 
+// TestRequestMirrorPortMissing: a RequestMirror whose Service does not
+// expose the port mirrors nothing — kgateway's convertMirrorIR finds no
+// backend for it (BackendIndex keys a Service's backends by port) — while
+// the route's other mirror, and its traffic, stay.
+func TestRequestMirrorPortMissing(t *testing.T) {
+	input := strings.Replace(behaviourBase, `  - name: r0
+    matches: [{path: {type: PathPrefix, value: /r0}}]
+`, `  - name: r0
+    matches: [{path: {type: PathPrefix, value: /r0}}]
+    filters:
+    - {type: RequestMirror, requestMirror: {backendRef: {name: web, port: 81}}}
+    - {type: RequestMirror, requestMirror: {backendRef: {name: web, port: 80}}}
+`, 1)
+	for _, target := range envoyTargets() {
+		gw := renderInline(t, input, target)
+		found := false
+		for _, vh := range gw.RouteConfigurations[0].VirtualHosts {
+			for _, r := range vh.Routes {
+				if !strings.Contains(r.Name, "-r0-") {
+					continue
+				}
+				found = true
+				mirrors := r.GetRoute().GetRequestMirrorPolicies()
+				if len(mirrors) != 1 || !strings.Contains(mirrors[0].Cluster, "80") {
+					t.Errorf("%s: route %s mirrors %v, want the port-80 mirror alone", target, r.Name, mirrors)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: rule r0 not rendered", target)
+		}
+	}
+}
+
 // TestExtensionFilterPrecedence: filters that call extensions run within
 // their stage by the extension's weight, higher first, then by name, as
 // kgateway orders them: an ext_auth extension's kgateway.dev/policy-weight

@@ -124,7 +124,10 @@ func (vb *vhostBuild) mirrorCluster(rt *topology.Route, f *gwv1.HTTPRequestMirro
 	}
 	m := vb.res.Graph.Model
 	svc := m.Service(ns, string(ref.Name))
-	if svc == nil || !m.GrantAllows(gwv1.GroupName, rt.Kind, rt.Meta.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: string(ref.Name)}) {
+	// A port the Service does not expose resolves to no backend (the
+	// controllers index a Service's backends by port), so nothing is
+	// mirrored.
+	if svc == nil || (!svc.HasPort(int32(*ref.Port)) && svc.Spec.Type != "ExternalName") || !m.GrantAllowsBy(vb.res.Graph.RouteGrantRule(rt), gwv1.GroupName, rt.Kind, rt.Meta.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: string(ref.Name)}) {
 		return ""
 	}
 	name := policy.ServiceCluster(ns, string(ref.Name), int32(*ref.Port))

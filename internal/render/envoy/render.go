@@ -535,6 +535,11 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 		if bl := gb.target.Baseline; bl != nil && bl.Listener != nil {
 			overlay(el, bl.Listener)
 		}
+		if own := gb.target.GatewayListener; own != nil {
+			if m := own(gb.gw); m != nil {
+				overlay(el, m)
+			}
+		}
 		whole := onPort(portWhole.fields, port)
 		connectionSettings(el, whole)
 		var http []*topology.Listener
