@@ -180,3 +180,48 @@ func TestEnvoyGatewayOverriddenByWrittenParentRefs(t *testing.T) {
 		})
 	}
 }
+
+// TestBackendTLSPolicyCallerTranslated: a BackendTLSPolicy on a backend a
+// SecurityPolicy calls is reported against that SecurityPolicy only while
+// Envoy Gateway translates it for a target (applyBackendTLSSetting runs
+// inside the translation), so a caller whose targets are all missing, or
+// whose sectionName names no listener, adds no ancestor. Found by
+// TestEnvoyGatewayOracle.
+func TestBackendTLSPolicyCallerTranslated(t *testing.T) {
+	const others = "---\napiVersion: v1\nkind: Service\nmetadata: {name: auth, namespace: infra}\nspec: {ports: [{name: grpc, port: 9000}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: auth}]\n  validation: {wellKnownCACertificates: System, hostname: auth.example.com}\n"
+	caller := func(target string) string {
+		kind, rest, _ := strings.Cut(target, "/")
+		name, section, _ := strings.Cut(rest, "#")
+		ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + name
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: infra}\nspec:\n" +
+			"  targetRefs: [" + ref + "}]\n  extAuth: {grpc: {backendRefs: [{name: auth, port: 9000}]}}\n"
+	}
+	tests := []struct {
+		name, target string
+		want         []string
+	}{
+		{"a Gateway it translates for", "Gateway/gw", []string{"SecurityPolicy/infra/sp"}},
+		{"a Gateway that is not there", "Gateway/gone", nil},
+		{"a listener the Gateway lacks", "Gateway/gw#nope", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, p := range compile(t, egBase+others+caller(tc.target)).Policies {
+				if p.Name == "tls" {
+					for _, a := range p.Ancestors {
+						got = append(got, a.AncestorRef.String())
+					}
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("ancestors %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
