@@ -109,11 +109,18 @@ func TestEnvoyGatewayOracle(t *testing.T) {
 		ms := append([]egMutant{{Class: "base", Label: "the case as loaded by egctl", apply: func(d []egDoc) []egDoc { return d }}},
 			egPick(egMutants(base), perCase, uint64(seed), name)...)
 		for _, m := range ms {
-			input, err := egEncode(m.apply(egCloneDocs(base)))
+			docs := m.apply(egCloneDocs(base))
+			input, err := egEncode(docs)
 			if err != nil {
 				t.Fatalf("%s: %s: %v", name, m.Label, err)
 			}
-			runs = append(runs, &egRun{Case: name, Mutant: m, Input: input})
+			// gwpol is given the Namespaces egctl adds (load.go:
+			// requiredNamespaceMap), so that both know the same of them
+			own, err := egEncode(egWithNamespaces(docs))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", name, m.Label, err)
+			}
+			runs = append(runs, &egRun{Case: name, Mutant: m, Input: input, GwpolInput: own})
 		}
 	}
 	if len(skipped) > 0 {
@@ -150,7 +157,7 @@ func TestEnvoyGatewayOracle(t *testing.T) {
 			continue
 		}
 		path := filepath.Join(tmp, fmt.Sprintf("m%05d.yaml", i))
-		if err := os.WriteFile(path, r.Input, 0o644); err != nil {
+		if err := os.WriteFile(path, r.GwpolInput, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		diffs, kinds := egOracleCompare(t, path, r.Eg)
@@ -214,8 +221,10 @@ func TestEnvoyGatewayOracle(t *testing.T) {
 type egRun struct {
 	Case   string
 	Mutant egMutant
-	Input  []byte
-	Eg     egctlResult
+	Input  []byte // what egctl is given
+	// GwpolInput is Input with the Namespaces egctl adds when it loads it
+	GwpolInput []byte
+	Eg         egctlResult
 }
 
 // egCluster is a group of differences with one signature.
