@@ -579,7 +579,7 @@ func egOracleCompare(t *testing.T, path string, eg egctlResult) ([]egDiff, egCom
 	var diffs []egDiff
 	diffs = append(diffs, egStatusDiffs(eg.Policies, gotP, "policy", eg.Messages)...)
 	diffs = append(diffs, egStatusDiffs(eg.Routes, gotR, "route", eg.Messages)...)
-	return egKnown(diffs), egCompared{refusal: true, policies: len(eg.Policies) > 0 || len(gotP) > 0, routes: len(eg.Routes) > 0 || len(gotR) > 0}
+	return egKnownConsequences(egKnown(diffs), eg.Messages), egCompared{refusal: true, policies: len(eg.Policies) > 0 || len(gotP) > 0, routes: len(eg.Routes) > 0 || len(gotR) > 0}
 }
 
 var egFieldPath = regexp.MustCompile(`spec(\.[A-Za-z0-9\[\]]+)*`)
@@ -698,6 +698,33 @@ func egKnown(diffs []egDiff) []egDiff {
 				diffs[i].Known = k.reason
 				break
 			}
+		}
+	}
+	return diffs
+}
+
+// egKnownConsequences marks, besides, the differences on a policy of a
+// kind on which egctl wrote a known artifact's message: what follows from
+// it (a route policy refused for its Wasm code merges into nothing, so
+// the Gateway's policy is Overridden rather than Merged) is the same
+// artifact.
+func egKnownConsequences(diffs []egDiff, messages map[string]string) []egDiff {
+	why := map[string]string{} // policy kind → reason
+	for key, msg := range messages {
+		kind, _, _ := strings.Cut(key, "/")
+		for _, k := range egKnownDifferences {
+			if k.pattern.MatchString(msg) {
+				why[kind] = k.reason
+			}
+		}
+	}
+	for i, d := range diffs {
+		if d.Known != "" || !strings.HasPrefix(d.Signature, "policy ") {
+			continue
+		}
+		kind, _, _ := strings.Cut(strings.TrimPrefix(d.Signature, "policy "), " ")
+		if r, ok := why[strings.TrimSuffix(kind, ":")]; ok {
+			diffs[i].Known = "a consequence: " + r
 		}
 	}
 	return diffs
