@@ -225,3 +225,56 @@ func TestBackendTLSPolicyCallerTranslated(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayMergedRouteErrorsOnListeners: a BackendTrafficPolicy (or
+// EnvoyExtensionPolicy) with mergeType on a route is built only per
+// listener of its route, merged into the closest policy above or alone,
+// and a failure is written on that listener's entry; the parentRef's own
+// entry says Accepted (processBackendTrafficPolicyForRoute's merge
+// branch, then SetAcceptedForPolicyAncestors where Accepted is unset).
+// Nothing merges, so the Gateway's policy is Overridden. Route rb of
+// egBase names the whole Gateway, attached through a and b. Found by
+// TestEnvoyGatewayOracle.
+func TestEnvoyGatewayMergedRouteErrorsOnListeners(t *testing.T) {
+	const bad = "  connection: {bufferLimit: 100m}\n  mergeType: StrategicMerge\n"
+	tests := []struct {
+		name, docs string
+		want       []string
+	}{{
+		name: "under a Gateway policy",
+		docs: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route-policy", "HTTPRoute/rb", bad),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#b: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/gw-policy @ Gateway/infra/gw: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+	}, {
+		name: "alone",
+		docs: btp("app", "route-policy", "HTTPRoute/rb", bad),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#b: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+		},
+	}, {
+		name: "without mergeType the route's own entry is Invalid",
+		docs: btp("app", "route-policy", "HTTPRoute/rb", "  connection: {bufferLimit: 100m}\n"),
+		want: []string{"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=False/Invalid"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, _ := egStatuses(compile(t, egBase+tc.docs))
+			var got []string
+			for key, conds := range lines {
+				if strings.HasPrefix(key, "BackendTrafficPolicy/") {
+					got = append(got, key+": "+conds)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -467,9 +467,31 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	if s.defaultHostRefused(c, ancestors) {
 		return
 	}
+	if s.builtPerListener(c) {
+		// its errors are written where it is built, on the listeners
+		// (mergeOnListener); the parentRefs' entries only say Accepted
+		// (SetAcceptedForPolicyAncestors: Accepted where it is unset)
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
+			s.warn(p, a)
+		}
+		return
+	}
 	for _, a := range ancestors {
 		s.accept(p, a)
 	}
+}
+
+// builtPerListener reports whether a route claim's policy is translated
+// only merged, per listener: a BackendTrafficPolicy or
+// EnvoyExtensionPolicy with mergeType on a route or route rule
+// (processBackendTrafficPolicyForRoute, processEnvoyExtensionPolicyForRoute:
+// the merge branch builds the policy on each listener of the route's
+// parent contexts, into the closest policy above it or alone, and writes
+// a failure on that listener's entry, Gateway/ns/gw#listener).
+func (s *statusRun) builtPerListener(c *claim) bool {
+	return (s.kind == backendTrafficPolicy || s.kind == envoyExtensionPolicy) &&
+		(c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).mergeType != ""
 }
 
 // refusedOnRoute is the refusal of p, a SecurityPolicy, on t, a route or
@@ -953,10 +975,15 @@ func (s *statusRun) relateUnclaimed(rt *topology.Route) {
 // overrides there were noted by relateRoute.
 func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string) string {
 	c := s.parentOf(l)
+	at := entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}
+	if !rc.policy.IsValid() && s.builtPerListener(rc) {
+		// built there, merged or alone, it fails there
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(rc.policy)))
+		return ""
+	}
 	if c == nil {
 		return ""
 	}
-	at := entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}
 	if !c.policy.IsValid() {
 		// Nothing valid to merge into: the merged result is invalid on
 		// that listener (merge finds the parent invalid there), and
