@@ -233,6 +233,37 @@ func egNormalise(docs []egDoc) ([]egDoc, string) {
 	return out, ""
 }
 
+// egWithNamespaces is docs with a Namespace, without labels, for every
+// namespace an object is in that has none: egctl adds them so
+// (resource/load.go, requiredNamespaceMap; "default" too as soon as an
+// object has no namespace, a Namespace included), and a listener's
+// namespace selector matches none of them.
+func egWithNamespaces(docs []egDoc) []egDoc {
+	have := map[string]bool{}
+	for _, d := range docs {
+		if egKind(d) == "Namespace" {
+			have[egName(d)] = true
+		}
+	}
+	var need []string
+	for _, d := range docs {
+		ns, _ := egMeta(d)["namespace"].(string)
+		if ns == "" {
+			ns = "default"
+		}
+		if !have[ns] {
+			have[ns] = true
+			need = append(need, ns)
+		}
+	}
+	slices.Sort(need)
+	out := slices.Clone(docs)
+	for _, ns := range need {
+		out = append(out, egDoc{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}})
+	}
+	return out
+}
+
 // egSort puts documents in namespace/name order (stable: kinds keep their
 // relative order), the order egctl translates each kind in.
 func egSort(docs []egDoc) {

@@ -2,6 +2,7 @@ package status_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -100,6 +101,179 @@ func TestTargetNotFoundSummaryInView(t *testing.T) {
 				if p.Kind == "BackendTLSPolicy" && len(p.Ancestors) != tc.want {
 					t.Errorf("ancestors %+v, want %d", p.Ancestors, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayOverriddenByWrittenParentRefs: a route with a policy of
+// its own overrides the policies of the scopes its parentRefs name,
+// accepted there or not (Envoy Gateway's processBackendTrafficPolicyForRoute
+// records the route under each managed parentRef's scope before anything
+// is translated; policyScopeGraph.GetWithDescendants lets a listener's
+// policy count the routes attached to its whole Gateway), and with
+// mergeType merges into the policy over each listener the parentRef
+// allows, whether or not a hostname matches. Shapes of the egBase Gateway
+// (listeners a and b); found by TestEnvoyGatewayOracle.
+func TestEnvoyGatewayOverriddenByWrittenParentRefs(t *testing.T) {
+	route := func(name, parents, extra string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: " + name + ", namespace: app}\nspec:\n  parentRefs: " + parents + "\n" + extra + "  rules: [{name: one}]\n"
+	}
+	const grpcOnly = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: grpc, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+		"  listeners: [{name: g, protocol: HTTP, port: 90, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: GRPCRoute}]}}]\n"
+	const named = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: named, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+		"  listeners: [{name: h, hostname: only.example.com, protocol: HTTP, port: 91, allowedRoutes: {namespaces: {from: All}}}]\n"
+	const merge = "  mergeType: StrategicMerge\n"
+	tests := []struct {
+		name, docs string
+		want       []string
+	}{{
+		name: "a route no listener allows still overrides the Gateway's policy",
+		docs: grpcOnly + route("refused", "[{name: grpc, namespace: infra}]", "") +
+			btp("infra", "gw-policy", "Gateway/grpc", "") + btp("app", "route-policy", "HTTPRoute/refused", ""),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/grpc: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/gw-policy @ Gateway/infra/grpc: Accepted=True/Accepted Overridden=True/Overridden",
+			"HTTPRoute/app/refused @ Gateway/infra/grpc: Accepted=False/NotAllowedByListeners ResolvedRefs=True/ResolvedRefs",
+		},
+	}, {
+		name: "a parentRef naming a listener the Gateway lacks still records the route under the Gateway",
+		docs: route("lost", "[{name: gw, namespace: infra, sectionName: nope}]", "") +
+			btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route-policy", "HTTPRoute/lost", ""),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#nope: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/gw-policy @ Gateway/infra/gw: Accepted=True/Accepted Overridden=True/Overridden",
+			"HTTPRoute/app/lost @ Gateway/infra/gw: Accepted=False/NoMatchingParent ResolvedRefs=True/ResolvedRefs",
+		},
+	}, {
+		name: "a listener's policy counts the routes whose parentRef names the whole Gateway",
+		docs: btp("infra", "on-b", "Gateway/gw#b", "") + btp("app", "on-ra", "HTTPRoute/ra", "") + btp("app", "on-rb", "HTTPRoute/rb", ""),
+		want: []string{
+			"BackendTrafficPolicy/app/on-ra @ Gateway/infra/gw#a: Accepted=True/Accepted",
+			"BackendTrafficPolicy/app/on-rb @ Gateway/infra/gw: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/on-b @ Gateway/infra/gw#b: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+	}, {
+		name: "a route merges on a listener it allows whose hostname it does not match",
+		docs: named + route("elsewhere", "[{name: named, namespace: infra}]", "  hostnames: [other.example.org]\n") +
+			btp("infra", "gw-policy", "Gateway/named", "") + btp("app", "route-policy", "HTTPRoute/elsewhere", merge),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/named#h: Merged=True/Merged",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/named: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/gw-policy @ Gateway/infra/named: Accepted=True/Accepted Merged=True/Merged",
+			"HTTPRoute/app/elsewhere @ Gateway/infra/named: Accepted=False/NoMatchingListenerHostname ResolvedRefs=True/ResolvedRefs",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, _ := egStatuses(compile(t, egBase+tc.docs))
+			var got []string
+			for key, conds := range lines {
+				if strings.HasPrefix(key, "BackendTrafficPolicy/") || strings.HasPrefix(key, "HTTPRoute/app/") && !strings.HasPrefix(key, "HTTPRoute/app/ra ") && !strings.HasPrefix(key, "HTTPRoute/app/rb ") {
+					got = append(got, key+": "+conds)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBackendTLSPolicyCallerTranslated: a BackendTLSPolicy on a backend a
+// SecurityPolicy calls is reported against that SecurityPolicy only while
+// Envoy Gateway translates it for a target (applyBackendTLSSetting runs
+// inside the translation), so a caller whose targets are all missing, or
+// whose sectionName names no listener, adds no ancestor. Found by
+// TestEnvoyGatewayOracle.
+func TestBackendTLSPolicyCallerTranslated(t *testing.T) {
+	const others = "---\napiVersion: v1\nkind: Service\nmetadata: {name: auth, namespace: infra}\nspec: {ports: [{name: grpc, port: 9000}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: auth}]\n  validation: {wellKnownCACertificates: System, hostname: auth.example.com}\n"
+	caller := func(target string) string {
+		kind, rest, _ := strings.Cut(target, "/")
+		name, section, _ := strings.Cut(rest, "#")
+		ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + name
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: infra}\nspec:\n" +
+			"  targetRefs: [" + ref + "}]\n  extAuth: {grpc: {backendRefs: [{name: auth, port: 9000}]}}\n"
+	}
+	tests := []struct {
+		name, target string
+		want         []string
+	}{
+		{"a Gateway it translates for", "Gateway/gw", []string{"SecurityPolicy/infra/sp"}},
+		{"a Gateway that is not there", "Gateway/gone", nil},
+		{"a listener the Gateway lacks", "Gateway/gw#nope", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, p := range compile(t, egBase+others+caller(tc.target)).Policies {
+				if p.Name == "tls" {
+					for _, a := range p.Ancestors {
+						got = append(got, a.AncestorRef.String())
+					}
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("ancestors %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayMergedRouteErrorsOnListeners: a BackendTrafficPolicy (or
+// EnvoyExtensionPolicy) with mergeType on a route is built only per
+// listener of its route, merged into the closest policy above or alone,
+// and a failure is written on that listener's entry; the parentRef's own
+// entry says Accepted (processBackendTrafficPolicyForRoute's merge
+// branch, then SetAcceptedForPolicyAncestors where Accepted is unset).
+// Nothing merges, so the Gateway's policy is Overridden. Route rb of
+// egBase names the whole Gateway, attached through a and b. Found by
+// TestEnvoyGatewayOracle.
+func TestEnvoyGatewayMergedRouteErrorsOnListeners(t *testing.T) {
+	const bad = "  connection: {bufferLimit: 100m}\n  mergeType: StrategicMerge\n"
+	tests := []struct {
+		name, docs string
+		want       []string
+	}{{
+		name: "under a Gateway policy",
+		docs: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "route-policy", "HTTPRoute/rb", bad),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#b: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/gw-policy @ Gateway/infra/gw: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+	}, {
+		name: "alone",
+		docs: btp("app", "route-policy", "HTTPRoute/rb", bad),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#b: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+		},
+	}, {
+		name: "without mergeType the route's own entry is Invalid",
+		docs: btp("app", "route-policy", "HTTPRoute/rb", "  connection: {bufferLimit: 100m}\n"),
+		want: []string{"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=False/Invalid"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, _ := egStatuses(compile(t, egBase+tc.docs))
+			var got []string
+			for key, conds := range lines {
+				if strings.HasPrefix(key, "BackendTrafficPolicy/") {
+					got = append(got, key+": "+conds)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
 			}
 		})
 	}

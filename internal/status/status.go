@@ -889,7 +889,7 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 				if pt.Kind.Spec().GatewayAncestors {
 					if users == nil {
 						users = backendUsers(r.Graph)
-						addBackendCallers(users, r.Policies)
+						addBackendCallers(users, r)
 					}
 					anc = users[bp.Key]
 				}
@@ -1018,11 +1018,15 @@ func backendUsers(g *topology.Graph) map[model.Key][]AncestorRef {
 }
 
 // addBackendCallers adds, per backend object, the policies that call it
-// (policy.BackendCaller), after the Gateways. One pass over the policies.
-func addBackendCallers(users map[model.Key][]AncestorRef, set *policy.Set) {
-	for _, p := range set.Policies {
+// (policy.BackendCaller), after the Gateways: those with a target found,
+// which their controller translates (Envoy Gateway reports a
+// BackendTLSPolicy against a SecurityPolicy or EnvoyExtensionPolicy only
+// while translating that policy for a target: backendtlspolicy.go,
+// applyBackendTLSSetting). One pass over the policies.
+func addBackendCallers(users map[model.Key][]AncestorRef, r *merge.Result) {
+	for _, p := range r.Policies.Policies {
 		bc, ok := p.Kind.(policy.BackendCaller)
-		if !ok {
+		if !ok || r.Attach.Resolved[p] == 0 {
 			continue
 		}
 		a := ancestorOf(model.KeyOf(p.Obj))

@@ -241,6 +241,12 @@ type Parent struct {
 	Ref       gwv1.ParentReference // with group, kind and namespace defaulted
 	Gateway   *Gateway             // nil when the parent does not exist
 	Listeners []*Listener          // the listeners it attached to
+	// Allowed are the listeners the parentRef selects (sectionName, port)
+	// that admit the route's kind and namespace, whether or not a
+	// hostname matches: Envoy Gateway's parent context holds these
+	// (processAllowedListenersForParentRefs) and merges a route policy on
+	// each.
+	Allowed []*Listener
 	// Hostnames is, per attached listener (same index), the hostnames the
 	// route serves there: the intersection of both; nil means "any".
 	Hostnames [][]string
@@ -705,6 +711,7 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 			}
 			continue
 		}
+		p.Allowed = append(p.Allowed, l)
 		hosts, ok := intersect(l.Hostname, r.Hostnames)
 		if ok && len(r.Hostnames) > 0 && l.Gateway.portHosts != nil {
 			hosts = othersExcluded(l, hosts)

@@ -38,23 +38,24 @@ func cipherSet() map[string]bool {
 }
 
 // unsupportedCipher is the first entry of a cipher list Envoy's BoringSSL
-// does not know, "" when it knows them all. An entry may be a
-// "[A|B]" group of equally preferred suites.
-func unsupportedCipher(ciphers []string) string {
+// does not know, and whether there is one (an empty entry is one: Envoy
+// Gateway's validateCipherSuites refuses it, "unsupported cipher suite: ").
+// An entry may be a "[A|B]" group of equally preferred suites.
+func unsupportedCipher(ciphers []string) (string, bool) {
 	for _, c := range ciphers {
 		group := strings.TrimSuffix(strings.TrimPrefix(c, "["), "]")
 		for _, name := range strings.Split(group, "|") {
 			if !boringCiphers[name] {
-				return c
+				return c, true
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // ciphers checks the ClientTrafficPolicy's TLS cipher list.
 func (v valueChecks) ciphers(names []string) bool {
-	if bad := unsupportedCipher(names); bad != "" {
+	if bad, ok := unsupportedCipher(names); ok {
 		v.invalid([]string{"tls", "ciphers"}, "TLS: unsupported cipher suite: %s.", bad)
 		return false
 	}

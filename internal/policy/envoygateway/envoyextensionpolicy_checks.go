@@ -17,8 +17,8 @@ import (
 // modules: checkDynamicModules): per Wasm module (buildWasm, every
 // module's error joined) its code source, the CA certificate reference of
 // its TLS settings and its image pull Secret; per external processor
-// (buildExtProc) its backendSettings (translateTrafficFeatures) and the
-// message timeout. Downloading the module and
+// (buildExtProc) that it has backendRefs, its backendSettings
+// (translateTrafficFeatures) and the message timeout. Downloading the module and
 // comparing its checksum is not done (gwpol never fetches).
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) extension(s *egv1a1.EnvoyExtensionPolicySpec, m *model.Model) {
@@ -30,6 +30,13 @@ func (v valueChecks) extension(s *egv1a1.EnvoyExtensionPolicySpec, m *model.Mode
 	}
 	for i, e := range s.ExtProc {
 		at := fmt.Sprintf("extProc[%d]", i)
+		if len(e.BackendRefs) == 0 {
+			// buildExtProc reads backendRefs alone
+			// (translateExtServiceBackendRefs): none is an error, even
+			// with the deprecated backendRef set
+			v.invalid([]string{at, "backendRefs"}, "ExtProc: no backendRefs found for external service.")
+			continue
+		}
 		// buildExtProc stops at its first error: the backends
 		// (validateReferences reported theirs), the backendSettings, then
 		// the message timeout.

@@ -59,6 +59,8 @@ func TestEnvoyExtensionPolicyChecks(t *testing.T) {
 			want: []string{"ExtProc: baseInterval cannot be set to 0s."}},
 		{name: "extProc.backendSettings-after-backends", spec: route + "  extProc: [{backendRefs: [{name: nope, port: 9000}], backendSettings: {retry: {perRetry: {backOff: {baseInterval: 0s}}}}, messageTimeout: 1d}]\n", others: others,
 			want: []string{"ExtProc: service default/nope not found."}},
+		{name: "extProc.backendRefs-empty", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}]}, {backendRefs: [], messageTimeout: 1d}]\n", others: others,
+			want: []string{"ExtProc: no backendRefs found for external service."}},
 		{name: "extProc.valid", spec: route + "  extProc: [{backendRefs: [{name: proc, port: 9000}], messageTimeout: 100ms}]\n", others: others},
 		// The backend's port must be a TCP one, a ServiceImport's as a Service's.
 		{name: "extProc.serviceImport-port", spec: route + "  extProc: [{backendRefs: [{group: multicluster.x-k8s.io, kind: ServiceImport, name: si, port: 9001}]}]\n", others: others + serviceImports,

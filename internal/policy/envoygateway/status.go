@@ -469,9 +469,31 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	if s.defaultHostRefused(c, ancestors) {
 		return
 	}
+	if s.builtPerListener(c) {
+		// its errors are written where it is built, on the listeners
+		// (mergeOnListener); the parentRefs' entries only say Accepted
+		// (SetAcceptedForPolicyAncestors: Accepted where it is unset)
+		for _, a := range ancestors {
+			s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
+			s.warn(p, a)
+		}
+		return
+	}
 	for _, a := range ancestors {
 		s.accept(p, a)
 	}
+}
+
+// builtPerListener reports whether a route claim's policy is translated
+// only merged, per listener: a BackendTrafficPolicy or
+// EnvoyExtensionPolicy with mergeType on a route or route rule
+// (processBackendTrafficPolicyForRoute, processEnvoyExtensionPolicyForRoute:
+// the merge branch builds the policy on each listener of the route's
+// parent contexts, into the closest policy above it or alone, and writes
+// a failure on that listener's entry, Gateway/ns/gw#listener).
+func (s *statusRun) builtPerListener(c *claim) bool {
+	return (s.kind == backendTrafficPolicy || s.kind == envoyExtensionPolicy) &&
+		(c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).mergeType != ""
 }
 
 // refusedOnRoute is the refusal of p, a SecurityPolicy, on t, a route or
@@ -865,83 +887,130 @@ func (s *statusRun) replaced(c *claim, l *topology.Listener, by *claim) {
 		Why: "it targets the listener itself, which is more specific"})
 }
 
-// relateRoute: a route policy overrides the policies of the listeners it
-// is attached through, or, with mergeType, merges into the most specific
-// of them (and overrides the less specific). Envoy Gateway builds a
-// merged policy again on each listener (processBackendTrafficPolicyForRoute,
+// relateRoute: a route policy overrides the policies of the scopes its
+// route's parentRefs name (routeScopes), or, with mergeType, merges into
+// the most specific policy over each listener the parentRef allows (and
+// overrides the less specific). Envoy Gateway builds a merged policy again
+// on each listener (processBackendTrafficPolicyForRoute,
 // processSecurityPolicyForRoute), so it may refuse it on some of the
 // route's listeners only: the verdict is kept per listener (refusedOn).
 func (s *statusRun) relateRoute(rc *claim) {
 	rt := rc.target.route
 	name := rt.Meta.Namespace + "/" + rt.Meta.Name
-	merges := decoded(rc.policy).mergeType != ""
+	for _, c := range s.routeScopes(rt) {
+		s.note(c).add("routes", name)
+	}
+	if decoded(rc.policy).mergeType == "" {
+		return
+	}
 	var reached []*topology.Listener
 	refusals := map[*topology.Listener]string{}
 	for _, p := range rt.Parents {
-		for _, l := range p.Listeners {
+		if p.Gateway == nil || !s.managed(p.Gateway) {
+			continue
+		}
+		for _, l := range p.Allowed {
 			if slices.Contains(reached, l) {
 				continue
 			}
 			reached = append(reached, l)
-			if msg := s.relateOnListener(rc, l, name, merges); msg != "" {
+			if msg := s.mergeOnListener(rc, l, name); msg != "" {
 				refusals[l] = msg
 			}
 		}
 	}
-	s.refusedOn(rc, reached, refusals)
+	// the verdict: on the listeners the route is served through
+	served := slices.DeleteFunc(reached, func(l *topology.Listener) bool {
+		return !slices.ContainsFunc(rt.Parents, func(p *topology.Parent) bool { return slices.Contains(p.Listeners, l) })
+	})
+	s.refusedOn(rc, served, refusals)
+}
+
+// routeScopes are the claims a route with a policy of its own overrides,
+// as Envoy Gateway's policyScopeGraph relates them: each parentRef to a
+// Gateway (or ListenerSet) of its own records the route under the scope
+// the parentRef names, whether the route is accepted there or not
+// (processBackendTrafficPolicyForRoute: overrides.Add for every managed
+// parentRef, before anything is translated). A Gateway's policy counts
+// every route under it (GetWithDescendants); a listener's, the routes
+// whose parentRef names it or the whole Gateway (or ListenerSet) it is
+// on; a ListenerSet's, the routes whose parentRef names it or one of its
+// listeners.
+func (s *statusRun) routeScopes(rt *topology.Route) []*claim {
+	var out []*claim
+	add := func(c *claim) {
+		if c != nil && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, p := range rt.Parents {
+		if p.Gateway == nil || !s.managed(p.Gateway) {
+			continue
+		}
+		var set *topology.ListenerSet
+		if p.Ref.Kind != nil && *p.Ref.Kind == "ListenerSet" {
+			if set = s.g.ListenerSet(string(*p.Ref.Namespace), string(p.Ref.Name)); set == nil {
+				continue
+			}
+			add(s.bySet[set])
+		}
+		add(s.byGateway[p.Gateway])
+		for _, l := range p.Gateway.Listeners {
+			if l.Set == set && (p.Ref.SectionName == nil || *p.Ref.SectionName == "" || l.Name == *p.Ref.SectionName) {
+				add(s.byListener[l])
+			}
+		}
+	}
+	return out
 }
 
 // relateUnclaimed: a route that only a policy naming a missing rule
-// targets overrides, in the messages, the policies of the listeners it is
-// attached through, as a claimed route does (unclaimedRoutes). Nothing of
+// targets overrides, in the messages, the policies of the scopes its
+// parentRefs name, as a claimed route does (unclaimedRoutes). Nothing of
 // the policy applies there: only the Overridden message names it.
 func (s *statusRun) relateUnclaimed(rt *topology.Route) {
 	name := rt.Meta.Namespace + "/" + rt.Meta.Name
-	for _, p := range rt.Parents {
-		for _, l := range p.Listeners {
-			for _, c := range s.scopeOf(l) {
-				s.note(c).add("routes", name)
-			}
-		}
+	for _, c := range s.routeScopes(rt) {
+		s.note(c).add("routes", name)
 	}
 }
 
-// relateOnListener relates a route claim to the policies over one of the
-// listeners the route is attached through, and returns the message of
-// the merged policy's refusal there ("" when it is not refused).
-func (s *statusRun) relateOnListener(rc *claim, l *topology.Listener, name string, merges bool) string {
-	parent := s.parentOf(l)
-	refusal := ""
-	for _, c := range s.scopeOf(l) {
-		if !merges || c != parent {
-			s.note(c).add("routes", name)
-			continue
-		}
-		at := entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}
-		if !c.policy.IsValid() {
-			// Nothing valid to merge into: the merged result is invalid on
-			// that listener (merge finds the parent invalid there), and
-			// the parent counts as overridden.
-			s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
-			s.note(c).add("routes", name)
-			continue
-		}
-		if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
-			refusal = conditionMessage(err.msg)
-			s.replace(rc.policy, at, cond("Accepted", false, "Invalid", refusal))
-			s.note(c).add("routes", name)
-			what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
-			if s.kind == backendTrafficPolicy {
-				what = "Envoy Gateway answers the route's requests there with 500"
-			}
-			s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
-				strings.TrimSuffix(refusal, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
-			continue
-		}
-		s.note(c).merged = appendNew(s.note(c).merged, name)
-		s.set(rc.policy, at, cond("Merged", true, "Merged", "Merged with policy "+c.policy.Obj.Namespace+"/"+c.policy.Obj.Name))
+// mergeOnListener merges a route claim into the policy over one of the
+// listeners its parentRefs allow, and returns the message of the merged
+// policy's refusal there ("" when it is not refused). The policies it
+// overrides there were noted by relateRoute.
+func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string) string {
+	c := s.parentOf(l)
+	at := entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}
+	if !rc.policy.IsValid() && s.builtPerListener(rc) {
+		// built there, merged or alone, it fails there
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(rc.policy)))
+		return ""
 	}
-	return refusal
+	if c == nil {
+		return ""
+	}
+	if !c.policy.IsValid() {
+		// Nothing valid to merge into: the merged result is invalid on
+		// that listener (merge finds the parent invalid there), and
+		// the parent counts as overridden.
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
+		return ""
+	}
+	if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
+		refusal := conditionMessage(err.msg)
+		s.replace(rc.policy, at, cond("Accepted", false, "Invalid", refusal))
+		what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
+		if s.kind == backendTrafficPolicy {
+			what = "Envoy Gateway answers the route's requests there with 500"
+		}
+		s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
+			strings.TrimSuffix(refusal, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
+		return refusal
+	}
+	s.note(c).merged = appendNew(s.note(c).merged, name)
+	s.set(rc.policy, at, cond("Merged", true, "Merged", "Merged with policy "+c.policy.Obj.Namespace+"/"+c.policy.Obj.Name))
+	return ""
 }
 
 // refusedOn records where the merged policy is refused: on the whole

@@ -78,6 +78,9 @@ func TestValueChecks(t *testing.T) {
 		{"ClientTrafficPolicy", "  tls: {ciphers: [ECDHE-ECDSA-AES128-GCM-SHA256, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]}\n", ""},
 		{"ClientTrafficPolicy", "  tls: {ciphers: ['[ECDHE-ECDSA-AES128-GCM-SHA256|ECDHE-ECDSA-CHACHA20-POLY1305]']}\n", ""},
 		{"ClientTrafficPolicy", "  tls: {ciphers: ['[ECDHE-ECDSA-AES128-GCM-SHA256|RC4-MD5]']}\n", "TLS: unsupported cipher suite: [ECDHE-ECDSA-AES128-GCM-SHA256|RC4-MD5]."},
+		// an empty entry is no suite Envoy knows (found by TestEnvoyGatewayOracle)
+		{"ClientTrafficPolicy", "  tls: {ciphers: ['']}\n", "TLS: unsupported cipher suite: ."},
+		{"ClientTrafficPolicy", "  tls: {ciphers: [ECDHE-ECDSA-AES128-GCM-SHA256, '']}\n", "TLS: unsupported cipher suite: ."},
 	}
 	// A rate limit service is deployed (envoyGateway.rateLimit.enabled),
 	// so that global rate limits are checked.
