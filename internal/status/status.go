@@ -1019,10 +1019,9 @@ func backendUsers(g *topology.Graph) map[model.Key][]AncestorRef {
 
 // addBackendCallers adds, per backend object, the policies that call it
 // (policy.BackendCaller), after the Gateways: those with a target found,
-// which their controller translates (Envoy Gateway reports a
-// BackendTLSPolicy against a SecurityPolicy or EnvoyExtensionPolicy only
-// while translating that policy for a target: backendtlspolicy.go,
-// applyBackendTLSSetting). One pass over the policies.
+// which their controller translates (a controller may report a
+// BackendTLSPolicy against a calling policy only while it translates
+// that policy for a target). One pass over the policies.
 func addBackendCallers(users map[model.Key][]AncestorRef, r *merge.Result) {
 	for _, p := range r.Policies.Policies {
 		bc, ok := p.Kind.(policy.BackendCaller)

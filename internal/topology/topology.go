@@ -243,9 +243,8 @@ type Parent struct {
 	Listeners []*Listener          // the listeners it attached to
 	// Allowed are the listeners the parentRef selects (sectionName, port)
 	// that admit the route's kind and namespace, whether or not a
-	// hostname matches: Envoy Gateway's parent context holds these
-	// (processAllowedListenersForParentRefs) and merges a route policy on
-	// each.
+	// hostname matches: a controller's parent context may hold these and
+	// merge a route policy on each.
 	Allowed []*Listener
 	// Hostnames is, per attached listener (same index), the hostnames the
 	// route serves there: the intersection of both; nil means "any".
