@@ -263,6 +263,14 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 			missing("Gateway")
 			return
 		}
+		if gw.Refused.Reason != "" {
+			// its controller translates nothing of it: the policy has
+			// no target there, as for a Gateway not in the input
+			if !selected {
+				r.notFound(p, t.Path, policy.LintTargetNotFound.Code, fmt.Sprintf("target Gateway %s/%s is not accepted by %s (%s: %s), so nothing of it is translated", ns, t.Name, gw.ControllerTitle(), gw.Refused.Reason, gw.Refused.Message))
+			}
+			return
+		}
 		if t.Section == "" {
 			appendTo(r, r.Gateway, gw, p, ViaTargetRef, t.Path)
 			return

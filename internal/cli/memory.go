@@ -10,28 +10,33 @@ import (
 
 // A run's memory follows its input: the heap a compiled input keeps is
 // about 13–16 bytes per byte of YAML read (typed objects, topology, merge
-// result, the text kept for findings' positions), and Go's default
-// collector target (GOGC=100) lets the heap grow to twice what the last
-// collection found live, and more while it marks — about 40 KiB per
-// generated route at 10k routes and past. memoryBudget caps that growth
-// with a soft memory limit derived from the input: a fixed part and a
-// part per input byte. Under the cap the collector keeps its default
-// target; near it, it collects sooner. The fixed part is above what runs
-// of up to ~10k generated routes reach by themselves (their collections
-// are as without a budget: no CPU is spent on them), and the part per
-// byte keeps a 30k-route run within 30 KiB per route
-// (docs/performance.md gives the measurements).
+// result, the text kept for findings' positions). memoryBudget caps the
+// heap with a soft memory limit derived from the input: a fixed part and
+// a part per input byte, which keeps a 30k-route run within 30 KiB per
+// route (docs/performance.md gives the measurements).
+//
+// Under the cap, the collector's target is memGCPercent, not Go's
+// default of 100: the budget is what bounds the heap, so the target need
+// not bound it too, and a collection while the heap is well under the
+// budget only spends CPU. With the target at 200 the heap grows to three
+// times what the last collection found live before the next one, or to
+// the budget, whichever comes first: a 10k-route run collects 8–9 times
+// instead of 12 and spends about a tenth less CPU, and its peak nears the
+// budget (docs/performance.md, "…(perf29)"); at 30k routes the budget
+// binds either way.
 //
 // A soft limit at or below the live heap makes the collector run back to
 // back (what a fixed 768 MiB limit once did past ~15k routes). The
 // budget therefore never stays below memHeadroom times the heap the last
 // collection found live (memoryGuard): the collector then runs at most as
 // often as it would with GOGC=(memHeadroom-1)×100, whatever the input's
-// shape. GOGC or GOMEMLIMIT set in the environment turn the budget off.
+// shape. GOGC or GOMEMLIMIT set in the environment turn the budget, and
+// its target, off.
 const (
-	memFixed    = 368 << 20 // bytes of budget whatever the input
-	memPerByte  = 13        // bytes of budget per input byte
-	memHeadroom = 1.5       // the budget's floor, in live heaps
+	memFixed     = 368 << 20 // bytes of budget whatever the input
+	memPerByte   = 13        // bytes of budget per input byte
+	memHeadroom  = 1.5       // the budget's floor, in live heaps
+	memGCPercent = 200       // the collector's target under the budget
 )
 
 var budget struct {
@@ -56,6 +61,7 @@ func memoryBudget(own bool, n int64) {
 	debug.SetMemoryLimit(budgetLimit(budget.limit, liveHeap()))
 	if !budget.guarded {
 		budget.guarded = true
+		debug.SetGCPercent(memGCPercent)
 		armGuard()
 	}
 }

@@ -1,6 +1,11 @@
 package cli
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"testing"
+)
 
 // The budget grows with the input and never falls below memHeadroom
 // live heaps, so the collector cannot be made to run back to back.
@@ -41,5 +46,35 @@ func TestOnlyTheProcessSetsItsMemoryBudget(t *testing.T) {
 	memoryBudget(ios.Process, 1<<20)
 	if budget.input != before {
 		t.Fatalf("a run on Test streams changed the process's budget (%d → %d input bytes)", before, budget.input)
+	}
+}
+
+// Under the budget the collector's target is memGCPercent: the process's
+// budget sets it with the limit, and GOGC in the environment leaves both
+// alone. Run in a child process, as the budget is the process's.
+func TestBudgetSetsTheCollectorsTarget(t *testing.T) {
+	if os.Getenv("GWPOL_BUDGET_CHILD") == "1" {
+		memoryBudget(true, 1<<20)
+		if got := debug.SetGCPercent(100); got != memGCPercent {
+			t.Fatalf("collector target under the budget %d, want %d", got, memGCPercent)
+		}
+		return
+	}
+	if os.Getenv("GWPOL_BUDGET_CHILD") == "gogc" {
+		memoryBudget(true, 1<<20)
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Fatalf("GOGC=100 in the environment, yet the target is %d", got)
+		}
+		if limit := debug.SetMemoryLimit(-1); limit != 1<<63-1 {
+			t.Fatalf("GOGC=100 in the environment, yet a memory limit of %d", limit)
+		}
+		return
+	}
+	for _, env := range [][]string{{"GWPOL_BUDGET_CHILD=1", "GOGC=", "GOMEMLIMIT="}, {"GWPOL_BUDGET_CHILD=gogc", "GOGC=100", "GOMEMLIMIT="}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBudgetSetsTheCollectorsTarget$", "-test.count=1")
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%v: %v\n%s", env, err, out)
+		}
 	}
 }

@@ -491,7 +491,7 @@ func TestNoSecretContentLeaks(t *testing.T) {
 	lint, _, _ := run(t, append(append([]string{"lint", "-o", "json"}, all...), wso2...)...)
 	for _, want := range []string{
 		"data must be a map", "stringData must be a map", "stringData.keys must be a string", "must be base64", // list-shaped and malformed Secrets
-		"kty unrecognised is not RSA or EC", "curve unrecognised", "block 1 is a PEM block of an unrecognised type", "block 1 is a PEM RSA PRIVATE KEY", // HAPTIC JWT keys
+		"it is a JWKS document, not a PEM public key", "block 1 is a PEM block of an unrecognised type", "block 1 is a PEM RSA PRIVATE KEY", // HAPTIC JWT keys (PEM only)
 		"line 3 ends in ':' with no consumer", "a key may not contain spaces", // HAPTIC API keys
 	} {
 		if !strings.Contains(lint, want) {

@@ -10,7 +10,7 @@ var (
 		Doc:   "A backendRef, certificateRef or policy reference points into another namespace and no ReferenceGrant there allows it."}
 	RouteNotAttached = diag.Rule{Code: "GWP204", Name: "route-not-attached", Severity: diag.Warning,
 		Title: "route attached to no listener (with the reason)",
-		Doc:   "A route parentRef was not accepted by any listener; the reason is the Gateway API's (NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent)."}
+		Doc:   "A route parentRef was not accepted by any listener; the reason is the Gateway API's (NotAllowedByListeners, NoMatchingListenerHostname, NoMatchingParent), or Unwatched when the parent's controller does not read routes of that kind at all (a kind it has no support for, or one a deployment switch turns off: the experimental route kinds, say)."}
 	BackendNotFound = diag.Rule{Code: "GWP217", Name: "backend-not-found", Severity: diag.Warning,
 		Title: "backendRef to an object, or a Service port, not in the input",
 		Doc:   "A backendRef of an attached route names a Service (or Backend) the input does not hold, or a port the Service does not expose. The route's ResolvedRefs is False (BackendNotFound) and render answers 500 for that backendRef's share of requests, as the controller does. When the object is deployed outside the repository (a Service an application pipeline creates), declare its kind with config assumeExist: [Service] or --assume-exist Service: references to absent objects of that kind are then resolved."}

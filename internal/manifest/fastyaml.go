@@ -862,6 +862,9 @@ func fastNumberTag(v string) string {
 		}
 	}
 	plain := strings.ReplaceAll(v, "_", "")
+	if strings.IndexFunc(plain, notInNumber) >= 0 {
+		return "!!str" // a duration, a size…: no parse below can accept it, and each refusal allocates its error
+	}
 	if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
 		return "!!int"
 	}
@@ -891,6 +894,13 @@ func fastNumberTag(v string) string {
 		}
 	}
 	return "!!str"
+}
+
+// notInNumber reports whether r can appear in no literal fastNumberTag
+// accepts after its timestamps: signs, digits, a base's prefix (0x, 0o,
+// 0b) and hexadecimal digits, a decimal point and an exponent.
+func notInNumber(r rune) bool {
+	return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || strings.ContainsRune("xXoO+-.", r))
 }
 
 // isYAMLFloat matches [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?

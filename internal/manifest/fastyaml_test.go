@@ -200,6 +200,8 @@ var fastYAMLCases = []string{
 	"a: |2\n   x\n", "a: |\n  \n  x\n", "a: |\nb: 1\n", "a: |\n  x\n    y\n  z\n", "a:\n  b: |\n    x\n  c: 1\n",
 	"a: | # c\n  x\n", "a: |#c\n  x\n", "a: |\n  x\n ...\n", "a: |\n  x\n...\n", "a: >\n x\n\n\n y\n", "a: |\n  x\n   \n",
 	"0: {", "0\n--- \"", "00\r0\n---", // found by FuzzFastYAML
+	// numbers and what only looks like one (notInNumber)
+	"[10s, 1.5s, 100ms, 5m, 1h30m, 2Gi, 10Mi, 1e3, 1E3, 0x1F, 0X1f, 0o17, 0O17, 0b101, 0B101, -0b101, -0o7, 0x1p-2, 1_000, 0x_1F, +1, -1, +.5, -.5e-3, 1., +inf, -Infinity, +nan, 12:30, 1e, e1, 1_0s, 0xg, 09, 0b2, 1-2, 1+2, 1.2.3, -, +, 2020-01-01, 2020-1-2 3:4:5, 2020-01-01x]\n",
 	"a: b\n---\n# c\n---\nc: d\n", "a: [1, 2]\n---\n- x\n", "{a: 1}\n", "[a, b]\n", "x\n", "\"x\"\n",
 }
 

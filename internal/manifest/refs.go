@@ -31,7 +31,7 @@ type Reference struct {
 // in document order. A node reached through several aliases is visited
 // once.
 func (o *Object) References() []Reference {
-	w := refWalk{o: o}
+	w := refWalk{o: o, path: make([]refStep, 0, 16)} // deep enough for most paths: one allocation, not one per doubling
 	eachPair(o.tree(), func(k, v *yaml.Node) {
 		if k.Value == "metadata" || k.Value == "status" {
 			return
@@ -233,14 +233,28 @@ func (w *listWalk) walk(b *boundNode, n *yaml.Node) {
 }
 
 // stepsString is a field path as findings name it: spec.rules[0].matches.
+// It is made for every reference of every object read, so its bytes are
+// sized first and allocated once.
 func stepsString(steps []refStep) string {
+	n := 0
+	for _, s := range steps {
+		n += len(s.key) + 1 // the key and its dot
+		if s.index >= 0 {
+			n += 21 // brackets and the widest int
+		}
+	}
 	var b strings.Builder
+	b.Grow(n)
+	var num [20]byte
 	for i, s := range steps {
 		switch {
 		case s.index >= 0:
-			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+			b.WriteByte('[')
+			b.Write(strconv.AppendInt(num[:0], int64(s.index), 10))
+			b.WriteByte(']')
 		case i > 0:
-			b.WriteString("." + s.key)
+			b.WriteByte('.')
+			b.WriteString(s.key)
 		default:
 			b.WriteString(s.key)
 		}

@@ -109,3 +109,24 @@ func referencesViaEachPair(o *Object) []Reference {
 	})
 	return w.out
 }
+
+// TestStepsString: a field path as findings name it, keys joined by dots
+// and list indexes in brackets, whatever the index's width.
+func TestStepsString(t *testing.T) {
+	key := func(k string) refStep { return refStep{key: k, index: -1} }
+	at := func(i int) refStep { return refStep{index: i} }
+	for _, c := range []struct {
+		steps []refStep
+		want  string
+	}{
+		{nil, ""},
+		{[]refStep{key("spec")}, "spec"},
+		{[]refStep{key("spec"), key("rules"), at(0), key("backendRefs"), at(12)}, "spec.rules[0].backendRefs[12]"},
+		{[]refStep{key("spec"), at(1 << 40), at(7)}, "spec[1099511627776][7]"},
+		{[]refStep{at(3), key("")}, "[3]."},
+	} {
+		if got := stepsString(c.steps); got != c.want {
+			t.Errorf("stepsString(%v) = %q, want %q", c.steps, got, c.want)
+		}
+	}
+}

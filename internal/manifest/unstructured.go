@@ -36,6 +36,18 @@ func unstructuredOf(n *yaml.Node, o *Object) (any, error) {
 		return unstructuredOf(n.Content[0], o)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
+		if !hasMergeKey(n) {
+			// eachPair's order without its closure, one per mapping of
+			// every object the schema stage checks
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				x, err := unstructuredOf(n.Content[i+1], o)
+				if err != nil {
+					return nil, err
+				}
+				m[resolve(n.Content[i]).Value] = x
+			}
+			return m, nil
+		}
 		var err error
 		eachPair(n, func(k, v *yaml.Node) {
 			if err != nil {

@@ -57,15 +57,33 @@ func NamespaceProblems(ns string) []string {
 // the namespace it was given, with apimachinery's ValidateObjectMeta. A
 // cluster-scoped object's namespace is not checked: the API server clears
 // it. The object's Namespace is still as written ("" when absent).
+//
+// Every object read is checked, and hardly any name is refused: when the
+// name and the namespace pass their rules, the answer is no problem
+// without calling ValidateObjectMeta, whose other checks (generateName,
+// generation, labels, annotations, owner references, finalizers, managed
+// fields) have nothing to find in a metadata holding only a name and a
+// namespace, but which builds a field path for each of them — six
+// allocations per object. TestMetadataProblemsAgreeWithTheLibrary holds
+// the shortcut to the library.
 func metadataProblems(o *manifest.Object, gk GroupKind, namespaced bool) field.ErrorList {
-	meta := &metav1.ObjectMeta{Name: o.Name}
+	ns := ""
 	if namespaced {
-		meta.Namespace = o.Namespace
-		if meta.Namespace == "" {
-			meta.Namespace = "default" // defaulted: not the input's
+		ns = o.Namespace
+		if ns == "" {
+			ns = "default" // defaulted: not the input's
 		}
 	}
-	return apivalidation.ValidateObjectMeta(meta, namespaced, NameRule(gk), field.NewPath("metadata"))
+	if o.Name != "" && len(NameRule(gk)(o.Name, false)) == 0 && (!namespaced || len(apivalidation.ValidateNamespaceName(ns, false)) == 0) {
+		return nil
+	}
+	return objectMetaProblems(o.Name, ns, gk, namespaced)
+}
+
+// objectMetaProblems is ValidateObjectMeta's answer on a metadata holding
+// only name and namespace.
+func objectMetaProblems(name, ns string, gk GroupKind, namespaced bool) field.ErrorList {
+	return apivalidation.ValidateObjectMeta(&metav1.ObjectMeta{Name: name, Namespace: ns}, namespaced, NameRule(gk), field.NewPath("metadata"))
 }
 
 // nameFindings are the GWP113 findings about an object's names: its own

@@ -116,6 +116,13 @@ type Family struct {
 	// It runs on every route rule, whichever Gateways serve it, as the
 	// keys of Controller.Topology are read. Nil: no such checks.
 	CheckRule func(rt *topology.Route, rule *topology.Rule, cfg Config) *topology.RuleProblem
+	// Gateway is the controller's verdict on one of its Gateways as a
+	// whole, before it translates any of it (topology.Controller.Gateway):
+	// a refusal (Accepted False with its reason) leaves nothing of the
+	// Gateway translated, which status, render, explain and lint read
+	// from topology.Gateway.Refused; the findings are lint's. Nil: every
+	// Gateway is accepted.
+	Gateway func(m *model.Model, gw *model.Gateway) (topology.Refusal, []diag.Diagnostic)
 	// Listeners is the controller's verdict on the listeners of one of its
 	// Gateways by rules of its own (topology.Controller.Listeners): it
 	// replaces each listener's Conditions and Unserved, which topology set
@@ -143,6 +150,14 @@ type Family struct {
 	// listener by asking first whether any listener of the parent admits
 	// the route at all (topology.Controller.AdmissionFirst).
 	AdmissionFirst bool
+	// NoListenersNotValid: the controller refuses a Gateway with no
+	// listener at all (topology.Controller.NoListenersNotValid).
+	NoListenersNotValid bool
+	// UnwatchedRoutes says why the controller, under the deployment cfg,
+	// does not read routes of a kind at all ("" when it reads them):
+	// such a route attaches to none of its Gateways and takes no status
+	// from it (topology.Controller.Unwatched). Nil: it reads every kind.
+	UnwatchedRoutes func(kind string, cfg Config) string
 	// AncestorStatuses decide the status of the policies of one of the
 	// family's kinds by the controller's own rules rather than from merge
 	// origins: Envoy Gateway decides Conflicted, Overridden and Merged
@@ -317,6 +332,11 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.Conflicts = f.Conflicts
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		tc.AdmissionFirst = f.AdmissionFirst
+		tc.NoListenersNotValid = f.NoListenersNotValid
+		if unwatched := f.UnwatchedRoutes; unwatched != nil {
+			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }
+		}
+		tc.Gateway = f.Gateway
 		out[f.Controller.Name] = tc
 	}
 	return out

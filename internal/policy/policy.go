@@ -23,6 +23,10 @@ type Env struct {
 	// "kgateway"; "" outside render), for the few fields a target
 	// expresses with its own filters.
 	Target string
+	// Traits are the render target's (nil outside render): what a
+	// renderer shapes as the target's controller does where the same
+	// field renders for several targets.
+	Traits *Target
 
 	// backendPolicies are the registered BackendReferrers' (Registry.Decode).
 	backendPolicies []func(model.Key, int32) *BackendPolicy

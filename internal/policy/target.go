@@ -174,6 +174,13 @@ type Target struct {
 	// own host is sent. Unset: the endpoints keep theirs, which Envoy
 	// sends in place of the check's.
 	CheckHostClearsEndpointHosts bool
+	// FirstCACertificateRef: of an upstream TLS validation's CA
+	// certificate references (a BackendTLSPolicy's caCertificateRefs) the
+	// controller reads the first alone, the others neither judged nor
+	// rendered, as the policy kind's own verdict judges it (kgateway).
+	// Unset: every reference, their certificates joined into one bundle
+	// in their order (Envoy Gateway).
+	FirstCACertificateRef bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.

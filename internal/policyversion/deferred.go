@@ -88,10 +88,8 @@ func deferParams(v any, path string, out *[]Deferred, errs *[]ParamError) any {
 		if !strings.Contains(x, "{{") {
 			return x
 		}
-		if _, err := template.New("param").Funcs(parseFuncs).Parse(x); err != nil {
-			*errs = append(*errs, ParamError{Path: path, Message: fmt.Sprintf(
-				"template %q does not parse (the gateway-controller rejects the API): %s; its functions are %s",
-				x, templateError(err), strings.Join(ControllerTemplateFuncs, ", "))})
+		if problem := TemplateProblem(x); problem != "" {
+			*errs = append(*errs, ParamError{Path: path, Message: problem})
 			return x
 		}
 		*out = append(*out, Deferred{Path: path, Source: "template " + x})
@@ -161,6 +159,21 @@ func valueFrom(m map[string]any, path string, out *[]Deferred, errs *[]ParamErro
 	}
 	*out = append(*out, Deferred{Path: path, Source: fmt.Sprintf("%s %s key %q (valueFrom.%s)", what, strings.TrimSpace(name), strings.TrimSpace(key), kind)})
 	return placeholder, true
+}
+
+// TemplateProblem says why the gateway-controller cannot parse s as one
+// of its templates (pkg/templateengine/render.go: render parses every
+// string containing "{{" with its own functions), and the API is refused;
+// "" when s parses or holds no template.
+func TemplateProblem(s string) string {
+	if !strings.Contains(s, "{{") {
+		return ""
+	}
+	if _, err := template.New("param").Funcs(parseFuncs).Parse(s); err != nil {
+		return fmt.Sprintf("template %q does not parse (the gateway-controller rejects the API): %s; its functions are %s",
+			s, templateError(err), strings.Join(ControllerTemplateFuncs, ", "))
+	}
+	return ""
 }
 
 // templateError is a text/template parse error without its "template:

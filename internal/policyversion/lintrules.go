@@ -30,8 +30,8 @@ var (
 		Title: "policy reference without a version resolved to the latest definition's major",
 		Doc:   "The gateway-controller resolves a reference without a version to the major of the highest loaded definition of that name; the finding names it, so a newer definition cannot move the API to another major unnoticed."}
 	LintParamDeferred = diag.Rule{Code: "GWP509", Name: "param-deferred", Severity: diag.Info,
-		Title: "param resolved at deploy time (valueFrom, template); its value is not checked",
-		Doc:   "A param given as valueFrom.secretKeyRef/configMapKeyRef (the operator substitutes the key's string) or as a gateway-controller template ({{ env \"X\" }}, {{ secret \"X\" }}, …) is only known at deploy time; it is a string then, which fits where the schema admits a string (a failure of a type it cannot have stands), and the note says where it comes from."}
+		Title: "param or policy reference resolved at deploy time (valueFrom, template); not checked",
+		Doc:   "A param given as valueFrom.secretKeyRef/configMapKeyRef (the operator substitutes the key's string) or as a gateway-controller template ({{ env \"X\" }}, {{ secret \"X\" }}, …) is only known at deploy time; it is a string then, which fits where the schema admits a string (a failure of a type it cannot have stands), and the note says where it comes from. A policy reference whose name or version is such a template is resolved by the gateway-controller only once rendered, so gwpol neither resolves it nor checks its params."}
 	LintDefinitionNotLoaded = diag.Rule{Code: "GWP513", Name: "definition-not-loaded", Severity: diag.Warning,
 		Title: "a definition after the first YAML document of its file is not loaded",
 		Doc:   "The gateway-controller decodes a YAML definition file with yaml.Unmarshal, which reads its first document only: a definition in a later document is never loaded, so references to it do not resolve. Put each definition in a file of its own."}

@@ -7,10 +7,17 @@ import (
 )
 
 // CheckKeyLines checks a credential list of one key per line, either a
-// bare key or key:consumer; blank lines are skipped and no key may appear
-// twice. The error names line numbers only — never a key or a consumer.
+// bare key (its own consumer) or key:consumer; blank lines are skipped. A
+// key may appear again only for the same consumer: the list is a map from
+// key to consumer, so a repeat that agrees adds nothing and one that
+// names another consumer is ambiguous. The error names line numbers only —
+// never a key or a consumer.
 func CheckKeyLines(v Value) error {
-	seen := map[string]int{}
+	type first struct {
+		line     int
+		consumer string
+	}
+	seen := map[string]first{}
 	lines := 0
 	for i, line := range strings.Split(string(v.bytes()), "\n") {
 		line = strings.TrimSpace(line)
@@ -28,10 +35,17 @@ func CheckKeyLines(v Value) error {
 		case strings.ContainsAny(k, " \t"):
 			return fmt.Errorf("line %d: a key may not contain spaces", i+1)
 		}
-		if prev, dup := seen[k]; dup {
-			return fmt.Errorf("line %d repeats the key of line %d; each key names one consumer", i+1, prev)
+		consumer := k
+		if hasConsumer {
+			consumer = strings.TrimSpace(c)
 		}
-		seen[k] = i + 1
+		if prev, dup := seen[k]; dup {
+			if prev.consumer != consumer {
+				return fmt.Errorf("line %d repeats the key of line %d for another consumer; each key names one consumer", i+1, prev.line)
+			}
+			continue
+		}
+		seen[k] = first{line: i + 1, consumer: consumer}
 	}
 	if lines == 0 {
 		return errors.New("it holds no key (one per line: a bare key or key:consumer)")

@@ -38,6 +38,20 @@ func PublicKeys(v Value) ([]PublicKey, error) {
 	return pemKeys([]byte(text))
 }
 
+// PEMPublicKeys reads v as PEM only (PUBLIC KEY, RSA PUBLIC KEY or
+// CERTIFICATE blocks), for a reader that loads a PEM file and nothing
+// else: a JWKS document is refused as such.
+func PEMPublicKeys(v Value) ([]PublicKey, error) {
+	text := strings.TrimSpace(string(v.bytes()))
+	switch {
+	case text == "":
+		return nil, errors.New("it is empty")
+	case strings.HasPrefix(text, "{"):
+		return nil, errors.New("it is a JWKS document, not a PEM public key")
+	}
+	return pemKeys([]byte(text))
+}
+
 // describe says what a parsed key is; a type outside KeyTypes is
 // Unrecognised (and fits no algorithm a caller checks).
 func describe(k crypto.PublicKey) PublicKey {

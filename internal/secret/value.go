@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Redacted is how a Value prints, whatever the verb or encoding.
@@ -27,6 +28,10 @@ func NewValue(b []byte) Value {
 
 // Len is the value's size in bytes: a size may be said.
 func (v Value) Len() int { return len(v.bytes()) }
+
+// ValidUTF8 reports whether the value is valid UTF-8 text (a controller
+// that reads an entry as a string refuses one that is not).
+func (v Value) ValidUTF8() bool { return utf8.Valid(v.bytes()) }
 
 // bytes is the content, for this package's parsers only.
 func (v Value) bytes() []byte {

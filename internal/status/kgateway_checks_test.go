@@ -29,6 +29,15 @@ func extensionRef(name, backendRef string) string {
 	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  type: ExtAuth\n  extAuth: {grpcService: {backendRef: " + backendRef + "}}\n"
 }
 
+// oauth2Extension is an OAuth2 GatewayExtension infra/oidc whose provider
+// calls Service svc, with its client Secret and the other fields given
+// (indented by four spaces).
+func oauth2Extension(clientSecret, fields string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: GatewayExtension\nmetadata: {name: oidc, namespace: infra}\nspec:\n  type: OAuth2\n  oauth2:\n" +
+		"    backendRef: {name: svc, port: 80}\n    tokenEndpoint: https://idp.example.com/token\n    authorizationEndpoint: https://idp.example.com/authorize\n" +
+		"    credentials: {clientID: app, clientSecretRef: {name: " + clientSecret + "}}\n" + fields
+}
+
 // staticBackend is a static kgateway Backend in infra.
 func staticBackend(name string) string {
 	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: Backend\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  type: Static\n  static: {hosts: [{host: authz.internal, port: 9000}]}\n"
@@ -95,6 +104,22 @@ func TestKgatewayChecks(t *testing.T) {
 			policy: "p", want: "False/Invalid", message: "missing reference grant"},
 		{name: "extProc extension not found", docs: tp("p", "  extProc: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "global rate limit extension not found", docs: tp("p", "  rateLimit: {global: {extensionRef: {name: nope}, descriptors: [{entries: [{type: RemoteAddress}]}]}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
+		{name: "extAuth statusOnError Envoy does not define", docs: strings.Replace(extension("ea", "ExtAuth", "svc"), "extAuth: {", "extAuth: {statusOnError: 420, ", 1) + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"),
+			policy: "p", want: "False/Invalid", message: "invalid ExtAuthz.StatusOnError: embedded message failed validation | caused by: invalid HttpStatus.Code: value must be one of the defined enum values"},
+		{name: "extAuth statusOnError Envoy defines", docs: strings.Replace(extension("ea", "ExtAuth", "svc"), "extAuth: {", "extAuth: {statusOnError: 503, ", 1) + tp("p", "  extAuth: {extensionRef: {name: ea}}\n"),
+			policy: "p", want: "True/Valid"},
+		{name: "oauth2 client Secret not found", docs: oauth2Extension("gone", "") + tp("p", "  oauth2: {extensionRef: {name: oidc}}\n"), policy: "p", want: "False/Invalid",
+			message: "extauth: error building OAuth2 config: Secret infra/gone not found"},
+		{name: "oauth2 client Secret without client-secret", docs: secret("client", "clientSecret") + oauth2Extension("client", "") + tp("p", "  oauth2: {extensionRef: {name: oidc}}\n"), policy: "p", want: "False/Invalid",
+			message: "client-secret not found or empty in secret infra/client referenced by GatewayExtension infra/oidc"},
+		{name: "oauth2 client Secret with an empty client-secret", docs: secretData("client", "client-secret", "") + oauth2Extension("client", "") + tp("p", "  oauth2: {extensionRef: {name: oidc}}\n"), policy: "p", want: "False/Invalid",
+			message: "client-secret not found or empty"},
+		{name: "oauth2 client Secret with metadata only is not read", docs: secret("client") + oauth2Extension("client", "") + tp("p", "  oauth2: {extensionRef: {name: oidc}}\n"), policy: "p", want: "True/Valid"},
+		{name: "oauth2 redirectURI without a path", docs: secret("client", "client-secret") + oauth2Extension("client", "    redirectURI: https://app.example.com\n") + tp("p", "  oauth2: {extensionRef: {name: oidc}}\n"), policy: "p", want: "False/Invalid",
+			message: "invalid redirectURI: invalid redirect URI: https://app.example.com; missing path"},
+		{name: "oauth2 redirectURI without a scheme", docs: secret("client", "client-secret") + oauth2Extension("client", "    redirectURI: app.example.com/callback\n") + tp("p", "  oauth2: {extensionRef: {name: oidc}}\n"), policy: "p", want: "False/Invalid",
+			message: "missing scheme"},
+		{name: "oauth2 provider that builds", docs: secret("client", "client-secret") + oauth2Extension("client", "    redirectURI: https://app.example.com/callback\n") + tp("p", "  oauth2: {extensionRef: {name: oidc}}\n"), policy: "p", want: "True/Valid"},
 		{name: "jwtAuth extension not found", docs: tp("p", "  jwtAuth: {extensionRef: {name: nope}}\n"), policy: "p", want: "False/Invalid", message: "not found"},
 		{name: "local rate limit without a token bucket", docs: tp("p", "  rateLimit: {local: {percentEnabled: 50}}\n"), policy: "p", want: "False/Invalid", message: "TokenBucket"},
 		{name: "local rate limit empty: it switches rate limiting off", docs: tp("p", "  rateLimit: {local: {}}\n"), policy: "p", want: "True/Valid"},

@@ -144,6 +144,26 @@ type Options struct {
 	ControllerName string
 }
 
+// summaryInView reports whether a policy whose targets are all missing
+// gets the synthetic StatusSummary ancestor: the controller that answers
+// for its kind must be in view (the input has no GatewayClass, or one
+// naming it). A family's controller answers for the family's kinds, and
+// a family without a controller of its own reports through this stage
+// always; any other kind (the Gateway API's own) is the reporting
+// controller's. An input whose GatewayClasses all name other controllers
+// has no status from it (a controller that writes a BackendTLSPolicy's
+// status only through the backends it covers writes none when the
+// target is not there).
+func summaryInView(r *merge.Result, p *policy.Policy, reporting string) bool {
+	if f := r.Registry.FamilyOf(p.Kind); f != nil {
+		reporting = f.Controller.Name
+	} else if p.Kind.GroupKind().Group != model.GatewayGroup {
+		return true // a family without a controller of its own
+	}
+	_, inView := r.Graph.Controller(nil, reporting)
+	return inView
+}
+
 // Summary is the synthetic ancestor of the policies that attach nowhere,
 // in the API group of the controller status reports for
 // (policy.Controller.SummaryGroup).
@@ -176,6 +196,12 @@ func Compute(r *merge.Result, opt Options) *Report {
 		if _, managed := g.Controller(gw, opt.ControllerName); !managed {
 			// No controller in view: Pending, and no listener claims
 			// the routes whose parents it is not ours to report.
+			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
+			continue
+		}
+		if gw.Refused.Reason != "" {
+			// its controller refused the whole Gateway: Accepted False
+			// alone, and no listener status (nothing of it is translated)
 			rep.Gateways = append(rep.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Conditions: conv(conds), Listeners: []Listener{}})
 			continue
 		}
@@ -215,6 +241,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 		for _, p := range rt.Parents {
 			if _, managed := g.Controller(parentGateway(p), opt.ControllerName); !managed {
 				continue // another controller's Gateway: not ours to report
+			}
+			if p.Unwatched {
+				continue // its controller does not read routes of this kind
 			}
 			ref := ParentRef{Group: string(*p.Ref.Group), Kind: string(*p.Ref.Kind), Namespace: string(*p.Ref.Namespace), Name: string(p.Ref.Name)}
 			if p.Ref.SectionName != nil {
@@ -674,11 +703,7 @@ func policyStatus(r *merge.Result, p *policy.Policy, us []use, opt Options) Poli
 		if r.Attach.Resolved[p] > 0 || len(r.Attach.Unresolved[p]) == 0 {
 			return out // attached to targets with no ancestor, or not referenced at all
 		}
-		if _, inView := r.Graph.Controller(nil, opt.ControllerName); !inView {
-			// the summary is the reporting controller's; an input whose
-			// GatewayClasses all name other controllers has none of it
-			// (Envoy Gateway writes no status on a BackendTLSPolicy
-			// whose target is not there)
+		if !summaryInView(r, p, opt.ControllerName) {
 			return out
 		}
 		msg := strings.Join(r.Attach.Unresolved[p], "; ")

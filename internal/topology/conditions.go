@@ -278,6 +278,11 @@ func RouteParentConditions(r *Route, p *Parent) []metav1.Condition {
 // GatewayConditions are the Gateway-level conditions every controller
 // writes: Accepted and Programmed.
 func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
+	if gw.Refused.Reason != "" {
+		// refused before anything of it is translated: Accepted False
+		// alone, no Programmed (nothing is deployed for it)
+		return []metav1.Condition{cond("Accepted", false, gw.Refused.Reason, gw.Refused.Message)}
+	}
 	accepted := cond("Accepted", true, "Accepted", "Gateway is accepted")
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc == nil {
 		if _, managed := g.Controller(gw, ""); !managed {
@@ -291,7 +296,7 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 			accepted = cond("Accepted", true, "ListenersNotValid", "Some listeners are not valid")
 		}
 	}
-	if len(gw.Listeners) == 0 {
+	if len(gw.Listeners) == 0 && !g.controllerOf(gw).NoListenersNotValid {
 		return []metav1.Condition{accepted, programmed}
 	}
 	valid, programmable := 0, 0
@@ -299,7 +304,7 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 		if !refusedOnValidation(l) {
 			valid++
 		}
-		if l.Unserved != UnservedRouteKinds && l.Unserved != UnservedReservedPort {
+		if l.Unserved != UnservedRouteKinds && l.Unserved != UnservedReservedPort && l.Unserved != UnservedProtocol {
 			programmable++
 		}
 	}
@@ -313,10 +318,10 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 }
 
 // refusedOnValidation: the listener's controller refuses it while it
-// validates the Gateway (Unserved RouteKinds; ReservedPort on a
-// ListenerSet's listener), before translating it.
+// validates the Gateway (Unserved RouteKinds or Protocol; ReservedPort on
+// a ListenerSet's listener), before translating it.
 func refusedOnValidation(l *Listener) bool {
-	return l.Unserved == UnservedRouteKinds || (l.Unserved == UnservedReservedPort && l.Set != nil)
+	return l.Unserved == UnservedRouteKinds || l.Unserved == UnservedProtocol || (l.Unserved == UnservedReservedPort && l.Set != nil)
 }
 
 // GatewayResolvedRefs is the Gateway-level ResolvedRefs a controller with

@@ -1,6 +1,9 @@
 package topology
 
-import "github.com/gwpol/gwpol/internal/diag"
+import (
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+)
 
 // Controller is what topology applies of one controller's own rules to
 // the Gateways it manages (Options.Controllers, by controllerName): how
@@ -45,6 +48,27 @@ type Controller struct {
 	// one it selects; then NoMatchingListenerHostname. Unset: the Gateway
 	// API's order, which judges only the selected listeners.
 	AdmissionFirst bool
+	// NoListenersNotValid: a Gateway with no listener at all (none of its
+	// own, none of an attached ListenerSet's) is not valid, as one whose
+	// every listener is refused while the Gateway is validated:
+	// Accepted=False, ListenersNotValid, and not programmed. Unset: such
+	// a Gateway is accepted and programmed.
+	NoListenersNotValid bool
+	// Unwatched says why the controller does not read routes of a kind
+	// under its deployment ("" when it reads them): a route of such a
+	// kind attaches to none of its Gateways (Parent.Unwatched), takes no
+	// status from it and no traffic. Nil: it reads every route kind.
+	Unwatched func(kind string) string
+	// Gateway is the controller's verdict on a whole Gateway before it
+	// translates any of it (its parameters, its addresses), with its
+	// findings: a Refusal with a reason refuses it, and the reason and
+	// message are its Accepted=False condition. Nothing of a refused Gateway is
+	// translated (Gateway.Refused): it has no listeners, a ListenerSet
+	// naming it is not attached, a route's parentRef to it attaches
+	// nowhere and its controller writes no status there
+	// (Parent.Declined), and a policy targeting it or its listeners
+	// attaches to nothing. Nil: every Gateway is accepted.
+	Gateway func(m *model.Model, gw *model.Gateway) (Refusal, []diag.Diagnostic)
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

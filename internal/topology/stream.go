@@ -91,7 +91,7 @@ type StreamRefusal struct {
 // builds the chains from them, and a TCP or TLS port where no listener
 // has one is not programmed.
 func (l *Listener) StreamRoutes() []*Attachment {
-	if !IsStream(l.Protocol) || len(l.Routes) == 0 {
+	if !IsStream(l.Protocol) && l.Protocol != gwv1.UDPProtocolType || len(l.Routes) == 0 {
 		return nil
 	}
 	if rule := l.Gateway.streams; rule.Served != nil {
@@ -106,7 +106,11 @@ func (l *Listener) StreamRoutes() []*Attachment {
 func unprogrammedStreamRoutes(gw *Gateway) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, l := range gw.Listeners {
-		if !IsStream(l.Protocol) || len(l.Routes) == 0 {
+		// a UDP listener its controller serves is judged as a TCP one is
+		// (one route per listener); one it does not serve is reported
+		// whole (LintListenerNotServed)
+		udp := l.Protocol == gwv1.UDPProtocolType && l.Unserved == ""
+		if !IsStream(l.Protocol) && !udp || len(l.Routes) == 0 {
 			continue
 		}
 		served := map[*Attachment]bool{}

@@ -2,7 +2,9 @@ package topology
 
 import (
 	"fmt"
+	"strings"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -138,6 +140,8 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 		path += ".port"
 	case UnservedRouteKinds:
 		path += ".allowedRoutes.kinds"
+	case UnservedProtocol:
+		path += ".protocol"
 	case UnservedTLS:
 		path += ".tls"
 		if refusedForCAs(l) {
@@ -151,8 +155,14 @@ func (g *Graph) notServed(l *Listener) diag.Diagnostic {
 			break
 		}
 	}
+	if why == "" {
+		// a problem only the Programmed condition states
+		if c := apimeta.FindStatusCondition(l.Conditions, "Programmed"); c != nil && c.Status == metav1.ConditionFalse {
+			why = c.Message
+		}
+	}
 	return diag.Diagnostic{Code: LintListenerNotServed.Code, Severity: LintListenerNotServed.Severity, Object: src.Ref(), Field: path, Pos: src.FieldPos(path),
-		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), why, l.Gateway.ControllerTitle())}
+		Message: fmt.Sprintf("listener %s is not served: %s; %s builds no filter chain for it, and render leaves it out", l.ID(), strings.TrimSuffix(why, "."), l.Gateway.ControllerTitle())}
 }
 
 // refusedForCAs: the listener's verdict refuses it for its frontend

@@ -104,6 +104,11 @@ type Gateway struct {
 
 	title   string          // how messages name its controller (Controller.Title)
 	streams StreamRouteRule // its controller's (Controller.StreamRoutes, else Options.StreamRoutes)
+	// Refused is its controller's verdict refusing the whole Gateway
+	// (Controller.Gateway), decided once when the graph is built; its
+	// Reason is "" when the Gateway is accepted. Status, render, explain
+	// and lint all read it.
+	Refused Refusal
 	// portHosts counts, per port, the listeners with each hostname, when
 	// its controller makes them exclusive
 	// (Controller.ExclusiveListenerHostnames); nil otherwise.
@@ -164,13 +169,18 @@ type Listener struct {
 }
 
 // Why a listener is not served. A listener refused while its controller
-// validates the Gateway (route kinds; a reserved port on a ListenerSet)
-// does not count as one of its listeners at all; the others are dropped
-// when it is translated.
+// validates the Gateway (route kinds; a protocol it does not serve, where
+// its family marks it so; a reserved port on a ListenerSet) does not
+// count as one of its listeners at all; the others are dropped when it is
+// translated.
 const (
 	UnservedRouteKinds   = "RouteKinds"
+	UnservedProtocol     = "Protocol"
 	UnservedReservedPort = "ReservedPort"
 	UnservedTLS          = "TLS"
+	// UnservedInvalid: its controller's own verdict does not program it
+	// (Programmed False for a problem of its own rules).
+	UnservedInvalid = "Invalid"
 )
 
 // Ancestor is the object a policy on this listener reports status against:
@@ -241,6 +251,10 @@ type Parent struct {
 	// route serves there: the intersection of both; nil means "any".
 	Hostnames [][]string
 	Accepted  bool
+	// Unwatched: the parent's controller does not read routes of this
+	// route's kind (Controller.Unwatched): it writes no status for the
+	// parentRef, and Reason and Message say why.
+	Unwatched bool
 	// Delegation is set when the parent is a delegating HTTPRoute.
 	Delegation *Delegation
 	// Declined is, for a ListenerSet parent whose Gateway does not attach
@@ -345,11 +359,20 @@ func Build(m *model.Model, opt Options) *Graph {
 	g := &Graph{Model: m, keys: opt.Keys, delegation: opt.Delegation, ruleChecks: opt.RuleChecks, tlsOptions: opt.TLSOptions, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
+		g.Gateways = append(g.Gateways, gw)
+		g.gateways[mg.Key()] = gw
+		gw.title = g.controllerOf(gw).Title
+		if judge := g.controllerOf(gw).Gateway; judge != nil {
+			var ds []diag.Diagnostic
+			gw.Refused, ds = judge(m, mg)
+			g.Diagnostics = append(g.Diagnostics, ds...)
+			if gw.Refused.Reason != "" {
+				continue // nothing of it is translated: no listeners
+			}
+		}
 		for i, l := range mg.Spec.Listeners {
 			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsOptions: opt.TLSOptions})
 		}
-		g.Gateways = append(g.Gateways, gw)
-		g.gateways[mg.Key()] = gw
 	}
 	g.attachListenerSets()
 	for _, gw := range g.Gateways {
@@ -386,9 +409,11 @@ func Build(m *model.Model, opt Options) *Graph {
 		}
 		// after the sort: it breaks ties between routes as old
 		decideStreamRefusals(gw)
-		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		g.judgeListeners(gw)
+		// after the listeners' verdict: a listener not served is
+		// reported whole
+		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)
 	}
 	return g
 }
@@ -423,6 +448,8 @@ func (g *Graph) attachListenerSets() {
 		switch {
 		case gw == nil:
 			s.Reason, s.Message = "NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, ref.Name)
+		case gw.Refused.Reason != "":
+			s.Reason, s.Message = "ParentNotAccepted", fmt.Sprintf("Parent Gateway %s/%s not accepted", ns, ref.Name)
 		case !allowsListenerSet(g.Model, gw, ms):
 			s.Reason, s.Message = "NotAllowed", fmt.Sprintf("Gateway %s/%s does not allow ListenerSets from namespace %s (spec.allowedListeners)", ns, ref.Name, ms.Namespace)
 		default:
@@ -546,6 +573,21 @@ func (g *Graph) resolveParents(r *Route) {
 		p := &Parent{Index: i, Ref: defaultParentRef(ref, r.Meta.Namespace)}
 		r.Parents = append(r.Parents, p)
 		g.resolveParent(r, p)
+		if !p.Accepted && !p.Unwatched {
+			// a parent not found (or a ListenerSet its Gateway declines):
+			// the controller that would report it does not read the kind
+			// either, so it reports nothing
+			gw := p.Gateway
+			if gw == nil {
+				gw = p.Declined
+			}
+			if unwatched := g.controllerOf(gw).Unwatched; unwatched != nil {
+				if why := unwatched(r.Kind); why != "" {
+					p.Unwatched = true
+					p.reject("Unwatched", why)
+				}
+			}
+		}
 	}
 }
 
@@ -588,6 +630,13 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 			p.reject("NoMatchingParent", fmt.Sprintf("Gateway %s/%s not found", ns, name))
 			return
 		}
+		if gw.Refused.Reason != "" {
+			// its controller translates nothing of it: the parentRef
+			// names no Gateway it holds, and it writes no status there
+			p.Declined = gw
+			p.reject("NoMatchingParent", fmt.Sprintf("Gateway %s/%s is not accepted by %s (%s): %s", ns, name, gw.ControllerTitle(), gw.Refused.Reason, gw.Refused.Message))
+			return
+		}
 		p.Gateway = gw
 		for _, l := range gw.Listeners {
 			if l.Set == nil {
@@ -614,6 +663,13 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 	default:
 		p.reject("NoMatchingParent", fmt.Sprintf("parentRef kind %s is not a Gateway or ListenerSet", groupKind(string(*ref.Group), string(*ref.Kind))))
 		return
+	}
+	if unwatched := g.controllerOf(p.Gateway).Unwatched; unwatched != nil {
+		if why := unwatched(r.Kind); why != "" {
+			p.Unwatched = true
+			p.reject("Unwatched", why)
+			return
+		}
 	}
 	if g.controllerOf(p.Gateway).AdmissionFirst {
 		if reason, msg := admissionFirst(g, r, candidates, ref); reason != "" {

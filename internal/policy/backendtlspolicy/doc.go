@@ -14,6 +14,8 @@
 // Gateway whose routes use the backend: ResolvedRefs
 // (the CA certificate references) and Accepted — False/Conflicted for a
 // policy that targets the same backend as an older one, and
-// False/NoValidCACertificate when no CA certificate resolves. It does not
-// render: the upstream TLS it sets is on clusters gwpol does not write.
+// False/NoValidCACertificate when no CA certificate resolves. It renders
+// (policy.Renderer) the upstream TLS of the backend's cluster, its CA read
+// as the render target's controller reads the references
+// (policy.Target.FirstCACertificateRef).
 package backendtlspolicy

@@ -2,6 +2,7 @@ package backendtlspolicy
 
 import (
 	"fmt"
+	"strings"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -22,12 +23,6 @@ var _ policy.Renderer = Kind{}
 // systemCASecret is kgateway's SDS name of the system CA bundle.
 const systemCASecret = "SYSTEM_CA_CERT"
 
-// RenderField implements policy.Renderer. SNI is the validation
-// hostname; the certificate must carry the subjectAltNames (else the
-// hostname); the CA is the system bundle, or the CA entry of the one
-// ConfigMap or Secret named (caEntry), or the one ClusterTrustBundle
-// named (a controller that reads those, Envoy Gateway, accepted it) —
-// which gwpol never reads: a ConfigMap's or bundle's is a placeholder, a
 // caEntry is the ConfigMap entry the CA is read from: ca.crt, else
 // tls.crt, else its only entry (Envoy Gateway's getCaCertsFromCARefs;
 // kgateway accepts the ConfigMap only with ca.crt, so it reads the same);
@@ -51,7 +46,12 @@ func caEntry(env *policy.Env, ns, name string) string {
 	return "ca.crt"
 }
 
-// Secret's is read from where it is mounted.
+// RenderField implements policy.Renderer. SNI is the validation
+// hostname; the certificate must carry the subjectAltNames (else the
+// hostname); the CA is the system bundle, or what the CA certificate
+// references hold as the target's controller reads them (trustedCA) —
+// which gwpol never reads: a ConfigMap's or ClusterTrustBundle's is a
+// placeholder, a Secret's is read from where it is mounted.
 func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragment, error) {
 	if len(in.Values) == 0 || len(in.Namespaces) == 0 {
 		return nil, nil
@@ -75,25 +75,15 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 			DefaultValidationContext:         &tlsv3.CertificateValidationContext{MatchTypedSubjectAltNames: sans},
 			ValidationContextSdsSecretConfig: &tlsv3.SdsSecretConfig{Name: systemCASecret},
 		}}
-	case len(v.CACertificateRefs) == 1:
-		ref := v.CACertificateRefs[0]
-		ca := &corev3.DataSource{}
-		switch ref.Kind {
-		case "ConfigMap":
-			ca.Specifier = &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(ns, ref.Name, caEntry(env, ns, ref.Name))}
-		case "ClusterTrustBundle":
-			ca.Specifier = &corev3.DataSource_InlineString{InlineString: policy.ClusterTrustBundlePlaceholder(ref.Name)}
-		case "Secret":
-			ca.Specifier = &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, ref.Name, "ca.crt")}
-		default:
-			return nil, fmt.Errorf("caCertificateRefs[0] is a %s, not a ConfigMap, Secret or ClusterTrustBundle", ref.Kind)
+	case len(v.CACertificateRefs) > 0:
+		ca, err := trustedCA(v.CACertificateRefs, ns, env)
+		if err != nil {
+			return nil, err
 		}
 		common.TlsParams = &tlsv3.TlsParameters{}
 		common.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: &tlsv3.CertificateValidationContext{
 			MatchTypedSubjectAltNames: sans, TrustedCa: ca,
 		}}
-	case len(v.CACertificateRefs) > 1:
-		return nil, diag.Errorf(diag.Unsupported, "several caCertificateRefs (gwpol renders one CA bundle)")
 	default:
 		return nil, fmt.Errorf("validation names no CA (caCertificateRefs or wellKnownCACertificates)")
 	}
@@ -106,6 +96,43 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 		TypedConfig: &anypb.Any{TypeUrl: "type.googleapis.com/" + string(ctx.ProtoReflect().Descriptor().FullName()), Value: raw},
 	}}}
 	return []policy.Fragment{{Cluster: c}}, nil
+}
+
+// trustedCA is the CA bundle the references make, as the render target's
+// controller reads them (policy.Target.FirstCACertificateRef): the first
+// reference alone, the one the policy's status judges (kgateway); else
+// every reference, their certificates joined in order (Envoy Gateway's
+// getCaCertsFromCARefs, which skips a reference of another kind). A
+// Secret's CA is read from the file it is mounted as, so it can be joined
+// with no other.
+func trustedCA(refs []ObjectRef, ns string, env *policy.Env) (*corev3.DataSource, error) {
+	if len(refs) == 1 || env != nil && env.Traits != nil && env.Traits.FirstCACertificateRef {
+		ref := refs[0]
+		switch ref.Kind {
+		case "ConfigMap":
+			return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.ConfigMapPlaceholder(ns, ref.Name, caEntry(env, ns, ref.Name))}}, nil
+		case "ClusterTrustBundle":
+			return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: policy.ClusterTrustBundlePlaceholder(ref.Name)}}, nil
+		case "Secret":
+			return &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, ref.Name, "ca.crt")}}, nil
+		}
+		return nil, fmt.Errorf("caCertificateRefs[0] is a %s, not a ConfigMap, Secret or ClusterTrustBundle", ref.Kind)
+	}
+	var bundle []string
+	for i, ref := range refs {
+		switch ref.Kind {
+		case "ConfigMap":
+			bundle = append(bundle, policy.ConfigMapPlaceholder(ns, ref.Name, caEntry(env, ns, ref.Name)))
+		case "ClusterTrustBundle":
+			bundle = append(bundle, policy.ClusterTrustBundlePlaceholder(ref.Name))
+		case "Secret":
+			return nil, diag.Errorf(diag.Unsupported, "caCertificateRefs[%d] is a Secret beside other CA references (gwpol reads a Secret's CA from its own file, and joins only ConfigMaps and ClusterTrustBundles)", i)
+		}
+	}
+	if len(bundle) == 0 {
+		return nil, fmt.Errorf("caCertificateRefs name no ConfigMap, Secret or ClusterTrustBundle")
+	}
+	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: strings.Join(bundle, "\n")}}, nil
 }
 
 func subjectAltNames(v *Validation) ([]*tlsv3.SubjectAltNameMatcher, error) {

@@ -308,18 +308,8 @@ var routeStatOperators = map[string]bool{"%ROUTE_NAME%": true, "%ROUTE_NAMESPACE
 // (api/v1alpha1/validation): every %…% operator is one a route's stat
 // name supports, and a % is part of an operator.
 func validateRouteStatName(name string) error {
-	ops := statOperator.FindAllString(name, -1)
-	if len(ops) == 0 && strings.Contains(name, "%") {
-		return fmt.Errorf("unable to configure Route Stat Name: unable to configure stat name with invalid operator")
-	}
-	var bad []string
-	for _, op := range ops {
-		if !routeStatOperators[op] {
-			bad = append(bad, op)
-		}
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("unable to configure Route Stat Name: unsupported operators: %v", bad)
+	if why := statNameProblem(name, routeStatOperators); why != "" {
+		return fmt.Errorf("unable to configure Route Stat Name: %s", why)
 	}
 	return nil
 }

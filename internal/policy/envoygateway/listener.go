@@ -46,8 +46,38 @@ func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) 
 		for i, c := range e.conds {
 			e.l.Conditions[i] = metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
 		}
+		e.unserveUnprogrammed()
 	}
 	return nil
+}
+
+// unserveUnprogrammed: Envoy Gateway builds nothing for a listener it
+// does not program (listener.go: translateGatewayListeners skips one that
+// is not ListenerContext.IsReady, Programmed True), so a listener its
+// verdict leaves unprogrammed for a problem of its own rules (an
+// allowedRoutes selector that does not parse, …) is not served
+// (topology.UnservedInvalid): render leaves it out and lint says so, as
+// status does. A conflicted listener is left to the conflict's own
+// verdict and finding.
+func (e *egListener) unserveUnprogrammed() {
+	if e.l.Unserved != "" || e.l.Conflicted || e.programmed() || e.conflictedTrue() {
+		return
+	}
+	e.l.Unserved = topology.UnservedInvalid
+}
+
+// programmed: its Programmed condition is True.
+func (e *egListener) programmed() bool {
+	return slices.ContainsFunc(e.conds, func(c policy.Condition) bool {
+		return c.Type == "Programmed" && c.Status == string(metav1.ConditionTrue)
+	})
+}
+
+// conflictedTrue: its Conflicted condition is True.
+func (e *egListener) conflictedTrue() bool {
+	return slices.ContainsFunc(e.conds, func(c policy.Condition) bool {
+		return c.Type == "Conflicted" && c.Status == string(metav1.ConditionTrue)
+	})
 }
 
 // egListener is one listener while Envoy Gateway translates it: the

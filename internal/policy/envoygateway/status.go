@@ -350,7 +350,9 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 	switch ref.Kind {
 	case "Gateway":
 		t.gateway = s.g.Gateway(ns, name)
-		if t.gateway == nil {
+		if t.gateway == nil || t.gateway.Refused.Reason != "" {
+			// a Gateway Envoy Gateway refuses whole is not among those
+			// it translates policies for (GetRelevantGateways)
 			return t, false
 		}
 		t.level = levelGateway
@@ -687,6 +689,10 @@ func (s *statusRun) ancestors(t target) []entry {
 		var out []entry
 		for _, p := range t.route.Parents {
 			if p.Gateway == nil || !s.managed(p.Gateway) {
+				// a parentRef to a Gateway (or ListenerSet) that is not
+				// there, that Envoy Gateway refused whole (Declined) or
+				// does not translate has no route parent context: not an
+				// ancestor (GetManagedParentReferences)
 				continue
 			}
 			e := entry{key: model.GatewayAPIKey(string(*p.Ref.Kind), string(*p.Ref.Namespace), string(p.Ref.Name)), gateway: p.Gateway}

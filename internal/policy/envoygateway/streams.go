@@ -36,10 +36,21 @@ func servedStreams(l *topology.Listener) []*topology.Attachment {
 	if tls := ofKind(l, "TLSRoute"); l.Protocol == gwv1.TLSProtocolType && len(tls) > 0 {
 		return tls
 	}
-	if first := firstTCPRoute(l); first != nil {
+	if first := firstOfOneRule(l, listenerRouteKind(l)); first != nil {
 		return []*topology.Attachment{first}
 	}
 	return nil
+}
+
+// listenerRouteKind is the route kind one route of which a TCP or UDP
+// listener serves: TCPRoute (on a TLS listener too, when no TLSRoute is
+// there), UDPRoute on a UDP listener (route.go:
+// processUDPRouteParentRefs, the oldest route only, as for TCP).
+func listenerRouteKind(l *topology.Listener) string {
+	if l.Protocol == gwv1.UDPProtocolType {
+		return "UDPRoute"
+	}
+	return "TCPRoute"
 }
 
 // ofKind are the attachments of l of one route kind, in Envoy Gateway's
@@ -64,10 +75,10 @@ func providerOrder(a, b *topology.Route) int {
 	return cmp.Or(cmp.Compare(a.Meta.Namespace, b.Meta.Namespace), cmp.Compare(a.Meta.Name, b.Meta.Name))
 }
 
-// firstTCPRoute is the TCPRoute Envoy Gateway programs on l: the first,
-// in its order, of exactly one rule; nil when none is.
-func firstTCPRoute(l *topology.Listener) *topology.Attachment {
-	for _, a := range ofKind(l, "TCPRoute") {
+// firstOfOneRule is the route of kind Envoy Gateway programs on l: the
+// first, in its order, of exactly one rule; nil when none is.
+func firstOfOneRule(l *topology.Listener, kind string) *topology.Attachment {
+	for _, a := range ofKind(l, kind) {
 		if ruleCountProblem(a.Route.Route) == "" {
 			return a
 		}
@@ -86,9 +97,10 @@ func streamWhy(l *topology.Listener, a *topology.Attachment) (string, string) {
 	if l.Protocol == gwv1.TLSProtocolType && len(ofKind(l, "TLSRoute")) > 0 {
 		return field, "a TLS listener with TLSRoutes serves those, and no TCPRoute"
 	}
-	served := firstTCPRoute(l).Route
-	return field, fmt.Sprintf("a %s listener serves one TCPRoute, the first of one rule by creationTimestamp, then namespace and name (all are Accepted); it serves TCPRoute %s/%s",
-		l.Protocol, served.Meta.Namespace, served.Meta.Name)
+	kind := listenerRouteKind(l)
+	served := firstOfOneRule(l, kind).Route
+	return field, fmt.Sprintf("a %s listener serves one %s, the first of one rule by creationTimestamp, then namespace and name (all are Accepted); it serves %s %s/%s",
+		l.Protocol, kind, kind, served.Meta.Namespace, served.Meta.Name)
 }
 
 // refusedStreams are the routes attached to the stream listener l that

@@ -21,6 +21,9 @@ type catalogEntry struct {
 	// mode is requestBody.mode, "" when the entry does not say (the
 	// chart's default, none: headers only).
 	mode string
+	// enforcement is the entry's enforcement, "" when it does not say
+	// (the default, deny).
+	enforcement string
 	// problem says why HAPTIC would reject the entry ("" when valid).
 	problem string
 }

@@ -6,29 +6,36 @@ import (
 	"github.com/gwpol/gwpol/internal/secret"
 )
 
-// jwtKey checks that the JWT verification key is a public key of the kind
-// the algorithm needs: a PEM public key (PKIX or PKCS#1) or certificate, or
-// a JWKS document. The problem says what secret.PublicKeys may say: block
-// and key numbers, sizes and key types from a closed set.
+// jwtKey checks that the JWT verification key is what HAPTIC's policy
+// reference (docs/site/docs/route-policy.md@04be9778, "JWT") asks of
+// pubkey.pem: one PEM public key (PKIX or PKCS#1; a certificate is read
+// for its key, as HAProxy's jwt_verify loads either), of the algorithm's
+// type, an RSA key of at least 2048 bits. HAProxy loads the file as PEM,
+// so a JWKS document is not a key there, and a second block is not the
+// one key the reference names. The problem says what
+// secret.PEMPublicKeys may say: block numbers, sizes and key types from a
+// closed set.
 func jwtKey(v secret.Value, alg string) string {
-	keys, err := secret.PublicKeys(v)
+	keys, err := secret.PEMPublicKeys(v)
 	if err != nil {
 		return err.Error()
 	}
-	for _, k := range keys {
-		if k.Type == "RSA" && k.Bits < minRSABits {
-			return fmt.Sprintf("its RSA key is %d bits, shorter than %d", k.Bits, minRSABits)
-		}
-		if k.Type == familyOf(alg) {
-			return ""
-		}
+	if len(keys) != 1 {
+		return fmt.Sprintf("it holds %d PEM blocks; HAPTIC reads one public key", len(keys))
 	}
-	return fmt.Sprintf("it holds no %s key for algorithm %s", familyOf(alg), alg)
+	k := keys[0]
+	if k.Type == "RSA" && k.Bits < minRSABits {
+		return fmt.Sprintf("its RSA key is %d bits, shorter than %d", k.Bits, minRSABits)
+	}
+	if k.Type != familyOf(alg) {
+		return fmt.Sprintf("it holds no %s key for algorithm %s", familyOf(alg), alg)
+	}
+	return ""
 }
 
-// minRSABits is the shortest RSA modulus Go's and OpenSSL's verifiers
-// accept by default.
-const minRSABits = 1024
+// minRSABits is the shortest RSA key HAPTIC's policy reference accepts
+// ("RSA keys require at least 2048 bits").
+const minRSABits = 2048
 
 // familyOf names the key type an algorithm verifies with, as
 // secret.PublicKey names it.

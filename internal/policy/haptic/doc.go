@@ -10,7 +10,7 @@
 // GRPCRoute cannot use (GWP403) — closes the rule rather than letting it
 // forward without its policy. Credential Secrets are read (as
 // secret.Value, through model.Opaque.Value) only to check them in HAPTIC's
-// formats — API key lines, a PEM or JWKS public key that fits the JWT
+// formats — API key lines, one PEM public key that fits the JWT
 // algorithm — by internal/secret, whose problems say line and block
 // numbers, sizes and key types from a closed set, never the value. A WAF policy names a self-service catalog entry
 // (catalogRef) or, without catalogRef, a trusted policy of the deployment;

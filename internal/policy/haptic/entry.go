@@ -77,11 +77,14 @@ func readEntry(name string, v any, rules entryRules) catalogEntry {
 			return catalogEntry{problem: p}
 		}
 	}
-	var mode string
+	var mode, enforcement string
 	if raw, ok := requestBodyOf(m)["mode"]; ok && raw != nil {
 		mode, _ = scalarText(raw)
 	}
-	return catalogEntry{mode: mode}
+	if raw, ok := m["enforcement"]; ok && raw != nil {
+		enforcement, _ = scalarText(raw)
+	}
+	return catalogEntry{mode: mode, enforcement: enforcement}
 }
 
 func unknownEntryField(m map[string]any, _ entryRules) string {

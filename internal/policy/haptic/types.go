@@ -125,7 +125,10 @@ type CatalogRef struct {
 
 // Cache stores responses for the rule.
 type Cache struct {
-	TTLSeconds         int64    `json:"ttlSeconds"`
+	// TTLSeconds caps the lifetime; unset, the origin's Cache-Control
+	// decides alone (HAPTIC's policy reference: "Non-negative", default
+	// "Origin Cache-Control").
+	TTLSeconds         *int64   `json:"ttlSeconds,omitempty"`
 	MaxObjectSizeBytes *int64   `json:"maxObjectSizeBytes,omitempty"`
 	VaryHeaders        []string `json:"varyHeaders,omitempty"`
 

@@ -1,6 +1,7 @@
 package haptic
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -129,12 +130,33 @@ func (v *validator) jwt(j *JWT, usable bool) {
 			v.invalid(fmt.Sprintf("%s.requiredClaims[%d]", base, i), "requiredClaims[%d] is empty; name a claim", i)
 		}
 	}
+	// HAPTIC's policy reference (route-policy.md@04be9778, "JWT"):
+	// forwarded headers are distinct and overwrite neither Authorization
+	// (the token) nor the API-key credential header.
+	keyHeader := ""
+	if a := v.spec.Authentication; a != nil && a.APIKey != nil {
+		keyHeader = cmp.Or(a.APIKey.Header, DefaultAPIKeyHeader)
+	}
+	firstAt := map[string]int{}
 	for i, f := range j.ForwardClaims {
 		p := fmt.Sprintf("%s.forwardClaims[%d]", base, i)
 		if strings.TrimSpace(f.Claim) == "" {
 			v.invalid(p+".claim", "forwardClaims[%d].claim is empty; name the claim to forward", i)
 		}
-		v.headerName(p+".header", "forwardClaims header", f.Header)
+		if !v.headerName(p+".header", "forwardClaims header", f.Header) {
+			continue
+		}
+		h := strings.ToLower(f.Header)
+		switch prev, dup := firstAt[h]; {
+		case h == "authorization":
+			v.invalid(p+".header", "forwardClaims header %s would overwrite the bearer token's Authorization header; forward the claim in another header", f.Header)
+		case keyHeader != "" && h == strings.ToLower(keyHeader):
+			v.invalid(p+".header", "forwardClaims header %s would overwrite the API key's credential header (apiKey.header %s); forward the claim in another header", f.Header, keyHeader)
+		case dup:
+			v.invalid(p+".header", "forwardClaims header %s is already forwardClaims[%d]'s; each forwarded claim needs its own header", f.Header, prev)
+		default:
+			firstAt[h] = i
+		}
 	}
 	j.secretNamespace = v.ns
 	if v.noSecretRef(base + ".secretRef") {
@@ -295,8 +317,11 @@ func parsePeriod(s string) (time.Duration, error) {
 
 func (v *validator) cache(c *Cache) {
 	const base = "spec.cache"
-	if c.TTLSeconds < 1 {
-		v.invalid(base+".ttlSeconds", "ttlSeconds must be at least 1, not %d", c.TTLSeconds)
+	// HAPTIC's policy reference (route-policy.md@04be9778, "HTTP response
+	// cache"): a non-negative lifetime, optional (the origin's
+	// Cache-Control decides without it).
+	if t := c.TTLSeconds; t != nil && *t < 0 {
+		v.invalid(base+".ttlSeconds", "ttlSeconds must not be negative, not %d; leave it unset to follow the origin's Cache-Control", *t)
 	}
 	if m := c.MaxObjectSizeBytes; m != nil && (*m < 1 || *m > math.MaxUint32) {
 		v.invalid(base+".maxObjectSizeBytes", "maxObjectSizeBytes must be between 1 and %d, not %d", uint32(math.MaxUint32), *m)

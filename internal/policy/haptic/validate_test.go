@@ -66,6 +66,34 @@ stringData:
 ---
 apiVersion: v1
 kind: Secret
+metadata: {name: jwt-short-rsa, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: "-----BEGIN PUBLIC KEY-----\nMIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDesFzQLFNzgKjasuXkuWzkdHXh\nriSba7uU3Qq44xZBo5oAFDMSrZutWMmUJxila6UnO58fPn2JIQg+o5ur8iimyV5s\nwC8rK5PfzGFERF/VwgTsIJgEp8+9ZvpT68PCU/jhXitwjVUyTFUakKyTVXWcIGbd\ncpplGXZGIZE8wbpQ8QIDAQAB\n-----END PUBLIC KEY-----\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: jwt-two-keys, namespace: shop}
+immutable: true
+stringData:
+  pubkey.pem: "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAqPVOqoPgdTGaeGg2KSPb\ncbTcMjsDxBHZQG0Oo70MIMV2XhtEKzPThXitX23SreNU7To5DCXStoVYz1dix0uD\nsXXIJzz0Eh/+pU4LmbRuNmtKz07mEYL47hdVsm+KZbwOXokZePJrzvrHfUShHvt2\n2yFhRCyzNmD+Jf5c3cgo3UqjQwGtLMy9sOIx0cHFd91oBHeQnMg44VvBtGppwBB2\ny9iaOV0m4hi0RWKoh3eoaPS1TrWLGlKekJoGoMK5Mi4P8r14fknM6x/F/pQDDwzy\nh2jDhPQUUOmlQsC/3wjLX7E+EEXE+NmxVB4G+0uYNpkXeRQWwYvOjoHLv/uBnpDn\nGwIDAQAB\n-----END PUBLIC KEY-----\n-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAqPVOqoPgdTGaeGg2KSPb\ncbTcMjsDxBHZQG0Oo70MIMV2XhtEKzPThXitX23SreNU7To5DCXStoVYz1dix0uD\nsXXIJzz0Eh/+pU4LmbRuNmtKz07mEYL47hdVsm+KZbwOXokZePJrzvrHfUShHvt2\n2yFhRCyzNmD+Jf5c3cgo3UqjQwGtLMy9sOIx0cHFd91oBHeQnMg44VvBtGppwBB2\ny9iaOV0m4hi0RWKoh3eoaPS1TrWLGlKekJoGoMK5Mi4P8r14fknM6x/F/pQDDwzy\nh2jDhPQUUOmlQsC/3wjLX7E+EEXE+NmxVB4G+0uYNpkXeRQWwYvOjoHLv/uBnpDn\nGwIDAQAB\n-----END PUBLIC KEY-----\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: repeated-keys, namespace: shop}
+immutable: true
+stringData:
+  keys: "k-1:mobile-app\nk-2\nk-1:mobile-app\nk-2:k-2\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bare-then-named, namespace: shop}
+immutable: true
+stringData:
+  keys: "k-1\nk-1:mobile-app\n"
+---
+apiVersion: v1
+kind: Secret
 metadata: {name: bare-keys, namespace: shop}
 immutable: true
 stringData:
@@ -251,6 +279,13 @@ func TestValidate(t *testing.T) {
 		{"jwt empty required claim", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, requiredClaims: ['']}", []string{"GWP401 spec.authentication.jwt.requiredClaims[0]"}},
 		{"jwt forward claim without header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},
 		{"jwt forward claim bad header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: 'X User'}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},
+		// Forwarded headers are distinct and overwrite neither the token's
+		// Authorization nor the API key's header.
+		{"jwt forward claim into Authorization", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: authorization}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},
+		{"jwt forward claim into the default API key header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: X-Api-Key}]}\n    apiKey: {secretRef: {name: api-keys}}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].header"}},
+		{"jwt forward claim into a set API key header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: X-User}, {claim: tenant, header: x-key}]}\n    apiKey: {secretRef: {name: api-keys}, header: X-Key}", []string{"GWP401 spec.authentication.jwt.forwardClaims[1].header"}},
+		{"jwt forward claim X-API-Key without apiKey", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: X-API-Key}]}", nil},
+		{"jwt forward claims share a header", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: sub, header: X-User}, {claim: email, header: X-Mail}, {claim: name, header: x-user}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[2].header"}},
 		{"jwt forward claim without claim", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{header: X-User}]}", []string{"GWP401 spec.authentication.jwt.forwardClaims[0].claim"}},
 		{"jwt secret missing", "spec:\n  authentication:\n    jwt: {secretRef: {name: nope}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt secret mutable", "spec:\n  authentication:\n    jwt: {secretRef: {name: mutable-key}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
@@ -269,7 +304,12 @@ func TestValidate(t *testing.T) {
 		// Regression (issue 19): a JWT key must be a public key that fits
 		// the algorithm, as PEM (stringData or data) or JWKS.
 		{"jwt EC key under data", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}, algorithm: ES256}", nil},
-		{"jwt JWKS", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-jwks}, algorithm: PS256}", nil},
+		// HAPTIC's policy reference: pubkey.pem holds one PEM public key,
+		// an RSA one of at least 2048 bits; HAProxy loads it as PEM, so a
+		// JWKS document is no key there.
+		{"jwt JWKS", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-jwks}, algorithm: PS256}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt RSA key of 1024 bits", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-short-rsa}, algorithm: RS512}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
+		{"jwt two PEM keys", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-two-keys}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt not a key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-not-a-key}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt private key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-private}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
 		{"jwt JWKS without RSA or EC key", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-bad-jwks}}", []string{"GWP402 spec.authentication.jwt.secretRef.name"}},
@@ -281,6 +321,11 @@ func TestValidate(t *testing.T) {
 		{"apiKey secret missing", "spec:\n  authentication:\n    apiKey: {secretRef: {name: nope}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"apiKey secret without keys", "spec:\n  authentication:\n    apiKey: {secretRef: {name: jwt-key}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"apiKey malformed line", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-lines}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		// A key repeated for the same consumer (a bare key is its own
+		// consumer) is the same map entry; only another consumer is a
+		// conflict.
+		{"apiKey key repeated for its consumer", "spec:\n  authentication:\n    apiKey: {secretRef: {name: repeated-keys}}", nil},
+		{"apiKey bare key then named for another consumer", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bare-then-named}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"apiKey duplicate key", "spec:\n  authentication:\n    apiKey: {secretRef: {name: dup-lines}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"apiKey no lines", "spec:\n  authentication:\n    apiKey: {secretRef: {name: empty-lines}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"both auth", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n    apiKey: {secretRef: {name: api-keys}}", nil},
@@ -338,8 +383,12 @@ func TestValidate(t *testing.T) {
 
 		// cache.
 		{"cache ok", "spec:\n  cache: {ttlSeconds: 60, maxObjectSizeBytes: 1048576, varyHeaders: [Accept-Encoding]}", nil},
-		{"cache zero ttl", "spec:\n  cache: {ttlSeconds: 0}", []string{"GWP401 spec.cache.ttlSeconds"}},
-		{"cache no ttl", "spec:\n  cache: {varyHeaders: [Accept]}", []string{"GWP401 spec.cache.ttlSeconds"}},
+		// ttlSeconds is optional and non-negative (the origin's
+		// Cache-Control decides without it).
+		{"cache zero ttl", "spec:\n  cache: {ttlSeconds: 0}", nil},
+		{"cache no ttl", "spec:\n  cache: {varyHeaders: [Accept]}", nil},
+		{"cache empty", "spec:\n  cache: {}", nil},
+		{"cache negative ttl", "spec:\n  cache: {ttlSeconds: -1}", []string{"GWP401 spec.cache.ttlSeconds"}},
 		{"cache size zero", "spec:\n  cache: {ttlSeconds: 1, maxObjectSizeBytes: 0}", []string{"GWP401 spec.cache.maxObjectSizeBytes"}},
 		{"cache size huge", "spec:\n  cache: {ttlSeconds: 1, maxObjectSizeBytes: 4294967296}", []string{"GWP401 spec.cache.maxObjectSizeBytes"}},
 		{"cache haptic vary", "spec:\n  cache: {ttlSeconds: 1, varyHeaders: [Accept, x-haptic-consumer]}", []string{"GWP401 spec.cache.varyHeaders[1]"}},
@@ -599,7 +648,29 @@ func TestDeploymentSettings(t *testing.T) {
 		{"self-service invalid unselected entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf-unselected-bad}}", nil, "", []string{"GWP402 spec.waf.catalogRef.key"}},
 		{"self-service disabled", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": false}}}}, "", []string{"GWP402 spec.waf.catalogRef"}},
 		{"waf disabled", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": map[string]any{"enabled": false}}, "", []string{"GWP402 spec.waf"}},
-		{"namespace limit admits the first entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", nil},
+		// The Ingress WAF permissions apply to route policies: without
+		// policy selection no waf.policy is served, trusted or not.
+		{"policy selection disabled: trusted", "spec:\n  waf: {policy: inline-safe}", map[string]any{"waf": map[string]any{"policies": inline["policies"], "ingressPermissions": map[string]any{"allowPolicySelection": false}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"policy selection disabled: self-service", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"ingressPermissions": map[string]any{"allowPolicySelection": false}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"policy selection allowed, other permissions off", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"ingressPermissions": map[string]any{"allowEnforcementOverride": false, "allowWafDisable": false}}}, "", nil},
+		// A self-service entry in detect mode may not weaken a
+		// default-on deny baseline; deny entries, a detect baseline and
+		// opt-in dispatch leave it alone.
+		{"self-service detect under a default-on deny baseline", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on", "defaultEnforcement": "deny"}}}, "", []string{"GWP402 spec.waf.policy"}},
+		{"self-service deny under a default-on deny baseline", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on"}}}, "", nil},
+		{"self-service detect under a default-on detect baseline", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on", "defaultEnforcement": "detect"}}}, "", nil},
+		{"trusted detect under a default-on deny baseline", "spec:\n  waf: {policy: inline-detect}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "default-on"}, "policies": map[string]any{"inline": map[string]any{"inline-detect": map[string]any{"enforcement": "detect"}}}}}, "", nil},
+		{"self-service detect with opt-in dispatch", "spec:\n  waf: {policy: tuned, catalogRef: {name: waf-settings, key: tuned.yaml}}", map[string]any{"waf": map[string]any{"dispatch": map[string]any{"mode": "opt-in"}}}, "", nil},
+		{"namespace limit admits the first entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "0")}, "", nil},
+		// The limits count every entry of the referenced catalogs, in
+		// scope and then name order, selected or not: waf/policies.yaml
+		// holds buffered, silent and strict-json. One entry over a limit
+		// fails the catalog's every selection (diagnosed by scope).
+		{"namespace limit counts unselected entries of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", []string{"GWP402 spec.waf.catalogRef"}},
+		{"a catalog with an entry over the limit fails every selection from it", "spec:\n  waf: {policy: buffered, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, "", []string{"GWP402 spec.waf.catalogRef"}},
+		{"cluster limit counts unselected entries of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("0", "2")}, "", []string{"GWP402 spec.waf.catalogRef"}},
+		{"limits that hold every entry of the catalog", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("3", "3")}, "", nil},
+		{"an unreadable catalog loads nothing and counts nothing", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "1")}, "\n---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: a-broken, namespace: shop}\nspec:\n  waf: {policy: x, catalogRef: {name: waf, key: broken.yaml}}\n", nil},
 		{"namespace limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("1", "0")}, second, []string{"GWP402 spec.waf.catalogRef"}},
 		{"cluster limit refuses the second entry", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf}}", map[string]any{"waf": limits("0", "1")}, second, []string{"GWP402 spec.waf.catalogRef"}},
 		{"limit counts a shared entry once", "spec:\n  waf: {policy: strict-json, catalogRef: {name: waf, key: other.yaml}}", map[string]any{"waf": limits("1", "1")}, second, nil},

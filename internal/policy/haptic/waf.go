@@ -1,6 +1,7 @@
 package haptic
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -32,6 +33,16 @@ func (v *validator) waf(w *WAF) {
 		v.dependency(base, "WAF is not enabled in this HAPTIC deployment (config haptic.waf.enabled: false, the chart's Coraza SPOA plugin); the rule fails closed — enable it or drop waf")
 		return
 	}
+	// HAPTIC's policy reference (route-policy.md@04be9778, "WAF"): the
+	// Ingress WAF permissions apply to a route policy's selection too, as
+	// the Ingress engine refuses a selection when the administrator turned
+	// selection off (83-waf-policies.yaml@a3a8c5a1:
+	// util-waf-haptic-coraza-scan, WafPermissionDenied) — the deployment's
+	// defaultPolicy then applies instead.
+	if !v.settings.IngressPermissions.AllowPolicySelection {
+		v.dependency(base+".policy", "WAF policy selection is disabled in this HAPTIC deployment (config haptic.waf.ingressPermissions.allowPolicySelection: false), so HAPTIC refuses waf.policy %q and the rule fails closed — drop waf (the deployment's defaultPolicy applies) or allow policy selection", w.Policy)
+		return
+	}
 	if !v.p.Obj.Has(base + ".catalogRef") {
 		v.trusted(base, w)
 		return
@@ -55,8 +66,8 @@ func (v *validator) waf(w *WAF) {
 	if !v.catalog(base, w) {
 		return
 	}
-	if over := v.budget.exceeded(v.model(), v.settings, selection{v.ns, w.CatalogRef.Name, w.CatalogRef.Key, w.Policy}); over != "" {
-		v.dependency(base+".catalogRef", "WAF catalog entry %s/%s/%s#%s is over %s; the rule fails closed — share an entry already in use or raise the limit",
+	if over := v.budget.exceeded(v.model(), v.catalogs, v.settings, selection{v.ns, w.CatalogRef.Name, w.CatalogRef.Key, w.Policy}); over != "" {
+		v.dependency(base+".catalogRef", "WAF catalog entry %s/%s/%s#%s is over %s; the rule fails closed — keep fewer entries in the catalogs policies reference, share an entry already loaded, or raise the limit",
 			v.ns, w.CatalogRef.Name, w.CatalogRef.Key, w.Policy, over)
 	}
 }
@@ -201,6 +212,17 @@ func (v *validator) catalog(base string, w *WAF) bool {
 		v.dependency(base+".policy", "%s key %s has no policy %q; add it to the catalog or fix the name — the rule fails closed until then", where, ref.Key, w.Policy)
 		return false
 	}
+	// A tenant's entry may not weaken a default-on deny baseline: with
+	// dispatch default-on and defaultEnforcement deny, a self-service
+	// entry whose enforcement is detect is refused (route-policy.md@04be9778,
+	// "WAF"; 83-waf-policies.yaml@a3a8c5a1: util-waf-haptic-coraza-scan,
+	// selectedSelfService && default-on && deny && detect). A route policy
+	// cannot override the entry's enforcement, so the entry's is the
+	// effective one; trusted policies may weaken the baseline.
+	if d := v.settings.Dispatch; d.Mode == "default-on" && d.DefaultEnforcement == "deny" && e.enforcement == "detect" {
+		v.dependency(base+".policy", "%s key %s policy %q has enforcement detect, which would weaken this deployment's default-on deny baseline (config haptic.waf.dispatch); HAPTIC lets only trusted policies do that, so the rule fails closed — set enforcement: deny or select a trusted policy", where, ref.Key, w.Policy)
+		return false
+	}
 	w.catalogRead, w.requestBody = true, e.mode
 	return true
 }
@@ -214,10 +236,20 @@ type selection struct{ ns, name, key, policy string }
 func (s selection) String() string { return s.ns + "/" + s.name + "/" + s.key + "#" + s.policy }
 
 // wafBudget decides, once per run, which self-service catalog entries fit
-// the deployment's limits (selfService.limits): distinct entries count
-// once however many policies select them, and entries are admitted in
-// namespace/name/key#policy order, so the outcome does not depend on
-// document order.
+// the deployment's limits (selfService.limits). The limits count catalog
+// entries, not selections: 49-policy-waf.yaml hands BuildWafCatalog every
+// catalog a route policy references whole (its policyYAML, one record per
+// scope namespace/name/key) before SelectWafPolicy picks an entry, as the
+// Ingress engine registers every entry of a catalog
+// (83-waf-policies.yaml@a3a8c5a1: util-waf-haptic-coraza-scan, nsCount
+// and ssTotal per registered entry), and HAPTIC's policy reference says
+// distinct catalog entries share the budgets. So every entry of every
+// referenced catalog counts once, however many policies select it, in
+// scope order and, within a catalog, name order; an entry past a limit is
+// not loaded, and as HAPTIC diagnoses a catalog by its scope, every
+// policy selecting from that catalog fails closed. A catalog that
+// cannot be read (missing, mutable, invalid) loads nothing and counts
+// nothing. The outcome does not depend on document order.
 type wafBudget struct {
 	once sync.Once
 	over map[selection]string
@@ -225,41 +257,72 @@ type wafBudget struct {
 
 // exceeded returns which limit s is over ("" when it fits). A nil budget
 // (the zero Kind) computes the admission every time.
-func (b *wafBudget) exceeded(m *model.Model, s Settings, sel selection) string {
+func (b *wafBudget) exceeded(m *model.Model, cache *catalogCache, s Settings, sel selection) string {
 	if s.MaxPerNamespace == 0 && s.MaxTotal == 0 {
 		return ""
 	}
 	if b == nil {
-		return admit(m, s)[sel]
+		return admit(m, cache, s)[sel]
 	}
-	b.once.Do(func() { b.over = admit(m, s) })
+	b.once.Do(func() { b.over = admit(m, cache, s) })
 	return b.over[sel]
 }
 
-// admit lists the selections over a limit, with the limit they break.
-func admit(m *model.Model, s Settings) map[selection]string {
+// catalogScope is one self-service catalog: a ConfigMap key in a
+// namespace.
+type catalogScope struct{ ns, name, key string }
+
+// admit lists the catalog entries over a limit, with the limit they break.
+func admit(m *model.Model, cache *catalogCache, s Settings) map[selection]string {
 	if m == nil {
 		return nil
 	}
-	seen := map[selection]bool{}
+	seen := map[catalogScope]bool{}
 	for _, o := range m.OfKind(model.GroupKind{Group: Group, Kind: KindName}) {
 		if sel, ok := selectionOf(o); ok {
-			seen[sel] = true
+			seen[catalogScope{sel.ns, sel.name, sel.key}] = true
 		}
 	}
-	all := slices.SortedFunc(maps.Keys(seen), func(a, b selection) int { return strings.Compare(a.String(), b.String()) })
+	scopes := slices.SortedFunc(maps.Keys(seen), func(a, b catalogScope) int {
+		return strings.Compare(a.ns+"/"+a.name+"/"+a.key, b.ns+"/"+b.name+"/"+b.key)
+	})
 	over := map[selection]string{}
 	perNS := map[string]int{}
 	total := 0
-	for _, sel := range all {
-		switch {
-		case s.MaxPerNamespace > 0 && perNS[sel.ns] >= s.MaxPerNamespace:
-			over[sel] = fmt.Sprintf("the namespace limit of %d self-service WAF policies (config haptic.waf.policies.selfService.limits.maxPoliciesPerNamespace)", s.MaxPerNamespace)
-		case s.MaxTotal > 0 && total >= s.MaxTotal:
-			over[sel] = fmt.Sprintf("the cluster limit of %d self-service WAF policies (config haptic.waf.policies.selfService.limits.maxTotalPolicies)", s.MaxTotal)
-		default:
-			perNS[sel.ns]++
-			total++
+	for _, sc := range scopes {
+		c := m.ConfigMap(sc.ns, sc.name)
+		if c == nil || !c.Immutable {
+			continue
+		}
+		text := catalogText(c, sc.key)
+		if text == nil || text.Kind != yaml.ScalarNode || len(text.Value) > maxCatalogBytes {
+			continue
+		}
+		entries, err := cache.parse(c, sc.key, text.Value, s.rules(true))
+		if err != nil {
+			continue
+		}
+		names := slices.Sorted(maps.Keys(entries))
+		problem := ""
+		for _, name := range names {
+			switch {
+			case s.MaxPerNamespace > 0 && perNS[sc.ns] >= s.MaxPerNamespace:
+				problem = cmp.Or(problem, fmt.Sprintf("the namespace limit of %d self-service WAF policies at its entry %q (config haptic.waf.policies.selfService.limits.maxPoliciesPerNamespace; every entry of the namespace's referenced catalogs counts, selected or not)", s.MaxPerNamespace, name))
+			case s.MaxTotal > 0 && total >= s.MaxTotal:
+				problem = cmp.Or(problem, fmt.Sprintf("the cluster limit of %d self-service WAF policies at its entry %q (config haptic.waf.policies.selfService.limits.maxTotalPolicies; every entry of the referenced catalogs counts, selected or not)", s.MaxTotal, name))
+			default:
+				perNS[sc.ns]++
+				total++
+			}
+		}
+		// A catalog's problems are diagnosed by scope, not by entry
+		// (49-policy-waf.yaml: the first diagnostic of the scope is every
+		// selection's error), as an invalid entry breaks its whole
+		// catalog (W5): one entry past a limit fails every selection.
+		if problem != "" {
+			for _, name := range names {
+				over[selection{sc.ns, sc.name, sc.key, name}] = problem
+			}
 		}
 	}
 	return over

@@ -74,7 +74,10 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// and writes the Gateway API filters as its built-in plugin does
 	// (krtcollections/builtin.go: translateStatusCode's 302 default,
 	// urlRewriteIr.apply, translatePathRewrite)
-	RedirectFound: true, PathModifiersAsWritten: true}
+	RedirectFound: true, PathModifiersAsWritten: true,
+	// and reads a BackendTLSPolicy's first CA certificate reference alone
+	// (backendtlspolicy/plugin.go: buildTranslateFunc, CACertificateRefs[0]).
+	FirstCACertificateRef: true}
 
 // HTTP2AppProtocols are the Service port appProtocols kgateway speaks
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is
@@ -100,7 +103,8 @@ var TopologyKeys = topology.Keys{
 // (its kinds are this package's, with the Gateway API's
 // BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
-	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment}
+	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, NoListenersNotValid: true, UnwatchedRoutes: unwatchedRoutes, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment,
+	ObjectVerdicts: objectVerdicts}
 
 // Ancestors are how kgateway reports a policy's ancestors: against the
 // owner of the listener through which each Envoy resource it configures

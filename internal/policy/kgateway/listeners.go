@@ -39,7 +39,12 @@ func listenerConditions(g *topology.Graph, l *topology.Listener, busy map[gwv1.P
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:
 		// kgateway serves all four; gwpol renders the HTTP ones only.
 	default:
+		// it builds nothing for it (render leaves it out, lint says so),
+		// though it reports it programmed
 		accepted = topology.Cond("Accepted", false, "UnsupportedProtocol", fmt.Sprintf("protocol %s is not supported; a listener is HTTP, HTTPS, TCP or TLS", l.Protocol))
+		// validateSupportedRoutes drops it before the Gateway's listeners
+		// are counted: it is not one of the Gateway's valid listeners
+		l.Unserved = topology.UnservedProtocol
 	}
 	conflicted := topology.ConflictCondition(l)
 	if l.Conflicted {

@@ -91,8 +91,8 @@ metadata: {name: ca, namespace: other}`}
 		listener, accepted, refs, unserved string
 	}{
 		{"http", "True/Accepted", "True/ResolvedRefs", ""},
-		{"reserved", "False/Invalid", "True/ResolvedRefs", topology.UnservedReservedPort}, // on Gateway reserved
-		{"udp-reserved", "False/UnsupportedProtocol", "True/ResolvedRefs", ""},
+		{"reserved", "False/Invalid", "True/ResolvedRefs", topology.UnservedReservedPort},             // on Gateway reserved
+		{"udp-reserved", "False/UnsupportedProtocol", "True/ResolvedRefs", topology.UnservedProtocol}, // dropped by validateSupportedRoutes first; not served (GWP216)
 		{"tcp-kinds", "True/Accepted", "False/InvalidRouteKinds", topology.UnservedRouteKinds},
 		{"https", "True/Accepted", "True/ResolvedRefs", ""},
 		{"ca-missing", "False/NoValidCACertificate", "False/InvalidCACertificateRef", topology.UnservedTLS},

@@ -178,10 +178,22 @@ func requestBody(b *ExtAuthBufferSettings) *extauthzv3.BufferSettings {
 }
 
 // statusCode is the Envoy status code of an HTTP status; one Envoy does
-// not name falls back to 403, kgateway's default.
+// not name falls back to 403, kgateway's default (never rendered: such a
+// code makes the policies calling the extension Invalid,
+// extAuthStatusProblem).
 func statusCode(code int32) typev3.StatusCode {
 	if _, ok := typev3.StatusCode_name[code]; ok {
 		return typev3.StatusCode(code)
 	}
 	return typev3.StatusCode_Forbidden
+}
+
+// extAuthStatusProblem is the validation kgateway's policy plugin runs on
+// an ext_authz extension's filter config (extAuthIR.Validate →
+// TrafficPolicyGatewayExtensionIR.Validate → ExtAuthz.ValidateAll) where
+// the GatewayExtension decides it: statusOnError must be a status Envoy's
+// StatusCode enum defines (the CRD allows any of 100–511). Nil when it
+// passes.
+func extAuthStatusProblem(code int32) error {
+	return (&extauthzv3.ExtAuthz{StatusOnError: &typev3.HttpStatus{Code: typev3.StatusCode(code)}}).ValidateAll()
 }

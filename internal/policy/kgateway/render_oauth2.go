@@ -3,8 +3,8 @@ package kgateway
 import (
 	"fmt"
 	"hash/fnv"
-	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -34,16 +35,16 @@ func (r *fieldRenderer) oauth2() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("GatewayExtension %s/%s has no oauth2", ns, ext.Name)
 	}
 	if p.TokenEndpoint == nil || p.AuthorizationEndpoint == nil {
-		return nil, fmt.Errorf("GatewayExtension %s/%s: oauth2 needs tokenEndpoint and authorizationEndpoint (issuer discovery is not done offline)", ns, ext.Name)
+		return nil, diag.Errorf(diag.Unsupported, "GatewayExtension %s/%s: oauth2 names its endpoints through issuerURI, whose discovery document kgateway fetches and gwpol does not (offline): give tokenEndpoint and authorizationEndpoint", ns, ext.Name)
 	}
 	cluster, cl := serviceCluster(p.BackendRef.BackendObjectReference, ns, false)
-	redirect := "%REQ(x-forwarded-proto)%://%REQ(:authority)%/oauth2/redirect"
-	redirectPath := "/oauth2/redirect"
+	redirect := oauth2DefaultRedirectURI
 	if p.RedirectURI != nil {
 		redirect = *p.RedirectURI
-		if u, err := url.Parse(*p.RedirectURI); err == nil && u.Path != "" {
-			redirectPath = u.Path
-		}
+	}
+	redirectPath, err := oauth2RedirectPath(p.RedirectURI)
+	if err != nil {
+		return nil, fmt.Errorf("GatewayExtension %s/%s: invalid redirectURI: %w", ns, ext.Name, err)
 	}
 	ads := &corev3.ConfigSource{ResourceApiVersion: corev3.ApiVersion_V3, ConfigSourceSpecifier: &corev3.ConfigSource_Ads{Ads: &corev3.AggregatedConfigSource{}}}
 	exact := func(path string) *matcherv3.PathMatcher {
@@ -190,7 +191,7 @@ func oauth2JWT(j *OAuth2JWTConfig, names *oauth2v3.OAuth2Credentials_CookieNames
 		return nil, nil
 	}
 	if j.JWKSURI == nil || *j.JWKSURI == "" {
-		return nil, fmt.Errorf("jwt needs jwksURI (issuer discovery is not done offline)")
+		return nil, diag.Errorf(diag.Unsupported, "jwt names its JWKS through issuerURI, whose discovery document kgateway fetches and gwpol does not (offline): give jwt.jwksURI")
 	}
 	jwks := &jwtv3.JwtProvider_RemoteJwks{RemoteJwks: &jwtv3.RemoteJwks{HttpUri: &corev3.HttpUri{
 		Uri: *j.JWKSURI, HttpUpstreamType: &corev3.HttpUri_Cluster{Cluster: cluster}, Timeout: durationpb.New(oauth2JWKSFetchTimeout)}}}
@@ -222,4 +223,31 @@ func oauth2JWT(j *OAuth2JWTConfig, names *oauth2v3.OAuth2Credentials_CookieNames
 		TypedPerFilterConfig: map[string]proto.Message{name: &jwtv3.PerRouteConfig{
 			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: oauth2JWTRequirement}}},
 	}, nil
+}
+
+// oauth2DefaultRedirectURI is kgateway's redirect URI when the provider
+// names none, and oauth2ClientSecretKey the client Secret's entry it reads.
+const (
+	oauth2DefaultRedirectURI = "%REQ(x-forwarded-proto)%://%REQ(:authority)%/oauth2/redirect"
+	oauth2ClientSecretKey    = "client-secret"
+)
+
+// oauth2RedirectPath is the path the OAuth2 filter matches as its
+// redirect, read off the redirect URI (kgateway's default when nil) as
+// kgateway's parseRedirectPath does: what follows the first "/" after
+// "://", query included; a URI without a scheme or a path is an error.
+func oauth2RedirectPath(uri *string) (string, error) {
+	redirect := oauth2DefaultRedirectURI
+	if uri != nil {
+		redirect = *uri
+	}
+	_, hostAndPath, found := strings.Cut(redirect, "://")
+	if !found {
+		return "", fmt.Errorf("invalid redirect URI: %s; missing scheme", redirect)
+	}
+	_, path, found := strings.Cut(hostAndPath, "/")
+	if !found || path == "" {
+		return "", fmt.Errorf("invalid redirect URI: %s; missing path", redirect)
+	}
+	return "/" + path, nil
 }

@@ -108,3 +108,37 @@ func TestOAuth2JWT(t *testing.T) {
 		t.Error("no jwksURI accepted")
 	}
 }
+
+// TestOAuth2RedirectPath: the redirect path the filter matches is what
+// follows the first "/" after the scheme, query included, as kgateway
+// reads it (parseRedirectPath); a URI without a scheme or a path is an
+// error, which status reports and render refuses alike.
+func TestOAuth2RedirectPath(t *testing.T) {
+	for _, tc := range []struct {
+		uri  *string
+		want string // "" when an error
+		err  string
+	}{
+		{uri: nil, want: "/oauth2/redirect"},
+		{uri: ptrTo("https://app.example.com/callback"), want: "/callback"},
+		{uri: ptrTo("https://app.example.com/a/b?tenant=1"), want: "/a/b?tenant=1"},
+		{uri: ptrTo("https://app.example.com:8443/cb/"), want: "/cb/"},
+		{uri: ptrTo("https://app.example.com"), err: "missing path"},
+		{uri: ptrTo("https://app.example.com/"), err: "missing path"},
+		{uri: ptrTo("app.example.com/callback"), err: "missing scheme"},
+	} {
+		got, err := oauth2RedirectPath(tc.uri)
+		name := "<nil>"
+		if tc.uri != nil {
+			name = *tc.uri
+		}
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: %q, %v; want an error with %q", name, got, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("%s: %q, %v; want %q", name, got, err, tc.want)
+		}
+	}
+}
+
+func ptrTo(s string) *string { return &s }

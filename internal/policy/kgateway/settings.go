@@ -11,8 +11,8 @@ var (
 		Doc:    "true: every authentication filter is followed by one that records auth_succeeded=true under dev.kgateway.auth_policy where the request passed it",
 		Source: "pkg/settings/settings.go: Settings.EnableAuthMetadata (KGW_ENABLE_AUTH_METADATA)"}
 	EnableExperimentalGatewayAPIFeatures = policy.Setting{Key: "enableExperimentalGatewayAPIFeatures", Default: true,
-		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields; gwpol reads them either way and takes the key for a configuration that sets it",
-		Source: "pkg/settings/settings.go: Settings.EnableExperimentalGatewayAPIFeatures (KGW_ENABLE_EXPERIMENTAL_GATEWAY_API_FEATURES)"}
+		Doc:    "kgateway's switch for the Gateway API's experimental kinds: false, it watches no TCPRoute and no TLSRoute, so they attach to none of its Gateways and take no status from it, and their TCP and TLS listeners carry nothing",
+		Source: "pkg/pluginsdk/collections/setup.go: CommonCollections.InitCollections (TCPRoute and TLSRoute collections empty unless Settings.EnableExperimentalGatewayAPIFeatures; KGW_ENABLE_EXPERIMENTAL_GATEWAY_API_FEATURES)"}
 	WeightedRoutePrecedence = policy.Setting{Key: "weightedRoutePrecedence", Default: false,
 		Doc:    "true: a route's kgateway.dev/route-weight orders its Envoy routes ahead of the Gateway API's precedence (routes of equal weight keep it; the default weight is 0)",
 		Source: "pkg/settings/settings.go: Settings.WeightedRoutePrecedence (KGW_WEIGHTED_ROUTE_PRECEDENCE)"}
@@ -20,7 +20,7 @@ var (
 		Doc:    "true: every Envoy route carries dev.kgateway.route_source filter metadata naming the route object, rule and match it comes from (rendered under every target)",
 		Source: "pkg/settings/settings.go: Settings.EnableRouteSourceMetadata (KGW_ENABLE_ROUTE_SOURCE_METADATA)"}
 	EnableAwsEc2Discovery = policy.Setting{Key: "enableAwsEc2Discovery", Default: false,
-		Doc:    "kgateway's discovery of AWS EC2 instances for Backends of type AWS; gwpol never calls AWS, and reports such a Backend as not translated offline",
+		Doc:    "kgateway's discovery of AWS EC2 instances for AWS EC2 Backends: false, kgateway refuses such a Backend (its status Accepted False, GWP221); gwpol never calls AWS, and reports one it accepts as not translated offline",
 		Source: "pkg/settings/settings.go: Settings.EnableAwsEc2Discovery"}
 	DiscoveryNamespaceSelectors = policy.Setting{Key: "discoveryNamespaceSelectors", Default: []any{},
 		Doc:    "the label selectors of the namespaces kgateway discovers resources in (empty: all); gwpol reads the namespaces of its input and takes the key for a configuration that sets it",
@@ -57,3 +57,19 @@ var (
 var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
 	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion,
 	ValidationMode, ReferenceGrantMode, GlobalPolicyNamespace, PolicyMerge}
+
+// unwatchedRoutes says why kgateway, under cfg, reads no route of a kind:
+// it builds collections of HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes
+// only, so a UDPRoute is never read; and with
+// enableExperimentalGatewayAPIFeatures false the TCPRoute and TLSRoute
+// collections are empty (CommonCollections.InitCollections builds static
+// empty collections in their place). It neither serves nor reports them.
+func unwatchedRoutes(kind string, cfg policy.Config) string {
+	switch {
+	case kind == "UDPRoute":
+		return "kgateway watches no UDPRoutes (only HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes)"
+	case (kind == "TCPRoute" || kind == "TLSRoute") && !EnableExperimentalGatewayAPIFeatures.Bool(cfg):
+		return "kgateway does not watch " + kind + "s: enableExperimentalGatewayAPIFeatures is false"
+	}
+	return ""
+}

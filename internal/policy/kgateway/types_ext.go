@@ -314,6 +314,14 @@ type BackendSpec struct {
 	Static              *StaticBackend              `json:"static,omitempty"`
 	DynamicForwardProxy *DynamicForwardProxyBackend `json:"dynamicForwardProxy,omitempty"`
 	Gcp                 *GcpBackend                 `json:"gcp,omitempty"`
+	// PriorityGroups fail over between groups of Backends of the same
+	// namespace (judged for the Backend's status; not rendered yet).
+	PriorityGroups []PriorityGroup `json:"priorityGroups,omitempty"`
+}
+
+// PriorityGroup is one failover level: the Backends it balances over.
+type PriorityGroup struct {
+	BackendRefs []LocalObjectReference `json:"backendRefs"`
 }
 
 // BackendStatus is the controller-reported state.

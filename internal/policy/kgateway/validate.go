@@ -189,7 +189,64 @@ func (v *validator) extension(path string, ref *NamespacedObjectReference, provi
 		v.invalid(path, "GatewayExtension %s/%s does not configure %s (spec.%s is missing)", ns, ref.Name, provider, provider)
 		return
 	}
+	before := len(v.p.Invalid)
 	v.extensionBackends(path, o, provider)
+	switch {
+	case len(v.p.Invalid) > before:
+	case provider == "oauth2":
+		v.oauth2Provider(path, o)
+	case provider == "extAuth":
+		v.extAuthProvider(path, o)
+	}
+}
+
+// extAuthProvider is the validation kgateway's policy plugin runs on the
+// ext_authz config an extension builds (extAuthStatusProblem): a
+// statusOnError Envoy's status codes do not define makes every policy
+// calling the extension Invalid, with Envoy's validation message.
+func (v *validator) extAuthProvider(path string, o *manifest.Object) {
+	var ext GatewayExtension
+	if o.Decode(&ext) != nil || ext.Spec.ExtAuth == nil || ext.Spec.ExtAuth.StatusOnError == nil {
+		return
+	}
+	if err := extAuthStatusProblem(*ext.Spec.ExtAuth.StatusOnError); err != nil {
+		v.invalid(path, "%v", err)
+	}
+}
+
+// oauth2Provider is the rest of kgateway's buildOAuth2ProviderConfig once
+// the provider's backend resolves, whose error makes the extension's IR
+// fail and every TrafficPolicy naming it Invalid (FetchGatewayExtension
+// returns the IR's error; constructOAuth2 prefixes "extauth", as kgateway
+// writes it): the client Secret must be in the extension's namespace and
+// hold a non-empty client-secret (a Secret whose data is not in the input
+// is not checked), and the redirect URI must name a scheme and a path.
+// The HMAC Secret kgateway reads from its own namespace is the
+// deployment's, never in the input, and the issuer's discovery document
+// is not fetched offline: neither is checked.
+func (v *validator) oauth2Provider(path string, o *manifest.Object) {
+	var ext GatewayExtension
+	if o.Decode(&ext) != nil || ext.Spec.OAuth2 == nil {
+		return
+	}
+	p := ext.Spec.OAuth2
+	fail := func(format string, args ...any) {
+		v.invalid(path, "extauth: error building OAuth2 config: "+format, args...)
+	}
+	name := p.Credentials.ClientSecretRef.Name
+	switch sec := v.env.Model.Secret(o.Namespace, name); {
+	case sec == nil:
+		fail("Secret %s/%s not found", o.Namespace, name)
+		return
+	case !sec.Assumed && len(sec.Keys) > 0:
+		if val, ok := sec.Value(oauth2ClientSecretKey); !ok || val.Len() == 0 {
+			fail("%s not found or empty in secret %s/%s referenced by GatewayExtension %s/%s", oauth2ClientSecretKey, o.Namespace, name, o.Namespace, o.Name)
+			return
+		}
+	}
+	if _, err := oauth2RedirectPath(p.RedirectURI); err != nil {
+		fail("invalid redirectURI: %v", err)
+	}
 }
 
 // extensionBackends checks the backends a GatewayExtension sends traffic

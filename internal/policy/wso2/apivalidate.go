@@ -16,7 +16,9 @@ import (
 // api_validator.go at the commit of ../shared/conformance/wso2: APIValidator,
 // validateRestData and the functions it calls). A RestApi that fails one is
 // refused whole, as the controller answers 400 to its deployment; each
-// failure is GWP401 at its field with the controller's own message.
+// failure is GWP401 at its field with the controller's own message. A
+// field holding a controller template is checked only as a template
+// (specTemplates): the controller validates its rendered value.
 var (
 	// apiVersionPattern is the controller's versionRegex: v1, 1.0, v2.1.3.
 	apiVersionPattern = regexp.MustCompile(`^v?\d+(\.\d+)?(\.\d+)?$`)
@@ -61,7 +63,11 @@ type apiUpstreams struct {
 // after the controller version these checks come from) is left to its
 // CRD.
 func checkRestAPI(p *policy.Policy, spec RestAPISpec) {
+	deferred := specTemplates(p)
 	bad := func(field, format string, args ...any) {
+		if deferred[field] {
+			return // checked by the controller once rendered
+		}
 		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 	}
 	checkDisplayName(spec.DisplayName, "API display name", bad)

@@ -1,8 +1,11 @@
 package wso2
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/diag"
 )
 
 // TestRestAPIChecks: each check the gateway-controller makes of a RestApi's
@@ -63,6 +66,16 @@ spec:
 		{"path-missing", edit(`, path: "/items/{id}"`, ""), "spec.operations[0].path", "Operation path is required"},
 		{"path-no-slash", edit(`"/items/{id}"`, `"items"`), "spec.operations[0].path", "Operation path must start with /"},
 		{"path-unbalanced", edit(`"/items/{id}"`, `"/items/{id"`), "spec.operations[0].path", "Operation path has unbalanced braces in parameters"},
+		// The controller renders every spec string holding "{{" before it
+		// validates: a template that parses is checked rendered (not
+		// here), one that does not parse refuses the API at its field.
+		{"template-upstream-url", edit(`url: "http://shop:8080"`, `url: '{{ env "SHOP_URL" | default "http://shop:8080" }}'`), "", ""},
+		{"template-context", edit("context: /shop", `context: '{{ env "CTX" | default "/shop" }}'`), "", ""},
+		{"template-definition-url-and-timeout", edit("  operations:", "  upstreamDefinitions: [{name: a, upstreams: [{url: '{{ secret \"pool-url\" }}'}], timeout: {connect: '{{ env \"T\" }}'}}]\n  operations:"), "", ""},
+		{"template-operation-path", edit(`"/items/{id}"`, `'{{ env "P" | default "/items" }}/{id}'`), "", ""},
+		{"template-unknown-function", edit(`url: "http://shop:8080"`, `url: '{{ lookup "SHOP_URL" }}'`), "spec.upstream.main.url", "template \"{{ lookup \\\"SHOP_URL\\\" }}\" does not parse (the gateway-controller rejects the API): function \"lookup\" not defined"},
+		{"template-unclosed-in-display-name", edit("Shop API", "'Shop {{ API'"), "spec.displayName", "template \"Shop {{ API\" does not parse"},
+		{"template-not-in-params-twice", edit(`operations: [{method: GET, path: "/items/{id}"}]`, `operations: [{method: GET, path: "/items/{id}", policies: [{name: api-key-auth, version: v1, params: {key: '{{ env "K" }}', in: header}}]}]`), "", ""},
 		{"artifact-id-not-a-uuid", edit("metadata: {name: shop}", "metadata: {name: shop, annotations: {gateway.api-platform.wso2.com/artifact-id: 'api-42'}}"), "metadata.annotations", "invalid gateway.api-platform.wso2.com/artifact-id annotation: invalid UUID format \"api-42\""},
 		{"artifact-id-uuid", edit("metadata: {name: shop}", "metadata: {name: shop, annotations: {gateway.api-platform.wso2.com/artifact-id: '0192f3a4-5b6c-7d8e-9f01-23456789abcd'}}"), "", ""},
 		{"artifact-id-uuid-forms", edit("metadata: {name: shop}", "metadata: {name: shop, annotations: {gateway.api-platform.wso2.com/artifact-id: '{0192F3A4-5B6C-7D8E-9F01-23456789ABCD}'}}"), "", ""},
@@ -105,4 +118,59 @@ func matches(got, want []string) bool {
 		}
 	}
 	return true
+}
+
+// TestTemplatedReference: the gateway-controller renders a reference's
+// name and version before it resolves them, so a template there is
+// resolved at deploy time (a GWP509 note, no error); an APIPolicy's CRD
+// allows none, and a template that does not parse refuses the API.
+func TestTemplatedReference(t *testing.T) {
+	restAPI := func(ref string) string {
+		return `apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: RestApi
+metadata: {name: shop}
+spec:
+  displayName: Shop API
+  version: v1.0
+  context: /shop
+  upstream: {main: {url: "http://shop:8080"}}
+  operations: [{method: GET, path: /items, policies: [` + ref + `]}]
+`
+	}
+	apiPolicy := func(ref string) string {
+		return `apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: APIPolicy
+metadata: {name: api, namespace: ns}
+spec:
+  targetRef: {kind: HTTPRoute, name: hello}
+  policies: [` + ref + `]
+`
+	}
+	const at = "spec.operations[0].policies[0]"
+	for _, tc := range []struct {
+		name, src         string
+		invalid, findings []string
+	}{
+		{"version from env", restAPI(`{name: set-headers, version: '{{ env "SH_VERSION" | default "v1" }}'}`), nil, []string{"GWP509@" + at + ".version"}},
+		{"name from env", restAPI(`{name: '{{ env "AUTH" }}', version: v1, params: {key: k}}`), nil, []string{"GWP509@" + at + ".name"}},
+		{"version as written resolves", restAPI(`{name: set-headers, version: v1}`), nil, nil},
+		{"version template that does not parse", restAPI(`{name: set-headers, version: '{{ nosuch }}'}`), []string{"GWP401@" + at + ".version", "GWP501@" + at + ".version"}, nil},
+		{"APIPolicy: the CRD allows no template", apiPolicy(`{name: set-headers, version: '{{ env "V" }}'}`), []string{"GWP501@spec.policies[0].version"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decode(t, New(definitions(t), engine(t)), tc.src)[0]
+			var fs []diag.Diagnostic
+			for _, d := range p.Findings {
+				if d.Code == "GWP509" {
+					fs = append(fs, d)
+				}
+			}
+			if got := codes(p.Invalid); !slices.Equal(got, tc.invalid) {
+				t.Errorf("invalid = %v, want %v", got, tc.invalid)
+			}
+			if got := codes(fs); !slices.Equal(got, tc.findings) {
+				t.Errorf("GWP509 findings = %v, want %v", got, tc.findings)
+			}
+		})
+	}
 }

@@ -47,7 +47,11 @@ func checkMcp(p *policy.Policy) {
 		p.ReportDecodeErrors([]error{err})
 		return
 	}
+	deferred := specTemplates(p)
 	bad := func(field, format string, args ...any) {
+		if deferred[field] {
+			return // checked by the controller once rendered
+		}
 		p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, format, args...))
 	}
 	checkDisplayName(spec.DisplayName, "MCP proxy displayName", bad)

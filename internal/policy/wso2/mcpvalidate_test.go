@@ -42,6 +42,9 @@ spec:
 		{"upstream-scheme", edit(`http://mcp:3000`, `ftp://mcp:3000`), []string{"spec.upstream.url: Upstream URL must use http or https scheme"}},
 		{"auth-incomplete", edit(`{url: "http://mcp:3000"}`, `{url: "http://mcp:3000", auth: {type: api-key}}`), []string{"spec.upstream.auth.header: Auth header is required", "spec.upstream.auth.value: Auth value is required"}},
 		{"auth-bearer-prefix", edit(`{url: "http://mcp:3000"}`, `{url: "http://mcp:3000", auth: {type: bearer, header: Authorization, value: abc}}`), []string{"spec.upstream.auth.value: Bearer token value must start with 'Bearer ' or 'bearer '"}},
+		{"template-upstream-url", edit(`{url: "http://mcp:3000"}`, `{url: '{{ env "MCP_URL" }}'}`), nil},
+		{"template-bearer-value", edit(`{url: "http://mcp:3000"}`, `{url: "http://mcp:3000", auth: {type: bearer, header: Authorization, value: '{{ secret "mcp-token" }}'}}`), nil},
+		{"template-bad", edit(`{url: "http://mcp:3000"}`, `{url: '{{ env "MCP_URL" '}`), []string{`spec.upstream.url: template "{{ env \"MCP_URL\" " does not parse`}},
 		{"auth-bearer-ok", edit(`{url: "http://mcp:3000"}`, `{url: "http://mcp:3000", auth: {type: bearer, header: Authorization, value: "Bearer abc"}}`), nil},
 	}
 	for _, tc := range tests {

@@ -33,6 +33,21 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 		r.Problems = append(r.Problems, policy.LintPolicyInvalid.Code)
 		return invalid, nil
 	}
+	if field, tmpl := templatedRef(r); tmpl != "" && obj.Kind != KindAPIPolicy {
+		// The gateway-controller renders the whole spec, the references'
+		// names and versions too, before it resolves them
+		// (api_deployment.go: DeployAPIConfiguration → RenderSpec, then
+		// Validate): what this reference resolves to is known only at
+		// deploy time. An APIPolicy's CRD allows no template there
+		// (version ^v\d+$), so its references resolve as written.
+		r.DefinitionsLoaded = ks.Definitions != nil
+		r.Resolution = policyversion.Resolution{Name: r.Name, Ref: r.Version}
+		findings = append(findings, at(policyversion.Problem{Code: policyversion.LintParamDeferred.Code, Severity: diag.Info,
+			Message: fmt.Sprintf("policy reference %s is a gateway-controller template (%s), rendered at deploy time before the controller resolves it; gwpol does not resolve it, nor check its params", field, tmpl),
+			Hint:    "write the name and a major-only version (vN) to have the reference resolved and its params checked before a rollout"}, r.Path+"."+field))
+		r.Problems = slices.Compact(r.Problems)
+		return invalid, findings
+	}
 	defs := ks.Definitions
 	r.DefinitionsLoaded = defs != nil
 	if defs == nil {
@@ -60,6 +75,19 @@ func (ks *Kinds) check(r *Reference, obj diag.ObjectRef, pos func(string) diag.P
 	}
 	r.Problems = slices.Compact(r.Problems)
 	return invalid, findings
+}
+
+// templatedRef names the first of a reference's name and version that
+// holds a controller template which parses (one that does not parse
+// refuses the API, see specTemplates), and the template; "" when neither
+// does.
+func templatedRef(r *Reference) (field, tmpl string) {
+	for _, f := range []struct{ field, value string }{{"name", r.Name}, {"version", r.Version}} {
+		if strings.Contains(f.value, "{{") && policyversion.TemplateProblem(f.value) == "" {
+			return f.field, f.value
+		}
+	}
+	return "", ""
 }
 
 // checkParams checks r's params against the definition it resolved to:

@@ -271,7 +271,7 @@ func Render(res *merge.Result, opt Options) (*Output, error) {
 	}
 	b := &builder{
 		res: res, opt: opt, target: t, naming: t.Names,
-		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name},
+		env:      &policy.Env{Model: res.Graph.Model, Config: opt.Config, Target: t.Name, Traits: &t},
 		rendered: map[string]*rendered{},
 		kindIDs:  map[string]int32{},
 		rules:    map[ruleKey]*scoped{},
@@ -616,6 +616,7 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 			out.Listeners = append(out.Listeners, quicListener(name, addr, compat, port, quic))
 		}
 	}
+	out.Listeners = append(out.Listeners, gb.udpListeners(gp.Gateway.Listeners)...)
 	if len(out.RouteConfigurations) > 0 {
 		// the connection managers' own services (access log, tracing
 		// collectors), referenced whether or not a route is served

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
 )
 
 // TestSharedPortListenerSettings: a ClientTrafficPolicy on one of two
@@ -16,7 +17,10 @@ import (
 // reported (GWP404), never imposed on the neighbour nor dropped silently;
 // on an HTTPS listener alone on its port they apply.
 func TestSharedPortListenerSettings(t *testing.T) {
-	const input = `
+	// The certificate Secret holds a key pair: Envoy Gateway programs no
+	// listener whose Secret lacks tls.crt or tls.key (L10, L32).
+	cert, key := secrettest.KeyPair()
+	input := `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: eg}
@@ -32,10 +36,7 @@ spec:
   - {name: b, protocol: HTTPS, port: 443, hostname: b.example.com, tls: {certificateRefs: [{name: cert}]}}
   - {name: c, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: cert}]}}
 ---
-apiVersion: v1
-kind: Secret
-metadata: {name: cert, namespace: infra}
-type: kubernetes.io/tls
+` + secrettest.SecretYAML("infra", "cert", "tls.crt", cert, "tls.key", key) + `type: kubernetes.io/tls
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: ClientTrafficPolicy

@@ -38,7 +38,7 @@ import (
 //     puts its certificates on the chain, offering no ALPN protocol.
 
 // servedProtocol: the listener protocols render builds filter chains for
-// (none for UDP: gwpol renders no UDP proxy).
+// (a UDP listener has none: udp.go builds it, a listener of its own).
 func servedProtocol(p gwv1.ProtocolType) bool {
 	switch p {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType, gwv1.TLSProtocolType:

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
 )
 
 // This file holds render's side of verdicts a controller decides once
@@ -425,4 +426,86 @@ func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
 	if p.GetTlsMinimumProtocolVersion() != tlsv3.TlsParameters_TLSv1_2 || len(p.GetCipherSuites()) > 0 || strings.Join(tls.GetCommonTlsContext().GetAlpnProtocols(), ",") != "h2,http/1.1" {
 		t.Errorf("TLS %v, want Envoy Gateway's: TLS 1.2 at least, no cipher list, ALPN h2,http/1.1", tls.GetCommonTlsContext())
 	}
+}
+
+// TestEnvoyGatewayUnprogrammedListener: Envoy Gateway builds nothing for
+// a listener its verdict leaves unprogrammed (Programmed False: here an
+// allowedRoutes selector that does not parse), so render serves only the
+// other listener.
+func TestEnvoyGatewayUnprogrammedListener(t *testing.T) {
+	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+		"  - {name: bad, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: []}]}}}}\n" +
+		"  - {name: good, protocol: HTTP, port: 8080}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	var got []string
+	for _, l := range renderInline(t, in, "envoygateway").Listeners {
+		got = append(got, l.Name)
+	}
+	if !slices.Equal(got, []string{"listener~8080"}) {
+		t.Errorf("listeners %v, want the programmed one's only (listener~8080)", got)
+	}
+}
+
+// TestEnvoyGatewayUncertifiedListener: an HTTPS listener whose
+// certificates Envoy Gateway cannot use (validateTerminateModeAndGetTLSSecrets,
+// tls.go parseCertsFromTLSSecretsData: a Secret without tls.key, an
+// expired certificate, a key that is not the certificate's) is not
+// programmed, so it gets no Envoy listener; one valid certificate beside
+// an invalid one is enough (PartiallyInvalidCertificateRef, Programmed
+// True). The HTTP listener of port 8080 is there in every shape.
+func TestEnvoyGatewayUncertifiedListener(t *testing.T) {
+	now := time.Now()
+	good, goodKey := selfSigned(t, now.AddDate(-1, 0, 0), now.AddDate(5, 0, 0))
+	old, oldKey := selfSigned(t, now.AddDate(-3, 0, 0), now.AddDate(-1, 0, 0))
+	tlsSecret := func(name string, kv ...string) string {
+		return "---\n" + secrettest.SecretYAML("infra", name, kv...) + "type: kubernetes.io/tls\n"
+	}
+	for _, tc := range []struct {
+		name, secrets, refs string
+		want                []string
+	}{
+		{"a Secret without tls.key", tlsSecret("c1", "tls.crt", good), "[{name: c1}]", []string{"listener~8080"}},
+		{"an expired certificate", tlsSecret("c1", "tls.crt", old, "tls.key", oldKey), "[{name: c1}]", []string{"listener~8080"}},
+		{"a key that is not the certificate's", tlsSecret("c1", "tls.crt", good, "tls.key", oldKey), "[{name: c1}]", []string{"listener~8080"}},
+		{"a valid pair", tlsSecret("c1", "tls.crt", good, "tls.key", goodKey), "[{name: c1}]", []string{"listener~8080", "listener~8443"}},
+		{"an expired certificate beside a valid one", tlsSecret("c1", "tls.crt", old, "tls.key", oldKey) + tlsSecret("c2", "tls.crt", good, "tls.key", goodKey), "[{name: c1}, {name: c2}]", []string{"listener~8080", "listener~8443"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+				"  - {name: secure, protocol: HTTPS, port: 8443, hostname: www.example.com, tls: {certificateRefs: " + tc.refs + "}}\n" +
+				"  - {name: plain, protocol: HTTP, port: 8080}\n" + tc.secrets +
+				"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
+				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+			var got []string
+			for _, l := range renderInline(t, in, "envoygateway").Listeners {
+				got = append(got, l.Name)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("listeners %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// selfSigned is a certificate valid from..to and its key, PEM.
+func selfSigned(t *testing.T, from, to time.Time) (crt, key string) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "www.example.com"}, DNSNames: []string{"www.example.com"},
+		NotBefore: from, NotAfter: to, KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}))
 }
