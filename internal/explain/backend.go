@@ -116,7 +116,7 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 	t := Target{Target: ref, EnvoyRoutes: []string{}, Cluster: backendClusterName(k, port)}
 	if v, refused := r.Attach.RefusedObject(k); refused && port == "" {
 		t.Notes = append(t.Notes, "not accepted by its controller ("+acceptedText(v)+"): its cluster is left out of the Envoy config, "+
-			"so the requests a route sends it answer the route's cluster-not-found code (500), and none of the fields listed take effect")
+			"so the requests routes send it answer 500, and none of the fields listed take effect")
 	}
 	pts := bp.ForPort(portName)
 	var effective []merge.EffectiveField
