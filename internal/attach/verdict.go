@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -130,4 +131,25 @@ func (r *Result) judgeObjects(g *topology.Graph, reg *policy.Registry, set *poli
 		}
 	}
 	slices.SortFunc(r.Objects, func(a, b policy.ObjectVerdict) int { return a.Object.Compare(b.Object) })
+}
+
+// ObjectVerdict is the controller's verdict on object k (Objects), found
+// by key: false when no controller writes a status of its own on it.
+func (r *Result) ObjectVerdict(k model.Key) (policy.ObjectVerdict, bool) {
+	if r == nil {
+		return policy.ObjectVerdict{}, false
+	}
+	i, ok := slices.BinarySearchFunc(r.Objects, k, func(v policy.ObjectVerdict, k model.Key) int { return v.Object.Compare(k) })
+	if !ok {
+		return policy.ObjectVerdict{}, false
+	}
+	return r.Objects[i], true
+}
+
+// RefusedObject is the verdict on backend object k when its controller
+// does not accept it (policy.ObjectVerdict.Refused): render builds no
+// cluster for it, and every view says why from this one decision.
+func (r *Result) RefusedObject(k model.Key) (policy.ObjectVerdict, bool) {
+	v, ok := r.ObjectVerdict(k)
+	return v, ok && v.Refused()
 }

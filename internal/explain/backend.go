@@ -114,6 +114,10 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 	k := bp.Key
 	ref := Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Section: port}
 	t := Target{Target: ref, EnvoyRoutes: []string{}, Cluster: backendClusterName(k, port)}
+	if v, refused := r.Attach.RefusedObject(k); refused && port == "" {
+		t.Notes = append(t.Notes, "not accepted by its controller ("+acceptedText(v)+"): its cluster is left out of the Envoy config, "+
+			"so the requests routes send it answer 500, and none of the fields listed take effect")
+	}
 	pts := bp.ForPort(portName)
 	var effective []merge.EffectiveField
 	for _, pt := range pts {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/guardrail"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -328,7 +329,11 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	if opt.Answers != nil && l != nil && t.FixedStatus == 0 {
 		for _, a := range opt.Answers(rule, path, l) {
 			t.FixedStatus = a.Status
-			t.Notes = append(t.Notes, fmt.Sprintf("envoy route %s answers %d to every request: %s", a.Route, a.Status, a.Body))
+			note := fmt.Sprintf("envoy route %s answers %d to every request", a.Route, a.Status)
+			if a.Body != "" {
+				note += ": " + a.Body
+			}
+			t.Notes = append(t.Notes, note)
 		}
 	}
 	if _, fixed := fixed(); !fixed {
@@ -531,9 +536,38 @@ func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, 
 			ctrl, _ := r.Graph.Controller(gw, "")
 			out = append(out, fmt.Sprintf("backendRef %s %s/%s is refused by %s (%s: %s): the requests its weight would get (%d of %d) answer 500",
 				b.Kind, b.Namespace, b.Name, ctrl, rf.Reason, strings.TrimSuffix(rf.Message, "."), b.Weight, total))
+			continue
+		}
+		if why, refused := refusedObject(r, b); refused {
+			out = append(out, fmt.Sprintf("backendRef %s %s/%s %s: it has no cluster, so the requests its weight would get (%d of %d) answer 500",
+				b.Kind, b.Namespace, b.Name, why, b.Weight, total))
 		}
 	}
 	return out
+}
+
+// refusedObject says why a backendRef's object has no cluster when its
+// controller does not accept it (attach.Result.RefusedObject), the
+// decision render reads.
+func refusedObject(r *merge.Result, b *topology.Backend) (string, bool) {
+	if b.Extension || (b.Group == "" && b.Kind == "Service") {
+		return "", false
+	}
+	v, refused := r.Attach.RefusedObject(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name})
+	if !refused {
+		return "", false
+	}
+	return "is not accepted by its controller (" + acceptedText(v) + ")", true
+}
+
+// acceptedText is a refused object's Accepted condition as Reason: Message.
+func acceptedText(v policy.ObjectVerdict) string {
+	for _, c := range v.Conditions {
+		if c.Type == "Accepted" && c.Status == "False" {
+			return "Accepted False, " + c.Reason + ": " + strings.TrimSuffix(c.Message, ".")
+		}
+	}
+	return "Accepted False"
 }
 
 // replaced lists the policies whose fields for every port a field for the

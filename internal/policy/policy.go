@@ -594,6 +594,19 @@ type ObjectVerdict struct {
 	Diagnostics []diag.Diagnostic
 }
 
+// Refused is whether the controller does not accept the object: it writes
+// Accepted False on it. Every view reads this one decision: status writes
+// the condition, lint the findings, and render builds no cluster for a
+// backend object so refused (its controller translates none).
+func (v ObjectVerdict) Refused() bool {
+	for _, c := range v.Conditions {
+		if c.Type == "Accepted" && c.Status == "False" {
+			return true
+		}
+	}
+	return false
+}
+
 // Set is every decoded policy, sorted by kind, namespace, name.
 type Set struct {
 	Policies []*Policy

@@ -26,7 +26,8 @@ var LintKgatewayBackendNotAccepted = diag.Rule{Code: "GWP221", Name: "kgateway-b
 		"an AWS Backend whose credentials Secret is not in its namespace or lacks accessKey or secretKey as text, an AWS Lambda endpointURL that does not parse or names no port, " +
 		"an AWS EC2 Backend while the deployment leaves EC2 discovery off (enableAwsEc2Discovery), " +
 		"or a priority group that is empty or names a Backend its namespace lacks or another priority groups Backend. " +
-		"A Secret whose data is not in the input is not checked."}
+		"A Secret whose data is not in the input is not checked. Such a Backend has no cluster (kgateway leaves it out of the config): " +
+		"a route to it keeps the cluster's name, and Envoy answers the requests sent to it 500 (the route's cluster-not-found code)."}
 
 var _ policy.LintRuleOwner = Kind{}
 
@@ -192,5 +193,5 @@ func objectVerdicts(env *policy.Env, _ *policy.Set) []policy.ObjectVerdict {
 func backendRefusal(o *manifest.Object, k model.Key, p backendProblem) diag.Diagnostic {
 	rule := LintKgatewayBackendNotAccepted
 	return diag.Diagnostic{Code: rule.Code, Severity: rule.Severity, Object: o.Ref(), Field: p.path, Pos: o.FieldPos(p.path),
-		Message: fmt.Sprintf("kgateway does not accept Backend %s/%s: %s", k.Namespace, k.Name, strings.ReplaceAll(p.msg, "\n", "; "))}
+		Message: fmt.Sprintf("kgateway does not accept Backend %s/%s: %s; it has no cluster, so the requests routes send it answer 500", k.Namespace, k.Name, strings.ReplaceAll(p.msg, "\n", "; "))}
 }

@@ -566,8 +566,8 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	defer func() { b.backendBuilt[name] = bb }()
 	bc := b.clusterers[k.GK()]
 	o, ok := b.res.Graph.Model.Object(k)
-	if bc == nil || !ok {
-		return nil
+	if bc == nil || !ok || b.refusedObject(k) {
+		return nil // a refused object's findings are its verdict's
 	}
 	build, err := bc.BackendCluster(o, name, b.env.Config)
 	if err == nil && build == nil {
@@ -601,6 +601,13 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	bb.route, _ = build.Route.(*routev3.RouteAction)
 	bb.perRoute = build.PerRoute
 	return bb
+}
+
+// refusedObject is whether the controller does not accept backend object
+// k (attach.Result.RefusedObject): it gets no cluster.
+func (b *builder) refusedObject(k model.Key) bool {
+	_, refused := b.res.Attach.RefusedObject(k)
+	return refused
 }
 
 // checkBackendBuild types what a kind built for a backend object and

@@ -77,6 +77,8 @@ type Output struct {
 	// routes indexes the Envoy routes by Gateway and name (Answers),
 	// built on first use.
 	routes map[string]map[string]*routev3.Route
+	// clusters: the names of each Gateway's clusters, by NAMESPACE/NAME
+	clusters map[string]map[string]bool
 }
 
 type routeKey struct {
@@ -165,10 +167,16 @@ func (o *Output) AnswersOn(rule *topology.Rule, path *merge.RulePath, l *topolog
 		o.indexRoutes()
 	}
 	byName := o.routes[l.Gateway.Namespace+"/"+l.Gateway.Name]
+	clusters := o.clusters[l.Gateway.Namespace+"/"+l.Gateway.Name]
 	out := make([]Answer, 0, len(names))
 	for _, n := range names {
 		a := Answer{Route: n}
 		a.Status, a.Body = RouteAnswer(byName[n])
+		if ra := byName[n].GetRoute(); a.Status == 0 && ra.GetCluster() != "" && !clusters[ra.GetCluster()] {
+			// Its one cluster is not in the config (a backend object
+			// its controller refuses has none).
+			a.Status = int(clusterNotFoundStatus(ra))
+		}
 		out = append(out, a)
 	}
 	return out
@@ -189,7 +197,9 @@ func (o *Output) InvalidBody(gw *topology.Gateway) string {
 
 // RouteAnswer is the status (0: none) and body an Envoy route answers every
 // request with: its direct response, or 500 when its one cluster is
-// BlackholeCluster (cluster_not_found_response_code).
+// BlackholeCluster (cluster_not_found_response_code). AnswersOn also
+// knows the Gateway's clusters: a route whose one cluster the config
+// lacks answers its cluster-not-found code too.
 func RouteAnswer(r *routev3.Route) (status int, body string) {
 	if dr := r.GetDirectResponse(); dr != nil {
 		return int(dr.GetStatus()), dr.GetBody().GetInlineString()
@@ -214,7 +224,13 @@ func clusterNotFoundStatus(ra *routev3.RouteAction) uint32 {
 
 func (o *Output) indexRoutes() {
 	o.routes = map[string]map[string]*routev3.Route{}
+	o.clusters = map[string]map[string]bool{}
 	for _, g := range o.Gateways {
+		names := make(map[string]bool, len(g.Clusters))
+		for _, c := range g.Clusters {
+			names[c.GetName()] = true
+		}
+		o.clusters[g.Namespace+"/"+g.Name] = names
 		byName := map[string]*routev3.Route{}
 		for _, rc := range g.RouteConfigurations {
 			for _, vh := range rc.VirtualHosts {
