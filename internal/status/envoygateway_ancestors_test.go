@@ -278,3 +278,70 @@ func TestEnvoyGatewayMergedRouteErrorsOnListeners(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayUnknownMergeType: spec.mergeType has no enum in the
+// CRD, so Envoy Gateway admits any value and takes its merge branch
+// (processBackendTrafficPolicyForRoute, processSecurityPolicyForRoute:
+// MergeType != nil). utils.Merge fails with "unsupported merge type" only
+// on a listener where a parent policy exists; on a listener with none
+// the route policy is built alone. Route rb of egBase is attached
+// through listeners a and b.
+func TestEnvoyGatewayUnknownMergeType(t *testing.T) {
+	sp := func(ns, name, target, extra string) string {
+		kind, tname, _ := strings.Cut(target, "/")
+		tname, section, _ := strings.Cut(tname, "#")
+		ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + tname
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: " + name +
+			", namespace: " + ns + "}\nspec:\n  targetRefs: [" + ref + "}]\n  cors: {allowOrigins: [https://a.example]}\n" + extra
+	}
+	tests := []struct {
+		name, prefix, docs string
+		want               []string
+		msg                string
+	}{{
+		name:   "a listener policy on one of two listeners: refused there only",
+		prefix: "BackendTrafficPolicy/",
+		docs:   btp("infra", "a-policy", "Gateway/gw#a", "") + btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: Merge\n"),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/a-policy @ Gateway/infra/gw#a: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+		msg: "Error merging policies: unsupported merge type: Merge.",
+	}, {
+		name:   "an empty mergeType with nothing above: built alone",
+		prefix: "BackendTrafficPolicy/",
+		docs:   btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: \"\"\n"),
+		want:   []string{"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted"},
+	}, {
+		name:   "a SecurityPolicy on a route through one listener, under a Gateway policy: its message is not capitalised",
+		prefix: "SecurityPolicy/",
+		docs:   sp("infra", "gw-policy", "Gateway/gw", "") + sp("app", "route-policy", "HTTPRoute/ra", "  mergeType: other\n"),
+		want: []string{
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid", // ra's parentRef names listener a: one entry
+			"SecurityPolicy/infra/gw-policy @ Gateway/infra/gw: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+		msg: "error merging policies: unsupported merge type: other",
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, msgs := egStatuses(compile(t, egBase+tc.docs))
+			var got []string
+			for key, conds := range lines {
+				if strings.HasPrefix(key, tc.prefix) {
+					got = append(got, key+": "+conds)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
+			}
+			if tc.msg != "" && !slices.Contains(msgs, tc.msg) {
+				t.Errorf("no condition says %q in %q", tc.msg, msgs)
+			}
+		})
+	}
+}
