@@ -345,3 +345,74 @@ func TestEnvoyGatewayUnknownMergeType(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayPerGatewayBuilders: on a route target Envoy Gateway
+// builds an EnvoyExtensionPolicy's Lua, ExtProc and DynamicModules, and a
+// SecurityPolicy's ExtAuth, OIDC and JWT, once per parentRef whose parent
+// context has a Gateway (translateEnvoyExtensionPolicyForRoute,
+// translateSecurityPolicyForRoute: GetGateway is nil when no listener
+// allows the route). A route no listener allows gets none of those
+// errors: its ancestors say Accepted. Wasm and the SecurityPolicy's
+// other builders run once, before the loop.
+func TestEnvoyGatewayPerGatewayBuilders(t *testing.T) {
+	const tcpOnly = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: grpc-only, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: GRPCRoute}]}}
+  - {name: same-ns, protocol: HTTP, port: 81}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules: [{}]
+`
+	eep := func(spec string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n" + spec
+	}
+	sp := func(spec string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n" + spec
+	}
+	// Route r in app reaches neither listener: grpc-only admits GRPCRoutes
+	// only, same-ns routes of infra only. Moved to infra it reaches same-ns.
+	reaching := strings.Replace(tcpOnly, "metadata: {name: r, namespace: app}", "metadata: {name: r, namespace: infra}", 1)
+	tests := []struct {
+		name, base, policy, want string
+	}{
+		{"a dynamic module no EnvoyProxy registers, on a route no listener allows", tcpOnly, eep("  dynamicModule: [{name: mod}]\n"), "Accepted=True/Accepted"},
+		{"an ext processor whose backend is missing, on a route no listener allows", tcpOnly, eep("  extProc: [{backendRefs: [{name: missing, port: 9000}]}]\n"), "Accepted=True/Accepted"},
+		{"an ext auth backend that is missing, on a route no listener allows", tcpOnly, sp("  extAuth: {grpc: {backendRefs: [{name: missing, port: 9000}]}}\n"), "Accepted=True/Accepted"},
+		{"the same ext auth on a route a listener allows", reaching, strings.Replace(sp("  extAuth: {grpc: {backendRefs: [{name: missing, port: 9000}]}}\n"), "namespace: app", "namespace: infra", 1), "Accepted=False/Invalid"},
+		{"the same dynamic module on a route a listener allows", reaching, strings.Replace(eep("  dynamicModule: [{name: mod}]\n"), "namespace: app", "namespace: infra", 1), "Accepted=False/Invalid"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, tc.base+tc.policy)
+			var got []string
+			for _, p := range rep.Policies {
+				for _, a := range p.Ancestors {
+					var cs []string
+					for _, c := range a.Conditions {
+						if c.Type == "Accepted" {
+							cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+						}
+					}
+					got = append(got, strings.Join(cs, " "))
+				}
+			}
+			if len(got) == 0 || slices.ContainsFunc(got, func(s string) bool { return s != tc.want }) {
+				t.Errorf("ancestors %q, want each %q", got, tc.want)
+			}
+		})
+	}
+}
