@@ -117,6 +117,11 @@ func Compile(set *manifest.Set, cfg *Config, v *Versions, fams Families) *Compil
 	wait := parallel.Go(func() { pols = reg.Decode(&policy.Env{Model: m, Config: pc}) })
 	g := topology.Build(m, reg.TopologyOptions(pc, cfg.ControllerName))
 	wait()
+	for _, p := range pols.Policies {
+		if r, ok := p.Kind.(policy.GraphRefiner); ok {
+			r.RefineWithGraph(p, g)
+		}
+	}
 	c := &Compiled{Config: cfg, Set: set, Model: m, Graph: g, Policies: pols, Versions: v, Registry: reg, Schema: sres}
 	if cfg.ReleaseTrees {
 		c.ReleaseTrees() // no later stage reads a tree but for a finding's position

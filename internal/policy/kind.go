@@ -35,6 +35,7 @@ package policy
 //	BackendReferrer   decode, route validation (Env.BackendPolicies): what the policy governing a backend port references, which a controller resolves while it builds a destination
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
+//	GraphRefiner      the pipeline (after decode and topology): findings its controller makes only where a target reaches a Gateway
 //	Identifier        explain: runtime names of rules and policies in the data plane
 //	LintRuleOwner     lint: the lint rules of findings only the kind makes
 //	RuleNoter         explain: notes of the kind's own on a route rule (a policy chain it runs)
@@ -323,6 +324,15 @@ type ConditionWriter interface {
 // beside (not instead of) the ancestor statuses.
 type ObjectStatuser interface {
 	ObjectConditions(p *Policy) []ObjectCondition
+}
+
+// GraphRefiner is implemented by kinds whose controller judges some parts
+// of a policy only where its target reaches a Gateway (a route policy's
+// per-parent builders run only for a parentRef with allowed listeners).
+// The pipeline calls it once per policy of the kind, after decode and
+// topology and before attach, so that every view reads the one verdict.
+type GraphRefiner interface {
+	RefineWithGraph(p *Policy, g *topology.Graph)
 }
 
 // Identifier is implemented by kinds whose data plane names rules and

@@ -278,3 +278,141 @@ func TestEnvoyGatewayMergedRouteErrorsOnListeners(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayUnknownMergeType: spec.mergeType has no enum in the
+// CRD, so Envoy Gateway admits any value and takes its merge branch
+// (processBackendTrafficPolicyForRoute, processSecurityPolicyForRoute:
+// MergeType != nil). utils.Merge fails with "unsupported merge type" only
+// on a listener where a parent policy exists; on a listener with none
+// the route policy is built alone. Route rb of egBase is attached
+// through listeners a and b.
+func TestEnvoyGatewayUnknownMergeType(t *testing.T) {
+	sp := func(ns, name, target, extra string) string {
+		kind, tname, _ := strings.Cut(target, "/")
+		tname, section, _ := strings.Cut(tname, "#")
+		ref := "{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + tname
+		if section != "" {
+			ref += ", sectionName: " + section
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: " + name +
+			", namespace: " + ns + "}\nspec:\n  targetRefs: [" + ref + "}]\n  cors: {allowOrigins: [https://a.example]}\n" + extra
+	}
+	tests := []struct {
+		name, prefix, docs string
+		want               []string
+		msg                string
+	}{{
+		name:   "a listener policy on one of two listeners: refused there only",
+		prefix: "BackendTrafficPolicy/",
+		docs:   btp("infra", "a-policy", "Gateway/gw#a", "") + btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: Merge\n"),
+		want: []string{
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+			"BackendTrafficPolicy/infra/a-policy @ Gateway/infra/gw#a: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+		msg: "Error merging policies: unsupported merge type: Merge.",
+	}, {
+		name:   "an empty mergeType with nothing above: built alone",
+		prefix: "BackendTrafficPolicy/",
+		docs:   btp("app", "route-policy", "HTTPRoute/rb", "  mergeType: \"\"\n"),
+		want:   []string{"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted"},
+	}, {
+		name:   "a SecurityPolicy on a route through one listener, under a Gateway policy: its message is not capitalised",
+		prefix: "SecurityPolicy/",
+		docs:   sp("infra", "gw-policy", "Gateway/gw", "") + sp("app", "route-policy", "HTTPRoute/ra", "  mergeType: other\n"),
+		want: []string{
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid", // ra's parentRef names listener a: one entry
+			"SecurityPolicy/infra/gw-policy @ Gateway/infra/gw: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+		msg: "error merging policies: unsupported merge type: other",
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, msgs := egStatuses(compile(t, egBase+tc.docs))
+			var got []string
+			for key, conds := range lines {
+				if strings.HasPrefix(key, tc.prefix) {
+					got = append(got, key+": "+conds)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n  %q\nwant\n  %q", got, tc.want)
+			}
+			if tc.msg != "" && !slices.Contains(msgs, tc.msg) {
+				t.Errorf("no condition says %q in %q", tc.msg, msgs)
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayPerGatewayBuilders: on a route target Envoy Gateway
+// builds an EnvoyExtensionPolicy's Lua, ExtProc and DynamicModules, and a
+// SecurityPolicy's ExtAuth, OIDC and JWT, once per parentRef whose parent
+// context has a Gateway (translateEnvoyExtensionPolicyForRoute,
+// translateSecurityPolicyForRoute: GetGateway is nil when no listener
+// allows the route). A route no listener allows gets none of those
+// errors: its ancestors say Accepted. Wasm and the SecurityPolicy's
+// other builders run once, before the loop.
+func TestEnvoyGatewayPerGatewayBuilders(t *testing.T) {
+	const tcpOnly = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: grpc-only, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: GRPCRoute}]}}
+  - {name: same-ns, protocol: HTTP, port: 81}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules: [{}]
+`
+	eep := func(spec string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n" + spec
+	}
+	sp := func(spec string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n" + spec
+	}
+	// Route r in app reaches neither listener: grpc-only admits GRPCRoutes
+	// only, same-ns routes of infra only. Moved to infra it reaches same-ns.
+	reaching := strings.Replace(tcpOnly, "metadata: {name: r, namespace: app}", "metadata: {name: r, namespace: infra}", 1)
+	tests := []struct {
+		name, base, policy, want string
+	}{
+		{"a dynamic module no EnvoyProxy registers, on a route no listener allows", tcpOnly, eep("  dynamicModule: [{name: mod}]\n"), "Accepted=True/Accepted"},
+		{"an ext processor whose backend is missing, on a route no listener allows", tcpOnly, eep("  extProc: [{backendRefs: [{name: missing, port: 9000}]}]\n"), "Accepted=True/Accepted"},
+		{"an ext auth backend that is missing, on a route no listener allows", tcpOnly, sp("  extAuth: {grpc: {backendRefs: [{name: missing, port: 9000}]}}\n"), "Accepted=True/Accepted"},
+		{"the same ext auth on a route a listener allows", reaching, strings.Replace(sp("  extAuth: {grpc: {backendRefs: [{name: missing, port: 9000}]}}\n"), "namespace: app", "namespace: infra", 1), "Accepted=False/Invalid"},
+		{"the same dynamic module on a route a listener allows", reaching, strings.Replace(eep("  dynamicModule: [{name: mod}]\n"), "namespace: app", "namespace: infra", 1), "Accepted=False/Invalid"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, tc.base+tc.policy)
+			var got []string
+			for _, p := range rep.Policies {
+				for _, a := range p.Ancestors {
+					var cs []string
+					for _, c := range a.Conditions {
+						if c.Type == "Accepted" {
+							cs = append(cs, c.Type+"="+c.Status+"/"+c.Reason)
+						}
+					}
+					got = append(got, strings.Join(cs, " "))
+				}
+			}
+			if len(got) == 0 || slices.ContainsFunc(got, func(s string) bool { return s != tc.want }) {
+				t.Errorf("ancestors %q, want each %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -19,14 +19,20 @@ import (
 // Gateway the policy reaches, and the registered entry's source must be
 // usable — a Local source with its local path, a Remote one with a URL,
 // a sha256 and a URL Envoy Gateway accepts (validateDynamicModuleRemoteURL).
-// Every module's problem is reported (errors.Join). Decided only where
-// that EnvoyProxy is in the input: without it, Envoy Gateway's own
-// default settings (not an object) may hold the list.
+// Every module's problem is reported (errors.Join). A Gateway with no
+// EnvoyProxy of the input in effect (none named, or the one named
+// missing: attachEnvoyProxy finds none in its map) has Envoy Gateway's
+// default settings, whose default configuration registers no module
+// (MergeEnvoyProxyConfigs with no default spec gives nil, and
+// buildDynamicModules' registry is then empty).
 func checkDynamicModules(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *model.Model) {
 	if len(spec.DynamicModule) == 0 {
 		return
 	}
 	for _, gs := range reachedGateways(p, m) {
+		if !managedGateway(gs.gw, m) {
+			continue // another controller's Gateway builds nothing of the policy
+		}
 		entries, known := registeredModules(gs.gw, m)
 		if !known {
 			continue
@@ -103,11 +109,12 @@ func remoteModuleURLProblem(raw string) error {
 }
 
 // registeredModules are the entries of gw's EnvoyProxy's dynamicModules
-// allowlist; known is false when the input does not hold that EnvoyProxy.
+// allowlist, none when no EnvoyProxy of the input is in effect on gw;
+// known is false when that EnvoyProxy's spec cannot be read.
 func registeredModules(gw *model.Gateway, m *model.Model) (entries []egv1a1.DynamicModuleEntry, known bool) {
 	o, ok := effectiveProxy(gw, m)
 	if !ok {
-		return nil, false
+		return nil, true
 	}
 	var d struct {
 		DynamicModules []egv1a1.DynamicModuleEntry `json:"dynamicModules"`
@@ -116,4 +123,19 @@ func registeredModules(gw *model.Gateway, m *model.Model) (entries []egv1a1.Dyna
 		return nil, false
 	}
 	return d.DynamicModules, true
+}
+
+// managedGateway reports whether Envoy Gateway handles gw: its
+// GatewayClass has Envoy Gateway's controllerName, or the input has no
+// GatewayClass (as status reads it, statusRun.managed).
+func managedGateway(gw *model.Gateway, m *model.Model) bool {
+	if len(m.GatewayClasses) == 0 {
+		return true
+	}
+	for _, c := range m.GatewayClasses {
+		if c.Name == string(gw.Spec.GatewayClassName) {
+			return string(c.Spec.ControllerName) == ControllerName
+		}
+	}
+	return false
 }

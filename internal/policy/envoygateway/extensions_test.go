@@ -128,7 +128,8 @@ func TestExtensionChecks(t *testing.T) {
 		{"Lua calling the handle's methods and others' freely", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:headers():anything() other:UnknownApi() h:respond({}, '') end\"}]\n", ""},
 		{"Lua calling an unknown method, validation not strict", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:UnknownApi() end\"}]\n", ""},
 		{"Lua syntax error, validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h) if end\"}]\n", ""},
-		{"no EnvoyProxy in the input: undecided", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: plain}]\n  dynamicModule: [{name: other}]\n", ""},
+		{"no EnvoyProxy in the input: Envoy Gateway's default registers no module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: plain}]\n  dynamicModule: [{name: other}]\n",
+			`DynamicModule: dynamic module "other" is not registered in the EnvoyProxy dynamicModules allowlist.`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -263,4 +264,96 @@ func extensionMessages(t *testing.T, spec string) []string {
 		out = append(out, d.Message)
 	}
 	return out
+}
+
+// TestDynamicModuleWithoutEnvoyProxy: a Gateway with no EnvoyProxy of the
+// input in effect has Envoy Gateway's default settings, which register no
+// dynamic module (attachEnvoyProxy: an EnvoyProxy named but missing is
+// not in its map; MergeEnvoyProxyConfigs with no default spec gives nil;
+// buildDynamicModules' registry is then empty). Only Envoy Gateway's own
+// Gateways build the policy.
+func TestDynamicModuleWithoutEnvoyProxy(t *testing.T) {
+	const objects = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg-missing}
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: gone, namespace: infra}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg-registered}
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: class-proxy, namespace: infra}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: other-controller}
+spec: {controllerName: example.com/another-controller}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: EnvoyProxy
+metadata: {name: class-proxy, namespace: infra}
+spec:
+  dynamicModules: [{name: mod, source: {local: {path: /opt/mod.so}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: class-names-missing, namespace: infra}
+spec: {gatewayClassName: eg-missing, listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: own-missing, namespace: infra}
+spec:
+  gatewayClassName: eg-registered
+  infrastructure: {parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: gone}}
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: foreign, namespace: infra}
+spec: {gatewayClassName: other-controller, listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]}
+`
+	route := func(parents ...string) string {
+		var refs []string
+		for _, p := range parents {
+			refs = append(refs, "{name: "+p+", namespace: infra}")
+		}
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: app}\nspec:\n  parentRefs: [" + strings.Join(refs, ", ") + "]\n  rules: [{}]\n"
+	}
+	const unregistered = `DynamicModule: dynamic module "mod" is not registered in the EnvoyProxy dynamicModules allowlist.`
+	tests := []struct {
+		name, docs, target, want string
+	}{
+		{"the class names an EnvoyProxy the input lacks", "", "{group: gateway.networking.k8s.io, kind: Gateway, name: class-names-missing}", unregistered},
+		{"the Gateway's own EnvoyProxy is missing: its class's is in effect", "", "{group: gateway.networking.k8s.io, kind: Gateway, name: own-missing}", ""},
+		{"a route through another controller's Gateway only", route("foreign"), "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}", ""},
+		{"a route through both: Envoy Gateway's builds it", route("foreign", "class-names-missing"), "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}", unregistered},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := "app"
+			if strings.Contains(tc.target, "Gateway,") {
+				ns = "infra"
+			}
+			doc := objects + tc.docs + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: p, namespace: " + ns + "}\nspec:\n  targetRefs: [" + tc.target + "]\n  dynamicModule: [{name: mod}]\n"
+			objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := policy.NewRegistry(All()...)
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+			p := EnvoyExtensionPolicy().Decode(objs[len(objs)-1], &policy.Env{Model: m})
+			got := ""
+			if len(p.Invalid) > 0 {
+				got = p.Invalid[0].Message
+			}
+			if got != tc.want {
+				t.Errorf("invalid = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

@@ -137,7 +137,10 @@ type data struct {
 	spec         any
 	decodeFailed bool
 	misfit       map[string]bool
-	mergeType    string
+	// mergeType is spec.mergeType as written; merges: it is written at
+	// all (Envoy Gateway takes its merge branch on any value, "" too).
+	mergeType string
+	merges    bool
 	// deprecated are Envoy Gateway's DeprecatedField warnings.
 	deprecated []string
 	// warning is another Warning condition Envoy Gateway writes (reason,
@@ -208,10 +211,10 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
 	}
 	if mergeType != nil && k.mergeable {
-		d.mergeType = string(*mergeType)
-		if !slices.Contains([]string{"StrategicMerge", "JSONMerge"}, d.mergeType) {
-			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.mergeType", "spec.mergeType: Unsupported value: %q: supported values: \"StrategicMerge\", \"JSONMerge\"", d.mergeType))
-		}
+		// Any value is admitted (the CRD has no enum): one Envoy
+		// Gateway cannot merge with fails only where it merges into a
+		// parent policy (utils.Merge; statusRun.mergeOnListener).
+		d.mergeType, d.merges = string(*mergeType), true
 	}
 	k.validateReferences(p, d.spec, env)
 	k.checkValues(p, env)

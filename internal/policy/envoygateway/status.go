@@ -493,7 +493,7 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 // a failure on that listener's entry, Gateway/ns/gw#listener).
 func (s *statusRun) builtPerListener(c *claim) bool {
 	return (s.kind == backendTrafficPolicy || s.kind == envoyExtensionPolicy) &&
-		(c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).mergeType != ""
+		(c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).merges
 }
 
 // refusedOnRoute is the refusal of p, a SecurityPolicy, on t, a route or
@@ -900,11 +900,11 @@ func (s *statusRun) relateRoute(rc *claim) {
 	for _, c := range s.routeScopes(rt) {
 		s.note(c).add("routes", name)
 	}
-	if decoded(rc.policy).mergeType == "" {
+	if !decoded(rc.policy).merges {
 		return
 	}
 	var reached []*topology.Listener
-	refusals := map[*topology.Listener]string{}
+	refusals := map[*topology.Listener]*policy.Rejection{}
 	for _, p := range rt.Parents {
 		if p.Gateway == nil || !s.managed(p.Gateway) {
 			continue
@@ -914,8 +914,8 @@ func (s *statusRun) relateRoute(rc *claim) {
 				continue
 			}
 			reached = append(reached, l)
-			if msg := s.mergeOnListener(rc, l, name); msg != "" {
-				refusals[l] = msg
+			if r := s.mergeOnListener(rc, l, name); r != nil {
+				refusals[l] = r
 			}
 		}
 	}
@@ -979,23 +979,36 @@ func (s *statusRun) relateUnclaimed(rt *topology.Route) {
 // listeners its parentRefs allow, and returns the message of the merged
 // policy's refusal there ("" when it is not refused). The policies it
 // overrides there were noted by relateRoute.
-func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string) string {
+func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string) *policy.Rejection {
 	c := s.parentOf(l)
 	at := entry{key: l.Ancestor(), section: string(l.Name), gateway: l.Gateway}
+	if mt := decoded(rc.policy).mergeType; c != nil && mt != "StrategicMerge" && mt != "JSONMerge" {
+		// A merge type utils.Merge does not know fails the merge itself,
+		// before anything is built: nothing of the policy applies there,
+		// and the route keeps the parent's policy.
+		refusal := "error merging policies: unsupported merge type: " + mt
+		if s.kind == backendTrafficPolicy {
+			refusal = conditionMessage(refusal) // translateBackendTrafficPolicyForRouteWithMerge's error
+		}
+		s.replace(rc.policy, at, cond("Accepted", false, "Invalid", refusal))
+		s.finding(rc.policy, "spec.mergeType", fmt.Sprintf("Envoy Gateway cannot merge with mergeType %q (it merges StrategicMerge or JSONMerge) into %s %s/%s on listener %s; Envoy Gateway does not apply it there, the route takes %s/%s alone.",
+			mt, s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), c.policy.Obj.Namespace, c.policy.Obj.Name))
+		return &policy.Rejection{Verdict: policy.VerdictRefused, Reason: "Invalid", Message: refusal}
+	}
 	if !rc.policy.IsValid() && s.builtPerListener(rc) {
 		// built there, merged or alone, it fails there
 		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(rc.policy)))
-		return ""
+		return nil
 	}
 	if c == nil {
-		return ""
+		return nil
 	}
 	if !c.policy.IsValid() {
 		// Nothing valid to merge into: the merged result is invalid on
 		// that listener (merge finds the parent invalid there), and
 		// the parent counts as overridden.
 		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
-		return ""
+		return nil
 	}
 	if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
 		refusal := conditionMessage(err.msg)
@@ -1006,11 +1019,15 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 		}
 		s.finding(rc.policy, refusalField(rc.policy, err), fmt.Sprintf("%s (this policy merged into %s %s/%s on listener %s); %s.",
 			strings.TrimSuffix(refusal, "."), s.kind.name, c.policy.Obj.Namespace, c.policy.Obj.Name, qualifiedID(l), what))
-		return refusal
+		verdict := policy.VerdictRefused
+		if s.kind == backendTrafficPolicy {
+			verdict = policy.VerdictInvalid
+		}
+		return &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refusal}
 	}
 	s.note(c).merged = appendNew(s.note(c).merged, name)
 	s.set(rc.policy, at, cond("Merged", true, "Merged", "Merged with policy "+c.policy.Obj.Namespace+"/"+c.policy.Obj.Name))
-	return ""
+	return nil
 }
 
 // refusedOn records where the merged policy is refused: on the whole
@@ -1020,24 +1037,22 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 // refused BackendTrafficPolicy's errors answer the route 500 there
 // (applyTrafficFeatureToRoute); a refused SecurityPolicy is not
 // translated there, so the route keeps its parents' policies alone.
-func (s *statusRun) refusedOn(rc *claim, reached []*topology.Listener, refusals map[*topology.Listener]string) {
+func (s *statusRun) refusedOn(rc *claim, reached []*topology.Listener, refusals map[*topology.Listener]*policy.Rejection) {
 	if len(refusals) == 0 {
 		return
 	}
-	verdict := policy.VerdictRefused
-	if s.kind == backendTrafficPolicy {
-		verdict = policy.VerdictInvalid
-	}
 	whole := rc.target.key()
 	if len(refusals) == len(reached) {
-		s.reject(rc.policy, whole, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: refusals[reached[0]]})
+		r := *refusals[reached[0]]
+		s.reject(rc.policy, whole, &r)
 		return
 	}
 	for _, l := range reached {
-		if msg, ok := refusals[l]; ok {
+		if r, ok := refusals[l]; ok {
 			on := whole
 			on.On = l
-			s.reject(rc.policy, on, &policy.Rejection{Verdict: verdict, Reason: "Invalid", Message: msg})
+			r := *r
+			s.reject(rc.policy, on, &r)
 		}
 	}
 }
