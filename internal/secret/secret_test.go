@@ -73,29 +73,22 @@ func pemOf(typ string, b []byte) string {
 	return string(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}))
 }
 
-// TestPublicKeysSayOnlyClosedSetWords: whatever a JWKS or PEM document
-// carries in kty, crv or a block type, a problem names it from a closed
-// set, and never quotes the document.
+// TestPublicKeysSayOnlyClosedSetWords: whatever a PEM document carries in
+// a block type, a problem names it from a closed set, and never quotes the
+// document; a JWKS document, whatever its keys, is refused as one.
 func TestPublicKeysSayOnlyClosedSetWords(t *testing.T) {
+	const jwks = "it is a JWKS document, not a PEM public key"
 	for _, tc := range []struct{ doc, want string }{
-		{`{"keys":[{"kty":"` + marker + `"}]}`, "kty unrecognised is not RSA or EC"},
-		{`{"keys":[{"kty":"RSA\n` + marker + `"}]}`, "kty unrecognised"},
-		{`{"keys":[{"kty":"EC","crv":"` + marker + `","x":"AQ","y":"AQ"}]}`, "curve unrecognised is not P-256"},
-		{`{"keys":[{"kty":"OKP","crv":"Ed25519"}]}`, "kty OKP is not RSA or EC"},
-		{`{"keys":[{"kty":"EC","crv":"P-999","x":"AQ","y":"AQ"}]}`, "curve unrecognised"},
-		{`{"keys":[{"kty":"EC","crv":"Ed25519","x":"AQ","y":"AQ"}]}`, "curve Ed25519"},
+		{`{"keys":[{"kty":"` + marker + `"}]}`, jwks},
+		{`{"keys":[{"kty":"EC","crv":"` + marker + `","x":"AQ","y":"AQ"}]}`, jwks},
+		{`{"keys": "` + marker + `"}`, jwks},
 		{pemOf(marker, []byte(marker)), "block 1 is a PEM block of an unrecognised type"},
 		{pemOf("RSA PRIVATE KEY", []byte(marker)), "block 1 is a PEM RSA PRIVATE KEY, not a public key"},
 		{pemOf("PUBLIC KEY", []byte(marker)), "block 1 (PEM PUBLIC KEY) does not parse"},
-		{`{"keys": "` + marker + `"}`, "not a valid JWKS document"},
 		{marker, "neither a PEM public key nor a JWKS document"},
 		{"  \n", "it is empty"},
-		{`{"keys":[]}`, "no keys"},
-		{`{"keys":[{"kty":"RSA","n":"AQAB","e":"AA"}]}`, "e is not"},
-		{`{"keys":[{"kty":"RSA","n":"!` + marker + `","e":"AQAB"}]}`, "n is not base64url"},
-		{`{"keys":[{"kty":"EC","crv":"P-256","x":"AQ","y":"AQ"}]}`, "not on curve P-256"},
 	} {
-		_, err := PublicKeys(NewValue([]byte(tc.doc)))
+		_, err := PEMPublicKeys(NewValue([]byte(tc.doc)))
 		if err == nil {
 			t.Errorf("%q accepted", tc.doc)
 			continue
@@ -120,7 +113,7 @@ func TestPublicKeysTypes(t *testing.T) {
 	}
 	rsaDER, _ := x509.MarshalPKIXPublicKey(&rk.PublicKey)
 	ecDER, _ := x509.MarshalPKIXPublicKey(&ek.PublicKey)
-	keys, err := PublicKeys(NewValue([]byte(pemOf("PUBLIC KEY", rsaDER) + pemOf("PUBLIC KEY", ecDER) + pemOf("RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&rk.PublicKey)))))
+	keys, err := PEMPublicKeys(NewValue([]byte(pemOf("PUBLIC KEY", rsaDER) + pemOf("PUBLIC KEY", ecDER) + pemOf("RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&rk.PublicKey)))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +124,9 @@ func TestPublicKeysTypes(t *testing.T) {
 	if strings.Join(got, " ") != "RSA/2048 EC P-384/384 RSA/2048" {
 		t.Errorf("types = %v", got)
 	}
-	b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-	jwks := fmt.Sprintf(`{"keys":[{"kty":"EC","crv":"P-384","x":"%s","y":"%s"}]}`, b64(ek.X.Bytes()), b64(ek.Y.Bytes()))
-	if keys, err := PublicKeys(NewValue([]byte(jwks))); err != nil || len(keys) != 1 || keys[0].Type != "EC P-384" {
-		t.Errorf("JWKS: %v %v", keys, err)
+	jwks := fmt.Sprintf(`{"keys":[{"kty":"EC","crv":"P-384","x":"%x","y":"%x"}]}`, ek.X.Bytes(), ek.Y.Bytes())
+	if keys, err := PEMPublicKeys(NewValue([]byte(jwks))); err == nil {
+		t.Errorf("JWKS read as PEM: %v", keys)
 	}
 }
 
@@ -184,7 +176,7 @@ func FuzzPublicKeys(f *testing.F) {
 	f.Add(pemOf("CERTIFICATE", []byte("x")))
 	f.Add(pemOf("X\x1b[2K", []byte("x")))
 	f.Fuzz(func(t *testing.T, doc string) {
-		_, err := PublicKeys(NewValue([]byte(doc)))
+		_, err := PEMPublicKeys(NewValue([]byte(doc)))
 		if err == nil {
 			return
 		}
