@@ -60,11 +60,11 @@ func validPart(part proto.Message) error {
 
 // checkFragment holds every typed part of fr to Envoy's rules (its HTTP
 // filter and per-route configs are checked when they are packed). Cluster
-// settings are held to the cluster's own rules only (a timeout, a port, a
-// threshold), not their packed configs: those are partial (protocol
-// options without an upstream protocol, a transport socket the cluster's
-// TLS completes) until the built cluster makes them whole, and are
-// checked with it.
+// settings are held to the cluster's own rules (a timeout, a port, a
+// threshold) and so are the configs packed in them that are whole as a
+// field renders them (a load-balancing policy, a health checker); the
+// partial ones (partialClusterConfigs) are checked with the built
+// cluster.
 func checkFragment(fr policy.Fragment) error {
 	type part struct {
 		what string
@@ -107,7 +107,10 @@ func validClusterSettings(m proto.Message) error {
 		return nil
 	}
 	err := c.ValidateAll()
-	if err == nil || c.GetName() != "" {
+	if err == nil {
+		return validateWholeConfigs(c)
+	}
+	if c.GetName() != "" {
 		return err
 	}
 	errs, ok := err.(clusterv3.ClusterMultiError)
@@ -119,7 +122,39 @@ func validClusterSettings(m proto.Message) error {
 		return errors.As(e, &ve) && ve.Field() == "Name"
 	})
 	if len(errs) == 0 {
-		return nil
+		return validateWholeConfigs(c)
 	}
 	return errs
+}
+
+// partialClusterConfigs are the cluster fields whose packed configs a
+// field renders in part, for the built cluster to complete: protocol
+// options without the upstream protocol, a transport socket whose TLS
+// context the cluster's own TLS settings fill in.
+var partialClusterConfigs = map[protoreflect.Name]bool{
+	"typed_extension_protocol_options": true,
+	"transport_socket":                 true,
+	"transport_socket_matches":         true,
+}
+
+// validateWholeConfigs validates the packed configs of c's settings but
+// the partial ones: an endpoint override with no source, say, is the
+// field's finding, not config Envoy refuses.
+func validateWholeConfigs(c *clusterv3.Cluster) error {
+	var err error
+	c.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if partialClusterConfigs[fd.Name()] || fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
+			return true
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len() && err == nil; i++ {
+				err = visit(l.Get(i).Message(), validateAny)
+			}
+		} else {
+			err = visit(v.Message(), validateAny)
+		}
+		return err == nil
+	})
+	return err
 }

@@ -102,6 +102,12 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: sp, namespace: infra}\nspec:\n" +
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
 		"  jwt: {providers: [{name: corp, remoteJWKS: {uri: 'https:///jwks.json'}}]}\n"))
+	// An endpoint override with no source (its CRD requires one; the
+	// object is kept, as the translators' own tests keep such objects):
+	// the field's finding, not a rule cluster Envoy refuses (found by this
+	// target in CI: a rule cluster's packed configs were not checked).
+	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n  loadBalancer: {type: RoundRobin, endpointOverride: {extractFrom: []}}\n"))
 	// Values Envoy refuses in the parts of resources a field sets (found
 	// by mutating the fixtures' values): a connection manager setting, a
 	// route's direct response status, a network filter's limit. Each is

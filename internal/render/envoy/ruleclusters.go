@@ -158,6 +158,11 @@ func (gb *gatewayBuild) ruleCluster(op clusterOp) {
 		}
 	}
 	gb.clusters[c.Name] = c
+	if len(op.settings) > 0 {
+		// policies' settings are in it: its packed configs are checked
+		// with the Gateway (Gateway.validate)
+		gb.fromFragments[c.Name] = true
+	}
 	if k, ok := gb.clusterBackend[op.of]; ok {
 		gb.clusterBackend[c.Name] = k
 	}
