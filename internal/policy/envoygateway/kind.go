@@ -165,6 +165,11 @@ type data struct {
 	// passes), so its refusals are no errors of the policy's (Invalid):
 	// they are reported on their routes' targets only.
 	partial bool
+	// unbuilt are the route targets that reach none of Envoy Gateway's
+	// Gateways where others do (RefineWithGraph): there its per-parent
+	// builders never run, and unbuiltInvalid are the findings left.
+	unbuilt        map[model.Key]bool
+	unbuiltInvalid []diag.Diagnostic
 	// keys are the spec keys as written, by field, where they differ
 	// from the field's name in case (holdValues).
 	keys map[string]string
