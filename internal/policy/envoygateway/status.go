@@ -722,14 +722,9 @@ func (s *statusRun) managed(gw *topology.Gateway) bool {
 	return managed && name == ControllerName
 }
 
-// accept writes Accepted (and the deprecation warnings, which Envoy
-// Gateway writes whether the policy is valid or not) on an entry.
-func (s *statusRun) accept(p *policy.Policy, a entry) {
-	s.acceptOn(p, p.Invalid, a)
-}
-
-// acceptOn is accept where invalid are the policy's findings on the
-// target (invalidOn).
+// acceptOn writes Accepted (and the deprecation warnings, which Envoy
+// Gateway writes whether the policy is valid or not) on an entry, where
+// invalid are the policy's findings on the target (invalidOn).
 func (s *statusRun) acceptOn(p *policy.Policy, invalid []diag.Diagnostic, a entry) {
 	if len(invalid) == 0 {
 		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
