@@ -2,6 +2,7 @@ package status_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -76,6 +77,10 @@ func egConditions(rep *status.Report) []string {
 var tlsGateway = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: secure, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
 	"  listeners: [{name: tls, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}]\n" +
 	"---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: infra}\ndata: " + testCA + "\n"
+
+// servedTLSGateway is tlsGateway with its certificate: Envoy Gateway
+// programs its HTTPS listener.
+var servedTLSGateway = tlsGateway + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testTLS + "\n"
 
 func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
@@ -180,9 +185,14 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 		},
 	}, {
 		name: "HTTP/3 with client certificate validation is a warning: Envoy cannot validate clients over QUIC",
-		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
+		policies: servedTLSGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
 			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
 		want: []string{"quic @ Gateway/infra/secure (" + eg + "): Accepted=True/Accepted Warning=True/UnsupportedHTTP3ClientValidation"},
+	}, {
+		name: "an HTTPS listener Envoy Gateway does not program (its certificate Secret is missing) gets no HTTP/3 warning",
+		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
+		want: []string{"quic @ Gateway/infra/secure (" + eg + "): Accepted=True/Accepted"},
 	}, {
 		name: "on plain HTTP listeners there is no TLS: no HTTP/3 warning, and the client validation is not checked",
 		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
@@ -190,7 +200,7 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 		want: []string{"quic @ Gateway/infra/gw (" + eg + "): Accepted=True/Accepted"},
 	}, {
 		name: "the HTTP/3 warning and a deprecated field are one Warning, reason Warnings",
-		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
+		policies: servedTLSGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: quic, namespace: infra}\nspec:\n" +
 			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  http3: {}\n  enableProxyProtocol: true\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
 		want: []string{"quic @ Gateway/infra/secure (" + eg + "): Accepted=True/Accepted Warning=True/Warnings"},
 	}, {
@@ -585,5 +595,60 @@ func TestEnvoyGatewayAggregatedConflicted(t *testing.T) {
 	}
 	if len(got) != 16 || !slices.Equal(got[14:], want) {
 		t.Errorf("ancestors %d, last two %q, want 16 ending %q", len(got), got[max(0, len(got)-2):], want)
+	}
+}
+
+// TestEnvoyGatewayHTTP3WarningNamesListeners: a ClientTrafficPolicy with
+// HTTP/3 and client certificate validation is warned about on each
+// target, naming the listeners Envoy Gateway disables HTTP/3 on
+// (ProcessClientTrafficPolicies: shouldDisableHTTP3ForClientValidation on
+// each listener it translates, disabledHTTP3WarningMessage): the HTTPS
+// listeners it programs, those a policy on the listener took first left
+// out; none, no warning.
+func TestEnvoyGatewayHTTP3WarningNamesListeners(t *testing.T) {
+	gateway := func(second string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: secure, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+			"  - {name: tls, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}\n" +
+			"  - {name: tls2, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: " + second + "}]}}\n" +
+			"  - {name: plain, protocol: HTTP, port: 80}\n" +
+			"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testTLS + "\n" +
+			"---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: infra}\ndata: " + testCA + "\n"
+	}
+	ctp := func(name, section string) string {
+		target := "{group: gateway.networking.k8s.io, kind: Gateway, name: secure}"
+		if section != "" {
+			target = "{group: gateway.networking.k8s.io, kind: Gateway, name: secure, sectionName: " + section + "}"
+		}
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n" +
+			"  targetRefs: [" + target + "]\n  http3: {}\n  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n"
+	}
+	const why = " because Envoy does not support downstream client TLS validation over QUIC"
+	for _, tc := range []struct {
+		name, docs string
+		want       map[string]string // policy @ section → Warning message
+	}{
+		{"both HTTPS listeners programmed: both named, sorted", gateway("cert") + ctp("quic", ""),
+			map[string]string{"quic@": `HTTP/3 was disabled for listeners [tls tls2]` + why}},
+		{"one not programmed (no certificate): the other alone", gateway("missing") + ctp("quic", ""),
+			map[string]string{"quic@": `HTTP/3 was disabled for listener "tls"` + why}},
+		{"a listener a policy on it took first is that policy's", gateway("cert") + ctp("quic", "") + ctp("one", "tls2"),
+			map[string]string{"quic@": `HTTP/3 was disabled for listener "tls"` + why, "one@tls2": `HTTP/3 was disabled for listener "tls2"` + why}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, tc.docs)
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				for _, a := range p.Ancestors {
+					for _, c := range a.Conditions {
+						if c.Type == "Warning" {
+							got[p.Name+"@"+a.AncestorRef.SectionName] = c.Message
+						}
+					}
+				}
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("warnings %v\nwant %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -31,13 +31,13 @@ import (
 // builds them only for those.
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.Model) {
-	httpListener, tlsListener, httpsListener := covered(v.p, m)
+	httpListener, tlsListener := covered(v.p, m)
 	v.commonSettings(s)
-	if httpsListener && s.HTTP3 != nil && s.TLS != nil && s.TLS.ClientValidation != nil {
-		// shouldDisableHTTP3ForClientValidation, for listeners with TLS
-		// and HTTP.
-		decoded(v.p).warning = [2]string{"UnsupportedHTTP3ClientValidation",
-			"HTTP/3 was disabled for the HTTPS listeners because Envoy does not support downstream client TLS validation over QUIC"}
+	if s.HTTP3 != nil && s.TLS != nil && s.TLS.ClientValidation != nil {
+		// shouldDisableHTTP3ForClientValidation: a warning on each
+		// target naming the listeners it disables HTTP/3 on, which
+		// status decides (statusRun.http3Warning).
+		decoded(v.p).http3ClientValidation = true
 	}
 	if httpListener {
 		v.httpSettings(s)
@@ -413,36 +413,36 @@ func (v valueChecks) deprecatedClientTraffic(s *egv1a1.ClientTrafficPolicySpec) 
 }
 
 // covered says whether the listeners p's targetRefs name include one that
-// serves HTTP, one that terminates TLS, and one that does both. Where it
-// cannot tell (no targetRefs, a targetSelector, a kind or a Gateway or
-// ListenerSet not in the input — which then gets no status, but lint
-// still reports) it answers yes to all three.
-func covered(p *policy.Policy, m *model.Model) (httpListener, tlsListener, httpsListener bool) {
+// serves HTTP and one that terminates TLS. Where it cannot tell (no
+// targetRefs, a targetSelector, a kind or a Gateway or ListenerSet not in
+// the input — which then gets no status, but lint still reports) it
+// answers yes to both.
+func covered(p *policy.Policy, m *model.Model) (httpListener, tlsListener bool) {
 	if len(p.Targets) == 0 {
-		return true, true, true
+		return true, true
 	}
 	for _, t := range p.Targets {
 		var ls []gwv1.Listener
 		switch {
 		case t.Selector != nil || (t.Group != "" && t.Group != gwv1.GroupName):
-			return true, true, true
+			return true, true
 		case t.Kind == "Gateway":
 			g := m.Gateway(p.Obj.Namespace, t.Name)
 			if g == nil {
-				return true, true, true
+				return true, true
 			}
 			ls = g.Spec.Listeners
 		case t.Kind == "ListenerSet":
 			set, _ := m.Typed(model.GatewayAPIKey("ListenerSet", p.Obj.Namespace, t.Name))
 			s, ok := set.(*model.ListenerSet)
 			if !ok {
-				return true, true, true
+				return true, true
 			}
 			for _, l := range s.Spec.Listeners {
 				ls = append(ls, gwv1.Listener{Name: l.Name, Protocol: l.Protocol, TLS: l.TLS})
 			}
 		default:
-			return true, true, true
+			return true, true
 		}
 		for _, l := range ls {
 			if t.Section != "" && string(l.Name) != t.Section {
@@ -452,7 +452,7 @@ func covered(p *policy.Policy, m *model.Model) (httpListener, tlsListener, https
 			case gwv1.HTTPProtocolType:
 				httpListener = true
 			case gwv1.HTTPSProtocolType:
-				httpListener, tlsListener, httpsListener = true, true, true
+				httpListener, tlsListener = true, true
 			case gwv1.TLSProtocolType:
 				if l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate {
 					tlsListener = true
@@ -460,5 +460,5 @@ func covered(p *policy.Policy, m *model.Model) (httpListener, tlsListener, https
 			}
 		}
 	}
-	return httpListener, tlsListener, httpsListener
+	return httpListener, tlsListener
 }

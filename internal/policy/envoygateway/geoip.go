@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
@@ -81,11 +82,27 @@ func geoNeeds(a *egv1a1.Authorization) geoNeed {
 	return n
 }
 
-func geoProblem(gs gatewaySection, ctps []ctpDoc, m *model.Model, need geoNeed) string {
+// httpListeners are the listeners of gs (its sectionName's, or all) that
+// Envoy Gateway builds an HTTP listener for, HTTP and HTTPS ones: the
+// geolocation check runs per HTTP listener of the Gateway IR
+// (translateSecurityPolicyForListeners ranges over x.HTTP; the route path
+// over each HTTP listener's routes), so a TCP, TLS or UDP listener takes
+// no part, in the check (geoProblem) as in the filter (geoSettings).
+func (gs gatewaySection) httpListeners() []gwv1.Listener {
+	var out []gwv1.Listener
 	for _, l := range gs.gw.Spec.Listeners {
 		if gs.section != "" && string(l.Name) != gs.section {
 			continue
 		}
+		if l.Protocol == gwv1.HTTPProtocolType || l.Protocol == gwv1.HTTPSProtocolType {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func geoProblem(gs gatewaySection, ctps []ctpDoc, m *model.Model, need geoNeed) string {
+	for _, l := range gs.httpListeners() {
 		if msg := clientIPDetectionProblem(ctpFor(ctps, gs.gw, string(l.Name))); msg != "" {
 			return msg
 		}

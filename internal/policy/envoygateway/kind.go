@@ -146,6 +146,10 @@ type data struct {
 	// warning is another Warning condition Envoy Gateway writes (reason,
 	// message), when there is no deprecation to report.
 	warning [2]string
+	// http3ClientValidation: a ClientTrafficPolicy setting HTTP/3 and
+	// client certificate validation, which Envoy Gateway warns about per
+	// target, naming its HTTPS listeners (statusRun.http3Warning).
+	http3ClientValidation bool
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces

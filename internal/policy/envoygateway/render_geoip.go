@@ -223,6 +223,10 @@ func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err
 	p := &policy.Policy{Obj: o, Targets: targets(t)}
 	ctps := clientTrafficPolicies(m)
 	for _, gs := range reachedGateways(p, m) {
+		ls := gs.httpListeners()
+		if len(ls) == 0 {
+			continue // no HTTP listener: nothing is built, nothing checked
+		}
 		if geoProblem(gs, ctps, m, need) != "" {
 			return nil, false, nil
 		}
@@ -230,10 +234,7 @@ func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err
 		if !found {
 			return nil, false, nil
 		}
-		for _, l := range gs.gw.Spec.Listeners {
-			if gs.section != "" && string(l.Name) != gs.section {
-				continue
-			}
+		for _, l := range ls {
 			s := mm
 			if ctp := ctpFor(ctps, gs.gw, string(l.Name)); ctp != nil && ctp.ClientIPDetection != nil {
 				d := ctp.ClientIPDetection

@@ -475,12 +475,12 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		// (SetAcceptedForPolicyAncestors: Accepted where it is unset)
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
-			s.warn(p, a)
+			s.warn(p, a, c)
 		}
 		return
 	}
 	for _, a := range ancestors {
-		s.acceptOn(p, invalidOn(p, t), a)
+		s.acceptOn(p, invalidOn(p, t), a, c)
 	}
 }
 
@@ -542,7 +542,7 @@ func (s *statusRun) sharedPort(c *claim, ancestors []entry) bool {
 	msg := strings.Join(msgs, "; ")
 	for _, a := range ancestors {
 		s.set(c.policy, a, cond("Accepted", false, "Invalid", msg))
-		s.warn(c.policy, a)
+		s.warn(c.policy, a, c)
 	}
 	// not translated with the policy, nor answered 500
 	s.rejectOn(c, covered, refusals, policy.VerdictRefused)
@@ -725,31 +725,68 @@ func (s *statusRun) managed(gw *topology.Gateway) bool {
 // acceptOn writes Accepted (and the deprecation warnings, which Envoy
 // Gateway writes whether the policy is valid or not) on an entry, where
 // invalid are the policy's findings on the target (invalidOn).
-func (s *statusRun) acceptOn(p *policy.Policy, invalid []diag.Diagnostic, a entry) {
+func (s *statusRun) acceptOn(p *policy.Policy, invalid []diag.Diagnostic, a entry, c *claim) {
 	if len(invalid) == 0 {
 		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
 	} else {
 		s.set(p, a, cond("Accepted", false, "Invalid", invalidMessage(invalid)))
 	}
-	s.warn(p, a)
+	s.warn(p, a, c)
 }
 
 // warn writes the kind's other warning and the deprecation warnings on
-// an entry. Envoy Gateway writes the other warning first and then merges
-// the deprecations into it (SetWarningForPolicyAncestor): both messages,
-// and the reason Warnings. Deprecated fields are listed sorted by path,
-// as its buildDeprecationWarningMessage does.
-func (s *statusRun) warn(p *policy.Policy, a entry) {
+// an entry of claim c. Envoy Gateway writes the other warning first and
+// then merges the deprecations into it (SetWarningForPolicyAncestor): both
+// messages, and the reason Warnings. Deprecated fields are listed sorted
+// by path, as its buildDeprecationWarningMessage does.
+func (s *statusRun) warn(p *policy.Policy, a entry, c *claim) {
 	d := decoded(p)
+	warning := d.warning
+	if d.http3ClientValidation {
+		warning = s.http3Warning(c)
+	}
 	deprecated := strings.Join(sorted(d.deprecated), "; ")
 	switch {
-	case len(d.deprecated) > 0 && d.warning[0] != "":
-		s.set(p, a, cond("Warning", true, "Warnings", d.warning[1]+"; "+deprecated))
+	case len(d.deprecated) > 0 && warning[0] != "":
+		s.set(p, a, cond("Warning", true, "Warnings", warning[1]+"; "+deprecated))
 	case len(d.deprecated) > 0:
 		s.set(p, a, cond("Warning", true, "DeprecatedField", deprecated))
-	case d.warning[0] != "":
-		s.set(p, a, cond("Warning", true, d.warning[0], d.warning[1]))
+	case warning[0] != "":
+		s.set(p, a, cond("Warning", true, warning[0], warning[1]))
 	}
+}
+
+// http3Warning is the warning a ClientTrafficPolicy with HTTP/3 and
+// client certificate validation gets on claim c
+// (ProcessClientTrafficPolicies: shouldDisableHTTP3ForClientValidation,
+// disabledHTTP3WarningMessage): it names the listeners it translates
+// whose HTTP listener terminates TLS — HTTPS listeners Envoy Gateway
+// programs (an IR HTTP listener with TLS; one it does not program has
+// none), not refused for their port (sharedPort), and, for a whole
+// Gateway or ListenerSet, not taken by a policy on the listener or on its
+// ListenerSet first (claimedSections). None: no warning.
+func (s *statusRun) http3Warning(c *claim) [2]string {
+	if c == nil {
+		return [2]string{}
+	}
+	var names []string
+	for _, l := range s.listenersOf(c.target) {
+		if c.skipped[l] || l.Protocol != gwv1.HTTPSProtocolType || !listenerReady(l) {
+			continue
+		}
+		if c.target.level != levelListener && (s.byListener[l] != nil || c.target.level == levelGateway && l.Set != nil && s.bySet[l.Set] != nil) {
+			continue
+		}
+		names = append(names, string(l.Name))
+	}
+	switch len(names) {
+	case 0:
+		return [2]string{}
+	case 1:
+		return [2]string{"UnsupportedHTTP3ClientValidation", fmt.Sprintf("HTTP/3 was disabled for listener %q because Envoy does not support downstream client TLS validation over QUIC", names[0])}
+	}
+	slices.Sort(names)
+	return [2]string{"UnsupportedHTTP3ClientValidation", fmt.Sprintf("HTTP/3 was disabled for listeners %v because Envoy does not support downstream client TLS validation over QUIC", names)}
 }
 
 func invalidMessage(invalid []diag.Diagnostic) string {
@@ -1351,7 +1388,7 @@ func (s *statusRun) defaultHostRefused(c *claim, ancestors []entry) bool {
 	}
 	for _, a := range ancestors {
 		s.set(p, a, cond("Accepted", false, "Invalid", strings.Join(msgs, "; ")))
-		s.warn(p, a)
+		s.warn(p, a, c)
 	}
 	s.rejectOn(c, covered, refusals, policy.VerdictInvalid)
 	return true
