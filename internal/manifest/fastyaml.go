@@ -171,6 +171,7 @@ type fastParser struct {
 	ls   int    // start of the cursor's line
 	line int    // 1-based line of the cursor (in the chunk)
 	bad  bool   // declined
+	wide bool   // the piece has characters past ASCII: columns count characters
 
 	nodes []yaml.Node
 	first []int32 // per node: its first child in kids
@@ -183,12 +184,18 @@ type fastParser struct {
 // nil and true for a piece without a document (blanks and comments before
 // the first "---"), and false when it declines.
 func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
+	wide := false
 	for i := 0; i < len(piece); i++ {
-		if c := piece[i]; c < ' ' && c != '\n' || c > '~' {
-			return nil, false // tabs, CR, controls, non-ASCII
+		if c := piece[i]; c < ' ' && c != '\n' || c == 0x7f {
+			return nil, false // tabs, CR, controls
+		} else if c > '~' {
+			wide = true
 		}
 	}
-	f.s, f.p, f.ls, f.line, f.bad = piece, 0, 0, line, false
+	if wide && !fastText(piece) {
+		return nil, false
+	}
+	f.s, f.p, f.ls, f.line, f.bad, f.wide = piece, 0, 0, line, false, wide
 	f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:0], f.first[:0], f.count[:0], f.stk[:0], f.kids[:0]
 	explicit := strings.HasPrefix(f.s, "---")
 	docLine, docCol := 0, 0
@@ -269,7 +276,31 @@ func (f *fastParser) finish(n int32, base int) {
 	f.stk = f.stk[:base]
 }
 
-func (f *fastParser) col() int { return f.p - f.ls + 1 }
+// col is the cursor's 1-based column, in characters as the library
+// counts them.
+func (f *fastParser) col() int {
+	if f.wide {
+		return utf8.RuneCountInString(f.s[f.ls:f.p]) + 1
+	}
+	return f.p - f.ls + 1
+}
+
+// fastText reports whether a piece with bytes past ASCII is text the
+// fast reader takes: valid UTF-8 of characters the library reads as
+// printable content (its reader's check) — not a byte order mark, which
+// it skips at the start of a line, nor NEL, LS or PS, which break lines.
+func fastText(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError, r == 0x85, r == 0x2028, r == 0x2029, r == 0xFEFF:
+			return false // RuneError: invalid UTF-8 (the character itself is refused here too)
+		case r < 0x80, r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // endLine takes the rest of the cursor's line, which must be blanks and
 // perhaps a comment after a blank, and moves to the next line.

@@ -203,6 +203,12 @@ var fastYAMLCases = []string{
 	// numbers and what only looks like one (notInNumber)
 	"[10s, 1.5s, 100ms, 5m, 1h30m, 2Gi, 10Mi, 1e3, 1E3, 0x1F, 0X1f, 0o17, 0O17, 0b101, 0B101, -0b101, -0o7, 0x1p-2, 1_000, 0x_1F, +1, -1, +.5, -.5e-3, 1., +inf, -Infinity, +nan, 12:30, 1e, e1, 1_0s, 0xg, 09, 0b2, 1-2, 1+2, 1.2.3, -, +, 2020-01-01, 2020-1-2 3:4:5, 2020-01-01x]\n",
 	"a: b\n---\n# c\n---\nc: d\n", "a: [1, 2]\n---\n- x\n", "{a: 1}\n", "[a, b]\n", "x\n", "\"x\"\n",
+	// characters past ASCII: columns count characters, not bytes
+	"a: {b: é, c: d}\n", "é: 1\nb: [ü, x]\n", "a: ['ñ''x', b]\n", "- ü\n- {a: 日本, b: c}\n", "日本: {語: [x, 😀, y]}\n",
+	"a: |\n  ’quoted’ — text\nb: 1\n", "a: >-\n  ümlaut\n  more\nb: 1\n", "a: \"\\u00e9 é\" # é\nb: 1\n", "a: x\u00a0y\n",
+	"a: x\u00a0: y\n", "a: é:x\nb: c\n", "a: [é: 1]\n", "é\n", "a: \ufeff\n", "a: x\ufeffy\n", "a: \u0085\n", "a: \u2028x\n", "a: \xff\n",
+	"a: \xc3\n", "a: \ud7ff\ue000\ufffd\U00010000\n", "a: \u0080\u009f\n", "a: x\x7fy\n", "\"" + strings.Repeat("é", 600) + "\": 1\n",
+	strings.Repeat("é", 900) + ": 1\n", "a: " + strings.Repeat("é", 1100) + "\n",
 }
 
 func TestFastYAMLCases(t *testing.T) {
