@@ -9,8 +9,9 @@ import (
 
 // carried are the fields of the Gateway API kinds whose values the model
 // carries into every view as they are: ports and weights, the names of
-// headers and query parameters, hostnames, paths, durations, retry
-// counts and codes, listener names. A value of one of them that the
+// headers and query parameters, hostnames, paths (a gRPC method match's
+// service and method among them), durations, retry counts and codes,
+// listener names. A value of one of them that the
 // kind's CRD refuses would reach Envoy as config it refuses (an empty
 // header name, a negative port, a listener named ""), so an object the
 // schema stage refuses at one is left out, as a cluster never holds it.
@@ -34,7 +35,14 @@ var carried = map[GroupKind][]string{
 		"spec.rules[*].filters[*].requestRedirect.hostname",
 		"spec.rules[*].filters[*].urlRewrite.hostname",
 	}),
-	{GatewayGroup, "GRPCRoute"}:   routeCarried,
+	{GatewayGroup, "GRPCRoute"}: slices.Concat(routeCarried, []string{
+		// a method match is written as the route's path (/service/method,
+		// a /service prefix, a /.+/method regex): its CEL rules, on the
+		// match, say which characters service and method may hold
+		"spec.rules[*].matches[*].method",
+		"spec.rules[*].matches[*].method.service",
+		"spec.rules[*].matches[*].method.method",
+	}),
 	{GatewayGroup, "Gateway"}:     listenerCarried,
 	{GatewayGroup, "ListenerSet"}: listenerCarried,
 }

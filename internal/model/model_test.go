@@ -685,7 +685,7 @@ metadata:
 // field by the schema stage and left out of the model (an empty name
 // would reach Envoy, whose validation refuses it), with the refusal. The
 // field is where the API server reports it: a path's CEL rules are the
-// path's, not its value's.
+// path's, not its value's, and a gRPC method match's are the match's.
 func TestHeaderNamesAsTheCRDs(t *testing.T) {
 	route := func(kind, rule string) string {
 		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: ns}\nspec:\n  rules:\n  - " + rule + "\n"
@@ -713,6 +713,14 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 		{"retry backoff in days", route("HTTPRoute", "retry: {backoff: 1d}"), "spec.rules[0].retry.backoff"},
 		{"redirect to port 0", route("HTTPRoute", "filters: [{type: RequestRedirect, requestRedirect: {port: 0}}]"), "spec.rules[0].filters[0].requestRedirect.port"},
 		{"wildcard rewrite hostname", route("HTTPRoute", "filters: [{type: URLRewrite, urlRewrite: {hostname: \"*.example.com\"}}]"), "spec.rules[0].filters[0].urlRewrite.hostname"},
+		// a gRPC method match is the route's path; its CEL rules are the
+		// match's (found by FuzzRender's exploration: a service holding a
+		// query character became a path prefix Envoy refuses)
+		{"valid grpc method", route("GRPCRoute", "matches: [{method: {service: pkg.v1.Svc, method: Get}}, {method: {type: RegularExpression, service: \"pkg\\\\..*\"}}]"), ""},
+		{"query character in a grpc service", route("GRPCRoute", "matches: [{method: {service: \"a?b\"}}]"), "spec.rules[0].matches[0].method"},
+		{"slash in a grpc service", route("GRPCRoute", "matches: [{method: {service: /pkg.Svc, method: Get}}]"), "spec.rules[0].matches[0].method"},
+		{"regex character in a grpc method", route("GRPCRoute", "matches: [{headers: [{name: x, value: a}]}, {method: {method: \"Get(\"}}]"), "spec.rules[0].matches[1].method"},
+		{"grpc service too long", route("GRPCRoute", "matches: [{method: {type: RegularExpression, service: "+strings.Repeat("s", 1025)+"}}]"), "spec.rules[0].matches[0].method.service"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

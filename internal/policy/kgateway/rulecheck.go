@@ -47,10 +47,8 @@ func checkRule(rt *topology.Route, rule *topology.Rule, cfg policy.Config) *topo
 // are headerFormatProblem's.
 func translationProblem(rule *topology.Rule, strict bool) *topology.RuleProblem {
 	if rule.GRPC != nil {
-		for _, f := range rule.GRPC.Filters {
-			if why := headerValuesProblem(f.RequestHeaderModifier, f.ResponseHeaderModifier); why != "" {
-				return &topology.RuleProblem{Message: why}
-			}
+		if why := headerValuesProblem(headerFilters(rule)...); why != "" {
+			return &topology.RuleProblem{Message: why}
 		}
 		return emptyRegex(grpcMatchRegexes(rule.GRPC.Matches))
 	}
@@ -69,6 +67,11 @@ func translationProblem(rule *topology.Rule, strict bool) *topology.RuleProblem 
 		if p := filterProblem(f); p != nil {
 			return p
 		}
+	}
+	// kgateway writes a backendRef's header modifiers too (on the route
+	// or its weighted cluster)
+	if why := headerValuesProblem(headerFilters(rule)...); why != "" {
+		return &topology.RuleProblem{Message: why}
 	}
 	if !strict {
 		return nil
@@ -139,10 +142,12 @@ func grpcMatchRegexes(matches []gwv1.GRPCRouteMatch) []string {
 	return out
 }
 
-// headerValuesProblem says why a header filter's values cannot be sent,
-// "" when they can: the Gateway API schema allows any value, but Envoy
-// refuses one with a NUL, CR or LF (a header injection), so the rule
-// cannot be translated as written.
+// headerValuesProblem says why a header filter's headers cannot be
+// written, "" when they can: Envoy refuses a value with a NUL, CR or LF
+// (a header injection) and a name to remove that is empty or holds one
+// (the Gateway API schema bounds no name to remove), so the rule cannot
+// be translated as written. It is given a rule's filters and its
+// backendRefs', all of which kgateway writes.
 func headerValuesProblem(filters ...*gwv1.HTTPHeaderFilter) string {
 	for _, f := range filters {
 		if f == nil {
@@ -151,6 +156,11 @@ func headerValuesProblem(filters ...*gwv1.HTTPHeaderFilter) string {
 		for _, h := range append(slices.Clip(f.Set), f.Add...) {
 			if strings.ContainsAny(h.Value, "\x00\r\n") {
 				return fmt.Sprintf("the value of header %s contains a NUL, CR or LF, which Envoy refuses", h.Name)
+			}
+		}
+		for _, name := range f.Remove {
+			if name == "" || strings.ContainsAny(name, "\x00\r\n") {
+				return fmt.Sprintf("the header name %q to remove is empty or contains a NUL, CR or LF, which Envoy refuses", name)
 			}
 		}
 	}

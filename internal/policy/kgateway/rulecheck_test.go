@@ -61,6 +61,12 @@ func TestRuleProblems(t *testing.T) {
 		{"unterminated format command, standard: passed through", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x, value: "%REQ(x"}]}}]`, false, ""},
 		{"format commands and a literal %, strict", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "id=%REQ(x-id):10% at %START_TIME% is 100%%"}]}}]`, true, ""},
 		{"lone % in a header value, strict: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "50% off"}]}}]`, true, "replaced"},
+		// found by FuzzRender's exploration: config Envoy refuses, written
+		{"empty header name to remove: replaced", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [x-a, ""]}}]`, false, "replaced"},
+		{"line break in a response header name to remove: replaced", `filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {remove: ["x\nb"]}}]`, false, "replaced"},
+		{"header names to remove", `filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [x-a, X-B]}}]`, false, ""},
+		{"line break in a backendRef's header value: replaced", `backendRefs: [{name: svc, port: 80, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "a\r\nb"}]}}]}]`, false, "replaced"},
+		{"empty name a backendRef removes: replaced", `backendRefs: [{name: svc, port: 80}, {name: svc2, port: 80, filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {remove: [""]}}]}]`, false, "replaced"},
 		{"lone % in a backendRef's header value, strict: replaced", `backendRefs: [{name: svc, port: 80, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: "50% off"}]}}]}]`, true, "replaced"},
 	}
 	for _, tt := range tests {

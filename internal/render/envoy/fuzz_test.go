@@ -109,6 +109,20 @@ func FuzzRender(f *testing.F) {
 	// target in CI: a rule cluster's packed configs were not checked).
 	f.Add([]byte("apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n" +
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n  loadBalancer: {type: RoundRobin, endpointOverride: {extractFrom: []}}\n"))
+	// A gRPC method match whose service holds a query character (the
+	// CRD's CEL rule on the match refuses it): the route is left out, as a
+	// cluster never holds it, not written as a path prefix Envoy refuses
+	// (found by mutating the examples' values: the match's fields were
+	// not among those the model carries as written).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
+		"  rules: [{matches: [{method: {service: 'a?b'}}], backendRefs: [{name: svc2, port: 8080}]}]\n"))
+	// Header names to remove that are empty, on a rule and on a
+	// backendRef (the Gateway API schema bounds none): the rule is
+	// replaced, not written as config Envoy refuses (found by mutating the
+	// examples' values: only a rule's own header values were checked).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: rm, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
+		"  rules: [{filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [x-a, '']}}], backendRefs: [{name: svc, port: 80}]}," +
+		" {backendRefs: [{name: svc2, port: 8080, filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {remove: ['']}}]}]}]\n"))
 	// Values Envoy refuses in the parts of resources a field sets (found
 	// by mutating the fixtures' values): a connection manager setting, a
 	// route's direct response status, a network filter's limit. Each is
