@@ -500,7 +500,8 @@ func (v *validator) headerSecrets(path string, f *HTTPHeaderFilter) {
 			case h.Name != nil:
 				key = *h.Name
 			}
-			if sec == nil || key == "" || sec.HasKey(key) {
+			// a Secret whose data is not in the input is not read
+			if sec == nil || key == "" || sec.Assumed || len(sec.Keys) == 0 || sec.HasKey(key) {
 				continue
 			}
 			header := "header value(s)"
