@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,6 +23,9 @@ func TestListenerPolicyInvalidSettings(t *testing.T) {
 	const lr = `default: {httpSettings: {serverName: edge, localReplies: {mappers: [{filter: {statusCodeFilter: {op: EQ, value: 503}}, headers: {add: [%s]}}]}}}`
 	secret := func(ns, name, data string) string {
 		return fmt.Sprintf("---\napiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: %s}\n%s\n", name, ns, data)
+	}
+	service := func(ns, name string, port int) string {
+		return fmt.Sprintf("---\napiVersion: v1\nkind: Service\nmetadata: {name: %s, namespace: %s}\nspec: {ports: [{port: %d}]}\n", name, ns, port)
 	}
 	grant := "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: vault}\nspec:\n  from: [{group: gateway.kgateway.dev, kind: ListenerPolicy, namespace: infra}]\n  to: [{group: \"\", kind: Secret}]\n"
 	tests := []struct {
@@ -74,6 +78,28 @@ func TestListenerPolicyInvalidSettings(t *testing.T) {
 			fmt.Sprintf(lr, `{name: x-token, secretRef: {name: tok, namespace: vault, key: t}}`),
 			[]string{"spec.default.httpSettings.localReplies: localReplies.mappers[0]: headers: secretRef: Secret vault/tok is in another namespace and no ReferenceGrant in vault allows a ListenerPolicy in infra to read it (missing reference grant)"},
 			[]string{"default.httpSettings.serverName"}, secret("vault", "tok", "stringData: {t: v}")},
+		{"access log to a collector Service not found: the access log goes, the server name stays",
+			`default: {httpSettings: {serverName: edge, accessLog: [{grpcService: {logName: l, backendRef: {name: collector, port: 4317}}}]}}`,
+			[]string{"spec.default.httpSettings.accessLog: accessLog[0]: grpcService: unresolved backend reference: backend Service infra/collector not found"},
+			[]string{"default.httpSettings.serverName"}, ""},
+		{"access log to a collector Service without the port",
+			`default: {httpSettings: {serverName: edge, accessLog: [{grpcService: {logName: l, backendRef: {name: collector, port: 4317}}}]}}`,
+			[]string{"spec.default.httpSettings.accessLog: accessLog[0]: grpcService: unresolved backend reference: backend Service infra/collector has no port 4317"},
+			[]string{"default.httpSettings.serverName"}, service("infra", "collector", 9000)},
+		{"OpenTelemetry access log to a collector in another namespace without a ReferenceGrant",
+			`default: {httpSettings: {accessLog: [{openTelemetry: {grpcService: {logName: o, backendRef: {name: otel, namespace: vault, port: 4317}}}}]}}`,
+			[]string{"spec.default.httpSettings.accessLog: accessLog[0]: openTelemetry: grpcService: unresolved backend reference: backend Service vault/otel is in another namespace and no ReferenceGrant allows it (missing reference grant)"},
+			nil, service("vault", "otel", 4317)},
+		{"… with one from ListenerPolicies, the access log stands",
+			`default: {httpSettings: {accessLog: [{openTelemetry: {grpcService: {logName: o, backendRef: {name: otel, namespace: vault, port: 4317}}}}]}}`,
+			nil, []string{"default.httpSettings.accessLog", "default.httpSettings.accessLogConfig"}, service("vault", "otel", 4317) + strings.ReplaceAll(grant, "kind: Secret", "kind: Service")},
+		{"OpenTelemetry tracer to a collector Service not found: tracing goes",
+			`default: {httpSettings: {serverName: edge, tracing: {provider: {openTelemetry: {serviceName: s, grpcService: {backendRef: {name: otel, port: 4317}}}}}}}`,
+			[]string{"spec.default.httpSettings.tracing: tracing.provider.openTelemetry: grpcService: unresolved backend reference: backend Service infra/otel not found"},
+			[]string{"default.httpSettings.serverName"}, ""},
+		{"… to one that exists",
+			`default: {httpSettings: {tracing: {provider: {openTelemetry: {serviceName: s, grpcService: {backendRef: {name: otel, port: 4317}}}}}}}`,
+			nil, []string{"default.httpSettings.tracing"}, service("infra", "otel", 4317)},
 		{"… and with one from ListenerPolicies of the policy's namespace",
 			fmt.Sprintf(lr, `{name: x-token, secretRef: {name: tok, namespace: vault, key: t}}`),
 			nil, []string{"default.httpSettings.localReplyConfig", "default.httpSettings.serverName"}, secret("vault", "tok", "stringData: {t: v}") + grant},
