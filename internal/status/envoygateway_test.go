@@ -205,9 +205,14 @@ func TestEnvoyGatewayPolicyStatus(t *testing.T) {
 		want: []string{"quic @ Gateway/infra/secure (" + eg + "): Accepted=True/Accepted Warning=True/Warnings"},
 	}, {
 		name: "a missing CA certificate Secret on an HTTPS listener makes the policy Invalid",
-		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: mtls, namespace: infra}\nspec:\n" +
+		policies: servedTLSGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: mtls, namespace: infra}\nspec:\n" +
 			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  tls: {clientValidation: {caCertificateRefs: [{name: missing}]}}\n",
 		want: []string{"mtls @ Gateway/infra/secure (" + eg + "): Accepted=False/Invalid"},
+	}, {
+		name: "… not on an HTTPS listener Envoy Gateway does not program (its certificate Secret is missing): it builds no TLS there",
+		policies: tlsGateway + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: mtls, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: secure}]\n  tls: {clientValidation: {caCertificateRefs: [{name: missing}]}}\n  headers: {earlyRequestHeaders: {remove: ['', x]}}\n",
+		want: []string{"mtls @ Gateway/infra/secure (" + eg + "): Accepted=True/Accepted"},
 	}, {
 		name: "a route one of whose rule policies merges counts as merging into the Gateway's, not overriding it",
 		policies: btp("infra", "gw-policy", "Gateway/gw", "") + btp("app", "rule-keeps", "HTTPRoute/rb#one", "") +

@@ -17,6 +17,7 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/secret"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // clientTraffic runs the checks Envoy Gateway's ClientTrafficPolicy
@@ -39,13 +40,105 @@ func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.M
 		// status decides (statusRun.http3Warning).
 		decoded(v.p).http3ClientValidation = true
 	}
+	d := decoded(v.p)
 	if httpListener {
+		n := len(v.p.Invalid)
 		v.httpSettings(s)
+		d.httpOnly = append(d.httpOnly, v.p.Invalid[n:]...)
 	}
-	if tlsListener && s.TLS != nil && v.ciphers(s.TLS.Ciphers) {
-		// buildListenerTLSParameters returns at the cipher list.
-		v.clientValidation(s.TLS.ClientValidation, m)
+	if tlsListener && s.TLS != nil {
+		n := len(v.p.Invalid)
+		if v.ciphers(s.TLS.Ciphers) {
+			// buildListenerTLSParameters returns at the cipher list.
+			v.clientValidation(s.TLS.ClientValidation, m)
+		}
+		d.tlsOnly = append(d.tlsOnly, v.p.Invalid[n:]...)
 	}
+}
+
+// refineListenerScope is the ClientTrafficPolicy's part of RefineWithGraph:
+// Envoy Gateway builds the HTTP settings only on a listener it translated
+// as an HTTP listener and the TLS settings only on one whose IR terminates
+// TLS (translateClientTrafficPolicyForListener: httpIR, tcpIR with TLS),
+// and it translates only the listeners it programs (translateGatewayListeners:
+// IsReady). covered judged from the input's listeners alone; once the
+// listeners' verdict is known, the findings of the HTTP (or TLS) settings
+// are dropped when no listener the policy covers is one Envoy Gateway
+// builds them on. Targets it cannot resolve keep them (covered's yes).
+func refineListenerScope(p *policy.Policy, g *topology.Graph) {
+	d := decoded(p)
+	if len(d.httpOnly) == 0 && len(d.tlsOnly) == 0 {
+		return
+	}
+	httpBuilt, tlsBuilt, known := builtListeners(p, g)
+	if !known {
+		return
+	}
+	drop := func(these []diag.Diagnostic) {
+		p.Invalid = slices.DeleteFunc(p.Invalid, func(f diag.Diagnostic) bool {
+			return slices.ContainsFunc(these, func(x diag.Diagnostic) bool { return x.Field == f.Field && x.Message == f.Message })
+		})
+	}
+	if !httpBuilt {
+		drop(d.httpOnly)
+	}
+	if !tlsBuilt {
+		drop(d.tlsOnly)
+	}
+}
+
+// builtListeners says whether the listeners p's targetRefs cover include
+// one Envoy Gateway builds as an HTTP listener (HTTP or HTTPS, programmed)
+// and one whose IR terminates TLS (HTTPS, or TLS in Terminate mode,
+// programmed); known is false where a target does not resolve in g.
+func builtListeners(p *policy.Policy, g *topology.Graph) (httpBuilt, tlsBuilt, known bool) {
+	if len(p.Targets) == 0 {
+		return false, false, false
+	}
+	for _, t := range p.Targets {
+		if t.Selector != nil || (t.Group != "" && t.Group != gwv1.GroupName) {
+			return false, false, false
+		}
+		var ls []*topology.Listener
+		switch t.Kind {
+		case "Gateway":
+			gw := g.Gateway(p.Obj.Namespace, t.Name)
+			if gw == nil {
+				return false, false, false
+			}
+			ls = gw.Listeners
+		case "ListenerSet":
+			set := g.ListenerSet(p.Obj.Namespace, t.Name)
+			if set == nil {
+				return false, false, false
+			}
+			if set.Parent != nil {
+				for _, l := range set.Parent.Listeners {
+					if l.Set == set {
+						ls = append(ls, l)
+					}
+				}
+			}
+		default:
+			return false, false, false
+		}
+		for _, l := range ls {
+			if t.Section != "" && string(l.Name) != t.Section || !listenerReady(l) {
+				continue
+			}
+			switch l.Protocol {
+			case gwv1.HTTPProtocolType:
+				httpBuilt = true
+			case gwv1.HTTPSProtocolType:
+				httpBuilt, tlsBuilt = true, true
+			case gwv1.TLSProtocolType:
+				if l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate {
+					tlsBuilt = true
+				}
+			}
+		}
+	}
+	return httpBuilt, tlsBuilt, true
 }
 
 // commonSettings are the checks of the settings Envoy Gateway builds for

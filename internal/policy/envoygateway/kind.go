@@ -150,6 +150,10 @@ type data struct {
 	// client certificate validation, which Envoy Gateway warns about per
 	// target, naming its HTTPS listeners (statusRun.http3Warning).
 	http3ClientValidation bool
+	// httpOnly and tlsOnly are a ClientTrafficPolicy's findings of the
+	// settings Envoy Gateway builds only on an HTTP listener, and only on
+	// one that terminates TLS (refineListenerScope).
+	httpOnly, tlsOnly []diag.Diagnostic
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces

@@ -27,7 +27,9 @@ func init() {
 	perGatewayFields[securityPolicy] = []string{"spec.extAuth", "spec.oidc", "spec.jwt"}
 }
 
-// RefineWithGraph implements policy.GraphRefiner: Envoy Gateway builds
+// RefineWithGraph implements policy.GraphRefiner: for a
+// ClientTrafficPolicy, the settings Envoy Gateway builds on the listeners
+// it translated only (refineListenerScope). For a route policy, Envoy Gateway builds
 // those fields only for a route target that reaches one of its Gateways
 // through a listener that allows it, so their findings are no errors of
 // the policy where it targets a route that reaches none (Envoy Gateway
@@ -39,6 +41,10 @@ func init() {
 // judge their ancestors by. A target that is not a route, a
 // targetSelector, or a route the input lacks counts as one that reaches.
 func (k *Kind) RefineWithGraph(p *policy.Policy, g *topology.Graph) {
+	if k == clientTrafficPolicy {
+		refineListenerScope(p, g)
+		return
+	}
 	fields := perGatewayFields[k]
 	if len(fields) == 0 || len(p.Invalid) == 0 || len(p.Targets) == 0 {
 		return
