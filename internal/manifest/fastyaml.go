@@ -586,27 +586,24 @@ func (f *fastParser) blockScalar(ind int) int32 {
 	chomp := 0 // clip; -1 strip, +1 keep
 	indent := -1
 	for range 2 {
-		switch c := byte(0); {
-		case f.p < len(f.s):
-			c = f.s[f.p]
-			fallthrough
-		default:
-			switch {
-			case (c == '-' || c == '+') && chomp == 0:
-				chomp = 1
-				if c == '-' {
-					chomp = -1
-				}
-				f.p++
-			case c >= '1' && c <= '9' && indent < 0:
-				// the text is indented this much past the collection
-				// the scalar is a value of (the library's indent)
-				indent = ind + int(c-'0')
-				f.p++
-			case c == '0':
-				f.bad = true // the library refuses it
-				return 0
+		if f.p >= len(f.s) {
+			break
+		}
+		switch c := f.s[f.p]; {
+		case (c == '-' || c == '+') && chomp == 0:
+			chomp = 1
+			if c == '-' {
+				chomp = -1
 			}
+			f.p++
+		case c >= '1' && c <= '9' && indent < 0:
+			// the text is indented this much past the collection the
+			// scalar is a value of (the library's indent)
+			indent = ind + int(c-'0')
+			f.p++
+		case c == '0':
+			f.bad = true // the library refuses it
+			return 0
 		}
 	}
 	if f.p < len(f.s) && f.s[f.p] >= '0' && f.s[f.p] <= '9' {
