@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -15,7 +16,9 @@ import (
 )
 
 // FuzzPipeline feeds arbitrary documents through every stage and view:
-// a malformed manifest may fail to load, but once loaded nothing may panic.
+// a malformed manifest may fail to load, but once loaded nothing may panic,
+// and what renders is valid Envoy config (a render that finds it is not
+// fails as an internal error, which fails the target).
 func FuzzPipeline(f *testing.F) {
 	seeds, _ := filepath.Glob("../../testdata/examples/*.yaml")
 	more, _ := filepath.Glob("../../testdata/lint/*.yaml")
@@ -68,6 +71,11 @@ func FuzzPipeline(f *testing.F) {
 		for _, target := range []string{"envoy", "kgateway", "envoygateway"} {
 			out, err := envoy.Render(c.Result, envoy.Options{Target: target, Config: run.PolicyConfig()})
 			if err != nil {
+				// a target may not apply; config Envoy refuses is an
+				// internal error (Gateway.validate), never an answer
+				if diag.KindOf(err) == diag.Internal {
+					t.Fatalf("render %s: %v", target, err)
+				}
 				continue
 			}
 			if _, err := out.Marshal("json", envoy.TypeAll); err != nil {

@@ -158,6 +158,7 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 		t.Notes = append(t.Notes, note)
 		return t
 	}
+	t.Notes = append(t.Notes, reportedNotes(l.Gateway)...)
 	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.TLSProtocolType {
 		t.Notes = append(t.Notes, streamNote(l))
 	}
@@ -177,6 +178,18 @@ func Listener(r *merge.Result, l *topology.Listener, opt Options) Target {
 		}
 	}
 	return t
+}
+
+// reportedNotes say, for a Gateway whose controller's status reporter
+// writes conditions over its own (topology.Gateway.Reported), what it
+// reports and that the listener is translated all the same.
+func reportedNotes(gw *topology.Gateway) []string {
+	var out []string
+	for _, c := range gw.Reported {
+		out = append(out, fmt.Sprintf("Gateway %s/%s: %s reports it %s=%s (%s: %s); this listener is translated and served all the same",
+			gw.Namespace, gw.Name, gw.ControllerTitle(), c.Type, c.Status, c.Reason, c.Message))
+	}
+	return out
 }
 
 // notAppliedNotes say, for each policy that reaches the target but that

@@ -339,31 +339,7 @@ func TestMatchField(t *testing.T) {
 // takes its Gateway's SecurityPolicy and is not answered 500; a policy
 // refused by its builders (a missing Secret) still answers 500.
 func TestRefusedRoutePolicyYieldsToTheGateway(t *testing.T) {
-	const base = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: app}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc, namespace: app}
-spec: {ports: [{name: http, port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: app}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: svc, port: 8080}]}]
----
+	const base = egRoute + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: SecurityPolicy
 metadata: {name: gw-sp, namespace: app}

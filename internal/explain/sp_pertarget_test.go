@@ -13,9 +13,10 @@ import (
 	"github.com/gwpol/gwpol/internal/status"
 )
 
-// spBase is an Envoy Gateway Gateway with one listener, a route on it,
-// and the OIDC client Secret.
-const spBase = `
+// egRoute is an Envoy Gateway Gateway app/gw with one HTTP listener and
+// the route app/r on it, to its Service: what the tests of a policy on a
+// route or on its Gateway add their policies to.
+const egRoute = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: eg}
@@ -33,17 +34,20 @@ kind: Service
 metadata: {name: svc, namespace: app}
 spec: {ports: [{name: http, port: 8080}]}
 ---
-apiVersion: v1
-kind: Secret
-metadata: {name: oidc, namespace: app}
-stringData: {client-secret: s3cr3t}
----
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: r, namespace: app}
 spec:
   parentRefs: [{name: gw}]
   rules: [{backendRefs: [{name: svc, port: 8080}]}]
+`
+
+// spBase is egRoute with the OIDC client Secret.
+const spBase = egRoute + `---
+apiVersion: v1
+kind: Secret
+metadata: {name: oidc, namespace: app}
+stringData: {client-secret: s3cr3t}
 `
 
 // sp is a SecurityPolicy of namespace app with the given targetRefs and

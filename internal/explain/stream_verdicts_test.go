@@ -1,22 +1,14 @@
 package explain_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/base64"
-	"encoding/pem"
-	"math/big"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
 )
 
 // egStreams is an Envoy Gateway Gateway with a passthrough TLS listener,
@@ -79,33 +71,6 @@ spec:
   rules: [{backendRefs: [{name: one, port: 443}]}]
 `
 
-// tlsSecret is the TLS Secret infra/NAME whose certificate, valid now,
-// has the one DNS SAN given: a listener that terminates TLS with it is
-// programmed.
-func tlsSecret(t *testing.T, name, san string) string {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: san}, DNSNames: []string{san},
-		NotBefore: now.AddDate(-1, 0, 0), NotAfter: now.AddDate(10, 0, 0), KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b64 := func(typ string, b []byte) string {
-		return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}))
-	}
-	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ntype: kubernetes.io/tls\n" +
-		"data: {tls.crt: " + b64("CERTIFICATE", der) + ", tls.key: " + b64("EC PRIVATE KEY", kder) + "}\n"
-}
-
 // TestExplainEnvoyGatewayStreamVerdicts: on an Envoy Gateway Gateway,
 // explain says of each TCPRoute and TLSRoute what Envoy Gateway serves,
 // as render builds it: a TLSRoute to a dynamic resolver carries no
@@ -120,7 +85,7 @@ func TestExplainEnvoyGatewayStreamVerdicts(t *testing.T) {
 		udp += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: UDPRoute\nmetadata: {name: " + r.name + ", namespace: infra, creationTimestamp: '" + r.created + "'}\n" +
 			"spec:\n  parentRefs: [{name: dns}]\n  rules: [{backendRefs: [{name: one, port: 443}]}]\n"
 	}
-	objs, err := manifest.Parse("t.yaml", []byte(egStreams+tlsSecret(t, "cert", "www.example.com")+udp), manifest.Limits{})
+	objs, err := manifest.Parse("t.yaml", []byte(egStreams+secrettest.TLSSecretYAML("infra", "cert", "www.example.com")+udp), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

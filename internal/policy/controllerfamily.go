@@ -1,6 +1,8 @@
 package policy
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
@@ -123,6 +125,13 @@ type Family struct {
 	// from topology.Gateway.Refused; the findings are lint's. Nil: every
 	// Gateway is accepted.
 	Gateway func(m *model.Model, gw *model.Gateway) (topology.Refusal, []diag.Diagnostic)
+	// GatewayReport is what the controller's status reporter writes on
+	// one of its Gateways over the conditions translation gives it,
+	// without refusing anything of it (topology.Controller.Reported):
+	// each condition replaces the Gateway's own of its type, which status
+	// and explain read from topology.Gateway.Reported; render serves the
+	// Gateway as before; the findings are lint's. Nil: none.
+	GatewayReport func(m *model.Model, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic)
 	// Listeners is the controller's verdict on the listeners of one of its
 	// Gateways by rules of its own (topology.Controller.Listeners): it
 	// replaces each listener's Conditions and Unserved, which topology set
@@ -344,6 +353,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }
 		}
 		tc.Gateway = f.Gateway
+		tc.Reported = f.GatewayReport
 		out[f.Controller.Name] = tc
 	}
 	return out

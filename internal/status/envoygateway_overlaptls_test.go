@@ -1,42 +1,10 @@
 package status_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/base64"
-	"encoding/pem"
-	"math/big"
 	"testing"
-	"time"
-)
 
-// tlsSecretFor is TLS Secret infra/NAME whose certificate, valid now,
-// has the one DNS SAN given.
-func tlsSecretFor(name, san string) string {
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: san}, DNSNames: []string{san},
-		NotBefore: now.AddDate(-1, 0, 0), NotAfter: now.AddDate(10, 0, 0), KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
-	if err != nil {
-		panic(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		panic(err)
-	}
-	b64 := func(t string, b []byte) string {
-		return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: t, Bytes: b}))
-	}
-	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ntype: kubernetes.io/tls\n" +
-		"data: {tls.crt: " + b64("CERTIFICATE", der) + ", tls.key: " + b64("EC PRIVATE KEY", kder) + "}\n"
-}
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
+)
 
 // TestEnvoyGatewayOverlappingTLSConfig holds listener.go:
 // checkOverlappingTLSConfig on the valid HTTPS listeners of one Gateway:
@@ -47,7 +15,8 @@ func tlsSecretFor(name, san string) string {
 // listeners take no part.
 func TestEnvoyGatewayOverlappingTLSConfig(t *testing.T) {
 	class := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
-	certs := tlsSecretFor("a", "a.test") + tlsSecretFor("b", "b.test") + tlsSecretFor("wild", "*.shared.test") + tlsSecretFor("shared", "x.shared.test")
+	certs := secrettest.TLSSecretYAML("infra", "a", "a.test") + secrettest.TLSSecretYAML("infra", "b", "b.test") +
+		secrettest.TLSSecretYAML("infra", "wild", "*.shared.test") + secrettest.TLSSecretYAML("infra", "shared", "x.shared.test")
 	listener := func(name, port, hostname, cert string) string {
 		h := ""
 		if hostname != "" {
@@ -98,7 +67,7 @@ func TestEnvoyGatewayOverlappingTLSConfig(t *testing.T) {
 // on its port.
 func TestEnvoyGatewayOpaqueCertificates(t *testing.T) {
 	class := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
-	objs := class + tlsSecretFor("near", "web.example.com") + tlsSecretFor("far", "other.test") +
+	objs := class + secrettest.TLSSecretYAML("infra", "near", "web.example.com") + secrettest.TLSSecretYAML("infra", "far", "other.test") +
 		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: sds, namespace: infra}\ntype: gateway.envoyproxy.io/sds\nstringData: {secretName: web, url: 'unix:///var/run/sds.sock'}\n"
 	on := map[string]any{"envoyGateway.extensionApis.enableSDSSecretRef": true}
 	const ok = "Accepted=True/Accepted Programmed=True/Programmed ResolvedRefs=True/ResolvedRefs"

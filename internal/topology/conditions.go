@@ -297,7 +297,7 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 		}
 	}
 	if len(gw.Listeners) == 0 && !g.controllerOf(gw).NoListenersNotValid {
-		return []metav1.Condition{accepted, programmed}
+		return withReported(gw, []metav1.Condition{accepted, programmed})
 	}
 	valid, programmable := 0, 0
 	for _, l := range gw.Listeners {
@@ -314,7 +314,26 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 	if programmable == 0 {
 		programmed = cond("Programmed", false, "Invalid", "no listener can be programmed")
 	}
-	return []metav1.Condition{accepted, programmed}
+	return withReported(gw, []metav1.Condition{accepted, programmed})
+}
+
+// withReported replaces each of cs by the condition of its type its
+// controller's status reporter writes on gw (Gateway.Reported), the last
+// of a type standing, as Kubernetes' SetStatusCondition sets them; a
+// reported condition of another type is added after them.
+func withReported(gw *Gateway, cs []metav1.Condition) []metav1.Condition {
+	for _, r := range gw.Reported {
+		found := false
+		for i := range cs {
+			if cs[i].Type == r.Type {
+				cs[i], found = r, true
+			}
+		}
+		if !found {
+			cs = append(cs, r)
+		}
+	}
+	return cs
 }
 
 // refusedOnValidation: the listener's controller refuses it while it

@@ -1,6 +1,8 @@
 package topology
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 )
@@ -74,6 +76,14 @@ type Controller struct {
 	// (Parent.Declined), and a policy targeting it or its listeners
 	// attaches to nothing. Nil: every Gateway is accepted.
 	Gateway func(m *model.Model, gw *model.Gateway) (Refusal, []diag.Diagnostic)
+	// Reported is what the controller's status reporter writes on a
+	// Gateway it translates whole, over the conditions translation gives
+	// it (its spec.addresses, say): each condition replaces the Gateway's
+	// own of its type (Gateway.Reported), after the listeners' verdict,
+	// and nothing else changes — its listeners are judged, served and
+	// attached to as before. Decided once when the graph is built; status
+	// and explain read it, lint reports the findings. Nil: none.
+	Reported func(m *model.Model, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic)
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,

@@ -109,6 +109,11 @@ type Gateway struct {
 	// Reason is "" when the Gateway is accepted. Status, render, explain
 	// and lint all read it.
 	Refused Refusal
+	// Reported are the conditions its controller's status reporter writes
+	// over the Gateway's own of their types (Controller.Reported), decided
+	// once when the graph is built; nil when it writes none. Status and
+	// explain read them (GatewayConditions).
+	Reported []metav1.Condition
 	// portHosts counts, per port, the listeners with each hostname, when
 	// its controller makes them exclusive
 	// (Controller.ExclusiveListenerHostnames); nil otherwise.
@@ -368,6 +373,11 @@ func Build(m *model.Model, opt Options) *Graph {
 			if gw.Refused.Reason != "" {
 				continue // nothing of it is translated: no listeners
 			}
+		}
+		if report := g.controllerOf(gw).Reported; report != nil {
+			var ds []diag.Diagnostic
+			gw.Reported, ds = report(m, mg)
+			g.Diagnostics = append(g.Diagnostics, ds...)
 		}
 		for i, l := range mg.Spec.Listeners {
 			gw.Listeners = append(gw.Listeners, &Listener{Gateway: gw, Index: i, Listener: l, tlsOptions: opt.TLSOptions})

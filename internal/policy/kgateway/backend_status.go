@@ -32,7 +32,9 @@ var LintKgatewayBackendNotAccepted = diag.Rule{Code: "GWP221", Name: "kgateway-b
 var _ policy.LintRuleOwner = Kind{}
 
 // LintRules implements policy.LintRuleOwner.
-func (Kind) LintRules() []diag.Rule { return []diag.Rule{LintKgatewayBackendNotAccepted} }
+func (Kind) LintRules() []diag.Rule {
+	return []diag.Rule{LintKgatewayBackendNotAccepted, LintKgatewayGatewayAddress}
+}
 
 // backendProblem is one error kgateway's backend plugin collects on a
 // Backend: its message, and the Backend's field at fault.

@@ -102,7 +102,7 @@ var TopologyKeys = topology.Keys{
 // BackendTLSPolicy).
 var Family = policy.Family{Name: "kgateway", Controller: &Controller, Target: &Target, ListLimits: ListLimits, Enums: Enums, Settings: Settings, Wildcards: wildcards, Delegation: Delegation,
 	CheckRule: checkRule, Listeners: judgeListeners, StreamRoutes: StreamRoutes, Conflicts: markConflicts, AdmissionFirst: true, NoListenersNotValid: true, UnwatchedRoutes: unwatchedRoutes, Grants: Grants, RuleNotes: ruleNotes, Ancestors: &Ancestors, Deployment: deployment,
-	ObjectVerdicts: objectVerdicts}
+	ObjectVerdicts: objectVerdicts, GatewayReport: gatewayAddresses}
 
 // Grants is how kgateway matches a ReferenceGrant's groups against a
 // reference (policy.Family.Grants): a group written "core", in the grant's

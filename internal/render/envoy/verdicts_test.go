@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"maps"
@@ -28,32 +27,6 @@ import (
 // This file holds render's side of verdicts a controller decides once
 // (on a listener, a route) and status, explain and lint report too: what
 // the rendered configuration serves must be what they say.
-
-// tlsSecretWithSAN is the TLS Secret infra/NAME whose certificate, valid
-// now, has the one DNS SAN given.
-func tlsSecretWithSAN(t *testing.T, name, san string) string {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: san}, DNSNames: []string{san},
-		NotBefore: now.AddDate(-1, 0, 0), NotAfter: now.AddDate(10, 0, 0), KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b64 := func(typ string, b []byte) string {
-		return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}))
-	}
-	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: infra}\ntype: kubernetes.io/tls\n" +
-		"data: {tls.crt: " + b64("CERTIFICATE", der) + ", tls.key: " + b64("EC PRIVATE KEY", kder) + "}\n"
-}
 
 // chainALPN is, per filter chain of the Envoy listener named port, the
 // ALPN protocols its TLS context offers ("-" for none).
@@ -88,8 +61,8 @@ func chainALPN(t *testing.T, gw *envoy.Gateway, port string) map[string]string {
 // alpnProtocols (an empty list included) keeps its own.
 func TestOverlappingTLSConfigALPN(t *testing.T) {
 	const class = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
-	certs := tlsSecretWithSAN(t, "wild", "*.shared.test") + tlsSecretWithSAN(t, "shared", "x.shared.test") +
-		tlsSecretWithSAN(t, "other", "other.test") + tlsSecretWithSAN(t, "api", "api.example.test")
+	certs := secrettest.TLSSecretYAML("infra", "wild", "*.shared.test") + secrettest.TLSSecretYAML("infra", "shared", "x.shared.test") +
+		secrettest.TLSSecretYAML("infra", "other", "other.test") + secrettest.TLSSecretYAML("infra", "api", "api.example.test")
 	listener := func(name, hostname, cert string) string {
 		return "  - {name: " + name + ", protocol: HTTPS, port: 443, hostname: '" + hostname + "', tls: {certificateRefs: [{name: " + cert + "}]}}\n"
 	}
@@ -167,7 +140,7 @@ apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: Backend
 metadata: {name: dyn, namespace: infra}
 spec: {type: DynamicResolver}
-` + tlsSecretWithSAN(t, "cert", "www.example.com")
+` + secrettest.TLSSecretYAML("infra", "cert", "www.example.com")
 }
 
 // backendOn enables Envoy Gateway's Backend kind.
@@ -408,7 +381,7 @@ func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
 		"  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}], options: {kgateway.dev/min-tls-version: bogus, kgateway.dev/cipher-suites: ECDHE-RSA-AES128-GCM-SHA256}}}\n" +
 		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
-		tlsSecretWithSAN(t, "cert", "www.example.com")
+		secrettest.TLSSecretYAML("infra", "cert", "www.example.com")
 	gw := renderInline(t, in, "envoygateway")
 	var tls *tlsv3.DownstreamTlsContext
 	for _, l := range gw.Listeners {

@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"math/big"
 	"strconv"
@@ -61,4 +62,32 @@ func PublicKeyPEM() string {
 		panic(err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}
+
+// TLSSecretYAML is a kubernetes.io/tls Secret document namespace/name,
+// headed by "---", whose certificate has the one DNS SAN given and is
+// valid now (from a year ago, for ten years), with its key: a listener
+// that terminates TLS with it is programmed, and SANs are what decide
+// between listeners that share a port.
+func TLSSecretYAML(namespace, name, san string) string {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: san}, DNSNames: []string{san},
+		NotBefore: now.AddDate(-1, 0, 0), NotAfter: now.AddDate(10, 0, 0), KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		panic(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		panic(err)
+	}
+	b64 := func(typ string, b []byte) string {
+		return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}))
+	}
+	return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: " + namespace + "}\ntype: kubernetes.io/tls\n" +
+		"data: {tls.crt: " + b64("CERTIFICATE", der) + ", tls.key: " + b64("EC PRIVATE KEY", kder) + "}\n"
 }
