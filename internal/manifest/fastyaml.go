@@ -190,9 +190,10 @@ type fastParser struct {
 func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
 	wide := false
 	for i := 0; i < len(piece); i++ {
-		if c := piece[i]; c < ' ' && c != '\n' || c == 0x7f {
-			return nil, false // tabs, CR, controls
-		} else if c > '~' {
+		if c := piece[i]; c < ' ' && c != '\n' || c > '~' {
+			if c < 0x80 {
+				return nil, false // tabs, CR, controls
+			}
 			wide = true
 		}
 	}
@@ -200,6 +201,13 @@ func (f *fastParser) document(piece string, line int) (*yaml.Node, bool) {
 		return nil, false
 	}
 	f.s, f.p, f.ls, f.line, f.bad, f.wide = piece, 0, 0, line, false, wide
+	if cap(f.nodes) == 0 {
+		// A new reader's scratch is sized for the piece (a block
+		// document has about two nodes a line) rather than grown by
+		// doubling: a reader may read one large document alone (a CRD).
+		n := 2*strings.Count(piece, "\n") + 8
+		f.nodes, f.first, f.count, f.kids = make([]yaml.Node, 0, n), make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+	}
 	f.nodes, f.first, f.count, f.stk, f.kids = f.nodes[:0], f.first[:0], f.count[:0], f.stk[:0], f.kids[:0]
 	explicit := strings.HasPrefix(f.s, "---")
 	docLine, docCol := 0, 0
@@ -496,10 +504,16 @@ func (f *fastParser) inlineValue(ind int) int32 {
 		f.fold, f.foldInd = true, ind
 		n = f.scalar(false)
 		f.fold = false
-		if !f.bad && f.nodes[n].Style == 0 {
-			f.plainLines(n, ind)
-		}
+		p, ls, line := f.p, f.ls, f.line
 		f.endLine()
+		if next := f.peekLine(); next > ind && !f.bad && f.nodes[n].Style == 0 {
+			// a line indented past the collection: the plain scalar
+			// may go on over it (read again from the scalar's end, so
+			// that a value on one line costs nothing more)
+			f.p, f.ls, f.line = p, ls, line
+			f.plainLines(n, ind)
+			f.endLine()
+		}
 	}
 	if next := f.peekLine(); next > ind {
 		f.bad = true
@@ -586,27 +600,24 @@ func (f *fastParser) blockScalar(ind int) int32 {
 	chomp := 0 // clip; -1 strip, +1 keep
 	indent := -1
 	for range 2 {
-		switch c := byte(0); {
-		case f.p < len(f.s):
-			c = f.s[f.p]
-			fallthrough
-		default:
-			switch {
-			case (c == '-' || c == '+') && chomp == 0:
-				chomp = 1
-				if c == '-' {
-					chomp = -1
-				}
-				f.p++
-			case c >= '1' && c <= '9' && indent < 0:
-				// the text is indented this much past the collection
-				// the scalar is a value of (the library's indent)
-				indent = ind + int(c-'0')
-				f.p++
-			case c == '0':
-				f.bad = true // the library refuses it
-				return 0
+		if f.p >= len(f.s) {
+			break
+		}
+		switch c := f.s[f.p]; {
+		case (c == '-' || c == '+') && chomp == 0:
+			chomp = 1
+			if c == '-' {
+				chomp = -1
 			}
+			f.p++
+		case c >= '1' && c <= '9' && indent < 0:
+			// the text is indented this much past the collection the
+			// scalar is a value of (the library's indent)
+			indent = ind + int(c-'0')
+			f.p++
+		case c == '0':
+			f.bad = true // the library refuses it
+			return 0
 		}
 	}
 	if f.p < len(f.s) && f.s[f.p] >= '0' && f.s[f.p] <= '9' {
