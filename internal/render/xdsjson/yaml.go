@@ -153,7 +153,15 @@ func (t *transcoder) object(depth int, ctx int) error {
 		if err := t.expect(':'); err != nil {
 			return err
 		}
-		t.scalar(key)
+		if k := scalarText(key); len(k) > maxImplicitKey {
+			// "? key" on a line of its own, ": value" on the next, at
+			// the key's indentation
+			t.out.WriteString("? ")
+			t.out.WriteString(k)
+			t.indent(depth)
+		} else {
+			t.out.WriteString(k)
+		}
 		t.out.WriteByte(':')
 		if err := t.value(depth+1, ctxKey); err != nil {
 			return err
@@ -266,12 +274,24 @@ func (t *transcoder) str() (string, error) {
 
 // scalar writes a string, plain when that reads back as the same string.
 func (t *transcoder) scalar(s string) {
-	if plainSafe(s) {
-		t.out.WriteString(s)
-		return
-	}
-	t.out.WriteString(quoteYAML(s))
+	t.out.WriteString(scalarText(s))
 }
+
+// scalarText is s as a YAML scalar: plain when that reads back as the
+// same string, else quoted.
+func scalarText(s string) string {
+	if plainSafe(s) {
+		return s
+	}
+	return quoteYAML(s)
+}
+
+// maxImplicitKey is the longest a mapping key may be written as "key:":
+// YAML readers (libyaml and the go-yaml readers Kubernetes tooling uses)
+// take a key as one only when its ':' follows within 1024 characters.
+// A longer key is written as an explicit one ("? key", then ": value"),
+// as go-yaml's writer does.
+const maxImplicitKey = 1024
 
 // plainSafe reports whether s can be written unquoted: only characters
 // with no meaning to YAML, not starting like an indicator, and not a

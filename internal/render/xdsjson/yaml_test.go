@@ -51,6 +51,33 @@ func TestYAMLRefusesBrokenJSON(t *testing.T) {
 	}
 }
 
+// TestYAMLLongKeys: a key longer than YAML readers take before its ':'
+// (1024 characters) is written as an explicit key, wherever it sits and
+// whatever its value; one that fits stays "key:".
+func TestYAMLLongKeys(t *testing.T) {
+	// a key over 200 characters is quoted: 1022 of them write 1024
+	long, quoted := strings.Repeat("k", 1023), strings.Repeat(`é\u0001`, 200)
+	for _, tt := range []struct{ name, in string }{
+		{"fits", `{"` + strings.Repeat("k", 1022) + `":1}`},
+		{"scalar value", `{"` + long + `":"v","next":2}`},
+		{"object value", `{"a":{"` + long + `":{"x":{"y":true}},"z":null}}`},
+		{"array value", `{"` + long + `":[1,[2],{"c":3}]}`},
+		{"first key of an item", `[{"` + long + `":{}},{"` + long + `":[]}]`},
+		{"quoted past the limit", `{"` + quoted + `":"v"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := xdsjson.ToYAML(&out, strings.NewReader(tt.in)); err != nil {
+				t.Fatal(err)
+			}
+			xdsjsontest.SameData(t, tt.name, []byte(tt.in), out.Bytes())
+			if explicit := strings.Contains(out.String(), "? "); explicit == (tt.name == "fits") {
+				t.Errorf("explicit key written: %v\n%s", explicit, out.String())
+			}
+		})
+	}
+}
+
 // FuzzJSONToYAML: whatever valid JSON it is given, the YAML parses (with
 // sigs.k8s.io/yaml, as Kubernetes tooling reads it) and holds the same
 // data; anything else is refused without a panic.
@@ -59,6 +86,10 @@ func FuzzJSONToYAML(f *testing.F) {
 		`{"v":"a\u0091b"}`, "{\"v\":\"a\u0091b\"}", `{"e":"\ud83d\ude00\/\b\f"}`, `{"lone":"\ud800"}`} {
 		f.Add([]byte(seed))
 	}
+	// A key longer than a YAML reader takes as "key:" (1024 characters):
+	// written so, the YAML did not parse (found by this target); now an
+	// explicit "? key".
+	f.Add([]byte(`{"` + strings.Repeat("K", 1100) + `":"v","b":[{"` + strings.Repeat("k", 1030) + `":{"x":[1]}}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out bytes.Buffer
 		err := xdsjson.ToYAML(&out, bytes.NewReader(in))
