@@ -167,6 +167,7 @@ func TestKgatewayChecks(t *testing.T) {
 		{name: "header from a Secret without the key", docs: secret("creds", "other") + tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: creds}}]}}\n"),
 			policy: "p", want: "False/Invalid", message: `request: failed to resolve header 'x-key': secret infra/creds does not contain key "x-key"`},
 		{name: "header from a Secret's named key", docs: secret("creds", "token") + tp("p", "  headerModifiers: {response: {add: [{name: x-key, secretRef: {name: creds, key: token}}]}}\n"), policy: "p", want: "True/Valid"},
+		{name: "header from a Secret written with metadata only is not read", docs: secret("creds") + tp("p", "  headerModifiers: {request: {set: [{name: x-key, secretRef: {name: creds}}]}}\n"), policy: "p", want: "True/Valid"},
 		{name: "headers from every key of a Secret", docs: secret("creds") + tp("p", "  headerModifiers: {request: {set: [{secretRef: {name: creds}}]}}\n"), policy: "p", want: "True/Valid"},
 		{name: "rbac CEL expression does not compile", docs: tp("p", "  rbac: {policy: {matchExpressions: [\"request.headers['x'] ==\"]}}\n"), policy: "p", want: "False/Invalid", message: "RBAC policy encountered CEL matcher errors"},
 		{name: "rbac CEL expression compiles", docs: tp("p", "  rbac: {policy: {matchExpressions: [\"request.headers['x'] == 'y'\"]}}\n"), policy: "p", want: "True/Valid"},

@@ -77,6 +77,13 @@ var listenerFields = []struct {
 		if h.ForwardClientCertDetails == nil {
 			return nil
 		}
+		if f := h.ForwardClientCertDetails; f.Mode == nil && f.Details != nil {
+			// details without a mode: kgateway sets SanitizeSet, so the
+			// details take effect (Envoy's default, Sanitize, strips the
+			// header)
+			mode := "SanitizeSet"
+			return &mode
+		}
 		return h.ForwardClientCertDetails.Mode
 	}),
 	httpField("forwardClientCertDetails.details", "forwardClientCertDetails.details", func(h *HTTPSettings) any {

@@ -59,6 +59,9 @@ func accessLogSink(l AccessLog, in policy.FieldInput, env *policy.Env) (*accessl
 		if g.LogName == "" {
 			return nil, nil, fmt.Errorf("grpcService.logName is empty")
 		}
+		if err := collectorResolves(g.BackendRef.BackendObjectReference, in, env); err != nil {
+			return nil, nil, fmt.Errorf("grpcService: %w", err)
+		}
 		svc, c, err := grpcServiceOf(g.CommonGrpcService, ns, http2)
 		if err != nil {
 			return nil, nil, fmt.Errorf("grpcService: %w", err)

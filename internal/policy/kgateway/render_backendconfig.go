@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -283,17 +284,21 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 			ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: h1},
 		}}
 	case "http2ProtocolOptions":
+		// The window sizes are Kubernetes quantities (an integer or a
+		// string such as "128Ki", the CRD's int-or-string), written as
+		// their value in bytes (translateHttp2ProtocolOptions:
+		// Quantity.Value()); the CRD holds them to 65535–2147483647.
 		var o struct {
-			InitialStreamWindowSize                 *uint32 `json:"initialStreamWindowSize"`
-			InitialConnectionWindowSize             *uint32 `json:"initialConnectionWindowSize"`
-			MaxConcurrentStreams                    *uint32 `json:"maxConcurrentStreams"`
-			OverrideStreamErrorOnInvalidHTTPMessage *bool   `json:"overrideStreamErrorOnInvalidHttpMessage"`
+			InitialStreamWindowSize                 *resource.Quantity `json:"initialStreamWindowSize"`
+			InitialConnectionWindowSize             *resource.Quantity `json:"initialConnectionWindowSize"`
+			MaxConcurrentStreams                    *uint32            `json:"maxConcurrentStreams"`
+			OverrideStreamErrorOnInvalidHTTPMessage *bool              `json:"overrideStreamErrorOnInvalidHttpMessage"`
 		}
 		if err := strict(v, &o); err != nil {
 			return err
 		}
 		h2 := &corev3.Http2ProtocolOptions{
-			InitialStreamWindowSize: u32(o.InitialStreamWindowSize), InitialConnectionWindowSize: u32(o.InitialConnectionWindowSize),
+			InitialStreamWindowSize: quantityU32(o.InitialStreamWindowSize), InitialConnectionWindowSize: quantityU32(o.InitialConnectionWindowSize),
 			MaxConcurrentStreams: u32(o.MaxConcurrentStreams),
 		}
 		if o.OverrideStreamErrorOnInvalidHTTPMessage != nil {
@@ -305,6 +310,15 @@ func httpOptions(key string, v any, c *clusterv3.Cluster) error {
 	}
 	c.TypedExtensionProtocolOptions = map[string]*anypb.Any{HTTPProtocolOptionsKey: pack(opts)}
 	return nil
+}
+
+// quantityU32 is a quantity's value in bytes as Envoy's UInt32Value,
+// kgateway's uint32(q.Value()); nil when unset.
+func quantityU32(q *resource.Quantity) *wrapperspb.UInt32Value {
+	if q == nil {
+		return nil
+	}
+	return wrapperspb.UInt32(uint32(q.Value())) //nolint:gosec // the CRD bounds it to 65535–2147483647, as kgateway relies on
 }
 
 // camelToEnum turns a CRD enum value (RejectRequest) into Envoy's

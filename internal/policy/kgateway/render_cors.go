@@ -6,21 +6,30 @@ import (
 	"strconv"
 	"strings"
 
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	corsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
-// switchedOff disables a filter on one resource.
-var switchedOff = &routev3.FilterConfig{Disabled: true}
+// corsOff is what kgateway writes where a policy's cors disables CORS
+// (pluginsdk/policy/cors.go: BuildCorsPolicy with disable): a CorsPolicy
+// enabled for no request under the runtime key envoy.cors.filter_enabled,
+// and nothing else of the policy, over a less specific policy's.
+func corsOff() *corsv3.CorsPolicy {
+	return &corsv3.CorsPolicy{FilterEnabled: &corev3.RuntimeFractionalPercent{
+		DefaultValue: &typev3.FractionalPercent{Numerator: 0, Denominator: typev3.FractionalPercent_HUNDRED},
+		RuntimeKey:   "envoy.cors.filter_enabled",
+	}}
+}
 
 // cors: the CORS filter, configured per resource with the policy's
 // CorsPolicy (Gateway API HTTPCORSFilter fields), or switched off by a
-// disable.
+// disable (corsOff).
 func (r *fieldRenderer) cors() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*CorsPolicy)
 	if !ok {
@@ -29,7 +38,7 @@ func (r *fieldRenderer) cors() ([]policy.Fragment, error) {
 	const name = "envoy.filters.http.cors"
 	fr := policy.Fragment{Capability: "cors", Filter: &policy.HTTPFilter{Name: name, Order: orderCors, Typed: &corsv3.Cors{}}}
 	if v.Disable != nil {
-		fr.TypedPerFilterConfig = map[string]proto.Message{name: switchedOff}
+		fr.TypedPerFilterConfig = map[string]proto.Message{name: corsOff()}
 		return []policy.Fragment{fr}, nil
 	}
 	c := v.HTTPCORSFilter

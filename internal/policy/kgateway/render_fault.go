@@ -14,8 +14,8 @@ import (
 )
 
 // fault: the fault filter (injecting nothing in the chain), and per
-// resource the policy's delay, abort and response rate limit, or switched
-// off by a disable.
+// resource the policy's delay, abort and response rate limit, or, for a
+// disable, an empty HTTPFault that injects nothing.
 func (r *fieldRenderer) fault() ([]policy.Fragment, error) {
 	v, ok := r.in.Values[0].(*FaultInjectionPolicy)
 	if !ok {
@@ -24,7 +24,12 @@ func (r *fieldRenderer) fault() ([]policy.Fragment, error) {
 	const name = "envoy.filters.http.fault"
 	fr := policy.Fragment{Capability: "fault", Filter: &policy.HTTPFilter{Name: name, Order: orderFault, Typed: &faultv3.HTTPFault{}}}
 	if v.Disable != nil {
-		fr.TypedPerFilterConfig = map[string]proto.Message{name: switchedOff}
+		// kgateway switches fault injection off where the policy applies
+		// with an empty HTTPFault as the resource's config, which injects
+		// nothing over a less specific policy's faults
+		// (trafficpolicy/fault_injection.go: constructFaultInjection →
+		// handleFaultInjection); disable wins over the faults set beside it.
+		fr.TypedPerFilterConfig = map[string]proto.Message{name: &faultv3.HTTPFault{}}
 		return []policy.Fragment{fr}, nil
 	}
 	per := &faultv3.HTTPFault{}

@@ -9,6 +9,7 @@ import (
 	headermutationv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/header_mutation/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -55,6 +56,54 @@ func (r *fieldRenderer) mutations(f *HTTPHeaderFilter) []*mutationrulesv3.Header
 		out = append(out, &mutationrulesv3.HeaderMutation{Action: &mutationrulesv3.HeaderMutation_Remove{Remove: h}})
 	}
 	return out
+}
+
+// headerSecretsResolve is kgateway's resolution of the Secrets a header
+// filter's set and add entries read (pluginutils ConvertHeaderFilter, as
+// ListenerPolicy local replies call it: local_reply_converter.go:
+// translateLocalReplyBodyMapper), whose error makes the setting fail: the
+// Secret must exist (one in another namespace with a ReferenceGrant from
+// fromKind in the policy's namespace) and hold the key the entry names
+// (its key, else its header name; with neither every entry is a header).
+// A Secret whose data is not in the input is not read.
+func (r *fieldRenderer) headerSecretsResolve(f *HTTPHeaderFilter, fromKind string) error {
+	if f == nil || r.env == nil || r.env.Model == nil {
+		return nil
+	}
+	from := r.ns(0)
+	for _, h := range append(slices.Clone(f.Set), f.Add...) {
+		if h.SecretRef == nil {
+			continue
+		}
+		ns := from
+		if h.SecretRef.Namespace != nil && *h.SecretRef.Namespace != "" {
+			ns = *h.SecretRef.Namespace
+		}
+		name := h.SecretRef.Name
+		sec := r.env.Model.Secret(ns, name)
+		switch {
+		case sec == nil:
+			return fmt.Errorf("secretRef: Secret %s/%s not found", ns, name)
+		case !r.env.Model.GrantAllowsBy(Grants, Group, fromKind, from, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: name}):
+			return fmt.Errorf("secretRef: Secret %s/%s is in another namespace and no ReferenceGrant in %s allows a %s in %s to read it (missing reference grant)", ns, name, ns, fromKind, from)
+		}
+		key := ""
+		switch {
+		case h.SecretRef.Key != nil:
+			key = *h.SecretRef.Key
+		case h.Name != nil:
+			key = *h.Name
+		}
+		if key == "" || sec.Assumed || len(sec.Keys) == 0 || sec.HasKey(key) {
+			continue
+		}
+		header := "header value(s)"
+		if h.Name != nil {
+			header = fmt.Sprintf("header '%s'", *h.Name)
+		}
+		return fmt.Errorf("failed to resolve %s: secret %s/%s does not contain key %q", header, ns, name, key)
+	}
+	return nil
 }
 
 // headerValues expands one header: inline, or from a Secret (one key, or

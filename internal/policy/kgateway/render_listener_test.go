@@ -37,6 +37,10 @@ func TestListenerHTTPSettings(t *testing.T) {
 			"", `metadata.kind "Pod" is not Request, Route, Cluster or Host`},
 		{"OpenTelemetry access log: the policy's resource attributes win", `{"accessLog": [{"openTelemetry": {"grpcService": {"backendRef": {"name": "otel", "port": 4317}, "logName": "l"}, "resourceAttributes": {"values": [{"key": "service.name", "value": {"stringValue": "mine"}}]}}}]}`, "accessLog",
 			`{"accessLog":[{"name":"envoy.access_loggers.open_telemetry","typedConfig":{"@type":"type.googleapis.com/envoy.extensions.access_loggers.open_telemetry.v3.OpenTelemetryAccessLogConfig","resourceAttributes":{"values":[{"key":"service.name","value":{"stringValue":"mine"}},{"key":"service.namespace","value":{"stringValue":"infra"}},{"key":"k8s.namespace.name","value":{"stringValue":"infra"}},{"key":"k8s.container.name","value":{"stringValue":"kgateway-proxy"}}]},"grpcService":{"envoyGrpc":{"clusterName":"kube_infra_otel_4317"}},"logName":"l"}}]}`, ""},
+		{"client cert details without a mode: SanitizeSet, so they take effect", `{"forwardClientCertDetails": {"details": {"uri": true, "subject": false}}}`, "forwardClientCertDetails.mode",
+			`{"forwardClientCertDetails":"SANITIZE_SET"}`, ""},
+		{"client cert details with a mode: the mode as given", `{"forwardClientCertDetails": {"mode": "AppendForward", "details": {"dns": true}}}`, "forwardClientCertDetails.mode",
+			`{"forwardClientCertDetails":"APPEND_FORWARD"}`, ""},
 		{"local reply: headers are added or set, never removed", `{"localReplies": {"mappers": [{"filter": {"notHealthCheckFilter": true}, "headers": {"remove": ["x-a"]}}]}}`, "localReplyConfig",
 			"", "cannot be removed"},
 	}

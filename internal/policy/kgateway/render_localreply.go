@@ -51,6 +51,9 @@ func responseMapper(m LocalReplyMapper, r *fieldRenderer) (*hcmv3.ResponseMapper
 	if out.BodyFormatOverride, err = bodyFormat(m.BodyFormatOverride); err != nil {
 		return nil, fmt.Errorf("bodyFormatOverride: %w", err)
 	}
+	if err := r.headerSecretsResolve(m.Headers, KindListenerPolicy); err != nil {
+		return nil, fmt.Errorf("headers: %w", err)
+	}
 	for _, mu := range r.mutations(m.Headers) {
 		add := mu.GetAppend()
 		if add == nil {

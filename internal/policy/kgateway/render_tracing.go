@@ -14,8 +14,10 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
@@ -97,6 +99,9 @@ func otelTracer(o *OpenTelemetryTracingConfig, in policy.FieldInput, env *policy
 // the cluster's protocol to the Service (an h2c appProtocol); other
 // targets make it HTTP/2, which gRPC needs.
 func collectorService(g CommonGrpcService, in policy.FieldInput, env *policy.Env) (*corev3.GrpcService, *clusterv3.Cluster, error) {
+	if err := collectorResolves(g.BackendRef.BackendObjectReference, in, env); err != nil {
+		return nil, nil, err
+	}
 	if k := g.BackendRef.Kind; k != nil && *k != "" && *k != "Service" {
 		return nil, nil, diag.Errorf(diag.Unsupported, "backendRef: gwpol renders a Service collector only, not a %s", *k)
 	}
@@ -108,6 +113,34 @@ func collectorService(g CommonGrpcService, in policy.FieldInput, env *policy.Env
 		ns = in.Namespaces[0]
 	}
 	return grpcServiceOf(g, ns, env.Target != "kgateway")
+}
+
+// collectorResolves is kgateway's resolution of a ListenerPolicy's
+// collector (an access log's gRPC or OpenTelemetry service, the
+// OpenTelemetry tracer's): GetBackendFromRef with the policy as the
+// source, whose failure fails the setting ("unresolved backend
+// reference"; access_logging_converter.go: convertAccessLogConfig,
+// tracing_converter.go: convertTracingConfig). Nil without a model.
+func collectorResolves(ref gwv1.BackendObjectReference, in policy.FieldInput, env *policy.Env) error {
+	if env == nil || env.Model == nil {
+		return nil
+	}
+	from := ""
+	if len(in.Namespaces) > 0 {
+		from = in.Namespaces[0]
+	}
+	r := backendRef{gk: model.RefGroupKind(ref.Group, ref.Kind, serviceKind), name: string(ref.Name)}
+	if ref.Namespace != nil {
+		r.namespace = string(*ref.Namespace)
+	}
+	if ref.Port != nil {
+		p := int32(*ref.Port)
+		r.port = &p
+	}
+	if problem := backendRefProblem(env.Model, KindListenerPolicy, from, r); problem != "" {
+		return fmt.Errorf("unresolved backend reference: %s", problem)
+	}
+	return nil
 }
 
 // samplingPercent is a sampling percentage; nil when unset.

@@ -274,11 +274,24 @@ func (v *validator) extensionBackends(path string, ext *manifest.Object, provide
 // extensionBackendProblem is why one backendRef of a GatewayExtension does
 // not resolve, "" when it does.
 func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef) string {
+	return backendRefProblem(v.env.Model, KindGatewayExtension, ext.Namespace, ref)
+}
+
+// backendRefProblem is why a backendRef that an object of kgateway's
+// kind fromKind in namespace fromNS names does not resolve through
+// kgateway's BackendIndex (GetBackendFromRef with the object as the
+// source), "" when it does: a Service must exist and expose the port, a
+// Backend must exist, any other kind is unknown, and one in another
+// namespace needs a ReferenceGrant from fromKind in fromNS.
+func backendRefProblem(m *model.Model, fromKind, fromNS string, ref backendRef) string {
 	ns := ref.namespace
+	if ns == "" {
+		ns = fromNS
+	}
 	target := model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: ref.name}
 	switch ref.gk {
 	case serviceKind:
-		svc := v.env.Model.Service(ns, ref.name)
+		svc := m.Service(ns, ref.name)
 		if svc == nil {
 			return fmt.Sprintf("backend Service %s/%s not found", ns, ref.name)
 		}
@@ -288,7 +301,7 @@ func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef
 			return fmt.Sprintf("backend Service %s/%s has no port %d", ns, ref.name, *ref.port)
 		}
 	case model.GroupKind{Group: Group, Kind: KindBackend}:
-		if _, ok := v.env.Model.Object(model.Key{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}); !ok {
+		if _, ok := m.Object(model.Key{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}); !ok {
 			return fmt.Sprintf("backend %s %s/%s not found", KindBackend, ns, ref.name)
 		}
 		target = model.ObjectRefTo{Group: Group, Kind: KindBackend, Namespace: ns, Name: ref.name}
@@ -298,7 +311,7 @@ func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef
 		// other pair is an unknown backend kind.
 		return fmt.Sprintf("backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", ref.gk, ns, ref.name, Group, KindBackend)
 	}
-	if !v.env.Model.GrantAllowsBy(Grants, Group, KindGatewayExtension, ext.Namespace, target) {
+	if !m.GrantAllowsBy(Grants, Group, fromKind, fromNS, target) {
 		return fmt.Sprintf("backend %s %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", target.Kind, ns, ref.name)
 	}
 	return ""
@@ -500,7 +513,8 @@ func (v *validator) headerSecrets(path string, f *HTTPHeaderFilter) {
 			case h.Name != nil:
 				key = *h.Name
 			}
-			if sec == nil || key == "" || sec.HasKey(key) {
+			// a Secret whose data is not in the input is not read
+			if sec == nil || key == "" || sec.Assumed || len(sec.Keys) == 0 || sec.HasKey(key) {
 				continue
 			}
 			header := "header value(s)"

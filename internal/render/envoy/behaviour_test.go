@@ -372,7 +372,8 @@ func actingOn(t *testing.T, chain []*hcmv3.HttpFilter, r *routev3.Route, vh *rou
 		}
 		running := !f.Disabled
 		if per != nil {
-			running = jsonPath(toJSON(t, per), "disabled") != "true"
+			pj := toJSON(t, per)
+			running = jsonPath(pj, "disabled") != "true" && !doesNothing(pj)
 		}
 		if !running {
 			continue
@@ -395,6 +396,20 @@ func actingOn(t *testing.T, chain []*hcmv3.HttpFilter, r *routev3.Route, vh *rou
 		}
 	}
 	return acting
+}
+
+// doesNothing: a per-route config that leaves its filter nothing to do on the
+// route, kgateway's forms of a disable — a CorsPolicy enabled for no
+// request (filterEnabled 0%), an HTTPFault injecting no fault.
+func doesNothing(per map[string]any) bool {
+	switch innerType(per) {
+	case "envoy.extensions.filters.http.cors.v3.CorsPolicy":
+		n := jsonPath(per, "filterEnabled", "defaultValue", "numerator")
+		return jsonAny(per, "filterEnabled") != nil && (n == "" || n == "0")
+	case "envoy.extensions.filters.http.fault.v3.HTTPFault":
+		return per["delay"] == nil && per["abort"] == nil && per["responseRateLimit"] == nil
+	}
+	return false
 }
 
 // guardOf is the disable namespace a filter honours, "" for none.
