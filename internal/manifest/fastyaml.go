@@ -171,7 +171,11 @@ type fastParser struct {
 	ls   int    // start of the cursor's line
 	line int    // 1-based line of the cursor (in the chunk)
 	bad  bool   // declined
-	wide bool   // the piece has characters past ASCII: columns count characters
+	// fold: a quoted scalar may go on over the lines that follow, each
+	// indented past foldInd (a value in a block collection).
+	fold    bool
+	foldInd int
+	wide    bool // the piece has characters past ASCII: columns count characters
 
 	nodes []yaml.Node
 	first []int32 // per node: its first child in kids
@@ -489,13 +493,81 @@ func (f *fastParser) inlineValue(ind int) int32 {
 	case '|', '>':
 		n = f.blockScalar(ind)
 	default:
+		f.fold, f.foldInd = true, ind
 		n = f.scalar(false)
+		f.fold = false
+		if !f.bad && f.nodes[n].Style == 0 {
+			f.plainLines(n, ind)
+		}
 		f.endLine()
 	}
 	if next := f.peekLine(); next > ind {
 		f.bad = true
 	}
 	return n
+}
+
+// plainLines continues plain scalar n, a value in a block collection at
+// indentation ind, over the lines indented past ind that follow it, as
+// the library folds them: a line break between two lines is a space, n
+// empty lines are n newlines, and the blanks around a break are dropped.
+// The scalar ends at a line not indented past ind or at a comment line;
+// within it, the library reads any other line as text, whatever it
+// starts with ("- x", "> 0", "\"quoted\""). A line that holds ": " or
+// " #" (which would end the scalar within it) is left to the library.
+// The cursor ends after the scalar's last character.
+func (f *fastParser) plainLines(n int32, ind int) {
+	i := f.p
+	for i < len(f.s) && f.s[i] == ' ' {
+		i++
+	}
+	if i >= len(f.s) || f.s[i] != '\n' {
+		return // a comment, or the end of the piece
+	}
+	var b []byte
+	breaks := 0
+	ln, pos := f.line+1, i+1 // pos: the start of line ln
+	for pos < len(f.s) {
+		j := pos
+		for j < len(f.s) && f.s[j] == ' ' {
+			j++
+		}
+		if j < len(f.s) && f.s[j] == '\n' {
+			breaks++ // an empty line
+			ln, pos = ln+1, j+1
+			continue
+		}
+		if j >= len(f.s) || j-pos <= ind || f.s[j] == '#' {
+			break // the scalar ended on the last line read
+		}
+		end := strings.IndexByte(f.s[j:], '\n')
+		if end < 0 {
+			end = len(f.s)
+		} else {
+			end += j
+		}
+		text := strings.TrimRight(f.s[j:end], " ")
+		if strings.Contains(text, ": ") || strings.HasSuffix(text, ":") || strings.Contains(text, " #") {
+			f.bad = true
+			return
+		}
+		if b == nil {
+			b = append(b, f.nodes[n].Value...)
+		}
+		if breaks == 0 {
+			b = append(b, ' ')
+		}
+		for ; breaks > 0; breaks-- {
+			b = append(b, '\n')
+		}
+		b = append(b, text...)
+		f.p, f.ls, f.line = j+len(text), pos, ln
+		ln, pos = ln+1, end+1
+	}
+	if b != nil {
+		v := string(b)
+		f.nodes[n].Value, f.nodes[n].Tag = v, fastPlainTag(v)
+	}
 }
 
 // blockScalar reads a literal or folded scalar, its header at the cursor,
@@ -510,22 +582,41 @@ func (f *fastParser) blockScalar(ind int) int32 {
 		style = yaml.FoldedStyle
 	}
 	f.p++
+	// The header: chomping and an indentation indicator, in either order.
 	chomp := 0 // clip; -1 strip, +1 keep
-	if f.p < len(f.s) && (f.s[f.p] == '-' || f.s[f.p] == '+') {
-		chomp = 1
-		if f.s[f.p] == '-' {
-			chomp = -1
+	indent := -1
+	for range 2 {
+		switch c := byte(0); {
+		case f.p < len(f.s):
+			c = f.s[f.p]
+			fallthrough
+		default:
+			switch {
+			case (c == '-' || c == '+') && chomp == 0:
+				chomp = 1
+				if c == '-' {
+					chomp = -1
+				}
+				f.p++
+			case c >= '1' && c <= '9' && indent < 0:
+				// the text is indented this much past the collection
+				// the scalar is a value of (the library's indent)
+				indent = ind + int(c-'0')
+				f.p++
+			case c == '0':
+				f.bad = true // the library refuses it
+				return 0
+			}
 		}
-		f.p++
 	}
 	if f.p < len(f.s) && f.s[f.p] >= '0' && f.s[f.p] <= '9' {
-		f.bad = true // an indentation indicator
+		f.bad = true // an indicator of more than one digit
 		return 0
 	}
+	explicit := indent >= 0
 	if f.endLine(); f.bad {
 		return 0
 	}
-	indent := -1
 	var b []byte
 	var leadingBreak, leadingBlank bool
 	breaks := 0 // empty lines since the last line of text
@@ -555,6 +646,10 @@ func (f *fastParser) blockScalar(ind int) int32 {
 			indent = sp
 		}
 		if sp < indent {
+			if explicit && len(b) == 0 && !leadingBreak {
+				f.bad = true // no line of text, or one indented less than the indicator says
+				return 0
+			}
 			break
 		}
 		end := strings.IndexByte(f.s[i:], '\n')
@@ -584,7 +679,7 @@ func (f *fastParser) blockScalar(ind int) int32 {
 			f.p = end
 		}
 	}
-	if indent < 0 {
+	if indent < 0 || explicit && len(b) == 0 && !leadingBreak {
 		f.bad = true // an empty scalar
 		return 0
 	}
@@ -756,14 +851,22 @@ func (f *fastParser) scalar(inFlow bool) int32 {
 func (f *fastParser) singleQuoted(line, col int) int32 {
 	f.p++
 	start := f.p
-	var b []byte // only when there are escaped quotes
+	var b []byte // only when there are escaped quotes or line breaks
 	for {
 		i := strings.IndexAny(f.s[f.p:], "'\n")
-		if i < 0 || f.s[f.p+i] == '\n' {
+		if i < 0 {
 			f.bad = true
 			return 0
 		}
 		f.p += i
+		if f.s[f.p] == '\n' {
+			b = append(b, strings.TrimRight(f.s[start:f.p], " ")...)
+			if b = f.quotedBreak(b, false); f.bad {
+				return 0
+			}
+			start = f.p
+			continue
+		}
 		if f.p+1 < len(f.s) && f.s[f.p+1] == '\'' {
 			b = append(b, f.s[start:f.p+1]...)
 			f.p += 2
@@ -780,6 +883,48 @@ func (f *fastParser) singleQuoted(line, col int) int32 {
 	return f.add(yaml.ScalarNode, yaml.SingleQuotedStyle, "!!str", v, line, col)
 }
 
+// quotedBreak continues a quoted scalar over the line break at the cursor,
+// as the library does: the blanks that start the following lines are
+// dropped, each empty line is a newline, and a single break is a space
+// (none when escaped). It leaves the cursor on the next line's first
+// character past its indentation; a line not indented past the block
+// collection the scalar is a value of, the end of the piece, or a scalar
+// that may not go over lines (a key, in a flow collection) is left to the
+// library.
+func (f *fastParser) quotedBreak(b []byte, escaped bool) []byte {
+	if !f.fold {
+		f.bad = true
+		return b
+	}
+	breaks := 0
+	for {
+		f.p++ // the break
+		f.ls, f.line = f.p, f.line+1
+		j := f.p
+		for j < len(f.s) && f.s[j] == ' ' {
+			j++
+		}
+		if j < len(f.s) && f.s[j] == '\n' {
+			breaks++
+			f.p = j
+			continue
+		}
+		if j >= len(f.s) || j-f.p <= f.foldInd {
+			f.bad = true
+			return b
+		}
+		f.p = j
+		break
+	}
+	if breaks == 0 && !escaped {
+		b = append(b, ' ')
+	}
+	for ; breaks > 0; breaks-- {
+		b = append(b, '\n')
+	}
+	return b
+}
+
 // fastEscapes are the one-letter escapes of double-quoted scalars.
 var fastEscapes = [256]byte{'0': 0, 'a': '\a', 'b': '\b', 't': '\t', 'n': '\n', 'v': '\v', 'f': '\f', 'r': '\r', 'e': 0x1b, ' ': ' ', '"': '"', '\'': '\'', '\\': '\\'}
 
@@ -789,7 +934,7 @@ func (f *fastParser) doubleQuoted(line, col int) int32 {
 	var b []byte
 	for {
 		i := strings.IndexAny(f.s[f.p:], "\"\\\n")
-		if i < 0 || f.s[f.p+i] == '\n' {
+		if i < 0 {
 			f.bad = true
 			return 0
 		}
@@ -797,12 +942,28 @@ func (f *fastParser) doubleQuoted(line, col int) int32 {
 		if f.s[f.p] == '"' {
 			break
 		}
+		if f.s[f.p] == '\n' {
+			b = append(b, strings.TrimRight(f.s[start:f.p], " ")...)
+			if b = f.quotedBreak(b, false); f.bad {
+				return 0
+			}
+			start = f.p
+			continue
+		}
 		b = append(b, f.s[start:f.p]...)
 		if f.p+1 >= len(f.s) {
 			f.bad = true
 			return 0
 		}
 		e := f.s[f.p+1]
+		if e == '\n' { // an escaped line break: nothing, nor the blanks after it
+			f.p++
+			if b = f.quotedBreak(b, true); f.bad {
+				return 0
+			}
+			start = f.p
+			continue
+		}
 		f.p += 2
 		switch e {
 		case 'x', 'u', 'U':

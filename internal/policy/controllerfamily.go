@@ -150,6 +150,14 @@ type Family struct {
 	// (topology.Controller.Conflicts), in place of the Gateway API's. Nil:
 	// the Gateway API's.
 	Conflicts func(gw *topology.Gateway)
+	// ConflictsInVerdict: the controller decides which listeners of its
+	// Gateways conflict in its listener verdict (Listeners), which sets
+	// topology.Listener.Conflicted and ConflictReason beside the
+	// conditions it writes, once routes attached — routes attach to a
+	// conflicted listener and count there, and nothing is served through
+	// it (topology.Controller.ConflictsInVerdict). Conflicts is then
+	// unused.
+	ConflictsInVerdict bool
 	// ExclusiveListenerHostnames: the controller serves a hostname that
 	// is a listener's own on that listener alone of its port: a route
 	// hostname equal to it does not attach to the port's other listeners
@@ -345,6 +353,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 			tc.StreamRoutes = f.StreamRoutes
 		}
 		tc.Conflicts = f.Conflicts
+		tc.ConflictsInVerdict = f.ConflictsInVerdict
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		tc.AdmissionFirst = f.AdmissionFirst
 		tc.Grants = f.Grants

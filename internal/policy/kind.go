@@ -410,7 +410,10 @@ type RouteVerdict struct {
 	// resolves any reference, and writes no ResolvedRefs condition.
 	RefsUnjudged bool
 	// Unresolved are the references that did not resolve (ResolvedRefs
-	// False with the first one's reason), in rule order.
+	// False with the first one's reason), in rule order. With JoinReasons
+	// a reference collected in a group of problems carries the group's
+	// reason (Envoy Gateway: a rule's filter problems, their distinct
+	// reasons sorted and joined), which the condition counts as one.
 	Unresolved []Condition
 	// Conditions are further conditions the controller writes (e.g.
 	// BackendsAvailable False).
@@ -443,7 +446,9 @@ type RouteVerdict struct {
 	Refused []RefusedBackend
 	// JoinReasons: a condition several problems turn False carries their
 	// distinct reasons, sorted and joined by commas (Envoy Gateway's
-	// MultiStatusError.Reason), not the first problem's.
+	// MultiStatusError.Reason), not the first problem's; a group's joined
+	// reason is one of those, distinct from its parts (so a reason can
+	// appear twice: BackendNotFound,BackendNotFound,UnsupportedValue).
 	JoinReasons bool
 	// UnservedOn are the listeners the route attaches to where the
 	// controller nevertheless serves none of it, and why (Envoy Gateway:
@@ -474,6 +479,11 @@ type DroppedRule struct {
 	// the configuration at all, so that its requests go to the next route
 	// that matches them.
 	Status int
+	// Collected, when set, is the reason the route's Accepted or
+	// PartiallyInvalid condition counts the problem under (JoinReasons),
+	// in place of Reason: that of the group the controller collects it in
+	// (Envoy Gateway: a rule's filter problems, their reasons joined).
+	Collected string
 }
 
 // AnsweredRule is a rule a controller keeps but answers with Status.

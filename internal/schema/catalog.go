@@ -14,7 +14,6 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // Origin is where a CRD came from; a lower one takes precedence.
@@ -217,7 +216,7 @@ func (d *crd) load() error {
 		if d.obj != nil {
 			data, err = d.obj.JSON()
 		} else {
-			data, err = yaml.YAMLToJSON(d.raw)
+			data, err = dependencyJSON(d.raw)
 		}
 		if err != nil {
 			d.err = err
@@ -227,6 +226,20 @@ func (d *crd) load() error {
 		d.def, d.versions, d.err = def.def, def.versions, def.err
 	})
 	return d.err
+}
+
+// dependencyJSON is one document of the dependency's CRD bundle as JSON,
+// read as an input's CRD is (manifest's reader: the bundle's documents
+// are all read by its fast reader, TestDependencyJSONIsTheLibrarys).
+func dependencyJSON(raw []byte) ([]byte, error) {
+	objs, err := manifest.Parse(DependencyName, raw, manifest.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 {
+		return nil, fmt.Errorf("%d documents where one CRD was expected", len(objs))
+	}
+	return objs[0].JSON()
 }
 
 // A crdDef is a decoded CRD with its versions (and their validators,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -64,6 +65,60 @@ const egCELCases = "../../../shared/conformance/envoygateway-cel/cases"
 // memo); the memo is shared across the cases, whose values differ in the
 // fields the rules read, so a key that told too little apart would show
 // here.
+// TestDependencyJSONIsTheLibrarys: every CRD of the bundle reads, through
+// manifest's reader, as the JSON sigs.k8s.io/yaml made of it (the
+// bundle's YAML, including its scalars over lines and characters past
+// ASCII, means the same to both), and decodes to the same CRD.
+func TestDependencyJSONIsTheLibrarys(t *testing.T) {
+	for gk, raw := range dependencyIndex() {
+		want, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dependencyJSON(raw)
+		if err != nil {
+			t.Fatalf("%v: %v", gk, err)
+		}
+		var a, b any
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatalf("%v: %v", gk, err)
+		}
+		if err := json.Unmarshal(want, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: the JSON differs from the library's", gk)
+		}
+		var ca, cb apiextensionsv1.CustomResourceDefinition
+		if json.Unmarshal(got, &ca) != nil || json.Unmarshal(want, &cb) != nil || !reflect.DeepEqual(ca, cb) {
+			t.Errorf("%v: the CRD decodes differently", gk)
+		}
+	}
+}
+
+// BenchmarkDependencyJSON reads the CRDs an Envoy Gateway platform's
+// objects need through manifest's reader and through sigs.k8s.io/yaml.
+func BenchmarkDependencyJSON(b *testing.B) {
+	var docs [][]byte
+	for _, k := range []string{"HTTPRoute", "Gateway", "GatewayClass"} {
+		docs = append(docs, dependencyIndex()[GroupKind{"gateway.networking.k8s.io", k}])
+	}
+	for _, k := range []string{"BackendTrafficPolicy", "SecurityPolicy"} {
+		docs = append(docs, dependencyIndex()[GroupKind{"gateway.envoyproxy.io", k}])
+	}
+	for name, read := range map[string]func([]byte) ([]byte, error){"manifest": dependencyJSON, "library": yaml.YAMLToJSON} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for _, raw := range docs {
+					if _, err := read(raw); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
 func TestRulesAgreeWithTheLibrary(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(egCELCases, "*", "input.yaml"))
 	if len(dirs) == 0 {

@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -412,6 +413,83 @@ spec:
 			}
 			if len(got) == 0 || slices.ContainsFunc(got, func(s string) bool { return s != tc.want }) {
 				t.Errorf("ancestors %q, want each %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEnvoyGatewayPerTargetBuilders: a route policy's per-parent builders
+// (EnvoyExtensionPolicy's ExtProc, Lua, DynamicModules; SecurityPolicy's
+// ExtAuth, OIDC, JWT) run for each route target that reaches one of Envoy
+// Gateway's Gateways, and their errors are written on that route's
+// ancestors alone (processSecurityPolicyForRoute,
+// processEnvoyExtensionPolicyForRoute: SetTranslationErrorForPolicyAncestors
+// with the route's ancestorRefs): a target route no listener allows keeps
+// Accepted, unless another target's error reaches the same ancestor.
+func TestEnvoyGatewayPerTargetBuilders(t *testing.T) {
+	const base = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: grpc-only, protocol: HTTP, port: 80, allowedRoutes: {kinds: [{kind: GRPCRoute}]}}
+  - {name: web, protocol: HTTP, port: 81}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: reaches, namespace: infra}
+spec:
+  parentRefs: [PARENTS]
+  rules: [{}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: allowed-nowhere, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: grpc-only}]
+  rules: [{}]
+`
+	targets := "  targetRefs:\n  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: allowed-nowhere}\n  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: reaches}\n"
+	policy := func(kind, spec string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: p, namespace: infra}\nspec:\n" + targets + spec
+	}
+	extAuth := policy("SecurityPolicy", "  extAuth: {http: {backendRefs: [{name: missing, port: 9000}]}}\n")
+	extProc := policy("EnvoyExtensionPolicy", "  extProc: [{backendRefs: [{name: missing, port: 9000}]}]\n")
+	tests := []struct {
+		name, parents, policy string
+		want                  map[string]string // ancestor section → Accepted
+	}{
+		{"an ext auth backend that is missing: invalid where a target is built only", "{name: gw, sectionName: web}", extAuth,
+			map[string]string{"web": "False/Invalid", "grpc-only": "True/Accepted"}},
+		{"an ext processor backend that is missing: the same", "{name: gw, sectionName: web}", extProc,
+			map[string]string{"web": "False/Invalid", "grpc-only": "True/Accepted"}},
+		{"a built target's error reaches each of its route's ancestors, one it shares with the other target too", "{name: gw, sectionName: web}, {name: gw, sectionName: grpc-only}", extAuth,
+			map[string]string{"web": "False/Invalid", "grpc-only": "False/Invalid"}},
+		{"no target built: no error of those builders", "{name: gw, sectionName: grpc-only}", extAuth,
+			map[string]string{"grpc-only": "True/Accepted"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, strings.Replace(base, "PARENTS", tc.parents, 1)+tc.policy)
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				for _, a := range p.Ancestors {
+					for _, c := range a.Conditions {
+						if c.Type == "Accepted" {
+							got[a.AncestorRef.SectionName] = c.Status + "/" + c.Reason
+						}
+					}
+				}
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("ancestors %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -704,3 +704,39 @@ func TestEnvoyGatewayBackendTLSPolicyConflicted(t *testing.T) {
 		t.Errorf("no message %q in %q", want, msgs)
 	}
 }
+
+// TestEnvoyGatewayCollectedReasons: a rule's filter problems are
+// collected apart (ProcessHTTPFilters, ProcessGRPCFilters: a
+// TypedErrorCollector of their own, one error per condition type with the
+// distinct reasons sorted and joined), and the route's collector joins
+// that reason with its other problems' as one reason (MultiStatusError.
+// Reason), for HTTPRoutes and GRPCRoutes alike.
+func TestEnvoyGatewayCollectedReasons(t *testing.T) {
+	mirror := func(name string) string {
+		return "    - {type: RequestMirror, requestMirror: {backendRef: {name: " + name + ", port: 8080}}}\n"
+	}
+	extRef := "    - {type: ExtensionRef, extensionRef: {group: gateway.envoyproxy.io, kind: HTTPRouteFilter, name: missing-filter}}\n"
+	rule := func(filters, backend string) string {
+		return "  - filters:\n" + filters + "    backendRefs: [{name: " + backend + ", port: 8080}]\n"
+	}
+	for _, tc := range []struct {
+		name, rules, want string
+	}{
+		{"a filter group of two reasons beside a backendRef of one of them", rule(mirror("missing-mirror")+extRef, "missing"), "BackendNotFound,BackendNotFound,UnsupportedValue"},
+		{"the filter group alone", rule(mirror("missing-mirror")+extRef, "svc"), "BackendNotFound,UnsupportedValue"},
+		{"a filter group of one reason is that reason", rule(mirror("missing-mirror")+mirror("missing-mirror-2"), "missing"), "BackendNotFound"},
+		{"two rules' equal groups count once", rule(mirror("missing-mirror")+extRef, "missing") + rule(mirror("missing-mirror")+extRef, "missing-2"), "BackendNotFound,BackendNotFound,UnsupportedValue"},
+	} {
+		for _, kind := range []string{"HTTPRoute", "GRPCRoute"} {
+			t.Run(kind+": "+tc.name, func(t *testing.T) {
+				route := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: app}\nspec:\n" +
+					"  parentRefs: [{name: gw, namespace: infra, sectionName: http}]\n  rules:\n" + tc.rules
+				lines, _ := egStatuses(compile(t, egRoutesBase+route))
+				key := kind + "/app/r @ Gateway/infra/gw"
+				if want := "Accepted=True/Accepted ResolvedRefs=False/" + tc.want; lines[key] != want {
+					t.Errorf("%s: %q, want %q", key, lines[key], want)
+				}
+			})
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,7 +38,7 @@ func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVe
 		}
 		reasons := make([]string, len(v.Dropped))
 		for i, d := range v.Dropped {
-			reasons[i] = d.Reason
+			reasons[i] = cmp.Or(d.Collected, d.Reason)
 		}
 		reason, msg := verdictReason(v, reasons), strings.Join(msgs, "\n")
 		if len(idx) == len(rt.Rules) {

@@ -35,6 +35,15 @@ type Controller struct {
 	// before routes attach, so a conflicted listener takes none. Nil: the
 	// Gateway API's rules.
 	Conflicts func(gw *Gateway)
+	// ConflictsInVerdict: the controller decides which listeners conflict
+	// in its verdict on them (Listeners), which sets Listener.Conflicted
+	// and ConflictReason with their conditions, so that status, render,
+	// lint and explain read one decision; neither Conflicts nor the
+	// Gateway API's rules mark any before routes attach, as the
+	// controller attaches a route to a listener whatever its conflicts
+	// (by kind, namespace and hostname alone) and counts it there, while
+	// serving nothing through a conflicted one.
+	ConflictsInVerdict bool
 	// ExclusiveListenerHostnames: a hostname that is a listener's own is
 	// served on its port by that listener alone, so a route hostname
 	// equal to it is left out of the other listeners of the port (the

@@ -389,8 +389,10 @@ func Build(m *model.Model, opt Options) *Graph {
 	}
 	g.attachListenerSets()
 	for _, gw := range g.Gateways {
-		if conflicts := g.controllerOf(gw).Conflicts; conflicts != nil {
-			conflicts(gw)
+		if ctrl := g.controllerOf(gw); ctrl.ConflictsInVerdict {
+			// its listener verdict decides them, once routes attached
+		} else if ctrl.Conflicts != nil {
+			ctrl.Conflicts(gw)
 		} else {
 			markConflicts(gw)
 		}
@@ -422,8 +424,10 @@ func Build(m *model.Model, opt Options) *Graph {
 		}
 		// after the sort: it breaks ties between routes as old
 		decideStreamRefusals(gw)
-		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		g.judgeListeners(gw)
+		// after the listeners' verdict: a listener it leaves conflicted
+		// builds no chain to claim a server name with
+		g.Diagnostics = append(g.Diagnostics, overlappingStreamChains(gw)...)
 		// after the listeners' verdict: a listener not served is
 		// reported whole
 		g.Diagnostics = append(g.Diagnostics, unprogrammedStreamRoutes(gw)...)

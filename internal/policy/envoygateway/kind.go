@@ -165,6 +165,11 @@ type data struct {
 	// passes), so its refusals are no errors of the policy's (Invalid):
 	// they are reported on their routes' targets only.
 	partial bool
+	// unbuilt are the route targets that reach none of Envoy Gateway's
+	// Gateways where others do (RefineWithGraph): there its per-parent
+	// builders never run, and unbuiltInvalid are the findings left.
+	unbuilt        map[model.Key]bool
+	unbuiltInvalid []diag.Diagnostic
 	// keys are the spec keys as written, by field, where they differ
 	// from the field's name in case (holdValues).
 	keys map[string]string
@@ -430,7 +435,7 @@ func tlsOptions(*topology.Listener) (topology.TLSOptions, error) {
 // Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
-	ValidateRoute: validateRoute, Listeners: judgeListeners, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
+	ValidateRoute: validateRoute, Listeners: judgeListeners, ConflictsInVerdict: true, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
 	// helpers.go: computeHosts removes from the hostnames a route serves on
 	// a listener the other same-port listeners' own hostnames.
 	ExclusiveListenerHostnames: true,

@@ -24,8 +24,14 @@ import (
 // (validate.go: validateConflictedProtocolsListeners,
 // validateConflictedHostnameListeners, validateConflictedLayer4Listeners),
 // then the conditions that follow from them (validateListenerConditions)
-// — in place of the Gateway API's. Which listeners are served stays the
-// Gateway API's verdict.
+// — in place of the Gateway API's. Its conflicts are the listeners'
+// (Listener.Conflicted, ConflictReason; Family.ConflictsInVerdict), as
+// Envoy Gateway decides them: a listener its spec checks refuse takes no
+// part (isSpecValidForConflictChecks), a route attaches to a conflicted
+// listener all the same (route.go: processAllowedListenersForParentRefs
+// judges kind and namespace alone) and counts there, and nothing is built
+// for it (not IsReady), so status, render, lint and explain read one
+// verdict.
 func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) []diag.Diagnostic {
 	ls := make([]*egListener, len(gw.Listeners))
 	for i, l := range gw.Listeners {
@@ -43,8 +49,12 @@ func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) 
 	overlappingTLS(ls)
 	for _, e := range ls {
 		e.l.Conditions = make([]metav1.Condition, len(e.conds))
+		e.l.Conflicted, e.l.ConflictReason = false, ""
 		for i, c := range e.conds {
 			e.l.Conditions[i] = metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
+			if c.Type == "Conflicted" && c.Status == string(metav1.ConditionTrue) {
+				e.l.Conflicted, e.l.ConflictReason = true, c.Reason
+			}
 		}
 		e.unserveUnprogrammed()
 	}
@@ -60,7 +70,7 @@ func judgeListeners(g *topology.Graph, gw *topology.Gateway, cfg policy.Config) 
 // status does. A conflicted listener is left to the conflict's own
 // verdict and finding.
 func (e *egListener) unserveUnprogrammed() {
-	if e.l.Unserved != "" || e.l.Conflicted || e.programmed() || e.conflictedTrue() {
+	if e.l.Unserved != "" || e.l.Conflicted || e.programmed() {
 		return
 	}
 	e.l.Unserved = topology.UnservedInvalid
@@ -70,13 +80,6 @@ func (e *egListener) unserveUnprogrammed() {
 func (e *egListener) programmed() bool {
 	return slices.ContainsFunc(e.conds, func(c policy.Condition) bool {
 		return c.Type == "Programmed" && c.Status == string(metav1.ConditionTrue)
-	})
-}
-
-// conflictedTrue: its Conflicted condition is True.
-func (e *egListener) conflictedTrue() bool {
-	return slices.ContainsFunc(e.conds, func(c policy.Condition) bool {
-		return c.Type == "Conflicted" && c.Status == string(metav1.ConditionTrue)
 	})
 }
 

@@ -1,6 +1,7 @@
 package envoygateway
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"regexp"
@@ -192,6 +193,30 @@ type routeProblem struct {
 	status int
 	// ref is the backendRef at fault (its index in the rule), -1 for none.
 	ref int
+	// collected is the reason the route's condition counts it under when
+	// it is collected in a group (collectFilterProblems), "" otherwise.
+	collected string
+}
+
+// collectFilterProblems gives a rule's filter problems the reasons Envoy
+// Gateway's route conditions count them under: ProcessHTTPFilters and
+// ProcessGRPCFilters collect them in a TypedErrorCollector of their own,
+// one error per condition type whose reason is the distinct reasons of its
+// problems, sorted and comma-joined (MultiStatusError.Reason), and the
+// rule's collector joins that string with the other problems' reasons as
+// one reason — so BackendNotFound,UnsupportedValue from a rule's filters
+// beside a backendRef's BackendNotFound is
+// BackendNotFound,BackendNotFound,UnsupportedValue.
+func collectFilterProblems(probs []*routeProblem) {
+	reasons := map[string][]string{}
+	for _, p := range probs {
+		reasons[p.condition] = append(reasons[p.condition], p.reason)
+	}
+	for _, p := range probs {
+		rs := slices.Clone(reasons[p.condition])
+		slices.Sort(rs)
+		p.collected = strings.Join(slices.Compact(rs), ",")
+	}
 }
 
 func dropRule(reason, path, format string, args ...any) *routeProblem {
@@ -211,6 +236,7 @@ func unresolved(reason, path, format string, args ...any) *routeProblem {
 // requests is answered 500).
 func (rv *routeValidation) rule(rule *model.Rule) {
 	probs, st := rv.filtersProblems(ruleFilters(rule), rule.GRPC != nil)
+	collectFilterProblems(probs)
 	filtersFailed := false
 	for _, p := range probs {
 		if p.condition != "BackendsAvailable" {
@@ -353,9 +379,9 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 	v := rv.verdict
 	switch p.condition {
 	case "Accepted":
-		v.Dropped = append(v.Dropped, policy.DroppedRule{Index: rule.Index, Reason: p.reason, Message: p.message, Status: p.status})
+		v.Dropped = append(v.Dropped, policy.DroppedRule{Index: rule.Index, Reason: p.reason, Message: p.message, Status: p.status, Collected: p.collected})
 	case "ResolvedRefs":
-		v.Unresolved = append(v.Unresolved, policy.Condition{Type: p.condition, Status: "False", Reason: p.reason, Message: p.message})
+		v.Unresolved = append(v.Unresolved, policy.Condition{Type: p.condition, Status: "False", Reason: cmp.Or(p.collected, p.reason), Message: p.message})
 		if p.status != 0 {
 			v.Answered = append(v.Answered, policy.AnsweredRule{Index: rule.Index, Status: p.status, Reason: p.reason, Message: p.message})
 		}

@@ -480,7 +480,7 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		return
 	}
 	for _, a := range ancestors {
-		s.accept(p, a)
+		s.acceptOn(p, invalidOn(p, t), a)
 	}
 }
 
@@ -722,13 +722,14 @@ func (s *statusRun) managed(gw *topology.Gateway) bool {
 	return managed && name == ControllerName
 }
 
-// accept writes Accepted (and the deprecation warnings, which Envoy
-// Gateway writes whether the policy is valid or not) on an entry.
-func (s *statusRun) accept(p *policy.Policy, a entry) {
-	if p.IsValid() {
+// acceptOn writes Accepted (and the deprecation warnings, which Envoy
+// Gateway writes whether the policy is valid or not) on an entry, where
+// invalid are the policy's findings on the target (invalidOn).
+func (s *statusRun) acceptOn(p *policy.Policy, invalid []diag.Diagnostic, a entry) {
+	if len(invalid) == 0 {
 		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
 	} else {
-		s.set(p, a, cond("Accepted", false, "Invalid", invalidMessage(p)))
+		s.set(p, a, cond("Accepted", false, "Invalid", invalidMessage(invalid)))
 	}
 	s.warn(p, a)
 }
@@ -751,9 +752,9 @@ func (s *statusRun) warn(p *policy.Policy, a entry) {
 	}
 }
 
-func invalidMessage(p *policy.Policy) string {
+func invalidMessage(invalid []diag.Diagnostic) string {
 	var ms []string
-	for _, d := range p.Invalid {
+	for _, d := range invalid {
 		ms = append(ms, d.Message)
 	}
 	return strings.Join(ms, "; ")
@@ -997,7 +998,7 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 	}
 	if !rc.policy.IsValid() && s.builtPerListener(rc) {
 		// built there, merged or alone, it fails there
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(rc.policy)))
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(rc.policy.Invalid)))
 		return nil
 	}
 	if c == nil {
@@ -1007,7 +1008,7 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 		// Nothing valid to merge into: the merged result is invalid on
 		// that listener (merge finds the parent invalid there), and
 		// the parent counts as overridden.
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy)))
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy.Invalid)))
 		return nil
 	}
 	if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
