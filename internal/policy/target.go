@@ -133,6 +133,11 @@ type Target struct {
 	// it one backend's header filters go on the route, and a URLRewrite
 	// on a backendRef is not applied (kgateway ignores it).
 	BackendRefDestinations bool
+	// MirrorBackendObjects: a RequestMirror filter's backendRef may be a
+	// backend object of a kind the families provide (kgateway's Backend),
+	// resolved as a backendRef is, and the mirror copies requests to the
+	// cluster built for it. Without it only a Service port is mirrored to.
+	MirrorBackendObjects bool
 	// ConnectTimeout is the connect timeout the controller writes on
 	// every cluster it builds for a backend (and on the cluster a
 	// backend an extension plugin registers starts from). 0: Envoy's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // resolveBackends resolves every backendRef of every rule: the object must
@@ -24,9 +25,48 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 		for j := range mr.BackendRefs {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, &mr.BackendRefs[j], opt))
 		}
+		rule.Mirrors = g.resolveMirrors(r, mr, opt)
 		g.checkRule(r, rule)
 		r.Rules = append(r.Rules, rule)
 	}
+}
+
+// resolveMirrors resolves the backendRef of each RequestMirror filter of
+// a rule as a backendRef of the rule is resolved (kind, existence, port,
+// ReferenceGrant under the controller's grant mode); a mirror that does
+// not resolve is kept with its reason but sets no route condition: the
+// controllers read a failed mirror as no mirror.
+func (g *Graph) resolveMirrors(r *Route, mr *model.Rule, opt Options) []*Backend {
+	var refs []gwv1.BackendObjectReference
+	switch {
+	case mr.HTTP != nil:
+		for _, f := range mr.HTTP.Filters {
+			if f.RequestMirror != nil {
+				refs = append(refs, f.RequestMirror.BackendRef)
+			}
+		}
+	case mr.GRPC != nil:
+		for _, f := range mr.GRPC.Filters {
+			if f.RequestMirror != nil {
+				refs = append(refs, f.RequestMirror.BackendRef)
+			}
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	out := make([]*Backend, len(refs))
+	for i := range refs {
+		b := g.resolveBackend(r, &model.BackendRef{BackendObjectReference: refs[i]}, opt)
+		if b.Group == model.GatewayGroup && b.Kind == "HTTPRoute" {
+			// A mirror never delegates: a route is no backend to copy
+			// requests to.
+			b.selector, b.Resolved = nil, false
+			b.fail("InvalidKind", "a RequestMirror backendRef cannot be an HTTPRoute")
+		}
+		out[i] = b
+	}
+	return out
 }
 
 // notProgrammed is the finding for a rule the controller cannot

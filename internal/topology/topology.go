@@ -273,6 +273,10 @@ type Parent struct {
 type Rule struct {
 	*model.Rule
 	Backends []*Backend
+	// Mirrors are the backends of the rule's RequestMirror filters, one
+	// per such filter in the order written, resolved as Backends are;
+	// one that did not resolve mirrors nothing.
+	Mirrors []*Backend
 	// Children are the delegations this rule makes.
 	Children []*Delegation
 	// Problem is set when the controller cannot translate the rule as

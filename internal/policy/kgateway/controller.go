@@ -58,7 +58,7 @@ func routeSourceFields(o policy.RouteOrigin) map[string]string {
 // dynamic-module filters (transformation, http-acl) to upstream Envoy's,
 // with the xDS structure kgateway's translator writes.
 var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
-	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, Names: XDSNames,
+	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, MirrorBackendObjects: true, Names: XDSNames,
 	SessionPersistence: sessionPersistence, BindIPv6: &ListenerBindIPv6, GatewayListener: gatewayListener, ExperimentalRuleFields: &EnableExperimentalGatewayAPIFeatures,
 	// kgateway's EDS clusters connect within 5s (irtranslator's
 	// ClusterConnectionTimeout), a route to a kubernetes.io/ws backend

@@ -66,7 +66,9 @@ func selectChildren(b *topology.Backend) (topology.ChildSelector, bool) {
 }
 
 // acceptsParent: a child without parentRefs takes every parent that
-// selects it; one with parentRefs only the HTTPRoutes they name.
+// selects it; one with parentRefs only the HTTPRoutes of the Gateway API
+// group they name (a parentRef without a group has the API's default,
+// that group).
 func acceptsParent(child, parent *topology.Route) bool {
 	if len(child.ParentRefs) == 0 {
 		return true
@@ -76,7 +78,7 @@ func acceptsParent(child, parent *topology.Route) bool {
 		if p.Namespace != nil && *p.Namespace != "" {
 			ns = string(*p.Namespace)
 		}
-		if p.Kind != nil && *p.Kind == "HTTPRoute" && string(p.Name) == parent.Meta.Name && ns == parent.Meta.Namespace {
+		if (p.Group == nil || string(*p.Group) == model.GatewayGroup) && p.Kind != nil && *p.Kind == "HTTPRoute" && string(p.Name) == parent.Meta.Name && ns == parent.Meta.Namespace {
 			return true
 		}
 	}

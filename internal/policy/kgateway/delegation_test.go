@@ -135,8 +135,9 @@ func BenchmarkDelegation(b *testing.B) {
 }
 
 // TestDelegationUnresolved: a delegating backendRef no route takes (the
-// only candidate names another parent) leaves the parent's ResolvedRefs
-// False/BackendNotFound; one a child takes resolves.
+// only candidate names another parent, or the parent in another group)
+// leaves the parent's ResolvedRefs False/BackendNotFound; one a child
+// takes resolves.
 func TestDelegationUnresolved(t *testing.T) {
 	parent := httpRouteDoc("infra", "parent", "  parentRefs: [{name: gw}]\n  rules:\n  - backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: '*', namespace: a}]\n")
 	tests := []struct {
@@ -145,6 +146,9 @@ func TestDelegationUnresolved(t *testing.T) {
 	}{
 		{"taken", httpRouteDoc("a", "child", "  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: infra}]\n  rules: [{}]\n"), "True/ResolvedRefs"},
 		{"no child takes it", httpRouteDoc("a", "child", "  parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: other, namespace: infra}]\n  rules: [{}]\n"), "False/BackendNotFound"},
+		{"the parent named in another group", httpRouteDoc("a", "child", "  parentRefs: [{group: example.com, kind: HTTPRoute, name: parent, namespace: infra}]\n  rules: [{}]\n"), "False/BackendNotFound"},
+		{"the parent named without a group (the API's default)", httpRouteDoc("a", "child", "  parentRefs: [{kind: HTTPRoute, name: parent, namespace: infra}]\n  rules: [{}]\n"), "True/ResolvedRefs"},
+		{"the parent named beside a Gateway", httpRouteDoc("a", "child", "  parentRefs: [{name: gw, namespace: infra}, {group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: infra}]\n  rules: [{}]\n"), "True/ResolvedRefs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -162,9 +162,10 @@ var spec = func() policy.KindSpec {
 func (Kind) Spec() policy.KindSpec { return spec }
 
 // AuxiliaryKinds implements policy.Auxiliary: the kgateway objects
-// TrafficPolicies reference.
+// TrafficPolicies reference, and the legacy XListenerSet kgateway reads
+// beside ListenerSets (read to be reported: UntranslatedFields).
 func (Kind) AuxiliaryKinds() []model.GroupKind {
-	return []model.GroupKind{{Group: Group, Kind: KindGatewayExtension}, {Group: Group, Kind: KindBackend}}
+	return []model.GroupKind{{Group: Group, Kind: KindGatewayExtension}, {Group: Group, Kind: KindBackend}, xListenerSet}
 }
 
 // BackendKinds implements policy.BackendProvider.

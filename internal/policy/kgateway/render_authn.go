@@ -102,10 +102,9 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 			add(s)
 		}
 	case v.SecretSelector != nil:
-		for _, s := range r.env.Model.Secrets {
-			if matchLabels(v.SecretSelector.MatchLabels, s.Labels) {
-				add(s)
-			}
+		kept, _ := selectedSecrets(r.env.Model, r.ns(0), v.SecretSelector.MatchLabels)
+		for _, s := range kept {
+			add(s)
 		}
 	}
 	if len(per.Credentials) == 0 {
@@ -119,19 +118,6 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 	}
 	fr.TypedPerFilterConfig = map[string]proto.Message{name: per}
 	return append([]policy.Fragment{fr}, r.authMetadata("api_key_auth", "api_key_auth", orderAuthEnabled, false)...), nil
-}
-
-// matchLabels: every label of a non-empty selector is on the object.
-func matchLabels(sel, ls map[string]string) bool {
-	if len(sel) == 0 {
-		return false
-	}
-	for k, v := range sel {
-		if ls[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // inlineSource is a DataSource holding s.

@@ -407,31 +407,44 @@ func (v *validator) secret(path, name string, nsRef *string) *model.Opaque {
 	return sec
 }
 
-// secretSelector: kgateway selects Secrets in every namespace; those in
-// another namespace need a ReferenceGrant. It returns the selected
-// Secrets when every one of them may be read.
+// secretSelector: kgateway selects Secrets in every namespace and keeps
+// those the policy may read (selectedSecrets); it fails when none is
+// kept — for a missing ReferenceGrant when some match was in another
+// namespace without one. It returns the kept Secrets.
 func (v *validator) secretSelector(path string, match map[string]string) []*model.Opaque {
+	kept, found := selectedSecrets(v.env.Model, v.p.Obj.Namespace, match)
+	switch {
+	case found == 0:
+		v.invalid(path, "no Secret matches %s", labels.SelectorFromSet(match).String())
+		return nil
+	case len(kept) == 0:
+		v.invalid(path, "failed to get secrets by selector: every matching Secret is in another namespace without a ReferenceGrant (missing reference grant)")
+		return nil
+	}
+	return kept
+}
+
+// selectedSecrets are the Secrets an apiKeyAuth secretSelector of a
+// TrafficPolicy in policyNS takes, as kgateway's
+// SecretIndex.GetSecretsBySelector takes them: every Secret whose labels
+// match, in any namespace, but one in another namespace no ReferenceGrant
+// lets TrafficPolicies of policyNS read, which is skipped; found counts
+// the matches before that. The validator and render both read it.
+func selectedSecrets(m *model.Model, policyNS string, match map[string]string) (kept []*model.Opaque, found int) {
+	if len(match) == 0 {
+		return nil, 0
+	}
 	sel := labels.SelectorFromSet(match)
-	var found []*model.Opaque
-	usable := 0
-	for _, s := range v.env.Model.Secrets {
+	for _, s := range m.Secrets {
 		if !sel.Matches(labels.Set(s.Labels)) {
 			continue
 		}
-		found = append(found, s)
-		if v.granted("Secret", s.Namespace, s.Name) {
-			usable++
+		found++
+		if s.Namespace == policyNS || m.GrantAllowsBy(Grants, Group, KindTrafficPolicy, policyNS, model.ObjectRefTo{Kind: "Secret", Namespace: s.Namespace, Name: s.Name}) {
+			kept = append(kept, s)
 		}
 	}
-	switch {
-	case len(found) == 0:
-		v.invalid(path, "no Secret matches %s", sel.String())
-		return nil
-	case usable < len(found):
-		v.invalid(path, "failed to get secrets by selector: a matching Secret is in another namespace without a ReferenceGrant (missing reference grant)")
-		return nil
-	}
-	return found
+	return kept, found
 }
 
 // apiKey is one credential of an API key Secret: the entry's key is the

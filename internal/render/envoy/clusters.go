@@ -15,7 +15,6 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
@@ -118,28 +117,25 @@ func (vb *vhostBuild) addClusters(cs []*clusterv3.Cluster) {
 	}
 }
 
-// mirrorCluster resolves a RequestMirror backend (a Service port, with a
-// ReferenceGrant across namespaces); "" when it does not resolve.
-func (vb *vhostBuild) mirrorCluster(rt *topology.Route, f *gwv1.HTTPRequestMirrorFilter) string {
-	ref := f.BackendRef
-	if (ref.Group != nil && *ref.Group != "") || (ref.Kind != nil && *ref.Kind != "Service") || ref.Port == nil {
+// mirrorCluster is the cluster a RequestMirror copies requests to, as
+// topology resolved its backendRef (topology.Rule.Mirrors); "" when it
+// did not resolve, which mirrors nothing. A Service port is every
+// target's; a backend object of another kind only the target's whose
+// controller mirrors to the cluster it builds for it
+// (Target.MirrorBackendObjects).
+func (vb *vhostBuild) mirrorCluster(b *topology.Backend) string {
+	if b == nil || !b.Resolved || b.Extension {
 		return ""
 	}
-	ns := rt.Meta.Namespace
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		ns = string(*ref.Namespace)
+	op := clusterOp{name: policy.ServiceCluster(b.Namespace, b.Name, b.Port)}
+	if !(b.Group == "" && b.Kind == "Service") {
+		if !vb.target.MirrorBackendObjects {
+			return ""
+		}
+		op = backendClusterOp(b)
 	}
-	m := vb.res.Graph.Model
-	svc := m.Service(ns, string(ref.Name))
-	// A port the Service does not expose resolves to no backend (the
-	// controllers index a Service's backends by port), so nothing is
-	// mirrored.
-	if svc == nil || (!svc.HasPort(int32(*ref.Port)) && svc.Spec.Type != "ExternalName") || !m.GrantAllowsBy(vb.res.Graph.RouteGrantRule(rt), gwv1.GroupName, rt.Kind, rt.Meta.Namespace, model.ObjectRefTo{Kind: "Service", Namespace: ns, Name: string(ref.Name)}) {
-		return ""
-	}
-	name := policy.ServiceCluster(ns, string(ref.Name), int32(*ref.Port))
-	vb.clusters = append(vb.clusters, clusterOp{name: name})
-	return name
+	vb.clusters = append(vb.clusters, op)
+	return op.name
 }
 
 func servicePortHTTP2(s *model.Service, port int32) bool {

@@ -22,6 +22,9 @@ type ruleFilter struct {
 	redirect                *gwv1.HTTPRequestRedirectFilter
 	rewrite                 *gwv1.HTTPURLRewriteFilter
 	mirror                  *gwv1.HTTPRequestMirrorFilter
+	// mirrorTo is the mirror's backend as topology resolved it
+	// (topology.Rule.Mirrors).
+	mirrorTo *topology.Backend
 }
 
 func ruleFilters(rule *topology.Rule) []ruleFilter {
@@ -35,6 +38,13 @@ func ruleFilters(rule *topology.Rule) []ruleFilter {
 	case rule.GRPC != nil:
 		for _, f := range rule.GRPC.Filters {
 			out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, mirror: f.RequestMirror})
+		}
+	}
+	k := 0
+	for i := range out {
+		if out[i].mirror != nil && k < len(rule.Mirrors) {
+			out[i].mirrorTo = rule.Mirrors[k]
+			k++
 		}
 	}
 	return out

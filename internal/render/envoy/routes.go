@@ -1024,7 +1024,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		case f.rewrite != nil:
 			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
 		case f.mirror != nil:
-			if c := vb.mirrorCluster(e.att.Route, f.mirror); c != "" {
+			if c := vb.mirrorCluster(f.mirrorTo); c != "" {
 				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror))
 			}
 		}
