@@ -11,6 +11,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -128,13 +129,27 @@ func validClusterSettings(m proto.Message) error {
 }
 
 // partialClusterConfigs are the cluster fields whose packed configs a
-// field renders in part, for the built cluster to complete: protocol
-// options without the upstream protocol, a transport socket whose TLS
-// context the cluster's own TLS settings fill in.
+// field may render in part, for the built cluster to complete: protocol
+// options without the upstream protocol, a wrapping transport socket
+// (proxy protocol) whose inner socket the cluster's TLS gives. A TLS
+// context is whole as rendered, so it is held to Envoy's rules
+// (wholeTransportSocket: an SNI over 255 bytes, from a hostname its CRD
+// refuses, is the field's finding).
 var partialClusterConfigs = map[protoreflect.Name]bool{
 	"typed_extension_protocol_options": true,
 	"transport_socket":                 true,
 	"transport_socket_matches":         true,
+}
+
+// upstreamTLS is the type of the TLS transport socket's config.
+var upstreamTLS = "type.googleapis.com/" + string((&tlsv3.UpstreamTlsContext{}).ProtoReflect().Descriptor().FullName())
+
+// wholeTransportSocket validates c's transport socket when it is TLS.
+func wholeTransportSocket(c *clusterv3.Cluster) error {
+	if a := c.GetTransportSocket().GetTypedConfig(); a.GetTypeUrl() == upstreamTLS {
+		return validateAny(a)
+	}
+	return nil
 }
 
 // validateWholeConfigs validates the packed configs of c's settings but
@@ -156,5 +171,8 @@ func validateWholeConfigs(c *clusterv3.Cluster) error {
 		}
 		return err == nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return wholeTransportSocket(c)
 }
