@@ -45,17 +45,7 @@ func TestKgatewayGatewayAddresses(t *testing.T) {
 			if listeners == "" {
 				listeners = "[{name: http, protocol: HTTP, port: 80}]"
 			}
-			docs := `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: kgw}
-spec: {controllerName: kgateway.dev/kgateway}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
+			docs := bothClasses + `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: infra}
 spec:

@@ -7,6 +7,20 @@ import (
 	"github.com/gwpol/gwpol/internal/status"
 )
 
+// bothClasses are kgateway's GatewayClass kgw and Envoy Gateway's eg: a
+// test of one controller's rule shows the other's Gateways untouched.
+const bothClasses = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: kgw}
+spec: {controllerName: kgateway.dev/kgateway}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+`
+
 // TestKgatewayXListenerSetReported: kgateway at the pin reads a
 // gateway.networking.x-k8s.io XListenerSet as a ListenerSet of its parent
 // (pluginsdk/collections/setup.go: InitCollections joins the converted
@@ -19,17 +33,7 @@ import (
 // under an Envoy Gateway Gateway (which reads none), and a v1 ListenerSet
 // with the same spec.
 func TestKgatewayXListenerSetReported(t *testing.T) {
-	const base = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: kgw}
-spec: {controllerName: kgateway.dev/kgateway}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
+	const base = bothClasses + `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: infra}
 spec:
