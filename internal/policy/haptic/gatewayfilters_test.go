@@ -1,7 +1,6 @@
 package haptic_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/policy/haptic"
-	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
 // TestGatewayFiltersBesidePolicy: HAPTIC fails a rule closed only for its
@@ -55,39 +53,10 @@ func TestGatewayFiltersBesidePolicy(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := compile(t, file)
-			out, err := envoy.Render(c.Result, envoy.Options{Target: haptic.Target.Name})
-			if err != nil {
-				t.Fatalf("render: %v", err)
-			}
-			for _, d := range append(c.Diagnostics(), out.Diagnostics...) {
+			chain, routes, findings := renderedXDS(t, c, haptic.Target.Name)
+			for _, d := range append(c.Diagnostics(), findings...) {
 				if d.Severity == diag.Error && strings.Contains(d.Message, "cors") {
 					t.Errorf("finding about the CORS filter: %s %s", d.Code, d.Message)
-				}
-			}
-			raw, err := out.Marshal("json", envoy.TypeAll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var x xds
-			if err := json.Unmarshal(raw, &x); err != nil {
-				t.Fatal(err)
-			}
-			var chain []string
-			var routes []xdsRoute
-			for _, g := range x.Gateways {
-				for _, l := range g.Listeners {
-					for _, fc := range l.FilterChains {
-						for _, f := range fc.Filters {
-							for _, hf := range f.TypedConfig.HTTPFilters {
-								chain = append(chain, hf.Name)
-							}
-						}
-					}
-				}
-				for _, rc := range g.RouteConfigurations {
-					for _, vh := range rc.VirtualHosts {
-						routes = append(routes, vh.Routes...)
-					}
 				}
 			}
 			rt := c.Graph.Routes[0]
