@@ -300,3 +300,70 @@ func TestGatewayFiltersBesidePolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestPartiallyInvalidCleared: HAPTIC writes PartiallyInvalid on a route
+// whose status already has that condition (on any parent, whatever its
+// status) even when no rule is partially invalid now: False/AllRulesValid
+// once every rule is valid, False/AllRulesInvalid beside Accepted False
+// once every rule fails (46-policy-status.yaml@a7ac8a15:
+// ApplyGatewayPolicyConditions, "previous"); without such a condition it
+// writes PartiallyInvalid only while some rules fail. The route's written
+// status is read from the input, as kubectl prints it.
+func TestPartiallyInvalidCleared(t *testing.T) {
+	const grp, kind = "haproxy-haptic.org", "HAProxyRoutePolicy"
+	pol := func(name string) string { return ref(grp, kind, name) }
+	written := func(parent, status string) string {
+		return "status:\n  parents:\n  - parentRef: {name: " + parent + ", namespace: infra}\n    controllerName: haproxy-haptic.org/controller\n" +
+			"    conditions:\n    - {type: Accepted, status: \"True\", reason: Accepted, message: ok}\n" +
+			"    - {type: PartiallyInvalid, status: \"" + status + "\", reason: UnsupportedValue, message: earlier}\n"
+	}
+	for _, tc := range []struct {
+		name, status string
+		rules        []string
+		// want: Accepted and PartiallyInvalid as status/reason ("" for
+		// PartiallyInvalid: not written).
+		want [2]string
+	}{
+		{"every rule valid after PartiallyInvalid True", written("public", "True"), []string{rule([]string{pol("ok")}), rule(nil)},
+			[2]string{"True/", "False/AllRulesValid"}},
+		{"every rule valid after PartiallyInvalid False", written("public", "False"), []string{rule([]string{pol("ok")})},
+			[2]string{"True/", "False/AllRulesValid"}},
+		{"the condition on another parent counts", written("elsewhere", "True"), []string{rule(nil)},
+			[2]string{"True/", "False/AllRulesValid"}},
+		{"some rules failing: True as ever", written("public", "True"), []string{rule([]string{pol("absent")}), rule(nil)},
+			[2]string{"True/", "True/UnsupportedValue"}},
+		{"every rule failing after PartiallyInvalid True", written("public", "True"), []string{rule([]string{pol("absent")})},
+			[2]string{"False/UnsupportedValue", "False/AllRulesInvalid"}},
+		{"every rule valid, no written condition", "", []string{rule([]string{pol("ok")}), rule(nil)},
+			[2]string{"True/", ""}},
+		{"every rule failing, no written condition", "", []string{rule([]string{pol("absent")})},
+			[2]string{"False/UnsupportedValue", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "input.yaml")
+			if err := os.WriteFile(file, []byte(referenceBase+strings.Join(tc.rules, "")+tc.status), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rep := status.Compute(compile(t, file).Result, status.Options{})
+			if len(rep.Routes) != 1 || len(rep.Routes[0].Parents) != 1 {
+				t.Fatalf("want one route with one parent, got %+v", rep.Routes)
+			}
+			var got [2]string
+			for _, c := range rep.Routes[0].Parents[0].Conditions {
+				v := string(c.Status) + "/"
+				if c.Status != "True" || c.Type == "PartiallyInvalid" {
+					v += c.Reason
+				}
+				switch c.Type {
+				case "Accepted":
+					got[0] = v
+				case "PartiallyInvalid":
+					got[1] = v
+				}
+			}
+			if got != tc.want {
+				t.Errorf("Accepted, PartiallyInvalid = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
