@@ -124,6 +124,15 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: rm, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
 		"  rules: [{filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [x-a, '']}}], backendRefs: [{name: svc, port: 80}]}," +
 		" {backendRefs: [{name: svc2, port: 8080, filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {remove: ['']}}]}]}]\n"))
+	// A CORS filter on a HAPTIC Gateway's route: the haptic target
+	// renders it (Envoy's cors filter, ahead of HAProxyRoutePolicy's
+	// authentication), so its values reach Envoy's validation there too.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: haptic}\nspec: {controllerName: haproxy-haptic.org/controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: hgw, namespace: infra}\nspec:\n  gatewayClassName: haptic\n" +
+		"  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: hc, namespace: app}\nspec:\n  parentRefs: [{name: hgw, namespace: infra}]\n" +
+		"  rules: [{filters: [{type: CORS, cors: {allowOrigins: ['https://*.example.com', 'http://a.example.com:8080'], allowCredentials: true, allowHeaders: [X-A], maxAge: 5}}]," +
+		" backendRefs: [{name: svc, port: 80}]}]\n"))
 	// A BackendTLSPolicy hostname longer than an SNI may be (its CRD
 	// refuses it; the policy is kept): the field's finding, not an
 	// UpstreamTlsContext Envoy refuses (found by this target's campaign:
