@@ -140,6 +140,13 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: long, namespace: app}\nspec:\n" +
 		"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: " + strings.Repeat("a", 60) + "." + strings.Repeat("b", 60) + "." +
 		strings.Repeat("c", 60) + "." + strings.Repeat("d", 60) + "." + strings.Repeat("e", 60) + ".com, wellKnownCACertificates: System}\n"))
+	// An HTTP/2 window smaller than Envoy's least (its CRD refuses it;
+	// the policy is kept) in a backend policy's protocol options: the
+	// field's finding, not a cluster Envoy refuses (an internal error:
+	// protocol options are rendered in part, and were checked only with
+	// the built cluster).
+	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: h2, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: svc2}]\n  http2ProtocolOptions: {initialStreamWindowSize: 1}\n"))
 	// Values Envoy refuses in the parts of resources a field sets (found
 	// by mutating the fixtures' values): a connection manager setting, a
 	// route's direct response status, a network filter's limit. Each is
