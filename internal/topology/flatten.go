@@ -263,8 +263,15 @@ func (g *Graph) widen() string {
 
 // describeMatch names a parent match for messages.
 func describeMatch(m gwv1.HTTPRouteMatch) string {
-	_, v := PathOf(m.Path)
-	parts := []string{"prefix " + v}
+	t, v := PathOf(m.Path)
+	kind := "prefix "
+	switch t {
+	case gwv1.PathMatchExact:
+		kind = "exact path "
+	case gwv1.PathMatchRegularExpression:
+		kind = "regular expression "
+	}
+	parts := []string{kind + v}
 	for _, h := range m.Headers {
 		parts = append(parts, "header "+string(h.Name))
 	}

@@ -61,8 +61,13 @@ func (r *Rule) ProblemUnder(p *Parent) *RuleProblem {
 }
 
 // judgeServed decides the problem of each entry of a root route's
-// flattened tree (FlatMatch.Problem, FlatMatch.Inherited).
+// flattened tree (FlatMatch.Problem, FlatMatch.Inherited). As a rule's own
+// problem is the whole rule's (any of its matches), a copy's is the whole
+// copy's: every entry of a rule under the same parent rules takes the
+// first problem found among them, so render, status and explain — which
+// look at a rule along one path — say the same.
 func (g *Graph) judgeServed(root *Route) {
+	judged := false
 	for i := range root.Flat {
 		fm := &root.Flat[i]
 		if fm.Delegates {
@@ -76,13 +81,17 @@ func (g *Graph) judgeServed(root *Route) {
 		if fm.Problem != nil || len(g.ruleChecks) == 0 || len(fm.Inherited) == 0 && ownMatch(fm.Rule, *fm.Match) {
 			continue // served as written: the rule's own verdict
 		}
-		p := g.checkServed(fm)
-		if p == nil {
-			continue
-		}
-		fm.Problem = p
-		if fm.Rule.recordServed(fm.Via, p) {
+		if p := g.checkServed(fm); p != nil && fm.Rule.recordServed(fm.Via, p) {
 			g.Diagnostics = append(g.Diagnostics, inheritedNotProgrammed(fm, p))
+			judged = true
+		}
+	}
+	if !judged {
+		return
+	}
+	for i := range root.Flat {
+		if fm := &root.Flat[i]; !fm.Delegates && len(fm.Via) > 0 {
+			fm.Problem = fm.Rule.ProblemAlong(fm.Via)
 		}
 	}
 }

@@ -36,13 +36,17 @@ var servedRules = DelegationRules{
 	Unresolved: func(parent *Route, b *Backend, cycle *Route) (string, string) { return "NoChild", "none" },
 }
 
-// servedCheck refuses a rule whose URLRewrite prefix holds "bad"
-// (replaced) and one matching a header named "bad" (dropped).
+// servedCheck refuses a rule whose URLRewrite prefix holds "bad" or a
+// match of two headers (replaced) and one matching a header named "bad"
+// (dropped).
 func servedCheck(r *Route, rule *Rule) *RuleProblem {
 	if rule.HTTP == nil {
 		return nil
 	}
 	for _, m := range rule.HTTP.Matches {
+		if len(m.Headers) >= 2 {
+			return &RuleProblem{Message: "two headers"}
+		}
 		for _, h := range m.Headers {
 			if h.Name == "bad" {
 				return &RuleProblem{Dropped: true, Message: "bad header"}
@@ -107,6 +111,12 @@ func TestServedProblems(t *testing.T) {
 			docs:  []string{parent("api", "orders", "", ", headers: [{name: bad, value: x}]"), child("orders", ", annotations: {inherit: 'true'}", "")},
 			want:  map[string][]string{"api": {"orders/0: bad header (dropped)", "api/0: -"}},
 			under: map[string]string{"orders<api": "bad header"}, finds: 1},
+		{name: "one match of the copy refused: the whole copy is, as a rule's own problem is the rule's",
+			docs: []string{parent("api", "orders", "", ", headers: [{name: h, value: x}]"),
+				"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: orders, namespace: infra, annotations: {inherit: 'true'}}\nspec:\n  rules:\n" +
+					"  - matches: [{path: {type: PathPrefix, value: /p/x}, headers: [{name: a, value: y}]}, {path: {type: PathPrefix, value: /p/y}}]\n    backendRefs: [{name: svc, port: 80}]\n"},
+			want:  map[string][]string{"api": {"orders/0: two headers (replaced)", "orders/0: two headers (replaced)", "api/0: -"}},
+			under: map[string]string{"orders<api": "two headers"}, finds: 1},
 		{name: "a child keeping its own match takes nothing of the parent's",
 			docs:  []string{parent("api", "orders", "", ", headers: [{name: bad, value: x}]"), child("orders", "", "")},
 			want:  map[string][]string{"api": {"orders/0: -", "api/0: -"}},

@@ -684,11 +684,19 @@ func routeMatch(e entry) *routev3.RouteMatch {
 		m.PathSpecifier = &routev3.RouteMatch_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: e.path.value}}
 	default:
 		// Gateway API prefixes match whole path segments; "/x/" and "/x"
-		// are the same prefix, and "/" matches everything.
+		// are the same prefix, and "/" matches everything. A prefix Envoy
+		// cannot match by segments (a "?" or "#": a delegated child's path
+		// joined to a parent's regular expression, which no schema
+		// bounds) is matched as a string prefix, as kgateway's
+		// setEnvoyPathMatcher falls back.
 		v := e.path.value
-		if p := strings.TrimRight(v, "/"); (e.att.Route.Kind == "HTTPRoute" || e.path.segments) && p != "" {
+		p := strings.TrimRight(v, "/")
+		switch {
+		case (e.att.Route.Kind == "HTTPRoute" || e.path.segments) && p != "" && strings.ContainsAny(p, "?#"):
+			m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: p}
+		case (e.att.Route.Kind == "HTTPRoute" || e.path.segments) && p != "":
 			m.PathSpecifier = &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: p}
-		} else {
+		default:
 			m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: v}
 		}
 	}
