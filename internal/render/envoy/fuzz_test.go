@@ -168,6 +168,21 @@ func FuzzRender(f *testing.F) {
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lua, namespace: app}\ndata: {script: x}\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
 		"  targetRefs: [{group: '', kind: Service, name: svc2}]\n  validation: {hostname: svc2, caCertificateRefs: [{group: '', kind: ConfigMap, name: lua}]}\n"))
+	// A delegating kgateway rule whose URLRewrite prefix holds a line
+	// break, and one whose header RegularExpression is empty over a child
+	// inheriting its matcher: each child entry is judged as served (the
+	// rewrite or match it inherits), replaced or left out, not written as
+	// a route Envoy refuses (found by fuzz31's campaign: the rule check
+	// judged the delegating rule's own filters, not what its children
+	// inherit).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: top, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
+		"  hostnames: [top.example.com]\n  rules:\n  - matches: [{path: {type: PathPrefix, value: /t}}]\n" +
+		"    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: \"/a\\nb\"}}}]\n" +
+		"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: kid}]\n" +
+		"  - matches: [{path: {type: PathPrefix, value: /u}, headers: [{type: RegularExpression, name: x-a, value: ''}]}]\n" +
+		"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: kid}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: kid, namespace: app, annotations: {delegation.kgateway.dev/inherit-parent-matcher: 'true'}}\n" +
+		"spec:\n  rules: [{matches: [{path: {type: PathPrefix, value: /k}}], backendRefs: [{name: svc, port: 80}]}]\n"))
 	reg := fuzzRegistry()
 	base := fuzzBaseObjects(f)
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base, docs) })
