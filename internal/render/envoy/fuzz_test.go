@@ -183,6 +183,18 @@ func FuzzRender(f *testing.F) {
 		"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: kid}]\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: kid, namespace: app, annotations: {delegation.kgateway.dev/inherit-parent-matcher: 'true'}}\n" +
 		"spec:\n  rules: [{matches: [{path: {type: PathPrefix, value: /k}}], backendRefs: [{name: svc, port: 80}]}]\n"))
+	// An Envoy Gateway route mirroring to its Backends (one named
+	// without its group, a DynamicResolver, one of a Unix socket it
+	// refuses) and forwarding to a Backend in the multicluster group.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: app}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 8081}]\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: ext, namespace: app}\nspec: {endpoints: [{fqdn: {hostname: mirror.example.com, port: 443}}]}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: dyn, namespace: app}\nspec: {type: DynamicResolver}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: uds, namespace: app}\nspec: {endpoints: [{unix: {path: /run/b.sock}}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: mirrored, namespace: app}\nspec:\n  parentRefs: [{name: egw}]\n  rules:\n" +
+		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: Backend, name: ext, port: 9}, percent: 5}}, {type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: dyn}}}]\n" +
+		"    backendRefs: [{group: multicluster.x-k8s.io, kind: Backend, name: ext}]\n" +
+		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: uds}}}]\n    backendRefs: [{name: svc, port: 80}]\n"))
 	reg := fuzzRegistry()
 	base := fuzzBaseObjects(f)
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base, docs) })
