@@ -687,8 +687,8 @@ func routeMatch(e entry) *routev3.RouteMatch {
 		// are the same prefix, and "/" matches everything. A prefix Envoy
 		// cannot match by segments (a "?" or "#": a delegated child's path
 		// joined to a parent's regular expression, which no schema
-		// bounds) is matched as a string prefix, as kgateway's
-		// setEnvoyPathMatcher falls back.
+		// bounds) is matched as a string prefix, the fallback a
+		// controller's path matcher takes for such a prefix.
 		v := e.path.value
 		p := strings.TrimRight(v, "/")
 		switch {
