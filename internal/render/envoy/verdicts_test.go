@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
@@ -432,4 +433,125 @@ func selfSigned(t *testing.T, from, to time.Time) (crt, key string) {
 		t.Fatal(err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}))
+}
+
+// egMirrorBase is an Envoy Gateway HTTP Gateway with the backends a
+// RequestMirror may copy requests to: a Service with an endpoint, one
+// whose EndpointSlice lists none for its port, and Envoy Gateway Backends
+// (an FQDN, a DynamicResolver, one whose own CA ConfigMap is missing).
+const egMirrorBase = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: app, namespace: infra}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: idle, namespace: infra}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: idle-1, namespace: infra, labels: {kubernetes.io/service-name: idle}}
+addressType: IPv4
+ports: [{port: 8080}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: ext, namespace: infra}
+spec: {endpoints: [{fqdn: {hostname: mirror.example.com, port: 8443}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: dyn, namespace: infra}
+spec: {type: DynamicResolver}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: no-ca, namespace: infra}
+spec: {endpoints: [{fqdn: {hostname: mirror.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: nope}]}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+`
+
+// TestEnvoyGatewayMirrors: Envoy Gateway mirrors to the destination it
+// builds for a RequestMirror's backendRef — an Envoy Gateway Backend too,
+// named by its kind in any group it reads (processRequestMirrorFilter →
+// processDestination) — keeping the Host (buildXdsRequestMirrorPolicies);
+// a mirror it does not configure (its Service has no endpoint: the rule
+// is still served) copies nothing, as the route verdict says.
+func TestEnvoyGatewayMirrors(t *testing.T) {
+	tests := []struct {
+		name, rule string
+		// forward is the cluster the route forwards to, "" for a direct
+		// response; mirrors are its mirror policies' clusters.
+		forward string
+		mirrors []string
+	}{
+		{"a Backend", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: ext}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_ext_0"}},
+		{"a Backend named without its group, with a port", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: Backend, name: ext, port: 9}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_ext_9"}},
+		{"a DynamicResolver Backend", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: dyn}, percent: 10}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_dyn_0"}},
+		{"a Service without an endpoint beside a Backend: only the Backend is mirrored to", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: idle, port: 8080}}}, {type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: ext}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_ext_0"}},
+		{"a Backend whose CA is missing: the rule answers 500", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: no-ca}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"", nil},
+		{"a backendRef to a Backend in the multicluster group is Envoy Gateway's Backend", "  - backendRefs: [{group: multicluster.x-k8s.io, kind: Backend, name: ext}]\n",
+			"backend_infra_ext_0", nil},
+		{"a backendRef to a Service in Envoy Gateway's group is the Service", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Service, name: app, port: 8080}]\n",
+			"kube_infra_app_8080", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gw := renderInline(t, egMirrorBase+tt.rule, "envoygateway", backendOn)
+			var act *routev3.RouteAction
+			for _, rc := range gw.RouteConfigurations {
+				for _, vh := range rc.VirtualHosts {
+					for _, r := range vh.Routes {
+						act = r.GetRoute()
+					}
+				}
+			}
+			if got := act.GetCluster(); got != tt.forward {
+				t.Errorf("forwards to %q, want %q", got, tt.forward)
+			}
+			var got []string
+			for _, m := range act.GetRequestMirrorPolicies() {
+				got = append(got, m.Cluster)
+				if !m.DisableShadowHostSuffixAppend {
+					t.Errorf("mirror to %s appends -shadow to the Host; Envoy Gateway keeps it", m.Cluster)
+				}
+			}
+			if !slices.Equal(got, tt.mirrors) {
+				t.Errorf("mirrors to %v, want %v", got, tt.mirrors)
+			}
+			clusters := map[string]bool{}
+			for _, c := range gw.Clusters {
+				clusters[c.Name] = true
+			}
+			for _, c := range tt.mirrors {
+				if !clusters[c] {
+					t.Errorf("mirror cluster %s not rendered", c)
+				}
+			}
+		})
+	}
 }
