@@ -157,9 +157,9 @@ type data struct {
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces
-	// geoInvalid is the index in Invalid of the geolocation check's
-	// finding (checkGeoLocations), -1 when there is none.
-	geoInvalid int
+	// geo is the geolocation check's finding among Invalid
+	// (checkGeoLocations, refineGeo), nil when there is none.
+	geo *diag.Diagnostic
 	// refused: a validator refused the policy on some of its route
 	// targets, where Envoy Gateway translates none of it
 	// (securitypolicy_checks.go: refuseOn).
@@ -188,7 +188,7 @@ type data struct {
 // that.
 func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
-	d := &data{geoInvalid: -1}
+	d := &data{}
 	p.Data = d
 	var meta struct {
 		CreationTimestamp metav1.Time `json:"creationTimestamp"`
@@ -381,7 +381,7 @@ func decoded(p *policy.Policy) *data {
 	if d, ok := p.Data.(*data); ok {
 		return d
 	}
-	return &data{geoInvalid: -1}
+	return &data{}
 }
 
 // ancestorStatuses are the family's AncestorStatuses: Envoy Gateway's
