@@ -222,6 +222,11 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if t.TargetRef != nil {
 		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
 		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
+		if len(t.TargetRefs) > 0 {
+			// targets: GetTargetRefs reads targetRef alone
+			p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRefs",
+				"spec.targetRefs is not read: spec.targetRef is set too, and Envoy Gateway reads only spec.targetRef; move it into spec.targetRefs"))
+		}
 	}
 	if mergeType != nil && k.mergeable {
 		// Any value is admitted (the CRD has no enum): one Envoy
@@ -353,11 +358,15 @@ func targets(t egv1a1.PolicyTargetReferences) []policy.TargetRef {
 		}
 		return tr
 	}
+	// GetTargetRefs: the deprecated targetRef, when set, is the only
+	// one; targetRefs beside it (the CRD admits both where targetSelectors
+	// are set) are not read.
 	if t.TargetRef != nil {
 		out = append(out, ref(*t.TargetRef, "spec.targetRef"))
-	}
-	for i, r := range t.TargetRefs {
-		out = append(out, ref(r, fmt.Sprintf("spec.targetRefs[%d]", i)))
+	} else {
+		for i, r := range t.TargetRefs {
+			out = append(out, ref(r, fmt.Sprintf("spec.targetRefs[%d]", i)))
+		}
 	}
 	for i, s := range t.TargetSelectors {
 		sel := s.MatchLabels
