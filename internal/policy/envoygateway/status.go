@@ -620,14 +620,18 @@ func (s *statusRun) rejectOn(c *claim, covered []*topology.Listener, refusals ma
 // Envoy listener, so a ClientTrafficPolicy (which configures the Envoy
 // listener) may not cover l without the others on its port — Envoy
 // Gateway refuses it there. covered are the listeners the policy's target
-// covers. "" when l may take it.
+// covers. Only the listeners Envoy Gateway programs count, l itself too:
+// the check compares the Gateway IR's HTTP listeners
+// (validatePortOverlapForClientTrafficPolicy, listenersWithSameHTTPPort),
+// which hold no listener translateGatewayListeners skipped. "" when l may
+// take it.
 func (s *statusRun) samePort(l *topology.Listener, covered []*topology.Listener) string {
-	if !s.kind.bySection || l.Protocol != gwv1.HTTPProtocolType {
+	if !s.kind.bySection || l.Protocol != gwv1.HTTPProtocolType || !listenerReady(l) {
 		return ""
 	}
 	var others []string
 	for _, o := range l.Gateway.Listeners {
-		if o != l && o.Protocol == gwv1.HTTPProtocolType && o.Port == l.Port && !slices.Contains(covered, o) {
+		if o != l && o.Protocol == gwv1.HTTPProtocolType && o.Port == l.Port && !slices.Contains(covered, o) && listenerReady(o) {
 			others = appendNew(others, qualifiedID(o))
 		}
 	}
