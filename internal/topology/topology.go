@@ -89,7 +89,8 @@ type Graph struct {
 	routes      map[model.Key]*Route
 	sets        map[model.Key]*ListenerSet
 	delegation  DelegationRules // Options.Delegation
-	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
+	// httpRoutes indexes HTTPRoutes for delegation (link: built when a
+	// backendRef first delegates).
 	httpRoutes routeIndex
 	// reportedDelegation: delegating backendRefs already reported while
 	// flattening.
