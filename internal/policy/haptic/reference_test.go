@@ -141,30 +141,34 @@ func TestReferenceBeforePolicy(t *testing.T) {
 			if err := os.WriteFile(file, []byte(input), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			rep := status.Compute(compile(t, file).Result, status.Options{})
-			if len(rep.Routes) != 1 || len(rep.Routes[0].Parents) != 1 {
-				t.Fatalf("want one route with one parent, got %+v", rep.Routes)
-			}
-			var got [3]string
-			for _, c := range rep.Routes[0].Parents[0].Conditions {
-				v := string(c.Status) + "/"
-				if c.Status != "True" || c.Type == "PartiallyInvalid" {
-					v += c.Reason
-				}
-				switch c.Type {
-				case "Accepted":
-					got[0] = v
-				case "ResolvedRefs":
-					got[1] = v
-				case "PartiallyInvalid":
-					got[2] = v
-				}
-			}
+			conds := routeConditions(t, file)
+			got := [3]string{conds["Accepted"], conds["ResolvedRefs"], conds["PartiallyInvalid"]}
 			if got != tc.want {
 				t.Errorf("Accepted, ResolvedRefs, PartiallyInvalid = %q, want %q", got, tc.want)
 			}
 		})
 	}
+}
+
+// routeConditions compiles file, which must hold one route with one
+// parent, and returns that parent's conditions by type as
+// "Status/Reason", the reason left out of a True condition other than
+// PartiallyInvalid ("" for a type not written).
+func routeConditions(t *testing.T, file string) map[string]string {
+	t.Helper()
+	rep := status.Compute(compile(t, file).Result, status.Options{})
+	if len(rep.Routes) != 1 || len(rep.Routes[0].Parents) != 1 {
+		t.Fatalf("want one route with one parent, got %+v", rep.Routes)
+	}
+	out := map[string]string{}
+	for _, c := range rep.Routes[0].Parents[0].Conditions {
+		v := string(c.Status) + "/"
+		if c.Status != "True" || c.Type == "PartiallyInvalid" {
+			v += c.Reason
+		}
+		out[c.Type] = v
+	}
+	return out
 }
 
 // routeFalseCases are TestReferenceBeforePolicy's routes that are False
@@ -344,23 +348,8 @@ func TestPartiallyInvalidCleared(t *testing.T) {
 			if err := os.WriteFile(file, []byte(referenceBase+strings.Join(tc.rules, "")+tc.status), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			rep := status.Compute(compile(t, file).Result, status.Options{})
-			if len(rep.Routes) != 1 || len(rep.Routes[0].Parents) != 1 {
-				t.Fatalf("want one route with one parent, got %+v", rep.Routes)
-			}
-			var got [2]string
-			for _, c := range rep.Routes[0].Parents[0].Conditions {
-				v := string(c.Status) + "/"
-				if c.Status != "True" || c.Type == "PartiallyInvalid" {
-					v += c.Reason
-				}
-				switch c.Type {
-				case "Accepted":
-					got[0] = v
-				case "PartiallyInvalid":
-					got[1] = v
-				}
-			}
+			conds := routeConditions(t, file)
+			got := [2]string{conds["Accepted"], conds["PartiallyInvalid"]}
 			if got != tc.want {
 				t.Errorf("Accepted, PartiallyInvalid = %q, want %q", got, tc.want)
 			}

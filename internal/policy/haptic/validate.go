@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/secret"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // Algorithms accepted for authentication.jwt.algorithm.
@@ -36,6 +38,15 @@ type validator struct {
 	catalogs *catalogCache
 	budget   *wafBudget
 	settings Settings
+}
+
+// written reports whether the policy has path with a value. HAPTIC reads
+// the spec through dig, to which a null is no value (and the API server
+// prunes a null its schema does not allow), so `catalogRef: null` or
+// `secretRef: null` is read as absent, never as an empty reference.
+func written(o *manifest.Object, path string) bool {
+	n := o.Lookup(path)
+	return n != nil && (n.Kind != yaml.ScalarNode || n.ShortTag() != "!!null")
 }
 
 func (v *validator) invalid(path, format string, args ...any) {
@@ -64,7 +75,7 @@ func fieldDiag(p *policy.Policy, code, path, format string, args ...any) diag.Di
 
 func (v *validator) validate() {
 	for _, f := range attachmentFields {
-		if v.p.Obj.Has("spec." + f) {
+		if written(v.p.Obj, "spec."+f) {
 			v.invalid("spec."+f, "%s does not support spec.%s: it attaches only through a rule filter of type ExtensionRef (group %s, kind %s) in the route's namespace; remove spec.%s and reference the policy from the rule",
 				KindName, f, Group, KindName, f)
 		}
@@ -198,7 +209,7 @@ func (v *validator) apiKey(a *APIKey, usable bool) {
 // whether the Secret's content is to be checked; an absent secretRef is
 // left to the authentication's own check (noSecretRef).
 func (v *validator) credential(path string, ref SecretRef) bool {
-	if !v.p.Obj.Has(path) || !v.secretRef(path, ref) {
+	if !written(v.p.Obj, path) || !v.secretRef(path, ref) {
 		return false
 	}
 	if m := v.model(); m != nil {
@@ -213,7 +224,7 @@ func (v *validator) credential(path string, ref SecretRef) bool {
 // noSecretRef reports a credential without a secretRef (GWP401 at its
 // name), which HAPTIC's authentication cannot read.
 func (v *validator) noSecretRef(path string) bool {
-	if v.p.Obj.Has(path) {
+	if written(v.p.Obj, path) {
 		return false
 	}
 	v.secretRef(path, SecretRef{})
@@ -363,7 +374,7 @@ func isTokenChar(c byte) bool {
 // secretRef checks the shape of a Secret reference; false when it cannot
 // be looked up.
 func (v *validator) secretRef(path string, ref SecretRef) bool {
-	if strings.TrimSpace(ref.Name) == "" && v.p.Obj.Has(path) {
+	if strings.TrimSpace(ref.Name) == "" && written(v.p.Obj, path) {
 		// GatewayPolicyRecord refuses a secretRef without a name as it
 		// refuses one in another namespace: a reference the policy may
 		// not use (RefNotPermitted), not a bad value.

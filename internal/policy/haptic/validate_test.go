@@ -1090,3 +1090,30 @@ func TestEmptyCacheTakesEffect(t *testing.T) {
 		t.Error("only an empty cache switches its feature on")
 	}
 }
+
+// TestNullIsAbsent: HAPTIC reads a policy through dig, to which a null is
+// no value (49-policy-waf.yaml: `ref != nil` before a catalog is read;
+// 44-route-policies.yaml: a credential's secretRef, `credential == nil`),
+// and the API server prunes a null its schema does not allow: a field
+// written null is absent, never an empty reference. Before hap33 gwpol
+// refused `catalogRef: null` as a catalogRef without a name.
+func TestNullIsAbsent(t *testing.T) {
+	inline := map[string]any{"waf": map[string]any{"policies": map[string]any{"inline": map[string]any{"inline-safe": map[string]any{"requestBody": map[string]any{"mode": "none"}}}}}}
+	for _, tc := range []struct {
+		name, spec string
+		want       []string // codes and fields of p.Invalid
+	}{
+		{"catalogRef null names a trusted policy", "spec:\n  waf: {policy: inline-safe, catalogRef: null}", nil},
+		{"an empty catalogRef is still a catalogRef", "spec:\n  waf: {policy: inline-safe, catalogRef: {}}", []string{"GWP401 spec.waf.catalogRef.name"}},
+		{"secretRef null is no secretRef, not a reference refused", "spec:\n  authentication: {apiKey: {secretRef: null}}", []string{"GWP401 spec.authentication.apiKey.secretRef.name"}},
+		{"targetRefs null attaches nothing", "spec:\n  targetRefs: null\n  rateLimit: {requests: 10}", nil},
+		{"targetRefs written are refused", "spec:\n  targetRefs: []\n  rateLimit: {requests: 10}", []string{"GWP401 spec.targetRefs"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decodeWith(t, tc.spec, inline, "")
+			if got := codes(p.Invalid); !slices.Equal(got, tc.want) {
+				t.Errorf("invalid %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -43,7 +43,7 @@ func (v *validator) waf(w *WAF) {
 		v.dependency(base+".policy", "WAF policy selection is disabled in this HAPTIC deployment (config haptic.waf.ingressPermissions.allowPolicySelection: false), so HAPTIC refuses waf.policy %q and the rule fails closed — drop waf (the deployment's defaultPolicy applies) or allow policy selection", w.Policy)
 		return
 	}
-	if !v.p.Obj.Has(base + ".catalogRef") {
+	if !written(v.p.Obj, base+".catalogRef") {
 		v.trusted(base, w)
 		return
 	}
@@ -331,7 +331,7 @@ func admit(m *model.Model, cache *catalogCache, s Settings) map[selection]string
 // selectionOf reads the self-service selection of a policy object, if any.
 func selectionOf(o *manifest.Object) (selection, bool) {
 	var hp HAProxyRoutePolicy
-	if _, err := o.DecodeStrict(&hp); err != nil || hp.Spec.WAF == nil || !o.Has("spec.waf.catalogRef") {
+	if _, err := o.DecodeStrict(&hp); err != nil || hp.Spec.WAF == nil || !written(o, "spec.waf.catalogRef") {
 		return selection{}, false
 	}
 	w := hp.Spec.WAF
