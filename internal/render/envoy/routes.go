@@ -427,7 +427,7 @@ type entry struct {
 	// and problem what its controller cannot translate in it as served
 	// (topology's FlatMatch.Inherited and Problem; a rule served as
 	// written: its own Rule.Problem).
-	inherited []gwv1.HTTPRouteFilter
+	inherited []topology.InheritedFilter
 	problem   *topology.RuleProblem
 	// top is the route the virtual host serves (the attachment's); a
 	// delegated child's rules are served as its top parent's, so its age
