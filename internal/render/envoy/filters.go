@@ -25,6 +25,8 @@ type ruleFilter struct {
 	// mirrorTo is the mirror's backend as topology resolved it
 	// (topology.Rule.Mirrors).
 	mirrorTo *topology.Backend
+	// index is the filter's in its rule's filters.
+	index int
 }
 
 func ruleFilters(rule *topology.Rule) []ruleFilter {
@@ -42,6 +44,7 @@ func ruleFilters(rule *topology.Rule) []ruleFilter {
 	}
 	k := 0
 	for i := range out {
+		out[i].index = i
 		if out[i].mirror != nil && k < len(rule.Mirrors) {
 			out[i].mirrorTo = rule.Mirrors[k]
 			k++
@@ -241,9 +244,10 @@ func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *rou
 }
 
 // mirrorPolicy translates RequestMirror (percent or fraction → runtime
-// fraction).
-func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter) *routev3.RouteAction_RequestMirrorPolicy {
-	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster}
+// fraction); keepHost: the mirrored request keeps its Host
+// (Target.MirrorsKeepHost), else Envoy appends "-shadow" to it.
+func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, keepHost bool) *routev3.RouteAction_RequestMirrorPolicy {
+	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster, DisableShadowHostSuffixAppend: keepHost}
 	switch {
 	case f.Percent != nil:
 		p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{

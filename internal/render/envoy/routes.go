@@ -697,8 +697,8 @@ func routeMatch(e entry) *routev3.RouteMatch {
 		// are the same prefix, and "/" matches everything. A prefix Envoy
 		// cannot match by segments (a "?" or "#": a delegated child's path
 		// joined to a parent's regular expression, which no schema
-		// bounds) is matched as a string prefix, as kgateway's
-		// setEnvoyPathMatcher falls back.
+		// bounds) is matched as a string prefix, the fallback a
+		// controller's path matcher takes for such a prefix.
 		v := e.path.value
 		p := strings.TrimRight(v, "/")
 		switch {
@@ -1051,9 +1051,9 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		switch {
 		case f.rewrite != nil:
 			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
-		case f.mirror != nil:
+		case f.mirror != nil && vb.res.Verdict(e.att.Route, vb.gw).Mirrors(e.rule.Index, f.index):
 			if c := vb.mirrorCluster(f.mirrorTo); c != "" {
-				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror))
+				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror, vb.target.MirrorsKeepHost))
 			}
 		}
 	}
