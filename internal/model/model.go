@@ -728,8 +728,8 @@ type GrantRule struct {
 	// the reference itself — is the core group "".
 	CoreAlias bool
 	// Off: the controller checks no ReferenceGrant, so every reference
-	// into another namespace is allowed (a deployment switch: kgateway's
-	// referenceGrantMode Off).
+	// into another namespace is allowed (a deployment switch the family
+	// declares: policy.DeploymentTraits.Ungranted).
 	Off bool
 }
 
