@@ -727,6 +727,10 @@ type GrantRule struct {
 	// CoreAlias: a group written "core" — in a grant's from or to, or in
 	// the reference itself — is the core group "".
 	CoreAlias bool
+	// Off: the controller checks no ReferenceGrant, so every reference
+	// into another namespace is allowed (a deployment switch the family
+	// declares: policy.DeploymentTraits.Ungranted).
+	Off bool
 }
 
 // group is g as the rule reads it.
@@ -747,7 +751,7 @@ func (m *Model) GrantAllows(fromGroup, fromKind, fromNS string, to ObjectRefTo) 
 
 // GrantAllowsBy is GrantAllows with groups matched by rule.
 func (m *Model) GrantAllowsBy(rule GrantRule, fromGroup, fromKind, fromNS string, to ObjectRefTo) bool {
-	if fromNS == to.Namespace {
+	if fromNS == to.Namespace || rule.Off {
 		return true
 	}
 	fromGroup, toGroup := rule.group(fromGroup), rule.group(to.Group)

@@ -293,8 +293,7 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 	if controller == "" {
 		controller = r.DefaultController().Name
 	}
-	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(),
-		UngrantedBackendRefs: r.UngrantedBackendRefs(cfg), WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
+	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(), WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
 		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller, RuleChecks: r.RuleChecks(cfg),
 		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes(), Delegation: r.Delegation()}
 }
@@ -360,7 +359,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		tc.BackendGroups = f.BackendGroups
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		tc.AdmissionFirst = f.AdmissionFirst
-		tc.Grants = f.Grants
+		tc.Grants = f.GrantsUnder(cfg)
 		tc.NoListenersNotValid = f.NoListenersNotValid
 		if unwatched := f.UnwatchedRoutes; unwatched != nil {
 			tc.Unwatched = func(kind string) string { return unwatched(kind, cfg) }

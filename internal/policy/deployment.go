@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/gwpol/gwpol/internal/model"
+
 // DeploymentTraits are what a controller's deployment settings change in
 // the generic stages, each read under the configuration of one compile:
 // the family declares the settings (Family.Settings) and answers from
@@ -10,9 +12,11 @@ type DeploymentTraits struct {
 	// family's kinds select targets by label in every namespace rather
 	// than in their own ("": none).
 	AllNamespacesPolicies func(cfg Config) string
-	// UngrantedBackendRefs reports whether the controller accepts a
-	// route's backendRef into another namespace without a ReferenceGrant.
-	UngrantedBackendRefs func(cfg Config) bool
+	// Ungranted reports whether the controller checks no ReferenceGrant:
+	// every reference into another namespace — a route's backendRef, a
+	// listener's certificate, a policy's Secret or backend — is allowed
+	// (its grant rule under cfg has Off: Family.GrantsUnder).
+	Ungranted func(cfg Config) bool
 	// FieldStrategy is the strategy the deployment gives a field of one of
 	// the family's kinds that may merge deep (FieldSpec.Deep), by the
 	// field's config name (FieldSpec.ConfigName, else its key); false:
@@ -32,16 +36,16 @@ func (r *Registry) SelectsInAllNamespaces(p *Policy, cfg Config) bool {
 	return ns != "" && ns == p.Obj.Namespace
 }
 
-// UngrantedBackendRefs reports whether a registered family's deployment
-// under cfg lets backendRefs cross namespaces without a ReferenceGrant
-// (topology.Options.UngrantedBackendRefs).
-func (r *Registry) UngrantedBackendRefs(cfg Config) bool {
-	for _, f := range r.Families() {
-		if f.Deployment.UngrantedBackendRefs != nil && f.Deployment.UngrantedBackendRefs(cfg) {
-			return true
-		}
+// GrantsUnder is how the family's controller matches ReferenceGrants
+// under cfg (Family.Grants; Off when its deployment checks none:
+// DeploymentTraits.Ungranted), the rule topology and the family's own
+// checks apply.
+func (f *Family) GrantsUnder(cfg Config) model.GrantRule {
+	g := f.Grants
+	if f.Deployment.Ungranted != nil && f.Deployment.Ungranted(cfg) {
+		g.Off = true
 	}
-	return false
+	return g
 }
 
 // FieldStrategy is the strategy the deployment under cfg gives field f of

@@ -140,7 +140,7 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 		b.fail("InvalidKind", fmt.Sprintf("backendRef kind %s is not supported", gk))
 		return b
 	}
-	if !opt.UngrantedBackendRefs && !g.Model.GrantAllowsBy(g.RouteGrantRule(r), model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
+	if !g.Model.GrantAllowsBy(g.RouteGrantRule(r), model.GatewayGroup, r.Kind, r.Meta.Namespace, target) {
 		b.fail("RefNotPermitted", fmt.Sprintf("%s %s/%s is in another namespace and no ReferenceGrant there allows it", b.Kind, b.Namespace, b.Name))
 		return b
 	}

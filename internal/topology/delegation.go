@@ -48,6 +48,21 @@ type DelegationRules struct {
 	// Widen completes "narrow its match or …": what has a child rule whose
 	// matches fall outside its parent's served ("" when nothing does).
 	Widen string
+	// Inherits are the Gateway API filters a delegated child rule takes
+	// from the delegating rules above it (via, nearest first), which the
+	// controller applies after the rule's own (FlatMatch.Inherited); nil:
+	// none.
+	Inherits func(rule *Rule, via []*Rule) []InheritedFilter
+}
+
+// InheritedFilter is a Gateway API filter a delegated child rule takes
+// from a delegating parent rule (DelegationRules.Inherits), as it applies
+// to the child: From is the parent rule that wrote it, Mirror the backend
+// that rule resolved for a RequestMirror (its Rule.Mirrors).
+type InheritedFilter struct {
+	Filter gwv1.HTTPRouteFilter
+	From   *Rule
+	Mirror *Backend
 }
 
 // ChildSelector is which HTTPRoutes of a namespace a delegating backendRef

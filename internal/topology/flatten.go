@@ -36,9 +36,9 @@ type FlatMatch struct {
 	// Via are the delegating rules above, nearest first.
 	Via []*Rule
 	// Inherited are the Gateway API filters a delegated entry takes from
-	// the delegating rules above it (see served.go); nil for a rule
-	// served as written.
-	Inherited []gwv1.HTTPRouteFilter
+	// the delegating rules above it (DelegationRules.Inherits; see
+	// served.go); nil for a rule served as written.
+	Inherited []InheritedFilter
 	// Problem is what the controller cannot translate in the entry as
 	// served: the rule's own (Rule.Problem) or one it takes from its
 	// parents (Rule.ProblemAlong); nil for a delegating entry, which

@@ -12,7 +12,7 @@ import (
 // A delegated child rule is served, under each parent match that keeps
 // it, with what it takes from its delegating parent rules: the match
 // joined to the parent's (DelegationRules.Keep) and the filters it
-// inherits (FlatMatch.Inherited). The controller translates and checks
+// inherits (FlatMatch.Inherited, DelegationRules.Inherits). The controller translates and checks
 // that entry, not the rule as written: a value the families' rule checks
 // refuse may reach the child from its parent. What the controller makes
 // of each flattened entry is decided here, once (FlatMatch.Problem), and
@@ -77,7 +77,9 @@ func (g *Graph) judgeServed(root *Route) {
 		if len(fm.Via) == 0 || fm.Rule.HTTP == nil {
 			continue
 		}
-		fm.Inherited = inheritedFilters(fm.Rule, fm.Via)
+		if g.delegation.Inherits != nil {
+			fm.Inherited = g.delegation.Inherits(fm.Rule, fm.Via)
+		}
 		if fm.Problem != nil || len(g.ruleChecks) == 0 || len(fm.Inherited) == 0 && ownMatch(fm.Rule, *fm.Match) {
 			continue // served as written: the rule's own verdict
 		}
@@ -96,26 +98,6 @@ func (g *Graph) judgeServed(root *Route) {
 	}
 }
 
-// inheritedFilters are the Gateway API filters a delegated child rule
-// takes from its delegating parents (via, nearest first): the nearest
-// parent rule's URLRewrite when the rule has none of its own.
-func inheritedFilters(rule *Rule, via []*Rule) []gwv1.HTTPRouteFilter {
-	if slices.ContainsFunc(rule.HTTP.Filters, func(f gwv1.HTTPRouteFilter) bool { return f.URLRewrite != nil }) {
-		return nil
-	}
-	for _, parent := range via {
-		if parent.HTTP == nil {
-			continue
-		}
-		for _, f := range parent.HTTP.Filters {
-			if f.URLRewrite != nil {
-				return []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterURLRewrite, URLRewrite: f.URLRewrite}}
-			}
-		}
-	}
-	return nil
-}
-
 // ownMatch reports whether m is one of the rule's own matches, as written.
 func ownMatch(rule *Rule, m gwv1.HTTPRouteMatch) bool {
 	return slices.ContainsFunc(RuleMatches(rule), func(own gwv1.HTTPRouteMatch) bool { return reflect.DeepEqual(own, m) })
@@ -127,7 +109,10 @@ func ownMatch(rule *Rule, m gwv1.HTTPRouteMatch) bool {
 func (g *Graph) checkServed(fm *FlatMatch) *RuleProblem {
 	h := *fm.Rule.HTTP
 	h.Matches = []gwv1.HTTPRouteMatch{*fm.Match}
-	h.Filters = append(slices.Clip(h.Filters), fm.Inherited...)
+	h.Filters = slices.Clip(h.Filters)
+	for _, f := range fm.Inherited {
+		h.Filters = append(h.Filters, f.Filter)
+	}
 	mr := *fm.Rule.Rule
 	mr.HTTP = &h
 	served := &Rule{Rule: &mr, Backends: fm.Rule.Backends, Mirrors: fm.Rule.Mirrors}

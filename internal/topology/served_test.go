@@ -12,7 +12,8 @@ import (
 // servedRules is a controller's delegation for TestServedProblems: a
 // backendRef of kind HTTPRoute delegates to the route so named; a child
 // annotated "inherit" has its matches joined to the parent's headers (the
-// parent's match otherwise keeps the child's as written).
+// parent's match otherwise keeps the child's as written); a child rule
+// without a URLRewrite takes the nearest parent's.
 var servedRules = DelegationRules{
 	Select: func(b *Backend) (ChildSelector, bool) {
 		return ChildSelector{Namespace: b.Namespace, Name: b.Name}, b.Kind == "HTTPRoute"
@@ -34,6 +35,19 @@ var servedRules = DelegationRules{
 	},
 	Refuse:     func(child *Route) (string, string, string) { return "", "", "" },
 	Unresolved: func(parent *Route, b *Backend, cycle *Route) (string, string) { return "NoChild", "none" },
+	Inherits: func(rule *Rule, via []*Rule) []InheritedFilter {
+		if slices.ContainsFunc(rule.HTTP.Filters, func(f gwv1.HTTPRouteFilter) bool { return f.URLRewrite != nil }) {
+			return nil
+		}
+		for _, p := range via {
+			for _, f := range p.HTTP.Filters {
+				if f.URLRewrite != nil {
+					return []InheritedFilter{{Filter: f, From: p}}
+				}
+			}
+		}
+		return nil
+	},
 }
 
 // servedCheck refuses a rule whose URLRewrite prefix holds "bad" or a

@@ -33,10 +33,6 @@ type Options struct {
 	// Gateway whose controller declares no rule of its own
 	// (Controller.StreamRoutes); unset: every route attached.
 	StreamRoutes StreamRouteRule
-	// UngrantedBackendRefs accepts a backendRef into another namespace
-	// without a ReferenceGrant: a controller deployed with grants turned
-	// off (policy.Registry.UngrantedBackendRefs).
-	UngrantedBackendRefs bool
 	// Keys are the family's annotation, label and option keys topology
 	// reads (its package declares them).
 	Keys Keys

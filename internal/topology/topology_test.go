@@ -1194,13 +1194,15 @@ spec:
 }
 
 // TestUngrantedBackendRefs: under a controller deployed with grants off
-// (kgateway's referenceGrantMode Off) a backendRef into another namespace
-// resolves without a ReferenceGrant; otherwise it needs one.
+// (its grant rule's Off: kgateway's referenceGrantMode Off) a backendRef
+// into another namespace resolves without a ReferenceGrant; otherwise it
+// needs one.
 func TestUngrantedBackendRefs(t *testing.T) {
 	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: other}\nspec: {ports: [{port: 80}]}\n"
 	rt := httpRoute("infra", "r", "  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, namespace: other, port: 80}]}]\n")
 	for ungranted, want := range map[bool]string{true: "True/ResolvedRefs", false: "False/RefNotPermitted"} {
-		g := graph(t, Options{UngrantedBackendRefs: ungranted}, gatewayInfra, svc, rt)
+		ctrl := map[string]Controller{"x": {Grants: model.GrantRule{Off: ungranted}}}
+		g := graph(t, Options{Controllers: ctrl, Controller: "x"}, gatewayInfra, svc, rt)
 		r := route(t, g, "HTTPRoute/infra/r")
 		if c := findCond(RouteParentConditions(r, r.Parents[0]), "ResolvedRefs"); string(c.Status)+"/"+c.Reason != want {
 			t.Errorf("ungranted %v: ResolvedRefs = %+v, want %s", ungranted, c, want)

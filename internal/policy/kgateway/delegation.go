@@ -46,7 +46,69 @@ var wildcards = map[model.GroupKind]string{{Group: model.GatewayGroup, Kind: "HT
 
 // Delegation is kgateway's route delegation (policy.Family.Delegation).
 var Delegation = topology.DelegationRules{Select: selectChildren, Accepts: acceptsParent, Keep: keptRules, Refuse: refuseDelegatee, Unresolved: unresolvedDelegation,
-	Widen: "set " + InheritParentMatcher + `: "true"`}
+	Widen: "set " + InheritParentMatcher + `: "true"`, Inherits: inheritedFilters}
+
+// inheritedFilters are the Gateway API filters a delegated child rule
+// takes from the delegating rules above it (topology.DelegationRules.
+// Inherits). kgateway keeps a rule's filters as built-in policies of the
+// rule (its ExtensionRefs) and applies a delegating parent's to each child
+// route after the child's own, nearest parent first, each filter as its
+// apply does (irtranslator/route.go@0705bfec: runRoutePlugins;
+// krtcollections/builtin.go@15b44643): header modifiers and mirrors are
+// appended; a URLRewrite's hostname and its path are each set only when
+// neither the child nor a nearer parent set them (IsSettable under the
+// default ShallowMergePreferChild). A mirror keeps the backend the
+// parent's rule resolved.
+func inheritedFilters(rule *topology.Rule, via []*topology.Rule) []topology.InheritedFilter {
+	var out []topology.InheritedFilter
+	host, path := rewriteSet(rule)
+	for _, parent := range via {
+		if parent.HTTP == nil {
+			continue
+		}
+		mirror := 0
+		for _, f := range parent.HTTP.Filters {
+			switch {
+			case f.RequestHeaderModifier != nil, f.ResponseHeaderModifier != nil:
+				out = append(out, topology.InheritedFilter{Filter: f, From: parent})
+			case f.RequestMirror != nil:
+				in := topology.InheritedFilter{Filter: f, From: parent}
+				if mirror < len(parent.Mirrors) {
+					in.Mirror = parent.Mirrors[mirror]
+				}
+				mirror++
+				out = append(out, in)
+			case f.URLRewrite != nil:
+				rw := gwv1.HTTPURLRewriteFilter{}
+				if f.URLRewrite.Hostname != nil && !host {
+					rw.Hostname, host = f.URLRewrite.Hostname, true
+				}
+				if f.URLRewrite.Path != nil && !path {
+					rw.Path, path = f.URLRewrite.Path, true
+				}
+				if rw.Hostname != nil || rw.Path != nil {
+					out = append(out, topology.InheritedFilter{Filter: gwv1.HTTPRouteFilter{Type: gwv1.HTTPRouteFilterURLRewrite, URLRewrite: &rw}, From: parent})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// rewriteSet reports whether a rule's own URLRewrite filters set a host
+// and a path rewrite.
+func rewriteSet(rule *topology.Rule) (host, path bool) {
+	if rule.HTTP == nil {
+		return false, false
+	}
+	for _, f := range rule.HTTP.Filters {
+		if f.URLRewrite != nil {
+			host = host || f.URLRewrite.Hostname != nil
+			path = path || f.URLRewrite.Path != nil
+		}
+	}
+	return host, path
+}
 
 // selectChildren: a backendRef delegates when it is an HTTPRoute (the one
 // named, or every one of its namespace for RouteWildcard) or a label

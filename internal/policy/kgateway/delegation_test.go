@@ -348,3 +348,83 @@ func TestRegexParent(t *testing.T) {
 		})
 	}
 }
+
+// TestInheritedFilters: kgateway applies a delegating parent rule's
+// built-in filters to each child route after the child's own, nearest
+// parent first (inheritedFilters): header modifiers and mirrors are
+// added, a URLRewrite's hostname and path each only where neither the
+// child nor a nearer parent set one; a mirror keeps the backend its
+// parent's rule resolved.
+func TestInheritedFilters(t *testing.T) {
+	parent := func(name, child, filters string) string {
+		return httpRouteDoc("infra", name, "  parentRefs: [{name: gw}]\n  rules:\n  - matches: [{path: {type: PathPrefix, value: /p}}]\n    filters: "+filters+"\n"+
+			"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: "+child+"}]\n")
+	}
+	middle := func(filters string) string {
+		return httpRouteDoc("infra", "mid", "  rules:\n  - matches: [{path: {type: PathPrefix, value: /p/m}}]\n    filters: "+filters+"\n"+
+			"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: kid}]\n")
+	}
+	child := func(filters string) string {
+		return httpRouteDoc("infra", "kid", "  rules:\n  - matches: [{path: {type: PathPrefix, value: /p/m/k}}]\n    filters: "+filters+"\n    backendRefs: [{name: svc, port: 80}]\n")
+	}
+	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{port: 80}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: shadow, namespace: infra}\nspec: {ports: [{port: 8080}]}\n"
+	const (
+		setA     = "{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-a, value: parent}]}}"
+		respB    = "{type: ResponseHeaderModifier, responseHeaderModifier: {add: [{name: x-b, value: parent}]}}"
+		mirror   = "{type: RequestMirror, requestMirror: {backendRef: {name: shadow, port: 8080}}}"
+		hostPath = "{type: URLRewrite, urlRewrite: {hostname: parent.example, path: {type: ReplacePrefixMatch, replacePrefixMatch: /parent}}}"
+		pathOnly = "{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /mid}}}"
+		hostOnly = "{type: URLRewrite, urlRewrite: {hostname: kid.example}}"
+	)
+	tests := []struct {
+		name string
+		docs []string
+		want []string // the leaf's inherited filters: type, from (route), what
+	}{
+		{"header modifiers and a mirror are added",
+			[]string{parent("api", "kid", "["+setA+", "+respB+", "+mirror+"]"), child("[{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-a, value: kid}]}}]")},
+			[]string{"RequestHeaderModifier from api", "ResponseHeaderModifier from api", "RequestMirror from api to Service infra/shadow:8080 resolved"}},
+		{"a child's own hostname keeps the parent's path",
+			[]string{parent("api", "kid", "["+hostPath+"]"), child("[" + hostOnly + "]")},
+			[]string{"URLRewrite from api: path /parent"}},
+		{"a child's whole rewrite takes nothing",
+			[]string{parent("api", "kid", "["+hostPath+"]"), child("[{type: URLRewrite, urlRewrite: {hostname: kid.example, path: {type: ReplaceFullPath, replaceFullPath: /k}}}]")},
+			nil},
+		{"the nearest parent's path, a farther parent's hostname",
+			[]string{parent("api", "mid", "["+hostPath+", "+setA+"]"), middle("[" + pathOnly + "]"), child("[]")},
+			[]string{"URLRewrite from mid: path /mid", "URLRewrite from api: hostname parent.example", "RequestHeaderModifier from api"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := delegationGraph(t, append([]string{delegationGateway, svc}, tt.docs...)...)
+			var got []string
+			for _, fm := range delegatedRoute(t, g, "HTTPRoute/infra/api").Flat {
+				if fm.Route.Meta.Name != "kid" {
+					continue
+				}
+				for _, in := range fm.Inherited {
+					from := "?"
+					for _, rt := range g.Routes {
+						if slices.Contains(rt.Rules, in.From) {
+							from = rt.Meta.Name
+						}
+					}
+					s := string(in.Filter.Type) + " from " + from
+					switch rw := in.Filter.URLRewrite; {
+					case rw != nil && rw.Path != nil:
+						s += ": path " + *rw.Path.ReplacePrefixMatch
+					case rw != nil && rw.Hostname != nil:
+						s += ": hostname " + string(*rw.Hostname)
+					case in.Mirror != nil:
+						s += fmt.Sprintf(" to %s %s/%s:%d resolved=%v", in.Mirror.Kind, in.Mirror.Namespace, in.Mirror.Name, in.Mirror.Port, in.Mirror.Resolved)
+						s = strings.Replace(s, " resolved=true", " resolved", 1)
+					}
+					got = append(got, s)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("inherited:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

@@ -6,19 +6,34 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // deployment is what kgateway's deployment settings change in the
 // generic stages (policy.DeploymentTraits): which namespace's policies
-// select targets everywhere (globalPolicyNamespace), whether backendRefs
-// need a ReferenceGrant (referenceGrantMode Off: none does), and how a
-// field that may merge deep merges (policyMerge).
+// select targets everywhere (globalPolicyNamespace), whether any
+// reference into another namespace needs a ReferenceGrant
+// (referenceGrantMode Off: none does), and how a field that may merge
+// deep merges (policyMerge).
 var deployment = policy.DeploymentTraits{
 	AllNamespacesPolicies: GlobalPolicyNamespace.String,
-	UngrantedBackendRefs:  func(cfg policy.Config) bool { return ReferenceGrantMode.String(cfg) == "Off" },
+	Ungranted:             grantsOff,
 	FieldStrategy:         fieldStrategy,
 }
+
+// grantsOff reports whether kgateway runs with referenceGrantMode Off: its
+// RefGrantIndex.ReferenceAllowed then allows every reference before
+// looking at a grant, so no caller — backendRefs, mirrors, listener
+// certificates, a policy's Secrets (by name, by selector, in header
+// values) or backends — needs one (devel/reference_grant/
+// reference-grant-mode.md, whose golden cases are the pinned
+// reference-grant-mode ones).
+func grantsOff(cfg policy.Config) bool { return ReferenceGrantMode.String(cfg) == "Off" }
+
+// grants is how kgateway matches ReferenceGrants under cfg: Grants, and
+// none checked under referenceGrantMode Off (Family.GrantsUnder).
+func grants(cfg policy.Config) model.GrantRule { return Family.GrantsUnder(cfg) }
 
 // strictValidation reports whether kgateway runs with validationMode
 // Strict: it then also refuses what Envoy's own validation of the

@@ -12,13 +12,13 @@ import (
 // gives them (any case), with kgateway's defaults when unset.
 func TestDeploymentTraits(t *testing.T) {
 	unset := policy.Config{}
-	if deployment.UngrantedBackendRefs(unset) || strictGrants(unset) || strictValidation(unset) || deployment.AllNamespacesPolicies(unset) != "" {
+	if deployment.Ungranted(unset) || strictGrants(unset) || strictValidation(unset) || deployment.AllNamespacesPolicies(unset) != "" {
 		t.Error("unset: want kgateway's defaults (Permissive grants, Standard validation, no global policy namespace)")
 	}
 	for mode, want := range map[string][2]bool{"off": {true, false}, "Permissive": {false, false}, "STRICT": {false, true}} {
 		cfg := unset.WithSetting(ReferenceGrantMode.Key, mode)
-		if got := [2]bool{deployment.UngrantedBackendRefs(cfg), strictGrants(cfg)}; got != want {
-			t.Errorf("referenceGrantMode %s: ungranted backendRefs, strict grants = %v, want %v", mode, got, want)
+		if got := [2]bool{deployment.Ungranted(cfg), strictGrants(cfg)}; got != want {
+			t.Errorf("referenceGrantMode %s: ungranted references, strict grants = %v, want %v", mode, got, want)
 		}
 	}
 	if !strictValidation(unset.WithSetting(ValidationMode.Key, "strict")) {

@@ -102,7 +102,7 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 			add(s)
 		}
 	case v.SecretSelector != nil:
-		kept, _ := selectedSecrets(r.env.Model, r.ns(0), v.SecretSelector.MatchLabels)
+		kept, _ := selectedSecrets(r.env, r.ns(0), v.SecretSelector.MatchLabels)
 		for _, s := range kept {
 			add(s)
 		}

@@ -84,7 +84,7 @@ func (r *fieldRenderer) headerSecretsResolve(f *HTTPHeaderFilter, fromKind strin
 		switch {
 		case sec == nil:
 			return fmt.Errorf("secretRef: Secret %s/%s not found", ns, name)
-		case !r.env.Model.GrantAllowsBy(Grants, Group, fromKind, from, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: name}):
+		case !r.env.Model.GrantAllowsBy(grants(r.env.Config), Group, fromKind, from, model.ObjectRefTo{Kind: "Secret", Namespace: ns, Name: name}):
 			return fmt.Errorf("secretRef: Secret %s/%s is in another namespace and no ReferenceGrant in %s allows a %s in %s to read it (missing reference grant)", ns, name, ns, fromKind, from)
 		}
 		key := ""

@@ -137,7 +137,7 @@ func collectorResolves(ref gwv1.BackendObjectReference, in policy.FieldInput, en
 		p := int32(*ref.Port)
 		r.port = &p
 	}
-	if problem := backendRefProblem(env.Model, KindListenerPolicy, from, r); problem != "" {
+	if problem := backendRefProblem(env, KindListenerPolicy, from, r); problem != "" {
 		return fmt.Errorf("unresolved backend reference: %s", problem)
 	}
 	return nil

@@ -125,10 +125,39 @@ func matchPathProblem(m gwv1.HTTPRouteMatch) *topology.RuleProblem {
 	if t == gwv1.PathMatchPathPrefix && len(v) > 1 {
 		v = strings.TrimSuffix(v, "/") // as translateMatcher writes the prefix
 	}
-	if why := rewriteProblem(v); why != "" {
+	if why := routePathProblem(v); why != "" {
 		return &topology.RuleProblem{Message: fmt.Sprintf("the %q path is invalid: %s", v, why)}
 	}
 	return nil
+}
+
+// encodedSlash is a percent-encoded "/", which kgateway refuses in a
+// path it validates as written.
+var encodedSlash = regexp.MustCompile(`%2[fF]`)
+
+// routePathProblem is rewriteProblem for a path kgateway validates as
+// written, not parsed as a URL first (validate.go: validatePath, as
+// opposed to validatePrefixRewrite): a "%" must start an escape (two hex
+// digits), and an escaped "/" is refused as "//" is (invalidPathSequences
+// "%2f", "%2F", in every stored revision). The Gateway API schema lets a
+// route's path hold "%2F".
+func routePathProblem(p string) string {
+	if why := rewriteProblem(p); why != "" {
+		return why
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && (i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2])) {
+			return "it must only contain valid URI path characters"
+		}
+	}
+	if s := encodedSlash.FindString(p); s != "" {
+		return fmt.Sprintf("path [%s] cannot contain [%s]", p, s)
+	}
+	return ""
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // pathsProblem is the first of the replacement paths given that is

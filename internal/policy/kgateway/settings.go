@@ -39,8 +39,8 @@ var (
 		Doc:    "how invalid routes and policies are handled: Standard replaces what an invalid rule or policy breaks with a direct response (500); Strict also refuses what Envoy's own validation of the generated configuration would (regular expressions, substitution formats, transformation templates, upstream TLS)",
 		Source: "api/settings/settings.go: Settings.ValidationMode (KGW_VALIDATION_MODE: STANDARD, STRICT)"}
 	ReferenceGrantMode = policy.Setting{Key: "referenceGrantMode", Default: "Permissive", Choices: []string{"Strict", "Permissive", "Off"},
-		Doc:    "which references into another namespace need a ReferenceGrant: Permissive, backendRefs; Strict, also a TrafficPolicy's GatewayExtension references; Off, none (backendRefs included)",
-		Source: "api/settings/settings.go: Settings.ReferenceGrantMode (KGW_REFERENCE_GRANT_MODE: OFF, PERMISSIVE, STRICT); pkg/krtcollections/policy.go: NewRefGrantIndex"}
+		Doc:    "which references into another namespace need a ReferenceGrant: Permissive, backendRefs, mirrors, listener certificates and a policy's Secrets and backends; Strict, also a TrafficPolicy's GatewayExtension references; Off, none",
+		Source: "api/settings/settings.go: Settings.ReferenceGrantMode (KGW_REFERENCE_GRANT_MODE: OFF, PERMISSIVE, STRICT); pkg/krtcollections/policy.go: NewRefGrantIndex, ReferenceAllowed (Off allows every reference: devel/reference_grant/reference-grant-mode.md)"}
 	GlobalPolicyNamespace = policy.Setting{Key: "globalPolicyNamespace", Default: "",
 		Doc:    "the namespace whose policies' targetSelectors select targets in every namespace, not only their own; empty: none",
 		Source: "api/settings/settings.go: Settings.GlobalPolicyNamespace (KGW_GLOBAL_POLICY_NAMESPACE)"}

@@ -274,7 +274,7 @@ func (v *validator) extensionBackends(path string, ext *manifest.Object, provide
 // extensionBackendProblem is why one backendRef of a GatewayExtension does
 // not resolve, "" when it does.
 func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef) string {
-	return backendRefProblem(v.env.Model, KindGatewayExtension, ext.Namespace, ref)
+	return backendRefProblem(v.env, KindGatewayExtension, ext.Namespace, ref)
 }
 
 // backendRefProblem is why a backendRef that an object of kgateway's
@@ -282,8 +282,10 @@ func (v *validator) extensionBackendProblem(ext *manifest.Object, ref backendRef
 // kgateway's BackendIndex (GetBackendFromRef with the object as the
 // source), "" when it does: a Service must exist and expose the port, a
 // Backend must exist, any other kind is unknown, and one in another
-// namespace needs a ReferenceGrant from fromKind in fromNS.
-func backendRefProblem(m *model.Model, fromKind, fromNS string, ref backendRef) string {
+// namespace needs a ReferenceGrant from fromKind in fromNS (none under
+// referenceGrantMode Off).
+func backendRefProblem(env *policy.Env, fromKind, fromNS string, ref backendRef) string {
+	m := env.Model
 	ns := ref.namespace
 	if ns == "" {
 		ns = fromNS
@@ -311,7 +313,7 @@ func backendRefProblem(m *model.Model, fromKind, fromNS string, ref backendRef) 
 		// other pair is an unknown backend kind.
 		return fmt.Sprintf("backendRef to %s %s/%s: unknown backend kind (a core Service or a %s %s)", ref.gk, ns, ref.name, Group, KindBackend)
 	}
-	if !m.GrantAllowsBy(Grants, Group, fromKind, fromNS, target) {
+	if !m.GrantAllowsBy(grants(env.Config), Group, fromKind, fromNS, target) {
 		return fmt.Sprintf("backend %s %s/%s is in another namespace and no ReferenceGrant allows it (missing reference grant)", target.Kind, ns, ref.name)
 	}
 	return ""
@@ -388,7 +390,7 @@ func (v *validator) granted(kind, ns, name string) bool {
 	if kind == KindGatewayExtension || kind == KindBackend {
 		group = Group
 	}
-	return v.env.Model.GrantAllowsBy(Grants, Group, KindTrafficPolicy, v.p.Obj.Namespace, model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name})
+	return v.env.Model.GrantAllowsBy(grants(v.env.Config), Group, KindTrafficPolicy, v.p.Obj.Namespace, model.ObjectRefTo{Group: group, Kind: kind, Namespace: ns, Name: name})
 }
 
 // secret checks a Secret reference and returns the Secret, or nil when it
@@ -412,7 +414,7 @@ func (v *validator) secret(path, name string, nsRef *string) *model.Opaque {
 // kept — for a missing ReferenceGrant when some match was in another
 // namespace without one. It returns the kept Secrets.
 func (v *validator) secretSelector(path string, match map[string]string) []*model.Opaque {
-	kept, found := selectedSecrets(v.env.Model, v.p.Obj.Namespace, match)
+	kept, found := selectedSecrets(v.env, v.p.Obj.Namespace, match)
 	switch {
 	case found == 0:
 		v.invalid(path, "no Secret matches %s", labels.SelectorFromSet(match).String())
@@ -428,9 +430,11 @@ func (v *validator) secretSelector(path string, match map[string]string) []*mode
 // TrafficPolicy in policyNS takes, as kgateway's
 // SecretIndex.GetSecretsBySelector takes them: every Secret whose labels
 // match, in any namespace, but one in another namespace no ReferenceGrant
-// lets TrafficPolicies of policyNS read, which is skipped; found counts
-// the matches before that. The validator and render both read it.
-func selectedSecrets(m *model.Model, policyNS string, match map[string]string) (kept []*model.Opaque, found int) {
+// lets TrafficPolicies of policyNS read, which is skipped (none is under
+// referenceGrantMode Off); found counts the matches before that. The
+// validator and render both read it.
+func selectedSecrets(env *policy.Env, policyNS string, match map[string]string) (kept []*model.Opaque, found int) {
+	m, rule := env.Model, grants(env.Config)
 	if len(match) == 0 {
 		return nil, 0
 	}
@@ -440,7 +444,7 @@ func selectedSecrets(m *model.Model, policyNS string, match map[string]string) (
 			continue
 		}
 		found++
-		if s.Namespace == policyNS || m.GrantAllowsBy(Grants, Group, KindTrafficPolicy, policyNS, model.ObjectRefTo{Kind: "Secret", Namespace: s.Namespace, Name: s.Name}) {
+		if s.Namespace == policyNS || m.GrantAllowsBy(rule, Group, KindTrafficPolicy, policyNS, model.ObjectRefTo{Kind: "Secret", Namespace: s.Namespace, Name: s.Name}) {
 			kept = append(kept, s)
 		}
 	}

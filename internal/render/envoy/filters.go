@@ -73,13 +73,15 @@ func backendRefFilters(rule *topology.Rule, i int) []ruleFilter {
 // withInherited adds to a delegated child rule's filters those it takes
 // from its delegating parents (topology's FlatMatch.Inherited, decided and
 // judged there with the entry).
-func withInherited(fs []ruleFilter, inherited []gwv1.HTTPRouteFilter) []ruleFilter {
+func withInherited(fs []ruleFilter, inherited []topology.InheritedFilter) []ruleFilter {
 	if len(inherited) == 0 {
 		return fs
 	}
 	out := slices.Clone(fs)
-	for _, f := range inherited {
-		out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, redirect: f.RequestRedirect, rewrite: f.URLRewrite})
+	for _, in := range inherited {
+		f := in.Filter
+		out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, redirect: f.RequestRedirect,
+			rewrite: f.URLRewrite, mirror: f.RequestMirror, mirrorTo: in.Mirror})
 	}
 	return out
 }

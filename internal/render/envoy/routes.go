@@ -374,7 +374,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (topology's Flat)
 		}
-		if p := e.problem; p != nil && p.Dropped {
+		if p := e.problem(); p != nil && p.Dropped {
 			continue // left out, as status says (RouteRuleDropped); it keeps its index too
 		}
 		if _, out := vb.res.LeftOut(e.att.Route, e.rule, vb.gw); out {
@@ -423,16 +423,25 @@ type entry struct {
 	delegates bool   // the rule delegates to child HTTPRoutes
 	replaced  string // why a delegating entry answers 500 instead
 	via       []*topology.Rule
-	// inherited are the filters a delegated entry takes from its parents
-	// and problem what its controller cannot translate in it as served
-	// (topology's FlatMatch.Inherited and Problem; a rule served as
-	// written: its own Rule.Problem).
-	inherited []gwv1.HTTPRouteFilter
-	problem   *topology.RuleProblem
+	// flat is the flattened entry of an HTTPRoute attached to a listener
+	// (topology's Route.Flat, held for the run): what it inherits and
+	// what its controller cannot translate in it as served (problem);
+	// nil for other routes.
+	flat *topology.FlatMatch
 	// top is the route the virtual host serves (the attachment's); a
 	// delegated child's rules are served as its top parent's, so its age
 	// and name order them first, then the child's own (src).
 	top, src *topology.Route
+}
+
+// problem is what the controller cannot translate in the entry as served
+// (topology's FlatMatch.Problem; a rule served as written: its own
+// Rule.Problem).
+func (e entry) problem() *topology.RuleProblem {
+	if e.flat != nil {
+		return e.flat.Problem
+	}
+	return e.rule.Problem
 }
 
 // pathMatch is a match's path in Envoy terms.
@@ -492,7 +501,8 @@ func appendEntries(out []entry, a *topology.Attachment, grpcServiceSegments bool
 		// Delegated children's attachments, made when a child appears:
 		// most routes delegate nothing, and need no map.
 		var atts map[*topology.Route]*topology.Attachment
-		for _, fm := range rt.Flat {
+		for i := range rt.Flat {
+			fm := &rt.Flat[i]
 			att := a
 			if fm.Route != rt {
 				if att = atts[fm.Route]; att == nil {
@@ -504,7 +514,7 @@ func appendEntries(out []entry, a *topology.Attachment, grpcServiceSegments bool
 				}
 			}
 			e := entry{att: att, rule: fm.Rule, ruleIndex: fm.RuleIndex, match: fm.MatchIndex, hm: fm.Match,
-				top: rt, src: fm.Route, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via, inherited: fm.Inherited, problem: fm.Problem}
+				top: rt, src: fm.Route, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via, flat: fm}
 			e.path = httpPath(fm.Match.Path)
 			e.method, e.headers, e.queries = fm.Match.Method != nil, len(fm.Match.Headers), len(fm.Match.QueryParams)
 			out = append(out, e)
@@ -513,7 +523,7 @@ func appendEntries(out []entry, a *topology.Attachment, grpcServiceSegments bool
 	}
 	for _, rule := range rt.Rules {
 		for m := range matchCount(rule) {
-			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, top: rt, src: rt, problem: rule.Problem}
+			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, top: rt, src: rt}
 			e.path, e.method, e.headers, e.queries = describeMatch(rule, m, grpcServiceSegments)
 			if rule.HTTP != nil && m < len(rule.HTTP.Matches) {
 				e.hm = &rule.HTTP.Matches[m]
@@ -774,7 +784,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		r.Action = directResponse(status, body)
 		return r
 	}
-	if e.problem != nil {
+	if e.problem() != nil {
 		// A rule the controller cannot translate as written or as served
 		// under its parents (topology's FlatMatch.Problem,
 		// RouteRuleReplaced).
@@ -1002,7 +1012,10 @@ func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 // forward sets the route's action from the rule's backends and Gateway API
 // filters. It reports false when the route became a direct response.
 func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) bool {
-	filters := withInherited(ruleFilters(e.rule), e.inherited)
+	filters := ruleFilters(e.rule)
+	if e.flat != nil {
+		filters = withInherited(filters, e.flat.Inherited)
+	}
 	for _, f := range filters {
 		if f.redirect != nil {
 			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
