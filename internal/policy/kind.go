@@ -46,6 +46,7 @@ package policy
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -456,6 +457,24 @@ type RouteVerdict struct {
 	// the condition it writes there is among ParentConditions. Render
 	// builds nothing for the route there, explain says why.
 	UnservedOn map[*topology.Listener]Condition
+	// Unmirrored are the RequestMirror filters the controller configures
+	// no mirror for, though topology resolved their backendRef (Envoy
+	// Gateway: a mirror whose backend it refuses, or whose Service has no
+	// endpoint: BackendsAvailable False while the rule is still served):
+	// render copies no request there.
+	Unmirrored []FilterRef
+}
+
+// FilterRef names one filter of a route: Filter is its index in the
+// filters of rule index Rule.
+type FilterRef struct {
+	Rule, Filter int
+}
+
+// Mirrors reports whether the controller configures the mirror of
+// filter index filter of rule index rule (true for a nil verdict).
+func (v *RouteVerdict) Mirrors(rule, filter int) bool {
+	return v == nil || !slices.Contains(v.Unmirrored, FilterRef{Rule: rule, Filter: filter})
 }
 
 // Unserved is why the controller serves none of the route on listener

@@ -86,7 +86,8 @@ func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
 }
 
 func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Backend {
-	gk := model.RefGroupKind(br.Group, br.Kind, model.GroupKind{Kind: "Service"})
+	written := model.RefGroupKind(br.Group, br.Kind, model.GroupKind{Kind: "Service"})
+	gk := byKind(written, g.routeBackendGroups(r), opt)
 	b := &Backend{BackendRef: br, Group: gk.Group, Kind: gk.Kind, Namespace: r.Meta.Namespace, Name: string(br.Name)}
 	defer g.classify(b)
 	if br.Namespace != nil && *br.Namespace != "" {
@@ -96,7 +97,7 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 		b.Port = int32(*br.Port)
 	}
 	extension := false
-	target := model.ObjectRefTo{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+	target := model.ObjectRefTo{Group: written.Group, Kind: written.Kind, Namespace: b.Namespace, Name: b.Name}
 	switch {
 	case gk == model.GroupKind{Group: "", Kind: "Service"}:
 		b.Service = g.Model.Service(b.Namespace, b.Name)
@@ -145,6 +146,27 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 	}
 	b.Resolved, b.Extension = true, extension
 	return b
+}
+
+// byKind is the backend kind a reference of kind gk names where the
+// controller reads a backendRef of one of groups by its kind alone
+// (Controller.BackendGroups): the Service, or the kind of that name
+// registered in one of them; gk itself otherwise.
+func byKind(gk model.GroupKind, groups []string, opt Options) model.GroupKind {
+	if !slices.Contains(groups, gk.Group) {
+		return gk
+	}
+	if gk.Kind == "Service" {
+		return model.GroupKind{Kind: "Service"}
+	}
+	out := gk
+	for k := range opt.BackendKinds {
+		// the first of the groups that registers it, whatever the map's order
+		if k.Kind == gk.Kind && slices.Contains(groups, k.Group) && (out == gk || slices.Index(groups, k.Group) < slices.Index(groups, out.Group)) {
+			out = k
+		}
+	}
+	return out
 }
 
 // extensionKind reports whether an extension plugin registers kind gk.

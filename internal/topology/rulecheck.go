@@ -24,8 +24,13 @@ type RuleCheck func(r *Route, rule *Rule) *RuleProblem
 
 // checkRule runs the families' checks on a rule in order and keeps the
 // first problem (Rule.Problem), with its finding at the rule (ok false
-// when the rule has none).
+// when the rule has none). A delegating rule is judged where it is
+// served, on its children's entries (served.go): it emits no route of
+// its own.
 func (g *Graph) checkRule(r *Route, rule *Rule) (found diag.Diagnostic, ok bool) {
+	if rule.IsDelegating() {
+		return diag.Diagnostic{}, false
+	}
 	for _, check := range g.ruleChecks {
 		if p := check(r, rule); p != nil {
 			rule.Problem = p

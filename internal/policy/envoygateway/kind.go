@@ -447,9 +447,12 @@ var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Targe
 	// helpers.go: computeHosts removes from the hostnames a route serves on
 	// a listener the other same-port listeners' own hostnames.
 	ExclusiveListenerHostnames: true,
-	ObjectVerdicts:             objectVerdicts,
-	Gateway:                    gatewayVerdict,
-	ForeignJudges:              map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
+	// validate.go: validateBackendRefGroup admits these groups, and
+	// validateBackendRefKind and processDestination go by the kind alone.
+	BackendGroups:  []string{"", serviceImport.Group, Group},
+	ObjectVerdicts: objectVerdicts,
+	Gateway:        gatewayVerdict,
+	ForeignJudges:  map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",
 		"policy-no-effect":                  "The mergeType is Envoy Gateway's.",
