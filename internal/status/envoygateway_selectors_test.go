@@ -125,3 +125,70 @@ func TestEnvoyGatewayTargetSelectorNamespaceExpressions(t *testing.T) {
 		t.Errorf("attached (-want +got):\n%s", diff)
 	}
 }
+
+// TestEnvoyGatewayTargetsComposed: the targets of a policy are composed as
+// resolvePolicyTargets does (helpers.go: composePolicyTargetRefs) — the
+// objects its selectors pick first, by their creationTimestamp, then each
+// targetRef that names none of them; a targetRef and a selector naming one
+// object are one target (before: the policy conflicted with itself), and
+// the deprecated targetRef, when set, is read alone (GetTargetRefs: the
+// targetRefs beside it are not).
+func TestEnvoyGatewayTargetsComposed(t *testing.T) {
+	// rd and re are on listener a too, re created before rd
+	const more = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: rd, namespace: app, creationTimestamp: '2024-03-01T00:00:00Z', labels: {pair: x}}\n" +
+		"spec: {parentRefs: [{name: gw, sectionName: a}], rules: [{}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: re, namespace: app, creationTimestamp: '2024-02-01T00:00:00Z', labels: {pair: x}}\n" +
+		"spec: {parentRefs: [{name: gw, sectionName: a}], rules: [{}]}\n"
+	btp := func(name, created, targeting string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name + ", namespace: app, creationTimestamp: '" + created + "'}\nspec:\n" +
+			targeting + "  timeout: {tcp: {connectTimeout: 5s}}\n"
+	}
+	const route = "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: "
+	tests := []struct {
+		name, policies string
+		want           []string // "policy @ ancestor: Accepted=S/Reason[: message]", sorted
+	}{{
+		name:     "a targetRef and a selector naming one route: one target",
+		policies: btp("both", "2024-01-01T00:00:00Z", "  targetRefs: ["+route+"ra}]\n  targetSelectors: [{kind: HTTPRoute, matchLabels: {tier: gold}}]\n"),
+		want:     []string{"both @ Gateway/app/gw#a: Accepted=True/Accepted"},
+	}, {
+		name: "a targetRef and a selector naming one Gateway: one target",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: both, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  targetSelectors: [{kind: Gateway, matchLabels: {}}]\n  cors: {allowOrigins: ['https://a.example.com']}\n",
+		want: []string{"both @ Gateway/app/gw: Accepted=True/Accepted"},
+	}, {
+		name:     "the deprecated targetRef is read alone: the targetRefs beside it are not",
+		policies: btp("old", "2024-01-01T00:00:00Z", "  targetRef: "+route+"ra}\n  targetRefs: ["+route+"rb}]\n  targetSelectors: [{kind: HTTPRoute, matchLabels: {tier: none}}]\n"),
+		want:     []string{"old @ Gateway/app/gw#a: Accepted=True/Accepted"},
+	}, {
+		name: "selected targets by creation time: of two conflicts under one ancestor the later created route's stands",
+		policies: btp("first", "2024-01-01T00:00:00Z", "  targetRefs: ["+route+"rd}, "+route+"re}]\n") +
+			btp("second", "2024-01-02T00:00:00Z", "  targetSelectors: [{kind: HTTPRoute, matchLabels: {pair: x}}]\n"),
+		want: []string{"first @ Gateway/app/gw#a: Accepted=True/Accepted",
+			"second @ Gateway/app/gw#a: Accepted=False/Conflicted: Unable to target HTTPRoute rd, another BackendTrafficPolicy has already attached to it"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := compileFull(t, selectorRoutes+more+tc.policies)
+			var got []string
+			for _, p := range status.Compute(c.Result, status.Options{}).Policies {
+				for _, a := range p.Ancestors {
+					for _, cd := range a.Conditions {
+						if cd.Type != "Accepted" {
+							continue
+						}
+						line := p.Name + " @ " + a.AncestorRef.String() + ": Accepted=" + string(cd.Status) + "/" + cd.Reason
+						if cd.Status == "False" {
+							line += ": " + cd.Message
+						}
+						got = append(got, line)
+					}
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ancestors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -157,9 +157,9 @@ type data struct {
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces
-	// geoInvalid is the index in Invalid of the geolocation check's
-	// finding (checkGeoLocations), -1 when there is none.
-	geoInvalid int
+	// geo is the geolocation check's finding among Invalid
+	// (checkGeoLocations, refineGeo), nil when there is none.
+	geo *diag.Diagnostic
 	// refused: a validator refused the policy on some of its route
 	// targets, where Envoy Gateway translates none of it
 	// (securitypolicy_checks.go: refuseOn).
@@ -188,7 +188,7 @@ type data struct {
 // that.
 func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
-	d := &data{geoInvalid: -1}
+	d := &data{}
 	p.Data = d
 	var meta struct {
 		CreationTimestamp metav1.Time `json:"creationTimestamp"`
@@ -222,6 +222,11 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if t.TargetRef != nil {
 		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
 		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
+		if len(t.TargetRefs) > 0 {
+			// targets: GetTargetRefs reads targetRef alone
+			p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRefs",
+				"spec.targetRefs is not read: spec.targetRef is set too, and Envoy Gateway reads only spec.targetRef; move it into spec.targetRefs"))
+		}
 	}
 	if mergeType != nil && k.mergeable {
 		// Any value is admitted (the CRD has no enum): one Envoy
@@ -353,11 +358,15 @@ func targets(t egv1a1.PolicyTargetReferences) []policy.TargetRef {
 		}
 		return tr
 	}
+	// GetTargetRefs: the deprecated targetRef, when set, is the only
+	// one; targetRefs beside it (the CRD admits both where targetSelectors
+	// are set) are not read.
 	if t.TargetRef != nil {
 		out = append(out, ref(*t.TargetRef, "spec.targetRef"))
-	}
-	for i, r := range t.TargetRefs {
-		out = append(out, ref(r, fmt.Sprintf("spec.targetRefs[%d]", i)))
+	} else {
+		for i, r := range t.TargetRefs {
+			out = append(out, ref(r, fmt.Sprintf("spec.targetRefs[%d]", i)))
+		}
 	}
 	for i, s := range t.TargetSelectors {
 		sel := s.MatchLabels
@@ -381,7 +390,7 @@ func decoded(p *policy.Policy) *data {
 	if d, ok := p.Data.(*data); ok {
 		return d
 	}
-	return &data{geoInvalid: -1}
+	return &data{}
 }
 
 // ancestorStatuses are the family's AncestorStatuses: Envoy Gateway's

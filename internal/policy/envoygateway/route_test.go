@@ -460,30 +460,33 @@ func TestEnvoyGatewayMirrorToBackend(t *testing.T) {
 		{"a Backend of a kind in a group Envoy Gateway does not read", "{group: example.com, kind: Backend, name: fqdn}", false, "refs InvalidKind", "", false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := extensionsOn(policy.Config{})
-			if tt.off {
-				cfg = policy.Config{Values: map[string]any{EnableBackend.Key: false}}
-			}
-			v := verdictWith(t, cfg, "HTTPRoute", mirror(tt.ref))
-			if got := summary(v); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-			if tt.message != "" {
-				msg := ""
-				if cs := append(slices.Clone(v.Unresolved), v.Conditions...); len(cs) > 0 {
-					msg = cs[0].Message
+		// a GRPCRoute's mirrors are processed alike (ProcessGRPCFilters)
+		for _, kind := range []string{"HTTPRoute", "GRPCRoute"} {
+			t.Run(kind+"/"+tt.name, func(t *testing.T) {
+				cfg := extensionsOn(policy.Config{})
+				if tt.off {
+					cfg = policy.Config{Values: map[string]any{EnableBackend.Key: false}}
 				}
-				if msg != tt.message {
-					t.Errorf("message %q, want %q", msg, tt.message)
+				v := verdictWith(t, cfg, kind, mirror(tt.ref))
+				if got := summary(v); got != tt.want {
+					t.Errorf("got %q, want %q", got, tt.want)
 				}
-			}
-			if got := v.Mirrors(0, 1); got != tt.mirrored {
-				t.Errorf("filter 1 mirrors: %v, want %v", got, tt.mirrored)
-			}
-			if !v.Mirrors(0, 0) {
-				t.Error("the header filter is reported unmirrored")
-			}
-		})
+				if tt.message != "" {
+					msg := ""
+					if cs := append(slices.Clone(v.Unresolved), v.Conditions...); len(cs) > 0 {
+						msg = cs[0].Message
+					}
+					if msg != tt.message {
+						t.Errorf("message %q, want %q", msg, tt.message)
+					}
+				}
+				if got := v.Mirrors(0, 1); got != tt.mirrored {
+					t.Errorf("filter 1 mirrors: %v, want %v", got, tt.mirrored)
+				}
+				if !v.Mirrors(0, 0) {
+					t.Error("the header filter is reported unmirrored")
+				}
+			})
+		}
 	}
 }
