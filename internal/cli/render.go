@@ -17,6 +17,7 @@ import (
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -351,27 +352,40 @@ func fixedStatusLines(c *pipeline.Compiled, gateways []string, scope []envoy.Rul
 	for _, r := range scope {
 		inScope[r.Rule] = true
 	}
+	// Each route's lines are its own (merge's answers are safe to ask
+	// in parallel, as render asks them): in parallel, taken in route
+	// order.
+	routes := c.Result.Routes
+	lines := make([][]string, len(routes))
+	parallel.Chunks(len(routes), 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			lines[i] = routeFixedStatusLines(c, routes[i], gateways, inScope, scoped)
+		}
+	})
+	return slices.Concat(lines...)
+}
+
+// routeFixedStatusLines are fixedStatusLines' lines of one route.
+func routeFixedStatusLines(c *pipeline.Compiled, rp *merge.RoutePoints, gateways []string, inScope map[*topology.Rule]bool, scoped bool) []string {
 	var out []string
-	for _, rp := range c.Result.Routes {
-		for _, rule := range rp.Rules {
-			if scoped && !inScope[rule.Rule] {
+	for _, rule := range rp.Rules {
+		if scoped && !inScope[rule.Rule] {
+			continue
+		}
+		seen := map[string]bool{}
+		// as each Gateway serving it answers (the controller managing
+		// one may answer the rule itself, or refuse its backends)
+		for _, gw := range servingGateways(c, rp.Route, gateways) {
+			fs, ok := c.Result.FixedStatusOn(rp.Route, rule.Rule, gw)
+			if !ok {
 				continue
 			}
-			seen := map[string]bool{}
-			// as each Gateway serving it answers (the controller managing
-			// one may answer the rule itself, or refuse its backends)
-			for _, gw := range servingGateways(c, rp.Route, gateways) {
-				fs, ok := c.Result.FixedStatusOn(rp.Route, rule.Rule, gw)
-				if !ok {
-					continue
-				}
-				for _, why := range fs.Reasons {
-					l := fmt.Sprintf("note: %s %s/%s rule %s answers %d to every request: %s",
-						rp.Route.Kind, rp.Route.Meta.Namespace, rp.Route.Meta.Name, rule.Rule.Section(), fs.Status, why)
-					if !seen[l] {
-						seen[l] = true
-						out = append(out, l)
-					}
+			for _, why := range fs.Reasons {
+				l := fmt.Sprintf("note: %s %s/%s rule %s answers %d to every request: %s",
+					rp.Route.Kind, rp.Route.Meta.Namespace, rp.Route.Meta.Name, rule.Rule.Section(), fs.Status, why)
+				if !seen[l] {
+					seen[l] = true
+					out = append(out, l)
 				}
 			}
 		}

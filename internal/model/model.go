@@ -143,8 +143,10 @@ type Model struct {
 	// objects holds, per key, the object the input gives and its typed
 	// form (nil for kinds a policy package reads): one map rather than
 	// two keyed alike, as a 64-byte key per object and map held twice is
-	// megabytes at tens of thousands of objects.
-	objects map[Key]entry
+	// megabytes at tens of thousands of objects. The entries are made in
+	// one piece, one per input object; the typed form is set on the entry
+	// where it is decoded, in parallel, not stored into the map again.
+	objects map[Key]*entry
 	byGK    map[GroupKind][]*manifest.Object
 
 	grantOnce  sync.Once
@@ -211,13 +213,25 @@ type entry struct {
 // Object returns the manifest object with this key.
 func (m *Model) Object(k Key) (*manifest.Object, bool) {
 	e, ok := m.objects[k]
-	return e.obj, ok
+	if !ok {
+		return nil, false
+	}
+	return e.obj, true
 }
 
 // Typed returns the typed object for a key (*Gateway, *Route, *Service…).
 func (m *Model) Typed(k Key) (any, bool) {
-	t := m.objects[k].typed
+	t := m.typed(k)
 	return t, t != nil
+}
+
+// typed is the typed form of the object with key k, nil when there is
+// none.
+func (m *Model) typed(k Key) any {
+	if e := m.objects[k]; e != nil {
+		return e.typed
+	}
+	return nil
 }
 
 // OfKind lists the objects of one kind, sorted by namespace and name.
@@ -225,20 +239,20 @@ func (m *Model) OfKind(gk GroupKind) []*manifest.Object { return m.byGK[gk] }
 
 // Gateway returns a Gateway by namespace/name.
 func (m *Model) Gateway(ns, name string) *Gateway {
-	g, _ := m.objects[GatewayAPIKey("Gateway", ns, name)].typed.(*Gateway)
+	g, _ := m.typed(GatewayAPIKey("Gateway", ns, name)).(*Gateway)
 	return g
 }
 
 // Route returns a route (HTTPRoute, GRPCRoute, TCPRoute, TLSRoute or UDPRoute).
 func (m *Model) Route(kind, ns, name string) *Route {
-	r, _ := m.objects[GatewayAPIKey(kind, ns, name)].typed.(*Route)
+	r, _ := m.typed(GatewayAPIKey(kind, ns, name)).(*Route)
 	return r
 }
 
 // Service returns a Service (a stand-in when the input lacks it and
 // Services are assumed to exist).
 func (m *Model) Service(ns, name string) *Service {
-	s, ok := m.objects[Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}].typed.(*Service)
+	s, ok := m.typed(Key{Group: CoreGroup, Kind: "Service", Namespace: ns, Name: name}).(*Service)
 	if !ok {
 		s, _ = m.assumedObject("Service", ns, name).(*Service)
 	}
@@ -252,7 +266,7 @@ func (m *Model) Secret(ns, name string) *Opaque {
 }
 
 func (m *Model) opaque(kind, ns, name string) *Opaque {
-	s, ok := m.objects[Key{Group: CoreGroup, Kind: kind, Namespace: ns, Name: name}].typed.(*Opaque)
+	s, ok := m.typed(Key{Group: CoreGroup, Kind: kind, Namespace: ns, Name: name}).(*Opaque)
 	if !ok {
 		s, _ = m.assumedObject(kind, ns, name).(*Opaque)
 	}
@@ -263,7 +277,7 @@ func (m *Model) opaque(kind, ns, name string) *Opaque {
 // (a stand-in when the input lacks it and ClusterTrustBundles are assumed
 // to exist), nil when there is none.
 func (m *Model) ClusterTrustBundle(name string) *ClusterTrustBundle {
-	b, ok := m.objects[Key{Group: CertificatesGroup, Kind: "ClusterTrustBundle", Name: name}].typed.(*ClusterTrustBundle)
+	b, ok := m.typed(Key{Group: CertificatesGroup, Kind: "ClusterTrustBundle", Name: name}).(*ClusterTrustBundle)
 	if !ok {
 		b, _ = m.assumedObject("ClusterTrustBundle", "", name).(*ClusterTrustBundle)
 	}
@@ -285,7 +299,7 @@ const NamespaceNameLabel = "kubernetes.io/metadata.name"
 // kubernetes.io/metadata.name, which the API server always sets.
 func (m *Model) NamespaceLabels(ns string) labels.Set {
 	out := labels.Set{NamespaceNameLabel: ns}
-	if n, ok := m.objects[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].typed.(*Namespace); ok {
+	if n, ok := m.typed(Key{Group: CoreGroup, Kind: "Namespace", Name: ns}).(*Namespace); ok {
 		for k, v := range n.Labels {
 			if k != NamespaceNameLabel {
 				out[k] = v
@@ -298,7 +312,7 @@ func (m *Model) NamespaceLabels(ns string) labels.Set {
 // HasNamespace reports whether the input holds the Namespace object ns,
 // whose labels are then known beyond the automatic name label.
 func (m *Model) HasNamespace(ns string) bool {
-	_, ok := m.objects[Key{Group: CoreGroup, Kind: "Namespace", Name: ns}].typed.(*Namespace)
+	_, ok := m.typed(Key{Group: CoreGroup, Kind: "Namespace", Name: ns}).(*Namespace)
 	return ok
 }
 
@@ -323,63 +337,39 @@ func Build(set *manifest.Set, opt Options) *Model {
 	}
 	// Sized for the input: grown one doubling at a time, the map keyed
 	// by Key would rehash every key several times over.
-	m := &Model{objects: make(map[Key]entry, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}, assume: newAssumed(opt.AssumeExist)}
-	// Names first, as written (before namespace defaulting): an object
-	// with a name the API server refuses, or a list longer than its CRD
-	// allows, takes no part (names.go, limits.go).
-	refused := make([][]diag.Diagnostic, len(set.Objects))
+	m := &Model{objects: make(map[Key]*entry, len(set.Objects)), byGK: map[GroupKind][]*manifest.Object{}, assume: newAssumed(opt.AssumeExist)}
+	// What is decided of each object alone — its names and list lengths
+	// as written (before namespace defaulting: an object with a name the
+	// API server refuses, or a list longer than its CRD allows, takes no
+	// part; names.go, limits.go), the schema stage's verdict, its
+	// namespace and key — is worked out in parallel; what it is among
+	// the others (a duplicate, replaced by a later one) in input order
+	// below.
+	alone := make([]objectVerdict, len(set.Objects))
 	reads := func(gk GroupKind) bool { _, known := kinds[gk]; return known || opt.Extra[gk] }
 	parallel.Each(len(set.Objects), func(i int) {
-		o := set.Objects[i]
-		if d, ok := o.Decoded.(*decoded); ok {
-			if d.defaultNamespace == opt.DefaultNamespace && d.lenient == opt.LenientFields {
-				refused[i] = d.refused // found by Predecode, while the tree was at hand
-				return
-			}
-			// Predecoded under other settings: read as written again.
-			o.Namespace, o.Decoded = d.writtenNamespace, nil
-		}
-		gk := GroupKind{o.Group, o.Kind}
-		if kd, known := kinds[gk]; known || opt.Extra[gk] {
-			refused[i] = refusals(o, gk, !known || kd.namespaced, reads, opt)
-		}
+		alone[i] = judgeAlone(set.Objects[i], reads, opt)
 	})
+	// The entries the map points to, one per object, in one allocation.
+	entries := make([]entry, len(set.Objects))
 	for i, o := range set.Objects {
 		m.Diagnostics = append(m.Diagnostics, o.Findings...)
-		gk := GroupKind{o.Group, o.Kind}
-		kd, known := kinds[gk]
-		if !known && !opt.Extra[gk] {
+		v := &alone[i]
+		switch {
+		case !v.read:
 			continue // kinds gwpol does not read are skipped, as documented
-		}
-		if len(refused[i]) > 0 && opt.Schema != nil && opt.Schema(o).Checked {
-			// The kind's CRD is known: the schema stage judged the list
-			// lengths by its maxItems, the one source of that rule.
-			if kept := slices.DeleteFunc(slices.Clone(refused[i]), isLimitFinding); len(kept) < len(refused[i]) {
-				refused[i] = kept
-				if d, ok := o.Decoded.(*decoded); ok && len(kept) == 0 {
-					// Predecode left it undecoded: decode it now
-					o.Namespace, o.Decoded = d.writtenNamespace, nil
-				}
-			}
-		}
-		if len(refused[i]) > 0 {
-			m.Diagnostics = append(m.Diagnostics, refused[i]...)
-			m.refuse(o, known, kd, opt.DefaultNamespace, refused[i])
+		case len(v.refused) > 0:
+			m.Diagnostics = append(m.Diagnostics, v.refused...)
+			m.refuse(o, v.known, v.kd, opt.DefaultNamespace, v.refused)
+			continue
+		case v.schemaRefused:
+			// The API server refuses its version, or a value every view
+			// would carry (the schema stage reported it): no later stage
+			// sees it.
+			m.refuse(o, v.known, v.kd, opt.DefaultNamespace, v.schemaRefusals)
 			continue
 		}
-		if opt.Schema != nil {
-			if v := opt.Schema(o); v.Checked && (!v.Served || known && carriesRefused(gk, v.Refusals)) {
-				// The API server refuses its version, or a value every view
-				// would carry (the schema stage reported it): no later stage
-				// sees it.
-				m.refuse(o, known, kd, opt.DefaultNamespace, v.Refusals)
-				continue
-			}
-		}
-		if o.Namespace == "" && (!known || kd.namespaced) {
-			o.Namespace = opt.DefaultNamespace
-		}
-		k := KeyOf(o)
+		k := v.key
 		if e, dup := m.objects[k]; dup {
 			prev := e.obj
 			if sameContent(prev, o) {
@@ -387,23 +377,92 @@ func Build(set *manifest.Set, opt Options) *Model {
 			}
 			// Different content: the one applied last wins, as `kubectl
 			// apply -f a -f b` would leave it (-f order, then document order).
-			m.objects[k] = entry{obj: o}
+			*e = entry{} // the entries live as long as the model: none holds a replaced object
+			entries[i].obj = o
+			m.objects[k] = &entries[i]
 			m.Diagnostics = append(m.Diagnostics, diag.Diagnostic{
 				Code: LintDuplicateObject.Code, Severity: LintDuplicateObject.Severity, Object: k.Ref(), Field: "metadata.name", Pos: prev.FieldPos("metadata.name"),
 				Message: k.Ref().String() + " is defined twice with different content, here and at " + o.FieldPos("metadata.name").String() + "; applied in this order the later one replaces this one, and gwpol uses it — remove one or make them equal",
 			})
 			continue
 		}
-		m.objects[k] = entry{obj: o}
+		entries[i].obj = o
+		m.objects[k] = &entries[i]
 	}
 	for k := range m.refused {
 		if _, held := m.objects[k]; held {
 			delete(m.refused, k) // another object of the key was accepted
 		}
 	}
-	keep := m.sortedObjects()
+	keep := m.sortedObjects(entries, alone)
 	m.decodeAll(keep, opt.DefaultNamespace, opt.LenientFields, opt.Schema)
 	return m
+}
+
+// objectVerdict is what Build decides of one object alone (judgeAlone).
+type objectVerdict struct {
+	read  bool // a kind gwpol reads (its own or a policy package's)
+	known bool // one of the model's own kinds, kd its definition
+	kd    kindDef
+	// refused are the findings about its names, list lengths and enums
+	// as written that leave it out (refusals).
+	refused []diag.Diagnostic
+	// schemaRefused: the schema stage's verdict leaves it out, for
+	// schemaRefusals.
+	schemaRefused  bool
+	schemaRefusals []diag.Diagnostic
+	// key is its key, its namespace defaulted, when it takes part.
+	key Key
+}
+
+// judgeAlone decides what Build decides of an object without the others;
+// it defaults the object's namespace when it takes part.
+func judgeAlone(o *manifest.Object, reads func(GroupKind) bool, opt Options) (v objectVerdict) {
+	gk := GroupKind{o.Group, o.Kind}
+	v.kd, v.known = kinds[gk]
+	v.read = v.known || opt.Extra[gk]
+	var refused []diag.Diagnostic
+	predecoded := false
+	if d, ok := o.Decoded.(*decoded); ok {
+		if d.defaultNamespace == opt.DefaultNamespace && d.lenient == opt.LenientFields {
+			refused, predecoded = d.refused, true // found by Predecode, while the tree was at hand
+		} else {
+			// Predecoded under other settings: read as written again.
+			o.Namespace, o.Decoded = d.writtenNamespace, nil
+		}
+	}
+	if !v.read {
+		return v
+	}
+	if !predecoded {
+		refused = refusals(o, gk, !v.known || v.kd.namespaced, reads, opt)
+	}
+	if len(refused) > 0 && opt.Schema != nil && opt.Schema(o).Checked {
+		// The kind's CRD is known: the schema stage judged the list
+		// lengths by its maxItems, the one source of that rule.
+		if kept := slices.DeleteFunc(slices.Clone(refused), isLimitFinding); len(kept) < len(refused) {
+			refused = kept
+			if d, ok := o.Decoded.(*decoded); ok && len(kept) == 0 {
+				// Predecode left it undecoded: decode it now
+				o.Namespace, o.Decoded = d.writtenNamespace, nil
+			}
+		}
+	}
+	if len(refused) > 0 {
+		v.refused = refused
+		return v
+	}
+	if opt.Schema != nil {
+		if sv := opt.Schema(o); sv.Checked && (!sv.Served || v.known && carriesRefused(gk, sv.Refusals)) {
+			v.schemaRefused, v.schemaRefusals = true, sv.Refusals
+			return v
+		}
+	}
+	if o.Namespace == "" && (!v.known || v.kd.namespaced) {
+		o.Namespace = opt.DefaultNamespace
+	}
+	v.key = KeyOf(o)
+	return v
 }
 
 // sortedObjects are the winners in key order (Key.Compare): duplicates
@@ -411,15 +470,21 @@ func Build(set *manifest.Set, opt Options) *Model {
 // (byGK), in the same order, one kind's list at a time. They are sorted
 // per kind, the kinds in parallel, and the kinds put in order: the same
 // order as one sort by key, without comparing kinds and groups tens of
-// thousands of times on one core.
-func (m *Model) sortedObjects() []*manifest.Object {
+// thousands of times on one core. The winners are the entries holding an
+// object (Build sets none for a duplicate and clears a replaced one),
+// read in input order off entries, each with the key alone gave it —
+// not by walking the map, whose order is random and whose walk is slow.
+func (m *Model) sortedObjects(entries []entry, alone []objectVerdict) []*entry {
 	type keyed struct {
 		k Key
-		o *manifest.Object
+		e *entry
 	}
 	byKind := map[GroupKind][]keyed{}
-	for k, e := range m.objects {
-		byKind[k.GK()] = append(byKind[k.GK()], keyed{k, e.obj})
+	for i := range entries {
+		if entries[i].obj != nil {
+			k := alone[i].key
+			byKind[k.GK()] = append(byKind[k.GK()], keyed{k, &entries[i]})
+		}
 	}
 	kinds := make([]GroupKind, 0, len(byKind))
 	for gk := range byKind {
@@ -436,14 +501,14 @@ func (m *Model) sortedObjects() []*manifest.Object {
 			return strings.Compare(a.k.Name, b.k.Name)
 		})
 	})
-	keep := make([]*manifest.Object, 0, len(m.objects))
+	keep := make([]*entry, 0, len(m.objects))
 	for _, gk := range kinds {
 		objs := make([]*manifest.Object, len(byKind[gk]))
 		for i, ko := range byKind[gk] {
-			objs[i] = ko.o
+			objs[i] = ko.e.obj
+			keep = append(keep, ko.e)
 		}
 		m.byGK[gk] = objs
-		keep = append(keep, objs...)
 	}
 	return keep
 }
@@ -506,12 +571,13 @@ func Predecode(o *manifest.Object, opt Options) {
 	}
 }
 
-// decodeAll decodes the known kinds in parallel; results are gathered in
-// key order so output does not depend on scheduling.
-func (m *Model) decodeAll(objs []*manifest.Object, defaultNamespace string, lenient bool, verdict func(*manifest.Object) schema.Verdict) {
-	res := make([]decoded, len(objs))
-	parallel.Each(len(objs), func(i int) {
-		o := objs[i]
+// decodeAll decodes the known kinds in parallel, each typed form kept on
+// its entry; findings and the typed lists are gathered in key order so
+// output does not depend on scheduling.
+func (m *Model) decodeAll(es []*entry, defaultNamespace string, lenient bool, verdict func(*manifest.Object) schema.Verdict) {
+	res := make([]decoded, len(es))
+	parallel.Each(len(es), func(i int) {
+		o := es[i].obj
 		kd, known := kinds[GroupKind{o.Group, o.Kind}]
 		// checked: the schema stage decided the version against its CRD,
 		// so a version finding made without it (Predecode) is not taken.
@@ -522,14 +588,13 @@ func (m *Model) decodeAll(objs []*manifest.Object, defaultNamespace string, leni
 		} else if known {
 			res[i].typed, res[i].diags = decodeKind(o, kd, lenient, checked)
 		}
+		es[i].typed = res[i].typed
 	})
-	for i, o := range objs {
+	for i := range es {
 		m.Diagnostics = append(m.Diagnostics, res[i].diags...)
-		if res[i].typed == nil {
-			continue
+		if res[i].typed != nil {
+			m.add(res[i].typed)
 		}
-		m.objects[KeyOf(o)] = entry{obj: o, typed: res[i].typed}
-		m.add(res[i].typed)
 	}
 }
 

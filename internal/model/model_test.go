@@ -964,3 +964,49 @@ spec:
 		t.Errorf("refused: %v, %d routes; want the route read", refused, len(m.Routes))
 	}
 }
+
+// TestEachKeyHeldOnce: whatever duplicates the input holds — one object
+// written twice, one key with three contents, an object of a kind gwpol
+// does not read, one in the default namespace by omission — each key's
+// one object is listed once in its kind, the one Object returns (the
+// last applied), and typed.
+func TestEachKeyHeldOnce(t *testing.T) {
+	svc := func(name, ns string, port int) string {
+		meta := "{name: " + name + "}"
+		if ns != "" {
+			meta = "{name: " + name + ", namespace: " + ns + "}"
+		}
+		return fmt.Sprintf("---\napiVersion: v1\nkind: Service\nmetadata: %s\nspec: {ports: [{port: %d}]}\n", meta, port)
+	}
+	in := svc("twice", "ns", 80) + svc("three", "ns", 81) + svc("twice", "ns", 80) +
+		"---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: three, namespace: ns}\n" +
+		svc("three", "ns", 82) + svc("omitted", "", 83) + svc("omitted", "default", 84) + svc("three", "ns", 85)
+	m := build(t, in)
+	objs := m.OfKind(model.GroupKind{Group: model.CoreGroup, Kind: "Service"})
+	var keys []string
+	for _, o := range objs {
+		k := model.KeyOf(o)
+		keys = append(keys, k.Namespace+"/"+k.Name)
+		if got, ok := m.Object(k); !ok || got != o {
+			t.Errorf("%v: Object gives another object than the kind's list", k)
+		}
+		if _, ok := m.Typed(k); !ok {
+			t.Errorf("%v: not typed", k)
+		}
+	}
+	if want := []string{"default/omitted", "ns/three", "ns/twice"}; !slices.Equal(keys, want) {
+		t.Fatalf("Services listed %v, want %v", keys, want)
+	}
+	for name, port := range map[string]int32{"three": 85, "omitted": 84} {
+		ns := "ns"
+		if name == "omitted" {
+			ns = "default"
+		}
+		if s := m.Service(ns, name); s == nil || !s.HasPort(port) {
+			t.Errorf("Service %s/%s is not the last applied (port %d)", ns, name, port)
+		}
+	}
+	if len(m.Services) != 3 {
+		t.Errorf("Services = %d, want 3", len(m.Services))
+	}
+}

@@ -199,7 +199,18 @@ func Validate(objs []*manifest.Object, cat *Catalog, opt Options) *Result {
 		res[i].v, res[i].diags = checkDefaulted(o, d, opt)
 		res[i].ok = true
 	})
-	r := &Result{verdicts: map[*manifest.Object]Verdict{}, fields: map[diag.ObjectRef]map[string]bool{}}
+	// The maps sized for what they take: grown one doubling at a time,
+	// every key would be hashed again at each.
+	checked, withFields := 0, 0
+	for i := range res {
+		if res[i].ok {
+			checked++
+			if len(res[i].v.Fields) > 0 {
+				withFields++
+			}
+		}
+	}
+	r := &Result{verdicts: make(map[*manifest.Object]Verdict, checked), fields: make(map[diag.ObjectRef]map[string]bool, withFields)}
 	crdProblems := map[*crd]bool{}
 	for i, o := range objs {
 		if !res[i].ok {
