@@ -12,20 +12,7 @@ import (
 // selectorRoutes are three HTTPRoutes, each on its own parent (so each
 // selected route is one ancestor of the policy): ra labelled tier=gold on
 // listener a, rb tier=silver on listener b, rc unlabelled on the Gateway.
-const selectorRoutes = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: app}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: a, protocol: HTTP, port: 80}
-  - {name: b, protocol: HTTP, port: 81}
+var selectorRoutes = egPlatform("app", "  listeners:\n  - {name: a, protocol: HTTP, port: 80}\n  - {name: b, protocol: HTTP, port: 81}\n") + `
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -113,14 +100,14 @@ func TestEnvoyGatewayTargetSelectorNamespaceExpressions(t *testing.T) {
 		return "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: " + ns + "}\nspec:\n" +
 			"  from: [{group: gateway.envoyproxy.io, kind: BackendTrafficPolicy, namespace: app}]\n  to: [{group: gateway.networking.k8s.io, kind: Gateway}]\n"
 	}
-	docs := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+	docs := "---\n" + egClassDoc +
 		gateway("prod-ns") + gateway("stage-ns") + gateway("dev-ns") + grant("prod-ns") + grant("dev-ns") +
 		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: picker, namespace: app}\nspec:\n" +
 		"  targetSelectors: [{group: gateway.networking.k8s.io, kind: Gateway, matchLabels: {pick: me},\n" +
 		"    namespaces: {from: Selector, selector: {matchExpressions: [{key: env, operator: In, values: [prod, stage]}]}}}]\n" +
 		"  timeout: {tcp: {connectTimeout: 5s}}\n"
 	// stage-ns is selected but grants nothing; dev-ns grants but is not selected.
-	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	const eg = egController
 	want := []string{"picker @ Gateway/prod-ns/gw (" + eg + "): Accepted=True/Accepted"}
 	c := compileFull(t, docs)
 	got := egConditions(status.Compute(c.Result, status.Options{}))

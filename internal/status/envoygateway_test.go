@@ -13,20 +13,7 @@ import (
 
 // egBase is an Envoy Gateway platform: its class, a Gateway with two
 // listeners and a route on each.
-const egBase = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
-  - {name: b, protocol: HTTP, port: 81, allowedRoutes: {namespaces: {from: All}}}
+var egBase = egPlatform("infra", "  listeners:\n  - {name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}\n  - {name: b, protocol: HTTP, port: 81, allowedRoutes: {namespaces: {from: All}}}\n") + `
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -83,7 +70,7 @@ var tlsGateway = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n
 var servedTLSGateway = tlsGateway + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: infra}\ntype: kubernetes.io/tls\ndata: " + testTLS + "\n"
 
 func TestEnvoyGatewayPolicyStatus(t *testing.T) {
-	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	const eg = egController
 	tests := []struct {
 		name     string
 		policies string
@@ -288,7 +275,7 @@ func TestEnvoyGatewayAggregated(t *testing.T) {
 	if len(got) != 16 {
 		t.Fatalf("%d ancestors, want 16: %v", len(got), got)
 	}
-	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	const eg = egController
 	if want := "wide @ Gateway/infra/g15 (" + eg + "): Accepted=True/Accepted Aggregated=True/Aggregated"; got[15] != want {
 		t.Errorf("last ancestor = %q, want %q", got[15], want)
 	}
@@ -479,8 +466,6 @@ func TestSecurityPolicyMergedOnTCPRoute(t *testing.T) {
 	}
 }
 
-const egController = "gateway.envoyproxy.io/gatewayclass-controller"
-
 // TestParentGatewayNotInInput: a parentRef to a Gateway the input does not
 // hold is reported (NoMatchingParent) by the configured controller only
 // when the input lets it run: no GatewayClass at all, or one of its own.
@@ -554,7 +539,7 @@ func TestEnvoyGatewayAggregatedOverridden(t *testing.T) {
 // written beside its acceptance on each ancestor, whether or not the
 // policy is valid there.
 func TestEnvoyExtensionPolicyDeprecatedTargetRef(t *testing.T) {
-	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	const eg = egController
 	eep := func(name, target, lua string) string {
 		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: " + name + ", namespace: app}\nspec:\n" +
 			"  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: " + target + "}\n" +

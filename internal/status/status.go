@@ -263,7 +263,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
-					conds = append(conds, programmedCondition(r, rt, c))
+					conds = append(conds, programmedCondition(r, rt, p, c))
 				}
 				conds = append(conds, overRoute(r.Registry, ctrl, conds, ruleConditions(r, rt, ctrl, extra(ctrl)))...)
 				if rf, ok := refused[rt]; ok && gatewayController(g, rf.Gateway, opt.ControllerName) == ctrl {
@@ -427,18 +427,21 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 // whether every rule was translated as written —
 // False/RouteRuleReplaced when a rule is replaced by a direct response
 // (replacedBecause), False/RouteRuleDropped when the controller's rule
-// check leaves it out (topology.RuleProblem), else True/Programmed.
-func programmedCondition(r *merge.Result, rt *topology.Route, c policy.Controller) metav1.Condition {
+// check leaves it out (topology.RuleProblem), else True/Programmed. A
+// rule's problem is the one of its copy served under p (a delegated
+// child's may come from that parent: topology.Rule.ProblemUnder).
+func programmedCondition(r *merge.Result, rt *topology.Route, p *topology.Parent, c policy.Controller) metav1.Condition {
 	typ := c.ProgrammedCondition
 	var msgs []string
 	reason := ""
 	for i, rule := range rt.Rules {
-		switch why := replacedBecause(r, rule, c.NoActionReason); {
+		problem := rule.ProblemUnder(p)
+		switch why := replacedBecause(r, rule, problem, c.NoActionReason); {
 		case why != "":
 			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
 			reason = cmp.Or(reason, "RouteRuleReplaced")
-		case rule.Problem != nil && rule.Problem.Dropped:
-			msgs = append(msgs, fmt.Sprintf("Dropped Rule (%d): %s", i, rule.Problem.Message))
+		case problem != nil && problem.Dropped:
+			msgs = append(msgs, fmt.Sprintf("Dropped Rule (%d): %s", i, problem.Message))
 			reason = cmp.Or(reason, "RouteRuleDropped")
 		}
 	}
@@ -455,9 +458,9 @@ func programmedCondition(r *merge.Result, rt *topology.Route, c policy.Controlle
 // has no route conditions of its own (policy.Family.BrokenReasons), or
 // nothing giving it an action, when the controller replaces such a rule
 // (noAction: policy.Controller.NoActionReason).
-func replacedBecause(r *merge.Result, rule *topology.Rule, noAction string) string {
-	if rule.Problem != nil && !rule.Problem.Dropped {
-		return rule.Problem.Message
+func replacedBecause(r *merge.Result, rule *topology.Rule, problem *topology.RuleProblem, noAction string) string {
+	if problem != nil && !problem.Dropped {
+		return problem.Message
 	}
 	if rp := r.Rule(rule); rp != nil && !rp.Delegating {
 		for _, path := range rp.Served() { // a delegated rule: any parent path's copy

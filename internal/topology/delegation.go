@@ -136,6 +136,7 @@ func (g *Graph) resolveDelegation() {
 	for _, r := range g.Routes {
 		if r.Kind == "HTTPRoute" && attachedToGateway(r) {
 			g.flatten(r)
+			g.judgeServed(r)
 		}
 	}
 	g.reportUnserved()

@@ -34,6 +34,15 @@ type FlatMatch struct {
 	Replaced string
 	// Via are the delegating rules above, nearest first.
 	Via []*Rule
+	// Inherited are the Gateway API filters a delegated entry takes from
+	// the delegating rules above it (see served.go); nil for a rule
+	// served as written.
+	Inherited []gwv1.HTTPRouteFilter
+	// Problem is what the controller cannot translate in the entry as
+	// served: the rule's own (Rule.Problem) or one it takes from its
+	// parents (Rule.ProblemAlong); nil for a delegating entry, which
+	// emits no route of its own.
+	Problem *RuleProblem
 }
 
 // childReach is the first parent match that reached a child, for messages.
@@ -254,8 +263,15 @@ func (g *Graph) widen() string {
 
 // describeMatch names a parent match for messages.
 func describeMatch(m gwv1.HTTPRouteMatch) string {
-	_, v := PathOf(m.Path)
-	parts := []string{"prefix " + v}
+	t, v := PathOf(m.Path)
+	kind := "prefix "
+	switch t {
+	case gwv1.PathMatchExact:
+		kind = "exact path "
+	case gwv1.PathMatchRegularExpression:
+		kind = "regular expression "
+	}
+	parts := []string{kind + v}
 	for _, h := range m.Headers {
 		parts = append(parts, "header "+string(h.Name))
 	}

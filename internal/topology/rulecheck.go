@@ -22,8 +22,13 @@ type RuleProblem struct {
 type RuleCheck func(r *Route, rule *Rule) *RuleProblem
 
 // checkRule runs the families' checks on a rule in order and keeps the
-// first problem (Rule.Problem), reported at the rule.
+// first problem (Rule.Problem), reported at the rule. A delegating rule
+// is judged where it is served, on its children's entries (served.go):
+// it emits no route of its own.
 func (g *Graph) checkRule(r *Route, rule *Rule) {
+	if rule.IsDelegating() {
+		return
+	}
 	for _, check := range g.ruleChecks {
 		if p := check(r, rule); p != nil {
 			rule.Problem = p

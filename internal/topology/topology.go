@@ -288,6 +288,9 @@ type Rule struct {
 	RedirectStatus int
 
 	kept bool // some flattening serves it (see Route.Served)
+	// served are the problems of its copies served through delegation
+	// that are not its own (see served.go).
+	served []ServedProblem
 }
 
 // Backend is one resolved backendRef.

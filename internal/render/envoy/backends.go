@@ -54,6 +54,8 @@ func (gb *gatewayBuild) backendPolicies() {
 		own  merge.Points
 	}
 	var todo []clusterPoints
+	// shaped: the clusters of todo some policy's fields go into
+	shaped := map[string]bool{}
 	type fieldOf struct {
 		p *merge.Point
 		f *merge.Field
@@ -74,6 +76,7 @@ func (gb *gatewayBuild) backendPolicies() {
 			if _, ok := p.Kind.(policy.Renderer); ok && len(p.Invalid) == 0 {
 				for _, f := range p.Fields {
 					fields = append(fields, fieldOf{p, f})
+					shaped[name] = true
 				}
 			}
 		}
@@ -90,8 +93,11 @@ func (gb *gatewayBuild) backendPolicies() {
 		blackholed[i] = gb.shapeBackendCluster(todo[i].name, todo[i].c, todo[i].own)
 	})
 	for i, t := range todo {
-		if blackholed[i] {
+		switch {
+		case blackholed[i]:
 			gb.clusters[t.name] = blackholeBackend(t.name)
+		case shaped[t.name]:
+			gb.policyShaped[t.name] = true
 		}
 	}
 }

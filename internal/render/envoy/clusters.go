@@ -263,7 +263,8 @@ func (gb *gatewayBuild) addClusters(cs []*clusterv3.Cluster) {
 			gb.clusters[c.Name] = existing
 		}
 		proto.Merge(existing, c)
-		gb.fromFragments[c.Name] = true
+		gb.policyShaped[c.Name] = true
+		gb.fragmentClusters[c.Name] = true
 	}
 }
 

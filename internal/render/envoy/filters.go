@@ -70,22 +70,18 @@ func backendRefFilters(rule *topology.Rule, i int) []ruleFilter {
 	return out
 }
 
-// withInheritedRewrite adds, to a delegated child rule without a
-// URLRewrite, the nearest delegating parent rule's: a delegated child's
-// requests are rewritten as the parent rule asks (via: topology's
-// flattening, FlatMatch.Via).
-func withInheritedRewrite(fs []ruleFilter, via []*topology.Rule) []ruleFilter {
-	if slices.ContainsFunc(fs, func(f ruleFilter) bool { return f.rewrite != nil }) {
+// withInherited adds to a delegated child rule's filters those it takes
+// from its delegating parents (topology's FlatMatch.Inherited, decided and
+// judged there with the entry).
+func withInherited(fs []ruleFilter, inherited []gwv1.HTTPRouteFilter) []ruleFilter {
+	if len(inherited) == 0 {
 		return fs
 	}
-	for _, parent := range via {
-		for _, f := range ruleFilters(parent) {
-			if f.rewrite != nil {
-				return append(slices.Clone(fs), ruleFilter{rewrite: f.rewrite})
-			}
-		}
+	out := slices.Clone(fs)
+	for _, f := range inherited {
+		out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, redirect: f.RequestRedirect, rewrite: f.URLRewrite})
 	}
-	return fs
+	return out
 }
 
 // applyHeaderFilters applies RequestHeaderModifier and

@@ -11,9 +11,12 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
+	rawbufferv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/policy"
 )
@@ -62,10 +65,9 @@ func validPart(part proto.Message) error {
 // checkFragment holds every typed part of fr to Envoy's rules (its HTTP
 // filter and per-route configs are checked when they are packed). Cluster
 // settings are held to the cluster's own rules (a timeout, a port, a
-// threshold) and so are the configs packed in them that are whole as a
-// field renders them (a load-balancing policy, a health checker); the
-// partial ones (partialClusterConfigs) are checked with the built
-// cluster.
+// threshold) and so are the configs packed in them (a load-balancing
+// policy, a health checker, protocol options, a transport socket), those
+// a field renders in part over their shells (packedShells).
 func checkFragment(fr policy.Fragment) error {
 	type part struct {
 		what string
@@ -98,10 +100,11 @@ func checkFragment(fr policy.Fragment) error {
 
 // validClusterSettings holds cluster settings to the cluster's rules as
 // if merged over a cluster that has only a name (the one field Envoy
-// requires), with ValidateAll: the packed configs are not walked. The
-// settings are validated as they are, without that copy (a clone of
-// every field rendered, for every Gateway): only their lack of a name
-// can differ, and that finding is dropped.
+// requires), with ValidateAll, then their packed configs
+// (validatePackedConfigs). The settings are validated as they are,
+// without that copy (a clone of every field rendered, for every
+// Gateway): only their lack of a name can differ, and that finding is
+// dropped.
 func validClusterSettings(m proto.Message) error {
 	c, ok := m.(*clusterv3.Cluster)
 	if !ok || c == nil {
@@ -109,7 +112,7 @@ func validClusterSettings(m proto.Message) error {
 	}
 	err := c.ValidateAll()
 	if err == nil {
-		return validateWholeConfigs(c)
+		return validatePackedConfigs(c)
 	}
 	if c.GetName() != "" {
 		return err
@@ -123,56 +126,66 @@ func validClusterSettings(m proto.Message) error {
 		return errors.As(e, &ve) && ve.Field() == "Name"
 	})
 	if len(errs) == 0 {
-		return validateWholeConfigs(c)
+		return validatePackedConfigs(c)
 	}
 	return errs
 }
 
-// partialClusterConfigs are the cluster fields whose packed configs a
-// field may render in part, for the built cluster to complete: protocol
-// options without the upstream protocol, a wrapping transport socket
-// (proxy protocol) whose inner socket the cluster's TLS gives. A TLS
-// context is whole as rendered, so it is held to Envoy's rules
-// (wholeTransportSocket: an SNI over 255 bytes, from a hostname its CRD
-// refuses, is the field's finding).
-var partialClusterConfigs = map[protoreflect.Name]bool{
-	"typed_extension_protocol_options": true,
-	"transport_socket":                 true,
-	"transport_socket_matches":         true,
+// packedShells are the shells of the configs a field packs in part, for
+// the built cluster to complete, by message type: HTTP protocol options
+// without the upstream protocol (the backend's decides it), a PROXY
+// protocol socket without the socket it wraps (the cluster's TLS, or raw
+// buffer). Such a config is held to Envoy's rules merged over its
+// shell, as a fragment's part is (validPart): what fails then is the
+// field's (a window size Envoy refuses, from a value its CRD refuses, is
+// the field's finding, not an internal error about the Gateway).
+// TestPackedShellsValid holds each shell to Envoy's rules.
+var packedShells = map[protoreflect.FullName]proto.Message{}
+
+func init() {
+	for _, m := range []proto.Message{
+		&upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
+			ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
+				ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_HttpProtocolOptions{HttpProtocolOptions: &corev3.Http1ProtocolOptions{}}}}},
+		&proxyprotocolv3.ProxyProtocolUpstreamTransport{TransportSocket: &corev3.TransportSocket{Name: "envoy.transport_sockets.raw_buffer",
+			ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(&rawbufferv3.RawBuffer{})}}},
+	} {
+		packedShells[m.ProtoReflect().Descriptor().FullName()] = m
+	}
 }
 
-// upstreamTLS is the type of the TLS transport socket's config.
-var upstreamTLS = "type.googleapis.com/" + string((&tlsv3.UpstreamTlsContext{}).ProtoReflect().Descriptor().FullName())
+// validatePackedConfigs validates every config packed in c's settings
+// (protocol options, a transport socket, a load-balancing policy, a
+// health checker), each as its field renders it: over its shell where it
+// is partial (packedShells). An endpoint override with no source, say,
+// is the field's finding, not config Envoy refuses.
+func validatePackedConfigs(c *clusterv3.Cluster) error {
+	return eachAny(c.ProtoReflect(), validatePacked)
+}
 
-// wholeTransportSocket validates c's transport socket when it is TLS.
-func wholeTransportSocket(c *clusterv3.Cluster) error {
-	if a := c.GetTransportSocket().GetTypedConfig(); a.GetTypeUrl() == upstreamTLS {
-		return validateAny(a)
+// validatePacked validates the config packed in a, and those packed in
+// it, as validateAny does, each merged over its shell first.
+func validatePacked(a *anypb.Any) error {
+	if a.GetTypeUrl() == "" {
+		return nil
+	}
+	inner, err := a.UnmarshalNew()
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.GetTypeUrl(), err)
+	}
+	if shell, ok := packedShells[inner.ProtoReflect().Descriptor().FullName()]; ok {
+		whole := proto.Clone(shell)
+		proto.Merge(whole, inner)
+		inner = whole
+	}
+	if v, ok := inner.(validator); ok {
+		err = v.ValidateAll()
+	}
+	if err == nil {
+		err = eachAny(inner.ProtoReflect(), validatePacked)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.GetTypeUrl(), err)
 	}
 	return nil
-}
-
-// validateWholeConfigs validates the packed configs of c's settings but
-// the partial ones: an endpoint override with no source, say, is the
-// field's finding, not config Envoy refuses.
-func validateWholeConfigs(c *clusterv3.Cluster) error {
-	var err error
-	c.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if partialClusterConfigs[fd.Name()] || fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
-			return true
-		}
-		if fd.IsList() {
-			l := v.List()
-			for i := 0; i < l.Len() && err == nil; i++ {
-				err = visit(l.Get(i).Message(), validateAny)
-			}
-		} else {
-			err = visit(v.Message(), validateAny)
-		}
-		return err == nil
-	})
-	if err != nil {
-		return err
-	}
-	return wholeTransportSocket(c)
 }

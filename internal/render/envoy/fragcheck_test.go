@@ -9,7 +9,11 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	proxyprotocolv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/proxy_protocol/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -104,5 +108,66 @@ func TestClusterSettingsAsOverAShell(t *testing.T) {
 	}
 	if want := len(refused)*2 + 2; failing != want {
 		t.Fatalf("%d of %d cases were refused, want %d (each refused value alone and all of them, with and without a name)", failing, len(cases), want)
+	}
+}
+
+// TestPackedShellsValid: every shell of a partial packed config passes
+// Envoy's rules by itself, so that what fails inside one is the config
+// merged over it.
+func TestPackedShellsValid(t *testing.T) {
+	for name, shell := range packedShells {
+		if err := validateDeep(shell); err != nil {
+			t.Errorf("shell %s: %v", name, err)
+		}
+	}
+}
+
+// TestClusterSettingsPackedConfigs: the configs packed in cluster
+// settings are held to Envoy's rules as the field renders them: those it
+// renders in part (protocol options without the upstream protocol, a
+// PROXY protocol socket without the one it wraps) pass; a value Envoy
+// refuses is the field's, whether the config is whole or partial, and
+// however deep it is packed.
+func TestClusterSettingsPackedConfigs(t *testing.T) {
+	options := func(o *upstreamhttpv3.HttpProtocolOptions) *clusterv3.Cluster {
+		return &clusterv3.Cluster{TypedExtensionProtocolOptions: map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": mustAny(o)}}
+	}
+	h2 := func(h *corev3.Http2ProtocolOptions) *upstreamhttpv3.HttpProtocolOptions {
+		return &upstreamhttpv3.HttpProtocolOptions{UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{
+			ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{ProtocolConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_Http2ProtocolOptions{Http2ProtocolOptions: h}}}}
+	}
+	socket := func(name string, m proto.Message) *corev3.TransportSocket {
+		return &corev3.TransportSocket{Name: name, ConfigType: &corev3.TransportSocket_TypedConfig{TypedConfig: mustAny(m)}}
+	}
+	proxy := func(inner *corev3.TransportSocket) *clusterv3.Cluster {
+		return &clusterv3.Cluster{TransportSocket: socket(proxyProtocolSocket, &proxyprotocolv3.ProxyProtocolUpstreamTransport{
+			Config: &corev3.ProxyProtocolConfig{Version: corev3.ProxyProtocolConfig_V2}, TransportSocket: inner})}
+	}
+	longSNI := &tlsv3.UpstreamTlsContext{Sni: strings.Repeat("a", 256)}
+	for _, c := range []struct {
+		name string
+		c    *clusterv3.Cluster
+		want string // "" when the settings pass
+	}{
+		{"common options alone", options(&upstreamhttpv3.HttpProtocolOptions{CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{IdleTimeout: durationpb.New(time.Minute)}}), ""},
+		{"HTTP/2 options", options(h2(&corev3.Http2ProtocolOptions{InitialStreamWindowSize: wrapperspb.UInt32(65535)})), ""},
+		{"HTTP/2 window Envoy refuses", options(h2(&corev3.Http2ProtocolOptions{InitialStreamWindowSize: wrapperspb.UInt32(1)})), "Http2ProtocolOptions.InitialStreamWindowSize"},
+		{"common options Envoy refuses", options(&upstreamhttpv3.HttpProtocolOptions{CommonHttpProtocolOptions: &corev3.HttpProtocolOptions{MaxHeadersCount: wrapperspb.UInt32(0)}}), "HttpProtocolOptions.MaxHeadersCount"},
+		{"PROXY protocol wrapping nothing yet", proxy(nil), ""},
+		{"PROXY protocol wrapping TLS", proxy(socket("envoy.transport_sockets.tls", &tlsv3.UpstreamTlsContext{Sni: "a.example"})), ""},
+		{"PROXY protocol wrapping TLS Envoy refuses", proxy(socket("envoy.transport_sockets.tls", longSNI)), "UpstreamTlsContext.Sni"},
+		{"PROXY protocol TLV Envoy refuses", &clusterv3.Cluster{TransportSocket: socket(proxyProtocolSocket, &proxyprotocolv3.ProxyProtocolUpstreamTransport{
+			Config: &corev3.ProxyProtocolConfig{AddedTlvs: []*corev3.TlvEntry{{Type: 256}}}})}, "TlvEntry.Type"},
+		{"TLS Envoy refuses", &clusterv3.Cluster{TransportSocket: socket("envoy.transport_sockets.tls", longSNI)}, "UpstreamTlsContext.Sni"},
+		{"TLS socket among matches", &clusterv3.Cluster{TransportSocketMatches: []*clusterv3.Cluster_TransportSocketMatch{{Name: "m", TransportSocket: socket("envoy.transport_sockets.tls", longSNI)}}},
+			"UpstreamTlsContext.Sni"},
+	} {
+		err := validClusterSettings(c.c)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
 	}
 }

@@ -251,9 +251,12 @@ type Gateway struct {
 	RouteConfigurations []*routev3.RouteConfiguration
 	Clusters            []*clusterv3.Cluster
 
-	// fromFragments names the clusters policy fragments configured (see
-	// validate).
-	fromFragments map[string]bool
+	// policyShaped names the clusters policies' settings shaped (see
+	// gatewayBuild.policyShaped): validate walks their packed configs.
+	policyShaped map[string]bool
+	// fragmentClusters names the clusters policy fragments refer to (see
+	// gatewayBuild.fragmentClusters): a scoped render keeps them.
+	fragmentClusters map[string]bool
 	// invalidShare is the target's Target.InvalidShare cluster (see
 	// Bootstrap).
 	invalidShare string
@@ -497,9 +500,20 @@ type builder struct {
 // gatewayBuild collects one Gateway's resources.
 type gatewayBuild struct {
 	*builder
-	gw            *topology.Gateway
-	clusters      map[string]*clusterv3.Cluster
-	fromFragments map[string]bool
+	gw       *topology.Gateway
+	clusters map[string]*clusterv3.Cluster
+	// policyShaped are the clusters policies' settings went into: a
+	// fragment's cluster (addClusters), a rule cluster with its rule's
+	// settings (ruleCluster), a backend's cluster its policies shaped
+	// (backendPolicies). A value in them came from a manifest, so
+	// Gateway.validate walks their packed configs; the others are built
+	// here and hold no Any (baseCluster).
+	policyShaped map[string]bool
+	// fragmentClusters are the clusters policy fragments refer to (an
+	// authorization service's, a collector's): the filters that call
+	// them name them, not routes, so a scoped render keeps them all
+	// (Gateway.scope).
+	fragmentClusters map[string]bool
 	// merged are the fragment clusters merged so far, by name.
 	merged map[string][]*clusterv3.Cluster
 	// clusterBackend: the backend object a cluster is built for.
@@ -520,13 +534,15 @@ type gatewayBuild struct {
 }
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
-	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{}, fromFragments: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
+	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{},
+		policyShaped: map[string]bool{}, fragmentClusters: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
 		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{},
 		unrouted: map[string]bool{}, index: b.built}
 	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
-	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name, fromFragments: gb.fromFragments, invalidShare: gb.target.InvalidShare, invalidBody: gb.naming.InvalidBody,
+	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name,
+		policyShaped: gb.policyShaped, fragmentClusters: gb.fragmentClusters, invalidShare: gb.target.InvalidShare, invalidBody: gb.naming.InvalidBody,
 		index: gb.index, sharedBy: b.unrouted.by}
 
 	byPort := map[int32][]*topology.Listener{}

@@ -161,7 +161,7 @@ func (gb *gatewayBuild) ruleCluster(op clusterOp) {
 	if len(op.settings) > 0 {
 		// policies' settings are in it: its packed configs are checked
 		// with the Gateway (Gateway.validate)
-		gb.fromFragments[c.Name] = true
+		gb.policyShaped[c.Name] = true
 	}
 	if k, ok := gb.clusterBackend[op.of]; ok {
 		gb.clusterBackend[c.Name] = k

@@ -36,7 +36,7 @@ func (o *Output) Scope(rules []RuleOn) *Output {
 }
 
 func (g *Gateway) scope(want map[string]bool) *Gateway {
-	sg := &Gateway{Namespace: g.Namespace, Name: g.Name, fromFragments: g.fromFragments, invalidShare: g.invalidShare}
+	sg := &Gateway{Namespace: g.Namespace, Name: g.Name, fragmentClusters: g.fragmentClusters, invalidShare: g.invalidShare}
 	rcs, clusters := map[string]bool{}, map[string]bool{}
 	for _, rc := range g.RouteConfigurations {
 		var vhs []*routev3.VirtualHost
@@ -78,7 +78,7 @@ func (g *Gateway) scope(want map[string]bool) *Gateway {
 		}
 	}
 	for _, c := range g.Clusters {
-		if clusters[c.GetName()] || g.fromFragments[c.GetName()] {
+		if clusters[c.GetName()] || g.fragmentClusters[c.GetName()] {
 			sg.Clusters = append(sg.Clusters, c)
 		}
 	}

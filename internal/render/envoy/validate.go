@@ -89,10 +89,10 @@ func visit(m protoreflect.Message, f func(*anypb.Any) error) error {
 // without them, with ValidateAll alone: the only Anys in them are
 // typed_per_filter_config values, each validated once when its fragment
 // was typed (typedAny), which keeps this linear in routes. So are the
-// clusters built here for backends (baseCluster: no Any); those policy
-// fragments configured, or that carry protocol options, are walked for
-// Anys too. A cluster taken from another Gateway (Gateway.sharedBy) was
-// checked when that Gateway was built.
+// clusters built here for backends (baseCluster: no Any); those policies
+// shaped (gatewayBuild.policyShaped), or that carry protocol options, are
+// walked for Anys too. A cluster taken from another Gateway
+// (Gateway.sharedBy) was checked when that Gateway was built.
 func (g *Gateway) validate() error {
 	type check struct {
 		kind, name string
@@ -113,7 +113,7 @@ func (g *Gateway) validate() error {
 			continue // validated with the Gateway that built it
 		}
 		run := c.ValidateAll
-		if g.fromFragments[c.Name] || len(c.TypedExtensionProtocolOptions) > 0 {
+		if g.policyShaped[c.Name] || len(c.TypedExtensionProtocolOptions) > 0 {
 			run = func() error { return validateDeep(c) }
 		}
 		checks = append(checks, check{"Cluster", c.Name, run})

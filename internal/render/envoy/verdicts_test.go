@@ -61,17 +61,12 @@ func chainALPN(t *testing.T, gw *envoy.Gateway, port string) map[string]string {
 // hostnames alone change nothing, and a ClientTrafficPolicy that sets
 // alpnProtocols (an empty list included) keeps its own.
 func TestOverlappingTLSConfigALPN(t *testing.T) {
-	const class = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
 	certs := secrettest.TLSSecretYAML("infra", "wild", "*.shared.test") + secrettest.TLSSecretYAML("infra", "shared", "x.shared.test") +
 		secrettest.TLSSecretYAML("infra", "other", "other.test") + secrettest.TLSSecretYAML("infra", "api", "api.example.test")
 	listener := func(name, hostname, cert string) string {
 		return "  - {name: " + name + ", protocol: HTTPS, port: 443, hostname: '" + hostname + "', tls: {certificateRefs: [{name: " + cert + "}]}}\n"
 	}
-	gateway := func(listeners string) string {
-		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" + listeners +
-			"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
-	}
+	gateway := func(listeners string) string { return egGateway("infra", listeners) + egRoute("infra") }
 	ctp := func(tls string) string {
 		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ctp, namespace: infra}\nspec:\n" +
 			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: l1}]\n  tls: " + tls + "\n"
@@ -94,7 +89,7 @@ func TestOverlappingTLSConfigALPN(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := chainALPN(t, renderInline(t, class+tt.input+certs, "envoygateway"), "listener~443")
+			got := chainALPN(t, renderInline(t, egClass+tt.input+certs, "envoygateway"), "listener~443")
 			if len(got) != len(tt.want) {
 				t.Fatalf("chains %v, want %v", slices.Sorted(maps.Keys(got)), tt.want)
 			}
@@ -112,20 +107,9 @@ func TestOverlappingTLSConfigALPN(t *testing.T) {
 // routes below send to: Services one and two, and a DynamicResolver
 // Backend.
 func egStreamBase(t *testing.T) string {
-	return `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}
-  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
-  - {name: tcp, protocol: TCP, port: 9000}
+	return egClass + egGateway("infra",
+		"  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}\n",
+		"  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}\n") + `  - {name: tcp, protocol: TCP, port: 9000}
 ---
 apiVersion: v1
 kind: Service
@@ -263,30 +247,7 @@ func TestEnvoyGatewayTLSRouteRulesPooled(t *testing.T) {
 // http10Base is an Envoy Gateway Gateway with an HTTP listener of its
 // own hostname (port 80) and one without (port 8080), a route on both,
 // and the routes given.
-const http10Base = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: app}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, port: 80, protocol: HTTP, hostname: a.example.com}, {name: b, port: 8080, protocol: HTTP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc, namespace: app}
-spec: {ports: [{name: http, port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: app}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: svc, port: 8080}]}]
----
+var http10Base = egClass + egGateway("app", "  - {name: http, port: 80, protocol: HTTP, hostname: a.example.com}\n", "  - {name: b, port: 8080, protocol: HTTP}\n") + egRoute("app") + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: ClientTrafficPolicy
 metadata: {name: wide, namespace: app}
@@ -377,12 +338,8 @@ func TestEnvoyGatewayHTTP10DefaultHost(t *testing.T) {
 // listener nor leave it unserved: its status says Programmed, and render
 // serves it with Envoy Gateway's TLS.
 func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
-	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
-		"  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}], options: {kgateway.dev/min-tls-version: bogus, kgateway.dev/cipher-suites: ECDHE-RSA-AES128-GCM-SHA256}}}\n" +
-		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
-		secrettest.TLSSecretYAML("infra", "cert", "www.example.com")
+	in := egClass + egGateway("infra", "  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}], options: {kgateway.dev/min-tls-version: bogus, kgateway.dev/cipher-suites: ECDHE-RSA-AES128-GCM-SHA256}}}\n") +
+		egRoute("infra") + secrettest.TLSSecretYAML("infra", "cert", "www.example.com")
 	gw := renderInline(t, in, "envoygateway")
 	var tls *tlsv3.DownstreamTlsContext
 	for _, l := range gw.Listeners {
@@ -407,12 +364,9 @@ func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
 // allowedRoutes selector that does not parse), so render serves only the
 // other listener.
 func TestEnvoyGatewayUnprogrammedListener(t *testing.T) {
-	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
-		"  - {name: bad, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: []}]}}}}\n" +
-		"  - {name: good, protocol: HTTP, port: 8080}\n" +
-		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	in := egClass + egGateway("infra",
+		"  - {name: bad, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: []}]}}}}\n",
+		"  - {name: good, protocol: HTTP, port: 8080}\n") + egRoute("infra")
 	var got []string
 	for _, l := range renderInline(t, in, "envoygateway").Listeners {
 		got = append(got, l.Name)
@@ -447,12 +401,9 @@ func TestEnvoyGatewayUncertifiedListener(t *testing.T) {
 		{"an expired certificate beside a valid one", tlsSecret("c1", "tls.crt", old, "tls.key", oldKey) + tlsSecret("c2", "tls.crt", good, "tls.key", goodKey), "[{name: c1}, {name: c2}]", []string{"listener~8080", "listener~8443"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
-				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
-				"  - {name: secure, protocol: HTTPS, port: 8443, hostname: www.example.com, tls: {certificateRefs: " + tc.refs + "}}\n" +
-				"  - {name: plain, protocol: HTTP, port: 8080}\n" + tc.secrets +
-				"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+			in := egClass + egGateway("infra",
+				"  - {name: secure, protocol: HTTPS, port: 8443, hostname: www.example.com, tls: {certificateRefs: "+tc.refs+"}}\n",
+				"  - {name: plain, protocol: HTTP, port: 8080}\n") + tc.secrets + egRoute("infra")
 			var got []string
 			for _, l := range renderInline(t, in, "envoygateway").Listeners {
 				got = append(got, l.Name)
