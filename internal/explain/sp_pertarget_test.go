@@ -419,7 +419,7 @@ kind: ListenerSet
 metadata: {name: extra, namespace: app}
 spec:
   parentRef: {name: open}
-  listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP}]
+  listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP, hostname: y.example.com}]
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: ClientTrafficPolicy
