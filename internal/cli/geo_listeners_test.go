@@ -193,6 +193,10 @@ func TestEnvoyGatewayGeoLocationsClientIPDetectionOfTheListener(t *testing.T) {
 		}
 		return out + "  timeout: {http: {idleTimeout: 5s}}\n"
 	}
+	// shared is a ListenerSet whose listener z shares port 80 with web
+	// (a hostname of its own, so no conflict)
+	const sharedSet = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: shared, namespace: infra}\nspec:\n  parentRef: {name: gw}\n" +
+		"  listeners: [{name: z, port: 80, protocol: HTTP, hostname: z.example.com}]\n"
 	const (
 		onWeb = "{name: gw, sectionName: web}"
 		onX   = "{group: gateway.networking.k8s.io, kind: ListenerSet, name: extra}"
@@ -214,6 +218,12 @@ func TestEnvoyGatewayGeoLocationsClientIPDetectionOfTheListener(t *testing.T) {
 			ctp("on-set", "2024-01-01T00:00:00Z", set, true) + ctp("on-x", "2024-02-01T00:00:00Z", setX, false), true},
 		{"… and the set's before the Gateway's", route(onX) +
 			ctp("on-gw", "2024-01-01T00:00:00Z", gw, false) + ctp("on-set", "2024-02-01T00:00:00Z", set, true), false},
+		// validatePortOverlapForClientTrafficPolicy refuses a policy on a
+		// plain HTTP listener sharing its port with one it does not cover
+		{"a listener's own policy refused by the port check: the section stays claimed, no detection", route(onWeb) + sharedSet +
+			ctp("on-gw", "2024-01-01T00:00:00Z", gw, true) + ctp("on-web", "2024-02-01T00:00:00Z", web, true), true},
+		{"a set's policy refused on its listener sharing a port: the Gateway's applies there", route("{group: gateway.networking.k8s.io, kind: ListenerSet, name: shared}") + sharedSet +
+			ctp("on-gw", "2024-01-01T00:00:00Z", gw, true) + ctp("on-shared", "2024-02-01T00:00:00Z", "{group: gateway.networking.k8s.io, kind: ListenerSet, name: shared}", false), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "in.yaml")

@@ -137,6 +137,9 @@ type geoListener struct {
 	// set and setNS name the listener's ListenerSet, "" for the
 	// Gateway's own.
 	set, setNS string
+	// listener is the graph's (refineGeo), nil where the listeners come
+	// from the input alone.
+	listener *topology.Listener
 }
 
 // decideGeo checks each of ls in order (validateAuthorizationGeoIP: the
@@ -196,7 +199,7 @@ func graphGeoListeners(p *policy.Policy, g *topology.Graph) (out []geoListener, 
 				continue
 			}
 			if l.Protocol == gwv1.HTTPProtocolType || l.Protocol == gwv1.HTTPSProtocolType {
-				gl := geoListener{gw: l.Gateway.Gateway, name: string(l.Name)}
+				gl := geoListener{gw: l.Gateway.Gateway, name: string(l.Name), listener: l}
 				if l.Set != nil {
 					gl.set, gl.setNS = l.Set.Name, l.Set.Namespace
 				}
@@ -417,6 +420,21 @@ func clientTrafficPolicies(m *model.Model) []ctpDoc {
 	return out
 }
 
+// sharesPortOutside: the listener is a plain HTTP listener Envoy Gateway
+// programs, and another it programs on its port is not among those a
+// policy covers (covers) — the policy is refused on it before it is
+// translated there (validatePortOverlapForClientTrafficPolicy, statusRun.
+// samePort). False where the graph is not known.
+func (l geoListener) sharesPortOutside(covers func(*topology.Listener) bool) bool {
+	ln := l.listener
+	if ln == nil || ln.Gateway == nil || ln.Protocol != gwv1.HTTPProtocolType || !listenerReady(ln) {
+		return false
+	}
+	return slices.ContainsFunc(ln.Gateway.Listeners, func(o *topology.Listener) bool {
+		return o != ln && o.Protocol == gwv1.HTTPProtocolType && o.Port == ln.Port && listenerReady(o) && !covers(o)
+	})
+}
+
 // ctpFor is the ClientTrafficPolicy whose client IP detection a listener
 // gets (translateClientIPDetection, run whatever else of the policy
 // fails): the first, in processing order, that names the listener — by
@@ -434,8 +452,18 @@ func ctpFor(ctps []ctpDoc, l geoListener) *ctpDoc {
 			onSet := t.Selector == nil && t.Kind == "ListenerSet" && l.set != "" && c.ns == l.setNS && t.Name == l.set
 			switch {
 			case (onGateway || onSet) && t.Section == l.name:
+				// the section is claimed before the port check: refused
+				// there, the listener gets no policy's detection
+				if l.sharesPortOutside(func(o *topology.Listener) bool { return false }) {
+					return nil
+				}
 				return c
 			case onSet && t.Section == "" && wholeSet == nil:
+				// refused on this listener by the port check, the set's
+				// policy leaves it unclaimed, for the Gateway's
+				if l.sharesPortOutside(func(o *topology.Listener) bool { return o.Set == l.listener.Set }) {
+					continue
+				}
 				wholeSet = c
 			case onGateway && t.Section == "" && wholeGateway == nil:
 				wholeGateway = c
