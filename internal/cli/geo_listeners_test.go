@@ -161,3 +161,90 @@ func TestEnvoyGatewayGeoLocationsOnProgrammedListeners(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayGeoLocationsClientIPDetectionOfTheListener: the client
+// IP detection the geolocation check reads is that of the
+// ClientTrafficPolicy in effect on the listener (translateClientIPDetection
+// on its HTTP IR): the first in processing order (older first) of those
+// naming the listener, by its Gateway or its ListenerSet, else of those
+// naming its ListenerSet, else its Gateway — the one status says took it.
+func TestEnvoyGatewayGeoLocationsClientIPDetectionOfTheListener(t *testing.T) {
+	base := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n" +
+		"  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: infra}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: geo, namespace: infra}\nspec:\n" +
+		"  geoIP: {provider: {type: MaxMind, maxMind: {countryDbSource: {local: {path: /etc/geo/country.mmdb}}}}}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n" +
+		"  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: web, protocol: HTTP, port: 80}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: infra}\nspec:\n  parentRef: {name: gw}\n" +
+		"  listeners: [{name: x, port: 8080, protocol: HTTP}]\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{port: 8080}]}\n"
+	route := func(parent string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n" +
+			"  parentRefs: [" + parent + "]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: geo, namespace: infra}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n" +
+			"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n"
+	}
+	ctp := func(name, created, target string, detects bool) string {
+		out := "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: " + name + ", namespace: infra, creationTimestamp: '" + created + "'}\nspec:\n" +
+			"  targetRefs: [" + target + "]\n"
+		if detects {
+			return out + "  clientIPDetection: {xForwardedFor: {numTrustedHops: 1}}\n"
+		}
+		return out + "  timeout: {http: {idleTimeout: 5s}}\n"
+	}
+	// shared is a ListenerSet whose listener z shares port 80 with web
+	// (a hostname of its own, so no conflict)
+	const sharedSet = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: shared, namespace: infra}\nspec:\n  parentRef: {name: gw}\n" +
+		"  listeners: [{name: z, port: 80, protocol: HTTP, hostname: z.example.com}]\n"
+	const (
+		onWeb = "{name: gw, sectionName: web}"
+		onX   = "{group: gateway.networking.k8s.io, kind: ListenerSet, name: extra}"
+		web   = "{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: web}"
+		set   = "{group: gateway.networking.k8s.io, kind: ListenerSet, name: extra}"
+		setX  = "{group: gateway.networking.k8s.io, kind: ListenerSet, name: extra, sectionName: x}"
+		gw    = "{group: gateway.networking.k8s.io, kind: Gateway, name: gw}"
+	)
+	for _, tc := range []struct {
+		name, docs string
+		invalid    bool
+	}{
+		{"the older of two on the listener detects, listed second", route(onWeb) +
+			ctp("a-new", "2024-05-01T00:00:00Z", web, false) + ctp("z-old", "2024-01-01T00:00:00Z", web, true), false},
+		{"the older of two on the listener does not detect", route(onWeb) +
+			ctp("a-new", "2024-05-01T00:00:00Z", web, true) + ctp("z-old", "2024-01-01T00:00:00Z", web, false), true},
+		{"a ListenerSet's listener takes its ListenerSet's policy", route(onX) + ctp("on-set", "2024-01-01T00:00:00Z", set, true), false},
+		{"… and its section's before the whole set's", route(onX) +
+			ctp("on-set", "2024-01-01T00:00:00Z", set, true) + ctp("on-x", "2024-02-01T00:00:00Z", setX, false), true},
+		{"… and the set's before the Gateway's", route(onX) +
+			ctp("on-gw", "2024-01-01T00:00:00Z", gw, false) + ctp("on-set", "2024-02-01T00:00:00Z", set, true), false},
+		// validatePortOverlapForClientTrafficPolicy refuses a policy on a
+		// plain HTTP listener sharing its port with one it does not cover
+		{"a listener's own policy refused by the port check: the section stays claimed, no detection", route(onWeb) + sharedSet +
+			ctp("on-gw", "2024-01-01T00:00:00Z", gw, true) + ctp("on-web", "2024-02-01T00:00:00Z", web, true), true},
+		{"a set's policy refused on its listener sharing a port: the Gateway's applies there", route("{group: gateway.networking.k8s.io, kind: ListenerSet, name: shared}") + sharedSet +
+			ctp("on-gw", "2024-01-01T00:00:00Z", gw, true) + ctp("on-shared", "2024-02-01T00:00:00Z", "{group: gateway.networking.k8s.io, kind: ListenerSet, name: shared}", false), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "in.yaml")
+			if err := os.WriteFile(file, []byte(base+tc.docs), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := run(t, "status", "-f", file, "-o", "summary")
+			if code != 0 || !strings.Contains(out, "SecurityPolicy infra/geo → ") {
+				t.Fatalf("status: exit %d\n%s%s", code, out, errOut)
+			}
+			got := false
+			for _, line := range strings.Split(out, "\n") {
+				got = got || strings.Contains(line, "SecurityPolicy infra/geo → ") && strings.Contains(line, "Accepted=False(Invalid)")
+			}
+			if got != tc.invalid {
+				t.Errorf("status: invalid %v, want %v\n%s", got, tc.invalid, out)
+			}
+			rendered, _, _ := run(t, "render", "-f", file, "-o", "json")
+			if got := strings.Contains(rendered, `"envoy.filters.http.geoip"`); got == tc.invalid {
+				t.Errorf("render: geolocation filter %v, want %v", got, !tc.invalid)
+			}
+		})
+	}
+}

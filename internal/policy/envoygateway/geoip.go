@@ -1,14 +1,18 @@
 package envoygateway
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -130,6 +134,12 @@ func (d geoDecision) message() string {
 type geoListener struct {
 	gw   *model.Gateway
 	name string
+	// set and setNS name the listener's ListenerSet, "" for the
+	// Gateway's own.
+	set, setNS string
+	// listener is the graph's (refineGeo), nil where the listeners come
+	// from the input alone.
+	listener *topology.Listener
 }
 
 // decideGeo checks each of ls in order (validateAuthorizationGeoIP: the
@@ -140,7 +150,7 @@ func decideGeo(ls []geoListener, m *model.Model, need geoNeed) geoDecision {
 	ctps := clientTrafficPolicies(m)
 	var out geoDecision
 	for _, l := range ls {
-		ctp := ctpFor(ctps, l.gw, l.name)
+		ctp := ctpFor(ctps, l)
 		msg := clientIPDetectionProblem(ctp)
 		if msg == "" {
 			msg = geoProviderProblem(l.gw, m, need)
@@ -189,7 +199,11 @@ func graphGeoListeners(p *policy.Policy, g *topology.Graph) (out []geoListener, 
 				continue
 			}
 			if l.Protocol == gwv1.HTTPProtocolType || l.Protocol == gwv1.HTTPSProtocolType {
-				out = append(out, geoListener{gw: l.Gateway.Gateway, name: string(l.Name)})
+				gl := geoListener{gw: l.Gateway.Gateway, name: string(l.Name), listener: l}
+				if l.Set != nil {
+					gl.set, gl.setNS = l.Set.Name, l.Set.Namespace
+				}
+				out = append(out, gl)
 			}
 		}
 	}
@@ -379,39 +393,82 @@ func reachedGateways(p *policy.Policy, m *model.Model) []gatewaySection {
 type ctpDoc struct {
 	ns string
 	egv1a1.ClientTrafficPolicySpec
+	// obj and created place it in Envoy Gateway's processing order.
+	obj     *manifest.Object
+	created time.Time
 }
 
+// clientTrafficPolicies are the input's ClientTrafficPolicies in Envoy
+// Gateway's processing order (processingOrder: older first, else as
+// given), the order in which they claim listeners.
 func clientTrafficPolicies(m *model.Model) []ctpDoc {
 	var out []ctpDoc
 	for _, o := range m.OfKind(model.GroupKind{Group: Group, Kind: clientTrafficPolicy.name}) {
 		var spec egv1a1.ClientTrafficPolicySpec
-		if o.DecodeField("spec", &spec) == nil {
-			out = append(out, ctpDoc{ns: o.Namespace, ClientTrafficPolicySpec: spec})
+		if o.DecodeField("spec", &spec) != nil {
+			continue
 		}
+		var meta struct {
+			CreationTimestamp metav1.Time `json:"creationTimestamp"`
+		}
+		_ = o.DecodeField("metadata", &meta)
+		out = append(out, ctpDoc{ns: o.Namespace, ClientTrafficPolicySpec: spec, obj: o, created: meta.CreationTimestamp.Time})
 	}
+	slices.SortStableFunc(out, func(a, b ctpDoc) int {
+		return processingOrder(&policy.Policy{Obj: a.obj, Created: a.created}, &policy.Policy{Obj: b.obj, Created: b.created})
+	})
 	return out
 }
 
-// ctpFor is the ClientTrafficPolicy in effect on a listener: the first
-// naming the listener, else the first naming the whole Gateway.
-func ctpFor(ctps []ctpDoc, gw *model.Gateway, listener string) *ctpDoc {
-	var whole *ctpDoc
+// sharesPortOutside: the listener is a plain HTTP listener Envoy Gateway
+// programs, and another it programs on its port is not among those a
+// policy covers (covers) — the policy is refused on it before it is
+// translated there (validatePortOverlapForClientTrafficPolicy, statusRun.
+// samePort). False where the graph is not known.
+func (l geoListener) sharesPortOutside(covers func(*topology.Listener) bool) bool {
+	ln := l.listener
+	if ln == nil || ln.Gateway == nil || ln.Protocol != gwv1.HTTPProtocolType || !listenerReady(ln) {
+		return false
+	}
+	return slices.ContainsFunc(ln.Gateway.Listeners, func(o *topology.Listener) bool {
+		return o != ln && o.Protocol == gwv1.HTTPProtocolType && o.Port == ln.Port && listenerReady(o) && !covers(o)
+	})
+}
+
+// ctpFor is the ClientTrafficPolicy whose client IP detection a listener
+// gets (translateClientIPDetection, run whatever else of the policy
+// fails): the first, in processing order, that names the listener — by
+// its Gateway and sectionName (a ListenerSet's listener too: C18), or by
+// its ListenerSet and sectionName — else the first naming its ListenerSet
+// whole, else the first naming the Gateway whole, as their claims go
+// (ProcessClientTrafficPolicies: sections, then ListenerSets, then
+// Gateways). A policy targets objects of its own namespace.
+func ctpFor(ctps []ctpDoc, l geoListener) *ctpDoc {
+	var wholeSet, wholeGateway *ctpDoc
 	for i := range ctps {
 		c := &ctps[i]
-		if c.ns != gw.Namespace {
-			continue
-		}
 		for _, t := range targets(c.PolicyTargetReferences) {
-			if t.Kind != "Gateway" || t.Name != gw.Name {
-				continue
-			}
-			if t.Section == listener {
+			onGateway := t.Selector == nil && t.Kind == "Gateway" && c.ns == l.gw.Namespace && t.Name == l.gw.Name
+			onSet := t.Selector == nil && t.Kind == "ListenerSet" && l.set != "" && c.ns == l.setNS && t.Name == l.set
+			switch {
+			case (onGateway || onSet) && t.Section == l.name:
+				// the section is claimed before the port check: refused
+				// there, the listener gets no policy's detection
+				if l.sharesPortOutside(func(o *topology.Listener) bool { return false }) {
+					return nil
+				}
 				return c
-			}
-			if t.Section == "" && whole == nil {
-				whole = c
+			case onSet && t.Section == "" && wholeSet == nil:
+				// refused on this listener by the port check, the set's
+				// policy leaves it unclaimed, for the Gateway's
+				if l.sharesPortOutside(func(o *topology.Listener) bool { return o.Set == l.listener.Set }) {
+					continue
+				}
+				wholeSet = c
+			case onGateway && t.Section == "" && wholeGateway == nil:
+				wholeGateway = c
 			}
 		}
 	}
-	return whole
+	return cmp.Or(wholeSet, wholeGateway)
 }
