@@ -368,10 +368,11 @@ func Build(set *manifest.Set, opt Options) *Model {
 			continue
 		}
 		if opt.Schema != nil {
-			if v := opt.Schema(o); v.Checked && (!v.Served || known && carriesRefused(gk, v.Refusals)) {
+			if v := opt.Schema(o); v.Checked && (!v.Served || known && (carriesRefused(gk, v.Refusals) || carriesRefused(gk, v.Unrun))) {
 				// The API server refuses its version, or a value every view
-				// would carry (the schema stage reported it): no later stage
-				// sees it.
+				// would carry (the schema stage reported it, or would have
+				// had an earlier error not stopped the CEL rules that judge
+				// it: schema.Verdict.Unrun): no later stage sees it.
 				m.refuse(o, known, kd, opt.DefaultNamespace, v.Refusals)
 				continue
 			}
