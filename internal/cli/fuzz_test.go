@@ -44,6 +44,16 @@ func FuzzPipeline(f *testing.F) {
 		}
 	}
 	f.Add(examples)
+	// A rule with a backendRef to no Service, whose policy gives it
+	// clusters of its own: explain says it answers 500, and render must
+	// keep the blackhole as a cluster nothing defines, not make one of
+	// the rule's own from its name (found by this target's explain/render
+	// agreement).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: gwpol\n" +
+		"  listeners: [{name: http, protocol: HTTP, port: 80}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: shop, namespace: infra}\n" +
+		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: gone, port: 80}]}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\n" +
+		"kind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
+		"  circuitBreaker: {maxConnections: 10}\n"))
 	cfg := (&Config{Namespace: "default"}).WithSetting("referenceGrantMode", "Strict").WithSetting("validationMode", "Strict")
 	// A rate limit service, so that global rate limits render.
 	cfg.Settings = map[string]any{"envoyGateway.rateLimit.enabled": true}
