@@ -54,6 +54,16 @@ func FuzzPipeline(f *testing.F) {
 		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: gone, port: 80}]}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\n" +
 		"kind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
 		"  circuitBreaker: {maxConnections: 10}\n"))
+	// The same rule with a route-level field that cannot be rendered (a
+	// connect timeout Envoy refuses, for the rule's own clusters): the
+	// rule answers 500, as explain says, not the field's 503 — it has no
+	// cluster to go into (found by this target's explain/render
+	// agreement). Even-length, so that the Service stays missing.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: gwpol\n" +
+		"  listeners: [{name: http, protocol: HTTP, port: 80}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: shop, namespace: infra}\n" +
+		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: gone, port: 80}]}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\n" +
+		"kind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
+		"  timeout: {tcp: {connectTimeout: -5s}}\n\n"))
 	cfg := (&Config{Namespace: "default"}).WithSetting("referenceGrantMode", "Strict").WithSetting("validationMode", "Strict")
 	// A rate limit service, so that global rate limits render.
 	cfg.Settings = map[string]any{"envoyGateway.rateLimit.enabled": true}

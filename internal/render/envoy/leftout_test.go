@@ -114,3 +114,70 @@ spec:
 		})
 	}
 }
+
+// TestFailedFieldOnAnsweredRule: a route-level field that cannot be
+// rendered (a connect timeout Envoy refuses, for the rule's own
+// clusters) answers its rule 503 where the rule forwards; where no
+// backendRef of the rule takes traffic the rule answers what the merge
+// decided before any policy applies (500), as explain says: the field
+// has no cluster to go into there (found by FuzzPipeline's explain/render
+// agreement: render answered 503, explain 500).
+func TestFailedFieldOnAnsweredRule(t *testing.T) {
+	const btp = `---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: bt, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]
+  timeout: {tcp: {connectTimeout: -5s}}
+`
+	route := func(ref string) string {
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: gwpol
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [` + ref + `]}]
+`
+	}
+	for _, c := range []struct {
+		name, ref string
+		want      int
+	}{
+		{"forwarding rule", "{name: web, port: 80}", 503},
+		{"no backendRef takes traffic", "{name: gone, port: 80}", 500},
+	} {
+		for _, target := range []string{"envoy", "kgateway", "envoygateway"} {
+			objs, err := manifest.Parse("inline.yaml", []byte(route(c.ref)+btp), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+			out := render(t, res, envoy.Options{Target: target})
+			rt := res.Graph.Route("HTTPRoute", "infra", "shop")
+			l := rt.Parents[0].Listeners[0]
+			var got []int
+			for _, a := range out.AnswersOn(rt.Rules[0], nil, l) {
+				got = append(got, a.Status)
+			}
+			if !slices.Equal(got, []int{c.want}) {
+				t.Errorf("%s, %s: the rule answers %v, want %d", c.name, target, got, c.want)
+			}
+			if fs, ok := res.FixedStatusOn(rt, rt.Rules[0], l.Gateway); ok && fs.Status != c.want {
+				t.Errorf("%s, %s: the merge answers %d, render %d", c.name, target, fs.Status, c.want)
+			}
+		}
+	}
+}
