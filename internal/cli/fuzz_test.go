@@ -17,8 +17,9 @@ import (
 
 // FuzzPipeline feeds arbitrary documents through every stage and view:
 // a malformed manifest may fail to load, but once loaded nothing may panic,
-// and what renders is valid Envoy config (a render that finds it is not
-// fails as an internal error, which fails the target).
+// what renders is valid Envoy config (a render that finds it is not
+// fails as an internal error, which fails the target), and explain and
+// render agree on every Envoy route's owners and answer.
 func FuzzPipeline(f *testing.F) {
 	seeds, _ := filepath.Glob("../../testdata/examples/*.yaml")
 	more, _ := filepath.Glob("../../testdata/lint/*.yaml")
@@ -43,6 +44,26 @@ func FuzzPipeline(f *testing.F) {
 		}
 	}
 	f.Add(examples)
+	// A rule with a backendRef to no Service, whose policy gives it
+	// clusters of its own: explain says it answers 500, and render must
+	// keep the blackhole as a cluster nothing defines, not make one of
+	// the rule's own from its name (found by this target's explain/render
+	// agreement).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: gwpol\n" +
+		"  listeners: [{name: http, protocol: HTTP, port: 80}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: shop, namespace: infra}\n" +
+		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: gone, port: 80}]}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\n" +
+		"kind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
+		"  circuitBreaker: {maxConnections: 10}\n"))
+	// The same rule with a route-level field that cannot be rendered (a
+	// connect timeout Envoy refuses, for the rule's own clusters): the
+	// rule answers 500, as explain says, not the field's 503 — it has no
+	// cluster to go into (found by this target's explain/render
+	// agreement). Even-length, so that the Service stays missing.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: gwpol\n" +
+		"  listeners: [{name: http, protocol: HTTP, port: 80}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: shop, namespace: infra}\n" +
+		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: gone, port: 80}]}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\n" +
+		"kind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
+		"  timeout: {tcp: {connectTimeout: -5s}}\n\n"))
 	cfg := (&Config{Namespace: "default"}).WithSetting("referenceGrantMode", "Strict").WithSetting("validationMode", "Strict")
 	// A rate limit service, so that global rate limits render.
 	cfg.Settings = map[string]any{"envoyGateway.rateLimit.enabled": true}
@@ -81,6 +102,10 @@ func FuzzPipeline(f *testing.F) {
 			if _, err := out.Marshal("json", envoy.TypeAll); err != nil {
 				t.Fatalf("marshal: %v", err)
 			}
+			// explain names the owners render's metadata names, on every
+			// Envoy route (TestExplainAgreesWithRender's check; its listed
+			// gaps are collected, not failed)
+			checkOwnership(t, c, out, target, map[string][]string{})
 		}
 	})
 }

@@ -364,8 +364,9 @@ func Build(set *manifest.Set, opt Options) *Model {
 			continue
 		case v.schemaRefused:
 			// The API server refuses its version, or a value every view
-			// would carry (the schema stage reported it): no later stage
-			// sees it.
+			// would carry (the schema stage reported it, or would have had
+			// an earlier error not stopped the CEL rules that judge it:
+			// schema.Verdict.Unrun): no later stage sees it.
 			m.refuse(o, v.known, v.kd, opt.DefaultNamespace, v.schemaRefusals)
 			continue
 		}
@@ -453,7 +454,7 @@ func judgeAlone(o *manifest.Object, reads func(GroupKind) bool, opt Options) (v 
 		return v
 	}
 	if opt.Schema != nil {
-		if sv := opt.Schema(o); sv.Checked && (!sv.Served || v.known && carriesRefused(gk, sv.Refusals)) {
+		if sv := opt.Schema(o); sv.Checked && (!sv.Served || v.known && (carriesRefused(gk, sv.Refusals) || carriesRefused(gk, sv.Unrun))) {
 			v.schemaRefused, v.schemaRefusals = true, sv.Refusals
 			return v
 		}

@@ -738,6 +738,45 @@ func TestHeaderNamesAsTheCRDs(t *testing.T) {
 	}
 }
 
+// TestCarriedPastBlockingErrors: a value the model carries whose CEL
+// rule refuses it leaves the route out even when an earlier error (a
+// required field missing, a value outside an enum) kept the API server
+// from running its CEL rules, which judge it alone (found by FuzzRender:
+// a GRPCRoute whose backendRef had no name rendered its method match, a
+// service holding a query character, as a path prefix Envoy refuses).
+// The refusals that say why are the API server's; without a refused
+// carried value, such a route is read as written.
+func TestCarriedPastBlockingErrors(t *testing.T) {
+	route := func(kind, rule string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: ns}\nspec:\n  rules:\n  - " + rule + "\n"
+	}
+	tests := []struct {
+		name, yaml string
+		field      string // the refusal that says why; "" when the route is read
+	}{
+		{"grpc service after a backendRef without a name", route("GRPCRoute", "matches: [{method: {service: \"a?b\"}}]\n    backendRefs: [{port: 80}]"), "spec.rules[0].backendRefs[0].name"},
+		{"grpc method after an unknown filter type", route("GRPCRoute", "matches: [{method: {method: \"Get(\"}}]\n    filters: [{type: Bogus}]"), "spec.rules[0].filters[0].type"},
+		{"query in an exact path after a backendRef without a name", route("HTTPRoute", "matches: [{path: {type: Exact, value: \"/a?b\"}}]\n    backendRefs: [{port: 80}]"), "spec.rules[0].backendRefs[0].name"},
+		{"dot segment after an unknown filter type", route("HTTPRoute", "matches: [{path: {value: /a/../b}}]\n    filters: [{type: Bogus}]"), "spec.rules[0].filters[0].type"},
+		{"valid method, backendRef without a name", route("GRPCRoute", "matches: [{method: {service: pkg.Svc, method: Get}}]\n    backendRefs: [{port: 80}]"), ""},
+		{"valid path, unknown filter type", route("HTTPRoute", "matches: [{path: {value: /a}}]\n    filters: [{type: Bogus}]"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := buildChecked(t, tt.yaml)
+			kind := strings.TrimPrefix(strings.SplitN(tt.yaml, "\n", 3)[1], "kind: ")
+			why, refused := m.Refused(model.GatewayAPIKey(kind, "ns", "r"))
+			got := refusalFields(t, why)
+			switch {
+			case tt.field == "" && (refused || len(m.Routes) != 1):
+				t.Errorf("refused at %v, %d routes; want the route read as written", got, len(m.Routes))
+			case tt.field != "" && (!slices.Equal(got, []string{tt.field}) || len(m.Routes) != 0):
+				t.Errorf("refused at %v (routes built: %d), want at %s alone and no route", got, len(m.Routes), tt.field)
+			}
+		})
+	}
+}
+
 // TestListenerNamesAsTheCRDs: a listener needs a SectionName (a DNS
 // subdomain), as the API server enforces; a Gateway or ListenerSet
 // without one is refused at the listener's name and not built (its Envoy

@@ -212,6 +212,56 @@ spec:
 	}
 }
 
+// TestUnrunRules: an error after which the API server runs no CEL rule
+// (a required field missing, a value outside an enum) leaves the rules'
+// refusals out of the findings, as the API server makes none, and in
+// Verdict.Unrun; without one they are findings, and Unrun is empty.
+func TestUnrunRules(t *testing.T) {
+	route := func(kind, rule string) string {
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: " + kind + "\nmetadata: {name: r, namespace: ns}\nspec:\n  rules:\n  - " + rule + "\n"
+	}
+	for _, c := range []struct {
+		name, yaml string
+		refusals   []string // the fields of Verdict.Refusals
+		unrun      []string // the fields of Verdict.Unrun
+	}{
+		{"rule alone", route("GRPCRoute", "matches: [{method: {service: \"a?b\"}}]"), []string{"spec.rules[0].matches[0].method"}, nil},
+		{"rule after a required field", route("GRPCRoute", "matches: [{method: {service: \"a?b\"}}]\n    backendRefs: [{port: 80}]"),
+			[]string{"spec.rules[0].backendRefs[0].name"}, []string{"spec.rules[0].matches[0].method"}},
+		{"rule after an enum", route("HTTPRoute", "matches: [{path: {type: Exact, value: \"/a?b\"}}]\n    filters: [{type: Bogus}]"),
+			[]string{"spec.rules[0].filters[0].type"}, []string{"spec.rules[0].matches[0].path"}},
+		{"required field alone", route("GRPCRoute", "matches: [{method: {service: a.B}}]\n    backendRefs: [{port: 80}]"), []string{"spec.rules[0].backendRefs[0].name"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			objs, err := manifest.Parse("in.yaml", []byte(c.yaml), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Validate(objs, NewCatalog(true), Options{DefaultNamespace: "default"})
+			v := r.Verdict(objs[0])
+			fields := func(ds []diag.Diagnostic) []string {
+				var out []string
+				for _, d := range ds {
+					if d.Pos.Line < 1 || d.Message == "" {
+						t.Errorf("finding without a position or message: %+v", d)
+					}
+					out = append(out, d.Field)
+				}
+				return out
+			}
+			if got := fields(v.Refusals); !slices.Equal(got, c.refusals) {
+				t.Errorf("refusals at %q, want %q", got, c.refusals)
+			}
+			if got := fields(v.Unrun); !slices.Equal(got, c.unrun) {
+				t.Errorf("unrun at %q, want %q", got, c.unrun)
+			}
+			if got := fields(r.Diagnostics); !slices.Equal(got, c.refusals) {
+				t.Errorf("findings at %q, want the refusals' %q", got, c.refusals)
+			}
+		})
+	}
+}
+
 // TestProjection: what a list's rules read is the projection, not the
 // whole value; an unparsable rule reads everything.
 func TestProjection(t *testing.T) {

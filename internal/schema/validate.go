@@ -162,6 +162,14 @@ type Verdict struct {
 	// (Rejected only): a later stage that leaves the object out, as a
 	// cluster would never hold it, says why with them.
 	Refusals []diag.Diagnostic
+	// Unrun are the refusals of the object's CEL rules when an error
+	// before them kept the API server from running them (blocking): not
+	// findings, since the API server makes none of them, but a value
+	// those rules judge was judged nowhere else. A later stage that
+	// leaves out an object refused at a field it carries into every view
+	// asks them too (a gRPC method match's characters are a CEL rule's:
+	// a backendRef without a name must not let one reach Envoy).
+	Unrun []diag.Diagnostic
 }
 
 // Verdict is the decision about o (the zero Verdict when no CRD for its
@@ -319,7 +327,7 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 	if err := v.compile(); err != nil {
 		return verdict, append(diags, d.unusable(err))
 	}
-	fds, rejected := validateObject(o, d, v, opt)
+	fds, unrun, rejected := validateObject(o, d, v, opt)
 	if len(fds) > 0 {
 		verdict.Fields = map[string]bool{"apiVersion": true}
 		for _, fd := range fds {
@@ -332,6 +340,7 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 				verdict.Refusals = append(verdict.Refusals, fd)
 			}
 		}
+		verdict.Unrun = unrun
 	}
 	return verdict, append(diags, fds...)
 }
@@ -339,15 +348,16 @@ func check(o *manifest.Object, d *crd, opt Options) (Verdict, []diag.Diagnostic)
 // validateObject runs what the API server runs on a create: decoding
 // (pruning unknown fields, which strict field validation reports),
 // defaulting, then the schema, embedded-object, list and CEL validations.
-func validateObject(o *manifest.Object, d *crd, v *version, opt Options) ([]diag.Diagnostic, bool) {
+// When an error before the CEL rules keeps the API server from running
+// them (blocking), they are run all the same for unrun (Verdict.Unrun).
+func validateObject(o *manifest.Object, d *crd, v *version, opt Options) (out, unrun []diag.Diagnostic, rejected bool) {
 	u, err := o.Unstructured()
 	if err != nil {
-		return nil, false // model reports the document as undecodable
+		return nil, nil, false // model reports the document as undecodable
 	}
 	if v.status {
 		delete(u, "status") // a create resets status when it is a subresource
 	}
-	var out []diag.Diagnostic
 	s := v.structural
 	st := v.decode(u, true)
 	sev := diag.Error
@@ -372,19 +382,41 @@ func validateObject(o *manifest.Object, d *crd, v *version, opt Options) ([]diag
 		out = append(out, diag.Diagnostic{Code: LintUnknownField.Code, Severity: sev, Object: o.Ref(), Field: p, Pos: o.KeyPos(p), Message: msg})
 	}
 	if st.coerce != nil {
-		out = append(out, fieldDiag(o, st.coerce))
-		return out, true
+		return append(out, fieldDiag(o, st.coerce)), v.unrunRules(o, u), true
 	}
 	errs := st.errs
-	if v.rules != nil && !blocking(errs) {
+	if blocking(errs) {
+		unrun = v.unrunRules(o, u)
+	} else if v.rules != nil {
 		errs = append(errs, v.rules.validate(context.Background(), u)...)
 	}
-	rejected := false
 	for _, e := range errs {
 		out = append(out, fieldDiag(o, e))
 		rejected = true
 	}
-	return out, rejected
+	return out, unrun, rejected
+}
+
+// unrunRules are the refusals of the version's CEL rules on u that the
+// API server does not run (Verdict.Unrun). Their inputs may not have the
+// types the rules expect, which is why it does not: a rule that cannot
+// evaluate for that (an internal error) refuses nothing, and one that
+// panics leaves them all out.
+func (v *version) unrunRules(o *manifest.Object, u map[string]any) (out []diag.Diagnostic) {
+	if v.rules == nil {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	for _, e := range v.rules.validate(context.Background(), u) {
+		if e.Type != field.ErrorTypeInternal {
+			out = append(out, fieldDiag(o, e))
+		}
+	}
+	return out
 }
 
 // decoded is what the API server's decoding and schema validation made

@@ -88,28 +88,49 @@ func (gb *gatewayBuild) backendPolicies() {
 	// Each cluster is shaped alone, from fields rendered above: in
 	// parallel, on a Gateway with thousands of clusters the longest
 	// stretch its builder would otherwise spend on one core.
-	blackholed := make([]bool, len(todo))
+	fates := make([]clusterFate, len(todo))
 	parallel.Each(len(todo), func(i int) {
-		blackholed[i] = gb.shapeBackendCluster(todo[i].name, todo[i].c, todo[i].own)
+		fates[i] = gb.shapeBackendCluster(todo[i].name, todo[i].c, todo[i].own)
 	})
 	for i, t := range todo {
 		switch {
-		case blackholed[i]:
+		case fates[i] == blackholed:
 			gb.clusters[t.name] = blackholeBackend(t.name)
+		case fates[i] == leftOut:
+			delete(gb.clusters, t.name)
 		case shaped[t.name]:
 			gb.policyShaped[t.name] = true
 		}
 	}
 }
 
+// clusterFate is what shapeBackendCluster makes of a backend's cluster.
+type clusterFate int
+
+const (
+	// shapedAsWritten: the policies' fields that apply are merged in.
+	shapedAsWritten clusterFate = iota
+	// blackholed: an invalid policy targets the backend, and the target
+	// puts a blackhole in its place (Target.BlackholesInvalidBackendPolicy).
+	blackholed
+	// leftOut: a field that applies to it cannot be rendered (a value
+	// Envoy refuses, GWP401): the controller would send the cluster and
+	// Envoy refuse it, so it is not in the config, as a refused backend
+	// object's is not, and the routes that send to it answer their
+	// cluster-not-found status — never the cluster without the field (a
+	// TLS origination that is not there, say).
+	leftOut
+)
+
 // shapeBackendCluster merges the rendered fields of a backend's policies
 // (own) into its cluster c, and adds their merge metadata; it reports
 // instead, changing nothing, when the cluster is to be blackholed for an
-// invalid policy (Target.BlackholesInvalidBackendPolicy). It reads the
-// builder's caches and changes c alone: clusters are shaped in parallel.
-func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, own merge.Points) (blackhole bool) {
+// invalid policy (Target.BlackholesInvalidBackendPolicy) or left out for
+// a field that cannot be rendered (clusterFate). It reads the builder's
+// caches and changes c alone: clusters are shaped in parallel.
+func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, own merge.Points) clusterFate {
 	if gb.target.BlackholesInvalidBackendPolicy && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
-		return true
+		return blackholed
 	}
 	var md map[string]*structpb.Struct
 	var finish []func(proto.Message)
@@ -124,7 +145,11 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 		}
 		for _, f := range p.Fields {
 			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
-			if only := p.Kind.Spec().FieldProtocol(f.Key); rf.cluster != nil && (only == "" || only == protocol) {
+			only := p.Kind.Spec().FieldProtocol(f.Key)
+			if rf.failBody != "" && (only == "" || only == protocol) {
+				return leftOut
+			}
+			if rf.cluster != nil && (only == "" || only == protocol) {
 				gb.mergeCluster(c, rf.cluster)
 			}
 			gb.mergeClusterOfType(c, rf.ofType)
@@ -144,7 +169,7 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 			}
 		}
 	}
-	return false
+	return shapedAsWritten
 }
 
 // unroutedBackendClusters adds, where no route of the Gateway uses them,

@@ -117,6 +117,12 @@ func FuzzRender(f *testing.F) {
 	// not among those the model carries as written).
 	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
 		"  rules: [{matches: [{method: {service: 'a?b'}}], backendRefs: [{name: svc2, port: 8080}]}]\n"))
+	// The same method match in a route whose backendRef has no name (a
+	// required field: the API server runs no CEL rule after it, and the
+	// method's characters are a CEL rule's): left out all the same (found
+	// by this target: the rule that judges a carried value never ran).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: g, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
+		"  rules: [{matches: [{method: {service: 'a?b'}}], backendRefs: [{name:\"svc2, port: 8080}]}]\n"))
 	// Header names to remove that are empty, on a rule and on a
 	// backendRef (the Gateway API schema bounds none): the rule is
 	// replaced, not written as config Envoy refuses (found by mutating the

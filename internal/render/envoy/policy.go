@@ -349,8 +349,15 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 		b.reportAt(owner, f.Key, diag.FieldOf(err), policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; render target %s leaves it out of the resources it applies to", gk.Kind, f.Key, err, b.target.Name))
 		return rf
 	}
+	// What becomes of the resources a field that cannot be rendered
+	// applies to: a route answers 503 (failBody); a backend's cluster is
+	// left out (shapeBackendCluster, leftOut).
+	failed := "the resources it applies to answer 503"
+	if sc == policy.ScopeCluster {
+		failed = "the clusters it applies to are left out of the config, so the routes sending to them answer their cluster-not-found status"
+	}
 	if err != nil {
-		b.reportAt(owner, f.Key, diag.FieldOf(err), policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
+		b.reportAt(owner, f.Key, diag.FieldOf(err), policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s cannot be rendered to Envoy: %v; %s", gk.Kind, f.Key, err, failed))
 		rf.failBody = fmt.Sprintf("gwpol: %s %s/%s field %s cannot be rendered: %v", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)
 		return rf
 	}
@@ -361,7 +368,10 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 				why = ": " + fr.Reason
 			}
 			effect := "the routes it applies to fail closed (503)"
-			if streams {
+			switch {
+			case sc == policy.ScopeCluster:
+				effect = failed
+			case streams:
 				effect = "the HTTP routes it applies to fail closed (503), while the TCP and TLS routes it applies to keep forwarding without it"
 			}
 			for _, c := range f.Contributors {
@@ -378,7 +388,7 @@ func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc
 			rf.perRoute = append(rf.perRoute, perRouteFn{build: fr.PerRoute, what: fmt.Sprintf("%s %s/%s field %s", gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key)})
 		}
 		if err := rf.add(fr, &b.anys); err != nil {
-			b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; the resources it applies to answer 503", gk.Kind, f.Key, err))
+			b.report(owner, f.Key, policy.LintPolicyInvalid.Code, fmt.Sprintf("%s field %s renders to invalid Envoy config: %v; %s", gk.Kind, f.Key, err, failed))
 			*rf = rendered{kindKey: rf.kindKey, failBody: fmt.Sprintf("gwpol: %s %s/%s field %s renders to invalid Envoy config: %v",
 				gk.Kind, owner.Obj.Namespace, owner.Obj.Name, f.Key, err)}
 			return rf

@@ -792,6 +792,15 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		return r
 	}
 	rs := vb.routeScope(e.rule, vb.pathOf(e), l)
+	if rs.failBody != "" && !rs.invalid {
+		if _, answers := vb.res.FixedStatusAlong(e.att.Route, e.rule, vb.pathOf(e), vb.gw); answers {
+			// The rule answers without forwarding, as the merge decided
+			// before any policy applies (no backendRef takes traffic):
+			// a field that cannot be rendered has no cluster to go
+			// into there, and the rule answers what every view says.
+			rs = &scoped{metadata: rs.metadata, fields: rs.fields, tpfc: rs.tpfc}
+		}
+	}
 	if rs.replaced() {
 		r.Action = directResponse(rs.replaceStatus(), rs.replaceBody(vb.naming.InvalidBody))
 		if vb.target.PoliciesOnUnrouted {
@@ -1112,9 +1121,16 @@ func (vb *vhostBuild) clusterWeights(e entry) (wcs []*routev3.WeightedCluster_Cl
 		total += w
 		h := &routev3.Route{}
 		applyHeaderFilters(h, backendRefFilters(e.rule, i))
-		tpfc, body := vb.backendRefConfig(e.rule, i)
-		if body != "" && failBody == "" {
-			failBody = body
+		var tpfc map[string]*anypb.Any
+		if name != BlackholeCluster {
+			// a backendRef that takes no traffic has no policies in
+			// effect: nothing of theirs is rendered for it, and a field
+			// of theirs that cannot be does not answer the rule
+			var body string
+			tpfc, body = vb.backendRefConfig(e.rule, i)
+			if body != "" && failBody == "" {
+				failBody = body
+			}
 		}
 		cw := &routev3.WeightedCluster_ClusterWeight{Name: name, Weight: wrapUint32(w),
 			RequestHeadersToAdd: h.RequestHeadersToAdd, RequestHeadersToRemove: h.RequestHeadersToRemove,

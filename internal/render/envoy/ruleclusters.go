@@ -84,6 +84,13 @@ func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from i
 	// retarget records the cluster of the rule's (and the backendRef's)
 	// own for a route's cluster name, and points the route at it.
 	retarget := func(have *string, ref, backends int) {
+		if *have == BlackholeCluster {
+			// a backendRef that takes no traffic keeps its place as a
+			// cluster nothing defines (Envoy answers its share 500): a
+			// cluster of the rule's own, built from that name, would be
+			// defined, and answer otherwise
+			return
+		}
 		own := vb.ownClusters[ref]
 		if len(settings) == 0 && len(own) == 0 {
 			return

@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
 )
 
 // egTwoListeners: one route served through two HTTP listeners on
@@ -60,6 +64,86 @@ spec:
 						if got := c.GetCircuitBreakers().GetThresholds()[0].GetMaxConnections().GetValue(); got != want[rc.Name] {
 							t.Errorf("%s route %s sends to %s with max connections %d, want %d", rc.Name, r.Name, c.GetName(), got, want[rc.Name])
 						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRuleClusterNotForBlackhole: under a target that keeps an unusable
+// backendRef's place as BlackholeCluster (a cluster nothing defines, so
+// Envoy answers its share 500), a rule whose policies shape its clusters
+// gives that backendRef none of its own: one built from the name would be
+// defined (an EDS cluster of no Service) and answer 503 instead, where
+// explain and status say 500 (found by FuzzPipeline's explain/render
+// agreement). The usable backendRefs of the rule get theirs.
+func TestRuleClusterNotForBlackhole(t *testing.T) {
+	const btp = `---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: bt, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]
+  circuitBreaker: {maxConnections: 10}
+`
+	route := func(refs string) string {
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: gwpol
+  listeners:
+  - {name: a, protocol: HTTP, port: 80}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: ` + refs + `}]
+`
+	}
+	for _, c := range []struct {
+		name, refs string
+		sendsTo    []string // the route's clusters, in order
+	}{
+		{"the one backendRef is missing", "[{name: gone, port: 80}]", []string{envoy.BlackholeCluster}},
+		{"one of two is missing", "[{name: gone, port: 80}, {name: web, port: 80}]", []string{envoy.BlackholeCluster, "httproute/infra/shop/rule/0/backend/1"}},
+		{"the one backendRef resolves", "[{name: web, port: 80}]", []string{"httproute/infra/shop/rule/0"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, target := range []string{"envoy", "kgateway"} {
+				objs, err := manifest.Parse("inline.yaml", []byte(route(c.refs)+btp), manifest.Limits{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := render(t, compile(t, &manifest.Set{Objects: objs}, policy.Config{}), envoy.Options{Target: target})
+				gw := out.Gateways[0]
+				var sends []string
+				for _, rc := range gw.RouteConfigurations {
+					for _, vh := range rc.VirtualHosts {
+						for _, r := range vh.Routes {
+							if cl := r.GetRoute().GetCluster(); cl != "" {
+								sends = append(sends, cl)
+							}
+							for _, w := range r.GetRoute().GetWeightedClusters().GetClusters() {
+								sends = append(sends, w.GetName())
+							}
+						}
+					}
+				}
+				if fmt.Sprint(sends) != fmt.Sprint(c.sendsTo) {
+					t.Errorf("%s: the route sends to %q, want %q", target, sends, c.sendsTo)
+				}
+				for _, cl := range gw.Clusters {
+					if cl.GetEdsClusterConfig().GetServiceName() == envoy.BlackholeCluster || cl.GetName() == envoy.BlackholeCluster {
+						t.Errorf("%s: cluster %s defines the blackhole", target, cl.GetName())
 					}
 				}
 			}
