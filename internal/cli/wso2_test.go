@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -298,6 +299,67 @@ func TestWSO2RuleChains(t *testing.T) {
 	notes := apiPolicyKind(c).RuleNotes(rt.Rules[0], ownValues(c, rt.Rules[0]))
 	if len(notes) != 6 || !strings.Contains(notes[2], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
 		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
+	}
+}
+
+// TestWSO2APILevelJoinedByName: the operator joins the API-level
+// APIPolicies of a route in name order (httproute_policies.go:
+// apiPoliciesFromTargetRef, sort.Strings, at 1c84e11c), whatever their
+// age, and the gateway-controller keys that list by name
+// (pkg/policy/builder.go: DerivePolicyFromAPIConfig), so a name both
+// list runs the later object's listing at each place: the explain note
+// and the rendered chain say so (row C3).
+func TestWSO2APILevelJoinedByName(t *testing.T) {
+	cfg, _, err := loadConfig(wso2Path("gwpol.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PolicyDefinitions = wso2Path("defs")
+	v, err := families.LoadVersions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := os.ReadFile(wso2Path("platform/gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiPolicy := func(name, created, policies string) string {
+		return "---\napiVersion: gateway.api-platform.wso2.com/v1alpha1\nkind: APIPolicy\nmetadata: {name: " + name + ", namespace: demo, creationTimestamp: '" + created + "'}\n" +
+			"spec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: hello}\n  policies: " + policies + "\n"
+	}
+	docs := string(gw) + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: hello, namespace: demo}\n" +
+		"spec:\n  parentRefs: [{name: platform-gw}]\n  rules: [{backendRefs: [{name: hello-backend, port: 9080}]}]\n" +
+		apiPolicy("zz-oldest", "2024-01-01T00:00:00Z", `[{name: set-headers, version: v1, params: {request: {headers: [{name: X-From, value: zz}]}}}]`) +
+		apiPolicy("aa-newest", "2025-01-01T00:00:00Z", `[{name: cors, version: v1, params: {allowedOrigins: ["https://a.example.com"]}}, {name: set-headers, version: v1, params: {request: {headers: [{name: X-From, value: aa}]}}}]`)
+	objs, err := manifest.Parse("in.yaml", []byte(docs), manifest.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := families.CompileWith(&manifest.Set{Objects: objs}, cfg, v)
+	rt := c.Graph.Route("HTTPRoute", "demo", "hello")
+	if rt == nil {
+		t.Fatal("HTTPRoute demo/hello not in the graph")
+	}
+	var got []string
+	for _, e := range ruleChain(c, rt.Rules[0]) {
+		s := e.Identity + "@" + string(e.Level) + " " + e.Source
+		if e.Name == "set-headers" {
+			s += " " + string(e.Params)
+		}
+		if e.ListedBy != "" {
+			s += " listed by " + e.ListedBy
+		}
+		got = append(got, s)
+	}
+	const zz = `{"request":{"headers":[{"name":"X-From","value":"zz"}]}}`
+	want := []string{
+		"wso2_apip_sys_analytics:v1@system config",
+		"cors:v1@api gateway.api-platform.wso2.com/APIPolicy/demo/aa-newest",
+		"set-headers:v1@api gateway.api-platform.wso2.com/APIPolicy/demo/zz-oldest " + zz + " listed by gateway.api-platform.wso2.com/APIPolicy/demo/aa-newest",
+		"set-headers:v1@api gateway.api-platform.wso2.com/APIPolicy/demo/zz-oldest " + zz,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chain (-want +got):\n%s", diff)
 	}
 }
 

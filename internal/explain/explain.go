@@ -308,7 +308,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	} else {
 		t.Notes = append(t.Notes, "the route is attached to no listener; only its own policies are shown")
 	}
-	if p := rule.Problem; p != nil && p.Dropped {
+	if p := path.ProblemOf(rule); p != nil && p.Dropped {
 		t.Notes = append(t.Notes, "not programmed: "+p.Message+"; the rule is left out of the Envoy config (RouteRuleDropped), so its requests go to the next route that matches them")
 	}
 	if !rt.Served(rule) {

@@ -281,12 +281,7 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
   timeouts: {request: soon}
 `, "replaced by a direct response (500): the invalid policy gateway.kgateway.dev/TrafficPolicy/infra/bad merges here, so none of the fields listed take effect (kgateway replaces what an invalid policy configures)"},
-		{"Envoy Gateway", "eg", `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
+		{"Envoy Gateway", "eg", "---\n" + egClass + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: EnvoyExtensionPolicy
 metadata: {name: bad, namespace: infra}
@@ -339,7 +334,7 @@ func TestMatchField(t *testing.T) {
 // takes its Gateway's SecurityPolicy and is not answered 500; a policy
 // refused by its builders (a missing Secret) still answers 500.
 func TestRefusedRoutePolicyYieldsToTheGateway(t *testing.T) {
-	const base = egRoute + `---
+	base := egRoute + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: SecurityPolicy
 metadata: {name: gw-sp, namespace: app}

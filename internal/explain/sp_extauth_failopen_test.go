@@ -18,7 +18,7 @@ import (
 // policy is still Invalid. Any other error, or failOpen unset, answers
 // 500. On a route and on a Gateway alike.
 func TestSecurityPolicyExtAuthFailOpen(t *testing.T) {
-	const base = egRoute + `---
+	base := egRoute + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: SecurityPolicy
 metadata: {name: sp, namespace: app}

@@ -16,19 +16,7 @@ import (
 // egRoute is an Envoy Gateway Gateway app/gw with one HTTP listener and
 // the route app/r on it, to its Service: what the tests of a policy on a
 // route or on its Gateway add their policies to.
-const egRoute = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: app}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
+var egRoute = egGateway("app", "gw", "  listeners: [{name: http, port: 80, protocol: HTTP}]\n") + `---
 apiVersion: v1
 kind: Service
 metadata: {name: svc, namespace: app}
@@ -43,7 +31,7 @@ spec:
 `
 
 // spBase is egRoute with the OIDC client Secret.
-const spBase = egRoute + `---
+var spBase = egRoute + `---
 apiVersion: v1
 kind: Secret
 metadata: {name: oidc, namespace: app}
@@ -425,26 +413,13 @@ func TestMergedPolicyRefusedOnOneListener(t *testing.T) {
 // with the Gateway's listener a is not applied on y alone: x, on a port of
 // its own, takes it, and y — left unclaimed — takes the Gateway's policy.
 func TestClientTrafficPolicySharedPortPerListener(t *testing.T) {
-	const in = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: open, namespace: app}
-spec:
-  gatewayClassName: eg
-  allowedListeners: {namespaces: {from: Same}}
-  listeners: [{name: a, protocol: HTTP, port: 8080}]
----
+	in := egGateway("app", "open", "  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: a, protocol: HTTP, port: 8080}]\n") + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: ListenerSet
 metadata: {name: extra, namespace: app}
 spec:
   parentRef: {name: open}
-  listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP}]
+  listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP, hostname: y.example.com}]
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: ClientTrafficPolicy

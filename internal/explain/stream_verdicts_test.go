@@ -16,21 +16,10 @@ import (
 // DynamicResolver Backend attached to both TLS listeners; and three
 // TCPRoutes on the TCP listener: the oldest of two rules, then two of one
 // rule.
-const egStreams = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}
-  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
-  - {name: tcp, protocol: TCP, port: 9000}
----
+var egStreams = egGateway("infra", "gw", "  listeners:\n"+
+	"  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}\n"+
+	"  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}\n"+
+	"  - {name: tcp, protocol: TCP, port: 9000}\n") + `---
 apiVersion: v1
 kind: Service
 metadata: {name: one, namespace: infra}

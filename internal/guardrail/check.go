@@ -566,7 +566,7 @@ func Evaluate(r *merge.Result, rules []Rule) []diag.Diagnostic {
 	}
 	for _, rp := range r.Routes {
 		for _, rule := range rp.Rules {
-			if rule.Delegating || !rp.Route.Served(rule.Rule) || (rule.Rule.Problem != nil && rule.Rule.Problem.Dropped) {
+			if rule.Delegating || !rp.Route.Served(rule.Rule) {
 				continue // no Envoy route of its own, or none at all
 			}
 			for _, parent := range rp.Route.Parents {
@@ -575,6 +575,9 @@ func Evaluate(r *merge.Result, rules []Rule) []diag.Diagnostic {
 						continue // not programmed there: nothing of it is in effect
 					}
 					for _, path := range rule.PathsThrough(parent) {
+						if p := path.ProblemOf(rule.Rule); p != nil && p.Dropped {
+							continue // left out along that path: no Envoy route
+						}
 						t := Target{Route: rp.Route, Rule: rule.Rule, Path: path, Listener: l}
 						add(t, check(c, rules, t, r.EffectiveOn(rule.Rule, path, l)))
 					}

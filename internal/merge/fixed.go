@@ -150,7 +150,7 @@ func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, 
 		}
 		return fs, true
 	}
-	if p := rule.Problem; p != nil && !p.Dropped {
+	if p := path.ProblemOf(rule); p != nil && !p.Dropped {
 		return FixedStatus{Status: 500, Reasons: []string{"replaced: " + p.Message}}, true
 	}
 	if rule.IsDelegating() {

@@ -33,6 +33,16 @@ func (rp *RulePoints) PathOf(via []*topology.Rule) *RulePath {
 	return nil
 }
 
+// ProblemOf is what the controller cannot translate in the rule's copy
+// served along the path (topology.Rule.ProblemAlong: it may come from the
+// path's parents); a nil path is the rule as written (Rule.Problem).
+func (p *RulePath) ProblemOf(rule *topology.Rule) *topology.RuleProblem {
+	if p == nil {
+		return rule.Problem
+	}
+	return rule.ProblemAlong(p.Via)
+}
+
 // Served are the merges a rule takes effect with: one per parent path for
 // a delegated child (Paths), else its own (Own, as a path without parents).
 func (rp *RulePoints) Served() []*RulePath {

@@ -158,6 +158,9 @@ type Family struct {
 	// it (topology.Controller.ConflictsInVerdict). Conflicts is then
 	// unused.
 	ConflictsInVerdict bool
+	// BackendGroups are the API groups in which the controller reads a
+	// backendRef by its kind alone (topology.Controller.BackendGroups).
+	BackendGroups []string
 	// ExclusiveListenerHostnames: the controller serves a hostname that
 	// is a listener's own on that listener alone of its port: a route
 	// hostname equal to it does not attach to the port's other listeners
@@ -354,6 +357,7 @@ func (r *Registry) TopologyControllers(cfg Config) map[string]topology.Controlle
 		}
 		tc.Conflicts = f.Conflicts
 		tc.ConflictsInVerdict = f.ConflictsInVerdict
+		tc.BackendGroups = f.BackendGroups
 		tc.ExclusiveListenerHostnames = f.ExclusiveListenerHostnames
 		tc.AdmissionFirst = f.AdmissionFirst
 		tc.Grants = f.Grants

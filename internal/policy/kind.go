@@ -42,10 +42,12 @@ package policy
 //	ObjectExplainer   cli's explain command: a view of its own of one object of the kind
 //	Standalone        cli's render command: what serves the kind's objects when there is no Gateway
 //	Disabler          guardrail: a value of a field that switches its feature off (a route clearing its Gateway's)
+//	Enabler           lint, status, explain (Policy.NoEffect): an empty value of a field that switches its feature on with its defaults
 //	ValueTyper        guardrail: the Go type of a field's value, whose JSON names its sub-fields
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -456,6 +458,24 @@ type RouteVerdict struct {
 	// the condition it writes there is among ParentConditions. Render
 	// builds nothing for the route there, explain says why.
 	UnservedOn map[*topology.Listener]Condition
+	// Unmirrored are the RequestMirror filters the controller configures
+	// no mirror for, though topology resolved their backendRef (Envoy
+	// Gateway: a mirror whose backend it refuses, or whose Service has no
+	// endpoint: BackendsAvailable False while the rule is still served):
+	// render copies no request there.
+	Unmirrored []FilterRef
+}
+
+// FilterRef names one filter of a route: Filter is its index in the
+// filters of rule index Rule.
+type FilterRef struct {
+	Rule, Filter int
+}
+
+// Mirrors reports whether the controller configures the mirror of
+// filter index filter of rule index rule (true for a nil verdict).
+func (v *RouteVerdict) Mirrors(rule, filter int) bool {
+	return v == nil || !slices.Contains(v.Unmirrored, FilterRef{Rule: rule, Filter: filter})
 }
 
 // Unserved is why the controller serves none of the route on listener
@@ -589,6 +609,17 @@ type Disabler interface {
 	// Disables reports whether v, a value of the field key, switches the
 	// feature off.
 	Disables(key string, v any) bool
+}
+
+// Enabler is implemented by kinds for which an empty value of some field
+// switches its feature on with its defaults rather than setting nothing
+// (HAPTIC's cache: {}, a response cache by the origin's Cache-Control): a
+// policy with such a value changes something where it applies, which
+// Policy.NoEffect must count.
+type Enabler interface {
+	// Enables reports whether v, a value of the field key, switches the
+	// feature on.
+	Enables(key string, v any) bool
 }
 
 // ValueTyper is implemented by kinds whose field values are Go types with

@@ -138,6 +138,11 @@ type Target struct {
 	// resolved as a backendRef is, and the mirror copies requests to the
 	// cluster built for it. Without it only a Service port is mirrored to.
 	MirrorBackendObjects bool
+	// MirrorsKeepHost: a mirrored request keeps the Host of the request
+	// it copies (the request mirror policy's
+	// disable_shadow_host_suffix_append); without it Envoy appends
+	// "-shadow" to it.
+	MirrorsKeepHost bool
 	// ConnectTimeout is the connect timeout the controller writes on
 	// every cluster it builds for a backend (and on the cluster a
 	// backend an extension plugin registers starts from). 0: Envoy's

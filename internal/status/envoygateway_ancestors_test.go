@@ -356,20 +356,7 @@ func TestEnvoyGatewayUnknownMergeType(t *testing.T) {
 // errors: its ancestors say Accepted. Wasm and the SecurityPolicy's
 // other builders run once, before the loop.
 func TestEnvoyGatewayPerGatewayBuilders(t *testing.T) {
-	const tcpOnly = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: grpc-only, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: GRPCRoute}]}}
-  - {name: same-ns, protocol: HTTP, port: 81}
+	tcpOnly := egPlatform("infra", "  listeners:\n  - {name: grpc-only, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: GRPCRoute}]}}\n  - {name: same-ns, protocol: HTTP, port: 81}\n") + `
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -427,20 +414,7 @@ spec:
 // with the route's ancestorRefs): a target route no listener allows keeps
 // Accepted, unless another target's error reaches the same ancestor.
 func TestEnvoyGatewayPerTargetBuilders(t *testing.T) {
-	const base = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: grpc-only, protocol: HTTP, port: 80, allowedRoutes: {kinds: [{kind: GRPCRoute}]}}
-  - {name: web, protocol: HTTP, port: 81}
+	base := egPlatform("infra", "  listeners:\n  - {name: grpc-only, protocol: HTTP, port: 80, allowedRoutes: {kinds: [{kind: GRPCRoute}]}}\n  - {name: web, protocol: HTTP, port: 81}\n") + `
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute

@@ -15,7 +15,7 @@ import (
 // fails on the ancestor makes it Accepted=False whatever the order of
 // the targets, and of two failures the later is reported.
 func TestEnvoyGatewaySharedAncestorConditions(t *testing.T) {
-	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	const eg = egController
 	rc := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: rc, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  rules: [{name: one}]\n"
 	policy := func(name string, targets ...string) string {
 		refs := ""

@@ -96,19 +96,37 @@ func TestClientTrafficPolicyStatus(t *testing.T) {
 		},
 	}, {
 		// validatePortOverlapForClientTrafficPolicy runs per listener: the
-		// set's listener y shares port 8080 with the Gateway's a, so the
+		// set's listener y (a hostname of its own, so not in conflict with
+		// a) shares port 8080 with the Gateway's a, so the
 		// set's policy is Invalid and not translated there — y stays
 		// unclaimed and the Gateway's policy takes it (not among the
 		// sections overriding it); x, on a port of its own, takes the
 		// set's policy.
 		name: "listenerset-shared-port-per-listener",
-		policies: strings.Replace(set, "listeners: [{name: x, port: 9090, protocol: HTTP}]", "listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP}]", 1) +
+		policies: strings.Replace(set, "listeners: [{name: x, port: 9090, protocol: HTTP}]", "listeners: [{name: x, port: 9090, protocol: HTTP}, {name: y, port: 8080, protocol: HTTP, hostname: y.example.com}]", 1) +
 			ctp("wide", "open", "") + onSet("on-set", ""),
 		want: []string{
 			"on-set @ ListenerSet/infra/extra: Accepted=False/Invalid: ClientTrafficPolicy is being applied to multiple http (non https) listeners (infra/open/a) on the same port, which is not allowed.",
 			"wide @ Gateway/infra/open: Accepted=True/Accepted: Policy has been accepted.",
 			"wide @ Gateway/infra/open: Overridden=True/Overridden: There are existing ClientTrafficPolicies that are overriding these sections [x]",
 		},
+	}, {
+		// listenersWithSameHTTPPort compares the Gateway IR's HTTP
+		// listeners: one Envoy Gateway does not program (it allows only a
+		// route kind it cannot carry on HTTP) shares no port.
+		name: "shared-port-with-a-listener-not-programmed",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: two, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+			"  - {name: a, protocol: HTTP, port: 8080, hostname: a.example.com}\n  - {name: b, protocol: HTTP, port: 8080, hostname: b.example.com, allowedRoutes: {kinds: [{kind: TCPRoute}]}}\n" +
+			ctp("one", "two#a", ""),
+		want: []string{"one @ Gateway/infra/two#a: Accepted=True/Accepted: Policy has been accepted."},
+	}, {
+		// … and a listener it does not program is not checked: it has no
+		// IR to configure.
+		name: "shared-port-on-a-listener-not-programmed",
+		policies: "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: two, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+			"  - {name: a, protocol: HTTP, port: 8080, hostname: a.example.com}\n  - {name: b, protocol: HTTP, port: 8080, hostname: b.example.com, allowedRoutes: {kinds: [{kind: TCPRoute}]}}\n" +
+			ctp("one", "two#b", ""),
+		want: []string{"one @ Gateway/infra/two#b: Accepted=True/Accepted: Policy has been accepted."},
 	}, {
 		name:     "translation-error-invalid",
 		policies: ctp("bad", "gw", "  timeout: {http: {idleTimeout: 1d}}\n"),

@@ -19,22 +19,9 @@ func TestEnvoyGatewayRouteOverlap(t *testing.T) {
 	}
 	const http = "{name: gw, namespace: infra, sectionName: http}"
 	const other = "{name: gw, namespace: infra, sectionName: other}"
-	const gw2 = `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
-  - {name: other, protocol: HTTP, port: 8080, allowedRoutes: {namespaces: {from: All}}}
-`
-	const base = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
-` + gw2
+	base := egPlatform("infra", "  listeners:\n"+
+		"  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}\n"+
+		"  - {name: other, protocol: HTTP, port: 8080, allowedRoutes: {namespaces: {from: All}}}\n")
 	const cookieFilter = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: HTTPRouteFilter\nmetadata: {name: session, namespace: app}\nspec:\n  matches: [{cookies: [{name: session, value: abc}]}]\n"
 	const overlapA = "Overlapping match conditions with route(s): HTTPRoute app/b"
 	tests := []struct {

@@ -14,7 +14,7 @@ import (
 // replaces the former; other ports, nested wildcards and invalid
 // listeners take no part.
 func TestEnvoyGatewayOverlappingTLSConfig(t *testing.T) {
-	class := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
+	class := "---\n" + egClassDoc
 	certs := secrettest.TLSSecretYAML("infra", "a", "a.test") + secrettest.TLSSecretYAML("infra", "b", "b.test") +
 		secrettest.TLSSecretYAML("infra", "wild", "*.shared.test") + secrettest.TLSSecretYAML("infra", "shared", "x.shared.test")
 	listener := func(name, port, hostname, cert string) string {
@@ -66,7 +66,7 @@ func TestEnvoyGatewayOverlappingTLSConfig(t *testing.T) {
 // listener whose SANs do not overlap it is not, nor an SDS listener alone
 // on its port.
 func TestEnvoyGatewayOpaqueCertificates(t *testing.T) {
-	class := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
+	class := "---\n" + egClassDoc
 	objs := class + secrettest.TLSSecretYAML("infra", "near", "web.example.com") + secrettest.TLSSecretYAML("infra", "far", "other.test") +
 		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: sds, namespace: infra}\ntype: gateway.envoyproxy.io/sds\nstringData: {secretName: web, url: 'unix:///var/run/sds.sock'}\n"
 	on := map[string]any{"envoyGateway.extensionApis.enableSDSSecretRef": true}

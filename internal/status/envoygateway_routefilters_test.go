@@ -133,23 +133,7 @@ func TestEnvoyGatewayRouteFilterOrder(t *testing.T) {
 // listeners as on a ListenerSet's; a listener of another port, and a
 // route without hostnames, are not affected.
 func TestEnvoyGatewayExclusiveListenerHostnames(t *testing.T) {
-	gw := `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  allowedListeners: {namespaces: {from: Same}}
-  listeners:
-  - {name: wild, protocol: HTTP, port: 80, hostname: "*.example.com", allowedRoutes: {namespaces: {from: All}}}
-  - {name: api, protocol: HTTP, port: 80, hostname: api.example.com, allowedRoutes: {namespaces: {from: All}}}
-  - {name: alt, protocol: HTTP, port: 8080, hostname: "*.example.com", allowedRoutes: {namespaces: {from: All}}}
-  - {name: any, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+	gw := egPlatform("infra", "  allowedListeners: {namespaces: {from: Same}}\n  listeners:\n  - {name: wild, protocol: HTTP, port: 80, hostname: \"*.example.com\", allowedRoutes: {namespaces: {from: All}}}\n  - {name: api, protocol: HTTP, port: 80, hostname: api.example.com, allowedRoutes: {namespaces: {from: All}}}\n  - {name: alt, protocol: HTTP, port: 8080, hostname: \"*.example.com\", allowedRoutes: {namespaces: {from: All}}}\n  - {name: any, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}\n") + `
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: ListenerSet
@@ -203,18 +187,7 @@ spec: {ports: [{name: http, port: 8080}]}
 // every rule dropped is the rules' reason, except on an HTTPRoute whose
 // hostnames meet no listener's, whose hostname check comes last.
 func TestEnvoyGatewayAcceptedAfterRules(t *testing.T) {
-	gw := `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, protocol: HTTP, port: 80, hostname: only.example.com}]
+	gw := egPlatform("infra", "  listeners: [{name: http, protocol: HTTP, port: 80, hostname: only.example.com}]\n") + `
 ---
 apiVersion: v1
 kind: Service
@@ -262,20 +235,7 @@ spec: {ports: [{name: http, port: 8080}]}
 // Backend forwards by the SNI, which a listener that terminates TLS has
 // decrypted; on a passthrough listener it is served.
 func TestEnvoyGatewayTLSRouteDynamicResolver(t *testing.T) {
-	gw := `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}, allowedRoutes: {namespaces: {from: All}}}
-  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}, allowedRoutes: {namespaces: {from: All}}}
+	gw := egPlatform("infra", "  listeners:\n  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}, allowedRoutes: {namespaces: {from: All}}}\n  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}, allowedRoutes: {namespaces: {from: All}}}\n") + `
 ---
 apiVersion: v1
 kind: Secret

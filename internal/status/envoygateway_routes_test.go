@@ -16,21 +16,7 @@ import (
 // egRoutesBase is an Envoy Gateway platform for the route checks: the
 // class, a Gateway with HTTP, TCP and UDP listeners open to every
 // namespace, and a Service with a TCP and a UDP port.
-const egRoutesBase = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
-  - {name: tcp, protocol: TCP, port: 9000, allowedRoutes: {namespaces: {from: All}}}
-  - {name: udp, protocol: UDP, port: 5353, allowedRoutes: {namespaces: {from: All}}}
+var egRoutesBase = egPlatform("infra", "  listeners:\n  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}\n  - {name: tcp, protocol: TCP, port: 9000, allowedRoutes: {namespaces: {from: All}}}\n  - {name: udp, protocol: UDP, port: 5353, allowedRoutes: {namespaces: {from: All}}}\n") + `
 ---
 apiVersion: v1
 kind: Service

@@ -12,20 +12,7 @@ import (
 // selectorRoutes are three HTTPRoutes, each on its own parent (so each
 // selected route is one ancestor of the policy): ra labelled tier=gold on
 // listener a, rb tier=silver on listener b, rc unlabelled on the Gateway.
-const selectorRoutes = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: app}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: a, protocol: HTTP, port: 80}
-  - {name: b, protocol: HTTP, port: 81}
+var selectorRoutes = egPlatform("app", "  listeners:\n  - {name: a, protocol: HTTP, port: 80}\n  - {name: b, protocol: HTTP, port: 81}\n") + `
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -113,14 +100,14 @@ func TestEnvoyGatewayTargetSelectorNamespaceExpressions(t *testing.T) {
 		return "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: " + ns + "}\nspec:\n" +
 			"  from: [{group: gateway.envoyproxy.io, kind: BackendTrafficPolicy, namespace: app}]\n  to: [{group: gateway.networking.k8s.io, kind: Gateway}]\n"
 	}
-	docs := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+	docs := "---\n" + egClassDoc +
 		gateway("prod-ns") + gateway("stage-ns") + gateway("dev-ns") + grant("prod-ns") + grant("dev-ns") +
 		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: picker, namespace: app}\nspec:\n" +
 		"  targetSelectors: [{group: gateway.networking.k8s.io, kind: Gateway, matchLabels: {pick: me},\n" +
 		"    namespaces: {from: Selector, selector: {matchExpressions: [{key: env, operator: In, values: [prod, stage]}]}}}]\n" +
 		"  timeout: {tcp: {connectTimeout: 5s}}\n"
 	// stage-ns is selected but grants nothing; dev-ns grants but is not selected.
-	const eg = "gateway.envoyproxy.io/gatewayclass-controller"
+	const eg = egController
 	want := []string{"picker @ Gateway/prod-ns/gw (" + eg + "): Accepted=True/Accepted"}
 	c := compileFull(t, docs)
 	got := egConditions(status.Compute(c.Result, status.Options{}))
@@ -136,5 +123,72 @@ func TestEnvoyGatewayTargetSelectorNamespaceExpressions(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"picker @ prod-ns"}, attached); diff != "" {
 		t.Errorf("attached (-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvoyGatewayTargetsComposed: the targets of a policy are composed as
+// resolvePolicyTargets does (helpers.go: composePolicyTargetRefs) — the
+// objects its selectors pick first, by their creationTimestamp, then each
+// targetRef that names none of them; a targetRef and a selector naming one
+// object are one target (before: the policy conflicted with itself), and
+// the deprecated targetRef, when set, is read alone (GetTargetRefs: the
+// targetRefs beside it are not).
+func TestEnvoyGatewayTargetsComposed(t *testing.T) {
+	// rd and re are on listener a too, re created before rd
+	const more = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: rd, namespace: app, creationTimestamp: '2024-03-01T00:00:00Z', labels: {pair: x}}\n" +
+		"spec: {parentRefs: [{name: gw, sectionName: a}], rules: [{}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: re, namespace: app, creationTimestamp: '2024-02-01T00:00:00Z', labels: {pair: x}}\n" +
+		"spec: {parentRefs: [{name: gw, sectionName: a}], rules: [{}]}\n"
+	btp := func(name, created, targeting string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: " + name + ", namespace: app, creationTimestamp: '" + created + "'}\nspec:\n" +
+			targeting + "  timeout: {tcp: {connectTimeout: 5s}}\n"
+	}
+	const route = "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: "
+	tests := []struct {
+		name, policies string
+		want           []string // "policy @ ancestor: Accepted=S/Reason[: message]", sorted
+	}{{
+		name:     "a targetRef and a selector naming one route: one target",
+		policies: btp("both", "2024-01-01T00:00:00Z", "  targetRefs: ["+route+"ra}]\n  targetSelectors: [{kind: HTTPRoute, matchLabels: {tier: gold}}]\n"),
+		want:     []string{"both @ Gateway/app/gw#a: Accepted=True/Accepted"},
+	}, {
+		name: "a targetRef and a selector naming one Gateway: one target",
+		policies: "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: both, namespace: app}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  targetSelectors: [{kind: Gateway, matchLabels: {}}]\n  cors: {allowOrigins: ['https://a.example.com']}\n",
+		want: []string{"both @ Gateway/app/gw: Accepted=True/Accepted"},
+	}, {
+		name:     "the deprecated targetRef is read alone: the targetRefs beside it are not",
+		policies: btp("old", "2024-01-01T00:00:00Z", "  targetRef: "+route+"ra}\n  targetRefs: ["+route+"rb}]\n  targetSelectors: [{kind: HTTPRoute, matchLabels: {tier: none}}]\n"),
+		want:     []string{"old @ Gateway/app/gw#a: Accepted=True/Accepted"},
+	}, {
+		name: "selected targets by creation time: of two conflicts under one ancestor the later created route's stands",
+		policies: btp("first", "2024-01-01T00:00:00Z", "  targetRefs: ["+route+"rd}, "+route+"re}]\n") +
+			btp("second", "2024-01-02T00:00:00Z", "  targetSelectors: [{kind: HTTPRoute, matchLabels: {pair: x}}]\n"),
+		want: []string{"first @ Gateway/app/gw#a: Accepted=True/Accepted",
+			"second @ Gateway/app/gw#a: Accepted=False/Conflicted: Unable to target HTTPRoute rd, another BackendTrafficPolicy has already attached to it"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := compileFull(t, selectorRoutes+more+tc.policies)
+			var got []string
+			for _, p := range status.Compute(c.Result, status.Options{}).Policies {
+				for _, a := range p.Ancestors {
+					for _, cd := range a.Conditions {
+						if cd.Type != "Accepted" {
+							continue
+						}
+						line := p.Name + " @ " + a.AncestorRef.String() + ": Accepted=" + string(cd.Status) + "/" + cd.Reason
+						if cd.Status == "False" {
+							line += ": " + cd.Message
+						}
+						got = append(got, line)
+					}
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ancestors (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -263,7 +264,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 			} else {
 				conds = topology.RouteParentConditions(rt, p)
 				if c, _ := r.Registry.Controller(ctrl); c.ExtraConditions && c.ProgrammedCondition != "" {
-					conds = append(conds, programmedCondition(r, rt, c))
+					conds = append(conds, programmedCondition(r, rt, p, c))
 				}
 				conds = append(conds, overRoute(r.Registry, ctrl, conds, ruleConditions(r, rt, ctrl, extra(ctrl)))...)
 				if rf, ok := refused[rt]; ok && gatewayController(g, rf.Gateway, opt.ControllerName) == ctrl {
@@ -427,18 +428,21 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 // whether every rule was translated as written —
 // False/RouteRuleReplaced when a rule is replaced by a direct response
 // (replacedBecause), False/RouteRuleDropped when the controller's rule
-// check leaves it out (topology.RuleProblem), else True/Programmed.
-func programmedCondition(r *merge.Result, rt *topology.Route, c policy.Controller) metav1.Condition {
+// check leaves it out (topology.RuleProblem), else True/Programmed. A
+// rule's problem is the one of its copy served under p (a delegated
+// child's may come from that parent: topology.Rule.ProblemUnder).
+func programmedCondition(r *merge.Result, rt *topology.Route, p *topology.Parent, c policy.Controller) metav1.Condition {
 	typ := c.ProgrammedCondition
 	var msgs []string
 	reason := ""
 	for i, rule := range rt.Rules {
-		switch why := replacedBecause(r, rule, c.NoActionReason); {
+		problem := rule.ProblemUnder(p)
+		switch why := replacedBecause(r, rule, problem, c.NoActionReason); {
 		case why != "":
 			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
 			reason = cmp.Or(reason, "RouteRuleReplaced")
-		case rule.Problem != nil && rule.Problem.Dropped:
-			msgs = append(msgs, fmt.Sprintf("Dropped Rule (%d): %s", i, rule.Problem.Message))
+		case problem != nil && problem.Dropped:
+			msgs = append(msgs, fmt.Sprintf("Dropped Rule (%d): %s", i, problem.Message))
 			reason = cmp.Or(reason, "RouteRuleDropped")
 		}
 	}
@@ -455,9 +459,9 @@ func programmedCondition(r *merge.Result, rt *topology.Route, c policy.Controlle
 // has no route conditions of its own (policy.Family.BrokenReasons), or
 // nothing giving it an action, when the controller replaces such a rule
 // (noAction: policy.Controller.NoActionReason).
-func replacedBecause(r *merge.Result, rule *topology.Rule, noAction string) string {
-	if rule.Problem != nil && !rule.Problem.Dropped {
-		return rule.Problem.Message
+func replacedBecause(r *merge.Result, rule *topology.Rule, problem *topology.RuleProblem, noAction string) string {
+	if problem != nil && !problem.Dropped {
+		return problem.Message
 	}
 	if rp := r.Rule(rule); rp != nil && !rp.Delegating {
 		for _, path := range rp.Served() { // a delegated rule: any parent path's copy
@@ -525,13 +529,23 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditi
 			resolvedMsgs = append(resolvedMsgs, msg)
 		}
 	}
+	clears := false
+	if c, ok := r.Registry.Controller(ctrl); ok && c.ClearsPartiallyInvalid {
+		clears = writtenPartiallyInvalid(rt.Src)
+	}
 	if broken == 0 {
+		if clears {
+			return []metav1.Condition{{Type: "PartiallyInvalid", Status: metav1.ConditionFalse, Reason: "AllRulesValid", Message: "No route rule is rejected by a route policy"}}
+		}
 		return nil
 	}
 	msg := strings.Join(msgs, "; ")
 	var out []metav1.Condition
 	if broken == len(rt.Rules) {
 		out = append(out, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: reason, Message: msg})
+		if clears {
+			out = append(out, metav1.Condition{Type: "PartiallyInvalid", Status: metav1.ConditionFalse, Reason: "AllRulesInvalid", Message: msg})
+		}
 	} else {
 		out = append(out, metav1.Condition{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: reason, Message: msg})
 	}
@@ -539,6 +553,23 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditi
 		out = append(out, metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: resolved, Message: strings.Join(resolvedMsgs, "; ")})
 	}
 	return out
+}
+
+// writtenPartiallyInvalid reports whether a route's status as written in
+// the input (kubectl output carries it) has a PartiallyInvalid condition
+// on any of its parents, whatever its status.
+func writtenPartiallyInvalid(o *manifest.Object) bool {
+	if o == nil {
+		return false
+	}
+	for i := 0; o.Has(fmt.Sprintf("status.parents[%d]", i)); i++ {
+		for j := 0; o.Has(fmt.Sprintf("status.parents[%d].conditions[%d]", i, j)); j++ {
+			if t, _ := o.Scalar(fmt.Sprintf("status.parents[%d].conditions[%d].type", i, j)); t == "PartiallyInvalid" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parentController is the controller that writes a route's status for one

@@ -12,8 +12,10 @@ import (
 // resolveBackends resolves every backendRef of every rule: the object must
 // exist (and for a Service, expose the port), and a reference into another
 // namespace needs a ReferenceGrant there. Each rule is then checked by the
-// families' RuleChecks.
-func (g *Graph) resolveBackends(r *Route, opt Options) {
+// families' RuleChecks; their findings are returned. It changes the
+// route alone and reads the model and the route's resolved parents, so
+// routes are resolved in parallel (Build).
+func (g *Graph) resolveBackends(r *Route, opt Options) (found []diag.Diagnostic) {
 	if len(r.Route.Rules) > 0 {
 		r.Rules = make([]*Rule, 0, len(r.Route.Rules)) // sized: held for the run
 	}
@@ -26,9 +28,12 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, &mr.BackendRefs[j], opt))
 		}
 		rule.Mirrors = g.resolveMirrors(r, mr, opt)
-		g.checkRule(r, rule)
+		if d, ok := g.checkRule(r, rule); ok {
+			found = append(found, d)
+		}
 		r.Rules = append(r.Rules, rule)
 	}
+	return found
 }
 
 // resolveMirrors resolves the backendRef of each RequestMirror filter of
@@ -81,7 +86,8 @@ func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
 }
 
 func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Backend {
-	gk := model.RefGroupKind(br.Group, br.Kind, model.GroupKind{Kind: "Service"})
+	written := model.RefGroupKind(br.Group, br.Kind, model.GroupKind{Kind: "Service"})
+	gk := byKind(written, g.routeBackendGroups(r), opt)
 	b := &Backend{BackendRef: br, Group: gk.Group, Kind: gk.Kind, Namespace: r.Meta.Namespace, Name: string(br.Name)}
 	defer g.classify(b)
 	if br.Namespace != nil && *br.Namespace != "" {
@@ -91,7 +97,7 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 		b.Port = int32(*br.Port)
 	}
 	extension := false
-	target := model.ObjectRefTo{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+	target := model.ObjectRefTo{Group: written.Group, Kind: written.Kind, Namespace: b.Namespace, Name: b.Name}
 	switch {
 	case gk == model.GroupKind{Group: "", Kind: "Service"}:
 		b.Service = g.Model.Service(b.Namespace, b.Name)
@@ -140,6 +146,27 @@ func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Bac
 	}
 	b.Resolved, b.Extension = true, extension
 	return b
+}
+
+// byKind is the backend kind a reference of kind gk names where the
+// controller reads a backendRef of one of groups by its kind alone
+// (Controller.BackendGroups): the Service, or the kind of that name
+// registered in one of them; gk itself otherwise.
+func byKind(gk model.GroupKind, groups []string, opt Options) model.GroupKind {
+	if !slices.Contains(groups, gk.Group) {
+		return gk
+	}
+	if gk.Kind == "Service" {
+		return model.GroupKind{Kind: "Service"}
+	}
+	out := gk
+	for k := range opt.BackendKinds {
+		// the first of the groups that registers it, whatever the map's order
+		if k.Kind == gk.Kind && slices.Contains(groups, k.Group) && (out == gk || slices.Index(groups, k.Group) < slices.Index(groups, out.Group)) {
+			out = k
+		}
+	}
+	return out
 }
 
 // extensionKind reports whether an extension plugin registers kind gk.

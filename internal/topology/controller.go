@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gwpol/gwpol/internal/diag"
@@ -93,6 +95,15 @@ type Controller struct {
 	// attached to as before. Decided once when the graph is built; status
 	// and explain read it, lint reports the findings. Nil: none.
 	Reported func(m *model.Model, gw *model.Gateway) ([]metav1.Condition, []diag.Diagnostic)
+	// BackendGroups are the API groups in which the controller reads a
+	// backendRef by its kind alone: a backendRef giving one of them names
+	// the Service, or the backend kind of that name registered in one of
+	// them (Options.BackendKinds), whichever of them it gives (Envoy
+	// Gateway: validateBackendRefGroup admits these groups and
+	// processDestination switches on the kind). A ReferenceGrant is still
+	// matched against the group as written. Nil: group and kind as
+	// written.
+	BackendGroups []string
 }
 
 // judgeListeners sets the conditions of gw's listeners: the Gateway API's,
@@ -136,6 +147,35 @@ func (g *Graph) controllerOf(gw *Gateway) Controller {
 // (Controller.Grants); the zero rule when none is registered.
 func (g *Graph) GrantRule(gw *Gateway) model.GrantRule {
 	return g.controllerOf(gw).Grants
+}
+
+// routeBackendGroups are the groups in which the controllers of r's
+// parents read a backendRef by its kind alone (Controller.BackendGroups):
+// a route's backendRef is resolved once, so only when every controller
+// with a parent of r reads them so; a route with no such parent takes
+// the configured controller's (Options.Controller).
+func (g *Graph) routeBackendGroups(r *Route) []string {
+	var groups []string
+	seen := false
+	for _, p := range r.Parents {
+		gw := p.Gateway
+		if gw == nil {
+			gw = p.Declined
+		}
+		if gw == nil {
+			continue
+		}
+		own := g.controllerOf(gw).BackendGroups
+		if !seen {
+			groups, seen = own, true
+		} else if !slices.Equal(own, groups) {
+			return nil
+		}
+	}
+	if !seen {
+		return g.controllers[g.fallback].BackendGroups
+	}
+	return groups
 }
 
 // RouteGrantRule is how the controllers of r's parents match the

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -1371,5 +1372,66 @@ spec:
 				t.Errorf("fallback %s: route %s: backend reason %q (%s), want %q", fallback, tc.name, got, b.Message, tc.want)
 			}
 		}
+	}
+}
+
+// TestBackendGroupsByController: a controller that reads a backendRef by
+// its kind in any of its groups (Controller.BackendGroups) resolves one
+// naming its backend kind, or Service, in another of them to that object;
+// a ReferenceGrant still matches the group as written; a controller
+// without them, or a route whose parents' controllers differ, takes group
+// and kind as written; a group outside them is not read so.
+func TestBackendGroupsByController(t *testing.T) {
+	widget := model.GroupKind{Group: "widgets.example.com", Kind: "Widget"}
+	docs := []string{
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: bykind}\nspec: {controllerName: example.com/bykind}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: literal}\nspec: {controllerName: example.com/literal}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: k, namespace: shop}\nspec: {gatewayClassName: bykind, listeners: [{name: web, port: 80, protocol: HTTP}]}",
+		"apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: l, namespace: shop}\nspec: {gatewayClassName: literal, listeners: [{name: web, port: 80, protocol: HTTP}]}",
+		"apiVersion: widgets.example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}",
+		"apiVersion: widgets.example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: money}",
+		"apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: shop}\nspec: {ports: [{port: 80}]}",
+		`apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: {name: routes, namespace: money}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: shop}]
+  to: [{group: widgets.example.com, kind: Widget}]`,
+	}
+	rt := func(name, parents, ref string) string {
+		return httpRoute("shop", name, "  parentRefs: "+parents+"\n  rules: [{backendRefs: ["+ref+"]}]\n")
+	}
+	tests := []struct {
+		name, parents, ref string
+		want               string // "Group/Kind" resolved, or the reason
+	}{
+		{"its kind without a group", "[{name: k}]", "{kind: Widget, name: w}", "widgets.example.com/Widget"},
+		{"its kind in another of its groups", "[{name: k}]", "{group: other.example.com, kind: Widget, name: w}", "widgets.example.com/Widget"},
+		{"a Service in its own group", "[{name: k}]", "{group: widgets.example.com, kind: Service, name: s, port: 80}", "/Service"},
+		{"a group it does not read", "[{name: k}]", "{group: elsewhere.example.com, kind: Widget, name: w}", "InvalidKind"},
+		{"the grant matches the group as written", "[{name: k}]", "{kind: Widget, name: w, namespace: money}", "RefNotPermitted"},
+		{"granted as written", "[{name: k}]", "{group: widgets.example.com, kind: Widget, name: w, namespace: money}", "widgets.example.com/Widget"},
+		{"a controller reading groups as written", "[{name: l}]", "{kind: Widget, name: w}", "InvalidKind"},
+		{"parents under both", "[{name: k}, {name: l}]", "{kind: Widget, name: w}", "InvalidKind"},
+	}
+	all := slices.Clone(docs)
+	for i, tt := range tests {
+		all = append(all, rt(fmt.Sprintf("r%d", i), tt.parents, tt.ref))
+	}
+	g := graph(t, Options{BackendKinds: map[model.GroupKind]bool{widget: true}, Controllers: map[string]Controller{
+		"example.com/bykind":  {BackendGroups: []string{"", "other.example.com", "widgets.example.com"}},
+		"example.com/literal": {},
+	}}, all...)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := route(t, g, fmt.Sprintf("HTTPRoute/shop/r%d", i)).Rules[0].Backends[0]
+			got := b.Reason
+			if b.Resolved {
+				got = b.Group + "/" + b.Kind
+			}
+			if got != tt.want {
+				t.Errorf("got %q (%s), want %q", got, b.Message, tt.want)
+			}
+		})
 	}
 }

@@ -26,13 +26,15 @@ import (
 // then the HTTP settings (headers, HTTP/2), then TLS. Where a builder
 // returns at its first error (buildKeepAlive, buildConnection,
 // buildClientTimeout) only that one is reported; where it joins them
-// (header modifiers, HTTP/2) every one is. The HTTP settings are checked
-// only where the policy covers an HTTP listener, the TLS ones only where
-// it covers a listener that terminates TLS (covered), as Envoy Gateway
-// builds them only for those.
+// (header modifiers, HTTP/2) every one is. Envoy Gateway builds the HTTP
+// settings only on an HTTP listener, the TLS ones only on one that
+// terminates TLS: their findings are kept apart (httpOnly, tlsOnly) and
+// judged once the listener verdict says which listeners the policy covers
+// and Envoy Gateway programs (refineListenerScope) — a Gateway's
+// ListenerSets' listeners among them, which the input's Gateway does not
+// list.
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.Model) {
-	httpListener, tlsListener := covered(v.p, m)
 	v.commonSettings(s)
 	if s.HTTP3 != nil && s.TLS != nil && s.TLS.ClientValidation != nil {
 		// shouldDisableHTTP3ForClientValidation: a warning on each
@@ -41,12 +43,10 @@ func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.M
 		decoded(v.p).http3ClientValidation = true
 	}
 	d := decoded(v.p)
-	if httpListener {
-		n := len(v.p.Invalid)
-		v.httpSettings(s)
-		d.httpOnly = append(d.httpOnly, v.p.Invalid[n:]...)
-	}
-	if tlsListener && s.TLS != nil {
+	n := len(v.p.Invalid)
+	v.httpSettings(s)
+	d.httpOnly = append(d.httpOnly, v.p.Invalid[n:]...)
+	if s.TLS != nil {
 		n := len(v.p.Invalid)
 		if v.ciphers(s.TLS.Ciphers) {
 			// buildListenerTLSParameters returns at the cipher list.
@@ -61,10 +61,11 @@ func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.M
 // as an HTTP listener and the TLS settings only on one whose IR terminates
 // TLS (translateClientTrafficPolicyForListener: httpIR, tcpIR with TLS),
 // and it translates only the listeners it programs (translateGatewayListeners:
-// IsReady). covered judged from the input's listeners alone; once the
-// listeners' verdict is known, the findings of the HTTP (or TLS) settings
-// are dropped when no listener the policy covers is one Envoy Gateway
-// builds them on. Targets it cannot resolve keep them (covered's yes).
+// IsReady). Decoding checks them all; once the listeners' verdict is
+// known, the findings of the HTTP (or TLS) settings are dropped when no
+// listener the policy covers — a Gateway's own or its ListenerSets'
+// (ProcessClientTrafficPolicies ranges over gateway.listeners) — is one
+// Envoy Gateway builds them on. Targets it cannot resolve keep them.
 func refineListenerScope(p *policy.Policy, g *topology.Graph) {
 	d := decoded(p)
 	if len(d.httpOnly) == 0 && len(d.tlsOnly) == 0 {
@@ -503,55 +504,4 @@ func (v valueChecks) deprecatedClientTraffic(s *egv1a1.ClientTrafficPolicySpec) 
 		d.deprecated = append(d.deprecated, msg)
 		v.p.Findings = append(v.p.Findings, v.p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, field, "%s", msg))
 	}
-}
-
-// covered says whether the listeners p's targetRefs name include one that
-// serves HTTP and one that terminates TLS. Where it cannot tell (no
-// targetRefs, a targetSelector, a kind or a Gateway or ListenerSet not in
-// the input — which then gets no status, but lint still reports) it
-// answers yes to both.
-func covered(p *policy.Policy, m *model.Model) (httpListener, tlsListener bool) {
-	if len(p.Targets) == 0 {
-		return true, true
-	}
-	for _, t := range p.Targets {
-		var ls []gwv1.Listener
-		switch {
-		case t.Selector != nil || (t.Group != "" && t.Group != gwv1.GroupName):
-			return true, true
-		case t.Kind == "Gateway":
-			g := m.Gateway(p.Obj.Namespace, t.Name)
-			if g == nil {
-				return true, true
-			}
-			ls = g.Spec.Listeners
-		case t.Kind == "ListenerSet":
-			set, _ := m.Typed(model.GatewayAPIKey("ListenerSet", p.Obj.Namespace, t.Name))
-			s, ok := set.(*model.ListenerSet)
-			if !ok {
-				return true, true
-			}
-			for _, l := range s.Spec.Listeners {
-				ls = append(ls, gwv1.Listener{Name: l.Name, Protocol: l.Protocol, TLS: l.TLS})
-			}
-		default:
-			return true, true
-		}
-		for _, l := range ls {
-			if t.Section != "" && string(l.Name) != t.Section {
-				continue
-			}
-			switch l.Protocol {
-			case gwv1.HTTPProtocolType:
-				httpListener = true
-			case gwv1.HTTPSProtocolType:
-				httpListener, tlsListener = true, true
-			case gwv1.TLSProtocolType:
-				if l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate {
-					tlsListener = true
-				}
-			}
-		}
-	}
-	return httpListener, tlsListener
 }

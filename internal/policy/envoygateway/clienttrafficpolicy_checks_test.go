@@ -8,6 +8,8 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/secret/secrettest"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // decodeCTP decodes a ClientTrafficPolicy in namespace default beside
@@ -211,20 +213,46 @@ func TestClientTrafficPolicyDeprecatedFields(t *testing.T) {
 	}
 }
 
+// refinedCTP is decodeCTP's policy judged once the listener verdict is
+// known (RefineWithGraph), as the pipeline does: the graph is built with
+// Envoy Gateway's own rules (its family registered).
+func refinedCTP(t *testing.T, spec, others string) *policy.Policy {
+	t.Helper()
+	doc := "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: p, namespace: default}\nspec:\n" + spec + others
+	objs, err := manifest.Parse("p.yaml", []byte(doc), manifest.Limits{})
+	if err != nil || len(objs) == 0 {
+		t.Fatalf("parse: %v (%d objects)", err, len(objs))
+	}
+	reg := policy.NewRegistry(All()...)
+	reg.AddFamilies(Family)
+	m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "default", Extra: reg.GroupKinds()})
+	g := topology.Build(m, reg.TopologyOptions(policy.Config{}, ControllerName))
+	p := clientTrafficPolicy.Decode(objs[0], &policy.Env{Model: m})
+	clientTrafficPolicy.RefineWithGraph(p, g)
+	return p
+}
+
 // TestClientTrafficPolicyListenerScope: Envoy Gateway builds the HTTP
 // settings (headers, HTTP/2) only for HTTP listeners and the TLS settings
-// (ciphers, client validation) only for listeners
-// that terminate TLS, so their checks only count where the policy covers
-// such a listener.
+// (ciphers, client validation) only for listeners that terminate TLS, of
+// those it programs — a Gateway's ListenerSets' listeners among a whole
+// Gateway's (ProcessClientTrafficPolicies ranges over gateway.listeners)
+// — so their checks only count where the policy covers such a listener.
 func TestClientTrafficPolicyListenerScope(t *testing.T) {
-	const gateway = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: default}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+	gateway := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: default}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
 		"  - {name: web, protocol: HTTP, port: 80}\n" +
 		"  - {name: secure, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}]}}\n" +
 		"  - {name: raw, protocol: TCP, port: 9000}\n" +
-		"  - {name: pass, protocol: TLS, port: 9443, tls: {mode: Passthrough}}\n"
+		"  - {name: pass, protocol: TLS, port: 9443, tls: {mode: Passthrough}}\n" +
+		"---\n" + secrettest.TLSSecretYAML("default", "cert", "a.example.com") +
+		// a Gateway whose own listener is TCP, with a ListenerSet's HTTP one
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: open, namespace: default}\nspec:\n  gatewayClassName: eg\n" +
+		"  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: raw, protocol: TCP, port: 9000}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: default}\nspec:\n  parentRef: {name: open}\n" +
+		"  listeners: [{name: x, port: 8080, protocol: HTTP}]\n"
 	const bad = "  tls: {ciphers: [INVALID-CIPHER]}\n  headers: {earlyRequestHeaders: {remove: ['', x]}}\n  timeout: {tcp: {idleTimeout: x}}\n"
-	target := func(section string) string {
-		ref := "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw"
+	target := func(gw, section string) string {
+		ref := "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: " + gw
 		if section != "" {
 			ref += ", sectionName: " + section
 		}
@@ -237,16 +265,19 @@ func TestClientTrafficPolicyListenerScope(t *testing.T) {
 		name, spec string
 		want       []string
 	}{
-		{"http-listener", target("web") + bad, []string{timeout, headers}},
-		{"https-listener", target("secure") + bad, []string{timeout, headers, cipher}},
-		{"tcp-listener", target("raw") + bad, []string{timeout}},
-		{"tls-passthrough-listener", target("pass") + bad, []string{timeout}},
-		{"whole-gateway", target("") + bad, []string{timeout, headers, cipher}},
+		{"http-listener", target("gw", "web") + bad, []string{timeout, headers}},
+		{"https-listener", target("gw", "secure") + bad, []string{timeout, headers, cipher}},
+		{"tcp-listener", target("gw", "raw") + bad, []string{timeout}},
+		{"tls-passthrough-listener", target("gw", "pass") + bad, []string{timeout}},
+		{"whole-gateway", target("gw", "") + bad, []string{timeout, headers, cipher}},
 		{"gateway-not-in-input", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: elsewhere}]\n" + bad, []string{timeout, headers, cipher}},
+		{"a whole Gateway whose HTTP listener is its ListenerSet's", target("open", "") + bad, []string{timeout, headers}},
+		{"a Gateway's sectionName naming its ListenerSet's HTTP listener", target("open", "x") + bad, []string{timeout, headers}},
+		{"the Gateway's own TCP listener of that Gateway", target("open", "raw") + bad, []string{timeout}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := messages(decodeCTP(t, tc.spec, gateway))
+			got := messages(refinedCTP(t, tc.spec, gateway))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("invalid =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
 			}
@@ -259,7 +290,7 @@ func TestClientTrafficPolicyListenerScope(t *testing.T) {
 	// warning of its own.
 	const quic = "  http3: {}\n  tls: {clientValidation: {mode: Request}}\n"
 	for _, section := range []string{"web", "secure"} {
-		d := decoded(decodeCTP(t, target(section)+quic, gateway))
+		d := decoded(decodeCTP(t, target("gw", section)+quic, gateway))
 		if !d.http3ClientValidation || d.warning[0] != "" {
 			t.Errorf("%s: http3ClientValidation %v, warning %q; want true and none", section, d.http3ClientValidation, d.warning[0])
 		}

@@ -2,6 +2,8 @@ package envoygateway
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -9,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // envoyProxy is Envoy Gateway's EnvoyProxy, the data plane's settings a
@@ -42,22 +45,194 @@ type gatewaySection struct {
 // CIDRs, and the Gateway's EnvoyProxy (effectiveProxy) to configure a
 // MaxMind provider with a database for each property the rules match.
 // Envoy Gateway rejects the SecurityPolicy otherwise
-// (securitypolicy.go: validateAuthorizationGeoIP, in that order).
+// (securitypolicy.go: validateAuthorizationGeoIP, in that order). At
+// decode the listeners are read from the input (modelGeoListeners);
+// refineGeo decides again from the listener verdict once it is known.
 func checkGeoLocations(p *policy.Policy, spec *egv1a1.SecurityPolicySpec, m *model.Model) {
 	if !geoUsed(spec.Authorization) {
 		return
 	}
-	need := geoNeeds(spec.Authorization)
-	ctps := clientTrafficPolicies(m)
+	var ls []geoListener
 	for _, gs := range reachedGateways(p, m) {
-		if msg := geoProblem(gs, ctps, m, need); msg != "" {
-			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "Authorization: authorization clientIPGeoLocations%s", msg))
-			// Envoy Gateway checks this after translating the rules: it
-			// keeps the authorization beside the 500 (KeptWhenInvalid).
-			decoded(p).geoInvalid = len(p.Invalid) - 1
-			return
+		ls = append(ls, gs.geoListeners()...)
+	}
+	recordGeo(p, decideGeo(ls, m, geoNeeds(spec.Authorization)))
+}
+
+// refineGeo is the SecurityPolicy's part of RefineWithGraph: Envoy
+// Gateway validates the geolocation rules, and configures the filter, on
+// each HTTP listener of its Gateway IR the policy reaches
+// (translateSecurityPolicyForGateway ranges over x.HTTP;
+// translateSecurityPolicyForRoute over the HTTP listeners the route's
+// parentRef attached to, where the route has a route) — listeners it
+// programs only (translateGatewayListeners skips the others). The
+// decision from the input (checkGeoLocations) is replaced by the one from
+// the listener verdict, where every target resolves in g.
+func refineGeo(p *policy.Policy, g *topology.Graph) {
+	a, ok := decoded(p).spec.(*egv1a1.SecurityPolicySpec)
+	if !ok || !geoUsed(a.Authorization) {
+		return
+	}
+	ls, known := graphGeoListeners(p, g)
+	if !known {
+		return
+	}
+	recordGeo(p, decideGeo(ls, g.Model, geoNeeds(a.Authorization)))
+}
+
+// recordGeo makes dec the policy's geolocation verdict: its finding (the
+// one it replaces taken out) and, for render, on the authorization's
+// value (fieldValue.geo), so that status, lint and render read one list
+// of listeners.
+func recordGeo(p *policy.Policy, dec geoDecision) {
+	d := decoded(p)
+	if old := d.geo; old != nil {
+		p.Invalid = slices.DeleteFunc(p.Invalid, func(f diag.Diagnostic) bool { return f.Field == old.Field && f.Message == old.Message })
+		d.geo = nil
+	}
+	if len(dec.problems) > 0 {
+		f := p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "%s", dec.message())
+		p.Invalid = append(p.Invalid, f)
+		// Envoy Gateway checks this after translating the rules: it
+		// keeps the authorization beside the 500 (KeptWhenInvalid).
+		d.geo = &f
+	}
+	if v, ok := p.Values["authorization"].(*fieldValue); ok {
+		v.geo = &dec
+	}
+}
+
+// geoDecision is the geolocation check's verdict on a policy: the
+// settings of the geolocation filter on the listeners it reaches, or the
+// problem that refuses it.
+type geoDecision struct {
+	settings []geoSetting
+	// problems are the failing listeners', one each, in order (Envoy
+	// Gateway joins an error per failing listener); none when every
+	// listener passes.
+	problems []string
+}
+
+// message is the policy's condition message for the problems: each
+// listener's error, joined by new lines, a full stop at the end
+// (errors.Join, then Error2ConditionMsg).
+func (d geoDecision) message() string {
+	lines := make([]string, len(d.problems))
+	for i, p := range d.problems {
+		lines[i] = "Authorization: authorization clientIPGeoLocations" + strings.TrimSuffix(p, ".")
+	}
+	return strings.Join(lines, "\n") + "."
+}
+
+// geoListener is a listener the geolocation check runs on: its Gateway
+// (whose EnvoyProxy has the provider) and its name (which selects the
+// ClientTrafficPolicy that detects the client IP).
+type geoListener struct {
+	gw   *model.Gateway
+	name string
+}
+
+// decideGeo checks each of ls in order (validateAuthorizationGeoIP: the
+// client IP detection, then the provider): a failing listener refuses the
+// policy, its error joined to the others'; otherwise each listener's
+// filter settings, the distinct ones.
+func decideGeo(ls []geoListener, m *model.Model, need geoNeed) geoDecision {
+	ctps := clientTrafficPolicies(m)
+	var out geoDecision
+	for _, l := range ls {
+		ctp := ctpFor(ctps, l.gw, l.name)
+		msg := clientIPDetectionProblem(ctp)
+		if msg == "" {
+			msg = geoProviderProblem(l.gw, m, need)
+		}
+		s, found := maxMindPaths(l.gw, m)
+		if msg == "" && !found {
+			msg = " requires EnvoyProxy.spec.geoIP.provider to be configured."
+		}
+		if msg != "" {
+			out.problems = append(out.problems, msg)
+			continue
+		}
+		if d := ctp.ClientIPDetection; d != nil {
+			switch {
+			case d.CustomHeader != nil:
+				s.customHeader = d.CustomHeader.Name
+			case d.XForwardedFor != nil && d.XForwardedFor.NumTrustedHops != nil:
+				hops := uint32(0)
+				if n := *d.XForwardedFor.NumTrustedHops; n > 0 {
+					hops = n - 1
+				}
+				s.xffHops = &hops
+			}
+		}
+		if !containsSetting(out.settings, s) {
+			out.settings = append(out.settings, s)
 		}
 	}
+	if len(out.problems) > 0 {
+		out.settings = nil
+	}
+	return out
+}
+
+// graphGeoListeners are the HTTP and HTTPS listeners Envoy Gateway
+// programs that p's targets reach: a Gateway's (its sectionName's) or a
+// ListenerSet's, and those each parentRef of a targeted HTTPRoute or
+// GRPCRoute attached to on Envoy Gateway's Gateways; known is false where
+// a target does not resolve in g (a selector, another group, an object
+// not in the input).
+func graphGeoListeners(p *policy.Policy, g *topology.Graph) (out []geoListener, known bool) {
+	ns := p.Obj.Namespace
+	add := func(ls []*topology.Listener, section string) {
+		for _, l := range ls {
+			if section != "" && string(l.Name) != section || !listenerReady(l) || l.Gateway == nil {
+				continue
+			}
+			if l.Protocol == gwv1.HTTPProtocolType || l.Protocol == gwv1.HTTPSProtocolType {
+				out = append(out, geoListener{gw: l.Gateway.Gateway, name: string(l.Name)})
+			}
+		}
+	}
+	ours := func(gw *topology.Gateway) bool {
+		name, managed := g.Controller(gw, ControllerName)
+		return managed && name == ControllerName
+	}
+	for _, t := range p.Targets {
+		if t.Selector != nil || t.Group != model.GatewayGroup {
+			return nil, false
+		}
+		switch t.Kind {
+		case "Gateway":
+			gw := g.Gateway(ns, t.Name)
+			if gw == nil {
+				return nil, false
+			}
+			if ours(gw) {
+				add(gw.Listeners, t.Section)
+			}
+		case "ListenerSet":
+			set := g.ListenerSet(ns, t.Name)
+			if set == nil {
+				return nil, false
+			}
+			if set.Parent != nil && ours(set.Parent) {
+				add(slices.DeleteFunc(slices.Clone(set.Parent.Listeners), func(l *topology.Listener) bool { return l.Set != set }), t.Section)
+			}
+		case "HTTPRoute", "GRPCRoute":
+			rt := g.Route(t.Kind, ns, t.Name)
+			if rt == nil {
+				return nil, false
+			}
+			for _, pa := range rt.Parents {
+				if pa.Gateway != nil && ours(pa.Gateway) {
+					add(pa.Listeners, "")
+				}
+			}
+		default:
+			// a TCPRoute's: no HTTP listener, nothing checked
+		}
+	}
+	return out, true
 }
 
 // geoNeed is what the geolocation rules match on (ir.Authorization's
@@ -82,35 +257,22 @@ func geoNeeds(a *egv1a1.Authorization) geoNeed {
 	return n
 }
 
-// httpListeners are the listeners of gs (its sectionName's, or all) that
-// Envoy Gateway builds an HTTP listener for, HTTP and HTTPS ones: the
-// geolocation check runs per HTTP listener of the Gateway IR
-// (translateSecurityPolicyForListeners ranges over x.HTTP; the route path
-// over each HTTP listener's routes), so a TCP, TLS or UDP listener takes
-// no part, in the check (geoProblem) as in the filter (geoSettings).
-func (gs gatewaySection) httpListeners() []gwv1.Listener {
-	var out []gwv1.Listener
+// geoListeners are the listeners of gs (its sectionName's, or all) that
+// Envoy Gateway builds an HTTP listener for, HTTP and HTTPS ones, as the
+// input writes them: the geolocation check runs per HTTP listener of the
+// Gateway IR, so a TCP, TLS or UDP listener takes no part (refineGeo
+// narrows them to the ones Envoy Gateway programs).
+func (gs gatewaySection) geoListeners() []geoListener {
+	var out []geoListener
 	for _, l := range gs.gw.Spec.Listeners {
 		if gs.section != "" && string(l.Name) != gs.section {
 			continue
 		}
 		if l.Protocol == gwv1.HTTPProtocolType || l.Protocol == gwv1.HTTPSProtocolType {
-			out = append(out, l)
+			out = append(out, geoListener{gw: gs.gw, name: string(l.Name)})
 		}
 	}
 	return out
-}
-
-func geoProblem(gs gatewaySection, ctps []ctpDoc, m *model.Model, need geoNeed) string {
-	for _, l := range gs.httpListeners() {
-		if msg := clientIPDetectionProblem(ctpFor(ctps, gs.gw, string(l.Name))); msg != "" {
-			return msg
-		}
-		if msg := geoProviderProblem(gs.gw, m, need); msg != "" {
-			return msg
-		}
-	}
-	return ""
 }
 
 // clientIPDetectionProblem: the listener's ClientTrafficPolicy detects the

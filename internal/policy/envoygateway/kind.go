@@ -157,9 +157,9 @@ type data struct {
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces
-	// geoInvalid is the index in Invalid of the geolocation check's
-	// finding (checkGeoLocations), -1 when there is none.
-	geoInvalid int
+	// geo is the geolocation check's finding among Invalid
+	// (checkGeoLocations, refineGeo), nil when there is none.
+	geo *diag.Diagnostic
 	// refused: a validator refused the policy on some of its route
 	// targets, where Envoy Gateway translates none of it
 	// (securitypolicy_checks.go: refuseOn).
@@ -188,7 +188,7 @@ type data struct {
 // that.
 func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	p := &policy.Policy{Kind: k, Obj: o, Values: map[string]any{}}
-	d := &data{geoInvalid: -1}
+	d := &data{}
 	p.Data = d
 	var meta struct {
 		CreationTimestamp metav1.Time `json:"creationTimestamp"`
@@ -222,6 +222,11 @@ func (k *Kind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy {
 	if t.TargetRef != nil {
 		d.deprecated = append(d.deprecated, "spec.targetRef is deprecated, use spec.targetRefs instead")
 		p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRef", "spec.targetRef is deprecated, use spec.targetRefs instead"))
+		if len(t.TargetRefs) > 0 {
+			// targets: GetTargetRefs reads targetRef alone
+			p.Findings = append(p.Findings, p.Diag(model.LintDeprecatedVersion.Code, diag.Warning, "spec.targetRefs",
+				"spec.targetRefs is not read: spec.targetRef is set too, and Envoy Gateway reads only spec.targetRef; move it into spec.targetRefs"))
+		}
 	}
 	if mergeType != nil && k.mergeable {
 		// Any value is admitted (the CRD has no enum): one Envoy
@@ -353,11 +358,15 @@ func targets(t egv1a1.PolicyTargetReferences) []policy.TargetRef {
 		}
 		return tr
 	}
+	// GetTargetRefs: the deprecated targetRef, when set, is the only
+	// one; targetRefs beside it (the CRD admits both where targetSelectors
+	// are set) are not read.
 	if t.TargetRef != nil {
 		out = append(out, ref(*t.TargetRef, "spec.targetRef"))
-	}
-	for i, r := range t.TargetRefs {
-		out = append(out, ref(r, fmt.Sprintf("spec.targetRefs[%d]", i)))
+	} else {
+		for i, r := range t.TargetRefs {
+			out = append(out, ref(r, fmt.Sprintf("spec.targetRefs[%d]", i)))
+		}
 	}
 	for i, s := range t.TargetSelectors {
 		sel := s.MatchLabels
@@ -381,7 +390,7 @@ func decoded(p *policy.Policy) *data {
 	if d, ok := p.Data.(*data); ok {
 		return d
 	}
-	return &data{geoInvalid: -1}
+	return &data{}
 }
 
 // ancestorStatuses are the family's AncestorStatuses: Envoy Gateway's
@@ -447,9 +456,12 @@ var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Targe
 	// helpers.go: computeHosts removes from the hostnames a route serves on
 	// a listener the other same-port listeners' own hostnames.
 	ExclusiveListenerHostnames: true,
-	ObjectVerdicts:             objectVerdicts,
-	Gateway:                    gatewayVerdict,
-	ForeignJudges:              map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
+	// validate.go: validateBackendRefGroup admits these groups, and
+	// validateBackendRefKind and processDestination go by the kind alone.
+	BackendGroups:  []string{"", serviceImport.Group, Group},
+	ObjectVerdicts: objectVerdicts,
+	Gateway:        gatewayVerdict,
+	ForeignJudges:  map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",
 		"policy-no-effect":                  "The mergeType is Envoy Gateway's.",

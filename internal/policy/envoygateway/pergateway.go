@@ -45,6 +45,9 @@ func (k *Kind) RefineWithGraph(p *policy.Policy, g *topology.Graph) {
 		refineListenerScope(p, g)
 		return
 	}
+	if k == securityPolicy {
+		refineGeo(p, g)
+	}
 	fields := perGatewayFields[k]
 	if len(fields) == 0 || len(p.Invalid) == 0 || len(p.Targets) == 0 {
 		return

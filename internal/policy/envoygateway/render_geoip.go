@@ -140,12 +140,16 @@ type geoSetting struct {
 // filter from the listener; gwpol finds the listeners through the
 // policy's targets, and reports it unsupported when they are configured
 // differently.
-func geoFragments(use geoUse, who policyName, m *model.Model) ([]policy.Fragment, error) {
-	settings, ok, err := geoSettings(who, m)
-	if err != nil {
-		return nil, err
+func geoFragments(use geoUse, who policyName, m *model.Model, dec *geoDecision) ([]policy.Fragment, error) {
+	if dec == nil {
+		d, err := modelGeoDecision(who, m)
+		if err != nil {
+			return nil, err
+		}
+		dec = &d
 	}
-	if !ok {
+	settings := dec.settings
+	if len(dec.problems) > 0 {
 		// The policy failed the geolocation check (it is invalid, its
 		// routes answer 500): Envoy Gateway configures no provider, so
 		// no filter, but still removes the internal headers.
@@ -200,61 +204,29 @@ func geoFragments(use geoUse, who policyName, m *model.Model) ([]policy.Fragment
 	}}, nil
 }
 
-// geoSettings are the distinct geolocation settings of the listeners the
-// policy reaches; ok is false when one of them fails the geolocation
-// check (checkGeoLocations).
-func geoSettings(who policyName, m *model.Model) (out []geoSetting, ok bool, err error) {
+// modelGeoDecision is the geolocation verdict worked out from the input
+// alone (checkGeoLocations' listeners), for a value that holds none.
+func modelGeoDecision(who policyName, m *model.Model) (geoDecision, error) {
 	if m == nil {
-		return nil, false, fmt.Errorf("clientIPGeoLocations: no input to find the Gateway's EnvoyProxy in")
+		return geoDecision{}, fmt.Errorf("clientIPGeoLocations: no input to find the Gateway's EnvoyProxy in")
 	}
 	o, found := m.Object(model.Key{Group: Group, Kind: securityPolicy.name, Namespace: who.namespace, Name: who.name})
 	if !found {
-		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s not found", who.namespace, who.name)
+		return geoDecision{}, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s not found", who.namespace, who.name)
 	}
 	var t egv1a1.PolicyTargetReferences
 	if o.DecodeField("spec", &t) != nil {
-		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
+		return geoDecision{}, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable targets", who.namespace, who.name)
 	}
 	var auth egv1a1.Authorization
 	if o.DecodeField("spec.authorization", &auth) != nil {
-		return nil, false, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable authorization", who.namespace, who.name)
+		return geoDecision{}, fmt.Errorf("clientIPGeoLocations: SecurityPolicy %s/%s has no readable authorization", who.namespace, who.name)
 	}
-	need := geoNeeds(&auth)
-	p := &policy.Policy{Obj: o, Targets: targets(t)}
-	ctps := clientTrafficPolicies(m)
-	for _, gs := range reachedGateways(p, m) {
-		ls := gs.httpListeners()
-		if len(ls) == 0 {
-			continue // no HTTP listener: nothing is built, nothing checked
-		}
-		if geoProblem(gs, ctps, m, need) != "" {
-			return nil, false, nil
-		}
-		mm, found := maxMindPaths(gs.gw, m)
-		if !found {
-			return nil, false, nil
-		}
-		for _, l := range ls {
-			s := mm
-			if ctp := ctpFor(ctps, gs.gw, string(l.Name)); ctp != nil && ctp.ClientIPDetection != nil {
-				d := ctp.ClientIPDetection
-				switch {
-				case d.CustomHeader != nil:
-					s.customHeader = d.CustomHeader.Name
-				case d.XForwardedFor != nil && d.XForwardedFor.NumTrustedHops != nil:
-					hops := uint32(0)
-					if n := *d.XForwardedFor.NumTrustedHops; n > 0 {
-						hops = n - 1
-					}
-					s.xffHops = &hops
-				}
-			}
-			if !containsSetting(out, s) {
-				out = append(out, s)
-			}
-		}
+	var ls []geoListener
+	for _, gs := range reachedGateways(&policy.Policy{Obj: o, Targets: targets(t)}, m) {
+		ls = append(ls, gs.geoListeners()...)
 	}
-	return out, true, nil
+	return decideGeo(ls, m, geoNeeds(&auth)), nil
 }
 
 func containsSetting(ss []geoSetting, s geoSetting) bool {

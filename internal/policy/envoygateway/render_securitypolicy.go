@@ -63,10 +63,10 @@ func (k *Kind) KeptWhenInvalid(p *policy.Policy) []string {
 	if k != securityPolicy {
 		return nil
 	}
-	geo := decoded(p).geoInvalid
+	geo := decoded(p).geo
 	var failed []string
-	for i, d := range p.Invalid {
-		if i == geo {
+	for _, d := range p.Invalid {
+		if geo != nil && d.Field == geo.Field && d.Message == geo.Message {
 			continue
 		}
 		field, ok := specField(d.Field, k.fields)
@@ -166,6 +166,18 @@ func originMatcher(o string) *matcherv3.StringMatcher {
 // listener and configures per route.
 const rbacFilter = "envoy.filters.http.rbac"
 
+// renderAuthorizationValue renders the authorization in effect with the
+// geolocation verdict its policy holds (fieldValue.geo; a value merged
+// from several policies holds none, and the filter's settings are then
+// worked out from the input).
+func renderAuthorizationValue(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error) {
+	a, err := typedAs[*egv1a1.Authorization](v)
+	if err != nil {
+		return nil, fmt.Errorf("authorization: %w", err)
+	}
+	return renderAuthorization(a, who, m, v.geo)
+}
+
 // renderAuthorization is an RBACPerRoute with Envoy Gateway's matcher
 // tree: a matcher per rule, named after the rule (else
 // securitypolicy/<ns>/<name>/authorization/rule/<i>), whose predicate is
@@ -176,7 +188,7 @@ const rbacFilter = "envoy.filters.http.rbac"
 // rule matches. Geolocations also bring the geolocation filter and the
 // removal of its internal headers from the route's requests. Other
 // principals are not rendered yet: a value using them is unsupported.
-func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model) ([]policy.Fragment, error) {
+func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model, geoDecided *geoDecision) ([]policy.Fragment, error) {
 	var geo geoUse
 	if a == nil {
 		a = &egv1a1.Authorization{}
@@ -270,7 +282,7 @@ func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model
 	}
 	var frags []policy.Fragment
 	if geo.any() {
-		gf, err := geoFragments(geo, who, m)
+		gf, err := geoFragments(geo, who, m, geoDecided)
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,11 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	PoliciesOnUnrouted: true, Baseline: baseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true,
 	GRPCFilters: true, BackendRefDestinations: true, Names: XDSNames,
 	ConnectTimeout: connectTimeout,
+	// A RequestMirror copies requests to the destination it builds for
+	// its backendRef, an Envoy Gateway Backend too (gatewayapi filters.go:
+	// processRequestMirrorFilter → processDestination), with the Host
+	// unchanged (xds route.go: buildXdsRequestMirrorPolicies).
+	MirrorBackendObjects: true, MirrorsKeepHost: true,
 	// Its xDS translator lets every HTTP/1.1 route (not a GRPCRoute's)
 	// upgrade to WebSocket unless a BackendTrafficPolicy lists the
 	// upgrades or buffers requests (xds route.go: buildUpgradeConfig),

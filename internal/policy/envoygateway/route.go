@@ -196,6 +196,10 @@ type routeProblem struct {
 	// collected is the reason the route's condition counts it under when
 	// it is collected in a group (collectFilterProblems), "" otherwise.
 	collected string
+	// destination: the problem is one only building the backend's
+	// destination shows (processDestination: its TLS, its address
+	// types), not one of validateBackendRef's.
+	destination bool
 }
 
 // collectFilterProblems gives a rule's filter problems the reasons Envoy
@@ -235,8 +239,16 @@ func unresolved(reason, path, format string, args ...any) *routeProblem {
 // backendRefs, each of which is reported and refused (its share of the
 // requests is answered 500).
 func (rv *routeValidation) rule(rule *model.Rule) {
-	probs, st := rv.filtersProblems(ruleFilters(rule), rule.GRPC != nil)
+	filters := ruleFilters(rule)
+	probs, st := rv.filtersProblems(filters, rule.GRPC != nil)
 	collectFilterProblems(probs)
+	for _, f := range filters {
+		// A mirror is configured only where processRequestMirrorFilter
+		// appends it, and stays unless a conflict clears the rule's.
+		if f.Type == string(gwv1.HTTPRouteFilterRequestMirror) && f.Mirror != nil && !slices.Contains(st.mirrors, f.index) {
+			rv.verdict.Unmirrored = append(rv.verdict.Unmirrored, policy.FilterRef{Rule: rule.Index, Filter: f.index})
+		}
+	}
 	filtersFailed := false
 	for _, p := range probs {
 		if p.condition != "BackendsAvailable" {
@@ -469,6 +481,8 @@ type routeFilter struct {
 	Rewrite         *gwv1.HTTPURLRewriteFilter
 	ExtensionRef    *gwv1.LocalObjectReference
 	path            string
+	// index is the filter's in the filters that hold it.
+	index int
 }
 
 func ruleFilters(rule *model.Rule) []routeFilter {
@@ -487,7 +501,7 @@ func httpFilters(fs []gwv1.HTTPRouteFilter, path string) []routeFilter {
 	out := make([]routeFilter, 0, len(fs))
 	for i, f := range fs {
 		out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
-			Mirror: f.RequestMirror, Redirect: f.RequestRedirect, Rewrite: f.URLRewrite, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
+			Mirror: f.RequestMirror, Redirect: f.RequestRedirect, Rewrite: f.URLRewrite, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i), index: i})
 	}
 	return out
 }
@@ -497,7 +511,7 @@ func grpcFilters(fs []gwv1.GRPCRouteFilter, path string) []routeFilter {
 	out := make([]routeFilter, 0, len(fs))
 	for i, f := range fs {
 		out = append(out, routeFilter{Type: string(f.Type), RequestHeaders: f.RequestHeaderModifier, ResponseHeaders: f.ResponseHeaderModifier,
-			Mirror: f.RequestMirror, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i)})
+			Mirror: f.RequestMirror, ExtensionRef: f.ExtensionRef, path: fmt.Sprintf("%s.filters[%d]", path, i), index: i})
 	}
 	return out
 }
@@ -510,9 +524,9 @@ type filterState struct {
 	matches bool
 	// cookies: the cookie matches of the HTTPRouteFilter with matches.
 	cookies []egv1a1.HTTPCookieMatch
-	// mirror: a RequestMirror filter configured a mirror (its backend
-	// resolved).
-	mirror bool
+	// mirrors are the RequestMirror filters (their indexes) that
+	// configured a mirror: their backend resolved and has an endpoint.
+	mirrors []int
 	// redirect: a RequestRedirect filter configured the redirect.
 	redirect bool
 	// directResponse is the status the rule answers with: an
@@ -561,13 +575,13 @@ func (rv *routeValidation) filtersProblems(filters []routeFilter, grpc bool) ([]
 	}
 	// A mirror beside a direct response (a filter's own, or the 500 of a
 	// filter that failed) or a redirect: both are cleared.
-	if st.mirror && st.directResponse != nil {
+	if len(st.mirrors) > 0 && st.directResponse != nil {
 		out = append(out, dropRule("IncompatibleFilters", path, "RequestMirror filter cannot be used when the rule also configures a DirectResponse filter."))
-		st.mirror, st.directResponse = false, nil
+		st.mirrors, st.directResponse = nil, nil
 	}
-	if st.mirror && st.redirect {
+	if len(st.mirrors) > 0 && st.redirect {
 		out = append(out, dropRule("IncompatibleFilters", path, "RequestMirror filter cannot be used when the rule also configures a RequestRedirect filter."))
-		st.mirror, st.redirect = false, false
+		st.mirrors, st.redirect = nil, false
 	}
 	if grpc && st.directResponse != nil && *st.directResponse >= 200 && *st.directResponse < 300 {
 		out = append(out, dropRule("UnsupportedValue", path, "DirectResponse with a 2xx status code is not supported for GRPCRoute: a 2xx status maps to the gRPC OK status, "+
@@ -600,15 +614,11 @@ func (rv *routeValidation) filterProblem(f routeFilter, st *filterState, grpc bo
 		if f.Mirror == nil {
 			return nil
 		}
-		p := rv.refProblem(f.Mirror.BackendRef, true)
-		if p == nil {
-			p = rv.endpointsProblem(f.Mirror.BackendRef)
-		}
-		if p != nil {
-			p.message, p.path = "Failed to validate the RequestMirror filter: "+p.message, f.path+".requestMirror.backendRef"
+		if p := rv.mirrorProblem(f.Mirror.BackendRef); p != nil {
+			p.path = f.path + ".requestMirror.backendRef"
 			return p
 		}
-		st.mirror = true
+		st.mirrors = append(st.mirrors, f.index)
 	case string(gwv1.HTTPRouteFilterExtensionRef):
 		return rv.extensionRefProblem(f, st)
 	}
@@ -828,6 +838,32 @@ func (rv *routeValidation) extensionRefProblem(f routeFilter, st *filterState) *
 	return nil
 }
 
+// mirrorProblem is processRequestMirrorFilter: the mirror's backendRef is
+// validated as a backendRef of weight 1 (validateBackendRef; its problem
+// is worded "failed to validate the RequestMirror filter"), then its
+// destination is built (processDestination), whose problems — TLS, mixed
+// address types — keep their own words; a Service without an endpoint is
+// BackendsAvailable False, worded as a validation problem. The rule keeps
+// no mirror for any of them.
+func (rv *routeValidation) mirrorProblem(ref gwv1.BackendObjectReference) *routeProblem {
+	p := rv.refProblem(ref, true)
+	if p == nil {
+		p = rv.endpointsProblem(ref)
+	}
+	if p == nil {
+		p = rv.sliceAddressTypeProblem(ref)
+	}
+	switch {
+	case p == nil:
+		return nil
+	case p.destination:
+		p.message = conditionMessage(p.message)
+	default:
+		p.message = "Failed to validate the RequestMirror filter: " + p.message
+	}
+	return p
+}
+
 func (rv *routeValidation) backendProblem(rule *model.Rule, j int, b model.BackendRef) *routeProblem {
 	if p := rv.backendRefFiltersProblem(rule, j); p != nil {
 		p.path = b.Path + ".filters"
@@ -1019,7 +1055,9 @@ func (rv *routeValidation) sliceAddressTypeProblem(ref gwv1.BackendObjectReferen
 	if !sliceAddressTypesMixed(backendSlices(rv.m, kind, ns, string(ref.Name))) {
 		return nil
 	}
-	return unresolved("UnsupportedAddressType", "", "mixed endpointslice address type for the same backendRef is not supported.")
+	p := unresolved("UnsupportedAddressType", "", "mixed endpointslice address type for the same backendRef is not supported.")
+	p.destination = true
+	return p
 }
 
 // backendSlices are the EndpointSlices of the Service or ServiceImport

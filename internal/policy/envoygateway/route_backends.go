@@ -228,7 +228,9 @@ func (rv *routeValidation) backendAddressTypeProblem(ns, name string) *routeProb
 		}
 	}
 	if fqdn && other {
-		return unresolved("UnsupportedAddressType", "", "mixed FQDN and IP or Unix address type for the same backendRef is not supported.")
+		p := unresolved("UnsupportedAddressType", "", "mixed FQDN and IP or Unix address type for the same backendRef is not supported.")
+		p.destination = true
+		return p
 	}
 	return nil
 }
@@ -242,15 +244,16 @@ func (rv *routeValidation) destinationTLSProblem(k model.Key, port *gwv1.PortNum
 	if port != nil {
 		n = int32(*port)
 	}
-	if msg := destinationTLSProblem(rv.env, k, n, spec); msg != "" {
-		return unresolved("InvalidBackendTLS", "", "%s.", msg)
+	msg := destinationTLSProblem(rv.env, k, n, spec)
+	if msg == "" && usesTLS(rv.env, k, n, spec) {
+		msg = rv.proxyClientCertProblem()
 	}
-	if usesTLS(rv.env, k, n, spec) {
-		if msg := rv.proxyClientCertProblem(); msg != "" {
-			return unresolved("InvalidBackendTLS", "", "%s.", msg)
-		}
+	if msg == "" {
+		return nil
 	}
-	return nil
+	p := unresolved("InvalidBackendTLS", "", "%s.", msg)
+	p.destination = true
+	return p
 }
 
 // usesTLS: Envoy Gateway connects to backend k's port over TLS — the

@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -413,5 +414,79 @@ func TestEndpointsUnderServiceRouting(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestEnvoyGatewayMirrorToBackend: processRequestMirrorFilter validates a
+// mirror's backendRef as a backendRef of weight 1 — an Envoy Gateway
+// Backend named by its kind in any group Envoy Gateway reads, its port
+// ignored — and words validateBackendRef's problems "Failed to validate
+// the RequestMirror filter: …"; the problems only building its
+// destination shows (processDestination: the Backend's TLS, a Service's
+// EndpointSlices of mixed address types) keep their own words, the first
+// letter upper-cased. Every one of them, and a Service without an
+// endpoint, leaves the filter without a mirror (RouteVerdict.Unmirrored).
+func TestEnvoyGatewayMirrorToBackend(t *testing.T) {
+	mirror := func(ref string) string {
+		return "  - filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: b}]}}, {type: RequestMirror, requestMirror: {backendRef: " + ref + "}}]\n    backendRefs: [{name: svc, port: 8080}]\n"
+	}
+	tests := []struct {
+		name, ref string
+		off       bool // Backends disabled in the deployment
+		// want is the verdict's summary, message its first condition's
+		// message ("" for none) and mirrored whether filter 1 mirrors.
+		want, message string
+		mirrored      bool
+	}{
+		{"a Backend with an FQDN", "{group: gateway.envoyproxy.io, kind: Backend, name: fqdn}", false, "", "", true},
+		{"a Backend named without its group, with a port", "{kind: Backend, name: fqdn, port: 9}", false, "", "", true},
+		{"a Backend in the multicluster group", "{group: multicluster.x-k8s.io, kind: Backend, name: fqdn}", false, "", "", true},
+		{"a DynamicResolver Backend", "{group: gateway.envoyproxy.io, kind: Backend, name: dyn}", false, "", "", true},
+		{"a Backend not in the input", "{group: gateway.envoyproxy.io, kind: Backend, name: nope}", false, "refs BackendNotFound",
+			"Failed to validate the RequestMirror filter: Backend default/nope not found.", false},
+		{"a Backend in another namespace without a grant", "{group: gateway.envoyproxy.io, kind: Backend, name: fqdn, namespace: other}", false, "refs RefNotPermitted",
+			"Failed to validate the RequestMirror filter: Backend ref to Backend other/fqdn not permitted by any ReferenceGrant.", false},
+		{"a Backend of a Unix socket", "{group: gateway.envoyproxy.io, kind: Backend, name: uds}", false, "refs UnsupportedAddressType",
+			"Failed to validate the RequestMirror filter: unix domain sockets are not supported in backend references.", false},
+		{"a Backend of a loopback address", "{group: gateway.envoyproxy.io, kind: Backend, name: loop}", false, "refs InvalidAddress",
+			"Failed to validate the RequestMirror filter: IP address 127.0.0.1 in the loopback range is only supported when using the Host infrastructure.", false},
+		{"a Backend while Backends are disabled", "{group: gateway.envoyproxy.io, kind: Backend, name: fqdn}", true, "refs UnsupportedValue", "", false},
+		{"a Backend whose own CA ConfigMap is not in the input: its destination's words", "{group: gateway.envoyproxy.io, kind: Backend, name: tls-ca-missing}", false, "refs InvalidBackendTLS",
+			"Configmap nope not found in namespace default.", false},
+		{"a Service whose EndpointSlices mix address types: its destination's words", "{name: mixed, port: 8080}", false, "refs UnsupportedAddressType",
+			"Mixed endpointslice address type for the same backendRef is not supported.", false},
+		{"a Service without an endpoint: served, not mirrored", "{name: idle, port: 8080}", false, "BackendsAvailable EndpointsNotFound",
+			"Failed to validate the RequestMirror filter: no ready endpoints for the related Service default/idle.", false},
+		{"a Backend of a kind in a group Envoy Gateway does not read", "{group: example.com, kind: Backend, name: fqdn}", false, "refs InvalidKind", "", false},
+	}
+	for _, tt := range tests {
+		// a GRPCRoute's mirrors are processed alike (ProcessGRPCFilters)
+		for _, kind := range []string{"HTTPRoute", "GRPCRoute"} {
+			t.Run(kind+"/"+tt.name, func(t *testing.T) {
+				cfg := extensionsOn(policy.Config{})
+				if tt.off {
+					cfg = policy.Config{Values: map[string]any{EnableBackend.Key: false}}
+				}
+				v := verdictWith(t, cfg, kind, mirror(tt.ref))
+				if got := summary(v); got != tt.want {
+					t.Errorf("got %q, want %q", got, tt.want)
+				}
+				if tt.message != "" {
+					msg := ""
+					if cs := append(slices.Clone(v.Unresolved), v.Conditions...); len(cs) > 0 {
+						msg = cs[0].Message
+					}
+					if msg != tt.message {
+						t.Errorf("message %q, want %q", msg, tt.message)
+					}
+				}
+				if got := v.Mirrors(0, 1); got != tt.mirrored {
+					t.Errorf("filter 1 mirrors: %v, want %v", got, tt.mirrored)
+				}
+				if !v.Mirrors(0, 0) {
+					t.Error("the header filter is reported unmirrored")
+				}
+			})
+		}
 	}
 }

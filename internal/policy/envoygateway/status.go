@@ -284,20 +284,71 @@ func processingOrder(a, b *policy.Policy) int {
 func firstBecause(first, p *policy.Policy) string { return policy.Because(first, p) }
 
 // resolve lists what p's targetRefs and targetSelectors name; targets not
-// in the input are left out (Envoy Gateway writes no status for them).
+// in the input are left out (Envoy Gateway writes no status for them). As
+// resolvePolicyTargets composes them (helpers.go:
+// composePolicyTargetRefs): the objects the selectors pick first, ordered
+// by their creationTimestamp (the objects' own order among equals), then
+// each targetRef that names none of those (a targetRef and a selector
+// naming one object make one target, not a policy in conflict with
+// itself).
 func (s *statusRun) resolve(p *policy.Policy) []target {
-	var out []target
+	type picked struct {
+		ref     policy.TargetRef
+		key     model.Key
+		created time.Time
+	}
+	var selected []picked
 	for _, ref := range p.Targets {
-		if ref.Group != model.GatewayGroup {
+		if ref.Group != model.GatewayGroup || ref.Selector == nil {
 			continue
 		}
 		for _, k := range s.names(p, ref) {
-			if t, ok := s.lookup(ref, k.Namespace, k.Name); ok {
-				out = append(out, t)
+			dup := slices.ContainsFunc(selected, func(o picked) bool { return o.ref.Kind == ref.Kind && o.key == k })
+			if !dup {
+				selected = append(selected, picked{ref: ref, key: k, created: s.created(ref.Kind, k)})
 			}
 		}
 	}
+	slices.SortStableFunc(selected, func(a, b picked) int { return a.created.Compare(b.created) })
+	var out []target
+	for _, o := range selected {
+		if t, ok := s.lookup(o.ref, o.key.Namespace, o.key.Name); ok {
+			out = append(out, t)
+		}
+	}
+	for _, ref := range p.Targets {
+		if ref.Group != model.GatewayGroup || ref.Selector != nil {
+			continue
+		}
+		k := model.Key{Namespace: p.Obj.Namespace, Name: ref.Name}
+		if ref.Section == "" && slices.ContainsFunc(selected, func(o picked) bool { return o.ref.Kind == ref.Kind && o.key == k }) {
+			continue
+		}
+		if t, ok := s.lookup(ref, k.Namespace, k.Name); ok {
+			out = append(out, t)
+		}
+	}
 	return out
+}
+
+// created is the creationTimestamp of the object of kind named k (zero
+// when it has none, or is not in the graph).
+func (s *statusRun) created(kind string, k model.Key) time.Time {
+	switch kind {
+	case "Gateway":
+		if gw := s.g.Gateway(k.Namespace, k.Name); gw != nil && gw.Gateway != nil && gw.Gateway.Gateway != nil {
+			return gw.CreationTimestamp.Time
+		}
+	case "ListenerSet":
+		if set := s.g.ListenerSet(k.Namespace, k.Name); set != nil && set.ListenerSet != nil && set.ListenerSet.ListenerSet != nil {
+			return set.CreationTimestamp.Time
+		}
+	default:
+		if rt := s.g.Route(kind, k.Namespace, k.Name); rt != nil && rt.Meta != nil {
+			return rt.Meta.CreationTimestamp.Time
+		}
+	}
+	return time.Time{}
 }
 
 // names are the objects a reference means: its name in p's namespace, or
@@ -569,14 +620,18 @@ func (s *statusRun) rejectOn(c *claim, covered []*topology.Listener, refusals ma
 // Envoy listener, so a ClientTrafficPolicy (which configures the Envoy
 // listener) may not cover l without the others on its port — Envoy
 // Gateway refuses it there. covered are the listeners the policy's target
-// covers. "" when l may take it.
+// covers. Only the listeners Envoy Gateway programs count, l itself too:
+// the check compares the Gateway IR's HTTP listeners
+// (validatePortOverlapForClientTrafficPolicy, listenersWithSameHTTPPort),
+// which hold no listener translateGatewayListeners skipped. "" when l may
+// take it.
 func (s *statusRun) samePort(l *topology.Listener, covered []*topology.Listener) string {
-	if !s.kind.bySection || l.Protocol != gwv1.HTTPProtocolType {
+	if !s.kind.bySection || l.Protocol != gwv1.HTTPProtocolType || !listenerReady(l) {
 		return ""
 	}
 	var others []string
 	for _, o := range l.Gateway.Listeners {
-		if o != l && o.Protocol == gwv1.HTTPProtocolType && o.Port == l.Port && !slices.Contains(covered, o) {
+		if o != l && o.Protocol == gwv1.HTTPProtocolType && o.Port == l.Port && !slices.Contains(covered, o) && listenerReady(o) {
 			others = appendNew(others, qualifiedID(o))
 		}
 	}

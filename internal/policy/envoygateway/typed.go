@@ -39,6 +39,11 @@ type fieldValue struct {
 	// open: Envoy Gateway leaves those out of the data plane and applies
 	// the rest (markFailOpen).
 	failed []int
+	// geo is, for a SecurityPolicy's authorization, the geolocation
+	// check's verdict on the listeners it reaches (recordGeo), which
+	// render's geolocation filter reads; nil when the rules match no
+	// geolocation.
+	geo *geoDecision
 }
 
 // MarshalJSON is the value as written.

@@ -12,19 +12,31 @@ const ControllerName = "haproxy-haptic.org/controller"
 // rule's references are checked before the policy they name (brokenRank).
 // Its route policy conditions replace only a route condition that is True
 // (46-policy-status.yaml: ApplyGatewayPolicyConditions), so a backendRef
-// not found keeps ResolvedRefs' reason. GatewayPolicyReference knows no
+// not found keeps ResolvedRefs' reason, and on a route whose written
+// status has a PartiallyInvalid condition it writes PartiallyInvalid False
+// once no rule is partially invalid (ClearsPartiallyInvalid, the same
+// macro's "previous"). GatewayPolicyReference knows no
 // ExtensionRef kind but HAProxyRoutePolicy (and SSL passthrough): another
 // family's policy kind fails the rule as unsupported (OwnKindsOnly).
 var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group},
-	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true, OwnKindsOnly: true}
+	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true, OwnKindsOnly: true,
+	ClearsPartiallyInvalid: true}
 
 // Target is HAPTIC's render target: it serves exactly what its
 // HAProxyRoutePolicy offers — JWT (with required claims) and API-key
 // authentication, the shared rate limit, the response cache and the
-// Coraza WAF — plus plain routing. In gwpol's Envoy rendering a HAPTIC WAF
-// selection is route metadata naming the policy and its catalog, as
-// HAPTIC's coraza maps name them per rule.
-var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}
+// Coraza WAF — plus plain routing and the Gateway API CORS filter. In
+// gwpol's Envoy rendering a HAPTIC WAF selection is route metadata naming
+// the policy and its catalog, as HAPTIC's coraza maps name them per rule.
+//
+// CORS: HAPTIC fails a rule only for its ExtensionRef filters
+// (44-route-policies.yaml: GatewayPolicyReference looks at no other filter
+// type), and its policy reference (route-policy.md@04be9778, "Filter order
+// and failures") says a Gateway route's CORS preflight is answered before
+// authentication while actual requests still pass the attached policy. So
+// a rule's CORS filter is served, never a 503: Envoy's cors filter, which
+// sits ahead of the authentication filters (OrderJWT and after).
+var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "cors", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}
 
 // Family is HAPTIC's family for internal/families to register: its
 // controller, render target, deployment settings (the haptic: section),

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -63,35 +64,10 @@ func TestBrokenPolicyNeverForwards(t *testing.T) {
 	for _, in := range dirs {
 		t.Run(filepath.Base(filepath.Dir(in)), func(t *testing.T) {
 			c := compile(t, in)
-			out, err := envoy.Render(c.Result, envoy.Options{})
-			if err != nil {
-				t.Fatalf("render: %v", err)
-			}
-			raw, err := out.Marshal("json", envoy.TypeAll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var x xds
-			if err := json.Unmarshal(raw, &x); err != nil {
-				t.Fatal(err)
-			}
+			filters, routes, _ := renderedXDS(t, c, "")
 			chain := map[string]bool{}
-			var routes []xdsRoute
-			for _, g := range x.Gateways {
-				for _, l := range g.Listeners {
-					for _, fc := range l.FilterChains {
-						for _, f := range fc.Filters {
-							for _, hf := range f.TypedConfig.HTTPFilters {
-								chain[hf.Name] = true
-							}
-						}
-					}
-				}
-				for _, rc := range g.RouteConfigurations {
-					for _, vh := range rc.VirtualHosts {
-						routes = append(routes, vh.Routes...)
-					}
-				}
+			for _, n := range filters {
+				chain[n] = true
 			}
 			for _, rt := range c.Graph.Routes {
 				for _, rule := range rt.Rules {
@@ -148,6 +124,43 @@ func TestBrokenPolicyNeverForwards(t *testing.T) {
 	if forwardedWithPolicy == 0 {
 		t.Error("no rule forwarded with its policy; the working fixture should")
 	}
+}
+
+// renderedXDS renders c for the render target named ("" for the one each
+// Gateway's controller infers) and returns the HTTP filters of every
+// connection manager in chain order, every Envoy route, and render's
+// findings.
+func renderedXDS(t *testing.T, c *pipeline.Compiled, target string) (chain []string, routes []xdsRoute, findings []diag.Diagnostic) {
+	t.Helper()
+	out, err := envoy.Render(c.Result, envoy.Options{Target: target})
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	raw, err := out.Marshal("json", envoy.TypeAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x xds
+	if err := json.Unmarshal(raw, &x); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range x.Gateways {
+		for _, l := range g.Listeners {
+			for _, fc := range l.FilterChains {
+				for _, f := range fc.Filters {
+					for _, hf := range f.TypedConfig.HTTPFilters {
+						chain = append(chain, hf.Name)
+					}
+				}
+			}
+		}
+		for _, rc := range g.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				routes = append(routes, vh.Routes...)
+			}
+		}
+	}
+	return chain, routes, out.Diagnostics
 }
 
 // hapticPolicy is the HAProxyRoutePolicy a rule's filters reference, if

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
@@ -270,5 +271,80 @@ func TestFlatten(t *testing.T) {
 	wantParents := []string{"HTTPRoute/a/a<-root true ", "HTTPRoute/a/b<-a true ", "HTTPRoute/a/h<-root false UnsupportedValue"}
 	if !slices.Equal(parents, wantParents) {
 		t.Errorf("parents = %q, want %q", parents, wantParents)
+	}
+}
+
+// TestRegexParent: a delegating rule whose path is a RegularExpression.
+// A child keeping its own matcher is never kept under it (only a PathPrefix
+// parent keeps a child match: utils/delegation IsDelegatedRouteMatch), so
+// the backendRef is unresolved. A child inheriting the matcher is served
+// with the values joined as paths and its own path type kept
+// (MergeParentChildRouteMatch: path.Join; the regex-aware merge of
+// kgateway#14329 was closed unmerged): a regex child stays a regex, and a
+// PathPrefix or Exact child becomes a literal path holding the parent's
+// regex syntax, which kgateway's route validation refuses (validatePath:
+// characters outside a URI path), replacing that child entry only.
+func TestRegexParent(t *testing.T) {
+	parent := func(re string) string {
+		return httpRouteDoc("infra", "api", "  parentRefs: [{name: gw}]\n  rules:\n  - matches: [{path: {type: RegularExpression, value: '"+re+"'}}]\n"+
+			"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: kid}]\n")
+	}
+	child := func(inherit bool, path string) string {
+		ann := ""
+		if inherit {
+			ann = ", annotations: {" + InheritParentMatcher + ": 'true'}"
+		}
+		return "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: kid, namespace: infra" + ann + "}\nspec:\n  rules:\n" +
+			"  - matches: [{path: " + path + "}]\n    backendRefs: [{name: svc, port: 80}]\n"
+	}
+	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{port: 80}]}\n"
+	tests := []struct {
+		name, parent, child string
+		want                []string // served kid entries: type value: problem ("-" none)
+		resolved            bool
+	}{
+		{"a child keeping its matcher is not kept", parent("/v[0-9]+"), child(false, "{type: PathPrefix, value: /v1/orders}"), nil, false},
+		{"a regex child is joined into a regex", parent("/v[0-9]+"), child(true, "{type: RegularExpression, value: '/o(.*)'}"),
+			[]string{"RegularExpression /v[0-9]+/o(.*): -"}, true},
+		{"a prefix child holds the regex syntax literally: replaced", parent("/v[0-9]+"), child(true, "{type: PathPrefix, value: /orders}"),
+			[]string{`PathPrefix /v[0-9]+/orders: the "/v[0-9]+/orders" path is invalid: it must only contain valid URI path characters (replaced)`}, true},
+		{"an exact child with a query character: replaced", parent("/items?"), child(true, "{type: Exact, value: /x}"),
+			[]string{`Exact /items?/x: the "/items?/x" path is invalid: it must only contain valid URI path characters (replaced)`}, true},
+		{"a regex of path characters only joins to a valid prefix", parent("/app/.*"), child(true, "{type: PathPrefix, value: /x}"),
+			[]string{"PathPrefix /app/.*/x: -"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := manifest.Parse("in.yaml", []byte(strings.Join([]string{delegationGateway, svc, tt.parent, tt.child}, "\n---\n")), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{Wildcards: wildcards})
+			reg := policy.NewRegistry()
+			reg.AddFamilies(Family)
+			g := topology.Build(m, topology.Options{Keys: TopologyKeys, Delegation: Delegation, RuleChecks: reg.RuleChecks(policy.Config{})})
+			api := delegatedRoute(t, g, "HTTPRoute/infra/api")
+			var got []string
+			for _, fm := range api.Flat {
+				if fm.Route.Meta.Name != "kid" {
+					continue
+				}
+				pt, pv := topology.PathOf(fm.Match.Path)
+				p := "-"
+				if fm.Problem != nil {
+					p = fm.Problem.Message + " (replaced)"
+					if fm.Problem.Dropped {
+						p = fm.Problem.Message + " (dropped)"
+					}
+				}
+				got = append(got, fmt.Sprintf("%s %s: %s", pt, pv, p))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("served:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			if b := api.Rules[0].Backends[0]; b.Resolved != tt.resolved {
+				t.Errorf("delegating backendRef resolved %v (%s), want %v", b.Resolved, b.Message, tt.resolved)
+			}
+		})
 	}
 }

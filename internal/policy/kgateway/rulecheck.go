@@ -63,6 +63,11 @@ func translationProblem(rule *topology.Rule, strict bool) *topology.RuleProblem 
 	if p := emptyRegex(all); p != nil {
 		return p
 	}
+	for _, m := range h.Matches {
+		if p := matchPathProblem(m); p != nil {
+			return p
+		}
+	}
 	for _, f := range h.Filters {
 		if p := filterProblem(f); p != nil {
 			return p
@@ -99,6 +104,29 @@ func filterProblem(f gwv1.HTTPRouteFilter) *topology.RuleProblem {
 		if p, why := pathsProblem(f.URLRewrite.Path.ReplacePrefixMatch, f.URLRewrite.Path.ReplaceFullPath); why != "" {
 			return &topology.RuleProblem{Message: fmt.Sprintf("the rewrite %s is invalid: %s", p, why)}
 		}
+	}
+	return nil
+}
+
+// matchPathProblem: kgateway validates the path of the Envoy route's
+// match (prefix, path_separated_prefix or exact path; a regular
+// expression is not looked at) as it validates a rewrite, in every
+// validation mode, and replaces a route it refuses
+// (irtranslator/validate.go: validateEnvoyRoute → validatePath). A path
+// written on a route passes the Gateway API schema, which refuses the same
+// characters and segments; one a delegated child is served with, joined to
+// a parent's RegularExpression value (its brackets, anchors, a "?"), does
+// not.
+func matchPathProblem(m gwv1.HTTPRouteMatch) *topology.RuleProblem {
+	t, v := topology.PathOf(m.Path)
+	if t == gwv1.PathMatchRegularExpression {
+		return nil
+	}
+	if t == gwv1.PathMatchPathPrefix && len(v) > 1 {
+		v = strings.TrimSuffix(v, "/") // as translateMatcher writes the prefix
+	}
+	if why := rewriteProblem(v); why != "" {
+		return &topology.RuleProblem{Message: fmt.Sprintf("the %q path is invalid: %s", v, why)}
 	}
 	return nil
 }

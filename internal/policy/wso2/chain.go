@@ -103,6 +103,12 @@ type Entry struct {
 	// Params are the reference's params as written (valueFrom and
 	// templates unresolved); views show them only when asked to.
 	Params json.RawMessage `json:"params,omitempty"`
+	// ListedBy and ListedAt are, when another reference runs at this
+	// position, the source and field path of the one listed here: a name
+	// listed twice at API level runs its last listing at every place it
+	// is listed (Effective).
+	ListedBy string `json:"listedBy,omitempty"`
+	ListedAt string `json:"listedAt,omitempty"`
 }
 
 // Effective concatenates chains into the chain the policy engine runs:
@@ -110,17 +116,49 @@ type Entry struct {
 // then operation or rule level. Chains of one level keep the order given
 // (the merge order of the policies, or the filter order on a rule). Nil
 // chains are skipped.
+//
+// API-level references are keyed by name: the gateway-controller builds
+// each operation's chain from a name-keyed map of the API-level
+// policies (pkg/policy/builder.go: DerivePolicyFromAPIConfig,
+// apiPolicies[p.Name], at 1c84e11c), so a name listed more than once at
+// API level — in one object, or in two APIPolicies the operator joins in
+// name order — runs its last listing (version, params, execution
+// condition) at every place it is listed (GWP510 says so). Operation and
+// rule levels run every reference as written.
 func Effective(chains ...*Chain) []Entry {
 	cs := slices.DeleteFunc(slices.Clone(chains), func(c *Chain) bool { return c == nil })
 	slices.SortStableFunc(cs, func(a, b *Chain) int { return cmp.Compare(levelRank[a.Level], levelRank[b.Level]) })
+	type listing struct {
+		r      *Reference
+		source string
+	}
+	lastAPI := map[string]listing{}
+	for _, c := range cs {
+		if c.Level == LevelAPI {
+			for _, r := range c.Refs {
+				if r.Name != "" {
+					lastAPI[r.Name] = listing{r, c.Source}
+				}
+			}
+		}
+	}
 	out := []Entry{}
 	for _, c := range cs {
 		for _, r := range c.Refs {
+			run, source, problems := r, c.Source, r.Problems
+			var listedBy, listedAt string
+			if l, ok := lastAPI[r.Name]; ok && c.Level == LevelAPI && l.r != r {
+				run, source, listedBy, listedAt = l.r, l.source, c.Source, r.Path
+				if !slices.Contains(problems, LintDuplicateAPIPolicy.Code) {
+					problems = append(slices.Clone(problems), LintDuplicateAPIPolicy.Code)
+				}
+			}
 			out = append(out, Entry{
-				Identity: r.Identity(), Name: r.Name, Version: r.Version,
-				Definition: r.Definition(), Engine: r.EngineVersion(),
-				Level: c.Level, Source: c.Source, At: r.Pos.String(),
-				ExecutionCondition: r.ExecutionCondition, Problems: r.Problems, Params: r.Params,
+				Identity: run.Identity(), Name: run.Name, Version: run.Version,
+				Definition: run.Definition(), Engine: run.EngineVersion(),
+				Level: c.Level, Source: source, At: run.Pos.String(),
+				ExecutionCondition: run.ExecutionCondition, Problems: problems, Params: run.Params,
+				ListedBy: listedBy, ListedAt: listedAt,
 			})
 		}
 	}

@@ -66,6 +66,9 @@ func (k *APIPolicyKind) RuleNotes(rule *topology.Rule, own func(string) []any) [
 	for i, e := range chain {
 		line := fmt.Sprintf("%d. %s → definition %s, engine %s [%s, %s]", i+1, e.Identity,
 			orNone(e.Definition, "-"), orNone(e.Engine, "-"), e.Level, shortSource(e.Source))
+		if e.ListedBy != "" {
+			line += " (runs where " + shortSource(e.ListedBy) + " " + e.ListedAt + " is listed)"
+		}
 		if len(e.Problems) > 0 {
 			line += " " + strings.Join(e.Problems, " ")
 		}

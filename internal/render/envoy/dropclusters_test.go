@@ -14,33 +14,8 @@ import (
 // BackendTrafficPolicy shapes them) and nothing else names it; another
 // route or a mirror to it keeps it; kgateway keeps it whatever.
 func TestDropReplacedClusters(t *testing.T) {
-	const base = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, protocol: HTTP, port: 80}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: infra}
-spec: {ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: shadow, namespace: infra}
-spec: {ports: [{port: 80}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: shop, namespace: infra}
-spec:
-  parentRefs: [{name: gw}]
-  hostnames: [shop.example.com]
-  rules:
-  - backendRefs: [{name: web, port: 80}]
----
+	base := egGateway("infra", egHTTP80) + egService("infra", "web", "{port: 80}") + egService("infra", "shadow", "{port: 80}") +
+		egShop("HTTPRoute", "  hostnames: [shop.example.com]\n") + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: BackendTrafficPolicy
 metadata: {name: cb, namespace: infra}

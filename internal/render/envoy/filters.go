@@ -25,6 +25,8 @@ type ruleFilter struct {
 	// mirrorTo is the mirror's backend as topology resolved it
 	// (topology.Rule.Mirrors).
 	mirrorTo *topology.Backend
+	// index is the filter's in its rule's filters.
+	index int
 }
 
 func ruleFilters(rule *topology.Rule) []ruleFilter {
@@ -42,6 +44,7 @@ func ruleFilters(rule *topology.Rule) []ruleFilter {
 	}
 	k := 0
 	for i := range out {
+		out[i].index = i
 		if out[i].mirror != nil && k < len(rule.Mirrors) {
 			out[i].mirrorTo = rule.Mirrors[k]
 			k++
@@ -67,22 +70,18 @@ func backendRefFilters(rule *topology.Rule, i int) []ruleFilter {
 	return out
 }
 
-// withInheritedRewrite adds, to a delegated child rule without a
-// URLRewrite, the nearest delegating parent rule's: a delegated child's
-// requests are rewritten as the parent rule asks (via: topology's
-// flattening, FlatMatch.Via).
-func withInheritedRewrite(fs []ruleFilter, via []*topology.Rule) []ruleFilter {
-	if slices.ContainsFunc(fs, func(f ruleFilter) bool { return f.rewrite != nil }) {
+// withInherited adds to a delegated child rule's filters those it takes
+// from its delegating parents (topology's FlatMatch.Inherited, decided and
+// judged there with the entry).
+func withInherited(fs []ruleFilter, inherited []gwv1.HTTPRouteFilter) []ruleFilter {
+	if len(inherited) == 0 {
 		return fs
 	}
-	for _, parent := range via {
-		for _, f := range ruleFilters(parent) {
-			if f.rewrite != nil {
-				return append(slices.Clone(fs), ruleFilter{rewrite: f.rewrite})
-			}
-		}
+	out := slices.Clone(fs)
+	for _, f := range inherited {
+		out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, redirect: f.RequestRedirect, rewrite: f.URLRewrite})
 	}
-	return fs
+	return out
 }
 
 // applyHeaderFilters applies RequestHeaderModifier and
@@ -243,9 +242,10 @@ func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *rou
 }
 
 // mirrorPolicy translates RequestMirror (percent or fraction → runtime
-// fraction).
-func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter) *routev3.RouteAction_RequestMirrorPolicy {
-	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster}
+// fraction); keepHost: the mirrored request keeps its Host
+// (Target.MirrorsKeepHost), else Envoy appends "-shadow" to it.
+func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, keepHost bool) *routev3.RouteAction_RequestMirrorPolicy {
+	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster, DisableShadowHostSuffixAppend: keepHost}
 	switch {
 	case f.Percent != nil:
 		p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{

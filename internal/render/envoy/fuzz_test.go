@@ -130,6 +130,15 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: rm, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
 		"  rules: [{filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [x-a, '']}}], backendRefs: [{name: svc, port: 80}]}," +
 		" {backendRefs: [{name: svc2, port: 8080, filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {remove: ['']}}]}]}]\n"))
+	// A CORS filter on a HAPTIC Gateway's route: the haptic target
+	// renders it (Envoy's cors filter, ahead of HAProxyRoutePolicy's
+	// authentication), so its values reach Envoy's validation there too.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: haptic}\nspec: {controllerName: haproxy-haptic.org/controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: hgw, namespace: infra}\nspec:\n  gatewayClassName: haptic\n" +
+		"  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: hc, namespace: app}\nspec:\n  parentRefs: [{name: hgw, namespace: infra}]\n" +
+		"  rules: [{filters: [{type: CORS, cors: {allowOrigins: ['https://*.example.com', 'http://a.example.com:8080'], allowCredentials: true, allowHeaders: [X-A], maxAge: 5}}]," +
+		" backendRefs: [{name: svc, port: 80}]}]\n"))
 	// A BackendTLSPolicy hostname longer than an SNI may be (its CRD
 	// refuses it; the policy is kept): the field's finding, not an
 	// UpstreamTlsContext Envoy refuses (found by this target's campaign:
@@ -165,6 +174,33 @@ func FuzzRender(f *testing.F) {
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lua, namespace: app}\ndata: {script: x}\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
 		"  targetRefs: [{group: '', kind: Service, name: svc2}]\n  validation: {hostname: svc2, caCertificateRefs: [{group: '', kind: ConfigMap, name: lua}]}\n"))
+	// A delegating kgateway rule whose URLRewrite prefix holds a line
+	// break, and one whose header RegularExpression is empty over a child
+	// inheriting its matcher: each child entry is judged as served (the
+	// rewrite or match it inherits), replaced or left out, not written as
+	// a route Envoy refuses (found by fuzz31's campaign: the rule check
+	// judged the delegating rule's own filters, not what its children
+	// inherit).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: top, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
+		"  hostnames: [top.example.com]\n  rules:\n  - matches: [{path: {type: PathPrefix, value: /t}}]\n" +
+		"    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: \"/a\\nb\"}}}]\n" +
+		"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: kid}]\n" +
+		"  - matches: [{path: {type: PathPrefix, value: /u}, headers: [{type: RegularExpression, name: x-a, value: ''}]}]\n" +
+		"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: kid}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: kid, namespace: app, annotations: {delegation.kgateway.dev/inherit-parent-matcher: 'true'}}\n" +
+		"spec:\n  rules: [{matches: [{path: {type: PathPrefix, value: /k}}], backendRefs: [{name: svc, port: 80}]}]\n"))
+	// An Envoy Gateway route mirroring to its Backends (one named
+	// without its group, a DynamicResolver, one of a Unix socket it
+	// refuses) and forwarding to a Backend in the multicluster group.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: app}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 8081}]\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: ext, namespace: app}\nspec: {endpoints: [{fqdn: {hostname: mirror.example.com, port: 443}}]}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: dyn, namespace: app}\nspec: {type: DynamicResolver}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: uds, namespace: app}\nspec: {endpoints: [{unix: {path: /run/b.sock}}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: mirrored, namespace: app}\nspec:\n  parentRefs: [{name: egw}]\n  rules:\n" +
+		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: Backend, name: ext, port: 9}, percent: 5}}, {type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: dyn}}}]\n" +
+		"    backendRefs: [{group: multicluster.x-k8s.io, kind: Backend, name: ext}]\n" +
+		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: uds}}}]\n    backendRefs: [{name: svc, port: 80}]\n"))
 	reg := fuzzRegistry()
 	base := fuzzBaseObjects(f)
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base, docs) })

@@ -11,27 +11,7 @@ import (
 
 // idleTimeoutBase is a Gateway, a Service and a route whose one rule sets
 // timeouts.request to TIMEOUT (left out when "").
-const idleTimeoutBase = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, protocol: HTTP, port: 80}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: infra}
-spec: {ports: [{port: 80}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: shop, namespace: infra}
-spec:
-  parentRefs: [{name: gw}]
-  rules:
-  - backendRefs: [{name: web, port: 80}]
-`
+var idleTimeoutBase = egGateway("infra", egHTTP80) + egService("infra", "web", "{port: 80}") + egShop("HTTPRoute")
 
 // TestRequestIdleTimeout: under Envoy Gateway a route with a request
 // timeout — its rule's own timeouts.request, which wins over a

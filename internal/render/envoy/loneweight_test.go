@@ -11,22 +11,8 @@ import (
 // loneWeightBase: one Gateway of kgateway's and one of Envoy Gateway's,
 // each serving an HTTPRoute whose first rule has one backendRef of weight
 // 0 and whose second has two.
-const loneWeightBase = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: kgw}
-spec: {controllerName: kgateway.dev/kgateway}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc, namespace: infra}
-spec: {ports: [{port: 80}, {port: 81}]}
-`
+var loneWeightBase = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n---\n" +
+	egClass + egService("infra", "svc", "{port: 80}", "{port: 81}")
 
 func loneWeightGateway(name, class, host string) string {
 	return `---

@@ -9,19 +9,7 @@ import (
 
 // egJWTBase: an Envoy Gateway Gateway whose one listener serves two
 // routes, each with a SecurityPolicy of its own naming its JWT provider.
-const egJWTBase = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, protocol: HTTP, port: 80}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: infra}
-spec: {ports: [{port: 80}]}
-`
+var egJWTBase = egGateway("infra", egHTTP80) + egService("infra", "web", "{port: 80}")
 
 func egJWTRoute(name, provider string) string {
 	return `---

@@ -374,7 +374,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (topology's Flat)
 		}
-		if p := e.rule.Problem; p != nil && p.Dropped {
+		if p := e.problem; p != nil && p.Dropped {
 			continue // left out, as status says (RouteRuleDropped); it keeps its index too
 		}
 		if _, out := vb.res.LeftOut(e.att.Route, e.rule, vb.gw); out {
@@ -423,6 +423,12 @@ type entry struct {
 	delegates bool   // the rule delegates to child HTTPRoutes
 	replaced  string // why a delegating entry answers 500 instead
 	via       []*topology.Rule
+	// inherited are the filters a delegated entry takes from its parents
+	// and problem what its controller cannot translate in it as served
+	// (topology's FlatMatch.Inherited and Problem; a rule served as
+	// written: its own Rule.Problem).
+	inherited []gwv1.HTTPRouteFilter
+	problem   *topology.RuleProblem
 	// top is the route the virtual host serves (the attachment's); a
 	// delegated child's rules are served as its top parent's, so its age
 	// and name order them first, then the child's own (src).
@@ -498,7 +504,7 @@ func appendEntries(out []entry, a *topology.Attachment, grpcServiceSegments bool
 				}
 			}
 			e := entry{att: att, rule: fm.Rule, ruleIndex: fm.RuleIndex, match: fm.MatchIndex, hm: fm.Match,
-				top: rt, src: fm.Route, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via}
+				top: rt, src: fm.Route, delegates: fm.Delegates, replaced: fm.Replaced, via: fm.Via, inherited: fm.Inherited, problem: fm.Problem}
 			e.path = httpPath(fm.Match.Path)
 			e.method, e.headers, e.queries = fm.Match.Method != nil, len(fm.Match.Headers), len(fm.Match.QueryParams)
 			out = append(out, e)
@@ -507,7 +513,7 @@ func appendEntries(out []entry, a *topology.Attachment, grpcServiceSegments bool
 	}
 	for _, rule := range rt.Rules {
 		for m := range matchCount(rule) {
-			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, top: rt, src: rt}
+			e := entry{att: a, rule: rule, ruleIndex: rule.Index, match: m, top: rt, src: rt, problem: rule.Problem}
 			e.path, e.method, e.headers, e.queries = describeMatch(rule, m, grpcServiceSegments)
 			if rule.HTTP != nil && m < len(rule.HTTP.Matches) {
 				e.hm = &rule.HTTP.Matches[m]
@@ -678,11 +684,19 @@ func routeMatch(e entry) *routev3.RouteMatch {
 		m.PathSpecifier = &routev3.RouteMatch_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: e.path.value}}
 	default:
 		// Gateway API prefixes match whole path segments; "/x/" and "/x"
-		// are the same prefix, and "/" matches everything.
+		// are the same prefix, and "/" matches everything. A prefix Envoy
+		// cannot match by segments (a "?" or "#": a delegated child's path
+		// joined to a parent's regular expression, which no schema
+		// bounds) is matched as a string prefix, the fallback a
+		// controller's path matcher takes for such a prefix.
 		v := e.path.value
-		if p := strings.TrimRight(v, "/"); (e.att.Route.Kind == "HTTPRoute" || e.path.segments) && p != "" {
+		p := strings.TrimRight(v, "/")
+		switch {
+		case (e.att.Route.Kind == "HTTPRoute" || e.path.segments) && p != "" && strings.ContainsAny(p, "?#"):
+			m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: p}
+		case (e.att.Route.Kind == "HTTPRoute" || e.path.segments) && p != "":
 			m.PathSpecifier = &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: p}
-		} else {
+		default:
 			m.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: v}
 		}
 	}
@@ -760,9 +774,10 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		r.Action = directResponse(status, body)
 		return r
 	}
-	if e.rule.Problem != nil {
-		// A rule the controller cannot translate as written (topology's
-		// Rule.Problem, RouteRuleReplaced).
+	if e.problem != nil {
+		// A rule the controller cannot translate as written or as served
+		// under its parents (topology's FlatMatch.Problem,
+		// RouteRuleReplaced).
 		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return r
 	}
@@ -996,7 +1011,7 @@ func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
 // forward sets the route's action from the rule's backends and Gateway API
 // filters. It reports false when the route became a direct response.
 func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) bool {
-	filters := withInheritedRewrite(ruleFilters(e.rule), e.via)
+	filters := withInherited(ruleFilters(e.rule), e.inherited)
 	for _, f := range filters {
 		if f.redirect != nil {
 			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
@@ -1032,9 +1047,9 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		switch {
 		case f.rewrite != nil:
 			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
-		case f.mirror != nil:
+		case f.mirror != nil && vb.res.Verdict(e.att.Route, vb.gw).Mirrors(e.rule.Index, f.index):
 			if c := vb.mirrorCluster(f.mirrorTo); c != "" {
-				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror))
+				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror, vb.target.MirrorsKeepHost))
 			}
 		}
 	}

@@ -13,28 +13,8 @@ import (
 
 // egTwoListeners: one route served through two HTTP listeners on
 // different ports; the cases add BackendTrafficPolicies.
-const egTwoListeners = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: a, protocol: HTTP, port: 80}
-  - {name: b, protocol: HTTP, port: 8080}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: infra}
-spec: {ports: [{port: 80}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: shop, namespace: infra}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
-`
+var egTwoListeners = egGateway("infra", "  - {name: a, protocol: HTTP, port: 80}\n", "  - {name: b, protocol: HTTP, port: 8080}\n") +
+	egService("infra", "web", "{port: 80}") + egShop("HTTPRoute")
 
 // TestRuleClusterPerSettings: a rule whose routes' policies shape its
 // clusters gets one cluster per distinct settings (and owners) — shared

@@ -17,7 +17,7 @@ import (
 // egGeoBase: an Envoy Gateway Gateway whose class's EnvoyProxy
 // configures a MaxMind provider and whose listener detects the client IP
 // from X-Forwarded-For (two trusted hops).
-const egGeoBase = `
+var egGeoBase = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: eg}
@@ -30,7 +30,7 @@ kind: EnvoyProxy
 metadata: {name: geo, namespace: infra}
 spec:
   geoIP: {provider: {type: MaxMind, maxMind: {cityDbSource: {local: {path: /db/city.mmdb}}, asnDbSource: {local: {path: /db/asn.mmdb}}}}}
----` + egJWTBase + `---
+` + egJWTBase + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: ClientTrafficPolicy
 metadata: {name: ip, namespace: infra}

@@ -20,23 +20,10 @@ func TestSharedPortListenerSettings(t *testing.T) {
 	// The certificate Secret holds a key pair: Envoy Gateway programs no
 	// listener whose Secret lacks tls.crt or tls.key (L10, L32).
 	cert, key := secrettest.KeyPair()
-	input := `
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: a, protocol: HTTPS, port: 443, hostname: a.example.com, tls: {certificateRefs: [{name: cert}]}}
-  - {name: b, protocol: HTTPS, port: 443, hostname: b.example.com, tls: {certificateRefs: [{name: cert}]}}
-  - {name: c, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: cert}]}}
----
-` + secrettest.SecretYAML("infra", "cert", "tls.crt", cert, "tls.key", key) + `type: kubernetes.io/tls
+	input := egClass + egGateway("infra",
+		"  - {name: a, protocol: HTTPS, port: 443, hostname: a.example.com, tls: {certificateRefs: [{name: cert}]}}\n",
+		"  - {name: b, protocol: HTTPS, port: 443, hostname: b.example.com, tls: {certificateRefs: [{name: cert}]}}\n",
+		"  - {name: c, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: cert}]}}\n") + "---\n" + secrettest.SecretYAML("infra", "cert", "tls.crt", cert, "tls.key", key) + `type: kubernetes.io/tls
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: ClientTrafficPolicy

@@ -12,27 +12,7 @@ import (
 
 // upgradeBase is a Gateway and a Service whose port speaks APPPROTOCOL
 // (none when ""), for one route of KIND to forward to.
-const upgradeBase = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, protocol: HTTP, port: 80}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: infra}
-spec: {ports: [{port: 80APPPROTOCOL}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: KIND
-metadata: {name: shop, namespace: infra}
-spec:
-  parentRefs: [{name: gw}]
-  rules:
-  - backendRefs: [{name: web, port: 80}]
-`
+var upgradeBase = egGateway("infra", egHTTP80) + egService("infra", "web", "{port: 80APPPROTOCOL}") + egShop("KIND")
 
 // TestRouteUpgrades: Envoy Gateway lets every HTTPRoute's forwarding
 // route upgrade to WebSocket whatever its backend speaks, a GRPCRoute's

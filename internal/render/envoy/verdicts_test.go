@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
@@ -60,17 +61,12 @@ func chainALPN(t *testing.T, gw *envoy.Gateway, port string) map[string]string {
 // hostnames alone change nothing, and a ClientTrafficPolicy that sets
 // alpnProtocols (an empty list included) keeps its own.
 func TestOverlappingTLSConfigALPN(t *testing.T) {
-	const class = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n"
 	certs := secrettest.TLSSecretYAML("infra", "wild", "*.shared.test") + secrettest.TLSSecretYAML("infra", "shared", "x.shared.test") +
 		secrettest.TLSSecretYAML("infra", "other", "other.test") + secrettest.TLSSecretYAML("infra", "api", "api.example.test")
 	listener := func(name, hostname, cert string) string {
 		return "  - {name: " + name + ", protocol: HTTPS, port: 443, hostname: '" + hostname + "', tls: {certificateRefs: [{name: " + cert + "}]}}\n"
 	}
-	gateway := func(listeners string) string {
-		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" + listeners +
-			"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
-	}
+	gateway := func(listeners string) string { return egGateway("infra", listeners) + egRoute("infra") }
 	ctp := func(tls string) string {
 		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ctp, namespace: infra}\nspec:\n" +
 			"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: l1}]\n  tls: " + tls + "\n"
@@ -93,7 +89,7 @@ func TestOverlappingTLSConfigALPN(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := chainALPN(t, renderInline(t, class+tt.input+certs, "envoygateway"), "listener~443")
+			got := chainALPN(t, renderInline(t, egClass+tt.input+certs, "envoygateway"), "listener~443")
 			if len(got) != len(tt.want) {
 				t.Fatalf("chains %v, want %v", slices.Sorted(maps.Keys(got)), tt.want)
 			}
@@ -111,20 +107,9 @@ func TestOverlappingTLSConfigALPN(t *testing.T) {
 // routes below send to: Services one and two, and a DynamicResolver
 // Backend.
 func egStreamBase(t *testing.T) string {
-	return `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: eg
-  listeners:
-  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}
-  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}
-  - {name: tcp, protocol: TCP, port: 9000}
+	return egClass + egGateway("infra",
+		"  - {name: pass, protocol: TLS, port: 443, tls: {mode: Passthrough}}\n",
+		"  - {name: term, protocol: TLS, port: 8443, tls: {mode: Terminate, certificateRefs: [{name: cert}]}}\n") + `  - {name: tcp, protocol: TCP, port: 9000}
 ---
 apiVersion: v1
 kind: Service
@@ -262,30 +247,7 @@ func TestEnvoyGatewayTLSRouteRulesPooled(t *testing.T) {
 // http10Base is an Envoy Gateway Gateway with an HTTP listener of its
 // own hostname (port 80) and one without (port 8080), a route on both,
 // and the routes given.
-const http10Base = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: eg}
-spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: app}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, port: 80, protocol: HTTP, hostname: a.example.com}, {name: b, port: 8080, protocol: HTTP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: svc, namespace: app}
-spec: {ports: [{name: http, port: 8080}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: app}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: svc, port: 8080}]}]
----
+var http10Base = egClass + egGateway("app", "  - {name: http, port: 80, protocol: HTTP, hostname: a.example.com}\n", "  - {name: b, port: 8080, protocol: HTTP}\n") + egRoute("app") + `---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: ClientTrafficPolicy
 metadata: {name: wide, namespace: app}
@@ -376,12 +338,8 @@ func TestEnvoyGatewayHTTP10DefaultHost(t *testing.T) {
 // listener nor leave it unserved: its status says Programmed, and render
 // serves it with Envoy Gateway's TLS.
 func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
-	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
-		"  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}], options: {kgateway.dev/min-tls-version: bogus, kgateway.dev/cipher-suites: ECDHE-RSA-AES128-GCM-SHA256}}}\n" +
-		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
-		secrettest.TLSSecretYAML("infra", "cert", "www.example.com")
+	in := egClass + egGateway("infra", "  - {name: https, protocol: HTTPS, port: 443, tls: {certificateRefs: [{name: cert}], options: {kgateway.dev/min-tls-version: bogus, kgateway.dev/cipher-suites: ECDHE-RSA-AES128-GCM-SHA256}}}\n") +
+		egRoute("infra") + secrettest.TLSSecretYAML("infra", "cert", "www.example.com")
 	gw := renderInline(t, in, "envoygateway")
 	var tls *tlsv3.DownstreamTlsContext
 	for _, l := range gw.Listeners {
@@ -406,12 +364,9 @@ func TestEnvoyGatewayReadsNoTLSOptions(t *testing.T) {
 // allowedRoutes selector that does not parse), so render serves only the
 // other listener.
 func TestEnvoyGatewayUnprogrammedListener(t *testing.T) {
-	in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
-		"  - {name: bad, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: []}]}}}}\n" +
-		"  - {name: good, protocol: HTTP, port: 8080}\n" +
-		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+	in := egClass + egGateway("infra",
+		"  - {name: bad, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: Selector, selector: {matchExpressions: [{key: team, operator: In, values: []}]}}}}\n",
+		"  - {name: good, protocol: HTTP, port: 8080}\n") + egRoute("infra")
 	var got []string
 	for _, l := range renderInline(t, in, "envoygateway").Listeners {
 		got = append(got, l.Name)
@@ -446,12 +401,9 @@ func TestEnvoyGatewayUncertifiedListener(t *testing.T) {
 		{"an expired certificate beside a valid one", tlsSecret("c1", "tls.crt", old, "tls.key", oldKey) + tlsSecret("c2", "tls.crt", good, "tls.key", goodKey), "[{name: c1}, {name: c2}]", []string{"listener~8080", "listener~8443"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
-				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
-				"  - {name: secure, protocol: HTTPS, port: 8443, hostname: www.example.com, tls: {certificateRefs: " + tc.refs + "}}\n" +
-				"  - {name: plain, protocol: HTTP, port: 8080}\n" + tc.secrets +
-				"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{name: http, port: 8080}]}\n" +
-				"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n"
+			in := egClass + egGateway("infra",
+				"  - {name: secure, protocol: HTTPS, port: 8443, hostname: www.example.com, tls: {certificateRefs: "+tc.refs+"}}\n",
+				"  - {name: plain, protocol: HTTP, port: 8080}\n") + tc.secrets + egRoute("infra")
 			var got []string
 			for _, l := range renderInline(t, in, "envoygateway").Listeners {
 				got = append(got, l.Name)
@@ -481,4 +433,125 @@ func selfSigned(t *testing.T, from, to time.Time) (crt, key string) {
 		t.Fatal(err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}))
+}
+
+// egMirrorBase is an Envoy Gateway HTTP Gateway with the backends a
+// RequestMirror may copy requests to: a Service with an endpoint, one
+// whose EndpointSlice lists none for its port, and Envoy Gateway Backends
+// (an FQDN, a DynamicResolver, one whose own CA ConfigMap is missing).
+const egMirrorBase = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: app, namespace: infra}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: idle, namespace: infra}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: idle-1, namespace: infra, labels: {kubernetes.io/service-name: idle}}
+addressType: IPv4
+ports: [{port: 8080}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: ext, namespace: infra}
+spec: {endpoints: [{fqdn: {hostname: mirror.example.com, port: 8443}}]}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: dyn, namespace: infra}
+spec: {type: DynamicResolver}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: no-ca, namespace: infra}
+spec: {endpoints: [{fqdn: {hostname: mirror.example.com, port: 443}}], tls: {caCertificateRefs: [{group: "", kind: ConfigMap, name: nope}]}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+`
+
+// TestEnvoyGatewayMirrors: Envoy Gateway mirrors to the destination it
+// builds for a RequestMirror's backendRef — an Envoy Gateway Backend too,
+// named by its kind in any group it reads (processRequestMirrorFilter →
+// processDestination) — keeping the Host (buildXdsRequestMirrorPolicies);
+// a mirror it does not configure (its Service has no endpoint: the rule
+// is still served) copies nothing, as the route verdict says.
+func TestEnvoyGatewayMirrors(t *testing.T) {
+	tests := []struct {
+		name, rule string
+		// forward is the cluster the route forwards to, "" for a direct
+		// response; mirrors are its mirror policies' clusters.
+		forward string
+		mirrors []string
+	}{
+		{"a Backend", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: ext}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_ext_0"}},
+		{"a Backend named without its group, with a port", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: Backend, name: ext, port: 9}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_ext_9"}},
+		{"a DynamicResolver Backend", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: dyn}, percent: 10}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_dyn_0"}},
+		{"a Service without an endpoint beside a Backend: only the Backend is mirrored to", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: idle, port: 8080}}}, {type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: ext}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"kube_infra_app_8080", []string{"backend_infra_ext_0"}},
+		{"a Backend whose CA is missing: the rule answers 500", "  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: no-ca}}}]\n    backendRefs: [{name: app, port: 8080}]\n",
+			"", nil},
+		{"a backendRef to a Backend in the multicluster group is Envoy Gateway's Backend", "  - backendRefs: [{group: multicluster.x-k8s.io, kind: Backend, name: ext}]\n",
+			"backend_infra_ext_0", nil},
+		{"a backendRef to a Service in Envoy Gateway's group is the Service", "  - backendRefs: [{group: gateway.envoyproxy.io, kind: Service, name: app, port: 8080}]\n",
+			"kube_infra_app_8080", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gw := renderInline(t, egMirrorBase+tt.rule, "envoygateway", backendOn)
+			var act *routev3.RouteAction
+			for _, rc := range gw.RouteConfigurations {
+				for _, vh := range rc.VirtualHosts {
+					for _, r := range vh.Routes {
+						act = r.GetRoute()
+					}
+				}
+			}
+			if got := act.GetCluster(); got != tt.forward {
+				t.Errorf("forwards to %q, want %q", got, tt.forward)
+			}
+			var got []string
+			for _, m := range act.GetRequestMirrorPolicies() {
+				got = append(got, m.Cluster)
+				if !m.DisableShadowHostSuffixAppend {
+					t.Errorf("mirror to %s appends -shadow to the Host; Envoy Gateway keeps it", m.Cluster)
+				}
+			}
+			if !slices.Equal(got, tt.mirrors) {
+				t.Errorf("mirrors to %v, want %v", got, tt.mirrors)
+			}
+			clusters := map[string]bool{}
+			for _, c := range gw.Clusters {
+				clusters[c.Name] = true
+			}
+			for _, c := range tt.mirrors {
+				if !clusters[c] {
+					t.Errorf("mirror cluster %s not rendered", c)
+				}
+			}
+		})
+	}
 }

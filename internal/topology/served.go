@@ -1,0 +1,178 @@
+package topology
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// A delegated child rule is served, under each parent match that keeps
+// it, with what it takes from its delegating parent rules: the match
+// joined to the parent's (DelegationRules.Keep) and the filters it
+// inherits (FlatMatch.Inherited). The controller translates and checks
+// that entry, not the rule as written: a value the families' rule checks
+// refuse may reach the child from its parent. What the controller makes
+// of each flattened entry is decided here, once (FlatMatch.Problem), and
+// every view reads it — render answers or leaves out that entry, status
+// reports it on the child's parent entry for that delegation
+// (Rule.ProblemUnder), explain, lint and the verdicts along that path
+// (Rule.ProblemAlong). A delegating rule's own entry emits no route of
+// its own (only its children's), so its filters and match are judged
+// where they are served: on its children's entries (checkRule leaves a
+// delegating rule alone).
+
+// ServedProblem is the problem of a rule's copy served along a chain of
+// delegating parent rules (nearest first) when it is not the rule's own.
+type ServedProblem struct {
+	Via     []*Rule
+	Problem *RuleProblem
+}
+
+// ProblemAlong is the problem of the rule's copy served along via (the
+// delegating parent rules above it, nearest first; topology.FlatMatch.
+// Via): what it inherits there, or else its own (Rule.Problem).
+func (r *Rule) ProblemAlong(via []*Rule) *RuleProblem {
+	if len(via) > 0 {
+		for _, s := range r.served {
+			if slices.Equal(s.Via, via) {
+				return s.Problem
+			}
+		}
+	}
+	return r.Problem
+}
+
+// ProblemUnder is the problem status reports for the rule on one of its
+// route's parents: under a delegating parent, the first of the copies
+// served through that parent's rule; under a parentRef of its own, the
+// rule's own.
+func (r *Rule) ProblemUnder(p *Parent) *RuleProblem {
+	if p != nil && p.Delegation != nil {
+		for _, s := range r.served {
+			if s.Via[0] == p.Delegation.Rule {
+				return s.Problem
+			}
+		}
+	}
+	return r.Problem
+}
+
+// judgeServed decides the problem of each entry of a root route's
+// flattened tree (FlatMatch.Problem, FlatMatch.Inherited). As a rule's own
+// problem is the whole rule's (any of its matches), a copy's is the whole
+// copy's: every entry of a rule under the same parent rules takes the
+// first problem found among them, so render, status and explain — which
+// look at a rule along one path — say the same.
+func (g *Graph) judgeServed(root *Route) {
+	judged := false
+	for i := range root.Flat {
+		fm := &root.Flat[i]
+		if fm.Delegates {
+			continue // no route of its own: judged on its children's entries
+		}
+		fm.Problem = fm.Rule.Problem
+		if len(fm.Via) == 0 || fm.Rule.HTTP == nil {
+			continue
+		}
+		fm.Inherited = inheritedFilters(fm.Rule, fm.Via)
+		if fm.Problem != nil || len(g.ruleChecks) == 0 || len(fm.Inherited) == 0 && ownMatch(fm.Rule, *fm.Match) {
+			continue // served as written: the rule's own verdict
+		}
+		if p := g.checkServed(fm); p != nil && fm.Rule.recordServed(fm.Via, p) {
+			g.Diagnostics = append(g.Diagnostics, inheritedNotProgrammed(fm, p))
+			judged = true
+		}
+	}
+	if !judged {
+		return
+	}
+	for i := range root.Flat {
+		if fm := &root.Flat[i]; !fm.Delegates && len(fm.Via) > 0 {
+			fm.Problem = fm.Rule.ProblemAlong(fm.Via)
+		}
+	}
+}
+
+// inheritedFilters are the Gateway API filters a delegated child rule
+// takes from its delegating parents (via, nearest first): the nearest
+// parent rule's URLRewrite when the rule has none of its own.
+func inheritedFilters(rule *Rule, via []*Rule) []gwv1.HTTPRouteFilter {
+	if slices.ContainsFunc(rule.HTTP.Filters, func(f gwv1.HTTPRouteFilter) bool { return f.URLRewrite != nil }) {
+		return nil
+	}
+	for _, parent := range via {
+		if parent.HTTP == nil {
+			continue
+		}
+		for _, f := range parent.HTTP.Filters {
+			if f.URLRewrite != nil {
+				return []gwv1.HTTPRouteFilter{{Type: gwv1.HTTPRouteFilterURLRewrite, URLRewrite: f.URLRewrite}}
+			}
+		}
+	}
+	return nil
+}
+
+// ownMatch reports whether m is one of the rule's own matches, as written.
+func ownMatch(rule *Rule, m gwv1.HTTPRouteMatch) bool {
+	return slices.ContainsFunc(RuleMatches(rule), func(own gwv1.HTTPRouteMatch) bool { return reflect.DeepEqual(own, m) })
+}
+
+// checkServed runs the families' rule checks on a flattened entry as it
+// is served: the child rule with its match as served and its own and
+// inherited filters, on the child's route.
+func (g *Graph) checkServed(fm *FlatMatch) *RuleProblem {
+	h := *fm.Rule.HTTP
+	h.Matches = []gwv1.HTTPRouteMatch{*fm.Match}
+	h.Filters = append(slices.Clip(h.Filters), fm.Inherited...)
+	mr := *fm.Rule.Rule
+	mr.HTTP = &h
+	served := &Rule{Rule: &mr, Backends: fm.Rule.Backends, Mirrors: fm.Rule.Mirrors}
+	for _, check := range g.ruleChecks {
+		if p := check(fm.Route, served); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// recordServed keeps the problem of the rule's copy along via, the first
+// found for it; it reports whether it is new.
+func (r *Rule) recordServed(via []*Rule, p *RuleProblem) bool {
+	for _, s := range r.served {
+		if slices.Equal(s.Via, via) {
+			return false
+		}
+	}
+	r.served = append(r.served, ServedProblem{Via: via, Problem: p})
+	return true
+}
+
+// inheritedNotProgrammed is the finding for a delegated child rule whose
+// copy under a parent cannot be translated as served, at the child's rule
+// (where the controller reports it), naming the parent it comes from.
+func inheritedNotProgrammed(fm *FlatMatch, p *RuleProblem) diag.Diagnostic {
+	what := "it is replaced there by a direct response answering 500"
+	if p.Dropped {
+		what = "it is left out there, so its requests go to the next route that matches them"
+	}
+	parent := fm.Via[0]
+	mr := fm.Rule.Rule
+	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: LintRuleNotProgrammed.Severity, Object: fm.Route.Key().Ref(), Field: mr.Path, Pos: fm.Route.Src.FieldPos(mr.Path),
+		Message: fmt.Sprintf("rule %s, as served under the delegating rule %s of %s (with the match and filters it inherits there): %s; %s (Programmed False) — fix the value in the parent",
+			mr.Section(), parent.Section(), parentRouteOf(fm, parent), p.Message, what)}
+}
+
+// parentRouteOf names the route of a delegating parent rule above an
+// entry.
+func parentRouteOf(fm *FlatMatch, parent *Rule) string {
+	for _, d := range parent.Children {
+		if d.Child == fm.Route {
+			return d.Parent.Key().Ref().String()
+		}
+	}
+	return "its parent"
+}
