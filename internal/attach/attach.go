@@ -7,6 +7,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	"k8s.io/apimachinery/pkg/labels"
@@ -131,6 +132,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		OnBackendRef: map[*policy.Policy][]*topology.Route{}, BackendRef: map[BackendRefKey][]*Attachment{},
 		Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{},
 	}
+	decided := r.decideAhead(g, reg, set)
 	backends := reg.BackendKinds()
 	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
 	idx := newSelectorIndex(g, backends)
@@ -159,21 +161,30 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	r.judgeObjects(g, reg, set, env)
 	r.reportConflicts(g)
 	r.settleJudged(g, reg, set)
-	r.decide(g, reg, set)
+	decided()
 	r.sortAll()
 	return r
 }
 
-// decide asks each family whose controller decides its policies' status
-// itself (policy.Family.AncestorStatuses) for its decisions, once per
-// kind with every policy of the kind.
-func (r *Result) decide(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
+// decideAhead asks each family whose controller decides its policies'
+// status itself (policy.Family.AncestorStatuses) for its decisions, once
+// per kind with every policy of the kind, while the rest of Attach runs;
+// the returned func waits for them and records them (Ancestors, Rejected,
+// their findings after every other step's). A decider reads the graph
+// and the policies of its kind alone, each kind's run state of its own,
+// and nothing in Attach changes what it reads: attach writes its Result,
+// and the one step that changes a policy, settleJudged, sets the Invalid
+// of policies with foreign judgements (policy.Family.ForeignJudges,
+// kinds their judge does not own). A kind to decide that has such a
+// policy is decided after settleJudged, as it reads that verdict.
+func (r *Result) decideAhead(g *topology.Graph, reg *policy.Registry, set *policy.Set) (record func()) {
 	r.Ancestors = map[*policy.Policy][]policy.AncestorStatus{}
 	r.Rejected = map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}
 	byKind := map[model.GroupKind][]*policy.Policy{}
 	var kinds []model.GroupKind
 	type decider = func([]*policy.Policy, *topology.Graph) policy.Decisions
 	deciders := map[model.GroupKind]decider{}
+	judged := map[model.GroupKind]bool{}
 	for _, p := range set.Policies {
 		gk := p.Kind.GroupKind()
 		decide, seen := deciders[gk]
@@ -188,16 +199,31 @@ func (r *Result) decide(g *topology.Graph, reg *policy.Registry, set *policy.Set
 		}
 		if decide != nil {
 			byKind[gk] = append(byKind[gk], p)
+			judged[gk] = judged[gk] || len(p.Judgements) > 0
 		}
 	}
-	for _, gk := range kinds {
-		ps := byKind[gk]
-		d := deciders[gk](ps, g)
-		r.Diagnostics = append(r.Diagnostics, d.Diagnostics...)
-		for _, p := range ps {
-			r.Ancestors[p] = d.Ancestors[p]
-			if rj := d.Rejected[p]; len(rj) > 0 {
-				r.Rejected[p] = rj
+	decisions := make([]policy.Decisions, len(kinds))
+	run := func(i int) { decisions[i] = deciders[kinds[i]](byKind[kinds[i]], g) }
+	var ahead []int
+	for i, gk := range kinds {
+		if !judged[gk] {
+			ahead = append(ahead, i)
+		}
+	}
+	wait := parallel.Go(func() { parallel.Each(len(ahead), func(j int) { run(ahead[j]) }) })
+	return func() {
+		wait()
+		for i, gk := range kinds {
+			if judged[gk] {
+				run(i)
+			}
+			d := decisions[i]
+			r.Diagnostics = append(r.Diagnostics, d.Diagnostics...)
+			for _, p := range byKind[gk] {
+				r.Ancestors[p] = d.Ancestors[p]
+				if rj := d.Rejected[p]; len(rj) > 0 {
+					r.Rejected[p] = rj
+				}
 			}
 		}
 	}

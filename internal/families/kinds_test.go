@@ -50,6 +50,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.BackendCaller](),
 	reflect.TypeFor[policy.BackendReferrer](),
 	reflect.TypeFor[policy.Disabler](),
+	reflect.TypeFor[policy.Enabler](),
 	reflect.TypeFor[policy.ValueTyper](),
 }
 

@@ -113,6 +113,14 @@ type Controller struct {
 	// reason (HAPTIC's ApplyGatewayPolicyConditions). False: the broken
 	// rules' reason replaces it.
 	RuleConditionsOverTrue bool
+	// ClearsPartiallyInvalid: on a route whose status as written in the
+	// input already has a PartiallyInvalid condition (on any parent), the
+	// controller writes PartiallyInvalid False when no rule is partially
+	// invalid now — AllRulesValid, or AllRulesInvalid beside Accepted
+	// False when every rule fails — so that the earlier condition does not
+	// linger (HAPTIC's ApplyGatewayPolicyConditions). False: it writes
+	// PartiallyInvalid only while some rules fail.
+	ClearsPartiallyInvalid bool
 	// OwnKindsOnly: in a rule's ExtensionRef filters the controller
 	// resolves only its own family's policy kinds (Groups); another
 	// family's kind is one it does not know, so the rule fails as for an

@@ -8,15 +8,17 @@ import "reflect"
 // reported Attached, yet changes nothing where it attaches. An empty value
 // the kind says switches its feature off (Disabler: kgateway's
 // rateLimit.local: {}) changes something: it clears a less specific
-// level's.
+// level's; so does one it says switches its feature on with its defaults
+// (Enabler: HAPTIC's cache: {}).
 func (p *Policy) NoEffect() bool {
 	if !p.IsValid() || len(p.Kind.Spec().Fields) == 0 {
 		return false
 	}
 	d, disabler := p.Kind.(Disabler)
+	e, enabler := p.Kind.(Enabler)
 	for key, v := range p.Values {
-		if !emptyValue(v) || (disabler && d.Disables(key, v)) {
-			return false // an empty value that switches a feature off clears a less specific level's (kgateway's rateLimit.local: {})
+		if !emptyValue(v) || (disabler && d.Disables(key, v)) || (enabler && e.Enables(key, v)) {
+			return false // an empty value that switches a feature off clears a less specific level's (kgateway's rateLimit.local: {}); one that switches it on sets it
 		}
 	}
 	return true

@@ -42,6 +42,7 @@ package policy
 //	ObjectExplainer   cli's explain command: a view of its own of one object of the kind
 //	Standalone        cli's render command: what serves the kind's objects when there is no Gateway
 //	Disabler          guardrail: a value of a field that switches its feature off (a route clearing its Gateway's)
+//	Enabler           lint, status, explain (Policy.NoEffect): an empty value of a field that switches its feature on with its defaults
 //	ValueTyper        guardrail: the Go type of a field's value, whose JSON names its sub-fields
 
 import (
@@ -608,6 +609,17 @@ type Disabler interface {
 	// Disables reports whether v, a value of the field key, switches the
 	// feature off.
 	Disables(key string, v any) bool
+}
+
+// Enabler is implemented by kinds for which an empty value of some field
+// switches its feature on with its defaults rather than setting nothing
+// (HAPTIC's cache: {}, a response cache by the origin's Cache-Control): a
+// policy with such a value changes something where it applies, which
+// Policy.NoEffect must count.
+type Enabler interface {
+	// Enables reports whether v, a value of the field key, switches the
+	// feature on.
+	Enables(key string, v any) bool
 }
 
 // ValueTyper is implemented by kinds whose field values are Go types with

@@ -255,16 +255,23 @@ func TestUnmanagedGatewayParent(t *testing.T) {
 	}
 }
 
+// egBaseAndGateways is egBase and n more Envoy Gateway Gateways in infra
+// (g00, g01, …, each with the one listener given), with a targetRef to
+// each.
+func egBaseAndGateways(n int, listener string) (docs string, refs []string) {
+	docs = egBase
+	for i := range n {
+		name := fmt.Sprintf("g%02d", i)
+		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [" + listener + "]\n"
+		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
+	}
+	return docs, refs
+}
+
 // TestEnvoyGatewayAggregated: past 16 ancestors Envoy Gateway keeps the
 // first 16 in printed order and marks the last kept one Aggregated.
 func TestEnvoyGatewayAggregated(t *testing.T) {
-	docs := egBase
-	var refs []string
-	for i := range 17 {
-		name := fmt.Sprintf("g%02d", i)
-		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80}]\n"
-		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
-	}
+	docs, refs := egBaseAndGateways(17, "{name: a, protocol: HTTP, port: 80}")
 	docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  tcpKeepalive: {}\n"
 	var got []string
 	for _, line := range egConditions(compile(t, docs)) {
@@ -510,14 +517,8 @@ func TestEnvoyGatewayAggregatedOverridden(t *testing.T) {
 			"Gateway/infra/g17 (" + egController + "): Overridden=True/Overridden",
 		}},
 	} {
-		docs := egBase
-		var refs []string
+		docs, refs := egBaseAndGateways(tc.gateways, "{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}")
 		last := fmt.Sprintf("g%02d", tc.gateways-1)
-		for i := range tc.gateways {
-			name := fmt.Sprintf("g%02d", i)
-			docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n"
-			refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
-		}
 		docs += "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: wide, namespace: infra}\nspec:\n  targetRefs: [" + strings.Join(refs, ", ") + "]\n  timeout: {tcp: {connectTimeout: 5s}}\n" +
 			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: last, namespace: app}\nspec:\n  parentRefs: [{name: " + last + ", namespace: infra}]\n" +
 			btp("app", "route-policy", "HTTPRoute/last", "")
@@ -562,13 +563,7 @@ func TestEnvoyExtensionPolicyDeprecatedTargetRef(t *testing.T) {
 // then Overridden, then the rest, each by namespace and name) and writes
 // Aggregated on the last one it keeps.
 func TestEnvoyGatewayAggregatedConflicted(t *testing.T) {
-	docs := egBase
-	var refs []string
-	for i := range 17 {
-		name := fmt.Sprintf("g%02d", i)
-		docs += "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: a, protocol: HTTP, port: 80}]\n"
-		refs = append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: "+name+"}")
-	}
+	docs, refs := egBaseAndGateways(17, "{name: a, protocol: HTTP, port: 80}")
 	ctp := func(name, refs string) string {
 		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n  targetRefs: [" + refs + "]\n  tcpKeepalive: {}\n"
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -528,13 +529,23 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditi
 			resolvedMsgs = append(resolvedMsgs, msg)
 		}
 	}
+	clears := false
+	if c, ok := r.Registry.Controller(ctrl); ok && c.ClearsPartiallyInvalid {
+		clears = writtenPartiallyInvalid(rt.Src)
+	}
 	if broken == 0 {
+		if clears {
+			return []metav1.Condition{{Type: "PartiallyInvalid", Status: metav1.ConditionFalse, Reason: "AllRulesValid", Message: "No route rule is rejected by a route policy"}}
+		}
 		return nil
 	}
 	msg := strings.Join(msgs, "; ")
 	var out []metav1.Condition
 	if broken == len(rt.Rules) {
 		out = append(out, metav1.Condition{Type: "Accepted", Status: metav1.ConditionFalse, Reason: reason, Message: msg})
+		if clears {
+			out = append(out, metav1.Condition{Type: "PartiallyInvalid", Status: metav1.ConditionFalse, Reason: "AllRulesInvalid", Message: msg})
+		}
 	} else {
 		out = append(out, metav1.Condition{Type: "PartiallyInvalid", Status: metav1.ConditionTrue, Reason: reason, Message: msg})
 	}
@@ -542,6 +553,23 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditi
 		out = append(out, metav1.Condition{Type: "ResolvedRefs", Status: metav1.ConditionFalse, Reason: resolved, Message: strings.Join(resolvedMsgs, "; ")})
 	}
 	return out
+}
+
+// writtenPartiallyInvalid reports whether a route's status as written in
+// the input (kubectl output carries it) has a PartiallyInvalid condition
+// on any of its parents, whatever its status.
+func writtenPartiallyInvalid(o *manifest.Object) bool {
+	if o == nil {
+		return false
+	}
+	for i := 0; o.Has(fmt.Sprintf("status.parents[%d]", i)); i++ {
+		for j := 0; o.Has(fmt.Sprintf("status.parents[%d].conditions[%d]", i, j)); j++ {
+			if t, _ := o.Scalar(fmt.Sprintf("status.parents[%d].conditions[%d].type", i, j)); t == "PartiallyInvalid" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parentController is the controller that writes a route's status for one

@@ -12,8 +12,10 @@ import (
 // resolveBackends resolves every backendRef of every rule: the object must
 // exist (and for a Service, expose the port), and a reference into another
 // namespace needs a ReferenceGrant there. Each rule is then checked by the
-// families' RuleChecks.
-func (g *Graph) resolveBackends(r *Route, opt Options) {
+// families' RuleChecks; their findings are returned. It changes the
+// route alone and reads the model and the route's resolved parents, so
+// routes are resolved in parallel (Build).
+func (g *Graph) resolveBackends(r *Route, opt Options) (found []diag.Diagnostic) {
 	if len(r.Route.Rules) > 0 {
 		r.Rules = make([]*Rule, 0, len(r.Route.Rules)) // sized: held for the run
 	}
@@ -26,9 +28,12 @@ func (g *Graph) resolveBackends(r *Route, opt Options) {
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, &mr.BackendRefs[j], opt))
 		}
 		rule.Mirrors = g.resolveMirrors(r, mr, opt)
-		g.checkRule(r, rule)
+		if d, ok := g.checkRule(r, rule); ok {
+			found = append(found, d)
+		}
 		r.Rules = append(r.Rules, rule)
 	}
+	return found
 }
 
 // resolveMirrors resolves the backendRef of each RequestMirror filter of

@@ -152,7 +152,6 @@ func (g *Graph) link() {
 	if g.delegation.Select == nil {
 		return // no backendRef delegates
 	}
-	g.httpRoutes = indexHTTPRoutes(g.Routes)
 	for _, parent := range g.Routes {
 		if parent.Kind != "HTTPRoute" {
 			continue
@@ -161,6 +160,11 @@ func (g *Graph) link() {
 			for _, b := range rule.Backends {
 				if b.selector == nil {
 					continue
+				}
+				if g.httpRoutes.byName == nil {
+					// at the first backendRef that delegates: an input
+					// without one indexes nothing
+					g.httpRoutes = indexHTTPRoutes(g.Routes)
 				}
 				children := g.childrenOf(parent, b)
 				for _, child := range children {

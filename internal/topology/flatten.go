@@ -3,6 +3,7 @@ package topology
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -63,16 +64,17 @@ func attachedToGateway(r *Route) bool {
 }
 
 // flattener walks one root route's delegation tree depth first; path holds
-// the routes above the current one, so a child already on it is a cycle.
+// the routes above the current one, so a child already on it is a cycle
+// (a few routes deep: a list, not a map made for every root).
 type flattener struct {
 	g    *Graph
-	path map[*Route]bool
+	path []*Route
 	out  []FlatMatch
 }
 
 // flatten computes a root route's Flat list.
 func (g *Graph) flatten(root *Route) {
-	f := &flattener{g: g, path: map[*Route]bool{}}
+	f := &flattener{g: g}
 	rules := make([]KeptRule, 0, len(root.Rules))
 	n := 0
 	for _, rule := range root.Rules {
@@ -98,8 +100,8 @@ func RuleMatches(rule *Rule) []gwv1.HTTPRouteMatch {
 // before the rule's own entries: they are translated in its place, while
 // the rule is.
 func (f *flattener) route(rt *Route, rules []KeptRule, via []*Rule) {
-	f.path[rt] = true
-	defer delete(f.path, rt)
+	f.path = append(f.path, rt)
+	defer func() { f.path = f.path[:len(f.path)-1] }()
 	for i, kr := range rules {
 		if !kr.Rule.IsDelegating() {
 			// Nothing is flattened under its matches: they go straight
@@ -151,7 +153,7 @@ func (f *flattener) delegate(parent *Route, rule *Rule, m gwv1.HTTPRouteMatch, v
 // cycle is the first selected child already above in the walk.
 func (f *flattener) cycle(ds []*Delegation) *Delegation {
 	for _, d := range ds {
-		if f.path[d.Child] {
+		if slices.Contains(f.path, d.Child) {
 			return d
 		}
 	}

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"github.com/gwpol/gwpol/internal/diag"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -22,20 +23,21 @@ type RuleProblem struct {
 type RuleCheck func(r *Route, rule *Rule) *RuleProblem
 
 // checkRule runs the families' checks on a rule in order and keeps the
-// first problem (Rule.Problem), reported at the rule. A delegating rule
-// is judged where it is served, on its children's entries (served.go):
-// it emits no route of its own.
-func (g *Graph) checkRule(r *Route, rule *Rule) {
+// first problem (Rule.Problem), with its finding at the rule (ok false
+// when the rule has none). A delegating rule is judged where it is
+// served, on its children's entries (served.go): it emits no route of
+// its own.
+func (g *Graph) checkRule(r *Route, rule *Rule) (found diag.Diagnostic, ok bool) {
 	if rule.IsDelegating() {
-		return
+		return diag.Diagnostic{}, false
 	}
 	for _, check := range g.ruleChecks {
 		if p := check(r, rule); p != nil {
 			rule.Problem = p
-			g.Diagnostics = append(g.Diagnostics, notProgrammed(r, rule.Rule, p))
-			return
+			return notProgrammed(r, rule.Rule, p), true
 		}
 	}
+	return diag.Diagnostic{}, false
 }
 
 // MatchRegexes are a match's RegularExpression values: path, headers and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/parallel"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -88,7 +89,8 @@ type Graph struct {
 	routes      map[model.Key]*Route
 	sets        map[model.Key]*ListenerSet
 	delegation  DelegationRules // Options.Delegation
-	// httpRoutes indexes HTTPRoutes for delegation (resolveDelegation).
+	// httpRoutes indexes HTTPRoutes for delegation (link: built when a
+	// backendRef first delegates).
 	httpRoutes routeIndex
 	// reportedDelegation: delegating backendRefs already reported while
 	// flattening.
@@ -412,8 +414,18 @@ func Build(m *model.Model, opt Options) *Graph {
 		g.routes[mr.Key()] = r
 	}
 	for _, r := range g.Routes {
-		g.resolveParents(r)
-		g.resolveBackends(r, opt)
+		g.resolveParents(r) // in input order: each adds to its listeners' routes
+	}
+	// A route's backends are its own to resolve (resolveBackends): in
+	// parallel, the findings taken in route order.
+	found := make([][]diag.Diagnostic, len(g.Routes))
+	parallel.Chunks(len(g.Routes), 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			found[i] = g.resolveBackends(g.Routes[i], opt)
+		}
+	})
+	for _, ds := range found {
+		g.Diagnostics = append(g.Diagnostics, ds...)
 	}
 	g.resolveDelegation()
 	for _, gw := range g.Gateways {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -131,42 +132,62 @@ func routeDisplayName(id string) string {
 // each HTTPRoute and GRPCRoute attached, per hostname it serves there,
 // per rule it translates (not one whose matches or cookie matches do
 // not compile, nor a route with too many rules), per match. A listener
-// that is not ready gets none.
+// that is not ready gets none. Each route's keys are its own to work out
+// (attachedKeys): in parallel, bucketed in the listener's route order —
+// the validation of every other route on the listener waits for the
+// index.
 func buildOverlapIndex(l *topology.Listener, set *policy.Set) *overlapIndex {
 	idx := &overlapIndex{routes: map[overlapKey][]string{}, keys: map[string][]ruleKey{}}
 	if !listenerReady(l) {
 		return idx
 	}
-	for _, a := range l.Routes {
-		rt := a.Route
-		if rt.Kind != "HTTPRoute" && rt.Kind != "GRPCRoute" || !a.Parent.Accepted || ruleCountProblem(rt.Route) != "" {
-			continue
+	ids := make([]string, len(l.Routes))
+	keys := make([][]ruleKey, len(l.Routes))
+	parallel.Chunks(len(l.Routes), 16, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ids[i], keys[i] = attachedKeys(l.Routes[i], set)
 		}
-		id := routeID(rt)
-		hosts := a.Hostnames
-		if len(hosts) == 0 {
-			hosts = []string{"*"}
-		}
-		for _, rule := range rt.Rules {
-			if matchProblem(rule.Rule) != nil {
-				continue
+	})
+	for i, id := range ids {
+		for _, rk := range keys[i] {
+			if !slices.Contains(idx.routes[rk.key], id) {
+				idx.routes[rk.key] = append(idx.routes[rk.key], id)
 			}
-			filterMatches := ruleFilterCookies(rule.Rule, rt.Meta.Namespace, set)
-			if cookieMatchProblem(rule.Rule, slices.Concat(filterMatches...)) != nil {
-				continue
-			}
-			for _, k := range ruleMatchKeys(rule.Rule, filterMatches) {
-				for _, h := range hosts {
-					k.hostname = h
-					if !slices.Contains(idx.routes[k], id) {
-						idx.routes[k] = append(idx.routes[k], id)
-					}
-					idx.keys[id] = append(idx.keys[id], ruleKey{k, rule.Index})
-				}
-			}
+			idx.keys[id] = append(idx.keys[id], rk)
 		}
 	}
 	return idx
+}
+
+// attachedKeys are the keys of the Envoy routes an attachment of a route
+// to a listener gives (buildOverlapIndex), with the route's id; none for
+// a route Envoy Gateway does not build there.
+func attachedKeys(a *topology.Attachment, set *policy.Set) (id string, out []ruleKey) {
+	rt := a.Route
+	if rt.Kind != "HTTPRoute" && rt.Kind != "GRPCRoute" || !a.Parent.Accepted || ruleCountProblem(rt.Route) != "" {
+		return "", nil
+	}
+	id = routeID(rt)
+	hosts := a.Hostnames
+	if len(hosts) == 0 {
+		hosts = []string{"*"}
+	}
+	for _, rule := range rt.Rules {
+		if matchProblem(rule.Rule) != nil {
+			continue
+		}
+		filterMatches := ruleFilterCookies(rule.Rule, rt.Meta.Namespace, set)
+		if cookieMatchProblem(rule.Rule, slices.Concat(filterMatches...)) != nil {
+			continue
+		}
+		for _, k := range ruleMatchKeys(rule.Rule, filterMatches) {
+			for _, h := range hosts {
+				k.hostname = h
+				out = append(out, ruleKey{k, rule.Index})
+			}
+		}
+	}
+	return id, out
 }
 
 // listenerReady: Envoy Gateway builds routes only on a listener it

@@ -12,11 +12,15 @@ const ControllerName = "haproxy-haptic.org/controller"
 // rule's references are checked before the policy they name (brokenRank).
 // Its route policy conditions replace only a route condition that is True
 // (46-policy-status.yaml: ApplyGatewayPolicyConditions), so a backendRef
-// not found keeps ResolvedRefs' reason. GatewayPolicyReference knows no
+// not found keeps ResolvedRefs' reason, and on a route whose written
+// status has a PartiallyInvalid condition it writes PartiallyInvalid False
+// once no rule is partially invalid (ClearsPartiallyInvalid, the same
+// macro's "previous"). GatewayPolicyReference knows no
 // ExtensionRef kind but HAProxyRoutePolicy (and SSL passthrough): another
 // family's policy kind fails the rule as unsupported (OwnKindsOnly).
 var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", RenderTarget: Target.Name, Groups: []string{Group},
-	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true, OwnKindsOnly: true}
+	OwnFilter: ownFilter, UnknownFilterReasons: unknownFilterReasons, BrokenRank: brokenRank, RuleConditionsOverTrue: true, OwnKindsOnly: true,
+	ClearsPartiallyInvalid: true}
 
 // Target is HAPTIC's render target: it serves exactly what its
 // HAProxyRoutePolicy offers — JWT (with required claims) and API-key

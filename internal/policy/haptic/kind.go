@@ -40,7 +40,16 @@ var (
 	_ policy.RuleChecker = Kind{}
 	_ policy.Identifier  = Kind{}
 	_ policy.Renderer    = Kind{}
+	_ policy.Enabler     = Kind{}
 )
+
+// Enables implements policy.Enabler: an empty cache section turns the
+// rule's response cache on — GatewayPolicyRecord (44-route-policies.yaml)
+// runs PolicyCache and 48-policy-cache.yaml publishes the rule's cache
+// record whenever spec.cache is present, its lifetime then the origin's
+// Cache-Control (route-policy.md@04be9778) — so a policy setting only
+// cache: {} has an effect.
+func (Kind) Enables(key string, _ any) bool { return key == FieldCache }
 
 // New returns the HAProxyRoutePolicy kind. Use one per pipeline run: it
 // caches the WAF catalogs it parses.

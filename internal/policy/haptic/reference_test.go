@@ -3,9 +3,12 @@ package haptic_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy/haptic"
 	"github.com/gwpol/gwpol/internal/status"
 )
 
@@ -212,5 +215,155 @@ func foreignKindCases(pol func(string) string) []struct {
 			[3]string{"True/", "True/", "True/UnsupportedValue"}},
 		{"another family's policy beside a missing policy", []string{rule([]string{pol("absent"), tp("tp")})},
 			[3]string{"False/UnsupportedValue", "True/", ""}},
+	}
+}
+
+// TestGatewayFiltersBesidePolicy: HAPTIC fails a rule closed only for its
+// ExtensionRef filters (44-route-policies.yaml: GatewayPolicyReference
+// looks at no other filter type). A Gateway API CORS filter is served —
+// HAPTIC's policy reference (route-policy.md@04be9778, "Filter order and
+// failures") answers a CORS preflight before authentication and still
+// passes actual requests through the attached policy — so on the haptic
+// render target the rule forwards with Envoy's cors filter ahead of the
+// policy's filters, and only a broken policy (not the CORS filter) makes
+// it answer 503. The other filter types beside a policy forward too.
+func TestGatewayFiltersBesidePolicy(t *testing.T) {
+	const grp, kind = "haproxy-haptic.org", "HAProxyRoutePolicy"
+	pol := func(name string) string { return ref(grp, kind, name) }
+	cors := `{type: CORS, cors: {allowOrigins: ["https://shop.example.com"], allowMethods: [GET, POST], allowHeaders: [X-API-Key]}}`
+	headers := `{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: X-Tenant, value: shop}]}}`
+	redirect := `{type: RequestRedirect, requestRedirect: {scheme: https, statusCode: 301}}`
+	cases := []struct {
+		name  string
+		rules []string
+		// want is each rule's Envoy answer: "forward", "redirect" or a
+		// direct response status.
+		want []string
+		// policyAfterCORS: the rule's route enables the api_key_auth
+		// filter of the policy and the chain puts cors before it.
+		policyAfterCORS bool
+	}{
+		{"CORS alone", []string{rule([]string{cors})}, []string{"forward"}, false},
+		{"CORS before the policy filter", []string{rule([]string{cors, pol("mut")}), rule(nil)}, []string{"503", "forward"}, false},
+		{"CORS beside a rate-limited policy", []string{rule([]string{pol("ok"), cors})}, []string{"forward"}, false},
+		{"CORS beside an API key policy", []string{rule([]string{cors, pol("keyed")})}, []string{"forward"}, true},
+		{"CORS beside a missing policy: the policy fails the rule", []string{rule([]string{cors, pol("absent")}), rule([]string{cors})}, []string{"503", "forward"}, false},
+		{"CORS on one rule, the policy on another", []string{rule([]string{cors}), rule([]string{pol("keyed")})}, []string{"forward", "forward"}, false},
+		{"header modifier and redirect beside a policy", []string{rule([]string{headers, pol("keyed")}), rule([]string{redirect, pol("keyed")})}, []string{"forward", "redirect"}, false},
+	}
+	keyed := "---\napiVersion: v1\nkind: Secret\nimmutable: true\nmetadata: {name: keys2, namespace: shop}\nstringData: {keys: \"k1:alice\"}\n" +
+		"---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: keyed, namespace: shop}\nspec: {authentication: {apiKey: {secretRef: {name: keys2}}}}\n"
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "input.yaml")
+			if err := os.WriteFile(file, []byte(referenceBase+strings.Join(tc.rules, "")+keyed), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c := compile(t, file)
+			chain, routes, findings := renderedXDS(t, c, haptic.Target.Name)
+			for _, d := range append(c.Diagnostics(), findings...) {
+				if d.Severity == diag.Error && strings.Contains(d.Message, "cors") {
+					t.Errorf("finding about the CORS filter: %s %s", d.Code, d.Message)
+				}
+			}
+			rt := c.Graph.Routes[0]
+			for i, want := range tc.want {
+				mine := routesOf(routes, rt, rt.Rules[i])
+				if len(mine) == 0 {
+					t.Fatalf("rule %d: no Envoy route", i)
+				}
+				for _, r := range mine {
+					got := describe(r)
+					switch want {
+					case "forward":
+						want = "a forwarding route"
+					case "redirect":
+						want = "a redirect"
+					default:
+						want = "direct_response " + want
+					}
+					if got != want {
+						t.Errorf("rule %d renders %s, want %s", i, got, want)
+					}
+					if tc.policyAfterCORS && i == 0 {
+						apiKey := slices.IndexFunc(chain, func(n string) bool { return strings.HasPrefix(n, "envoy.filters.http.api_key_auth/") })
+						corsAt := slices.Index(chain, "envoy.filters.http.cors")
+						if apiKey < 0 || corsAt < 0 || corsAt > apiKey {
+							t.Errorf("HTTP filters %v: want envoy.filters.http.cors before the policy's api_key_auth", chain)
+						}
+						if apiKey >= 0 && r.PerFilter[chain[apiKey]] == nil {
+							t.Errorf("rule %d forwards without its policy's %s", i, chain[apiKey])
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPartiallyInvalidCleared: HAPTIC writes PartiallyInvalid on a route
+// whose status already has that condition (on any parent, whatever its
+// status) even when no rule is partially invalid now: False/AllRulesValid
+// once every rule is valid, False/AllRulesInvalid beside Accepted False
+// once every rule fails (46-policy-status.yaml@a7ac8a15:
+// ApplyGatewayPolicyConditions, "previous"); without such a condition it
+// writes PartiallyInvalid only while some rules fail. The route's written
+// status is read from the input, as kubectl prints it.
+func TestPartiallyInvalidCleared(t *testing.T) {
+	const grp, kind = "haproxy-haptic.org", "HAProxyRoutePolicy"
+	pol := func(name string) string { return ref(grp, kind, name) }
+	written := func(parent, status string) string {
+		return "status:\n  parents:\n  - parentRef: {name: " + parent + ", namespace: infra}\n    controllerName: haproxy-haptic.org/controller\n" +
+			"    conditions:\n    - {type: Accepted, status: \"True\", reason: Accepted, message: ok}\n" +
+			"    - {type: PartiallyInvalid, status: \"" + status + "\", reason: UnsupportedValue, message: earlier}\n"
+	}
+	for _, tc := range []struct {
+		name, status string
+		rules        []string
+		// want: Accepted and PartiallyInvalid as status/reason ("" for
+		// PartiallyInvalid: not written).
+		want [2]string
+	}{
+		{"every rule valid after PartiallyInvalid True", written("public", "True"), []string{rule([]string{pol("ok")}), rule(nil)},
+			[2]string{"True/", "False/AllRulesValid"}},
+		{"every rule valid after PartiallyInvalid False", written("public", "False"), []string{rule([]string{pol("ok")})},
+			[2]string{"True/", "False/AllRulesValid"}},
+		{"the condition on another parent counts", written("elsewhere", "True"), []string{rule(nil)},
+			[2]string{"True/", "False/AllRulesValid"}},
+		{"some rules failing: True as ever", written("public", "True"), []string{rule([]string{pol("absent")}), rule(nil)},
+			[2]string{"True/", "True/UnsupportedValue"}},
+		{"every rule failing after PartiallyInvalid True", written("public", "True"), []string{rule([]string{pol("absent")})},
+			[2]string{"False/UnsupportedValue", "False/AllRulesInvalid"}},
+		{"every rule valid, no written condition", "", []string{rule([]string{pol("ok")}), rule(nil)},
+			[2]string{"True/", ""}},
+		{"every rule failing, no written condition", "", []string{rule([]string{pol("absent")})},
+			[2]string{"False/UnsupportedValue", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "input.yaml")
+			if err := os.WriteFile(file, []byte(referenceBase+strings.Join(tc.rules, "")+tc.status), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rep := status.Compute(compile(t, file).Result, status.Options{})
+			if len(rep.Routes) != 1 || len(rep.Routes[0].Parents) != 1 {
+				t.Fatalf("want one route with one parent, got %+v", rep.Routes)
+			}
+			var got [2]string
+			for _, c := range rep.Routes[0].Parents[0].Conditions {
+				v := string(c.Status) + "/"
+				if c.Status != "True" || c.Type == "PartiallyInvalid" {
+					v += c.Reason
+				}
+				switch c.Type {
+				case "Accepted":
+					got[0] = v
+				case "PartiallyInvalid":
+					got[1] = v
+				}
+			}
+			if got != tc.want {
+				t.Errorf("Accepted, PartiallyInvalid = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
