@@ -64,6 +64,13 @@ func FuzzPipeline(f *testing.F) {
 		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: gone, port: 80}]}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\n" +
 		"kind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}]\n" +
 		"  timeout: {tcp: {connectTimeout: -5s}}\n\n"))
+	// A rule none of whose backendRefs resolves (one lacks its name):
+	// every weighted cluster is the blackhole, so the route answers 500,
+	// as explain says (found by this target's explain/render agreement,
+	// which read such a route as forwarding). Even-length.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: app}\nspec:\n  gatewayClassName: kgw\n" +
+		"  listeners: [{name: http, port: 80, protocol: HTTP}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: web, namespace: app}\n" +
+		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: absent, port: 80}, {Yame: present, port: 8080}]}]\n"))
 	cfg := (&Config{Namespace: "default"}).WithSetting("referenceGrantMode", "Strict").WithSetting("validationMode", "Strict")
 	// A rate limit service, so that global rate limits render.
 	cfg.Settings = map[string]any{"envoyGateway.rateLimit.enabled": true}

@@ -150,7 +150,12 @@ func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, 
 		}
 		return fs, true
 	}
-	if p := path.ProblemOf(rule); p != nil && !p.Dropped {
+	if p := path.ProblemOf(rule); p != nil {
+		if p.Dropped {
+			// left out of the config: it answers nothing, its requests
+			// go to the next route that matches them
+			return FixedStatus{}, false
+		}
 		return FixedStatus{Status: 500, Reasons: []string{"replaced: " + p.Message}}, true
 	}
 	if rule.IsDelegating() {

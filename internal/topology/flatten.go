@@ -42,7 +42,8 @@ type FlatMatch struct {
 	// Problem is what the controller cannot translate in the entry as
 	// served: the rule's own (Rule.Problem) or one it takes from its
 	// parents (Rule.ProblemAlong); nil for a delegating entry, which
-	// emits no route of its own.
+	// emits no route of its own — unless it is Replaced, when it answers
+	// itself with its own match (judgeReplaced).
 	Problem *RuleProblem
 }
 

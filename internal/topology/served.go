@@ -71,7 +71,13 @@ func (g *Graph) judgeServed(root *Route) {
 	for i := range root.Flat {
 		fm := &root.Flat[i]
 		if fm.Delegates {
-			continue // no route of its own: judged on its children's entries
+			// No route of its own (judged on its children's entries),
+			// unless its delegation could not be flattened: then it
+			// answers itself with its own match (FlatMatch.Replaced).
+			if fm.Replaced != "" && g.judgeReplaced(fm) {
+				judged = true
+			}
+			continue
 		}
 		fm.Problem = fm.Rule.Problem
 		if len(fm.Via) == 0 || fm.Rule.HTTP == nil {
@@ -96,6 +102,40 @@ func (g *Graph) judgeServed(root *Route) {
 			fm.Problem = fm.Rule.ProblemAlong(fm.Via)
 		}
 	}
+}
+
+// judgeReplaced decides the problem of a delegating entry topology could
+// not flatten (a cycle, no child kept): it is served as a route of its
+// own, its match and filters as written and those it inherits, so the
+// families' rule checks judge it as they judge any served entry — a
+// match no Envoy matcher carries leaves it out rather than reaching the
+// config. Under a parentRef of its own the problem is the rule's
+// (Rule.Problem, which status reads); under delegating parents, its copy
+// there (Rule.ProblemAlong). It reports whether a delegated copy was
+// judged.
+func (g *Graph) judgeReplaced(fm *FlatMatch) bool {
+	if fm.Rule.HTTP == nil || len(g.ruleChecks) == 0 {
+		return false
+	}
+	if len(fm.Via) > 0 && g.delegation.Inherits != nil {
+		fm.Inherited = g.delegation.Inherits(fm.Rule, fm.Via)
+	}
+	p := g.checkServed(fm)
+	if p == nil {
+		return false
+	}
+	fm.Problem = p
+	if len(fm.Via) == 0 {
+		if fm.Rule.Problem == nil {
+			fm.Rule.Problem = p
+			g.Diagnostics = append(g.Diagnostics, notProgrammed(fm.Route, fm.Rule.Rule, p))
+		}
+		return false
+	}
+	if fm.Rule.recordServed(fm.Via, p) {
+		g.Diagnostics = append(g.Diagnostics, inheritedNotProgrammed(fm, p))
+	}
+	return true
 }
 
 // ownMatch reports whether m is one of the rule's own matches, as written.

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
@@ -178,6 +181,35 @@ spec:
 			if fs, ok := res.FixedStatusOn(rt, rt.Rules[0], l.Gateway); ok && fs.Status != c.want {
 				t.Errorf("%s, %s: the merge answers %d, render %d", c.name, target, fs.Status, c.want)
 			}
+		}
+	}
+}
+
+// TestRouteAnswerAllBlackholed: a route whose every weighted cluster is
+// BlackholeCluster answers every request its cluster-not-found status,
+// as one whose one cluster is (found by FuzzPipeline's explain/render
+// agreement: a rule none of whose three backendRefs resolved was read as
+// forwarding); one with a cluster that exists forwards.
+func TestRouteAnswerAllBlackholed(t *testing.T) {
+	route := func(names ...string) *routev3.Route {
+		var wcs []*routev3.WeightedCluster_ClusterWeight
+		for _, n := range names {
+			wcs = append(wcs, &routev3.WeightedCluster_ClusterWeight{Name: n, Weight: wrapperspb.UInt32(1)})
+		}
+		return &routev3.Route{Action: &routev3.Route_Route{Route: &routev3.RouteAction{ClusterNotFoundResponseCode: routev3.RouteAction_INTERNAL_SERVER_ERROR,
+			ClusterSpecifier: &routev3.RouteAction_WeightedClusters{WeightedClusters: &routev3.WeightedCluster{Clusters: wcs}}}}}
+	}
+	for _, c := range []struct {
+		name string
+		r    *routev3.Route
+		want int
+	}{
+		{"every share blackholed", route(envoy.BlackholeCluster, envoy.BlackholeCluster, envoy.BlackholeCluster), 500},
+		{"one share forwards", route(envoy.BlackholeCluster, "kube_app_present_8080"), 0},
+		{"no blackhole", route("a", "b"), 0},
+	} {
+		if got, _ := envoy.RouteAnswer(c.r); got != c.want {
+			t.Errorf("%s: answers %d, want %d", c.name, got, c.want)
 		}
 	}
 }

@@ -196,15 +196,21 @@ func (o *Output) InvalidBody(gw *topology.Gateway) string {
 }
 
 // RouteAnswer is the status (0: none) and body an Envoy route answers every
-// request with: its direct response, or 500 when its one cluster is
-// BlackholeCluster (cluster_not_found_response_code). AnswersOn also
-// knows the Gateway's clusters: a route whose one cluster the config
-// lacks answers its cluster-not-found code too.
+// request with: its direct response, or 500 when its one cluster, or
+// every one of its weighted clusters, is BlackholeCluster
+// (cluster_not_found_response_code). AnswersOn also knows the Gateway's
+// clusters: a route whose one cluster the config lacks answers its
+// cluster-not-found code too.
 func RouteAnswer(r *routev3.Route) (status int, body string) {
 	if dr := r.GetDirectResponse(); dr != nil {
 		return int(dr.GetStatus()), dr.GetBody().GetInlineString()
 	}
-	if ra := r.GetRoute(); ra.GetCluster() == BlackholeCluster {
+	ra := r.GetRoute()
+	if ra.GetCluster() == BlackholeCluster {
+		return int(clusterNotFoundStatus(ra)), ""
+	}
+	if wcs := ra.GetWeightedClusters().GetClusters(); len(wcs) > 0 &&
+		!slices.ContainsFunc(wcs, func(c *routev3.WeightedCluster_ClusterWeight) bool { return c.GetName() != BlackholeCluster }) {
 		return int(clusterNotFoundStatus(ra)), ""
 	}
 	return 0, ""
