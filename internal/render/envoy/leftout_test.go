@@ -15,14 +15,7 @@ import (
 
 // leftOutBase: a route to a Service port speaking h2c and one speaking
 // HTTP/1.1; the backend policies of TestBackendClusterLeftOut target them.
-const leftOutBase = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: gwpol
-  listeners:
-  - {name: http, protocol: HTTP, port: 80}
----
+const leftOutBase = httpGateway + `---
 apiVersion: v1
 kind: Service
 metadata: {name: rpc, namespace: infra}
@@ -135,13 +128,7 @@ spec:
   timeout: {tcp: {connectTimeout: -5s}}
 `
 	route := func(ref string) string {
-		return `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: gwpol
-  listeners: [{name: http, protocol: HTTP, port: 80}]
----
+		return httpGateway + `---
 apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: infra}

@@ -12,14 +12,7 @@ import (
 // scopeBase: two routes on one Gateway, each to its own Service; the
 // policies of TestScopeClusters shape what the route shop sends to, and
 // the render is scoped to the route other.
-const scopeBase = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: gwpol
-  listeners:
-  - {name: http, protocol: HTTP, port: 80}
----
+const scopeBase = httpGateway + `---
 apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: infra}
