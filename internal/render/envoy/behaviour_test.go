@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
@@ -283,19 +284,34 @@ func withAuthMetadata(c *policy.Config) {
 	c.Values["enableAuthMetadata"] = true
 }
 
-// renderInline compiles and renders a manifest; any render diagnostic
-// fails the test (the inputs here are valid).
-func renderInline(t *testing.T, input, target string, settings ...func(*policy.Config)) *envoy.Gateway {
+// compileInline parses a manifest and compiles it under cfg.
+func compileInline(t *testing.T, input string, cfg policy.Config) *merge.Result {
 	t.Helper()
 	objs, err := manifest.Parse("inline.yaml", []byte(input), manifest.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return compile(t, &manifest.Set{Objects: objs}, cfg)
+}
+
+// clusterNames are the names of a Gateway's clusters, in output order.
+func clusterNames(gw *envoy.Gateway) []string {
+	var out []string
+	for _, cl := range gw.Clusters {
+		out = append(out, cl.GetName())
+	}
+	return out
+}
+
+// renderInline compiles and renders a manifest; any render diagnostic
+// fails the test (the inputs here are valid).
+func renderInline(t *testing.T, input, target string, settings ...func(*policy.Config)) *envoy.Gateway {
+	t.Helper()
 	cfg := policy.Config{}
 	for _, s := range settings {
 		s(&cfg)
 	}
-	res := compile(t, &manifest.Set{Objects: objs}, cfg)
+	res := compileInline(t, input, cfg)
 	out := render(t, res, envoy.Options{Target: target, MergeKeyCompat: target == "kgateway", Config: cfg})
 	if d := diagText(out.Diagnostics); d != "" {
 		t.Fatalf("render diagnostics:\n%s", d)

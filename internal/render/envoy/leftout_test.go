@@ -8,7 +8,6 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
@@ -76,20 +75,12 @@ spec:
 `, []string{"kube_infra_rpc_9000", "kube_infra_rpc_9001"}, []int{0, 0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			objs, err := manifest.Parse("inline.yaml", []byte(leftOutBase+"---\n"+c.policy), manifest.Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+			res := compileInline(t, leftOutBase+"---\n"+c.policy, policy.Config{})
 			out := render(t, res, envoy.Options{Target: c.target})
 			if len(out.Gateways) != 1 {
 				t.Fatalf("%d Gateways rendered", len(out.Gateways))
 			}
-			var clusters []string
-			for _, cl := range out.Gateways[0].Clusters {
-				clusters = append(clusters, cl.GetName())
-			}
-			if !slices.Equal(clusters, c.clusters) {
+			if clusters := clusterNames(out.Gateways[0]); !slices.Equal(clusters, c.clusters) {
 				t.Errorf("clusters %q, want %q", clusters, c.clusters)
 			}
 			leftOut := len(c.clusters) < 2
@@ -150,11 +141,7 @@ spec:
 		{"no backendRef takes traffic", "{name: gone, port: 80}", 500},
 	} {
 		for _, target := range []string{"envoy", "kgateway", "envoygateway"} {
-			objs, err := manifest.Parse("inline.yaml", []byte(route(c.ref)+btp), manifest.Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+			res := compileInline(t, route(c.ref)+btp, policy.Config{})
 			out := render(t, res, envoy.Options{Target: target})
 			rt := res.Graph.Route("HTTPRoute", "infra", "shop")
 			l := rt.Parents[0].Listeners[0]

@@ -6,7 +6,6 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 
-	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
@@ -119,11 +118,7 @@ spec:
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, target := range []string{"envoy", "kgateway"} {
-				objs, err := manifest.Parse("inline.yaml", []byte(route(c.refs)+btp), manifest.Limits{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				out := render(t, compile(t, &manifest.Set{Objects: objs}, policy.Config{}), envoy.Options{Target: target})
+				out := render(t, compileInline(t, route(c.refs)+btp, policy.Config{}), envoy.Options{Target: target})
 				gw := out.Gateways[0]
 				var sends []string
 				for _, rc := range gw.RouteConfigurations {

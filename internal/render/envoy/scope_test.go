@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/render/envoy"
 )
@@ -96,11 +95,7 @@ spec:
 `, []string{"kube_infra_api_8080", "kube_infra_authz_9000"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			objs, err := manifest.Parse("inline.yaml", []byte(scopeBase+"---\n"+c.policies), manifest.Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+			res := compileInline(t, scopeBase+"---\n"+c.policies, policy.Config{})
 			out := render(t, res, envoy.Options{Target: c.target})
 			if d := diagText(out.Diagnostics); d != "" {
 				t.Fatalf("render diagnostics:\n%s", d)
@@ -118,11 +113,7 @@ spec:
 			if len(scoped.Gateways) != 1 {
 				t.Fatalf("%d Gateways in scope, want 1", len(scoped.Gateways))
 			}
-			var got []string
-			for _, cl := range scoped.Gateways[0].Clusters {
-				got = append(got, cl.GetName())
-			}
-			if !slices.Equal(got, c.want) {
+			if got := clusterNames(scoped.Gateways[0]); !slices.Equal(got, c.want) {
 				t.Errorf("scoped clusters %q, want %q", got, c.want)
 			}
 		})
