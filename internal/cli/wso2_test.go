@@ -89,8 +89,8 @@ func TestWSO2LintWants(t *testing.T) {
 	}
 	notSemver := wso2Path("defs-notsemver")
 	cases = append(cases,
-		tc{name: "507-definition-version", args: []string{"-f", wso2Path("defs-notsemver/apis.yaml"), "--policy-definitions", notSemver, "--engine-manifest", engine},
-			scan: []string{wso2Path("defs-notsemver/apis.yaml"), wso2Path("defs-notsemver/rewrite/policy-definition.yaml"),
+		tc{name: "507-definition-version", args: []string{"-f", wso2Path("notsemver/apis.yaml"), "--policy-definitions", notSemver, "--engine-manifest", engine},
+			scan: []string{wso2Path("notsemver/apis.yaml"), wso2Path("defs-notsemver/rewrite/policy-definition.yaml"),
 				wso2Path("defs-notsemver/host-rewrite/policy-definition.yaml"), wso2Path("defs-notsemver/set-headers/policy-definition.yaml"),
 				wso2Path("defs-notsemver/multi-doc/policy-definition.yaml")}},
 		tc{name: "system-policies", args: []string{"-f", wso2Path("system/apis.yaml"), "--config", wso2Path("system/gwpol.yaml"), "--policy-definitions", defs, "--engine-manifest", engine},
