@@ -120,6 +120,15 @@ func (v *validator) validate() {
 	if s.Cache != nil {
 		v.cache(s.Cache)
 	}
+	// A per-consumer rate limit and a cache behind authentication need a
+	// consumer; HAPTIC denies a request without one 401
+	// (frontend-filters-862-gateway-policy-consumer, for GatewayPolicyRecord's
+	// requireConsumer). An API key always names one (a bare key is its own
+	// consumer); a token names one only with a sub claim.
+	if a := s.Authentication; authenticated && a.APIKey == nil && a.JWT != nil &&
+		((s.RateLimit != nil && s.RateLimit.Key == "consumer") || s.Cache != nil) {
+		a.JWT.requireSubject = true
+	}
 }
 
 const (
@@ -290,10 +299,21 @@ func (v *validator) rateLimit(r *RateLimit) {
 }
 
 // consumerSource decides where a per-consumer rate limit reads the
-// consumer: the API key's consumer (preferred), else the token's subject.
+// consumer, as HAPTIC sets its one consumer identity (txn.haptic_consumer,
+// set once): the token's sub, which the JWT check sets first
+// (frontend-filters-858), else the API key's consumer (860) — so with
+// both, sub when the token has one and the key's consumer when it has
+// not.
 func (v *validator) consumerSource(r *RateLimit) {
 	a := v.spec.Authentication
 	switch {
+	case a != nil && a.APIKey != nil && a.JWT != nil:
+		if a.APIKey.ConsumerHeader == "" {
+			a.APIKey.forwardHeader = internalConsumerHeader
+		}
+		a.JWT.consumerHeader = internalSubjectHeader
+		r.consumerHeader = internalSubjectHeader
+		r.fallbackHeader = strings.ToLower(a.APIKey.forwardHeader)
 	case a != nil && a.APIKey != nil:
 		if a.APIKey.ConsumerHeader == "" {
 			a.APIKey.forwardHeader = internalConsumerHeader
