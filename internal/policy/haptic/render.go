@@ -243,11 +243,20 @@ func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 	if a.forwardHeader != "" {
 		cfg.Forwarding = &apikeyauthv3.Forwarding{Header: a.forwardHeader}
 	}
-	return []policy.Fragment{{
+	f := policy.Fragment{
 		Capability:           CapAPIKey,
 		Filter:               &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Typed: cfg},
 		TypedPerFilterConfig: enable(n),
-	}}
+	}
+	if a.identityHeader != "" {
+		// The token's sub is in the consumer header when it had one; the
+		// key's consumer fills it otherwise.
+		f.TypedRoute = &routev3.Route{RequestHeadersToAdd: []*corev3.HeaderValueOption{{
+			Header:       &corev3.HeaderValue{Key: a.identityHeader, Value: "%REQ(" + a.forwardHeader + ")%"},
+			AppendAction: corev3.HeaderValueOption_ADD_IF_ABSENT,
+		}}}
+	}
+	return []policy.Fragment{f}
 }
 
 // renderRateLimit is one local_ratelimit filter per policy, so that every

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
@@ -202,21 +203,28 @@ func TestRenderConsumerIdentity(t *testing.T) {
 		subjectRequired  bool     // a token without sub is refused
 		keyTo            string   // the header the API key's consumer goes to
 		limits           []string // the headers each rate limit reads, in order
+		fills            string   // "HEADER<-VALUE" the route adds where absent
 	}{
 		{"token and key: sub first, the key's consumer behind a token without sub", jwt + key, "  rateLimit: {requests: 5, key: consumer}",
-			internalSubjectHeader, false, internalConsumerHeader, []string{internalSubjectHeader, "!" + internalSubjectHeader + " " + internalConsumerHeader}},
+			internalSubjectHeader, false, internalConsumerHeader, []string{internalSubjectHeader, "!" + internalSubjectHeader + " " + internalConsumerHeader}, ""},
+		// The consumer header forwards the one identity too: sub, else the
+		// key's consumer (until hap34 the key's consumer, always).
 		{"token and key with a consumer header", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
-			internalSubjectHeader, false, "X-Consumer", []string{internalSubjectHeader, "!" + internalSubjectHeader + " x-consumer"}},
+			"x-consumer", false, internalConsumerHeader, []string{"x-consumer", "!x-consumer " + internalConsumerHeader}, "X-Consumer<-%REQ(x-haptic-consumer)%"},
+		{"token and key with a consumer header, no rate limit", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  cache: {}",
+			"x-consumer", false, internalConsumerHeader, nil, "X-Consumer<-%REQ(x-haptic-consumer)%"},
+		{"key alone with a consumer header", "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
+			"", false, "X-Consumer", []string{"x-consumer"}, ""},
 		{"token alone: sub, and none without it", jwt, "  rateLimit: {requests: 5, key: consumer}",
-			internalConsumerHeader, true, "", []string{internalConsumerHeader}},
+			internalConsumerHeader, true, "", []string{internalConsumerHeader}, ""},
 		{"token alone before a cache: a consumer is needed", jwt, "  cache: {ttlSeconds: 30}",
-			"", true, "", nil},
+			"", true, "", nil, ""},
 		{"token alone, per-address limit: no consumer needed", jwt, "  rateLimit: {requests: 5}",
-			"", false, "", []string{"remote_address"}},
+			"", false, "", []string{"remote_address"}, ""},
 		{"key alone before a cache: the key always names one", key, "  cache: {}",
-			"", false, "", nil},
+			"", false, "", nil, ""},
 		{"token and key before a cache: the key names one", jwt + key, "  cache: {}",
-			"", false, "", nil},
+			"", false, "", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,6 +237,13 @@ func TestRenderConsumerIdentity(t *testing.T) {
 				for _, f := range frags {
 					if f.Filter == nil {
 						continue
+					}
+					if rt, ok := f.TypedRoute.(*routev3.Route); ok {
+						for _, h := range rt.GetRequestHeadersToAdd() {
+							if err := h.ValidateAll(); err != nil {
+								t.Errorf("Envoy refuses the route's header: %v", err)
+							}
+						}
 					}
 					if v, ok := f.Filter.Typed.(interface{ ValidateAll() error }); ok {
 						if err := v.ValidateAll(); err != nil {
@@ -259,6 +274,17 @@ func TestRenderConsumerIdentity(t *testing.T) {
 			}
 			if keyTo != tt.keyTo {
 				t.Errorf("the key's consumer goes to %q, want %q", keyTo, tt.keyTo)
+			}
+			var fills string
+			if frags := got[FieldAPIKey]; len(frags) > 0 && frags[0].TypedRoute != nil {
+				for _, h := range frags[0].TypedRoute.(*routev3.Route).GetRequestHeadersToAdd() {
+					if h.GetAppendAction() == corev3.HeaderValueOption_ADD_IF_ABSENT {
+						fills = h.GetHeader().GetKey() + "<-" + h.GetHeader().GetValue()
+					}
+				}
+			}
+			if fills != tt.fills {
+				t.Errorf("the route fills %q, want %q", fills, tt.fills)
 			}
 			var limits []string
 			if frags := got[FieldRateLimit]; len(frags) > 0 {

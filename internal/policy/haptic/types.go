@@ -84,6 +84,10 @@ type APIKey struct {
 	// a per-consumer rate limit: ConsumerHeader, or an internal header.
 	forwardHeader   string
 	secretNamespace string
+	// identityHeader, when set, is the consumer header beside a JWT: the
+	// route fills it from forwardHeader where the token's sub left it
+	// absent.
+	identityHeader string
 }
 
 // RateLimit is one budget shared by every rule that uses the policy.

@@ -201,6 +201,17 @@ func (v *validator) apiKey(a *APIKey, usable bool) {
 		v.headerName(base+".consumerHeader", "consumerHeader", a.ConsumerHeader)
 	}
 	a.forwardHeader = a.ConsumerHeader
+	if j := v.spec.Authentication.JWT; j != nil && a.ConsumerHeader != "" {
+		// The consumer header carries HAPTIC's one consumer identity: the
+		// token's sub, else the key's consumer (route-policy.md: "JWT sub
+		// supplies the consumer identity for forwarded headers"). The
+		// token writes sub into it (replacing the caller's value); the
+		// key's consumer goes to an internal header and fills the
+		// consumer header only where sub left it absent.
+		j.consumerHeader = strings.ToLower(a.ConsumerHeader)
+		a.forwardHeader = internalConsumerHeader
+		a.identityHeader = a.ConsumerHeader
+	}
 	a.secretNamespace = v.ns
 	if v.noSecretRef(base + ".secretRef") {
 		return
@@ -310,9 +321,11 @@ func (v *validator) consumerSource(r *RateLimit) {
 	case a != nil && a.APIKey != nil && a.JWT != nil:
 		if a.APIKey.ConsumerHeader == "" {
 			a.APIKey.forwardHeader = internalConsumerHeader
+			a.JWT.consumerHeader = internalSubjectHeader
 		}
-		a.JWT.consumerHeader = internalSubjectHeader
-		r.consumerHeader = internalSubjectHeader
+		// else apiKey set both: sub into the consumer header, the key's
+		// consumer into the internal one.
+		r.consumerHeader = a.JWT.consumerHeader
 		r.fallbackHeader = strings.ToLower(a.APIKey.forwardHeader)
 	case a != nil && a.APIKey != nil:
 		if a.APIKey.ConsumerHeader == "" {
