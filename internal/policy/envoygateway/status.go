@@ -520,6 +520,9 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 	if s.defaultHostRefused(c, ancestors) {
 		return
 	}
+	if s.geoRefused(c, ancestors) {
+		return
+	}
 	if s.builtPerListener(c) {
 		// its errors are written where it is built, on the listeners
 		// (mergeOnListener); the parentRefs' entries only say Accepted
