@@ -372,7 +372,7 @@ func (r *Result) stranger(p *policy.Policy, t policy.TargetRef, selected bool, s
 		return
 	}
 	// not Unresolved: the target exists, and neither controller says it
-	// is missing (kgateway's TargetNotFound is for an object not there)
+	// is missing (a controller's TargetNotFound is for an object not there)
 	r.Diagnostics = append(r.Diagnostics, p.Diag(LintTargetOtherController.Code, LintTargetOtherController.Severity, t.Path, "%s", s.Why(p.Kind.GroupKind().Kind, what)))
 }
 
