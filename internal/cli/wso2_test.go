@@ -741,6 +741,23 @@ spec:
     - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: absent}}]
       backendRefs: [{name: cart, port: 8080}]
 `, "spec.rules[0].filters[0].extensionRef.name", "reason Retrying): APIPolicy shop/absent not found"},
+		{"another controller's route with an APIPolicy: not the operator's to refuse", `  parentRefs: [{name: other-gw}]
+  rules:
+    - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: mine}}]
+      backendRefs: [{name: items, port: 8080, weight: 90}, {name: cart, port: 8080, weight: 10}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: other}
+spec: {controllerName: example.com/other}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: other-gw, namespace: shop}
+spec:
+  gatewayClassName: other
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+`, "", ""},
 		{"an APIPolicy ExtensionRef whose targetRef names another route", `  parentRefs: [{name: platform}]
   rules:
     - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: elsewhere}}]

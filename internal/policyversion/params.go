@@ -148,6 +148,8 @@ func (d *Definition) compile() {
 func compileSchema(doc any, draft *jsonschema.Draft, external *bool) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(draft)
+	c.AssertFormat()
+	registerControllerFormats(c)
 	c.UseLoader(refuseLoader{asked: external})
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err

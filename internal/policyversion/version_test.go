@@ -3,6 +3,7 @@ package policyversion
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -919,5 +920,57 @@ func TestMergeEngineManifests(t *testing.T) {
 	}
 	if len(diags) != 1 || diags[0].Code != LintAmbiguousMajor.Code || diags[0].Pos.File != "other.yaml" || diags[0].Field != "policies[0]" {
 		t.Errorf("diags = %v, want one GWP503 at other.yaml policies[0]", diags)
+	}
+}
+
+// TestParamFormats: params are checked against `format` as the
+// gateway-controller's gojsonschema v1.2.0 checks it (1c84e11c go.mod), not
+// as the validator gwpol compiles with: a bare date or time is a
+// date-time, a display name is part of an e-mail address, a URI has no
+// backslash, a UUID is lower case, a number under a known format fails,
+// and formats gojsonschema does not know (duration, semver, anything else)
+// pass. Until hap34 the validator's own checks applied.
+func TestParamFormats(t *testing.T) {
+	tests := []struct {
+		format string
+		value  any
+		ok     bool
+	}{
+		{"date-time", "2026-12-07", true},
+		{"date-time", "15:04:05", true},
+		{"date-time", "2026-12-07T04:05:06Z", true},
+		{"date-time", "07/12/2026", false},
+		{"time", "04:05:06", true},
+		{"date", "2026-12-07T04:05:06Z", false},
+		{"email", "Ops <ops@example.com>", true},
+		{"email", "ops", false},
+		{"uri", `https://idp.example/jwks\x`, false},
+		{"uri", "https://[::1]:8443/jwks", true},
+		{"uri", "/relative/jwks", false},
+		{"uri-reference", "/relative/jwks", true},
+		{"uuid", "0F8FAD5B-D9CB-469F-A165-70867728950E", false},
+		{"uuid", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
+		{"ipv4", "::ffff:10.0.0.1", true},
+		{"ipv4", "10.0.0", false},
+		{"ipv6", "10.0.0.1", false},
+		{"hostname", "-edge.example.com", false},
+		{"hostname", "edge.example.com", true},
+		{"uri-template", "https://api.example/{id}/x", true},
+		{"uri-template", "https://api.example/{id/x", false},
+		{"duration", "five minutes", true},
+		{"semver", "not a version", true},
+		{"made-up", "anything", true},
+		{"uri", 42, false},
+		{"made-up", 42, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s %v", tt.format, tt.value), func(t *testing.T) {
+			schema := fmt.Sprintf(`{"type":"object","properties":{"v":{"format":%q}}}`, tt.format)
+			d := NewDefinition("p", "v1.0.0", json.RawMessage(schema), diag.Position{})
+			errs := d.ValidateParams(map[string]any{"v": tt.value})
+			if (len(errs) == 0) != tt.ok {
+				t.Errorf("errors %v, want ok %v", errs, tt.ok)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package haptic
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -379,14 +380,32 @@ func renderCache(c *Cache, ns, name string) ([]policy.Fragment, error) {
 	if c.MaxObjectSizeBytes != nil {
 		cfg.MaxBodyBytes = uint32(*c.MaxObjectSizeBytes)
 	}
-	for _, h := range c.VaryHeaders {
+	var keyed []string
+	for _, h := range append(slices.Clone(c.VaryHeaders), c.partition...) {
+		if h = strings.ToLower(h); !slices.Contains(keyed, h) {
+			keyed = append(keyed, h)
+		}
+	}
+	for _, h := range keyed {
 		cfg.AllowedVaryHeaders = append(cfg.AllowedVaryHeaders, &matcherv3.StringMatcher{
-			MatchPattern: &matcherv3.StringMatcher_Exact{Exact: strings.ToLower(h)}, IgnoreCase: true})
+			MatchPattern: &matcherv3.StringMatcher_Exact{Exact: h}, IgnoreCase: true})
 	}
 	n := filterName("envoy.filters.http.cache", ns, name)
-	return []policy.Fragment{{
+	f := policy.Fragment{
 		Capability:           CapCache,
 		Filter:               &policy.HTTPFilter{Name: n, Order: OrderCache, Typed: cfg},
 		TypedPerFilterConfig: enable(n),
-	}}, nil
+	}
+	if len(keyed) > 0 {
+		// Envoy's cache keys a response on the request headers its Vary
+		// names: the route's answer names the varyHeaders and the
+		// consumer's headers (the router adds it before the cache filter
+		// stores the response), so they are in the key whatever the
+		// origin's Vary says, as in HAPTIC's cache key.
+		f.TypedRoute = &routev3.Route{ResponseHeadersToAdd: []*corev3.HeaderValueOption{{
+			Header:       &corev3.HeaderValue{Key: "vary", Value: strings.Join(keyed, ", ")},
+			AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD,
+		}}}
+	}
+	return []policy.Fragment{f}, nil
 }

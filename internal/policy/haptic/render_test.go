@@ -10,6 +10,7 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
+	cachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cache/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -204,27 +205,32 @@ func TestRenderConsumerIdentity(t *testing.T) {
 		keyTo            string   // the header the API key's consumer goes to
 		limits           []string // the headers each rate limit reads, in order
 		fills            string   // "HEADER<-VALUE" the route adds where absent
+		varies           string   // the Vary the route answers with (the cache key)
 	}{
 		{"token and key: sub first, the key's consumer behind a token without sub", jwt + key, "  rateLimit: {requests: 5, key: consumer}",
-			internalSubjectHeader, false, internalConsumerHeader, []string{internalSubjectHeader, "!" + internalSubjectHeader + " " + internalConsumerHeader}, ""},
+			internalSubjectHeader, false, internalConsumerHeader, []string{internalSubjectHeader, "!" + internalSubjectHeader + " " + internalConsumerHeader}, "", ""},
 		// The consumer header forwards the one identity too: sub, else the
 		// key's consumer (until hap34 the key's consumer, always).
 		{"token and key with a consumer header", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
-			"x-consumer", false, internalConsumerHeader, []string{"x-consumer", "!x-consumer " + internalConsumerHeader}, "X-Consumer<-%REQ(x-haptic-consumer)%"},
+			"x-consumer", false, internalConsumerHeader, []string{"x-consumer", "!x-consumer " + internalConsumerHeader}, "X-Consumer<-%REQ(x-haptic-consumer)%", ""},
 		{"token and key with a consumer header, no rate limit", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  cache: {}",
-			"x-consumer", false, internalConsumerHeader, nil, "X-Consumer<-%REQ(x-haptic-consumer)%"},
+			"x-consumer", false, internalConsumerHeader, nil, "X-Consumer<-%REQ(x-haptic-consumer)%", "x-consumer, " + internalConsumerHeader},
 		{"key alone with a consumer header", "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
-			"", false, "X-Consumer", []string{"x-consumer"}, ""},
+			"", false, "X-Consumer", []string{"x-consumer"}, "", ""},
 		{"token alone: sub, and none without it", jwt, "  rateLimit: {requests: 5, key: consumer}",
-			internalConsumerHeader, true, "", []string{internalConsumerHeader}, ""},
+			internalConsumerHeader, true, "", []string{internalConsumerHeader}, "", ""},
+		// An authenticated cache keys on the consumer (until hap34 one
+		// consumer could be served another's cached response).
 		{"token alone before a cache: a consumer is needed", jwt, "  cache: {ttlSeconds: 30}",
-			"", true, "", nil, ""},
+			internalConsumerHeader, true, "", nil, "", internalConsumerHeader},
 		{"token alone, per-address limit: no consumer needed", jwt, "  rateLimit: {requests: 5}",
-			"", false, "", []string{"remote_address"}, ""},
+			"", false, "", []string{"remote_address"}, "", ""},
 		{"key alone before a cache: the key always names one", key, "  cache: {}",
-			"", false, "", nil, ""},
+			"", false, internalConsumerHeader, nil, "", internalConsumerHeader},
+		{"key alone before a cache with vary headers", key, "  cache: {varyHeaders: [Accept-Language, accept-language]}",
+			"", false, internalConsumerHeader, nil, "", "accept-language, " + internalConsumerHeader},
 		{"token and key before a cache: the key names one", jwt + key, "  cache: {}",
-			"", false, "", nil, ""},
+			internalSubjectHeader, false, internalConsumerHeader, nil, "", internalSubjectHeader + ", " + internalConsumerHeader},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,7 +245,7 @@ func TestRenderConsumerIdentity(t *testing.T) {
 						continue
 					}
 					if rt, ok := f.TypedRoute.(*routev3.Route); ok {
-						for _, h := range rt.GetRequestHeadersToAdd() {
+						for _, h := range append(rt.GetRequestHeadersToAdd(), rt.GetResponseHeadersToAdd()...) {
 							if err := h.ValidateAll(); err != nil {
 								t.Errorf("Envoy refuses the route's header: %v", err)
 							}
@@ -285,6 +291,26 @@ func TestRenderConsumerIdentity(t *testing.T) {
 			}
 			if fills != tt.fills {
 				t.Errorf("the route fills %q, want %q", fills, tt.fills)
+			}
+			var varies string
+			if frags := got[FieldCache]; len(frags) > 0 {
+				if rt, ok := frags[0].TypedRoute.(*routev3.Route); ok {
+					for _, h := range rt.GetResponseHeadersToAdd() {
+						varies = h.GetHeader().GetValue()
+					}
+				}
+				allowed := map[string]bool{}
+				for _, m := range frags[0].Filter.Typed.(*cachev3.CacheConfig).GetAllowedVaryHeaders() {
+					allowed[m.GetExact()] = true
+				}
+				for _, h := range strings.Split(varies, ", ") {
+					if h != "" && !allowed[h] {
+						t.Errorf("the route varies on %s, which the cache does not allow", h)
+					}
+				}
+			}
+			if varies != tt.varies {
+				t.Errorf("the route varies on %q, want %q", varies, tt.varies)
 			}
 			var limits []string
 			if frags := got[FieldRateLimit]; len(frags) > 0 {

@@ -144,6 +144,11 @@ type Cache struct {
 	MaxObjectSizeBytes *int64   `json:"maxObjectSizeBytes,omitempty"`
 	VaryHeaders        []string `json:"varyHeaders,omitempty"`
 
+	// partition are the request headers that carry the consumer identity
+	// behind authentication (lower case): the cache keys on them as on
+	// VaryHeaders, so no consumer is served another's response.
+	partition []string
+
 	// tierOff: the deployment's cache tier is switched off
 	// (haptic.cache.varnish.enabled: false); CheckRule reports it after
 	// the gRPC restriction, as HAPTIC does.

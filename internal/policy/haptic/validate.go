@@ -129,6 +129,33 @@ func (v *validator) validate() {
 		((s.RateLimit != nil && s.RateLimit.Key == "consumer") || s.Cache != nil) {
 		a.JWT.requireSubject = true
 	}
+	if authenticated && s.Cache != nil {
+		cachePartition(s.Authentication, s.Cache)
+	}
+}
+
+// cachePartition makes an authenticated cache key on the consumer, as
+// HAPTIC's does (route-policy.md@04be9778: "Authenticated caching also
+// partitions by verified consumer"): the headers the authentication writes
+// the token's sub and the key's consumer into — written for that purpose
+// when nothing else asked for them — join the cache key.
+func cachePartition(a *Authentication, c *Cache) {
+	if j := a.JWT; j != nil && j.consumerHeader == "" {
+		j.consumerHeader = internalConsumerHeader
+		if a.APIKey != nil {
+			j.consumerHeader = internalSubjectHeader
+		}
+	}
+	if k := a.APIKey; k != nil && k.forwardHeader == "" {
+		k.forwardHeader = internalConsumerHeader
+	}
+	c.partition = nil
+	if j := a.JWT; j != nil {
+		c.partition = append(c.partition, strings.ToLower(j.consumerHeader))
+	}
+	if k := a.APIKey; k != nil {
+		c.partition = append(c.partition, strings.ToLower(k.forwardHeader))
+	}
 }
 
 const (

@@ -116,9 +116,11 @@ func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.At
 			continue
 		}
 		diags = append(diags, ks.crossDuplicates(rt, att)...)
-		if r := ks.buildRefusal(rt, att); r != nil {
-			diags = append(diags, ks.refuseRoute(rt, att, r))
-			continue
+		if !otherController(classes, rt) {
+			if r := ks.buildRefusal(rt, att); r != nil {
+				diags = append(diags, ks.refuseRoute(rt, att, r))
+				continue
+			}
 		}
 		var rejected []diag.Diagnostic
 		for _, p := range att.OnRoute(rt) {
@@ -213,7 +215,28 @@ func (ks *Kinds) rejectRoute(rt *topology.Route, att policy.Attachments, problem
 			rt.Kind, rt.Meta.Namespace, rt.Meta.Name, len(problems), first.Code, first.Pos, len(rt.Rules))}}
 }
 
-// served reports whether the operator serves the route (see generated).
+// otherController reports whether the route's parent Gateways are all of
+// classes the input holds and none names the operator's controller: the
+// operator skips such a route (Reconcile: ManagedGatewayClass), so what
+// it cannot build from a route is no concern there, APIPolicy attached or
+// not (that attachment is another family's question).
+func otherController(classes map[string]string, rt *topology.Route) bool {
+	known := false
+	for _, p := range rt.Parents {
+		if p.Gateway == nil {
+			continue
+		}
+		c, ok := classes[string(p.Gateway.Spec.GatewayClassName)]
+		if !ok || strings.HasPrefix(c, OperatorControllerPrefix) {
+			return false
+		}
+		known = true
+	}
+	return known
+}
+
+// served reports whether the operator serves the route (see
+// operatorRoutes).
 func (ks *Kinds) served(classes map[string]string, rt *topology.Route, att policy.Attachments) bool {
 	for _, p := range rt.Parents {
 		if p.Gateway != nil && strings.HasPrefix(classes[string(p.Gateway.Spec.GatewayClassName)], OperatorControllerPrefix) {
