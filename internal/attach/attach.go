@@ -87,8 +87,12 @@ type Result struct {
 	Diagnostics []diag.Diagnostic
 
 	// reg decides which Gateways take a policy kind
-	// (policy.Registry.StrangerOn).
-	reg *policy.Registry
+	// (policy.Registry.StrangerOn), on graph.
+	reg   *policy.Registry
+	graph *topology.Graph
+	// mixed: some policy's kind is another registered controller's than
+	// some Gateway's of the input (Stranger can hold at all).
+	mixed bool
 }
 
 // BackendRefKey names one backendRef of a rule by its index.
@@ -134,8 +138,9 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
 		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{}, Backend: map[model.Key][]*Attachment{},
 		OnBackendRef: map[*policy.Policy][]*topology.Route{}, BackendRef: map[BackendRefKey][]*Attachment{},
-		Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{}, reg: reg,
+		Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{}, reg: reg, graph: g,
 	}
+	r.mixed = mixedControllers(g, reg, set)
 	decided := r.decideAhead(g, reg, set)
 	backends := reg.BackendKinds()
 	backends[model.GroupKind{Group: model.CoreGroup, Kind: string(policy.TargetService)}] = true
@@ -374,6 +379,58 @@ func (r *Result) stranger(p *policy.Policy, t policy.TargetRef, selected bool, s
 	// not Unresolved: the target exists, and neither controller says it
 	// is missing (a controller's TargetNotFound is for an object not there)
 	r.Diagnostics = append(r.Diagnostics, p.Diag(LintTargetOtherController.Code, LintTargetOtherController.Severity, t.Path, "%s", s.Why(p.Kind.GroupKind().Kind, what)))
+}
+
+// Stranger reports whether the Gateway gw does not take policies of kind
+// k: its GatewayClass names another registered controller than k's
+// (policy.Registry.StrangerOn). attach decides it for every target a
+// policy names; a route served by Gateways of several controllers takes
+// a policy of k attached to it (or to its rules) only on the Gateways
+// that take k, and merge, render, status and explain ask this for each
+// Gateway they serve such a route on. Cheap when the input mixes no
+// controllers (no policy of one on another's Gateway): false at once.
+func (r *Result) Stranger(k policy.Kind, gw *topology.Gateway) bool {
+	if !r.mixed || gw == nil {
+		return false
+	}
+	_, s := r.reg.StrangerOn(r.graph, gw, k)
+	return s
+}
+
+// Mixed reports whether Stranger can hold for any Gateway of the input:
+// a view that must look a Gateway up before asking Stranger skips that
+// when it is false.
+func (r *Result) Mixed() bool { return r.mixed }
+
+// mixedControllers reports whether some policy of set has a kind of a
+// registered controller that is not the only registered controller the
+// Gateways' classes name: only then can a Gateway be a stranger to a
+// policy (Stranger).
+func mixedControllers(g *topology.Graph, reg *policy.Registry, set *policy.Set) bool {
+	named := map[string]bool{}
+	for _, gw := range g.Gateways {
+		if name, _ := g.Controller(gw, ""); name != "" {
+			if _, ok := reg.Controller(name); ok {
+				named[name] = true
+			}
+		}
+	}
+	if len(named) == 0 {
+		return false
+	}
+	checked := map[policy.Kind]bool{}
+	for _, p := range set.Policies {
+		if checked[p.Kind] {
+			continue
+		}
+		checked[p.Kind] = true
+		for name := range named {
+			if _, s := reg.StrangerTo(name, p.Kind); s {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // strangersOnly reports whether every Gateway the route's parentRefs find

@@ -135,6 +135,14 @@ func TestStrangerTargets(t *testing.T) {
 			attached: []string{"Gateway app/ogw", "Gateway app/ogw"}},
 		{name: "a class not in the input takes every kind", policy: btp("p", "  targetRefs:\n"+ref("Gateway", "nogw", "")) + tp("q", "", "  targetRefs:\n"+ref("Gateway", "nogw", "")),
 			attached: []string{"Gateway app/nogw", "Gateway app/nogw"}},
+		{name: "a WSO2 APIPolicy (a family reporting no controller of its own) attaches on a kgateway route", policy: `---
+apiVersion: gateway.api-platform.wso2.com/v1alpha1
+kind: APIPolicy
+metadata: {name: p, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: on-kg}
+  policies: [{name: set-headers, version: v1}]
+`, attached: []string{"HTTPRoute app/on-kg"}},
 		{name: "the Gateway API's BackendTLSPolicy is every controller's", policy: `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: BackendTLSPolicy

@@ -484,10 +484,14 @@ func filterSteps(steps []merge.FilterStep) []FilterStep {
 // replaces that resource with a direct response.
 func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []string {
 	var pts []merge.Points
+	var gw *topology.Gateway
+	if l != nil {
+		gw = l.Gateway
+	}
 	if path != nil {
-		pts = append(pts, path.Own)
+		pts = append(pts, r.OnGateway(path.Own, gw))
 	} else if rp := r.Rule(rule); rp != nil {
-		pts = append(pts, rp.Own)
+		pts = append(pts, r.OnGateway(rp.Own, gw))
 	}
 	if l != nil {
 		if lp := r.Listener(l); lp != nil {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -48,10 +49,14 @@ func (e EffectiveField) Level() Level { return e.Field.Owner.Level }
 func (r *Result) levels(rule *topology.Rule, path *RulePath, l *topology.Listener) []Points {
 	var out []Points
 	if rule != nil {
+		var gw *topology.Gateway
+		if l != nil {
+			gw = l.Gateway
+		}
 		if path != nil {
-			out = append(out, path.Own)
+			out = append(out, r.OnGateway(path.Own, gw))
 		} else if rp := r.rules[rule]; rp != nil {
-			out = append(out, rp.Own)
+			out = append(out, r.OnGateway(rp.Own, gw))
 		}
 	}
 	if l != nil {
@@ -64,6 +69,66 @@ func (r *Result) levels(rule *topology.Rule, path *RulePath, l *topology.Listene
 		}
 	}
 	return out
+}
+
+// OnGateway are the points of a route's or rule's merge (pts) that apply
+// where the route is served on gw: all of them but those LeftOutOn gw.
+// pts itself when nothing is left out (always, when the input mixes no
+// controllers) or gw is nil.
+func (r *Result) OnGateway(pts Points, gw *topology.Gateway) Points {
+	if gw == nil || r.Attach == nil || !r.Attach.Mixed() {
+		return pts
+	}
+	for i, pt := range pts {
+		if !r.LeftOutOn(pt, gw) {
+			continue
+		}
+		out := slices.Clone(pts[:i])
+		for _, pt := range pts[i+1:] {
+			if !r.LeftOutOn(pt, gw) {
+				out = append(out, pt)
+			}
+		}
+		return out
+	}
+	return pts
+}
+
+// LeftOutOn reports whether a point of a route's or rule's merge takes no
+// part where the route is served on gw: its kind is one gw's controller
+// does not take (attach.Result.Stranger) — a route served by Gateways of
+// several controllers takes each family's policies on its own
+// controller's Gateways only; render, explain (OnGateway) and status
+// (against which Gateways it reports them) read this. A point is left
+// out whole, so only when every policy in it reached the route by a
+// targetRef (or a selector): a rule's own Gateway API values (built-in
+// candidates) and the policies its ExtensionRef filters name stay, as a
+// route's own filters are every controller's to read (what a controller
+// makes of another family's ExtensionRef kind is decided apart:
+// policy.Controller.OwnKindsOnly).
+func (r *Result) LeftOutOn(pt *Point, gw *topology.Gateway) bool {
+	if pt == nil || gw == nil || r.Attach == nil || !r.Attach.Stranger(pt.Kind, gw) {
+		return false
+	}
+	// a policy's, not the rule's: attached by a targetRef
+	byTargetRef := func(c *Candidate) bool { return c != nil && !c.IsBuiltIn() && c.Via != attach.ViaExtensionRef }
+	n := 0
+	for _, cs := range [][]*Candidate{pt.Candidates, pt.Invalid, pt.Rejected} {
+		for _, c := range cs {
+			if !byTargetRef(c) {
+				return false
+			}
+			n++
+		}
+	}
+	// a field of the rule's own values (owned by no such candidate) keeps
+	// the point
+	for _, f := range pt.Fields {
+		if !byTargetRef(f.Owner) || slices.ContainsFunc(f.Contributors, func(c *Candidate) bool { return !byTargetRef(c) }) {
+			return false
+		}
+	}
+	return n > 0
 }
 
 // Effective combines the levels for a rule served on a listener (l may be

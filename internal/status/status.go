@@ -878,11 +878,23 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 		}
 		return rep
 	}
-	record := func(pts merge.Points, ancestors *ancestorsBy, backend ...policy.TargetKey) {
+	// takes reports whether a route's point pt takes part where the
+	// route is served through its ancestor a (merge.Result.LeftOutOn: a
+	// route served by Gateways of several controllers is reported, for
+	// each family's policies its targetRefs attach, against its own
+	// controller's Gateways only).
+	all := func(AncestorRef, *merge.Point) bool { return true }
+	takes := all
+	if r.Attach.Mixed() {
+		takes = func(a AncestorRef, pt *merge.Point) bool { return !r.LeftOutOn(pt, ancestorGateway(r.Graph, a)) }
+	}
+	record := func(pts merge.Points, ancestors *ancestorsBy, keep func(AncestorRef, *merge.Point) bool, backend ...policy.TargetKey) {
 		for _, pt := range pts {
 			for _, c := range pt.Invalid {
 				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
-					idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: usedAttached})
+					if keep(a, pt) {
+						idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: usedAttached})
+					}
 				}
 			}
 			for _, c := range pt.Candidates {
@@ -897,17 +909,19 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 				}
 				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
-					idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: u, by: by})
+					if keep(a, pt) {
+						idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: u, by: by})
+					}
 				}
 			}
 		}
 	}
 	for _, gp := range r.Gateways {
-		record(gp.Whole, newAncestorsBy(func(rep policy.AncestorReport) []AncestorRef { return gatewayAncestors(gp.Gateway, rep) }))
+		record(gp.Whole, newAncestorsBy(func(rep policy.AncestorReport) []AncestorRef { return gatewayAncestors(gp.Gateway, rep) }), all)
 		for _, lp := range gp.Listeners {
 			record(lp.Own, newAncestorsBy(func(rep policy.AncestorReport) []AncestorRef {
 				return []AncestorRef{listenerAncestor(lp.Listener, rep)}
-			}))
+			}), all)
 		}
 	}
 	var users map[model.Key][]AncestorRef
@@ -924,7 +938,7 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 					anc = users[bp.Key]
 				}
-				record(merge.Points{pt}, fixedAncestors(anc), policy.TargetKey{Backend: bp.Key, Port: port})
+				record(merge.Points{pt}, fixedAncestors(anc), all, policy.TargetKey{Backend: bp.Key, Port: port})
 			}
 		}
 	}
@@ -942,7 +956,7 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 				continue
 			}
 			if len(rule.Paths) == 0 {
-				record(rule.Own, anc)
+				record(rule.Own, anc, takes)
 				continue
 			}
 			// A delegated rule: each parent path's copy with the policies
@@ -955,11 +969,25 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 						return anc.of(rep)
 					}
 					return pathAncestors(rp.Route, path, anc.of(rep), rep)
-				}))
+				}), takes)
 			}
 		}
 	}
 	return idx
+}
+
+// ancestorGateway is the Gateway of a route's ancestor: the Gateway
+// itself, or a ListenerSet's; nil for any other.
+func ancestorGateway(g *topology.Graph, a AncestorRef) *topology.Gateway {
+	switch a.Kind {
+	case "Gateway":
+		return g.Gateway(a.Namespace, a.Name)
+	case "ListenerSet":
+		if s := g.ListenerSet(a.Namespace, a.Name); s != nil {
+			return s.Parent
+		}
+	}
+	return nil
 }
 
 // ancestorsBy are the ancestors of one merge point as a way of reporting

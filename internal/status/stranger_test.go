@@ -88,6 +88,8 @@ func TestStrangerAncestors(t *testing.T) {
 			ancestors: []string{"Gateway/infra/gw " + egController}},
 		{name: "kgateway policy on an Envoy Gateway Gateway: none, not TargetNotFound", policy: tp(ref("Gateway", "gw"))},
 		{name: "kgateway policy on a route only Envoy Gateway serves: none", policy: tp(ref("HTTPRoute", "on-eg"))},
+		{name: "kgateway policy on a route both serve: its own Gateway only", policy: tp(ref("HTTPRoute", "on-both")),
+			ancestors: []string{"Gateway/infra/kg kgateway.dev/kgateway"}},
 		{name: "kgateway policy on both Gateways: its own only", policy: tp(ref("Gateway", "gw") + ref("Gateway", "kg")),
 			// (kgateway reports a Gateway's policy on its ListenerSets too)
 			ancestors: []string{"Gateway/infra/kg kgateway.dev/kgateway", "ListenerSet/infra/kset kgateway.dev/kgateway"}},

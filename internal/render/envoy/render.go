@@ -93,6 +93,10 @@ type routeKey struct {
 type ruleKey struct {
 	rule *topology.Rule
 	path *merge.RulePath
+	// gw is the Gateway when the rule's merge there leaves out the kinds
+	// its controller does not take (merge.Result.OnGateway); nil when
+	// the rule's merge is the same on every Gateway.
+	gw *topology.Gateway
 }
 
 // Resources is the output without its index into the compiled input

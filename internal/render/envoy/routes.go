@@ -1327,18 +1327,23 @@ func applyVHostMaps(vh *routev3.VirtualHost, levels ...*scoped) {
 // the parent path it is served through (path): each flattened copy
 // merges with its own parents' policies (merge.RulePath).
 func (gb *gatewayBuild) ruleScope(rule *topology.Rule, path *merge.RulePath) *scoped {
-	key := ruleKey{rule, path}
-	gb.mu.Lock()
-	s, ok := gb.rules[key]
-	gb.mu.Unlock()
-	if ok {
-		return s
-	}
 	var pts merge.Points
 	if path != nil {
 		pts = path.Own
 	} else if rp := gb.res.Rule(rule); rp != nil {
 		pts = rp.Own
+	}
+	key := ruleKey{rule: rule, path: path}
+	// the kinds this Gateway's controller takes (a route served by
+	// Gateways of several controllers): a merge of its own there
+	if on := gb.res.OnGateway(pts, gb.gw); len(on) != len(pts) {
+		pts, key.gw = on, gb.gw
+	}
+	gb.mu.Lock()
+	s, ok := gb.rules[key]
+	gb.mu.Unlock()
+	if ok {
+		return s
 	}
 	s = gb.scope(pts, policy.ScopeRoute)
 	gb.mu.Lock()
