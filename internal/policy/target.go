@@ -213,9 +213,10 @@ type Target struct {
 	// nothing.
 	GatewayListener func(gw *topology.Gateway) proto.Message
 	// ExperimentalRuleFields is the deployment setting (a bool) under
-	// which the controller reads an HTTPRoute rule's experimental fields
-	// render translates itself (sessionPersistence; a rule's retry is its
-	// kinds' RuleFields): false, it ignores them. Nil: always read.
+	// which the controller reads a route rule's experimental fields
+	// render translates itself (an HTTPRoute's or a GRPCRoute's
+	// sessionPersistence; a rule's retry is its kinds' RuleFields): false,
+	// it ignores them. Nil: always read.
 	ExperimentalRuleFields *Setting
 }
 

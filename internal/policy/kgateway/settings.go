@@ -11,7 +11,7 @@ var (
 		Doc:    "true: every authentication filter is followed by one that records auth_succeeded=true under dev.kgateway.auth_policy where the request passed it",
 		Source: "pkg/settings/settings.go: Settings.EnableAuthMetadata (KGW_ENABLE_AUTH_METADATA)"}
 	EnableExperimentalGatewayAPIFeatures = policy.Setting{Key: "enableExperimentalGatewayAPIFeatures", Default: true,
-		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields: false, it watches no TCPRoute and no TLSRoute, so they attach to none of its Gateways and take no status from it, and their TCP and TLS listeners carry nothing; and it ignores an HTTPRoute rule's retry and sessionPersistence",
+		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields: false, it watches no TCPRoute and no TLSRoute, so they attach to none of its Gateways and take no status from it, and their TCP and TLS listeners carry nothing; and it ignores an HTTPRoute rule's retry and an HTTPRoute's or GRPCRoute's rule sessionPersistence",
 		Source: "pkg/pluginsdk/collections/setup.go: CommonCollections.InitCollections (TCPRoute and TLSRoute collections empty unless Settings.EnableExperimentalGatewayAPIFeatures; KGW_ENABLE_EXPERIMENTAL_GATEWAY_API_FEATURES); pkg/krtcollections/builtin.go: RoutesIndex.buildHTTPRouteRulePolicy"}
 	WeightedRoutePrecedence = policy.Setting{Key: "weightedRoutePrecedence", Default: false,
 		Doc:    "true: a route's kgateway.dev/route-weight orders its Envoy routes ahead of the Gateway API's precedence (routes of equal weight keep it; the default weight is 0)",

@@ -41,7 +41,7 @@ func (vb *vhostBuild) withSession(own map[string]*anypb.Any, rule *topology.Rule
 	if sp == nil {
 		return own
 	}
-	if s := vb.target.ExperimentalRuleFields; s != nil && rule.HTTP != nil && !s.Bool(vb.opt.Config) {
+	if s := vb.target.ExperimentalRuleFields; s != nil && !s.Bool(vb.opt.Config) {
 		return own // the controller ignores it under its deployment
 	}
 	if own == nil {
