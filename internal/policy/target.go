@@ -218,6 +218,11 @@ type Target struct {
 	// sessionPersistence; a rule's retry is its kinds' RuleFields): false,
 	// it ignores them. Nil: always read.
 	ExperimentalRuleFields *Setting
+	// MirrorFraction is the share of requests, in millionths, the
+	// controller mirrors for a RequestMirror fraction num/den (den > 0;
+	// the Gateway API's default denominator is 100). Nil: num*10^6/den in
+	// integers, rounded down.
+	MirrorFraction func(num, den int32) uint32
 }
 
 // ListenerAddress is the address the target's listeners bind in the

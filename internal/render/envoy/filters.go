@@ -244,10 +244,11 @@ func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *rou
 }
 
 // mirrorPolicy translates RequestMirror (percent or fraction → runtime
-// fraction); keepHost: the mirrored request keeps its Host
-// (Target.MirrorsKeepHost), else Envoy appends "-shadow" to it.
-func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, keepHost bool) *routev3.RouteAction_RequestMirrorPolicy {
-	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster, DisableShadowHostSuffixAppend: keepHost}
+// fraction, a fraction's share as Target.MirrorFraction computes it);
+// under Target.MirrorsKeepHost the mirrored request keeps its Host, else
+// Envoy appends "-shadow" to it.
+func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, t Target) *routev3.RouteAction_RequestMirrorPolicy {
+	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster, DisableShadowHostSuffixAppend: t.MirrorsKeepHost}
 	switch {
 	case f.Percent != nil:
 		p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
@@ -257,11 +258,15 @@ func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, keepHost bool
 		if f.Fraction.Denominator != nil {
 			den = *f.Fraction.Denominator
 		}
-		num := f.Fraction.Numerator
+		num := max(f.Fraction.Numerator, 0)
 		if den > 0 {
 			// Express as a millionth so any denominator fits.
+			share := uint32(int64(num) * 1_000_000 / int64(den))
+			if t.MirrorFraction != nil {
+				share = t.MirrorFraction(num, den)
+			}
 			p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
-				Numerator: uint32(int64(max(num, 0)) * 1_000_000 / int64(den)), Denominator: typev3.FractionalPercent_MILLION}}
+				Numerator: share, Denominator: typev3.FractionalPercent_MILLION}}
 		}
 	}
 	return p
