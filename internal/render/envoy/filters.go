@@ -79,6 +79,9 @@ func withInherited(fs []ruleFilter, inherited []topology.InheritedFilter) []rule
 	}
 	out := slices.Clone(fs)
 	for _, in := range inherited {
+		if in.Session != nil {
+			continue // a rule field, not a filter (withSession)
+		}
 		f := in.Filter
 		out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, redirect: f.RequestRedirect,
 			rewrite: f.URLRewrite, mirror: f.RequestMirror, mirrorTo: in.Mirror})
@@ -224,21 +227,26 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 // Target.PathModifiersAsWritten: the full path through .*, a prefix
 // replaced by "/" through ^<the path m matches, as written>\/* (what
 // the route matches by a regular expression keeps a prefix rewrite), any
-// other prefix replacement as given.
+// other prefix replacement as given. A later rewrite (one a delegated
+// route inherits from a parent that prefers its own) replaces the
+// earlier's path rewrite whole: Envoy takes one of the two forms only.
 func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *routev3.RouteMatch) {
 	switch {
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
+		act.PrefixRewrite = ""
 		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 			Pattern: &matcherv3.RegexMatcher{Regex: ".*"}, Substitution: *p.ReplaceFullPath,
 		}
 	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
 		path := cmp.Or(m.GetPrefix(), m.GetPath(), m.GetPathSeparatedPrefix())
 		if path != "" && *p.ReplacePrefixMatch == "/" {
+			act.PrefixRewrite = ""
 			act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 				Pattern: &matcherv3.RegexMatcher{Regex: "^" + path + `\/*`}, Substitution: "/",
 			}
 			return
 		}
+		act.RegexRewrite = nil
 		act.PrefixRewrite = *p.ReplacePrefixMatch
 	}
 }

@@ -831,7 +831,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	vb.backendPerRoute(r, e.rule.Backends)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
-	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule)), vhScope, rcScope)
+	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e)), vhScope, rcScope)
 	if bf := vb.backendPerFilter; bf != nil {
 		// the one backend's policies, under the route's (backendrefs.go)
 		r.TypedPerFilterConfig = withPerFilter(bf, r.TypedPerFilterConfig)

@@ -34,10 +34,19 @@ func sessionFilter() filterDef {
 }
 
 // withSession turns session persistence on for a route of a rule that
-// asks for it, as the target translates it (Target.SessionPersistence),
-// recording the filter the chain needs.
-func (vb *vhostBuild) withSession(own map[string]*anypb.Any, rule *topology.Rule) map[string]*anypb.Any {
-	sp := ruleSession(rule)
+// asks for it, or that takes it from a delegating parent rule (the last
+// the entry inherits replaces the rule's own: the family decided which,
+// topology.DelegationRules.Inherits), as the target translates it
+// (Target.SessionPersistence), recording the filter the chain needs.
+func (vb *vhostBuild) withSession(own map[string]*anypb.Any, e entry) map[string]*anypb.Any {
+	sp := ruleSession(e.rule)
+	if e.flat != nil {
+		for _, in := range e.flat.Inherited {
+			if in.Session != nil {
+				sp = in.Session
+			}
+		}
+	}
 	if sp == nil {
 		return own
 	}
