@@ -141,6 +141,9 @@ func modifierProblem(m *gwv1.HTTPPathModifier, redirect bool) (string, string) {
 // escape or a control character fails the parse.
 func prefixRewriteProblem(p string) string {
 	u, err := url.Parse(p)
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err.Error() // the value is named by the caller
+	}
 	if err != nil {
 		return err.Error()
 	}
