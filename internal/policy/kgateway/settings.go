@@ -22,6 +22,9 @@ var (
 	EnableAwsEc2Discovery = policy.Setting{Key: "enableAwsEc2Discovery", Default: false,
 		Doc:    "kgateway's discovery of AWS EC2 instances for AWS EC2 Backends: false, kgateway refuses such a Backend (its status Accepted False, GWP221); gwpol never calls AWS, and reports one it accepts as not translated offline",
 		Source: "pkg/settings/settings.go: Settings.EnableAwsEc2Discovery"}
+	EnableIstioAutoMtls = policy.Setting{Key: "enableIstioAutoMtls", Default: false,
+		Doc:    "true: every backend's cluster (a Service port's, a Backend's) carries Istio's two transport socket matches — mutual TLS with Istio's SDS certificates to endpoints labelled tlsMode istio, plain text to the others — unless the Service or Backend is annotated kgateway.dev/disable-istio-auto-mtls true",
+		Source: "api/settings/settings.go: Settings.EnableIstioAutoMtls (KGW_ENABLE_ISTIO_AUTO_MTLS); pkg/kgateway/extensions2/plugins/istio/plugin.go: istioPlugin.processBackend"}
 	DiscoveryNamespaceSelectors = policy.Setting{Key: "discoveryNamespaceSelectors", Default: []any{},
 		Doc:    "the label selectors of the namespaces kgateway discovers resources in (empty: all); gwpol reads the namespaces of its input and takes the key for a configuration that sets it",
 		Source: "pkg/settings/settings.go: Settings.DiscoveryNamespaceSelectors (KGW_DISCOVERY_NAMESPACE_SELECTORS)"}
@@ -55,7 +58,7 @@ var (
 
 // Settings are kgateway's deployment settings.
 var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
-	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion,
+	EnableRouteSourceMetadata, EnableAwsEc2Discovery, EnableIstioAutoMtls, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion,
 	ValidationMode, ReferenceGrantMode, GlobalPolicyNamespace, PolicyMerge}
 
 // unwatchedRoutes says why kgateway, under cfg, reads no route of a kind:
