@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -213,10 +214,23 @@ type Target struct {
 	// nothing.
 	GatewayListener func(gw *topology.Gateway) proto.Message
 	// ExperimentalRuleFields is the deployment setting (a bool) under
-	// which the controller reads an HTTPRoute rule's experimental fields
-	// render translates itself (sessionPersistence; a rule's retry is its
-	// kinds' RuleFields): false, it ignores them. Nil: always read.
+	// which the controller reads a route rule's experimental fields
+	// render translates itself (an HTTPRoute's or a GRPCRoute's
+	// sessionPersistence; a rule's retry is its kinds' RuleFields): false,
+	// it ignores them. Nil: always read.
 	ExperimentalRuleFields *Setting
+	// MirrorFraction is the share of requests, in millionths, the
+	// controller mirrors for a RequestMirror fraction num/den (den > 0;
+	// the Gateway API's default denominator is 100). Nil: num*10^6/den in
+	// integers, rounded down.
+	MirrorFraction func(num, den int32) uint32
+	// BackendTransportMatches are the transport socket matches the
+	// controller adds, under the deployment cfg, to the cluster of every
+	// backend it translates — backend k (a Service, whose port is port,
+	// or a backend object) with the annotations it carries — before any
+	// policy shapes it (*Cluster_TransportSocketMatch messages). Nil, or
+	// none returned: nothing.
+	BackendTransportMatches func(k model.Key, port int32, annotations map[string]string, cfg Config) []proto.Message
 }
 
 // ListenerAddress is the address the target's listeners bind in the

@@ -48,21 +48,36 @@ type DelegationRules struct {
 	// Widen completes "narrow its match or …": what has a child rule whose
 	// matches fall outside its parent's served ("" when nothing does).
 	Widen string
-	// Inherits are the Gateway API filters a delegated child rule takes
-	// from the delegating rules above it (via, nearest first), which the
-	// controller applies after the rule's own (FlatMatch.Inherited); nil:
-	// none.
-	Inherits func(rule *Rule, via []*Rule) []InheritedFilter
+	// Inherits are the Gateway API filters (and rule fields) a delegated
+	// child rule of route rt takes from the delegating rules above it
+	// (via, nearest first; their routes are found up rt's DelegatedBy),
+	// which the controller applies after the rule's own, a later one
+	// replacing what an earlier one set (FlatMatch.Inherited); nil: none.
+	Inherits func(rt *Route, rule *Rule, via []*Rule) []InheritedFilter
 }
 
 // InheritedFilter is a Gateway API filter a delegated child rule takes
 // from a delegating parent rule (DelegationRules.Inherits), as it applies
 // to the child: From is the parent rule that wrote it, Mirror the backend
-// that rule resolved for a RequestMirror (its Rule.Mirrors).
+// that rule resolved for a RequestMirror (its Rule.Mirrors). Session,
+// when set, is instead the parent rule's sessionPersistence, which the
+// child's route takes in place of its own (Filter is then empty).
 type InheritedFilter struct {
-	Filter gwv1.HTTPRouteFilter
-	From   *Rule
-	Mirror *Backend
+	Filter  gwv1.HTTPRouteFilter
+	From    *Rule
+	Mirror  *Backend
+	Session *gwv1.SessionPersistence
+}
+
+// DelegatingRoute is the route of the delegating rule that hands rt
+// traffic (one of rt's DelegatedBy); nil when none of them is rule.
+func (rt *Route) DelegatingRoute(rule *Rule) *Route {
+	for _, d := range rt.DelegatedBy {
+		if d.Rule == rule {
+			return d.Parent
+		}
+	}
+	return nil
 }
 
 // ChildSelector is which HTTPRoutes of a namespace a delegating backendRef

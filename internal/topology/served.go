@@ -84,7 +84,7 @@ func (g *Graph) judgeServed(root *Route) {
 			continue
 		}
 		if g.delegation.Inherits != nil {
-			fm.Inherited = g.delegation.Inherits(fm.Rule, fm.Via)
+			fm.Inherited = g.delegation.Inherits(fm.Route, fm.Rule, fm.Via)
 		}
 		if fm.Problem != nil || len(g.ruleChecks) == 0 || len(fm.Inherited) == 0 && ownMatch(fm.Rule, *fm.Match) {
 			continue // served as written: the rule's own verdict
@@ -118,7 +118,7 @@ func (g *Graph) judgeReplaced(fm *FlatMatch) bool {
 		return false
 	}
 	if len(fm.Via) > 0 && g.delegation.Inherits != nil {
-		fm.Inherited = g.delegation.Inherits(fm.Rule, fm.Via)
+		fm.Inherited = g.delegation.Inherits(fm.Route, fm.Rule, fm.Via)
 	}
 	p := g.checkServed(fm)
 	if p == nil {
@@ -151,7 +151,9 @@ func (g *Graph) checkServed(fm *FlatMatch) *RuleProblem {
 	h.Matches = []gwv1.HTTPRouteMatch{*fm.Match}
 	h.Filters = slices.Clip(h.Filters)
 	for _, f := range fm.Inherited {
-		h.Filters = append(h.Filters, f.Filter)
+		if f.Session == nil {
+			h.Filters = append(h.Filters, f.Filter)
+		}
 	}
 	mr := *fm.Rule.Rule
 	mr.HTTP = &h

@@ -35,7 +35,7 @@ var servedRules = DelegationRules{
 	},
 	Refuse:     func(child *Route) (string, string, string) { return "", "", "" },
 	Unresolved: func(parent *Route, b *Backend, cycle *Route) (string, string) { return "NoChild", "none" },
-	Inherits: func(rule *Rule, via []*Rule) []InheritedFilter {
+	Inherits: func(_ *Route, rule *Rule, via []*Rule) []InheritedFilter {
 		if slices.ContainsFunc(rule.HTTP.Filters, func(f gwv1.HTTPRouteFilter) bool { return f.URLRewrite != nil }) {
 			return nil
 		}

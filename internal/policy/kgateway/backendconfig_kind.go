@@ -43,8 +43,15 @@ var backendConfigFields = []string{
 	"connectTimeout", "perConnectionBufferLimitBytes", "tcpKeepalive",
 	"commonHttpProtocolOptions", "http1ProtocolOptions", "http2ProtocolOptions",
 	"tls", "loadBalancer", "healthCheck", "outlierDetection", "circuitBreakers",
-	"upstreamProxyProtocol", "dns",
+	"upstreamProxyProtocol", "dns.refreshRate", "dns.jitter", "dns.respectTTL",
 }
+
+// dnsFields are the parts of spec.dns, each its own merge key: kgateway
+// merges them one by one (backendconfigpolicy/merge.go:
+// mergeDnsRefreshRate, mergeDnsJitter, mergeRespectDnsTtl, with the
+// merge origins dns.refreshRate, dns.jitter, dns.respectTTL), so one
+// policy's refresh rate and another's jitter both apply.
+var dnsFields = []string{"refreshRate", "jitter", "respectTTL"}
 
 // clusterSettings are the Envoy cluster settings each field configures
 // (policy.FieldSpec.Cluster); the HTTP protocol options are one
@@ -55,7 +62,9 @@ var clusterSettings = map[string]string{
 	"http1ProtocolOptions": "http_protocol_options", "http2ProtocolOptions": policy.ClusterHTTP2Options,
 	"tls": policy.ClusterTransportSocket, "loadBalancer": policy.ClusterLoadBalancing, "healthCheck": "health_checks",
 	"outlierDetection": "outlier_detection", "circuitBreakers": "circuit_breakers",
-	"upstreamProxyProtocol": "transport_socket (upstream PROXY protocol, wrapping the TLS socket)", "dns": "cluster_type (DNS resolution)",
+	"upstreamProxyProtocol": "transport_socket (upstream PROXY protocol, wrapping the TLS socket)",
+	"dns.refreshRate":       "cluster_type (DNS resolution: dns_refresh_rate)", "dns.jitter": "cluster_type (DNS resolution: dns_jitter)",
+	"dns.respectTTL": "cluster_type (DNS resolution: respect_dns_ttl)",
 }
 
 // protocolOnly are the fields kgateway applies to a backend of one
@@ -134,14 +143,20 @@ type BackendConfigSpec struct {
 }
 
 func (s *BackendConfigSpec) values() map[string]any {
-	return map[string]any{
+	out := map[string]any{
 		"connectTimeout": s.ConnectTimeout, "perConnectionBufferLimitBytes": s.PerConnectionBufferLimitBytes,
 		"tcpKeepalive": s.TCPKeepalive, "commonHttpProtocolOptions": s.CommonHTTPProtocolOptions,
 		"http1ProtocolOptions": s.HTTP1ProtocolOptions, "http2ProtocolOptions": s.HTTP2ProtocolOptions,
 		"tls": s.TLS, "loadBalancer": s.LoadBalancer, "healthCheck": s.HealthCheck,
 		"outlierDetection": s.OutlierDetection, "circuitBreakers": s.CircuitBreakers,
-		"upstreamProxyProtocol": s.UpstreamProxyProtocol, "dns": s.DNS,
+		"upstreamProxyProtocol": s.UpstreamProxyProtocol,
 	}
+	if dns, ok := s.DNS.(map[string]any); ok {
+		for _, f := range dnsFields {
+			out["dns."+f] = dns[f]
+		}
+	}
+	return out
 }
 
 // Decode implements policy.Kind.

@@ -60,6 +60,7 @@ func routeSourceFields(o policy.RouteOrigin) map[string]string {
 var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabilities("transformation", "acl"), Blackhole: true, HTTPSRedirect: true,
 	HTTP2AppProtocols: HTTP2AppProtocols, PortNameIsAppProtocol: true, BlackholesInvalidBackendPolicy: true, UnroutedBackendClusters: true, MirrorBackendObjects: true, Names: XDSNames,
 	SessionPersistence: sessionPersistence, BindIPv6: &ListenerBindIPv6, GatewayListener: gatewayListener, ExperimentalRuleFields: &EnableExperimentalGatewayAPIFeatures,
+	MirrorFraction: mirrorFraction, BackendTransportMatches: istioTransportMatches,
 	// kgateway's EDS clusters connect within 5s (irtranslator's
 	// ClusterConnectionTimeout), a route to a kubernetes.io/ws backend
 	// upgrades to WebSocket, and a health check naming its host leaves a

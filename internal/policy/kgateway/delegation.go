@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -48,21 +49,41 @@ var wildcards = map[model.GroupKind]string{{Group: model.GatewayGroup, Kind: "HT
 var Delegation = topology.DelegationRules{Select: selectChildren, Accepts: acceptsParent, Keep: keptRules, Refuse: refuseDelegatee, Unresolved: unresolvedDelegation,
 	Widen: "set " + InheritParentMatcher + `: "true"`, Inherits: inheritedFilters}
 
-// inheritedFilters are the Gateway API filters a delegated child rule
-// takes from the delegating rules above it (topology.DelegationRules.
-// Inherits). kgateway keeps a rule's filters as built-in policies of the
-// rule (its ExtensionRefs) and applies a delegating parent's to each child
-// route after the child's own, nearest parent first, each filter as its
-// apply does (irtranslator/route.go@0705bfec: runRoutePlugins;
-// krtcollections/builtin.go@15b44643): header modifiers and mirrors are
-// appended; a URLRewrite's hostname and its path are each set only when
-// neither the child nor a nearer parent set them (IsSettable under the
-// default ShallowMergePreferChild). A mirror keeps the backend the
-// parent's rule resolved.
-func inheritedFilters(rule *topology.Rule, via []*topology.Rule) []topology.InheritedFilter {
+// inheritedFilters are the Gateway API filters a delegated child rule of
+// route rt takes from the delegating rules above it, and the
+// sessionPersistence it takes from them (topology.DelegationRules.
+// Inherits). kgateway keeps a rule's filters and its own rule fields
+// (timeouts, retry, sessionPersistence) as built-in policies of the rule
+// (its ExtensionRefs and AttachedPolicies), each carrying its route's
+// inherited-policy-priority, and applies a delegating parent's to each
+// child route after the child's own, nearest parent first
+// (irtranslator/route.go@0705bfec: runRoutePlugins), each as its apply
+// does (krtcollections/builtin.go@15b44643): header modifiers and
+// mirrors are appended whatever the priority; a URLRewrite's hostname
+// and its path, and a sessionPersistence, are set where IsSettable allows
+// under the parent route's priority — only where neither the child nor
+// a nearer parent set one under the default (ShallowMergePreferChild,
+// and DeepMergePreferChild), always under ShallowMergePreferParent and
+// DeepMergePreferParent, replacing what was set (so the farthest such
+// parent wins). A mirror keeps the backend the parent's rule resolved.
+// The rule's timeouts and retry are merge's (RuleFields, folded with the
+// same priority).
+func inheritedFilters(rt *topology.Route, rule *topology.Rule, via []*topology.Rule) []topology.InheritedFilter {
 	var out []topology.InheritedFilter
 	host, path := rewriteSet(rule)
+	session := rule.HTTP != nil && rule.HTTP.SessionPersistence != nil
+	below := rt
 	for _, parent := range via {
+		var prefersParent bool
+		if below != nil {
+			below = below.DelegatingRoute(parent)
+		}
+		if below != nil {
+			switch (Kind{}).InheritStrategy(below.Meta.Annotations) {
+			case policy.OverridableShallow, policy.OverridableDeep:
+				prefersParent = true
+			}
+		}
 		if parent.HTTP == nil {
 			continue
 		}
@@ -80,16 +101,20 @@ func inheritedFilters(rule *topology.Rule, via []*topology.Rule) []topology.Inhe
 				out = append(out, in)
 			case f.URLRewrite != nil:
 				rw := gwv1.HTTPURLRewriteFilter{}
-				if f.URLRewrite.Hostname != nil && !host {
+				if f.URLRewrite.Hostname != nil && (!host || prefersParent) {
 					rw.Hostname, host = f.URLRewrite.Hostname, true
 				}
-				if f.URLRewrite.Path != nil && !path {
+				if f.URLRewrite.Path != nil && (!path || prefersParent) {
 					rw.Path, path = f.URLRewrite.Path, true
 				}
 				if rw.Hostname != nil || rw.Path != nil {
 					out = append(out, topology.InheritedFilter{Filter: gwv1.HTTPRouteFilter{Type: gwv1.HTTPRouteFilterURLRewrite, URLRewrite: &rw}, From: parent})
 				}
 			}
+		}
+		if sp := parent.HTTP.SessionPersistence; sp != nil && (!session || prefersParent) {
+			session = true
+			out = append(out, topology.InheritedFilter{From: parent, Session: sp})
 		}
 	}
 	return out

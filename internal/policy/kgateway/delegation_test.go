@@ -367,6 +367,14 @@ func TestInheritedFilters(t *testing.T) {
 	child := func(filters string) string {
 		return httpRouteDoc("infra", "kid", "  rules:\n  - matches: [{path: {type: PathPrefix, value: /p/m/k}}]\n    filters: "+filters+"\n    backendRefs: [{name: svc, port: 80}]\n")
 	}
+	// prefer gives a route kgateway's inherited-policy-priority.
+	prefer := func(doc, route, priority string) string {
+		return strings.Replace(doc, "metadata: {name: "+route+", namespace: infra}",
+			"metadata: {name: "+route+", namespace: infra, annotations: {"+AnnotationInheritedPriority+": "+priority+"}}", 1)
+	}
+	session := func(doc, name string) string {
+		return strings.Replace(doc, "    backendRefs:", "    sessionPersistence: {sessionName: "+name+"}\n    backendRefs:", 1)
+	}
 	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {ports: [{port: 80}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: shadow, namespace: infra}\nspec: {ports: [{port: 8080}]}\n"
 	const (
 		setA     = "{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-a, value: parent}]}}"
@@ -393,6 +401,34 @@ func TestInheritedFilters(t *testing.T) {
 		{"the nearest parent's path, a farther parent's hostname",
 			[]string{parent("api", "mid", "["+hostPath+", "+setA+"]"), middle("[" + pathOnly + "]"), child("[]")},
 			[]string{"URLRewrite from mid: path /mid", "URLRewrite from api: hostname parent.example", "RequestHeaderModifier from api"}},
+		{"a parent preferring itself replaces the child's hostname and path (ShallowMergePreferParent)",
+			[]string{prefer(parent("api", "kid", "["+hostPath+"]"), "api", "ShallowMergePreferParent"),
+				child("[{type: URLRewrite, urlRewrite: {hostname: kid.example, path: {type: ReplaceFullPath, replaceFullPath: /k}}}]")},
+			[]string{"URLRewrite from api: hostname parent.example path /parent"}},
+		{"… and under DeepMergePreferParent",
+			[]string{prefer(parent("api", "kid", "["+hostPath+"]"), "api", "DeepMergePreferParent"), child("[" + hostOnly + "]")},
+			[]string{"URLRewrite from api: hostname parent.example path /parent"}},
+		{"DeepMergePreferChild keeps the child's, as the default does",
+			[]string{prefer(parent("api", "kid", "["+hostPath+"]"), "api", "DeepMergePreferChild"), child("[" + hostOnly + "]")},
+			[]string{"URLRewrite from api: path /parent"}},
+		{"a farther parent preferring itself replaces what a nearer one set",
+			[]string{prefer(parent("api", "mid", "["+hostPath+"]"), "api", "ShallowMergePreferParent"), middle("[" + pathOnly + "]"), child("[]")},
+			[]string{"URLRewrite from mid: path /mid", "URLRewrite from api: hostname parent.example path /parent"}},
+		{"a nearer parent preferring itself, a farther one that does not",
+			[]string{parent("api", "mid", "["+hostPath+"]"), prefer(middle("["+pathOnly+"]"), "mid", "ShallowMergePreferParent"), child("[" + hostOnly + "]")},
+			[]string{"URLRewrite from mid: path /mid"}},
+		{"header modifiers are added whatever the priority",
+			[]string{prefer(parent("api", "kid", "["+setA+"]"), "api", "ShallowMergePreferParent"), child("[]")},
+			[]string{"RequestHeaderModifier from api"}},
+		{"a parent rule's sessionPersistence reaches a child without one",
+			[]string{session(parent("api", "kid", "[]"), "parent-session"), child("[]")},
+			[]string{"sessionPersistence from api: parent-session"}},
+		{"… not a child with its own",
+			[]string{session(parent("api", "kid", "[]"), "parent-session"), session(child("[]"), "kid-session")},
+			nil},
+		{"… unless the parent prefers itself",
+			[]string{prefer(session(parent("api", "kid", "[]"), "parent-session"), "api", "ShallowMergePreferParent"), session(child("[]"), "kid-session")},
+			[]string{"sessionPersistence from api: parent-session"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -411,10 +447,16 @@ func TestInheritedFilters(t *testing.T) {
 					}
 					s := string(in.Filter.Type) + " from " + from
 					switch rw := in.Filter.URLRewrite; {
-					case rw != nil && rw.Path != nil:
-						s += ": path " + *rw.Path.ReplacePrefixMatch
-					case rw != nil && rw.Hostname != nil:
-						s += ": hostname " + string(*rw.Hostname)
+					case in.Session != nil:
+						s = "sessionPersistence from " + from + ": " + *in.Session.SessionName
+					case rw != nil:
+						s += ":"
+						if rw.Hostname != nil {
+							s += " hostname " + string(*rw.Hostname)
+						}
+						if rw.Path != nil {
+							s += " path " + *rw.Path.ReplacePrefixMatch
+						}
 					case in.Mirror != nil:
 						s += fmt.Sprintf(" to %s %s/%s:%d resolved=%v", in.Mirror.Kind, in.Mirror.Namespace, in.Mirror.Name, in.Mirror.Port, in.Mirror.Resolved)
 						s = strings.Replace(s, " resolved=true", " resolved", 1)

@@ -78,8 +78,8 @@ func (BackendConfigKind) RenderField(in policy.FieldInput, _ *policy.Env) ([]pol
 		err = upstreamTLS(v, c, in.Namespaces[0])
 	case "upstreamProxyProtocol":
 		err = proxyProtocol(v, c)
-	case "dns":
-		err = dnsSettings(v, c)
+	case "dns.refreshRate", "dns.jitter", "dns.respectTTL":
+		err = dnsSetting(in.Key, v, c)
 	default:
 		err = diag.Errorf(diag.Unsupported, "gwpol does not render %s yet", in.Key)
 	}
@@ -896,28 +896,32 @@ func proxyProtocol(v any, c *clusterv3.Cluster) error {
 // tunes (kgateway's static Backends).
 const DNSClusterType = "envoy.clusters.dns"
 
-// dnsSettings tune a DNS cluster's resolution; the renderer applies them
-// to a cluster of that type only (a Service's EDS cluster resolves
-// nothing).
-func dnsSettings(v any, c *clusterv3.Cluster) error {
-	var o struct {
-		RefreshRate *string `json:"refreshRate"`
-		Jitter      *string `json:"jitter"`
-		RespectTTL  *bool   `json:"respectTTL"`
-	}
-	if err := strict(v, &o); err != nil {
-		return err
-	}
+// dnsSetting tunes one part of a DNS cluster's resolution (a field
+// dns.X: each part is its own merge key, as kgateway merges them); the
+// renderer applies it to a cluster of that type only (a Service's EDS
+// cluster resolves nothing), merging the parts of several policies.
+func dnsSetting(key string, v any, c *clusterv3.Cluster) error {
 	d := &dnsclusterv3.DnsCluster{}
 	var err error
-	if d.DnsRefreshRate, err = optDuration(o.RefreshRate); err != nil {
-		return err
-	}
-	if d.DnsJitter, err = optDuration(o.Jitter); err != nil {
-		return err
-	}
-	if o.RespectTTL != nil {
-		d.RespectDnsTtl = *o.RespectTTL
+	switch key {
+	case "dns.refreshRate", "dns.jitter":
+		var s string
+		if err = strict(v, &s); err != nil {
+			return err
+		}
+		var dur *durationpb.Duration
+		if dur, err = optDuration(&s); err != nil {
+			return err
+		}
+		if key == "dns.refreshRate" {
+			d.DnsRefreshRate = dur
+		} else {
+			d.DnsJitter = dur
+		}
+	case "dns.respectTTL":
+		if err = strict(v, &d.RespectDnsTtl); err != nil {
+			return err
+		}
 	}
 	c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{Name: DNSClusterType, TypedConfig: pack(d)}}
 	return nil

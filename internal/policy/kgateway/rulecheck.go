@@ -2,6 +2,7 @@ package kgateway
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -96,16 +97,57 @@ func filterProblem(f gwv1.HTTPRouteFilter) *topology.RuleProblem {
 		return &topology.RuleProblem{Message: why}
 	}
 	if rd := f.RequestRedirect; rd != nil && rd.Path != nil {
-		if p, why := pathsProblem(rd.Path.ReplacePrefixMatch, rd.Path.ReplaceFullPath); why != "" {
+		if p, why := modifierProblem(rd.Path, true); why != "" {
 			return &topology.RuleProblem{Message: fmt.Sprintf("the redirect path %s is invalid: %s", p, why)}
 		}
 	}
 	if f.URLRewrite != nil && f.URLRewrite.Path != nil {
-		if p, why := pathsProblem(f.URLRewrite.Path.ReplacePrefixMatch, f.URLRewrite.Path.ReplaceFullPath); why != "" {
+		if p, why := modifierProblem(f.URLRewrite.Path, false); why != "" {
 			return &topology.RuleProblem{Message: fmt.Sprintf("the rewrite %s is invalid: %s", p, why)}
 		}
 	}
 	return nil
+}
+
+// modifierProblem is why kgateway's route check refuses a path modifier
+// of a redirect or a rewrite ("" when it does not), and the value it
+// refuses. Its check (irtranslator/validate.go: validateEnvoyRoute, the
+// same in every stored revision) looks at what the modifier becomes in
+// the Envoy route: a redirect's full path (path_redirect) as written
+// (routePathProblem); a prefix replacement, of a redirect or a rewrite
+// (prefix_rewrite), parsed as a URL first (prefixRewriteProblem). A
+// rewrite's full path, and its prefix replacement "/" on a route matching
+// a path, become a regex rewrite, which it does not look at: Envoy's own
+// validation refuses only a NUL, CR or LF in its substitution.
+func modifierProblem(m *gwv1.HTTPPathModifier, redirect bool) (string, string) {
+	switch {
+	case m.Type == gwv1.FullPathHTTPPathModifier && m.ReplaceFullPath != nil && redirect:
+		return *m.ReplaceFullPath, routePathProblem(*m.ReplaceFullPath)
+	case m.Type == gwv1.FullPathHTTPPathModifier && m.ReplaceFullPath != nil:
+		if strings.ContainsAny(*m.ReplaceFullPath, "\x00\r\n") {
+			return *m.ReplaceFullPath, "a NUL, CR or LF, which Envoy refuses in a regex rewrite's substitution"
+		}
+	case m.Type == gwv1.PrefixMatchHTTPPathModifier && m.ReplacePrefixMatch != nil:
+		return *m.ReplacePrefixMatch, prefixRewriteProblem(*m.ReplacePrefixMatch)
+	}
+	return "", ""
+}
+
+// prefixRewriteProblem is why kgateway refuses a prefix_rewrite ("" when
+// it does not): it parses the value as a URL and validates the path that
+// parse yields as a route path (validate.go: ValidatePrefixRewrite). So
+// what follows a "?" or a "#" is not looked at, an escape is decoded
+// first ("%2F" is a "/", "%20" a space, which is refused), and a bad
+// escape or a control character fails the parse.
+func prefixRewriteProblem(p string) string {
+	u, err := url.Parse(p)
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err.Error() // the value is named by the caller
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return routePathProblem(u.Path)
 }
 
 // matchPathProblem: kgateway validates the path of the Envoy route's
@@ -158,20 +200,6 @@ func routePathProblem(p string) string {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// pathsProblem is the first of the replacement paths given that is
-// unusable, and why ("" when none is).
-func pathsProblem(paths ...*string) (string, string) {
-	for _, p := range paths {
-		if p == nil {
-			continue
-		}
-		if why := rewriteProblem(*p); why != "" {
-			return *p, why
-		}
-	}
-	return "", ""
 }
 
 // emptyRegex: an empty RegularExpression value leaves the rule out in

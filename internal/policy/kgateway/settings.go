@@ -11,7 +11,7 @@ var (
 		Doc:    "true: every authentication filter is followed by one that records auth_succeeded=true under dev.kgateway.auth_policy where the request passed it",
 		Source: "pkg/settings/settings.go: Settings.EnableAuthMetadata (KGW_ENABLE_AUTH_METADATA)"}
 	EnableExperimentalGatewayAPIFeatures = policy.Setting{Key: "enableExperimentalGatewayAPIFeatures", Default: true,
-		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields: false, it watches no TCPRoute and no TLSRoute, so they attach to none of its Gateways and take no status from it, and their TCP and TLS listeners carry nothing; and it ignores an HTTPRoute rule's retry and sessionPersistence",
+		Doc:    "kgateway's switch for the Gateway API's experimental kinds and fields: false, it watches no TCPRoute and no TLSRoute, so they attach to none of its Gateways and take no status from it, and their TCP and TLS listeners carry nothing; and it ignores an HTTPRoute rule's retry and an HTTPRoute's or GRPCRoute's rule sessionPersistence",
 		Source: "pkg/pluginsdk/collections/setup.go: CommonCollections.InitCollections (TCPRoute and TLSRoute collections empty unless Settings.EnableExperimentalGatewayAPIFeatures; KGW_ENABLE_EXPERIMENTAL_GATEWAY_API_FEATURES); pkg/krtcollections/builtin.go: RoutesIndex.buildHTTPRouteRulePolicy"}
 	WeightedRoutePrecedence = policy.Setting{Key: "weightedRoutePrecedence", Default: false,
 		Doc:    "true: a route's kgateway.dev/route-weight orders its Envoy routes ahead of the Gateway API's precedence (routes of equal weight keep it; the default weight is 0)",
@@ -22,6 +22,9 @@ var (
 	EnableAwsEc2Discovery = policy.Setting{Key: "enableAwsEc2Discovery", Default: false,
 		Doc:    "kgateway's discovery of AWS EC2 instances for AWS EC2 Backends: false, kgateway refuses such a Backend (its status Accepted False, GWP221); gwpol never calls AWS, and reports one it accepts as not translated offline",
 		Source: "pkg/settings/settings.go: Settings.EnableAwsEc2Discovery"}
+	EnableIstioAutoMtls = policy.Setting{Key: "enableIstioAutoMtls", Default: false,
+		Doc:    "true: every backend's cluster (a Service port's, a Backend's) carries Istio's two transport socket matches — mutual TLS with Istio's SDS certificates to endpoints labelled tlsMode istio, plain text to the others — unless the Service or Backend is annotated kgateway.dev/disable-istio-auto-mtls true",
+		Source: "api/settings/settings.go: Settings.EnableIstioAutoMtls (KGW_ENABLE_ISTIO_AUTO_MTLS); pkg/kgateway/extensions2/plugins/istio/plugin.go: istioPlugin.processBackend"}
 	DiscoveryNamespaceSelectors = policy.Setting{Key: "discoveryNamespaceSelectors", Default: []any{},
 		Doc:    "the label selectors of the namespaces kgateway discovers resources in (empty: all); gwpol reads the namespaces of its input and takes the key for a configuration that sets it",
 		Source: "pkg/settings/settings.go: Settings.DiscoveryNamespaceSelectors (KGW_DISCOVERY_NAMESPACE_SELECTORS)"}
@@ -55,7 +58,7 @@ var (
 
 // Settings are kgateway's deployment settings.
 var Settings = []policy.Setting{EnableAuthMetadata, EnableExperimentalGatewayAPIFeatures, WeightedRoutePrecedence,
-	EnableRouteSourceMetadata, EnableAwsEc2Discovery, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion,
+	EnableRouteSourceMetadata, EnableAwsEc2Discovery, EnableIstioAutoMtls, DiscoveryNamespaceSelectors, ExtensionBackends, DNSLookupFamily, ListenerBindIPv6, KgatewayVersion,
 	ValidationMode, ReferenceGrantMode, GlobalPolicyNamespace, PolicyMerge}
 
 // unwatchedRoutes says why kgateway, under cfg, reads no route of a kind:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -42,6 +43,51 @@ func backendIndex(res *merge.Result) map[model.Key]*merge.BackendPoints {
 		out[bp.Key] = bp
 	}
 	return out
+}
+
+// backendTransportMatches adds to the cluster of every backend what the
+// target's controller writes there before any policy
+// (policy.Target.BackendTransportMatches), from the backend's own
+// annotations: a Service's (for its port's cluster, and the rule
+// clusters derived from it, which keep its port), a backend object's.
+// Another Gateway's finished cluster is left as it is.
+func (gb *gatewayBuild) backendTransportMatches() {
+	m := gb.res.Graph.Model
+	for name, k := range gb.clusterBackend { // each cluster on its own: any order
+		c := gb.clusters[name]
+		if c == nil || gb.unrouted[name] {
+			continue
+		}
+		var annotations map[string]string
+		if k.Group == "" && k.Kind == "Service" {
+			if s := m.Service(k.Namespace, k.Name); s != nil {
+				annotations = s.Annotations
+			}
+		} else if o, ok := m.Object(k); ok {
+			annotations = o.Annotations
+		}
+		for _, tm := range gb.target.BackendTransportMatches(k, clusterPort(name), annotations, gb.opt.Config) {
+			if match, ok := tm.(*clusterv3.Cluster_TransportSocketMatch); ok {
+				c.TransportSocketMatches = append(c.TransportSocketMatches, match)
+			}
+		}
+	}
+}
+
+// clusterPort is the port a backend's cluster name ends with
+// (<prefix>_<namespace>_<name>_<port>, a rule cluster's with
+// "/<variant>" after it); 0 when it names none.
+func clusterPort(name string) int32 {
+	name, _, _ = strings.Cut(name, "/")
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 {
+		return 0
+	}
+	p, err := strconv.ParseInt(name[i+1:], 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int32(p)
 }
 
 // backendPolicies shapes every cluster of a backend that policies target.

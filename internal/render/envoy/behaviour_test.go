@@ -975,7 +975,8 @@ func TestExtProcUnknownProcessingMode(t *testing.T) {
 // TestRulesKgatewayCannotTranslate: a rule status reports as dropped
 // (an empty regular expression path, which the CRD accepts and Envoy's schema refuses) has no
 // Envoy route, and the routes after it keep their positions; a rule status reports
-// as replaced (a rewrite Envoy would refuse) answers 500 with kgateway's
+// as replaced (a prefix rewrite with a dot segment, which kgateway's route
+// check refuses) answers 500 with kgateway's
 // body. Render never fails on either.
 func TestRulesKgatewayCannotTranslate(t *testing.T) {
 	input := `
@@ -1000,7 +1001,7 @@ spec:
   - matches: [{path: {type: RegularExpression, value: ""}}]
     backendRefs: [{name: web, port: 80}]
   - matches: [{path: {type: PathPrefix, value: /old}}]
-    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: "/a/../b"}}}]
+    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: "/a/../b"}}}]
     backendRefs: [{name: web, port: 80}]
   - matches: [{path: {type: PathPrefix, value: /}}]
     backendRefs: [{name: web, port: 80}]

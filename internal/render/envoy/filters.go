@@ -79,6 +79,9 @@ func withInherited(fs []ruleFilter, inherited []topology.InheritedFilter) []rule
 	}
 	out := slices.Clone(fs)
 	for _, in := range inherited {
+		if in.Session != nil {
+			continue // a rule field, not a filter (withSession)
+		}
 		f := in.Filter
 		out = append(out, ruleFilter{reqHeaders: f.RequestHeaderModifier, respHeaders: f.ResponseHeaderModifier, redirect: f.RequestRedirect,
 			rewrite: f.URLRewrite, mirror: f.RequestMirror, mirrorTo: in.Mirror})
@@ -224,30 +227,36 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 // Target.PathModifiersAsWritten: the full path through .*, a prefix
 // replaced by "/" through ^<the path m matches, as written>\/* (what
 // the route matches by a regular expression keeps a prefix rewrite), any
-// other prefix replacement as given.
+// other prefix replacement as given. A later rewrite (one a delegated
+// route inherits from a parent that prefers its own) replaces the
+// earlier's path rewrite whole: Envoy takes one of the two forms only.
 func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *routev3.RouteMatch) {
 	switch {
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
+		act.PrefixRewrite = ""
 		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 			Pattern: &matcherv3.RegexMatcher{Regex: ".*"}, Substitution: *p.ReplaceFullPath,
 		}
 	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
 		path := cmp.Or(m.GetPrefix(), m.GetPath(), m.GetPathSeparatedPrefix())
 		if path != "" && *p.ReplacePrefixMatch == "/" {
+			act.PrefixRewrite = ""
 			act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 				Pattern: &matcherv3.RegexMatcher{Regex: "^" + path + `\/*`}, Substitution: "/",
 			}
 			return
 		}
+		act.RegexRewrite = nil
 		act.PrefixRewrite = *p.ReplacePrefixMatch
 	}
 }
 
 // mirrorPolicy translates RequestMirror (percent or fraction → runtime
-// fraction); keepHost: the mirrored request keeps its Host
-// (Target.MirrorsKeepHost), else Envoy appends "-shadow" to it.
-func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, keepHost bool) *routev3.RouteAction_RequestMirrorPolicy {
-	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster, DisableShadowHostSuffixAppend: keepHost}
+// fraction, a fraction's share as Target.MirrorFraction computes it);
+// under Target.MirrorsKeepHost the mirrored request keeps its Host, else
+// Envoy appends "-shadow" to it.
+func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, t Target) *routev3.RouteAction_RequestMirrorPolicy {
+	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster, DisableShadowHostSuffixAppend: t.MirrorsKeepHost}
 	switch {
 	case f.Percent != nil:
 		p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
@@ -257,11 +266,15 @@ func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, keepHost bool
 		if f.Fraction.Denominator != nil {
 			den = *f.Fraction.Denominator
 		}
-		num := f.Fraction.Numerator
+		num := max(f.Fraction.Numerator, 0)
 		if den > 0 {
 			// Express as a millionth so any denominator fits.
+			share := uint32(int64(num) * 1_000_000 / int64(den))
+			if t.MirrorFraction != nil {
+				share = t.MirrorFraction(num, den)
+			}
 			p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
-				Numerator: uint32(int64(max(num, 0)) * 1_000_000 / int64(den)), Denominator: typev3.FractionalPercent_MILLION}}
+				Numerator: share, Denominator: typev3.FractionalPercent_MILLION}}
 		}
 	}
 	return p

@@ -704,6 +704,9 @@ func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	if gb.target.DropReplacedClusters {
 		gb.dropTemplates()
 	}
+	if gb.target.BackendTransportMatches != nil {
+		gb.backendTransportMatches()
+	}
 	gb.backendPolicies()
 	gb.shareUnrouted()
 	gb.gatewayClientCertificate(out.RouteConfigurations)

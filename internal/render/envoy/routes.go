@@ -831,7 +831,7 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	vb.backendPerRoute(r, e.rule.Backends)
 	r.StatPrefix = expandRouteTemplate(r.StatPrefix, e)
 	r.Metadata = withMetadata(rs.metadata, r.Metadata)
-	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e.rule)), vhScope, rcScope)
+	r.TypedPerFilterConfig = offVariants(withPerFilter(rs.perFilter(), vb.withSession(r.TypedPerFilterConfig, e)), vhScope, rcScope)
 	if bf := vb.backendPerFilter; bf != nil {
 		// the one backend's policies, under the route's (backendrefs.go)
 		r.TypedPerFilterConfig = withPerFilter(bf, r.TypedPerFilterConfig)
@@ -1062,7 +1062,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
 		case f.mirror != nil && vb.res.Verdict(e.att.Route, vb.gw).Mirrors(e.rule.Index, f.index):
 			if c := vb.mirrorCluster(f.mirrorTo); c != "" {
-				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror, vb.target.MirrorsKeepHost))
+				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror, vb.target))
 			}
 		}
 	}

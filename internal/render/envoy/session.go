@@ -34,14 +34,23 @@ func sessionFilter() filterDef {
 }
 
 // withSession turns session persistence on for a route of a rule that
-// asks for it, as the target translates it (Target.SessionPersistence),
-// recording the filter the chain needs.
-func (vb *vhostBuild) withSession(own map[string]*anypb.Any, rule *topology.Rule) map[string]*anypb.Any {
-	sp := ruleSession(rule)
+// asks for it, or that takes it from a delegating parent rule (the last
+// the entry inherits replaces the rule's own: the family decided which,
+// topology.DelegationRules.Inherits), as the target translates it
+// (Target.SessionPersistence), recording the filter the chain needs.
+func (vb *vhostBuild) withSession(own map[string]*anypb.Any, e entry) map[string]*anypb.Any {
+	sp := ruleSession(e.rule)
+	if e.flat != nil {
+		for _, in := range e.flat.Inherited {
+			if in.Session != nil {
+				sp = in.Session
+			}
+		}
+	}
 	if sp == nil {
 		return own
 	}
-	if s := vb.target.ExperimentalRuleFields; s != nil && rule.HTTP != nil && !s.Bool(vb.opt.Config) {
+	if s := vb.target.ExperimentalRuleFields; s != nil && !s.Bool(vb.opt.Config) {
 		return own // the controller ignores it under its deployment
 	}
 	if own == nil {
