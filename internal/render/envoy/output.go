@@ -63,9 +63,13 @@ type jsonUnit struct {
 	hole, holeAt int
 	out          []byte
 	err          error
-	// fixed: out was written before the unit stream started (a cluster
-	// Gateways share, see docStream.sharedOut) and stays as it is.
+	// fixed: out was written by an earlier Gateway (a cluster Gateways
+	// share, see docStream.shared) and stays as it is; the unit is the
+	// one every later Gateway's list holds.
 	fixed bool
+	// shares: a cluster Gateways share, written here for the first
+	// time; its output is kept for the later Gateways (docWriter.unit).
+	shares bool
 }
 
 const (
@@ -163,6 +167,9 @@ type docWriter struct {
 	indent bool
 	units  *unitStream
 	err    error
+	// shared: the units of the clusters Gateways share, once written
+	// (docStream.shared)
+	shared map[sharedUnit]*jsonUnit
 }
 
 // unit writes u's output, from..to of it (to < 0: to the end).
@@ -181,6 +188,11 @@ func (w *docWriter) unit(u *jsonUnit, from, to int) {
 		to = len(u.out)
 	}
 	w.buf.Write(u.out[from:to])
+	if u.shares {
+		// whole: a shared cluster is written in one piece (no hole)
+		w.shared[sharedUnit{u.msg, u.depth}] = &jsonUnit{out: slices.Clone(u.out), fixed: true}
+		u.shares = false
+	}
 	if to == len(u.out) && u.skip == nil {
 		u.out = nil // written: its chunk's buffer is reused by a later wave
 	}
@@ -435,43 +447,26 @@ type docStream struct {
 	writers []*xdsjson.Writer // reused by every Gateway's unit stream
 	// inert: everything is written as inert.JSON makes it (NewInertStream)
 	inert bool
-	// shared holds what a cluster several Gateways share
-	// (Gateway.sharedBy) was written as, so that it is written once:
-	// the same message at the same depth writes the same bytes.
-	shared  map[sharedUnit][]byte
-	sharedW xdsjson.Writer
 }
 
+// sharedUnit keys the output of a cluster several Gateways share
+// (Gateway.sharedBy): the same message at the same depth writes the same
+// bytes, so it is written once, by the first Gateway that lists it, in
+// that Gateway's unit stream (in parallel with its other units), and
+// every later Gateway's list holds the one fixed unit kept then
+// (docWriter.shared). A Gateway then makes units for its own resources
+// only: with G Gateways sharing S clusters, G×S units would otherwise be
+// made and dropped (a few hundred megabytes at 30k routes).
+// clusterDepth is the depth of an element of a Gateway's "clusters".
+const clusterDepth = 4
+
 type sharedUnit struct {
-	c     *clusterv3.Cluster
+	c     proto.Message
 	depth int
 }
 
-// sharedOut is the output of a cluster Gateways share, written the
-// first time it is asked for.
-func (d *docStream) sharedOut(c *clusterv3.Cluster, depth int) ([]byte, error) {
-	key := sharedUnit{c, depth}
-	if out, ok := d.shared[key]; ok {
-		return out, nil
-	}
-	w := &d.sharedW
-	w.Indent, w.Depth, w.Skip, w.HoleAt, w.Buf = d.w.indent, depth, nil, -1, w.Buf[:0]
-	if err := w.Message(c.ProtoReflect()); err != nil {
-		return nil, err
-	}
-	if d.shared == nil {
-		d.shared = map[sharedUnit][]byte{}
-	}
-	out := slices.Clone(w.Buf)
-	if d.inert {
-		out = inert.JSON(out)
-	}
-	d.shared[key] = out
-	return out, nil
-}
-
 func newDocStream(dst sink, indent bool, t ResourceType) *docStream {
-	d := &docStream{w: &docWriter{buf: dst, indent: indent}, t: t}
+	d := &docStream{w: &docWriter{buf: dst, indent: indent, shared: map[sharedUnit]*jsonUnit{}}, t: t}
 	d.w.buf.WriteByte('{')
 	d.w.key(1, "gateways", true)
 	d.w.buf.WriteByte('[')
@@ -515,15 +510,15 @@ func (d *docStream) gateway(g *Gateway) error {
 	if d.want(TypeCluster) {
 		clusters = make([]*jsonUnit, 0, len(g.Clusters))
 		for _, c := range g.Clusters {
-			u := unit(jsonUnit{msg: c, depth: 4})
-			clusters = append(clusters, u)
-			if _, ok := g.sharedBy[c]; ok {
-				if u.out, u.err = d.sharedOut(c, u.depth); u.err != nil {
-					return diag.Errorf(diag.Internal, "marshal: %v", u.err)
+			_, shares := g.sharedBy[c]
+			if shares {
+				if u, ok := d.w.shared[sharedUnit{c, clusterDepth}]; ok {
+					clusters = append(clusters, u)
+					continue
 				}
-				u.fixed = true
-				continue
 			}
+			u := unit(jsonUnit{msg: c, depth: clusterDepth, shares: shares})
+			clusters = append(clusters, u)
 			all = append(all, u)
 		}
 	}
@@ -591,7 +586,13 @@ func (d *docStream) unitCount(g *Gateway) int {
 		}
 	}
 	if d.want(TypeCluster) {
-		n += len(g.Clusters)
+		for _, c := range g.Clusters {
+			if _, ok := g.sharedBy[c]; !ok {
+				n++
+			} else if _, ok := d.w.shared[sharedUnit{c, clusterDepth}]; !ok {
+				n++
+			}
+		}
 	}
 	return n
 }
