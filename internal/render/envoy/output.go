@@ -64,7 +64,7 @@ type jsonUnit struct {
 	out          []byte
 	err          error
 	// fixed: out was written by an earlier Gateway (a cluster Gateways
-	// share, see docStream.shared) and stays as it is; the unit is the
+	// share, see docWriter.shared) and stays as it is; the unit is the
 	// one every later Gateway's list holds.
 	fixed bool
 	// shares: a cluster Gateways share, written here for the first
@@ -167,10 +167,20 @@ type docWriter struct {
 	indent bool
 	units  *unitStream
 	err    error
-	// shared: the units of the clusters Gateways share, once written
-	// (docStream.shared)
-	shared map[sharedUnit]*jsonUnit
+	// shared holds, for each cluster several Gateways share
+	// (Gateway.sharedBy), the unit its output is kept in: it writes the
+	// same bytes wherever it is listed (an element of "clusters", at
+	// clusterDepth), so it is written once, in the unit stream of the
+	// first Gateway that lists it (in parallel with that Gateway's other
+	// units), and every later Gateway's list holds that one fixed unit.
+	// A Gateway makes units for its own resources only: with G Gateways
+	// sharing S clusters, G×S units were made and dropped (a few hundred
+	// megabytes at 30k routes).
+	shared map[*clusterv3.Cluster]*jsonUnit
 }
+
+// clusterDepth is the depth of an element of a Gateway's "clusters".
+const clusterDepth = 4
 
 // unit writes u's output, from..to of it (to < 0: to the end).
 func (w *docWriter) unit(u *jsonUnit, from, to int) {
@@ -188,9 +198,9 @@ func (w *docWriter) unit(u *jsonUnit, from, to int) {
 		to = len(u.out)
 	}
 	w.buf.Write(u.out[from:to])
-	if u.shares {
-		// whole: a shared cluster is written in one piece (no hole)
-		w.shared[sharedUnit{u.msg, u.depth}] = &jsonUnit{out: slices.Clone(u.out), fixed: true}
+	if c, ok := u.msg.(*clusterv3.Cluster); ok && u.shares {
+		// whole: a cluster is written in one piece (no hole)
+		w.shared[c] = &jsonUnit{out: slices.Clone(u.out), fixed: true}
 		u.shares = false
 	}
 	if to == len(u.out) && u.skip == nil {
@@ -449,24 +459,8 @@ type docStream struct {
 	inert bool
 }
 
-// sharedUnit keys the output of a cluster several Gateways share
-// (Gateway.sharedBy): the same message at the same depth writes the same
-// bytes, so it is written once, by the first Gateway that lists it, in
-// that Gateway's unit stream (in parallel with its other units), and
-// every later Gateway's list holds the one fixed unit kept then
-// (docWriter.shared). A Gateway then makes units for its own resources
-// only: with G Gateways sharing S clusters, G×S units would otherwise be
-// made and dropped (a few hundred megabytes at 30k routes).
-// clusterDepth is the depth of an element of a Gateway's "clusters".
-const clusterDepth = 4
-
-type sharedUnit struct {
-	c     proto.Message
-	depth int
-}
-
 func newDocStream(dst sink, indent bool, t ResourceType) *docStream {
-	d := &docStream{w: &docWriter{buf: dst, indent: indent, shared: map[sharedUnit]*jsonUnit{}}, t: t}
+	d := &docStream{w: &docWriter{buf: dst, indent: indent, shared: map[*clusterv3.Cluster]*jsonUnit{}}, t: t}
 	d.w.buf.WriteByte('{')
 	d.w.key(1, "gateways", true)
 	d.w.buf.WriteByte('[')
@@ -479,9 +473,20 @@ func (d *docStream) want(rt ResourceType) bool { return d.t == TypeAll || d.t ==
 func (d *docStream) gateway(g *Gateway) error {
 	var listeners, clusters, all []*jsonUnit
 	var rcs []rcUnits
+	// clusters first: those an earlier Gateway wrote (docWriter.shared)
+	// are listed as they are, the others (nil) get a unit below
+	own := 0
+	if d.want(TypeCluster) {
+		clusters = make([]*jsonUnit, len(g.Clusters))
+		for i, c := range g.Clusters {
+			if clusters[i] = d.w.shared[c]; clusters[i] == nil {
+				own++
+			}
+		}
+	}
 	// One allocation for the Gateway's units: a Gateway of a large
-	// platform has thousands of clusters, each a unit.
-	units := make([]jsonUnit, 0, d.unitCount(g))
+	// platform has thousands of clusters of its own, each a unit.
+	units := make([]jsonUnit, 0, d.unitCount(g)+own)
 	unit := func(u jsonUnit) *jsonUnit {
 		units = append(units, u)
 		return &units[len(units)-1]
@@ -508,18 +513,12 @@ func (d *docStream) gateway(g *Gateway) error {
 		}
 	}
 	if d.want(TypeCluster) {
-		clusters = make([]*jsonUnit, 0, len(g.Clusters))
-		for _, c := range g.Clusters {
-			_, shares := g.sharedBy[c]
-			if shares {
-				if u, ok := d.w.shared[sharedUnit{c, clusterDepth}]; ok {
-					clusters = append(clusters, u)
-					continue
-				}
+		for i, c := range g.Clusters {
+			if clusters[i] == nil {
+				_, shares := g.sharedBy[c]
+				clusters[i] = unit(jsonUnit{msg: c, depth: clusterDepth, shares: shares})
+				all = append(all, clusters[i])
 			}
-			u := unit(jsonUnit{msg: c, depth: clusterDepth, shares: shares})
-			clusters = append(clusters, u)
-			all = append(all, u)
 		}
 	}
 	for i, u := range all {
@@ -574,7 +573,8 @@ func (d *docStream) gateway(g *Gateway) error {
 	return nil
 }
 
-// unitCount is how many units gateway makes of g's resources.
+// unitCount is how many units gateway makes of g's listeners and route
+// configurations.
 func (d *docStream) unitCount(g *Gateway) int {
 	n := 0
 	if d.want(TypeListener) {
@@ -583,15 +583,6 @@ func (d *docStream) unitCount(g *Gateway) int {
 	if d.want(TypeRoute) {
 		for _, rc := range g.RouteConfigurations {
 			n += 1 + len(rc.VirtualHosts)
-		}
-	}
-	if d.want(TypeCluster) {
-		for _, c := range g.Clusters {
-			if _, ok := g.sharedBy[c]; !ok {
-				n++
-			} else if _, ok := d.w.shared[sharedUnit{c, clusterDepth}]; !ok {
-				n++
-			}
 		}
 	}
 	return n
