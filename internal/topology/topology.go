@@ -413,8 +413,21 @@ func Build(m *model.Model, opt Options) *Graph {
 		g.Routes = append(g.Routes, r)
 		g.routes[mr.Key()] = r
 	}
-	for _, r := range g.Routes {
-		g.resolveParents(r) // in input order: each adds to its listeners' routes
+	// A route's parentRefs are its own to resolve: in parallel. What a
+	// resolution adds to the Gateways — its attachments to listeners'
+	// routes, a listener's selector it cannot decide — is kept per route
+	// and added afterwards in input order, as one loop added it.
+	// Each range of routes keeps its own record (ranges are consecutive,
+	// so the records in range order are in input order).
+	const routesPerRange = 64
+	fx := make([]parentEffects, (len(g.Routes)+routesPerRange-1)/routesPerRange)
+	parallel.Chunks(len(g.Routes), routesPerRange, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			g.resolveParents(g.Routes[i], &fx[lo/routesPerRange])
+		}
+	})
+	for i := range fx {
+		fx[i].apply(g)
 	}
 	// A route's backends are its own to resolve (resolveBackends): in
 	// parallel, the findings taken in route order.
@@ -609,14 +622,49 @@ func hostOf(h *gwv1.Hostname) string {
 	return string(*h)
 }
 
-func (g *Graph) resolveParents(r *Route) {
+// parentEffects is what resolving routes' parentRefs adds to the
+// Gateways, in the order resolving them met it: the attachments to their
+// listeners' routes and the listener selectors it could not decide
+// (undecidedNamespace). Ranges of routes are resolved in parallel, each
+// into a record of its own; apply, called in input order, adds them.
+type parentEffects struct {
+	attached  []listenerRoute
+	undecided []undecidedSelector
+}
+
+type listenerRoute struct {
+	l *Listener
+	a *Attachment
+}
+
+type undecidedSelector struct {
+	undecidedKey
+	sel labels.Selector
+}
+
+func (fx *parentEffects) attach(l *Listener, a *Attachment) {
+	fx.attached = append(fx.attached, listenerRoute{l, a})
+}
+
+func (fx *parentEffects) apply(g *Graph) {
+	for _, at := range fx.attached {
+		at.l.Routes = append(at.l.Routes, at.a)
+	}
+	for _, u := range fx.undecided {
+		g.undecidedNamespace(u.l, u.ns, u.sel)
+	}
+}
+
+// resolveParents resolves r's parentRefs; it changes r alone and records
+// in fx what it adds to the Gateways.
+func (g *Graph) resolveParents(r *Route, fx *parentEffects) {
 	for i, ref := range r.ParentRefs {
 		if ref.Kind != nil && *ref.Kind == "HTTPRoute" {
 			continue // a delegatee accepting a parent route: delegation reports it
 		}
 		p := &Parent{Index: i, Ref: defaultParentRef(ref, r.Meta.Namespace)}
 		r.Parents = append(r.Parents, p)
-		g.resolveParent(r, p)
+		g.resolveParent(r, p, fx)
 		if !p.Accepted && !p.Unwatched {
 			// a parent not found (or a ListenerSet its Gateway declines):
 			// the controller that would report it does not read the kind
@@ -663,7 +711,7 @@ func groupKind(group, kind string) string {
 	return group + "/" + kind
 }
 
-func (g *Graph) resolveParent(r *Route, p *Parent) {
+func (g *Graph) resolveParent(r *Route, p *Parent, fx *parentEffects) {
 	ref := p.Ref
 	ns, name := string(*ref.Namespace), string(ref.Name)
 	var candidates []*Listener
@@ -716,7 +764,7 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 		}
 	}
 	if g.controllerOf(p.Gateway).AdmissionFirst {
-		if reason, msg := admissionFirst(g, r, candidates, ref); reason != "" {
+		if reason, msg := admissionFirst(g, r, candidates, ref, fx); reason != "" {
 			p.reject(reason, msg)
 			return
 		}
@@ -737,7 +785,7 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 	}
 	reason, msg := "", ""
 	for _, l := range candidates {
-		if why := g.admits(l, r); why != "" {
+		if why := g.admits(l, r, fx); why != "" {
 			if reason == "" {
 				reason, msg = "NotAllowedByListeners", why
 			}
@@ -757,7 +805,7 @@ func (g *Graph) resolveParent(r *Route, p *Parent) {
 		}
 		p.Listeners = append(p.Listeners, l)
 		p.Hostnames = append(p.Hostnames, hosts)
-		l.Routes = append(l.Routes, &Attachment{Route: r, Parent: p, Hostnames: hosts})
+		fx.attach(l, &Attachment{Route: r, Parent: p, Hostnames: hosts})
 	}
 	if len(p.Listeners) == 0 {
 		if reason == "" { // the parent has no listeners at all
@@ -775,10 +823,10 @@ func (p *Parent) reject(reason, msg string) { p.Reason, p.Message = reason, msg 
 // Controller.AdmissionFirst, from all the listeners of its parent: ""
 // when a listener it selects admits the route, which the Gateway API's
 // order then judges by hostname.
-func admissionFirst(g *Graph, r *Route, all []*Listener, ref gwv1.ParentReference) (reason, msg string) {
+func admissionFirst(g *Graph, r *Route, all []*Listener, ref gwv1.ParentReference, fx *parentEffects) (reason, msg string) {
 	first, admitted := "", false
 	for _, l := range all {
-		why := g.allows(l, r)
+		why := g.allows(l, r, fx)
 		if why != "" {
 			if first == "" {
 				first = why
@@ -824,16 +872,17 @@ func selection(ref gwv1.ParentReference) string {
 }
 
 // admits returns why a listener refuses a route, or "".
-func (g *Graph) admits(l *Listener, r *Route) string {
+func (g *Graph) admits(l *Listener, r *Route, fx *parentEffects) string {
 	if l.Conflicted {
 		return fmt.Sprintf("listener %s conflicts with another listener on port %d", l.Name, l.Port)
 	}
-	return g.allows(l, r)
+	return g.allows(l, r, fx)
 }
 
 // allows returns why a listener's allowedRoutes (and protocol) refuse
-// a route's kind or namespace, or "".
-func (g *Graph) allows(l *Listener, r *Route) string {
+// a route's kind or namespace, or ""; a selector it cannot decide is
+// recorded in fx.
+func (g *Graph) allows(l *Listener, r *Route, fx *parentEffects) string {
 	if !kindAllowed(l, r.Kind) {
 		return fmt.Sprintf("listener %s (%s) does not allow %s", l.Name, l.Protocol, r.Kind)
 	}
@@ -868,7 +917,7 @@ func (g *Graph) allows(l *Listener, r *Route) string {
 				// Only the automatic name label is known: the selector
 				// cannot be decided, so the route is let in (and analysed)
 				// and the listener reported, instead of a false refusal.
-				g.undecidedNamespace(l, ns, s)
+				fx.undecided = append(fx.undecided, undecidedSelector{undecidedKey{l, ns}, s})
 				return ""
 			}
 		}

@@ -63,9 +63,13 @@ type jsonUnit struct {
 	hole, holeAt int
 	out          []byte
 	err          error
-	// fixed: out was written before the unit stream started (a cluster
-	// Gateways share, see docStream.sharedOut) and stays as it is.
+	// fixed: out was written by an earlier Gateway (a cluster Gateways
+	// share, see docWriter.shared) and stays as it is; the unit is the
+	// one every later Gateway's list holds.
 	fixed bool
+	// shares: a cluster Gateways share, written here for the first
+	// time; its output is kept for the later Gateways (docWriter.unit).
+	shares bool
 }
 
 const (
@@ -163,7 +167,20 @@ type docWriter struct {
 	indent bool
 	units  *unitStream
 	err    error
+	// shared holds, for each cluster several Gateways share
+	// (Gateway.sharedBy), the unit its output is kept in: it writes the
+	// same bytes wherever it is listed (an element of "clusters", at
+	// clusterDepth), so it is written once, in the unit stream of the
+	// first Gateway that lists it (in parallel with that Gateway's other
+	// units), and every later Gateway's list holds that one fixed unit.
+	// A Gateway makes units for its own resources only: with G Gateways
+	// sharing S clusters, G×S units were made and dropped (a few hundred
+	// megabytes at 30k routes).
+	shared map[*clusterv3.Cluster]*jsonUnit
 }
+
+// clusterDepth is the depth of an element of a Gateway's "clusters".
+const clusterDepth = 4
 
 // unit writes u's output, from..to of it (to < 0: to the end).
 func (w *docWriter) unit(u *jsonUnit, from, to int) {
@@ -181,6 +198,11 @@ func (w *docWriter) unit(u *jsonUnit, from, to int) {
 		to = len(u.out)
 	}
 	w.buf.Write(u.out[from:to])
+	if c, ok := u.msg.(*clusterv3.Cluster); ok && u.shares {
+		// whole: a cluster is written in one piece (no hole)
+		w.shared[c] = &jsonUnit{out: slices.Clone(u.out), fixed: true}
+		u.shares = false
+	}
 	if to == len(u.out) && u.skip == nil {
 		u.out = nil // written: its chunk's buffer is reused by a later wave
 	}
@@ -435,43 +457,10 @@ type docStream struct {
 	writers []*xdsjson.Writer // reused by every Gateway's unit stream
 	// inert: everything is written as inert.JSON makes it (NewInertStream)
 	inert bool
-	// shared holds what a cluster several Gateways share
-	// (Gateway.sharedBy) was written as, so that it is written once:
-	// the same message at the same depth writes the same bytes.
-	shared  map[sharedUnit][]byte
-	sharedW xdsjson.Writer
-}
-
-type sharedUnit struct {
-	c     *clusterv3.Cluster
-	depth int
-}
-
-// sharedOut is the output of a cluster Gateways share, written the
-// first time it is asked for.
-func (d *docStream) sharedOut(c *clusterv3.Cluster, depth int) ([]byte, error) {
-	key := sharedUnit{c, depth}
-	if out, ok := d.shared[key]; ok {
-		return out, nil
-	}
-	w := &d.sharedW
-	w.Indent, w.Depth, w.Skip, w.HoleAt, w.Buf = d.w.indent, depth, nil, -1, w.Buf[:0]
-	if err := w.Message(c.ProtoReflect()); err != nil {
-		return nil, err
-	}
-	if d.shared == nil {
-		d.shared = map[sharedUnit][]byte{}
-	}
-	out := slices.Clone(w.Buf)
-	if d.inert {
-		out = inert.JSON(out)
-	}
-	d.shared[key] = out
-	return out, nil
 }
 
 func newDocStream(dst sink, indent bool, t ResourceType) *docStream {
-	d := &docStream{w: &docWriter{buf: dst, indent: indent}, t: t}
+	d := &docStream{w: &docWriter{buf: dst, indent: indent, shared: map[*clusterv3.Cluster]*jsonUnit{}}, t: t}
 	d.w.buf.WriteByte('{')
 	d.w.key(1, "gateways", true)
 	d.w.buf.WriteByte('[')
@@ -484,9 +473,20 @@ func (d *docStream) want(rt ResourceType) bool { return d.t == TypeAll || d.t ==
 func (d *docStream) gateway(g *Gateway) error {
 	var listeners, clusters, all []*jsonUnit
 	var rcs []rcUnits
+	// clusters first: those an earlier Gateway wrote (docWriter.shared)
+	// are listed as they are, the others (nil) get a unit below
+	own := 0
+	if d.want(TypeCluster) {
+		clusters = make([]*jsonUnit, len(g.Clusters))
+		for i, c := range g.Clusters {
+			if clusters[i] = d.w.shared[c]; clusters[i] == nil {
+				own++
+			}
+		}
+	}
 	// One allocation for the Gateway's units: a Gateway of a large
-	// platform has thousands of clusters, each a unit.
-	units := make([]jsonUnit, 0, d.unitCount(g))
+	// platform has thousands of clusters of its own, each a unit.
+	units := make([]jsonUnit, 0, d.unitCount(g)+own)
 	unit := func(u jsonUnit) *jsonUnit {
 		units = append(units, u)
 		return &units[len(units)-1]
@@ -513,18 +513,12 @@ func (d *docStream) gateway(g *Gateway) error {
 		}
 	}
 	if d.want(TypeCluster) {
-		clusters = make([]*jsonUnit, 0, len(g.Clusters))
-		for _, c := range g.Clusters {
-			u := unit(jsonUnit{msg: c, depth: 4})
-			clusters = append(clusters, u)
-			if _, ok := g.sharedBy[c]; ok {
-				if u.out, u.err = d.sharedOut(c, u.depth); u.err != nil {
-					return diag.Errorf(diag.Internal, "marshal: %v", u.err)
-				}
-				u.fixed = true
-				continue
+		for i, c := range g.Clusters {
+			if clusters[i] == nil {
+				_, shares := g.sharedBy[c]
+				clusters[i] = unit(jsonUnit{msg: c, depth: clusterDepth, shares: shares})
+				all = append(all, clusters[i])
 			}
-			all = append(all, u)
 		}
 	}
 	for i, u := range all {
@@ -579,7 +573,8 @@ func (d *docStream) gateway(g *Gateway) error {
 	return nil
 }
 
-// unitCount is how many units gateway makes of g's resources.
+// unitCount is how many units gateway makes of g's listeners and route
+// configurations.
 func (d *docStream) unitCount(g *Gateway) int {
 	n := 0
 	if d.want(TypeListener) {
@@ -589,9 +584,6 @@ func (d *docStream) unitCount(g *Gateway) int {
 		for _, rc := range g.RouteConfigurations {
 			n += 1 + len(rc.VirtualHosts)
 		}
-	}
-	if d.want(TypeCluster) {
-		n += len(g.Clusters)
 	}
 	return n
 }
