@@ -539,15 +539,16 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 }
 
 // builtPerListener reports whether a route claim's policy is translated
-// only merged, per listener: a BackendTrafficPolicy or
-// EnvoyExtensionPolicy with mergeType on a route or route rule
-// (processBackendTrafficPolicyForRoute, processEnvoyExtensionPolicyForRoute:
-// the merge branch builds the policy on each listener of the route's
-// parent contexts, into the closest policy above it or alone, and writes
-// a failure on that listener's entry, Gateway/ns/gw#listener).
+// only merged, per listener: a BackendTrafficPolicy, EnvoyExtensionPolicy
+// or SecurityPolicy with mergeType on a route or route rule
+// (processBackendTrafficPolicyForRoute, processEnvoyExtensionPolicyForRoute,
+// processSecurityPolicyForRoute — after the validator, which refuses the
+// policy on the parentRefs' ancestors first: the merge branch builds the
+// policy on each listener of the route's parent contexts, into the closest
+// policy above it or alone, and writes a failure on that listener's
+// entry, Gateway/ns/gw#listener).
 func (s *statusRun) builtPerListener(c *claim) bool {
-	return (s.kind == backendTrafficPolicy || s.kind == envoyExtensionPolicy) &&
-		(c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).merges
+	return s.kind.mergeable && (c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).merges
 }
 
 // refusedOnRoute is the refusal of p, a SecurityPolicy, on t, a route or
