@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // joinOrder is, per kind, the order in which Envoy Gateway's translator
@@ -53,18 +54,29 @@ func specKey(field string) string {
 }
 
 // joinedErrors is Envoy Gateway's condition message for the errors of one
-// translation of a policy of kind k (its findings there, invalid):
+// translation of p, a policy of kind k (its findings there, invalid):
 // ordered as the translator builds the features (joinOrder; a finding of
-// no listed field first, as found; the geolocation check, which runs
-// after every builder, last), those of a field Envoy Gateway builds per
+// no listed field first, as found — the validator's refusal, which is
+// then the only one, too; the geolocation check, which runs after every
+// builder, last), those of a field Envoy Gateway builds per
 // parentRef repeated once for each of parents parentRefs (a route target;
 // 0 elsewhere), several errors of one feature under its label once (the
 // builder joins them before the label is put in front, perr.WithMessage),
 // joined by new lines, and the whole as status.Error2ConditionMsg writes
 // it: the first letter upper-cased and a full stop at the end.
-func joinedErrors(k *Kind, invalid []diag.Diagnostic, geo *diag.Diagnostic, route bool, parents int) string {
+func joinedErrors(k *Kind, p *policy.Policy, invalid []diag.Diagnostic, route bool, parents int) string {
 	if len(invalid) == 0 {
 		return ""
+	}
+	d := decoded(p)
+	geo := d.geo
+	refusal := func(f diag.Diagnostic) bool {
+		for _, r := range d.refusals {
+			if r != nil && r.Field == f.Field && r.Message == f.Message {
+				return true
+			}
+		}
+		return false
 	}
 	order := joinOrder[k].listeners
 	var perParent []string
@@ -75,30 +87,33 @@ func joinedErrors(k *Kind, invalid []diag.Diagnostic, geo *diag.Diagnostic, rout
 		}
 	}
 	last := len(order) + 1
-	rank := func(d diag.Diagnostic) int {
-		if geo != nil && d.Field == geo.Field && d.Message == geo.Message {
+	rank := func(f diag.Diagnostic) int {
+		switch {
+		case geo != nil && f.Field == geo.Field && f.Message == geo.Message:
 			return last
+		case refusal(f):
+			return -1
 		}
-		return slices.Index(order, specKey(d.Field)) // -1: first
+		return slices.Index(order, specKey(f.Field)) // -1: first
 	}
 	ds := slices.Clone(invalid)
 	slices.SortStableFunc(ds, func(a, b diag.Diagnostic) int { return cmp.Compare(rank(a), rank(b)) })
 	var once, each, after []diag.Diagnostic
-	for _, d := range ds {
+	for _, f := range ds {
 		switch {
-		case rank(d) == last:
-			after = append(after, d)
-		case slices.Contains(perParent, specKey(d.Field)):
-			each = append(each, d)
+		case rank(f) == last:
+			after = append(after, f)
+		case rank(f) >= 0 && slices.Contains(perParent, specKey(f.Field)):
+			each = append(each, f)
 		default:
-			once = append(once, d)
+			once = append(once, f)
 		}
 	}
 	var parts []string
 	add := func(block []diag.Diagnostic) {
-		for i, d := range block {
-			msg := d.Message
-			if i > 0 && specKey(d.Field) == specKey(block[i-1].Field) {
+		for i, f := range block {
+			msg := f.Message
+			if i > 0 && specKey(f.Field) == specKey(block[i-1].Field) {
 				// one builder's errors, joined under one label
 				msg = withoutLabel(block[i-1].Message, msg)
 			}

@@ -862,7 +862,7 @@ func (s *statusRun) invalidMessage(p *policy.Policy, invalid []diag.Diagnostic, 
 			}
 		}
 	}
-	return joinedErrors(s.kind, invalid, decoded(p).geo, route, parents)
+	return joinedErrors(s.kind, p, invalid, route, parents)
 }
 
 // set puts a condition on p's entry for a, creating the entry; a second
@@ -1104,7 +1104,7 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 	if !rc.policy.IsValid() && s.builtPerListener(rc) {
 		// built there, merged or alone, it fails there
 		// built for this listener's parent alone
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, rc.policy.Invalid, decoded(rc.policy).geo, true, 1)))
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, rc.policy, rc.policy.Invalid, true, 1)))
 		return nil
 	}
 	if c == nil {
@@ -1114,7 +1114,7 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 		// Nothing valid to merge into: the merged result is invalid on
 		// that listener (merge finds the parent invalid there), and
 		// the parent counts as overridden.
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, c.policy.Invalid, decoded(c.policy).geo, true, 1)))
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, c.policy, c.policy.Invalid, true, 1)))
 		return nil
 	}
 	if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
@@ -1534,5 +1534,5 @@ func namedHostRoutes(l *topology.Listener) (n int, named string) {
 // meets it (joinedErrors: after the TCP keepalive, connection, timeout
 // and header errors, before the rest).
 func withBuilderError(p *policy.Policy, msg string) string {
-	return joinedErrors(clientTrafficPolicy, append(slices.Clone(p.Invalid), diag.Diagnostic{Field: "spec.http1.http10.useDefaultHost", Message: msg}), nil, false, 0)
+	return joinedErrors(clientTrafficPolicy, p, append(slices.Clone(p.Invalid), diag.Diagnostic{Field: "spec.http1.http10.useDefaultHost", Message: msg}), false, 0)
 }
