@@ -53,6 +53,10 @@ func TestEnvoyGatewayJoinedErrors(t *testing.T) {
 			policy("BackendTrafficPolicy", route, "  http2: {initialStreamWindowSize: 1Ki, initialConnectionWindowSize: 1Ti}\n"+
 				"  responseOverride: [{match: {statusCodes: [{value: 500}]}, response: {contentType: text/plain, body: {type: ValueRef, valueRef: {group: '', kind: ConfigMap, name: nocm}}}}]\n"),
 			"HTTP2: InitialStreamWindowSize value 1Ki is out of range, must be between 65535 and 2147483647\nInitialConnectionWindowSize value 1Ti is out of range, must be between 65535 and 2147483647\nResponseOverride: can't find the referenced configmap infra/nocm."},
+		{"the validator's refusal on a route of two parentRefs: alone, once",
+			policy("SecurityPolicy", route, "  oidc: {provider: {issuer: 'https://idp.example.com', authorizationEndpoint: 'https://idp.example.com/auth', tokenEndpoint: 'https://idp.example.com/token'}, clientID: c, clientSecret: {name: nosecret}, passThroughAuthHeader: true}\n"+
+				"  basicAuth: {users: {name: nope}}\n"),
+			"Invalid SecurityPolicy: the OIDC.PassThroughAuthHeader setting must be used in conjunction with JWT settings."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "in.yaml")
