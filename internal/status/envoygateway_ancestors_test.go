@@ -238,6 +238,14 @@ func TestBackendTLSPolicyCallerTranslated(t *testing.T) {
 // TestEnvoyGatewayOracle.
 func TestEnvoyGatewayMergedRouteErrorsOnListeners(t *testing.T) {
 	const bad = "  connection: {bufferLimit: 100m}\n  mergeType: StrategicMerge\n"
+	// a SecurityPolicy is built the same way (processSecurityPolicyForRoute's
+	// merge branch), after its validator
+	sp := func(ns, name, target, extra string) string {
+		kind, tname, _ := strings.Cut(target, "/")
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: " + name + ", namespace: " + ns + "}\nspec:\n" +
+			"  targetRefs: [{group: gateway.networking.k8s.io, kind: " + kind + ", name: " + tname + "}]\n" + extra
+	}
+	const badSecurity = "  basicAuth: {users: {name: nope}}\n  mergeType: StrategicMerge\n"
 	tests := []struct {
 		name, docs string
 		want       []string
@@ -262,13 +270,30 @@ func TestEnvoyGatewayMergedRouteErrorsOnListeners(t *testing.T) {
 		name: "without mergeType the route's own entry is Invalid",
 		docs: btp("app", "route-policy", "HTTPRoute/rb", "  connection: {bufferLimit: 100m}\n"),
 		want: []string{"BackendTrafficPolicy/app/route-policy @ Gateway/infra/gw: Accepted=False/Invalid"},
+	}, {
+		name: "a SecurityPolicy under a Gateway policy",
+		docs: sp("infra", "gw-policy", "Gateway/gw", "  cors: {allowOrigins: ['https://a.example.com']}\n") + sp("app", "route-policy", "HTTPRoute/rb", badSecurity),
+		want: []string{
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw#b: Accepted=False/Invalid",
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+			"SecurityPolicy/infra/gw-policy @ Gateway/infra/gw: Accepted=True/Accepted Overridden=True/Overridden",
+		},
+	}, {
+		name: "a SecurityPolicy alone",
+		docs: sp("app", "route-policy", "HTTPRoute/rb", badSecurity),
+		want: []string{
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw#a: Accepted=False/Invalid",
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw#b: Accepted=False/Invalid",
+			"SecurityPolicy/app/route-policy @ Gateway/infra/gw: Accepted=True/Accepted",
+		},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			lines, _ := egStatuses(compile(t, egBase+tc.docs))
 			var got []string
 			for key, conds := range lines {
-				if strings.HasPrefix(key, "BackendTrafficPolicy/") {
+				if strings.HasPrefix(key, "BackendTrafficPolicy/") || strings.HasPrefix(key, "SecurityPolicy/") {
 					got = append(got, key+": "+conds)
 				}
 			}

@@ -604,7 +604,7 @@ func TestClientTrafficPolicyHTTP10DefaultHost(t *testing.T) {
 			want: "Accepted=True/Accepted"},
 		{name: "the builders before HTTP1 report first",
 			docs: egGateway("  - {name: a, protocol: HTTP, port: 80, "+open+"}\n") + ctp("", "  timeout: {tcp: {idleTimeout: x}}\n"),
-			want: "Accepted=False/Invalid", msg: "Timeout: invalid TCP IdleTimeout value x.; " + only},
+			want: "Accepted=False/Invalid", msg: "Timeout: invalid TCP IdleTimeout value x\n" + only},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

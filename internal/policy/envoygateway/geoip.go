@@ -91,7 +91,10 @@ func refineGeo(p *policy.Policy, g *topology.Graph) {
 		return
 	}
 	dec := decideGeo(ls, g.Model, geoNeeds(a.Authorization))
-	if len(dec.problems) > 0 && len(dec.settings) > 0 && !hasOtherFindings(p) {
+	// (a policy with mergeType is built per listener already, merged
+	// into what is above it there: its errors are written per listener,
+	// builtPerListener; it stays refused whole here)
+	if len(dec.problems) > 0 && len(dec.settings) > 0 && !hasOtherFindings(p) && !decoded(p).merges {
 		dec.split = true
 	}
 	recordGeo(p, dec)

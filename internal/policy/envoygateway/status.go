@@ -567,15 +567,16 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 }
 
 // builtPerListener reports whether a route claim's policy is translated
-// only merged, per listener: a BackendTrafficPolicy or
-// EnvoyExtensionPolicy with mergeType on a route or route rule
-// (processBackendTrafficPolicyForRoute, processEnvoyExtensionPolicyForRoute:
-// the merge branch builds the policy on each listener of the route's
-// parent contexts, into the closest policy above it or alone, and writes
-// a failure on that listener's entry, Gateway/ns/gw#listener).
+// only merged, per listener: a BackendTrafficPolicy, EnvoyExtensionPolicy
+// or SecurityPolicy with mergeType on a route or route rule
+// (processBackendTrafficPolicyForRoute, processEnvoyExtensionPolicyForRoute,
+// processSecurityPolicyForRoute — after the validator, which refuses the
+// policy on the parentRefs' ancestors first: the merge branch builds the
+// policy on each listener of the route's parent contexts, into the closest
+// policy above it or alone, and writes a failure on that listener's
+// entry, Gateway/ns/gw#listener).
 func (s *statusRun) builtPerListener(c *claim) bool {
-	return (s.kind == backendTrafficPolicy || s.kind == envoyExtensionPolicy) &&
-		(c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).merges
+	return s.kind.mergeable && (c.target.level == levelRoute || c.target.level == levelRule) && decoded(c.policy).merges
 }
 
 // refusedOnRoute is the refusal of p, a SecurityPolicy, on t, a route or
@@ -815,7 +816,7 @@ func (s *statusRun) acceptOn(p *policy.Policy, invalid []diag.Diagnostic, a entr
 	if len(invalid) == 0 {
 		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
 	} else {
-		s.set(p, a, cond("Accepted", false, "Invalid", invalidMessage(invalid)))
+		s.set(p, a, cond("Accepted", false, "Invalid", s.invalidMessage(p, invalid, c.target)))
 	}
 	s.warn(p, a, c)
 }
@@ -875,12 +876,21 @@ func (s *statusRun) http3Warning(c *claim) [2]string {
 	return [2]string{"UnsupportedHTTP3ClientValidation", fmt.Sprintf("HTTP/3 was disabled for listeners %v because Envoy does not support downstream client TLS validation over QUIC", names)}
 }
 
-func invalidMessage(invalid []diag.Diagnostic) string {
-	var ms []string
-	for _, d := range invalid {
-		ms = append(ms, d.Message)
+// invalidMessage is the condition message of p's findings on target t,
+// as Envoy Gateway joins its translation's errors there (joinedErrors): on
+// a route, the features built per parentRef once for each parentRef with
+// a Gateway of Envoy Gateway's that allows the route.
+func (s *statusRun) invalidMessage(p *policy.Policy, invalid []diag.Diagnostic, t target) string {
+	route := t.level == levelRoute || t.level == levelRule
+	parents := 0
+	if route {
+		for _, pa := range t.route.Parents {
+			if pa.Gateway != nil && len(pa.Allowed) > 0 && s.managed(pa.Gateway) {
+				parents++
+			}
+		}
 	}
-	return strings.Join(ms, "; ")
+	return joinedErrors(s.kind, p, invalid, route, parents)
 }
 
 // set puts a condition on p's entry for a, creating the entry; a second
@@ -1121,7 +1131,8 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 	}
 	if !rc.policy.IsValid() && s.builtPerListener(rc) {
 		// built there, merged or alone, it fails there
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(rc.policy.Invalid)))
+		// built for this listener's parent alone
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, rc.policy, rc.policy.Invalid, true, 1)))
 		return nil
 	}
 	if c == nil {
@@ -1131,7 +1142,7 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 		// Nothing valid to merge into: the merged result is invalid on
 		// that listener (merge finds the parent invalid there), and
 		// the parent counts as overridden.
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", invalidMessage(c.policy.Invalid)))
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, c.policy, c.policy.Invalid, true, 1)))
 		return nil
 	}
 	if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
@@ -1546,18 +1557,10 @@ func namedHostRoutes(l *topology.Listener) (n int, named string) {
 	return n, named
 }
 
-// withBuilderError puts msg among p's own translation errors where Envoy
-// Gateway's translateClientTrafficPolicyForListener meets it: after the
-// TCP keepalive, connection, timeout and header errors, before the rest.
+// withBuilderError puts msg, an HTTP1 error, among p's own translation
+// errors where Envoy Gateway's translateClientTrafficPolicyForListener
+// meets it (joinedErrors: after the TCP keepalive, connection, timeout
+// and header errors, before the rest).
 func withBuilderError(p *policy.Policy, msg string) string {
-	var before, after []string
-	for _, d := range p.Invalid {
-		field := d.Field + "."
-		if strings.HasPrefix(field, "spec.tcpKeepalive.") || strings.HasPrefix(field, "spec.connection.") || strings.HasPrefix(field, "spec.timeout.") || strings.HasPrefix(field, "spec.headers.") {
-			before = append(before, d.Message)
-		} else {
-			after = append(after, d.Message)
-		}
-	}
-	return strings.Join(slices.Concat(before, []string{msg}, after), "; ")
+	return joinedErrors(clientTrafficPolicy, p, append(slices.Clone(p.Invalid), diag.Diagnostic{Field: "spec.http1.http10.useDefaultHost", Message: msg}), false, 0)
 }
