@@ -133,8 +133,8 @@ func runExplain(o *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	names, answers := explainRender(c, o.RenderTarget)
-	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers, Guardrails: c.Config.Guardrails}
+	names, answers, leftOut := explainRender(c, o.RenderTarget)
+	opt := explain.Options{Field: o.Field, ShowValues: o.ShowValues, RouteNames: names, Answers: answers, ClusterLeftOut: leftOut, Guardrails: c.Config.Guardrails}
 	rep, err := explain.Explain(c.Result, t, opt)
 	if err != nil {
 		return lookupResult(c, err)

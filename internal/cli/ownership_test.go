@@ -280,7 +280,7 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 							if !ok {
 								continue
 							}
-							if status, body := envoy.RouteAnswer(er.route); status != 0 {
+							if status, body := envoy.RouteAnswerIn(er.route, func(name string) bool { return er.clusters[name] != nil }); status != 0 {
 								replaced++
 								checkReplaced(t, c, out, rp.Route, rule.Rule, path, l, status, body, target+" "+name)
 								continue

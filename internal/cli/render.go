@@ -476,8 +476,10 @@ func lintExtra(c *pipeline.Compiled, target string) ([]diag.Diagnostic, error) {
 // only render knows (a capability the target lacks, a field that cannot
 // be rendered) — rendering only the Gateways explain asks about, each
 // once, with the target render would use (asked: --target or config,
-// else inferred per Gateway).
-func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rule, *merge.RulePath, *topology.Listener) []string, answers func(*topology.Rule, *merge.RulePath, *topology.Listener) []explain.Answer) {
+// else inferred per Gateway); and, for a backend's cluster, the Gateways
+// that leave it out for such a reason (every Gateway rendered once, when
+// a backend is explained).
+func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rule, *merge.RulePath, *topology.Listener) []string, answers func(*topology.Rule, *merge.RulePath, *topology.Listener) []explain.Answer, leftOut func(string) []explain.LeftOut) {
 	rendered := map[*topology.Gateway]*envoy.Output{}
 	outputFor := func(l *topology.Listener) *envoy.Output {
 		out, ok := rendered[l.Gateway]
@@ -496,7 +498,23 @@ func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rul
 	answers = func(rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []explain.Answer {
 		return fixedAnswers(outputFor(l), rule, path, l)
 	}
-	return names, answers
+	var whole *envoy.Output // every Gateway, for a backend's clusters
+	leftOut = func(cluster string) []explain.LeftOut {
+		if whole == nil {
+			whole, _ = renderPlatform(c, asked, false, nil)
+		}
+		if whole == nil {
+			return nil
+		}
+		var out []explain.LeftOut
+		for _, g := range whole.Gateways {
+			if why, ok := g.ClusterLeftOut(cluster); ok {
+				out = append(out, explain.LeftOut{Gateway: g.Namespace + "/" + g.Name, Why: why})
+			}
+		}
+		return out
+	}
+	return names, answers, leftOut
 }
 
 // fixedAnswers are the Envoy routes of a rule on a listener that answer a

@@ -118,6 +118,11 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 		t.Notes = append(t.Notes, "not accepted by its controller ("+acceptedText(v)+"): its cluster is left out of the Envoy config, "+
 			"so the requests routes send it answer 500, and none of the fields listed take effect")
 	}
+	if opt.ClusterLeftOut != nil {
+		for _, lo := range opt.ClusterLeftOut(t.Cluster) {
+			t.Notes = append(t.Notes, "left out of the Envoy config of Gateway "+lo.Gateway+" ("+lo.Why+"): the routes sending to it there answer their cluster-not-found status, and none of the fields listed take effect there")
+		}
+	}
 	pts := bp.ForPort(portName)
 	var effective []merge.EffectiveField
 	for _, pt := range pts {

@@ -133,6 +133,11 @@ type Options struct {
 	// not know (a capability the render target lacks, a field that cannot
 	// be rendered): route name, status and the response body saying why.
 	Answers func(*topology.Rule, *merge.RulePath, *topology.Listener) []Answer
+	// ClusterLeftOut returns the Gateways whose config render leaves a
+	// backend's cluster out of, for a reason the merge result does not
+	// know (a field of a policy on the backend cannot be rendered into
+	// it), with why; none when every Gateway keeps it.
+	ClusterLeftOut func(cluster string) []LeftOut
 	// Guardrails are the platform's rules (config guardrails:) to show
 	// per field and target; none: no guardrail is shown.
 	Guardrails []guardrail.Rule
@@ -143,6 +148,13 @@ type Answer struct {
 	Route  string
 	Status int
 	Body   string
+}
+
+// LeftOut is a Gateway (NAMESPACE/NAME) whose config leaves a cluster
+// out, and why.
+type LeftOut struct {
+	Gateway string
+	Why     string
 }
 
 // Listener explains a listener's own effective view.

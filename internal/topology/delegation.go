@@ -174,6 +174,7 @@ func (g *Graph) resolveDelegation() {
 			g.judgeServed(r)
 		}
 	}
+	g.wordDelegationFindings()
 	g.reportUnserved()
 	state := map[*Route]int{} // 0 unvisited, 1 in progress, 2 done
 	for _, r := range g.Routes {
@@ -208,7 +209,7 @@ func (g *Graph) link() {
 					child.DelegatedBy = append(child.DelegatedBy, d)
 				}
 				if len(children) == 0 {
-					g.delegationToNothing(parent, b)
+					g.delegationToNothing(parent, rule, b)
 					continue
 				}
 				b.Resolved, b.Reason, b.Message = true, "", ""
@@ -288,12 +289,12 @@ func (ix routeIndex) labelled(label string) map[string][]*Route {
 // route unresolved, with the controller's reason (DelegationRules.
 // Unresolved; the rule answers 500 when nothing else resolves), and says
 // why: the traffic must not fall through to a broader route unnoticed.
-func (g *Graph) delegationToNothing(parent *Route, b *Backend) {
+func (g *Graph) delegationToNothing(parent *Route, rule *Rule, b *Backend) {
 	b.Resolved = false
 	b.Reason, b.Message = g.delegation.Unresolved(parent, b, nil)
 	b.Why = g.whyNoChildren(parent, b)
-	g.Diagnostics = append(g.Diagnostics, diag.Diagnostic{Code: LintDelegationToNothing.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
-		Message: fmt.Sprintf("backendRef delegates to no route: %s; the rule answers 500", b.Why)})
+	g.reportDelegation(rule, diag.Diagnostic{Code: LintDelegationToNothing.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
+		Message: "backendRef delegates to no route: " + b.Why})
 }
 
 // whyNoChildren explains an empty selection: nothing matches, only the

@@ -143,9 +143,9 @@ func (f *flattener) delegate(parent *Route, rule *Rule, m gwv1.HTTPRouteMatch, v
 		case len(ds) == 0: // selected nothing: reported when resolving
 			why = cmp.Or(b.Why, "it selects no route")
 		case f.cycle(ds) != nil:
-			why = f.g.refuseCycle(parent, b, f.cycle(ds))
+			why = f.g.refuseCycle(parent, rule, b, f.cycle(ds))
 		case !f.children(rule, ds, m, via):
-			why = f.g.noneKept(parent, b, ds, m)
+			why = f.g.noneKept(parent, rule, b, ds, m)
 		}
 	}
 	return why
@@ -193,12 +193,12 @@ func (f *flattener) children(rule *Rule, ds []*Delegation, m gwv1.HTTPRouteMatch
 // refuseCycle marks a delegating backendRef that leads back to a route
 // above it (ResolvedRefs False with the controller's reason,
 // DelegationRules.Unresolved; the match answers 500) and reports it once.
-func (g *Graph) refuseCycle(parent *Route, b *Backend, d *Delegation) string {
+func (g *Graph) refuseCycle(parent *Route, rule *Rule, b *Backend, d *Delegation) string {
 	b.Resolved, b.ClosesCycle = false, true
 	b.Reason, b.Message = g.delegation.Unresolved(parent, b, d.Child)
 	b.Why = fmt.Sprintf("it selects %s, which is already above it in the delegation chain (a cycle)", d.Child.Key().Ref())
-	g.reportOnce(b, diag.Diagnostic{Code: LintDelegationCycle.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
-		Message: fmt.Sprintf("delegation cycle: %s delegates to %s, which is already above it in the delegation chain; this backendRef is ignored and the rule answers 500", parent.Key().Ref(), d.Child.Key().Ref())})
+	g.reportOnce(rule, b, diag.Diagnostic{Code: LintDelegationCycle.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
+		Message: fmt.Sprintf("delegation cycle: %s delegates to %s, which is already above it in the delegation chain; this backendRef is ignored", parent.Key().Ref(), d.Child.Key().Ref())})
 	return b.Why
 }
 
@@ -206,7 +206,7 @@ func (g *Graph) refuseCycle(parent *Route, b *Backend, d *Delegation) string {
 // outside the parent match or refuse to be delegatees (ResolvedRefs False
 // with the controller's reason, DelegationRules.Unresolved; the match
 // answers 500).
-func (g *Graph) noneKept(parent *Route, b *Backend, ds []*Delegation, m gwv1.HTTPRouteMatch) string {
+func (g *Graph) noneKept(parent *Route, rule *Rule, b *Backend, ds []*Delegation, m gwv1.HTTPRouteMatch) string {
 	b.Resolved, b.ClosesCycle = false, false
 	b.Reason, b.Message = g.delegation.Unresolved(parent, b, nil)
 	var names, invalid []string
@@ -220,14 +220,14 @@ func (g *Graph) noneKept(parent *Route, b *Backend, ds []*Delegation, m gwv1.HTT
 	if len(invalid) > 0 {
 		b.Why = strings.Join(invalid, ", ") + " " + ds[0].invalidWhy
 	}
-	g.reportOnce(b, diag.Diagnostic{Code: LintDelegationToNothing.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
-		Message: fmt.Sprintf("backendRef delegates to no route: %s; the rule answers 500", b.Why)})
+	g.reportOnce(rule, b, diag.Diagnostic{Code: LintDelegationToNothing.Code, Severity: diag.Error, Object: parent.Key().Ref(), Field: b.Path, Pos: parent.Src.FieldPos(b.Path),
+		Message: "backendRef delegates to no route: " + b.Why})
 	return b.Why
 }
 
 // reportOnce adds a backendRef's delegation finding the first time a walk
 // makes it (a subtree under several parents is walked once per parent).
-func (g *Graph) reportOnce(b *Backend, d diag.Diagnostic) {
+func (g *Graph) reportOnce(rule *Rule, b *Backend, d diag.Diagnostic) {
 	if g.reportedDelegation == nil {
 		g.reportedDelegation = map[*Backend]bool{}
 	}
@@ -235,7 +235,7 @@ func (g *Graph) reportOnce(b *Backend, d diag.Diagnostic) {
 		return
 	}
 	g.reportedDelegation[b] = true
-	g.Diagnostics = append(g.Diagnostics, d)
+	g.reportDelegation(rule, d)
 }
 
 // reportUnserved warns about the rules of delegated children that no

@@ -201,3 +201,58 @@ func parentRouteOf(fm *FlatMatch, parent *Rule) string {
 	}
 	return "its parent"
 }
+
+// delegationFinding is a finding on a delegating backendRef of rule,
+// g.Diagnostics[at], whose consequence for the rule is worded once the
+// rule's entries are judged.
+type delegationFinding struct {
+	at   int
+	rule *Rule
+}
+
+// reportDelegation adds a finding on a delegating backendRef of rule; its
+// message gets what the rule then does (wordDelegationFindings).
+func (g *Graph) reportDelegation(rule *Rule, d diag.Diagnostic) {
+	g.delegationFindings = append(g.delegationFindings, delegationFinding{at: len(g.Diagnostics), rule: rule})
+	g.Diagnostics = append(g.Diagnostics, d)
+}
+
+// wordDelegationFindings ends each delegation finding with what its rule
+// does, as judged (judgeReplaced): where it is served it answers 500,
+// unless its own match is one the controller leaves out (GWP212 at the
+// rule), when its requests go to the next route. A rule served nowhere (its
+// route attached to no Gateway, GWP204) gets no consequence: it has none.
+func (g *Graph) wordDelegationFindings() {
+	if len(g.delegationFindings) == 0 {
+		return
+	}
+	type fate struct{ answers, dropped bool }
+	fates := make(map[*Rule]*fate, len(g.delegationFindings))
+	for _, f := range g.delegationFindings {
+		fates[f.rule] = &fate{}
+	}
+	for _, r := range g.Routes {
+		for i := range r.Flat {
+			fm := &r.Flat[i]
+			if ft := fates[fm.Rule]; ft != nil && fm.Replaced != "" {
+				if fm.Problem != nil && fm.Problem.Dropped {
+					ft.dropped = true
+				} else {
+					ft.answers = true
+				}
+			}
+		}
+	}
+	for _, f := range g.delegationFindings {
+		d := &g.Diagnostics[f.at]
+		switch ft := fates[f.rule]; {
+		case ft.answers && ft.dropped:
+			d.Message += "; the rule answers 500 where it is served, and is left out of the Envoy config where its match is invalid (" + LintRuleNotProgrammed.Code + ")"
+		case ft.answers:
+			d.Message += "; the rule answers 500"
+		case ft.dropped:
+			d.Message += "; the rule's own match is invalid (" + LintRuleNotProgrammed.Code + "), so it is left out of the Envoy config and its requests go to the next route that matches them"
+		}
+	}
+	g.delegationFindings = nil
+}

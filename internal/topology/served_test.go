@@ -223,3 +223,49 @@ func describeProblem(p *RuleProblem) string {
 func replacedOwn(rt *Route, rule *Rule) bool {
 	return slices.ContainsFunc(rt.Flat, func(fm FlatMatch) bool { return fm.Rule == rule && fm.Replaced != "" && len(fm.Via) == 0 })
 }
+
+// TestDelegationFindingsSayWhatTheRuleDoes: a finding on a delegating
+// backendRef that keeps no child (GWP210, GWP211) ends with what its rule
+// does as judged: it answers 500, unless its own match is one the
+// controller leaves out (then its requests go to the next route), and a
+// rule whose route no Gateway serves is said to do nothing.
+func TestDelegationFindingsSayWhatTheRuleDoes(t *testing.T) {
+	delegating := func(name, parentRefs, headers, to string) string {
+		return httpRoute("infra", name, parentRefs+"  rules:\n  - matches: [{path: {type: PathPrefix, value: /p}"+headers+"}]\n"+
+			"    backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: "+to+"}]\n")
+	}
+	attached := "  parentRefs: [{name: gw}]\n"
+	cases := []struct {
+		name string
+		docs []string
+		code string
+		want string // the message's end; "" for none of the three
+	}{
+		{name: "no child: the rule answers 500",
+			docs: []string{delegating("api", attached, "", "nobody")}, code: LintDelegationToNothing.Code,
+			want: "in the input; the rule answers 500"},
+		{name: "no child and a match the controller drops: left out, not 500",
+			docs: []string{delegating("api", attached, ", headers: [{name: bad, value: x}]", "nobody")}, code: LintDelegationToNothing.Code,
+			want: "so it is left out of the Envoy config and its requests go to the next route that matches them"},
+		{name: "a cycle: the rule answers 500",
+			docs: []string{delegating("api", attached, "", "loop"), delegating("loop", "", "", "api")}, code: LintDelegationCycle.Code,
+			want: "this backendRef is ignored; the rule answers 500"},
+		{name: "a route no Gateway serves: nothing said of what the rule does",
+			docs: []string{delegating("api", "", "", "nobody")}, code: LintDelegationToNothing.Code,
+			want: "no HTTPRoute infra/nobody in the input"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := graph(t, Options{Delegation: servedRules, RuleChecks: []RuleCheck{servedCheck}}, append([]string{gatewayInfra, svcInfra}, c.docs...)...)
+			var got []string
+			for _, d := range g.Diagnostics {
+				if d.Code == c.code {
+					got = append(got, d.Message)
+				}
+			}
+			if len(got) != 1 || !strings.HasSuffix(got[0], c.want) {
+				t.Errorf("%s findings %q, want one ending %q", c.code, got, c.want)
+			}
+		})
+	}
+}

@@ -91,6 +91,10 @@ type Graph struct {
 	// reportedDelegation: delegating backendRefs already reported while
 	// flattening.
 	reportedDelegation map[*Backend]bool
+	// delegationFindings are the findings on delegating backendRefs whose
+	// consequence for their rule is worded once its entries are judged
+	// (wordDelegationFindings).
+	delegationFindings []delegationFinding
 }
 
 // Gateway is a Gateway with its listeners (its own, then those of the

@@ -83,14 +83,15 @@ func (gb *gatewayBuild) backendPolicies() {
 	}
 	parallel.Each(len(fields), func(i int) {
 		p := fields[i].p
-		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false, "")
+		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false, "", false)
 	})
 	// Each cluster is shaped alone, from fields rendered above: in
 	// parallel, on a Gateway with thousands of clusters the longest
 	// stretch its builder would otherwise spend on one core.
 	fates := make([]clusterFate, len(todo))
+	whys := make([]string, len(todo))
 	parallel.Each(len(todo), func(i int) {
-		fates[i] = gb.shapeBackendCluster(todo[i].name, todo[i].c, todo[i].own)
+		fates[i], whys[i] = gb.shapeBackendCluster(todo[i].name, todo[i].c, todo[i].own)
 	})
 	for i, t := range todo {
 		switch {
@@ -98,6 +99,7 @@ func (gb *gatewayBuild) backendPolicies() {
 			gb.clusters[t.name] = blackholeBackend(t.name)
 		case fates[i] == leftOut:
 			delete(gb.clusters, t.name)
+			gb.leftOut[t.name] = whys[i]
 		case shaped[t.name]:
 			gb.policyShaped[t.name] = true
 		}
@@ -126,11 +128,12 @@ const (
 // (own) into its cluster c, and adds their merge metadata; it reports
 // instead, changing nothing, when the cluster is to be blackholed for an
 // invalid policy (Target.BlackholesInvalidBackendPolicy) or left out for
-// a field that cannot be rendered (clusterFate). It reads the builder's
-// caches and changes c alone: clusters are shaped in parallel.
-func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, own merge.Points) clusterFate {
+// a field that cannot be rendered (clusterFate; why: the field's
+// failure). It reads the builder's caches and changes c alone: clusters
+// are shaped in parallel.
+func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, own merge.Points) (fate clusterFate, why string) {
 	if gb.target.BlackholesInvalidBackendPolicy && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
-		return blackholed
+		return blackholed, ""
 	}
 	var md map[string]*structpb.Struct
 	var finish []func(proto.Message)
@@ -144,10 +147,10 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 			continue
 		}
 		for _, f := range p.Fields {
-			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
+			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "", false)
 			only := p.Kind.Spec().FieldProtocol(f.Key)
 			if rf.failBody != "" && (only == "" || only == protocol) {
-				return leftOut
+				return leftOut, rf.failBody
 			}
 			if rf.cluster != nil && (only == "" || only == protocol) {
 				gb.mergeCluster(c, rf.cluster)
@@ -169,7 +172,7 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 			}
 		}
 	}
-	return shapedAsWritten
+	return shapedAsWritten, ""
 }
 
 // unroutedBackendClusters adds, where no route of the Gateway uses them,

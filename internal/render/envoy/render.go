@@ -169,17 +169,25 @@ func (o *Output) AnswersOn(rule *topology.Rule, path *merge.RulePath, l *topolog
 	byName := o.routes[l.Gateway.Namespace+"/"+l.Gateway.Name]
 	clusters := o.clusters[l.Gateway.Namespace+"/"+l.Gateway.Name]
 	out := make([]Answer, 0, len(names))
+	has := func(name string) bool { return clusters[name] }
 	for _, n := range names {
 		a := Answer{Route: n}
-		a.Status, a.Body = RouteAnswer(byName[n])
-		if ra := byName[n].GetRoute(); a.Status == 0 && ra.GetCluster() != "" && !clusters[ra.GetCluster()] {
-			// Its one cluster is not in the config (a backend object
-			// its controller refuses has none).
-			a.Status = int(clusterNotFoundStatus(ra))
-		}
+		a.Status, a.Body = RouteAnswerIn(byName[n], has)
 		out = append(out, a)
 	}
 	return out
+}
+
+// RouteAnswerIn is RouteAnswer for a route of a Gateway whose config holds
+// the clusters has reports: a route whose one cluster the config lacks (a
+// backend object its controller refuses, a backend cluster a policy's
+// field cannot be rendered into) answers its cluster-not-found code too.
+func RouteAnswerIn(r *routev3.Route, has func(cluster string) bool) (status int, body string) {
+	status, body = RouteAnswer(r)
+	if ra := r.GetRoute(); status == 0 && ra.GetCluster() != "" && !has(ra.GetCluster()) {
+		status = int(clusterNotFoundStatus(ra))
+	}
+	return status, body
 }
 
 // InvalidBody is the body of the direct responses with which the render
@@ -198,9 +206,8 @@ func (o *Output) InvalidBody(gw *topology.Gateway) string {
 // RouteAnswer is the status (0: none) and body an Envoy route answers every
 // request with: its direct response, or 500 when its one cluster, or
 // every one of its weighted clusters, is BlackholeCluster
-// (cluster_not_found_response_code). AnswersOn also knows the Gateway's
-// clusters: a route whose one cluster the config lacks answers its
-// cluster-not-found code too.
+// (cluster_not_found_response_code). RouteAnswerIn also knows the
+// Gateway's clusters.
 func RouteAnswer(r *routev3.Route) (status int, body string) {
 	if dr := r.GetDirectResponse(); dr != nil {
 		return int(dr.GetStatus()), dr.GetBody().GetInlineString()
@@ -263,6 +270,9 @@ type Gateway struct {
 	// fragmentClusters names the clusters policy fragments refer to (see
 	// gatewayBuild.fragmentClusters): a scoped render keeps them.
 	fragmentClusters map[string]bool
+	// leftOut: the backend clusters left out of the config, by name, with
+	// why (gatewayBuild.leftOut; ClusterLeftOut).
+	leftOut map[string]string
 	// invalidShare is the target's Target.InvalidShare cluster (see
 	// Bootstrap).
 	invalidShare string
@@ -503,6 +513,15 @@ type builder struct {
 	built    int // Gateways built so far
 }
 
+// ClusterLeftOut says why the Gateway's config leaves out the backend
+// cluster named name — a field of a policy on that backend cannot be
+// rendered into it, so the routes sending there answer their
+// cluster-not-found status — and false when it does not.
+func (g *Gateway) ClusterLeftOut(name string) (string, bool) {
+	why, ok := g.leftOut[name]
+	return why, ok
+}
+
 // gatewayBuild collects one Gateway's resources.
 type gatewayBuild struct {
 	*builder
@@ -520,6 +539,11 @@ type gatewayBuild struct {
 	// them name them, not routes, so a scoped render keeps them all
 	// (Gateway.scope).
 	fragmentClusters map[string]bool
+	// leftOut are the backend clusters a field of their policies cannot
+	// be rendered into (backendPolicies, clusterFate leftOut), by name,
+	// with the failure: explain's backend view reads it
+	// (Gateway.ClusterLeftOut).
+	leftOut map[string]string
 	// merged are the fragment clusters merged so far, by name.
 	merged map[string][]*clusterv3.Cluster
 	// clusterBackend: the backend object a cluster is built for.
@@ -541,14 +565,14 @@ type gatewayBuild struct {
 
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{},
-		policyShaped: map[string]bool{}, fragmentClusters: map[string]bool{}, merged: map[string][]*clusterv3.Cluster{},
+		policyShaped: map[string]bool{}, fragmentClusters: map[string]bool{}, leftOut: map[string]string{}, merged: map[string][]*clusterv3.Cluster{},
 		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{},
 		unrouted: map[string]bool{}, index: b.built}
 	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
 	gb.precomputeRules()
 	out := &Gateway{Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name,
-		policyShaped: gb.policyShaped, fragmentClusters: gb.fragmentClusters, invalidShare: gb.target.InvalidShare, invalidBody: gb.naming.InvalidBody,
+		policyShaped: gb.policyShaped, fragmentClusters: gb.fragmentClusters, leftOut: gb.leftOut, invalidShare: gb.target.InvalidShare, invalidBody: gb.naming.InvalidBody,
 		index: gb.index, sharedBy: b.unrouted.by}
 
 	byPort := map[int32][]*topology.Listener{}
