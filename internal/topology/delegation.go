@@ -153,11 +153,17 @@ func (g *Graph) classify(b *Backend) {
 // level, refusing cycles.
 func (g *Graph) resolveDelegation() {
 	g.link()
-	if !slices.ContainsFunc(g.Routes, delegates) {
+	nested := slices.ContainsFunc(g.Routes, delegates)
+	if nested {
+		for _, r := range g.Routes {
+			if r.Kind == "HTTPRoute" && attachedToGateway(r) {
+				g.flatten(r)
+				g.judgeServed(r)
+			}
+		}
+	} else {
 		// No rule delegates: each route is a tree of its own, whose
-		// flattening and judging change that route alone (no child is
-		// reached, so nothing is unserved and no status is settled):
-		// in parallel.
+		// flattening and judging change that route alone: in parallel.
 		parallel.Chunks(len(g.Routes), 64, func(lo, hi int) {
 			for _, r := range g.Routes[lo:hi] {
 				if r.Kind == "HTTPRoute" && attachedToGateway(r) {
@@ -166,15 +172,11 @@ func (g *Graph) resolveDelegation() {
 				}
 			}
 		})
-		return
-	}
-	for _, r := range g.Routes {
-		if r.Kind == "HTTPRoute" && attachedToGateway(r) {
-			g.flatten(r)
-			g.judgeServed(r)
-		}
 	}
 	g.wordDelegationFindings()
+	if !nested {
+		return // no child reached: nothing unserved, no delegated status to settle
+	}
 	g.reportUnserved()
 	state := map[*Route]int{} // 0 unvisited, 1 in progress, 2 done
 	for _, r := range g.Routes {
