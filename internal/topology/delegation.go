@@ -2,10 +2,12 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/parallel"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -132,6 +134,9 @@ func (r *Rule) DelegatesToNothing() bool {
 	return true
 }
 
+// delegates reports whether a rule of r delegates.
+func delegates(r *Route) bool { return slices.ContainsFunc(r.Rules, (*Rule).IsDelegating) }
+
 // IsDelegating reports whether a rule delegates to child routes; such a rule
 // produces no Envoy route of its own.
 func (r *Rule) IsDelegating() bool {
@@ -163,13 +168,30 @@ func (g *Graph) classify(b *Backend) {
 // level, refusing cycles.
 func (g *Graph) resolveDelegation() {
 	g.link()
-	for _, r := range g.Routes {
-		if r.Kind == "HTTPRoute" && attachedToGateway(r) {
-			g.flatten(r)
-			g.judgeServed(r)
+	nested := slices.ContainsFunc(g.Routes, delegates)
+	if nested {
+		for _, r := range g.Routes {
+			if r.Kind == "HTTPRoute" && attachedToGateway(r) {
+				g.flatten(r)
+				g.judgeServed(r)
+			}
 		}
+	} else {
+		// No rule delegates: each route is a tree of its own, whose
+		// flattening and judging change that route alone: in parallel.
+		parallel.Chunks(len(g.Routes), 64, func(lo, hi int) {
+			for _, r := range g.Routes[lo:hi] {
+				if r.Kind == "HTTPRoute" && attachedToGateway(r) {
+					g.flatten(r)
+					g.judgeServed(r)
+				}
+			}
+		})
 	}
 	g.wordDelegationFindings()
+	if !nested {
+		return // no child reached: nothing unserved, no delegated status to settle
+	}
 	g.reportUnserved()
 	state := map[*Route]int{} // 0 unvisited, 1 in progress, 2 done
 	for _, r := range g.Routes {

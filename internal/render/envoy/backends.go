@@ -235,18 +235,19 @@ func (gb *gatewayBuild) unroutedBackendClusters() {
 	inMap := gb.presentsClientCertificate()
 	for i := range ports {
 		sp := &ports[i]
+		if sp.cluster != nil && !inMap {
+			continue // taken below, unless the Gateway has its own
+		}
 		if _, ok := gb.clusters[sp.name]; ok {
 			continue
 		}
 		if sp.cluster != nil {
-			if inMap {
-				// recorded as applyCluster records a Service's cluster,
-				// and shaped no further here
-				gb.referenced[sp.name] = true
-				gb.clusterBackend[sp.name] = sp.key
-				gb.clusters[sp.name] = sp.cluster
-				gb.unrouted[sp.name] = true
-			}
+			// recorded as applyCluster records a Service's cluster,
+			// and shaped no further here
+			gb.referenced[sp.name] = true
+			gb.clusterBackend[sp.name] = sp.key
+			gb.clusters[sp.name] = sp.cluster
+			gb.unrouted[sp.name] = true
 			continue
 		}
 		key := sp.key
@@ -256,9 +257,20 @@ func (gb *gatewayBuild) unroutedBackendClusters() {
 		}
 	}
 	if !inMap {
-		for _, i := range gb.builder.unrouted.byName {
-			sp := &ports[i]
-			if _, ok := gb.clusters[sp.name]; !ok && sp.cluster != nil {
+		// Every finished cluster is taken but those the Gateway has of
+		// its own, found from its own (a few hundred) rather than by
+		// looking each of the S ports up in its map: that was two string
+		// lookups per Gateway and port, G×S a run.
+		u := &gb.builder.unrouted
+		own := make([]bool, len(ports))
+		for name := range gb.clusters {
+			if i, ok := u.at[name]; ok {
+				own[i] = true
+			}
+		}
+		gb.taken = make([]*clusterv3.Cluster, 0, len(u.byName))
+		for _, i := range u.byName {
+			if sp := &ports[i]; sp.cluster != nil && !own[i] {
 				gb.taken = append(gb.taken, sp.cluster)
 			}
 		}
