@@ -235,7 +235,7 @@ func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *rou
 	switch {
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil && *p.ReplaceFullPath == "",
 		p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && *p.ReplacePrefixMatch == "":
-		// an empty replacement rewrites nothing (kgateway applies a
+		// an empty replacement rewrites nothing (the controller applies a
 		// non-empty one only), and leaves what an earlier one set
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 		act.PrefixRewrite = ""
