@@ -85,6 +85,10 @@ type Result struct {
 	Objects []policy.ObjectVerdict
 
 	Diagnostics []diag.Diagnostic
+
+	// reg decides which Gateways take a policy kind
+	// (policy.Registry.StrangerOn).
+	reg *policy.Registry
 }
 
 // BackendRefKey names one backendRef of a rule by its index.
@@ -130,7 +134,7 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 		Rule: map[*topology.Rule][]*Attachment{}, Unresolved: map[*policy.Policy][]string{},
 		Resolved: map[*policy.Policy]int{}, Broken: map[*topology.Rule][]Broken{}, Backend: map[model.Key][]*Attachment{},
 		OnBackendRef: map[*policy.Policy][]*topology.Route{}, BackendRef: map[BackendRefKey][]*Attachment{},
-		Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{},
+		Verdicts: map[*topology.Route]map[string]*policy.RouteVerdict{}, reg: reg,
 	}
 	decided := r.decideAhead(g, reg, set)
 	backends := reg.BackendKinds()
@@ -182,7 +186,7 @@ func (r *Result) decideAhead(g *topology.Graph, reg *policy.Registry, set *polic
 	r.Rejected = map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}
 	byKind := map[model.GroupKind][]*policy.Policy{}
 	var kinds []model.GroupKind
-	type decider = func([]*policy.Policy, *topology.Graph) policy.Decisions
+	type decider = func([]*policy.Policy, *topology.Graph, func(*topology.Gateway) bool) policy.Decisions
 	deciders := map[model.GroupKind]decider{}
 	judged := map[model.GroupKind]bool{}
 	for _, p := range set.Policies {
@@ -203,7 +207,11 @@ func (r *Result) decideAhead(g *topology.Graph, reg *policy.Registry, set *polic
 		}
 	}
 	decisions := make([]policy.Decisions, len(kinds))
-	run := func(i int) { decisions[i] = deciders[kinds[i]](byKind[kinds[i]], g) }
+	run := func(i int) {
+		k := byKind[kinds[i]][0].Kind
+		stranger := func(gw *topology.Gateway) bool { _, s := reg.StrangerOn(g, gw, k); return s }
+		decisions[i] = deciders[kinds[i]](byKind[kinds[i]], g, stranger)
+	}
 	var ahead []int
 	for i, gk := range kinds {
 		if !judged[gk] {
@@ -297,6 +305,10 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 			}
 			return
 		}
+		if s, ok := r.reg.StrangerOn(g, gw, p.Kind); ok {
+			r.stranger(p, t, selected, s, "Gateway "+ns+"/"+t.Name)
+			return
+		}
 		if t.Section == "" {
 			appendTo(r, r.Gateway, gw, p, ViaTargetRef, t.Path)
 			return
@@ -311,6 +323,10 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 		s := g.ListenerSet(ns, t.Name)
 		if s == nil {
 			missing("ListenerSet")
+			return
+		}
+		if st, ok := r.reg.StrangerOn(g, s.Parent, p.Kind); ok {
+			r.stranger(p, t, selected, st, "ListenerSet "+ns+"/"+t.Name+"'s Gateway "+s.Parent.Namespace+"/"+s.Parent.Name)
 			return
 		}
 		if t.Section == "" {
@@ -329,6 +345,10 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 			missing(t.Kind)
 			return
 		}
+		if st, gw, ok := r.strangersOnly(g, rt, p.Kind); ok {
+			r.stranger(p, t, selected, st, "every Gateway of "+t.Kind+" "+ns+"/"+t.Name+" ("+gw+")")
+			return
+		}
 		if t.Section == "" {
 			appendTo(r, r.Route, rt, p, ViaTargetRef, t.Path)
 			return
@@ -341,6 +361,44 @@ func (r *Result) attachTo(g *topology.Graph, p *policy.Policy, t policy.TargetRe
 		}
 		noSection(t.Kind)
 	}
+}
+
+// stranger reports a target p's kind does not apply on: it names a
+// Gateway (or what one holds) of another registered controller
+// (policy.Stranger), where what names the Gateway. A selector's match is
+// skipped without a finding: the kind's controller never sees it.
+func (r *Result) stranger(p *policy.Policy, t policy.TargetRef, selected bool, s policy.Stranger, what string) {
+	if selected {
+		return
+	}
+	// not Unresolved: the target exists, and neither controller says it
+	// is missing (a controller's TargetNotFound is for an object not there)
+	r.Diagnostics = append(r.Diagnostics, p.Diag(LintTargetOtherController.Code, LintTargetOtherController.Severity, t.Path, "%s", s.Why(p.Kind.GroupKind().Kind, what)))
+}
+
+// strangersOnly reports whether every Gateway the route's parentRefs find
+// is another controller's than k's (policy.Registry.StrangerOn), with the
+// first of them and their names; false when the route finds no Gateway
+// or one that takes k.
+func (r *Result) strangersOnly(g *topology.Graph, rt *topology.Route, k policy.Kind) (policy.Stranger, string, bool) {
+	var first policy.Stranger
+	var names []string
+	for _, p := range rt.Parents {
+		if p.Gateway == nil {
+			continue
+		}
+		s, ok := r.reg.StrangerOn(g, p.Gateway, k)
+		if !ok {
+			return policy.Stranger{}, "", false
+		}
+		if len(names) == 0 {
+			first = s
+		}
+		if n := p.Gateway.Namespace + "/" + p.Gateway.Name; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return first, strings.Join(names, ", "), len(names) > 0
 }
 
 func appendTo[K comparable](r *Result, m map[K][]*Attachment, k K, p *policy.Policy, via Via, path string) {

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,9 +109,10 @@ func TestEnvoyGatewayGeoLocationsOnProgrammedListeners(t *testing.T) {
 		filter             bool   // render builds the geolocation filter
 	}{
 		{"a route on the HTTP listener with client IP detection and an HTTPS listener not programmed: accepted", "missing", route, "", true},
-		{"the HTTPS listener programmed: it fails the check", "site", route, line + ".", false},
-		{"a Gateway: the listener of another hostname fails, the HTTPS listener not programmed takes no part", "missing", gateway, line + ".", false},
-		{"a Gateway whose two listeners fail: one line each", "site", gateway, line + "\n" + line + ".", false},
+		// web passes: the filter is on its chain (S107)
+		{"the HTTPS listener programmed: it fails the check", "site", route, line + ".", true},
+		{"a Gateway: the listener of another hostname fails, the HTTPS listener not programmed takes no part", "missing", gateway, line + ".", true},
+		{"a Gateway whose two listeners fail: one line each", "site", gateway, line + "\n" + line + ".", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "in.yaml")
@@ -247,4 +250,157 @@ func TestEnvoyGatewayGeoLocationsClientIPDetectionOfTheListener(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEnvoyGatewayGeoLocationsPerListener: Envoy Gateway decides the
+// geolocation check per listener (securitypolicy.go:
+// translateSecurityPolicyForListeners and translateSecurityPolicyForRoute,
+// validateAuthorizationGeoIP on each HTTP listener): a failing listener
+// gets no provider and the policy's routes there answer 500, a passing one
+// gets the provider (the geolocation filter on its chain) and its routes
+// the policy, and the policy's status says Invalid on the ancestors of
+// each target with a failing listener. On a route target, a failing
+// parentRef's error counts as a feature's error for the parentRefs after
+// it (hasBaseErrs), which answer 500 too; another finding of the policy
+// answers 500 everywhere. Every shape was checked with egctl x translate
+// v1.9.0 (status and xDS).
+func TestEnvoyGatewayGeoLocationsPerListener(t *testing.T) {
+	base := "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n" +
+		"  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: infra}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: geo, namespace: infra}\nspec:\n" +
+		"  geoIP: {provider: {type: MaxMind, maxMind: {countryDbSource: {local: {path: /etc/geo/country.mmdb}}}}}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+		"  - {name: web, protocol: HTTP, port: 80}\n  - {name: other, protocol: HTTP, port: 8080}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ip, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: web}]\n" +
+		"  clientIPDetection: {xForwardedFor: {numTrustedHops: 1}}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: infra}\nspec: {clusterIP: 10.0.0.1, ports: [{port: 8080}]}\n"
+	shape := func(parentRefs, targetRefs, more string) string {
+		return base + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n" +
+			"  parentRefs: " + parentRefs + "\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
+			"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: geo, namespace: infra}\nspec:\n" +
+			"  targetRefs: " + targetRefs + "\n" + more +
+			"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientIPGeoLocations: [{country: US}]}}]}\n"
+	}
+	const (
+		gateway  = "[{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]"
+		route    = "[{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]"
+		both     = "[{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: web}, {group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: other}]"
+		onOther  = "[{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: other}]"
+		line     = "Authorization: authorization clientIPGeoLocations requires ClientTrafficPolicy.spec.clientIPDetection to be configured."
+		accepted = "Policy has been accepted."
+	)
+	for _, tc := range []struct {
+		name, input string
+		// status: ancestor ("gw" or "gw#section") → Accepted's message
+		status map[string]string
+		// filter and fails: the listeners (by port) whose chain has the
+		// geolocation filter, whose route answers 500
+		filter, fails []string
+	}{
+		{"a Gateway: the listener without client IP detection answers 500, the other applies the policy",
+			shape("[{name: gw}]", gateway, ""), map[string]string{"gw": line}, []string{"80"}, []string{"8080"}},
+		{"a route on both listeners through one parentRef: the same",
+			shape("[{name: gw}]", route, ""), map[string]string{"gw": line}, []string{"80"}, []string{"8080"}},
+		{"a route whose passing parentRef comes first: 500 on the failing listener only",
+			shape("[{name: gw, sectionName: web}, {name: gw, sectionName: other}]", route, ""),
+			map[string]string{"gw#web": line, "gw#other": line}, []string{"80"}, []string{"8080"}},
+		// gwpol writes no filter on web, which answers 500 only; Envoy
+		// Gateway still configures its provider there
+		{"a route whose failing parentRef comes first: the next parentRef's listener answers 500 too",
+			shape("[{name: gw, sectionName: other}, {name: gw, sectionName: web}]", route, ""),
+			map[string]string{"gw#web": line, "gw#other": line}, nil, []string{"80", "8080"}},
+		{"each listener a target of its own: the passing one's ancestor says Accepted",
+			shape("[{name: gw}]", both, ""), map[string]string{"gw#web": accepted, "gw#other": line}, []string{"80"}, []string{"8080"}},
+		{"the failing listener the only target: Invalid, the other listener has no policy",
+			shape("[{name: gw}]", onOther, ""), map[string]string{"gw#other": line}, nil, []string{"8080"}},
+		{"another error of the policy: 500 on every listener",
+			shape("[{name: gw}]", gateway, "  basicAuth: {users: {name: missing}}\n"), nil, nil, []string{"80", "8080"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "in.yaml")
+			if err := os.WriteFile(file, []byte(tc.input), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := run(t, "status", "-f", file, "-o", "json")
+			if code != 0 {
+				t.Fatalf("status: exit %d\n%s%s", code, out, errOut)
+			}
+			var rep struct {
+				Policies []struct {
+					Kind      string `json:"kind"`
+					Ancestors []struct {
+						Ref struct {
+							Name    string `json:"name"`
+							Section string `json:"sectionName"`
+						} `json:"ancestorRef"`
+						Conditions []struct{ Type, Status, Message string } `json:"conditions"`
+					} `json:"ancestors"`
+				} `json:"policies"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, p := range rep.Policies {
+				for _, a := range p.Ancestors {
+					for _, c := range a.Conditions {
+						if p.Kind == "SecurityPolicy" && c.Type == "Accepted" {
+							key := a.Ref.Name
+							if a.Ref.Section != "" {
+								key += "#" + a.Ref.Section
+							}
+							got[key] = c.Message
+						}
+					}
+				}
+			}
+			if tc.status != nil && !maps.Equal(got, tc.status) {
+				t.Errorf("status: %q, want %q", got, tc.status)
+			}
+			rendered, errOut, code := run(t, "render", "-f", file, "-o", "json")
+			if code > 1 {
+				t.Fatalf("render: exit %d\n%s", code, errOut)
+			}
+			filter, fails := geoPerListener(t, rendered)
+			if !slices.Equal(filter, tc.filter) || !slices.Equal(fails, tc.fails) {
+				t.Errorf("render: geolocation filter on %q, 500 on %q; want %q, %q", filter, fails, tc.filter, tc.fails)
+			}
+		})
+	}
+}
+
+// geoPerListener reads a render's output: the listeners (by port) whose
+// chain has the geolocation filter, and those whose routes answer 500.
+func geoPerListener(t *testing.T, rendered string) (filter, fails []string) {
+	t.Helper()
+	var out struct {
+		Gateways []struct {
+			Listeners           []json.RawMessage `json:"listeners"`
+			RouteConfigurations []json.RawMessage `json:"routeConfigurations"`
+		} `json:"gateways"`
+	}
+	if err := json.Unmarshal([]byte(rendered), &out); err != nil {
+		t.Fatalf("render: %v\n%s", err, rendered)
+	}
+	port := func(raw json.RawMessage) string {
+		var named struct{ Name string }
+		_ = json.Unmarshal(raw, &named)
+		return strings.TrimPrefix(named.Name, "listener~")
+	}
+	for _, g := range out.Gateways {
+		for _, l := range g.Listeners {
+			if strings.Contains(string(l), `"envoy.filters.http.geoip"`) {
+				filter = append(filter, port(l))
+			}
+		}
+		for _, rc := range g.RouteConfigurations {
+			if strings.Contains(string(rc), `"status":500`) || strings.Contains(string(rc), `"status": 500`) {
+				fails = append(fails, port(rc))
+			}
+		}
+	}
+	slices.Sort(filter)
+	slices.Sort(fails)
+	return filter, fails
 }

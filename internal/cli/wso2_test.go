@@ -89,13 +89,13 @@ func TestWSO2LintWants(t *testing.T) {
 	}
 	notSemver := wso2Path("defs-notsemver")
 	cases = append(cases,
-		tc{name: "507-definition-version", args: []string{"-f", wso2Path("defs-notsemver/apis.yaml"), "--policy-definitions", notSemver, "--engine-manifest", engine},
-			scan: []string{wso2Path("defs-notsemver/apis.yaml"), wso2Path("defs-notsemver/rewrite/policy-definition.yaml"),
+		tc{name: "507-definition-version", args: []string{"-f", wso2Path("notsemver/apis.yaml"), "--policy-definitions", notSemver, "--engine-manifest", engine},
+			scan: []string{wso2Path("notsemver/apis.yaml"), wso2Path("defs-notsemver/rewrite/policy-definition.yaml"),
 				wso2Path("defs-notsemver/host-rewrite/policy-definition.yaml"), wso2Path("defs-notsemver/set-headers/policy-definition.yaml"),
 				wso2Path("defs-notsemver/multi-doc/policy-definition.yaml")}},
 		tc{name: "system-policies", args: []string{"-f", wso2Path("system/apis.yaml"), "--config", wso2Path("system/gwpol.yaml"), "--policy-definitions", defs, "--engine-manifest", engine},
 			scan: []string{wso2Path("system/apis.yaml"), wso2Path("system/gwpol.yaml")}},
-		tc{name: "operator-generated-policies", args: []string{"-f", wso2Path("operator/routes.yaml"), "--policy-definitions", wso2Path("operator/defs"), "--engine-manifest", wso2Path("operator/build-manifest.yaml")},
+		tc{name: "operator-at-the-pin", args: []string{"-f", wso2Path("operator/routes.yaml"), "--policy-definitions", defs, "--engine-manifest", engine},
 			scan: []string{wso2Path("operator/routes.yaml")}},
 		tc{name: "route-rejected-as-a-whole", args: []string{"-f", wso2Path("reject/routes.yaml"), "--policy-definitions", wso2Path("defs"), "--engine-manifest", wso2Path("build-manifest.yaml")},
 			scan: []string{wso2Path("reject/routes.yaml")}},
@@ -629,43 +629,162 @@ func TestRestAPIStatus(t *testing.T) {
 	}
 }
 
-// TestWSO2OperatorGeneratedChains: the policies the operator generates
-// from an HTTPRoute rule's filters and backends are in the rule's chain
-// (explain), after the rule's own APIPolicies; they were invisible.
-func TestWSO2OperatorGeneratedChains(t *testing.T) {
-	cfg := &Config{Namespace: "default", PolicyDefinitions: wso2Path("operator/defs"), EngineManifest: wso2Path("operator/build-manifest.yaml")}
-	set, err := manifest.Load([]string{wso2Path("operator/routes.yaml")}, manifest.Options{})
-	if err != nil {
-		t.Fatal(err)
+// TestWSO2OperatorAtThePin: the gateway operator at the family's pin
+// (1c84e11c) builds one API from an HTTPRoute and generates no policy of
+// its own; what it cannot build from — several Gateway parents, no rules,
+// backendRefs resolving to more than one Service port or to none, a
+// Service port the Service lacks, a rule with an empty matches list, an
+// APIPolicy ExtensionRef that is missing or whose targetRef names another
+// route — it refuses whole (GWP512 at the field, every rule failing).
+// Until hap34 gwpol modelled a later operator (2026-07-11), which realized
+// filters and weighted backends as generated policies and served several
+// Services.
+func TestWSO2OperatorAtThePin(t *testing.T) {
+	const head = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: wso2}
+spec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: platform, namespace: shop}
+spec:
+  gatewayClassName: wso2
+  listeners: [{name: http, protocol: HTTP, port: 80}, {name: alt, protocol: HTTP, port: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: items, namespace: shop}
+spec: {ports: [{port: 8080}, {port: 9090}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: cart, namespace: shop}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: elsewhere, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: other}
+  policies: [{name: cors, version: v1}]
+---
+apiVersion: gateway.api-platform.wso2.com/v1
+kind: APIPolicy
+metadata: {name: mine, namespace: shop}
+spec:
+  policies: [{name: cors, version: v1}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: store, namespace: shop}
+spec:
+`
+	tests := []struct {
+		name, spec   string
+		field, words string // "" words: no refusal
+	}{
+		{"filters and a backend-less rule beside one Service: built, nothing generated", `  parentRefs: [{name: platform}]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /items}}]
+      filters:
+        - {type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: X-Env, value: prod}], remove: [X-Debug]}}
+        - {type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: mine}}
+      backendRefs: [{name: items, port: 8080}]
+    - matches: [{path: {type: PathPrefix, value: /old}}]
+      filters: [{type: RequestRedirect, requestRedirect: {hostname: new.example.com}}]
+    - matches: [{path: {type: PathPrefix, value: /gone}}]
+`, "", ""},
+		{"one Service port in every rule", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: items, port: 8080, weight: 90}, {name: items, port: 8080, weight: 10}]
+    - matches: [{path: {value: /b}}]
+      backendRefs: [{name: items, port: 8080}]
+`, "", ""},
+		{"weighted backends to two Services", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: items, port: 8080, weight: 90}, {name: cart, port: 8080, weight: 10}]
+`, "spec.rules[0].backendRefs[1]", "must resolve to a single Service backend (first shop/items:8080, found shop/cart:8080)"},
+		{"one Service, two ports in two rules", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: items, port: 8080}]
+    - matches: [{path: {value: /admin}}]
+      backendRefs: [{name: items, port: 9090}]
+`, "spec.rules[1].backendRefs[0]", "(first shop/items:8080, found shop/items:9090)"},
+		{"a port the Service lacks", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: cart, port: 9999}]
+`, "spec.rules[0].backendRefs[0].port", "service shop/cart has no port 9999 in spec.ports"},
+		{"a Service not in the namespace: retried", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: nowhere, port: 80}]
+`, "spec.rules[0].backendRefs[0].name", "reason Retrying): get backend Service shop/nowhere: not found"},
+		{"no Service backendRef at all", `  parentRefs: [{name: platform}]
+  rules:
+    - filters: [{type: RequestRedirect, requestRedirect: {hostname: new.example.com}}]
+`, "spec.rules", "no Service backendRef found on HTTPRoute"},
+		{"an empty rules list", `  parentRefs: [{name: platform}]
+  rules: []
+`, "spec.rules", "HTTPRoute has no rules"},
+		{"two parentRefs to one Gateway", `  parentRefs: [{name: platform, sectionName: http}, {name: platform, sectionName: alt}]
+  rules:
+    - backendRefs: [{name: cart, port: 8080}]
+`, "spec.parentRefs", "multiple Gateway parentRefs is not supported"},
+		{"an explicitly empty matches list", `  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: cart, port: 8080}]
+    - matches: []
+      backendRefs: [{name: cart, port: 8080}]
+`, "spec.rules[1].matches", "rule[1] has no matches"},
+		{"an APIPolicy ExtensionRef to no object: retried", `  parentRefs: [{name: platform}]
+  rules:
+    - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: absent}}]
+      backendRefs: [{name: cart, port: 8080}]
+`, "spec.rules[0].filters[0].extensionRef.name", "reason Retrying): APIPolicy shop/absent not found"},
+		{"an APIPolicy ExtensionRef whose targetRef names another route", `  parentRefs: [{name: platform}]
+  rules:
+    - filters: [{type: ExtensionRef, extensionRef: {group: gateway.api-platform.wso2.com, kind: APIPolicy, name: elsewhere}}]
+      backendRefs: [{name: cart, port: 8080}]
+`, "spec.rules[0].filters[0].extensionRef.name", `APIPolicy "elsewhere" spec.targetRef must name this HTTPRoute (shop/store)`},
 	}
-	v, err := families.LoadVersions(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := families.CompileWith(set, cfg, v)
-	want := map[string][]string{
-		// identity@level=definition/engine: remove-headers is not in this
-		// engine build, its redirect is another patch.
-		"headers": {"set-headers:v1@operator=v1.0.0/v1.0.0", "set-headers:v1@operator=v1.0.0/v1.0.0",
-			"remove-headers:v1@operator=v1.0.0/", "dynamic-endpoint:v1@operator=v1.0.1/v1.0.1"},
-		"moved":   {"redirect:v0@operator=v0.9.0/v0.9.1"},
-		"split":   {"dynamic-endpoint:v1@operator=v1.0.1/v1.0.1"},
-		"nothing": {"respond:v1@operator=v1.0.0/v1.0.0"},
-	}
-	got := map[string][]string{}
-	for _, rt := range c.Graph.Routes {
-		for _, rule := range rt.Rules {
-			chain := ruleChain(c, rule)
-			for _, e := range chain {
-				if e.Level != wso2.LevelOperator {
-					t.Errorf("rule %s: %s at level %s", rule.Name, e.Identity, e.Level)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "in.yaml")
+			if err := os.WriteFile(f, []byte(head+tt.spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, _ := lintWSO2(t, "-f", f, "--fail-on", "none")
+			var refusals []string
+			for _, d := range rep.Diagnostics {
+				if d.Code == "GWP512" {
+					refusals = append(refusals, d.Field+": "+d.Message)
+					if !strings.Contains(d.Message, tt.words) || d.Field != tt.field || tt.words == "" {
+						t.Errorf("GWP512 at %s: %s\nwant at %q: %q", d.Field, d.Message, tt.field, tt.words)
+					}
+				}
+				if strings.Contains(d.Message, "realizes") {
+					t.Errorf("a generated policy: %s %s", d.Code, d.Message)
 				}
 			}
-			got[rule.Name] = identities(chain)
-		}
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("generated chains (-want +got):\n%s", diff)
+			if tt.words != "" && len(refusals) != 1 {
+				t.Errorf("refusals %q, want one at %s", refusals, tt.field)
+			}
+			cfg := &Config{Namespace: "default"}
+			set, err := manifest.Load([]string{f}, manifest.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := families.CompileWith(set, cfg, nil)
+			for _, rt := range c.Graph.Routes {
+				for _, rule := range rt.Rules {
+					for _, e := range ruleChain(c, rule) {
+						if e.Level != wso2.LevelRule && e.Level != wso2.LevelAPI {
+							t.Errorf("rule %d: %s at level %s, which the operator at the pin does not add", rule.Index, e.Identity, e.Level)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/gwpol/gwpol/internal/topology"
@@ -279,4 +280,57 @@ func (r *Registry) DefaultController() Controller {
 		}
 	}
 	return Controller{}
+}
+
+// Stranger is why a Gateway does not take a policy of some kind: its
+// GatewayClass names a registered controller (Gateway) other than the one
+// whose family defines the kind (Kind). Each controller translates only
+// the Gateways of its own GatewayClasses, and reads only its own family's
+// policy kinds (and the Gateway API's): the kind's controller never sees
+// that Gateway, and the Gateway's controller never reads the kind.
+type Stranger struct {
+	Gateway, Kind Controller
+}
+
+// StrangerTo is the one decision of whether a Gateway whose GatewayClass
+// names controller takes a policy of kind k: ok true when it does not
+// (Stranger). It does when k is no registered controller's (the Gateway
+// API's BackendTLSPolicy, WSO2's kinds, whose family reports no status
+// of its own), when controller is k's, and when no registered family
+// holds controller ("", a GatewayClass not in the input or naming another
+// controller): gwpol then applies every kind, as it always has. Attach
+// asks it for every target and every route parent a policy of k reaches;
+// render, status, explain and lint read what attach made of it.
+func (r *Registry) StrangerTo(controller string, k Kind) (Stranger, bool) {
+	if r == nil || controller == "" {
+		return Stranger{}, false
+	}
+	gc, ok := r.Controller(controller)
+	if !ok || gc.Owns(k) {
+		return Stranger{}, false
+	}
+	for _, c := range r.controllers {
+		if c.Owns(k) {
+			return Stranger{Gateway: gc, Kind: c}, true
+		}
+	}
+	return Stranger{}, false
+}
+
+// StrangerOn is StrangerTo for a Gateway of the graph: the controller its
+// GatewayClass in the input names ("" when the class is not in the input,
+// so a Gateway without one keeps every kind).
+func (r *Registry) StrangerOn(g *topology.Graph, gw *topology.Gateway, k Kind) (Stranger, bool) {
+	if gw == nil {
+		return Stranger{}, false
+	}
+	name, _ := g.Controller(gw, "")
+	return r.StrangerTo(name, k)
+}
+
+// Why says, for a message about a policy of kind (its Kind) on the
+// Gateway named gw, why it does not apply there.
+func (s Stranger) Why(kind, gw string) string {
+	return fmt.Sprintf("%s is %s's kind and %s is %s's (its GatewayClass names %s): %s translates only its own GatewayClasses' Gateways and %s does not read %s, so the policy does not apply there",
+		kind, s.Kind.Title, gw, s.Gateway.Title, s.Gateway.Name, s.Kind.Title, s.Gateway.Title, kind)
 }

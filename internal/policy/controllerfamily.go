@@ -192,8 +192,11 @@ type Family struct {
 	// every policy of that kind (ps) and keeps the decisions
 	// (attach.Result.Ancestors, Rejected): merge leaves the rejected
 	// policies out of their targets, and status prints the ancestors as
-	// decided. Nil: status follows merge.
-	AncestorStatuses func(ps []*Policy, g *topology.Graph) Decisions
+	// decided. stranger reports whether a Gateway does not take the
+	// kind at all (Registry.StrangerOn: another registered controller's
+	// Gateway), which the controller never sees: no target there, no
+	// ancestor. Nil: status follows merge.
+	AncestorStatuses func(ps []*Policy, g *topology.Graph, stranger func(*topology.Gateway) bool) Decisions
 	// ForeignJudges judge, by the controller's own rules, the policies
 	// of kinds it does not own (by GroupKind) whose status it writes on
 	// its Gateways' ancestors (Envoy Gateway: a Gateway API

@@ -74,6 +74,11 @@ type FieldInput struct {
 	// not it sets this field: Envoy Gateway names what it builds from the
 	// merged result after it. Empty otherwise.
 	Whole string
+	// Failed: the policy is invalid where the field is rendered (its
+	// point holds it as Invalid, merge.Point.Invalid) and the field is
+	// kept beside the controller's failure answer (InvalidKeeper); a
+	// policy refused on some listeners only is rendered both ways.
+	Failed bool
 }
 
 // GatewayName is a Gateway's namespace and name.

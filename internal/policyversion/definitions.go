@@ -30,9 +30,9 @@ var (
 )
 
 // DefinitionFile is the file name the WSO2 tooling gives a policy
-// definition. Files of that name are always read as definitions; any other
-// *.yaml or *.yml file is one when its top level has name and version and no
-// apiVersion or kind (which mark Kubernetes objects and Helm charts).
+// definition. The gateway-controller's loader reads every *.yaml, *.yml and
+// *.json file below its directory as one, whatever its name
+// (LoadDefinitions).
 const DefinitionFile = "policy-definition.yaml"
 
 // Definition is one policy definition the gateway-controller loads.
@@ -228,10 +228,16 @@ func compareMajors(a, b string) int {
 }
 
 // LoadDefinitions reads the policy definitions below dir (a directory,
-// walked recursively without entering hidden directories, or a single
-// file). Every policy-definition.yaml and every *.json file is a
-// definition; any other *.yaml or *.yml document is one when it has
-// top-level name and version and no apiVersion or kind.
+// walked recursively, hidden directories too, or a single file) as the
+// gateway-controller's loader does at the family's pin
+// (pkg/utils/policy_loader.go: LoadPoliciesFromDirectory at 1c84e11c,
+// filepath.Walk): every *.yaml, *.yml and *.json file is a definition —
+// of a YAML file its first document, which yaml.Unmarshal reads. So a
+// file there that is not a definition (a Kubernetes manifest, a Helm
+// Chart.yaml, an empty file) has no name, or is not a mapping, and stops
+// the controller: it is an error naming FILE:LINE:COL here too. Until
+// hap34 gwpol passed over YAML files without top-level name and version
+// or with apiVersion or kind, and hidden directories.
 //
 // Problems in the definitions themselves come back as diagnostics
 // positioned in the definition files: GWP507 for a version that is not
@@ -284,9 +290,6 @@ func definitionFiles(root string) ([]string, error) {
 			return diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
 		}
 		if e.IsDir() {
-			if p != root && strings.HasPrefix(e.Name(), ".") {
-				return filepath.SkipDir
-			}
 			return nil
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
@@ -296,14 +299,6 @@ func definitionFiles(root string) ([]string, error) {
 		return nil
 	})
 	return files, err
-}
-
-// isDefinitionFile reports whether every document of path is read as a
-// definition: a file named policy-definition.yaml, or any .json file
-// (the controller loads every one; see jsondefs.go).
-func isDefinitionFile(path string) bool {
-	b := filepath.Base(path)
-	return b == DefinitionFile || b == "policy-definition.yml" || isJSONFile(path)
 }
 
 func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
@@ -321,13 +316,19 @@ func loadDefinitionFile(file string) ([]*Definition, []diag.Diagnostic, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	named := isDefinitionFile(file)
+	if len(docs) == 0 {
+		// yaml.Unmarshal leaves the map nil: no name (validatePolicy).
+		return nil, nil, diag.Errorf(diag.Invalid, "%s:1:1: a policy definition needs a name (a non-empty string); the file is empty, and %s", file, loaderRefuses)
+	}
 	var (
 		defs  []*Definition
 		diags []diag.Diagnostic
 	)
 	for i, doc := range docs {
-		d, err := definitionOf(file, doc, named, jsonFile)
+		// The first document (every document of a JSON file) is read as
+		// a definition; a later YAML document only when it looks like
+		// one, to say it is not loaded (GWP513).
+		d, err := definitionOf(file, doc, i == 0 || jsonFile, jsonFile)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -361,8 +362,8 @@ func notLoaded(d *Definition) diag.Diagnostic {
 }
 
 // definitionOf reads one document as a definition. It returns nil for a
-// document that is not one (only possible when the file is not named
-// policy-definition.yaml and is not JSON). Its fields are found as the
+// document that is not one (only possible when named is false: a later
+// document of a YAML file, which the controller never reads). Its fields are found as the
 // controller's JSON decoding finds them (controllerField); a null version
 // is no version, as the controller reads it.
 func definitionOf(file string, doc *yaml.Node, named, jsonFile bool) (*Definition, error) {

@@ -56,9 +56,8 @@ func TestLoadDefinitions(t *testing.T) {
 	for _, d := range ds.All() {
 		got = append(got, row{d.Name, d.Version, d.Major, d.Semver != nil, d.Resolvable(), filepath.Base(d.File), d.Pos.Line})
 	}
-	// Chart.yaml (apiVersion), notes.yaml (no name) and .hidden/ are not
-	// definitions; jwt-auth-v1.1.yaml is, though not named
-	// policy-definition.yaml.
+	// jwt-auth-v1.1.yaml and header-filter.yml are definitions, though not
+	// named policy-definition.yaml (files that are not: TestStrayFiles).
 	want := []row{
 		{"api-key-auth", "v0.1.3", "v0", true, true, "policy-definition.yaml", 3},
 		{"basic-ratelimit", "v1.1.1", "v1", true, true, "policy-definition.yaml", 2},
@@ -160,6 +159,57 @@ func TestLoadDefinitionsErrors(t *testing.T) {
 			}
 			if diag.KindOf(err) != diag.Invalid {
 				t.Errorf("error kind = %s, want invalid", diag.KindOf(err))
+			}
+		})
+	}
+}
+
+// TestStrayFiles: the gateway-controller's loader at the pin
+// (LoadPoliciesFromDirectory, 1c84e11c) reads every .yaml/.yml/.json file
+// below its directory, hidden directories too, as a definition (of a YAML
+// file its first document): a file there that is not one stops the
+// controller, and gwpol with it. Until hap34 gwpol passed over YAML files
+// without top-level name and version or with apiVersion or kind, and
+// hidden directories.
+func TestStrayFiles(t *testing.T) {
+	tests := []struct {
+		dir     string
+		err     string   // the load stops
+		defs    []string // else the definitions loaded
+		finding string   // and the code of the one finding
+	}{
+		{dir: "notes", err: "notes/notes.yaml:2:1: a policy definition needs a name"},
+		{dir: "manifest", err: "manifest/cors.yaml:1:1: a policy definition needs a name"},
+		{dir: "empty", err: "empty/README.yaml:1:1: a policy definition needs a name (a non-empty string); the file is empty"},
+		{dir: "chart", defs: []string{"gateway-policies 0.1.0"}, finding: LintDefinitionNotSemver.Code},
+		{dir: "hidden", defs: []string{"hidden-headers v1.0.0"}},
+		{dir: "later", defs: []string{"later-headers v1.0.0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			ds, diags, err := LoadDefinitions(fixture("strays", tt.dir))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(filepath.ToSlash(err.Error()), tt.err) || diag.KindOf(err) != diag.Invalid {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range ds.All() {
+				got = append(got, d.Name+" "+d.Version)
+			}
+			if !slices.Equal(got, tt.defs) {
+				t.Errorf("definitions %v, want %v", got, tt.defs)
+			}
+			var codes []string
+			for _, d := range diags {
+				codes = append(codes, d.Code)
+			}
+			if want := []string{tt.finding}; tt.finding != "" && !slices.Equal(codes, want) || tt.finding == "" && len(codes) != 0 {
+				t.Errorf("findings %v, want %q", diags, tt.finding)
 			}
 		})
 	}
@@ -743,15 +793,24 @@ func TestRealWSO2Files(t *testing.T) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		t.Skipf("%s not present; skipping the real WSO2 files", dir)
 	}
-	ds, diags, err := LoadDefinitions(dir)
-	if err != nil {
-		t.Fatalf("LoadDefinitions: %v", err)
+	// The folder holds other files beside the definitions, which stop
+	// the controller's loader (TestStrayFiles): the definitions are read
+	// one file at a time.
+	if _, _, err := LoadDefinitions(dir); err == nil {
+		t.Errorf("LoadDefinitions of %s, which holds manifests and build files, loaded", dir)
 	}
-	if len(diags) != 0 {
-		t.Errorf("diagnostics on the real definitions: %v", diags)
+	var all []*Definition
+	for _, f := range []string{"policy-definition-analytics.yaml", "policy-definition-api-key-auth-feb2026.yaml"} {
+		one, diags, err := LoadDefinitions(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatalf("LoadDefinitions: %v", err)
+		}
+		if len(diags) != 0 {
+			t.Errorf("diagnostics on the real definitions: %v", diags)
+		}
+		all = append(all, one.All()...)
 	}
-	// Only the policy definitions: RestApi/APIPolicy/HTTPRoute carry kind,
-	// build.yaml and build-manifest.yaml have no name.
+	ds := NewDefinitions(all...)
 	names := map[string]string{}
 	for _, d := range ds.All() {
 		names[d.Name] = d.Version

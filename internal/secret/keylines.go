@@ -7,9 +7,13 @@ import (
 )
 
 // CheckKeyLines checks a credential list of one key per line, either a
-// bare key (its own consumer) or key:consumer; blank lines are skipped. A
-// key may appear again only for the same consumer: the list is a map from
-// key to consumer, so a repeat that agrees adds nothing and one that
+// bare key (its own consumer) or key:consumer, split at the first colon;
+// blank lines are skipped and a line's outer whitespace is dropped, but
+// the key and the consumer are each one or more printable ASCII
+// characters other than a space (HAPTIC writes them into a
+// whitespace-delimited map: "key : alice" is the key "key " and refused).
+// A key may appear again only for the same consumer: the list is a map
+// from key to consumer, so a repeat that agrees adds nothing and one that
 // names another consumer is ambiguous. The error names line numbers only —
 // never a key or a consumer.
 func CheckKeyLines(v Value) error {
@@ -26,18 +30,19 @@ func CheckKeyLines(v Value) error {
 		}
 		lines++
 		k, c, hasConsumer := strings.Cut(line, ":")
-		k = strings.TrimSpace(k)
 		switch {
 		case k == "":
 			return fmt.Errorf("line %d has an empty key", i+1)
-		case hasConsumer && strings.TrimSpace(c) == "":
+		case hasConsumer && c == "":
 			return fmt.Errorf("line %d ends in ':' with no consumer (write the bare key, or key:consumer)", i+1)
-		case strings.ContainsAny(k, " \t"):
-			return fmt.Errorf("line %d: a key may not contain spaces", i+1)
+		case !printable(k):
+			return fmt.Errorf("line %d: a key is printable ASCII without spaces (no space around the ':' either)", i+1)
+		case hasConsumer && !printable(c):
+			return fmt.Errorf("line %d: a consumer is printable ASCII without spaces (no space around the ':' either)", i+1)
 		}
 		consumer := k
 		if hasConsumer {
-			consumer = strings.TrimSpace(c)
+			consumer = c
 		}
 		if prev, dup := seen[k]; dup {
 			if prev.consumer != consumer {
@@ -51,4 +56,14 @@ func CheckKeyLines(v Value) error {
 		return errors.New("it holds no key (one per line: a bare key or key:consumer)")
 	}
 	return nil
+}
+
+// printable reports whether s is made of the characters '!' to '~' only.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '!' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }

@@ -137,12 +137,23 @@ func TestCheckKeyLines(t *testing.T) {
 	}{
 		{"k1:alice\nk2:bob\n", true},
 		{"k1\nk2\n", true},
-		{"  k1 : alice \n\n", true},
+		{"  k1:alice \n\n", true},
+		// A key or consumer is printable ASCII without spaces (HAPTIC's
+		// key map is whitespace-delimited): until hap34 the parts were
+		// trimmed and anything else let through.
+		{"  k1 : alice \n\n", false},
+		{"k1:ali ce\n", false},
+		{"k1:alice\tx\n", false},
+		{"kéy:alice\n", false},
+		{"k1:älice\n", false},
+		{"k1:a:b\n", true},
+		{"k1:" + "\x01" + "\n", false},
 		{"k1:alice\nk1:bob\n", false},
 		{"k1:alice\nk1:alice\n", true},
 		{"k1\nk1:k1\n", true},
 		{"k1\nk1:alice\n", false},
-		{"k1:alice\nk2:bob\nk1: alice\n", true},
+		{"k1:alice\nk2:bob\nk1:alice\n", true},
+		{"k1:alice\nk2:bob\nk1: alice\n", false},
 		{"k1:\n", false},
 		{":alice\n", false},
 		{"k 1:alice\n", false},

@@ -72,6 +72,15 @@ func checkGeoLocations(p *policy.Policy, spec *egv1a1.SecurityPolicySpec, m *mod
 // programs only (translateGatewayListeners skips the others). The
 // decision from the input (checkGeoLocations) is replaced by the one from
 // the listener verdict, where every target resolves in g.
+//
+// Envoy Gateway decides per listener: a listener that fails the check
+// gets no provider and the policy's routes there answer 500, while a
+// listener that passes gets the provider and its routes the policy
+// (both translators keep the geolocation error apart from the errors of
+// the features built before, hasBaseErrs). So where some listener passes
+// and the policy has no other finding, the decision is split
+// (geoDecision.split): the policy keeps no finding of its own, and status
+// refuses it on the failing listeners only (statusRun.geoRefused).
 func refineGeo(p *policy.Policy, g *topology.Graph) {
 	a, ok := decoded(p).spec.(*egv1a1.SecurityPolicySpec)
 	if !ok || !geoUsed(a.Authorization) {
@@ -81,21 +90,35 @@ func refineGeo(p *policy.Policy, g *topology.Graph) {
 	if !known {
 		return
 	}
-	recordGeo(p, decideGeo(ls, g.Model, geoNeeds(a.Authorization)))
+	dec := decideGeo(ls, g.Model, geoNeeds(a.Authorization))
+	if len(dec.problems) > 0 && len(dec.settings) > 0 && !hasOtherFindings(p) {
+		dec.split = true
+	}
+	recordGeo(p, dec)
+}
+
+// hasOtherFindings: p has a finding besides its geolocation one — an
+// error of a feature Envoy Gateway builds before it checks the
+// geolocation rules, which answers every route of the policy 500.
+func hasOtherFindings(p *policy.Policy) bool {
+	old := decoded(p).geo
+	return slices.ContainsFunc(p.Invalid, func(f diag.Diagnostic) bool {
+		return old == nil || f.Field != old.Field || f.Message != old.Message
+	})
 }
 
 // recordGeo makes dec the policy's geolocation verdict: its finding (the
-// one it replaces taken out) and, for render, on the authorization's
-// value (fieldValue.geo), so that status, lint and render read one list
-// of listeners.
+// one it replaces taken out), unless the decision is split per listener,
+// and, for render, on the authorization's value (fieldValue.geo), so that
+// status, lint and render read one list of listeners.
 func recordGeo(p *policy.Policy, dec geoDecision) {
 	d := decoded(p)
 	if old := d.geo; old != nil {
 		p.Invalid = slices.DeleteFunc(p.Invalid, func(f diag.Diagnostic) bool { return f.Field == old.Field && f.Message == old.Message })
 		d.geo = nil
 	}
-	if len(dec.problems) > 0 {
-		f := p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "%s", dec.message())
+	if len(dec.problems) > 0 && !dec.split {
+		f := p.Diag(policy.LintPolicyInvalid.Code, diag.Error, "spec.authorization", "%s", geoMessage(dec.problems))
 		p.Invalid = append(p.Invalid, f)
 		// Envoy Gateway checks this after translating the rules: it
 		// keeps the authorization beside the 500 (KeptWhenInvalid).
@@ -106,23 +129,120 @@ func recordGeo(p *policy.Policy, dec geoDecision) {
 	}
 }
 
+// splitGeo is p's geolocation decision where it is split per listener,
+// nil otherwise.
+func splitGeo(p *policy.Policy) *geoDecision {
+	if v, ok := p.Values["authorization"].(*fieldValue); ok && v.geo != nil && v.geo.split {
+		return v.geo
+	}
+	return nil
+}
+
+// geoRefused makes c's policy Invalid on the listeners of its target that
+// fail the geolocation check, where the decision is split (splitGeo): the
+// target's ancestors say Accepted=False with the failing listeners'
+// errors, and the policy's routes there answer 500 (policy.VerdictInvalid
+// on the listener, or on the route as served through it) while the other
+// listeners keep the policy. On a route target Envoy Gateway also answers
+// 500 on every listener of a parentRef after one whose listener failed:
+// translateSecurityPolicyForRoute counts the errors so far as the
+// features' own (hasBaseErrs) for each parentRef in turn. It reports
+// whether the target has a failing listener.
+func (s *statusRun) geoRefused(c *claim, ancestors []entry) bool {
+	dec := splitGeo(c.policy)
+	if dec == nil {
+		return false
+	}
+	var reached, failing []*topology.Listener
+	var problems []string
+	tainted := map[*topology.Listener]bool{}
+	switch c.target.level {
+	case levelRoute, levelRule:
+		earlier := false
+		for _, pa := range c.target.route.Parents {
+			if pa.Gateway == nil || !s.managed(pa.Gateway) {
+				continue
+			}
+			failed := false
+			for _, l := range pa.Listeners {
+				if slices.Contains(reached, l) {
+					continue
+				}
+				reached = append(reached, l)
+				if msg, ok := dec.failing[l]; ok {
+					failing, problems, failed = append(failing, l), append(problems, msg), true
+				} else if earlier {
+					tainted[l] = true
+				}
+			}
+			earlier = earlier || failed
+		}
+	default:
+		reached = s.listenersOf(c.target)
+		for _, l := range reached {
+			if msg, ok := dec.failing[l]; ok {
+				failing, problems = append(failing, l), append(problems, msg)
+			}
+		}
+	}
+	if len(failing) == 0 {
+		return false
+	}
+	msg := geoMessage(problems)
+	for _, a := range ancestors {
+		s.set(c.policy, a, cond("Accepted", false, "Invalid", msg))
+		s.warn(c.policy, a, c)
+	}
+	for i, l := range failing {
+		s.finding(c.policy, "spec.authorization", fmt.Sprintf("%s (listener %s); Envoy Gateway answers the policy's routes there with 500 and applies it on the listeners that pass.",
+			strings.TrimSuffix(geoMessage(problems[i:i+1]), "."), qualifiedID(l)))
+	}
+	refusal := &policy.Rejection{Verdict: policy.VerdictInvalid, Reason: "Invalid", Message: msg}
+	refusals := map[*topology.Listener]*policy.Rejection{}
+	for _, l := range reached {
+		if tainted[l] || slices.Contains(failing, l) {
+			refusals[l] = refusal
+		}
+	}
+	switch c.target.level {
+	case levelRoute, levelRule:
+		s.refusedOn(c, reached, refusals)
+	default:
+		msgs := map[*topology.Listener]string{}
+		for l := range refusals {
+			msgs[l] = msg
+		}
+		s.rejectOn(c, reached, msgs, policy.VerdictInvalid)
+	}
+	return true
+}
+
 // geoDecision is the geolocation check's verdict on a policy: the
-// settings of the geolocation filter on the listeners it reaches, or the
-// problem that refuses it.
+// settings of the geolocation filter on the listeners that pass, and the
+// problems of those that fail.
 type geoDecision struct {
+	// settings are the distinct settings of the listeners that pass;
+	// none when the policy is refused whole (problems, not split).
 	settings []geoSetting
 	// problems are the failing listeners', one each, in order (Envoy
 	// Gateway joins an error per failing listener); none when every
 	// listener passes.
 	problems []string
+	// failing are the failing listeners' problems by listener, where the
+	// listeners come from the graph (refineGeo).
+	failing map[*topology.Listener]string
+	// split: some listeners pass and the policy has no other finding, so
+	// it is refused on the failing listeners only — their routes answer
+	// 500 — and applies, with the filter, on the others.
+	split bool
 }
 
-// message is the policy's condition message for the problems: each
+// geoMessage is the condition message for geolocation problems: each
 // listener's error, joined by new lines, a full stop at the end
 // (errors.Join, then Error2ConditionMsg).
-func (d geoDecision) message() string {
-	lines := make([]string, len(d.problems))
-	for i, p := range d.problems {
+func geoMessage(problems []string) string {
+	lines := make([]string, len(problems))
+	for i, p := range problems {
 		lines[i] = "Authorization: authorization clientIPGeoLocations" + strings.TrimSuffix(p, ".")
 	}
 	return strings.Join(lines, "\n") + "."
@@ -143,9 +263,9 @@ type geoListener struct {
 }
 
 // decideGeo checks each of ls in order (validateAuthorizationGeoIP: the
-// client IP detection, then the provider): a failing listener refuses the
-// policy, its error joined to the others'; otherwise each listener's
-// filter settings, the distinct ones.
+// client IP detection, then the provider): a failing listener's error is
+// joined to the others'; a passing one gives its filter settings (the
+// distinct ones are kept).
 func decideGeo(ls []geoListener, m *model.Model, need geoNeed) geoDecision {
 	ctps := clientTrafficPolicies(m)
 	var out geoDecision
@@ -161,6 +281,12 @@ func decideGeo(ls []geoListener, m *model.Model, need geoNeed) geoDecision {
 		}
 		if msg != "" {
 			out.problems = append(out.problems, msg)
+			if l.listener != nil {
+				if out.failing == nil {
+					out.failing = map[*topology.Listener]string{}
+				}
+				out.failing[l.listener] = msg
+			}
 			continue
 		}
 		if d := ctp.ClientIPDetection; d != nil {
@@ -178,9 +304,6 @@ func decideGeo(ls []geoListener, m *model.Model, need geoNeed) geoDecision {
 		if !containsSetting(out.settings, s) {
 			out.settings = append(out.settings, s)
 		}
-	}
-	if len(out.problems) > 0 {
-		out.settings = nil
 	}
 	return out
 }

@@ -395,7 +395,7 @@ func decoded(p *policy.Policy) *data {
 
 // ancestorStatuses are the family's AncestorStatuses: Envoy Gateway's
 // status run over the policies of one of its kinds.
-func ancestorStatuses(ps []*policy.Policy, g *topology.Graph) policy.Decisions {
+func ancestorStatuses(ps []*policy.Policy, g *topology.Graph, stranger func(*topology.Gateway) bool) policy.Decisions {
 	if len(ps) == 0 {
 		return policy.Decisions{}
 	}
@@ -403,7 +403,7 @@ func ancestorStatuses(ps []*policy.Policy, g *topology.Graph) policy.Decisions {
 	if !ok {
 		return policy.Decisions{}
 	}
-	return newStatusRun(k, g).run(ps)
+	return newStatusRun(k, g, stranger).run(ps)
 }
 
 // targetingKeys are the spec keys every kind reads for attachment rather

@@ -45,9 +45,18 @@ func (k *Kind) RefineWithGraph(p *policy.Policy, g *topology.Graph) {
 		refineListenerScope(p, g)
 		return
 	}
+	k.refineUnbuilt(p, g)
 	if k == securityPolicy {
+		// after the findings above are settled: the geolocation decision
+		// is split per listener only when the policy has no other
 		refineGeo(p, g)
 	}
+}
+
+// refineUnbuilt is RefineWithGraph's judgement of the fields Envoy
+// Gateway builds per parentRef (perGatewayFields) on route targets that
+// reach none of its Gateways.
+func (k *Kind) refineUnbuilt(p *policy.Policy, g *topology.Graph) {
 	fields := perGatewayFields[k]
 	if len(fields) == 0 || len(p.Invalid) == 0 || len(p.Targets) == 0 {
 		return

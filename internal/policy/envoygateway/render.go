@@ -107,7 +107,6 @@ var inputRenderers = map[string]func(in policy.FieldInput, env *policy.Env) ([]p
 // the input (the Backend an extension service is, the keys of a ConfigMap a
 // response body comes from).
 var modelRenderers = map[string]func(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error){
-	"SecurityPolicy.authorization":          renderAuthorizationValue,
 	"SecurityPolicy.extAuth":                typedWith[*egv1a1.ExtAuth]("extAuth", renderExtAuth),
 	"BackendTrafficPolicy.responseOverride": typedWith[[]*egv1a1.ResponseOverride]("responseOverride", renderResponseOverride),
 	"HTTPRouteFilter.directResponse":        typedWith[*egv1a1.HTTPDirectResponseFilter]("directResponse", renderDirectResponse),

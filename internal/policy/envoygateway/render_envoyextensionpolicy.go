@@ -37,12 +37,14 @@ import (
 
 // envRenderers are the fields whose rendering reads more than the value:
 // the ConfigMaps a Lua script comes from, the external processors that
-// failed open. They take the whole field input and merge the values
+// failed open, whether the policy fails where it is rendered (a
+// SecurityPolicy's geolocation filter, renderAuthorizationValue). They take the whole field input and merge the values
 // themselves (effectiveValue).
 var envRenderers = map[string]func(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.Fragment, error){
 	"EnvoyExtensionPolicy.lua":     renderLua,
 	"EnvoyExtensionPolicy.extProc": renderExtProc,
 	"EnvoyExtensionPolicy.wasm":    renderWasm,
+	"SecurityPolicy.authorization": renderAuthorizationValue,
 }
 
 // extensionFilter is the disabled chain filter of one extension entry

@@ -139,8 +139,9 @@ type geoSetting struct {
 // route served through the chain, so that no client can set them. Envoy Gateway configures the
 // filter from the listener; gwpol finds the listeners through the
 // policy's targets, and reports it unsupported when they are configured
-// differently.
-func geoFragments(use geoUse, who policyName, m *model.Model, dec *geoDecision) ([]policy.Fragment, error) {
+// differently. failed: the authorization is rendered as kept on routes
+// the policy fails (policy.FieldInput.Failed).
+func geoFragments(use geoUse, who policyName, m *model.Model, dec *geoDecision, failed bool) ([]policy.Fragment, error) {
 	if dec == nil {
 		d, err := modelGeoDecision(who, m)
 		if err != nil {
@@ -149,10 +150,12 @@ func geoFragments(use geoUse, who policyName, m *model.Model, dec *geoDecision) 
 		dec = &d
 	}
 	settings := dec.settings
-	if len(dec.problems) > 0 {
-		// The policy failed the geolocation check (it is invalid, its
-		// routes answer 500): Envoy Gateway configures no provider, so
-		// no filter, but still removes the internal headers.
+	if len(dec.problems) > 0 && (!dec.split || failed) {
+		// The policy failed the geolocation check, everywhere or on the
+		// listener rendered (its routes answer 500 there): Envoy Gateway
+		// configures no provider there, so no filter, but still removes
+		// the internal headers. Where the decision is split, the
+		// listeners that pass get the filter (settings).
 		return []policy.Fragment{{TypedRoute: &routev3.Route{RequestHeadersToRemove: use.headers()}}}, nil
 	}
 	if len(settings) != 1 {

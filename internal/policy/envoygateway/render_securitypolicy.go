@@ -169,13 +169,22 @@ const rbacFilter = "envoy.filters.http.rbac"
 // renderAuthorizationValue renders the authorization in effect with the
 // geolocation verdict its policy holds (fieldValue.geo; a value merged
 // from several policies holds none, and the filter's settings are then
-// worked out from the input).
-func renderAuthorizationValue(v *fieldValue, who policyName, m *model.Model) ([]policy.Fragment, error) {
+// worked out from the input), kept on routes the policy fails or applied
+// (in.Failed).
+func renderAuthorizationValue(in policy.FieldInput, env *policy.Env, who policyName) ([]policy.Fragment, error) {
+	v, err := effectiveValue(in, securityPolicy.name)
+	if err != nil {
+		return nil, err
+	}
 	a, err := typedAs[*egv1a1.Authorization](v)
 	if err != nil {
 		return nil, fmt.Errorf("authorization: %w", err)
 	}
-	return renderAuthorization(a, who, m, v.geo)
+	var m *model.Model
+	if env != nil {
+		m = env.Model
+	}
+	return renderAuthorization(a, who, m, v.geo, in.Failed)
 }
 
 // renderAuthorization is an RBACPerRoute with Envoy Gateway's matcher
@@ -188,7 +197,7 @@ func renderAuthorizationValue(v *fieldValue, who policyName, m *model.Model) ([]
 // rule matches. Geolocations also bring the geolocation filter and the
 // removal of its internal headers from the route's requests. Other
 // principals are not rendered yet: a value using them is unsupported.
-func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model, geoDecided *geoDecision) ([]policy.Fragment, error) {
+func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model, geoDecided *geoDecision, failed bool) ([]policy.Fragment, error) {
 	var geo geoUse
 	if a == nil {
 		a = &egv1a1.Authorization{}
@@ -282,7 +291,7 @@ func renderAuthorization(a *egv1a1.Authorization, who policyName, m *model.Model
 	}
 	var frags []policy.Fragment
 	if geo.any() {
-		gf, err := geoFragments(geo, who, m, geoDecided)
+		gf, err := geoFragments(geo, who, m, geoDecided, failed)
 		if err != nil {
 			return nil, err
 		}

@@ -70,6 +70,10 @@ type entry struct {
 type statusRun struct {
 	kind *Kind
 	g    *topology.Graph
+	// stranger reports a Gateway of another registered controller's
+	// GatewayClass (policy.Registry.StrangerOn): Envoy Gateway's provider
+	// never hands it to the translator, so it is no target.
+	stranger func(*topology.Gateway) bool
 	// claimed targets by key: route kind/ns/name[#rule], Gateway or
 	// ListenerSet key[#listener].
 	claimed map[string]*claim
@@ -112,8 +116,11 @@ type notes struct {
 	merged     []string            // routes merging into it
 }
 
-func newStatusRun(k *Kind, g *topology.Graph) *statusRun {
-	return &statusRun{kind: k, g: g, claimed: map[string]*claim{},
+func newStatusRun(k *Kind, g *topology.Graph, stranger func(*topology.Gateway) bool) *statusRun {
+	if stranger == nil {
+		stranger = func(*topology.Gateway) bool { return false }
+	}
+	return &statusRun{kind: k, g: g, stranger: stranger, claimed: map[string]*claim{},
 		byListener: map[*topology.Listener]*claim{}, bySet: map[*topology.ListenerSet]*claim{},
 		byGateway: map[*topology.Gateway]*claim{}, ruleClaims: map[*topology.Route][]string{},
 		entries: map[*policy.Policy][]*entry{}, evicted: map[*policy.Policy]bool{}, notes: map[*claim]*notes{},
@@ -401,9 +408,11 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 	switch ref.Kind {
 	case "Gateway":
 		t.gateway = s.g.Gateway(ns, name)
-		if t.gateway == nil || t.gateway.Refused.Reason != "" {
+		if t.gateway == nil || t.gateway.Refused.Reason != "" || s.stranger(t.gateway) {
 			// a Gateway Envoy Gateway refuses whole is not among those
-			// it translates policies for (GetRelevantGateways)
+			// it translates policies for (GetRelevantGateways), nor is
+			// one of another controller's GatewayClass, which its
+			// provider never hands to the translator
 			return t, false
 		}
 		t.level = levelGateway
@@ -412,7 +421,7 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 		}
 	case "ListenerSet":
 		t.set = s.g.ListenerSet(ns, name)
-		if t.set == nil {
+		if t.set == nil || s.stranger(t.set.Parent) {
 			return t, false
 		}
 		t.level = levelSet
@@ -424,7 +433,7 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 			return t, false
 		}
 		t.route = s.g.Route(ref.Kind, ns, name)
-		if t.route == nil {
+		if t.route == nil || s.strangersOnly(t.route) {
 			return t, false
 		}
 		t.level, t.rule = levelRoute, t.section
@@ -433,6 +442,25 @@ func (s *statusRun) lookup(ref policy.TargetRef, ns, name string) (target, bool)
 		}
 	}
 	return t, true
+}
+
+// strangersOnly reports whether every Gateway the route's parentRefs
+// find is another controller's (stranger): Envoy Gateway's provider hands
+// the translator only the routes of its own Gateways, so such a route is
+// no target. A route with no Gateway found is left to the checks that
+// follow (notFound, ancestors).
+func (s *statusRun) strangersOnly(rt *topology.Route) bool {
+	found := false
+	for _, p := range rt.Parents {
+		if p.Gateway == nil {
+			continue
+		}
+		if !s.stranger(p.Gateway) {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // gatewaySection is the listener a Gateway target's sectionName names:
@@ -518,6 +546,9 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		return
 	}
 	if s.defaultHostRefused(c, ancestors) {
+		return
+	}
+	if s.geoRefused(c, ancestors) {
 		return
 	}
 	if s.builtPerListener(c) {

@@ -156,6 +156,12 @@ func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 	if len(j.RequiredClaims) > 0 {
 		provider.PayloadInMetadata = id
 	}
+	if j.requireSubject {
+		// A token without sub names no consumer: jwt_authn refuses it
+		// (401), as HAPTIC denies a request without a consumer.
+		provider.Subjects = &matcherv3.StringMatcher{MatchPattern: &matcherv3.StringMatcher_SafeRegex{
+			SafeRegex: &matcherv3.RegexMatcher{Regex: ".+"}}}
+	}
 	jwtName := filterName("envoy.filters.http.jwt_authn", ns, name)
 	out := []policy.Fragment{{
 		Capability: CapJWT,
@@ -237,11 +243,20 @@ func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 	if a.forwardHeader != "" {
 		cfg.Forwarding = &apikeyauthv3.Forwarding{Header: a.forwardHeader}
 	}
-	return []policy.Fragment{{
+	f := policy.Fragment{
 		Capability:           CapAPIKey,
 		Filter:               &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Typed: cfg},
 		TypedPerFilterConfig: enable(n),
-	}}
+	}
+	if a.identityHeader != "" {
+		// The token's sub is in the consumer header when it had one; the
+		// key's consumer fills it otherwise.
+		f.TypedRoute = &routev3.Route{RequestHeadersToAdd: []*corev3.HeaderValueOption{{
+			Header:       &corev3.HeaderValue{Key: a.identityHeader, Value: "%REQ(" + a.forwardHeader + ")%"},
+			AppendAction: corev3.HeaderValueOption_ADD_IF_ABSENT,
+		}}}
+	}
+	return []policy.Fragment{f}
 }
 
 // renderRateLimit is one local_ratelimit filter per policy, so that every
@@ -262,20 +277,21 @@ func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
 	bucket := func() *typev3.TokenBucket {
 		return &typev3.TokenBucket{MaxTokens: uint32(*r.Burst), TokensPerFill: wrapperspb.UInt32(uint32(tokens)), FillInterval: durationpb.New(every)}
 	}
-	key, action := bucketKey(r)
+	limits, entries := bucketKeys(r)
+	var descriptors []*commonratelimitv3.LocalRateLimitDescriptor
+	for _, e := range entries {
+		descriptors = append(descriptors, &commonratelimitv3.LocalRateLimitDescriptor{Entries: e, TokenBucket: bucket()})
+	}
 	n := filterName("envoy.filters.http.local_ratelimit", ns, name)
 	return []policy.Fragment{{
 		Capability: CapRateLimit,
 		Filter: &policy.HTTPFilter{Name: n, Order: OrderRateLimit, Typed: &localratelimitv3.LocalRateLimit{
-			StatPrefix:     PolicyIdentity(ns, name),
-			TokenBucket:    bucket(),
-			FilterEnabled:  always(),
-			FilterEnforced: always(),
-			RateLimits:     []*routev3.RateLimit{{Actions: []*routev3.RateLimit_Action{action}}},
-			Descriptors: []*commonratelimitv3.LocalRateLimitDescriptor{{
-				Entries:     []*commonratelimitv3.RateLimitDescriptor_Entry{{Key: key}},
-				TokenBucket: bucket(),
-			}},
+			StatPrefix:                      PolicyIdentity(ns, name),
+			TokenBucket:                     bucket(),
+			FilterEnabled:                   always(),
+			FilterEnforced:                  always(),
+			RateLimits:                      limits,
+			Descriptors:                     descriptors,
 			AlwaysConsumeDefaultTokenBucket: wrapperspb.Bool(false),
 			MaxDynamicDescriptors:           wrapperspb.UInt32(maxDynamicDescriptors),
 		}},
@@ -283,17 +299,45 @@ func renderRateLimit(r *RateLimit, ns, name string) ([]policy.Fragment, error) {
 	}}, nil
 }
 
-// bucketKey is the descriptor key that splits the budget into buckets and
-// the action that fills it in: the client address, or the consumer header
-// authentication writes.
-func bucketKey(r *RateLimit) (string, *routev3.RateLimit_Action) {
-	if r.Key == "consumer" {
-		return "consumer", &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RequestHeaders_{
-			RequestHeaders: &routev3.RateLimit_Action_RequestHeaders{HeaderName: r.consumerHeader, DescriptorKey: "consumer"}}}
+// bucketKeys are the rate limits that split the budget into buckets and
+// the descriptors they fill in: the client address, or the consumer
+// header authentication writes. With a fallback (a token's sub first,
+// else the API key's consumer), a second rate limit reads the fallback
+// header only when the first is absent.
+func bucketKeys(r *RateLimit) ([]*routev3.RateLimit, [][]*commonratelimitv3.RateLimitDescriptor_Entry) {
+	if r.Key != "consumer" {
+		return []*routev3.RateLimit{{Actions: []*routev3.RateLimit_Action{{ActionSpecifier: &routev3.RateLimit_Action_RemoteAddress_{
+				RemoteAddress: &routev3.RateLimit_Action_RemoteAddress{}}}}}},
+			[][]*commonratelimitv3.RateLimitDescriptor_Entry{{{Key: "remote_address"}}}
 	}
-	return "remote_address", &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RemoteAddress_{
-		RemoteAddress: &routev3.RateLimit_Action_RemoteAddress{}}}
+	header := func(h string) *routev3.RateLimit_Action {
+		return &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_RequestHeaders_{
+			RequestHeaders: &routev3.RateLimit_Action_RequestHeaders{HeaderName: h, DescriptorKey: "consumer"}}}
+	}
+	limits := []*routev3.RateLimit{{Actions: []*routev3.RateLimit_Action{header(r.consumerHeader)}}}
+	entries := [][]*commonratelimitv3.RateLimitDescriptor_Entry{{{Key: "consumer"}}}
+	if r.fallbackHeader == "" {
+		return limits, entries
+	}
+	absent := &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_HeaderValueMatch_{
+		HeaderValueMatch: &routev3.RateLimit_Action_HeaderValueMatch{
+			DescriptorKey:   fallbackKey,
+			DescriptorValue: fallbackValue,
+			ExpectMatch:     wrapperspb.Bool(false),
+			Headers: []*routev3.HeaderMatcher{{Name: r.consumerHeader,
+				HeaderMatchSpecifier: &routev3.HeaderMatcher_PresentMatch{PresentMatch: true}}},
+		}}}
+	limits = append(limits, &routev3.RateLimit{Actions: []*routev3.RateLimit_Action{absent, header(r.fallbackHeader)}})
+	entries = append(entries, []*commonratelimitv3.RateLimitDescriptor_Entry{{Key: fallbackKey, Value: fallbackValue}, {Key: "consumer"}})
+	return limits, entries
 }
+
+// fallbackKey and fallbackValue mark the descriptor of a consumer read
+// from the fallback header.
+const (
+	fallbackKey   = "consumer_source"
+	fallbackValue = "api_key"
+)
 
 // always is a filter_enabled / filter_enforced of 100%.
 func always() *corev3.RuntimeFractionalPercent {

@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
+	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
+	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -151,7 +155,8 @@ func TestRenderFields(t *testing.T) {
 	if !strings.Contains(string(js), `"present_match":true`) || !strings.Contains(string(js), `{"key":"org"},{"key":"id"}`) {
 		t.Errorf("required claims not checked: %s", js)
 	}
-	// Per-consumer rate limit reads the API key's consumer header.
+	// Per-consumer rate limit reads the token's sub, else the API key's
+	// consumer header (TestRenderConsumerIdentity).
 	rl, _ := fragmentsJSON(t, got[FieldRateLimit])
 	// 50 per second is 1 token per 20ms, scaled to Envoy's 50ms minimum.
 	for _, s := range []string{`"header_name":"x-consumer"`, `"stat_prefix":"p_shop_p"`, `"max_tokens":100`, `"tokens_per_fill":3`, `"fill_interval":"0.060s"`} {
@@ -178,6 +183,135 @@ func TestRenderConsumerFromJWT(t *testing.T) {
 	j, _ = fragmentsJSON(t, renderAll(t, p)[FieldJWT])
 	if strings.Contains(string(j), "claim_to_headers") {
 		t.Errorf("unexpected claim_to_headers: %s", j)
+	}
+}
+
+// TestRenderConsumerIdentity: the consumer a per-consumer rate limit
+// counts is HAPTIC's one consumer identity, set once — the token's sub
+// (the JWT check runs first), else the API key's consumer; and a policy
+// that needs a consumer (a per-consumer rate limit, or a cache behind
+// authentication) refuses a request that has none with 401, which with
+// JWT alone is a token without sub. Until hap34 the API key's consumer
+// was counted ahead of sub, and a token without sub passed (its requests
+// shared the default bucket, or were cached).
+func TestRenderConsumerIdentity(t *testing.T) {
+	const jwt = "    jwt: {secretRef: {name: jwt-ec}, algorithm: ES256}\n"
+	const key = "    apiKey: {secretRef: {name: api-keys}}\n"
+	tests := []struct {
+		name, auth, rest string
+		subTo            string   // the header jwt_authn writes sub into ("": none)
+		subjectRequired  bool     // a token without sub is refused
+		keyTo            string   // the header the API key's consumer goes to
+		limits           []string // the headers each rate limit reads, in order
+		fills            string   // "HEADER<-VALUE" the route adds where absent
+	}{
+		{"token and key: sub first, the key's consumer behind a token without sub", jwt + key, "  rateLimit: {requests: 5, key: consumer}",
+			internalSubjectHeader, false, internalConsumerHeader, []string{internalSubjectHeader, "!" + internalSubjectHeader + " " + internalConsumerHeader}, ""},
+		// The consumer header forwards the one identity too: sub, else the
+		// key's consumer (until hap34 the key's consumer, always).
+		{"token and key with a consumer header", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
+			"x-consumer", false, internalConsumerHeader, []string{"x-consumer", "!x-consumer " + internalConsumerHeader}, "X-Consumer<-%REQ(x-haptic-consumer)%"},
+		{"token and key with a consumer header, no rate limit", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  cache: {}",
+			"x-consumer", false, internalConsumerHeader, nil, "X-Consumer<-%REQ(x-haptic-consumer)%"},
+		{"key alone with a consumer header", "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
+			"", false, "X-Consumer", []string{"x-consumer"}, ""},
+		{"token alone: sub, and none without it", jwt, "  rateLimit: {requests: 5, key: consumer}",
+			internalConsumerHeader, true, "", []string{internalConsumerHeader}, ""},
+		{"token alone before a cache: a consumer is needed", jwt, "  cache: {ttlSeconds: 30}",
+			"", true, "", nil, ""},
+		{"token alone, per-address limit: no consumer needed", jwt, "  rateLimit: {requests: 5}",
+			"", false, "", []string{"remote_address"}, ""},
+		{"key alone before a cache: the key always names one", key, "  cache: {}",
+			"", false, "", nil, ""},
+		{"token and key before a cache: the key names one", jwt + key, "  cache: {}",
+			"", false, "", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := decode(t, "spec:\n  authentication:\n"+tt.auth+tt.rest)
+			if !p.IsValid() {
+				t.Fatalf("invalid: %v", p.Invalid)
+			}
+			got := renderAll(t, p)
+			for _, frags := range got {
+				for _, f := range frags {
+					if f.Filter == nil {
+						continue
+					}
+					if rt, ok := f.TypedRoute.(*routev3.Route); ok {
+						for _, h := range rt.GetRequestHeadersToAdd() {
+							if err := h.ValidateAll(); err != nil {
+								t.Errorf("Envoy refuses the route's header: %v", err)
+							}
+						}
+					}
+					if v, ok := f.Filter.Typed.(interface{ ValidateAll() error }); ok {
+						if err := v.ValidateAll(); err != nil {
+							t.Errorf("Envoy refuses %s: %v", f.Filter.Name, err)
+						}
+					}
+				}
+			}
+			var subTo string
+			var subject bool
+			if frags := got[FieldJWT]; len(frags) > 0 {
+				cfg := frags[0].Filter.Typed.(*jwtv3.JwtAuthentication)
+				for _, prov := range cfg.GetProviders() {
+					for _, c := range prov.GetClaimToHeaders() {
+						if c.GetClaimName() == "sub" {
+							subTo = c.GetHeaderName()
+						}
+					}
+					subject = prov.GetSubjects().GetSafeRegex().GetRegex() == ".+"
+				}
+			}
+			if subTo != tt.subTo || subject != tt.subjectRequired {
+				t.Errorf("sub goes to %q (want %q), a token without sub refused: %v (want %v)", subTo, tt.subTo, subject, tt.subjectRequired)
+			}
+			var keyTo string
+			if frags := got[FieldAPIKey]; len(frags) > 0 {
+				keyTo = frags[0].Filter.Typed.(*apikeyauthv3.ApiKeyAuth).GetForwarding().GetHeader()
+			}
+			if keyTo != tt.keyTo {
+				t.Errorf("the key's consumer goes to %q, want %q", keyTo, tt.keyTo)
+			}
+			var fills string
+			if frags := got[FieldAPIKey]; len(frags) > 0 && frags[0].TypedRoute != nil {
+				for _, h := range frags[0].TypedRoute.(*routev3.Route).GetRequestHeadersToAdd() {
+					if h.GetAppendAction() == corev3.HeaderValueOption_ADD_IF_ABSENT {
+						fills = h.GetHeader().GetKey() + "<-" + h.GetHeader().GetValue()
+					}
+				}
+			}
+			if fills != tt.fills {
+				t.Errorf("the route fills %q, want %q", fills, tt.fills)
+			}
+			var limits []string
+			if frags := got[FieldRateLimit]; len(frags) > 0 {
+				cfg := frags[0].Filter.Typed.(*localratelimitv3.LocalRateLimit)
+				for _, rl := range cfg.GetRateLimits() {
+					var reads []string
+					for _, a := range rl.GetActions() {
+						switch {
+						case a.GetRequestHeaders() != nil:
+							reads = append(reads, a.GetRequestHeaders().GetHeaderName())
+						case a.GetHeaderValueMatch() != nil:
+							reads = append(reads, "!"+a.GetHeaderValueMatch().GetHeaders()[0].GetName())
+						case a.GetRemoteAddress() != nil:
+							reads = append(reads, "remote_address")
+						}
+					}
+					limits = append(limits, strings.Join(reads, " "))
+				}
+				// every rate limit fills a descriptor the filter has a bucket for
+				if len(cfg.GetDescriptors()) != len(cfg.GetRateLimits()) {
+					t.Errorf("%d descriptors for %d rate limits", len(cfg.GetDescriptors()), len(cfg.GetRateLimits()))
+				}
+			}
+			if !slices.Equal(limits, tt.limits) {
+				t.Errorf("rate limits read %q, want %q", limits, tt.limits)
+			}
+		})
 	}
 }
 

@@ -53,9 +53,14 @@ type JWT struct {
 	ForwardClaims  []ForwardClaim `json:"forwardClaims,omitempty"`
 
 	// consumerHeader, when set, receives the token's sub claim: the
-	// consumer a per-consumer rate limit counts (only when no apiKey
-	// names the consumer).
+	// consumer a per-consumer rate limit counts, ahead of an API key's
+	// (HAPTIC's JWT check sets the set-once consumer identity from sub
+	// before the API key check runs).
 	consumerHeader string
+	// requireSubject: the policy needs a consumer (a per-consumer rate
+	// limit, or a cache behind authentication) and only the token can
+	// name it, so a token without sub is refused (401).
+	requireSubject bool
 	// secretNamespace is the namespace of the Secret (the policy's).
 	secretNamespace string
 }
@@ -79,6 +84,10 @@ type APIKey struct {
 	// a per-consumer rate limit: ConsumerHeader, or an internal header.
 	forwardHeader   string
 	secretNamespace string
+	// identityHeader, when set, is the consumer header beside a JWT: the
+	// route fills it from forwardHeader where the token's sub left it
+	// absent.
+	identityHeader string
 }
 
 // RateLimit is one budget shared by every rule that uses the policy.
@@ -94,9 +103,12 @@ type RateLimit struct {
 	Key string `json:"key,omitempty"`
 
 	// periodNanos is Period parsed; consumerHeader is where the consumer
-	// is read from (key consumer).
+	// is read from (key consumer), and fallbackHeader, when set, where it
+	// is read from when consumerHeader is absent (the API key's consumer
+	// behind a token without sub).
 	periodNanos    int64
 	consumerHeader string
+	fallbackHeader string
 }
 
 // WAF applies a named policy: from a self-service catalog ConfigMap in the
@@ -161,4 +173,7 @@ const (
 	// internalConsumerHeader carries the consumer from the auth filters to
 	// a per-consumer rate limit when the policy names no consumer header.
 	internalConsumerHeader = "x-haptic-consumer"
+	// internalSubjectHeader carries a token's sub to a per-consumer rate
+	// limit when an API key names a consumer too: sub is read first.
+	internalSubjectHeader = "x-haptic-subject"
 )

@@ -120,6 +120,15 @@ func (v *validator) validate() {
 	if s.Cache != nil {
 		v.cache(s.Cache)
 	}
+	// A per-consumer rate limit and a cache behind authentication need a
+	// consumer; HAPTIC denies a request without one 401
+	// (frontend-filters-862-gateway-policy-consumer, for GatewayPolicyRecord's
+	// requireConsumer). An API key always names one (a bare key is its own
+	// consumer); a token names one only with a sub claim.
+	if a := s.Authentication; authenticated && a.APIKey == nil && a.JWT != nil &&
+		((s.RateLimit != nil && s.RateLimit.Key == "consumer") || s.Cache != nil) {
+		a.JWT.requireSubject = true
+	}
 }
 
 const (
@@ -192,6 +201,17 @@ func (v *validator) apiKey(a *APIKey, usable bool) {
 		v.headerName(base+".consumerHeader", "consumerHeader", a.ConsumerHeader)
 	}
 	a.forwardHeader = a.ConsumerHeader
+	if j := v.spec.Authentication.JWT; j != nil && a.ConsumerHeader != "" {
+		// The consumer header carries HAPTIC's one consumer identity: the
+		// token's sub, else the key's consumer (route-policy.md: "JWT sub
+		// supplies the consumer identity for forwarded headers"). The
+		// token writes sub into it (replacing the caller's value); the
+		// key's consumer goes to an internal header and fills the
+		// consumer header only where sub left it absent.
+		j.consumerHeader = strings.ToLower(a.ConsumerHeader)
+		a.forwardHeader = internalConsumerHeader
+		a.identityHeader = a.ConsumerHeader
+	}
 	a.secretNamespace = v.ns
 	if v.noSecretRef(base + ".secretRef") {
 		return
@@ -290,10 +310,23 @@ func (v *validator) rateLimit(r *RateLimit) {
 }
 
 // consumerSource decides where a per-consumer rate limit reads the
-// consumer: the API key's consumer (preferred), else the token's subject.
+// consumer, as HAPTIC sets its one consumer identity (txn.haptic_consumer,
+// set once): the token's sub, which the JWT check sets first
+// (frontend-filters-858), else the API key's consumer (860) — so with
+// both, sub when the token has one and the key's consumer when it has
+// not.
 func (v *validator) consumerSource(r *RateLimit) {
 	a := v.spec.Authentication
 	switch {
+	case a != nil && a.APIKey != nil && a.JWT != nil:
+		if a.APIKey.ConsumerHeader == "" {
+			a.APIKey.forwardHeader = internalConsumerHeader
+			a.JWT.consumerHeader = internalSubjectHeader
+		}
+		// else apiKey set both: sub into the consumer header, the key's
+		// consumer into the internal one.
+		r.consumerHeader = a.JWT.consumerHeader
+		r.fallbackHeader = strings.ToLower(a.APIKey.forwardHeader)
 	case a != nil && a.APIKey != nil:
 		if a.APIKey.ConsumerHeader == "" {
 			a.APIKey.forwardHeader = internalConsumerHeader

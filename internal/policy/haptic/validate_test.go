@@ -101,6 +101,20 @@ stringData:
 ---
 apiVersion: v1
 kind: Secret
+metadata: {name: spaced-keys, namespace: shop}
+immutable: true
+stringData:
+  keys: "  k-123:mobile  \nk-456 : partner-a\n"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: non-ascii-consumer, namespace: shop}
+immutable: true
+stringData:
+  keys: "k-123:müller\n"
+---
+apiVersion: v1
+kind: Secret
 metadata: {name: bad-lines-b64, namespace: shop}
 immutable: true
 data:
@@ -299,6 +313,11 @@ func TestValidate(t *testing.T) {
 		// Regression (issue 19): bare key lines are HAPTIC's documented
 		// format, and keys under data: are checked too.
 		{"apiKey bare key lines", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bare-keys}}", nil},
+		// A key and its consumer are printable ASCII without spaces, the
+		// line's outer whitespace dropped (HAPTIC's key map is
+		// whitespace-delimited); until hap34 gwpol trimmed around the ':'.
+		{"apiKey spaces around the colon", "spec:\n  authentication:\n    apiKey: {secretRef: {name: spaced-keys}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
+		{"apiKey consumer not ASCII", "spec:\n  authentication:\n    apiKey: {secretRef: {name: non-ascii-consumer}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"apiKey base64 malformed line", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-lines-b64}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		{"apiKey data not base64", "spec:\n  authentication:\n    apiKey: {secretRef: {name: bad-base64}}", []string{"GWP402 spec.authentication.apiKey.secretRef.name"}},
 		// Regression (issue 19): a JWT key must be a public key that fits

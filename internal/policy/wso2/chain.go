@@ -20,7 +20,7 @@ const (
 	LevelRule      Level = "rule"      // APIPolicy referenced by an HTTPRoute rule ExtensionRef
 )
 
-var levelRank = map[Level]int{LevelSystem: 0, LevelAPI: 1, LevelOperation: 2, LevelRule: 2, LevelOperator: 3}
+var levelRank = map[Level]int{LevelSystem: 0, LevelAPI: 1, LevelOperation: 2, LevelRule: 2}
 
 // SourceConfig is the Source of system policies.
 const SourceConfig = "config"

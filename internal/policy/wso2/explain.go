@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policyversion"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -27,9 +26,6 @@ type Found struct {
 	// System is the chain of config wso2.systemPolicies, positioned in the
 	// config file (nil: none configured).
 	System *Chain
-	// Generated are the chains the operator adds to the rules of the
-	// HTTPRoutes it serves.
-	Generated map[*model.Rule]*Chain
 	// DefinitionsDir and EngineFile name the policy definitions and the
 	// engine build that were loaded ("" when not given).
 	DefinitionsDir, EngineFile string
@@ -40,15 +36,12 @@ func (ks *Kinds) SetFound(f Found) { ks.found = f }
 
 // RuleChain is the chain the policy engine runs for a route rule: system
 // policies, then the APIPolicies targeting the route (API level), then
-// those the rule references (rule level, in filter order), then the
-// operator's; own returns the rule's merged values of a field (as for
-// policy.RuleNoter). Nil when no APIPolicy applies to the rule and the
-// operator adds nothing.
+// those the rule references (rule level, in filter order) — the operator
+// at the pinned commit adds none of its own; own returns the rule's merged
+// values of a field (as for policy.RuleNoter). Nil when no APIPolicy
+// applies to the rule.
 func (k *APIPolicyKind) RuleChain(rule *topology.Rule, own func(string) []any) []Entry {
 	chains := ChainsOf(own(FieldChain))
-	if gen := k.ks.found.Generated[rule.Rule]; gen != nil {
-		chains = append(chains, gen)
-	}
 	if len(chains) == 0 {
 		return nil
 	}

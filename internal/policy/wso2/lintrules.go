@@ -16,7 +16,7 @@ var (
 		Doc:   "The policy references of a WebSubApi are resolved by the WSO2 event gateway against its own policy definitions, which gwpol does not load; the note says they were not checked. (LlmProvider, LlmProxy and Mcp references are resolved like a RestApi's.)"}
 	LintRouteRejected = diag.Rule{Code: "GWP512", Name: "route-rejected", Severity: diag.Error,
 		Title: "HTTPRoute rejected as a whole by the WSO2 operator",
-		Doc:   "The WSO2 gateway operator compiles an HTTPRoute into one API; when a policy of one rule (an ExtensionRef APIPolicy, or one it generates from a filter) is invalid, the gateway-controller rejects the whole API, so every rule of the route fails, not only that one."}
+		Doc:   "The WSO2 gateway operator compiles an HTTPRoute into one API (gwpol models the operator at the family's pinned commit, 1c84e11c): when it cannot build that API — more than one Gateway parentRef, no rules, a rule with an empty matches list, backendRefs resolving to more than one Service port or to none, a Service port the Service lacks, an APIPolicy ExtensionRef that is missing or whose targetRef names another route — it deploys nothing for the route; and when a policy of one rule (an ExtensionRef APIPolicy, or one targeting the route) is invalid, the gateway-controller rejects the whole API. Either way every rule of the route fails, not only the one at fault."}
 )
 
 // LintRules are the rules above, for lint's registry.

@@ -14,8 +14,9 @@ import (
 
 // This file is what the WSO2 gateway operator and gateway-controller do
 // beyond the manifests, as the family's Finish step (policy.Family): the
-// system policies of the deployment, the policies the operator generates
-// for the HTTPRoutes it serves, and the routes it rejects whole.
+// system policies of the deployment, and the HTTPRoutes the operator
+// rejects whole — those it cannot build one API from (httproute.go) and
+// those the gateway-controller refuses for an invalid policy.
 
 // Family is the WSO2 family with these kinds, for internal/families to
 // register: its Finish step records what explain shows (Found), naming
@@ -24,8 +25,8 @@ import (
 func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 	return policy.Family{Name: "WSO2", Settings: []policy.Setting{Section}, Finish: func(in policy.FinishInput) []diag.Diagnostic {
 		sysChain, sys := ks.System(in.Config, in.ConfigPos)
-		gen, genDiags := ks.generated(in.Model, in.Graph, in.Attached)
-		found := Found{System: sysChain, Generated: gen}
+		routeDiags := ks.operatorRoutes(in.Model, in.Graph, in.Attached)
+		found := Found{System: sysChain}
 		if ks.Definitions != nil {
 			found.DefinitionsDir = definitionsDir
 		}
@@ -33,7 +34,7 @@ func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 			found.EngineFile = engineFile
 		}
 		ks.SetFound(found)
-		return append(sys, genDiags...)
+		return append(sys, routeDiags...)
 	}, SkippedChecks: ks.skippedChecks, CheckConfig: checkConfig}
 }
 
@@ -95,25 +96,30 @@ var Section = policy.Setting{Key: "wso2", Default: map[string]any{},
 		return err
 	}}
 
-// generated computes, for each rule of an HTTPRoute the WSO2 gateway
-// operator serves, the policies the operator generates from the rule's
-// filters and backends (Kinds.Generated), with their findings. A route is
-// the operator's when a parent Gateway's class names the operator's
-// controller, or when an APIPolicy attaches to it (the input may hold no
-// GatewayClass).
-func (ks *Kinds) generated(m *model.Model, g *topology.Graph, att policy.Attachments) (map[*model.Rule]*Chain, []diag.Diagnostic) {
+// operatorRoutes judges each HTTPRoute the WSO2 gateway operator serves
+// as the operator does at the pinned commit (1c84e11c): it builds one API
+// from the route (BuildAPIConfigFromHTTPRoute), generating no policy of
+// its own — the route's filters other than APIPolicy ExtensionRefs are not
+// translated — and refuses the whole route when it cannot (buildRefusal);
+// the gateway-controller then rejects the whole API when one policy is
+// invalid. A route is the operator's when a parent Gateway's class names
+// the operator's controller, or when an APIPolicy attaches to it (the
+// input may hold no GatewayClass).
+func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.Attachments) []diag.Diagnostic {
 	classes := map[string]string{}
 	for _, gc := range m.GatewayClasses {
 		classes[gc.Name] = string(gc.Spec.ControllerName)
 	}
-	out := map[*model.Rule]*Chain{}
 	var diags []diag.Diagnostic
 	for _, rt := range g.Routes {
 		if rt.Kind != "HTTPRoute" || !ks.served(classes, rt, att) {
 			continue
 		}
 		diags = append(diags, ks.crossDuplicates(rt, att)...)
-		multi := distinctBackends(rt) > 1
+		if r := ks.buildRefusal(rt, att); r != nil {
+			diags = append(diags, ks.refuseRoute(rt, att, r))
+			continue
+		}
 		var rejected []diag.Diagnostic
 		for _, p := range att.OnRoute(rt) {
 			if ks.Owns(p) && !p.IsValid() {
@@ -121,17 +127,11 @@ func (ks *Kinds) generated(m *model.Model, g *topology.Graph, att policy.Attachm
 			}
 		}
 		for _, rule := range rt.Rules {
-			ch, invalid, findings := ks.Generated(rt.Route, rule.Rule, multi)
-			if ch != nil {
-				out[rule.Rule] = ch
-			}
-			diags = append(append(diags, invalid...), findings...)
-			rejected = append(rejected, invalid...)
 			rejected = append(rejected, ks.invalidExtensionRefs(att, rule)...)
 		}
 		diags = append(diags, ks.rejectRoute(rt, att, rejected)...)
 	}
-	return out, diags
+	return diags
 }
 
 // crossDuplicates reports an API-level policy name that two APIPolicies
@@ -229,17 +229,4 @@ func (ks *Kinds) served(classes map[string]string, rt *topology.Route, att polic
 		}
 	}
 	return false
-}
-
-// distinctBackends counts the route's distinct backendRefs (namespace,
-// name, port): with more than one, the operator routes every rule through
-// a dynamic-endpoint policy.
-func distinctBackends(rt *topology.Route) int {
-	seen := map[string]bool{}
-	for _, rule := range rt.Rules {
-		for _, b := range rule.Backends {
-			seen[fmt.Sprintf("%s/%s:%d", b.Namespace, b.Name, b.Port)] = true
-		}
-	}
-	return len(seen)
 }

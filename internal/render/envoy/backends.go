@@ -129,7 +129,7 @@ func (gb *gatewayBuild) backendPolicies() {
 	}
 	parallel.Each(len(fields), func(i int) {
 		p := fields[i].p
-		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false, "")
+		gb.renderField(p.Kind, p.Kind.(policy.Renderer), fields[i].f, policy.ScopeCluster, nil, false, "", false)
 	})
 	// Each cluster is shaped alone, from fields rendered above: in
 	// parallel, on a Gateway with thousands of clusters the longest
@@ -193,7 +193,7 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 			continue
 		}
 		for _, f := range p.Fields {
-			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "")
+			rf := gb.renderField(p.Kind, r, f, policy.ScopeCluster, nil, false, "", false)
 			only := p.Kind.Spec().FieldProtocol(f.Key)
 			if rf.failBody != "" && (only == "" || only == protocol) {
 				return leftOut, rf.failBody

@@ -165,7 +165,7 @@ func (b *builder) scopeOf(pts merge.Points, sc policy.Scope, routed bool, gw *to
 			whole = p.Whole // a merge of whole policies (policy.FieldInput.Whole)
 		}
 		for _, f := range p.Fields {
-			rf := b.renderField(p.Kind, r, f, sc, gw, shared, whole)
+			rf := b.renderField(p.Kind, r, f, sc, gw, shared, whole, len(p.Invalid) > 0)
 			if rf.failBody != "" && s.failBody == "" {
 				s.failBody = rf.failBody
 			}
@@ -242,7 +242,7 @@ func originsStruct(origins map[string][]string) *structpb.Struct {
 // renderField renders one merged field through its kind, once per
 // distinct (field, contributors, scope, Gateway): the same policies
 // reaching many routes render once.
-func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway, shared bool, whole string) *rendered {
+func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, gw *topology.Gateway, shared bool, whole string, failed bool) *rendered {
 	gk := k.GroupKind()
 	var gwName policy.GatewayName
 	if gw != nil {
@@ -252,7 +252,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 	// string of it: most calls hit, and building it from strings cost
 	// half a dozen allocations each.
 	var arr [256]byte
-	key := appendRenderKey(arr[:0], gk, f, sc, gwName, shared, whole)
+	key := appendRenderKey(arr[:0], gk, f, sc, gwName, shared, whole, failed)
 	b.mu.Lock()
 	rf, ok := b.rendered[string(key)]
 	b.mu.Unlock()
@@ -266,7 +266,7 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 		ids[i] = c.Policy.ID()
 		nss[i] = c.Policy.Obj.Namespace
 	}
-	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared, whole, sc != policy.ScopeRoute && servesStreams(gw))
+	rf = b.renderNew(k, r, f, sc, ids, nss, gwName, shared, whole, failed, sc != policy.ScopeRoute && servesStreams(gw))
 	rf.metaKey, rf.field = b.metadataKey(k), f.Key
 	for _, c := range f.Contributors {
 		rf.contributors = append(rf.contributors, c.Policy)
@@ -292,9 +292,10 @@ func (b *builder) renderField(k policy.Kind, r policy.Renderer, f *merge.Field, 
 
 // appendRenderKey appends what renders a field alike: the kind and field,
 // scope, strategy, contributors (a route's rules set their own values:
-// a built-in contributor is told apart by its rule) and Gateway —
-// "group/kind#field|scope|strategy|id[#rule],…|namespace/name|shared".
-func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.Scope, gw policy.GatewayName, shared bool, whole string) []byte {
+// a built-in contributor is told apart by its rule), Gateway, and whether
+// the policy fails there —
+// "group/kind#field|scope|strategy|id[#rule],…|namespace/name|shared|whole|failed".
+func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.Scope, gw policy.GatewayName, shared bool, whole string, failed bool) []byte {
 	if gk.Group != "" {
 		key = append(append(key, gk.Group...), '/')
 	}
@@ -313,7 +314,8 @@ func appendRenderKey(key []byte, gk model.GroupKind, f *merge.Field, sc policy.S
 	key = append(append(key, '|'), gw.Namespace...)
 	key = append(append(key, '/'), gw.Name...)
 	key = strconv.AppendBool(append(key, '|'), shared)
-	return append(append(key, '|'), whole...)
+	key = append(append(key, '|'), whole...)
+	return strconv.AppendBool(append(key, '|'), failed)
 }
 
 // servesStreams: gw has a TCP or TLS listener with a route it programs a
@@ -328,11 +330,11 @@ func servesStreams(gw *topology.Gateway) bool {
 // renderNew renders a field through its kind and types the fragments.
 // streams: the field also reaches TCP and TLS chains, which never answer
 // with a direct response: a field they cannot take is left out of them.
-func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, shared bool, whole string, streams bool) *rendered {
+func (b *builder) renderNew(k policy.Kind, r policy.Renderer, f *merge.Field, sc policy.Scope, ids, nss []string, gw policy.GatewayName, shared bool, whole string, failing, streams bool) *rendered {
 	gk := k.GroupKind()
 	rf := &rendered{kindKey: gk.String() + "#" + f.Key}
 	owner := f.Owner.Policy
-	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw, SharedPort: shared, Whole: whole}
+	in := policy.FieldInput{Key: f.Key, Strategy: f.Strategy, Values: f.Values, Contributors: ids, Scope: sc, Namespaces: nss, Gateway: gw, SharedPort: shared, Whole: whole, Failed: failing}
 	frags, err := r.RenderField(in, b.env)
 	// A setting gwpol does not render yet (listener, connection manager
 	// and cluster settings) is an error finding (GWP404) naming what is

@@ -145,7 +145,7 @@ var capabilityFixtures = []capabilityFixture{
 		"spec:\n  credentialInjection: {credential: {valueRef: {name: token}}}\n" +
 		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: token, namespace: infra}\ndata: {credential: dG9rZW4=}\n"},
 	{"geoip", "authorization", "", "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgateway}\n" +
-		"spec:\n  controllerName: kgateway.dev/kgateway\n  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: infra}\n" +
+		"spec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n  parametersRef: {group: gateway.envoyproxy.io, kind: EnvoyProxy, name: geo, namespace: infra}\n" +
 		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: geo, namespace: infra}\n" +
 		"spec:\n  geoIP: {provider: {type: MaxMind, maxMind: {cityDbSource: {local: {path: /db/city.mmdb}}}}}\n" +
 		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: ip, namespace: infra}\n" +
