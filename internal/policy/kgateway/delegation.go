@@ -104,7 +104,7 @@ func inheritedFilters(rt *topology.Route, rule *topology.Rule, via []*topology.R
 				if f.URLRewrite.Hostname != nil && (!host || prefersParent) {
 					rw.Hostname, host = f.URLRewrite.Hostname, true
 				}
-				if f.URLRewrite.Path != nil && (!path || prefersParent) {
+				if rewritesPath(f.URLRewrite.Path) && (!path || prefersParent) {
 					rw.Path, path = f.URLRewrite.Path, true
 				}
 				if rw.Hostname != nil || rw.Path != nil {
@@ -129,10 +129,28 @@ func rewriteSet(rule *topology.Rule) (host, path bool) {
 	for _, f := range rule.HTTP.Filters {
 		if f.URLRewrite != nil {
 			host = host || f.URLRewrite.Hostname != nil
-			path = path || f.URLRewrite.Path != nil
+			path = path || rewritesPath(f.URLRewrite.Path)
 		}
 	}
 	return host, path
+}
+
+// rewritesPath reports whether a URLRewrite's path modifier rewrites the
+// path: kgateway applies a full path or a prefix replacement only when it
+// is not empty (krtcollections/builtin.go: urlRewriteIr.apply,
+// `FullReplace != ""`, `PrefixReplace != ""`), and the Gateway API lets
+// either be "" — such a modifier sets nothing, so a farther parent's path,
+// or a TrafficPolicy's urlRewrite, still applies.
+func rewritesPath(p *gwv1.HTTPPathModifier) bool {
+	switch {
+	case p == nil:
+		return false
+	case p.Type == gwv1.FullPathHTTPPathModifier:
+		return p.ReplaceFullPath == nil || *p.ReplaceFullPath != ""
+	case p.Type == gwv1.PrefixMatchHTTPPathModifier:
+		return p.ReplacePrefixMatch == nil || *p.ReplacePrefixMatch != ""
+	}
+	return false
 }
 
 // selectChildren: a backendRef delegates when it is an HTTPRoute (the one

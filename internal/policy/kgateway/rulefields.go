@@ -79,7 +79,7 @@ func ruleRewrites(rule *model.Rule) []policy.RuleField {
 		if rw.Hostname != nil {
 			out = append(out, policy.RuleField{Key: "autoHostRewrite", Value: &RuleRewrite{Hostname: string(*rw.Hostname)}, Path: path + ".hostname"})
 		}
-		if p := rw.Path; p != nil && (p.ReplaceFullPath != nil || p.ReplacePrefixMatch != nil) {
+		if p := rw.Path; rewritesPath(p) && (p.ReplaceFullPath != nil || p.ReplacePrefixMatch != nil) {
 			v := &RuleRewrite{Path: string(p.Type) + " " + deref(p.ReplaceFullPath) + deref(p.ReplacePrefixMatch)}
 			out = append(out, policy.RuleField{Key: "urlRewrite", Value: v, Path: path + ".path"})
 		}

@@ -227,11 +227,16 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 // Target.PathModifiersAsWritten: the full path through .*, a prefix
 // replaced by "/" through ^<the path m matches, as written>\/* (what
 // the route matches by a regular expression keeps a prefix rewrite), any
-// other prefix replacement as given. A later rewrite (one a delegated
-// route inherits from a parent that prefers its own) replaces the
-// earlier's path rewrite whole: Envoy takes one of the two forms only.
+// other prefix replacement as given; an empty replacement, nothing. A
+// later rewrite (one a delegated route inherits from a parent that
+// prefers its own) replaces the earlier's path rewrite whole: Envoy takes
+// one of the two forms only.
 func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *routev3.RouteMatch) {
 	switch {
+	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil && *p.ReplaceFullPath == "",
+		p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && *p.ReplacePrefixMatch == "":
+		// an empty replacement rewrites nothing (the controller applies a
+		// non-empty one only), and leaves what an earlier one set
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 		act.PrefixRewrite = ""
 		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
