@@ -44,6 +44,30 @@ func FuzzPipeline(f *testing.F) {
 		}
 	}
 	f.Add(examples)
+	// This session's features, so that CI's short runs reach them: Envoy
+	// Gateway's geolocation check decided per listener (two listeners, one
+	// detecting the client IP) and the WSO2 operator at its pin (a route
+	// it refuses whole beside routes it builds).
+	for _, p := range []string{"../../testdata/render/securitypolicy/authorization-geoip-per-listener/input.yaml", "../../testdata/wso2/operator/routes.yaml"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	// A route on two controllers' Gateways (kgateway's and Envoy
+	// Gateway's) with each family's policy on it and on the other's
+	// Gateway: each attaches only where its controller serves (GWP224
+	// where it serves nowhere), and each target renders its own.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kg}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: kgw, namespace: app}\nspec:\n  gatewayClassName: kg\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: app}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: kgw}, {name: egw}]\n" +
+		"  rules: [{matches: [{path: {type: PathPrefix, value: /b}}], backendRefs: [{name: svc, port: 80}]}]\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{port: 80}]}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}, {group: gateway.networking.k8s.io, kind: Gateway, name: kgw}]\n  timeout: {http: {requestTimeout: 7s}}\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}, {group: gateway.networking.k8s.io, kind: Gateway, name: egw}]\n  timeouts: {request: 9s}\n"))
 	// A rule with a backendRef to no Service, whose policy gives it
 	// clusters of its own: explain says it answers 500, and render must
 	// keep the blackhole as a cluster nothing defines, not make one of

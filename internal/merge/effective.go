@@ -71,10 +71,13 @@ func (r *Result) levels(rule *topology.Rule, path *RulePath, l *topology.Listene
 	return out
 }
 
-// OnGateway are the points of a route's or rule's merge (pts) that apply
-// where the route is served on gw: all of them but those LeftOutOn gw.
-// pts itself when nothing is left out (always, when the input mixes no
-// controllers) or gw is nil.
+// OnGateway are the points of a route's or rule's merge (pts) as the
+// route is served on gw: a point LeftOutOn gw is dropped, or, when it
+// holds the rule's own Gateway API values (Point.Rule, which every
+// controller translates), replaced by a point of those values alone —
+// the policies' fields take no part there. pts itself (the same slice)
+// when nothing changes (always, when the input mixes no controllers) or
+// gw is nil; a new slice otherwise.
 func (r *Result) OnGateway(pts Points, gw *topology.Gateway) Points {
 	if gw == nil || r.Attach == nil || !r.Attach.Mixed() {
 		return pts
@@ -84,9 +87,12 @@ func (r *Result) OnGateway(pts Points, gw *topology.Gateway) Points {
 			continue
 		}
 		out := slices.Clone(pts[:i])
-		for _, pt := range pts[i+1:] {
-			if !r.LeftOutOn(pt, gw) {
+		for _, pt := range pts[i:] {
+			switch {
+			case !r.LeftOutOn(pt, gw):
 				out = append(out, pt)
+			case len(pt.Rule) > 0:
+				out = append(out, pt.ownOnly())
 			}
 		}
 		return out
@@ -94,38 +100,45 @@ func (r *Result) OnGateway(pts Points, gw *topology.Gateway) Points {
 	return pts
 }
 
-// LeftOutOn reports whether a point of a route's or rule's merge takes no
-// part where the route is served on gw: its kind is one gw's controller
-// does not take (attach.Result.Stranger) — a route served by Gateways of
-// several controllers takes each family's policies on its own
-// controller's Gateways only; render, explain (OnGateway) and status
-// (against which Gateways it reports them) read this. A point is left
-// out whole, so only when every policy in it reached the route by a
-// targetRef (or a selector): a rule's own Gateway API values (built-in
-// candidates) and the policies its ExtensionRef filters name stay, as a
-// route's own filters are every controller's to read (what a controller
-// makes of another family's ExtensionRef kind is decided apart:
-// policy.Controller.OwnKindsOnly).
+// ownOnly is a point of p's rule's own values alone (p.Rule), with their
+// built-in candidates: what is left of p where its policies take no part.
+func (p *Point) ownOnly() *Point {
+	own := &Point{Kind: p.Kind, Rule: p.Rule}
+	for _, f := range p.Rule {
+		if !slices.Contains(own.Candidates, f.Owner) {
+			own.Candidates = append(own.Candidates, f.Owner)
+		}
+	}
+	own.layer()
+	return own
+}
+
+// LeftOutOn reports whether the policies of a point of a route's or
+// rule's merge take no part where the route is served on gw: its kind is
+// one gw's controller does not take (attach.Result.Stranger) — a route
+// served by Gateways of several controllers takes each family's policies
+// on its own controller's Gateways only; render, explain (OnGateway) and
+// status (against which Gateways it reports them) read this. Only when
+// every policy in it reached the route by a targetRef (or a selector):
+// the policies a rule's ExtensionRef filters name stay, as a route's own
+// filters are every controller's to read (what a controller makes of
+// another family's ExtensionRef kind is decided apart:
+// policy.Controller.OwnKindsOnly). The rule's own Gateway API values
+// (built-in candidates, Point.Rule) are no policy's: OnGateway keeps them.
 func (r *Result) LeftOutOn(pt *Point, gw *topology.Gateway) bool {
 	if pt == nil || gw == nil || r.Attach == nil || !r.Attach.Stranger(pt.Kind, gw) {
 		return false
 	}
-	// a policy's, not the rule's: attached by a targetRef
-	byTargetRef := func(c *Candidate) bool { return c != nil && !c.IsBuiltIn() && c.Via != attach.ViaExtensionRef }
 	n := 0
 	for _, cs := range [][]*Candidate{pt.Candidates, pt.Invalid, pt.Rejected} {
 		for _, c := range cs {
-			if !byTargetRef(c) {
+			switch {
+			case c.IsBuiltIn():
+			case c.Via == attach.ViaExtensionRef:
 				return false
+			default:
+				n++
 			}
-			n++
-		}
-	}
-	// a field of the rule's own values (owned by no such candidate) keeps
-	// the point
-	for _, f := range pt.Fields {
-		if !byTargetRef(f.Owner) || slices.ContainsFunc(f.Contributors, func(c *Candidate) bool { return !byTargetRef(c) }) {
-			return false
 		}
 	}
 	return n > 0

@@ -56,6 +56,13 @@ metadata: {name: on-both, namespace: infra}
 spec:
   parentRefs: [{name: kg}, {name: gw}]
   rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: on-both-timed, namespace: infra}
+spec:
+  parentRefs: [{name: gw}, {name: kg}]
+  rules: [{name: main, matches: [{path: {type: PathPrefix, value: /t}}], backendRefs: [{name: svc, port: 80}], timeouts: {request: 3s}}]
 `
 
 // TestStrangerAncestors: a policy writes no ancestor for a target of
@@ -89,6 +96,11 @@ func TestStrangerAncestors(t *testing.T) {
 		{name: "kgateway policy on an Envoy Gateway Gateway: none, not TargetNotFound", policy: tp(ref("Gateway", "gw"))},
 		{name: "kgateway policy on a route only Envoy Gateway serves: none", policy: tp(ref("HTTPRoute", "on-eg"))},
 		{name: "kgateway policy on a route both serve: its own Gateway only", policy: tp(ref("HTTPRoute", "on-both")),
+			ancestors: []string{"Gateway/infra/kg kgateway.dev/kgateway"}},
+		{name: "kgateway policy on a route both serve, with timeouts of its own: its own Gateway only", policy: tp(ref("HTTPRoute", "on-both-timed")),
+			ancestors: []string{"Gateway/infra/kg kgateway.dev/kgateway"}},
+		{name: "kgateway policy on a rule of a route both serve, with timeouts of its own: its own Gateway only",
+			policy:    tp("  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: on-both-timed, sectionName: main}\n"),
 			ancestors: []string{"Gateway/infra/kg kgateway.dev/kgateway"}},
 		{name: "kgateway policy on both Gateways: its own only", policy: tp(ref("Gateway", "gw") + ref("Gateway", "kg")),
 			// (kgateway reports a Gateway's policy on its ListenerSets too)

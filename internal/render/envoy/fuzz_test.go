@@ -90,7 +90,7 @@ immutable: true
 // unparseable output.
 func FuzzRender(f *testing.F) {
 	policytest.AddSeeds(f, "../../../testdata/examples/60-policies.yaml", "../../../testdata/examples/70-haproxy.yaml",
-		"../../../testdata/render/*/input.yaml", "../../../testdata/render/*/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml")
+		"../../../testdata/render/*/input.yaml", "../../../testdata/render/*/*/input.yaml", "../../../testdata/haptic/*/input.yaml", "../../../testdata/wso2/platform/policies.yaml", "../../../testdata/wso2/operator/routes.yaml")
 	f.Add([]byte("apiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: app}\nspec:\n  headerModifiers: {request: {set: [{name: x-a, value: \"a\\u0091b\"}]}}\n  timeouts: {request: 5s}\n"))
 	// A kgateway Backend whose static host is empty, routed to: refused,
 	// not written as an endpoint Envoy rejects (found by this target).
@@ -201,6 +201,21 @@ func FuzzRender(f *testing.F) {
 		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {kind: Backend, name: ext, port: 9}, percent: 5}}, {type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: dyn}}}]\n" +
 		"    backendRefs: [{group: multicluster.x-k8s.io, kind: Backend, name: ext}]\n" +
 		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {group: gateway.envoyproxy.io, kind: Backend, name: uds}}}]\n    backendRefs: [{name: svc, port: 80}]\n"))
+	// A route on two controllers' Gateways: the base's (no GatewayClass in
+	// the input, so it takes every family's kinds) and an Envoy Gateway
+	// one beside a kgateway one, with each family's policy on the route and
+	// on the other's Gateway (attached only where its own controller
+	// serves, GWP224 elsewhere).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kg}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: kgw, namespace: app}\nspec:\n  gatewayClassName: kg\n  listeners: [{name: http, protocol: HTTP, port: 8082}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: app}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 8083}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: kgw}, {name: egw}, {name: gw, namespace: infra}]\n" +
+		"  rules: [{matches: [{path: {type: PathPrefix, value: /b}}], backendRefs: [{name: svc, port: 80}]}]\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}, {group: gateway.networking.k8s.io, kind: Gateway, name: kgw}]\n  timeout: {http: {requestTimeout: 7s}}\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp2, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}, {group: gateway.networking.k8s.io, kind: Gateway, name: egw}]\n  timeouts: {request: 9s}\n"))
 	reg := fuzzRegistry()
 	base := fuzzBaseObjects(f)
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base, docs) })

@@ -1336,7 +1336,7 @@ func (gb *gatewayBuild) ruleScope(rule *topology.Rule, path *merge.RulePath) *sc
 	key := ruleKey{rule: rule, path: path}
 	// the kinds this Gateway's controller takes (a route served by
 	// Gateways of several controllers): a merge of its own there
-	if on := gb.res.OnGateway(pts, gb.gw); len(on) != len(pts) {
+	if on := gb.res.OnGateway(pts, gb.gw); len(on) != len(pts) || len(on) > 0 && &on[0] != &pts[0] {
 		pts, key.gw = on, gb.gw
 	}
 	gb.mu.Lock()

@@ -1,8 +1,12 @@
 package envoy_test
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -104,4 +108,65 @@ func TestStrangerRoutePolicies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStrangerRoutePolicyBesideOwnValues: the same route with timeouts of
+// its own (Gateway API values every controller translates, which the
+// families' kinds carry as the rule's own) and a kgateway TrafficPolicy
+// that sets more: on the other controllers' Gateways the rule keeps its
+// own timeout and takes nothing of the policy — the policy's header
+// modifier was rendered there, as the point holding the rule's own values
+// was kept whole (merge.Result.OnGateway). Shapes no public case has.
+func TestStrangerRoutePolicyBesideOwnValues(t *testing.T) {
+	tp := func(target string) string {
+		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp, namespace: infra}\nspec:\n  targetRefs: [" + target + "]\n" +
+			"  timeouts: {request: 9s}\n  headerModifiers: {request: {set: [{name: x-kg, value: tp}]}}\n"
+	}
+	withOwn := strings.Replace(strangerRoutes, "    backendRefs: [{name: svc, port: 80}]\n", "    backendRefs: [{name: svc, port: 80}]\n    timeouts: {request: 3s}\n", 1)
+	for _, tc := range []struct{ name, policies string }{
+		{"a TrafficPolicy on the route", tp("{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}")},
+		{"a TrafficPolicy on the rule", tp("{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web, sectionName: main}")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Parse("fixture.yaml", []byte(withOwn+tc.policies), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+			for _, target := range []string{"envoy", "kgateway", "envoygateway"} {
+				out := render(t, res, envoy.Options{Target: target})
+				for _, want := range []struct {
+					host   string
+					header bool
+				}{{"kg.example", true}, {"eg.example", false}, {"hap.example", false}} {
+					ra := forwardingRoute(t, out, want.host)
+					if g := durationOrNone(ra.Timeout != nil, ra.Timeout.AsDuration()); g != 3*time.Second {
+						t.Errorf("%s %s: timeout %v, want the rule's own 3s", target, want.host, g)
+					}
+					js, err := protojson.Marshal(routeServing(out, want.host))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := strings.Contains(string(js), "x-kg"); got != want.header {
+						t.Errorf("%s %s: the TrafficPolicy's header set %v, want %v", target, want.host, got, want.header)
+					}
+				}
+			}
+		})
+	}
+}
+
+// routeServing is the one route of the virtual host serving host, whole
+// (its per-filter configs with it).
+func routeServing(out *envoy.Output, host string) proto.Message {
+	for _, g := range out.Gateways {
+		for _, rc := range g.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				if len(vh.Domains) > 0 && strings.EqualFold(vh.Domains[0], host) && len(vh.Routes) == 1 {
+					return vh.Routes[0]
+				}
+			}
+		}
+	}
+	return nil
 }
