@@ -299,8 +299,9 @@ func Compute(r *merge.Result, opt Options) *Report {
 }
 
 // ownRouteStatus are the conditions a controller writes on the parent p
-// of rt by rules of its own (policy.RouteStatuser: the WSO2 gateway
-// operator's), which replace the Gateway API's and the broken rules'.
+// of rt by rules of its own (policy.RouteStatuser: a controller that
+// writes a route's status its own way), which replace the Gateway API's
+// and the broken rules'.
 func ownRouteStatus(statusers []policy.RouteStatuser, rt *topology.Route, p *topology.Parent) ([]Condition, bool) {
 	for _, rs := range statusers {
 		if cs, ok := rs.RouteConditions(rt, p); ok {
