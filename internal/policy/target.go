@@ -116,6 +116,11 @@ type Target struct {
 	// RFC 6335 compares service names case-insensitively). Unset: an
 	// appProtocol names one of them only as written.
 	AppProtocolsFoldCase bool
+	// HeaderAddsFirst: a Gateway API header modifier's add entries are
+	// written before its set entries, as the controller converts them, so
+	// a header both added and set ends with the set value alone (Envoy
+	// applies the options in order). Unset: sets first.
+	HeaderAddsFirst bool
 	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
 	// policy on the backend object merges into is replaced by a blackhole
 	// (kgateway), rather than rendered without that policy.

@@ -72,6 +72,9 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// gave way to v1 ListenerSets to after the pin's Gateway backend client
 	// certificates).
 	AppProtocolsFoldCase: true,
+	// and writes a header modifier's add entries before its set entries
+	// (krtcollections/builtin.go: convertHeaderModifierIR).
+	HeaderAddsFirst: true,
 	// kgateway turns a GRPCRoute match into an HTTPRoute match
 	// (krtcollections/grpc_route.go: buildGRPCPathMatch): a service alone
 	// is the PathPrefix /<service>.

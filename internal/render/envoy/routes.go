@@ -1028,7 +1028,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	for _, f := range filters {
 		if f.redirect != nil {
 			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
-			applyHeaderFilters(r, filters)
+			applyHeaderFilters(r, filters, &vb.target)
 			return true
 		}
 	}
@@ -1068,7 +1068,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	vb.backendRoute(act, e.rule.Backends)
 	r.Action = &routev3.Route_Route{Route: act}
-	applyHeaderFilters(r, filters)
+	applyHeaderFilters(r, filters, &vb.target)
 	if act.GetCluster() != "" {
 		// One backend: its own header filters apply on the route, after
 		// the rule's (without Target.BackendRefDestinations a backendRef
@@ -1120,7 +1120,7 @@ func (vb *vhostBuild) clusterWeights(e entry) (wcs []*routev3.WeightedCluster_Cl
 		}
 		total += w
 		h := &routev3.Route{}
-		applyHeaderFilters(h, backendRefFilters(e.rule, i))
+		applyHeaderFilters(h, backendRefFilters(e.rule, i), &vb.target)
 		var tpfc map[string]*anypb.Any
 		if name != BlackholeCluster {
 			// a backendRef that takes no traffic has no policies in
