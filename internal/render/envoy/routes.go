@@ -3,6 +3,7 @@ package envoy
 import (
 	"cmp"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -263,9 +264,12 @@ func planVHosts(ls []*topology.Listener) []*vhostPlan {
 	return out
 }
 
-// ownerOf picks the listener that owns a hostname: an exact listener
-// hostname beats a wildcard, which beats none; ties go to the first
-// listener (the Gateway's own before its ListenerSets').
+// ownerOf picks the listener that owns a hostname, the most specific
+// that covers it: an exact listener hostname beats a wildcard, a longer
+// wildcard a shorter one (`*.foo.example.com` owns a.foo.example.com
+// before `*.example.com` does, whatever their order), and any beats none;
+// ties go to the first listener (the Gateway's own before its
+// ListenerSets').
 func ownerOf(ls []*topology.Listener, host string) *topology.Listener {
 	var best *topology.Listener
 	bestRank := -1
@@ -275,9 +279,9 @@ func ownerOf(ls []*topology.Listener, host string) *topology.Listener {
 		case lh == "":
 			rank = 0
 		case lh == host:
-			rank = 2
+			rank = math.MaxInt
 		case strings.HasPrefix(lh, "*") && strings.HasSuffix(host, lh[1:]):
-			rank = 1
+			rank = len(lh)
 		}
 		if rank > bestRank {
 			best, bestRank = l, rank
