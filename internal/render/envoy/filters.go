@@ -146,9 +146,12 @@ var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
 
 // redirectAction translates RequestRedirect on a listener. Without a port
 // the redirect keeps the scheme's well-known port when it names a scheme,
-// else the listener's port, as the Gateway API asks; a well-known port is
-// left out of the Location (for https, https_redirect says it
-// under targets with Target.HTTPSRedirect).
+// else the listener's port, as the Gateway API asks; a port that is the
+// well-known one of the scheme the Location uses — the filter's, else the
+// listener's (https on an HTTPS listener, http on any other) — is left
+// out of the Location, whether the filter or the listener gave it (for
+// https, https_redirect says the scheme under targets with
+// Target.HTTPSRedirect).
 func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
 	scheme := ""
@@ -162,15 +165,17 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	if f.Hostname != nil {
 		ra.HostRedirect = string(*f.Hostname)
 	}
-	switch {
-	case f.Port != nil:
-		ra.PortRedirect = uint32(*f.Port)
-	case scheme == "" && l != nil:
-		ra.PortRedirect = uint32(l.Port)
+	if scheme == "" && l != nil {
 		scheme = "http"
 		if l.Protocol == gwv1.HTTPSProtocolType {
 			scheme = "https"
 		}
+	}
+	switch {
+	case f.Port != nil:
+		ra.PortRedirect = uint32(*f.Port)
+	case f.Scheme == nil && l != nil:
+		ra.PortRedirect = uint32(l.Port)
 	}
 	if wellKnownPort[scheme] == ra.PortRedirect {
 		ra.PortRedirect = 0
