@@ -13,7 +13,8 @@ import (
 // fraction (denominator 100 unless given) — and its xDS translator
 // (route.go: mirrorPercentByPolicy, fractionalpercent.FromFloat32)
 // writes a positive percentage as uint32(p*10000) millionths, computed
-// in float32 and truncated (1/3 is 333333, 7/10 699999), a zero one as
+// in float32 and truncated (floatMillionths: 1/3 is 333333, 20/21
+// 952381 where the exact share is 952380), a zero one as
 // no mirror policy at all (the mirror's cluster is still written), and a
 // mirror with neither as 100 out of a hundred.
 func mirrorFraction(f *gwv1.HTTPRequestMirrorFilter) policy.MirrorShare {
@@ -37,8 +38,5 @@ func mirrorFraction(f *gwv1.HTTPRequestMirrorFilter) policy.MirrorShare {
 	if !(p > 0) {
 		return policy.MirrorShare{Off: true}
 	}
-	// the CRD keeps a share within 100%; a larger one (input it refuses)
-	// is every request rather than a conversion out of uint32's range
-	p = min(p, 100)
-	return policy.MirrorShare{Numerator: uint32(p * 10000), Denominator: 1_000_000}
+	return policy.MirrorShare{Numerator: floatMillionths(p), Denominator: 1_000_000}
 }
