@@ -517,6 +517,11 @@ type DroppedRule struct {
 	// in place of Reason: that of the group the controller collects it in
 	// (Envoy Gateway: a rule's filter problems, their reasons joined).
 	Collected string
+	// RouteWide: the problem is the route's own (Envoy Gateway: a
+	// TCPRoute or UDPRoute with more than one rule), dropping each of its
+	// rules; the condition says it once. Otherwise a problem is said
+	// once for each rule it drops.
+	RouteWide bool
 }
 
 // AnsweredRule is a rule a controller keeps but answers with Status.

@@ -11,6 +11,7 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -278,30 +279,29 @@ func rewriteAsWritten(act *routev3.RouteAction, p *gwv1.HTTPPathModifier, m *rou
 }
 
 // mirrorPolicy translates RequestMirror (percent or fraction → runtime
-// fraction, a fraction's share as Target.MirrorFraction computes it);
-// under Target.MirrorsKeepHost the mirrored request keeps its Host, else
-// Envoy appends "-shadow" to it.
+// fraction, as Target.MirrorFraction reads them); under
+// Target.MirrorsKeepHost the mirrored request keeps its Host, else Envoy
+// appends "-shadow" to it. Nil: the controller writes no mirror policy
+// for f (MirrorShare.Off).
 func mirrorPolicy(cluster string, f *gwv1.HTTPRequestMirrorFilter, t Target) *routev3.RouteAction_RequestMirrorPolicy {
+	share := policy.DefaultMirrorShare(f)
+	if t.MirrorFraction != nil {
+		share = t.MirrorFraction(f)
+	}
+	if share.Off {
+		return nil
+	}
 	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: cluster, DisableShadowHostSuffixAppend: t.MirrorsKeepHost}
-	switch {
-	case f.Percent != nil:
+	if !share.Every {
+		den := typev3.FractionalPercent_HUNDRED
+		switch share.Denominator {
+		case 10_000:
+			den = typev3.FractionalPercent_TEN_THOUSAND
+		case 1_000_000:
+			den = typev3.FractionalPercent_MILLION
+		}
 		p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
-			Numerator: uint32(max(*f.Percent, 0)), Denominator: typev3.FractionalPercent_HUNDRED}}
-	case f.Fraction != nil:
-		den := int32(100)
-		if f.Fraction.Denominator != nil {
-			den = *f.Fraction.Denominator
-		}
-		num := max(f.Fraction.Numerator, 0)
-		if den > 0 {
-			// Express as a millionth so any denominator fits.
-			share := uint32(int64(num) * 1_000_000 / int64(den))
-			if t.MirrorFraction != nil {
-				share = t.MirrorFraction(num, den)
-			}
-			p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
-				Numerator: share, Denominator: typev3.FractionalPercent_MILLION}}
-		}
+			Numerator: share.Numerator, Denominator: den}}
 	}
 	return p
 }

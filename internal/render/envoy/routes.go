@@ -1066,7 +1066,9 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
 		case f.mirror != nil && vb.res.Verdict(e.att.Route, vb.gw).Mirrors(e.rule.Index, f.index):
 			if c := vb.mirrorCluster(f.mirrorTo); c != "" {
-				act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mirrorPolicy(c, f.mirror, vb.target))
+				if mp := mirrorPolicy(c, f.mirror, vb.target); mp != nil {
+					act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mp)
+				}
 			}
 		}
 	}
