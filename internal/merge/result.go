@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,11 @@ type Result struct {
 	// rules a listener's or a route's policies reach share their chain.
 	routedMu sync.Mutex
 	routed   map[routedKey]*Point
+
+	// backendKinds are the kinds with a policy on some backend object
+	// (BackendStranger), listed once.
+	backendKindsOnce sync.Once
+	backendKinds     []policy.Kind
 }
 
 // Points are one target's merge results, one per kind that attached there
@@ -146,6 +152,45 @@ func (bp *BackendPoints) ForPort(name string) Points {
 		return pts
 	}
 	return bp.Own
+}
+
+// BackendOn are the points of a backend's merge for one of its clusters
+// (pts: BackendPoints.ForPort) as gw's controller builds that cluster:
+// a point of a kind gw's controller does not read
+// (attach.Result.Stranger) is dropped — a kgateway BackendConfigPolicy on
+// a Service takes no part in the cluster an Envoy Gateway Gateway builds
+// for it, as each controller reads its own family's kinds (and the
+// Gateway API's) only. The one decision render (the backend's clusters
+// on each Gateway), status and explain (the backend view) read. pts
+// itself when nothing is dropped (always, when the input mixes no
+// controllers) or gw is nil.
+func (r *Result) BackendOn(pts Points, gw *topology.Gateway) Points {
+	return r.OnGateway(pts, gw) // a backend's points hold targetRef and selector policies only
+}
+
+// BackendStranger reports whether some policy on a backend object is of
+// a kind gw's controller does not read (attach.Result.Stranger): that
+// Gateway's clusters of the backend differ from those of a Gateway that
+// reads every such kind (BackendOn), so render does not share them. False
+// at once when the input mixes no controllers.
+func (r *Result) BackendStranger(gw *topology.Gateway) bool {
+	if gw == nil || r.Attach == nil || !r.Attach.Mixed() {
+		return false
+	}
+	r.backendKindsOnce.Do(func() {
+		seen := map[policy.Kind]bool{}
+		for _, bp := range r.Backends {
+			for _, pts := range append([]Points{bp.Own}, slices.Collect(maps.Values(bp.Ports))...) {
+				for _, pt := range pts {
+					if !seen[pt.Kind] {
+						seen[pt.Kind] = true
+						r.backendKinds = append(r.backendKinds, pt.Kind)
+					}
+				}
+			}
+		}
+	})
+	return slices.ContainsFunc(r.backendKinds, func(k policy.Kind) bool { return r.Attach.Stranger(k, gw) })
 }
 
 // Gateway returns a Gateway's points.
