@@ -157,10 +157,10 @@ func (bp *BackendPoints) ForPort(name string) Points {
 // BackendOn are the points of a backend's merge for one of its clusters
 // (pts: BackendPoints.ForPort) as gw's controller builds that cluster:
 // a point of a kind gw's controller does not read
-// (attach.Result.Stranger) is dropped — a kgateway BackendConfigPolicy on
-// a Service takes no part in the cluster an Envoy Gateway Gateway builds
-// for it, as each controller reads its own family's kinds (and the
-// Gateway API's) only. The one decision render (the backend's clusters
+// (attach.Result.Stranger) is dropped — one family's cluster policy on
+// a Service takes no part in the cluster another controller's Gateway
+// builds for it, as each controller reads its own family's kinds (and
+// the Gateway API's) only. The one decision render (the backend's clusters
 // on each Gateway), status and explain (the backend view) read. pts
 // itself when nothing is dropped (always, when the input mixes no
 // controllers) or gw is nil.
@@ -191,6 +191,38 @@ func (r *Result) BackendStranger(gw *topology.Gateway) bool {
 		}
 	})
 	return slices.ContainsFunc(r.backendKinds, func(k policy.Kind) bool { return r.Attach.Stranger(k, gw) })
+}
+
+// NotOn are the Gateways among gws (those serving a route, ServingGateways,
+// or routing to a backend, topology.Graph.BackendGateways) where the
+// policies of pt take no part (LeftOutOn: the Gateway's controller does
+// not read pt's kind), in gws order: what render decided, for the views
+// that show a route's or a backend's merge without choosing a Gateway
+// (explain's policy view, graph, status's scope) to say where it differs
+// per Gateway. Nil at once when the input mixes no controllers.
+func (r *Result) NotOn(pt *Point, gws []*topology.Gateway) []*topology.Gateway {
+	if pt == nil || r.Attach == nil || !r.Attach.Mixed() {
+		return nil
+	}
+	var out []*topology.Gateway
+	for _, gw := range gws {
+		if r.LeftOutOn(pt, gw) {
+			out = append(out, gw)
+		}
+	}
+	return out
+}
+
+// ServingGateways are the Gateways a route is served on: its parentRefs'
+// with a listener that takes it, in parentRef order, each once.
+func ServingGateways(rt *topology.Route) []*topology.Gateway {
+	var out []*topology.Gateway
+	for _, p := range rt.Parents {
+		if p.Gateway != nil && len(p.Listeners) > 0 && !slices.Contains(out, p.Gateway) {
+			out = append(out, p.Gateway)
+		}
+	}
+	return out
 }
 
 // Gateway returns a Gateway's points.
