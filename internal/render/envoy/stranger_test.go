@@ -172,6 +172,22 @@ func routeServing(out *envoy.Output, host string) proto.Message {
 	return nil
 }
 
+// lone is a Service no route sends to, which the kgateway target gives
+// every Gateway a cluster of (Target.UnroutedBackendClusters) when a
+// backend policy targets it.
+const lone = "---\napiVersion: v1\nkind: Service\nmetadata: {name: lone, namespace: infra}\nspec: {ports: [{port: 81}]}\n"
+
+// bcp is a kgateway BackendConfigPolicy with a connect timeout on a
+// Service of infra.
+func bcp(name, svc, timeout string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: \"\", kind: Service, name: " + svc + "}]\n  connectTimeout: " + timeout + "\n"
+}
+
+// strangerBackends is strangerRoutes with a BackendConfigPolicy on the
+// route's Service and one on lone.
+var strangerBackends = strangerRoutes + lone + bcp("bcp", "svc", "3s") + bcp("bcp-lone", "lone", "4s")
+
 // TestStrangerBackendPolicies: a policy on a backend shapes the clusters
 // of the Gateways whose controller reads its kind only — a kgateway
 // BackendConfigPolicy on a Service that a kgateway, an Envoy Gateway and
@@ -185,11 +201,6 @@ func routeServing(out *envoy.Output, host string) proto.Message {
 // Envoy Gateway Gateway, built first, must not hand its clusters to
 // kgateway's. Shapes no public case has.
 func TestStrangerBackendPolicies(t *testing.T) {
-	const lone = "---\napiVersion: v1\nkind: Service\nmetadata: {name: lone, namespace: infra}\nspec: {ports: [{port: 81}]}\n"
-	bcp := func(name, svc, timeout string) string {
-		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n" +
-			"  targetRefs: [{group: \"\", kind: Service, name: " + svc + "}]\n  connectTimeout: " + timeout + "\n"
-	}
 	const btp = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: btp, namespace: infra}\nspec:\n" +
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]\n  circuitBreaker: {maxConnections: 7}\n"
 	const tls = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: infra}\nspec:\n" +
