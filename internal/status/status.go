@@ -961,7 +961,10 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 					anc = users[bp.Key]
 				}
-				record(merge.Points{pt}, fixedAncestors(anc), all, policy.TargetKey{Backend: bp.Key, Port: port})
+				// a Gateway whose controller does not read the kind
+				// builds the backend's clusters without it and reports
+				// nothing of it (merge.Result.BackendOn)
+				record(merge.Points{pt}, fixedAncestors(anc), takes, policy.TargetKey{Backend: bp.Key, Port: port})
 			}
 		}
 	}
