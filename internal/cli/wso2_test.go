@@ -297,7 +297,10 @@ func TestWSO2RuleChains(t *testing.T) {
 		t.Errorf("contributors (-want +got):\n%s", diff)
 	}
 	notes := apiPolicyKind(c).RuleNotes(rt.Rules[0], ownValues(c, rt.Rules[0]))
-	if len(notes) != 6 || !strings.Contains(notes[2], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
+	// The operation the operator builds comes first: its path under the
+	// route's context annotation (operations.go).
+	if len(notes) != 7 || !strings.Contains(notes[0], "WSO2 operator operation from spec.rules[0].matches[0]: GET /hello/limited, served as exactly /hello/hello/limited") ||
+		!strings.Contains(notes[3], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
 		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
 	}
 }

@@ -111,20 +111,31 @@ func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.At
 		classes[gc.Name] = string(gc.Spec.ControllerName)
 	}
 	var diags []diag.Diagnostic
-	ks.routeStatus = nil
+	ks.routeStatus, ks.opNotes = nil, nil
 	for _, rt := range g.Routes {
 		if rt.Kind != "HTTPRoute" || !ks.served(classes, rt, att) {
 			continue
 		}
 		diags = append(diags, ks.crossDuplicates(rt, att)...)
+		var rejected []diag.Diagnostic
 		if !otherController(classes, rt) {
 			if r := ks.buildRefusal(rt, att); r != nil {
 				diags = append(diags, ks.refuseRoute(rt, att, r))
 				ks.record(rt, classes, routeVerdict{refused: r})
 				continue
 			}
+			ops := operations(rt)
+			rejected = apiProblems(rt, ops)
+			diags = append(diags, rejected...)
+			differs, notes := servedDiffers(rt, ops)
+			diags = append(diags, differs...)
+			for rule, ns := range notes {
+				if ks.opNotes == nil {
+					ks.opNotes = map[*topology.Rule][]string{}
+				}
+				ks.opNotes[rule] = ns
+			}
 		}
-		var rejected []diag.Diagnostic
 		for _, p := range att.OnRoute(rt) {
 			if ks.Owns(p) && !p.IsValid() {
 				rejected = append(rejected, p.Invalid[0])
