@@ -22,14 +22,14 @@ import (
 func TestWSO2OperatorOperations(t *testing.T) {
 	const head = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
-metadata: {name: wso2}
+metadata: {name: wso2-api-platform}
 spec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: platform, namespace: shop}
 spec:
-  gatewayClassName: wso2
+  gatewayClassName: wso2-api-platform
   listeners: [{name: http, protocol: HTTP, port: 80}]
 ---
 apiVersion: v1
@@ -148,6 +148,85 @@ spec:
 				}) {
 					t.Errorf("no %s at %s saying %q in:\n%s", code, field, words, strings.Join(got, "\n"))
 				}
+			}
+		})
+	}
+}
+
+// TestWSO2OperatorClassNames: the operator reconciles the HTTPRoutes of
+// Gateways whose class NAME is in its gateway_api.gateway_class_names
+// (ManagedGatewayClass; default wso2-api-platform), whatever the class's
+// controllerName (config wso2.gatewayClassNames). Until hap36 gwpol took
+// any class whose controllerName starts gateway.api-platform.wso2.com/,
+// and so judged routes the operator never reconciles.
+func TestWSO2OperatorClassNames(t *testing.T) {
+	route := func(class, controller string) string {
+		return `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: ` + class + `}
+spec: {controllerName: ` + controller + `}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: platform, namespace: shop}
+spec:
+  gatewayClassName: ` + class + `
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: cart, namespace: shop}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: items, namespace: shop}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: store, namespace: shop}
+spec:
+  parentRefs: [{name: platform}]
+  rules:
+    - backendRefs: [{name: items, port: 8080, weight: 90}, {name: cart, port: 8080, weight: 10}]
+`
+	}
+	const operator = "gateway.api-platform.wso2.com/gateway-operator"
+	tests := []struct {
+		name, class, controller, config string
+		refused                         bool // the operator refuses the route (two Services)
+	}{
+		{"the default class name", "wso2-api-platform", operator, "", true},
+		{"another name with the operator's controllerName: not reconciled", "wso2", operator, "", false},
+		{"a configured name", "platform", operator, "wso2:\n  gatewayClassNames: [platform]\n", true},
+		{"the default name is no longer managed once others are configured", "wso2-api-platform", operator, "wso2:\n  gatewayClassNames: [platform]\n", false},
+		{"the name decides, not the controllerName", "wso2-api-platform", "example.com/other", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			f := filepath.Join(dir, "in.yaml")
+			if err := os.WriteFile(f, []byte(route(tt.class, tt.controller)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-f", f, "--fail-on", "none"}
+			if tt.config != "" {
+				c := filepath.Join(dir, "gwpol.yaml")
+				if err := os.WriteFile(c, []byte(tt.config), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--config", c)
+			}
+			rep, _ := lintWSO2(t, args...)
+			refused := false
+			for _, d := range rep.Diagnostics {
+				if d.Code == "GWP512" && strings.Contains(d.Message, "single Service backend") {
+					refused = true
+				}
+			}
+			if refused != tt.refused {
+				t.Errorf("refused = %v, want %v: %+v", refused, tt.refused, rep.Diagnostics)
 			}
 		})
 	}
