@@ -297,7 +297,10 @@ func TestWSO2RuleChains(t *testing.T) {
 		t.Errorf("contributors (-want +got):\n%s", diff)
 	}
 	notes := apiPolicyKind(c).RuleNotes(rt.Rules[0], ownValues(c, rt.Rules[0]))
-	if len(notes) != 6 || !strings.Contains(notes[2], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
+	// The operation the operator builds comes first: its path under the
+	// route's context annotation (operations.go).
+	if len(notes) != 7 || !strings.Contains(notes[0], "WSO2 operator operation from spec.rules[0].matches[0]: GET /hello/limited, served as exactly /hello/hello/limited") ||
+		!strings.Contains(notes[3], "api-key-auth:v0 → definition v0.1.3, engine v0.1.2 [api, APIPolicy/demo/hello-api-level] GWP504") {
 		t.Errorf("notes:\n%s", strings.Join(notes, "\n"))
 	}
 }
@@ -642,14 +645,14 @@ func TestRestAPIStatus(t *testing.T) {
 func TestWSO2OperatorAtThePin(t *testing.T) {
 	const head = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
-metadata: {name: wso2}
+metadata: {name: wso2-api-platform}
 spec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: platform, namespace: shop}
 spec:
-  gatewayClassName: wso2
+  gatewayClassName: wso2-api-platform
   listeners: [{name: http, protocol: HTTP, port: 80}, {name: alt, protocol: HTTP, port: 8080}]
 ---
 apiVersion: v1

@@ -40,6 +40,7 @@ var (
 	_ policy.RuleChecker = Kind{}
 	_ policy.Identifier  = Kind{}
 	_ policy.Renderer    = Kind{}
+	_ policy.RuleNoter   = Kind{}
 	_ policy.Enabler     = Kind{}
 )
 

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"time"
 
+	mutationrulesv3 "github.com/envoyproxy/go-control-plane/envoy/config/common/mutation_rules/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	rbacv3 "github.com/envoyproxy/go-control-plane/envoy/config/rbac/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	commonratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
 	cachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cache/v3"
+	headermutationv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/header_mutation/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
 	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
@@ -26,6 +28,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // Capabilities the fields need from a render target. waf has no upstream
@@ -37,8 +40,9 @@ const (
 	CapRateLimit = "local_ratelimit"
 	CapCache     = "response_cache"
 	CapWAF       = "waf"
-	// CapRBAC checks the claims a verified token must carry
-	// (jwt.requiredClaims), which jwt_authn alone does not.
+	// CapRBAC checks what HAPTIC's token check requires of a verified
+	// token beyond jwt_authn's: its header's alg, a one-string aud, the
+	// required claims.
 	CapRBAC = "rbac"
 )
 
@@ -47,13 +51,23 @@ const (
 // cache (so a cached response is served only to requests that passed
 // everything before it).
 const (
+	OrderStrip     = 1050
 	OrderJWT       = 1100
 	OrderClaims    = 1110
 	OrderAPIKey    = 1120
 	OrderRateLimit = 1200
 	OrderWAF       = 1300
 	OrderCache     = 1400
+	// OrderInternal runs after everything that reads the internal
+	// consumer headers (the rate limit, the cache key), before the
+	// router forwards the request.
+	OrderInternal = 1450
 )
+
+// minClockSkew is the smallest clock skew jwt_authn takes: 0 is its
+// default of 60 s (authenticator.cc: clock_skew_seconds() > 0, else
+// kClockSkewInSecond), and HAPTIC checks exp and nbf with none.
+const minClockSkew = 1
 
 // maxDynamicDescriptors bounds the per-client buckets of a per-ip or
 // per-consumer rate limit (Envoy's default of 20 would evict clients
@@ -154,9 +168,13 @@ func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 	if j.Audience != "" {
 		provider.Audiences = []string{j.Audience}
 	}
-	if len(j.RequiredClaims) > 0 {
-		provider.PayloadInMetadata = id
-	}
+	// HAPTIC's token check (60-jwt-auth.yaml@01f16cac:
+	// frontend-filters-858-haptic-jwt) compares exp and nbf with the
+	// clock as they are; the RBAC check after jwt_authn reads the token's
+	// header and payload for what jwt_authn does not check.
+	provider.ClockSkewSeconds = minClockSkew
+	provider.PayloadInMetadata = id
+	provider.HeaderInMetadata = tokenHeaderKey(id)
 	if j.requireSubject {
 		// A token without sub names no consumer: jwt_authn refuses it
 		// (401), as HAPTIC denies a request without a consumer.
@@ -174,10 +192,90 @@ func renderJWT(j *JWT, ns, name string) []policy.Fragment {
 		TypedPerFilterConfig: map[string]proto.Message{jwtName: &jwtv3.PerRouteConfig{
 			RequirementSpecifier: &jwtv3.PerRouteConfig_RequirementName{RequirementName: id}}},
 	}}
-	if len(j.RequiredClaims) == 0 {
-		return out
+	out = append(out, renderTokenChecks(j, id, ns, name))
+	return append(out, headerFragments(ns, name, "jwt", CapJWT, jwtWritten(j), internalOnly(j.consumerHeader), nil)...)
+}
+
+// tokenHeaderKey is the dynamic metadata key under which jwt_authn keeps a
+// verified token's header for the policy whose identity is id.
+func tokenHeaderKey(id string) string { return id + ".header" }
+
+// jwtWritten are the request headers the JWT check writes: the forwarded
+// claims and the header the token's sub goes into.
+func jwtWritten(j *JWT) []string {
+	var out []string
+	for _, f := range j.ForwardClaims {
+		out = append(out, f.Header)
 	}
-	return append(out, renderClaims(j.RequiredClaims, id, ns, name))
+	if j.consumerHeader != "" {
+		out = append(out, j.consumerHeader)
+	}
+	return out
+}
+
+// internalOnly is h when it is one of HAPTIC's internal consumer
+// headers, which gwpol writes only for its own filters: HAPTIC keeps the
+// consumer in a transaction variable, so it never reaches the backend.
+func internalOnly(hs ...string) []string {
+	var out []string
+	for _, h := range hs {
+		if h == internalConsumerHeader || h == internalSubjectHeader {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// headerFragments are the header_mutation filters of one authentication
+// section (part) of a policy: before authentication, the headers it
+// writes are removed from the client's request, as HAPTIC's del-header
+// of the forwarded claims and its set-once consumer make sure no client
+// supplies them; after the rate limit and the cache read them, fill are
+// added (ADD_IF_ABSENT, with their formatted values) and the internal
+// headers removed, so they never reach the backend. A header Envoy does
+// not let a filter remove (host, pseudo-headers) is left as it is.
+//
+// The filters are part of how the section is expressed, so they take its
+// capability (capability: jwt_authn or api_key_auth): a target that
+// expresses the section expresses them, and a target's header_mutation
+// capability stays what it says of other kinds' header modifiers.
+func headerFragments(ns, name, part, capability string, written, internal []string, fill []*corev3.HeaderValueOption) []policy.Fragment {
+	var out []policy.Fragment
+	removals := func(hs []string) []*mutationrulesv3.HeaderMutation {
+		var ms []*mutationrulesv3.HeaderMutation
+		seen := map[string]bool{}
+		for _, h := range hs {
+			h = strings.ToLower(h)
+			if h == "" || h == "host" || strings.HasPrefix(h, ":") || seen[h] {
+				continue
+			}
+			seen[h] = true
+			ms = append(ms, &mutationrulesv3.HeaderMutation{Action: &mutationrulesv3.HeaderMutation_Remove{Remove: h}})
+		}
+		return ms
+	}
+	if ms := removals(written); len(ms) > 0 {
+		n := filterName("envoy.filters.http.header_mutation/"+part+"-client", ns, name)
+		out = append(out, policy.Fragment{
+			Capability:           capability,
+			Filter:               &policy.HTTPFilter{Name: n, Order: OrderStrip, Typed: &headermutationv3.HeaderMutation{}},
+			TypedPerFilterConfig: map[string]proto.Message{n: &headermutationv3.HeaderMutationPerRoute{Mutations: &headermutationv3.Mutations{RequestMutations: ms}}},
+		})
+	}
+	var after []*mutationrulesv3.HeaderMutation
+	for _, f := range fill {
+		after = append(after, &mutationrulesv3.HeaderMutation{Action: &mutationrulesv3.HeaderMutation_Append{Append: f}})
+	}
+	after = append(after, removals(internal)...)
+	if len(after) > 0 {
+		n := filterName("envoy.filters.http.header_mutation/"+part+"-internal", ns, name)
+		out = append(out, policy.Fragment{
+			Capability:           capability,
+			Filter:               &policy.HTTPFilter{Name: n, Order: OrderInternal, Typed: &headermutationv3.HeaderMutation{}},
+			TypedPerFilterConfig: map[string]proto.Message{n: &headermutationv3.HeaderMutationPerRoute{Mutations: &headermutationv3.Mutations{RequestMutations: after}}},
+		})
+	}
+	return out
 }
 
 // claimHeaders are the claims copied into request headers: those
@@ -194,23 +292,24 @@ func claimHeaders(j *JWT) []*jwtv3.JwtClaimToHeader {
 	return out
 }
 
-// renderClaims checks the claims a verified token must carry: jwt_authn
-// verifies tokens but not their claims, so an RBAC filter right after it
-// requires each claim in the payload jwt_authn stored under the policy's
-// identity.
-func renderClaims(claims []string, id, ns, name string) policy.Fragment {
-	var ids []*rbacv3.Principal
-	for _, c := range claims {
-		path := []*matcherv3.MetadataMatcher_PathSegment{pathKey(id)}
-		for _, k := range strings.Split(c, ".") {
-			path = append(path, pathKey(k))
-		}
-		ids = append(ids, &rbacv3.Principal{
-			//lint:ignore SA1019 the rendered config names metadata, and typed building must not change it
-			Identifier: &rbacv3.Principal_Metadata{Metadata: &matcherv3.MetadataMatcher{
-				Filter: jwtAuthnMetadata, Path: path,
-				Value: &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_PresentMatch{PresentMatch: true}},
-			}}})
+// renderTokenChecks is what HAPTIC's token check requires of a token
+// jwt_authn has verified, and jwt_authn does not: an RBAC filter right
+// after it reads the token's header and payload jwt_authn stored under
+// the policy's identity and requires the header's alg to be the
+// configured algorithm (jwt_authn verifies a PS256 token with the RSA key
+// of an RS256 policy), the aud, when an audience is set, to be that one
+// string (HAPTIC compares jwt_payload_query('$.aud') as a string, so an
+// aud array fails; jwt_authn accepts an array holding it), and each
+// required claim to be present. RBAC answers 403 where HAPTIC answers
+// 401.
+func renderTokenChecks(j *JWT, id, ns, name string) policy.Fragment {
+	ids := []*rbacv3.Principal{metadataPrincipal([]string{tokenHeaderKey(id), "alg"}, exactString(j.Algorithm))}
+	if j.Audience != "" {
+		ids = append(ids, metadataPrincipal([]string{id, "aud"}, exactString(j.Audience)))
+	}
+	for _, c := range j.RequiredClaims {
+		ids = append(ids, metadataPrincipal(append([]string{id}, strings.Split(c, ".")...),
+			&matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_PresentMatch{PresentMatch: true}}))
 	}
 	rbacName := filterName("envoy.filters.http.rbac", ns, name)
 	return policy.Fragment{
@@ -219,13 +318,32 @@ func renderClaims(claims []string, id, ns, name string) policy.Fragment {
 		TypedPerFilterConfig: map[string]proto.Message{rbacName: &rbacfilterv3.RBACPerRoute{Rbac: &rbacfilterv3.RBAC{
 			Rules: &rbacv3.RBAC{
 				Action: rbacv3.RBAC_ALLOW,
-				Policies: map[string]*rbacv3.Policy{"required-claims": {
+				Policies: map[string]*rbacv3.Policy{"token-checks": {
 					Permissions: []*rbacv3.Permission{{Rule: &rbacv3.Permission_Any{Any: true}}},
 					Principals: []*rbacv3.Principal{{Identifier: &rbacv3.Principal_AndIds{
 						AndIds: &rbacv3.Principal_Set{Ids: ids}}}},
 				}},
 			}}}},
 	}
+}
+
+// metadataPrincipal requires the value at path in jwt_authn's dynamic
+// metadata to match v.
+func metadataPrincipal(path []string, v *matcherv3.ValueMatcher) *rbacv3.Principal {
+	var segs []*matcherv3.MetadataMatcher_PathSegment
+	for _, k := range path {
+		segs = append(segs, pathKey(k))
+	}
+	return &rbacv3.Principal{
+		//lint:ignore SA1019 the rendered config names metadata, and typed building must not change it
+		Identifier: &rbacv3.Principal_Metadata{Metadata: &matcherv3.MetadataMatcher{Filter: jwtAuthnMetadata, Path: segs, Value: v}}}
+}
+
+// exactString matches a string value equal to s (a list or a number does
+// not match).
+func exactString(s string) *matcherv3.ValueMatcher {
+	return &matcherv3.ValueMatcher{MatchPattern: &matcherv3.ValueMatcher_StringMatch{StringMatch: &matcherv3.StringMatcher{
+		MatchPattern: &matcherv3.StringMatcher_Exact{Exact: s}}}}
 }
 
 // pathKey is one step of a metadata path.
@@ -249,15 +367,17 @@ func renderAPIKey(a *APIKey, ns, name string) []policy.Fragment {
 		Filter:               &policy.HTTPFilter{Name: n, Order: OrderAPIKey, Typed: cfg},
 		TypedPerFilterConfig: enable(n),
 	}
+	var fill []*corev3.HeaderValueOption
 	if a.identityHeader != "" {
 		// The token's sub is in the consumer header when it had one; the
-		// key's consumer fills it otherwise.
-		f.TypedRoute = &routev3.Route{RequestHeadersToAdd: []*corev3.HeaderValueOption{{
-			Header:       &corev3.HeaderValue{Key: a.identityHeader, Value: "%REQ(" + a.forwardHeader + ")%"},
+		// key's consumer fills it otherwise, before the internal header
+		// that carries it is removed.
+		fill = append(fill, &corev3.HeaderValueOption{
+			Header:       &corev3.HeaderValue{Key: strings.ToLower(a.identityHeader), Value: "%REQ(" + a.forwardHeader + ")%"},
 			AppendAction: corev3.HeaderValueOption_ADD_IF_ABSENT,
-		}}}
+		})
 	}
-	return []policy.Fragment{f}
+	return append([]policy.Fragment{f}, headerFragments(ns, name, "apikey", CapAPIKey, []string{a.forwardHeader, a.identityHeader}, internalOnly(a.forwardHeader), fill)...)
 }
 
 // renderRateLimit is one local_ratelimit filter per policy, so that every
@@ -408,4 +528,26 @@ func renderCache(c *Cache, ns, name string) ([]policy.Fragment, error) {
 		}}}
 	}
 	return []policy.Fragment{f}, nil
+}
+
+// RuleNotes implements policy.RuleNoter: where a rule's token check is
+// HAPTIC's and the rendered Envoy config can only come close
+// (60-jwt-auth.yaml@01f16cac: frontend-filters-858-haptic-jwt).
+func (Kind) RuleNotes(_ *topology.Rule, own func(string) []any) []string {
+	var out []string
+	for _, v := range own(FieldJWT) {
+		j, ok := v.(*JWT)
+		if !ok {
+			continue
+		}
+		aud, checked, alone := "", "alg", "any RSA or EC algorithm the key fits"
+		if j.Audience != "" {
+			aud = fmt.Sprintf(", an aud that is not the one string %q (an aud array holding it too)", j.Audience)
+			checked, alone = "alg and aud", alone+", an aud array"
+		}
+		out = append(out, fmt.Sprintf("HAPTIC refuses (401) a token whose header alg is not %s%s, and one past its exp or before its nbf with no clock skew; "+
+			"the rendered Envoy config checks %s with RBAC after jwt_authn, which answers 403, and exp/nbf with jwt_authn's smallest skew, 1 s (jwt_authn alone would take %s, and 60 s of skew)",
+			j.Algorithm, aud, checked, alone))
+	}
+	return out
 }

@@ -11,8 +11,10 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	apikeyauthv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/api_key_auth/v3"
 	cachev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cache/v3"
+	headermutationv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/header_mutation/v3"
 	jwtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/jwt_authn/v3"
 	localratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
+	rbacfilterv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/rbac/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -122,7 +124,7 @@ func TestRenderFields(t *testing.T) {
 			}
 		}
 	}
-	want := map[string][]string{FieldJWT: {CapJWT, CapRBAC}, FieldAPIKey: {CapAPIKey}, FieldRateLimit: {CapRateLimit}, FieldWAF: {CapWAF}, FieldCache: {CapCache}}
+	want := map[string][]string{FieldJWT: {CapJWT, CapRBAC, CapJWT}, FieldAPIKey: {CapAPIKey, CapAPIKey, CapAPIKey}, FieldRateLimit: {CapRateLimit}, FieldWAF: {CapWAF}, FieldCache: {CapCache}}
 	for k, w := range want {
 		if !slices.Equal(caps[k], w) {
 			t.Errorf("%s capabilities = %v, want %v", k, caps[k], w)
@@ -138,13 +140,13 @@ func TestRenderFields(t *testing.T) {
 		t.Errorf("waf selection not under %s: %v", WAFMetadataKey, rt.GetMetadata())
 	}
 	// auth → rate limit → WAF → cache.
-	for _, pair := range [][2]int{{OrderJWT, OrderRateLimit}, {OrderClaims, OrderRateLimit}, {OrderAPIKey, OrderRateLimit}, {OrderRateLimit, OrderWAF}, {OrderWAF, OrderCache}, {OrderJWT, OrderClaims}} {
+	for _, pair := range [][2]int{{OrderStrip, OrderJWT}, {OrderCache, OrderInternal}, {OrderJWT, OrderRateLimit}, {OrderClaims, OrderRateLimit}, {OrderAPIKey, OrderRateLimit}, {OrderRateLimit, OrderWAF}, {OrderWAF, OrderCache}, {OrderJWT, OrderClaims}} {
 		if pair[0] >= pair[1] {
 			t.Errorf("order %d must come before %d", pair[0], pair[1])
 		}
 	}
-	if len(order) != 5 {
-		t.Errorf("filters = %d, want 5 (jwt, claims, api key, rate limit, cache)", len(order))
+	if len(order) != 8 {
+		t.Errorf("filters = %d, want 8 (the JWT's client headers, jwt, token checks, the key's client headers, api key, rate limit, cache, the key's internal header)", len(order))
 	}
 
 	// The JWT key is a file reference to the Secret, never its content.
@@ -212,9 +214,9 @@ func TestRenderConsumerIdentity(t *testing.T) {
 		// The consumer header forwards the one identity too: sub, else the
 		// key's consumer (until hap34 the key's consumer, always).
 		{"token and key with a consumer header", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
-			"x-consumer", false, internalConsumerHeader, []string{"x-consumer", "!x-consumer " + internalConsumerHeader}, "X-Consumer<-%REQ(x-haptic-consumer)%", ""},
+			"x-consumer", false, internalConsumerHeader, []string{"x-consumer", "!x-consumer " + internalConsumerHeader}, "x-consumer<-%REQ(x-haptic-consumer)%", ""},
 		{"token and key with a consumer header, no rate limit", jwt + "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  cache: {}",
-			"x-consumer", false, internalConsumerHeader, nil, "X-Consumer<-%REQ(x-haptic-consumer)%", "x-consumer, " + internalConsumerHeader},
+			"x-consumer", false, internalConsumerHeader, nil, "x-consumer<-%REQ(x-haptic-consumer)%", "x-consumer, " + internalConsumerHeader},
 		{"key alone with a consumer header", "    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n", "  rateLimit: {requests: 5, key: consumer}",
 			"", false, "X-Consumer", []string{"x-consumer"}, "", ""},
 		{"token alone: sub, and none without it", jwt, "  rateLimit: {requests: 5, key: consumer}",
@@ -282,10 +284,19 @@ func TestRenderConsumerIdentity(t *testing.T) {
 				t.Errorf("the key's consumer goes to %q, want %q", keyTo, tt.keyTo)
 			}
 			var fills string
-			if frags := got[FieldAPIKey]; len(frags) > 0 && frags[0].TypedRoute != nil {
-				for _, h := range frags[0].TypedRoute.(*routev3.Route).GetRequestHeadersToAdd() {
-					if h.GetAppendAction() == corev3.HeaderValueOption_ADD_IF_ABSENT {
-						fills = h.GetHeader().GetKey() + "<-" + h.GetHeader().GetValue()
+			for _, f := range got[FieldAPIKey] {
+				for _, c := range f.TypedPerFilterConfig {
+					hm, ok := c.(*headermutationv3.HeaderMutationPerRoute)
+					if !ok {
+						continue
+					}
+					if err := hm.ValidateAll(); err != nil {
+						t.Errorf("Envoy refuses %s's route config: %v", f.Filter.Name, err)
+					}
+					for _, m := range hm.GetMutations().GetRequestMutations() {
+						if h := m.GetAppend(); h.GetAppendAction() == corev3.HeaderValueOption_ADD_IF_ABSENT {
+							fills = h.GetHeader().GetKey() + "<-" + h.GetHeader().GetValue()
+						}
 					}
 				}
 			}
@@ -393,5 +404,153 @@ func TestRenderFieldErrors(t *testing.T) {
 		if _, err := (Kind{}).RenderField(in, nil); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
+	}
+}
+
+// TestRenderTokenChecks: what HAPTIC's token check requires of a token
+// (60-jwt-auth.yaml@01f16cac: frontend-filters-858-haptic-jwt) beyond what
+// jwt_authn checks is rendered as an RBAC check on the token jwt_authn
+// verified — its header's alg equal to the configured algorithm, an aud
+// that is the one audience string — and exp/nbf are checked with
+// jwt_authn's smallest clock skew, 1 s (HAPTIC has none; 0 is jwt_authn's
+// 60 s). The headers the authentication writes are removed from the
+// client's request before it runs (HAPTIC del-headers the forwarded
+// claims; its consumer is set once), and gwpol's internal consumer
+// headers after the rate limit and the cache have read them, so they
+// never reach the backend. Until hap36 a PS256 token passed an RS256
+// policy, an aud array holding the audience passed, a token expired 59 s
+// ago passed, a client's X-Haptic-Consumer reached the rate limit beside
+// the token's sub, and the internal headers reached the backend.
+func TestRenderTokenChecks(t *testing.T) {
+	tests := []struct {
+		name, spec string
+		alg, aud   string   // the RBAC check's alg and aud ("" aud: none)
+		claims     int      // required claims checked
+		client     []string // removed before authentication, all parts
+		internal   []string // removed before the backend, all parts
+	}{
+		{"default algorithm, no audience", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5}",
+			"RS256", "", 0, nil, nil},
+		{"an audience is one string", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}, algorithm: ES256, audience: orders, requiredClaims: [tenant]}\n  rateLimit: {requests: 5}",
+			"ES256", "orders", 1, nil, nil},
+		{"forwarded claims are the token's alone", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}, forwardClaims: [{claim: email, header: X-Email}, {claim: tenant, header: Host}]}\n  rateLimit: {requests: 5}",
+			"RS256", "", 0, []string{"x-email"}, nil},
+		{"a per-consumer limit on the token: its internal header stays inside", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n  rateLimit: {requests: 5, key: consumer}",
+			"RS256", "", 0, []string{internalConsumerHeader}, []string{internalConsumerHeader}},
+		{"token and key before a cache: both internal headers stay inside", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n    apiKey: {secretRef: {name: api-keys}}\n  cache: {}",
+			"RS256", "", 0, []string{internalSubjectHeader, internalConsumerHeader}, []string{internalSubjectHeader, internalConsumerHeader}},
+		{"a consumer header the client sends is replaced", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}\n    apiKey: {secretRef: {name: api-keys}, consumerHeader: X-Consumer}\n  rateLimit: {requests: 5, key: consumer}",
+			"RS256", "", 0, []string{"x-consumer", internalConsumerHeader}, []string{internalConsumerHeader}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := decode(t, tt.spec)
+			if !p.IsValid() {
+				t.Fatalf("invalid: %v", p.Invalid)
+			}
+			got := renderAll(t, p)
+			var client, internal []string
+			var alg, aud string
+			claims := 0
+			for _, frags := range got {
+				for _, f := range frags {
+					if f.Filter == nil {
+						continue
+					}
+					if v, ok := f.Filter.Typed.(interface{ ValidateAll() error }); ok {
+						if err := v.ValidateAll(); err != nil {
+							t.Errorf("Envoy refuses %s: %v", f.Filter.Name, err)
+						}
+					}
+					if jw, ok := f.Filter.Typed.(*jwtv3.JwtAuthentication); ok {
+						for _, prov := range jw.GetProviders() {
+							if prov.GetClockSkewSeconds() != 1 {
+								t.Errorf("clock skew %d s, want 1 (HAPTIC has none; 0 is jwt_authn's 60)", prov.GetClockSkewSeconds())
+							}
+							if prov.GetHeaderInMetadata() == "" || prov.GetPayloadInMetadata() == "" {
+								t.Errorf("the token's header and payload are not kept for the checks: %v", prov)
+							}
+						}
+					}
+					for _, c := range f.TypedPerFilterConfig {
+						if err := c.(interface{ ValidateAll() error }).ValidateAll(); err != nil {
+							t.Errorf("Envoy refuses %s's route config: %v", f.Filter.Name, err)
+						}
+						switch c := c.(type) {
+						case *headermutationv3.HeaderMutationPerRoute:
+							for _, m := range c.GetMutations().GetRequestMutations() {
+								if r := m.GetRemove(); r != "" && f.Filter.Order < OrderJWT {
+									client = append(client, r)
+								} else if r != "" {
+									internal = append(internal, r)
+								}
+							}
+						case *rbacfilterv3.RBACPerRoute:
+							for _, pr := range c.GetRbac().GetRules().GetPolicies()["token-checks"].GetPrincipals()[0].GetAndIds().GetIds() {
+								//lint:ignore SA1019 reads the principal render writes
+								md := pr.GetMetadata()
+								last := md.GetPath()[len(md.GetPath())-1].GetKey()
+								switch {
+								case last == "alg":
+									alg = md.GetValue().GetStringMatch().GetExact()
+								case last == "aud":
+									aud = md.GetValue().GetStringMatch().GetExact()
+								case md.GetValue().GetPresentMatch():
+									claims++
+								}
+							}
+						}
+					}
+				}
+			}
+			slices.Sort(client)
+			slices.Sort(internal)
+			want := func(hs []string) []string { hs = slices.Clone(hs); slices.Sort(hs); return slices.Compact(hs) }
+			client = slices.Compact(client)
+			if alg != tt.alg || aud != tt.aud || claims != tt.claims {
+				t.Errorf("checks alg %q aud %q claims %d, want %q %q %d", alg, aud, claims, tt.alg, tt.aud, tt.claims)
+			}
+			if !slices.Equal(client, want(tt.client)) || !slices.Equal(internal, want(tt.internal)) {
+				t.Errorf("removed from the client %v (want %v), before the backend %v (want %v)", client, want(tt.client), internal, want(tt.internal))
+			}
+		})
+	}
+}
+
+// TestTokenCheckNote: explain says, on a rule whose policy has a JWT,
+// what HAPTIC's token check refuses and how close the rendered Envoy
+// config comes (jwt_authn alone would take another algorithm, an aud
+// array and 60 s of clock skew).
+func TestTokenCheckNote(t *testing.T) {
+	tests := []struct {
+		name, spec string
+		want       []string // in the note
+		not        string
+	}{
+		{"algorithm and audience", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-ec}, algorithm: ES256, audience: orders}",
+			[]string{"alg is not ES256", `the one string "orders"`, "403", "1 s"}, ""},
+		{"no audience", "spec:\n  authentication:\n    jwt: {secretRef: {name: jwt-key}}",
+			[]string{"alg is not RS256", "no clock skew"}, "aud that"},
+		{"an API key alone: no note", "spec:\n  authentication:\n    apiKey: {secretRef: {name: api-keys}}", nil, "alg"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := decode(t, tt.spec)
+			notes := Kind{}.RuleNotes(nil, func(key string) []any {
+				if v, ok := p.Values[key]; ok {
+					return []any{v}
+				}
+				return nil
+			})
+			got := strings.Join(notes, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("note %q lacks %q", got, w)
+				}
+			}
+			if tt.want == nil && got != "" || tt.not != "" && strings.Contains(got, tt.not) {
+				t.Errorf("note %q", got)
+			}
+		})
 	}
 }

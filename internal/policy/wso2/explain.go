@@ -51,11 +51,12 @@ func (k *APIPolicyKind) RuleChain(rule *topology.Rule, own func(string) []any) [
 // RuleNotes implements policy.RuleNoter: the rule's chain (RuleChain),
 // one line per entry.
 func (k *APIPolicyKind) RuleNotes(rule *topology.Rule, own func(string) []any) []string {
+	ops := k.ks.operationNotes(rule)
 	chain := k.RuleChain(rule, own)
 	if len(chain) == 0 {
-		return nil
+		return ops
 	}
-	out := []string{fmt.Sprintf("WSO2 policy chain (%d, in execution order):", len(chain))}
+	out := append(ops, fmt.Sprintf("WSO2 policy chain (%d, in execution order):", len(chain)))
 	for i, e := range chain {
 		line := fmt.Sprintf("%d. %s → definition %s, engine %s [%s, %s]", i+1, e.Identity,
 			orNone(e.Definition, "-"), orNone(e.Engine, "-"), e.Level, shortSource(e.Source))

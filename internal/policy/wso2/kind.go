@@ -34,6 +34,10 @@ type Kinds struct {
 	// routeStatus is the operator's verdict on each route it reconciles
 	// (operatorRoutes), which status reads (RouteConditions).
 	routeStatus map[*topology.Route]*routeVerdict
+	// opNotes are, per rule of a route the operator builds an API from,
+	// the operations it builds and what the gateway-controller serves of
+	// them (operatorRoutes), which explain shows (RuleNotes).
+	opNotes map[*topology.Rule][]string
 }
 
 // New returns the WSO2 kinds resolving against defs and engine (either may

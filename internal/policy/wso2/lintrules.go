@@ -19,9 +19,17 @@ var (
 		Doc:   "The WSO2 gateway operator compiles an HTTPRoute into one API (gwpol models the operator at the family's pinned commit, 1c84e11c): when it cannot build that API — more than one Gateway parentRef, no rules, a rule with an empty matches list, backendRefs resolving to more than one Service port or to none, a Service port the Service lacks, an APIPolicy ExtensionRef that is missing or whose targetRef names another route — it deploys nothing for the route; and when a policy of one rule (an ExtensionRef APIPolicy, or one targeting the route) is invalid, the gateway-controller rejects the whole API. Either way every rule of the route fails, not only the one at fault."}
 )
 
+// LintOperationDiffers is a match of an HTTPRoute the WSO2 operator
+// builds an API from whose operation serves other requests than the
+// match selects (operations.go).
+var LintOperationDiffers = diag.Rule{Code: "GWP514", Name: "operation-differs", Severity: diag.Warning,
+	Title: "HTTPRoute match the WSO2 operator serves differently",
+	Doc: "The WSO2 gateway operator (at the family's pinned commit, 1c84e11c) builds one operation from each match of an HTTPRoute: the match's method (all seven the API models without one) and its path value whatever the match type, under the API's context (annotation " + AnnotationContext + "). The gateway-controller serves a path ending in /* with the paths under it, {param} segments as any one segment, / as the context alone, and any other path exactly (and with a trailing slash); header and query parameter matches are not read, and the context is stripped before the backend. " +
+		"The finding names what the operator serves where that differs from the Gateway API match — a PathPrefix match served as one path, a regular expression taken as a literal path, dropped header or query matches, the context — which gwpol's render does not follow (it renders the match as written)."}
+
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
-	return []diag.Rule{LintDuplicateAPIPolicy, LintPoliciesNotChecked, LintRouteRejected}
+	return []diag.Rule{LintDuplicateAPIPolicy, LintPoliciesNotChecked, LintRouteRejected, LintOperationDiffers}
 }
 
 // LintRules implements policy.LintRuleOwner for each WSO2 kind; the

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/diag"
-	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policyversion"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -25,7 +24,11 @@ import (
 func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 	return policy.Family{Name: "WSO2", Settings: []policy.Setting{Section}, Finish: func(in policy.FinishInput) []diag.Diagnostic {
 		sysChain, sys := ks.System(in.Config, in.ConfigPos)
-		routeDiags := ks.operatorRoutes(in.Model, in.Graph, in.Attached)
+		settings, _ := ParseSettings(in.Config) // CheckConfig refused a malformed one
+		if settings.GatewayClassNames == nil {
+			settings.GatewayClassNames = DefaultGatewayClassNames
+		}
+		routeDiags := ks.operatorRoutes(in.Graph, in.Attached, settings.GatewayClassNames)
 		found := Found{System: sysChain}
 		if ks.Definitions != nil {
 			found.DefinitionsDir = definitionsDir
@@ -38,10 +41,12 @@ func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 	}, SkippedChecks: ks.skippedChecks, CheckConfig: checkConfig}
 }
 
-// checkConfig refuses a malformed systemPolicies setting
-// (policy.Family.CheckConfig).
+// checkConfig refuses a malformed wso2: section (policy.Family.CheckConfig).
 func checkConfig(cfg policy.Config) error {
-	_, err := SystemPolicies(cfg)
+	if _, err := SystemPolicies(cfg); err != nil {
+		return err
+	}
+	_, err := ParseSettings(cfg)
 	return err
 }
 
@@ -83,8 +88,9 @@ func (ks *Kinds) skippedChecks(ps []*policy.Policy, cfg policy.Config) []string 
 var Section = policy.Setting{Key: "wso2", Default: map[string]any{},
 	Doc: "the WSO2 gateway-controller's deployment: analytics.enabled (default false: true starts every chain with the " + AnalyticsPolicyName + " " + AnalyticsPolicyVersion + " system policy) and analytics.allowPayloads (its allow_payloads, default false); " +
 		"policyEngine (its router.policy_engine: mode uds, or tcp to host policy-engine port 9001; timeoutMs and messageTimeoutMs 60000; failureModeAllow false; allowModeOverride true), which the rendered ext_proc filter and cluster follow; " +
+		"gatewayClassNames (the gateway operator's gateway_api.gateway_class_names: the names of the GatewayClasses whose Gateways and HTTPRoutes it reconciles, default [" + strings.Join(DefaultGatewayClassNames, ", ") + "]); " +
 		"systemPolicies (further {name, version, params} every chain starts with, for engine builds that add system policies), policyEngineCluster (the cluster's name in the rendered config) and policyEngineAddress (HOST:PORT, the older spelling of policyEngine in tcp mode)",
-	Source: "gateway/gateway-controller/pkg/config/config.go: defaultConfig (analytics, router.policy_engine); pkg/utils/system_policies.go: InjectSystemPolicies; pkg/xds/translator.go: createExtProcFilter, createPolicyEngineCluster",
+	Source: "gateway/gateway-controller/pkg/config/config.go: defaultConfig (analytics, router.policy_engine); pkg/utils/system_policies.go: InjectSystemPolicies; pkg/xds/translator.go: createExtProcFilter, createPolicyEngineCluster; kubernetes/gateway-operator/internal/config/config.go: gateway_class_names, ManagedGatewayClass",
 	Check: func(v any) error {
 		values := map[string]any{}
 		if m, ok := stringMap(v); ok {
@@ -102,29 +108,39 @@ var Section = policy.Setting{Key: "wso2", Default: map[string]any{},
 // its own — the route's filters other than APIPolicy ExtensionRefs are not
 // translated — and refuses the whole route when it cannot (buildRefusal);
 // the gateway-controller then rejects the whole API when one policy is
-// invalid. A route is the operator's when a parent Gateway's class names
-// the operator's controller, or when an APIPolicy attaches to it (the
-// input may hold no GatewayClass).
-func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.Attachments) []diag.Diagnostic {
-	classes := map[string]string{}
-	for _, gc := range m.GatewayClasses {
-		classes[gc.Name] = string(gc.Spec.ControllerName)
+// invalid. A route is the operator's when a parent Gateway's class is one
+// it manages (managed: its name among names, whatever its
+// controllerName), or when an APIPolicy attaches to it.
+func (ks *Kinds) operatorRoutes(g *topology.Graph, att policy.Attachments, names []string) []diag.Diagnostic {
+	managed := func(gw *topology.Gateway) bool {
+		return gw != nil && slices.Contains(names, string(gw.Spec.GatewayClassName))
 	}
 	var diags []diag.Diagnostic
-	ks.routeStatus = nil
+	ks.routeStatus, ks.opNotes = nil, nil
 	for _, rt := range g.Routes {
-		if rt.Kind != "HTTPRoute" || !ks.served(classes, rt, att) {
+		if rt.Kind != "HTTPRoute" || !ks.served(managed, rt, att) {
 			continue
 		}
 		diags = append(diags, ks.crossDuplicates(rt, att)...)
-		if !otherController(classes, rt) {
+		var rejected []diag.Diagnostic
+		if !otherController(managed, rt) {
 			if r := ks.buildRefusal(rt, att); r != nil {
 				diags = append(diags, ks.refuseRoute(rt, att, r))
-				ks.record(rt, classes, routeVerdict{refused: r})
+				ks.record(rt, managed, routeVerdict{refused: r})
 				continue
 			}
+			ops := operations(rt)
+			rejected = apiProblems(rt, ops)
+			diags = append(diags, rejected...)
+			differs, notes := servedDiffers(rt, ops)
+			diags = append(diags, differs...)
+			for rule, ns := range notes {
+				if ks.opNotes == nil {
+					ks.opNotes = map[*topology.Rule][]string{}
+				}
+				ks.opNotes[rule] = ns
+			}
 		}
-		var rejected []diag.Diagnostic
 		for _, p := range att.OnRoute(rt) {
 			if ks.Owns(p) && !p.IsValid() {
 				rejected = append(rejected, p.Invalid[0])
@@ -138,7 +154,7 @@ func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.At
 		if len(rejected) > 0 {
 			v.rejected = deploymentFailed(rejected)
 		}
-		ks.record(rt, classes, v)
+		ks.record(rt, managed, v)
 	}
 	return diags
 }
@@ -237,19 +253,18 @@ func (ks *Kinds) rejectRoute(rt *topology.Route, att policy.Attachments, problem
 			rt.Kind, rt.Meta.Namespace, rt.Meta.Name, len(problems), first.Code, first.Pos, len(rt.Rules))}}
 }
 
-// otherController reports whether the route's parent Gateways are all of
-// classes the input holds and none names the operator's controller: the
-// operator skips such a route (Reconcile: ManagedGatewayClass), so what
-// it cannot build from a route is no concern there, APIPolicy attached or
-// not (that attachment is another family's question).
-func otherController(classes map[string]string, rt *topology.Route) bool {
+// otherController reports whether the route has a parent Gateway in the
+// input and none of them is of a class the operator manages: the operator
+// skips such a route (Reconcile: ManagedGatewayClass), so what it cannot
+// build from it is no concern there, APIPolicy attached or not (that
+// attachment is another family's question).
+func otherController(managed func(*topology.Gateway) bool, rt *topology.Route) bool {
 	known := false
 	for _, p := range rt.Parents {
 		if p.Gateway == nil {
 			continue
 		}
-		c, ok := classes[string(p.Gateway.Spec.GatewayClassName)]
-		if !ok || strings.HasPrefix(c, OperatorControllerPrefix) {
+		if managed(p.Gateway) {
 			return false
 		}
 		known = true
@@ -259,9 +274,9 @@ func otherController(classes map[string]string, rt *topology.Route) bool {
 
 // served reports whether the operator serves the route (see
 // operatorRoutes).
-func (ks *Kinds) served(classes map[string]string, rt *topology.Route, att policy.Attachments) bool {
+func (ks *Kinds) served(managed func(*topology.Gateway) bool, rt *topology.Route, att policy.Attachments) bool {
 	for _, p := range rt.Parents {
-		if p.Gateway != nil && strings.HasPrefix(classes[string(p.Gateway.Spec.GatewayClassName)], OperatorControllerPrefix) {
+		if managed(p.Gateway) {
 			return true
 		}
 	}

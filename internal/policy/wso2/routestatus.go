@@ -3,7 +3,6 @@ package wso2
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -45,15 +44,15 @@ type routeVerdict struct {
 	// deployed.
 	refused  *refusal
 	rejected string
-	// parents are the indexes of the route's parents on the operator's
-	// Gateways, those whose status it writes.
+	// parents are the indexes of the route's parents on Gateways of a
+	// class the operator manages, those whose status it writes.
 	parents []int
 }
 
 // record keeps the operator's verdict on rt for status.
-func (ks *Kinds) record(rt *topology.Route, classes map[string]string, v routeVerdict) {
+func (ks *Kinds) record(rt *topology.Route, managed func(*topology.Gateway) bool, v routeVerdict) {
 	for _, p := range rt.Parents {
-		if p.Gateway != nil && strings.HasPrefix(classes[string(p.Gateway.Spec.GatewayClassName)], OperatorControllerPrefix) {
+		if managed(p.Gateway) {
 			v.parents = append(v.parents, p.Index)
 		}
 	}

@@ -18,10 +18,19 @@ import (
 const (
 	ConfigKeyAnalytics    = "analytics"
 	ConfigKeyPolicyEngine = "policyEngine"
+	// ConfigKeyGatewayClassNames is the gateway operator's
+	// gateway_api.gateway_class_names (its Helm chart's
+	// gatewayApi.managedGatewayClassNames).
+	ConfigKeyGatewayClassNames = "gatewayClassNames"
 )
 
+// DefaultGatewayClassNames are the GatewayClass names the gateway operator
+// manages without configuration (kubernetes/gateway-operator/internal/
+// config/config.go@1c84e11c: gateway_class_names).
+var DefaultGatewayClassNames = []string{"wso2-api-platform"}
+
 // SectionKeys are the keys the wso2: section takes.
-var SectionKeys = []string{ConfigKeySystemPolicies, ConfigKeyEngineCluster, ConfigKeyEngineAddress, ConfigKeyAnalytics, ConfigKeyPolicyEngine}
+var SectionKeys = []string{ConfigKeySystemPolicies, ConfigKeyEngineCluster, ConfigKeyEngineAddress, ConfigKeyAnalytics, ConfigKeyPolicyEngine, ConfigKeyGatewayClassNames}
 
 // The analytics system policy the gateway-controller prepends to every
 // chain when analytics is on (pkg/utils/system_policies.go:
@@ -54,6 +63,10 @@ type Settings struct {
 	AllowPayloads bool
 	// Engine is router.policy_engine.
 	Engine EngineSettings
+	// GatewayClassNames are the names of the GatewayClasses whose
+	// Gateways, and their HTTPRoutes, the gateway operator reconciles
+	// (ManagedGatewayClass: by the class's name, not its controllerName).
+	GatewayClassNames []string
 }
 
 // EngineSettings are router.policy_engine: how the router's ext_proc
@@ -77,7 +90,8 @@ type EngineSettings struct {
 
 // DefaultSettings are the gateway-controller's defaults.
 func DefaultSettings() Settings {
-	return Settings{Engine: EngineSettings{Mode: EngineUDS, Host: "policy-engine", Port: 9001, TimeoutMs: 60000, MessageTimeoutMs: 60000, AllowModeOverride: true}}
+	return Settings{Engine: EngineSettings{Mode: EngineUDS, Host: "policy-engine", Port: 9001, TimeoutMs: 60000, MessageTimeoutMs: 60000, AllowModeOverride: true},
+		GatewayClassNames: DefaultGatewayClassNames}
 }
 
 // ParseSettings reads the wso2: section: an unknown key or a value of the
@@ -111,6 +125,8 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 		case strings.ToLower(ConfigKeyPolicyEngine):
 			engineGiven = true
 			err = s.Engine.read(v)
+		case strings.ToLower(ConfigKeyGatewayClassNames):
+			s.GatewayClassNames, err = classNames(v)
 		default:
 			err = fmt.Errorf("wso2.%s is not a setting gwpol knows; use one of %s", key, strings.Join(SectionKeys, ", "))
 		}
@@ -129,6 +145,28 @@ func ParseSettings(cfg policy.Config) (Settings, error) {
 		s.Engine.Mode, s.Engine.Host, s.Engine.Port = EngineTCP, host, port
 	}
 	return s, nil
+}
+
+// classNames reads gatewayClassNames: a list of GatewayClass names, at
+// least one (the operator refuses an empty list: config.go "contains no
+// valid class names"), each trimmed.
+func classNames(v any) ([]string, error) {
+	list, ok := v.([]any)
+	var out []string
+	for _, e := range list {
+		s, isString := e.(string)
+		if !isString {
+			ok = false
+			break
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	if !ok || len(out) == 0 {
+		return nil, fmt.Errorf("wso2.%s must be a list of GatewayClass names, at least one (default %s)", ConfigKeyGatewayClassNames, strings.Join(DefaultGatewayClassNames, ", "))
+	}
+	return out, nil
 }
 
 // hostPort splits policyEngineAddress.

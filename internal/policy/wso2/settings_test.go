@@ -2,6 +2,7 @@ package wso2
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,19 +32,22 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Settings{Engine: EngineSettings{Mode: "uds", Host: "policy-engine", Port: 9001, TimeoutMs: 60000, MessageTimeoutMs: 60000, AllowModeOverride: true}}
-	if got != want {
+	want := Settings{Engine: EngineSettings{Mode: "uds", Host: "policy-engine", Port: 9001, TimeoutMs: 60000, MessageTimeoutMs: 60000, AllowModeOverride: true},
+		GatewayClassNames: []string{"wso2-api-platform"}}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
 	got, err = ParseSettings(sectionConfig(map[string]any{
-		"analytics":    map[string]any{"enabled": true, "allowPayloads": true},
-		"policyEngine": map[string]any{"mode": "tcp", "host": "10.0.0.7", "port": 9100, "timeoutMs": 250, "messageTimeoutMs": 500.0, "failureModeAllow": true, "allowModeOverride": false},
+		"analytics":         map[string]any{"enabled": true, "allowPayloads": true},
+		"policyEngine":      map[string]any{"mode": "tcp", "host": "10.0.0.7", "port": 9100, "timeoutMs": 250, "messageTimeoutMs": 500.0, "failureModeAllow": true, "allowModeOverride": false},
+		"gatewayClassNames": []any{" platform ", "wso2-api-platform"},
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Settings{Analytics: true, AllowPayloads: true, Engine: EngineSettings{Mode: "tcp", Host: "10.0.0.7", Port: 9100, TimeoutMs: 250, MessageTimeoutMs: 500, FailureModeAllow: true}}
-	if got != want {
+	want = Settings{Analytics: true, AllowPayloads: true, Engine: EngineSettings{Mode: "tcp", Host: "10.0.0.7", Port: 9100, TimeoutMs: 250, MessageTimeoutMs: 500, FailureModeAllow: true},
+		GatewayClassNames: []string{"platform", "wso2-api-platform"}}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("settings = %+v, want %+v", got, want)
 	}
 	got, err = ParseSettings(sectionConfig(map[string]any{"policyEngineAddress": "engine.example:9001"}))
@@ -61,6 +65,8 @@ func TestSettings(t *testing.T) {
 		"wso2.policyEngine must be a map":   {"policyEngine": "tcp"},
 		"wso2.policyEngineAddress \"x\"":    {"policyEngineAddress": "x"},
 		"wso2.systemPolicies must be a lis": {"systemPolicies": "analytics"},
+		"wso2.gatewayClassNames must be":    {"gatewayClassNames": []any{}},
+		"wso2.gatewayClassNames must be a":  {"gatewayClassNames": "wso2"},
 	} {
 		_, err := ParseSettings(sectionConfig(keys))
 		if err == nil || !strings.Contains(err.Error(), name) {
