@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -138,8 +139,22 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 		}
 	}
 	if portName != "" {
-		if _, own := bp.Ports[portName]; own {
-			t.Notes = append(t.Notes, fmt.Sprintf("policies naming port %s (sectionName) come before those on the whole Service", portName))
+		if ppts, own := bp.Ports[portName]; own {
+			// the port's own policies come first, but for a kind whose
+			// controller lists the whole Service's first
+			// (KindSpec.WholeTargetFirst), named as such
+			var wholeFirst []string
+			for _, pt := range ppts {
+				if pt.Kind.Spec().WholeTargetFirst && slices.ContainsFunc(pt.Candidates, func(c *merge.Candidate) bool { return c.Via == attach.ViaSection }) {
+					wholeFirst = append(wholeFirst, pt.Kind.GroupKind().Kind)
+				}
+			}
+			if len(wholeFirst) < len(ppts) {
+				t.Notes = append(t.Notes, fmt.Sprintf("policies naming port %s (sectionName) come before those on the whole Service", portName))
+			}
+			for _, kind := range wholeFirst {
+				t.Notes = append(t.Notes, fmt.Sprintf("%s policies on the whole Service come before those naming port %s (sectionName), as the controller lists them", kind, portName))
+			}
 		}
 	}
 	num, _ := strconv.Atoi(port)

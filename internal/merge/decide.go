@@ -52,6 +52,8 @@ func Decide(first, second *Candidate) Decision {
 	switch {
 	case first.Level != second.Level:
 		return Decision{RuleLevel, fmt.Sprintf("%s level is more specific than %s level", levelWord(first), levelWord(second))}
+	case first.Via == attach.ViaTargetRef && second.Via == attach.ViaSection && first.Policy.Kind.Spec().WholeTargetFirst:
+		return Decision{RuleAttachment, "the controller lists the policies on the whole backend ahead of a port's own (sectionName)"}
 	case first.Via.Rank() != second.Via.Rank():
 		return Decision{RuleAttachment, fmt.Sprintf("%s beats %s", viaWords[first.Via], viaWords[second.Via])}
 	}

@@ -301,7 +301,8 @@ func (r *Result) routePoints(rt *topology.Route, att *attach.Result, cfg policy.
 
 // backendPoints merges the policies on one backend object: those on the
 // whole object, and per port a sectionName names, that port's own ahead
-// of the whole object's (attachments are sorted sectionName first).
+// of the whole object's (attachments are sorted sectionName first), or
+// behind them for a kind whose controller lists them so (portGroup).
 func (r *Result) backendPoints(k model.Key, atts []*attach.Attachment, cfg policy.Config) *BackendPoints {
 	var whole []*attach.Attachment
 	ports := map[string][]*attach.Attachment{}
@@ -318,10 +319,31 @@ func (r *Result) backendPoints(k model.Key, atts []*attach.Attachment, cfg polic
 		if bp.Ports == nil {
 			bp.Ports = map[string]Points{}
 		}
-		bp.Ports[name] = r.merge(r.leveled(append(own, whole...), LevelBackend), cfg)
+		bp.Ports[name] = r.merge(r.leveled(portGroup(own, whole), LevelBackend), cfg)
 		r.conflicts(bp.Ports[name], policy.TargetKey{Backend: k, Port: name})
 	}
 	return bp
+}
+
+// portGroup is the precedence order of a backend port's policies: the
+// port's own (sectionName) ahead of the whole object's, but for a kind
+// whose controller lists the whole object's first (KindSpec.
+// WholeTargetFirst) those come first. merge reads each kind's candidates
+// in group order, so the order across kinds does not matter.
+func portGroup(own, whole []*attach.Attachment) []*attach.Attachment {
+	out := make([]*attach.Attachment, 0, len(own)+len(whole))
+	for _, a := range whole {
+		if a.Policy.Kind.Spec().WholeTargetFirst {
+			out = append(out, a)
+		}
+	}
+	out = append(out, own...)
+	for _, a := range whole {
+		if !a.Policy.Kind.Spec().WholeTargetFirst {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // conflicts records, for the kinds where one policy wins a backend

@@ -254,6 +254,14 @@ type KindSpec struct {
 	// conflict rule). merge records the verdict (policy.Rejection), which
 	// every view reads.
 	OneWins bool
+	// WholeTargetFirst: on a backend port a policy names by sectionName,
+	// the controller lists the policies on the whole object ahead of the
+	// port's own, so a whole-object policy's field beats a port's and a
+	// port's policy fills only the fields none of them sets (kgateway's
+	// BackendIndex.AddBackends appends the port lookup to the whole one,
+	// each in age order, and its merge keeps the first setter). Unset: a
+	// port's own policies come first, as a more specific attachment.
+	WholeTargetFirst bool
 	// InvalidKeepsValidFields: an invalid policy still applies the fields
 	// it sets validly. The kind's Decode reports each setting that fails
 	// (Policy.Invalid: Accepted=False, reason Invalid) and leaves it out of

@@ -279,6 +279,22 @@ func condOf(cs []status.Condition, typ string) string {
 	return "absent"
 }
 
+// namedPorts is Service infra/web with named ports http and admin, which
+// a route of the Gateway sends to, for sectionName targetRefs.
+const namedPorts = `---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {ports: [{port: 80, name: http}, {port: 81, name: admin}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: to-web, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`
+
 func bcpDoc(name, target, section, fields string, created int) string {
 	sec := ""
 	if section != "" {
@@ -290,7 +306,8 @@ func bcpDoc(name, target, section, fields string, created int) string {
 
 // TestBackendConfigPolicyStatus: a BackendConfigPolicy reports against the
 // Service it configures (not the Gateways the routes to it use), and two
-// on one Service merge per field, the older first.
+// on one Service merge per field, the older first — on a port a policy
+// names by sectionName, the whole Service's policies before the port's.
 func TestBackendConfigPolicyStatus(t *testing.T) {
 	tests := []struct {
 		name string
@@ -321,6 +338,21 @@ func TestBackendConfigPolicyStatus(t *testing.T) {
 		{"bad duration: Invalid",
 			bcpDoc("a", "svc", "", "  connectTimeout: soon\n", 1),
 			map[string]string{"a": "Service/infra/svc False/Invalid False/Pending"}},
+		// kgateway lists a Service's whole-object policies ahead of a
+		// port's own (BackendIndex.AddBackends), each in age order, and
+		// keeps the first setter of each field.
+		{"port and whole Service, same field: the whole Service's wins though newer",
+			namedPorts + bcpDoc("port", "web", "http", "  connectTimeout: 5s\n", 1) + bcpDoc("whole", "web", "", "  connectTimeout: 9s\n", 2),
+			map[string]string{"port": "Service/infra/web True/Valid False/Overridden", "whole": "Service/infra/web True/Valid True/Attached"}},
+		{"port and whole Service, same field, the whole Service's older",
+			namedPorts + bcpDoc("whole", "web", "", "  connectTimeout: 9s\n", 1) + bcpDoc("port", "web", "http", "  connectTimeout: 5s\n", 2),
+			map[string]string{"port": "Service/infra/web True/Valid False/Overridden", "whole": "Service/infra/web True/Valid True/Attached"}},
+		{"port and whole Service, different fields: both Merged",
+			namedPorts + bcpDoc("port", "web", "http", "  connectTimeout: 5s\n", 1) + bcpDoc("whole", "web", "", "  loadBalancer: {roundRobin: {}}\n", 2),
+			map[string]string{"port": "Service/infra/web True/Valid True/Merged", "whole": "Service/infra/web True/Valid True/Merged"}},
+		{"two policies on one port: the older wins there",
+			namedPorts + bcpDoc("new", "web", "http", "  connectTimeout: 5s\n", 2) + bcpDoc("old", "web", "http", "  connectTimeout: 9s\n", 1),
+			map[string]string{"new": "Service/infra/web True/Valid False/Overridden", "old": "Service/infra/web True/Valid True/Attached"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

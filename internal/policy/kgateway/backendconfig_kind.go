@@ -87,6 +87,11 @@ var backendConfigSpec = func() policy.KindSpec {
 		MaxAncestors:      16,
 		Precedence:        true,
 		WeightAnnotation:  annotationWeight,
+		// krtcollections/policy.go@6026ee98: BackendIndex.AddBackends
+		// lists a Service's whole-object policies, then its port's
+		// (sectionName) ones, each in age order; the plugin's merge keeps
+		// the first setter of each field.
+		WholeTargetFirst: true,
 	}
 	for _, f := range backendConfigFields {
 		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.AugmentedShallow, Cluster: clusterSettings[f], Protocol: protocolOnly[f]})

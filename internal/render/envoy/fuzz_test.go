@@ -235,6 +235,22 @@ func FuzzRender(f *testing.F) {
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}]\n  circuitBreaker: {maxConnections: 7}\n" +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
 		"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {wellKnownCACertificates: System, hostname: svc.example}\n"))
+	// kg36's shapes: a kgateway Gateway whose port two wildcard listeners
+	// share (the longer owns a.foo.example.com), a redirect naming the
+	// listener scheme's well-known port, a header both added and set, a
+	// Service port whose appProtocol is upper case, an access log runtime
+	// filter, and BackendConfigPolicies on a Service and on its port.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: wild, namespace: app}\nspec:\n  gatewayClassName: kgateway\n" +
+		"  listeners: [{name: short, protocol: HTTP, port: 8084, hostname: '*.example.com'}, {name: long, protocol: HTTP, port: 8084, hostname: '*.foo.example.com'}]\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: up, namespace: app}\nspec: {ports: [{port: 9000, name: rpc, appProtocol: GRPC}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: w1, namespace: app}\nspec:\n  parentRefs: [{name: wild, sectionName: short}]\n  hostnames: [a.foo.example.com]\n" +
+		"  rules:\n  - matches: [{path: {type: PathPrefix, value: /r}}]\n    filters: [{type: RequestRedirect, requestRedirect: {port: 80}}, {type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x-b, value: a}], set: [{name: x-b, value: s}]}}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: w2, namespace: app}\nspec:\n  parentRefs: [{name: wild, sectionName: long}]\n  hostnames: [a.foo.example.com]\n" +
+		"  rules: [{backendRefs: [{name: up, port: 9000}]}]\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: ListenerPolicy\nmetadata: {name: rt, namespace: app}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: wild}]\n" +
+		"  default: {httpSettings: {accessLog: [{fileSink: {path: /dev/stdout, stringFormat: x}, filter: {runtimeFilter: {runtimeKey: k, percentSampled: {numerator: 3, denominator: MILLION}}}}]}}\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: up-port, namespace: app}\nspec:\n  targetRefs: [{group: '', kind: Service, name: up, sectionName: rpc}]\n  connectTimeout: 1s\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: up-whole, namespace: app}\nspec:\n  targetRefs: [{group: '', kind: Service, name: up}]\n  connectTimeout: 2s\n"))
 	reg := fuzzRegistry()
 	base := fuzzBaseObjects(f)
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base, docs) })
