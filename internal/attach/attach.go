@@ -79,6 +79,14 @@ type Result struct {
 	// does not apply it there, with the verdict: the one decision merge
 	// and every view read (see Rejection).
 	Rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
+	// RefusedBy are, per policy that controllers judge by rules of their
+	// own (policy.Family.ForeignJudges) and the controllers using it
+	// disagree on, the controllers that refuse it (by controllerName)
+	// with their findings: each controller applies it by its own verdict,
+	// so it applies for the others (its Invalid is theirs: none) and is
+	// invalid on the refusing controllers' Gateways
+	// (merge.Result.BackendOn; settleJudged).
+	RefusedBy map[*policy.Policy]map[string][]diag.Diagnostic
 	// Objects are the controllers' verdicts on objects of their API
 	// groups other than policies and routes that carry a status of their
 	// own (policy.Family.ObjectVerdicts), sorted by object.

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"maps"
 	"slices"
 	"sort"
 
@@ -18,10 +19,12 @@ import (
 // kind's own rule. The verdict becomes the policy's Invalid, which merge,
 // lint and explain read, so a Gateway API BackendTLSPolicy only one
 // controller uses is applied and reported by that controller's CA rule,
-// as its status says. A policy no controller
-// uses is judged by the configured one. When the users disagree the
-// policy is refused (merge has one verdict per policy, not one per
-// controller) and each refusal names its controller.
+// as its status says. A policy no controller uses is judged by the
+// configured one. When the users disagree, each applies it by its own
+// verdict: the policy's Invalid is the accepting controllers' (none), and
+// RefusedBy holds the refusing ones with their findings (reported, each
+// naming its controller), which merge reads for their Gateways' clusters
+// of the backend (merge.Result.BackendOn).
 func (r *Result) settleJudged(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
 	var judged []*policy.Policy
 	for _, p := range set.Policies {
@@ -42,7 +45,18 @@ func (r *Result) settleJudged(g *topology.Graph, reg *policy.Registry, set *poli
 		}
 	}
 	for _, p := range judged {
-		p.Invalid = settledInvalid(p, controllersUsing(on[p], users, g))
+		var refused map[string][]diag.Diagnostic
+		p.Invalid, refused = settledInvalid(p, controllersUsing(on[p], users, g))
+		if len(refused) == 0 {
+			continue
+		}
+		if r.RefusedBy == nil {
+			r.RefusedBy = map[*policy.Policy]map[string][]diag.Diagnostic{}
+		}
+		r.RefusedBy[p] = refused
+		for _, c := range slices.Sorted(maps.Keys(refused)) {
+			r.Diagnostics = append(r.Diagnostics, refused[c]...)
+		}
 	}
 }
 
@@ -93,33 +107,41 @@ func controllersUsing(backends []model.Key, users map[model.Key][]string, g *top
 
 // settledInvalid is p's Invalid under the verdicts of controllers: each
 // one's judgement where it has one, else the kind's own (p.Invalid as
-// decoded). Agreeing verdicts stand as they are; disagreeing ones refuse
-// the policy, each refusal saying whose it is.
-func settledInvalid(p *policy.Policy, controllers []string) []diag.Diagnostic {
+// decoded). Agreeing verdicts stand as they are (both reasons when all
+// refuse it). When they disagree the policy is valid (its Invalid none),
+// and refused holds, per controller that refuses it, its findings, each
+// saying whose it is: that controller does not apply it, the others do.
+func settledInvalid(p *policy.Policy, controllers []string) (invalid []diag.Diagnostic, refused map[string][]diag.Diagnostic) {
 	verdicts := make([][]diag.Diagnostic, len(controllers))
-	refused := 0
+	n := 0
 	for i, c := range controllers {
 		verdicts[i] = p.Invalid
 		if j, ok := p.Judgements[c]; ok && j.Conditions != nil {
 			verdicts[i] = j.Invalid
 		}
 		if len(verdicts[i]) > 0 {
-			refused++
+			n++
 		}
 	}
-	if refused == 0 || len(controllers) == 1 {
-		return verdicts[0]
+	if n == 0 || len(controllers) == 1 {
+		return verdicts[0], nil
 	}
-	var out []diag.Diagnostic
+	if n == len(controllers) {
+		for _, v := range verdicts {
+			for _, d := range v {
+				if !slices.ContainsFunc(invalid, func(o diag.Diagnostic) bool { return o.Message == d.Message && o.Field == d.Field }) {
+					invalid = append(invalid, d)
+				}
+			}
+		}
+		return invalid, nil
+	}
+	refused = map[string][]diag.Diagnostic{}
 	for i, c := range controllers {
 		for _, d := range verdicts[i] {
-			if refused < len(controllers) {
-				d.Message = c + " refuses it (other controllers using it accept it; gwpol applies a policy for all of them or none): " + d.Message
-			}
-			if !slices.ContainsFunc(out, func(o diag.Diagnostic) bool { return o.Message == d.Message && o.Field == d.Field }) {
-				out = append(out, d)
-			}
+			d.Message = c + " refuses it (other controllers using it accept it and apply it on their Gateways; on " + c + "'s it is invalid): " + d.Message
+			refused[c] = append(refused[c], d)
 		}
 	}
-	return out
+	return nil, refused
 }

@@ -9,20 +9,29 @@ import (
 
 // TestBackendTLSPolicyJudgedByItsUsers: a BackendTLSPolicy is judged by
 // the controllers that use it (policy.Family.ForeignJudges, settled once in
-// attach), and lint, status and render say the same. Its CA ConfigMap holds
-// only tls.crt, which Envoy Gateway reads and kgateway refuses.
+// attach), and lint, status and render say the same — per Gateway when the
+// controllers disagree: each applies it by its own verdict
+// (attach.Result.RefusedBy, merge.Result.BackendOn). In the first three
+// fixtures its CA ConfigMap holds only tls.crt, which Envoy Gateway reads
+// and kgateway refuses; in mixed-second-ref its second CA reference names
+// no ConfigMap, which kgateway never reads (the first one only) and Envoy
+// Gateway refuses. Before, a policy the users disagreed on was refused on
+// every Gateway.
 func TestBackendTLSPolicyJudgedByItsUsers(t *testing.T) {
 	const egName, kgName = "gateway.envoyproxy.io/gatewayclass-controller", "kgateway.dev/kgateway"
+	const egCA, kgCA = "${configmap:default/ca#tls.crt}", "${configmap:default/ca#ca.crt}"
 	for _, tc := range []struct {
 		fixture string
 		lint    string            // "" when lint finds nothing; else a part of the GWP401 message
 		status  map[string]string // Gateway → controllerName and Accepted reason
-		tls     string            // the rendered CA, "" when no cluster has one
+		tls     map[string]string // Gateway → the CA its rendered clusters trust, "" when none does
 	}{
-		{fixture: "envoygateway", status: map[string]string{"eg-gw": egName + " Accepted"}, tls: "${configmap:default/ca#tls.crt}"},
-		{fixture: "kgateway", lint: "GWP401  invalid CA certificate ref ConfigMap/ca", status: map[string]string{"kg-gw": kgName + " NoValidCACertificate"}},
+		{fixture: "envoygateway", status: map[string]string{"eg-gw": egName + " Accepted"}, tls: map[string]string{"eg-gw": egCA}},
+		{fixture: "kgateway", lint: "GWP401  invalid CA certificate ref ConfigMap/ca", status: map[string]string{"kg-gw": kgName + " NoValidCACertificate"}, tls: map[string]string{"kg-gw": ""}},
 		{fixture: "mixed", lint: "GWP401  kgateway.dev/kgateway refuses it (other controllers using it accept it",
-			status: map[string]string{"eg-gw": egName + " Accepted", "kg-gw": kgName + " NoValidCACertificate"}},
+			status: map[string]string{"eg-gw": egName + " Accepted", "kg-gw": kgName + " NoValidCACertificate"}, tls: map[string]string{"eg-gw": egCA, "kg-gw": ""}},
+		{fixture: "mixed-second-ref", lint: "GWP401  gateway.envoyproxy.io/gatewayclass-controller refuses it (other controllers using it accept it",
+			status: map[string]string{"eg-gw": egName + " NoValidCACertificate", "kg-gw": kgName + " Accepted"}, tls: map[string]string{"eg-gw": "", "kg-gw": kgCA}},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			in := "testdata/backendtls-judged/" + tc.fixture + ".yaml"
@@ -36,9 +45,11 @@ func TestBackendTLSPolicyJudgedByItsUsers(t *testing.T) {
 			if got := btpAncestors(t, in); !maps.Equal(got, tc.status) {
 				t.Errorf("status: %v, want %v", got, tc.status)
 			}
-			rendered, _, _ := run(t, "render", "-f", in, "-o", "json")
-			if got := renderedCA(rendered); got != tc.tls {
-				t.Errorf("render: CA %q, want %q", got, tc.tls)
+			for gw, want := range tc.tls {
+				rendered, _, _ := run(t, "render", "-f", in, "-o", "json", "--gateway", "default/"+gw)
+				if got := renderedCA(rendered); got != want {
+					t.Errorf("render %s: CA %q, want %q", gw, got, want)
+				}
 			}
 		})
 	}

@@ -49,8 +49,9 @@ func FuzzPipeline(f *testing.F) {
 	// detecting the client IP) and the WSO2 operator at its pin (a route
 	// it refuses whole beside routes it builds).
 	for _, p := range []string{"../../testdata/render/securitypolicy/authorization-geoip-per-listener/input.yaml", "../../testdata/wso2/operator/routes.yaml",
-		// backend policies on a Service two controllers' Gateways route to
-		"../../testdata/explain/backend-policy-other-controller/input.yaml"} {
+		// backend policies on a Service two controllers' Gateways route to,
+		// and a BackendTLSPolicy one of them refuses and the other applies
+		"../../testdata/explain/backend-policy-other-controller/input.yaml", "../../testdata/backendtls-judged/mixed-second-ref.yaml"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

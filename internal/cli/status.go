@@ -95,12 +95,14 @@ type statusScope struct {
 	asked    map[string]bool
 	routes   map[string]bool
 	policies map[string]bool
+	// graph finds a ListenerSet's Gateway, for a route's parents.
+	graph *topology.Graph
 }
 
 // scope resolves the scoping flags; a name not in the input is an error
 // naming the nearest one.
 func (o *statusOptions) scope(c *pipeline.Compiled) (statusScope, error) {
-	sc := statusScope{scoped: len(o.Gateways)+len(o.Routes) > 0, gateways: map[string]bool{}, asked: map[string]bool{}, routes: map[string]bool{}, policies: map[string]bool{}}
+	sc := statusScope{scoped: len(o.Gateways)+len(o.Routes) > 0, graph: c.Graph, gateways: map[string]bool{}, asked: map[string]bool{}, routes: map[string]bool{}, policies: map[string]bool{}}
 	if !sc.scoped {
 		return sc, nil
 	}
@@ -206,6 +208,24 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 	for _, r := range rep.Routes {
 		if !sc.routes[r.Kind+"/"+r.Namespace+"/"+r.Name] {
 			continue
+		}
+		if len(sc.asked) > 0 {
+			// its parents on other Gateways are not the asked ones' (a
+			// route served by Gateways of several controllers is each
+			// one's on its own terms); parents of other kinds stay
+			r.Parents = slices.DeleteFunc(slices.Clone(r.Parents), func(p status.RouteParent) bool {
+				ref := p.ParentRef
+				switch {
+				case ref.Group != "" && ref.Group != "gateway.networking.k8s.io":
+					return false
+				case ref.Kind == "Gateway":
+					return !sc.asked[ref.Namespace+"/"+ref.Name]
+				case ref.Kind == "ListenerSet":
+					ls := sc.graph.ListenerSet(ref.Namespace, ref.Name)
+					return ls != nil && ls.Parent != nil && !sc.asked[ls.Parent.Namespace+"/"+ls.Parent.Name]
+				}
+				return false
+			})
 		}
 		out.Routes = append(out.Routes, r)
 	}

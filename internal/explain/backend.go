@@ -160,47 +160,74 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 	num, _ := strconv.Atoi(port)
 	t.Fields = clusterRows(r, k, int32(num), fields(effective, opt), opt)
 	for i := range t.Fields {
-		var gws []string
-		for _, n := range notOn {
-			if n.kind == t.Fields[i].PolicyKind && t.Fields[i].Owner != ownerDefault && t.Fields[i].Level != levelSpec {
-				gws = append(gws, n.gateway)
-			}
+		f := &t.Fields[i]
+		if f.Owner == ownerDefault || f.Level == levelSpec {
+			continue
 		}
-		if len(gws) > 0 {
-			t.Fields[i].Notes = append(t.Fields[i].Notes, "not on Gateway "+strings.Join(gws, ", Gateway ")+", whose controller does not read the kind")
+		for _, why := range []string{whyStranger, whyRefused} {
+			var gws []string
+			for _, n := range notOn {
+				if n.kind == f.PolicyKind && n.why == why && (why == whyStranger || n.policy == f.Owner) {
+					gws = append(gws, n.gateway)
+				}
+			}
+			if len(gws) > 0 {
+				f.Notes = append(f.Notes, "not on Gateway "+strings.Join(gws, ", Gateway ")+", "+why)
+			}
 		}
 	}
 	return t
 }
 
+// Why a Gateway's cluster of a backend takes none of a field
+// (notOnGateway.why).
+const (
+	whyStranger = "whose controller does not read the kind"
+	whyRefused  = "whose controller refuses the policy"
+)
+
 // notOnGateway is a Gateway routing to a backend whose cluster there
-// takes none of one kind's policies (merge.Result.BackendOn).
+// takes none of one kind's policies, or of one policy of it
+// (merge.Result.BackendOn).
 type notOnGateway struct {
 	kind, gateway, note string
+	why                 string // whyStranger or whyRefused
+	policy              string // the refused policy's ID (whyRefused)
 }
 
 // notOnGateways are, per Gateway whose routes send to the backend k and
-// kind of its merge (pts) that Gateway's controller does not read, what
-// render decided (merge.Result.BackendOn): its cluster there is built
-// without that kind's fields. Only when the input mixes controllers.
+// kind of its merge (pts) that Gateway's controller does not read, or
+// policy of it the controller refuses where the other controllers using
+// it accept it, what render decided (merge.Result.BackendOn): its
+// cluster there is built without that kind's fields, or with that
+// policy as an invalid one. Only when the input mixes controllers.
 func notOnGateways(r *merge.Result, k model.Key, pts merge.Points) []notOnGateway {
-	if len(pts) == 0 || r.Attach == nil || !r.Attach.Mixed() {
+	if len(pts) == 0 || r.Attach == nil || !r.Attach.Mixed() && len(r.Attach.RefusedBy) == 0 {
 		return nil
 	}
 	var out []notOnGateway
 	for _, gw := range r.Graph.BackendGateways()[k] {
 		on := r.BackendOn(pts, gw)
+		name := gw.Namespace + "/" + gw.Name
 		for _, pt := range pts {
 			if slices.Contains(on, pt) {
 				continue
 			}
 			gk := pt.Kind.GroupKind()
-			name := gw.Namespace + "/" + gw.Name
+			if on.Of(pt.Kind) != nil { // merged again: a policy of it refused there
+				for _, c := range pt.Candidates {
+					for _, msg := range r.RefusedOn(c.Policy, gw) {
+						out = append(out, notOnGateway{kind: gk.Group + "/" + gk.Kind, gateway: name, why: whyRefused, policy: c.Policy.ID(),
+							note: "the cluster Gateway " + name + " builds for it takes " + c.Policy.ID() + " as an invalid policy: " + msg})
+					}
+				}
+				continue
+			}
 			why := "its controller does not read " + gk.Kind
 			if s, ok := r.Registry.StrangerOn(r.Graph, gw, pt.Kind); ok {
 				why = s.Why(gk.Kind, "Gateway "+name)
 			}
-			out = append(out, notOnGateway{kind: gk.Group + "/" + gk.Kind, gateway: name,
+			out = append(out, notOnGateway{kind: gk.Group + "/" + gk.Kind, gateway: name, why: whyStranger,
 				note: "the cluster Gateway " + name + " builds for it takes none of the " + gk.Kind + " fields listed: " + why})
 		}
 	}

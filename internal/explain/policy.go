@@ -55,12 +55,20 @@ type PolicyTarget struct {
 	// listener (ns/gateway/name): the controller refuses the policy
 	// there only (policy.TargetKey.On), and applies it on the others.
 	Listener string `json:"listener,omitempty"`
-	// NotOn are the Gateways (NAMESPACE/NAME) the target is served on,
-	// or that route to it (a backend), whose controller does not read the
-	// policy's kind: none of its fields take part there, as render
-	// decided (merge.Result.NotOn); the fields are those of the others.
-	NotOn  []string      `json:"notOn,omitempty"`
+	// NotOn are the Gateways the target is served on, or that route to
+	// it (a backend), where the policy takes no part, as render decided:
+	// their controller does not read its kind (merge.Result.NotOn), or
+	// refuses the policy where the other controllers using it accept it
+	// (merge.Result.RefusedOn). The fields are those of the others.
+	NotOn  []NotOn       `json:"notOn,omitempty"`
 	Fields []PolicyField `json:"fields"`
+}
+
+// NotOn is a Gateway where a policy takes no part on a target it
+// reaches, and why.
+type NotOn struct {
+	Gateway string `json:"gateway"` // NAMESPACE/NAME
+	Why     string `json:"why"`
 }
 
 // NotApplied is why a controller does not apply a policy on a target:
@@ -121,9 +129,15 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 		if !ok {
 			return
 		}
-		if r.Attach.Mixed() {
-			for _, gw := range r.NotOn(pts.Of(p.Kind), gws()) {
-				t.NotOn = append(t.NotOn, gw.Namespace+"/"+gw.Name)
+		if r.Attach.Mixed() || len(r.Attach.RefusedBy[p]) > 0 {
+			stranger := r.NotOn(pts.Of(p.Kind), gws())
+			for _, gw := range gws() {
+				name := gw.Namespace + "/" + gw.Name
+				if slices.Contains(stranger, gw) {
+					t.NotOn = append(t.NotOn, NotOn{Gateway: name, Why: "its controller does not read " + p.Kind.GroupKind().Kind})
+				} else if len(r.RefusedOn(p, gw)) > 0 {
+					t.NotOn = append(t.NotOn, NotOn{Gateway: name, Why: "its controller " + r.Graph.ControllerOf(gw) + " refuses the policy, which the other controllers using it apply (its problems say why)"})
+				}
 			}
 		}
 		if rj := backendVerdict(r, p, ref); rj != nil && t.NotApplied == nil {

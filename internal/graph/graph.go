@@ -133,7 +133,7 @@ func build(r *merge.Result) *drawing {
 					label = "inherited"
 				}
 				if !c.IsBuiltIn() {
-					label += notOn
+					label += notOn + refusedOn(r, c.Policy, gws)
 				}
 				d.edge(edge{from: pol(c.Policy), to: target, label: label, dashed: true})
 			}
@@ -164,7 +164,7 @@ func build(r *merge.Result) *drawing {
 	// (BackendConfigPolicy, BackendTLSPolicy): drawn so those policies are
 	// seen attached where they are.
 	var routing map[model.Key][]*topology.Gateway // the Gateways routing to each backend, when the input mixes controllers
-	if len(r.Backends) > 0 && r.Attach.Mixed() {
+	if len(r.Backends) > 0 && (r.Attach.Mixed() || len(r.Attach.RefusedBy) > 0) {
 		routing = r.Graph.BackendGateways()
 	}
 	for _, bp := range r.Backends {
@@ -221,6 +221,25 @@ func build(r *merge.Result) *drawing {
 		d.node(n)
 	}
 	return d
+}
+
+// refusedOn is ", refused on NS/NAME, …" naming the Gateways among gws
+// whose controller refuses p where the other controllers using it accept
+// it (merge.Result.RefusedOn); "" when none does.
+func refusedOn(r *merge.Result, p *policy.Policy, gws []*topology.Gateway) string {
+	if len(r.Attach.RefusedBy[p]) == 0 {
+		return ""
+	}
+	var names []string
+	for _, gw := range gws {
+		if len(r.RefusedOn(p, gw)) > 0 {
+			names = append(names, gw.Namespace+"/"+gw.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return ", refused on " + strings.Join(names, ", ")
 }
 
 // verdictTarget is the node a verdict's target is drawn as (a

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gwpol/gwpol/internal/attach"
+	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/parallel"
 	"github.com/gwpol/gwpol/internal/policy"
@@ -44,6 +45,8 @@ type Result struct {
 	// (BackendStranger), listed once.
 	backendKindsOnce sync.Once
 	backendKinds     []policy.Kind
+
+	cfg policy.Config // the run's, for a backend's merge a controller's verdicts change (BackendOn)
 }
 
 // Points are one target's merge results, one per kind that attached there
@@ -160,12 +163,65 @@ func (bp *BackendPoints) ForPort(name string) Points {
 // (attach.Result.Stranger) is dropped — one family's cluster policy on
 // a Service takes no part in the cluster another controller's Gateway
 // builds for it, as each controller reads its own family's kinds (and
-// the Gateway API's) only. The one decision render (the backend's clusters
-// on each Gateway), status and explain (the backend view) read. pts
-// itself when nothing is dropped (always, when the input mixes no
-// controllers) or gw is nil.
+// the Gateway API's) only — and a policy gw's controller refuses where
+// the other controllers using it accept it (attach.Result.RefusedBy) is
+// invalid there: the point is merged again with it among the invalid.
+// The one decision render (the backend's clusters on each Gateway),
+// status and explain (the backend view) read. pts itself when nothing
+// changes (always, when the input mixes no controllers) or gw is nil.
 func (r *Result) BackendOn(pts Points, gw *topology.Gateway) Points {
-	return r.OnGateway(pts, gw) // a backend's points hold targetRef and selector policies only
+	pts = r.OnGateway(pts, gw) // a backend's points hold targetRef and selector policies only
+	if gw == nil || r.Attach == nil || len(r.Attach.RefusedBy) == 0 {
+		return pts
+	}
+	ctrl := r.Graph.ControllerOf(gw)
+	cloned := false
+	for i, pt := range pts {
+		if !slices.ContainsFunc(pt.Candidates, func(c *Candidate) bool { return r.refusedBy(c.Policy, ctrl) != nil }) {
+			continue
+		}
+		if !cloned {
+			pts, cloned = slices.Clone(pts), true // the backend's own stay as they are
+		}
+		pts[i] = r.refusedOn(pt, ctrl)
+	}
+	return pts
+}
+
+// RefusedOn is why gw's controller refuses p where the other controllers
+// using it accept it (attach.Result.RefusedBy: p is invalid on gw's
+// clusters of its backends, BackendOn); nil when it does not.
+func (r *Result) RefusedOn(p *policy.Policy, gw *topology.Gateway) []string {
+	if gw == nil || r.Attach == nil || len(r.Attach.RefusedBy) == 0 {
+		return nil
+	}
+	var out []string
+	for _, d := range r.refusedBy(p, r.Graph.ControllerOf(gw)) {
+		out = append(out, d.Message)
+	}
+	return out
+}
+
+func (r *Result) refusedBy(p *policy.Policy, ctrl string) []diag.Diagnostic {
+	return r.Attach.RefusedBy[p][ctrl]
+}
+
+// refusedOn is pt merged again with the candidates the controller ctrl
+// refuses (refusedBy) among its invalid ones.
+func (r *Result) refusedOn(pt *Point, ctrl string) *Point {
+	var group []*Candidate
+	for _, c := range slices.Concat(pt.Candidates, pt.Invalid, pt.Rejected) {
+		if ds := r.refusedBy(c.Policy, ctrl); ds != nil && c.Rejected == nil {
+			refused := *c
+			refused.Rejected = &policy.Rejection{Verdict: policy.VerdictInvalid, Reason: "Invalid", Message: ds[0].Message}
+			c = &refused
+		}
+		group = append(group, c)
+	}
+	if out := r.merge(group, r.cfg).Of(pt.Kind); out != nil {
+		return out
+	}
+	return pt
 }
 
 // BackendStranger reports whether some policy on a backend object is of
@@ -236,7 +292,7 @@ func (r *Result) Rule(rule *topology.Rule) *RulePoints { return r.rules[rule] }
 
 // Compute builds the IR.
 func Compute(g *topology.Graph, reg *policy.Registry, set *policy.Set, att *attach.Result, cfg policy.Config) *Result {
-	r := &Result{Graph: g, Registry: reg, Policies: set, Attach: att,
+	r := &Result{Graph: g, Registry: reg, Policies: set, Attach: att, cfg: cfg,
 		gateways: map[*topology.Gateway]*GatewayPoints{}, listeners: map[*topology.Listener]*ListenerPoints{}, rules: map[*topology.Rule]*RulePoints{}}
 	for _, gw := range g.Gateways {
 		gp := &GatewayPoints{Gateway: gw, Whole: r.merge(r.leveled(att.Gateway[gw], LevelGateway, policy.TargetKey{Gateway: gw}), cfg)}

@@ -7,6 +7,10 @@ const egController = "gateway.envoyproxy.io/gatewayclass-controller"
 // Envoy Gateway case of this package starts from.
 const egClassDoc = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: " + egController + "}\n"
 
+// kgClassDoc is kgateway's GatewayClass, kgw, for the cases that hold
+// kgateway's Gateways (beside Envoy Gateway's, or alone).
+const kgClassDoc = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n"
+
 // egPlatform is egClassDoc and the Gateway ns/gw of class eg whose spec
 // goes on with the lines given (its listeners, allowedListeners…).
 func egPlatform(ns, spec string) string {

@@ -338,7 +338,7 @@ func TestHTTPRouteFilterExtensionRef(t *testing.T) {
 // route on a kgateway Gateway keeps kgateway's conditions.
 func TestEnvoyGatewayRouteValidation(t *testing.T) {
 	const rules = "  rules:\n  - backendRefs: [{name: svc, port: 9999}]\n  - matches: [{path: {type: RegularExpression, value: '*x*'}}]\n"
-	docs := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+	docs := egBase + "---\n" + kgClassDoc +
 		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: kg, namespace: infra}\nspec:\n  gatewayClassName: kgw\n" +
 		"  listeners: [{name: a, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]\n" +
 		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{port: 8080}]}\n" +
@@ -383,7 +383,7 @@ func TestDeclinedListenerSetParent(t *testing.T) {
 		{"eg", ""},
 		{"kgw", "Accepted=False/NoMatchingParent"},
 	} {
-		docs := egBase + "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+		docs := egBase + "---\n" + kgClassDoc +
 			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: closed, namespace: infra}\nspec:\n  gatewayClassName: " + tc.class + "\n" +
 			"  listeners: [{name: a, protocol: HTTP, port: 80}]\n" +
 			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: {name: extra, namespace: app}\nspec:\n  parentRef: {name: closed, namespace: infra}\n" +

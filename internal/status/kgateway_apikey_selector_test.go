@@ -32,11 +32,7 @@ func TestKgatewayAPIKeySelectorPartialGrants(t *testing.T) {
 		}
 		return "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: " + ns + "}\nspec:\n  from: [{group: gateway.kgateway.dev, kind: TrafficPolicy, namespace: infra}]\n  to: [" + to + "]\n"
 	}
-	const base = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: kgw}
-spec: {controllerName: kgateway.dev/kgateway}
----
+	const base = kgClassDoc + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: infra}

@@ -9,8 +9,7 @@ import (
 
 // bothClasses are kgateway's GatewayClass kgw and Envoy Gateway's eg: a
 // test of one controller's rule shows the other's Gateways untouched.
-const bothClasses = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kgw}\nspec: {controllerName: kgateway.dev/kgateway}\n---\n" +
-	egClassDoc + "---\n"
+const bothClasses = kgClassDoc + "---\n" + egClassDoc + "---\n"
 
 // TestKgatewayXListenerSetReported: kgateway at the pin reads a
 // gateway.networking.x-k8s.io XListenerSet as a ListenerSet of its parent

@@ -10,12 +10,7 @@ import (
 // strangerPlatform holds a kgateway Gateway (kg) and an Envoy Gateway
 // Gateway (egw, from egPlatform as infra/gw), a ListenerSet on the kgateway
 // one, and routes on each and on both.
-const strangerPlatform = `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: kgw}
-spec: {controllerName: kgateway.dev/kgateway}
----
+const strangerPlatform = "---\n" + kgClassDoc + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: kg, namespace: infra}
