@@ -122,3 +122,79 @@ func TestStrangerAncestors(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignExtensionRefConditions: a rule's ExtensionRef naming
+// another family's policy kind, on routes of one controller and on a
+// route kgateway and Envoy Gateway both serve. Each controller judges the
+// rule under its own parentRefs: kgateway replaces the rule as for a
+// policy not found (resolveExtension: ErrPolicyNotFound, the rule's
+// RouteAcceptanceError: kgateway.dev/Programmed False, RouteRuleReplaced,
+// and no Gateway API condition says so); Envoy Gateway refuses the filter
+// (ValidateHTTPRouteFilter "unknown kind": Accepted False,
+// UnsupportedValue: the rule dropped, PartiallyInvalid beside
+// rules that stay). The policy is reported only where its kind's
+// controller applies it. Shapes no public case has.
+func TestForeignExtensionRefConditions(t *testing.T) {
+	const tp = "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: p, namespace: infra}\nspec:\n  timeouts: {request: 9s}\n"
+	const hrf = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: HTTPRouteFilter\nmetadata: {name: p, namespace: infra}\nspec:\n  directResponse: {statusCode: 418}\n"
+	route := func(parents, group, kind string) string {
+		return "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: infra}\nspec:\n  parentRefs: [" + parents + "]\n" +
+			"  rules:\n  - matches: [{path: {type: PathPrefix, value: /r}}]\n    filters: [{type: ExtensionRef, extensionRef: {group: " + group + ", kind: " + kind + ", name: p}}]\n    backendRefs: [{name: svc, port: 80}]\n" +
+			"  - matches: [{path: {type: PathPrefix, value: /plain}}]\n    backendRefs: [{name: svc, port: 80}]\n"
+	}
+	for _, tc := range []struct {
+		name, docs string
+		// conds are, per parent Gateway, the conditions that say
+		// something is wrong (not True, or PartiallyInvalid) as
+		// "Type=Reason"; ancestors the policy's.
+		conds     map[string][]string
+		ancestors []string
+	}{
+		{name: "a TrafficPolicy on a route only Envoy Gateway serves", docs: route("{name: gw}", "gateway.kgateway.dev", "TrafficPolicy") + tp,
+			conds: map[string][]string{"gw": {"PartiallyInvalid=UnsupportedValue"}}},
+		{name: "an HTTPRouteFilter on a route only kgateway serves", docs: route("{name: kg}", "gateway.envoyproxy.io", "HTTPRouteFilter") + hrf,
+			conds: map[string][]string{"kg": {"kgateway.dev/Programmed=RouteRuleReplaced"}}},
+		{name: "a TrafficPolicy on a route both serve: kgateway applies it, Envoy Gateway refuses the rule", docs: route("{name: kg}, {name: gw}", "gateway.kgateway.dev", "TrafficPolicy") + tp,
+			conds:     map[string][]string{"kg": nil, "gw": {"PartiallyInvalid=UnsupportedValue"}},
+			ancestors: []string{"Gateway/infra/kg kgateway.dev/kgateway"}},
+		{name: "an HTTPRouteFilter on a route both serve: Envoy Gateway applies it, kgateway replaces the rule", docs: route("{name: kg}, {name: gw}", "gateway.envoyproxy.io", "HTTPRouteFilter") + hrf,
+			conds: map[string][]string{"kg": {"kgateway.dev/Programmed=RouteRuleReplaced"}, "gw": nil}},
+		{name: "a kind no family defines on a route only kgateway serves: replaced as a policy not found", docs: route("{name: kg}", "example.com", "Nothing"),
+			conds: map[string][]string{"kg": {"kgateway.dev/Programmed=RouteRuleReplaced"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := compile(t, egPlatform("infra", "  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n")+strangerPlatform+tc.docs)
+			i := slices.IndexFunc(rep.Routes, func(r status.Route) bool { return r.Name == "r" })
+			if i < 0 {
+				t.Fatal("no status for the route")
+			}
+			got := map[string][]string{}
+			for _, p := range rep.Routes[i].Parents {
+				var notTrue []string
+				for _, c := range p.Conditions {
+					if c.Status != "True" || c.Type == "PartiallyInvalid" {
+						notTrue = append(notTrue, c.Type+"="+c.Reason)
+					}
+				}
+				got[p.ParentRef.Name] = notTrue
+			}
+			if len(got) != len(tc.conds) {
+				t.Errorf("parents %v, want %v", got, tc.conds)
+			}
+			for gw, want := range tc.conds {
+				if !slices.Equal(got[gw], want) {
+					t.Errorf("%s: conditions not True %q, want %q", gw, got[gw], want)
+				}
+			}
+			var ancestors []string
+			if j := slices.IndexFunc(rep.Policies, func(p status.Policy) bool { return p.Name == "p" }); j >= 0 {
+				for _, a := range rep.Policies[j].Ancestors {
+					ancestors = append(ancestors, a.AncestorRef.String()+" "+a.ControllerName)
+				}
+			}
+			if !slices.Equal(ancestors, tc.ancestors) {
+				t.Errorf("policy ancestors %q, want %q", ancestors, tc.ancestors)
+			}
+		})
+	}
+}
