@@ -582,6 +582,9 @@ func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, se
 			}
 			gk := model.GroupKind{Group: string(f.ExtensionRef.Group), Kind: string(f.ExtensionRef.Kind)}
 			k, ok := reg.Lookup(gk)
+			if ok && r.foreignBackendRef(g, reg, rt, k, f) {
+				continue
+			}
 			switch {
 			case ok && k.Spec().OnePerRule:
 				r.broken(rt, rule, k, policy.LintPolicyFilterOnBackend.Code, f.Path,
@@ -649,6 +652,32 @@ func (r *Result) attachBackendRef(rt *topology.Route, rule *topology.Rule, i int
 			r.Diagnostics = append(r.Diagnostics, d)
 		}
 	}
+}
+
+// foreignBackendRef reports whether a backendRef's ExtensionRef filter
+// names a kind that the controller of every Gateway serving the route
+// does not resolve (policy.Controller.OwnKindsOnly), each of them saying
+// what it does with such a filter: it skips it
+// (policy.Controller.SkipsUnresolvedBackendRefs: a warning, GWP218), or
+// refuses the backendRef through its own route validation
+// (policy.Controller.BackendRefFiltersRefused). The kind's own rules for
+// a backendRef filter — its controller's, which serves none of these
+// Gateways — then do not apply, and the policy attaches nothing there.
+func (r *Result) foreignBackendRef(g *topology.Graph, reg *policy.Registry, rt *topology.Route, k policy.Kind, f model.Filter) bool {
+	refusers, all := refusingControllers(g, reg, rt, k)
+	if !all || slices.ContainsFunc(refusers, func(c policy.Controller) bool { return !c.SkipsUnresolvedBackendRefs && !c.BackendRefFiltersRefused }) {
+		return false
+	}
+	for _, c := range refusers {
+		if !c.SkipsUnresolvedBackendRefs {
+			continue // its route validation refuses the backendRef
+		}
+		gk, path := k.GroupKind(), f.Path+".extensionRef"
+		r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintBackendRefFilterIgnored.Code, Severity: policy.LintBackendRefFilterIgnored.Severity,
+			Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path),
+			Message: fmt.Sprintf("ExtensionRef to %s %s on a backendRef is not a policy kind %s resolves (it resolves only its own kinds), and it skips a backendRef filter it cannot resolve: this backend gets no policy, and no status says why", gk, f.ExtensionRef.Name, c.Title)})
+	}
+	return true
 }
 
 // unresolvedBackendRef reports a backendRef's ExtensionRef filter naming a

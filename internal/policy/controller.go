@@ -140,6 +140,14 @@ type Controller struct {
 	// ExtensionRef against its plugins' policies alone). False: such a
 	// rule gets route conditions (UnknownFilterReasons).
 	UnknownFilterReplaces bool
+	// SkipsUnresolvedBackendRefs: the controller skips a backendRef's
+	// ExtensionRef filter it cannot resolve — a kind it does not resolve
+	// (OwnKindsOnly) as much as a policy that does not exist: that
+	// backend gets no policy and no status says so (kgateway: getBackends
+	// ignores getExtensionRefs' errors). The kind's own rules for such a
+	// filter (OnePerRule: the rule fails closed; BackendRefFilter: the
+	// policy's status) are not this controller's.
+	SkipsUnresolvedBackendRefs bool
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares

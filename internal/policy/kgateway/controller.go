@@ -43,7 +43,12 @@ var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", Rend
 	// rule's RouteAcceptanceError, so the rule is replaced
 	// (irtranslator/route.go: RouteRuleReplaced) as for a missing
 	// TrafficPolicy, and the policy it names applies to nothing there.
-	OwnKindsOnly: true, UnknownFilterReplaces: true}
+	OwnKindsOnly: true, UnknownFilterReplaces: true,
+	// On a backendRef the same lookup's error is ignored
+	// (krtcollections/policy.go@6026ee98: getBackends, "invalid/missing
+	// policy for backendRef filters is undefined"): another family's kind
+	// there configures nothing, silently.
+	SkipsUnresolvedBackendRefs: true}
 
 // RouteSourceKey is the filter metadata naming the route object, rule and
 // match an Envoy route comes from (kgateway's enableRouteSourceMetadata),
