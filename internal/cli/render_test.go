@@ -110,13 +110,13 @@ func TestRenderScoping(t *testing.T) {
 		t.Fatalf("--route: exit %d: %s", code, stderr)
 	}
 	golden(t, "render-route-orders-create.yaml", out)
-	_, stderr, _ = run(t, "render", "-f", ex, "--route", "httproute/sandbox/playground", "--type", "route")
-	for _, want := range []string{
-		"note: HTTPRoute sandbox/playground rule borrowed answers 500 to every request: backendRef Service shop/orders: RefNotPermitted",
-		"note: HTTPRoute sandbox/playground rule misplaced answers 503 to every request: GWP207",
+	for _, want := range []struct{ route, note string }{
+		{"httproute/sandbox/playground", "note: HTTPRoute sandbox/playground rule borrowed answers 500 to every request: backendRef Service shop/orders: RefNotPermitted"},
+		{"httproute/sandbox/playground-haproxy", "note: HTTPRoute sandbox/playground-haproxy rule misplaced answers 503 to every request: GWP207"},
 	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		_, stderr, _ = run(t, "render", "-f", ex, "--route", want.route, "--type", "route")
+		if !strings.Contains(stderr, want.note) {
+			t.Errorf("stderr lacks %q:\n%s", want.note, stderr)
 		}
 	}
 	if strings.Contains(stderr, "note: HTTPRoute shop/") {
