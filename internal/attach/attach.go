@@ -99,8 +99,12 @@ type Result struct {
 	reg   *policy.Registry
 	graph *topology.Graph
 	// mixed: some policy's kind is another registered controller's than
-	// some Gateway's of the input (Stranger can hold at all).
+	// some Gateway's of the input (Stranger can hold at all), or partial.
 	mixed bool
+	// partial: some rule's ExtensionRef names a kind that the controllers
+	// of some of its route's Gateways do not resolve and others do
+	// (Broken.Under, RefusedOn).
+	partial bool
 }
 
 // BackendRefKey names one backendRef of a rule by its index.
@@ -136,6 +140,61 @@ type Broken struct {
 	Reason string
 	// Field is the policy field at fault ("" when the reference itself is).
 	Field string
+	// Under are the controllers (controllerNames) on whose Gateways alone
+	// the rule is broken: a route served by Gateways of several
+	// controllers is judged by each under its own parentRefs (a kind one
+	// of them does not resolve in a rule's ExtensionRef, while another
+	// applies it). Nil: wherever the rule is served.
+	Under []string
+}
+
+// BrokenUnder are the problems that break rule on the Gateways of the
+// controller named ctrl (Broken.Under): the one reading of Broken for
+// every view that judges a rule on one Gateway.
+func (r *Result) BrokenUnder(rule *topology.Rule, ctrl string) []Broken {
+	bs := r.Broken[rule]
+	if !r.partial || len(bs) == 0 {
+		return bs
+	}
+	var out []Broken
+	for _, b := range bs {
+		if b.Under == nil || slices.Contains(b.Under, ctrl) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// BrokenOn is BrokenUnder for the controller of gw's GatewayClass (the
+// default controller for a nil gw; none for a Gateway whose class is not
+// in the input, which takes every kind).
+func (r *Result) BrokenOn(rule *topology.Rule, gw *topology.Gateway) []Broken {
+	if !r.partial {
+		return r.Broken[rule]
+	}
+	def := ""
+	if gw == nil && r.reg != nil {
+		def = r.reg.DefaultController().Name
+	}
+	name := def
+	if r.graph != nil {
+		name, _ = r.graph.Controller(gw, def)
+	}
+	return r.BrokenUnder(rule, name)
+}
+
+// RefusedOn reports whether the controller of gw's GatewayClass does not
+// resolve kind k in a rule's ExtensionRef filters
+// (policy.Controller.OwnKindsOnly): a policy such a filter names takes no
+// part in the rule where the route is served on gw (merge.LeftOutOn),
+// and the rule is broken there (BrokenOn).
+func (r *Result) RefusedOn(k policy.Kind, gw *topology.Gateway) bool {
+	if !r.partial || gw == nil || r.graph == nil || r.reg == nil {
+		return false
+	}
+	name, _ := r.graph.Controller(gw, "")
+	c, ok := r.reg.Controller(name)
+	return ok && c.OwnKindsOnly && !c.Owns(k)
 }
 
 // Attach resolves every policy of set against the graph.
@@ -405,9 +464,9 @@ func (r *Result) Stranger(k policy.Kind, gw *topology.Gateway) bool {
 	return s
 }
 
-// Mixed reports whether Stranger can hold for any Gateway of the input:
-// a view that must look a Gateway up before asking Stranger skips that
-// when it is false.
+// Mixed reports whether Stranger (or RefusedOn) can hold for any Gateway
+// of the input: a view that must look a Gateway up before asking Stranger
+// skips that when it is false.
 func (r *Result) Mixed() bool { return r.mixed }
 
 // mixedControllers reports whether some policy of set has a kind of a
@@ -494,10 +553,15 @@ func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, se
 				fmt.Sprintf("ExtensionRef to %s is not a policy kind gwpol supports here; the rule would answer with an error", gk))
 			continue
 		}
-		if c, foreign := foreignKind(g, reg, rt, k); foreign {
+		refusers, all := refusingControllers(g, reg, rt, k)
+		if all {
+			c := refusers[len(refusers)-1]
 			r.broken(rt, rule, nil, policy.LintExtensionRefNotFound.Code, f.Path+".extensionRef",
 				fmt.Sprintf("ExtensionRef to %s is not a policy kind %s supports (it resolves only its own kinds in a rule's filters): the rule answers with an error, and %s %s does not apply here", gk, c.Title, gk.Kind, ref.Name))
 			continue
+		}
+		if len(refusers) > 0 {
+			r.refusedOnSome(rt, rule, refusers, f.Path+".extensionRef", gk, string(ref.Name))
 		}
 		perKind[k]++
 		if k.Spec().OnePerRule && perKind[k] > 1 {
@@ -526,6 +590,9 @@ func (r *Result) attachExtensionRefs(g *topology.Graph, reg *policy.Registry, se
 			}
 			gk := model.GroupKind{Group: string(f.ExtensionRef.Group), Kind: string(f.ExtensionRef.Kind)}
 			k, ok := reg.Lookup(gk)
+			if ok && r.foreignBackendRef(g, reg, rt, k, f) {
+				continue
+			}
 			switch {
 			case ok && k.Spec().OnePerRule:
 				r.broken(rt, rule, k, policy.LintPolicyFilterOnBackend.Code, f.Path,
@@ -595,6 +662,32 @@ func (r *Result) attachBackendRef(rt *topology.Route, rule *topology.Rule, i int
 	}
 }
 
+// foreignBackendRef reports whether a backendRef's ExtensionRef filter
+// names a kind that the controller of every Gateway serving the route
+// does not resolve (policy.Controller.OwnKindsOnly), each of them saying
+// what it does with such a filter: it skips it
+// (policy.Controller.SkipsUnresolvedBackendRefs: a warning, GWP218), or
+// refuses the backendRef through its own route validation
+// (policy.Controller.BackendRefFiltersRefused). The kind's own rules for
+// a backendRef filter — its controller's, which serves none of these
+// Gateways — then do not apply, and the policy attaches nothing there.
+func (r *Result) foreignBackendRef(g *topology.Graph, reg *policy.Registry, rt *topology.Route, k policy.Kind, f model.Filter) bool {
+	refusers, all := refusingControllers(g, reg, rt, k)
+	if !all || slices.ContainsFunc(refusers, func(c policy.Controller) bool { return !c.SkipsUnresolvedBackendRefs && !c.BackendRefFiltersRefused }) {
+		return false
+	}
+	for _, c := range refusers {
+		if !c.SkipsUnresolvedBackendRefs {
+			continue // its route validation refuses the backendRef
+		}
+		gk, path := k.GroupKind(), f.Path+".extensionRef"
+		r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintBackendRefFilterIgnored.Code, Severity: policy.LintBackendRefFilterIgnored.Severity,
+			Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path),
+			Message: fmt.Sprintf("ExtensionRef to %s %s on a backendRef is not a policy kind %s resolves (it resolves only its own kinds), and it skips a backendRef filter it cannot resolve: this backend gets no policy, and no status says why", gk, f.ExtensionRef.Name, c.Title)})
+	}
+	return true
+}
+
 // unresolvedBackendRef reports a backendRef's ExtensionRef filter naming a
 // policy that does not exist. A controller that skips it
 // (policy.KindSpec.SkipsUnresolvedBackendRef: that backend gets no policy,
@@ -659,12 +752,48 @@ func ownFilter(g *topology.Graph, reg *policy.Registry, rt *topology.Route, ref 
 	})
 }
 
-// foreignKind reports whether the controllers of every Gateway the route
-// attaches to resolve only their own kinds in a rule's ExtensionRef
-// filters (policy.Controller.OwnKindsOnly) and k is none of theirs, and
-// returns one of them.
-func foreignKind(g *topology.Graph, reg *policy.Registry, rt *topology.Route, k policy.Kind) (policy.Controller, bool) {
-	return everyParentController(g, reg, rt, func(c policy.Controller) bool { return c.OwnKindsOnly && !c.Owns(k) })
+// refusingControllers are the controllers of the Gateways the route
+// attaches to that resolve only their own kinds in a rule's ExtensionRef
+// filters (policy.Controller.OwnKindsOnly) when k is none of theirs, each
+// once, in parent order; all reports that every such Gateway's
+// controller is one of them (false when the route attaches to none).
+func refusingControllers(g *topology.Graph, reg *policy.Registry, rt *topology.Route, k policy.Kind) (refusers []policy.Controller, all bool) {
+	all = true
+	seen := false
+	for _, p := range rt.Parents {
+		if p.Gateway == nil {
+			continue
+		}
+		seen = true
+		name, _ := g.Controller(p.Gateway, "")
+		c, ok := reg.Controller(name)
+		if !ok || !c.OwnKindsOnly || c.Owns(k) {
+			all = false
+			continue
+		}
+		if !slices.ContainsFunc(refusers, func(o policy.Controller) bool { return o.Name == c.Name }) {
+			refusers = append(refusers, c)
+		}
+	}
+	return refusers, all && seen
+}
+
+// refusedOnSome breaks a rule on the Gateways of the controllers that do
+// not resolve the kind gk its ExtensionRef at path names, on a route
+// other Gateways serve whose controllers apply it (Broken.Under): each
+// controller judges the rule under its own parentRefs.
+func (r *Result) refusedOnSome(rt *topology.Route, rule *topology.Rule, refusers []policy.Controller, path string, gk model.GroupKind, name string) {
+	r.partial, r.mixed = true, true
+	names := make([]string, len(refusers))
+	titles := make([]string, len(refusers))
+	for i, c := range refusers {
+		names[i], titles[i] = c.Name, c.Title
+	}
+	who := strings.Join(titles, " and ")
+	msg := fmt.Sprintf("ExtensionRef to %s is not a policy kind %s supports (it resolves only its own kinds in a rule's filters): on %s's Gateways the rule answers with an error, and %s %s does not apply there; the route's other Gateways apply it",
+		gk, who, who, gk.Kind, name)
+	r.Broken[rule] = append(r.Broken[rule], Broken{Code: policy.LintExtensionRefNotFound.Code, Reason: msg, Under: names})
+	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Code: policy.LintExtensionRefNotFound.Code, Severity: diag.Error, Object: rt.Key().Ref(), Field: path, Pos: rt.Src.FieldPos(path), Message: msg})
 }
 
 // everyParentController reports whether the controller of every Gateway

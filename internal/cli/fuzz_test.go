@@ -47,11 +47,14 @@ func FuzzPipeline(f *testing.F) {
 	// This session's features, so that CI's short runs reach them: Envoy
 	// Gateway's geolocation check decided per listener (two listeners, one
 	// detecting the client IP) and the WSO2 operator at its pin (a route
-	// it refuses whole beside routes it builds).
+	// it refuses whole beside routes it builds), backend policies on a
+	// Service two controllers' Gateways route to, a BackendTLSPolicy one of
+	// them refuses and the other applies, and a rule's ExtensionRef to a
+	// HAPTIC policy on a route kgateway and HAPTIC both serve (the rule
+	// broken on kgateway's Gateway only: attach.Broken.Under).
 	for _, p := range []string{"../../testdata/render/securitypolicy/authorization-geoip-per-listener/input.yaml", "../../testdata/wso2/operator/routes.yaml",
-		// backend policies on a Service two controllers' Gateways route to,
-		// and a BackendTLSPolicy one of them refuses and the other applies
-		"../../testdata/explain/backend-policy-other-controller/input.yaml", "../../testdata/backendtls-judged/mixed-second-ref.yaml"} {
+		"../../testdata/explain/backend-policy-other-controller/input.yaml", "../../testdata/backendtls-judged/mixed-second-ref.yaml",
+		"../../testdata/explain/extensionref-other-controller/input.yaml"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

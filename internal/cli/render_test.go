@@ -53,8 +53,9 @@ func TestRenderFlags(t *testing.T) {
 func TestRenderCommand(t *testing.T) {
 	// The deployment config turns on the HAPTIC switches the examples'
 	// WAF policy needs, so the finding is the target's, not the chart
-	// default's.
-	stdout, stderr, code := run(t, "render", "-f", "testdata/examples", "-o", "json", "--config", "testdata/haptic-deployment.gwpol.yaml")
+	// default's; --target envoy renders the HAPTIC Gateway's routes for
+	// upstream Envoy too, which has no WAF filter.
+	stdout, stderr, code := run(t, "render", "-f", "testdata/examples", "-o", "json", "--config", "testdata/haptic-deployment.gwpol.yaml", "--target", "envoy")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -109,13 +110,13 @@ func TestRenderScoping(t *testing.T) {
 		t.Fatalf("--route: exit %d: %s", code, stderr)
 	}
 	golden(t, "render-route-orders-create.yaml", out)
-	_, stderr, _ = run(t, "render", "-f", ex, "--route", "httproute/sandbox/playground", "--type", "route")
-	for _, want := range []string{
-		"note: HTTPRoute sandbox/playground rule borrowed answers 500 to every request: backendRef Service shop/orders: RefNotPermitted",
-		"note: HTTPRoute sandbox/playground rule misplaced answers 503 to every request: GWP207",
+	for _, want := range []struct{ route, note string }{
+		{"httproute/sandbox/playground", "note: HTTPRoute sandbox/playground rule borrowed answers 500 to every request: backendRef Service shop/orders: RefNotPermitted"},
+		{"httproute/sandbox/playground-haproxy", "note: HTTPRoute sandbox/playground-haproxy rule misplaced answers 503 to every request: GWP207"},
 	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		_, stderr, _ = run(t, "render", "-f", ex, "--route", want.route, "--type", "route")
+		if !strings.Contains(stderr, want.note) {
+			t.Errorf("stderr lacks %q:\n%s", want.note, stderr)
 		}
 	}
 	if strings.Contains(stderr, "note: HTTPRoute shop/") {
@@ -140,7 +141,7 @@ func TestRenderScoping(t *testing.T) {
 		t.Fatalf("--bootstrap --out DIR: exit %d: %s", code, stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if len(files) != 2 {
+	if len(files) != 3 {
 		t.Fatalf("want one bootstrap per Gateway, got %v", files)
 	}
 	for _, f := range files {

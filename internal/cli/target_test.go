@@ -137,7 +137,7 @@ func TestExplainSharedBudgetOnlyWithRateLimit(t *testing.T) {
 			if rt == nil || len(rt.Rules) != 2 {
 				t.Fatal("route not built")
 			}
-			notes := strings.Join(explain.Notes(c.Result)(rt, rt.Rules[0]), "\n")
+			notes := strings.Join(explain.Notes(c.Result)(rt, rt.Rules[0], nil), "\n")
 			if !strings.Contains(notes, "runtime identity of this rule") {
 				t.Errorf("identity note missing:\n%s", notes)
 			}

@@ -125,9 +125,10 @@ type Options struct {
 	// listener, along one parent path when the rule is delegated (nil:
 	// through every path).
 	RouteNames func(*topology.Rule, *merge.RulePath, *topology.Listener) []string
-	// Notes returns kind-specific notes for a rule (e.g. runtime identity);
+	// Notes returns kind-specific notes for a rule as served on a Gateway
+	// (nil: attached nowhere), e.g. runtime identity;
 	// Explain uses Notes(r) when it is nil, Rule adds none then.
-	Notes func(*topology.Route, *topology.Rule) []string
+	Notes func(*topology.Route, *topology.Rule, *topology.Gateway) []string
 	// Answers returns, for the rule's Envoy routes on a listener, the ones
 	// render made answer a fixed status for reasons the merge result does
 	// not know (a capability the render target lacks, a field that cannot
@@ -373,7 +374,7 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 		t.Notes = append(t.Notes, unresolvedShares(r, rt, rule, gw)...)
 	}
 	if opt.Notes != nil {
-		t.Notes = append(t.Notes, opt.Notes(rt, rule)...)
+		t.Notes = append(t.Notes, opt.Notes(rt, rule, gw)...)
 	}
 	return t
 }

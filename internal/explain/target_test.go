@@ -12,6 +12,7 @@ import (
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/pipeline"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 func TestParseTarget(t *testing.T) {
@@ -150,7 +151,7 @@ func TestNotesAskTheKinds(t *testing.T) {
 	if rt == nil {
 		t.Fatal("HTTPRoute demo/hello not in the graph")
 	}
-	notes := explain.Notes(c.Result)(rt, rt.Rules[0])
+	notes := explain.Notes(c.Result)(rt, rt.Rules[0], nil)
 	if len(notes) == 0 || !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "WSO2 policy chain (") }) {
 		t.Errorf("notes of demo/hello rule 0 lack the WSO2 chain:\n%s", strings.Join(notes, "\n"))
 	}
@@ -249,6 +250,33 @@ spec:
 		_, err := explain.Explain(c.Result, explain.TargetSpec{Kind: "HTTPRoute", Namespace: "app", Name: tt.name}, explain.Options{})
 		if diag.KindOf(err) != diag.NotFound || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want a not-found error with %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestNotesPerGateway: a rule's notes name only the policies that take
+// part where the rule is served — a HAProxyRoutePolicy a rule's
+// ExtensionRef names has a runtime identity on HAPTIC's Gateway, and none
+// on kgateway's, which does not resolve the kind (the rule answers 500
+// there).
+func TestNotesPerGateway(t *testing.T) {
+	c := compileFile(t, "../../testdata/explain/extensionref-other-controller/input.yaml")
+	rt := c.Graph.Route("HTTPRoute", "app", "web")
+	if rt == nil {
+		t.Fatal("HTTPRoute app/web not in the graph")
+	}
+	notes := explain.Notes(c.Result)
+	for _, tc := range []struct {
+		gw       string
+		identity bool
+	}{{"kgw", false}, {"hgw", true}, {"", true}} {
+		var gw *topology.Gateway
+		if tc.gw != "" {
+			gw = c.Graph.Gateway("app", tc.gw)
+		}
+		got := slices.ContainsFunc(notes(rt, rt.Rules[0], gw), func(n string) bool { return strings.HasPrefix(n, "runtime identity of this rule") })
+		if got != tc.identity {
+			t.Errorf("Gateway %q: a runtime identity note %v, want %v", tc.gw, got, tc.identity)
 		}
 	}
 }

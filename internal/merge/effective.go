@@ -114,19 +114,24 @@ func (p *Point) ownOnly() *Point {
 }
 
 // LeftOutOn reports whether the policies of a point of a route's or
-// rule's merge take no part where the route is served on gw: its kind is
-// one gw's controller does not take (attach.Result.Stranger) — a route
-// served by Gateways of several controllers takes each family's policies
-// on its own controller's Gateways only; render, explain (OnGateway) and
-// status (against which Gateways it reports them) read this. Only when
-// every policy in it reached the route by a targetRef (or a selector):
-// the policies a rule's ExtensionRef filters name stay, as a route's own
-// filters are every controller's to read (what a controller makes of
-// another family's ExtensionRef kind is decided apart:
-// policy.Controller.OwnKindsOnly). The rule's own Gateway API values
-// (built-in candidates, Point.Rule) are no policy's: OnGateway keeps them.
+// rule's merge take no part where the route is served on gw. A policy
+// that reached the route by a targetRef (or a selector) takes none when
+// its kind is one gw's controller does not take (attach.Result.Stranger):
+// a route served by Gateways of several controllers takes each family's
+// policies on its own controller's Gateways only. One a rule's
+// ExtensionRef filter names takes none when gw's controller does not
+// resolve its kind in a rule's filters (attach.Result.RefusedOn; the rule
+// is broken there: attach.Result.BrokenOn). Only when every policy in the
+// point is left out: a point mixing both is kept whole. The rule's own
+// Gateway API values (built-in candidates, Point.Rule) are no policy's:
+// OnGateway keeps them. Render, explain (OnGateway) and status (against
+// which Gateways it reports them) read this.
 func (r *Result) LeftOutOn(pt *Point, gw *topology.Gateway) bool {
-	if pt == nil || gw == nil || r.Attach == nil || !r.Attach.Stranger(pt.Kind, gw) {
+	if pt == nil || gw == nil || r.Attach == nil {
+		return false
+	}
+	stranger, refused := r.Attach.Stranger(pt.Kind, gw), r.Attach.RefusedOn(pt.Kind, gw)
+	if !stranger && !refused {
 		return false
 	}
 	n := 0
@@ -134,7 +139,7 @@ func (r *Result) LeftOutOn(pt *Point, gw *topology.Gateway) bool {
 		for _, c := range cs {
 			switch {
 			case c.IsBuiltIn():
-			case c.Via == attach.ViaExtensionRef:
+			case c.Via == attach.ViaExtensionRef && !refused, c.Via != attach.ViaExtensionRef && !stranger:
 				return false
 			default:
 				n++

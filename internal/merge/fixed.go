@@ -140,7 +140,7 @@ func (r *Result) FixedStatus(rule *topology.Rule) (FixedStatus, bool) {
 // takes no traffic (when it does not) and whether it does; gw is the
 // Gateway whose controller answers (nil: the default controller).
 func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, *topology.Backend) (string, bool), gw *topology.Gateway) (FixedStatus, bool) {
-	if bs := r.Attach.Broken[rule]; len(bs) > 0 {
+	if bs := r.Attach.BrokenOn(rule, gw); len(bs) > 0 {
 		fs := FixedStatus{Status: 500}
 		for _, b := range bs {
 			if b.Kind != nil && b.Kind.Spec().FailClosed {

@@ -126,8 +126,28 @@ type Controller struct {
 	// resolves only its own family's policy kinds (Groups); another
 	// family's kind is one it does not know, so the rule fails as for an
 	// unknown kind (UnknownFilterReasons) and that policy does not attach
-	// there. False: every registered kind attaches.
+	// there. On a route Gateways of other controllers serve too, each
+	// judges the rule under its own parentRefs: the rule is broken, and
+	// the policy left out, on this controller's Gateways only
+	// (attach.Broken.Under). False: every registered kind attaches.
 	OwnKindsOnly bool
+	// UnknownFilterReplaces: to the controller an ExtensionRef naming a
+	// kind it does not resolve (one no family defines, or another
+	// family's under OwnKindsOnly) is a policy not found, as one of its
+	// own kinds that does not exist is: the rule is replaced by a direct
+	// response, which its ProgrammedCondition reports (RouteRuleReplaced),
+	// and no Gateway API route condition says so (kgateway resolves every
+	// ExtensionRef against its plugins' policies alone). False: such a
+	// rule gets route conditions (UnknownFilterReasons).
+	UnknownFilterReplaces bool
+	// SkipsUnresolvedBackendRefs: the controller skips a backendRef's
+	// ExtensionRef filter it cannot resolve — a kind it does not resolve
+	// (OwnKindsOnly) as much as a policy that does not exist: that
+	// backend gets no policy and no status says so (kgateway: getBackends
+	// ignores getExtensionRefs' errors). The kind's own rules for such a
+	// filter (OnePerRule: the rule fails closed; BackendRefFilter: the
+	// policy's status) are not this controller's.
+	SkipsUnresolvedBackendRefs bool
 	// BackendRefFilters are the Gateway API filter types the controller
 	// applies on a backendRef (an ExtensionRef there is the referenced
 	// kind's to decide: KindSpec.BackendRefFilter). nil: it declares

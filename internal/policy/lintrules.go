@@ -10,7 +10,7 @@ var (
 		Doc:   "A targetRef names an object that is not in the input, or a kind the policy cannot target. The policy does not attach there (status TargetNotFound)."}
 	LintExtensionRefNotFound = diag.Rule{Code: "GWP205", Name: "extensionref-not-found", Severity: diag.Error,
 		Title: "ExtensionRef to a policy that does not exist",
-		Doc:   "A rule filter references a policy that is not in the route's namespace (or a kind gwpol does not support there); the rule answers with an error."}
+		Doc:   "A rule filter references a policy that is not in the route's namespace (or a kind gwpol does not support there, or one the controller of the route's Gateway does not resolve: kgateway, Envoy Gateway and HAPTIC each resolve only their own family's kinds in a rule's ExtensionRef); the rule answers with an error — on a route served by Gateways of several controllers, on the Gateways of those that do not resolve the kind."}
 	LintDuplicatePolicyFilter = diag.Rule{Code: "GWP206", Name: "duplicate-policy-filter", Severity: diag.Error,
 		Title: "more than one policy filter on a rule where the kind forbids it",
 		Doc:   "Kinds that allow one policy per rule (HAProxyRoutePolicy) fail the rule closed when it has several."}
@@ -20,7 +20,7 @@ var (
 	LintBackendRefFilterIgnored = diag.Rule{Code: "GWP218", Name: "backendref-filter-ignored", Severity: diag.Warning,
 		Title: "backendRef filter the controller leaves out",
 		Doc: "A filter on a backendRefs[] entry, or a field of the policy it references, that the controller does not apply to that backend: kgateway applies a TrafficPolicy named from a backendRef per backend with its per-filter settings only (auth, ext_proc, rate limits, CORS, header modifiers…) and leaves its route settings (timeouts, retry, urlRewrite, autoHostRewrite, tracing…) out; " +
-			"it skips a backendRef ExtensionRef to a policy that does not exist, and ignores Gateway API filter types other than the header modifiers there. Envoy Gateway leaves an HTTPRouteFilter's directResponse and urlRewrite out on a backendRef. Put the setting on the rule to apply it."}
+			"it skips a backendRef ExtensionRef to a policy that does not exist or of another family's kind, and ignores Gateway API filter types other than the header modifiers there. Envoy Gateway leaves an HTTPRouteFilter's directResponse and urlRewrite out on a backendRef. Put the setting on the rule to apply it."}
 	LintPolicyInvalid = diag.Rule{Code: "GWP401", Name: "policy-invalid", Severity: diag.Error,
 		Title: "policy spec invalid",
 		Doc:   "A policy's spec has a value that does not parse or a reference that does not resolve; the policy is not accepted (Accepted=False/Invalid) and what it targets is replaced by an error response."}

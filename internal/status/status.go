@@ -460,7 +460,7 @@ func programmedCondition(r *merge.Result, rt *topology.Route, p *topology.Parent
 	reason := ""
 	for i, rule := range rt.Rules {
 		problem := rule.ProblemUnder(p)
-		switch why := replacedBecause(r, rule, problem, c.NoActionReason); {
+		switch why := replacedBecause(r, rule, problem, c); {
 		case why != "":
 			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
 			reason = cmp.Or(reason, "RouteRuleReplaced")
@@ -475,14 +475,17 @@ func programmedCondition(r *merge.Result, rt *topology.Route, p *topology.Parent
 	return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "Programmed", Message: "Successfully programmed Route"}
 }
 
-// replacedBecause says why a rule is replaced, "" when it is not: a rule
-// its controller cannot translate (topology.RuleProblem, found by the
-// family's rule check: policy.Family.CheckRule), an invalid policy
-// among the rule's own candidates, or a reference broken by a kind that
-// has no route conditions of its own (policy.Family.BrokenReasons), or
+// replacedBecause says why a rule is replaced under controller c, "" when
+// it is not: a rule its controller cannot translate (topology.RuleProblem,
+// found by the family's rule check: policy.Family.CheckRule), an invalid
+// policy among the rule's own candidates, a reference broken by a kind
+// that has no route conditions of its own (policy.Family.BrokenReasons)
+// or, under a controller to which such a kind is a policy not found
+// (policy.Controller.UnknownFilterReplaces), one it does not resolve, or
 // nothing giving it an action, when the controller replaces such a rule
-// (noAction: policy.Controller.NoActionReason).
-func replacedBecause(r *merge.Result, rule *topology.Rule, problem *topology.RuleProblem, noAction string) string {
+// (policy.Controller.NoActionReason).
+func replacedBecause(r *merge.Result, rule *topology.Rule, problem *topology.RuleProblem, c policy.Controller) string {
+	noAction := c.NoActionReason
 	if problem != nil && !problem.Dropped {
 		return problem.Message
 	}
@@ -497,8 +500,8 @@ func replacedBecause(r *merge.Result, rule *topology.Rule, problem *topology.Rul
 			}
 		}
 	}
-	for _, b := range r.Attach.Broken[rule] {
-		if b.Kind != nil && !ownReasons(r.Registry, b.Kind) {
+	for _, b := range r.Attach.BrokenUnder(rule, c.Name) {
+		if b.Kind != nil && !ownReasons(r.Registry, b.Kind) || b.Kind == nil && c.UnknownFilterReplaces {
 			return b.Reason
 		}
 	}
@@ -529,10 +532,15 @@ func ruleConditions(r *merge.Result, rt *topology.Route, ctrl string, ownConditi
 	broken := 0
 	var msgs, resolvedMsgs []string
 	reason, resolved := "", ""
+	c, _ := r.Registry.Controller(ctrl)
 	for _, rule := range rt.Rules {
-		b := r.Attach.Broken[rule]
+		b := r.Attach.BrokenUnder(rule, ctrl)
 		if ownConditions {
-			b = slices.DeleteFunc(slices.Clone(b), func(x attach.Broken) bool { return x.Kind != nil && !ownReasons(r.Registry, x.Kind) })
+			// what the controller reports as a replaced rule instead
+			// (replacedBecause)
+			b = slices.DeleteFunc(slices.Clone(b), func(x attach.Broken) bool {
+				return x.Kind != nil && !ownReasons(r.Registry, x.Kind) || x.Kind == nil && c.UnknownFilterReplaces
+			})
 		}
 		if len(b) == 0 {
 			continue

@@ -437,7 +437,14 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// or BackendTrafficPolicy on the listener and one on the whole
 	// Gateway meet; HTTP listeners on a port share one.
 	GatewayMergeProtocols: []string{"HTTPS"},
-	TLSOptions:            tlsOptions}
+	TLSOptions:            tlsOptions,
+	// A rule's ExtensionRef must name an HTTPRouteFilter or a kind the
+	// extension manager registers (helpers.go: ValidateHTTPRouteFilter,
+	// "unknown kind G/K"; filters.go: processInvalidHTTPFilter answers the
+	// rule 500, Accepted False, UnsupportedValue): another family's
+	// policy kind is unknown to it and applies to nothing there (its route
+	// validation words the condition: extensionRefProblem).
+	OwnKindsOnly: true}
 
 // tlsOptions is Envoy Gateway's reading of an HTTPS listener's
 // tls.options (policy.Controller.TLSOptions): none — its translator reads

@@ -35,7 +35,20 @@ var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", Rend
 	// a RouteConfiguration of its own (xdsnames.go: httpsChainName), where
 	// the listener's policies and the whole Gateway's merge as one group;
 	// HTTP listeners on a port share one, the Gateway's.
-	GatewayMergeProtocols: []string{"HTTPS"}}
+	GatewayMergeProtocols: []string{"HTTPS"},
+	// A rule's ExtensionRef is looked up among the policies of kgateway's
+	// own plugins (krtcollections/policy.go@6026ee98:
+	// RoutesIndex.resolveExtension → PolicyIndex.fetchPolicy): another
+	// family's kind, like a kind nobody defines, is ErrPolicyNotFound, the
+	// rule's RouteAcceptanceError, so the rule is replaced
+	// (irtranslator/route.go: RouteRuleReplaced) as for a missing
+	// TrafficPolicy, and the policy it names applies to nothing there.
+	OwnKindsOnly: true, UnknownFilterReplaces: true,
+	// On a backendRef the same lookup's error is ignored
+	// (krtcollections/policy.go@6026ee98: getBackends, "invalid/missing
+	// policy for backendRef filters is undefined"): another family's kind
+	// there configures nothing, silently.
+	SkipsUnresolvedBackendRefs: true}
 
 // RouteSourceKey is the filter metadata naming the route object, rule and
 // match an Envoy route comes from (kgateway's enableRouteSourceMetadata),

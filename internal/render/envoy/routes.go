@@ -1010,7 +1010,7 @@ func withMetadata(shared, own *corev3.Metadata) *corev3.Metadata {
 // brokenRule reports a rule attach marked unusable: 503 when the broken
 // kind fails closed, else 500 with the target's XDSNames.InvalidBody.
 func (gb *gatewayBuild) brokenRule(rule *topology.Rule) (uint32, string, bool) {
-	bs := gb.res.Attach.Broken[rule]
+	bs := gb.res.Attach.BrokenOn(rule, gb.gw)
 	if len(bs) == 0 {
 		return 0, "", false
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -284,4 +285,77 @@ func routeCluster(t *testing.T, out *envoy.Output, host string) *clusterv3.Clust
 		}
 	}
 	return nil
+}
+
+// TestForeignExtensionRef: a rule's ExtensionRef names a policy of one
+// family on a route served by Gateways of three controllers. Each
+// controller resolves only its own kinds in a rule's filters
+// (policy.Controller.OwnKindsOnly): on its kind's controller's Gateway
+// the policy applies; on the others the rule answers 500 and nothing of
+// the policy is rendered (kgateway: resolveExtension's ErrPolicyNotFound,
+// the rule replaced; Envoy Gateway: ValidateHTTPRouteFilter's unknown
+// kind; HAPTIC: GatewayPolicyReference's unsupported kind). Shapes no
+// public case has.
+func TestForeignExtensionRef(t *testing.T) {
+	const forwards = 0
+	filter := func(group, kind, name string) string {
+		return "    filters: [{type: ExtensionRef, extensionRef: {group: " + group + ", kind: " + kind + ", name: " + name + "}}]\n"
+	}
+	routes := func(f string, parents string) string {
+		r := strings.Replace(strangerRoutes, "    backendRefs: [{name: svc, port: 80}]\n", f+"    backendRefs: [{name: svc, port: 80}]\n", 1)
+		return strings.Replace(r, "parentRefs: [{name: kgw}, {name: egw}, {name: hgw}]", "parentRefs: ["+parents+"]", 1)
+	}
+	const tp = "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: pol, namespace: infra}\nspec:\n  headerModifiers: {request: {set: [{name: x-pol, value: kg}]}}\n"
+	const hrp = "---\napiVersion: haproxy-haptic.org/v1alpha1\nkind: HAProxyRoutePolicy\nmetadata: {name: pol, namespace: infra}\nspec:\n  rateLimit: {requests: 20, period: 1s}\n"
+	const hrf = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: HTTPRouteFilter\nmetadata: {name: pol, namespace: infra}\nspec:\n  directResponse: {statusCode: 418}\n"
+	all := "{name: kgw}, {name: egw}, {name: hgw}"
+	for _, tc := range []struct {
+		name, input string
+		// the status each host answers with (forwards: a route action)
+		kg, eg, hap int
+		// the host whose route carries the policy's mark
+		mark, marked string
+	}{
+		{"a TrafficPolicy: kgateway's Gateway only", routes(filter("gateway.kgateway.dev", "TrafficPolicy", "pol"), all) + tp, forwards, 500, 500, "x-pol", "kg.example"},
+		{"a HAProxyRoutePolicy: HAPTIC's Gateway only", routes(filter("haproxy-haptic.org", "HAProxyRoutePolicy", "pol"), all) + hrp, 500, 500, forwards, "local_ratelimit", "hap.example"},
+		{"an HTTPRouteFilter: Envoy Gateway's Gateway only", routes(filter("gateway.envoyproxy.io", "HTTPRouteFilter", "pol"), all) + hrf, 500, 418, 500, "", ""},
+		{"a TrafficPolicy on a route kgateway does not serve: nowhere", routes(filter("gateway.kgateway.dev", "TrafficPolicy", "pol"), "{name: egw}, {name: hgw}") + tp, -1, 500, 500, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Parse("fixture.yaml", []byte(tc.input), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := policy.Config{Values: map[string]any{"haptic.rateLimit": map[string]any{"shared": map[string]any{"enabled": true}}}}
+			out := render(t, compile(t, &manifest.Set{Objects: objs}, cfg), envoy.Options{})
+			for _, want := range []struct {
+				host   string
+				status int
+			}{{"kg.example", tc.kg}, {"eg.example", tc.eg}, {"hap.example", tc.hap}} {
+				r, _ := routeServing(out, want.host).(*routev3.Route)
+				if want.status < 0 {
+					if r != nil {
+						t.Errorf("%s: a route on a Gateway the route does not name", want.host)
+					}
+					continue
+				}
+				if r == nil {
+					t.Fatalf("%s: no route", want.host)
+				}
+				switch dr := r.GetDirectResponse(); {
+				case want.status == forwards && r.GetRoute() == nil:
+					t.Errorf("%s: want forwarding, have %v", want.host, r.Action)
+				case want.status != forwards && dr.GetStatus() != uint32(want.status):
+					t.Errorf("%s: want a direct response %d, have %v", want.host, want.status, r.Action)
+				}
+				js, err := protojson.Marshal(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.mark != "" && strings.Contains(string(js), tc.mark) != (want.host == tc.marked) {
+					t.Errorf("%s: the policy's %s present %v, want %v", want.host, tc.mark, !(want.host == tc.marked), want.host == tc.marked)
+				}
+			}
+		})
+	}
 }
