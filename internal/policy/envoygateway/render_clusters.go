@@ -96,14 +96,7 @@ func renderCircuitBreaker(cb *egv1a1.CircuitBreaker, _ policyName) ([]policy.Fra
 		*s.to = wrapperspb.UInt32(n)
 	}
 	if rb := cb.RetryBudget; rb != nil {
-		t.RetryBudget = &clusterv3.CircuitBreakers_Thresholds_RetryBudget{MinRetryConcurrency: wrapU32(rb.MinRetryConcurrency)}
-		if p := rb.Percent; p.Numerator != 0 || p.Denominator != nil {
-			den := 100.0
-			if p.Denominator != nil && *p.Denominator > 0 {
-				den = float64(*p.Denominator)
-			}
-			t.RetryBudget.BudgetPercent = &typev3.Percent{Value: float64(p.Numerator) * 100 / den}
-		}
+		t.RetryBudget = retryBudget(rb)
 	}
 	c := &clusterv3.Cluster{CircuitBreakers: &clusterv3.CircuitBreakers{Thresholds: []*clusterv3.CircuitBreakers_Thresholds{t}}}
 	if cb.MaxRequestsPerConnection != nil {
@@ -130,6 +123,28 @@ func uint32Or(v *int64, def uint32) (uint32, error) {
 		return 0, fmt.Errorf("%d is out of range 0..4294967295", *v)
 	}
 	return uint32(*v), nil
+}
+
+// retryBudget is Envoy Gateway's retry budget (clustersettings.go:
+// buildRetryBudget, xds cluster.go: buildCircuitBreakerRetryBudget): the
+// budget always written, its percent (required) as ToPercent computes it,
+// num/den*100 in float64 in that order (1/3 is 33.33333333333333, where
+// num*100/den gives 33.333333333333336), a numerator of 0 a budget of 0 %
+// (not Envoy's default 20 %); the minimum retry concurrency written only
+// where it is not 3, its default. A denominator the CRD refuses (below 1)
+// is read as 100, and the value kept within 0–100, so the config stays
+// one Envoy takes.
+func retryBudget(rb *egv1a1.RetryBudget) *clusterv3.CircuitBreakers_Thresholds_RetryBudget {
+	den := int32(100)
+	if d := rb.Percent.Denominator; d != nil && *d > 0 {
+		den = *d
+	}
+	pct := min(max(float64(rb.Percent.Numerator)/float64(den)*100, 0), 100)
+	out := &clusterv3.CircuitBreakers_Thresholds_RetryBudget{BudgetPercent: &typev3.Percent{Value: pct}}
+	if m := rb.MinRetryConcurrency; m != nil && *m != 3 {
+		out.MinRetryConcurrency = wrapperspb.UInt32(*m)
+	}
+	return out
 }
 
 func wrapU32(v *uint32) *wrapperspb.UInt32Value {

@@ -49,3 +49,40 @@ func TestRenderFaultPercentages(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderRetryBudget: a BackendTrafficPolicy's circuitBreaker
+// retryBudget as Envoy Gateway writes it (buildRetryBudget →
+// fractionalpercent.ToPercent, buildCircuitBreakerRetryBudget): the
+// budget percent always, num/den*100 in that order (1/3 is
+// 33.33333333333333, 7/9 77.77777777777779), a numerator of 0 a budget of
+// 0 % where leaving it out would be Envoy's 20 %; the minimum retry
+// concurrency only where it is not 3. Checked with egctl x translate
+// v1.9.0 --to xds.
+func TestRenderRetryBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		num      int32
+		den, min *int32
+		pct      float64
+		minWant  uint32 // 0: not written
+	}{
+		{"a numerator of 0 is a budget of 0 %", 0, nil, nil, 0, 0},
+		{"a third", 1, new(int32(3)), nil, 33.33333333333333, 0},
+		{"seven ninths, the minimum written", 7, new(int32(9)), new(int32(5)), 77.77777777777779, 5},
+		{"the default denominator, the default minimum not written", 20, nil, new(int32(3)), 20, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rb := &egv1a1.RetryBudget{Percent: gwapiv1.Fraction{Numerator: tc.num, Denominator: tc.den}}
+			if tc.min != nil {
+				rb.MinRetryConcurrency = new(uint32(*tc.min))
+			}
+			got := retryBudget(rb)
+			if got.GetBudgetPercent() == nil || got.GetBudgetPercent().GetValue() != tc.pct {
+				t.Errorf("budget %v, want %v", got.GetBudgetPercent(), tc.pct)
+			}
+			if m := got.GetMinRetryConcurrency(); tc.minWant == 0 && m != nil || tc.minWant != 0 && m.GetValue() != tc.minWant {
+				t.Errorf("min retry concurrency %v, want %d", m, tc.minWant)
+			}
+		})
+	}
+}
