@@ -4,6 +4,7 @@ package envoygateway
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -25,6 +26,7 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -125,6 +127,61 @@ func uint32Or(v *int64, def uint32) (uint32, error) {
 	return uint32(*v), nil
 }
 
+// clientSideWeighted is the client-side weighted round robin Envoy
+// Gateway builds for a BackendUtilization load balancer
+// (clustersettings.go, xds cluster.go:
+// buildBackendUtilizationLoadBalancingPolicy): the blackout, weight
+// expiration and weight update periods where they are above zero (a
+// zero one is Envoy's default, not written), the error utilization
+// penalty as float32(percent)/100, the metric names, and out-of-band
+// load reports (on, their period, and the port and authority where
+// given).
+func clientSideWeighted(bu *egv1a1.BackendUtilization) (*cswrrv3.ClientSideWeightedRoundRobin, error) {
+	w := &cswrrv3.ClientSideWeightedRoundRobin{}
+	if bu == nil {
+		return w, nil
+	}
+	for _, p := range []struct {
+		name string
+		v    *gwapiv1.Duration
+		to   **durationpb.Duration
+	}{
+		{"blackoutPeriod", bu.BlackoutPeriod, &w.BlackoutPeriod},
+		{"weightExpirationPeriod", bu.WeightExpirationPeriod, &w.WeightExpirationPeriod},
+		{"weightUpdatePeriod", bu.WeightUpdatePeriod, &w.WeightUpdatePeriod},
+	} {
+		d, err := optDuration(p.v)
+		if err != nil {
+			return nil, fmt.Errorf("loadBalancer.backendUtilization.%s: %w", p.name, err)
+		}
+		if d != nil && d.AsDuration() > 0 {
+			*p.to = d
+		}
+	}
+	if p := bu.ErrorUtilizationPenaltyPercent; p != nil {
+		w.ErrorUtilizationPenalty = wrapperspb.Float(float32(*p) / 100.0)
+	}
+	w.MetricNamesForComputingUtilization = slices.Clone(bu.MetricNamesForComputingUtilization)
+	if o := bu.OutOfBand; o != nil {
+		w.EnableOobLoadReport = wrapperspb.Bool(true)
+		d, err := optDuration(o.ReportingPeriod)
+		if err != nil {
+			return nil, fmt.Errorf("loadBalancer.backendUtilization.outOfBand.reportingPeriod: %w", err)
+		}
+		w.OobReportingPeriod = d
+		if o.Port != nil || o.Authority != nil {
+			w.OobReportingConfig = &lbcommonv3.OrcaOobReportingConfig{}
+			if o.Port != nil && *o.Port >= 0 && *o.Port <= 65535 {
+				w.OobReportingConfig.PortValue = uint32(*o.Port)
+			}
+			if o.Authority != nil {
+				w.OobReportingConfig.Authority = *o.Authority
+			}
+		}
+	}
+	return w, nil
+}
+
 // retryBudget is Envoy Gateway's retry budget (clustersettings.go:
 // buildRetryBudget, xds cluster.go: buildCircuitBreakerRetryBudget): the
 // budget always written, its percent (required) as ToPercent computes it,
@@ -201,15 +258,9 @@ func renderLoadBalancer(lb *egv1a1.LoadBalancer, _ policyName) ([]policy.Fragmen
 		}
 		name, cfg, frags = "envoy.load_balancing_policies.maglev", m, hash
 	case "BackendUtilization":
-		w := &cswrrv3.ClientSideWeightedRoundRobin{}
-		if bu := lb.BackendUtilization; bu != nil {
-			var err error
-			if w.BlackoutPeriod, err = optDuration(bu.BlackoutPeriod); err != nil {
-				return nil, fmt.Errorf("loadBalancer.backendUtilization.blackoutPeriod: %w", err)
-			}
-			if w.WeightExpirationPeriod, err = optDuration(bu.WeightExpirationPeriod); err != nil {
-				return nil, fmt.Errorf("loadBalancer.backendUtilization.weightExpirationPeriod: %w", err)
-			}
+		w, err := clientSideWeighted(lb.BackendUtilization)
+		if err != nil {
+			return nil, err
 		}
 		name, cfg = "envoy.load_balancing_policies.client_side_weighted_round_robin", w
 		if bu := lb.BackendUtilization; bu == nil || bu.KeepResponseHeaders == nil || !*bu.KeepResponseHeaders {

@@ -86,3 +86,38 @@ func TestRenderRetryBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderBackendUtilization: a BackendUtilization load balancer's
+// client-side weighted round robin carries every setting Envoy Gateway
+// writes (buildBackendUtilizationLoadBalancingPolicy): the weight update
+// period, the error utilization penalty as float32(percent)/100, the
+// metric names and out-of-band reports besides the blackout and weight
+// expiration periods, a zero period left out (before: only the two
+// periods, the rest dropped without a word). Checked with egctl x
+// translate v1.9.0 --to xds.
+func TestRenderBackendUtilization(t *testing.T) {
+	zero, two, three := gwapiv1.Duration("0s"), gwapiv1.Duration("2s"), gwapiv1.Duration("3m")
+	w, err := clientSideWeighted(&egv1a1.BackendUtilization{BlackoutPeriod: &zero, WeightExpirationPeriod: &three, WeightUpdatePeriod: &two,
+		ErrorUtilizationPenaltyPercent: new(uint32(33)), MetricNamesForComputingUtilization: []string{"named_metrics.foo", "cpu_utilization"},
+		OutOfBand: &egv1a1.OutOfBandReporting{ReportingPeriod: &two, Port: new(int32(9000)), Authority: new("orca.example.com")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case w.GetBlackoutPeriod() != nil:
+		t.Errorf("a zero blackout period written: %v", w.GetBlackoutPeriod())
+	case w.GetWeightExpirationPeriod().AsDuration().String() != "3m0s" || w.GetWeightUpdatePeriod().AsDuration().String() != "2s":
+		t.Errorf("periods %v, %v", w.GetWeightExpirationPeriod(), w.GetWeightUpdatePeriod())
+	case w.GetErrorUtilizationPenalty().GetValue() != float32(33)/100.0:
+		t.Errorf("penalty %v", w.GetErrorUtilizationPenalty())
+	case len(w.GetMetricNamesForComputingUtilization()) != 2:
+		t.Errorf("metric names %v", w.GetMetricNamesForComputingUtilization())
+	case !w.GetEnableOobLoadReport().GetValue() || w.GetOobReportingPeriod().AsDuration().String() != "2s" ||
+		w.GetOobReportingConfig().GetPortValue() != 9000 || w.GetOobReportingConfig().GetAuthority() != "orca.example.com":
+		t.Errorf("out of band %v %v %v", w.GetEnableOobLoadReport(), w.GetOobReportingPeriod(), w.GetOobReportingConfig())
+	}
+	bare, err := clientSideWeighted(&egv1a1.BackendUtilization{OutOfBand: &egv1a1.OutOfBandReporting{}})
+	if err != nil || !bare.GetEnableOobLoadReport().GetValue() || bare.GetOobReportingConfig() != nil || bare.GetOobReportingPeriod() != nil {
+		t.Errorf("an empty outOfBand: %v, %v", bare, err)
+	}
+}
