@@ -42,9 +42,11 @@ import (
 // It runs only when GWPOL_EGCTL names an egctl binary (v1.9.0, the pin),
 // so CI is unaffected; it prints
 //
-//	eg oracle: policies N/M mutants agree, routes N/M, refusals N/M
+//	eg oracle: policies N/M mutants agree, routes N/M, refusals N/M …; messages N/M
 //
-// and the disagreements clustered by what differs. It fails on nothing:
+// (messages: the mutants all of whose condition messages agree, where
+// the condition's status and reason do) and the disagreements clustered
+// by what differs. It fails on nothing:
 // it is a measuring instrument. Settings (environment):
 //
 //	GWPOL_EGCTL          the egctl binary
@@ -540,7 +542,7 @@ type egDiff struct {
 }
 
 // egCompared says which figures an input counts in.
-type egCompared struct{ refusal, policies, routes bool }
+type egCompared struct{ refusal, policies, routes, messages bool }
 
 // egOracleCompare runs gwpol on the input at path and compares it with
 // egctl's result.
@@ -579,7 +581,47 @@ func egOracleCompare(t *testing.T, path string, eg egctlResult) ([]egDiff, egCom
 	var diffs []egDiff
 	diffs = append(diffs, egStatusDiffs(eg.Policies, gotP, "policy", eg.Messages)...)
 	diffs = append(diffs, egStatusDiffs(eg.Routes, gotR, "route", eg.Messages)...)
-	return egKnownConsequences(egKnown(diffs), eg.Messages), egCompared{refusal: true, policies: len(eg.Policies) > 0 || len(gotP) > 0, routes: len(eg.Routes) > 0 || len(gotR) > 0}
+	msgs := egMessageDiffs(eg, gotP, gotR, egGotMessages(rep))
+	return egKnownConsequences(egKnown(append(diffs, msgs...)), eg.Messages), egCompared{refusal: true, policies: len(eg.Policies) > 0 || len(gotP) > 0, routes: len(eg.Routes) > 0 || len(gotR) > 0,
+		messages: len(eg.Messages) > 0}
+}
+
+// egNames are the words of a message that name an object or number it,
+// masked in a message difference's signature so that one wording
+// clusters across mutants.
+var egNames = regexp.MustCompile(`[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?|\d+`)
+
+// egMessageDiffs compares each condition message egctl writes with
+// gwpol's where the condition agrees in status and reason (a condition
+// that does not is a status difference already).
+func egMessageDiffs(eg egctlResult, gotP, gotR map[string]map[string]map[string][]string, got map[string]map[string]map[string]map[string]string) []egDiff {
+	var out []egDiff
+	for _, sec := range []struct {
+		label string
+		want  map[string][]egEntry
+		conds map[string]map[string]map[string][]string
+	}{{"policy", eg.Policies, gotP}, {"route", eg.Routes, gotR}} {
+		for _, key := range slices.Sorted(maps.Keys(sec.want)) {
+			for _, e := range sec.want[key] {
+				anc := e.Ancestor + e.Parent
+				for _, ct := range slices.Sorted(maps.Keys(e.Conditions)) {
+					if !slices.Equal(e.Conditions[ct], sec.conds[key][anc][ct]) {
+						continue
+					}
+					w, g := eg.Messages[key+"@"+anc+"@"+ct], got[sec.label][key][anc][ct]
+					if w == g {
+						continue
+					}
+					kind, _, _ := strings.Cut(key, "/")
+					out = append(out, egDiff{
+						Line:      fmt.Sprintf("message %s %s @ %s %s: egctl %q gwpol %q", sec.label, key, anc, ct, w, g),
+						Signature: fmt.Sprintf("message %s %s %s: egctl %q", sec.label, kind, ct, egNames.ReplaceAllString(w, "…")),
+					})
+				}
+			}
+		}
+	}
+	return out
 }
 
 var egFieldPath = regexp.MustCompile(`spec(\.[A-Za-z0-9\[\]]+)*`)
@@ -735,13 +777,22 @@ type egTally struct {
 	errors                                                 int
 	policies, policiesAgree, routes, routesAgree, refusals int
 	refusalsAgree, known                                   int
-	class                                                  map[string]*[2]int
+	// messages, messagesAgree: the mutants whose condition messages
+	// are compared (egMessageDiffs), apart from the status figures
+	messages, messagesAgree int
+	class                   map[string]*[2]int
 }
 
 func (t *egTally) add(class string, k egCompared, diffs []egDiff) {
-	var pbad, rbad, refbad, unknown bool
+	var pbad, rbad, refbad, mbad, unknown, statusDiffs bool
 	for _, d := range diffs {
+		message := strings.HasPrefix(d.Signature, "message")
+		statusDiffs = statusDiffs || !message
 		if d.Known != "" {
+			continue
+		}
+		if message {
+			mbad = true
 			continue
 		}
 		unknown = true
@@ -754,7 +805,7 @@ func (t *egTally) add(class string, k egCompared, diffs []egDiff) {
 			pbad = true
 		}
 	}
-	if len(diffs) > 0 && !unknown {
+	if statusDiffs && !unknown {
 		t.known++
 	}
 	count := func(on, bad bool, n, agree *int) {
@@ -768,6 +819,7 @@ func (t *egTally) add(class string, k egCompared, diffs []egDiff) {
 	count(k.refusal, refbad, &t.refusals, &t.refusalsAgree)
 	count(k.policies, pbad, &t.policies, &t.policiesAgree)
 	count(k.routes, rbad, &t.routes, &t.routesAgree)
+	count(k.messages, mbad, &t.messages, &t.messagesAgree)
 	if t.class == nil {
 		t.class = map[string]*[2]int{}
 	}
@@ -781,8 +833,8 @@ func (t *egTally) add(class string, k egCompared, diffs []egDiff) {
 }
 
 func (t *egTally) line() string {
-	return fmt.Sprintf("eg oracle: policies %d/%d mutants agree, routes %d/%d, refusals %d/%d (%d agree only through known differences, %d egctl failures)",
-		t.policiesAgree, t.policies, t.routesAgree, t.routes, t.refusalsAgree, t.refusals, t.known, t.errors)
+	return fmt.Sprintf("eg oracle: policies %d/%d mutants agree, routes %d/%d, refusals %d/%d (%d agree only through known differences, %d egctl failures); messages %d/%d",
+		t.policiesAgree, t.policies, t.routesAgree, t.routes, t.refusalsAgree, t.refusals, t.known, t.errors, t.messagesAgree, t.messages)
 }
 
 func (t *egTally) byClass() string {

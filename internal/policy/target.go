@@ -237,6 +237,12 @@ type Target struct {
 	// of a hundred, a fraction num*10^6/den millionths in integers
 	// (rounded down), neither every request (no runtime fraction).
 	MirrorFraction func(f *gwv1.HTTPRequestMirrorFilter) MirrorShare
+	// ServiceHTTP2 decides whether the cluster of a Service port whose
+	// appProtocol is appProtocol ("" for none) speaks HTTP/2 upstream,
+	// for a GRPCRoute's backendRef or mirror (grpc) or another route's.
+	// Nil: HTTP/2 for the appProtocols kubernetes.io/h2c, grpc, http2
+	// and h2c, and for a GRPCRoute's backend whatever its appProtocol.
+	ServiceHTTP2 func(appProtocol string, grpc bool) bool
 	// BackendTransportMatches are the transport socket matches the
 	// controller adds, under the deployment cfg, to the cluster of every
 	// backend it translates — backend k (a Service, whose port is port,

@@ -19,4 +19,6 @@ var backendTrafficPolicy = &Kind{
 		"bandwidthLimit"},
 	targets:   allTargets,
 	mergeable: true,
+	// "Unable to target Listener ns/gw/section"
+	gatewayListenerByKey: true,
 }

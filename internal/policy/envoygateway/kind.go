@@ -44,6 +44,11 @@ type Kind struct {
 	// bySection: an override is reported by listener sections
 	// (ClientTrafficPolicy), not by routes.
 	bySection bool
+	// gatewayListenerByKey: a conflict on a Gateway listener names the
+	// Gateway by namespace/name (resolveBTPolicyGatewayTargetRef's key),
+	// not by its name alone as the SecurityPolicy and EnvoyExtensionPolicy
+	// resolvers do.
+	gatewayListenerByKey bool
 	// extensionRef: rules name it in an ExtensionRef filter
 	// (HTTPRouteFilter) rather than it naming targets.
 	extensionRef bool

@@ -4,6 +4,7 @@ package envoygateway
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -25,6 +26,7 @@ import (
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
@@ -96,14 +98,7 @@ func renderCircuitBreaker(cb *egv1a1.CircuitBreaker, _ policyName) ([]policy.Fra
 		*s.to = wrapperspb.UInt32(n)
 	}
 	if rb := cb.RetryBudget; rb != nil {
-		t.RetryBudget = &clusterv3.CircuitBreakers_Thresholds_RetryBudget{MinRetryConcurrency: wrapU32(rb.MinRetryConcurrency)}
-		if p := rb.Percent; p.Numerator != 0 || p.Denominator != nil {
-			den := 100.0
-			if p.Denominator != nil && *p.Denominator > 0 {
-				den = float64(*p.Denominator)
-			}
-			t.RetryBudget.BudgetPercent = &typev3.Percent{Value: float64(p.Numerator) * 100 / den}
-		}
+		t.RetryBudget = retryBudget(rb)
 	}
 	c := &clusterv3.Cluster{CircuitBreakers: &clusterv3.CircuitBreakers{Thresholds: []*clusterv3.CircuitBreakers_Thresholds{t}}}
 	if cb.MaxRequestsPerConnection != nil {
@@ -130,6 +125,83 @@ func uint32Or(v *int64, def uint32) (uint32, error) {
 		return 0, fmt.Errorf("%d is out of range 0..4294967295", *v)
 	}
 	return uint32(*v), nil
+}
+
+// clientSideWeighted is the client-side weighted round robin Envoy
+// Gateway builds for a BackendUtilization load balancer
+// (clustersettings.go, xds cluster.go:
+// buildBackendUtilizationLoadBalancingPolicy): the blackout, weight
+// expiration and weight update periods where they are above zero (a
+// zero one is Envoy's default, not written), the error utilization
+// penalty as float32(percent)/100, the metric names, and out-of-band
+// load reports (on, their period, and the port and authority where
+// given).
+func clientSideWeighted(bu *egv1a1.BackendUtilization) (*cswrrv3.ClientSideWeightedRoundRobin, error) {
+	w := &cswrrv3.ClientSideWeightedRoundRobin{}
+	if bu == nil {
+		return w, nil
+	}
+	for _, p := range []struct {
+		name string
+		v    *gwapiv1.Duration
+		to   **durationpb.Duration
+	}{
+		{"blackoutPeriod", bu.BlackoutPeriod, &w.BlackoutPeriod},
+		{"weightExpirationPeriod", bu.WeightExpirationPeriod, &w.WeightExpirationPeriod},
+		{"weightUpdatePeriod", bu.WeightUpdatePeriod, &w.WeightUpdatePeriod},
+	} {
+		d, err := optDuration(p.v)
+		if err != nil {
+			return nil, fmt.Errorf("loadBalancer.backendUtilization.%s: %w", p.name, err)
+		}
+		if d != nil && d.AsDuration() > 0 {
+			*p.to = d
+		}
+	}
+	if p := bu.ErrorUtilizationPenaltyPercent; p != nil {
+		w.ErrorUtilizationPenalty = wrapperspb.Float(float32(*p) / 100.0)
+	}
+	w.MetricNamesForComputingUtilization = slices.Clone(bu.MetricNamesForComputingUtilization)
+	if o := bu.OutOfBand; o != nil {
+		w.EnableOobLoadReport = wrapperspb.Bool(true)
+		d, err := optDuration(o.ReportingPeriod)
+		if err != nil {
+			return nil, fmt.Errorf("loadBalancer.backendUtilization.outOfBand.reportingPeriod: %w", err)
+		}
+		w.OobReportingPeriod = d
+		if o.Port != nil || o.Authority != nil {
+			w.OobReportingConfig = &lbcommonv3.OrcaOobReportingConfig{}
+			if o.Port != nil && *o.Port >= 0 && *o.Port <= 65535 {
+				w.OobReportingConfig.PortValue = uint32(*o.Port)
+			}
+			if o.Authority != nil {
+				w.OobReportingConfig.Authority = *o.Authority
+			}
+		}
+	}
+	return w, nil
+}
+
+// retryBudget is Envoy Gateway's retry budget (clustersettings.go:
+// buildRetryBudget, xds cluster.go: buildCircuitBreakerRetryBudget): the
+// budget always written, its percent (required) as ToPercent computes it,
+// num/den*100 in float64 in that order (1/3 is 33.33333333333333, where
+// num*100/den gives 33.333333333333336), a numerator of 0 a budget of 0 %
+// (not Envoy's default 20 %); the minimum retry concurrency written only
+// where it is not 3, its default. A denominator the CRD refuses (below 1)
+// is read as 100, and the value kept within 0–100, so the config stays
+// one Envoy takes.
+func retryBudget(rb *egv1a1.RetryBudget) *clusterv3.CircuitBreakers_Thresholds_RetryBudget {
+	den := int32(100)
+	if d := rb.Percent.Denominator; d != nil && *d > 0 {
+		den = *d
+	}
+	pct := min(max(float64(rb.Percent.Numerator)/float64(den)*100, 0), 100)
+	out := &clusterv3.CircuitBreakers_Thresholds_RetryBudget{BudgetPercent: &typev3.Percent{Value: pct}}
+	if m := rb.MinRetryConcurrency; m != nil && *m != 3 {
+		out.MinRetryConcurrency = wrapperspb.UInt32(*m)
+	}
+	return out
 }
 
 func wrapU32(v *uint32) *wrapperspb.UInt32Value {
@@ -186,15 +258,9 @@ func renderLoadBalancer(lb *egv1a1.LoadBalancer, _ policyName) ([]policy.Fragmen
 		}
 		name, cfg, frags = "envoy.load_balancing_policies.maglev", m, hash
 	case "BackendUtilization":
-		w := &cswrrv3.ClientSideWeightedRoundRobin{}
-		if bu := lb.BackendUtilization; bu != nil {
-			var err error
-			if w.BlackoutPeriod, err = optDuration(bu.BlackoutPeriod); err != nil {
-				return nil, fmt.Errorf("loadBalancer.backendUtilization.blackoutPeriod: %w", err)
-			}
-			if w.WeightExpirationPeriod, err = optDuration(bu.WeightExpirationPeriod); err != nil {
-				return nil, fmt.Errorf("loadBalancer.backendUtilization.weightExpirationPeriod: %w", err)
-			}
+		w, err := clientSideWeighted(lb.BackendUtilization)
+		if err != nil {
+			return nil, err
 		}
 		name, cfg = "envoy.load_balancing_policies.client_side_weighted_round_robin", w
 		if bu := lb.BackendUtilization; bu == nil || bu.KeepResponseHeaders == nil || !*bu.KeepResponseHeaders {

@@ -40,3 +40,22 @@ func mirrorFraction(f *gwv1.HTTPRequestMirrorFilter) policy.MirrorShare {
 	}
 	return policy.MirrorShare{Numerator: floatMillionths(p), Denominator: 1_000_000}
 }
+
+// serviceHTTP2 is whether Envoy Gateway's cluster for a Service port of
+// that appProtocol speaks HTTP/2 upstream (route.go:
+// processServiceDestinationSetting): the route kind gives the protocol
+// (inspectAppProtocolByRouteKind: a GRPCRoute's is gRPC), an HTTPRoute's
+// refined by the appProtocol (resolveBackendProtocol: kubernetes.io/h2c
+// or gateway.envoyproxy.io/h2c is HTTP/2, grpc gRPC; any other, http2
+// and h2c included, stays HTTP/1.1); a WebSocket appProtocol
+// (kubernetes.io/ws[s], gateway.envoyproxy.io/ws[s]) forces HTTP/1.1 on
+// either (shouldForceHTTP1Upstream), a GRPCRoute's too.
+func serviceHTTP2(appProtocol string, grpc bool) bool {
+	switch appProtocol {
+	case "kubernetes.io/ws", "kubernetes.io/wss", "gateway.envoyproxy.io/ws", "gateway.envoyproxy.io/wss":
+		return false
+	case "kubernetes.io/h2c", "gateway.envoyproxy.io/h2c", "grpc":
+		return true
+	}
+	return grpc
+}

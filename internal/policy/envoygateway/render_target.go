@@ -34,6 +34,9 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// Its mirror shares are float32 percentages in millionths, a zero
 	// one no mirror (render_mirror.go).
 	MirrorFraction: mirrorFraction,
+	// A Service port's upstream protocol: the route kind's, refined by
+	// the port's appProtocol (render_mirror.go).
+	ServiceHTTP2: serviceHTTP2,
 	// Its xDS translator lets every HTTP/1.1 route (not a GRPCRoute's)
 	// upgrade to WebSocket unless a BackendTrafficPolicy lists the
 	// upgrades or buffers requests (xds route.go: buildUpgradeConfig),

@@ -745,9 +745,10 @@ func (s *statusRun) claimKey(t target) (key, what string) {
 		}
 		key = owner.Kind + "/" + owner.Namespace + "/" + owner.Name + "#" + t.section
 		what = "Listener " + owner.Name + "/" + t.section
-		if owner.Kind == "Gateway" {
-			// resolve…GatewayTargetRef names the Gateway by namespace/name,
-			// resolve…ListenerSetTargetRef the ListenerSet by its name.
+		if owner.Kind == "Gateway" && s.kind.gatewayListenerByKey {
+			// resolveBTPolicyGatewayTargetRef names the Gateway by
+			// namespace/name; the SecurityPolicy and EnvoyExtensionPolicy
+			// resolvers, and every ListenerSet one, by its name.
 			what = "Listener " + owner.Namespace + "/" + owner.Name + "/" + t.section
 		}
 		if s.kind.bySection {
@@ -891,6 +892,23 @@ func (s *statusRun) invalidMessage(p *policy.Policy, invalid []diag.Diagnostic, 
 		}
 	}
 	return joinedErrors(s.kind, p, invalid, route, parents)
+}
+
+// parentsOn is how many times a route policy's translation for one
+// listener of Gateway gw builds the features Envoy Gateway builds per
+// parentRef: translate…ForRoute, given the listener, still walks every
+// parentRef of the route, skipping only those whose Gateway is another
+// (or that have no Gateway context: none of its listeners allows the
+// route), so a route with two parentRefs to listeners of gw repeats them
+// twice. At least once.
+func (s *statusRun) parentsOn(rt *topology.Route, gw *topology.Gateway) int {
+	n := 0
+	for _, pa := range rt.Parents {
+		if pa.Gateway == gw && len(pa.Allowed) > 0 && s.managed(pa.Gateway) {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // set puts a condition on p's entry for a, creating the entry; a second
@@ -1132,7 +1150,7 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 	if !rc.policy.IsValid() && s.builtPerListener(rc) {
 		// built there, merged or alone, it fails there
 		// built for this listener's parent alone
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, rc.policy, rc.policy.Invalid, true, 1)))
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, rc.policy, rc.policy.Invalid, true, s.parentsOn(rc.target.route, l.Gateway))))
 		return nil
 	}
 	if c == nil {
@@ -1142,7 +1160,7 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 		// Nothing valid to merge into: the merged result is invalid on
 		// that listener (merge finds the parent invalid there), and
 		// the parent counts as overridden.
-		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, c.policy, c.policy.Invalid, true, 1)))
+		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, c.policy, c.policy.Invalid, true, s.parentsOn(rc.target.route, l.Gateway))))
 		return nil
 	}
 	if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {

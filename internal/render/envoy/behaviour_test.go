@@ -592,7 +592,9 @@ spec:
 // HTTP/2 exactly when its port's protocol says so — its appProtocol, or
 // without one its name — as kgateway decides it; under envoy and
 // envoygateway (Envoy Gateway's translator gives a GRPCRoute's backends
-// HTTP/2) a GRPCRoute backend speaks HTTP/2 whatever its Service says.
+// HTTP/2) a GRPCRoute backend speaks HTTP/2 whatever its Service says —
+// but under envoygateway a WebSocket appProtocol, which Envoy Gateway
+// forces to HTTP/1.1 (shouldForceHTTP1Upstream, GRPCRoutes too).
 func TestServiceClusterProtocol(t *testing.T) {
 	http2 := []string{"kubernetes.io/h2c", "grpc", "http2", "grpc-web"}
 	type portCase struct{ name, appProtocol string }
@@ -638,7 +640,8 @@ spec:
   rules: [{backendRefs: [{name: grpc, port: 9090}]}]
 `, port)
 				gw := renderInline(t, input, target)
-				want := slices.Contains(http2, protocol) || target == "envoy" || target == "envoygateway" ||
+				want := slices.Contains(http2, protocol) || target == "envoy" ||
+					target == "envoygateway" && pc.appProtocol != "kubernetes.io/ws" || // a WebSocket port is forced to HTTP/1.1 (TestServiceUpstreamProtocol)
 					target == "kgateway" && slices.Contains(http2, strings.ToLower(protocol))
 				for _, c := range gw.Clusters {
 					if c.Name != "kube_infra_grpc_9090" {

@@ -23,9 +23,37 @@ const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 // records the cluster.
 func (vb *vhostBuild) backendCluster(b *topology.Backend, grpc bool) string {
 	op := backendClusterOp(b)
-	op.http2 = op.http2 || (grpc && b.Group == "" && b.Kind == "Service")
+	vb.serviceProtocol(&op, b, grpc)
 	vb.clusters = append(vb.clusters, op)
 	return op.name
+}
+
+// serviceProtocol decides whether the cluster op of a Service port b
+// speaks HTTP/2 for a route of kind grpc or not: as the target's
+// controller decides it (Target.ServiceHTTP2), else by the port's
+// appProtocol (backendClusterOp) and for every GRPCRoute.
+func (vb *vhostBuild) serviceProtocol(op *clusterOp, b *topology.Backend, grpc bool) {
+	if b.Group != "" || b.Kind != "Service" {
+		return
+	}
+	if f := vb.target.ServiceHTTP2; f != nil {
+		op.http2 = f(serviceAppProtocol(b.Service, b.Port), grpc)
+		return
+	}
+	op.http2 = op.http2 || grpc
+}
+
+// serviceAppProtocol is the appProtocol of a Service port, "" for none.
+func serviceAppProtocol(s *model.Service, port int32) string {
+	if s == nil {
+		return ""
+	}
+	for _, p := range s.Spec.Ports {
+		if p.Port == port && p.AppProtocol != nil {
+			return *p.AppProtocol
+		}
+	}
+	return ""
 }
 
 // backendClusterOp is the cluster of a resolved backend: a Service port's
@@ -123,11 +151,15 @@ func (vb *vhostBuild) addClusters(cs []*clusterv3.Cluster) {
 // target's; a backend object of another kind only the target's whose
 // controller mirrors to the cluster it builds for it
 // (Target.MirrorBackendObjects).
-func (vb *vhostBuild) mirrorCluster(b *topology.Backend) string {
+func (vb *vhostBuild) mirrorCluster(b *topology.Backend, grpc bool) string {
 	if b == nil || !b.Resolved || b.Extension {
 		return ""
 	}
 	op := clusterOp{name: policy.ServiceCluster(b.Namespace, b.Name, b.Port)}
+	if vb.target.ServiceHTTP2 != nil {
+		// the mirror's destination is built with the route's protocol
+		vb.serviceProtocol(&op, b, grpc)
+	}
 	if !(b.Group == "" && b.Kind == "Service") {
 		if !vb.target.MirrorBackendObjects {
 			return ""

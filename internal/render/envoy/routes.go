@@ -1065,7 +1065,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 		case f.rewrite != nil:
 			applyRewrite(act, f.rewrite, e, r.Match, vb.target)
 		case f.mirror != nil && vb.res.Verdict(e.att.Route, vb.gw).Mirrors(e.rule.Index, f.index):
-			if c := vb.mirrorCluster(f.mirrorTo); c != "" {
+			if c := vb.mirrorCluster(f.mirrorTo, e.att.Route.Kind == "GRPCRoute"); c != "" {
 				if mp := mirrorPolicy(c, f.mirror, vb.target); mp != nil {
 					act.RequestMirrorPolicies = append(act.RequestMirrorPolicies, mp)
 				}
