@@ -41,6 +41,9 @@ type egEntry struct {
 	Ancestor   string              `json:"ancestor"`
 	Parent     string              `json:"parent"`
 	Conditions map[string][]string `json:"conditions"`
+	// Messages are the conditions' messages, by type, where the case
+	// records them.
+	Messages map[string]string `json:"messages"`
 }
 
 type egExpected struct {
@@ -49,6 +52,7 @@ type egExpected struct {
 	Gateways map[string]struct {
 		Listeners map[string]struct {
 			Conditions map[string][]string `json:"conditions"`
+			Messages   map[string]string   `json:"messages"`
 		} `json:"listeners"`
 	} `json:"gateways"`
 }
@@ -59,7 +63,7 @@ func (e egExpected) listeners() map[string][]egEntry {
 	out := map[string][]egEntry{}
 	for gw, g := range e.Gateways {
 		for name, l := range g.Listeners {
-			out[gw] = append(out[gw], egEntry{Ancestor: name, Conditions: l.Conditions})
+			out[gw] = append(out[gw], egEntry{Ancestor: name, Conditions: l.Conditions, Messages: l.Messages})
 		}
 	}
 	return out
@@ -197,6 +201,9 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 		t.Skipf("Envoy Gateway cases not found at %s (they live in ../shared beside the repository); skipping", egConformanceDir)
 	}
 	div := egDivergences()
+	listedMessages := egMessageDivergences(t)
+	usedMessages := map[string]bool{}
+	var msgN, msgM int
 	var pn, pm, rn, rm, ln, lm int
 	// an, am: the route cases whose whole input a cluster's API server
 	// admits (no object refused by its CRD's schema or rules, nor by name)
@@ -239,6 +246,19 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 				}
 			}
 		}
+		total, mbad := egCompareMessages(name, exp, rep)
+		msgM += total
+		msgN += total - len(mbad)
+		for _, d := range mbad {
+			if _, ok := div[name]; ok {
+				continue // the case's statuses differ, for the reason listed
+			}
+			if pat, ok := egMessageListed(listedMessages, d.key); ok {
+				usedMessages[pat] = true
+				continue
+			}
+			t.Errorf("%s: message differs from Envoy Gateway's and is not in %s:\n  want %q\n  got  %q", d.key, egMessageDivergencesFile, d.want, d.got)
+		}
 		reason, listed := div[name]
 		switch bad := slices.Concat(pbad, rbad, lbad); {
 		case len(bad) > 0 && !listed:
@@ -253,6 +273,18 @@ func TestConformanceEnvoyGateway(t *testing.T) {
 	// cases an API server would admit, i.e. inputs a cluster can hold.
 	t.Logf("eg status: routes on inputs the API server admits %d/%d", an, am)
 	fmt.Printf("eg status: routes on inputs the API server admits %d/%d\n", an, am)
+	// The conditions' messages, where the cases record them; the listed
+	// differences are worded otherwise on purpose, each with its reason.
+	t.Logf("eg messages: %d/%d", msgN, msgM)
+	fmt.Printf("eg messages: %d/%d\n", msgN, msgM)
+	for _, pat := range slices.Sorted(maps.Keys(listedMessages)) {
+		if !usedMessages[pat] {
+			t.Errorf("%s agrees now (or names no message); remove it from %s (%s)", pat, egMessageDivergencesFile, listedMessages[pat])
+		}
+	}
+	if msgN < egMessagesFloor {
+		t.Errorf("eg messages dropped below %d", egMessagesFloor)
+	}
 	if pn < egPolicyFloor || rn < egRouteFloor || ln < egListenerStatusFloor {
 		t.Errorf("agreement dropped below policies %d, routes %d, listeners %d", egPolicyFloor, egRouteFloor, egListenerStatusFloor)
 	}

@@ -47,6 +47,10 @@ type egRouteView struct {
 	// telemetry).
 	Tracing    any `json:"tracing,omitempty"`
 	StatPrefix any `json:"statPrefix,omitempty"`
+	// Mirrors are the route's request mirror policies, in order, each
+	// the share it copies and whether the Host is kept (the clusters are
+	// named differently).
+	Mirrors []any `json:"mirrors,omitempty"`
 }
 
 // egRouteFields are the RouteAction fields compared (protojson names).
@@ -243,6 +247,11 @@ func egView(route, vhPF, rcPF map[string]any) egRouteView {
 			v.RouteConf[f] = x
 		}
 	}
+	mirrors, _ := ra["requestMirrorPolicies"].([]any)
+	for _, m := range mirrors {
+		m, _ := m.(map[string]any)
+		v.Mirrors = append(v.Mirrors, map[string]any{"runtimeFraction": m["runtimeFraction"], "keepHost": m["disableShadowHostSuffixAppend"]})
+	}
 	pf := map[string]any{}
 	for _, level := range []map[string]any{rcPF, vhPF} {
 		maps.Copy(pf, level)
@@ -339,7 +348,7 @@ func egCompareRoutes(want, got map[string]map[string]egRouteView) []string {
 			switch {
 			case !ok:
 				bad = append(bad, fmt.Sprintf("%s %s: only in Envoy Gateway's", gw, id))
-			case egText(w[id]) != egText(gv):
+			case egText(w[id].withoutMirrors()) != egText(gv.withoutMirrors()):
 				bad = append(bad, fmt.Sprintf("%s %s:\n    eg:    %s\n    gwpol: %s", gw, id, egText(w[id]), egText(gv)))
 			}
 		}
@@ -355,6 +364,32 @@ func egCompareRoutes(want, got map[string]map[string]egRouteView) []string {
 		}
 	}
 	return bad
+}
+
+// withoutMirrors is the view with its mirrors left to egCompareMirrors.
+func (v egRouteView) withoutMirrors() egRouteView {
+	v.Mirrors = nil
+	return v
+}
+
+// egCompareMirrors compares the request mirror policies of the routes
+// both sides write (egRouteView.Mirrors); has says whether either side
+// mirrors on any of them.
+func egCompareMirrors(want, got map[string]map[string]egRouteView) (bad []string, has bool) {
+	for _, gw := range slices.Sorted(maps.Keys(want)) {
+		w, g := want[gw], got[gw]
+		for _, id := range slices.Sorted(maps.Keys(w)) {
+			gv, ok := g[id]
+			if !ok {
+				continue
+			}
+			has = has || len(w[id].Mirrors) > 0 || len(gv.Mirrors) > 0
+			if we, ge := egText(egRouteView{Mirrors: w[id].Mirrors}), egText(egRouteView{Mirrors: gv.Mirrors}); we != ge {
+				bad = append(bad, fmt.Sprintf("%s %s:\n    eg:    %s\n    gwpol: %s", gw, id, we, ge))
+			}
+		}
+	}
+	return bad, has
 }
 
 func egText(v egRouteView) string {
@@ -382,7 +417,9 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 	verbose := os.Getenv("GWPOL_EG_XDS_VERBOSE") != ""
 	all := os.Getenv("GWPOL_EG_XDS_ALL") != ""
 	listed := divergenceSection(t, "eg-xds")
+	listedMirrors := divergenceSection(t, "eg-xds-mirrors")
 	n, nClusters, nListeners, m := 0, 0, 0, 0
+	nMirrors, mMirrors := 0, 0
 	skipped := map[string]int{}
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
@@ -414,6 +451,22 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 		if len(badClusters) == 0 {
 			nClusters++
 		}
+		// Request mirrors: the share each copies, in order, on the routes
+		// both write — a figure of its own, over the cases that mirror.
+		if badMirrors, has := egCompareMirrors(want, got); has {
+			mMirrors++
+			if len(badMirrors) == 0 {
+				nMirrors++
+			}
+			reason, isListed := listedMirrors[name]
+			switch {
+			case all:
+			case isListed && len(badMirrors) == 0:
+				t.Errorf("%s's mirrors agree now; remove it from the eg-xds-mirrors section of testdata/conformance-divergences.txt (%s)", name, reason)
+			case !isListed && len(badMirrors) > 0:
+				t.Errorf("%s's request mirrors differ from egctl's xds.json and it is not listed with a reason in the eg-xds-mirrors section of testdata/conformance-divergences.txt:\n  %s", name, strings.Join(badMirrors, "\n  "))
+			}
+		}
 		badListeners := egCompareListeners(wantListeners, gotListeners)
 		if len(badListeners) == 0 {
 			nListeners++
@@ -438,6 +491,7 @@ func TestConformanceEnvoyGatewayXDS(t *testing.T) {
 	// a figure to follow, not yet a floor.
 	fmt.Printf("eg xds clusters: %d/%d\n", nClusters, m)
 	fmt.Printf("eg xds listeners: %d/%d\n", nListeners, m)
+	fmt.Printf("eg xds mirrors: %d/%d (cases that mirror)\n", nMirrors, mMirrors)
 	if os.Getenv("GWPOL_EG_XDS_ALL") == "" && (nClusters < egClusterFloor || nListeners < egListenerFloor) {
 		t.Errorf("eg xds clusters or listeners dropped below %d, %d", egClusterFloor, egListenerFloor)
 	}

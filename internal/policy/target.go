@@ -109,6 +109,18 @@ type Target struct {
 	// gRPC), as a controller that reads Istio's port-naming convention
 	// does. Unset: only appProtocol names a port's protocol.
 	PortNameIsAppProtocol bool
+	// AppProtocolsFoldCase: an appProtocol (or a port name read as one)
+	// names HTTP2AppProtocols and WebSocketAppProtocols whatever its
+	// letters' case, so a Service port's `GRPC` or `kubernetes.io/H2C`
+	// speaks HTTP/2 (the Service API lets an appProtocol hold upper case;
+	// RFC 6335 compares service names case-insensitively). Unset: an
+	// appProtocol names one of them only as written.
+	AppProtocolsFoldCase bool
+	// HeaderAddsFirst: a Gateway API header modifier's add entries are
+	// written before its set entries, as the controller converts them, so
+	// a header both added and set ends with the set value alone (Envoy
+	// applies the options in order). Unset: sets first.
+	HeaderAddsFirst bool
 	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
 	// policy on the backend object merges into is replaced by a blackhole
 	// (kgateway), rather than rendered without that policy.
@@ -219,11 +231,12 @@ type Target struct {
 	// sessionPersistence; a rule's retry is its kinds' RuleFields): false,
 	// it ignores them. Nil: always read.
 	ExperimentalRuleFields *Setting
-	// MirrorFraction is the share of requests, in millionths, the
-	// controller mirrors for a RequestMirror fraction num/den (den > 0;
-	// the Gateway API's default denominator is 100). Nil: num*10^6/den in
-	// integers, rounded down.
-	MirrorFraction func(num, den int32) uint32
+	// MirrorFraction is the share of requests the controller mirrors for
+	// a RequestMirror f — its percent, its fraction (the Gateway API's
+	// default denominator is 100), or neither. Nil: a percent is a share
+	// of a hundred, a fraction num*10^6/den millionths in integers
+	// (rounded down), neither every request (no runtime fraction).
+	MirrorFraction func(f *gwv1.HTTPRequestMirrorFilter) MirrorShare
 	// BackendTransportMatches are the transport socket matches the
 	// controller adds, under the deployment cfg, to the cluster of every
 	// backend it translates — backend k (a Service, whose port is port,
@@ -361,4 +374,35 @@ func (r *Registry) Target(name string) (Target, bool) {
 	}
 	t, ok := r.Targets()[strings.ToLower(name)]
 	return t, ok
+}
+
+// MirrorShare is the share of requests a RequestMirror copies, as a
+// controller writes it on the route's request mirror policy
+// (Target.MirrorFraction): Numerator out of Denominator (100, 10,000 or
+// 1,000,000), or every request with no runtime fraction (Every), or no
+// mirror policy at all (Off; the mirror's cluster is still written).
+type MirrorShare struct {
+	Numerator, Denominator uint32
+	Every, Off             bool
+}
+
+// DefaultMirrorShare is the share Target.MirrorFraction's nil stands for
+// (upstream Envoy's reading of the Gateway API): a percent out of a
+// hundred, a fraction in exact millionths rounded down, neither (or a
+// denominator that is not positive) every request.
+func DefaultMirrorShare(f *gwv1.HTTPRequestMirrorFilter) MirrorShare {
+	switch {
+	case f.Percent != nil:
+		return MirrorShare{Numerator: uint32(max(*f.Percent, 0)), Denominator: 100}
+	case f.Fraction != nil:
+		den := int32(100)
+		if f.Fraction.Denominator != nil {
+			den = *f.Fraction.Denominator
+		}
+		if den > 0 {
+			num := max(f.Fraction.Numerator, 0)
+			return MirrorShare{Numerator: uint32(int64(num) * 1_000_000 / int64(den)), Denominator: 1_000_000}
+		}
+	}
+	return MirrorShare{Every: true}
 }

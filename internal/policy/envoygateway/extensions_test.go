@@ -122,7 +122,7 @@ func TestExtensionChecks(t *testing.T) {
 			`DynamicModule: dynamic module "other" is not registered in the EnvoyProxy dynamicModules allowlist.`},
 		{"Lua that parses", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:logInfo('x') end\"}]\n", ""},
 		{"Lua syntax error", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h)\\n if 1 > 0\\n print(1)\\n end\\nend\"}]\n",
-			"Lua: validation failed for lua body in policy with name envoyextensionpolicy/app/p/lua/0: failed to validate with envoy_on_response: <string> line:3(column:6) near 'print':   syntax error."},
+			"Lua: validation failed for lua body in policy with name envoyextensionpolicy/app/p/lua/0: failed to validate with envoy_on_response: <string> line:3(column:6) near 'print':   syntax error\n."},
 		{"Lua calling a method the stream handle lacks", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h)\\n if h:headers():get('a') then\\n  h:UnknownApi()\\n end\\nend\"}]\n",
 			"Lua: validation failed for lua body in policy with name envoyextensionpolicy/app/p/lua/0: failed to validate with envoy_on_response: <string>:3: attempt to call a non-function object (the stream handle has no method UnknownApi)."},
 		{"Lua calling the handle's methods and others' freely", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:headers():anything() other:UnknownApi() h:respond({}, '') end\"}]\n", ""},

@@ -17,7 +17,8 @@ import (
 
 // checkLuaSyntax: an inline Lua script that does not parse makes the
 // policy Invalid with Envoy Gateway's message (it parses with the same
-// Lua 5.1 parser, gopher-lua). The script is only parsed, never run:
+// Lua 5.1 parser, gopher-lua, and words the parser's error as it is, its
+// closing new line included, before the condition's full stop). The script is only parsed, never run:
 // Envoy Gateway's stricter validation, which runs it against a mock of
 // Envoy's API, is not reproduced. An EnvoyProxy with luaValidation
 // Disabled on a Gateway the policy reaches turns the check off. A
@@ -45,7 +46,7 @@ func checkLuaSyntax(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *
 		chunk, err := parse.Parse(strings.NewReader(*s.Inline), "<string>")
 		if err != nil {
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.lua[%d].inline", i),
-				"Lua: validation failed for lua body in policy with name %s: failed to validate with %s: %s.", name, luaEntry(*s.Inline), strings.TrimSpace(err.Error())))
+				"Lua: validation failed for lua body in policy with name %s: failed to validate with %s: %s.", name, luaEntry(*s.Inline), err.Error()))
 			continue
 		}
 		if !strict {

@@ -2,7 +2,6 @@ package envoygateway
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -176,11 +175,27 @@ func renderFaultInjection(f *egv1a1.FaultInjection, _ policyName) ([]policy.Frag
 }
 
 // millionths is a percentage as a fraction of a million (100 % when
-// unset).
+// unset, the CRD's default), as Envoy Gateway's xDS translator writes a
+// fault's (fault.go: FromFloat32): floatMillionths.
 func millionths(pct *float32) *typev3.FractionalPercent {
-	p := 100.0
+	p := float32(100)
 	if pct != nil {
-		p = float64(*pct)
+		p = *pct
 	}
-	return &typev3.FractionalPercent{Numerator: uint32(math.Round(p * 10000)), Denominator: typev3.FractionalPercent_MILLION}
+	return &typev3.FractionalPercent{Numerator: floatMillionths(p), Denominator: typev3.FractionalPercent_MILLION}
+}
+
+// floatMillionths is xds/utils/fractionalpercent.FromFloat32's numerator
+// for the float32 percentage p: uint32(p*10000), the product computed in
+// float32 and truncated, not rounded — 0.0007 % is 6 millionths, 0.0101 %
+// 100 — and a value the CRD lets through outside 0–100 kept as the pinned
+// (amd64) build converts it: over 100 as it is (150 % is 1,500,000, which
+// Envoy reads as every request), a negative one wrapped through int64
+// (-0.5 % is 4294962296). A value no int64 holds is 0.
+func floatMillionths(p float32) uint32 {
+	x := p * 10000
+	if !(x > -(1<<63) && x < 1<<63) {
+		return 0
+	}
+	return uint32(int64(x))
 }

@@ -31,6 +31,9 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// processRequestMirrorFilter → processDestination), with the Host
 	// unchanged (xds route.go: buildXdsRequestMirrorPolicies).
 	MirrorBackendObjects: true, MirrorsKeepHost: true,
+	// Its mirror shares are float32 percentages in millionths, a zero
+	// one no mirror (render_mirror.go).
+	MirrorFraction: mirrorFraction,
 	// Its xDS translator lets every HTTP/1.1 route (not a GRPCRoute's)
 	// upgrade to WebSocket unless a BackendTrafficPolicy lists the
 	// upgrades or buffers requests (xds route.go: buildUpgradeConfig),

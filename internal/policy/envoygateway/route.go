@@ -30,7 +30,9 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 	rv := &routeValidation{rt: rt, m: env.Model, env: env, set: set, verdict: &policy.RouteVerdict{JoinReasons: true}, onHost: onHost, noBackend: noBackend}
 	if msg := ruleCountProblem(rt.Route); msg != "" {
 		for _, rule := range rt.Rules {
-			rv.report(rule.Rule, dropRule("InvalidRule", "spec.rules", "%s", msg))
+			p := dropRule("InvalidRule", "spec.rules", "%s", msg)
+			p.routeWide = true
+			rv.report(rule.Rule, p)
 		}
 		// processTCPRouteParentRefs (and UDP's) stop at the rule count,
 		// before any backendRef: no ResolvedRefs condition.
@@ -40,6 +42,7 @@ func validateRoute(rt *topology.Route, env *policy.Env, set *policy.Set) *policy
 			rv.rule(rule.Rule)
 		}
 	}
+	rv.streamRefsMessages()
 	rv.terminatedDynamicResolver()
 	rv.serveNothing()
 	rv.overlaps()
@@ -138,6 +141,30 @@ type routeValidation struct {
 	// dynamic: a rule has a valid DynamicResolver destination with a
 	// weight.
 	dynamic bool
+	// refErrors are the error texts of the verdict's Unresolved, in
+	// order, as Envoy Gateway's errors carry them (streamRefsMessage).
+	refErrors []string
+}
+
+// streamRefsMessages words a stream route's ResolvedRefs messages as
+// processTCPRouteParentRefs and its TLS and UDP siblings write them: the
+// condition's message is their collector's own text
+// (MultiStatusError.Error, not passed through Error2ConditionMsg), which
+// is one error's text as it is — no capital added, no full stop — and
+// several errors' each capitalised and full-stopped, on lines of their
+// own (status joins the verdict's Unresolved by new lines).
+func (rv *routeValidation) streamRefsMessages() {
+	v := rv.verdict
+	if !rv.streamRoute() || len(v.Unresolved) != len(rv.refErrors) {
+		return
+	}
+	for i := range v.Unresolved {
+		if len(v.Unresolved) == 1 {
+			v.Unresolved[i].Message = rv.refErrors[i]
+		} else {
+			v.Unresolved[i].Message = conditionMessage(rv.refErrors[i])
+		}
+	}
 }
 
 // terminatedDynamicResolver is processTLSRouteParentRefs' check on each
@@ -200,6 +227,12 @@ type routeProblem struct {
 	// destination shows (processDestination: its TLS, its address
 	// types), not one of validateBackendRef's.
 	destination bool
+	// routeWide: the route's own problem, which drops every rule
+	// (policy.DroppedRule.RouteWide).
+	routeWide bool
+	// ownStop: Envoy Gateway's error text ends with a full stop of its
+	// own (message's is not one Error2ConditionMsg added).
+	ownStop bool
 }
 
 // collectFilterProblems gives a rule's filter problems the reasons Envoy
@@ -391,9 +424,14 @@ func (rv *routeValidation) report(rule *model.Rule, p *routeProblem) {
 	v := rv.verdict
 	switch p.condition {
 	case "Accepted":
-		v.Dropped = append(v.Dropped, policy.DroppedRule{Index: rule.Index, Reason: p.reason, Message: p.message, Status: p.status, Collected: p.collected})
+		v.Dropped = append(v.Dropped, policy.DroppedRule{Index: rule.Index, Reason: p.reason, Message: p.message, Status: p.status, Collected: p.collected, RouteWide: p.routeWide})
 	case "ResolvedRefs":
 		v.Unresolved = append(v.Unresolved, policy.Condition{Type: p.condition, Status: "False", Reason: cmp.Or(p.collected, p.reason), Message: p.message})
+		text := p.message
+		if !p.ownStop {
+			text = strings.TrimSuffix(text, ".")
+		}
+		rv.refErrors = append(rv.refErrors, text)
 		if p.status != 0 {
 			v.Answered = append(v.Answered, policy.AnsweredRule{Index: rule.Index, Status: p.status, Reason: p.reason, Message: p.message})
 		}
@@ -940,7 +978,9 @@ func (rv *routeValidation) refProblem(ref gwv1.BackendObjectReference, weighted 
 	}
 	gk := model.GroupKind{Group: group, Kind: kind}
 	if !rv.m.GrantAllows(model.GatewayGroup, rv.rt.Kind, rv.rt.Meta.Namespace, model.ObjectRefTo{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}) {
-		return unresolved("RefNotPermitted", "", "Backend ref to %s %s/%s not permitted by any ReferenceGrant.", kind, ns, name)
+		p := unresolved("RefNotPermitted", "", "Backend ref to %s %s/%s not permitted by any ReferenceGrant.", kind, ns, name)
+		p.ownStop = true
+		return p
 	}
 	if kind != backend.Kind && ref.Port == nil {
 		return unresolved("PortNotSpecified", "", "A valid port number corresponding to a port on the Service must be specified.")

@@ -603,6 +603,12 @@ func TestServiceClusterProtocol(t *testing.T) {
 	// kgateway reads a port's name only when it has no appProtocol.
 	cases = append(cases, portCase{name: "grpc"}, portCase{name: "http2"}, portCase{name: "grpc-web"},
 		portCase{name: "web"}, portCase{name: "grpc", appProtocol: "http"}, portCase{name: "web", appProtocol: "grpc"})
+	// kgateway lower-cases an appProtocol before reading it
+	// (pluginsdk/ir/backend.go: ParseAppProtocol); the Service API lets
+	// one hold upper case.
+	cases = append(cases, portCase{appProtocol: "GRPC"}, portCase{appProtocol: "kubernetes.io/H2C"},
+		portCase{name: "web", appProtocol: "Http2"}, portCase{appProtocol: "Grpc-Web"}, portCase{appProtocol: "HTTP"},
+		portCase{name: "grpc", appProtocol: "HTTP"})
 	for _, pc := range cases {
 		for _, target := range envoyTargets() {
 			t.Run(target+"/"+pc.name+"/"+pc.appProtocol, func(t *testing.T) {
@@ -632,7 +638,8 @@ spec:
   rules: [{backendRefs: [{name: grpc, port: 9090}]}]
 `, port)
 				gw := renderInline(t, input, target)
-				want := slices.Contains(http2, protocol) || target == "envoy" || target == "envoygateway"
+				want := slices.Contains(http2, protocol) || target == "envoy" || target == "envoygateway" ||
+					target == "kgateway" && slices.Contains(http2, strings.ToLower(protocol))
 				for _, c := range gw.Clusters {
 					if c.Name != "kube_infra_grpc_9090" {
 						continue
