@@ -11,7 +11,7 @@ import (
 // already written byte slices to the kernel in one vectored write
 // (writeRun), without copying them into the buffer first: under a target
 // whose every Gateway lists the clusters of every Service port a backend
-// policy targets (kgateway's UnroutedBackendClusters), those are the
+// policy targets (policy.Target.UnroutedBackendClusters), those are the
 // same kept bytes written again for each Gateway — 480 MB of the 10k
 // generated platform's output, 3.8 GB at 30k — and copying them through
 // the buffer was most of what writing them cost.
