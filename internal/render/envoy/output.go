@@ -214,6 +214,12 @@ type sink interface {
 	io.StringWriter
 }
 
+// sinkFlusher is a sink with a buffer to flush.
+type sinkFlusher interface {
+	sink
+	Flush() error
+}
+
 func (w *docWriter) nl(depth int) {
 	if w.indent {
 		w.buf.WriteByte('\n')
@@ -233,20 +239,69 @@ func (w *docWriter) key(depth int, k string, first bool) {
 	}
 }
 
-// list writes [units…] whose elements sit at depth.
+// list writes [units…] whose elements sit at depth, each by each; a run
+// of fixed units (kept output, which each writes as it is) may go out in
+// one vectored write (fixedRun).
 func (w *docWriter) list(depth int, units []*jsonUnit, each func(*jsonUnit)) {
 	w.buf.WriteByte('[')
-	for i, u := range units {
+	out, vectored := w.buf.(*outSink)
+	vectored = vectored && out.vectored != nil
+	for i := 0; i < len(units); i++ {
+		if vectored && units[i].fixed {
+			if n := w.fixedRun(out, depth, units[i:], i > 0); n > 0 {
+				i += n - 1
+				continue
+			}
+		}
 		if i > 0 {
 			w.buf.WriteByte(',')
 		}
 		w.nl(depth)
-		each(u)
+		each(units[i])
 	}
 	if len(units) > 0 {
 		w.nl(depth - 1)
 	}
 	w.buf.WriteByte(']')
+}
+
+// fixedRun writes the fixed units units starts with, each after the
+// separator list would write before it (after a comma unless first), in
+// one vectored write to out, and returns how many it wrote: none when
+// the run holds less than minRunBytes (list writes them through the
+// buffer then).
+func (w *docWriter) fixedRun(out *outSink, depth int, units []*jsonUnit, comma bool) int {
+	n, size := 0, 0
+	for n < len(units) && units[n].fixed {
+		size += len(units[n].out)
+		n++
+	}
+	if size < minRunBytes || w.err != nil {
+		return 0
+	}
+	sep := ""
+	if w.indent {
+		sep = "\n" + pad(depth)
+	}
+	first, rest := []byte(sep), []byte(","+sep)
+	if comma {
+		first = rest
+	}
+	bufs := make([][]byte, 0, 2*n)
+	for i, u := range units[:n] {
+		s := rest
+		if i == 0 {
+			s = first
+		}
+		if len(s) > 0 {
+			bufs = append(bufs, s)
+		}
+		if len(u.out) > 0 {
+			bufs = append(bufs, u.out)
+		}
+	}
+	_ = out.writeRun(bufs) // sticky: the document's last write reports it, as bufio's would
+	return n
 }
 
 // rcUnits is a RouteConfiguration marshalled as its shell (everything but
@@ -336,7 +391,7 @@ func (o *Output) WriteJSON(dst io.Writer, t ResourceType) error {
 	if buffered {
 		b = bw
 	} else {
-		w := bufio.NewWriterSize(dst, 1<<16)
+		w := newOutSink(dst)
 		defer w.Flush()
 		b = w
 	}
@@ -346,7 +401,7 @@ func (o *Output) WriteJSON(dst io.Writer, t ResourceType) error {
 	if _, err := b.WriteString("\n"); err != nil {
 		return err
 	}
-	if w, ok := b.(*bufio.Writer); ok {
+	if w, ok := b.(*outSink); ok {
 		return w.Flush()
 	}
 	return nil
@@ -369,7 +424,7 @@ func (o *Output) write(dst sink, indent bool, t ResourceType) error {
 // many there are. Close ends the document; Abort gives up on it.
 type Stream struct {
 	doc  *docStream
-	bw   *bufio.Writer
+	bw   sinkFlusher
 	pw   *io.PipeWriter // yaml: the compact JSON goes to the transcoder
 	done chan error     // yaml: the transcoder's result
 }
@@ -393,7 +448,7 @@ func NewInertStream(dst io.Writer, format string, t ResourceType) *Stream {
 func newStream(dst io.Writer, format string, t ResourceType, inert bool) *Stream {
 	s := &Stream{}
 	if format != "yaml" {
-		s.bw = bufio.NewWriterSize(dst, 1<<16)
+		s.bw = newOutSink(dst)
 		s.doc = newDocStream(s.bw, true, t)
 		s.doc.inert = inert
 		return s
