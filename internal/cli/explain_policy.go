@@ -121,6 +121,9 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 				fmt.Fprintf(&b, "      %s has it: %s\n", inert.String(shortID(na.By)), inert.String(na.Why))
 			}
 		}
+		for _, gw := range t.NotOn {
+			fmt.Fprintf(&b, "    not on Gateway %s: its controller does not read %s, so none of the fields below take part there\n", inert.String(gw), inert.String(strings.SplitN(shortID(rep.Policy), "/", 2)[0]))
+		}
 		for _, f := range t.Fields {
 			b.WriteString("    " + inert.String(fieldText(f)) + "\n")
 			for _, s := range f.ShadowedAt {

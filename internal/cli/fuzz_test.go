@@ -48,7 +48,9 @@ func FuzzPipeline(f *testing.F) {
 	// Gateway's geolocation check decided per listener (two listeners, one
 	// detecting the client IP) and the WSO2 operator at its pin (a route
 	// it refuses whole beside routes it builds).
-	for _, p := range []string{"../../testdata/render/securitypolicy/authorization-geoip-per-listener/input.yaml", "../../testdata/wso2/operator/routes.yaml"} {
+	for _, p := range []string{"../../testdata/render/securitypolicy/authorization-geoip-per-listener/input.yaml", "../../testdata/wso2/operator/routes.yaml",
+		// backend policies on a Service two controllers' Gateways route to
+		"../../testdata/explain/backend-policy-other-controller/input.yaml"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

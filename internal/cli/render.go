@@ -499,9 +499,11 @@ func explainRender(c *pipeline.Compiled, asked string) (names func(*topology.Rul
 		return fixedAnswers(outputFor(l), rule, path, l)
 	}
 	var whole *envoy.Output // every Gateway, for a backend's clusters
+	tried := false          // rendered once, even when that fails (whole nil): not again per port
 	leftOut = func(cluster string) []explain.LeftOut {
-		if whole == nil {
+		if !tried {
 			whole, _ = renderPlatform(c, asked, false, nil)
+			tried = true
 		}
 		if whole == nil {
 			return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
+	"github.com/gwpol/gwpol/internal/topology"
 	"github.com/spf13/cobra"
 )
 
@@ -110,11 +111,16 @@ func (o *statusOptions) scope(c *pipeline.Compiled) (statusScope, error) {
 			}
 		}
 	}
-	addRoute := func(rp *merge.RoutePoints) {
+	// addRoute adds a route and the policies of its merge, as served on
+	// gw (nil: on every Gateway): a route served by Gateways of several
+	// controllers takes each family's policies on its own controller's
+	// Gateways only (merge.Result.OnGateway), so --gateway keeps those
+	// its Gateway takes.
+	addRoute := func(rp *merge.RoutePoints, gw *topology.Gateway) {
 		rt := rp.Route
 		sc.routes[rt.Kind+"/"+rt.Meta.Namespace+"/"+rt.Meta.Name] = true
 		for _, rule := range rp.Rules {
-			addPoints(rule.Own)
+			addPoints(c.Result.OnGateway(rule.Own, gw))
 		}
 	}
 	for _, ref := range o.Gateways {
@@ -137,7 +143,7 @@ func (o *statusOptions) scope(c *pipeline.Compiled) (statusScope, error) {
 		for _, rp := range c.Result.Routes {
 			for _, p := range rp.Route.Parents {
 				if p.Gateway != nil && p.Gateway.Namespace == ns && p.Gateway.Name == name {
-					addRoute(rp)
+					addRoute(rp, p.Gateway)
 					break
 				}
 			}
@@ -154,7 +160,7 @@ func (o *statusOptions) scope(c *pipeline.Compiled) (statusScope, error) {
 		}
 		for _, rp := range c.Result.Routes {
 			if rp.Route == rt {
-				addRoute(rp)
+				addRoute(rp, nil)
 			}
 		}
 		sc.routes[rt.Kind+"/"+rt.Meta.Namespace+"/"+rt.Meta.Name] = true

@@ -124,6 +124,10 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 		}
 	}
 	pts := bp.ForPort(portName)
+	notOn := notOnGateways(r, k, pts)
+	for _, n := range notOn {
+		t.Notes = append(t.Notes, n.note)
+	}
 	var effective []merge.EffectiveField
 	for _, pt := range pts {
 		for _, f := range pt.Fields {
@@ -140,7 +144,52 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 	}
 	num, _ := strconv.Atoi(port)
 	t.Fields = clusterRows(r, k, int32(num), fields(effective, opt), opt)
+	for i := range t.Fields {
+		var gws []string
+		for _, n := range notOn {
+			if n.kind == t.Fields[i].PolicyKind && t.Fields[i].Owner != ownerDefault && t.Fields[i].Level != levelSpec {
+				gws = append(gws, n.gateway)
+			}
+		}
+		if len(gws) > 0 {
+			t.Fields[i].Notes = append(t.Fields[i].Notes, "not on Gateway "+strings.Join(gws, ", Gateway ")+", whose controller does not read the kind")
+		}
+	}
 	return t
+}
+
+// notOnGateway is a Gateway routing to a backend whose cluster there
+// takes none of one kind's policies (merge.Result.BackendOn).
+type notOnGateway struct {
+	kind, gateway, note string
+}
+
+// notOnGateways are, per Gateway whose routes send to the backend k and
+// kind of its merge (pts) that Gateway's controller does not read, what
+// render decided (merge.Result.BackendOn): its cluster there is built
+// without that kind's fields. Only when the input mixes controllers.
+func notOnGateways(r *merge.Result, k model.Key, pts merge.Points) []notOnGateway {
+	if len(pts) == 0 || r.Attach == nil || !r.Attach.Mixed() {
+		return nil
+	}
+	var out []notOnGateway
+	for _, gw := range r.Graph.BackendGateways()[k] {
+		on := r.BackendOn(pts, gw)
+		for _, pt := range pts {
+			if slices.Contains(on, pt) {
+				continue
+			}
+			gk := pt.Kind.GroupKind()
+			name := gw.Namespace + "/" + gw.Name
+			why := "its controller does not read " + gk.Kind
+			if s, ok := r.Registry.StrangerOn(r.Graph, gw, pt.Kind); ok {
+				why = s.Why(gk.Kind, "Gateway "+name)
+			}
+			out = append(out, notOnGateway{kind: gk.Group + "/" + gk.Kind, gateway: name,
+				note: "the cluster Gateway " + name + " builds for it takes none of the " + gk.Kind + " fields listed: " + why})
+		}
+	}
+	return out
 }
 
 // backendClusterName is render's name of the cluster.

@@ -54,8 +54,13 @@ type PolicyTarget struct {
 	// Listener narrows NotApplied to the route as served through one
 	// listener (ns/gateway/name): the controller refuses the policy
 	// there only (policy.TargetKey.On), and applies it on the others.
-	Listener string        `json:"listener,omitempty"`
-	Fields   []PolicyField `json:"fields"`
+	Listener string `json:"listener,omitempty"`
+	// NotOn are the Gateways (NAMESPACE/NAME) the target is served on,
+	// or that route to it (a backend), whose controller does not read the
+	// policy's kind: none of its fields take part there, as render
+	// decided (merge.Result.NotOn); the fields are those of the others.
+	NotOn  []string      `json:"notOn,omitempty"`
+	Fields []PolicyField `json:"fields"`
 }
 
 // NotApplied is why a controller does not apply a policy on a target:
@@ -110,10 +115,16 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 		ti, fi int
 	}
 	var refs []fieldRef
-	add := func(ref Ref, pts merge.Points, via ...string) {
+	var backendGateways map[model.Key][]*topology.Gateway // routing to each backend, when the input mixes controllers
+	add := func(ref Ref, pts merge.Points, gws func() []*topology.Gateway, via ...string) {
 		t, fs, ok := policyTarget(ref, pts.Of(p.Kind), p)
 		if !ok {
 			return
+		}
+		if r.Attach.Mixed() {
+			for _, gw := range r.NotOn(pts.Of(p.Kind), gws()) {
+				t.NotOn = append(t.NotOn, gw.Namespace+"/"+gw.Name)
+			}
 		}
 		if rj := backendVerdict(r, p, ref); rj != nil && t.NotApplied == nil {
 			// its controller does not apply it on this backend target
@@ -127,19 +138,21 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 		}
 		rep.Targets = append(rep.Targets, t)
 	}
+	none := func() []*topology.Gateway { return nil } // a Gateway's or listener's policy is its own
 	for _, gp := range r.Gateways {
-		add(Ref{Group: gatewayGroup, Kind: "Gateway", Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name}, gp.Whole)
+		add(Ref{Group: gatewayGroup, Kind: "Gateway", Namespace: gp.Gateway.Namespace, Name: gp.Gateway.Name}, gp.Whole, none)
 		for _, lp := range gp.Listeners {
-			add(listenerRef(lp.Listener), lp.Own)
+			add(listenerRef(lp.Listener), lp.Own, none)
 		}
 	}
 	for _, rp := range r.Routes {
+		serving := func() []*topology.Gateway { return merge.ServingGateways(rp.Route) }
 		for _, rule := range rp.Rules {
 			if rule.Delegating {
 				continue
 			}
 			if len(rule.Paths) == 0 {
-				add(ruleRef(rp.Route, rule.Rule), rule.Own)
+				add(ruleRef(rp.Route, rule.Rule), rule.Own, serving)
 				continue
 			}
 			for _, path := range rule.Paths {
@@ -147,15 +160,21 @@ func Policy(r *merge.Result, p *policy.Policy) PolicyReport {
 				if len(rule.Paths) > 1 {
 					via = viaText(r, path.Via) // named when there is a choice
 				}
-				add(ruleRef(rp.Route, rule.Rule), path.Own, via...)
+				add(ruleRef(rp.Route, rule.Rule), path.Own, serving, via...)
 			}
 		}
 	}
 	for _, bp := range r.Backends {
 		k := bp.Key
-		add(Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}, bp.Own)
+		routing := func() []*topology.Gateway {
+			if backendGateways == nil {
+				backendGateways = r.Graph.BackendGateways()
+			}
+			return backendGateways[k]
+		}
+		add(Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}, bp.Own, routing)
 		for _, port := range slices.Sorted(maps.Keys(bp.Ports)) {
-			add(Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Section: port}, bp.Ports[port])
+			add(Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Section: port}, bp.Ports[port], routing)
 		}
 	}
 	// Indexed once rep.Targets stops growing, so the pointers stay valid.

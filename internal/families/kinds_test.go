@@ -36,6 +36,7 @@ var hooks = []reflect.Type{
 	reflect.TypeFor[policy.Renderer](),
 	reflect.TypeFor[policy.ConditionWriter](),
 	reflect.TypeFor[policy.ObjectStatuser](),
+	reflect.TypeFor[policy.RouteStatuser](),
 	reflect.TypeFor[policy.GraphRefiner](),
 	reflect.TypeFor[policy.Identifier](),
 	reflect.TypeFor[policy.RuleNoter](),

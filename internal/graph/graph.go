@@ -8,6 +8,7 @@ import (
 	"github.com/gwpol/gwpol/internal/attach"
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -108,8 +109,20 @@ func build(r *merge.Result) *drawing {
 		}
 		return "p_" + p.ID()
 	}
-	attachAll := func(target string, pts merge.Points) {
+	// attachAll draws the policies of a target's merge (pts); gws are
+	// the Gateways it is served on or routed to from (a route's, a
+	// backend's): an edge says on which of them the policy takes no part
+	// (merge.Result.NotOn).
+	attachAll := func(target string, pts merge.Points, gws []*topology.Gateway) {
 		for _, pt := range pts {
+			notOn := ""
+			if gs := r.NotOn(pt, gws); len(gs) > 0 {
+				names := make([]string, len(gs))
+				for i, gw := range gs {
+					names[i] = gw.Namespace + "/" + gw.Name
+				}
+				notOn = ", not on " + strings.Join(names, ", ")
+			}
 			for _, c := range slices.Concat(pt.Candidates, pt.Invalid) {
 				use(c.Policy).candidate = true
 				if c.Level == merge.LevelGateway && !strings.HasPrefix(target, "gw_") {
@@ -118,6 +131,9 @@ func build(r *merge.Result) *drawing {
 				label := viaLabel[c.Via]
 				if c.Parent != "" {
 					label = "inherited"
+				}
+				if !c.IsBuiltIn() {
+					label += notOn
 				}
 				d.edge(edge{from: pol(c.Policy), to: target, label: label, dashed: true})
 			}
@@ -136,22 +152,26 @@ func build(r *merge.Result) *drawing {
 		gw := gp.Gateway
 		gwKey := gw.Namespace + "/" + gw.Name
 		g := d.node(&node{id: "gw_" + gwKey, label: "Gateway\n" + gwKey, shape: "box", namespace: gw.Namespace, gateway: gwKey})
-		attachAll(g, gp.Whole)
+		attachAll(g, gp.Whole, nil)
 		for _, lp := range gp.Listeners {
 			l := d.node(&node{id: "l_" + lp.Listener.ID(), label: fmt.Sprintf("listener %s\n%s :%d", lp.Listener.Name, lp.Listener.Protocol, lp.Listener.Port),
 				shape: "box", namespace: gw.Namespace, gateway: gwKey})
 			d.edge(edge{from: g, to: l})
-			attachAll(l, lp.Own)
+			attachAll(l, lp.Own, nil)
 		}
 	}
 	// Backends (Services, Backend objects) with policies of their own
 	// (BackendConfigPolicy, BackendTLSPolicy): drawn so those policies are
 	// seen attached where they are.
+	var routing map[model.Key][]*topology.Gateway // the Gateways routing to each backend, when the input mixes controllers
+	if len(r.Backends) > 0 && r.Attach.Mixed() {
+		routing = r.Graph.BackendGateways()
+	}
 	for _, bp := range r.Backends {
 		k := bp.Key
 		b := d.node(&node{id: "b_" + k.Kind + "/" + k.Namespace + "/" + k.Name, label: k.Kind + "\n" + k.Namespace + "/" + k.Name,
 			shape: "cylinder", namespace: k.Namespace})
-		attachAll(b, bp.Own)
+		attachAll(b, bp.Own, routing[k])
 	}
 	for _, rp := range r.Routes {
 		rt := rp.Route
@@ -166,6 +186,10 @@ func build(r *merge.Result) *drawing {
 				d.edge(edge{from: "rule_" + parent.Kind + "/" + parent.Meta.Namespace + "/" + parent.Meta.Name + "/" + p.Delegation.Rule.Section(), to: rid, label: "delegates"})
 			}
 		}
+		var serving []*topology.Gateway
+		if r.Attach.Mixed() {
+			serving = merge.ServingGateways(rt)
+		}
 		for _, rule := range rp.Rules {
 			n := &node{id: "rule_" + rt.Kind + "/" + rt.Meta.Namespace + "/" + rt.Meta.Name + "/" + rule.Rule.Section(), label: "rule " + rule.Rule.Section(),
 				shape: "ellipse", namespace: rt.Meta.Namespace}
@@ -175,7 +199,7 @@ func build(r *merge.Result) *drawing {
 			}
 			id := d.node(n)
 			d.edge(edge{from: rid, to: id})
-			attachAll(id, rule.Own)
+			attachAll(id, rule.Own, serving)
 		}
 	}
 	// The targets each policy's controller does not apply it on (the

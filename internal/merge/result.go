@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,11 @@ type Result struct {
 	// rules a listener's or a route's policies reach share their chain.
 	routedMu sync.Mutex
 	routed   map[routedKey]*Point
+
+	// backendKinds are the kinds with a policy on some backend object
+	// (BackendStranger), listed once.
+	backendKindsOnce sync.Once
+	backendKinds     []policy.Kind
 }
 
 // Points are one target's merge results, one per kind that attached there
@@ -146,6 +152,77 @@ func (bp *BackendPoints) ForPort(name string) Points {
 		return pts
 	}
 	return bp.Own
+}
+
+// BackendOn are the points of a backend's merge for one of its clusters
+// (pts: BackendPoints.ForPort) as gw's controller builds that cluster:
+// a point of a kind gw's controller does not read
+// (attach.Result.Stranger) is dropped — one family's cluster policy on
+// a Service takes no part in the cluster another controller's Gateway
+// builds for it, as each controller reads its own family's kinds (and
+// the Gateway API's) only. The one decision render (the backend's clusters
+// on each Gateway), status and explain (the backend view) read. pts
+// itself when nothing is dropped (always, when the input mixes no
+// controllers) or gw is nil.
+func (r *Result) BackendOn(pts Points, gw *topology.Gateway) Points {
+	return r.OnGateway(pts, gw) // a backend's points hold targetRef and selector policies only
+}
+
+// BackendStranger reports whether some policy on a backend object is of
+// a kind gw's controller does not read (attach.Result.Stranger): that
+// Gateway's clusters of the backend differ from those of a Gateway that
+// reads every such kind (BackendOn), so render does not share them. False
+// at once when the input mixes no controllers.
+func (r *Result) BackendStranger(gw *topology.Gateway) bool {
+	if gw == nil || r.Attach == nil || !r.Attach.Mixed() {
+		return false
+	}
+	r.backendKindsOnce.Do(func() {
+		seen := map[policy.Kind]bool{}
+		for _, bp := range r.Backends {
+			for _, pts := range append([]Points{bp.Own}, slices.Collect(maps.Values(bp.Ports))...) {
+				for _, pt := range pts {
+					if !seen[pt.Kind] {
+						seen[pt.Kind] = true
+						r.backendKinds = append(r.backendKinds, pt.Kind)
+					}
+				}
+			}
+		}
+	})
+	return slices.ContainsFunc(r.backendKinds, func(k policy.Kind) bool { return r.Attach.Stranger(k, gw) })
+}
+
+// NotOn are the Gateways among gws (those serving a route, ServingGateways,
+// or routing to a backend, topology.Graph.BackendGateways) where the
+// policies of pt take no part (LeftOutOn: the Gateway's controller does
+// not read pt's kind), in gws order: what render decided, for the views
+// that show a route's or a backend's merge without choosing a Gateway
+// (explain's policy view, graph, status's scope) to say where it differs
+// per Gateway. Nil at once when the input mixes no controllers.
+func (r *Result) NotOn(pt *Point, gws []*topology.Gateway) []*topology.Gateway {
+	if pt == nil || r.Attach == nil || !r.Attach.Mixed() {
+		return nil
+	}
+	var out []*topology.Gateway
+	for _, gw := range gws {
+		if r.LeftOutOn(pt, gw) {
+			out = append(out, gw)
+		}
+	}
+	return out
+}
+
+// ServingGateways are the Gateways a route is served on: its parentRefs'
+// with a listener that takes it, in parentRef order, each once.
+func ServingGateways(rt *topology.Route) []*topology.Gateway {
+	var out []*topology.Gateway
+	for _, p := range rt.Parents {
+		if p.Gateway != nil && len(p.Listeners) > 0 && !slices.Contains(out, p.Gateway) {
+			out = append(out, p.Gateway)
+		}
+	}
+	return out
 }
 
 // Gateway returns a Gateway's points.

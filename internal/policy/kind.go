@@ -35,6 +35,7 @@ package policy
 //	BackendReferrer   decode, route validation (Env.BackendPolicies): what the policy governing a backend port references, which a controller resolves while it builds a destination
 //	ConditionWriter   status: policy conditions other than Accepted/Attached
 //	ObjectStatuser    status: conditions on the object itself (APIs, not attached policies)
+//	RouteStatuser     status: a route parent's conditions as a controller gwpol reports no Controller for writes them (the WSO2 gateway operator), in place of the Gateway API's
 //	GraphRefiner      the pipeline (after decode and topology): findings its controller makes only where a target reaches a Gateway
 //	Identifier        explain: runtime names of rules and policies in the data plane
 //	LintRuleOwner     lint: the lint rules of findings only the kind makes
@@ -326,6 +327,18 @@ type ConditionWriter interface {
 // beside (not instead of) the ancestor statuses.
 type ObjectStatuser interface {
 	ObjectConditions(p *Policy) []ObjectCondition
+}
+
+// RouteStatuser is implemented by kinds whose family's controller writes
+// the status of the routes it serves by rules of its own, and which gwpol
+// reports as no policy.Controller (the WSO2 gateway operator: ResolvedRefs
+// False when it cannot build its API from the route, Accepted False when
+// the gateway-controller refuses that API, each leaving the other
+// condition as it was). The verdict is the family's Finish step's; status
+// writes the conditions returned for a parent in place of the Gateway
+// API's and the broken rules'. ok false leaves the parent to those.
+type RouteStatuser interface {
+	RouteConditions(rt *topology.Route, p *topology.Parent) (conds []Condition, ok bool)
 }
 
 // GraphRefiner is implemented by kinds whose controller judges some parts

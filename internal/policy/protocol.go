@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/gwpol/gwpol/internal/model"
 )
@@ -40,10 +41,23 @@ func (t *Target) UpstreamProtocol(appProtocol string) string {
 	if len(t.HTTP2AppProtocols) == 0 {
 		return ""
 	}
-	if appProtocol != "" && slices.Contains(t.HTTP2AppProtocols, appProtocol) {
+	if t.AppProtocolIn(t.HTTP2AppProtocols, appProtocol) {
 		return ClusterHTTP2
 	}
 	return ClusterHTTP1
+}
+
+// AppProtocolIn reports whether appProtocol is one of protocols under
+// the target: as written, or whatever its case where the target folds
+// it (AppProtocolsFoldCase). "" is none.
+func (t *Target) AppProtocolIn(protocols []string, appProtocol string) bool {
+	if appProtocol == "" {
+		return false
+	}
+	if !t.AppProtocolsFoldCase {
+		return slices.Contains(protocols, appProtocol)
+	}
+	return slices.ContainsFunc(protocols, func(p string) bool { return strings.EqualFold(p, appProtocol) })
 }
 
 // BackendAppProtocol is the application protocol a backend names: a

@@ -32,12 +32,13 @@ func (protoKind) BackendAppProtocol(o *manifest.Object) string {
 // where the target reads names; a backend object's protocol as its kind
 // reads it — and not from what its cluster happens to carry: an object
 // naming no protocol is an HTTP/1 backend. A target that does not decide
-// by app protocol decides nothing.
+// by app protocol decides nothing; one that folds case reads an
+// appProtocol whatever its case.
 func TestBackendProtocol(t *testing.T) {
 	objs, err := manifest.Parse("in.yaml", []byte(`apiVersion: v1
 kind: Service
 metadata: {name: s, namespace: ns}
-spec: {ports: [{port: 1, name: grpc}, {port: 2, name: grpc, appProtocol: http}, {port: 3, name: web}, {port: 4, appProtocol: h2x}]}
+spec: {ports: [{port: 1, name: grpc}, {port: 2, name: grpc, appProtocol: http}, {port: 3, name: web}, {port: 4, appProtocol: h2x}, {port: 5, name: grpc, appProtocol: H2X}, {port: 6, appProtocol: GRPC-X}]}
 ---
 apiVersion: b.example/v1
 kind: Fn
@@ -56,6 +57,7 @@ spec: {proto: h2x}
 	reg := NewRegistry(protoKind{})
 	names := &Target{HTTP2AppProtocols: []string{"grpc", "h2x"}, PortNameIsAppProtocol: true}
 	noNames := &Target{HTTP2AppProtocols: []string{"grpc", "h2x"}}
+	folded := &Target{HTTP2AppProtocols: []string{"grpc", "h2x"}, PortNameIsAppProtocol: true, AppProtocolsFoldCase: true}
 	svc := model.Key{Kind: "Service", Namespace: "ns", Name: "s"}
 	fn := func(name string) model.Key {
 		return model.Key{Group: "b.example", Kind: "Fn", Namespace: "ns", Name: name}
@@ -77,6 +79,10 @@ spec: {proto: h2x}
 		{"object naming an HTTP/2 protocol", names, fn("loud"), 0, ClusterHTTP2},
 		{"object not in the input", names, fn("gone"), 0, ClusterHTTP1},
 		{"target deciding nothing", &Target{}, fn("loud"), 0, ""},
+		{"upper-case appProtocol, case kept", names, svc, 5, ClusterHTTP1},
+		{"upper-case appProtocol, case folded", folded, svc, 5, ClusterHTTP2},
+		{"folded, yet another protocol", folded, svc, 6, ClusterHTTP1},
+		{"folded, the appProtocol still wins over the name", folded, svc, 2, ClusterHTTP1},
 	} {
 		if got := reg.BackendProtocol(tt.target, m, tt.key, tt.port); got != tt.want {
 			t.Errorf("%s: BackendProtocol = %q, want %q", tt.name, got, tt.want)

@@ -109,6 +109,18 @@ type Target struct {
 	// gRPC), as a controller that reads Istio's port-naming convention
 	// does. Unset: only appProtocol names a port's protocol.
 	PortNameIsAppProtocol bool
+	// AppProtocolsFoldCase: an appProtocol (or a port name read as one)
+	// names HTTP2AppProtocols and WebSocketAppProtocols whatever its
+	// letters' case, so a Service port's `GRPC` or `kubernetes.io/H2C`
+	// speaks HTTP/2 (the Service API lets an appProtocol hold upper case;
+	// RFC 6335 compares service names case-insensitively). Unset: an
+	// appProtocol names one of them only as written.
+	AppProtocolsFoldCase bool
+	// HeaderAddsFirst: a Gateway API header modifier's add entries are
+	// written before its set entries, as the controller converts them, so
+	// a header both added and set ends with the set value alone (Envoy
+	// applies the options in order). Unset: sets first.
+	HeaderAddsFirst bool
 	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
 	// policy on the backend object merges into is replaced by a blackhole
 	// (kgateway), rather than rendered without that policy.

@@ -237,6 +237,12 @@ func Compute(r *merge.Result, opt Options) *Report {
 		}
 	}
 	refused := topology.StreamRefusals(g)
+	var statusers []policy.RouteStatuser
+	for _, k := range r.Registry.Kinds() {
+		if rs, ok := k.(policy.RouteStatuser); ok {
+			statusers = append(statusers, rs)
+		}
+	}
 	for _, rt := range g.Routes {
 		out := Route{Kind: rt.Kind, Namespace: rt.Meta.Namespace, Name: rt.Meta.Name, Parents: []RouteParent{}}
 		for _, p := range rt.Parents {
@@ -254,6 +260,10 @@ func Compute(r *merge.Result, opt Options) *Report {
 				ref.Port = int32(*p.Ref.Port)
 			}
 			ctrl := parentController(g, p, opt.ControllerName)
+			if cs, ok := ownRouteStatus(statusers, rt, p); ok {
+				out.Parents = append(out.Parents, RouteParent{ParentRef: ref, ControllerName: ctrl, Conditions: cs})
+				continue
+			}
 			var conds []metav1.Condition
 			v := r.Attach.Verdicts[rt][ctrl]
 			if v != nil && slices.Contains(v.Unreported, p.Index) {
@@ -286,6 +296,19 @@ func Compute(r *merge.Result, opt Options) *Report {
 	}
 	rep.Objects = objectStatuses(r.Attach.Objects)
 	return rep
+}
+
+// ownRouteStatus are the conditions a controller writes on the parent p
+// of rt by rules of its own (policy.RouteStatuser: a controller that
+// writes a route's status its own way), which replace the Gateway API's
+// and the broken rules'.
+func ownRouteStatus(statusers []policy.RouteStatuser, rt *topology.Route, p *topology.Parent) ([]Condition, bool) {
+	for _, rs := range statusers {
+		if cs, ok := rs.RouteConditions(rt, p); ok {
+			return written(cs), true
+		}
+	}
+	return nil, false
 }
 
 // objectStatuses are the verdicts attach keeps on the objects whose
@@ -938,7 +961,10 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 					anc = users[bp.Key]
 				}
-				record(merge.Points{pt}, fixedAncestors(anc), all, policy.TargetKey{Backend: bp.Key, Port: port})
+				// a Gateway whose controller does not read the kind
+				// builds the backend's clusters without it and reports
+				// nothing of it (merge.Result.BackendOn)
+				record(merge.Points{pt}, fixedAncestors(anc), takes, policy.TargetKey{Backend: bp.Key, Port: port})
 			}
 		}
 	}

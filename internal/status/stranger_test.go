@@ -78,6 +78,10 @@ func TestStrangerAncestors(t *testing.T) {
 	tp := func(refs string) string {
 		return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: p, namespace: infra}\nspec:\n  targetRefs:\n" + refs + "  timeouts: {request: 9s}\n"
 	}
+	const bcp = "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: p, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: \"\", kind: Service, name: svc}]\n  connectTimeout: 3s\n"
+	const backendTLS = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: p, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: \"\", kind: Service, name: svc}]\n  validation: {wellKnownCACertificates: System, hostname: svc.example}\n"
 	ref := func(kind, name string) string {
 		return "  - {group: gateway.networking.k8s.io, kind: " + kind + ", name: " + name + "}\n"
 	}
@@ -105,6 +109,16 @@ func TestStrangerAncestors(t *testing.T) {
 		{name: "kgateway policy on both Gateways: its own only", policy: tp(ref("Gateway", "gw") + ref("Gateway", "kg")),
 			// (kgateway reports a Gateway's policy on its ListenerSets too)
 			ancestors: []string{"Gateway/infra/kg kgateway.dev/kgateway", "ListenerSet/infra/kset kgateway.dev/kgateway"}},
+		// a policy on a backend every Gateway routes to: kgateway reports
+		// its BackendConfigPolicy against the Service it targets, whoever
+		// routes there (merge.Result.BackendOn leaves it out of the Envoy
+		// Gateway's cluster, and reports nothing against that Gateway);
+		// each controller reports the Gateway API's BackendTLSPolicy
+		// against its own Gateways that route to the Service
+		{name: "kgateway BackendConfigPolicy on a Service both route to: the Service", policy: bcp,
+			ancestors: []string{"Service/infra/svc kgateway.dev/kgateway"}},
+		{name: "BackendTLSPolicy on a Service both route to: each controller's Gateways", policy: backendTLS,
+			ancestors: []string{"Gateway/infra/gw " + egController, "Gateway/infra/kg kgateway.dev/kgateway"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := compile(t, egPlatform("infra", "  allowedListeners: {namespaces: {from: Same}}\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n")+strangerPlatform+tc.policy)

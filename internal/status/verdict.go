@@ -27,8 +27,8 @@ func verdictConditions(rt *topology.Route, p *topology.Parent, v *policy.RouteVe
 	if len(v.Dropped) > 0 {
 		// A rule may be dropped for several problems: each is said, the
 		// rule counted once. A problem that drops several rules is said
-		// once per rule (Envoy Gateway's MultiStatusError joins every
-		// error), one of the route's own (RouteWide) once.
+		// once per rule (a controller may join every error into one
+		// message), one of the route's own (RouteWide) once.
 		var msgs, idx []string
 		for i, d := range v.Dropped {
 			if !d.RouteWide || i == 0 || d.Message != v.Dropped[i-1].Message {

@@ -66,6 +66,15 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 	// upgrades to WebSocket, and a health check naming its host leaves a
 	// static Backend's endpoints without a health_check_config hostname.
 	ConnectTimeout: 5 * time.Second, WebSocketAppProtocols: []string{"kubernetes.io/ws"}, CheckHostClearsEndpointHosts: true,
+	// kgateway lower-cases an appProtocol (or the port name it reads
+	// instead) before it names HTTP/2 or WebSocket (pluginsdk/ir/backend.go:
+	// ParseAppProtocol, at every stored revision from before XListenerSets
+	// gave way to v1 ListenerSets to after the pin's Gateway backend client
+	// certificates).
+	AppProtocolsFoldCase: true,
+	// and writes a header modifier's add entries before its set entries
+	// (krtcollections/builtin.go: convertHeaderModifierIR).
+	HeaderAddsFirst: true,
 	// kgateway turns a GRPCRoute match into an HTTPRoute match
 	// (krtcollections/grpc_route.go: buildGRPCPathMatch): a service alone
 	// is the PathPrefix /<service>.
@@ -82,7 +91,8 @@ var Target = policy.Target{Name: "kgateway", Capabilities: policy.UpstreamCapabi
 // HTTP/2 to (HTTP/1.1 to every other). A port without an appProtocol is
 // read by its name (kubernetes plugin, k8s.go: NewPluginFromCollections
 // passes OrDefault(port.AppProtocol, port.Name) to ParseAppProtocol), so a
-// port named grpc or http2 speaks HTTP/2 as well.
+// port named grpc or http2 speaks HTTP/2 as well. The match ignores case
+// (Target.AppProtocolsFoldCase).
 var HTTP2AppProtocols = []string{"http2", "grpc", "grpc-web", "kubernetes.io/h2c"}
 
 // TopologyKeys are the annotation keys kgateway reads on Gateway API

@@ -15,23 +15,7 @@ import (
 // policy, no stateful session), and its timeout is the backend request
 // timeout, as for a rule without a retry.
 func TestExperimentalRuleFieldsRendered(t *testing.T) {
-	const input = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: kgw}
-spec: {controllerName: kgateway.dev/kgateway}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: shop}
-spec:
-  gatewayClassName: kgw
-  listeners: [{name: web, port: 8080, protocol: HTTP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: cart, namespace: shop}
-spec: {ports: [{port: 80}]}
----
+	const input = httpGatewayInput + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: cart, namespace: shop}

@@ -15,6 +15,7 @@ import (
 	metadatafmtv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/formatter/metadata/v3"
 	reqwithoutqueryv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/formatter/req_without_query/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -288,8 +289,40 @@ func filterType(t *FilterType) (*accesslogv3.AccessLogFilter, error) {
 		}
 		out.FilterSpecifier = &accesslogv3.AccessLogFilter_ExtensionFilter{ExtensionFilter: &accesslogv3.ExtensionFilter{
 			Name: celLogFilterName, ConfigType: &accesslogv3.ExtensionFilter_TypedConfig{TypedConfig: a}}}
+	case t.RuntimeFilter != nil:
+		r, err := runtimeFilter(t.RuntimeFilter)
+		if err != nil {
+			return nil, err
+		}
+		out.FilterSpecifier = &accesslogv3.AccessLogFilter_RuntimeFilter{RuntimeFilter: r}
 	default:
 		return nil, fmt.Errorf("no filter type set")
+	}
+	return out, nil
+}
+
+// fractionDenominators are the denominators a FractionalPercent names.
+var fractionDenominators = map[string]typev3.FractionalPercent_DenominatorType{
+	"HUNDRED": typev3.FractionalPercent_HUNDRED, "TEN_THOUSAND": typev3.FractionalPercent_TEN_THOUSAND,
+	"MILLION": typev3.FractionalPercent_MILLION,
+}
+
+// runtimeFilter is the runtime key, its sampled fraction (out of a
+// hundred unless the denominator says otherwise) and its randomness source.
+func runtimeFilter(r *RuntimeFilter) (*accesslogv3.RuntimeFilter, error) {
+	out := &accesslogv3.RuntimeFilter{RuntimeKey: r.RuntimeKey}
+	if p := r.PercentSampled; p != nil {
+		out.PercentSampled = &typev3.FractionalPercent{Numerator: uint32(max(p.Numerator, 0))}
+		if p.Denominator != nil {
+			d, ok := fractionDenominators[*p.Denominator]
+			if !ok {
+				return nil, fmt.Errorf("runtimeFilter.percentSampled.denominator %q is not one of HUNDRED, TEN_THOUSAND, MILLION", *p.Denominator)
+			}
+			out.PercentSampled.Denominator = d
+		}
+	}
+	if r.UseIndependentRandomness != nil {
+		out.UseIndependentRandomness = *r.UseIndependentRandomness
 	}
 	return out, nil
 }

@@ -662,6 +662,22 @@ type FilterType struct {
 	ResponseFlagFilter   *ResponseFlagFilter `json:"responseFlagFilter,omitempty"`
 	GrpcStatusFilter     *GrpcStatusFilter   `json:"grpcStatusFilter,omitempty"`
 	CELFilter            *CELFilter          `json:"celFilter,omitempty"`
+	RuntimeFilter        *RuntimeFilter      `json:"runtimeFilter,omitempty"`
+}
+
+// RuntimeFilter samples access logs through a runtime key, with a
+// fraction of requests (PercentSampled) on top when given.
+type RuntimeFilter struct {
+	RuntimeKey               string             `json:"runtimeKey"`
+	PercentSampled           *FractionalPercent `json:"percentSampled,omitempty"`
+	UseIndependentRandomness *bool              `json:"useIndependentRandomness,omitempty"`
+}
+
+// FractionalPercent is Numerator out of Denominator (HUNDRED,
+// TEN_THOUSAND or MILLION; HUNDRED when left out).
+type FractionalPercent struct {
+	Numerator   int32   `json:"numerator"`
+	Denominator *string `json:"denominator,omitempty"`
 }
 
 // ComparisonFilter compares a number; Op is EQ, GE or LE.

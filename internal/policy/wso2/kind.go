@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policyversion"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // FieldChain is the kind's one mergeable field: the policy chain.
@@ -30,6 +31,9 @@ type Kinds struct {
 	others    []*APIKind
 	// found is what the compile found that explain shows (SetFound).
 	found Found
+	// routeStatus is the operator's verdict on each route it reconciles
+	// (operatorRoutes), which status reads (RouteConditions).
+	routeStatus map[*topology.Route]*routeVerdict
 }
 
 // New returns the WSO2 kinds resolving against defs and engine (either may

@@ -111,6 +111,7 @@ func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.At
 		classes[gc.Name] = string(gc.Spec.ControllerName)
 	}
 	var diags []diag.Diagnostic
+	ks.routeStatus = nil
 	for _, rt := range g.Routes {
 		if rt.Kind != "HTTPRoute" || !ks.served(classes, rt, att) {
 			continue
@@ -119,6 +120,7 @@ func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.At
 		if !otherController(classes, rt) {
 			if r := ks.buildRefusal(rt, att); r != nil {
 				diags = append(diags, ks.refuseRoute(rt, att, r))
+				ks.record(rt, classes, routeVerdict{refused: r})
 				continue
 			}
 		}
@@ -132,8 +134,28 @@ func (ks *Kinds) operatorRoutes(m *model.Model, g *topology.Graph, att policy.At
 			rejected = append(rejected, ks.invalidExtensionRefs(att, rule)...)
 		}
 		diags = append(diags, ks.rejectRoute(rt, att, rejected)...)
+		v := routeVerdict{}
+		if len(rejected) > 0 {
+			v.rejected = deploymentFailed(rejected)
+		}
+		ks.record(rt, classes, v)
 	}
 	return diags
+}
+
+// deploymentFailed is the message of the operator's Accepted False
+// (DeploymentFailed) on a route whose API the gateway-controller refuses:
+// the controller answers 400 with its validation errors (rest_api_handler:
+// "Configuration validation failed"), which the operator quotes
+// (gatewayclient: "gateway returned status 400: BODY"); gwpol words the
+// errors as its findings do, the first of them.
+func deploymentFailed(problems []diag.Diagnostic) string {
+	first := problems[0]
+	more := ""
+	if len(problems) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(problems)-1)
+	}
+	return fmt.Sprintf("gateway returned status 400: Configuration validation failed: %s %s: %s%s", first.Code, first.Field, first.Message, more)
 }
 
 // crossDuplicates reports an API-level policy name that two APIPolicies

@@ -113,7 +113,8 @@ func (gb *gatewayBuild) backendPolicies() {
 		if bp == nil || c == nil || gb.unrouted[name] {
 			continue
 		}
-		own := bp.ForPort(gb.clusterPortName(name))
+		// the kinds this Gateway's controller reads (merge.Result.BackendOn)
+		own := gb.res.BackendOn(bp.ForPort(gb.clusterPortName(name)), gb.gw)
 		todo = append(todo, clusterPoints{name, c, own})
 		if gb.target.BlackholesInvalidBackendPolicy && slices.ContainsFunc(own, func(p *merge.Point) bool { return len(p.Invalid) > 0 }) {
 			continue // blackholed below: nothing of it renders
@@ -226,22 +227,26 @@ func (gb *gatewayBuild) shapeBackendCluster(name string, c *clusterv3.Cluster, o
 // the cluster of every portless backend object a kind builds clusters for
 // (port 0, policy.BackendClusterer) — Target.UnroutedBackendClusters;
 // backendPolicies then shapes them. A Service's cluster an earlier
-// Gateway finished is taken as it is (see builder.unrouted).
+// Gateway finished is taken as it is (see builder.unrouted), but by a
+// Gateway whose controller does not read some backend policy's kind
+// (merge.Result.BackendStranger, only when the input mixes controllers):
+// its clusters are not the others', so it builds its own and shares none.
 func (gb *gatewayBuild) unroutedBackendClusters() {
 	ports := gb.targetedServicePorts()
 	// A Gateway presenting a client certificate derives a variant from
 	// each of its clusters (gatewayClientCertificate): it holds the
 	// clusters it takes with its own.
 	inMap := gb.presentsClientCertificate()
+	alone := gb.res.BackendStranger(gb.gw)
 	for i := range ports {
 		sp := &ports[i]
-		if sp.cluster != nil && !inMap {
+		if sp.cluster != nil && !inMap && !alone {
 			continue // taken below, unless the Gateway has its own
 		}
 		if _, ok := gb.clusters[sp.name]; ok {
 			continue
 		}
-		if sp.cluster != nil {
+		if sp.cluster != nil && !alone {
 			// recorded as applyCluster records a Service's cluster,
 			// and shaped no further here
 			gb.referenced[sp.name] = true
@@ -252,11 +257,11 @@ func (gb *gatewayBuild) unroutedBackendClusters() {
 		}
 		key := sp.key
 		gb.applyCluster(clusterOp{name: sp.name, http2: sp.http2, backend: &key})
-		if shareUnrouted {
+		if shareUnrouted && !alone {
 			gb.unrouted[sp.name] = false
 		}
 	}
-	if !inMap {
+	if !inMap && !alone {
 		// Every finished cluster is taken but those the Gateway has of
 		// its own, found from its own (a few hundred) rather than by
 		// looking each of the S ports up in its map: that was two string

@@ -605,6 +605,12 @@ func TestServiceClusterProtocol(t *testing.T) {
 	// kgateway reads a port's name only when it has no appProtocol.
 	cases = append(cases, portCase{name: "grpc"}, portCase{name: "http2"}, portCase{name: "grpc-web"},
 		portCase{name: "web"}, portCase{name: "grpc", appProtocol: "http"}, portCase{name: "web", appProtocol: "grpc"})
+	// kgateway lower-cases an appProtocol before reading it
+	// (pluginsdk/ir/backend.go: ParseAppProtocol); the Service API lets
+	// one hold upper case.
+	cases = append(cases, portCase{appProtocol: "GRPC"}, portCase{appProtocol: "kubernetes.io/H2C"},
+		portCase{name: "web", appProtocol: "Http2"}, portCase{appProtocol: "Grpc-Web"}, portCase{appProtocol: "HTTP"},
+		portCase{name: "grpc", appProtocol: "HTTP"})
 	for _, pc := range cases {
 		for _, target := range envoyTargets() {
 			t.Run(target+"/"+pc.name+"/"+pc.appProtocol, func(t *testing.T) {
@@ -635,7 +641,8 @@ spec:
 `, port)
 				gw := renderInline(t, input, target)
 				want := slices.Contains(http2, protocol) || target == "envoy" ||
-					target == "envoygateway" && pc.appProtocol != "kubernetes.io/ws" // a WebSocket port is forced to HTTP/1.1 (TestServiceUpstreamProtocol)
+					target == "envoygateway" && pc.appProtocol != "kubernetes.io/ws" || // a WebSocket port is forced to HTTP/1.1 (TestServiceUpstreamProtocol)
+					target == "kgateway" && slices.Contains(http2, strings.ToLower(protocol))
 				for _, c := range gw.Clusters {
 					if c.Name != "kube_infra_grpc_9090" {
 						continue

@@ -309,7 +309,7 @@ func (b *builder) websocketBackend(bs []*topology.Backend) bool {
 		return false
 	}
 	for _, be := range bs {
-		if be.Resolved && slices.Contains(b.target.WebSocketAppProtocols, b.appProtocol(be)) {
+		if be.Resolved && b.target.AppProtocolIn(b.target.WebSocketAppProtocols, b.appProtocol(be)) {
 			return true
 		}
 	}

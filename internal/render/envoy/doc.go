@@ -101,4 +101,19 @@
 // target lacks) is reported as GWP404 and the resources it applies to
 // answer 503 with a body naming the policy and field. Replaced resources
 // carry no metadata and no typed_per_filter_config: nothing is half-applied.
+//
+// # Generated writers
+//
+// typedwriters_gen.go holds, for each xDS message type reachable through
+// message fields from the resources written (not through Any), a JSON
+// writer (writeTyped, the writers' xdsjson.Typed) and an Any walk
+// (eachAnyTyped, behind eachAny) that read the Go struct instead of
+// asking protobuf reflection about every field the type declares.
+// genwriters.go makes it from the descriptors; they write what the
+// reflective writer writes, byte for byte (TestWriterMatchesProtojsonOnRenders
+// on every render, FuzzTypedWriter, BenchmarkTypedWriter and
+// BenchmarkEachAny beside them), and TestTypedWritersAreCurrent fails when
+// go-control-plane has moved under them.
 package envoy
+
+//go:generate go run genwriters.go

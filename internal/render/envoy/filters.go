@@ -92,29 +92,45 @@ func withInherited(fs []ruleFilter, inherited []topology.InheritedFilter) []rule
 
 // applyHeaderFilters applies RequestHeaderModifier and
 // ResponseHeaderModifier: set overwrites, add appends, remove removes.
-func applyHeaderFilters(r *routev3.Route, fs []ruleFilter) {
+func applyHeaderFilters(r *routev3.Route, fs []ruleFilter, t *Target) {
 	for _, f := range fs {
 		if h := f.reqHeaders; h != nil {
-			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, headerOptions(h)...)
+			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, headerOptions(h, t)...)
 			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, h.Remove...)
 		}
 		if h := f.respHeaders; h != nil {
-			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, headerOptions(h)...)
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, headerOptions(h, t)...)
 			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, h.Remove...)
 		}
 	}
 }
 
-func headerOptions(h *gwv1.HTTPHeaderFilter) []*corev3.HeaderValueOption {
+// headerOptions are a header filter's set and add entries in the order
+// the target's controller writes them: sets first, or adds first under
+// Target.HeaderAddsFirst. Envoy applies them in order, so a header both
+// added and set ends with the set value alone when the add comes first,
+// and with both values when the set does.
+func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target) []*corev3.HeaderValueOption {
 	var out []*corev3.HeaderValueOption
-	for _, s := range h.Set {
-		out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value},
-			AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+	sets := func() {
+		for _, s := range h.Set {
+			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value},
+				AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+		}
 	}
-	for _, a := range h.Add {
-		out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value},
-			AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
+	adds := func() {
+		for _, a := range h.Add {
+			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value},
+				AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
+		}
 	}
+	if t.HeaderAddsFirst {
+		adds()
+		sets()
+		return out
+	}
+	sets()
+	adds()
 	return out
 }
 
@@ -131,9 +147,12 @@ var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
 
 // redirectAction translates RequestRedirect on a listener. Without a port
 // the redirect keeps the scheme's well-known port when it names a scheme,
-// else the listener's port, as the Gateway API asks; a well-known port is
-// left out of the Location (for https, https_redirect says it
-// under targets with Target.HTTPSRedirect).
+// else the listener's port, as the Gateway API asks; a port that is the
+// well-known one of the scheme the Location uses — the filter's, else the
+// listener's (https on an HTTPS listener, http on any other) — is left
+// out of the Location, whether the filter or the listener gave it (for
+// https, https_redirect says the scheme under targets with
+// Target.HTTPSRedirect).
 func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
 	scheme := ""
@@ -147,15 +166,17 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	if f.Hostname != nil {
 		ra.HostRedirect = string(*f.Hostname)
 	}
-	switch {
-	case f.Port != nil:
-		ra.PortRedirect = uint32(*f.Port)
-	case scheme == "" && l != nil:
-		ra.PortRedirect = uint32(l.Port)
+	if scheme == "" && l != nil {
 		scheme = "http"
 		if l.Protocol == gwv1.HTTPSProtocolType {
 			scheme = "https"
 		}
+	}
+	switch {
+	case f.Port != nil:
+		ra.PortRedirect = uint32(*f.Port)
+	case f.Scheme == nil && l != nil:
+		ra.PortRedirect = uint32(l.Port)
 	}
 	if wellKnownPort[scheme] == ra.PortRedirect {
 		ra.PortRedirect = 0

@@ -216,6 +216,25 @@ func FuzzRender(f *testing.F) {
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}, {group: gateway.networking.k8s.io, kind: Gateway, name: kgw}]\n  timeout: {http: {requestTimeout: 7s}}\n" +
 		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: tp2, namespace: app}\nspec:\n" +
 		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}, {group: gateway.networking.k8s.io, kind: Gateway, name: egw}]\n  timeouts: {request: 9s}\n"))
+	// Backend policies on Services Gateways of two controllers route to:
+	// a kgateway BackendConfigPolicy on the route's Service and on one
+	// only the base's route uses (shaping kgateway's clusters alone, and
+	// the kgateway target's unrouted clusters not shared with Envoy
+	// Gateway's), an Envoy Gateway BackendTrafficPolicy's circuit breaker
+	// on the route, and the Gateway API's BackendTLSPolicy every
+	// controller reads.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kg}\nspec: {controllerName: kgateway.dev/kgateway}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egw, namespace: app}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 8083}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: kgw, namespace: app}\nspec:\n  gatewayClassName: kg\n  listeners: [{name: http, protocol: HTTP, port: 8082}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: both, namespace: app}\nspec:\n  parentRefs: [{name: kgw}, {name: egw}]\n" +
+		"  rules: [{matches: [{path: {type: PathPrefix, value: /b}}], backendRefs: [{name: svc, port: 80}]}]\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: bcp, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: svc}, {group: '', kind: Service, name: svc2}]\n  connectTimeout: 3s\n  outlierDetection: {consecutive5xx: 3}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: bt, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}]\n  circuitBreaker: {maxConnections: 7}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {wellKnownCACertificates: System, hostname: svc.example}\n"))
 	reg := fuzzRegistry()
 	base := fuzzBaseObjects(f)
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base, docs) })

@@ -42,7 +42,7 @@ const (
 
 // writeProto appends m as compact JSON with proto field names.
 func writeProto(buf *bytes.Buffer, m proto.Message) error {
-	w := xdsjson.Writer{Buf: buf.AvailableBuffer()}
+	w := xdsjson.Writer{Buf: buf.AvailableBuffer(), Typed: writeTyped}
 	if err := w.Message(m.ProtoReflect()); err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (s *unitStream) ready(u *jsonUnit) error {
 		wave := s.units[s.done:min(s.done+unitsPerWave, len(s.units))]
 		chunks := (len(wave) + unitsPerChunk - 1) / unitsPerChunk
 		for len(s.writers) < chunks {
-			s.writers = append(s.writers, &xdsjson.Writer{})
+			s.writers = append(s.writers, &xdsjson.Writer{Typed: writeTyped})
 		}
 		parallel.Each(chunks, func(c int) {
 			s.writeChunk(s.writers[c], wave[c*unitsPerChunk:min((c+1)*unitsPerChunk, len(wave))])

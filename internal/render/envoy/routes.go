@@ -3,6 +3,7 @@ package envoy
 import (
 	"cmp"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -263,9 +264,12 @@ func planVHosts(ls []*topology.Listener) []*vhostPlan {
 	return out
 }
 
-// ownerOf picks the listener that owns a hostname: an exact listener
-// hostname beats a wildcard, which beats none; ties go to the first
-// listener (the Gateway's own before its ListenerSets').
+// ownerOf picks the listener that owns a hostname, the most specific
+// that covers it: an exact listener hostname beats a wildcard, a longer
+// wildcard a shorter one (`*.foo.example.com` owns a.foo.example.com
+// before `*.example.com` does, whatever their order), and any beats none;
+// ties go to the first listener (the Gateway's own before its
+// ListenerSets').
 func ownerOf(ls []*topology.Listener, host string) *topology.Listener {
 	var best *topology.Listener
 	bestRank := -1
@@ -275,9 +279,9 @@ func ownerOf(ls []*topology.Listener, host string) *topology.Listener {
 		case lh == "":
 			rank = 0
 		case lh == host:
-			rank = 2
+			rank = math.MaxInt
 		case strings.HasPrefix(lh, "*") && strings.HasSuffix(host, lh[1:]):
-			rank = 1
+			rank = len(lh)
 		}
 		if rank > bestRank {
 			best, bestRank = l, rank
@@ -1028,7 +1032,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	for _, f := range filters {
 		if f.redirect != nil {
 			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
-			applyHeaderFilters(r, filters)
+			applyHeaderFilters(r, filters, &vb.target)
 			return true
 		}
 	}
@@ -1070,7 +1074,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	vb.backendRoute(act, e.rule.Backends)
 	r.Action = &routev3.Route_Route{Route: act}
-	applyHeaderFilters(r, filters)
+	applyHeaderFilters(r, filters, &vb.target)
 	if act.GetCluster() != "" {
 		// One backend: its own header filters apply on the route, after
 		// the rule's (without Target.BackendRefDestinations a backendRef
@@ -1122,7 +1126,7 @@ func (vb *vhostBuild) clusterWeights(e entry) (wcs []*routev3.WeightedCluster_Cl
 		}
 		total += w
 		h := &routev3.Route{}
-		applyHeaderFilters(h, backendRefFilters(e.rule, i))
+		applyHeaderFilters(h, backendRefFilters(e.rule, i), &vb.target)
 		var tpfc map[string]*anypb.Any
 		if name != BlackholeCluster {
 			// a backendRef that takes no traffic has no policies in

@@ -21,6 +21,16 @@ func TestSharedUnroutedClustersChangeNothing(t *testing.T) {
 		cases[name] = func(t *testing.T) *manifest.Set { return load(t, inputs...) }
 	}
 	cases["shared-unrouted"] = func(t *testing.T) *manifest.Set { return load(t, "testdata/shared-unrouted/input.yaml") }
+	// Gateways of three controllers, one of which reads the backend
+	// policies' kind: its clusters are not the others' (merge.Result.
+	// BackendStranger), and the Gateway built first does not read it
+	cases["mixed-controllers"] = func(t *testing.T) *manifest.Set {
+		objs, err := manifest.Parse("mixed.yaml", []byte(strangerBackends), manifest.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &manifest.Set{Objects: objs}
+	}
 	for name, gen := range map[string]func(int) []byte{"generated-kgateway": benchgen.Platform, "generated-envoygateway": benchgen.PlatformEnvoyGateway} {
 		cases[name] = func(t *testing.T) *manifest.Set {
 			objs, err := manifest.Parse(name+".yaml", gen(400), manifest.Limits{})

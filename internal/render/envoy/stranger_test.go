@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -165,6 +166,120 @@ func routeServing(out *envoy.Output, host string) proto.Message {
 				if len(vh.Domains) > 0 && strings.EqualFold(vh.Domains[0], host) && len(vh.Routes) == 1 {
 					return vh.Routes[0]
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// lone is a Service no route sends to, which the kgateway target gives
+// every Gateway a cluster of (Target.UnroutedBackendClusters) when a
+// backend policy targets it.
+const lone = "---\napiVersion: v1\nkind: Service\nmetadata: {name: lone, namespace: infra}\nspec: {ports: [{port: 81}]}\n"
+
+// bcp is a kgateway BackendConfigPolicy with a connect timeout on a
+// Service of infra.
+func bcp(name, svc, timeout string) string {
+	return "---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: " + name + ", namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: \"\", kind: Service, name: " + svc + "}]\n  connectTimeout: " + timeout + "\n"
+}
+
+// strangerBackends is strangerRoutes with a BackendConfigPolicy on the
+// route's Service and one on lone.
+var strangerBackends = strangerRoutes + lone + bcp("bcp", "svc", "3s") + bcp("bcp-lone", "lone", "4s")
+
+// TestStrangerBackendPolicies: a policy on a backend shapes the clusters
+// of the Gateways whose controller reads its kind only — a kgateway
+// BackendConfigPolicy on a Service that a kgateway, an Envoy Gateway and
+// a HAPTIC Gateway route to is in kgateway's cluster alone, as an Envoy
+// Gateway BackendTrafficPolicy's cluster settings on the route are in
+// Envoy Gateway's alone; the Gateway API's BackendTLSPolicy, which every
+// controller reads, is in each (merge.Result.BackendOn). Under a target
+// that adds the clusters of Services no route uses (kgateway's), a
+// Gateway that does not read the kind builds those clusters without it
+// and shares none with the others (merge.Result.BackendStranger): the
+// Envoy Gateway Gateway, built first, must not hand its clusters to
+// kgateway's. Shapes no public case has.
+func TestStrangerBackendPolicies(t *testing.T) {
+	const btp = "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: btp, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]\n  circuitBreaker: {maxConnections: 7}\n"
+	const tls = "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: \"\", kind: Service, name: svc}]\n  validation: {wellKnownCACertificates: System, hostname: svc.example}\n"
+	bcpTimeout := func(c *clusterv3.Cluster) bool { return c.GetConnectTimeout().AsDuration() == 3*time.Second }
+	breaker := func(c *clusterv3.Cluster) bool {
+		th := c.GetCircuitBreakers().GetThresholds()
+		return len(th) > 0 && th[0].GetMaxConnections().GetValue() == 7
+	}
+	originates := func(c *clusterv3.Cluster) bool {
+		return c.GetTransportSocket() != nil || len(c.GetTransportSocketMatches()) > 0
+	}
+	for _, tc := range []struct {
+		name, policies string
+		targets        []string
+		has            func(*clusterv3.Cluster) bool
+		kg, eg, hap    bool
+	}{
+		{"a kgateway BackendConfigPolicy on the Service: kgateway's cluster only", bcp("bcp", "svc", "3s"), []string{"", "kgateway", "envoy"}, bcpTimeout, true, false, false},
+		{"an Envoy Gateway BackendTrafficPolicy's circuit breaker on the route: Envoy Gateway's cluster only", btp, []string{"", "envoygateway"}, breaker, false, true, false},
+		{"both: each in its own controller's cluster", bcp("bcp", "svc", "3s") + btp, []string{""}, func(c *clusterv3.Cluster) bool { return bcpTimeout(c) || breaker(c) }, true, true, false},
+		{"the Gateway API's BackendTLSPolicy: every controller reads it", tls, []string{"", "kgateway", "envoygateway"}, originates, true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Parse("fixture.yaml", []byte(strangerRoutes+lone+tc.policies+bcp("bcp-lone", "lone", "4s")), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+			for _, target := range tc.targets {
+				out := render(t, res, envoy.Options{Target: target})
+				for _, want := range []struct {
+					host string
+					has  bool
+				}{{"kg.example", tc.kg}, {"eg.example", tc.eg}, {"hap.example", tc.hap}} {
+					c := routeCluster(t, out, want.host)
+					if c == nil {
+						continue // a target that sends the host's route to no cluster of its own
+					}
+					if got := tc.has(c); got != want.has {
+						t.Errorf("target %q, %s: cluster %s shaped by the policy %v, want %v", target, want.host, c.GetName(), got, want.has)
+					}
+				}
+				// kgateway's own Service clusters, also of a Service no route
+				// uses (the kgateway target's), take the BackendConfigPolicy;
+				// the other Gateways' never do
+				for _, g := range out.Gateways {
+					for _, c := range g.Clusters {
+						if c.GetName() != "kube_infra_lone_81" {
+							continue
+						}
+						if got, want := c.GetConnectTimeout().AsDuration() == 4*time.Second, g.Name == "kgw"; got != want {
+							t.Errorf("target %q, Gateway %s: cluster %s has bcp-lone's connect timeout %v, want %v", target, g.Name, c.GetName(), got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// routeCluster is the cluster the one route of the virtual host serving
+// host sends to, in that Gateway's clusters; nil when the Gateway has no
+// cluster of that name.
+func routeCluster(t *testing.T, out *envoy.Output, host string) *clusterv3.Cluster {
+	t.Helper()
+	name := forwardingRoute(t, out, host).GetCluster()
+	for _, g := range out.Gateways {
+		for _, rc := range g.RouteConfigurations {
+			for _, vh := range rc.VirtualHosts {
+				if len(vh.Domains) == 0 || !strings.EqualFold(vh.Domains[0], host) {
+					continue
+				}
+				for _, c := range g.Clusters {
+					if c.GetName() == name {
+						return c
+					}
+				}
+				return nil
 			}
 		}
 	}

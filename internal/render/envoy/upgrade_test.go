@@ -18,7 +18,8 @@ var upgradeBase = egGateway("infra", egHTTP80) + egService("infra", "web", "{por
 // route upgrade to WebSocket whatever its backend speaks, a GRPCRoute's
 // none; a BackendTrafficPolicy's httpUpgrade replaces the default (not
 // added to it), and its requestBuffer keeps upgrades off. kgateway
-// upgrades only the routes to a WebSocket backend.
+// upgrades only the routes to a WebSocket backend, whatever the case of
+// its appProtocol.
 func TestRouteUpgrades(t *testing.T) {
 	btp := func(field string) string {
 		return `
@@ -42,6 +43,10 @@ spec:
 		{name: "policy buffers requests", target: "envoygateway", kind: "HTTPRoute", extra: btp("requestBuffer: {limit: 1Mi}")},
 		{name: "kgateway plain backend", target: "kgateway", kind: "HTTPRoute"},
 		{name: "kgateway WebSocket backend", target: "kgateway", kind: "HTTPRoute", appProtocol: "kubernetes.io/ws", want: []string{"websocket"}},
+		// kgateway lower-cases an appProtocol before reading it
+		// (pluginsdk/ir/backend.go: ParseAppProtocol).
+		{name: "kgateway WebSocket backend in upper case", target: "kgateway", kind: "HTTPRoute", appProtocol: "kubernetes.io/WS", want: []string{"websocket"}},
+		{name: "kgateway another protocol in that case", target: "kgateway", kind: "HTTPRoute", appProtocol: "kubernetes.io/WSS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ap := ""

@@ -43,7 +43,20 @@ func validateAny(a *anypb.Any) error {
 var anyName = (&anypb.Any{}).ProtoReflect().Descriptor().FullName()
 
 // eachAny calls f for every Any reachable from m, not descending into them.
+// The xDS types render writes are walked by generated code
+// (eachAnyTyped, typedwriters_gen.go), which reads their fields without
+// asking reflection about each field a type declares.
 func eachAny(m protoreflect.Message, f func(*anypb.Any) error) error {
+	if walked, err := eachAnyTyped(m.Interface(), f); walked {
+		return err
+	}
+	return eachAnyReflect(m, f)
+}
+
+// eachAnyReflect is eachAny through reflection, for the types without a
+// generated walk (and the reference the generated ones are tested
+// against).
+func eachAnyReflect(m protoreflect.Message, f func(*anypb.Any) error) error {
 	var err error
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {

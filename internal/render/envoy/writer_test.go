@@ -3,12 +3,15 @@ package envoy
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gwpol/gwpol/internal/benchgen"
 	"github.com/gwpol/gwpol/internal/manifest"
@@ -18,8 +21,10 @@ import (
 )
 
 // TestWriterMatchesProtojsonOnRenders checks the writer against protojson
-// on every resource rendered from the repository's fixtures, for both
-// targets.
+// on every resource rendered from the repository's fixtures, for every
+// target: the generated typed writers (writeTyped) byte for byte against
+// the reflective writer they stand in for and both against protojson,
+// and the generated Any walks (eachAnyTyped) against reflection's.
 func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 	inputs, _ := filepath.Glob("../../../testdata/render/*/input.yaml")
 	haptic, _ := filepath.Glob("../../../testdata/haptic/*/input.yaml")
@@ -50,19 +55,19 @@ func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 			}
 			for _, g := range out.Gateways {
 				for _, l := range g.Listeners {
-					xdsjsontest.AssertSameAsProtojson(t, dir+" "+l.Name, l)
+					assertTypedSame(t, dir+" "+l.Name, l)
 					n++
 				}
 				for _, rc := range g.RouteConfigurations {
-					xdsjsontest.AssertSameAsProtojson(t, dir+" "+rc.Name, rc)
+					assertTypedSame(t, dir+" "+rc.Name, rc)
 					n++
 				}
 				for _, c := range g.Clusters {
-					xdsjsontest.AssertSameAsProtojson(t, dir+" "+c.Name, c)
+					assertTypedSame(t, dir+" "+c.Name, c)
 					n++
 				}
 				if bs, err := g.Bootstrap(); err == nil {
-					xdsjsontest.AssertSameAsProtojson(t, dir+" bootstrap", bs)
+					assertTypedSame(t, dir+" bootstrap", bs)
 				}
 			}
 		}
@@ -70,6 +75,32 @@ func TestWriterMatchesProtojsonOnRenders(t *testing.T) {
 	if n < 150 {
 		t.Fatalf("only %d resources compared; fixtures missing?", n)
 	}
+}
+
+// assertTypedSame holds the generated writers and Any walks to what they
+// stand in for on m and on every message packed in an Any below it.
+func assertTypedSame(t testing.TB, name string, m proto.Message) {
+	t.Helper()
+	xdsjsontest.AssertTypedSameAsReflective(t, name, m, writeTyped)
+	typed, reflected := anysWalked(t, m, eachAny), anysWalked(t, m, eachAnyReflect)
+	if !maps.Equal(typed, reflected) {
+		t.Errorf("%s: the generated walk reached %d Anys, reflection %d", name, len(typed), len(reflected))
+	}
+	for a := range reflected {
+		if inner, err := a.UnmarshalNew(); err == nil {
+			assertTypedSame(t, name+" "+a.GetTypeUrl(), inner)
+		}
+	}
+}
+
+// anysWalked counts the Anys walk reaches from m, by address (the
+// generated walk goes in declaration order, reflection in its own).
+func anysWalked(t testing.TB, m proto.Message, walk func(protoreflect.Message, func(*anypb.Any) error) error) map[*anypb.Any]int {
+	out := map[*anypb.Any]int{}
+	if err := walk(m.ProtoReflect(), func(a *anypb.Any) error { out[a]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func compileForTest(set *manifest.Set) *merge.Result {

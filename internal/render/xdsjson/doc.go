@@ -10,6 +10,11 @@
 // and a benchmark beside it (BenchmarkWriter/BenchmarkProtojson,
 // BenchmarkToYAML/BenchmarkLibraryJSONToYAML).
 //
+// A Writer may be given typed writers (Typed) that write the messages
+// they know from their Go structs, without reflection; render/envoy
+// generates them for the xDS types and keeps their differential test and
+// fuzz target against this package's reflective writer and protojson.
+//
 // It is the render stage's writer, below render/envoy, which assembles
 // documents from it; it imports the protobuf runtime and, of gwpol's,
 // only inert. xdsjsontest holds the references, for tests only.

@@ -37,7 +37,10 @@ type Writer struct {
 	// first line at Depth.
 	Indent bool
 	Depth  int // indentation level of the value being written
-	free   []*[]fieldValue
+	// Typed, when set, writes the messages it has a writer for without
+	// reflection (see Typed); the output is the same.
+	Typed Typed
+	free  []*[]fieldValue
 	// collect appends to filling: populated's Range callback.
 	collect func(protoreflect.FieldDescriptor, protoreflect.Value) bool
 	filling *[]fieldValue
@@ -88,6 +91,11 @@ func (w *Writer) cachedAny(typeURL string, value []byte) (key uint64, out []byte
 
 // Message appends m at the writer's depth.
 func (w *Writer) Message(m protoreflect.Message) error {
+	if w.Typed != nil && w.Skip == nil {
+		if written, err := w.Typed(w, m.Interface(), ""); written {
+			return err
+		}
+	}
 	if wkt := wellKnown(m.Descriptor().FullName()); wkt != nil {
 		return wkt(w, m)
 	}
@@ -537,6 +545,11 @@ func (w *Writer) expandAny(typeURL string, value []byte) error {
 	}
 	wkt := wellKnown(mt.Descriptor().FullName())
 	if wkt == nil {
+		if w.Typed != nil && w.Skip == nil {
+			if written, err := w.Typed(w, inner.Interface(), typeURL); written {
+				return err
+			}
+		}
 		return w.fields(inner, typeURL)
 	}
 	w.Buf = append(w.Buf, '{')

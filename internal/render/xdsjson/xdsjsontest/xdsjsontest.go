@@ -42,6 +42,35 @@ func Written(m proto.Message, indent bool, depth int) (string, error) {
 	return string(w.Buf), err
 }
 
+// WrittenTyped is m as a writer with typed writers writes it.
+func WrittenTyped(m proto.Message, indent bool, depth int, typed xdsjson.Typed) (string, error) {
+	w := xdsjson.Writer{Indent: indent, Depth: depth, Typed: typed}
+	err := w.Message(m.ProtoReflect())
+	return string(w.Buf), err
+}
+
+// AssertTypedSameAsReflective checks a writer with typed writers against
+// the reflective writer and protojson on m, indented and compact, at
+// depth 0 and deeper: the same text (byte for byte), or an error from
+// all three (the same error from both writers).
+func AssertTypedSameAsReflective(t testing.TB, name string, m proto.Message, typed xdsjson.Typed) {
+	t.Helper()
+	AssertSameAsProtojson(t, name, m)
+	for _, indent := range []bool{true, false} {
+		for _, depth := range []int{0, 3} {
+			want, werr := Written(m, indent, depth)
+			got, gerr := WrittenTyped(m, indent, depth, typed)
+			if (werr != nil) != (gerr != nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Errorf("%s (indent %v): reflective writer error %v, typed writer error %v", name, indent, werr, gerr)
+				continue
+			}
+			if werr == nil && got != want {
+				t.Errorf("%s (indent %v, depth %d): typed writer output differs from the reflective writer's\n got: %s\nwant: %s", name, indent, depth, got, want)
+			}
+		}
+	}
+}
+
 // AssertSameAsProtojson checks the writer against protojson on m,
 // indented and compact, at depth 0 and deeper: the same text, or an error
 // from both.
