@@ -58,6 +58,10 @@ import (
 //	                     (default $TMPDIR/gwpol-eg-oracle); "off" for none
 //	GWPOL_EGCTL_OUT      a directory for the full report and each disagreeing
 //	                     mutant's input
+//	GWPOL_EGCTL_EXTRA    1: sample only the shapes egExtraMutants makes (a
+//	                     Secret's or ConfigMap's key removed or emptied, a
+//	                     Service port's appProtocol, numbers at a
+//	                     percentage's edges, a mirror's share)
 //	GWPOL_EGCTL_SERVE    1: GWPOL_EGCTL is not egctl but a command answering
 //	                     as it would for many inputs in one process (input
 //	                     paths on stdin, one a line; one JSON line each:
@@ -109,7 +113,7 @@ func TestEnvoyGatewayOracle(t *testing.T) {
 			continue
 		}
 		ms := append([]egMutant{{Class: "base", Label: "the case as loaded by egctl", apply: func(d []egDoc) []egDoc { return d }}},
-			egPick(egMutants(base), perCase, uint64(seed), name)...)
+			egPick(egOracleMutants(base), perCase, uint64(seed), name)...)
 		for _, m := range ms {
 			docs := m.apply(egCloneDocs(base))
 			input, err := egEncode(docs)

@@ -92,3 +92,57 @@ func TestEnvoyGatewayPolicyMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvoyGatewayMergedValidatorFirst: a SecurityPolicy with mergeType
+// on a TCPRoute, merged into its listener's policy, meets the validator
+// before anything of the merge is built (processSecurityPolicyForRoute:
+// validator(mergedPolicy), then translateSecurityPolicyForRoute), so the
+// listener's basic auth, which the TCP validator refuses, is what the
+// route policy is refused for — not the listener policy's own build
+// error (an empty .htpasswd). Checked with egctl x translate v1.9.0.
+func TestEnvoyGatewayMergedValidatorFirst(t *testing.T) {
+	const input = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: eg\n  listeners:\n" +
+		"  - {name: tcp, protocol: TCP, port: 9000, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: TCPRoute}]}}\n" +
+		"---\napiVersion: v1\nkind: Namespace\nmetadata: {name: infra}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {clusterIP: 10.0.0.1, ports: [{port: 8080}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\nmetadata: {name: t, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra, sectionName: tcp}]\n  rules: [{backendRefs: [{name: svc, port: 8080}]}]\n" +
+		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: users, namespace: infra}\ndata: {.htpasswd: ''}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: lp, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: tcp}]\n  basicAuth: {users: {name: users}}\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: SecurityPolicy\nmetadata: {name: rp, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: TCPRoute, name: t}]\n  mergeType: StrategicMerge\n" +
+		"  authorization: {defaultAction: Deny, rules: [{action: Allow, principal: {clientCIDRs: [10.0.0.0/8]}}]}\n"
+	file := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(file, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "status", "-f", file, "-o", "json")
+	if out == "" {
+		t.Fatalf("status: exit %d, no report\n%s", code, errOut)
+	}
+	var rep struct {
+		Policies []struct {
+			Name      string `json:"name"`
+			Ancestors []struct {
+				Conditions []struct{ Type, Message string } `json:"conditions"`
+			} `json:"ancestors"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"rp": "Only authorization is supported for TCP (routes/listeners).",
+		"lp": `BasicAuth: secret infra/users must contain a non-empty ".htpasswd" key.`,
+	}
+	for _, p := range rep.Policies {
+		for _, a := range p.Ancestors {
+			for _, c := range a.Conditions {
+				if c.Type == "Accepted" && c.Message != want[p.Name] {
+					t.Errorf("%s: Accepted %q, want %q", p.Name, c.Message, want[p.Name])
+				}
+			}
+		}
+	}
+}

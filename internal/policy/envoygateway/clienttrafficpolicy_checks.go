@@ -436,6 +436,11 @@ func (v valueChecks) dataRefFrom(m *model.Model, kindFrom string, ref objectRef,
 	if !o.Assumed && !slices.Contains(keys, key) && len(keys) != 1 {
 		return fmt.Sprintf("ref %s [%s] has none of the expected keys [%s] and more than one entry", strings.ToLower(kind), name, key)
 	}
+	// validateAndGetDataAtKeyInRef refuses the entry it found when it is
+	// empty, in the same words
+	if val, ok := v.refData(m, objectRef{kind: kind, name: name, namespace: ns}, key); ok && kind != "ClusterTrustBundle" && val.Len() == 0 {
+		return fmt.Sprintf("ref %s [%s] has none of the expected keys [%s] and more than one entry", strings.ToLower(kind), name, key)
+	}
 	return ""
 }
 

@@ -135,6 +135,14 @@ func TestClientTrafficPolicyChecks(t *testing.T) {
 		{name: "tls.clientValidation.ca-key", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
 			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {a: eA==, b: eA==}\n",
 			want:   []string{"TLS: failed to get certificate from ref: ref secret [ca] has none of the expected keys [ca.crt] and more than one entry."}},
+		// validateAndGetDataAtKeyInRef refuses the entry it found when it is
+		// empty, in the words of a key not found (checked with egctl)
+		{name: "tls.clientValidation.ca-key-empty", spec: "  tls: {clientValidation: {caCertificateRefs: [{kind: ConfigMap, name: ca}]}}\n",
+			others: "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: default}\ndata: {ca.crt: ''}\n",
+			want:   []string{"TLS: failed to get certificate from ref: ref configmap [ca] has none of the expected keys [ca.crt] and more than one entry."}},
+		{name: "tls.clientValidation.ca-single-entry-empty", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
+			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {other.pem: ''}\n",
+			want:   []string{"TLS: failed to get certificate from ref: ref secret [ca] has none of the expected keys [ca.crt] and more than one entry."}},
 		{name: "tls.clientValidation.ca-single-entry", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}]}}\n",
 			others: "---\napiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: default}\ndata: {other.pem: " + ca + "}\n"},
 		{name: "tls.clientValidation.crl-missing", spec: "  tls: {clientValidation: {caCertificateRefs: [{name: ca}], crl: {refs: [{name: crl}]}}}\n", others: caSecret,

@@ -1156,14 +1156,20 @@ func (s *statusRun) mergeOnListener(rc *claim, l *topology.Listener, name string
 	if c == nil {
 		return nil
 	}
-	if !c.policy.IsValid() {
+	merged := s.mergedRefusal(rc.target.route, rc.policy, c.policy)
+	// A SecurityPolicy's merged spec meets the validator before anything
+	// is built (processSecurityPolicyForRoute: validator(mergedPolicy),
+	// then translateSecurityPolicyForRoute), so its refusal comes before
+	// what building the parent's part fails on.
+	validatedFirst := merged != nil && s.kind == securityPolicy
+	if !c.policy.IsValid() && !validatedFirst {
 		// Nothing valid to merge into: the merged result is invalid on
 		// that listener (merge finds the parent invalid there), and
 		// the parent counts as overridden.
 		s.set(rc.policy, at, cond("Accepted", false, "Invalid", joinedErrors(s.kind, c.policy, c.policy.Invalid, true, s.parentsOn(rc.target.route, l.Gateway))))
 		return nil
 	}
-	if err := s.mergedRefusal(rc.target.route, rc.policy, c.policy); err != nil {
+	if err := merged; err != nil {
 		refusal := conditionMessage(err.msg)
 		s.replace(rc.policy, at, cond("Accepted", false, "Invalid", refusal))
 		what := fmt.Sprintf("Envoy Gateway does not apply it there, the route takes %s/%s alone", c.policy.Obj.Namespace, c.policy.Obj.Name)
