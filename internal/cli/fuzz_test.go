@@ -59,6 +59,38 @@ func FuzzPipeline(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// HAPTIC's fixtures and example, each at a length that runs it with
+	// the chart switches on (below): under the chart's defaults a policy
+	// with a rate limit or a cache fails closed, and its token checks and
+	// consumer headers never render. Then the WSO2 fixtures not seeded
+	// above (the operator's refusals, the API kinds' findings).
+	hapticSeeds, _ := filepath.Glob("../../testdata/haptic/*/input.yaml")
+	wso2Seeds, _ := filepath.Glob("../../testdata/wso2/lint/*.yaml")
+	for _, p := range append(append(hapticSeeds, "../../testdata/examples/70-haproxy.yaml"), append(wso2Seeds, "../../testdata/wso2/reject/routes.yaml")...) {
+		if b, err := os.ReadFile(p); err == nil {
+			if strings.Contains(p, "haptic") || strings.Contains(p, "haproxy") {
+				b = atLength(b, 2)
+			}
+			f.Add(b)
+		}
+	}
+	// A route the WSO2 operator builds operations from with every shape
+	// its mapping reads: annotations it refuses (display name, version,
+	// artifact-id) and a context, a method, /* and {param} paths, a
+	// regular expression, header and query matches, a rule without
+	// matches (GWP512, GWP514).
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: wso2-api-platform}\nspec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: platform, namespace: shop}\nspec:\n  gatewayClassName: wso2-api-platform\n  listeners: [{name: http, protocol: HTTP, port: 80}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: ops\n  namespace: shop\n  annotations:\n" +
+		"    gateway.api-platform.wso2.com/display-name: 'bad name!'\n    gateway.api-platform.wso2.com/api-version: 1.x\n" +
+		"    gateway.api-platform.wso2.com/context: shop/v1\n    gateway.api-platform.wso2.com/artifact-id: not-a-uuid\n" +
+		"spec:\n  parentRefs: [{name: platform}]\n  rules:\n" +
+		"  - matches: [{path: {type: PathPrefix, value: /items/*}, method: GET}, {path: {type: RegularExpression, value: '/items/{id}'}, method: DELETE}," +
+		" {path: {type: RegularExpression, value: /r.*}, headers: [{name: x-a, value: b}], queryParams: [{name: q, value: v}]}]\n" +
+		"    backendRefs: [{name: items, port: 8080}]\n  - backendRefs: [{name: items, port: 8080}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: root, namespace: shop, annotations: {gateway.api-platform.wso2.com/context: /}}\n" +
+		"spec:\n  parentRefs: [{name: platform}]\n  rules: [{matches: [{path: {type: Exact, value: /}}, {path: {type: PathPrefix, value: /a}}], backendRefs: [{name: items, port: 8080}]}]\n" +
+		"---\napiVersion: v1\nkind: Service\nmetadata: {name: items, namespace: shop}\nspec: {ports: [{port: 8080}]}\n"))
 	// A route on two controllers' Gateways (kgateway's and Envoy
 	// Gateway's) with each family's policy on it and on the other's
 	// Gateway: each attaches only where its controller serves (GWP224
@@ -101,20 +133,31 @@ func FuzzPipeline(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: app}\nspec:\n  gatewayClassName: kgw\n" +
 		"  listeners: [{name: http, port: 80, protocol: HTTP}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: web, namespace: app}\n" +
 		"spec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: absent, port: 80}, {Yame: present, port: 8080}]}]\n"))
-	cfg := (&Config{Namespace: "default"}).WithSetting("referenceGrantMode", "Strict").WithSetting("validationMode", "Strict")
-	// A rate limit service, so that global rate limits render.
-	cfg.Settings = map[string]any{"envoyGateway.rateLimit.enabled": true}
-	assumeAll := *cfg
-	assumeAll.AssumeExist = []string{"Secret", "Service", "ConfigMap"}
+	// A rate limit service, so that global rate limits render. (Set
+	// beside the modes: assigning Settings had dropped them since they
+	// became settings.)
+	cfg := (&Config{Namespace: "default"}).WithSetting("referenceGrantMode", "Strict").WithSetting("validationMode", "Strict").
+		WithSetting("envoyGateway.rateLimit.enabled", true)
+	// HAPTIC's chart switches on (shared rate limit, cache tier,
+	// self-service WAF catalogs), so that its policies using them render
+	// rather than fail closed as under the chart's defaults.
+	hapticOn := *cfg
+	hapticOn.WithSetting("haptic", map[string]any{"rateLimit": map[string]any{"shared": map[string]any{"enabled": true}},
+		"cache": map[string]any{"varnish": map[string]any{"enabled": true}}, "waf": map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": true}}}})
+	runs := []*Config{cfg, nil, &hapticOn, nil}
+	for i := range 2 {
+		assumeAll := *runs[2*i]
+		assumeAll.AssumeExist = []string{"Secret", "Service", "ConfigMap"}
+		runs[2*i+1] = &assumeAll
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := manifest.Parse("fuzz.yaml", data, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
 		if err != nil {
 			return
 		}
-		run := cfg
-		if len(data)%2 == 1 { // half the inputs with the objects they lack assumed present
-			run = &assumeAll
-		}
+		// Half the inputs (odd lengths) with the objects they lack assumed
+		// present, and half (lengths 2 and 3 mod 4) with HAPTIC's switches on.
+		run := runs[len(data)%4]
 		c := families.Compile(&manifest.Set{Objects: objs}, run)
 		rep := status.Compute(c.Result, status.Options{})
 		if _, err := encode("yaml", rep); err != nil {
@@ -166,4 +209,14 @@ func FuzzConfigFile(f *testing.F) {
 			t.Fatalf("config %q: %v (exit %d): want a usage or input error naming the file", data, err, exitCode(err))
 		}
 	})
+}
+
+// atLength is b with newlines appended until its length is r mod 4: the
+// configuration FuzzPipeline runs an input with.
+func atLength(b []byte, r int) []byte {
+	b = append([]byte{}, b...)
+	for len(b)%4 != r {
+		b = append(b, '\n')
+	}
+	return b
 }

@@ -23,13 +23,17 @@ const fuzzPlatform = "../../../testdata/base/platform.yaml"
 
 // fuzzConfig turns on every optional API and service of the families
 // (Envoy Gateway's Backend, Lua, SDS Secret references and rate limit
-// service), so that the renderers behind them are fuzzed too and not
-// only the refusals that say they are off.
+// service; HAPTIC's shared rate limit, cache tier and self-service WAF
+// catalogs, which its chart leaves off), so that the renderers behind
+// them are fuzzed too and not only the refusals that say they are off.
 var fuzzConfig = policy.Config{Values: map[string]any{
 	"envoyGateway.enableBackend":                    true,
 	"envoyGateway.extensionApis.enableLua":          true,
 	"envoyGateway.extensionApis.enableSDSSecretRef": true,
 	"envoyGateway.rateLimit.enabled":                true,
+	"haptic.rateLimit":                              map[string]any{"shared": map[string]any{"enabled": true}},
+	"haptic.cache":                                  map[string]any{"varnish": map[string]any{"enabled": true}},
+	"haptic.waf":                                    map[string]any{"policies": map[string]any{"selfService": map[string]any{"enabled": true}}},
 }}
 
 // fuzzBase is what the fuzzed policy documents attach to: a Gateway with
@@ -252,6 +256,23 @@ func FuzzRender(f *testing.F) {
 		"  default: {httpSettings: {accessLog: [{fileSink: {path: /dev/stdout, stringFormat: x}, filter: {runtimeFilter: {runtimeKey: k, percentSampled: {numerator: 3, denominator: MILLION}}}}]}}\n" +
 		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: up-port, namespace: app}\nspec:\n  targetRefs: [{group: '', kind: Service, name: up, sectionName: rpc}]\n  connectTimeout: 1s\n" +
 		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: BackendConfigPolicy\nmetadata: {name: up-whole, namespace: app}\nspec:\n  targetRefs: [{group: '', kind: Service, name: up}]\n  connectTimeout: 2s\n"))
+	// Mirror shares and fault percentages as fractions of a million: an
+	// Envoy Gateway route mirroring a third, 20/21 and 0 %, with a
+	// BackendTrafficPolicy's fault at 0.0007 % and 0.0101 % (float32
+	// products truncated), and a kgateway route mirroring 7/1000 beside an
+	// access log runtime filter out of ten thousand.
+	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: egf, namespace: app}\nspec:\n  gatewayClassName: eg\n  listeners: [{name: http, protocol: HTTP, port: 8085}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: fm, namespace: app}\nspec:\n  parentRefs: [{name: egf}]\n  rules:\n" +
+		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc2, port: 8080}, fraction: {numerator: 1, denominator: 3}}}, {type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 80}, percent: 0}}]\n" +
+		"    backendRefs: [{name: svc, port: 80}]\n" +
+		"  - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc, port: 80}, fraction: {numerator: 20, denominator: 21}}}]\n    backendRefs: [{name: svc2, port: 8080}]\n" +
+		"---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: fi, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: fm}]\n  faultInjection: {delay: {fixedDelay: 1s, percentage: 0.0007}, abort: {httpStatus: 503, percentage: 0.0101}}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: km, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n  hostnames: [km.example.com]\n" +
+		"  rules: [{filters: [{type: RequestMirror, requestMirror: {backendRef: {name: svc2, port: 8080}, fraction: {numerator: 7, denominator: 1000}}}], backendRefs: [{name: svc, port: 80}]}]\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: ListenerPolicy\nmetadata: {name: rt10k, namespace: infra}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n" +
+		"  default: {httpSettings: {accessLog: [{fileSink: {path: /dev/stdout, stringFormat: x}, filter: {runtimeFilter: {runtimeKey: k, percentSampled: {numerator: 3, denominator: TEN_THOUSAND}, useIndependentRandomness: true}}}]}}\n"))
 	reg := fuzzRegistry()
 	base := fuzzBaseObjects(f)
 	f.Fuzz(func(t *testing.T, docs []byte) { checkRender(t, reg, base, docs) })
