@@ -21,19 +21,7 @@ import (
 // rule that fails (Accepted False/UnsupportedValue, ResolvedRefs
 // False/InvalidKind). Another controller's route keeps them.
 func TestWSO2OperatorRouteStatus(t *testing.T) {
-	const head = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: wso2-api-platform}
-spec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: platform, namespace: shop}
-spec:
-  gatewayClassName: wso2-api-platform
-  listeners: [{name: http, protocol: HTTP, port: 80}, {name: alt, protocol: HTTP, port: 8080}]
----
-apiVersion: v1
+	const head = wso2OperatorPlatform + `apiVersion: v1
 kind: Service
 metadata: {name: cart, namespace: shop}
 spec: {ports: [{port: 8080}]}

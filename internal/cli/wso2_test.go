@@ -643,19 +643,7 @@ func TestRestAPIStatus(t *testing.T) {
 // filters and weighted backends as generated policies and served several
 // Services.
 func TestWSO2OperatorAtThePin(t *testing.T) {
-	const head = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: wso2-api-platform}
-spec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: platform, namespace: shop}
-spec:
-  gatewayClassName: wso2-api-platform
-  listeners: [{name: http, protocol: HTTP, port: 80}, {name: alt, protocol: HTTP, port: 8080}]
----
-apiVersion: v1
+	const head = wso2OperatorPlatform + `apiVersion: v1
 kind: Service
 metadata: {name: items, namespace: shop}
 spec: {ports: [{port: 8080}, {port: 9090}]}
@@ -889,3 +877,20 @@ func TestExplainRestAPIFitsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// wso2OperatorPlatform is the WSO2 gateway operator's GatewayClass (by its
+// default class name) and a Gateway of it in shop with two HTTP listeners:
+// the platform the operator tests build their routes on.
+const wso2OperatorPlatform = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: wso2-api-platform}
+spec: {controllerName: gateway.api-platform.wso2.com/gateway-operator}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: platform, namespace: shop}
+spec:
+  gatewayClassName: wso2-api-platform
+  listeners: [{name: http, protocol: HTTP, port: 80}, {name: alt, protocol: HTTP, port: 8080}]
+---
+`
