@@ -152,8 +152,10 @@ var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
 // listener's (https on an HTTPS listener, http on any other) — is left
 // out of the Location, whether the filter or the listener gave it (for
 // https, https_redirect says the scheme under targets with
-// Target.HTTPSRedirect).
-func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target) *routev3.RedirectAction {
+// Target.HTTPSRedirect). A status other than 0 is the one the Gateway's
+// controller reads off the route for it (topology.Graph.RedirectStatusOn),
+// over the filter's.
+func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target, status int) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
 	scheme := ""
 	if f.Scheme != nil {
@@ -187,8 +189,8 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	case t.RedirectFound:
 		ra.ResponseCode = routev3.RedirectAction_FOUND
 	}
-	if e.rule.RedirectStatus != 0 {
-		ra.ResponseCode = redirectCodes[e.rule.RedirectStatus]
+	if status != 0 {
+		ra.ResponseCode = redirectCodes[status]
 	}
 	if p := f.Path; p != nil {
 		switch {
