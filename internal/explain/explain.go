@@ -321,15 +321,21 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	} else {
 		t.Notes = append(t.Notes, "the route is attached to no listener; only its own policies are shown")
 	}
-	if p := path.ProblemOf(rule); p != nil && p.Dropped {
-		t.Notes = append(t.Notes, "not programmed: "+p.Message+"; the rule is left out of the Envoy config (RouteRuleDropped), so its requests go to the next route that matches them")
+	var gw *topology.Gateway
+	if l != nil {
+		gw = l.Gateway
+	}
+	if p := r.ProblemOf(rule, path, gw); p != nil && p.Dropped {
+		what := "the rule is left out of the Envoy config (RouteRuleDropped), so its requests go to the next route that matches them"
+		if p.Outcome != "" {
+			what = p.Outcome
+		}
+		t.Notes = append(t.Notes, "not programmed: "+p.Message+"; "+what)
 	}
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
-	var gw *topology.Gateway
 	if l != nil {
-		gw = l.Gateway
 		if note := unmanagedNote(r, gw); note != "" {
 			t.Notes = append(t.Notes, note)
 			return t

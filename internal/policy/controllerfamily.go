@@ -116,7 +116,11 @@ type Family struct {
 	// problem, status reports it (Controller.ProgrammedCondition), merge
 	// answers the replaced rule 500 and render leaves a dropped one out.
 	// It runs on every route rule, whichever Gateways serve it, as the
-	// keys of Controller.Topology are read. Nil: no such checks.
+	// keys of Controller.Topology are read, but its problems hold on the
+	// controller's Gateways only (topology.Graph.ProblemOn; and on a
+	// Gateway whose class is not in the input, or whose controller has
+	// no check of its own, which take every controller's). Nil: no such
+	// checks; the family must have a Controller for it to run.
 	CheckRule func(rt *topology.Route, rule *topology.Rule, cfg Config) *topology.RuleProblem
 	// Gateway is the controller's verdict on one of its Gateways as a
 	// whole, before it translates any of it (topology.Controller.Gateway):
@@ -320,13 +324,15 @@ func (r *Registry) Delegation() topology.DelegationRules {
 	return first
 }
 
-// RuleChecks are the families' checks of each route rule under cfg
-// (Family.CheckRule, topology.Options.RuleChecks), in registration order.
+// RuleChecks are the controllers' checks of each route rule under cfg
+// (Family.CheckRule, topology.Options.RuleChecks), in registration order,
+// each judging rules for its family's controller's Gateways.
 func (r *Registry) RuleChecks(cfg Config) []topology.RuleCheck {
 	var out []topology.RuleCheck
 	for _, f := range r.Families() {
-		if check := f.CheckRule; check != nil {
-			out = append(out, func(rt *topology.Route, rule *topology.Rule) *topology.RuleProblem { return check(rt, rule, cfg) })
+		if check := f.CheckRule; check != nil && f.Controller != nil {
+			out = append(out, topology.RuleCheck{Controller: f.Controller.Name,
+				Check: func(rt *topology.Route, rule *topology.Rule) *topology.RuleProblem { return check(rt, rule, cfg) }})
 		}
 	}
 	return out

@@ -453,13 +453,14 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 // (replacedBecause), False/RouteRuleDropped when the controller's rule
 // check leaves it out (topology.RuleProblem), else True/Programmed. A
 // rule's problem is the one of its copy served under p (a delegated
-// child's may come from that parent: topology.Rule.ProblemUnder).
+// child's may come from that parent: topology.Graph.ProblemUnder), the
+// one that holds on p's Gateway.
 func programmedCondition(r *merge.Result, rt *topology.Route, p *topology.Parent, c policy.Controller) metav1.Condition {
 	typ := c.ProgrammedCondition
 	var msgs []string
 	reason := ""
 	for i, rule := range rt.Rules {
-		problem := rule.ProblemUnder(p)
+		problem := r.Graph.ProblemUnder(rule, p)
 		switch why := replacedBecause(r, rule, problem, c); {
 		case why != "":
 			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))

@@ -23,8 +23,9 @@ type Options struct {
 	// PortlessBackendKinds are those of BackendKinds whose objects define
 	// their own ports: a ref naming one with a port does not resolve.
 	PortlessBackendKinds map[model.GroupKind]bool
-	// RuleChecks are the families' checks of each route rule (RuleCheck),
-	// run in order; the first problem found is the rule's.
+	// RuleChecks are the controllers' checks of each route rule
+	// (RuleCheck), run in order; each controller's problem is the rule's
+	// on its Gateways.
 	RuleChecks []RuleCheck
 	// TLSOptions reads an HTTPS listener's tls.options (TLSOptionParser);
 	// nil: none are read.
@@ -281,13 +282,16 @@ type Rule struct {
 	Mirrors []*Backend
 	// Children are the delegations this rule makes.
 	Children []*Delegation
-	// Problem is set when the controller cannot translate the rule as
-	// written (Options.RuleChecks).
-	Problem *RuleProblem
+	// Problems are what the controllers cannot translate in the rule as
+	// written (Options.RuleChecks), one per controller; each holds on its
+	// controller's Gateways (Graph.ProblemOn).
+	Problems RuleProblems
 	// RedirectStatus overrides the status code of the rule's
-	// RequestRedirect (a family's RuleCheck reads it off the route); 0
-	// keeps the filter's.
+	// RequestRedirect (a controller's RuleCheck reads it off the route); 0
+	// keeps the filter's. It holds on that controller's Gateways
+	// (Graph.RedirectStatusOn).
 	RedirectStatus int
+	redirectBy     string // the controller whose check read RedirectStatus
 
 	kept bool // some flattening serves it (see Route.Served)
 	// served are the problems of its copies served through delegation

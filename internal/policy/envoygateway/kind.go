@@ -464,7 +464,7 @@ func tlsOptions(*topology.Listener) (topology.TLSOptions, error) {
 // Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
-	ValidateRoute: validateRoute, Listeners: judgeListeners, ConflictsInVerdict: true, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
+	ValidateRoute: validateRoute, CheckRule: checkRule, Listeners: judgeListeners, ConflictsInVerdict: true, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
 	// helpers.go: computeHosts removes from the hostnames a route serves on
 	// a listener the other same-port listeners' own hostnames.
 	ExclusiveListenerHostnames: true,

@@ -193,8 +193,10 @@ var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
 // https, https_redirect says the scheme under targets with
 // Target.HTTPSRedirect). Under Target.RedirectPortsByNumber the port is
 // the filter's, else its scheme's well-known one, else the listener's,
-// and left out when it is 80 or 443.
-func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target) *routev3.RedirectAction {
+// and left out when it is 80 or 443. A status other than 0 is the one
+// the Gateway's controller reads off the route for it
+// (topology.Graph.RedirectStatusOn), over the filter's.
+func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target, status int) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
 	scheme := ""
 	if f.Scheme != nil {
@@ -235,8 +237,8 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	case t.RedirectFound:
 		ra.ResponseCode = routev3.RedirectAction_FOUND
 	}
-	if e.rule.RedirectStatus != 0 {
-		ra.ResponseCode = redirectCodes[e.rule.RedirectStatus]
+	if status != 0 {
+		ra.ResponseCode = redirectCodes[status]
 	}
 	if p := f.Path; p != nil {
 		switch {

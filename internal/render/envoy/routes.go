@@ -378,7 +378,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (topology's Flat)
 		}
-		if p := e.problem(); p != nil && p.Dropped {
+		if p := vb.problem(e); p != nil && p.Dropped {
 			continue // left out, as status says (RouteRuleDropped); it keeps its index too
 		}
 		if _, out := vb.res.LeftOut(e.att.Route, e.rule, vb.gw); out {
@@ -438,14 +438,16 @@ type entry struct {
 	top, src *topology.Route
 }
 
-// problem is what the controller cannot translate in the entry as served
-// (topology's FlatMatch.Problem; a rule served as written: its own
-// Rule.Problem).
-func (e entry) problem() *topology.RuleProblem {
+// problem is what the Gateway's controller cannot translate in the entry
+// as served (topology's FlatMatch.Problems; a rule served as written: its
+// own Rule.Problems), the one problem that holds on the Gateway
+// (topology.Graph.ProblemOn).
+func (vb *vhostBuild) problem(e entry) *topology.RuleProblem {
+	ps := e.rule.Problems
 	if e.flat != nil {
-		return e.flat.Problem
+		ps = e.flat.Problems
 	}
-	return e.rule.Problem
+	return vb.res.Graph.ProblemOn(ps, vb.gw)
 }
 
 // pathMatch is a match's path in Envoy terms.
@@ -788,9 +790,9 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		r.Action = directResponse(status, body)
 		return r
 	}
-	if e.problem() != nil {
+	if vb.problem(e) != nil {
 		// A rule the controller cannot translate as written or as served
-		// under its parents (topology's FlatMatch.Problem,
+		// under its parents (topology's FlatMatch.Problems,
 		// RouteRuleReplaced).
 		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return r
@@ -1031,7 +1033,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	for _, f := range filters {
 		if f.redirect != nil {
-			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
+			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target, vb.res.Graph.RedirectStatusOn(e.rule, vb.gw))}
 			applyHeaderFilters(r, filters, &vb.target)
 			return true
 		}

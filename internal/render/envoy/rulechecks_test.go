@@ -1,0 +1,117 @@
+package envoy_test
+
+import (
+	"strings"
+	"testing"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/render/envoy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// TestRuleChecksPerController: a rule value one controller refuses is
+// judged by each controller under its own parentRefs — kgateway's rule
+// check on kgateway's Gateway, Envoy Gateway's (its route validation, and
+// its rule check for values it accepts but writes into config Envoy
+// refuses) on Envoy Gateway's; HAPTIC, with no check of its own yet,
+// keeps kgateway's. Render writes on each Gateway what its controller
+// does and never a value Envoy refuses; the findings (GWP212) are those
+// of the controllers serving the route. Shapes no public case has.
+func TestRuleChecksPerController(t *testing.T) {
+	const forwards, absent = 0, -1
+	rule := func(body string) string {
+		return strings.Replace(strangerRoutes, "  - name: main\n    backendRefs: [{name: svc, port: 80}]\n", "  - name: main\n"+body+"    backendRefs: [{name: svc, port: 80}]\n", 1)
+	}
+	egOnly := func(in string) string {
+		return strings.Replace(in, "parentRefs: [{name: kgw}, {name: egw}, {name: hgw}]", "parentRefs: [{name: egw}]", 1)
+	}
+	annotated := func(in, value string) string {
+		return strings.Replace(in, "metadata: {name: web, namespace: infra}", "metadata: {name: web, namespace: infra, annotations: {kgateway.dev/http-redirect-status-code: \""+value+"\"}}", 1)
+	}
+	redirect := "    filters: [{type: RequestRedirect, requestRedirect: {hostname: other.example, statusCode: 302}}]\n"
+	for _, tc := range []struct {
+		name, input string
+		// what each host answers: forwards, a direct response's status,
+		// a redirect's code (3xx) or absent (no route)
+		kg, eg, hap int
+		// the findings at the route: what GWP212 messages of kgateway's
+		// and Envoy Gateway's rule checks (topology's) say of the rule
+		findings []string
+	}{
+		{name: "an empty header name to remove: kgateway replaces, Envoy Gateway's validation refuses the filter (500, PartiallyInvalid)",
+			input: rule("    filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [\"\"]}}]\n"),
+			kg:    500, eg: 500, hap: 500, findings: []string{"(Programmed False)"}},
+		{name: "the same on an Envoy Gateway Gateway only: no kgateway finding",
+			input: egOnly(rule("    filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [\"\"]}}]\n")),
+			kg:    absent, eg: 500, hap: absent},
+		{name: "an empty regular expression: every controller leaves it out, each saying so",
+			input: rule("    matches: [{path: {type: RegularExpression, value: \"\"}}]\n"),
+			kg:    absent, eg: absent, hap: absent, findings: []string{"(Programmed False)", "gwpol leaves the rule out of the config it renders"}},
+		{name: "a header value Envoy's substitution format refuses: Envoy Gateway writes it as it is (Envoy refuses), kgateway's Standard validation passes it",
+			input: rule("    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: x-a, value: \"50%off\"}]}}]\n"),
+			kg:    forwards, eg: absent, hap: forwards, findings: []string{"Envoy refuses the route configuration that holds it, keeping the last one it accepted; gwpol leaves the rule out of the config it renders"}},
+		{name: "a line feed in a rewrite path: kgateway replaces, Envoy Gateway's xDS fails validation",
+			input: rule("    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: \"/a\\nb\"}}}]\n"),
+			kg:    500, eg: absent, hap: 500, findings: []string{"(Programmed False)", "publishes no new config for the Gateway and Envoy keeps the last one it accepted; gwpol leaves the rule out of the config it renders"}},
+		{name: "a line feed in a header name to remove, Envoy Gateway only",
+			input: egOnly(rule("    filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [\"x-a\\nb\"]}}]\n")),
+			kg:    absent, eg: absent, hap: absent, findings: []string{"publishes no new config for the Gateway"}},
+		{name: "kgateway's redirect status annotation: its Gateway only",
+			input: annotated(rule(redirect), "307"),
+			kg:    307, eg: 302, hap: 307},
+		{name: "an invalid redirect status annotation: kgateway replaces, Envoy Gateway redirects",
+			input: annotated(rule(redirect), "399"),
+			kg:    500, eg: 302, hap: 500, findings: []string{"(Programmed False)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Parse("fixture.yaml", []byte(tc.input), manifest.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := compile(t, &manifest.Set{Objects: objs}, policy.Config{})
+			out := render(t, res, envoy.Options{})
+			for _, want := range []struct {
+				host   string
+				status int
+			}{{"kg.example", tc.kg}, {"eg.example", tc.eg}, {"hap.example", tc.hap}} {
+				r, _ := routeServing(out, want.host).(*routev3.Route)
+				if got := answer(r); got != want.status {
+					t.Errorf("%s: answers %d, want %d (%v)", want.host, got, want.status, r)
+				}
+			}
+			var got []string
+			for _, d := range res.Graph.Diagnostics {
+				if d.Code == topology.LintRuleNotProgrammed.Code {
+					got = append(got, d.Message)
+				}
+			}
+			if len(got) != len(tc.findings) {
+				t.Fatalf("findings %q, want %d saying %q", got, len(tc.findings), tc.findings)
+			}
+			for i, end := range tc.findings {
+				if !strings.Contains(got[i], end) {
+					t.Errorf("finding %q, want it to say %q", got[i], end)
+				}
+			}
+		})
+	}
+}
+
+// answer is what a route answers: 0 when it forwards, a direct response's
+// status, a redirect's code, -1 for no route.
+func answer(r *routev3.Route) int {
+	switch {
+	case r == nil:
+		return -1
+	case r.GetRoute() != nil:
+		return 0
+	case r.GetDirectResponse() != nil:
+		return int(r.GetDirectResponse().GetStatus())
+	case r.GetRedirect() != nil:
+		return map[routev3.RedirectAction_RedirectResponseCode]int{routev3.RedirectAction_MOVED_PERMANENTLY: 301, routev3.RedirectAction_FOUND: 302,
+			routev3.RedirectAction_SEE_OTHER: 303, routev3.RedirectAction_TEMPORARY_REDIRECT: 307, routev3.RedirectAction_PERMANENT_REDIRECT: 308}[r.GetRedirect().GetResponseCode()]
+	}
+	return -2
+}
