@@ -69,6 +69,12 @@ func runStatus(o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.report(c)
+}
+
+// report writes the status of compiled inputs (every view of status; the
+// fuzz targets call it so, on one compile).
+func (o *statusOptions) report(c *pipeline.Compiled) error {
 	sc, err := o.scope(c)
 	if err != nil {
 		return lookupResult(c, err)
