@@ -212,7 +212,8 @@ func writeLintJSON(w io.Writer, rep *lint.Report, notes []string) error {
 func writeGitHub(w io.Writer, rep *lint.Report, notes []string) {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	for _, n := range notes {
-		fmt.Fprintf(w, "::error title=gwpol::%s\n", esc.Replace(n))
+		// a note may name a file found in an input directory
+		fmt.Fprintf(w, "::error title=gwpol::%s\n", esc.Replace(inert.String(n)))
 	}
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	for _, d := range rep.Diagnostics {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/lint"
 )
 
 // hostileGateways: Gateways whose names try to leave --out, beside two
@@ -206,5 +208,20 @@ func TestSymlinkOutsideInputDirectory(t *testing.T) {
 	stdout, stderr, code := run(t, "lint", "-f", dir, "--exclude", "**/creds.yaml", "--exclude", "**/home", "-o", "json")
 	if code != ExitOK || strings.Contains(stdout, "GWP115") || strings.Contains(stdout+stderr, "MARKER") {
 		t.Errorf("excluded: exit %d: %s %s; want 0, the links unmentioned", code, stdout, stderr)
+	}
+}
+
+// TestGitHubNotesInert: the notes of a run that exits 3 (why it could not
+// read its input, which may name a file found in an input directory) are
+// written as GitHub workflow commands as findings are: control characters
+// escaped, one command a line, whatever the name holds.
+func TestGitHubNotesInert(t *testing.T) {
+	var b strings.Builder
+	writeGitHub(&b, &lint.Report{}, []string{"x/\x1b]0;owned\a\x1b[2J\u202e.yaml: cannot read\n::error file=a.yaml::forged\r::add-mask::%0A"})
+	if bad := rawControl(b.String()); bad != "" {
+		t.Errorf("note has %s raw: %q", bad, b.String())
+	}
+	if err := checkGitHubCommands(b.String()); err != nil || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("want one well-formed command: %v\n%s", err, b.String())
 	}
 }
