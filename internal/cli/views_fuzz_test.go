@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gwpol/gwpol/internal/diff"
 	"github.com/gwpol/gwpol/internal/families"
 	"github.com/gwpol/gwpol/internal/manifest"
 	"github.com/gwpol/gwpol/internal/pipeline"
@@ -48,15 +49,23 @@ func FuzzViews(f *testing.F) {
 		defer watchdog(data)()
 		i := len(data) % len(cfgs)
 		cfg, v := cfgs[i], versions[i]
-		first := runViews(objs, cfg, v, false)
+		first, c := runViews(objs, cfg, v, false)
+		// diff from nothing: every target's every field is added
+		none := families.CompileWith(&manifest.Set{}, cfg, v)
+		addDiffViews(first, "diff from nothing", diff.Compare(none.Result, c.Result, cfg.Guardrails...))
 		checkViews(t, first, secretTokens(objs, data))
 		if !hasOrderedObjects(objs) {
 			again, err := manifest.Parse("fuzz.yaml", data, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
 			if err != nil {
 				t.Fatalf("second parse: %v", err)
 			}
-			second := runViews(again, cfg, v, true)
+			second, c2 := runViews(again, cfg, v, true)
+			addDiffViews(second, "diff from nothing", diff.Compare(none.Result, c2.Result, cfg.Guardrails...))
 			compareViews(t, first, second)
+			// and diff sees no change between the two orders
+			if rep := diff.Compare(c.Result, c2.Result, cfg.Guardrails...); len(rep.Changes) > 0 {
+				t.Errorf("diff between two document orders of the same objects:\n%s", diffText(rep))
+			}
 		}
 	})
 }
@@ -221,9 +230,20 @@ func hasOrderedObjects(objs []*manifest.Object) bool {
 	return false
 }
 
+// addDiffViews adds diff's text and JSON of rep to outs, as name.
+func addDiffViews(outs map[string]viewOutput, name string, rep *diff.Report) {
+	outs[name+" text"] = viewOutput{format: "text", out: diffText(rep)}
+	data, err := encode("json", rep)
+	if err != nil {
+		outs[name+" json"] = viewOutput{format: "json", errOut: errorText(err)}
+		return
+	}
+	outs[name+" json"] = viewOutput{format: "json", out: string(data)}
+}
+
 // runViews compiles objs (reversed when reorder is set, as another
 // document order of the same objects) and runs every view on them.
-func runViews(objs []*manifest.Object, cfg *Config, v *pipeline.Versions, reorder bool) map[string]viewOutput {
+func runViews(objs []*manifest.Object, cfg *Config, v *pipeline.Versions, reorder bool) (map[string]viewOutput, *pipeline.Compiled) {
 	if reorder {
 		objs = slices.Clone(objs)
 		slices.Reverse(objs)
@@ -292,7 +312,7 @@ func runViews(objs []*manifest.Object, cfg *Config, v *pipeline.Versions, reorde
 			})
 		}
 	}
-	return outs
+	return outs, c
 }
 
 // capped is the first n of list, sorted and without repeats: the same
