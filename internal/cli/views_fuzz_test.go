@@ -53,6 +53,12 @@ func FuzzViews(f *testing.F) {
 		// diff from nothing: every target's every field is added
 		none := families.CompileWith(&manifest.Set{}, cfg, v)
 		addDiffViews(first, "diff from nothing", diff.Compare(none.Result, c.Result, cfg.Guardrails...))
+		// diff from the input without its last object: what that object
+		// changes, field by field
+		if less, err := manifest.Parse("fuzz.yaml", data, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000}); err == nil && len(less) > 0 {
+			lc := families.CompileWith(&manifest.Set{Objects: less[:len(less)-1]}, cfg, v)
+			addDiffViews(first, "diff from all but the last object", diff.Compare(lc.Result, c.Result, cfg.Guardrails...))
+		}
 		checkViews(t, first, secretTokens(objs, data))
 		if !hasOrderedObjects(objs) {
 			again, err := manifest.Parse("fuzz.yaml", data, manifest.Limits{MaxDepth: 32, MaxAliasNodes: 1000})
@@ -61,6 +67,8 @@ func FuzzViews(f *testing.F) {
 			}
 			second, c2 := runViews(again, cfg, v, true)
 			addDiffViews(second, "diff from nothing", diff.Compare(none.Result, c2.Result, cfg.Guardrails...))
+			second["diff from all but the last object text"], second["diff from all but the last object json"] =
+				first["diff from all but the last object text"], first["diff from all but the last object json"]
 			compareViews(t, first, second)
 			// and diff sees no change between the two orders
 			if rep := diff.Compare(c.Result, c2.Result, cfg.Guardrails...); len(rep.Changes) > 0 {
@@ -97,7 +105,16 @@ func viewSeeds(f *testing.F) [][]byte {
 	for _, fam := range []string{"kgateway", "envoygateway", "haptic", "wso2"} {
 		seeds = append(seeds, read(filepath.Join(dirs[fam], fam+".yaml")))
 	}
-	seeds = append(seeds, []byte(hostileViewsSeed))
+	// The guardrail fixtures over their platforms, a family each.
+	for _, fam := range []string{"kgateway", "envoygateway", "haptic", "wso2"} {
+		inputs, _ := filepath.Glob("../../testdata/guardrails/" + fam + "/*/input.yaml")
+		all := read("../../testdata/guardrails/" + fam + "/_platform.yaml")
+		for _, p := range inputs {
+			all = append(append(all, "\n---\n"...), read(p)...)
+		}
+		seeds = append(seeds, all)
+	}
+	seeds = append(seeds, []byte(hostileViewsSeed), atLength([]byte(extensionOrderSeed), 1))
 	return seeds
 }
 
@@ -144,6 +161,65 @@ spec:
   timeouts: {request: 5s}
 `
 
+// viewGuardrails are guardrails of every rule type over fields of each
+// family, which explain, lint and diff show.
+const viewGuardrails = `guardrails:
+- {name: request-timeout-cap, fields: [timeouts.request, timeout.http.requestTimeout], max: 60s, message: 'caps "requests" \\ %0A'}
+- {name: rate-limit-cap, fields: [rateLimit.requests, chain.policies.params.limits.requests], max: 100}
+- {name: ext-auth-provider, fields: [extAuth.extensionRef.name], oneOf: [authz]}
+- {name: rate-limit-unit, fields: [rateLimit.local.rules.limit.unit], oneOf: [Second, Minute]}
+- {name: routes-are-rate-limited, require: [rateLimit.local], severity: warning}
+- {name: platform-owns-ext-auth, fields: [extAuth, waf], setOnlyBy: {namespaces: [infra]}, message: "ask #platform"}
+`
+
+// extensionOrderSeed has two policies on a route calling two ext_authz
+// extensions whose weights order their filters against their names: with
+// extAuth merged deep (viewConfigs' second, which its length picks)
+// explain says in which order the filters run.
+const extensionOrderSeed = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {ports: [{port: 80}, {port: 9000, name: grpc}]}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: z-heavy, namespace: infra, annotations: {kgateway.dev/policy-weight: "10"}}
+spec: {extAuth: {grpcService: {backendRef: {name: web, port: 9000}}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: GatewayExtension
+metadata: {name: a-light, namespace: infra, annotations: {kgateway.dev/policy-weight: "-10"}}
+spec: {extAuth: {grpcService: {backendRef: {name: web, port: 9000}}}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: first, namespace: infra, annotations: {kgateway.dev/policy-weight: "5"}}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
+  extAuth: {extensionRef: {name: a-light}}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: second, namespace: infra}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
+  extAuth: {extensionRef: {name: z-heavy}}
+`
+
 // viewConfigs are the deployments FuzzViews runs inputs under (by input
 // length), each read as a config file is: the defaults; every family's
 // switches on (WSO2's operator reconciling the fixtures' class names,
@@ -161,12 +237,13 @@ func viewConfigs(f *testing.F) ([]*Config, []*pipeline.Versions) {
 		"namespace: default\n",
 		"namespace: default\nassumeExist: [Secret, Service, ConfigMap]\nreferenceGrantMode: Off\nenableExperimentalGatewayAPIFeatures: false\n" +
 			"enableIstioAutoMtls: true\nenableRouteSourceMetadata: true\nweightedRoutePrecedence: true\nlistenerBindIpv6: false\n" +
+			"policyMerge: {trafficPolicy: {extAuth: DeepMerge, extProc: DeepMerge}}\n" +
 			"envoyGateway:\n  enableBackend: true\n  runningOnHost: true\n  extensionApis: {enableLua: true, enableSDSSecretRef: true}\n  rateLimit: {enabled: true}\n" +
 			"wso2:\n  gatewayClassNames: [kgw, kg, eg, gwpol, wso2-api-platform, wso2-class]\n",
 		"namespace: default\nreferenceGrantMode: Strict\nvalidationMode: Strict\npolicyDefinitions: " + defs + "\n" +
 			"haptic:\n  rateLimit: {shared: {enabled: true}}\n  cache: {varnish: {enabled: true}}\n  waf: {policies: {selfService: {enabled: true}}}\n" +
-			"wso2:\n  analytics: {enabled: true, allowPayloads: true}\n  gatewayClassNames: [wso2-api-platform]\n",
-		"namespace: default\nassumeExist: [Secret, Service]\nwso2:\n  gatewayClassNames: [kgw, other]\n",
+			"wso2:\n  analytics: {enabled: true, allowPayloads: true}\n  gatewayClassNames: [wso2-api-platform]\n" + viewGuardrails,
+		"namespace: default\nassumeExist: [Secret, Service]\nwso2:\n  gatewayClassNames: [kgw, other]\n" + viewGuardrails,
 	}
 	dir := f.TempDir()
 	var cfgs []*Config
@@ -304,6 +381,13 @@ func runViews(objs []*manifest.Object, cfg *Config, v *pipeline.Versions, reorde
 				return (&graphOptions{globalOptions: g, Output: format, Gateways: s[0], Routes: s[1], Policies: s[2]}).draw(c)
 			})
 		}
+	}
+	// Targets that are not there, a letter off one that is: the error
+	// names the nearest.
+	for _, target := range capped(explainTargets(c, ""), 2) {
+		view("explain text "+target+"x", "text", 80, func(g *globalOptions) error {
+			return (&explainOptions{globalOptions: g, Target: target + "x", RenderTarget: inferredTarget, Output: "text"}).explain(c)
+		})
 	}
 	for _, target := range capped(explainTargets(c, ""), 12) {
 		for _, format := range []string{"text", "json"} {
