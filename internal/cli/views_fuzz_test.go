@@ -82,7 +82,7 @@ func FuzzViews(f *testing.F) {
 // target kind, policies, backends, WSO2 chains), the examples as one
 // platform, the Secret-reading manifests of TestNoSecretContentLeaks and
 // a platform whose names carry terminal and format attacks.
-func viewSeeds(f *testing.F) [][]byte {
+func viewSeeds(f testing.TB) [][]byte {
 	var seeds [][]byte
 	read := func(p string) []byte {
 		b, err := os.ReadFile(p)
@@ -228,7 +228,7 @@ spec:
 // missing objects assumed; HAPTIC's chart switches with Strict modes and
 // WSO2's analytics and policy definitions; the operator reconciling another
 // class.
-func viewConfigs(f *testing.F) ([]*Config, []*pipeline.Versions) {
+func viewConfigs(f testing.TB) ([]*Config, []*pipeline.Versions) {
 	defs, err := filepath.Abs("../../testdata/wso2/defs")
 	if err != nil {
 		f.Fatal(err)
@@ -382,6 +382,22 @@ func runViews(objs []*manifest.Object, cfg *Config, v *pipeline.Versions, reorde
 			})
 		}
 	}
+	// render (in the rest of the target's views, FuzzPipeline and
+	// FuzzRender): the output checked here for what the input must never
+	// make it print, and for the same bytes in any document order
+	view("render json", "json", 0, func(g *globalOptions) error {
+		return (&renderOptions{globalOptions: g, Output: "json", Type: "all", Target: inferredTarget}).render(c)
+	})
+	for _, gw := range capped(gateways, 1) {
+		view("render yaml --bootstrap --gateway "+gw, "yaml", 0, func(g *globalOptions) error {
+			return (&renderOptions{globalOptions: g, Output: "yaml", Type: "all", Target: inferredTarget, Gateway: gw, Bootstrap: true}).render(c)
+		})
+	}
+	for _, rt := range capped(routes, 1) {
+		view("render json --target envoy --route "+rt, "json", 0, func(g *globalOptions) error {
+			return (&renderOptions{globalOptions: g, Output: "json", Type: "all", Target: "envoy", Routes: []string{rt}}).render(c)
+		})
+	}
 	// Targets that are not there, a letter off one that is: the error
 	// names the nearest.
 	for _, target := range capped(explainTargets(c, ""), 2) {
@@ -389,7 +405,7 @@ func runViews(objs []*manifest.Object, cfg *Config, v *pipeline.Versions, reorde
 			return (&explainOptions{globalOptions: g, Target: target + "x", RenderTarget: inferredTarget, Output: "text"}).explain(c)
 		})
 	}
-	for _, target := range capped(explainTargets(c, ""), 12) {
+	for _, target := range spread(explainTargets(c, ""), 12) {
 		for _, format := range []string{"text", "json"} {
 			view("explain "+format+" "+target, format, 80, func(g *globalOptions) error {
 				return (&explainOptions{globalOptions: g, Target: target, RenderTarget: inferredTarget, Output: format, ShowValues: true}).explain(c)
@@ -404,6 +420,34 @@ func runViews(objs []*manifest.Object, cfg *Config, v *pipeline.Versions, reorde
 func capped(list []string, n int) []string {
 	list = slices.Compact(slices.Sorted(slices.Values(list)))
 	return list[:min(n, len(list))]
+}
+
+// spread is n of list's KIND/… entries taken a kind at a time (sorted),
+// so that each kind (gateway, listener, route, rule, policy, Service) has
+// its turn: the same choice whatever order the objects came in.
+func spread(list []string, n int) []string {
+	byKind := map[string][]string{}
+	for _, s := range capped(list, len(list)) {
+		kind, _, _ := strings.Cut(s, "/")
+		if strings.Count(s, "/") > 2 {
+			kind += "/section"
+		}
+		byKind[kind] = append(byKind[kind], s)
+	}
+	kinds := slices.Sorted(maps.Keys(byKind))
+	var out []string
+	for i := 0; len(out) < n; i++ {
+		took := false
+		for _, k := range kinds {
+			if i < len(byKind[k]) && len(out) < n {
+				out, took = append(out, byKind[k][i]), true
+			}
+		}
+		if !took {
+			break
+		}
+	}
+	return out
 }
 
 // checkViews checks each output for what its format promises.
