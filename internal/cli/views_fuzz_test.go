@@ -67,8 +67,11 @@ func FuzzViews(f *testing.F) {
 			}
 			second, c2 := runViews(again, cfg, v, true)
 			addDiffViews(second, "diff from nothing", diff.Compare(none.Result, c2.Result, cfg.Guardrails...))
-			second["diff from all but the last object text"], second["diff from all but the last object json"] =
-				first["diff from all but the last object text"], first["diff from all but the last object json"]
+			for _, k := range []string{"diff from all but the last object text", "diff from all but the last object json"} {
+				if o, ok := first[k]; ok { // the same input: not run again
+					second[k] = o
+				}
+			}
 			compareViews(t, first, second)
 			// and diff sees no change between the two orders
 			if rep := diff.Compare(c.Result, c2.Result, cfg.Guardrails...); len(rep.Changes) > 0 {
@@ -114,7 +117,8 @@ func viewSeeds(f testing.TB) [][]byte {
 		}
 		seeds = append(seeds, all)
 	}
-	seeds = append(seeds, []byte(hostileViewsSeed), atLength([]byte(extensionOrderSeed), 1))
+	// and an input with no object at all (found by this target)
+	seeds = append(seeds, []byte(hostileViewsSeed), atLength([]byte(extensionOrderSeed), 1), []byte(" "))
 	return seeds
 }
 
