@@ -118,7 +118,7 @@ func viewSeeds(f testing.TB) [][]byte {
 		seeds = append(seeds, all)
 	}
 	// and an input with no object at all (found by this target)
-	seeds = append(seeds, []byte(hostileViewsSeed), atLength([]byte(extensionOrderSeed), 1), []byte(" "))
+	seeds = append(seeds, []byte(hostileViewsSeed), []byte(hostileValuesSeed), atLength([]byte(extensionOrderSeed), 1), []byte(" "))
 	return seeds
 }
 
@@ -163,6 +163,64 @@ spec:
     request:
       set: [{name: x-note, value: "v\"|]\n::error::w\u001b]0;t\u0007"}]
   timeouts: {request: 5s}
+`
+
+// hostileValuesSeed is valid objects whose free-text values (a header
+// value, a direct response body: no name rules, no CRD pattern) carry a
+// terminal escape, an OSC title, a bell, a right-to-left override, NEL,
+// a quote, a bar, a bracket and a forged workflow command: they reach
+// explain's values, lint's and explain's messages (Envoy refuses the
+// header value), render's body and the status of what serves them.
+const hostileValuesSeed = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: kgw}
+spec: {controllerName: kgateway.dev/kgateway}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: app}
+spec:
+  gatewayClassName: kgw
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: app}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - name: main
+    matches: [{path: {type: PathPrefix, value: "/a"}}]
+    backendRefs: [{name: web, port: 80}]
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: headers, namespace: app}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop, sectionName: main}]
+  headerModifiers:
+    request:
+      set: [{name: x-note, value: "v\e]0;t\a\u202e\u0085\"|]\n::error::w"}]
+  timeouts: {request: 5s}
+---
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: DirectResponse
+metadata: {name: dr, namespace: app}
+spec: {status: 418, body: "b\e[2J\u202e\"|]\n::error::z"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: tea, namespace: app}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /tea}}]
+    filters: [{type: ExtensionRef, extensionRef: {group: gateway.kgateway.dev, kind: DirectResponse, name: dr}}]
 `
 
 // viewGuardrails are guardrails of every rule type over fields of each
