@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/inert"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
 )
@@ -118,6 +119,12 @@ func runExplain(o *explainOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.explain(c)
+}
+
+// explain writes the view of o.Target on compiled inputs (every view of
+// explain; the fuzz targets call it so, on one compile).
+func (o *explainOptions) explain(c *pipeline.Compiled) error {
 	reg := c.Result.Registry
 	if err := explain.CheckField(o.Field, reg); err != nil {
 		return err

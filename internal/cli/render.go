@@ -138,6 +138,12 @@ func runRender(o *renderOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.render(c)
+}
+
+// render writes the Envoy config of compiled inputs (every view of
+// render; the fuzz targets call it so, on one compile).
+func (o *renderOptions) render(c *pipeline.Compiled) error {
 	defer trace.StartRegion(context.Background(), "render").End()
 	gws, err := o.selectedGateways(c)
 	if err != nil {
