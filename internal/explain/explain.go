@@ -272,13 +272,10 @@ func fieldSpec(e merge.EffectiveField) policy.FieldSpec {
 }
 
 // unmanagedNote says why a Gateway no controller in the input manages
-// has nothing programmed (status: Pending); "" when one does.
+// has nothing programmed (status: Pending; topology.Graph.Unmanaged); ""
+// when one does.
 func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
-	if _, managed := r.Graph.Controller(gw, ""); managed {
-		return ""
-	}
-	return fmt.Sprintf("not programmed: no GatewayClass in the input is Gateway %s/%s's (%s), so no controller there programs it, and render leaves it out",
-		gw.Namespace, gw.Name, gw.Spec.GatewayClassName)
+	return r.Graph.Unmanaged(gw)
 }
 
 // invalidNote says why a rule an invalid policy merges into answers 500,
