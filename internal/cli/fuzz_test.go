@@ -66,7 +66,7 @@ func FuzzPipeline(f *testing.F) {
 	// above (the operator's refusals, the API kinds' findings).
 	hapticSeeds, _ := filepath.Glob("../../testdata/haptic/*/input.yaml")
 	wso2Seeds, _ := filepath.Glob("../../testdata/wso2/lint/*.yaml")
-	for _, p := range append(append(hapticSeeds, "../../testdata/examples/70-haproxy.yaml"), append(wso2Seeds, "../../testdata/wso2/reject/routes.yaml")...) {
+	for _, p := range append(append(hapticSeeds, "../../testdata/examples/70-haproxy.yaml"), append(wso2Seeds, "../../testdata/wso2/reject/routes.yaml", "../../testdata/wso2/classes/classes.yaml")...) {
 		if b, err := os.ReadFile(p); err == nil {
 			if strings.Contains(p, "haptic") || strings.Contains(p, "haproxy") {
 				b = atLength(b, 2)

@@ -254,7 +254,8 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 	return out
 }
 
-// writeStatusSummary prints one line per Gateway, listener (under its
+// writeStatusSummary prints one line per GatewayClass with a controller's
+// verdict, Gateway, listener (under its
 // Gateway), route, policy and object with a status of its own (an Envoy
 // Gateway Backend), with its key conditions; lines wrap at the
 // terminal's width (0: never).
@@ -262,6 +263,9 @@ func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
 	// Names and sections are validated before they reach a status, but
 	// the line is escaped as every other view's (inert) all the same.
 	line := func(s string) { fmt.Fprintln(w, fitLine(inert.String(s), width, "      ")) }
+	for _, c := range rep.GatewayClasses {
+		line(fmt.Sprintf("GatewayClass %s (%s): %s", c.Name, c.ControllerName, conditionsSummary(c.Conditions)))
+	}
 	for _, g := range rep.Gateways {
 		line(fmt.Sprintf("Gateway %s/%s: %s", g.Namespace, g.Name, conditionsSummary(g.Conditions)))
 		for _, l := range g.Listeners {

@@ -272,21 +272,26 @@ func fieldSpec(e merge.EffectiveField) policy.FieldSpec {
 }
 
 // unmanagedNote says why a Gateway no controller in the input manages
-// has nothing programmed (status: Pending); "" when one does.
+// has nothing programmed (status: Pending; topology.Graph.Unmanaged); ""
+// when one does.
 func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
-	if _, managed := r.Graph.Controller(gw, ""); managed {
-		return ""
-	}
-	return fmt.Sprintf("not programmed: no GatewayClass in the input is Gateway %s/%s's (%s), so no controller there programs it, and render leaves it out",
-		gw.Namespace, gw.Name, gw.Spec.GatewayClassName)
+	return r.Graph.Unmanaged(gw)
 }
 
 // invalidNote says why a rule an invalid policy merges into answers 500,
-// in the words of the controller serving it: one that replaces the rule
+// in the words of the controller serving it (503 for a kind that fails
+// closed, policy.KindSpec.FailClosed): one that replaces the rule
 // whole (policy.Controller.ReplacesInvalidWhole) keeps nothing the route
 // configures; another answers 500 and keeps, beside that answer, only
 // what the policy kind says it keeps (the fields listed).
-func invalidNote(r *merge.Result, gw *topology.Gateway, inv string) string {
+func invalidNote(r *merge.Result, gw *topology.Gateway, p *policy.Policy) string {
+	inv := p.ID()
+	if p.Kind.Spec().FailClosed {
+		// the kind never lets a rule forward without its policy: the rule
+		// answers 503 (merge.FixedStatus), whatever the controller
+		// answers for another invalid policy
+		return "replaced by a direct response (503): the invalid policy " + inv + " merges here, and its kind fails closed: the rule never forwards without it"
+	}
 	ctrl, _ := r.Graph.Controller(gw, r.Registry.DefaultController().Name)
 	if c, ok := r.Registry.Controller(ctrl); ok && c.ReplacesInvalidWhole {
 		return "replaced by a direct response (500): the invalid policy " + inv + " merges here, so none of the fields listed take effect (" + c.Title + " replaces what an invalid policy configures)"
@@ -489,7 +494,7 @@ func filterSteps(steps []merge.FilterStep) []FilterStep {
 // invalidHere lists the invalid policies merging into a rule's route, its
 // listener's virtual hosts or its Gateway's RouteConfiguration: render
 // replaces that resource with a direct response.
-func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []string {
+func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []*policy.Policy {
 	var pts []merge.Points
 	var gw *topology.Gateway
 	if l != nil {
@@ -508,12 +513,15 @@ func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *
 			pts = append(pts, gp.Whole)
 		}
 	}
-	var out []string
+	var out []*policy.Policy
+	has := func(p *policy.Policy) bool {
+		return slices.ContainsFunc(out, func(q *policy.Policy) bool { return q.ID() == p.ID() })
+	}
 	for _, ps := range pts {
 		for _, pt := range ps {
 			for _, c := range pt.Invalid {
-				if id := c.Policy.ID(); !slices.Contains(out, id) {
-					out = append(out, id)
+				if !has(c.Policy) {
+					out = append(out, c.Policy)
 				}
 			}
 		}
@@ -523,8 +531,8 @@ func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *
 		// through l only (policy.TargetKey.On): invalid here, as merge's
 		// RoutedOn has it
 		for _, v := range r.NotApplied(rule, l) {
-			if id := v.Policy.ID(); v.Target.On != nil && v.Rejection.Verdict == policy.VerdictInvalid && !slices.Contains(out, id) {
-				out = append(out, id)
+			if v.Target.On != nil && v.Rejection.Verdict == policy.VerdictInvalid && !has(v.Policy) {
+				out = append(out, v.Policy)
 			}
 		}
 	}

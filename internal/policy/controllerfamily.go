@@ -27,6 +27,13 @@ type Family struct {
 	Target *Target
 	// Settings are the controller's deployment settings.
 	Settings []Setting
+	// GatewayClass is the verdict of the controller the family emulates
+	// on a GatewayClass that names it, under cfg
+	// (topology.Options.Classes): the conditions it writes there, and
+	// whether it refuses the class (then nothing reconciles the class's
+	// Gateways). Nil, or a nil verdict: the controller writes nothing of
+	// its own there, and the class's Gateways are its.
+	GatewayClass func(gc *model.GatewayClass, cfg Config) *topology.ClassVerdict
 	// ListLimits are the maxItems of the lists of the family's kinds (and
 	// of the other kinds of its API group it reads), from its CRDs where
 	// gwpol does not ship them: the model refuses an object with a longer
@@ -302,7 +309,30 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 	}
 	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(), WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
 		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller, RuleChecks: r.RuleChecks(cfg),
-		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes(), Delegation: r.Delegation()}
+		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes(), Delegation: r.Delegation(), Classes: r.ClassJudge(cfg)}
+}
+
+// ClassJudge is the families' verdicts on GatewayClasses under cfg
+// (Family.GatewayClass, topology.Options.Classes): the first family's
+// that has one; nil when no family judges classes.
+func (r *Registry) ClassJudge(cfg Config) topology.ClassJudge {
+	var judges []func(*model.GatewayClass, Config) *topology.ClassVerdict
+	for _, f := range r.Families() {
+		if f.GatewayClass != nil {
+			judges = append(judges, f.GatewayClass)
+		}
+	}
+	if len(judges) == 0 {
+		return nil
+	}
+	return func(gc *model.GatewayClass) *topology.ClassVerdict {
+		for _, j := range judges {
+			if v := j(gc, cfg); v != nil {
+				return v
+			}
+		}
+		return nil
+	}
 }
 
 // Delegation is the route delegation topology applies

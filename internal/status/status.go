@@ -28,7 +28,11 @@ type Condition struct {
 
 // Report is the whole status output.
 type Report struct {
-	Gateways []Gateway `json:"gateways"`
+	// GatewayClasses are the conditions a controller writes on the
+	// GatewayClasses that name it, where gwpol follows its own verdict
+	// on them (topology.ClassVerdict); omitted when there is none.
+	GatewayClasses []GatewayClass `json:"gatewayClasses,omitempty"`
+	Gateways       []Gateway      `json:"gateways"`
 	// ListenerSets are the ListenerSets' own conditions (their listeners
 	// are under their Gateway); omitted when the input has none.
 	ListenerSets []ListenerSet `json:"listenerSets,omitempty"`
@@ -39,6 +43,24 @@ type Report struct {
 	// Accepted), by its rules (policy.Family.ObjectVerdicts); omitted
 	// when it writes none.
 	Objects []Object `json:"objects,omitempty"`
+}
+
+// GatewayClass is the status a controller writes on a GatewayClass.
+type GatewayClass struct {
+	Name           string      `json:"name"`
+	ControllerName string      `json:"controllerName"`
+	Conditions     []Condition `json:"conditions"`
+}
+
+// gatewayClassStatuses are the controllers' verdicts on the input's
+// GatewayClasses (topology.Graph.Classes), by class name.
+func gatewayClassStatuses(g *topology.Graph) []GatewayClass {
+	var out []GatewayClass
+	for _, name := range g.ClassNames() {
+		v := g.Classes[name]
+		out = append(out, GatewayClass{Name: name, ControllerName: v.Controller, Conditions: conv(v.Conditions)})
+	}
+	return out
 }
 
 // Object is the status a controller writes on an object of its own API
@@ -295,6 +317,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	rep.Objects = objectStatuses(r.Attach.Objects)
+	rep.GatewayClasses = gatewayClassStatuses(g)
 	return rep
 }
 

@@ -39,8 +39,14 @@ var LintRouteWeightInvalid = diag.Rule{Code: "GWP215", Name: "route-weight-inval
 	Title: "route weight annotation is not an int32",
 	Doc:   "With the controller's weighted route precedence on (weightedRoutePrecedence), it orders a route's Envoy routes by the route's weight annotation first (higher first). A value that is not an int32 counts as 0."}
 
+// LintGatewayClassNotAccepted is the rule for a GatewayClass its
+// controller refuses (ClassVerdict), and for each Gateway of it.
+var LintGatewayClassNotAccepted = diag.Rule{Code: "GWP225", Name: "gatewayclass-not-accepted", Severity: diag.Error,
+	Title: "GatewayClass its controller does not accept; its Gateways are served by nothing",
+	Doc:   "A GatewayClass names a controller that refuses it by a rule of its own (a controller that manages only the class names it is configured with writes Accepted False/Unsupported on any other class naming it: policy.Family.GatewayClass). No other controller reconciles a class that names another, so nothing serves the class's Gateways: status writes the class's conditions as the controller does and leaves its Gateways Pending with none of their routes' parents, render leaves them out, and explain notes it on each. Reported at the class's name and at each Gateway's gatewayClassName."}
+
 // LintRules are the rules above, for lint's registry.
 func LintRules() []diag.Rule {
 	return []diag.Rule{LintNamespaceLabelsUnknown, LintDelegatedRouteOutsideParent, LintDelegationCycle, LintDelegationToNothing, LintRuleNotProgrammed,
-		LintStreamRouteNotProgrammed, LintStreamChainsOverlap, LintRouteWeightInvalid, LintListenerNotServed}
+		LintStreamRouteNotProgrammed, LintStreamChainsOverlap, LintRouteWeightInvalid, LintListenerNotServed, LintGatewayClassNotAccepted}
 }

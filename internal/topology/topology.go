@@ -56,6 +56,9 @@ type Options struct {
 	// of one of their kinds resolves to the one of that namespace, name
 	// and port, and to nothing else.
 	ExtensionBackends []ExtensionBackend
+	// Classes are the controllers' verdicts on the GatewayClasses that
+	// name them (ClassJudge); nil: no controller writes one.
+	Classes ClassJudge
 }
 
 // ExtensionBackend is one backend a controller's extension plugin
@@ -73,6 +76,9 @@ type Graph struct {
 	Routes   []*Route   // sorted by kind/namespace/name
 
 	Diagnostics []diag.Diagnostic
+	// Classes are the controllers' verdicts on the input's GatewayClasses
+	// (Options.Classes), by class name; nil when none has one.
+	Classes map[string]*ClassVerdict
 
 	undecided  map[undecidedKey]bool // listener × namespace already reported
 	keys       Keys                  // Options.Keys
@@ -374,6 +380,7 @@ func (s *ListenerSet) Listener(name string) *Listener {
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
 	g := &Graph{Model: m, keys: opt.Keys, delegation: opt.Delegation, ruleChecks: opt.RuleChecks, tlsOptions: opt.TLSOptions, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g.judgeClasses(opt.Classes)
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		g.Gateways = append(g.Gateways, gw)
