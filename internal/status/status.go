@@ -940,9 +940,21 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 				}
 				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
-					if keep(a, pt) {
-						idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: u, by: by})
+					if !keep(a, pt) {
+						continue
 					}
+					au, aby := u, by
+					if len(backend) > 0 && pt.Kind.Spec().OneWins {
+						// a Gateway whose controller ranks the backend's
+						// policies otherwise (merge.Result.WinnerOn)
+						if w, ok := r.WinnerOn(pt, ancestorGateway(r.Graph, a)); ok {
+							au, aby = usedAttached, nil
+							if w != c.Policy {
+								au, aby = usedOverridden, w
+							}
+						}
+					}
+					idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: au, by: aby})
 				}
 			}
 		}
