@@ -115,8 +115,12 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 	k := bp.Key
 	ref := Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Section: port}
 	t := Target{Target: ref, EnvoyRoutes: []string{}, Cluster: backendClusterName(k, port)}
-	if v, refused := r.Attach.RefusedObject(k); refused && port == "" {
-		t.Notes = append(t.Notes, "not accepted by its controller ("+acceptedText(v)+"): its cluster is left out of the Envoy config, "+
+	if v, refused := r.Attach.RefusedObject(k); refused && (port == "" || !v.Refused()) {
+		on := ""
+		if k.Group == model.CoreGroup && v.Controller != "" {
+			on = " on the Gateways of " + v.Controller
+		}
+		t.Notes = append(t.Notes, strings.TrimPrefix(untranslatedText(v), "is ")+": its cluster is left out of the Envoy config"+on+", "+
 			"so the requests routes send it answer 500, and none of the fields listed take effect")
 	}
 	if opt.ClusterLeftOut != nil {

@@ -317,6 +317,9 @@ func ownRouteStatus(statusers []policy.RouteStatuser, rt *topology.Route, p *top
 func objectStatuses(vs []policy.ObjectVerdict) []Object {
 	var out []Object
 	for _, v := range vs {
+		if len(v.Conditions) == 0 {
+			continue // a verdict the controller writes nothing of (policy.ObjectVerdict.Dropped)
+		}
 		o := Object{Group: v.Object.Group, Kind: v.Object.Kind, Namespace: v.Object.Namespace, Name: v.Object.Name, Conditions: []Condition{}}
 		for _, c := range v.Conditions {
 			o.Conditions = append(o.Conditions, Condition(c))
