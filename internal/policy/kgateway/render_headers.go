@@ -22,6 +22,13 @@ func (r *fieldRenderer) headerModifiers() ([]policy.Fragment, error) {
 	}
 	const name = "envoy.extensions.filters.http.header_mutation"
 	mutations := &headermutationv3.Mutations{RequestMutations: r.mutations(v.Request), ResponseMutations: r.mutations(v.Response)}
+	if len(mutations.RequestMutations)+len(mutations.ResponseMutations) == 0 {
+		// trafficpolicy/header_modifiers.go: constructHeaderModifiers
+		// drops the Mutations of a policy that has none (request and
+		// response empty), keeping the per-route config and the chain's
+		// filter
+		mutations = nil
+	}
 	// The chain's filter carries no mutations of its own (they are per
 	// route); kgateway types that empty config as HeaderMutationPerRoute.
 	var chain proto.Message = &headermutationv3.HeaderMutation{}
