@@ -582,7 +582,7 @@ func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, 
 				b.Kind, b.Namespace, b.Name, ctrl, rf.Reason, strings.TrimSuffix(rf.Message, "."), b.Weight, total))
 			continue
 		}
-		if why, refused := refusedObject(r, b); refused {
+		if why, refused := refusedObject(r, b, gw); refused {
 			out = append(out, fmt.Sprintf("backendRef %s %s/%s %s: it has no cluster, so the requests its weight would get (%d of %d) answer 500",
 				b.Kind, b.Namespace, b.Name, why, b.Weight, total))
 		}
@@ -593,15 +593,25 @@ func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, 
 // refusedObject says why a backendRef's object has no cluster when its
 // controller does not accept it (attach.Result.RefusedObject), the
 // decision render reads.
-func refusedObject(r *merge.Result, b *topology.Backend) (string, bool) {
-	if b.Extension || (b.Group == "" && b.Kind == "Service") {
+func refusedObject(r *merge.Result, b *topology.Backend, gw *topology.Gateway) (string, bool) {
+	if b.Extension {
 		return "", false
 	}
-	v, refused := r.Attach.RefusedObject(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name})
+	v, refused := r.Attach.RefusedObjectOn(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}, r.Graph.ControllerOf(gw))
 	if !refused {
 		return "", false
 	}
-	return "is not accepted by its controller (" + acceptedText(v) + ")", true
+	return untranslatedText(v), true
+}
+
+// untranslatedText says why a backend object's controller builds no
+// cluster for it: the Accepted condition that refuses it, or what it
+// drops it for without a condition (policy.ObjectVerdict.Dropped).
+func untranslatedText(v policy.ObjectVerdict) string {
+	if v.Refused() {
+		return "is not accepted by its controller (" + acceptedText(v) + ")"
+	}
+	return "is left out by its controller, which says so in no status (" + v.Dropped + ")"
 }
 
 // acceptedText is a refused object's Accepted condition as Reason: Message.

@@ -112,7 +112,10 @@ type Family struct {
 	// input is the controller's, with the Env its route validation reads,
 	// so that a backendRef's verdict and the object's own come from one
 	// decision; status writes the conditions and lint reports the
-	// findings. Nil: the controller writes no such status.
+	// findings. A verdict may also be on a backend object of another
+	// group whose clusters the controller leaves out without a condition
+	// (ObjectVerdict.Dropped: a Service kgateway cannot read an annotation
+	// of). Nil: the controller writes no such status.
 	ObjectVerdicts func(env *Env, set *Set) []ObjectVerdict
 	// CheckRule is the controller's check of one route rule before any
 	// policy applies (topology.RuleCheck): the problem of a rule it cannot

@@ -592,15 +592,33 @@ type ObjectCondition struct {
 	Type, Status, Reason, Message string
 }
 
-// ObjectVerdict is a controller's verdict on one object of its API group
-// that is neither a policy nor a route (Family.ObjectVerdicts): the
-// conditions it writes on the object's own status, and the findings of
-// those that refuse it.
+// ObjectVerdict is a controller's verdict on one object that is neither a
+// policy nor a route (Family.ObjectVerdicts): the conditions it writes on
+// the object's own status (an object of its API group), the findings of
+// those that refuse it, and what it builds nothing for without saying so
+// (Dropped).
 type ObjectVerdict struct {
 	Object      model.Key
 	Conditions  []ObjectCondition
 	Diagnostics []diag.Diagnostic
+	// Dropped says why the controller builds no cluster for the backend
+	// object though none of its conditions says so: the object is of an
+	// API group it writes no status on (a Service), or its conditions
+	// accept it (kgateway adds an annotation it cannot parse to the
+	// backend's errors, which leave the cluster out, but not to the
+	// Backend's status). "" when it builds the object's clusters or
+	// refuses it with a condition (Refused). Render builds no cluster for
+	// it on that controller's Gateways (Untranslated), explain says why
+	// and lint reports Diagnostics; status writes only Conditions.
+	Dropped string
+	// Controller is the controllerName of the controller whose verdict it
+	// is (set by attach).
+	Controller string
 }
+
+// Untranslated is whether the controller builds no cluster for the
+// object: it refuses it (Refused) or drops it silently (Dropped).
+func (v ObjectVerdict) Untranslated() bool { return v.Refused() || v.Dropped != "" }
 
 // Refused is whether the controller does not accept the object: it writes
 // Accepted False on it. Every view reads this one decision: status writes

@@ -340,6 +340,9 @@ func ownRouteStatus(statusers []policy.RouteStatuser, rt *topology.Route, p *top
 func objectStatuses(vs []policy.ObjectVerdict) []Object {
 	var out []Object
 	for _, v := range vs {
+		if len(v.Conditions) == 0 {
+			continue // a verdict the controller writes nothing of (policy.ObjectVerdict.Dropped)
+		}
 		o := Object{Group: v.Object.Group, Kind: v.Object.Kind, Namespace: v.Object.Namespace, Name: v.Object.Name, Conditions: []Condition{}}
 		for _, c := range v.Conditions {
 			o.Conditions = append(o.Conditions, Condition(c))
@@ -964,9 +967,21 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 				}
 				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
-					if keep(a, pt) {
-						idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: u, by: by})
+					if !keep(a, pt) {
+						continue
 					}
+					au, aby := u, by
+					if len(backend) > 0 && pt.Kind.Spec().OneWins {
+						// a Gateway whose controller ranks the backend's
+						// policies otherwise (merge.Result.WinnerOn)
+						if w, ok := r.WinnerOn(pt, ancestorGateway(r.Graph, a)); ok {
+							au, aby = usedAttached, nil
+							if w != c.Policy {
+								au, aby = usedOverridden, w
+							}
+						}
+					}
+					idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: au, by: aby})
 				}
 			}
 		}

@@ -67,7 +67,7 @@ var listenerFields = []struct {
 	httpField("healthCheckPolicy", "healthCheck", func(h *HTTPSettings) any { return h.HealthCheck }),
 	httpField("acceptHttp10", "acceptHttp10", func(h *HTTPSettings) any { return h.AcceptHTTP10 }),
 	httpField("defaultHostForHttp10", "defaultHostForHttp10", func(h *HTTPSettings) any { return h.DefaultHostForHTTP10 }),
-	httpField("earlyHeaderMutationExtensions", "earlyRequestHeaderModifier", func(h *HTTPSettings) any { return h.EarlyRequestHeaderModifier }),
+	httpField("earlyHeaderMutationExtensions", "earlyRequestHeaderModifier", earlyHeaderModifier),
 	httpField("uuidRequestIdConfig", "uuidRequestIdConfig", func(h *HTTPSettings) any { return h.UUIDRequestIDConfig }),
 	httpField("stripHostPortMode", "stripHostPortMode", func(h *HTTPSettings) any { return h.StripHostPortMode }),
 	httpField("stripTrailingHostDot", "stripTrailingHostDot", func(h *HTTPSettings) any { return h.StripTrailingHostDot }),
@@ -232,4 +232,21 @@ func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	}
 	checkListenerValues(p, env, lp.Spec.PerPort)
 	return p
+}
+
+// earlyHeaderModifier is the value of earlyRequestHeaderModifier kgateway
+// keeps: none for a filter with no add, set or remove entry. Its HTTP
+// settings write no early header mutation extension then
+// (listenerpolicy/http.go: convertHeaderMutations returns nil when
+// pluginutils.ConvertMutations has no mutation, at both stored revisions
+// read), and its merge takes a policy's value only when it has one
+// (mergeEarlyHeaderMutation: policy.IsMergeable of the nil extensions),
+// so the empty filter neither configures nor overrides anything and is
+// not a merge origin.
+func earlyHeaderModifier(h *HTTPSettings) any {
+	f := h.EarlyRequestHeaderModifier
+	if f == nil || len(f.Add)+len(f.Set)+len(f.Remove) == 0 {
+		return nil
+	}
+	return f
 }
