@@ -34,7 +34,10 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 		fr.TypedPerFilterConfig = map[string]proto.Message{name: off}
 		return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderAuthEnabled, true)...), nil
 	case len(v.Users) > 0:
-		users = strings.Join(v.Users, "\n")
+		// The entries kgateway keeps (validateAndFilterSHAUsers): trimmed,
+		// without blank lines or comments, a repeated entry once.
+		kept, _ := htpasswdUsers(v.Users)
+		users = strings.Join(kept, "\n")
 	case v.SecretRef != nil:
 		ns := r.ns(0)
 		if v.SecretRef.Namespace != nil && *v.SecretRef.Namespace != "" {

@@ -675,12 +675,22 @@ func (v *validator) basicAuth(b *BasicAuthPolicy) {
 }
 
 // htpasswdProblem applies kgateway's validateAndFilterSHAUsers to inline
-// users: Envoy's basic_auth filter accepts only "{SHA}" hashes (28 base64
-// characters), an entry needs a colon, and a name listed twice with
-// different hashes is ambiguous. Any dropped entry makes the policy
-// invalid, and so does a list with no usable entry. It returns "" when
-// the users are fine; entries without a name are named by line.
+// users (htpasswdUsers); it returns "" when the users are fine.
 func htpasswdProblem(users []string) string {
+	_, problem := htpasswdUsers(users)
+	return problem
+}
+
+// htpasswdUsers is kgateway's validateAndFilterSHAUsers on inline users
+// (joined by newlines, then read line by line): Envoy's basic_auth filter
+// accepts only "{SHA}" hashes (28 base64 characters), an entry needs a
+// colon, and a name listed twice with different hashes is ambiguous. Any
+// dropped entry makes the policy invalid, and so does a list with no
+// usable entry: problem says why ("" when the users are fine; entries
+// without a name are named by line). kept are the lines kgateway writes
+// as the route's users: trimmed, blank lines and comments left out, a
+// name repeated with the same hash once.
+func htpasswdUsers(users []string) (kept []string, problem string) {
 	var bad []string
 	valid := map[string]string{}
 	lines := strings.Split(strings.Join(users, "\n"), "\n")
@@ -695,19 +705,22 @@ func htpasswdProblem(users []string) string {
 			bad = append(bad, fmt.Sprintf("line %d", i+1))
 		case !strings.HasPrefix(hash, "{SHA}") || len(hash) != 5+28:
 			bad = append(bad, name)
-		case valid[name] != "" && valid[name] != hash:
+		case valid[name] == hash:
+			// the same entry twice: kept once
+		case valid[name] != "":
 			bad = append(bad, name)
 		default:
 			valid[name] = hash
+			kept = append(kept, line)
 		}
 	}
 	switch {
 	case len(bad) > 0:
-		return fmt.Sprintf("dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v", len(bad), bad)
+		return kept, fmt.Sprintf("dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v", len(bad), bad)
 	case len(valid) == 0:
-		return "no valid users with {SHA} hash format found"
+		return kept, "no valid users with {SHA} hash format found"
 	}
-	return ""
+	return kept, ""
 }
 
 // rbacExpressions compiles each RBAC CEL expression as kgateway's
