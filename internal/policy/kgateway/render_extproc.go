@@ -208,9 +208,14 @@ func processorSettings(cfg *extprocv3.ExternalProcessor, p *ExtProcProvider) err
 		}
 		cfg.RouteCacheAction = a
 	}
-	if mo := p.MetadataOptions; mo != nil && mo.Forwarding != nil {
-		cfg.MetadataOptions = &extprocv3.MetadataOptions{ForwardingNamespaces: &extprocv3.MetadataOptions_MetadataNamespaces{
-			Typed: mo.Forwarding.Typed, Untyped: mo.Forwarding.Untyped}}
+	// metadataOptions given writes its (possibly empty) options, as
+	// kgateway's buildCompositeExtProcFilter does; forwarding fills them.
+	if mo := p.MetadataOptions; mo != nil {
+		cfg.MetadataOptions = &extprocv3.MetadataOptions{}
+		if mo.Forwarding != nil {
+			cfg.MetadataOptions.ForwardingNamespaces = &extprocv3.MetadataOptions_MetadataNamespaces{
+				Typed: mo.Forwarding.Typed, Untyped: mo.Forwarding.Untyped}
+		}
 	}
 	return nil
 }

@@ -116,3 +116,45 @@ func TestExtProcProcessingModeDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestExtProcMetadataOptionsForms: an extension's metadataOptions is
+// written whenever given — empty for `{}` or a forwarding without
+// namespaces, with the namespaces when forwarding names them — and left
+// out when not given, as kgateway's buildCompositeExtProcFilter writes it.
+func TestExtProcMetadataOptionsForms(t *testing.T) {
+	tests := []struct {
+		name      string
+		spec      string
+		present   bool
+		typed     []string
+		untyped   []string
+		forwarded bool
+	}{
+		{"not given", `{}`, false, nil, nil, false},
+		{"empty", `{"metadataOptions": {}}`, true, nil, nil, false},
+		{"forwarding without namespaces", `{"metadataOptions": {"forwarding": {}}}`, true, nil, nil, true},
+		{"untyped namespaces", `{"metadataOptions": {"forwarding": {"untyped": ["io.a", "io.b"]}}}`, true, nil, []string{"io.a", "io.b"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p ExtProcProvider
+			if err := json.Unmarshal([]byte(tt.spec), &p); err != nil {
+				t.Fatal(err)
+			}
+			cfg := &extprocv3.ExternalProcessor{}
+			if err := processorSettings(cfg, &p); err != nil {
+				t.Fatal(err)
+			}
+			mo := cfg.GetMetadataOptions()
+			if (mo != nil) != tt.present || (mo.GetForwardingNamespaces() != nil) != tt.forwarded {
+				t.Fatalf("metadataOptions %v: want present %v, forwarding %v", mo, tt.present, tt.forwarded)
+			}
+			if got := mo.GetForwardingNamespaces().GetUntyped(); strings.Join(got, ",") != strings.Join(tt.untyped, ",") {
+				t.Errorf("untyped %v, want %v", got, tt.untyped)
+			}
+			if got := mo.GetForwardingNamespaces().GetTyped(); strings.Join(got, ",") != strings.Join(tt.typed, ",") {
+				t.Errorf("typed %v, want %v", got, tt.typed)
+			}
+		})
+	}
+}
