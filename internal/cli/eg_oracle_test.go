@@ -62,6 +62,13 @@ import (
 //	                     Secret's or ConfigMap's key removed or emptied, a
 //	                     Service port's appProtocol, numbers at a
 //	                     percentage's edges, a mirror's share)
+//	GWPOL_EGCTL_FIELDS   1: sample only the shapes egFieldMutants makes
+//	                     (every field of every Envoy Gateway kind, route
+//	                     rule and listener, walked from the Go API types
+//	                     with the CRD schema's bounds: set, at its edges,
+//	                     references missing or across namespaces; a
+//	                     policy's attachment varied and stacked at each
+//	                     level of its target's tree)
 //	GWPOL_EGCTL_SERVE    1: GWPOL_EGCTL is not egctl but a command answering
 //	                     as it would for many inputs in one process (input
 //	                     paths on stdin, one a line; one JSON line each:
