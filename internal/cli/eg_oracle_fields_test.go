@@ -210,9 +210,13 @@ func egIsDuration(t reflect.Type, s egSchemaNode) bool {
 // egMinimal is a small valid value of type t under schema s: a struct
 // with its required fields, a list of one, an enum's first value, the
 // least number its bounds allow. nil when the type has no JSON value
-// the walk can make.
+// the walk can make. A field's schema default is taken first.
 func egMinimal(t reflect.Type, s egSchemaNode, depth int) any {
 	t = egDeref(t)
+	if def, ok := s["default"]; ok {
+		// the value the API server would give it
+		return egClone(def)
+	}
 	if enum, _ := s["enum"].([]any); len(enum) > 0 {
 		return enum[0]
 	}
