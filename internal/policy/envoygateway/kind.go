@@ -157,8 +157,10 @@ type data struct {
 	http3ClientValidation bool
 	// httpOnly and tlsOnly are a ClientTrafficPolicy's findings of the
 	// settings Envoy Gateway builds only on an HTTP listener, and only on
-	// one that terminates TLS (refineListenerScope).
-	httpOnly, tlsOnly []diag.Diagnostic
+	// one that terminates TLS, common those of the settings it builds on
+	// every listener it has an HTTP or TCP IR listener for
+	// (refineListenerScope).
+	httpOnly, tlsOnly, common []diag.Diagnostic
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces
