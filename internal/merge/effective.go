@@ -231,7 +231,10 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 			out = append(out[:start], onPort(ps, out[start:], int32(l.Port))...)
 		}
 	}
-	if r.MultiFamily() {
+	if rule != nil && r.MultiFamily() {
+		// paths of the route's own; the resources a listener's routes
+		// share (its connection manager, chain, listener) are not
+		// decided per route (PathOverride)
 		crossFamily(r.Registry, out)
 	}
 	return out

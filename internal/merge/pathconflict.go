@@ -9,26 +9,28 @@ import (
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
-// PathOverride is the verdict on a field in effect on a target whose
-// Envoy path a field of a kind of another family writes too, and wins
-// (policy.FieldSpec.Writes): on a Gateway that takes every kind (its
-// GatewayClass absent, or naming no controller gwpol knows), one
-// family's timeouts field and another family's timeout field may both
-// set route.timeout. Only one value of a path can be in
-// the resource, so the loser's field takes no part in the target's
-// configuration at all — a field is won whole, as within one kind — and
-// every view reads this verdict: render leaves the field out, explain
-// shows it overridden, lint reports it (GWP302).
+// PathOverride is the verdict on a field in effect on a route rule
+// whose Envoy path on the route a field of a kind of another family
+// writes too, and wins (policy.FieldSpec.Writes): on a Gateway that takes
+// every kind (its GatewayClass absent, or naming no controller gwpol
+// knows), one family's timeouts field and another family's timeout field
+// may both set route.timeout. Only one value of a path can be in the
+// route, so the loser's field takes no part in the route at all — a field
+// is won whole, as within one kind — and every view reads this verdict:
+// render leaves the field out, explain shows it overridden, lint reports
+// it (GWP307). Paths of the resources the routes of a listener or a
+// backend share (the connection manager, the listener, a cluster) are
+// not decided here (policy.EnvoyPath.OnRoute).
 //
 // The winner is decided as GEP-713 orders policies, without any one
 // family's own precedence (a kind's weight annotation,
 // policy.KindSpec.WeightAnnotation, means nothing to another family's
-// controller): the owner attached at the more specific
-// level wins (rule over route over listener over Gateway), then the
-// older policy (creationTimestamp; a dated one before an undated one),
-// then the namespace/name that sorts first, then the group/kind that
-// sorts first. A user can predict it from the objects alone, whatever
-// the order of the families in gwpol's registry.
+// controller): the owner attached at the more specific level wins (rule
+// over route over listener over Gateway), then the older policy
+// (creationTimestamp; a dated one before an undated one), then the
+// namespace/name that sorts first, then the group/kind that sorts first.
+// A user can predict it from the objects alone, whatever the order of
+// the families in gwpol's registry.
 type PathOverride struct {
 	// Path is the first path (in the loser's declaration order) both
 	// write.
@@ -71,9 +73,9 @@ func familyOf(reg *policy.Registry, k policy.Kind) string {
 	return k.GroupKind().Group
 }
 
-// crossFamily decides, among a target's fields in effect (out, as
-// EffectiveFrom combined them per kind), those whose Envoy paths a field
-// of a kind of another family also writes: the fields are taken in
+// crossFamily decides, among a route rule's fields in effect (out, as
+// EffectiveFrom combined them per kind), those whose Envoy paths on the
+// route a field of a kind of another family also writes: the fields are taken in
 // precedence order (crossDecide) and one that writes an exclusive path
 // a field already kept of another family writes is overridden
 // (EffectiveField.OverriddenBy). Fields of one family are left as their
@@ -124,16 +126,17 @@ func crossFamily(reg *policy.Registry, out []EffectiveField) {
 	}
 }
 
-// sharedPath is the first exclusive path of e's declaration that w's
-// declaration overlaps.
+// sharedPath is the first exclusive path of the route's own (a route
+// view decides per route: policy.EnvoyPath.OnRoute) in e's declaration
+// that w's declaration overlaps.
 func sharedPath(e, w *EffectiveField) (policy.EnvoyPath, bool) {
 	ws := w.Kind.Spec().FieldWrites(w.Key)
 	for _, p := range e.Kind.Spec().FieldWrites(e.Key) {
-		if !p.Exclusive() {
+		if !p.Exclusive() || !p.OnRoute() {
 			continue
 		}
 		for _, q := range ws {
-			if q.Exclusive() && p.Overlaps(q) {
+			if q.Exclusive() && q.OnRoute() && p.Overlaps(q) {
 				return p, true
 			}
 		}

@@ -39,6 +39,8 @@ func TestCrossFamily(t *testing.T) {
 	y := pathKind{group: "y.test", writes: map[string][]string{"a": {"route.timeout"}, "b": {"typed_per_filter_config.cors*"}, "c": {"request_headers_to_remove[]", "typed_per_filter_config.x/*"}}}
 	x2 := pathKind{group: "x.test", writes: map[string][]string{"a": {"route.timeout"}}}
 	z := pathKind{group: "z.test", writes: map[string][]string{"a": {"route.idle_timeout"}}}
+	hx := pathKind{group: "x.test", writes: map[string][]string{"a": {"hcm.stream_idle_timeout", "cluster.connect_timeout"}}}
+	hy := pathKind{group: "y.test", writes: map[string][]string{"a": {"hcm.stream_idle_timeout", "cluster.connect_timeout"}}}
 	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
 	type fieldAt struct {
 		kind    pathKind
@@ -76,6 +78,9 @@ func TestCrossFamily(t *testing.T) {
 			[]string{"", ""}},
 		{"one family's kinds are left as they merged",
 			[]fieldAt{{x, "a", LevelRoute, "b", time.Time{}}, {x2, "a", LevelRoute, "a", time.Time{}}},
+			[]string{"", ""}},
+		{"paths of resources a listener's or backend's routes share are not decided per route",
+			[]fieldAt{{hx, "a", LevelGateway, "b", time.Time{}}, {hy, "a", LevelGateway, "a", time.Time{}}},
 			[]string{"", ""}},
 		{"an overridden field wins nothing: the third family's idle timeout stays",
 			[]fieldAt{{x, "a", LevelRoute, "b", time.Time{}}, {y, "a", LevelRoute, "a", time.Time{}}, {z, "a", LevelRoute, "c", time.Time{}}},

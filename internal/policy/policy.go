@@ -234,6 +234,23 @@ func (p EnvoyPath) Exclusive() bool {
 	return s != "-" && !p.Own() && !strings.HasSuffix(s, "[]") && !strings.HasPrefix(s, "http_filter.") && !strings.HasPrefix(s, "clusters.") && !strings.HasPrefix(s, "network_filter.")
 }
 
+// OnRoute reports whether the path is one of an Envoy Route's own: its
+// route action (route.…), its per-filter configuration
+// (typed_per_filter_config.…) or another Route field (stat_prefix,
+// tracing, metadata.…) — what a route's view decides per route; the
+// other resources' paths (vhost., http_filter., hcm., listener., chain.,
+// tls., tcp_proxy., cluster., backend_cluster., clusters.,
+// network_filter.) are shared by the routes of a listener or backend.
+func (p EnvoyPath) OnRoute() bool {
+	s := string(p)
+	for _, other := range []string{"vhost.", "http_filter.", "hcm.", "listener.", "chain.", "tls.", "tcp_proxy.", "cluster.", "backend_cluster.", "clusters.", "network_filter."} {
+		if strings.HasPrefix(s, other) {
+			return false
+		}
+	}
+	return s != "-"
+}
+
 // FieldWrites are the Envoy paths a field of the kind declares
 // (FieldSpec.Writes; a family's key, perPortPolicy[80], its family's).
 func (s KindSpec) FieldWrites(key string) []EnvoyPath {
