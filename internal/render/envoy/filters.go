@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -92,38 +93,61 @@ func withInherited(fs []ruleFilter, inherited []topology.InheritedFilter) []rule
 
 // applyHeaderFilters applies RequestHeaderModifier and
 // ResponseHeaderModifier: set overwrites, add appends, remove removes.
+// Under Target.HeaderNamesOnce the filters are one list: a name already
+// written (or removed) in a direction is not written (or removed) again.
 func applyHeaderFilters(r *routev3.Route, fs []ruleFilter, t *Target) {
+	var req, resp headerNames
 	for _, f := range fs {
 		if h := f.reqHeaders; h != nil {
-			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, headerOptions(h, t)...)
-			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, h.Remove...)
+			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, req.options(h, t)...)
+			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, req.removals(h, t)...)
 		}
 		if h := f.respHeaders; h != nil {
-			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, headerOptions(h, t)...)
-			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, h.Remove...)
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, resp.options(h, t)...)
+			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, resp.removals(h, t)...)
 		}
 	}
 }
 
-// headerOptions are a header filter's set and add entries in the order
-// the target's controller writes them: sets first, or adds first under
+// headerNames are the header names (lower case) a list of filters has
+// written and removed so far in one direction, under
+// Target.HeaderNamesOnce.
+type headerNames struct {
+	written, removed map[string]bool
+}
+
+// once reports whether name is new to seen, and records it.
+func once(seen *map[string]bool, name string) bool {
+	k := strings.ToLower(name)
+	if (*seen)[k] {
+		return false
+	}
+	if *seen == nil {
+		*seen = map[string]bool{}
+	}
+	(*seen)[k] = true
+	return true
+}
+
+// options are a header filter's set and add entries in the order the
+// target's controller writes them: sets first, or adds first under
 // Target.HeaderAddsFirst. Envoy applies them in order, so a header both
 // added and set ends with the set value alone when the add comes first,
-// and with both values when the set does.
-func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target) []*corev3.HeaderValueOption {
+// and with both values when the set does. Under Target.HeaderNamesOnce
+// an entry whose name is already written is left out.
+func (n *headerNames) options(h *gwv1.HTTPHeaderFilter, t *Target) []*corev3.HeaderValueOption {
 	var out []*corev3.HeaderValueOption
-	sets := func() {
-		for _, s := range h.Set {
-			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value},
-				AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+	write := func(hs []gwv1.HTTPHeader, action corev3.HeaderValueOption_HeaderAppendAction) {
+		for _, e := range hs {
+			if t.HeaderNamesOnce && !once(&n.written, string(e.Name)) {
+				continue
+			}
+			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(e.Name), Value: e.Value},
+				AppendAction: action})
 		}
 	}
-	adds := func() {
-		for _, a := range h.Add {
-			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value},
-				AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
-		}
-	}
+	sets := func() { write(h.Set, corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD) }
+	adds := func() { write(h.Add, corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD) }
 	if t.HeaderAddsFirst {
 		adds()
 		sets()
@@ -131,6 +155,21 @@ func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target) []*corev3.HeaderValueOpt
 	}
 	sets()
 	adds()
+	return out
+}
+
+// removals are a header filter's remove entries, each name once under
+// Target.HeaderNamesOnce.
+func (n *headerNames) removals(h *gwv1.HTTPHeaderFilter, t *Target) []string {
+	if !t.HeaderNamesOnce {
+		return h.Remove
+	}
+	var out []string
+	for _, name := range h.Remove {
+		if once(&n.removed, name) {
+			out = append(out, name)
+		}
+	}
 	return out
 }
 
@@ -152,7 +191,9 @@ var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
 // listener's (https on an HTTPS listener, http on any other) — is left
 // out of the Location, whether the filter or the listener gave it (for
 // https, https_redirect says the scheme under targets with
-// Target.HTTPSRedirect).
+// Target.HTTPSRedirect). Under Target.RedirectPortsByNumber the port is
+// the filter's, else its scheme's well-known one, else the listener's,
+// and left out when it is 80 or 443.
 func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
 	scheme := ""
@@ -175,10 +216,17 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	switch {
 	case f.Port != nil:
 		ra.PortRedirect = uint32(*f.Port)
-	case f.Scheme == nil && l != nil:
+	case t.RedirectPortsByNumber && f.Scheme != nil && wellKnownPort[scheme] != 0:
+		ra.PortRedirect = wellKnownPort[scheme]
+	case (f.Scheme == nil || t.RedirectPortsByNumber) && l != nil:
 		ra.PortRedirect = uint32(l.Port)
 	}
-	if wellKnownPort[scheme] == ra.PortRedirect {
+	switch {
+	case t.RedirectPortsByNumber:
+		if ra.PortRedirect == 80 || ra.PortRedirect == 443 {
+			ra.PortRedirect = 0
+		}
+	case wellKnownPort[scheme] == ra.PortRedirect:
 		ra.PortRedirect = 0
 	}
 	switch {
@@ -194,6 +242,12 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 		switch {
 		case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 			ra.PathRewriteSpecifier = &routev3.RedirectAction_PathRedirect{PathRedirect: *p.ReplaceFullPath}
+		case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && t.PrefixModifiersEscaped:
+			if re := escapedPrefixRewrite(*p.ReplacePrefixMatch, e); re != nil {
+				ra.PathRewriteSpecifier = &routev3.RedirectAction_RegexRewrite{RegexRewrite: re}
+			} else {
+				ra.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: *p.ReplacePrefixMatch}
+			}
 		case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
 			ra.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: prefixReplacement(*p.ReplacePrefixMatch, e, t)}
 		}
@@ -228,6 +282,12 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 		return
 	}
 	switch {
+	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && t.PrefixModifiersEscaped:
+		if re := escapedPrefixRewrite(*p.ReplacePrefixMatch, e); re != nil {
+			act.RegexRewrite = re
+		} else {
+			act.PrefixRewrite = strings.TrimSuffix(*p.ReplacePrefixMatch, "/")
+		}
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 			Pattern: &matcherv3.RegexMatcher{Regex: "^/.*$"}, Substitution: *p.ReplaceFullPath,
@@ -242,6 +302,20 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 		}
 	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
 		act.PrefixRewrite = prefixReplacement(*p.ReplacePrefixMatch, e, t)
+	}
+}
+
+// escapedPrefixRewrite is, under Target.PrefixModifiersEscaped, the
+// regular expression that replaces a rule's path prefix (as written, its
+// metacharacters escaped) and the slashes after it by "/", for a
+// replacement of "" or "/"; nil for any other replacement, or a rule
+// that matches no path prefix.
+func escapedPrefixRewrite(repl string, e entry) *matcherv3.RegexMatchAndSubstitute {
+	if e.path.kind != 2 || repl != "" && repl != "/" {
+		return nil
+	}
+	return &matcherv3.RegexMatchAndSubstitute{
+		Pattern: &matcherv3.RegexMatcher{Regex: "^" + regexp.QuoteMeta(e.path.value) + `\/*`}, Substitution: "/",
 	}
 }
 
