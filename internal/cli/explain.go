@@ -238,6 +238,10 @@ func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) 
 				level += ", inherited"
 			}
 			lines := []string{fmt.Sprintf("%s (%s)", shortID(f.Owner), level)}
+			if o := f.OverriddenBy; o != nil {
+				lines = append(lines, fmt.Sprintf("not in effect: overridden on %s by %s field %s of %s (%s: %s)",
+					o.Path, o.PolicyKind[strings.LastIndex(o.PolicyKind, "/")+1:], o.Field, shortID(o.Owner), o.Rule, o.Reason))
+			}
 			if !f.DefaultStrategy {
 				lines = append(lines, "strategy: "+f.Strategy)
 			}

@@ -58,9 +58,26 @@ type Field struct {
 	// Guardrails are the platform's guardrails (config guardrails:) that
 	// apply to the field here, and whether each holds.
 	Guardrails []Guard `json:"guardrails,omitempty"`
+	// OverriddenBy: a field of a kind of another family writes one of
+	// this field's Envoy paths here and wins it (merge.PathOverride), so
+	// this field is not in effect at all.
+	OverriddenBy *Override `json:"overriddenBy,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
+}
+
+// Override is the field of another family's kind that wins an Envoy
+// path from a field (Field.OverriddenBy), and why.
+type Override struct {
+	PolicyKind string `json:"policyKind"`
+	Field      string `json:"field"`
+	Owner      string `json:"owner"`
+	// Path is the Envoy path both write (policy.FieldSpec.Writes).
+	Path string `json:"path"`
+	// Rule is level, age or name (merge.PathOverride's order).
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
 }
 
 // Decision is why the owner beat one loser.
@@ -414,6 +431,11 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.Describe(), Level: level,
 			Strategy: string(e.Field.Strategy), Contributors: ids(e.Field.Contributors), Overridden: ids(e.Field.Losers), Inherited: e.Inherited}
 		f.DefaultStrategy = e.Field.Strategy == defaultStrategy(e)
+		if o := e.OverriddenBy; o != nil {
+			ogk := o.Kind.GroupKind()
+			f.OverriddenBy = &Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: o.Key, Owner: o.Field.Owner.Policy.Describe(),
+				Path: string(o.Path), Rule: string(o.Decision.Rule), Reason: o.Decision.Detail}
+		}
 		for _, l := range e.Field.Losers {
 			d := merge.DecideField(e.Field, l)
 			f.Decisions = append(f.Decisions, Decision{Loser: l.Policy.ID(), Rule: string(d.Rule), Reason: d.Detail})

@@ -46,6 +46,11 @@ type Result struct {
 	backendKindsOnce sync.Once
 	backendKinds     []policy.Kind
 
+	// manyFamilies: policies of more than one family's kinds are in the
+	// input (MultiFamily), computed once.
+	familiesOnce sync.Once
+	manyFamilies bool
+
 	cfg policy.Config // the run's, for a backend's merge a controller's verdicts change (BackendOn)
 
 	// backendUsers are the Gateways using each backend, read when a

@@ -36,6 +36,10 @@ type Kind struct {
 	plural string
 	// fields are the spec fields the kind has, in Envoy Gateway's order.
 	fields []string
+	// writes are, per field, the Envoy paths it sets
+	// (policy.FieldSpec.Writes; policy.WritesNothing where gwpol renders
+	// none of it).
+	writes map[string][]string
 	// targets are the kinds targetRefs may name.
 	targets []policy.TargetKind
 	// mergeable: the kind has spec.mergeType (route policies may merge
@@ -112,7 +116,7 @@ func (k *Kind) buildSpec() policy.KindSpec {
 		MaxAncestors: maxAncestors,
 	}
 	for _, f := range k.fields {
-		fs := policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow}
+		fs := policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow, Writes: k.writes[f]}
 		if k.extensionRef && f == "credentialInjection" {
 			// Envoy Gateway injects for that backend only
 			// (renderCredentialInjection's BackendCluster).
