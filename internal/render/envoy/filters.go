@@ -90,38 +90,67 @@ func withInherited(fs []ruleFilter, inherited []topology.InheritedFilter) []rule
 	return out
 }
 
+// headerSkips are the header operations the Gateway's controller does not
+// apply (topology.Graph.SkipsOn).
+type headerSkips []topology.HeaderSkip
+
+// has reports whether the operation op (set, add, remove) at index i of
+// h is skipped.
+func (s headerSkips) has(h *gwv1.HTTPHeaderFilter, op string, i int) bool {
+	return slices.Contains(s, topology.HeaderSkip{Filter: h, Op: op, Index: i})
+}
+
 // applyHeaderFilters applies RequestHeaderModifier and
-// ResponseHeaderModifier: set overwrites, add appends, remove removes.
-func applyHeaderFilters(r *routev3.Route, fs []ruleFilter, t *Target) {
+// ResponseHeaderModifier: set overwrites, add appends, remove removes —
+// but the operations the Gateway's controller skips.
+func applyHeaderFilters(r *routev3.Route, fs []ruleFilter, t *Target, skip headerSkips) {
 	for _, f := range fs {
 		if h := f.reqHeaders; h != nil {
-			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, headerOptions(h, t)...)
-			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, h.Remove...)
+			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, headerOptions(h, t, skip)...)
+			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, removals(h, skip)...)
 		}
 		if h := f.respHeaders; h != nil {
-			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, headerOptions(h, t)...)
-			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, h.Remove...)
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, headerOptions(h, t, skip)...)
+			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, removals(h, skip)...)
 		}
 	}
+}
+
+// removals are the header names h removes, but those skipped.
+func removals(h *gwv1.HTTPHeaderFilter, skip headerSkips) []string {
+	if len(skip) == 0 {
+		return h.Remove
+	}
+	var out []string
+	for i, name := range h.Remove {
+		if !skip.has(h, "remove", i) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // headerOptions are a header filter's set and add entries in the order
 // the target's controller writes them: sets first, or adds first under
 // Target.HeaderAddsFirst. Envoy applies them in order, so a header both
 // added and set ends with the set value alone when the add comes first,
-// and with both values when the set does.
-func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target) []*corev3.HeaderValueOption {
+// and with both values when the set does. Skipped operations are left out.
+func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []*corev3.HeaderValueOption {
 	var out []*corev3.HeaderValueOption
 	sets := func() {
-		for _, s := range h.Set {
-			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value},
-				AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+		for i, s := range h.Set {
+			if !skip.has(h, "set", i) {
+				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value},
+					AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+			}
 		}
 	}
 	adds := func() {
-		for _, a := range h.Add {
-			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value},
-				AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
+		for i, a := range h.Add {
+			if !skip.has(h, "add", i) {
+				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value},
+					AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
+			}
 		}
 	}
 	if t.HeaderAddsFirst {
