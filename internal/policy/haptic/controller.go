@@ -43,4 +43,4 @@ var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities
 // the check of its deployment's own WAF settings (CheckDeployment) and
 // the rules it fails per route (finish: SSL passthrough beside a policy).
 var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment,
-	BrokenReasons: brokenReasons, Finish: finish}
+	BrokenReasons: brokenReasons, Finish: finish, CheckRule: checkRule}
