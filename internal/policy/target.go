@@ -121,6 +121,11 @@ type Target struct {
 	// a header both added and set ends with the set value alone (Envoy
 	// applies the options in order). Unset: sets first.
 	HeaderAddsFirst bool
+	// LiteralHeaderValues: the controller writes a Gateway API header
+	// modifier's values as literals, never as Envoy substitution formats,
+	// so render doubles each % (Envoy's literal %). Unset: the value is
+	// written as given, and Envoy reads a %COMMAND% in it.
+	LiteralHeaderValues bool
 	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
 	// policy on the backend object merges into is replaced by a blackhole
 	// (kgateway), rather than rendered without that policy.

@@ -36,7 +36,10 @@ var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", Render
 // authentication while actual requests still pass the attached policy. So
 // a rule's CORS filter is served, never a 503: Envoy's cors filter, which
 // sits ahead of the authentication filters (OrderJWT and after).
-var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "cors", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}
+var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "cors", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf"),
+	// header values are map entries HAProxy URL-decodes, never log-format
+	// (43-maps-route-filters.yaml@10393603: publishModifiers)
+	LiteralHeaderValues: true}
 
 // Family is HAPTIC's family for internal/families to register: its
 // controller, render target, deployment settings (the haptic: section),

@@ -134,13 +134,21 @@ func removals(h *gwv1.HTTPHeaderFilter, skip headerSkips) []string {
 // the target's controller writes them: sets first, or adds first under
 // Target.HeaderAddsFirst. Envoy applies them in order, so a header both
 // added and set ends with the set value alone when the add comes first,
-// and with both values when the set does. Skipped operations are left out.
+// and with both values when the set does. Skipped operations are left out;
+// under Target.LiteralHeaderValues a % is doubled, so Envoy writes it as
+// the controller does.
 func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []*corev3.HeaderValueOption {
 	var out []*corev3.HeaderValueOption
+	value := func(v string) string {
+		if t.LiteralHeaderValues {
+			return strings.ReplaceAll(v, "%", "%%")
+		}
+		return v
+	}
 	sets := func() {
 		for i, s := range h.Set {
 			if !skip.has(h, "set", i) {
-				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: s.Value},
+				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: value(s.Value)},
 					AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
 			}
 		}
@@ -148,7 +156,7 @@ func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []*cor
 	adds := func() {
 		for i, a := range h.Add {
 			if !skip.has(h, "add", i) {
-				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: a.Value},
+				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: value(a.Value)},
 					AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
 			}
 		}

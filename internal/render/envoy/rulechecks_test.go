@@ -40,6 +40,9 @@ func TestRuleChecksPerController(t *testing.T) {
 		kg, eg, hap int
 		// a header the rule sets: on kgateway's Gateway, not on HAPTIC's
 		header string
+		// the response header x-a's value kgateway's and HAPTIC's Gateways
+		// write under their controllers' render targets, when checked
+		respValues [2]string
 		// the findings at the route: what GWP212 messages of kgateway's
 		// and Envoy Gateway's rule checks (topology's) say of the rule
 		findings []string
@@ -55,7 +58,8 @@ func TestRuleChecksPerController(t *testing.T) {
 			kg:    absent, eg: absent, hap: absent, findings: []string{"(Programmed False)", "gwpol leaves the rule out of the config it renders", "HAPTIC writes into its regex path map as an empty pattern"}},
 		{name: "a header value Envoy's substitution format refuses: Envoy Gateway writes it as it is (Envoy refuses), kgateway's Standard validation passes it",
 			input: rule("    filters: [{type: ResponseHeaderModifier, responseHeaderModifier: {set: [{name: x-a, value: \"50%off\"}]}}]\n"),
-			kg:    forwards, eg: absent, hap: forwards, findings: []string{"Envoy refuses the route configuration that holds it, keeping the last one it accepted; gwpol leaves the rule out of the config it renders"}},
+			kg:    forwards, eg: absent, hap: forwards, respValues: [2]string{"50%off", "50%%off"}, // a literal to HAPTIC
+			findings: []string{"Envoy refuses the route configuration that holds it, keeping the last one it accepted; gwpol leaves the rule out of the config it renders"}},
 		{name: "a line feed in a rewrite path: kgateway replaces, Envoy Gateway's xDS fails validation",
 			input: rule("    filters: [{type: URLRewrite, urlRewrite: {path: {type: ReplaceFullPath, replaceFullPath: \"/a\\nb\"}}}]\n"),
 			kg:    500, eg: absent, hap: absent, findings: []string{"(Programmed False)", "publishes no new config for the Gateway and Envoy keeps the last one it accepted; gwpol leaves the rule out of the config it renders",
@@ -97,6 +101,21 @@ func TestRuleChecksPerController(t *testing.T) {
 				}
 				if has, there := slices.Contains(set, tc.header), want.host != "hap.example"; has != there || !slices.Contains(set, "x-ok") {
 					t.Errorf("%s: sets %q, want %s there %v and x-ok", want.host, set, tc.header, there)
+				}
+			}
+			if tc.respValues[0] != "" {
+				// each Gateway under its controller's render target
+				for i, gw := range []struct{ name, target, host string }{{"infra/kgw", "kgateway", "kg.example"}, {"infra/hgw", "haptic", "hap.example"}} {
+					r, _ := routeServing(render(t, res, envoy.Options{Target: gw.target, Gateways: []string{gw.name}}), gw.host).(*routev3.Route)
+					var v string
+					for _, h := range r.GetResponseHeadersToAdd() {
+						if h.GetHeader().GetKey() == "x-a" {
+							v = h.GetHeader().GetValue()
+						}
+					}
+					if v != tc.respValues[i] {
+						t.Errorf("%s under --target %s: x-a is %q, want %q", gw.host, gw.target, v, tc.respValues[i])
+					}
 				}
 			}
 			var got []string
