@@ -57,6 +57,15 @@ type Target struct {
 	// Found, the CRD's default, which the controller writes itself; unset,
 	// the response code is left to Envoy's default (301).
 	RedirectFound bool
+	// RedirectPortsByNumber: a RequestRedirect's port is the filter's,
+	// else the well-known one of the scheme the filter names (http 80,
+	// https 443), else the listener's; a port of 80 or 443 is then left
+	// out of the Location whatever the scheme, and any other kept, as a
+	// controller that drops those two port numbers when it writes the
+	// redirect does. Unset: the Gateway API's rule — only the well-known
+	// port of the scheme the Location uses (the filter's, else the
+	// listener's) is left out.
+	RedirectPortsByNumber bool
 	// PathModifiersAsWritten: the path modifiers of URLRewrite and
 	// RequestRedirect are written as the controller's built-in filter
 	// writes them: a full path replaced through the pattern .*; a prefix
@@ -67,6 +76,14 @@ type Target struct {
 	// the route), and the root prefix's replacement keeping a trailing
 	// "/".
 	PathModifiersAsWritten bool
+	// PrefixModifiersEscaped: a ReplacePrefixMatch of "" or "/" on a rule
+	// matching a path prefix, the root's too, is written — by URLRewrite
+	// and RequestRedirect alike — as the regular expression
+	// ^<the prefix as written, its metacharacters escaped>\/* replaced by
+	// "/"; any other replacement as given, a URLRewrite's without a
+	// trailing "/". Unset (and without PathModifiersAsWritten): the
+	// default rule above.
+	PrefixModifiersEscaped bool
 	// Baseline is what the controller writes on every listener, connection
 	// manager and TLS context before policies tune them; nil: Envoy's
 	// defaults (and gwpol's few settings every target shares).
@@ -126,6 +143,12 @@ type Target struct {
 	// so render doubles each % (Envoy's literal %). Unset: the value is
 	// written as given, and Envoy reads a %COMMAND% in it.
 	LiteralHeaderValues bool
+	// HeaderNamesOnce: within one list of filters (a rule's, or one
+	// backendRef's), a header name, compared case-insensitively, is
+	// written once per direction: the first add or set of it in the order
+	// the entries are written, a later add or set of the same name
+	// dropped, and a header removed once. Unset: every entry is written.
+	HeaderNamesOnce bool
 	// BlackholesInvalidBackendPolicy: a backend's cluster an invalid
 	// policy on the backend object merges into is replaced by a blackhole
 	// (kgateway), rather than rendered without that policy.

@@ -31,6 +31,24 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	// processRequestMirrorFilter → processDestination), with the Host
 	// unchanged (xds route.go: buildXdsRequestMirrorPolicies).
 	MirrorBackendObjects: true, MirrorsKeepHost: true,
+	// A header modifier's adds are converted before its sets, and a name
+	// (EqualFold) the rule's (or the backendRef's) filters already add or
+	// set is not added or set again, nor a header removed twice
+	// (gatewayapi filters.go: processRequestHeaderModifierFilter,
+	// processResponseHeaderModifierFilter).
+	HeaderAddsFirst: true, HeaderNamesOnce: true,
+	// A redirect without a port takes its scheme's well-known port, else
+	// the listener's (gatewayapi route.go:
+	// processHTTPRouteParentRefListener), and the xDS translator leaves out
+	// port 80 and 443 whatever the scheme (xds route.go:
+	// buildXdsRedirectAction).
+	RedirectPortsByNumber: true,
+	// A prefix replaced by "" or "/" is a regular expression of the
+	// escaped prefix, on a URLRewrite and a redirect alike; a URLRewrite's
+	// other prefix replacement loses its trailing "/" (xds route.go:
+	// useRegexRewriteForPrefixMatchReplace, prefix2RegexRewrite,
+	// buildXdsURLRewriteAction, buildXdsRedirectAction).
+	PrefixModifiersEscaped: true,
 	// Its mirror shares are float32 percentages in millionths, a zero
 	// one no mirror (render_mirror.go).
 	MirrorFraction: mirrorFraction,

@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -102,65 +103,68 @@ func (s headerSkips) has(h *gwv1.HTTPHeaderFilter, op string, i int) bool {
 
 // applyHeaderFilters applies RequestHeaderModifier and
 // ResponseHeaderModifier: set overwrites, add appends, remove removes —
-// but the operations the Gateway's controller skips.
+// but the operations the Gateway's controller skips (skip). Under
+// Target.HeaderNamesOnce the filters are one list: a name already written
+// (or removed) in a direction is not written (or removed) again.
 func applyHeaderFilters(r *routev3.Route, fs []ruleFilter, t *Target, skip headerSkips) {
+	var req, resp headerNames
 	for _, f := range fs {
 		if h := f.reqHeaders; h != nil {
-			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, headerOptions(h, t, skip)...)
-			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, removals(h, skip)...)
+			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, req.options(h, t, skip)...)
+			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, req.removals(h, t, skip)...)
 		}
 		if h := f.respHeaders; h != nil {
-			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, headerOptions(h, t, skip)...)
-			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, removals(h, skip)...)
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, resp.options(h, t, skip)...)
+			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, resp.removals(h, t, skip)...)
 		}
 	}
 }
 
-// removals are the header names h removes, but those skipped.
-func removals(h *gwv1.HTTPHeaderFilter, skip headerSkips) []string {
-	if len(skip) == 0 {
-		return h.Remove
-	}
-	var out []string
-	for i, name := range h.Remove {
-		if !skip.has(h, "remove", i) {
-			out = append(out, name)
-		}
-	}
-	return out
+// headerNames are the header names (lower case) a list of filters has
+// written and removed so far in one direction, under
+// Target.HeaderNamesOnce.
+type headerNames struct {
+	written, removed map[string]bool
 }
 
-// headerOptions are a header filter's set and add entries in the order
-// the target's controller writes them: sets first, or adds first under
+// once reports whether name is new to seen, and records it.
+func once(seen *map[string]bool, name string) bool {
+	k := strings.ToLower(name)
+	if (*seen)[k] {
+		return false
+	}
+	if *seen == nil {
+		*seen = map[string]bool{}
+	}
+	(*seen)[k] = true
+	return true
+}
+
+// options are a header filter's set and add entries in the order the
+// target's controller writes them: sets first, or adds first under
 // Target.HeaderAddsFirst. Envoy applies them in order, so a header both
 // added and set ends with the set value alone when the add comes first,
-// and with both values when the set does. Skipped operations are left out;
-// under Target.LiteralHeaderValues a % is doubled, so Envoy writes it as
-// the controller does.
-func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []*corev3.HeaderValueOption {
+// and with both values when the set does. Under Target.HeaderNamesOnce
+// an entry whose name is already written is left out. A skipped entry is
+// left out (and names nothing); under Target.LiteralHeaderValues a % is
+// doubled, so Envoy writes the value as the controller does.
+func (n *headerNames) options(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []*corev3.HeaderValueOption {
 	var out []*corev3.HeaderValueOption
-	value := func(v string) string {
-		if t.LiteralHeaderValues {
-			return strings.ReplaceAll(v, "%", "%%")
-		}
-		return v
-	}
-	sets := func() {
-		for i, s := range h.Set {
-			if !skip.has(h, "set", i) {
-				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(s.Name), Value: value(s.Value)},
-					AppendAction: corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD})
+	write := func(op string, hs []gwv1.HTTPHeader, action corev3.HeaderValueOption_HeaderAppendAction) {
+		for i, e := range hs {
+			if skip.has(h, op, i) || t.HeaderNamesOnce && !once(&n.written, string(e.Name)) {
+				continue
 			}
-		}
-	}
-	adds := func() {
-		for i, a := range h.Add {
-			if !skip.has(h, "add", i) {
-				out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(a.Name), Value: value(a.Value)},
-					AppendAction: corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD})
+			v := e.Value
+			if t.LiteralHeaderValues {
+				v = strings.ReplaceAll(v, "%", "%%")
 			}
+			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(e.Name), Value: v},
+				AppendAction: action})
 		}
 	}
+	sets := func() { write("set", h.Set, corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD) }
+	adds := func() { write("add", h.Add, corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD) }
 	if t.HeaderAddsFirst {
 		adds()
 		sets()
@@ -168,6 +172,21 @@ func headerOptions(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []*cor
 	}
 	sets()
 	adds()
+	return out
+}
+
+// removals are a header filter's remove entries but the skipped ones,
+// each name once under Target.HeaderNamesOnce.
+func (n *headerNames) removals(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []string {
+	if !t.HeaderNamesOnce && len(skip) == 0 {
+		return h.Remove
+	}
+	var out []string
+	for i, name := range h.Remove {
+		if !skip.has(h, "remove", i) && (!t.HeaderNamesOnce || once(&n.removed, name)) {
+			out = append(out, name)
+		}
+	}
 	return out
 }
 
@@ -189,9 +208,11 @@ var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
 // listener's (https on an HTTPS listener, http on any other) — is left
 // out of the Location, whether the filter or the listener gave it (for
 // https, https_redirect says the scheme under targets with
-// Target.HTTPSRedirect). A status other than 0 is the one the Gateway's
-// controller reads off the route for it (topology.Graph.RedirectStatusOn),
-// over the filter's.
+// Target.HTTPSRedirect). Under Target.RedirectPortsByNumber the port is
+// the filter's, else its scheme's well-known one, else the listener's,
+// and left out when it is 80 or 443. A status other than 0 is the one the
+// Gateway's controller reads off the route for it
+// (topology.Graph.RedirectStatusOn), over the filter's.
 func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target, status int) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
 	scheme := ""
@@ -214,10 +235,17 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	switch {
 	case f.Port != nil:
 		ra.PortRedirect = uint32(*f.Port)
-	case f.Scheme == nil && l != nil:
+	case t.RedirectPortsByNumber && f.Scheme != nil && wellKnownPort[scheme] != 0:
+		ra.PortRedirect = wellKnownPort[scheme]
+	case (f.Scheme == nil || t.RedirectPortsByNumber) && l != nil:
 		ra.PortRedirect = uint32(l.Port)
 	}
-	if wellKnownPort[scheme] == ra.PortRedirect {
+	switch {
+	case t.RedirectPortsByNumber:
+		if ra.PortRedirect == 80 || ra.PortRedirect == 443 {
+			ra.PortRedirect = 0
+		}
+	case wellKnownPort[scheme] == ra.PortRedirect:
 		ra.PortRedirect = 0
 	}
 	switch {
@@ -233,6 +261,12 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 		switch {
 		case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 			ra.PathRewriteSpecifier = &routev3.RedirectAction_PathRedirect{PathRedirect: *p.ReplaceFullPath}
+		case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && t.PrefixModifiersEscaped:
+			if re := escapedPrefixRewrite(*p.ReplacePrefixMatch, e); re != nil {
+				ra.PathRewriteSpecifier = &routev3.RedirectAction_RegexRewrite{RegexRewrite: re}
+			} else {
+				ra.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: *p.ReplacePrefixMatch}
+			}
 		case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
 			ra.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: prefixReplacement(*p.ReplacePrefixMatch, e, t)}
 		}
@@ -267,6 +301,12 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 		return
 	}
 	switch {
+	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil && t.PrefixModifiersEscaped:
+		if re := escapedPrefixRewrite(*p.ReplacePrefixMatch, e); re != nil {
+			act.RegexRewrite = re
+		} else {
+			act.PrefixRewrite = strings.TrimSuffix(*p.ReplacePrefixMatch, "/")
+		}
 	case p.Type == gwv1.FullPathHTTPPathModifier && p.ReplaceFullPath != nil:
 		act.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
 			Pattern: &matcherv3.RegexMatcher{Regex: "^/.*$"}, Substitution: *p.ReplaceFullPath,
@@ -281,6 +321,20 @@ func applyRewrite(act *routev3.RouteAction, f *gwv1.HTTPURLRewriteFilter, e entr
 		}
 	case p.Type == gwv1.PrefixMatchHTTPPathModifier && p.ReplacePrefixMatch != nil:
 		act.PrefixRewrite = prefixReplacement(*p.ReplacePrefixMatch, e, t)
+	}
+}
+
+// escapedPrefixRewrite is, under Target.PrefixModifiersEscaped, the
+// regular expression that replaces a rule's path prefix (as written, its
+// metacharacters escaped) and the slashes after it by "/", for a
+// replacement of "" or "/"; nil for any other replacement, or a rule
+// that matches no path prefix.
+func escapedPrefixRewrite(repl string, e entry) *matcherv3.RegexMatchAndSubstitute {
+	if e.path.kind != 2 || repl != "" && repl != "/" {
+		return nil
+	}
+	return &matcherv3.RegexMatchAndSubstitute{
+		Pattern: &matcherv3.RegexMatcher{Regex: "^" + regexp.QuoteMeta(e.path.value) + `\/*`}, Substitution: "/",
 	}
 }
 
