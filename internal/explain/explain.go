@@ -354,6 +354,9 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 		}
 		t.Notes = append(t.Notes, "not programmed: "+p.Message+"; "+what)
 	}
+	if p := r.SkipsOf(rule, path, gw); p != nil {
+		t.Notes = append(t.Notes, "not applied: "+p.Message+"; "+p.Outcome)
+	}
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}

@@ -219,7 +219,7 @@ func (r *Result) NoActionReason(gw *topology.Gateway) string {
 // backendRefs, no redirect, no policy answering it, and nothing else
 // already broke or replaced it.
 func (r *Result) NoAction(rule *topology.Rule) bool {
-	if len(rule.Backends) > 0 || len(r.Attach.Broken[rule]) > 0 || len(rule.Problems) > 0 || rule.IsDelegating() || redirects(rule) {
+	if len(rule.Backends) > 0 || len(r.Attach.Broken[rule]) > 0 || rule.Problems.Replace() || rule.IsDelegating() || redirects(rule) {
 		return false
 	}
 	_, answered := r.answered(rule, nil)

@@ -46,6 +46,17 @@ func (r *Result) ProblemOf(rule *topology.Rule, path *RulePath, gw *topology.Gat
 	return r.Graph.RuleProblemOn(rule, via, gw)
 }
 
+// SkipsOf is what the controller managing gw does not apply of the rule's
+// copy served along path while it serves the rest (header operations:
+// topology.Graph.RuleSkipsOn), nil when it applies everything.
+func (r *Result) SkipsOf(rule *topology.Rule, path *RulePath, gw *topology.Gateway) *topology.RuleProblem {
+	var via []*topology.Rule
+	if path != nil {
+		via = path.Via
+	}
+	return r.Graph.RuleSkipsOn(rule, via, gw)
+}
+
 // Served are the merges a rule takes effect with: one per parent path for
 // a delegated child (Paths), else its own (Own, as a path without parents).
 func (rp *RulePoints) Served() []*RulePath {

@@ -127,9 +127,9 @@ type Family struct {
 	// answers the replaced rule 500 and render leaves a dropped one out.
 	// It runs on every route rule, whichever Gateways serve it, as the
 	// keys of Controller.Topology are read, but its problems hold on the
-	// controller's Gateways only (topology.Graph.ProblemOn; and on a
-	// Gateway whose class is not in the input, or whose controller has
-	// no check of its own, which take every controller's). Nil: no such
+	// controller's Gateways only (topology.Graph.ProblemOn; a Gateway
+	// whose class is not in the input, or whose controller has no check
+	// of its own, takes the first registered check's). Nil: no such
 	// checks; the family must have a Controller for it to run.
 	CheckRule func(rt *topology.Route, rule *topology.Rule, cfg Config) *topology.RuleProblem
 	// Gateway is the controller's verdict on one of its Gateways as a

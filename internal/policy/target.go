@@ -138,6 +138,11 @@ type Target struct {
 	// a header both added and set ends with the set value alone (Envoy
 	// applies the options in order). Unset: sets first.
 	HeaderAddsFirst bool
+	// LiteralHeaderValues: the controller writes a Gateway API header
+	// modifier's values as literals, never as Envoy substitution formats,
+	// so render doubles each % (Envoy's literal %). Unset: the value is
+	// written as given, and Envoy reads a %COMMAND% in it.
+	LiteralHeaderValues bool
 	// HeaderNamesOnce: within one list of filters (a rule's, or one
 	// backendRef's), a header name, compared case-insensitively, is
 	// written once per direction: the first add or set of it in the order

@@ -87,7 +87,11 @@ func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
 	if p.Field != "" {
 		field = p.Field
 	}
-	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: LintRuleNotProgrammed.Severity, Object: r.Key().Ref(), Field: field, Pos: r.Src.FieldPos(field),
+	sev := LintRuleNotProgrammed.Severity
+	if p.serves() {
+		sev = diag.Warning // the rule is served, without what it skips
+	}
+	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: sev, Object: r.Key().Ref(), Field: field, Pos: r.Src.FieldPos(field),
 		Message: fmt.Sprintf("rule %s: %s; %s — fix the value", mr.Section(), p.Message, what)}
 }
 

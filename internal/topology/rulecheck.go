@@ -26,6 +26,33 @@ type RuleProblem struct {
 	// Controller is the controllerName of the check that found it
 	// (RuleCheck.Controller), which topology sets.
 	Controller string
+	// Skips are header operations of the rule's (or its backendRefs')
+	// header modifiers that the controller does not apply while it serves
+	// the rest of the rule. A problem with Skips and Dropped false
+	// neither replaces nor drops the rule: ProblemOn does not return it,
+	// SkipsOn does, and its finding is a warning.
+	Skips []HeaderSkip
+}
+
+// HeaderSkip is one header operation a controller does not apply: the
+// header modifier that holds it, the list ("set", "add" or "remove") and
+// its index there.
+type HeaderSkip struct {
+	Filter *gwv1.HTTPHeaderFilter
+	Op     string
+	Index  int
+}
+
+// serves reports whether the problem leaves the rule served, without its
+// Skips.
+func (p *RuleProblem) serves() bool {
+	return p != nil && !p.Dropped && len(p.Skips) > 0
+}
+
+// Replaces reports whether the problem replaces or drops the rule (every
+// problem but one that only skips header operations).
+func (p *RuleProblem) Replaces() bool {
+	return p != nil && !p.serves()
 }
 
 // RuleProblems are a rule's problems, at most one per controller, in the
@@ -42,9 +69,10 @@ func (ps RuleProblems) of(ctrl string) *RuleProblem {
 	return nil
 }
 
-// Dropped reports whether one of the problems leaves the rule out.
-func (ps RuleProblems) Dropped() bool {
-	return slices.ContainsFunc(ps, func(p *RuleProblem) bool { return p.Dropped })
+// Replace reports whether one of the problems replaces or drops the rule
+// (RuleProblem.Replaces), on some controller's Gateways.
+func (ps RuleProblems) Replace() bool {
+	return slices.ContainsFunc(ps, (*RuleProblem).Replaces)
 }
 
 // RuleCheck is one controller's check of one route rule before any policy
@@ -86,9 +114,39 @@ func (g *Graph) holds(ctrl string, gw *Gateway) bool {
 
 // ProblemOn is the problem of ps that holds on gw (nil: the fallback
 // controller's): the one the check of the controller judging rules there
-// found (judge). Without a graph, the first. It is the one reading of a
-// rule's problems for every view that judges a rule on a Gateway.
+// found (judge), when it replaces or drops the rule. Without a graph, the
+// first. It is the one reading of a rule's problems for every view that
+// judges a rule on a Gateway.
 func (g *Graph) ProblemOn(ps RuleProblems, gw *Gateway) *RuleProblem {
+	if p := g.heldProblem(ps, gw); p.Replaces() {
+		return p
+	}
+	return nil
+}
+
+// SkipsOn are the header operations the controller judging rules on gw
+// does not apply, of a rule (or its copy) whose problems are ps, while it
+// serves the rest (RuleProblem.Skips).
+func (g *Graph) SkipsOn(ps RuleProblems, gw *Gateway) []HeaderSkip {
+	if p := g.heldProblem(ps, gw); p.serves() {
+		return p.Skips
+	}
+	return nil
+}
+
+// RuleSkipsOn is the problem of the rule's copy served along via (nil:
+// the rule as written) that only skips header operations where gw serves
+// it (SkipsOn), nil when there is none: what explain says of them.
+func (g *Graph) RuleSkipsOn(rule *Rule, via []*Rule, gw *Gateway) *RuleProblem {
+	if p := g.heldProblem(rule.ProblemsAlong(via), gw); p.serves() {
+		return p
+	}
+	return nil
+}
+
+// heldProblem is the problem of ps of the controller judging rules on gw
+// (judge), of any kind; without a graph, the first.
+func (g *Graph) heldProblem(ps RuleProblems, gw *Gateway) *RuleProblem {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -123,7 +181,7 @@ func (g *Graph) heldOn(r *Route, ps RuleProblems) RuleProblems {
 	}
 	var out RuleProblems
 	add := func(gw *Gateway) {
-		if p := g.ProblemOn(ps, gw); p != nil && !slices.Contains(out, p) {
+		if p := g.heldProblem(ps, gw); p != nil && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}

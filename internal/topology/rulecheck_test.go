@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/diag"
 )
 
 // TestRuleChecksRunInOrder: topology runs every controller's rule check
@@ -142,5 +144,40 @@ func TestRuleProblemsPerController(t *testing.T) {
 		if !slices.Equal(got[name], w) {
 			t.Errorf("%s: findings %q, want %q", name, got[name], w)
 		}
+	}
+}
+
+// TestRuleProblemSkips: a problem that only skips header operations
+// neither replaces nor drops the rule — ProblemOn does not return it,
+// SkipsOn and RuleSkipsOn do, on its controller's Gateways only — and its
+// finding is a warning.
+func TestRuleProblemSkips(t *testing.T) {
+	rt := httpRoute("infra", "r", "  parentRefs: [{name: gw}]\n  rules:\n  - filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [a, b]}}]\n    backendRefs: [{name: svc, port: 80}]\n")
+	skip := func(r *Route, rule *Rule) *RuleProblem {
+		h := rule.HTTP.Filters[0].RequestHeaderModifier
+		return &RuleProblem{Skips: []HeaderSkip{{Filter: h, Op: "remove", Index: 1}}, Message: "b is skipped", Outcome: "the rest is served"}
+	}
+	g := graph(t, Options{RuleChecks: []RuleCheck{{Check: skip}}}, gatewayInfra, svcInfra, rt)
+	rule := route(t, g, "HTTPRoute/infra/r").Rules[0]
+	if p := g.ProblemOn(rule.Problems, nil); p != nil {
+		t.Errorf("ProblemOn %+v, want none: the rule is served", p)
+	}
+	if s := g.SkipsOn(rule.Problems, nil); len(s) != 1 || s[0].Index != 1 || s[0].Filter != rule.HTTP.Filters[0].RequestHeaderModifier {
+		t.Errorf("SkipsOn %+v, want remove[1]", s)
+	}
+	if p := g.RuleSkipsOn(rule, nil, nil); p == nil || p.Message != "b is skipped" {
+		t.Errorf("RuleSkipsOn %+v", p)
+	}
+	if rule.Problems.Replace() {
+		t.Error("Replace: true, want false")
+	}
+	var sev []diag.Severity
+	for _, d := range g.Diagnostics {
+		if d.Code == LintRuleNotProgrammed.Code {
+			sev = append(sev, d.Severity)
+		}
+	}
+	if len(sev) != 1 || sev[0] != diag.Warning {
+		t.Errorf("findings of severity %v, want one warning", sev)
 	}
 }

@@ -212,7 +212,11 @@ func inheritedNotProgrammed(fm *FlatMatch, p *RuleProblem) diag.Diagnostic {
 	}
 	parent := fm.Via[0]
 	mr := fm.Rule.Rule
-	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: LintRuleNotProgrammed.Severity, Object: fm.Route.Key().Ref(), Field: mr.Path, Pos: fm.Route.Src.FieldPos(mr.Path),
+	sev := LintRuleNotProgrammed.Severity
+	if p.serves() {
+		sev = diag.Warning
+	}
+	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: sev, Object: fm.Route.Key().Ref(), Field: mr.Path, Pos: fm.Route.Src.FieldPos(mr.Path),
 		Message: fmt.Sprintf("rule %s, as served under the delegating rule %s of %s (with the match and filters it inherits there): %s; %s — fix the value in the parent",
 			mr.Section(), parent.Section(), parentRouteOf(fm, parent), p.Message, what)}
 }

@@ -47,7 +47,10 @@ var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", Render
 // btlsBroken, `http-request return status 503`); it is the one backend
 // policy kind HAPTIC reads.
 var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "cors", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf"),
-	UsableCACertificate: usableCACertificate, BlackholesInvalidBackendPolicy: true}
+	UsableCACertificate: usableCACertificate, BlackholesInvalidBackendPolicy: true,
+	// header values are map entries HAProxy URL-decodes, never log-format
+	// (43-maps-route-filters.yaml@10393603: publishModifiers)
+	LiteralHeaderValues: true}
 
 // Family is HAPTIC's family for internal/families to register: its
 // controller, render target, deployment settings (the haptic: section),
@@ -56,5 +59,5 @@ var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities
 // and its own verdict on a Gateway API BackendTLSPolicy
 // (judgeBackendTLSPolicy).
 var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment,
-	BrokenReasons: brokenReasons, Finish: finish,
+	BrokenReasons: brokenReasons, Finish: finish, CheckRule: checkRule,
 	ForeignJudges: map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy}}

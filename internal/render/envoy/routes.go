@@ -446,11 +446,23 @@ type entry struct {
 // own Rule.Problems), the one problem that holds on the Gateway
 // (topology.Graph.ProblemOn).
 func (vb *vhostBuild) problem(e entry) *topology.RuleProblem {
-	ps := e.rule.Problems
+	return vb.res.Graph.ProblemOn(e.problems(), vb.gw)
+}
+
+// skips are the header operations of the entry the Gateway's controller
+// does not apply while it serves the rest (topology.Graph.SkipsOn).
+func (vb *vhostBuild) skips(e entry) headerSkips {
+	return vb.res.Graph.SkipsOn(e.problems(), vb.gw)
+}
+
+// problems are the controllers' problems with the entry as served
+// (topology's FlatMatch.Problems; a rule served as written: its own
+// Rule.Problems).
+func (e entry) problems() topology.RuleProblems {
 	if e.flat != nil {
-		ps = e.flat.Problems
+		return e.flat.Problems
 	}
-	return vb.res.Graph.ProblemOn(ps, vb.gw)
+	return e.rule.Problems
 }
 
 // pathMatch is a match's path in Envoy terms.
@@ -1051,7 +1063,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	for _, f := range filters {
 		if f.redirect != nil {
 			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target, vb.res.Graph.RedirectStatusOn(e.rule, vb.gw))}
-			applyHeaderFilters(r, filters, &vb.target)
+			applyHeaderFilters(r, filters, &vb.target, vb.skips(e))
 			return true
 		}
 	}
@@ -1093,7 +1105,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	vb.backendRoute(act, e.rule.Backends)
 	r.Action = &routev3.Route_Route{Route: act}
-	applyHeaderFilters(r, filters, &vb.target)
+	applyHeaderFilters(r, filters, &vb.target, vb.skips(e))
 	if act.GetCluster() != "" {
 		// One backend: its own header filters apply on the route, after
 		// the rule's (without Target.BackendRefDestinations a backendRef
@@ -1145,7 +1157,7 @@ func (vb *vhostBuild) clusterWeights(e entry) (wcs []*routev3.WeightedCluster_Cl
 		}
 		total += w
 		h := &routev3.Route{}
-		applyHeaderFilters(h, backendRefFilters(e.rule, i), &vb.target)
+		applyHeaderFilters(h, backendRefFilters(e.rule, i), &vb.target, vb.skips(e))
 		var tpfc map[string]*anypb.Any
 		if name != BlackholeCluster {
 			// a backendRef that takes no traffic has no policies in
