@@ -126,6 +126,7 @@ func (r *Result) judgeObjects(g *topology.Graph, reg *policy.Registry, set *poli
 			continue
 		}
 		for _, v := range f.ObjectVerdicts(env, set) {
+			v.Controller = f.Controller.Name
 			r.Objects = append(r.Objects, v)
 			r.Diagnostics = append(r.Diagnostics, v.Diagnostics...)
 		}
@@ -147,9 +148,22 @@ func (r *Result) ObjectVerdict(k model.Key) (policy.ObjectVerdict, bool) {
 }
 
 // RefusedObject is the verdict on backend object k when its controller
-// does not accept it (policy.ObjectVerdict.Refused): render builds no
-// cluster for it, and every view says why from this one decision.
+// builds no cluster for it (policy.ObjectVerdict.Untranslated: it does
+// not accept it, or drops it silently): render builds none, and every
+// view says why from this one decision.
 func (r *Result) RefusedObject(k model.Key) (policy.ObjectVerdict, bool) {
 	v, ok := r.ObjectVerdict(k)
-	return v, ok && v.Refused()
+	return v, ok && v.Untranslated()
+}
+
+// RefusedObjectOn is RefusedObject for the clusters a Gateway of the
+// controller named controller builds: a verdict on an object of an API
+// group every controller reads (a Service) holds on its own controller's
+// Gateways only.
+func (r *Result) RefusedObjectOn(k model.Key, controller string) (policy.ObjectVerdict, bool) {
+	v, ok := r.RefusedObject(k)
+	if ok && k.Group == model.CoreGroup && v.Controller != "" && v.Controller != controller {
+		return policy.ObjectVerdict{}, false
+	}
+	return v, ok
 }

@@ -7,10 +7,14 @@ import (
 )
 
 // egOracleMutants are the mutants the oracle samples from: egMutants,
-// or with GWPOL_EGCTL_EXTRA=1 only the shapes egExtraMutants makes
-// (kept apart so that the default sample, and the figures recorded for
-// each seed, do not move).
+// or with GWPOL_EGCTL_EXTRA=1 only the shapes egExtraMutants makes, or
+// with GWPOL_EGCTL_FIELDS=1 only those egFieldMutants makes (each kept
+// apart so that the default sample, and the figures recorded for each
+// seed, do not move).
 func egOracleMutants(docs []egDoc) []egMutant {
+	if egFieldsOn() {
+		return egFieldMutants(docs)
+	}
 	if os.Getenv("GWPOL_EGCTL_EXTRA") == "1" {
 		return egExtraMutants(docs)
 	}

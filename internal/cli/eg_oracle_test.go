@@ -62,6 +62,21 @@ import (
 //	                     Secret's or ConfigMap's key removed or emptied, a
 //	                     Service port's appProtocol, numbers at a
 //	                     percentage's edges, a mirror's share)
+//	GWPOL_EGCTL_FIELDS   1: sample only the shapes egFieldMutants makes
+//	                     (every field of every Envoy Gateway kind, route
+//	                     rule and listener, walked from the Go API types
+//	                     with the CRD schema's bounds: set, at its edges,
+//	                     references missing or across namespaces; a
+//	                     policy's attachment varied and stacked at each
+//	                     level of its target's tree)
+//	GWPOL_EGCTL_XDS      1: compare render too — the routes, their clusters
+//	                     and the HTTP filter chains gwpol renders with
+//	                     --target envoygateway against egctl's --to xds
+//	                     (what TestConformanceEnvoyGatewayXDS compares),
+//	                     on the inputs both admit whose case egctl does
+//	                     not mishandle (egMishandled); GWPOL_EGCTL must
+//	                     then answer with "xds" beside the statuses
+//	                     (egctl's --to gateway-api,xds)
 //	GWPOL_EGCTL_SERVE    1: GWPOL_EGCTL is not egctl but a command answering
 //	                     as it would for many inputs in one process (input
 //	                     paths on stdin, one a line; one JSON line each:
@@ -84,6 +99,7 @@ func TestEnvoyGatewayOracle(t *testing.T) {
 		only = regexp.MustCompile(s)
 	}
 	oracle := newEgctlOracle(t, bin)
+	xdsOn := os.Getenv("GWPOL_EGCTL_XDS") == "1"
 	outDir := os.Getenv("GWPOL_EGCTL_OUT")
 	if outDir != "" {
 		if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -168,6 +184,10 @@ func TestEnvoyGatewayOracle(t *testing.T) {
 		}
 		diffs, kinds := egOracleCompare(t, path, r.Eg)
 		tally.add(r.Mutant.Class, kinds, diffs)
+		if xdsOn && kinds.policies || xdsOn && kinds.routes {
+			xd := egOracleXDS(t, path, r.Eg, filepath.Join(egConformanceDir, r.Case), &tally.xds)
+			diffs = append(diffs, xd...)
+		}
 		if len(diffs) == 0 {
 			continue
 		}
@@ -219,6 +239,9 @@ func TestEnvoyGatewayOracle(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(outDir, "report.txt"), report.Bytes(), 0o644)
 	}
 	line := tally.line()
+	if xdsOn {
+		line += "; " + tally.xds.line()
+	}
 	t.Log(line)
 	fmt.Println(line)
 }
@@ -262,6 +285,9 @@ type egctlResult struct {
 	Routes   map[string][]egEntry
 	// Messages are the conditions' messages: "object@ancestor@type" → message.
 	Messages map[string]string
+	// XDS is the "xds" egctl wrote beside the statuses (a serving command
+	// answering for --to gateway-api,xds), nil when it wrote none.
+	XDS json.RawMessage
 }
 
 // egctlOracle runs egctl, keeping its answers by input and binary.
@@ -488,7 +514,7 @@ func egctlParse(raw egctlRaw) egctlResult {
 	if err := json.Unmarshal([]byte(raw.Stdout), &lists); err != nil {
 		return egctlResult{Err: "output: " + err.Error()}
 	}
-	res := egctlResult{Policies: map[string][]egEntry{}, Routes: map[string][]egEntry{}, Messages: map[string]string{}}
+	res := egctlResult{Policies: map[string][]egEntry{}, Routes: map[string][]egEntry{}, Messages: map[string]string{}, XDS: lists["xds"]}
 	keep := func(key, anc string, cs []egctlCondition) {
 		for _, c := range cs {
 			res.Messages[key+"@"+anc+"@"+c.Type] = c.Message
@@ -546,7 +572,7 @@ type egDiff struct {
 }
 
 // egCompared says which figures an input counts in.
-type egCompared struct{ refusal, policies, routes, messages bool }
+type egCompared struct{ refusal, policies, routes, messages, admitted bool }
 
 // egOracleCompare runs gwpol on the input at path and compares it with
 // egctl's result.
@@ -587,7 +613,7 @@ func egOracleCompare(t *testing.T, path string, eg egctlResult) ([]egDiff, egCom
 	diffs = append(diffs, egStatusDiffs(eg.Routes, gotR, "route", eg.Messages)...)
 	msgs := egMessageDiffs(eg, gotP, gotR, egGotMessages(rep))
 	return egKnownConsequences(egKnown(append(diffs, msgs...)), eg.Messages), egCompared{refusal: true, policies: len(eg.Policies) > 0 || len(gotP) > 0, routes: len(eg.Routes) > 0 || len(gotR) > 0,
-		messages: len(eg.Messages) > 0}
+		messages: len(eg.Messages) > 0, admitted: true}
 }
 
 // egNames are the words of a message that name an object or number it,
@@ -733,6 +759,7 @@ var egKnownDifferences = []struct {
 }{
 	{regexp.MustCompile(`Wasm: wasm cache is not initialized`), "egctl translates without a Wasm module cache (translate.go builds its Translator with no WasmCache), so every Wasm extension it meets is Invalid; the translator test uses a mock cache and a cluster the real one — gwpol never downloads and judges the rest"},
 	{regexp.MustCompile(`OIDC: Get \\?"https?://[^"\\]*/.well-known/openid-configuration`), "egctl fetches an OIDC provider's discovery document when the policy gives no endpoints (securitypolicy.go: fetchEndpointsFromIssuer) and is offline here; gwpol never fetches"},
+	{regexp.MustCompile(`GWP110 SecurityPolicy spec\.oidc\.provider\.issuer`), "not an artifact but the CRDs' version: gwpol validates against the CRDs of its Envoy Gateway module, v1.9.1, whose OIDC provider issuer has a pattern (^https://…); v1.9.0's, which egctl v1.9.0 validates with, has minLength 1 only"},
 	{regexp.MustCompile(`OIDC: HMAC secret /envoy-oidc-hmac not found`), "egctl's translator has no ControllerNamespace, so it looks for the HMAC Secret Envoy Gateway creates at install (envoy-gateway-system/envoy-oidc-hmac) in the namespace \"\""},
 }
 
@@ -784,7 +811,9 @@ type egTally struct {
 	// messages, messagesAgree: the mutants whose condition messages
 	// are compared (egMessageDiffs), apart from the status figures
 	messages, messagesAgree int
-	class                   map[string]*[2]int
+	class                   map[string]*[3]int // agree, all, admitted by both
+	// xds: the render comparison (GWPOL_EGCTL_XDS=1)
+	xds egXDSTally
 }
 
 func (t *egTally) add(class string, k egCompared, diffs []egDiff) {
@@ -825,12 +854,15 @@ func (t *egTally) add(class string, k egCompared, diffs []egDiff) {
 	count(k.routes, rbad, &t.routes, &t.routesAgree)
 	count(k.messages, mbad, &t.messages, &t.messagesAgree)
 	if t.class == nil {
-		t.class = map[string]*[2]int{}
+		t.class = map[string]*[3]int{}
 	}
 	if t.class[class] == nil {
-		t.class[class] = &[2]int{}
+		t.class[class] = &[3]int{}
 	}
 	t.class[class][1]++
+	if k.admitted {
+		t.class[class][2]++
+	}
 	if !unknown {
 		t.class[class][0]++
 	}
@@ -844,7 +876,7 @@ func (t *egTally) line() string {
 func (t *egTally) byClass() string {
 	var b strings.Builder
 	for _, c := range slices.Sorted(maps.Keys(t.class)) {
-		fmt.Fprintf(&b, "  %-15s %d/%d agree\n", c, t.class[c][0], t.class[c][1])
+		fmt.Fprintf(&b, "  %-15s %d/%d agree (%d admitted by both)\n", c, t.class[c][0], t.class[c][1], t.class[c][2])
 	}
 	return b.String()
 }

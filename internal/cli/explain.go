@@ -11,6 +11,7 @@ import (
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/explain"
 	"github.com/gwpol/gwpol/internal/inert"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
 )
@@ -118,6 +119,12 @@ func runExplain(o *explainOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.explain(c)
+}
+
+// explain writes the view of o.Target on compiled inputs (every view of
+// explain; the fuzz targets call it so, on one compile).
+func (o *explainOptions) explain(c *pipeline.Compiled) error {
 	reg := c.Result.Registry
 	if err := explain.CheckField(o.Field, reg); err != nil {
 		return err
@@ -231,6 +238,10 @@ func writeFieldRows(w io.Writer, fields []explain.Field, color bool, width int) 
 				level += ", inherited"
 			}
 			lines := []string{fmt.Sprintf("%s (%s)", shortID(f.Owner), level)}
+			if o := f.OverriddenBy; o != nil {
+				lines = append(lines, fmt.Sprintf("not in effect: overridden on %s by %s field %s of %s (%s: %s)",
+					o.Path, o.PolicyKind[strings.LastIndex(o.PolicyKind, "/")+1:], o.Field, shortID(o.Owner), o.Rule, o.Reason))
+			}
 			if !f.DefaultStrategy {
 				lines = append(lines, "strategy: "+f.Strategy)
 			}

@@ -129,6 +129,9 @@ func writePolicyText(w io.Writer, rep explain.PolicyReport) error {
 			for _, s := range f.ShadowedAt {
 				fmt.Fprintf(&b, "      shadowed at %s by %s\n", inert.String(s.Target), inert.String(shortID(s.By)))
 			}
+			for _, s := range f.OverriddenAt {
+				fmt.Fprintf(&b, "      not in effect at %s: %s wins %s there (another family's kind)\n", inert.String(s.Target), inert.String(shortID(s.By)), inert.String(s.Path))
+			}
 		}
 	}
 	for _, u := range rep.Problems {

@@ -59,6 +59,19 @@ func FuzzPipeline(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// fz37's find, fixed (merge.PathOverride): a kgateway TrafficPolicy
+	// and an Envoy Gateway BackendTrafficPolicy writing route.timeout (and
+	// route.retry_policy) on a route of a Gateway whose GatewayClass names
+	// no controller ("cootrollerName"), which takes every kind — render
+	// kept the fragment written last while explain named the other owner.
+	// With the explain fixture of it, over the platform.
+	f.Add([]byte(pathOverrideBase +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: kg}\nspec: {cootrollerName: kgateway.dev/kgateway}\n" +
+		pathOverridePolicy(egGroup, "BackendTrafficPolicy", "name: bt, namespace: app", toRoute+", "+toKGW, "  timeout: {http: {requestTimeout: 7s}}\n  retry: {numRetries: 2}\n") +
+		pathOverridePolicy(kgwGroup, "TrafficPolicy", "name: tp, namespace: app", toRoute+", "+toEGW, "  timeouts: {request: 9s}\n  retry: {attempts: 5}\n")))
+	if b, err := os.ReadFile("../../testdata/explain/overridden-across-families/input.yaml"); err == nil {
+		f.Add(append(append(append([]byte{}, base...), "\n---\n"...), b...))
+	}
 	// HAPTIC's fixtures and example, each at a length that runs it with
 	// the chart switches on (below): under the chart's defaults a policy
 	// with a rate limit or a cache fails closed, and its token checks and
@@ -66,7 +79,7 @@ func FuzzPipeline(f *testing.F) {
 	// above (the operator's refusals, the API kinds' findings).
 	hapticSeeds, _ := filepath.Glob("../../testdata/haptic/*/input.yaml")
 	wso2Seeds, _ := filepath.Glob("../../testdata/wso2/lint/*.yaml")
-	for _, p := range append(append(hapticSeeds, "../../testdata/examples/70-haproxy.yaml"), append(wso2Seeds, "../../testdata/wso2/reject/routes.yaml")...) {
+	for _, p := range append(append(hapticSeeds, "../../testdata/examples/70-haproxy.yaml"), append(wso2Seeds, "../../testdata/wso2/reject/routes.yaml", "../../testdata/wso2/classes/classes.yaml")...) {
 		if b, err := os.ReadFile(p); err == nil {
 			if strings.Contains(p, "haptic") || strings.Contains(p, "haproxy") {
 				b = atLength(b, 2)

@@ -65,6 +65,12 @@ func runGraph(o *graphOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.draw(c)
+}
+
+// draw writes the picture of compiled inputs (every view of graph; the
+// fuzz targets call it so, on one compile).
+func (o *graphOptions) draw(c *pipeline.Compiled) error {
 	scope, err := o.scope(c)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/lint"
 	"github.com/gwpol/gwpol/internal/parallel"
+	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/spf13/cobra"
 )
@@ -95,6 +96,13 @@ func runLint(o *lintOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.report(c, inputErr)
+}
+
+// report writes the findings on compiled inputs (every format of lint;
+// the fuzz targets call it so, on one compile); inputErr is the input
+// error compileForReport found, nil when none.
+func (o *lintOptions) report(c *pipeline.Compiled, inputErr error) (err error) {
 	defer trace.StartRegion(context.Background(), "lint").End()
 	in := &lint.Input{Result: c.Result, Stage: c.Diagnostics(), Skipped: c.Skipped(), Guardrails: c.Config.Guardrails}
 	// Render's findings and lint's own rules both only read the
@@ -204,7 +212,8 @@ func writeLintJSON(w io.Writer, rep *lint.Report, notes []string) error {
 func writeGitHub(w io.Writer, rep *lint.Report, notes []string) {
 	esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	for _, n := range notes {
-		fmt.Fprintf(w, "::error title=gwpol::%s\n", esc.Replace(n))
+		// a note may name a file found in an input directory
+		fmt.Fprintf(w, "::error title=gwpol::%s\n", esc.Replace(inert.String(n)))
 	}
 	prop := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 	for _, d := range rep.Diagnostics {

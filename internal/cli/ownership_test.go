@@ -310,14 +310,22 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 func checkRoutedMetadata(t *testing.T, eff []merge.EffectiveField, er envoyRoute, where string) {
 	t.Helper()
 	explained := map[string]string{} // metadata key#field → owner ID
+	md := er.route.GetMetadata().GetFilterMetadata()
 	for _, e := range eff {
+		if e.OverriddenBy != nil {
+			// not in effect (merge.PathOverride): gwpol's metadata, which
+			// says what is, does not name it on the route
+			if slices.Contains(metadataIDs(md[e.Kind.Spec().MetadataKey], e.Key), e.Field.Owner.Policy.ID()) {
+				t.Errorf("%s: explain says %s field %s is overridden by %s, but the route's metadata names it", where, e.Kind.GroupKind().Kind, e.Key, e.OverriddenBy.Field.Owner.Policy.ID())
+			}
+			continue
+		}
 		wo, ok := e.Kind.(policy.WholeOverrider)
 		if !ok || !wo.OverridesWhole() || e.Field.Owner.Policy.BuiltIn != nil {
 			continue
 		}
 		explained[e.Kind.Spec().MetadataKey+"#"+e.Key] = e.Field.Owner.Policy.ID()
 	}
-	md := er.route.GetMetadata().GetFilterMetadata()
 	for key, owner := range explained {
 		mk, field, _ := strings.Cut(key, "#")
 		if !slices.Contains(metadataIDs(md[mk], field), owner) {
@@ -428,7 +436,10 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 	claimed, shadowed := map[string]bool{}, map[string]string{}
 	for _, e := range eff {
 		r, ok := e.Kind.(policy.Renderer)
-		if !ok {
+		if !ok || e.OverriddenBy != nil {
+			// a field another family's kind overrides on one of its Envoy
+			// paths takes no part in the route (merge.PathOverride): its
+			// winner's fragments claim what is there
 			continue
 		}
 		in := fieldInput(e.Key, e.Field, l)

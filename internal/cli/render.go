@@ -138,6 +138,12 @@ func runRender(o *renderOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.render(c)
+}
+
+// render writes the Envoy config of compiled inputs (every view of
+// render; the fuzz targets call it so, on one compile).
+func (o *renderOptions) render(c *pipeline.Compiled) error {
 	defer trace.StartRegion(context.Background(), "render").End()
 	gws, err := o.selectedGateways(c)
 	if err != nil {
@@ -160,7 +166,13 @@ func runRender(o *renderOptions) error {
 			fmt.Fprintln(o.IO.ErrOut, inert.String(noGateways))
 		}
 		for _, gw := range out.Unmanaged {
-			fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: its GatewayClass is not among the input's, so no controller there programs it (status reports none of its routes' parents)\n", inert.String(gw))
+			why := "its GatewayClass is not among the input's, so no controller there programs it"
+			if ns, name, ok := strings.Cut(gw, "/"); ok {
+				if v := c.Graph.ClassRefusal(c.Graph.Gateway(ns, name)); v != nil {
+					why = fmt.Sprintf("its controller %s does not accept its GatewayClass (%s), so nothing reconciles it", v.Controller, v.Why)
+				}
+			}
+			fmt.Fprintf(o.IO.ErrOut, "note: Gateway %s is not rendered: %s (status reports none of its routes' parents)\n", inert.String(gw), inert.String(why))
 		}
 		for _, l := range fixed {
 			io.WriteString(o.IO.ErrOut, inert.String(l)+"\n")

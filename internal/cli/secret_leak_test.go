@@ -37,7 +37,7 @@ func q(v string) string { return fmt.Sprintf("%q", v) }
 // types, API keys, htpasswd lines, OAuth2 and OIDC client secrets, WSO2
 // params' Secrets, and data written as a list), one directory per family,
 // and returns the directories and the targets explain is run on.
-func leakFixtures(t *testing.T, p *plant) (dirs map[string]string, targets map[string][]string) {
+func leakFixtures(t testing.TB, p *plant) (dirs map[string]string, targets map[string][]string) {
 	root := t.TempDir()
 	dirs, targets = map[string]string{}, map[string][]string{}
 	write := func(family, text string, explain ...string) {

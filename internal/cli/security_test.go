@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gwpol/gwpol/internal/lint"
 )
 
 // hostileGateways: Gateways whose names try to leave --out, beside two
@@ -172,5 +174,54 @@ func TestFIFOInInputDirectory(t *testing.T) {
 	stdout, stderr, code = run(t, "lint", "-f", dir, "--exclude", "**/pipe.yaml", "-o", "json")
 	if code != ExitOK || strings.Contains(stdout, "pipe.yaml") {
 		t.Errorf("excluded: exit %d: %s %s; want 0, the FIFO unmentioned", code, stdout, stderr)
+	}
+}
+
+// TestSymlinkOutsideInputDirectory: a symlink committed among the
+// manifests that points outside the -f directory (at the runner's
+// credentials, say) is a GWP115 warning in every format, and nothing is
+// read through it — not even into a parse error; excluded, it is not
+// mentioned.
+func TestSymlinkOutsideInputDirectory(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "svc.yaml"), []byte("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: app}\nspec: {ports: [{port: 80}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A file the lint would quote if it read it: a name it refuses and a
+	// document that does not parse.
+	creds := filepath.Join(outside, "credentials")
+	if err := os.WriteFile(creds, []byte("apiVersion: v1\nkind: Service\nmetadata: {name: GWPOL-OUTSIDE-MARKER}\n---\ntoken: GWPOL-OUTSIDE-MARKER\n  : [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(creds, filepath.Join(dir, "creds.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "home")); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json", "sarif", "github"} {
+		stdout, stderr, code := run(t, "lint", "-f", dir, "-o", format)
+		if code != ExitOK || strings.Count(stdout, "GWP115") < 2 || !strings.Contains(stdout, "creds.yaml") || strings.Contains(stdout+stderr, "MARKER") {
+			t.Errorf("%s: exit %d: %s %s; want 0 with GWP115 at creds.yaml and home, nothing read through them", format, code, stdout, stderr)
+		}
+	}
+	stdout, stderr, code := run(t, "lint", "-f", dir, "--exclude", "**/creds.yaml", "--exclude", "**/home", "-o", "json")
+	if code != ExitOK || strings.Contains(stdout, "GWP115") || strings.Contains(stdout+stderr, "MARKER") {
+		t.Errorf("excluded: exit %d: %s %s; want 0, the links unmentioned", code, stdout, stderr)
+	}
+}
+
+// TestGitHubNotesInert: the notes of a run that exits 3 (why it could not
+// read its input, which may name a file found in an input directory) are
+// written as GitHub workflow commands as findings are: control characters
+// escaped, one command a line, whatever the name holds.
+func TestGitHubNotesInert(t *testing.T) {
+	var b strings.Builder
+	writeGitHub(&b, &lint.Report{}, []string{"x/\x1b]0;owned\a\x1b[2J\u202e.yaml: cannot read\n::error file=a.yaml::forged\r::add-mask::%0A"})
+	if bad := rawControl(b.String()); bad != "" {
+		t.Errorf("note has %s raw: %q", bad, b.String())
+	}
+	if err := checkGitHubCommands(b.String()); err != nil || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("want one well-formed command: %v\n%s", err, b.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gwpol/gwpol/internal/explain"
+	"github.com/gwpol/gwpol/internal/inert"
 	"github.com/gwpol/gwpol/internal/merge"
 	"github.com/gwpol/gwpol/internal/pipeline"
 	"github.com/gwpol/gwpol/internal/status"
@@ -69,6 +70,12 @@ func runStatus(o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	return o.report(c)
+}
+
+// report writes the status of compiled inputs (every view of status; the
+// fuzz targets call it so, on one compile).
+func (o *statusOptions) report(c *pipeline.Compiled) error {
 	sc, err := o.scope(c)
 	if err != nil {
 		return lookupResult(c, err)
@@ -247,12 +254,18 @@ func (sc statusScope) apply(rep *status.Report) *status.Report {
 	return out
 }
 
-// writeStatusSummary prints one line per Gateway, listener (under its
+// writeStatusSummary prints one line per GatewayClass with a controller's
+// verdict, Gateway, listener (under its
 // Gateway), route, policy and object with a status of its own (an Envoy
 // Gateway Backend), with its key conditions; lines wrap at the
 // terminal's width (0: never).
 func writeStatusSummary(w io.Writer, rep *status.Report, width int) {
-	line := func(s string) { fmt.Fprintln(w, fitLine(s, width, "      ")) }
+	// Names and sections are validated before they reach a status, but
+	// the line is escaped as every other view's (inert) all the same.
+	line := func(s string) { fmt.Fprintln(w, fitLine(inert.String(s), width, "      ")) }
+	for _, c := range rep.GatewayClasses {
+		line(fmt.Sprintf("GatewayClass %s (%s): %s", c.Name, c.ControllerName, conditionsSummary(c.Conditions)))
+	}
 	for _, g := range rep.Gateways {
 		line(fmt.Sprintf("Gateway %s/%s: %s", g.Namespace, g.Name, conditionsSummary(g.Conditions)))
 		for _, l := range g.Listeners {

@@ -115,8 +115,12 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 	k := bp.Key
 	ref := Ref{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name, Section: port}
 	t := Target{Target: ref, EnvoyRoutes: []string{}, Cluster: backendClusterName(k, port)}
-	if v, refused := r.Attach.RefusedObject(k); refused && port == "" {
-		t.Notes = append(t.Notes, "not accepted by its controller ("+acceptedText(v)+"): its cluster is left out of the Envoy config, "+
+	if v, refused := r.Attach.RefusedObject(k); refused && (port == "" || !v.Refused()) {
+		on := ""
+		if k.Group == model.CoreGroup && v.Controller != "" {
+			on = " on the Gateways of " + v.Controller
+		}
+		t.Notes = append(t.Notes, strings.TrimPrefix(untranslatedText(v), "is ")+": its cluster is left out of the Envoy config"+on+", "+
 			"so the requests routes send it answer 500, and none of the fields listed take effect")
 	}
 	if opt.ClusterLeftOut != nil {
@@ -143,17 +147,25 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 			// the port's own policies come first, but for a kind whose
 			// controller lists the whole Service's first
 			// (KindSpec.WholeTargetFirst), named as such
-			var wholeFirst []string
+			// (KindSpec.WholeTargetFirst), named as such, and a kind the
+			// controller ranks by age alone (Candidate.Rank)
+			var wholeFirst, byAge []string
 			for _, pt := range ppts {
-				if pt.Kind.Spec().WholeTargetFirst && slices.ContainsFunc(pt.Candidates, func(c *merge.Candidate) bool { return c.Via == attach.ViaSection }) {
+				switch {
+				case slices.ContainsFunc(pt.Candidates, func(c *merge.Candidate) bool { return c.Rank != nil }):
+					byAge = append(byAge, pt.Kind.GroupKind().Kind)
+				case pt.Kind.Spec().WholeTargetFirst && slices.ContainsFunc(pt.Candidates, func(c *merge.Candidate) bool { return c.Via == attach.ViaSection }):
 					wholeFirst = append(wholeFirst, pt.Kind.GroupKind().Kind)
 				}
 			}
-			if len(wholeFirst) < len(ppts) {
+			if len(wholeFirst)+len(byAge) < len(ppts) {
 				t.Notes = append(t.Notes, fmt.Sprintf("policies naming port %s (sectionName) come before those on the whole Service", portName))
 			}
 			for _, kind := range wholeFirst {
 				t.Notes = append(t.Notes, fmt.Sprintf("%s policies on the whole Service come before those naming port %s (sectionName), as the controller lists them", kind, portName))
+			}
+			for _, kind := range byAge {
+				t.Notes = append(t.Notes, fmt.Sprintf("%s policies naming port %s (sectionName) and those on the whole Service are ranked together by age, then reference, as the controller ranks them", kind, portName))
 			}
 		}
 	}
@@ -184,7 +196,16 @@ func backendTarget(r *merge.Result, bp *merge.BackendPoints, port, portName stri
 const (
 	whyStranger = "whose controller does not read the kind"
 	whyRefused  = "whose controller refuses the policy"
+	whyRanked   = "its controller ranks the policies on a backend itself (by age, a port's own and the whole object's alike)"
 )
+
+// rankedOwner is the policy owning the first field of pt ("" when none).
+func rankedOwner(pt *merge.Point) string {
+	if pt == nil || len(pt.Fields) == 0 {
+		return ""
+	}
+	return pt.Fields[0].Owner.Policy.ID()
+}
 
 // notOnGateway is a Gateway routing to a backend whose cluster there
 // takes none of one kind's policies, or of one policy of it
@@ -202,7 +223,7 @@ type notOnGateway struct {
 // cluster there is built without that kind's fields, or with that
 // policy as an invalid one. Only when the input mixes controllers.
 func notOnGateways(r *merge.Result, k model.Key, pts merge.Points) []notOnGateway {
-	if len(pts) == 0 || r.Attach == nil || !r.Attach.Mixed() && len(r.Attach.RefusedBy) == 0 {
+	if len(pts) == 0 || r.Attach == nil || !r.Attach.Mixed() && len(r.Attach.RefusedBy) == 0 && !r.RankMixed() {
 		return nil
 	}
 	var out []notOnGateway
@@ -214,7 +235,11 @@ func notOnGateways(r *merge.Result, k model.Key, pts merge.Points) []notOnGatewa
 				continue
 			}
 			gk := pt.Kind.GroupKind()
-			if on.Of(pt.Kind) != nil { // merged again: a policy of it refused there
+			if again := on.Of(pt.Kind); again != nil { // merged again: a policy of it refused there, or ranked as that controller does
+				if owner := rankedOwner(again); owner != "" && owner != rankedOwner(pt) {
+					out = append(out, notOnGateway{kind: gk.Group + "/" + gk.Kind, gateway: name, why: whyRanked,
+						note: "the cluster Gateway " + name + " builds for it takes " + gk.Kind + " from " + owner + ": " + whyRanked})
+				}
 				for _, c := range pt.Candidates {
 					for _, msg := range r.RefusedOn(c.Policy, gw) {
 						out = append(out, notOnGateway{kind: gk.Group + "/" + gk.Kind, gateway: name, why: whyRefused, policy: c.Policy.ID(),

@@ -58,9 +58,26 @@ type Field struct {
 	// Guardrails are the platform's guardrails (config guardrails:) that
 	// apply to the field here, and whether each holds.
 	Guardrails []Guard `json:"guardrails,omitempty"`
+	// OverriddenBy: a field of a kind of another family writes one of
+	// this field's Envoy paths here and wins it (merge.PathOverride), so
+	// this field is not in effect at all.
+	OverriddenBy *Override `json:"overriddenBy,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
+}
+
+// Override is the field of another family's kind that wins an Envoy
+// path from a field (Field.OverriddenBy), and why.
+type Override struct {
+	PolicyKind string `json:"policyKind"`
+	Field      string `json:"field"`
+	Owner      string `json:"owner"`
+	// Path is the Envoy path both write (policy.FieldSpec.Writes).
+	Path string `json:"path"`
+	// Rule is level, age or name (merge.PathOverride's order).
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
 }
 
 // Decision is why the owner beat one loser.
@@ -272,21 +289,26 @@ func fieldSpec(e merge.EffectiveField) policy.FieldSpec {
 }
 
 // unmanagedNote says why a Gateway no controller in the input manages
-// has nothing programmed (status: Pending); "" when one does.
+// has nothing programmed (status: Pending; topology.Graph.Unmanaged); ""
+// when one does.
 func unmanagedNote(r *merge.Result, gw *topology.Gateway) string {
-	if _, managed := r.Graph.Controller(gw, ""); managed {
-		return ""
-	}
-	return fmt.Sprintf("not programmed: no GatewayClass in the input is Gateway %s/%s's (%s), so no controller there programs it, and render leaves it out",
-		gw.Namespace, gw.Name, gw.Spec.GatewayClassName)
+	return r.Graph.Unmanaged(gw)
 }
 
 // invalidNote says why a rule an invalid policy merges into answers 500,
-// in the words of the controller serving it: one that replaces the rule
+// in the words of the controller serving it (503 for a kind that fails
+// closed, policy.KindSpec.FailClosed): one that replaces the rule
 // whole (policy.Controller.ReplacesInvalidWhole) keeps nothing the route
 // configures; another answers 500 and keeps, beside that answer, only
 // what the policy kind says it keeps (the fields listed).
-func invalidNote(r *merge.Result, gw *topology.Gateway, inv string) string {
+func invalidNote(r *merge.Result, gw *topology.Gateway, p *policy.Policy) string {
+	inv := p.ID()
+	if p.Kind.Spec().FailClosed {
+		// the kind never lets a rule forward without its policy: the rule
+		// answers 503 (merge.FixedStatus), whatever the controller
+		// answers for another invalid policy
+		return "replaced by a direct response (503): the invalid policy " + inv + " merges here, and its kind fails closed: the rule never forwards without it"
+	}
 	ctrl, _ := r.Graph.Controller(gw, r.Registry.DefaultController().Name)
 	if c, ok := r.Registry.Controller(ctrl); ok && c.ReplacesInvalidWhole {
 		return "replaced by a direct response (500): the invalid policy " + inv + " merges here, so none of the fields listed take effect (" + c.Title + " replaces what an invalid policy configures)"
@@ -321,15 +343,24 @@ func RuleOn(r *merge.Result, rt *topology.Route, rule *topology.Rule, path *merg
 	} else {
 		t.Notes = append(t.Notes, "the route is attached to no listener; only its own policies are shown")
 	}
-	if p := path.ProblemOf(rule); p != nil && p.Dropped {
-		t.Notes = append(t.Notes, "not programmed: "+p.Message+"; the rule is left out of the Envoy config (RouteRuleDropped), so its requests go to the next route that matches them")
+	var gw *topology.Gateway
+	if l != nil {
+		gw = l.Gateway
+	}
+	if p := r.ProblemOf(rule, path, gw); p != nil && p.Dropped {
+		what := "the rule is left out of the Envoy config (RouteRuleDropped), so its requests go to the next route that matches them"
+		if p.Outcome != "" {
+			what = p.Outcome
+		}
+		t.Notes = append(t.Notes, "not programmed: "+p.Message+"; "+what)
+	}
+	if p := r.SkipsOf(rule, path, gw); p != nil {
+		t.Notes = append(t.Notes, "not applied: "+p.Message+"; "+p.Outcome)
 	}
 	if !rt.Served(rule) {
 		t.Notes = append(t.Notes, "not served: its match falls outside the delegating parent's (GWP209); no Envoy route carries these fields")
 	}
-	var gw *topology.Gateway
 	if l != nil {
-		gw = l.Gateway
 		if note := unmanagedNote(r, gw); note != "" {
 			t.Notes = append(t.Notes, note)
 			return t
@@ -403,6 +434,11 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 		f := Field{PolicyKind: gk.Group + "/" + gk.Kind, Field: e.Key, Owner: e.Field.Owner.Policy.Describe(), Level: level,
 			Strategy: string(e.Field.Strategy), Contributors: ids(e.Field.Contributors), Overridden: ids(e.Field.Losers), Inherited: e.Inherited}
 		f.DefaultStrategy = e.Field.Strategy == defaultStrategy(e)
+		if o := e.OverriddenBy; o != nil {
+			ogk := o.Kind.GroupKind()
+			f.OverriddenBy = &Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: o.Key, Owner: o.Field.Owner.Policy.Describe(),
+				Path: string(o.Path), Rule: string(o.Decision.Rule), Reason: o.Decision.Detail}
+		}
 		for _, l := range e.Field.Losers {
 			d := merge.DecideField(e.Field, l)
 			f.Decisions = append(f.Decisions, Decision{Loser: l.Policy.ID(), Rule: string(d.Rule), Reason: d.Detail})
@@ -483,7 +519,7 @@ func filterSteps(steps []merge.FilterStep) []FilterStep {
 // invalidHere lists the invalid policies merging into a rule's route, its
 // listener's virtual hosts or its Gateway's RouteConfiguration: render
 // replaces that resource with a direct response.
-func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []string {
+func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *topology.Listener) []*policy.Policy {
 	var pts []merge.Points
 	var gw *topology.Gateway
 	if l != nil {
@@ -502,12 +538,15 @@ func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *
 			pts = append(pts, gp.Whole)
 		}
 	}
-	var out []string
+	var out []*policy.Policy
+	has := func(p *policy.Policy) bool {
+		return slices.ContainsFunc(out, func(q *policy.Policy) bool { return q.ID() == p.ID() })
+	}
 	for _, ps := range pts {
 		for _, pt := range ps {
 			for _, c := range pt.Invalid {
-				if id := c.Policy.ID(); !slices.Contains(out, id) {
-					out = append(out, id)
+				if !has(c.Policy) {
+					out = append(out, c.Policy)
 				}
 			}
 		}
@@ -517,8 +556,8 @@ func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *
 		// through l only (policy.TargetKey.On): invalid here, as merge's
 		// RoutedOn has it
 		for _, v := range r.NotApplied(rule, l) {
-			if id := v.Policy.ID(); v.Target.On != nil && v.Rejection.Verdict == policy.VerdictInvalid && !slices.Contains(out, id) {
-				out = append(out, id)
+			if v.Target.On != nil && v.Rejection.Verdict == policy.VerdictInvalid && !has(v.Policy) {
+				out = append(out, v.Policy)
 			}
 		}
 	}
@@ -568,7 +607,7 @@ func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, 
 				b.Kind, b.Namespace, b.Name, ctrl, rf.Reason, strings.TrimSuffix(rf.Message, "."), b.Weight, total))
 			continue
 		}
-		if why, refused := refusedObject(r, b); refused {
+		if why, refused := refusedObject(r, b, gw); refused {
 			out = append(out, fmt.Sprintf("backendRef %s %s/%s %s: it has no cluster, so the requests its weight would get (%d of %d) answer 500",
 				b.Kind, b.Namespace, b.Name, why, b.Weight, total))
 		}
@@ -579,15 +618,25 @@ func unresolvedShares(r *merge.Result, rt *topology.Route, rule *topology.Rule, 
 // refusedObject says why a backendRef's object has no cluster when its
 // controller does not accept it (attach.Result.RefusedObject), the
 // decision render reads.
-func refusedObject(r *merge.Result, b *topology.Backend) (string, bool) {
-	if b.Extension || (b.Group == "" && b.Kind == "Service") {
+func refusedObject(r *merge.Result, b *topology.Backend, gw *topology.Gateway) (string, bool) {
+	if b.Extension {
 		return "", false
 	}
-	v, refused := r.Attach.RefusedObject(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name})
+	v, refused := r.Attach.RefusedObjectOn(model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}, r.Graph.ControllerOf(gw))
 	if !refused {
 		return "", false
 	}
-	return "is not accepted by its controller (" + acceptedText(v) + ")", true
+	return untranslatedText(v), true
+}
+
+// untranslatedText says why a backend object's controller builds no
+// cluster for it: the Accepted condition that refuses it, or what it
+// drops it for without a condition (policy.ObjectVerdict.Dropped).
+func untranslatedText(v policy.ObjectVerdict) string {
+	if v.Refused() {
+		return "is not accepted by its controller (" + acceptedText(v) + ")"
+	}
+	return "is left out by its controller, which says so in no status (" + v.Dropped + ")"
 }
 
 // acceptedText is a refused object's Accepted condition as Reason: Message.

@@ -105,12 +105,20 @@ type PolicyField struct {
 	// ShadowedAt are the rules or listeners below this target where a more
 	// specific level hides the value.
 	ShadowedAt []Shadow `json:"shadowedAt,omitempty"`
+	// OverriddenAt are the rules where a field of another family's kind
+	// writes one of this field's Envoy paths and wins it
+	// (merge.PathOverride): the field takes no part there. By names the
+	// winner's policy, Path the path.
+	OverriddenAt []Shadow `json:"overriddenAt,omitempty"`
 }
 
 // Shadow is one place a more specific level hides a field.
 type Shadow struct {
 	Target string `json:"target"`
 	By     string `json:"by"`
+	// Path is the Envoy path another family's field won there
+	// (OverriddenAt only).
+	Path string `json:"path,omitempty"`
 }
 
 // Policy explains one policy across every target it reached. It walks the
@@ -219,6 +227,16 @@ func markShadows(r *merge.Result, p *policy.Policy, byField map[*merge.Field]*Po
 	}
 	mark := func(desc string, es []merge.EffectiveField) {
 		for _, e := range es {
+			if o := e.OverriddenBy; o != nil && e.Field.Owner.Policy == p {
+				// the policy's field here; a kind overriding whole hands a
+				// copy of it (merge.EffectiveField.Field), found by key,
+				// owner and level
+				for f, pf := range byField {
+					if f == e.Field || f.Key == e.Key && f.Owner.Policy == p && f.Owner.Level == e.Field.Owner.Level && byField[e.Field] == nil {
+						pf.OverriddenAt = append(pf.OverriddenAt, Shadow{Target: desc, By: o.Field.Owner.Policy.ID(), Path: string(o.Path)})
+					}
+				}
+			}
 			for _, s := range e.Shadowed {
 				pf, ok := byField[s]
 				if ok && slices.ContainsFunc(s.Contributors, func(c *merge.Candidate) bool { return c.Policy == p }) {

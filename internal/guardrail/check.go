@@ -575,7 +575,7 @@ func Evaluate(r *merge.Result, rules []Rule) []diag.Diagnostic {
 						continue // not programmed there: nothing of it is in effect
 					}
 					for _, path := range rule.PathsThrough(parent) {
-						if p := path.ProblemOf(rule.Rule); p != nil && p.Dropped {
+						if p := r.ProblemOf(rule.Rule, path, l.Gateway); p != nil && p.Dropped {
 							continue // left out along that path: no Envoy route
 						}
 						t := Target{Route: rp.Route, Rule: rule.Rule, Path: path, Listener: l}

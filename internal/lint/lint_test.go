@@ -68,6 +68,7 @@ var fixtureFolders = []string{"../../testdata/lint", "../../testdata/wso2", "../
 // test that does.
 var fixtureless = map[string]string{
 	"GWP114": "a FIFO, socket or device cannot be committed; manifest's TestLoadRefusesSpecialFiles and TestSpecialFileNeverOpened make them",
+	"GWP115": "a fixture's symlink out of testdata would point at the machine's own files; manifest's TestSymlinkOutsideNotFollowed and cli's TestSymlinkOutsideInputDirectory make them",
 }
 
 // TestEveryRuleHasAFixture: every rule of lint's registry has a `# want`

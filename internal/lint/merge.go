@@ -217,3 +217,34 @@ func shadowed(in *Input) []diag.Diagnostic {
 	}
 	return out
 }
+
+// overriddenAcrossFamilies (GWP307) reports, once per policy and field,
+// the route rules where a field of another family's kind wins an Envoy
+// path the field writes (merge.PathOverride), naming the path and the
+// winner.
+func overriddenAcrossFamilies(in *Input) []diag.Diagnostic {
+	places := map[shadowKey][]string{}
+	seen := map[crossHit]bool{}
+	var order []shadowKey
+	for _, hs := range in.views().cross {
+		for _, h := range hs {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			if _, ok := places[h.k]; !ok {
+				order = append(order, h.k)
+			}
+			places[h.k] = append(places[h.k], h.desc)
+		}
+	}
+	var out []diag.Diagnostic
+	for _, k := range order {
+		ps := places[k]
+		slices.Sort(ps)
+		out = append(out, k.p.Diag(FieldOverriddenAcrossFamilies.Code, 0, k.p.FieldPath(k.field),
+			"%s of %s has no effect on %s: a policy of another controller family's kind writes the same Envoy path there and wins it; give the Gateway a GatewayClass of the controller meant to serve it, or keep one family's policies on the route",
+			k.field, k.p.ID(), strings.Join(ps, "; ")))
+	}
+	return out
+}

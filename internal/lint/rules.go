@@ -35,6 +35,9 @@ var (
 	FieldNotForBackendProtocol = diag.Rule{Code: "GWP306", Name: "field-not-for-backend-protocol", Severity: diag.Warning,
 		Title: "a backend policy field for one upstream protocol on a backend that speaks the other",
 		Doc:   "A backend policy sets a field its controller applies only to a backend of one upstream protocol (HTTP/1 or HTTP/2 protocol options) on a backend that speaks the other, as the controller decides it from the backend before any policy: a Service port's appProtocol (or its name, where the controller reads port names), a backend object's own app protocol. The controller leaves the field out of that backend's cluster and keeps the policy accepted, so status shows nothing. Target only backends of the field's protocol, set the backend's appProtocol, or use the other protocol's options."}
+	FieldOverriddenAcrossFamilies = diag.Rule{Code: "GWP307", Name: "field-overridden-across-families", Severity: diag.Warning,
+		Title: "a policy field loses its Envoy path to another controller family's policy on a Gateway that takes both",
+		Doc:   "On a Gateway that takes every kind (its GatewayClass absent, or naming no controller gwpol knows), policies of two controller families' kinds reach one route, and a field of each writes the same Envoy setting (one family's request timeout and another's both set route.timeout). One value can be in the route: gwpol keeps the field whose policy attached at the more specific level, then the older one, then the one whose namespace/name sorts first, and leaves the other field out of the route whole; explain shows it overridden, naming the path. No controller would serve both kinds on one Gateway: give the Gateway a GatewayClass of the controller meant to serve it, or keep one family's policies on its routes."}
 	PolicyNoEffect = diag.Rule{Code: "GWP405", Name: "policy-no-effect", Severity: diag.Warning,
 		Title: "policy attaches but sets no field that takes effect",
 		Doc:   "The policy is accepted and attached, but sets no field (only targetRefs, or only misspelled keys) or only empty ones (rateLimit: {}): it changes nothing where it attaches, though status says Attached. Also: a policy whose mergeType finds no Gateway or listener policy of its kind to merge into on some route: the mergeType changes nothing there."}
@@ -53,6 +56,7 @@ func ownRules() []Rule {
 		{GatewayFieldShadowed, shadowed},
 		{FieldOverriddenByRouteRule, lostToRule},
 		{FieldNotForBackendProtocol, protocolMismatches},
+		{FieldOverriddenAcrossFamilies, overriddenAcrossFamilies},
 		{PolicyNoEffect, noEffect},
 	}
 }

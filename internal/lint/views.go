@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/gwpol/gwpol/internal/merge"
@@ -16,10 +17,19 @@ import (
 // so one walk computes them once for both.
 type ruleViews struct {
 	once sync.Once
-	// shadow and merges are per route of Result.Routes, in the order the
-	// route's views were walked.
+	// shadow, merges and cross are per route of Result.Routes, in the
+	// order the route's views were walked.
 	shadow [][]shadowHit
 	merges [][]mergeHit
+	cross  [][]crossHit
+}
+
+// crossHit is a policy's field another family's kind overrides on one
+// route rule (merge.PathOverride, GWP307), desc naming the rule and the
+// winner.
+type crossHit struct {
+	k    shadowKey
+	desc string
 }
 
 // shadowHit is a policy's field hidden on one route rule, desc naming it.
@@ -47,8 +57,9 @@ func (in *Input) views() *ruleViews {
 		res := in.Result
 		v.shadow = make([][]shadowHit, len(res.Routes))
 		v.merges = make([][]mergeHit, len(res.Routes))
+		v.cross = make([][]crossHit, len(res.Routes))
 		parallel.Each(len(res.Routes), func(i int) {
-			v.shadow[i], v.merges[i] = routeViews(res, res.Routes[i])
+			v.shadow[i], v.merges[i], v.cross[i] = routeViews(res, res.Routes[i])
 		})
 	})
 	return v
@@ -61,29 +72,57 @@ func (in *Input) views() *ruleViews {
 // routed points still leave room for a shadowed own field
 // (MayShadowFrom): with a kind that overrides whole, MayShadowOn says
 // yes on every rule its Gateway's policy reaches.
-func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit) {
+//
+// With policies of several families' kinds in the input
+// (merge.Result.MultiFamily), every view is built: its fields another
+// family's kind overrides are GWP307's.
+func routeViews(res *merge.Result, rp *merge.RoutePoints) (shadow []shadowHit, merges []mergeHit, cross []crossHit) {
+	several := res.MultiFamily()
 	for _, parent := range rp.Route.Parents {
 		for _, l := range parent.Listeners {
 			for _, rule := range rp.Rules {
 				for _, path := range rule.PathsThrough(parent) {
 					mayShadow := res.MayShadowOn(rule.Rule, path, l)
 					mayMerge := res.MayMergeOn(rule.Rule, path, l)
-					if !mayShadow && !mayMerge {
+					if !mayShadow && !mayMerge && !several {
 						continue
 					}
 					routed := res.RoutedOn(rule.Rule, path, l)
 					place := rp.Route.Kind + " " + rp.Route.Meta.Namespace + "/" + rp.Route.Meta.Name + " rule " + rule.Rule.Section()
+					var view []merge.EffectiveField
+					if several || mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
+						view = res.EffectiveFrom(rule.Rule, path, l, routed)
+					}
 					if mayShadow && res.MayShadowFrom(rule.Rule, path, l, routed) {
-						shadow = appendShadowed(shadow, res.EffectiveFrom(rule.Rule, path, l, routed), place)
+						shadow = appendShadowed(shadow, view, place)
 					}
 					if mayMerge {
 						merges = appendMergedAlone(merges, routed, place)
+					}
+					if several {
+						cross = appendOverridden(cross, view, place+" on listener "+l.ID())
 					}
 				}
 			}
 		}
 	}
-	return shadow, merges
+	return shadow, merges, cross
+}
+
+// appendOverridden adds the fields of a view another family's kind
+// overrides (merge.EffectiveField.OverriddenBy).
+func appendOverridden(hits []crossHit, view []merge.EffectiveField, place string) []crossHit {
+	for _, e := range view {
+		o := e.OverriddenBy
+		if o == nil || e.Field.Owner.IsBuiltIn() {
+			continue // a route rule's own value is no policy's to fix
+		}
+		desc := fmt.Sprintf("%s (%s by %s field %s of %s; %s: %s)", place, o.Path, o.Kind.GroupKind().Kind, o.Key, o.Field.Owner.Policy.Describe(), o.Decision.Rule, o.Decision.Detail)
+		for _, c := range e.Field.Contributors {
+			hits = append(hits, crossHit{shadowKey{c.Policy, e.Key}, desc})
+		}
+	}
+	return hits
 }
 
 // appendShadowed adds the fields a view's own (not inherited) results

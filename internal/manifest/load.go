@@ -140,6 +140,11 @@ func Load(paths []string, opt Options) (*Set, error) {
 	})
 	set := &Set{}
 	for _, s := range specials {
+		if s.outside != "" {
+			set.Problems = append(set.Problems, diag.Diagnostic{Code: LintSymlinkOutsideInput.Code, Severity: LintSymlinkOutsideInput.Severity, Pos: diag.Position{File: s.path},
+				Message: "a symlink to " + s.kind + " outside the input directory " + s.outside + "; not followed (only what is under an -f directory is read) — --exclude it, or name its target with -f"})
+			continue
+		}
 		set.Problems = append(set.Problems, diag.Diagnostic{Code: LintNotARegularFile.Code, Severity: LintNotARegularFile.Severity, Pos: diag.Position{File: s.path},
 			Message: "not a regular file (" + s.kind + "); skipped unread, as reading it could block or never end — --exclude it, or pass piped input as -f - (stdin)"})
 	}
@@ -264,8 +269,12 @@ func expand(paths []string) ([]string, []special, error) {
 
 // special is a FIFO, socket or device found in a directory walk under an
 // input file name: never opened (a FIFO blocks the open or the read
-// forever, a device never ends), and reported unless excluded.
-type special struct{ path, kind string }
+// forever, a device never ends), and reported unless excluded; or a
+// symlink from the walked directory (outside, as given) to a file or
+// directory outside it, never followed (what a directory in a pull
+// request names must not make gwpol read the runner's files, nor walk
+// the whole file system), and reported unless excluded.
+type special struct{ path, kind, outside string }
 
 // regularFile refuses what is not a regular file: a FIFO would block
 // the read forever, a device (/dev/zero) would be read until the size
@@ -299,6 +308,10 @@ func walkDir(root string) ([]string, []special, error) {
 	var files []string
 	var specials []special
 	visited := map[string]bool{}
+	top, err := filepath.EvalSymlinks(root) // the directory named: a symlink there is the user's own
+	if err != nil {
+		return nil, nil, diag.Errorf(diag.Invalid, "%s: cannot read: %v", root, unwrapPathErr(err))
+	}
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		real, err := filepath.EvalSymlinks(dir)
@@ -322,6 +335,17 @@ func walkDir(root string) ([]string, []special, error) {
 				}
 				return diag.Errorf(diag.Invalid, "%s: cannot read: %v", p, unwrapPathErr(err))
 			}
+			input := slices.Contains(inputExts, strings.ToLower(filepath.Ext(p)))
+			if e.Type()&fs.ModeSymlink != 0 && (st.IsDir() && !strings.HasPrefix(e.Name(), ".") || !st.IsDir() && input) {
+				if real, err := filepath.EvalSymlinks(p); err != nil || !within(top, real) {
+					kind := "a file"
+					if st.IsDir() {
+						kind = "a directory"
+					}
+					specials = append(specials, special{path: p, kind: kind, outside: root})
+					continue
+				}
+			}
 			switch {
 			case st.IsDir():
 				if strings.HasPrefix(e.Name(), ".") {
@@ -330,9 +354,9 @@ func walkDir(root string) ([]string, []special, error) {
 				if err := walk(p); err != nil {
 					return err
 				}
-			case slices.Contains(inputExts, strings.ToLower(filepath.Ext(p))):
+			case input:
 				if !st.Mode().IsRegular() {
-					specials = append(specials, special{p, fileKind(st.Mode())})
+					specials = append(specials, special{path: p, kind: fileKind(st.Mode())})
 					continue
 				}
 				files = append(files, p)
@@ -340,8 +364,14 @@ func walkDir(root string) ([]string, []special, error) {
 		}
 		return nil
 	}
-	err := walk(root)
+	err = walk(root)
 	return files, specials, err
+}
+
+// within reports whether path is dir or under it (both without symlinks).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
 // Parse splits one file's bytes into objects. Large streams are cut at

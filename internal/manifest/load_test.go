@@ -709,8 +709,108 @@ func TestLoadSymlinks(t *testing.T) {
 	}
 	got := names(set)
 	slices.Sort(got)
-	if want := []string{"a", "b", "c"}; !slices.Equal(got, want) {
-		t.Errorf("objects = %v, want each file once: %v", got, want)
+	// The directory elsewhere is not the input's: not followed (GWP115,
+	// TestSymlinkOutsideNotFollowed).
+	if want := []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("objects = %v, want each file under the root once: %v", got, want)
+	}
+	var skipped []string
+	for _, p := range set.Problems {
+		if p.Code == LintSymlinkOutsideInput.Code {
+			skipped = append(skipped, p.Pos.File)
+		}
+	}
+	slices.Sort(skipped)
+	if want := []string{filepath.Join(root, "outside"), filepath.Join(root, "sub", "outside2")}; !slices.Equal(skipped, want) {
+		t.Errorf("GWP115 at %v, want %v", skipped, want)
+	}
+}
+
+// TestSymlinkOutsideNotFollowed: under an -f directory a symlink whose
+// target is outside it — absolute, climbing out with .., through a chain
+// of links, to a file or a directory — is not followed and is a GWP115
+// warning at the link (none when --exclude names it); links that stay
+// inside are read; a link gwpol would not read anyway (no manifest
+// ending, a hidden directory) says nothing; the directory named with -f
+// may itself be a link, and a file outside named with -f is read.
+func TestSymlinkOutsideNotFollowed(t *testing.T) {
+	base := t.TempDir()
+	writeFiles(t, base, map[string]string{
+		"repo/in/a.yaml":      svc("a"),
+		"repo/in/deep/b.yaml": svc("b"),
+		"repo/beside.yaml":    svc("beside"),
+		"secrets/token.yaml":  svc("token"),
+		"secrets/dir/x.yaml":  svc("x"),
+		"secrets/environ.txt": "GITHUB_TOKEN=ghp_x\n",
+	})
+	in := filepath.Join(base, "repo", "in")
+	for link, target := range map[string]string{
+		"abs.yaml":      filepath.Join(base, "secrets", "token.yaml"), // absolute, outside
+		"rel.yml":       "../../secrets/token.yaml",                   // relative, climbing out
+		"beside.json":   "../beside.yaml",                             // just outside, in the same repository
+		"dir":           filepath.Join(base, "secrets", "dir"),        // a directory outside
+		"root":          "/",                                          // the whole file system
+		"deep/up.yaml":  "../../../secrets/token.yaml",                // from a subdirectory
+		"chain.yaml":    "deep/hop.yaml",                              // inside, to a link going outside
+		"deep/hop.yaml": "../../../secrets/token.yaml",
+		"inside.yaml":   "deep/b.yaml",                                 // inside: read (once)
+		"insidedir":     "deep",                                        // inside: walked (once)
+		"environ.txt":   filepath.Join(base, "secrets", "environ.txt"), // not a manifest name: silent
+		".hidden":       filepath.Join(base, "secrets", "dir"),         // a hidden directory: silent
+		"excluded.yaml": filepath.Join(base, "secrets", "token.yaml"),
+	} {
+		if err := os.Symlink(target, filepath.Join(in, link)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	set, err := Load([]string{in}, Options{Exclude: []string{filepath.Join(in, "excluded.yaml")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := names(set)
+	slices.Sort(got)
+	if want := []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("objects = %v, want only the directory's own: %v", got, want)
+	}
+	want := map[string]string{"abs.yaml": "a file", "rel.yml": "a file", "beside.json": "a file", "dir": "a directory", "root": "a directory",
+		"deep/up.yaml": "a file", "chain.yaml": "a file", "deep/hop.yaml": "a file"}
+	seen := map[string]bool{}
+	for _, p := range set.Problems {
+		rel, _ := filepath.Rel(in, p.Pos.File)
+		rel = filepath.ToSlash(rel)
+		kind, ok := want[rel]
+		switch {
+		case p.Code != LintSymlinkOutsideInput.Code || !ok:
+			t.Errorf("unexpected finding %s at %s: %s", p.Code, p.Pos.File, p.Message)
+		case seen[rel]:
+			t.Errorf("%s reported twice", rel)
+		case p.Severity != diag.Warning || p.Pos.Line != 0 || !strings.Contains(p.Message, kind+" outside the input directory "+in):
+			t.Errorf("%s: %v %q at %v; want a warning about %s outside %s, at the file", rel, p.Severity, p.Message, p.Pos, kind, in)
+		}
+		seen[rel] = true
+	}
+	for rel := range want {
+		if !seen[rel] {
+			t.Errorf("%s: no GWP115", rel)
+		}
+	}
+	if set.Unreadable() {
+		t.Errorf("a link not followed made the input unreadable")
+	}
+	// The user's own choices: the directory named through a link, a file
+	// outside named directly.
+	linked := filepath.Join(base, "linked")
+	if err := os.Symlink(in, linked); err != nil {
+		t.Fatal(err)
+	}
+	set, err = Load([]string{linked, filepath.Join(base, "secrets", "token.yaml")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = names(set)
+	slices.Sort(got)
+	if want := []string{"a", "b", "token"}; !slices.Equal(got, want) {
+		t.Errorf("objects = %v, want %v", got, want)
 	}
 }
 

@@ -52,6 +52,8 @@ func Decide(first, second *Candidate) Decision {
 	switch {
 	case first.Level != second.Level:
 		return Decision{RuleLevel, fmt.Sprintf("%s level is more specific than %s level", levelWord(first), levelWord(second))}
+	case first.Rank != nil && second.Rank != nil:
+		return decideRanked(*first.Rank, *second.Rank)
 	case first.Via == attach.ViaTargetRef && second.Via == attach.ViaSection && first.Policy.Kind.Spec().WholeTargetFirst:
 		return Decision{RuleAttachment, "the controller lists the policies on the whole backend ahead of a port's own (sectionName)"}
 	case first.Via.Rank() != second.Via.Rank():
@@ -123,3 +125,17 @@ func weightSource(p *policy.Policy) string {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// decideRanked names why a controller that ranks a kind's policies on a
+// backend target itself (policy.Controller.BackendRank) put a before b:
+// their times, then their references, whatever their attachment form.
+func decideRanked(a, b policy.BackendRankKey) Decision {
+	const all = "the controller ranks the backend's policies by age alone, a port's own (sectionName) and the whole object's alike: "
+	switch {
+	case !a.At.Equal(b.At) && a.At.IsZero():
+		return Decision{RuleAge, all + "this one has no creationTimestamp, which it compares as the earliest time; the other was created " + stamp(b.At)}
+	case !a.At.Equal(b.At):
+		return Decision{RuleAge, all + fmt.Sprintf("older: created %s, the other %s", stamp(a.At), stamp(b.At))}
+	}
+	return Decision{RuleName, all + fmt.Sprintf("same age: reference %s sorts before %s (GWP303)", a.Ref, b.Ref)}
+}

@@ -39,6 +39,11 @@ type EffectiveField struct {
 	// Whole is the merged policy's ID where the field's kind overrides
 	// whole and policies merged (Point.Whole); empty otherwise.
 	Whole string
+	// OverriddenBy, when set, is the field of a kind of another family
+	// that writes one of this field's Envoy paths here and wins it
+	// (PathOverride): this field takes no part in the target's
+	// configuration.
+	OverriddenBy *PathOverride
 }
 
 // Level is the level the deciding owner attached at.
@@ -225,6 +230,12 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 		if ps, ok := k.(policy.PortScoper); ok && l != nil {
 			out = append(out[:start], onPort(ps, out[start:], int32(l.Port))...)
 		}
+	}
+	if rule != nil && r.MultiFamily() {
+		// paths of the route's own; the resources a listener's routes
+		// share (its connection manager, chain, listener) are not
+		// decided per route (PathOverride)
+		crossFamily(r.Registry, out)
 	}
 	return out
 }

@@ -150,7 +150,7 @@ func (r *Result) fixedStatus(rule *topology.Rule, path *RulePath, use func(int, 
 		}
 		return fs, true
 	}
-	if p := path.ProblemOf(rule); p != nil {
+	if p := r.ProblemOf(rule, path, gw); p != nil {
 		if p.Dropped {
 			// left out of the config: it answers nothing, its requests
 			// go to the next route that matches them
@@ -219,7 +219,7 @@ func (r *Result) NoActionReason(gw *topology.Gateway) string {
 // backendRefs, no redirect, no policy answering it, and nothing else
 // already broke or replaced it.
 func (r *Result) NoAction(rule *topology.Rule) bool {
-	if len(rule.Backends) > 0 || len(r.Attach.Broken[rule]) > 0 || rule.Problem != nil || rule.IsDelegating() || redirects(rule) {
+	if len(rule.Backends) > 0 || len(r.Attach.Broken[rule]) > 0 || rule.Problems.Replace() || rule.IsDelegating() || redirects(rule) {
 		return false
 	}
 	_, answered := r.answered(rule, nil)

@@ -35,10 +35,10 @@ func TestFixedStatus(t *testing.T) {
 	redirect := &topology.Rule{Rule: &model.Rule{HTTP: redirectFilter}}
 	redirectRefused := &topology.Rule{Rule: &model.Rule{HTTP: redirectFilter}, Backends: []*topology.Backend{svc(false, "BackendNotFound")}}
 	brokenOpen, brokenClosed := &topology.Rule{Backends: []*topology.Backend{svc(true, "")}}, &topology.Rule{Backends: []*topology.Backend{svc(true, "")}}
-	replaced := &topology.Rule{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{}}, Backends: []*topology.Backend{svc(true, "")}, Problem: &topology.RuleProblem{Message: "bad rewrite"}}
+	replaced := &topology.Rule{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{}}, Backends: []*topology.Backend{svc(true, "")}, Problems: topology.RuleProblems{{Message: "bad rewrite"}}}
 	// left out of the config, as status says (RouteRuleDropped): it
 	// answers nothing, with backends or without
-	dropped := &topology.Rule{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{}}, Problem: &topology.RuleProblem{Dropped: true, Message: "bad match"}}
+	dropped := &topology.Rule{Rule: &model.Rule{HTTP: &gwv1.HTTPRouteRule{}}, Problems: topology.RuleProblems{{Dropped: true, Message: "bad match"}}}
 	r := &Result{Attach: &attach.Result{Broken: map[*topology.Rule][]attach.Broken{
 		brokenOpen:   {{Kind: testKind{}, Code: "GWP205", Reason: "missing"}},
 		brokenClosed: {{Kind: failClosedKind{}, Code: "GWP206", Reason: "two filters"}},

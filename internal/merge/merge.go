@@ -49,6 +49,14 @@ type Candidate struct {
 	// policy at this target (attach.Result.Rejected); such a candidate is
 	// in its point's Rejected list only.
 	Rejected *policy.Rejection
+	// Section is the port a backend candidate's targetRef names
+	// (sectionName; "" for the whole object).
+	Section string
+	// Rank is, on a backend target whose controller ranks the kind's
+	// policies itself (policy.Controller.BackendRank), the key it ranked
+	// this candidate by; nil otherwise. Decide and the Conflicted verdict
+	// name it.
+	Rank *policy.BackendRankKey
 }
 
 // Field is the outcome for one field at one merge point.
@@ -322,10 +330,13 @@ func ties(pt *Point) []Tie {
 	var out []Tie
 	for i := 0; i+1 < len(pt.Candidates); i++ {
 		a, b := pt.Candidates[i], pt.Candidates[i+1]
-		if a.Via != b.Via {
+		if a.Rank != nil && b.Rank != nil {
+			if !a.Rank.At.Equal(b.Rank.At) { // ranked by the controller: its times decide, whatever the attachment
+				continue
+			}
+		} else if a.Via != b.Via {
 			continue
-		}
-		if _, byName := policy.Precedes(a.Policy, b.Policy); !byName {
+		} else if _, byName := policy.Precedes(a.Policy, b.Policy); !byName {
 			continue
 		}
 		var common []string

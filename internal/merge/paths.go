@@ -33,14 +33,28 @@ func (rp *RulePoints) PathOf(via []*topology.Rule) *RulePath {
 	return nil
 }
 
-// ProblemOf is what the controller cannot translate in the rule's copy
-// served along the path (topology.Rule.ProblemAlong: it may come from the
-// path's parents); a nil path is the rule as written (Rule.Problem).
-func (p *RulePath) ProblemOf(rule *topology.Rule) *topology.RuleProblem {
-	if p == nil {
-		return rule.Problem
+// ProblemOf is what the controller managing gw (nil: the default one)
+// cannot translate in the rule's copy served along path
+// (topology.Rule.ProblemsAlong: it may come from the path's parents); a
+// nil path is the rule as written (Rule.Problems). Each controller's
+// problems hold on its own Gateways (topology.Graph.ProblemOn).
+func (r *Result) ProblemOf(rule *topology.Rule, path *RulePath, gw *topology.Gateway) *topology.RuleProblem {
+	var via []*topology.Rule
+	if path != nil {
+		via = path.Via
 	}
-	return rule.ProblemAlong(p.Via)
+	return r.Graph.RuleProblemOn(rule, via, gw)
+}
+
+// SkipsOf is what the controller managing gw does not apply of the rule's
+// copy served along path while it serves the rest (header operations:
+// topology.Graph.RuleSkipsOn), nil when it applies everything.
+func (r *Result) SkipsOf(rule *topology.Rule, path *RulePath, gw *topology.Gateway) *topology.RuleProblem {
+	var via []*topology.Rule
+	if path != nil {
+		via = path.Via
+	}
+	return r.Graph.RuleSkipsOn(rule, via, gw)
 }
 
 // Served are the merges a rule takes effect with: one per parent path for

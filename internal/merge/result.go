@@ -46,7 +46,19 @@ type Result struct {
 	backendKindsOnce sync.Once
 	backendKinds     []policy.Kind
 
+	// manyFamilies: policies of more than one family's kinds are in the
+	// input (MultiFamily), computed once.
+	familiesOnce sync.Once
+	manyFamilies bool
+
 	cfg policy.Config // the run's, for a backend's merge a controller's verdicts change (BackendOn)
+
+	// backendUsers are the Gateways using each backend, read when a
+	// controller ranks backend policies itself (backendRank); rankMixed:
+	// some backend is used by Gateways of several controllers, whose
+	// clusters are ranked per Gateway (rankedOn).
+	backendUsers map[model.Key][]*topology.Gateway
+	rankMixed    bool
 }
 
 // Points are one target's merge results, one per kind that attached there
@@ -171,7 +183,11 @@ func (bp *BackendPoints) ForPort(name string) Points {
 // changes (always, when the input mixes no controllers) or gw is nil.
 func (r *Result) BackendOn(pts Points, gw *topology.Gateway) Points {
 	pts = r.OnGateway(pts, gw) // a backend's points hold targetRef and selector policies only
-	if gw == nil || r.Attach == nil || len(r.Attach.RefusedBy) == 0 {
+	if gw == nil {
+		return pts
+	}
+	pts = r.rankedOn(pts, gw)
+	if r.Attach == nil || len(r.Attach.RefusedBy) == 0 {
 		return pts
 	}
 	ctrl := r.Graph.ControllerOf(gw)
@@ -369,16 +385,178 @@ func (r *Result) backendPoints(k model.Key, atts []*attach.Attachment, cfg polic
 			ports[a.Section] = append(ports[a.Section], a)
 		}
 	}
-	bp := &BackendPoints{Key: k, Own: r.merge(r.leveled(whole, LevelBackend), cfg)}
+	rank := r.backendRank(k)
+	bp := &BackendPoints{Key: k, Own: r.merge(ranked(r.leveled(whole, LevelBackend), rank), cfg)}
 	r.conflicts(bp.Own, policy.TargetKey{Backend: k})
 	for name, own := range ports {
 		if bp.Ports == nil {
 			bp.Ports = map[string]Points{}
 		}
-		bp.Ports[name] = r.merge(r.leveled(portGroup(own, whole), LevelBackend), cfg)
+		bp.Ports[name] = r.merge(ranked(r.leveled(portGroup(own, whole), LevelBackend), rank), cfg)
 		r.conflicts(bp.Ports[name], policy.TargetKey{Backend: k, Port: name})
 	}
 	return bp
+}
+
+// backendRank is, per kind, how the controller of the Gateways whose
+// routes use backend k ranks that kind's policies there
+// (policy.Controller.BackendRank; a backend no Gateway uses: the
+// fallback controller's); nil for a kind when one of those controllers
+// does not rank it itself, and a nil function when no registered
+// controller ranks any kind. Where the Gateways using k are of several
+// controllers, the clusters built for each are ranked again as its
+// controller does (BackendOn: rankedOn).
+func (r *Result) backendRank(k model.Key) func(policy.Kind) func(*policy.Policy, string) policy.BackendRankKey {
+	if r.Registry == nil || !r.Registry.BackendRanks() {
+		return nil
+	}
+	if r.backendUsers == nil {
+		r.backendUsers = r.Graph.BackendGateways()
+	}
+	var ctrls []string
+	for _, gw := range r.backendUsers[k] {
+		if c := r.Graph.ControllerOf(gw); !slices.Contains(ctrls, c) {
+			ctrls = append(ctrls, c)
+		}
+	}
+	if len(ctrls) == 0 {
+		ctrls = []string{r.Graph.ControllerOf(nil)}
+	}
+	if len(ctrls) > 1 {
+		r.rankMixed = true
+	}
+	return func(kind policy.Kind) func(*policy.Policy, string) policy.BackendRankKey {
+		var f func(*policy.Policy, string) policy.BackendRankKey
+		for _, c := range ctrls {
+			if f = r.Registry.BackendRank(c, kind); f == nil {
+				return nil
+			}
+		}
+		return f
+	}
+}
+
+// ranked orders, for each kind its controller ranks itself (rank), that
+// kind's candidates in group by the controller's keys, in the places
+// they held (merge reads each kind's candidates in group order), and
+// marks each with its key (Candidate.Rank). group itself when rank is nil.
+func ranked(group []*Candidate, rank func(policy.Kind) func(*policy.Policy, string) policy.BackendRankKey) []*Candidate {
+	if rank == nil {
+		return group
+	}
+	var kinds []policy.Kind
+	for _, c := range group {
+		if !slices.Contains(kinds, c.Policy.Kind) {
+			kinds = append(kinds, c.Policy.Kind)
+		}
+	}
+	for _, k := range kinds {
+		if f := rank(k); f != nil {
+			rankKind(group, k, f)
+		}
+	}
+	return group
+}
+
+// rankKind orders k's candidates in group by f's keys (stable), in the
+// places they held, each marked with its key; f nil: by their attachment
+// (a port's own first), then policy.Precedes, unmarked.
+func rankKind(group []*Candidate, k policy.Kind, f func(*policy.Policy, string) policy.BackendRankKey) {
+	var at []int
+	var cs []*Candidate
+	for i, c := range group {
+		if c.Policy.Kind == k {
+			if f != nil {
+				key := f(c.Policy, c.Section)
+				c.Rank = &key
+			} else {
+				c.Rank = nil
+			}
+			at, cs = append(at, i), append(cs, c)
+		}
+	}
+	if f != nil {
+		slices.SortStableFunc(cs, func(a, b *Candidate) int { return a.Rank.Compare(*b.Rank) })
+	} else {
+		slices.SortStableFunc(cs, func(a, b *Candidate) int {
+			if d := viaOrder(a) - viaOrder(b); d != 0 {
+				return d
+			}
+			return policy.ComparePrecedence(a.Policy, b.Policy)
+		})
+	}
+	for j, i := range at {
+		group[i] = cs[j]
+	}
+}
+
+// viaOrder is a backend candidate's place by its attachment (portGroup):
+// a port's own first, unless the kind lists the whole object's first.
+func viaOrder(c *Candidate) int {
+	whole := c.Via != attach.ViaSection
+	if c.Policy.Kind.Spec().WholeTargetFirst {
+		whole = !whole
+	}
+	if whole {
+		return 1
+	}
+	return 0
+}
+
+// rankedOn are a backend's points as gw's controller ranks each kind's
+// policies (rankKind): where the Gateways using the backend are of
+// several controllers, a point ranked for the others is merged again
+// for gw. pts itself when nothing changes (always, but for such a
+// backend).
+func (r *Result) rankedOn(pts Points, gw *topology.Gateway) Points {
+	if !r.rankMixed {
+		return pts
+	}
+	ctrl := r.Graph.ControllerOf(gw)
+	cloned := false
+	for i, pt := range pts {
+		f := r.Registry.BackendRank(ctrl, pt.Kind)
+		all := slices.Concat(pt.Candidates, pt.Invalid, pt.Rejected)
+		if len(all) == 0 || (f != nil) == slices.ContainsFunc(all, func(c *Candidate) bool { return c.Rank != nil }) {
+			continue
+		}
+		if !cloned {
+			pts, cloned = slices.Clone(pts), true // the backend's own stay as they are
+		}
+		group := make([]*Candidate, len(all))
+		for j, c := range all {
+			cp := *c
+			group[j] = &cp
+		}
+		rankKind(group, pt.Kind, f)
+		if out := r.merge(group, r.cfg).Of(pt.Kind); out != nil {
+			pts[i] = out
+		}
+	}
+	return pts
+}
+
+// RankMixed reports whether some backend is used by Gateways of several
+// controllers while one of them ranks backend policies itself: its
+// clusters may differ per Gateway (BackendOn), which the views that show
+// a backend without choosing a Gateway name.
+func (r *Result) RankMixed() bool { return r.rankMixed }
+
+// WinnerOn is, for a backend point of a kind one policy wins
+// (KindSpec.OneWins) that gw's controller ranks otherwise than the
+// backend's merge did (rankedOn: the backend is used by Gateways of
+// several controllers), the policy that wins it in the clusters gw
+// builds; false when gw's clusters have pt's own winner (the verdict
+// merge recorded, conflicts).
+func (r *Result) WinnerOn(pt *Point, gw *topology.Gateway) (*policy.Policy, bool) {
+	if !r.rankMixed || gw == nil || pt == nil {
+		return nil, false
+	}
+	on := r.rankedOn(Points{pt}, gw)
+	if on[0] == pt || len(on[0].Fields) == 0 {
+		return nil, false
+	}
+	return on[0].Fields[0].Owner.Policy, true
 }
 
 // portGroup is the precedence order of a backend port's policies: the
@@ -425,7 +603,9 @@ func (r *Result) conflicts(pts Points, on policy.TargetKey) {
 				continue
 			}
 			why := policy.Because(by, c.Policy)
-			if on.Port != "" && !slices.ContainsFunc(pt.Candidates, func(o *Candidate) bool { return o.Policy == by && o.Via == c.Via }) {
+			if w := pt.Fields[0].Owner; w.Rank != nil && c.Rank != nil {
+				why = Decide(w, c).Detail // the controller's own ranking decided
+			} else if on.Port != "" && !slices.ContainsFunc(pt.Candidates, func(o *Candidate) bool { return o.Policy == by && o.Via == c.Via }) {
 				why = "it targets port " + on.Port + " by sectionName, which is more specific"
 			}
 			r.Attach.Reject(c.Policy, on, &policy.Rejection{Verdict: policy.VerdictConflicted, Reason: "Conflicted",
@@ -440,7 +620,7 @@ func (r *Result) conflicts(pts Points, on policy.TargetKey) {
 func (r *Result) leveled(atts []*attach.Attachment, lvl Level, targets ...policy.TargetKey) []*Candidate {
 	out := make([]*Candidate, 0, len(atts))
 	for _, a := range atts {
-		out = append(out, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path, Rejected: r.rejection(a.Policy, targets...)})
+		out = append(out, &Candidate{Policy: a.Policy, Via: a.Via, Level: lvl, Path: a.Path, Section: a.Section, Rejected: r.rejection(a.Policy, targets...)})
 	}
 	return out
 }

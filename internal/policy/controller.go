@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/gwpol/gwpol/internal/topology"
 )
@@ -169,6 +171,51 @@ type Controller struct {
 	// (its virtual hosts). Nil: the default controller's
 	// (Registry.GatewayMergeProtocols).
 	GatewayMergeProtocols []string
+	// BackendRank, when it returns a function for kind k, is how the
+	// controller ranks k's policies on one backend target (the whole
+	// object's cluster, or a port's): by the BackendRankKey it gives each
+	// (an earlier time first, the zero time the earliest of all; then the
+	// reference, as a string), the whole object's and a port's own
+	// (sectionName) alike — the attachment form does not count. merge
+	// orders the backend's points by it where every Gateway using the
+	// backend is this controller's (and, for a Gateway of it beside
+	// others', again when the backend's clusters are built for that
+	// Gateway: merge.Result.BackendOn). Nil, or nil for k: the port's own
+	// policies first, then the whole object's, each by policy.Precedes.
+	BackendRank func(k Kind) func(p *Policy, section string) BackendRankKey
+}
+
+// BackendRankKey is what a controller's BackendRank orders one policy
+// on a backend target by: At first (earlier first; the zero time, a
+// policy without creationTimestamp, is the earliest), then Ref.
+type BackendRankKey struct {
+	At  time.Time
+	Ref string
+}
+
+// Compare orders two keys as BackendRank says.
+func (k BackendRankKey) Compare(o BackendRankKey) int {
+	if c := k.At.Compare(o.At); c != 0 {
+		return c
+	}
+	return strings.Compare(k.Ref, o.Ref)
+}
+
+// BackendRank is the controller named controller's ranking of kind k's
+// policies on a backend target (Controller.BackendRank); nil when it has
+// none, or the registry holds no such controller.
+func (r *Registry) BackendRank(controller string, k Kind) func(p *Policy, section string) BackendRankKey {
+	c, ok := r.Controller(controller)
+	if !ok || c.BackendRank == nil {
+		return nil
+	}
+	return c.BackendRank(k)
+}
+
+// BackendRanks reports whether some registered controller ranks some kind's
+// backend policies itself (Controller.BackendRank).
+func (r *Registry) BackendRanks() bool {
+	return slices.ContainsFunc(r.controllers, func(c Controller) bool { return c.BackendRank != nil })
 }
 
 // GatewayMergeProtocols are the listener protocols on which the controller

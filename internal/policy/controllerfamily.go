@@ -27,6 +27,13 @@ type Family struct {
 	Target *Target
 	// Settings are the controller's deployment settings.
 	Settings []Setting
+	// GatewayClass is the verdict of the controller the family emulates
+	// on a GatewayClass that names it, under cfg
+	// (topology.Options.Classes): the conditions it writes there, and
+	// whether it refuses the class (then nothing reconciles the class's
+	// Gateways). Nil, or a nil verdict: the controller writes nothing of
+	// its own there, and the class's Gateways are its.
+	GatewayClass func(gc *model.GatewayClass, cfg Config) *topology.ClassVerdict
 	// ListLimits are the maxItems of the lists of the family's kinds (and
 	// of the other kinds of its API group it reads), from its CRDs where
 	// gwpol does not ship them: the model refuses an object with a longer
@@ -105,7 +112,10 @@ type Family struct {
 	// input is the controller's, with the Env its route validation reads,
 	// so that a backendRef's verdict and the object's own come from one
 	// decision; status writes the conditions and lint reports the
-	// findings. Nil: the controller writes no such status.
+	// findings. A verdict may also be on a backend object of another
+	// group whose clusters the controller leaves out without a condition
+	// (ObjectVerdict.Dropped: a Service kgateway cannot read an annotation
+	// of). Nil: the controller writes no such status.
 	ObjectVerdicts func(env *Env, set *Set) []ObjectVerdict
 	// CheckRule is the controller's check of one route rule before any
 	// policy applies (topology.RuleCheck): the problem of a rule it cannot
@@ -116,7 +126,11 @@ type Family struct {
 	// problem, status reports it (Controller.ProgrammedCondition), merge
 	// answers the replaced rule 500 and render leaves a dropped one out.
 	// It runs on every route rule, whichever Gateways serve it, as the
-	// keys of Controller.Topology are read. Nil: no such checks.
+	// keys of Controller.Topology are read, but its problems hold on the
+	// controller's Gateways only (topology.Graph.ProblemOn; a Gateway
+	// whose class is not in the input, or whose controller has no check
+	// of its own, takes the first registered check's). Nil: no such
+	// checks; the family must have a Controller for it to run.
 	CheckRule func(rt *topology.Route, rule *topology.Rule, cfg Config) *topology.RuleProblem
 	// Gateway is the controller's verdict on one of its Gateways as a
 	// whole, before it translates any of it (topology.Controller.Gateway):
@@ -298,7 +312,30 @@ func (r *Registry) TopologyOptions(cfg Config, controller string) topology.Optio
 	}
 	return topology.Options{BackendKinds: r.BackendKinds(), PortlessBackendKinds: r.PortlessBackendKinds(), Keys: r.TopologyKeys(), WeightedRoutePrecedence: r.WeightedRoutePrecedence(cfg),
 		ExtensionBackends: r.ExtensionBackends(cfg), Controllers: r.TopologyControllers(cfg), Controller: controller, RuleChecks: r.RuleChecks(cfg),
-		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes(), Delegation: r.Delegation()}
+		TLSOptions: r.TLSOptionParser(), StreamRoutes: r.StreamRoutes(), Delegation: r.Delegation(), Classes: r.ClassJudge(cfg)}
+}
+
+// ClassJudge is the families' verdicts on GatewayClasses under cfg
+// (Family.GatewayClass, topology.Options.Classes): the first family's
+// that has one; nil when no family judges classes.
+func (r *Registry) ClassJudge(cfg Config) topology.ClassJudge {
+	var judges []func(*model.GatewayClass, Config) *topology.ClassVerdict
+	for _, f := range r.Families() {
+		if f.GatewayClass != nil {
+			judges = append(judges, f.GatewayClass)
+		}
+	}
+	if len(judges) == 0 {
+		return nil
+	}
+	return func(gc *model.GatewayClass) *topology.ClassVerdict {
+		for _, j := range judges {
+			if v := j(gc, cfg); v != nil {
+				return v
+			}
+		}
+		return nil
+	}
 }
 
 // Delegation is the route delegation topology applies
@@ -320,13 +357,15 @@ func (r *Registry) Delegation() topology.DelegationRules {
 	return first
 }
 
-// RuleChecks are the families' checks of each route rule under cfg
-// (Family.CheckRule, topology.Options.RuleChecks), in registration order.
+// RuleChecks are the controllers' checks of each route rule under cfg
+// (Family.CheckRule, topology.Options.RuleChecks), in registration order,
+// each judging rules for its family's controller's Gateways.
 func (r *Registry) RuleChecks(cfg Config) []topology.RuleCheck {
 	var out []topology.RuleCheck
 	for _, f := range r.Families() {
-		if check := f.CheckRule; check != nil {
-			out = append(out, func(rt *topology.Route, rule *topology.Rule) *topology.RuleProblem { return check(rt, rule, cfg) })
+		if check := f.CheckRule; check != nil && f.Controller != nil {
+			out = append(out, topology.RuleCheck{Controller: f.Controller.Name,
+				Check: func(rt *topology.Route, rule *topology.Rule) *topology.RuleProblem { return check(rt, rule, cfg) }})
 		}
 	}
 	return out

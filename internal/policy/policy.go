@@ -167,6 +167,103 @@ type FieldSpec struct {
 	// policy accepted (kgateway's HTTP/1 and HTTP/2 protocol options of a
 	// BackendConfigPolicy). render leaves it out there and lint reports it.
 	Protocol string
+	// Writes are the Envoy paths the field's configuration sets, each
+	// rooted at the resource it configures (the notation of
+	// EnvoyPath): "route.timeout" (a RouteAction field), "stat_prefix" (a
+	// Route field), "typed_per_filter_config.envoy.filters.http.cors",
+	// "vhost.…", "http_filter.<name>", "hcm.…", "listener.…", "chain.…",
+	// "tls.…", "tcp_proxy.…", "cluster.…" (the targeted backend's),
+	// "backend_cluster.…" (a backendRef's own), "clusters.<name>" (a
+	// cluster of the field's own), "network_filter.<name>". A name ending
+	// in "/*" is one the field's own instance takes (ext_auth/<provider>),
+	// which no other kind's field takes; one ending in "[]" a list the
+	// field appends to beside others (request_headers_to_remove[]). One path of two kinds of
+	// different families on one target is a conflict merge decides
+	// (merge.PathOverride); WritesNothing marks a field that sets no Envoy
+	// configuration. A test walks every registered kind and fails on a
+	// field without Writes, and the explain/render ownership test fails on
+	// a rendered path its field does not declare.
+	Writes []string
+}
+
+// WritesNothing is FieldSpec.Writes of a field that sets no Envoy
+// configuration gwpol renders (a setting gwpol reports as untranslated,
+// or one that only shapes how other fields render).
+var WritesNothing = []string{"-"}
+
+// EnvoyPath is one entry of FieldSpec.Writes.
+type EnvoyPath string
+
+// Own reports whether the path is named after the field's own instance
+// ("…/*"): no other kind's field writes it.
+func (p EnvoyPath) Own() bool { return strings.HasSuffix(string(p), "/*") }
+
+// Matches reports whether a concrete rendered path (a filter named after
+// its instance: ext_auth/infra/authz) is the declared path p; a declared
+// name ending in "*" stands for every name it starts.
+func (p EnvoyPath) Matches(rendered string) bool {
+	if prefix, ok := strings.CutSuffix(string(p), "*"); ok {
+		return strings.HasPrefix(rendered, prefix)
+	}
+	return strings.TrimSuffix(string(p), "[]") == rendered
+}
+
+// Overlaps reports whether two declared paths can name one rendered
+// path (a name ending in "*" stands for every name it starts).
+func (p EnvoyPath) Overlaps(q EnvoyPath) bool {
+	ps, qs := strings.TrimSuffix(string(p), "[]"), strings.TrimSuffix(string(q), "[]")
+	pp, pw := strings.CutSuffix(ps, "*")
+	qp, qw := strings.CutSuffix(qs, "*")
+	switch {
+	case pw && qw:
+		return strings.HasPrefix(pp, qp) || strings.HasPrefix(qp, pp)
+	case pw:
+		return strings.HasPrefix(qs, pp)
+	case qw:
+		return strings.HasPrefix(ps, qp)
+	}
+	return ps == qs
+}
+
+// Exclusive reports whether one value of the path is in effect on a
+// resource, so that two kinds writing it conflict: its own instances'
+// names, lists each appends to, the filters and clusters shared by every route of a chain and
+// WritesNothing are not.
+func (p EnvoyPath) Exclusive() bool {
+	s := string(p)
+	return s != "-" && !p.Own() && !strings.HasSuffix(s, "[]") && !strings.HasPrefix(s, "http_filter.") && !strings.HasPrefix(s, "clusters.") && !strings.HasPrefix(s, "network_filter.")
+}
+
+// OnRoute reports whether the path is one of an Envoy Route's own: its
+// route action (route.…), its per-filter configuration
+// (typed_per_filter_config.…) or another Route field (stat_prefix,
+// tracing, metadata.…) — what a route's view decides per route; the
+// other resources' paths (vhost., http_filter., hcm., listener., chain.,
+// tls., tcp_proxy., cluster., backend_cluster., clusters.,
+// network_filter.) are shared by the routes of a listener or backend.
+func (p EnvoyPath) OnRoute() bool {
+	s := string(p)
+	for _, other := range []string{"vhost.", "http_filter.", "hcm.", "listener.", "chain.", "tls.", "tcp_proxy.", "cluster.", "backend_cluster.", "clusters.", "network_filter."} {
+		if strings.HasPrefix(s, other) {
+			return false
+		}
+	}
+	return s != "-"
+}
+
+// FieldWrites are the Envoy paths a field of the kind declares
+// (FieldSpec.Writes; a family's key, perPortPolicy[80], its family's).
+func (s KindSpec) FieldWrites(key string) []EnvoyPath {
+	for _, f := range s.Fields {
+		if f.Key == key || f.Family && strings.HasPrefix(key, f.Key) {
+			out := make([]EnvoyPath, len(f.Writes))
+			for i, w := range f.Writes {
+				out[i] = EnvoyPath(w)
+			}
+			return out
+		}
+	}
+	return nil
 }
 
 // FieldProtocol is the upstream protocol a field of the kind is limited
@@ -592,15 +689,33 @@ type ObjectCondition struct {
 	Type, Status, Reason, Message string
 }
 
-// ObjectVerdict is a controller's verdict on one object of its API group
-// that is neither a policy nor a route (Family.ObjectVerdicts): the
-// conditions it writes on the object's own status, and the findings of
-// those that refuse it.
+// ObjectVerdict is a controller's verdict on one object that is neither a
+// policy nor a route (Family.ObjectVerdicts): the conditions it writes on
+// the object's own status (an object of its API group), the findings of
+// those that refuse it, and what it builds nothing for without saying so
+// (Dropped).
 type ObjectVerdict struct {
 	Object      model.Key
 	Conditions  []ObjectCondition
 	Diagnostics []diag.Diagnostic
+	// Dropped says why the controller builds no cluster for the backend
+	// object though none of its conditions says so: the object is of an
+	// API group it writes no status on (a Service), or its conditions
+	// accept it (kgateway adds an annotation it cannot parse to the
+	// backend's errors, which leave the cluster out, but not to the
+	// Backend's status). "" when it builds the object's clusters or
+	// refuses it with a condition (Refused). Render builds no cluster for
+	// it on that controller's Gateways (Untranslated), explain says why
+	// and lint reports Diagnostics; status writes only Conditions.
+	Dropped string
+	// Controller is the controllerName of the controller whose verdict it
+	// is (set by attach).
+	Controller string
 }
+
+// Untranslated is whether the controller builds no cluster for the
+// object: it refuses it (Refused) or drops it silently (Dropped).
+func (v ObjectVerdict) Untranslated() bool { return v.Refused() || v.Dropped != "" }
 
 // Refused is whether the controller does not accept the object: it writes
 // Accepted False on it. Every view reads this one decision: status writes

@@ -138,6 +138,11 @@ type Target struct {
 	// a header both added and set ends with the set value alone (Envoy
 	// applies the options in order). Unset: sets first.
 	HeaderAddsFirst bool
+	// LiteralHeaderValues: the controller writes a Gateway API header
+	// modifier's values as literals, never as Envoy substitution formats,
+	// so render doubles each % (Envoy's literal %). Unset: the value is
+	// written as given, and Envoy reads a %COMMAND% in it.
+	LiteralHeaderValues bool
 	// HeaderNamesOnce: within one list of filters (a rule's, or one
 	// backendRef's), a header name, compared case-insensitively, is
 	// written once per direction: the first add or set of it in the order
@@ -228,6 +233,14 @@ type Target struct {
 	// policy kind's own verdict reads them (kgateway's, and that of a
 	// Gateway no known controller owns).
 	AllCACertificateRefs bool
+	// UsableCACertificate, when set, is how the controller reads a CA
+	// certificate reference of an upstream TLS validation: the entry it
+	// takes the certificate from, and whether it finds one there. The
+	// certificates of the usable references are joined into one bundle
+	// in their order and the others skipped, and the validation fails
+	// only when none is usable (the controller's verdict on the policy,
+	// Family.ForeignJudges, says so). Nil: AllCACertificateRefs decides.
+	UsableCACertificate func(m *model.Model, ns string, ref model.Key) (entry string, usable bool)
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.

@@ -128,9 +128,11 @@ func TestClientTrafficPolicyStatus(t *testing.T) {
 			ctp("one", "two#b", ""),
 		want: []string{"one @ Gateway/infra/two#b: Accepted=True/Accepted: Policy has been accepted."},
 	}, {
+		// translated once per listener of the Gateway (two HTTP
+		// listeners: the error twice, T72)
 		name:     "translation-error-invalid",
 		policies: ctp("bad", "gw", "  timeout: {http: {idleTimeout: 1d}}\n"),
-		want:     []string{"bad @ Gateway/infra/gw: Accepted=False/Invalid: Timeout: invalid HTTP IdleTimeout value 1d."},
+		want:     []string{"bad @ Gateway/infra/gw: Accepted=False/Invalid: Timeout: invalid HTTP IdleTimeout value 1d\nTimeout: invalid HTTP IdleTimeout value 1d."},
 	}, {
 		name:     "deprecated-field-warning",
 		policies: ctp("old", "gw", "  enableProxyProtocol: true\n"),

@@ -28,7 +28,11 @@ type Condition struct {
 
 // Report is the whole status output.
 type Report struct {
-	Gateways []Gateway `json:"gateways"`
+	// GatewayClasses are the conditions a controller writes on the
+	// GatewayClasses that name it, where gwpol follows its own verdict
+	// on them (topology.ClassVerdict); omitted when there is none.
+	GatewayClasses []GatewayClass `json:"gatewayClasses,omitempty"`
+	Gateways       []Gateway      `json:"gateways"`
 	// ListenerSets are the ListenerSets' own conditions (their listeners
 	// are under their Gateway); omitted when the input has none.
 	ListenerSets []ListenerSet `json:"listenerSets,omitempty"`
@@ -39,6 +43,24 @@ type Report struct {
 	// Accepted), by its rules (policy.Family.ObjectVerdicts); omitted
 	// when it writes none.
 	Objects []Object `json:"objects,omitempty"`
+}
+
+// GatewayClass is the status a controller writes on a GatewayClass.
+type GatewayClass struct {
+	Name           string      `json:"name"`
+	ControllerName string      `json:"controllerName"`
+	Conditions     []Condition `json:"conditions"`
+}
+
+// gatewayClassStatuses are the controllers' verdicts on the input's
+// GatewayClasses (topology.Graph.Classes), by class name.
+func gatewayClassStatuses(g *topology.Graph) []GatewayClass {
+	var out []GatewayClass
+	for _, name := range g.ClassNames() {
+		v := g.Classes[name]
+		out = append(out, GatewayClass{Name: name, ControllerName: v.Controller, Conditions: conv(v.Conditions)})
+	}
+	return out
 }
 
 // Object is the status a controller writes on an object of its own API
@@ -295,6 +317,7 @@ func Compute(r *merge.Result, opt Options) *Report {
 		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
 	}
 	rep.Objects = objectStatuses(r.Attach.Objects)
+	rep.GatewayClasses = gatewayClassStatuses(g)
 	return rep
 }
 
@@ -317,6 +340,9 @@ func ownRouteStatus(statusers []policy.RouteStatuser, rt *topology.Route, p *top
 func objectStatuses(vs []policy.ObjectVerdict) []Object {
 	var out []Object
 	for _, v := range vs {
+		if len(v.Conditions) == 0 {
+			continue // a verdict the controller writes nothing of (policy.ObjectVerdict.Dropped)
+		}
 		o := Object{Group: v.Object.Group, Kind: v.Object.Kind, Namespace: v.Object.Namespace, Name: v.Object.Name, Conditions: []Condition{}}
 		for _, c := range v.Conditions {
 			o.Conditions = append(o.Conditions, Condition(c))
@@ -453,13 +479,14 @@ func mergeConds(cs []metav1.Condition) []metav1.Condition {
 // (replacedBecause), False/RouteRuleDropped when the controller's rule
 // check leaves it out (topology.RuleProblem), else True/Programmed. A
 // rule's problem is the one of its copy served under p (a delegated
-// child's may come from that parent: topology.Rule.ProblemUnder).
+// child's may come from that parent: topology.Graph.ProblemUnder), the
+// one that holds on p's Gateway.
 func programmedCondition(r *merge.Result, rt *topology.Route, p *topology.Parent, c policy.Controller) metav1.Condition {
 	typ := c.ProgrammedCondition
 	var msgs []string
 	reason := ""
 	for i, rule := range rt.Rules {
-		problem := rule.ProblemUnder(p)
+		problem := r.Graph.ProblemUnder(rule, p)
 		switch why := replacedBecause(r, rule, problem, c); {
 		case why != "":
 			msgs = append(msgs, fmt.Sprintf("Replaced Rule (%d): %s", i, why))
@@ -940,9 +967,21 @@ func usesIndex(r *merge.Result) map[*policy.Policy][]use {
 					}
 				}
 				for _, a := range ancestors.of(reportOf(c.Policy.Kind)) {
-					if keep(a, pt) {
-						idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: u, by: by})
+					if !keep(a, pt) {
+						continue
 					}
+					au, aby := u, by
+					if len(backend) > 0 && pt.Kind.Spec().OneWins {
+						// a Gateway whose controller ranks the backend's
+						// policies otherwise (merge.Result.WinnerOn)
+						if w, ok := r.WinnerOn(pt, ancestorGateway(r.Graph, a)); ok {
+							au, aby = usedAttached, nil
+							if w != c.Policy {
+								au, aby = usedOverridden, w
+							}
+						}
+					}
+					idx[c.Policy] = append(idx[c.Policy], use{anc: a, use: au, by: aby})
 				}
 			}
 		}

@@ -28,9 +28,7 @@ func (g *Graph) resolveBackends(r *Route, opt Options) (found []diag.Diagnostic)
 			rule.Backends = append(rule.Backends, g.resolveBackend(r, &mr.BackendRefs[j], opt))
 		}
 		rule.Mirrors = g.resolveMirrors(r, mr, opt)
-		if d, ok := g.checkRule(r, rule); ok {
-			found = append(found, d)
-		}
+		found = append(found, g.checkRule(r, rule)...)
 		r.Rules = append(r.Rules, rule)
 	}
 	return found
@@ -75,14 +73,26 @@ func (g *Graph) resolveMirrors(r *Route, mr *model.Rule, opt Options) []*Backend
 }
 
 // notProgrammed is the finding for a rule the controller cannot
-// translate as written (GWP212), at the rule.
+// translate as written (GWP212), at the field at fault (the rule's when
+// the problem names none).
 func notProgrammed(r *Route, mr *model.Rule, p *RuleProblem) diag.Diagnostic {
-	what := "it is replaced by a direct response answering 500"
+	what := "it is replaced by a direct response answering 500 (Programmed False)"
 	if p.Dropped {
-		what = "it is left out of the Envoy config, so its requests go to the next route that matches them"
+		what = "it is left out of the Envoy config, so its requests go to the next route that matches them (Programmed False)"
 	}
-	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: LintRuleNotProgrammed.Severity, Object: r.Key().Ref(), Field: mr.Path, Pos: r.Src.FieldPos(mr.Path),
-		Message: fmt.Sprintf("rule %s: %s; %s (Programmed False) — fix the value", mr.Section(), p.Message, what)}
+	if p.Outcome != "" {
+		what = p.Outcome
+	}
+	field := mr.Path
+	if p.Field != "" {
+		field = p.Field
+	}
+	sev := LintRuleNotProgrammed.Severity
+	if p.serves() {
+		sev = diag.Warning // the rule is served, without what it skips
+	}
+	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: sev, Object: r.Key().Ref(), Field: field, Pos: r.Src.FieldPos(field),
+		Message: fmt.Sprintf("rule %s: %s; %s — fix the value", mr.Section(), p.Message, what)}
 }
 
 func (g *Graph) resolveBackend(r *Route, br *model.BackendRef, opt Options) *Backend {

@@ -283,6 +283,9 @@ func GatewayConditions(g *Graph, gw *Gateway) []metav1.Condition {
 		// alone, no Programmed (nothing is deployed for it)
 		return []metav1.Condition{cond("Accepted", false, gw.Refused.Reason, gw.Refused.Message)}
 	}
+	if v := g.ClassRefusal(gw); v != nil {
+		return pendingConditions(fmt.Sprintf("Waiting for controller: %s does not accept GatewayClass %s (%s); nothing reconciles this Gateway, and gwpol neither reports nor renders it", v.Controller, gw.Spec.GatewayClassName, v.Why))
+	}
 	accepted := cond("Accepted", true, "Accepted", "Gateway is accepted")
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc == nil {
 		if _, managed := g.Controller(gw, ""); !managed {
@@ -370,9 +373,15 @@ func meta(cs []metav1.Condition, typ string) *metav1.Condition {
 // not in an input that has other GatewayClasses: no controller in view
 // reconciles it, so its conditions stay as the API server defaults them
 // (Unknown, Pending), and render leaves it out. Saying Accepted would
-// contradict render.
+// contradict render. A Gateway whose class its controller refuses
+// (ClassVerdict) is left so too.
 func unmanagedGatewayConditions(gw *Gateway) []metav1.Condition {
-	msg := fmt.Sprintf("Waiting for controller: GatewayClass %s is not in the input, and the input's GatewayClasses name other controllers; gwpol neither reports nor renders this Gateway (add its GatewayClass to analyse it)", gw.Spec.GatewayClassName)
+	return pendingConditions(fmt.Sprintf("Waiting for controller: GatewayClass %s is not in the input, and the input's GatewayClasses name other controllers; gwpol neither reports nor renders this Gateway (add its GatewayClass to analyse it)", gw.Spec.GatewayClassName))
+}
+
+// pendingConditions are a Gateway's conditions as the API server
+// defaults them, which no controller has changed.
+func pendingConditions(msg string) []metav1.Condition {
 	return []metav1.Condition{
 		{Type: "Accepted", Status: metav1.ConditionUnknown, Reason: "Pending", Message: msg},
 		{Type: "Programmed", Status: metav1.ConditionUnknown, Reason: "Pending", Message: msg},
@@ -439,7 +448,7 @@ func (g *Graph) Controller(gw *Gateway, fallback string) (name string, managed b
 		return fallback, g.inView(fallback)
 	}
 	if gc := g.gatewayClass(string(gw.Spec.GatewayClassName)); gc != nil {
-		return string(gc.Spec.ControllerName), true
+		return string(gc.Spec.ControllerName), g.ClassRefusal(gw) == nil
 	}
 	return fallback, len(g.Model.GatewayClasses) == 0
 }

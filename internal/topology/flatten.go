@@ -39,12 +39,13 @@ type FlatMatch struct {
 	// the delegating rules above it (DelegationRules.Inherits; see
 	// served.go); nil for a rule served as written.
 	Inherited []InheritedFilter
-	// Problem is what the controller cannot translate in the entry as
-	// served: the rule's own (Rule.Problem) or one it takes from its
-	// parents (Rule.ProblemAlong); nil for a delegating entry, which
+	// Problems are what the controllers cannot translate in the entry as
+	// served: the rule's own (Rule.Problems) or those it takes from its
+	// parents (Rule.ProblemsAlong), one per controller (Graph.ProblemOn
+	// reads the one of a Gateway); nil for a delegating entry, which
 	// emits no route of its own — unless it is Replaced, when it answers
 	// itself with its own match (judgeReplaced).
-	Problem *RuleProblem
+	Problems RuleProblems
 }
 
 // childReach is the first parent match that reached a child, for messages.

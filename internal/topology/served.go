@@ -24,48 +24,54 @@ import (
 // where they are served: on its children's entries (checkRule leaves a
 // delegating rule alone).
 
-// ServedProblem is the problem of a rule's copy served along a chain of
-// delegating parent rules (nearest first) when it is not the rule's own.
+// ServedProblem is the problems of a rule's copy served along a chain of
+// delegating parent rules (nearest first) when they are not the rule's
+// own.
 type ServedProblem struct {
-	Via     []*Rule
-	Problem *RuleProblem
+	Via      []*Rule
+	Problems RuleProblems
 }
 
-// ProblemAlong is the problem of the rule's copy served along via (the
+// ProblemsAlong are the problems of the rule's copy served along via (the
 // delegating parent rules above it, nearest first; topology.FlatMatch.
-// Via): what it inherits there, or else its own (Rule.Problem).
-func (r *Rule) ProblemAlong(via []*Rule) *RuleProblem {
+// Via): what it inherits there, or else its own (Rule.Problems).
+func (r *Rule) ProblemsAlong(via []*Rule) RuleProblems {
 	if len(via) > 0 {
 		for _, s := range r.served {
 			if slices.Equal(s.Via, via) {
-				return s.Problem
+				return s.Problems
 			}
 		}
 	}
-	return r.Problem
+	return r.Problems
 }
 
 // ProblemUnder is the problem status reports for the rule on one of its
 // route's parents: under a delegating parent, the first of the copies
 // served through that parent's rule; under a parentRef of its own, the
-// rule's own.
-func (r *Rule) ProblemUnder(p *Parent) *RuleProblem {
+// rule's own; of those, the one that holds on the parent's Gateway
+// (ProblemOn).
+func (g *Graph) ProblemUnder(r *Rule, p *Parent) *RuleProblem {
+	var gw *Gateway
+	if p != nil {
+		gw = p.Gateway
+	}
 	if p != nil && p.Delegation != nil {
 		for _, s := range r.served {
 			if s.Via[0] == p.Delegation.Rule {
-				return s.Problem
+				return g.ProblemOn(s.Problems, gw)
 			}
 		}
 	}
-	return r.Problem
+	return g.ProblemOn(r.Problems, gw)
 }
 
-// judgeServed decides the problem of each entry of a root route's
-// flattened tree (FlatMatch.Problem, FlatMatch.Inherited). As a rule's own
+// judgeServed decides the problems of each entry of a root route's
+// flattened tree (FlatMatch.Problems, FlatMatch.Inherited). As a rule's own
 // problem is the whole rule's (any of its matches), a copy's is the whole
 // copy's: every entry of a rule under the same parent rules takes the
-// first problem found among them, so render, status and explain — which
-// look at a rule along one path — say the same.
+// first problem each controller finds among them, so render, status and
+// explain — which look at a rule along one path — say the same.
 func (g *Graph) judgeServed(root *Route) {
 	judged := false
 	for i := range root.Flat {
@@ -74,23 +80,25 @@ func (g *Graph) judgeServed(root *Route) {
 			// No route of its own (judged on its children's entries),
 			// unless its delegation could not be flattened: then it
 			// answers itself with its own match (FlatMatch.Replaced).
-			if fm.Replaced != "" && g.judgeReplaced(fm) {
+			if fm.Replaced != "" && g.judgeReplaced(root, fm) {
 				judged = true
 			}
 			continue
 		}
-		fm.Problem = fm.Rule.Problem
+		fm.Problems = fm.Rule.Problems
 		if len(fm.Via) == 0 || fm.Rule.HTTP == nil {
 			continue
 		}
 		if g.delegation.Inherits != nil {
 			fm.Inherited = g.delegation.Inherits(fm.Route, fm.Rule, fm.Via)
 		}
-		if fm.Problem != nil || len(g.ruleChecks) == 0 || len(fm.Inherited) == 0 && ownMatch(fm.Rule, *fm.Match) {
-			continue // served as written: the rule's own verdict
+		if len(fm.Problems) == len(g.ruleChecks) || len(fm.Inherited) == 0 && ownMatch(fm.Rule, *fm.Match) {
+			continue // served as written (or every controller refuses it as written): the rule's own verdict
 		}
-		if p := g.checkServed(fm); p != nil && fm.Rule.recordServed(fm.Via, p) {
-			g.Diagnostics = append(g.Diagnostics, inheritedNotProgrammed(fm, p))
+		if ps, added := g.checkServed(fm); len(added) > 0 && fm.Rule.recordServed(fm.Via, ps) {
+			for _, p := range g.heldOn(root, added) {
+				g.Diagnostics = append(g.Diagnostics, inheritedNotProgrammed(fm, p))
+			}
 			judged = true
 		}
 	}
@@ -99,41 +107,45 @@ func (g *Graph) judgeServed(root *Route) {
 	}
 	for i := range root.Flat {
 		if fm := &root.Flat[i]; !fm.Delegates && len(fm.Via) > 0 {
-			fm.Problem = fm.Rule.ProblemAlong(fm.Via)
+			fm.Problems = fm.Rule.ProblemsAlong(fm.Via)
 		}
 	}
 }
 
-// judgeReplaced decides the problem of a delegating entry topology could
+// judgeReplaced decides the problems of a delegating entry topology could
 // not flatten (a cycle, no child kept): it is served as a route of its
 // own, its match and filters as written and those it inherits, so the
-// families' rule checks judge it as they judge any served entry — a
+// controllers' rule checks judge it as they judge any served entry — a
 // match no Envoy matcher carries leaves it out rather than reaching the
-// config. Under a parentRef of its own the problem is the rule's
-// (Rule.Problem, which status reads); under delegating parents, its copy
-// there (Rule.ProblemAlong). It reports whether a delegated copy was
+// config. Under a parentRef of its own the problems are the rule's
+// (Rule.Problems, which status reads); under delegating parents, its copy
+// there (Rule.ProblemsAlong). It reports whether a delegated copy was
 // judged.
-func (g *Graph) judgeReplaced(fm *FlatMatch) bool {
+func (g *Graph) judgeReplaced(root *Route, fm *FlatMatch) bool {
 	if fm.Rule.HTTP == nil || len(g.ruleChecks) == 0 {
 		return false
 	}
 	if len(fm.Via) > 0 && g.delegation.Inherits != nil {
 		fm.Inherited = g.delegation.Inherits(fm.Route, fm.Rule, fm.Via)
 	}
-	p := g.checkServed(fm)
-	if p == nil {
+	ps, added := g.checkServed(fm)
+	if len(ps) == 0 {
 		return false
 	}
-	fm.Problem = p
+	fm.Problems = ps
 	if len(fm.Via) == 0 {
-		if fm.Rule.Problem == nil {
-			fm.Rule.Problem = p
-			g.Diagnostics = append(g.Diagnostics, notProgrammed(fm.Route, fm.Rule.Rule, p))
+		if len(added) > 0 {
+			fm.Rule.Problems = ps
+			for _, p := range g.heldOn(fm.Route, added) {
+				g.Diagnostics = append(g.Diagnostics, notProgrammed(fm.Route, fm.Rule.Rule, p))
+			}
 		}
 		return false
 	}
-	if fm.Rule.recordServed(fm.Via, p) {
-		g.Diagnostics = append(g.Diagnostics, inheritedNotProgrammed(fm, p))
+	if len(added) > 0 && fm.Rule.recordServed(fm.Via, ps) {
+		for _, p := range g.heldOn(root, added) {
+			g.Diagnostics = append(g.Diagnostics, inheritedNotProgrammed(fm, p))
+		}
 	}
 	return true
 }
@@ -143,10 +155,13 @@ func ownMatch(rule *Rule, m gwv1.HTTPRouteMatch) bool {
 	return slices.ContainsFunc(RuleMatches(rule), func(own gwv1.HTTPRouteMatch) bool { return reflect.DeepEqual(own, m) })
 }
 
-// checkServed runs the families' rule checks on a flattened entry as it
-// is served: the child rule with its match as served and its own and
-// inherited filters, on the child's route.
-func (g *Graph) checkServed(fm *FlatMatch) *RuleProblem {
+// checkServed runs the controllers' rule checks on a flattened entry as
+// it is served: the child rule with its match as served and its own and
+// inherited filters, on the child's route. A controller's problem with
+// the rule as written stands (it is the whole rule's); the others' checks
+// judge the copy. It returns the copy's problems, in check order, and
+// those of them that are not the rule's own.
+func (g *Graph) checkServed(fm *FlatMatch) (all, added RuleProblems) {
 	h := *fm.Rule.HTTP
 	h.Matches = []gwv1.HTTPRouteMatch{*fm.Match}
 	h.Filters = slices.Clip(h.Filters)
@@ -158,23 +173,29 @@ func (g *Graph) checkServed(fm *FlatMatch) *RuleProblem {
 	mr := *fm.Rule.Rule
 	mr.HTTP = &h
 	served := &Rule{Rule: &mr, Backends: fm.Rule.Backends, Mirrors: fm.Rule.Mirrors}
-	for _, check := range g.ruleChecks {
-		if p := check(fm.Route, served); p != nil {
-			return p
+	for _, c := range g.ruleChecks {
+		if own := fm.Rule.Problems.of(c.Controller); own != nil {
+			all = append(all, own)
+			continue
+		}
+		if p := c.Check(fm.Route, served); p != nil {
+			p.Controller = c.Controller
+			all = append(all, p)
+			added = append(added, p)
 		}
 	}
-	return nil
+	return all, added
 }
 
-// recordServed keeps the problem of the rule's copy along via, the first
-// found for it; it reports whether it is new.
-func (r *Rule) recordServed(via []*Rule, p *RuleProblem) bool {
+// recordServed keeps the problems of the rule's copy along via, the first
+// found for it; it reports whether they are new.
+func (r *Rule) recordServed(via []*Rule, ps RuleProblems) bool {
 	for _, s := range r.served {
 		if slices.Equal(s.Via, via) {
 			return false
 		}
 	}
-	r.served = append(r.served, ServedProblem{Via: via, Problem: p})
+	r.served = append(r.served, ServedProblem{Via: via, Problems: ps})
 	return true
 }
 
@@ -182,14 +203,21 @@ func (r *Rule) recordServed(via []*Rule, p *RuleProblem) bool {
 // copy under a parent cannot be translated as served, at the child's rule
 // (where the controller reports it), naming the parent it comes from.
 func inheritedNotProgrammed(fm *FlatMatch, p *RuleProblem) diag.Diagnostic {
-	what := "it is replaced there by a direct response answering 500"
+	what := "it is replaced there by a direct response answering 500 (Programmed False)"
 	if p.Dropped {
-		what = "it is left out there, so its requests go to the next route that matches them"
+		what = "it is left out there, so its requests go to the next route that matches them (Programmed False)"
+	}
+	if p.Outcome != "" {
+		what = p.Outcome
 	}
 	parent := fm.Via[0]
 	mr := fm.Rule.Rule
-	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: LintRuleNotProgrammed.Severity, Object: fm.Route.Key().Ref(), Field: mr.Path, Pos: fm.Route.Src.FieldPos(mr.Path),
-		Message: fmt.Sprintf("rule %s, as served under the delegating rule %s of %s (with the match and filters it inherits there): %s; %s (Programmed False) — fix the value in the parent",
+	sev := LintRuleNotProgrammed.Severity
+	if p.serves() {
+		sev = diag.Warning
+	}
+	return diag.Diagnostic{Code: LintRuleNotProgrammed.Code, Severity: sev, Object: fm.Route.Key().Ref(), Field: mr.Path, Pos: fm.Route.Src.FieldPos(mr.Path),
+		Message: fmt.Sprintf("rule %s, as served under the delegating rule %s of %s (with the match and filters it inherits there): %s; %s — fix the value in the parent",
 			mr.Section(), parent.Section(), parentRouteOf(fm, parent), p.Message, what)}
 }
 
@@ -237,7 +265,7 @@ func (g *Graph) wordDelegationFindings() {
 		for i := range r.Flat {
 			fm := &r.Flat[i]
 			if ft := fates[fm.Rule]; ft != nil && fm.Replaced != "" {
-				if fm.Problem != nil && fm.Problem.Dropped {
+				if p := g.problemOnRoute(r, fm.Problems); p != nil && p.Dropped {
 					ft.dropped = true
 				} else {
 					ft.answers = true

@@ -80,8 +80,8 @@ func servedCheck(r *Route, rule *Rule) *RuleProblem {
 // parent's, when it has none) and its match joined to the parent's —
 // once per flattened entry; the delegating rule's own entry emits no
 // route and is never judged itself. The decision is the entry's
-// (FlatMatch.Problem), the copy's along its parents (Rule.ProblemAlong)
-// and the child's for each delegating parent (Rule.ProblemUnder), and one
+// (FlatMatch.Problems), the copy's along its parents (Rule.ProblemsAlong)
+// and the child's for each delegating parent (Graph.ProblemUnder), and one
 // finding at the child's rule names the parent.
 func TestServedProblems(t *testing.T) {
 	rewrite := func(p string) string {
@@ -151,13 +151,13 @@ func TestServedProblems(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := graph(t, Options{Delegation: servedRules, RuleChecks: []RuleCheck{servedCheck}}, append([]string{gatewayInfra, svcInfra}, c.docs...)...)
+			g := graph(t, Options{Delegation: servedRules, RuleChecks: []RuleCheck{{Check: servedCheck}}}, append([]string{gatewayInfra, svcInfra}, c.docs...)...)
 			for root, want := range c.want {
 				var got []string
 				for _, fm := range route(t, g, "HTTPRoute/infra/"+root).Flat {
-					got = append(got, fmt.Sprintf("%s/%d: %s", fm.Route.Meta.Name, fm.RuleIndex, describeProblem(fm.Problem)))
-					if p := fm.Rule.ProblemAlong(fm.Via); p != fm.Problem && !fm.Delegates {
-						t.Errorf("%s: ProblemAlong %+v, the entry's %+v", root, p, fm.Problem)
+					got = append(got, fmt.Sprintf("%s/%d: %s", fm.Route.Meta.Name, fm.RuleIndex, describeProblem(g.ProblemOn(fm.Problems, nil))))
+					if p := fm.Rule.ProblemsAlong(fm.Via); !slices.Equal(p, fm.Problems) && !fm.Delegates {
+						t.Errorf("%s: ProblemsAlong %+v, the entry's %+v", root, p, fm.Problems)
 					}
 				}
 				if !slices.Equal(got, want) {
@@ -172,7 +172,7 @@ func TestServedProblems(t *testing.T) {
 						continue
 					}
 					got := "-"
-					if pr := rt.Rules[0].ProblemUnder(p); pr != nil {
+					if pr := g.ProblemUnder(rt.Rules[0], p); pr != nil {
 						got = pr.Message
 					}
 					if got != want {
@@ -182,8 +182,8 @@ func TestServedProblems(t *testing.T) {
 			}
 			for _, rt := range g.Routes {
 				for _, rule := range rt.Rules {
-					if rule.IsDelegating() && rule.Problem != nil && !replacedOwn(rt, rule) {
-						t.Errorf("delegating rule %s of %s judged on its own: %+v", rule.Section(), rt.Meta.Name, rule.Problem)
+					if rule.IsDelegating() && len(rule.Problems) > 0 && !replacedOwn(rt, rule) {
+						t.Errorf("delegating rule %s of %s judged on its own: %+v", rule.Section(), rt.Meta.Name, rule.Problems)
 					}
 				}
 			}
@@ -256,7 +256,7 @@ func TestDelegationFindingsSayWhatTheRuleDoes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := graph(t, Options{Delegation: servedRules, RuleChecks: []RuleCheck{servedCheck}}, append([]string{gatewayInfra, svcInfra}, c.docs...)...)
+			g := graph(t, Options{Delegation: servedRules, RuleChecks: []RuleCheck{{Check: servedCheck}}}, append([]string{gatewayInfra, svcInfra}, c.docs...)...)
 			var got []string
 			for _, d := range g.Diagnostics {
 				if d.Code == c.code {

@@ -23,8 +23,9 @@ type Options struct {
 	// PortlessBackendKinds are those of BackendKinds whose objects define
 	// their own ports: a ref naming one with a port does not resolve.
 	PortlessBackendKinds map[model.GroupKind]bool
-	// RuleChecks are the families' checks of each route rule (RuleCheck),
-	// run in order; the first problem found is the rule's.
+	// RuleChecks are the controllers' checks of each route rule
+	// (RuleCheck), run in order; each controller's problem is the rule's
+	// on its Gateways.
 	RuleChecks []RuleCheck
 	// TLSOptions reads an HTTPS listener's tls.options (TLSOptionParser);
 	// nil: none are read.
@@ -55,6 +56,9 @@ type Options struct {
 	// of one of their kinds resolves to the one of that namespace, name
 	// and port, and to nothing else.
 	ExtensionBackends []ExtensionBackend
+	// Classes are the controllers' verdicts on the GatewayClasses that
+	// name them (ClassJudge); nil: no controller writes one.
+	Classes ClassJudge
 }
 
 // ExtensionBackend is one backend a controller's extension plugin
@@ -72,6 +76,9 @@ type Graph struct {
 	Routes   []*Route   // sorted by kind/namespace/name
 
 	Diagnostics []diag.Diagnostic
+	// Classes are the controllers' verdicts on the input's GatewayClasses
+	// (Options.Classes), by class name; nil when none has one.
+	Classes map[string]*ClassVerdict
 
 	undecided  map[undecidedKey]bool // listener × namespace already reported
 	keys       Keys                  // Options.Keys
@@ -281,13 +288,16 @@ type Rule struct {
 	Mirrors []*Backend
 	// Children are the delegations this rule makes.
 	Children []*Delegation
-	// Problem is set when the controller cannot translate the rule as
-	// written (Options.RuleChecks).
-	Problem *RuleProblem
+	// Problems are what the controllers cannot translate in the rule as
+	// written (Options.RuleChecks), one per controller; each holds on its
+	// controller's Gateways (Graph.ProblemOn).
+	Problems RuleProblems
 	// RedirectStatus overrides the status code of the rule's
-	// RequestRedirect (a family's RuleCheck reads it off the route); 0
-	// keeps the filter's.
+	// RequestRedirect (a controller's RuleCheck reads it off the route); 0
+	// keeps the filter's. It holds on that controller's Gateways
+	// (Graph.RedirectStatusOn).
 	RedirectStatus int
+	redirectBy     string // the controller whose check read RedirectStatus
 
 	kept bool // some flattening serves it (see Route.Served)
 	// served are the problems of its copies served through delegation
@@ -370,6 +380,7 @@ func (s *ListenerSet) Listener(name string) *Listener {
 // Build resolves the topology of a model.
 func Build(m *model.Model, opt Options) *Graph {
 	g := &Graph{Model: m, keys: opt.Keys, delegation: opt.Delegation, ruleChecks: opt.RuleChecks, tlsOptions: opt.TLSOptions, controllers: opt.Controllers, fallback: opt.Controller, gateways: map[model.Key]*Gateway{}, routes: map[model.Key]*Route{}, sets: map[model.Key]*ListenerSet{}}
+	g.judgeClasses(opt.Classes)
 	for _, mg := range m.Gateways {
 		gw := &Gateway{Gateway: mg}
 		g.Gateways = append(g.Gateways, gw)

@@ -41,7 +41,7 @@ var spec = policy.KindSpec{
 	ConfigKey:         "backendTLSPolicy",
 	MetadataKey:       "merge." + model.GatewayGroup + "/" + KindName,
 	MetadataKeyCompat: "merge." + KindName + "." + model.GatewayGroup,
-	Fields:            []policy.FieldSpec{{Key: validationKey, SpecPath: "spec.validation", Default: policy.AugmentedShallow, Cluster: policy.ClusterTransportSocket}},
+	Fields:            []policy.FieldSpec{{Key: validationKey, SpecPath: "spec.validation", Default: policy.AugmentedShallow, Cluster: policy.ClusterTransportSocket, Writes: []string{"cluster.transport_socket"}}},
 	TargetKinds:       []policy.TargetKind{policy.TargetService, "Backend", "ServiceImport"},
 	MaxAncestors:      16,
 	Precedence:        true,

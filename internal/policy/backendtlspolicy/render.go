@@ -106,6 +106,9 @@ func (Kind) RenderField(in policy.FieldInput, env *policy.Env) ([]policy.Fragmen
 // (kgateway's buildTranslateFunc). A Secret's CA is read from the file it
 // is mounted as, so it can be joined with no other.
 func trustedCA(refs []ObjectRef, ns string, env *policy.Env) (*corev3.DataSource, error) {
+	if env != nil && env.Traits != nil && env.Traits.UsableCACertificate != nil && env.Model != nil {
+		return usableCA(refs, ns, env)
+	}
 	if all := env != nil && env.Traits != nil && env.Traits.AllCACertificateRefs; len(refs) == 1 || !all {
 		ref := refs[0]
 		switch ref.Kind {
@@ -131,6 +134,43 @@ func trustedCA(refs []ObjectRef, ns string, env *policy.Env) (*corev3.DataSource
 	}
 	if len(bundle) == 0 {
 		return nil, fmt.Errorf("caCertificateRefs name no ConfigMap, Secret or ClusterTrustBundle")
+	}
+	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: strings.Join(bundle, "\n")}}, nil
+}
+
+// usableCA is the bundle of the references the target's controller finds
+// usable (policy.Target.UsableCACertificate), in their order, each read
+// from the entry it names; the others are skipped. The controller joins
+// the certificates into one bundle whatever kind holds them, so a Secret
+// among several stands as a placeholder in it (alone, it is read from
+// where it is mounted).
+func usableCA(refs []ObjectRef, ns string, env *policy.Env) (*corev3.DataSource, error) {
+	type usable struct {
+		ref   ObjectRef
+		entry string
+	}
+	var use []usable
+	for _, ref := range refs {
+		if entry, ok := env.Traits.UsableCACertificate(env.Model, ns, model.Key{Group: ref.Group, Kind: ref.Kind, Namespace: ns, Name: ref.Name}); ok {
+			use = append(use, usable{ref, entry})
+		}
+	}
+	if len(use) == 0 {
+		return nil, fmt.Errorf("no caCertificateRefs entry holds a CA certificate")
+	}
+	if len(use) == 1 && use[0].ref.Kind == "Secret" {
+		return &corev3.DataSource{Specifier: &corev3.DataSource_Filename{Filename: policy.SecretFile(ns, use[0].ref.Name, use[0].entry)}}, nil
+	}
+	var bundle []string
+	for _, u := range use {
+		switch u.ref.Kind {
+		case "ConfigMap":
+			bundle = append(bundle, policy.ConfigMapPlaceholder(ns, u.ref.Name, u.entry))
+		case "Secret":
+			bundle = append(bundle, policy.SecretPlaceholder(ns, u.ref.Name, u.entry))
+		case "ClusterTrustBundle":
+			bundle = append(bundle, policy.ClusterTrustBundlePlaceholder(u.ref.Name))
+		}
 	}
 	return &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: strings.Join(bundle, "\n")}}, nil
 }

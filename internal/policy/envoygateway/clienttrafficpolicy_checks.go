@@ -35,7 +35,9 @@ import (
 // list.
 // docs/controllers/envoygateway-checks.md lists each check with its source.
 func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.Model) {
+	n0 := len(v.p.Invalid)
 	v.commonSettings(s)
+	decoded(v.p).common = append(decoded(v.p).common, v.p.Invalid[n0:]...)
 	if s.HTTP3 != nil && s.TLS != nil && s.TLS.ClientValidation != nil {
 		// shouldDisableHTTP3ForClientValidation: a warning on each
 		// target naming the listeners it disables HTTP/3 on, which
@@ -68,10 +70,10 @@ func (v valueChecks) clientTraffic(s *egv1a1.ClientTrafficPolicySpec, m *model.M
 // Envoy Gateway builds them on. Targets it cannot resolve keep them.
 func refineListenerScope(p *policy.Policy, g *topology.Graph) {
 	d := decoded(p)
-	if len(d.httpOnly) == 0 && len(d.tlsOnly) == 0 {
+	if len(d.httpOnly) == 0 && len(d.tlsOnly) == 0 && len(d.common) == 0 {
 		return
 	}
-	httpBuilt, tlsBuilt, known := builtListeners(p, g)
+	anyBuilt, httpBuilt, tlsBuilt, known := builtListeners(p, g)
 	if !known {
 		return
 	}
@@ -79,6 +81,11 @@ func refineListenerScope(p *policy.Policy, g *topology.Graph) {
 		p.Invalid = slices.DeleteFunc(p.Invalid, func(f diag.Diagnostic) bool {
 			return slices.ContainsFunc(these, func(x diag.Diagnostic) bool { return x.Field == f.Field && x.Message == f.Message })
 		})
+	}
+	if !anyBuilt {
+		// translateClientTrafficPolicyForListener returns its errors
+		// only from a listener with an HTTP or TCP IR listener
+		drop(d.common)
 	}
 	if !httpBuilt {
 		drop(d.httpOnly)
@@ -89,29 +96,30 @@ func refineListenerScope(p *policy.Policy, g *topology.Graph) {
 }
 
 // builtListeners says whether the listeners p's targetRefs cover include
-// one Envoy Gateway builds as an HTTP listener (HTTP or HTTPS, programmed)
-// and one whose IR terminates TLS (HTTPS, or TLS in Terminate mode,
-// programmed); known is false where a target does not resolve in g.
-func builtListeners(p *policy.Policy, g *topology.Graph) (httpBuilt, tlsBuilt, known bool) {
+// one Envoy Gateway has an HTTP or TCP IR listener for (HTTP, HTTPS, TCP
+// or TLS, programmed), one it builds as an HTTP listener (HTTP or HTTPS,
+// programmed) and one whose IR terminates TLS (HTTPS, or TLS in Terminate
+// mode, programmed); known is false where a target does not resolve in g.
+func builtListeners(p *policy.Policy, g *topology.Graph) (anyBuilt, httpBuilt, tlsBuilt, known bool) {
 	if len(p.Targets) == 0 {
-		return false, false, false
+		return false, false, false, false
 	}
 	for _, t := range p.Targets {
 		if t.Selector != nil || (t.Group != "" && t.Group != gwv1.GroupName) {
-			return false, false, false
+			return false, false, false, false
 		}
 		var ls []*topology.Listener
 		switch t.Kind {
 		case "Gateway":
 			gw := g.Gateway(p.Obj.Namespace, t.Name)
 			if gw == nil {
-				return false, false, false
+				return false, false, false, false
 			}
 			ls = gw.Listeners
 		case "ListenerSet":
 			set := g.ListenerSet(p.Obj.Namespace, t.Name)
 			if set == nil {
-				return false, false, false
+				return false, false, false, false
 			}
 			if set.Parent != nil {
 				for _, l := range set.Parent.Listeners {
@@ -121,25 +129,40 @@ func builtListeners(p *policy.Policy, g *topology.Graph) (httpBuilt, tlsBuilt, k
 				}
 			}
 		default:
-			return false, false, false
+			return false, false, false, false
 		}
 		for _, l := range ls {
-			if t.Section != "" && string(l.Name) != t.Section || !listenerReady(l) {
+			if t.Section != "" && string(l.Name) != t.Section {
 				continue
 			}
-			switch l.Protocol {
-			case gwv1.HTTPProtocolType:
-				httpBuilt = true
-			case gwv1.HTTPSProtocolType:
-				httpBuilt, tlsBuilt = true, true
-			case gwv1.TLSProtocolType:
-				if l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate {
-					tlsBuilt = true
-				}
-			}
+			built, http, tls := listenerBuilds(l)
+			anyBuilt, httpBuilt, tlsBuilt = anyBuilt || built, httpBuilt || http, tlsBuilt || tls
 		}
 	}
-	return httpBuilt, tlsBuilt, true
+	return anyBuilt, httpBuilt, tlsBuilt, true
+}
+
+// listenerBuilds says whether Envoy Gateway has an HTTP or TCP IR
+// listener for listener l, which translateClientTrafficPolicyForListener
+// returns errors from (an HTTP, HTTPS, TCP or TLS listener it programs),
+// builds a ClientTrafficPolicy's HTTP settings on it (an HTTP or HTTPS
+// one: an IR HTTP listener) and its TLS settings (an HTTPS one, or a TLS
+// one in Terminate mode: an IR listener with TLS).
+func listenerBuilds(l *topology.Listener) (built, http, tls bool) {
+	if !listenerReady(l) {
+		return false, false, false
+	}
+	switch l.Protocol {
+	case gwv1.HTTPProtocolType:
+		return true, true, false
+	case gwv1.HTTPSProtocolType:
+		return true, true, true
+	case gwv1.TCPProtocolType:
+		return true, false, false
+	case gwv1.TLSProtocolType:
+		return true, false, l.TLS == nil || l.TLS.Mode == nil || *l.TLS.Mode == gwv1.TLSModeTerminate
+	}
+	return false, false, false
 }
 
 // commonSettings are the checks of the settings Envoy Gateway builds for

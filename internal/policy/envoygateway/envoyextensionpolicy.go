@@ -15,9 +15,16 @@ import (
 func EnvoyExtensionPolicy() *Kind { return envoyExtensionPolicy }
 
 var envoyExtensionPolicy = &Kind{
-	name:      "EnvoyExtensionPolicy",
-	plural:    "envoyExtensionPolicies",
-	fields:    []string{"wasm", "extProc", "lua", "dynamicModule"},
+	name:   "EnvoyExtensionPolicy",
+	plural: "envoyExtensionPolicies",
+	fields: []string{"wasm", "extProc", "lua", "dynamicModule"},
+	// writes are the Envoy paths each field sets (policy.FieldSpec.Writes).
+	writes: map[string][]string{
+		"wasm":          {"-"},
+		"extProc":       {"http_filter.envoy.filters.http.ext_proc/*", "typed_per_filter_config.envoy.filters.http.ext_proc/*", "clusters.*"},
+		"lua":           {"http_filter.envoy.filters.http.lua/*", "typed_per_filter_config.envoy.filters.http.lua/*"},
+		"dynamicModule": {"-"},
+	},
 	targets:   allTargets,
 	mergeable: true,
 }

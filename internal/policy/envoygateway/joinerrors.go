@@ -65,8 +65,28 @@ func specKey(field string) string {
 // joined by new lines, and the whole as status.Error2ConditionMsg writes
 // it: the first letter upper-cased and a full stop at the end.
 func joinedErrors(k *Kind, p *policy.Policy, invalid []diag.Diagnostic, route bool, parents int) string {
-	if len(invalid) == 0 {
+	return joinedText(joinedParts(k, p, invalid, route, parents))
+}
+
+// joinedText is the condition message of errors joined in order (by new
+// lines, each but the last without its full stop, as
+// status.Error2ConditionMsg writes it).
+func joinedText(parts []string) string {
+	if len(parts) == 0 {
 		return ""
+	}
+	parts = slices.Clone(parts)
+	for i := range parts[:len(parts)-1] {
+		parts[i] = strings.TrimSuffix(parts[i], ".")
+	}
+	return conditionText(strings.Join(parts, "\n"))
+}
+
+// joinedParts are the errors of one translation of p in the order
+// joinedErrors joins them.
+func joinedParts(k *Kind, p *policy.Policy, invalid []diag.Diagnostic, route bool, parents int) []string {
+	if len(invalid) == 0 {
+		return nil
 	}
 	d := decoded(p)
 	geo := d.geo
@@ -127,10 +147,7 @@ func joinedErrors(k *Kind, p *policy.Policy, invalid []diag.Diagnostic, route bo
 		}
 	}
 	add(after)
-	for i := range parts[:len(parts)-1] {
-		parts[i] = strings.TrimSuffix(parts[i], ".")
-	}
-	return conditionText(strings.Join(parts, "\n"))
+	return parts
 }
 
 // withoutLabel is msg without the feature label ("HTTP2: ") that prev,

@@ -36,6 +36,10 @@ type Kind struct {
 	plural string
 	// fields are the spec fields the kind has, in Envoy Gateway's order.
 	fields []string
+	// writes are, per field, the Envoy paths it sets
+	// (policy.FieldSpec.Writes; policy.WritesNothing where gwpol renders
+	// none of it).
+	writes map[string][]string
 	// targets are the kinds targetRefs may name.
 	targets []policy.TargetKind
 	// mergeable: the kind has spec.mergeType (route policies may merge
@@ -112,7 +116,7 @@ func (k *Kind) buildSpec() policy.KindSpec {
 		MaxAncestors: maxAncestors,
 	}
 	for _, f := range k.fields {
-		fs := policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow}
+		fs := policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.OverridableShallow, Writes: k.writes[f]}
 		if k.extensionRef && f == "credentialInjection" {
 			// Envoy Gateway injects for that backend only
 			// (renderCredentialInjection's BackendCluster).
@@ -157,8 +161,10 @@ type data struct {
 	http3ClientValidation bool
 	// httpOnly and tlsOnly are a ClientTrafficPolicy's findings of the
 	// settings Envoy Gateway builds only on an HTTP listener, and only on
-	// one that terminates TLS (refineListenerScope).
-	httpOnly, tlsOnly []diag.Diagnostic
+	// one that terminates TLS, common those of the settings it builds on
+	// every listener it has an HTTP or TCP IR listener for
+	// (refineListenerScope).
+	httpOnly, tlsOnly, common []diag.Diagnostic
 	// namespaces are the targetSelectors' namespace selectors, by the
 	// selector's path (policy.TargetRef.Path).
 	namespaces map[string]*egv1a1.TargetSelectorNamespaces
@@ -464,7 +470,7 @@ func tlsOptions(*topology.Listener) (topology.TLSOptions, error) {
 // Family is Envoy Gateway's family for internal/families to register: its
 // controller, render target and deployment settings (its kinds are All's).
 var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Target: &Target, Settings: Settings,
-	ValidateRoute: validateRoute, Listeners: judgeListeners, ConflictsInVerdict: true, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
+	ValidateRoute: validateRoute, CheckRule: checkRule, Listeners: judgeListeners, ConflictsInVerdict: true, StreamRoutes: streamRoutes, AncestorStatuses: ancestorStatuses,
 	// helpers.go: computeHosts removes from the hostnames a route serves on
 	// a listener the other same-port listeners' own hostnames.
 	ExclusiveListenerHostnames: true,

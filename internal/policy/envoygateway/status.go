@@ -817,7 +817,7 @@ func (s *statusRun) acceptOn(p *policy.Policy, invalid []diag.Diagnostic, a entr
 	if len(invalid) == 0 {
 		s.set(p, a, cond("Accepted", true, "Accepted", "Policy has been accepted."))
 	} else {
-		s.set(p, a, cond("Accepted", false, "Invalid", s.invalidMessage(p, invalid, c.target)))
+		s.set(p, a, cond("Accepted", false, "Invalid", s.invalidMessage(p, invalid, c)))
 	}
 	s.warn(p, a, c)
 }
@@ -881,7 +881,13 @@ func (s *statusRun) http3Warning(c *claim) [2]string {
 // as Envoy Gateway joins its translation's errors there (joinedErrors): on
 // a route, the features built per parentRef once for each parentRef with
 // a Gateway of Envoy Gateway's that allows the route.
-func (s *statusRun) invalidMessage(p *policy.Policy, invalid []diag.Diagnostic, t target) string {
+func (s *statusRun) invalidMessage(p *policy.Policy, invalid []diag.Diagnostic, c *claim) string {
+	t := c.target
+	if s.kind.bySection && (t.level == levelGateway || t.level == levelSet) {
+		if parts := s.perListenerParts(p, invalid, c); len(parts) > 0 {
+			return joinedText(parts)
+		}
+	}
 	route := t.level == levelRoute || t.level == levelRule
 	parents := 0
 	if route {
@@ -892,6 +898,53 @@ func (s *statusRun) invalidMessage(p *policy.Policy, invalid []diag.Diagnostic, 
 		}
 	}
 	return joinedErrors(s.kind, p, invalid, route, parents)
+}
+
+// perListenerParts are the errors of a ClientTrafficPolicy on a whole
+// Gateway or ListenerSet (claim c) as Envoy Gateway joins them
+// (ProcessClientTrafficPolicies): it translates the policy once for each
+// listener the target covers, in the Gateway's listener order, skipping
+// those a policy on the listener (or, for a Gateway, on its ListenerSet)
+// took first, and joins each translation's errors
+// (translateClientTrafficPolicyForListener): the settings every listener
+// builds (TCP keepalive, connection, timeouts) once per listener it has
+// an HTTP or TCP IR listener for (none from the others), the HTTP
+// settings once per listener it builds as an HTTP listener, the TLS ones
+// once per listener whose IR terminates TLS (listenerBuilds); a
+// listener refused for its port (sharedPort) gives that refusal in its
+// place. So a policy with one bad field on a Gateway of three HTTP
+// listeners says it three times.
+func (s *statusRun) perListenerParts(p *policy.Policy, invalid []diag.Diagnostic, c *claim) []string {
+	d := decoded(p)
+	in := func(f diag.Diagnostic, list []diag.Diagnostic) bool {
+		return slices.ContainsFunc(list, func(x diag.Diagnostic) bool { return x.Field == f.Field && x.Message == f.Message })
+	}
+	covered := s.listenersOf(c.target)
+	var parts []string
+	for _, l := range covered {
+		if s.byListener[l] != nil || c.target.level == levelGateway && l.Set != nil && s.bySet[l.Set] != nil {
+			continue
+		}
+		if c.skipped[l] {
+			if msg := s.samePort(l, covered); msg != "" {
+				parts = append(parts, msg)
+			}
+			continue
+		}
+		built, http, tls := listenerBuilds(l)
+		if !built {
+			continue
+		}
+		var fs []diag.Diagnostic
+		for _, f := range invalid {
+			if in(f, d.httpOnly) && !http || in(f, d.tlsOnly) && !tls {
+				continue
+			}
+			fs = append(fs, f)
+		}
+		parts = append(parts, joinedParts(s.kind, p, fs, false, 0)...)
+	}
+	return parts
 }
 
 // parentsOn is how many times a route policy's translation for one

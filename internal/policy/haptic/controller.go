@@ -1,6 +1,9 @@
 package haptic
 
-import "github.com/gwpol/gwpol/internal/policy"
+import (
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
 
 // ControllerName is HAPTIC's controllerName.
 const ControllerName = "haproxy-haptic.org/controller"
@@ -36,11 +39,25 @@ var Controller = policy.Controller{Name: ControllerName, Title: "HAPTIC", Render
 // authentication while actual requests still pass the attached policy. So
 // a rule's CORS filter is served, never a 503: Envoy's cors filter, which
 // sits ahead of the authentication filters (OrderJWT and after).
-var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "cors", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf")}
+//
+// A BackendTLSPolicy's backend trusts the CA certificates of every
+// reference that resolves, joined (UsableCACertificate), and answers 503
+// when the policy is refused (BlackholesInvalidBackendPolicy:
+// gateway/30-backends.yaml@0c1a6446, util-generate-httproute-backends-gateway's
+// btlsBroken, `http-request return status 503`); it is the one backend
+// policy kind HAPTIC reads.
+var Target = policy.Target{Name: "haptic", Capabilities: policy.OnlyCapabilities("route", "cors", "jwt_authn", "rbac", "api_key_auth", "local_ratelimit", "response_cache", "waf"),
+	UsableCACertificate: usableCACertificate, BlackholesInvalidBackendPolicy: true,
+	// header values are map entries HAProxy URL-decodes, never log-format
+	// (43-maps-route-filters.yaml@10393603: publishModifiers)
+	LiteralHeaderValues: true}
 
 // Family is HAPTIC's family for internal/families to register: its
 // controller, render target, deployment settings (the haptic: section),
 // the check of its deployment's own WAF settings (CheckDeployment) and
-// the rules it fails per route (finish: SSL passthrough beside a policy).
+// the rules it fails per route (finish: SSL passthrough beside a policy)
+// and its own verdict on a Gateway API BackendTLSPolicy
+// (judgeBackendTLSPolicy).
 var Family = policy.Family{Name: "HAPTIC", Controller: &Controller, Target: &Target, Settings: []policy.Setting{Section}, CheckDeployment: CheckDeployment,
-	BrokenReasons: brokenReasons, Finish: finish}
+	BrokenReasons: brokenReasons, Finish: finish, CheckRule: checkRule,
+	ForeignJudges: map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy}}

@@ -66,11 +66,22 @@ var spec = policy.KindSpec{
 	MetadataKey:       "merge." + Group + "/" + KindName,
 	MetadataKeyCompat: "merge." + KindName + "." + Group,
 	Fields: []policy.FieldSpec{
-		{Key: FieldJWT, SpecPath: "spec.authentication.jwt", Default: policy.Exclusive},
-		{Key: FieldAPIKey, SpecPath: "spec.authentication.apiKey", Default: policy.Exclusive},
-		{Key: FieldRateLimit, SpecPath: "spec.rateLimit", Default: policy.Exclusive},
-		{Key: FieldWAF, SpecPath: "spec.waf", Default: policy.Exclusive},
-		{Key: FieldCache, SpecPath: "spec.cache", Default: policy.Exclusive},
+		// Its filters are named after the policy (…/haproxyroutepolicy/NS/NAME).
+		{Key: FieldJWT, SpecPath: "spec.authentication.jwt", Default: policy.Exclusive, Writes: []string{
+			"http_filter.envoy.filters.http.jwt_authn/*", "typed_per_filter_config.envoy.filters.http.jwt_authn/*",
+			"http_filter.envoy.filters.http.rbac/*", "typed_per_filter_config.envoy.filters.http.rbac/*",
+			"http_filter.envoy.filters.http.header_mutation/*", "typed_per_filter_config.envoy.filters.http.header_mutation/*", "clusters.*"}},
+		{Key: FieldAPIKey, SpecPath: "spec.authentication.apiKey", Default: policy.Exclusive, Writes: []string{
+			"http_filter.envoy.filters.http.api_key_auth/*", "typed_per_filter_config.envoy.filters.http.api_key_auth/*",
+			"http_filter.envoy.filters.http.header_mutation/*", "typed_per_filter_config.envoy.filters.http.header_mutation/*",
+			"http_filter.envoy.filters.http.rbac/*", "typed_per_filter_config.envoy.filters.http.rbac/*"}},
+		{Key: FieldRateLimit, SpecPath: "spec.rateLimit", Default: policy.Exclusive, Writes: []string{
+			"http_filter.envoy.filters.http.local_ratelimit/*", "typed_per_filter_config.envoy.filters.http.local_ratelimit/*",
+			"http_filter.envoy.filters.http.ratelimit/*", "typed_per_filter_config.envoy.filters.http.ratelimit/*", "clusters.*"}},
+		{Key: FieldWAF, SpecPath: "spec.waf", Default: policy.Exclusive, Writes: []string{"metadata.filter_metadata." + WAFMetadataKey,
+			"http_filter.envoy.filters.http.ext_proc/*", "typed_per_filter_config.envoy.filters.http.ext_proc/*", "clusters.*"}},
+		{Key: FieldCache, SpecPath: "spec.cache", Default: policy.Exclusive, Writes: []string{
+			"http_filter.envoy.filters.http.cache/*", "typed_per_filter_config.envoy.filters.http.cache/*", "response_headers_to_add[]"}},
 	},
 	ExtensionRef: true,
 	OnePerRule:   true,

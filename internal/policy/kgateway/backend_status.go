@@ -33,7 +33,7 @@ var _ policy.LintRuleOwner = Kind{}
 
 // LintRules implements policy.LintRuleOwner.
 func (Kind) LintRules() []diag.Rule {
-	return []diag.Rule{LintKgatewayBackendNotAccepted, LintKgatewayGatewayAddress}
+	return []diag.Rule{LintKgatewayBackendNotAccepted, LintKgatewayGatewayAddress, LintKgatewayBackendAnnotationInvalid}
 }
 
 // backendProblem is one error kgateway's backend plugin collects on a
@@ -172,7 +172,9 @@ func backendCondition(problems []backendProblem) policy.ObjectCondition {
 }
 
 // objectVerdicts implements policy.Family.ObjectVerdicts: the Accepted
-// condition kgateway writes on every Backend it watches, used or not.
+// condition kgateway writes on every Backend it watches, used or not, and
+// the Services and Backends whose clusters it leaves out without a
+// condition, as it cannot read their annotations (Dropped).
 func objectVerdicts(env *policy.Env, _ *policy.Set) []policy.ObjectVerdict {
 	var out []policy.ObjectVerdict
 	for _, o := range env.Model.OfKind(model.GroupKind{Group: Group, Kind: KindBackend}) {
@@ -186,9 +188,13 @@ func objectVerdicts(env *policy.Env, _ *policy.Set) []policy.ObjectVerdict {
 		for _, p := range problems {
 			v.Diagnostics = append(v.Diagnostics, backendRefusal(o, k, p))
 		}
+		if msg := annotationProblem(o.Annotations); msg != "" {
+			v.Dropped = msg
+			v.Diagnostics = append(v.Diagnostics, droppedFinding(o, k, msg))
+		}
 		out = append(out, v)
 	}
-	return out
+	return append(out, droppedServices(env)...)
 }
 
 // backendRefusal is the finding of one problem, at its field.

@@ -67,6 +67,19 @@ var clusterSettings = map[string]string{
 	"dns.respectTTL": "cluster_type (DNS resolution: respect_dns_ttl)",
 }
 
+// clusterWrites are the Envoy paths each field writes on the backend's
+// cluster (policy.FieldSpec.Writes): the settings clusterSettings names,
+// the HTTP protocol options all in the one typed extension.
+var clusterWrites = map[string][]string{
+	"connectTimeout": {"cluster.connect_timeout"}, "perConnectionBufferLimitBytes": {"cluster.per_connection_buffer_limit_bytes"},
+	"tcpKeepalive": {"cluster.upstream_connection_options"}, "commonHttpProtocolOptions": {"cluster.typed_extension_protocol_options"},
+	"http1ProtocolOptions": {"cluster.typed_extension_protocol_options"}, "http2ProtocolOptions": {"cluster.typed_extension_protocol_options"},
+	"tls": {"cluster.transport_socket"}, "loadBalancer": {"cluster.load_balancing_policy", "cluster.common_lb_config"}, "healthCheck": {"cluster.health_checks"},
+	"outlierDetection": {"cluster.outlier_detection"}, "circuitBreakers": {"cluster.circuit_breakers"},
+	"upstreamProxyProtocol": {"cluster.transport_socket"},
+	"dns.refreshRate":       {"cluster.cluster_type"}, "dns.jitter": {"cluster.cluster_type"}, "dns.respectTTL": {"cluster.cluster_type"},
+}
+
 // protocolOnly are the fields kgateway applies to a backend of one
 // upstream protocol only, leaving them out elsewhere with a log line and
 // the policy accepted: applyHttp1ProtocolOptions skips a backend whose
@@ -94,7 +107,7 @@ var backendConfigSpec = func() policy.KindSpec {
 		WholeTargetFirst: true,
 	}
 	for _, f := range backendConfigFields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.AugmentedShallow, Cluster: clusterSettings[f], Protocol: protocolOnly[f]})
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f, SpecPath: "spec." + f, Default: policy.AugmentedShallow, Cluster: clusterSettings[f], Protocol: protocolOnly[f], Writes: clusterWrites[f]})
 	}
 	return s
 }()

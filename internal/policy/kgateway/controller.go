@@ -48,7 +48,10 @@ var Controller = policy.Controller{Name: ControllerName, Title: "kgateway", Rend
 	// (krtcollections/policy.go@6026ee98: getBackends, "invalid/missing
 	// policy for backendRef filters is undefined"): another family's kind
 	// there configures nothing, silently.
-	SkipsUnresolvedBackendRefs: true}
+	SkipsUnresolvedBackendRefs: true,
+	// One BackendTLSPolicy wins a backend's cluster, the oldest of the
+	// whole Service's and its port's alike (backendrank.go).
+	BackendRank: backendRank}
 
 // RouteSourceKey is the filter metadata naming the route object, rule and
 // match an Envoy route comes from (kgateway's enableRouteSourceMetadata),

@@ -331,10 +331,10 @@ func TestRegexParent(t *testing.T) {
 				}
 				pt, pv := topology.PathOf(fm.Match.Path)
 				p := "-"
-				if fm.Problem != nil {
-					p = fm.Problem.Message + " (replaced)"
-					if fm.Problem.Dropped {
-						p = fm.Problem.Message + " (dropped)"
+				if pr := g.ProblemOn(fm.Problems, nil); pr != nil {
+					p = pr.Message + " (replaced)"
+					if pr.Dropped {
+						p = pr.Message + " (dropped)"
 					}
 				}
 				got = append(got, fmt.Sprintf("%s %s: %s", pt, pv, p))

@@ -50,7 +50,7 @@ func (DirectResponseKind) GroupKind() model.GroupKind {
 var directResponseSpec = policy.KindSpec{
 	ConfigKey:        "directResponse",
 	MetadataKey:      "merge." + Group + "/" + DirectResponseKindName,
-	Fields:           []policy.FieldSpec{{Key: fieldKey, SpecPath: "spec", Deep: true, Default: policy.AugmentedDeep}},
+	Fields:           []policy.FieldSpec{{Key: fieldKey, SpecPath: "spec", Deep: true, Default: policy.AugmentedDeep, Writes: []string{"direct_response"}}},
 	ExtensionRef:     true,
 	SingleAnswer:     true,
 	Attached:         true,

@@ -22,6 +22,7 @@ const (
 type field struct {
 	key, path string
 	deep      bool
+	writes    []string                     // policy.FieldSpec.Writes
 	get       func(*TrafficPolicySpec) any // nil when unset
 }
 
@@ -37,52 +38,52 @@ func isSet(v any) bool {
 // differs from the spec field for jwt (jwtAuth), oidc (oauth2), httpACL
 // (acl) and the two halves of compression.
 var fields = []field{
-	{"transformation", "spec.transformation", true, func(s *TrafficPolicySpec) any { return s.Transformation }},
-	{"extProc", "spec.extProc", true, func(s *TrafficPolicySpec) any { return s.ExtProc }},
-	{"extAuth", "spec.extAuth", true, func(s *TrafficPolicySpec) any { return s.ExtAuth }},
-	{"rateLimit.local", "spec.rateLimit.local", false, func(s *TrafficPolicySpec) any {
+	{"transformation", "spec.transformation", true, []string{"http_filter.dynamic_modules/simple_mutations", "typed_per_filter_config.dynamic_modules/simple_mutations"}, func(s *TrafficPolicySpec) any { return s.Transformation }},
+	{"extProc", "spec.extProc", true, []string{"http_filter.ext_proc/*", "typed_per_filter_config.ext_proc/*", "http_filter.ext_proc_enabled", "typed_per_filter_config.ext_proc_enabled", "http_filter.global_disable/ext_proc", "typed_per_filter_config.global_disable/ext_proc", "clusters.kube_*"}, func(s *TrafficPolicySpec) any { return s.ExtProc }},
+	{"extAuth", "spec.extAuth", true, []string{"http_filter.ext_auth/*", "typed_per_filter_config.ext_auth/*", "http_filter.ext_auth_enabled", "typed_per_filter_config.ext_auth_enabled", "http_filter.global_disable/ext_auth", "typed_per_filter_config.global_disable/ext_auth", "clusters.kube_*"}, func(s *TrafficPolicySpec) any { return s.ExtAuth }},
+	{"rateLimit.local", "spec.rateLimit.local", false, []string{"http_filter.ratelimit/local", "typed_per_filter_config.ratelimit/local"}, func(s *TrafficPolicySpec) any {
 		if s.RateLimit == nil {
 			return nil
 		}
 		return s.RateLimit.Local
 	}},
-	{"rateLimit.global", "spec.rateLimit.global", false, func(s *TrafficPolicySpec) any {
+	{"rateLimit.global", "spec.rateLimit.global", false, []string{"http_filter.ratelimit/*", "typed_per_filter_config.ratelimit/*", "clusters.kube_*"}, func(s *TrafficPolicySpec) any {
 		if s.RateLimit == nil {
 			return nil
 		}
 		return s.RateLimit.Global
 	}},
-	{"cors", "spec.cors", false, func(s *TrafficPolicySpec) any { return s.Cors }},
-	{"csrf", "spec.csrf", false, func(s *TrafficPolicySpec) any { return s.Csrf }},
-	{"headerModifiers", "spec.headerModifiers", false, func(s *TrafficPolicySpec) any { return s.HeaderModifiers }},
-	{"autoHostRewrite", "spec.autoHostRewrite", false, func(s *TrafficPolicySpec) any { return s.AutoHostRewrite }},
-	{"buffer", "spec.buffer", false, func(s *TrafficPolicySpec) any { return s.Buffer }},
-	{"timeouts", "spec.timeouts", false, func(s *TrafficPolicySpec) any { return s.Timeouts }},
-	{"retry", "spec.retry", false, func(s *TrafficPolicySpec) any { return s.Retry }},
-	{"rbac", "spec.rbac", false, func(s *TrafficPolicySpec) any { return s.RBAC }},
-	{"jwt", "spec.jwtAuth", false, func(s *TrafficPolicySpec) any { return s.JWTAuth }},
-	{"urlRewrite", "spec.urlRewrite", false, func(s *TrafficPolicySpec) any { return s.URLRewrite }},
-	{"compression", "spec.compression.responseCompression", false, func(s *TrafficPolicySpec) any {
+	{"cors", "spec.cors", false, []string{"http_filter.envoy.filters.http.cors", "typed_per_filter_config.envoy.filters.http.cors"}, func(s *TrafficPolicySpec) any { return s.Cors }},
+	{"csrf", "spec.csrf", false, []string{"http_filter.envoy.filters.http.csrf", "typed_per_filter_config.envoy.filters.http.csrf"}, func(s *TrafficPolicySpec) any { return s.Csrf }},
+	{"headerModifiers", "spec.headerModifiers", false, []string{"http_filter.envoy.extensions.filters.http.header_mutation", "typed_per_filter_config.envoy.extensions.filters.http.header_mutation"}, func(s *TrafficPolicySpec) any { return s.HeaderModifiers }},
+	{"autoHostRewrite", "spec.autoHostRewrite", false, []string{"route.auto_host_rewrite"}, func(s *TrafficPolicySpec) any { return s.AutoHostRewrite }},
+	{"buffer", "spec.buffer", false, []string{"http_filter.envoy.filters.http.buffer", "typed_per_filter_config.envoy.filters.http.buffer"}, func(s *TrafficPolicySpec) any { return s.Buffer }},
+	{"timeouts", "spec.timeouts", false, []string{"route.timeout", "route.idle_timeout"}, func(s *TrafficPolicySpec) any { return s.Timeouts }},
+	{"retry", "spec.retry", false, []string{"route.retry_policy"}, func(s *TrafficPolicySpec) any { return s.Retry }},
+	{"rbac", "spec.rbac", false, []string{"http_filter.envoy.filters.http.rbac", "typed_per_filter_config.envoy.filters.http.rbac"}, func(s *TrafficPolicySpec) any { return s.RBAC }},
+	{"jwt", "spec.jwtAuth", false, []string{"http_filter.jwt/*", "typed_per_filter_config.jwt/*", "http_filter.jwt_enabled", "typed_per_filter_config.jwt_enabled", "http_filter.global_disable/jwt", "typed_per_filter_config.global_disable/jwt", "clusters.kube_*"}, func(s *TrafficPolicySpec) any { return s.JWTAuth }},
+	{"urlRewrite", "spec.urlRewrite", false, []string{"route.regex_rewrite", "route.prefix_rewrite"}, func(s *TrafficPolicySpec) any { return s.URLRewrite }},
+	{"compression", "spec.compression.responseCompression", false, []string{"http_filter.envoy.filters.http.compressor*", "typed_per_filter_config.envoy.filters.http.compressor*"}, func(s *TrafficPolicySpec) any {
 		if s.Compression == nil {
 			return nil
 		}
 		return s.Compression.ResponseCompression
 	}},
-	{"decompression", "spec.compression.requestDecompression", false, func(s *TrafficPolicySpec) any {
+	{"decompression", "spec.compression.requestDecompression", false, []string{"http_filter.envoy.filters.http.decompressor*", "typed_per_filter_config.envoy.filters.http.decompressor*"}, func(s *TrafficPolicySpec) any {
 		if s.Compression == nil {
 			return nil
 		}
 		return s.Compression.RequestDecompression
 	}},
-	{"basicAuth", "spec.basicAuth", false, func(s *TrafficPolicySpec) any { return s.BasicAuth }},
-	{"apiKeyAuth", "spec.apiKeyAuth", false, func(s *TrafficPolicySpec) any { return s.APIKeyAuth }},
-	{"oidc", "spec.oauth2", false, func(s *TrafficPolicySpec) any { return s.OAuth2 }},
-	{"tracing", "spec.tracing", false, func(s *TrafficPolicySpec) any { return s.Tracing }},
-	{"faultInjection", "spec.faultInjection", false, func(s *TrafficPolicySpec) any { return s.FaultInjection }},
-	{"httpACL", "spec.acl", true, func(s *TrafficPolicySpec) any { return s.ACL }},
-	{"requestMirror", "spec.requestMirror", false, func(s *TrafficPolicySpec) any { return s.RequestMirror }},
-	{"internalRedirect", "spec.internalRedirect", false, func(s *TrafficPolicySpec) any { return s.InternalRedirect }},
-	{"statPrefix", "spec.statPrefix", false, func(s *TrafficPolicySpec) any { return s.StatPrefix }},
+	{"basicAuth", "spec.basicAuth", false, []string{"http_filter.envoy.filters.http.basic_auth", "typed_per_filter_config.envoy.filters.http.basic_auth", "http_filter.basic_auth_enabled", "typed_per_filter_config.basic_auth_enabled"}, func(s *TrafficPolicySpec) any { return s.BasicAuth }},
+	{"apiKeyAuth", "spec.apiKeyAuth", false, []string{"http_filter.envoy.filters.http.api_key_auth", "typed_per_filter_config.envoy.filters.http.api_key_auth", "http_filter.api_key_auth_enabled", "typed_per_filter_config.api_key_auth_enabled"}, func(s *TrafficPolicySpec) any { return s.APIKeyAuth }},
+	{"oidc", "spec.oauth2", false, []string{"http_filter.oauth2/*", "typed_per_filter_config.oauth2/*", "http_filter.oauth2_enabled", "typed_per_filter_config.oauth2_enabled", "http_filter.envoy.filters.http.oauth2/*", "typed_per_filter_config.envoy.filters.http.oauth2/*", "clusters.*"}, func(s *TrafficPolicySpec) any { return s.OAuth2 }},
+	{"tracing", "spec.tracing", false, []string{"tracing"}, func(s *TrafficPolicySpec) any { return s.Tracing }},
+	{"faultInjection", "spec.faultInjection", false, []string{"http_filter.envoy.filters.http.fault", "typed_per_filter_config.envoy.filters.http.fault"}, func(s *TrafficPolicySpec) any { return s.FaultInjection }},
+	{"httpACL", "spec.acl", true, []string{"http_filter.dynamic_modules/http-acl", "typed_per_filter_config.dynamic_modules/http-acl"}, func(s *TrafficPolicySpec) any { return s.ACL }},
+	{"requestMirror", "spec.requestMirror", false, []string{"route.request_mirror_policies[]"}, func(s *TrafficPolicySpec) any { return s.RequestMirror }},
+	{"internalRedirect", "spec.internalRedirect", false, []string{"route.internal_redirect_policy"}, func(s *TrafficPolicySpec) any { return s.InternalRedirect }},
+	{"statPrefix", "spec.statPrefix", false, []string{"stat_prefix"}, func(s *TrafficPolicySpec) any { return s.StatPrefix }},
 }
 
 // routeLevel are the fields kgateway sets on the Envoy route itself
@@ -143,7 +144,7 @@ var spec = func() policy.KindSpec {
 		WeightAnnotation: AnnotationWeight,
 	}
 	for _, f := range fields {
-		fs := policy.FieldSpec{Key: f.key, SpecPath: f.path, Deep: f.deep, Default: policy.AugmentedShallow}
+		fs := policy.FieldSpec{Key: f.key, SpecPath: f.path, Deep: f.deep, Default: policy.AugmentedShallow, Writes: f.writes}
 		if f.key == "httpACL" {
 			// kgateway deep-merges ACLs by default (policyMerge acl:
 			// ShallowMerge turns it off); the others deep-merge on request.

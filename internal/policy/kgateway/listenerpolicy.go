@@ -1,6 +1,7 @@
 package kgateway
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,48 +33,54 @@ func (ListenerKind) GroupKind() model.GroupKind {
 // earlyHeaderMutationExtensions), records the access log under two keys
 // (the sinks and their compiled configuration), and splits
 // forwardClientCertDetails into its mode and details.
-var listenerFields = []struct {
+// listenerField is one setting of a ListenerConfig: its MergeOrigins key,
+// spec path, the Envoy paths it writes (policy.FieldSpec.Writes) and its
+// value.
+type listenerField struct {
 	key, path string
+	writes    []string
 	get       func(*ListenerConfig) any
-}{
-	{keyAccessLog, "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
-	{keyAccessLogConfig, "spec.default.httpSettings.accessLog", func(c *ListenerConfig) any { return accessLog(c) }},
-	httpField("tracing", "tracing", func(h *HTTPSettings) any { return h.Tracing }),
-	httpField("upgradeConfig", "upgradeConfig", func(h *HTTPSettings) any { return h.UpgradeConfig }),
-	httpField("useRemoteAddress", "useRemoteAddress", func(h *HTTPSettings) any { return h.UseRemoteAddress }),
-	httpField("xffConfig", "useRemoteAddress", xffConfig),
-	httpField("xffNumTrustedHops", "xffNumTrustedHops", func(h *HTTPSettings) any {
+}
+
+var listenerFields = []listenerField{
+	{keyAccessLog, "spec.default.httpSettings.accessLog", []string{"hcm.access_log", "clusters.*"}, func(c *ListenerConfig) any { return accessLog(c) }},
+	{keyAccessLogConfig, "spec.default.httpSettings.accessLog", []string{"hcm.access_log", "clusters.*"}, func(c *ListenerConfig) any { return accessLog(c) }},
+	httpField("tracing", "tracing", []string{"hcm.tracing", "clusters.*"}, func(h *HTTPSettings) any { return h.Tracing }),
+	httpField("upgradeConfig", "upgradeConfig", []string{"hcm.upgrade_configs"}, func(h *HTTPSettings) any { return h.UpgradeConfig }),
+	httpField("useRemoteAddress", "useRemoteAddress", []string{"hcm.use_remote_address"}, func(h *HTTPSettings) any { return h.UseRemoteAddress }),
+	httpField("xffConfig", "useRemoteAddress", []string{"hcm.original_ip_detection_extensions"}, xffConfig),
+	httpField("xffNumTrustedHops", "xffNumTrustedHops", []string{"hcm.xff_num_trusted_hops"}, func(h *HTTPSettings) any {
 		if remoteAddressOff(h) {
 			return nil // part of xffConfig
 		}
 		return h.XffNumTrustedHops
 	}),
-	httpField("skipXffAppend", "skipXFFAppend", func(h *HTTPSettings) any { return h.SkipXFFAppend }),
-	httpField("preserveExternalRequestId", "preserveExternalRequestId", func(h *HTTPSettings) any { return h.PreserveExternalRequestID }),
-	httpField("generateRequestId", "generateRequestId", func(h *HTTPSettings) any { return h.GenerateRequestID }),
-	httpField("serverHeaderTransformation", "serverHeaderTransformation", func(h *HTTPSettings) any { return h.ServerHeaderTransformation }),
-	httpField("serverName", "serverName", func(h *HTTPSettings) any { return h.ServerName }),
-	httpField("mergeStreamIdleTimeout", "streamIdleTimeout", func(h *HTTPSettings) any { return h.StreamIdleTimeout }),
-	httpField("mergeIdleTimeout", "idleTimeout", func(h *HTTPSettings) any { return h.IdleTimeout }),
-	httpField("maxHeadersCount", "maxHeadersCount", func(h *HTTPSettings) any { return h.MaxHeadersCount }),
-	httpField("maxRequestHeadersKb", "maxRequestHeadersKb", func(h *HTTPSettings) any { return h.MaxRequestHeadersKb }),
-	httpField("maxRequestsPerConnection", "maxRequestsPerConnection", func(h *HTTPSettings) any {
+	httpField("skipXffAppend", "skipXFFAppend", []string{"hcm.skip_xff_append"}, func(h *HTTPSettings) any { return h.SkipXFFAppend }),
+	httpField("preserveExternalRequestId", "preserveExternalRequestId", []string{"hcm.preserve_external_request_id"}, func(h *HTTPSettings) any { return h.PreserveExternalRequestID }),
+	httpField("generateRequestId", "generateRequestId", []string{"hcm.generate_request_id"}, func(h *HTTPSettings) any { return h.GenerateRequestID }),
+	httpField("serverHeaderTransformation", "serverHeaderTransformation", []string{"hcm.server_header_transformation"}, func(h *HTTPSettings) any { return h.ServerHeaderTransformation }),
+	httpField("serverName", "serverName", []string{"hcm.server_name"}, func(h *HTTPSettings) any { return h.ServerName }),
+	httpField("mergeStreamIdleTimeout", "streamIdleTimeout", []string{"hcm.stream_idle_timeout"}, func(h *HTTPSettings) any { return h.StreamIdleTimeout }),
+	httpField("mergeIdleTimeout", "idleTimeout", []string{"hcm.common_http_protocol_options.idle_timeout"}, func(h *HTTPSettings) any { return h.IdleTimeout }),
+	httpField("maxHeadersCount", "maxHeadersCount", []string{"hcm.common_http_protocol_options.max_headers_count"}, func(h *HTTPSettings) any { return h.MaxHeadersCount }),
+	httpField("maxRequestHeadersKb", "maxRequestHeadersKb", []string{"hcm.max_request_headers_kb"}, func(h *HTTPSettings) any { return h.MaxRequestHeadersKb }),
+	httpField("maxRequestsPerConnection", "maxRequestsPerConnection", []string{"hcm.common_http_protocol_options.max_requests_per_connection"}, func(h *HTTPSettings) any {
 		if h.MaxRequestsPerConnection == nil || *h.MaxRequestsPerConnection == 0 {
 			return nil // 0 is Envoy's "unlimited", kgateway's unset
 		}
 		return h.MaxRequestsPerConnection
 	}),
-	httpField("http2ProtocolOptions", "http2ProtocolOptions", func(h *HTTPSettings) any { return h.HTTP2ProtocolOptions }),
-	httpField("healthCheckPolicy", "healthCheck", func(h *HTTPSettings) any { return h.HealthCheck }),
-	httpField("acceptHttp10", "acceptHttp10", func(h *HTTPSettings) any { return h.AcceptHTTP10 }),
-	httpField("defaultHostForHttp10", "defaultHostForHttp10", func(h *HTTPSettings) any { return h.DefaultHostForHTTP10 }),
-	httpField("earlyHeaderMutationExtensions", "earlyRequestHeaderModifier", func(h *HTTPSettings) any { return h.EarlyRequestHeaderModifier }),
-	httpField("uuidRequestIdConfig", "uuidRequestIdConfig", func(h *HTTPSettings) any { return h.UUIDRequestIDConfig }),
-	httpField("stripHostPortMode", "stripHostPortMode", func(h *HTTPSettings) any { return h.StripHostPortMode }),
-	httpField("stripTrailingHostDot", "stripTrailingHostDot", func(h *HTTPSettings) any { return h.StripTrailingHostDot }),
-	httpField("proxy100Continue", "proxy100Continue", func(h *HTTPSettings) any { return h.Proxy100Continue }),
-	httpField("localReplyConfig", "localReplies", func(h *HTTPSettings) any { return h.LocalReplies }),
-	httpField("forwardClientCertDetails.mode", "forwardClientCertDetails.mode", func(h *HTTPSettings) any {
+	httpField("http2ProtocolOptions", "http2ProtocolOptions", []string{"hcm.http2_protocol_options"}, func(h *HTTPSettings) any { return h.HTTP2ProtocolOptions }),
+	httpField("healthCheckPolicy", "healthCheck", []string{"http_filter.envoy.filters.http.health_check"}, func(h *HTTPSettings) any { return h.HealthCheck }),
+	httpField("acceptHttp10", "acceptHttp10", []string{"hcm.http_protocol_options.accept_http_10"}, func(h *HTTPSettings) any { return h.AcceptHTTP10 }),
+	httpField("defaultHostForHttp10", "defaultHostForHttp10", []string{"hcm.http_protocol_options.default_host_for_http_10"}, func(h *HTTPSettings) any { return h.DefaultHostForHTTP10 }),
+	httpField("earlyHeaderMutationExtensions", "earlyRequestHeaderModifier", []string{"hcm.early_header_mutation_extensions"}, earlyHeaderModifier),
+	httpField("uuidRequestIdConfig", "uuidRequestIdConfig", []string{"hcm.request_id_extension"}, func(h *HTTPSettings) any { return h.UUIDRequestIDConfig }),
+	httpField("stripHostPortMode", "stripHostPortMode", []string{"hcm.strip_any_host_port", "hcm.strip_matching_host_port"}, func(h *HTTPSettings) any { return h.StripHostPortMode }),
+	httpField("stripTrailingHostDot", "stripTrailingHostDot", []string{"hcm.strip_trailing_host_dot"}, func(h *HTTPSettings) any { return h.StripTrailingHostDot }),
+	httpField("proxy100Continue", "proxy100Continue", []string{"hcm.proxy_100_continue"}, func(h *HTTPSettings) any { return h.Proxy100Continue }),
+	httpField("localReplyConfig", "localReplies", []string{"hcm.local_reply_config"}, func(h *HTTPSettings) any { return h.LocalReplies }),
+	httpField("forwardClientCertDetails.mode", "forwardClientCertDetails.mode", []string{"hcm.forward_client_cert_details"}, func(h *HTTPSettings) any {
 		if h.ForwardClientCertDetails == nil {
 			return nil
 		}
@@ -86,28 +93,22 @@ var listenerFields = []struct {
 		}
 		return h.ForwardClientCertDetails.Mode
 	}),
-	httpField("forwardClientCertDetails.details", "forwardClientCertDetails.details", func(h *HTTPSettings) any {
+	httpField("forwardClientCertDetails.details", "forwardClientCertDetails.details", []string{"hcm.set_current_client_cert_details"}, func(h *HTTPSettings) any {
 		if h.ForwardClientCertDetails == nil {
 			return nil
 		}
 		return h.ForwardClientCertDetails.Details
 	}),
-	{"default.proxyProtocol", "spec.default.proxyProtocol", func(c *ListenerConfig) any { return c.ProxyProtocol }},
-	{"default.tcpKeepalive", "spec.default.tcpKeepalive", func(c *ListenerConfig) any { return c.TCPKeepalive }},
-	{"default.perConnectionBufferLimitBytes", "spec.default.perConnectionBufferLimitBytes", func(c *ListenerConfig) any { return c.PerConnectionBufferLimitBytes }},
-	{"default.transportSocketConnectTimeout", "spec.default.transportSocketConnectTimeout", func(c *ListenerConfig) any { return c.TransportSocketConnectTimeout }},
+	{"default.proxyProtocol", "spec.default.proxyProtocol", []string{"listener.listener_filters"}, func(c *ListenerConfig) any { return c.ProxyProtocol }},
+	{"default.tcpKeepalive", "spec.default.tcpKeepalive", []string{"listener.tcp_keepalive"}, func(c *ListenerConfig) any { return c.TCPKeepalive }},
+	{"default.perConnectionBufferLimitBytes", "spec.default.perConnectionBufferLimitBytes", []string{"listener.per_connection_buffer_limit_bytes"}, func(c *ListenerConfig) any { return c.PerConnectionBufferLimitBytes }},
+	{"default.transportSocketConnectTimeout", "spec.default.transportSocketConnectTimeout", []string{"chain.transport_socket_connect_timeout"}, func(c *ListenerConfig) any { return c.TransportSocketConnectTimeout }},
 }
 
 // httpField is a listenerFields entry for an httpSettings field: key and spec
 // path are under default.httpSettings.
-func httpField(key, field string, get func(*HTTPSettings) any) struct {
-	key, path string
-	get       func(*ListenerConfig) any
-} {
-	return struct {
-		key, path string
-		get       func(*ListenerConfig) any
-	}{"default.httpSettings." + key, "spec.default.httpSettings." + field, func(c *ListenerConfig) any {
+func httpField(key, field string, writes []string, get func(*HTTPSettings) any) listenerField {
+	return listenerField{"default.httpSettings." + key, "spec.default.httpSettings." + field, writes, func(c *ListenerConfig) any {
 		if c.HTTPSettings == nil {
 			return nil
 		}
@@ -158,12 +159,14 @@ var listenerSpec = func() policy.KindSpec {
 		InvalidKeepsValidFields: true,
 	}
 	for _, f := range listenerFields {
-		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow, PortWide: portWide[f.key], ChainWide: !portWide[f.key]})
+		s.Fields = append(s.Fields, policy.FieldSpec{Key: f.key, SpecPath: f.path, Default: policy.AugmentedShallow, PortWide: portWide[f.key], ChainWide: !portWide[f.key], Writes: f.writes})
 	}
 	s.Fields = append(s.Fields,
-		policy.FieldSpec{Key: keyClientCertValidation, SpecPath: "spec.default.clientCertificateValidation", Default: policy.AugmentedShallow, ChainWide: true},
+		policy.FieldSpec{Key: keyClientCertValidation, SpecPath: "spec.default.clientCertificateValidation", Default: policy.AugmentedShallow, ChainWide: true,
+			Writes: []string{"tls.common_tls_context.validation_context_type", "tls.require_client_certificate"}},
 		// one field per port, merged whole: kgateway's perPortPolicy[80]
-		policy.FieldSpec{Key: keyPerPort, SpecPath: "spec.perPort", Default: policy.AugmentedShallow, Family: true})
+		policy.FieldSpec{Key: keyPerPort, SpecPath: "spec.perPort", Default: policy.AugmentedShallow, Family: true,
+			Writes: perPortWrites()})
 	return s
 }()
 
@@ -232,4 +235,35 @@ func (k ListenerKind) Decode(o *manifest.Object, env *policy.Env) *policy.Policy
 	}
 	checkListenerValues(p, env, lp.Spec.PerPort)
 	return p
+}
+
+// earlyHeaderModifier is the value of earlyRequestHeaderModifier kgateway
+// keeps: none for a filter with no add, set or remove entry. Its HTTP
+// settings write no early header mutation extension then
+// (listenerpolicy/http.go: convertHeaderMutations returns nil when
+// pluginutils.ConvertMutations has no mutation, at both stored revisions
+// read), and its merge takes a policy's value only when it has one
+// (mergeEarlyHeaderMutation: policy.IsMergeable of the nil extensions),
+// so the empty filter neither configures nor overrides anything and is
+// not a merge origin.
+func earlyHeaderModifier(h *HTTPSettings) any {
+	f := h.EarlyRequestHeaderModifier
+	if f == nil || len(f.Add)+len(f.Set)+len(f.Remove) == 0 {
+		return nil
+	}
+	return f
+}
+
+// perPortWrites are what a perPort entry writes: any setting of
+// ListenerConfig, on the listeners of its port (policy.FieldSpec.Writes).
+func perPortWrites() []string {
+	var out []string
+	for _, f := range listenerFields {
+		for _, w := range f.writes {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package kgateway
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -35,7 +34,10 @@ func (r *fieldRenderer) basicAuth() ([]policy.Fragment, error) {
 		fr.TypedPerFilterConfig = map[string]proto.Message{name: off}
 		return append([]policy.Fragment{fr}, r.authMetadata("basic_auth", "basic_auth", orderAuthEnabled, true)...), nil
 	case len(v.Users) > 0:
-		users = strings.Join(v.Users, "\n")
+		// The entries kgateway keeps (validateAndFilterSHAUsers): trimmed,
+		// without blank lines or comments, a repeated entry once.
+		kept, _ := htpasswdUsers(v.Users)
+		users = strings.Join(kept, "\n")
 	case v.SecretRef != nil:
 		ns := r.ns(0)
 		if v.SecretRef.Namespace != nil && *v.SecretRef.Namespace != "" {
@@ -83,15 +85,11 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 	if len(per.KeySources) == 0 {
 		per.KeySources = []*apikeyauthv3.KeySource{{Header: "api-key"}}
 	}
-	// Each Secret key is a client ID whose value is its API key; values are
-	// never read, so they are placeholders naming the Secret.
-	add := func(s *model.Opaque) {
-		keys := slices.Clone(s.Keys)
-		slices.Sort(keys)
-		for _, k := range keys {
-			per.Credentials = append(per.Credentials, &apikeyauthv3.Credential{Client: k, Key: policy.SecretPlaceholder(s.Namespace, s.Name, k)})
-		}
-	}
+	// Each Secret key is a client ID whose value is its API key, in the
+	// order and with the repeats dropped that kgateway writes them
+	// (apiKeyCredentials, the validator's reading too); values are never
+	// printed, so they are placeholders naming the Secret.
+	var secs []*model.Opaque
 	switch {
 	case v.SecretRef != nil:
 		ns := r.ns(0)
@@ -99,13 +97,14 @@ func (r *fieldRenderer) apiKeyAuth() ([]policy.Fragment, error) {
 			ns = string(*v.SecretRef.Namespace)
 		}
 		if s := r.env.Model.Secret(ns, string(v.SecretRef.Name)); s != nil {
-			add(s)
+			secs = append(secs, s)
 		}
 	case v.SecretSelector != nil:
-		kept, _ := selectedSecrets(r.env, r.ns(0), v.SecretSelector.MatchLabels)
-		for _, s := range kept {
-			add(s)
-		}
+		secs, _ = selectedSecrets(r.env, r.ns(0), v.SecretSelector.MatchLabels)
+	}
+	creds, _, _ := apiKeyCredentials(secs)
+	for _, c := range creds {
+		per.Credentials = append(per.Credentials, &apikeyauthv3.Credential{Client: c.client, Key: policy.SecretPlaceholder(c.from.Namespace, c.from.Name, c.client)})
 	}
 	if len(per.Credentials) == 0 {
 		return nil, fmt.Errorf("apiKeyAuth: no credentials (no Secret with keys found)")

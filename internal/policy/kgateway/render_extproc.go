@@ -208,27 +208,39 @@ func processorSettings(cfg *extprocv3.ExternalProcessor, p *ExtProcProvider) err
 		}
 		cfg.RouteCacheAction = a
 	}
-	if mo := p.MetadataOptions; mo != nil && mo.Forwarding != nil {
-		cfg.MetadataOptions = &extprocv3.MetadataOptions{ForwardingNamespaces: &extprocv3.MetadataOptions_MetadataNamespaces{
-			Typed: mo.Forwarding.Typed, Untyped: mo.Forwarding.Untyped}}
+	// metadataOptions given writes its (possibly empty) options, as
+	// kgateway's buildCompositeExtProcFilter does; forwarding fills them.
+	if mo := p.MetadataOptions; mo != nil {
+		cfg.MetadataOptions = &extprocv3.MetadataOptions{}
+		if mo.Forwarding != nil {
+			cfg.MetadataOptions.ForwardingNamespaces = &extprocv3.MetadataOptions_MetadataNamespaces{
+				Typed: mo.Forwarding.Typed, Untyped: mo.Forwarding.Untyped}
+		}
 	}
 	return nil
 }
 
 // processingMode is Envoy's ProcessingMode; a mode that is not one of
 // Envoy's values (in kgateway's spelling, NONE, or CamelCase) is an error
-// naming the field and the values allowed.
+// naming the field and the values allowed. A mode left out is the CRD's
+// default, which the API server stores and kgateway translates as any
+// other value (toEnvoyProcessingMode): headers SEND, trailers SKIP,
+// bodies NONE — the same in the TrafficPolicy's processingMode and in the
+// GatewayExtension's processingMode and allowedProcessingModeOverrides.
 func processingMode(m *ProcessingMode) (*extprocv3.ProcessingMode, error) {
 	out := &extprocv3.ProcessingMode{}
 	for _, h := range []struct {
-		field, value string
-		dst          *extprocv3.ProcessingMode_HeaderSendMode
+		field, value, def string
+		dst               *extprocv3.ProcessingMode_HeaderSendMode
 	}{
-		{"requestHeaderMode", m.RequestHeaderMode, &out.RequestHeaderMode},
-		{"responseHeaderMode", m.ResponseHeaderMode, &out.ResponseHeaderMode},
-		{"requestTrailerMode", m.RequestTrailerMode, &out.RequestTrailerMode},
-		{"responseTrailerMode", m.ResponseTrailerMode, &out.ResponseTrailerMode},
+		{"requestHeaderMode", m.RequestHeaderMode, "SEND", &out.RequestHeaderMode},
+		{"responseHeaderMode", m.ResponseHeaderMode, "SEND", &out.ResponseHeaderMode},
+		{"requestTrailerMode", m.RequestTrailerMode, "SKIP", &out.RequestTrailerMode},
+		{"responseTrailerMode", m.ResponseTrailerMode, "SKIP", &out.ResponseTrailerMode},
 	} {
+		if h.value == "" {
+			h.value = h.def
+		}
 		n, err := enumValue(h.field, h.value, extprocv3.ProcessingMode_HeaderSendMode_value)
 		if err != nil {
 			return nil, err

@@ -2,89 +2,79 @@ package kgateway
 
 import (
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
-	"math/big"
-	"strings"
+	"errors"
+	"fmt"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
-// jwk is one JSON Web Key, its members in the order kgateway (go-jose)
-// writes them.
-type jwk struct {
-	Use string `json:"use,omitempty"`
-	Kty string `json:"kty"`
-	Crv string `json:"crv,omitempty"`
-	Alg string `json:"alg,omitempty"`
-	X   string `json:"x,omitempty"`
-	Y   string `json:"y,omitempty"`
-	N   string `json:"n,omitempty"`
-	E   string `json:"e,omitempty"`
+// translateKey reads a local key set as kgateway's TranslateKey does
+// (jwt.go), with the library kgateway reads it with (go-jose), so that
+// the document it hands Envoy is the same byte for byte: the first PEM
+// block as a PKCS#1 or PKIX public key — one signing key, RS256 for RSA,
+// ES256 for ECDSA whatever the curve, EdDSA for Ed25519 —; else a JWKS
+// document holding at least one key; else one JWK, as a set of one. An
+// error says the key set does not read; it never quotes the key.
+func translateKey(s string) (*jose.JSONWebKeySet, error) {
+	if ks, err := pemKeySet(s); err == nil {
+		return ks, nil
+	}
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal([]byte(s), &set); err == nil && len(set.Keys) > 0 {
+		return &set, nil
+	}
+	var k jose.JSONWebKey
+	if err := json.Unmarshal([]byte(s), &k); err == nil {
+		return &jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k}}, nil
+	}
+	return nil, errJWKS
 }
 
-// inlineJWKS is an inline key set as kgateway hands it to Envoy: PEM
-// public keys become a JWKS document (one signing key each, RS256 for RSA,
-// ES256/384/512 by curve), anything else — a JWKS already, or what gwpol
-// cannot read as PEM — stays as written (Envoy accepts both).
+// pemKeySet is translateKey's PEM reading: the first block only.
+func pemKeySet(s string) (*jose.JSONWebKeySet, error) {
+	block, _ := pem.Decode([]byte(s))
+	if block == nil {
+		return nil, errors.New("no PEM block found")
+	}
+	var pub any
+	pub, err := x509.ParsePKCS1PublicKey(block.Bytes)
+	if err != nil {
+		if pub, err = x509.ParsePKIXPublicKey(block.Bytes); err != nil {
+			return nil, err
+		}
+	}
+	var alg string
+	switch pub.(type) {
+	case *rsa.PublicKey:
+		alg = "RS256"
+	case *ecdsa.PublicKey:
+		alg = "ES256"
+	case ed25519.PublicKey:
+		alg = "EdDSA"
+	default:
+		return nil, fmt.Errorf("unsupported public key type %T", pub)
+	}
+	return &jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: pub, Algorithm: alg, Use: "sig"}}}, nil
+}
+
+// inlineJWKS is an inline key set as kgateway hands it to Envoy: the set
+// translateKey reads, serialized by go-jose (a JWKS or JWK given is
+// written again in go-jose's member order and encoding, a PEM key becomes
+// a JWKS document). A key set that does not read stays as written (the
+// policy is invalid then, and nothing is rendered from it).
 func inlineJWKS(s string) string {
-	if !strings.Contains(s, "-----BEGIN") {
+	ks, err := translateKey(s)
+	if err != nil {
 		return s
 	}
-	var keys []jwk
-	rest := []byte(s)
-	for {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		k, ok := publicJWK(block.Bytes)
-		if !ok {
-			return s
-		}
-		keys = append(keys, k)
-	}
-	if len(keys) == 0 {
-		return s
-	}
-	b, err := json.Marshal(struct {
-		Keys []jwk `json:"keys"`
-	}{keys})
+	b, err := json.Marshal(ks)
 	if err != nil {
 		return s
 	}
 	return string(b)
 }
-
-// publicJWK reads a DER public key (PKIX, or PKCS#1 RSA) as a signing JWK.
-func publicJWK(der []byte) (jwk, bool) {
-	pub, err := x509.ParsePKIXPublicKey(der)
-	if err != nil {
-		if rk, err := x509.ParsePKCS1PublicKey(der); err == nil {
-			pub = rk
-		} else {
-			return jwk{}, false
-		}
-	}
-	switch k := pub.(type) {
-	case *rsa.PublicKey:
-		return jwk{Use: "sig", Kty: "RSA", Alg: "RS256", N: b64(k.N.Bytes()), E: b64(big.NewInt(int64(k.E)).Bytes())}, true
-	case *ecdsa.PublicKey:
-		alg, size := map[string]string{"P-256": "ES256", "P-384": "ES384", "P-521": "ES512"}[k.Curve.Params().Name], (k.Curve.Params().BitSize+7)/8
-		if alg == "" {
-			return jwk{}, false
-		}
-		ecdh, err := k.ECDH()
-		if err != nil {
-			return jwk{}, false
-		}
-		raw := ecdh.Bytes() // 0x04 || X || Y, each padded to the curve size
-		return jwk{Use: "sig", Kty: "EC", Crv: k.Curve.Params().Name, Alg: alg, X: b64(raw[1 : 1+size]), Y: b64(raw[1+size:])}, true
-	}
-	return jwk{}, false
-}
-
-// b64 is JOSE's base64url without padding.
-func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }

@@ -2,6 +2,8 @@ package kgateway
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -50,14 +52,22 @@ func (r *fieldRenderer) jwt() ([]policy.Fragment, error) {
 		cfg.Providers[pname] = po
 		reqs = append(reqs, &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_ProviderName{ProviderName: pname}})
 	}
+	// kgateway's buildJwtRequirementFromProviders: the providers'
+	// requirements sorted by provider name, one alone or else any of
+	// them; AllowMissing then wraps that requirement, as one of two
+	// alternatives beside allow_missing (a list of providers stays a
+	// nested requires_any).
+	slices.SortFunc(reqs, func(a, b *jwtv3.JwtRequirement) int { return strings.Compare(a.GetProviderName(), b.GetProviderName()) })
+	reqs = slices.CompactFunc(reqs, func(a, b *jwtv3.JwtRequirement) bool { return a.GetProviderName() == b.GetProviderName() })
+	req := reqs[0]
+	if len(reqs) > 1 {
+		req = &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_RequiresAny{RequiresAny: &jwtv3.JwtRequirementOrList{Requirements: reqs}}}
+	}
 	if j.ValidationMode != nil && *j.ValidationMode == "AllowMissing" {
-		reqs = append(reqs, &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_AllowMissing{AllowMissing: &emptypb.Empty{}}})
+		req = &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_RequiresAny{RequiresAny: &jwtv3.JwtRequirementOrList{Requirements: []*jwtv3.JwtRequirement{
+			req, {RequiresType: &jwtv3.JwtRequirement_AllowMissing{AllowMissing: &emptypb.Empty{}}}}}}}
 	}
 	reqName := ext.Name + "_" + ns + "_requirements"
-	req := &jwtv3.JwtRequirement{RequiresType: &jwtv3.JwtRequirement_RequiresAny{RequiresAny: &jwtv3.JwtRequirementOrList{Requirements: reqs}}}
-	if len(reqs) == 1 {
-		req = reqs[0]
-	}
 	cfg.RequirementMap = map[string]*jwtv3.JwtRequirement{reqName: req}
 	name := "jwt/" + ns + "/" + ext.Name
 	fr := policy.Fragment{

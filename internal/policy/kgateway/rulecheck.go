@@ -314,10 +314,6 @@ func redirects(rule *topology.Rule) bool {
 	return slices.ContainsFunc(rule.HTTP.Filters, func(f gwv1.HTTPRouteFilter) bool { return f.RequestRedirect != nil })
 }
 
-// envoyCommand is one of Envoy's substitution commands in a header value,
-// %NAME%, %NAME(ARGS)% or %NAME(ARGS):LENGTH%, as Envoy's parser reads it.
-var envoyCommand = regexp.MustCompile(`^%[A-Z0-9_]+(\([^)]*\))?(:[0-9]+)?%`)
-
 // headerFormatProblem: Envoy reads a header value a header modifier adds or
 // sets as a substitution format, and refuses one with a % that starts no
 // command (%% is a literal %). kgateway's Strict validation runs Envoy's
@@ -329,31 +325,12 @@ func headerFormatProblem(rule *topology.Rule) *topology.RuleProblem {
 			continue
 		}
 		for _, h := range append(slices.Clip(f.Set), f.Add...) {
-			if pos, ok := envoyFormatOK(h.Value); !ok {
+			if pos, ok := policy.EnvoyFormatOK(h.Value); !ok {
 				return &topology.RuleProblem{Message: fmt.Sprintf("invalid route configuration: the value %s of header %s is not an Envoy substitution format: no valid command at position %d (Strict validation runs Envoy's check)", h.Value, h.Name, pos)}
 			}
 		}
 	}
 	return nil
-}
-
-// envoyFormatOK reports whether Envoy parses v as a substitution format,
-// and otherwise the position of the % that starts no command.
-func envoyFormatOK(v string) (int, bool) {
-	for i := 0; i < len(v); i++ {
-		switch {
-		case v[i] != '%':
-		case i+1 < len(v) && v[i+1] == '%':
-			i++
-		default:
-			m := envoyCommand.FindString(v[i:])
-			if m == "" {
-				return i, false
-			}
-			i += len(m) - 1
-		}
-	}
-	return 0, true
 }
 
 // headerFilters are the header modifier filters of a rule and of its

@@ -89,7 +89,7 @@ func TestRuleProblems(t *testing.T) {
 			if tt.strict {
 				mode = "Strict"
 			}
-			p := checkedRoute(t, mode, "", "  - "+tt.rule+"\n").Rules[0].Problem
+			p := firstProblem(checkedRoute(t, mode, "", "  - "+tt.rule+"\n").Rules[0])
 			got := ""
 			switch {
 			case p != nil && p.Dropped:
@@ -123,34 +123,21 @@ func TestRedirectStatusAnnotation(t *testing.T) {
 	} {
 		r := checkedRoute(t, "", ", annotations: {"+AnnotationRedirectStatus+": \""+tt.value+"\"}", rules)
 		for i, rule := range r.Rules {
-			if rule.RedirectStatus != tt.statuses[i] || (rule.Problem != nil) != tt.replaced[i] {
-				t.Errorf("%s: rule %d: status %d, problem %+v; want status %d, replaced %v", tt.value, i, rule.RedirectStatus, rule.Problem, tt.statuses[i], tt.replaced[i])
+			if rule.RedirectStatus != tt.statuses[i] || (firstProblem(rule) != nil) != tt.replaced[i] {
+				t.Errorf("%s: rule %d: status %d, problem %+v; want status %d, replaced %v", tt.value, i, rule.RedirectStatus, firstProblem(rule), tt.statuses[i], tt.replaced[i])
 			}
-			if rule.Problem != nil && !strings.Contains(rule.Problem.Message, "invalid redirect status code") {
-				t.Errorf("%s: rule %d: message %q", tt.value, i, rule.Problem.Message)
+			if p := firstProblem(rule); p != nil && !strings.Contains(p.Message, "invalid redirect status code") {
+				t.Errorf("%s: rule %d: message %q", tt.value, i, p.Message)
 			}
 		}
 	}
 }
 
-func TestEnvoyFormatOK(t *testing.T) {
-	for _, tc := range []struct {
-		value string
-		pos   int
-		ok    bool
-	}{
-		{"plain", 0, true},
-		{"%REQ(Correlation-Id)%", 0, true},
-		{"id-%REQ(x-id):8%-%START_TIME%", 0, true},
-		{"100%% sure", 0, true},
-		{"%REQ(Correlation-Id", 0, false},
-		{"%RESPONSE(Invalid-Variable)", 0, false},
-		{"ok %req(x)%", 3, false}, // command names are upper case
-		{"trailing %", 9, false},
-	} {
-		pos, ok := envoyFormatOK(tc.value)
-		if ok != tc.ok || (!ok && pos != tc.pos) {
-			t.Errorf("envoyFormatOK(%q) = %d, %v; want %d, %v", tc.value, pos, ok, tc.pos, tc.ok)
-		}
+// firstProblem is the rule's problem kgateway's check found (the only
+// check these tests run), nil when none.
+func firstProblem(rule *topology.Rule) *topology.RuleProblem {
+	if len(rule.Problems) == 0 {
+		return nil
 	}
+	return rule.Problems[0]
 }

@@ -454,53 +454,73 @@ func selectedSecrets(env *policy.Env, policyNS string, match map[string]string) 
 // apiKey is one credential of an API key Secret: the entry's key is the
 // client's name (a key name may be said), its value the API key.
 type apiKey struct {
-	client, secret string
-	key            secret.Value
+	client string
+	from   *model.Opaque // the Secret the credential is read from
+	key    secret.Value
 }
 
-// apiKeys checks the credentials the selected Secrets hold as kgateway's
-// constructAPIKeyAuth and dedupeAPIKeyCredentials do: every non-empty
-// entry is a credential named by its key; there must be at least one, and
-// one API key value may not belong to two clients (Envoy refuses repeated
-// keys, and which client to keep would be a guess); the same client with
-// the same key twice is one credential. Values are compared through
-// internal/secret and never said. When a Secret's content is not in the
-// input (assumeExist, or metadata only) nothing is checked.
-func (v *validator) apiKeys(path string, secs []*model.Opaque) {
+// apiKeyCredentials are the credentials the selected Secrets hold, as
+// kgateway's constructAPIKeyAuth and dedupeAPIKeyCredentials make them:
+// every non-empty entry is a credential named by its key, all of them
+// sorted by client, then key value, then Secret (namespace/name); the
+// same key value twice is kept once — the same client's repeat dropped
+// quietly, another client's reported in dups (Envoy refuses repeated
+// keys, and which client to keep would be a guess). Values are compared
+// through internal/secret and never said. read is false when some
+// Secret's content is not in the input (assumeExist, or metadata only):
+// then nothing is known of the values, and creds lists every key of
+// every Secret, by client then Secret.
+func apiKeyCredentials(secs []*model.Opaque) (creds []apiKey, dups []string, read bool) {
+	read = !slices.ContainsFunc(secs, func(s *model.Opaque) bool { return s.Assumed || len(s.Keys) == 0 })
 	var keys []apiKey
 	for _, s := range secs {
-		if s.Assumed || len(s.Keys) == 0 {
-			return
-		}
 		for _, k := range s.Keys {
-			if val, ok := s.Value(k); ok && val.Len() > 0 {
-				keys = append(keys, apiKey{client: k, secret: s.Namespace + "/" + s.Name, key: val})
+			val, ok := s.Value(k)
+			if read && (!ok || val.Len() == 0) {
+				continue
 			}
+			keys = append(keys, apiKey{client: k, from: s, key: val})
 		}
 	}
-	if len(keys) == 0 {
-		v.invalid(path, "no valid API keys found in secrets")
-		return
-	}
-	slices.SortFunc(keys, func(a, b apiKey) int {
+	slices.SortStableFunc(keys, func(a, b apiKey) int {
 		if c := strings.Compare(a.client, b.client); c != 0 {
 			return c
 		}
-		if c := secret.Compare(a.key, b.key); c != 0 {
-			return c
+		if read {
+			if c := secret.Compare(a.key, b.key); c != 0 {
+				return c
+			}
 		}
-		return strings.Compare(a.secret, b.secret)
+		return strings.Compare(a.from.Namespace+"/"+a.from.Name, b.from.Namespace+"/"+b.from.Name)
 	})
-	var kept []apiKey
-	var dups []string
+	if !read {
+		return keys, nil, false
+	}
 	for _, k := range keys {
-		i := slices.IndexFunc(kept, func(p apiKey) bool { return secret.Equal(p.key, k.key) })
+		i := slices.IndexFunc(creds, func(p apiKey) bool { return secret.Equal(p.key, k.key) })
 		switch {
 		case i < 0:
-			kept = append(kept, k)
-		case kept[i].client != k.client:
-			dups = append(dups, fmt.Sprintf("duplicate API key value shared by client %q in secret %s and client %q in secret %s", kept[i].client, kept[i].secret, k.client, k.secret))
+			creds = append(creds, k)
+		case creds[i].client != k.client:
+			dups = append(dups, fmt.Sprintf("duplicate API key value shared by client %q in secret %s/%s and client %q in secret %s/%s",
+				creds[i].client, creds[i].from.Namespace, creds[i].from.Name, k.client, k.from.Namespace, k.from.Name))
 		}
+	}
+	return creds, dups, true
+}
+
+// apiKeys checks the credentials the selected Secrets hold
+// (apiKeyCredentials): there must be at least one, and no key value may
+// belong to two clients. When a Secret's content is not in the input
+// nothing is checked.
+func (v *validator) apiKeys(path string, secs []*model.Opaque) {
+	creds, dups, read := apiKeyCredentials(secs)
+	if !read {
+		return
+	}
+	if len(creds) == 0 {
+		v.invalid(path, "no valid API keys found in secrets")
+		return
 	}
 	if len(dups) > 0 {
 		v.invalid(path, "errors processing API key secrets: %s", strings.Join(dups, "\n"))
@@ -655,12 +675,22 @@ func (v *validator) basicAuth(b *BasicAuthPolicy) {
 }
 
 // htpasswdProblem applies kgateway's validateAndFilterSHAUsers to inline
-// users: Envoy's basic_auth filter accepts only "{SHA}" hashes (28 base64
-// characters), an entry needs a colon, and a name listed twice with
-// different hashes is ambiguous. Any dropped entry makes the policy
-// invalid, and so does a list with no usable entry. It returns "" when
-// the users are fine; entries without a name are named by line.
+// users (htpasswdUsers); it returns "" when the users are fine.
 func htpasswdProblem(users []string) string {
+	_, problem := htpasswdUsers(users)
+	return problem
+}
+
+// htpasswdUsers is kgateway's validateAndFilterSHAUsers on inline users
+// (joined by newlines, then read line by line): Envoy's basic_auth filter
+// accepts only "{SHA}" hashes (28 base64 characters), an entry needs a
+// colon, and a name listed twice with different hashes is ambiguous. Any
+// dropped entry makes the policy invalid, and so does a list with no
+// usable entry: problem says why ("" when the users are fine; entries
+// without a name are named by line). kept are the lines kgateway writes
+// as the route's users: trimmed, blank lines and comments left out, a
+// name repeated with the same hash once.
+func htpasswdUsers(users []string) (kept []string, problem string) {
 	var bad []string
 	valid := map[string]string{}
 	lines := strings.Split(strings.Join(users, "\n"), "\n")
@@ -675,19 +705,22 @@ func htpasswdProblem(users []string) string {
 			bad = append(bad, fmt.Sprintf("line %d", i+1))
 		case !strings.HasPrefix(hash, "{SHA}") || len(hash) != 5+28:
 			bad = append(bad, name)
-		case valid[name] != "" && valid[name] != hash:
+		case valid[name] == hash:
+			// the same entry twice: kept once
+		case valid[name] != "":
 			bad = append(bad, name)
 		default:
 			valid[name] = hash
+			kept = append(kept, line)
 		}
 	}
 	switch {
 	case len(bad) > 0:
-		return fmt.Sprintf("dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v", len(bad), bad)
+		return kept, fmt.Sprintf("dropped %d user(s), invalid hash format (only {SHA} is supported), malformed entry, or a username listed twice with different hashes: %v", len(bad), bad)
 	case len(valid) == 0:
-		return "no valid users with {SHA} hash format found"
+		return kept, "no valid users with {SHA} hash format found"
 	}
-	return ""
+	return kept, ""
 }
 
 // rbacExpressions compiles each RBAC CEL expression as kgateway's

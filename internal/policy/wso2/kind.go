@@ -80,7 +80,8 @@ func kindSpec(kind string, targets []policy.TargetKind, extRef bool) policy.Kind
 	return policy.KindSpec{
 		ConfigKey:   "wso2",
 		MetadataKey: metadataKey(kind), MetadataKeyCompat: "merge." + kind + "." + Group,
-		Fields: []policy.FieldSpec{{Key: FieldChain, SpecPath: "spec.policies", Default: policy.Additive}},
+		Fields: []policy.FieldSpec{{Key: FieldChain, SpecPath: "spec.policies", Default: policy.Additive,
+			Writes: []string{"http_filter.envoy.filters.http.ext_proc/*", "typed_per_filter_config.envoy.filters.http.ext_proc/*", "metadata.filter_metadata." + metadataKey(kind), "clusters.*"}}},
 		// The Gateway API caps policy status at 16 ancestors.
 		TargetKinds: targets, ExtensionRef: extRef, MaxAncestors: 16,
 	}

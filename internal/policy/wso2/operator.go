@@ -5,7 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
 	"github.com/gwpol/gwpol/internal/policyversion"
 	"github.com/gwpol/gwpol/internal/topology"
@@ -38,7 +41,7 @@ func (ks *Kinds) Family(definitionsDir, engineFile string) policy.Family {
 		}
 		ks.SetFound(found)
 		return append(sys, routeDiags...)
-	}, SkippedChecks: ks.skippedChecks, CheckConfig: checkConfig}
+	}, SkippedChecks: ks.skippedChecks, CheckConfig: checkConfig, GatewayClass: gatewayClassVerdict}
 }
 
 // checkConfig refuses a malformed wso2: section (policy.Family.CheckConfig).
@@ -289,4 +292,32 @@ func (ks *Kinds) served(managed func(*topology.Gateway) bool, rt *topology.Route
 		}
 	}
 	return false
+}
+
+// gatewayClassVerdict is the gateway operator's verdict on a GatewayClass
+// whose controllerName is its own (k8s_gatewayclass_controller.go:
+// Reconcile at the pin): Accepted True when the class's name is one it
+// manages (config.go: ManagedGatewayClass, wso2.gatewayClassNames), else
+// Accepted False/Unsupported — and then its Gateway reconciler skips the
+// class's Gateways as well (k8s_gateway_controller.go: Reconcile, "skip
+// Gateway: class not managed by operator"), as its HTTPRoute reconciler
+// skips their routes, so nothing serves them. A class naming another
+// controller gets nothing from it (nil).
+func gatewayClassVerdict(gc *model.GatewayClass, cfg policy.Config) *topology.ClassVerdict {
+	if string(gc.Spec.ControllerName) != OperatorControllerName {
+		return nil
+	}
+	settings, _ := ParseSettings(cfg) // CheckConfig refused a malformed one
+	names := settings.GatewayClassNames
+	if names == nil {
+		names = DefaultGatewayClassNames
+	}
+	if gc.Name != "" && slices.Contains(names, gc.Name) {
+		return &topology.ClassVerdict{Controller: OperatorControllerName, Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted",
+			Message: fmt.Sprintf("GatewayClass %q is managed by this operator (listed in gateway class allowlist).", gc.Name)}}}
+	}
+	return &topology.ClassVerdict{Controller: OperatorControllerName, Refused: true,
+		Why: fmt.Sprintf("its name is not among the operator's gateway class names, config wso2.%s: %s", ConfigKeyGatewayClassNames, strings.Join(names, ", ")),
+		Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "Unsupported",
+			Message: fmt.Sprintf("GatewayClass name %q is not in the operator gateway class allowlist (gatewayApi.managedGatewayClassNames / GATEWAY_API_GATEWAY_CLASS_NAMES).", gc.Name)}}}
 }

@@ -707,6 +707,17 @@ func (b *builder) refusedObject(k model.Key) bool {
 	return refused
 }
 
+// refusedObjectOn is refusedObject on the Gateway's own controller
+// (attach.Result.RefusedObjectOn): a Service one controller drops keeps
+// its clusters on another's Gateways.
+func (gb *gatewayBuild) refusedObjectOn(k model.Key) bool {
+	if !gb.refusedObject(k) {
+		return false // no verdict: no controller to look up
+	}
+	_, refused := gb.res.Attach.RefusedObjectOn(k, gb.res.Graph.ControllerOf(gb.gw))
+	return refused
+}
+
 // checkBackendBuild types what a kind built for a backend object and
 // holds it to Envoy's validation rules before any of it is used: its
 // cluster, the clusters its filter calls and the filter's config. The

@@ -111,11 +111,11 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	if _, ok := gb.clusters[op.name]; op.extension && !ok {
 		gb.clusters[op.name] = gb.extensionCluster(op.name)
 	}
-	if op.backend != nil && gb.refusedObject(*op.backend) {
-		// A backend object its controller refuses has no cluster: its
-		// translation fails, and the failed cluster is left out of the
-		// configuration; the route still names it and Envoy answers its
-		// share with the route's cluster-not-found code.
+	if op.backend != nil && gb.refusedObjectOn(*op.backend) {
+		// A backend object its controller refuses (or drops silently) has
+		// no cluster: its translation fails, and the failed cluster is
+		// left out of the configuration; the route still names it and
+		// Envoy answers its share with the route's cluster-not-found code.
 		return nil
 	}
 	var filter *filterDef

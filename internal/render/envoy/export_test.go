@@ -22,3 +22,12 @@ func SharedClusters(g *Gateway) (shared, taken int) {
 	}
 	return shared, taken
 }
+
+// SetSecondWriter sets what render tells of a route path a field of one
+// API group's kind sets after another group's kind did (secondWriter),
+// and returns what puts it back.
+func SetSecondWriter(f func(path, first, second string)) (restore func()) {
+	was := secondWriter
+	secondWriter = f
+	return func() { secondWriter = was }
+}

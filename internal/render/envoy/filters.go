@@ -91,20 +91,31 @@ func withInherited(fs []ruleFilter, inherited []topology.InheritedFilter) []rule
 	return out
 }
 
+// headerSkips are the header operations the Gateway's controller does not
+// apply (topology.Graph.SkipsOn).
+type headerSkips []topology.HeaderSkip
+
+// has reports whether the operation op (set, add, remove) at index i of
+// h is skipped.
+func (s headerSkips) has(h *gwv1.HTTPHeaderFilter, op string, i int) bool {
+	return slices.Contains(s, topology.HeaderSkip{Filter: h, Op: op, Index: i})
+}
+
 // applyHeaderFilters applies RequestHeaderModifier and
-// ResponseHeaderModifier: set overwrites, add appends, remove removes.
-// Under Target.HeaderNamesOnce the filters are one list: a name already
-// written (or removed) in a direction is not written (or removed) again.
-func applyHeaderFilters(r *routev3.Route, fs []ruleFilter, t *Target) {
+// ResponseHeaderModifier: set overwrites, add appends, remove removes —
+// but the operations the Gateway's controller skips (skip). Under
+// Target.HeaderNamesOnce the filters are one list: a name already written
+// (or removed) in a direction is not written (or removed) again.
+func applyHeaderFilters(r *routev3.Route, fs []ruleFilter, t *Target, skip headerSkips) {
 	var req, resp headerNames
 	for _, f := range fs {
 		if h := f.reqHeaders; h != nil {
-			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, req.options(h, t)...)
-			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, req.removals(h, t)...)
+			r.RequestHeadersToAdd = append(r.RequestHeadersToAdd, req.options(h, t, skip)...)
+			r.RequestHeadersToRemove = append(r.RequestHeadersToRemove, req.removals(h, t, skip)...)
 		}
 		if h := f.respHeaders; h != nil {
-			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, resp.options(h, t)...)
-			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, resp.removals(h, t)...)
+			r.ResponseHeadersToAdd = append(r.ResponseHeadersToAdd, resp.options(h, t, skip)...)
+			r.ResponseHeadersToRemove = append(r.ResponseHeadersToRemove, resp.removals(h, t, skip)...)
 		}
 	}
 }
@@ -134,20 +145,26 @@ func once(seen *map[string]bool, name string) bool {
 // Target.HeaderAddsFirst. Envoy applies them in order, so a header both
 // added and set ends with the set value alone when the add comes first,
 // and with both values when the set does. Under Target.HeaderNamesOnce
-// an entry whose name is already written is left out.
-func (n *headerNames) options(h *gwv1.HTTPHeaderFilter, t *Target) []*corev3.HeaderValueOption {
+// an entry whose name is already written is left out. A skipped entry is
+// left out (and names nothing); under Target.LiteralHeaderValues a % is
+// doubled, so Envoy writes the value as the controller does.
+func (n *headerNames) options(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []*corev3.HeaderValueOption {
 	var out []*corev3.HeaderValueOption
-	write := func(hs []gwv1.HTTPHeader, action corev3.HeaderValueOption_HeaderAppendAction) {
-		for _, e := range hs {
-			if t.HeaderNamesOnce && !once(&n.written, string(e.Name)) {
+	write := func(op string, hs []gwv1.HTTPHeader, action corev3.HeaderValueOption_HeaderAppendAction) {
+		for i, e := range hs {
+			if skip.has(h, op, i) || t.HeaderNamesOnce && !once(&n.written, string(e.Name)) {
 				continue
 			}
-			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(e.Name), Value: e.Value},
+			v := e.Value
+			if t.LiteralHeaderValues {
+				v = strings.ReplaceAll(v, "%", "%%")
+			}
+			out = append(out, &corev3.HeaderValueOption{Header: &corev3.HeaderValue{Key: string(e.Name), Value: v},
 				AppendAction: action})
 		}
 	}
-	sets := func() { write(h.Set, corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD) }
-	adds := func() { write(h.Add, corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD) }
+	sets := func() { write("set", h.Set, corev3.HeaderValueOption_OVERWRITE_IF_EXISTS_OR_ADD) }
+	adds := func() { write("add", h.Add, corev3.HeaderValueOption_APPEND_IF_EXISTS_OR_ADD) }
 	if t.HeaderAddsFirst {
 		adds()
 		sets()
@@ -158,15 +175,15 @@ func (n *headerNames) options(h *gwv1.HTTPHeaderFilter, t *Target) []*corev3.Hea
 	return out
 }
 
-// removals are a header filter's remove entries, each name once under
-// Target.HeaderNamesOnce.
-func (n *headerNames) removals(h *gwv1.HTTPHeaderFilter, t *Target) []string {
-	if !t.HeaderNamesOnce {
+// removals are a header filter's remove entries but the skipped ones,
+// each name once under Target.HeaderNamesOnce.
+func (n *headerNames) removals(h *gwv1.HTTPHeaderFilter, t *Target, skip headerSkips) []string {
+	if !t.HeaderNamesOnce && len(skip) == 0 {
 		return h.Remove
 	}
 	var out []string
-	for _, name := range h.Remove {
-		if once(&n.removed, name) {
+	for i, name := range h.Remove {
+		if !skip.has(h, "remove", i) && (!t.HeaderNamesOnce || once(&n.removed, name)) {
 			out = append(out, name)
 		}
 	}
@@ -193,8 +210,10 @@ var wellKnownPort = map[string]uint32{"http": 80, "https": 443}
 // https, https_redirect says the scheme under targets with
 // Target.HTTPSRedirect). Under Target.RedirectPortsByNumber the port is
 // the filter's, else its scheme's well-known one, else the listener's,
-// and left out when it is 80 or 443.
-func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target) *routev3.RedirectAction {
+// and left out when it is 80 or 443. A status other than 0 is the one the
+// Gateway's controller reads off the route for it
+// (topology.Graph.RedirectStatusOn), over the filter's.
+func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.Listener, t Target, status int) *routev3.RedirectAction {
 	ra := &routev3.RedirectAction{}
 	scheme := ""
 	if f.Scheme != nil {
@@ -235,8 +254,8 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	case t.RedirectFound:
 		ra.ResponseCode = routev3.RedirectAction_FOUND
 	}
-	if e.rule.RedirectStatus != 0 {
-		ra.ResponseCode = redirectCodes[e.rule.RedirectStatus]
+	if status != 0 {
+		ra.ResponseCode = redirectCodes[status]
 	}
 	if p := f.Path; p != nil {
 		switch {

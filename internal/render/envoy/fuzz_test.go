@@ -151,6 +151,19 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte("apiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: long, namespace: app}\nspec:\n" +
 		"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: " + strings.Repeat("a", 60) + "." + strings.Repeat("b", 60) + "." +
 		strings.Repeat("c", 60) + "." + strings.Repeat("d", 60) + "." + strings.Repeat("e", 60) + ".com, wellKnownCACertificates: System}\n"))
+	// kg37's shapes: BackendTLSPolicies on a Service and on its port
+	// (kgateway ranks them by age alone, policy.Controller.BackendRank), a
+	// Service whose disable-istio-auto-mtls annotation is no boolean (no
+	// cluster, ObjectVerdict.Dropped), an empty earlyRequestHeaderModifier.
+	f.Add([]byte("apiVersion: v1\nkind: Service\nmetadata: {name: tls, namespace: app, annotations: {kgateway.dev/disable-istio-auto-mtls: maybe}}\nspec: {ports: [{port: 443, name: https}, {port: 8443, name: admin}]}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: tlsr, namespace: app}\nspec:\n  parentRefs: [{name: gw, namespace: infra}]\n" +
+		"  rules: [{backendRefs: [{name: tls, port: 443}]}, {backendRefs: [{name: svc, port: 80}]}]\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: whole, namespace: app, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: svc}, {group: '', kind: Service, name: tls}]\n  validation: {hostname: whole.example, wellKnownCACertificates: System}\n" +
+		"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: port, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: '', kind: Service, name: tls, sectionName: https}]\n  validation: {hostname: port.example, wellKnownCACertificates: System}\n" +
+		"---\napiVersion: gateway.kgateway.dev/v1alpha1\nkind: ListenerPolicy\nmetadata: {name: early, namespace: infra}\nspec:\n" +
+		"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  default: {httpSettings: {earlyRequestHeaderModifier: {add: []}}}\n"))
 	// An HTTP/2 window smaller than Envoy's least (its CRD refuses it;
 	// the policy is kept) in a backend policy's protocol options: the
 	// field's finding, not a cluster Envoy refuses (an internal error:

@@ -57,7 +57,7 @@ func TestPathModifiersAsWritten(t *testing.T) {
 	}
 	for _, found := range []bool{true, false} {
 		ra := redirectAction(&gwv1.HTTPRequestRedirectFilter{Path: prefix("/app")}, entry{rule: &topology.Rule{}, path: pathMatch{kind: 2, value: "/"}}, nil,
-			Target{RedirectFound: found, PathModifiersAsWritten: found})
+			Target{RedirectFound: found, PathModifiersAsWritten: found}, 0)
 		wantCode, wantPrefix := routev3.RedirectAction_MOVED_PERMANENTLY, "/app/"
 		if found {
 			wantCode, wantPrefix = routev3.RedirectAction_FOUND, "/app"

@@ -319,6 +319,9 @@ type vhostBuild struct {
 	// clusters of their own its backendRefs' policies give them, by
 	// backendRef index (backendRefConfig).
 	ownClusters map[int][]clusterSetting
+	// skip are, while a route is built, its fields another family's
+	// kind overrides (merge.Result.Overridden), by kindKey.
+	skip []string
 }
 
 type namedRoute struct {
@@ -378,7 +381,7 @@ func (vb *vhostBuild) vhost(rcName string, plan *vhostPlan, vhScope, rcScope *sc
 		if e.delegates && e.replaced == "" {
 			continue // a delegating rule emits no route but keeps its index (topology's Flat)
 		}
-		if p := e.problem(); p != nil && p.Dropped {
+		if p := vb.problem(e); p != nil && p.Dropped {
 			continue // left out, as status says (RouteRuleDropped); it keeps its index too
 		}
 		if _, out := vb.res.LeftOut(e.att.Route, e.rule, vb.gw); out {
@@ -438,14 +441,28 @@ type entry struct {
 	top, src *topology.Route
 }
 
-// problem is what the controller cannot translate in the entry as served
-// (topology's FlatMatch.Problem; a rule served as written: its own
-// Rule.Problem).
-func (e entry) problem() *topology.RuleProblem {
+// problem is what the Gateway's controller cannot translate in the entry
+// as served (topology's FlatMatch.Problems; a rule served as written: its
+// own Rule.Problems), the one problem that holds on the Gateway
+// (topology.Graph.ProblemOn).
+func (vb *vhostBuild) problem(e entry) *topology.RuleProblem {
+	return vb.res.Graph.ProblemOn(e.problems(), vb.gw)
+}
+
+// skips are the header operations of the entry the Gateway's controller
+// does not apply while it serves the rest (topology.Graph.SkipsOn).
+func (vb *vhostBuild) skips(e entry) headerSkips {
+	return vb.res.Graph.SkipsOn(e.problems(), vb.gw)
+}
+
+// problems are the controllers' problems with the entry as served
+// (topology's FlatMatch.Problems; a rule served as written: its own
+// Rule.Problems).
+func (e entry) problems() topology.RuleProblems {
 	if e.flat != nil {
-		return e.flat.Problem
+		return e.flat.Problems
 	}
-	return e.rule.Problem
+	return e.rule.Problems
 }
 
 // pathMatch is a match's path in Envoy terms.
@@ -776,11 +793,18 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		r.Action = directResponse(uint32(f.Status), "")
 		return r
 	}
+	if skip := vb.res.Overridden(e.rule, vb.pathOf(e), l); len(skip) > 0 {
+		// fields another family's kind overrides here (merge.PathOverride)
+		sc := vb.withoutOverridden(skip, vhScope, rcScope)
+		vhScope, rcScope = sc[0], sc[1]
+		vb.skip = skip
+		defer func() { vb.skip = nil }()
+	}
 	if fs, ok := vb.res.NoBackendOn(e.att.Route, e.rule, vb.gw); ok {
 		// decided with the route, before any policy applies
 		r.Action = directResponse(uint32(fs.Status), "")
 		if vb.target.PoliciesOnUnrouted {
-			vb.keepPolicies(r, e.rule.GRPC != nil, vb.routeScope(e.rule, vb.pathOf(e), l), vhScope, rcScope)
+			vb.keepPolicies(r, e.rule.GRPC != nil, vb.ruleScopeOn(e, l), vhScope, rcScope)
 		}
 		return r
 	}
@@ -788,14 +812,14 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 		r.Action = directResponse(status, body)
 		return r
 	}
-	if e.problem() != nil {
+	if vb.problem(e) != nil {
 		// A rule the controller cannot translate as written or as served
-		// under its parents (topology's FlatMatch.Problem,
+		// under its parents (topology's FlatMatch.Problems,
 		// RouteRuleReplaced).
 		r.Action = directResponse(500, vb.naming.InvalidBody)
 		return r
 	}
-	rs := vb.routeScope(e.rule, vb.pathOf(e), l)
+	rs := vb.ruleScopeOn(e, l)
 	if rs.failBody != "" && !rs.invalid {
 		if _, answers := vb.res.FixedStatusAlong(e.att.Route, e.rule, vb.pathOf(e), vb.gw); answers {
 			// The rule answers without forwarding, as the merge decided
@@ -845,6 +869,13 @@ func (vb *vhostBuild) route(vh string, i int, e entry, plan *vhostPlan, vhScope,
 	}
 	vb.usePolicies(rs, levels)
 	return r
+}
+
+// ruleScopeOn is the scope of an entry's rule served on listener l
+// (routeScope), without the fields another family's kind overrides there
+// (vb.skip, merge.PathOverride).
+func (vb *vhostBuild) ruleScopeOn(e entry, l *topology.Listener) *scoped {
+	return vb.without(vb.routeScope(e.rule, vb.pathOf(e), l), vb.skip)
 }
 
 // defaultUpgrade writes the upgrade the target allows on every
@@ -1031,8 +1062,8 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	for _, f := range filters {
 		if f.redirect != nil {
-			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target)}
-			applyHeaderFilters(r, filters, &vb.target)
+			r.Action = &routev3.Route_Redirect{Redirect: redirectAction(f.redirect, e, l, vb.target, vb.res.Graph.RedirectStatusOn(e.rule, vb.gw))}
+			applyHeaderFilters(r, filters, &vb.target, vb.skips(e))
 			return true
 		}
 	}
@@ -1074,7 +1105,7 @@ func (vb *vhostBuild) forward(r *routev3.Route, e entry, l *topology.Listener) b
 	}
 	vb.backendRoute(act, e.rule.Backends)
 	r.Action = &routev3.Route_Route{Route: act}
-	applyHeaderFilters(r, filters, &vb.target)
+	applyHeaderFilters(r, filters, &vb.target, vb.skips(e))
 	if act.GetCluster() != "" {
 		// One backend: its own header filters apply on the route, after
 		// the rule's (without Target.BackendRefDestinations a backendRef
@@ -1126,7 +1157,7 @@ func (vb *vhostBuild) clusterWeights(e entry) (wcs []*routev3.WeightedCluster_Cl
 		}
 		total += w
 		h := &routev3.Route{}
-		applyHeaderFilters(h, backendRefFilters(e.rule, i), &vb.target)
+		applyHeaderFilters(h, backendRefFilters(e.rule, i), &vb.target, vb.skips(e))
 		var tpfc map[string]*anypb.Any
 		if name != BlackholeCluster {
 			// a backendRef that takes no traffic has no policies in
@@ -1263,6 +1294,7 @@ func applyRouteMaps(r *routev3.Route, grpc bool, levels ...*scoped) {
 	// or two, and a map of them, made per route, outgrew its stack space.
 	var arr [32]int32
 	seen := arr[:0]
+	var written map[string]string // secondWriter's
 	for i, s := range levels {
 		if s == nil {
 			continue
@@ -1282,6 +1314,9 @@ func applyRouteMaps(r *routev3.Route, grpc bool, levels ...*scoped) {
 				continue
 			}
 			seen = append(seen, f.kindID)
+			if secondWriter != nil {
+				written = checkOneWriter(written, f)
+			}
 			if f.route != nil {
 				proto.Merge(r, f.route)
 			}
@@ -1290,6 +1325,55 @@ func applyRouteMaps(r *routev3.Route, grpc bool, levels ...*scoped) {
 			}
 		}
 	}
+}
+
+// secondWriter, when set (render's tests set it), is told of a singular
+// Route or RouteAction field that a field of a kind of one API group sets
+// on a route after a field of another group's kind set it: merge decides
+// between kinds of different families writing one Envoy path
+// (merge.PathOverride), and render leaves the loser out, so no last
+// writer may win a path here.
+var secondWriter func(path, first, second string)
+
+// checkOneWriter records the singular route paths f sets (written: path
+// → kindKey, marked "|rule" for a route rule's own value) and tells
+// secondWriter of one another group's kind set, unless either is a route
+// rule's own value (which every controller translates ahead of any
+// policy, and which merge leaves out of its verdict).
+func checkOneWriter(written map[string]string, f *rendered) map[string]string {
+	if written == nil {
+		written = map[string]string{}
+	}
+	group := func(kindKey string) string { g, _, _ := strings.Cut(kindKey, "/"); return g }
+	// own: the value in effect is a route rule's own (its owner, the
+	// first contributor, is built in), which every kind renders alike
+	own := len(f.contributors) > 0 && f.contributors[0].BuiltIn != nil
+	visit := func(prefix string, m proto.Message) {
+		if m == nil || !m.ProtoReflect().IsValid() {
+			return
+		}
+		m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+			if fd.IsList() || fd.IsMap() {
+				return true // appended to or keyed: not one value
+			}
+			p := prefix + string(fd.Name())
+			if first, ok := written[p]; ok && group(first) != group(f.kindKey) && !strings.HasSuffix(first, "|rule") && !own {
+				secondWriter(p, strings.TrimSuffix(first, "|rule"), f.kindKey)
+			}
+			written[p] = f.kindKey
+			if own {
+				written[p] += "|rule"
+			}
+			return true
+		})
+	}
+	if f.route != nil {
+		visit("", f.route)
+	}
+	if f.routeAction != nil {
+		visit("route.", f.routeAction)
+	}
+	return written
 }
 
 // fillUnset sets the fields of src that dst leaves unset (a Gateway's

@@ -1,0 +1,207 @@
+package merge
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// PathOverride is the verdict on a field in effect on a route rule
+// whose Envoy path on the route a field of a kind of another family
+// writes too, and wins (policy.FieldSpec.Writes): on a Gateway that takes
+// every kind (its GatewayClass absent, or naming no controller gwpol
+// knows), one family's timeouts field and another family's timeout field
+// may both set route.timeout. Only one value of a path can be in the
+// route, so the loser's field takes no part in the route at all — a field
+// is won whole, as within one kind — and every view reads this verdict:
+// render leaves the field out, explain shows it overridden, lint reports
+// it (GWP307). Paths of the resources the routes of a listener or a
+// backend share (the connection manager, the listener, a cluster) are
+// not decided here (policy.EnvoyPath.OnRoute).
+//
+// The winner is decided as GEP-713 orders policies, without any one
+// family's own precedence (a kind's weight annotation,
+// policy.KindSpec.WeightAnnotation, means nothing to another family's
+// controller): the owner attached at the more specific level wins (rule
+// over route over listener over Gateway), then the older policy
+// (creationTimestamp; a dated one before an undated one), then the
+// namespace/name that sorts first, then the group/kind that sorts first.
+// A user can predict it from the objects alone, whatever the order of
+// the families in gwpol's registry.
+type PathOverride struct {
+	// Path is the first path (in the loser's declaration order) both
+	// write.
+	Path policy.EnvoyPath
+	// Kind, Key and Field are the winning field.
+	Kind  policy.Kind
+	Key   string
+	Field *Field
+	// Decision is why the winner's owner came first.
+	Decision Decision
+}
+
+// MultiFamily reports whether policies of kinds of more than one family
+// are in the input: only then can two fields write one path across
+// families. Computed once.
+func (r *Result) MultiFamily() bool {
+	r.familiesOnce.Do(func() {
+		if r.Policies == nil || r.Registry == nil {
+			return
+		}
+		first := ""
+		for _, p := range r.Policies.Policies {
+			f := familyOf(r.Registry, p.Kind)
+			if first == "" {
+				first = f
+			} else if f != first {
+				r.manyFamilies = true
+				return
+			}
+		}
+	})
+	return r.manyFamilies
+}
+
+// familyOf names a kind's family (its API group when no family lists it).
+func familyOf(reg *policy.Registry, k policy.Kind) string {
+	if f := reg.FamilyOf(k); f != nil {
+		return f.Name
+	}
+	return k.GroupKind().Group
+}
+
+// crossFamily decides, among a route rule's fields in effect (out, as
+// EffectiveFrom combined them per kind), those whose Envoy paths on the
+// route a field of a kind of another family also writes: the fields are taken in
+// precedence order (crossDecide) and one that writes an exclusive path
+// a field already kept of another family writes is overridden
+// (EffectiveField.OverriddenBy). Fields of one family are left as their
+// kinds merged them: a family's own kinds share paths by its
+// controller's rules (render places them as it does). A field whose
+// value in effect is a route rule's own (its owner is built in: the
+// rule's timeouts, retry, a CORS filter) is no policy's and takes no part:
+// the rule's own Gateway API values are what every controller
+// translates, ahead of any policy (render writes them after the
+// policies' values, and explain shows them owned by the rule).
+func crossFamily(reg *policy.Registry, out []EffectiveField) {
+	if len(out) < 2 {
+		return
+	}
+	fams := make([]string, len(out))
+	several := false
+	for i, e := range out {
+		fams[i] = familyOf(reg, e.Kind)
+		several = several || fams[i] != fams[0]
+	}
+	if !several {
+		return
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return crossCompare(&out[a], &out[b]) })
+	var kept []int
+	for _, i := range order {
+		e := &out[i]
+		if e.Field.Owner.IsBuiltIn() {
+			continue // a route rule's own value: see above
+		}
+		for _, j := range kept {
+			if fams[j] == fams[i] {
+				continue
+			}
+			if p, ok := sharedPath(e, &out[j]); ok {
+				w := &out[j]
+				e.OverriddenBy = &PathOverride{Path: p, Kind: w.Kind, Key: w.Key, Field: w.Field, Decision: crossDecide(w, e)}
+				break
+			}
+		}
+		if e.OverriddenBy == nil {
+			kept = append(kept, i)
+		}
+	}
+}
+
+// sharedPath is the first exclusive path of the route's own (a route
+// view decides per route: policy.EnvoyPath.OnRoute) in e's declaration
+// that w's declaration overlaps.
+func sharedPath(e, w *EffectiveField) (policy.EnvoyPath, bool) {
+	ws := w.Kind.Spec().FieldWrites(w.Key)
+	for _, p := range e.Kind.Spec().FieldWrites(e.Key) {
+		if !p.Exclusive() || !p.OnRoute() {
+			continue
+		}
+		for _, q := range ws {
+			if q.Exclusive() && q.OnRoute() && p.Overlaps(q) {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// crossCompare orders two fields of kinds of different families by the
+// owners of their values in effect (PathOverride's rule): negative when
+// a's comes first.
+func crossCompare(a, b *EffectiveField) int {
+	x, y := a.Field.Owner, b.Field.Owner
+	if d := specificity[y.Level] - specificity[x.Level]; d != 0 {
+		return d
+	}
+	p, q := x.Policy, y.Policy
+	if !p.Created.Equal(q.Created) {
+		switch {
+		case q.Created.IsZero():
+			return -1
+		case p.Created.IsZero():
+			return 1
+		case p.Created.Before(q.Created):
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(p.Obj.Namespace+"/"+p.Obj.Name, q.Obj.Namespace+"/"+q.Obj.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Kind.GroupKind().String(), b.Kind.GroupKind().String())
+}
+
+// crossDecide says why w's owner beat the loser l's across families.
+func crossDecide(w, l *EffectiveField) Decision {
+	x, y := w.Field.Owner, l.Field.Owner
+	p, q := x.Policy, y.Policy
+	switch {
+	case x.Level != y.Level:
+		return Decision{RuleLevel, fmt.Sprintf("%s level is more specific than %s level", levelWord(x), levelWord(y))}
+	case !p.Created.Equal(q.Created) && q.Created.IsZero():
+		return Decision{RuleAge, fmt.Sprintf("created %s; the other has no creationTimestamp", stamp(p.Created))}
+	case !p.Created.Equal(q.Created):
+		return Decision{RuleAge, fmt.Sprintf("older: created %s, the other %s", stamp(p.Created), stamp(q.Created))}
+	case p.Obj.Namespace != q.Obj.Namespace || p.Obj.Name != q.Obj.Name:
+		return Decision{RuleName, fmt.Sprintf("same level and age: name %s/%s sorts before %s/%s",
+			p.Obj.Namespace, p.Obj.Name, q.Obj.Namespace, q.Obj.Name)}
+	}
+	return Decision{RuleName, fmt.Sprintf("same level, age and name: kind %s sorts before %s", w.Kind.GroupKind(), l.Kind.GroupKind())}
+}
+
+// Overridden are the fields of a rule served on listener l along path
+// (nil: its Own merge) that a field of another family's kind overrides
+// there (EffectiveField.OverriddenBy), as "group/kind#key"; nil when
+// none, and without building the view when the input holds one family's
+// policies only. Render reads it to leave those fields out of the route.
+func (r *Result) Overridden(rule *topology.Rule, path *RulePath, l *topology.Listener) []string {
+	if !r.MultiFamily() {
+		return nil
+	}
+	var out []string
+	for _, e := range r.EffectiveOn(rule, path, l) {
+		if e.OverriddenBy != nil {
+			out = append(out, e.Kind.GroupKind().String()+"#"+e.Key)
+		}
+	}
+	return out
+}

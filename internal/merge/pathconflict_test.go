@@ -1,0 +1,117 @@
+package merge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gwpol/gwpol/internal/manifest"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// pathKind is a kind of group (its own family when no family lists the
+// group) whose fields write the paths writes names.
+type pathKind struct {
+	group  string
+	writes map[string][]string
+}
+
+func (k pathKind) GroupKind() model.GroupKind { return model.GroupKind{Group: k.group, Kind: "P"} }
+func (k pathKind) Spec() policy.KindSpec {
+	var s policy.KindSpec
+	for _, key := range []string{"a", "b", "c"} {
+		if w, ok := k.writes[key]; ok {
+			s.Fields = append(s.Fields, policy.FieldSpec{Key: key, Writes: w})
+		}
+	}
+	return s
+}
+func (pathKind) Decode(*manifest.Object, *policy.Env) *policy.Policy { return nil }
+
+// TestCrossFamily: merge's verdict on fields of kinds of different
+// families writing one Envoy path at one target (PathOverride) — which
+// paths conflict, and the order that decides: level, then age, then
+// namespace/name, then group/kind; fields of one family are never
+// judged, and a field already overridden wins nothing.
+func TestCrossFamily(t *testing.T) {
+	x := pathKind{group: "x.test", writes: map[string][]string{"a": {"route.timeout", "route.idle_timeout"}, "b": {"typed_per_filter_config.cors"}, "c": {"http_filter.cors", "typed_per_filter_config.x/*"}}}
+	y := pathKind{group: "y.test", writes: map[string][]string{"a": {"route.timeout"}, "b": {"typed_per_filter_config.cors*"}, "c": {"request_headers_to_remove[]", "typed_per_filter_config.x/*"}}}
+	x2 := pathKind{group: "x.test", writes: map[string][]string{"a": {"route.timeout"}}}
+	z := pathKind{group: "z.test", writes: map[string][]string{"a": {"route.idle_timeout"}}}
+	hx := pathKind{group: "x.test", writes: map[string][]string{"a": {"hcm.stream_idle_timeout", "cluster.connect_timeout"}}}
+	hy := pathKind{group: "y.test", writes: map[string][]string{"a": {"hcm.stream_idle_timeout", "cluster.connect_timeout"}}}
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	type fieldAt struct {
+		kind    pathKind
+		key     string
+		level   Level
+		name    string
+		created time.Time
+	}
+	for _, tc := range []struct {
+		name   string
+		fields []fieldAt
+		// want is, per field (in order), "" in effect, or "PATH by INDEX (RULE)"
+		want []string
+	}{
+		{"one path, the name decides",
+			[]fieldAt{{x, "a", LevelRoute, "tp", time.Time{}}, {y, "a", LevelRoute, "bt", time.Time{}}},
+			[]string{"route.timeout by 1 (name)", ""}},
+		{"the older wins before the name",
+			[]fieldAt{{x, "a", LevelRoute, "tp", day(1)}, {y, "a", LevelRoute, "bt", day(2)}},
+			[]string{"", "route.timeout by 0 (age)"}},
+		{"a dated policy is older than an undated one",
+			[]fieldAt{{x, "a", LevelRoute, "tp", day(1)}, {y, "a", LevelRoute, "bt", time.Time{}}},
+			[]string{"", "route.timeout by 0 (age)"}},
+		{"the more specific level wins before age",
+			[]fieldAt{{x, "a", LevelGateway, "tp", day(1)}, {y, "a", LevelRule, "bt", day(9)}},
+			[]string{"route.timeout by 1 (level)", ""}},
+		{"same name and age: the group/kind decides",
+			[]fieldAt{{y, "a", LevelRoute, "p", time.Time{}}, {x, "a", LevelRoute, "p", time.Time{}}},
+			[]string{"route.timeout by 1 (name)", ""}},
+		{"a name ending in * overlaps the names it starts",
+			[]fieldAt{{x, "b", LevelRoute, "b", time.Time{}}, {y, "b", LevelRoute, "a", time.Time{}}},
+			[]string{"typed_per_filter_config.cors by 1 (name)", ""}},
+		{"own instances, lists and chain filters never conflict",
+			[]fieldAt{{x, "c", LevelRoute, "b", time.Time{}}, {y, "c", LevelRoute, "a", time.Time{}}},
+			[]string{"", ""}},
+		{"one family's kinds are left as they merged",
+			[]fieldAt{{x, "a", LevelRoute, "b", time.Time{}}, {x2, "a", LevelRoute, "a", time.Time{}}},
+			[]string{"", ""}},
+		{"paths of resources a listener's or backend's routes share are not decided per route",
+			[]fieldAt{{hx, "a", LevelGateway, "b", time.Time{}}, {hy, "a", LevelGateway, "a", time.Time{}}},
+			[]string{"", ""}},
+		{"an overridden field wins nothing: the third family's idle timeout stays",
+			[]fieldAt{{x, "a", LevelRoute, "b", time.Time{}}, {y, "a", LevelRoute, "a", time.Time{}}, {z, "a", LevelRoute, "c", time.Time{}}},
+			[]string{"route.timeout by 1 (name)", "", ""}},
+		{"a field losing on one path loses whole: its other path is the third's",
+			[]fieldAt{{x, "a", LevelRoute, "b", time.Time{}}, {y, "a", LevelRule, "a", time.Time{}}, {z, "a", LevelRoute, "a", time.Time{}}},
+			[]string{"route.timeout by 1 (level)", "", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out []EffectiveField
+			for _, f := range tc.fields {
+				p := &policy.Policy{Kind: f.kind, Obj: &manifest.Object{Namespace: "ns", Name: f.name}, Created: f.created}
+				c := &Candidate{Policy: p, Level: f.level}
+				out = append(out, EffectiveField{Kind: f.kind, Key: f.key, Field: &Field{Key: f.key, Owner: c, Contributors: []*Candidate{c}}})
+			}
+			crossFamily(policy.NewRegistry(x, y, z), out)
+			for i, e := range out {
+				got := ""
+				if o := e.OverriddenBy; o != nil {
+					w := -1
+					for j := range out {
+						if out[j].Field == o.Field {
+							w = j
+						}
+					}
+					got = string(o.Path) + " by " + strings.TrimSpace(string(rune('0'+w))) + " (" + string(o.Decision.Rule) + ")"
+				}
+				if got != tc.want[i] {
+					t.Errorf("field %d (%s %s#%s): %q, want %q", i, tc.fields[i].kind.group, tc.fields[i].key, tc.fields[i].name, got, tc.want[i])
+				}
+			}
+		})
+	}
+}

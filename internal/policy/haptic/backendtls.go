@@ -1,0 +1,188 @@
+package haptic
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/gwpol/gwpol/internal/diag"
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+)
+
+// backendTLSPolicy is the Gateway API's BackendTLSPolicy, which HAPTIC
+// reads by its own rule on the backends it builds (Family.ForeignJudges).
+var backendTLSPolicy = model.GroupKind{Group: model.GatewayGroup, Kind: "BackendTLSPolicy"}
+
+// HAPTIC's BackendTLSPolicy condition messages
+// (gateway/73-status-policy.yaml@17c7b135:
+// GenerateBackendTLSPolicyStatusPatch).
+const (
+	btlsResolved      = "All references resolved"
+	btlsAccepted      = "Policy accepted"
+	btlsInvalidKind   = "CACertificateRef points at an unsupported group / kind"
+	btlsNoValidCA     = "No CACertificateRef resolves to a valid CA certificate (missing or malformed)"
+	btlsNoCA          = "Validation must specify caCertificateRefs or wellKnownCACertificates"
+	btlsConflictsWith = "Another BackendTLSPolicy already targets "
+)
+
+// usableCACertificate is how HAPTIC reads one CA certificate reference of
+// a BackendTLSPolicy (GenerateBackendTLSPolicyStatusPatch's hasValid; the
+// backend's bundle in gateway/30-backends.yaml:
+// util-generate-httproute-backends-gateway): in the core group, a
+// ConfigMap of the policy's namespace whose ca.crt is not empty, or a
+// Secret there whose ca.crt is not empty — or, without a ca.crt entry, whose
+// tls.crt is not empty. Any other group or kind is never usable; an
+// object the input lacks but config assumes to exist is.
+func usableCACertificate(m *model.Model, ns string, ref model.Key) (entry string, usable bool) {
+	entry, usable, _ = readCACertificate(m, ns, ref)
+	return entry, usable
+}
+
+// readCACertificate is usableCACertificate with why a reference is not
+// usable, as a short phrase — empty for a group or kind HAPTIC does not
+// read.
+func readCACertificate(m *model.Model, ns string, ref model.Key) (entry string, usable bool, why string) {
+	if ref.Group != "" && ref.Group != "core" {
+		return "", false, ""
+	}
+	switch ref.Kind {
+	case "ConfigMap":
+		cm := m.ConfigMap(ns, ref.Name)
+		if cm == nil {
+			return "", false, fmt.Sprintf("ConfigMap %s/%s not found", ns, ref.Name)
+		}
+		if cm.Assumed || cm.Src == nil {
+			return "ca.crt", true, ""
+		}
+		if v, ok := cm.Data("ca.crt"); ok && v.Len() > 0 {
+			return "ca.crt", true, ""
+		}
+		return "", false, fmt.Sprintf("ConfigMap %s/%s has no ca.crt in data, or an empty one", ns, ref.Name)
+	case "Secret":
+		s := m.Secret(ns, ref.Name)
+		if s == nil {
+			return "", false, fmt.Sprintf("Secret %s/%s not found", ns, ref.Name)
+		}
+		if s.Assumed {
+			return "ca.crt", true, ""
+		}
+		if v, ok := s.Value("ca.crt"); ok {
+			if v.Len() > 0 {
+				return "ca.crt", true, ""
+			}
+			return "", false, fmt.Sprintf("Secret %s/%s has an empty ca.crt (its tls.crt is then not read)", ns, ref.Name)
+		}
+		if v, ok := s.Value("tls.crt"); ok && v.Len() > 0 {
+			return "tls.crt", true, ""
+		}
+		return "", false, fmt.Sprintf("Secret %s/%s has neither ca.crt nor tls.crt", ns, ref.Name)
+	}
+	return "", false, ""
+}
+
+// judgeBackendTLSPolicy is HAPTIC's verdict on a BackendTLSPolicy its
+// backends use (gateway/73-status-policy.yaml@17c7b135:
+// GenerateBackendTLSPolicyStatusPatch; gateway/30-backends.yaml@0c1a6446:
+// util-generate-httproute-backends-gateway): the backend trusts every CA
+// reference that resolves, joined, and the policy is refused only when
+// none does — ResolvedRefs False/InvalidKind when one of them is of a
+// group or kind HAPTIC does not read, else InvalidCACertificateRef, and
+// Accepted False/NoValidCACertificate; a validation with neither
+// references nor wellKnownCACertificates is refused alike, and a
+// wellKnownCACertificates other than System has ResolvedRefs False/Invalid
+// while Accepted stays True. A refused policy's backend answers 503
+// (btlsBroken: `http-request return status 503`), which the target's
+// BlackholesInvalidBackendPolicy renders.
+func judgeBackendTLSPolicy(p *policy.Policy, env *policy.Env) policy.Judgement {
+	var v struct {
+		CACertificateRefs       []struct{ Group, Kind, Name string } `json:"caCertificateRefs"`
+		WellKnownCACertificates string                               `json:"wellKnownCACertificates"`
+	}
+	raw, err := p.Obj.FieldJSON("spec.validation")
+	if err != nil || json.Unmarshal(raw, &v) != nil {
+		return policy.Judgement{} // the kind's decode reports it
+	}
+	accepted := policy.Condition{Type: "Accepted", Status: "True", Reason: "Accepted", Message: btlsAccepted}
+	resolved := policy.Condition{Type: "ResolvedRefs", Status: "True", Reason: "ResolvedRefs", Message: btlsResolved}
+	var refused, field string
+	var whys []string
+	switch {
+	case len(v.CACertificateRefs) > 0:
+		usable, otherKind := false, false
+		for _, r := range v.CACertificateRefs {
+			ref := model.Key{Group: r.Group, Kind: r.Kind, Namespace: p.Obj.Namespace, Name: r.Name}
+			_, ok, why := readCACertificate(env.Model, p.Obj.Namespace, ref)
+			switch {
+			case ok:
+				usable = true
+			case why == "":
+				otherKind = true
+				whys = append(whys, fmt.Sprintf("%s is not a core ConfigMap or Secret", refName(r.Group, r.Kind, r.Name)))
+			default:
+				whys = append(whys, why)
+			}
+		}
+		if usable {
+			break
+		}
+		resolved = policy.Condition{Type: "ResolvedRefs", Status: "False", Reason: "InvalidCACertificateRef", Message: btlsNoValidCA}
+		if otherKind {
+			resolved.Reason, resolved.Message = "InvalidKind", btlsInvalidKind
+		}
+		refused, field = resolved.Message, "spec.validation.caCertificateRefs"
+	case v.WellKnownCACertificates != "":
+		if v.WellKnownCACertificates != "System" {
+			msg := "wellKnownCACertificates value " + v.WellKnownCACertificates + " is not recognised"
+			resolved = policy.Condition{Type: "ResolvedRefs", Status: "False", Reason: "Invalid", Message: msg}
+			refused, field = msg, "spec.validation.wellKnownCACertificates"
+		}
+	default:
+		resolved = policy.Condition{Type: "ResolvedRefs", Status: "False", Reason: "InvalidCACertificateRef", Message: btlsNoCA}
+		refused, field = btlsNoCA, "spec.validation"
+	}
+	j := policy.Judgement{Conflicted: func(winner *policy.Policy) []policy.Condition {
+		return []policy.Condition{{Type: "Accepted", Status: "False", Reason: "Conflicted", Message: btlsConflictsWith + sharedTarget(p, winner)}, resolved}
+	}}
+	if refused == "" {
+		j.Conditions = []policy.Condition{accepted, resolved}
+		return j
+	}
+	if resolved.Reason != "Invalid" {
+		accepted = policy.Condition{Type: "Accepted", Status: "False", Reason: "NoValidCACertificate", Message: refused}
+	}
+	j.Conditions = []policy.Condition{accepted, resolved}
+	msg := refused + "; the backend answers 503"
+	if len(whys) > 0 {
+		msg = refused + " (" + strings.Join(whys, "; ") + "); the backend answers 503"
+	}
+	j.Invalid = []diag.Diagnostic{p.Diag(policy.LintPolicyInvalid.Code, diag.Error, field, "%s", msg)}
+	return j
+}
+
+// refName is a CA certificate reference as a message names it.
+func refName(group, kind, name string) string {
+	if group != "" {
+		return kind + "." + group + "/" + name
+	}
+	return kind + "/" + name
+}
+
+// sharedTarget is the first of p's targetRefs that winner targets too, as
+// HAPTIC's conflict message names it (Kind/Name/SectionName; p's first
+// targetRef when none is the same, as the cells compared are per
+// targetRef).
+func sharedTarget(p, winner *policy.Policy) string {
+	if len(p.Targets) == 0 {
+		return ""
+	}
+	name := func(t policy.TargetRef) string { return t.Kind + "/" + t.Name + "/" + t.Section }
+	for _, t := range p.Targets {
+		for _, w := range winner.Targets {
+			if t.Group == w.Group && t.Kind == w.Kind && t.Name == w.Name && t.Section == w.Section {
+				return name(t)
+			}
+		}
+	}
+	return name(p.Targets[0])
+}
