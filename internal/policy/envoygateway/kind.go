@@ -343,7 +343,10 @@ func targetingOf(spec reflect.Value) (egv1a1.PolicyTargetReferences, *egv1a1.Mer
 // reads spec.compression only when spec.compressor is empty, so render
 // must not build it and explain must not show it in effect.
 func compressionOutOfEffect(p *policy.Policy, d *data, spec *egv1a1.BackendTrafficPolicySpec) {
-	if _, ok := p.Values["compression"]; !ok {
+	if _, ok := p.Values["compression"]; !ok || len(spec.Compression) == 0 {
+		// deprecatedFieldsUsedInBackendTrafficPolicy: an empty list is
+		// no use of the field (len > 0), and buildCompression reads
+		// nothing from it
 		return
 	}
 	const msg = "spec.compression is deprecated, use spec.compressor instead"
