@@ -285,7 +285,7 @@ func (r *Result) decideForeign(g *topology.Graph, reg *policy.Registry, set *pol
 			if len(ps) == 0 {
 				continue
 			}
-			d := f.ForeignStatuses[gk](ps, callers, g, own)
+			d := f.ForeignStatuses[gk](ps, callers, g, own, func(rt *topology.Route) *policy.RouteVerdict { return r.Verdicts[rt][ctrl] })
 			r.Diagnostics = append(r.Diagnostics, d.Diagnostics...)
 			if r.ForeignAncestors == nil {
 				r.ForeignAncestors = map[*policy.Policy]map[string][]policy.AncestorStatus{}

@@ -36,7 +36,7 @@ import (
 // those, merge's own rule stands): Conflicted for a policy on the target
 // key an earlier one has, Overridden for every whole-backend policy on
 // each port a policy names by sectionName.
-func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own func(*topology.Gateway) bool) policy.Decisions {
+func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) policy.Decisions {
 	ordered := slices.Clone(ps)
 	slices.SortStableFunc(ordered, processingOrder)
 	s := &btlsRun{ordered: ordered, entries: map[*policy.Policy][]*btlsEntry{}, strange: map[model.Key]bool{},
@@ -51,7 +51,7 @@ func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own fun
 			}
 		}
 	}
-	s.routeUses(g, own)
+	s.routeUses(g, own, verdict)
 	s.callerUses(g.Model, callers)
 	s.conflicts()
 	s.overridden()
@@ -94,9 +94,10 @@ func targetKey(p *policy.Policy, t policy.TargetRef) model.Key {
 // parentRef naming one of the controller's Gateways (attached or not:
 // Envoy Gateway builds the rules for every parentRef naming its
 // Gateways), skipping a backendRef it builds no destination for (one
-// that does not resolve, or of weight 0), in its processing order of
-// route kinds.
-func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool) {
+// that does not resolve, that its route verdict refuses — validateBackendRef
+// fails before the TLS is looked at —, or of weight 0), in its processing
+// order of route kinds.
+func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) {
 	for _, rt := range g.Routes {
 		for _, p := range rt.Parents {
 			if p.Gateway == nil || own(p.Gateway) {
@@ -114,6 +115,10 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool)
 			if rt.Kind != kind {
 				continue
 			}
+			var refused []policy.RefusedBackend
+			if v := verdict(rt); v != nil {
+				refused = v.Refused
+			}
 			for _, p := range rt.Parents {
 				if p.Gateway == nil || !own(p.Gateway) || p.Unwatched {
 					continue
@@ -121,8 +126,9 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool)
 				anc := model.Key{Group: deref(p.Ref.Group), Kind: deref(p.Ref.Kind), Namespace: deref(p.Ref.Namespace), Name: string(p.Ref.Name)}
 				section := deref(p.Ref.SectionName)
 				for _, rule := range rt.Rules {
-					for _, b := range rule.Backends {
-						if !b.Resolved || b.BackendRef == nil || b.Weight == 0 {
+					for i, b := range rule.Backends {
+						if !b.Resolved || b.BackendRef == nil || b.Weight == 0 ||
+							slices.ContainsFunc(refused, func(r policy.RefusedBackend) bool { return r.Rule == rule.Index && r.Ref == i }) {
 							continue
 						}
 						k := routeBackendKey(b)
