@@ -245,7 +245,7 @@ func (g *egGen) backendTLSRoute(ns string, svc any, ports []any) map[string]any 
 	}
 	return map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
 		"metadata": map[string]any{"name": "zz-btls-route", "namespace": ns},
-		"spec": map[string]any{"parentRefs": []any{map[string]any{"name": egName(gw), "namespace": egNamespace(gw)}}, "rules": rules}}
+		"spec":     map[string]any{"parentRefs": []any{map[string]any{"name": egName(gw), "namespace": egNamespace(gw)}}, "rules": rules}}
 }
 
 // edges sets each number under path to a percentage's edges.
