@@ -21,7 +21,14 @@ func (r *fieldRenderer) headerModifiers() ([]policy.Fragment, error) {
 		return nil, fmt.Errorf("unexpected value %T", r.in.Values[0])
 	}
 	const name = "envoy.extensions.filters.http.header_mutation"
-	mutations := &headermutationv3.Mutations{RequestMutations: r.mutations(v.Request), ResponseMutations: r.mutations(v.Response)}
+	// Mutations are left out when neither direction has one, as kgateway's
+	// constructHeaderModifiers leaves them (an empty headerModifiers, or
+	// request and response without entries, enables the filter on the
+	// resource with nothing to do — and overrides a less specific policy's).
+	var mutations *headermutationv3.Mutations
+	if req, resp := r.mutations(v.Request), r.mutations(v.Response); len(req) > 0 || len(resp) > 0 {
+		mutations = &headermutationv3.Mutations{RequestMutations: req, ResponseMutations: resp}
+	}
 	// The chain's filter carries no mutations of its own (they are per
 	// route); kgateway types that empty config as HeaderMutationPerRoute.
 	var chain proto.Message = &headermutationv3.HeaderMutation{}
