@@ -94,9 +94,9 @@ func targetKey(p *policy.Policy, t policy.TargetRef) model.Key {
 // parentRef naming one of the controller's Gateways (attached or not:
 // Envoy Gateway builds the rules for every parentRef naming its
 // Gateways), skipping a backendRef it builds no destination for (one
-// that does not resolve, that its route verdict refuses — validateBackendRef
-// fails before the TLS is looked at —, or of weight 0), in its processing
-// order of route kinds.
+// that does not resolve, that its route verdict refuses for anything but
+// its TLS — validateBackendRef fails before the TLS is looked at —, or of
+// weight 0), in its processing order of route kinds.
 func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) {
 	for _, rt := range g.Routes {
 		for _, p := range rt.Parents {
@@ -128,7 +128,10 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 				for _, rule := range rt.Rules {
 					for i, b := range rule.Backends {
 						if !b.Resolved || b.BackendRef == nil || b.Weight == 0 ||
-							slices.ContainsFunc(refused, func(r policy.RefusedBackend) bool { return r.Rule == rule.Index && r.Ref == i }) {
+							slices.ContainsFunc(refused, func(r policy.RefusedBackend) bool {
+								// refused for its TLS: the policy was looked at
+								return r.Rule == rule.Index && r.Ref == i && r.Reason != "InvalidBackendTLS"
+							}) {
 							continue
 						}
 						k := routeBackendKey(b)
