@@ -253,11 +253,21 @@ func TestEnvoyGatewayRouteChecks(t *testing.T) {
 				egBTLS("whole", "{group: gateway.envoyproxy.io, kind: Backend, name: b}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
 		{name: "a Backend with TLS is covered by one BackendTLSPolicy per endpoint port",
-			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b, port: 443}]") +
 				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
 				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}") +
 				egBTLS("p8443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}"),
 			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs"}},
+		// The Backend's validation counts the per-port policies, but a
+		// backendRef without a port meets none of them when its
+		// destination is built: no CA (applyBackendTLSSetting).
+		{name: "a Backend covered per endpoint port, reached by a backendRef without a port",
+			docs: egHTTPRoute("[{group: gateway.envoyproxy.io, kind: Backend, name: b}]") +
+				egBackend("b", "  endpoints: [{fqdn: {hostname: a.example.com, port: 443}}, {fqdn: {hostname: b.example.com, port: 8443}}]\n  tls: {sni: a.example.com}\n") +
+				egBTLS("p443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '443'}") +
+				egBTLS("p8443", "{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}"),
+			want: map[string]string{routeOnGW: "Accepted=True/Accepted ResolvedRefs=False/InvalidBackendTLS"},
+			msg:  "Failed to process route rule 0 backendRef 0: CACertificate must be specified when InsecureSkipVerify is false."},
 		{name: "a BackendTLSPolicy on the Service whose CA ConfigMap is not in the input",
 			docs: egHTTPRoute("[{name: svc, port: 8080}]") +
 				"---\napiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: app}\nspec: {ports: [{name: http, port: 8080}]}\n" +

@@ -28,21 +28,49 @@ func destinationTLSProblem(env *policy.Env, k model.Key, port int32, spec *egv1a
 			return msg
 		}
 	}
+	governed := false
 	for _, bp := range env.BackendPolicies(k, port) {
-		if bp.Policy.Group != model.GatewayGroup || bp.Policy.Kind != "BackendTLSPolicy" || bp.WellKnown {
+		if bp.Policy.Group != model.GatewayGroup || bp.Policy.Kind != "BackendTLSPolicy" {
+			continue
+		}
+		governed = true
+		if bp.WellKnown {
 			continue
 		}
 		if msg := caCertsProblem(env, bp.Refs); msg != "" {
 			return msg
 		}
 	}
+	if !governed && spec != nil && spec.TLS != nil && !backendOwnCA(spec.TLS) {
+		return noCACertificate
+	}
 	return ""
+}
+
+// noCACertificate is applyBackendTLSSetting's refusal of merged upstream
+// TLS settings that verify the peer without a CA: a Backend's own TLS
+// that neither skips verification nor trusts the system's nor lists CA
+// certificates (tls: {}, or a wellKnownCACertificates other than System),
+// with no BackendTLSPolicy on the port to give one. A route's Backend
+// validation refuses most of these first (backendTLSProblem); a policy's
+// backends are not validated so, and reach it.
+const noCACertificate = "CACertificate must be specified when InsecureSkipVerify is false"
+
+// backendOwnCA: a Backend's TLS settings give the merged settings a CA or
+// skip verification (processServerValidationTLSSettings; its CA
+// references resolved, which backendOwnTLSProblem checked first).
+func backendOwnCA(tls *egv1a1.BackendTLSSettings) bool {
+	skip := tls.InsecureSkipVerify != nil && *tls.InsecureSkipVerify
+	system := tls.WellKnownCACertificates != nil && *tls.WellKnownCACertificates == "System"
+	return skip || system || len(tls.CACertificateRefs) > 0
 }
 
 // backendOwnTLSProblem is processServerValidationTLSSettings and
 // processClientTLSSettings for a Backend: its own CA certificates, unless
 // it skips verification or trusts the system's; then its client
-// certificate Secret (the namespace rule is the Backend's validation's).
+// certificate Secret, in the Backend's namespace (whatever the
+// ReferenceGrants: processClientTLSSettings grants none; a route's Backend
+// validation says so first, a policy's backends meet it here).
 func backendOwnTLSProblem(env *policy.Env, k model.Key, spec *egv1a1.BackendSpec) string {
 	tls := spec.TLS
 	skip := tls.InsecureSkipVerify != nil && *tls.InsecureSkipVerify
@@ -56,7 +84,10 @@ func backendOwnTLSProblem(env *policy.Env, k model.Key, spec *egv1a1.BackendSpec
 			return msg
 		}
 	}
-	if ref := clientCertificateRef(tls); ref != nil && (ref.Namespace == nil || *ref.Namespace == "" || string(*ref.Namespace) == k.Namespace) {
+	if ref := clientCertificateRef(tls); ref != nil {
+		if ref.Namespace != nil && *ref.Namespace != "" && string(*ref.Namespace) != k.Namespace {
+			return fmt.Sprintf("ClientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: %s does not match Backend namespace: %s", *ref.Namespace, k.Namespace)
+		}
 		return clientCertificateProblem(env, k, string(ref.Name))
 	}
 	return ""

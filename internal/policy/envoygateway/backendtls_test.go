@@ -176,3 +176,70 @@ func TestServiceImportDestination(t *testing.T) {
 		})
 	}
 }
+
+// TestBackendOwnTLSVerdict: a Backend's own TLS settings as
+// applyBackendTLSSetting merges them for both of its callers — a route's
+// backendRef (after the Backend's validation) and an external service a
+// policy calls (which the Backend's validation does not reach): verifying
+// the peer with no CA from the Backend or a BackendTLSPolicy on its port
+// is refused, and so is a client certificate in another namespace,
+// whatever the ReferenceGrants.
+func TestBackendOwnTLSVerdict(t *testing.T) {
+	be := func(tls string) string {
+		return "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: b, namespace: app}\n" +
+			"spec:\n  endpoints: [{ip: {address: 10.1.2.3, port: 8443}}]\n  tls: " + tls + "\n"
+	}
+	portPolicy := "---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: p, namespace: app}\nspec:\n" +
+		"  targetRefs: [{group: gateway.envoyproxy.io, kind: Backend, name: b, sectionName: '8443'}]\n  validation: {hostname: b.example.com, wellKnownCACertificates: System}\n"
+	grant := "---\napiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: g, namespace: certs}\n" +
+		"spec: {from: [{group: gateway.envoyproxy.io, kind: Backend, namespace: app}], to: [{group: '', kind: Secret}]}\n" +
+		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: cert, namespace: certs}\ntype: kubernetes.io/tls\nstringData: {tls.crt: x, tls.key: y}\n"
+	const noCA = "CACertificate must be specified when InsecureSkipVerify is false."
+	const foreign = "lientCertificateRef Secret is not located in the same namespace as Backend. Secret namespace: certs does not match Backend namespace: app."
+	tests := []struct {
+		name, docs    string
+		route, called string // the route's verdict, the calling policy's Invalid message
+	}{
+		{name: "a well-known CA set other than the system's, verification asked for",
+			docs:  be("{insecureSkipVerify: false, wellKnownCACertificates: example.com/bundle}"),
+			route: "ResolvedRefs InvalidBackendTLS " + noCA, called: "ExtProc: " + noCA},
+		{name: "SNI alone: the route's Backend validation refuses it first",
+			docs:   be("{sni: b.example.com}"),
+			route:  "ResolvedRefs InvalidBackendRef must specify either CACertificateRefs or WellKnownCACertificates when InsecureSkipVerify is unset or false.",
+			called: "ExtProc: " + noCA},
+		{name: "SNI alone, a BackendTLSPolicy on the port trusting the system's CAs",
+			docs: be("{sni: b.example.com}") + portPolicy},
+		{name: "verification skipped", docs: be("{insecureSkipVerify: true}")},
+		{name: "the system's CAs", docs: be("{wellKnownCACertificates: System}")},
+		{name: "a client certificate in another namespace, granted",
+			docs:  be("{wellKnownCACertificates: System, clientCertificateRef: {name: cert, namespace: certs}}") + grant,
+			route: "ResolvedRefs InvalidBackendRef c" + foreign, called: "ExtProc: C" + foreign},
+	}
+	const ref = "{group: gateway.envoyproxy.io, kind: Backend, name: b, port: 8443}"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := routeRefVerdict(t, policy.Config{}, ref, tc.docs); got != tc.route {
+				t.Errorf("route: got  %q\nwant %q", got, tc.route)
+			}
+			doc := tc.docs + "---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyExtensionPolicy\nmetadata: {name: e, namespace: app}\nspec:\n" +
+				"  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  extProc: [{backendRefs: [" + ref + "]}]\n"
+			objs, err := manifest.Parse("e.yaml", []byte(doc), manifest.Limits{})
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			reg := policy.NewRegistry(append(All(), backendtlspolicy.New())...)
+			m := model.Build(&manifest.Set{Objects: objs}, model.Options{DefaultNamespace: "app", Extra: reg.GroupKinds()})
+			p := reg.Decode(&policy.Env{Model: m, Config: extensionsOn(policy.Config{})}).Get(model.Key{Group: Group, Kind: "EnvoyExtensionPolicy", Namespace: "app", Name: "e"})
+			if p == nil {
+				t.Fatal("policy not decoded")
+			}
+			got := ""
+			if len(p.Invalid) > 0 {
+				got = p.Invalid[0].Message
+			}
+			if got != tc.called {
+				t.Errorf("called: got  %q\nwant %q", got, tc.called)
+			}
+		})
+	}
+}

@@ -128,6 +128,11 @@ func TestExtensionChecks(t *testing.T) {
 		{"Lua calling the handle's methods and others' freely", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:headers():anything() other:UnknownApi() h:respond({}, '') end\"}]\n", ""},
 		{"Lua calling an unknown method, validation not strict", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_request(h) h:UnknownApi() end\"}]\n", ""},
 		{"Lua syntax error, validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"function envoy_on_response(h) if end\"}]\n", ""},
+		{"Lua naming no entry point, broken too: refused before it is parsed", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  lua: [{type: Inline, inline: \"function on_request(h) if end\"}]\n",
+			"Lua: validation failed for lua body in policy with name envoyextensionpolicy/app/p/lua/0: expected one of envoy_on_request() or envoy_on_response() to be defined."},
+		{"Lua naming no entry point, validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"return 1\"}]\n",
+			"Lua: validation failed for lua body in policy with name envoyextensionpolicy/app/p/lua/0: expected one of envoy_on_request() or envoy_on_response() to be defined."},
+		{"Lua naming an entry point in a comment only, validation disabled", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: lenient}]\n  lua: [{type: Inline, inline: \"-- envoy_on_response\\nreturn 1\"}]\n", ""},
 		{"no EnvoyProxy in the input: Envoy Gateway's default registers no module", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: plain}]\n  dynamicModule: [{name: other}]\n",
 			`DynamicModule: dynamic module "other" is not registered in the EnvoyProxy dynamicModules allowlist.`},
 	}

@@ -20,8 +20,11 @@ import (
 // Lua 5.1 parser, gopher-lua, and words the parser's error as it is, its
 // closing new line included, before the condition's full stop). The script is only parsed, never run:
 // Envoy Gateway's stricter validation, which runs it against a mock of
-// Envoy's API, is not reproduced. An EnvoyProxy with luaValidation
-// Disabled on a Gateway the policy reaches turns the check off. A
+// Envoy's API, is not reproduced. A script whose text names neither
+// envoy_on_request nor envoy_on_response is refused before anything is
+// parsed (luavalidator: Validate), whatever the validation level. An
+// EnvoyProxy with luaValidation Disabled on a Gateway the policy reaches
+// turns the rest of the check off. A
 // deployment that does not enable Lua (EnableLua) refuses every Lua
 // policy, whatever its scripts say.
 func checkLuaSyntax(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *model.Model, cfg policy.Config) {
@@ -34,15 +37,24 @@ func checkLuaSyntax(p *policy.Policy, spec *egv1a1.EnvoyExtensionPolicySpec, m *
 			"Lua: Skipping Lua EnvoyExtensionPolicy as feature is disabled in the Gateway (%s)", enables(EnableLua)))
 		return
 	}
-	if luaValidationDisabled(p, m) {
-		return
-	}
-	strict := luaValidationStrict(p, m)
+	disabled := luaValidationDisabled(p, m)
+	strict := !disabled && luaValidationStrict(p, m)
 	for i, s := range spec.Lua {
 		if s.Inline == nil {
 			continue
 		}
 		name := fmt.Sprintf("envoyextensionpolicy/%s/%s/lua/%d", p.Obj.Namespace, p.Obj.Name, i)
+		if !strings.Contains(*s.Inline, "envoy_on_request") && !strings.Contains(*s.Inline, "envoy_on_response") {
+			// Validate's first test, made whatever the validation level
+			// (Disabled too): the script's text must name an entry point;
+			// nothing is parsed.
+			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.lua[%d].inline", i),
+				"Lua: validation failed for lua body in policy with name %s: expected one of envoy_on_request() or envoy_on_response() to be defined.", name))
+			continue
+		}
+		if disabled {
+			continue
+		}
 		chunk, err := parse.Parse(strings.NewReader(*s.Inline), "<string>")
 		if err != nil {
 			p.Invalid = append(p.Invalid, p.Diag(policy.LintPolicyInvalid.Code, diag.Error, fmt.Sprintf("spec.lua[%d].inline", i),
