@@ -247,6 +247,11 @@ type Target struct {
 	// places on the rule's routes, turning the filter on there. Nil: the
 	// first registered target's that has one (Registry.Targets).
 	SessionPersistence func(sp *gwv1.SessionPersistence) proto.Message
+	// SessionFilterOrder is the place (HTTPFilter.Order) of the stateful
+	// session filter render adds for a rule's sessionPersistence in the
+	// controller's chain. 0: after every policy filter, before the gRPC
+	// filters and the router.
+	SessionFilterOrder int
 	// BindIPv6 is the deployment setting (a bool) that chooses the
 	// address the Gateway's listeners bind: true, every address, IPv6 and
 	// IPv4 (::, ipv4_compat); false, IPv4 only (0.0.0.0). nil: always ::.

@@ -15,15 +15,21 @@ import "github.com/gwpol/gwpol/internal/policy"
 const orderCustomResponse = 1
 
 const (
-	// Fault injection and CORS first, then authentication, the
-	// extensions (Lua, external processors, Wasm, dynamic modules),
-	// authorization, rate limits, compression and buffering.
+	// Fault injection and CORS first, then authentication, session
+	// persistence, request buffering, the extensions (Lua, external
+	// processors, Wasm, dynamic modules), authorization and rate limits
+	// (xds translator httpfilters.go: newOrderedHTTPFilter).
 	orderFault = 10 + iota
 	orderCORS
 	orderExtAuth
 	orderBasicAuth
 	orderOAuth2
 	orderJWT
+	// orderStatefulSession places the session persistence filter a
+	// route rule's sessionPersistence turns on (render adds it,
+	// policy.Target.SessionFilterOrder) right after JWT authentication.
+	orderStatefulSession
+	orderBuffer
 	orderLua
 	orderExtProc
 	orderWasm
@@ -31,8 +37,6 @@ const (
 	orderRBAC
 	orderLocalRateLimit
 	orderRateLimit
-	orderCompressor
-	orderBuffer
 
 	// orderCSRF puts the CSRF filter after CORS (same order, and
 	// envoy.filters.http.cors sorts before envoy.filters.http.csrf), so
@@ -52,4 +56,7 @@ const (
 	// injector after the gRPC-Web and gRPC statistics filters, just
 	// before the router.
 	orderCredentialInjector = orderGRPCWeb + 2
+	// orderCompressor puts the compressor after the credential injector,
+	// so after the gRPC filters too, last before the router.
+	orderCompressor = orderCredentialInjector + 1
 )

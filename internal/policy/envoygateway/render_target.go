@@ -26,6 +26,10 @@ var Target = policy.Target{Name: "envoygateway", Capabilities: policy.UpstreamCa
 	PoliciesOnUnrouted: true, Baseline: baseline(), RequestIdleTimeout: true, DropReplacedClusters: true, HostRewriteAppendsXFH: true,
 	GRPCFilters: true, BackendRefDestinations: true, Names: XDSNames,
 	ConnectTimeout: connectTimeout,
+	// The stateful session filter a rule's sessionPersistence turns on
+	// sits after JWT authentication, before buffering and the extensions
+	// (xds translator httpfilters.go: newOrderedHTTPFilter).
+	SessionFilterOrder: orderStatefulSession,
 	// A RequestMirror copies requests to the destination it builds for
 	// its backendRef, an Envoy Gateway Backend too (gatewayapi filters.go:
 	// processRequestMirrorFilter → processDestination), with the Host

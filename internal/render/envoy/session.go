@@ -13,8 +13,9 @@ import (
 // sessionPersistence) turns it on.
 const statefulSessionFilter = "envoy.filters.http.stateful_session"
 
-// orderStatefulSession runs the filter last before the router: it only
-// picks the upstream host.
+// orderStatefulSession runs the filter last before the router (and the
+// gRPC filters): it only picks the upstream host. A target places it
+// elsewhere with Target.SessionFilterOrder.
 const orderStatefulSession = 900
 
 // ruleSession is a rule's own sessionPersistence (HTTPRoute or GRPCRoute).
@@ -28,9 +29,14 @@ func ruleSession(rule *topology.Rule) *gwv1.SessionPersistence {
 	return nil
 }
 
-// sessionFilter is the chain's stateful session filter, off by default.
-func sessionFilter() filterDef {
-	return filterDef{name: statefulSessionFilter, order: orderStatefulSession, config: mustAny(&statefulsessionv3.StatefulSession{})}
+// sessionFilter is the chain's stateful session filter, off by default,
+// at the target's place for it.
+func sessionFilter(t Target) filterDef {
+	order := orderStatefulSession
+	if t.SessionFilterOrder != 0 {
+		order = t.SessionFilterOrder
+	}
+	return filterDef{name: statefulSessionFilter, order: order, config: mustAny(&statefulsessionv3.StatefulSession{})}
 }
 
 // withSession turns session persistence on for a route of a rule that
@@ -57,6 +63,6 @@ func (vb *vhostBuild) withSession(own map[string]*anypb.Any, e entry) map[string
 		own = map[string]*anypb.Any{}
 	}
 	own[statefulSessionFilter] = mustAny(vb.target.SessionPersistence(sp))
-	vb.filters = append(vb.filters, sessionFilter())
+	vb.filters = append(vb.filters, sessionFilter(vb.target))
 	return own
 }
