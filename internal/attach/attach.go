@@ -1,7 +1,9 @@
 package attach
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -75,6 +77,13 @@ type Result struct {
 	// controller decides them itself (policy.Family.AncestorStatuses), every
 	// policy of such a kind present (with none when it reaches nothing).
 	Ancestors map[*policy.Policy][]policy.AncestorStatus
+	// ForeignAncestors are, per policy of a kind some controller does
+	// not own but decides the status of itself
+	// (policy.Family.ForeignStatuses), that controller's ancestor
+	// statuses by its controllerName (present, maybe empty, for every
+	// policy of the kind): status prints them in place of the ancestors
+	// it would report for that controller by merge.
+	ForeignAncestors map[*policy.Policy]map[string][]policy.AncestorStatus
 	// Rejected are, per policy, the targets it reaches whose controller
 	// does not apply it there, with the verdict: the one decision merge
 	// and every view read (see Rejection).
@@ -238,8 +247,62 @@ func Attach(g *topology.Graph, reg *policy.Registry, set *policy.Set, cfg policy
 	r.reportConflicts(g)
 	r.settleJudged(g, reg, set)
 	decided()
+	r.decideForeign(g, reg, set)
 	r.sortAll()
 	return r
+}
+
+// decideForeign asks each family that decides the status of policies of
+// kinds it does not own (policy.Family.ForeignStatuses) for its
+// decisions, once per kind, after every other step (it reads which
+// policies found targets, and their settled verdicts), and records them:
+// the ancestors by controller (ForeignAncestors), the rejections beside
+// the others (a target already rejected keeps its first verdict), the
+// findings.
+func (r *Result) decideForeign(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
+	var byKind map[model.GroupKind][]*policy.Policy
+	var callers []*policy.Policy
+	for _, f := range reg.Families() {
+		if len(f.ForeignStatuses) == 0 || f.Controller == nil {
+			continue
+		}
+		if byKind == nil {
+			byKind = map[model.GroupKind][]*policy.Policy{}
+			for _, p := range set.Policies {
+				byKind[p.Kind.GroupKind()] = append(byKind[p.Kind.GroupKind()], p)
+				if r.Resolved[p] > 0 {
+					callers = append(callers, p)
+				}
+			}
+		}
+		ctrl := f.Controller.Name
+		own := func(gw *topology.Gateway) bool { return g.ControllerOf(gw) == ctrl }
+		kinds := slices.SortedFunc(maps.Keys(f.ForeignStatuses), func(a, b model.GroupKind) int {
+			return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Kind, b.Kind))
+		})
+		for _, gk := range kinds {
+			ps := byKind[gk]
+			if len(ps) == 0 {
+				continue
+			}
+			d := f.ForeignStatuses[gk](ps, callers, g, own, func(rt *topology.Route) *policy.RouteVerdict { return r.Verdicts[rt][ctrl] })
+			r.Diagnostics = append(r.Diagnostics, d.Diagnostics...)
+			if r.ForeignAncestors == nil {
+				r.ForeignAncestors = map[*policy.Policy]map[string][]policy.AncestorStatus{}
+			}
+			for _, p := range ps {
+				if r.ForeignAncestors[p] == nil {
+					r.ForeignAncestors[p] = map[string][]policy.AncestorStatus{}
+				}
+				r.ForeignAncestors[p][ctrl] = d.Ancestors[p]
+				for t, rj := range d.Rejected[p] { // distinct targets: the order does not matter
+					if r.Rejection(p, t) == nil {
+						r.Reject(p, t, rj)
+					}
+				}
+			}
+		}
+	}
 }
 
 // decideAhead asks each family whose controller decides its policies'

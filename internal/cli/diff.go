@@ -59,12 +59,19 @@ count for --exit-code.`,
 }
 
 func runDiff(o *diffOptions) error {
+	// Both sides resolve policy versions against the same definitions and
+	// engine build as every other command does, so a policy's verdict in
+	// the diff is the one lint and explain give.
+	versions, err := families.LoadVersions(o.config)
+	if err != nil {
+		return err
+	}
 	load := func(path string) (*pipeline.Compiled, error) {
 		set, err := loadManifests(o.globalOptions, []string{path})
 		if err != nil {
 			return nil, err
 		}
-		c := families.Compile(set, o.config)
+		c := families.CompileWith(set, o.config, versions)
 		// Only what could not be read: the findings about the objects
 		// are lint's, and both sides would repeat them.
 		printDiagnostics(o.IO.ErrOut, slices.DeleteFunc(slices.Clone(set.Problems), func(d diag.Diagnostic) bool { return d.Severity != diag.Error }))

@@ -99,7 +99,157 @@ func egExtraMutants(docs []egDoc) []egMutant {
 			}
 		}
 	}
+	for _, p := range g.byKind["BackendTLSPolicy"] {
+		g.backendTLSSections(p)
+	}
+	g.backendTLSAdded()
 	return g.out
+}
+
+// backendTLSAdded: BackendTLSPolicies added on the Service the input's
+// first route backendRef names (of a Service with a named port): on the
+// whole Service and on the port's section, in both orders, and twice on
+// one target ("btls-added") — which policy governs the route's
+// destination, where each is reported, and which is Conflicted.
+func (g *egGen) backendTLSAdded() {
+	for _, kind := range egRouteKinds {
+		for _, r := range g.byKind[kind] {
+			rules, _ := egSpec(r)["rules"].([]any)
+			for _, rl := range rules {
+				refs, _ := rl.(map[string]any)["backendRefs"].([]any)
+				for _, b := range refs {
+					br, _ := b.(map[string]any)
+					if k, _ := br["kind"].(string); k != "" && k != "Service" {
+						continue
+					}
+					ns := egNamespace(r)
+					if n, _ := br["namespace"].(string); n != "" {
+						ns = n
+					}
+					svc := slices.IndexFunc(g.byKind["Service"], func(d egDoc) bool { return egNamespace(d) == ns && egName(d) == br["name"] })
+					if svc < 0 {
+						continue
+					}
+					section := ""
+					ports, _ := egSpec(g.byKind["Service"][svc])["ports"].([]any)
+					for _, pt := range ports {
+						pm, _ := pt.(map[string]any)
+						if fmt.Sprint(pm["port"]) == fmt.Sprint(br["port"]) {
+							section, _ = pm["name"].(string)
+						}
+					}
+					if section == "" {
+						continue
+					}
+					pol := func(name, section string) map[string]any {
+						ref := map[string]any{"group": "", "kind": "Service", "name": br["name"]}
+						if section != "" {
+							ref["sectionName"] = section
+						}
+						return map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "BackendTLSPolicy",
+							"metadata": map[string]any{"name": name, "namespace": ns},
+							"spec": map[string]any{"targetRefs": []any{ref},
+								"validation": map[string]any{"hostname": name + ".example.com", "wellKnownCACertificates": "System"}}}
+					}
+					for label, ps := range map[string][][2]string{
+						"whole, then section":         {{"btls-a", ""}, {"btls-b", section}},
+						"section, then whole":         {{"btls-a", section}, {"btls-b", ""}},
+						"whole, section, whole again": {{"btls-a", ""}, {"btls-b", section}, {"btls-c", ""}},
+						"section twice, then whole":   {{"btls-a", section}, {"btls-b", section}, {"btls-c", ""}},
+					} {
+						g.add(egMutant{Class: "btls-added", Label: fmt.Sprintf("BackendTLSPolicies on %s/%s: %s (%s)", ns, br["name"], label, section), apply: func(docs []egDoc) []egDoc {
+							for _, p := range ps {
+								docs = append(docs, pol(p[0], p[1]))
+							}
+							egSort(docs)
+							return docs
+						}})
+					}
+					return
+				}
+			}
+		}
+	}
+}
+
+// backendTLSSections: beside a BackendTLSPolicy, a copy of it processed
+// before it and one after (egctl's order is namespace/name) whose
+// targetRefs name, in turn, each named port of a Service it targets by
+// sectionName, or the whole Service ("btls-section"): which policy
+// governs each destination, and which are Conflicted, is Envoy Gateway's
+// getBackendTLSPolicy and ProcessBackendTLSPolicyStatus. Each adds a
+// route to the Service's ports (backendTLSRoute).
+func (g *egGen) backendTLSSections(p egDoc) {
+	id, name, ns := egID(p), egName(p), egNamespace(p)
+	refs, _ := egSpec(p)["targetRefs"].([]any)
+	for i, r := range refs {
+		ref, _ := r.(map[string]any)
+		if k, _ := ref["kind"].(string); k != "Service" {
+			continue
+		}
+		svc := slices.IndexFunc(g.byKind["Service"], func(d egDoc) bool { return egNamespace(d) == ns && egName(d) == ref["name"] })
+		if svc < 0 {
+			continue
+		}
+		sections := []string{""}
+		ports, _ := egSpec(g.byKind["Service"][svc])["ports"].([]any)
+		for _, pt := range ports {
+			if n, _ := pt.(map[string]any)["name"].(string); n != "" && len(sections) < 3 {
+				sections = append(sections, n)
+			}
+		}
+		route := g.backendTLSRoute(ns, ref["name"], ports)
+		for _, section := range sections {
+			if section == ref["sectionName"] || section == "" && ref["sectionName"] == nil {
+				continue
+			}
+			for _, n := range []string{"0-" + name, "zz-" + name} {
+				label := fmt.Sprintf("copy of %s named %s, targetRefs[%d] sectionName=%q", id, n, i, section)
+				g.add(egMutant{Class: "btls-section", Label: label, apply: func(docs []egDoc) []egDoc {
+					j := egIndex(docs, id)
+					if j < 0 {
+						return docs
+					}
+					c, _ := egClone(docs[j]).(map[string]any)
+					egMeta(c)["name"] = n
+					egSetPath(c, []any{"spec", "targetRefs"}, []any{egClone(ref)}, false)
+					egSetPath(c, []any{"spec", "targetRefs", 0, "sectionName"}, section, section == "")
+					docs = append(docs, c)
+					if route != nil {
+						docs = append(docs, egClone(route).(map[string]any))
+					}
+					egSort(docs)
+					return docs
+				}})
+			}
+		}
+	}
+}
+
+// backendTLSRoute is an HTTPRoute in namespace ns, on the input's first
+// Gateway, with a rule to each of the Service's first three ports, so
+// that routes build destinations to the ports a BackendTLSPolicy names
+// (the cases' policies are mostly on services other policies call); nil
+// without a Gateway.
+func (g *egGen) backendTLSRoute(ns string, svc any, ports []any) map[string]any {
+	if len(g.byKind["Gateway"]) == 0 || len(ports) == 0 {
+		return nil
+	}
+	gw := g.byKind["Gateway"][0]
+	var rules []any
+	for i, pt := range ports {
+		if i == 3 {
+			break
+		}
+		port := pt.(map[string]any)["port"]
+		rules = append(rules, map[string]any{
+			"matches":     []any{map[string]any{"path": map[string]any{"type": "PathPrefix", "value": fmt.Sprintf("/btls-%d", i)}}},
+			"backendRefs": []any{map[string]any{"name": svc, "port": port}},
+		})
+	}
+	return map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+		"metadata": map[string]any{"name": "zz-btls-route", "namespace": ns},
+		"spec":     map[string]any{"parentRefs": []any{map[string]any{"name": egName(gw), "namespace": egNamespace(gw)}}, "rules": rules}}
 }
 
 // edges sets each number under path to a percentage's edges.

@@ -542,14 +542,27 @@ func invalidHere(r *merge.Result, rule *topology.Rule, path *merge.RulePath, l *
 	has := func(p *policy.Policy) bool {
 		return slices.ContainsFunc(out, func(q *policy.Policy) bool { return q.ID() == p.ID() })
 	}
-	for _, ps := range pts {
-		for _, pt := range ps {
-			for _, c := range pt.Invalid {
-				if !has(c.Policy) {
-					out = append(out, c.Policy)
-				}
+	add := func(pt *merge.Point) {
+		for _, c := range pt.Invalid {
+			if !has(c.Policy) {
+				out = append(out, c.Policy)
 			}
 		}
+	}
+	for _, ps := range pts {
+		for _, pt := range ps {
+			// a kind whose policies replace less specific ones whole
+			// (policy.WholeOverrider): an invalid one counts only where
+			// merge's routed view keeps it, below — a more specific
+			// policy of the kind hides a Gateway's, invalid or not, as
+			// render reads it
+			if wo, ok := pt.Kind.(policy.WholeOverrider); !ok || !wo.OverridesWhole() {
+				add(pt)
+			}
+		}
+	}
+	for _, pt := range r.RoutedOn(rule, path, l) {
+		add(pt)
 	}
 	if l != nil {
 		// a policy its controller finds invalid on the route as served

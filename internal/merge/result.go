@@ -386,13 +386,16 @@ func (r *Result) backendPoints(k model.Key, atts []*attach.Attachment, cfg polic
 		}
 	}
 	rank := r.backendRank(k)
-	bp := &BackendPoints{Key: k, Own: r.merge(ranked(r.leveled(whole, LevelBackend), rank), cfg)}
+	// A controller that decides a kind's verdicts on backends itself
+	// (policy.Family.ForeignStatuses) may have rejected a policy on the
+	// whole object or on one port: leveled reads those exact targets.
+	bp := &BackendPoints{Key: k, Own: r.merge(ranked(r.leveled(whole, LevelBackend, policy.TargetKey{Backend: k}), rank), cfg)}
 	r.conflicts(bp.Own, policy.TargetKey{Backend: k})
 	for name, own := range ports {
 		if bp.Ports == nil {
 			bp.Ports = map[string]Points{}
 		}
-		bp.Ports[name] = r.merge(ranked(r.leveled(portGroup(own, whole), LevelBackend), rank), cfg)
+		bp.Ports[name] = r.merge(ranked(r.leveled(portGroup(own, whole), LevelBackend, policy.TargetKey{Backend: k, Port: name}), rank), cfg)
 		r.conflicts(bp.Ports[name], policy.TargetKey{Backend: k, Port: name})
 	}
 	return bp

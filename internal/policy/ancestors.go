@@ -137,6 +137,17 @@ func Because(first, p *Policy) string {
 	return why + ", so the order the controller is given them decides (here the input's order; in a cluster, one the repository cannot control)"
 }
 
+// ForeignDecider decides, for a controller (Family.ForeignStatuses), the
+// status of ps, the policies of one kind it does not own: Ancestors are
+// the entries it writes (on its own Gateways' uses, own reporting which
+// Gateways are its, and on callers, the input's policies whose targets
+// attach found), Rejected the targets where it does not apply a policy;
+// verdict is the controller's own verdict on a route (Family.ValidateRoute;
+// nil when it has none), which says the backendRefs it refuses. It
+// decides every policy of ps: one missing from Ancestors has no entry of
+// the controller's.
+type ForeignDecider func(ps, callers []*Policy, g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *RouteVerdict) Decisions
+
 // String is "Reason: Message", the way every view names the verdict.
 func (r *Rejection) String() string { return r.Reason + ": " + r.Message }
 

@@ -222,6 +222,21 @@ type Family struct {
 	// conditions for the ancestors it reports, in place of the kind's own
 	// (ConditionWriter). Nil: the kind's own everywhere.
 	ForeignJudges map[model.GroupKind]func(p *Policy, env *Env) Judgement
+	// ForeignStatuses decide, by the controller's own rules, the status
+	// it writes for the policies of a kind it does not own (by
+	// GroupKind) whose ancestors and conflicts it decides itself (Envoy
+	// Gateway: a Gateway API BackendTLSPolicy is reported against each
+	// route parentRef, or calling policy, whose destination to a backend
+	// port it governs, and is Conflicted only beside an earlier policy
+	// with the same target key). attach calls each once per kind after
+	// every policy is attached (ForeignDecider) and keeps the decisions:
+	// the ancestors apart, by controller (attach.Result.ForeignAncestors)
+	// — status prints them in place of those it would report for that
+	// controller by merge, beside other controllers' —, the rejections
+	// with the controllers' others (merge leaves those policies out of
+	// their targets, and every view reads the verdict). Nil: the
+	// policies' status follows merge on the controller's ancestors too.
+	ForeignStatuses map[model.GroupKind]ForeignDecider
 	// Ancestors is how the controller reports the ancestors of the
 	// family's policies whose status follows merge (no AncestorStatuses).
 	// Nil: the default controller's family's (Registry.AncestorReport).

@@ -53,10 +53,6 @@ type Target struct {
 	// HTTPSRedirect writes a RequestRedirect to the https scheme as
 	// https_redirect (kgateway's form) rather than scheme_redirect.
 	HTTPSRedirect bool
-	// RedirectFound: a RequestRedirect without statusCode answers 302
-	// Found, the CRD's default, which the controller writes itself; unset,
-	// the response code is left to Envoy's default (301).
-	RedirectFound bool
 	// RedirectPortsByNumber: a RequestRedirect's port is the filter's,
 	// else the well-known one of the scheme the filter names (http 80,
 	// https 443), else the listener's; a port of 80 or 443 is then left

@@ -630,7 +630,8 @@ func TestEnvoyGatewayBackendTLSPolicyStatus(t *testing.T) {
 			"---\napiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: tls, namespace: app}\nspec:\n" +
 			"  targetRefs: [{group: '', kind: Service, name: svc}]\n  validation: {hostname: svc.example.com, caCertificateRefs: " + refs + "}\n"
 	}
-	const policyOnGW = "BackendTLSPolicy/app/tls @ Gateway/infra/gw"
+	// reported against the route's parentRef, its sectionName kept
+	const policyOnGW = "BackendTLSPolicy/app/tls @ Gateway/infra/gw#http"
 	der, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(testCA, "{ca.crt: "), "}"))
 	if err != nil {
 		t.Fatal(err)
@@ -679,8 +680,8 @@ func TestEnvoyGatewayBackendTLSPolicyConflicted(t *testing.T) {
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ca, namespace: app}\ndata: {ca.crt: x}\n" + pol("first") + pol("second")
 	got, msgs := egStatuses(compile(t, docs))
 	for key, want := range map[string]string{
-		"BackendTLSPolicy/app/second @ Gateway/infra/gw": "Accepted=False/Conflicted",
-		"BackendTLSPolicy/app/first @ Gateway/infra/gw":  "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
+		"BackendTLSPolicy/app/second @ Gateway/infra/gw#http": "Accepted=False/Conflicted",
+		"BackendTLSPolicy/app/first @ Gateway/infra/gw#http":  "Accepted=True/Accepted ResolvedRefs=True/ResolvedRefs",
 	} {
 		if got[key] != want {
 			t.Errorf("%s: %q, want %q (all: %v)", key, got[key], want, got)

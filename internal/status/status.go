@@ -314,7 +314,11 @@ func Compute(r *merge.Result, opt Options) *Report {
 			rep.Policies = append(rep.Policies, kindStatus(g, p, as, opt))
 			continue
 		}
-		rep.Policies = append(rep.Policies, policyStatus(r, p, idx[p], opt))
+		st := policyStatus(r, p, idx[p], opt)
+		if fa := r.Attach.ForeignAncestors[p]; fa != nil {
+			st = withForeign(st, p, fa)
+		}
+		rep.Policies = append(rep.Policies, st)
 	}
 	rep.Objects = objectStatuses(r.Attach.Objects)
 	rep.GatewayClasses = gatewayClassStatuses(g)
@@ -454,6 +458,26 @@ func kindStatus(g *topology.Graph, p *policy.Policy, as []policy.AncestorStatus,
 		out.Ancestors = out.Ancestors[:max]
 	}
 	return out
+}
+
+// withForeign replaces, in a policy's status that follows merge, the
+// ancestors of each controller that decides the policy's status itself
+// (attach.Result.ForeignAncestors, by controllerName) by those it
+// decided; other controllers' stay. Sorted and capped as kindStatus.
+func withForeign(st Policy, p *policy.Policy, fa map[string][]policy.AncestorStatus) Policy {
+	st.Ancestors = slices.DeleteFunc(st.Ancestors, func(a Ancestor) bool { _, decided := fa[a.ControllerName]; return decided })
+	for _, ctrl := range slices.Sorted(maps.Keys(fa)) {
+		for _, a := range fa[ctrl] {
+			ref := ancestorOf(a.Ancestor)
+			ref.SectionName = a.Section
+			st.Ancestors = append(st.Ancestors, Ancestor{AncestorRef: ref, ControllerName: ctrl, Conditions: conv(a.Conditions)})
+		}
+	}
+	slices.SortFunc(st.Ancestors, func(a, b Ancestor) int { return cmp.Compare(a.AncestorRef.String(), b.AncestorRef.String()) })
+	if max := p.Kind.Spec().MaxAncestors; max > 0 && len(st.Ancestors) > max {
+		st.Ancestors = st.Ancestors[:max]
+	}
+	return st
 }
 
 // mergeConds keeps one condition per type, the later one winning (rule

@@ -343,7 +343,10 @@ func targetingOf(spec reflect.Value) (egv1a1.PolicyTargetReferences, *egv1a1.Mer
 // reads spec.compression only when spec.compressor is empty, so render
 // must not build it and explain must not show it in effect.
 func compressionOutOfEffect(p *policy.Policy, d *data, spec *egv1a1.BackendTrafficPolicySpec) {
-	if _, ok := p.Values["compression"]; !ok {
+	if _, ok := p.Values["compression"]; !ok || len(spec.Compression) == 0 {
+		// deprecatedFieldsUsedInBackendTrafficPolicy: an empty list is
+		// no use of the field (len > 0), and buildCompression reads
+		// nothing from it
 		return
 	}
 	const msg = "spec.compression is deprecated, use spec.compressor instead"
@@ -480,6 +483,10 @@ var Family = policy.Family{Name: "Envoy Gateway", Controller: &Controller, Targe
 	ObjectVerdicts: objectVerdicts,
 	Gateway:        gatewayVerdict,
 	ForeignJudges:  map[model.GroupKind]func(*policy.Policy, *policy.Env) policy.Judgement{backendTLSPolicy: judgeBackendTLSPolicy},
+	// It reports a BackendTLSPolicy against the parentRefs and calling
+	// policies whose destinations it governs, Conflicted only beside an
+	// earlier one with the same target key (backendtls_status.go).
+	ForeignStatuses: map[model.GroupKind]policy.ForeignDecider{backendTLSPolicy: backendTLSStatuses},
 	RuleNotes: map[string]string{
 		topology.LintRuleNotProgrammed.Name: "On an Envoy Gateway Gateway the rule is Envoy Gateway's translator's to judge: a match or filter it cannot translate (an invalid header value, redirect scheme, rewrite, regular expression, unknown ExtensionRef kind, a mirror beside a direct response…) drops the rule (Accepted False, or PartiallyInvalid \"Dropped Rule(s)\"), and a backendRef or filter reference it cannot use (missing Service or port, ExternalName Service, Unix-socket, loopback or single-label Backend address, a filter a backendRef may not carry) answers 500 (ResolvedRefs False), with Envoy Gateway's reasons.",
 		"policy-no-effect":                  "The mergeType is Envoy Gateway's.",

@@ -182,6 +182,15 @@ func TestCompressionOutOfEffect(t *testing.T) {
 			t.Errorf("%q: findings %v", tt.spec, p.Findings)
 		}
 	}
+	// an empty list is no use of the deprecated field
+	// (deprecatedFieldsUsedInBackendTrafficPolicy: len > 0): no warning,
+	// with or without a compressor
+	for _, spec := range []string{"  compression: []\n", "  compression: []\n  compressor: [{type: Gzip}]\n"} {
+		p := decode(t, "BackendTrafficPolicy", spec)
+		if d := decoded(p).deprecated; len(d) != 0 || len(p.Findings) != 0 {
+			t.Errorf("%q: deprecated %q, findings %v; want none", spec, d, p.Findings)
+		}
+	}
 }
 
 // TestRateLimitTypeError: a value of the wrong type is one finding, at

@@ -24,8 +24,11 @@ import (
 // Envoy Gateway takes the port's own first (getBackendTLSPolicy). Each
 // Gateway's cluster for port https has its controller's winner, whose
 // hostname is the SNI; the other port's cluster has the whole Service's;
-// status says Conflicted of the loser against the Gateway whose
-// controller decided so, and explain's backend view names the winner.
+// status says Conflicted of kgateway's loser against kgateway's Gateway
+// (Envoy Gateway calls a policy Conflicted only when an earlier one has
+// the same target key, ProcessBackendTLSPolicyStatus: the whole Service's
+// stays Accepted for the port it governs, row K12), and explain's backend
+// view names the winner.
 // The same on a Service both Gateways use: each cluster as its own
 // controller ranks. Shapes no public case has.
 func TestBackendTLSPolicyRankedByController(t *testing.T) {
@@ -54,7 +57,7 @@ func TestBackendTLSPolicyRankedByController(t *testing.T) {
 		parents        string
 		kg, eg         string // the SNI of each controller's cluster for port https ("": no Gateway of it)
 		kgLoser        string // the policy kgateway reports Conflicted
-		egLoser        string // … and Envoy Gateway
+		egLoser        string // … and Envoy Gateway (none: no same target key here)
 	}{
 		{"the whole Service's older: kgateway takes it on the port too", btp("whole", old, "") + btp("port", newer, "https"),
 			"{name: kgw}", "whole.example", "", "port", ""},
@@ -67,9 +70,9 @@ func TestBackendTLSPolicyRankedByController(t *testing.T) {
 		{"a name another's prefix: kgateway compares infra/p/ with infra/p-2/https", btp("p", old, "") + btp("p-2", old, "https"),
 			"{name: kgw}", "p-2.example", "", "p", ""},
 		{"Envoy Gateway alone: the port's own first", btp("whole", old, "") + btp("port", newer, "https"),
-			"{name: egw}", "", "port.example", "", "whole"},
+			"{name: egw}", "", "port.example", "", ""},
 		{"a Service both use: each cluster as its controller ranks", btp("whole", old, "") + btp("port", newer, "https"),
-			"{name: kgw}, {name: egw}", "whole.example", "port.example", "port", "whole"},
+			"{name: kgw}, {name: egw}", "whole.example", "port.example", "port", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs, err := manifest.Parse("fixture.yaml", []byte(input(tc.parents)+tc.policies), manifest.Limits{})

@@ -248,11 +248,12 @@ func redirectAction(f *gwv1.HTTPRequestRedirectFilter, e entry, l *topology.List
 	case wellKnownPort[scheme] == ra.PortRedirect:
 		ra.PortRedirect = 0
 	}
-	switch {
-	case f.StatusCode != nil:
+	// Without statusCode the API server writes the CRD's default, 302, on
+	// create, so every controller reads 302 (Envoy's own default would be
+	// 301).
+	ra.ResponseCode = routev3.RedirectAction_FOUND
+	if f.StatusCode != nil {
 		ra.ResponseCode = redirectCodes[*f.StatusCode]
-	case t.RedirectFound:
-		ra.ResponseCode = routev3.RedirectAction_FOUND
 	}
 	if status != 0 {
 		ra.ResponseCode = redirectCodes[status]

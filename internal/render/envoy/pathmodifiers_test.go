@@ -15,8 +15,8 @@ import (
 // replaced by "/" through ^<the written match>\/* whatever the match (the
 // root prefix, a prefix written without its trailing slash), any other
 // replacement as given; unset, the Gateway API forms gwpol writes for
-// other controllers. A redirect without statusCode answers 302 under
-// Target.RedirectFound.
+// other controllers. A redirect without statusCode answers 302, the
+// CRD's default, under every target.
 func TestPathModifiersAsWritten(t *testing.T) {
 	full := &gwv1.HTTPPathModifier{Type: gwv1.FullPathHTTPPathModifier, ReplaceFullPath: new("/new")}
 	prefix := func(r string) *gwv1.HTTPPathModifier {
@@ -55,15 +55,15 @@ func TestPathModifiersAsWritten(t *testing.T) {
 			}
 		}
 	}
-	for _, found := range []bool{true, false} {
+	for _, asWritten := range []bool{true, false} {
 		ra := redirectAction(&gwv1.HTTPRequestRedirectFilter{Path: prefix("/app")}, entry{rule: &topology.Rule{}, path: pathMatch{kind: 2, value: "/"}}, nil,
-			Target{RedirectFound: found, PathModifiersAsWritten: found}, 0)
-		wantCode, wantPrefix := routev3.RedirectAction_MOVED_PERMANENTLY, "/app/"
-		if found {
-			wantCode, wantPrefix = routev3.RedirectAction_FOUND, "/app"
+			Target{PathModifiersAsWritten: asWritten}, 0)
+		wantCode, wantPrefix := routev3.RedirectAction_FOUND, "/app/"
+		if asWritten {
+			wantPrefix = "/app"
 		}
 		if ra.ResponseCode != wantCode || ra.GetPrefixRewrite() != wantPrefix {
-			t.Errorf("redirect (kgateway forms %v): %v %q, want %v %q", found, ra.ResponseCode, ra.GetPrefixRewrite(), wantCode, wantPrefix)
+			t.Errorf("redirect (kgateway forms %v): %v %q, want %v %q", asWritten, ra.ResponseCode, ra.GetPrefixRewrite(), wantCode, wantPrefix)
 		}
 	}
 }

@@ -1,0 +1,328 @@
+package envoygateway
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gwpol/gwpol/internal/model"
+	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
+)
+
+// The status Envoy Gateway writes on a Gateway API BackendTLSPolicy
+// (policy.Family.ForeignStatuses). It builds a destination for each
+// backendRef of a route, once per parentRef naming one of its Gateways
+// (route.go: processHTTPRouteParentRefs → processDestination), and for
+// each backendRef of a policy's extension service (ext_service.go); for
+// each it picks the policy governing the backend's port
+// (backendtlspolicy.go: getBackendTLSPolicy — the first, in processing
+// order, that names the port by sectionName, else the first that names
+// the whole backend) and reports that policy, and that one only, against
+// the parentRef (its sectionName kept) or the calling policy
+// (processBackendTLSPolicy). When every destination is built,
+// ProcessBackendTLSPolicyStatus walks the policies in the same order: a
+// policy with a targetRef (namespace, group, kind, name, sectionName)
+// an earlier one already has is Conflicted on that earlier policy's
+// ancestors. A policy on the whole backend that a port's own policy
+// takes from it is reported nowhere: no ancestor, not Conflicted.
+
+// backendTLSStatuses is Envoy Gateway's ForeignDecider for the
+// BackendTLSPolicy. Its rejections, which merge and every view read, are
+// made only on backends none of another controller's Gateways uses (for
+// those, merge's own rule stands): Conflicted for a policy on the target
+// key an earlier one has, Overridden for every whole-backend policy on
+// each port a policy names by sectionName.
+func backendTLSStatuses(ps, callers []*policy.Policy, g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) policy.Decisions {
+	ordered := slices.Clone(ps)
+	slices.SortStableFunc(ordered, processingOrder)
+	s := &btlsRun{ordered: ordered, entries: map[*policy.Policy][]*btlsEntry{}, strange: map[model.Key]bool{},
+		sections: map[model.Key][]string{}, rejected: map[*policy.Policy]map[policy.TargetKey]*policy.Rejection{}}
+	for _, p := range ordered {
+		for _, t := range p.Targets {
+			if t.Section != "" {
+				k := targetKey(p, t)
+				if !slices.Contains(s.sections[k], t.Section) {
+					s.sections[k] = append(s.sections[k], t.Section)
+				}
+			}
+		}
+	}
+	s.routeUses(g, own, verdict)
+	s.callerUses(g.Model, callers)
+	s.conflicts()
+	s.overridden()
+	out := policy.Decisions{Ancestors: map[*policy.Policy][]policy.AncestorStatus{}, Rejected: s.rejected}
+	for _, p := range ps {
+		for _, e := range s.entries[p] {
+			out.Ancestors[p] = append(out.Ancestors[p], policy.AncestorStatus{Ancestor: e.key, Section: e.section, Gateway: e.gateway, Conditions: e.conds})
+		}
+	}
+	return out
+}
+
+// btlsRun is one run of backendTLSStatuses.
+type btlsRun struct {
+	ordered []*policy.Policy
+	entries map[*policy.Policy][]*btlsEntry
+	// strange: a Gateway of another controller uses the backend.
+	strange map[model.Key]bool
+	// sections are the sectionNames policies give each backend.
+	sections map[model.Key][]string
+	rejected map[*policy.Policy]map[policy.TargetKey]*policy.Rejection
+}
+
+// btlsEntry is one ancestor of a policy: a route's parentRef (a Gateway
+// and its sectionName) or a calling policy.
+type btlsEntry struct {
+	key     model.Key
+	section string
+	gateway *topology.Gateway
+	conds   []metav1.Condition
+}
+
+// targetKey is the backend a BackendTLSPolicy's targetRef names, in the
+// policy's namespace.
+func targetKey(p *policy.Policy, t policy.TargetRef) model.Key {
+	return model.Key{Group: t.Group, Kind: t.Kind, Namespace: p.Obj.Namespace, Name: t.Name}
+}
+
+// routeUses reports the policy governing each backendRef of each route
+// parentRef naming one of the controller's Gateways (attached or not:
+// Envoy Gateway builds the rules for every parentRef naming its
+// Gateways), skipping a backendRef it builds no destination for (one
+// that does not resolve, that its route verdict refuses for anything but
+// its TLS — validateBackendRef fails before the TLS is looked at —, or of
+// weight 0), in its processing order of route kinds.
+func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) {
+	for _, rt := range g.Routes {
+		for _, p := range rt.Parents {
+			if p.Gateway == nil || own(p.Gateway) {
+				continue
+			}
+			for _, rule := range rt.Rules {
+				for _, b := range rule.Backends {
+					s.strange[routeBackendKey(b)] = true
+				}
+			}
+		}
+	}
+	for _, kind := range []string{"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"} {
+		for _, rt := range g.Routes {
+			if rt.Kind != kind {
+				continue
+			}
+			var refused []policy.RefusedBackend
+			if v := verdict(rt); v != nil {
+				refused = v.Refused
+			}
+			for _, p := range rt.Parents {
+				if p.Gateway == nil || !own(p.Gateway) || p.Unwatched {
+					continue
+				}
+				anc := model.Key{Group: deref(p.Ref.Group), Kind: deref(p.Ref.Kind), Namespace: deref(p.Ref.Namespace), Name: string(p.Ref.Name)}
+				section := deref(p.Ref.SectionName)
+				for _, rule := range rt.Rules {
+					for i, b := range rule.Backends {
+						if !b.Resolved || b.BackendRef == nil || b.Weight == 0 ||
+							slices.ContainsFunc(refused, func(r policy.RefusedBackend) bool {
+								// refused for its TLS: the policy was looked at
+								return r.Rule == rule.Index && r.Ref == i && r.Reason != "InvalidBackendTLS"
+							}) {
+							continue
+						}
+						k := routeBackendKey(b)
+						if gp := s.governing(k, backendSection(g.Model, k, b.Port)); gp != nil {
+							s.report(gp, anc, section, p.Gateway)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// routeBackendKey is the backend object a route's backendRef names.
+func routeBackendKey(b *topology.Backend) model.Key {
+	return model.Key{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+}
+
+// callerUses reports the policy governing each backendRef of the
+// extension services of the controller's SecurityPolicies and
+// EnvoyExtensionPolicies that found a target (ext_service.go: the owner
+// policy is the parent), to backends the input holds (the service of a
+// missing one is refused before its TLS is looked at).
+func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
+	for _, kind := range []*Kind{securityPolicy, envoyExtensionPolicy} {
+		for _, c := range callers {
+			if k, ok := c.Kind.(*Kind); !ok || k != kind {
+				continue
+			}
+			anc := model.KeyOf(c.Obj)
+			walkBackendRefs(reflect.ValueOf(decoded(c).spec), func(r backendRef) {
+				if r.unweighted {
+					return
+				}
+				k := r.key(c.Obj.Namespace)
+				if _, ok := m.Object(k); !ok {
+					return // the service is refused before its TLS is looked at
+				}
+				port := int32(0)
+				if r.Port != nil {
+					port = *r.Port
+				}
+				if gp := s.governing(k, backendSection(m, k, port)); gp != nil {
+					s.report(gp, anc, "", nil)
+				}
+			})
+		}
+	}
+}
+
+// governing is getBackendTLSPolicy: the first policy naming the
+// backend's port by sectionName, else the first naming the whole backend
+// (for a port without a section, only those).
+func (s *btlsRun) governing(k model.Key, section string) *policy.Policy {
+	if section != "" {
+		for _, p := range s.ordered {
+			if slices.ContainsFunc(p.Targets, func(t policy.TargetRef) bool { return targetKey(p, t) == k && t.Section == section }) {
+				return p
+			}
+		}
+	}
+	for _, p := range s.ordered {
+		if slices.ContainsFunc(p.Targets, func(t policy.TargetRef) bool { return targetKey(p, t) == k && t.Section == "" }) {
+			return p
+		}
+	}
+	return nil
+}
+
+// report adds the ancestor to p's entries (once), with the controller's
+// verdict on p's references (its Judgement).
+func (s *btlsRun) report(p *policy.Policy, anc model.Key, section string, gw *topology.Gateway) {
+	if slices.ContainsFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == anc && e.section == section }) {
+		return
+	}
+	var conds []metav1.Condition
+	for _, c := range p.Judgements[ControllerName].Conditions {
+		conds = append(conds, metav1.Condition{Type: c.Type, Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message})
+	}
+	if conds == nil {
+		return // the kind's decode refused it: no destination takes it
+	}
+	s.entries[p] = append(s.entries[p], &btlsEntry{key: anc, section: section, gateway: gw, conds: conds})
+}
+
+// conflicts is ProcessBackendTLSPolicyStatus: a policy whose targetRef
+// key an earlier one has (the first such targetRef; the ones after it are
+// not claimed) takes Accepted=False/Conflicted on each of that policy's
+// ancestors, beside its own.
+func (s *btlsRun) conflicts() {
+	claimed := map[string]*policy.Policy{}
+	for _, p := range s.ordered {
+		for _, t := range p.Targets {
+			key := fmt.Sprintf("%s/%s/%s/%s/%s", p.Obj.Namespace, t.Group, t.Kind, t.Name, t.Section)
+			first, ok := claimed[key]
+			if !ok {
+				claimed[key] = p
+				continue
+			}
+			cond := backendTLSConflicted(first)[0]
+			c := metav1.Condition{Type: cond.Type, Status: metav1.ConditionStatus(cond.Status), Reason: cond.Reason, Message: cond.Message}
+			for _, fe := range s.entries[first] {
+				i := slices.IndexFunc(s.entries[p], func(e *btlsEntry) bool { return e.key == fe.key && e.section == fe.section })
+				if i < 0 {
+					s.entries[p] = append(s.entries[p], &btlsEntry{key: fe.key, section: fe.section, gateway: fe.gateway})
+					i = len(s.entries[p]) - 1
+				}
+				e := s.entries[p][i]
+				e.conds = slices.DeleteFunc(slices.Clone(e.conds), func(o metav1.Condition) bool { return o.Type == c.Type })
+				e.conds = append(e.conds, c)
+			}
+			k := targetKey(p, t)
+			if !s.strange[k] {
+				rj := &policy.Rejection{Verdict: policy.VerdictConflicted, Reason: "Conflicted", Message: c.Message, By: first, Why: firstBecause(first, p)}
+				s.reject(p, policy.TargetKey{Backend: k, Port: t.Section}, rj)
+			}
+			break
+		}
+	}
+}
+
+// overridden rejects, on each port of a backend a policy names by
+// sectionName, the policies on the whole backend: getBackendTLSPolicy
+// picks the port's own first, and Envoy Gateway reports the whole
+// backend's policy nowhere for that port.
+func (s *btlsRun) overridden() {
+	for k, sections := range s.sections {
+		if s.strange[k] {
+			continue
+		}
+		for _, sec := range sections {
+			by := s.governing(k, sec)
+			for _, p := range s.ordered {
+				if p == by || !slices.ContainsFunc(p.Targets, func(t policy.TargetRef) bool { return targetKey(p, t) == k && t.Section == "" }) ||
+					slices.ContainsFunc(p.Targets, func(t policy.TargetRef) bool { return targetKey(p, t) == k && t.Section == sec }) {
+					continue
+				}
+				s.reject(p, policy.TargetKey{Backend: k, Port: sec}, &policy.Rejection{Verdict: policy.VerdictOverridden, Reason: "Overridden",
+					Message: fmt.Sprintf("BackendTLSPolicy %s/%s names port %s by sectionName: Envoy Gateway applies it there, and reports this policy nowhere for that port", by.Obj.Namespace, by.Obj.Name, sec),
+					By:      by, Why: "it targets port " + sec + " by sectionName, which Envoy Gateway picks first"})
+			}
+		}
+	}
+}
+
+// reject records that p is not applied on t (the first verdict stays).
+func (s *btlsRun) reject(p *policy.Policy, t policy.TargetKey, rj *policy.Rejection) {
+	if s.rejected[p] == nil {
+		s.rejected[p] = map[policy.TargetKey]*policy.Rejection{}
+	}
+	if _, ok := s.rejected[p][t]; !ok {
+		s.rejected[p][t] = rj
+	}
+}
+
+// backendSection is getTargetBackendReference's sectionName for a
+// backend's port: a Service's or ServiceImport's port name (none for an
+// unnamed port), an Envoy Gateway Backend's port number.
+func backendSection(m *model.Model, k model.Key, port int32) string {
+	switch {
+	case k.Group == "" && k.Kind == "Service":
+		if svc := m.Service(k.Namespace, k.Name); svc != nil {
+			for _, p := range svc.Spec.Ports {
+				if p.Port == port {
+					return p.Name
+				}
+			}
+		}
+		return ""
+	case k.Group == serviceImport.Group && k.Kind == serviceImport.Kind:
+		o, ok := m.Object(k)
+		if !ok {
+			return ""
+		}
+		var spec struct {
+			Ports []struct {
+				Name string `json:"name"`
+				Port int32  `json:"port"`
+			} `json:"ports"`
+		}
+		if o.DecodeField("spec", &spec) != nil {
+			return ""
+		}
+		for _, p := range spec.Ports {
+			if p.Port == port {
+				return p.Name
+			}
+		}
+		return ""
+	case port == 0:
+		return ""
+	}
+	return strconv.Itoa(int(port))
+}
