@@ -26,6 +26,14 @@ func TestBackendTrafficPolicyStatus(t *testing.T) {
 		policies: btp("app", "one", "HTTPRoute/ra", ""),
 		want:     []string{"one @ Gateway/infra/gw#a: Accepted=True/Accepted: Policy has been accepted."},
 	}, {
+		// the ref listed twice: the second conflicts in the status only;
+		// the policy is built through the first (B106)
+		name:     "gateway-named-twice",
+		policies: strings.Replace(btp("infra", "twice", "Gateway/gw", ""), "name: gw}]", "name: gw}, {group: gateway.networking.k8s.io, kind: Gateway, name: gw}]", 1),
+		want: []string{
+			"twice @ Gateway/infra/gw: Accepted=False/Conflicted: Unable to target Gateway gw, another BackendTrafficPolicy has already attached to it",
+		},
+	}, {
 		name:     "gateway-section-not-found",
 		policies: btp("infra", "one", "Gateway/gw#nope", ""),
 		want:     []string{"one @ Gateway/infra/gw#nope: Accepted=False/TargetNotFound: No section name nope found for Gateway infra/gw"},

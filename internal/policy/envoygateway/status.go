@@ -501,6 +501,14 @@ func (s *statusRun) take(p *policy.Policy, t target) {
 		for _, a := range ancestors {
 			s.set(p, a, cond("Accepted", false, "Conflicted", msg))
 		}
+		if first.policy == p {
+			// its targetRefs name the target twice: the translator
+			// built the policy there through the first ref and leaves
+			// that in place when the second conflicts (the target's
+			// attached flag only stops a second translation), so only
+			// the status says Conflicted
+			return
+		}
 		s.reject(p, t.key(), &policy.Rejection{Verdict: policy.VerdictConflicted, Reason: "Conflicted", Message: msg, By: first.policy, Why: firstBecause(first.policy, p)})
 		return
 	}
