@@ -58,7 +58,7 @@ func (Kind) BackendPolicy(m *model.Model) func(backend model.Key, port int32) *p
 		if len(es) == 0 {
 			return nil
 		}
-		if section := portSection(m, backend, port); section != "" {
+		if section := PortSection(m, backend, port); section != "" {
 			for _, e := range es {
 				if e.section == section {
 					return e.policy
@@ -74,9 +74,10 @@ func (Kind) BackendPolicy(m *model.Model) func(backend model.Key, port int32) *p
 	}
 }
 
-// portSection is the section name a targetRef gives a backend's port: a
-// Service's or ServiceImport's port name, else the port number.
-func portSection(m *model.Model, backend model.Key, port int32) string {
+// PortSection is the section name a targetRef gives a backend's port: a
+// Service's or ServiceImport's port name ("" for an unnamed one), else
+// the port number ("" for none).
+func PortSection(m *model.Model, backend model.Key, port int32) string {
 	switch (model.GroupKind{Group: backend.Group, Kind: backend.Kind}) {
 	case model.GroupKind{Kind: "Service"}:
 		if svc := m.Service(backend.Namespace, backend.Name); svc != nil {

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gwpol/gwpol/internal/model"
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/policy/backendtlspolicy"
 	"github.com/gwpol/gwpol/internal/topology"
 )
 
@@ -135,7 +135,7 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 							continue
 						}
 						k := routeBackendKey(b)
-						if gp := s.governing(k, backendSection(g.Model, k, b.Port)); gp != nil {
+						if gp := s.governing(k, backendtlspolicy.PortSection(g.Model, k, b.Port)); gp != nil {
 							s.report(gp, anc, section, p.Gateway)
 						}
 					}
@@ -174,7 +174,7 @@ func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
 				if r.Port != nil {
 					port = *r.Port
 				}
-				if gp := s.governing(k, backendSection(m, k, port)); gp != nil {
+				if gp := s.governing(k, backendtlspolicy.PortSection(m, k, port)); gp != nil {
 					s.report(gp, anc, "", nil)
 				}
 			})
@@ -285,44 +285,4 @@ func (s *btlsRun) reject(p *policy.Policy, t policy.TargetKey, rj *policy.Reject
 	if _, ok := s.rejected[p][t]; !ok {
 		s.rejected[p][t] = rj
 	}
-}
-
-// backendSection is getTargetBackendReference's sectionName for a
-// backend's port: a Service's or ServiceImport's port name (none for an
-// unnamed port), an Envoy Gateway Backend's port number.
-func backendSection(m *model.Model, k model.Key, port int32) string {
-	switch {
-	case k.Group == "" && k.Kind == "Service":
-		if svc := m.Service(k.Namespace, k.Name); svc != nil {
-			for _, p := range svc.Spec.Ports {
-				if p.Port == port {
-					return p.Name
-				}
-			}
-		}
-		return ""
-	case k.Group == serviceImport.Group && k.Kind == serviceImport.Kind:
-		o, ok := m.Object(k)
-		if !ok {
-			return ""
-		}
-		var spec struct {
-			Ports []struct {
-				Name string `json:"name"`
-				Port int32  `json:"port"`
-			} `json:"ports"`
-		}
-		if o.DecodeField("spec", &spec) != nil {
-			return ""
-		}
-		for _, p := range spec.Ports {
-			if p.Port == port {
-				return p.Name
-			}
-		}
-		return ""
-	case port == 0:
-		return ""
-	}
-	return strconv.Itoa(int(port))
 }
