@@ -310,8 +310,22 @@ func checkOwnership(t *testing.T, c *pipeline.Compiled, out *envoy.Output, targe
 func checkRoutedMetadata(t *testing.T, eff []merge.EffectiveField, er envoyRoute, where string) {
 	t.Helper()
 	explained := map[string]string{} // metadata key#field → owner ID
+	// onCluster: metadata key#field → the owner ID of the field's
+	// settings on the route's cluster: the route's own, or, where the
+	// rule's route on another listener shaped its one cluster
+	// (merge.ClusterShape), that route's ("" none)
+	onCluster := map[string]string{}
 	md := er.route.GetMetadata().GetFilterMetadata()
 	for _, e := range eff {
+		if c := e.ClusterFrom; c != nil {
+			onCluster[e.Kind.Spec().MetadataKey+"#"+e.Key] = ""
+			if c.Field != nil {
+				onCluster[e.Kind.Spec().MetadataKey+"#"+e.Key] = c.Field.Owner.Policy.ID()
+			}
+			if e.ClusterOnly {
+				continue // not the route's: its cluster's alone
+			}
+		}
 		if e.OverriddenBy != nil {
 			// not in effect (merge.PathOverride): gwpol's metadata, which
 			// says what is, does not name it on the route
@@ -343,6 +357,9 @@ func checkRoutedMetadata(t *testing.T, eff []merge.EffectiveField, er envoyRoute
 		for mk, st := range er.clusters[name].GetMetadata().GetFilterMetadata() {
 			for field := range st.GetFields() {
 				owner, ok := explained[mk+"#"+field]
+				if o, shaped := onCluster[mk+"#"+field]; shaped {
+					owner, ok = o, o != ""
+				}
 				if isRoutedKey(eff, mk) && (!ok || !slices.Contains(metadataIDs(st, field), owner)) {
 					t.Errorf("%s: cluster %s's %s metadata names %v for %s; explain says %q", where, name, mk, metadataIDs(st, field), field, owner)
 				}
@@ -436,10 +453,12 @@ func checkRoute(t *testing.T, c *pipeline.Compiled, env *policy.Env, rt *topolog
 	claimed, shadowed := map[string]bool{}, map[string]string{}
 	for _, e := range eff {
 		r, ok := e.Kind.(policy.Renderer)
-		if !ok || e.OverriddenBy != nil {
+		if !ok || e.OverriddenBy != nil || e.ClusterOnly {
 			// a field another family's kind overrides on one of its Envoy
 			// paths takes no part in the route (merge.PathOverride): its
-			// winner's fragments claim what is there
+			// winner's fragments claim what is there; one in effect on the
+			// route's cluster alone (merge.ClusterShape) sets nothing on
+			// the route
 			continue
 		}
 		in := fieldInput(e.Key, e.Field, l)

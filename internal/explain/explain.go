@@ -62,6 +62,10 @@ type Field struct {
 	// this field's Envoy paths here and wins it (merge.PathOverride), so
 	// this field is not in effect at all.
 	OverriddenBy *Override `json:"overriddenBy,omitempty"`
+	// ClusterFrom: the cluster the route sends to is the one the rule's
+	// route on another listener shaped (merge.ClusterShape), so the
+	// field's settings on it are that listener's.
+	ClusterFrom *ClusterFrom `json:"clusterFrom,omitempty"`
 	// DefaultStrategy: Strategy is the field's usual one, so text output
 	// leaves it out.
 	DefaultStrategy bool `json:"-"`
@@ -78,6 +82,18 @@ type Override struct {
 	// Rule is level, age or name (merge.PathOverride's order).
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
+}
+
+// ClusterFrom names the listener whose route of the rule shaped the one
+// cluster the rule's routes send to (Field.ClusterFrom).
+type ClusterFrom struct {
+	Listener string `json:"listener"`
+	// Owner owns the field there, whose settings the cluster has; ""
+	// when the field is not set there (the cluster has none of it).
+	Owner string `json:"owner,omitempty"`
+	// Only: the field is not this route's own: it is in effect on the
+	// cluster alone (merge.EffectiveField.ClusterOnly).
+	Only bool `json:"only,omitempty"`
 }
 
 // Decision is why the owner beat one loser.
@@ -438,6 +454,12 @@ func fields(es []merge.EffectiveField, opt Options) []Field {
 			ogk := o.Kind.GroupKind()
 			f.OverriddenBy = &Override{PolicyKind: ogk.Group + "/" + ogk.Kind, Field: o.Key, Owner: o.Field.Owner.Policy.Describe(),
 				Path: string(o.Path), Rule: string(o.Decision.Rule), Reason: o.Decision.Detail}
+		}
+		if c := e.ClusterFrom; c != nil {
+			f.ClusterFrom = &ClusterFrom{Listener: c.Listener.ID(), Only: e.ClusterOnly}
+			if c.Field != nil {
+				f.ClusterFrom.Owner = c.Field.Owner.Policy.Describe()
+			}
 		}
 		for _, l := range e.Field.Losers {
 			d := merge.DecideField(e.Field, l)

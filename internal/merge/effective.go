@@ -44,6 +44,16 @@ type EffectiveField struct {
 	// (PathOverride): this field takes no part in the target's
 	// configuration.
 	OverriddenBy *PathOverride
+	// ClusterFrom, when set, says that the cluster the route sends to is
+	// the one the rule's route on another listener shaped (RuleClusterFrom):
+	// this field's settings on that cluster are ClusterFrom.Field's, not
+	// its own; its other parts (route settings, per-filter configs) are
+	// its own as ever.
+	ClusterFrom *ClusterShape
+	// ClusterOnly: the field is not the route's own but the first
+	// listener's (ClusterFrom.Field): it is in effect on the rule's
+	// cluster only, none of its other parts on this route.
+	ClusterOnly bool
 }
 
 // Level is the level the deciding owner attached at.
@@ -236,6 +246,9 @@ func (r *Result) EffectiveFrom(rule *topology.Rule, path *RulePath, l *topology.
 		// share (its connection manager, chain, listener) are not
 		// decided per route (PathOverride)
 		crossFamily(r.Registry, out)
+	}
+	if first := r.RuleClusterFrom(rule, path, l); first != nil {
+		out = clusterFrom(out, first, r.EffectiveOn(rule, path, first))
 	}
 	return out
 }

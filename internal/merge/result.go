@@ -59,6 +59,12 @@ type Result struct {
 	// clusters are ranked per Gateway (rankedOn).
 	backendUsers map[model.Key][]*topology.Gateway
 	rankMixed    bool
+
+	// clusterOrder lists, per Gateway whose controller builds a rule's
+	// cluster once (policy.Controller.RuleClusterOnce), its listeners in
+	// the controller's order (RuleClusterFrom), computed once.
+	clusterOnce  sync.Once
+	clusterOrder map[*topology.Gateway]clusterOrder
 }
 
 // Points are one target's merge results, one per kind that attached there

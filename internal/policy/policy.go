@@ -251,6 +251,11 @@ func (p EnvoyPath) OnRoute() bool {
 	return s != "-"
 }
 
+// OnCluster reports whether the path is a field of the cluster a route
+// sends to (cluster.…), as opposed to a backend's shared cluster
+// (backend_cluster.…) or clusters of the field's own (clusters.…).
+func (p EnvoyPath) OnCluster() bool { return strings.HasPrefix(string(p), "cluster.") }
+
 // FieldWrites are the Envoy paths a field of the kind declares
 // (FieldSpec.Writes; a family's key, perPortPolicy[80], its family's).
 func (s KindSpec) FieldWrites(key string) []EnvoyPath {

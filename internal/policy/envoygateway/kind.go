@@ -452,6 +452,19 @@ var Controller = policy.Controller{Name: ControllerName, Title: "Envoy Gateway",
 	// Gateway meet; HTTP listeners on a port share one.
 	GatewayMergeProtocols: []string{"HTTPS"},
 	TLSOptions:            tlsOptions,
+	// A route rule's cluster is named after the rule alone
+	// (gatewayapi route.go: irRouteDestinationName), and the xDS
+	// translator adds a cluster once per name: addXdsCluster returns
+	// early when findXdsCluster finds it, for every processXdsCluster
+	// of the IR's HTTP listeners in order (xds translator translator.go:
+	// processHTTPListenerXdsTranslation → addRouteToRouteConfig). The
+	// rule's route on the first listener serving it shapes the cluster
+	// every route of the rule sends to — with mergeBackends, every route
+	// whose policies below the Gateway write clusters; the others send
+	// to the backend's merged cluster (gatewayapi route.go:
+	// routeDestinationForListener, hasClusterSettingsBelowGateway).
+	RuleClusterOnce: ruleClusterMode,
+	ListenerOrder:   listenerOrder,
 	// A rule's ExtensionRef must name an HTTPRouteFilter or a kind the
 	// extension manager registers (helpers.go: ValidateHTTPRouteFilter,
 	// "unknown kind G/K"; filters.go: processInvalidHTTPFilter answers the

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gwpol/gwpol/internal/policy"
+	"github.com/gwpol/gwpol/internal/topology"
 )
 
 // This file gives a rule whose route-level policies shape its upstream
@@ -68,8 +69,16 @@ func (s *scoped) clusterSettings() ([]clusterSetting, *corev3.Metadata) {
 // and a backendRef whose policies give it a cluster of its own
 // (vhostBuild.ownClusters) at that one, with the rule's settings too.
 // The backend clusters the route recorded (vb.clusters from from on)
-// that it no longer names become templates (clusterOp.template).
-func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, rs *scoped, from int) {
+// that it no longer names become templates (clusterOp.template). Where
+// the rule's route on another listener shaped the rule's one cluster
+// (merge.Result.RuleClusterFrom, merge.ClusterShape), the settings are
+// that route's scope's, served on that listener, whatever this route's
+// own (rs) set: its cluster, or none.
+func (vb *vhostBuild) ruleClusters(r *routev3.Route, e entry, l *topology.Listener, rs *scoped, from int) {
+	path := vb.pathOf(e)
+	if first := vb.res.RuleClusterFrom(e.rule, path, l); first != nil {
+		rs = vb.without(vb.routeScope(e.rule, path, first), vb.res.Overridden(e.rule, path, first))
+	}
 	settings, md := rs.clusterSettings()
 	if len(settings) == 0 && len(vb.ownClusters) == 0 {
 		return
