@@ -555,7 +555,7 @@ type gatewayBuild struct {
 	// routeKinds: which kinds of route send to a backend cluster
 	// (clusterPortName reads it under Target.GRPCBackendsWholeService).
 	routeKinds map[string]routeKindBits
-	whole          *scoped
+	whole      *scoped
 	// templates are the backend clusters some route replaced with rule
 	// clusters, referenced the clusters something names (applyCluster);
 	// see dropTemplates.
