@@ -24,7 +24,8 @@ import (
 // verdict: the policy's Invalid is the accepting controllers' (none), and
 // RefusedBy holds the refusing ones with their findings (reported, each
 // naming its controller), which merge reads for their Gateways' clusters
-// of the backend (merge.Result.BackendOn).
+// of the backend (merge.Result.BackendOn). The notes of the controllers
+// using it (policy.Judgement.Notes) are reported as they are.
 func (r *Result) settleJudged(g *topology.Graph, reg *policy.Registry, set *policy.Set) {
 	var judged []*policy.Policy
 	for _, p := range set.Policies {
@@ -46,7 +47,11 @@ func (r *Result) settleJudged(g *topology.Graph, reg *policy.Registry, set *poli
 	}
 	for _, p := range judged {
 		var refused map[string][]diag.Diagnostic
-		p.Invalid, refused = settledInvalid(p, controllersUsing(on[p], users, g))
+		ctrls := controllersUsing(on[p], users, g)
+		for _, c := range ctrls {
+			r.Diagnostics = append(r.Diagnostics, p.Judgements[c].Notes...)
+		}
+		p.Invalid, refused = settledInvalid(p, ctrls)
 		if len(refused) == 0 {
 			continue
 		}

@@ -132,6 +132,8 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func decideRanked(a, b policy.BackendRankKey) Decision {
 	const all = "the controller ranks the backend's policies by age alone, a port's own (sectionName) and the whole object's alike: "
 	switch {
+	case !a.At.Equal(b.At) && b.At.IsZero() && b.UndatedLast:
+		return Decision{RuleAge, all + "created " + stamp(a.At) + "; the other has no creationTimestamp, which it ranks after every dated policy"}
 	case !a.At.Equal(b.At) && a.At.IsZero():
 		return Decision{RuleAge, all + "this one has no creationTimestamp, which it compares as the earliest time; the other was created " + stamp(b.At)}
 	case !a.At.Equal(b.At):

@@ -221,14 +221,25 @@ const (
 
 // BackendRankKey is what a controller's BackendRank orders one policy
 // on a backend target by: At first (earlier first; the zero time, a
-// policy without creationTimestamp, is the earliest), then Ref.
+// policy without creationTimestamp, is the earliest — the latest of all
+// under UndatedLast), then Ref.
 type BackendRankKey struct {
 	At  time.Time
 	Ref string
+	// UndatedLast: the controller ranks a policy without
+	// creationTimestamp after every dated one (it compares the
+	// timestamps only when the other has one).
+	UndatedLast bool
 }
 
 // Compare orders two keys as BackendRank says.
 func (k BackendRankKey) Compare(o BackendRankKey) int {
+	if k.UndatedLast && k.At.IsZero() != o.At.IsZero() {
+		if k.At.IsZero() {
+			return 1
+		}
+		return -1
+	}
 	if c := k.At.Compare(o.At); c != 0 {
 		return c
 	}

@@ -474,6 +474,12 @@ type Judgement struct {
 	// Invalid are the controller's reasons to refuse the policy, as
 	// findings; none when it accepts it.
 	Invalid []diag.Diagnostic
+	// Notes are findings about the policy that do not refuse it, where the
+	// controller's data plane differs from what its Conditions say (a
+	// status that refuses a policy its backends still apply: Invalid is
+	// then empty, as what is built decides render). attach reports the
+	// notes of the controllers that use the policy.
+	Notes []diag.Diagnostic
 	// Conflicted, when set, is what the controller writes on an
 	// ancestor where the policy lost its target to winner, an earlier
 	// policy of its kind on the same target, and is not used otherwise

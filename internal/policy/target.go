@@ -237,6 +237,11 @@ type Target struct {
 	// only when none is usable (the controller's verdict on the policy,
 	// Family.ForeignJudges, says so). Nil: AllCACertificateRefs decides.
 	UsableCACertificate func(m *model.Model, ns string, ref model.Key) (entry string, usable bool)
+	// GRPCBackendsWholeService: the controller builds a GRPCRoute's
+	// backend without reading the Service port's name, so a backend
+	// policy naming the port (sectionName) never reaches it, only the
+	// whole Service's do (BackendPortName).
+	GRPCBackendsWholeService bool
 	// Names are how the controller names the xDS resources it writes
 	// (XDSNames); Registry.Targets completes the parts its family leaves
 	// unset.
@@ -448,4 +453,15 @@ func DefaultMirrorShare(f *gwv1.HTTPRequestMirrorFilter) MirrorShare {
 		}
 	}
 	return MirrorShare{Every: true}
+}
+
+// BackendPortName is the port name whose backend policies (sectionName)
+// configure the cluster of a Service port named name: name itself, but
+// "" — the whole Service's policies alone — for a cluster only GRPCRoutes
+// send to (grpcOnly) under GRPCBackendsWholeService.
+func (t *Target) BackendPortName(name string, grpcOnly bool) string {
+	if t != nil && grpcOnly && t.GRPCBackendsWholeService {
+		return ""
+	}
+	return name
 }

@@ -23,6 +23,7 @@ const httpProtocolOptionsKey = "envoy.extensions.upstreams.http.v3.HttpProtocolO
 // records the cluster.
 func (vb *vhostBuild) backendCluster(b *topology.Backend, grpc bool) string {
 	op := backendClusterOp(b)
+	op.grpc = grpc
 	vb.serviceProtocol(&op, b, grpc)
 	vb.clusters = append(vb.clusters, op)
 	return op.name
@@ -89,6 +90,9 @@ type clusterOp struct {
 	// extension: the cluster of a backend an extension plugin registers
 	// (topology.Backend.Extension).
 	extension bool
+	// grpc: a GRPCRoute's backendRef recorded the backend cluster
+	// (gatewayBuild.routeKinds).
+	grpc bool
 }
 
 // applyCluster records a cluster a virtual host needs; it returns the
@@ -131,6 +135,11 @@ func (gb *gatewayBuild) applyCluster(op clusterOp) *filterDef {
 	c := gb.cluster(op.name)
 	if op.backend != nil {
 		gb.clusterBackend[op.name] = *op.backend
+		if op.grpc {
+			gb.routeKinds[op.name] |= fromGRPCRoute
+		} else {
+			gb.routeKinds[op.name] |= fromOtherRoute
+		}
 	}
 	if op.http2 {
 		setHTTP2(c)

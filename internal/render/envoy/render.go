@@ -552,7 +552,10 @@ type gatewayBuild struct {
 	merged map[string][]*clusterv3.Cluster
 	// clusterBackend: the backend object a cluster is built for.
 	clusterBackend map[string]model.Key
-	whole          *scoped
+	// routeKinds: which kinds of route send to a backend cluster
+	// (clusterPortName reads it under Target.GRPCBackendsWholeService).
+	routeKinds map[string]routeKindBits
+	whole      *scoped
 	// templates are the backend clusters some route replaced with rule
 	// clusters, referenced the clusters something names (applyCluster);
 	// see dropTemplates.
@@ -570,7 +573,7 @@ type gatewayBuild struct {
 func (b *builder) gateway(gp *merge.GatewayPoints) (*Gateway, error) {
 	gb := &gatewayBuild{builder: b, gw: gp.Gateway, clusters: map[string]*clusterv3.Cluster{},
 		policyShaped: map[string]bool{}, fragmentClusters: map[string]bool{}, leftOut: map[string]string{}, merged: map[string][]*clusterv3.Cluster{},
-		clusterBackend: map[string]model.Key{}, templates: map[string]bool{}, referenced: map[string]bool{},
+		clusterBackend: map[string]model.Key{}, routeKinds: map[string]routeKindBits{}, templates: map[string]bool{}, referenced: map[string]bool{},
 		unrouted: map[string]bool{}, index: b.built}
 	b.built++
 	gb.whole = gb.gatewayScope(gp.Whole, policy.ScopeRouteConfig)
