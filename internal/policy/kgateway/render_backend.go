@@ -2,6 +2,7 @@ package kgateway
 
 import (
 	"fmt"
+	"net/netip"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -84,9 +85,12 @@ func backendCluster(o *manifest.Object, name string) (*policy.BackendBuild, erro
 			})
 		}
 		c.LoadAssignment = &endpointv3.ClusterLoadAssignment{ClusterName: name, Endpoints: []*endpointv3.LocalityLbEndpoints{{LbEndpoints: eps}}}
-		c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
-			Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
-		}}
+		c.ClusterDiscoveryType = &clusterv3.Cluster_Type{Type: clusterv3.Cluster_STATIC}
+		if !allAddresses(s.Static.Hosts) {
+			c.ClusterDiscoveryType = &clusterv3.Cluster_ClusterType{ClusterType: &clusterv3.Cluster_CustomClusterType{
+				Name: "envoy.clusters.dns", TypedConfig: pack(&dnsclusterv3.DnsCluster{DnsLookupFamily: dnscommonv3.DnsLookupFamily_V4_PREFERRED}),
+			}}
+		}
 		if p := s.Static.AppProtocol; p != nil && staticHTTP2(*p) {
 			c.TypedExtensionProtocolOptions = map[string]*anypb.Any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": pack(&upstreamhttpv3.HttpProtocolOptions{
 				UpstreamProtocolOptions: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig_{ExplicitHttpConfig: &upstreamhttpv3.HttpProtocolOptions_ExplicitHttpConfig{
@@ -145,6 +149,19 @@ func checkStaticHosts(hosts []Host) error {
 		}
 	}
 	return nil
+}
+
+// allAddresses: every static host is an IP address, so nothing is
+// resolved and kgateway's buildStaticIr keeps the cluster STATIC; one
+// host name among them makes it a DNS cluster (the DNS cluster extension)
+// for all.
+func allAddresses(hosts []Host) bool {
+	for _, h := range hosts {
+		if _, err := netip.ParseAddr(h.Host); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 var _ policy.BackendDescriber = Kind{}
