@@ -34,9 +34,13 @@ var _ policy.BackendClusterer = Kind{}
 // AWS Lambda is a DNS cluster whose upstream filters invoke the function
 // (render_backend_aws.go); GCP a DNS cluster to the service whose
 // requests carry an identity token (render_backend_gcp.go).
-func (Kind) BackendCluster(o *manifest.Object, name string, cfg policy.Config) (*policy.BackendBuild, error) {
-	build, err := backendCluster(o, name)
+func (Kind) BackendCluster(o *manifest.Object, name string, env *policy.Env) (*policy.BackendBuild, error) {
+	build, err := backendCluster(o, name, envModel(env))
 	if err == nil && build != nil {
+		var cfg policy.Config
+		if env != nil {
+			cfg = env.Config
+		}
 		resolveWith(build.Cluster, DNSLookupFamily.String(cfg))
 	}
 	return build, err
@@ -61,7 +65,7 @@ func resolveWith(m proto.Message, family string) {
 	ct.TypedConfig = pack(d)
 }
 
-func backendCluster(o *manifest.Object, name string) (*policy.BackendBuild, error) {
+func backendCluster(o *manifest.Object, name string, m *model.Model) (*policy.BackendBuild, error) {
 	var b Backend
 	if err := o.Decode(&b); err != nil {
 		return nil, err
@@ -120,7 +124,7 @@ func backendCluster(o *manifest.Object, name string) (*policy.BackendBuild, erro
 		}}
 		return &policy.BackendBuild{Cluster: c, Filter: f}, nil
 	case s.Aws != nil:
-		c, err := awsCluster(s.Aws, model.KeyOf(o).Namespace, name)
+		c, err := awsCluster(s.Aws, model.KeyOf(o).Namespace, name, m)
 		if err != nil {
 			return nil, err
 		}

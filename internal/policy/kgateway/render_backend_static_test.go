@@ -34,7 +34,7 @@ func TestStaticBackendClusterType(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			build, err := Kind{}.BackendCluster(objs[0], "backend_infra_b_0", policy.Config{Values: map[string]any{DNSLookupFamily.Key: "V4_ONLY"}})
+			build, err := Kind{}.BackendCluster(objs[0], "backend_infra_b_0", &policy.Env{Config: policy.Config{Values: map[string]any{DNSLookupFamily.Key: "V4_ONLY"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
