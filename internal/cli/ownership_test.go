@@ -99,7 +99,7 @@ func backendRoutePaths(c *pipeline.Compiled, rule *topology.Rule) map[string]boo
 			if !ok1 || !ok2 || !slices.Contains(bp.BackendKinds(), k.GK()) {
 				continue
 			}
-			build, err := bc.BackendCluster(o, "", policy.Config{})
+			build, err := bc.BackendCluster(o, "", nil)
 			if err != nil || build == nil {
 				continue // no cluster of its own (the plain one), or none rendered
 			}

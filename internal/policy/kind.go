@@ -129,9 +129,11 @@ type BackendClusterer interface {
 	// files) and what routing to it needs. A backend type gwpol does not
 	// render is a diag.Unsupported error; the renderer then keeps a plain
 	// EDS cluster and reports it (GWP404). A nil build without error: the
-	// object's cluster is the plain EDS cluster. cfg is the deployment's
-	// configuration (settings that shape every backend's cluster).
-	BackendCluster(obj *manifest.Object, name string, cfg Config) (*BackendBuild, error)
+	// object's cluster is the plain EDS cluster. env is the pass's (nil
+	// outside one): its Config the deployment's settings that shape every
+	// backend's cluster, its Model the objects a backend reads (the
+	// Secrets that hold its credentials).
+	BackendCluster(obj *manifest.Object, name string, env *Env) (*BackendBuild, error)
 }
 
 // BackendBuild is a backend object's cluster and what routing to it needs.

@@ -70,7 +70,7 @@ func dfpClusterConfig(family clusterv3.Cluster_DnsLookupFamily, refresh time.Dur
 // the host the cluster provides; routes to it refuse loopback hosts
 // (PerRoute); with tls it connects over TLS (dynamicResolverTLS). Other
 // Backend types keep the plain EDS cluster.
-func (k *Kind) BackendCluster(o *manifest.Object, name string, _ policy.Config) (*policy.BackendBuild, error) {
+func (k *Kind) BackendCluster(o *manifest.Object, name string, _ *policy.Env) (*policy.BackendBuild, error) {
 	if o.Group != Group || o.Kind != backend.Kind {
 		return nil, nil
 	}

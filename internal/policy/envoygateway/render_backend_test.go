@@ -12,7 +12,6 @@ import (
 
 	"github.com/gwpol/gwpol/internal/diag"
 	"github.com/gwpol/gwpol/internal/manifest"
-	"github.com/gwpol/gwpol/internal/policy"
 )
 
 // TestBackendCluster: a DynamicResolver Backend is a dynamic forward proxy
@@ -35,7 +34,7 @@ func TestBackendCluster(t *testing.T) {
 			if err != nil || len(objs) != 1 {
 				t.Fatalf("parse: %v", err)
 			}
-			build, err := backendTrafficPolicy.BackendCluster(objs[0], "backend_app_b_0", policy.Config{})
+			build, err := backendTrafficPolicy.BackendCluster(objs[0], "backend_app_b_0", nil)
 			if tc.err != "" {
 				if diag.KindOf(err) != tc.err {
 					t.Fatalf("got %v, %v; want a %s error", build, err, tc.err)

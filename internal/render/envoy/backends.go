@@ -676,7 +676,7 @@ func (b *builder) backendObjectCluster(name string, k model.Key) *backendBuilt {
 	if bc == nil || !ok || b.refusedObject(k) {
 		return nil // a refused object's findings are its verdict's
 	}
-	build, err := bc.BackendCluster(o, name, b.env.Config)
+	build, err := bc.BackendCluster(o, name, b.env)
 	if err == nil && build == nil {
 		return nil // the plain EDS cluster
 	}
