@@ -485,6 +485,21 @@ type Judgement struct {
 	// policy of its kind on the same target, and is not used otherwise
 	// (it never built anything there); nil keeps the generic conditions.
 	Conflicted func(winner *Policy) []Condition
+	// Unreached are the backends the policy targets that the controller
+	// never reaches it on, each with the error that stops it first:
+	// building a destination to one fails on the backend's own settings
+	// before the controller looks for a policy of the kind. No use of
+	// such a backend is the controller's use of the policy: it writes no
+	// ancestor for it, and attach does not count the controller among
+	// the policy's judges through it. Nil when there are none.
+	Unreached map[model.Key]string
+}
+
+// Reaches: the controller that judged j looks for the policy on backend
+// k when it builds a destination to it (k is not Unreached).
+func (j Judgement) Reaches(k model.Key) bool {
+	_, no := j.Unreached[k]
+	return !no
 }
 
 // FilterWeight is a weight that orders one Envoy filter among the filters

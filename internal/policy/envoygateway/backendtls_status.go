@@ -96,7 +96,8 @@ func targetKey(p *policy.Policy, t policy.TargetRef) model.Key {
 // Gateways), skipping a backendRef it builds no destination for (one
 // that does not resolve, that its route verdict refuses for anything but
 // its TLS — validateBackendRef fails before the TLS is looked at —, or of
-// weight 0), in its processing order of route kinds.
+// weight 0) or whose Backend's own TLS fails before the policy is looked
+// for (reaches), in its processing order of route kinds.
 func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool, verdict func(*topology.Route) *policy.RouteVerdict) {
 	for _, rt := range g.Routes {
 		for _, p := range rt.Parents {
@@ -135,7 +136,7 @@ func (s *btlsRun) routeUses(g *topology.Graph, own func(*topology.Gateway) bool,
 							continue
 						}
 						k := routeBackendKey(b)
-						if gp := s.governing(k, backendtlspolicy.PortSection(g.Model, k, b.Port)); gp != nil {
+						if gp := s.governing(k, backendtlspolicy.PortSection(g.Model, k, b.Port)); gp != nil && reaches(gp, k) {
 							s.report(gp, anc, section, p.Gateway)
 						}
 					}
@@ -154,7 +155,8 @@ func routeBackendKey(b *topology.Backend) model.Key {
 // extension services of the controller's SecurityPolicies and
 // EnvoyExtensionPolicies that found a target (ext_service.go: the owner
 // policy is the parent), to backends the input holds (the service of a
-// missing one is refused before its TLS is looked at).
+// missing one is refused before its TLS is looked at) and whose own TLS
+// does not fail first (reaches).
 func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
 	for _, kind := range []*Kind{securityPolicy, envoyExtensionPolicy} {
 		for _, c := range callers {
@@ -174,12 +176,20 @@ func (s *btlsRun) callerUses(m *model.Model, callers []*policy.Policy) {
 				if r.Port != nil {
 					port = *r.Port
 				}
-				if gp := s.governing(k, backendtlspolicy.PortSection(m, k, port)); gp != nil {
+				if gp := s.governing(k, backendtlspolicy.PortSection(m, k, port)); gp != nil && reaches(gp, k) {
 					s.report(gp, anc, "", nil)
 				}
 			})
 		}
 	}
+}
+
+// reaches: a destination to backend k looks for the policy governing it
+// — the Backend's own TLS settings did not fail first (the judgement's
+// Unreached, applyBackendTLSSetting's order). The same for every policy
+// on k, so the governing one's judgement says it.
+func reaches(p *policy.Policy, k model.Key) bool {
+	return p.Judgements[ControllerName].Reaches(k)
 }
 
 // governing is getBackendTLSPolicy: the first policy naming the
