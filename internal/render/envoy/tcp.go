@@ -255,7 +255,7 @@ func (gb *gatewayBuild) streamListenerScopes(ls []*topology.Listener, port int32
 		if len(pts) == 0 {
 			continue
 		}
-		s := gb.gatewayScope(pts, policy.ScopeRouteConfig)
+		s := gb.onListeners(gb.gatewayScope(pts, policy.ScopeRouteConfig), l)
 		terminate := streamTerminatesTLS(l)
 		for _, f := range onPort(s.fields, port) {
 			if streamTakes(f, terminate) || !renderedSomething(f) {
